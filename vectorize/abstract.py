@@ -1,0 +1,162 @@
+"""Abstract values: what the engine knows about every value of a per-example function.
+
+Each value is *batched* (it carries the batch axis, physically at axis 0, in generated code)
+or not, and has an *example*: a representative per-example value. For batched values the
+example is a NumPy scalar or array of the per-example dtype and shape (so rank, shape and
+dtype come from NumPy itself: inference is done by running the scalar operation on
+examples, as ``jax.eval_shape`` does). For unbatched values it is the actual value where it is
+statically known (constants, globals), else a representative of the argument's type.
+``UNKNOWN`` marks a value whose type the engine cannot know.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+class _Unknown:
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()
+
+
+@dataclass(frozen=True, eq=False)
+class Value:
+    batched: bool
+    example: object = UNKNOWN
+
+    @property
+    def known(self) -> bool:
+        return self.example is not UNKNOWN
+
+    @property
+    def rank(self) -> int:
+        """Per-example rank (0 for scalars)."""
+        return int(np.ndim(self.example)) if self.known else 0
+
+    @property
+    def dtype(self) -> np.dtype | None:
+        if not self.known:
+            return None
+        try:
+            return np.asarray(self.example).dtype
+        except Exception:
+            return None
+
+    @property
+    def kind(self) -> str:
+        """NumPy dtype kind of the per-example value ('b', 'i', 'u', 'f', 'c', 'O'...)."""
+        dt = self.dtype
+        return dt.kind if dt is not None else "?"
+
+    def describe(self) -> str:
+        if not self.known:
+            return "batched value" if self.batched else "value"
+        if self.batched:
+            shape = np.shape(self.example)
+            return f"batched {self.dtype}" + (f" of per-example shape {shape}" if shape else "")
+        return f"{type(self.example).__name__}"
+
+
+@dataclass(frozen=True, eq=False)
+class TupleValue:
+    """A tuple whose items are tracked one by one (tuple returns, tuple assignment)."""
+
+    items: tuple
+
+    @property
+    def batched(self) -> bool:
+        return any(item.batched for item in self.items)
+
+    @property
+    def example(self):
+        return tuple(item.example for item in self.items)
+
+    @property
+    def known(self) -> bool:
+        return all(item.known for item in self.items)
+
+    def describe(self) -> str:
+        return "tuple(" + ", ".join(item.describe() for item in self.items) + ")"
+
+
+def unbatched(example=UNKNOWN) -> Value:
+    return Value(False, example)
+
+
+def batched_like(example) -> Value:
+    """A batched value whose per-example representative is ``example`` (made strongly typed:
+    in generated code every batched value is an array, never a weak Python scalar)."""
+    if example is UNKNOWN:
+        return Value(True, UNKNOWN)
+    arr = np.asarray(example)
+    if arr.dtype.kind not in "biufcmM?" and arr.dtype != object:
+        return Value(True, UNKNOWN)
+    return Value(True, arr[()] if arr.ndim == 0 else arr)
+
+
+def representative(value):
+    """A per-example representative for a real argument value: ones of the same dtype and
+    per-example shape (ones keep inference clear of division by zero and log(0))."""
+    arr = np.asarray(value)
+    if arr.dtype.kind in "biufc":
+        return np.ones(arr.shape, arr.dtype)[()]
+    return arr[()] if arr.ndim == 0 else arr
+
+
+def same_type(a, b) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (np.ndarray, np.generic)):
+        return a.dtype == b.dtype and np.shape(a) == np.shape(b)
+    return True
+
+
+def join_examples(a, b):
+    """The example of a value that is ``a`` on some lanes and ``b`` on others, as
+    ``np.where`` would promote it; UNKNOWN where no single per-example type exists."""
+    if a is UNKNOWN or b is UNKNOWN:
+        return UNKNOWN
+    if same_type(a, b):
+        return a
+    try:
+        with np.errstate(all="ignore"):
+            out = np.where(True, a, b)
+    except Exception:
+        return UNKNOWN
+    if out.dtype == object:
+        return UNKNOWN
+    return out[()] if out.ndim == 0 else out
+
+
+def join(a, b, *, force_batched: bool = False):
+    """Merge two abstract values of one variable at a control-flow join."""
+    if isinstance(a, TupleValue) and isinstance(b, TupleValue) and len(a.items) == len(b.items):
+        return TupleValue(tuple(join(x, y, force_batched=force_batched)
+                                for x, y in zip(a.items, b.items)))
+    if isinstance(a, TupleValue) or isinstance(b, TupleValue):
+        return Value(force_batched or a.batched or b.batched, UNKNOWN)
+    is_batched = force_batched or a.batched or b.batched
+    if not is_batched:
+        return Value(False, a.example if a.example is b.example or same_type(a.example, b.example)
+                     else UNKNOWN)
+    return batched_like(join_examples(a.example, b.example))
+
+
+def same(a, b) -> bool:
+    """Whether two abstract values describe the same thing (for fixed points)."""
+    if isinstance(a, TupleValue) or isinstance(b, TupleValue):
+        return (isinstance(a, TupleValue) and isinstance(b, TupleValue)
+                and len(a.items) == len(b.items)
+                and all(same(x, y) for x, y in zip(a.items, b.items)))
+    if a.batched != b.batched:
+        return False
+    if a.example is b.example:
+        return True
+    if a.example is UNKNOWN or b.example is UNKNOWN:
+        return False
+    return same_type(a.example, b.example)

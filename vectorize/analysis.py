@@ -1,0 +1,609 @@
+"""Batchedness, per-example rank and dtype of every value: an abstract interpreter.
+
+Assumes: a ``FunctionDef`` in scalar style and the abstract values of its parameters.
+Guarantees: ``values[node]`` for every expression evaluated, ``batched_tests`` for every
+``if``/``while`` test, the abstract ``result``, the free names read (for cache guards), and
+`Unsupported` (with the node at fault) for anything the engine cannot translate faithfully.
+It never rewrites: passes recompute it after they change the tree.
+
+A variable assigned under a batched condition becomes batched at the join (it differs per
+lane); loops are analysed to a fixed point.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import types
+
+import libcst as cst
+import numpy as np
+
+from .abstract import UNKNOWN, TupleValue, Value, batched_like, join, same, unbatched
+from .errors import Unsupported
+from .rules.registry import Registry, Site, default_infer, evaluate
+
+PURE_BUILTINS = {len, range, int, float, bool, abs, min, max, round, tuple, list, sum, complex,
+                 str, divmod, pow, isinstance, sorted, reversed, enumerate, zip, type}
+_CONSTANTS = {"True": True, "False": False, "None": None}
+
+_BINOPS = {cst.Add: "__add__", cst.Subtract: "__sub__", cst.Multiply: "__mul__",
+           cst.Divide: "__truediv__", cst.FloorDivide: "__floordiv__", cst.Modulo: "__mod__",
+           cst.Power: "__pow__", cst.BitAnd: "__and__", cst.BitOr: "__or__",
+           cst.BitXor: "__xor__", cst.LeftShift: "__lshift__", cst.RightShift: "__rshift__",
+           cst.MatrixMultiply: "__matmul__"}
+import operator as _op  # noqa: E402
+
+BINARY_FUNCS = {cst.Add: _op.add, cst.Subtract: _op.sub, cst.Multiply: _op.mul,
+                cst.Divide: _op.truediv, cst.FloorDivide: _op.floordiv, cst.Modulo: _op.mod,
+                cst.Power: _op.pow, cst.BitAnd: _op.and_, cst.BitOr: _op.or_,
+                cst.BitXor: _op.xor, cst.LeftShift: _op.lshift, cst.RightShift: _op.rshift,
+                cst.MatrixMultiply: _op.matmul}
+COMPARE_FUNCS = {cst.LessThan: _op.lt, cst.LessThanEqual: _op.le, cst.GreaterThan: _op.gt,
+                 cst.GreaterThanEqual: _op.ge, cst.Equal: _op.eq, cst.NotEqual: _op.ne,
+                 cst.Is: _op.is_, cst.IsNot: _op.is_not}
+UNARY_FUNCS = {cst.Minus: _op.neg, cst.Plus: _op.pos, cst.BitInvert: _op.invert,
+               cst.Not: _op.not_}
+
+
+class Env:
+    """Abstract values of the local variables at one program point."""
+
+    def __init__(self, values=None, unbound=None):
+        self.values: dict[str, object] = dict(values or {})
+        self.unbound: set[str] = set(unbound or ())   # bound on some paths only
+
+    def copy(self) -> Env:
+        return Env(self.values, self.unbound)
+
+    def assign(self, name: str, value) -> None:
+        self.values[name] = value
+        self.unbound.discard(name)
+
+
+def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env) -> Env | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    out = Env()
+    for name in set(a.values) | set(b.values):
+        if name in a.values and name in b.values:
+            va, vb = a.values[name], b.values[name]
+            changed = va is not vb
+            out.values[name] = join(va, vb, force_batched=batched and changed) if changed else va
+        else:
+            out.values[name] = a.values.get(name, b.values.get(name))
+            out.unbound.add(name)
+    out.unbound |= a.unbound | b.unbound
+    return out
+
+
+class _LoopExit(Exception):
+    pass
+
+
+class Analysis:
+    """Run with `analyze`; read ``values``, ``batched_tests``, ``result``, ``free_names``."""
+
+    def __init__(self, source, tree, params: dict[str, object], registry: Registry,
+                 helpers=None, allow_fallback: bool = False):
+        self.source = source
+        self.tree = tree
+        self.defined_before: dict[cst.CSTNode, set[str]] = {}
+        self.registry = registry
+        self.helpers = helpers            # callback(func, args, kwargs, node) -> Value
+        self.allow_fallback = allow_fallback
+        self.params = params
+        self.values: dict[cst.CSTNode, object] = {}
+        self.batched_tests: dict[cst.CSTNode, bool] = {}
+        self.returns: list[tuple[cst.Return, object]] = []
+        self.free_names: dict[str, object] = {}
+        self.fallback_calls: dict[cst.Call, str] = {}
+        self.helper_calls: dict[cst.Call, object] = {}
+        self.returns_in_loops = False
+        self.batched_returns = False   # some return depends on a batched condition
+        self._batched_depth = 0
+        self._loop_stack: list[dict] = []
+        self.result = None
+
+    # ------------------------------------------------------------------------- statements
+    def analyze(self) -> Analysis:
+        env = Env(self.params)
+        self.block(self.tree.body.body, env)
+        if not self.returns:
+            self.result = unbatched(None)
+        else:
+            result = self.returns[0][1]
+            for _, value in self.returns[1:]:
+                result = join(result, value, force_batched=self.batched_returns)
+            if self.batched_returns and not isinstance(result, TupleValue):
+                result = join(result, result, force_batched=True)
+            self.result = result
+        return self
+
+    def block(self, stmts, env: Env) -> Env | None:
+        for stmt in stmts:
+            env = self.statement(stmt, env)
+            if env is None:
+                return None
+        return env
+
+    def statement(self, stmt, env: Env) -> Env | None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                env = self.small_statement(small, env)
+                if env is None:
+                    return None
+            return env
+        if isinstance(stmt, cst.If):
+            return self.if_statement(stmt, env)
+        if isinstance(stmt, cst.For):
+            return self.for_statement(stmt, env)
+        if isinstance(stmt, cst.While):
+            return self.while_statement(stmt, env)
+        if isinstance(stmt, cst.With):
+            for item in stmt.items:
+                if self.expr(item.item, env).batched:
+                    raise Unsupported("a `with` block on a per-example value", item.item)
+                if item.asname is not None:
+                    self.bind(item.asname.name, unbatched(UNKNOWN), env, stmt)
+            return self.block(stmt.body.body, env)
+        kind = type(stmt).__name__
+        hints = {
+            "Try": "move the try/except out of the per-example function, or check the "
+                   "condition explicitly with `if`",
+            "FunctionDef": "define the helper at module level",
+            "ClassDef": "define the class at module level",
+        }
+        raise Unsupported(f"`{kind.lower()}` statements are not supported in a vectorized "
+                          "function", stmt, hints.get(kind, "rewrite it without this statement"))
+
+    def small_statement(self, small, env: Env) -> Env | None:
+        if isinstance(small, cst.Assign):
+            value = self.expr(small.value, env)
+            for target in small.targets:
+                self.bind(target.target, value, env, small)
+            return env
+        if isinstance(small, cst.AnnAssign):
+            if small.value is not None:
+                self.bind(small.target, self.expr(small.value, env), env, small)
+            return env
+        if isinstance(small, cst.AugAssign):
+            if not isinstance(small.target, cst.Name):
+                raise Unsupported("augmented assignment into an object changes it in place (a "
+                                  "side effect the batch cannot repeat per example)", small,
+                                  "compute a new local value instead")
+            value = self.binary(small.operator, small.target, small.value, env, small)
+            self.bind(small.target, value, env, small)
+            return env
+        if isinstance(small, cst.Expr):
+            value = self.expr(small.value, env)
+            if isinstance(small.value, cst.Call) and self._any_batched_input(small.value):
+                raise Unsupported("a call whose result is thrown away is a side effect on "
+                                  "per-example values", small,
+                                  "return the value instead of printing or storing it")
+            _ = value
+            return env
+        if isinstance(small, cst.Return):
+            value = self.expr(small.value, env) if small.value is not None else unbatched(None)
+            if self._loop_stack:
+                self.returns_in_loops = True
+            if self._batched_depth:
+                self.batched_returns = True
+            self.returns.append((small, value))
+            return None
+        if isinstance(small, cst.Pass):
+            return env
+        if isinstance(small, (cst.Break, cst.Continue)):
+            if not self._loop_stack:
+                raise Unsupported("`break`/`continue` outside a loop", small)
+            if self._batched_depth > self._loop_stack[-1]["depth"]:
+                raise Unsupported("`break`/`continue` under a condition that differs per "
+                                  "example is not supported yet", small,
+                                  "restructure the loop with an explicit condition")
+            key = "breaks" if isinstance(small, cst.Break) else "continues"
+            self._loop_stack[-1][key].append(env.copy())
+            return None
+        if isinstance(small, cst.Raise):
+            if self._batched_depth:
+                raise Unsupported("`raise` under a condition that differs per example", small,
+                                  "return a sentinel value (e.g. nan) for invalid examples")
+            return None
+        if isinstance(small, cst.Assert):
+            test = self.expr(small.test, env)
+            if test.batched:
+                raise Unsupported("`assert` on a per-example value", small,
+                                  "check the whole batch outside the function")
+            return env
+        kind = type(small).__name__
+        hints = {"Global": "pass the value as an argument and return the new value",
+                 "Nonlocal": "pass the value as an argument and return the new value",
+                 "Import": "import at module level", "ImportFrom": "import at module level",
+                 "Del": "let the variable go out of scope instead"}
+        raise Unsupported(f"`{kind.lower()}` statements are not supported in a vectorized "
+                          "function", small, hints.get(kind, "rewrite without it"))
+
+    def if_statement(self, stmt: cst.If, env: Env) -> Env | None:
+        test = self.expr(stmt.test, env)
+        batched = test.batched
+        self.batched_tests[stmt] = batched
+        self.defined_before[stmt] = set(env.values) - env.unbound
+        self._batched_depth += batched
+        try:
+            body_env = self.block(stmt.body.body, env.copy())
+            if stmt.orelse is None:
+                else_env = env.copy()
+            elif isinstance(stmt.orelse, cst.If):
+                else_env = self.if_statement(stmt.orelse, env.copy())
+            else:
+                else_env = self.block(stmt.orelse.body.body, env.copy())
+        finally:
+            self._batched_depth -= batched
+        if batched and (body_env is None) != (else_env is None):
+            self.batched_returns = True   # later returns only run on some lanes
+            self._batched_depth += 1
+            self._divergent = getattr(self, "_divergent", 0) + 1
+        return join_envs(body_env, else_env, batched=batched, before=env)
+
+    def _loop(self, stmt, env: Env, bind_target) -> Env | None:
+        frame = {"breaks": [], "continues": [], "depth": self._batched_depth}
+        self._loop_stack.append(frame)
+        try:
+            head = env
+            for _ in range(50):
+                frame["breaks"].clear()
+                frame["continues"].clear()
+                body_env = head.copy()
+                bind_target(body_env)
+                out = self.block(stmt.body.body, body_env)
+                for cont in frame["continues"]:
+                    out = join_envs(out, cont, batched=False, before=head)
+                new_head = join_envs(head, out, batched=False, before=head) if out else head
+                if all(name in head.values and same(head.values[name], v)
+                       for name, v in new_head.values.items()):
+                    break
+                head = new_head
+            else:
+                raise Unsupported("could not infer the types of the loop's variables", stmt)
+        finally:
+            self._loop_stack.pop()
+        exit_env = head
+        if getattr(stmt, "orelse", None) is not None:
+            exit_env = self.block(stmt.orelse.body.body, head.copy())
+        for brk in frame["breaks"]:
+            exit_env = join_envs(exit_env, brk, batched=False, before=head)
+        return exit_env
+
+    def for_statement(self, stmt: cst.For, env: Env) -> Env | None:
+        iterable = self.expr(stmt.iter, env)
+        if iterable.batched:
+            raise Unsupported("a `for` loop over a per-example sequence is not supported yet",
+                              stmt.iter, "loop over `range(len(...))` of an unbatched length")
+        element = unbatched(UNKNOWN)
+        if iterable.known:
+            try:
+                element = unbatched(next(iter(iterable.example)))
+            except StopIteration:
+                element = unbatched(0 if isinstance(iterable.example, range) else UNKNOWN)
+            except Exception:
+                element = unbatched(UNKNOWN)
+        return self._loop(stmt, env, lambda e: self.bind(stmt.target, element, e, stmt))
+
+    def while_statement(self, stmt: cst.While, env: Env) -> Env | None:
+        test = self.expr(stmt.test, env)
+        self.batched_tests[stmt] = test.batched
+        if test.batched:
+            raise Unsupported("a `while` loop whose condition differs per example is not "
+                              "supported yet", stmt.test,
+                              "use a fixed number of iterations with `for _ in range(n)`")
+
+        def retest(e):
+            if self.expr(stmt.test, e).batched:
+                self.batched_tests[stmt] = True
+                raise Unsupported("a `while` loop whose condition differs per example is not "
+                                  "supported yet", stmt.test,
+                                  "use a fixed number of iterations with `for _ in range(n)`")
+        return self._loop(stmt, env, retest)
+
+    def bind(self, target, value, env: Env, stmt) -> None:
+        if isinstance(target, cst.Name):
+            env.assign(target.value, value)
+            self.values[target] = value
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            if any(isinstance(e, cst.StarredElement) for e in elements):
+                raise Unsupported("starred assignment targets", target, "unpack explicitly")
+            if isinstance(value, TupleValue):
+                items = value.items
+            elif not value.batched and value.known:
+                try:
+                    items = [unbatched(v) for v in value.example]
+                except TypeError:
+                    raise Unsupported("cannot unpack this value", target) from None
+            elif not value.batched:
+                items = [unbatched(UNKNOWN)] * len(elements)
+            else:
+                raise Unsupported("unpacking a per-example array into variables is not "
+                                  "supported yet", target, "index it explicitly")
+            if len(items) != len(elements):
+                raise Unsupported(f"cannot unpack {len(items)} values into {len(elements)} "
+                                  "targets", target)
+            for element, item in zip(elements, items):
+                self.bind(element.value, item, env, stmt)
+            self.values[target] = value
+            return
+        raise Unsupported("assigning into an object (item or attribute assignment) is a side "
+                          "effect the batch cannot repeat per example", target,
+                          "build a new value and return it")
+
+    # ------------------------------------------------------------------------ expressions
+    def expr(self, node, env: Env):
+        value = self._expr(node, env)
+        self.values[node] = value
+        return value
+
+    def _any_batched_input(self, call: cst.Call) -> bool:
+        return any(getattr(self.values.get(a.value), "batched", False) for a in call.args)
+
+    def _expr(self, node, env: Env):
+        if isinstance(node, cst.Name):
+            return self.name(node, env)
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
+                             cst.ConcatenatedString)):
+            return unbatched(ast.literal_eval(_code(node)))
+        if isinstance(node, cst.FormattedString):
+            parts = [self.expr(p.expression, env) for p in node.parts
+                     if isinstance(p, cst.FormattedStringExpression)]
+            if any(p.batched for p in parts):
+                raise Unsupported("formatting per-example values into a string", node,
+                                  "return the numbers and format them outside")
+            return unbatched(UNKNOWN)
+        if isinstance(node, cst.BinaryOperation):
+            return self.binary(node.operator, node.left, node.right, env, node)
+        if isinstance(node, cst.UnaryOperation):
+            return self.unary(node, env)
+        if isinstance(node, cst.BooleanOperation):
+            return self.boolean(node, env)
+        if isinstance(node, cst.Comparison):
+            return self.comparison(node, env)
+        if isinstance(node, cst.IfExp):
+            return self.ifexp(node, env)
+        if isinstance(node, cst.Call):
+            return self.call(node, env)
+        if isinstance(node, cst.Attribute):
+            return self.attribute(node, env)
+        if isinstance(node, cst.Subscript):
+            return self.subscript(node, env)
+        if isinstance(node, cst.Tuple):
+            items = [self.expr(e.value, env) for e in node.elements
+                     if not isinstance(e, cst.StarredElement)]
+            if len(items) != len(node.elements):
+                raise Unsupported("starred tuple items", node, "write the items out")
+            return TupleValue(tuple(items))
+        if isinstance(node, (cst.List, cst.Set, cst.Dict)):
+            items = [self.expr(e.value, env) for e in getattr(node, "elements", [])
+                     if hasattr(e, "value")]
+            if isinstance(node, cst.Dict) or any(i.batched for i in items):
+                raise Unsupported(f"a {type(node).__name__.lower()} of per-example values is not "
+                                  "supported yet", node, "use separate variables or a tuple")
+            try:
+                return unbatched(ast.literal_eval(_code(node)))
+            except Exception:
+                return unbatched(UNKNOWN)
+        if isinstance(node, cst.NamedExpr):
+            value = self.expr(node.value, env)
+            self.bind(node.target, value, env, node)
+            return value
+        if isinstance(node, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+                             cst.GeneratorExp)):
+            used = _names_in(node)
+            if any(getattr(env.values.get(n), "batched", False) for n in used):
+                raise Unsupported(f"a {type(node).__name__} over per-example values is not "
+                                  "supported yet", node, "write the computation out")
+            return unbatched(UNKNOWN)
+        raise Unsupported(f"`{type(node).__name__}` expressions are not supported", node)
+
+    def name(self, node: cst.Name, env: Env):
+        ident = node.value
+        if ident in env.values:
+            if ident in env.unbound:
+                raise Unsupported(f"`{ident}` is assigned on some paths only, so it may be "
+                                  "unbound here for some examples", node,
+                                  f"give `{ident}` a value before the `if`")
+            return env.values[ident]
+        if ident in _CONSTANTS:
+            return unbatched(_CONSTANTS[ident])
+        found, value, _scope = self.source.lookup(ident)
+        if not found:
+            raise Unsupported(f"name `{ident}` is not defined", node,
+                              "define it at module level before calling the function")
+        self.free_names[ident] = value
+        return unbatched(value)
+
+    def binary(self, operator, left_node, right_node, env, node):
+        left, right = self.expr(left_node, env), self.expr(right_node, env)
+        fn = BINARY_FUNCS[type(operator)]
+        if isinstance(left, TupleValue) or isinstance(right, TupleValue):
+            if left.batched or right.batched:
+                raise Unsupported("arithmetic on tuples of per-example values", node)
+            return unbatched(evaluate(fn, left.example, right.example))
+        if not (left.batched or right.batched):
+            return unbatched(evaluate(fn, left.example, right.example))
+        if isinstance(operator, cst.MatrixMultiply):
+            raise Unsupported("`@` on per-example values is not supported yet", node,
+                              "write the product with np.einsum")
+        return batched_like(evaluate(fn, left.example, right.example))
+
+    def unary(self, node: cst.UnaryOperation, env):
+        value = self.expr(node.expression, env)
+        fn = UNARY_FUNCS[type(node.operator)]
+        if not value.batched:
+            return unbatched(evaluate(fn, value.example))
+        if isinstance(node.operator, cst.Not):
+            return batched_like(np.True_)
+        return batched_like(evaluate(fn, value.example))
+
+    def boolean(self, node: cst.BooleanOperation, env):
+        left, right = self.expr(node.left, env), self.expr(node.right, env)
+        if not (left.batched or right.batched):
+            if left.known and right.known:
+                is_and = isinstance(node.operator, cst.And)
+                return unbatched((left.example and right.example) if is_and
+                                 else (left.example or right.example))
+            return unbatched(UNKNOWN)
+        for side in (left, right):
+            if isinstance(side, TupleValue):
+                raise Unsupported("`and`/`or` on tuples of per-example values", node)
+        if left.kind == "b" and right.kind == "b":
+            return batched_like(np.True_)
+        return join(left, right, force_batched=True)
+
+    def comparison(self, node: cst.Comparison, env):
+        operands = [self.expr(node.left, env)]
+        operands += [self.expr(c.comparator, env) for c in node.comparisons]
+        if not any(o.batched for o in operands):
+            out = True
+            try:
+                for a, c, b in zip(operands, node.comparisons, operands[1:]):
+                    out = out and COMPARE_FUNCS[type(c.operator)](a.example, b.example)
+                return unbatched(out if all(o.known for o in operands) else UNKNOWN)
+            except (KeyError, Exception):
+                return unbatched(UNKNOWN)
+        for c in node.comparisons:
+            if type(c.operator) not in COMPARE_FUNCS or isinstance(c.operator,
+                                                                   (cst.Is, cst.IsNot)):
+                raise Unsupported(f"`{_code(c.operator).strip()}` on per-example values", node,
+                                  "compare values with == / != / < ...")
+        result = np.True_
+        for a, c, b in zip(operands, node.comparisons, operands[1:]):
+            out = evaluate(COMPARE_FUNCS[type(c.operator)], a.example, b.example)
+            if out is not UNKNOWN:
+                result = out if result is np.True_ else evaluate(np.logical_and, result, out)
+        return batched_like(result)
+
+    def ifexp(self, node: cst.IfExp, env):
+        test = self.expr(node.test, env)
+        body, orelse = self.expr(node.body, env), self.expr(node.orelse, env)
+        return join(body, orelse, force_batched=test.batched)
+
+    def attribute(self, node: cst.Attribute, env):
+        base = self.expr(node.value, env)
+        attr = node.attr.value
+        if base.batched:
+            rule = self.registry.attributes.get(attr)
+            if rule is None:
+                raise Unsupported(f"attribute `.{attr}` of a per-example value is not "
+                                  "supported yet", node)
+            return batched_like(evaluate(getattr, base.example, attr))
+        if not base.known:
+            return unbatched(UNKNOWN)
+        try:
+            return unbatched(getattr(base.example, attr))
+        except AttributeError:
+            raise Unsupported(f"`{_code(node.value)}` has no attribute `{attr}`", node) from None
+
+    def subscript(self, node: cst.Subscript, env):
+        base = self.expr(node.value, env)
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            index = self.expr(node.slice[0].slice.value, env)
+        else:
+            index = None
+            for element in node.slice:
+                sl = element.slice
+                if isinstance(sl, cst.Index):
+                    self.expr(sl.value, env)
+                else:
+                    for part in (sl.lower, sl.upper, sl.step):
+                        if part is not None:
+                            self.expr(part, env)
+        if isinstance(base, TupleValue):
+            if index is not None and not index.batched and isinstance(index.example, int):
+                try:
+                    return base.items[index.example]
+                except IndexError:
+                    raise Unsupported("tuple index out of range", node) from None
+            raise Unsupported("indexing a tuple of per-example values with a computed index",
+                              node, "use a constant index")
+        if base.batched or (index is not None and index.batched):
+            raise Unsupported("indexing per-example values is not supported yet", node)
+        if base.known and index is not None and index.known:
+            return unbatched(evaluate(lambda b, i: b[i], base.example, index.example))
+        return unbatched(UNKNOWN)
+
+    # ------------------------------------------------------------------------------ calls
+    def call(self, node: cst.Call, env):
+        func = self.expr(node.func, env)
+        args, kwargs = [], {}
+        for arg in node.args:
+            value = self.expr(arg.value, env)
+            if arg.star:
+                if value.batched:
+                    raise Unsupported("`*`/`**` unpacking of per-example values", arg,
+                                      "pass the arguments one by one")
+                if arg.star == "*" and value.known:
+                    try:
+                        args.extend(unbatched(v) for v in value.example)
+                        continue
+                    except TypeError:
+                        pass
+                raise Unsupported("`*`/`**` unpacking in calls is not supported yet", arg,
+                                  "pass the arguments one by one")
+            if arg.keyword is not None:
+                kwargs[arg.keyword.value] = value
+            else:
+                args.append(value)
+        fn = func.example
+        if func.batched:
+            raise Unsupported("calling a per-example value", node)
+        if not any(v.batched for v in [*args, *kwargs.values()]):
+            if func.known and (fn in PURE_BUILTINS or self.registry.knows(fn)
+                               or isinstance(fn, np.ufunc)):
+                return unbatched(evaluate(fn, *[a.example for a in args],
+                                          **{k: v.example for k, v in kwargs.items()}))
+            return unbatched(UNKNOWN)
+        if not func.known:
+            raise Unsupported(f"cannot tell what `{_code(node.func)}` is, so cannot vectorize "
+                              "a call of it on per-example values", node.func)
+        rule = self.registry.for_call(fn)
+        if rule is not None:
+            site = Site(args=args, nodes=[], kwargs={k: (None, v) for k, v in kwargs.items()},
+                        func=fn, original=node)
+            infer = rule.infer or default_infer
+            return infer(site)
+        if isinstance(fn, type) and issubclass(fn, np.generic):
+            return batched_like(evaluate(fn, args[0].example) if args else UNKNOWN)
+        if isinstance(fn, (types.FunctionType, types.MethodType)) and self.helpers is not None \
+                and not getattr(fn, "__module__", "").startswith(("numpy", "math")):
+            value = self.helpers(fn, args, kwargs, node)
+            self.helper_calls[node] = value
+            return value
+        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+        if self.allow_fallback and all(not isinstance(v, TupleValue) and v.rank == 0
+                                       for v in [*args, *kwargs.values()]):
+            self.fallback_calls[node] = f"`{name}` has no batching rule"
+            return Value(True, UNKNOWN)
+        raise Unsupported(f"`{name}` has no batching rule, so it cannot be called on "
+                          "per-example values", node,
+                          "use a NumPy equivalent, register a rule with "
+                          "vectorize.register_rule, or pass fallback='warn' to run this call "
+                          "per example")
+
+
+def _code(node) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+def _names_in(node) -> set[str]:
+    names = set()
+
+    class Collect(cst.CSTVisitor):
+        def visit_Name(self, n):
+            names.add(n.value)
+
+    node.visit(Collect())
+    return names
+
+
+_ = (builtins, _BINOPS)

@@ -1,0 +1,312 @@
+"""The public entry points: ``vectorize`` (a drop-in for ``numpy.vectorize``) and ``vmap``.
+
+Both are thin boundaries around one engine (`transform.transform_function`): they turn the
+call's arguments into abstract values, look up (or build) the specialization for them, run it,
+and put the batch axis where the caller expects it. Inside generated code the batch axis is
+always axis 0.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+import types
+import warnings
+from collections import OrderedDict
+
+import numpy as np
+
+from .abstract import TupleValue, Value, representative
+from .errors import VectorizeError
+from .transform import transform_function
+
+_FALLBACKS = ("error", "warn", "loop")
+MAX_SPECIALIZATIONS = 64
+
+
+class VectorizeFallbackWarning(UserWarning):
+    """A piece of a function runs per example (a Python loop) instead of vectorized."""
+
+
+def _check_fallback(fallback: str) -> str:
+    if fallback not in _FALLBACKS:
+        raise ValueError(f"fallback must be one of {_FALLBACKS}, got {fallback!r}")
+    return fallback
+
+
+class _FallbackSpec:
+    """The whole function runs per example."""
+
+    def __init__(self, reason: str, source: str):
+        self.reason = reason
+        self.source = source
+        self.result = None
+
+
+class _SpecCache:
+    """Specializations keyed by the call's abstract signature; safe for concurrent first
+    calls (one transform per key), bounded (least recently used dropped)."""
+
+    def __init__(self):
+        self._entries: OrderedDict = OrderedDict()
+        self._lock = threading.RLock()
+
+    def get(self, key):
+        spec = self._entries.get(key)
+        if spec is not None and (isinstance(spec, _FallbackSpec) or spec.guards_hold()):
+            return spec
+        return None
+
+    def get_or_build(self, key, build):
+        spec = self.get(key)
+        if spec is not None:
+            return spec
+        with self._lock:
+            spec = self.get(key)
+            if spec is None:
+                spec = build()
+                self._entries[key] = spec
+                self._entries.move_to_end(key)
+                while len(self._entries) > MAX_SPECIALIZATIONS:
+                    self._entries.popitem(last=False)
+            return spec
+
+    def __len__(self):
+        return len(self._entries)
+
+
+def _describe(params: dict) -> str:
+    return "\n".join(f"  {name}: {value.describe()}" for name, value in params.items())
+
+
+def _fallback_source(func, reason: str, kind: str) -> str:
+    name = getattr(func, "__name__", "function")
+    return (f"# vectorize: `{name}` runs per example ({kind}), not vectorized,\n"
+            f"# because: {reason}\n")
+
+
+class vectorize:
+    """Drop-in for ``numpy.vectorize`` that really vectorizes.
+
+    ``vectorize(pyfunc=None, *, otypes=None, doc=None, excluded=None, cache=False,
+    signature=None, fallback="warn")``, usable bare (``@vectorize``) or with arguments
+    (``@vectorize(otypes=[float])``). The per-example function is translated to NumPy code
+    once per argument pattern (batched or not, dtype); ``.source(*args)`` shows that code.
+
+    ``fallback``: ``"error"`` raises `VectorizeError` for anything not truly vectorized;
+    ``"warn"`` (default) runs untranslatable pieces per example and warns once; ``"loop"`` does
+    the same silently.
+    """
+
+    def __init__(self, pyfunc=np._NoValue, otypes=None, doc=None, excluded=None, cache=False,
+                 signature=None, *, fallback="warn"):
+        if (pyfunc is not np._NoValue and pyfunc is not None) and not callable(pyfunc):
+            raise TypeError("pyfunc must be callable, got "
+                            f"{type(pyfunc).__name__}; use vectorize(otypes=...) as a "
+                            "decorator with keyword arguments")
+        self.pyfunc = pyfunc
+        self.cache = cache
+        self.signature = signature
+        self.fallback = _check_fallback(fallback)
+        if isinstance(otypes, str):
+            otypes = list(otypes)
+        self.otypes = otypes
+        self.excluded = set(excluded or ())
+        self._specs = _SpecCache()
+        self._warned: set = set()
+        if pyfunc is not np._NoValue and pyfunc is not None:
+            self.__wrapped__ = pyfunc
+            self.__name__ = getattr(pyfunc, "__name__", type(pyfunc).__name__)
+            self.__qualname__ = getattr(pyfunc, "__qualname__", self.__name__)
+            self.__module__ = getattr(pyfunc, "__module__", None)
+            self.__doc__ = pyfunc.__doc__ if doc is None else doc
+        elif doc is not None:
+            self.__doc__ = doc
+        self._core_signature = None
+        if signature is not None:
+            self._core_signature = np.lib._function_base_impl._parse_gufunc_signature(
+                signature.replace(" ", ""))
+
+    # ----------------------------------------------------------------------- descriptors
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def __repr__(self):
+        return f"<vectorize {getattr(self, '__name__', '?')}>"
+
+    # --------------------------------------------------------------------------- calling
+    def __call__(self, *args, **kwargs):
+        if self.pyfunc is np._NoValue or self.pyfunc is None:
+            if len(args) != 1 or kwargs or not callable(args[0]):
+                raise TypeError("vectorize used as a decorator expects one function")
+            return vectorize(args[0], otypes=self.otypes, doc=self.__doc__ if
+                             self.__doc__ is not vectorize.__doc__ else None,
+                             excluded=self.excluded, cache=self.cache,
+                             signature=self.signature, fallback=self.fallback)
+        plan = self._plan(args, kwargs)
+        if plan is None:
+            return self._numpy_loop(args, kwargs)
+        spec, call_args, shape = plan
+        if isinstance(spec, _FallbackSpec):
+            self._announce(spec.reason, spec)
+            return self._numpy_loop(args, kwargs)
+        if spec.fallbacks:
+            self._announce("; ".join(spec.fallbacks), spec)
+        with np.errstate(**_ERRSTATE_FROM_CALLER):
+            out = spec.function(*call_args)
+        return self._outputs(out, spec.result, shape)
+
+    def source(self, *args, **kwargs) -> str:
+        """The generated source of the specialization these arguments select."""
+        plan = self._plan(args, kwargs, announce=False)
+        if plan is None:
+            return _fallback_source(self.pyfunc, "signature with core dimensions is not "
+                                    "vectorized yet", "numpy.vectorize loop")
+        return plan[0].source
+
+    def _announce(self, reason: str, spec) -> None:
+        if self.fallback == "warn" and id(spec) not in self._warned:
+            self._warned.add(id(spec))
+            warnings.warn(f"vectorize: {getattr(self, '__name__', 'function')} runs per example "
+                          f"(a Python loop) for part of its work: {reason}. Pass "
+                          "fallback='loop' to silence this, or fallback='error' to see where.",
+                          VectorizeFallbackWarning, stacklevel=3)
+
+    def _numpy_loop(self, args, kwargs):
+        vec = np.vectorize(self.pyfunc, otypes=self.otypes, excluded=self.excluded,
+                           cache=self.cache, signature=self.signature)
+        return vec(*args, **kwargs)
+
+    def _target(self):
+        """(plain function, leading arguments bound to it) or None when there is none."""
+        func, lead = self.pyfunc, ()
+        if isinstance(func, functools.partial):
+            if func.keywords:
+                return None
+            lead, func = func.args, func.func
+        if isinstance(func, types.MethodType):
+            lead, func = (func.__self__,) + tuple(lead), func.__func__
+        if not isinstance(func, types.FunctionType):
+            return None
+        return func, lead
+
+    def _plan(self, args, kwargs, announce=True):
+        if self._core_signature is not None and any(
+                dims for dims in self._core_signature[0] + self._core_signature[1]):
+            return None
+        target = self._target()
+        if target is None:
+            return self._fallback_plan("it is not a Python function with source", args,
+                                       kwargs)
+        func, lead = target
+        try:
+            sig = _signature(func)
+            bound = sig.bind(*lead, *args, **kwargs)
+        except TypeError:
+            raise
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values()):
+            return self._fallback_plan("it takes *args or **kwargs", args, kwargs)
+        names = list(sig.parameters)
+        n_lead = len(lead)
+        inputs, key, params = [], [], {}
+        arrays = {}
+        for index, name in enumerate(names):
+            if name not in bound.arguments:
+                default = sig.parameters[name].default
+                params[name] = Value(False, default)
+                key.append(("default", name))
+                arrays[name] = ("as_is", default)
+                continue
+            value = bound.arguments[name]
+            pos = index - n_lead
+            if index < n_lead or name in self.excluded or (pos >= 0 and pos in self.excluded
+                                                          and pos < len(args)):
+                params[name] = Value(False, value)
+                key.append(("excluded", name, type(value)))
+                arrays[name] = ("as_is", value)
+                continue
+            arr = np.asanyarray(value)
+            if arr.dtype.kind in "OUSV" or arr.dtype.kind in "mM":
+                return self._fallback_plan(f"argument `{name}` has dtype {arr.dtype}", args,
+                                           kwargs)
+            inputs.append(arr)
+            arrays[name] = ("array", arr)
+        shape = np.broadcast_shapes(*[a.shape for a in inputs]) if inputs else ()
+        call_args = []
+        size = int(np.prod(shape)) if shape else 1
+        for name in names:
+            how, value = arrays[name]
+            if how == "as_is":
+                call_args.append(value)
+                continue
+            if value.size == 1 and size != 1 or value.ndim == 0:
+                scalar = value.reshape(())[()]
+                call_args.append(scalar)
+                params[name] = Value(False, representative(scalar))
+                key.append((name, False, value.dtype.char))
+            else:
+                if value.shape != shape:
+                    value = np.broadcast_to(value, shape)
+                call_args.append(value.reshape(-1))
+                params[name] = Value(True, representative(value.reshape(-1)[:1])[0]
+                                     if value.size else np.ones((), value.dtype)[()])
+                key.append((name, True, value.dtype.char))
+        key = tuple(key)
+        spec = self._specs.get_or_build(key, lambda: self._build(func, params))
+        return spec, call_args, shape
+
+    def _fallback_plan(self, reason, args, kwargs):
+        if self.fallback == "error":
+            raise VectorizeError(f"cannot vectorize `{getattr(self, '__name__', '?')}`: {reason}",
+                                 suggestion="vectorize a plain `def` function, or pass "
+                                            "fallback='warn'")
+        return self._specs.get_or_build(("fallback", reason), lambda: _FallbackSpec(
+            reason, _fallback_source(self.pyfunc, reason, "numpy.vectorize loop"))), args, None
+
+    def _build(self, func, params):
+        header = (f"Generated by vectorize from {func.__qualname__} "
+                  f"({_where(func)}) for:\n{_describe(params)}")
+        try:
+            return transform_function(func, params, fallback=self.fallback, header=header)
+        except VectorizeError as exc:
+            if self.fallback == "error":
+                raise
+            return _FallbackSpec(str(exc), _fallback_source(func, str(exc),
+                                                            "numpy.vectorize loop"))
+
+    def _outputs(self, out, result, shape):
+        if isinstance(result, TupleValue):
+            if not isinstance(out, tuple):
+                out = tuple(out)
+            return tuple(self._output(o, r, shape, i) for i, (o, r) in
+                         enumerate(zip(out, result.items)))
+        return self._output(out, result, shape, 0)
+
+    def _output(self, out, result, shape, index):
+        arr = np.asanyarray(out)
+        if getattr(result, "batched", False):
+            arr = arr.reshape(shape + arr.shape[1:])
+        else:
+            arr = np.broadcast_to(arr, shape + arr.shape).copy()
+        if self.otypes:
+            arr = arr.astype(self.otypes[index] if index < len(self.otypes) else self.otypes[0],
+                             copy=False)
+        return arr
+
+
+_ERRSTATE_FROM_CALLER: dict = {}
+
+
+@functools.lru_cache(maxsize=256)
+def _signature(func):
+    return inspect.signature(func)
+
+
+def _where(func) -> str:
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return "?"
+    return f"{code.co_filename}:{code.co_firstlineno}"

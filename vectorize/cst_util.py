@@ -1,0 +1,178 @@
+"""Small libcst helpers shared by the passes and the rules: templates, rendering, parentheses.
+
+Templates are real Python expressions whose placeholders are bare names (Tangent-style):
+``expr("np.where({cond}, {a}, {b})", cond=..., a=..., b=...)`` parses the template once and
+substitutes the given nodes. Parentheses are never the template's worry: `fix_parens` adds
+exactly the ones operator precedence needs, wherever nodes came from.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import libcst as cst
+
+_EMPTY_MODULE = cst.Module(body=[])
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def render(node: cst.CSTNode) -> str:
+    """Source text of a node."""
+    return _EMPTY_MODULE.code_for_node(node)
+
+
+def parse_expr(code: str) -> cst.BaseExpression:
+    return cst.parse_expression(code)
+
+
+def parse_stmt(code: str) -> cst.BaseStatement:
+    return cst.parse_statement(code)
+
+
+@functools.cache
+def _parsed_template(template: str) -> cst.BaseExpression:
+    return cst.parse_expression(_PLACEHOLDER.sub(lambda m: f"__{m.group(1)}__", template))
+
+
+class _Substitute(cst.CSTTransformer):
+    def __init__(self, subs: dict[str, cst.BaseExpression]):
+        self.subs = subs
+
+    def leave_Name(self, original_node, updated_node):
+        name = updated_node.value
+        if name.startswith("__") and name.endswith("__") and name[2:-2] in self.subs:
+            return self.subs[name[2:-2]]
+        return updated_node
+
+
+def expr(template: str, **subs) -> cst.BaseExpression:
+    """Instantiate an expression template; values may be nodes or source strings."""
+    nodes = {k: (parse_expr(v) if isinstance(v, str) else v) for k, v in subs.items()}
+    return fix_parens(_parsed_template(template).visit(_Substitute(nodes)))
+
+
+def name(identifier: str) -> cst.Name:
+    return cst.Name(identifier)
+
+
+def call(func: str | cst.BaseExpression, *args: cst.BaseExpression, **kwargs) -> cst.Call:
+    func_node = parse_expr(func) if isinstance(func, str) else func
+    arglist = [cst.Arg(a) for a in args]
+    arglist += [cst.Arg(v, keyword=cst.Name(k), equal=_EQ) for k, v in kwargs.items()]
+    return cst.Call(func=func_node, args=_commas(arglist))
+
+
+_EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                      whitespace_after=cst.SimpleWhitespace(""))
+
+
+def _commas(args: list[cst.Arg]) -> list[cst.Arg]:
+    out = []
+    for i, a in enumerate(args):
+        if i < len(args) - 1:
+            a = a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        out.append(a)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Parentheses by precedence (lowest first), Python's own table.
+
+_BINOP_PREC = {
+    cst.BitOr: 6, cst.BitXor: 7, cst.BitAnd: 8, cst.LeftShift: 9, cst.RightShift: 9,
+    cst.Add: 10, cst.Subtract: 10, cst.Multiply: 11, cst.Divide: 11, cst.FloorDivide: 11,
+    cst.Modulo: 11, cst.MatrixMultiply: 11, cst.Power: 13,
+}
+_ATOM = 100
+
+
+def precedence(node: cst.CSTNode) -> int:
+    if isinstance(node, cst.BaseExpression) and node.lpar:
+        return _ATOM
+    if isinstance(node, cst.Lambda):
+        return 0
+    if isinstance(node, cst.IfExp):
+        return 1
+    if isinstance(node, cst.BooleanOperation):
+        return 2 if isinstance(node.operator, cst.Or) else 3
+    if isinstance(node, cst.UnaryOperation):
+        return 4 if isinstance(node.operator, cst.Not) else 12
+    if isinstance(node, cst.Comparison):
+        return 5
+    if isinstance(node, cst.BinaryOperation):
+        return _BINOP_PREC[type(node.operator)]
+    if isinstance(node, (cst.NamedExpr,)):
+        return -1
+    if isinstance(node, cst.Tuple):
+        return -2
+    return _ATOM
+
+
+def paren(node: cst.BaseExpression) -> cst.BaseExpression:
+    if node.lpar:
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _wrap_below(node, bound: int, *, strict: bool = True):
+    p = precedence(node)
+    return paren(node) if (p < bound if strict else p <= bound) else node
+
+
+class _FixParens(cst.CSTTransformer):
+    def leave_BinaryOperation(self, original_node, updated_node):
+        prec = _BINOP_PREC[type(updated_node.operator)]
+        right_assoc = isinstance(updated_node.operator, cst.Power)
+        left = _wrap_below(updated_node.left, prec, strict=not right_assoc)
+        right = _wrap_below(updated_node.right, prec, strict=right_assoc)
+        if right_assoc and isinstance(left, cst.UnaryOperation) and not left.lpar:
+            left = paren(left)
+        return updated_node.with_changes(left=left, right=right)
+
+    def leave_UnaryOperation(self, original_node, updated_node):
+        prec = 4 if isinstance(updated_node.operator, cst.Not) else 12
+        return updated_node.with_changes(expression=_wrap_below(updated_node.expression, prec))
+
+    def leave_BooleanOperation(self, original_node, updated_node):
+        prec = precedence(updated_node)
+        return updated_node.with_changes(left=_wrap_below(updated_node.left, prec),
+                                         right=_wrap_below(updated_node.right, prec + 1))
+
+    def leave_Comparison(self, original_node, updated_node):
+        targets = [c.with_changes(comparator=_wrap_below(c.comparator, 6))
+                   for c in updated_node.comparisons]
+        return updated_node.with_changes(left=_wrap_below(updated_node.left, 6),
+                                         comparisons=targets)
+
+    def leave_IfExp(self, original_node, updated_node):
+        return updated_node.with_changes(body=_wrap_below(updated_node.body, 2),
+                                         test=_wrap_below(updated_node.test, 2),
+                                         orelse=_wrap_below(updated_node.orelse, 1))
+
+    def leave_Attribute(self, original_node, updated_node):
+        value = updated_node.value
+        if precedence(value) < _ATOM or isinstance(value, (cst.Integer, cst.Float)):
+            value = paren(value)
+        return updated_node.with_changes(value=value)
+
+    def leave_Subscript(self, original_node, updated_node):
+        return updated_node.with_changes(value=_wrap_below(updated_node.value, _ATOM))
+
+    def leave_Call(self, original_node, updated_node):
+        return updated_node.with_changes(func=_wrap_below(updated_node.func, _ATOM))
+
+    def leave_Arg(self, original_node, updated_node):
+        if isinstance(updated_node.value, (cst.Tuple, cst.NamedExpr)):
+            return updated_node.with_changes(value=paren(updated_node.value))
+        return updated_node
+
+    def leave_Element(self, original_node, updated_node):
+        if isinstance(updated_node.value, cst.Tuple):
+            return updated_node.with_changes(value=paren(updated_node.value))
+        return updated_node
+
+
+def fix_parens(node):
+    """Add the parentheses operator precedence requires (and no others)."""
+    return node.visit(_FixParens())

@@ -1,0 +1,1 @@
+"""One rewriting pass per module; `vectorize.pipeline` lists their order."""

@@ -1,0 +1,150 @@
+"""Apply the batching rules: every operation on batched values becomes its array form.
+
+Assumes: all control flow on batched values is gone (earlier passes); the current analysis.
+Guarantees: each operator, call, conditional expression and boolean operation with a batched
+input is replaced by what its rule in the registry generates; operations on unbatched values
+are untouched; calls of the user's own functions go to their batched specializations; a call
+with no rule runs per example in a visible list comprehension (only when the user allowed
+fallbacks). This is the last pass over scalar-style code: its output is array code.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..abstract import TupleValue
+from ..cst_util import expr
+from ..errors import Unsupported
+from ..rules.registry import Site
+
+
+def _is_batched(value) -> bool:
+    return bool(getattr(value, "batched", False))
+
+
+class _ApplyRules(cst.CSTTransformer):
+    def __init__(self, ctx, analysis):
+        self.ctx = ctx
+        self.analysis = analysis
+        self.registry = ctx.registry
+
+    def value(self, node):
+        return self.analysis.values.get(node)
+
+    def _apply(self, rule, original, updated, operands_orig, operands_new, **extra):
+        site = Site(args=[self.value(o) for o in operands_orig], nodes=list(operands_new),
+                    node=updated, original=original, result=self.value(original), **extra)
+        self.ctx.explain(rule, original)
+        try:
+            new = rule.rewrite(site)
+        except Unsupported as problem:
+            problem.node = problem.node or original
+            raise
+        if new is not updated and original.lpar and not getattr(new, "lpar", None):
+            new = new.with_changes(lpar=original.lpar, rpar=original.rpar)
+        return new
+
+    def leave_BinaryOperation(self, original_node, updated_node):
+        if not _is_batched(self.value(original_node)):
+            return updated_node
+        return self._apply(self.registry.operators["binary"], original_node, updated_node,
+                           [original_node.left, original_node.right],
+                           [updated_node.left, updated_node.right])
+
+    def leave_UnaryOperation(self, original_node, updated_node):
+        if not _is_batched(self.value(original_node.expression)):
+            return updated_node
+        key = "not" if isinstance(original_node.operator, cst.Not) else "unary"
+        return self._apply(self.registry.operators[key], original_node, updated_node,
+                           [original_node.expression], [updated_node.expression])
+
+    def leave_BooleanOperation(self, original_node, updated_node):
+        if not _is_batched(self.value(original_node)):
+            return updated_node
+        key = "and" if isinstance(original_node.operator, cst.And) else "or"
+        return self._apply(self.registry.operators[key], original_node, updated_node,
+                           [original_node.left, original_node.right],
+                           [updated_node.left, updated_node.right])
+
+    def leave_Comparison(self, original_node, updated_node):
+        if not _is_batched(self.value(original_node)):
+            return updated_node
+        orig = [original_node.left] + [c.comparator for c in original_node.comparisons]
+        new = [updated_node.left] + [c.comparator for c in updated_node.comparisons]
+        return self._apply(self.registry.operators["compare"], original_node, updated_node,
+                           orig, new)
+
+    def leave_IfExp(self, original_node, updated_node):
+        if not _is_batched(self.value(original_node.test)):
+            return updated_node
+        return self._apply(self.registry.operators["ifexp"], original_node, updated_node,
+                           [original_node.test, original_node.body, original_node.orelse],
+                           [updated_node.test, updated_node.body, updated_node.orelse])
+
+    def leave_Call(self, original_node, updated_node):
+        analysis = self.analysis
+        if original_node in analysis.helper_calls:
+            name = self.ctx.helper_name(original_node)
+            return updated_node.with_changes(func=cst.Name(name))
+        if original_node in analysis.fallback_calls:
+            return self._fallback(original_node, updated_node)
+        inputs = [a for a in original_node.args]
+        if not any(_is_batched(self.value(a.value)) for a in inputs):
+            return updated_node
+        fn = getattr(self.value(original_node.func), "example", None)
+        rule = self.registry.for_call(fn)
+        if rule is None:
+            return updated_node   # NumPy scalar types: np.float32(x) converts arrays too
+        positional = [(o, n) for o, n in zip(original_node.args, updated_node.args)
+                      if o.keyword is None]
+        kwargs = {o.keyword.value: (n.value, self.value(o.value))
+                  for o, n in zip(original_node.args, updated_node.args)
+                  if o.keyword is not None}
+        return self._apply(rule, original_node, updated_node,
+                           [o.value for o, _ in positional], [n.value for _, n in positional],
+                           kwargs=kwargs, func=fn)
+
+    def _fallback(self, original, updated):
+        """``f(x, b)`` with no rule -> ``np.array([f(x_i, b) for x_i in x])``."""
+        self.ctx.fallback_used(original, self.analysis.fallback_calls[original])
+        loop_vars, iterables, new_args = [], [], []
+        for o, n in zip(original.args, updated.args):
+            if _is_batched(self.value(o.value)):
+                base = o.value.value if isinstance(o.value, cst.Name) else "value"
+                var = self.ctx.namer.fresh(f"{base}_i")
+                loop_vars.append(var)
+                iterables.append(n.value)
+                new_args.append(n.with_changes(value=cst.Name(var)))
+            else:
+                new_args.append(n)
+        call = updated.with_changes(args=new_args)
+        if len(iterables) == 1:
+            target, source = cst.Name(loop_vars[0]), iterables[0]
+        else:
+            target = cst.Tuple([cst.Element(cst.Name(v)) for v in loop_vars], lpar=[], rpar=[])
+            source = cst.Call(cst.Name("zip"), args=[cst.Arg(i) for i in iterables])
+        comp = cst.ListComp(elt=call, for_in=cst.CompFor(target=target, iter=source))
+        return expr("np.array({comp})", comp=comp)
+
+    def leave_Attribute(self, original_node, updated_node):
+        base = self.value(original_node.value)
+        if not _is_batched(base) or isinstance(base, TupleValue):
+            return updated_node
+        rule = self.registry.attributes.get(original_node.attr.value)
+        if rule is None:
+            raise Unsupported(f"attribute `.{original_node.attr.value}` of a per-example value",
+                              original_node)
+        return self._apply(rule, original_node, updated_node, [original_node.value],
+                           [updated_node.value])
+
+
+def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    analysis = ctx.analyze(func)
+    out = func.visit(_ApplyRules(ctx, analysis))
+    params = out.params.with_changes(
+        params=[p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT, annotation=None)
+                for p in out.params.params],
+        kwonly_params=[p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT,
+                                      annotation=None)
+                       for p in out.params.kwonly_params])
+    return out.with_changes(params=params, returns=None)

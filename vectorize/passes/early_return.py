@@ -1,0 +1,130 @@
+"""Lower ``return`` under batched conditions into single-exit form.
+
+Assumes: scalar-style code; the current analysis (which ``if`` tests are batched).
+Guarantees: when some ``return`` sits under a batched condition, the function ends in exactly
+one ``return``; every other ``return`` became an assignment of the result variable, and the
+statements that followed a conditional ``return`` moved into the branch that falls through
+(duplicated only when both branches can fall through). The code is still scalar-style code
+with the same per-example meaning, so later passes can analyse it again.
+
+    if x < 0:                       if x < 0:
+        return 0.0                      result = 0.0
+    y = x * 2             ->        else:
+    return y                            y = x * 2
+                                        result = y
+                                    return result
+
+When every ``return`` returns the same variable, that variable is the result (``return y``
+becomes nothing at all: ``y`` already holds the value).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..errors import Unsupported
+
+
+def _returns_in(node) -> list[cst.Return]:
+    found: list[cst.Return] = []
+
+    class R(cst.CSTVisitor):
+        def visit_Return(self, n):
+            found.append(n)
+
+        def visit_FunctionDef(self, n):
+            return n is node
+
+    node.visit(R())
+    return found
+
+
+def _contains_loop_return(node) -> bool:
+    class L(cst.CSTVisitor):
+        hit = False
+
+        def visit_For(self, n):
+            if _returns_in(n):
+                L.hit = True
+            return False
+
+        def visit_While(self, n):
+            if _returns_in(n):
+                L.hit = True
+            return False
+
+    node.visit(L())
+    return L.hit
+
+
+def _single_line(small) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([small])
+
+
+class _Lowering:
+    def __init__(self, result: str, same_name: bool):
+        self.result = result
+        self.same_name = same_name
+
+    def returned(self, ret: cst.Return) -> list:
+        if self.same_name:
+            return []    # the variable already holds the result
+        value = ret.value if ret.value is not None else cst.Name("None")
+        return [_single_line(cst.Assign([cst.AssignTarget(cst.Name(self.result))],
+                                        value.with_changes(lpar=[], rpar=[])
+                                        if isinstance(value, cst.Tuple) else value))]
+
+    def seq(self, stmts: list, tail) -> list:
+        """Lower ``stmts``; every path that falls off their end continues with ``tail()``."""
+        out: list = []
+        for i, stmt in enumerate(stmts):
+            if isinstance(stmt, cst.SimpleStatementLine) and any(
+                    isinstance(s, cst.Return) for s in stmt.body):
+                before = []
+                for small in stmt.body:
+                    if isinstance(small, cst.Return):
+                        if before:
+                            out.append(stmt.with_changes(body=before))
+                        return out + self.returned(small)
+                    before.append(small)
+            if isinstance(stmt, cst.If) and _returns_in(stmt):
+                rest = stmts[i + 1:]
+
+                def continuation(rest=rest):
+                    return self.seq([s.deep_clone() for s in rest], tail)
+                out.append(self.if_stmt(stmt, continuation))
+                return out
+            out.append(stmt)
+        return out + tail()
+
+    def if_stmt(self, stmt: cst.If, continuation) -> cst.If:
+        body = self.seq(list(stmt.body.body), continuation)
+        if stmt.orelse is None:
+            orelse_stmts = continuation()
+        elif isinstance(stmt.orelse, cst.If):
+            orelse_stmts = [self.if_stmt(stmt.orelse, continuation)]
+        else:
+            orelse_stmts = self.seq(list(stmt.orelse.body.body), continuation)
+        new_body = stmt.body.with_changes(body=body or [_single_line(cst.Pass())])
+        new_orelse = (cst.Else(body=cst.IndentedBlock(body=orelse_stmts))
+                      if orelse_stmts else None)
+        return stmt.with_changes(body=new_body, orelse=new_orelse)
+
+
+def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    analysis = ctx.analyze(func)
+    if not analysis.batched_returns:
+        return func
+    if _contains_loop_return(func):
+        raise Unsupported("`return` inside a loop in a function whose result depends on a "
+                          "per-example condition is not supported yet", func,
+                          "compute the value in the loop and return after it")
+    returns = _returns_in(func)
+    values = [r.value for r in returns]
+    same = (values and all(isinstance(v, cst.Name) for v in values)
+            and len({v.value for v in values}) == 1)
+    result = values[0].value if same else ctx.namer.fresh("result")
+    lowering = _Lowering(result, bool(same))
+    body = lowering.seq(list(func.body.body), lambda: [])
+    body.append(_single_line(cst.Return(cst.Name(result))))
+    return func.with_changes(body=func.body.with_changes(body=body))

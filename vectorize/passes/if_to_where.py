@@ -1,0 +1,275 @@
+"""Turn ``if`` statements with batched tests into straight-line code and conditional merges.
+
+Assumes: returns under batched conditions were lowered (`early_return`); the current
+analysis and liveness of the function.
+Guarantees: no ``if`` whose test is batched remains. Both branches run on every lane, one
+after the other; each variable a branch assigns that is read later (or by the other branch)
+gets a branch-local name (``root_if``, ``root_else``), and each live variable is merged with
+a conditional expression ``root = root_if if cond else root_else``, which the batching rules
+turn into ``np.where``. A branch that is a single assignment is inlined into its merge. When a
+branch can warn on lanes whose result is thrown away (``log``, ``/``, ``sqrt``...), the block
+runs under ``np.errstate(all="ignore")``. ``if`` statements with unbatched tests stay Python
+``if`` statements. The output is still scalar-style code with the same per-example meaning.
+
+    if tmp > 5:                     root = t * b if tmp > 5 else -t
+        root = t * b       ->
+    else:
+        root = -t
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..cst_util import parse_stmt
+from ..errors import Unsupported
+from ..liveness import Liveness, body_of, exposed_reads, reads, target_names, writes
+
+_RISKY_OPS = (cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
+
+
+def _line(node) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([node])
+
+
+def _assign(name: str, value) -> cst.SimpleStatementLine:
+    return _line(cst.Assign([cst.AssignTarget(cst.Name(name))], value))
+
+
+class _Rename(cst.CSTTransformer):
+    """Rename reads of ``mapping`` names (targets are handled by the caller)."""
+
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def leave_Name(self, original_node, updated_node):
+        new = self.mapping.get(updated_node.value)
+        return updated_node.with_changes(value=new) if new else updated_node
+
+    def visit_Attribute(self, node):
+        node.value.visit(self)
+        return False
+
+    def leave_Attribute(self, original_node, updated_node):
+        return updated_node.with_changes(value=original_node.value.visit(self))
+
+    def visit_Arg(self, node):
+        return True
+
+    def leave_Arg(self, original_node, updated_node):
+        if original_node.keyword is not None:
+            return updated_node.with_changes(keyword=original_node.keyword)
+        return updated_node
+
+
+def _rename_branch(stmts: list, renamed: dict[str, str]) -> list:
+    """Give the branch's own assignments of ``renamed`` names their branch-local names.
+
+    Reads see the outer value until the branch first assigns the name, the branch-local
+    value after that, exactly as the scalar code would."""
+    if not renamed:
+        return stmts
+    active: dict[str, str] = {}
+    prefix, out = [], []
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            smalls = []
+            for small in stmt.body:
+                smalls.append(_rename_small(small, renamed, active))
+            out.append(stmt.with_changes(body=smalls))
+            continue
+        # A nested block: names it reads before this branch assigned them start from a copy
+        # of the outer value, so every occurrence inside can use the branch-local name.
+        exposed = exposed_reads([stmt])
+        for name in sorted((reads(stmt) | writes(stmt)) & set(renamed)):
+            if name not in active:
+                if name in exposed:
+                    prefix.append(_assign(renamed[name], cst.Name(name)))
+                active[name] = renamed[name]
+        out.append(stmt.visit(_Rename(active)))
+    return prefix + out
+
+
+def _rename_small(small, renamed, active):
+    if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) \
+            and small.target.value in renamed:
+        name = small.target.value
+        value = cst.BinaryOperation(left=cst.Name(active.get(name, name)),
+                                    operator=_AUG_TO_BIN[type(small.operator)](),
+                                    right=small.value.visit(_Rename(active)))
+        active[name] = renamed[name]
+        return cst.Assign([cst.AssignTarget(cst.Name(renamed[name]))], value)
+    if isinstance(small, cst.Assign):
+        value = small.value.visit(_Rename(active))
+        written = {n for t in small.targets for n in target_names(t.target)} & set(renamed)
+        for name in written:
+            active[name] = renamed[name]
+        targets = [t.with_changes(target=t.target.visit(_Rename(active))) for t in small.targets]
+        return small.with_changes(targets=targets, value=value)
+    return small.visit(_Rename(active))
+
+
+_AUG_TO_BIN = {cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract,
+               cst.MultiplyAssign: cst.Multiply, cst.DivideAssign: cst.Divide,
+               cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
+               cst.PowerAssign: cst.Power, cst.BitAndAssign: cst.BitAnd,
+               cst.BitOrAssign: cst.BitOr, cst.BitXorAssign: cst.BitXor,
+               cst.LeftShiftAssign: cst.LeftShift, cst.RightShiftAssign: cst.RightShift,
+               cst.MatrixMultiplyAssign: cst.MatrixMultiply}
+
+
+def _single_assignment(stmts: list):
+    if len(stmts) == 1 and isinstance(stmts[0], cst.SimpleStatementLine) \
+            and len(stmts[0].body) == 1 and isinstance(stmts[0].body[0], cst.Assign):
+        assign = stmts[0].body[0]
+        if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name):
+            return assign.targets[0].target.value, assign.value
+    return None
+
+
+class _IfToWhere(cst.CSTTransformer):
+    def __init__(self, ctx, analysis, liveness):
+        self.ctx = ctx
+        self.analysis = analysis
+        self.liveness = liveness
+
+    def leave_If(self, original_node, updated_node):
+        if not self.analysis.batched_tests.get(original_node, False):
+            return updated_node
+        live_out = self.liveness.live_after.get(original_node, set())
+        defined = self.analysis.defined_before.get(original_node, set())
+        return cst.FlattenSentinel(self.convert(original_node, updated_node, live_out, defined))
+
+    def convert(self, original, node: cst.If, live_out: set[str], defined: set[str]) -> list:
+        then_stmts = list(node.body.body)
+        else_stmts = body_of(node.orelse)
+        if isinstance(node.orelse, cst.If):
+            # an `elif` that was itself batched has been converted to statements already
+            else_stmts = [node.orelse]
+        then_w = set().union(*map(writes, then_stmts)) if then_stmts else set()
+        else_w = set().union(*map(writes, else_stmts)) if else_stmts else set()
+        else_r = exposed_reads(else_stmts)
+        test_r = reads(node.test)
+        merged = sorted((then_w | else_w) & live_out, key=_order(then_stmts + else_stmts))
+        for name in merged:
+            if name not in defined and not (name in then_w and name in else_w):
+                raise Unsupported(f"`{name}` is assigned only when the condition is "
+                                  f"{'true' if name in then_w else 'false'} but is used "
+                                  "afterwards", original.test,
+                                  f"give `{name}` a value before the `if`")
+
+        def renames(writes_, other_reads, suffix):
+            out = {}
+            for name in sorted(writes_):
+                if name in live_out or name in other_reads or name in test_r:
+                    out[name] = self.ctx.namer.fresh(f"{name}_{suffix}")
+            return out
+
+        then_map = renames(then_w, else_r, "if")
+        else_map = renames(else_w, set(), "else")
+        then_stmts = _rename_branch(then_stmts, then_map)
+        else_stmts = _rename_branch(else_stmts, else_map)
+
+        test = node.test
+        out: list = []
+        if len(merged) > 1 and not isinstance(test, cst.Name):
+            cond = self.ctx.namer.fresh("cond")
+            out.append(_assign(cond, test))
+            test = cst.Name(cond)
+
+        inline_then = _single_assignment(then_stmts)
+        inline_else = _single_assignment(else_stmts)
+        then_values: dict[str, cst.BaseExpression] = {}
+        else_values: dict[str, cst.BaseExpression] = {}
+        if inline_then and len(merged) == 1 and inline_then[0] == then_map.get(merged[0]):
+            then_values[merged[0]] = inline_then[1]
+            then_stmts = []
+            self.ctx.namer.release(inline_then[0])
+        if inline_else and len(merged) == 1 and inline_else[0] == else_map.get(merged[0]):
+            else_values[merged[0]] = inline_else[1]
+            else_stmts = []
+            self.ctx.namer.release(inline_else[0])
+        out += then_stmts + else_stmts
+        for name in merged:
+            a = then_values.get(name, cst.Name(then_map.get(name, name)))
+            b = else_values.get(name, cst.Name(else_map.get(name, name)))
+            out.append(_assign(name, cst.IfExp(test=test, body=a, orelse=b)))
+        out = _flatten_errstate(out)
+        if self._may_warn(original):
+            return [cst.With(items=[cst.WithItem(parse_stmt(
+                'np.errstate(all="ignore")\n').body[0].value)],
+                body=cst.IndentedBlock(body=out))]
+        return out or [_line(cst.Pass())]
+
+    def _may_warn(self, node) -> bool:
+        analysis, registry = self.analysis, self.ctx.registry
+
+        class Scan(cst.CSTVisitor):
+            risky = False
+
+            def visit_BinaryOperation(self, n):
+                if isinstance(n.operator, _RISKY_OPS) and _risky_division(n, analysis):
+                    Scan.risky = True
+
+            def visit_Call(self, n):
+                if n in analysis.helper_calls or n in analysis.fallback_calls:
+                    Scan.risky = True
+                    return
+                fn = getattr(analysis.values.get(n.func), "example", None)
+                rule = registry.for_call(fn) if fn is not None else None
+                if rule is not None and rule.may_warn and any(
+                        getattr(analysis.values.get(a.value), "batched", False)
+                        for a in n.args):
+                    Scan.risky = True
+
+        for part in [node.body] + ([node.orelse] if node.orelse else []):
+            part.visit(Scan())
+        return Scan.risky
+
+
+def _risky_division(node: cst.BinaryOperation, analysis) -> bool:
+    """Whether ``a / b`` (``//``, ``%``, ``**``) can warn on some lane: a batched divisor (or
+    exponent) can, a known nonzero constant cannot."""
+    left = analysis.values.get(node.left)
+    right = analysis.values.get(node.right)
+    if not (getattr(left, "batched", False) or getattr(right, "batched", False)):
+        return False
+    if getattr(right, "batched", False):
+        return True
+    example = getattr(right, "example", None)
+    if isinstance(node.operator, cst.Power):
+        return not isinstance(example, (int, float)) or example < 0
+    return not isinstance(example, (int, float)) or example == 0
+
+
+def _order(stmts):
+    first: dict[str, int] = {}
+    for i, s in enumerate(stmts):
+        for name in writes(s):
+            first.setdefault(name, i)
+    return lambda name: (first.get(name, 1 << 30), name)
+
+
+def _flatten_errstate(stmts: list) -> list:
+    out = []
+    for s in stmts:
+        if isinstance(s, cst.With) and _is_errstate(s):
+            out.extend(s.body.body)
+        else:
+            out.append(s)
+    return out
+
+
+def _is_errstate(node: cst.With) -> bool:
+    from ..cst_util import render
+    return len(node.items) == 1 and render(node.items[0].item).startswith("np.errstate(")
+
+
+def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    analysis = ctx.analyze(func)
+    if not any(analysis.batched_tests.values()):
+        return func
+    return func.visit(_IfToWhere(ctx, analysis, Liveness(func)))
+
+
+_ = target_names

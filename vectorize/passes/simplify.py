@@ -1,0 +1,100 @@
+"""Tidy what earlier passes left behind, as a person would have written it.
+
+Assumes: scalar-style code.
+Guarantees: the same per-example meaning. A variable the engine made up (never one the user
+wrote) that is assigned once and read once, later in the same block, with nothing in between
+reassigning what its value reads, is replaced by its value:
+
+    result_if = y                       y = x * x
+    result = result_if if c else z ->   return y if c else z
+    return result
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..liveness import reads, writes
+
+
+class _Count(cst.CSTVisitor):
+    def __init__(self):
+        self.reads: dict[str, int] = {}
+        self.writes: dict[str, int] = {}
+
+    def visit_Name(self, node):
+        self.reads[node.value] = self.reads.get(node.value, 0) + 1
+
+    def visit_AssignTarget(self, node):
+        for name in _names(node.target):
+            self.writes[name] = self.writes.get(name, 0) + 1
+            self.reads[name] = self.reads.get(name, 0) - 1   # visit_Name counted the target
+
+
+def _names(target):
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _names(e.value)]
+    return []
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, name, value):
+        self.name, self.value = name, value
+
+    def leave_Name(self, original_node, updated_node):
+        return self.value if updated_node.value == self.name else updated_node
+
+
+def _single_target_assign(stmt):
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+        small = stmt.body[0]
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                and isinstance(small.targets[0].target, cst.Name):
+            return small.targets[0].target.value, small.value
+    return None
+
+
+def _substitute_once(stmts: list, generated: set, counts: _Count):
+    for i, stmt in enumerate(stmts):
+        found = _single_target_assign(stmt)
+        if not found:
+            continue
+        name, value = found
+        if name not in generated or counts.writes.get(name) != 1 \
+                or counts.reads.get(name) != 1:
+            continue
+        needed = reads(value)
+        for j in range(i + 1, len(stmts)):
+            later = stmts[j]
+            if name in reads(later):
+                if not isinstance(later, cst.SimpleStatementLine):
+                    break
+                new = later.visit(_Replace(name, value))
+                return stmts[:i] + stmts[i + 1:j] + [new] + stmts[j + 1:]
+            if writes(later) & needed or not isinstance(later, cst.SimpleStatementLine):
+                break
+    return None
+
+
+class _Simplify(cst.CSTTransformer):
+    def __init__(self, generated, counts):
+        self.generated, self.counts = generated, counts
+
+    def _block(self, updated_node):
+        stmts = list(updated_node.body)
+        while True:
+            new = _substitute_once(stmts, self.generated, self.counts)
+            if new is None:
+                return updated_node.with_changes(body=stmts)
+            stmts = new
+
+    def leave_IndentedBlock(self, original_node, updated_node):
+        return self._block(updated_node)
+
+
+def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    counts = _Count()
+    func.visit(counts)
+    return func.visit(_Simplify(ctx.namer.generated, counts))

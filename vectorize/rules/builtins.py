@@ -1,0 +1,121 @@
+"""Python builtins on batched values: ``abs``, ``min``, ``max``, ``round``, ``float``, ``int``,
+``bool``, ``pow``, ``divmod``, each with the exact value Python gives per example."""
+
+from __future__ import annotations
+
+import builtins
+
+import libcst as cst
+import numpy as np
+
+from ..abstract import batched_like
+from ..cst_util import expr
+from ..errors import Unsupported
+from .families import elementwise, padded_args
+from .registry import Registry, Rule, Site
+
+
+def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
+    if site.kwargs:
+        raise Unsupported(f"`{site.func.__name__}(..., {', '.join(site.kwargs)}=...)` on "
+                          "per-example values", suggestion="drop the keyword arguments")
+    if len(site.args) < 2:
+        raise Unsupported(f"`{site.func.__name__}` of a single per-example sequence",
+                          suggestion="use np.min / np.max with an axis")
+    args = padded_args(site)
+    # Python keeps the earlier argument unless a later one is strictly smaller (larger):
+    # this is what decides NaN and -0.0 / 0.0 results, so it is kept exactly.
+    out = args[0]
+    for nxt in args[1:]:
+        out = expr("np.where({b} " + op + " {a}, {b}, {a})", a=out, b=nxt)
+    return out
+
+
+def _round(site: Site) -> cst.BaseExpression:
+    (x, *rest) = site.nodes
+    kind = site.args[0].kind
+    if rest or "ndigits" in site.kwargs:
+        digits = rest[0] if rest else site.kwargs["ndigits"][0]
+        return x if kind in "iub" else expr("np.round({x}, {n})", x=x, n=digits)
+    if kind in "iu":
+        return x
+    if kind == "b":
+        return expr("{x}.astype(int)", x=x)
+    return expr("np.round({x}).astype(int)", x=x)
+
+
+def _int(site: Site) -> cst.BaseExpression:
+    if len(site.nodes) != 1 or site.kwargs:
+        raise Unsupported("`int(x, base)` on per-example values", suggestion="use int(x)")
+    (x,) = site.nodes
+    if site.args[0].kind in "iu":
+        return x
+    return expr("{x}.astype(int)", x=x)  # truncates toward zero, like int()
+
+
+def _float(site: Site) -> cst.BaseExpression:
+    (x,) = site.nodes
+    if site.args[0].dtype == np.float64:
+        return x
+    return expr("{x}.astype(float)", x=x)
+
+
+def _bool(site: Site) -> cst.BaseExpression:
+    (x,) = site.nodes
+    if site.args[0].kind == "b":
+        return x
+    return expr("{x} != 0", x=x)
+
+
+def _pow(site: Site) -> cst.BaseExpression:
+    if len(site.nodes) != 2:
+        raise Unsupported("three-argument `pow` on per-example values",
+                          suggestion="write (a ** b) % m")
+    a, b = padded_args(site)
+    return expr("{a} ** {b}", a=a, b=b)
+
+
+def _to_batched(fn):
+    def infer(site: Site):
+        from .registry import default_infer
+        return default_infer(site)
+    return infer
+
+
+def register(reg: Registry) -> None:
+    elementwise(reg, [builtins.abs], family="builtins", name="builtin.abs",
+                explanation="`abs(x)` works on arrays lane by lane.",
+                before="d = abs(x - y)", after="d = abs(x - y)")
+    reg.add_call(builtins.min, Rule(
+        "builtin.min", "builtins",
+        "`min(a, b)` keeps `a` unless `b < a`, exactly as Python decides it (NaN and -0.0 "
+        "included), so it becomes `np.where(b < a, b, a)` rather than `np.minimum`.",
+        "lo = min(x, 0.0)", "lo = np.where(0.0 < x, 0.0, x)",
+        lambda site: _fold_minmax(site, "<")))
+    reg.add_call(builtins.max, Rule(
+        "builtin.max", "builtins",
+        "`max(a, b)` keeps `a` unless `b > a`, so it becomes `np.where(b > a, b, a)`.",
+        "hi = max(x, 0.0)", "hi = np.where(0.0 > x, 0.0, x)",
+        lambda site: _fold_minmax(site, ">")))
+    reg.add_call(builtins.round, Rule(
+        "builtin.round", "builtins",
+        "`round(x)` of a float is an int (half to even): `np.round(x).astype(int)`; "
+        "`round(x, n)` is `np.round(x, n)`.",
+        "k = round(x)", "k = np.round(x).astype(int)", _round))
+    reg.add_call(builtins.int, Rule(
+        "builtin.int", "builtins", "`int(x)` truncates toward zero: `x.astype(int)`.",
+        "k = int(x)", "k = x.astype(int)", _int))
+    reg.add_call(builtins.float, Rule(
+        "builtin.float", "builtins", "`float(x)` is `x.astype(float)` (nothing for float64).",
+        "y = float(k)", "y = k.astype(float)", _float))
+    reg.add_call(builtins.bool, Rule(
+        "builtin.bool", "builtins", "`bool(x)` is `x != 0` (NaN is true, as in Python).",
+        "flag = bool(x)", "flag = x != 0", _bool))
+    reg.add_call(builtins.pow, Rule(
+        "builtin.pow", "builtins", "`pow(a, b)` is `a ** b`.",
+        "y = pow(x, 3)", "y = x ** 3", _pow, may_warn=True))
+    elementwise(reg, [builtins.divmod], family="builtins", name="builtin.divmod",
+                explanation="`divmod(a, b)` is `np.divmod(a, b)`, a tuple of arrays.",
+                before="q, r = divmod(n, 7)", after="q, r = np.divmod(n, 7)",
+                target="np.divmod", may_warn=True)
+    _ = batched_like

@@ -1,0 +1,73 @@
+"""Family helpers: one call registers a whole family of rules (JAX's ``defvectorized``)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..abstract import Value
+from ..cst_util import expr, parse_expr
+from .registry import Registry, Rule, Site
+
+
+def pad(node: cst.BaseExpression, value, rank: int) -> cst.BaseExpression:
+    """Give a batched operand of lower per-example rank new axes right after the batch axis,
+    so that it broadcasts against higher-rank operands as it would per example
+    (``x[:, None]``). Unbatched operands broadcast by themselves and are never touched."""
+    if not isinstance(value, Value) or not value.batched or value.rank >= rank:
+        return node
+    missing = ", ".join(["None"] * (rank - value.rank))
+    return expr("{x}[:, " + missing + "]", x=node)
+
+
+def padded_args(site: Site) -> list[cst.BaseExpression]:
+    rank = site.max_rank
+    return [pad(n, v, rank) for n, v in zip(site.nodes, site.args)]
+
+
+def rewrite_call_args(site: Site, func: str | None = None) -> cst.Call:
+    """The call as written (or with ``func`` as its new callee), operands padded."""
+    call = site.node
+    new_args = []
+    rank = site.max_rank
+    positional = iter(zip(site.nodes, site.args))
+    for arg in call.args:
+        if arg.keyword is None and arg.star == "":
+            node, value = next(positional)
+            arg = arg.with_changes(value=pad(node, value, rank))
+        new_args.append(arg)
+    changes = {"args": new_args}
+    if func is not None:
+        changes["func"] = parse_expr(func)
+    return call.with_changes(**changes)
+
+
+def elementwise(registry: Registry, funcs, *, family: str, name: str, explanation: str,
+                before: str, after: str, target=None, may_warn=False, infer=None) -> Rule:
+    """Functions that act lane by lane: the call stays as written (or is renamed to
+    ``target``), operands of different per-example rank are aligned by `pad`."""
+
+    def rewrite(site: Site) -> cst.BaseExpression:
+        new_func = target(site) if callable(target) else target
+        return rewrite_call_args(site, new_func)
+
+    rule = Rule(name=name, family=family, explanation=explanation, before=before, after=after,
+                rewrite=rewrite, may_warn=may_warn, infer=infer)
+    for f in funcs:
+        registry.add_call(f, rule)
+    return rule
+
+
+def template_rule(registry: Registry, funcs, template: str, *, family: str, name: str,
+                  explanation: str, before: str, after: str, params=("x",), may_warn=False,
+                  infer=None) -> Rule:
+    """A call rewritten by an expression template over its (padded) positional operands."""
+
+    def rewrite(site: Site) -> cst.BaseExpression:
+        args = padded_args(site)
+        return expr(template, **dict(zip(params, args)))
+
+    rule = Rule(name=name, family=family, explanation=explanation, before=before, after=after,
+                rewrite=rewrite, may_warn=may_warn, infer=infer)
+    for f in funcs:
+        registry.add_call(f, rule)
+    return rule

@@ -1,0 +1,136 @@
+"""The ``math`` module on batched values.
+
+``math`` functions compute in double precision and return Python floats (ints for
+``floor``/``ceil``/``trunc``), so the NumPy equivalent is used on float64 operands (operands
+that NumPy would compute in a narrower float are converted first). Constants (``math.pi``,
+``math.inf``, ``math.nan``...) are unbatched values and stay as written. Functions without a
+NumPy equivalent (``erf``, ``gamma``, ``factorial``...) have no rule: they are rejected or, when
+the user allows it, run per example.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..cst_util import expr
+from .families import padded_args
+from .registry import Registry, Rule, Site
+
+# math name -> NumPy function computing the same lane by lane.
+FLOAT_FUNCTIONS = {
+    "sqrt": "sqrt", "exp": "exp", "expm1": "expm1", "log2": "log2", "log10": "log10",
+    "log1p": "log1p", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "arcsin",
+    "acos": "arccos", "atan": "arctan", "atan2": "arctan2", "sinh": "sinh", "cosh": "cosh",
+    "tanh": "tanh", "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh", "fabs": "fabs",
+    "hypot": "hypot", "copysign": "copysign", "fmod": "fmod", "degrees": "degrees",
+    "radians": "radians", "exp2": "exp2", "cbrt": "cbrt", "nextafter": "nextafter",
+    "ldexp": "ldexp", "frexp": "frexp", "modf": "modf",
+}
+PREDICATES = {"isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
+INTEGER_FUNCTIONS = {"gcd": "gcd", "lcm": "lcm"}
+ROUNDING = {"floor": "floor", "ceil": "ceil", "trunc": "trunc"}
+WARNING_FREE = {"fabs", "copysign", "degrees", "radians", "hypot", "atan2", "sin", "cos", "tan",
+                "sinh", "cosh", "tanh", "asinh", "exp", "expm1", "exp2", "cbrt", "atan",
+                "nextafter", "ldexp", "frexp", "modf"}
+
+
+def _needs_float64(value) -> bool:
+    dt = value.dtype
+    if dt is None:
+        return False
+    return not (dt == np.float64 or (dt.kind in "iu" and dt.itemsize >= 4))
+
+
+def _as_float64(site: Site):
+    return [expr("{x}.astype(float)", x=n) if _needs_float64(v) else n
+            for n, v in zip(padded_args(site), site.args)]
+
+
+def _float_rule(np_name: str):
+    def rewrite(site: Site):
+        args = ", ".join(f"{{a{i}}}" for i in range(len(site.nodes)))
+        return expr(f"np.{np_name}({args})",
+                    **{f"a{i}": n for i, n in enumerate(_as_float64(site))})
+    return rewrite
+
+
+def _integer_rule(np_name: str):
+    def rewrite(site: Site):
+        a, b = padded_args(site)
+        return expr(f"np.{np_name}({{a}}, {{b}})", a=a, b=b)
+    return rewrite
+
+
+def _rounding_rule(np_name: str):
+    def rewrite(site: Site):
+        (x,) = site.nodes
+        if site.args[0].kind in "iu":
+            return x
+        return expr(f"np.{np_name}({{x}}).astype(int)", x=x)
+    return rewrite
+
+
+def _log(site: Site):
+    args = _as_float64(site)
+    if len(args) == 1:
+        return expr("np.log({x})", x=args[0])
+    return expr("np.log({x}) / np.log({base})", x=args[0], base=args[1])
+
+
+def _pow(site: Site):
+    a, b = padded_args(site)
+    return expr("np.float_power({a}, {b})", a=a, b=b)
+
+
+def _isclose(site: Site):
+    a, b = padded_args(site)
+    rel = site.kwargs.get("rel_tol", (expr("1e-09"), None))[0]
+    abs_tol = site.kwargs.get("abs_tol", (expr("0.0"), None))[0]
+    # math.isclose: equal values (infinities too), else |a-b| <= max(rel*max(|a|,|b|), abs_tol)
+    return expr("({a} == {b}) | (np.abs({a} - {b}) <= np.maximum({rel} * np.maximum(np.abs({a}), "
+                "np.abs({b})), {abs_tol}))", a=a, b=b, rel=rel, abs_tol=abs_tol)
+
+
+def register(reg: Registry) -> None:
+    for name, np_name in FLOAT_FUNCTIONS.items():
+        if not hasattr(math, name):
+            continue
+        reg.add_call(getattr(math, name), Rule(
+            f"math.{name}", "math",
+            f"`math.{name}` is `np.{np_name}` in double precision (NaN instead of a domain "
+            "error on invalid lanes).",
+            f"y = math.{name}(x)" if name not in ("atan2", "hypot", "copysign", "fmod",
+                                                   "nextafter", "ldexp") else
+            f"y = math.{name}(x, z)",
+            f"y = np.{np_name}(x)" if name not in ("atan2", "hypot", "copysign", "fmod",
+                                                    "nextafter", "ldexp") else
+            f"y = np.{np_name}(x, z)",
+            _float_rule(np_name), may_warn=name not in WARNING_FREE))
+    for name, np_name in PREDICATES.items():
+        reg.add_call(getattr(math, name), Rule(
+            f"math.{name}", "math", f"`math.{name}` is `np.{np_name}`, lane by lane.",
+            f"ok = math.{name}(x)", f"ok = np.{np_name}(x)", _float_rule(np_name)))
+    for name, np_name in INTEGER_FUNCTIONS.items():
+        reg.add_call(getattr(math, name), Rule(
+            f"math.{name}", "math", f"`math.{name}(a, b)` is `np.{np_name}(a, b)`, lane by lane.",
+            f"g = math.{name}(a, b)", f"g = np.{np_name}(a, b)", _integer_rule(np_name)))
+    for name, np_name in ROUNDING.items():
+        reg.add_call(getattr(math, name), Rule(
+            f"math.{name}", "math",
+            f"`math.{name}(x)` returns an int: `np.{np_name}(x).astype(int)`.",
+            f"k = math.{name}(x)", f"k = np.{np_name}(x).astype(int)", _rounding_rule(np_name)))
+    reg.add_call(math.log, Rule(
+        "math.log", "math", "`math.log(x)` is `np.log(x)`; `math.log(x, base)` divides by "
+        "`np.log(base)`.", "y = math.log(x, 2)", "y = np.log(x) / np.log(2)", _log,
+        may_warn=True))
+    reg.add_call(math.pow, Rule(
+        "math.pow", "math", "`math.pow(a, b)` always computes in floats: `np.float_power(a, b)`.",
+        "y = math.pow(x, 3)", "y = np.float_power(x, 3)", _pow, may_warn=True))
+    reg.add_call(math.isclose, Rule(
+        "math.isclose", "math",
+        "`math.isclose` is symmetric (unlike `np.isclose`), so its formula is written out.",
+        "ok = math.isclose(a, b)",
+        "ok = (a == b) | (np.abs(a - b) <= np.maximum(1e-09 * np.maximum(np.abs(a), "
+        "np.abs(b)), 0.0))", _isclose, may_warn=True))

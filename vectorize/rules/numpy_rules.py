@@ -1,0 +1,52 @@
+"""NumPy's own elementwise functions: every ufunc, and the elementwise non-ufuncs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .families import elementwise
+from .registry import Registry
+
+# Ufuncs that cannot warn on any input; the others may (division, logs, roots, overflow).
+_QUIET = {"negative", "positive", "absolute", "fabs", "sign", "equal", "not_equal", "less",
+          "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
+          "logical_not", "isnan", "isinf", "isfinite", "signbit", "copysign", "maximum",
+          "minimum", "fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor", "invert",
+          "sin", "cos", "tan", "tanh", "arctan", "arctan2", "floor", "ceil", "trunc", "rint",
+          "conjugate", "deg2rad", "rad2deg", "degrees", "radians", "spacing", "nextafter"}
+
+ELEMENTWISE_FUNCTIONS = ["where", "clip", "round", "around", "sinc", "nan_to_num", "real",
+                         "imag", "angle", "iscomplex", "isreal", "isclose", "fix", "i0"]
+
+
+def ufuncs() -> list[np.ufunc]:
+    seen, out = set(), []
+    for name in sorted(dir(np)):
+        obj = getattr(np, name, None)
+        if isinstance(obj, np.ufunc) and id(obj) not in seen:
+            seen.add(id(obj))
+            out.append(obj)
+    return out
+
+
+def register(reg: Registry) -> None:
+    all_ufuncs = ufuncs()
+    elementwise(reg, [u for u in all_ufuncs if u.__name__ in _QUIET], family="numpy",
+                name="numpy.ufunc",
+                explanation="A NumPy ufunc already works lane by lane: the call stays as "
+                            "written; operands of lower per-example rank get new axes after "
+                            "the batch axis.",
+                before="y = np.tanh(x) + np.maximum(x, 0)",
+                after="y = np.tanh(x) + np.maximum(x, 0)")
+    elementwise(reg, [u for u in all_ufuncs if u.__name__ not in _QUIET], family="numpy",
+                name="numpy.ufunc_may_warn",
+                explanation="A ufunc that can warn on some inputs (log, sqrt, divide, power...) "
+                            "stays as written; under a batched `if` its lanes that are thrown "
+                            "away run with warnings silenced.",
+                before="y = np.log(x)", after="y = np.log(x)", may_warn=True)
+    elementwise(reg, [getattr(np, n) for n in ELEMENTWISE_FUNCTIONS if hasattr(np, n)],
+                family="numpy", name="numpy.elementwise",
+                explanation="Elementwise NumPy functions (`np.where`, `np.clip`, `np.round`...) "
+                            "stay as written, operands aligned by per-example rank.",
+                before="y = np.clip(x, lo, 1.0)", after="y = np.clip(x, lo, 1.0)",
+                may_warn=True)

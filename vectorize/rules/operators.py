@@ -1,0 +1,137 @@
+"""Python's operators on batched values, with Python's semantics where array and scalar differ.
+
+Arithmetic and comparison operators already act lane by lane on arrays exactly as on NumPy
+scalars (``//`` and ``%`` follow Python's sign rules in NumPy too), so they stay as written.
+What differs is everything that asks for a single truth value: ``and``/``or``/``not``,
+chained comparisons and conditional expressions.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..abstract import TupleValue, Value, batched_like, join
+from ..cst_util import expr
+from .families import pad, padded_args
+from .registry import Registry, Rule, Site
+
+
+def _binary(site: Site) -> cst.BaseExpression:
+    left, right = padded_args(site)
+    return site.node.with_changes(left=left, right=right)
+
+
+def _unary(site: Site) -> cst.BaseExpression:
+    return site.node
+
+
+def _compare(site: Site) -> cst.BaseExpression:
+    operands = padded_args(site)
+    node: cst.Comparison = site.node
+    if len(node.comparisons) == 1:
+        return node.with_changes(left=operands[0],
+                                 comparisons=[node.comparisons[0].with_changes(
+                                     comparator=operands[1])])
+    # a < b < c  ->  (a < b) & (b < c): every link is evaluated on every lane.
+    links = [cst.Comparison(left=operands[i], comparisons=[
+        node.comparisons[i].with_changes(comparator=operands[i + 1])])
+        for i in range(len(node.comparisons))]
+    out = links[0]
+    for link in links[1:]:
+        out = expr("{a} & {b}", a=out, b=link)
+    return out
+
+
+def _all_bool(site: Site) -> bool:
+    return all(isinstance(v, Value) and v.kind == "b" for v in site.args)
+
+
+def _and(site: Site) -> cst.BaseExpression:
+    a, b = padded_args(site)
+    if _all_bool(site):
+        return expr("{a} & {b}", a=a, b=b)
+    # Python: `a and b` is a when a is falsy, else b.
+    return expr("np.where({a}, {b}, {a})", a=a, b=b)
+
+
+def _or(site: Site) -> cst.BaseExpression:
+    a, b = padded_args(site)
+    if _all_bool(site):
+        return expr("{a} | {b}", a=a, b=b)
+    return expr("np.where({a}, {a}, {b})", a=a, b=b)
+
+
+def _not(site: Site) -> cst.BaseExpression:
+    (a,) = site.nodes
+    if _all_bool(site):
+        return expr("~{a}", a=a)
+    return expr("np.logical_not({a})", a=a)
+
+
+def _ifexp(site: Site) -> cst.BaseExpression:
+    test, body, orelse = site.nodes
+    tv, bv, ov = site.args
+    if not tv.batched:
+        return site.node
+    return where(test, tv, body, bv, orelse, ov)
+
+
+def where(test, tv, body, bv, orelse, ov) -> cst.BaseExpression:
+    """``np.where`` of one value or, item by item, of tuples."""
+    if isinstance(bv, TupleValue) and isinstance(ov, TupleValue):
+        if not (isinstance(body, cst.Tuple) and isinstance(orelse, cst.Tuple)):
+            from ..errors import Unsupported
+            raise Unsupported("a conditional choice between tuples that are not written out "
+                              "as tuple displays",
+                              suggestion="write both alternatives as `(a, b)` tuples")
+        items = [where(test, tv, x.value, xv, y.value, yv)
+                 for x, xv, y, yv in zip(body.elements, bv.items, orelse.elements, ov.items)]
+        return cst.Tuple([cst.Element(i) for i in items])
+    rank = max(v.rank for v in (tv, bv, ov))
+    return expr("np.where({c}, {a}, {b})", c=pad(test, tv, rank), a=pad(body, bv, rank),
+                b=pad(orelse, ov, rank))
+
+
+def _ifexp_infer(site: Site):
+    tv, bv, ov = site.args
+    return join(bv, ov, force_batched=tv.batched)
+
+
+def _not_infer(site: Site):
+    return batched_like(True)
+
+
+def register(reg: Registry) -> None:
+    reg.add_operator("binary", Rule(
+        "operator.arithmetic", "operators",
+        "Arithmetic, bitwise and comparison operators act lane by lane on arrays exactly as on "
+        "NumPy scalars (`//` and `%` keep Python's sign rules), so they stay as written; "
+        "operands of lower per-example rank get new axes after the batch axis.",
+        "y = t * b - x // 3", "y = t * b - x // 3", _binary, may_warn=True))
+    reg.add_operator("unary", Rule(
+        "operator.unary", "operators", "`-x`, `+x` and `~x` act lane by lane.",
+        "y = -x", "y = -x", _unary))
+    reg.add_operator("compare", Rule(
+        "operator.compare", "operators",
+        "A comparison acts lane by lane; a chained comparison `a < b < c` becomes "
+        "`(a < b) & (b < c)`.",
+        "ok = 0 < x <= 1", "ok = (0 < x) & (x <= 1)", _compare))
+    reg.add_operator("and", Rule(
+        "operator.and", "boolean",
+        "`a and b` on booleans is `a & b`; on other values it keeps Python's value semantics "
+        "(a when a is falsy, else b).",
+        "ok = x > 0 and y > 0", "ok = (x > 0) & (y > 0)", _and))
+    reg.add_operator("or", Rule(
+        "operator.or", "boolean",
+        "`a or b` on booleans is `a | b`; on other values it is a when a is truthy, else b.",
+        "v = x or default", "v = np.where(x, x, default)", _or))
+    reg.add_operator("not", Rule(
+        "operator.not", "boolean",
+        "`not a` is `~a` on booleans and `np.logical_not(a)` on other values.",
+        "ok = not (x > 0)", "ok = ~(x > 0)", _not, infer=_not_infer))
+    reg.add_operator("ifexp", Rule(
+        "operator.conditional_expression", "control flow",
+        "`a if cond else b` with a batched condition chooses lane by lane: `np.where(cond, a, b)`"
+        " (tuples item by item).",
+        "y = t * b if t > 5 else -t", "y = np.where(t > 5, t * b, -t)", _ifexp,
+        infer=_ifexp_infer))

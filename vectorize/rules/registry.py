@@ -1,0 +1,126 @@
+"""The batching-rule registry: every piece of "how does operation X batch" knowledge.
+
+A rule has a name, a one-line explanation, a before/after example and a ``rewrite`` that
+turns one call site (given the abstract values of its arguments) into batched code. Rules are
+registered by family helpers (see `families.py`), so a rule is a few lines and a family is one
+call, as in JAX's ``defvectorized``/``defbroadcasting``. An operation whose inputs are all
+unbatched never reaches a rule: it is left exactly as written.
+
+The same registry drives the rewriting pass, ``--explain`` and ``docs/rules.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import libcst as cst
+import numpy as np
+
+from ..abstract import UNKNOWN, Value, batched_like, unbatched
+
+
+@dataclass
+class Site:
+    """One application of a rule: a call (or operator) whose inputs include batched values."""
+
+    args: list            # abstract values of the positional operands
+    nodes: list           # their (already rewritten) libcst expressions
+    kwargs: dict = field(default_factory=dict)   # name -> (node, abstract value)
+    func: object = None   # the Python callable, for call rules
+    node: cst.CSTNode | None = None       # the site itself, children already rewritten
+    original: cst.CSTNode | None = None
+    result: object = None  # the analysis' abstract value of the whole site
+
+    @property
+    def max_rank(self) -> int:
+        return max((v.rank for v in self.args if isinstance(v, Value)), default=0)
+
+
+@dataclass
+class Rule:
+    name: str
+    family: str
+    explanation: str
+    before: str
+    after: str
+    rewrite: Callable[[Site], cst.BaseExpression]
+    infer: Callable[[Site], Value] | None = None
+    may_warn: bool = False   # can emit floating-point warnings on some inputs (log, /, sqrt)
+
+
+def evaluate(fn, *args, **kwargs):
+    """Run ``fn`` on per-example examples to learn the result's dtype and shape."""
+    if any(a is UNKNOWN for a in args) or any(v is UNKNOWN for v in kwargs.values()):
+        return UNKNOWN
+    try:
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+    except Exception:
+        return UNKNOWN
+
+
+def default_infer(site: Site) -> Value:
+    examples = [v.example for v in site.args]
+    kw = {k: v.example for k, (_, v) in site.kwargs.items()}
+    out = evaluate(site.func, *examples, **kw)
+    return result_value(out)
+
+
+def result_value(out):
+    from ..abstract import TupleValue
+    if isinstance(out, tuple):
+        return TupleValue(tuple(batched_like(o) for o in out))
+    return batched_like(out)
+
+
+class Registry:
+    def __init__(self, namespace: str):
+        self.namespace = namespace
+        self._calls: dict[int, tuple[object, Rule]] = {}
+        self.operators: dict[str, Rule] = {}
+        self.methods: dict[str, Rule] = {}
+        self.attributes: dict[str, Rule] = {}
+        self.all_rules: list[Rule] = []
+
+    # -- registration ----------------------------------------------------------------------
+    def add_call(self, func, rule: Rule) -> Rule:
+        self._calls[id(func)] = (func, rule)
+        self._remember(rule)
+        return rule
+
+    def add_operator(self, key: str, rule: Rule) -> Rule:
+        self.operators[key] = rule
+        self._remember(rule)
+        return rule
+
+    def add_method(self, method: str, rule: Rule) -> Rule:
+        self.methods[method] = rule
+        self._remember(rule)
+        return rule
+
+    def add_attribute(self, attr: str, rule: Rule) -> Rule:
+        self.attributes[attr] = rule
+        self._remember(rule)
+        return rule
+
+    def _remember(self, rule: Rule) -> None:
+        if all(r is not rule for r in self.all_rules):
+            self.all_rules.append(rule)
+
+    # -- lookup ----------------------------------------------------------------------------
+    def for_call(self, func) -> Rule | None:
+        entry = self._calls.get(id(func))
+        if entry is not None and entry[0] is func:
+            return entry[1]
+        return None
+
+    def knows(self, func) -> bool:
+        return self.for_call(func) is not None
+
+    def rules_by_name(self) -> dict[str, Rule]:
+        return {r.name: r for r in self.all_rules}
+
+
+def unbatched_result(site: Site) -> Value:
+    return unbatched(UNKNOWN)

@@ -1,0 +1,150 @@
+"""Reading a user function: its source (decorators stripped, dedented; lambdas too), its
+globals and closure, and where each node sits in the user's file (for error messages)."""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import linecache
+import textwrap
+import types
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from .errors import Unsupported, VectorizeError
+
+
+@dataclass
+class FunctionSource:
+    func: types.FunctionType
+    name: str
+    filename: str
+    text: str                      # dedented source, decorators stripped
+    tree: cst.FunctionDef
+    line_offset: int               # file line of text line 1, minus 1
+    col_offset: int                # indentation removed by dedenting
+    file_lines: list[str]
+    positions: dict = field(default_factory=dict)
+
+    @property
+    def globals(self) -> dict:
+        return self.func.__globals__
+
+    @property
+    def closure(self) -> dict:
+        cells = self.func.__closure__ or ()
+        out = {}
+        for name, cell in zip(self.func.__code__.co_freevars, cells):
+            try:
+                out[name] = cell.cell_contents
+            except ValueError:       # empty cell: not assigned yet
+                pass
+        return out
+
+    def lookup(self, name: str):
+        """Resolve a free name as Python would: closure, then globals, then builtins.
+        Returns (found, value, scope)."""
+        closure = self.closure
+        if name in closure:
+            return True, closure[name], "closure"
+        if name in self.func.__globals__:
+            return True, self.func.__globals__[name], "global"
+        b = self.func.__globals__.get("__builtins__", builtins)
+        bdict = b if isinstance(b, dict) else vars(b)
+        if name in bdict:
+            return True, bdict[name], "builtin"
+        return False, None, None
+
+    def location(self, node) -> tuple[int, int]:
+        rng: CodeRange | None = self.positions.get(node) if node is not None else None
+        if rng is None:
+            rng = self.positions.get(self.tree)
+        if rng is None:
+            return self.line_offset + 1, 0
+        return rng.start.line + self.line_offset, rng.start.column + self.col_offset
+
+    def error(self, problem: Unsupported) -> VectorizeError:
+        line, col = self.location(problem.node)
+        src = self.file_lines[line - 1] if 0 < line <= len(self.file_lines) else ""
+        return VectorizeError(problem.message, filename=self.filename, line=line, col=col,
+                              source_line=src, suggestion=problem.suggestion)
+
+
+def unwrap(func):
+    """The plain Python function behind a callable, or raise Unsupported."""
+    if isinstance(func, types.MethodType):
+        func = func.__func__
+    if not isinstance(func, types.FunctionType):
+        raise Unsupported(f"{func!r} is not a Python function with source code",
+                          suggestion="vectorize a plain `def` function")
+    return func
+
+
+class _StripDecorators(cst.CSTTransformer):
+    def leave_FunctionDef(self, original_node, updated_node):
+        return updated_node.with_changes(decorators=[])
+
+
+def _lambda_as_def(func, module: cst.Module) -> cst.FunctionDef:
+    lambdas = []
+
+    class Collect(cst.CSTVisitor):
+        def visit_Lambda(self, node):
+            lambdas.append(node)
+
+    module.visit(Collect())
+    params = list(func.__code__.co_varnames[:func.__code__.co_argcount])
+    candidates = [lam for lam in lambdas
+                  if [p.name.value for p in lam.params.params] == params]
+    if len(candidates) != 1:
+        raise Unsupported("cannot tell which lambda on its source line this is",
+                          suggestion="define the function with `def`")
+    lam = candidates[0]
+    body = cst.IndentedBlock([cst.SimpleStatementLine([cst.Return(lam.body)])])
+    return cst.FunctionDef(name=cst.Name(func.__name__ if func.__name__.isidentifier()
+                                         else "function"),
+                           params=lam.params, body=body), lam
+
+
+def read_function(func) -> FunctionSource:
+    func = unwrap(func)
+    try:
+        lines, start = inspect.getsourcelines(func)
+        filename = inspect.getsourcefile(func) or func.__code__.co_filename
+    except (OSError, TypeError) as exc:
+        raise Unsupported(f"the source of `{func.__qualname__}` is not available ({exc})",
+                          suggestion="define the function in a file (not in exec() or a "
+                                     "REPL), or pass fallback='loop'") from None
+    raw = "".join(lines)
+    text = textwrap.dedent(raw)
+    col_offset = (len(lines[0]) - len(lines[0].lstrip())) if lines else 0
+    line_offset = max(start - 1, 0)
+    file_lines = linecache.getlines(filename) or [""] * line_offset + raw.splitlines()
+    if func.__name__ == "<lambda>":
+        try:
+            module = cst.parse_module(text.strip() + "\n")
+        except cst.ParserSyntaxError:
+            module = cst.parse_module("(" + text.strip() + ")\n")
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        positions = dict(wrapper.resolve(PositionProvider))
+        tree, lam = _lambda_as_def(func, module)
+        positions.setdefault(tree, positions.get(lam))
+        for stmt in tree.body.body:
+            positions.setdefault(stmt, positions.get(lam))
+        return FunctionSource(func, tree.name.value,
+                              filename, text, tree, line_offset, col_offset, file_lines,
+                              positions)
+    module = cst.parse_module(text)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = dict(wrapper.resolve(PositionProvider))
+    defs = [s for s in module.body if isinstance(s, cst.FunctionDef)]
+    if not defs:
+        raise Unsupported(f"could not find the `def` of `{func.__qualname__}` in its source",
+                          suggestion="define the function with a plain `def`")
+    tree = defs[0]
+    stripped = tree.with_changes(decorators=[])
+    positions[stripped] = positions.get(tree)
+    return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,
+                          col_offset, file_lines, positions)

@@ -1,0 +1,194 @@
+"""The engine's core: one function in, batched source and a compiled function out.
+
+``transform_function`` is shared by every way in (the decorator, ``vmap`` and, later, the file
+rewriter): read the source, run the pipeline for the abstract values of the arguments,
+specialize helper functions the same way, emit and compile the module.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from dataclasses import dataclass, field
+
+import libcst as cst
+import numpy as np
+
+from . import codegen
+from .abstract import TupleValue, Value, unbatched
+from .analysis import Analysis
+from .errors import Unsupported, VectorizeError
+from .liveness import Namer, all_names
+from .pipeline import PIPELINE
+from .rules import registry_for
+from .source import FunctionSource, read_function
+
+
+@dataclass
+class Generated:
+    """One compiled specialization."""
+
+    source: str
+    function: types.FunctionType
+    result: object                       # abstract value of what the function returns
+    guards: tuple = ()                   # ((namespace, name, value), ...) read at transform
+    fallbacks: list = field(default_factory=list)   # reasons for per-example pieces
+    explanations: list = field(default_factory=list)  # (rule name, file line)
+
+    def guards_hold(self) -> bool:
+        for namespace, name, value in self.guards:
+            if namespace.get(name, _MISSING) is not value:
+                return False
+        return True
+
+
+_MISSING = object()
+
+
+def abstract_key(value) -> tuple:
+    """A hashable summary of an abstract value (batchedness, dtype, shape rank)."""
+    if isinstance(value, TupleValue):
+        return ("tuple",) + tuple(abstract_key(v) for v in value.items)
+    ex = value.example
+    if isinstance(ex, (np.ndarray, np.generic)):
+        return (value.batched, ex.dtype.str, ex.ndim)
+    return (value.batched, type(ex).__name__)
+
+
+@dataclass
+class _Spec:
+    name: str
+    tree: cst.FunctionDef | None = None
+    result: object = None
+    source: FunctionSource | None = None
+
+
+class ModuleContext:
+    """Everything shared by the functions of one generated module (the main function and the
+    specialized helpers it calls)."""
+
+    def __init__(self, namespace: str, fallback: str):
+        self.registry = registry_for(namespace)
+        self.allow_fallback = fallback != "error"
+        self.specs: dict[tuple, _Spec] = {}
+        self.in_progress: set = set()
+        self.order: list[_Spec] = []
+        self.function_names = Namer()
+        self.fallbacks: list[str] = []
+        self.explanations: list = []
+        self.free: dict[tuple, tuple] = {}   # (id(namespace), name) -> (namespace, name, value)
+
+    def specialize(self, func, params: dict[str, object], node=None) -> _Spec:
+        fn = func.__func__ if isinstance(func, types.MethodType) else func
+        key = (fn, tuple((k, abstract_key(v)) for k, v in params.items()))
+        spec = self.specs.get(key)
+        if spec is not None:
+            if spec.tree is None:
+                raise Unsupported(f"`{fn.__name__}` calls itself; recursive functions cannot be "
+                                  "vectorized", node, "rewrite the recursion as a loop")
+            return spec
+        source = read_function(fn)
+        spec = _Spec(self.function_names.fresh(source.name), source=source)
+        self.specs[key] = spec
+        job = FunctionJob(self, source, params, spec.name)
+        try:
+            spec.tree, spec.result = job.run()
+        except Unsupported as problem:
+            raise source.error(problem) from None
+        self.order.append(spec)
+        return spec
+
+
+class FunctionJob:
+    """The pipeline run over one function; passes get this object as ``ctx``."""
+
+    def __init__(self, module: ModuleContext, source: FunctionSource, params: dict, name: str):
+        self.module = module
+        self.name = name
+        self.source = source
+        self.params = params
+        self.registry = module.registry
+        self.namer = Namer(all_names(source.tree) | set(params))
+        self.helper_nodes: dict[cst.CSTNode, str] = {}
+        self.last: Analysis | None = None
+
+    def analyze(self, tree: cst.FunctionDef) -> Analysis:
+        analysis = Analysis(self.source, tree, self.params, self.registry,
+                            helpers=self._helper, allow_fallback=self.module.allow_fallback)
+        analysis.analyze()
+        self.last = analysis
+        return analysis
+
+    def _helper(self, fn, args, kwargs, node):
+        try:
+            bound = inspect.signature(fn).bind(*args, **kwargs)
+        except TypeError as exc:
+            raise Unsupported(f"call of `{fn.__name__}` does not match its signature: {exc}",
+                              node) from None
+        params = {}
+        for name, param in inspect.signature(fn).parameters.items():
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                raise Unsupported(f"`{fn.__name__}` takes *args/**kwargs", node,
+                                  "give the helper explicit parameters")
+            if name in bound.arguments:
+                params[name] = bound.arguments[name]
+            else:
+                params[name] = unbatched(param.default)
+        if isinstance(fn, types.MethodType):
+            raise Unsupported("calling a method on per-example values", node,
+                              "call a plain module-level function")
+        try:
+            spec = self.module.specialize(fn, params, node)
+        except VectorizeError:
+            raise
+        self.helper_nodes[node] = spec.name
+        return spec.result
+
+    def helper_name(self, node) -> str:
+        return self.helper_nodes[node]
+
+    def fallback_used(self, node, reason: str) -> None:
+        line, _ = self.source.location(node)
+        self.module.fallbacks.append(f"{self.source.filename}:{line}: {reason}")
+
+    def explain(self, rule, node) -> None:
+        line, _ = self.source.location(node)
+        self.module.explanations.append((rule.name, line))
+
+    def run(self):
+        tree = self.source.tree
+        for step in PIPELINE:
+            tree = step.transform(tree, self)
+        tree = tree.with_changes(name=cst.Name(self.name))
+        for name, value in self.last.free_names.items():
+            found, _, scope = self.source.lookup(name)
+            if scope == "global":
+                self.module.free[(id(self.source.globals), name)] = (
+                    self.source.globals, name, value)
+            elif scope == "builtin":
+                pass
+            else:
+                self.module.free[(0, name)] = (self.source.closure, name, value)
+        return tree, self.last.result
+
+
+def transform_function(func, params: dict[str, object], *, namespace: str = "numpy",
+                       fallback: str = "error", header: str = "") -> Generated:
+    """Batched source and compiled function for ``func`` given its parameters' abstract values.
+
+    Raises `VectorizeError` (located in the user's file) for anything it cannot translate."""
+    module = ModuleContext(namespace, fallback)
+    try:
+        main = module.specialize(func, params)
+    except Unsupported as problem:   # failures before a source was read
+        raise VectorizeError(problem.message, suggestion=problem.suggestion) from None
+    except VectorizeError:
+        raise
+    except RecursionError:
+        raise VectorizeError("the function is too deeply nested to vectorize",
+                             suggestion="split it into smaller helper functions") from None
+    ordered = [main] + [s for s in module.order if s is not main]
+    return codegen.emit(ordered, module, main, header)
+
+
+_ = Value
