@@ -1,0 +1,86 @@
+"""The reference every test compares against: the per-example loop over NumPy scalars.
+
+``loop_reference(f, *args)`` runs ``f`` once per example exactly as ``numpy.vectorize``
+would hand it the example (NumPy scalars from the broadcast arguments) and stacks the results
+with ``np.array``; lanes where the scalar code raises are reported, not guessed.
+``assert_matches_loop(f, *args)`` checks ``vectorize(f, fallback="error")`` against it:
+same shape, same dtype kind, equal values (NaN equal to NaN, floats to 1e-12 relative).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from vectorize import vectorize
+
+RTOL = 1e-12
+
+
+def loop_reference(f, *args, excluded=()):
+    """(results per lane as a list, broadcast shape, indices of lanes that raised)."""
+    batched = [i for i in range(len(args)) if i not in excluded]
+    arrays = np.broadcast_arrays(*[np.asarray(args[i]) for i in batched]) if batched else []
+    shape = arrays[0].shape if arrays else ()
+    size = int(np.prod(shape)) if shape else 1
+    results, raised = [], []
+    for lane in range(size):
+        call = list(args)
+        for i, arr in zip(batched, arrays):
+            call[i] = arr.reshape(-1)[lane] if arr.ndim else arr[()]
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                with np.errstate(all="ignore"):
+                    results.append(f(*call))
+        except (ArithmeticError, ValueError, TypeError, OverflowError):
+            results.append(None)
+            raised.append(lane)
+    return results, shape, raised
+
+
+def _split(results, n_out):
+    if n_out is None:
+        return [results]
+    return [[None if r is None else r[k] for r in results] for k in range(n_out)]
+
+
+def assert_lanes_equal(got, lanes, shape, raised, what=""):
+    got = np.asarray(got)
+    assert got.shape == tuple(shape), f"{what}shape {got.shape} != {tuple(shape)}"
+    flat = got.reshape(-1)
+    ok = [i for i in range(len(lanes)) if i not in set(raised)]
+    if not ok:
+        return
+    expected = np.array([lanes[i] for i in ok])
+    actual = flat[ok]
+    kind_e, kind_a = expected.dtype.kind, actual.dtype.kind
+    same_kind = (kind_e == kind_a or {kind_e, kind_a} <= {"i", "u"})
+    assert same_kind, f"{what}dtype kind {actual.dtype} != {expected.dtype}"
+    if kind_e in "fc":
+        np.testing.assert_allclose(actual, expected, rtol=RTOL, atol=0, equal_nan=True,
+                                   err_msg=what)
+        # signed zeros must agree too
+        zero = (expected == 0) & (actual == 0)
+        if kind_e == "f" and zero.any():
+            assert np.array_equal(np.signbit(actual[zero]), np.signbit(expected[zero])), \
+                f"{what}sign of zero differs"
+    else:
+        np.testing.assert_array_equal(actual, expected, err_msg=what)
+
+
+def assert_matches_loop(f, *args, fallback="error", excluded=()):
+    """``vectorize(f)`` must compute what the per-example loop computes."""
+    lanes, shape, raised = loop_reference(f, *args, excluded=excluded)
+    vf = vectorize(f, fallback=fallback, excluded=set(excluded) or None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning) if not raised else None
+        got = vf(*args)
+    if isinstance(got, tuple):
+        parts = _split(lanes, len(got))
+        for k, (g, part) in enumerate(zip(got, parts)):
+            assert_lanes_equal(g, part, shape, raised, what=f"output {k}: ")
+    else:
+        assert_lanes_equal(got, lanes, shape, raised)
+    return got
