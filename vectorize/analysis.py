@@ -178,12 +178,17 @@ class Analysis:
             self.bind(small.target, value, env, small)
             return env
         if isinstance(small, cst.Expr):
-            value = self.expr(small.value, env)
+            side_effect = Unsupported("a call whose result is thrown away is a side effect on "
+                                      "per-example values", small,
+                                      "return the value instead of printing or storing it")
+            try:
+                self.expr(small.value, env)
+            except Unsupported:
+                if isinstance(small.value, cst.Call) and self._any_batched_input(small.value):
+                    raise side_effect from None
+                raise
             if isinstance(small.value, cst.Call) and self._any_batched_input(small.value):
-                raise Unsupported("a call whose result is thrown away is a side effect on "
-                                  "per-example values", small,
-                                  "return the value instead of printing or storing it")
-            _ = value
+                raise side_effect
             return env
         if isinstance(small, cst.Return):
             value = self.expr(small.value, env) if small.value is not None else unbatched(None)
@@ -574,8 +579,8 @@ class Analysis:
             return infer(site)
         if isinstance(fn, type) and issubclass(fn, np.generic):
             return batched_like(evaluate(fn, args[0].example) if args else UNKNOWN)
-        if isinstance(fn, (types.FunctionType, types.MethodType)) and self.helpers is not None \
-                and not getattr(fn, "__module__", "").startswith(("numpy", "math")):
+        if isinstance(fn, types.FunctionType) and self.helpers is not None \
+                and not (getattr(fn, "__module__", None) or "").startswith(("numpy", "math")):
             value = self.helpers(fn, args, kwargs, node)
             self.helper_calls[node] = value
             return value

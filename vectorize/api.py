@@ -9,6 +9,7 @@ always axis 0.
 from __future__ import annotations
 
 import functools
+import os
 import inspect
 import threading
 import types
@@ -146,6 +147,8 @@ class vectorize:
                              self.__doc__ is not vectorize.__doc__ else None,
                              excluded=self.excluded, cache=self.cache,
                              signature=self.signature, fallback=self.fallback)
+        if self._core_signature is not None:
+            self._check_signature_inputs(args, kwargs)
         plan = self._plan(args, kwargs)
         if plan is None:
             return self._numpy_loop(args, kwargs)
@@ -153,6 +156,8 @@ class vectorize:
         if isinstance(spec, _FallbackSpec):
             self._announce(spec.reason, spec)
             return self._numpy_loop(args, kwargs)
+        if self._core_signature is not None:
+            self._check_signature_outputs(spec.result)
         if spec.fallbacks:
             self._announce("; ".join(spec.fallbacks), spec)
         with np.errstate(**_ERRSTATE_FROM_CALLER):
@@ -166,6 +171,25 @@ class vectorize:
             return _fallback_source(self.pyfunc, "signature with core dimensions is not "
                                     "vectorized yet", "numpy.vectorize loop")
         return plan[0].source
+
+    def _check_signature_inputs(self, args, kwargs) -> None:
+        """numpy.vectorize's check: with a signature, the arguments that are not `excluded`
+        (positional and keyword alike) must match its inputs one for one."""
+        n_args = (sum(1 for i in range(len(args)) if i not in self.excluded)
+                  + sum(1 for name in kwargs if name not in self.excluded))
+        expected = len(self._core_signature[0])
+        if n_args != expected:
+            raise TypeError("wrong number of positional arguments: "
+                            f"expected {expected!r}, got {n_args!r}")
+
+    def _check_signature_outputs(self, result) -> None:
+        """numpy.vectorize's check: with a signature, pyfunc must return as many outputs as it
+        declares (a tuple counts its items, anything else counts one)."""
+        expected = len(self._core_signature[1])
+        got = len(result.items) if isinstance(result, TupleValue) else 1
+        if got != expected:
+            raise ValueError("wrong number of outputs from pyfunc: "
+                             f"expected {expected!r}, got {got!r}")
 
     def _announce(self, reason: str, spec) -> None:
         if self.fallback == "warn" and id(spec) not in self._warned:
@@ -309,4 +333,4 @@ def _where(func) -> str:
     code = getattr(func, "__code__", None)
     if code is None:
         return "?"
-    return f"{code.co_filename}:{code.co_firstlineno}"
+    return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import linecache
+import sys
 import types
 
 import libcst as cst
@@ -30,11 +31,15 @@ def _import_line(alias: str, module: types.ModuleType) -> str:
 def emit(specs, module, main, header: str = ""):
     import numpy as np
 
+    from .liveness import all_names
     from .transform import Generated
     namespace: dict = {"__name__": f"vectorize.generated.{main.name}"}
     imports = {"np": np}
+    referenced = set().union(*(all_names(spec.tree) for spec in specs))
     for _, name, value in module.free.values():
         if isinstance(value, types.ModuleType):
+            if name not in referenced:
+                continue
             imports.setdefault(name, value)
         elif name not in {s.name for s in specs}:
             namespace[name] = value
@@ -43,7 +48,11 @@ def emit(specs, module, main, header: str = ""):
     lines = []
     if header:
         lines += [f"# {h}" if h else "#" for h in header.splitlines()]
-    lines += sorted(_import_line(alias, mod) for alias, mod in imports.items())
+    # stdlib imports, then third-party ones, as isort would group them
+    groups = [sorted(_import_line(alias, mod) for alias, mod in imports.items()
+                     if (mod.__name__.split(".")[0] in sys.stdlib_module_names) == stdlib)
+              for stdlib in (True, False)]
+    lines += "\n\n".join("\n".join(g) for g in groups if g).split("\n")
     body = [cst.Module(body=[fix_parens(spec.tree)]).code for spec in specs]
     text = "\n".join(lines) + "\n\n\n" + "\n\n".join(b.rstrip("\n") + "\n" for b in body)
     filename = f"<vectorize:{main.name}:{next(_counter)}>"

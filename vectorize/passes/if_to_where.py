@@ -265,7 +265,18 @@ def _is_errstate(node: cst.With) -> bool:
     return len(node.items) == 1 and render(node.items[0].item).startswith("np.errstate(")
 
 
+class _ElifToNestedIf(cst.CSTTransformer):
+    """``elif`` becomes ``else: if``, so that every ``if`` can be replaced by statements."""
+
+    def leave_If(self, original_node, updated_node):
+        if isinstance(updated_node.orelse, cst.If):
+            return updated_node.with_changes(orelse=cst.Else(
+                body=cst.IndentedBlock(body=[updated_node.orelse])))
+        return updated_node
+
+
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    func = func.visit(_ElifToNestedIf())
     analysis = ctx.analyze(func)
     if not any(analysis.batched_tests.values()):
         return func
