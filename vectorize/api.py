@@ -9,8 +9,8 @@ always axis 0.
 from __future__ import annotations
 
 import functools
-import os
 import inspect
+import os
 import threading
 import types
 import warnings

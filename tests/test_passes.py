@@ -1,0 +1,273 @@
+"""Each pass on its own: tables of inputs that must stay unchanged (with the reason) and of
+before/after pairs, in the style of libcst codemods and pyupgrade."""
+
+import textwrap
+
+import pytest
+from passes_util import body, run
+
+from vectorize.passes import batch_rules, early_return, if_to_where, simplify
+
+
+def _case(text):
+    return textwrap.dedent(text).strip("\n")
+
+
+# --------------------------------------------------------------------------- early_return
+EARLY_RETURN_UNCHANGED = [
+    ("returns under an unbatched condition stay returns", "x",
+     """
+     def f(x, n):
+         if n > 0:
+             return x
+         return -x
+     """),
+    ("a single final return has nothing to lower", "x",
+     """
+     def f(x):
+         y = x + 1
+         return y
+     """),
+]
+
+EARLY_RETURN_CASES = [
+    ("the code after a returning branch moves into the other branch", "x",
+     """
+     def f(x):
+         if x < 0:
+             return 0.0
+         y = x * 2
+         return y
+     """,
+     """
+     if x < 0:
+         result = 0.0
+     else:
+         y = x * 2
+         result = y
+     return result
+     """),
+    ("when every return returns the same variable, it is the result", "x",
+     """
+     def f(x):
+         y = x
+         if x < 0:
+             return y
+         y = y * 2
+         return y
+     """,
+     """
+     y = x
+     if x < 0:
+         pass
+     else:
+         y = y * 2
+     return y
+     """),
+    ("a partial return inside a branch duplicates the continuation", "x",
+     """
+     def f(x, c):
+         if c > 0:
+             if x > 1:
+                 return 1.0
+         return x
+     """,
+     """
+     if c > 0:
+         if x > 1:
+             result = 1.0
+         else:
+             result = x
+     else:
+         result = x
+     return result
+     """),
+]
+
+
+@pytest.mark.parametrize("reason,batched,source", EARLY_RETURN_UNCHANGED)
+def test_early_return_leaves_alone(reason, batched, source):
+    before = run(source, [], batched)
+    assert run(source, [early_return], batched) == before, reason
+
+
+@pytest.mark.parametrize("reason,batched,before,after", EARLY_RETURN_CASES)
+def test_early_return(reason, batched, before, after):
+    assert body(run(before, [early_return], batched)) == _case(after), reason
+
+
+# --------------------------------------------------------------------------- if_to_where
+IF_UNCHANGED = [
+    ("an unbatched test stays a Python if", "x",
+     """
+     def f(x, n):
+         if n > 2:
+             y = x
+         else:
+             y = -x
+         return y
+     """),
+]
+
+IF_CASES = [
+    ("single assignments are inlined into one conditional expression", "x",
+     """
+     def f(x):
+         if x > 0:
+             y = x
+         else:
+             y = -x
+         return y
+     """,
+     """
+     y = x if x > 0 else -x
+     return y
+     """),
+    ("a variable defined before and assigned in one branch merges with its old value", "x",
+     """
+     def f(x):
+         y = 1.0
+         if x > 0:
+             y = x * 2
+         return y
+     """,
+     """
+     y = 1.0
+     y = x * 2 if x > 0 else y
+     return y
+     """),
+    ("several live variables share one named condition (with simplify)", "x",
+     """
+     def f(x):
+         if x > 0:
+             a = x
+             b = 1
+         else:
+             a = -x
+             b = 2
+         return a + b
+     """,
+     """
+     cond = x > 0
+     a = x if cond else -x
+     b = 1 if cond else 2
+     return a + b
+     """),
+    ("branch-local names keep the outer value visible to the other branch", "x",
+     """
+     def f(x):
+         if x > 0:
+             x = x + 1
+             y = x * 2
+         else:
+             y = x
+         return y
+     """,
+     """
+     x_if = x + 1
+     y_if = x_if * 2
+     y = y_if if x > 0 else x
+     return y
+     """),
+    ("branches that can warn on thrown-away lanes run with warnings silenced", "x",
+     """
+     def f(x):
+         if x > 0:
+             y = np.log(x)
+         else:
+             y = 0.0
+         return y
+     """,
+     """
+     with np.errstate(all="ignore"):
+         y = np.log(x) if x > 0 else 0.0
+     return y
+     """),
+]
+
+
+@pytest.mark.parametrize("reason,batched,source", IF_UNCHANGED)
+def test_if_to_where_leaves_alone(reason, batched, source):
+    before = run(source, [], batched)
+    assert run(source, [if_to_where], batched) == before, reason
+
+
+@pytest.mark.parametrize("reason,batched,before,after", IF_CASES)
+def test_if_to_where(reason, batched, before, after):
+    passes = [if_to_where, simplify] if "simplify" in reason else [if_to_where]
+    assert body(run(before, passes, batched)) == _case(after), reason
+
+
+# ----------------------------------------------------------------------------- simplify
+def test_simplify_keeps_user_names():
+    source = """
+    def f(x):
+        y = x + 1
+        return y
+    """
+    assert body(run(source, [simplify])) == _case("""
+    y = x + 1
+    return y
+    """)
+
+
+def test_simplify_inlines_single_use_generated_names():
+    source = """
+    def f(x):
+        if x < 0:
+            return 0.0
+        return x * 2
+    """
+    assert body(run(source, [early_return, if_to_where, simplify])) == _case("""
+    return 0.0 if x < 0 else x * 2
+    """)
+
+
+# -------------------------------------------------------------------------- batch_rules
+RULE_UNCHANGED = [
+    ("operations on unbatched values are left exactly as written", "x",
+     """
+     def f(x, n):
+         k = n and 2 or 3
+         return x * k
+     """),
+]
+
+RULE_CASES = [
+    ("and/or/not on booleans become & | ~", "x",
+     """
+     def f(x, lo):
+         return x > lo and not x > 2 or x == 0
+     """,
+     "return (x > lo) & ~(x > 2) | (x == 0)"),
+    ("a chained comparison becomes a conjunction of links", "x",
+     """
+     def f(x):
+         return 0 < x <= 1
+     """,
+     "return (0 < x) & (x <= 1)"),
+    ("builtin min keeps Python's choice on ties and NaN", "x",
+     """
+     def f(x):
+         return min(x, 0.5)
+     """,
+     "return np.where(0.5 < x, 0.5, x)"),
+    ("math functions become NumPy ufuncs", "x",
+     """
+     def f(x):
+         return math.floor(x) + math.hypot(x, 1.0)
+     """,
+     "return np.floor(x).astype(int) + np.hypot(x, 1.0)"),
+]
+
+
+@pytest.mark.parametrize("reason,batched,source", RULE_UNCHANGED)
+def test_batch_rules_leave_alone(reason, batched, source):
+    before = run(source, [], batched)
+    after = run(source, [batch_rules], batched)
+    assert body(after) == body(before), reason
+
+
+@pytest.mark.parametrize("reason,batched,before,after", RULE_CASES)
+def test_batch_rules(reason, batched, before, after):
+    assert body(run(before, [batch_rules], batched)) == _case(after), reason
