@@ -1,0 +1,145 @@
+"""Every corpus function, vectorized with ``fallback="error"``, against the per-example loop.
+
+Arguments are drawn by hypothesis: each one is a batched 1-D array (empty batches included),
+a Python scalar, a NumPy scalar, or a lower-rank array that broadcasts against the others
+(shapes such as ``(3, 1)`` with ``(4,)``); float values include NaN, +-inf, +-0.0, huge and
+subnormal numbers.
+
+Warnings: `assert_matches_loop` turns RuntimeWarnings of the vectorized call into errors. That
+is only fair when the per-example loop itself is silent, so for inputs on which the scalar code
+warns (``inf - inf``, ``x / 0``...) the comparison runs with floating-point warnings ignored;
+everywhere else a warning from the vectorized code (from lanes it should have thrown away, for
+instance) is a failure.
+
+Known engine bugs are kept as strict xfails; their minimal inputs run first (`REPROS`), so
+the xfail does not depend on hypothesis finding them again.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from corpus import CORPUS
+from differential import assert_matches_loop
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+MAX_EXAMPLES = 12
+
+SPECIAL_FLOATS = [0.0, -0.0, math.nan, math.inf, -math.inf, 1.0, -1.0, 0.5, -2.5, 1e308,
+                  -1e308, 5e-324, -5e-324, 2.2250738585072014e-308, 1e-300, 3.0, 20.0, 1e16]
+SPECIAL_FLOAT32 = [0.0, -0.0, math.nan, math.inf, -math.inf, 1.0, -1.0, 0.5, -2.5, 3e38, -3e38,
+                   1e-45, 1e-38, 3.0, 0.1]
+
+
+def _elements(kind):
+    if kind == "f":
+        return st.one_of(st.sampled_from(SPECIAL_FLOATS), st.floats(-50, 50),
+                         st.floats(allow_nan=True, allow_infinity=True))
+    if kind == "fm":
+        return st.one_of(st.sampled_from([0.0, -0.0, 0.5, -0.5, 1.5, -2.5, math.nan, math.inf,
+                                          -math.inf, 1e9, -1e9]),
+                         st.floats(-1e9, 1e9))
+    if kind == "f32":
+        return st.one_of(st.sampled_from(SPECIAL_FLOAT32), st.floats(-50, 50, width=32),
+                         st.floats(width=32))
+    if kind == "i":
+        return st.one_of(st.sampled_from([0, 1, -1, 2, -2, 3, 15, -15, 100, 400, -400, 1900,
+                                          2000]),
+                         st.integers(-10**5, 10**5))
+    if kind == "b":
+        return st.booleans()
+    raise ValueError(kind)
+
+
+DTYPES = {"f": np.float64, "fm": np.float64, "f32": np.float32, "i": np.int64, "b": np.bool_}
+PYTHON_TYPES = {"f": float, "fm": float, "f32": float, "i": int, "b": bool}
+
+# Batch layouts: a 1-D batch of any length (0 included), or a 2-D batch (3, 4) that
+# arguments reach by broadcasting from lower-rank arrays.
+SHAPES_2D = [(3, 1), (4,), (3, 4), (1, 4), (1,)]
+
+
+@st.composite
+def call_args(draw, kinds):
+    layout = draw(st.sampled_from(["1d", "1d", "2d"]))
+    n = draw(st.integers(0, 6))
+    args = []
+    for kind in kinds:
+        if kind == "n":
+            args.append(draw(st.integers(0, 5)))
+            continue
+        mode = draw(st.sampled_from(["array", "array", "python", "numpy"]))
+        if mode == "array":
+            shape = (n,) if layout == "1d" else draw(st.sampled_from(SHAPES_2D))
+            args.append(draw(arrays(DTYPES[kind], shape, elements=_elements(kind))))
+        else:
+            value = draw(_elements(kind))
+            if mode == "python":
+                args.append(PYTHON_TYPES[kind](value))
+            else:
+                args.append(DTYPES[kind](value))
+    return args
+
+
+def _scalar_code_warns(f, args) -> bool:
+    """Whether the per-example loop warns (or raises) on some lane of these arguments."""
+    arrays_ = np.broadcast_arrays(*[np.asarray(a) for a in args])
+    shape = arrays_[0].shape if arrays_ else ()
+    size = int(np.prod(shape)) if shape else 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for lane in range(size):
+            call = [a.reshape(-1)[lane] if a.ndim else a[()] for a in arrays_]
+            try:
+                f(*call)
+            except (ArithmeticError, ValueError, TypeError, OverflowError):
+                return True
+    return any(issubclass(w.category, RuntimeWarning) for w in caught)
+
+
+def check(f, *args):
+    if _scalar_code_warns(f, args):
+        with np.errstate(all="ignore"):
+            assert_matches_loop(f, *args)
+    else:
+        assert_matches_loop(f, *args)
+
+
+# name -> (reason, [minimal argument tuples that show the bug])
+KNOWN_BUGS: dict[str, tuple[str, list[tuple]]] = {}
+
+
+def _params():
+    out = []
+    for func, kinds in CORPUS.items():
+        marks = []
+        if func.__name__ in KNOWN_BUGS:
+            reason = KNOWN_BUGS[func.__name__][0]
+            marks.append(pytest.mark.xfail(strict=True, reason=f"engine bug: {reason}"))
+        out.append(pytest.param(func, kinds, id=func.__name__, marks=marks))
+    return out
+
+
+def test_corpus_is_large_enough():
+    assert len(CORPUS) >= 34
+    for func, kinds in CORPUS.items():
+        assert func.__code__.co_argcount == len(kinds), func.__name__
+
+
+@pytest.mark.parametrize("func, kinds", _params())
+def test_matches_loop(func, kinds):
+    for args in KNOWN_BUGS.get(func.__name__, ("", []))[1]:
+        check(func, *args)
+
+    @settings(max_examples=MAX_EXAMPLES, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(call_args(kinds))
+    def run(args):
+        check(func, *args)
+
+    run()
