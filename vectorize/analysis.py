@@ -421,6 +421,8 @@ class Analysis:
         if ident in _CONSTANTS:
             return unbatched(_CONSTANTS[ident])
         found, value, _scope = self.source.lookup(ident)
+        if not found and ident == "np":
+            return unbatched(np)   # the array namespace of generated code (np.errstate...)
         if not found:
             raise Unsupported(f"name `{ident}` is not defined", node,
                               "define it at module level before calling the function")

@@ -20,7 +20,6 @@ import numpy as np
 
 from .abstract import TupleValue, Value, representative
 from .errors import VectorizeError
-from .transform import transform_function
 
 _FALLBACKS = ("error", "warn", "loop")
 MAX_SPECIALIZATIONS = 64
@@ -124,10 +123,14 @@ class vectorize:
             self.__doc__ = pyfunc.__doc__ if doc is None else doc
         elif doc is not None:
             self.__doc__ = doc
+        self._binding = None
         self._core_signature = None
+        self._core_dims = False
         if signature is not None:
             self._core_signature = np.lib._function_base_impl._parse_gufunc_signature(
                 signature.replace(" ", ""))
+            self._core_dims = any(dims for dims in self._core_signature[0]
+                                  + self._core_signature[1])
 
     # ----------------------------------------------------------------------- descriptors
     def __get__(self, obj, objtype=None):
@@ -160,8 +163,7 @@ class vectorize:
             self._check_signature_outputs(spec.result)
         if spec.fallbacks:
             self._announce("; ".join(spec.fallbacks), spec)
-        with np.errstate(**_ERRSTATE_FROM_CALLER):
-            out = spec.function(*call_args)
+        out = spec.function(*call_args)
         return self._outputs(out, spec.result, shape)
 
     def source(self, *args, **kwargs) -> str:
@@ -218,69 +220,99 @@ class vectorize:
         return func, lead
 
     def _plan(self, args, kwargs, announce=True):
-        if self._core_signature is not None and any(
-                dims for dims in self._core_signature[0] + self._core_signature[1]):
+        """(specialization, arguments for the generated function, broadcast shape), or None
+        when numpy's own loop must run. The cache key is computed from the arguments without
+        building any abstract value; those are built only when a specialization is made."""
+        if self._core_dims:
             return None
+        binding = self._binding if self._binding is not None else self._make_binding()
+        if isinstance(binding, str):
+            return self._fallback_plan(binding, args, kwargs)
+        func, lead, sig, names = binding
+        if not kwargs and not lead and not self.excluded and len(args) == len(names):
+            values, as_is = args, ()
+        else:
+            values, as_is = self._bind(sig, names, lead, args, kwargs)
+        arrays = []
+        for index, value in enumerate(values):
+            if index in as_is:
+                arrays.append(None)
+                continue
+            arr = value if type(value) is np.ndarray else np.asanyarray(value)
+            if arr.dtype.kind in "OUSVmM":
+                return self._fallback_plan(f"argument `{names[index]}` has dtype {arr.dtype}",
+                                           args, kwargs)
+            arrays.append(arr)
+        shapes = [a.shape for a in arrays if a is not None]
+        first = shapes[0] if shapes else ()
+        shape = first if all(s == first for s in shapes) else np.broadcast_shapes(*shapes)
+        size = 1
+        for n in shape:
+            size *= n
+        call_args, key = [], []
+        for index, arr in enumerate(arrays):
+            if arr is None:
+                call_args.append(values[index])
+                key.append(type(values[index]))
+            elif arr.ndim == 0 or (arr.size == 1 and size != 1):
+                call_args.append(arr.reshape(())[()])
+                key.append(arr.dtype.char)
+            else:
+                if arr.shape != shape:
+                    arr = np.broadcast_to(arr, shape)
+                call_args.append(arr.reshape(-1))
+                key.append((arr.dtype.char,))
+        key = (tuple(key), as_is)
+        spec = self._specs.get(key)
+        if spec is None:
+            spec = self._specs.get_or_build(
+                key, lambda: self._build(func, self._params(names, values, call_args, key[0])))
+        return spec, call_args, shape
+
+    def _make_binding(self):
         target = self._target()
         if target is None:
-            return self._fallback_plan("it is not a Python function with source", args,
-                                       kwargs)
+            self._binding = "it is not a Python function with source"
+            return self._binding
         func, lead = target
-        try:
-            sig = _signature(func)
-            bound = sig.bind(*lead, *args, **kwargs)
-        except TypeError:
-            raise
+        sig = _signature(func)
         if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values()):
-            return self._fallback_plan("it takes *args or **kwargs", args, kwargs)
-        names = list(sig.parameters)
+            self._binding = "it takes *args or **kwargs"
+            return self._binding
+        self._binding = (func, lead, sig, list(sig.parameters))
+        return self._binding
+
+    def _bind(self, sig, names, lead, args, kwargs):
+        """Values in parameter order, and the indices passed as they are (bound leading
+        arguments, `excluded` ones and defaults, which numpy.vectorize does not broadcast)."""
+        bound = sig.bind(*lead, *args, **kwargs)
+        values, as_is = [], []
         n_lead = len(lead)
-        inputs, key, params = [], [], {}
-        arrays = {}
         for index, name in enumerate(names):
-            if name not in bound.arguments:
-                default = sig.parameters[name].default
-                params[name] = Value(False, default)
-                key.append(("default", name))
-                arrays[name] = ("as_is", default)
-                continue
-            value = bound.arguments[name]
             pos = index - n_lead
-            if index < n_lead or name in self.excluded or (pos >= 0 and pos in self.excluded
-                                                          and pos < len(args)):
+            if name not in bound.arguments:
+                values.append(sig.parameters[name].default)
+                as_is.append(index)
+                continue
+            values.append(bound.arguments[name])
+            if index < n_lead or name in self.excluded or (
+                    0 <= pos < len(args) and pos in self.excluded):
+                as_is.append(index)
+        return values, tuple(as_is)
+
+    @staticmethod
+    def _params(names, values, call_args, kinds):
+        """Abstract values of the parameters: ``kinds`` is the cache key's entry per argument
+        (a type: passed as it is; a dtype char: a scalar; a 1-tuple: batched)."""
+        params = {}
+        for name, value, arg, kind in zip(names, values, call_args, kinds):
+            if isinstance(kind, type):
                 params[name] = Value(False, value)
-                key.append(("excluded", name, type(value)))
-                arrays[name] = ("as_is", value)
-                continue
-            arr = np.asanyarray(value)
-            if arr.dtype.kind in "OUSV" or arr.dtype.kind in "mM":
-                return self._fallback_plan(f"argument `{name}` has dtype {arr.dtype}", args,
-                                           kwargs)
-            inputs.append(arr)
-            arrays[name] = ("array", arr)
-        shape = np.broadcast_shapes(*[a.shape for a in inputs]) if inputs else ()
-        call_args = []
-        size = int(np.prod(shape)) if shape else 1
-        for name in names:
-            how, value = arrays[name]
-            if how == "as_is":
-                call_args.append(value)
-                continue
-            if value.size == 1 and size != 1 or value.ndim == 0:
-                scalar = value.reshape(())[()]
-                call_args.append(scalar)
-                params[name] = Value(False, representative(scalar))
-                key.append((name, False, value.dtype.char))
+            elif isinstance(kind, tuple):
+                params[name] = Value(True, np.ones((), arg.dtype)[()])
             else:
-                if value.shape != shape:
-                    value = np.broadcast_to(value, shape)
-                call_args.append(value.reshape(-1))
-                params[name] = Value(True, representative(value.reshape(-1)[:1])[0]
-                                     if value.size else np.ones((), value.dtype)[()])
-                key.append((name, True, value.dtype.char))
-        key = tuple(key)
-        spec = self._specs.get_or_build(key, lambda: self._build(func, params))
-        return spec, call_args, shape
+                params[name] = Value(False, representative(arg))
+        return params
 
     def _fallback_plan(self, reason, args, kwargs):
         if self.fallback == "error":
@@ -293,6 +325,7 @@ class vectorize:
     def _build(self, func, params):
         header = (f"Generated by vectorize from {func.__qualname__} "
                   f"({_where(func)}) for:\n{_describe(params)}")
+        from .transform import transform_function   # libcst is imported on first use only
         try:
             return transform_function(func, params, fallback=self.fallback, header=header)
         except VectorizeError as exc:
@@ -319,9 +352,6 @@ class vectorize:
             arr = arr.astype(self.otypes[index] if index < len(self.otypes) else self.otypes[0],
                              copy=False)
         return arr
-
-
-_ERRSTATE_FROM_CALLER: dict = {}
 
 
 @functools.lru_cache(maxsize=256)
