@@ -12,8 +12,9 @@ import libcst as cst
 import numpy as np
 
 from vectorize.abstract import Value
-from vectorize.transform import FunctionJob, ModuleContext
+from vectorize.cst_util import fix_parens
 from vectorize.source import read_function
+from vectorize.transform import FunctionJob, ModuleContext
 
 _dir = pathlib.Path(tempfile.mkdtemp(prefix="vectorize_passes_"))
 _count = itertools.count()
@@ -42,7 +43,7 @@ def run(source: str, passes, batched: str = "x") -> str:
     tree = job.source.tree
     for p in passes:
         tree = p.transform(tree, job)
-    return cst.Module(body=[tree]).code
+    return cst.Module(body=[fix_parens(tree)]).code
 
 
 def body(code: str) -> str:

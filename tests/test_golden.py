@@ -60,7 +60,7 @@ def test_golden_sources_pass_ruff():
 
 
 def test_golden_sources_keep_user_names():
-    for name, (f, args) in CASES.items():
+    for name, (f, _args) in CASES.items():
         text = (GOLDEN / f"{name}.py").read_text()
         assert f"def {f.__name__}(" in text
         assert "_t" not in text.split("def ", 1)[1].replace("_to", ""), name

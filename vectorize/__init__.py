@@ -10,6 +10,6 @@ __version__ = "0.1.0"
 
 def register_rule(func, template=None, **options):
     """Teach vectorize how a function of yours batches; see `vectorize.rules.register_rule`."""
-    from .rules import register_rule as _register   # keeps `import vectorize` light
+    from .rules import register_rule as _register  # keeps `import vectorize` light
 
     return _register(func, template, **options)

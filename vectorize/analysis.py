@@ -603,14 +603,8 @@ def _code(node) -> str:
 
 
 def _names_in(node) -> set[str]:
-    names = set()
-
-    class Collect(cst.CSTVisitor):
-        def visit_Name(self, n):
-            names.add(n.value)
-
-    node.visit(Collect())
-    return names
+    from .liveness import all_names
+    return all_names(node)
 
 
 _ = (builtins, _BINOPS)

@@ -8,6 +8,7 @@ exactly the ones operator precedence needs, wherever nodes came from.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 
@@ -49,7 +50,46 @@ class _Substitute(cst.CSTTransformer):
 def expr(template: str, **subs) -> cst.BaseExpression:
     """Instantiate an expression template; values may be nodes or source strings."""
     nodes = {k: (parse_expr(v) if isinstance(v, str) else v) for k, v in subs.items()}
-    return fix_parens(_parsed_template(template).visit(_Substitute(nodes)))
+    # parentheses are added once, over the whole function, by `fix_parens` at emission
+    return _parsed_template(template).visit(_Substitute(nodes))
+
+
+_SKIPPED_FIELDS = {"lpar", "rpar", "comma", "semicolon", "equal", "header", "footer",
+                   "leading_lines", "lines_after_decorators", "trailing_whitespace", "newline",
+                   "operator", "colon", "dot", "star", "asynchronous"}
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_fields(cls) -> tuple[str, ...]:
+    """Names of the fields of a node class that can hold code (not whitespace or
+    punctuation)."""
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = tuple(f.name for f in dataclasses.fields(cls)
+                       if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace"))
+        _FIELDS[cls] = fields
+    return fields
+
+
+def children(node):
+    for field in child_fields(type(node)):
+        value = getattr(node, field)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
+
+
+def walk(node):
+    """Every node under ``node`` (itself included), much faster than a libcst visitor for
+    read-only scans."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(children(current))
 
 
 def name(identifier: str) -> cst.Name:

@@ -9,60 +9,51 @@ from __future__ import annotations
 
 import libcst as cst
 
-
-class _Reads(cst.CSTVisitor):
-    def __init__(self):
-        self.names: list[str] = []
-
-    def visit_Name(self, node):
-        self.names.append(node.value)
-
-    def visit_Attribute(self, node):
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node):
-        node.value.visit(self)
-        return False
-
-    def visit_Param(self, node):
-        return False
-
-    # assignment targets are writes, but what they index into is read
-    def visit_Assign(self, node):
-        node.value.visit(self)
-        for t in node.targets:
-            _target_reads(t.target, self)
-        return False
-
-    def visit_AugAssign(self, node):
-        node.value.visit(self)
-        node.target.visit(self)
-        return False
-
-    def visit_AnnAssign(self, node):
-        if node.value is not None:
-            node.value.visit(self)
-        return False
-
-    def visit_For(self, node):
-        node.iter.visit(self)
-        node.body.visit(self)
-        if node.orelse is not None:
-            node.orelse.visit(self)
-        return False
-
-    def visit_NamedExpr(self, node):
-        node.value.visit(self)
-        return False
+from .cst_util import children, walk
 
 
 def reads(node) -> set[str]:
-    """Names an expression or statement reads anywhere (assignment targets excluded)."""
-    v = _Reads()
-    if node is not None:
-        node.visit(v)
-    return set(v.names)
+    """Names an expression or statement reads anywhere (assignment targets excluded; what
+    a target indexes into is read)."""
+    out: set[str] = set()
+    if node is None:
+        return out
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is cst.Name:
+            out.add(n.value)
+        elif t is cst.Attribute or t is cst.Arg:
+            stack.append(n.value)
+        elif t is cst.Assign:
+            stack.append(n.value)
+            stack.extend(_target_subexpressions(tg.target) for tg in n.targets)
+        elif t is cst.AugAssign:
+            stack += [n.value, n.target]
+        elif t is cst.AnnAssign:
+            if n.value is not None:
+                stack.append(n.value)
+        elif t is cst.For:
+            stack += [n.iter, n.body] + ([n.orelse] if n.orelse is not None else [])
+        elif t is cst.NamedExpr:
+            stack.append(n.value)
+        elif t is cst.Param:
+            continue
+        else:
+            stack.extend(children(n))
+    return out
+
+
+def _target_subexpressions(target):
+    """What an assignment target reads: nothing for names, the object and index for
+    ``x[i]`` / ``x.a``."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return cst.Tuple([cst.Element(_target_subexpressions(e.value))
+                          for e in target.elements]) if target.elements else cst.Tuple([])
+    if isinstance(target, (cst.Name, cst.StarredElement)):
+        return cst.Tuple([])
+    return target
 
 
 def exposed_reads(stmts) -> set[str]:
@@ -92,14 +83,6 @@ def exposed_reads(stmts) -> set[str]:
     return out
 
 
-def _target_reads(target, v):
-    if isinstance(target, (cst.Tuple, cst.List)):
-        for e in target.elements:
-            _target_reads(e.value, v)
-    elif not isinstance(target, cst.Name):
-        target.visit(v)   # x[i] = ... reads x and i
-
-
 def target_names(target) -> list[str]:
     if isinstance(target, cst.Name):
         return [target.value]
@@ -113,25 +96,13 @@ def target_names(target) -> list[str]:
 def writes(stmt) -> set[str]:
     """Names a statement (including nested blocks) may assign."""
     out: set[str] = set()
-
-    class W(cst.CSTVisitor):
-        def visit_Assign(self, node):
-            for t in node.targets:
-                out.update(target_names(t.target))
-
-        def visit_AugAssign(self, node):
-            out.update(target_names(node.target))
-
-        def visit_AnnAssign(self, node):
-            out.update(target_names(node.target))
-
-        def visit_For(self, node):
-            out.update(target_names(node.target))
-
-        def visit_NamedExpr(self, node):
-            out.update(target_names(node.target))
-
-    stmt.visit(W())
+    for n in walk(stmt):
+        t = type(n)
+        if t is cst.Assign:
+            for target in n.targets:
+                out.update(target_names(target.target))
+        elif t is cst.AugAssign or t is cst.AnnAssign or t is cst.For or t is cst.NamedExpr:
+            out.update(target_names(n.target))
     return out
 
 
@@ -214,11 +185,4 @@ class Namer:
 
 
 def all_names(node) -> set[str]:
-    names: set[str] = set()
-
-    class C(cst.CSTVisitor):
-        def visit_Name(self, n):
-            names.add(n.value)
-
-    node.visit(C())
-    return names
+    return {n.value for n in walk(node) if type(n) is cst.Name}

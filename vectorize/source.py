@@ -26,7 +26,23 @@ class FunctionSource:
     line_offset: int               # file line of text line 1, minus 1
     col_offset: int                # indentation removed by dedenting
     file_lines: list[str]
-    positions: dict = field(default_factory=dict)
+    module: cst.Module | None = None      # the parsed text, for positions on demand
+    original_def: cst.CSTNode | None = None
+    _positions: dict | None = field(default=None, repr=False)
+
+    @property
+    def positions(self) -> dict:
+        """Node -> CodeRange in the dedented text; computed only when an error needs it."""
+        if self._positions is None:
+            self._positions = {}
+            if self.module is not None:
+                wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+                self._positions = dict(wrapper.resolve(PositionProvider))
+                anchor = self._positions.get(self.original_def)
+                self._positions[self.tree] = anchor
+                for stmt in self.tree.body.body:
+                    self._positions.setdefault(stmt, anchor)
+        return self._positions
 
     @property
     def globals(self) -> dict:
@@ -127,24 +143,15 @@ def read_function(func) -> FunctionSource:
             module = cst.parse_module(text.strip() + "\n")
         except cst.ParserSyntaxError:
             module = cst.parse_module("(" + text.strip() + ")\n")
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        positions = dict(wrapper.resolve(PositionProvider))
         tree, lam = _lambda_as_def(func, module)
-        positions.setdefault(tree, positions.get(lam))
-        for stmt in tree.body.body:
-            positions.setdefault(stmt, positions.get(lam))
-        return FunctionSource(func, tree.name.value,
-                              filename, text, tree, line_offset, col_offset, file_lines,
-                              positions)
+        return FunctionSource(func, tree.name.value, filename, text, tree, line_offset,
+                              col_offset, file_lines, module, lam)
     module = cst.parse_module(text)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = dict(wrapper.resolve(PositionProvider))
     defs = [s for s in module.body if isinstance(s, cst.FunctionDef)]
     if not defs:
         raise Unsupported(f"could not find the `def` of `{func.__qualname__}` in its source",
                           suggestion="define the function with a plain `def`")
     tree = defs[0]
     stripped = tree.with_changes(decorators=[])
-    positions[stripped] = positions.get(tree)
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,
-                          col_offset, file_lines, positions)
+                          col_offset, file_lines, module, tree)

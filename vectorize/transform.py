@@ -33,7 +33,15 @@ class Generated:
     result: object                       # abstract value of what the function returns
     guards: tuple = ()                   # ((namespace, name, value), ...) read at transform
     fallbacks: list = field(default_factory=list)   # reasons for per-example pieces
-    explanations: list = field(default_factory=list)  # (rule name, file line)
+    explanations: list = field(default_factory=list)  # (rule name, node, FunctionSource)
+
+    def explain(self) -> list[tuple[str, str, int]]:
+        """(rule name, file, line) for every rewrite, in order."""
+        out = []
+        for rule, node, source in self.explanations:
+            line, _ = source.location(node)
+            out.append((rule, source.filename, line))
+        return out
 
     def guards_hold(self) -> bool:
         for namespace, name, value in self.guards:
@@ -113,6 +121,9 @@ class FunctionJob:
         self.last: Analysis | None = None
 
     def analyze(self, tree: cst.FunctionDef) -> Analysis:
+        """The analysis of ``tree``; recomputed whenever a pass produced a new tree."""
+        if self.last is not None and self.last.tree is tree:
+            return self.last
         analysis = Analysis(self.source, tree, self.params, self.registry,
                             helpers=self._helper, allow_fallback=self.module.allow_fallback)
         analysis.analyze()
@@ -152,8 +163,8 @@ class FunctionJob:
         self.module.fallbacks.append(f"{self.source.filename}:{line}: {reason}")
 
     def explain(self, rule, node) -> None:
-        line, _ = self.source.location(node)
-        self.module.explanations.append((rule.name, line))
+        """Remember which rule rewrote which node (located only when someone asks)."""
+        self.module.explanations.append((rule.name, node, self.source))
 
     def run(self):
         tree = self.source.tree

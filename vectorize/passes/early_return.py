@@ -22,39 +22,16 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..cst_util import walk
 from ..errors import Unsupported
 
 
 def _returns_in(node) -> list[cst.Return]:
-    found: list[cst.Return] = []
-
-    class R(cst.CSTVisitor):
-        def visit_Return(self, n):
-            found.append(n)
-
-        def visit_FunctionDef(self, n):
-            return n is node
-
-    node.visit(R())
-    return found
+    return [n for n in walk(node) if type(n) is cst.Return]
 
 
 def _contains_loop_return(node) -> bool:
-    class L(cst.CSTVisitor):
-        hit = False
-
-        def visit_For(self, n):
-            if _returns_in(n):
-                L.hit = True
-            return False
-
-        def visit_While(self, n):
-            if _returns_in(n):
-                L.hit = True
-            return False
-
-    node.visit(L())
-    return L.hit
+    return any(type(n) in (cst.For, cst.While) and _returns_in(n) for n in walk(node))
 
 
 def _single_line(small) -> cst.SimpleStatementLine:

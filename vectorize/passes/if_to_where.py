@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cst_util import parse_stmt
+from ..cst_util import parse_stmt, walk
 from ..errors import Unsupported
 from ..liveness import Liveness, body_of, exposed_reads, reads, target_names, writes
 
@@ -202,29 +202,24 @@ class _IfToWhere(cst.CSTTransformer):
         return out or [_line(cst.Pass())]
 
     def _may_warn(self, node) -> bool:
+        """Whether a branch can emit floating-point warnings on some lane."""
         analysis, registry = self.analysis, self.ctx.registry
-
-        class Scan(cst.CSTVisitor):
-            risky = False
-
-            def visit_BinaryOperation(self, n):
-                if isinstance(n.operator, _RISKY_OPS) and _risky_division(n, analysis):
-                    Scan.risky = True
-
-            def visit_Call(self, n):
-                if n in analysis.helper_calls or n in analysis.fallback_calls:
-                    Scan.risky = True
-                    return
-                fn = getattr(analysis.values.get(n.func), "example", None)
-                rule = registry.for_call(fn) if fn is not None else None
-                if rule is not None and rule.may_warn and any(
-                        getattr(analysis.values.get(a.value), "batched", False)
-                        for a in n.args):
-                    Scan.risky = True
-
-        for part in [node.body] + ([node.orelse] if node.orelse else []):
-            part.visit(Scan())
-        return Scan.risky
+        parts = [node.body] + ([node.orelse] if node.orelse else [])
+        for part in parts:
+            for n in walk(part):
+                if type(n) is cst.BinaryOperation:
+                    if isinstance(n.operator, _RISKY_OPS) and _risky_division(n, analysis):
+                        return True
+                elif type(n) is cst.Call:
+                    if n in analysis.helper_calls or n in analysis.fallback_calls:
+                        return True
+                    fn = getattr(analysis.values.get(n.func), "example", None)
+                    rule = registry.for_call(fn) if fn is not None else None
+                    if rule is not None and rule.may_warn and any(
+                            getattr(analysis.values.get(a.value), "batched", False)
+                            for a in n.args):
+                        return True
+        return False
 
 
 def _risky_division(node: cst.BinaryOperation, analysis) -> bool:
@@ -276,7 +271,8 @@ class _ElifToNestedIf(cst.CSTTransformer):
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    func = func.visit(_ElifToNestedIf())
+    if any(type(n) is cst.If and isinstance(n.orelse, cst.If) for n in walk(func)):
+        func = func.visit(_ElifToNestedIf())
     analysis = ctx.analyze(func)
     if not any(analysis.batched_tests.values()):
         return func

@@ -14,21 +14,23 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..cst_util import walk
 from ..liveness import reads, writes
 
 
-class _Count(cst.CSTVisitor):
-    def __init__(self):
+class _Count:
+    """How often each name is read and assigned in a function."""
+
+    def __init__(self, func):
         self.reads: dict[str, int] = {}
         self.writes: dict[str, int] = {}
-
-    def visit_Name(self, node):
-        self.reads[node.value] = self.reads.get(node.value, 0) + 1
-
-    def visit_AssignTarget(self, node):
-        for name in _names(node.target):
-            self.writes[name] = self.writes.get(name, 0) + 1
-            self.reads[name] = self.reads.get(name, 0) - 1   # visit_Name counted the target
+        for node in walk(func):
+            if type(node) is cst.Name:
+                self.reads[node.value] = self.reads.get(node.value, 0) + 1
+            elif type(node) is cst.AssignTarget:
+                for name in _names(node.target):
+                    self.writes[name] = self.writes.get(name, 0) + 1
+                    self.reads[name] = self.reads.get(name, 0) - 1   # counted as a Name too
 
 
 def _names(target):
@@ -95,6 +97,5 @@ class _Simplify(cst.CSTTransformer):
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    counts = _Count()
-    func.visit(counts)
+    counts = _Count(func)
     return func.visit(_Simplify(ctx.namer.generated, counts))
