@@ -1,0 +1,56 @@
+"""Functions that show each documented divergence (docs/semantics.md)."""
+
+import math
+
+import numpy as np
+
+calls = []
+
+
+def log_or_zero(x):
+    if x > 0:
+        return math.log(x)
+    return 0.0
+
+
+def guarded_int_power(n):
+    if n >= 0:
+        return 2 ** n
+    return 0
+
+
+def int_floor_div(x):
+    return int(x) // 0
+
+
+def checked_sqrt(x):
+    return math.sqrt(x)
+
+
+def note_and_double(x):
+    calls.append("called")
+    return x * 2
+
+
+def to_int(x):
+    return int(x)
+
+
+def mixed_return(x):
+    if x > 0:
+        return 1
+    return 0.5
+
+
+def float32_math(x):
+    return x * math.sqrt(2.0) + math.floor(x)
+
+
+def square_int(n):
+    return n * n
+
+
+def log_minus_five(x):
+    if x > 0:
+        return np.log(x - 5)
+    return 0.0

@@ -1,0 +1,111 @@
+"""Each row of the divergence table in docs/semantics.md, shown exactly."""
+
+import warnings
+
+import numpy as np
+import pytest
+import semantics_functions as sf
+
+from vectorize import vectorize
+
+
+def vec(f):
+    return vectorize(f, fallback="error")
+
+
+def test_untaken_branch_raises_when_numpy_raises_for_it():
+    # Both branches run on every lane: NumPy refuses negative integer powers on arrays,
+    # so a dead lane of `2 ** n` raises although the scalar code never evaluates it.
+    n = np.array([3, -1])
+    assert [sf.guarded_int_power(v) for v in n] == [8, 0]
+    with pytest.raises(ValueError, match="negative integer powers"):
+        vec(sf.guarded_int_power)(n)
+    np.testing.assert_array_equal(vec(sf.guarded_int_power)(np.array([3, 0])), [8, 1])
+
+
+def test_dead_lanes_do_not_warn():
+    x = np.array([-1.0, 0.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = vec(sf.log_or_zero)(x)
+    np.testing.assert_array_equal(got, [0.0, 0.0, np.log(2.0)])
+
+
+def test_live_lane_warnings_inside_a_batched_branch_are_silenced():
+    x = np.array([3.0, 7.0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scalar = sf.log_minus_five(np.float64(3.0))
+    assert any(issubclass(w.category, RuntimeWarning) for w in caught)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = vec(sf.log_minus_five)(x)
+    assert np.isnan(got[0]) and np.isnan(scalar)
+    assert got[1] == np.log(2.0)
+
+
+def test_python_int_division_by_zero_gives_zero_not_zerodivisionerror():
+    with pytest.raises(ZeroDivisionError):
+        sf.int_floor_div(np.float64(3.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(vec(sf.int_floor_div)(np.array([3.0, 4.0])), [0, 0])
+
+
+def test_math_domain_errors_become_nan():
+    with pytest.raises(ValueError, match="math domain error"):
+        sf.checked_sqrt(np.float64(-1.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = vec(sf.checked_sqrt)(np.array([-1.0, 4.0]))
+    assert np.isnan(got[0]) and got[1] == 2.0
+
+
+def test_side_effects_of_unbatched_calls_happen_once_per_call():
+    sf.calls.clear()
+    vec(sf.note_and_double)(np.arange(5.0))
+    assert sf.calls == ["called"]
+
+
+def test_int_of_nan_is_an_arbitrary_int_with_a_warning():
+    with pytest.raises(ValueError):
+        sf.to_int(np.float64("nan"))
+    with pytest.warns(RuntimeWarning, match="invalid value"):
+        got = vec(sf.to_int)(np.array([np.nan, 2.5]))
+    assert got.dtype.kind == "i" and got[1] == 2
+
+
+def test_mixed_int_and_float_returns_promote_like_np_array():
+    x = np.array([1.0, -1.0])
+    expected = np.array([sf.mixed_return(v) for v in x])
+    got = vec(sf.mixed_return)(x)
+    assert got.dtype == expected.dtype == np.float64
+    np.testing.assert_array_equal(got, expected)
+    # numpy.vectorize takes the dtype of the first result and truncates
+    assert np.vectorize(sf.mixed_return)(x).dtype.kind == "i"
+
+
+def test_math_results_are_float64_arrays_not_weak_python_floats():
+    x = np.array([1.5, 2.5], dtype=np.float32)
+    per_example = np.array([sf.float32_math(v) for v in x])
+    assert per_example.dtype == np.float32          # Python floats are weak scalars
+    got = vec(sf.float32_math)(x)
+    assert got.dtype == np.float64                  # batched math results are float64
+    np.testing.assert_allclose(got, per_example, rtol=1e-6)
+
+
+def test_integer_overflow_wraps_without_the_scalar_warning():
+    big = np.array([2**62], dtype=np.int64)
+    with pytest.warns(RuntimeWarning, match="overflow"):
+        scalar = sf.square_int(big[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = vec(sf.square_int)(big)
+    assert got[0] == scalar
+
+
+def test_empty_batches_need_no_otypes():
+    got = vec(sf.log_or_zero)(np.array([], dtype=np.float64))
+    assert got.shape == (0,) and got.dtype == np.float64
+    with pytest.raises(ValueError, match="otypes"):
+        np.vectorize(sf.log_or_zero)(np.array([], dtype=np.float64))

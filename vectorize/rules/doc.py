@@ -1,0 +1,66 @@
+"""Render the rule registry as Markdown: ``python -m vectorize.rules.doc > docs/rules.md``.
+
+``docs/rules.md`` is generated from the registry and a test keeps it current.
+"""
+
+from __future__ import annotations
+
+from . import NUMPY
+
+_FAMILY_ORDER = ["operators", "boolean", "control flow", "builtins", "math", "numpy", "user"]
+
+_ENGINE_RULES = [
+    ("if.select", "control flow",
+     "An `if`/`elif`/`else` whose test differs per example runs both branches on every lane "
+     "and merges each live variable with a conditional expression (then `np.where`); "
+     "branch-local names (`root_if`, `root_else`) keep the branches apart; branches that can "
+     "warn on thrown-away lanes run under `np.errstate(all=\"ignore\")`.",
+     "if tmp > 5:\n    root = t * b\nelse:\n    root = -t",
+     "root = np.where(tmp > 5, t * b, -t)"),
+    ("if.unbatched", "control flow",
+     "An `if` whose test is the same for every example stays a Python `if`.",
+     "if n > 2:\n    y = x", "if n > 2:\n    y = x"),
+    ("return.single_exit", "control flow",
+     "A `return` under a per-example condition becomes an assignment of the result; the "
+     "statements after it move into the branch that falls through.",
+     "if x < 0:\n    return 0.0\nreturn x", "return np.where(x < 0, 0.0, x)"),
+    ("loop.unbatched", "control flow",
+     "A `for` over an unbatched range or sequence stays a Python loop with a batched body.",
+     "for k in range(3):\n    s = s + x ** k", "for k in range(3):\n    s = s + x ** k"),
+    ("call.user_function", "calls",
+     "A call of another plain Python function of the user's is vectorized the same way, "
+     "once per pattern of batched arguments (memoized), and emitted next to the caller.",
+     "y = clamp(x, 0.0)", "y = clamp(x, 0.0)  # calls the batched clamp below"),
+    ("call.per_example_fallback", "calls",
+     "With `fallback='warn'`/`'loop'`, a call without a rule runs per example in a visible "
+     "list comprehension (and warns once with 'warn').",
+     "y = special(x)", "y = np.array([special(x_i) for x_i in x])"),
+]
+
+
+def _block(code: str) -> str:
+    return "```python\n" + code.strip("\n") + "\n```"
+
+
+def render() -> str:
+    lines = ["# Batching rules", "",
+             "Generated from the rule registry by `python -m vectorize.rules.doc`; "
+             "`tests/test_rules_doc.py` fails when this page is out of date.", "",
+             "Each rule says how one operation on per-example values becomes batched code. "
+             "An operation whose inputs are all unbatched is never rewritten.", ""]
+    entries = [(name, fam, expl, before, after) for name, fam, expl, before, after in
+               _ENGINE_RULES]
+    entries += [(r.name, r.family, r.explanation, r.before, r.after) for r in NUMPY.all_rules
+                if r.family != "user"]
+    families = sorted({e[1] for e in entries},
+                      key=lambda f: (_FAMILY_ORDER.index(f) if f in _FAMILY_ORDER else 99, f))
+    for family in families:
+        lines += [f"## {family}", ""]
+        for name, _, explanation, before, after in [e for e in entries if e[1] == family]:
+            lines += [f"### `{name}`", "", explanation, "", "Before:", "", _block(before), "",
+                      "After:", "", _block(after), ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+if __name__ == "__main__":
+    print(render(), end="")
