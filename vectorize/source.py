@@ -88,6 +88,20 @@ class FunctionSource:
                               source_line=src, suggestion=problem.suggestion)
 
 
+class ClosureView:
+    """Live read access to a function's closure cells, by name (for cache guards)."""
+
+    def __init__(self, func):
+        self._cells = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
+
+    def get(self, name, default=None):
+        cell = self._cells.get(name)
+        try:
+            return cell.cell_contents if cell is not None else default
+        except ValueError:
+            return default
+
+
 def unwrap(func):
     """The plain Python function behind a callable, or raise Unsupported."""
     if isinstance(func, types.MethodType):

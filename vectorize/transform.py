@@ -21,7 +21,7 @@ from .errors import Unsupported, VectorizeError
 from .liveness import Namer, all_names
 from .pipeline import PIPELINE
 from .rules import registry_for
-from .source import FunctionSource, read_function
+from .source import ClosureView, FunctionSource, read_function
 
 
 @dataclass
@@ -79,7 +79,6 @@ class ModuleContext:
         self.registry = registry_for(namespace)
         self.allow_fallback = fallback != "error"
         self.specs: dict[tuple, _Spec] = {}
-        self.in_progress: set = set()
         self.order: list[_Spec] = []
         self.function_names = Namer()
         self.fallbacks: list[str] = []
@@ -179,7 +178,8 @@ class FunctionJob:
             elif scope == "builtin":
                 pass
             else:
-                self.module.free[(0, name)] = (self.source.closure, name, value)
+                self.module.free[(id(self.source.func), name)] = (
+                    ClosureView(self.source.func), name, value)
         return tree, self.last.result
 
 
