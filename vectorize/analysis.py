@@ -20,7 +20,9 @@ import libcst as cst
 import numpy as np
 
 from .abstract import UNKNOWN, TupleValue, Value, batched_like, join, same, unbatched
+from .cst_util import AUGMENTED_TO_BINARY
 from .errors import Unsupported
+from .rules.lanes import ENGINE_NAMES
 from .rules.registry import Registry, Site, default_infer, evaluate
 
 PURE_BUILTINS = {len, range, int, float, bool, abs, min, max, round, tuple, list, sum, complex,
@@ -102,6 +104,7 @@ class Analysis:
         self.fallback_calls: dict[cst.Call, str] = {}
         self.helper_calls: dict[cst.Call, object] = {}
         self.returns_in_loops = False
+        self.masked_loops: dict[cst.CSTNode, cst.CSTNode] = {}   # loop -> node that masks it
         self.batched_returns = False   # some return depends on a batched condition
         self._batched_depth = 0
         self._loop_stack: list[dict] = []
@@ -194,6 +197,10 @@ class Analysis:
             value = self.expr(small.value, env) if small.value is not None else unbatched(None)
             if self._loop_stack:
                 self.returns_in_loops = True
+                if self._mask_enclosing_loop(small):
+                    for frame in self._loop_stack:   # the lane leaves every enclosing loop
+                        frame["masked"] = True
+                        self.masked_loops.setdefault(frame["node"], small)
             if self._batched_depth:
                 self.batched_returns = True
             self.returns.append((small, value))
@@ -203,10 +210,7 @@ class Analysis:
         if isinstance(small, (cst.Break, cst.Continue)):
             if not self._loop_stack:
                 raise Unsupported("`break`/`continue` outside a loop", small)
-            if self._batched_depth > self._loop_stack[-1]["depth"]:
-                raise Unsupported("`break`/`continue` under a condition that differs per "
-                                  "example is not supported yet", small,
-                                  "restructure the loop with an explicit condition")
+            self._mask_enclosing_loop(small)
             key = "breaks" if isinstance(small, cst.Break) else "continues"
             self._loop_stack[-1][key].append(env.copy())
             return None
@@ -251,22 +255,35 @@ class Analysis:
             self._divergent = getattr(self, "_divergent", 0) + 1
         return join_envs(body_env, else_env, batched=batched, before=env)
 
-    def _loop(self, stmt, env: Env, bind_target) -> Env | None:
-        frame = {"breaks": [], "continues": [], "depth": self._batched_depth}
+    def _loop(self, stmt, env: Env, bind_target, masked: bool = False) -> Env | None:
+        """Fixed point over the loop body. A loop is *masked* when its lanes can leave it at
+        different times (a batched test, or break/continue/return under a batched
+        condition); then every variable it changes becomes batched."""
+        frame = {"breaks": [], "continues": [], "depth": self._batched_depth,
+                 "masked": masked, "node": stmt}
+        if masked:
+            self.masked_loops.setdefault(stmt, stmt)
         self._loop_stack.append(frame)
         try:
             head = env
             for _ in range(50):
+                was_masked = frame["masked"]
                 frame["breaks"].clear()
                 frame["continues"].clear()
                 body_env = head.copy()
                 bind_target(body_env)
-                out = self.block(stmt.body.body, body_env)
+                self._batched_depth += was_masked
+                try:
+                    out = self.block(stmt.body.body, body_env)
+                finally:
+                    self._batched_depth -= was_masked
                 for cont in frame["continues"]:
-                    out = join_envs(out, cont, batched=False, before=head)
-                new_head = join_envs(head, out, batched=False, before=head) if out else head
-                if all(name in head.values and same(head.values[name], v)
-                       for name, v in new_head.values.items()):
+                    out = join_envs(out, cont, batched=frame["masked"], before=head)
+                new_head = (join_envs(head, out, batched=frame["masked"], before=head)
+                            if out else head)
+                if was_masked == frame["masked"] and all(
+                        name in head.values and same(head.values[name], v)
+                        for name, v in new_head.values.items()):
                     break
                 head = new_head
             else:
@@ -275,16 +292,39 @@ class Analysis:
             self._loop_stack.pop()
         exit_env = head
         if getattr(stmt, "orelse", None) is not None:
+            if frame["masked"]:
+                raise Unsupported("a loop `else:` clause on a loop whose examples stop at "
+                                  "different times", stmt,
+                                  "set a flag before `break` and test it after the loop")
             exit_env = self.block(stmt.orelse.body.body, head.copy())
         for brk in frame["breaks"]:
-            exit_env = join_envs(exit_env, brk, batched=False, before=head)
+            exit_env = join_envs(exit_env, brk, batched=frame["masked"], before=head)
         return exit_env
 
+    def _mask_enclosing_loop(self, node) -> bool:
+        """A break/continue/return at this point: masks the innermost loop when the
+        condition it sits under differs per example."""
+        frame = self._loop_stack[-1]
+        if self._batched_depth > frame["depth"]:
+            frame["masked"] = True
+            self.masked_loops.setdefault(frame["node"], node)
+            return True
+        return frame["masked"]
+
     def for_statement(self, stmt: cst.For, env: Env) -> Env | None:
-        iterable = self.expr(stmt.iter, env)
+        iterable = self._range_of_batched(stmt.iter, env) or self.expr(stmt.iter, env)
         if iterable.batched:
-            raise Unsupported("a `for` loop over a per-example sequence is not supported yet",
-                              stmt.iter, "loop over `range(len(...))` of an unbatched length")
+            call = stmt.iter
+            is_range = (isinstance(call, cst.Call) and self.values.get(call.func) is not None
+                        and self.values[call.func].example is range and not any(
+                            a.keyword or a.star for a in call.args))
+            if not is_range:
+                raise Unsupported("a `for` loop over a per-example sequence is not supported "
+                                  "yet", stmt.iter,
+                                  "loop over `range(len(...))` of an unbatched length")
+            element = batched_like(np.int64(0))
+            return self._loop(stmt, env, lambda e: self.bind(stmt.target, element, e, stmt),
+                              masked=True)
         element = unbatched(UNKNOWN)
         if iterable.known:
             try:
@@ -295,21 +335,35 @@ class Analysis:
                 element = unbatched(UNKNOWN)
         return self._loop(stmt, env, lambda e: self.bind(stmt.target, element, e, stmt))
 
+    def _range_of_batched(self, node, env: Env):
+        """``range(...)`` with per-example bounds: a batched iterable (a masked loop)."""
+        if not (isinstance(node, cst.Call) and 1 <= len(node.args) <= 3
+                and not any(a.keyword or a.star for a in node.args)):
+            return None
+        func = self.expr(node.func, env)
+        if func.batched or func.example is not range:
+            return None
+        args = [self.expr(a.value, env) for a in node.args]
+        if not any(a.batched for a in args):
+            return None
+        for a in args:
+            if a.kind not in "iub" or isinstance(a, TupleValue):
+                raise Unsupported("`range` of a per-example value that is not an integer",
+                                  node, "convert the bound with int()")
+        value = Value(True, UNKNOWN)
+        self.values[node] = value
+        return value
+
     def while_statement(self, stmt: cst.While, env: Env) -> Env | None:
         test = self.expr(stmt.test, env)
         self.batched_tests[stmt] = test.batched
-        if test.batched:
-            raise Unsupported("a `while` loop whose condition differs per example is not "
-                              "supported yet", stmt.test,
-                              "use a fixed number of iterations with `for _ in range(n)`")
 
         def retest(e):
-            if self.expr(stmt.test, e).batched:
+            if self.expr(stmt.test, e).batched and not self._loop_stack[-1]["masked"]:
                 self.batched_tests[stmt] = True
-                raise Unsupported("a `while` loop whose condition differs per example is not "
-                                  "supported yet", stmt.test,
-                                  "use a fixed number of iterations with `for _ in range(n)`")
-        return self._loop(stmt, env, retest)
+                self._loop_stack[-1]["masked"] = True
+                self.masked_loops.setdefault(stmt, stmt.test)
+        return self._loop(stmt, env, retest, masked=test.batched)
 
     def bind(self, target, value, env: Env, stmt) -> None:
         if isinstance(target, cst.Name):
@@ -423,6 +477,8 @@ class Analysis:
         found, value, _scope = self.source.lookup(ident)
         if not found and ident == "np":
             return unbatched(np)   # the array namespace of generated code (np.errstate...)
+        if not found and ident in ENGINE_NAMES:
+            return unbatched(ENGINE_NAMES[ident])
         if not found:
             raise Unsupported(f"name `{ident}` is not defined", node,
                               "define it at module level before calling the function")
@@ -431,14 +487,14 @@ class Analysis:
 
     def binary(self, operator, left_node, right_node, env, node):
         left, right = self.expr(left_node, env), self.expr(right_node, env)
-        fn = BINARY_FUNCS[type(operator)]
+        fn = BINARY_FUNCS[AUGMENTED_TO_BINARY.get(type(operator), type(operator))]
         if isinstance(left, TupleValue) or isinstance(right, TupleValue):
             if left.batched or right.batched:
                 raise Unsupported("arithmetic on tuples of per-example values", node)
             return unbatched(evaluate(fn, left.example, right.example))
         if not (left.batched or right.batched):
             return unbatched(evaluate(fn, left.example, right.example))
-        if isinstance(operator, cst.MatrixMultiply):
+        if isinstance(operator, (cst.MatrixMultiply, cst.MatrixMultiplyAssign)):
             raise Unsupported("`@` on per-example values is not supported yet", node,
                               "write the product with np.einsum")
         return batched_like(evaluate(fn, left.example, right.example))

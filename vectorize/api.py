@@ -344,7 +344,7 @@ class vectorize:
 
     def _output(self, out, result, shape, index):
         arr = np.asanyarray(out)
-        if getattr(result, "batched", False):
+        if getattr(result, "batched", False) and arr.ndim > result.rank:
             arr = arr.reshape(shape + arr.shape[1:])
         else:
             arr = np.broadcast_to(arr, shape + arr.shape).copy()

@@ -216,3 +216,31 @@ class _FixParens(cst.CSTTransformer):
 def fix_parens(node):
     """Add the parentheses operator precedence requires (and no others)."""
     return node.visit(_FixParens())
+
+
+AUGMENTED_TO_BINARY = {
+    cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
+    cst.DivideAssign: cst.Divide, cst.FloorDivideAssign: cst.FloorDivide,
+    cst.ModuloAssign: cst.Modulo, cst.PowerAssign: cst.Power, cst.BitAndAssign: cst.BitAnd,
+    cst.BitOrAssign: cst.BitOr, cst.BitXorAssign: cst.BitXor,
+    cst.LeftShiftAssign: cst.LeftShift, cst.RightShiftAssign: cst.RightShift,
+    cst.MatrixMultiplyAssign: cst.MatrixMultiply}
+
+
+def hoist_common_tail(stmt: cst.If) -> list:
+    """``if c: A; T else: B; T`` -> ``if c: A else: B`` followed by ``T``: statements both
+    branches end with run after the ``if`` once (same meaning, no duplicated work)."""
+    if not isinstance(stmt.orelse, cst.Else):
+        return [stmt]
+    body, orelse = list(stmt.body.body), list(stmt.orelse.body.body)
+    common = []
+    while body and orelse and body[-1].deep_equals(orelse[-1]):
+        common.insert(0, body.pop())
+        orelse.pop()
+    if not common:
+        return [stmt]
+    pass_line = cst.SimpleStatementLine([cst.Pass()])
+    new_if = stmt.with_changes(body=stmt.body.with_changes(body=body or [pass_line]),
+                               orelse=cst.Else(body=cst.IndentedBlock(body=orelse))
+                               if orelse else None)
+    return [new_if] + common

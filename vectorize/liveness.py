@@ -117,10 +117,15 @@ def body_of(block) -> list:
 
 
 class Liveness:
-    """``live_after[stmt]``: names whose current value may still be read after ``stmt``."""
+    """``live_after[stmt]``: names whose current value may still be read after ``stmt``.
+
+    Loops are solved to a fixed point: a name is live at the loop head when the rest of the
+    function or the next iteration may read it; ``break`` continues with what is live after
+    the loop and ``continue`` with what is live at its head."""
 
     def __init__(self, func: cst.FunctionDef):
         self.live_after: dict[cst.CSTNode, set[str]] = {}
+        self._loops: list[tuple[set[str], set[str]]] = []   # (after the loop, at its head)
         self.block(list(func.body.body), set())
 
     def block(self, stmts, live: set[str]) -> set[str]:
@@ -133,32 +138,50 @@ class Liveness:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in reversed(stmt.body):
                 self.live_after[small] = set(live)
-                if isinstance(small, cst.Return):
-                    live = reads(small.value) if small.value is not None else set()
-                elif isinstance(small, (cst.Assign, cst.AnnAssign)):
-                    targets = (small.targets if isinstance(small, cst.Assign)
-                               else [small])
-                    killed = {n for t in targets for n in target_names(t.target)}
-                    live = (live - killed) | reads(small)
-                elif isinstance(small, cst.AugAssign):
-                    live = live | reads(small)
-                else:
-                    live = live | reads(small)
+                live = self.small(small, live)
             return live
         if isinstance(stmt, cst.If):
             body = self.block(list(stmt.body.body), set(live))
             orelse = self.block(body_of(stmt.orelse), set(live)) if stmt.orelse else set(live)
             return reads(stmt.test) | body | orelse
         if isinstance(stmt, (cst.For, cst.While)):
-            everything = reads(stmt) | live
-            self.block(list(stmt.body.body), everything)
-            if stmt.orelse is not None:
-                self.block(body_of(stmt.orelse), set(live))
-            return everything
+            return self.loop(stmt, live)
         if isinstance(stmt, cst.With):
             inner = self.block(list(stmt.body.body), set(live))
             return inner | {n for item in stmt.items for n in reads(item.item)}
         return live | reads(stmt)
+
+    def small(self, small, live: set[str]) -> set[str]:
+        if isinstance(small, cst.Return):
+            return reads(small.value) if small.value is not None else set()
+        if isinstance(small, (cst.Assign, cst.AnnAssign)):
+            targets = small.targets if isinstance(small, cst.Assign) else [small]
+            killed = {n for t in targets for n in target_names(t.target)}
+            return (live - killed) | reads(small)
+        if isinstance(small, cst.Break) and self._loops:
+            return set(self._loops[-1][0])
+        if isinstance(small, cst.Continue) and self._loops:
+            return set(self._loops[-1][1])
+        return live | reads(small)
+
+    def loop(self, stmt, live: set[str]) -> set[str]:
+        after = set(live)
+        if stmt.orelse is not None:
+            after = self.block(body_of(stmt.orelse), set(live))
+        if isinstance(stmt, cst.While):
+            entry, assigned = reads(stmt.test), set()
+        else:
+            entry, assigned = reads(stmt.iter), set(target_names(stmt.target))
+        head = set(after) | entry
+        for _ in range(100):
+            self._loops.append((set(live), head))
+            body_in = self.block(list(stmt.body.body), set(head))
+            self._loops.pop()
+            new_head = head | (body_in - assigned) | entry
+            if new_head == head:
+                break
+            head = new_head
+        return head
 
 
 class Namer:

@@ -4,9 +4,12 @@ example and analysed again)."""
 
 from __future__ import annotations
 
-from .passes import batch_rules, early_return, if_to_where, simplify
+from .passes import batch_rules, early_return, if_to_where, masked_loops, simplify
 
 PIPELINE = [
+    # Loops first: a `return` inside a loop becomes a flag the loop leaves by, followed by
+    # `if returned: return result` after the loop, which `early_return` then lowers.
+    masked_loops,
     # `return` under a batched `if` must become an assignment before `if` can become `where`:
     # a branch that returns has no value to merge.
     early_return,

@@ -117,6 +117,7 @@ class FunctionJob:
         self.registry = module.registry
         self.namer = Namer(all_names(source.tree) | set(params))
         self.helper_nodes: dict[cst.CSTNode, str] = {}
+        self.mask_names: set[str] = set()     # `active` masks made by masked_loops
         self.last: Analysis | None = None
 
     def analyze(self, tree: cst.FunctionDef) -> Analysis:
@@ -198,6 +199,14 @@ def transform_function(func, params: dict[str, object], *, namespace: str = "num
     except RecursionError:
         raise VectorizeError("the function is too deeply nested to vectorize",
                              suggestion="split it into smaller helper functions") from None
+    except Exception as exc:   # an engine bug: never a bare traceback from inside the engine
+        name = getattr(func, "__qualname__", repr(func))
+        raise VectorizeError(
+            f"internal error while vectorizing `{name}`: {type(exc).__name__}: {exc}",
+            filename=getattr(getattr(func, "__code__", None), "co_filename", "<unknown>"),
+            line=getattr(getattr(func, "__code__", None), "co_firstlineno", 0),
+            suggestion="please report this with the function's source; meanwhile pass "
+                       "fallback='warn' to run it per example") from exc
     ordered = [main] + [s for s in module.order if s is not main]
     return codegen.emit(ordered, module, main, header)
 

@@ -156,8 +156,10 @@ def _place_outputs(out, result, out_axes, size):
 
 def _place(out, result, axis, size):
     arr = np.asarray(out)
-    if not getattr(result, "batched", False):
-        if axis is None:
+    # a batched result can still come back without its batch axis on a path that returned an
+    # unbatched value (an `if` on an unbatched test): broadcast it like an unbatched one
+    if not getattr(result, "batched", False) or arr.ndim <= result.rank:
+        if axis is None and not getattr(result, "batched", False):
             return out
         arr = np.broadcast_to(arr, (size,) + arr.shape).copy()
     elif axis is None:

@@ -6,5 +6,6 @@ import numpy as np
 
 def func(t, b):
     tmp = t * b
-    root = np.where(tmp > 5, t * b, -t)
+    with np.errstate(all="ignore"):
+        root = np.where(tmp > 5, t * b, -t)
     return root

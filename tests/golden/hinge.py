@@ -6,5 +6,6 @@ import numpy as np
 
 def hinge(x, margin):
     loss = np.where(margin - x > 0.0, margin - x, 0.0)
-    scaled = np.where(loss > 1, loss * 2, loss)
+    with np.errstate(all="ignore"):
+        scaled = np.where(loss > 1, loss * 2, loss)
     return np.round(scaled, 3)

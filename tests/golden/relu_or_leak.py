@@ -5,4 +5,5 @@ import numpy as np
 
 
 def relu_or_leak(x, leak):
-    return np.where(x > 0, x, leak * x)
+    with np.errstate(all="ignore"):
+        return np.where(x > 0, x, leak * x)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cst_util import walk
+from ..cst_util import hoist_common_tail, walk
 from ..errors import Unsupported
 
 
@@ -69,7 +69,7 @@ class _Lowering:
 
                 def continuation(rest=rest):
                     return self.seq([s.deep_clone() for s in rest], tail)
-                out.append(self.if_stmt(stmt, continuation))
+                out.extend(hoist_common_tail(self.if_stmt(stmt, continuation)))
                 return out
             out.append(stmt)
         return out + tail()

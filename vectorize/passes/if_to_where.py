@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cst_util import parse_stmt, walk
+from ..cst_util import AUGMENTED_TO_BINARY, parse_expr, walk
 from ..errors import Unsupported
 from ..liveness import Liveness, body_of, exposed_reads, reads, target_names, writes
 
-_RISKY_OPS = (cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)
+_FLOAT_RISKY_OPS = (cst.Add, cst.Subtract, cst.Multiply)
+_RISKY_OPS = (cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power) + _FLOAT_RISKY_OPS
 
 
 def _line(node) -> cst.SimpleStatementLine:
@@ -95,7 +96,7 @@ def _rename_small(small, renamed, active):
             and small.target.value in renamed:
         name = small.target.value
         value = cst.BinaryOperation(left=cst.Name(active.get(name, name)),
-                                    operator=_AUG_TO_BIN[type(small.operator)](),
+                                    operator=AUGMENTED_TO_BINARY[type(small.operator)](),
                                     right=small.value.visit(_Rename(active)))
         active[name] = renamed[name]
         return cst.Assign([cst.AssignTarget(cst.Name(renamed[name]))], value)
@@ -107,15 +108,6 @@ def _rename_small(small, renamed, active):
         targets = [t.with_changes(target=t.target.visit(_Rename(active))) for t in small.targets]
         return small.with_changes(targets=targets, value=value)
     return small.visit(_Rename(active))
-
-
-_AUG_TO_BIN = {cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract,
-               cst.MultiplyAssign: cst.Multiply, cst.DivideAssign: cst.Divide,
-               cst.FloorDivideAssign: cst.FloorDivide, cst.ModuloAssign: cst.Modulo,
-               cst.PowerAssign: cst.Power, cst.BitAndAssign: cst.BitAnd,
-               cst.BitOrAssign: cst.BitOr, cst.BitXorAssign: cst.BitXor,
-               cst.LeftShiftAssign: cst.LeftShift, cst.RightShiftAssign: cst.RightShift,
-               cst.MatrixMultiplyAssign: cst.MatrixMultiply}
 
 
 def _single_assignment(stmts: list):
@@ -172,6 +164,14 @@ class _IfToWhere(cst.CSTTransformer):
 
         test = node.test
         out: list = []
+        # a merged variable the test reads: the test must not see its merged value
+        if isinstance(test, cst.Name) and test.value in merged:
+            merged.remove(test.value)
+            merged.append(test.value)          # merge the mask itself last
+        elif test_r & set(merged) and not isinstance(test, cst.Name):
+            cond = self.ctx.namer.fresh("cond")
+            out.append(_assign(cond, test))
+            test = cst.Name(cond)
         if len(merged) > 1 and not isinstance(test, cst.Name):
             cond = self.ctx.namer.fresh("cond")
             out.append(_assign(cond, test))
@@ -193,18 +193,31 @@ class _IfToWhere(cst.CSTTransformer):
         for name in merged:
             a = then_values.get(name, cst.Name(then_map.get(name, name)))
             b = else_values.get(name, cst.Name(else_map.get(name, name)))
-            out.append(_assign(name, cst.IfExp(test=test, body=a, orelse=b)))
+            out.append(_assign(name, _merge(test, a, b)))
         out = _flatten_errstate(out)
         if self._may_warn(original):
-            return [cst.With(items=[cst.WithItem(parse_stmt(
-                'np.errstate(all="ignore")\n').body[0].value)],
-                body=cst.IndentedBlock(body=out))]
+            return [_errstate(out)]
         return out or [_line(cst.Pass())]
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        """A conditional expression or `and`/`or` on batched values evaluates its lazy part on
+        every lane too: when that part can warn, the statement runs with warnings silenced."""
+        lazy = []
+        for n in walk(original_node):
+            if type(n) is cst.IfExp and _batched(self.analysis, n.test):
+                lazy += [n.body, n.orelse]
+            elif type(n) is cst.BooleanOperation and _batched(self.analysis, n.left):
+                lazy.append(n.right)
+        if lazy and self._may_warn_in(lazy):
+            return _errstate([updated_node])
+        return updated_node
 
     def _may_warn(self, node) -> bool:
         """Whether a branch can emit floating-point warnings on some lane."""
+        return self._may_warn_in([node.body] + ([node.orelse] if node.orelse else []))
+
+    def _may_warn_in(self, parts) -> bool:
         analysis, registry = self.analysis, self.ctx.registry
-        parts = [node.body] + ([node.orelse] if node.orelse else [])
         for part in parts:
             for n in walk(part):
                 if type(n) is cst.BinaryOperation:
@@ -222,13 +235,38 @@ class _IfToWhere(cst.CSTTransformer):
         return False
 
 
+def _batched(analysis, node) -> bool:
+    return bool(getattr(analysis.values.get(node), "batched", False))
+
+
+def _errstate(body: list) -> cst.With:
+    return cst.With(items=[cst.WithItem(parse_expr('np.errstate(all="ignore")'))],
+                    body=cst.IndentedBlock(body=body))
+
+
+def _merge(test, a, b) -> cst.BaseExpression:
+    """``a if test else b``, said more simply where the test is one of the values:
+    ``t = t and a`` for ``a if t else t`` (the mask of a loop), ``t or b`` for
+    ``t if t else b``; both keep the exact per-example meaning for any type."""
+    if isinstance(test, cst.Name):
+        if isinstance(b, cst.Name) and b.value == test.value:
+            return cst.BooleanOperation(left=test, operator=cst.And(), right=a)
+        if isinstance(a, cst.Name) and a.value == test.value:
+            return cst.BooleanOperation(left=test, operator=cst.Or(), right=b)
+    return cst.IfExp(test=test, body=a, orelse=b)
+
+
 def _risky_division(node: cst.BinaryOperation, analysis) -> bool:
-    """Whether ``a / b`` (``//``, ``%``, ``**``) can warn on some lane: a batched divisor (or
-    exponent) can, a known nonzero constant cannot."""
+    """Whether an operator can warn on some lane. Float ``+ - *`` can (overflow, inf - inf);
+    ``/``, ``//``, ``%``, ``**`` can with a batched divisor (or exponent), not with a known
+    nonzero constant. Integer arrays never warn on overflow."""
     left = analysis.values.get(node.left)
     right = analysis.values.get(node.right)
     if not (getattr(left, "batched", False) or getattr(right, "batched", False)):
         return False
+    if isinstance(node.operator, _FLOAT_RISKY_OPS):
+        return any(getattr(v, "kind", "?") in "fc?" for v in (left, right)
+                   if getattr(v, "batched", False))
     if getattr(right, "batched", False):
         return True
     example = getattr(right, "example", None)
@@ -274,7 +312,9 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if any(type(n) is cst.If and isinstance(n.orelse, cst.If) for n in walk(func)):
         func = func.visit(_ElifToNestedIf())
     analysis = ctx.analyze(func)
-    if not any(analysis.batched_tests.values()):
+    if not any(analysis.batched_tests.values()) and not any(
+            type(n) in (cst.IfExp, cst.BooleanOperation) and _batched(analysis, n)
+            for n in walk(func)):
         return func
     return func.visit(_IfToWhere(ctx, analysis, Liveness(func)))
 

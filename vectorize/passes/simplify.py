@@ -80,12 +80,29 @@ def _substitute_once(stmts: list, generated: set, counts: _Count):
     return None
 
 
+def _is_pass(stmt) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.Pass))
+
+
+class _NestedChoice(cst.CSTTransformer):
+    def leave_IfExp(self, original_node, updated_node):
+        """``(x if b else y) if a else y`` -> ``x if a and b else y``."""
+        inner, outer_else = updated_node.body, updated_node.orelse
+        if isinstance(inner, cst.IfExp) and not inner.lpar and inner.orelse.deep_equals(
+                outer_else) and isinstance(outer_else, cst.Name):
+            test = cst.BooleanOperation(left=updated_node.test, operator=cst.And(),
+                                        right=inner.test)
+            return updated_node.with_changes(test=test, body=inner.body)
+        return updated_node
+
+
 class _Simplify(cst.CSTTransformer):
     def __init__(self, generated, counts):
         self.generated, self.counts = generated, counts
 
     def _block(self, updated_node):
-        stmts = list(updated_node.body)
+        stmts = [s for s in updated_node.body if not _is_pass(s)] or list(updated_node.body)
         while True:
             new = _substitute_once(stmts, self.generated, self.counts)
             if new is None:
@@ -98,4 +115,5 @@ class _Simplify(cst.CSTTransformer):
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     counts = _Count(func)
-    return func.visit(_Simplify(ctx.namer.generated, counts))
+    func = func.visit(_Simplify(ctx.namer.generated, counts))
+    return func.visit(_NestedChoice())

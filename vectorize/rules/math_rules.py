@@ -31,9 +31,8 @@ FLOAT_FUNCTIONS = {
 PREDICATES = {"isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
 INTEGER_FUNCTIONS = {"gcd": "gcd", "lcm": "lcm"}
 ROUNDING = {"floor": "floor", "ceil": "ceil", "trunc": "trunc"}
-WARNING_FREE = {"fabs", "copysign", "degrees", "radians", "hypot", "atan2", "sin", "cos", "tan",
-                "sinh", "cosh", "tanh", "asinh", "exp", "expm1", "exp2", "cbrt", "atan",
-                "nextafter", "ldexp", "frexp", "modf"}
+WARNING_FREE = {"fabs", "copysign", "radians", "atan2", "tanh", "asinh", "cbrt", "atan",
+                "nextafter", "frexp", "modf"}
 
 
 def _needs_float64(value) -> bool:

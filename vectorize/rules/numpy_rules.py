@@ -12,8 +12,8 @@ _QUIET = {"negative", "positive", "absolute", "fabs", "sign", "equal", "not_equa
           "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_xor",
           "logical_not", "isnan", "isinf", "isfinite", "signbit", "copysign", "maximum",
           "minimum", "fmax", "fmin", "bitwise_and", "bitwise_or", "bitwise_xor", "invert",
-          "sin", "cos", "tan", "tanh", "arctan", "arctan2", "floor", "ceil", "trunc", "rint",
-          "conjugate", "deg2rad", "rad2deg", "degrees", "radians", "spacing", "nextafter"}
+          "tanh", "arctan", "arctan2", "floor", "ceil", "trunc", "rint", "conjugate",
+          "deg2rad", "radians", "nextafter"}
 
 ELEMENTWISE_FUNCTIONS = ["where", "clip", "round", "around", "sinc", "nan_to_num", "real",
                          "imag", "angle", "iscomplex", "isreal", "isclose", "fix", "i0"]

@@ -1,0 +1,259 @@
+"""Loops whose examples stop at different times become masked loops.
+
+Assumes: scalar-style code; the current analysis, which marks *masked* loops (a batched
+``while`` test, a ``for`` over a ``range`` with batched bounds, or ``break``/``continue``/
+``return`` under a batched condition).
+Guarantees: every masked loop becomes a loop over an unbatched condition,
+``while __any_lane__(active):`` (or the original unbatched ``for``), whose body runs under
+``if active:``. ``break`` clears ``active``; ``continue`` skips to the end of the iteration;
+``return v`` inside a loop sets ``result``/``returned``, clears ``active`` and is answered
+after the loop by ``if returned: return result``. The statements after a ``break``/
+``continue``/``return`` move into the branch that falls through, as in `early_return`. The
+output is still scalar-style code with the same per-example meaning (``__any_lane__(a)`` is
+``bool(a)`` per example); `if_to_where` then turns ``if active:`` into ``np.where`` merges and
+`batch_rules` turns ``__any_lane__(active)`` into ``active.any()``.
+
+    while abs(y * y - x) > tol:             active = abs(y * y - x) > tol
+        y = (y + x / y) / 2          ->     while __any_lane__(active):
+                                                if active:
+                                                    y = (y + x / y) / 2
+                                                    active = abs(y * y - x) > tol
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..abstract import TupleValue
+from ..cst_util import children, hoist_common_tail, parse_expr, parse_stmt
+from ..errors import Unsupported
+from ..rules.lanes import ANY_LANE
+
+_EXITS = (cst.Break, cst.Continue, cst.Return)
+
+
+def _line(small) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([small])
+
+
+def _assign(name: str, value) -> cst.SimpleStatementLine:
+    if isinstance(value, str):
+        value = parse_expr(value)
+    return _line(cst.Assign([cst.AssignTarget(cst.Name(name))], value))
+
+
+def _exits_in(node, kinds=_EXITS) -> bool:
+    """Whether ``node`` holds a break/continue/return that belongs to the current loop
+    (those inside nested loops belong to them, except returns)."""
+    stack = list(children(node)) if isinstance(node, (cst.For, cst.While)) else [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, kinds):
+            return True
+        if isinstance(n, (cst.For, cst.While)):
+            if cst.Return in kinds and _exits_in(n, (cst.Return,)):
+                return True
+            continue
+        stack.extend(children(n))
+    return False
+
+
+def _literal_for(value) -> str:
+    """A weak Python literal of the right kind, to give ``result`` a type before the loop."""
+    if isinstance(value, TupleValue):
+        return "(" + ", ".join(_literal_for(v) for v in value.items) + ",)"
+    return {"b": "False", "i": "0", "u": "0", "f": "0.0", "c": "0j"}.get(value.kind, "0.0")
+
+
+class _Loop:
+    """Lowering of one loop body."""
+
+    def __init__(self, names, active: str | None, iteration_end=list):
+        self.names = names
+        self.active = active
+        self.iteration_end = iteration_end   # what ends every iteration (`continue` too)
+
+    def exit_for(self, small, tail) -> list:
+        if isinstance(small, cst.Break):
+            return [_assign(self.active, "False")] if self.active else [_line(small)]
+        if isinstance(small, cst.Continue):
+            return self.iteration_end()
+        result, returned = self.names.result_names()
+        out = []
+        value = small.value if small.value is not None else cst.Name("None")
+        if not (isinstance(value, cst.Name) and value.value == result):
+            out.append(_assign(result, value.with_changes(lpar=[], rpar=[])
+                               if isinstance(value, cst.Tuple) else value))
+        out.append(_assign(returned, "True"))
+        out.append(_assign(self.active, "False") if self.active else _line(cst.Break()))
+        return out
+
+    def seq(self, stmts: list, tail) -> list:
+        out: list = []
+        for i, stmt in enumerate(stmts):
+            if isinstance(stmt, cst.SimpleStatementLine) and any(
+                    isinstance(s, _EXITS) for s in stmt.body):
+                before = []
+                for small in stmt.body:
+                    if isinstance(small, _EXITS):
+                        if before:
+                            out.append(stmt.with_changes(body=before))
+                        return out + self.exit_for(small, tail)
+                    before.append(small)
+            if isinstance(stmt, cst.If) and _exits_in(stmt):
+                rest = stmts[i + 1:]
+
+                def continuation(rest=rest):
+                    return self.seq([s.deep_clone() for s in rest], tail)
+                out.extend(hoist_common_tail(self.if_stmt(stmt, continuation)))
+                return out
+            out.append(stmt)
+        return out + tail()
+
+    def if_stmt(self, stmt: cst.If, continuation) -> cst.If:
+        body = self.seq(list(stmt.body.body), continuation)
+        if stmt.orelse is None:
+            orelse = continuation()
+        elif isinstance(stmt.orelse, cst.If):
+            orelse = [self.if_stmt(stmt.orelse, continuation)]
+        else:
+            orelse = self.seq(list(stmt.orelse.body.body), continuation)
+        return stmt.with_changes(
+            body=stmt.body.with_changes(body=body or [_line(cst.Pass())]),
+            orelse=cst.Else(body=cst.IndentedBlock(body=orelse)) if orelse else None)
+
+
+class _Names:
+    def __init__(self, ctx, analysis):
+        self.ctx = ctx
+        self.analysis = analysis
+        self._result = None
+
+    def result_names(self):
+        if self._result is None:
+            self._result = (self.ctx.namer.fresh("result"), self.ctx.namer.fresh("returned"))
+        return self._result
+
+    def mask(self) -> str:
+        name = self.ctx.namer.fresh("active")
+        self.ctx.mask_names.add(name)
+        return name
+
+
+def _guarded(active: str, body: list) -> cst.If:
+    return cst.If(test=cst.Name(active), body=cst.IndentedBlock(body=body or
+                                                                 [_line(cst.Pass())]))
+
+
+class _MaskLoops(cst.CSTTransformer):
+    def __init__(self, ctx, analysis, names):
+        self.ctx = ctx
+        self.analysis = analysis
+        self.names = names
+
+    def _needs(self, original) -> bool:
+        if original in self.analysis.masked_loops:
+            return True
+        return self.analysis.batched_returns and _exits_in(original, (cst.Return,))
+
+    def _prologue(self, original) -> list:
+        """``returned``/``result`` before a loop that returns, typed from the analysis."""
+        if not _exits_in(original, (cst.Return,)):
+            return []
+        result, returned = self.names.result_names()
+        values = [v for node, v in self.analysis.returns if _contains(original, node)]
+        literal = _literal_for(values[0]) if values else "None"
+        return [_assign(returned, "False"), _assign(result, literal)]
+
+    def _epilogue(self, original) -> list:
+        if not _exits_in(original, (cst.Return,)):
+            return []
+        result, returned = self.names.result_names()
+        return [parse_stmt(f"if {returned}:\n    return {result}\n")]
+
+    def leave_While(self, original_node, updated_node):
+        if not self._needs(original_node):
+            return updated_node
+        active = self.names.mask()
+        test = updated_node.test
+        def iteration_end():
+            return [_assign(active, test.deep_clone())]
+        body = _Loop(self.names, active, iteration_end).seq(list(updated_node.body.body),
+                                                            iteration_end)
+        loop = updated_node.with_changes(
+            test=parse_expr(f"{ANY_LANE}({active})"),
+            body=cst.IndentedBlock(body=[_guarded(active, body)]))
+        return cst.FlattenSentinel(self._prologue(original_node) + [_assign(active, test), loop]
+                                   + self._epilogue(original_node))
+
+    def leave_For(self, original_node, updated_node):
+        if not self._needs(original_node):
+            return updated_node
+        iterable = self.analysis.values.get(original_node.iter)
+        if getattr(iterable, "batched", False):
+            return self._batched_range(original_node, updated_node)
+        if original_node not in self.analysis.masked_loops:
+            # returns under unbatched conditions: an ordinary break after noting the result
+            body = _Loop(self.names, None).seq(list(updated_node.body.body), list)
+            loop = updated_node.with_changes(body=cst.IndentedBlock(body=body))
+            return cst.FlattenSentinel(self._prologue(original_node) + [loop]
+                                       + self._epilogue(original_node))
+        active = self.names.mask()
+        body = _Loop(self.names, active).seq(list(updated_node.body.body), list)
+        stop = parse_stmt(f"if not {ANY_LANE}({active}):\n    break\n")
+        loop = updated_node.with_changes(body=cst.IndentedBlock(
+            body=[_guarded(active, body), stop]))
+        return cst.FlattenSentinel(self._prologue(original_node) + [_assign(active, "True"),
+                                                                     loop]
+                                   + self._epilogue(original_node))
+
+    def _batched_range(self, original, node):
+        """``for i in range(a, b, s)`` with per-example bounds: a counter and a mask."""
+        if not isinstance(node.target, cst.Name):
+            raise Unsupported("unpacking the target of a loop over a per-example range",
+                              original.target)
+        args = [a.value for a in node.iter.args]
+        start, stop, step = (cst.Integer("0"), args[0], None) if len(args) == 1 else \
+            (args[0], args[1], args[2] if len(args) > 2 else None)
+        step_value = self.analysis.values.get(original.iter.args[2].value) if step else None
+        if step is not None and (getattr(step_value, "batched", True)
+                                 or not isinstance(step_value.example, int)):
+            raise Unsupported("a per-example range whose step is not a constant", node.iter,
+                              "use a constant step")
+        descending = step is not None and step_value.example < 0
+        counter = self.ctx.namer.fresh(f"{node.target.value}_next")
+        active = self.names.mask()
+        compare = ">" if descending else "<"
+        from ..cst_util import expr, render
+        test = expr("{c} " + compare + " {stop}", c=cst.Name(counter), stop=stop)
+        increment = expr("{c} + {s}", c=cst.Name(counter), s=step or cst.Integer("1"))
+        tail = [_assign(counter, increment), _assign(active, test)]
+        body = [_assign(node.target.value, cst.Name(counter))]
+        def iteration_end():
+            return [s.deep_clone() for s in tail]
+        body += _Loop(self.names, active, iteration_end).seq(list(node.body.body),
+                                                             iteration_end)
+        loop = cst.While(test=parse_expr(f"{ANY_LANE}({active})"),
+                         body=cst.IndentedBlock(body=[_guarded(active, body)]))
+        _ = render
+        return cst.FlattenSentinel(self._prologue(original) + [_assign(counter, start),
+                                                               _assign(active, test), loop]
+                                   + self._epilogue(original))
+
+
+def _contains(tree, node) -> bool:
+    stack = [tree]
+    while stack:
+        n = stack.pop()
+        if n is node:
+            return True
+        stack.extend(children(n))
+    return False
+
+
+def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    analysis = ctx.analyze(func)
+    if not analysis.masked_loops and not (analysis.batched_returns
+                                          and analysis.returns_in_loops):
+        return func
+    return func.visit(_MaskLoops(ctx, analysis, _Names(ctx, analysis)))
