@@ -93,6 +93,7 @@ class Analysis:
         self.source = source
         self.tree = tree
         self.defined_before: dict[cst.CSTNode, set[str]] = {}
+        self.defined_before_loop: dict[cst.CSTNode, set[str]] = {}
         self.registry = registry
         self.helpers = helpers            # callback(func, args, kwargs, node) -> Value
         self.allow_fallback = allow_fallback
@@ -261,6 +262,7 @@ class Analysis:
         condition); then every variable it changes becomes batched."""
         frame = {"breaks": [], "continues": [], "depth": self._batched_depth,
                  "masked": masked, "node": stmt}
+        self.defined_before_loop[stmt] = set(env.values) - env.unbound
         if masked:
             self.masked_loops.setdefault(stmt, stmt)
         self._loop_stack.append(frame)

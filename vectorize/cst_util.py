@@ -244,3 +244,30 @@ def hoist_common_tail(stmt: cst.If) -> list:
                                orelse=cst.Else(body=cst.IndentedBlock(body=orelse))
                                if orelse else None)
     return [new_if] + common
+
+
+class RenameNames(cst.CSTTransformer):
+    """Rename every occurrence of the ``mapping`` names (reads and assignment targets alike;
+    attribute names and keyword-argument names are not variables and stay)."""
+
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def leave_Name(self, original_node, updated_node):
+        new = self.mapping.get(updated_node.value)
+        return updated_node.with_changes(value=new) if new else updated_node
+
+    def visit_Attribute(self, node):
+        node.value.visit(self)
+        return False
+
+    def leave_Attribute(self, original_node, updated_node):
+        return updated_node.with_changes(value=original_node.value.visit(self))
+
+    def visit_Arg(self, node):
+        return True
+
+    def leave_Arg(self, original_node, updated_node):
+        if original_node.keyword is not None:
+            return updated_node.with_changes(keyword=original_node.keyword)
+        return updated_node

@@ -125,6 +125,7 @@ class Liveness:
 
     def __init__(self, func: cst.FunctionDef):
         self.live_after: dict[cst.CSTNode, set[str]] = {}
+        self.live_at_head: dict[cst.CSTNode, set[str]] = {}   # loop -> live at each test
         self._loops: list[tuple[set[str], set[str]]] = []   # (after the loop, at its head)
         self.block(list(func.body.body), set())
 
@@ -181,6 +182,7 @@ class Liveness:
             if new_head == head:
                 break
             head = new_head
+        self.live_at_head[stmt] = head
         return head
 
 

@@ -4,7 +4,7 @@ example and analysed again)."""
 
 from __future__ import annotations
 
-from .passes import batch_rules, early_return, if_to_where, masked_loops, simplify
+from .passes import batch_rules, compact, early_return, if_to_where, masked_loops, simplify
 
 PIPELINE = [
     # Loops first: a `return` inside a loop becomes a flag the loop leaves by, followed by
@@ -17,6 +17,8 @@ PIPELINE = [
     if_to_where,
     # Tidies the single-exit form (`result = e; return result`) once merges are in place.
     simplify,
-    # Last: its output is array code, which the scalar-semantics analysis cannot read.
+    # Its output is array code, which the scalar-semantics analysis cannot read.
     batch_rules,
+    # Array code to array code: masked loops chosen for compaction gather their lanes.
+    compact,
 ]

@@ -118,6 +118,8 @@ class FunctionJob:
         self.namer = Namer(all_names(source.tree) | set(params))
         self.helper_nodes: dict[cst.CSTNode, str] = {}
         self.mask_names: set[str] = set()     # `active` masks made by masked_loops
+        self.loop_strategy: dict[str, str] = {}   # mask name -> "select" / "compact"
+        self.loop_facts: dict[str, tuple] = {}    # mask name -> (carried, read-only) for compact
         self.last: Analysis | None = None
 
     def analyze(self, tree: cst.FunctionDef) -> Analysis:

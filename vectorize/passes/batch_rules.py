@@ -138,8 +138,40 @@ class _ApplyRules(cst.CSTTransformer):
                            [updated_node.value])
 
 
+def _loop_facts(func, ctx, analysis) -> None:
+    """For each masked loop to be compacted: the variables it carries (live at its head,
+    assigned in it, batched) with their dtypes, and the batched values it only reads."""
+    from ..cst_util import walk
+    from ..liveness import Liveness, writes
+    wanted = {m for m, s in ctx.loop_strategy.items() if s == "compact"}
+    loops = [n for n in walk(func) if type(n) is cst.While and isinstance(n.test, cst.Call)
+             and n.test.args and isinstance(n.test.args[0].value, cst.Name)
+             and n.test.args[0].value.value in wanted]
+    if not loops:
+        return
+    liveness = Liveness(func)
+    for loop in loops:
+        active = loop.test.args[0].value.value
+        batched: dict[str, object] = {}
+        for n in walk(loop):
+            value = analysis.values.get(n)
+            if type(n) is cst.Name and getattr(value, "batched", False):
+                batched.setdefault(n.value, value)
+        assigned = writes(loop)
+        head = liveness.live_at_head.get(loop, set())
+        carried = [(name, batched[name].dtype) for name in sorted(batched)
+                   if name in assigned and name in head and name != active]
+        if any(dtype is None for _, dtype in carried) or any(
+                name not in analysis.defined_before_loop.get(loop, set())
+                for name, _ in carried):
+            continue   # not enough known to allocate the scattered arrays: keep select
+        read_only = {name for name in batched if name not in assigned}
+        ctx.loop_facts[active] = (carried, read_only)
+
+
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     analysis = ctx.analyze(func)
+    _loop_facts(func, ctx, analysis)
     out = func.visit(_ApplyRules(ctx, analysis))
     params = out.params.with_changes(
         params=[p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT, annotation=None)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cst_util import AUGMENTED_TO_BINARY, parse_expr, walk
+from ..cst_util import AUGMENTED_TO_BINARY, RenameNames, parse_expr, walk
 from ..errors import Unsupported
 from ..liveness import Liveness, body_of, exposed_reads, reads, target_names, writes
 
@@ -35,32 +35,6 @@ def _line(node) -> cst.SimpleStatementLine:
 
 def _assign(name: str, value) -> cst.SimpleStatementLine:
     return _line(cst.Assign([cst.AssignTarget(cst.Name(name))], value))
-
-
-class _Rename(cst.CSTTransformer):
-    """Rename reads of ``mapping`` names (targets are handled by the caller)."""
-
-    def __init__(self, mapping):
-        self.mapping = mapping
-
-    def leave_Name(self, original_node, updated_node):
-        new = self.mapping.get(updated_node.value)
-        return updated_node.with_changes(value=new) if new else updated_node
-
-    def visit_Attribute(self, node):
-        node.value.visit(self)
-        return False
-
-    def leave_Attribute(self, original_node, updated_node):
-        return updated_node.with_changes(value=original_node.value.visit(self))
-
-    def visit_Arg(self, node):
-        return True
-
-    def leave_Arg(self, original_node, updated_node):
-        if original_node.keyword is not None:
-            return updated_node.with_changes(keyword=original_node.keyword)
-        return updated_node
 
 
 def _rename_branch(stmts: list, renamed: dict[str, str]) -> list:
@@ -87,7 +61,7 @@ def _rename_branch(stmts: list, renamed: dict[str, str]) -> list:
                 if name in exposed:
                     prefix.append(_assign(renamed[name], cst.Name(name)))
                 active[name] = renamed[name]
-        out.append(stmt.visit(_Rename(active)))
+        out.append(stmt.visit(RenameNames(active)))
     return prefix + out
 
 
@@ -97,17 +71,17 @@ def _rename_small(small, renamed, active):
         name = small.target.value
         value = cst.BinaryOperation(left=cst.Name(active.get(name, name)),
                                     operator=AUGMENTED_TO_BINARY[type(small.operator)](),
-                                    right=small.value.visit(_Rename(active)))
+                                    right=small.value.visit(RenameNames(active)))
         active[name] = renamed[name]
         return cst.Assign([cst.AssignTarget(cst.Name(renamed[name]))], value)
     if isinstance(small, cst.Assign):
-        value = small.value.visit(_Rename(active))
+        value = small.value.visit(RenameNames(active))
         written = {n for t in small.targets for n in target_names(t.target)} & set(renamed)
         for name in written:
             active[name] = renamed[name]
-        targets = [t.with_changes(target=t.target.visit(_Rename(active))) for t in small.targets]
+        targets = [t.with_changes(target=t.target.visit(RenameNames(active))) for t in small.targets]
         return small.with_changes(targets=targets, value=value)
-    return small.visit(_Rename(active))
+    return small.visit(RenameNames(active))
 
 
 def _single_assignment(stmts: list):

@@ -134,9 +134,10 @@ class _Names:
             self._result = (self.ctx.namer.fresh("result"), self.ctx.namer.fresh("returned"))
         return self._result
 
-    def mask(self) -> str:
+    def mask(self, strategy: str = "select") -> str:
         name = self.ctx.namer.fresh("active")
         self.ctx.mask_names.add(name)
+        self.ctx.loop_strategy[name] = strategy
         return name
 
 
@@ -174,7 +175,7 @@ class _MaskLoops(cst.CSTTransformer):
     def leave_While(self, original_node, updated_node):
         if not self._needs(original_node):
             return updated_node
-        active = self.names.mask()
+        active = self.names.mask(strategy_of(original_node, default="compact"))
         test = updated_node.test
         def iteration_end():
             return [_assign(active, test.deep_clone())]
@@ -222,7 +223,7 @@ class _MaskLoops(cst.CSTTransformer):
                               "use a constant step")
         descending = step is not None and step_value.example < 0
         counter = self.ctx.namer.fresh(f"{node.target.value}_next")
-        active = self.names.mask()
+        active = self.names.mask(strategy_of(original, default="select"))
         compare = ">" if descending else "<"
         from ..cst_util import expr, render
         test = expr("{c} " + compare + " {stop}", c=cst.Name(counter), stop=stop)
@@ -239,6 +240,21 @@ class _MaskLoops(cst.CSTTransformer):
         return cst.FlattenSentinel(self._prologue(original) + [_assign(counter, start),
                                                                _assign(active, test), loop]
                                    + self._epilogue(original))
+
+
+def strategy_of(loop, default: str) -> str:
+    """``# vectorize: compact`` / ``# vectorize: select`` on the loop's line (or the line
+    before it) chooses the strategy; otherwise ``default``: `while` loops, whose examples
+    often stop at very different times, are compacted; `for` loops over ranges are not."""
+    comments = [loop.body.header.comment] if loop.body.header.comment else []
+    comments += [line.comment for line in loop.leading_lines if line.comment]
+    for comment in comments:
+        text = comment.value.lstrip("#").strip().replace(" ", "")
+        if text.startswith("vectorize:"):
+            choice = text.split(":", 1)[1]
+            if choice in ("compact", "select"):
+                return choice
+    return default
 
 
 def _contains(tree, node) -> bool:
