@@ -79,7 +79,8 @@ def _rename_small(small, renamed, active):
         written = {n for t in small.targets for n in target_names(t.target)} & set(renamed)
         for name in written:
             active[name] = renamed[name]
-        targets = [t.with_changes(target=t.target.visit(RenameNames(active))) for t in small.targets]
+        rename = RenameNames(active)
+        targets = [t.with_changes(target=t.target.visit(rename)) for t in small.targets]
         return small.with_changes(targets=targets, value=value)
     return small.visit(RenameNames(active))
 
