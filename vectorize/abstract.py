@@ -11,6 +11,7 @@ statically known (constants, globals), else a representative of the argument's t
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +34,7 @@ class Value:
     def known(self) -> bool:
         return self.example is not UNKNOWN
 
-    @property
+    @functools.cached_property
     def rank(self) -> int:
         """Per-example rank (0 for scalars)."""
         return int(np.ndim(self.example)) if self.known else 0

@@ -666,3 +666,49 @@ def _names_in(node) -> set[str]:
 
 
 _ = (builtins, _BINOPS)
+
+
+# --------------------------------------------------------------------------------------------
+# Which code can emit floating-point warnings on some lane (for silencing dead lanes).
+
+_FLOAT_RISKY_OPS = (cst.Add, cst.Subtract, cst.Multiply)
+_RISKY_OPS = (cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power) + _FLOAT_RISKY_OPS
+
+
+def may_warn(parts, analysis: Analysis, registry: Registry) -> bool:
+    """Whether evaluating ``parts`` on every lane can emit a floating-point warning."""
+    from .cst_util import walk
+    for part in parts:
+        for n in walk(part):
+            if type(n) is cst.BinaryOperation:
+                if isinstance(n.operator, _RISKY_OPS) and _risky_division(n, analysis):
+                    return True
+            elif type(n) is cst.Call:
+                if n in analysis.helper_calls or n in analysis.fallback_calls:
+                    return True
+                fn = getattr(analysis.values.get(n.func), "example", None)
+                rule = registry.for_call(fn) if fn is not None else None
+                if rule is not None and rule.may_warn and any(
+                        getattr(analysis.values.get(a.value), "batched", False)
+                        for a in n.args):
+                    return True
+    return False
+
+
+def _risky_division(node: cst.BinaryOperation, analysis) -> bool:
+    """Whether an operator can warn on some lane. Float ``+ - *`` can (overflow, inf - inf);
+    ``/``, ``//``, ``%``, ``**`` can with a batched divisor (or exponent), not with a known
+    nonzero constant. Integer arrays never warn on overflow."""
+    left = analysis.values.get(node.left)
+    right = analysis.values.get(node.right)
+    if not (getattr(left, "batched", False) or getattr(right, "batched", False)):
+        return False
+    if isinstance(node.operator, _FLOAT_RISKY_OPS):
+        return any(getattr(v, "kind", "?") in "fc?" for v in (left, right)
+                   if getattr(v, "batched", False))
+    if getattr(right, "batched", False):
+        return True
+    example = getattr(right, "example", None)
+    if isinstance(node.operator, cst.Power):
+        return not isinstance(example, (int, float)) or example < 0
+    return not isinstance(example, (int, float)) or example == 0

@@ -243,7 +243,7 @@ class vectorize:
                 return self._fallback_plan(f"argument `{names[index]}` has dtype {arr.dtype}",
                                            args, kwargs)
             arrays.append(arr)
-        shapes = [a.shape for a in arrays if a is not None]
+        shapes = [a.shape for a in arrays if a is not None and a.ndim]
         first = shapes[0] if shapes else ()
         shape = first if all(s == first for s in shapes) else np.broadcast_shapes(*shapes)
         size = 1

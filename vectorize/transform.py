@@ -33,15 +33,7 @@ class Generated:
     result: object                       # abstract value of what the function returns
     guards: tuple = ()                   # ((namespace, name, value), ...) read at transform
     fallbacks: list = field(default_factory=list)   # reasons for per-example pieces
-    explanations: list = field(default_factory=list)  # (rule name, node, FunctionSource)
-
-    def explain(self) -> list[tuple[str, str, int]]:
-        """(rule name, file, line) for every rewrite, in order."""
-        out = []
-        for rule, node, source in self.explanations:
-            line, _ = source.location(node)
-            out.append((rule, source.filename, line))
-        return out
+    explanations: list = field(default_factory=list)  # (rule name, file, line), in order
 
     def guards_hold(self) -> bool:
         for namespace, name, value in self.guards:
@@ -75,8 +67,9 @@ class ModuleContext:
     """Everything shared by the functions of one generated module (the main function and the
     specialized helpers it calls)."""
 
-    def __init__(self, namespace: str, fallback: str):
+    def __init__(self, namespace: str, fallback: str, explain: bool = False):
         self.registry = registry_for(namespace)
+        self.explain = explain
         self.allow_fallback = fallback != "error"
         self.specs: dict[tuple, _Spec] = {}
         self.order: list[_Spec] = []
@@ -165,8 +158,12 @@ class FunctionJob:
         self.module.fallbacks.append(f"{self.source.filename}:{line}: {reason}")
 
     def explain(self, rule, node) -> None:
-        """Remember which rule rewrote which node (located only when someone asks)."""
-        self.module.explanations.append((rule.name, node, self.source))
+        """Remember which rule rewrote which line (only when explanations were asked for:
+        locating nodes needs the parse tree, which a cached specialization should not keep
+        alive)."""
+        if self.module.explain:
+            line, _ = self.source.location(node)
+            self.module.explanations.append((rule.name, self.source.filename, line))
 
     def run(self):
         tree = self.source.tree
@@ -187,11 +184,12 @@ class FunctionJob:
 
 
 def transform_function(func, params: dict[str, object], *, namespace: str = "numpy",
-                       fallback: str = "error", header: str = "") -> Generated:
+                       fallback: str = "error", header: str = "",
+                       explain: bool = False) -> Generated:
     """Batched source and compiled function for ``func`` given its parameters' abstract values.
 
     Raises `VectorizeError` (located in the user's file) for anything it cannot translate."""
-    module = ModuleContext(namespace, fallback)
+    module = ModuleContext(namespace, fallback, explain)
     try:
         main = module.specialize(func, params)
     except Unsupported as problem:   # failures before a source was read

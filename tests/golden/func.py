@@ -6,6 +6,5 @@ import numpy as np
 
 def func(t, b):
     tmp = t * b
-    with np.errstate(all="ignore"):
-        root = np.where(tmp > 5, t * b, -t)
+    root = np.where(tmp > 5, tmp, -t)
     return root

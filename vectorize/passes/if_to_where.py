@@ -21,12 +21,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..analysis import may_warn
 from ..cst_util import AUGMENTED_TO_BINARY, RenameNames, parse_expr, walk
 from ..errors import Unsupported
 from ..liveness import Liveness, body_of, exposed_reads, reads, target_names, writes
-
-_FLOAT_RISKY_OPS = (cst.Add, cst.Subtract, cst.Multiply)
-_RISKY_OPS = (cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power) + _FLOAT_RISKY_OPS
 
 
 def _line(node) -> cst.SimpleStatementLine:
@@ -192,22 +190,7 @@ class _IfToWhere(cst.CSTTransformer):
         return self._may_warn_in([node.body] + ([node.orelse] if node.orelse else []))
 
     def _may_warn_in(self, parts) -> bool:
-        analysis, registry = self.analysis, self.ctx.registry
-        for part in parts:
-            for n in walk(part):
-                if type(n) is cst.BinaryOperation:
-                    if isinstance(n.operator, _RISKY_OPS) and _risky_division(n, analysis):
-                        return True
-                elif type(n) is cst.Call:
-                    if n in analysis.helper_calls or n in analysis.fallback_calls:
-                        return True
-                    fn = getattr(analysis.values.get(n.func), "example", None)
-                    rule = registry.for_call(fn) if fn is not None else None
-                    if rule is not None and rule.may_warn and any(
-                            getattr(analysis.values.get(a.value), "batched", False)
-                            for a in n.args):
-                        return True
-        return False
+        return may_warn(parts, self.analysis, self.ctx.registry)
 
 
 def _batched(analysis, node) -> bool:
@@ -229,25 +212,6 @@ def _merge(test, a, b) -> cst.BaseExpression:
         if isinstance(a, cst.Name) and a.value == test.value:
             return cst.BooleanOperation(left=test, operator=cst.Or(), right=b)
     return cst.IfExp(test=test, body=a, orelse=b)
-
-
-def _risky_division(node: cst.BinaryOperation, analysis) -> bool:
-    """Whether an operator can warn on some lane. Float ``+ - *`` can (overflow, inf - inf);
-    ``/``, ``//``, ``%``, ``**`` can with a batched divisor (or exponent), not with a known
-    nonzero constant. Integer arrays never warn on overflow."""
-    left = analysis.values.get(node.left)
-    right = analysis.values.get(node.right)
-    if not (getattr(left, "batched", False) or getattr(right, "batched", False)):
-        return False
-    if isinstance(node.operator, _FLOAT_RISKY_OPS):
-        return any(getattr(v, "kind", "?") in "fc?" for v in (left, right)
-                   if getattr(v, "batched", False))
-    if getattr(right, "batched", False):
-        return True
-    example = getattr(right, "example", None)
-    if isinstance(node.operator, cst.Power):
-        return not isinstance(example, (int, float)) or example < 0
-    return not isinstance(example, (int, float)) or example == 0
 
 
 def _order(stmts):

@@ -1,9 +1,15 @@
 """Tidy what earlier passes left behind, as a person would have written it.
 
 Assumes: scalar-style code.
-Guarantees: the same per-example meaning. A variable the engine made up (never one the user
-wrote) that is assigned once and read once, later in the same block, with nothing in between
-reassigning what its value reads, is replaced by its value:
+Guarantees: the same per-example meaning. A batched expression computed again while the
+variable it was assigned to still holds it (nothing it reads was reassigned) is replaced by
+that variable (``tmp = t * b`` ... ``t * b`` -> ``tmp``); only operators and calls with a
+batching rule count, so nothing with a side effect is ever merged. A variable the engine
+made up (never one the user wrote) that is assigned once and read once, later in the same
+block, with nothing in between reassigning what its value reads, is replaced by its value.
+``np.errstate`` blocks whose code can no longer warn are unwrapped.
+
+
 
     result_if = y                       y = x * x
     result = result_if if c else z ->   return y if c else z
@@ -14,7 +20,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cst_util import walk
+from ..analysis import may_warn
+from ..cst_util import render, walk
 from ..liveness import reads, writes
 
 
@@ -113,7 +120,115 @@ class _Simplify(cst.CSTTransformer):
         return self._block(updated_node)
 
 
+class _DropNeedlessErrstate(cst.CSTTransformer):
+    """``with np.errstate(...)`` whose body can no longer warn (after CSE) is unwrapped."""
+
+    def __init__(self, analysis, registry):
+        self.analysis, self.registry = analysis, registry
+
+    def leave_With(self, original_node, updated_node):
+        if (len(original_node.items) == 1
+                and render(original_node.items[0].item).startswith("np.errstate(")
+                and not may_warn(original_node.body.body, self.analysis, self.registry)):
+            return cst.FlattenSentinel(list(updated_node.body.body))
+        return updated_node
+
+
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    func = eliminate_common_subexpressions(func, ctx)
+    if any(type(n) is cst.With for n in walk(func)):
+        func = func.visit(_DropNeedlessErrstate(ctx.analyze(func), ctx.registry))
     counts = _Count(func)
     func = func.visit(_Simplify(ctx.namer.generated, counts))
     return func.visit(_NestedChoice())
+
+
+# --------------------------------------------------------------------------------------------
+# Common subexpressions: `tmp = t * b` ... `t * b` -> `tmp`, while t, b and tmp are unchanged.
+
+_CSE_TYPES = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.Call)
+
+
+def _pure(expr, analysis, registry) -> bool:
+    """Only operators, names, constants and calls of functions with a batching rule."""
+    for n in walk(expr):
+        if type(n) is cst.Call:
+            fn = getattr(analysis.values.get(n.func), "example", None)
+            if fn is None or registry.for_call(fn) is None:
+                return False
+        elif isinstance(n, (cst.Lambda, cst.NamedExpr, cst.Yield, cst.Await)):
+            return False
+    return True
+
+
+class _UseAvailable(cst.CSTTransformer):
+    def __init__(self, available):
+        self.available = available   # rendered expression -> variable holding its value
+
+    def on_leave(self, original_node, updated_node):
+        if isinstance(original_node, _CSE_TYPES):
+            name = self.available.get(render(original_node.with_changes(lpar=[], rpar=[])))
+            if name is not None:
+                return cst.Name(name).with_changes(lpar=original_node.lpar,
+                                                   rpar=original_node.rpar)
+        return updated_node
+
+
+class _CommonSubexpressions:
+    def __init__(self, analysis, registry):
+        self.analysis, self.registry = analysis, registry
+
+    def block(self, stmts, available: dict) -> list:
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                new = stmt.visit(_UseAvailable(available)) if available else stmt
+                out.append(new)
+                self._kill(available, writes(stmt))
+                found = _single_target_assign(new)
+                if found and isinstance(found[1], _CSE_TYPES):
+                    name, value = found
+                    if name not in reads(value) and getattr(
+                            self.analysis.values.get(_single_target_assign(stmt)[1]),
+                            "batched", False) and _pure(value, self.analysis, self.registry):
+                        available[render(value.with_changes(lpar=[], rpar=[]))] = name
+                continue
+            written = writes(stmt)
+            if isinstance(stmt, (cst.For, cst.While)):
+                self._kill(available, written)
+            if isinstance(stmt, (cst.If, cst.With, cst.For, cst.While)):
+                stmt = self._compound(stmt, available)
+            self._kill(available, written)
+            out.append(stmt)
+        return out
+
+    def _compound(self, stmt, available):
+        body = stmt.body.with_changes(body=self.block(list(stmt.body.body), dict(available)))
+        stmt = stmt.with_changes(body=body)
+        orelse = getattr(stmt, "orelse", None)
+        if isinstance(orelse, cst.Else):
+            stmt = stmt.with_changes(orelse=orelse.with_changes(body=orelse.body.with_changes(
+                body=self.block(list(orelse.body.body), dict(available)))))
+        elif isinstance(orelse, cst.If):
+            stmt = stmt.with_changes(orelse=self._compound(orelse, available))
+        return stmt
+
+    @staticmethod
+    def _kill(available, written):
+        if not written:
+            return
+        for key, name in list(available.items()):
+            if name in written or any(w in key for w in written):
+                if name in written or written & _names_of(key):
+                    del available[key]
+
+
+def _names_of(code: str) -> set:
+    import re
+    return set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", code))
+
+
+def eliminate_common_subexpressions(func, ctx):
+    analysis = ctx.analyze(func)
+    body = _CommonSubexpressions(analysis, ctx.registry).block(list(func.body.body), {})
+    return func.with_changes(body=func.body.with_changes(body=body))
