@@ -18,6 +18,9 @@ block, with nothing in between reassigning what its value reads, is replaced by 
 
 from __future__ import annotations
 
+import functools
+import re
+
 import libcst as cst
 
 from ..analysis import may_warn
@@ -139,8 +142,17 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if any(type(n) is cst.With for n in walk(func)):
         func = func.visit(_DropNeedlessErrstate(ctx.analyze(func), ctx.registry))
     counts = _Count(func)
-    func = func.visit(_Simplify(ctx.namer.generated, counts))
-    return func.visit(_NestedChoice())
+    if any(counts.writes.get(name) == 1 and counts.reads.get(name) == 1
+           for name in ctx.namer.generated) or _has_pass_lines(func):
+        func = func.visit(_Simplify(ctx.namer.generated, counts))
+    if any(type(n) is cst.IfExp and type(n.body) is cst.IfExp for n in walk(func)):
+        func = func.visit(_NestedChoice())
+    return func
+
+
+def _has_pass_lines(func) -> bool:
+    return any(type(n) is cst.IndentedBlock and len(n.body) > 1 and any(map(_is_pass, n.body))
+               for n in walk(func))
 
 
 # --------------------------------------------------------------------------------------------
@@ -182,7 +194,10 @@ class _CommonSubexpressions:
         out = []
         for stmt in stmts:
             if isinstance(stmt, cst.SimpleStatementLine):
-                new = stmt.visit(_UseAvailable(available)) if available else stmt
+                used = reads(stmt)
+                candidates = {key: name for key, name in available.items()
+                              if _names_of(key) <= used}
+                new = stmt.visit(_UseAvailable(candidates)) if candidates else stmt
                 out.append(new)
                 self._kill(available, writes(stmt))
                 found = _single_target_assign(new)
@@ -223,9 +238,12 @@ class _CommonSubexpressions:
                     del available[key]
 
 
-def _names_of(code: str) -> set:
-    import re
-    return set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", code))
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+@functools.lru_cache(maxsize=4096)
+def _names_of(code: str) -> frozenset:
+    return frozenset(_IDENTIFIER.findall(code)) - {"np", "math"}
 
 
 def eliminate_common_subexpressions(func, ctx):
