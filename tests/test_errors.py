@@ -212,10 +212,7 @@ CASES = [
 # the error inside a helper must point into the helper, not at the call
 HELPER_CASE = Case("error-in-helper", calls_bad_helper, "try:", "try")
 
-NO_SUGGESTION = {
-    "yield": "bug: the VectorizeError for `yield` has no suggestion",
-    "with": "bug: the VectorizeError for `with` on a per-example value has no suggestion",
-}
+NO_SUGGESTION: dict[str, str] = {}   # every error has a suggestion now
 
 
 def _case_params(cases, xfails=None):
@@ -341,10 +338,6 @@ def test_vmap_function_without_source_error(func, name):
     assert_suggests(message)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: vmap(functools.partial(...)) raises AttributeError "
-                                       "('functools.partial' object has no attribute "
-                                       "'__qualname__') from vmap._build instead of a "
-                                       "VectorizeError")
 def test_vmap_partial_of_builtin_error():
     message = _raise_error(vmap(functools.partial(pow, 2.0)), POSITIVE)
     assert "partial" in message or "pow" in message
@@ -502,8 +495,6 @@ def test_vmap_loop_runs_per_example(case):
     assert [str(w.message) for w in caught] == []
 
 
-@pytest.mark.xfail(strict=True, reason="bug: vmap(fallback='warn') never emits a "
-                                       "VectorizeFallbackWarning (it behaves like 'loop')")
 @pytest.mark.parametrize("case", _case_params(VMAP_WARN))
 def test_vmap_warn_warns_once(case):
     vm = case.vmapped("warn")

@@ -517,13 +517,7 @@ SCALAR_ONLY = [branch_on_vector, math_on_vector, min_of_vectors, float_of_vector
                and_of_vectors, ternary_on_vector, chained_on_vector, round_vector]
 
 
-@pytest.mark.parametrize("func", [
-    pytest.param(f, marks=pytest.mark.xfail(strict=True, reason=(
-        "bug: a scalar-only construct on per-example vectors (vmap over rows of a 2-D "
-        "array) is silently computed elementwise, although the per-example function "
-        "raises (truth value of an array is ambiguous / only length-1 arrays can be "
-        "converted)")))
-    for f in SCALAR_ONLY], ids=[f.__name__ for f in SCALAR_ONLY])
+@pytest.mark.parametrize("func", SCALAR_ONLY, ids=[f.__name__ for f in SCALAR_ONLY])
 def test_scalar_only_constructs_on_per_example_vectors_do_not_miscompile(func):
     v = np.arange(12.0).reshape(4, 3) / 7 - 0.5
     args = (v, v[::-1].copy()) if func.__code__.co_argcount == 2 else (v,)

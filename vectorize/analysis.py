@@ -149,7 +149,8 @@ class Analysis:
         if isinstance(stmt, cst.With):
             for item in stmt.items:
                 if self.expr(item.item, env).batched:
-                    raise Unsupported("a `with` block on a per-example value", item.item)
+                    raise Unsupported("a `with` block on a per-example value", item.item,
+                                      "enter the context outside the per-example function")
                 if item.asname is not None:
                     self.bind(item.asname.name, unbatched(UNKNOWN), env, stmt)
             return self.block(stmt.body.body, env)
@@ -180,6 +181,7 @@ class Analysis:
                                   "compute a new local value instead")
             value = self.binary(small.operator, small.target, small.value, env, small)
             self.bind(small.target, value, env, small)
+            self.values[small.target] = value
             return env
         if isinstance(small, cst.Expr):
             side_effect = Unsupported("a call whose result is thrown away is a side effect on "
@@ -236,6 +238,7 @@ class Analysis:
 
     def if_statement(self, stmt: cst.If, env: Env) -> Env | None:
         test = self.expr(stmt.test, env)
+        self._truth(test, stmt.test)
         batched = test.batched
         self.batched_tests[stmt] = batched
         self.defined_before[stmt] = set(env.values) - env.unbound
@@ -358,6 +361,7 @@ class Analysis:
 
     def while_statement(self, stmt: cst.While, env: Env) -> Env | None:
         test = self.expr(stmt.test, env)
+        self._truth(test, stmt.test)
         self.batched_tests[stmt] = test.batched
 
         def retest(e):
@@ -464,7 +468,10 @@ class Analysis:
                 raise Unsupported(f"a {type(node).__name__} over per-example values is not "
                                   "supported yet", node, "write the computation out")
             return unbatched(UNKNOWN)
-        raise Unsupported(f"`{type(node).__name__}` expressions are not supported", node)
+        hints = {"Yield": "return the values as a tuple (generators cannot be vectorized)",
+                 "Await": "await outside the per-example function"}
+        raise Unsupported(f"`{type(node).__name__}` expressions are not supported", node,
+                          hints.get(type(node).__name__, "rewrite it with plain expressions"))
 
     def name(self, node: cst.Name, env: Env):
         ident = node.value
@@ -487,6 +494,40 @@ class Analysis:
         self.free_names[ident] = value
         return unbatched(value)
 
+    def _must_not_raise(self, fn, args, node, what):
+        """A batched operation whose scalar version raises a TypeError for these dtypes and
+        shapes raises on every example that reaches it; rejected rather than guessed."""
+        examples = [a.example for a in args]
+        if any(e is UNKNOWN for e in examples):
+            return
+        try:
+            with np.errstate(all="ignore"):
+                fn(*examples)
+        except TypeError as exc:
+            kinds = ", ".join(a.describe() for a in args)
+            raise Unsupported(f"{what} raises for {kinds} in the per-example code ({exc})",
+                              node, "convert the values first (e.g. float(x)) or use a "
+                                    "NumPy function that accepts them") from None
+        except ValueError as exc:
+            if "truth value" in str(exc) or "size-1" in str(exc) or "only length-1" in str(
+                    exc):
+                raise Unsupported(f"{what} needs a single number but gets a per-example "
+                                  f"array ({exc})", node,
+                                  "reduce the array first, e.g. with .any(), .all() or "
+                                  "np.sum") from None
+        except Exception:
+            return
+
+    def _truth(self, value, node):
+        """A value used for its truth (if/while tests, and/or/not, ternaries) must be one
+        number per example, as Python requires."""
+        if (not isinstance(value, TupleValue) and value.batched and value.rank > 0
+                and np.size(value.example) != 1):
+            raise Unsupported("the truth value of a per-example array is ambiguous (Python "
+                              "raises here for every example)", node,
+                              "use (...).any() or (...).all(), or np.where for elementwise "
+                              "choices")
+
     def binary(self, operator, left_node, right_node, env, node):
         left, right = self.expr(left_node, env), self.expr(right_node, env)
         fn = BINARY_FUNCS[AUGMENTED_TO_BINARY.get(type(operator), type(operator))]
@@ -499,6 +540,7 @@ class Analysis:
         if isinstance(operator, (cst.MatrixMultiply, cst.MatrixMultiplyAssign)):
             raise Unsupported("`@` on per-example values is not supported yet", node,
                               "write the product with np.einsum")
+        self._must_not_raise(fn, [left, right], node, f"`{_code(operator).strip()}`")
         return batched_like(evaluate(fn, left.example, right.example))
 
     def unary(self, node: cst.UnaryOperation, env):
@@ -507,7 +549,9 @@ class Analysis:
         if not value.batched:
             return unbatched(evaluate(fn, value.example))
         if isinstance(node.operator, cst.Not):
+            self._truth(value, node)
             return batched_like(np.True_)
+        self._must_not_raise(fn, [value], node, f"`{_code(node.operator).strip()}`")
         return batched_like(evaluate(fn, value.example))
 
     def boolean(self, node: cst.BooleanOperation, env):
@@ -521,6 +565,9 @@ class Analysis:
         for side in (left, right):
             if isinstance(side, TupleValue):
                 raise Unsupported("`and`/`or` on tuples of per-example values", node)
+        self._truth(left, node.left)
+        if left.batched or not left.known:
+            self._truth(right, node.right)
         if left.kind == "b" and right.kind == "b":
             return batched_like(np.True_)
         return join(left, right, force_batched=True)
@@ -541,6 +588,10 @@ class Analysis:
                                                                    (cst.Is, cst.IsNot)):
                 raise Unsupported(f"`{_code(c.operator).strip()}` on per-example values", node,
                                   "compare values with == / != / < ...")
+        if len(node.comparisons) > 1:
+            for a, b in zip(operands, operands[1:]):
+                for v in (a, b):
+                    self._truth(v, node)
         result = np.True_
         for a, c, b in zip(operands, node.comparisons, operands[1:]):
             out = evaluate(COMPARE_FUNCS[type(c.operator)], a.example, b.example)
@@ -550,6 +601,7 @@ class Analysis:
 
     def ifexp(self, node: cst.IfExp, env):
         test = self.expr(node.test, env)
+        self._truth(test, node.test)
         body, orelse = self.expr(node.body, env), self.expr(node.orelse, env)
         return join(body, orelse, force_batched=test.batched)
 
@@ -633,6 +685,8 @@ class Analysis:
                               "a call of it on per-example values", node.func)
         rule = self.registry.for_call(fn)
         if rule is not None:
+            if not kwargs and fn is not ENGINE_NAMES.get("__any_lane__"):
+                self._must_not_raise(fn, args, node, f"`{_code(node.func)}`")
             site = Site(args=args, nodes=[], kwargs={k: (None, v) for k, v in kwargs.items()},
                         func=fn, original=node)
             infer = rule.infer or default_infer
@@ -696,19 +750,23 @@ def may_warn(parts, analysis: Analysis, registry: Registry) -> bool:
 
 
 def _risky_division(node: cst.BinaryOperation, analysis) -> bool:
-    """Whether an operator can warn on some lane. Float ``+ - *`` can (overflow, inf - inf);
-    ``/``, ``//``, ``%``, ``**`` can with a batched divisor (or exponent), not with a known
-    nonzero constant. Integer arrays never warn on overflow."""
+    """Whether an operator can warn on some lane. Float (and complex) arithmetic can
+    (overflow, inf - inf, a negative base to a fractional power); ``/``, ``//`` and ``%`` on
+    integers can with a batched divisor or a zero constant. Integer arrays never warn on
+    overflow."""
     left = analysis.values.get(node.left)
     right = analysis.values.get(node.right)
     if not (getattr(left, "batched", False) or getattr(right, "batched", False)):
         return False
+    if any(getattr(v, "kind", "?") in "fc?" for v in (left, right)
+           if getattr(v, "batched", False)):
+        return True
     if isinstance(node.operator, _FLOAT_RISKY_OPS):
-        return any(getattr(v, "kind", "?") in "fc?" for v in (left, right)
-                   if getattr(v, "batched", False))
+        return False
     if getattr(right, "batched", False):
         return True
     example = getattr(right, "example", None)
     if isinstance(node.operator, cst.Power):
-        return not isinstance(example, (int, float)) or example < 0
+        return not isinstance(example, (int, float)) or example < 0 or (
+            isinstance(example, float))
     return not isinstance(example, (int, float)) or example == 0

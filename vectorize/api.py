@@ -285,7 +285,13 @@ class vectorize:
     def _bind(self, sig, names, lead, args, kwargs):
         """Values in parameter order, and the indices passed as they are (bound leading
         arguments, `excluded` ones and defaults, which numpy.vectorize does not broadcast)."""
-        bound = sig.bind(*lead, *args, **kwargs)
+        try:
+            bound = sig.bind(*lead, *args, **kwargs)
+        except TypeError:
+            # Python's own wording ("f() missing 1 required positional argument: 'y'"):
+            # binding fails before the body runs, so calling the function executes nothing.
+            self._target()[0](*lead, *args, **kwargs)
+            raise
         values, as_is = [], []
         n_lead = len(lead)
         for index, name in enumerate(names):
@@ -316,7 +322,10 @@ class vectorize:
 
     def _fallback_plan(self, reason, args, kwargs):
         if self.fallback == "error":
+            code = getattr(self._target()[0] if self._target() else None, "__code__", None)
             raise VectorizeError(f"cannot vectorize `{getattr(self, '__name__', '?')}`: {reason}",
+                                 filename=code.co_filename if code else "<unknown>",
+                                 line=code.co_firstlineno if code else 0,
                                  suggestion="vectorize a plain `def` function, or pass "
                                             "fallback='warn'")
         return self._specs.get_or_build(("fallback", reason), lambda: _FallbackSpec(

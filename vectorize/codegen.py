@@ -10,6 +10,7 @@ import itertools
 import linecache
 import sys
 import types
+import weakref
 
 import libcst as cst
 
@@ -60,6 +61,8 @@ def emit(specs, module, main, header: str = ""):
     code = compile(text, filename, "exec")
     exec(code, namespace)
     function = namespace[main.name]
+    # the source stays readable for tracebacks exactly as long as the function lives
+    weakref.finalize(function, linecache.cache.pop, filename, None)
     guards = tuple(module.free.values())
     return Generated(source=text, function=function, result=main.result, guards=guards,
                      fallbacks=list(module.fallbacks), explanations=list(module.explanations))

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from .cst_util import walk
 from .errors import Unsupported, VectorizeError
 
 
@@ -112,9 +113,12 @@ def unwrap(func):
     return func
 
 
-class _StripDecorators(cst.CSTTransformer):
-    def leave_FunctionDef(self, original_node, updated_node):
-        return updated_node.with_changes(decorators=[])
+class _IndentSuites(cst.CSTTransformer):
+    """``def f(x): return x`` and ``if c: y = 1`` become indented blocks, so that every pass
+    sees one shape of block. The statements themselves are kept (positions still resolve)."""
+
+    def leave_SimpleStatementSuite(self, original_node, updated_node):
+        return cst.IndentedBlock(body=[cst.SimpleStatementLine(body=list(updated_node.body))])
 
 
 def _lambda_as_def(func, module: cst.Module) -> cst.FunctionDef:
@@ -158,6 +162,8 @@ def read_function(func) -> FunctionSource:
         except cst.ParserSyntaxError:
             module = cst.parse_module("(" + text.strip() + ")\n")
         tree, lam = _lambda_as_def(func, module)
+        if any(type(n) is cst.SimpleStatementSuite for n in walk(tree)):
+            tree = tree.visit(_IndentSuites())
         return FunctionSource(func, tree.name.value, filename, text, tree, line_offset,
                               col_offset, file_lines, module, lam)
     module = cst.parse_module(text)
@@ -167,5 +173,7 @@ def read_function(func) -> FunctionSource:
                           suggestion="define the function with a plain `def`")
     tree = defs[0]
     stripped = tree.with_changes(decorators=[])
+    if any(type(n) is cst.SimpleStatementSuite for n in walk(stripped)):
+        stripped = stripped.visit(_IndentSuites())
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,
                           col_offset, file_lines, module, tree)

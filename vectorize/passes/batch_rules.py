@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..abstract import TupleValue
-from ..cst_util import expr
+from ..cst_util import AUGMENTED_TO_BINARY, expr
 from ..errors import Unsupported
 from ..rules.registry import Site
 
@@ -125,6 +125,18 @@ class _ApplyRules(cst.CSTTransformer):
             source = cst.Call(cst.Name("zip"), args=[cst.Arg(i) for i in iterables])
         comp = cst.ListComp(elt=call, for_in=cst.CompFor(target=target, iter=source))
         return expr("np.array({comp})", comp=comp)
+
+    def leave_AugAssign(self, original_node, updated_node):
+        """``x += v`` on a batched value becomes ``x = x + v``: NumPy scalars are immutable, so
+        per example it rebinds ``x``; in place it would write into the caller's array (or fail
+        on a read-only or narrower one)."""
+        if not (_is_batched(self.value(original_node.target))
+                or _is_batched(self.value(original_node.value))):
+            return updated_node
+        operator = AUGMENTED_TO_BINARY[type(original_node.operator)]()
+        value = cst.BinaryOperation(left=updated_node.target, operator=operator,
+                                    right=updated_node.value)
+        return cst.Assign(targets=[cst.AssignTarget(updated_node.target)], value=value)
 
     def leave_Attribute(self, original_node, updated_node):
         base = self.value(original_node.value)

@@ -101,10 +101,10 @@ def register(reg: Registry) -> None:
         "builtin.round", "builtins",
         "`round(x)` of a float is an int (half to even): `np.round(x).astype(int)`; "
         "`round(x, n)` is `np.round(x, n)`.",
-        "k = round(x)", "k = np.round(x).astype(int)", _round))
+        "k = round(x)", "k = np.round(x).astype(int)", _round, may_warn=True))
     reg.add_call(builtins.int, Rule(
         "builtin.int", "builtins", "`int(x)` truncates toward zero: `x.astype(int)`.",
-        "k = int(x)", "k = x.astype(int)", _int))
+        "k = int(x)", "k = x.astype(int)", _int, may_warn=True))
     reg.add_call(builtins.float, Rule(
         "builtin.float", "builtins", "`float(x)` is `x.astype(float)` (nothing for float64).",
         "y = float(k)", "y = k.astype(float)", _float))

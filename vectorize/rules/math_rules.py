@@ -119,7 +119,8 @@ def register(reg: Registry) -> None:
         reg.add_call(getattr(math, name), Rule(
             f"math.{name}", "math",
             f"`math.{name}(x)` returns an int: `np.{np_name}(x).astype(int)`.",
-            f"k = math.{name}(x)", f"k = np.{np_name}(x).astype(int)", _rounding_rule(np_name)))
+            f"k = math.{name}(x)", f"k = np.{np_name}(x).astype(int)", _rounding_rule(np_name),
+            may_warn=True))
     reg.add_call(math.log, Rule(
         "math.log", "math", "`math.log(x)` is `np.log(x)`; `math.log(x, base)` divides by "
         "`np.log(base)`.", "y = math.log(x, 2)", "y = np.log(x) / np.log(2)", _log,
