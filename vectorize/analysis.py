@@ -104,6 +104,7 @@ class Analysis:
         self.free_names: dict[str, object] = {}
         self.fallback_calls: dict[cst.Call, str] = {}
         self.helper_calls: dict[cst.Call, object] = {}
+        self.method_calls: dict[cst.Call, object] = {}     # x.method(...) on batched x
         self.returns_in_loops = False
         self.masked_loops: dict[cst.CSTNode, cst.CSTNode] = {}   # loop -> node that masks it
         self.batched_returns = False   # some return depends on a batched condition
@@ -340,6 +341,36 @@ class Analysis:
                 element = unbatched(UNKNOWN)
         return self._loop(stmt, env, lambda e: self.bind(stmt.target, element, e, stmt))
 
+    def method_call(self, node: cst.Call, base, env):
+        """``x.sum(axis=0)`` on a batched ``x``: a method rule from the registry."""
+        name = node.func.attr.value
+        rule = self.registry.methods.get(name)
+        if rule is None or isinstance(base, TupleValue):
+            raise Unsupported(f"the method `.{name}()` of a per-example value has no batching "
+                              "rule", node, "use the NumPy function instead, or register a "
+                                            "rule with vectorize.register_rule")
+        args, kwargs = [base], {}
+        for arg in node.args:
+            value = self.expr(arg.value, env)
+            if arg.star:
+                raise Unsupported("`*`/`**` unpacking in a method call", arg,
+                                  "pass the arguments one by one")
+            if arg.keyword is not None:
+                kwargs[arg.keyword.value] = value
+            else:
+                args.append(value)
+        self.method_calls[node] = rule
+        self.values[node.func] = Value(False, UNKNOWN)   # not an attribute read
+        site = Site(args=args, nodes=[], kwargs={k: (None, v) for k, v in kwargs.items()},
+                    func=name, original=node)
+        if rule.infer is not None:
+            return rule.infer(site)
+        method = getattr(base.example, name, None) if base.known else None
+        if method is None:
+            return Value(True, UNKNOWN)
+        return batched_like(evaluate(method, *[a.example for a in args[1:]],
+                                     **{k: v.example for k, v in kwargs.items()}))
+
     def _range_of_batched(self, node, env: Env):
         """``range(...)`` with per-example bounds: a batched iterable (a masked loop)."""
         if not (isinstance(node, cst.Call) and 1 <= len(node.args) <= 3
@@ -418,6 +449,8 @@ class Analysis:
         if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
                              cst.ConcatenatedString)):
             return unbatched(ast.literal_eval(_code(node)))
+        if isinstance(node, cst.Ellipsis):
+            return unbatched(Ellipsis)
         if isinstance(node, cst.FormattedString):
             parts = [self.expr(p.expression, env) for p in node.parts
                      if isinstance(p, cst.FormattedStringExpression)]
@@ -538,8 +571,10 @@ class Analysis:
         if not (left.batched or right.batched):
             return unbatched(evaluate(fn, left.example, right.example))
         if isinstance(operator, (cst.MatrixMultiply, cst.MatrixMultiplyAssign)):
-            raise Unsupported("`@` on per-example values is not supported yet", node,
-                              "write the product with np.einsum")
+            if left.rank == 0 or right.rank == 0:
+                raise Unsupported("`@` of a per-example scalar (NumPy raises here)", node,
+                                  "use * for scalars")
+            return batched_like(evaluate(fn, left.example, right.example))
         self._must_not_raise(fn, [left, right], node, f"`{_code(operator).strip()}`")
         return batched_like(evaluate(fn, left.example, right.example))
 
@@ -610,9 +645,12 @@ class Analysis:
         attr = node.attr.value
         if base.batched:
             rule = self.registry.attributes.get(attr)
-            if rule is None:
+            if rule is None or isinstance(base, TupleValue):
                 raise Unsupported(f"attribute `.{attr}` of a per-example value is not "
                                   "supported yet", node)
+            site = Site(args=[base], nodes=[], original=node)
+            if rule.infer is not None:
+                return rule.infer(site)
             return batched_like(evaluate(getattr, base.example, attr))
         if not base.known:
             return unbatched(UNKNOWN)
@@ -623,34 +661,66 @@ class Analysis:
 
     def subscript(self, node: cst.Subscript, env):
         base = self.expr(node.value, env)
-        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-            index = self.expr(node.slice[0].slice.value, env)
-        else:
-            index = None
-            for element in node.slice:
-                sl = element.slice
-                if isinstance(sl, cst.Index):
-                    self.expr(sl.value, env)
-                else:
-                    for part in (sl.lower, sl.upper, sl.step):
-                        if part is not None:
-                            self.expr(part, env)
+        parts = []          # abstract value of each index component (None for slices)
+        examples = []       # the index as it would be per example
+        for element in node.slice:
+            sl = element.slice
+            if isinstance(sl, cst.Index):
+                value = self.expr(sl.value, env)
+                parts.append(value)
+                examples.append(value.example if not value.batched else (
+                    np.zeros(np.shape(value.example), np.asarray(value.example).dtype)[()]
+                    if value.known else UNKNOWN))
+            else:
+                bounds = [self.expr(p, env) if p is not None else unbatched(None)
+                          for p in (sl.lower, sl.upper, sl.step)]
+                if any(b.batched for b in bounds):
+                    raise Unsupported("a slice whose bounds differ per example has a "
+                                      "different length per example", node,
+                                      "use np.where with an index comparison instead")
+                parts.append(None)
+                examples.append(slice(*[b.example for b in bounds]))
+        index_example = examples[0] if len(examples) == 1 and not (
+            len(node.slice) == 1 and isinstance(node.slice[0].comma, cst.Comma)) \
+            else tuple(examples)
         if isinstance(base, TupleValue):
-            if index is not None and not index.batched and isinstance(index.example, int):
+            if len(parts) == 1 and parts[0] is not None and not parts[0].batched \
+                    and isinstance(parts[0].example, int):
                 try:
-                    return base.items[index.example]
+                    return base.items[parts[0].example]
                 except IndexError:
                     raise Unsupported("tuple index out of range", node) from None
             raise Unsupported("indexing a tuple of per-example values with a computed index",
                               node, "use a constant index")
-        if base.batched or (index is not None and index.batched):
-            raise Unsupported("indexing per-example values is not supported yet", node)
-        if base.known and index is not None and index.known:
-            return unbatched(evaluate(lambda b, i: b[i], base.example, index.example))
-        return unbatched(UNKNOWN)
+        batched_parts = [p for p in parts if p is not None and p.batched]
+        if not base.batched and not batched_parts:
+            if base.known and all(e is not UNKNOWN for e in examples):
+                return unbatched(evaluate(lambda b, i: b[i], base.example, index_example))
+            return unbatched(UNKNOWN)
+        for p in batched_parts:
+            if p.kind == "b":
+                raise Unsupported("indexing with a per-example boolean mask gives a different "
+                                  "number of elements per example", node,
+                                  "use np.where(mask, x, 0) or np.sum(x, where=mask)")
+            if p.kind not in "iu?" or p.rank > 0:
+                raise Unsupported("indexing with a per-example array of indices is not "
+                                  "supported yet", node, "index with one integer at a time")
+        if not base.known or any(e is UNKNOWN for e in examples):
+            return Value(True, UNKNOWN)
+        try:
+            with np.errstate(all="ignore"):
+                out = base.example[index_example]
+        except (IndexError, TypeError, ValueError) as exc:
+            raise Unsupported(f"this index does not fit the per-example value ({exc})",
+                              node) from None
+        return batched_like(out)
 
     # ------------------------------------------------------------------------------ calls
     def call(self, node: cst.Call, env):
+        if isinstance(node.func, cst.Attribute):
+            base = self.expr(node.func.value, env)
+            if base.batched:
+                return self.method_call(node, base, env)
         func = self.expr(node.func, env)
         args, kwargs = [], {}
         for arg in node.args:

@@ -27,6 +27,7 @@ class _ApplyRules(cst.CSTTransformer):
         self.ctx = ctx
         self.analysis = analysis
         self.registry = ctx.registry
+        self.method_funcs = {call.func for call in analysis.method_calls}
 
     def value(self, node):
         return self.analysis.values.get(node)
@@ -47,7 +48,8 @@ class _ApplyRules(cst.CSTTransformer):
     def leave_BinaryOperation(self, original_node, updated_node):
         if not _is_batched(self.value(original_node)):
             return updated_node
-        return self._apply(self.registry.operators["binary"], original_node, updated_node,
+        key = "matmul" if isinstance(original_node.operator, cst.MatrixMultiply) else "binary"
+        return self._apply(self.registry.operators[key], original_node, updated_node,
                            [original_node.left, original_node.right],
                            [updated_node.left, updated_node.right])
 
@@ -81,8 +83,28 @@ class _ApplyRules(cst.CSTTransformer):
                            [original_node.test, original_node.body, original_node.orelse],
                            [updated_node.test, updated_node.body, updated_node.orelse])
 
+    def leave_Subscript(self, original_node, updated_node):
+        parts = [self.value(e.slice.value) if isinstance(e.slice, cst.Index) else None
+                 for e in original_node.slice]
+        if not (_is_batched(self.value(original_node.value))
+                or any(_is_batched(p) for p in parts)):
+            return updated_node
+        return self._apply(self.registry.operators["subscript"], original_node, updated_node,
+                           [original_node.value], [updated_node.value], parts=parts)
+
     def leave_Call(self, original_node, updated_node):
         analysis = self.analysis
+        if original_node in analysis.method_calls:
+            rule = analysis.method_calls[original_node]
+            positional = [(o, n) for o, n in zip(original_node.args, updated_node.args)
+                          if o.keyword is None]
+            kwargs = {o.keyword.value: (n.value, self.value(o.value))
+                      for o, n in zip(original_node.args, updated_node.args)
+                      if o.keyword is not None}
+            return self._apply(rule, original_node, updated_node,
+                               [original_node.func.value] + [o.value for o, _ in positional],
+                               [updated_node.func.value] + [n.value for _, n in positional],
+                               kwargs=kwargs, func=original_node.func.attr.value)
         if original_node in analysis.helper_calls:
             name = self.ctx.helper_name(original_node)
             return updated_node.with_changes(func=cst.Name(name))
@@ -139,6 +161,8 @@ class _ApplyRules(cst.CSTTransformer):
         return cst.Assign(targets=[cst.AssignTarget(updated_node.target)], value=value)
 
     def leave_Attribute(self, original_node, updated_node):
+        if original_node in self.method_funcs:
+            return updated_node
         base = self.value(original_node.value)
         if not _is_batched(base) or isinstance(base, TupleValue):
             return updated_node

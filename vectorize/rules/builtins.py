@@ -25,10 +25,28 @@ def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
     args = padded_args(site)
     # Python keeps the earlier argument unless a later one is strictly smaller (larger):
     # this is what decides NaN and -0.0 / 0.0 results, so it is kept exactly.
+    # np.maximum(b, a) is that same choice (it keeps its second argument on ties and
+    # propagates NaN) whenever b cannot be NaN: integers, or a constant that is not NaN.
+    ufunc = "np.minimum" if op == "<" else "np.maximum"
     out = args[0]
-    for nxt in args[1:]:
-        out = expr("np.where({b} " + op + " {a}, {b}, {a})", a=out, b=nxt)
+    for nxt, value in zip(args[1:], site.args[1:]):
+        if _never_nan(value):
+            out = expr(ufunc + "({b}, {a})", a=out, b=nxt)
+        else:
+            out = expr("np.where({b} " + op + " {a}, {b}, {a})", a=out, b=nxt)
     return out
+
+
+def _never_nan(value) -> bool:
+    """A value that is never NaN: integer or boolean, or a known constant that is not NaN."""
+    if value.kind in "biu":
+        return True
+    if not value.batched and value.known:
+        try:
+            return not np.isnan(value.example)
+        except TypeError:
+            return False
+    return False
 
 
 def _round(site: Site) -> cst.BaseExpression:
@@ -89,13 +107,15 @@ def register(reg: Registry) -> None:
     reg.add_call(builtins.min, Rule(
         "builtin.min", "builtins",
         "`min(a, b)` keeps `a` unless `b < a`, exactly as Python decides it (NaN and -0.0 "
-        "included), so it becomes `np.where(b < a, b, a)` rather than `np.minimum`.",
-        "lo = min(x, 0.0)", "lo = np.where(0.0 < x, 0.0, x)",
+        "included): `np.minimum(b, a)` when `b` cannot be NaN (it keeps its second argument "
+        "on ties), else `np.where(b < a, b, a)`.",
+        "lo = min(x, 0.0)\nm = min(x, y)", "lo = np.minimum(0.0, x)\nm = np.where(y < x, y, x)",
         lambda site: _fold_minmax(site, "<")))
     reg.add_call(builtins.max, Rule(
         "builtin.max", "builtins",
-        "`max(a, b)` keeps `a` unless `b > a`, so it becomes `np.where(b > a, b, a)`.",
-        "hi = max(x, 0.0)", "hi = np.where(0.0 > x, 0.0, x)",
+        "`max(a, b)` keeps `a` unless `b > a`: `np.maximum(b, a)` when `b` cannot be NaN, "
+        "else `np.where(b > a, b, a)`.",
+        "hi = max(x, 0.0)\nm = max(x, y)", "hi = np.maximum(0.0, x)\nm = np.where(y > x, y, x)",
         lambda site: _fold_minmax(site, ">")))
     reg.add_call(builtins.round, Rule(
         "builtin.round", "builtins",

@@ -31,6 +31,8 @@ class Site:
     node: cst.CSTNode | None = None       # the site itself, children already rewritten
     original: cst.CSTNode | None = None
     result: object = None  # the analysis' abstract value of the whole site
+    parts: list | None = None   # subscripts: abstract value of each index (None: a slice)
+    func_is_method: bool = False
 
     @property
     def max_rank(self) -> int:

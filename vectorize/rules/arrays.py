@@ -1,0 +1,270 @@
+"""Per-example arrays: indexing, shape attributes, reductions and shape functions.
+
+The batch axis is axis 0 of every batched value, so a per-example axis ``k >= 0`` is batched
+axis ``k + 1``; negative axes count from the end and stay as they are; ``axis=None`` means
+every per-example axis. The per-example shape is the array's shape without axis 0.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import numpy as np
+
+from ..abstract import TupleValue, Value, batched_like, unbatched
+from ..cst_util import expr, parse_expr, render
+from ..errors import Unsupported
+from .families import pad
+from .registry import Registry, Rule, Site, default_infer
+
+# ------------------------------------------------------------------------------ axes
+
+
+def shift_axis(axis, rank: int):
+    """A per-example axis argument as an axis of the batched array."""
+    if axis is None:
+        return tuple(range(1, rank + 1)) if rank != 1 else 1
+    if isinstance(axis, tuple):
+        return tuple(shift_axis(a, rank) for a in axis)
+    if isinstance(axis, (int, np.integer)):
+        return int(axis) + 1 if axis >= 0 else int(axis)
+    raise Unsupported(f"axis {axis!r} is not a constant integer or tuple")
+
+
+def _axis_arg(site: Site, position: int):
+    """(node, example, present) of the ``axis`` argument (keyword or positional)."""
+    if "axis" in site.kwargs:
+        node, value = site.kwargs["axis"]
+        return node, value, True
+    if len(site.args) > position:
+        return site.nodes[position], site.args[position], True
+    return None, None, False
+
+
+def _constant(value, what: str):
+    if value is None:
+        return None
+    if value.batched or not value.known:
+        raise Unsupported(f"{what} must be the same for every example (a constant)",
+                          suggestion="pass a literal or an unbatched value")
+    return value.example
+
+
+def _call_with(site: Site, first, axis_code: str | None, axis_position: int):
+    """Rebuild ``f(x, ...)`` / ``x.f(...)`` with ``first`` as the array and ``axis=`` set.
+
+    Positions count the array as 0 for both spellings, so ``axis_position`` is where a
+    positional axis sits (1 for ``np.sum(x, 1)`` and ``x.sum(1)``); it is dropped and passed
+    by keyword instead. Every other argument is kept as written."""
+    call = site.node
+    method = site.func_is_method
+    new_args = []
+    logical = 1 if method else 0
+    for arg in call.args:
+        if arg.keyword is None and not arg.star:
+            position, logical = logical, logical + 1
+            if position == axis_position:
+                continue
+            if position == 0:
+                arg = arg.with_changes(value=first)
+        elif arg.keyword is not None and arg.keyword.value == "axis":
+            continue
+        new_args.append(arg)
+    if axis_code is not None:
+        new_args.append(parse_expr(f"f(axis={axis_code})").args[0])
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    new_args = [a.with_changes(comma=comma) for a in new_args[:-1]] + [
+        a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in new_args[-1:]]
+    func = call.func.with_changes(value=first) if method else call.func
+    return call.with_changes(func=func, args=new_args)
+
+
+def _is_method(site: Site) -> bool:
+    return isinstance(site.func, str)
+
+
+# ------------------------------------------------------------------------------ reductions
+
+REDUCTIONS = ["sum", "prod", "mean", "std", "var", "min", "max", "amin", "amax", "any", "all",
+              "median", "nansum", "nanprod", "nanmean", "nanstd", "nanvar", "nanmin", "nanmax",
+              "ptp", "count_nonzero"]
+FLATTENING = ["argmin", "argmax", "cumsum", "cumprod", "nanargmin", "nanargmax", "nancumsum",
+              "nancumprod"]
+
+
+def _reduction(site: Site):
+    method = _is_method(site)
+    site.func_is_method = method
+    x_value = site.args[0]
+    if not x_value.batched:
+        raise Unsupported("a reduction of an unbatched array with per-example arguments",
+                          suggestion="reduce before mixing in per-example values")
+    rank = x_value.rank
+    node, value, present = _axis_arg(site, 1)
+    axis = _constant(value, "the axis") if present else None
+    first = site.nodes[0]
+    name = site.func if method else getattr(site.func, "__name__", "")
+    if axis is None and rank > 1 and name in FLATTENING:
+        first = expr("{x}.reshape(len({x}), -1)", x=first)
+        new_axis = 1
+    elif axis is None and rank == 0:
+        if name in FLATTENING or name in ("median", "ptp", "count_nonzero"):
+            raise Unsupported(f"`{name}` of a per-example scalar",
+                              suggestion="apply it to an array")
+        new_axis = ()
+    else:
+        new_axis = shift_axis(axis, rank)
+    return _call_with(site, first, repr(new_axis), 1)
+
+
+def _norm(site: Site):
+    site.func_is_method = False
+    x_value = site.args[0]
+    rank = x_value.rank
+    node, value, present = _axis_arg(site, 2)
+    axis = _constant(value, "the axis") if present else None
+    first = site.nodes[0]
+    if axis is None:
+        if rank == 0:
+            return expr("np.abs({x})", x=first)
+        new_axis = 1 if rank == 1 else (1, 2)
+        if rank > 2:
+            first = expr("{x}.reshape(len({x}), -1)", x=first)
+            new_axis = 1
+    else:
+        new_axis = shift_axis(axis, rank)
+    return _call_with(site, first, repr(new_axis), 2)
+
+
+# ------------------------------------------------------------------------------ indexing
+
+
+def _with_leading_index(node: cst.Subscript, lead: cst.BaseSlice) -> cst.Subscript:
+    """``x[a, b]`` -> ``x[lead, a, b]``."""
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    elements = [e.with_changes(comma=cst.MaybeSentinel.DEFAULT) if i == len(node.slice) - 1
+                else e for i, e in enumerate(node.slice)]
+    return node.with_changes(slice=[cst.SubscriptElement(slice=lead, comma=comma)] + elements)
+
+
+def _subscript(site: Site):
+    """``x[i, 1:3]`` -> ``x[:, i, 1:3]``; ``x[k]`` with a per-example ``k`` gathers."""
+    node: cst.Subscript = site.node
+    base_value = site.args[0]
+    parts = site.parts or []
+    batched_index = any(p is not None and p.batched for p in parts)
+    if base_value.batched and not batched_index:
+        return _with_leading_index(node, cst.Slice(lower=None, upper=None))
+    if all(p is not None for p in parts):
+        if base_value.batched:
+            # x[k] per example -> x[np.arange(len(x)), k]: one element per lane
+            lanes = expr("np.arange(len({x}))", x=site.nodes[0])
+            return _with_leading_index(node, cst.Index(lanes))
+        # an unbatched array indexed by per-example integers: NumPy's fancy indexing
+        return node
+    raise Unsupported("mixing slices with per-example indices is not supported yet",
+                      suggestion="index with integers only, one axis at a time")
+
+
+# ------------------------------------------------------------------------------ attributes
+
+
+def _shape(site: Site):
+    return expr("{x}.shape[1:]", x=site.nodes[0])
+
+
+def _unbatched_attr(name):
+    def infer(site: Site):
+        ex = site.args[0].example
+        if site.args[0].known:
+            return unbatched(getattr(np.asarray(ex), name))
+        return unbatched()
+    return infer
+
+
+def _transposed(site: Site):
+    rank = site.args[0].rank
+    if rank < 2:
+        return site.nodes[0]
+    order = ", ".join(["0"] + [str(i) for i in range(rank, 0, -1)])
+    return expr("{x}.transpose(" + order + ")", x=site.nodes[0])
+
+
+# ------------------------------------------------------------------------------ builtins
+
+
+def _len(site: Site):
+    return expr("{x}.shape[1]", x=site.nodes[0])
+
+
+def _builtin_sum(site: Site):
+    x = site.nodes[0]
+    if len(site.nodes) > 1 or "start" in site.kwargs:
+        start = site.nodes[1] if len(site.nodes) > 1 else site.kwargs["start"][0]
+        return expr("{s} + np.sum({x}, axis=1)", s=start, x=x)
+    return expr("np.sum({x}, axis=1)", x=x)
+
+
+def register(reg: Registry) -> None:
+    reg.add_operator("subscript", Rule(
+        "array.index", "arrays",
+        "Indexing a per-example array gets `:` for the batch axis in front (`x[i, 1:3]` -> "
+        "`x[:, i, 1:3]`; `...` and `None` work as written); a per-example integer index "
+        "gathers one element per example (`x[np.arange(len(x)), k]`). A per-example boolean "
+        "mask is rejected: the result would have a different length per example.",
+        "first = x[0]\nlast = x[..., -1]\npick = x[k]",
+        "first = x[:, 0]\nlast = x[:, ..., -1]\npick = x[np.arange(len(x)), k]",
+        _subscript))
+    reg.add_attribute("shape", Rule(
+        "array.shape", "arrays", "`x.shape` is the per-example shape: `x.shape[1:]`.",
+        "n, m = x.shape", "n, m = x.shape[1:]", _shape, infer=_unbatched_attr("shape")))
+    reg.add_attribute("ndim", Rule(
+        "array.ndim", "arrays", "`x.ndim` is the per-example rank: `x.ndim - 1`.",
+        "r = x.ndim", "r = x.ndim - 1", lambda s: expr("{x}.ndim - 1", x=s.nodes[0]),
+        infer=_unbatched_attr("ndim")))
+    reg.add_attribute("size", Rule(
+        "array.size", "arrays", "`x.size` is the per-example size.",
+        "n = x.size", "n = int(np.prod(x.shape[1:]))",
+        lambda s: expr("int(np.prod({x}.shape[1:]))", x=s.nodes[0]),
+        infer=_unbatched_attr("size")))
+    reg.add_attribute("dtype", Rule(
+        "array.dtype", "arrays", "`x.dtype` is the same for every example.",
+        "t = x.dtype", "t = x.dtype", lambda s: s.node, infer=_unbatched_attr("dtype")))
+    reg.add_attribute("T", Rule(
+        "array.T", "arrays", "`x.T` reverses the per-example axes only.",
+        "y = m.T", "y = m.transpose(0, 2, 1)", _transposed))
+    for name in ("real", "imag"):
+        reg.add_attribute(name, Rule(
+            f"array.{name}", "arrays", f"`x.{name}` works lane by lane.",
+            f"y = z.{name}", f"y = z.{name}", lambda s: s.node))
+    reduction = Rule(
+        "array.reduction", "arrays",
+        "Reductions (`sum`, `mean`, `max`, `any`, `std`...; as functions or methods) reduce the "
+        "per-example axes: `axis=k` becomes `axis=k + 1` (negative axes stay), `axis=None` "
+        "all per-example axes; `argmax`/`cumsum` without an axis flatten each example first.",
+        "s = np.sum(x)\nm = x.mean(axis=0)", "s = np.sum(x, axis=1)\nm = x.mean(axis=1)",
+        _reduction)
+    for name in REDUCTIONS + FLATTENING:
+        fn = getattr(np, name, None)
+        if fn is not None:
+            reg.add_call(fn, reduction)
+        if hasattr(np.ndarray, name):
+            reg.add_method(name, reduction)
+    reg.add_call(np.linalg.norm, Rule(
+        "linalg.norm", "arrays",
+        "`np.linalg.norm(x)` is the norm of each example: `axis=1` for vectors, `axis=(1, 2)` "
+        "for matrices.", "r = np.linalg.norm(v)", "r = np.linalg.norm(v, axis=1)", _norm))
+    reg.add_call(len, Rule(
+        "builtin.len", "builtins", "`len(x)` of a per-example array is `x.shape[1]`.",
+        "n = len(v)", "n = v.shape[1]", _len, infer=lambda s: unbatched(
+            len(s.args[0].example) if s.args[0].known else None)))
+    reg.add_call(sum, Rule(
+        "builtin.sum", "builtins", "`sum(v)` over a per-example array is `np.sum(v, axis=1)` "
+        "(the summation order may differ in the last bits).",
+        "total = sum(v)", "total = np.sum(v, axis=1)", _builtin_sum))
+    for name in ("astype", "clip", "round", "conj", "conjugate"):
+        reg.add_method(name, Rule(
+            "array.elementwise_method", "arrays",
+            "Elementwise methods (`astype`, `clip`, `round`...) work lane by lane as written.",
+            "y = x.astype(np.float32)", "y = x.astype(np.float32)",
+            lambda s: s.node))
+    _ = (pad, render, TupleValue, Value, batched_like, default_infer)

@@ -1,0 +1,246 @@
+"""Products of per-example arrays become one ``np.einsum``.
+
+``a.dot(b)``, ``np.dot``, ``@``, ``np.matmul``, ``np.inner``, ``np.outer``, ``np.vdot``,
+``np.tensordot``, ``np.trace`` and ``np.einsum`` itself: the per-example contraction is
+written out with one letter per axis, and batched operands (only those) get a fresh batch
+letter in front, which the output keeps. An unbatched operand (a shared weight matrix) is
+never broadcast or copied. When both operands keep free axes (a matrix product), the einsum
+is asked to plan its path (``optimize=True``), which hands the work to BLAS.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..abstract import batched_like
+from ..cst_util import expr, parse_expr
+from ..errors import Unsupported
+from .families import padded_args
+from .registry import Registry, Rule, Site, evaluate
+
+_LETTERS = "ijklmnopqrstuvwxyzacdefgh"
+
+
+def _fresh(count: int, used: set) -> list[str]:
+    out = []
+    for letter in _LETTERS:
+        if len(out) == count:
+            break
+        if letter not in used:
+            used.add(letter)
+            out.append(letter)
+    if len(out) < count:
+        raise Unsupported("too many axes for one einsum")
+    return out
+
+
+def _batch_letter(used: set) -> str:
+    for letter in "bnzBNZ" + _LETTERS.upper():
+        if letter not in used:
+            used.add(letter)
+            return letter
+    raise Unsupported("too many axes for one einsum")
+
+
+def einsum_call(specs: list[str], out: str, operands: list, values: list, used: set):
+    """``np.einsum`` of per-example ``specs -> out``, batch letter on batched operands."""
+    batch = _batch_letter(used)
+    specs = [(batch + s) if v.batched else s for s, v in zip(specs, values)]
+    out = batch + out
+    subscripts = ",".join(specs) + "->" + out
+    free = [set(s) - set(out_other) for s, out_other in zip(specs, specs[::-1])]
+    matrix_product = len(specs) == 2 and all((f & set(out)) - {batch} for f in free)
+    args = ", ".join(f"{{o{i}}}" for i in range(len(operands)))
+    template = f'np.einsum("{subscripts}", {args}' + (", optimize=True)" if matrix_product
+                                                        else ")")
+    return expr(template, **{f"o{i}": node for i, node in enumerate(operands)})
+
+
+def _ranks(site: Site, count: int = 2):
+    values = site.args[:count]
+    if any(not v.known for v in values):
+        raise Unsupported("the rank of an operand of this product is unknown")
+    return [v.rank for v in values]
+
+
+def _scalar_product(site: Site):
+    a, b = padded_args(site)[:2]
+    return expr("{a} * {b}", a=a, b=b)
+
+
+def _dot(site: Site):
+    ra, rb = _ranks(site)
+    if ra == 0 or rb == 0:
+        return _scalar_product(site)
+    used: set = set()
+    a = _fresh(ra, used)
+    if rb == 1:
+        b, out = [a[-1]], a[:-1]
+    else:
+        b = _fresh(rb, used)
+        b[-2] = a[-1]
+        out = a[:-1] + b[:-2] + b[-1:]
+    return einsum_call(["".join(a), "".join(b)], "".join(out), site.nodes[:2], site.args[:2],
+                       used)
+
+
+def _matmul(site: Site):
+    ra, rb = _ranks(site)
+    if ra == 0 or rb == 0:
+        raise Unsupported("matmul of a per-example scalar (NumPy raises here)",
+                          suggestion="use * for scalars")
+    used: set = set()
+    if ra == 1 and rb == 1:
+        a = _fresh(1, used)
+        b, out = list(a), []
+    elif rb == 1:
+        a = _fresh(ra, used)
+        b, out = [a[-1]], a[:-1]
+    elif ra == 1:
+        b = _fresh(rb, used)
+        a, out = [b[-2]], b[:-2] + b[-1:]
+    elif ra == rb:
+        lead = _fresh(ra - 2, used)
+        i, j, k = _fresh(3, used)
+        a, b, out = lead + [i, j], lead + [j, k], lead + [i, k]
+    else:
+        raise Unsupported("matmul of per-example stacks of different ranks is not supported",
+                          suggestion="give both operands the same number of axes")
+    return einsum_call(["".join(a), "".join(b)], "".join(out), site.nodes[:2], site.args[:2],
+                       used)
+
+
+def _inner(site: Site):
+    ra, rb = _ranks(site)
+    if ra == 0 or rb == 0:
+        return _scalar_product(site)
+    used: set = set()
+    a = _fresh(ra, used)
+    b = _fresh(rb - 1, used) + [a[-1]]
+    return einsum_call(["".join(a), "".join(b)], "".join(a[:-1] + b[:-1]), site.nodes[:2],
+                       site.args[:2], used)
+
+
+def _outer(site: Site):
+    ra, rb = _ranks(site)
+    if ra != 1 or rb != 1:
+        raise Unsupported("np.outer of per-example arrays that are not vectors",
+                          suggestion="flatten them first with .ravel()")
+    used: set = set()
+    i, j = _fresh(2, used)
+    return einsum_call([i, j], i + j, site.nodes[:2], site.args[:2], used)
+
+
+def _vdot(site: Site):
+    ra, rb = _ranks(site)
+    if ra != 1 or rb != 1:
+        raise Unsupported("np.vdot of per-example arrays that are not vectors",
+                          suggestion="flatten them first with .ravel()")
+    a, b = site.nodes[:2]
+    if site.args[0].kind == "c":
+        a = expr("np.conj({a})", a=a)
+    used: set = set()
+    (i,) = _fresh(1, used)
+    return einsum_call([i, i], "", [a, b], site.args[:2], used)
+
+
+def _tensordot(site: Site):
+    ra, rb = _ranks(site)
+    axes_value = site.args[2] if len(site.args) > 2 else site.kwargs.get("axes", (None, None))[1]
+    axes = 2 if axes_value is None else axes_value.example
+    if axes_value is not None and (axes_value.batched or not axes_value.known):
+        raise Unsupported("np.tensordot axes must be the same for every example")
+    if isinstance(axes, (int, np.integer)):
+        a_axes, b_axes = list(range(ra - axes, ra)), list(range(axes))
+    else:
+        a_axes, b_axes = ([axes[0]] if isinstance(axes[0], int) else list(axes[0]),
+                          [axes[1]] if isinstance(axes[1], int) else list(axes[1]))
+    a_axes = [x % ra for x in a_axes]
+    b_axes = [x % rb for x in b_axes]
+    used: set = set()
+    a = _fresh(ra, used)
+    b = _fresh(rb, used)
+    for i, j in zip(a_axes, b_axes):
+        b[j] = a[i]
+    out = [x for k, x in enumerate(a) if k not in a_axes]
+    out += [x for k, x in enumerate(b) if k not in b_axes]
+    return einsum_call(["".join(a), "".join(b)], "".join(out), site.nodes[:2], site.args[:2],
+                       used)
+
+
+def _trace(site: Site):
+    if len(site.args) > 1 or site.kwargs:
+        raise Unsupported("np.trace with offset or axes on per-example arrays",
+                          suggestion="use np.einsum")
+    (ra,) = _ranks(site, 1)
+    if ra < 2:
+        raise Unsupported("np.trace of a per-example array with fewer than two axes")
+    used: set = set()
+    i = _fresh(1, used)[0]
+    rest = _fresh(ra - 2, used)
+    return einsum_call([i + i + "".join(rest)], "".join(rest), site.nodes[:1], site.args[:1],
+                       used)
+
+
+def _einsum(site: Site):
+    spec_value = site.args[0]
+    if spec_value.batched or not isinstance(spec_value.example, str):
+        raise Unsupported("np.einsum needs its subscripts as a constant string")
+    if any(k != "optimize" for k in site.kwargs):
+        raise Unsupported("np.einsum keyword arguments other than optimize=")
+    text = spec_value.example.replace(" ", "")
+    if "->" in text:
+        inputs, out = text.split("->")
+    else:
+        inputs = text
+        letters = [c for c in inputs if c.isalpha()]
+        out = ("..." if "..." in inputs else "") + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1))
+    specs = inputs.split(",")
+    operands, values = site.nodes[1:], site.args[1:]
+    if len(specs) != len(operands):
+        raise Unsupported("np.einsum subscripts do not match the operands")
+    return einsum_call(specs, out, operands, values, set(text))
+
+
+def _infer(fn):
+    def infer(site: Site):
+        return batched_like(evaluate(fn, *[a.example for a in site.args],
+                                     **{k: v.example for k, (_, v) in site.kwargs.items()}))
+    return infer
+
+
+def register(reg: Registry) -> None:
+    def add(fn, name, explanation, before, after, rewrite, method=None):
+        rule = Rule(name, "linear algebra", explanation, before, after, rewrite,
+                    infer=_infer(fn))
+        reg.add_call(fn, rule)
+        if method:
+            reg.add_method(method, Rule(name + "_method", "linear algebra", explanation,
+                                        before.replace(f"np.{method}(v, ", "v." + method + "("),
+                                        after, rewrite))
+        return rule
+
+    add(np.dot, "linalg.dot",
+        "`np.dot(a, b)` / `a.dot(b)` on per-example arrays: one einsum over the per-example "
+        "axes; a shared (unbatched) operand is used as it is.",
+        "s = np.dot(v, w)", 's = np.einsum("bi,i->b", v, w)', _dot, method="dot")
+    matmul = add(np.matmul, "linalg.matmul",
+                 "`a @ b` / `np.matmul`: one einsum (vectors and matrices as matmul defines "
+                 "them; stacks of matrices need equal ranks).",
+                 "y = W @ x", 'y = np.einsum("ij,bj->bi", W, x, optimize=True)', _matmul)
+    reg.add_operator("matmul", matmul)
+    add(np.inner, "linalg.inner", "`np.inner(a, b)` contracts the last per-example axes.",
+        "s = np.inner(a, b)", 's = np.einsum("bi,bi->b", a, b)', _inner)
+    add(np.outer, "linalg.outer", "`np.outer(a, b)` of per-example vectors.",
+        "m = np.outer(a, b)", 'm = np.einsum("bi,bj->bij", a, b)', _outer)
+    add(np.vdot, "linalg.vdot", "`np.vdot(a, b)` (conjugating `a`) of per-example vectors.",
+        "s = np.vdot(a, b)", 's = np.einsum("bi,bi->b", a, b)', _vdot)
+    add(np.tensordot, "linalg.tensordot", "`np.tensordot(a, b, axes)` as one einsum.",
+        "t = np.tensordot(a, b, axes=1)", 't = np.einsum("bij,jk->bik", a, b)', _tensordot)
+    add(np.trace, "linalg.trace", "`np.trace(m)` of each per-example matrix.",
+        "t = np.trace(m)", 't = np.einsum("bii->b", m)', _trace)
+    add(np.einsum, "linalg.einsum",
+        "`np.einsum` itself: batched operands get a batch letter, which the output keeps.",
+        's = np.einsum("i,ij->j", v, m)', 's = np.einsum("bi,ij->bj", v, m)', _einsum)
+    _ = parse_expr
