@@ -260,12 +260,18 @@ RULE_CASES = [
          return 0 < x <= 1
      """,
      "return (0 < x) & (x <= 1)"),
-    ("builtin min keeps Python's choice on ties and NaN", "x",
+    ("builtin min of a constant keeps Python's choice on ties and NaN", "x",
      """
      def f(x):
          return min(x, 0.5)
      """,
-     "return np.where(0.5 < x, 0.5, x)"),
+     "return np.minimum(0.5, x)"),
+    ("builtin min of two values that can be NaN compares explicitly", "x y",
+     """
+     def f(x, y):
+         return min(x, y)
+     """,
+     "return np.where(y < x, y, x)"),
     ("math functions become NumPy ufuncs", "x",
      """
      def f(x):
