@@ -483,6 +483,9 @@ class Analysis:
         if isinstance(node, (cst.List, cst.Set, cst.Dict)):
             items = [self.expr(e.value, env) for e in getattr(node, "elements", [])
                      if hasattr(e, "value")]
+            if isinstance(node, cst.List) and any(i.batched for i in items) and not any(
+                    isinstance(e, cst.StarredElement) for e in node.elements):
+                return TupleValue(tuple(items))   # a list display of per-example values
             if isinstance(node, cst.Dict) or any(i.batched for i in items):
                 raise Unsupported(f"a {type(node).__name__.lower()} of per-example values is not "
                                   "supported yet", node, "use separate variables or a tuple")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from . import arrays, builtins, lanes, linalg, math_rules, numpy_rules, operators
+from . import arrays, builtins, lanes, linalg, math_rules, numpy_rules, operators, shapes
 from .registry import Registry, Rule, Site
 
 __all__ = ["NUMPY", "Registry", "Rule", "Site", "register_rule", "registry_for"]
@@ -10,7 +10,7 @@ __all__ = ["NUMPY", "Registry", "Rule", "Site", "register_rule", "registry_for"]
 
 def _build_numpy() -> Registry:
     reg = Registry("numpy")
-    for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg):
+    for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg, shapes):
         table.register(reg)
     return reg
 
