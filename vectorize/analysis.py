@@ -23,6 +23,8 @@ from .abstract import UNKNOWN, TupleValue, Value, batched_like, join, same, unba
 from .cst_util import AUGMENTED_TO_BINARY
 from .errors import Unsupported
 from .rules.lanes import ENGINE_NAMES
+from .rules.random import infer as random_infer
+from .rules.random import random_name
 from .rules.registry import Registry, Site, default_infer, evaluate
 
 PURE_BUILTINS = {len, range, int, float, bool, abs, min, max, round, tuple, list, sum, complex,
@@ -105,6 +107,7 @@ class Analysis:
         self.fallback_calls: dict[cst.Call, str] = {}
         self.helper_calls: dict[cst.Call, object] = {}
         self.method_calls: dict[cst.Call, object] = {}     # x.method(...) on batched x
+        self.random_calls: dict[cst.Call, str] = {}        # draws, one per example
         self.returns_in_loops = False
         self.masked_loops: dict[cst.CSTNode, cst.CSTNode] = {}   # loop -> node that masks it
         self.batched_returns = False   # some return depends on a batched condition
@@ -747,6 +750,12 @@ class Analysis:
         fn = func.example
         if func.batched:
             raise Unsupported("calling a per-example value", node)
+        distribution = random_name(fn) if func.known else None
+        if distribution is not None:
+            if not any(v.batched for v in self.params.values()):
+                return unbatched(UNKNOWN)
+            self.random_calls[node] = distribution
+            return random_infer(fn, args, kwargs)
         if not any(v.batched for v in [*args, *kwargs.values()]):
             if func.known and (fn in PURE_BUILTINS or self.registry.knows(fn)
                                or isinstance(fn, np.ufunc)):

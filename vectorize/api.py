@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import os
+import re
 import threading
 import types
 import warnings
@@ -125,12 +127,8 @@ class vectorize:
             self.__doc__ = doc
         self._binding = None
         self._core_signature = None
-        self._core_dims = False
         if signature is not None:
-            self._core_signature = np.lib._function_base_impl._parse_gufunc_signature(
-                signature.replace(" ", ""))
-            self._core_dims = any(dims for dims in self._core_signature[0]
-                                  + self._core_signature[1])
+            self._core_signature = _parse_gufunc_signature(signature)
 
     # ----------------------------------------------------------------------- descriptors
     def __get__(self, obj, objtype=None):
@@ -151,7 +149,7 @@ class vectorize:
                              excluded=self.excluded, cache=self.cache,
                              signature=self.signature, fallback=self.fallback)
         if self._core_signature is not None:
-            self._check_signature_inputs(args, kwargs)
+            return self._call_with_signature(args, kwargs)
         plan = self._plan(args, kwargs)
         if plan is None:
             return self._numpy_loop(args, kwargs)
@@ -159,47 +157,180 @@ class vectorize:
         if isinstance(spec, _FallbackSpec):
             self._announce(spec.reason, spec)
             return self._numpy_loop(args, kwargs)
-        if self._core_signature is not None:
-            self._check_signature_outputs(spec.result)
         if spec.fallbacks:
             self._announce("; ".join(spec.fallbacks), spec)
         out = spec.function(*call_args)
-        return self._outputs(out, spec.result, shape)
+        return self._outputs(out, spec.result, shape, call_args)
 
     def source(self, *args, **kwargs) -> str:
         """The generated source of the specialization these arguments select."""
-        plan = self._plan(args, kwargs, announce=False)
+        if self._core_signature is not None:
+            plan = self._signature_plan(args, kwargs)
+            if plan is None:
+                return _fallback_source(self.pyfunc, "the arguments do not bind to its "
+                                        "parameters", "numpy.vectorize loop")
+            return plan[0].source
+        return self._plan(args, kwargs, announce=False)[0].source
+
+    # --------------------------------------------------------- signature (gufunc) calls
+    def _call_with_signature(self, args, kwargs):
+        """numpy.vectorize's ``_vectorize_call_with_signature``, vectorized: the loop
+        dimensions of the inputs are broadcast and flattened into the one batch axis of the
+        generated code, whose outputs are checked against the signature and given the loop
+        shape back."""
+        plan = self._signature_plan(args, kwargs)
         if plan is None:
-            return _fallback_source(self.pyfunc, "signature with core dimensions is not "
-                                    "vectorized yet", "numpy.vectorize loop")
-        return plan[0].source
-
-    def _check_signature_inputs(self, args, kwargs) -> None:
-        """numpy.vectorize's check: with a signature, the arguments that are not `excluded`
-        (positional and keyword alike) must match its inputs one for one."""
-        n_args = (sum(1 for i in range(len(args)) if i not in self.excluded)
-                  + sum(1 for name in kwargs if name not in self.excluded))
-        expected = len(self._core_signature[0])
-        if n_args != expected:
-            raise TypeError("wrong number of positional arguments: "
-                            f"expected {expected!r}, got {n_args!r}")
-
-    def _check_signature_outputs(self, result) -> None:
-        """numpy.vectorize's check: with a signature, pyfunc must return as many outputs as it
-        declares (a tuple counts its items, anything else counts one)."""
-        expected = len(self._core_signature[1])
-        got = len(result.items) if isinstance(result, TupleValue) else 1
-        if got != expected:
+            return self._numpy_loop(args, kwargs)
+        spec, call_args, loop_shape, size, dim_sizes = plan
+        out_dims = self._core_signature[1]
+        if size == 0 and any(dim not in dim_sizes for dims in out_dims for dim in dims):
+            raise ValueError("cannot call `vectorize` with a signature including new output "
+                             "dimensions on size 0 inputs")
+        if isinstance(spec, _FallbackSpec):
+            self._announce(spec.reason, spec, stacklevel=4)
+            return self._numpy_loop(args, kwargs)
+        n_results = len(spec.result.items) if isinstance(spec.result, TupleValue) else 1
+        if size == 0 and (n_results != len(out_dims) or spec.fallbacks):
+            # pyfunc never runs on an empty batch, and a per-example piece (a list
+            # comprehension over no lanes) cannot tell the shape: numpy's rules decide
+            return self._numpy_loop(args, kwargs)
+        if n_results != len(out_dims):
             raise ValueError("wrong number of outputs from pyfunc: "
-                             f"expected {expected!r}, got {got!r}")
+                             f"expected {len(out_dims)!r}, got {n_results!r}")
+        if spec.fallbacks:
+            self._announce("; ".join(spec.fallbacks), spec, stacklevel=4)
+        if size == 0:
+            try:
+                outputs = self._signature_outputs(spec.function(*call_args), spec.result,
+                                                  loop_shape, size, dim_sizes, call_args)
+            except Exception:   # the generated code cannot run on an empty batch
+                outputs = None
+        else:
+            outputs = self._signature_outputs(spec.function(*call_args), spec.result,
+                                              loop_shape, size, dim_sizes, call_args)
+        if outputs is None:
+            return self._numpy_loop(args, kwargs)
+        return outputs
 
-    def _announce(self, reason: str, spec) -> None:
+    def _signature_plan(self, args, kwargs):
+        """(specialization, arguments for the generated function, loop shape, loop size, core
+        dimension sizes), or None when numpy's own loop must run. Raises numpy.vectorize's
+        errors for arguments that do not fit the signature.
+
+        The inputs are, as in numpy.vectorize, the positional arguments that are not
+        `excluded` followed by the keyword arguments that are not, in the order given. An
+        input whose loop dimensions all have size 1 is passed unbatched (its core-shaped
+        value; a NumPy scalar for no core dimensions) when the loop has another size; every
+        other input becomes an array of shape ``(loop size, *core shape)``. The cache key
+        holds each input's core rank, never its sizes."""
+        in_dims = self._core_signature[0]
+        excluded = self.excluded
+        sources = [i for i in range(len(args)) if i not in excluded]
+        sources += [name for name in kwargs if name not in excluded]
+        if len(sources) != len(in_dims):
+            raise TypeError("wrong number of positional arguments: "
+                            f"expected {len(in_dims)!r}, got {len(sources)!r}")
+        arrays = [np.asanyarray(args[s] if type(s) is int else kwargs[s]) for s in sources]
+        loop_shape, dim_sizes = _parse_input_dimensions(arrays, in_dims)
+        size = math.prod(loop_shape)
+        binding = self._binding if self._binding is not None else self._make_binding()
+        if isinstance(binding, str):
+            return self._fallback_plan(binding, args, kwargs)[0], None, loop_shape, size, \
+                dim_sizes
+        func, lead, sig, names = binding
+        try:
+            bound = sig.bind(*lead, *args, **kwargs)
+        except TypeError:
+            return None   # numpy's loop calls pyfunc, which raises Python's own error
+        input_of = {s: k for k, s in enumerate(sources)}
+        n_lead, n_args = len(lead), len(args)
+        call_args, key = [], []
+        for index, name in enumerate(names):
+            pos = index - n_lead
+            k = None
+            if name not in bound.arguments:
+                value = sig.parameters[name].default
+            else:
+                value = bound.arguments[name]
+                if pos >= 0:
+                    k = input_of.get(pos if pos < n_args else name)
+            if k is None:   # passed as it is: bound, `excluded`, or a default
+                call_args.append(value)
+                key.append(type(value))
+                continue
+            arr = arrays[k]
+            if arr.dtype.kind in "OUSVmM":
+                return self._fallback_plan(f"argument `{name}` has dtype {arr.dtype}", args,
+                                           kwargs)[0], None, loop_shape, size, dim_sizes
+            n_core = len(in_dims[k])
+            n_loop = arr.ndim - n_core
+            core = arr.shape[n_loop:]
+            if size != 1 and all(n == 1 for n in arr.shape[:n_loop]):
+                arg = arr.reshape(core)
+                key.append(("u", arr.dtype.char, n_core))
+            else:
+                if arr.shape[:n_loop] != loop_shape:
+                    arr = np.broadcast_to(arr, loop_shape + core, subok=True)
+                arg = arr.reshape((size,) + core)
+                key.append(("b", arr.dtype.char, n_core))
+            if arg.ndim == 0:
+                arg = arg[()]
+            elif arg.flags.writeable:
+                # numpy.vectorize hands out read-only views: writing into an input raises
+                # there, and must never write into the caller's array here
+                arg.flags.writeable = False
+            call_args.append(arg)
+        key = ("signature", tuple(key))
+        spec = self._specs.get(key)
+        if spec is None:
+            spec = self._specs.get_or_build(key, lambda: self._build(
+                func, _signature_params(names, call_args, key[1])))
+        return spec, call_args, loop_shape, size, dim_sizes
+
+    def _signature_outputs(self, out, result, loop_shape, size, dim_sizes, call_args):
+        """The outputs with the loop shape back, checked against the signature as
+        numpy.vectorize checks its first result; None when numpy's own loop must decide (a
+        result with more dimensions than its core dimensions, which numpy assigns into a
+        core-shaped slot)."""
+        out_dims = self._core_signature[1]
+        if isinstance(result, TupleValue):
+            outs, items = tuple(out), result.items
+        else:
+            outs, items = (out,), (result,)
+        dim_sizes = dict(dim_sizes)
+        checked = []
+        for value, item, dims in zip(outs, items, out_dims):
+            arr = np.asanyarray(value)
+            # a batched result can come back without its batch axis on a path that returned
+            # an unbatched value: it is then the same for every example
+            batched = (getattr(item, "batched", False) and arr.ndim > item.rank
+                       and arr.shape[0] == size)
+            core = arr.shape[1:] if batched else arr.shape
+            _update_dim_sizes(dim_sizes, core, dims)
+            if len(core) != len(dims):
+                return None
+            checked.append((arr, batched, core))
+        otypes = self.otypes
+        if otypes:
+            checked = checked[:len(otypes)]   # numpy zips outputs with otypes
+        results = []
+        for index, (arr, batched, core) in enumerate(checked):
+            if batched:
+                arr = _own(arr, call_args).reshape(loop_shape + core)
+            else:
+                arr = np.broadcast_to(arr, loop_shape + core, subok=True).copy()
+            if otypes:
+                arr = arr.astype(otypes[index], copy=False)
+            results.append(arr)
+        return results[0] if len(out_dims) == 1 else tuple(results)
+
+    def _announce(self, reason: str, spec, stacklevel: int = 3) -> None:
         if self.fallback == "warn" and id(spec) not in self._warned:
             self._warned.add(id(spec))
             warnings.warn(f"vectorize: {getattr(self, '__name__', 'function')} runs per example "
                           f"(a Python loop) for part of its work: {reason}. Pass "
                           "fallback='loop' to silence this, or fallback='error' to see where.",
-                          VectorizeFallbackWarning, stacklevel=3)
+                          VectorizeFallbackWarning, stacklevel=stacklevel)
 
     def _numpy_loop(self, args, kwargs):
         vec = np.vectorize(self.pyfunc, otypes=self.otypes, excluded=self.excluded,
@@ -343,24 +474,94 @@ class vectorize:
             return _FallbackSpec(str(exc), _fallback_source(func, str(exc),
                                                             "numpy.vectorize loop"))
 
-    def _outputs(self, out, result, shape):
+    def _outputs(self, out, result, shape, call_args):
         if isinstance(result, TupleValue):
             if not isinstance(out, tuple):
                 out = tuple(out)
-            return tuple(self._output(o, r, shape, i) for i, (o, r) in
+            return tuple(self._output(o, r, shape, i, call_args) for i, (o, r) in
                          enumerate(zip(out, result.items)))
-        return self._output(out, result, shape, 0)
+        return self._output(out, result, shape, 0, call_args)
 
-    def _output(self, out, result, shape, index):
+    def _output(self, out, result, shape, index, call_args):
         arr = np.asanyarray(out)
         if getattr(result, "batched", False) and arr.ndim > result.rank:
-            arr = arr.reshape(shape + arr.shape[1:])
+            # numpy.vectorize returns new arrays: never a view of an argument (`lambda x: x`)
+            arr = _own(arr, call_args).reshape(shape + arr.shape[1:])
         else:
             arr = np.broadcast_to(arr, shape + arr.shape).copy()
         if self.otypes:
             arr = arr.astype(self.otypes[index] if index < len(self.otypes) else self.otypes[0],
                              copy=False)
         return arr
+
+
+def _own(arr, call_args):
+    """``arr``, copied where it may share memory with an argument of the call."""
+    if arr.base is None and not any(arr is a for a in call_args):
+        return arr
+    if any(isinstance(a, np.ndarray) and np.may_share_memory(arr, a) for a in call_args):
+        return arr.copy()
+    return arr
+
+
+def _signature_params(names, call_args, kinds):
+    """Abstract values of the parameters of a signature call: ``kinds`` is the cache key's
+    entry per parameter (a type: passed as it is; ("b", ...): batched, the per-example example
+    is ones of the core shape, as vmap does; ("u", ...): unbatched, of the core shape)."""
+    params = {}
+    for name, arg, kind in zip(names, call_args, kinds):
+        if isinstance(kind, type):
+            params[name] = Value(False, arg)
+        elif kind[0] == "b":
+            params[name] = Value(True, np.ones(arg.shape[1:], arg.dtype)[()])
+        else:
+            params[name] = Value(False, representative(arg))
+    return params
+
+
+# numpy.vectorize's gufunc signatures, with numpy's own messages
+# (numpy/lib/_function_base_impl.py); see the generalized ufunc C-API documentation
+_DIMENSION_NAME = r"\w+"
+_CORE_DIMENSION_LIST = f"(?:{_DIMENSION_NAME}(?:,{_DIMENSION_NAME})*)?"
+_ARGUMENT = rf"\({_CORE_DIMENSION_LIST}\)"
+_ARGUMENT_LIST = f"{_ARGUMENT}(?:,{_ARGUMENT})*"
+_SIGNATURE = f"^{_ARGUMENT_LIST}->{_ARGUMENT_LIST}$"
+
+
+def _parse_gufunc_signature(signature):
+    """([core dimensions of each input], [core dimensions of each output])."""
+    signature = re.sub(r"\s+", "", signature)
+    if not re.match(_SIGNATURE, signature):
+        raise ValueError(f"not a valid gufunc signature: {signature}")
+    return tuple([tuple(re.findall(_DIMENSION_NAME, arg))
+                  for arg in re.findall(_ARGUMENT, arg_list)]
+                 for arg_list in signature.split("->"))
+
+
+def _update_dim_sizes(dim_sizes, shape, core_dims):
+    """Check the core dimensions of one value of shape ``shape`` (its trailing dimensions)
+    and record new ones in ``dim_sizes``."""
+    if not core_dims:
+        return
+    n_core = len(core_dims)
+    if len(shape) < n_core:
+        raise ValueError(f"{len(shape)}-dimensional argument does not have enough dimensions "
+                         f"for all core dimensions {core_dims!r}")
+    for dim, size in zip(core_dims, shape[len(shape) - n_core:]):
+        known = dim_sizes.setdefault(dim, size)
+        if known != size:
+            raise ValueError(f"inconsistent size for core dimension {dim!r}: {size!r} vs "
+                             f"{known!r}")
+
+
+def _parse_input_dimensions(arrays, input_core_dims):
+    """(broadcast shape of the loop dimensions, sizes of the named core dimensions)."""
+    dim_sizes: dict = {}
+    loops = []
+    for arr, core_dims in zip(arrays, input_core_dims):
+        _update_dim_sizes(dim_sizes, arr.shape, core_dims)
+        loops.append(arr.shape[:arr.ndim - len(core_dims)])
+    return np.broadcast_shapes(*loops), dim_sizes
 
 
 @functools.lru_cache(maxsize=256)

@@ -94,6 +94,18 @@ class _ApplyRules(cst.CSTTransformer):
 
     def leave_Call(self, original_node, updated_node):
         analysis = self.analysis
+        if original_node in analysis.random_calls:
+            from ..rules.random import rewrite
+            batched_param = next(name for name, v in self.ctx.params.items()
+                                 if getattr(v, "batched", False) and
+                                 not isinstance(v, TupleValue))
+            positional = [o for o in original_node.args if o.keyword is None]
+            site = Site(args=[self.value(o.value) for o in positional], nodes=[],
+                        kwargs={o.keyword.value: (n.value, self.value(o.value))
+                                for o, n in zip(original_node.args, updated_node.args)
+                                if o.keyword is not None},
+                        node=updated_node, original=original_node)
+            return rewrite(site, analysis.random_calls[original_node], cst.Name(batched_param))
         if original_node in analysis.method_calls:
             rule = analysis.method_calls[original_node]
             positional = [(o, n) for o, n in zip(original_node.args, updated_node.args)

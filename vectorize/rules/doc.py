@@ -31,6 +31,12 @@ _ENGINE_RULES = [
      "A call of another plain Python function of the user's is vectorized the same way, "
      "once per pattern of batched arguments (memoized), and emitted next to the caller.",
      "y = clamp(x, 0.0)", "y = clamp(x, 0.0)  # calls the batched clamp below"),
+    ("random.per_example", "calls",
+     "`np.random.*` and `Generator` draws inside a per-example function draw independently "
+     "for every example (`size=len(x)` in front of any per-example size), like "
+     "`torch.vmap(randomness=\"different\")`: the same distributions, not the same numbers "
+     "as a loop would draw.",
+     "noise = np.random.normal(0.0, 1.0)", "noise = np.random.normal(0.0, 1.0, size=len(x))"),
     ("call.per_example_fallback", "calls",
      "With `fallback='warn'`/`'loop'`, a call without a rule runs per example in a visible "
      "list comprehension (and warns once with 'warn').",

@@ -1,0 +1,94 @@
+"""Random numbers inside a per-example function: independent draws for every example.
+
+Per example, ``np.random.normal(0.0, 1.0)`` draws one number; the batched call draws one per
+example (``size=len(x)`` in front of any per-example ``size``), like
+``torch.vmap(randomness="different")``. Arguments that differ per example broadcast as NumPy
+does. The legacy ``np.random.*`` functions and the methods of a ``np.random.Generator`` both
+work; the stream is consumed in a different order than the per-example loop would, so the
+numbers are independent draws from the same distributions, not the same numbers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..abstract import batched_like
+from ..cst_util import expr, parse_expr
+from ..errors import Unsupported
+from .registry import Site, evaluate
+
+# name -> how many leading positional parameters come before `size`
+DISTRIBUTIONS = {
+    "normal": 2, "uniform": 2, "standard_normal": 0, "random": 0, "random_sample": 0,
+    "exponential": 1, "poisson": 1, "binomial": 2, "beta": 2, "gamma": 2, "lognormal": 2,
+    "laplace": 2, "logistic": 2, "gumbel": 2, "chisquare": 1, "geometric": 1,
+    "standard_exponential": 0, "standard_gamma": 1, "standard_cauchy": 0, "integers": 2,
+    "randint": 2, "rayleigh": 1, "weibull": 1, "pareto": 1, "triangular": 3, "vonmises": 2,
+}
+DIMS_POSITIONAL = {"rand", "randn"}          # np.random.rand(d0, d1, ...)
+
+
+def random_name(fn) -> str | None:
+    """The distribution a callable draws from, when it is NumPy's random machinery."""
+    name = getattr(fn, "__name__", None)
+    owner = getattr(fn, "__self__", None)
+    from_module = getattr(fn, "__module__", "") in ("numpy.random", "numpy.random.mtrand")
+    from_generator = isinstance(owner, (np.random.Generator, np.random.RandomState))
+    if name in DISTRIBUTIONS or name in DIMS_POSITIONAL:
+        if from_generator or from_module or fn is getattr(np.random, name, None):
+            return name
+    return None
+
+
+def infer(fn, args, kwargs):
+    """A draw per example: batched, with the per-example shape of one draw."""
+    out = evaluate(fn, *[a.example for a in args], **{k: v.example for k, v in kwargs.items()})
+    return batched_like(out)
+
+
+def rewrite(site: Site, name: str, batch_ref):
+    """Put the batch length in front of the size of each per-example draw."""
+    call = site.node
+    batch = expr("len({x})", x=batch_ref)
+    if name in DIMS_POSITIONAL:
+        dims = [a for a in call.args]
+        return call.with_changes(args=[parse_expr("f(0)").args[0].with_changes(
+            value=batch, comma=_comma(bool(dims)))] + dims)
+    leading = DISTRIBUTIONS[name]
+    positional = [a for a in call.args if a.keyword is None]
+    size = None
+    if len(positional) > leading:
+        size = positional[leading].value
+    elif "size" in site.kwargs:
+        size = site.kwargs["size"][0]
+    if any(getattr(v, "batched", False) for v in site.args) and size is None:
+        return call        # per-example parameters already give one draw per example
+    if size is None:
+        new_size = batch
+    else:
+        size_value = (site.args[leading] if len(site.args) > leading
+                      else site.kwargs["size"][1])
+        if size_value.batched:
+            raise Unsupported("a random draw whose size differs per example")
+        new_size = _with_batch(size, size_value, batch)
+    kept = [a for a in call.args if not (a.keyword is not None and a.keyword.value == "size")]
+    kept = [a for i, a in enumerate(kept) if not (a.keyword is None and i == leading)]
+    size_arg = parse_expr("f(size=0)").args[0].with_changes(value=new_size)
+    args = [a.with_changes(comma=_comma(True)) for a in kept] + [size_arg]
+    return call.with_changes(args=args)
+
+
+def _with_batch(size, size_value, batch):
+    """``(len(x), <per-example size>)`` spelled as simply as the size allows."""
+    import libcst as cst
+    if isinstance(size, cst.Tuple):
+        return cst.Tuple([cst.Element(batch)] + [cst.Element(e.value) for e in size.elements])
+    if isinstance(size_value.example, (int, np.integer)):
+        return cst.Tuple([cst.Element(batch), cst.Element(size)])
+    return expr("(len({b}), *np.atleast_1d({s}))", b=batch.args[0].value, s=size)
+
+
+def _comma(needed: bool):
+    import libcst as cst
+    return cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if needed else \
+        cst.MaybeSentinel.DEFAULT
