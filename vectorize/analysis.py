@@ -27,6 +27,10 @@ from .rules.random import infer as random_infer
 from .rules.random import random_name
 from .rules.registry import Registry, Site, default_infer, evaluate
 
+CREATION_FUNCTIONS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
+                      np.empty_like, np.full_like, np.arange, np.linspace, np.eye, np.identity,
+                      np.array, np.copy}
+
 PURE_BUILTINS = {len, range, int, float, bool, abs, min, max, round, tuple, list, sum, complex,
                  str, divmod, pow, isinstance, sorted, reversed, enumerate, zip, type}
 _CONSTANTS = {"True": True, "False": False, "None": None}
@@ -91,7 +95,7 @@ class Analysis:
     """Run with `analyze`; read ``values``, ``batched_tests``, ``result``, ``free_names``."""
 
     def __init__(self, source, tree, params: dict[str, object], registry: Registry,
-                 helpers=None, allow_fallback: bool = False):
+                 helpers=None, allow_fallback: bool = False, promoted=None):
         self.source = source
         self.tree = tree
         self.defined_before: dict[cst.CSTNode, set[str]] = {}
@@ -108,6 +112,10 @@ class Analysis:
         self.helper_calls: dict[cst.Call, object] = {}
         self.method_calls: dict[cst.Call, object] = {}     # x.method(...) on batched x
         self.random_calls: dict[cst.Call, str] = {}        # draws, one per example
+        self.owned: set[str] = set()          # arrays this function created (may be written)
+        self.promoted: set[str] = set(promoted or ())   # created arrays holding batched data
+        self.promoted_creations: dict[cst.Call, str] = {}
+        self.needs_rerun = False
         self.returns_in_loops = False
         self.masked_loops: dict[cst.CSTNode, cst.CSTNode] = {}   # loop -> node that masks it
         self.batched_returns = False   # some return depends on a batched condition
@@ -117,6 +125,19 @@ class Analysis:
 
     # ------------------------------------------------------------------------- statements
     def analyze(self) -> Analysis:
+        """Interpret the function; again from the start when it found arrays that must hold
+        per-example data from their creation on (their creation is then batched)."""
+        for _ in range(8):
+            fresh = Analysis(self.source, self.tree, self.params, self.registry, self.helpers,
+                             self.allow_fallback, self.promoted)
+            fresh._interpret()
+            if not fresh.needs_rerun:
+                self.__dict__.update(fresh.__dict__)
+                return self
+            self.promoted |= fresh.promoted
+        raise Unsupported("could not settle which arrays hold per-example data", self.tree)
+
+    def _interpret(self) -> None:
         env = Env(self.params)
         self.block(self.tree.body.body, env)
         if not self.returns:
@@ -171,7 +192,21 @@ class Analysis:
     def small_statement(self, small, env: Env) -> Env | None:
         if isinstance(small, cst.Assign):
             value = self.expr(small.value, env)
+            created = self._created_array(small.value)
             for target in small.targets:
+                if isinstance(target.target, cst.Name):
+                    name = target.target.value
+                    if created is not None:
+                        self.owned.add(name)
+                        if name in self.promoted and not value.batched:
+                            value = Value(True, value.example)
+                            self.promoted_creations[small.value] = name
+                    elif isinstance(small.value, cst.Name) and small.value.value in self.owned:
+                        raise Unsupported(f"`{name} = {small.value.value}` makes two names for "
+                                          "one array that is written into", small,
+                                          f"use {small.value.value}.copy()")
+                    else:
+                        self.owned.discard(name)
                 self.bind(target.target, value, env, small)
             return env
         if isinstance(small, cst.AnnAssign):
@@ -179,6 +214,11 @@ class Analysis:
                 self.bind(small.target, self.expr(small.value, env), env, small)
             return env
         if isinstance(small, cst.AugAssign):
+            if isinstance(small.target, cst.Subscript) and isinstance(small.target.value,
+                                                                      cst.Name):
+                value = self.binary(small.operator, small.target, small.value, env, small)
+                self.item_write(small.target, value, env)
+                return env
             if not isinstance(small.target, cst.Name):
                 raise Unsupported("augmented assignment into an object changes it in place (a "
                                   "side effect the batch cannot repeat per example)", small,
@@ -433,9 +473,53 @@ class Analysis:
                 self.bind(element.value, item, env, stmt)
             self.values[target] = value
             return
+        if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            self.item_write(target, value, env)
+            return
         raise Unsupported("assigning into an object (item or attribute assignment) is a side "
                           "effect the batch cannot repeat per example", target,
                           "build a new value and return it")
+
+    def _created_array(self, node):
+        """The creation function when ``node`` makes a fresh array (np.zeros(3), x.copy()...)."""
+        if not isinstance(node, cst.Call):
+            return None
+        fn = getattr(self.values.get(node.func), "example", None)
+        if fn in CREATION_FUNCTIONS:
+            return fn
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "copy":
+            return "copy"
+        return None
+
+    def item_write(self, target: cst.Subscript, value, env: Env) -> None:
+        """``y[i] = v`` into an array this function created (``np.zeros``...). When per-example
+        data is written into it, the array is batched from its creation on (the engine
+        allocates it with the batch axis in front); writing into arguments or globals would
+        change the caller's objects and is rejected."""
+        name = target.value.value
+        if name not in env.values or name in self.params:
+            raise Unsupported(f"writing into `{name}` changes an array the function did not "
+                              "create (the caller's argument or a global)", target,
+                              f"copy it first: {name} = {name}.copy()")
+        if name not in self.owned:
+            raise Unsupported(f"writing into `{name}`, which is not an array this function "
+                              "created with np.zeros/np.ones/np.full/np.empty/.copy()...",
+                              target, f"create `{name}` with np.zeros(...) or copy it")
+        if self._batched_depth:
+            raise Unsupported("writing into an array under a condition that differs per "
+                              "example", target,
+                              "compute the value with a conditional expression and write it "
+                              "unconditionally")
+        slot = self.subscript(target, env)
+        self.values[target] = slot
+        current = env.values[name]
+        index_batched = any(getattr(self.values.get(e.slice.value), "batched", False)
+                            for e in target.slice if isinstance(e.slice, cst.Index))
+        if (value.batched or index_batched) and not current.batched:
+            self.promoted.add(name)
+            self.needs_rerun = True
+        if current.batched or value.batched or index_batched:
+            env.assign(name, Value(True, current.example))
 
     # ------------------------------------------------------------------------ expressions
     def expr(self, node, env: Env):

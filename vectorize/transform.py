@@ -111,6 +111,7 @@ class FunctionJob:
         self.namer = Namer(all_names(source.tree) | set(params))
         self.helper_nodes: dict[cst.CSTNode, str] = {}
         self.mask_names: set[str] = set()     # `active` masks made by masked_loops
+        self.promoted: set[str] = set()       # created arrays that hold per-example data
         self.loop_strategy: dict[str, str] = {}   # mask name -> "select" / "compact"
         self.loop_facts: dict[str, tuple] = {}    # mask name -> (carried, read-only) for compact
         self.last: Analysis | None = None
@@ -120,8 +121,10 @@ class FunctionJob:
         if self.last is not None and self.last.tree is tree:
             return self.last
         analysis = Analysis(self.source, tree, self.params, self.registry,
-                            helpers=self._helper, allow_fallback=self.module.allow_fallback)
+                            helpers=self._helper, allow_fallback=self.module.allow_fallback,
+                            promoted=self.promoted)
         analysis.analyze()
+        self.promoted |= analysis.promoted
         self.last = analysis
         return analysis
 

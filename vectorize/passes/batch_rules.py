@@ -11,10 +11,12 @@ fallbacks). This is the last pass over scalar-style code: its output is array co
 from __future__ import annotations
 
 import libcst as cst
+import numpy as np
 
-from ..abstract import TupleValue
+from ..abstract import TupleValue, Value
 from ..cst_util import AUGMENTED_TO_BINARY, expr
 from ..errors import Unsupported
+from ..rules.families import pad
 from ..rules.registry import Site
 
 
@@ -92,20 +94,50 @@ class _ApplyRules(cst.CSTTransformer):
         return self._apply(self.registry.operators["subscript"], original_node, updated_node,
                            [original_node.value], [updated_node.value], parts=parts)
 
+    def _batch_ref(self) -> cst.Name:
+        """A batched parameter, whose length is the batch size."""
+        return cst.Name(next(name for name, v in self.ctx.params.items()
+                             if getattr(v, "batched", False) and not isinstance(v, TupleValue)))
+
+    def leave_Assign(self, original_node, updated_node):
+        """``y[i] = v`` into a batched array: ``v`` gets the per-example axes it broadcasts
+        over (the target itself got its ``:`` from the subscript rule)."""
+        if len(original_node.targets) == 1 and isinstance(original_node.targets[0].target,
+                                                          cst.Subscript):
+            slot = self.value(original_node.targets[0].target)
+            value = self.value(original_node.value)
+            if _is_batched(slot) and isinstance(value, Value) and isinstance(slot, Value):
+                return updated_node.with_changes(value=pad(updated_node.value, value,
+                                                           slot.rank))
+        return updated_node
+
+    def _promoted_creation(self, original_node, updated_node):
+        """``np.zeros(3)`` that will hold per-example data: ``np.zeros((len(x), 3))``."""
+        fn = getattr(self.value(original_node.func), "example", None)
+        ref = self._batch_ref()
+        if fn in (np.zeros, np.ones, np.empty, np.full) and updated_node.args \
+                and updated_node.args[0].keyword is None:
+            shape = updated_node.args[0].value
+            shape_value = self.value(original_node.args[0].value)
+            from ..rules.random import _with_batch
+            new_shape = _with_batch(shape, shape_value, expr("len({x})", x=ref))
+            return updated_node.with_changes(args=[updated_node.args[0].with_changes(
+                value=new_shape)] + list(updated_node.args[1:]))
+        return expr("np.repeat({a}[None], len({x}), axis=0)", a=updated_node, x=ref)
+
     def leave_Call(self, original_node, updated_node):
         analysis = self.analysis
+        if original_node in analysis.promoted_creations:
+            return self._promoted_creation(original_node, updated_node)
         if original_node in analysis.random_calls:
             from ..rules.random import rewrite
-            batched_param = next(name for name, v in self.ctx.params.items()
-                                 if getattr(v, "batched", False) and
-                                 not isinstance(v, TupleValue))
             positional = [o for o in original_node.args if o.keyword is None]
             site = Site(args=[self.value(o.value) for o in positional], nodes=[],
                         kwargs={o.keyword.value: (n.value, self.value(o.value))
                                 for o, n in zip(original_node.args, updated_node.args)
                                 if o.keyword is not None},
                         node=updated_node, original=original_node)
-            return rewrite(site, analysis.random_calls[original_node], cst.Name(batched_param))
+            return rewrite(site, analysis.random_calls[original_node], self._batch_ref())
         if original_node in analysis.method_calls:
             rule = analysis.method_calls[original_node]
             positional = [(o, n) for o, n in zip(original_node.args, updated_node.args)
