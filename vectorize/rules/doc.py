@@ -31,6 +31,14 @@ _ENGINE_RULES = [
      "A call of another plain Python function of the user's is vectorized the same way, "
      "once per pattern of batched arguments (memoized), and emitted next to the caller.",
      "y = clamp(x, 0.0)", "y = clamp(x, 0.0)  # calls the batched clamp below"),
+    ("array.scatter", "arrays",
+     "An array the function creates (`np.zeros`, `np.full`, `x.copy()`...) that per-example "
+     "data is written into is allocated with the batch axis in front; `y[i] = v` then writes "
+     "every example's slot at once (`y[:, i] = v`, or `y[np.arange(len(y)), k] = v` for a "
+     "per-example index). Writing into arguments or globals, through a second name, or under "
+     "a per-example condition is rejected.",
+     "y = np.zeros(3)\ny[0] = x\ny[k] = 1.0",
+     "y = np.zeros((len(x), 3))\ny[:, 0] = x\ny[np.arange(len(y)), k] = 1.0"),
     ("random.per_example", "calls",
      "`np.random.*` and `Generator` draws inside a per-example function draw independently "
      "for every example (`size=len(x)` in front of any per-example size), like "
