@@ -60,6 +60,11 @@ def emit(specs, module, main, header: str = ""):
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     code = compile(text, filename, "exec")
     exec(code, namespace)
+    for spec in specs:
+        generated = namespace[spec.name]
+        # defaults are values the original already evaluated (the source shows none)
+        generated.__defaults__ = spec.source.func.__defaults__
+        generated.__kwdefaults__ = spec.source.func.__kwdefaults__
     function = namespace[main.name]
     # the source stays readable for tracebacks exactly as long as the function lives
     weakref.finalize(function, linecache.cache.pop, filename, None)

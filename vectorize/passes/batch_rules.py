@@ -17,6 +17,7 @@ from ..abstract import TupleValue, Value
 from ..cst_util import AUGMENTED_TO_BINARY, expr
 from ..errors import Unsupported
 from ..rules.families import pad
+from ..rules.lanes import ANY_LANE
 from ..rules.registry import Site
 
 
@@ -156,6 +157,8 @@ class _ApplyRules(cst.CSTTransformer):
             return self._fallback(original_node, updated_node)
         inputs = [a for a in original_node.args]
         if not any(_is_batched(self.value(a.value)) for a in inputs):
+            if isinstance(original_node.func, cst.Name) and original_node.func.value == ANY_LANE:
+                return updated_node.with_changes(func=cst.Name("bool"))
             return updated_node
         fn = getattr(self.value(original_node.func), "example", None)
         rule = self.registry.for_call(fn)

@@ -193,8 +193,11 @@ class _MaskLoops(cst.CSTTransformer):
         iterable = self.analysis.values.get(original_node.iter)
         if getattr(iterable, "batched", False):
             return self._batched_range(original_node, updated_node)
-        if original_node not in self.analysis.masked_loops:
-            # returns under unbatched conditions: an ordinary break after noting the result
+        if original_node not in self.analysis.masked_loops or not _exits_in(
+                original_node, (cst.Break, cst.Return)):
+            # only `continue` differs per example (the rest of the body moves into the branch
+            # that does not skip), or returns under unbatched conditions: an ordinary break
+            # after noting the result
             body = _Loop(self.names, None).seq(list(updated_node.body.body), list)
             loop = updated_node.with_changes(body=cst.IndentedBlock(body=body))
             return cst.FlattenSentinel(self._prologue(original_node) + [loop]

@@ -30,5 +30,6 @@ def register(reg: Registry) -> None:
         "while abs(x - y) > tol:\n    y = step(y)",
         "active = abs(x - y) > tol\nwhile active.any():\n    y_next = step(y)\n"
         "    y = np.where(active, y_next, y)\n    active = active & (abs(x - y) > tol)",
-        lambda site: expr("{x}.any()", x=site.nodes[0]),
+        lambda site: expr("{x}.any()", x=site.nodes[0]) if site.args[0].batched
+        else expr("bool({x})", x=site.nodes[0]),
         infer=lambda site: unbatched(True)))

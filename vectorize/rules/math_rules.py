@@ -87,9 +87,11 @@ def _isclose(site: Site):
     a, b = padded_args(site)
     rel = site.kwargs.get("rel_tol", (expr("1e-09"), None))[0]
     abs_tol = site.kwargs.get("abs_tol", (expr("0.0"), None))[0]
-    # math.isclose: equal values (infinities too), else |a-b| <= max(rel*max(|a|,|b|), abs_tol)
-    return expr("({a} == {b}) | (np.abs({a} - {b}) <= np.maximum({rel} * np.maximum(np.abs({a}), "
-                "np.abs({b})), {abs_tol}))", a=a, b=b, rel=rel, abs_tol=abs_tol)
+    # math.isclose: equal values (infinities too); otherwise never close to an infinity, else
+    # |a-b| <= max(rel*max(|a|,|b|), abs_tol)
+    return expr("({a} == {b}) | (np.isfinite({a}) & np.isfinite({b}) & (np.abs({a} - {b}) <= "
+                "np.maximum({rel} * np.maximum(np.abs({a}), np.abs({b})), {abs_tol})))",
+                a=a, b=b, rel=rel, abs_tol=abs_tol)
 
 
 def register(reg: Registry) -> None:

@@ -79,17 +79,23 @@ def _ifexp(site: Site) -> cst.BaseExpression:
 def where(test, tv, body, bv, orelse, ov) -> cst.BaseExpression:
     """``np.where`` of one value or, item by item, of tuples."""
     if isinstance(bv, TupleValue) and isinstance(ov, TupleValue):
-        if not (isinstance(body, cst.Tuple) and isinstance(orelse, cst.Tuple)):
+        if len(bv.items) != len(ov.items):
             from ..errors import Unsupported
-            raise Unsupported("a conditional choice between tuples that are not written out "
-                              "as tuple displays",
-                              suggestion="write both alternatives as `(a, b)` tuples")
-        items = [where(test, tv, x.value, xv, y.value, yv)
-                 for x, xv, y, yv in zip(body.elements, bv.items, orelse.elements, ov.items)]
+            raise Unsupported("a conditional choice between tuples of different lengths",
+                              suggestion="return tuples of the same length on every path")
+        items = [where(test, tv, _item(body, k), xv, _item(orelse, k), yv)
+                 for k, (xv, yv) in enumerate(zip(bv.items, ov.items))]
         return cst.Tuple([cst.Element(i) for i in items])
     rank = max(v.rank for v in (tv, bv, ov))
     return expr("np.where({c}, {a}, {b})", c=pad(test, tv, rank), a=pad(body, bv, rank),
                 b=pad(orelse, ov, rank))
+
+
+def _item(node, k: int) -> cst.BaseExpression:
+    """Item ``k`` of a tuple: the element of a display, else ``node[k]``."""
+    if isinstance(node, cst.Tuple):
+        return node.elements[k].value
+    return expr("{t}[" + str(k) + "]", t=node)
 
 
 def _ifexp_infer(site: Site):
