@@ -843,8 +843,11 @@ class Analysis:
         if not any(v.batched for v in [*args, *kwargs.values()]):
             if func.known and (fn in PURE_BUILTINS or self.registry.knows(fn)
                                or isinstance(fn, np.ufunc)):
-                return unbatched(evaluate(fn, *[a.example for a in args],
-                                          **{k: v.example for k, v in kwargs.items()}))
+                out = evaluate(fn, *[a.example for a in args],
+                               **{k: v.example for k, v in kwargs.items()})
+                if isinstance(out, tuple) and fn is not tuple:   # divmod, np.modf, frexp...
+                    return TupleValue(tuple(unbatched(item) for item in out))
+                return unbatched(out)
             return unbatched(UNKNOWN)
         if not func.known:
             raise Unsupported(f"cannot tell what `{_code(node.func)}` is, so cannot vectorize "

@@ -25,6 +25,7 @@ from .errors import VectorizeError
 
 _FALLBACKS = ("error", "warn", "loop")
 MAX_SPECIALIZATIONS = 64
+_SIZED_FALLBACKS = 4   # core sizes tried per signature pattern before a fallback serves all
 
 
 class VectorizeFallbackWarning(UserWarning):
@@ -74,6 +75,14 @@ class _SpecCache:
                     self._entries.popitem(last=False)
             return spec
 
+    def refile(self, key, new_key, spec):
+        """File ``spec``, the entry of ``key``, under ``new_key`` instead; returns the entry
+        of ``new_key``."""
+        with self._lock:
+            if self._entries.get(key) is spec:
+                del self._entries[key]
+            return self.get_or_build(new_key, lambda: spec)
+
     def __len__(self):
         return len(self._entries)
 
@@ -117,6 +126,7 @@ class vectorize:
         self.excluded = set(excluded or ())
         self._specs = _SpecCache()
         self._warned: set = set()
+        self._sized_fallbacks: dict = {}   # signature key -> fallbacks kept for their sizes
         if pyfunc is not np._NoValue and pyfunc is not None:
             self.__wrapped__ = pyfunc
             self.__name__ = getattr(pyfunc, "__name__", type(pyfunc).__name__)
@@ -159,7 +169,7 @@ class vectorize:
             return self._numpy_loop(args, kwargs)
         if spec.fallbacks:
             self._announce("; ".join(spec.fallbacks), spec)
-        out = spec.function(*call_args)
+        out = self._run(spec, call_args)
         return self._outputs(out, spec.result, shape, call_args)
 
     def source(self, *args, **kwargs) -> str:
@@ -187,7 +197,8 @@ class vectorize:
             raise ValueError("cannot call `vectorize` with a signature including new output "
                              "dimensions on size 0 inputs")
         if isinstance(spec, _FallbackSpec):
-            self._announce(spec.reason, spec, stacklevel=4)
+            # once per reason: a fallback is kept per core sizes, its reason is often the same
+            self._announce(spec.reason, spec, stacklevel=4, once=("reason", spec.reason))
             return self._numpy_loop(args, kwargs)
         n_results = len(spec.result.items) if isinstance(spec.result, TupleValue) else 1
         if size == 0 and (n_results != len(out_dims) or spec.fallbacks):
@@ -201,12 +212,12 @@ class vectorize:
             self._announce("; ".join(spec.fallbacks), spec, stacklevel=4)
         if size == 0:
             try:
-                outputs = self._signature_outputs(spec.function(*call_args), spec.result,
+                outputs = self._signature_outputs(self._run(spec, call_args), spec.result,
                                                   loop_shape, size, dim_sizes, call_args)
             except Exception:   # the generated code cannot run on an empty batch
                 outputs = None
         else:
-            outputs = self._signature_outputs(spec.function(*call_args), spec.result,
+            outputs = self._signature_outputs(self._run(spec, call_args), spec.result,
                                               loop_shape, size, dim_sizes, call_args)
         if outputs is None:
             return self._numpy_loop(args, kwargs)
@@ -222,7 +233,8 @@ class vectorize:
         input whose loop dimensions all have size 1 is passed unbatched (its core-shaped
         value; a NumPy scalar for no core dimensions) when the loop has another size; every
         other input becomes an array of shape ``(loop size, *core shape)``. The cache key
-        holds each input's core rank, never its sizes."""
+        holds each input's core rank, never its sizes (a fallback is kept for its sizes
+        only, for the first few sizes that fall back)."""
         in_dims = self._core_signature[0]
         excluded = self.excluded
         sources = [i for i in range(len(args)) if i not in excluded]
@@ -237,26 +249,19 @@ class vectorize:
         if isinstance(binding, str):
             return self._fallback_plan(binding, args, kwargs)[0], None, loop_shape, size, \
                 dim_sizes
-        func, lead, sig, names = binding
-        try:
-            bound = sig.bind(*lead, *args, **kwargs)
-        except TypeError:
-            return None   # numpy's loop calls pyfunc, which raises Python's own error
-        input_of = {s: k for k, s in enumerate(sources)}
-        n_lead, n_args = len(lead), len(args)
+        func, lead, sig, names, n_positional = binding
+        if (not kwargs and not lead and not excluded and len(args) == len(names)
+                and n_positional == len(names)):
+            bound = tuple(zip(args, range(len(args))))   # (value, input) per parameter
+        else:
+            bound = self._bind_signature(sig, names, lead, args, kwargs, sources)
+            if bound is None:
+                return None   # numpy's loop calls pyfunc, which raises Python's own error
         call_args, key = [], []
-        for index, name in enumerate(names):
-            pos = index - n_lead
-            k = None
-            if name not in bound.arguments:
-                value = sig.parameters[name].default
-            else:
-                value = bound.arguments[name]
-                if pos >= 0:
-                    k = input_of.get(pos if pos < n_args else name)
+        for name, (value, k) in zip(names, bound):
             if k is None:   # passed as it is: bound, `excluded`, or a default
                 call_args.append(value)
-                key.append(type(value))
+                key.append(_as_is_key(value))
                 continue
             arr = arrays[k]
             if arr.dtype.kind in "OUSVmM":
@@ -283,15 +288,49 @@ class vectorize:
         key = ("signature", tuple(key))
         spec = self._specs.get(key)
         if spec is None:
-            spec = self._specs.get_or_build(key, lambda: self._build(
-                func, _signature_params(names, call_args, key[1])))
+            # the abstract examples have this call's core sizes, and whether a function
+            # translates can depend on them (`a[1]` of a 1-element example, a reduction of an
+            # empty one): a translation serves every size, a fallback only these sizes
+            sized = key + (tuple(None if _is_as_is(k) else np.shape(a)[k[0] == "b":]
+                                 for a, k in zip(call_args, key[1])),)
+            spec = self._specs.get(sized)
+            if spec is None:
+                spec = self._specs.get_or_build(key, lambda: self._build(
+                    func, _signature_params(names, call_args, key[1])))
+                if isinstance(spec, _FallbackSpec):
+                    tried = self._sized_fallbacks.setdefault(key, set())
+                    if len(tried) < _SIZED_FALLBACKS:   # then it serves every size
+                        tried.add(sized[-1])
+                        spec = self._specs.refile(key, sized, spec)
         return spec, call_args, loop_shape, size, dim_sizes
+
+    @staticmethod
+    def _bind_signature(sig, names, lead, args, kwargs, sources):
+        """(value, index of the signature input or None when passed as it is) per parameter,
+        or None when the arguments do not bind."""
+        try:
+            bound = sig.bind(*lead, *args, **kwargs)
+        except TypeError:
+            return None
+        input_of = {s: k for k, s in enumerate(sources)}
+        n_lead, n_args = len(lead), len(args)
+        out = []
+        for index, name in enumerate(names):
+            pos = index - n_lead
+            if name not in bound.arguments:
+                out.append((sig.parameters[name].default, None))
+            elif pos < 0:
+                out.append((bound.arguments[name], None))
+            else:
+                out.append((bound.arguments[name],
+                            input_of.get(pos if pos < n_args else name)))
+        return out
 
     def _signature_outputs(self, out, result, loop_shape, size, dim_sizes, call_args):
         """The outputs with the loop shape back, checked against the signature as
         numpy.vectorize checks its first result; None when numpy's own loop must decide (a
-        result with more dimensions than its core dimensions, which numpy assigns into a
-        core-shaped slot)."""
+        result with more dimensions than its core dimensions that numpy cannot assign into
+        its core-shaped slot: its loop raises on the first example)."""
         out_dims = self._core_signature[1]
         if isinstance(result, TupleValue):
             outs, items = tuple(out), result.items
@@ -307,8 +346,14 @@ class vectorize:
                        and arr.shape[0] == size)
             core = arr.shape[1:] if batched else arr.shape
             _update_dim_sizes(dim_sizes, core, dims)
-            if len(core) != len(dims):
-                return None
+            extra = len(core) - len(dims)
+            if extra:
+                # numpy assigns the result into its core-shaped slot, which drops leading
+                # dimensions of size 1; anything else fails there on the first example
+                if not dims or any(n != 1 for n in core[:extra]):
+                    return None
+                core = core[extra:]
+                arr = arr.reshape(((size,) if batched else ()) + core)
             checked.append((arr, batched, core))
         otypes = self.otypes
         if otypes:
@@ -324,9 +369,10 @@ class vectorize:
             results.append(arr)
         return results[0] if len(out_dims) == 1 else tuple(results)
 
-    def _announce(self, reason: str, spec, stacklevel: int = 3) -> None:
-        if self.fallback == "warn" and id(spec) not in self._warned:
-            self._warned.add(id(spec))
+    def _announce(self, reason: str, spec, stacklevel: int = 3, once=None) -> None:
+        token = id(spec) if once is None else once
+        if self.fallback == "warn" and token not in self._warned:
+            self._warned.add(token)
             warnings.warn(f"vectorize: {getattr(self, '__name__', 'function')} runs per example "
                           f"(a Python loop) for part of its work: {reason}. Pass "
                           "fallback='loop' to silence this, or fallback='error' to see where.",
@@ -354,13 +400,12 @@ class vectorize:
         """(specialization, arguments for the generated function, broadcast shape), or None
         when numpy's own loop must run. The cache key is computed from the arguments without
         building any abstract value; those are built only when a specialization is made."""
-        if self._core_dims:
-            return None
         binding = self._binding if self._binding is not None else self._make_binding()
         if isinstance(binding, str):
             return self._fallback_plan(binding, args, kwargs)
-        func, lead, sig, names = binding
-        if not kwargs and not lead and not self.excluded and len(args) == len(names):
+        func, lead, sig, names, n_positional = binding
+        if (not kwargs and not lead and not self.excluded and len(args) == len(names)
+                and n_positional == len(names)):
             values, as_is = args, ()
         else:
             values, as_is = self._bind(sig, names, lead, args, kwargs)
@@ -384,7 +429,7 @@ class vectorize:
         for index, arr in enumerate(arrays):
             if arr is None:
                 call_args.append(values[index])
-                key.append(type(values[index]))
+                key.append(_as_is_key(values[index]))
             elif arr.ndim == 0 or (arr.size == 1 and size != 1):
                 call_args.append(arr.reshape(())[()])
                 key.append(arr.dtype.char)
@@ -400,6 +445,15 @@ class vectorize:
                 key, lambda: self._build(func, self._params(names, values, call_args, key[0])))
         return spec, call_args, shape
 
+    def _run(self, spec, call_args):
+        """The generated function on the arguments in parameter order (keyword-only
+        parameters by name)."""
+        _, _, _, names, n_positional = self._binding
+        if n_positional == len(call_args):
+            return spec.function(*call_args)
+        return spec.function(*call_args[:n_positional],
+                             **dict(zip(names[n_positional:], call_args[n_positional:])))
+
     def _make_binding(self):
         target = self._target()
         if target is None:
@@ -410,7 +464,9 @@ class vectorize:
         if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values()):
             self._binding = "it takes *args or **kwargs"
             return self._binding
-        self._binding = (func, lead, sig, list(sig.parameters))
+        names = list(sig.parameters)
+        n_positional = sum(1 for p in sig.parameters.values() if p.kind <= p.POSITIONAL_OR_KEYWORD)
+        self._binding = (func, lead, sig, names, n_positional)
         return self._binding
 
     def _bind(self, sig, names, lead, args, kwargs):
@@ -440,10 +496,10 @@ class vectorize:
     @staticmethod
     def _params(names, values, call_args, kinds):
         """Abstract values of the parameters: ``kinds`` is the cache key's entry per argument
-        (a type: passed as it is; a dtype char: a scalar; a 1-tuple: batched)."""
+        (see `_as_is_key`: passed as it is; a dtype char: a scalar; a 1-tuple: batched)."""
         params = {}
         for name, value, arg, kind in zip(names, values, call_args, kinds):
-            if isinstance(kind, type):
+            if _is_as_is(kind):
                 params[name] = Value(False, value)
             elif isinstance(kind, tuple):
                 params[name] = Value(True, np.ones((), arg.dtype)[()])
@@ -495,6 +551,19 @@ class vectorize:
         return arr
 
 
+def _as_is_key(value):
+    """The cache key's entry for an argument passed as it is: its type, and for an array its
+    dtype and rank too (the generated code depends on them: `a.dot(w)` of a matrix `w` is
+    another einsum than of a vector)."""
+    if isinstance(value, np.ndarray):
+        return (type(value), value.dtype.char, value.ndim)
+    return type(value)
+
+
+def _is_as_is(kind) -> bool:
+    return isinstance(kind, type) or (isinstance(kind, tuple) and isinstance(kind[0], type))
+
+
 def _own(arr, call_args):
     """``arr``, copied where it may share memory with an argument of the call."""
     if arr.base is None and not any(arr is a for a in call_args):
@@ -506,11 +575,12 @@ def _own(arr, call_args):
 
 def _signature_params(names, call_args, kinds):
     """Abstract values of the parameters of a signature call: ``kinds`` is the cache key's
-    entry per parameter (a type: passed as it is; ("b", ...): batched, the per-example example
-    is ones of the core shape, as vmap does; ("u", ...): unbatched, of the core shape)."""
+    entry per parameter (`_as_is_key`: passed as it is; ("b", ...): batched, its per-example
+    example is ones of the core shape, as vmap makes it; ("u", ...): unbatched, of the core
+    shape)."""
     params = {}
     for name, arg, kind in zip(names, call_args, kinds):
-        if isinstance(kind, type):
+        if _is_as_is(kind):
             params[name] = Value(False, arg)
         elif kind[0] == "b":
             params[name] = Value(True, np.ones(arg.shape[1:], arg.dtype)[()])
@@ -561,6 +631,8 @@ def _parse_input_dimensions(arrays, input_core_dims):
     for arr, core_dims in zip(arrays, input_core_dims):
         _update_dim_sizes(dim_sizes, arr.shape, core_dims)
         loops.append(arr.shape[:arr.ndim - len(core_dims)])
+    if all(loop == loops[0] for loop in loops):
+        return loops[0], dim_sizes
     return np.broadcast_shapes(*loops), dim_sizes
 
 

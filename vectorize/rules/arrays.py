@@ -78,6 +78,15 @@ def _call_with(site: Site, first, axis_code: str | None, axis_position: int):
     return call.with_changes(func=func, args=new_args)
 
 
+def flattened(x, rank: int):
+    """Each example flattened: ``x.reshape(len(x), x.shape[1] * x.shape[2])`` (the sizes
+    spelled out, so that an empty batch works too, where ``-1`` would be ambiguous)."""
+    if rank <= 1:
+        return x
+    size = " * ".join(f"{{x}}.shape[{k}]" for k in range(1, rank + 1))
+    return expr("{x}.reshape(len({x}), " + size + ")", x=x)
+
+
 def _is_method(site: Site) -> bool:
     return isinstance(site.func, str)
 
@@ -104,7 +113,7 @@ def _reduction(site: Site):
     first = site.nodes[0]
     name = site.func if method else getattr(site.func, "__name__", "")
     if axis is None and rank > 1 and name in FLATTENING:
-        first = expr("{x}.reshape(len({x}), -1)", x=first)
+        first = flattened(first, rank)
         new_axis = 1
     elif axis is None and rank == 0:
         if name in FLATTENING or name in ("median", "ptp", "count_nonzero"):
@@ -128,7 +137,7 @@ def _norm(site: Site):
             return expr("np.abs({x})", x=first)
         new_axis = 1 if rank == 1 else (1, 2)
         if rank > 2:
-            first = expr("{x}.reshape(len({x}), -1)", x=first)
+            first = flattened(first, rank)
             new_axis = 1
     else:
         new_axis = shift_axis(axis, rank)

@@ -15,7 +15,7 @@ import numpy as np
 from ..abstract import TupleValue, batched_like
 from ..cst_util import call, expr, render
 from ..errors import Unsupported
-from .arrays import shift_axis
+from .arrays import flattened, shift_axis
 from .registry import Registry, Rule, Site, evaluate
 
 
@@ -58,11 +58,16 @@ def _reshape(site: Site):
             return expr("{x}.reshape((len({x}),) + tuple({s}))", x=x, s=node)
     else:
         dims = [render(n) for n in shape_nodes]
+    if dims == ["-1"]:
+        return flattened(x, site.args[0].rank)
     return expr("{x}.reshape(len({x}), " + ", ".join(dims) + ")", x=x)
 
 
 def _flatten(site: Site):
-    return expr("{x}.reshape(len({x}), -1)", x=site.nodes[0])
+    flat = flattened(site.nodes[0], site.args[0].rank)
+    if site.args[0].rank <= 1 and site.func == "flatten":
+        return expr("{x}.copy()", x=flat)      # flatten always copies
+    return flat
 
 
 def _transpose(site: Site):
