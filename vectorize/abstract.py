@@ -29,6 +29,9 @@ UNKNOWN = _Unknown()
 class Value:
     batched: bool
     example: object = UNKNOWN
+    # the example IS the value (a literal, a global, or computed from those) rather than a
+    # representative of its type: only exact values may be baked into generated code
+    exact: bool = False
 
     @property
     def known(self) -> bool:
@@ -36,8 +39,13 @@ class Value:
 
     @functools.cached_property
     def rank(self) -> int:
-        """Per-example rank (0 for scalars)."""
-        return int(np.ndim(self.example)) if self.known else 0
+        """Per-example rank (0 for scalars and for things that are not arrays)."""
+        if not self.known:
+            return 0
+        try:
+            return int(np.ndim(self.example))
+        except (TypeError, ValueError):
+            return 0
 
     @property
     def dtype(self) -> np.dtype | None:
@@ -85,8 +93,17 @@ class TupleValue:
         return "tuple(" + ", ".join(item.describe() for item in self.items) + ")"
 
 
-def unbatched(example=UNKNOWN) -> Value:
-    return Value(False, example)
+def unbatched(example=UNKNOWN, exact: bool = False) -> Value:
+    return Value(False, example, exact and example is not UNKNOWN)
+
+
+def exact(example) -> Value:
+    """An unbatched value known exactly (a literal, a global, a constant expression)."""
+    return unbatched(example, True)
+
+
+def all_exact(*values) -> bool:
+    return all(isinstance(v, Value) and v.exact for v in values)
 
 
 def batched_like(example) -> Value:
@@ -143,8 +160,9 @@ def join(a, b, *, force_batched: bool = False):
         return Value(force_batched or a.batched or b.batched, UNKNOWN)
     is_batched = force_batched or a.batched or b.batched
     if not is_batched:
-        return Value(False, a.example if a.example is b.example or same_type(a.example, b.example)
-                     else UNKNOWN)
+        if a.example is b.example:
+            return Value(False, a.example, a.exact and b.exact)
+        return Value(False, a.example if same_type(a.example, b.example) else UNKNOWN)
     return batched_like(join_examples(a.example, b.example))
 
 

@@ -19,7 +19,17 @@ import types
 import libcst as cst
 import numpy as np
 
-from .abstract import UNKNOWN, TupleValue, Value, batched_like, join, same, unbatched
+from .abstract import (
+    UNKNOWN,
+    TupleValue,
+    Value,
+    all_exact,
+    batched_like,
+    exact,
+    join,
+    same,
+    unbatched,
+)
 from .cst_util import AUGMENTED_TO_BINARY
 from .errors import Unsupported
 from .rules.lanes import ENGINE_NAMES
@@ -388,6 +398,9 @@ class Analysis:
         """``x.sum(axis=0)`` on a batched ``x``: a method rule from the registry."""
         name = node.func.attr.value
         rule = self.registry.methods.get(name)
+        if base.known and not hasattr(base.example, name):
+            raise Unsupported(f"per example this value ({base.describe()}) has no method "
+                              f"`.{name}()`", node, "call the NumPy function instead")
         if rule is None or isinstance(base, TupleValue):
             raise Unsupported(f"the method `.{name}()` of a per-example value has no batching "
                               "rule", node, "use the NumPy function instead, or register a "
@@ -535,9 +548,9 @@ class Analysis:
             return self.name(node, env)
         if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
                              cst.ConcatenatedString)):
-            return unbatched(ast.literal_eval(_code(node)))
+            return exact(ast.literal_eval(_code(node)))
         if isinstance(node, cst.Ellipsis):
-            return unbatched(Ellipsis)
+            return exact(Ellipsis)
         if isinstance(node, cst.FormattedString):
             parts = [self.expr(p.expression, env) for p in node.parts
                      if isinstance(p, cst.FormattedStringExpression)]
@@ -577,7 +590,7 @@ class Analysis:
                 raise Unsupported(f"a {type(node).__name__.lower()} of per-example values is not "
                                   "supported yet", node, "use separate variables or a tuple")
             try:
-                return unbatched(ast.literal_eval(_code(node)))
+                return exact(ast.literal_eval(_code(node)))
             except Exception:
                 return unbatched(UNKNOWN)
         if isinstance(node, cst.NamedExpr):
@@ -605,17 +618,17 @@ class Analysis:
                                   f"give `{ident}` a value before the `if`")
             return env.values[ident]
         if ident in _CONSTANTS:
-            return unbatched(_CONSTANTS[ident])
+            return exact(_CONSTANTS[ident])
         found, value, _scope = self.source.lookup(ident)
         if not found and ident == "np":
-            return unbatched(np)   # the array namespace of generated code (np.errstate...)
+            return exact(np)   # the array namespace of generated code (np.errstate...)
         if not found and ident in ENGINE_NAMES:
-            return unbatched(ENGINE_NAMES[ident])
+            return exact(ENGINE_NAMES[ident])
         if not found:
             raise Unsupported(f"name `{ident}` is not defined", node,
                               "define it at module level before calling the function")
         self.free_names[ident] = value
-        return unbatched(value)
+        return exact(value)   # guarded: a rebinding makes a new specialization
 
     def _must_not_raise(self, fn, args, node, what):
         """A batched operation whose scalar version raises a TypeError for these dtypes and
@@ -625,7 +638,12 @@ class Analysis:
             return
         try:
             with np.errstate(all="ignore"):
-                fn(*examples)
+                try:
+                    fn(*examples)
+                except TypeError:
+                    # per example, int()/round()/float() give Python numbers: only reject
+                    # what fails for those too
+                    fn(*[e.item() if isinstance(e, np.generic) else e for e in examples])
         except TypeError as exc:
             kinds = ", ".join(a.describe() for a in args)
             raise Unsupported(f"{what} raises for {kinds} in the per-example code ({exc})",
@@ -657,9 +675,9 @@ class Analysis:
         if isinstance(left, TupleValue) or isinstance(right, TupleValue):
             if left.batched or right.batched:
                 raise Unsupported("arithmetic on tuples of per-example values", node)
-            return unbatched(evaluate(fn, left.example, right.example))
+            return unbatched(evaluate(fn, left.example, right.example), all_exact(left, right))
         if not (left.batched or right.batched):
-            return unbatched(evaluate(fn, left.example, right.example))
+            return unbatched(evaluate(fn, left.example, right.example), all_exact(left, right))
         if isinstance(operator, (cst.MatrixMultiply, cst.MatrixMultiplyAssign)):
             if left.rank == 0 or right.rank == 0:
                 raise Unsupported("`@` of a per-example scalar (NumPy raises here)", node,
@@ -672,7 +690,7 @@ class Analysis:
         value = self.expr(node.expression, env)
         fn = UNARY_FUNCS[type(node.operator)]
         if not value.batched:
-            return unbatched(evaluate(fn, value.example))
+            return unbatched(evaluate(fn, value.example), all_exact(value))
         if isinstance(node.operator, cst.Not):
             self._truth(value, node)
             return batched_like(np.True_)
@@ -685,7 +703,7 @@ class Analysis:
             if left.known and right.known:
                 is_and = isinstance(node.operator, cst.And)
                 return unbatched((left.example and right.example) if is_and
-                                 else (left.example or right.example))
+                                 else (left.example or right.example), all_exact(left, right))
             return unbatched(UNKNOWN)
         for side in (left, right):
             if isinstance(side, TupleValue):
@@ -705,7 +723,8 @@ class Analysis:
             try:
                 for a, c, b in zip(operands, node.comparisons, operands[1:]):
                     out = out and COMPARE_FUNCS[type(c.operator)](a.example, b.example)
-                return unbatched(out if all(o.known for o in operands) else UNKNOWN)
+                return unbatched(out if all(o.known for o in operands) else UNKNOWN,
+                                 all_exact(*operands))
             except (KeyError, Exception):
                 return unbatched(UNKNOWN)
         for c in node.comparisons:
@@ -745,7 +764,7 @@ class Analysis:
         if not base.known:
             return unbatched(UNKNOWN)
         try:
-            return unbatched(getattr(base.example, attr))
+            return unbatched(getattr(base.example, attr), base.exact)
         except AttributeError:
             raise Unsupported(f"`{_code(node.value)}` has no attribute `{attr}`", node) from None
 
@@ -774,7 +793,7 @@ class Analysis:
             len(node.slice) == 1 and isinstance(node.slice[0].comma, cst.Comma)) \
             else tuple(examples)
         if isinstance(base, TupleValue):
-            if len(parts) == 1 and parts[0] is not None and not parts[0].batched \
+            if len(parts) == 1 and parts[0] is not None and parts[0].exact \
                     and isinstance(parts[0].example, int):
                 try:
                     return base.items[parts[0].example]
@@ -785,7 +804,8 @@ class Analysis:
         batched_parts = [p for p in parts if p is not None and p.batched]
         if not base.batched and not batched_parts:
             if base.known and all(e is not UNKNOWN for e in examples):
-                return unbatched(evaluate(lambda b, i: b[i], base.example, index_example))
+                return unbatched(evaluate(lambda b, i: b[i], base.example, index_example),
+                                 base.exact and all(p is None or p.exact for p in parts))
             return unbatched(UNKNOWN)
         for p in batched_parts:
             if p.kind == "b":
@@ -811,6 +831,11 @@ class Analysis:
             base = self.expr(node.func.value, env)
             if base.batched:
                 return self.method_call(node, base, env)
+            if isinstance(base.example, (np.ndarray, np.generic)) and \
+                    node.func.attr.value in self.registry.methods and any(
+                        getattr(self.expr(a.value, env), "batched", False)
+                        for a in node.args):
+                return self.method_call(node, base, env)   # shared.dot(x)
         func = self.expr(node.func, env)
         args, kwargs = [], {}
         for arg in node.args:
@@ -841,13 +866,17 @@ class Analysis:
             self.random_calls[node] = distribution
             return random_infer(fn, args, kwargs)
         if not any(v.batched for v in [*args, *kwargs.values()]):
+            if func.known and fn in (float, int, bool, complex) and not all(
+                    a.known for a in args):
+                return unbatched(fn(1))     # the type is known even if the value is not
             if func.known and (fn in PURE_BUILTINS or self.registry.knows(fn)
-                               or isinstance(fn, np.ufunc)):
+                               or isinstance(fn, np.ufunc) or _pure_numpy(fn)):
                 out = evaluate(fn, *[a.example for a in args],
                                **{k: v.example for k, v in kwargs.items()})
+                known = all_exact(*args, *kwargs.values())
                 if isinstance(out, tuple) and fn is not tuple:   # divmod, np.modf, frexp...
-                    return TupleValue(tuple(unbatched(item) for item in out))
-                return unbatched(out)
+                    return TupleValue(tuple(unbatched(item, known) for item in out))
+                return unbatched(out, known)
             return unbatched(UNKNOWN)
         if not func.known:
             raise Unsupported(f"cannot tell what `{_code(node.func)}` is, so cannot vectorize "
@@ -877,6 +906,25 @@ class Analysis:
                           "use a NumPy equivalent, register a rule with "
                           "vectorize.register_rule, or pass fallback='warn' to run this call "
                           "per example")
+
+
+_IMPURE_NUMPY = {"copyto", "put", "place", "putmask", "fill_diagonal", "save", "savez",
+                 "savez_compressed", "savetxt", "load", "loadtxt", "genfromtxt", "fromfile",
+                 "seterr", "set_printoptions", "fill", "sort", "itemset", "resize",
+                 "setflags", "partition", "tofile", "dump", "dumps", "setfield"}
+
+
+def _pure_numpy(fn) -> bool:
+    """NumPy functions and array methods that compute without side effects (evaluated on
+    examples to learn shapes and dtypes)."""
+    name = getattr(fn, "__name__", "")
+    if name in _IMPURE_NUMPY:
+        return False
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, (np.ndarray, np.generic)):
+        return True
+    module = getattr(fn, "__module__", None) or ""
+    return module.startswith("numpy") and not module.startswith("numpy.random")
 
 
 def _code(node) -> str:
@@ -934,7 +982,7 @@ def _risky_division(node: cst.BinaryOperation, analysis) -> bool:
         return False
     if getattr(right, "batched", False):
         return True
-    example = getattr(right, "example", None)
+    example = getattr(right, "example", None) if getattr(right, "exact", False) else None
     if isinstance(node.operator, cst.Power):
         return not isinstance(example, (int, float)) or example < 0 or (
             isinstance(example, float))

@@ -105,6 +105,12 @@ class vectorize:
     (``@vectorize(otypes=[float])``). The per-example function is translated to NumPy code
     once per argument pattern (batched or not, dtype); ``.source(*args)`` shows that code.
 
+    ``signature="(n),(n)->()"`` is numpy.vectorize's: the per-example function gets arrays of
+    the core shapes. The loop dimensions are broadcast and flattened into the one batch axis
+    of the generated code and restored on the outputs; inputs and outputs are checked with
+    numpy's errors. Empty loops need no ``otypes`` unless the signature has output-only
+    dimensions (numpy's error then).
+
     ``fallback``: ``"error"`` raises `VectorizeError` for anything not truly vectorized;
     ``"warn"`` (default) runs untranslatable pieces per example and warns once; ``"loop"`` does
     the same silently.
@@ -177,8 +183,8 @@ class vectorize:
         if self._core_signature is not None:
             plan = self._signature_plan(args, kwargs)
             if plan is None:
-                return _fallback_source(self.pyfunc, "the arguments do not bind to its "
-                                        "parameters", "numpy.vectorize loop")
+                return _fallback_source(self.pyfunc, "numpy.vectorize's own rules decide for "
+                                        "these arguments", "numpy.vectorize loop")
             return plan[0].source
         return self._plan(args, kwargs, announce=False)[0].source
 
@@ -225,8 +231,9 @@ class vectorize:
 
     def _signature_plan(self, args, kwargs):
         """(specialization, arguments for the generated function, loop shape, loop size, core
-        dimension sizes), or None when numpy's own loop must run. Raises numpy.vectorize's
-        errors for arguments that do not fit the signature.
+        dimension sizes), or None when numpy's own loop must run (arguments that do not bind
+        to pyfunc; an empty loop whose translation raised). Raises numpy.vectorize's errors
+        for arguments that do not fit the signature.
 
         The inputs are, as in numpy.vectorize, the positional arguments that are not
         `excluded` followed by the keyword arguments that are not, in the order given. An
@@ -295,8 +302,17 @@ class vectorize:
                                  for a, k in zip(call_args, key[1])),)
             spec = self._specs.get(sized)
             if spec is None:
-                spec = self._specs.get_or_build(key, lambda: self._build(
-                    func, _signature_params(names, call_args, key[1])))
+                try:
+                    spec = self._specs.get_or_build(key, lambda: self._build(
+                        func, _signature_params(names, call_args, key[1])))
+                except VectorizeError:
+                    raise
+                except Exception:
+                    # an example raised as pyfunc would (a reduction of an empty core): on an
+                    # empty loop pyfunc never runs, so numpy's own rules decide
+                    if size:
+                        raise
+                    return None
                 if isinstance(spec, _FallbackSpec):
                     tried = self._sized_fallbacks.setdefault(key, set())
                     if len(tried) < _SIZED_FALLBACKS:   # then it serves every size

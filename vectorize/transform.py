@@ -15,7 +15,7 @@ import libcst as cst
 import numpy as np
 
 from . import codegen
-from .abstract import TupleValue, Value, unbatched
+from .abstract import TupleValue, Value, exact
 from .analysis import Analysis
 from .errors import Unsupported, VectorizeError
 from .liveness import Namer, all_names
@@ -142,7 +142,7 @@ class FunctionJob:
             if name in bound.arguments:
                 params[name] = bound.arguments[name]
             else:
-                params[name] = unbatched(param.default)
+                params[name] = exact(param.default)
         if isinstance(fn, types.MethodType):
             raise Unsupported("calling a method on per-example values", node,
                               "call a plain module-level function")

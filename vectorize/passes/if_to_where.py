@@ -181,6 +181,9 @@ class _IfToWhere(cst.CSTTransformer):
                 lazy += [n.body, n.orelse]
             elif type(n) is cst.BooleanOperation and _batched(self.analysis, n.left):
                 lazy.append(n.right)
+            elif type(n) is cst.Comparison and len(n.comparisons) > 1 and _batched(
+                    self.analysis, n):
+                lazy += [c.comparator for c in n.comparisons[1:]]
         if lazy and self._may_warn_in(lazy):
             return _errstate([updated_node])
         return updated_node
@@ -252,8 +255,8 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         func = func.visit(_ElifToNestedIf())
     analysis = ctx.analyze(func)
     if not any(analysis.batched_tests.values()) and not any(
-            type(n) in (cst.IfExp, cst.BooleanOperation) and _batched(analysis, n)
-            for n in walk(func)):
+            type(n) in (cst.IfExp, cst.BooleanOperation, cst.Comparison)
+            and _batched(analysis, n) for n in walk(func)):
         return func
     return func.visit(_IfToWhere(ctx, analysis, Liveness(func)))
 

@@ -43,9 +43,11 @@ def _axis_arg(site: Site, position: int):
 def _constant(value, what: str):
     if value is None:
         return None
-    if value.batched or not value.known:
-        raise Unsupported(f"{what} must be the same for every example (a constant)",
-                          suggestion="pass a literal or an unbatched value")
+    if value.batched or not value.exact:
+        raise Unsupported(f"{what} must be a constant written in the function (a literal or "
+                          "a module-level name)",
+                          suggestion="write the value in the code; an argument's value is "
+                                     "not known when the code is generated")
     return value.example
 
 
@@ -81,7 +83,9 @@ def _call_with(site: Site, first, axis_code: str | None, axis_position: int):
 def flattened(x, rank: int):
     """Each example flattened: ``x.reshape(len(x), x.shape[1] * x.shape[2])`` (the sizes
     spelled out, so that an empty batch works too, where ``-1`` would be ambiguous)."""
-    if rank <= 1:
+    if rank == 0:
+        return expr("{x}.reshape(len({x}), 1)", x=x)
+    if rank == 1:
         return x
     size = " * ".join(f"{{x}}.shape[{k}]" for k in range(1, rank + 1))
     return expr("{x}.reshape(len({x}), " + size + ")", x=x)
@@ -161,6 +165,9 @@ def _subscript(site: Site):
     base_value = site.args[0]
     parts = site.parts or []
     batched_index = any(p is not None and p.batched for p in parts)
+    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and isinstance(
+            node.slice[0].slice.value, cst.Tuple) and not node.slice[0].slice.value.elements:
+        return site.nodes[0]                 # x[()] is x itself
     if base_value.batched and not batched_index:
         return _with_leading_index(node, cst.Slice(lower=None, upper=None))
     if all(p is not None for p in parts):
@@ -199,6 +206,22 @@ def _transposed(site: Site):
 
 
 # ------------------------------------------------------------------------------ builtins
+
+
+def _elementwise_method(site: Site):
+    call = site.node
+    rank = site.max_rank
+    positional = iter(zip(site.nodes[1:], site.args[1:]))
+    args = []
+    for arg in call.args:
+        if arg.keyword is None and not arg.star:
+            node, value = next(positional)
+            arg = arg.with_changes(value=pad(node, value, rank))
+        elif arg.keyword is not None and arg.keyword.value in site.kwargs:
+            node, value = site.kwargs[arg.keyword.value]
+            arg = arg.with_changes(value=pad(node, value, rank))
+        args.append(arg)
+    return call.with_changes(func=call.func.with_changes(value=site.nodes[0]), args=args)
 
 
 def _len(site: Site):
@@ -270,10 +293,17 @@ def register(reg: Registry) -> None:
         "builtin.sum", "builtins", "`sum(v)` over a per-example array is `np.sum(v, axis=1)` "
         "(the summation order may differ in the last bits).",
         "total = sum(v)", "total = np.sum(v, axis=1)", _builtin_sum))
-    for name in ("astype", "clip", "round", "conj", "conjugate"):
-        reg.add_method(name, Rule(
-            "array.elementwise_method", "arrays",
-            "Elementwise methods (`astype`, `clip`, `round`...) work lane by lane as written.",
-            "y = x.astype(np.float32)", "y = x.astype(np.float32)",
-            lambda s: s.node))
+    elementwise_method = Rule(
+        "array.elementwise_method", "arrays",
+        "Elementwise methods (`astype`, `clip`, `round`...) work lane by lane as written; "
+        "per-example arguments of lower rank get new axes after the batch axis.",
+        "y = v.clip(lo, 1.0)", "y = v.clip(lo[:, None], 1.0)", _elementwise_method)
+    for name in ("astype", "clip", "round", "conj", "conjugate", "copy"):
+        reg.add_method(name, elementwise_method)
+    from .families import elementwise
+    elementwise(reg, [np.zeros_like, np.ones_like, np.empty_like, np.full_like, np.copy],
+                family="arrays", name="array.like",
+                explanation="`np.zeros_like(x)`, `np.full_like`, `np.copy` of a per-example "
+                            "array are batched arrays of the same shape: as written.",
+                before="z = np.zeros_like(v)", after="z = np.zeros_like(v)")
     _ = (pad, render, TupleValue, Value, batched_like, default_infer)

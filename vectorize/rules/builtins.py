@@ -29,24 +29,24 @@ def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
     # propagates NaN) whenever b cannot be NaN: integers, or a constant that is not NaN.
     ufunc = "np.minimum" if op == "<" else "np.maximum"
     out = args[0]
-    for nxt, value in zip(args[1:], site.args[1:]):
-        if _never_nan(value):
+    for nxt, value, node in zip(args[1:], site.args[1:], site.nodes[1:]):
+        if _never_nan(value, node):
             out = expr(ufunc + "({b}, {a})", a=out, b=nxt)
         else:
             out = expr("np.where({b} " + op + " {a}, {b}, {a})", a=out, b=nxt)
     return out
 
 
-def _never_nan(value) -> bool:
-    """A value that is never NaN: integer or boolean, or a known constant that is not NaN."""
+def _never_nan(value, node) -> bool:
+    """A value that is never NaN: integer or boolean, or a number literal in the source.
+    (An unbatched argument's example is only a representative of its type, so its value
+    tells nothing.)"""
     if value.kind in "biu":
         return True
-    if not value.batched and value.known:
-        try:
-            return not np.isnan(value.example)
-        except TypeError:
-            return False
-    return False
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus,
+                                                                           cst.Plus)):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float))
 
 
 def _round(site: Site) -> cst.BaseExpression:
@@ -54,7 +54,7 @@ def _round(site: Site) -> cst.BaseExpression:
     kind = site.args[0].kind
     if rest or "ndigits" in site.kwargs:
         digits = rest[0] if rest else site.kwargs["ndigits"][0]
-        return x if kind in "iub" else expr("np.round({x}, {n})", x=x, n=digits)
+        return expr("np.round({x}, {n})", x=x, n=digits)   # ints too: round(15, -1) is 20
     if kind in "iu":
         return x
     if kind == "b":

@@ -48,8 +48,8 @@ def einsum_call(specs: list[str], out: str, operands: list, values: list, used: 
     specs = [(batch + s) if v.batched else s for s, v in zip(specs, values)]
     out = batch + out
     subscripts = ",".join(specs) + "->" + out
-    free = [set(s) - set(out_other) for s, out_other in zip(specs, specs[::-1])]
-    matrix_product = len(specs) == 2 and all((f & set(out)) - {batch} for f in free)
+    free = [set(s) - set(other) for s, other in zip(specs, specs[::-1])]
+    matrix_product = len(specs) == 2 and all(f & set(out) for f in free)
     args = ", ".join(f"{{o{i}}}" for i in range(len(operands)))
     template = f'np.einsum("{subscripts}", {args}' + (", optimize=True)" if matrix_product
                                                         else ")")
@@ -148,8 +148,8 @@ def _tensordot(site: Site):
     ra, rb = _ranks(site)
     axes_value = site.args[2] if len(site.args) > 2 else site.kwargs.get("axes", (None, None))[1]
     axes = 2 if axes_value is None else axes_value.example
-    if axes_value is not None and (axes_value.batched or not axes_value.known):
-        raise Unsupported("np.tensordot axes must be the same for every example")
+    if axes_value is not None and (axes_value.batched or not axes_value.exact):
+        raise Unsupported("np.tensordot axes must be a constant written in the function")
     if isinstance(axes, (int, np.integer)):
         a_axes, b_axes = list(range(ra - axes, ra)), list(range(axes))
     else:
@@ -175,16 +175,14 @@ def _trace(site: Site):
     (ra,) = _ranks(site, 1)
     if ra < 2:
         raise Unsupported("np.trace of a per-example array with fewer than two axes")
-    used: set = set()
-    i = _fresh(1, used)[0]
-    rest = _fresh(ra - 2, used)
-    return einsum_call([i + i + "".join(rest)], "".join(rest), site.nodes[:1], site.args[:1],
-                       used)
+    # np.trace itself, told which axes: it also takes non-square matrices (einsum "bii"
+    # would not)
+    return expr("np.trace({m}, axis1=1, axis2=2)", m=site.nodes[0])
 
 
 def _einsum(site: Site):
     spec_value = site.args[0]
-    if spec_value.batched or not isinstance(spec_value.example, str):
+    if spec_value.batched or not spec_value.exact or not isinstance(spec_value.example, str):
         raise Unsupported("np.einsum needs its subscripts as a constant string")
     if any(k != "optimize" for k in site.kwargs):
         raise Unsupported("np.einsum keyword arguments other than optimize=")
@@ -238,8 +236,9 @@ def register(reg: Registry) -> None:
         "s = np.vdot(a, b)", 's = np.einsum("bi,bi->b", a, b)', _vdot)
     add(np.tensordot, "linalg.tensordot", "`np.tensordot(a, b, axes)` as one einsum.",
         "t = np.tensordot(a, b, axes=1)", 't = np.einsum("bij,jk->bik", a, b)', _tensordot)
-    add(np.trace, "linalg.trace", "`np.trace(m)` of each per-example matrix.",
-        "t = np.trace(m)", 't = np.einsum("bii->b", m)', _trace)
+    add(np.trace, "linalg.trace", "`np.trace(m)` of each per-example matrix (its first two "
+        "axes, square or not).", "t = np.trace(m)", "t = np.trace(m, axis1=1, axis2=2)",
+        _trace)
     add(np.einsum, "linalg.einsum",
         "`np.einsum` itself: batched operands get a batch letter, which the output keeps.",
         's = np.einsum("i,ij->j", v, m)', 's = np.einsum("bi,ij->bj", v, m)', _einsum)

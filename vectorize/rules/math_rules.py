@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from ..cst_util import expr
+from ..errors import Unsupported
 from .families import padded_args
 from .registry import Registry, Rule, Site
 
@@ -47,8 +48,16 @@ def _as_float64(site: Site):
             for n, v in zip(padded_args(site), site.args)]
 
 
+_BINARY = {"atan2", "hypot", "copysign", "fmod", "nextafter", "ldexp"}
+
+
 def _float_rule(np_name: str):
     def rewrite(site: Site):
+        expected = 2 if np_name in {FLOAT_FUNCTIONS[n] for n in _BINARY} else 1
+        if len(site.nodes) != expected or site.kwargs:
+            raise Unsupported(f"`np.{np_name}` takes {expected} argument(s); this call has "
+                              f"{len(site.nodes) + len(site.kwargs)}",
+                              suggestion="call it with two arguments at a time")
         args = ", ".join(f"{{a{i}}}" for i in range(len(site.nodes)))
         return expr(f"np.{np_name}({args})",
                     **{f"a{i}": n for i, n in enumerate(_as_float64(site))})
@@ -57,8 +66,13 @@ def _float_rule(np_name: str):
 
 def _integer_rule(np_name: str):
     def rewrite(site: Site):
-        a, b = padded_args(site)
-        return expr(f"np.{np_name}({{a}}, {{b}})", a=a, b=b)
+        args = padded_args(site)
+        if len(args) < 2:
+            raise Unsupported(f"`math.{np_name}` with fewer than two arguments")
+        out = args[0]
+        for nxt in args[1:]:        # gcd and lcm are associative
+            out = expr(f"np.{np_name}({{a}}, {{b}})", a=out, b=nxt)
+        return out
     return rewrite
 
 

@@ -23,7 +23,8 @@ def ufuncs() -> list[np.ufunc]:
     seen, out = set(), []
     for name in sorted(dir(np)):
         obj = getattr(np, name, None)
-        if isinstance(obj, np.ufunc) and id(obj) not in seen:
+        # gufuncs (matmul, vecdot...) contract core dimensions: not elementwise
+        if isinstance(obj, np.ufunc) and obj.signature is None and id(obj) not in seen:
             seen.add(id(obj))
             out.append(obj)
     return out

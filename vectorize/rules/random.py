@@ -41,8 +41,14 @@ def random_name(fn) -> str | None:
 
 
 def infer(fn, args, kwargs):
-    """A draw per example: batched, with the per-example shape of one draw."""
-    out = evaluate(fn, *[a.example for a in args], **{k: v.example for k, v in kwargs.items()})
+    """A draw per example: batched, with the per-example shape of one draw. The example is
+    drawn from a private generator, so the user's random state is never consumed."""
+    name = fn.__name__
+    private = np.random.default_rng(0) if hasattr(np.random.Generator, name) and (
+        isinstance(getattr(fn, "__self__", None), np.random.Generator)) \
+        else np.random.RandomState(0)
+    out = evaluate(getattr(private, name), *[a.example for a in args],
+                   **{k: v.example for k, v in kwargs.items()})
     return batched_like(out)
 
 

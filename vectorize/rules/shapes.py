@@ -22,9 +22,11 @@ from .registry import Registry, Rule, Site, evaluate
 def _const(value, what):
     if value is None:
         return None
-    if value.batched or not value.known:
-        raise Unsupported(f"{what} must be the same for every example (a constant)",
-                          suggestion="pass a literal or an unbatched value")
+    if value.batched or not value.exact:
+        raise Unsupported(f"{what} must be a constant written in the function (a literal or "
+                          "a module-level name)",
+                          suggestion="write the value in the code; an argument's value is "
+                                     "not known when the code is generated")
     return value.example
 
 
