@@ -89,6 +89,10 @@ class TupleValue:
     def known(self) -> bool:
         return all(item.known for item in self.items)
 
+    @property
+    def exact(self) -> bool:
+        return all(getattr(item, "exact", False) for item in self.items)
+
     def describe(self) -> str:
         return "tuple(" + ", ".join(item.describe() for item in self.items) + ")"
 
