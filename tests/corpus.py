@@ -303,6 +303,17 @@ def quadratic_roots(a, b, c):
     return lo, hi
 
 
+def interval_around(center, width):
+    half = width * 0.5
+    if half < 0:
+        lo = center
+    elif half > 1e6:
+        return -math.inf, math.inf
+    else:
+        lo = center - half
+    return lo, max(center + half, lo)
+
+
 def min_max_of_three(a, b, c):
     lo = min(a, b, c)
     hi = max(a, b, c)
@@ -444,6 +455,306 @@ def damped_iterations(x, rate):
     return value
 
 
+
+# --------------------------------------------------------------------------- more realistic code
+
+
+def median_of_three(a, b, c):
+    """The middle value, by three compare-and-swap steps."""
+    if a > b:
+        a, b = b, a
+    if b > c:
+        b, c = c, b
+    if a > b:
+        a, b = b, a
+    return b
+
+
+def ordered_bounds(a, b):
+    lo, hi = (a, b) if a <= b else (b, a)
+    return hi - lo
+
+
+def nonzero_or(x, y):
+    if x:
+        return x
+    return y
+
+
+def odd_or_halved(k):
+    if k % 2:
+        return 3 * k + 1
+    return k // 2
+
+
+def all_equal(a, b, c):
+    return a == b == c
+
+
+def accumulate_positive(x, y):
+    total = 0.0
+    if x > 0:
+        total += x
+    if y > 0:
+        total += y
+    else:
+        total -= 1.0
+    return total
+
+
+def float32_default(x):
+    if x < 0:
+        return 0.1
+    return x
+
+
+def count_or_scale(k, x):
+    value = k
+    if x > 0:
+        value = x * 1.5
+    return value
+
+
+def int_ratio_rounded(k, d):
+    return round(k / 2) + d // 4
+
+
+def describe_sign(x, flag):
+    label = 0
+    if x > 0 and flag:
+        label = 1
+    elif x < 0 or not flag:
+        label = -1
+    return label, x * flag
+
+
+def first_crossing(x, step):
+    for i in range(10):
+        x = x + step
+        if x > 5.0:
+            return i
+    return -1
+
+
+def collatz_steps(n):
+    steps = 0
+    while n != 1 and steps < 30:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    return steps
+
+
+def partial_sum_until(x):
+    acc = 0.0
+    for i in range(8):
+        if x * i > 10.0:
+            break
+        acc = acc + i
+    return acc
+
+
+def sorted_spread(a, b):
+    lo, hi = sort_pair(a, b)
+    return hi - lo
+
+
+def reflect(x):
+    if x > 0:
+        y = clip01(x)
+    else:
+        y = clip01(-x)
+    return y
+
+
+def scaled(v, factor=2.0):
+    return v * factor
+
+
+def scaled_twice(x):
+    return scaled(x) + scaled(x, 0.5)
+
+
+def logistic(x, steepness):
+    z = -steepness * x
+    if z > 700.0:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(z))
+
+
+def rounding_family(x):
+    return math.ceil(x) - math.trunc(x) + math.floor(x / 2)
+
+
+def log_base_two(x):
+    if x > 0:
+        return math.log(x, 2)
+    return math.nan
+
+
+def power_and_fmod(x, y):
+    p = math.pow(abs(x), 0.5)
+    return p + math.fmod(x, 3.0) + math.degrees(y) / 360.0
+
+
+def divmod_digits(n):
+    q, r = divmod(n, 7)
+    return q * 10 + r
+
+
+def gcd_clipped(a, b):
+    g = math.gcd(a, b)
+    if g > 100:
+        g = 100
+    return g
+
+
+def numpy_mix(x, lo):
+    y = np.clip(x, lo, 10.0)
+    return np.where(y > 0, np.sqrt(np.abs(y)), np.sign(y))
+
+
+def bool_to_numbers(x):
+    flag = bool(x)
+    return int(flag) + float(x > 1.0)
+
+
+def annotated_steps(x):
+    y: float = x * 2.0
+    a = b = y - 1.0
+    if a > 0:
+        b = a / 2.0
+    return a + b
+
+
+def nested_early_returns(x, y):
+    if x > 0:
+        if y > 0:
+            return x + y
+        if y < -10:
+            return x - y
+        z = x * y
+    else:
+        if math.isnan(y):
+            return 0.0
+        z = -x
+    return z + 1.0
+
+
+def helper_chain(x, y):
+    return lerp(clip01(x), clip01(y), 0.5)
+
+
+def bounce(x, v):
+    """A particle bouncing between walls at 0 and 1, a fixed number of steps."""
+    for _ in range(5):
+        x = x + v
+        if x > 1.0:
+            x = 2.0 - x
+            v = -v
+        elif x < 0.0:
+            x = -x
+            v = -v
+    return x, v
+
+
+def sum_skipping(x):
+    total = 0.0
+    for i in range(6):
+        if (x + i) % 2 < 1:
+            continue
+        total += x + i
+    return total
+
+
+def best_below(x, y, limit):
+    best = float("inf")
+    if x < limit:
+        best = x
+    if y < limit and y < best:
+        best = y
+    return best
+
+
+def sign_round_not(x):
+    return math.copysign(1.0, x), round(x, 1), not x
+
+
+def ordered_pair(a, b):
+    return sort_pair(a, b)
+
+
+def pair_or_repeat(x, y):
+    if x > 0:
+        return sort_pair(x, y)
+    return y, y
+
+
+def doublings_to_exceed(x, limit):
+    for i in range(6):
+        x = x * 2.0
+        if x > limit:
+            return x, i
+    return x, -1
+
+
+def smallest_divisor_offset(k):
+    i = 0
+    while i < 10:
+        if k % (i + 2) == 0:
+            return i
+        i += 1
+    return -1
+
+
+def first_index_above(x):
+    for i in range(5):
+        if x < i:
+            break
+    return i
+
+
+def bisect_sqrt(x):
+    lo = 0.0
+    hi = max(x, 1.0)
+    for _ in range(30):
+        mid = (lo + hi) / 2
+        if mid * mid > x:
+            hi = mid
+        else:
+            lo = mid
+    return lo
+
+
+def halvings(x):
+    steps = 0
+    while x > 1.0 and steps < 20:
+        x = x / 2
+        steps += 1
+    return x, steps
+
+
+def newton_until_converged(x):
+    guess = 1.0
+    for _ in range(20):
+        nxt = 0.5 * (guess + x / guess)
+        if abs(nxt - guess) < 1e-12:
+            break
+        guess = nxt
+    return guess
+
+
+def euclid_gcd(a, b):
+    a = abs(a)
+    b = abs(b)
+    steps = 0
+    while b != 0 and steps < 40:
+        a, b = b, a % b
+        steps += 1
+    return a
+
 CORPUS = {
     leaky_relu: ("f", "f"),
     huber_loss: ("f", "f"),
@@ -480,6 +791,7 @@ CORPUS = {
     capped_growth: ("f", "f"),
     sort_pair: ("f", "f"),
     quadratic_roots: ("f", "f", "f"),
+    interval_around: ("f", "f"),
     min_max_of_three: ("f", "f", "f"),
     polar: ("f", "f"),
     log_or_floor: ("f",),
@@ -501,4 +813,44 @@ CORPUS = {
     fibonacci_like: ("f", "f", "n"),
     weighted_sum: ("f", "n"),
     damped_iterations: ("f", "f"),
+    median_of_three: ("f", "f", "f"),
+    ordered_bounds: ("f", "f"),
+    nonzero_or: ("f", "f"),
+    odd_or_halved: ("i",),
+    all_equal: ("i", "i", "f"),
+    accumulate_positive: ("f", "f"),
+    float32_default: ("f32",),
+    count_or_scale: ("i", "f"),
+    int_ratio_rounded: ("i", "i"),
+    describe_sign: ("f", "b"),
+    first_crossing: ("f", "f"),
+    collatz_steps: ("i",),
+    partial_sum_until: ("f",),
+    sorted_spread: ("f", "f"),
+    reflect: ("f",),
+    scaled_twice: ("f",),
+    logistic: ("f", "f"),
+    rounding_family: ("fm",),
+    log_base_two: ("f",),
+    power_and_fmod: ("f", "f"),
+    divmod_digits: ("i",),
+    gcd_clipped: ("i", "i"),
+    numpy_mix: ("f", "f"),
+    bool_to_numbers: ("f",),
+    annotated_steps: ("f",),
+    nested_early_returns: ("f", "f"),
+    helper_chain: ("f", "f"),
+    bounce: ("f", "f"),
+    sum_skipping: ("f",),
+    best_below: ("f", "f", "f"),
+    sign_round_not: ("f",),
+    ordered_pair: ("f", "f"),
+    pair_or_repeat: ("f", "f"),
+    doublings_to_exceed: ("f", "f"),
+    smallest_divisor_offset: ("i",),
+    first_index_above: ("f",),
+    bisect_sqrt: ("f",),
+    halvings: ("f",),
+    newton_until_converged: ("f",),
+    euclid_gcd: ("i", "i"),
 }

@@ -166,7 +166,12 @@ def join(a, b, *, force_batched: bool = False):
     if not is_batched:
         if a.example is b.example:
             return Value(False, a.example, a.exact and b.exact)
-        return Value(False, a.example if same_type(a.example, b.example) else UNKNOWN)
+        if same_type(a.example, b.example):
+            return Value(False, a.example)
+        numeric = (int, float, complex, bool, np.generic, np.ndarray)
+        if isinstance(a.example, numeric) and isinstance(b.example, numeric):
+            return Value(False, join_examples(a.example, b.example))   # one of two numbers
+        return Value(False, UNKNOWN)
     return batched_like(join_examples(a.example, b.example))
 
 

@@ -110,6 +110,8 @@ class Analysis:
         self.tree = tree
         self.defined_before: dict[cst.CSTNode, set[str]] = {}
         self.defined_before_loop: dict[cst.CSTNode, set[str]] = {}
+        self.loop_entry: dict[cst.CSTNode, dict] = {}   # variables' values entering a loop
+        self.loop_head: dict[cst.CSTNode, dict] = {}    # ... at its head (fixed point)
         self.registry = registry
         self.helpers = helpers            # callback(func, args, kwargs, node) -> Value
         self.allow_fallback = allow_fallback
@@ -320,6 +322,7 @@ class Analysis:
         frame = {"breaks": [], "continues": [], "depth": self._batched_depth,
                  "masked": masked, "node": stmt}
         self.defined_before_loop[stmt] = set(env.values) - env.unbound
+        self.loop_entry[stmt] = dict(env.values)
         if masked:
             self.masked_loops.setdefault(stmt, stmt)
         self._loop_stack.append(frame)
@@ -349,6 +352,7 @@ class Analysis:
                 raise Unsupported("could not infer the types of the loop's variables", stmt)
         finally:
             self._loop_stack.pop()
+        self.loop_head[stmt] = dict(head.values)
         exit_env = head
         if getattr(stmt, "orelse", None) is not None:
             if frame["masked"]:
@@ -869,6 +873,17 @@ class Analysis:
             if func.known and fn in (float, int, bool, complex) and not all(
                     a.known for a in args):
                 return unbatched(fn(1))     # the type is known even if the value is not
+            if isinstance(fn, types.FunctionType) and self.helpers is not None and not (
+                    getattr(fn, "__module__", None) or "").startswith(
+                        ("numpy", "math", "vectorize")) and not self.registry.knows(fn):
+                # the user's own function on unbatched values: analysed (not run) to learn
+                # what it returns; if it cannot be analysed it is simply called as written
+                try:
+                    value = self.helpers(fn, args, kwargs, node)
+                except Exception:
+                    return unbatched(UNKNOWN)
+                self.helper_calls[node] = value
+                return value
             if func.known and (fn in PURE_BUILTINS or self.registry.knows(fn)
                                or isinstance(fn, np.ufunc) or _pure_numpy(fn)):
                 out = evaluate(fn, *[a.example for a in args],
@@ -951,6 +966,12 @@ def may_warn(parts, analysis: Analysis, registry: Registry) -> bool:
     from .cst_util import walk
     for part in parts:
         for n in walk(part):
+            if type(n) is cst.AugAssign:
+                operator = AUGMENTED_TO_BINARY.get(type(n.operator))
+                if operator is not None and issubclass(operator, _RISKY_OPS) and \
+                        _risky_division(cst.BinaryOperation(n.target, operator(), n.value),
+                                        analysis):
+                    return True
             if type(n) is cst.BinaryOperation:
                 if isinstance(n.operator, _RISKY_OPS) and _risky_division(n, analysis):
                     return True

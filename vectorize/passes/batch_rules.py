@@ -87,6 +87,8 @@ class _ApplyRules(cst.CSTTransformer):
                            [updated_node.test, updated_node.body, updated_node.orelse])
 
     def leave_Subscript(self, original_node, updated_node):
+        if isinstance(self.value(original_node.value), TupleValue):
+            return updated_node            # an item of a tuple, chosen by a constant
         parts = [self.value(e.slice.value) if isinstance(e.slice, cst.Index) else None
                  for e in original_node.slice]
         if not (_is_batched(self.value(original_node.value))
@@ -99,6 +101,40 @@ class _ApplyRules(cst.CSTTransformer):
         """A batched parameter, whose length is the batch size."""
         return cst.Name(next(name for name, v in self.ctx.params.items()
                              if getattr(v, "batched", False) and not isinstance(v, TupleValue)))
+
+    def _promote_carries(self, original_node, updated_node):
+        """Variables that enter a loop unbatched but are batched at its head (assigned under a
+        per-example condition inside it) become arrays before the loop: from the first
+        iteration on, the loop body treats them as batched."""
+        from ..cst_util import walk
+        if not any(type(n) is cst.Name and n.value in self.ctx.mask_names
+                   for n in walk(original_node)):
+            return updated_node     # a plain loop: NumPy broadcasting takes a scalar start
+        entry = self.analysis.loop_entry.get(original_node, {})
+        head = self.analysis.loop_head.get(original_node, {})
+        lines = []
+        for name in sorted(head):
+            before, at_head = entry.get(name), head[name]
+            if not (isinstance(before, Value) and isinstance(at_head, Value)):
+                continue
+            if before.batched or not at_head.batched or at_head.dtype is None:
+                continue
+            dtype = np.dtype(at_head.dtype)
+            dtype_code = "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
+            ref = self._batch_ref().value
+            shape = f"len({ref})" if at_head.rank == 0 else \
+                f"(len({ref}), *np.shape({name}))"
+            lines.append(cst.parse_statement(
+                f"{name} = np.full({shape}, {name}, dtype={dtype_code})\n"))
+        if not lines:
+            return updated_node
+        return cst.FlattenSentinel(lines + [updated_node])
+
+    def leave_While(self, original_node, updated_node):
+        return self._promote_carries(original_node, updated_node)
+
+    def leave_For(self, original_node, updated_node):
+        return self._promote_carries(original_node, updated_node)
 
     def leave_Assign(self, original_node, updated_node):
         """``y[i] = v`` into a batched array: ``v`` gets the per-example axes it broadcasts
@@ -241,6 +277,8 @@ def _loop_facts(func, ctx, analysis) -> None:
             if type(n) is cst.Name and getattr(value, "batched", False):
                 batched.setdefault(n.value, value)
         assigned = writes(loop)
+        if any(isinstance(v, TupleValue) for v in batched.values()):
+            continue   # tuples are not gathered: the loop keeps the select form
         head = liveness.live_at_head.get(loop, set())
         carried = [(name, batched[name].dtype) for name in sorted(batched)
                    if name in assigned and name in head and name != active]

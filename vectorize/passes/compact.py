@@ -52,7 +52,8 @@ class _Compact(cst.CSTTransformer):
                     for name in [n for n, _ in carried] + sorted(read_only) + [active]}
         lines = [f"{lanes} = np.flatnonzero({active})"]
         for name, dtype in carried:
-            lines.append(f"{name} = np.full({active}.shape, {name}, dtype={_dtype_name(dtype)})")
+            # a copy: the loop scatters into it (never into the caller's array)
+            lines.append(f"{name} = {name}.astype({_dtype_name(dtype)})")
         for name, local in gathered.items():
             lines.append(f"{local} = {name}[{lanes}]")
         before = [parse_stmt(line + "\n") for line in lines]

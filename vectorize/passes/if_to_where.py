@@ -145,10 +145,17 @@ class _IfToWhere(cst.CSTTransformer):
             cond = self.ctx.namer.fresh("cond")
             out.append(_assign(cond, test))
             test = cst.Name(cond)
-        if len(merged) > 1 and not isinstance(test, cst.Name):
+        has_loops = _has_mask_init(then_stmts + else_stmts, self.ctx.mask_names)
+        if (len(merged) > 1 or has_loops) and not isinstance(test, cst.Name):
             cond = self.ctx.namer.fresh("cond")
             out.append(_assign(cond, test))
             test = cst.Name(cond)
+        if has_loops:
+            # a masked loop inside a branch runs only for the lanes that take the branch:
+            # other lanes must not keep it going (they might never finish it)
+            then_stmts = _restrict_masks(then_stmts, test, self.ctx.mask_names)
+            else_stmts = _restrict_masks(else_stmts, cst.UnaryOperation(cst.Not(), test),
+                                         self.ctx.mask_names)
 
         inline_then = _single_assignment(then_stmts)
         inline_else = _single_assignment(else_stmts)
@@ -189,8 +196,17 @@ class _IfToWhere(cst.CSTTransformer):
         return updated_node
 
     def _may_warn(self, node) -> bool:
-        """Whether a branch can emit floating-point warnings on some lane."""
-        return self._may_warn_in([node.body] + ([node.orelse] if node.orelse else []))
+        """Whether a branch, or a part of the test Python would skip on some lanes
+        (`d != 0 and x / d > 1`), can emit floating-point warnings on some lane."""
+        parts = [node.body] + ([node.orelse] if node.orelse else [])
+        for n in walk(node.test):
+            if type(n) is cst.BooleanOperation:
+                parts.append(n.right)
+            elif type(n) is cst.IfExp:
+                parts += [n.body, n.orelse]
+            elif type(n) is cst.Comparison and len(n.comparisons) > 1:
+                parts += [c.comparator for c in n.comparisons[1:]]
+        return self._may_warn_in(parts)
 
     def _may_warn_in(self, parts) -> bool:
         return may_warn(parts, self.analysis, self.ctx.registry)
@@ -203,6 +219,37 @@ def _batched(analysis, node) -> bool:
 def _errstate(body: list) -> cst.With:
     return cst.With(items=[cst.WithItem(parse_expr('np.errstate(all="ignore")'))],
                     body=cst.IndentedBlock(body=body))
+
+
+def _mask_init(stmt, masks):
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
+            stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1:
+        target = stmt.body[0].targets[0].target
+        return isinstance(target, cst.Name) and target.value in masks
+    return False
+
+
+def _has_mask_init(stmts, masks) -> bool:
+    return any(_mask_init(n, masks) for s in stmts for n in walk(s)
+               if type(n) is cst.SimpleStatementLine)
+
+
+class _RestrictMasks(cst.CSTTransformer):
+    """``active = X`` (the start of a masked loop) -> ``active = path and X``."""
+
+    def __init__(self, path, masks):
+        self.path, self.masks = path, masks
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if not _mask_init(updated_node, self.masks):
+            return updated_node
+        assign = updated_node.body[0]
+        value = cst.BooleanOperation(left=self.path, operator=cst.And(), right=assign.value)
+        return updated_node.with_changes(body=[assign.with_changes(value=value)])
+
+
+def _restrict_masks(stmts, path, masks) -> list:
+    return [s.visit(_RestrictMasks(path, masks)) for s in stmts]
 
 
 def _merge(test, a, b) -> cst.BaseExpression:

@@ -178,13 +178,14 @@ class _MaskLoops(cst.CSTTransformer):
         active = self.names.mask(strategy_of(original_node, default="compact"))
         test = updated_node.test
         def iteration_end():
-            return [_assign(active, test.deep_clone())]
+            return [_assign(active, _truth(test.deep_clone()))]
         body = _Loop(self.names, active, iteration_end).seq(list(updated_node.body.body),
                                                             iteration_end)
         loop = updated_node.with_changes(
             test=parse_expr(f"{ANY_LANE}({active})"),
             body=cst.IndentedBlock(body=[_guarded(active, body)]))
-        return cst.FlattenSentinel(self._prologue(original_node) + [_assign(active, test), loop]
+        return cst.FlattenSentinel(self._prologue(original_node)
+                                   + [_assign(active, _truth(test.deep_clone())), loop]
                                    + self._epilogue(original_node))
 
     def leave_For(self, original_node, updated_node):
@@ -243,6 +244,14 @@ class _MaskLoops(cst.CSTTransformer):
         return cst.FlattenSentinel(self._prologue(original) + [_assign(counter, start),
                                                                _assign(active, test), loop]
                                    + self._epilogue(original))
+
+
+def _truth(test):
+    """The loop test as a truth value (``while n:`` on integers masks with ``bool(n)``)."""
+    if isinstance(test, (cst.Comparison, cst.BooleanOperation)) or (
+            isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+        return test
+    return cst.Call(func=cst.Name("bool"), args=[cst.Arg(test)])
 
 
 def strategy_of(loop, default: str) -> str:

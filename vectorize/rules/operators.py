@@ -63,7 +63,10 @@ def _or(site: Site) -> cst.BaseExpression:
 
 def _not(site: Site) -> cst.BaseExpression:
     (a,) = site.nodes
-    if _all_bool(site):
+    # `~` only where the operand is surely a boolean array (computed here from batched
+    # values): a variable may still hold a Python bool (a loop carry's first value), and
+    # ~False is -1
+    if _all_bool(site) and not isinstance(a, cst.Name):
         return expr("~{a}", a=a)
     return expr("np.logical_not({a})", a=a)
 
