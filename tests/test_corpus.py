@@ -166,11 +166,6 @@ KNOWN_BUGS: dict[str, tuple[str, list[tuple]]] = {
         "documented divergence (docs/semantics.md): math.isclose(inf, inf) is computed with "
         "inf - inf, which NumPy warns about where math.isclose is silent",
         [(np.array([np.inf]), np.array([np.inf]))]),
-    "float32_default": (
-        "documented divergence (docs/semantics.md): the result dtype is the promotion of "
-        "every branch; a Python float constant chosen against float32 lanes stays float32 "
-        "(weak promotion) while the loop's np.array of mixed results gives float64",
-        [(np.array([-1.0, 2.0], dtype=np.float32),)]),
     "power_and_fmod": (
         "documented divergence (docs/semantics.md): NumPy warns on overflow where Python's "
         "math is silent (math.degrees(1e308) is a quiet inf)",

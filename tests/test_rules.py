@@ -526,6 +526,10 @@ ARRAY_CASES = [
     A("sum({0}, 1.5)", "v3"), A("sum({0})", "m23"), A("sum({0})", "v3i"),
     # elementwise methods
     A("{0}.astype(np.float32)", "v3"), A("{0}.astype(float)", "v3i"), A("{0}.astype(int)", "v3b"),
+    # arrays like a per-example array
+    A("np.zeros_like({0}) + {0}", "v3"), A("np.ones_like({0})", "m23"),
+    A("np.full_like({0}, 2.0) * {0}", "v3"), A("np.empty_like({0}).shape[0] * {1}", "v3", "x"),
+    A("np.copy({0})", "m23"), A("{0}.copy()", "v3"),
     A("{0}.clip(-1.0, 1.0)", "v3"), A("{0}.clip({1}, 2.0)", "v3", "xb"), A("{0}.round(1)", "v3"),
     A("{0}.round()", "v3"), A("{0}.conj()", "v3c"), A("{0}.conjugate()", "v3c"),
     # products
@@ -622,6 +626,10 @@ EINSUM_OPTIMIZE = ("`np.einsum` is emitted with optimize=True, which computes ou
                    "per-example einsum is silent")
 
 KNOWN_BUGS: dict[str, tuple[str, list]] = {
+    'np.einsum("ij,j->i",m23,v3)': (
+        "documented divergence (docs/semantics.md): a batched product planned through BLAS "
+        "warns on inf/nan where NumPy's per-example einsum loop is silent",
+        [(np.array([[math.inf, 1.0, 1.0], [1.0, 1.0, 1.0]]), np.zeros((1, 3)), (None, 0))]),
     "np.dot(v3,x)": (DOT_SCALAR_ZERO, [(np.zeros((1, 3)), np.array([-0.0]), (0, 0))]),
     'np.einsum("i,j",v3,v4)': (EINSUM_OPTIMIZE, [(np.zeros((1, 3)),
                                                   np.array([[math.inf, -0.0, 0.0, 0.0]]),

@@ -596,7 +596,10 @@ class Analysis:
             try:
                 return exact(ast.literal_eval(_code(node)))
             except Exception:
-                return unbatched(UNKNOWN)
+                pass
+            if isinstance(node, cst.List) and all(i.known for i in items):
+                return unbatched([i.example for i in items], all_exact(*items))
+            return unbatched(UNKNOWN)
         if isinstance(node, cst.NamedExpr):
             value = self.expr(node.value, env)
             self.bind(node.target, value, env, node)
