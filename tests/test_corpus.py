@@ -158,10 +158,6 @@ def check(f, *args):
 
 # name -> (reason, [minimal argument tuples that show the bug]); each is a strict xfail.
 KNOWN_BUGS: dict[str, tuple[str, list[tuple]]] = {
-    "scale_positive": (
-        "engine bug: an `if` on an unbatched value nested in a batched `if` is rejected "
-        "(`scaled_if` is assigned on some paths only)",
-        [(np.array([1.0, -1.0]), 2.0)]),
     "snap_to_target": (
         "documented divergence (docs/semantics.md): math.isclose(inf, inf) is computed with "
         "inf - inf, which NumPy warns about where math.isclose is silent",

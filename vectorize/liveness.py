@@ -77,6 +77,12 @@ def exposed_reads(stmts) -> set[str]:
             out |= exposed_reads(stmt.body.body) - written
             out |= exposed_reads(body_of(stmt.orelse)) - written
             written |= writes(stmt)
+        elif isinstance(stmt, cst.For):
+            # the loop target is assigned before the body reads it
+            out |= reads(stmt.iter) - written
+            inner = exposed_reads(stmt.body.body) | exposed_reads(body_of(stmt.orelse))
+            out |= inner - written - set(target_names(stmt.target))
+            written |= writes(stmt)
         else:
             out |= reads(stmt) - written
             written |= writes(stmt)

@@ -35,7 +35,7 @@ def _assign(name: str, value) -> cst.SimpleStatementLine:
     return _line(cst.Assign([cst.AssignTarget(cst.Name(name))], value))
 
 
-def _rename_branch(stmts: list, renamed: dict[str, str]) -> list:
+def _rename_branch(stmts: list, renamed: dict[str, str], defined=frozenset()) -> list:
     """Give the branch's own assignments of ``renamed`` names their branch-local names.
 
     Reads see the outer value until the branch first assigns the name, the branch-local
@@ -56,7 +56,9 @@ def _rename_branch(stmts: list, renamed: dict[str, str]) -> list:
         exposed = exposed_reads([stmt])
         for name in sorted((reads(stmt) | writes(stmt)) & set(renamed)):
             if name not in active:
-                if name in exposed:
+                # also when the block only may assign it (a loop that may not run, an `if`
+                # without `else`): the branch-local name starts from the outer value
+                if name in exposed or (name in writes(stmt) and name in defined):
                     prefix.append(_assign(renamed[name], cst.Name(name)))
                 active[name] = renamed[name]
         out.append(stmt.visit(RenameNames(active)))
@@ -132,8 +134,8 @@ class _IfToWhere(cst.CSTTransformer):
 
         then_map = renames(then_w, else_r, "if")
         else_map = renames(else_w, set(), "else")
-        then_stmts = _rename_branch(then_stmts, then_map)
-        else_stmts = _rename_branch(else_stmts, else_map)
+        then_stmts = _rename_branch(then_stmts, then_map, defined)
+        else_stmts = _rename_branch(else_stmts, else_map, defined)
 
         test = node.test
         out: list = []
