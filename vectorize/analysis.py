@@ -125,6 +125,7 @@ class Analysis:
         self.method_calls: dict[cst.Call, object] = {}     # x.method(...) on batched x
         self.random_calls: dict[cst.Call, str] = {}        # draws, one per example
         self.owned: set[str] = set()          # arrays this function created (may be written)
+        self.math_in_branches: set[cst.Call] = set()   # math.f(unbatched) under batched ifs
         self.promoted: set[str] = set(promoted or ())   # created arrays holding batched data
         self.promoted_creations: dict[cst.Call, str] = {}
         self.needs_rerun = False
@@ -753,7 +754,11 @@ class Analysis:
     def ifexp(self, node: cst.IfExp, env):
         test = self.expr(node.test, env)
         self._truth(test, node.test)
-        body, orelse = self.expr(node.body, env), self.expr(node.orelse, env)
+        self._batched_depth += test.batched       # both sides run on every lane
+        try:
+            body, orelse = self.expr(node.body, env), self.expr(node.orelse, env)
+        finally:
+            self._batched_depth -= test.batched
         return join(body, orelse, force_batched=test.batched)
 
     def attribute(self, node: cst.Attribute, env):
@@ -887,6 +892,12 @@ class Analysis:
                     return unbatched(UNKNOWN)
                 self.helper_calls[node] = value
                 return value
+            rule = self.registry.for_call(fn) if func.known else None
+            if rule is not None and rule.family == "math":
+                # hoisted out of a per-example condition, this call runs for every lane, also
+                # where the scalar code would skip it: math functions follow NumPy (nan
+                # instead of a domain error) on unbatched values too
+                self.math_in_branches.add(node)
             if func.known and (fn in PURE_BUILTINS or self.registry.knows(fn)
                                or isinstance(fn, np.ufunc) or _pure_numpy(fn)):
                 out = evaluate(fn, *[a.example for a in args],
@@ -981,6 +992,11 @@ def may_warn(parts, analysis: Analysis, registry: Registry) -> bool:
             elif type(n) is cst.Call:
                 if n in analysis.helper_calls or n in analysis.fallback_calls:
                     return True
+                if n in analysis.math_in_branches:
+                    fn = getattr(analysis.values.get(n.func), "example", None)
+                    rule = registry.for_call(fn) if fn is not None else None
+                    if rule is not None and rule.may_warn:
+                        return True
                 fn = getattr(analysis.values.get(n.func), "example", None)
                 rule = registry.for_call(fn) if fn is not None else None
                 if rule is not None and rule.may_warn and any(

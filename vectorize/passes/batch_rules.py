@@ -192,7 +192,8 @@ class _ApplyRules(cst.CSTTransformer):
         if original_node in analysis.fallback_calls:
             return self._fallback(original_node, updated_node)
         inputs = [a for a in original_node.args]
-        if not any(_is_batched(self.value(a.value)) for a in inputs):
+        if not any(_is_batched(self.value(a.value)) for a in inputs) and (
+                original_node not in analysis.math_in_branches):
             if isinstance(original_node.func, cst.Name) and original_node.func.value == ANY_LANE:
                 return updated_node.with_changes(func=cst.Name("bool"))
             return updated_node

@@ -147,7 +147,11 @@ class _IfToWhere(cst.CSTTransformer):
             cond = self.ctx.namer.fresh("cond")
             out.append(_assign(cond, test))
             test = cst.Name(cond)
-        has_loops = _has_mask_init(then_stmts + else_stmts, self.ctx.mask_names)
+        # masks of loops whose lanes stop at different times (a uniform loop needs none)
+        masks = {n.value for n, v in self.analysis.values.items()
+                 if type(n) is cst.Name and n.value in self.ctx.mask_names
+                 and getattr(v, "batched", False)}
+        has_loops = _has_mask_init(then_stmts + else_stmts, masks)
         if (len(merged) > 1 or has_loops) and not isinstance(test, cst.Name):
             cond = self.ctx.namer.fresh("cond")
             out.append(_assign(cond, test))
@@ -155,9 +159,9 @@ class _IfToWhere(cst.CSTTransformer):
         if has_loops:
             # a masked loop inside a branch runs only for the lanes that take the branch:
             # other lanes must not keep it going (they might never finish it)
-            then_stmts = _restrict_masks(then_stmts, test, self.ctx.mask_names)
+            then_stmts = _restrict_masks(then_stmts, test, masks)
             else_stmts = _restrict_masks(else_stmts, cst.UnaryOperation(cst.Not(), test),
-                                         self.ctx.mask_names)
+                                         masks)
 
         inline_then = _single_assignment(then_stmts)
         inline_else = _single_assignment(else_stmts)
