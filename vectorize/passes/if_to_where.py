@@ -250,7 +250,9 @@ class _RestrictMasks(cst.CSTTransformer):
         if not _mask_init(updated_node, self.masks):
             return updated_node
         assign = updated_node.body[0]
-        value = cst.BooleanOperation(left=self.path, operator=cst.And(), right=assign.value)
+        path = self.path if isinstance(self.path, (cst.Comparison, cst.UnaryOperation)) \
+            else cst.Call(func=cst.Name("bool"), args=[cst.Arg(self.path)])   # a truth value
+        value = cst.BooleanOperation(left=path, operator=cst.And(), right=assign.value)
         return updated_node.with_changes(body=[assign.with_changes(value=value)])
 
 
