@@ -298,8 +298,7 @@ DTYPES = {"any": "fib", "all": "fib", "count_nonzero": "fib", "sum": "fib", "arg
           "max": "fi", "cumsum": "fi", "prod": "fi", "mean": "fi", "min": "fg"}
 # a reduction of a per-example scalar is refused for these (documented in rules/arrays.py)
 SCALAR_REFUSED = {"median", "ptp", "count_nonzero"} | set(ARG_NP) | set(CUM_NP)
-ARG_KEEPDIMS_BUG = ("bug: np.argmax(x, keepdims=True) (no axis) of a per-example matrix gives "
-                    "(N, 1) instead of (N, 1, 1); vmap then broadcasts it to (N, N, 1)")
+ARG_KEEPDIMS_BUG = ""   # fixed
 
 
 def _reduction_cases():

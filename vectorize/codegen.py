@@ -37,6 +37,9 @@ def emit(specs, module, main, header: str = ""):
     namespace: dict = {"__name__": f"vectorize.generated.{main.name}"}
     imports = {"np": np}
     referenced = set().union(*(all_names(spec.tree) for spec in specs))
+    if "functools" in referenced:         # rules may use functools.reduce
+        import functools
+        imports.setdefault("functools", functools)
     for _, name, value in module.free.values():
         if isinstance(value, types.ModuleType):
             if name not in referenced:

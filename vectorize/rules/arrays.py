@@ -118,6 +118,12 @@ def _reduction(site: Site):
     name = site.func if method else getattr(site.func, "__name__", "")
     if axis is None and rank > 1 and name in FLATTENING:
         first = flattened(first, rank)
+        keep = site.kwargs.get("keepdims", (None, None))[1]
+        if keep is not None and keep.exact and keep.example:
+            # keepdims of a flattened example: one size-1 axis per per-example axis
+            ones = ", ".join(["1"] * rank)
+            call = _call_with(site, first, "1", 1)
+            return expr("{r}.reshape(len({x}), " + ones + ")", r=call, x=site.nodes[0])
         new_axis = 1
     elif axis is None and rank == 0:
         if name in FLATTENING or name in ("median", "ptp", "count_nonzero"):

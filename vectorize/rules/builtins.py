@@ -20,8 +20,7 @@ def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
         raise Unsupported(f"`{site.func.__name__}(..., {', '.join(site.kwargs)}=...)` on "
                           "per-example values", suggestion="drop the keyword arguments")
     if len(site.args) < 2:
-        raise Unsupported(f"`{site.func.__name__}` of a single per-example sequence",
-                          suggestion="use np.min / np.max with an axis")
+        return _over_vector(site, op)
     args = padded_args(site)
     # Python keeps the earlier argument unless a later one is strictly smaller (larger):
     # this is what decides NaN and -0.0 / 0.0 results, so it is kept exactly.
@@ -35,6 +34,21 @@ def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
         else:
             out = expr("np.where({b} " + op + " {a}, {b}, {a})", a=out, b=nxt)
     return out
+
+
+def _over_vector(site: Site, op: str) -> cst.BaseExpression:
+    """``max(v)`` over a per-example vector, as Python iterates it: integers and booleans
+    have no NaN or signed zeros, so ``np.max(v, axis=1)``; floats fold exactly like Python
+    (the first element stays unless a later one is strictly larger)."""
+    (value,) = site.args
+    if value.rank != 1:
+        raise Unsupported(f"`{site.func.__name__}` of a per-example value that is not a vector",
+                          suggestion="use np.min / np.max with an axis")
+    (v,) = site.nodes
+    name = "np.min" if op == "<" else "np.max"
+    if value.kind in "biu":
+        return expr(name + "({v}, axis=1)", v=v)
+    return expr("functools.reduce(lambda m, e: np.where(e " + op + " m, e, m), {v}.T)", v=v)
 
 
 def _never_nan(value, node) -> bool:
@@ -108,13 +122,15 @@ def register(reg: Registry) -> None:
         "builtin.min", "builtins",
         "`min(a, b)` keeps `a` unless `b < a`, exactly as Python decides it (NaN and -0.0 "
         "included): `np.minimum(b, a)` when `b` cannot be NaN (it keeps its second argument "
-        "on ties), else `np.where(b < a, b, a)`.",
+        "on ties), else `np.where(b < a, b, a)`. `min(v)` over a per-example vector folds the "
+        "same way (`np.min(v, axis=1)` for integers).",
         "lo = min(x, 0.0)\nm = min(x, y)", "lo = np.minimum(0.0, x)\nm = np.where(y < x, y, x)",
         lambda site: _fold_minmax(site, "<")))
     reg.add_call(builtins.max, Rule(
         "builtin.max", "builtins",
         "`max(a, b)` keeps `a` unless `b > a`: `np.maximum(b, a)` when `b` cannot be NaN, "
-        "else `np.where(b > a, b, a)`.",
+        "else `np.where(b > a, b, a)`. `max(v)` over a per-example vector folds the same way "
+        "(`np.max(v, axis=1)` for integers).",
         "hi = max(x, 0.0)\nm = max(x, y)", "hi = np.maximum(0.0, x)\nm = np.where(y > x, y, x)",
         lambda site: _fold_minmax(site, ">")))
     reg.add_call(builtins.round, Rule(
