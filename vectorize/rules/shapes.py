@@ -176,6 +176,32 @@ def _concatenate(site: Site):
     return expr(f"np.concatenate({{xs}}, axis={new_axis})", xs=listing)
 
 
+def _hstack(site: Site):
+    """Per example, ``hstack`` joins vectors end to end and matrices side by side."""
+    _, values = _pieces(site)
+    rank = max(v.rank for v in values)
+    return _joined_along(site, 0 if rank <= 1 else 1)
+
+
+def _vstack(site: Site):
+    """Per example, ``vstack`` stacks vectors as rows and joins matrices top to bottom."""
+    nodes, values = _pieces(site)
+    rank = max(v.rank for v in values)
+    if rank <= 1:
+        return expr("np.stack({xs}, axis=1)", xs=_joined(nodes, values, True))
+    return _joined_along(site, 0)
+
+
+def _joined_along(site: Site, axis: int):
+    nodes, values = _pieces(site)
+    ref = next(n for n, v in zip(nodes, values) if v.batched)
+    pieces = [n if v.batched else expr("np.broadcast_to({u}, (len({r}),) + np.shape({u}))",
+                                       u=n, r=ref)
+              for n, v in zip(nodes, values)]
+    listing = cst.List([cst.Element(p) for p in pieces])
+    return expr(f"np.concatenate({{xs}}, axis={axis + 1})", xs=listing)
+
+
 def _infer(fn):
     def infer(site: Site):
         args = [a.example for a in site.args]
@@ -235,6 +261,14 @@ def register(reg: Registry) -> None:
                  "p = np.stack(np.broadcast_arrays(x, y, 1.0), axis=1)", _array, np.array)
     reg.add_call(np.array, array)
     reg.add_call(np.asarray, array)
+    reg.add_call(np.hstack, rule("shape.hstack", "`np.hstack` of per-example pieces: vectors "
+                                 "end to end, matrices side by side (after the batch axis).",
+                                 "z = np.hstack([x, y])", "z = np.concatenate([x, y], axis=1)",
+                                 _hstack, np.hstack))
+    reg.add_call(np.vstack, rule("shape.vstack", "`np.vstack` of per-example pieces: vectors "
+                                 "become rows, matrices are joined top to bottom.",
+                                 "m = np.vstack([x, y])", "m = np.stack([x, y], axis=1)",
+                                 _vstack, np.vstack))
     reg.add_call(np.concatenate, rule("shape.concatenate", "`np.concatenate(pieces, axis=k)`"
                                       " joins each example's pieces at axis k + 1.",
                                       "z = np.concatenate([x, w])",
