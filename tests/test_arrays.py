@@ -1086,8 +1086,6 @@ def test_in_axes_out_of_bounds_names_argument_and_shape():
     assert "(3, 4)" in message and re.search(r"args\[1\]|\by\b", message), message
 
 
-@pytest.mark.xfail(strict=True, reason="bug: mapping a 0-d argument raises JAX's message "
-                   "without naming which argument it is")
 def test_in_axes_on_a_scalar_names_the_argument():
     message = _value_error(lambda: vmap(dot2, in_axes=(0, 0))(np.ones((3, 4)), 2.0))
     assert "()" in message and "rank" in message

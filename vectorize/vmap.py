@@ -191,7 +191,7 @@ def _leaves(arg, axis, where, sizes):
     if not isinstance(axis, int):
         raise ValueError(f"vmap in_axes entries must be int or None, got {axis!r}")
     if arr.ndim == 0:
-        raise ValueError(f"vmap was requested to map its argument along axis {axis}, which "
+        raise ValueError(f"vmap was requested to map {where} along axis {axis}, which "
                          f"implies that its rank should be at least {axis + 1}, but is only 0 "
                          f"(its shape is ())")
     if not -arr.ndim <= axis < arr.ndim:
