@@ -13,7 +13,6 @@ lane); loops are analysed to a fixed point.
 from __future__ import annotations
 
 import ast
-import builtins
 import types
 
 import libcst as cst
@@ -45,11 +44,6 @@ PURE_BUILTINS = {len, range, int, float, bool, abs, min, max, round, tuple, list
                  str, divmod, pow, isinstance, sorted, reversed, enumerate, zip, type}
 _CONSTANTS = {"True": True, "False": False, "None": None}
 
-_BINOPS = {cst.Add: "__add__", cst.Subtract: "__sub__", cst.Multiply: "__mul__",
-           cst.Divide: "__truediv__", cst.FloorDivide: "__floordiv__", cst.Modulo: "__mod__",
-           cst.Power: "__pow__", cst.BitAnd: "__and__", cst.BitOr: "__or__",
-           cst.BitXor: "__xor__", cst.LeftShift: "__lshift__", cst.RightShift: "__rshift__",
-           cst.MatrixMultiply: "__matmul__"}
 import operator as _op  # noqa: E402
 
 BINARY_FUNCS = {cst.Add: _op.add, cst.Subtract: _op.sub, cst.Multiply: _op.mul,
@@ -964,8 +958,6 @@ def _names_in(node) -> set[str]:
     from .liveness import all_names
     return all_names(node)
 
-
-_ = (builtins, _BINOPS)
 
 
 # --------------------------------------------------------------------------------------------

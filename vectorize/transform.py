@@ -15,7 +15,7 @@ import libcst as cst
 import numpy as np
 
 from . import codegen
-from .abstract import TupleValue, Value, exact
+from .abstract import TupleValue, exact
 from .analysis import Analysis
 from .errors import Unsupported, VectorizeError
 from .liveness import Namer, all_names
@@ -213,5 +213,3 @@ def transform_function(func, params: dict[str, object], *, namespace: str = "num
     ordered = [main] + [s for s in module.order if s is not main]
     return codegen.emit(ordered, module, main, header)
 
-
-_ = Value

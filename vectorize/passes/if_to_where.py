@@ -315,5 +315,3 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         return func
     return func.visit(_IfToWhere(ctx, analysis, Liveness(func)))
 
-
-_ = target_names

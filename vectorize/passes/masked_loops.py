@@ -229,7 +229,7 @@ class _MaskLoops(cst.CSTTransformer):
         counter = self.ctx.namer.fresh(f"{node.target.value}_next")
         active = self.names.mask(strategy_of(original, default="select"))
         compare = ">" if descending else "<"
-        from ..cst_util import expr, render
+        from ..cst_util import expr
         test = expr("{c} " + compare + " {stop}", c=cst.Name(counter), stop=stop)
         increment = expr("{c} + {s}", c=cst.Name(counter), s=step or cst.Integer("1"))
         tail = [_assign(counter, increment), _assign(active, test)]
@@ -240,7 +240,6 @@ class _MaskLoops(cst.CSTTransformer):
                                                              iteration_end)
         loop = cst.While(test=parse_expr(f"{ANY_LANE}({active})"),
                          body=cst.IndentedBlock(body=[_guarded(active, body)]))
-        _ = render
         return cst.FlattenSentinel(self._prologue(original) + [_assign(counter, start),
                                                                _assign(active, test), loop]
                                    + self._epilogue(original))

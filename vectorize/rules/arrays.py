@@ -10,11 +10,11 @@ from __future__ import annotations
 import libcst as cst
 import numpy as np
 
-from ..abstract import TupleValue, Value, batched_like, unbatched
-from ..cst_util import expr, parse_expr, render
+from ..abstract import unbatched
+from ..cst_util import expr, parse_expr
 from ..errors import Unsupported
 from .families import pad
-from .registry import Registry, Rule, Site, default_infer
+from .registry import Registry, Rule, Site
 
 # ------------------------------------------------------------------------------ axes
 
@@ -312,4 +312,3 @@ def register(reg: Registry) -> None:
                 explanation="`np.zeros_like(x)`, `np.full_like`, `np.copy` of a per-example "
                             "array are batched arrays of the same shape: as written.",
                 before="z = np.zeros_like(v)", after="z = np.zeros_like(v)")
-    _ = (pad, render, TupleValue, Value, batched_like, default_infer)

@@ -8,7 +8,6 @@ import builtins
 import libcst as cst
 import numpy as np
 
-from ..abstract import batched_like
 from ..cst_util import expr
 from ..errors import Unsupported
 from .families import elementwise, padded_args
@@ -107,13 +106,6 @@ def _pow(site: Site) -> cst.BaseExpression:
     return expr("{a} ** {b}", a=a, b=b)
 
 
-def _to_batched(fn):
-    def infer(site: Site):
-        from .registry import default_infer
-        return default_infer(site)
-    return infer
-
-
 def register(reg: Registry) -> None:
     elementwise(reg, [builtins.abs], family="builtins", name="builtin.abs",
                 explanation="`abs(x)` works on arrays lane by lane.",
@@ -154,4 +146,3 @@ def register(reg: Registry) -> None:
                 explanation="`divmod(a, b)` is `np.divmod(a, b)`, a tuple of arrays.",
                 before="q, r = divmod(n, 7)", after="q, r = np.divmod(n, 7)",
                 target="np.divmod", may_warn=True)
-    _ = batched_like

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..abstract import batched_like
-from ..cst_util import expr, parse_expr
+from ..cst_util import expr
 from ..errors import Unsupported
 from .families import padded_args
 from .registry import Registry, Rule, Site, evaluate
@@ -242,4 +242,3 @@ def register(reg: Registry) -> None:
     add(np.einsum, "linalg.einsum",
         "`np.einsum` itself: batched operands get a batch letter, which the output keeps.",
         's = np.einsum("i,ij->j", v, m)', 's = np.einsum("bi,ij->bj", v, m)', _einsum)
-    _ = parse_expr

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 import numpy as np
 
-from ..abstract import UNKNOWN, Value, batched_like, unbatched
+from ..abstract import UNKNOWN, Value, batched_like
 
 
 @dataclass
@@ -132,7 +132,3 @@ class Registry:
 
     def rules_by_name(self) -> dict[str, Rule]:
         return {r.name: r for r in self.all_rules}
-
-
-def unbatched_result(site: Site) -> Value:
-    return unbatched(UNKNOWN)

@@ -143,9 +143,7 @@ def _stack(site: Site):
     nodes, values = _pieces(site)
     _, axis_value = _arg(site, 1, "axis")
     axis = _const(axis_value, "the axis") if axis_value is not None else 0
-    rank = max(v.rank for v in values) + 1
     new_axis = axis + 1 if axis >= 0 else axis
-    _ = rank
     return expr(f"np.stack({{xs}}, axis={new_axis})", xs=_joined(nodes, values, True))
 
 
@@ -274,4 +272,3 @@ def register(reg: Registry) -> None:
                                       "z = np.concatenate([x, w])",
                                       "z = np.concatenate([x, np.broadcast_to(w, (len(x),) + "
                                       "np.shape(w))], axis=1)", _concatenate, np.concatenate))
-    _ = np
