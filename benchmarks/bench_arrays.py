@@ -12,7 +12,7 @@ The two functions (issue 3):
 - ``relu_linear(x, w) = max(x.dot(w), 0.0)`` with D = 64, ``w`` shared;
 - ``mlp(x, w1, b1, w2) = w2 @ np.tanh(w1 @ x + b1)``, 32 -> 64 -> 10, weights shared;
 
-at N = 1e3 and 1e5. Timing as in ``bench_core.py`` (whose helpers it imports): everything in
+at N = 1e3 and 1e5. Timing as in ``bench_core.py`` (helpers shared in ``_timing.py``): everything in
 ONE process, peers INTERLEAVED round by round, each peer's figure the MEDIAN over rounds, one
 timing = back-to-back calls lasting at least 20 ms; ours is warm (called once before timing).
 The loop and ``numpy.vectorize`` are timed in fewer rounds at N = 1e5 (they take seconds).
@@ -37,7 +37,7 @@ for path in (str(ROOT), str(HERE)):
     if path not in sys.path:
         sys.path.insert(0, path)
 
-from bench_core import fmt_time, interleaved, machine_facts  # noqa: E402
+from _timing import fmt_time, interleaved, machine_facts  # noqa: E402
 
 import vectorize as vz  # noqa: E402
 

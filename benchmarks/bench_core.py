@@ -15,17 +15,17 @@ it, so single timings are noisy):
 - one timing is ``reps`` back-to-back calls measured with ``time.perf_counter``, with ``reps``
   calibrated so that a timing lasts at least ~20 ms; the figure is per call;
 - ours is warm: called once (the transform happens then) before any timing.
+
+The timing and report helpers are shared with the other scripts in ``_timing.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import atexit
-import datetime
 import importlib
 import math
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -37,13 +37,16 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+for path in (str(ROOT), str(HERE)):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+from _timing import MIN_TIMING_S, fmt_time, interleaved, machine_facts  # noqa: E402
 
 import vectorize as vz  # noqa: E402
 
-MIN_TIMING_S = 0.020          # one timing lasts at least this long
 SIZES = (1_000, 100_000, 1_000_000)
 
 
@@ -92,51 +95,6 @@ def piecewise_hand_where(x):
                         np.where(x < 1.0, 0.5 * x * x,
                                  np.where(x < 4.0, np.sqrt(x) - 0.5,
                                           0.25 * x * x - 1.5 * x + 3.5)))
-
-
-# ---------------------------------------------------------------------------------- timing
-def calibrate(call, min_s: float = MIN_TIMING_S) -> int:
-    """Repetitions so that ``reps`` calls take at least ``min_s``."""
-    reps = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(reps):
-            call()
-        elapsed = time.perf_counter() - start
-        if elapsed >= min_s:
-            return reps
-        reps = max(reps * 2, int(reps * min_s * 1.2 / max(elapsed, 1e-9)))
-
-
-def one_timing(call, reps: int) -> float:
-    """Seconds per call over ``reps`` back-to-back calls."""
-    start = time.perf_counter()
-    for _ in range(reps):
-        call()
-    return (time.perf_counter() - start) / reps
-
-
-def interleaved(peers: dict, rounds: int, max_rounds: dict | None = None) -> dict:
-    """Median seconds per call of each peer over ``rounds`` interleaved rounds. A peer listed
-    in ``max_rounds`` is timed only in that many rounds (spread evenly over the run)."""
-    max_rounds = max_rounds or {}
-    reps = {name: calibrate(call) for name, call in peers.items()}
-    times = {name: [] for name in peers}
-    for r in range(rounds):
-        for name, call in peers.items():
-            limit = max_rounds.get(name, rounds)
-            if limit < rounds and (r * limit) // rounds == ((r + 1) * limit) // rounds:
-                continue          # not this round's turn
-            times[name].append(one_timing(call, reps[name]))
-    return {name: (statistics.median(ts), len(ts), reps[name]) for name, ts in times.items()}
-
-
-def fmt_time(seconds: float) -> str:
-    if seconds >= 1:
-        return f"{seconds:.2f} s"
-    if seconds >= 1e-3:
-        return f"{seconds * 1e3:.2f} ms"
-    return f"{seconds * 1e6:.1f} µs"
 
 
 # ----------------------------------------------------------------------- peers and agreement
@@ -318,36 +276,6 @@ def _twenty_from_file():
         return getattr(importlib.import_module(name), name)
     finally:
         sys.path.remove(folder)
-
-
-# ------------------------------------------------------------------------------------ report
-def _git(*args: str) -> str:
-    try:
-        return subprocess.run(["git", *args], capture_output=True, text=True, cwd=str(ROOT),
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "?"
-
-
-def machine_facts() -> list[str]:
-    try:
-        load = "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
-    except OSError:
-        load = "?"
-    dirty = _git("status", "--porcelain", "--", "vectorize")
-    malloc = " ".join(f"{k}={v}" for k, v in sorted(os.environ.items())
-                      if k.startswith("MALLOC_")) or "(none)"
-    return [
-        f"- code: git {_git('rev-parse', '--short', 'HEAD')}, vectorize/ "
-        f"{'with uncommitted changes' if dirty else 'clean'}",
-        f"- MALLOC_* environment: {malloc}",
-        f"- date: {datetime.datetime.now().isoformat(timespec='seconds')}",
-        f"- nproc: {os.cpu_count()}; load average at start: {load}",
-        f"- cpu: {platform.processor() or platform.machine()}",
-        f"- python {platform.python_version()}, numpy {np.__version__}, "
-        f"platform {platform.platform()}",
-        f"- OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}",
-    ]
 
 
 def main(argv=None) -> int:

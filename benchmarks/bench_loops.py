@@ -15,39 +15,38 @@ Workloads:
 - lanes that finish at very different times: Collatz step counts for n in [1, 1e5), and
   Mandelbrot over [-2.5, 1.5] x [-2, 2] (most points escape in a few steps, the rest run 50):
   the hand-written masked loop against ours (select) and ours (compact);
-- numba ``@vectorize`` and ``jax.vmap`` of ``lax.while_loop``, only if those packages can be
-  imported (they are not dependencies; the report says when they were skipped).
+- numba ``@vectorize`` and ``jax.vmap`` of ``lax.while_loop`` on every workload, only if those
+  packages can be imported (they are optional: ``pip install -e ".[bench]"``, not
+  dependencies); their results are checked like the other peers' and reported in a table of
+  their own, and the report says when they were skipped.
 
-How it times (same method as bench_core.py): everything runs in ONE process; peers are
-INTERLEAVED (round 1 times A, B, C, ..., round 2 again A, B, C, ...), each figure is the MEDIAN
-over rounds; one timing is ``reps`` back-to-back calls lasting at least ~20 ms; ours is warm
-(called once before any timing). The loop and numpy.vectorize at N = 1e5 run in fewer rounds.
-Every peer's result is compared with the loop's (or, where the loop is not timed, with the
-hand-written loop's) before timing.
+How it times (same method as bench_core.py; the helpers are in _timing.py): everything runs in
+ONE process; peers are INTERLEAVED (round 1 times A, B, C, ..., round 2 again A, B, C, ...),
+each figure is the MEDIAN over rounds; one timing is ``reps`` back-to-back calls lasting at
+least ~20 ms; ours is warm (called once before any timing). The loop and numpy.vectorize at
+N = 1e5 run in fewer rounds. Every peer's result is compared with the loop's (or, where the
+loop is not timed, with the hand-written loop's) before timing.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
-import importlib.util
-import os
-import platform
-import statistics
-import subprocess
+import importlib.metadata
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+for path in (str(ROOT), str(HERE)):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+from _timing import MIN_TIMING_S, fmt_time, interleaved, machine_facts, medians  # noqa: E402
 
 import vectorize as vz  # noqa: E402
 
-MIN_TIMING_S = 0.020
 MAX_ITER = 50
 
 
@@ -168,15 +167,38 @@ def collatz_hand_where(n):
     return steps
 
 
-# ------------------------------------------------------------ optional peers (not installed)
-def optional_peers(workload: str, args) -> tuple[dict, list[str]]:
-    """numba @vectorize and jax.vmap(lax.while_loop), when importable."""
-    peers, notes = {}, []
-    if importlib.util.find_spec("numba") is None:
-        notes.append("numba is not installed: numba @vectorize skipped")
-    else:                                             # pragma: no cover - not installed here
-        import numba
+# ------------------------------------------------------------------------- optional peers
+OPTIONAL_PEERS = ("numba @vectorize", "jax.vmap(lax.while_loop)")
 
+
+def optional_versions() -> str:
+    """Versions of the optional peers' packages, for the report."""
+    found = []
+    for dist in ("numba", "jax", "jaxlib"):
+        try:
+            found.append(f"{dist} {importlib.metadata.version(dist)}")
+        except importlib.metadata.PackageNotFoundError:
+            found.append(f"{dist} not installed")
+    return ", ".join(found)
+
+
+def _skip_note(package: str, exc: ImportError, peer: str) -> str:
+    if isinstance(exc, ModuleNotFoundError) and exc.name == package:
+        return f"{package} is not installed: {peer} skipped"
+    return f"{package} could not be imported ({exc}): {peer} skipped"
+
+
+def optional_peers(workload: str, args) -> tuple[dict, list[str]]:
+    """numba @vectorize and jax.vmap(lax.while_loop) of the same per-example loop, when
+    importable (they are not dependencies). ``workload`` is "mandel" (args: cr, ci; escape
+    counts, at most MAX_ITER iterations) or "collatz" (args: n; step counts). Each peer is
+    called once here (compilation) before any timing."""
+    peers, notes = {}, []
+    try:
+        import numba
+    except ImportError as exc:        # not installed, or installed but unusable (numpy too new)
+        notes.append(_skip_note("numba", exc, "numba @vectorize"))
+    else:
         if workload == "mandel":
             kernel = numba.njit(mandel_for)
 
@@ -191,12 +213,13 @@ def optional_peers(workload: str, args) -> tuple[dict, list[str]]:
                 return kernel(n)
         nb(*args)
         peers["numba @vectorize"] = lambda: nb(*args)
-    if importlib.util.find_spec("jax") is None:
-        notes.append("jax is not installed: jax.vmap of lax.while_loop skipped")
-    else:                                             # pragma: no cover - not installed here
+    try:
         import jax
         import jax.numpy as jnp
-        jax.config.update("jax_enable_x64", True)
+    except ImportError as exc:
+        notes.append(_skip_note("jax", exc, "jax.vmap of lax.while_loop"))
+    else:
+        jax.config.update("jax_enable_x64", True)     # int64 counts, float64 arithmetic
 
         if workload == "mandel":
             def one(cr, ci):
@@ -207,6 +230,7 @@ def optional_peers(workload: str, args) -> tuple[dict, list[str]]:
                 def body(s):
                     zr, zi, k = s
                     return zr * zr - zi * zi + cr, 2.0 * zr * zi + ci, k + 1
+                # z starts at c with count 1, as in mandel_select: the same counts
                 return jax.lax.while_loop(cond, body, (cr, ci, jnp.int64(1)))[2]
         else:
             def one(n):
@@ -215,63 +239,26 @@ def optional_peers(workload: str, args) -> tuple[dict, list[str]]:
                     return jnp.where(m % 2 == 0, m // 2, 3 * m + 1), k + 1
                 return jax.lax.while_loop(lambda s: s[0] > 1, body, (n, jnp.int64(0)))[1]
         fn = jax.jit(jax.vmap(one))
-        jargs = [jnp.asarray(a) for a in args]
+        jargs = [jnp.asarray(a) for a in args]    # converted once, outside the timing
         fn(*jargs).block_until_ready()
         peers["jax.vmap(lax.while_loop)"] = lambda: fn(*jargs).block_until_ready()
     return peers, notes
 
 
-# ---------------------------------------------------------------------------------- timing
-def calibrate(call, min_s: float = MIN_TIMING_S) -> int:
-    reps = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(reps):
-            call()
-        elapsed = time.perf_counter() - start
-        if elapsed >= min_s:
-            return reps
-        reps = max(reps * 2, int(reps * min_s * 1.2 / max(elapsed, 1e-9)))
-
-
-def one_timing(call, reps: int) -> float:
-    start = time.perf_counter()
-    for _ in range(reps):
-        call()
-    return (time.perf_counter() - start) / reps
-
-
-def interleaved(peers: dict, rounds: int, max_rounds: dict | None = None) -> dict:
-    """Median seconds per call of each peer over ``rounds`` interleaved rounds; a peer in
-    ``max_rounds`` is timed in only that many rounds, spread over the run."""
-    max_rounds = max_rounds or {}
-    reps = {name: calibrate(call) for name, call in peers.items()}
-    times = {name: [] for name in peers}
-    for r in range(rounds):
-        for name, call in peers.items():
-            limit = max_rounds.get(name, rounds)
-            if limit < rounds and (r * limit) // rounds == ((r + 1) * limit) // rounds:
-                continue
-            times[name].append(one_timing(call, reps[name]))
-    return {name: statistics.median(ts) for name, ts in times.items()}
-
-
-def fmt_time(seconds: float) -> str:
-    if seconds >= 1:
-        return f"{seconds:.2f} s"
-    if seconds >= 1e-3:
-        return f"{seconds * 1e3:.2f} ms"
-    return f"{seconds * 1e6:.1f} µs"
-
-
-def agreement(peers: dict, ref_name: str) -> str:
-    """'exact' when every peer returns the reference's values and integer kind."""
-    results = {name: np.asarray(call()) for name, call in peers.items()}
+def agreement(results: dict, ref_name: str, names=None) -> str:
+    """'exact' when every peer in ``names`` (default: all) returned the reference's values
+    with an integer dtype. ``results`` maps names to what the peers returned."""
     ref = results[ref_name]
     bad = [f"{name} ({res.dtype})" for name, res in results.items()
-           if res.shape != ref.shape or res.dtype.kind not in "iu"
-           or not np.array_equal(res, ref)]
+           if (names is None or name in names)
+           and (res.shape != ref.shape or res.dtype.kind not in "iu"
+                or not np.array_equal(res, ref))]
     return "exact" if not bad else "MISMATCH: " + ", ".join(bad)
+
+
+def outputs(peers: dict) -> dict:
+    """Each peer's result (called once, before timing) as a NumPy array."""
+    return {name: np.asarray(call()) for name, call in peers.items()}
 
 
 # -------------------------------------------------------------------------------- workloads
@@ -322,28 +309,12 @@ def escaped_fraction(cr, ci, within: int) -> float:
 
 
 # ------------------------------------------------------------------------------------ report
-def _git(*args: str) -> str:
-    try:
-        return subprocess.run(["git", *args], capture_output=True, text=True, cwd=str(ROOT),
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "?"
-
-
-def machine_facts() -> list[str]:
-    try:
-        load = "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
-    except OSError:
-        load = "?"
-    dirty = _git("status", "--porcelain", "--", "vectorize")
-    return [
-        f"- code: git {_git('rev-parse', '--short', 'HEAD')}, vectorize/ "
-        f"{'with uncommitted changes' if dirty else 'clean'}",
-        f"- date: {datetime.datetime.now().isoformat(timespec='seconds')}",
-        f"- nproc: {os.cpu_count()}; load average at start: {load}",
-        f"- python {platform.python_version()}, numpy {np.__version__}, "
-        f"platform {platform.platform()}",
-    ]
+def optional_row(workload: str, n: int, name: str, res: dict, hand: float, agree: str) -> str:
+    """One row of the optional-peers table: the peer's time and its ratios to the best
+    hand-written loop and to ours."""
+    t = res[name]
+    return (f"| {workload} | {n:.0e} | {name} | {fmt_time(t)} | {t / hand:.2f}x | "
+            f"{t / res['ours select']:.2f}x | {t / res['ours compact']:.2f}x | {agree} |")
 
 
 def main(argv=None) -> int:
@@ -356,11 +327,13 @@ def main(argv=None) -> int:
 
     md = ["# bench_loops results", "",
           f"Command: `python benchmarks/bench_loops.py{' --quick' if opts.quick else ''}`", ""]
-    md += machine_facts()
+    md += machine_facts(full=False)
+    md += [f"- optional peers: {optional_versions()}"]
     md += ["", f"Median of {rounds} interleaved rounds (loop and numpy.vectorize at N = 1e5: "
            f"{slow_rounds} rounds); each timing >= {MIN_TIMING_S * 1e3:.0f} ms of back-to-back "
            "calls; times per call.", ""]
     notes: list[str] = []
+    optional_rows: list[str] = []
 
     md += ["### Mandelbrot escape counts (max 50 iterations), window [-2, 0.5] x [-1.25, 1.25]",
            "", "| N | loop | numpy.vectorize | hand (while) | hand (fixed 50) | ours select | "
@@ -373,9 +346,10 @@ def main(argv=None) -> int:
         peers.update(extra)
         if n == 1_000:
             notes += extra_notes
-        agree = agreement(peers, "loop")
+        results = outputs(peers)
+        agree = agreement(results, "loop")
         slow = {"loop": slow_rounds, "numpy.vectorize": slow_rounds} if n >= 100_000 else {}
-        res = interleaved(peers, rounds, slow)
+        res = medians(interleaved(peers, rounds, slow))
         hand = min(res["hand (while active.any())"], res["hand (fixed 50 + early exit)"])
         md.append(
             f"| {n:.0e} | {fmt_time(res['loop'])} | {fmt_time(res['numpy.vectorize'])} | "
@@ -384,9 +358,11 @@ def main(argv=None) -> int:
             f"{fmt_time(res['ours compact'])} | {fmt_time(res['ours (for + break)'])} | "
             f"{res['ours select'] / hand:.2f}x | {res['ours compact'] / hand:.2f}x | "
             f"{res['loop'] / res['ours select']:.0f}x | {agree} |")
-        for name in extra:
-            notes.append(f"Mandelbrot N={n:.0e}: {name} {fmt_time(res[name])}")
         print(md[-1], flush=True)
+        for name in extra:
+            optional_rows.append(optional_row(
+                "Mandelbrot [-2, 0.5] x [-1.25, 1.25]", n, name, res, hand,
+                agreement(results, "loop", {"loop", name})))
 
     md += ["", "### Lanes that finish at very different times", "",
            "| workload | N | best hand-written masked loop | ours select | ours compact | "
@@ -395,8 +371,10 @@ def main(argv=None) -> int:
     peers = collatz_peers(n)
     extra, _ = optional_peers("collatz", (n,))
     peers.update(extra)
-    agree = agreement(peers, "hand (np.where carries)")
-    res = interleaved(peers, rounds)
+    results = outputs(peers)
+    ref = "hand (np.where carries)"
+    agree = agreement(results, ref)
+    res = medians(interleaved(peers, rounds))
     hands = ("hand (in-place += / &=)", "hand (np.where carries)")
     best = min(hands, key=res.get)
     hand = res[best]
@@ -405,15 +383,20 @@ def main(argv=None) -> int:
     md.append(f"| Collatz steps, n in [1, 1e5) | {n.size:.0e} | {fmt_time(hand)} ({best[6:-1]}) | "
               f"{fmt_time(res['ours select'])} | {fmt_time(res['ours compact'])} | "
               f"{res['ours select'] / hand:.2f}x | {res['ours compact'] / hand:.2f}x | {agree} |")
-    for name in extra:
-        notes.append(f"Collatz: {name} {fmt_time(res[name])}")
     print(md[-1], flush=True)
+    for name in extra:
+        optional_rows.append(optional_row("Collatz steps, n in [1, 1e5)", n.size, name, res,
+                                          hand, agreement(results, ref, {ref, name})))
 
     cr, ci = grid(100_000, -2.5, 1.5, -2.0, 2.0, seed=1)
     peers = mandel_peers(cr, ci, with_loop=False)
     peers.pop("ours (for + break)")
-    agree = agreement(peers, "hand (while active.any())")
-    res = interleaved(peers, rounds)
+    extra, _ = optional_peers("mandel", (cr, ci))
+    peers.update(extra)
+    results = outputs(peers)
+    ref = "hand (while active.any())"
+    agree = agreement(results, ref)
+    res = medians(interleaved(peers, rounds))
     hands = ("hand (while active.any())", "hand (fixed 50 + early exit)")
     best = min(hands, key=res.get)
     hand = res[best]
@@ -425,7 +408,16 @@ def main(argv=None) -> int:
               f"{fmt_time(res['ours select'])} | {fmt_time(res['ours compact'])} | "
               f"{res['ours select'] / hand:.2f}x | {res['ours compact'] / hand:.2f}x | {agree} |")
     print(md[-1], flush=True)
+    for name in extra:
+        optional_rows.append(optional_row("Mandelbrot [-2.5, 1.5] x [-2, 2]", cr.size, name,
+                                          res, hand, agreement(results, ref, {ref, name})))
 
+    if optional_rows:
+        md += ["", "### numba `@vectorize` and `jax.vmap` of `lax.while_loop` (optional peers)",
+               "", "Timed in the same interleaved rounds as the table rows above; agreement is "
+               "with the loop (Mandelbrot 1e3/1e5) or the hand-written loop (the others).", "",
+               "| workload | N | peer | time | peer / best hand | peer / ours select | "
+               "peer / ours compact | agree |", "|" + "---|" * 8] + optional_rows
     if notes:
         md += ["", "Notes:", ""] + [f"- {note}" for note in notes]
     report = "\n".join(md) + "\n"

@@ -716,6 +716,14 @@ def first_index_above(x):
     return i
 
 
+def scaled_until_below(x):
+    for i in range(3):
+        y = x * i
+        if x > y:
+            break
+    return y + i
+
+
 def bisect_sqrt(x):
     lo = 0.0
     hi = max(x, 1.0)
@@ -849,6 +857,7 @@ CORPUS = {
     doublings_to_exceed: ("f", "f"),
     smallest_divisor_offset: ("i",),
     first_index_above: ("f",),
+    scaled_until_below: ("f",),
     bisect_sqrt: ("f",),
     halvings: ("f",),
     newton_until_converged: ("f",),

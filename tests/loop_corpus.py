@@ -754,3 +754,160 @@ def collatz_of_multiples(n):
         total += collatz_steps_compact(m)
         m = m + n
     return total
+
+
+# ------------------------------------------- loop carries that start unbatched, read as arrays
+def builtins_on_carry(n):
+    """A carry that starts unbatched (m = 1) read by builtins whose batched form needs an
+    array (``float(m)`` is ``m.astype(float)``) in a plain loop."""
+    m = 1
+    s = 0.0
+    for _ in range(3):
+        s = s + float(m) + abs(m) + int(m) % 7
+        m = m + n
+    return s
+
+
+# imported here, not at the top: the golden sources name the lines of the functions above
+import numpy as np  # noqa: E402
+
+SHARED_MATRIX = np.array([[4.0, 1.0], [-1.0, 2.0]])
+
+
+def scaled_matrix_entries(x):
+    """A per-example matrix carry that starts as a shared matrix: indexing, a reduction and
+    ``len`` of it need the batch axis from the first iteration on."""
+    v = SHARED_MATRIX
+    t = 0.0
+    for _ in range(2):
+        t = t + v[0, 1] + v.sum(axis=0)[0] + len(v)
+        v = v * x
+    return t
+
+
+# ------------------------------------------------------------ names first bound in while True
+def settle_select(x):
+    """``while True`` left by two breaks; ``y`` gets a different value before each."""
+    k = 0
+    while True:  # vectorize: select
+        k += 1
+        if x > 100.0 or k > 50:
+            y = -1.0
+            break
+        x = x * 2.0
+        if x >= 1.0:
+            y = x - 1.0
+            break
+    return y, k
+
+
+def settle_compact(x):
+    k = 0
+    while True:  # vectorize: compact
+        k += 1
+        if x > 100.0 or k > 50:
+            y = -1.0
+            break
+        x = x * 2.0
+        if x >= 1.0:
+            y = x - 1.0
+            break
+    return y, k
+
+
+def doubled_thrice(x):
+    """``while True`` left by a ``break`` every example takes at the same time (a Python
+    loop); ``y`` is first bound in it."""
+    k = 0
+    while True:
+        y = x * 2.0
+        x = y
+        k += 1
+        if k == 3:
+            break
+    return y
+
+
+def unbound_after_some_breaks(x):
+    """Invalid for some examples: ``y`` is unbound after the loop when the first break is
+    taken (the engine must reject it, not invent a value)."""
+    while True:
+        if x > 1.0:
+            break
+        y = x
+        x = x * 2.0 + 1.0
+    return y
+
+
+def halve_vector_until_small(v):
+    """A per-example vector first bound in a masked ``while True``."""
+    while True:
+        w = v * 0.5
+        if w[0] < 1.0:
+            break
+        v = w
+    return w
+
+
+# ------------------------------------------ indexes that Python evaluates on some lanes only
+def sum_from_select(v, k):
+    """A masked loop reading v[k]: lanes that finished keep k == len(v), and the body must
+    not read v[len(v)] for them (the loop's own mask guards the index)."""
+    s = 0.0
+    while k < len(v):  # vectorize: select
+        s = s + v[k]
+        k += 1
+    return s
+
+
+def sum_from_compact(v, k):
+    s = 0.0
+    while k < len(v):  # vectorize: compact
+        s = s + v[k]
+        k += 1
+    return s
+
+
+def negative_at(v, i):
+    """``and`` guarding an index, outside loops."""
+    if i < len(v) and v[i] < 0.0:
+        return 1
+    return 0
+
+
+def entry_or_zero(v, i):
+    """A conditional expression guarding an index (the test a chained comparison)."""
+    return v[i] if 0 <= i < len(v) else 0.0
+
+
+def past_end_or_positive(v, i):
+    """``or``: the right side runs only where the left side is false."""
+    return i >= len(v) or v[i] > 0.0
+
+
+def next_entry(v, i):
+    """A branch assigns what its test reads before it indexes (the guard is the test's value
+    before), and an ``elif`` indexes too."""
+    y = -1.0
+    if i < len(v) - 1:
+        i = i + 1
+        y = v[i]
+    elif i < len(v):
+        y = 2.0 * v[i]
+    return y
+
+
+TABLE = np.array([0.5, -1.0, 2.0, -3.0])
+
+
+def table_is_positive(k):
+    """A shared table indexed by a per-example integer only where it is in range."""
+    return k >= 0 and k < len(TABLE) and TABLE[k] > 0.0
+
+
+def entry_if_positive(v, x, k):
+    """An index the same for every example (``k`` is shared), under a per-example
+    condition."""
+    if x > 0.0:
+        return v[k]
+    return 0.0

@@ -166,10 +166,6 @@ KNOWN_BUGS: dict[str, tuple[str, list[tuple]]] = {
         "documented divergence (docs/semantics.md): NumPy warns on overflow where Python's "
         "math is silent (math.degrees(1e308) is a quiet inf)",
         [(np.array([0.0]), np.array([1e308]))]),
-    "first_index_above": (
-        "engine bug: the loop variable of a non-empty constant `range(5)` is reported as "
-        "possibly unbound after the loop (valid code rejected)",
-        [(np.array([0.5, 9.0]),)]),
     "count_or_scale": (
         "reference gap, not fixable in the engine: when every lane keeps the int value the "
         "loop's np.array is int64, the vectorized np.where(int, float) is float64",

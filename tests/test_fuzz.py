@@ -100,11 +100,6 @@ def test_generated_programs_are_well_formed(program):
 # should not raise, or a crash on a program it can translate); False: equal results or a
 # VectorizeError are both fine. Marked ones are open; the others were fixed since.
 
-_EXAMPLE_RAISES = pytest.mark.xfail(strict=True, reason=(
-    "engine limitation: the result type is inferred by running the scalar operation on a "
-    "representative value (1.0), for which math.sqrt(x - 10.0) raises; the tuple structure of "
-    "divmod(...) is then unknown and unpacking it is rejected (a VectorizeError, not a wrong "
-    "result)"))
 _X = np.array([-1.0, 0.5, 2.0, 12.0, np.nan, -0.0, np.inf])
 
 FOUND = [
@@ -243,7 +238,7 @@ def f(x):
 def f(x):
     a, b = divmod(x, math.sqrt(x - 10.0))
     return a
-""", (_X,), True, marks=_EXAMPLE_RAISES, id="divmod_unpacking_when_the_example_value_raises"),
+""", (_X,), True, id="divmod_unpacking_when_the_example_value_raises"),
     pytest.param("divmod_unpacking_of_a_helper_result", """
 def h0(a):
     for i in range(2):
@@ -255,6 +250,32 @@ def f(x):
     a, b = divmod(h0(1.0), x)
     return a
 """, (_X,), True, id="divmod_unpacking_of_a_helper_result"),
+    pytest.param("value_swapped_back_under_a_batched_if", """
+def h0(a, b):
+    if a * 0:
+        a = a
+    else:
+        a, b = b, a
+        b, a = a, b
+    if np.isfinite(b):
+        a = a + 1.0
+    return a + b
+
+
+def f(x):
+    return h0(x, 3.0)
+""", (_X,), True, id="value_swapped_back_under_a_batched_if"),
+    pytest.param("value_swapped_back_in_a_masked_loop", """
+def f(x, y):
+    n = 0
+    while n < 3 and x > n:
+        n += 1
+        x, y = y, x
+        y, x = x, y
+    if y > 0.0:
+        y = y + 1.0
+    return y
+""", (_X, 2.0), True, id="value_swapped_back_in_a_masked_loop"),
 ]
 
 

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 
+import if_corpus as I
 import loop_corpus as L
 import numpy as np
 import pytest
@@ -26,8 +27,9 @@ big = np.array([0, 12, 7, 832040, -18, 5])
 small = np.array([18, 0, 21, 514229, 12, -5])
 cr = np.linspace(-2.0, 1.0, 13)
 ci = np.linspace(-1.0, 1.0, 13)
+xs = np.linspace(-3.0, 3.0, 13)
 
-# name -> (function, arguments, strategy of its masked loops)
+# name -> (function, arguments, strategy of its masked loops, or "compact_if" for compacted ifs)
 CASES = {
     "collatz_steps_select": (L.collatz_steps_select, (ints,), "select"),
     "collatz_steps_compact": (L.collatz_steps_compact, (ints,), "compact"),
@@ -39,6 +41,13 @@ CASES = {
     "triangular_compact": (L.triangular_compact, (ints,), "compact"),
     "escape_for": (L.escape_for, (cr, ci), "select"),
     "skip_thirds_compact": (L.skip_thirds_compact, (ints,), "compact"),
+    "escape_for_compact": (L.escape_for_compact, (cr, ci), "compact"),
+    # compacted ifs: each branch on its own lanes
+    "elif_chain_compact": (I.elif_chain_compact, (xs,), "compact_if"),
+    "some_lanes_compact": (I.some_lanes_compact, (xs, xs[::-1]), "compact_if"),
+    "early_return_compact": (I.early_return_compact, (xs, 1.0), "compact_if"),
+    "halvings_compact": (I.halvings_compact, (xs * 9,), "compact_if"),
+    "default_loop_branch": (I.default_loop_branch, (xs,), "compact_if"),
 }
 
 
@@ -73,13 +82,18 @@ def test_golden_sources_keep_user_names():
 def test_golden_sources_have_their_strategy(name):
     """The select form merges with np.where under `while active.any():` (or breaks out of a
     Python `for` when no lane is active); the compact form gathers the running lanes with
-    np.flatnonzero and scatters them back."""
+    np.flatnonzero and scatters them back (a `for` loop breaks when none is left). A
+    compacted `if` gathers the lanes of each branch and merges nothing with np.where."""
     _f, _args, strategy = CASES[name]
     body = (GOLDEN / f"{name}.py").read_text().split("def ", 1)[1]
+    if strategy == "compact_if":
+        assert "lanes = np.flatnonzero(cond)" in body
+        assert "np.where(cond" not in body
+        return
     assert "np.where(active" in body or "np.where(active_lanes" in body
     if strategy == "select":
         assert "np.flatnonzero" not in body
         assert "while active.any():" in body or "if not active.any():" in body
     else:
         assert "lanes = np.flatnonzero(active)" in body
-        assert "while lanes.size:" in body
+        assert "while lanes.size:" in body or "if not lanes.size:" in body

@@ -50,31 +50,18 @@ SETTINGS = settings(max_examples=int(os.environ.get("VECTORIZE_LOOP_EXAMPLES", "
 # ------------------------------------------------------------------------------- bugs found
 BUG_NOT_ON_CARRY = ""   # fixed
 BUG_UNBATCHED_ENTRY = ""   # fixed
-BUG_WHILE_TRUE_UNBOUND = (
-    "bug: valid code rejected: a name assigned in a `while True:` body before the only "
-    "`break` is reported as 'assigned on some paths only, may be unbound' after the loop")
+BUG_WHILE_TRUE_UNBOUND = ""   # fixed
 BUG_TRUTHY_MASK = ""   # fixed
 BUG_TUPLE_CARRY = ""   # fixed
 BUG_UNMASKED_LOOP = ""   # fixed
-BUG_FOR_COMPACT_IGNORED = (
-    "bug (minor): `# vectorize: compact` on a `for _ in range(50):` loop with a batched "
-    "`break` is silently ignored (the loop stays in the select form); the strategy comment "
-    "works on `while` loops and per-example ranges only")
+BUG_FOR_COMPACT_IGNORED = ""   # fixed
 BUG_AUG_ASSIGN_WARNS = ""   # fixed
 BUG_SELECT_DTYPE_DEPENDS_ON_DATA = ""   # fixed
 BUG_AND_GUARD_WARNS = ""   # fixed
 
 
-BUG_HELPER_ON_CARRY = (
-    "bug: a helper holding a masked loop, called on a loop carry that starts unbatched "
-    "(`m = 1`, then `m = m + n`), is specialized for a batched argument but receives the "
-    "Python int on the first iteration: AttributeError 'bool' object has no attribute "
-    "'shape' (the same root cause as the unbatched-entry `while` and `not` on a carry: "
-    "carries are not made arrays on loop entry)")
-BUG_AND_GUARDED_INDEX = (
-    "bug: `while i < len(v) and v[i] < 0.0:` evaluates v[i] on every lane, also where "
-    "i == len(v) (the per-example `and` never gets there): IndexError 'index 2 is out of "
-    "bounds for axis 1 with size 2' as soon as one example is negative throughout")
+BUG_HELPER_ON_CARRY = ""   # fixed
+BUG_AND_GUARDED_INDEX = ""   # fixed
 BUG_COMPACT_VECTOR_CARRY = ""   # fixed
 
 
@@ -115,6 +102,11 @@ class Case:
 
     def bug(self, variant):
         return self.bugs.get(variant) or self.bugs.get("*")
+
+    @property
+    def open_bugs(self) -> dict:
+        """The bugs not fixed yet (a fixed one keeps its entry with an empty reason)."""
+        return {k: v for k, v in self.bugs.items() if v}
 
 
 CASES = [
@@ -198,6 +190,19 @@ CASES = [
     # the compact form of this one can hang: its differential test runs in a child process
     Case("count_bits", (ints(0, 10**6),), ([0, 1, 2, 3, 7, 12, 255, 1024],),
          bugs={"compact": BUG_TRUTHY_MASK}),
+    # regressions of BUG_HELPER_ON_CARRY: carries that start unbatched, read as arrays
+    Case("builtins_on_carry", (ints(-50, 50),), ([0, 1, 5, -3, -50, 50],), variants=("",)),
+    Case("scaled_matrix_entries", (floats(-10, 10, NAN, INF, -INF),),
+         ([0.0, -0.0, 1.5, -2.0, NAN, INF],), variants=("",)),
+    # regressions of BUG_WHILE_TRUE_UNBOUND: names first bound in `while True`
+    Case("settle", (floats(-10, 1e3, NAN, INF, -INF, 1e-300, 0.5),),
+         ([0.1, 3.0, 200.0, -1.0, NAN, 1e-300, INF, -0.0, 0.5],)),
+    Case("doubled_thrice", (floats(-1e3, 1e3, *FLOAT_EDGES),), ([1.0, -0.0, NAN, INF],),
+         variants=("",)),
+    # regressions of BUG_AND_GUARDED_INDEX without per-example vectors (see also
+    # test_indexes_guarded_by_per_example_conditions)
+    Case("table_is_positive", (ints(-10, 10, -1, 0, 3, 4),), ([-3, -1, 0, 1, 2, 3, 4, 7],),
+         variants=("",)),
 ]
 CASE_BY_NAME = {c.name: c for c in CASES}
 HANGS = {("count_bits", "compact")}
@@ -309,7 +314,7 @@ def test_edge_inputs(case, variant):
 
 
 @pytest.mark.parametrize(("case", "variant"), variant_params(
-    [c for c in CASES if not c.bugs or set(c.bugs) != {"*"}]))
+    [c for c in CASES if set(c.open_bugs) != {"*"}]))
 def test_hypothesis(case, variant):
     if (case.name, variant) in HANGS:
         result = isolated_result(f"{case.name}_{variant}")
@@ -376,7 +381,8 @@ STRATEGY_CASES = [(c, v) for c in CASES if c.variants == ("select", "compact") a
 @pytest.mark.parametrize(("case", "variant"), [
     *[pytest.param(c, v, id=f"{c.name}-{v}") for c, v in STRATEGY_CASES],
     pytest.param(CASE_BY_NAME["escape"], "for_compact", id="escape-for_compact",
-                 marks=pytest.mark.xfail(strict=True, reason=BUG_FOR_COMPACT_IGNORED)),
+                 marks=[pytest.mark.xfail(strict=True, reason=BUG_FOR_COMPACT_IGNORED)]
+                 if BUG_FOR_COMPACT_IGNORED else []),
 ])
 def test_strategy_comment_is_honoured(case, variant):
     batched, unbatched = edge_inputs(case)
@@ -476,6 +482,106 @@ def test_int_carry_becomes_float_in_the_loop():
         np.testing.assert_array_equal(got, [1.5, 0.0])
     got = vectorize(L.int_to_float_carry, fallback="error")(np.array([0.25]))
     assert got.dtype == np.float64 and got[0] == 1.5
+
+
+# ------------------------------------------ indexes Python evaluates on some lanes only
+GUARDED_INDEX_FUNCS = [L.sum_from_select, L.sum_from_compact, L.negative_at, L.entry_or_zero,
+                       L.past_end_or_positive, L.next_entry]
+GUARDED_INDEX_EDGE = (
+    np.array([[1.0, -2.0, 3.0], [-1.0, -2.0, -3.0], [NAN, 0.0, -0.0], [4.0, 5.0, -6.0],
+              [-1.0, INF, 2.0], [0.0, 0.0, 0.0]]),
+    np.array([0, 2, 3, -3, -1, 6]))
+
+
+@st.composite
+def vectors_and_indices(draw):
+    """(v, i): N vectors of length D >= 1 and per-example integers from -D (Python's
+    smallest valid index) to D + 3 (past the end, where only a guard keeps Python out)."""
+    n, d = draw(st.integers(0, MAX_N)), draw(st.integers(1, 5))
+    v = draw(hnp.arrays(np.float64, (n, d), elements=floats(-3, 3, NAN, INF, -INF, -1.0)))
+    i = draw(hnp.arrays(np.int64, (n,), elements=st.integers(-d, d + 3)))
+    return v, i
+
+
+def _check_guarded(func, v, i):
+    lanes, raised, warned = run_lanes(func, [v, i], ())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore" if warned or raised else "error")
+        with np.errstate(all="warn", under="ignore"):
+            got = vmap(func)(v, i)
+    assert_lanes_equal(got, lanes, (len(v),), raised)
+
+
+@pytest.mark.parametrize("func", GUARDED_INDEX_FUNCS, ids=lambda f: f.__name__)
+def test_indexes_guarded_by_per_example_conditions(func):
+    """`i < len(v) and v[i]`, `v[i] if 0 <= i < len(v) else 0`, `i >= len(v) or v[i]`, an
+    index in a batched `if` branch (whose test the branch changes) and in a masked loop's
+    body: lanes Python keeps out of `v[i]` must not read it (IndexError), and every other
+    lane reads exactly `v[i]` (`first_nonnegative` is a `Case` above)."""
+    _check_guarded(func, *GUARDED_INDEX_EDGE)
+    _check_guarded(func, GUARDED_INDEX_EDGE[0][:0], GUARDED_INDEX_EDGE[1][:0])
+
+    @SETTINGS
+    @given(vectors_and_indices())
+    def run(inputs):
+        _check_guarded(func, *inputs)
+    run()
+
+
+def test_unguarded_indexes_no_lane_reaches_still_raise():
+    """Documented in docs/semantics.md: an index that is the same for every example is not
+    guarded (a guard would turn `v[:, k]` into a gather), and no index fits an axis of
+    length 0; where no lane reaches them they raise, never give a wrong value."""
+    v, x = np.ones((3, 2)), np.array([-1.0, 0.0, -2.0])
+    assert [L.entry_if_positive(a, b, 5) for a, b in zip(v, x)] == [0.0] * 3
+    with pytest.raises(IndexError):
+        vmap(L.entry_if_positive, in_axes=(0, 0, None))(v, x, 5)
+    empty, i = np.ones((3, 0)), np.array([0, 1, 2])
+    assert [L.negative_at(a, b) for a, b in zip(empty, i)] == [0] * 3
+    vm = vmap(L.negative_at)
+    vm(np.ones((2, 3)), np.array([0, 5]))       # the specialization for vectors
+    with pytest.raises(IndexError):
+        vm(empty, i)
+
+
+def test_guarded_gather_source():
+    """The index of the gather is chosen by the guard; the guard of a branch is its test,
+    computed once."""
+    v, i = GUARDED_INDEX_EDGE
+    source = vmap(L.first_nonnegative_select).source(v)
+    assert ("v[np.arange(len(v)), np.where(active & (i_if < v.shape[1]), i_if, 0)]"
+            in source), source
+    source = vmap(L.next_entry).source(v, i)
+    assert "cond = i < v.shape[1] - 1\n" in source, source
+
+
+def test_plain_loops_keep_a_scalar_start():
+    """Carries of loops that only do arithmetic start as Python numbers (broadcasting takes
+    them); only carries that reach an operation that needs arrays become arrays first."""
+    x = np.linspace(-1, 1, 5)
+    assert "np.full(" not in vectorize(L.horner, fallback="error").source(x)
+    assert "np.full(" not in vectorize(L.int_to_float_carry, fallback="error").source(x)
+    source = vectorize(L.builtins_on_carry, fallback="error").source(np.arange(5))
+    assert "m = np.full(len(n), m, dtype=np.int64)" in source
+    assert "s = np.full(" not in source
+
+
+def test_names_first_bound_in_while_true_need_every_exit_to_bind_them():
+    """A name bound before only some of the breaks of a `while True` may be unbound after
+    it (valid Python, but an error per example): rejected with its location."""
+    from vectorize import VectorizeError
+    with pytest.raises(VectorizeError, match="may be unbound") as info:
+        vectorize(L.unbound_after_some_breaks, fallback="error")(np.array([0.5, 2.0]))
+    assert "loop_corpus.py" in str(info.value)
+
+
+def test_arrays_first_bound_in_a_masked_while_true_are_rejected():
+    """The masked form needs a start value for `w` (a per-example vector) before the loop;
+    its shape is not known there: rejected, never guessed."""
+    from vectorize import VectorizeError
+    with pytest.raises(VectorizeError, match="give `w` a value before the loop") as info:
+        vmap(L.halve_vector_until_small)(np.array([[4.0, 1.0], [0.5, 3.0]]))
+    assert "loop_corpus.py" in str(info.value)
 
 
 # --------------------------------------------------------------------- dead lanes are quiet

@@ -3,10 +3,16 @@ before/after pairs, in the style of libcst codemods and pyupgrade."""
 
 import textwrap
 
+import libcst as cst
+import numpy as np
 import pytest
-from passes_util import body, run
+from passes_util import body, load, run
 
-from vectorize.passes import batch_rules, early_return, if_to_where, simplify
+from vectorize.abstract import Value
+from vectorize.cst_util import fix_parens
+from vectorize.passes import batch_rules, early_return, guard_indices, if_to_where, simplify
+from vectorize.source import read_function
+from vectorize.transform import FunctionJob, ModuleContext
 
 
 def _case(text):
@@ -291,3 +297,59 @@ def test_batch_rules_leave_alone(reason, batched, source):
 @pytest.mark.parametrize("reason,batched,before,after", RULE_CASES)
 def test_batch_rules(reason, batched, before, after):
     assert body(run(before, [batch_rules], batched)) == _case(after), reason
+
+
+# ------------------------------------------------------------------------- guard_indices
+def _run_on_vectors(source: str, passes) -> str:
+    """Like `run`, with ``v`` a batched vector of floats and ``i`` a batched integer."""
+    func = load(source)
+    params = {"v": Value(True, np.ones(3)), "i": Value(True, np.int64(1))}
+    job = FunctionJob(ModuleContext("numpy", "error"), read_function(func), params, "f")
+    tree = job.source.tree
+    for p in passes:
+        tree = p.transform(tree, job)
+    return cst.Module(body=[fix_parens(tree)]).code
+
+
+GUARD_CASES = [
+    ("the right side of `and` indexes only where the left side holds",
+     """
+     def f(v, i):
+         return i < len(v) and v[i] < 0.0
+     """,
+     "return i < len(v) and v[i if i < len(v) else 0] < 0.0"),
+    ("`or`: only where the left side is false",
+     """
+     def f(v, i):
+         return i >= len(v) or v[i] > 0.0
+     """,
+     "return i >= len(v) or v[0 if i >= len(v) else i] > 0.0"),
+    ("an `if` test is kept in a name: the branch changes what it reads",
+     """
+     def f(v, i):
+         y = 0.0
+         if i < len(v) - 1:
+             i = i + 1
+             y = v[i]
+         return y
+     """,
+     """
+     y = 0.0
+     cond = i < len(v) - 1
+     if cond:
+         i = i + 1
+         y = v[i if cond else 0]
+     return y
+     """),
+    ("indexes the same for every example are left alone",
+     """
+     def f(v, i):
+         return v[0] if i > 0 else v[1]
+     """,
+     "return v[0] if i > 0 else v[1]"),
+]
+
+
+@pytest.mark.parametrize("reason,before,after", GUARD_CASES)
+def test_guard_indices(reason, before, after):
+    assert body(_run_on_vectors(before, [guard_indices])) == _case(after), reason

@@ -31,6 +31,7 @@ from .abstract import (
 )
 from .cst_util import AUGMENTED_TO_BINARY
 from .errors import Unsupported
+from .liveness import writes
 from .rules.lanes import ENGINE_NAMES
 from .rules.random import infer as random_infer
 from .rules.random import random_name
@@ -73,7 +74,11 @@ class Env:
         self.unbound.discard(name)
 
 
-def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env) -> Env | None:
+def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
+              written: frozenset[str] = frozenset()) -> Env | None:
+    """The values after two paths meet. Under a batched condition a changed variable becomes
+    batched; so does every name the paths ``written`` assign, even to the value it had
+    (``a, b = b, a`` twice): the passes merge assigned names with ``np.where``."""
     if a is None:
         return b
     if b is None:
@@ -82,7 +87,7 @@ def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env) -> En
     for name in set(a.values) | set(b.values):
         if name in a.values and name in b.values:
             va, vb = a.values[name], b.values[name]
-            changed = va is not vb
+            changed = va is not vb or name in written
             out.values[name] = join(va, vb, force_batched=batched and changed) if changed else va
         else:
             out.values[name] = a.values.get(name, b.values.get(name))
@@ -106,6 +111,8 @@ class Analysis:
         self.defined_before_loop: dict[cst.CSTNode, set[str]] = {}
         self.loop_entry: dict[cst.CSTNode, dict] = {}   # variables' values entering a loop
         self.loop_head: dict[cst.CSTNode, dict] = {}    # ... at its head (fixed point)
+        # if -> variables' values (entering, after its body, after its else, at the join)
+        self.if_envs: dict[cst.CSTNode, tuple] = {}
         self.registry = registry
         self.helpers = helpers            # callback(func, args, kwargs, node) -> Value
         self.allow_fallback = allow_fallback
@@ -308,12 +315,21 @@ class Analysis:
             self.batched_returns = True   # later returns only run on some lanes
             self._batched_depth += 1
             self._divergent = getattr(self, "_divergent", 0) + 1
-        return join_envs(body_env, else_env, batched=batched, before=env)
+        joined = join_envs(body_env, else_env, batched=batched, before=env,
+                           written=frozenset(writes(stmt.body)
+                                             | (writes(stmt.orelse) if stmt.orelse else set())))
+        self.if_envs[stmt] = tuple(None if e is None else dict(e.values)
+                                   for e in (env, body_env, else_env, joined))
+        return joined
 
-    def _loop(self, stmt, env: Env, bind_target, masked: bool = False) -> Env | None:
+    def _loop(self, stmt, env: Env, bind_target, masked: bool = False,
+              endless: bool = False, nonempty: bool = False) -> Env | None:
         """Fixed point over the loop body. A loop is *masked* when its lanes can leave it at
         different times (a batched test, or break/continue/return under a batched
-        condition); then every variable it changes becomes batched."""
+        condition); then every variable it changes becomes batched. An *endless* loop
+        (``while True:``) is left only by ``break`` (or ``return``), never at its head. A
+        *nonempty* loop (over a constant, non-empty sequence) runs its body at least once, so
+        what its body binds is bound after it."""
         frame = {"breaks": [], "continues": [], "depth": self._batched_depth,
                  "masked": masked, "node": stmt}
         self.defined_before_loop[stmt] = set(env.values) - env.unbound
@@ -323,6 +339,7 @@ class Analysis:
         self._loop_stack.append(frame)
         try:
             head = env
+            written = frozenset(writes(stmt.body))
             for _ in range(50):
                 was_masked = frame["masked"]
                 frame["breaks"].clear()
@@ -335,8 +352,10 @@ class Analysis:
                 finally:
                     self._batched_depth -= was_masked
                 for cont in frame["continues"]:
-                    out = join_envs(out, cont, batched=frame["masked"], before=head)
-                new_head = (join_envs(head, out, batched=frame["masked"], before=head)
+                    out = join_envs(out, cont, batched=frame["masked"], before=head,
+                                    written=written)
+                new_head = (join_envs(head, out, batched=frame["masked"], before=head,
+                                      written=written)
                             if out else head)
                 if was_masked == frame["masked"] and all(
                         name in head.values and same(head.values[name], v)
@@ -348,15 +367,24 @@ class Analysis:
         finally:
             self._loop_stack.pop()
         self.loop_head[stmt] = dict(head.values)
-        exit_env = head
+        exit_env = None if endless else head
+        if nonempty and not endless:
+            if out is None:
+                exit_env = None      # every pass through the body leaves it otherwise
+            else:
+                exit_env = head.copy()
+                exit_env.unbound = (head.unbound & out.unbound) | (
+                    set(head.values) - set(out.values))
         if getattr(stmt, "orelse", None) is not None:
             if frame["masked"]:
                 raise Unsupported("a loop `else:` clause on a loop whose examples stop at "
                                   "different times", stmt,
                                   "set a flag before `break` and test it after the loop")
-            exit_env = self.block(stmt.orelse.body.body, head.copy())
+            if not endless:
+                exit_env = self.block(stmt.orelse.body.body, head.copy())
         for brk in frame["breaks"]:
-            exit_env = join_envs(exit_env, brk, batched=frame["masked"], before=head)
+            exit_env = join_envs(exit_env, brk, batched=frame["masked"], before=head,
+                                 written=frozenset(writes(stmt.body)))
         return exit_env
 
     def _mask_enclosing_loop(self, node) -> bool:
@@ -384,14 +412,17 @@ class Analysis:
             return self._loop(stmt, env, lambda e: self.bind(stmt.target, element, e, stmt),
                               masked=True)
         element = unbatched(UNKNOWN)
+        nonempty = False
         if iterable.known:
             try:
                 element = unbatched(next(iter(iterable.example)))
+                nonempty = bool(iterable.exact)   # the same sequence on every call
             except StopIteration:
                 element = unbatched(0 if isinstance(iterable.example, range) else UNKNOWN)
             except Exception:
                 element = unbatched(UNKNOWN)
-        return self._loop(stmt, env, lambda e: self.bind(stmt.target, element, e, stmt))
+        return self._loop(stmt, env, lambda e: self.bind(stmt.target, element, e, stmt),
+                          nonempty=nonempty)
 
     def method_call(self, node: cst.Call, base, env):
         """``x.sum(axis=0)`` on a batched ``x``: a method rule from the registry."""
@@ -455,7 +486,8 @@ class Analysis:
                 self.batched_tests[stmt] = True
                 self._loop_stack[-1]["masked"] = True
                 self.masked_loops.setdefault(stmt, stmt.test)
-        return self._loop(stmt, env, retest, masked=test.batched)
+        return self._loop(stmt, env, retest, masked=test.batched,
+                          endless=_always_true(test, stmt))
 
     def bind(self, target, value, env: Env, stmt) -> None:
         if isinstance(target, cst.Name):
@@ -948,6 +980,18 @@ def _pure_numpy(fn) -> bool:
         return True
     module = getattr(fn, "__module__", None) or ""
     return module.startswith("numpy") and not module.startswith("numpy.random")
+
+
+def _always_true(test, loop: cst.While) -> bool:
+    """``while True:``: a test known exactly, truthy, and reading no name the loop assigns."""
+    if test.batched or not test.exact:
+        return False
+    try:
+        truthy = bool(test.example)
+    except Exception:
+        return False
+    from .liveness import reads, writes
+    return truthy and not reads(loop.test) & writes(loop.body)
 
 
 def _code(node) -> str:

@@ -51,7 +51,7 @@ def expr(template: str, **subs) -> cst.BaseExpression:
     """Instantiate an expression template; values may be nodes or source strings."""
     nodes = {k: (parse_expr(v) if isinstance(v, str) else v) for k, v in subs.items()}
     # parentheses are added once, over the whole function, by `fix_parens` at emission
-    return _parsed_template(template).visit(_Substitute(nodes))
+    return rewrite(_parsed_template(template), _Substitute(nodes))
 
 
 _SKIPPED_FIELDS = {"lpar", "rpar", "comma", "semicolon", "equal", "header", "footer",
@@ -90,6 +90,97 @@ def walk(node):
         current = stack.pop()
         yield current
         stack.extend(children(current))
+
+
+# libcst visits these fields in another order than its dataclasses declare them
+_VISIT_ORDER = {
+    cst.Arg: ("keyword", "value"), cst.IfExp: ("body", "test", "orelse"),
+    cst.FunctionDef: ("decorators", "name", "type_parameters", "params", "returns", "body"),
+    cst.ClassDef: ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
+    cst.ExceptHandler: ("type", "name", "body"), cst.MatchCase: ("pattern", "guard", "body"),
+    cst.Parameters: ("posonly_params", "posonly_ind", "params", "star_arg", "kwonly_params",
+                     "star_kwarg"),
+    cst.Slice: ("lower", "upper", "step"), cst.ImportFrom: ("relative", "module", "names"),
+}
+_VISIT_FIELDS: dict[type, tuple[str, ...]] = {}
+_BODY_SEQUENCES = (cst.IndentedBlock, cst.Module)   # libcst's visit_body_sequence fields
+_HOOKS: dict[tuple[type, type], tuple] = {}
+
+
+def _visit_fields(cls) -> tuple[str, ...]:
+    fields = _VISIT_FIELDS.get(cls)
+    if fields is None:
+        code = child_fields(cls)
+        order = _VISIT_ORDER.get(cls)
+        fields = tuple(f for f in order if f in code) if order else code
+        _VISIT_FIELDS[cls] = fields
+    return fields
+
+
+def _hooks(visitor, cls):
+    key = (type(visitor), cls)
+    hooks = _HOOKS.get(key)
+    if hooks is None:
+        name, kind = cls.__name__, type(visitor)
+        hooks = (kind.on_visit if kind.on_visit is not cst.CSTTransformer.on_visit
+                 else getattr(kind, "visit_" + name, None),
+                 kind.on_leave if kind.on_leave is not cst.CSTTransformer.on_leave
+                 else getattr(kind, "leave_" + name, None))
+        _HOOKS[key] = hooks
+    return hooks
+
+
+def rewrite(node, visitor: cst.CSTTransformer):
+    """``node.visit(visitor)`` for a transformer with ``visit_<Node>``/``leave_<Node>``
+    methods, several times faster: whitespace and punctuation are not visited (no transformer
+    here rewrites them) and a node none of whose children changed is kept, not rebuilt.
+    ``updated_node`` is therefore ``original_node`` itself when nothing below changed."""
+    cls = type(node)
+    enter, leave = _hooks(visitor, cls)
+    updated = node
+    if enter is None or enter(visitor, node) is not False:
+        changes = None
+        for field in _visit_fields(cls):
+            value = getattr(node, field)
+            if isinstance(value, cst.CSTNode):
+                new = rewrite(value, visitor)
+                if new is not value:
+                    if isinstance(new, cst.RemovalSentinel):
+                        new = _removed(node, field)
+                    elif isinstance(new, cst.FlattenSentinel):
+                        raise TypeError(f"cannot flatten into {cls.__name__}.{field}")
+                    changes = changes or {}
+                    changes[field] = new
+            elif isinstance(value, (tuple, list)) and value:
+                items, changed = [], False
+                body = field == "body" and isinstance(node, _BODY_SEQUENCES)
+                for item in value:
+                    new = rewrite(item, visitor) if isinstance(item, cst.CSTNode) else item
+                    if new is item:
+                        items.append(item)
+                        continue
+                    changed = True
+                    if isinstance(new, cst.RemovalSentinel):
+                        continue
+                    for part in (new if isinstance(new, cst.FlattenSentinel) else (new,)):
+                        if body and part._is_removable() and not item._is_removable():
+                            continue   # a statement line emptied by removals goes too
+                        items.append(part)
+                if changed:
+                    changes = changes or {}
+                    changes[field] = tuple(items)
+        if changes:
+            updated = node.with_changes(**changes)
+    if leave is None:
+        return updated
+    return leave(visitor, node, updated)
+
+
+def _removed(node, field):
+    default = next(f.default for f in dataclasses.fields(node) if f.name == field)
+    if default is None or default is cst.MaybeSentinel.DEFAULT:
+        return default
+    raise TypeError(f"{type(node).__name__}.{field} cannot be removed")
 
 
 def name(identifier: str) -> cst.Name:
@@ -168,39 +259,41 @@ class _FixParens(cst.CSTTransformer):
         right = _wrap_below(updated_node.right, prec, strict=right_assoc)
         if right_assoc and isinstance(left, cst.UnaryOperation) and not left.lpar:
             left = paren(left)
-        return updated_node.with_changes(left=left, right=right)
+        return _changed(updated_node, left=left, right=right)
 
     def leave_UnaryOperation(self, original_node, updated_node):
         prec = 4 if isinstance(updated_node.operator, cst.Not) else 12
-        return updated_node.with_changes(expression=_wrap_below(updated_node.expression, prec))
+        return _changed(updated_node, expression=_wrap_below(updated_node.expression, prec))
 
     def leave_BooleanOperation(self, original_node, updated_node):
         prec = precedence(updated_node)
-        return updated_node.with_changes(left=_wrap_below(updated_node.left, prec),
-                                         right=_wrap_below(updated_node.right, prec + 1))
+        return _changed(updated_node, left=_wrap_below(updated_node.left, prec),
+                        right=_wrap_below(updated_node.right, prec + 1))
 
     def leave_Comparison(self, original_node, updated_node):
-        targets = [c.with_changes(comparator=_wrap_below(c.comparator, 6))
+        targets = [_changed(c, comparator=_wrap_below(c.comparator, 6))
                    for c in updated_node.comparisons]
-        return updated_node.with_changes(left=_wrap_below(updated_node.left, 6),
-                                         comparisons=targets)
+        if all(a is b for a, b in zip(targets, updated_node.comparisons)):
+            targets = updated_node.comparisons
+        return _changed(updated_node, left=_wrap_below(updated_node.left, 6),
+                        comparisons=targets)
 
     def leave_IfExp(self, original_node, updated_node):
-        return updated_node.with_changes(body=_wrap_below(updated_node.body, 2),
-                                         test=_wrap_below(updated_node.test, 2),
-                                         orelse=_wrap_below(updated_node.orelse, 1))
+        return _changed(updated_node, body=_wrap_below(updated_node.body, 2),
+                        test=_wrap_below(updated_node.test, 2),
+                        orelse=_wrap_below(updated_node.orelse, 1))
 
     def leave_Attribute(self, original_node, updated_node):
         value = updated_node.value
         if precedence(value) < _ATOM or isinstance(value, (cst.Integer, cst.Float)):
             value = paren(value)
-        return updated_node.with_changes(value=value)
+        return _changed(updated_node, value=value)
 
     def leave_Subscript(self, original_node, updated_node):
-        return updated_node.with_changes(value=_wrap_below(updated_node.value, _ATOM))
+        return _changed(updated_node, value=_wrap_below(updated_node.value, _ATOM))
 
     def leave_Call(self, original_node, updated_node):
-        return updated_node.with_changes(func=_wrap_below(updated_node.func, _ATOM))
+        return _changed(updated_node, func=_wrap_below(updated_node.func, _ATOM))
 
     def leave_Arg(self, original_node, updated_node):
         if isinstance(updated_node.value, (cst.Tuple, cst.NamedExpr)):
@@ -213,9 +306,16 @@ class _FixParens(cst.CSTTransformer):
         return updated_node
 
 
+def _changed(node, **fields):
+    """``node.with_changes(**fields)``, or ``node`` itself when every field is unchanged."""
+    if all(getattr(node, k) is v for k, v in fields.items()):
+        return node
+    return node.with_changes(**fields)
+
+
 def fix_parens(node):
     """Add the parentheses operator precedence requires (and no others)."""
-    return node.visit(_FixParens())
+    return rewrite(node, _FixParens())
 
 
 AUGMENTED_TO_BINARY = {
@@ -258,11 +358,13 @@ class RenameNames(cst.CSTTransformer):
         return updated_node.with_changes(value=new) if new else updated_node
 
     def visit_Attribute(self, node):
-        node.value.visit(self)
         return False
 
     def leave_Attribute(self, original_node, updated_node):
-        return updated_node.with_changes(value=original_node.value.visit(self))
+        value = rewrite(original_node.value, self)
+        if value is original_node.value:
+            return updated_node
+        return updated_node.with_changes(value=value)
 
     def visit_Arg(self, node):
         return True

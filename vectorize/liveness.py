@@ -77,6 +77,13 @@ def exposed_reads(stmts) -> set[str]:
             out |= exposed_reads(stmt.body.body) - written
             out |= exposed_reads(body_of(stmt.orelse)) - written
             written |= writes(stmt)
+        elif isinstance(stmt, cst.While):
+            # the test runs before the body; a body that assigns a name before reading it
+            # does so on every pass
+            out |= reads(stmt.test) - written
+            inner = exposed_reads(stmt.body.body) | exposed_reads(body_of(stmt.orelse))
+            out |= inner - written
+            written |= writes(stmt)
         elif isinstance(stmt, cst.For):
             # the loop target is assigned before the body reads it
             out |= reads(stmt.iter) - written

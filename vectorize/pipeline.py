@@ -4,7 +4,16 @@ example and analysed again)."""
 
 from __future__ import annotations
 
-from .passes import batch_rules, compact, early_return, if_to_where, masked_loops, simplify
+from .passes import (
+    batch_rules,
+    compact,
+    compact_ifs,
+    early_return,
+    guard_indices,
+    if_to_where,
+    masked_loops,
+    simplify,
+)
 
 PIPELINE = [
     # Loops first: a `return` inside a loop becomes a flag the loop leaves by, followed by
@@ -13,12 +22,21 @@ PIPELINE = [
     # `return` under a batched `if` must become an assignment before `if` can become `where`:
     # a branch that returns has no value to merge.
     early_return,
+    # Per-example indexes that Python evaluates on some lanes only (`i < len(v) and v[i]`,
+    # batched `if` branches, masked loop bodies) are kept in bounds on the other lanes:
+    # after the two passes above every such condition is an `if`, `and`/`or` or ternary,
+    # and before `if_to_where` makes every lane evaluate them.
+    guard_indices,
+    # Batched `if`s whose branches are worth running only on their own lanes (a heuristic, or
+    # `# vectorize: compact`) keep their `if`, testing a fresh `cond`; the rest are selected.
+    compact_ifs,
     # After returns are lowered every batched `if` only assigns, so it can become merges.
     if_to_where,
     # Tidies the single-exit form (`result = e; return result`) once merges are in place.
     simplify,
     # Its output is array code, which the scalar-semantics analysis cannot read.
     batch_rules,
-    # Array code to array code: masked loops chosen for compaction gather their lanes.
+    # Array code to array code: masked loops and `if`s chosen for compaction gather their
+    # lanes.
     compact,
 ]

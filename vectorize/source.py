@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from .cst_util import walk
+from .cst_util import rewrite, walk
 from .errors import Unsupported, VectorizeError
 
 
@@ -163,7 +163,7 @@ def read_function(func) -> FunctionSource:
             module = cst.parse_module("(" + text.strip() + ")\n")
         tree, lam = _lambda_as_def(func, module)
         if any(type(n) is cst.SimpleStatementSuite for n in walk(tree)):
-            tree = tree.visit(_IndentSuites())
+            tree = rewrite(tree, _IndentSuites())
         return FunctionSource(func, tree.name.value, filename, text, tree, line_offset,
                               col_offset, file_lines, module, lam)
     module = cst.parse_module(text)
@@ -174,6 +174,6 @@ def read_function(func) -> FunctionSource:
     tree = defs[0]
     stripped = tree.with_changes(decorators=[])
     if any(type(n) is cst.SimpleStatementSuite for n in walk(stripped)):
-        stripped = stripped.visit(_IndentSuites())
+        stripped = rewrite(stripped, _IndentSuites())
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,
                           col_offset, file_lines, module, tree)

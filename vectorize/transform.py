@@ -114,6 +114,9 @@ class FunctionJob:
         self.promoted: set[str] = set()       # created arrays that hold per-example data
         self.loop_strategy: dict[str, str] = {}   # mask name -> "select" / "compact"
         self.loop_facts: dict[str, tuple] = {}    # mask name -> (carried, read-only) for compact
+        # test name of each `if` chosen for compaction (`compact_ifs`) -> the analysis's
+        # `if_envs` for it, filled in by `batch_rules` for `compact`
+        self.compact_ifs: dict[str, tuple | None] = {}
         self.last: Analysis | None = None
 
     def analyze(self, tree: cst.FunctionDef) -> Analysis:
@@ -210,6 +213,19 @@ def transform_function(func, params: dict[str, object], *, namespace: str = "num
             line=getattr(getattr(func, "__code__", None), "co_firstlineno", 0),
             suggestion="please report this with the function's source; meanwhile pass "
                        "fallback='warn' to run it per example") from exc
-    ordered = [main] + [s for s in module.order if s is not main]
+    ordered = _called([main] + [s for s in module.order if s is not main])
     return codegen.emit(ordered, module, main, header)
+
+
+def _called(specs: list[_Spec]) -> list[_Spec]:
+    """The main function and the helper specializations it calls, directly or not: a helper
+    specialized while a loop's types settled (for an argument that is batched only from the
+    second analysis round on) is not called by the final code."""
+    by_name = {spec.name: spec for spec in specs}
+    kept, stack = {specs[0].name}, [specs[0]]
+    while stack:
+        for name in all_names(stack.pop().tree) & by_name.keys() - kept:
+            kept.add(name)
+            stack.append(by_name[name])
+    return [spec for spec in specs if spec.name in kept]
 

@@ -14,8 +14,8 @@ def escape_for(cr, ci):
     count = np.full(len(cr), count, dtype=np.int64)
     zi = np.full(len(cr), zi, dtype=np.float64)
     zr = np.full(len(cr), zr, dtype=np.float64)
-    for _ in range(50):
-        with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):
+        for _ in range(50):
             active_if_2 = active
             count_if = count
             zi_if = zi
@@ -30,6 +30,6 @@ def escape_for(cr, ci):
             zi = np.where(active, zi_if, zi)
             zr = np.where(active, zr_if, zr)
             active = active & active_if_2
-        if not active.any():
-            break
+            if not active.any():
+                break
     return count

@@ -12,17 +12,17 @@ def gcd_compact(a, b):
     a_lanes = a[lanes]
     b_lanes = b[lanes]
     active_lanes = active[lanes]
-    while lanes.size:
-        with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):
+        while lanes.size:
             a_if, b_if = b_lanes, a_lanes % b_lanes
             a_lanes = np.where(active_lanes, a_if, a_lanes)
             b_lanes = np.where(active_lanes, b_if, b_lanes)
             active_lanes = active_lanes & (b_if != 0)
-        if 2 * np.count_nonzero(active_lanes) <= lanes.size:
-            a[lanes] = a_lanes
-            b[lanes] = b_lanes
-            lanes = lanes[active_lanes]
-            a_lanes = a_lanes[active_lanes]
-            b_lanes = b_lanes[active_lanes]
-            active_lanes = active_lanes[active_lanes]
+            if 2 * np.count_nonzero(active_lanes) <= lanes.size:
+                a[lanes] = a_lanes
+                b[lanes] = b_lanes
+                lanes = lanes[active_lanes]
+                a_lanes = a_lanes[active_lanes]
+                b_lanes = b_lanes[active_lanes]
+                active_lanes = active_lanes[active_lanes]
     return abs(a)

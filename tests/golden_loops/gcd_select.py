@@ -6,8 +6,8 @@ import numpy as np
 
 def gcd_select(a, b):
     active = b != 0
-    while active.any():
-        with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):
+        while active.any():
             a_if, b_if = b, a % b
             a = np.where(active, a_if, a)
             b = np.where(active, b_if, b)

@@ -14,19 +14,19 @@ def isqrt_compact(n):
     y_lanes = y[lanes]
     n_lanes = n[lanes]
     active_lanes = active[lanes]
-    while lanes.size:
-        with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):
+        while lanes.size:
             x_if = y_lanes
             y_if = (x_if + n_lanes // x_if) // 2
             x_lanes = np.where(active_lanes, x_if, x_lanes)
             y_lanes = np.where(active_lanes, y_if, y_lanes)
             active_lanes = active_lanes & (y_if < x_if)
-        if 2 * np.count_nonzero(active_lanes) <= lanes.size:
-            x[lanes] = x_lanes
-            y[lanes] = y_lanes
-            lanes = lanes[active_lanes]
-            x_lanes = x_lanes[active_lanes]
-            y_lanes = y_lanes[active_lanes]
-            n_lanes = n_lanes[active_lanes]
-            active_lanes = active_lanes[active_lanes]
+            if 2 * np.count_nonzero(active_lanes) <= lanes.size:
+                x[lanes] = x_lanes
+                y[lanes] = y_lanes
+                lanes = lanes[active_lanes]
+                x_lanes = x_lanes[active_lanes]
+                y_lanes = y_lanes[active_lanes]
+                n_lanes = n_lanes[active_lanes]
+                active_lanes = active_lanes[active_lanes]
     return x

@@ -8,8 +8,8 @@ def isqrt_select(n):
     x = n
     y = (x + 1) // 2
     active = y < x
-    while active.any():
-        with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):
+        while active.any():
             x_if = y
             y_if = (x_if + n // x_if) // 2
             x = np.where(active, x_if, x)

@@ -14,7 +14,7 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import TupleValue, Value
-from ..cst_util import AUGMENTED_TO_BINARY, expr
+from ..cst_util import AUGMENTED_TO_BINARY, expr, rewrite
 from ..errors import Unsupported
 from ..rules.families import pad
 from ..rules.lanes import ANY_LANE
@@ -31,6 +31,7 @@ class _ApplyRules(cst.CSTTransformer):
         self.analysis = analysis
         self.registry = ctx.registry
         self.method_funcs = {call.func for call in analysis.method_calls}
+        self._promotions: set[int] = set()   # ids of the lines that make carries arrays
 
     def value(self, node):
         return self.analysis.values.get(node)
@@ -104,21 +105,34 @@ class _ApplyRules(cst.CSTTransformer):
 
     def _promote_carries(self, original_node, updated_node):
         """Variables that enter a loop unbatched but are batched at its head (assigned under a
-        per-example condition inside it) become arrays before the loop: from the first
-        iteration on, the loop body treats them as batched."""
+        per-example condition inside it, or from per-example values) become arrays before
+        the loop: from the first iteration on, the loop body treats them as batched. A plain
+        loop (no mask) needs this only for the carries that reach an operation that needs
+        arrays (`_array_only_reads`); elsewhere NumPy broadcasting takes a scalar start."""
         from ..cst_util import walk
-        if not any(type(n) is cst.Name and n.value in self.ctx.mask_names
-                   for n in walk(original_node)):
-            return updated_node     # a plain loop: NumPy broadcasting takes a scalar start
+        masked = any(type(n) is cst.Name and n.value in self.ctx.mask_names
+                     for n in walk(original_node))
         entry = self.analysis.loop_entry.get(original_node, {})
         head = self.analysis.loop_head.get(original_node, {})
+        needed = None if masked else _array_only_reads(original_node, self.analysis)
+        if needed is not None and not needed:
+            return updated_node
         lines = []
         for name in sorted(head):
             before, at_head = entry.get(name), head[name]
-            if not (isinstance(before, Value) and isinstance(at_head, Value)):
+            if before is None or not getattr(at_head, "batched", False) or before.batched:
                 continue
-            if before.batched or not at_head.batched or at_head.dtype is None:
+            if needed is not None and not _flows_into(original_node, name, needed):
                 continue
+            if not (isinstance(before, Value) and isinstance(at_head, Value)
+                    and at_head.dtype is not None):
+                if needed is None:
+                    continue
+                raise Unsupported(f"`{name}` starts as one value for every example, becomes a "
+                                  "per-example value in the loop and reaches an operation "
+                                  "that needs an array there, but it cannot be made an array "
+                                  "before the loop (a tuple, or a value of unknown type)",
+                                  original_node, f"give `{name}` a per-example start value")
             dtype = np.dtype(at_head.dtype)
             dtype_code = "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
             ref = self._batch_ref().value
@@ -128,7 +142,20 @@ class _ApplyRules(cst.CSTTransformer):
                 f"{name} = np.full({shape}, {name}, dtype={dtype_code})\n"))
         if not lines:
             return updated_node
+        self._promotions.update(map(id, lines))
         return cst.FlattenSentinel(lines + [updated_node])
+
+    def leave_With(self, original_node, updated_node):
+        """A loop under ``with np.errstate(...)`` (hoisted there by `simplify`): its carries'
+        promotions go before the ``with``, which keeps only the loop."""
+        body = list(updated_node.body.body)
+        count = 0
+        while count < len(body) and id(body[count]) in self._promotions:
+            count += 1
+        if not count or count == len(body):
+            return updated_node
+        return cst.FlattenSentinel(body[:count] + [updated_node.with_changes(
+            body=updated_node.body.with_changes(body=body[count:]))])
 
     def leave_While(self, original_node, updated_node):
         return self._promote_carries(original_node, updated_node)
@@ -258,20 +285,89 @@ class _ApplyRules(cst.CSTTransformer):
                            [updated_node.value])
 
 
+def _array_only_reads(loop, analysis) -> set[str]:
+    """Names read by the operations of a loop that need their per-example operands to be
+    arrays: a call of anything but a ufunc on per-example scalars (a helper's batched
+    specialization calls ``len``, ``int(x)`` is ``x.astype(int)``), indexing, attributes
+    and methods of per-example values, and per-example arrays (operands get new axes,
+    axes are shifted). A Python number there, the first value of a carry that starts
+    unbatched, fails or means something else."""
+    from ..cst_util import walk
+    from ..liveness import reads
+    out: set[str] = set()
+
+    def batched(node) -> bool:
+        return _is_batched(analysis.values.get(node))
+
+    for n in walk(loop.body):
+        t = type(n)
+        if t is cst.Call:
+            fn = getattr(analysis.values.get(n.func), "example", None)
+            operands = [a.value for a in n.args]
+            if isinstance(n.func, cst.Attribute):
+                operands.append(n.func.value)
+            if not any(batched(o) for o in operands):
+                continue
+            if isinstance(fn, np.ufunc) and all(
+                    getattr(analysis.values.get(o), "rank", 1) == 0 for o in operands):
+                continue
+        elif t is cst.Subscript:
+            if isinstance(analysis.values.get(n.value), TupleValue):
+                continue                  # an item of a tuple: Python picks it
+            parts = [e.slice.value for e in n.slice if isinstance(e.slice, cst.Index)]
+            if not (batched(n.value) or any(batched(p) for p in parts)):
+                continue
+        elif t is cst.Attribute:
+            if not batched(n.value):
+                continue
+        else:
+            value = analysis.values.get(n)
+            if not (isinstance(value, Value) and value.batched and value.rank > 0):
+                continue
+        out |= reads(n)
+    return out
+
+
+def _flows_into(loop, name: str, names: set[str]) -> bool:
+    """Whether ``name``'s value reaches a read of ``names`` in the loop (directly, or through
+    the variables the loop assigns from it)."""
+    from ..cst_util import walk
+    from ..liveness import reads, target_names
+    tainted = {name}
+    assignments = []
+    for n in walk(loop.body):
+        t = type(n)
+        if t is cst.Assign:
+            assignments.append(([x for tg in n.targets for x in target_names(tg.target)],
+                                reads(n.value)))
+        elif t in (cst.AugAssign, cst.AnnAssign, cst.NamedExpr):
+            value = reads(n.value) if n.value is not None else set()
+            assignments.append((target_names(n.target), value | reads(n.target)))
+        elif t is cst.For:
+            assignments.append((target_names(n.target), reads(n.iter)))
+    changed = True
+    while changed:
+        changed = False
+        for targets, sources in assignments:
+            if sources & tainted and not set(targets) <= tainted:
+                tainted |= set(targets)
+                changed = True
+    return bool(tainted & names)
+
+
 def _loop_facts(func, ctx, analysis) -> None:
     """For each masked loop to be compacted: the variables it carries (live at its head,
     assigned in it, batched) with their dtypes, and the batched values it only reads."""
     from ..cst_util import walk
     from ..liveness import Liveness, writes
+    from .compact import loop_mask
     wanted = {m for m, s in ctx.loop_strategy.items() if s == "compact"}
-    loops = [n for n in walk(func) if type(n) is cst.While and isinstance(n.test, cst.Call)
-             and n.test.args and isinstance(n.test.args[0].value, cst.Name)
-             and n.test.args[0].value.value in wanted]
+    loops = [n for n in walk(func) if loop_mask(n) in wanted]
     if not loops:
         return
     liveness = Liveness(func)
     for loop in loops:
-        active = loop.test.args[0].value.value
+        active = loop_mask(loop)
         batched: dict[str, object] = {}
         for n in walk(loop):
             value = analysis.values.get(n)
@@ -294,7 +390,9 @@ def _loop_facts(func, ctx, analysis) -> None:
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     analysis = ctx.analyze(func)
     _loop_facts(func, ctx, analysis)
-    out = func.visit(_ApplyRules(ctx, analysis))
+    from .compact import record_if_facts
+    record_if_facts(func, ctx, analysis)
+    out = rewrite(func, _ApplyRules(ctx, analysis))
     params = out.params.with_changes(
         params=[p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT, annotation=None)
                 for p in out.params.params],

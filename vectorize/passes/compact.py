@@ -1,14 +1,38 @@
-"""Compact masked loops: work only on the examples that are still running.
+"""Compaction: work only on the examples (lanes) that need it.
 
-Assumes: array code from `batch_rules`; ``ctx.loop_facts[active]`` for each masked ``while``
-loop that should be compacted (the variables it carries with their dtypes, and the batched
-values it only reads), gathered from the scalar-form analysis by `batch_rules`.
-Guarantees: the same values as the select form of the loop. The loop runs over the gathered
-lanes ``lanes = np.flatnonzero(active)``: every batched value it uses is gathered once
-(``n_lanes = n[lanes]``), and whenever at least half of the gathered lanes have finished their
-values are scattered back (``n[lanes] = n_lanes``) and the gathered arrays shrink to the
-running lanes. Lanes that finish at very different times then cost only their own
-iterations; lanes that finish together cost one extra gather and scatter.
+Assumes: array code from `batch_rules`, which recorded from the scalar-form analysis
+``ctx.loop_facts[active]`` for each masked loop to be compacted (the variables it carries with
+their dtypes, and the batched values it only reads) and ``ctx.compact_ifs[cond]`` for each
+``if cond:`` that `compact_ifs` chose (the analysis's values of the variables entering it,
+after each branch and at the join).
+Guarantees: the same values, dtypes included, as the select form.
+
+*Loops.* A masked ``while`` loop (or a ``for`` loop left by a per-example ``break``) runs over
+the gathered lanes ``lanes = np.flatnonzero(active)``: every batched value it uses is gathered
+once (``n_lanes = n[lanes]``), and whenever at least half of the gathered lanes have finished
+their values are scattered back (``n[lanes] = n_lanes``) and the gathered arrays shrink to the
+running lanes (a ``for`` loop scatters the rest when it ends). Lanes that finish at very
+different times then cost only their own iterations; lanes that finish together cost one
+extra gather and scatter.
+
+*Ifs.* Each branch runs on its own lanes only (``lanes = np.flatnonzero(cond)``,
+``lanes_else = np.flatnonzero(~cond)``): the batched values it reads from before the ``if`` are
+gathered (``x_lanes = x[lanes]``, rows of per-example arrays), unbatched ones are used as they
+are, and every variable it assigns that is used afterwards is scattered into an array of the
+joined dtype (the dtype ``np.where`` would give): ``y = np.empty(len(cond), dtype=...)`` when
+every branch assigns it, else a copy of its value before the ``if``; then
+``y[lanes] = y_lanes``. No lane runs a branch it does not take, so no warning needs silencing.
+
+    cond = x > 0                    cond = x > 0
+    if cond:                        lanes = np.flatnonzero(cond)
+        y = f(x)           ->       x_lanes = x[lanes]
+    else:                           y_lanes = f(x_lanes)
+        y = -x                      lanes_else = np.flatnonzero(~cond)
+                                    x_else = x[lanes_else]
+                                    y_else = -x_else
+                                    y = np.empty(len(cond), dtype=np.float64)
+                                    y[lanes] = y_lanes
+                                    y[lanes_else] = y_else
 
 Neither JAX nor PyTorch offers this; it is why a Collatz or escape-time loop beats a masked
 NumPy loop written by hand.
@@ -16,63 +40,314 @@ NumPy loop written by hand.
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 import numpy as np
 
-from ..cst_util import RenameNames, parse_expr, parse_stmt
+from ..cst_util import RenameNames, parse_expr, parse_stmt, render, rewrite, walk
+from ..errors import Unsupported
+from ..liveness import Liveness, body_of, exposed_reads, writes
+from ..rules.lanes import ANY_LANE
 
 
-def _mask_of(loop) -> str | None:
-    """``while active.any():`` -> ``"active"``."""
-    test = loop.test
-    if (isinstance(test, cst.Call) and not test.args and isinstance(test.func, cst.Attribute)
+# ------------------------------------------------------------------------- shared helpers
+def _dtype_code(dtype) -> str:
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return "np.bool_"
+    if getattr(np, dtype.name, None) is dtype.type:
+        return f"np.{dtype.name}"
+    return f'np.dtype("{dtype}")'
+
+
+def _statements(lines: list[str]) -> list:
+    return [parse_stmt(line + "\n") for line in lines]
+
+
+def _gathers(local: dict[str, str], lanes: str, names) -> list[str]:
+    """``x_lanes = x[lanes]``: the values of the lanes (rows of per-example arrays)."""
+    return [f"{local[name]} = {name}[{lanes}]" for name in names]
+
+
+def _scatters(local: dict[str, str], lanes: str, names) -> list[str]:
+    """``x[lanes] = x_lanes``: the gathered values back in place."""
+    return [f"{name}[{lanes}] = {local[name]}" for name in names]
+
+
+def _renamed(stmts: list, local: dict[str, str]) -> list:
+    return [rewrite(s, RenameNames(local)) for s in stmts] if local else list(stmts)
+
+
+def _is_batched(value) -> bool:
+    return bool(getattr(value, "batched", False))
+
+
+# --------------------------------------------------------------------------- recognition
+def _mask_tested(test) -> str | None:
+    """``__any_lane__(active)`` (scalar form) or ``active.any()`` (array form) ->
+    ``"active"``."""
+    if not isinstance(test, cst.Call):
+        return None
+    if (not test.args and isinstance(test.func, cst.Attribute)
             and test.func.attr.value == "any" and isinstance(test.func.value, cst.Name)):
         return test.func.value.value
+    if (len(test.args) == 1 and isinstance(test.func, cst.Name)
+            and test.func.value == ANY_LANE and isinstance(test.args[0].value, cst.Name)):
+        return test.args[0].value.value
     return None
 
 
-def _dtype_name(dtype) -> str:
-    dtype = np.dtype(dtype)
-    return "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
+def _stop(loop: cst.For) -> str | None:
+    """The mask of a masked ``for`` loop: its body ends with ``if not any(active): break``."""
+    body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else []
+    last = body[-1] if body else None
+    if not (isinstance(last, cst.If) and last.orelse is None
+            and isinstance(last.test, cst.UnaryOperation)
+            and isinstance(last.test.operator, cst.Not)
+            and isinstance(last.body, cst.IndentedBlock) and len(last.body.body) == 1):
+        return None
+    only = last.body.body[0]
+    if not (isinstance(only, cst.SimpleStatementLine) and len(only.body) == 1
+            and isinstance(only.body[0], cst.Break)):
+        return None
+    return _mask_tested(last.test.expression)
 
 
+def loop_mask(loop) -> str | None:
+    """The mask of a masked loop, in scalar or array form: ``while __any_lane__(active):``,
+    or a ``for`` loop whose body ends with ``if not __any_lane__(active): break``."""
+    if type(loop) is cst.While:
+        return _mask_tested(loop.test)
+    if type(loop) is cst.For:
+        return _stop(loop)
+    return None
+
+
+def record_if_facts(func: cst.FunctionDef, ctx, analysis) -> None:
+    """For each ``if`` chosen for compaction, what the scalar-form analysis knows of its
+    variables (called by `batch_rules`, whose output the analysis can no longer read)."""
+    if not ctx.compact_ifs:
+        return
+    for node in walk(func):
+        if type(node) is cst.If and isinstance(node.test, cst.Name) \
+                and node.test.value in ctx.compact_ifs:
+            batched = analysis.batched_tests.get(node, False)
+            ctx.compact_ifs[node.test.value] = analysis.if_envs.get(node) if batched else None
+
+
+def _definite_writes(stmts) -> set[str]:
+    """Names the statements assign on every path through them."""
+    out: set[str] = set()
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            out |= writes(stmt)
+        elif isinstance(stmt, cst.With):
+            out |= _definite_writes(stmt.body.body)
+        elif isinstance(stmt, cst.If) and stmt.orelse is not None:
+            out |= _definite_writes(stmt.body.body) & _definite_writes(body_of(stmt.orelse))
+    return out
+
+
+def _first_write_order(stmts):
+    first: dict[str, int] = {}
+    for i, stmt in enumerate(stmts):
+        for name in writes(stmt):
+            first.setdefault(name, i)
+    return lambda name: (first.get(name, 1 << 30), name)
+
+
+# ------------------------------------------------------------------------------ the pass
 class _Compact(cst.CSTTransformer):
-    def __init__(self, ctx):
+    def __init__(self, ctx, liveness):
         self.ctx = ctx
+        self.liveness = liveness
+        self.made: dict[str, str] = {}      # fresh name -> the name it was made from
 
-    def leave_While(self, original_node, updated_node):
-        active = _mask_of(updated_node)
-        facts = self.ctx.loop_facts.get(active) if active else None
-        if facts is None:
-            return updated_node
-        carried, read_only = facts
-        namer = self.ctx.namer
-        lanes = namer.fresh("lanes")
-        gathered = {name: namer.fresh(f"{name}_lanes")
-                    for name in [n for n, _ in carried] + sorted(read_only) + [active]}
+    def fresh(self, base: str) -> str:
+        name = self.ctx.namer.fresh(base)
+        self.made[name] = base
+        return name
+
+    # -- loops
+    def _gathered_loop(self, active: str, body: list):
+        """(statements before the loop, its new body, statements after it, lanes name)."""
+        carried, read_only = self.ctx.loop_facts[active]
+        lanes = self.fresh("lanes")
+        names = [n for n, _ in carried] + sorted(read_only) + [active]
+        local = {name: self.fresh(f"{name}_lanes") for name in names}
         lines = [f"{lanes} = np.flatnonzero({active})"]
-        for name, dtype in carried:
-            # a copy: the loop scatters into it (never into the caller's array)
-            lines.append(f"{name} = {name}.astype({_dtype_name(dtype)})")
-        for name, local in gathered.items():
-            lines.append(f"{local} = {name}[{lanes}]")
-        before = [parse_stmt(line + "\n") for line in lines]
-        body = [s.visit(RenameNames(gathered)) for s in updated_node.body.body]
-        g_active = gathered[active]
-        compaction = [f"{name}[{lanes}] = {gathered[name]}" for name, _ in carried]
+        # a copy: the loop scatters into it (never into the caller's array)
+        lines += [f"{name} = {name}.astype({_dtype_code(dtype)})" for name, dtype in carried]
+        lines += _gathers(local, lanes, names)
+        g_active = local[active]
+        compaction = _scatters(local, lanes, [n for n, _ in carried])
         compaction.append(f"{lanes} = {lanes}[{g_active}]")
-        compaction += [f"{local} = {local}[{g_active}]" for name, local in gathered.items()
-                       if name != active]
+        compaction += [f"{local[n]} = {local[n]}[{g_active}]" for n in names if n != active]
         compaction.append(f"{g_active} = {g_active}[{g_active}]")
         check = parse_stmt(f"if 2 * np.count_nonzero({g_active}) <= {lanes}.size:\n"
                            + "".join(f"    {line}\n" for line in compaction))
+        after = _statements(_scatters(local, lanes, [n for n, _ in carried]))
+        return _statements(lines), _renamed(body, local) + [check], after, lanes
+
+    def leave_With(self, original_node, updated_node):
+        """A compacted loop under ``with np.errstate(...)`` (hoisted there by `simplify`):
+        the gathers before it and the scatters after it cannot warn, so they move out and the
+        ``with`` keeps only the loop."""
+        body = list(updated_node.body.body)
+        loops = [k for k, s in enumerate(body) if isinstance(s, (cst.While, cst.For))]
+        if len(loops) != 1 or len(body) == 1 or not all(
+                k in loops or _moves_data_only(s) for k, s in enumerate(body)):
+            return updated_node
+        k = loops[0]
+        inner = updated_node.with_changes(body=updated_node.body.with_changes(body=[body[k]]))
+        return cst.FlattenSentinel(body[:k] + [inner] + body[k + 1:])
+
+    def leave_While(self, original_node, updated_node):
+        active = loop_mask(updated_node)
+        if active is None or active not in self.ctx.loop_facts:
+            return updated_node
+        before, body, _after, lanes = self._gathered_loop(active, list(updated_node.body.body))
         loop = updated_node.with_changes(test=parse_expr(f"{lanes}.size"),
-                                         body=updated_node.body.with_changes(
-                                             body=body + [check]))
+                                         body=updated_node.body.with_changes(body=body))
         return cst.FlattenSentinel(before + [loop])
+
+    def leave_For(self, original_node, updated_node):
+        active = loop_mask(updated_node)
+        if active is None or active not in self.ctx.loop_facts:
+            return updated_node
+        # the loop's own stop (`if not active.any(): break`) becomes one on the lanes left
+        before, body, after, lanes = self._gathered_loop(active,
+                                                         list(updated_node.body.body[:-1]))
+        body.append(parse_stmt(f"if not {lanes}.size:\n    break\n"))
+        loop = updated_node.with_changes(body=updated_node.body.with_changes(body=body))
+        return cst.FlattenSentinel(before + [loop] + after)
+
+    # -- ifs
+    def leave_If(self, original_node, updated_node):
+        test = updated_node.test
+        if not (isinstance(test, cst.Name) and test.value in self.ctx.compact_ifs):
+            return updated_node
+        facts = self.ctx.compact_ifs[test.value]
+        if facts is None:
+            return updated_node            # not batched after all: a plain Python `if`
+        if any(env is None for env in facts):
+            raise Unsupported("this `if` cannot be compacted", original_node,
+                              "add `# vectorize: select` to its line")
+        return cst.FlattenSentinel(self._compacted_if(original_node, updated_node,
+                                                      test.value, facts))
+
+    def _compacted_if(self, original, node: cst.If, cond: str, facts) -> list:
+        entry, then_env, else_env, joined = facts
+        live = self.liveness.live_after.get(original, set())
+        branches = [(list(node.body.body), then_env, cond, "lanes", "_lanes")]
+        if node.orelse is not None:
+            branches.append((body_of(node.orelse), else_env, f"~{cond}", "lanes_else",
+                             "_else"))
+        out: list = []
+        done = []      # (lanes, local names, names assigned, names always assigned, values)
+        for stmts, values, mask, lanes_base, suffix in branches:
+            lanes = self.fresh(lanes_base)
+            written = set().union(*map(writes, stmts)) if stmts else set()
+            exposed = exposed_reads(stmts)
+            definite = _definite_writes(stmts)
+            # gathered: the per-example values the branch reads; renamed too: what it assigns
+            # that exists outside it (the other branch and the scatter need the old value)
+            renamed = {n for n in exposed if _is_batched(entry.get(n))}
+            renamed |= written & (set(entry) | live)
+            local = {n: self.fresh(f"{n}{suffix}") for n in sorted(renamed)}
+            lines = [f"{lanes} = np.flatnonzero({mask})"]
+            for name in local:
+                if name in entry and (name in exposed or (name in live
+                                                          and name not in definite)):
+                    lines.append(f"{local[name]} = {name}[{lanes}]"
+                                 if _is_batched(entry[name]) else f"{local[name]} = {name}")
+            out += _statements(lines) + _renamed(stmts, local)
+            done.append((lanes, local, written, definite, values))
+        assigned = set().union(*(d[2] for d in done))
+        order = _first_write_order([s for stmts, *_ in branches for s in stmts])
+        for name in sorted(assigned & live, key=order):
+            out += _statements(self._scatter(name, cond, entry, joined[name], done))
+        return out
+
+    @staticmethod
+    def _scatter(name: str, cond: str, entry: dict, value, done) -> list[str]:
+        """The variable ``name`` after the ``if``: an array of the joined dtype, the value of
+        each branch on its lanes."""
+        sources = [(lanes, local[name], values.get(name))
+                   for lanes, local, written, _definite, values in done if name in written]
+        complete = len(done) == 2 and all(name in d[3] for d in done)
+        keep_old = not complete and name in entry
+        if value.dtype is not None:
+            dtype = _dtype_code(value.dtype)
+        else:       # what np.where of the branch values would give
+            dtype = "np.result_type(" + ", ".join(
+                [local for _, local, _ in sources] + ([name] if keep_old else [])) + ")"
+        size = f"len({cond})"
+        if not keep_old:
+            if value.rank == 0:
+                shape = size
+            else:
+                row = next((f"{local}.shape[1:]" for _, local, v in sources if _is_batched(v)),
+                           f"np.shape({sources[0][1]})")
+                shape = f"({size}, *{row})"
+            base = f"{name} = np.empty({shape}, dtype={dtype})"
+        elif _is_batched(entry[name]):
+            base = f"{name} = {name}.astype({dtype})"     # a copy: never the caller's array
+        else:
+            shape = size if value.rank == 0 else f"({size}, *np.shape({name}))"
+            base = f"{name} = np.full({shape}, {name}, dtype={dtype})"
+        return [base] + [f"{name}[{lanes}] = {local}" for lanes, local, _ in sources]
+
+
+def _numbered_in_order(func: cst.FunctionDef, made: dict[str, str]) -> cst.FunctionDef:
+    """Inner loops and ``if``s are rewritten first, so they took the first fresh names
+    (``lanes``, then ``lanes_2``): the names made from one base are handed out again in
+    the order they appear in the code."""
+    from ..cst_util import render
+    code = render(func)
+    by_base: dict[str, list[str]] = {}
+    for name, base in made.items():
+        by_base.setdefault(base, []).append(name)
+    mapping = {}
+    for base, names in by_base.items():
+        if len(names) < 2:
+            continue
+        def number(name, base=base):
+            return 1 if name == base else int(name[len(base) + 1:])
+        found = {n: re.search(rf"\b{n}\b", code) for n in names}
+        in_code = sorted((n for n in names if found[n]), key=lambda n: found[n].start())
+        mapping.update({old: new for old, new in zip(in_code, sorted(in_code, key=number))
+                        if old != new})
+    return rewrite(func, RenameNames(mapping)) if mapping else func
+
+
+_DATA_CALLS = {"np.flatnonzero", "np.full", "np.empty"}
+
+
+def _moves_data_only(stmt) -> bool:
+    """Assignments of names, gathers (``x[lanes]``), scatters and new arrays: nothing that
+    computes, so nothing that can warn."""
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    for small in stmt.body:
+        if not isinstance(small, cst.Assign):
+            return False
+        value = small.value
+        if isinstance(value, cst.Call):
+            func = value.func
+            name = render(func)
+            if not (name in _DATA_CALLS or (isinstance(func, cst.Attribute)
+                                             and func.attr.value == "astype")):
+                return False
+        elif not isinstance(value, (cst.Name, cst.Subscript)):
+            return False
+    return True
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    if not ctx.loop_facts:
+    ifs = any(facts is not None for facts in ctx.compact_ifs.values())
+    if not ctx.loop_facts and not ifs:
         return func
-    return func.visit(_Compact(ctx))
+    compact = _Compact(ctx, Liveness(func) if ifs else None)
+    return _numbered_in_order(rewrite(func, compact), compact.made)

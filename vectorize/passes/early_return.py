@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cst_util import hoist_common_tail, walk
+from ..cst_util import walk
 from ..errors import Unsupported
+from .continuations import ContinuationLowering
 
 
 def _returns_in(node) -> list[cst.Return]:
@@ -38,54 +39,23 @@ def _single_line(small) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine([small])
 
 
-class _Lowering:
+class _Lowering(ContinuationLowering):
+    exits = (cst.Return,)
+
     def __init__(self, result: str, same_name: bool):
         self.result = result
         self.same_name = same_name
 
-    def returned(self, ret: cst.Return) -> list:
+    def holds_exit(self, stmt) -> bool:
+        return bool(_returns_in(stmt))
+
+    def exit_for(self, ret: cst.Return, tail) -> list:
         if self.same_name:
             return []    # the variable already holds the result
         value = ret.value if ret.value is not None else cst.Name("None")
         return [_single_line(cst.Assign([cst.AssignTarget(cst.Name(self.result))],
                                         value.with_changes(lpar=[], rpar=[])
                                         if isinstance(value, cst.Tuple) else value))]
-
-    def seq(self, stmts: list, tail) -> list:
-        """Lower ``stmts``; every path that falls off their end continues with ``tail()``."""
-        out: list = []
-        for i, stmt in enumerate(stmts):
-            if isinstance(stmt, cst.SimpleStatementLine) and any(
-                    isinstance(s, cst.Return) for s in stmt.body):
-                before = []
-                for small in stmt.body:
-                    if isinstance(small, cst.Return):
-                        if before:
-                            out.append(stmt.with_changes(body=before))
-                        return out + self.returned(small)
-                    before.append(small)
-            if isinstance(stmt, cst.If) and _returns_in(stmt):
-                rest = stmts[i + 1:]
-
-                def continuation(rest=rest):
-                    return self.seq([s.deep_clone() for s in rest], tail)
-                out.extend(hoist_common_tail(self.if_stmt(stmt, continuation)))
-                return out
-            out.append(stmt)
-        return out + tail()
-
-    def if_stmt(self, stmt: cst.If, continuation) -> cst.If:
-        body = self.seq(list(stmt.body.body), continuation)
-        if stmt.orelse is None:
-            orelse_stmts = continuation()
-        elif isinstance(stmt.orelse, cst.If):
-            orelse_stmts = [self.if_stmt(stmt.orelse, continuation)]
-        else:
-            orelse_stmts = self.seq(list(stmt.orelse.body.body), continuation)
-        new_body = stmt.body.with_changes(body=body or [_single_line(cst.Pass())])
-        new_orelse = (cst.Else(body=cst.IndentedBlock(body=orelse_stmts))
-                      if orelse_stmts else None)
-        return stmt.with_changes(body=new_body, orelse=new_orelse)
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..analysis import may_warn
-from ..cst_util import AUGMENTED_TO_BINARY, RenameNames, parse_expr, walk
+from ..cst_util import AUGMENTED_TO_BINARY, RenameNames, parse_expr, rewrite, walk
 from ..errors import Unsupported
 from ..liveness import Liveness, body_of, exposed_reads, reads, target_names, writes
 
@@ -61,7 +61,7 @@ def _rename_branch(stmts: list, renamed: dict[str, str], defined=frozenset()) ->
                 if name in exposed or (name in writes(stmt) and name in defined):
                     prefix.append(_assign(renamed[name], cst.Name(name)))
                 active[name] = renamed[name]
-        out.append(stmt.visit(RenameNames(active)))
+        out.append(rewrite(stmt, RenameNames(active)))
     return prefix + out
 
 
@@ -71,18 +71,18 @@ def _rename_small(small, renamed, active):
         name = small.target.value
         value = cst.BinaryOperation(left=cst.Name(active.get(name, name)),
                                     operator=AUGMENTED_TO_BINARY[type(small.operator)](),
-                                    right=small.value.visit(RenameNames(active)))
+                                    right=rewrite(small.value, RenameNames(active)))
         active[name] = renamed[name]
         return cst.Assign([cst.AssignTarget(cst.Name(renamed[name]))], value)
     if isinstance(small, cst.Assign):
-        value = small.value.visit(RenameNames(active))
+        value = rewrite(small.value, RenameNames(active))
         written = {n for t in small.targets for n in target_names(t.target)} & set(renamed)
         for name in written:
             active[name] = renamed[name]
         rename = RenameNames(active)
-        targets = [t.with_changes(target=t.target.visit(rename)) for t in small.targets]
+        targets = [t.with_changes(target=rewrite(t.target, rename)) for t in small.targets]
         return small.with_changes(targets=targets, value=value)
-    return small.visit(RenameNames(active))
+    return rewrite(small, RenameNames(active))
 
 
 def _single_assignment(stmts: list):
@@ -103,6 +103,9 @@ class _IfToWhere(cst.CSTTransformer):
     def leave_If(self, original_node, updated_node):
         if not self.analysis.batched_tests.get(original_node, False):
             return updated_node
+        if isinstance(updated_node.test, cst.Name) and updated_node.test.value in \
+                self.ctx.compact_ifs:
+            return updated_node     # chosen by `compact_ifs`: `compact` gathers its lanes
         live_out = self.liveness.live_after.get(original_node, set())
         defined = self.analysis.defined_before.get(original_node, set())
         return cst.FlattenSentinel(self.convert(original_node, updated_node, live_out, defined))
@@ -257,7 +260,7 @@ class _RestrictMasks(cst.CSTTransformer):
 
 
 def _restrict_masks(stmts, path, masks) -> list:
-    return [s.visit(_RestrictMasks(path, masks)) for s in stmts]
+    return [rewrite(s, _RestrictMasks(path, masks)) for s in stmts]
 
 
 def _merge(test, a, b) -> cst.BaseExpression:
@@ -307,11 +310,11 @@ class _ElifToNestedIf(cst.CSTTransformer):
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if any(type(n) is cst.If and isinstance(n.orelse, cst.If) for n in walk(func)):
-        func = func.visit(_ElifToNestedIf())
+        func = rewrite(func, _ElifToNestedIf())
     analysis = ctx.analyze(func)
     if not any(analysis.batched_tests.values()) and not any(
             type(n) in (cst.IfExp, cst.BooleanOperation, cst.Comparison)
             and _batched(analysis, n) for n in walk(func)):
         return func
-    return func.visit(_IfToWhere(ctx, analysis, Liveness(func)))
+    return rewrite(func, _IfToWhere(ctx, analysis, Liveness(func)))
 

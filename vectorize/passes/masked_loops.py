@@ -8,10 +8,11 @@ Guarantees: every masked loop becomes a loop over an unbatched condition,
 ``if active:``. ``break`` clears ``active``; ``continue`` skips to the end of the iteration;
 ``return v`` inside a loop sets ``result``/``returned``, clears ``active`` and is answered
 after the loop by ``if returned: return result``. The statements after a ``break``/
-``continue``/``return`` move into the branch that falls through, as in `early_return`. The
-output is still scalar-style code with the same per-example meaning (``__any_lane__(a)`` is
-``bool(a)`` per example); `if_to_where` then turns ``if active:`` into ``np.where`` merges and
-`batch_rules` turns ``__any_lane__(active)`` into ``active.any()``.
+``continue``/``return`` move into the branch that falls through, as in `early_return`
+(both use `continuations`). The output is still scalar-style code with the same per-example
+meaning (``__any_lane__(a)`` is ``bool(a)`` per example); `if_to_where` then turns
+``if active:`` into ``np.where`` merges and `batch_rules` turns ``__any_lane__(active)`` into
+``active.any()``.
 
     while abs(y * y - x) > tol:             active = abs(y * y - x) > tol
         y = (y + x / y) / 2          ->     while __any_lane__(active):
@@ -22,12 +23,16 @@ output is still scalar-style code with the same per-example meaning (``__any_lan
 
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 
-from ..abstract import TupleValue
-from ..cst_util import children, hoist_common_tail, parse_expr, parse_stmt
+from ..abstract import TupleValue, join
+from ..cst_util import children, parse_expr, parse_stmt, rewrite, walk
 from ..errors import Unsupported
+from ..liveness import Liveness, writes
 from ..rules.lanes import ANY_LANE
+from .continuations import ContinuationLowering
 
 _EXITS = (cst.Break, cst.Continue, cst.Return)
 
@@ -58,6 +63,13 @@ def _exits_in(node, kinds=_EXITS) -> bool:
     return False
 
 
+def _has_literal(value) -> bool:
+    """Whether `_literal_for` gives ``value``'s type exactly (per-example numbers)."""
+    if isinstance(value, TupleValue):
+        return all(_has_literal(v) for v in value.items)
+    return value is not None and value.rank == 0 and value.kind in "biufc"
+
+
 def _literal_for(value) -> str:
     """A weak Python literal of the right kind, to give ``result`` a type before the loop."""
     if isinstance(value, TupleValue):
@@ -65,13 +77,18 @@ def _literal_for(value) -> str:
     return {"b": "False", "i": "0", "u": "0", "f": "0.0", "c": "0j"}.get(value.kind, "0.0")
 
 
-class _Loop:
+class _Loop(ContinuationLowering):
     """Lowering of one loop body."""
+
+    exits = _EXITS
 
     def __init__(self, names, active: str | None, iteration_end=list):
         self.names = names
         self.active = active
         self.iteration_end = iteration_end   # what ends every iteration (`continue` too)
+
+    def holds_exit(self, stmt) -> bool:
+        return _exits_in(stmt)
 
     def exit_for(self, small, tail) -> list:
         if isinstance(small, cst.Break):
@@ -87,40 +104,6 @@ class _Loop:
         out.append(_assign(returned, "True"))
         out.append(_assign(self.active, "False") if self.active else _line(cst.Break()))
         return out
-
-    def seq(self, stmts: list, tail) -> list:
-        out: list = []
-        for i, stmt in enumerate(stmts):
-            if isinstance(stmt, cst.SimpleStatementLine) and any(
-                    isinstance(s, _EXITS) for s in stmt.body):
-                before = []
-                for small in stmt.body:
-                    if isinstance(small, _EXITS):
-                        if before:
-                            out.append(stmt.with_changes(body=before))
-                        return out + self.exit_for(small, tail)
-                    before.append(small)
-            if isinstance(stmt, cst.If) and _exits_in(stmt):
-                rest = stmts[i + 1:]
-
-                def continuation(rest=rest):
-                    return self.seq([s.deep_clone() for s in rest], tail)
-                out.extend(hoist_common_tail(self.if_stmt(stmt, continuation)))
-                return out
-            out.append(stmt)
-        return out + tail()
-
-    def if_stmt(self, stmt: cst.If, continuation) -> cst.If:
-        body = self.seq(list(stmt.body.body), continuation)
-        if stmt.orelse is None:
-            orelse = continuation()
-        elif isinstance(stmt.orelse, cst.If):
-            orelse = [self.if_stmt(stmt.orelse, continuation)]
-        else:
-            orelse = self.seq(list(stmt.orelse.body.body), continuation)
-        return stmt.with_changes(
-            body=stmt.body.with_changes(body=body or [_line(cst.Pass())]),
-            orelse=cst.Else(body=cst.IndentedBlock(body=orelse)) if orelse else None)
 
 
 class _Names:
@@ -147,10 +130,37 @@ def _guarded(active: str, body: list) -> cst.If:
 
 
 class _MaskLoops(cst.CSTTransformer):
-    def __init__(self, ctx, analysis, names):
+    def __init__(self, ctx, analysis, names, func):
         self.ctx = ctx
         self.analysis = analysis
         self.names = names
+        self.func = func
+        self._liveness = None
+
+    def _placeholders(self, original) -> list:
+        """Names the loop binds before each of its exits and the code after it reads, but
+        that have no value before it (``while True:`` with ``y = ...`` before the
+        ``break``): the masked form assigns them under ``if active:`` only, so they get a
+        typed placeholder first. No lane keeps it: each leaves the loop by an exit that
+        assigned the name (the analysis rejects the function otherwise)."""
+        if self._liveness is None:
+            self._liveness = Liveness(self.func)
+        live = self._liveness.live_after.get(original, set())
+        defined = self.analysis.defined_before_loop.get(original, set())
+        out = []
+        for name in sorted((writes(original) & live) - defined):
+            # every value it has in the loop (all assigned there): their join is its type
+            values = [self.analysis.values[n] for n in walk(original)
+                      if type(n) is cst.Name and n.value == name and n in self.analysis.values]
+            if not values:
+                continue
+            value = functools.reduce(join, values)
+            if not _has_literal(value):
+                raise Unsupported(f"`{name}` gets its first value inside a loop whose examples "
+                                  "stop at different times, and it is not a number",
+                                  original, f"give `{name}` a value before the loop")
+            out.append(_assign(name, _literal_for(value)))
+        return out
 
     def _needs(self, original) -> bool:
         if original in self.analysis.masked_loops:
@@ -185,6 +195,7 @@ class _MaskLoops(cst.CSTTransformer):
             test=parse_expr(f"{ANY_LANE}({active})"),
             body=cst.IndentedBlock(body=[_guarded(active, body)]))
         return cst.FlattenSentinel(self._prologue(original_node)
+                                   + self._placeholders(original_node)
                                    + [_assign(active, _truth(test.deep_clone())), loop]
                                    + self._epilogue(original_node))
 
@@ -203,14 +214,45 @@ class _MaskLoops(cst.CSTTransformer):
             loop = updated_node.with_changes(body=cst.IndentedBlock(body=body))
             return cst.FlattenSentinel(self._prologue(original_node) + [loop]
                                        + self._epilogue(original_node))
-        active = self.names.mask()
-        body = _Loop(self.names, active).seq(list(updated_node.body.body), list)
+        active = self.names.mask(strategy_of(original_node, default="select"))
+        statements = list(updated_node.body.body)
+        updated_node, kept = self._per_lane_target(original_node, updated_node)
+        before = kept[1:] + [line for line in self._placeholders(original_node)
+                             if line.body[0].targets[0].target.value != original_node.target
+                             .value] if kept else self._placeholders(original_node)
+        if kept:
+            statements.insert(0, kept[0])
+        body = _Loop(self.names, active).seq(statements, list)
         stop = parse_stmt(f"if not {ANY_LANE}({active}):\n    break\n")
         loop = updated_node.with_changes(body=cst.IndentedBlock(
             body=[_guarded(active, body), stop]))
-        return cst.FlattenSentinel(self._prologue(original_node) + [_assign(active, "True"),
-                                                                     loop]
+        return cst.FlattenSentinel(self._prologue(original_node) + before
+                                   + [_assign(active, "True"), loop]
                                    + self._epilogue(original_node))
+
+    def _per_lane_target(self, original, updated):
+        """``for i in range(5):`` left by a per-example ``break``, with ``i`` read after the
+        loop: each lane keeps the ``i`` of its last pass. The loop runs on a fresh name and
+        the body starts with ``i = i_2`` (under the mask, so finished lanes keep theirs);
+        ``i`` gets a typed placeholder first when it has no value before the loop (no lane
+        keeps it: the sequence is not empty, or the analysis would reject the read)."""
+        target = original.target
+        if self._liveness is None:
+            self._liveness = Liveness(self.func)
+        if not isinstance(target, cst.Name) or \
+                target.value not in self._liveness.live_after.get(original, set()):
+            return updated, []
+        step = self.ctx.namer.fresh(target.value)
+        kept = [_assign(target.value, cst.Name(step))]
+        if target.value not in self.analysis.defined_before_loop.get(original, set()):
+            value = self.analysis.loop_head.get(original, {}).get(target.value)
+            if not _has_literal(value):
+                raise Unsupported(f"the loop variable `{target.value}` is read after a loop "
+                                  "whose examples stop at different times, and it is not a "
+                                  "number", target, f"give `{target.value}` a value before "
+                                  "the loop")
+            kept.append(_assign(target.value, _literal_for(value)))
+        return updated.with_changes(target=cst.Name(step)), kept
 
     def _batched_range(self, original, node):
         """``for i in range(a, b, s)`` with per-example bounds: a counter and a mask."""
@@ -248,7 +290,8 @@ class _MaskLoops(cst.CSTTransformer):
 def _truth(test):
     """The loop test as a truth value (``while n:`` on integers masks with ``bool(n)``)."""
     if isinstance(test, (cst.Comparison, cst.BooleanOperation)) or (
-            isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)):
+            isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)) or (
+            isinstance(test, cst.Name) and test.value in ("True", "False")):
         return test
     return cst.Call(func=cst.Name("bool"), args=[cst.Arg(test)])
 
@@ -283,4 +326,4 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if not analysis.masked_loops and not (analysis.batched_returns
                                           and analysis.returns_in_loops):
         return func
-    return func.visit(_MaskLoops(ctx, analysis, _Names(ctx, analysis)))
+    return rewrite(func, _MaskLoops(ctx, analysis, _Names(ctx, analysis), func))

@@ -24,7 +24,7 @@ import re
 import libcst as cst
 
 from ..analysis import may_warn
-from ..cst_util import render, walk
+from ..cst_util import render, rewrite, walk
 from ..liveness import reads, writes
 
 
@@ -83,7 +83,7 @@ def _substitute_once(stmts: list, generated: set, counts: _Count):
             if name in reads(later):
                 if not isinstance(later, cst.SimpleStatementLine):
                     break
-                new = later.visit(_Replace(name, value))
+                new = rewrite(later, _Replace(name, value))
                 return stmts[:i] + stmts[i + 1:j] + [new] + stmts[j + 1:]
             if writes(later) & needed or not isinstance(later, cst.SimpleStatementLine):
                 break
@@ -136,17 +136,47 @@ class _DropNeedlessErrstate(cst.CSTTransformer):
             return cst.FlattenSentinel(list(updated_node.body.body))
         return updated_node
 
+    def _hoist(self, loop, head: list):
+        """``while t: with np.errstate(all="ignore"): B`` -> the ``with`` around the loop:
+        entered once instead of once per iteration (it costs microseconds, which a loop
+        over a thousand lanes notices). Only when everything else the loop evaluates cannot
+        warn, so no warning a live lane would give is silenced."""
+        body = list(loop.body.body)
+        quiet = [s for s in body if _is_errstate(s)]
+        if not quiet or loop.orelse is not None or len({render(s.items[0].item)
+                                                        for s in quiet}) != 1:
+            return loop
+        rest = [s for s in body if not _is_errstate(s)]
+        if may_warn(head + rest, self.analysis, self.registry):
+            return loop
+        unwrapped = [part for s in body
+                     for part in (s.body.body if _is_errstate(s) else [s])]
+        return quiet[0].with_changes(body=cst.IndentedBlock(
+            body=[loop.with_changes(body=loop.body.with_changes(body=unwrapped))]),
+            leading_lines=loop.leading_lines)
+
+    def leave_While(self, original_node, updated_node):
+        return self._hoist(updated_node, [cst.Expr(original_node.test)])
+
+    def leave_For(self, original_node, updated_node):
+        return self._hoist(updated_node, [cst.Expr(original_node.iter)])
+
+
+def _is_errstate(stmt) -> bool:
+    return (type(stmt) is cst.With and len(stmt.items) == 1
+            and render(stmt.items[0].item) == 'np.errstate(all="ignore")')
+
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     func = eliminate_common_subexpressions(func, ctx)
     if any(type(n) is cst.With for n in walk(func)):
-        func = func.visit(_DropNeedlessErrstate(ctx.analyze(func), ctx.registry))
+        func = rewrite(func, _DropNeedlessErrstate(ctx.analyze(func), ctx.registry))
     counts = _Count(func)
     if any(counts.writes.get(name) == 1 and counts.reads.get(name) == 1
            for name in ctx.namer.generated) or _has_pass_lines(func):
-        func = func.visit(_Simplify(ctx.namer.generated, counts))
+        func = rewrite(func, _Simplify(ctx.namer.generated, counts))
     if any(type(n) is cst.IfExp and type(n.body) is cst.IfExp for n in walk(func)):
-        func = func.visit(_NestedChoice())
+        func = rewrite(func, _NestedChoice())
     return func
 
 
@@ -197,7 +227,7 @@ class _CommonSubexpressions:
                 used = reads(stmt)
                 candidates = {key: name for key, name in available.items()
                               if _names_of(key) <= used}
-                new = stmt.visit(_UseAvailable(candidates)) if candidates else stmt
+                new = rewrite(stmt, _UseAvailable(candidates)) if candidates else stmt
                 out.append(new)
                 self._kill(available, writes(stmt))
                 found = _single_target_assign(new)

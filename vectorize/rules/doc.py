@@ -14,9 +14,22 @@ _ENGINE_RULES = [
      "An `if`/`elif`/`else` whose test differs per example runs both branches on every lane "
      "and merges each live variable with a conditional expression (then `np.where`); "
      "branch-local names (`root_if`, `root_else`) keep the branches apart; branches that can "
-     "warn on thrown-away lanes run under `np.errstate(all=\"ignore\")`.",
+     "warn on thrown-away lanes run under `np.errstate(all=\"ignore\")`. This is the form of "
+     "cheap branches (see `if.compact`), or of any `if` marked `# vectorize: select`.",
      "if tmp > 5:\n    root = t * b\nelse:\n    root = -t",
      "root = np.where(tmp > 5, t * b, -t)"),
+    ("if.compact", "control flow",
+     "An `if` whose branches are expensive (a loop, or much work for the data they move; "
+     "`passes/compact_ifs.py` documents the heuristic) or that is marked "
+     "`# vectorize: compact` runs each branch only on the lanes that take it: their indices "
+     "come from `np.flatnonzero`, the per-example values the branch reads are gathered, and "
+     "each variable it assigns is scattered back into an array of the dtype `np.where` "
+     "would give. Same results as `if.select`.",
+     "if x > 0:  # vectorize: compact\n    y = math.log(x) * x\nelse:\n    y = 0.0",
+     "cond = x > 0\nlanes = np.flatnonzero(cond)\nx_lanes = x[lanes]\n"
+     "y_lanes = np.log(x_lanes) * x_lanes\nlanes_else = np.flatnonzero(~cond)\n"
+     "y_else = 0.0\ny = np.empty(len(cond), dtype=np.float64)\ny[lanes] = y_lanes\n"
+     "y[lanes_else] = y_else"),
     ("if.unbatched", "control flow",
      "An `if` whose test is the same for every example stays a Python `if`.",
      "if n > 2:\n    y = x", "if n > 2:\n    y = x"),

@@ -72,11 +72,36 @@ def evaluate(fn, *args, **kwargs):
         return UNKNOWN
 
 
+# other representatives of a number, tried when the function raises on the first one
+# (``math.sqrt(x - 10.0)`` with the representative x = 1.0): the result's type and structure
+# (divmod's pair) do not depend on which value represents the examples
+_OTHER_REPRESENTATIVES = (0.5, 2.0, 100.0, -0.5)
+
+
 def default_infer(site: Site) -> Value:
     examples = [v.example for v in site.args]
     kw = {k: v.example for k, (_, v) in site.kwargs.items()}
     out = evaluate(site.func, *examples, **kw)
+    if out is UNKNOWN:
+        out = _evaluate_other_representatives(site, examples, kw)
     return result_value(out)
+
+
+def _evaluate_other_representatives(site: Site, examples: list, kw: dict):
+    values = list(site.args) + [v for _, v in site.kwargs.values()]
+    if not any(getattr(v, "batched", False) for v in values):
+        return UNKNOWN     # exact values raise for real: never replaced
+    movable = [i for i, v in enumerate(site.args)
+               if not getattr(v, "exact", True) and isinstance(v.example, (float, np.floating))
+               and np.ndim(v.example) == 0]
+    if not movable:
+        return UNKNOWN
+    for other in _OTHER_REPRESENTATIVES:
+        tried = [type(e)(other) if i in movable else e for i, e in enumerate(examples)]
+        out = evaluate(site.func, *tried, **kw)
+        if out is not UNKNOWN:
+            return out
+    return UNKNOWN
 
 
 def result_value(out):

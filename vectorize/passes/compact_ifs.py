@@ -1,0 +1,305 @@
+"""Choose how each ``if`` on a per-example condition runs: select or compact.
+
+Assumes: scalar-style code after `masked_loops` and `early_return` (no ``return`` under a
+batched condition is left); the current analysis.
+Guarantees: ``elif`` chains became ``else: if`` (each ``if`` of the chain is chosen on its
+own). Every batched ``if`` chosen for compaction tests a fresh variable assigned just before
+it, ``cond = <test>`` (a truth value), whose name is a key of ``ctx.compact_ifs``. Nothing else
+changes, so the code keeps its per-example meaning. `if_to_where` turns every other batched
+``if`` into merges (the *select* form) and leaves these alone; `batch_rules` records what the
+analysis knows about them; `compact` makes each branch work only on its own lanes.
+
+    if x > 0:   # vectorize: compact        cond = x > 0
+        y = expensive(x)              ->    if cond:
+    else:                                       y = expensive(x)
+        y = -x                              else:
+                                                y = -x
+
+**Heuristic.** A comment on the ``if`` line (or the line before), ``# vectorize: compact`` or
+``# vectorize: select``, decides (an ``elif`` without its own comment takes its chain's).
+Otherwise the ``if`` is compacted when its branches hold a loop or a per-example fallback
+call, or when their *work* is at least `TRANSFER_COST` times their *transfers*: work counts
+each operator, comparison or subscript on per-example values as 1, each call of a math or
+NumPy function on them as `CALL_COST`, a call of the user's own function as the work of its
+body; transfers count, per branch, the per-example values it reads from before the ``if``
+(gathered), the variables it assigns that are used afterwards (scattered) and one for its
+lane indices. Select runs every branch on every lane; compact runs each on its own lanes
+but moves data: measured with NumPy on a million lanes, gathering or scattering a value on
+half of them costs about two additions over all of them, so compaction pays off when the
+branches do about four times as much work as they move.
+
+An ``if`` keeps the select form (whatever the comment) where compaction cannot give the
+same results: a branch that draws random numbers (the draws would differ), writes into an
+array that exists before the ``if`` (``v[0] = x``), holds a tuple of per-example values, or
+assigns a variable used afterwards that has no value on some lanes (select reports it).
+"""
+
+from __future__ import annotations
+
+import types
+
+import libcst as cst
+
+from ..abstract import TupleValue
+from ..cst_util import children, rewrite, walk
+from ..liveness import Liveness, exposed_reads, writes
+from .if_to_where import _ElifToNestedIf
+from .masked_loops import strategy_of
+
+OPERATION_COST = 1
+CALL_COST = 4
+TRANSFER_COST = 4
+
+_LOOP = float("inf")
+_OPERATIONS = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation,
+               cst.IfExp, cst.Subscript)
+_MUTATING_METHODS = {"sort", "fill", "put", "resize", "partition", "itemset", "setfield",
+                     "append", "extend", "insert", "pop", "remove", "clear", "reverse",
+                     "update", "setdefault", "add", "discard"}
+
+
+def strategy_comment(node: cst.If) -> str | None:
+    """``"compact"`` / ``"select"`` from a ``# vectorize:`` comment on the ``if``, or None."""
+    if not isinstance(node.body, cst.IndentedBlock):      # `if c: y = f(x)  # comment`
+        node = node.with_changes(body=cst.IndentedBlock(
+            body=[], header=node.body.trailing_whitespace))
+    return strategy_of(node, default=None)
+
+
+def _with_comment(node: cst.If, choice: str) -> cst.If:
+    line = cst.EmptyLine(comment=cst.Comment(f"# vectorize: {choice}"))
+    return node.with_changes(leading_lines=[*node.leading_lines, line])
+
+
+class _InheritComments(cst.CSTTransformer):
+    """Every ``elif`` without a strategy comment takes the one of the ``if`` it continues."""
+
+    def leave_If(self, original_node, updated_node):
+        choice = strategy_comment(updated_node)
+        return _inherit(updated_node, choice) if choice else updated_node
+
+
+def _inherit(node: cst.If, choice: str) -> cst.If:
+    orelse = node.orelse
+    if not isinstance(orelse, cst.If):
+        return node
+    own = strategy_comment(orelse)
+    if own is None:
+        orelse = _with_comment(orelse, choice)
+    return node.with_changes(orelse=_inherit(orelse, own or choice))
+
+
+def _batched(analysis, node) -> bool:
+    return bool(getattr(analysis.values.get(node), "batched", False))
+
+
+class _Cost:
+    """The work of a piece of code on per-example values (see the module's heuristic)."""
+
+    def __init__(self, analysis):
+        self.analysis = analysis
+        self._helpers: dict = {}
+
+    def of(self, nodes) -> float:
+        analysis = self.analysis
+        total = 0.0
+        for node in nodes:
+            for n in walk(node):
+                t = type(n)
+                if t in (cst.For, cst.While):
+                    if any(_batched(analysis, m) for m in walk(n)):
+                        return _LOOP
+                elif t is cst.Call:
+                    if n in analysis.fallback_calls:
+                        return _LOOP
+                    if n in analysis.helper_calls:
+                        total += self.helper(getattr(analysis.values.get(n.func), "example",
+                                                     None))
+                    elif _batched(analysis, n):
+                        total += CALL_COST
+                elif t in _OPERATIONS and _batched(analysis, n):
+                    total += OPERATION_COST
+        return total
+
+    def helper(self, fn, depth: int = 0) -> float:
+        """The work of a helper's body, counted from its source: every operator as 1, every
+        call as `CALL_COST` (or its own body's work, for the user's functions), a loop as
+        unbounded."""
+        if not isinstance(fn, types.FunctionType) or depth > 4:
+            return CALL_COST
+        if fn not in self._helpers:
+            from ..source import read_function
+            self._helpers[fn] = CALL_COST       # while it is counted (recursion)
+            try:
+                tree = read_function(fn).tree
+            except Exception:
+                return CALL_COST
+            total = 0.0
+            for n in walk(tree.body):
+                t = type(n)
+                if t in (cst.For, cst.While):
+                    total = _LOOP
+                    break
+                if t is cst.Call:
+                    callee = fn.__globals__.get(n.func.value) if isinstance(
+                        n.func, cst.Name) else None
+                    total += self.helper(callee, depth + 1) if isinstance(
+                        callee, types.FunctionType) else CALL_COST
+                elif t in _OPERATIONS:
+                    total += OPERATION_COST
+            self._helpers[fn] = total
+        return self._helpers[fn]
+
+
+def _exits(stmts) -> bool:
+    """A ``return`` anywhere, or a ``break``/``continue`` of a loop outside the branch."""
+    stack = list(stmts)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Return):
+            return True
+        if isinstance(n, (cst.Break, cst.Continue)):
+            return True
+        if isinstance(n, (cst.For, cst.While)):
+            stack.extend(n2 for n2 in walk(n) if isinstance(n2, cst.Return))
+            continue
+        stack.extend(children(n))
+    return False
+
+
+def _writes_into(stmts, names: set) -> bool:
+    """Whether the statements change an existing object in place: ``v[i] = ...``,
+    ``v.a = ...``, ``v[i] += ...`` or a mutating method, on one of ``names``."""
+    for node in stmts:
+        for n in walk(node):
+            targets = []
+            if type(n) is cst.Assign:
+                targets = [t.target for t in n.targets]
+            elif type(n) in (cst.AugAssign, cst.AnnAssign):
+                targets = [n.target]
+            elif type(n) is cst.Call and isinstance(n.func, cst.Attribute) \
+                    and n.func.attr.value in _MUTATING_METHODS:
+                targets = [n.func]
+            for target in targets:
+                while isinstance(target, (cst.Subscript, cst.Attribute)):
+                    target = target.value
+                    if isinstance(target, cst.Name) and target.value in names:
+                        return True
+    return False
+
+
+class _Choose(cst.CSTTransformer):
+    def __init__(self, ctx, analysis, liveness):
+        self.ctx = ctx
+        self.analysis = analysis
+        self.liveness = liveness
+        self.cost = _Cost(analysis)
+        self.chosen: dict[cst.If, str | None] = {}     # if -> its fresh test name (or None)
+        self.boolean: dict[cst.If, bool] = {}
+
+    def visit_If(self, node):
+        """Chosen top-down, so that an outer `if` gets the first fresh name."""
+        analysis = self.analysis
+        if not analysis.batched_tests.get(node, False):
+            return True
+        test = node.test
+        if isinstance(test, cst.Name) and test.value in self.ctx.mask_names:
+            return True      # the guard of a masked loop: the loop has its own strategy
+        choice = strategy_comment(node) or ("compact" if self._worth_it(node) else "select")
+        if choice != "compact" or not self._possible(node):
+            return True
+        boolean = getattr(analysis.values.get(test), "kind", "?") == "b"
+        if (isinstance(test, cst.Name) and test.value in self.ctx.namer.generated
+                and test.value not in self.ctx.compact_ifs and boolean
+                and test.value not in writes(node)):
+            self.chosen[node] = None           # already a name of the engine's own
+            self.ctx.compact_ifs[test.value] = None
+        else:
+            self.chosen[node] = cond = self.ctx.namer.fresh("cond")
+            self.ctx.compact_ifs[cond] = None
+        self.boolean[node] = boolean
+        return True
+
+    def leave_If(self, original_node, updated_node):
+        if original_node not in self.chosen:
+            return updated_node
+        cond = self.chosen[original_node]
+        if cond is None:
+            return updated_node
+        value = updated_node.test.with_changes(lpar=[], rpar=[]) if isinstance(
+            updated_node.test, (cst.Comparison, cst.BooleanOperation, cst.UnaryOperation,
+                                cst.Name, cst.Call)) else updated_node.test
+        if not self.boolean[original_node]:
+            value = cst.Call(func=cst.Name("bool"), args=[cst.Arg(value)])   # a truth value
+        assign = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(cond))],
+                                                     value)])
+        return cst.FlattenSentinel([assign, updated_node.with_changes(test=cst.Name(cond))])
+
+    def _branches(self, node: cst.If) -> list[list]:
+        branches = [list(node.body.body)]
+        if node.orelse is not None:
+            branches.append(list(node.orelse.body.body))
+        return branches
+
+    def _transfers(self, node: cst.If, entry: dict) -> int:
+        live = self.liveness.live_after.get(node, set())
+        total = 0
+        for stmts in self._branches(node):
+            gathered = {n for n in exposed_reads(stmts)
+                        if getattr(entry.get(n), "batched", False)}
+            scattered = set().union(*map(writes, stmts)) & live if stmts else set()
+            total += len(gathered) + len(scattered) + 1
+        return total
+
+    def _worth_it(self, node: cst.If) -> bool:
+        envs = self.analysis.if_envs.get(node)
+        if envs is None or envs[0] is None:
+            return False
+        work = sum(self.cost.of(stmts) for stmts in self._branches(node))
+        return work >= TRANSFER_COST * self._transfers(node, envs[0])
+
+    def _possible(self, node: cst.If) -> bool:
+        """Whether the compact form can give exactly the select form's results."""
+        analysis = self.analysis
+        envs = analysis.if_envs.get(node)
+        if envs is None or any(e is None for e in envs):
+            return False
+        entry, then_env, else_env, joined = envs
+        branches = self._branches(node)
+        if any(_exits(stmts) for stmts in branches):
+            return False
+        inside = [n for stmts in branches for s in stmts for n in walk(s)]
+        if any(n in analysis.random_calls for n in inside):
+            return False
+        if any(isinstance(analysis.values.get(n), TupleValue) and _batched(analysis, n)
+               for n in inside):
+            return False
+        if _writes_into([s for stmts in branches for s in stmts], set(entry)):
+            return False
+        live = self.liveness.live_after.get(node, set())
+        assigned = [set().union(*map(writes, stmts)) if stmts else set()
+                    for stmts in branches]
+        for name in set().union(*assigned) & live:
+            value = joined.get(name)
+            if value is None or isinstance(value, TupleValue):
+                return False
+            if name not in entry and not (len(assigned) == 2 and all(
+                    name in a for a in assigned)):
+                return False     # select reports that it may have no value
+            sources = [env.get(name) for env in (then_env, else_env, entry) if name in env]
+            if any(isinstance(v, TupleValue) or v.rank != value.rank for v in sources):
+                return False     # a per-example scalar on some lanes, a vector on others
+        return True
+
+
+def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    ifs = [n for n in walk(func) if type(n) is cst.If]
+    if not ifs:
+        return func
+    if any(isinstance(n.orelse, cst.If) for n in ifs):
+        func = rewrite(rewrite(func, _InheritComments()), _ElifToNestedIf())
+    analysis = ctx.analyze(func)
+    if not any(analysis.batched_tests.get(n, False) for n in walk(func)
+               if type(n) is cst.If):
+        return func
+    return rewrite(func, _Choose(ctx, analysis, Liveness(func)))
