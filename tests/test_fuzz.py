@@ -276,6 +276,30 @@ def f(x, y):
         y = y + 1.0
     return y
 """, (_X, 2.0), True, id="value_swapped_back_in_a_masked_loop"),
+    pytest.param("compacted_loop_copied_into_the_branches_of_an_early_return", """
+def f(x, y, z):
+    for i0 in range(2):
+        if x == 0.0:
+            return y
+        elif y > 0.5:
+            z, y = y, z
+        n2 = 0
+        while n2 < 2 and x > 10.0:
+            n2 += 1
+            y = y * z
+    return y
+""", (np.array([0.0, 12.0, 13.5, 30.0, -1.0, np.nan]),
+      np.array([1.0, 60.0, np.inf, 2.0, 0.25, 1.0]),
+      np.array([3.0, 10.0, -87.5, 1.5, 2.0, np.nan])), True,
+        id="compacted_loop_copied_into_the_branches_of_an_early_return"),
+    pytest.param("loop_variable_read_after_a_per_example_break", """
+def f(x):
+    for i in range(4):
+        y = x * i
+        if x > y:
+            break
+    return y + i
+""", (_X,), True, id="loop_variable_read_after_a_per_example_break"),
 ]
 
 

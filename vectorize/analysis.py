@@ -113,6 +113,12 @@ class Analysis:
         self.loop_head: dict[cst.CSTNode, dict] = {}    # ... at its head (fixed point)
         # if -> variables' values (entering, after its body, after its else, at the join)
         self.if_envs: dict[cst.CSTNode, tuple] = {}
+        # for the runtime promotions of `batch_rules`: the bound variables' values where a
+        # path leaves a loop body (its end, each break/continue) and after the loop
+        self.loop_body_end: dict[cst.CSTNode, dict | None] = {}
+        self.loop_exit: dict[cst.CSTNode, dict | None] = {}
+        self.jump_envs: dict[cst.CSTNode, dict] = {}
+        self.loop_may_skip: dict[cst.CSTNode, bool] = {}   # can run its body zero times
         self.registry = registry
         self.helpers = helpers            # callback(func, args, kwargs, node) -> Value
         self.allow_fallback = allow_fallback
@@ -274,6 +280,7 @@ class Analysis:
             self._mask_enclosing_loop(small)
             key = "breaks" if isinstance(small, cst.Break) else "continues"
             self._loop_stack[-1][key].append(env.copy())
+            self.jump_envs[small] = _bound_values(env)
             return None
         if isinstance(small, cst.Raise):
             if self._batched_depth:
@@ -351,6 +358,7 @@ class Analysis:
                     out = self.block(stmt.body.body, body_env)
                 finally:
                     self._batched_depth -= was_masked
+                fell_through = out      # the end of the body, before `continue`s join it
                 for cont in frame["continues"]:
                     out = join_envs(out, cont, batched=frame["masked"], before=head,
                                     written=written)
@@ -367,6 +375,8 @@ class Analysis:
         finally:
             self._loop_stack.pop()
         self.loop_head[stmt] = dict(head.values)
+        self.loop_body_end[stmt] = None if fell_through is None else _bound_values(fell_through)
+        self.loop_may_skip[stmt] = not (nonempty or endless)
         exit_env = None if endless else head
         if nonempty and not endless:
             if out is None:
@@ -385,6 +395,7 @@ class Analysis:
         for brk in frame["breaks"]:
             exit_env = join_envs(exit_env, brk, batched=frame["masked"], before=head,
                                  written=frozenset(writes(stmt.body)))
+        self.loop_exit[stmt] = None if exit_env is None else dict(exit_env.values)
         return exit_env
 
     def _mask_enclosing_loop(self, node) -> bool:
@@ -577,8 +588,9 @@ class Analysis:
     def _expr(self, node, env: Env):
         if isinstance(node, cst.Name):
             return self.name(node, env)
-        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
-                             cst.ConcatenatedString)):
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+            return exact(ast.literal_eval(node.value))
+        if isinstance(node, cst.ConcatenatedString):
             return exact(ast.literal_eval(_code(node)))
         if isinstance(node, cst.Ellipsis):
             return exact(Ellipsis)
@@ -680,13 +692,13 @@ class Analysis:
                     fn(*[e.item() if isinstance(e, np.generic) else e for e in examples])
         except TypeError as exc:
             kinds = ", ".join(a.describe() for a in args)
-            raise Unsupported(f"{what} raises for {kinds} in the per-example code ({exc})",
+            raise Unsupported(f"{what()} raises for {kinds} in the per-example code ({exc})",
                               node, "convert the values first (e.g. float(x)) or use a "
                                     "NumPy function that accepts them") from None
         except ValueError as exc:
             if "truth value" in str(exc) or "size-1" in str(exc) or "only length-1" in str(
                     exc):
-                raise Unsupported(f"{what} needs a single number but gets a per-example "
+                raise Unsupported(f"{what()} needs a single number but gets a per-example "
                                   f"array ({exc})", node,
                                   "reduce the array first, e.g. with .any(), .all() or "
                                   "np.sum") from None
@@ -717,7 +729,7 @@ class Analysis:
                 raise Unsupported("`@` of a per-example scalar (NumPy raises here)", node,
                                   "use * for scalars")
             return batched_like(evaluate(fn, left.example, right.example))
-        self._must_not_raise(fn, [left, right], node, f"`{_code(operator).strip()}`")
+        self._must_not_raise(fn, [left, right], node, lambda: f"`{_code(operator).strip()}`")
         return batched_like(evaluate(fn, left.example, right.example))
 
     def unary(self, node: cst.UnaryOperation, env):
@@ -728,7 +740,7 @@ class Analysis:
         if isinstance(node.operator, cst.Not):
             self._truth(value, node)
             return batched_like(np.True_)
-        self._must_not_raise(fn, [value], node, f"`{_code(node.operator).strip()}`")
+        self._must_not_raise(fn, [value], node, lambda: f"`{_code(node.operator).strip()}`")
         return batched_like(evaluate(fn, value.example))
 
     def boolean(self, node: cst.BooleanOperation, env):
@@ -939,7 +951,7 @@ class Analysis:
         rule = self.registry.for_call(fn)
         if rule is not None:
             if not kwargs and fn is not ENGINE_NAMES.get("__any_lane__"):
-                self._must_not_raise(fn, args, node, f"`{_code(node.func)}`")
+                self._must_not_raise(fn, args, node, lambda: f"`{_code(node.func)}`")
             site = Site(args=args, nodes=[], kwargs={k: (None, v) for k, v in kwargs.items()},
                         func=fn, original=node)
             infer = rule.infer or default_infer
@@ -992,6 +1004,10 @@ def _always_true(test, loop: cst.While) -> bool:
         return False
     from .liveness import reads, writes
     return truthy and not reads(loop.test) & writes(loop.body)
+
+
+def _bound_values(env: Env) -> dict:
+    return {k: v for k, v in env.values.items() if k not in env.unbound}
 
 
 def _code(node) -> str:

@@ -71,15 +71,27 @@ def child_fields(cls) -> tuple[str, ...]:
     return fields
 
 
-def children(node):
+_NODE_TYPES: dict[type, bool] = {}
+
+
+def is_node_type(kind: type) -> bool:
+    """``issubclass(kind, cst.CSTNode)``, cached (CSTNode is an ABC: isinstance is slow)."""
+    known = _NODE_TYPES.get(kind)
+    if known is None:
+        known = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
+    return known
+
+
+def children(node) -> list:
+    out = []
     for field in child_fields(type(node)):
         value = getattr(node, field)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                if isinstance(item, cst.CSTNode):
-                    yield item
+        kind = type(value)
+        if kind is tuple or kind is list:
+            out.extend(item for item in value if is_node_type(type(item)))
+        elif is_node_type(kind):
+            out.append(value)
+    return out
 
 
 def walk(node):
@@ -142,7 +154,8 @@ def rewrite(node, visitor: cst.CSTTransformer):
         changes = None
         for field in _visit_fields(cls):
             value = getattr(node, field)
-            if isinstance(value, cst.CSTNode):
+            kind = type(value)
+            if kind is not tuple and kind is not list and is_node_type(kind):
                 new = rewrite(value, visitor)
                 if new is not value:
                     if isinstance(new, cst.RemovalSentinel):
@@ -151,11 +164,11 @@ def rewrite(node, visitor: cst.CSTTransformer):
                         raise TypeError(f"cannot flatten into {cls.__name__}.{field}")
                     changes = changes or {}
                     changes[field] = new
-            elif isinstance(value, (tuple, list)) and value:
+            elif (kind is tuple or kind is list) and value:
                 items, changed = [], False
                 body = field == "body" and isinstance(node, _BODY_SEQUENCES)
                 for item in value:
-                    new = rewrite(item, visitor) if isinstance(item, cst.CSTNode) else item
+                    new = rewrite(item, visitor) if is_node_type(type(item)) else item
                     if new is item:
                         items.append(item)
                         continue

@@ -32,6 +32,9 @@ class _ApplyRules(cst.CSTTransformer):
         self.registry = ctx.registry
         self.method_funcs = {call.func for call in analysis.method_calls}
         self._promotions: set[int] = set()   # ids of the lines that make carries arrays
+        self._loops: list = []                # the loops around the node being visited
+        self._liveness = None
+        self._func = None
 
     def value(self, node):
         return self.analysis.values.get(node)
@@ -82,7 +85,15 @@ class _ApplyRules(cst.CSTTransformer):
 
     def leave_IfExp(self, original_node, updated_node):
         if not _is_batched(self.value(original_node.test)):
-            return updated_node
+            # stays a Python choice: an arm the same for every example becomes an array when
+            # the other is per example (the result is then an array whichever arm is taken)
+            result = self.value(original_node)
+            arms = {}
+            for field in ("body", "orelse"):
+                arm = self.value(getattr(original_node, field))
+                if _needs_promotion(arm, result):
+                    arms[field] = self._full_expr(getattr(updated_node, field), result)
+            return updated_node.with_changes(**arms) if arms else updated_node
         return self._apply(self.registry.operators["ifexp"], original_node, updated_node,
                            [original_node.test, original_node.body, original_node.orelse],
                            [updated_node.test, updated_node.body, updated_node.orelse])
@@ -115,10 +126,8 @@ class _ApplyRules(cst.CSTTransformer):
         entry = self.analysis.loop_entry.get(original_node, {})
         head = self.analysis.loop_head.get(original_node, {})
         needed = None if masked else _array_only_reads(original_node, self.analysis)
-        if needed is not None and not needed:
-            return updated_node
         lines = []
-        for name in sorted(head):
+        for name in sorted(head) if needed is None or needed else ():
             before, at_head = entry.get(name), head[name]
             if before is None or not getattr(at_head, "batched", False) or before.batched:
                 continue
@@ -133,17 +142,111 @@ class _ApplyRules(cst.CSTTransformer):
                                   "that needs an array there, but it cannot be made an array "
                                   "before the loop (a tuple, or a value of unknown type)",
                                   original_node, f"give `{name}` a per-example start value")
-            dtype = np.dtype(at_head.dtype)
-            dtype_code = "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
-            ref = self._batch_ref().value
-            shape = f"len({ref})" if at_head.rank == 0 else \
-                f"(len({ref}), *np.shape({name}))"
-            lines.append(cst.parse_statement(
-                f"{name} = np.full({shape}, {name}, dtype={dtype_code})\n"))
+            lines.append(self._full(name, at_head))
+        may_skip = self.analysis.loop_may_skip.get(original_node, False)
+        after = self.analysis.loop_exit.get(original_node) or {}
+        live = self._live().live_after.get(original_node, set())
+        promoted = {line.body[0].targets[0].target.value for line in lines}
+        for name in sorted(live - promoted) if may_skip else ():
+            # the loop may not run at all: a value that is per example after it is one
+            # before it too
+            before, after_value = entry.get(name), after.get(name)
+            if _needs_promotion(before, after_value):
+                lines.append(self._full(name, after_value))
+        updated_node = self._promote_at_body_end(original_node, updated_node)
         if not lines:
             return updated_node
         self._promotions.update(map(id, lines))
         return cst.FlattenSentinel(lines + [updated_node])
+
+    # -- runtime promotions: where the analysis joins a value that is the same for every
+    # example with per-example ones under a condition or loop that stays Python, the joined
+    # value is per example, so the path with the shared value makes it an array there. Code
+    # that needs arrays (gathers of compaction, `.astype`, indexing) can then rely on it.
+    def _live(self):
+        if self._liveness is None:
+            from ..liveness import Liveness
+            self._liveness = Liveness(self._func)
+        return self._liveness
+
+    def _full_expr(self, node, value) -> cst.BaseExpression:
+        """``np.full`` of ``node`` (the same for every example) for the whole batch."""
+        dtype = np.dtype(value.dtype)
+        dtype_code = "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
+        ref = self._batch_ref()
+        if value.rank == 0:
+            return expr("np.full(len({ref}), {v}, dtype=" + dtype_code + ")", ref=ref, v=node)
+        return expr("np.full((len({ref}), *np.shape({v})), {v}, dtype=" + dtype_code + ")",
+                    ref=ref, v=node)
+
+    def _full(self, name: str, value) -> cst.SimpleStatementLine:
+        return cst.SimpleStatementLine([cst.Assign(
+            [cst.AssignTarget(cst.Name(name))], self._full_expr(cst.Name(name), value))])
+
+    def _promotions_for(self, path: dict | None, joined: dict, live: set) -> list:
+        if path is None:
+            return []
+        return [self._full(name, joined[name]) for name in sorted(live & set(path))
+                if name in joined and _needs_promotion(path[name], joined[name])]
+
+    def _promote_at_body_end(self, original, updated):
+        head = self.analysis.loop_head.get(original, {})
+        live = self._live().live_at_head.get(original, set())
+        lines = self._promotions_for(self.analysis.loop_body_end.get(original), head, live)
+        if not lines:
+            return updated
+        return updated.with_changes(body=updated.body.with_changes(
+            body=list(updated.body.body) + lines))
+
+    def visit_For(self, node):
+        self._loops.append(node)
+
+    def visit_While(self, node):
+        self._loops.append(node)
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        """``break``/``continue`` with a shared value where the loop's is per example."""
+        jumps = [s for s in original_node.body if type(s) in (cst.Break, cst.Continue)]
+        if not jumps or not self._loops:
+            return updated_node
+        loop = self._loops[-1]
+        if type(jumps[0]) is cst.Break:
+            joined = self.analysis.loop_exit.get(loop) or {}
+            live = self._live().live_after.get(loop, set())
+        else:
+            joined = self.analysis.loop_head.get(loop, {})
+            live = self._live().live_at_head.get(loop, set())
+        lines = self._promotions_for(self.analysis.jump_envs.get(jumps[0]), joined, live)
+        return cst.FlattenSentinel(lines + [updated_node]) if lines else updated_node
+
+    def leave_If(self, original_node, updated_node):
+        """Each branch of an ``if`` that stays Python (its test is the same for every
+        example) makes arrays of the values that are per example after it."""
+        facts = self.analysis.if_envs.get(original_node)
+        if facts is None or self.analysis.batched_tests.get(original_node, False):
+            return updated_node
+        _entry, then_values, else_values, joined = facts
+        if joined is None:
+            return updated_node
+        live = self._live().live_after.get(original_node, set())
+        then_lines = self._promotions_for(then_values, joined, live)
+        else_lines = self._promotions_for(else_values, joined, live)
+        if then_lines:
+            updated_node = updated_node.with_changes(body=updated_node.body.with_changes(
+                body=list(updated_node.body.body) + then_lines))
+        if else_lines:
+            orelse = updated_node.orelse
+            if orelse is None:
+                orelse = cst.Else(body=cst.IndentedBlock(body=else_lines))
+            elif isinstance(orelse, cst.Else):
+                orelse = orelse.with_changes(body=orelse.body.with_changes(
+                    body=list(orelse.body.body) + else_lines))
+            else:
+                orelse = cst.Else(body=cst.IndentedBlock(body=[
+                    cst.If(test=orelse.test, body=orelse.body, orelse=orelse.orelse)]
+                    + else_lines))
+            updated_node = updated_node.with_changes(orelse=orelse)
+        return updated_node
 
     def leave_With(self, original_node, updated_node):
         """A loop under ``with np.errstate(...)`` (hoisted there by `simplify`): its carries'
@@ -158,9 +261,11 @@ class _ApplyRules(cst.CSTTransformer):
             body=updated_node.body.with_changes(body=body[count:]))])
 
     def leave_While(self, original_node, updated_node):
+        self._loops.pop()
         return self._promote_carries(original_node, updated_node)
 
     def leave_For(self, original_node, updated_node):
+        self._loops.pop()
         return self._promote_carries(original_node, updated_node)
 
     def leave_Assign(self, original_node, updated_node):
@@ -285,6 +390,13 @@ class _ApplyRules(cst.CSTTransformer):
                            [updated_node.value])
 
 
+def _needs_promotion(path_value, joined_value) -> bool:
+    """A value the same for every example on this path, per example where paths join."""
+    return (isinstance(path_value, Value) and isinstance(joined_value, Value)
+            and not path_value.batched and joined_value.batched
+            and joined_value.dtype is not None)
+
+
 def _array_only_reads(loop, analysis) -> set[str]:
     """Names read by the operations of a loop that need their per-example operands to be
     arrays: a call of anything but a ufunc on per-example scalars (a helper's batched
@@ -366,8 +478,14 @@ def _loop_facts(func, ctx, analysis) -> None:
     if not loops:
         return
     liveness = Liveness(func)
-    for loop in loops:
-        active = loop_mask(loop)
+    masks = [loop_mask(loop) for loop in loops]
+    for loop, active in zip(loops, masks):
+        if masks.count(active) > 1:
+            # one loop copied into several branches (the code after an early `return` runs
+            # in each): the copies share their mask's name, and the facts are per name, so
+            # they keep the select form (same results)
+            ctx.loop_facts.pop(active, None)
+            continue
         batched: dict[str, object] = {}
         for n in walk(loop):
             value = analysis.values.get(n)
@@ -392,7 +510,9 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     _loop_facts(func, ctx, analysis)
     from .compact import record_if_facts
     record_if_facts(func, ctx, analysis)
-    out = rewrite(func, _ApplyRules(ctx, analysis))
+    apply = _ApplyRules(ctx, analysis)
+    apply._func = func
+    out = rewrite(func, apply)
     params = out.params.with_changes(
         params=[p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT, annotation=None)
                 for p in out.params.params],

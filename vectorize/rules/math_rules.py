@@ -53,6 +53,16 @@ _BINARY = {"atan2", "hypot", "copysign", "fmod", "nextafter", "ldexp"}
 
 def _float_rule(np_name: str):
     def rewrite(site: Site):
+        if np_name == "hypot" and len(site.nodes) != 2 and site.nodes and not site.kwargs:
+            # math.hypot(a, b, c): the Euclidean norm of any number of coordinates, folded
+            # pairwise (np.hypot's third argument would be `out=`); one coordinate: |a|
+            args = _as_float64(site)
+            out = expr("np.hypot({a}, 0.0)", a=args[0])
+            if len(args) > 1:
+                out = args[0]
+                for arg in args[1:]:
+                    out = expr("np.hypot({a}, {b})", a=out, b=arg)
+            return out
         expected = 2 if np_name in {FLOAT_FUNCTIONS[n] for n in _BINARY} else 1
         if len(site.nodes) != expected or site.kwargs:
             raise Unsupported(f"`np.{np_name}` takes {expected} argument(s); this call has "
