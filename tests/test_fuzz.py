@@ -292,6 +292,62 @@ def f(x, y, z):
       np.array([1.0, 60.0, np.inf, 2.0, 0.25, 1.0]),
       np.array([3.0, 10.0, -87.5, 1.5, 2.0, np.nan])), True,
         id="compacted_loop_copied_into_the_branches_of_an_early_return"),
+    pytest.param("returned_value_overwritten_by_the_code_after_the_loop", """
+def f(x, y):
+    for i0 in range(2):
+        if ((x ** 2) < x):
+            x = (np.where((x < x), x, (x + x)) ** 2)
+        else:
+            return y
+    for i0 in range(0):
+        if ((i0 == 0) or ((x > x) or (x != y))):
+            v2 = (-((x - 10.0) if (not (x >= y)) else (i0 + -2.5)))
+            v3 = y
+            return (x / (v2 and (v3 * v2)))
+        else:
+            y, x = x, y
+    return float(10.0)
+""", (np.array([-0.0, np.inf, 1.0, -2.5, 1e-102, -np.inf]),
+      np.array([-1e300, 3e-59, 3.0, -17.9, -19.5, -1e300])), True,
+        id="returned_value_overwritten_by_the_code_after_the_loop"),
+    pytest.param("batch_size_taken_from_a_rebound_parameter", """
+def h0(a, b):
+    for i0 in range(2):
+        v2, a = a, b
+    return a
+
+
+def f(x, y):
+    for i0 in range(2):
+        y = x
+    return y + (x if (h0(x, 1.0) < x) else x)
+""", (0.5, _X), True, id="batch_size_taken_from_a_rebound_parameter"),
+    pytest.param("batch_size_kept_in_a_name_inside_a_compacted_loop", """
+def f(x):
+    n = x
+    x = 2.0
+    k = 0
+    t = 0.0
+    while n > 1.0:  # vectorize: compact
+        if x > 3.0:
+            t = n
+        else:
+            t = 0.0
+        n = n / 2.0 + t
+        k += 1
+    return n + k + t
+""", (np.array([0.5, 2.0, 8.0, 1e10, 3.0, -np.inf, np.nan]),), True,
+        id="batch_size_kept_in_a_name_inside_a_compacted_loop"),
+    pytest.param("python_float_division_by_zero_in_a_helper_under_a_condition", """
+def h0(a, b):
+    a += ((a / a) if (a < b) else a)
+    return a
+
+
+def f(x):
+    return (-(x + h0(0.0, x)))
+""", (np.array([0.0, -1.0, -2.5]),), True,
+        id="python_float_division_by_zero_in_a_helper_under_a_condition"),
     pytest.param("loop_variable_read_after_a_per_example_break", """
 def f(x):
     for i in range(4):

@@ -403,6 +403,20 @@ NUMPY_CASES = [
 
 # Rules that statements trigger: loops whose examples stop at different times.
 STATEMENT_CASES = [
+    # Python numbers divided in a branch: the lanes that take it raise per example
+    # (excluded); the others must not make the whole batch raise
+    B("python_float_division_in_a_branch", """
+q = 0.0
+if a > 1.0:
+    q = 2.0 / q
+return a + q
+""", "f", rules=frozenset({"operator.python_number_division"})),
+    B("python_int_floor_division_in_a_branch", """
+k = 0
+if a > 1.0:
+    k = 7 // k + 7 % k
+return a + k
+""", "f", rules=frozenset({"operator.python_number_division"})),
     B("while_batched_test", """
 k = 0
 while a > b and k < 60:

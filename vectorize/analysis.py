@@ -104,8 +104,15 @@ class Analysis:
     """Run with `analyze`; read ``values``, ``batched_tests``, ``result``, ``free_names``."""
 
     def __init__(self, source, tree, params: dict[str, object], registry: Registry,
-                 helpers=None, allow_fallback: bool = False, promoted=None):
+                 helpers=None, allow_fallback: bool = False, promoted=None,
+                 speculative: bool = False):
         self.source = source
+        # a helper's body may run for lanes whose scalar code never calls it (under a
+        # per-example condition of the caller): all of it counts as speculative code
+        self.speculative = speculative
+        # unbatched Python-number operations that may raise (`a / b` with b == 0) in code
+        # that runs for every lane: NumPy scalars give IEEE values there instead
+        self.numpy_scalar_ops: dict[cst.CSTNode, type] = {}
         self.tree = tree
         self.defined_before: dict[cst.CSTNode, set[str]] = {}
         self.defined_before_loop: dict[cst.CSTNode, set[str]] = {}
@@ -149,7 +156,7 @@ class Analysis:
         per-example data from their creation on (their creation is then batched)."""
         for _ in range(8):
             fresh = Analysis(self.source, self.tree, self.params, self.registry, self.helpers,
-                             self.allow_fallback, self.promoted)
+                             self.allow_fallback, self.promoted, self.speculative)
             fresh._interpret()
             if not fresh.needs_rerun:
                 self.__dict__.update(fresh.__dict__)
@@ -723,6 +730,14 @@ class Analysis:
                 raise Unsupported("arithmetic on tuples of per-example values", node)
             return unbatched(evaluate(fn, left.example, right.example), all_exact(left, right))
         if not (left.batched or right.batched):
+            if self.speculative or self._batched_depth:
+                scalar = _numpy_scalar_for(operator, left, right)
+                if scalar is not None:
+                    # runs on every lane (both branches of a per-example `if`, a masked
+                    # loop's body): lanes that skip it in the scalar code must not raise
+                    self.numpy_scalar_ops[node] = scalar
+                    return unbatched(evaluate(fn, left.example, scalar(right.example)),
+                                     all_exact(left, right))
             return unbatched(evaluate(fn, left.example, right.example), all_exact(left, right))
         if isinstance(operator, (cst.MatrixMultiply, cst.MatrixMultiplyAssign)):
             if left.rank == 0 or right.rank == 0:
@@ -1006,6 +1021,35 @@ def _always_true(test, loop: cst.While) -> bool:
     return truthy and not reads(loop.test) & writes(loop.body)
 
 
+_RAISING_OPS = (cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power, cst.DivideAssign,
+                cst.FloorDivideAssign, cst.ModuloAssign, cst.PowerAssign)
+
+
+def _numpy_scalar_for(operator, left: Value, right: Value):
+    """The NumPy scalar type that makes an operation on Python numbers follow NumPy (an
+    IEEE value and a warning instead of ZeroDivisionError / OverflowError), or None when the
+    operation cannot raise: not a division or power, NumPy operands already, or exact
+    operands that do not raise."""
+    if not isinstance(operator, _RAISING_OPS):
+        return None
+    examples = (getattr(left, "example", None), getattr(right, "example", None))
+    if not all(type(e) in (int, float, bool, complex) for e in examples):
+        return None
+    if all_exact(left, right):
+        try:
+            BINARY_FUNCS[AUGMENTED_TO_BINARY.get(type(operator), type(operator))](*examples)
+            return None
+        except (ArithmeticError, ValueError):
+            pass
+    if any(type(e) is complex for e in examples):
+        return np.complex128
+    if any(type(e) is float for e in examples):
+        return np.float64
+    if isinstance(operator, (cst.Power, cst.PowerAssign)):
+        return None     # int ** negative int: NumPy raises too
+    return np.int64
+
+
 def _bound_values(env: Env) -> dict:
     return {k: v for k, v in env.values.items() if k not in env.unbound}
 
@@ -1033,6 +1077,8 @@ def may_warn(parts, analysis: Analysis, registry: Registry) -> bool:
     for part in parts:
         for n in walk(part):
             if type(n) is cst.AugAssign:
+                if n in analysis.numpy_scalar_ops:
+                    return True
                 operator = AUGMENTED_TO_BINARY.get(type(n.operator))
                 if operator is not None and issubclass(operator, _RISKY_OPS) and \
                         _risky_division(cst.BinaryOperation(n.target, operator(), n.value),
@@ -1066,7 +1112,20 @@ def _risky_division(node: cst.BinaryOperation, analysis) -> bool:
     left = analysis.values.get(node.left)
     right = analysis.values.get(node.right)
     if not (getattr(left, "batched", False) or getattr(right, "batched", False)):
-        return False
+        # the same for every example: NumPy scalars (also those made for Python numbers by
+        # `numpy_scalar_ops`) warn where the value is not known
+        if node in analysis.numpy_scalar_ops:
+            return True
+        if all_exact(left, right) or not all(isinstance(v, Value) for v in (left, right)):
+            return False
+        kinds = [v.kind for v in (left, right) if isinstance(v.example, np.generic)]
+        if not kinds:
+            return False
+        if any(k in "fc?" for k in kinds) or isinstance(node.operator, cst.Power):
+            return True
+        example = right.example if right.exact else None
+        return not isinstance(node.operator, _FLOAT_RISKY_OPS) and (
+            not isinstance(example, (int, float, np.number)) or example == 0)
     if any(getattr(v, "kind", "?") in "fc?" for v in (left, right)
            if getattr(v, "batched", False)):
         return True

@@ -361,14 +361,17 @@ def hoist_common_tail(stmt: cst.If) -> list:
 
 class RenameNames(cst.CSTTransformer):
     """Rename every occurrence of the ``mapping`` names (reads and assignment targets alike;
-    attribute names and keyword-argument names are not variables and stay)."""
+    attribute names and keyword-argument names are not variables and stay). A name mapped to
+    an expression instead of a string is replaced by it (only for names that are read)."""
 
     def __init__(self, mapping):
         self.mapping = mapping
 
     def leave_Name(self, original_node, updated_node):
         new = self.mapping.get(updated_node.value)
-        return updated_node.with_changes(value=new) if new else updated_node
+        if not new:
+            return updated_node
+        return updated_node.with_changes(value=new) if isinstance(new, str) else new
 
     def visit_Attribute(self, node):
         return False

@@ -90,7 +90,7 @@ class ModuleContext:
         source = read_function(fn)
         spec = _Spec(self.function_names.fresh(source.name), source=source)
         self.specs[key] = spec
-        job = FunctionJob(self, source, params, spec.name)
+        job = FunctionJob(self, source, params, spec.name, helper=node is not None)
         try:
             spec.tree, spec.result = job.run()
         except Unsupported as problem:
@@ -102,8 +102,10 @@ class ModuleContext:
 class FunctionJob:
     """The pipeline run over one function; passes get this object as ``ctx``."""
 
-    def __init__(self, module: ModuleContext, source: FunctionSource, params: dict, name: str):
+    def __init__(self, module: ModuleContext, source: FunctionSource, params: dict, name: str,
+                 helper: bool = False):
         self.module = module
+        self.helper = helper      # called from another function (maybe under its conditions)
         self.name = name
         self.source = source
         self.params = params
@@ -117,6 +119,7 @@ class FunctionJob:
         # test name of each `if` chosen for compaction (`compact_ifs`) -> the analysis's
         # `if_envs` for it, filled in by `batch_rules` for `compact`
         self.compact_ifs: dict[str, tuple | None] = {}
+        self.batch_size_name: str | None = None   # set by batch_rules when it needs one
         self.last: Analysis | None = None
 
     def analyze(self, tree: cst.FunctionDef) -> Analysis:
@@ -125,7 +128,7 @@ class FunctionJob:
             return self.last
         analysis = Analysis(self.source, tree, self.params, self.registry,
                             helpers=self._helper, allow_fallback=self.module.allow_fallback,
-                            promoted=self.promoted)
+                            promoted=self.promoted, speculative=self.helper)
         analysis.analyze()
         self.promoted |= analysis.promoted
         self.last = analysis

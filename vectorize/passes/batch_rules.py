@@ -35,6 +35,8 @@ class _ApplyRules(cst.CSTTransformer):
         self._loops: list = []                # the loops around the node being visited
         self._liveness = None
         self._func = None
+        self._written = None
+        self.size_name = None      # (name, parameter) when the batch size is kept in a name
 
     def value(self, node):
         return self.analysis.values.get(node)
@@ -52,9 +54,16 @@ class _ApplyRules(cst.CSTTransformer):
             new = new.with_changes(lpar=original.lpar, rpar=original.rpar)
         return new
 
+    def _numpy_scalar_op(self, original_node, updated_node):
+        scalar = self.analysis.numpy_scalar_ops.get(original_node)
+        if scalar is None:
+            return updated_node
+        return self._apply(self.registry.operators["python_number_division"], original_node,
+                           updated_node, [], [], func=scalar)
+
     def leave_BinaryOperation(self, original_node, updated_node):
         if not _is_batched(self.value(original_node)):
-            return updated_node
+            return self._numpy_scalar_op(original_node, updated_node)
         key = "matmul" if isinstance(original_node.operator, cst.MatrixMultiply) else "binary"
         return self._apply(self.registry.operators[key], original_node, updated_node,
                            [original_node.left, original_node.right],
@@ -109,10 +118,24 @@ class _ApplyRules(cst.CSTTransformer):
         return self._apply(self.registry.operators["subscript"], original_node, updated_node,
                            [original_node.value], [updated_node.value], parts=parts)
 
-    def _batch_ref(self) -> cst.Name:
-        """A batched parameter, whose length is the batch size."""
-        return cst.Name(next(name for name, v in self.ctx.params.items()
-                             if getattr(v, "batched", False) and not isinstance(v, TupleValue)))
+    def _batch_size(self) -> cst.BaseExpression:
+        """The batch size: ``len(x)`` of a batched parameter that is per example wherever it is
+        bound or read (one rebound to a shared value may not be an array by then), else a
+        name set to it on entry."""
+        batched = [name for name, v in self.ctx.params.items()
+                   if getattr(v, "batched", False) and not isinstance(v, TupleValue)]
+        if self._written is None:
+            # parameters that hold a per-example value everywhere they are read or bound
+            from ..cst_util import walk
+            self._written = {n.value for n in walk(self._func.body) if type(n) is cst.Name
+                             and n in self.analysis.values
+                             and not _is_batched(self.analysis.values[n])}
+        stable = [name for name in batched if name not in self._written]
+        if stable:
+            return expr("len({x})", x=cst.Name(stable[0]))
+        if self.size_name is None:
+            self.size_name = (self.ctx.namer.fresh("batch_size"), batched[0])
+        return cst.Name(self.size_name[0])
 
     def _promote_carries(self, original_node, updated_node):
         """Variables that enter a loop unbatched but are batched at its head (assigned under a
@@ -173,11 +196,11 @@ class _ApplyRules(cst.CSTTransformer):
         """``np.full`` of ``node`` (the same for every example) for the whole batch."""
         dtype = np.dtype(value.dtype)
         dtype_code = "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
-        ref = self._batch_ref()
+        size = self._batch_size()
         if value.rank == 0:
-            return expr("np.full(len({ref}), {v}, dtype=" + dtype_code + ")", ref=ref, v=node)
-        return expr("np.full((len({ref}), *np.shape({v})), {v}, dtype=" + dtype_code + ")",
-                    ref=ref, v=node)
+            return expr("np.full({n}, {v}, dtype=" + dtype_code + ")", n=size, v=node)
+        return expr("np.full(({n}, *np.shape({v})), {v}, dtype=" + dtype_code + ")",
+                    n=size, v=node)
 
     def _full(self, name: str, value) -> cst.SimpleStatementLine:
         return cst.SimpleStatementLine([cst.Assign(
@@ -283,16 +306,16 @@ class _ApplyRules(cst.CSTTransformer):
     def _promoted_creation(self, original_node, updated_node):
         """``np.zeros(3)`` that will hold per-example data: ``np.zeros((len(x), 3))``."""
         fn = getattr(self.value(original_node.func), "example", None)
-        ref = self._batch_ref()
+        size = self._batch_size()
         if fn in (np.zeros, np.ones, np.empty, np.full) and updated_node.args \
                 and updated_node.args[0].keyword is None:
             shape = updated_node.args[0].value
             shape_value = self.value(original_node.args[0].value)
             from ..rules.random import _with_batch
-            new_shape = _with_batch(shape, shape_value, expr("len({x})", x=ref))
+            new_shape = _with_batch(shape, shape_value, size)
             return updated_node.with_changes(args=[updated_node.args[0].with_changes(
                 value=new_shape)] + list(updated_node.args[1:]))
-        return expr("np.repeat({a}[None], len({x}), axis=0)", a=updated_node, x=ref)
+        return expr("np.repeat({a}[None], {n}, axis=0)", a=updated_node, n=size)
 
     def leave_Call(self, original_node, updated_node):
         analysis = self.analysis
@@ -306,7 +329,7 @@ class _ApplyRules(cst.CSTTransformer):
                                 for o, n in zip(original_node.args, updated_node.args)
                                 if o.keyword is not None},
                         node=updated_node, original=original_node)
-            return rewrite(site, analysis.random_calls[original_node], self._batch_ref())
+            return rewrite(site, analysis.random_calls[original_node], self._batch_size())
         if original_node in analysis.method_calls:
             rule = analysis.method_calls[original_node]
             positional = [(o, n) for o, n in zip(original_node.args, updated_node.args)
@@ -370,7 +393,7 @@ class _ApplyRules(cst.CSTTransformer):
         on a read-only or narrower one)."""
         if not (_is_batched(self.value(original_node.target))
                 or _is_batched(self.value(original_node.value))):
-            return updated_node
+            return self._numpy_scalar_op(original_node, updated_node)
         operator = AUGMENTED_TO_BINARY[type(original_node.operator)]()
         value = cst.BinaryOperation(left=updated_node.target, operator=operator,
                                     right=updated_node.value)
@@ -388,6 +411,11 @@ class _ApplyRules(cst.CSTTransformer):
                               original_node)
         return self._apply(rule, original_node, updated_node, [original_node.value],
                            [updated_node.value])
+
+
+def _is_docstring(stmt) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
 
 
 def _needs_promotion(path_value, joined_value) -> bool:
@@ -513,6 +541,13 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     apply = _ApplyRules(ctx, analysis)
     apply._func = func
     out = rewrite(func, apply)
+    if apply.size_name is not None:
+        name, param = apply.size_name
+        ctx.batch_size_name = name
+        body = list(out.body.body)
+        at = 1 if body and _is_docstring(body[0]) else 0
+        body.insert(at, cst.parse_statement(f"{name} = len({param})\n"))
+        out = out.with_changes(body=out.body.with_changes(body=body))
     params = out.params.with_changes(
         params=[p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT, annotation=None)
                 for p in out.params.params],

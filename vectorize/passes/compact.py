@@ -169,6 +169,12 @@ class _Compact(cst.CSTTransformer):
         self.made[name] = base
         return name
 
+    def _size(self, lanes: str) -> dict:
+        """The batch size kept in a name (`batch_rules`) is the number of lanes inside a
+        compacted region."""
+        name = self.ctx.batch_size_name
+        return {name: parse_expr(f"{lanes}.size")} if name else {}
+
     # -- loops
     def _gathered_loop(self, active: str, body: list):
         """(statements before the loop, its new body, statements after it, lanes name)."""
@@ -188,7 +194,8 @@ class _Compact(cst.CSTTransformer):
         check = parse_stmt(f"if 2 * np.count_nonzero({g_active}) <= {lanes}.size:\n"
                            + "".join(f"    {line}\n" for line in compaction))
         after = _statements(_scatters(local, lanes, [n for n, _ in carried]))
-        return _statements(lines), _renamed(body, local) + [check], after, lanes
+        return (_statements(lines), _renamed(body, {**local, **self._size(lanes)}) + [check],
+                after, lanes)
 
     def leave_With(self, original_node, updated_node):
         """A compacted loop under ``with np.errstate(...)`` (hoisted there by `simplify`):
@@ -262,7 +269,7 @@ class _Compact(cst.CSTTransformer):
                                                           and name not in definite)):
                     lines.append(f"{local[name]} = {name}[{lanes}]"
                                  if _is_batched(entry[name]) else f"{local[name]} = {name}")
-            out += _statements(lines) + _renamed(stmts, local)
+            out += _statements(lines) + _renamed(stmts, {**local, **self._size(lanes)})
             done.append((lanes, local, written, definite, values))
         assigned = set().union(*(d[2] for d in done))
         order = _first_write_order([s for stmts, *_ in branches for s in stmts])

@@ -170,7 +170,10 @@ class _IfToWhere(cst.CSTTransformer):
         inline_else = _single_assignment(else_stmts)
         then_values: dict[str, cst.BaseExpression] = {}
         else_values: dict[str, cst.BaseExpression] = {}
-        if inline_then and len(merged) == 1 and inline_then[0] == then_map.get(merged[0]):
+        if inline_then and len(merged) == 1 and inline_then[0] == then_map.get(merged[0]) \
+                and not reads(inline_then[1]) & (else_w - set(else_map)):
+            # (the merge comes after the else branch: an inlined value must not read what
+            # that branch overwrites)
             then_values[merged[0]] = inline_then[1]
             then_stmts = []
             self.ctx.namer.release(inline_then[0])

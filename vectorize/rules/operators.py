@@ -21,6 +21,16 @@ def _binary(site: Site) -> cst.BaseExpression:
     return site.node.with_changes(left=left, right=right)
 
 
+def _numpy_scalar_divisor(site: Site) -> cst.BaseExpression:
+    """``a / b`` on Python numbers that runs on every lane: ``a / np.float64(b)``."""
+    node = site.node
+    scalar = expr(f"np.{site.func.__name__}({{b}})", b=node.right if isinstance(
+        node, cst.BinaryOperation) else node.value)
+    if isinstance(node, cst.BinaryOperation):
+        return node.with_changes(right=scalar)
+    return node.with_changes(value=scalar)
+
+
 def _unary(site: Site) -> cst.BaseExpression:
     return site.node
 
@@ -117,6 +127,14 @@ def register(reg: Registry) -> None:
         "NumPy scalars (`//` and `%` keep Python's sign rules), so they stay as written; "
         "operands of lower per-example rank get new axes after the batch axis.",
         "y = t * b - x // 3", "y = t * b - x // 3", _binary, may_warn=True))
+    reg.add_operator("python_number_division", Rule(
+        "operator.python_number_division", "operators",
+        "`/`, `//`, `%` or `**` of Python numbers the same for every example, in code that runs "
+        "on every lane (a branch of a per-example `if`, a masked loop, a helper): the divisor "
+        "becomes a NumPy scalar, so a lane whose scalar code never gets there cannot raise "
+        "ZeroDivisionError (NumPy's inf/nan instead, as for per-example values).",
+        "if x > 0:\n    y = x + a / b", "y = np.where(x > 0, x + a / np.float64(b), x)",
+        _numpy_scalar_divisor, may_warn=True))
     reg.add_operator("unary", Rule(
         "operator.unary", "operators", "`-x`, `+x` and `~x` act lane by lane.",
         "y = -x", "y = -x", _unary))

@@ -52,10 +52,10 @@ def infer(fn, args, kwargs):
     return batched_like(out)
 
 
-def rewrite(site: Site, name: str, batch_ref):
-    """Put the batch length in front of the size of each per-example draw."""
+def rewrite(site: Site, name: str, batch):
+    """Put the batch length (the expression ``batch``) in front of the size of each
+    per-example draw."""
     call = site.node
-    batch = expr("len({x})", x=batch_ref)
     if name in DIMS_POSITIONAL:
         dims = [a for a in call.args]
         return call.with_changes(args=[parse_expr("f(0)").args[0].with_changes(
