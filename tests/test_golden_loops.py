@@ -40,6 +40,8 @@ CASES = {
     "triangular_select": (L.triangular_select, (ints,), "select"),
     "triangular_compact": (L.triangular_compact, (ints,), "compact"),
     "escape_for": (L.escape_for, (cr, ci), "select"),
+    # tested at the top of each pass: the test and the body share `zr * zr` and `zi * zi`
+    "escape_while_select": (L.escape_while_select, (cr, ci), "select"),
     "skip_thirds_compact": (L.skip_thirds_compact, (ints,), "compact"),
     "escape_for_compact": (L.escape_for_compact, (cr, ci), "compact"),
     # compacted ifs: each branch on its own lanes

@@ -12,6 +12,7 @@ from .passes import (
     guard_indices,
     if_to_where,
     masked_loops,
+    shared_subexpressions,
     simplify,
 )
 
@@ -34,6 +35,9 @@ PIPELINE = [
     if_to_where,
     # Tidies the single-exit form (`result = e; return result`) once merges are in place.
     simplify,
+    # A per-example subexpression computed twice in a row of statements (a loop's test and
+    # its body after rotation: `zr * zr`) is computed once, under a name.
+    shared_subexpressions,
     # Its output is array code, which the scalar-semantics analysis cannot read.
     batch_rules,
     # Array code to array code: masked loops and `if`s chosen for compaction gather their

@@ -4,9 +4,8 @@ import numpy as np
 
 
 def collatz_steps_compact(n):
-    steps = 0
     active = n > 1
-    steps = np.full(len(n), steps, dtype=np.int64)
+    steps = np.full(len(n), 0, dtype=np.int64)
     lanes = np.flatnonzero(active)
     n = n.astype(np.int64)
     steps = steps.astype(np.int64)

@@ -4,9 +4,8 @@ import numpy as np
 
 
 def collatz_steps_select(n):
-    steps = 0
     active = n > 1
-    steps = np.full(len(n), steps, dtype=np.int64)
+    steps = np.full(len(n), 0, dtype=np.int64)
     while active.any():
         n_if = np.where(n % 2 == 0, n // 2, 3 * n + 1)
         n = np.where(active, n_if, n)

@@ -6,22 +6,20 @@ import numpy as np
 
 def escape_for(cr, ci):
     """Mandelbrot escape count: ``break`` under a batched condition in ``for _ in range(50)``."""
-    zr = 0.0
-    zi = 0.0
-    count = 0
-    active = True
-    active = np.full(len(cr), active, dtype=np.bool_)
-    count = np.full(len(cr), count, dtype=np.int64)
-    zi = np.full(len(cr), zi, dtype=np.float64)
-    zr = np.full(len(cr), zr, dtype=np.float64)
+    active = np.full(len(cr), True, dtype=np.bool_)
+    count = np.full(len(cr), 0, dtype=np.int64)
+    zi = np.full(len(cr), 0.0, dtype=np.float64)
+    zr = np.full(len(cr), 0.0, dtype=np.float64)
     with np.errstate(all="ignore"):
         for _ in range(50):
             active_if_2 = active
             count_if = count
             zi_if = zi
             zr_if = zr
-            cond = zr_if * zr_if + zi_if * zi_if > 4.0
-            zr_else, zi_else = zr_if * zr_if - zi_if * zi_if + cr, 2.0 * zr_if * zi_if + ci
+            zr_if_sq = zr_if * zr_if
+            zi_if_sq = zi_if * zi_if
+            cond = zr_if_sq + zi_if_sq > 4.0
+            zr_else, zi_else = zr_if_sq - zi_if_sq + cr, 2.0 * zr_if * zi_if + ci
             active_if_2 = np.where(cond, False, active_if_2)
             zi_if = np.where(cond, zi_if, zi_else)
             zr_if = np.where(cond, zr_if, zr_else)

@@ -6,14 +6,10 @@ import numpy as np
 
 def escape_for_compact(cr, ci):
     """The same loop, asking for the compact strategy."""
-    zr = 0.0
-    zi = 0.0
-    count = 0
-    active = True
-    active = np.full(len(cr), active, dtype=np.bool_)
-    count = np.full(len(cr), count, dtype=np.int64)
-    zi = np.full(len(cr), zi, dtype=np.float64)
-    zr = np.full(len(cr), zr, dtype=np.float64)
+    active = np.full(len(cr), True, dtype=np.bool_)
+    count = np.full(len(cr), 0, dtype=np.int64)
+    zi = np.full(len(cr), 0.0, dtype=np.float64)
+    zr = np.full(len(cr), 0.0, dtype=np.float64)
     lanes = np.flatnonzero(active)
     count = count.astype(np.int64)
     zi = zi.astype(np.float64)
@@ -30,8 +26,10 @@ def escape_for_compact(cr, ci):
             count_if = count_lanes
             zi_if = zi_lanes
             zr_if = zr_lanes
-            cond = zr_if * zr_if + zi_if * zi_if > 4.0
-            zr_else, zi_else = zr_if * zr_if - zi_if * zi_if + cr_lanes, 2.0 * zr_if * zi_if + ci_lanes
+            zr_if_sq = zr_if * zr_if
+            zi_if_sq = zi_if * zi_if
+            cond = zr_if_sq + zi_if_sq > 4.0
+            zr_else, zi_else = zr_if_sq - zi_if_sq + cr_lanes, 2.0 * zr_if * zi_if + ci_lanes
             active_if_2 = np.where(cond, False, active_if_2)
             zi_if = np.where(cond, zi_if, zi_else)
             zr_if = np.where(cond, zr_if, zr_else)

@@ -5,10 +5,9 @@ import numpy as np
 
 def skip_thirds_compact(n):
     k = 0
-    s = 0
     active = k < n
     k = np.full(len(n), k, dtype=np.int64)
-    s = np.full(len(n), s, dtype=np.int64)
+    s = np.full(len(n), 0, dtype=np.int64)
     lanes = np.flatnonzero(active)
     k = k.astype(np.int64)
     s = s.astype(np.int64)

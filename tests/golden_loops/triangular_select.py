@@ -4,11 +4,10 @@ import numpy as np
 
 
 def triangular_select(n):
-    s = 0
     i_next = 0
     active = i_next < n
     i_next = np.full(len(n), i_next, dtype=np.int64)
-    s = np.full(len(n), s, dtype=np.int64)
+    s = np.full(len(n), 0, dtype=np.int64)
     while active.any():
         i = i_next
         i_next_if = i_next + 1

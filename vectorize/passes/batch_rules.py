@@ -413,6 +413,69 @@ class _ApplyRules(cst.CSTTransformer):
                            [updated_node.value])
 
 
+class _FoldLiteralStarts(cst.CSTTransformer):
+    """``x = 0`` ... ``x = np.full(n, x, dtype=np.int64)`` (nothing between reads ``x``):
+    ``x = np.full(n, 0, dtype=np.int64)`` in place of the second."""
+
+    def leave_IndentedBlock(self, original_node, updated_node):
+        body = list(updated_node.body)
+        literal: dict[str, int] = {}      # name -> index of its `name = <literal>` line
+        drop = set()
+        for k, stmt in enumerate(body):
+            full = _full_of_itself(stmt)
+            if full is not None and full in literal:
+                j = literal.pop(full)
+                value = body[j].body[0].value
+                assign = stmt.body[0]
+                call = assign.value
+                args = [call.args[0], call.args[1].with_changes(value=value), *call.args[2:]]
+                body[k] = stmt.with_changes(body=[assign.with_changes(
+                    value=call.with_changes(args=args))])
+                drop.add(j)
+                continue
+            from ..liveness import reads, writes
+            used = reads(stmt) | writes(stmt)
+            for name in [n for n in literal if n in used]:
+                del literal[name]
+            start = _literal_start(stmt)
+            if start is not None:
+                literal[start] = k
+        if not drop:
+            return updated_node
+        return updated_node.with_changes(body=[s for k, s in enumerate(body) if k not in drop])
+
+    def leave_Module(self, original_node, updated_node):
+        return updated_node
+
+
+def _literal_start(stmt) -> str | None:
+    """``x`` of ``x = 0`` / ``x = 0.0`` / ``x = True`` / ``x = -1.5``."""
+    if not (type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1
+            and type(stmt.body[0]) is cst.Assign and len(stmt.body[0].targets) == 1):
+        return None
+    target, value = stmt.body[0].targets[0].target, stmt.body[0].value
+    if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
+        value = value.expression
+    if type(target) is cst.Name and (type(value) in (cst.Integer, cst.Float) or (
+            type(value) is cst.Name and value.value in ("True", "False"))):
+        return target.value
+    return None
+
+
+def _full_of_itself(stmt) -> str | None:
+    """``x`` of ``x = np.full(n, x, dtype=...)``."""
+    if not (type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1
+            and type(stmt.body[0]) is cst.Assign and len(stmt.body[0].targets) == 1):
+        return None
+    target, call = stmt.body[0].targets[0].target, stmt.body[0].value
+    if (type(target) is cst.Name and type(call) is cst.Call and len(call.args) >= 2
+            and type(call.func) is cst.Attribute and call.func.attr.value == "full"
+            and type(call.args[1].value) is cst.Name
+            and call.args[1].value.value == target.value):
+        return target.value
+    return None
+
+
 def _is_docstring(stmt) -> bool:
     return (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)
             and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
@@ -548,6 +611,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         at = 1 if body and _is_docstring(body[0]) else 0
         body.insert(at, cst.parse_statement(f"{name} = len({param})\n"))
         out = out.with_changes(body=out.body.with_changes(body=body))
+    out = rewrite(out, _FoldLiteralStarts())
     params = out.params.with_changes(
         params=[p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT, annotation=None)
                 for p in out.params.params],

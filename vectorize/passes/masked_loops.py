@@ -185,8 +185,11 @@ class _MaskLoops(cst.CSTTransformer):
     def leave_While(self, original_node, updated_node):
         if not self._needs(original_node):
             return updated_node
-        active = self.names.mask(strategy_of(original_node, default="compact"))
+        strategy = strategy_of(original_node, default="compact")
+        active = self.names.mask(strategy)
         test = updated_node.test
+        if strategy == "select" and _shares_work(updated_node.test, updated_node.body):
+            return self._rotated(original_node, updated_node, active)
         def iteration_end():
             return [_assign(active, _truth(test.deep_clone()))]
         body = _Loop(self.names, active, iteration_end).seq(list(updated_node.body.body),
@@ -198,6 +201,28 @@ class _MaskLoops(cst.CSTTransformer):
                                    + self._placeholders(original_node)
                                    + [_assign(active, _truth(test.deep_clone())), loop]
                                    + self._epilogue(original_node))
+
+    def _rotated(self, original, updated, active: str):
+        """The select form of a ``while``, tested at the top of each pass: the test and
+        the body then read the same values, so what they share is computed once (`simplify`
+        extracts it), and no lane's test is computed on values it is about to throw away.
+
+            active = True
+            while True:
+                active = active and <test>
+                if not __any_lane__(active):
+                    break
+                if active:
+                    <body>
+        """
+        body = _Loop(self.names, active).seq(list(updated.body.body), list)
+        retest = _assign(active, cst.BooleanOperation(
+            left=cst.Name(active), operator=cst.And(), right=_truth(updated.test.deep_clone())))
+        stop = parse_stmt(f"if not {ANY_LANE}({active}):\n    break\n")
+        loop = updated.with_changes(test=cst.Name("True"), body=cst.IndentedBlock(
+            body=[retest, stop, _guarded(active, body)]))
+        return cst.FlattenSentinel(self._prologue(original) + self._placeholders(original)
+                                   + [_assign(active, "True"), loop] + self._epilogue(original))
 
     def leave_For(self, original_node, updated_node):
         if not self._needs(original_node):
@@ -285,6 +310,18 @@ class _MaskLoops(cst.CSTTransformer):
         return cst.FlattenSentinel(self._prologue(original) + [_assign(counter, start),
                                                                _assign(active, test), loop]
                                    + self._epilogue(original))
+
+
+def _shares_work(test, body) -> bool:
+    """Whether the loop test computes something the body computes again (``zr * zr`` in
+    both): tested at the top of each pass, the two can share it."""
+    from ..cst_util import render
+    kinds = (cst.BinaryOperation, cst.UnaryOperation, cst.Call)
+
+    def keys(node):
+        return {render(n.with_changes(lpar=[], rpar=[])) for n in walk(node)
+                if isinstance(n, kinds)}
+    return bool(keys(test) & keys(body))
 
 
 def _truth(test):

@@ -1,0 +1,184 @@
+"""A per-example subexpression computed more than once in a row of statements gets a name.
+
+Assumes: scalar-style code (after `simplify`, which already reuses a variable assigned the
+whole expression).
+Guarantees: the same per-example meaning; fewer array operations. An expression is shared
+only where every lane evaluates every occurrence anyway: in statements of the same block, at
+eager positions (not the arms of a conditional expression or the right operand of
+``and``/``or`` that stay Python, not inside lambdas or comprehensions), between which nothing
+it reads is reassigned. Only per-example operators and calls of functions with a batching
+rule count (nothing with a side effect). The name says what it holds (``zr_sq`` for
+``zr * zr``) and the assignment goes right before the first statement that needs it.
+
+    active = active and zr * zr + zi * zi <= 4.0        zr_sq = zr * zr
+    if not __any_lane__(active):                        zi_sq = zi * zi
+        break                                      ->   active = active and zr_sq + zi_sq <= 4.0
+    zr = zr * zr - zi * zi + cr                         ...
+                                                        zr = zr_sq - zi_sq + cr
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..cst_util import render, rewrite, walk
+from ..liveness import reads, writes
+from .simplify import _pure
+
+_SHAREABLE = (cst.BinaryOperation, cst.UnaryOperation, cst.Call)
+_LIMIT = 16      # rounds of extraction per block (each names one expression)
+
+
+def _key(node) -> str:
+    return render(node.with_changes(lpar=[], rpar=[]))
+
+
+class _Occurrences:
+    """The shareable subexpressions of one statement, at eager positions."""
+
+    def __init__(self, analysis, registry):
+        self.analysis, self.registry = analysis, registry
+        self.origin: dict = {}    # a node rebuilt by an extraction -> the analysed one
+
+    def batched(self, node) -> bool:
+        node = self.origin.get(node, node)
+        return bool(getattr(self.analysis.values.get(node), "batched", False))
+
+    def of(self, stmt) -> list:
+        found: list = []
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+                    if small.value is not None:
+                        self._collect(small.value, found, top=type(small) is cst.Assign)
+                elif isinstance(small, (cst.Expr, cst.Return)) and small.value is not None:
+                    self._collect(small.value, found, top=False)
+        return found
+
+    def _collect(self, node, found: list, top: bool) -> None:
+        kind = type(node)
+        if kind in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
+                    cst.NamedExpr):
+            return
+        if kind is cst.IfExp and not self.batched(node.test):
+            self._collect(node.test, found, False)       # the arms stay lazy
+            return
+        if kind is cst.BooleanOperation and not self.batched(node):
+            self._collect(node.left, found, False)
+            return
+        if (isinstance(node, _SHAREABLE) and not top and self.batched(node)
+                and not _literal(node) and _pure(node, self.analysis, self.registry)):
+            found.append(node)
+        for child in _eager_children(node):
+            self._collect(child, found, False)
+
+
+def _eager_children(node) -> list:
+    from ..cst_util import children
+    return children(node)
+
+
+def _literal(node) -> bool:
+    return type(node) is cst.UnaryOperation and type(node.expression) in (cst.Integer,
+                                                                          cst.Float)
+
+
+def _name_for(node) -> str:
+    """``zr * zr`` and ``zr ** 2``: ``zr_sq``; ``a * b``: ``a_b``; otherwise ``shared``."""
+    if type(node) is cst.BinaryOperation and type(node.left) is cst.Name:
+        left, right = node.left.value, node.right
+        if (type(node.operator) is cst.Multiply and type(right) is cst.Name
+                and right.value == left) or (type(node.operator) is cst.Power
+                                             and type(right) is cst.Integer
+                                             and right.value == "2"):
+            return f"{left}_sq"
+        if type(node.operator) is cst.Multiply and type(right) is cst.Name:
+            return f"{left}_{right.value}"
+    return "shared"
+
+
+class _Use(cst.CSTTransformer):
+    def __init__(self, key: str, name: str, origin: dict):
+        self.key, self.name, self.origin = key, name, origin
+
+    def on_leave(self, original_node, updated_node):
+        if isinstance(original_node, _SHAREABLE) and _key(original_node) == self.key:
+            return cst.Name(self.name).with_changes(lpar=original_node.lpar,
+                                                    rpar=original_node.rpar)
+        if updated_node is not original_node:
+            self.origin[updated_node] = self.origin.get(original_node, original_node)
+        return updated_node
+
+
+class _Share:
+    def __init__(self, ctx, analysis):
+        self.ctx = ctx
+        self.occurrences = _Occurrences(analysis, ctx.registry)
+
+    def block(self, stmts: list) -> list:
+        stmts = [self._nested(s) for s in stmts]
+        for _ in range(_LIMIT):
+            found = self._best(stmts)
+            if found is None:
+                break
+            key, node, first, last = found
+            name = self.ctx.namer.fresh(_name_for(node))
+            use = _Use(key, name, self.occurrences.origin)
+            assign = cst.SimpleStatementLine([cst.Assign(
+                [cst.AssignTarget(cst.Name(name))], node.with_changes(lpar=[], rpar=[]))])
+            stmts = (stmts[:first] + [assign]
+                     + [rewrite(s, use) for s in stmts[first:last + 1]] + stmts[last + 1:])
+        return stmts
+
+    def _best(self, stmts: list):
+        """The largest expression met twice or more before what it reads changes:
+        (key, node, index of its first statement, index of its last)."""
+        runs: dict[str, list] = {}     # key -> [node, first, last, count, order met]
+        best = None
+        for index, stmt in enumerate(stmts):
+            for node in self.occurrences.of(stmt):
+                key = _key(node)
+                run = runs.get(key)
+                if run is None:
+                    runs[key] = [node, index, index, 1, len(runs) + index * 10_000]
+                else:
+                    run[2], run[3] = index, run[3] + 1
+            written = writes(stmt)
+            if written:
+                for key, run in list(runs.items()):
+                    if reads(run[0]) & written:
+                        if run[3] > 1:
+                            best = _larger(best, key, run)
+                        del runs[key]
+        for key, run in runs.items():
+            if run[3] > 1:
+                best = _larger(best, key, run)
+        return None if best is None else best[:4]
+
+    def _nested(self, stmt):
+        if isinstance(stmt, (cst.If, cst.While, cst.For, cst.With)):
+            stmt = stmt.with_changes(body=stmt.body.with_changes(
+                body=self.block(list(stmt.body.body))))
+            orelse = getattr(stmt, "orelse", None)
+            if isinstance(orelse, cst.Else):
+                stmt = stmt.with_changes(orelse=orelse.with_changes(
+                    body=orelse.body.with_changes(body=self.block(list(orelse.body.body)))))
+            elif isinstance(orelse, cst.If):
+                stmt = stmt.with_changes(orelse=self._nested(orelse))
+        return stmt
+
+
+def _larger(best, key, run):
+    """The larger expression; of two the same size, the one met first (each is assigned
+    right before its first use, so they come out in reading order)."""
+    rank = (sum(1 for _ in walk(run[0])), -run[4])
+    if best is None or rank > best[4]:
+        return (key, run[0], run[1], run[2], rank)
+    return best
+
+
+def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    analysis = ctx.analyze(func)
+    share = _Share(ctx, analysis)
+    body = share.block(list(func.body.body))
+    return func.with_changes(body=func.body.with_changes(body=body))
