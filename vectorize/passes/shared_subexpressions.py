@@ -1,7 +1,7 @@
 """A per-example subexpression computed more than once in a row of statements gets a name.
 
-Assumes: scalar-style code (after `simplify`, which already reuses a variable assigned the
-whole expression).
+Assumes: scalar-style code, after `simplify`. An expression first met as the whole value of an
+assignment (``tmp = t * b``) is left alone: `simplify` already reused that variable.
 Guarantees: the same per-example meaning; fewer array operations. An expression is shared
 only where every lane evaluates every occurrence anyway: in statements of the same block, at
 eager positions (not the arms of a conditional expression or the right operand of
@@ -45,6 +45,7 @@ class _Occurrences:
         return bool(getattr(self.analysis.values.get(node), "batched", False))
 
     def of(self, stmt) -> list:
+        """[(node, whether it is the whole value of an assignment)]"""
         found: list = []
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
@@ -66,9 +67,9 @@ class _Occurrences:
         if kind is cst.BooleanOperation and not self.batched(node):
             self._collect(node.left, found, False)
             return
-        if (isinstance(node, _SHAREABLE) and not top and self.batched(node)
+        if (isinstance(node, _SHAREABLE) and self.batched(node)
                 and not _literal(node) and _pure(node, self.analysis, self.registry)):
-            found.append(node)
+            found.append((node, top))
         for child in _eager_children(node):
             self._collect(child, found, False)
 
@@ -114,6 +115,8 @@ class _Share:
     def __init__(self, ctx, analysis):
         self.ctx = ctx
         self.occurrences = _Occurrences(analysis, ctx.registry)
+        self._written: dict = {}     # statement -> the names it assigns (statements that an
+        self._read: dict = {}        # extraction rebuilt are new objects: never stale)
 
     def block(self, stmts: list) -> list:
         stmts = [self._nested(s) for s in stmts]
@@ -133,27 +136,40 @@ class _Share:
     def _best(self, stmts: list):
         """The largest expression met twice or more before what it reads changes:
         (key, node, index of its first statement, index of its last)."""
-        runs: dict[str, list] = {}     # key -> [node, first, last, count, order met]
+        # key -> [node, first, last, count, order met, first met as a whole value]
+        runs: dict[str, list] = {}
         best = None
         for index, stmt in enumerate(stmts):
-            for node in self.occurrences.of(stmt):
+            for node, top in self.occurrences.of(stmt):
                 key = _key(node)
                 run = runs.get(key)
                 if run is None:
-                    runs[key] = [node, index, index, 1, len(runs) + index * 10_000]
+                    runs[key] = [node, index, index, 1, len(runs) + index * 10_000, top]
                 else:
                     run[2], run[3] = index, run[3] + 1
-            written = writes(stmt)
+            written = self._writes(stmt)
             if written:
                 for key, run in list(runs.items()):
-                    if reads(run[0]) & written:
-                        if run[3] > 1:
+                    if self._reads(run[0]) & written:
+                        if run[3] > 1 and not run[5]:
                             best = _larger(best, key, run)
                         del runs[key]
         for key, run in runs.items():
-            if run[3] > 1:
+            if run[3] > 1 and not run[5]:
                 best = _larger(best, key, run)
         return None if best is None else best[:4]
+
+    def _writes(self, stmt) -> set:
+        found = self._written.get(stmt)
+        if found is None:
+            found = self._written[stmt] = writes(stmt)
+        return found
+
+    def _reads(self, node) -> set:
+        found = self._read.get(node)
+        if found is None:
+            found = self._read[node] = reads(node)
+        return found
 
     def _nested(self, stmt):
         if isinstance(stmt, (cst.If, cst.While, cst.For, cst.With)):
