@@ -418,7 +418,7 @@ def test_select_source_reads_like_a_masked_loop():
     assert "active = n > 1" in source
     assert "while active.any():" in source
     assert "n = np.where(active, " in source
-    assert "steps = np.where(active, " in source
+    assert "steps = steps + active" in source
 
 
 # -------------------------------------------------------------- integers stay integers

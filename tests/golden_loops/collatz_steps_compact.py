@@ -15,7 +15,7 @@ def collatz_steps_compact(n):
     while lanes.size:
         n_if = np.where(n_lanes % 2 == 0, n_lanes // 2, 3 * n_lanes + 1)
         n_lanes = np.where(active_lanes, n_if, n_lanes)
-        steps_lanes = np.where(active_lanes, steps_lanes + 1, steps_lanes)
+        steps_lanes = steps_lanes + active_lanes
         active_lanes = active_lanes & (n_if > 1)
         if 2 * np.count_nonzero(active_lanes) <= lanes.size:
             n[lanes] = n_lanes

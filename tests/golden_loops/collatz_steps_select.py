@@ -9,6 +9,6 @@ def collatz_steps_select(n):
     while active.any():
         n_if = np.where(n % 2 == 0, n // 2, 3 * n + 1)
         n = np.where(active, n_if, n)
-        steps = np.where(active, steps + 1, steps)
+        steps = steps + active
         active = active & (n_if > 1)
     return steps

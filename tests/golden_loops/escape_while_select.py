@@ -20,5 +20,5 @@ def escape_while_select(cr, ci):
             zr_if, zi_if = zr_sq - zi_sq + cr, 2.0 * zr * zi + ci
             zi = np.where(active, zi_if, zi)
             zr = np.where(active, zr_if, zr)
-            count = np.where(active, count + 1, count)
+            count = count + active
     return count

@@ -23,7 +23,7 @@ def halvings_compact(x):
         while lanes_2.size:
             x_if = x_lanes_2 / 2.0
             x_lanes_2 = np.where(active_lanes, x_if, x_lanes_2)
-            steps_lanes_2 = np.where(active_lanes, steps_lanes_2 + 1, steps_lanes_2)
+            steps_lanes_2 = steps_lanes_2 + active_lanes
             active_lanes = active_lanes & (x_if > 1.0)
             if 2 * np.count_nonzero(active_lanes) <= lanes_2.size:
                 steps_lanes[lanes_2] = steps_lanes_2

@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..abstract import TupleValue, Value, batched_like, join
-from ..cst_util import expr
+from ..cst_util import expr, paren
 from .families import pad, padded_args
 from .registry import Registry, Rule, Site
 
@@ -86,7 +86,26 @@ def _ifexp(site: Site) -> cst.BaseExpression:
     tv, bv, ov = site.args
     if not tv.batched:
         return site.node
+    counted = _counter_step(test, tv, body, bv, orelse, ov)
+    if counted is not None:
+        return counted
     return where(test, tv, body, bv, orelse, ov)
+
+
+def _counter_step(test, tv, body, bv, orelse, ov):
+    """``n + 1 if active else n`` on integers: ``n + active`` (a bool counts as 0 or 1; one
+    operation instead of two). Not on floats: ``-0.0 + False`` is ``0.0``."""
+    if not (type(body) is cst.BinaryOperation and type(body.operator) in (cst.Add, cst.Subtract)
+            and type(body.right) is cst.Integer and body.right.value == "1"
+            and isinstance(orelse, cst.Name) and isinstance(body.left, cst.Name)
+            and body.left.value == orelse.value):
+        return None
+    values = (tv, bv, ov)
+    if not all(isinstance(v, Value) and v.rank == 0 for v in values) or tv.kind != "b" \
+            or not (bv.kind in "iu" and ov.kind in "iu" and bv.dtype == ov.dtype):
+        return None
+    return body.with_changes(right=test if isinstance(test, cst.Name) else paren(test),
+                             lpar=[], rpar=[])
 
 
 def where(test, tv, body, bv, orelse, ov) -> cst.BaseExpression:
