@@ -54,3 +54,14 @@ def log_minus_five(x):
     if x > 0:
         return np.log(x - 5)
     return 0.0
+
+
+def smaller(x, y):
+    return np.fmin(x, y)
+
+
+def copy_then_add_in_place(x):
+    x = np.where(x > 0, x, -x)      # per example a 0-d array (mutable), not a NumPy scalar
+    y = x
+    x += 1.0
+    return y

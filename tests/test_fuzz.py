@@ -338,6 +338,55 @@ def f(x):
     return n + k + t
 """, (np.array([0.5, 2.0, 8.0, 1e10, 3.0, -np.inf, np.nan]),), True,
         id="batch_size_kept_in_a_name_inside_a_compacted_loop"),
+    pytest.param("value_read_after_a_loop_that_may_not_run_in_the_other_branch", """
+def f(x, y):
+    v0, v1 = divmod((math.atan2(x, x) ** 2), x)
+    n0 = 0
+    while n0 < 2 and n0 != 1:
+        n0 += 1
+        x, y = (1.0 + y), np.hypot((x and x), (x // x))
+        v0 = ((x - x) or round(float((v1 >= x)), 2))
+        y /= math.tanh((0.0 if (x >= x) else x))
+    if (x == (x % x)):
+        for i0 in range(0):
+            v2 = (abs(math.copysign(v0, y)) + 3)
+    elif (not bool(v0)):
+        v3, v4 = divmod(((y / v0) + v0), min((y if math.isnan(0.5) else y), x, (y * n0)))
+        v5, v6 = 10.0, v3
+        return (((v6 or y) and y) if (not ((v6 < v0) and (x != v1))) else -2.5)
+    elif (y <= math.hypot(0.25, x)):
+        n1 = 0
+        while n1 < 2:
+            n1 += 1
+            y = v0
+    else:
+        for i0 in range(0):
+            v1 = y
+        return v1
+    if ((x > -math.inf) and (n0 < 3)):
+        for i0 in range(3):
+            x, v0 = y, (np.ceil(float(math.isnan(0.0))) + y)
+    v1 = ((round(v1, 0) / (v0 if np.isinf(y) else v0)) + x)
+    return v1
+""", (np.array([3.0, -np.inf, 1.0]), np.array([-7.25, -1e-12, 1.0])), True,
+        id="value_read_after_a_loop_that_may_not_run_in_the_other_branch"),
+    pytest.param("in_place_update_of_a_0d_array_another_name_holds", """
+def f(x, y):
+    x = np.where((x < x), (x if (x < x) else x), x)
+    n0 = 0
+    while n0 < 2:
+        n0 += 1
+        y = x
+    x += ((-x) + x)
+    return x, y
+""", (np.array([np.inf, 1.0]), np.array([0.0, 2.0])), False,
+        id="in_place_update_of_a_0d_array_another_name_holds"),
+    pytest.param("fmin_of_opposite_zeros", """
+def f(x, y, z):
+    return (np.fmin((x if (0.0 == y) else z), y) / float((x == x)))
+""", (np.array([np.inf, 40.5, -0.0, 9e-260, 5e-324, 2.9e-40]),
+      np.array([9.8e-228, 1e300, 0.0, -57.6, 0.0, -2.5]), -57.6), True,
+        id="fmin_of_opposite_zeros"),
     pytest.param("python_float_division_by_zero_in_a_helper_under_a_condition", """
 def h0(a, b):
     a += ((a / a) if (a < b) else a)

@@ -109,3 +109,26 @@ def test_empty_batches_need_no_otypes():
     assert got.shape == (0,) and got.dtype == np.float64
     with pytest.raises(ValueError, match="otypes"):
         np.vectorize(sf.log_or_zero)(np.array([], dtype=np.float64))
+
+
+def test_fmin_of_opposite_zeros_may_pick_the_other_zero():
+    """NumPy itself picks either zero for np.fmin/np.fmax/np.minimum/np.maximum of +0.0 and
+    -0.0: its SIMD array loop and its scalar loop differ (even lane by lane in one array).
+    The values agree; the sign of such a zero may not."""
+    x = np.full(6, -0.0)
+    y = np.zeros(6)
+    per_example = np.array([sf.smaller(a, b) for a, b in zip(x, y)])
+    got = vec(sf.smaller)(x, y)
+    assert np.array_equal(got, per_example)                 # equal as numbers
+    # the zeros are NumPy's array loop's (on x86-64 with AVX, numpy 2.4: +0.0 in the lanes
+    # its SIMD loop handles, -0.0 in the tail and in the scalar loop)
+    assert np.array_equal(np.signbit(got), np.signbit(np.fmin(x, y)))
+
+
+def test_in_place_update_of_an_aliased_per_example_array_is_rejected():
+    """Per example `np.where` of scalars is a 0-d array: `x += 1` changes it in place and
+    `y` (bound to it) sees the change; the batch would rebind `x` only. Refused, located."""
+    from vectorize import VectorizeError
+    assert sf.copy_then_add_in_place(np.float64(2.0)) == 3.0     # y changed with x
+    with pytest.raises(VectorizeError, match=r"semantics_functions\.py:\d+:\d+: `x \+=` "):
+        vec(sf.copy_then_add_in_place)(np.array([2.0, -1.0]))

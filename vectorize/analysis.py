@@ -127,6 +127,8 @@ class Analysis:
         self.jump_envs: dict[cst.CSTNode, dict] = {}
         self.loop_may_skip: dict[cst.CSTNode, bool] = {}   # can run its body zero times
         self.registry = registry
+        self._aliases: dict[str, set] | None = None   # name -> other names `y = name` binds
+        self.zero_d_arrays: set[str] = set()   # names bound (somewhere) to a 0-d array
         self.helpers = helpers            # callback(func, args, kwargs, node) -> Value
         self.allow_fallback = allow_fallback
         self.params = params
@@ -220,6 +222,9 @@ class Analysis:
         if isinstance(small, cst.Assign):
             value = self.expr(small.value, env)
             created = self._created_array(small.value)
+            if self._gives_0d_array(small.value, value):
+                self.zero_d_arrays.update(n.value for t in small.targets
+                                          for n in walk_names(t.target))
             for target in small.targets:
                 if isinstance(target.target, cst.Name):
                     name = target.target.value
@@ -250,6 +255,7 @@ class Analysis:
                 raise Unsupported("augmented assignment into an object changes it in place (a "
                                   "side effect the batch cannot repeat per example)", small,
                                   "compute a new local value instead")
+            self._no_aliased_update(small, env)
             value = self.binary(small.operator, small.target, small.value, env, small)
             self.bind(small.target, value, env, small)
             self.values[small.target] = value
@@ -404,6 +410,43 @@ class Analysis:
                                  written=frozenset(writes(stmt.body)))
         self.loop_exit[stmt] = None if exit_env is None else dict(exit_env.values)
         return exit_env
+
+    def _no_aliased_update(self, small: cst.AugAssign, env: Env) -> None:
+        """``x += v`` where the per-example ``x`` is an array (a vector, or the 0-d array
+        that ``np.where`` of scalars returns) changes it in place, so per example every name
+        bound to it by ``y = x`` sees the change; the batch rebinds ``x`` only. Rejected when
+        the function binds another name to ``x`` anywhere."""
+        name = small.target.value
+        current = env.values.get(name)
+        if not (isinstance(current, Value) and current.batched
+                and (isinstance(current.example, np.ndarray) or name in self.zero_d_arrays)):
+            return
+        if self._aliases is None:
+            self._aliases = _alias_bindings(self.tree)
+        others = sorted(self._aliases.get(name, ()))
+        if others:
+            op = _code(small.operator).strip()
+            raise Unsupported(f"`{name} {op}` changes the per-example array `{name}` in place, "
+                              f"and `{others[0]}` is bound to it too: per example both change, "
+                              f"the batch would change only `{name}`", small,
+                              f"write `{name} = {name} {op[:-1]} ...` (a new array), or copy "
+                              f"it: `{others[0]} = {name}.copy()`")
+
+    def _gives_0d_array(self, node, value) -> bool:
+        """Whether ``node`` is a NumPy call that gives a 0-d array (mutable, unlike a NumPy
+        scalar) per example: ``np.where(c, x, y)`` of scalars."""
+        if type(node) is not cst.Call or not (isinstance(value, Value) and value.batched
+                                               and value.rank == 0):
+            return False
+        fn = getattr(self.values.get(node.func), "example", None)
+        if fn is None or isinstance(fn, np.ufunc) or not (
+                getattr(fn, "__module__", None) or "").startswith("numpy"):
+            return False
+        args = [self.values.get(a.value) for a in node.args if a.keyword is None]
+        if not all(isinstance(a, Value) for a in args):
+            return False
+        out = evaluate(fn, *[a.example for a in args])
+        return isinstance(out, np.ndarray) and out.ndim == 0
 
     def _mask_enclosing_loop(self, node) -> bool:
         """A break/continue/return at this point: masks the innermost loop when the
@@ -1048,6 +1091,34 @@ def _numpy_scalar_for(operator, left: Value, right: Value):
     if isinstance(operator, (cst.Power, cst.PowerAssign)):
         return None     # int ** negative int: NumPy raises too
     return np.int64
+
+
+def walk_names(target):
+    """The names an assignment target binds."""
+    if type(target) is cst.Name:
+        yield target
+    elif type(target) in (cst.Tuple, cst.List):
+        for element in target.elements:
+            yield from walk_names(element.value)
+
+
+def _alias_bindings(tree) -> dict[str, set]:
+    """``y = x`` (also ``y, z = x, w``): x -> {y, ...}, over the whole function."""
+    from .cst_util import walk
+    out: dict[str, set] = {}
+
+    def pair(target, value):
+        if type(target) is cst.Name and type(value) is cst.Name and target.value != value.value:
+            out.setdefault(value.value, set()).add(target.value)
+        elif type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) \
+                and len(target.elements) == len(value.elements):
+            for t, v in zip(target.elements, value.elements):
+                pair(t.value, v.value)
+    for node in walk(tree):
+        if type(node) is cst.Assign:
+            for target in node.targets:
+                pair(target.target, node.value)
+    return out
 
 
 def _bound_values(env: Env) -> dict:

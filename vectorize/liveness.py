@@ -60,7 +60,8 @@ def exposed_reads(stmts) -> set[str]:
     """Names a statement sequence reads before assigning them itself (the values it takes
     from outside). Compound statements count what their parts read before the sequence
     assigned it; reads after a write inside a nested block are treated as exposed, which
-    errs on the side of keeping values."""
+    errs on the side of keeping values. Only writes made on every path count for the rest of
+    the sequence: both branches of an ``if``, never a loop body (it may run zero times)."""
     out: set[str] = set()
     written: set[str] = set()
     for stmt in stmts:
@@ -76,23 +77,34 @@ def exposed_reads(stmts) -> set[str]:
             out |= reads(stmt.test) - written
             out |= exposed_reads(stmt.body.body) - written
             out |= exposed_reads(body_of(stmt.orelse)) - written
-            written |= writes(stmt)
+            written |= definite_writes([stmt])
         elif isinstance(stmt, cst.While):
             # the test runs before the body; a body that assigns a name before reading it
             # does so on every pass
             out |= reads(stmt.test) - written
             inner = exposed_reads(stmt.body.body) | exposed_reads(body_of(stmt.orelse))
             out |= inner - written
-            written |= writes(stmt)
         elif isinstance(stmt, cst.For):
             # the loop target is assigned before the body reads it
             out |= reads(stmt.iter) - written
             inner = exposed_reads(stmt.body.body) | exposed_reads(body_of(stmt.orelse))
             out |= inner - written - set(target_names(stmt.target))
-            written |= writes(stmt)
         else:
             out |= reads(stmt) - written
             written |= writes(stmt)
+    return out
+
+
+def definite_writes(stmts) -> set[str]:
+    """Names the statements assign on every path through them (loops may not run)."""
+    out: set[str] = set()
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            out |= writes(stmt)
+        elif isinstance(stmt, cst.With):
+            out |= definite_writes(stmt.body.body)
+        elif isinstance(stmt, cst.If) and stmt.orelse is not None:
+            out |= definite_writes(stmt.body.body) & definite_writes(body_of(stmt.orelse))
     return out
 
 

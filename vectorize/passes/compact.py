@@ -47,7 +47,7 @@ import numpy as np
 
 from ..cst_util import RenameNames, parse_expr, parse_stmt, render, rewrite, walk
 from ..errors import Unsupported
-from ..liveness import Liveness, body_of, exposed_reads, writes
+from ..liveness import Liveness, body_of, definite_writes, exposed_reads, writes
 from ..rules.lanes import ANY_LANE
 
 
@@ -134,19 +134,6 @@ def record_if_facts(func: cst.FunctionDef, ctx, analysis) -> None:
                 and node.test.value in ctx.compact_ifs:
             batched = analysis.batched_tests.get(node, False)
             ctx.compact_ifs[node.test.value] = analysis.if_envs.get(node) if batched else None
-
-
-def _definite_writes(stmts) -> set[str]:
-    """Names the statements assign on every path through them."""
-    out: set[str] = set()
-    for stmt in stmts:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            out |= writes(stmt)
-        elif isinstance(stmt, cst.With):
-            out |= _definite_writes(stmt.body.body)
-        elif isinstance(stmt, cst.If) and stmt.orelse is not None:
-            out |= _definite_writes(stmt.body.body) & _definite_writes(body_of(stmt.orelse))
-    return out
 
 
 def _first_write_order(stmts):
@@ -257,7 +244,7 @@ class _Compact(cst.CSTTransformer):
             lanes = self.fresh(lanes_base)
             written = set().union(*map(writes, stmts)) if stmts else set()
             exposed = exposed_reads(stmts)
-            definite = _definite_writes(stmts)
+            definite = definite_writes(stmts)
             # gathered: the per-example values the branch reads; renamed too: what it assigns
             # that exists outside it (the other branch and the scatter need the old value)
             renamed = {n for n in exposed if _is_batched(entry.get(n))}
