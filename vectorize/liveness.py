@@ -11,13 +11,36 @@ import libcst as cst
 
 from .cst_util import children, walk
 
+# reads/writes of nodes already asked about during one transform (trees are immutable, so a
+# node's answer never changes; the node is kept with it, so its id cannot be reused while it
+# is here). `clear_memo` empties it when a transform ends.
+_MEMO: dict[tuple[str, int], tuple] = {}
+
+
+def clear_memo() -> None:
+    _MEMO.clear()
+
+
+def _memoized(kind: str, node, compute) -> set[str]:
+    key = (kind, id(node))
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0] is node:
+        return set(hit[1])
+    out = compute(node)
+    _MEMO[key] = (node, frozenset(out))
+    return out
+
 
 def reads(node) -> set[str]:
     """Names an expression or statement reads anywhere (assignment targets excluded; what
     a target indexes into is read)."""
-    out: set[str] = set()
     if node is None:
-        return out
+        return set()
+    return _memoized("reads", node, _reads)
+
+
+def _reads(node) -> set[str]:
+    out: set[str] = set()
     stack = [node]
     while stack:
         n = stack.pop()
@@ -120,6 +143,10 @@ def target_names(target) -> list[str]:
 
 def writes(stmt) -> set[str]:
     """Names a statement (including nested blocks) may assign."""
+    return _memoized("writes", stmt, _writes)
+
+
+def _writes(stmt) -> set[str]:
     out: set[str] = set()
     for n in walk(stmt):
         t = type(n)

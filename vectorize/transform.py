@@ -18,7 +18,7 @@ from . import codegen
 from .abstract import TupleValue, exact
 from .analysis import Analysis
 from .errors import Unsupported, VectorizeError
-from .liveness import Namer, all_names
+from .liveness import Namer, all_names, clear_memo
 from .pipeline import PIPELINE
 from .rules import registry_for
 from .source import ClosureView, FunctionSource, read_function
@@ -216,6 +216,8 @@ def transform_function(func, params: dict[str, object], *, namespace: str = "num
             line=getattr(getattr(func, "__code__", None), "co_firstlineno", 0),
             suggestion="please report this with the function's source; meanwhile pass "
                        "fallback='warn' to run it per example") from exc
+    finally:
+        clear_memo()
     ordered = _called([main] + [s for s in module.order if s is not main])
     return codegen.emit(ordered, module, main, header)
 
