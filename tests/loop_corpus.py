@@ -117,6 +117,16 @@ def nested_grid(x):
     return acc
 
 
+def carry_used_only_inside(x):
+    """A carry (s) that starts unbatched, becomes batched in the loop and is dead after it
+    (its only use after the loop is overwritten first)."""
+    s = 0.0
+    for k in range(3):
+        s = s * 0.5 + x * k
+    s = x * 2.0
+    return s + 1.0
+
+
 def int_to_float_carry(x):
     """A carry that starts as an unbatched int and becomes a batched float inside the loop
     (the analysis must iterate to a fixed point)."""

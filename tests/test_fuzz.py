@@ -387,6 +387,33 @@ def f(x, y, z):
 """, (np.array([np.inf, 40.5, -0.0, 9e-260, 5e-324, 2.9e-40]),
       np.array([9.8e-228, 1e300, 0.0, -57.6, 0.0, -2.5]), -57.6), True,
         id="fmin_of_opposite_zeros"),
+    pytest.param("python_divmod_by_zero_in_a_helper_under_a_condition", """
+def h0(a):
+    v0, v1 = divmod(a, (a if (a < a) else (a - a)))
+    return (a if ((a if (a < a) else a) < (a if (a < a) else a)) else a)
+
+
+def f(x, y, z):
+    x += (x and h0(1.0))
+    return x
+""", (np.array([0.0, -0.0]), np.array([0.0, 1.0]), np.array([0.0, 2.0])), True,
+        id="python_divmod_by_zero_in_a_helper_under_a_condition"),
+    pytest.param("scalar_start_of_a_plain_loop_left_to_a_compacted_loop", """
+def f(x, y, z):
+    v0 = (np.clip((x % x), -1.0, 1.0) ** 2)
+    for i0 in range(1):
+        v0, z = z, v0
+    if (x == 1.0):
+        x = round(v0, 1)
+    else:
+        n1 = 0
+        while n1 < 1 and (v0 > 2.0 < x):
+            n1 += 1
+            z = x
+    y += (np.arcsinh(math.inf) if (y <= z) else (x or 0.0))
+    return (-(math.nan + (v0 / x)))
+""", (-11.393151975475192, np.array([-1.0, 3.0, 0.5]), np.array([-1e300, 2.5, 9.0])), True,
+        id="scalar_start_of_a_plain_loop_left_to_a_compacted_loop"),
     pytest.param("python_float_division_by_zero_in_a_helper_under_a_condition", """
 def h0(a, b):
     a += ((a / a) if (a < b) else a)

@@ -411,6 +411,13 @@ if a > 1.0:
     q = 2.0 / q
 return a + q
 """, "f", rules=frozenset({"operator.python_number_division"})),
+    B("python_divmod_in_a_branch", """
+q = 0.0
+r = 0.0
+if a > 1.0:
+    q, r = divmod(3.0, q)
+return a + q + r
+""", "f", rules=frozenset({"operator.python_number_division"})),
     B("python_int_floor_division_in_a_branch", """
 k = 0
 if a > 1.0:

@@ -994,6 +994,14 @@ class Analysis:
                 # where the scalar code would skip it: math functions follow NumPy (nan
                 # instead of a domain error) on unbatched values too
                 self.math_in_branches.add(node)
+            if (fn is divmod or fn is pow) and len(args) == 2 and not kwargs and (
+                    self.speculative or self._batched_depth):
+                # like `a % b` / `a ** b` on Python numbers in code every lane runs
+                scalar = _numpy_scalar_for(cst.Modulo() if fn is divmod else cst.Power(),
+                                           *args)
+                if scalar is not None:
+                    self.numpy_scalar_ops[node] = scalar
+                    args = [args[0], unbatched(scalar(args[1].example), args[1].exact)]
             if func.known and (fn in PURE_BUILTINS or self.registry.knows(fn)
                                or isinstance(fn, np.ufunc) or _pure_numpy(fn)):
                 out = evaluate(fn, *[a.example for a in args],
@@ -1159,7 +1167,8 @@ def may_warn(parts, analysis: Analysis, registry: Registry) -> bool:
                 if isinstance(n.operator, _RISKY_OPS) and _risky_division(n, analysis):
                     return True
             elif type(n) is cst.Call:
-                if n in analysis.helper_calls or n in analysis.fallback_calls:
+                if n in analysis.helper_calls or n in analysis.fallback_calls \
+                        or n in analysis.numpy_scalar_ops:
                     return True
                 if n in analysis.math_in_branches:
                     fn = getattr(analysis.values.get(n.func), "example", None)

@@ -106,6 +106,7 @@ class FunctionJob:
                  helper: bool = False):
         self.module = module
         self.helper = helper      # called from another function (maybe under its conditions)
+        self.branches_per_example = False   # an analysis saw a per-example `if` or loop
         self.name = name
         self.source = source
         self.params = params
@@ -128,8 +129,13 @@ class FunctionJob:
             return self.last
         analysis = Analysis(self.source, tree, self.params, self.registry,
                             helpers=self._helper, allow_fallback=self.module.allow_fallback,
-                            promoted=self.promoted, speculative=self.helper)
+                            promoted=self.promoted,
+                            speculative=self.helper or self.branches_per_example)
         analysis.analyze()
+        if any(analysis.batched_tests.values()) or analysis.masked_loops:
+            # once `if`s become merges, no later analysis can tell which code ran on some
+            # lanes only: from now on all of it counts as running on every lane
+            self.branches_per_example = True
         self.promoted |= analysis.promoted
         self.last = analysis
         return analysis

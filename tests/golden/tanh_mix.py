@@ -5,7 +5,7 @@ import numpy as np
 
 
 def tanh_mix(x, w):
-    total = 0.0
+    total = np.full(len(x), 0.0, dtype=np.float64)
     for k in range(3):
         total = total + np.tanh(w * x + k)
     return total / 3

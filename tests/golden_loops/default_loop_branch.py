@@ -10,6 +10,7 @@ def default_loop_branch(x):
     lanes = np.flatnonzero(cond)
     x_lanes = x[lanes]
     y_lanes = y
+    y_lanes = np.full(len(x_lanes), y_lanes, dtype=np.float64)
     for k in range(1, 8):
         y_lanes = y_lanes + np.sin(x_lanes * k) / k
     y = np.full(len(cond), y, dtype=np.float64)

@@ -142,13 +142,22 @@ class _ApplyRules(cst.CSTTransformer):
         per-example condition inside it, or from per-example values) become arrays before
         the loop: from the first iteration on, the loop body treats them as batched. A plain
         loop (no mask) needs this only for the carries that reach an operation that needs
-        arrays (`_array_only_reads`); elsewhere NumPy broadcasting takes a scalar start."""
+        arrays (`_array_only_reads`) or the code after the loop; a carry used only inside
+        the loop keeps its scalar start (NumPy broadcasting takes it)."""
         from ..cst_util import walk
         masked = any(type(n) is cst.Name and n.value in self.ctx.mask_names
                      for n in walk(original_node))
         entry = self.analysis.loop_entry.get(original_node, {})
         head = self.analysis.loop_head.get(original_node, {})
         needed = None if masked else _array_only_reads(original_node, self.analysis)
+        if needed is not None:
+            # what the loop leaves for the code after it must be what the analysis says
+            # there (an array), whatever it started as: code after it may need arrays
+            # (gathers of compaction, indexing); so must what flows into those values
+            from ..liveness import writes
+            after = self._live().live_after.get(original_node, set())
+            needed = needed | {name for name in after & writes(original_node)
+                               if getattr(head.get(name), "batched", False)}
         lines = []
         for name in sorted(head) if needed is None or needed else ():
             before, at_head = entry.get(name), head[name]
@@ -346,6 +355,8 @@ class _ApplyRules(cst.CSTTransformer):
             return updated_node.with_changes(func=cst.Name(name))
         if original_node in analysis.fallback_calls:
             return self._fallback(original_node, updated_node)
+        if original_node in analysis.numpy_scalar_ops:
+            return self._numpy_scalar_op(original_node, updated_node)
         inputs = [a for a in original_node.args]
         if not any(_is_batched(self.value(a.value)) for a in inputs) and (
                 original_node not in analysis.math_in_branches):

@@ -24,6 +24,11 @@ def _binary(site: Site) -> cst.BaseExpression:
 def _numpy_scalar_divisor(site: Site) -> cst.BaseExpression:
     """``a / b`` on Python numbers that runs on every lane: ``a / np.float64(b)``."""
     node = site.node
+    if isinstance(node, cst.Call):          # divmod(a, b), pow(a, b)
+        args = list(node.args)
+        args[1] = args[1].with_changes(value=expr(f"np.{site.func.__name__}({{b}})",
+                                                  b=args[1].value))
+        return node.with_changes(args=args)
     scalar = expr(f"np.{site.func.__name__}({{b}})", b=node.right if isinstance(
         node, cst.BinaryOperation) else node.value)
     if isinstance(node, cst.BinaryOperation):
@@ -148,7 +153,8 @@ def register(reg: Registry) -> None:
         "y = t * b - x // 3", "y = t * b - x // 3", _binary, may_warn=True))
     reg.add_operator("python_number_division", Rule(
         "operator.python_number_division", "operators",
-        "`/`, `//`, `%` or `**` of Python numbers the same for every example, in code that runs "
+        "`/`, `//`, `%`, `**`, `divmod` or `pow` of Python numbers the same for every example, "
+        "in code that runs "
         "on every lane (a branch of a per-example `if`, a masked loop, a helper): the divisor "
         "becomes a NumPy scalar, so a lane whose scalar code never gets there cannot raise "
         "ZeroDivisionError (NumPy's inf/nan instead, as for per-example values).",
