@@ -65,3 +65,7 @@ def copy_then_add_in_place(x):
     y = x
     x += 1.0
     return y
+
+
+def one_plus_tanh(x):
+    return 1.0 + math.tanh(x)

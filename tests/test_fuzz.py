@@ -414,6 +414,12 @@ def f(x, y, z):
     return (-(math.nan + (v0 / x)))
 """, (-11.393151975475192, np.array([-1.0, 3.0, 0.5]), np.array([-1e300, 2.5, 9.0])), True,
         id="scalar_start_of_a_plain_loop_left_to_a_compacted_loop"),
+    pytest.param("math_function_a_last_bit_apart_then_cancelled", """
+def f(x, y):
+    x, y = y, x
+    return (1 + ((x - x) + math.tanh(x)))
+""", (np.array([0.0, 1.0]), np.array([-7.25, 0.5])), True,
+        id="math_function_a_last_bit_apart_then_cancelled"),
     pytest.param("python_float_division_by_zero_in_a_helper_under_a_condition", """
 def h0(a, b):
     a += ((a / a) if (a < b) else a)

@@ -1,5 +1,6 @@
 """Each row of the divergence table in docs/semantics.md, shown exactly."""
 
+import math
 import warnings
 
 import numpy as np
@@ -132,3 +133,15 @@ def test_in_place_update_of_an_aliased_per_example_array_is_rejected():
     assert sf.copy_then_add_in_place(np.float64(2.0)) == 3.0     # y changed with x
     with pytest.raises(VectorizeError, match=r"semantics_functions\.py:\d+:\d+: `x \+=` "):
         vec(sf.copy_then_add_in_place)(np.array([2.0, -1.0]))
+
+
+def test_math_functions_are_numpys_to_the_last_bit():
+    """`math.tanh(x)` becomes `np.tanh(x)`: the vectorized value is NumPy's, which can be an
+    ulp from the C library's; `1 + tanh(x)` near -1 magnifies that."""
+    x = np.array([-7.25, 0.5, -20.0])
+    got = vec(sf.one_plus_tanh)(x)
+    assert np.array_equal(got, 1.0 + np.tanh(x))
+    per_example = np.array([sf.one_plus_tanh(v) for v in x])
+    assert np.all(np.abs(np.tanh(x) - np.array([math.tanh(v) for v in x]))
+                  <= np.spacing(np.abs(np.tanh(x))))          # at most one ulp apart
+    np.testing.assert_allclose(got, per_example, rtol=1e-9, atol=1e-15)
