@@ -420,6 +420,23 @@ def f(x, y):
     return (1 + ((x - x) + math.tanh(x)))
 """, (np.array([0.0, 1.0]), np.array([-7.25, 0.5])), True,
         id="math_function_a_last_bit_apart_then_cancelled"),
+    pytest.param("python_float_joined_with_a_numpy_scalar_then_divided_in_a_helper", """
+def h0(a, b):
+    v0 = math.atan2(((a % a) if (b < a) else math.atan(1.0)), a)
+    return a
+
+
+def f(x, y):
+    v0, v1 = (math.tanh(x) + (x + x)), 100.0
+    if ((x and x) < (x if (v1 < x) else -1.0)):
+        x, y = y, x
+    else:
+        if bool(x):
+            v4 = np.exp(math.atan2(np.expm1(x), (x + x)))
+            x *= h0((y if (y > v1) else -0.0), v4)
+    return (-2.5 * v0)
+""", (np.array([1.0, 2.0, 2.0, 10.713131456333286, 13.475529646010258]), 4.465806460213955),
+        True, id="python_float_joined_with_a_numpy_scalar_then_divided_in_a_helper"),
     pytest.param("python_float_division_by_zero_in_a_helper_under_a_condition", """
 def h0(a, b):
     a += ((a / a) if (a < b) else a)

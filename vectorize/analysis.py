@@ -1084,20 +1084,29 @@ def _numpy_scalar_for(operator, left: Value, right: Value):
     if not isinstance(operator, _RAISING_OPS):
         return None
     examples = (getattr(left, "example", None), getattr(right, "example", None))
-    if not all(type(e) in (int, float, bool, complex) for e in examples):
+    if not all(type(e) in (int, float, bool, complex)
+               or isinstance(e, (np.number, np.bool_)) for e in examples):
         return None
     if all_exact(left, right):
+        if not all(type(e) in (int, float, bool, complex) for e in examples):
+            return None     # NumPy scalars known exactly: NumPy semantics already
         try:
             BINARY_FUNCS[AUGMENTED_TO_BINARY.get(type(operator), type(operator))](*examples)
             return None
         except (ArithmeticError, ValueError):
             pass
-    if any(type(e) is complex for e in examples):
+    integers = all(isinstance(e, (int, np.integer, np.bool_)) for e in examples)
+    if integers and isinstance(operator, (cst.Power, cst.PowerAssign)):
+        return None     # int ** negative int: NumPy raises where Python gives a float
+    # a value the same for every example whose example is a NumPy scalar may still be a
+    # Python number at run time (`y if c else -0.0` joins both): it is wrapped too, in its
+    # own type
+    if isinstance(examples[1], np.number):
+        return type(examples[1])
+    if any(type(e) is complex or isinstance(e, np.complexfloating) for e in examples):
         return np.complex128
-    if any(type(e) is float for e in examples):
+    if not integers:
         return np.float64
-    if isinstance(operator, (cst.Power, cst.PowerAssign)):
-        return None     # int ** negative int: NumPy raises too
     return np.int64
 
 
