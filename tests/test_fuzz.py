@@ -437,6 +437,25 @@ def f(x, y):
     return (-2.5 * v0)
 """, (np.array([1.0, 2.0, 2.0, 10.713131456333286, 13.475529646010258]), 4.465806460213955),
         True, id="python_float_joined_with_a_numpy_scalar_then_divided_in_a_helper"),
+    pytest.param("helper_specialized_for_one_exact_value_reused_for_another", """
+def h0(a, b):
+    v0 = math.atan2(((a % a) if (b < a) else math.atan(1.0)), a)
+    return a
+
+
+def f(x, y):
+    v0, v1 = (math.tanh(x) + (x + x)), 100.0
+    if ((x and x) < (x if (v1 < x) else -1.0)):
+        return float(((v0 % v0) < x))
+    else:
+        n0 = 0
+        while n0 < 4:
+            n0 += 1
+            v1 = (h0(h0(v1, b=x), y) - float(((y <= v1) or (n0 != 2))))
+        y = (np.fmin(math.atan(h0(0.0, v1)), np.sign((1.0 // 2.0))) + y)
+    return x
+""", (np.array([0.0, 1.0, -3.0]), np.array([0.5, 2.0, 0.1])), True,
+        id="helper_specialized_for_one_exact_value_reused_for_another"),
     pytest.param("python_float_division_by_zero_in_a_helper_under_a_condition", """
 def h0(a, b):
     a += ((a / a) if (a < b) else a)

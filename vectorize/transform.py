@@ -46,10 +46,16 @@ _MISSING = object()
 
 
 def abstract_key(value) -> tuple:
-    """A hashable summary of an abstract value (batchedness, dtype, shape rank)."""
+    """A hashable summary of an abstract value (batchedness, dtype, shape rank; the value
+    itself for an exactly known number)."""
     if isinstance(value, TupleValue):
         return ("tuple",) + tuple(abstract_key(v) for v in value.items)
     ex = value.example
+    if not value.batched and value.exact and isinstance(
+            ex, (int, float, complex, str, np.number, np.bool_)) or ex is None:
+        # a helper analysed with an exact argument may depend on its value (`a % a` with
+        # a = 0.0 must not raise on lanes that never call it; with 100.0 it cannot)
+        return (False, type(ex).__name__, repr(ex))
     if isinstance(ex, (np.ndarray, np.generic)):
         return (value.batched, ex.dtype.str, ex.ndim)
     return (value.batched, type(ex).__name__)
