@@ -31,7 +31,7 @@ from .abstract import (
 )
 from .cst_util import AUGMENTED_TO_BINARY
 from .errors import Unsupported
-from .liveness import writes
+from .liveness import target_names, writes
 from .rules.lanes import ENGINE_NAMES
 from .rules.random import infer as random_infer
 from .rules.random import random_name
@@ -223,8 +223,8 @@ class Analysis:
             value = self.expr(small.value, env)
             created = self._created_array(small.value)
             if self._gives_0d_array(small.value, value):
-                self.zero_d_arrays.update(n.value for t in small.targets
-                                          for n in walk_names(t.target))
+                self.zero_d_arrays.update(n for t in small.targets
+                                          for n in target_names(t.target))
             for target in small.targets:
                 if isinstance(target.target, cst.Name):
                     name = target.target.value
@@ -1108,15 +1108,6 @@ def _numpy_scalar_for(operator, left: Value, right: Value):
     if not integers:
         return np.float64
     return np.int64
-
-
-def walk_names(target):
-    """The names an assignment target binds."""
-    if type(target) is cst.Name:
-        yield target
-    elif type(target) in (cst.Tuple, cst.List):
-        for element in target.elements:
-            yield from walk_names(element.value)
 
 
 def _alias_bindings(tree) -> dict[str, set]:

@@ -16,9 +16,11 @@ import numpy as np
 from ..abstract import TupleValue, Value
 from ..cst_util import AUGMENTED_TO_BINARY, expr, rewrite
 from ..errors import Unsupported
+from ..liveness import reads, writes
 from ..rules.families import pad
 from ..rules.lanes import ANY_LANE
 from ..rules.registry import Site
+from .simplify import _single_target_assign
 
 
 def _is_batched(value) -> bool:
@@ -154,7 +156,6 @@ class _ApplyRules(cst.CSTTransformer):
             # what the loop leaves for the code after it must be what the analysis says
             # there (an array), whatever it started as: code after it may need arrays
             # (gathers of compaction, indexing); so must what flows into those values
-            from ..liveness import writes
             after = self._live().live_after.get(original_node, set())
             needed = needed | {name for name in after & writes(original_node)
                                if getattr(head.get(name), "batched", False)}
@@ -444,7 +445,6 @@ class _FoldLiteralStarts(cst.CSTTransformer):
                     value=call.with_changes(args=args))])
                 drop.add(j)
                 continue
-            from ..liveness import reads, writes
             used = reads(stmt) | writes(stmt)
             for name in [n for n in literal if n in used]:
                 del literal[name]
@@ -455,35 +455,31 @@ class _FoldLiteralStarts(cst.CSTTransformer):
             return updated_node
         return updated_node.with_changes(body=[s for k, s in enumerate(body) if k not in drop])
 
-    def leave_Module(self, original_node, updated_node):
-        return updated_node
-
 
 def _literal_start(stmt) -> str | None:
     """``x`` of ``x = 0`` / ``x = 0.0`` / ``x = True`` / ``x = -1.5``."""
-    if not (type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1
-            and type(stmt.body[0]) is cst.Assign and len(stmt.body[0].targets) == 1):
+    found = _single_target_assign(stmt)
+    if found is None:
         return None
-    target, value = stmt.body[0].targets[0].target, stmt.body[0].value
+    name, value = found
     if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
         value = value.expression
-    if type(target) is cst.Name and (type(value) in (cst.Integer, cst.Float) or (
-            type(value) is cst.Name and value.value in ("True", "False"))):
-        return target.value
+    if type(value) in (cst.Integer, cst.Float) or (
+            type(value) is cst.Name and value.value in ("True", "False")):
+        return name
     return None
 
 
 def _full_of_itself(stmt) -> str | None:
     """``x`` of ``x = np.full(n, x, dtype=...)``."""
-    if not (type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1
-            and type(stmt.body[0]) is cst.Assign and len(stmt.body[0].targets) == 1):
+    found = _single_target_assign(stmt)
+    if found is None:
         return None
-    target, call = stmt.body[0].targets[0].target, stmt.body[0].value
-    if (type(target) is cst.Name and type(call) is cst.Call and len(call.args) >= 2
+    name, call = found
+    if (type(call) is cst.Call and len(call.args) >= 2
             and type(call.func) is cst.Attribute and call.func.attr.value == "full"
-            and type(call.args[1].value) is cst.Name
-            and call.args[1].value.value == target.value):
-        return target.value
+            and type(call.args[1].value) is cst.Name and call.args[1].value.value == name):
+        return name
     return None
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cst_util import render, rewrite, walk
+from ..cst_util import children, render, rewrite, walk
 from ..liveness import reads, writes
 from .simplify import _pure
 
@@ -70,13 +70,8 @@ class _Occurrences:
         if (isinstance(node, _SHAREABLE) and self.batched(node)
                 and not _literal(node) and _pure(node, self.analysis, self.registry)):
             found.append((node, top))
-        for child in _eager_children(node):
+        for child in children(node):
             self._collect(child, found, False)
-
-
-def _eager_children(node) -> list:
-    from ..cst_util import children
-    return children(node)
 
 
 def _literal(node) -> bool:
