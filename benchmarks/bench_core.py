@@ -14,7 +14,9 @@ it, so single timings are noisy):
   2 again A, B, C, D, ...; each peer's figure is the MEDIAN over rounds;
 - one timing is ``reps`` back-to-back calls measured with ``time.perf_counter``, with ``reps``
   calibrated so that a timing lasts at least ~20 ms; the figure is per call;
-- ours is warm: called once (the transform happens then) before any timing.
+- ours is warm: called once (the transform happens then) before any timing; "ours" is the
+  default (``chunk_size="auto"``: batches of 16,384 lanes and more run in chunks), "ours, one
+  call" the same code run on the whole batch at once (``chunk_size=None``).
 
 The timing and report helpers are shared with the other scripts in ``_timing.py``.
 """
@@ -103,25 +105,31 @@ def peers_for(name: str, n: int):
     t = np.linspace(-10, 10, n)
     if name == "func":
         ours = vz.vectorize(func, fallback="error")
+        whole = vz.vectorize(func, fallback="error", chunk_size=None)
         npvec = np.vectorize(func)
         ours(t, 1.0)                               # warm: the transform happens here
+        whole(t, 1.0)
         peers = {
             "loop": lambda: np.array([func(x, 1.0) for x in t]),
             "np.vectorize": lambda: npvec(t, 1.0),
             "hand (literal)": lambda: func_hand_literal(t, 1.0),
             "hand (reuse tmp)": lambda: func_hand_reuse(t, 1.0),
             "ours": lambda: ours(t, 1.0),
+            "ours (one call)": lambda: whole(t, 1.0),
         }
         return peers, ["hand (literal)", "hand (reuse tmp)"]
     ours = vz.vectorize(piecewise, fallback="error")
+    whole = vz.vectorize(piecewise, fallback="error", chunk_size=None)
     npvec = np.vectorize(piecewise)
     ours(t)
+    whole(t)
     peers = {
         "loop": lambda: np.array([piecewise(x) for x in t]),
         "np.vectorize": lambda: npvec(t),
         "hand (np.select)": lambda: piecewise_hand_select(t),
         "hand (np.where)": lambda: piecewise_hand_where(t),
         "ours": lambda: ours(t),
+        "ours (one call)": lambda: whole(t),
     }
     return peers, ["hand (np.select)", "hand (np.where)"]
 
@@ -292,9 +300,9 @@ def main(argv=None) -> int:
     md += ["", f"Median of {rounds} interleaved rounds per peer (loop and numpy.vectorize at "
            f"N = 1e6: {slow_rounds_1e6} rounds); each timing >= {MIN_TIMING_S * 1e3:.0f} ms "
            "of back-to-back calls; times are per call.", ""]
-    header = ("| function | N | loop | numpy.vectorize | hand-written | ours | "
+    header = ("| function | N | loop | numpy.vectorize | hand-written | ours | ours, one call | "
               "ours / hand | numpy.vectorize / ours | loop / ours | peers agree |")
-    md += [header, "|" + "---|" * 10]
+    md += [header, "|" + "---|" * 11]
     extra = []
     for name in ("func", "piecewise"):
         for n in SIZES:
@@ -308,7 +316,8 @@ def main(argv=None) -> int:
             hand_cell = fmt_time(hand) + (f" ({best_hand[6:-1]})" if len(hands) > 1 else "")
             md.append(f"| {name} | {n:.0e} | {fmt_time(res['loop'][0])} | "
                       f"{fmt_time(res['np.vectorize'][0])} | {hand_cell} | {fmt_time(ours)} | "
-                      f"{ours / hand:.2f}x | {res['np.vectorize'][0] / ours:.0f}x | "
+                      f"{fmt_time(res['ours (one call)'][0])} | {ours / hand:.2f}x | "
+                      f"{res['np.vectorize'][0] / ours:.0f}x | "
                       f"{res['loop'][0] / ours:.0f}x | {agree} |")
             if len(hands) > 1:
                 extra.append(f"- {name} N={n:.0e}: " + ", ".join(

@@ -21,6 +21,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .abstract import TupleValue, Value, representative
+from .chunks import check_chunk_size, lanes_per_chunk, run_chunked
 from .errors import VectorizeError
 
 _FALLBACKS = ("error", "warn", "loop")
@@ -114,10 +115,13 @@ class vectorize:
     ``fallback``: ``"error"`` raises `VectorizeError` for anything not truly vectorized;
     ``"warn"`` (default) runs untranslatable pieces per example and warns once; ``"loop"`` does
     the same silently.
+
+    ``chunk_size``: lanes per call of the generated code on a large batch (`vectorize.chunks`):
+    ``"auto"`` (default) picks it, ``None`` runs the whole batch in one call.
     """
 
     def __init__(self, pyfunc=np._NoValue, otypes=None, doc=None, excluded=None, cache=False,
-                 signature=None, *, fallback="warn"):
+                 signature=None, *, fallback="warn", chunk_size="auto"):
         if (pyfunc is not np._NoValue and pyfunc is not None) and not callable(pyfunc):
             raise TypeError("pyfunc must be callable, got "
                             f"{type(pyfunc).__name__}; use vectorize(otypes=...) as a "
@@ -126,6 +130,7 @@ class vectorize:
         self.cache = cache
         self.signature = signature
         self.fallback = _check_fallback(fallback)
+        self.chunk_size = check_chunk_size(chunk_size)
         if isinstance(otypes, str):
             otypes = list(otypes)
         self.otypes = otypes
@@ -163,19 +168,20 @@ class vectorize:
             return vectorize(args[0], otypes=self.otypes, doc=self.__doc__ if
                              self.__doc__ is not vectorize.__doc__ else None,
                              excluded=self.excluded, cache=self.cache,
-                             signature=self.signature, fallback=self.fallback)
+                             signature=self.signature, fallback=self.fallback,
+                             chunk_size=self.chunk_size)
         if self._core_signature is not None:
             return self._call_with_signature(args, kwargs)
         plan = self._plan(args, kwargs)
         if plan is None:
             return self._numpy_loop(args, kwargs)
-        spec, call_args, shape = plan
+        spec, call_args, shape, batched = plan
         if isinstance(spec, _FallbackSpec):
             self._announce(spec.reason, spec)
             return self._numpy_loop(args, kwargs)
         if spec.fallbacks:
             self._announce("; ".join(spec.fallbacks), spec)
-        out = self._run(spec, call_args)
+        out = self._run(spec, call_args, math.prod(shape), batched)
         return self._outputs(out, spec.result, shape, call_args)
 
     def source(self, *args, **kwargs) -> str:
@@ -197,7 +203,7 @@ class vectorize:
         plan = self._signature_plan(args, kwargs)
         if plan is None:
             return self._numpy_loop(args, kwargs)
-        spec, call_args, loop_shape, size, dim_sizes = plan
+        spec, call_args, loop_shape, size, dim_sizes, batched = plan
         out_dims = self._core_signature[1]
         if size == 0 and any(dim not in dim_sizes for dims in out_dims for dim in dims):
             raise ValueError("cannot call `vectorize` with a signature including new output "
@@ -218,22 +224,24 @@ class vectorize:
             self._announce("; ".join(spec.fallbacks), spec, stacklevel=4)
         if size == 0:
             try:
-                outputs = self._signature_outputs(self._run(spec, call_args), spec.result,
-                                                  loop_shape, size, dim_sizes, call_args)
+                outputs = self._signature_outputs(self._call(spec.function, call_args),
+                                                  spec.result, loop_shape, size, dim_sizes,
+                                                  call_args)
             except Exception:   # the generated code cannot run on an empty batch
                 outputs = None
         else:
-            outputs = self._signature_outputs(self._run(spec, call_args), spec.result,
-                                              loop_shape, size, dim_sizes, call_args)
+            outputs = self._signature_outputs(self._run(spec, call_args, size, batched),
+                                              spec.result, loop_shape, size, dim_sizes,
+                                              call_args)
         if outputs is None:
             return self._numpy_loop(args, kwargs)
         return outputs
 
     def _signature_plan(self, args, kwargs):
         """(specialization, arguments for the generated function, loop shape, loop size, core
-        dimension sizes), or None when numpy's own loop must run (arguments that do not bind
-        to pyfunc; an empty loop whose translation raised). Raises numpy.vectorize's errors
-        for arguments that do not fit the signature.
+        dimension sizes, whether each argument is batched), or None when numpy's own loop
+        must run (arguments that do not bind to pyfunc; an empty loop whose translation
+        raised). Raises numpy.vectorize's errors for arguments that do not fit the signature.
 
         The inputs are, as in numpy.vectorize, the positional arguments that are not
         `excluded` followed by the keyword arguments that are not, in the order given. An
@@ -255,7 +263,7 @@ class vectorize:
         binding = self._binding if self._binding is not None else self._make_binding()
         if isinstance(binding, str):
             return self._fallback_plan(binding, args, kwargs)[0], None, loop_shape, size, \
-                dim_sizes
+                dim_sizes, None
         func, lead, sig, names, n_positional = binding
         if (not kwargs and not lead and not excluded and len(args) == len(names)
                 and n_positional == len(names)):
@@ -273,7 +281,7 @@ class vectorize:
             arr = arrays[k]
             if arr.dtype.kind in "OUSVmM":
                 return self._fallback_plan(f"argument `{name}` has dtype {arr.dtype}", args,
-                                           kwargs)[0], None, loop_shape, size, dim_sizes
+                                           kwargs)[0], None, loop_shape, size, dim_sizes, None
             n_core = len(in_dims[k])
             n_loop = arr.ndim - n_core
             core = arr.shape[n_loop:]
@@ -318,7 +326,8 @@ class vectorize:
                     if len(tried) < _SIZED_FALLBACKS:   # then it serves every size
                         tried.add(sized[-1])
                         spec = self._specs.refile(key, sized, spec)
-        return spec, call_args, loop_shape, size, dim_sizes
+        batched = [type(k) is tuple and k[0] == "b" for k in key[1]]
+        return spec, call_args, loop_shape, size, dim_sizes, batched
 
     @staticmethod
     def _bind_signature(sig, names, lead, args, kwargs, sources):
@@ -413,9 +422,10 @@ class vectorize:
         return func, lead
 
     def _plan(self, args, kwargs, announce=True):
-        """(specialization, arguments for the generated function, broadcast shape), or None
-        when numpy's own loop must run. The cache key is computed from the arguments without
-        building any abstract value; those are built only when a specialization is made."""
+        """(specialization, arguments for the generated function, broadcast shape, whether
+        each argument is batched), or None when numpy's own loop must run. The cache key is
+        computed from the arguments without building any abstract value; those are built only
+        when a specialization is made."""
         binding = self._binding if self._binding is not None else self._make_binding()
         if isinstance(binding, str):
             return self._fallback_plan(binding, args, kwargs)
@@ -441,7 +451,7 @@ class vectorize:
         size = 1
         for n in shape:
             size *= n
-        call_args, key = [], []
+        call_args, key, batched = [], [], []
         for index, arr in enumerate(arrays):
             if arr is None:
                 call_args.append(values[index])
@@ -454,21 +464,33 @@ class vectorize:
                     arr = np.broadcast_to(arr, shape)
                 call_args.append(arr.reshape(-1))
                 key.append((arr.dtype.char,))
+            batched.append(type(key[-1]) is tuple and not _is_as_is(key[-1]))
         key = (tuple(key), as_is)
         spec = self._specs.get(key)
         if spec is None:
             spec = self._specs.get_or_build(
                 key, lambda: self._build(func, self._params(names, values, call_args, key[0])))
-        return spec, call_args, shape
+        return spec, call_args, shape, batched
 
-    def _run(self, spec, call_args):
-        """The generated function on the arguments in parameter order (keyword-only
-        parameters by name)."""
+    def _run(self, spec, call_args, size, batched):
+        """The generated function's outputs for the whole batch (in chunks of lanes when it
+        is large, see `vectorize.chunks`)."""
+        lanes = lanes_per_chunk(self.chunk_size, size, call_args, batched)
+        if lanes is not None:
+            out = run_chunked(spec.function, call_args, batched, size, lanes, spec.result,
+                              self._call)
+            if out is not None:
+                return out
+        return self._call(spec.function, call_args)
+
+    def _call(self, function, call_args):
+        """``function`` on the arguments in parameter order (keyword-only parameters by
+        name)."""
         _, _, _, names, n_positional = self._binding
         if n_positional == len(call_args):
-            return spec.function(*call_args)
-        return spec.function(*call_args[:n_positional],
-                             **dict(zip(names[n_positional:], call_args[n_positional:])))
+            return function(*call_args)
+        return function(*call_args[:n_positional],
+                        **dict(zip(names[n_positional:], call_args[n_positional:])))
 
     def _make_binding(self):
         target = self._target()
@@ -532,7 +554,8 @@ class vectorize:
                                  suggestion="vectorize a plain `def` function, or pass "
                                             "fallback='warn'")
         return self._specs.get_or_build(("fallback", reason), lambda: _FallbackSpec(
-            reason, _fallback_source(self.pyfunc, reason, "numpy.vectorize loop"))), args, None
+            reason, _fallback_source(self.pyfunc, reason, "numpy.vectorize loop"))), args, \
+            None, None
 
     def _build(self, func, params):
         header = (f"Generated by vectorize from {func.__qualname__} "

@@ -18,25 +18,31 @@ from .api import (
     _SpecCache,
     _where,
 )
+from .chunks import check_chunk_size, lanes_per_chunk, run_chunked
 from .errors import VectorizeError
 
 
-def vmap(func, in_axes=0, out_axes=0, *, fallback="error"):
+def vmap(func, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto"):
     """Map ``func`` over axis ``in_axes`` of its arguments (``None``: not mapped; a tuple gives
     one entry per positional argument, nested for tuple arguments, as in JAX) and put the
-    batch axis of each output at ``out_axes``."""
+    batch axis of each output at ``out_axes``.
+
+    ``chunk_size``: lanes per call of the generated code on a large batch (see
+    `vectorize.chunks`): ``"auto"`` picks it, ``None`` runs the whole batch in one call
+    (``torch.vmap``'s default), an int is the lanes per call."""
     _check_fallback(fallback)
-    return _VMapped(func, in_axes, out_axes, fallback)
+    return _VMapped(func, in_axes, out_axes, fallback, check_chunk_size(chunk_size))
 
 
 class _VMapped:
-    def __init__(self, func, in_axes, out_axes, fallback):
+    def __init__(self, func, in_axes, out_axes, fallback, chunk_size="auto"):
         if not callable(func):
             raise TypeError(f"vmap expects a function, got {type(func).__name__}")
         self.func = func
         self.in_axes = in_axes
         self.out_axes = out_axes
         self.fallback = fallback
+        self.chunk_size = chunk_size
         self._specs = _SpecCache()
         self._warned: set = set()
         self._name = getattr(func, "__qualname__", None) or type(func).__name__
@@ -51,13 +57,12 @@ class _VMapped:
             pass
 
     def source(self, *args) -> str:
-        spec, _, _ = self._plan(args)
-        return spec.source
+        return self._plan(args)[0].source
 
     def __call__(self, *args, **kwargs):
         if kwargs:
             raise TypeError("vmap'd functions take positional arguments only in this version")
-        spec, call_args, size = self._plan(args)
+        spec, call_args, size, batched = self._plan(args)
         if isinstance(spec, _FallbackSpec) or spec.fallbacks:
             reason = spec.reason if isinstance(spec, _FallbackSpec) else "; ".join(
                 spec.fallbacks)
@@ -69,7 +74,13 @@ class _VMapped:
                               VectorizeFallbackWarning, stacklevel=2)
         if isinstance(spec, _FallbackSpec):
             return self._loop(args, size)
-        out = spec.function(*call_args)
+        out = None
+        lanes = lanes_per_chunk(self.chunk_size, size, call_args, batched)
+        if lanes is not None:
+            out = run_chunked(spec.function, call_args, batched, size, lanes, spec.result,
+                              _call)
+        if out is None:
+            out = spec.function(*call_args)
         return _place_outputs(out, spec.result, self.out_axes, size)
 
     def _plan(self, args):
@@ -93,14 +104,14 @@ class _VMapped:
                              + details)
         if not isinstance(self._target, types.FunctionType):
             return self._fallback(f"{self._name} is not a Python function with source"), None, \
-                size
+                size, None
         for dtype in _mapped_dtypes(leaves):
             if dtype.kind in "OUSVmM":
                 if self.fallback == "error":
                     raise VectorizeError(f"cannot vmap `{self._name}` over an array of dtype "
                                          f"{dtype}", suggestion="pass numeric arrays, or "
                                                                 "fallback='warn'")
-                return self._fallback(f"an argument has dtype {dtype}"), None, size
+                return self._fallback(f"an argument has dtype {dtype}"), None, size, None
         params, call_args, key = {}, [], []
         import inspect
         names = list(inspect.signature(self._target).parameters)
@@ -113,7 +124,7 @@ class _VMapped:
             params[name], key = value, key + [k]
             call_args.append(arg)
         spec = self._specs.get_or_build(tuple(key), lambda: self._build(params))
-        return spec, call_args, size
+        return spec, call_args, size, [_batched(k) for k in key]
 
     def _fallback(self, reason: str):
         if self.fallback == "error":
@@ -145,6 +156,18 @@ class _VMapped:
             outs = tuple(np.stack([np.asarray(r[i]) for r in rows]) for i in range(len(rows[0])))
             return tuple(np.moveaxis(o, 0, _axis(self.out_axes, i)) for i, o in enumerate(outs))
         return np.moveaxis(np.stack([np.asarray(r) for r in rows]), 0, _axis(self.out_axes, 0))
+
+
+def _call(function, args):
+    return function(*args)
+
+
+def _batched(key):
+    """Whether the argument a leaf's cache key describes is mapped (a tuple of those for a
+    tuple argument)."""
+    if not key or isinstance(key[0], tuple):
+        return tuple(_batched(k) for k in key)
+    return key[0] == "b"
 
 
 def _mapped_dtypes(leaves):

@@ -1,0 +1,262 @@
+"""Chunked execution (`vectorize.chunks`): running the generated code a few lanes at a time
+must give exactly what one whole-batch call gives (which the other test files compare with the
+per-example loop).
+
+Every function of the three corpora (``if``s, loops, per-example arrays) runs with a tiny
+``chunk_size`` (1 to 3 lanes, so the hypothesis batches of up to 9 lanes are split) and with
+``chunk_size=None``; the results must be identical: same type, dtype, shape, values, NaNs and
+signed zeros. The one exception is contractions of per-example arrays (`einsum` and matrix
+products, which BLAS may sum in another order for another number of rows, as it may between
+any two batch sizes): those match to the array corpus' tolerance. Plus the ``"auto"`` choice
+at the batch sizes it starts chunking, the argument check, and the safety net (chunks that
+disagree on an output's dtype make one whole call).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import warnings
+
+import hypothesis.strategies as st
+import loop_corpus as L
+import numpy as np
+import pytest
+from array_corpus import CORPUS as ARRAY_CORPUS
+from corpus import CORPUS
+from hypothesis import HealthCheck, given, settings
+from test_array_corpus import assert_same, corpus_inputs
+from test_corpus import call_args
+from test_loops import CASES, case_inputs
+
+from vectorize import chunks, vectorize, vmap
+from vectorize.abstract import TupleValue, Value
+
+SETTINGS = settings(max_examples=int(os.environ.get("VECTORIZE_CHUNK_EXAMPLES", "8")),
+                    deadline=None, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+CHUNKS = st.integers(1, 3)
+
+
+def outcome(f, args):
+    """What a call gives: ("ok", result) or ("raised", exception type)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
+            try:
+                return "ok", f(*args)
+            except Exception as exc:  # noqa: BLE001 - compared, not swallowed
+                return "raised", type(exc)
+
+
+def assert_identical(got, expected):
+    assert type(got) is type(expected), (type(got), type(expected))
+    if isinstance(expected, tuple):
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            assert_identical(g, e)
+        return
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.dtype == expected.dtype and got.shape == expected.shape, (
+        got.dtype, got.shape, expected.dtype, expected.shape)
+    assert np.array_equal(got, expected, equal_nan=got.dtype.kind in "fc")
+    if got.dtype.kind == "f":   # signed zeros (a NaN's sign bit means nothing)
+        numbers = ~np.isnan(expected)
+        assert np.array_equal(np.signbit(got[numbers]), np.signbit(expected[numbers]))
+
+
+def assert_chunking_changes_nothing(make, args, chunk_size, compare=assert_identical):
+    whole = outcome(make(None), args)
+    chunked = outcome(make(chunk_size), args)
+    assert chunked[0] == whole[0], (chunked, whole)
+    if whole[0] == "ok":
+        compare(chunked[1], whole[1])
+    else:
+        assert chunked[1] is whole[1]
+
+
+# ---------------------------------------------------------------- the three corpora
+_MADE: dict = {}
+
+
+def made(key, build):
+    if key not in _MADE:
+        _MADE[key] = build()
+    return _MADE[key]
+
+
+@pytest.mark.parametrize("func", list(CORPUS), ids=lambda f: f.__name__)
+def test_if_corpus(func):
+    @SETTINGS
+    @given(call_args(CORPUS[func]), CHUNKS)
+    def run(args, chunk_size):
+        assert_chunking_changes_nothing(
+            lambda c: made((func, c), lambda: vectorize(func, fallback="error", chunk_size=c)),
+            args, chunk_size)
+
+    run()
+
+
+def _loop_params():
+    return [pytest.param(case, variant, id=f"{case.name}-{variant or 'one'}")
+            for case in CASES if not case.open_bugs for variant in case.variants]
+
+
+@pytest.mark.parametrize("case, variant", _loop_params())
+def test_loop_corpus(case, variant):
+    f = case.func(variant)
+
+    def make(c):
+        if case.mode == "vmap":
+            return made((f, c), lambda: vmap(f, in_axes=(0,) * len(case.elements),
+                                              chunk_size=c))
+        n = len(case.elements)
+        excluded = set(range(n, n + len(case.unbatched))) or None
+        return made((f, c), lambda: vectorize(f, fallback="error", excluded=excluded,
+                                              chunk_size=c))
+
+    @SETTINGS
+    @given(case_inputs(case), CHUNKS)
+    def run(inputs, chunk_size):
+        batched, unbatched = inputs
+        assert_chunking_changes_nothing(make, (*batched, *unbatched), chunk_size)
+
+    run()
+
+
+def _array_params():
+    return [pytest.param(f, in_axes, id=f"{f.__name__}-{in_axes}")
+            for f, spec in ARRAY_CORPUS.items() for in_axes in spec.in_axes
+            if in_axes not in spec.bug]
+
+
+@pytest.mark.parametrize("f, in_axes", _array_params())
+def test_array_corpus_vmap(f, in_axes):
+    @SETTINGS
+    @given(st.data(), CHUNKS, st.sampled_from([0, -1]))
+    def run(data, chunk_size, out_axes):
+        axes, args = data.draw(corpus_inputs(ARRAY_CORPUS[f], in_axes))
+        assert_chunking_changes_nothing(
+            lambda c: made((f, axes, out_axes, c), lambda: vmap(
+                f, in_axes=axes, out_axes=out_axes, fallback="error", chunk_size=c)),
+            args, chunk_size, compare=assert_same)
+
+    run()
+
+
+def _signature_params():
+    return [pytest.param(f, id=f.__name__) for f, spec in ARRAY_CORPUS.items()
+            if spec.signature and "signature" not in spec.bug]
+
+
+@pytest.mark.parametrize("f", _signature_params())
+def test_array_corpus_signature(f):
+    spec = ARRAY_CORPUS[f]
+
+    @SETTINGS
+    @given(st.data(), CHUNKS)
+    def run(data, chunk_size):
+        shape = data.draw(st.sampled_from([(4,), (2, 3), (5, 1)]))
+        _, args = data.draw(corpus_inputs(spec, [0] * len(spec.args), batch_shape=shape))
+        assert_chunking_changes_nothing(
+            lambda c: made((f, "sig", c), lambda: vectorize(
+                f, signature=spec.signature, fallback="error", chunk_size=c)),
+            args, chunk_size, compare=assert_same)
+
+    run()
+
+
+# ------------------------------------------------------------ what each output becomes
+def returns_constant_and_value(x):
+    if x > 0:
+        y = math.sqrt(x)
+    else:
+        y = -x
+    return 7, y
+
+
+def test_unbatched_outputs_and_broadcast_arguments():
+    x = np.linspace(-3, 3, 24).reshape(4, 6)
+    col = np.arange(4.0).reshape(4, 1)
+    f = vectorize(lambda a, b: a * b + 1 if a > b else a - b, chunk_size=5)
+    assert_identical(f(x, col), vectorize(lambda a, b: a * b + 1 if a > b else a - b,
+                                          chunk_size=None)(x, col))
+    pair = vectorize(returns_constant_and_value, chunk_size=4)(x)
+    assert_identical(pair, vectorize(returns_constant_and_value, chunk_size=None)(x))
+    got = vmap(returns_constant_and_value, out_axes=(None, 0), chunk_size=4)(x[0])
+    assert got[0] == 7 and np.array_equal(got[1], np.where(x[0] > 0, np.sqrt(abs(x[0])),
+                                                           -x[0]))
+
+
+def test_nested_tuple_arguments_are_sliced():
+    xs, ys = np.arange(10.0), np.arange(10.0) * 2
+
+    def dot_pair(p, scale):
+        return (p[0] * p[1] + scale[0]) * scale[1]
+
+    got = vmap(dot_pair, in_axes=((0, 0), (None, 0)), chunk_size=3)((xs, ys), (0.5, ys))
+    assert np.array_equal(got, (xs * ys + 0.5) * ys)
+
+
+def test_returned_argument_is_a_new_array():
+    x = np.arange(20.0)
+    out = vectorize(lambda v: v, chunk_size=3)(x)
+    assert not np.may_share_memory(out, x) and np.array_equal(out, x)
+
+
+# --------------------------------------------------------------------- choosing chunks
+def test_auto_chunks_large_batches_only():
+    small = np.zeros(2 * chunks.AUTO_MIN_LANES - 1)
+    large = np.zeros(10 * chunks.AUTO_MIN_LANES)
+    assert chunks.lanes_per_chunk("auto", small.size, [small], [True]) is None
+    lanes = chunks.lanes_per_chunk("auto", large.size, [large, 2.0], [True, False])
+    assert lanes == max(chunks.AUTO_MIN_LANES, chunks.AUTO_BYTES // 8)
+    # bytes per lane of the widest argument: a per-example vector makes chunks of fewer lanes
+    rows = np.zeros((large.size, 64), np.float32)
+    assert chunks.lanes_per_chunk("auto", large.size, [large, rows], [True, True]) == \
+        max(chunks.AUTO_MIN_LANES, chunks.AUTO_BYTES // 256)
+    assert chunks.lanes_per_chunk(None, large.size, [large], [True]) is None
+    assert chunks.lanes_per_chunk(7, 14, [np.zeros(14)], [True]) == 7
+    assert chunks.lanes_per_chunk(7, 13, [np.zeros(13)], [True]) is None
+    # only unbatched arguments, or a subclass that slicing may not keep: one call
+    assert chunks.lanes_per_chunk(7, 100, [np.zeros(100)], [False]) is None
+    masked = np.ma.masked_less(np.arange(100.0), 3)
+    assert chunks.lanes_per_chunk(7, 100, [masked], [True]) is None
+
+
+@pytest.mark.parametrize("bad", [0, -3, 1.5, True, "big", [4]])
+def test_chunk_size_is_checked(bad):
+    with pytest.raises(ValueError, match="chunk_size"):
+        vectorize(abs, chunk_size=bad)
+    with pytest.raises(ValueError, match="chunk_size"):
+        vmap(abs, chunk_size=bad)
+
+
+def test_auto_chunked_large_batch_matches_one_call():
+    n = 5 * chunks.AUTO_MIN_LANES + 17
+    x = np.linspace(-12, 12, n)
+    cr, ci = np.linspace(-2.2, 0.8, n), np.cos(np.arange(n)) * 1.3
+    for f in (L.escape_while_select, L.escape_while_compact, L.escape_for):
+        assert_identical(vectorize(f, fallback="error")(cr, ci),
+                         vectorize(f, fallback="error", chunk_size=None)(cr, ci))
+    pair = vectorize(returns_constant_and_value)(x)
+    assert_identical(pair, vectorize(returns_constant_and_value, chunk_size=None)(x))
+
+
+def test_chunks_that_disagree_make_one_call():
+    calls = []
+
+    def function(x):
+        calls.append(x.size)
+        # a dtype that depends on the lanes: int for the first chunk, float after it
+        return x.astype(np.int64) if len(calls) == 1 else x * 1.5
+
+    x = np.arange(10.0)
+    result = Value(True, np.float64(1.0))
+    assert chunks.run_chunked(function, [x], [True], 10, 4, result,
+                              lambda f, a: f(*a)) is None
+    assert calls == [4, 4]
+    pair = TupleValue((Value(True, np.float64(1.0)), Value(False, 3)))
+    got = chunks.run_chunked(lambda v: (v * 2, 3), [x], [True], 10, 4, pair,
+                             lambda f, a: f(*a))
+    assert np.array_equal(got[0], x * 2) and got[1] == 3
