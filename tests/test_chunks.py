@@ -211,10 +211,14 @@ def test_auto_chunks_large_batches_only():
     assert chunks.lanes_per_chunk("auto", small.size, [small], [True]) is None
     lanes = chunks.lanes_per_chunk("auto", large.size, [large, 2.0], [True, False])
     assert lanes == max(chunks.AUTO_MIN_LANES, chunks.AUTO_BYTES // 8)
-    # bytes per lane of the widest argument: a per-example vector makes chunks of fewer lanes
+    narrow = large.astype(np.float32)
+    assert chunks.lanes_per_chunk("auto", large.size, [narrow], [True]) == \
+        max(chunks.AUTO_MIN_LANES, chunks.AUTO_BYTES // 4)
+    # per-example arrays (mostly contractions, which BLAS blocks itself) are left whole,
+    # unless a chunk size is asked for
     rows = np.zeros((large.size, 64), np.float32)
-    assert chunks.lanes_per_chunk("auto", large.size, [large, rows], [True, True]) == \
-        max(chunks.AUTO_MIN_LANES, chunks.AUTO_BYTES // 256)
+    assert chunks.lanes_per_chunk("auto", large.size, [large, rows], [True, True]) is None
+    assert chunks.lanes_per_chunk(500, large.size, [large, rows], [True, True]) == 500
     assert chunks.lanes_per_chunk(None, large.size, [large], [True]) is None
     assert chunks.lanes_per_chunk(7, 14, [np.zeros(14)], [True]) == 7
     assert chunks.lanes_per_chunk(7, 13, [np.zeros(13)], [True]) is None

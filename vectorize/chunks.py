@@ -9,9 +9,9 @@ measure on, a fresh page costs more than the arithmetic done on it; see docs/per
 Only `np.random` draws (other numbers, the same distributions) and contractions of per-example
 arrays (BLAS may sum in another order for another number of rows) can tell; docs/design.md.
 
-``chunk_size`` (the keyword of `vectorize` and `vmap`, as in ``torch.vmap``): ``"auto"`` picks
-the chunk from the per-example size of the batched arguments, ``None`` makes one call for the
-whole batch, a positive int is the number of lanes per call.
+``chunk_size`` (the keyword of `vectorize` and `vmap`, as in ``torch.vmap``): ``"auto"`` chunks
+large batches of scalar examples (`AUTO_BYTES` of the widest batched argument per chunk),
+``None`` makes one call for the whole batch, a positive int is the number of lanes per call.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 from .abstract import TupleValue, Value
 
 AUTO_BYTES = 1 << 17
-"""With ``chunk_size="auto"``: bytes of the largest batched argument per chunk ..."""
+"""With ``chunk_size="auto"``: bytes of the widest batched argument per chunk ..."""
 AUTO_MIN_LANES = 8192
 """... but never fewer lanes than this (each chunk pays every NumPy call's fixed cost)."""
 
@@ -50,8 +50,12 @@ def lanes_per_chunk(chunk_size, size: int, args, batched) -> int | None:
         return None
     if chunk_size != "auto":
         return chunk_size
-    per_lane = max(a.itemsize * (a.size // a.shape[0]) for a in arrays)
-    return max(AUTO_MIN_LANES, AUTO_BYTES // max(per_lane, 1))
+    # Per-example arrays are left whole: their work is mostly contractions (einsum, matrix
+    # products), which BLAS already does in cache-sized blocks and does better on more rows
+    # (an MLP over 1e5 rows took 1.5x as long in chunks of 8,192).
+    if any(a.ndim != 1 for a in arrays):
+        return None
+    return max(AUTO_MIN_LANES, AUTO_BYTES // max(a.itemsize for a in arrays))
 
 
 def run_chunked(function, args, batched, size: int, lanes: int, result, call):
