@@ -134,6 +134,22 @@ def peers_for(name: str, n: int):
     return peers, ["hand (np.select)", "hand (np.where)"]
 
 
+def page_faults(peers: dict, calls: int = 10) -> dict:
+    """Minor page faults per call (``ru_minflt``) of each peer, after two warm-up calls: the
+    cost of temporaries whose memory is fresh pages on every call."""
+    import resource
+
+    out = {}
+    for name, call in peers.items():
+        call()
+        call()
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        for _ in range(calls):
+            call()
+        out[name] = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / calls
+    return out
+
+
 def agreement(peers: dict) -> str:
     """'exact' when every peer returns the loop's result bit for bit, else the worst
     relative difference."""
@@ -303,7 +319,7 @@ def main(argv=None) -> int:
     header = ("| function | N | loop | numpy.vectorize | hand-written | ours | ours, one call | "
               "ours / hand | numpy.vectorize / ours | loop / ours | peers agree |")
     md += [header, "|" + "---|" * 11]
-    extra = []
+    extra, fault_rows = [], []
     for name in ("func", "piecewise"):
         for n in SIZES:
             peers, hands = peers_for(name, n)
@@ -319,6 +335,10 @@ def main(argv=None) -> int:
                       f"{fmt_time(res['ours (one call)'][0])} | {ours / hand:.2f}x | "
                       f"{res['np.vectorize'][0] / ours:.0f}x | "
                       f"{res['loop'][0] / ours:.0f}x | {agree} |")
+            faults = page_faults({k: v for k, v in peers.items()
+                                  if k in ("ours", "ours (one call)", *hands)})
+            fault_rows.append(f"| {name} | {n:.0e} | " + " | ".join(
+                f"{faults[k]:.0f}" for k in ("ours", "ours (one call)", *hands)) + " |")
             if len(hands) > 1:
                 extra.append(f"- {name} N={n:.0e}: " + ", ".join(
                     f"{h} {fmt_time(res[h][0])} (ours / it = {ours / res[h][0]:.2f}x)"
@@ -327,6 +347,11 @@ def main(argv=None) -> int:
     if extra:
         md += ["", "Both hand-written versions of each function (the table uses the faster):", ""]
         md += extra
+    md += ["", "Minor page faults per call (`ru_minflt`, mean of 10 calls after 2 warm-up "
+           "calls; the hand-written columns are the two versions listed above, in that order):",
+           "", "| function | N | ours | ours, one call | hand 1 | hand 2 |",
+           "|---|---|---|---|---|---|"]
+    md += fault_rows
 
     imp = measure_import(5 if opts.quick else 11)
     with tempfile.TemporaryDirectory(prefix="bench_core_pyc_") as pyc:
