@@ -44,6 +44,8 @@ CREATION_FUNCTIONS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.on
 PURE_BUILTINS = {len, range, int, float, bool, abs, min, max, round, tuple, list, sum, complex,
                  str, divmod, pow, isinstance, sorted, reversed, enumerate, zip, type}
 _CONSTANTS = {"True": True, "False": False, "None": None}
+# the value of a number literal, as `ast.literal_eval` gives it (without parsing it again)
+_NUMBERS = {cst.Integer: lambda text: int(text, 0), cst.Float: float, cst.Imaginary: complex}
 
 import operator as _op  # noqa: E402
 
@@ -188,19 +190,20 @@ class Analysis:
         return env
 
     def statement(self, stmt, env: Env) -> Env | None:
-        if isinstance(stmt, cst.SimpleStatementLine):
+        # (exact types, here and below: isinstance on libcst's classes is slow)
+        if type(stmt) is cst.SimpleStatementLine:
             for small in stmt.body:
                 env = self.small_statement(small, env)
                 if env is None:
                     return None
             return env
-        if isinstance(stmt, cst.If):
+        if type(stmt) is cst.If:
             return self.if_statement(stmt, env)
-        if isinstance(stmt, cst.For):
+        if type(stmt) is cst.For:
             return self.for_statement(stmt, env)
-        if isinstance(stmt, cst.While):
+        if type(stmt) is cst.While:
             return self.while_statement(stmt, env)
-        if isinstance(stmt, cst.With):
+        if type(stmt) is cst.With:
             for item in stmt.items:
                 if self.expr(item.item, env).batched:
                     raise Unsupported("a `with` block on a per-example value", item.item,
@@ -219,7 +222,7 @@ class Analysis:
                           "function", stmt, hints.get(kind, "rewrite it without this statement"))
 
     def small_statement(self, small, env: Env) -> Env | None:
-        if isinstance(small, cst.Assign):
+        if type(small) is cst.Assign:
             value = self.expr(small.value, env)
             created = self._created_array(small.value)
             if self._gives_0d_array(small.value, value):
@@ -241,11 +244,11 @@ class Analysis:
                         self.owned.discard(name)
                 self.bind(target.target, value, env, small)
             return env
-        if isinstance(small, cst.AnnAssign):
+        if type(small) is cst.AnnAssign:
             if small.value is not None:
                 self.bind(small.target, self.expr(small.value, env), env, small)
             return env
-        if isinstance(small, cst.AugAssign):
+        if type(small) is cst.AugAssign:
             if isinstance(small.target, cst.Subscript) and isinstance(small.target.value,
                                                                       cst.Name):
                 value = self.binary(small.operator, small.target, small.value, env, small)
@@ -260,7 +263,7 @@ class Analysis:
             self.bind(small.target, value, env, small)
             self.values[small.target] = value
             return env
-        if isinstance(small, cst.Expr):
+        if type(small) is cst.Expr:
             side_effect = Unsupported("a call whose result is thrown away is a side effect on "
                                       "per-example values", small,
                                       "return the value instead of printing or storing it")
@@ -273,7 +276,7 @@ class Analysis:
             if isinstance(small.value, cst.Call) and self._any_batched_input(small.value):
                 raise side_effect
             return env
-        if isinstance(small, cst.Return):
+        if type(small) is cst.Return:
             value = self.expr(small.value, env) if small.value is not None else unbatched(None)
             if self._loop_stack:
                 self.returns_in_loops = True
@@ -285,22 +288,22 @@ class Analysis:
                 self.batched_returns = True
             self.returns.append((small, value))
             return None
-        if isinstance(small, cst.Pass):
+        if type(small) is cst.Pass:
             return env
-        if isinstance(small, (cst.Break, cst.Continue)):
+        if type(small) in (cst.Break, cst.Continue):
             if not self._loop_stack:
                 raise Unsupported("`break`/`continue` outside a loop", small)
             self._mask_enclosing_loop(small)
-            key = "breaks" if isinstance(small, cst.Break) else "continues"
+            key = "breaks" if type(small) is cst.Break else "continues"
             self._loop_stack[-1][key].append(env.copy())
             self.jump_envs[small] = _bound_values(env)
             return None
-        if isinstance(small, cst.Raise):
+        if type(small) is cst.Raise:
             if self._batched_depth:
                 raise Unsupported("`raise` under a condition that differs per example", small,
                                   "return a sentinel value (e.g. nan) for invalid examples")
             return None
-        if isinstance(small, cst.Assert):
+        if type(small) is cst.Assert:
             test = self.expr(small.test, env)
             if test.batched:
                 raise Unsupported("`assert` on a per-example value", small,
@@ -587,7 +590,7 @@ class Analysis:
 
     def _created_array(self, node):
         """The creation function when ``node`` makes a fresh array (np.zeros(3), x.copy()...)."""
-        if not isinstance(node, cst.Call):
+        if type(node) is not cst.Call:
             return None
         fn = getattr(self.values.get(node.func), "example", None)
         if fn in CREATION_FUNCTIONS:
@@ -636,10 +639,30 @@ class Analysis:
         return any(getattr(self.values.get(a.value), "batched", False) for a in call.args)
 
     def _expr(self, node, env: Env):
-        if isinstance(node, cst.Name):
+        kind = type(node)     # the common kinds first, by identity (isinstance is slow here)
+        if kind is cst.Name:
             return self.name(node, env)
-        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
-            return exact(ast.literal_eval(node.value))
+        number = _NUMBERS.get(kind)
+        if number is not None:
+            return exact(number(node.value))
+        if kind is cst.BinaryOperation:
+            return self.binary(node.operator, node.left, node.right, env, node)
+        if kind is cst.Call:
+            return self.call(node, env)
+        if kind is cst.Comparison:
+            return self.comparison(node, env)
+        if kind is cst.UnaryOperation:
+            return self.unary(node, env)
+        if kind is cst.IfExp:
+            return self.ifexp(node, env)
+        if kind is cst.Attribute:
+            return self.attribute(node, env)
+        if kind is cst.BooleanOperation:
+            return self.boolean(node, env)
+        if kind is cst.Subscript:
+            return self.subscript(node, env)
+        if kind is cst.SimpleString:
+            return exact(_string(node.value))
         if isinstance(node, cst.ConcatenatedString):
             return exact(ast.literal_eval(_code(node)))
         if isinstance(node, cst.Ellipsis):
@@ -651,22 +674,6 @@ class Analysis:
                 raise Unsupported("formatting per-example values into a string", node,
                                   "return the numbers and format them outside")
             return unbatched(UNKNOWN)
-        if isinstance(node, cst.BinaryOperation):
-            return self.binary(node.operator, node.left, node.right, env, node)
-        if isinstance(node, cst.UnaryOperation):
-            return self.unary(node, env)
-        if isinstance(node, cst.BooleanOperation):
-            return self.boolean(node, env)
-        if isinstance(node, cst.Comparison):
-            return self.comparison(node, env)
-        if isinstance(node, cst.IfExp):
-            return self.ifexp(node, env)
-        if isinstance(node, cst.Call):
-            return self.call(node, env)
-        if isinstance(node, cst.Attribute):
-            return self.attribute(node, env)
-        if isinstance(node, cst.Subscript):
-            return self.subscript(node, env)
         if isinstance(node, cst.Tuple):
             items = [self.expr(e.value, env) for e in node.elements
                      if not isinstance(e, cst.StarredElement)]
@@ -728,14 +735,15 @@ class Analysis:
 
     def _must_not_raise(self, fn, args, node, what):
         """A batched operation whose scalar version raises a TypeError for these dtypes and
-        shapes raises on every example that reaches it; rejected rather than guessed."""
+        shapes raises on every example that reaches it; rejected rather than guessed.
+        Returns ``fn`` of the examples, as `evaluate` gives it (UNKNOWN where it raised)."""
         examples = [a.example for a in args]
         if any(e is UNKNOWN for e in examples):
-            return
+            return UNKNOWN
         try:
             with np.errstate(all="ignore"):
                 try:
-                    fn(*examples)
+                    return fn(*examples)
                 except TypeError:
                     # per example, int()/round()/float() give Python numbers: only reject
                     # what fails for those too
@@ -753,7 +761,8 @@ class Analysis:
                                   "reduce the array first, e.g. with .any(), .all() or "
                                   "np.sum") from None
         except Exception:
-            return
+            pass
+        return UNKNOWN
 
     def _truth(self, value, node):
         """A value used for its truth (if/while tests, and/or/not, ternaries) must be one
@@ -782,13 +791,13 @@ class Analysis:
                     return unbatched(evaluate(fn, left.example, scalar(right.example)),
                                      all_exact(left, right))
             return unbatched(evaluate(fn, left.example, right.example), all_exact(left, right))
-        if isinstance(operator, (cst.MatrixMultiply, cst.MatrixMultiplyAssign)):
+        if type(operator) in (cst.MatrixMultiply, cst.MatrixMultiplyAssign):
             if left.rank == 0 or right.rank == 0:
                 raise Unsupported("`@` of a per-example scalar (NumPy raises here)", node,
                                   "use * for scalars")
             return batched_like(evaluate(fn, left.example, right.example))
-        self._must_not_raise(fn, [left, right], node, lambda: f"`{_code(operator).strip()}`")
-        return batched_like(evaluate(fn, left.example, right.example))
+        return batched_like(self._must_not_raise(fn, [left, right], node,
+                                                 lambda: f"`{_code(operator).strip()}`"))
 
     def unary(self, node: cst.UnaryOperation, env):
         value = self.expr(node.expression, env)
@@ -798,8 +807,8 @@ class Analysis:
         if isinstance(node.operator, cst.Not):
             self._truth(value, node)
             return batched_like(np.True_)
-        self._must_not_raise(fn, [value], node, lambda: f"`{_code(node.operator).strip()}`")
-        return batched_like(evaluate(fn, value.example))
+        return batched_like(self._must_not_raise(fn, [value], node,
+                                                 lambda: f"`{_code(node.operator).strip()}`"))
 
     def boolean(self, node: cst.BooleanOperation, env):
         left, right = self.expr(node.left, env), self.expr(node.right, env)
@@ -832,8 +841,8 @@ class Analysis:
             except (KeyError, Exception):
                 return unbatched(UNKNOWN)
         for c in node.comparisons:
-            if type(c.operator) not in COMPARE_FUNCS or isinstance(c.operator,
-                                                                   (cst.Is, cst.IsNot)):
+            if type(c.operator) not in COMPARE_FUNCS or type(c.operator) in (cst.Is,
+                                                                             cst.IsNot):
                 raise Unsupported(f"`{_code(c.operator).strip()}` on per-example values", node,
                                   "compare values with == / != / < ...")
         if len(node.comparisons) > 1:
@@ -935,7 +944,7 @@ class Analysis:
 
     # ------------------------------------------------------------------------------ calls
     def call(self, node: cst.Call, env):
-        if isinstance(node.func, cst.Attribute):
+        if type(node.func) is cst.Attribute:
             base = self.expr(node.func.value, env)
             if base.batched:
                 return self.method_call(node, base, env)
@@ -1081,7 +1090,7 @@ def _numpy_scalar_for(operator, left: Value, right: Value):
     IEEE value and a warning instead of ZeroDivisionError / OverflowError), or None when the
     operation cannot raise: not a division or power, NumPy operands already, or exact
     operands that do not raise."""
-    if not isinstance(operator, _RAISING_OPS):
+    if type(operator) not in _RAISING_OPS:
         return None
     examples = (getattr(left, "example", None), getattr(right, "example", None))
     if not all(type(e) in (int, float, bool, complex)
@@ -1135,6 +1144,15 @@ def _bound_values(env: Env) -> dict:
 
 def _code(node) -> str:
     return cst.Module(body=[]).code_for_node(node)
+
+
+def _string(text: str):
+    """The value of a string literal, as `ast.literal_eval` gives it: without a prefix or a
+    backslash, the text between the quotes."""
+    quote = text[:3] if text[:3] in ('"""', "'''") else text[:1]
+    if quote in ('"', "'", '"""', "'''") and "\\" not in text:
+        return text[len(quote):-len(quote)]
+    return ast.literal_eval(text)
 
 
 def _names_in(node) -> set[str]:

@@ -17,10 +17,39 @@ import libcst as cst
 _EMPTY_MODULE = cst.Module(body=[])
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
+# answers about nodes already asked for during one transform (trees are immutable, so a
+# node's answer never changes; the node is kept with it, so its id cannot be reused while it
+# is here). `clear_memo` empties it when a transform ends.
+_MEMO: dict[tuple[str, int], tuple] = {}
+
+
+def clear_memo() -> None:
+    _MEMO.clear()
+
+
+def memoized(kind: str, node, compute):
+    """``compute(node)``, computed once per node and transform (``kind`` names ``compute``)."""
+    key = (kind, id(node))
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    out = compute(node)
+    _MEMO[key] = (node, out)
+    return out
+
 
 def render(node: cst.CSTNode) -> str:
     """Source text of a node."""
-    return _EMPTY_MODULE.code_for_node(node)
+    return memoized("code", node, _EMPTY_MODULE.code_for_node)
+
+
+def bare_code(node: cst.BaseExpression) -> str:
+    """Source text of an expression without its outer parentheses (the key under which the
+    passes find equal computations)."""
+    if not (node.lpar or node.rpar):
+        return render(node)
+    return memoized("bare code", node,
+                    lambda n: _EMPTY_MODULE.code_for_node(n.with_changes(lpar=[], rpar=[])))
 
 
 def parse_expr(code: str) -> cst.BaseExpression:
@@ -49,6 +78,8 @@ class _Substitute(cst.CSTTransformer):
 
 def expr(template: str, **subs) -> cst.BaseExpression:
     """Instantiate an expression template; values may be nodes or source strings."""
+    if not subs:
+        return _parsed_template(template)
     nodes = {k: (parse_expr(v) if isinstance(v, str) else v) for k, v in subs.items()}
     # parentheses are added once, over the whole function, by `fix_parens` at emission
     return rewrite(_parsed_template(template), _Substitute(nodes))
@@ -57,51 +88,92 @@ def expr(template: str, **subs) -> cst.BaseExpression:
 _SKIPPED_FIELDS = {"lpar", "rpar", "comma", "semicolon", "equal", "header", "footer",
                    "leading_lines", "lines_after_decorators", "trailing_whitespace", "newline",
                    "operator", "colon", "dot", "star", "asynchronous"}
-_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def child_fields(cls) -> tuple[str, ...]:
-    """Names of the fields of a node class that can hold code (not whitespace or
-    punctuation)."""
-    fields = _FIELDS.get(cls)
-    if fields is None:
-        fields = tuple(f.name for f in dataclasses.fields(cls)
-                       if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace"))
-        _FIELDS[cls] = fields
-    return fields
+class _ChildFields(dict):
+    """Node class -> names of its fields that can hold code (not whitespace, punctuation or
+    plain strings such as ``Name.value``), computed once per class."""
+
+    def __missing__(self, cls) -> tuple[str, ...]:
+        fields = self[cls] = tuple(
+            f.name for f in dataclasses.fields(cls)
+            if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace")
+            and f.type is not str)
+        return fields
 
 
-_NODE_TYPES: dict[type, bool] = {}
+class _NodeTypes(dict):
+    """Type -> ``issubclass(type, cst.CSTNode)``, cached (CSTNode is an ABC: isinstance is
+    slow)."""
+
+    def __missing__(self, kind) -> bool:
+        known = self[kind] = issubclass(kind, cst.CSTNode)
+        return known
 
 
-def is_node_type(kind: type) -> bool:
-    """``issubclass(kind, cst.CSTNode)``, cached (CSTNode is an ABC: isinstance is slow)."""
-    known = _NODE_TYPES.get(kind)
-    if known is None:
-        known = _NODE_TYPES[kind] = issubclass(kind, cst.CSTNode)
-    return known
+_CHILD_FIELDS = _ChildFields()
+_IS_NODE = _NodeTypes()
 
 
 def children(node) -> list:
     out = []
-    for field in child_fields(type(node)):
+    for field in _CHILD_FIELDS[type(node)]:
         value = getattr(node, field)
         kind = type(value)
         if kind is tuple or kind is list:
-            out.extend(item for item in value if is_node_type(type(item)))
-        elif is_node_type(kind):
+            out += [item for item in value if _IS_NODE[type(item)]]
+        elif _IS_NODE[kind]:
             out.append(value)
     return out
 
 
 def walk(node):
     """Every node under ``node`` (itself included), much faster than a libcst visitor for
-    read-only scans."""
+    read-only scans. (`children` inlined: walks are the engine's innermost loop.)"""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(children(current))
+        for field in _CHILD_FIELDS[type(current)]:
+            value = getattr(current, field)
+            kind = type(value)
+            if kind is tuple or kind is list:
+                stack += [item for item in value if _IS_NODE[type(item)]]
+            elif _IS_NODE[kind]:
+                stack.append(value)
+
+
+# nodes no simple statement line can hold (its small statements hold expressions only)
+_STATEMENT_LEVEL = (cst.BaseStatement, cst.BaseSuite, cst.Else, cst.Finally,
+                    cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase, cst.Module)
+
+
+class _StatementParts(dict):
+    """Node class -> whether it is a statement, block or clause, or a small statement."""
+
+    def __missing__(self, kind) -> bool:
+        known = self[kind] = issubclass(kind, (*_STATEMENT_LEVEL, cst.BaseSmallStatement))
+        return known
+
+
+_IS_STATEMENT_PART = _StatementParts()
+
+
+def statements(node):
+    """The statements, blocks and clauses under ``node`` and the small statements in them
+    (``return``, assignments...), as `walk` meets them, without the expressions (which hold
+    no statements)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for field in _CHILD_FIELDS[type(current)]:
+            value = getattr(current, field)
+            kind = type(value)
+            if kind is tuple or kind is list:
+                stack += [item for item in value if _IS_STATEMENT_PART[type(item)]]
+            elif _IS_STATEMENT_PART[kind]:
+                stack.append(value)
 
 
 # libcst visits these fields in another order than its dataclasses declare them
@@ -114,74 +186,106 @@ _VISIT_ORDER = {
                      "star_kwarg"),
     cst.Slice: ("lower", "upper", "step"), cst.ImportFrom: ("relative", "module", "names"),
 }
-_VISIT_FIELDS: dict[type, tuple[str, ...]] = {}
 _BODY_SEQUENCES = (cst.IndentedBlock, cst.Module)   # libcst's visit_body_sequence fields
-_HOOKS: dict[tuple[type, type], tuple] = {}
 
 
-def _visit_fields(cls) -> tuple[str, ...]:
-    fields = _VISIT_FIELDS.get(cls)
-    if fields is None:
-        code = child_fields(cls)
+class _VisitFields(dict):
+    """Node class -> its code fields in libcst's visiting order."""
+
+    def __missing__(self, cls) -> tuple[str, ...]:
+        code = _CHILD_FIELDS[cls]
         order = _VISIT_ORDER.get(cls)
-        fields = tuple(f for f in order if f in code) if order else code
-        _VISIT_FIELDS[cls] = fields
-    return fields
+        fields = self[cls] = tuple(f for f in order if f in code) if order else code
+        return fields
 
 
-def _hooks(visitor, cls):
-    key = (type(visitor), cls)
-    hooks = _HOOKS.get(key)
-    if hooks is None:
-        name, kind = cls.__name__, type(visitor)
-        hooks = (kind.on_visit if kind.on_visit is not cst.CSTTransformer.on_visit
-                 else getattr(kind, "visit_" + name, None),
-                 kind.on_leave if kind.on_leave is not cst.CSTTransformer.on_leave
-                 else getattr(kind, "leave_" + name, None))
-        _HOOKS[key] = hooks
-    return hooks
+class _Hooks(dict):
+    """Node class -> the ``(visit, leave)`` methods one transformer class has for it; None
+    where it keeps libcst's default (which does nothing, so it is not called)."""
+
+    def __init__(self, kind: type):
+        super().__init__()
+        self.kind = kind
+        # whether a hook can apply inside a simple statement line: if not, the insides of
+        # those lines are not visited (the lines themselves are)
+        self.in_lines = any(
+            self._own(method) is not None and not _statement_level(method.split("_")[1])
+            for method in dir(kind) if method.startswith(("on_", "visit_", "leave_")))
+
+    def _own(self, method: str):
+        found = getattr(self.kind, method, None)
+        return None if found is getattr(cst.CSTTransformer, method, None) else found
+
+    def __missing__(self, cls) -> tuple:
+        name = cls.__name__
+        hooks = self[cls] = (self._own("on_visit") or self._own("visit_" + name),
+                             self._own("on_leave") or self._own("leave_" + name))
+        return hooks
+
+
+def _statement_level(name: str) -> bool:
+    """Whether the libcst class ``name`` is one of `_STATEMENT_LEVEL`."""
+    cls = getattr(cst, name, None)
+    return isinstance(cls, type) and issubclass(cls, _STATEMENT_LEVEL)
+
+
+_VISIT_FIELDS = _VisitFields()
+_HOOKS: dict[type, _Hooks] = {}
 
 
 def rewrite(node, visitor: cst.CSTTransformer):
     """``node.visit(visitor)`` for a transformer with ``visit_<Node>``/``leave_<Node>``
     methods, several times faster: whitespace and punctuation are not visited (no transformer
-    here rewrites them) and a node none of whose children changed is kept, not rebuilt.
-    ``updated_node`` is therefore ``original_node`` itself when nothing below changed."""
+    here rewrites them), nor the insides of simple statement lines when the transformer has
+    hooks for statements only, and a node none of whose children changed is kept, not
+    rebuilt. ``updated_node`` is therefore ``original_node`` itself when nothing below
+    changed."""
+    kind = type(visitor)
+    hooks = _HOOKS.get(kind)
+    if hooks is None:
+        hooks = _HOOKS[kind] = _Hooks(kind)
+    return _rewrite(node, visitor, hooks)
+
+
+def _rewrite(node, visitor, hooks: _Hooks):
     cls = type(node)
-    enter, leave = _hooks(visitor, cls)
+    enter, leave = hooks[cls]
     updated = node
-    if enter is None or enter(visitor, node) is not False:
+    if (enter is None or enter(visitor, node) is not False) and (
+            hooks.in_lines or cls is not cst.SimpleStatementLine):
         changes = None
-        for field in _visit_fields(cls):
+        for field in _VISIT_FIELDS[cls]:
             value = getattr(node, field)
             kind = type(value)
-            if kind is not tuple and kind is not list and is_node_type(kind):
-                new = rewrite(value, visitor)
-                if new is not value:
-                    if isinstance(new, cst.RemovalSentinel):
-                        new = _removed(node, field)
-                    elif isinstance(new, cst.FlattenSentinel):
-                        raise TypeError(f"cannot flatten into {cls.__name__}.{field}")
-                    changes = changes or {}
-                    changes[field] = new
-            elif (kind is tuple or kind is list) and value:
+            if kind is tuple or kind is list:
+                if not value:
+                    continue
                 items, changed = [], False
-                body = field == "body" and isinstance(node, _BODY_SEQUENCES)
+                body = field == "body" and cls in _BODY_SEQUENCES
                 for item in value:
-                    new = rewrite(item, visitor) if is_node_type(type(item)) else item
+                    new = _rewrite(item, visitor, hooks) if _IS_NODE[type(item)] else item
                     if new is item:
                         items.append(item)
                         continue
                     changed = True
                     if isinstance(new, cst.RemovalSentinel):
                         continue
-                    for part in (new if isinstance(new, cst.FlattenSentinel) else (new,)):
+                    for part in (new if type(new) is cst.FlattenSentinel else (new,)):
                         if body and part._is_removable() and not item._is_removable():
                             continue   # a statement line emptied by removals goes too
                         items.append(part)
                 if changed:
                     changes = changes or {}
                     changes[field] = tuple(items)
+            elif _IS_NODE[kind]:
+                new = _rewrite(value, visitor, hooks)
+                if new is not value:
+                    if isinstance(new, cst.RemovalSentinel):
+                        new = _removed(node, field)
+                    elif type(new) is cst.FlattenSentinel:
+                        raise TypeError(f"cannot flatten into {cls.__name__}.{field}")
+                    changes = changes or {}
+                    changes[field] = new
         if changes:
             updated = node.with_changes(**changes)
     if leave is None:
@@ -231,26 +335,20 @@ _BINOP_PREC = {
 _ATOM = 100
 
 
+_PRECEDENCE = {cst.Tuple: -2, cst.NamedExpr: -1, cst.Lambda: 0, cst.IfExp: 1, cst.Comparison: 5}
+
+
 def precedence(node: cst.CSTNode) -> int:
     if isinstance(node, cst.BaseExpression) and node.lpar:
         return _ATOM
-    if isinstance(node, cst.Lambda):
-        return 0
-    if isinstance(node, cst.IfExp):
-        return 1
-    if isinstance(node, cst.BooleanOperation):
-        return 2 if isinstance(node.operator, cst.Or) else 3
-    if isinstance(node, cst.UnaryOperation):
-        return 4 if isinstance(node.operator, cst.Not) else 12
-    if isinstance(node, cst.Comparison):
-        return 5
-    if isinstance(node, cst.BinaryOperation):
+    kind = type(node)
+    if kind is cst.BinaryOperation:
         return _BINOP_PREC[type(node.operator)]
-    if isinstance(node, (cst.NamedExpr,)):
-        return -1
-    if isinstance(node, cst.Tuple):
-        return -2
-    return _ATOM
+    if kind is cst.UnaryOperation:
+        return 4 if type(node.operator) is cst.Not else 12
+    if kind is cst.BooleanOperation:
+        return 2 if type(node.operator) is cst.Or else 3
+    return _PRECEDENCE.get(kind, _ATOM)
 
 
 def paren(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -272,58 +370,63 @@ class _FixParens(cst.CSTTransformer):
         right = _wrap_below(updated_node.right, prec, strict=right_assoc)
         if right_assoc and isinstance(left, cst.UnaryOperation) and not left.lpar:
             left = paren(left)
-        return _changed(updated_node, left=left, right=right)
+        return with_changes(updated_node, left=left, right=right)
 
     def leave_UnaryOperation(self, original_node, updated_node):
         prec = 4 if isinstance(updated_node.operator, cst.Not) else 12
-        return _changed(updated_node, expression=_wrap_below(updated_node.expression, prec))
+        return with_changes(updated_node, expression=_wrap_below(updated_node.expression, prec))
 
     def leave_BooleanOperation(self, original_node, updated_node):
         prec = precedence(updated_node)
-        return _changed(updated_node, left=_wrap_below(updated_node.left, prec),
-                        right=_wrap_below(updated_node.right, prec + 1))
+        return with_changes(updated_node, left=_wrap_below(updated_node.left, prec),
+                            right=_wrap_below(updated_node.right, prec + 1))
 
     def leave_Comparison(self, original_node, updated_node):
-        targets = [_changed(c, comparator=_wrap_below(c.comparator, 6))
+        targets = [with_changes(c, comparator=_wrap_below(c.comparator, 6))
                    for c in updated_node.comparisons]
-        if all(a is b for a, b in zip(targets, updated_node.comparisons)):
-            targets = updated_node.comparisons
-        return _changed(updated_node, left=_wrap_below(updated_node.left, 6),
-                        comparisons=targets)
+        return with_changes(updated_node, left=_wrap_below(updated_node.left, 6),
+                            comparisons=targets)
 
     def leave_IfExp(self, original_node, updated_node):
-        return _changed(updated_node, body=_wrap_below(updated_node.body, 2),
-                        test=_wrap_below(updated_node.test, 2),
-                        orelse=_wrap_below(updated_node.orelse, 1))
+        return with_changes(updated_node, body=_wrap_below(updated_node.body, 2),
+                            test=_wrap_below(updated_node.test, 2),
+                            orelse=_wrap_below(updated_node.orelse, 1))
 
     def leave_Attribute(self, original_node, updated_node):
         value = updated_node.value
-        if precedence(value) < _ATOM or isinstance(value, (cst.Integer, cst.Float)):
+        if precedence(value) < _ATOM or type(value) in (cst.Integer, cst.Float):
             value = paren(value)
-        return _changed(updated_node, value=value)
+        return with_changes(updated_node, value=value)
 
     def leave_Subscript(self, original_node, updated_node):
-        return _changed(updated_node, value=_wrap_below(updated_node.value, _ATOM))
+        return with_changes(updated_node, value=_wrap_below(updated_node.value, _ATOM))
 
     def leave_Call(self, original_node, updated_node):
-        return _changed(updated_node, func=_wrap_below(updated_node.func, _ATOM))
+        return with_changes(updated_node, func=_wrap_below(updated_node.func, _ATOM))
 
     def leave_Arg(self, original_node, updated_node):
-        if isinstance(updated_node.value, (cst.Tuple, cst.NamedExpr)):
+        if type(updated_node.value) in (cst.Tuple, cst.NamedExpr):
             return updated_node.with_changes(value=paren(updated_node.value))
         return updated_node
 
     def leave_Element(self, original_node, updated_node):
-        if isinstance(updated_node.value, cst.Tuple):
+        if type(updated_node.value) is cst.Tuple:
             return updated_node.with_changes(value=paren(updated_node.value))
         return updated_node
 
 
-def _changed(node, **fields):
-    """``node.with_changes(**fields)``, or ``node`` itself when every field is unchanged."""
-    if all(getattr(node, k) is v for k, v in fields.items()):
-        return node
-    return node.with_changes(**fields)
+def with_changes(node, **fields):
+    """``node.with_changes(**fields)``, or ``node`` itself when every field already holds its
+    value (the same object; for a sequence, the same objects in order): nothing is rebuilt,
+    and an analysis of the tree ``node`` belongs to stays valid."""
+    for name, value in fields.items():
+        old = getattr(node, name)
+        if old is value or (type(value) in (list, tuple) and type(old) in (list, tuple)
+                            and len(old) == len(value)
+                            and all(a is b for a, b in zip(old, value))):
+            continue
+        return node.with_changes(**fields)
+    return node
 
 
 def fix_parens(node):
@@ -338,6 +441,12 @@ AUGMENTED_TO_BINARY = {
     cst.BitOrAssign: cst.BitOr, cst.BitXorAssign: cst.BitXor,
     cst.LeftShiftAssign: cst.LeftShift, cst.RightShiftAssign: cst.RightShift,
     cst.MatrixMultiplyAssign: cst.MatrixMultiply}
+
+
+def with_body(node, stmts: list):
+    """``node`` (a function, compound statement or ``else``) with ``stmts`` as the statements
+    of its block (`with_changes`: ``node`` itself when they are the ones it has)."""
+    return with_changes(node, body=with_changes(node.body, body=stmts))
 
 
 def hoist_common_tail(stmt: cst.If) -> list:

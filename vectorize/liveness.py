@@ -9,26 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .cst_util import children, walk
-
-# reads/writes of nodes already asked about during one transform (trees are immutable, so a
-# node's answer never changes; the node is kept with it, so its id cannot be reused while it
-# is here). `clear_memo` empties it when a transform ends.
-_MEMO: dict[tuple[str, int], tuple] = {}
-
-
-def clear_memo() -> None:
-    _MEMO.clear()
-
-
-def _memoized(kind: str, node, compute) -> set[str]:
-    key = (kind, id(node))
-    hit = _MEMO.get(key)
-    if hit is not None and hit[0] is node:
-        return set(hit[1])
-    out = compute(node)
-    _MEMO[key] = (node, frozenset(out))
-    return out
+from .cst_util import children, memoized, walk
 
 
 def reads(node) -> set[str]:
@@ -36,10 +17,10 @@ def reads(node) -> set[str]:
     a target indexes into is read)."""
     if node is None:
         return set()
-    return _memoized("reads", node, _reads)
+    return set(memoized("reads", node, _reads))
 
 
-def _reads(node) -> set[str]:
+def _reads(node) -> frozenset[str]:
     out: set[str] = set()
     stack = [node]
     while stack:
@@ -51,7 +32,8 @@ def _reads(node) -> set[str]:
             stack.append(n.value)
         elif t is cst.Assign:
             stack.append(n.value)
-            stack.extend(_target_subexpressions(tg.target) for tg in n.targets)
+            for tg in n.targets:
+                stack += _target_subexpressions(tg.target)
         elif t is cst.AugAssign:
             stack += [n.value, n.target]
         elif t is cst.AnnAssign:
@@ -65,18 +47,18 @@ def _reads(node) -> set[str]:
             continue
         else:
             stack.extend(children(n))
-    return out
+    return frozenset(out)
 
 
-def _target_subexpressions(target):
-    """What an assignment target reads: nothing for names, the object and index for
+def _target_subexpressions(target) -> list:
+    """The expressions an assignment target reads: none for names, the object and index for
     ``x[i]`` / ``x.a``."""
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return cst.Tuple([cst.Element(_target_subexpressions(e.value))
-                          for e in target.elements]) if target.elements else cst.Tuple([])
-    if isinstance(target, (cst.Name, cst.StarredElement)):
-        return cst.Tuple([])
-    return target
+    kind = type(target)
+    if kind is cst.Name or kind is cst.StarredElement:
+        return []
+    if kind is cst.Tuple or kind is cst.List:
+        return [part for e in target.elements for part in _target_subexpressions(e.value)]
+    return [target]
 
 
 def exposed_reads(stmts) -> set[str]:
@@ -143,19 +125,30 @@ def target_names(target) -> list[str]:
 
 def writes(stmt) -> set[str]:
     """Names a statement (including nested blocks) may assign."""
-    return _memoized("writes", stmt, _writes)
+    return set(memoized("writes", stmt, _writes))
 
 
-def _writes(stmt) -> set[str]:
+# statements whose writes are remembered on their own when a statement around them is asked
+# about (passes ask about the statements of a block after asking about the block)
+_STATEMENTS = (cst.SimpleStatementLine, cst.If, cst.For, cst.While, cst.With)
+
+
+def _writes(node) -> frozenset[str]:
     out: set[str] = set()
-    for n in walk(stmt):
+    stack = [node]
+    while stack:
+        n = stack.pop()
         t = type(n)
+        if t in _STATEMENTS and n is not node:
+            out |= memoized("writes", n, _writes)
+            continue
         if t is cst.Assign:
             for target in n.targets:
                 out.update(target_names(target.target))
         elif t is cst.AugAssign or t is cst.AnnAssign or t is cst.For or t is cst.NamedExpr:
             out.update(target_names(n.target))
-    return out
+        stack += children(n)
+    return frozenset(out)
 
 
 def body_of(block) -> list:
@@ -236,6 +229,11 @@ class Liveness:
             head = new_head
         self.live_at_head[stmt] = head
         return head
+
+
+def liveness_of(func: cst.FunctionDef) -> Liveness:
+    """``Liveness(func)``, computed once per tree and transform (its users only read it)."""
+    return memoized("liveness", func, Liveness)
 
 
 class Namer:

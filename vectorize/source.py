@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from .cst_util import rewrite, walk
+from .cst_util import rewrite, statements
 from .errors import Unsupported, VectorizeError
 
 
@@ -162,7 +162,7 @@ def read_function(func) -> FunctionSource:
         except cst.ParserSyntaxError:
             module = cst.parse_module("(" + text.strip() + ")\n")
         tree, lam = _lambda_as_def(func, module)
-        if any(type(n) is cst.SimpleStatementSuite for n in walk(tree)):
+        if any(type(n) is cst.SimpleStatementSuite for n in statements(tree)):
             tree = rewrite(tree, _IndentSuites())
         return FunctionSource(func, tree.name.value, filename, text, tree, line_offset,
                               col_offset, file_lines, module, lam)
@@ -173,7 +173,7 @@ def read_function(func) -> FunctionSource:
                           suggestion="define the function with a plain `def`")
     tree = defs[0]
     stripped = tree.with_changes(decorators=[])
-    if any(type(n) is cst.SimpleStatementSuite for n in walk(stripped)):
+    if any(type(n) is cst.SimpleStatementSuite for n in statements(stripped)):
         stripped = rewrite(stripped, _IndentSuites())
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,
                           col_offset, file_lines, module, tree)

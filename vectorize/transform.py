@@ -17,8 +17,9 @@ import numpy as np
 from . import codegen
 from .abstract import TupleValue, exact
 from .analysis import Analysis
+from .cst_util import clear_memo
 from .errors import Unsupported, VectorizeError
-from .liveness import Namer, all_names, clear_memo
+from .liveness import Namer, all_names
 from .pipeline import PIPELINE
 from .rules import registry_for
 from .source import ClosureView, FunctionSource, read_function
@@ -238,6 +239,8 @@ def _called(specs: list[_Spec]) -> list[_Spec]:
     """The main function and the helper specializations it calls, directly or not: a helper
     specialized while a loop's types settled (for an argument that is batched only from the
     second analysis round on) is not called by the final code."""
+    if len(specs) == 1:
+        return specs
     by_name = {spec.name: spec for spec in specs}
     kept, stack = {specs[0].name}, [specs[0]]
     while stack:

@@ -16,7 +16,7 @@ import numpy as np
 from ..abstract import TupleValue, Value
 from ..cst_util import AUGMENTED_TO_BINARY, expr, rewrite
 from ..errors import Unsupported
-from ..liveness import reads, writes
+from ..liveness import liveness_of, reads, writes
 from ..rules.families import pad
 from ..rules.lanes import ANY_LANE
 from ..rules.registry import Site
@@ -35,7 +35,6 @@ class _ApplyRules(cst.CSTTransformer):
         self.method_funcs = {call.func for call in analysis.method_calls}
         self._promotions: set[int] = set()   # ids of the lines that make carries arrays
         self._loops: list = []                # the loops around the node being visited
-        self._liveness = None
         self._func = None
         self._written = None
         self.size_name = None      # (name, parameter) when the batch size is kept in a name
@@ -197,10 +196,7 @@ class _ApplyRules(cst.CSTTransformer):
     # value is per example, so the path with the shared value makes it an array there. Code
     # that needs arrays (gathers of compaction, `.astype`, indexing) can then rely on it.
     def _live(self):
-        if self._liveness is None:
-            from ..liveness import Liveness
-            self._liveness = Liveness(self._func)
-        return self._liveness
+        return liveness_of(self._func)
 
     def _full_expr(self, node, value) -> cst.BaseExpression:
         """``np.full`` of ``node`` (the same for every example) for the whole batch."""
@@ -445,9 +441,10 @@ class _FoldLiteralStarts(cst.CSTTransformer):
                     value=call.with_changes(args=args))])
                 drop.add(j)
                 continue
-            used = reads(stmt) | writes(stmt)
-            for name in [n for n in literal if n in used]:
-                del literal[name]
+            if literal:
+                used = reads(stmt) | writes(stmt)
+                for name in [n for n in literal if n in used]:
+                    del literal[name]
             start = _literal_start(stmt)
             if start is not None:
                 literal[start] = k
@@ -569,13 +566,12 @@ def _loop_facts(func, ctx, analysis) -> None:
     """For each masked loop to be compacted: the variables it carries (live at its head,
     assigned in it, batched) with their dtypes, and the batched values it only reads."""
     from ..cst_util import walk
-    from ..liveness import Liveness, writes
     from .compact import loop_mask
     wanted = {m for m, s in ctx.loop_strategy.items() if s == "compact"}
-    loops = [n for n in walk(func) if loop_mask(n) in wanted]
+    loops = [n for n in walk(func) if loop_mask(n) in wanted] if wanted else []
     if not loops:
         return
-    liveness = Liveness(func)
+    liveness = liveness_of(func)
     masks = [loop_mask(loop) for loop in loops]
     for loop, active in zip(loops, masks):
         if masks.count(active) > 1:

@@ -41,8 +41,8 @@ import types
 import libcst as cst
 
 from ..abstract import TupleValue
-from ..cst_util import children, rewrite, walk
-from ..liveness import Liveness, exposed_reads, writes
+from ..cst_util import children, rewrite, statements, walk
+from ..liveness import exposed_reads, liveness_of, writes
 from .if_to_where import _ElifToNestedIf
 from .masked_loops import strategy_of
 
@@ -293,13 +293,15 @@ class _Choose(cst.CSTTransformer):
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    ifs = [n for n in walk(func) if type(n) is cst.If]
+    ifs = [n for n in statements(func) if type(n) is cst.If]
     if not ifs:
         return func
     if any(isinstance(n.orelse, cst.If) for n in ifs):
-        func = rewrite(rewrite(func, _InheritComments()), _ElifToNestedIf())
+        if any(map(strategy_comment, ifs)):
+            func = rewrite(func, _InheritComments())
+        func = rewrite(func, _ElifToNestedIf())
     analysis = ctx.analyze(func)
-    if not any(analysis.batched_tests.get(n, False) for n in walk(func)
-               if type(n) is cst.If):
+    if not any(batched for node, batched in analysis.batched_tests.items()
+               if type(node) is cst.If):
         return func
-    return rewrite(func, _Choose(ctx, analysis, Liveness(func)))
+    return rewrite(func, _Choose(ctx, analysis, liveness_of(func)))

@@ -22,17 +22,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cst_util import walk
+from ..cst_util import statements
 from ..errors import Unsupported
 from .continuations import ContinuationLowering
 
 
-def _returns_in(node) -> list[cst.Return]:
-    return [n for n in walk(node) if type(n) is cst.Return]
-
-
-def _contains_loop_return(node) -> bool:
-    return any(type(n) in (cst.For, cst.While) and _returns_in(n) for n in walk(node))
+def _has_return(node) -> bool:
+    return any(type(n) is cst.Return for n in statements(node))
 
 
 def _single_line(small) -> cst.SimpleStatementLine:
@@ -47,7 +43,7 @@ class _Lowering(ContinuationLowering):
         self.same_name = same_name
 
     def holds_exit(self, stmt) -> bool:
-        return bool(_returns_in(stmt))
+        return _has_return(stmt)
 
     def exit_for(self, ret: cst.Return, tail) -> list:
         if self.same_name:
@@ -62,11 +58,16 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     analysis = ctx.analyze(func)
     if not analysis.batched_returns:
         return func
-    if _contains_loop_return(func):
+    returns, loops = [], []
+    for n in statements(func):
+        if type(n) is cst.Return:
+            returns.append(n)
+        elif type(n) in (cst.For, cst.While):
+            loops.append(n)
+    if any(map(_has_return, loops)):
         raise Unsupported("`return` inside a loop in a function whose result depends on a "
                           "per-example condition is not supported yet", func,
                           "compute the value in the loop and return after it")
-    returns = _returns_in(func)
     values = [r.value for r in returns]
     same = (values and all(isinstance(v, cst.Name) for v in values)
             and len({v.value for v in values}) == 1)

@@ -19,12 +19,22 @@ runs under ``np.errstate(all="ignore")``. ``if`` statements with unbatched tests
 
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 
 from ..analysis import may_warn
-from ..cst_util import AUGMENTED_TO_BINARY, RenameNames, parse_expr, rewrite, walk
+from ..cst_util import (
+    AUGMENTED_TO_BINARY,
+    RenameNames,
+    expr,
+    rewrite,
+    statements,
+    walk,
+    with_changes,
+)
 from ..errors import Unsupported
-from ..liveness import Liveness, body_of, exposed_reads, reads, target_names, writes
+from ..liveness import body_of, exposed_reads, liveness_of, reads, target_names, writes
 
 
 def _line(node) -> cst.SimpleStatementLine:
@@ -46,10 +56,8 @@ def _rename_branch(stmts: list, renamed: dict[str, str], defined=frozenset()) ->
     prefix, out = [], []
     for stmt in stmts:
         if isinstance(stmt, cst.SimpleStatementLine):
-            smalls = []
-            for small in stmt.body:
-                smalls.append(_rename_small(small, renamed, active))
-            out.append(stmt.with_changes(body=smalls))
+            smalls = [_rename_small(small, renamed, active) for small in stmt.body]
+            out.append(with_changes(stmt, body=smalls))
             continue
         # A nested block: names it reads before this branch assigned them start from a copy
         # of the outer value, so every occurrence inside can use the branch-local name.
@@ -61,8 +69,13 @@ def _rename_branch(stmts: list, renamed: dict[str, str], defined=frozenset()) ->
                 if name in exposed or (name in writes(stmt) and name in defined):
                     prefix.append(_assign(renamed[name], cst.Name(name)))
                 active[name] = renamed[name]
-        out.append(rewrite(stmt, RenameNames(active)))
+        out.append(_renamed(stmt, active))
     return prefix + out
+
+
+def _renamed(node, active: dict[str, str]):
+    """``node`` with the ``active`` names renamed (itself while there are none)."""
+    return rewrite(node, RenameNames(active)) if active else node
 
 
 def _rename_small(small, renamed, active):
@@ -71,18 +84,17 @@ def _rename_small(small, renamed, active):
         name = small.target.value
         value = cst.BinaryOperation(left=cst.Name(active.get(name, name)),
                                     operator=AUGMENTED_TO_BINARY[type(small.operator)](),
-                                    right=rewrite(small.value, RenameNames(active)))
+                                    right=_renamed(small.value, active))
         active[name] = renamed[name]
         return cst.Assign([cst.AssignTarget(cst.Name(renamed[name]))], value)
     if isinstance(small, cst.Assign):
-        value = rewrite(small.value, RenameNames(active))
+        value = _renamed(small.value, active)
         written = {n for t in small.targets for n in target_names(t.target)} & set(renamed)
         for name in written:
             active[name] = renamed[name]
-        rename = RenameNames(active)
-        targets = [t.with_changes(target=rewrite(t.target, rename)) for t in small.targets]
-        return small.with_changes(targets=targets, value=value)
-    return rewrite(small, RenameNames(active))
+        targets = [with_changes(t, target=_renamed(t.target, active)) for t in small.targets]
+        return with_changes(small, targets=targets, value=value)
+    return _renamed(small, active)
 
 
 def _single_assignment(stmts: list):
@@ -99,6 +111,16 @@ class _IfToWhere(cst.CSTTransformer):
         self.ctx = ctx
         self.analysis = analysis
         self.liveness = liveness
+
+    @functools.cached_property
+    def masks(self) -> set[str]:
+        """The masks of loops whose lanes stop at different times (a uniform loop needs
+        none)."""
+        if not self.ctx.mask_names:
+            return set()
+        return {n.value for n, v in self.analysis.values.items()
+                if type(n) is cst.Name and n.value in self.ctx.mask_names
+                and getattr(v, "batched", False)}
 
     def leave_If(self, original_node, updated_node):
         if not self.analysis.batched_tests.get(original_node, False):
@@ -150,11 +172,8 @@ class _IfToWhere(cst.CSTTransformer):
             cond = self.ctx.namer.fresh("cond")
             out.append(_assign(cond, test))
             test = cst.Name(cond)
-        # masks of loops whose lanes stop at different times (a uniform loop needs none)
-        masks = {n.value for n, v in self.analysis.values.items()
-                 if type(n) is cst.Name and n.value in self.ctx.mask_names
-                 and getattr(v, "batched", False)}
-        has_loops = _has_mask_init(then_stmts + else_stmts, masks)
+        masks = self.masks
+        has_loops = bool(masks) and _has_mask_init(then_stmts + else_stmts, masks)
         if (len(merged) > 1 or has_loops) and not isinstance(test, cst.Name):
             cond = self.ctx.namer.fresh("cond")
             out.append(_assign(cond, test))
@@ -229,7 +248,7 @@ def _batched(analysis, node) -> bool:
 
 
 def _errstate(body: list) -> cst.With:
-    return cst.With(items=[cst.WithItem(parse_expr('np.errstate(all="ignore")'))],
+    return cst.With(items=[cst.WithItem(expr('np.errstate(all="ignore")'))],
                     body=cst.IndentedBlock(body=body))
 
 
@@ -242,7 +261,7 @@ def _mask_init(stmt, masks):
 
 
 def _has_mask_init(stmts, masks) -> bool:
-    return any(_mask_init(n, masks) for s in stmts for n in walk(s)
+    return any(_mask_init(n, masks) for s in stmts for n in statements(s)
                if type(n) is cst.SimpleStatementLine)
 
 
@@ -312,12 +331,12 @@ class _ElifToNestedIf(cst.CSTTransformer):
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    if any(type(n) is cst.If and isinstance(n.orelse, cst.If) for n in walk(func)):
+    if any(type(n) is cst.If and isinstance(n.orelse, cst.If) for n in statements(func)):
         func = rewrite(func, _ElifToNestedIf())
     analysis = ctx.analyze(func)
     if not any(analysis.batched_tests.values()) and not any(
             type(n) in (cst.IfExp, cst.BooleanOperation, cst.Comparison)
             and _batched(analysis, n) for n in walk(func)):
         return func
-    return rewrite(func, _IfToWhere(ctx, analysis, Liveness(func)))
+    return rewrite(func, _IfToWhere(ctx, analysis, liveness_of(func)))
 

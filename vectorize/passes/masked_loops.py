@@ -28,7 +28,7 @@ import functools
 import libcst as cst
 
 from ..abstract import TupleValue, join
-from ..cst_util import children, parse_expr, parse_stmt, rewrite, walk
+from ..cst_util import bare_code, children, parse_expr, parse_stmt, rewrite, walk
 from ..errors import Unsupported
 from ..liveness import Liveness, writes
 from ..rules.lanes import ANY_LANE
@@ -315,12 +315,10 @@ class _MaskLoops(cst.CSTTransformer):
 def _shares_work(test, body) -> bool:
     """Whether the loop test computes something the body computes again (``zr * zr`` in
     both): tested at the top of each pass, the two can share it."""
-    from ..cst_util import render
     kinds = (cst.BinaryOperation, cst.UnaryOperation, cst.Call)
 
     def keys(node):
-        return {render(n.with_changes(lpar=[], rpar=[])) for n in walk(node)
-                if isinstance(n, kinds)}
+        return {bare_code(n) for n in walk(node) if isinstance(n, kinds)}
     return bool(keys(test) & keys(body))
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cst_util import children, render, rewrite, walk
+from ..cst_util import bare_code, children, rewrite, walk, with_body
 from ..liveness import reads, writes
 from .simplify import _pure
 
@@ -30,7 +30,7 @@ _LIMIT = 16      # rounds of extraction per block (each names one expression)
 
 
 def _key(node) -> str:
-    return render(node.with_changes(lpar=[], rpar=[]))
+    return bare_code(node)
 
 
 class _Occurrences:
@@ -67,7 +67,7 @@ class _Occurrences:
         if kind is cst.BooleanOperation and not self.batched(node):
             self._collect(node.left, found, False)
             return
-        if (isinstance(node, _SHAREABLE) and self.batched(node)
+        if (kind in _SHAREABLE and self.batched(node)
                 and not _literal(node) and _pure(node, self.analysis, self.registry)):
             found.append((node, top))
         for child in children(node):
@@ -98,7 +98,7 @@ class _Use(cst.CSTTransformer):
         self.key, self.name, self.origin = key, name, origin
 
     def on_leave(self, original_node, updated_node):
-        if isinstance(original_node, _SHAREABLE) and _key(original_node) == self.key:
+        if type(original_node) in _SHAREABLE and _key(original_node) == self.key:
             return cst.Name(self.name).with_changes(lpar=original_node.lpar,
                                                     rpar=original_node.rpar)
         if updated_node is not original_node:
@@ -167,16 +167,17 @@ class _Share:
         return found
 
     def _nested(self, stmt):
-        if isinstance(stmt, (cst.If, cst.While, cst.For, cst.With)):
-            stmt = stmt.with_changes(body=stmt.body.with_changes(
-                body=self.block(list(stmt.body.body))))
-            orelse = getattr(stmt, "orelse", None)
-            if isinstance(orelse, cst.Else):
-                stmt = stmt.with_changes(orelse=orelse.with_changes(
-                    body=orelse.body.with_changes(body=self.block(list(orelse.body.body)))))
-            elif isinstance(orelse, cst.If):
-                stmt = stmt.with_changes(orelse=self._nested(orelse))
-        return stmt
+        if not isinstance(stmt, (cst.If, cst.While, cst.For, cst.With)):
+            return stmt
+        stmt = with_body(stmt, self.block(list(stmt.body.body)))
+        orelse = getattr(stmt, "orelse", None)
+        if isinstance(orelse, cst.Else):
+            new = with_body(orelse, self.block(list(orelse.body.body)))
+        elif isinstance(orelse, cst.If):
+            new = self._nested(orelse)
+        else:
+            return stmt
+        return stmt if new is orelse else stmt.with_changes(orelse=new)
 
 
 def _larger(best, key, run):
@@ -191,5 +192,4 @@ def _larger(best, key, run):
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     analysis = ctx.analyze(func)
     share = _Share(ctx, analysis)
-    body = share.block(list(func.body.body))
-    return func.with_changes(body=func.body.with_changes(body=body))
+    return with_body(func, share.block(list(func.body.body)))

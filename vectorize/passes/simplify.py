@@ -24,7 +24,7 @@ import re
 import libcst as cst
 
 from ..analysis import may_warn
-from ..cst_util import render, rewrite, walk
+from ..cst_util import bare_code, render, rewrite, statements, walk, with_body, with_changes
 from ..liveness import reads, writes
 
 
@@ -116,7 +116,7 @@ class _Simplify(cst.CSTTransformer):
         while True:
             new = _substitute_once(stmts, self.generated, self.counts)
             if new is None:
-                return updated_node.with_changes(body=stmts)
+                return with_changes(updated_node, body=stmts)
             stmts = new
 
     def leave_IndentedBlock(self, original_node, updated_node):
@@ -169,7 +169,7 @@ def _is_errstate(stmt) -> bool:
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     func = eliminate_common_subexpressions(func, ctx)
-    if any(type(n) is cst.With for n in walk(func)):
+    if any(type(n) is cst.With for n in statements(func)):
         func = rewrite(func, _DropNeedlessErrstate(ctx.analyze(func), ctx.registry))
     counts = _Count(func)
     if any(counts.writes.get(name) == 1 and counts.reads.get(name) == 1
@@ -182,13 +182,14 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
 
 def _has_pass_lines(func) -> bool:
     return any(type(n) is cst.IndentedBlock and len(n.body) > 1 and any(map(_is_pass, n.body))
-               for n in walk(func))
+               for n in statements(func))
 
 
 # --------------------------------------------------------------------------------------------
 # Common subexpressions: `tmp = t * b` ... `t * b` -> `tmp`, while t, b and tmp are unchanged.
 
 _CSE_TYPES = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.Call)
+_IMPURE_TYPES = (cst.Lambda, cst.NamedExpr, cst.Yield, cst.Await)
 
 
 def _pure(expr, analysis, registry) -> bool:
@@ -198,7 +199,7 @@ def _pure(expr, analysis, registry) -> bool:
             fn = getattr(analysis.values.get(n.func), "example", None)
             if fn is None or registry.for_call(fn) is None:
                 return False
-        elif isinstance(n, (cst.Lambda, cst.NamedExpr, cst.Yield, cst.Await)):
+        elif type(n) in _IMPURE_TYPES:
             return False
     return True
 
@@ -208,8 +209,8 @@ class _UseAvailable(cst.CSTTransformer):
         self.available = available   # rendered expression -> variable holding its value
 
     def on_leave(self, original_node, updated_node):
-        if isinstance(original_node, _CSE_TYPES):
-            name = self.available.get(render(original_node.with_changes(lpar=[], rpar=[])))
+        if type(original_node) in _CSE_TYPES:
+            name = self.available.get(bare_code(original_node))
             if name is not None:
                 return cst.Name(name).with_changes(lpar=original_node.lpar,
                                                    rpar=original_node.rpar)
@@ -236,7 +237,7 @@ class _CommonSubexpressions:
                     if name not in reads(value) and getattr(
                             self.analysis.values.get(_single_target_assign(stmt)[1]),
                             "batched", False) and _pure(value, self.analysis, self.registry):
-                        available[render(value.with_changes(lpar=[], rpar=[]))] = name
+                        available[bare_code(value)] = name
                 continue
             written = writes(stmt)
             if isinstance(stmt, (cst.For, cst.While)):
@@ -248,15 +249,15 @@ class _CommonSubexpressions:
         return out
 
     def _compound(self, stmt, available):
-        body = stmt.body.with_changes(body=self.block(list(stmt.body.body), dict(available)))
-        stmt = stmt.with_changes(body=body)
+        stmt = with_body(stmt, self.block(list(stmt.body.body), dict(available)))
         orelse = getattr(stmt, "orelse", None)
         if isinstance(orelse, cst.Else):
-            stmt = stmt.with_changes(orelse=orelse.with_changes(body=orelse.body.with_changes(
-                body=self.block(list(orelse.body.body), dict(available)))))
+            new = with_body(orelse, self.block(list(orelse.body.body), dict(available)))
         elif isinstance(orelse, cst.If):
-            stmt = stmt.with_changes(orelse=self._compound(orelse, available))
-        return stmt
+            new = self._compound(orelse, available)
+        else:
+            return stmt
+        return stmt if new is orelse else stmt.with_changes(orelse=new)
 
     @staticmethod
     def _kill(available, written):
@@ -278,5 +279,5 @@ def _names_of(code: str) -> frozenset:
 
 def eliminate_common_subexpressions(func, ctx):
     analysis = ctx.analyze(func)
-    body = _CommonSubexpressions(analysis, ctx.registry).block(list(func.body.body), {})
-    return func.with_changes(body=func.body.with_changes(body=body))
+    return with_body(func, _CommonSubexpressions(analysis, ctx.registry).block(
+        list(func.body.body), {}))
