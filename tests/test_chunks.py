@@ -264,3 +264,22 @@ def test_chunks_that_disagree_make_one_call():
     got = chunks.run_chunked(lambda v: (v * 2, 3), [x], [True], 10, 4, pair,
                              lambda f, a: f(*a))
     assert np.array_equal(got[0], x * 2) and got[1] == 3
+
+
+def test_auto_times_both_ways_then_keeps_the_faster():
+    n = 3 * chunks.AUTO_MIN_LANES
+    x = np.linspace(-5, 5, n)
+    vf = vectorize(returns_constant_and_value)
+    first = vf(x)
+    (spec,) = vf._specs._entries.values()
+    for _ in range(2 * chunks.TRIALS - 1):   # the first call was the first trial
+        assert not isinstance(spec.chunking.get(n.bit_length()), bool)
+        assert_identical(vf(x), first)
+    assert spec.chunking.keys() == {n.bit_length()}
+    assert isinstance(spec.chunking[n.bit_length()], bool)
+    assert_identical(vf(x), first)
+    # an explicit chunk size is always used; small batches are never timed
+    vf.chunk_size = 1000
+    assert_identical(vf(x), first)
+    vf(x[:100])
+    assert spec.chunking.keys() == {n.bit_length()}

@@ -20,8 +20,9 @@ from collections import OrderedDict
 
 import numpy as np
 
+from . import chunks
 from .abstract import TupleValue, Value, representative
-from .chunks import check_chunk_size, lanes_per_chunk, run_chunked
+from .chunks import check_chunk_size
 from .errors import VectorizeError
 
 _FALLBACKS = ("error", "warn", "loop")
@@ -475,13 +476,7 @@ class vectorize:
     def _run(self, spec, call_args, size, batched):
         """The generated function's outputs for the whole batch (in chunks of lanes when it
         is large, see `vectorize.chunks`)."""
-        lanes = lanes_per_chunk(self.chunk_size, size, call_args, batched)
-        if lanes is not None:
-            out = run_chunked(spec.function, call_args, batched, size, lanes, spec.result,
-                              self._call)
-            if out is not None:
-                return out
-        return self._call(spec.function, call_args)
+        return chunks.run(spec, call_args, batched, size, self.chunk_size, self._call)
 
     def _call(self, function, call_args):
         """``function`` on the arguments in parameter order (keyword-only parameters by

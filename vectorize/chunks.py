@@ -10,11 +10,14 @@ Only `np.random` draws (other numbers, the same distributions) and contractions 
 arrays (BLAS may sum in another order for another number of rows) can tell; docs/design.md.
 
 ``chunk_size`` (the keyword of `vectorize` and `vmap`, as in ``torch.vmap``): ``"auto"`` chunks
-large batches of scalar examples (`AUTO_BYTES` of the widest batched argument per chunk),
-``None`` makes one call for the whole batch, a positive int is the number of lanes per call.
+large batches of scalar examples (`AUTO_BYTES` of the widest batched argument per chunk) where
+that is measured to be faster (`run`), ``None`` makes one call for the whole batch, a positive
+int is the number of lanes per call.
 """
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 
@@ -56,6 +59,48 @@ def lanes_per_chunk(chunk_size, size: int, args, batched) -> int | None:
     if any(a.ndim != 1 for a in arrays):
         return None
     return max(AUTO_MIN_LANES, AUTO_BYTES // max(a.itemsize for a in arrays))
+
+
+TRIALS = 3
+"""With ``chunk_size="auto"``: calls timed each way (chunked, whole) per specialization and
+batch-size class before the faster way is kept."""
+
+
+def run(spec, args, batched, size: int, chunk_size, call):
+    """``call(spec.function, args)``: the outputs for the whole batch, computed in chunks where
+    `lanes_per_chunk` says so.
+
+    With ``chunk_size="auto"`` chunks are not always faster: a whole-batch call whose
+    temporaries the allocator happens to keep (no fresh pages) beats chunks of a function of
+    many NumPy calls, as each chunk pays every call's fixed cost again. So the first calls of
+    each batch-size class (a power of two) of a specialization alternate between the two ways
+    and are timed, and the faster is kept (``spec.chunking``); the results are the same
+    either way. An explicit chunk size is always used."""
+    lanes = lanes_per_chunk(chunk_size, size, args, batched)
+    if lanes is None:
+        return call(spec.function, args)
+    if chunk_size != "auto":
+        out = run_chunked(spec.function, args, batched, size, lanes, spec.result, call)
+        return call(spec.function, args) if out is None else out
+    bucket = size.bit_length()
+    choice = spec.chunking.get(bucket)
+    if isinstance(choice, bool):
+        chunked = choice
+    else:
+        if choice is None:
+            choice = spec.chunking.setdefault(bucket, ([], []))
+        chunked = len(choice[1]) <= len(choice[0])
+    start = time.perf_counter()
+    out = run_chunked(spec.function, args, batched, size, lanes, spec.result, call) \
+        if chunked else call(spec.function, args)
+    if out is None:   # the chunks disagree: always one call
+        spec.chunking[bucket] = False
+        return call(spec.function, args)
+    if not isinstance(choice, bool):
+        choice[chunked].append(time.perf_counter() - start)
+        if min(len(choice[0]), len(choice[1])) >= TRIALS:
+            spec.chunking[bucket] = min(choice[1]) < min(choice[0])
+    return out
 
 
 def run_chunked(function, args, batched, size: int, lanes: int, result, call):

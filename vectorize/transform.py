@@ -35,6 +35,8 @@ class Generated:
     guards: tuple = ()                   # ((namespace, name, value), ...) read at transform
     fallbacks: list = field(default_factory=list)   # reasons for per-example pieces
     explanations: list = field(default_factory=list)  # (rule name, file, line), in order
+    # batch-size class -> whether chunks are faster (or the timings so far): `chunks.run`
+    chunking: dict = field(default_factory=dict)
 
     def guards_hold(self) -> bool:
         for namespace, name, value in self.guards:

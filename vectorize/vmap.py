@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from . import chunks
 from .abstract import TupleValue, Value, representative
 from .api import (
     VectorizeFallbackWarning,
@@ -18,7 +19,7 @@ from .api import (
     _SpecCache,
     _where,
 )
-from .chunks import check_chunk_size, lanes_per_chunk, run_chunked
+from .chunks import check_chunk_size
 from .errors import VectorizeError
 
 
@@ -74,13 +75,7 @@ class _VMapped:
                               VectorizeFallbackWarning, stacklevel=2)
         if isinstance(spec, _FallbackSpec):
             return self._loop(args, size)
-        out = None
-        lanes = lanes_per_chunk(self.chunk_size, size, call_args, batched)
-        if lanes is not None:
-            out = run_chunked(spec.function, call_args, batched, size, lanes, spec.result,
-                              _call)
-        if out is None:
-            out = spec.function(*call_args)
+        out = chunks.run(spec, call_args, batched, size, self.chunk_size, _call)
         return _place_outputs(out, spec.result, self.out_axes, size)
 
     def _plan(self, args):
