@@ -79,22 +79,16 @@ def run(spec, args, batched, size: int, chunk_size, call):
     lanes = lanes_per_chunk(chunk_size, size, args, batched)
     if lanes is None:
         return call(spec.function, args)
-    if chunk_size != "auto":
-        out = run_chunked(spec.function, args, batched, size, lanes, spec.result, call)
-        return call(spec.function, args) if out is None else out
     bucket = size.bit_length()
-    choice = spec.chunking.get(bucket)
-    if isinstance(choice, bool):
-        chunked = choice
-    else:
-        if choice is None:
-            choice = spec.chunking.setdefault(bucket, ([], []))
-        chunked = len(choice[1]) <= len(choice[0])
+    # True / False once decided (an explicit chunk size: always True), else the timings
+    choice = spec.chunking.setdefault(bucket, ([], [])) if chunk_size == "auto" else True
+    chunked = choice if isinstance(choice, bool) else len(choice[1]) <= len(choice[0])
     start = time.perf_counter()
     out = run_chunked(spec.function, args, batched, size, lanes, spec.result, call) \
         if chunked else call(spec.function, args)
-    if out is None:   # the chunks disagree: always one call
-        spec.chunking[bucket] = False
+    if out is None:   # the chunks disagree: one call, and from now on only that
+        if chunk_size == "auto":
+            spec.chunking[bucket] = False
         return call(spec.function, args)
     if not isinstance(choice, bool):
         choice[chunked].append(time.perf_counter() - start)

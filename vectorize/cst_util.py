@@ -129,7 +129,13 @@ def children(node) -> list:
 
 def walk(node):
     """Every node under ``node`` (itself included), much faster than a libcst visitor for
-    read-only scans. (`children` inlined: walks are the engine's innermost loop.)"""
+    read-only scans."""
+    return _nodes(node, _IS_NODE)
+
+
+def _nodes(node, keep):
+    """``node`` and the nodes under it that ``keep[type]`` admits, depth first (`children`
+    inlined: walks are the engine's innermost loop)."""
     stack = [node]
     while stack:
         current = stack.pop()
@@ -138,8 +144,8 @@ def walk(node):
             value = getattr(current, field)
             kind = type(value)
             if kind is tuple or kind is list:
-                stack += [item for item in value if _IS_NODE[type(item)]]
-            elif _IS_NODE[kind]:
+                stack += [item for item in value if keep[type(item)]]
+            elif keep[kind]:
                 stack.append(value)
 
 
@@ -163,17 +169,7 @@ def statements(node):
     """The statements, blocks and clauses under ``node`` and the small statements in them
     (``return``, assignments...), as `walk` meets them, without the expressions (which hold
     no statements)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        for field in _CHILD_FIELDS[type(current)]:
-            value = getattr(current, field)
-            kind = type(value)
-            if kind is tuple or kind is list:
-                stack += [item for item in value if _IS_STATEMENT_PART[type(item)]]
-            elif _IS_STATEMENT_PART[kind]:
-                stack.append(value)
+    return _nodes(node, _IS_STATEMENT_PART)
 
 
 # libcst visits these fields in another order than its dataclasses declare them
