@@ -8,14 +8,18 @@ Every function of the three corpora (``if``s, loops, per-example arrays) runs wi
 signed zeros. The one exception is contractions of per-example arrays (`einsum` and matrix
 products, which BLAS may sum in another order for another number of rows, as it may between
 any two batch sizes): those match to the array corpus' tolerance. Plus the ``"auto"`` choice
-at the batch sizes it starts chunking, the argument check, and the safety net (chunks that
-disagree on an output's dtype make one whole call).
+at the batch sizes it starts chunking, the argument check, the safety net (chunks that
+disagree on an output's dtype make one whole call), and the threads chunks run on (which
+functions may, errors and floating-point settings carried across, a fork).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import signal
+import threading
+import time
 import warnings
 
 import hypothesis.strategies as st
@@ -36,6 +40,19 @@ SETTINGS = settings(max_examples=int(os.environ.get("VECTORIZE_CHUNK_EXAMPLES", 
                     deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 CHUNKS = st.integers(1, 3)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def threads():
+    """Chunks run on 3 threads here whatever the machine has, so that every comparison below
+    also checks the threaded runs (each chunk of a parallel-safe function on some thread)."""
+    before = os.environ.get("VECTORIZE_NUM_THREADS")
+    os.environ["VECTORIZE_NUM_THREADS"] = "3"
+    yield
+    if before is None:
+        del os.environ["VECTORIZE_NUM_THREADS"]
+    else:
+        os.environ["VECTORIZE_NUM_THREADS"] = before
 
 
 def outcome(f, args):
@@ -208,16 +225,23 @@ def test_returned_argument_is_a_new_array():
 def test_auto_chunks_large_batches_only():
     small = np.zeros(2 * chunks.AUTO_MIN_LANES - 1)
     large = np.zeros(10 * chunks.AUTO_MIN_LANES)
-    assert chunks.lanes_per_chunk("auto", small.size, [small], [True]) is None
+    assert chunks.lanes_per_chunk("auto", small.size, [small], [True], 4) is None
+    # at most AUTO_BYTES of the widest argument per chunk, in chunks of equal size
     lanes = chunks.lanes_per_chunk("auto", large.size, [large, 2.0], [True, False])
-    assert lanes == max(chunks.AUTO_MIN_LANES, chunks.AUTO_BYTES // 8)
-    narrow = large.astype(np.float32)
-    assert chunks.lanes_per_chunk("auto", large.size, [narrow], [True]) == \
-        max(chunks.AUTO_MIN_LANES, chunks.AUTO_BYTES // 4)
+    assert lanes == large.size // 2 and lanes * 8 <= chunks.AUTO_BYTES
+    narrow = large.astype(np.float32)            # fits in one chunk: one call ...
+    assert chunks.lanes_per_chunk("auto", large.size, [narrow], [True]) is None
+    # ... unless there are threads to share it (a chunk each, never under AUTO_MIN_LANES)
+    assert chunks.lanes_per_chunk("auto", large.size, [narrow], [True], 2) == large.size // 2
+    assert chunks.lanes_per_chunk("auto", small.size + 1, [narrow], [True], 8) == \
+        chunks.AUTO_MIN_LANES
+    # with threads: a multiple of them, so that they finish together
+    assert chunks.lanes_per_chunk("auto", 10**6, [np.zeros(10**6)], [True], 1) == 62500
+    assert chunks.lanes_per_chunk("auto", 10**6, [np.zeros(10**6)], [True], 3) == 55556
     # per-example arrays (mostly contractions, which BLAS blocks itself) are left whole,
     # unless a chunk size is asked for
     rows = np.zeros((large.size, 64), np.float32)
-    assert chunks.lanes_per_chunk("auto", large.size, [large, rows], [True, True]) is None
+    assert chunks.lanes_per_chunk("auto", large.size, [large, rows], [True, True], 2) is None
     assert chunks.lanes_per_chunk(500, large.size, [large, rows], [True, True]) == 500
     assert chunks.lanes_per_chunk(None, large.size, [large], [True]) is None
     assert chunks.lanes_per_chunk(7, 14, [np.zeros(14)], [True]) == 7
@@ -266,20 +290,186 @@ def test_chunks_that_disagree_make_one_call():
     assert np.array_equal(got[0], x * 2) and got[1] == 3
 
 
-def test_auto_times_both_ways_then_keeps_the_faster():
-    n = 3 * chunks.AUTO_MIN_LANES
+def test_auto_times_each_way_then_keeps_the_fastest():
+    n = 20 * chunks.AUTO_MIN_LANES
+    bucket = n.bit_length()
     x = np.linspace(-5, 5, n)
     vf = vectorize(returns_constant_and_value)
     first = vf(x)
     (spec,) = vf._specs._entries.values()
-    for _ in range(2 * chunks.TRIALS - 1):   # the first call was the first trial
-        assert not isinstance(spec.chunking.get(n.bit_length()), bool)
+    timings = spec.chunking[bucket]
+    # 0: one whole call; 1: chunks on this thread; 3: chunks on 3 threads (this module's)
+    assert set(timings) == {0, 1, 3}
+    for _ in range(3 * chunks.TRIALS - 1):   # the first call was the first trial
+        assert spec.chunking[bucket] is timings
         assert_identical(vf(x), first)
-    assert spec.chunking.keys() == {n.bit_length()}
-    assert isinstance(spec.chunking[n.bit_length()], bool)
+    assert all(len(times) == chunks.TRIALS for times in timings.values())
+    assert spec.chunking == {bucket: min(timings, key=lambda way: min(timings[way]))}
     assert_identical(vf(x), first)
+    # a batch that makes no chunk on one thread is timed whole and on threads only
+    small = np.linspace(-5, 5, 3 * chunks.AUTO_MIN_LANES)
+    assert_identical(vf(small), vectorize(returns_constant_and_value, chunk_size=None)(small))
+    assert set(spec.chunking[small.size.bit_length()]) == {0, 3}
     # an explicit chunk size is always used; small batches are never timed
     vf.chunk_size = 1000
     assert_identical(vf(x), first)
     vf(x[:100])
-    assert spec.chunking.keys() == {n.bit_length()}
+    assert spec.chunking.keys() == {bucket, small.size.bit_length()}
+
+
+def test_auto_without_threads_or_chunks_decides_at_once(monkeypatch):
+    monkeypatch.setenv("VECTORIZE_NUM_THREADS", "1")
+    x = np.linspace(-5, 5, 3 * chunks.AUTO_MIN_LANES)   # one chunk on one thread
+    vf = vectorize(returns_constant_and_value)
+    assert_identical(vf(x), vectorize(returns_constant_and_value, chunk_size=None)(x))
+    (spec,) = vf._specs._entries.values()
+    assert spec.chunking == {x.size.bit_length(): 0}
+
+
+# --------------------------------------------------------------------------- threads
+def test_chunks_run_on_several_threads_and_fill_every_slice():
+    seen = set()
+
+    def function(x):
+        seen.add(threading.current_thread().name)
+        time.sleep(0.002)                  # let the other threads take chunks too
+        return x * 2.0, x.astype(np.int32)
+
+    x = np.arange(200.0)
+    pair = TupleValue((Value(True, np.float64(1.0)), Value(True, np.int32(1))))
+    got = chunks.run_chunked(function, [x], [True], 200, 7, pair, lambda f, a: f(*a), 4)
+    assert_identical(got, (x * 2.0, x.astype(np.int32)))
+    assert len(seen) > 1 and any(name.startswith("vectorize-chunks") for name in seen)
+
+
+def test_an_error_on_a_thread_is_raised_once_every_thread_has_stopped():
+    running = []
+
+    def function(x):
+        running.append(1)
+        time.sleep(0.001)
+        running.pop()
+        if x[0] >= 50:
+            raise KeyError(int(x[0]))
+        return x
+
+    x = np.arange(100.0)
+    with pytest.raises(KeyError):
+        chunks.run_chunked(function, [x], [True], 100, 5, Value(True, np.float64(1.0)),
+                           lambda f, a: f(*a), 4)
+    assert not running                     # nothing left writing into the outputs
+
+
+def test_floating_point_settings_hold_on_every_thread():
+    x = np.linspace(1.0, -1.0, 64)         # negatives only in the last chunks
+    result = Value(True, np.float64(1.0))
+    with np.errstate(invalid="raise"):
+        with pytest.raises(FloatingPointError):
+            chunks.run_chunked(np.log, [x], [True], 64, 4, result, lambda f, a: f(*a), 4)
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = chunks.run_chunked(np.log, [x], [True], 64, 4, result, lambda f, a: f(*a), 4)
+    with np.errstate(invalid="ignore"):
+        assert_identical(got, np.log(x))
+
+
+def test_a_call_nested_in_a_chunk_runs_on_its_thread_alone():
+    inner = []
+
+    def function(x):
+        inner.append(chunks.num_threads())
+        return x
+
+    x = np.arange(40.0)
+    chunks.run_chunked(function, [x], [True], 40, 4, Value(True, np.float64(1.0)),
+                       lambda f, a: f(*a), 3)
+    assert set(inner) == {1}
+    assert chunks.num_threads() == 3       # and the caller's thread is itself again
+
+
+def test_thread_count_setting(monkeypatch):
+    monkeypatch.setenv("VECTORIZE_NUM_THREADS", "1")
+    assert chunks.num_threads() == 1
+    monkeypatch.setenv("VECTORIZE_NUM_THREADS", "many")
+    with pytest.raises(ValueError, match="VECTORIZE_NUM_THREADS"):
+        chunks.num_threads()
+    monkeypatch.delenv("VECTORIZE_NUM_THREADS")
+    assert 1 <= chunks.num_threads() <= chunks.MAX_THREADS
+
+
+RNG = np.random.default_rng(3)
+SCALE = 2.5
+
+
+def _plain(x):
+    return math.sqrt(abs(x)) * SCALE if x > 1 else -x
+
+
+def _draws(x):
+    return x + np.random.normal()
+
+
+def _generator(x):
+    return x + RNG.normal()
+
+
+def _prints(x):
+    print("called")
+    return x
+
+
+def _calls_helper(x):                   # the helper is generated code too
+    return x * _scale()
+
+
+def _scale():
+    return 2.0
+
+
+class _Scaler:
+    def __call__(self):
+        return 2.0
+
+
+SCALER = _Scaler()
+
+
+def _calls_object(x):
+    return x * SCALER()
+
+
+def _falls_back(x):
+    try:
+        return x
+    except ValueError:
+        return -x
+
+
+@pytest.mark.parametrize("f, parallel", [
+    (_plain, True), (_draws, False), (_generator, False), (_prints, False),
+    (_calls_helper, True), (_calls_object, False), (_falls_back, False)],
+    ids=lambda v: getattr(v, "__name__", ""))
+def test_only_functions_without_shared_state_run_on_threads(f, parallel):
+    vf = vectorize(f, fallback="loop")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        vf(np.arange(3.0))
+    (spec,) = vf._specs._entries.values()
+    assert getattr(spec, "parallel", False) is parallel    # a whole-function fallback: no
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_gets_a_pool_of_its_own():
+    x = np.linspace(-3, 3, 90)
+    vf = vectorize(_plain, chunk_size=7)
+    expected = vectorize(_plain, chunk_size=None)(x)
+    assert_identical(vf(x), expected)       # the parent's pool exists now
+    pid = os.fork()
+    if pid == 0:                            # the child: any failure, including a hang, is 1
+        signal.alarm(30)
+        try:
+            ok = np.array_equal(vf(x), expected)
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -118,7 +118,9 @@ class vectorize:
     the same silently.
 
     ``chunk_size``: lanes per call of the generated code on a large batch (`vectorize.chunks`):
-    ``"auto"`` (default) picks it, ``None`` runs the whole batch in one call.
+    ``"auto"`` (default) picks it, ``None`` runs the whole batch in one call. Chunks of code
+    without shared state run on ``VECTORIZE_NUM_THREADS`` threads (default: the CPUs, at most
+    8).
     """
 
     def __init__(self, pyfunc=np._NoValue, otypes=None, doc=None, excluded=None, cache=False,

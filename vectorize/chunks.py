@@ -3,9 +3,10 @@
 The lanes of generated code are independent by construction (each is one example), so calling
 it on consecutive slices of the batch axis and writing each slice of the outputs into place
 gives the values of one whole-batch call. It is much faster for large batches: every temporary
-array is then a few hundred kilobytes, which stays in cache and which the allocator hands back
-on the next chunk, instead of megabytes of fresh pages per temporary (on the machines we
-measure on, a fresh page costs more than the arithmetic done on it; see docs/performance.md).
+array is then a few hundred kilobytes, which the allocator hands back on the next chunk,
+instead of megabytes of fresh pages per temporary (on the machines we measure on, a fresh page
+costs more than the arithmetic done on it; see docs/performance.md), and chunks of code
+without shared state run on several threads at once (NumPy releases the GIL in its loops).
 Only `np.random` draws (other numbers, the same distributions) and contractions of per-example
 arrays (BLAS may sum in another order for another number of rows) can tell; docs/design.md.
 
@@ -17,16 +18,22 @@ int is the number of lanes per call.
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 
 import numpy as np
 
 from .abstract import TupleValue, Value
 
-AUTO_BYTES = 1 << 17
-"""With ``chunk_size="auto"``: bytes of the widest batched argument per chunk ..."""
+AUTO_BYTES = 1 << 19
+"""With ``chunk_size="auto"``: bytes of the widest batched argument per chunk at most (65,536
+float64 lanes) ..."""
 AUTO_MIN_LANES = 8192
-"""... but never fewer lanes than this (each chunk pays every NumPy call's fixed cost)."""
+"""... and never fewer lanes than this (each chunk pays every NumPy call's fixed cost)."""
+MAX_THREADS = 8
+"""Threads the chunks of one call may run on when ``VECTORIZE_NUM_THREADS`` is not set (at
+most the CPUs this process may use)."""
 
 
 def check_chunk_size(chunk_size):
@@ -39,13 +46,41 @@ def check_chunk_size(chunk_size):
     return int(chunk_size)
 
 
-def lanes_per_chunk(chunk_size, size: int, args, batched) -> int | None:
+def num_threads() -> int:
+    """Threads that the chunks of one call may run on: ``VECTORIZE_NUM_THREADS`` (as
+    ``OMP_NUM_THREADS`` / ``NUMEXPR_NUM_THREADS``; 1 turns threads off), else the CPUs this
+    process may use, at most `MAX_THREADS`. Inside a chunk that is already running on a
+    thread of ours: 1."""
+    if getattr(_local, "busy", False):
+        return 1
+    value = os.environ.get("VECTORIZE_NUM_THREADS")
+    if value:
+        try:
+            return max(1, int(value))
+        except ValueError:
+            raise ValueError(f"VECTORIZE_NUM_THREADS must be a positive int, got "
+                             f"{value!r}") from None
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:           # not on Linux
+        cpus = os.cpu_count() or 1
+    return min(cpus, MAX_THREADS)
+
+
+def may_chunk(chunk_size, size: int) -> bool:
+    """Whether a batch of ``size`` lanes is large enough for two chunks."""
+    return chunk_size is not None and size >= 2 * (
+        AUTO_MIN_LANES if chunk_size == "auto" else chunk_size)
+
+
+def lanes_per_chunk(chunk_size, size: int, args, batched, workers: int = 1) -> int | None:
     """Lanes per call for a batch of ``size`` lanes, or None for one call of the whole batch.
 
     ``args`` are the generated function's arguments and ``batched`` says, per argument, whether
-    it carries the batch axis (axis 0); both may nest tuples alike (vmap's tuple arguments)."""
-    if chunk_size is None or size < 2 * (AUTO_MIN_LANES if chunk_size == "auto" else
-                                         chunk_size):
+    it carries the batch axis (axis 0); both may nest tuples alike (vmap's tuple arguments).
+    ``workers``: the threads the chunks will run on (``"auto"`` then makes at least one chunk
+    per thread, and a multiple of them, so that they finish together)."""
+    if not may_chunk(chunk_size, size):
         return None
     arrays = list(_batched_leaves(args, batched))
     # a subclass (masked arrays, matrices) may not survive slicing and reassembly
@@ -58,80 +93,208 @@ def lanes_per_chunk(chunk_size, size: int, args, batched) -> int | None:
     # (an MLP over 1e5 rows took 1.5x as long in chunks of 8,192).
     if any(a.ndim != 1 for a in arrays):
         return None
-    return max(AUTO_MIN_LANES, AUTO_BYTES // max(a.itemsize for a in arrays))
+    most = max(AUTO_MIN_LANES, AUTO_BYTES // max(a.itemsize for a in arrays))
+    count = max(-(-size // most), min(workers, size // AUTO_MIN_LANES))
+    if count >= workers > 1:
+        count = -(-count // workers) * workers
+    return None if count == 1 else -(-size // count)
+
+
+PRIME_BYTES = 1 << 23
+"""Size of the block `prime_allocator` allocates and frees (8 MiB: see there)."""
+
+_primed = False
+
+
+def prime_allocator() -> None:
+    """Make the C allocator keep the memory of freed chunk-sized temporaries, once per process.
+
+    glibc's malloc serves blocks of 128 KiB and more with fresh ``mmap`` pages and trims the
+    top of its heap once 256 KiB there are free; both thresholds rise to a freed ``mmap``
+    block's size (and twice that) when one is freed (``man mallopt``, "dynamic mmap
+    threshold"). Until a process has freed a large array, every chunk's temporaries are
+    therefore fresh pages again (measured: 160 page faults per call of a piecewise function on
+    16,384 lanes, 4x its time). Allocating and freeing one 8 MiB block (no page of it is
+    touched) raises the thresholds to what any program that has freed an 8 MiB array already
+    has. Other allocators see one allocation and nothing else."""
+    global _primed
+    if not _primed:
+        _primed = True
+        np.empty(PRIME_BYTES, np.uint8)
 
 
 TRIALS = 3
-"""With ``chunk_size="auto"``: calls timed each way (chunked, whole) per specialization and
-batch-size class before the faster way is kept."""
+"""With ``chunk_size="auto"``: calls timed each way (one whole call, chunks on one thread,
+chunks on `num_threads`) per specialization and batch-size class before the fastest is kept."""
 
 
 def run(spec, args, batched, size: int, chunk_size, call):
     """``call(spec.function, args)``: the outputs for the whole batch, computed in chunks where
-    `lanes_per_chunk` says so.
+    `lanes_per_chunk` says so, on `num_threads` threads where the specialization may run on
+    several (``spec.parallel``).
 
-    With ``chunk_size="auto"`` chunks are not always faster: a whole-batch call whose
-    temporaries the allocator happens to keep (no fresh pages) beats chunks of a function of
-    many NumPy calls, as each chunk pays every call's fixed cost again. So the first calls of
-    each batch-size class (a power of two) of a specialization alternate between the two ways
-    and are timed, and the faster is kept (``spec.chunking``); the results are the same
-    either way. An explicit chunk size is always used."""
-    lanes = lanes_per_chunk(chunk_size, size, args, batched)
-    if lanes is None:
+    With ``chunk_size="auto"`` neither chunks nor threads are always faster: a whole-batch
+    call whose temporaries the allocator keeps (no fresh pages) beats chunks of a function of
+    many NumPy calls, as each chunk pays every call's fixed cost again, and threads gain only
+    where each NumPy call has enough work to cover handing the GIL over. So the first calls
+    of each batch-size class (a power of two) of a specialization take turns between the
+    ways (0: one whole call, else the threads chunks run on) and are timed, and the fastest
+    is kept (``spec.chunking``); the results are the same either way. An explicit chunk size
+    is always used, on all the threads there are."""
+    if not may_chunk(chunk_size, size):       # the common case, decided without a syscall
         return call(spec.function, args)
+    prime_allocator()
+    workers = num_threads() if spec.parallel else 1
+    if chunk_size != "auto":
+        return _run_way(spec, args, batched, size, chunk_size, call, workers)
     bucket = size.bit_length()
-    # True / False once decided (an explicit chunk size: always True), else the timings
-    choice = spec.chunking.setdefault(bucket, ([], [])) if chunk_size == "auto" else True
-    chunked = choice if isinstance(choice, bool) else len(choice[1]) <= len(choice[0])
+    # the way once decided, else the timings of each way so far
+    choice = spec.chunking.get(bucket)
+    if choice is None:
+        ways = [way for way in sorted({1, workers})
+                if lanes_per_chunk(chunk_size, size, args, batched, way) is not None]
+        choice = spec.chunking[bucket] = {0: [], **{way: [] for way in ways}} if ways else 0
+    if isinstance(choice, int):
+        return _run_way(spec, args, batched, size, chunk_size, call, min(choice, workers))
+    way = min(choice, key=lambda w: len(choice[w]))
     start = time.perf_counter()
-    out = run_chunked(spec.function, args, batched, size, lanes, spec.result, call) \
-        if chunked else call(spec.function, args)
+    out = _run_way(spec, args, batched, size, chunk_size, call, way, fall_back=False)
     if out is None:   # the chunks disagree: one call, and from now on only that
-        if chunk_size == "auto":
-            spec.chunking[bucket] = False
+        spec.chunking[bucket] = 0
         return call(spec.function, args)
-    if not isinstance(choice, bool):
-        choice[chunked].append(time.perf_counter() - start)
-        if min(len(choice[0]), len(choice[1])) >= TRIALS:
-            spec.chunking[bucket] = min(choice[1]) < min(choice[0])
+    choice[way].append(time.perf_counter() - start)
+    if all(len(times) >= TRIALS for times in choice.values()):
+        spec.chunking[bucket] = min(choice, key=lambda w: min(choice[w]))
     return out
 
 
-def run_chunked(function, args, batched, size: int, lanes: int, result, call):
-    """``call(function, args)`` computed ``lanes`` lanes at a time, or None when the chunks
-    do not agree on the dtype or shape of an output (the caller then makes one call).
+def _run_way(spec, args, batched, size, chunk_size, call, way: int, fall_back=True):
+    """One whole call (``way`` 0) or chunks on ``way`` threads; where the chunks disagree,
+    one whole call (``fall_back``) or None."""
+    lanes = lanes_per_chunk(chunk_size, size, args, batched, way) if way else None
+    if lanes is None:
+        return call(spec.function, args)
+    out = run_chunked(spec.function, args, batched, size, lanes, spec.result, call, way)
+    if out is None and fall_back:
+        return call(spec.function, args)
+    return out
+
+
+def run_chunked(function, args, batched, size: int, lanes: int, result, call,
+                workers: int = 1):
+    """``call(function, args)`` computed ``lanes`` lanes at a time (on ``workers`` threads),
+    or None when the chunks do not agree on the dtype or shape of an
+    output (the caller then makes one call).
 
     ``result`` is the abstract value of what the function returns: a batched output piece is
-    written into its slice of an output allocated after the first chunk (a piece without the
+    written into its slice of an output allocated by the first chunk to finish (a piece without the
     batch axis, a path that returned an unbatched value, is broadcast over the slice); an
-    unbatched output is the first chunk's."""
+    unbatched output is that chunk's."""
     items = result.items if isinstance(result, TupleValue) else (result,)
     if not all(isinstance(item, Value) for item in items):
         return None
-    outs = None
-    for start in range(0, size, lanes):
+    outs = []
+    allocating = threading.Lock()
+
+    def chunk(start: int) -> bool:
         stop = min(start + lanes, size)
         pieces = call(function, _sliced(args, batched, start, stop))
         if isinstance(result, TupleValue):
             pieces = tuple(pieces)
             if len(pieces) != len(items):
-                return None
+                return False
         else:
             pieces = (pieces,)
-        if outs is None:
-            outs = [_allocate(piece, item, size) for piece, item in zip(pieces, items)]
+        if not outs:
+            with allocating:             # the first chunk to finish allocates the outputs
+                if not outs:
+                    outs.extend(_allocate(piece, item, size)
+                                for piece, item in zip(pieces, items))
         for out, piece, item in zip(outs, pieces, items):
             if not item.batched:
                 continue
             arr = np.asarray(piece)
             core = out.shape[1:]
             if arr.dtype != out.dtype or arr.shape not in (core, (stop - start,) + core):
-                return None
+                return False
             out[start:stop] = arr
-    if isinstance(result, TupleValue):
-        return tuple(outs)
-    return outs[0]
+        return True
 
+    if not _each(chunk, range(0, size, lanes), workers):
+        return None
+    return tuple(outs) if isinstance(result, TupleValue) else outs[0]
+
+
+_local = threading.local()      # .busy: this thread is running chunks of a parallel call
+_pool_lock = threading.Lock()
+_pool = None                    # (pid, threads, executor)
+
+
+def _executor(threads: int):
+    """The process' pool of at least ``threads`` threads (a new one in a forked child, whose
+    copy of the parent's pool has no threads)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool[0] != os.getpid() or _pool[1] < threads:
+            from concurrent.futures import ThreadPoolExecutor
+            if _pool is not None and _pool[0] == os.getpid():
+                _pool[2].shutdown(wait=False)
+            _pool = (os.getpid(), threads, ThreadPoolExecutor(
+                threads, thread_name_prefix="vectorize-chunks"))
+        return _pool[2]
+
+
+def _each(task, items, workers: int) -> bool:
+    """``task(item)`` for every item, on the calling thread and up to ``workers - 1`` threads
+    of the pool, until one returns False (then False). An exception in any of them is raised
+    here once every thread has stopped; the caller's floating-point error settings
+    (``np.errstate``) and context variables hold on the pool's threads too."""
+    if workers <= 1 or len(items) < 2:
+        return all(task(item) for item in items)
+    todo = iter(items)
+    lock = threading.Lock()
+    stop = []               # why to stop: False (a task said so) or an exception
+    done = []
+
+    def work():
+        while not stop and not done:
+            with lock:
+                item = next(todo, todo)
+            if item is todo:
+                return
+            try:
+                if not task(item):
+                    stop.append(False)
+            except BaseException as exc:   # noqa: BLE001 -- raised again on the caller
+                stop.append(exc)
+
+    errors, handler = np.geterr(), np.geterrcall()
+
+    def on_pool():
+        _local.busy = True
+        try:
+            with np.errstate(call=handler, **errors):
+                work()
+        finally:
+            _local.busy = False
+
+    import contextvars
+    from concurrent.futures import wait
+
+    pool = _executor(workers - 1)
+    helpers = [pool.submit(contextvars.copy_context().run, on_pool)
+               for _ in range(min(workers, len(items)) - 1)]
+    _local.busy = True      # a call nested in a chunk on this thread runs on it alone
+    try:
+        work()
+    finally:
+        _local.busy = False
+        done.append(True)
+        wait(helpers)
+    for reason in stop:
+        if reason is not False:
+            raise reason
+    return not stop
 
 def _allocate(piece, item, size: int):
     """The whole-batch output of a batched item (its first chunk's piece as it stands for an

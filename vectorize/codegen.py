@@ -13,6 +13,7 @@ import types
 import weakref
 
 import libcst as cst
+import numpy as np
 
 from .cst_util import fix_parens
 
@@ -30,8 +31,6 @@ def _import_line(alias: str, module: types.ModuleType) -> str:
 
 
 def emit(specs, module, main, header: str = ""):
-    import numpy as np
-
     from .liveness import all_names
     from .transform import Generated
     namespace: dict = {"__name__": f"vectorize.generated.{main.name}"}
@@ -62,6 +61,7 @@ def emit(specs, module, main, header: str = ""):
     filename = f"<vectorize:{main.name}:{next(_counter)}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     code = compile(text, filename, "exec")
+    parallel = parallel_safe(module.fallbacks, referenced, imports, namespace)
     exec(code, namespace)
     for spec in specs:
         generated = namespace[spec.name]
@@ -73,4 +73,32 @@ def emit(specs, module, main, header: str = ""):
     weakref.finalize(function, linecache.cache.pop, filename, None)
     guards = tuple(module.free.values())
     return Generated(source=text, function=function, result=main.result, guards=guards,
-                     fallbacks=list(module.fallbacks), explanations=list(module.explanations))
+                     fallbacks=list(module.fallbacks), explanations=list(module.explanations),
+                     parallel=parallel)
+
+
+PARALLEL_MODULES = frozenset({"numpy", "math", "cmath", "functools", "operator"})
+"""Modules whose functions generated code may call from several threads at once (``np.random``
+is refused by name: its global state would hand out draws in whatever order threads ask)."""
+SIDE_EFFECT_BUILTINS = frozenset({
+    "print", "input", "open", "exec", "eval", "compile", "setattr", "delattr", "globals",
+    "locals", "vars", "__import__", "breakpoint", "exit", "quit", "help"})
+_PLAIN = (int, float, complex, str, bytes, bool, type(None), np.generic, np.ndarray,
+          np.dtype, type(Ellipsis), slice)
+
+
+def parallel_safe(fallbacks, referenced, imports, namespace) -> bool:
+    """Whether chunks of the generated code may run on several threads at once: it runs no
+    per-example fallback (the user's own code), draws no random numbers, calls no builtin with
+    side effects, and every global it reads is a module of `PARALLEL_MODULES` or plain data
+    (numbers, strings, arrays, tuples of those), never a function, object or generator of the
+    user's, whose state could be shared between threads."""
+    def plain(value) -> bool:
+        if isinstance(value, (tuple, frozenset)):
+            return all(plain(v) for v in value)
+        return isinstance(value, _PLAIN)
+
+    return (not fallbacks and "random" not in referenced
+            and not referenced & SIDE_EFFECT_BUILTINS
+            and all(module.__name__ in PARALLEL_MODULES for module in imports.values())
+            and all(plain(value) for name, value in namespace.items() if name != "__name__"))

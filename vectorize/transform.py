@@ -35,8 +35,11 @@ class Generated:
     guards: tuple = ()                   # ((namespace, name, value), ...) read at transform
     fallbacks: list = field(default_factory=list)   # reasons for per-example pieces
     explanations: list = field(default_factory=list)  # (rule name, file, line), in order
-    # batch-size class -> whether chunks are faster (or the timings so far): `chunks.run`
+    # batch-size class -> the fastest way (0: one call, else threads) or the timings so far:
+    # `chunks.run`
     chunking: dict = field(default_factory=dict)
+    # whether chunks may run on several threads at once (`codegen.parallel_safe`)
+    parallel: bool = False
 
     def guards_hold(self) -> bool:
         for namespace, name, value in self.guards:

@@ -30,7 +30,8 @@ def vmap(func, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto"):
 
     ``chunk_size``: lanes per call of the generated code on a large batch (see
     `vectorize.chunks`): ``"auto"`` picks it, ``None`` runs the whole batch in one call
-    (``torch.vmap``'s default), an int is the lanes per call."""
+    (``torch.vmap``'s default), an int is the lanes per call. Chunks of code without shared
+    state run on ``VECTORIZE_NUM_THREADS`` threads (default: the CPUs, at most 8)."""
     _check_fallback(fallback)
     return _VMapped(func, in_axes, out_axes, fallback, check_chunk_size(chunk_size))
 
