@@ -14,9 +14,10 @@ it, so single timings are noisy):
   2 again A, B, C, D, ...; each peer's figure is the MEDIAN over rounds;
 - one timing is ``reps`` back-to-back calls measured with ``time.perf_counter``, with ``reps``
   calibrated so that a timing lasts at least ~20 ms; the figure is per call;
-- ours is warm: called once (the transform happens then) before any timing; "ours" is the
-  default (``chunk_size="auto"``: batches of 16,384 lanes and more run in chunks), "ours, one
-  call" the same code run on the whole batch at once (``chunk_size=None``).
+- ours is warm: called (the transform happens on the first call) until ``chunk_size="auto"``
+  has timed its ways of running the batch (one call, chunks, chunks on threads) and kept one;
+  "ours" is that default, "ours, one call" the same code run on the whole batch at once
+  (``chunk_size=None``).
 
 The timing and report helpers are shared with the other scripts in ``_timing.py``.
 """
@@ -101,13 +102,14 @@ def piecewise_hand_where(x):
 
 # ----------------------------------------------------------------------- peers and agreement
 def peers_for(name: str, n: int):
-    """(peers, arguments, hand-written names) for one function at batch size ``n``."""
+    """(peers, hand-written names, our vectorized function) for one function at batch size
+    ``n``."""
     t = np.linspace(-10, 10, n)
     if name == "func":
         ours = vz.vectorize(func, fallback="error")
         whole = vz.vectorize(func, fallback="error", chunk_size=None)
         npvec = np.vectorize(func)
-        ours(t, 1.0)                               # warm: the transform happens here
+        settle(lambda: ours(t, 1.0), ours, n)      # warm: the transform happens here
         whole(t, 1.0)
         peers = {
             "loop": lambda: np.array([func(x, 1.0) for x in t]),
@@ -117,11 +119,11 @@ def peers_for(name: str, n: int):
             "ours": lambda: ours(t, 1.0),
             "ours (one call)": lambda: whole(t, 1.0),
         }
-        return peers, ["hand (literal)", "hand (reuse tmp)"]
+        return peers, ["hand (literal)", "hand (reuse tmp)"], ours
     ours = vz.vectorize(piecewise, fallback="error")
     whole = vz.vectorize(piecewise, fallback="error", chunk_size=None)
     npvec = np.vectorize(piecewise)
-    ours(t)
+    settle(lambda: ours(t), ours, n)
     whole(t)
     peers = {
         "loop": lambda: np.array([piecewise(x) for x in t]),
@@ -131,7 +133,27 @@ def peers_for(name: str, n: int):
         "ours": lambda: ours(t),
         "ours (one call)": lambda: whole(t),
     }
-    return peers, ["hand (np.select)", "hand (np.where)"]
+    return peers, ["hand (np.select)", "hand (np.where)"], ours
+
+
+def settle(call, vf, n: int) -> None:
+    """Call until ``chunk_size="auto"`` has decided how to run batches of ``n`` lanes (its
+    first calls time each way: `vectorize.chunks.run`), so that the timings are of what every
+    later call does."""
+    for _ in range(100):
+        call()
+        (spec,) = vf._specs._entries.values()
+        if isinstance(spec.chunking.get(n.bit_length(), 0), int):
+            return
+
+
+def way_chosen(vf, n: int) -> str:
+    """How ``chunk_size="auto"`` runs batches of ``n`` lanes (`vectorize.chunks.run`)."""
+    (spec,) = vf._specs._entries.values()
+    way = spec.chunking.get(n.bit_length(), 0)
+    if not isinstance(way, int):
+        return "(still timing the ways)"
+    return "as one call" if way == 0 else f"in chunks on {way} thread{'s' * (way > 1)}"
 
 
 def page_faults(peers: dict, calls: int = 10) -> dict:
@@ -322,7 +344,7 @@ def main(argv=None) -> int:
     extra, fault_rows = [], []
     for name in ("func", "piecewise"):
         for n in SIZES:
-            peers, hands = peers_for(name, n)
+            peers, hands, ours_vf = peers_for(name, n)
             agree = agreement(peers)
             slow = {"loop": slow_rounds_1e6, "np.vectorize": slow_rounds_1e6} if n >= 1e6 else {}
             res = interleaved(peers, rounds, slow)
@@ -342,7 +364,7 @@ def main(argv=None) -> int:
             if len(hands) > 1:
                 extra.append(f"- {name} N={n:.0e}: " + ", ".join(
                     f"{h} {fmt_time(res[h][0])} (ours / it = {ours / res[h][0]:.2f}x)"
-                    for h in hands))
+                    for h in hands) + f"; ours ran {way_chosen(ours_vf, n)}")
             print(md[-1], flush=True)
     if extra:
         md += ["", "Both hand-written versions of each function (the table uses the faster):", ""]

@@ -18,7 +18,9 @@ int is the number of lanes per call.
 
 from __future__ import annotations
 
+import functools
 import os
+import statistics
 import threading
 import time
 
@@ -60,11 +62,16 @@ def num_threads() -> int:
         except ValueError:
             raise ValueError(f"VECTORIZE_NUM_THREADS must be a positive int, got "
                              f"{value!r}") from None
+    return min(_cpus(), MAX_THREADS)
+
+
+@functools.cache
+def _cpus() -> int:
+    """The CPUs this process may use (asked once: a system call costs microseconds)."""
     try:
-        cpus = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except AttributeError:           # not on Linux
-        cpus = os.cpu_count() or 1
-    return min(cpus, MAX_THREADS)
+        return os.cpu_count() or 1
 
 
 def may_chunk(chunk_size, size: int) -> bool:
@@ -123,9 +130,10 @@ def prime_allocator() -> None:
         np.empty(PRIME_BYTES, np.uint8)
 
 
-TRIALS = 3
+TRIALS = 5
 """With ``chunk_size="auto"``: calls timed each way (one whole call, chunks on one thread,
-chunks on `num_threads`) per specialization and batch-size class before the fastest is kept."""
+chunks on `num_threads`) per specialization and batch-size class before the fastest (by the
+median: threads have lucky calls, when no other process wants the cores) is kept."""
 
 
 def run(spec, args, batched, size: int, chunk_size, call):
@@ -139,17 +147,20 @@ def run(spec, args, batched, size: int, chunk_size, call):
     where each NumPy call has enough work to cover handing the GIL over. So the first calls
     of each batch-size class (a power of two) of a specialization take turns between the
     ways (0: one whole call, else the threads chunks run on) and are timed, and the fastest
-    is kept (``spec.chunking``); the results are the same either way. An explicit chunk size
-    is always used, on all the threads there are."""
+    (median) is kept (``spec.chunking``); the results are the same either way. An explicit
+    chunk size is always used, on all the threads there are."""
+    if size >= 2 * AUTO_MIN_LANES:            # one whole call's temporaries gain as much
+        prime_allocator()
     if not may_chunk(chunk_size, size):       # the common case, decided without a syscall
         return call(spec.function, args)
-    prime_allocator()
+    bucket = size.bit_length()
+    # the way once decided, else the timings of each way so far
+    choice = spec.chunking.get(bucket) if chunk_size == "auto" else None
+    if choice == 0:
+        return call(spec.function, args)
     workers = num_threads() if spec.parallel else 1
     if chunk_size != "auto":
         return _run_way(spec, args, batched, size, chunk_size, call, workers)
-    bucket = size.bit_length()
-    # the way once decided, else the timings of each way so far
-    choice = spec.chunking.get(bucket)
     if choice is None:
         ways = [way for way in sorted({1, workers})
                 if lanes_per_chunk(chunk_size, size, args, batched, way) is not None]
@@ -164,7 +175,7 @@ def run(spec, args, batched, size: int, chunk_size, call):
         return call(spec.function, args)
     choice[way].append(time.perf_counter() - start)
     if all(len(times) >= TRIALS for times in choice.values()):
-        spec.chunking[bucket] = min(choice, key=lambda w: min(choice[w]))
+        spec.chunking[bucket] = min(choice, key=lambda w: statistics.median(choice[w]))
     return out
 
 
