@@ -474,3 +474,15 @@ def test_a_forked_child_gets_a_pool_of_its_own():
             os._exit(0 if ok else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_calls_from_several_threads_at_once_share_the_pool():
+    from concurrent.futures import ThreadPoolExecutor
+
+    vf = vectorize(_plain, chunk_size=5)
+    whole = vectorize(_plain, chunk_size=None)
+    inputs = [np.linspace(-3, 3, 50 + k) for k in range(8)]
+    with ThreadPoolExecutor(4) as users:
+        got = list(users.map(vf, inputs))
+    for x, out in zip(inputs, got):
+        assert_identical(out, whole(x))

@@ -162,9 +162,10 @@ def run(spec, args, batched, size: int, chunk_size, call):
     if chunk_size != "auto":
         return _run_way(spec, args, batched, size, chunk_size, call, workers)
     if choice is None:
-        ways = [way for way in sorted({1, workers})
+        # most threads first: the first call of a large batch is then the likely fastest
+        ways = [way for way in sorted({1, workers}, reverse=True)
                 if lanes_per_chunk(chunk_size, size, args, batched, way) is not None]
-        choice = spec.chunking[bucket] = {0: [], **{way: [] for way in ways}} if ways else 0
+        choice = spec.chunking[bucket] = {**{way: [] for way in ways}, 0: []} if ways else 0
     if isinstance(choice, int):
         return _run_way(spec, args, batched, size, chunk_size, call, min(choice, workers))
     way = min(choice, key=lambda w: len(choice[w]))
@@ -301,6 +302,8 @@ def _each(task, items, workers: int) -> bool:
     finally:
         _local.busy = False
         done.append(True)
+        for helper in helpers:      # not started yet (the pool busy with other calls): never
+            helper.cancel()
         wait(helpers)
     for reason in stop:
         if reason is not False:
