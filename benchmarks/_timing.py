@@ -30,6 +30,17 @@ MIN_TIMING_S = 0.020                            # one timing lasts at least this
 
 
 # ---------------------------------------------------------------------------------- timing
+def settle(call, vf, n: int) -> None:
+    """Call until ``chunk_size="auto"`` has decided how to run batches of ``n`` lanes (its
+    first calls time each way: `vectorize.chunks.run`), so that the timings are of what every
+    later call does."""
+    for _ in range(100):
+        call()
+        (spec,) = vf._specs._entries.values()
+        if isinstance(spec.chunking.get(n.bit_length(), 0), int):
+            return
+
+
 def calibrate(call, min_s: float = MIN_TIMING_S) -> int:
     """Repetitions so that ``reps`` calls take at least ``min_s``."""
     reps = 1

@@ -46,7 +46,7 @@ for path in (str(ROOT), str(HERE)):
     if path not in sys.path:
         sys.path.insert(0, path)
 
-from _timing import MIN_TIMING_S, fmt_time, interleaved, machine_facts  # noqa: E402
+from _timing import MIN_TIMING_S, fmt_time, interleaved, machine_facts, settle  # noqa: E402
 
 import vectorize as vz  # noqa: E402
 
@@ -134,17 +134,6 @@ def peers_for(name: str, n: int):
         "ours (one call)": lambda: whole(t),
     }
     return peers, ["hand (np.select)", "hand (np.where)"], ours
-
-
-def settle(call, vf, n: int) -> None:
-    """Call until ``chunk_size="auto"`` has decided how to run batches of ``n`` lanes (its
-    first calls time each way: `vectorize.chunks.run`), so that the timings are of what every
-    later call does."""
-    for _ in range(100):
-        call()
-        (spec,) = vf._specs._entries.values()
-        if isinstance(spec.chunking.get(n.bit_length(), 0), int):
-            return
 
 
 def way_chosen(vf, n: int) -> str:

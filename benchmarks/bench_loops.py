@@ -23,9 +23,9 @@ Workloads:
 How it times (same method as bench_core.py; the helpers are in _timing.py): everything runs in
 ONE process; peers are INTERLEAVED (round 1 times A, B, C, ..., round 2 again A, B, C, ...),
 each figure is the MEDIAN over rounds; one timing is ``reps`` back-to-back calls lasting at
-least ~20 ms; ours is warm (called once before any timing). The loop and numpy.vectorize at
-N = 1e5 run in fewer rounds. Every peer's result is compared with the loop's (or, where the
-loop is not timed, with the hand-written loop's) before timing.
+least ~20 ms; ours is warm (called until it has decided how to run the batch: `settle`). The
+loop and numpy.vectorize at N = 1e5 run in fewer rounds. Every peer's result is compared with
+the loop's (or, where the loop is not timed, with the hand-written loop's) before timing.
 """
 
 from __future__ import annotations
@@ -43,7 +43,14 @@ for path in (str(ROOT), str(HERE)):
     if path not in sys.path:
         sys.path.insert(0, path)
 
-from _timing import MIN_TIMING_S, fmt_time, interleaved, machine_facts, medians  # noqa: E402
+from _timing import (  # noqa: E402
+    MIN_TIMING_S,
+    fmt_time,
+    interleaved,
+    machine_facts,
+    medians,
+    settle,
+)
 
 import vectorize as vz  # noqa: E402
 
@@ -276,8 +283,8 @@ def mandel_peers(cr, ci, with_loop: bool):
     ours_for = vz.vectorize(mandel_for, fallback="error")
     ours_sel = vz.vectorize(mandel_select, fallback="error")
     ours_cmp = vz.vectorize(mandel_compact, fallback="error")
-    for f in (ours_for, ours_sel, ours_cmp):
-        f(cr, ci)                                   # warm: the transform happens here
+    for f in (ours_for, ours_sel, ours_cmp):         # warm: the transform happens here
+        settle(lambda f=f: f(cr, ci), f, cr.size)
     peers = {}
     if with_loop:
         npvec = np.vectorize(mandel_for, otypes=[np.int64])
@@ -295,8 +302,8 @@ def mandel_peers(cr, ci, with_loop: bool):
 def collatz_peers(n):
     ours_sel = vz.vectorize(collatz_select, fallback="error")
     ours_cmp = vz.vectorize(collatz_compact, fallback="error")
-    ours_sel(n)
-    ours_cmp(n)
+    for f in (ours_sel, ours_cmp):
+        settle(lambda f=f: f(n), f, n.size)
     return {"hand (in-place += / &=)": lambda: collatz_hand(n),
             "hand (np.where carries)": lambda: collatz_hand_where(n),
             "ours select": lambda: ours_sel(n),
