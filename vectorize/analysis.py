@@ -29,7 +29,7 @@ from .abstract import (
     same,
     unbatched,
 )
-from .cst_util import AUGMENTED_TO_BINARY
+from .cst_util import AUGMENTED_TO_BINARY, code
 from .errors import Unsupported
 from .liveness import target_names, writes
 from .rules.lanes import ENGINE_NAMES
@@ -1143,7 +1143,7 @@ def _bound_values(env: Env) -> dict:
 
 
 def _code(node) -> str:
-    return cst.Module(body=[]).code_for_node(node)
+    return code(node)
 
 
 def _string(text: str):

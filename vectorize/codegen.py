@@ -15,7 +15,7 @@ import weakref
 import libcst as cst
 import numpy as np
 
-from .cst_util import fix_parens
+from .cst_util import code, fix_parens
 
 _counter = itertools.count(1)
 
@@ -56,13 +56,14 @@ def emit(specs, module, main, header: str = ""):
                      if (mod.__name__.split(".")[0] in sys.stdlib_module_names) == stdlib)
               for stdlib in (True, False)]
     lines += "\n\n".join("\n".join(g) for g in groups if g).split("\n")
-    body = [cst.Module(body=[fix_parens(spec.tree)]).code for spec in specs]
+    modules = [cst.Module(body=[fix_parens(spec.tree)]) for spec in specs]
+    body = [code(module, module) for module in modules]
     text = "\n".join(lines) + "\n\n\n" + "\n\n".join(b.rstrip("\n") + "\n" for b in body)
     filename = f"<vectorize:{main.name}:{next(_counter)}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    code = compile(text, filename, "exec")
+    compiled = compile(text, filename, "exec")
     parallel = parallel_safe(module.fallbacks, referenced, imports, namespace)
-    exec(code, namespace)
+    exec(compiled, namespace)
     for spec in specs:
         generated = namespace[spec.name]
         # defaults are values the original already evaluated (the source shows none)
