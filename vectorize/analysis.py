@@ -35,7 +35,7 @@ from .liveness import target_names, writes
 from .rules.lanes import ENGINE_NAMES
 from .rules.random import infer as random_infer
 from .rules.random import random_name
-from .rules.registry import Registry, Site, default_infer, evaluate
+from .rules.registry import Registry, Site, default_infer
 
 CREATION_FUNCTIONS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
                       np.empty_like, np.full_like, np.arange, np.linspace, np.eye, np.identity,
@@ -161,7 +161,10 @@ class Analysis:
         for _ in range(8):
             fresh = Analysis(self.source, self.tree, self.params, self.registry, self.helpers,
                              self.allow_fallback, self.promoted, self.speculative)
-            fresh._interpret()
+            # operations on examples stand for every lane's: their floating-point errors
+            # (1 / 0.0 on a representative) say nothing, and are ignored throughout
+            with np.errstate(all="ignore"):
+                fresh._interpret()
             if not fresh.needs_rerun:
                 self.__dict__.update(fresh.__dict__)
                 return self
@@ -448,7 +451,7 @@ class Analysis:
         args = [self.values.get(a.value) for a in node.args if a.keyword is None]
         if not all(isinstance(a, Value) for a in args):
             return False
-        out = evaluate(fn, *[a.example for a in args])
+        out = _evaluate(fn, *[a.example for a in args])
         return isinstance(out, np.ndarray) and out.ndim == 0
 
     def _mask_enclosing_loop(self, node) -> bool:
@@ -518,7 +521,7 @@ class Analysis:
         method = getattr(base.example, name, None) if base.known else None
         if method is None:
             return Value(True, UNKNOWN)
-        return batched_like(evaluate(method, *[a.example for a in args[1:]],
+        return batched_like(_evaluate(method, *[a.example for a in args[1:]],
                                      **{k: v.example for k, v in kwargs.items()}))
 
     def _range_of_batched(self, node, env: Env):
@@ -736,18 +739,17 @@ class Analysis:
     def _must_not_raise(self, fn, args, node, what):
         """A batched operation whose scalar version raises a TypeError for these dtypes and
         shapes raises on every example that reaches it; rejected rather than guessed.
-        Returns ``fn`` of the examples, as `evaluate` gives it (UNKNOWN where it raised)."""
+        Returns ``fn`` of the examples, as `_evaluate` gives it (UNKNOWN where it raised)."""
         examples = [a.example for a in args]
         if any(e is UNKNOWN for e in examples):
             return UNKNOWN
         try:
-            with np.errstate(all="ignore"):
-                try:
-                    return fn(*examples)
-                except TypeError:
-                    # per example, int()/round()/float() give Python numbers: only reject
-                    # what fails for those too
-                    fn(*[e.item() if isinstance(e, np.generic) else e for e in examples])
+            try:
+                return fn(*examples)
+            except TypeError:
+                # per example, int()/round()/float() give Python numbers: only reject what
+                # fails for those too
+                fn(*[e.item() if isinstance(e, np.generic) else e for e in examples])
         except TypeError as exc:
             kinds = ", ".join(a.describe() for a in args)
             raise Unsupported(f"{what()} raises for {kinds} in the per-example code ({exc})",
@@ -780,7 +782,7 @@ class Analysis:
         if isinstance(left, TupleValue) or isinstance(right, TupleValue):
             if left.batched or right.batched:
                 raise Unsupported("arithmetic on tuples of per-example values", node)
-            return unbatched(evaluate(fn, left.example, right.example), all_exact(left, right))
+            return unbatched(_evaluate(fn, left.example, right.example), all_exact(left, right))
         if not (left.batched or right.batched):
             if self.speculative or self._batched_depth:
                 scalar = _numpy_scalar_for(operator, left, right)
@@ -788,14 +790,14 @@ class Analysis:
                     # runs on every lane (both branches of a per-example `if`, a masked
                     # loop's body): lanes that skip it in the scalar code must not raise
                     self.numpy_scalar_ops[node] = scalar
-                    return unbatched(evaluate(fn, left.example, scalar(right.example)),
+                    return unbatched(_evaluate(fn, left.example, scalar(right.example)),
                                      all_exact(left, right))
-            return unbatched(evaluate(fn, left.example, right.example), all_exact(left, right))
+            return unbatched(_evaluate(fn, left.example, right.example), all_exact(left, right))
         if type(operator) in (cst.MatrixMultiply, cst.MatrixMultiplyAssign):
             if left.rank == 0 or right.rank == 0:
                 raise Unsupported("`@` of a per-example scalar (NumPy raises here)", node,
                                   "use * for scalars")
-            return batched_like(evaluate(fn, left.example, right.example))
+            return batched_like(_evaluate(fn, left.example, right.example))
         return batched_like(self._must_not_raise(fn, [left, right], node,
                                                  lambda: f"`{_code(operator).strip()}`"))
 
@@ -803,7 +805,7 @@ class Analysis:
         value = self.expr(node.expression, env)
         fn = UNARY_FUNCS[type(node.operator)]
         if not value.batched:
-            return unbatched(evaluate(fn, value.example), all_exact(value))
+            return unbatched(_evaluate(fn, value.example), all_exact(value))
         if isinstance(node.operator, cst.Not):
             self._truth(value, node)
             return batched_like(np.True_)
@@ -851,9 +853,9 @@ class Analysis:
                     self._truth(v, node)
         result = np.True_
         for a, c, b in zip(operands, node.comparisons, operands[1:]):
-            out = evaluate(COMPARE_FUNCS[type(c.operator)], a.example, b.example)
+            out = _evaluate(COMPARE_FUNCS[type(c.operator)], a.example, b.example)
             if out is not UNKNOWN:
-                result = out if result is np.True_ else evaluate(np.logical_and, result, out)
+                result = out if result is np.True_ else _evaluate(np.logical_and, result, out)
         return batched_like(result)
 
     def ifexp(self, node: cst.IfExp, env):
@@ -877,7 +879,7 @@ class Analysis:
             site = Site(args=[base], nodes=[], original=node)
             if rule.infer is not None:
                 return rule.infer(site)
-            return batched_like(evaluate(getattr, base.example, attr))
+            return batched_like(_evaluate(getattr, base.example, attr))
         if not base.known:
             return unbatched(UNKNOWN)
         try:
@@ -921,7 +923,7 @@ class Analysis:
         batched_parts = [p for p in parts if p is not None and p.batched]
         if not base.batched and not batched_parts:
             if base.known and all(e is not UNKNOWN for e in examples):
-                return unbatched(evaluate(lambda b, i: b[i], base.example, index_example),
+                return unbatched(_evaluate(lambda b, i: b[i], base.example, index_example),
                                  base.exact and all(p is None or p.exact for p in parts))
             return unbatched(UNKNOWN)
         for p in batched_parts:
@@ -935,8 +937,7 @@ class Analysis:
         if not base.known or any(e is UNKNOWN for e in examples):
             return Value(True, UNKNOWN)
         try:
-            with np.errstate(all="ignore"):
-                out = base.example[index_example]
+            out = base.example[index_example]
         except (IndexError, TypeError, ValueError) as exc:
             raise Unsupported(f"this index does not fit the per-example value ({exc})",
                               node) from None
@@ -1013,7 +1014,7 @@ class Analysis:
                     args = [args[0], unbatched(scalar(args[1].example), args[1].exact)]
             if func.known and (fn in PURE_BUILTINS or self.registry.knows(fn)
                                or isinstance(fn, np.ufunc) or _pure_numpy(fn)):
-                out = evaluate(fn, *[a.example for a in args],
+                out = _evaluate(fn, *[a.example for a in args],
                                **{k: v.example for k, v in kwargs.items()})
                 known = all_exact(*args, *kwargs.values())
                 if isinstance(out, tuple) and fn is not tuple:   # divmod, np.modf, frexp...
@@ -1032,7 +1033,7 @@ class Analysis:
             infer = rule.infer or default_infer
             return infer(site)
         if isinstance(fn, type) and issubclass(fn, np.generic):
-            return batched_like(evaluate(fn, args[0].example) if args else UNKNOWN)
+            return batched_like(_evaluate(fn, args[0].example) if args else UNKNOWN)
         if isinstance(fn, types.FunctionType) and self.helpers is not None \
                 and not (getattr(fn, "__module__", None) or "").startswith(("numpy", "math")):
             value = self.helpers(fn, args, kwargs, node)
@@ -1140,6 +1141,17 @@ def _alias_bindings(tree) -> dict[str, set]:
 
 def _bound_values(env: Env) -> dict:
     return {k: v for k, v in env.values.items() if k not in env.unbound}
+
+
+def _evaluate(fn, *args, **kwargs):
+    """``fn`` of the examples, UNKNOWN where one is unknown or ``fn`` raises: `evaluate`
+    without entering ``np.errstate`` again (the analysis runs under one, `Analysis.analyze`)."""
+    if any(a is UNKNOWN for a in args) or any(v is UNKNOWN for v in kwargs.values()):
+        return UNKNOWN
+    try:
+        return fn(*args, **kwargs)
+    except Exception:
+        return UNKNOWN
 
 
 def _code(node) -> str:
