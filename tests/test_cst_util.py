@@ -7,7 +7,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from vectorize.cst_util import code, walk
+from vectorize.cst_util import code, expr, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted(p for folder in ("vectorize", "tests", "examples")
@@ -54,3 +54,13 @@ def test_code_of_built_nodes():
                    orelse=cst.If(test=cst.Name("d"), body=cst.IndentedBlock([])))
     for node in (call, line, block, cst.IndentedBlock([]), cst.SimpleStatementLine([])):
         assert code(node) == _EMPTY.code_for_node(node)
+
+
+def test_expr_substitutes_placeholders():
+    a, b = cst.Name("a"), cst.parse_expression("x + 1")
+    out = expr("np.where({a}, {b}, {a})", a=a, b=b)
+    assert code(out) == "np.where(a, x + 1, a)"
+    assert out.args[0].value is a and out.args[2].value is a and out.args[1].value is b
+    assert out.func is expr("np.where({a}, {b}, {a})").func     # what holds none is shared
+    assert code(expr("{t}[0] + {u}", t="y", u=a)) == "y[0] + a"
+    assert code(expr("f({a}, {b})", a=a)) == "f(a, __b__)"      # one not given stays

@@ -62,28 +62,57 @@ def parse_stmt(code: str) -> cst.BaseStatement:
 
 
 @functools.cache
-def _parsed_template(template: str) -> cst.BaseExpression:
-    return cst.parse_expression(_PLACEHOLDER.sub(lambda m: f"__{m.group(1)}__", template))
+def _parsed_template(template: str) -> tuple[cst.BaseExpression, frozenset[int]]:
+    """The template's tree and the ids of its nodes that hold a placeholder (``__name__``),
+    themselves included: the only ones an instance rebuilds."""
+    tree = cst.parse_expression(_PLACEHOLDER.sub(lambda m: f"__{m.group(1)}__", template))
+    holders: set[int] = set()
+
+    def find(node) -> bool:
+        found = type(node) is cst.Name and _is_placeholder(node.value)
+        for child in children(node):
+            found = find(child) or found
+        if found:
+            holders.add(id(node))
+        return found
+    find(tree)
+    return tree, frozenset(holders)
 
 
-class _Substitute(cst.CSTTransformer):
-    def __init__(self, subs: dict[str, cst.BaseExpression]):
-        self.subs = subs
-
-    def leave_Name(self, original_node, updated_node):
-        name = updated_node.value
-        if name.startswith("__") and name.endswith("__") and name[2:-2] in self.subs:
-            return self.subs[name[2:-2]]
-        return updated_node
+def _is_placeholder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
 
 
 def expr(template: str, **subs) -> cst.BaseExpression:
     """Instantiate an expression template; values may be nodes or source strings."""
+    tree, holders = _parsed_template(template)
     if not subs:
-        return _parsed_template(template)
+        return tree
     nodes = {k: (parse_expr(v) if isinstance(v, str) else v) for k, v in subs.items()}
     # parentheses are added once, over the whole function, by `fix_parens` at emission
-    return rewrite(_parsed_template(template), _Substitute(nodes))
+    return _substitute(tree, holders, nodes)
+
+
+def _substitute(node, holders: frozenset[int], subs: dict):
+    """``node`` with its placeholders ``__name__`` replaced by ``subs[name]`` (those in
+    ``subs``): the nodes that hold none are kept as they are, those that hold one are rebuilt
+    when something below them changed (what `rewrite` with a ``leave_Name`` would give)."""
+    if type(node) is cst.Name:
+        sub = subs.get(node.value[2:-2]) if _is_placeholder(node.value) else None
+        return node if sub is None else sub
+    changes = {}
+    for field in _VISIT_FIELDS[type(node)]:
+        value = getattr(node, field)
+        if type(value) is tuple or type(value) is list:
+            items = tuple(_substitute(item, holders, subs) if id(item) in holders else item
+                          for item in value)
+            if any(new is not old for new, old in zip(items, value)):
+                changes[field] = items
+        elif id(value) in holders:
+            new = _substitute(value, holders, subs)
+            if new is not value:
+                changes[field] = new
+    return _rebuilt(node, changes) if changes else node
 
 
 _SKIPPED_FIELDS = {"lpar", "rpar", "comma", "semicolon", "equal", "header", "footer",
@@ -284,10 +313,30 @@ def _rewrite(node, visitor, hooks: _Hooks):
                     changes = changes or {}
                     changes[field] = new
         if changes:
-            updated = node.with_changes(**changes)
+            updated = _rebuilt(node, changes)
     if leave is None:
         return updated
     return leave(visitor, node, updated)
+
+
+class _InitFields(dict):
+    """Node class -> the names of its fields, computed once per class."""
+
+    def __missing__(self, cls) -> tuple[str, ...]:
+        names = self[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.init)
+        return names
+
+
+_INIT_FIELDS = _InitFields()
+
+
+def _rebuilt(node, changes: dict):
+    """``node.with_changes(**changes)`` (a new node, validated by its class as usual) without
+    `dataclasses.replace`'s generic checks, which cost as much as building the node."""
+    for field in _INIT_FIELDS[type(node)]:
+        if field not in changes:
+            changes[field] = getattr(node, field)
+    return type(node)(**changes)
 
 
 def _removed(node, field):
@@ -422,7 +471,7 @@ def with_changes(node, **fields):
                             and len(old) == len(value)
                             and all(a is b for a, b in zip(old, value))):
             continue
-        return node.with_changes(**fields)
+        return _rebuilt(node, fields)
     return node
 
 
