@@ -7,6 +7,8 @@ specialize helper functions the same way, emit and compile the module.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import inspect
 import types
 from dataclasses import dataclass, field
@@ -216,6 +218,28 @@ def transform_function(func, params: dict[str, object], *, namespace: str = "num
     """Batched source and compiled function for ``func`` given its parameters' abstract values.
 
     Raises `VectorizeError` (located in the user's file) for anything it cannot translate."""
+    with _collector_paused():
+        return _transform(func, params, namespace, fallback, header, explain)
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """The cyclic garbage collector off while a transform runs (when it was on; it is on again
+    after): a transform allocates tens of thousands of short-lived objects (trees, analyses)
+    that reference counting frees, and the collections their churn sets off (which scan the
+    trees being built) cost about a twentieth of the transform. Concurrent transforms leave it
+    on once the first to start ends; anything cyclic they drop is collected afterwards."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def _transform(func, params, namespace, fallback, header, explain) -> Generated:
     module = ModuleContext(namespace, fallback, explain)
     try:
         main = module.specialize(func, params)
