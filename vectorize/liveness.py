@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .cst_util import children, memoized, walk
+from .cst_util import memoized, push_children, walk
 
 
 def reads(node) -> set[str]:
@@ -46,7 +46,7 @@ def _reads(node) -> frozenset[str]:
         elif t is cst.Param:
             continue
         else:
-            stack.extend(children(n))
+            push_children(n, stack)
     return frozenset(out)
 
 
@@ -130,7 +130,8 @@ def writes(stmt) -> set[str]:
 
 # statements whose writes are remembered on their own when a statement around them is asked
 # about (passes ask about the statements of a block after asking about the block)
-_STATEMENTS = (cst.SimpleStatementLine, cst.If, cst.For, cst.While, cst.With)
+_STATEMENTS = frozenset({cst.SimpleStatementLine, cst.If, cst.For, cst.While, cst.With})
+_TARGETS = frozenset({cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr})
 
 
 def _writes(node) -> frozenset[str]:
@@ -145,9 +146,9 @@ def _writes(node) -> frozenset[str]:
         if t is cst.Assign:
             for target in n.targets:
                 out.update(target_names(target.target))
-        elif t is cst.AugAssign or t is cst.AnnAssign or t is cst.For or t is cst.NamedExpr:
+        elif t in _TARGETS:
             out.update(target_names(n.target))
-        stack += children(n)
+        push_children(n, stack)
     return frozenset(out)
 
 
