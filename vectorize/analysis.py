@@ -239,7 +239,7 @@ class Analysis:
                         if name in self.promoted and not value.batched:
                             value = Value(True, value.example)
                             self.promoted_creations[small.value] = name
-                    elif isinstance(small.value, cst.Name) and small.value.value in self.owned:
+                    elif type(small.value) is cst.Name and small.value.value in self.owned:
                         raise Unsupported(f"`{name} = {small.value.value}` makes two names for "
                                           "one array that is written into", small,
                                           f"use {small.value.value}.copy()")
@@ -331,7 +331,7 @@ class Analysis:
             body_env = self.block(stmt.body.body, env.copy())
             if stmt.orelse is None:
                 else_env = env.copy()
-            elif isinstance(stmt.orelse, cst.If):
+            elif type(stmt.orelse) is cst.If:
                 else_env = self.if_statement(stmt.orelse, env.copy())
             else:
                 else_env = self.block(stmt.orelse.body.body, env.copy())
@@ -806,7 +806,7 @@ class Analysis:
         fn = UNARY_FUNCS[type(node.operator)]
         if not value.batched:
             return unbatched(_evaluate(fn, value.example), all_exact(value))
-        if isinstance(node.operator, cst.Not):
+        if type(node.operator) is cst.Not:
             self._truth(value, node)
             return batched_like(np.True_)
         return batched_like(self._must_not_raise(fn, [value], node,
@@ -1178,6 +1178,7 @@ def _names_in(node) -> set[str]:
 
 _FLOAT_RISKY_OPS = (cst.Add, cst.Subtract, cst.Multiply)
 _RISKY_OPS = (cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power) + _FLOAT_RISKY_OPS
+_RISKY_OP_TYPES = frozenset(_RISKY_OPS)
 
 
 def may_warn(parts, analysis: Analysis, registry: Registry) -> bool:
@@ -1194,7 +1195,7 @@ def may_warn(parts, analysis: Analysis, registry: Registry) -> bool:
                                         analysis):
                     return True
             if type(n) is cst.BinaryOperation:
-                if isinstance(n.operator, _RISKY_OPS) and _risky_division(n, analysis):
+                if type(n.operator) in _RISKY_OP_TYPES and _risky_division(n, analysis):
                     return True
             elif type(n) is cst.Call:
                 if n in analysis.helper_calls or n in analysis.fallback_calls \

@@ -422,7 +422,7 @@ def _wrap_below(node, bound: int, *, strict: bool = True):
 class _FixParens(cst.CSTTransformer):
     def leave_BinaryOperation(self, original_node, updated_node):
         prec = _BINOP_PREC[type(updated_node.operator)]
-        right_assoc = isinstance(updated_node.operator, cst.Power)
+        right_assoc = type(updated_node.operator) is cst.Power
         left = _wrap_below(updated_node.left, prec, strict=not right_assoc)
         right = _wrap_below(updated_node.right, prec, strict=right_assoc)
         if right_assoc and isinstance(left, cst.UnaryOperation) and not left.lpar:

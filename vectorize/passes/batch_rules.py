@@ -65,7 +65,7 @@ class _ApplyRules(cst.CSTTransformer):
     def leave_BinaryOperation(self, original_node, updated_node):
         if not _is_batched(self.value(original_node)):
             return self._numpy_scalar_op(original_node, updated_node)
-        key = "matmul" if isinstance(original_node.operator, cst.MatrixMultiply) else "binary"
+        key = "matmul" if type(original_node.operator) is cst.MatrixMultiply else "binary"
         return self._apply(self.registry.operators[key], original_node, updated_node,
                            [original_node.left, original_node.right],
                            [updated_node.left, updated_node.right])
@@ -300,8 +300,8 @@ class _ApplyRules(cst.CSTTransformer):
     def leave_Assign(self, original_node, updated_node):
         """``y[i] = v`` into a batched array: ``v`` gets the per-example axes it broadcasts
         over (the target itself got its ``:`` from the subscript rule)."""
-        if len(original_node.targets) == 1 and isinstance(original_node.targets[0].target,
-                                                          cst.Subscript):
+        if len(original_node.targets) == 1 and type(original_node.targets[0].target) is \
+                cst.Subscript:
             slot = self.value(original_node.targets[0].target)
             value = self.value(original_node.value)
             if _is_batched(slot) and isinstance(value, Value) and isinstance(slot, Value):

@@ -255,8 +255,12 @@ class _Choose(cst.CSTTransformer):
         envs = self.analysis.if_envs.get(node)
         if envs is None or envs[0] is None:
             return False
-        work = sum(self.cost.of(stmts) for stmts in self._branches(node))
-        return work >= TRANSFER_COST * self._transfers(node, envs[0])
+        branches = self._branches(node)
+        work = sum(self.cost.of(stmts) for stmts in branches)
+        # each branch transfers at least its lane indices: no need to count the rest when
+        # the work is below even that
+        return work >= TRANSFER_COST * len(branches) and \
+            work >= TRANSFER_COST * self._transfers(node, envs[0])
 
     def _possible(self, node: cst.If) -> bool:
         """Whether the compact form can give exactly the select form's results."""

@@ -79,7 +79,7 @@ def _renamed(node, active: dict[str, str]):
 
 
 def _rename_small(small, renamed, active):
-    if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) \
+    if type(small) is cst.AugAssign and type(small.target) is cst.Name \
             and small.target.value in renamed:
         name = small.target.value
         value = cst.BinaryOperation(left=cst.Name(active.get(name, name)),
@@ -308,7 +308,7 @@ def _order(stmts):
 def _flatten_errstate(stmts: list) -> list:
     out = []
     for s in stmts:
-        if isinstance(s, cst.With) and _is_errstate(s):
+        if type(s) is cst.With and _is_errstate(s):
             out.extend(s.body.body)
         else:
             out.append(s)

@@ -167,7 +167,7 @@ class _Share:
         return found
 
     def _nested(self, stmt):
-        if not isinstance(stmt, (cst.If, cst.While, cst.For, cst.With)):
+        if type(stmt) not in (cst.If, cst.While, cst.For, cst.With):
             return stmt
         stmt = with_body(stmt, self.block(list(stmt.body.body)))
         orelse = getattr(stmt, "orelse", None)

@@ -92,7 +92,7 @@ def _substitute_once(stmts: list, generated: set, counts: _Count):
 
 def _is_pass(stmt) -> bool:
     return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
-            and isinstance(stmt.body[0], cst.Pass))
+            and type(stmt.body[0]) is cst.Pass)
 
 
 class _NestedChoice(cst.CSTTransformer):
@@ -232,7 +232,7 @@ class _CommonSubexpressions:
                 out.append(new)
                 self._kill(available, writes(stmt))
                 found = _single_target_assign(new)
-                if found and isinstance(found[1], _CSE_TYPES):
+                if found and type(found[1]) in _CSE_TYPES:
                     name, value = found
                     if name not in reads(value) and getattr(
                             self.analysis.values.get(_single_target_assign(stmt)[1]),
@@ -240,7 +240,7 @@ class _CommonSubexpressions:
                         available[bare_code(value)] = name
                 continue
             written = writes(stmt)
-            if isinstance(stmt, (cst.For, cst.While)):
+            if type(stmt) in (cst.For, cst.While):
                 self._kill(available, written)
             if isinstance(stmt, (cst.If, cst.With, cst.For, cst.While)):
                 stmt = self._compound(stmt, available)
