@@ -206,6 +206,17 @@ class _StatementParts(dict):
 _IS_STATEMENT_PART = _StatementParts()
 
 
+class _StatementLevel(dict):
+    """Node class -> whether it is a statement, block or clause (`_STATEMENT_LEVEL`)."""
+
+    def __missing__(self, kind) -> bool:
+        known = self[kind] = issubclass(kind, _STATEMENT_LEVEL)
+        return known
+
+
+_IS_STATEMENT_LEVEL = _StatementLevel()
+
+
 def statements(node):
     """The statements, blocks and clauses under ``node`` and the small statements in them
     (``return``, assignments...), as `walk` meets them, without the expressions (which hold
@@ -243,11 +254,13 @@ class _Hooks(dict):
     def __init__(self, kind: type):
         super().__init__()
         self.kind = kind
-        # whether a hook can apply inside a simple statement line: if not, the insides of
-        # those lines are not visited (the lines themselves are)
+        # whether a hook can apply to something other than statements, blocks and clauses:
+        # if not, only those are visited (expressions hold none: not the insides of simple
+        # statement lines, nor tests, `with` items, parameters...)
         self.in_lines = any(
             self._own(method) is not None and not _statement_level(method.split("_")[1])
             for method in dir(kind) if method.startswith(("on_", "visit_", "leave_")))
+        self.visited = _IS_NODE if self.in_lines else _IS_STATEMENT_LEVEL
 
     def _own(self, method: str):
         found = getattr(self.kind, method, None)
@@ -273,8 +286,8 @@ _HOOKS: dict[type, _Hooks] = {}
 def rewrite(node, visitor: cst.CSTTransformer):
     """``node.visit(visitor)`` for a transformer with ``visit_<Node>``/``leave_<Node>``
     methods, several times faster: whitespace and punctuation are not visited (no transformer
-    here rewrites them), nor the insides of simple statement lines when the transformer has
-    hooks for statements only, and a node none of whose children changed is kept, not
+    here rewrites them), nor anything but statements, blocks and clauses when the transformer
+    has hooks for those only, and a node none of whose children changed is kept, not
     rebuilt. ``updated_node`` is therefore ``original_node`` itself when nothing below
     changed."""
     kind = type(visitor)
@@ -288,8 +301,8 @@ def _rewrite(node, visitor, hooks: _Hooks):
     cls = type(node)
     enter, leave = hooks[cls]
     updated = node
-    if (enter is None or enter(visitor, node) is not False) and (
-            hooks.in_lines or cls is not cst.SimpleStatementLine):
+    visited = hooks.visited
+    if enter is None or enter(visitor, node) is not False:
         changes = None
         for field in _VISIT_FIELDS[cls]:
             value = getattr(node, field)
@@ -300,7 +313,7 @@ def _rewrite(node, visitor, hooks: _Hooks):
                 items, changed = [], False
                 body = field == "body" and cls in _BODY_SEQUENCES
                 for item in value:
-                    new = _rewrite(item, visitor, hooks) if _IS_NODE[type(item)] else item
+                    new = _rewrite(item, visitor, hooks) if visited[type(item)] else item
                     if new is item:
                         items.append(item)
                         continue
@@ -314,7 +327,7 @@ def _rewrite(node, visitor, hooks: _Hooks):
                 if changed:
                     changes = changes or {}
                     changes[field] = tuple(items)
-            elif _IS_NODE[kind]:
+            elif visited[kind]:
                 new = _rewrite(value, visitor, hooks)
                 if new is not value:
                     if isinstance(new, cst.RemovalSentinel):
