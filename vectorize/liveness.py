@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .cst_util import memoized, push_children, walk
+from .cst_util import memoized, push_children
 
 
 def reads(node) -> set[str]:
@@ -261,4 +261,13 @@ class Namer:
 
 
 def all_names(node) -> set[str]:
-    return {n.value for n in walk(node) if type(n) is cst.Name}
+    """Every name in ``node`` (variables, attributes, keywords...)."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is cst.Name:
+            out.add(n.value)
+        else:
+            push_children(n, stack)
+    return out

@@ -26,7 +26,7 @@ class ContinuationLowering:
     """Subclasses say which small statements are exits (`exits`), whether a compound statement
     holds one (`holds_exit`) and what an exit becomes (`exit_for`)."""
 
-    exits: tuple[type, ...] = ()
+    exits: tuple[type, ...] = ()      # (exact types: libcst's statement classes)
 
     def holds_exit(self, stmt: cst.If) -> bool:
         raise NotImplementedError
@@ -39,16 +39,16 @@ class ContinuationLowering:
         """Lower ``stmts``; every path that falls off their end continues with ``tail()``."""
         out: list = []
         for i, stmt in enumerate(stmts):
-            if isinstance(stmt, cst.SimpleStatementLine) and any(
-                    isinstance(s, self.exits) for s in stmt.body):
+            if type(stmt) is cst.SimpleStatementLine and any(
+                    type(s) in self.exits for s in stmt.body):
                 before = []
                 for small in stmt.body:
-                    if isinstance(small, self.exits):
+                    if type(small) in self.exits:
                         if before:
                             out.append(stmt.with_changes(body=before))
                         return out + self.exit_for(small, tail)
                     before.append(small)
-            if isinstance(stmt, cst.If) and self.holds_exit(stmt):
+            if type(stmt) is cst.If and self.holds_exit(stmt):
                 rest = stmts[i + 1:]
 
                 def continuation(rest=rest):

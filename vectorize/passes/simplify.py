@@ -224,10 +224,14 @@ class _CommonSubexpressions:
     def block(self, stmts, available: dict) -> list:
         out = []
         for stmt in stmts:
-            if isinstance(stmt, cst.SimpleStatementLine):
+            if type(stmt) is cst.SimpleStatementLine:
                 used = reads(stmt)
                 candidates = {key: name for key, name in available.items()
                               if _names_of(key) <= used}
+                if candidates:
+                    # an expression's key is part of its line's text
+                    text = render(stmt)
+                    candidates = {key: name for key, name in candidates.items() if key in text}
                 new = rewrite(stmt, _UseAvailable(candidates)) if candidates else stmt
                 out.append(new)
                 self._kill(available, writes(stmt))
