@@ -240,13 +240,19 @@ def {name}(x, y):
 '''
 
 
+REFERENCE_N = 200_000
+"""``sum(range(REFERENCE_N))``, timed after each first call: how fast the host runs plain
+Python in the same window (the first call is plain Python too, so on this shared machine it
+moves with it)."""
+
+
 def measure_first_call(count: int) -> dict:
     """First call (decorate + transform + run) of fresh 20-line functions in a warm process:
     each is written to its own module file under a new name and imported (import not timed)."""
     x = np.linspace(-3, 3, 1000)
     y = np.linspace(2, -2, 1000)
     vz.vectorize(func, fallback="error")(x, 1.0)       # libcst and the engine are warm now
-    times, cpu, lines, checked = [], [], 0, True
+    times, cpu, reference, lines, checked = [], [], [], 0, True
     with tempfile.TemporaryDirectory(prefix="bench_core_") as tmp:
         sys.path.insert(0, tmp)
         try:
@@ -261,13 +267,16 @@ def measure_first_call(count: int) -> dict:
                 out = vz.vectorize(fn, fallback="error")(x, y)
                 times.append(time.perf_counter() - start)
                 cpu.append(time.process_time() - start_cpu)
+                start = time.perf_counter()
+                sum(range(REFERENCE_N))
+                reference.append(time.perf_counter() - start)
                 ref = np.array([fn(a, b) for a, b in zip(x, y)])
                 checked = checked and np.array_equal(out, ref)
                 del sys.modules[name]
         finally:
             sys.path.remove(tmp)
     return {"median": statistics.median(times), "min": min(times), "max": max(times),
-            "cpu_median": statistics.median(cpu),
+            "cpu_median": statistics.median(cpu), "reference": statistics.median(reference),
             "count": count, "lines": lines, "agrees": checked}
 
 
@@ -384,7 +393,8 @@ def main(argv=None) -> int:
            f"{first['count']}, N = 1000) | {fmt_time(first['median'])} (min "
            f"{fmt_time(first['min'])}, max {fmt_time(first['max'])}); CPU time of this "
            f"process (median): {fmt_time(first['cpu_median'])}; agrees with loop: "
-           f"{first['agrees']} |"]
+           f"{first['agrees']}; host speed in the same window: `sum(range({REFERENCE_N:,}))` "
+           f"took {fmt_time(first['reference'])} |"]
     for case in over:
         md.append(f"| warm-call overhead, {case['label']}, N = 10 (median of {case['rounds']} "
                   f"interleaved rounds) | {case['overhead'] * 1e6:.1f} µs (vf "
