@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import os
-import statistics
 import threading
 import time
 
@@ -176,8 +175,14 @@ def run(spec, args, batched, size: int, chunk_size, call):
         return call(spec.function, args)
     choice[way].append(time.perf_counter() - start)
     if all(len(times) >= TRIALS for times in choice.values()):
-        spec.chunking[bucket] = min(choice, key=lambda w: statistics.median(choice[w]))
+        spec.chunking[bucket] = min(choice, key=lambda w: _median(choice[w]))
     return out
+
+
+def _median(times: list[float]) -> float:
+    """The median (the upper one of an even count; `statistics` would cost milliseconds of
+    import)."""
+    return sorted(times)[len(times) // 2]
 
 
 def _run_way(spec, args, batched, size, chunk_size, call, way: int, fall_back=True):
