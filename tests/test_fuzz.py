@@ -474,6 +474,22 @@ def f(x):
             break
     return y + i
 """, (_X,), True, id="loop_variable_read_after_a_per_example_break"),
+    pytest.param("carry_of_unknown_type_read_by_a_nested_masked_loop", """
+def f(x, y):
+    n0 = 0
+    while n0 < 2 and n0 != 1:
+        n0 += 1
+        n1 = 0
+        while n1 < 2 and (y < x):
+            n1 += 1
+        if (min(x, x, x) == float((x < x))):
+            v2, v3 = ((x + x) and math.atan2(x, x)), math.tanh(x)
+        elif (x <= (x + 1)):
+            x += math.acosh((y % y))
+            y = (0.25 + x)
+    return (((3.0 - y) and 0.5) * ((x // -math.inf) and (x - x)))
+""", (np.array([np.inf, 0.5, 10.0, -1.0, 92.11732294562069, -46.228119403122605, -2.5, 0.0]),
+      -58.7352951313587), True, id="carry_of_unknown_type_read_by_a_nested_masked_loop"),
 ]
 
 

@@ -165,6 +165,11 @@ class _ApplyRules(cst.CSTTransformer):
                 continue
             if needed is not None and not _flows_into(original_node, name, needed):
                 continue
+            if isinstance(at_head, Value) and at_head.dtype is None and isinstance(
+                    before, Value) and before.dtype is not None and before.rank == at_head.rank:
+                # what the loop makes of it is of a type the analysis could not tell (an
+                # example that raised: `math.acosh(0.0)`); its first iteration sees the start
+                at_head = before
             if not (isinstance(before, Value) and isinstance(at_head, Value)
                     and at_head.dtype is not None):
                 if needed is None:
