@@ -645,7 +645,15 @@ DOT_SCALAR_ZERO = ("documented divergence (docs/semantics.md): `np.dot(v, s)` wi
 TRACE_NONSQUARE = ("`np.trace(m)` of a non-square per-example matrix becomes "
                    "`np.einsum('bii->b', m)`, which raises 'dimensions in operand 0 for "
                    "collapsing index 'i' don't match (2 != 3)'; per example np.trace works")
+HYPOT_OVERFLOW_WARNS = ("`math.hypot` warns where Python is silent: a norm beyond the largest "
+                        "float is inf per example, and `np.hypot` says 'overflow encountered in "
+                        "hypot' (the values agree; found by hypothesis on the 4-argument form)")
 KNOWN_BUGS: dict[str, tuple[str, list]] = {
+    "math.hypot(f,f)": (HYPOT_OVERFLOW_WARNS, [(np.array([1.3e308]), np.array([1.3e308]))]),
+    "math.hypot(f,f,f)": (HYPOT_OVERFLOW_WARNS, [(np.array([1.3e308]), np.array([1.3e308]),
+                                                  np.array([0.0]))]),
+    "math.hypot(f,f,i,f)": (HYPOT_OVERFLOW_WARNS, [(np.array([1.3e308]), np.array([1.3e308]),
+                                                    np.array([0]))]),
     "np.dot(v3,x)": (DOT_SCALAR_ZERO, [(np.array([[0.0, 0.0, math.nan]]), np.array([0.0]),
                                         (0, 0))]),
     "math.isclose(f,f)": (ISCLOSE_WARNS, [(np.array([math.inf]), np.array([math.inf])),
