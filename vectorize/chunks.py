@@ -200,13 +200,13 @@ def _run_way(spec, args, batched, size, chunk_size, call, way: int, fall_back=Tr
 def run_chunked(function, args, batched, size: int, lanes: int, result, call,
                 workers: int = 1):
     """``call(function, args)`` computed ``lanes`` lanes at a time (on ``workers`` threads),
-    or None when the chunks do not agree on the dtype or shape of an
-    output (the caller then makes one call).
+    or None when the chunks do not agree on the dtype or shape of an output (the caller then
+    makes one call).
 
     ``result`` is the abstract value of what the function returns: a batched output piece is
-    written into its slice of an output allocated by the first chunk to finish (a piece without the
-    batch axis, a path that returned an unbatched value, is broadcast over the slice); an
-    unbatched output is that chunk's."""
+    written into its slice of an output allocated by the first chunk to finish (a piece
+    without the batch axis, a path that returned an unbatched value, is broadcast over the
+    slice); an unbatched output is that chunk's."""
     items = result.items if isinstance(result, TupleValue) else (result,)
     if not all(isinstance(item, Value) for item in items):
         return None
@@ -222,11 +222,10 @@ def run_chunked(function, args, batched, size: int, lanes: int, result, call,
                 return False
         else:
             pieces = (pieces,)
-        if not outs:
-            with allocating:             # the first chunk to finish allocates the outputs
-                if not outs:
-                    outs.extend(_allocate(piece, item, size)
-                                for piece, item in zip(pieces, items))
+        with allocating:        # the first chunk to finish allocates the outputs, all of
+            if not outs:        # them before another chunk can see any
+                outs.extend([_allocate(piece, item, size)
+                             for piece, item in zip(pieces, items)])
         for out, piece, item in zip(outs, pieces, items):
             if not item.batched:
                 continue
@@ -315,9 +314,10 @@ def _each(task, items, workers: int) -> bool:
             raise reason
     return not stop
 
+
 def _allocate(piece, item, size: int):
-    """The whole-batch output of a batched item (its first chunk's piece as it stands for an
-    unbatched one)."""
+    """The whole-batch output of a batched item (the piece as it stands for an unbatched
+    one)."""
     if not item.batched:
         return piece
     arr = np.asarray(piece)
