@@ -120,40 +120,37 @@ _SKIPPED_FIELDS = {"lpar", "rpar", "comma", "semicolon", "equal", "header", "foo
                    "operator", "colon", "dot", "star", "asynchronous"}
 
 
-class _ChildFields(dict):
-    """Node class -> names of its fields that can hold code (not whitespace, punctuation or
-    plain strings such as ``Name.value``), computed once per class."""
+class _PerClass(dict):
+    """Class -> ``compute(class)``, computed on the first lookup (the engine's walks ask the
+    same few questions of the same few node classes millions of times)."""
 
-    def __missing__(self, cls) -> tuple[str, ...]:
-        fields = self[cls] = tuple(
-            f.name for f in dataclasses.fields(cls)
-            if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace")
-            and f.type is not str)
-        return fields
+    def __init__(self, compute):
+        super().__init__()
+        self.compute = compute
 
-
-class _NodeTypes(dict):
-    """Type -> ``issubclass(type, cst.CSTNode)``, cached (CSTNode is an ABC: isinstance is
-    slow)."""
-
-    def __missing__(self, kind) -> bool:
-        known = self[kind] = issubclass(kind, cst.CSTNode)
-        return known
+    def __missing__(self, cls):
+        answer = self[cls] = self.compute(cls)
+        return answer
 
 
-_CHILD_FIELDS = _ChildFields()
-_IS_NODE = _NodeTypes()
+def _subclass_of(*bases) -> _PerClass:
+    """Class -> ``issubclass(class, bases)``, cached (libcst's bases are ABCs: isinstance and
+    issubclass are slow)."""
+    return _PerClass(lambda cls: issubclass(cls, bases))
+
+
+# node class -> names of its fields that can hold code (not whitespace, punctuation or plain
+# strings such as ``Name.value``)
+_CHILD_FIELDS = _PerClass(lambda cls: tuple(
+    f.name for f in dataclasses.fields(cls)
+    if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace")
+    and f.type is not str))
+_IS_NODE = _subclass_of(cst.CSTNode)
 
 
 def children(node) -> list:
-    out = []
-    for field in _CHILD_FIELDS[type(node)]:
-        value = getattr(node, field)
-        kind = type(value)
-        if kind is tuple or kind is list:
-            out += [item for item in value if _IS_NODE[type(item)]]
-        elif _IS_NODE[kind]:
-            out.append(value)
+    out: list = []
+    push_children(node, out)
     return out
 
 
@@ -195,26 +192,8 @@ _STATEMENT_LEVEL = (cst.BaseStatement, cst.BaseSuite, cst.Else, cst.Finally,
                     cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase, cst.Module)
 
 
-class _StatementParts(dict):
-    """Node class -> whether it is a statement, block or clause, or a small statement."""
-
-    def __missing__(self, kind) -> bool:
-        known = self[kind] = issubclass(kind, (*_STATEMENT_LEVEL, cst.BaseSmallStatement))
-        return known
-
-
-_IS_STATEMENT_PART = _StatementParts()
-
-
-class _StatementLevel(dict):
-    """Node class -> whether it is a statement, block or clause (`_STATEMENT_LEVEL`)."""
-
-    def __missing__(self, kind) -> bool:
-        known = self[kind] = issubclass(kind, _STATEMENT_LEVEL)
-        return known
-
-
-_IS_STATEMENT_LEVEL = _StatementLevel()
+_IS_STATEMENT_LEVEL = _subclass_of(*_STATEMENT_LEVEL)      # a statement, block or clause
+_IS_STATEMENT_PART = _subclass_of(*_STATEMENT_LEVEL, cst.BaseSmallStatement)   # or a small one
 
 
 def statements(node):
@@ -237,14 +216,11 @@ _VISIT_ORDER = {
 _BODY_SEQUENCES = (cst.IndentedBlock, cst.Module)   # libcst's visit_body_sequence fields
 
 
-class _VisitFields(dict):
-    """Node class -> its code fields in libcst's visiting order."""
-
-    def __missing__(self, cls) -> tuple[str, ...]:
-        code = _CHILD_FIELDS[cls]
-        order = _VISIT_ORDER.get(cls)
-        fields = self[cls] = tuple(f for f in order if f in code) if order else code
-        return fields
+def _visit_fields(cls) -> tuple[str, ...]:
+    """A node class's code fields in libcst's visiting order."""
+    code = _CHILD_FIELDS[cls]
+    order = _VISIT_ORDER.get(cls)
+    return tuple(f for f in order if f in code) if order else code
 
 
 class _Hooks(dict):
@@ -276,10 +252,10 @@ class _Hooks(dict):
 def _statement_level(name: str) -> bool:
     """Whether the libcst class ``name`` is one of `_STATEMENT_LEVEL`."""
     cls = getattr(cst, name, None)
-    return isinstance(cls, type) and issubclass(cls, _STATEMENT_LEVEL)
+    return isinstance(cls, type) and _IS_STATEMENT_LEVEL[cls]
 
 
-_VISIT_FIELDS = _VisitFields()
+_VISIT_FIELDS = _PerClass(_visit_fields)
 _HOOKS: dict[type, _Hooks] = {}
 
 
@@ -343,15 +319,7 @@ def _rewrite(node, visitor, hooks: _Hooks):
     return leave(visitor, node, updated)
 
 
-class _InitFields(dict):
-    """Node class -> the names of its fields, computed once per class."""
-
-    def __missing__(self, cls) -> tuple[str, ...]:
-        names = self[cls] = tuple(f.name for f in dataclasses.fields(cls) if f.init)
-        return names
-
-
-_INIT_FIELDS = _InitFields()
+_INIT_FIELDS = _PerClass(lambda cls: tuple(f.name for f in dataclasses.fields(cls) if f.init))
 
 
 def _rebuilt(node, changes: dict):
