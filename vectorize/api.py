@@ -150,6 +150,7 @@ class vectorize:
         elif doc is not None:
             self.__doc__ = doc
         self._binding = None
+        self._last = None       # the last call's fast path (`_FastPath`), when it has one
         self._core_signature = None
         if signature is not None:
             self._core_signature = _parse_gufunc_signature(signature)
@@ -173,6 +174,13 @@ class vectorize:
                              excluded=self.excluded, cache=self.cache,
                              signature=self.signature, fallback=self.fallback,
                              chunk_size=self.chunk_size)
+        last = self._last
+        if last is not None and not kwargs and not self.excluded:
+            fast = last.plan(args)
+            if fast is not None:
+                spec, call_args, shape, size, batched = fast
+                out = self._run(spec, call_args, size, batched)
+                return self._outputs(out, spec.result, shape, call_args)
         if self._core_signature is not None:
             return self._call_with_signature(args, kwargs)
         plan = self._plan(args, kwargs)
@@ -184,6 +192,8 @@ class vectorize:
             return self._numpy_loop(args, kwargs)
         if spec.fallbacks:
             self._announce("; ".join(spec.fallbacks), spec)
+        elif not kwargs and not self.excluded:
+            self._last = _FastPath.of(args, spec, shape, batched, self._binding) or self._last
         out = self._run(spec, call_args, math.prod(shape), batched)
         return self._outputs(out, spec.result, shape, call_args)
 
@@ -575,16 +585,98 @@ class vectorize:
         return self._output(out, result, shape, 0, call_args)
 
     def _output(self, out, result, shape, index, call_args):
-        arr = np.asanyarray(out)
+        arr = out if type(out) is np.ndarray else np.asanyarray(out)
         if getattr(result, "batched", False) and arr.ndim > result.rank:
             # numpy.vectorize returns new arrays: never a view of an argument (`lambda x: x`)
-            arr = _own(arr, call_args).reshape(shape + arr.shape[1:])
+            arr = _own(arr, call_args)
+            if arr.shape[:1] != shape:
+                arr = arr.reshape(shape + arr.shape[1:])
         else:
             arr = np.broadcast_to(arr, shape + arr.shape).copy()
         if self.otypes:
             arr = arr.astype(self.otypes[index] if index < len(self.otypes) else self.otypes[0],
                              copy=False)
         return arr
+
+
+_EXACT_SCALARS = {float: np.float64, complex: np.complex128, bool: np.bool_}
+"""Python scalars whose NumPy dtype does not depend on their value (an ``int`` may become
+int64, uint64 or object), and the scalar type `vectorize._plan` makes of them."""
+
+
+class _FastPath:
+    """What `vectorize._plan` worked out for one call, reused by the next calls whose
+    arguments have the same types, dtypes and shapes (the common case of calling the same
+    function on like batches in a loop), so that a warm call does not bind, build a cache key,
+    broadcast or look up the cache again: on a batch of 1e5 lanes that bookkeeping cost about
+    10 µs, as the previous call's arrays have flushed the CPU's caches of the interpreter's
+    data. Only plain positional calls (no keywords, no `excluded`, no bound leading argument)
+    of exact ``ndarray`` s and NumPy or value-typed Python scalars take it; the
+    specialization's guards (the globals it read) are checked on every call."""
+
+    __slots__ = ("key", "spec", "ops", "shape", "size", "batched")
+
+    def __init__(self, key, spec, ops, shape, size, batched):
+        self.key, self.spec, self.ops = key, spec, ops
+        self.shape, self.size, self.batched = shape, size, batched
+
+    @staticmethod
+    def key_of(args):
+        """(type, dtype, shape) of every array argument, the type of every scalar; None where
+        an argument is of another kind."""
+        key = []
+        for a in args:
+            t = type(a)
+            if t is np.ndarray:
+                key.append((a.dtype, a.shape))
+            elif t in _EXACT_SCALARS or isinstance(a, np.generic):
+                key.append(t)
+            else:
+                return None
+        return tuple(key)
+
+    @classmethod
+    def of(cls, args, spec, shape, batched, binding):
+        """The fast path of a call that `vectorize._plan` planned, or None."""
+        if not isinstance(binding, tuple):
+            return None
+        _, lead, _, names, n_positional = binding
+        if lead or len(args) != len(names) or n_positional != len(names):
+            return None
+        key = cls.key_of(args)
+        if key is None:
+            return None
+        size = math.prod(shape)
+        ops = []
+        for a, is_batched in zip(args, batched):
+            if type(a) is not np.ndarray:
+                # a NumPy scalar as it is; a Python scalar as the NumPy scalar _plan made
+                ops.append(_EXACT_SCALARS.get(type(a)))
+            elif not is_batched:
+                ops.append("item")
+            elif a.shape != shape:
+                return None       # broadcast: rarer, left to _plan
+            else:
+                ops.append("flat")
+        return cls(key, spec, tuple(ops), shape, size, tuple(batched))
+
+    def plan(self, args):
+        """(spec, call arguments, shape, size, batched) for ``args``, or None when they do
+        not match or the specialization's guards no longer hold."""
+        if len(args) != len(self.ops) or self.key_of(args) != self.key \
+                or not self.spec.guards_hold():
+            return None
+        call_args = []
+        for a, op in zip(args, self.ops):
+            if op is None:
+                call_args.append(a)
+            elif op == "flat":
+                call_args.append(a.reshape(-1))
+            elif op == "item":
+                call_args.append(a.reshape(())[()])
+            else:
+                call_args.append(op(a))
+        return self.spec, call_args, self.shape, self.size, self.batched
 
 
 def _as_is_key(value):
@@ -602,8 +694,12 @@ def _is_as_is(kind) -> bool:
 
 def _own(arr, call_args):
     """``arr``, copied where it may share memory with an argument of the call."""
-    if arr.base is None and not any(arr is a for a in call_args):
-        return arr
+    if arr.base is None:
+        for a in call_args:
+            if a is arr:
+                break
+        else:
+            return arr
     if any(isinstance(a, np.ndarray) and np.may_share_memory(arr, a) for a in call_args):
         return arr.copy()
     return arr

@@ -50,6 +50,7 @@ class _VMapped:
         self._name = getattr(func, "__qualname__", None) or type(func).__name__
         # a bound method maps over the arguments after `self`, which stays as it is
         self._lead = ()
+        self._names = None      # the target's parameter names, read on the first call
         self._target = func
         if isinstance(func, types.MethodType):
             self._lead, self._target = (func.__self__,), func.__func__
@@ -108,18 +109,23 @@ class _VMapped:
                                          f"{dtype}", suggestion="pass numeric arrays, or "
                                                                 "fallback='warn'")
                 return self._fallback(f"an argument has dtype {dtype}"), None, size, None
+        # the abstract values are made only when a specialization is built (`_leaves`)
         params, call_args, key = {}, [], []
-        import inspect
-        names = list(inspect.signature(self._target).parameters)
+        if self._names is None:
+            import inspect
+            self._names = list(inspect.signature(self._target).parameters)
+        names = self._names
         for name, value in zip(names, self._lead):
-            params[name] = Value(False, value)
+            params[name] = functools.partial(Value, False, value)
             call_args.append(value)
             key.append(("lead", type(value)))
         names = names[len(self._lead):len(self._lead) + len(args)]
         for name, (value, arg, k) in zip(names, leaves):
-            params[name], key = value, key + [k]
+            params[name] = value
+            key.append(k)
             call_args.append(arg)
-        spec = self._specs.get_or_build(tuple(key), lambda: self._build(params))
+        spec = self._specs.get_or_build(tuple(key), lambda: self._build(
+            {name: make() for name, make in params.items()}))
         return spec, call_args, size, [_batched(k) for k in key]
 
     def _fallback(self, reason: str):
@@ -189,7 +195,9 @@ def _take(arg, axis, n):
 
 
 def _leaves(arg, axis, where, sizes):
-    """(abstract value, argument for the generated code, key) of one argument."""
+    """(a function making its abstract value, argument for the generated code, key) of one
+    argument (the abstract value is needed only to build a specialization, not on every
+    call)."""
     if isinstance(arg, (tuple, list)) and not isinstance(axis, int) or (
             isinstance(arg, tuple) and axis is not None):
         axes = axis if isinstance(axis, (tuple, list)) else (axis,) * len(arg)
@@ -198,14 +206,15 @@ def _leaves(arg, axis, where, sizes):
                              f"argument has {len(arg)}")
         parts = [_leaves(a, ax, f"{where}[{i}]", sizes) for i, (a, ax) in
                  enumerate(zip(arg, axes))]
-        return (TupleValue(tuple(p[0] for p in parts)), tuple(p[1] for p in parts),
+        return (lambda: TupleValue(tuple(p[0]() for p in parts)), tuple(p[1] for p in parts),
                 tuple(p[2] for p in parts))
     if axis is None:
         if isinstance(arg, np.ndarray):
-            return Value(False, representative(arg)), arg, ("u", arg.dtype.char, arg.ndim)
+            return (lambda: Value(False, representative(arg))), arg, ("u", arg.dtype.char,
+                                                                    arg.ndim)
         if isinstance(arg, (bool, int, float, complex)):
-            return Value(False, type(arg)(1)), arg, ("u", type(arg).__name__)
-        return Value(False, arg), arg, ("u", type(arg).__name__)
+            return (lambda: Value(False, type(arg)(1))), arg, ("u", type(arg).__name__)
+        return (lambda: Value(False, arg)), arg, ("u", type(arg).__name__)
     arr = np.asarray(arg)
     if not isinstance(axis, int):
         raise ValueError(f"vmap in_axes entries must be int or None, got {axis!r}")
@@ -219,8 +228,8 @@ def _leaves(arg, axis, where, sizes):
     axis %= arr.ndim
     sizes.append((arr.shape[axis], (where, arr.shape, axis)))
     moved = np.moveaxis(arr, axis, 0) if axis else arr
-    example = np.ones(moved.shape[1:], arr.dtype)[()]
-    return Value(True, example), moved, ("b", arr.dtype.char, arr.ndim)
+    return (lambda: Value(True, np.ones(moved.shape[1:], arr.dtype)[()])), moved, \
+        ("b", arr.dtype.char, arr.ndim)
 
 
 def _axis(out_axes, i):

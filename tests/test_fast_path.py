@@ -1,0 +1,170 @@
+"""The warm-call fast path of `vectorize` (`vectorize.api._FastPath`): a call whose arguments
+have the types, dtypes and shapes of the previous planned call skips binding and the cache
+lookup. It must give exactly what a fresh `vectorize` object (which plans from scratch) gives,
+whatever sequence of argument patterns one object sees, and must notice a changed global.
+
+The reference for each call is a NEW vectorize object of the same function (no fast path, no
+earlier state); that object is itself checked against the per-example loop elsewhere
+(tests/test_corpus.py), and here against it for the first call of each pattern.
+"""
+
+from __future__ import annotations
+
+import math
+
+import hypothesis.strategies as st
+import numpy as np
+from differential import assert_matches_loop
+from hypothesis import HealthCheck, given, settings
+
+from vectorize import vectorize
+
+
+def piece(x, y):
+    if x > y:
+        r = x - y
+    else:
+        r = y * 2
+    return r
+
+
+def identity(x, y):
+    return x
+
+
+def ratio(x, y):
+    return math.copysign(x, y) / 4
+
+
+def truncate(x, y):
+    return int(x) + y            # int(x) is `x` for integer x, a cast for float x
+
+
+FUNCTIONS = [piece, identity, ratio, truncate]
+
+SHAPES = [(), (1,), (3,), (2, 3), (0,), (4,)]
+DTYPES = [np.float64, np.float32, np.int64, np.int32, np.bool_]
+
+
+@st.composite
+def argument(draw):
+    kind = draw(st.sampled_from(["array", "array", "float", "int", "bool", "np scalar"]))
+    if kind == "float":
+        return draw(st.sampled_from([1.5, -0.0, math.nan, math.inf, -2.0]))
+    if kind == "int":
+        return draw(st.sampled_from([0, 3, -7, 2**62]))
+    if kind == "bool":
+        return draw(st.booleans())
+    dtype = draw(st.sampled_from(DTYPES))
+    if kind == "np scalar":
+        return dtype(draw(st.sampled_from([0, 1, 2])))
+    shape = draw(st.sampled_from(SHAPES))
+    values = np.arange(math.prod(shape), dtype=np.float64).reshape(shape) - 1.5
+    return values.astype(dtype)
+
+
+def _same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape and a.dtype == b.dtype, (a.dtype, a.shape, b.dtype, b.shape)
+    assert np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+
+
+def _outcome(vf, *args):
+    """The result of ``vf(*args)``, or the type of the exception it raised."""
+    try:
+        return vf(*args)
+    except Exception as exc:       # the same error must come from both objects
+        return type(exc)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(FUNCTIONS),
+       st.lists(st.tuples(argument(), argument()), min_size=2, max_size=6))
+def test_any_sequence_of_calls_matches_fresh_objects(f, calls):
+    _check_sequence(f, calls)
+
+
+def _check_sequence(f, calls):
+    warm = vectorize(f, fallback="error")
+    for x, y in calls:
+        expected = _outcome(vectorize(f, fallback="error"), x, y)
+        for _ in range(2):              # the second call is certainly on the fast path
+            got = _outcome(warm, x, y)
+            if isinstance(expected, type):
+                assert got is expected
+            else:
+                _same(got, expected)
+
+
+def test_every_dtype_after_every_other_on_one_shape():
+    """The patterns most likely to be confused: same shapes, only a dtype differs (int(x) is
+    `x` for an int64 x and a cast for a float one), and scalars of different types."""
+    x = np.array([-2.5, 0.5, 3.0])
+    for f in FUNCTIONS:
+        for first in DTYPES:                # every ordered pair, on a fresh object each
+            _check_sequence(f, [(x.astype(first), 1.0)] + [(x.astype(d), 1.0)
+                                                            for d in DTYPES if d != first])
+        _check_sequence(f, [(x, s) for s in (1.5, np.float32(1.5), True, np.int64(2), 2.0,
+                                             np.bool_(False), 1.5 + 0j)])
+        _check_sequence(f, [(x, 1.0), (x.reshape(3, 1), 1.0), (x[:1], 1.0), (x[0], 1.0),
+                            (x[::2], 1.0), (np.asfortranarray(np.ones((2, 3))), 1.0)])
+        _check_sequence(f, [(x, np.ones((2, 3))), (x, np.ones((2, 3))), (x, x[:, None]),
+                            (x[:, None], x), (x[:1], x), (x, x[:1])])
+
+
+def test_first_and_fast_calls_match_the_loop():
+    x = np.array([-1.0, 0.0, 2.5, math.nan, -0.0])
+    warm = vectorize(piece, fallback="error")
+    for _ in range(3):
+        assert_matches_loop(piece, x, 0.5)
+        _same(warm(x, 0.5), vectorize(piece, fallback="error")(x, 0.5))
+    assert warm._last is not None
+
+
+def test_identity_result_is_never_the_argument():
+    x = np.arange(4.0)
+    f = vectorize(identity)
+    for _ in range(3):
+        out = f(x, 1.0)
+        assert out is not x and not np.shares_memory(out, x)
+        np.testing.assert_array_equal(out, x)
+
+
+SCALE = 2.0
+
+
+def scaled(x):
+    return x * SCALE
+
+
+def test_a_changed_global_is_seen_on_the_fast_path():
+    global SCALE
+    f = vectorize(scaled)
+    x = np.arange(3.0)
+    try:
+        f(x)
+        np.testing.assert_array_equal(f(x), x * 2.0)
+        SCALE = 5.0
+        np.testing.assert_array_equal(f(x), x * 5.0)
+    finally:
+        SCALE = 2.0
+
+
+def test_keywords_excluded_and_subclasses_take_the_planned_path():
+    x = np.arange(3.0)
+    f = vectorize(piece)
+    f(x, 1.0)
+    _same(f(x, y=1.0), vectorize(piece)(x, y=1.0))
+    _same(f(np.ma.masked_array(x), 1.0), vectorize(piece)(np.ma.masked_array(x), 1.0))
+    g = vectorize(piece, excluded={1})
+    _same(g(x, 1.0), vectorize(piece, excluded={1})(x, 1.0))
+    _same(g(x, 1.0), vectorize(piece, excluded={1})(x, 1.0))
+
+
+def test_python_ints_of_any_size_are_planned_each_time():
+    f = vectorize(piece)
+    x = np.arange(3)
+    small = f(x, 1)
+    huge = f(x, 2**70)           # an object-dtype scalar: numpy's own loop
+    _same(small, vectorize(piece)(x, 1))
+    _same(huge, vectorize(piece)(x, 2**70))
