@@ -19,7 +19,7 @@ def elif_chain_select(x):
     if x < -1.0:  # vectorize: select
         y = -x * x
     elif x < 0.0:
-        y = math.exp(x) - 1.0
+        y = math.expm1(x)
     elif x < 1.0:
         y = x
     else:
@@ -32,7 +32,7 @@ def elif_chain_compact(x):
     if x < -1.0:  # vectorize: compact
         y = -x * x
     elif x < 0.0:
-        y = math.exp(x) - 1.0
+        y = math.expm1(x)
     elif x < 1.0:
         y = x
     else:

@@ -490,6 +490,29 @@ def f(x, y):
     return (((3.0 - y) and 0.5) * ((x // -math.inf) and (x - x)))
 """, (np.array([np.inf, 0.5, 10.0, -1.0, 92.11732294562069, -46.228119403122605, -2.5, 0.0]),
       -58.7352951313587), True, id="carry_of_unknown_type_read_by_a_nested_masked_loop"),
+    # seed 12: `y /= y` of a shared Python float under a per-example `if` is a division whose
+    # divisor becomes a NumPy scalar; the rule read `.lpar` of the statement (internal error)
+    pytest.param("python_number_augmented_division_in_a_branch", """
+def h0(a):
+    return a, (1 + ((a if (a < a) else a) if (a < a) else a))
+def f(x, y):
+    v4, v5 = h0(float(((1.0 < 1.0) and math.isnan(y))))
+    if ((x + x) < x):
+        x = x
+    else:
+        y /= y
+    return (x if (v4 < x) else (x + x)), x
+""", (np.array([0.0, -1.0, 2.5, np.nan]), 0.0), True,
+        id="python_number_augmented_division_in_a_branch"),
+    pytest.param("python_number_augmented_floor_division_and_modulo", """
+def f(x, y):
+    if x > 0:
+        y //= 2
+    else:
+        y %= 3
+    return x + y
+""", (np.array([1.0, -1.0, 0.0, -np.inf]), 7), True,
+        id="python_number_augmented_floor_division_and_modulo"),
 ]
 
 

@@ -126,6 +126,19 @@ def test_fmin_of_opposite_zeros_may_pick_the_other_zero():
     assert np.array_equal(np.signbit(got), np.signbit(np.fmin(x, y)))
 
 
+def test_a_nan_made_from_nans_is_nan_whatever_its_sign():
+    """`-x + (x + x)` with x NaN: both operands of the last `+` are NaN, and which one's sign
+    the result carries is not specified (IEEE 754, 6.3). NumPy's scalar arithmetic and its
+    array loop differ (on x86-64, numpy 2.4: positive per example, negative in the array);
+    the vectorized code gives the array loop's, the same NaN the plain NumPy expression
+    gives."""
+    x = np.array([math.nan, -math.nan, 1.0])
+    per_example = np.array([sf.nan_mix(a) for a in x])
+    got = vec(sf.nan_mix)(x)
+    assert np.array_equal(got, per_example, equal_nan=True)     # NaN where the loop has NaN
+    assert np.array_equal(np.signbit(got), np.signbit(-x + (x + x)))
+
+
 def test_in_place_update_of_an_aliased_per_example_array_is_rejected():
     """Per example `np.where` of scalars is a 0-d array: `x += 1` changes it in place and
     `y` (bound to it) sees the change; the batch would rebind `x` only. Refused, located."""

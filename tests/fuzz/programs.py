@@ -102,6 +102,15 @@ class Program:
         return set(self.features) & set(LOOP_FEATURES)
 
 
+def _nan_free(text: str) -> str:
+    """``text`` with NaN replaced by 0.0, for the functions that read a value's sign bit
+    (``np.signbit``, the second argument of ``copysign``): the sign of a NaN that arithmetic
+    makes from NaN operands is not specified (IEEE 754, 6.3), and NumPy's scalar arithmetic
+    and its array loops do pick different ones (``-x + (x + x)`` with x NaN: a positive NaN per
+    example, a negative one in the array; docs/semantics.md). Found by the fuzzer (seed 12)."""
+    return f"(0.0 if math.isnan({text}) else {text})"
+
+
 @dataclass
 class _Expr:
     text: str
@@ -262,7 +271,9 @@ class _Gen:
             return _Expr(f"{self.choice(pool)}({a.text})", a.dep)
         if kind == "binary":
             a, b = self.fexpr(d), self.fexpr(d)
-            return _Expr(f"{self.choice(SAFE_BINARY)}({a.text}, {b.text})", a.dep or b.dep)
+            op = self.choice(SAFE_BINARY)
+            second = _nan_free(b.text) if op.endswith("copysign") else b.text
+            return _Expr(f"{op}({a.text}, {second})", a.dep or b.dep)
         if kind == "minmax3":
             a, b, c = self.fexpr(d), self.fexpr(d), self.fexpr(d)
             return _Expr(f"{self.choice(['min', 'max'])}({a.text}, {b.text}, {c.text})",
@@ -326,7 +337,9 @@ class _Gen:
             return _Expr(f"({a.text} {op1} {b.text} {op2} {c.text})", a.dep or b.dep or c.dep)
         if kind == "pred":
             a = self.fexpr(d)
-            return _Expr(f"{self.choice(PREDICATES)}({a.text})", a.dep)
+            op = self.choice(PREDICATES)
+            arg = _nan_free(a.text) if op == "np.signbit" else a.text
+            return _Expr(f"{op}({arg})", a.dep)
         if kind == "not":
             c = self.bexpr(d)
             return _Expr(f"(not {c.text})", c.dep)

@@ -14,7 +14,7 @@ def elif_chain_compact(x):
     cond_2 = x_else < 0.0
     lanes_2 = np.flatnonzero(cond_2)
     x_lanes_2 = x_else[lanes_2]
-    y_lanes_2 = np.exp(x_lanes_2) - 1.0
+    y_lanes_2 = np.expm1(x_lanes_2)
     lanes_else_2 = np.flatnonzero(~cond_2)
     x_else_2 = x_else[lanes_else_2]
     cond_3 = x_else_2 < 1.0

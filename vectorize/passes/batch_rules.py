@@ -32,6 +32,7 @@ class _ApplyRules(cst.CSTTransformer):
         self.ctx = ctx
         self.analysis = analysis
         self.registry = ctx.registry
+        self.prims = ctx.registry.primitives
         self.method_funcs = {call.func for call in analysis.method_calls}
         self._promotions: set[int] = set()   # ids of the lines that make carries arrays
         self._loops: list = []                # the loops around the node being visited
@@ -51,7 +52,8 @@ class _ApplyRules(cst.CSTTransformer):
         except Unsupported as problem:
             problem.node = problem.node or original
             raise
-        if new is not updated and original.lpar and not getattr(new, "lpar", None):
+        if new is not updated and getattr(original, "lpar", None) \
+                and not getattr(new, "lpar", None):
             new = new.with_changes(lpar=original.lpar, rpar=original.rpar)
         return new
 
@@ -205,12 +207,12 @@ class _ApplyRules(cst.CSTTransformer):
 
     def _full_expr(self, node, value) -> cst.BaseExpression:
         """``np.full`` of ``node`` (the same for every example) for the whole batch."""
-        dtype = np.dtype(value.dtype)
-        dtype_code = "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
+        prims = self.prims
+        dtype_code = prims.dtype_named(value.dtype)
         size = self._batch_size()
         if value.rank == 0:
-            return expr("np.full({n}, {v}, dtype=" + dtype_code + ")", n=size, v=node)
-        return expr("np.full(({n}, *np.shape({v})), {v}, dtype=" + dtype_code + ")",
+            return expr(prims.full("{n}", "{v}", dtype_code), n=size, v=node)
+        return expr(prims.full("({n}, *" + prims.shape("{v}") + ")", "{v}", dtype_code),
                     n=size, v=node)
 
     def _full(self, name: str, value) -> cst.SimpleStatementLine:
@@ -326,7 +328,7 @@ class _ApplyRules(cst.CSTTransformer):
             new_shape = _with_batch(shape, shape_value, size)
             return updated_node.with_changes(args=[updated_node.args[0].with_changes(
                 value=new_shape)] + list(updated_node.args[1:]))
-        return expr("np.repeat({a}[None], {n}, axis=0)", a=updated_node, n=size)
+        return expr(self.prims.repeat("{a}", "{n}"), a=updated_node, n=size)
 
     def leave_Call(self, original_node, updated_node):
         analysis = self.analysis
@@ -398,7 +400,7 @@ class _ApplyRules(cst.CSTTransformer):
             target = cst.Tuple([cst.Element(cst.Name(v)) for v in loop_vars], lpar=[], rpar=[])
             source = cst.Call(cst.Name("zip"), args=[cst.Arg(i) for i in iterables])
         comp = cst.ListComp(elt=call, for_in=cst.CompFor(target=target, iter=source))
-        return expr("np.array({comp})", comp=comp)
+        return expr(self.prims.array_of("{comp}"), comp=comp)
 
     def leave_AugAssign(self, original_node, updated_node):
         """``x += v`` on a batched value becomes ``x = x + v``: NumPy scalars are immutable, so

@@ -43,7 +43,6 @@ from __future__ import annotations
 import re
 
 import libcst as cst
-import numpy as np
 
 from ..cst_util import RenameNames, parse_expr, parse_stmt, render, rewrite, walk
 from ..errors import Unsupported
@@ -52,15 +51,6 @@ from ..rules.lanes import ANY_LANE
 
 
 # ------------------------------------------------------------------------- shared helpers
-def _dtype_code(dtype) -> str:
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return "np.bool_"
-    if getattr(np, dtype.name, None) is dtype.type:
-        return f"np.{dtype.name}"
-    return f'np.dtype("{dtype}")'
-
-
 def _statements(lines: list[str]) -> list:
     return [parse_stmt(line + "\n") for line in lines]
 
@@ -149,6 +139,7 @@ class _Compact(cst.CSTTransformer):
     def __init__(self, ctx, liveness):
         self.ctx = ctx
         self.liveness = liveness
+        self.prims = ctx.registry.primitives
         self.made: dict[str, str] = {}      # fresh name -> the name it was made from
 
     def fresh(self, base: str) -> str:
@@ -169,16 +160,18 @@ class _Compact(cst.CSTTransformer):
         lanes = self.fresh("lanes")
         names = [n for n, _ in carried] + sorted(read_only) + [active]
         local = {name: self.fresh(f"{name}_lanes") for name in names}
-        lines = [f"{lanes} = np.flatnonzero({active})"]
+        prims = self.prims
+        lines = [f"{lanes} = {prims.lanes_of(active)}"]
         # a copy: the loop scatters into it (never into the caller's array)
-        lines += [f"{name} = {name}.astype({_dtype_code(dtype)})" for name, dtype in carried]
+        lines += [f"{name} = {name}.astype({prims.dtype_code(dtype)})"
+                  for name, dtype in carried]
         lines += _gathers(local, lanes, names)
         g_active = local[active]
         compaction = _scatters(local, lanes, [n for n, _ in carried])
         compaction.append(f"{lanes} = {lanes}[{g_active}]")
         compaction += [f"{local[n]} = {local[n]}[{g_active}]" for n in names if n != active]
         compaction.append(f"{g_active} = {g_active}[{g_active}]")
-        check = parse_stmt(f"if 2 * np.count_nonzero({g_active}) <= {lanes}.size:\n"
+        check = parse_stmt(f"if 2 * {prims.count(g_active)} <= {lanes}.size:\n"
                            + "".join(f"    {line}\n" for line in compaction))
         after = _statements(_scatters(local, lanes, [n for n, _ in carried]))
         return (_statements(lines), _renamed(body, {**local, **self._size(lanes)}) + [check],
@@ -191,7 +184,8 @@ class _Compact(cst.CSTTransformer):
         body = list(updated_node.body.body)
         loops = [k for k, s in enumerate(body) if isinstance(s, (cst.While, cst.For))]
         if len(loops) != 1 or len(body) == 1 or not all(
-                k in loops or _moves_data_only(s) for k, s in enumerate(body)):
+                k in loops or _moves_data_only(s, self.prims.data_calls)
+                for k, s in enumerate(body)):
             return updated_node
         k = loops[0]
         inner = updated_node.with_changes(body=updated_node.body.with_changes(body=[body[k]]))
@@ -250,7 +244,7 @@ class _Compact(cst.CSTTransformer):
             renamed = {n for n in exposed if _is_batched(entry.get(n))}
             renamed |= written & (set(entry) | live)
             local = {n: self.fresh(f"{n}{suffix}") for n in sorted(renamed)}
-            lines = [f"{lanes} = np.flatnonzero({mask})"]
+            lines = [f"{lanes} = {self.prims.lanes_of(mask)}"]
             for name in local:
                 if name in entry and (name in exposed or (name in live
                                                           and name not in definite)):
@@ -264,33 +258,33 @@ class _Compact(cst.CSTTransformer):
             out += _statements(self._scatter(name, cond, entry, joined[name], done))
         return out
 
-    @staticmethod
-    def _scatter(name: str, cond: str, entry: dict, value, done) -> list[str]:
+    def _scatter(self, name: str, cond: str, entry: dict, value, done) -> list[str]:
         """The variable ``name`` after the ``if``: an array of the joined dtype, the value of
         each branch on its lanes."""
+        prims = self.prims
         sources = [(lanes, local[name], values.get(name))
                    for lanes, local, written, _definite, values in done if name in written]
         complete = len(done) == 2 and all(name in d[3] for d in done)
         keep_old = not complete and name in entry
         if value.dtype is not None:
-            dtype = _dtype_code(value.dtype)
+            dtype = prims.dtype_code(value.dtype)
         else:       # what np.where of the branch values would give
-            dtype = "np.result_type(" + ", ".join(
-                [local for _, local, _ in sources] + ([name] if keep_old else [])) + ")"
+            dtype = prims.result_type(
+                *[local for _, local, _ in sources], *([name] if keep_old else []))
         size = f"len({cond})"
         if not keep_old:
             if value.rank == 0:
                 shape = size
             else:
                 row = next((f"{local}.shape[1:]" for _, local, v in sources if _is_batched(v)),
-                           f"np.shape({sources[0][1]})")
+                           prims.shape(sources[0][1]))
                 shape = f"({size}, *{row})"
-            base = f"{name} = np.empty({shape}, dtype={dtype})"
+            base = f"{name} = {prims.empty(shape, dtype)}"
         elif _is_batched(entry[name]):
             base = f"{name} = {name}.astype({dtype})"     # a copy: never the caller's array
         else:
-            shape = size if value.rank == 0 else f"({size}, *np.shape({name}))"
-            base = f"{name} = np.full({shape}, {name}, dtype={dtype})"
+            shape = size if value.rank == 0 else f"({size}, *{prims.shape(name)})"
+            base = f"{name} = {prims.full(shape, name, dtype)}"
         return [base] + [f"{name}[{lanes}] = {local}" for lanes, local, _ in sources]
 
 
@@ -316,12 +310,9 @@ def _numbered_in_order(func: cst.FunctionDef, made: dict[str, str]) -> cst.Funct
     return rewrite(func, RenameNames(mapping)) if mapping else func
 
 
-_DATA_CALLS = {"np.flatnonzero", "np.full", "np.empty"}
-
-
-def _moves_data_only(stmt) -> bool:
-    """Assignments of names, gathers (``x[lanes]``), scatters and new arrays: nothing that
-    computes, so nothing that can warn."""
+def _moves_data_only(stmt, data_calls) -> bool:
+    """Assignments of names, gathers (``x[lanes]``), scatters and new arrays (calls named in
+    ``data_calls``, the namespace's): nothing that computes, so nothing that can warn."""
     if not isinstance(stmt, cst.SimpleStatementLine):
         return False
     for small in stmt.body:
@@ -331,7 +322,7 @@ def _moves_data_only(stmt) -> bool:
         if isinstance(value, cst.Call):
             func = value.func
             name = render(func)
-            if not (name in _DATA_CALLS or (isinstance(func, cst.Attribute)
+            if not (name in data_calls or (isinstance(func, cst.Attribute)
                                              and func.attr.value == "astype")):
                 return False
         elif not isinstance(value, (cst.Name, cst.Subscript)):

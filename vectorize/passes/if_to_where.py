@@ -205,9 +205,9 @@ class _IfToWhere(cst.CSTTransformer):
             a = then_values.get(name, cst.Name(then_map.get(name, name)))
             b = else_values.get(name, cst.Name(else_map.get(name, name)))
             out.append(_assign(name, _merge(test, a, b)))
-        out = _flatten_errstate(out)
+        out = _flatten_errstate(out, self.ctx.registry.primitives)
         if self._may_warn(original):
-            return [_errstate(out)]
+            return [_errstate(out, self.ctx.registry.primitives)]
         return out or [_line(cst.Pass())]
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
@@ -223,7 +223,7 @@ class _IfToWhere(cst.CSTTransformer):
                     self.analysis, n):
                 lazy += [c.comparator for c in n.comparisons[1:]]
         if lazy and self._may_warn_in(lazy):
-            return _errstate([updated_node])
+            return _errstate([updated_node], self.ctx.registry.primitives)
         return updated_node
 
     def _may_warn(self, node) -> bool:
@@ -247,8 +247,8 @@ def _batched(analysis, node) -> bool:
     return bool(getattr(analysis.values.get(node), "batched", False))
 
 
-def _errstate(body: list) -> cst.With:
-    return cst.With(items=[cst.WithItem(expr('np.errstate(all="ignore")'))],
+def _errstate(body: list, prims) -> cst.With:
+    return cst.With(items=[cst.WithItem(expr(prims.quiet))],
                     body=cst.IndentedBlock(body=body))
 
 
@@ -305,19 +305,19 @@ def _order(stmts):
     return lambda name: (first.get(name, 1 << 30), name)
 
 
-def _flatten_errstate(stmts: list) -> list:
+def _flatten_errstate(stmts: list, prims) -> list:
     out = []
     for s in stmts:
-        if type(s) is cst.With and _is_errstate(s):
+        if type(s) is cst.With and _is_errstate(s, prims):
             out.extend(s.body.body)
         else:
             out.append(s)
     return out
 
 
-def _is_errstate(node: cst.With) -> bool:
+def _is_errstate(node: cst.With, prims) -> bool:
     from ..cst_util import render
-    return len(node.items) == 1 and render(node.items[0].item).startswith("np.errstate(")
+    return len(node.items) == 1 and render(node.items[0].item).startswith(prims.quiet_prefix)
 
 
 class _ElifToNestedIf(cst.CSTTransformer):

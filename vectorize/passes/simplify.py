@@ -131,7 +131,8 @@ class _DropNeedlessErrstate(cst.CSTTransformer):
 
     def leave_With(self, original_node, updated_node):
         if (len(original_node.items) == 1
-                and render(original_node.items[0].item).startswith("np.errstate(")
+                and render(original_node.items[0].item).startswith(
+                    self.registry.primitives.quiet_prefix)
                 and not may_warn(original_node.body.body, self.analysis, self.registry)):
             return cst.FlattenSentinel(list(updated_node.body.body))
         return updated_node
@@ -142,15 +143,16 @@ class _DropNeedlessErrstate(cst.CSTTransformer):
         over a thousand lanes notices). Only when everything else the loop evaluates cannot
         warn, so no warning a live lane would give is silenced."""
         body = list(loop.body.body)
-        quiet = [s for s in body if _is_errstate(s)]
+        silencer = self.registry.primitives.quiet
+        quiet = [s for s in body if _is_errstate(s, silencer)]
         if not quiet or loop.orelse is not None or len({render(s.items[0].item)
                                                         for s in quiet}) != 1:
             return loop
-        rest = [s for s in body if not _is_errstate(s)]
+        rest = [s for s in body if not _is_errstate(s, silencer)]
         if may_warn(head + rest, self.analysis, self.registry):
             return loop
         unwrapped = [part for s in body
-                     for part in (s.body.body if _is_errstate(s) else [s])]
+                     for part in (s.body.body if _is_errstate(s, silencer) else [s])]
         return quiet[0].with_changes(body=cst.IndentedBlock(
             body=[loop.with_changes(body=loop.body.with_changes(body=unwrapped))]),
             leading_lines=loop.leading_lines)
@@ -162,9 +164,10 @@ class _DropNeedlessErrstate(cst.CSTTransformer):
         return self._hoist(updated_node, [cst.Expr(original_node.iter)])
 
 
-def _is_errstate(stmt) -> bool:
+def _is_errstate(stmt, quiet: str) -> bool:
+    """A ``with`` on exactly ``quiet`` (the namespace's silencing context)."""
     return (type(stmt) is cst.With and len(stmt.items) == 1
-            and render(stmt.items[0].item) == 'np.errstate(all="ignore")')
+            and render(stmt.items[0].item) == quiet)
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from . import arrays, builtins, lanes, linalg, math_rules, numpy_rules, operators, shapes
+from .primitives import NUMPY_PRIMITIVES
 from .registry import Registry, Rule, Site
 
 __all__ = ["NUMPY", "Registry", "Rule", "Site", "register_rule", "registry_for"]
 
 
 def _build_numpy() -> Registry:
-    reg = Registry("numpy")
+    reg = Registry("numpy", NUMPY_PRIMITIVES)
     for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg, shapes):
         table.register(reg)
     return reg

@@ -112,8 +112,12 @@ def result_value(out):
 
 
 class Registry:
-    def __init__(self, namespace: str):
+    """The rules of one array namespace, and the spellings of the operations the passes
+    write themselves (``primitives``, see `primitives.py`)."""
+
+    def __init__(self, namespace: str, primitives):
         self.namespace = namespace
+        self.primitives = primitives
         self._calls: dict[int, tuple[object, Rule]] = {}
         self.operators: dict[str, Rule] = {}
         self.methods: dict[str, Rule] = {}
