@@ -513,6 +513,21 @@ def f(x, y):
     return x + y
 """, (np.array([1.0, -1.0, 0.0, -np.inf]), 7), True,
         id="python_number_augmented_floor_division_and_modulo"),
+    # seed 13: `simplify` forwarded the copy `v1_if = v1` into `v1_if += e` as `v1 += e` (an
+    # augmented assignment was not counted as a write), so the unbatched `if (1 + v1)` of the
+    # other branch read the batched sum: "truth value of an array ... is ambiguous"
+    pytest.param("copy_forwarded_into_an_augmented_assignment", """
+def f(x, y):
+    v1 = 1.0
+    if (x < x):
+        if (x < (x if (x < x) else x)):
+            x, y = y, x
+            v1 += (np.where((x < x), x, x) if (x < x) else x)
+        elif (1 + v1):
+            v3 = x
+    return x
+""", (np.array([0.0, 0.0, -1.5]), np.array([0.0, 2.0, np.nan])), True,
+        id="copy_forwarded_into_an_augmented_assignment"),
 ]
 
 

@@ -41,6 +41,11 @@ class _Count:
                 for name in _names(node.target):
                     self.writes[name] = self.writes.get(name, 0) + 1
                     self.reads[name] = self.reads.get(name, 0) - 1   # counted as a Name too
+            elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For,
+                                cst.CompFor):
+                # other writes (`v_if += e` reads and writes `v_if`: not a copy to forward)
+                for name in _names(node.target):
+                    self.writes[name] = self.writes.get(name, 0) + 1
 
 
 def _names(target):
