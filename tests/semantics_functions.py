@@ -73,3 +73,18 @@ def one_plus_tanh(x):
 
 def nan_mix(x):
     return -x + (x + x)
+
+
+def add_in_place_to_a_copy_binding(x):
+    z = np.where(x > 0, x, -x)      # a 0-d array per example
+    y = z                           # y is bound to z's array (the reverse of `z = y`)
+    y *= 2.0                        # changes z too
+    return z
+
+
+def add_in_place_through_a_conditional(x):
+    z = np.where(x > 0, x, 1.0) if x < 5.0 else x    # a 0-d array on some examples
+    w = z
+    y = w                           # y, w and z: one array
+    y += 1.0
+    return z

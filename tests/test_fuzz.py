@@ -528,6 +528,25 @@ def f(x, y):
     return x
 """, (np.array([0.0, 0.0, -1.5]), np.array([0.0, 2.0, np.nan])), True,
         id="copy_forwarded_into_an_augmented_assignment"),
+    # seed 14: `x = z` (z a 0-d array from `np.where` in one arm of a conditional expression)
+    # then `x *= ...` changes z per example; the alias check looked only at names bound FROM
+    # x and at 0-d arrays from calls, so the batch returned the unchanged z. Now rejected.
+    pytest.param("in_place_update_of_a_0d_array_bound_from_another_name", """
+def h0(a, b):
+    return b
+def f(x, y, z):
+    if ((x + x) < x):
+        return x, x
+    else:
+        if float((not (z <= y))):
+            z = (np.where((y <= x), x, h0(y, b=x)) if (np.sin(y) != (x - z)) else z)
+            x = z
+        x *= (math.fabs(1.0) * z)
+    return (((z * -1) if (y <= z) else (z - 1.0)) if (h0(z, y) < x) else ((y % 1.0) or math.sin(x))), (np.maximum((x // z), z) // 1e-08)
+""", (np.array([-0.0, 94.60847031098228, np.nan, 6.773394814588869, 2.0]),
+      np.array([0.5630134210895932, -76.68662206329633, np.inf, -7.25, -7.25]),
+      np.array([np.nan, 1.0, 0.5, np.inf, 1.0])), False,
+        id="in_place_update_of_a_0d_array_bound_from_another_name"),
 ]
 
 

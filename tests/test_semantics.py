@@ -148,6 +148,20 @@ def test_in_place_update_of_an_aliased_per_example_array_is_rejected():
         vec(sf.copy_then_add_in_place)(np.array([2.0, -1.0]))
 
 
+@pytest.mark.parametrize("name", ["add_in_place_to_a_copy_binding",
+                                  "add_in_place_through_a_conditional"])
+def test_in_place_update_of_a_name_bound_from_another_is_rejected(name):
+    """The same in the other direction (`y = z; y *= 2` changes `z`), through a chain of
+    bindings, and for a 0-d array from one arm of a conditional expression (found by the
+    fuzzer, seed 14: the batch returned the unchanged `z`)."""
+    from vectorize import VectorizeError
+    f = getattr(sf, name)
+    x = np.float64(2.0)
+    assert f(x) != np.where(x > 0, x, -x)                        # z changed per example
+    with pytest.raises(VectorizeError, match=r"semantics_functions\.py:\d+:\d+: `y "):
+        vec(f)(np.array([2.0, -1.0, 7.0]))
+
+
 def test_math_functions_are_numpys_to_the_last_bit():
     """`math.tanh(x)` becomes `np.tanh(x)`: the vectorized value is NumPy's, which can be an
     ulp from the C library's; `1 + tanh(x)` near -1 magnifies that."""

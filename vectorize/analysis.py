@@ -129,7 +129,9 @@ class Analysis:
         self.jump_envs: dict[cst.CSTNode, dict] = {}
         self.loop_may_skip: dict[cst.CSTNode, bool] = {}   # can run its body zero times
         self.registry = registry
-        self._aliases: dict[str, set] | None = None   # name -> other names `y = name` binds
+        # name -> the other names that `y = name` / `name = y` bind to the same object, as
+        # far as chains of such bindings reach (`_alias_bindings`)
+        self._aliases: dict[str, set] | None = None
         self.zero_d_arrays: set[str] = set()   # names bound (somewhere) to a 0-d array
         self.helpers = helpers            # callback(func, args, kwargs, node) -> Value
         self.allow_fallback = allow_fallback
@@ -228,7 +230,7 @@ class Analysis:
         if type(small) is cst.Assign:
             value = self.expr(small.value, env)
             created = self._created_array(small.value)
-            if self._gives_0d_array(small.value, value):
+            if self._may_give_0d_array(small.value):
                 self.zero_d_arrays.update(n for t in small.targets
                                           for n in target_names(t.target))
             for target in small.targets:
@@ -420,23 +422,43 @@ class Analysis:
     def _no_aliased_update(self, small: cst.AugAssign, env: Env) -> None:
         """``x += v`` where the per-example ``x`` is an array (a vector, or the 0-d array
         that ``np.where`` of scalars returns) changes it in place, so per example every name
-        bound to it by ``y = x`` sees the change; the batch rebinds ``x`` only. Rejected when
-        the function binds another name to ``x`` anywhere."""
+        bound to the same object (``y = x``, or ``x = y`` before it) sees the change; the
+        batch rebinds ``x`` only. Rejected when the function binds another name to ``x``
+        anywhere (either way, through any chain of such bindings), and ``x`` or one of them
+        may hold such an array."""
         name = small.target.value
         current = env.values.get(name)
-        if not (isinstance(current, Value) and current.batched
-                and (isinstance(current.example, np.ndarray) or name in self.zero_d_arrays)):
+        if not (isinstance(current, Value) and current.batched):
             return
         if self._aliases is None:
             self._aliases = _alias_bindings(self.tree)
         others = sorted(self._aliases.get(name, ()))
+        if not (isinstance(current.example, np.ndarray)
+                or self.zero_d_arrays & {name, *others}):
+            return
         if others:
             op = _code(small.operator).strip()
             raise Unsupported(f"`{name} {op}` changes the per-example array `{name}` in place, "
                               f"and `{others[0]}` is bound to it too: per example both change, "
                               f"the batch would change only `{name}`", small,
-                              f"write `{name} = {name} {op[:-1]} ...` (a new array), or copy "
-                              f"it: `{others[0]} = {name}.copy()`")
+                              f"write `{name} = {name} {op[:-1]} ...` (a new array), or bind "
+                              f"a copy where `{name}` and `{others[0]}` are bound to each "
+                              f"other (`.copy()`)")
+
+    def _may_give_0d_array(self, node) -> bool:
+        """Whether ``node`` may give a 0-d array per example: a call that does
+        (`_gives_0d_array`), or a conditional expression or ``and``/``or`` one of whose
+        operands may (its value is that operand itself)."""
+        while type(node) in (cst.IfExp, cst.BooleanOperation):
+            if type(node) is cst.IfExp:
+                if self._may_give_0d_array(node.body):
+                    return True
+                node = node.orelse
+            else:
+                if self._may_give_0d_array(node.left):
+                    return True
+                node = node.right
+        return self._gives_0d_array(node, self.values.get(node))
 
     def _gives_0d_array(self, node, value) -> bool:
         """Whether ``node`` is a NumPy call that gives a 0-d array (mutable, unlike a NumPy
@@ -1121,13 +1143,16 @@ def _numpy_scalar_for(operator, left: Value, right: Value):
 
 
 def _alias_bindings(tree) -> dict[str, set]:
-    """``y = x`` (also ``y, z = x, w``): x -> {y, ...}, over the whole function."""
+    """For every name that ``y = x`` (also ``y, z = x, w``) binds anywhere in the function, on
+    either side: the other names of its group, where a group is what chains of such bindings
+    connect (``a = b`` and ``c = a``: a, b, c), as any of them may hold the same object."""
     from .cst_util import walk
-    out: dict[str, set] = {}
+    links: dict[str, set] = {}
 
     def pair(target, value):
         if type(target) is cst.Name and type(value) is cst.Name and target.value != value.value:
-            out.setdefault(value.value, set()).add(target.value)
+            links.setdefault(value.value, set()).add(target.value)
+            links.setdefault(target.value, set()).add(value.value)
         elif type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) \
                 and len(target.elements) == len(value.elements):
             for t, v in zip(target.elements, value.elements):
@@ -1136,6 +1161,17 @@ def _alias_bindings(tree) -> dict[str, set]:
         if type(node) is cst.Assign:
             for target in node.targets:
                 pair(target.target, node.value)
+    out: dict[str, set] = {}
+    for start in links:
+        if start in out:
+            continue
+        group, stack = {start}, [start]
+        while stack:
+            for other in links[stack.pop()] - group:
+                group.add(other)
+                stack.append(other)
+        for name in group:
+            out[name] = group - {name}
     return out
 
 
