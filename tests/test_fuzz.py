@@ -542,7 +542,8 @@ def f(x, y, z):
             z = (np.where((y <= x), x, h0(y, b=x)) if (np.sin(y) != (x - z)) else z)
             x = z
         x *= (math.fabs(1.0) * z)
-    return (((z * -1) if (y <= z) else (z - 1.0)) if (h0(z, y) < x) else ((y % 1.0) or math.sin(x))), (np.maximum((x // z), z) // 1e-08)
+    return ((((z * -1) if (y <= z) else (z - 1.0)) if (h0(z, y) < x)
+             else ((y % 1.0) or math.sin(x))), (np.maximum((x // z), z) // 1e-08))
 """, (np.array([-0.0, 94.60847031098228, np.nan, 6.773394814588869, 2.0]),
       np.array([0.5630134210895932, -76.68662206329633, np.inf, -7.25, -7.25]),
       np.array([np.nan, 1.0, 0.5, np.inf, 1.0])), False,
