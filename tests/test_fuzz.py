@@ -548,6 +548,33 @@ def f(x, y, z):
       np.array([0.5630134210895932, -76.68662206329633, np.inf, -7.25, -7.25]),
       np.array([np.nan, 1.0, 0.5, np.inf, 1.0])), False,
         id="in_place_update_of_a_0d_array_bound_from_another_name"),
+    # seed 14 (7 rejections, worded with names the engine made): `x *= 2.0` under an unbatched
+    # `if` inside a per-example branch became `x_if = x` ... `x_if *= 2.0`, which the analysis
+    # of the rewritten code took for an update of an array bound to two names. Branch-local
+    # names are now rebound (`x_if = x_if * 2.0`).
+    pytest.param("augmented_assignment_in_a_block_inside_a_branch", """
+def f(x, y):
+    x = np.where(x > 0, x, 0.0)
+    if x > 1.0:
+        if 1 > 0:
+            x *= y + 1.0
+    else:
+        x += 1.0
+    return x
+""", (np.array([2.0, -1.0, 0.5, np.inf]), np.array([1.0, 2.0, -3.0, 0.5])), True,
+        id="augmented_assignment_in_a_block_inside_a_branch"),
+    pytest.param("augmented_assignment_in_a_block_inside_an_else", """
+def f(x, y):
+    x = np.where(x > 0, x, 0.0)
+    if x > 1.0:
+        x += 5.0
+    else:
+        if 1 > 0:
+            x *= y
+            x -= y - 3.0
+    return x
+""", (np.array([2.0, -1.0, 0.5, np.nan]), np.array([1.0, 2.0, -3.0, 0.5])), True,
+        id="augmented_assignment_in_a_block_inside_an_else"),
 ]
 
 
