@@ -88,3 +88,18 @@ def add_in_place_through_a_conditional(x):
     y = w                           # y, w and z: one array
     y += 1.0
     return z
+
+
+def add_in_place_seen_through_a_chain(x):
+    a = np.where(x > 0, x, -x)      # a 0-d array per example; `a` is not read again
+    z = a
+    y = z
+    z += 1.0                        # y sees it
+    return y
+
+
+def add_in_place_before_the_copy_is_bound(x):
+    z = np.where(x > 0, x, -x)
+    z += 1.0                        # nothing else holds z's array yet
+    y = z
+    return y * 2.0

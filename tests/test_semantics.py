@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 import semantics_functions as sf
+from differential import assert_matches_loop
 
 from vectorize import vectorize
 
@@ -149,7 +150,8 @@ def test_in_place_update_of_an_aliased_per_example_array_is_rejected():
 
 
 @pytest.mark.parametrize("name", ["add_in_place_to_a_copy_binding",
-                                  "add_in_place_through_a_conditional"])
+                                  "add_in_place_through_a_conditional",
+                                  "add_in_place_seen_through_a_chain"])
 def test_in_place_update_of_a_name_bound_from_another_is_rejected(name):
     """The same in the other direction (`y = z; y *= 2` changes `z`), through a chain of
     bindings, and for a 0-d array from one arm of a conditional expression (found by the
@@ -158,8 +160,15 @@ def test_in_place_update_of_a_name_bound_from_another_is_rejected(name):
     f = getattr(sf, name)
     x = np.float64(2.0)
     assert f(x) != np.where(x > 0, x, -x)                        # z changed per example
-    with pytest.raises(VectorizeError, match=r"semantics_functions\.py:\d+:\d+: `y "):
+    with pytest.raises(VectorizeError, match=r"semantics_functions\.py:\d+:\d+: `[yz] "):
         vec(f)(np.array([2.0, -1.0, 7.0]))
+
+
+def test_in_place_update_before_another_name_is_bound_is_vectorized():
+    """Only names whose value may be read after the update count: `y = z` after `z += 1`
+    cannot see the change (so the function is not refused)."""
+    x = np.array([2.0, -1.0, 0.0, np.nan])
+    assert_matches_loop(sf.add_in_place_before_the_copy_is_bound, x)
 
 
 def test_math_functions_are_numpys_to_the_last_bit():

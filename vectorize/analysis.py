@@ -132,6 +132,7 @@ class Analysis:
         # name -> the other names that `y = name` / `name = y` bind to the same object, as
         # far as chains of such bindings reach (`_alias_bindings`)
         self._aliases: dict[str, set] | None = None
+        self._live: dict = {}    # statement -> names live after it (for `_aliases`)
         self.zero_d_arrays: set[str] = set()   # names bound (somewhere) to a 0-d array
         self.helpers = helpers            # callback(func, args, kwargs, node) -> Value
         self.allow_fallback = allow_fallback
@@ -424,17 +425,22 @@ class Analysis:
         that ``np.where`` of scalars returns) changes it in place, so per example every name
         bound to the same object (``y = x``, or ``x = y`` before it) sees the change; the
         batch rebinds ``x`` only. Rejected when the function binds another name to ``x``
-        anywhere (either way, through any chain of such bindings), and ``x`` or one of them
-        may hold such an array."""
+        anywhere (either way, through any chain of such bindings) whose value may still be
+        read after the update (live there), and ``x`` or one of them may hold such an
+        array. (Which names share the object is not tracked along the code: a binding
+        anywhere counts, which may refuse a function whose aliases never meet the update.)"""
         name = small.target.value
         current = env.values.get(name)
         if not (isinstance(current, Value) and current.batched):
             return
         if self._aliases is None:
+            from .liveness import liveness_of
             self._aliases = _alias_bindings(self.tree)
-        others = sorted(self._aliases.get(name, ()))
+            self._live = liveness_of(self.tree).live_after
+        group = self._aliases.get(name, set())
+        others = sorted(group & self._live.get(small, set()))
         if not (isinstance(current.example, np.ndarray)
-                or self.zero_d_arrays & {name, *others}):
+                or self.zero_d_arrays & {name, *group}):
             return
         if others:
             op = _code(small.operator).strip()
