@@ -133,6 +133,7 @@ class Analysis:
         # far as chains of such bindings reach (`_alias_bindings`)
         self._aliases: dict[str, set] | None = None
         self._live: dict = {}    # statement -> names live after it (for `_aliases`)
+        self._bound_from: dict[str, set] = {}    # y -> {x} for `y = x` (`_alias_bindings`)
         self.zero_d_arrays: set[str] = set()   # names bound (somewhere) to a 0-d array
         self.helpers = helpers            # callback(func, args, kwargs, node) -> Value
         self.allow_fallback = allow_fallback
@@ -435,13 +436,11 @@ class Analysis:
             return
         if self._aliases is None:
             from .liveness import liveness_of
-            self._aliases = _alias_bindings(self.tree)
+            self._aliases, self._bound_from = _alias_bindings(self.tree)
             self._live = liveness_of(self.tree).live_after
-        group = self._aliases.get(name, set())
-        others = sorted(group & self._live.get(small, set()))
-        if not (isinstance(current.example, np.ndarray)
-                or self.zero_d_arrays & {name, *group}):
+        if not (isinstance(current.example, np.ndarray) or self._may_hold_0d_array(name)):
             return
+        others = sorted(self._aliases.get(name, set()) & self._live.get(small, set()))
         if others:
             op = _code(small.operator).strip()
             raise Unsupported(f"`{name} {op}` changes the per-example array `{name}` in place, "
@@ -450,6 +449,20 @@ class Analysis:
                               f"write `{name} = {name} {op[:-1]} ...` (a new array), or bind "
                               f"a copy where `{name}` and `{others[0]}` are bound to each "
                               f"other (`.copy()`)")
+
+    def _may_hold_0d_array(self, name: str) -> bool:
+        """Whether ``name`` is bound somewhere to a 0-d array (`zero_d_arrays`), or to a name
+        that may hold one (``name = z``, through chains of such bindings)."""
+        seen, stack = {name}, [name]
+        while stack:
+            current = stack.pop()
+            if current in self.zero_d_arrays:
+                return True
+            for source in self._bound_from.get(current, ()):
+                if source not in seen:
+                    seen.add(source)
+                    stack.append(source)
+        return False
 
     def _may_give_0d_array(self, node) -> bool:
         """Whether ``node`` may give a 0-d array per example: a call that does
@@ -1148,17 +1161,20 @@ def _numpy_scalar_for(operator, left: Value, right: Value):
     return np.int64
 
 
-def _alias_bindings(tree) -> dict[str, set]:
+def _alias_bindings(tree) -> tuple[dict[str, set], dict[str, set]]:
     """For every name that ``y = x`` (also ``y, z = x, w``) binds anywhere in the function, on
     either side: the other names of its group, where a group is what chains of such bindings
-    connect (``a = b`` and ``c = a``: a, b, c), as any of them may hold the same object."""
+    connect (``a = b`` and ``c = a``: a, b, c), as any of them may hold the same object; and
+    for every bound name, the names it is bound from (y -> {x})."""
     from .cst_util import walk
     links: dict[str, set] = {}
+    bound_from: dict[str, set] = {}
 
     def pair(target, value):
         if type(target) is cst.Name and type(value) is cst.Name and target.value != value.value:
             links.setdefault(value.value, set()).add(target.value)
             links.setdefault(target.value, set()).add(value.value)
+            bound_from.setdefault(target.value, set()).add(value.value)
         elif type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) \
                 and len(target.elements) == len(value.elements):
             for t, v in zip(target.elements, value.elements):
@@ -1178,7 +1194,7 @@ def _alias_bindings(tree) -> dict[str, set]:
                 stack.append(other)
         for name in group:
             out[name] = group - {name}
-    return out
+    return out, bound_from
 
 
 def _bound_values(env: Env) -> dict:
