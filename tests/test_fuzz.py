@@ -575,6 +575,25 @@ def f(x, y):
     return x
 """, (np.array([2.0, -1.0, 0.5, np.nan]), np.array([1.0, 2.0, -3.0, 0.5])), True,
         id="augmented_assignment_in_a_block_inside_an_else"),
+    # seeds 13 and 14 (14 to 19 rejections per 3,000 programs): an operation on values the
+    # same for every example raised on their representatives (`1.0 / math.fmod(y, y)` with y
+    # represented by 1.0), or a math function raised on exact values; the result's shape was
+    # unknown, so combining it with per-example values was refused. Other representatives
+    # are tried, and a math function's NumPy value is used (the generated code calls it).
+    pytest.param("division_by_an_unbatched_value_zero_on_its_representative", """
+def f(x, y):
+    return x, min((float(math.isnan(y)) / math.fmod(y, y)), x, x)
+""", (np.array([0.0, -1.0, 2.5]), 2.5), True,
+        id="division_by_an_unbatched_value_zero_on_its_representative"),
+    pytest.param("math_domain_error_of_constants_on_a_branch_no_lane_takes", """
+def f(x):
+    if x > 100.0:
+        z = math.fmod(0.0, 0.0) + x
+    else:
+        z = x * 2.0
+    return z
+""", (np.array([0.0, -1.0, 2.5, np.nan]),), True,
+        id="math_domain_error_of_constants_on_a_branch_no_lane_takes"),
 ]
 
 

@@ -833,7 +833,7 @@ class Analysis:
                     self.numpy_scalar_ops[node] = scalar
                     return unbatched(_evaluate(fn, left.example, scalar(right.example)),
                                      all_exact(left, right))
-            return unbatched(_evaluate(fn, left.example, right.example), all_exact(left, right))
+            return unbatched(_evaluate_inexact(fn, left, right), all_exact(left, right))
         if type(operator) in (cst.MatrixMultiply, cst.MatrixMultiplyAssign):
             if left.rank == 0 or right.rank == 0:
                 raise Unsupported("`@` of a per-example scalar (NumPy raises here)", node,
@@ -1058,6 +1058,11 @@ class Analysis:
                 out = _evaluate(fn, *[a.example for a in args],
                                **{k: v.example for k, v in kwargs.items()})
                 known = all_exact(*args, *kwargs.values())
+                if out is UNKNOWN and rule is not None and rule.family == "math" \
+                        and not kwargs:
+                    # Python's math raised (`math.fmod(0.0, 0.0)`); the generated code calls
+                    # NumPy's function (`math_in_branches`), whose value it then has
+                    out, known = _numpy_math(fn, [a.example for a in args]), False
                 if isinstance(out, tuple) and fn is not tuple:   # divmod, np.modf, frexp...
                     return TupleValue(tuple(unbatched(item, known) for item in out))
                 return unbatched(out, known)
@@ -1199,6 +1204,45 @@ def _alias_bindings(tree) -> tuple[dict[str, set], dict[str, set]]:
 
 def _bound_values(env: Env) -> dict:
     return {k: v for k, v in env.values.items() if k not in env.unbound}
+
+
+_OTHER_EXAMPLES = (0.5, 2.0, 100.0, -0.5)
+"""Other values tried for a number known only by its type when an operation on the one that
+represents it raises (``1.0 / math.fmod(y, y)`` with y represented by 1.0): the type and shape
+of the result are what the analysis needs, not its value."""
+
+
+def _evaluate_inexact(fn, *values):
+    """``fn`` of the values' examples; where it raises and some value is not exactly known,
+    of other representatives of those (`_OTHER_EXAMPLES`, same type), else UNKNOWN."""
+    examples = [v.example for v in values]
+    out = _evaluate(fn, *examples)
+    if out is not UNKNOWN or all_exact(*values):
+        return out
+    movable = [i for i, v in enumerate(values) if not v.exact
+               and type(v.example) in (float, int, np.float64, np.float32, np.int64)]
+    for other in _OTHER_EXAMPLES:
+        tried = [type(e)(other) if i in movable else e for i, e in enumerate(examples)]
+        out = _evaluate(fn, *tried)
+        if out is not UNKNOWN:
+            return out
+    return UNKNOWN
+
+
+def _numpy_math(fn, examples: list):
+    """What the NumPy function that a float-valued `math` function becomes gives for
+    ``examples`` (a NumPy float), or UNKNOWN."""
+    from .rules.math_rules import FLOAT_FUNCTIONS
+    name = getattr(fn, "__name__", "")
+    if name in FLOAT_FUNCTIONS and name not in ("frexp", "modf"):
+        out = _evaluate(getattr(np, FLOAT_FUNCTIONS[name]), *examples)
+    elif name == "log" and len(examples) in (1, 2):
+        out = _evaluate(lambda a, b=np.e: np.log(a) / np.log(b), *examples)
+    elif name == "pow" and len(examples) == 2:
+        out = _evaluate(lambda a, b: np.power(np.float64(a), b), *examples)
+    else:
+        return UNKNOWN
+    return np.float64(out) if isinstance(out, (float, np.floating)) else UNKNOWN
 
 
 def _evaluate(fn, *args, **kwargs):
