@@ -298,18 +298,22 @@ def test_auto_times_each_way_then_keeps_the_fastest():
     first = vf(x)
     (spec,) = vf._specs._entries.values()
     timings = spec.chunking[bucket]
-    # 0: one whole call; 1: chunks on this thread; 3: chunks on 3 threads (this module's)
-    assert set(timings) == {0, 1, 3}
-    for _ in range(3 * chunks.TRIALS - 1):   # the first call was the first trial
+    # (variant, way): variant 0 is the select form, 1 the form with the `if` compacted;
+    # way 0: one whole call, 1: chunks on this thread, 3: chunks on 3 threads (this module's)
+    assert set(timings) == {(v, w) for v in (0, 1) for w in (0, 1, 3)}
+    for _ in range(6 * chunks.TRIALS - 1):   # the first call was the first trial
         assert spec.chunking[bucket] is timings
         assert_identical(vf(x), first)
     assert all(len(times) == chunks.TRIALS for times in timings.values())
-    assert spec.chunking == {bucket: min(timings, key=lambda w: chunks._median(timings[w]))}
+    variant, way = min(timings, key=lambda w: chunks._median(timings[w]))
+    assert spec.chunking == {bucket: way}
+    assert spec.variants == ({bucket: spec.compacted} if variant else {})
     assert_identical(vf(x), first)
     # a batch that makes no chunk on one thread is timed whole and on threads only
     small = np.linspace(-5, 5, 3 * chunks.AUTO_MIN_LANES)
     assert_identical(vf(small), vectorize(returns_constant_and_value, chunk_size=None)(small))
-    assert set(spec.chunking[small.size.bit_length()]) == {0, 3}
+    assert set(spec.chunking[small.size.bit_length()]) == {(v, w) for v in (0, 1)
+                                                           for w in (0, 3)}
     # an explicit chunk size is always used; small batches are never timed
     vf.chunk_size = 1000
     assert_identical(vf(x), first)
@@ -320,10 +324,19 @@ def test_auto_times_each_way_then_keeps_the_fastest():
 def test_auto_without_threads_or_chunks_decides_at_once(monkeypatch):
     monkeypatch.setenv("VECTORIZE_NUM_THREADS", "1")
     x = np.linspace(-5, 5, 3 * chunks.AUTO_MIN_LANES)   # one chunk on one thread
+    vf = vectorize(no_branches)
+    assert_identical(vf(x), vectorize(no_branches, chunk_size=None)(x))
+    (spec,) = vf._specs._entries.values()
+    assert spec.chunking == {x.size.bit_length(): 0}
+    # with an `if` to compact, the two forms are still timed (in one call each)
     vf = vectorize(returns_constant_and_value)
     assert_identical(vf(x), vectorize(returns_constant_and_value, chunk_size=None)(x))
     (spec,) = vf._specs._entries.values()
-    assert spec.chunking == {x.size.bit_length(): 0}
+    assert set(spec.chunking[x.size.bit_length()]) == {(0, 0), (1, 0)}
+
+
+def no_branches(x):
+    return 2.0 * x + 1.0
 
 
 # --------------------------------------------------------------------------- threads
@@ -485,3 +498,134 @@ def test_calls_from_several_threads_at_once_share_the_pool():
         got = list(users.map(vf, inputs))
     for x, out in zip(inputs, got):
         assert_identical(out, whole(x))
+
+
+# ------------------------------------------------------ select or compacted, by timing
+def piecewise4(x):
+    if x < -1.0:
+        y = -x - 0.5
+    elif x < 1.0:
+        y = 0.5 * x * x
+    elif x < 4.0:
+        y = math.sqrt(x) - 0.5
+    else:
+        y = 0.25 * x * x - 1.5 * x + 3.5
+    return y
+
+
+def log_branch(x):
+    if x > -1.0:
+        y = np.log(x)      # warns on the lanes in (-1, 0] that take the branch
+    else:
+        y = x
+    return y
+
+
+class _Clock:
+    """`chunks`' clock, moved only by the timed functions (`_slowed`)."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        return self.now
+
+
+def _slowed(generated, seconds, clock):
+    function = generated.function
+
+    def timed(*args):
+        clock.now += seconds
+        return function(*args)
+    generated.function = timed
+    return generated
+
+
+def _large_spec(f, x):
+    vf = vectorize(f, fallback="error")
+    vf(x[:10])              # the specialization, before any large batch
+    (spec,) = vf._specs._entries.values()
+    return vf, spec
+
+
+@pytest.mark.parametrize("faster", ["select", "compacted"])
+def test_auto_keeps_the_faster_of_select_and_compacted(monkeypatch, faster):
+    clock = _Clock()
+    monkeypatch.setattr(chunks, "time", clock)
+    monkeypatch.setenv("VECTORIZE_NUM_THREADS", "1")
+    x = np.random.default_rng(1).permutation(np.linspace(-10, 10, 3 * chunks.AUTO_MIN_LANES))
+    bucket = x.size.bit_length()
+    expected = vectorize(piecewise4, chunk_size=None)(x)
+    vf, spec = _large_spec(piecewise4, x)
+    assert spec.switchable_ifs == 3 and "flatnonzero" not in spec.source
+    select_time, compacted_time = (1.0, 2.0) if faster == "select" else (2.0, 1.0)
+    _slowed(spec, select_time, clock)
+    build = spec.build_compacted
+    spec.build_compacted = lambda: _slowed(build(), compacted_time, clock)
+    for _ in range(2 * chunks.TRIALS - 1):   # one chunk on one thread: way 0 of each form
+        assert_identical(vf(x), expected)
+        assert set(spec.chunking[bucket]) == {(0, 0), (1, 0)}
+    assert_identical(vf(x), expected)
+    assert spec.chunking[bucket] == 0
+    assert (bucket in spec.variants) == (faster == "compacted")
+    assert ("flatnonzero" in vf.source(x)) == (faster == "compacted")
+    assert "flatnonzero" not in vf.source(x[:10])        # other batch sizes: their own
+    assert_identical(vf(x), expected)
+
+
+def test_the_compacted_form_warns_as_the_select_form():
+    """Select runs the whole `if` under np.errstate(all="ignore") (the branch may warn on
+    lanes whose value is thrown away); the compacted alternative silences it too, so the
+    choice changes no warning."""
+    x = np.linspace(-3, 3, 3 * chunks.AUTO_MIN_LANES)
+    vf, spec = _large_spec(log_branch, x)
+    alternative = chunks.compacted(spec)
+    assert "flatnonzero" in alternative.source and "errstate" in alternative.source
+    spec.chunking[x.size.bit_length()] = 0
+    spec.variants[x.size.bit_length()] = alternative
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = vf(x)
+    assert_identical(got, vectorize(log_branch, chunk_size=None)(x))
+
+
+def test_a_compacted_form_that_disagrees_is_dropped(monkeypatch):
+    monkeypatch.setenv("VECTORIZE_NUM_THREADS", "1")
+    x = np.linspace(-10, 10, 3 * chunks.AUTO_MIN_LANES)
+    expected = vectorize(piecewise4, chunk_size=None)(x)
+    vf, spec = _large_spec(piecewise4, x)
+    build = spec.build_compacted
+
+    def wrong():
+        generated = build()
+        function = generated.function
+        generated.function = lambda v: function(v) + 1.0
+        return generated
+    spec.build_compacted = wrong
+    for _ in range(2 * chunks.TRIALS):
+        assert_identical(vf(x), expected)
+    assert spec.compacted is False and spec.chunking[x.size.bit_length()] == 0
+    assert spec.variants == {}
+
+
+def test_a_compacted_form_that_cannot_be_built_is_not_timed(monkeypatch):
+    monkeypatch.setenv("VECTORIZE_NUM_THREADS", "1")
+    x = np.linspace(-10, 10, 3 * chunks.AUTO_MIN_LANES)
+    vf, spec = _large_spec(piecewise4, x)
+
+    def fails():
+        raise RuntimeError("no")
+    spec.build_compacted = fails
+    assert_identical(vf(x), vectorize(piecewise4, chunk_size=None)(x))
+    assert spec.compacted is False and spec.chunking[x.size.bit_length()] == 0
+
+
+def test_vmap_and_functions_without_a_select_have_their_alternatives_or_none():
+    x = np.linspace(-10, 10, 3 * chunks.AUTO_MIN_LANES)
+    vm = vmap(piecewise4)
+    assert_identical(vm(x), vectorize(piecewise4, chunk_size=None)(x))
+    (spec,) = vm._specs._entries.values()
+    assert spec.switchable_ifs == 3 and chunks.compacted(spec)
+    vf, spec = _large_spec(no_branches, x)
+    assert spec.switchable_ifs == 0 and spec.build_compacted is None
+    assert chunks.compacted(spec) is False

@@ -146,37 +146,104 @@ def run(spec, args, batched, size: int, chunk_size, call):
     where each NumPy call has enough work to cover handing the GIL over. So the first calls
     of each batch-size class (a power of two) of a specialization take turns between the
     ways (0: one whole call, else the threads chunks run on) and are timed, and the fastest
-    (median) is kept (``spec.chunking``); the results are the same either way. An explicit
-    chunk size is always used, on all the threads there are."""
+    (median) is kept (``spec.chunking``); the results are the same either way. Where the
+    specialization has per-example ``if``s the heuristic left in select form that could be
+    compacted (``spec.switchable_ifs``), the specialization with them compacted is timed the
+    same ways too (`compacted`), and the faster of the two kept for that class
+    (``spec.variants``): which one is faster depends on the data (`np.where` over a mask in
+    random order is several times slower than over a sorted one), which only a measurement
+    sees. An explicit chunk size is always used, on all the threads there are."""
     if size >= 2 * AUTO_MIN_LANES:            # one whole call's temporaries gain as much
         prime_allocator()
     if not may_chunk(chunk_size, size):       # the common case, decided without a syscall
         return call(spec.function, args)
     bucket = size.bit_length()
-    # the way once decided, else the timings of each way so far
+    # the way once decided, else the timings of each (variant, way) so far
     choice = spec.chunking.get(bucket) if chunk_size == "auto" else None
-    if choice == 0:
-        return call(spec.function, args)
-    workers = num_threads() if spec.parallel else 1
+    if type(choice) is int:
+        chosen = spec.variants.get(bucket, spec)
+        if choice == 0:
+            return call(chosen.function, args)
+        workers = num_threads() if chosen.parallel else 1
+        return _run_way(chosen, args, batched, size, chunk_size, call, min(choice, workers))
     if chunk_size != "auto":
+        workers = num_threads() if spec.parallel else 1
         return _run_way(spec, args, batched, size, chunk_size, call, workers)
     if choice is None:
-        # most threads first: the first call of a large batch is then the likely fastest
-        ways = [way for way in sorted({1, workers}, reverse=True)
-                if lanes_per_chunk(chunk_size, size, args, batched, way) is not None]
-        choice = spec.chunking[bucket] = {**{way: [] for way in ways}, 0: []} if ways else 0
-    if isinstance(choice, int):
-        return _run_way(spec, args, batched, size, chunk_size, call, min(choice, workers))
-    way = min(choice, key=lambda w: len(choice[w]))
+        choice = spec.chunking[bucket] = _candidates(spec, args, batched, size, chunk_size)
+        if choice == 0:
+            return call(spec.function, args)
+    key = min(choice, key=lambda c: len(choice[c]))
+    variant, way = key
+    chosen = compacted(spec) if variant else spec
     start = time.perf_counter()
-    out = _run_way(spec, args, batched, size, chunk_size, call, way, fall_back=False)
+    out = _run_way(chosen, args, batched, size, chunk_size, call, way, fall_back=False)
+    elapsed = time.perf_counter() - start
+    first = variant and not any(choice[c] for c in choice if c[0])
+    if variant and (out is None or first and not _same_outputs(out, call(spec.function, args))):
+        # never expected (both forms give the same values): the select form from now on
+        for other in [c for c in choice if c[0]]:
+            del choice[other]
+        spec.compacted = False
+        return call(spec.function, args)
     if out is None:   # the chunks disagree: one call, and from now on only that
         spec.chunking[bucket] = 0
         return call(spec.function, args)
-    choice[way].append(time.perf_counter() - start)
+    choice[key].append(elapsed)
     if all(len(times) >= TRIALS for times in choice.values()):
-        spec.chunking[bucket] = min(choice, key=lambda w: _median(choice[w]))
+        best_variant, best_way = min(choice, key=lambda c: _median(choice[c]))
+        if best_variant:
+            spec.variants[bucket] = compacted(spec)
+        spec.chunking[bucket] = best_way
     return out
+
+
+def _candidates(spec, args, batched, size: int, chunk_size):
+    """``{(variant, way): []}`` to time (variant 0: ``spec``, 1: `compacted`; way 0: one
+    call, else chunks on that many threads), most threads first (the first call of a large
+    batch is then the likely fastest); 0 where there is only one."""
+    candidates = []
+    for variant in (spec, compacted(spec)):
+        if not variant:
+            continue
+        workers = num_threads() if variant.parallel else 1
+        ways = [way for way in sorted({1, workers}, reverse=True)
+                if lanes_per_chunk(chunk_size, size, args, batched, way) is not None]
+        candidates += [(int(variant is not spec), way) for way in ways + [0]]
+    return {c: [] for c in candidates} if len(candidates) > 1 else 0
+
+
+def compacted(spec):
+    """The specialization with every compactable per-example ``if`` compacted, built on first
+    use (``spec.build_compacted``), or False where there is none or it cannot be built."""
+    if spec.compacted is None:
+        build = getattr(spec, "build_compacted", None)
+        if not getattr(spec, "switchable_ifs", 0) or build is None:
+            spec.compacted = False
+        else:
+            try:
+                spec.compacted = build()
+            except Exception:       # the select form stays: it is the reference
+                spec.compacted = False
+    return spec.compacted
+
+
+def variant_for(spec, size: int, chunk_size):
+    """The specialization that runs for batches of ``size`` lanes (``spec`` itself unless
+    `run` found the compacted one faster)."""
+    if chunk_size != "auto" or not getattr(spec, "variants", None):
+        return spec
+    return spec.variants.get(size.bit_length(), spec)
+
+
+def _same_outputs(a, b) -> bool:
+    """Whether two results are the same: dtypes, shapes and values (NaN equal to NaN)."""
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) and all(
+            _same_outputs(x, y) for x, y in zip(a, b))
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(
+        a, b, equal_nan=a.dtype.kind in "fc")
 
 
 def _median(times: list[float]) -> float:

@@ -75,7 +75,7 @@ def emit(specs, module, main, header: str = ""):
     guards = tuple(module.free.values())
     return Generated(source=text, function=function, result=main.result, guards=guards,
                      fallbacks=list(module.fallbacks), explanations=list(module.explanations),
-                     parallel=parallel)
+                     parallel=parallel, switchable_ifs=module.switchable_ifs)
 
 
 PARALLEL_MODULES = frozenset({"numpy", "math", "cmath", "functools", "operator"})

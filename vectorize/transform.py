@@ -42,6 +42,13 @@ class Generated:
     chunking: dict = field(default_factory=dict)
     # whether chunks may run on several threads at once (`codegen.parallel_safe`)
     parallel: bool = False
+    # per-example `if`s the heuristic left in select form that could be compacted
+    # (`compact_ifs`); where there are some, `build_compacted` (set by the caller) makes the
+    # specialization with all of them compacted, which `chunks.run` may time against this one
+    switchable_ifs: int = 0
+    build_compacted: object = None
+    compacted: object = None        # that specialization once built (False: it failed)
+    variants: dict = field(default_factory=dict)   # batch-size class -> the one that runs
 
     def guards_hold(self) -> bool:
         for namespace, name, value in self.guards:
@@ -81,8 +88,13 @@ class ModuleContext:
     """Everything shared by the functions of one generated module (the main function and the
     specialized helpers it calls)."""
 
-    def __init__(self, namespace: str, fallback: str, explain: bool = False):
+    def __init__(self, namespace: str, fallback: str, explain: bool = False,
+                 if_strategy: str | None = None):
         self.registry = registry_for(namespace)
+        # "compact": every per-example `if` that can be compacted is, unless a comment
+        # says otherwise (`compact_ifs`); None: the heuristic decides
+        self.if_strategy = if_strategy
+        self.switchable_ifs = 0
         self.explain = explain
         self.allow_fallback = fallback != "error"
         self.specs: dict[tuple, _Spec] = {}
@@ -214,12 +226,33 @@ class FunctionJob:
 
 def transform_function(func, params: dict[str, object], *, namespace: str = "numpy",
                        fallback: str = "error", header: str = "",
-                       explain: bool = False) -> Generated:
+                       explain: bool = False, if_strategy: str | None = None) -> Generated:
     """Batched source and compiled function for ``func`` given its parameters' abstract values.
 
-    Raises `VectorizeError` (located in the user's file) for anything it cannot translate."""
+    ``if_strategy="compact"`` compacts every per-example ``if`` that can be (`compact_ifs`)
+    instead of letting the heuristic choose. Raises `VectorizeError` (located in the user's
+    file) for anything it cannot translate."""
     with _collector_paused():
-        return _transform(func, params, namespace, fallback, header, explain)
+        return _transform(func, params, namespace, fallback, header, explain, if_strategy)
+
+
+COMPACTED_NOTE = ("(this form compacts the per-example `if`s that the form with `np.where` "
+                  "merges does not:\n it was timed faster on batches of this size; "
+                  "docs/design.md, \"Chunked execution\")")
+
+
+def specialize_function(func, params: dict[str, object], *, fallback: str = "error",
+                        header: str = "") -> Generated:
+    """`transform_function`, and where the heuristic left compactable ``if``s in select form
+    (``switchable_ifs``), the way to build the specialization with them compacted
+    (``build_compacted``), which `vectorize.chunks.run` may time against it on large batches.
+    Not where a piece runs per example (it warns, and would then warn twice)."""
+    spec = transform_function(func, params, fallback=fallback, header=header)
+    if spec.switchable_ifs and not spec.fallbacks:
+        spec.build_compacted = lambda: transform_function(
+            func, params, fallback="error", header=f"{header}\n{COMPACTED_NOTE}",
+            if_strategy="compact")
+    return spec
 
 
 @contextlib.contextmanager
@@ -239,8 +272,8 @@ def _collector_paused():
         gc.enable()
 
 
-def _transform(func, params, namespace, fallback, header, explain) -> Generated:
-    module = ModuleContext(namespace, fallback, explain)
+def _transform(func, params, namespace, fallback, header, explain, if_strategy) -> Generated:
+    module = ModuleContext(namespace, fallback, explain, if_strategy)
     try:
         main = module.specialize(func, params)
     except Unsupported as problem:   # failures before a source was read

@@ -28,6 +28,15 @@ but moves data: measured with NumPy on a million lanes, gathering or scattering 
 half of them costs about two additions over all of them, so compaction pays off when the
 branches do about four times as much work as they move.
 
+**Measured alternative.** Where the heuristic leaves a compactable ``if`` in select form
+(no comment), the module counts it (``switchable_ifs``); `vectorize.chunks.run` may then time
+the specialization made with ``if_strategy="compact"`` (every such ``if`` compacted) against
+this one on large batches and keep the faster: merges with ``np.where`` cost several times
+more when the mask is in random order (branch mispredictions) than when it is sorted, which
+no heuristic can see. Both give the same values; a compacted ``if`` that select would have
+run under ``np.errstate(all="ignore")`` runs under it too, so warnings do not depend on the
+choice either.
+
 An ``if`` keeps the select form (whatever the comment) where compaction cannot give the
 same results: a branch that draws random numbers (the draws would differ), writes into an
 array that exists before the ``if`` (``v[0] = x``), holds a tuple of per-example values, or
@@ -41,9 +50,10 @@ import types
 import libcst as cst
 
 from ..abstract import TupleValue
-from ..cst_util import children, rewrite, statements, walk
+from ..analysis import may_warn
+from ..cst_util import children, expr, render, rewrite, statements, walk
 from ..liveness import exposed_reads, liveness_of, writes
-from .if_to_where import _ElifToNestedIf
+from .if_to_where import _ElifToNestedIf, warning_parts
 from .masked_loops import strategy_of
 
 OPERATION_COST = 1
@@ -151,6 +161,18 @@ class _Cost:
         return self._helpers[fn]
 
 
+class _Unquiet(cst.CSTTransformer):
+    """``with <quiet>: body`` -> ``body``, for blocks inside one that is quiet already."""
+
+    def __init__(self, quiet: str):
+        self.quiet = quiet
+
+    def leave_With(self, original_node, updated_node):
+        if len(updated_node.items) == 1 and render(updated_node.items[0].item) == self.quiet:
+            return cst.FlattenSentinel(list(updated_node.body.body))
+        return updated_node
+
+
 def _exits(stmts) -> bool:
     """A ``return`` anywhere, or a ``break``/``continue`` of a loop outside the branch."""
     stack = list(stmts)
@@ -196,6 +218,7 @@ class _Choose(cst.CSTTransformer):
         self.cost = _Cost(analysis)
         self.chosen: dict[cst.If, str | None] = {}     # if -> its fresh test name (or None)
         self.boolean: dict[cst.If, bool] = {}
+        self.quiet: set[cst.If] = set()   # compacted instead of selected, and may warn
 
     def visit_If(self, node):
         """Chosen top-down, so that an outer `if` gets the first fresh name."""
@@ -205,7 +228,18 @@ class _Choose(cst.CSTTransformer):
         test = node.test
         if isinstance(test, cst.Name) and test.value in self.ctx.mask_names:
             return True      # the guard of a masked loop: the loop has its own strategy
-        choice = strategy_comment(node) or ("compact" if self._worth_it(node) else "select")
+        comment = strategy_comment(node)
+        choice = comment or ("compact" if self._worth_it(node) else "select")
+        if comment is None and choice == "select" and self._possible(node):
+            module = self.ctx.module
+            if module.if_strategy != "compact":
+                module.switchable_ifs += 1      # `chunks.run` may time the compacted form
+                return True
+            # the compacted alternative of a heuristic select: it must warn as select would
+            # (silenced on the whole `if`), so that timing it changes no observable behaviour
+            choice = "compact"
+            if may_warn(warning_parts(node), analysis, self.ctx.registry):
+                self.quiet.add(node)
         if choice != "compact" or not self._possible(node):
             return True
         boolean = getattr(analysis.values.get(test), "kind", "?") == "b"
@@ -223,6 +257,16 @@ class _Choose(cst.CSTTransformer):
     def leave_If(self, original_node, updated_node):
         if original_node not in self.chosen:
             return updated_node
+        new = self._with_test(original_node, updated_node)
+        if original_node in self.quiet:
+            quiet = self.ctx.registry.primitives.quiet
+            body = list(new.nodes) if isinstance(new, cst.FlattenSentinel) else [new]
+            # the `if`s inside are silenced by this block already
+            body = [rewrite(stmt, _Unquiet(quiet)) for stmt in body]
+            new = cst.With(items=[cst.WithItem(expr(quiet))], body=cst.IndentedBlock(body=body))
+        return new
+
+    def _with_test(self, original_node, updated_node):
         cond = self.chosen[original_node]
         if cond is None:
             return updated_node

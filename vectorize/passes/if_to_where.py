@@ -247,20 +247,25 @@ class _IfToWhere(cst.CSTTransformer):
         return updated_node
 
     def _may_warn(self, node) -> bool:
-        """Whether a branch, or a part of the test Python would skip on some lanes
-        (`d != 0 and x / d > 1`), can emit floating-point warnings on some lane."""
-        parts = [node.body] + ([node.orelse] if node.orelse else [])
-        for n in walk(node.test):
-            if type(n) is cst.BooleanOperation:
-                parts.append(n.right)
-            elif type(n) is cst.IfExp:
-                parts += [n.body, n.orelse]
-            elif type(n) is cst.Comparison and len(n.comparisons) > 1:
-                parts += [c.comparator for c in n.comparisons[1:]]
-        return self._may_warn_in(parts)
+        return self._may_warn_in(warning_parts(node))
 
     def _may_warn_in(self, parts) -> bool:
         return may_warn(parts, self.analysis, self.ctx.registry)
+
+
+def warning_parts(node: cst.If) -> list:
+    """The parts of an ``if`` whose floating-point warnings the select form silences: its
+    branches, and the parts of its test Python would skip on some lanes
+    (``d != 0 and x / d > 1``)."""
+    parts = [node.body] + ([node.orelse] if node.orelse else [])
+    for n in walk(node.test):
+        if type(n) is cst.BooleanOperation:
+            parts.append(n.right)
+        elif type(n) is cst.IfExp:
+            parts += [n.body, n.orelse]
+        elif type(n) is cst.Comparison and len(n.comparisons) > 1:
+            parts += [c.comparator for c in n.comparisons[1:]]
+    return parts
 
 
 def _batched(analysis, node) -> bool:
