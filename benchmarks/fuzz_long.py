@@ -126,6 +126,7 @@ class Run:
         self.features: Counter = Counter()
         self.spurious: list = []
         self.n_spurious = 0
+        self.n_compacted = 0     # programs whose compacted form was compared too
         self.lanes = 0
         self.count = 0
         self.found: dict[str, dict] = {}        # signature -> {count, first, minimal}
@@ -141,6 +142,7 @@ class Run:
             self.reasons[outcome.reason] += 1
             if not program.loop_features:
                 self.unexpected_reasons[outcome.reason] += 1
+        self.n_compacted += outcome.compacted
         if outcome.spurious_warning:
             self.n_spurious += 1
             if len(self.spurious) < 2:
@@ -246,6 +248,8 @@ def main(argv=None) -> int:
     for kind in ("ok", "vacuous", "rejected", "mismatch", "internal", "generator"):
         print(f"  {kind:10s} {run.kinds[kind]:6d}  {100 * run.kinds[kind] / n:5.1f}%")
     print(f"  examples compared: {run.lanes}")
+    print(f"  programs whose form with every `if` compacted was also compared (identical): "
+          f"{run.n_compacted}")
     print(f"  vectorized (not rejected): {100 * (n - run.kinds['rejected']) / n:.1f}%")
     expected = sum(run.reasons.values()) - sum(run.unexpected_reasons.values())
     print(f"  rejected with a masked-loop feature ({', '.join(LOOP_FEATURES)}): "

@@ -782,6 +782,7 @@ class Outcome:
     reason: str = ""           # normalized VectorizeError reason (kind == "rejected")
     lanes: int = 0             # examples compared
     spurious_warning: bool = False   # RuntimeWarning from vectorized code, none per example
+    compacted: bool = False    # a compacted form was built and compared with the select form
 
     @property
     def failed(self) -> bool:
@@ -828,8 +829,9 @@ def run_case(program: Program, args: tuple, writer: ModuleWriter) -> Outcome:
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        vf = vectorize(f, fallback="error")
         try:
-            got = vectorize(f, fallback="error")(*args)
+            got = vf(*args)
         except VectorizeError as exc:
             return Outcome("rejected", str(exc), normalize_reason(getattr(exc, "reason",
                                                                            str(exc))))
@@ -849,10 +851,57 @@ def run_case(program: Program, args: tuple, writer: ModuleWriter) -> Outcome:
         if "math." not in program.source or not _agrees_with_numpy_math(
                 f, program, args, got, signed_zeros):
             return Outcome("mismatch", f"{type(exc).__name__}: {exc}", lanes=checked)
+    problem = _compacted_form_problem(vf, args, got, signed_zeros)
+    if problem not in (None, "same"):
+        return Outcome(problem[0], problem[1], lanes=checked)
+    compacted = problem == "same"
     if checked == 0:
         return Outcome("vacuous", "every example raised in the scalar code")
     spurious = vector_warned and not scalar_warned and not raised
-    return Outcome("ok", lanes=checked, spurious_warning=spurious)
+    return Outcome("ok", lanes=checked, spurious_warning=spurious, compacted=compacted)
+
+
+def _compacted_form_problem(vf, args, got, signed_zeros):
+    """The form with every compactable per-example ``if`` compacted, which large batches may
+    run instead (`vectorize.chunks.run` times both), must give exactly what the select form
+    gave: ("mismatch" | "internal", detail); "same" when it does; None when there is none."""
+    spec, call_args, shape, _ = vf._plan(args, {}, announce=False)
+    build = getattr(spec, "build_compacted", None)
+    if build is None:
+        return None
+    try:
+        compacted = build()
+    except VectorizeError as exc:
+        if "internal error" in str(exc):
+            return "internal", f"building the compacted form: {exc}"
+        return None         # it cannot be compacted: the select form runs
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            out = vf._outputs(vf._call(compacted.function, call_args), compacted.result,
+                              shape, call_args)
+        except Exception as exc:
+            return "internal", (f"the compacted form raised {type(exc).__name__}: {exc}\n"
+                                + compacted.source)
+    try:
+        _assert_identical(out, got, signed_zeros)
+    except AssertionError as exc:
+        return "mismatch", f"the compacted form differs from the select form: {exc}\n" \
+                           + compacted.source
+    return "same"
+
+
+def _assert_identical(a, b, signed_zeros: bool) -> None:
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        assert isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
+        for x, y in zip(a, b):
+            _assert_identical(x, y, signed_zeros)
+        return
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape, (a.dtype, a.shape, b.dtype, b.shape)
+    assert np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"), (a, b)
+    if signed_zeros and a.dtype.kind == "f":
+        assert np.array_equal(np.signbit(a[a == 0]), np.signbit(b[b == 0])), (a, b)
 
 
 def _compare(program, got, lanes, shape, raised, signed_zeros) -> None:
