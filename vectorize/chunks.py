@@ -181,10 +181,10 @@ def run(spec, args, batched, size: int, chunk_size, call):
     elapsed = time.perf_counter() - start
     first = variant and not any(choice[c] for c in choice if c[0])
     if variant and (out is None or first and not _same_outputs(out, call(spec.function, args))):
-        # never expected (both forms give the same values): the select form from now on
-        for other in [c for c in choice if c[0]]:
-            del choice[other]
+        # never expected (both forms give the same values): the select form from now on (a
+        # new dict: other threads may be reading this one)
         spec.compacted = False
+        spec.chunking[bucket] = {c: times for c, times in choice.items() if not c[0]}
         return call(spec.function, args)
     if out is None:   # the chunks disagree: one call, and from now on only that
         spec.chunking[bucket] = 0
@@ -192,7 +192,7 @@ def run(spec, args, batched, size: int, chunk_size, call):
     choice[key].append(elapsed)
     if all(len(times) >= TRIALS for times in choice.values()):
         best_variant, best_way = min(choice, key=lambda c: _median(choice[c]))
-        if best_variant:
+        if best_variant and compacted(spec):    # (another thread may have dropped it)
             spec.variants[bucket] = compacted(spec)
         spec.chunking[bucket] = best_way
     return out
