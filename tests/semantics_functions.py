@@ -103,3 +103,21 @@ def add_in_place_before_the_copy_is_bound(x):
     z += 1.0                        # nothing else holds z's array yet
     y = z
     return y * 2.0
+
+
+def update_a_slice_in_place(x):
+    y = x[:2]                       # a view of the per-example vector x
+    y += 1.0                        # changes x too
+    return x
+
+
+def update_a_reshaped_view_in_place(x):
+    y = np.reshape(x, (3,)).T       # still a view of x
+    y *= 2.0
+    return x.sum()
+
+
+def update_a_new_array_in_place(x):
+    y = x[:2] + 0.5                 # arithmetic makes a new array
+    y *= 2.0
+    return x.sum() + y

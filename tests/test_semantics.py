@@ -164,6 +164,30 @@ def test_in_place_update_of_a_name_bound_from_another_is_rejected(name):
         vec(f)(np.array([2.0, -1.0, 7.0]))
 
 
+@pytest.mark.parametrize("name", ["update_a_slice_in_place",
+                                  "update_a_reshaped_view_in_place"])
+def test_in_place_update_of_a_view_is_rejected(name):
+    """`y = x[:2]` (or `x.reshape(...)`, `np.asarray(x)`, `.T`...) shares x's memory: per
+    example `y += 1` changes x; the batch would rebind y only (it returned x unchanged
+    before this was refused)."""
+    from vectorize import VectorizeError, vmap
+    f = getattr(sf, name)
+    rows = np.arange(6.0).reshape(2, 3)
+    row = rows[1].copy()
+    f(row)
+    assert not np.array_equal(row, rows[1])         # per example, x itself changed
+    with pytest.raises(VectorizeError, match=r"semantics_functions\.py:\d+:\d+: `y "):
+        vmap(f, fallback="error")(rows)
+
+
+def test_in_place_update_of_a_new_array_is_vectorized():
+    from vectorize import vmap
+    rows = np.array([[0.0, 1.0, 2.0], [-1.0, np.nan, 4.0]])
+    got = vmap(sf.update_a_new_array_in_place, fallback="error")(rows)
+    expected = np.stack([sf.update_a_new_array_in_place(r.copy()) for r in rows])
+    assert np.array_equal(got, expected, equal_nan=True)
+
+
 def test_in_place_update_before_another_name_is_bound_is_vectorized():
     """Only names whose value may be read after the update count: `y = z` after `z += 1`
     cannot see the change (so the function is not refused)."""

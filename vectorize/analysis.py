@@ -444,8 +444,9 @@ class Analysis:
         if others:
             op = _code(small.operator).strip()
             raise Unsupported(f"`{name} {op}` changes the per-example array `{name}` in place, "
-                              f"and `{others[0]}` is bound to it too: per example both change, "
-                              f"the batch would change only `{name}`", small,
+                              f"and `{others[0]}` is bound to it (or to a view of it) too: per "
+                              f"example both change, the batch would change only `{name}`",
+                              small,
                               f"write `{name} = {name} {op[:-1]} ...` (a new array), or bind "
                               f"a copy where `{name}` and `{others[0]}` are bound to each "
                               f"other (`.copy()`)")
@@ -1176,10 +1177,11 @@ def _alias_bindings(tree) -> tuple[dict[str, set], dict[str, set]]:
     bound_from: dict[str, set] = {}
 
     def pair(target, value):
-        if type(target) is cst.Name and type(value) is cst.Name and target.value != value.value:
-            links.setdefault(value.value, set()).add(target.value)
-            links.setdefault(target.value, set()).add(value.value)
-            bound_from.setdefault(target.value, set()).add(value.value)
+        source = _viewed_name(value)
+        if type(target) is cst.Name and source is not None and target.value != source:
+            links.setdefault(source, set()).add(target.value)
+            links.setdefault(target.value, set()).add(source)
+            bound_from.setdefault(target.value, set()).add(source)
         elif type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) \
                 and len(target.elements) == len(value.elements):
             for t, v in zip(target.elements, value.elements):
@@ -1227,6 +1229,41 @@ def _evaluate_inexact(fn, *values):
         if out is not UNKNOWN:
             return out
     return UNKNOWN
+
+
+_VIEW_ATTRIBUTES = frozenset({"T", "mT", "real", "imag"})
+_VIEW_METHODS = frozenset({"reshape", "ravel", "view", "transpose", "swapaxes", "squeeze",
+                           "diagonal"})
+_VIEW_FUNCTIONS = frozenset({"reshape", "ravel", "transpose", "swapaxes", "squeeze",
+                             "expand_dims", "asarray", "asanyarray", "ascontiguousarray",
+                             "asfortranarray", "atleast_1d", "atleast_2d", "atleast_3d",
+                             "broadcast_to", "diagonal", "moveaxis", "rollaxis", "real",
+                             "imag", "require"})
+
+
+def _viewed_name(value) -> str | None:
+    """The variable whose object (or memory) ``value`` may be: ``x`` itself, or a view of it
+    (``x[1:]``, ``x.T``, ``x.reshape(3)``, ``np.asarray(x)``...), an in-place update of which
+    changes ``x``; None for anything else (arithmetic makes new arrays)."""
+    while True:
+        t = type(value)
+        if t is cst.Name:
+            return value.value
+        if t is cst.Subscript:
+            value = value.value
+        elif t is cst.Attribute and value.attr.value in _VIEW_ATTRIBUTES:
+            value = value.value
+        elif t is cst.Call and type(value.func) is cst.Attribute:
+            func = value.func
+            if type(func.value) is cst.Name and func.value.value in ("np", "numpy") \
+                    and func.attr.value in _VIEW_FUNCTIONS and value.args:
+                value = value.args[0].value
+            elif func.attr.value in _VIEW_METHODS:
+                value = func.value
+            else:
+                return None
+        else:
+            return None
 
 
 def _numpy_math(fn, examples: list):
