@@ -121,3 +121,30 @@ def update_a_new_array_in_place(x):
     y = x[:2] + 0.5                 # arithmetic makes a new array
     y *= 2.0
     return x.sum() + y
+
+
+def double_in_place(v):
+    v *= 2.0
+    return v
+
+
+def pass_to_a_helper_that_updates_it(x):
+    y = np.where(x > 0, x, 1.0)     # a 0-d array per example
+    z = double_in_place(y)          # doubles y too
+    return y + z
+
+
+def pass_to_a_helper_and_forget_it(x):
+    y = np.where(x > 0, x, 1.0)
+    return double_in_place(y) + 1.0   # y is not read again
+
+
+def add_one_in_place(v):
+    w = v[1:]                        # a view of the argument
+    w += 1.0
+    return w.sum()
+
+
+def pass_a_vector_to_a_helper_that_updates_it(x):
+    s = add_one_in_place(x)
+    return x.sum() + s

@@ -180,6 +180,21 @@ def test_in_place_update_of_a_view_is_rejected(name):
         vmap(f, fallback="error")(rows)
 
 
+def test_a_helper_updating_its_argument_in_place_is_rejected_where_the_caller_reads_it():
+    """Per example a helper's `v *= 2` changes the caller's 0-d array (or vector, or a view
+    of it); the batch would rebind the helper's name only (both gave silently wrong results
+    before this was refused)."""
+    from vectorize import VectorizeError, vmap
+    x = np.array([3.0, -1.0, 2.0])
+    assert sf.pass_to_a_helper_that_updates_it(np.float64(3.0)) == 12.0     # y doubled too
+    with pytest.raises(VectorizeError, match=r"`double_in_place` changes its argument `v`"):
+        vec(sf.pass_to_a_helper_that_updates_it)(x)
+    with pytest.raises(VectorizeError, match=r"`add_one_in_place` changes its argument `v`"):
+        vmap(sf.pass_a_vector_to_a_helper_that_updates_it, fallback="error")(
+            np.arange(6.0).reshape(2, 3))
+    assert_matches_loop(sf.pass_to_a_helper_and_forget_it, x)     # y not read again
+
+
 def test_in_place_update_of_a_new_array_is_vectorized():
     from vectorize import vmap
     rows = np.array([[0.0, 1.0, 2.0], [-1.0, np.nan, 4.0]])

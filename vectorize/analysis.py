@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import types
+import weakref
 
 import libcst as cst
 import numpy as np
@@ -107,8 +108,10 @@ class Analysis:
 
     def __init__(self, source, tree, params: dict[str, object], registry: Registry,
                  helpers=None, allow_fallback: bool = False, promoted=None,
-                 speculative: bool = False):
+                 speculative: bool = False, helper: bool = False):
         self.source = source
+        # called from another function of the user's: its parameters are the caller's objects
+        self.helper = helper
         # a helper's body may run for lanes whose scalar code never calls it (under a
         # per-example condition of the caller): all of it counts as speculative code
         self.speculative = speculative
@@ -134,6 +137,7 @@ class Analysis:
         self._aliases: dict[str, set] | None = None
         self._live: dict = {}    # statement -> names live after it (for `_aliases`)
         self._bound_from: dict[str, set] = {}    # y -> {x} for `y = x` (`_alias_bindings`)
+        self._read_counts: dict[str, int] | None = None     # `_reads_of`
         self.zero_d_arrays: set[str] = set()   # names bound (somewhere) to a 0-d array
         self.helpers = helpers            # callback(func, args, kwargs, node) -> Value
         self.allow_fallback = allow_fallback
@@ -164,7 +168,7 @@ class Analysis:
         per-example data from their creation on (their creation is then batched)."""
         for _ in range(8):
             fresh = Analysis(self.source, self.tree, self.params, self.registry, self.helpers,
-                             self.allow_fallback, self.promoted, self.speculative)
+                             self.allow_fallback, self.promoted, self.speculative, self.helper)
             # operations on examples stand for every lane's: their floating-point errors
             # (1 / 0.0 on a representative) say nothing, and are ignored throughout
             with np.errstate(all="ignore"):
@@ -435,12 +439,11 @@ class Analysis:
         if not (isinstance(current, Value) and current.batched):
             return
         if self._aliases is None:
-            from .liveness import liveness_of
-            self._aliases, self._bound_from = _alias_bindings(self.tree)
-            self._live = liveness_of(self.tree).live_after
+            self._init_aliases()
         if not (isinstance(current.example, np.ndarray) or self._may_hold_0d_array(name)):
             return
-        others = sorted(self._aliases.get(name, set()) & self._live.get(small, set()))
+        group = self._aliases.get(name, set())
+        others = sorted(group & self._live.get(small, set()))
         if others:
             op = _code(small.operator).strip()
             raise Unsupported(f"`{name} {op}` changes the per-example array `{name}` in place, "
@@ -450,6 +453,63 @@ class Analysis:
                               f"write `{name} = {name} {op[:-1]} ...` (a new array), or bind "
                               f"a copy where `{name}` and `{others[0]}` are bound to each "
                               f"other (`.copy()`)")
+
+    def _no_update_of_an_argument(self, fn, node: cst.Call, env: Env) -> None:
+        """A helper that updates a parameter in place (``v *= 2``, also through a name or a
+        view bound to it) changes the caller's argument when that is an array (a vector, or
+        the 0-d array of ``np.where``): per example the caller sees the change where it
+        reads the argument again; the batch rebinds the helper's name only. Refused when the
+        caller reads that variable anywhere else."""
+        updated = _parameters_updated_in_place(fn)
+        if not updated:
+            return
+        if self._aliases is None:
+            self._init_aliases()
+        names = list(_signature_names(fn))
+        for i, arg in enumerate(node.args):
+            parameter = arg.keyword.value if arg.keyword is not None else (
+                names[i] if i < len(names) and not arg.star else None)
+            source = _viewed_name(arg.value)
+            if parameter not in updated or source is None:
+                continue
+            value = env.values.get(source)
+            if not (isinstance(value, Value) and value.batched and (
+                    isinstance(value.example, np.ndarray) or self._may_hold_0d_array(source))):
+                continue
+            readers = [n for n in {source} | self._aliases.get(source, set())
+                       if self._reads_of(n) > 1]
+            if readers:
+                raise Unsupported(f"`{fn.__name__}` changes its argument `{parameter}` in place "
+                                  f"(`{parameter} {updated[parameter]}`), which is the "
+                                  f"per-example array `{source}` here, read again by this "
+                                  f"function: per example it sees the change, the batch would "
+                                  f"not", node,
+                                  f"in `{fn.__name__}`, write `{parameter} = {parameter} ...` "
+                                  f"(a new array), or pass `{source}.copy()`")
+
+    def _reads_of(self, name: str) -> int:
+        """How often ``name`` is read in the function (not counting plain assignments to
+        it)."""
+        if self._read_counts is None:
+            counts: dict[str, int] = {}
+            targets = set()
+            from .cst_util import walk
+            for n in walk(self.tree):
+                if type(n) is cst.AssignTarget and type(n.target) is cst.Name:
+                    targets.add(id(n.target))
+                elif type(n) is cst.Attribute:
+                    targets.add(id(n.attr))       # `.shape` is no variable
+                elif type(n) is cst.Arg and n.keyword is not None:
+                    targets.add(id(n.keyword))    # nor is `b=` of a call
+                elif type(n) is cst.Name and id(n) not in targets:
+                    counts[n.value] = counts.get(n.value, 0) + 1
+            self._read_counts = counts
+        return self._read_counts.get(name, 0)
+
+    def _init_aliases(self) -> None:
+        from .liveness import liveness_of
+        self._aliases, self._bound_from = _alias_bindings(self.tree)
+        self._live = liveness_of(self.tree).live_after
 
     def _may_hold_0d_array(self, name: str) -> bool:
         """Whether ``name`` is bound somewhere to a 0-d array (`zero_d_arrays`), or to a name
@@ -1083,6 +1143,7 @@ class Analysis:
             return batched_like(_evaluate(fn, args[0].example) if args else UNKNOWN)
         if isinstance(fn, types.FunctionType) and self.helpers is not None \
                 and not (getattr(fn, "__module__", None) or "").startswith(("numpy", "math")):
+            self._no_update_of_an_argument(fn, node, env)
             value = self.helpers(fn, args, kwargs, node)
             self.helper_calls[node] = value
             return value
@@ -1229,6 +1290,38 @@ def _evaluate_inexact(fn, *values):
         if out is not UNKNOWN:
             return out
     return UNKNOWN
+
+
+_UPDATED_PARAMETERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _parameters_updated_in_place(fn) -> dict[str, str]:
+    """The parameters of the user's function ``fn`` that its body updates in place (``v *=
+    e``, or a name or view bound to ``v``), each with the operator; read once per function."""
+    if fn in _UPDATED_PARAMETERS:
+        return _UPDATED_PARAMETERS[fn]
+    out: dict[str, str] = {}
+    try:
+        from .source import read_function
+        tree = read_function(fn).tree
+    except Exception:
+        tree = None
+    if tree is not None:
+        from .cst_util import walk
+        parameters = set(_signature_names(fn))
+        groups = _alias_bindings(tree)[0]
+        for n in walk(tree.body):
+            if type(n) is cst.AugAssign and type(n.target) is cst.Name:
+                name = n.target.value
+                for parameter in sorted(({name} | groups.get(name, set())) & parameters):
+                    out.setdefault(parameter, _code(n.operator).strip())
+    _UPDATED_PARAMETERS[fn] = out
+    return out
+
+
+def _signature_names(fn) -> tuple[str, ...]:
+    code = fn.__code__
+    return code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
 
 
 _VIEW_ATTRIBUTES = frozenset({"T", "mT", "real", "imag"})

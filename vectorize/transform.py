@@ -156,7 +156,8 @@ class FunctionJob:
         analysis = Analysis(self.source, tree, self.params, self.registry,
                             helpers=self._helper, allow_fallback=self.module.allow_fallback,
                             promoted=self.promoted,
-                            speculative=self.helper or self.branches_per_example)
+                            speculative=self.helper or self.branches_per_example,
+                            helper=self.helper)
         analysis.analyze()
         if any(analysis.batched_tests.values()) or analysis.masked_loops:
             # once `if`s become merges, no later analysis can tell which code ran on some
