@@ -594,6 +594,23 @@ def f(x):
     return z
 """, (np.array([0.0, -1.0, 2.5, np.nan]),), True,
         id="math_domain_error_of_constants_on_a_branch_no_lane_takes"),
+    # seed 20: inside a compacted loop the batch size that `batch_rules` wrote as `len(x)`
+    # (x not gathered by the loop) was the whole batch's, not the lanes still running:
+    # "operands could not be broadcast together with shapes (2,) () (3,)"
+    pytest.param("batch_size_inside_a_compacted_loop", """
+def f(x, y):
+    for i0 in range(2):
+        v0, v1 = x, x
+        n0 = 0
+        while n0 < 2 and (v0 < y):
+            n0 += 1
+            if ((y < y) and (y < y)):
+                break
+            if (i0 < 1):
+                break
+    return x
+""", (np.array([0.0, 0.0, 0.0, -1.0]), np.array([0.0, 1.0, 1.0, np.nan])), True,
+        id="batch_size_inside_a_compacted_loop"),
 ]
 
 

@@ -147,6 +147,7 @@ class FunctionJob:
         # `if_envs` for it, filled in by `batch_rules` for `compact`
         self.compact_ifs: dict[str, tuple | None] = {}
         self.batch_size_name: str | None = None   # set by batch_rules when it needs one
+        self.batch_len_params: set[str] = set()   # params whose len() batch_rules wrote for it
         self.last: Analysis | None = None
 
     def analyze(self, tree: cst.FunctionDef) -> Analysis:

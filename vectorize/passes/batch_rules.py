@@ -135,6 +135,7 @@ class _ApplyRules(cst.CSTTransformer):
                              and not _is_batched(self.analysis.values[n])}
         stable = [name for name in batched if name not in self._written]
         if stable:
+            self.ctx.batch_len_params.add(stable[0])    # `compact`: the lanes' count inside
             return expr("len({x})", x=cst.Name(stable[0]))
         if self.size_name is None:
             self.size_name = (self.ctx.namer.fresh("batch_size"), batched[0])

@@ -69,6 +69,22 @@ def _renamed(stmts: list, local: dict[str, str]) -> list:
     return [rewrite(s, RenameNames(local)) for s in stmts] if local else list(stmts)
 
 
+class _BatchLength(cst.CSTTransformer):
+    """``len(x)`` of the given parameters (the batch size `batch_rules` wrote) ->
+    ``lanes.size``."""
+
+    def __init__(self, params: set[str], lanes: str):
+        self.params, self.lanes = params, lanes
+
+    def leave_Call(self, original_node, updated_node):
+        if type(updated_node.func) is cst.Name and updated_node.func.value == "len" \
+                and len(updated_node.args) == 1 \
+                and type(updated_node.args[0].value) is cst.Name \
+                and updated_node.args[0].value.value in self.params:
+            return parse_expr(f"{self.lanes}.size")
+        return updated_node
+
+
 def _is_batched(value) -> bool:
     return bool(getattr(value, "batched", False))
 
@@ -153,6 +169,16 @@ class _Compact(cst.CSTTransformer):
         name = self.ctx.batch_size_name
         return {name: parse_expr(f"{lanes}.size")} if name else {}
 
+    def _local(self, stmts: list, local: dict[str, str], lanes: str) -> list:
+        """``stmts`` of a compacted region: the gathered names renamed to their lanes' values,
+        and the batch size (a name, or ``len(x)`` of a parameter the region does not gather)
+        to the number of lanes."""
+        out = _renamed(stmts, {**local, **self._size(lanes)})
+        sized = self.ctx.batch_len_params - set(local)
+        if sized:
+            out = [rewrite(s, _BatchLength(sized, lanes)) for s in out]
+        return out
+
     # -- loops
     def _gathered_loop(self, active: str, body: list):
         """(statements before the loop, its new body, statements after it, lanes name)."""
@@ -174,7 +200,7 @@ class _Compact(cst.CSTTransformer):
         check = parse_stmt(f"if 2 * {prims.count(g_active)} <= {lanes}.size:\n"
                            + "".join(f"    {line}\n" for line in compaction))
         after = _statements(_scatters(local, lanes, [n for n, _ in carried]))
-        return (_statements(lines), _renamed(body, {**local, **self._size(lanes)}) + [check],
+        return (_statements(lines), self._local(body, local, lanes) + [check],
                 after, lanes)
 
     def leave_With(self, original_node, updated_node):
@@ -250,7 +276,7 @@ class _Compact(cst.CSTTransformer):
                                                           and name not in definite)):
                     lines.append(f"{local[name]} = {name}[{lanes}]"
                                  if _is_batched(entry[name]) else f"{local[name]} = {name}")
-            out += _statements(lines) + _renamed(stmts, {**local, **self._size(lanes)})
+            out += _statements(lines) + self._local(stmts, local, lanes)
             done.append((lanes, local, written, definite, values))
         assigned = set().union(*(d[2] for d in done))
         order = _first_write_order([s for stmts, *_ in branches for s in stmts])
