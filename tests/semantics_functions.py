@@ -148,3 +148,20 @@ def add_one_in_place(v):
 def pass_a_vector_to_a_helper_that_updates_it(x):
     s = add_one_in_place(x)
     return x.sum() + s
+
+
+def accumulate_into_a_shared_array(x, w):
+    w += x                          # per example: every example adds to the same w
+    return w.sum()
+
+
+def add_a_shared_vector_in_place(x, w):
+    x += w                          # x (a per-example scalar) becomes a vector
+    y = x
+    y *= 2.0                        # changes x's new array too; x is not read again
+    return y.sum()
+
+
+def add_a_shared_vector(x, w):
+    x += w
+    return x

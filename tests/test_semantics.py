@@ -195,6 +195,32 @@ def test_a_helper_updating_its_argument_in_place_is_rejected_where_the_caller_re
     assert_matches_loop(sf.pass_to_a_helper_and_forget_it, x)     # y not read again
 
 
+def test_in_place_update_of_a_shared_array_is_rejected():
+    """`w += x` with `w` the same array for every example (`in_axes=None`, `excluded`, a
+    global): per example each example adds to it again (the loop's results depend on the
+    order); the batch would rebind `w` once."""
+    from vectorize import VectorizeError, vmap
+    x, w = np.array([1.0, 2.0, 3.0]), np.array([10.0, 20.0])
+    shared = w.copy()
+    assert [sf.accumulate_into_a_shared_array(v, shared) for v in x] == [32.0, 36.0, 42.0]
+    with pytest.raises(VectorizeError, match=r"`w \+=` changes the array `w` in place"):
+        vmap(sf.accumulate_into_a_shared_array, in_axes=(0, None), fallback="error")(x, w)
+    with pytest.raises(VectorizeError, match=r"`w \+=` changes the array `w` in place"):
+        vectorize(sf.accumulate_into_a_shared_array, excluded={1}, fallback="error")(x, w)
+
+
+def test_augmented_assignment_aligns_ranks_like_the_operator():
+    """`x += w` with a per-example scalar `x` and a shared vector `w` is `x[:, None] + w`,
+    as `x + w` is (it raised a broadcast error before)."""
+    from vectorize import vmap
+    x, w = np.array([1.0, -2.0, 3.5]), np.array([10.0, 20.0])
+    got = vmap(sf.add_a_shared_vector, in_axes=(0, None), fallback="error")(x, w)
+    assert np.array_equal(got, np.stack([sf.add_a_shared_vector(v, w.copy()) for v in x]))
+    # y = x, then y *= 2 changes x too per example, but nothing reads x again
+    got = vmap(sf.add_a_shared_vector_in_place, in_axes=(0, None), fallback="error")(x, w)
+    assert np.array_equal(got, [sf.add_a_shared_vector_in_place(v, w.copy()) for v in x])
+
+
 def test_in_place_update_of_a_new_array_is_vectorized():
     from vectorize import vmap
     rows = np.array([[0.0, 1.0, 2.0], [-1.0, np.nan, 4.0]])

@@ -138,6 +138,7 @@ class Analysis:
         self._live: dict = {}    # statement -> names live after it (for `_aliases`)
         self._bound_from: dict[str, set] = {}    # y -> {x} for `y = x` (`_alias_bindings`)
         self._read_counts: dict[str, int] | None = None     # `_reads_of`
+        self._assigned: set[str] | None = None   # names assigned in the function
         self.zero_d_arrays: set[str] = set()   # names bound (somewhere) to a 0-d array
         self.helpers = helpers            # callback(func, args, kwargs, node) -> Value
         self.allow_fallback = allow_fallback
@@ -269,6 +270,7 @@ class Analysis:
                 raise Unsupported("augmented assignment into an object changes it in place (a "
                                   "side effect the batch cannot repeat per example)", small,
                                   "compute a new local value instead")
+            self._no_update_of_a_shared_array(small, env)
             self._no_aliased_update(small, env)
             value = self.binary(small.operator, small.target, small.value, env, small)
             self.bind(small.target, value, env, small)
@@ -453,6 +455,32 @@ class Analysis:
                               f"write `{name} = {name} {op[:-1]} ...` (a new array), or bind "
                               f"a copy where `{name}` and `{others[0]}` are bound to each "
                               f"other (`.copy()`)")
+
+    def _no_update_of_a_shared_array(self, small: cst.AugAssign, env: Env) -> None:
+        """``w += v`` where ``w`` is the same array for every example (an argument passed as
+        it is, or a global) or a view of it: per example every example changes it in place
+        again (the next example sees the changes of the ones before); the batch would rebind
+        ``w`` once."""
+        name = small.target.value
+        current = env.values.get(name)
+        if not (isinstance(current, Value) and not current.batched
+                and isinstance(current.example, np.ndarray)):
+            return
+        if self._aliases is None:
+            self._init_aliases()
+        if self._assigned is None:
+            from .cst_util import walk
+            self._assigned = {t for n in walk(self.tree.body) if type(n) is cst.AssignTarget
+                              for t in target_names(n.target)}
+        group = {name} | self._aliases.get(name, set())
+        shared = sorted(n for n in group if n in self.params or n not in self._assigned)
+        if shared:
+            op = _code(small.operator).strip()
+            raise Unsupported(f"`{name} {op}` changes the array `{shared[0]}` in place, which "
+                              f"is the same for every example (the caller's argument or a "
+                              f"global): per example each example changes it again, the "
+                              f"batch would not", small,
+                              f"write `{name} = {name} {op[:-1]} ...` (a new array)")
 
     def _no_update_of_an_argument(self, fn, node: cst.Call, env: Env) -> None:
         """A helper that updates a parameter in place (``v *= 2``, also through a name or a

@@ -607,7 +607,24 @@ def _loop_facts(func, ctx, analysis) -> None:
         ctx.loop_facts[active] = (carried, read_only)
 
 
+class _AugmentedToBinary(cst.CSTTransformer):
+    """``x += v`` -> ``x = x + v`` for names: the earlier analyses refused the in-place updates
+    another name could see, so rebinding gives the per-example values, and as a plain
+    operation it gets the operator rule's rank alignment (``x += w`` with a per-example scalar
+    ``x`` and a shared vector ``w`` becomes ``x[:, None] + w``)."""
+
+    def leave_AugAssign(self, original_node, updated_node):
+        if type(updated_node.target) is not cst.Name:
+            return updated_node
+        name = updated_node.target.value      # two nodes: the analysis keys values by node
+        value = cst.BinaryOperation(
+            left=cst.Name(name), right=updated_node.value,
+            operator=AUGMENTED_TO_BINARY[type(updated_node.operator)]())
+        return cst.Assign([cst.AssignTarget(cst.Name(name))], value)
+
+
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    func = rewrite(func, _AugmentedToBinary())
     analysis = ctx.analyze(func)
     _loop_facts(func, ctx, analysis)
     from .compact import record_if_facts

@@ -87,10 +87,10 @@ class _Rebind(cst.CSTTransformer):
         target = updated_node.target
         if type(target) is not cst.Name or target.value not in self.names:
             return updated_node
-        value = cst.BinaryOperation(left=target,
+        value = cst.BinaryOperation(left=cst.Name(target.value),   # two nodes: analyses key
                                     operator=AUGMENTED_TO_BINARY[type(updated_node.operator)](),
-                                    right=updated_node.value)
-        return cst.Assign([cst.AssignTarget(target)], value)
+                                    right=updated_node.value)     # values by node
+        return cst.Assign([cst.AssignTarget(cst.Name(target.value))], value)
 
 
 def _renamed(node, active: dict[str, str]):
