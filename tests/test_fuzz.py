@@ -611,6 +611,29 @@ def f(x, y):
     return x
 """, (np.array([0.0, 0.0, 0.0, -1.0]), np.array([0.0, 1.0, 1.0, np.nan])), True,
         id="batch_size_inside_a_compacted_loop"),
+    # seed 21: the code after an early return is copied into each branch; a loop's mask was
+    # per-example in one copy and the same for every lane in another (v2 differs), but it was
+    # restricted to the branch's lanes in both, so the uniform copy's `if active:` (a Python
+    # `if`) tested an array: "truth value of an array ... is ambiguous"
+    pytest.param("loop_mask_uniform_in_one_copy_of_the_code_after_a_return", """
+def f(x, y, z):
+    v2 = 0.25
+    if y < 0:
+        x = -x
+    elif x > 1:
+        return z
+    else:
+        v2 += z
+    if x < z:
+        return v2
+    else:
+        for i0 in range(1):
+            if np.signbit(v2):
+                break
+    return x
+""", (np.array([31.5, 3.0, 12.5, 0.5, 2.0, -3.0]), np.array([0.0, 1e-300, -1.0, -2.0, 2.0, 100.0]),
+      np.array([-1.0, -1e-12, -1e+300, 100.0, 10.0, -75.3])), True,
+        id="loop_mask_uniform_in_one_copy_of_the_code_after_a_return"),
 ]
 
 

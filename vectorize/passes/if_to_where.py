@@ -142,6 +142,14 @@ class _IfToWhere(cst.CSTTransformer):
                 if type(n) is cst.Name and n.value in self.ctx.mask_names
                 and getattr(v, "batched", False)}
 
+    def _batched_masks(self, block) -> set[str]:
+        """The masks among `masks` that are per-example somewhere in ``block``."""
+        if block is None or not self.masks:
+            return set()
+        values = self.analysis.values
+        return {n.value for n in walk(block) if type(n) is cst.Name and n.value in self.masks
+                and getattr(values.get(n), "batched", False)}
+
     def leave_If(self, original_node, updated_node):
         if not self.analysis.batched_tests.get(original_node, False):
             return updated_node
@@ -192,8 +200,13 @@ class _IfToWhere(cst.CSTTransformer):
             cond = self.ctx.namer.fresh("cond")
             out.append(_assign(cond, test))
             test = cst.Name(cond)
-        masks = self.masks
-        has_loops = bool(masks) and _has_mask_init(then_stmts + else_stmts, masks)
+        # per branch: the code after an early return is copied into several branches, and a
+        # loop's mask may be per-example in one copy and the same for every lane in another
+        then_masks = self._batched_masks(original.body)
+        else_masks = self._batched_masks(original.orelse)
+        masks = then_masks | else_masks
+        has_loops = bool(masks) and (_has_mask_init(then_stmts, then_masks)
+                                     or _has_mask_init(else_stmts, else_masks))
         if (len(merged) > 1 or has_loops) and not isinstance(test, cst.Name):
             cond = self.ctx.namer.fresh("cond")
             out.append(_assign(cond, test))
@@ -201,9 +214,9 @@ class _IfToWhere(cst.CSTTransformer):
         if has_loops:
             # a masked loop inside a branch runs only for the lanes that take the branch:
             # other lanes must not keep it going (they might never finish it)
-            then_stmts = _restrict_masks(then_stmts, test, masks)
+            then_stmts = _restrict_masks(then_stmts, test, then_masks)
             else_stmts = _restrict_masks(else_stmts, cst.UnaryOperation(cst.Not(), test),
-                                         masks)
+                                         else_masks)
 
         inline_then = _single_assignment(then_stmts)
         inline_else = _single_assignment(else_stmts)
