@@ -165,3 +165,21 @@ def add_a_shared_vector_in_place(x, w):
 def add_a_shared_vector(x, w):
     x += w
     return x
+
+
+def update_then_swap(x, y):
+    x = np.where(x > 0, x, 0.0)     # a 0-d array per example
+    x += 1.0                        # y is bound to it only afterwards: nothing sees this
+    x, y = y, x
+    return x + y
+
+
+def update_seen_by_the_next_iteration(x):
+    x = np.where(x > 0, x, 0.0)
+    y = x * 0
+    z = 0.0
+    for _ in range(2):
+        x += 1.0                    # the second time, y (bound below) is this array
+        z = y + 0
+        y = x
+    return z

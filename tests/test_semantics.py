@@ -8,7 +8,7 @@ import pytest
 import semantics_functions as sf
 from differential import assert_matches_loop
 
-from vectorize import vectorize
+from vectorize import VectorizeError, vectorize
 
 
 def vec(f):
@@ -219,6 +219,16 @@ def test_augmented_assignment_aligns_ranks_like_the_operator():
     # y = x, then y *= 2 changes x too per example, but nothing reads x again
     got = vmap(sf.add_a_shared_vector_in_place, in_axes=(0, None), fallback="error")(x, w)
     assert np.array_equal(got, [sf.add_a_shared_vector_in_place(v, w.copy()) for v in x])
+
+
+def test_only_bindings_that_may_come_before_an_update_count():
+    """A name bound to the array after the update (`x, y = y, x`) cannot see it; one bound
+    later in a loop around the update can, from the next iteration on."""
+    x, y = np.array([1.0, -1.0, 2.5]), np.array([0.5, 3.0, -2.0])
+    assert_matches_loop(sf.update_then_swap, x, y)
+    assert sf.update_seen_by_the_next_iteration(np.float64(1.0)) == 3.0    # not 2.0
+    with pytest.raises(VectorizeError, match=r"`x \+=` .* `y` is bound to it"):
+        vec(sf.update_seen_by_the_next_iteration)(x)
 
 
 def test_in_place_update_of_a_new_array_is_vectorized():

@@ -30,7 +30,7 @@ from .abstract import (
     same,
     unbatched,
 )
-from .cst_util import AUGMENTED_TO_BINARY, code
+from .cst_util import AUGMENTED_TO_BINARY, children, code
 from .errors import Unsupported
 from .liveness import target_names, writes
 from .rules.lanes import ENGINE_NAMES
@@ -132,11 +132,11 @@ class Analysis:
         self.jump_envs: dict[cst.CSTNode, dict] = {}
         self.loop_may_skip: dict[cst.CSTNode, bool] = {}   # can run its body zero times
         self.registry = registry
-        # name -> the other names that `y = name` / `name = y` bind to the same object, as
-        # far as chains of such bindings reach (`_alias_bindings`)
-        self._aliases: dict[str, set] | None = None
+        # the bindings `y = x` (or of a view of x) of the function: (y, x, position, loops
+        # around it) (`_alias_links`), and every node's position and loops
+        self._aliases: list | None = None
+        self._where: dict = {}
         self._live: dict = {}    # statement -> names live after it (for `_aliases`)
-        self._bound_from: dict[str, set] = {}    # y -> {x} for `y = x` (`_alias_bindings`)
         self._read_counts: dict[str, int] | None = None     # `_reads_of`
         self._assigned: set[str] | None = None   # names assigned in the function
         self.zero_d_arrays: set[str] = set()   # names bound (somewhere) to a 0-d array
@@ -432,20 +432,21 @@ class Analysis:
         that ``np.where`` of scalars returns) changes it in place, so per example every name
         bound to the same object (``y = x``, or ``x = y`` before it) sees the change; the
         batch rebinds ``x`` only. Rejected when the function binds another name to ``x``
-        anywhere (either way, through any chain of such bindings) whose value may still be
-        read after the update (live there), and ``x`` or one of them may hold such an
-        array. (Which names share the object is not tracked along the code: a binding
-        anywhere counts, which may refuse a function whose aliases never meet the update.)"""
+        (either way, through any chain of such bindings) that may come before the update
+        (earlier in the code, or in a loop around both) and whose value may still be read
+        after it (live there), and ``x`` may hold such an array. (Which names share the
+        object is not tracked along each path: a binding on another branch counts too, which
+        may refuse a function whose aliases never meet the update.)"""
         name = small.target.value
         current = env.values.get(name)
         if not (isinstance(current, Value) and current.batched):
             return
         if self._aliases is None:
             self._init_aliases()
-        if not (isinstance(current.example, np.ndarray) or self._may_hold_0d_array(name)):
+        if not (isinstance(current.example, np.ndarray)
+                or self._may_hold_0d_array(name, small)):
             return
-        group = self._aliases.get(name, set())
-        others = sorted(group & self._live.get(small, set()))
+        others = sorted(self._group(name, small) & self._live.get(small, set()))
         if others:
             op = _code(small.operator).strip()
             raise Unsupported(f"`{name} {op}` changes the per-example array `{name}` in place, "
@@ -472,7 +473,7 @@ class Analysis:
             from .cst_util import walk
             self._assigned = {t for n in walk(self.tree.body) if type(n) is cst.AssignTarget
                               for t in target_names(n.target)}
-        group = {name} | self._aliases.get(name, set())
+        group = {name} | self._group(name, small)
         shared = sorted(n for n in group if n in self.params or n not in self._assigned)
         if shared:
             op = _code(small.operator).strip()
@@ -502,9 +503,10 @@ class Analysis:
                 continue
             value = env.values.get(source)
             if not (isinstance(value, Value) and value.batched and (
-                    isinstance(value.example, np.ndarray) or self._may_hold_0d_array(source))):
+                    isinstance(value.example, np.ndarray)
+                    or self._may_hold_0d_array(source, node))):
                 continue
-            readers = [n for n in {source} | self._aliases.get(source, set())
+            readers = [n for n in {source} | self._group(source, node)
                        if self._reads_of(n) > 1]
             if readers:
                 raise Unsupported(f"`{fn.__name__}` changes its argument `{parameter}` in place "
@@ -536,18 +538,42 @@ class Analysis:
 
     def _init_aliases(self) -> None:
         from .liveness import liveness_of
-        self._aliases, self._bound_from = _alias_bindings(self.tree)
+        self._aliases, self._where = _alias_links(self.tree)
         self._live = liveness_of(self.tree).live_after
 
-    def _may_hold_0d_array(self, name: str) -> bool:
+    def _links_before(self, at) -> list:
+        """The bindings ``(target, source)`` that may run before ``at``: earlier in the code,
+        or inside a loop that also holds ``at`` (its next iteration)."""
+        index, loops = self._where.get(id(at), (1 << 62, frozenset()))
+        return [(t, s) for t, s, i, around in self._aliases if i < index or around & loops]
+
+    def _group(self, name: str, at) -> set[str]:
+        """The other names that may hold the object ``name`` holds at ``at``: linked to it by
+        chains of bindings (either way) that may run before ``at``."""
+        links: dict[str, set] = {}
+        for t, s in self._links_before(at):
+            links.setdefault(t, set()).add(s)
+            links.setdefault(s, set()).add(t)
+        group, stack = {name}, [name]
+        while stack:
+            for other in links.get(stack.pop(), set()) - group:
+                group.add(other)
+                stack.append(other)
+        return group - {name}
+
+    def _may_hold_0d_array(self, name: str, at) -> bool:
         """Whether ``name`` is bound somewhere to a 0-d array (`zero_d_arrays`), or to a name
-        that may hold one (``name = z``, through chains of such bindings)."""
+        that may hold one (``name = z``, through chains of such bindings that may run before
+        ``at``)."""
+        bound_from: dict[str, set] = {}
+        for t, s in self._links_before(at):
+            bound_from.setdefault(t, set()).add(s)
         seen, stack = {name}, [name]
         while stack:
             current = stack.pop()
             if current in self.zero_d_arrays:
                 return True
-            for source in self._bound_from.get(current, ()):
+            for source in bound_from.get(current, ()):
                 if source not in seen:
                     seen.add(source)
                     stack.append(source)
@@ -1254,6 +1280,37 @@ def _numpy_scalar_for(operator, left: Value, right: Value):
     if not integers:
         return np.float64
     return np.int64
+
+
+def _alias_links(tree) -> tuple[list, dict]:
+    """The bindings of a name to another name's object (``y = x``, ``y, z = x, w``, or a view:
+    `_viewed_name`) in the function, each as (y, x, position, ids of the loops around it),
+    and for every node its (position, ids of the loops around it); positions count nodes in
+    the order of the code."""
+    links: list = []
+    where: dict = {}
+    stack = [(tree, frozenset())]
+    index = 0
+    while stack:
+        node, loops = stack.pop()
+        where[id(node)] = (index, loops)
+        index += 1
+        if type(node) is cst.Assign:
+            for target in node.targets:
+                _pairs(target.target, node.value, links, index, loops)
+        inner = loops | {id(node)} if type(node) in (cst.For, cst.While) else loops
+        stack.extend((child, inner) for child in reversed(children(node)))
+    return links, where
+
+
+def _pairs(target, value, out: list, index: int, loops) -> None:
+    source = _viewed_name(value)
+    if type(target) is cst.Name and source is not None and target.value != source:
+        out.append((target.value, source, index, loops))
+    elif type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) \
+            and len(target.elements) == len(value.elements):
+        for t, v in zip(target.elements, value.elements):
+            _pairs(t.value, v.value, out, index, loops)
 
 
 def _alias_bindings(tree) -> tuple[dict[str, set], dict[str, set]]:
