@@ -225,6 +225,7 @@ def compacted(spec):
                 spec.compacted = build()
             except Exception:       # the select form stays: it is the reference
                 spec.compacted = False
+            spec.build_compacted = None     # (it holds the abstract arguments)
     return spec.compacted
 
 
