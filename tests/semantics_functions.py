@@ -183,3 +183,24 @@ def update_seen_by_the_next_iteration(x):
         z = y + 0
         y = x
     return z
+
+
+def bind_on_one_branch_update_on_the_other(x):
+    x = np.where(x > 0, x, 0.0)
+    y = x * 0
+    if x > 1:
+        y = x                       # this path never reaches the update
+    else:
+        x += 1.0
+    return x + y
+
+
+def bind_then_update_on_later_iterations(x):
+    x = np.where(x > 0, x, 0.0)
+    y = x * 0
+    for i in range(2):
+        if i == 0:
+            y = x                   # the first iteration binds...
+        else:
+            x += 1.0                # ...the second changes y's array too
+    return x + y

@@ -229,6 +229,11 @@ def test_only_bindings_that_may_come_before_an_update_count():
     assert sf.update_seen_by_the_next_iteration(np.float64(1.0)) == 3.0    # not 2.0
     with pytest.raises(VectorizeError, match=r"`x \+=` .* `y` is bound to it"):
         vec(sf.update_seen_by_the_next_iteration)(x)
+    # nor does one on the other branch of an `if`, unless a loop takes both branches
+    assert_matches_loop(sf.bind_on_one_branch_update_on_the_other, x)
+    assert sf.bind_then_update_on_later_iterations(np.float64(1.0)) == 4.0   # not 3.0
+    with pytest.raises(VectorizeError, match=r"`x \+=` .* `y` is bound to it"):
+        vec(sf.bind_then_update_on_later_iterations)(x)
 
 
 def test_in_place_update_of_a_new_array_is_vectorized():

@@ -542,10 +542,14 @@ class Analysis:
         self._live = liveness_of(self.tree).live_after
 
     def _links_before(self, at) -> list:
-        """The bindings ``(target, source)`` that may run before ``at``: earlier in the code,
-        or inside a loop that also holds ``at`` (its next iteration)."""
-        index, loops = self._where.get(id(at), (1 << 62, frozenset()))
-        return [(t, s) for t, s, i, around in self._aliases if i < index or around & loops]
+        """The bindings ``(target, source)`` that may run before ``at``: earlier in the code
+        and not on the other branch of an ``if`` (outside loops) that ``at`` is on, or inside
+        a loop that also holds ``at`` (its next iteration)."""
+        index, loops, branches = self._where.get(id(at), (1 << 62, frozenset(), ()))
+        sides = dict(branches)
+        return [(t, s) for t, s, (i, around, on) in self._aliases
+                if around & loops or i < index and all(sides.get(branch, side) == side
+                                                       for branch, side in on)]
 
     def _group(self, name: str, at) -> set[str]:
         """The other names that may hold the object ``name`` holds at ``at``: linked to it by
@@ -1284,33 +1288,39 @@ def _numpy_scalar_for(operator, left: Value, right: Value):
 
 def _alias_links(tree) -> tuple[list, dict]:
     """The bindings of a name to another name's object (``y = x``, ``y, z = x, w``, or a view:
-    `_viewed_name`) in the function, each as (y, x, position, ids of the loops around it),
-    and for every node its (position, ids of the loops around it); positions count nodes in
-    the order of the code."""
+    `_viewed_name`) in the function, each as (y, x, where), and for every node its where:
+    (position, ids of the loops around it, the branches it is on); positions count nodes in
+    the order of the code; a branch is (id of an ``if`` outside every loop, 0 for its body
+    or 1 for its ``else``)."""
     links: list = []
     where: dict = {}
-    stack = [(tree, frozenset())]
+    stack = [(tree, frozenset(), ())]
     index = 0
     while stack:
-        node, loops = stack.pop()
-        where[id(node)] = (index, loops)
+        node, loops, branches = stack.pop()
+        where[id(node)] = (index, loops, branches)
         index += 1
         if type(node) is cst.Assign:
             for target in node.targets:
-                _pairs(target.target, node.value, links, index, loops)
-        inner = loops | {id(node)} if type(node) in (cst.For, cst.While) else loops
-        stack.extend((child, inner) for child in reversed(children(node)))
+                _pairs(target.target, node.value, links, (index, loops, branches))
+        kind = type(node)
+        inner = loops | {id(node)} if kind in (cst.For, cst.While) else loops
+        for child in reversed(children(node)):
+            on = branches
+            if kind is cst.If and not loops and (child is node.body or child is node.orelse):
+                on = branches + ((id(node), 0 if child is node.body else 1),)
+            stack.append((child, inner, on))
     return links, where
 
 
-def _pairs(target, value, out: list, index: int, loops) -> None:
+def _pairs(target, value, out: list, where: tuple) -> None:
     source = _viewed_name(value)
     if type(target) is cst.Name and source is not None and target.value != source:
-        out.append((target.value, source, index, loops))
+        out.append((target.value, source, where))
     elif type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) \
             and len(target.elements) == len(value.elements):
         for t, v in zip(target.elements, value.elements):
-            _pairs(t.value, v.value, out, index, loops)
+            _pairs(t.value, v.value, out, where)
 
 
 def _alias_bindings(tree) -> tuple[dict[str, set], dict[str, set]]:
