@@ -175,7 +175,14 @@ def run(spec, args, batched, size: int, chunk_size, call):
             return call(spec.function, args)
     key = min(choice, key=lambda c: len(choice[c]))
     variant, way = key
-    chosen = compacted(spec) if variant else spec
+    chosen = compacted(spec) if variant else spec      # built on its first turn
+    if not chosen:
+        # it cannot be built: the select form from now on (a new dict: other threads may
+        # be reading this one)
+        spec.chunking[bucket] = {c: times for c, times in choice.items() if not c[0]}
+        return call(spec.function, args)
+    if way > 1 and not chosen.parallel:
+        way = 1
     start = time.perf_counter()
     out = _run_way(chosen, args, batched, size, chunk_size, call, way, fall_back=False)
     elapsed = time.perf_counter() - start
@@ -202,14 +209,18 @@ def _candidates(spec, args, batched, size: int, chunk_size):
     """``{(variant, way): []}`` to time (variant 0: ``spec``, 1: `compacted`; way 0: one
     call, else chunks on that many threads), most threads first (the first call of a large
     batch is then the likely fastest); 0 where there is only one."""
-    candidates = []
-    for variant in (spec, compacted(spec)):
-        if not variant:
-            continue
-        workers = num_threads() if variant.parallel else 1
-        ways = [way for way in sorted({1, workers}, reverse=True)
-                if lanes_per_chunk(chunk_size, size, args, batched, way) is not None]
-        candidates += [(int(variant is not spec), way) for way in ways + [0]]
+    workers = num_threads() if spec.parallel else 1
+    ways = [way for way in sorted({1, workers}, reverse=True)
+            if lanes_per_chunk(chunk_size, size, args, batched, way) is not None] + [0]
+    # the compacted form is built when its turn comes (a single large call never pays for
+    # it), and runs the same ways (its code reads the same globals: `codegen.parallel_safe`)
+    if spec.compacted is None:
+        alternative = getattr(spec, "switchable_ifs", 0) and getattr(
+            spec, "build_compacted", None) is not None
+    else:
+        alternative = bool(spec.compacted)
+    variants = (0, 1) if alternative else (0,)
+    candidates = [(variant, way) for variant in variants for way in ways]
     return {c: [] for c in candidates} if len(candidates) > 1 else 0
 
 
