@@ -51,10 +51,11 @@ import libcst as cst
 
 from ..abstract import TupleValue
 from ..analysis import may_warn
-from ..cst_util import children, expr, render, rewrite, statements, walk
+from ..cst_util import children, rewrite, statements, walk
 from ..liveness import exposed_reads, liveness_of, writes
-from .if_to_where import _ElifToNestedIf, warning_parts
+from .if_to_where import _ElifToNestedIf, _errstate, warning_parts
 from .masked_loops import strategy_of
+from .simplify import _is_errstate as _is_quiet
 
 OPERATION_COST = 1
 CALL_COST = 4
@@ -162,13 +163,14 @@ class _Cost:
 
 
 class _Unquiet(cst.CSTTransformer):
-    """``with <quiet>: body`` -> ``body``, for blocks inside one that is quiet already."""
+    """``with <quiet>: body`` -> ``body``, for blocks inside one that is quiet already (a
+    user's own ``np.errstate`` with other settings stays)."""
 
     def __init__(self, quiet: str):
         self.quiet = quiet
 
     def leave_With(self, original_node, updated_node):
-        if len(updated_node.items) == 1 and render(updated_node.items[0].item) == self.quiet:
+        if _is_quiet(updated_node, self.quiet):
             return cst.FlattenSentinel(list(updated_node.body.body))
         return updated_node
 
@@ -230,18 +232,17 @@ class _Choose(cst.CSTTransformer):
             return True      # the guard of a masked loop: the loop has its own strategy
         comment = strategy_comment(node)
         choice = comment or ("compact" if self._worth_it(node) else "select")
-        if comment is None and choice == "select" and self._possible(node):
+        if choice == "select" and comment is not None or not self._possible(node):
+            return True
+        if choice == "select":
             module = self.ctx.module
             if module.if_strategy != "compact":
                 module.switchable_ifs += 1      # `chunks.run` may time the compacted form
                 return True
             # the compacted alternative of a heuristic select: it must warn as select would
             # (silenced on the whole `if`), so that timing it changes no observable behaviour
-            choice = "compact"
             if may_warn(warning_parts(node), analysis, self.ctx.registry):
                 self.quiet.add(node)
-        if choice != "compact" or not self._possible(node):
-            return True
         boolean = getattr(analysis.values.get(test), "kind", "?") == "b"
         if (isinstance(test, cst.Name) and test.value in self.ctx.namer.generated
                 and test.value not in self.ctx.compact_ifs and boolean
@@ -259,11 +260,10 @@ class _Choose(cst.CSTTransformer):
             return updated_node
         new = self._with_test(original_node, updated_node)
         if original_node in self.quiet:
-            quiet = self.ctx.registry.primitives.quiet
+            prims = self.ctx.registry.primitives
             body = list(new.nodes) if isinstance(new, cst.FlattenSentinel) else [new]
             # the `if`s inside are silenced by this block already
-            body = [rewrite(stmt, _Unquiet(quiet)) for stmt in body]
-            new = cst.With(items=[cst.WithItem(expr(quiet))], body=cst.IndentedBlock(body=body))
+            new = _errstate([rewrite(stmt, _Unquiet(prims.quiet)) for stmt in body], prims)
         return new
 
     def _with_test(self, original_node, updated_node):
