@@ -506,6 +506,32 @@ def hoist_common_tail(stmt: cst.If) -> list:
     return [new_if] + common
 
 
+def as_assignment(node: cst.AugAssign) -> cst.Assign:
+    """``t op= v`` -> ``t = t op v``, with a copy of ``t`` on the right (analyses key values
+    by node: the read must not be the node that is assigned)."""
+    target = node.target
+    value = cst.BinaryOperation(left=target.deep_clone(), right=node.value,
+                                operator=AUGMENTED_TO_BINARY[type(node.operator)]())
+    return cst.Assign([cst.AssignTarget(target)], value)
+
+
+class AugmentedToAssignment(cst.CSTTransformer):
+    """``x op= v`` -> ``x = x op v`` for names (only those in ``names`` when given):
+    rebinding instead of an in-place update, which is what the scalar code's update does
+    wherever no other name can see the object (the analysis refuses the updates another
+    name could see)."""
+
+    def __init__(self, names=None):
+        self.names = names
+
+    def leave_AugAssign(self, original_node, updated_node):
+        target = updated_node.target
+        if type(target) is not cst.Name or (self.names is not None
+                                            and target.value not in self.names):
+            return updated_node
+        return as_assignment(updated_node)
+
+
 class RenameNames(cst.CSTTransformer):
     """Rename every occurrence of the ``mapping`` names (reads and assignment targets alike;
     attribute names and keyword-argument names are not variables and stay). A name mapped to

@@ -14,7 +14,7 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import TupleValue, Value
-from ..cst_util import AUGMENTED_TO_BINARY, expr, rewrite
+from ..cst_util import AugmentedToAssignment, as_assignment, expr, rewrite
 from ..errors import Unsupported
 from ..liveness import liveness_of, reads, writes
 from ..rules.families import pad
@@ -404,16 +404,12 @@ class _ApplyRules(cst.CSTTransformer):
         return expr(self.prims.array_of("{comp}"), comp=comp)
 
     def leave_AugAssign(self, original_node, updated_node):
-        """``x += v`` on a batched value becomes ``x = x + v``: NumPy scalars are immutable, so
-        per example it rebinds ``x``; in place it would write into the caller's array (or fail
-        on a read-only or narrower one)."""
+        """``v[i] += e`` on a batched value becomes ``v[i] = v[i] + e`` (names were rebound
+        before the analysis, `transform`)."""
         if not (_is_batched(self.value(original_node.target))
                 or _is_batched(self.value(original_node.value))):
             return self._numpy_scalar_op(original_node, updated_node)
-        operator = AUGMENTED_TO_BINARY[type(original_node.operator)]()
-        value = cst.BinaryOperation(left=updated_node.target, operator=operator,
-                                    right=updated_node.value)
-        return cst.Assign(targets=[cst.AssignTarget(updated_node.target)], value=value)
+        return as_assignment(updated_node)
 
     def leave_Attribute(self, original_node, updated_node):
         if original_node in self.method_funcs:
@@ -607,24 +603,11 @@ def _loop_facts(func, ctx, analysis) -> None:
         ctx.loop_facts[active] = (carried, read_only)
 
 
-class _AugmentedToBinary(cst.CSTTransformer):
-    """``x += v`` -> ``x = x + v`` for names: the earlier analyses refused the in-place updates
-    another name could see, so rebinding gives the per-example values, and as a plain
-    operation it gets the operator rule's rank alignment (``x += w`` with a per-example scalar
-    ``x`` and a shared vector ``w`` becomes ``x[:, None] + w``)."""
-
-    def leave_AugAssign(self, original_node, updated_node):
-        if type(updated_node.target) is not cst.Name:
-            return updated_node
-        name = updated_node.target.value      # two nodes: the analysis keys values by node
-        value = cst.BinaryOperation(
-            left=cst.Name(name), right=updated_node.value,
-            operator=AUGMENTED_TO_BINARY[type(updated_node.operator)]())
-        return cst.Assign([cst.AssignTarget(cst.Name(name))], value)
-
-
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    func = rewrite(func, _AugmentedToBinary())
+    # `x += v` as `x = x + v`, analysed as a plain operation: it gets the operator rule's
+    # rank alignment (`x += w` with a per-example scalar `x` and a shared vector `w` becomes
+    # `x[:, None] + w`)
+    func = rewrite(func, AugmentedToAssignment())
     analysis = ctx.analyze(func)
     _loop_facts(func, ctx, analysis)
     from .compact import record_if_facts

@@ -26,6 +26,7 @@ import libcst as cst
 from ..analysis import may_warn
 from ..cst_util import (
     AUGMENTED_TO_BINARY,
+    AugmentedToAssignment,
     RenameNames,
     expr,
     rewrite,
@@ -69,28 +70,10 @@ def _rename_branch(stmts: list, renamed: dict[str, str], defined=frozenset()) ->
                 if name in exposed or (name in writes(stmt) and name in defined):
                     prefix.append(_assign(renamed[name], cst.Name(name)))
                 active[name] = renamed[name]
-        out.append(_renamed(rewrite(stmt, _Rebind(set(renamed))), active))
+        # a branch-local name starts as the outer value (`v_if = v`): an in-place update
+        # under it would change the outer variable too
+        out.append(_renamed(rewrite(stmt, AugmentedToAssignment(set(renamed))), active))
     return prefix + out
-
-
-class _Rebind(cst.CSTTransformer):
-    """``v += e`` -> ``v = v + e`` for the given names. A branch-local name starts as the
-    outer value (``v_if = v``), so an in-place update of a per-example array under it would
-    change the outer variable too; rebinding does what the scalar code's in-place update
-    did to the one name it had (an update another name of the user's could see is refused
-    by the analysis before this pass)."""
-
-    def __init__(self, names: set[str]):
-        self.names = names
-
-    def leave_AugAssign(self, original_node, updated_node):
-        target = updated_node.target
-        if type(target) is not cst.Name or target.value not in self.names:
-            return updated_node
-        value = cst.BinaryOperation(left=cst.Name(target.value),   # two nodes: analyses key
-                                    operator=AUGMENTED_TO_BINARY[type(updated_node.operator)](),
-                                    right=updated_node.value)     # values by node
-        return cst.Assign([cst.AssignTarget(cst.Name(target.value))], value)
 
 
 def _renamed(node, active: dict[str, str]):
