@@ -30,7 +30,7 @@ from .abstract import (
     same,
     unbatched,
 )
-from .cst_util import AUGMENTED_TO_BINARY, children, code
+from .cst_util import AUGMENTED_TO_BINARY, children, code, walk
 from .errors import Unsupported
 from .liveness import target_names, writes
 from .rules.lanes import ENGINE_NAMES
@@ -470,7 +470,6 @@ class Analysis:
         if self._aliases is None:
             self._init_aliases()
         if self._assigned is None:
-            from .cst_util import walk
             self._assigned = {t for n in walk(self.tree.body) if type(n) is cst.AssignTarget
                               for t in target_names(n.target)}
         group = {name} | self._group(name, small)
@@ -523,7 +522,6 @@ class Analysis:
         if self._read_counts is None:
             counts: dict[str, int] = {}
             targets = set()
-            from .cst_util import walk
             for n in walk(self.tree):
                 if type(n) is cst.AssignTarget and type(n.target) is cst.Name:
                     targets.add(id(n.target))
@@ -554,16 +552,7 @@ class Analysis:
     def _group(self, name: str, at) -> set[str]:
         """The other names that may hold the object ``name`` holds at ``at``: linked to it by
         chains of bindings (either way) that may run before ``at``."""
-        links: dict[str, set] = {}
-        for t, s in self._links_before(at):
-            links.setdefault(t, set()).add(s)
-            links.setdefault(s, set()).add(t)
-        group, stack = {name}, [name]
-        while stack:
-            for other in links.get(stack.pop(), set()) - group:
-                group.add(other)
-                stack.append(other)
-        return group - {name}
+        return _connected(self._links_before(at), name)
 
     def _may_hold_0d_array(self, name: str, at) -> bool:
         """Whether ``name`` is bound somewhere to a 0-d array (`zero_d_arrays`), or to a name
@@ -1323,41 +1312,19 @@ def _pairs(target, value, out: list, where: tuple) -> None:
             _pairs(t.value, v.value, out, where)
 
 
-def _alias_bindings(tree) -> tuple[dict[str, set], dict[str, set]]:
-    """For every name that ``y = x`` (also ``y, z = x, w``) binds anywhere in the function, on
-    either side: the other names of its group, where a group is what chains of such bindings
-    connect (``a = b`` and ``c = a``: a, b, c), as any of them may hold the same object; and
-    for every bound name, the names it is bound from (y -> {x})."""
-    from .cst_util import walk
+def _connected(pairs, name: str) -> set[str]:
+    """The other names that chains of the ``(target, source)`` bindings connect to ``name``,
+    either way."""
     links: dict[str, set] = {}
-    bound_from: dict[str, set] = {}
-
-    def pair(target, value):
-        source = _viewed_name(value)
-        if type(target) is cst.Name and source is not None and target.value != source:
-            links.setdefault(source, set()).add(target.value)
-            links.setdefault(target.value, set()).add(source)
-            bound_from.setdefault(target.value, set()).add(source)
-        elif type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) \
-                and len(target.elements) == len(value.elements):
-            for t, v in zip(target.elements, value.elements):
-                pair(t.value, v.value)
-    for node in walk(tree):
-        if type(node) is cst.Assign:
-            for target in node.targets:
-                pair(target.target, node.value)
-    out: dict[str, set] = {}
-    for start in links:
-        if start in out:
-            continue
-        group, stack = {start}, [start]
-        while stack:
-            for other in links[stack.pop()] - group:
-                group.add(other)
-                stack.append(other)
-        for name in group:
-            out[name] = group - {name}
-    return out, bound_from
+    for t, s in pairs:
+        links.setdefault(t, set()).add(s)
+        links.setdefault(s, set()).add(t)
+    group, stack = {name}, [name]
+    while stack:
+        for other in links.get(stack.pop(), set()) - group:
+            group.add(other)
+            stack.append(other)
+    return group - {name}
 
 
 def _bound_values(env: Env) -> dict:
@@ -1402,13 +1369,12 @@ def _parameters_updated_in_place(fn) -> dict[str, str]:
     except Exception:
         tree = None
     if tree is not None:
-        from .cst_util import walk
         parameters = set(_signature_names(fn))
-        groups = _alias_bindings(tree)[0]
+        pairs = [(t, s) for t, s, _ in _alias_links(tree)[0]]     # anywhere in the body
         for n in walk(tree.body):
             if type(n) is cst.AugAssign and type(n.target) is cst.Name:
                 name = n.target.value
-                for parameter in sorted(({name} | groups.get(name, set())) & parameters):
+                for parameter in sorted(({name} | _connected(pairs, name)) & parameters):
                     out.setdefault(parameter, _code(n.operator).strip())
     _UPDATED_PARAMETERS[fn] = out
     return out
@@ -1510,7 +1476,6 @@ _RISKY_OP_TYPES = frozenset(_RISKY_OPS)
 
 def may_warn(parts, analysis: Analysis, registry: Registry) -> bool:
     """Whether evaluating ``parts`` on every lane can emit a floating-point warning."""
-    from .cst_util import walk
     for part in parts:
         for n in walk(part):
             if type(n) is cst.AugAssign:
