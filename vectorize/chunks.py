@@ -176,20 +176,17 @@ def run(spec, args, batched, size: int, chunk_size, call):
     key = min(choice, key=lambda c: len(choice[c]))
     variant, way = key
     chosen = compacted(spec) if variant else spec      # built on its first turn
-    if not chosen:
-        # it cannot be built: the select form from now on (a new dict: other threads may
-        # be reading this one)
-        spec.chunking[bucket] = {c: times for c, times in choice.items() if not c[0]}
-        return call(spec.function, args)
-    if way > 1 and not chosen.parallel:
-        way = 1
-    start = time.perf_counter()
-    out = _run_way(chosen, args, batched, size, chunk_size, call, way, fall_back=False)
-    elapsed = time.perf_counter() - start
+    out = None
+    if chosen:
+        if way > 1 and not chosen.parallel:
+            way = 1
+        start = time.perf_counter()
+        out = _run_way(chosen, args, batched, size, chunk_size, call, way, fall_back=False)
+        elapsed = time.perf_counter() - start
     first = variant and not any(choice[c] for c in choice if c[0])
     if variant and (out is None or first and not _same_outputs(out, call(spec.function, args))):
-        # never expected (both forms give the same values): the select form from now on (a
-        # new dict: other threads may be reading this one)
+        # it cannot be built, or (never expected: both forms give the same values) differs:
+        # the select form from now on (a new dict: other threads may be reading this one)
         spec.compacted = False
         spec.chunking[bucket] = {c: times for c, times in choice.items() if not c[0]}
         return call(spec.function, args)
@@ -214,12 +211,8 @@ def _candidates(spec, args, batched, size: int, chunk_size):
             if lanes_per_chunk(chunk_size, size, args, batched, way) is not None] + [0]
     # the compacted form is built when its turn comes (a single large call never pays for
     # it), and runs the same ways (its code reads the same globals: `codegen.parallel_safe`)
-    if spec.compacted is None:
-        alternative = getattr(spec, "switchable_ifs", 0) and getattr(
-            spec, "build_compacted", None) is not None
-    else:
-        alternative = bool(spec.compacted)
-    variants = (0, 1) if alternative else (0,)
+    variants = (0, 1) if (spec.compacted if spec.compacted is not None
+                          else _may_compact(spec)) else (0,)
     candidates = [(variant, way) for variant in variants for way in ways]
     return {c: [] for c in candidates} if len(candidates) > 1 else 0
 
@@ -228,16 +221,20 @@ def compacted(spec):
     """The specialization with every compactable per-example ``if`` compacted, built on first
     use (``spec.build_compacted``), or False where there is none or it cannot be built."""
     if spec.compacted is None:
-        build = getattr(spec, "build_compacted", None)
-        if not getattr(spec, "switchable_ifs", 0) or build is None:
+        if not _may_compact(spec):
             spec.compacted = False
         else:
             try:
-                spec.compacted = build()
+                spec.compacted = spec.build_compacted()
             except Exception:       # the select form stays: it is the reference
                 spec.compacted = False
             spec.build_compacted = None     # (it holds the abstract arguments)
     return spec.compacted
+
+
+def _may_compact(spec) -> bool:
+    """Whether ``spec`` has a compacted form to build."""
+    return bool(spec.switchable_ifs) and spec.build_compacted is not None
 
 
 def variant_for(spec, size: int, chunk_size):
