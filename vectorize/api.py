@@ -11,12 +11,8 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import os
 import re
-import threading
 import types
-import warnings
-from collections import OrderedDict
 
 import numpy as np
 
@@ -24,79 +20,18 @@ from . import chunks
 from .abstract import TupleValue, Value, representative
 from .chunks import check_chunk_size
 from .errors import VectorizeError
+from .frontend import (  # noqa: F401 -- MAX_SPECIALIZATIONS and the warning are public here
+    MAX_SPECIALIZATIONS,
+    Announcer,
+    FallbackSpec,
+    SpecCache,
+    VectorizeFallbackWarning,
+    build,
+    check_fallback,
+    fallback_source,
+)
 
-_FALLBACKS = ("error", "warn", "loop")
-MAX_SPECIALIZATIONS = 64
 _SIZED_FALLBACKS = 4   # core sizes tried per signature pattern before a fallback serves all
-
-
-class VectorizeFallbackWarning(UserWarning):
-    """A piece of a function runs per example (a Python loop) instead of vectorized."""
-
-
-def _check_fallback(fallback: str) -> str:
-    if fallback not in _FALLBACKS:
-        raise ValueError(f"fallback must be one of {_FALLBACKS}, got {fallback!r}")
-    return fallback
-
-
-class _FallbackSpec:
-    """The whole function runs per example."""
-
-    def __init__(self, reason: str, source: str):
-        self.reason = reason
-        self.source = source
-        self.result = None
-
-
-class _SpecCache:
-    """Specializations keyed by the call's abstract signature; safe for concurrent first
-    calls (one transform per key), bounded (least recently used dropped)."""
-
-    def __init__(self):
-        self._entries: OrderedDict = OrderedDict()
-        self._lock = threading.RLock()
-
-    def get(self, key):
-        spec = self._entries.get(key)
-        if spec is not None and (isinstance(spec, _FallbackSpec) or spec.guards_hold()):
-            return spec
-        return None
-
-    def get_or_build(self, key, build):
-        spec = self.get(key)
-        if spec is not None:
-            return spec
-        with self._lock:
-            spec = self.get(key)
-            if spec is None:
-                spec = build()
-                self._entries[key] = spec
-                self._entries.move_to_end(key)
-                while len(self._entries) > MAX_SPECIALIZATIONS:
-                    self._entries.popitem(last=False)
-            return spec
-
-    def refile(self, key, new_key, spec):
-        """File ``spec``, the entry of ``key``, under ``new_key`` instead; returns the entry
-        of ``new_key``."""
-        with self._lock:
-            if self._entries.get(key) is spec:
-                del self._entries[key]
-            return self.get_or_build(new_key, lambda: spec)
-
-    def __len__(self):
-        return len(self._entries)
-
-
-def _describe(params: dict) -> str:
-    return "\n".join(f"  {name}: {value.describe()}" for name, value in params.items())
-
-
-def _fallback_source(func, reason: str, kind: str) -> str:
-    name = getattr(func, "__name__", "function")
-    return (f"# vectorize: `{name}` runs per example ({kind}), not vectorized,\n"
-            f"# because: {reason}\n")
 
 
 class vectorize:
@@ -132,14 +67,13 @@ class vectorize:
         self.pyfunc = pyfunc
         self.cache = cache
         self.signature = signature
-        self.fallback = _check_fallback(fallback)
+        self.fallback = check_fallback(fallback)
         self.chunk_size = check_chunk_size(chunk_size)
         if isinstance(otypes, str):
             otypes = list(otypes)
         self.otypes = otypes
         self.excluded = set(excluded or ())
-        self._specs = _SpecCache()
-        self._warned: set = set()
+        self._specs = SpecCache()
         self._sized_fallbacks: dict = {}   # signature key -> fallbacks kept for their sizes
         if pyfunc is not np._NoValue and pyfunc is not None:
             self.__wrapped__ = pyfunc
@@ -149,6 +83,8 @@ class vectorize:
             self.__doc__ = pyfunc.__doc__ if doc is None else doc
         elif doc is not None:
             self.__doc__ = doc
+        self._announce = Announcer(
+            self.fallback, f"vectorize: {getattr(self, '__name__', 'function')}")
         self._binding = None
         self._last = None       # the last call's fast path (`_FastPath`), when it has one
         self._core_signature = None
@@ -187,7 +123,7 @@ class vectorize:
         if plan is None:
             return self._numpy_loop(args, kwargs)
         spec, call_args, shape, batched = plan
-        if isinstance(spec, _FallbackSpec):
+        if isinstance(spec, FallbackSpec):
             self._announce(spec.reason, spec)
             return self._numpy_loop(args, kwargs)
         if spec.fallbacks:
@@ -202,7 +138,7 @@ class vectorize:
         if self._core_signature is not None:
             plan = self._signature_plan(args, kwargs)
             if plan is None:
-                return _fallback_source(self.pyfunc, "numpy.vectorize's own rules decide for "
+                return fallback_source(self.pyfunc, "numpy.vectorize's own rules decide for "
                                         "these arguments", "numpy.vectorize loop")
             return plan[0].source
         spec, _, shape, _ = self._plan(args, kwargs, announce=False)
@@ -224,7 +160,7 @@ class vectorize:
         if size == 0 and any(dim not in dim_sizes for dims in out_dims for dim in dims):
             raise ValueError("cannot call `vectorize` with a signature including new output "
                              "dimensions on size 0 inputs")
-        if isinstance(spec, _FallbackSpec):
+        if isinstance(spec, FallbackSpec):
             # once per reason: a fallback is kept per core sizes, its reason is often the same
             self._announce(spec.reason, spec, stacklevel=4, once=("reason", spec.reason))
             return self._numpy_loop(args, kwargs)
@@ -337,7 +273,7 @@ class vectorize:
                     if size:
                         raise
                     return None
-                if isinstance(spec, _FallbackSpec):
+                if isinstance(spec, FallbackSpec):
                     tried = self._sized_fallbacks.setdefault(key, set())
                     if len(tried) < _SIZED_FALLBACKS:   # then it serves every size
                         tried.add(sized[-1])
@@ -409,15 +345,6 @@ class vectorize:
                 arr = arr.astype(otypes[index], copy=False)
             results.append(arr)
         return results[0] if len(out_dims) == 1 else tuple(results)
-
-    def _announce(self, reason: str, spec, stacklevel: int = 3, once=None) -> None:
-        token = id(spec) if once is None else once
-        if self.fallback == "warn" and token not in self._warned:
-            self._warned.add(token)
-            warnings.warn(f"vectorize: {getattr(self, '__name__', 'function')} runs per example "
-                          f"(a Python loop) for part of its work: {reason}. Pass "
-                          "fallback='loop' to silence this, or fallback='error' to see where.",
-                          VectorizeFallbackWarning, stacklevel=stacklevel)
 
     def _numpy_loop(self, args, kwargs):
         vec = np.vectorize(self.pyfunc, otypes=self.otypes, excluded=self.excluded,
@@ -563,21 +490,13 @@ class vectorize:
                                  line=code.co_firstlineno if code else 0,
                                  suggestion="vectorize a plain `def` function, or pass "
                                             "fallback='warn'")
-        return self._specs.get_or_build(("fallback", reason), lambda: _FallbackSpec(
-            reason, _fallback_source(self.pyfunc, reason, "numpy.vectorize loop"))), args, \
+        return self._specs.get_or_build(("fallback", reason), lambda: FallbackSpec(
+            reason, fallback_source(self.pyfunc, reason, "numpy.vectorize loop"))), args, \
             None, None
 
     def _build(self, func, params):
-        header = (f"Generated by vectorize from {func.__qualname__} "
-                  f"({_where(func)}) for:\n{_describe(params)}")
-        from .transform import specialize_function  # libcst is imported on first use only
-        try:
-            return specialize_function(func, params, fallback=self.fallback, header=header)
-        except VectorizeError as exc:
-            if self.fallback == "error":
-                raise
-            return _FallbackSpec(str(exc), _fallback_source(func, str(exc),
-                                                            "numpy.vectorize loop"))
+        return build(func, params, fallback=self.fallback, title="Generated by vectorize",
+                     kind="numpy.vectorize loop")
 
     def _outputs(self, out, result, shape, call_args):
         if isinstance(result, TupleValue):
@@ -773,10 +692,3 @@ def _parse_input_dimensions(arrays, input_core_dims):
 @functools.lru_cache(maxsize=256)
 def _signature(func):
     return inspect.signature(func)
-
-
-def _where(func) -> str:
-    code = getattr(func, "__code__", None)
-    if code is None:
-        return "?"
-    return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}"

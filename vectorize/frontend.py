@@ -1,0 +1,133 @@
+"""What every way into the engine shares: the fallback policy, the specialization cache, and
+building a specialization (or the per-example fallback that stands for one).
+
+The front ends (`api.vectorize`, `vmap.vmap`, the file rewriter `cli`) differ only in how they
+read a call's arguments (numpy.vectorize's broadcasting, vmap's axes, a file's declared ranks)
+and where they put the batch axis of the outputs; what they do with the abstract values they
+make of the arguments is this module. Inside generated code the batch axis is always axis 0.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import warnings
+from collections import OrderedDict
+
+FALLBACKS = ("error", "warn", "loop")
+MAX_SPECIALIZATIONS = 64
+"""Specializations one vectorized callable keeps (least recently used dropped)."""
+
+
+class VectorizeFallbackWarning(UserWarning):
+    """A piece of a function runs per example (a Python loop) instead of vectorized."""
+
+
+def check_fallback(fallback: str) -> str:
+    if fallback not in FALLBACKS:
+        raise ValueError(f"fallback must be one of {FALLBACKS}, got {fallback!r}")
+    return fallback
+
+
+class FallbackSpec:
+    """The whole function runs per example (``reason`` says why; ``source`` is what
+    ``.source()`` shows)."""
+
+    def __init__(self, reason: str, source: str):
+        self.reason = reason
+        self.source = source
+        self.result = None
+
+
+class SpecCache:
+    """Specializations keyed by the call's abstract signature; safe for concurrent first
+    calls (one transform per key), bounded (least recently used dropped)."""
+
+    def __init__(self):
+        self._entries: OrderedDict = OrderedDict()
+        self._lock = threading.RLock()
+
+    def get(self, key):
+        spec = self._entries.get(key)
+        if spec is not None and (isinstance(spec, FallbackSpec) or spec.guards_hold()):
+            return spec
+        return None
+
+    def get_or_build(self, key, build):
+        spec = self.get(key)
+        if spec is not None:
+            return spec
+        with self._lock:
+            spec = self.get(key)
+            if spec is None:
+                spec = build()
+                self._entries[key] = spec
+                self._entries.move_to_end(key)
+                while len(self._entries) > MAX_SPECIALIZATIONS:
+                    self._entries.popitem(last=False)
+            return spec
+
+    def refile(self, key, new_key, spec):
+        """File ``spec``, the entry of ``key``, under ``new_key`` instead; returns the entry
+        of ``new_key``."""
+        with self._lock:
+            if self._entries.get(key) is spec:
+                del self._entries[key]
+            return self.get_or_build(new_key, lambda: spec)
+
+    def __len__(self):
+        return len(self._entries)
+
+
+class Announcer:
+    """Warns once (per specialization, or per the token given) that a piece of a function
+    runs per example, when the policy is ``"warn"``."""
+
+    def __init__(self, fallback: str, who: str):
+        self.fallback = fallback
+        self.who = who          # "vectorize: f", "vectorize.vmap: f"
+        self._warned: set = set()
+
+    def __call__(self, reason: str, spec, stacklevel: int = 3, once=None) -> None:
+        """``stacklevel`` counts from this call (3: the caller of the front end's method
+        that announces)."""
+        token = id(spec) if once is None else once
+        if self.fallback == "warn" and token not in self._warned:
+            self._warned.add(token)
+            warnings.warn(f"{self.who} runs per example (a Python loop) for part of its work: "
+                          f"{reason}. Pass fallback='loop' to silence this, or "
+                          "fallback='error' to see where.",
+                          VectorizeFallbackWarning, stacklevel=stacklevel)
+
+
+def describe(params: dict) -> str:
+    return "\n".join(f"  {name}: {value.describe()}" for name, value in params.items())
+
+
+def where(func) -> str:
+    """``file.py:line`` of a function's definition."""
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return "?"
+    return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}"
+
+
+def fallback_source(func, reason: str, kind: str) -> str:
+    name = getattr(func, "__name__", "function")
+    return (f"# vectorize: `{name}` runs per example ({kind}), not vectorized,\n"
+            f"# because: {reason}\n")
+
+
+def build(func, params: dict, *, fallback: str, title: str, kind: str):
+    """The specialization of ``func`` for the abstract values ``params`` (`Generated`), or,
+    where it cannot be translated and the policy allows it, a `FallbackSpec` that runs it per
+    example (``kind`` says how, for ``.source()``). ``title`` heads the generated source."""
+    from .transform import specialize_function  # libcst is imported on first use only
+    header = f"{title} from {func.__qualname__} ({where(func)}) for:\n{describe(params)}"
+    try:
+        return specialize_function(func, params, fallback=fallback, header=header)
+    except Exception as exc:
+        from .errors import VectorizeError
+        if not isinstance(exc, VectorizeError) or fallback == "error":
+            raise
+        return FallbackSpec(str(exc), fallback_source(func, str(exc), kind))
