@@ -11,6 +11,7 @@ import linecache
 import sys
 import types
 import weakref
+from dataclasses import dataclass, field
 
 import libcst as cst
 import numpy as np
@@ -18,6 +19,41 @@ import numpy as np
 from .cst_util import code, fix_parens
 
 _counter = itertools.count(1)
+
+
+@dataclass
+class Generated:
+    """One compiled specialization."""
+
+    source: str
+    function: types.FunctionType
+    backend: str                         # the array namespace it is written for
+    result: object                       # abstract value of what the function returns
+    guards: tuple = ()                   # ((namespace, name, value), ...) read at transform
+    fallbacks: list = field(default_factory=list)   # reasons for per-example pieces
+    explanations: list = field(default_factory=list)  # (rule name, file, line), in order
+    # batch-size class -> the fastest way (0: one call, else threads) or the timings so far:
+    # `chunks.run`
+    chunking: dict = field(default_factory=dict)
+    # whether chunks may run on several threads at once (`codegen.parallel_safe`)
+    parallel: bool = False
+    # per-example `if`s the heuristic left in select form that could be compacted
+    # (`compact_ifs`); where there are some, `build_compacted` (set by the caller) makes the
+    # specialization with all of them compacted, which `chunks.run` may time against this one
+    switchable_ifs: int = 0
+    build_compacted: object = None
+    compacted: object = None        # that specialization once built (False: it failed)
+    variants: dict = field(default_factory=dict)   # batch-size class -> the one that runs
+
+    def guards_hold(self) -> bool:
+        for namespace, name, value in self.guards:
+            if namespace.get(name, _MISSING) is not value:
+                return False
+        return True
+
+
+
+_MISSING = object()
 
 
 def _import_line(alias: str, module: types.ModuleType) -> str:
@@ -32,9 +68,9 @@ def _import_line(alias: str, module: types.ModuleType) -> str:
 
 def emit(specs, module, main, header: str = ""):
     from .liveness import all_names
-    from .transform import Generated
+    backend = module.backend
     namespace: dict = {"__name__": f"vectorize.generated.{main.name}"}
-    imports = {"np": np}
+    imports = {backend.alias: backend.module()}
     referenced = set().union(*(all_names(spec.tree) for spec in specs))
     if "functools" in referenced:         # rules may use functools.reduce
         import functools
@@ -46,8 +82,9 @@ def emit(specs, module, main, header: str = ""):
             imports.setdefault(name, value)
         elif name not in {s.name for s in specs}:
             namespace[name] = value
-    if imports["np"] is not np:
-        raise ValueError("the name `np` is used for something other than numpy")
+    if imports[backend.alias] is not backend.module():
+        raise ValueError(f"the name `{backend.alias}` is used for something other than "
+                         f"{backend.module_name}")
     lines = []
     if header:
         lines += [f"# {h}" if h else "#" for h in header.splitlines()]
@@ -73,7 +110,8 @@ def emit(specs, module, main, header: str = ""):
     # the source stays readable for tracebacks exactly as long as the function lives
     weakref.finalize(function, linecache.cache.pop, filename, None)
     guards = tuple(module.free.values())
-    return Generated(source=text, function=function, result=main.result, guards=guards,
+    return Generated(source=text, function=function, backend=backend.name,
+                     result=main.result, guards=guards,
                      fallbacks=list(module.fallbacks), explanations=list(module.explanations),
                      parallel=parallel, switchable_ifs=module.switchable_ifs)
 

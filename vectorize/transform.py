@@ -11,53 +11,20 @@ import contextlib
 import gc
 import inspect
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import libcst as cst
 import numpy as np
 
-from . import codegen
+from . import backends, codegen
 from .abstract import TupleValue, exact
 from .analysis import Analysis
+from .codegen import Generated  # noqa: F401 -- what a transform returns
 from .cst_util import clear_memo
 from .errors import Unsupported, VectorizeError
 from .liveness import Namer, all_names
 from .pipeline import PIPELINE
-from .rules import registry_for
 from .source import ClosureView, FunctionSource, read_function
-
-
-@dataclass
-class Generated:
-    """One compiled specialization."""
-
-    source: str
-    function: types.FunctionType
-    result: object                       # abstract value of what the function returns
-    guards: tuple = ()                   # ((namespace, name, value), ...) read at transform
-    fallbacks: list = field(default_factory=list)   # reasons for per-example pieces
-    explanations: list = field(default_factory=list)  # (rule name, file, line), in order
-    # batch-size class -> the fastest way (0: one call, else threads) or the timings so far:
-    # `chunks.run`
-    chunking: dict = field(default_factory=dict)
-    # whether chunks may run on several threads at once (`codegen.parallel_safe`)
-    parallel: bool = False
-    # per-example `if`s the heuristic left in select form that could be compacted
-    # (`compact_ifs`); where there are some, `build_compacted` (set by the caller) makes the
-    # specialization with all of them compacted, which `chunks.run` may time against this one
-    switchable_ifs: int = 0
-    build_compacted: object = None
-    compacted: object = None        # that specialization once built (False: it failed)
-    variants: dict = field(default_factory=dict)   # batch-size class -> the one that runs
-
-    def guards_hold(self) -> bool:
-        for namespace, name, value in self.guards:
-            if namespace.get(name, _MISSING) is not value:
-                return False
-        return True
-
-
-_MISSING = object()
 
 
 def abstract_key(value) -> tuple:
@@ -88,9 +55,10 @@ class ModuleContext:
     """Everything shared by the functions of one generated module (the main function and the
     specialized helpers it calls)."""
 
-    def __init__(self, namespace: str, fallback: str, explain: bool = False,
+    def __init__(self, backend: str, fallback: str, explain: bool = False,
                  if_strategy: str | None = None):
-        self.registry = registry_for(namespace)
+        self.backend = backends.get(backend)
+        self.registry = self.backend.registry
         # "compact": every per-example `if` that can be compacted is, unless a comment
         # says otherwise (`compact_ifs`); None: the heuristic decides
         self.if_strategy = if_strategy
@@ -226,7 +194,7 @@ class FunctionJob:
         return tree, self.last.result
 
 
-def transform_function(func, params: dict[str, object], *, namespace: str = "numpy",
+def transform_function(func, params: dict[str, object], *, backend: str = "numpy",
                        fallback: str = "error", header: str = "",
                        explain: bool = False, if_strategy: str | None = None) -> Generated:
     """Batched source and compiled function for ``func`` given its parameters' abstract values.
@@ -235,7 +203,7 @@ def transform_function(func, params: dict[str, object], *, namespace: str = "num
     instead of letting the heuristic choose. Raises `VectorizeError` (located in the user's
     file) for anything it cannot translate."""
     with _collector_paused():
-        return _transform(func, params, namespace, fallback, header, explain, if_strategy)
+        return _transform(func, params, backend, fallback, header, explain, if_strategy)
 
 
 COMPACTED_NOTE = ("(this form compacts the per-example `if`s that the form with `np.where` "
@@ -274,8 +242,8 @@ def _collector_paused():
         gc.enable()
 
 
-def _transform(func, params, namespace, fallback, header, explain, if_strategy) -> Generated:
-    module = ModuleContext(namespace, fallback, explain, if_strategy)
+def _transform(func, params, backend, fallback, header, explain, if_strategy) -> Generated:
+    module = ModuleContext(backend, fallback, explain, if_strategy)
     try:
         main = module.specialize(func, params)
     except Unsupported as problem:   # failures before a source was read

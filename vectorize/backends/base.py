@@ -1,83 +1,121 @@
-"""The array operations the passes write themselves, spelled for one array namespace.
+"""What an array namespace must tell the engine: the `Backend` protocol.
 
-Rules say how the user's operations batch; the passes also write a few operations of their
-own: the lane indices of a mask and the gathers and scatters of compaction, new arrays for
-values that become per-example, the list of a per-example fallback, and the context that
-silences floating-point warnings on thrown-away lanes. Their spellings live here, in one table
-per namespace, which the namespace's `Registry` exposes as ``registry.primitives``; the passes
-write no namespace name themselves (``tests/test_primitives.py`` checks it).
+Generated code is written for one array namespace (NumPy, PyTorch), chosen per specialization
+from the call's arguments. Everything the engine needs to know about that namespace is one
+`Backend` object:
 
-Each method returns source text; its arguments are source text too (placeholders such as
-``"{v}"`` stay placeholders, so a result can be a template for ``cst_util.expr``). A second
-namespace (PyTorch) supplies a table with the same methods and attributes:
+- **its rules**: ``registry`` (`vectorize.rules.registry.Registry`), every "how does operation
+  X batch" rule written in the namespace's spelling;
+- **what the passes write themselves** (the *primitives*: the rules say how the user's
+  operations batch, the passes also write a few operations of their own): the lane indices of
+  a mask and the gathers and scatters of compaction, new arrays for values that become per
+  example, the array of a per-example fallback, the number of elements of an array, a copy in
+  another dtype, and the context that silences floating-point warnings on thrown-away lanes.
+  Each method returns source text; its arguments are source text too (placeholders such as
+  ``"{v}"`` stay placeholders, so a result can be a template for ``cst_util.expr``). The passes
+  write no namespace name themselves (``tests/test_primitives.py`` checks it);
+- **code generation**: the name generated code calls the namespace by (``alias``) and the
+  module behind it (`module`);
+- **the boundary**: which argument values belong to it (`claims`), and how an argument becomes
+  an *example* for the analysis. Examples are always NumPy values (the analysis infers dtypes
+  and shapes by running operations on them, `vectorize.analysis`); a backend whose arrays are
+  not NumPy arrays maps them to NumPy examples of the same dtype and per-example shape, and
+  gives its rules ``infer`` functions that compute on those.
 
-- ``lanes_of(mask)``: the indices of the true lanes of a 1-d boolean mask, ascending;
-- ``count(mask)``: how many lanes of a mask are true;
-- ``empty(shape, dtype)`` / ``full(shape, value, dtype)``: a new array;
-- ``shape(x)``: the shape of an array or scalar, as a tuple;
-- ``result_type(*values)``: the dtype a select (``where``) of the values gives;
-- ``repeat(x, n)``: ``n`` copies of the array ``x`` along a new first axis;
-- ``array_of(items)``: an array of a list of per-example results;
-- ``dtype_code(dtype)``: a NumPy dtype in the namespace's spelling; ``dtype_named(dtype)``:
-  the namespace's scalar type of that name (``np.int64`` for a ``longlong`` too);
-- ``quiet``: a context manager expression under which nothing warns.
+A new backend is one folder under ``vectorize/backends/`` with a `Backend` subclass and its rule
+tables (``docs/design.md``, "Backends").
 """
 
 from __future__ import annotations
 
-import numpy as np
+import importlib
 
 
-class NumpyPrimitives:
-    """The NumPy spellings (names imported as ``np`` in generated code)."""
+class Backend:
+    """One array namespace. Subclasses set the class attributes and override what differs."""
 
-    namespace = "numpy"
-    quiet = 'np.errstate(all="ignore")'
+    name = "?"              # "numpy", "torch": part of every specialization key
+    alias = "?"             # the name generated code calls the namespace by ("np")
+    module_name = "?"       # the module behind it ("numpy")
+    quiet: str | None = None   # a context expression under which nothing warns, if any
 
     def __init__(self):
         # how the passes recognise what they wrote: a `with` on any call of `quiet`'s
         # function, and the calls that only move data (they cannot warn)
-        self.quiet_prefix = self.quiet.partition("(")[0] + "("
+        self.quiet_prefix = self.quiet.partition("(")[0] + "(" if self.quiet else None
         self.data_calls = frozenset(call.partition("(")[0] for call in (
             self.lanes_of("m"), self.full("s", "v", "d"), self.empty("s", "d")))
+        self._registry = None
 
+    def __repr__(self) -> str:
+        return f"<vectorize backend {self.name}>"
+
+    # ------------------------------------------------------------------------------ rules
+    @property
+    def registry(self):
+        """The rule tables, built on first use."""
+        if self._registry is None:
+            self._registry = self.build_registry()
+        return self._registry
+
+    def build_registry(self):
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ code generation
+    def module(self):
+        """The namespace's module (imported on first use: an optional dependency)."""
+        return importlib.import_module(self.module_name)
+
+    # --------------------------------------------------------------------- the boundary
+    def claims(self, value) -> bool:
+        """Whether an argument value is one of this namespace's arrays."""
+        raise NotImplementedError
+
+    # -------------------------------------------------------- what the passes write
     def lanes_of(self, mask: str) -> str:
-        return f"np.flatnonzero({mask})"
+        """The indices of the true lanes of a 1-d boolean mask, ascending."""
+        raise NotImplementedError
 
     def count(self, mask: str) -> str:
-        return f"np.count_nonzero({mask})"
+        """How many lanes of a mask are true."""
+        raise NotImplementedError
+
+    def size(self, x: str) -> str:
+        """The number of elements of an array (of lane indices)."""
+        raise NotImplementedError
 
     def empty(self, shape: str, dtype: str) -> str:
-        return f"np.empty({shape}, dtype={dtype})"
+        raise NotImplementedError
 
     def full(self, shape: str, value: str, dtype: str) -> str:
-        return f"np.full({shape}, {value}, dtype={dtype})"
+        raise NotImplementedError
 
     def shape(self, x: str) -> str:
-        return f"np.shape({x})"
+        """The shape of an array or scalar, as a tuple."""
+        raise NotImplementedError
+
+    def astype(self, x: str, dtype: str) -> str:
+        """A copy of the array ``x`` in ``dtype`` (always a new array)."""
+        raise NotImplementedError
 
     def result_type(self, *values: str) -> str:
-        return "np.result_type(" + ", ".join(values) + ")"
+        """The dtype a select (``where``) of the values gives."""
+        raise NotImplementedError
 
     def repeat(self, x: str, n: str) -> str:
-        return f"np.repeat({x}[None], {n}, axis=0)"
+        """``n`` copies of the array ``x`` along a new first axis."""
+        raise NotImplementedError
 
     def array_of(self, items: str) -> str:
-        return f"np.array({items})"
+        """An array of a list of per-example results."""
+        raise NotImplementedError
 
     def dtype_code(self, dtype) -> str:
-        """The dtype exactly: its scalar type when NumPy names it so, else ``np.dtype(...)``."""
-        dtype = np.dtype(dtype)
-        if dtype == np.bool_:
-            return "np.bool_"
-        if getattr(np, dtype.name, None) is dtype.type:
-            return f"np.{dtype.name}"
-        return f'np.dtype("{dtype}")'
+        """A NumPy dtype (the analysis' examples are NumPy values) in this namespace's
+        spelling, exactly."""
+        raise NotImplementedError
 
     def dtype_named(self, dtype) -> str:
-        """The scalar type named after the dtype."""
-        dtype = np.dtype(dtype)
-        return "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
-
-
-NUMPY_PRIMITIVES = NumpyPrimitives()
+        """The namespace's scalar type named after the dtype (``np.int64`` for a
+        ``longlong`` too)."""
+        raise NotImplementedError

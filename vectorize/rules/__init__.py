@@ -1,28 +1,20 @@
-"""Rule tables, one registry per array namespace (NumPy today)."""
+"""The NumPy rule tables (the NumPy backend's, `vectorize.backends.numpy`), the registry types,
+and `register_rule`. Each backend has one registry (``backend.registry``)."""
 
 from __future__ import annotations
 
-from . import arrays, builtins, lanes, linalg, math_rules, numpy_rules, operators, shapes
-from .primitives import NUMPY_PRIMITIVES
+from .. import backends
 from .registry import Registry, Rule, Site
 
 __all__ = ["NUMPY", "Registry", "Rule", "Site", "register_rule", "registry_for"]
 
 
-def _build_numpy() -> Registry:
-    reg = Registry("numpy", NUMPY_PRIMITIVES)
-    for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg, shapes):
-        table.register(reg)
-    return reg
-
-
-NUMPY = _build_numpy()
-
-
 def registry_for(namespace: str) -> Registry:
-    if namespace == "numpy":
-        return NUMPY
-    raise ValueError(f"no rule tables for array namespace {namespace!r}")
+    """The rules of the backend named ``namespace``."""
+    return backends.get(namespace).registry
+
+
+NUMPY = registry_for("numpy")
 
 
 def register_rule(func, template: str | None = None, *, name: str | None = None,

@@ -112,12 +112,13 @@ def result_value(out):
 
 
 class Registry:
-    """The rules of one array namespace, and the spellings of the operations the passes
-    write themselves (``primitives``, see `primitives.py`)."""
+    """The rules of one array namespace (its `vectorize.backends.base.Backend`, which also
+    spells the operations the passes write themselves)."""
 
-    def __init__(self, namespace: str, primitives):
-        self.namespace = namespace
-        self.primitives = primitives
+    def __init__(self, backend):
+        self.backend = backend
+        self.namespace = backend.name
+        self.primitives = backend    # what the passes write (`Backend`'s spellings)
         self._calls: dict[int, tuple[object, Rule]] = {}
         self.operators: dict[str, Rule] = {}
         self.methods: dict[str, Rule] = {}
