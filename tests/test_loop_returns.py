@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from test_array_corpus import assert_same, per_example
 
-from vectorize import vectorize, vmap
+from vectorize import VectorizeError, vectorize, vmap
 
 LARGE = 20_000
 REPEATS = 12
@@ -42,6 +42,268 @@ def vectors(width=4, scale=1.0):
 
 def vector_and_shared(rng, n):
     return rng.random((n, 4)), np.random.default_rng(3).random(4)
+
+
+# ------------------------------------------------------------- item 2: vectors returned from loops
+def first_above(v, x):
+    for p in range(len(v)):
+        if v[p] >= x:
+            return v
+    return v
+
+
+def scaled_first_above(v, x):
+    for p in range(len(v)):  # vectorize: compact
+        if v[p] >= x:
+            return v * p
+    return -v
+
+
+def scaled_first_above_select(v, x):
+    for p in range(len(v)):  # vectorize: select
+        if v[p] >= x:
+            return v * p
+    return -v
+
+
+def running_sum_while(v, x):
+    s = 0.0
+    i = 0
+    while s < x:
+        s += v[i % 4]
+        i += 1
+        if s > 1.5 * x:
+            return v * s
+    return -v
+
+
+def running_sum_while_select(v, x):
+    s = 0.0
+    i = 0
+    while s < x:  # vectorize: select
+        s += v[i % 4]
+        i += 1
+        if s > 1.5 * x:
+            return v * s
+    return -v
+
+
+def pair_above(v, x):
+    for i in range(len(v)):
+        for j in range(len(v)):
+            if v[i] + v[j] > 2 * x:
+                return v[::-1] + x
+        if v[i] < x / 4:
+            return v * 0.5
+    return v - x
+
+
+def nested_whiles(v, x):
+    i = 0
+    while i < 4:
+        j = 0
+        t = 0.0
+        while t < x:
+            t += v[j % 4] + 0.1
+            j += 1
+            if j > 5:
+                return v * j
+        if t > 2 * x:
+            return v + t
+        i += 1
+    return v
+
+
+def vector_and_count(v, x):
+    for i in range(len(v)):
+        if v[i] > x:
+            return v * i, i
+    return v, -1
+
+
+def vector_and_count_while(v, x):
+    s = 0.0
+    k = 0
+    while s < x:
+        s += v[k % 4]
+        k += 1
+        if k > 6:
+            return v * s, k
+    return -v, k
+
+
+def created_array(v, x):
+    out = np.zeros(len(v))
+    for i in range(len(v)):
+        if v[i] > x:
+            return out + i
+    return out
+
+
+def int_vector(v, x):
+    k = np.arange(len(v))
+    for i in range(len(v)):
+        if v[i] > x:
+            return k * i
+    return k
+
+
+def per_example_range(v, x):
+    for i in range(int(x * 5)):
+        if v[i % 4] > 0.7:
+            return v + i
+    return v
+
+
+def both_branches(v, x):
+    if x > 0.5:
+        for i in range(len(v)):
+            if v[i] > x:
+                return v * i
+        return v
+    else:
+        for i in range(len(v)):
+            if v[i] < x:
+                return -v
+        return v * 0.0
+
+
+def number_then_vector(v, x):
+    for i in range(len(v)):
+        if v[i] > x:
+            return v[i] + np.zeros(3)
+    return np.ones(3)
+
+
+def _scaled_until(u, t):
+    for i in range(len(u)):
+        if u[i] > t:
+            return u * i
+    return u
+
+
+def through_a_helper(v, x):
+    w = _scaled_until(v, x)
+    for i in range(len(v)):
+        if w[i] > 1.0:
+            return w + v
+    return w - 1.0
+
+
+def rows_of_a_matrix(m, x):
+    for i in range(len(m)):
+        if m[i, 0] > x:
+            return m * i
+    return m
+
+
+VECTOR_RETURNS = [first_above, scaled_first_above, scaled_first_above_select,
+                  running_sum_while, running_sum_while_select, pair_above, nested_whiles,
+                  vector_and_count, vector_and_count_while, created_array, int_vector,
+                  per_example_range, both_branches, number_then_vector, through_a_helper]
+
+
+@pytest.mark.parametrize("f", VECTOR_RETURNS, ids=lambda f: f.__name__)
+def test_vectors_returned_from_loops(f):
+    check(f, vectors(), (0, 0))
+
+
+def test_matrices_returned_from_a_loop():
+    def make(rng, n):
+        return rng.random((n, 3, 4)), rng.random(n)
+    check(rows_of_a_matrix, make, (0, 0))
+
+
+@pytest.mark.parametrize("f", [first_above, scaled_first_above, running_sum_while,
+                               pair_above], ids=lambda f: f.__name__)
+def test_vectors_returned_from_loops_with_a_signature(f):
+    check(f, vectors(), (0, 0), call=lambda f: vectorize(f, signature="(n),()->(n)",
+                                                         fallback="error"))
+
+
+def shared_or_sorted(v, w):
+    for i in range(len(v)):
+        if v[i] > 0.5:
+            return w
+    return np.sort(w)
+
+
+def sorted_or_shared(v, w):
+    for i in range(len(v)):
+        if v[i] > 0.5:
+            return np.sort(w)
+    return w
+
+
+def shared_or_per_example(v, w):
+    for i in range(len(v)):
+        if v[i] > 0.5:
+            return v
+    return w
+
+
+def sorted_shared_in_a_while(v, w):
+    k = 0
+    while k < 3:
+        if v[k] > 0.5:
+            return w
+        k += 1
+    return np.sort(w)[::-1]
+
+
+def cumsum_sorted_or_shared(v, w):
+    if v[0] > 0.5:
+        return np.cumsum(w)
+    for i in range(len(v)):
+        if v[i] > 0.9:
+            return w
+    return np.sort(w)
+
+
+@pytest.mark.parametrize("f", [shared_or_sorted, sorted_or_shared, shared_or_per_example,
+                               sorted_shared_in_a_while, cumsum_sorted_or_shared],
+                         ids=lambda f: f.__name__)
+def test_shared_vectors_returned_on_some_paths(f):
+    """A vector the same for every example on one path (`np.sort(w)` runs once, on the
+    shared `w`) and per example on another is broadcast to every lane that returns it."""
+    check(f, vector_and_shared, (0, None))
+
+
+def _sorted_copy(w):
+    try:
+        return np.sort(w)
+    except TypeError:
+        return w
+
+
+def unknown_shape_returned(v, w):
+    for i in range(len(v)):
+        if v[i] > 0.5:
+            return _sorted_copy(w)
+    return w
+
+
+def accumulates_from_a_number(v, x):
+    s = 0.0
+    i = 0
+    while i < x:
+        s = s + v
+        i += 1
+    return s
+
+
+def test_values_of_unknown_or_changing_shape_are_refused_where_they_are_written():
+    v, w = np.ones((3, 4)), np.ones(4)
+    with pytest.raises(VectorizeError) as err:
+        vmap(unknown_shape_returned, in_axes=(0, None))(v, w)
+    message = str(err.value)
+    assert "cannot tell the shape" in message and "return _sorted_copy(w)" in message
+    with pytest.raises(VectorizeError) as err:
+        vmap(accumulates_from_a_number)(v, np.ones(3))
+    message = str(err.value)
+    assert "`s` is a number" in message and "s = s + v" in message
+    for engine_name in ("result", "returned", "active"):
+        assert f"`{engine_name}" not in message
 
 
 # ------------------------------------------- item 3: nested loops, early returns, helpers

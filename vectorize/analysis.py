@@ -152,6 +152,7 @@ class Analysis:
         self.method_calls: dict[cst.Call, object] = {}     # x.method(...) on batched x
         self.random_calls: dict[cst.Call, str] = {}        # draws, one per example
         self.owned: set[str] = set()          # arrays this function created (may be written)
+        self._user_names: set[str] | None = None
         self.math_in_branches: set[cst.Call] = set()   # math.f(unbatched) under batched ifs
         self.promoted: set[str] = set(promoted or ())   # created arrays holding batched data
         self.promoted_creations: dict[cst.Call, str] = {}
@@ -248,7 +249,10 @@ class Analysis:
                         if name in self.promoted and not value.batched:
                             value = Value(True, value.example)
                             self.promoted_creations[small.value] = name
-                    elif type(small.value) is cst.Name and small.value.value in self.owned:
+                    elif type(small.value) is cst.Name and small.value.value in self.owned \
+                            and self._users_name(name):
+                        # (the engine's own copies, `result = out` for `return out`, are
+                        # merged or read once the array is no longer written)
                         raise Unsupported(f"`{name} = {small.value.value}` makes two names for "
                                           "one array that is written into", small,
                                           f"use {small.value.value}.copy()")
@@ -740,6 +744,13 @@ class Analysis:
                           "effect the batch cannot repeat per example", target,
                           "build a new value and return it")
 
+    def _users_name(self, name: str) -> bool:
+        """Whether ``name`` is in the user's source (not made by a pass)."""
+        if self._user_names is None:
+            from .liveness import all_names
+            self._user_names = all_names(self.source.tree)
+        return name in self._user_names
+
     def _created_array(self, node):
         """The creation function when ``node`` makes a fresh array (np.zeros(3), x.copy()...)."""
         if type(node) is not cst.Call:
@@ -1208,8 +1219,11 @@ class Analysis:
 
 _IMPURE_NUMPY = {"copyto", "put", "place", "putmask", "fill_diagonal", "save", "savez",
                  "savez_compressed", "savetxt", "load", "loadtxt", "genfromtxt", "fromfile",
-                 "seterr", "set_printoptions", "fill", "sort", "itemset", "resize",
-                 "setflags", "partition", "tofile", "dump", "dumps", "setfield"}
+                 "seterr", "set_printoptions", "fill", "itemset", "setflags", "tofile", "dump",
+                 "dumps", "setfield"}
+# methods that change their array in place; the functions of these names (`np.sort(w)`)
+# return a new array
+_IMPURE_METHODS = {"sort", "resize", "partition"}
 
 
 def _pure_numpy(fn) -> bool:
@@ -1220,7 +1234,7 @@ def _pure_numpy(fn) -> bool:
         return False
     owner = getattr(fn, "__self__", None)
     if isinstance(owner, (np.ndarray, np.generic)):
-        return True
+        return name not in _IMPURE_METHODS
     module = getattr(fn, "__module__", None) or ""
     return module.startswith("numpy") and not module.startswith("numpy.random")
 

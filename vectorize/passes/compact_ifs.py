@@ -53,7 +53,8 @@ import libcst as cst
 from ..abstract import TupleValue
 from ..analysis import may_warn
 from ..cst_util import children, rewrite, statements, walk
-from ..liveness import exposed_reads, liveness_of, writes
+from ..liveness import exposed_reads, liveness_of, reads, writes
+from .batch_rules import padded_names
 from .if_to_where import _ElifToNestedIf, _errstate, warning_parts
 from .masked_loops import strategy_of
 from .simplify import _is_errstate as _is_quiet
@@ -222,6 +223,8 @@ class _Choose(cst.CSTTransformer):
         self.chosen: dict[cst.If, str | None] = {}     # if -> its fresh test name (or None)
         self.boolean: dict[cst.If, bool] = {}
         self.quiet: set[cst.If] = set()   # compacted instead of selected, and may warn
+        self.func = func
+        self.padded = None      # `batch_rules.padded_names`, once needed
         # how many `if`s test each name
         self.tested = Counter(n.test.value for n in walk(func)
                               if type(n) is cst.If and type(n.test) is cst.Name)
@@ -331,6 +334,11 @@ class _Choose(cst.CSTTransformer):
             return False
         if _writes_into([s for stmts in branches for s in stmts], set(entry)):
             return False
+        if self.padded is None:
+            self.padded = padded_names(self.func, analysis)
+        if self.padded & set().union(*(reads(s) | writes(s) for stmts in branches
+                                       for s in stmts)):
+            return False     # a loop's vector result, maybe not its whole shape yet
         live = self.liveness.live_after.get(node, set())
         assigned = [set().union(*map(writes, stmts)) if stmts else set()
                     for stmts in branches]

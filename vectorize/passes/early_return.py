@@ -24,7 +24,7 @@ import libcst as cst
 
 from ..cst_util import statements
 from ..errors import Unsupported
-from .continuations import ContinuationLowering
+from .continuations import ContinuationLowering, check_returned_shapes
 
 
 def _has_return(node) -> bool:
@@ -58,6 +58,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     analysis = ctx.analyze(func)
     if not analysis.batched_returns:
         return func
+    check_returned_shapes(analysis)
     returns, loops = [], []
     for n in statements(func):
         if type(n) is cst.Return:

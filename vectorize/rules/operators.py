@@ -13,7 +13,7 @@ import libcst as cst
 from ..abstract import TupleValue, Value, batched_like, join
 from ..cst_util import expr, paren
 from .families import pad, padded_args
-from .registry import Registry, Rule, Site
+from .registry import Registry, Rule, Site, broadcast_rank
 
 
 def _binary(site: Site) -> cst.BaseExpression:
@@ -123,7 +123,7 @@ def where(test, tv, body, bv, orelse, ov) -> cst.BaseExpression:
         items = [where(test, tv, _item(body, k), xv, _item(orelse, k), yv)
                  for k, (xv, yv) in enumerate(zip(bv.items, ov.items))]
         return cst.Tuple([cst.Element(i) for i in items])
-    rank = max(v.rank for v in (tv, bv, ov))
+    rank = broadcast_rank([tv, bv, ov])
     return expr("np.where({c}, {a}, {b})", c=pad(test, tv, rank), a=pad(body, bv, rank),
                 b=pad(orelse, ov, rank))
 
