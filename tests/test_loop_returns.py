@@ -8,11 +8,15 @@ compacted form against the select form: each call must give the per-example resu
 
 from __future__ import annotations
 
+import math
+import warnings
+
 import numpy as np
 import pytest
 from test_array_corpus import assert_same, per_example
 
 from vectorize import VectorizeError, vectorize, vmap
+from vectorize.api import VectorizeFallbackWarning
 
 LARGE = 20_000
 REPEATS = 12
@@ -407,3 +411,67 @@ def test_nested_loops_with_early_returns_and_helpers_with_a_signature(f):
                                                          fallback="error"))
 
 
+# --------------------------------------------------------- item 5: per-example fallback pieces
+def sum_over_a_range(lo, hi):
+    j = np.arange(lo, hi + 1)
+    return np.sum(np.exp(-j))
+
+
+def factorial_piece(n, x):
+    return math.factorial(n) * x + 1.0
+
+
+def _reference_lanes(f, *args):
+    return np.array([f(*lane) for lane in zip(*args)])
+
+
+@pytest.mark.parametrize("lengths", ["ragged", "equal"])
+@pytest.mark.parametrize("mode", ["warn", "loop"])
+def test_a_fallback_piece_that_is_not_a_number_runs_the_whole_function_per_example(
+        lengths, mode):
+    lo = np.array([1, 2, 3, 0, 5])
+    hi = lo + (np.array([2, 3, 1, 4, 0]) if lengths == "ragged" else 2)
+    for f in (vectorize(sum_over_a_range, fallback=mode),
+              vmap(sum_over_a_range, fallback=mode)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with pytest.raises(ValueError):
+                # the per-example loop of nothing: numpy.vectorize without `otypes` and
+                # `np.stack` of no results cannot tell the output's type either
+                f(lo[:0], hi[:0])
+            for n in (1, 5):
+                got = f(lo[:n], hi[:n])
+                expected = _reference_lanes(sum_over_a_range, lo[:n], hi[:n])
+                assert np.shape(got) == (n,)
+                np.testing.assert_allclose(got, expected.astype(float), rtol=1e-12)
+            big_lo = np.arange(LARGE) % 7
+            big_hi = big_lo + (np.arange(LARGE) % 5 if lengths == "ragged" else 3)
+            expected = _reference_lanes(sum_over_a_range, big_lo, big_hi)
+            for _ in range(3):
+                np.testing.assert_allclose(f(big_lo, big_hi), expected, rtol=1e-12)
+        messages = [str(w.message) for w in caught
+                    if issubclass(w.category, VectorizeFallbackWarning)]
+        if mode == "loop":
+            assert messages == []
+        else:
+            assert len(messages) == 1, messages
+            assert "the whole function" in messages[0]
+            assert "np.arange(lo, hi + 1)" in messages[0] and "not a number" in messages[0]
+
+
+def test_a_fallback_piece_is_located_with_fallback_error():
+    with pytest.raises(VectorizeError) as err:
+        vectorize(sum_over_a_range, fallback="error")(np.array([1, 2]), np.array([3, 3]))
+    assert "j = np.arange(lo, hi + 1)" in str(err.value)
+
+
+def test_a_fallback_piece_that_gives_numbers_stays_a_piece():
+    n, x = np.array([0, 1, 3, 5]), np.array([0.5, 1.0, 2.0, -1.0])
+    f = vectorize(factorial_piece, fallback="warn")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = f(n, x)
+    np.testing.assert_allclose(got, _reference_lanes(factorial_piece, n, x), rtol=1e-12)
+    (message,) = [str(w.message) for w in caught]
+    assert "for part of its work" in message
+    assert "for n_i" in f.source(n, x) or "zip(n, " in f.source(n, x)

@@ -744,6 +744,31 @@ class Analysis:
                           "effect the batch cannot repeat per example", target,
                           "build a new value and return it")
 
+    def _per_example_number(self, fn, args, kwargs, node) -> None:
+        """A call without a rule runs per example (a list of its results, one per lane) only
+        where each result is a number: the rest of the function treats the list as one
+        number per lane. Its result is learned by calling it on the examples where that has
+        no side effects; a result that is not a number, or one that cannot be learned, is
+        refused, so that with fallbacks allowed the whole function runs per example."""
+        pure = fn in PURE_BUILTINS or isinstance(fn, np.ufunc) or _pure_numpy(fn) or \
+            getattr(fn, "__module__", None) in ("math", "cmath")
+        out = _evaluate(fn, *[a.example for a in args],
+                        **{k: v.example for k, v in kwargs.items()}) if pure else UNKNOWN
+        if _is_number(out):
+            return
+        if out is UNKNOWN:
+            what = ("its result cannot be learned without running it (it may have side "
+                    "effects)" if not pure else "it raised on the examples")
+        else:
+            shape = np.shape(out)
+            what = (f"it gives {type(out).__name__}" + (f" of shape {shape}" if shape else "")
+                    + " per example, not a number")
+        raise Unsupported(f"`{_code(node)}` has no batching rule and would run per example, "
+                          f"but {what}: the rest of the function cannot take its results as "
+                          "one number per example, so the whole function runs per example",
+                          node, "compute it with operations that have batching rules (see "
+                          "docs/rules.md), or register a rule with vectorize.register_rule")
+
     def _users_name(self, name: str) -> bool:
         """Whether ``name`` is in the user's source (not made by a pass)."""
         if self._user_names is None:
@@ -1208,6 +1233,7 @@ class Analysis:
         name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
         if self.allow_fallback and all(not isinstance(v, TupleValue) and v.rank == 0
                                        for v in [*args, *kwargs.values()]):
+            self._per_example_number(fn, args, kwargs, node)
             self.fallback_calls[node] = f"`{name}` has no batching rule"
             return Value(True, UNKNOWN)
         raise Unsupported(f"`{name}` has no batching rule, so it cannot be called on "
@@ -1215,6 +1241,11 @@ class Analysis:
                           "use a NumPy equivalent, register a rule with "
                           "vectorize.register_rule, or pass fallback='warn' to run this call "
                           "per example")
+
+
+def _is_number(out) -> bool:
+    return isinstance(out, (int, float, complex, np.generic, np.ndarray)) \
+        and np.ndim(out) == 0 and np.asarray(out).dtype.kind in "biufc"
 
 
 _IMPURE_NUMPY = {"copyto", "put", "place", "putmask", "fill_diagonal", "save", "savez",

@@ -40,6 +40,13 @@ def _check_fallback(fallback: str) -> str:
     return fallback
 
 
+def fallback_extent(spec) -> str:
+    """What runs per example, for the warning: the whole function or some pieces."""
+    if isinstance(spec, _FallbackSpec):
+        return "runs per example (a Python loop), the whole function"
+    return "runs per example (a Python loop) for part of its work"
+
+
 class _FallbackSpec:
     """The whole function runs per example."""
 
@@ -414,14 +421,17 @@ class vectorize:
         token = id(spec) if once is None else once
         if self.fallback == "warn" and token not in self._warned:
             self._warned.add(token)
-            warnings.warn(f"vectorize: {getattr(self, '__name__', 'function')} runs per example "
-                          f"(a Python loop) for part of its work: {reason}. Pass "
-                          "fallback='loop' to silence this, or fallback='error' to see where.",
+            warnings.warn(f"vectorize: {getattr(self, '__name__', 'function')} "
+                          f"{fallback_extent(spec)}: {reason}. Pass fallback='loop' to silence "
+                          "this, or fallback='error' to see where.",
                           VectorizeFallbackWarning, stacklevel=stacklevel)
 
     def _numpy_loop(self, args, kwargs):
+        # `cache=True`: the first example runs once, as every other (numpy.vectorize runs it
+        # again otherwise, to learn the output types): a function with side effects or
+        # random draws then matches the per-example loop
         vec = np.vectorize(self.pyfunc, otypes=self.otypes, excluded=self.excluded,
-                           cache=self.cache, signature=self.signature)
+                           cache=True, signature=self.signature)
         return vec(*args, **kwargs)
 
     def _target(self):

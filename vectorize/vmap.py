@@ -18,6 +18,7 @@ from .api import (
     _FallbackSpec,
     _SpecCache,
     _where,
+    fallback_extent,
 )
 from .chunks import check_chunk_size
 from .errors import VectorizeError
@@ -72,9 +73,9 @@ class _VMapped:
                 spec.fallbacks)
             if self.fallback == "warn" and id(spec) not in self._warned:
                 self._warned.add(id(spec))
-                warnings.warn(f"vectorize.vmap: {self._name} runs per example (a Python loop)"
-                              f" for part of its work: {reason}. Pass fallback='loop' to "
-                              "silence this, or fallback='error' to see where.",
+                warnings.warn(f"vectorize.vmap: {self._name} {fallback_extent(spec)}: "
+                              f"{reason}. Pass fallback='loop' to silence this, or "
+                              "fallback='error' to see where.",
                               VectorizeFallbackWarning, stacklevel=2)
         if isinstance(spec, _FallbackSpec):
             return self._loop(args, size)
