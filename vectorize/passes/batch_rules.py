@@ -228,8 +228,8 @@ class _ApplyRules(cst.CSTTransformer):
                               f"{paths[0]} and a per-example {_shape_words(value.rank)[2:]} "
                               f"{paths[1]}: the batch needs one shape for it on every path",
                               self._user_node(at, name),
-                              "give it the same shape on every path (an array start, e.g. "
-                              "np.zeros(...), or np.full(shape, number))")
+                              "give it the same shape on every path (start it as an array "
+                              "of that shape)")
         ones = ", 1" * (value.rank - rank)
         if rank == 0:
             shape = "({n}" + ones + ")" if ones else "{n}"

@@ -36,8 +36,8 @@ def check_returned_shapes(analysis) -> None:
                               "for every example and comes from a call the engine cannot "
                               "look into), and the function returns it on some examples "
                               "only", ret.value if ret.value is not None else ret,
-                              "give it a known type, e.g. float(...) or np.asarray(...), or "
-                              "compute it outside the function")
+                              "give it a known type (convert it with float(...), or to a "
+                              "NumPy array), or compute it outside the function")
 
 
 class ContinuationLowering:
