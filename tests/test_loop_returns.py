@@ -310,6 +310,42 @@ def test_values_of_unknown_or_changing_shape_are_refused_where_they_are_written(
         assert f"`{engine_name}" not in message
 
 
+def _returns_from_an_endless_loop(u, t):
+    k = 0
+    while True:
+        if u[k % 4] > t or k > 6:
+            return u * k
+        k += 1
+
+
+def calls_a_helper_that_returns_from_an_endless_loop(v, x):
+    if x > 0.3:
+        return _returns_from_an_endless_loop(v, x)
+    return v
+
+
+def breaks_from_an_endless_loop(v, x):
+    r = np.zeros_like(v)
+    k = 0
+    while True:
+        if v[k % 4] > x or k > 6:
+            r = v * k
+            break
+        k += 1
+    return r
+
+
+def test_a_vector_returned_only_from_a_loop_is_refused_and_the_suggestion_works():
+    """Where every path returns from the loop, an empty batch (or a helper called on none
+    of its lanes) never runs it, and nothing tells the result's shape: refused, at the
+    user's `return`; what the suggestion says to write instead works."""
+    with pytest.raises(VectorizeError) as err:
+        vmap(calls_a_helper_that_returns_from_an_endless_loop)(np.ones((3, 4)), np.ones(3))
+    message = str(err.value)
+    assert "every example leaves by `return`" in message and "return u * k" in message
+    check(breaks_from_an_endless_loop, vectors(), (0, 0))
+
+
 # ------------------------------------------- item 3: nested loops, early returns, helpers
 def _first_step(a, t):
     for k in range(3):

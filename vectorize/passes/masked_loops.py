@@ -179,7 +179,8 @@ class _MaskLoops(cst.CSTTransformer):
         literal = _literal_for(values[0]) if values else "None"
         # a number also where a vector is returned: `batch_rules` makes it an array that
         # broadcasts against the returned values
-        self.ctx.placeholders.add(result)
+        self.ctx.placeholders.setdefault(result, next(
+            (node for node, _ in self.analysis.returns if _contains(original, node)), None))
         return [_assign(returned, "False"), _assign(result, literal)]
 
     def _inside_a_loop(self, original) -> bool:
