@@ -108,6 +108,10 @@ class FunctionJob:
         self.namer = Namer(all_names(source.tree) | set(params))
         self.helper_nodes: dict[cst.CSTNode, str] = {}
         self.mask_names: set[str] = set()     # `active` masks made by masked_loops
+        # values `masked_loops` gives the result of a loop's `return` before the loop (no lane
+        # reads them: each reads the result only once it returned), each with the loop's
+        # first `return`
+        self.placeholders: dict[str, cst.Return] = {}
         self.promoted: set[str] = set()       # created arrays that hold per-example data
         self.loop_strategy: dict[str, str] = {}   # mask name -> "select" / "compact"
         self.loop_facts: dict[str, tuple] = {}    # mask name -> (carried, read-only) for compact
