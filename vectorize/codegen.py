@@ -85,6 +85,7 @@ class Printed:
     fallbacks: list = field(default_factory=list)
     explanations: list = field(default_factory=list)
     switchable_ifs: int = 0
+    unbatched_returns: bool = False      # see `transform._Spec`
 
     @property
     def text(self) -> str:
@@ -134,7 +135,8 @@ def print_module(specs, module, main, header: str = "") -> Printed:
                    referenced=referenced, defaults=defaults, backend=backend.name,
                    result=main.result, guards=tuple(module.free.values()),
                    fallbacks=list(module.fallbacks), explanations=list(module.explanations),
-                   switchable_ifs=module.switchable_ifs)
+                   switchable_ifs=module.switchable_ifs,
+                   unbatched_returns=main.unbatched_returns)
 
 
 def load(printed: Printed) -> Generated:

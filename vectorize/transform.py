@@ -50,6 +50,9 @@ class _Spec:
     tree: cst.FunctionDef | None = None
     result: object = None
     source: FunctionSource | None = None
+    # some `return` gives a value that is the same for every example while others do not
+    # (the decorators broadcast it at the boundary)
+    unbatched_returns: bool = False
 
 
 class ModuleContext:
@@ -102,6 +105,8 @@ class ModuleContext:
         job = FunctionJob(self, source, params, spec.name, helper=node is not None)
         try:
             spec.tree, spec.result = job.run()
+            spec.unbatched_returns = any(not _all_batched(value)
+                                         for _, value in job.last.returns)
         except Unsupported as problem:
             raise source.error(problem) from None
         self.order.append(spec)
@@ -293,6 +298,12 @@ def _transform(func, params, module: ModuleContext, header: str,
         clear_memo()
     ordered = _called([main] + [s for s in module.order if s is not main])
     return codegen.print_module(ordered, module, main, header)
+
+
+def _all_batched(value) -> bool:
+    if isinstance(value, TupleValue):
+        return all(_all_batched(item) for item in value.items)
+    return value.batched
 
 
 def _called(specs: list[_Spec]) -> list[_Spec]:

@@ -1,0 +1,415 @@
+"""Rewrite one file's text: its marked functions become batched functions, loops over examples
+that call them become batched calls, and nothing else changes.
+
+The rest of the file is kept byte for byte (libcst keeps formatting and comments): a marked
+function's ``def`` is replaced by the generated one (the user's decorators other than the
+mark, parameters with their defaults and annotations, and the comments above it stay), the
+batched helpers it calls follow it, the imports the new code needs are added after the
+file's imports, and an import of this package that nothing uses any more is removed.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ..errors import VectorizeError
+from ..liveness import all_names
+from ..transform import ModuleContext, transform_source
+from . import boundary, call_sites, skeleton
+from .marks import Located, is_mark, mark_of, plan
+
+HELPER_SUFFIX = "_batched"
+
+
+@dataclass
+class Rewritten:
+    """One rewritten function, for ``--explain``."""
+
+    name: str
+    first_line: int                 # its first line (decorators included) in the file
+    def_line: int                   # the line of its `def`
+    last_line: int
+    new_text: str                   # what replaces it in the file (with its helpers)
+    explanations: list              # (rule name, file, line)
+    registry: object
+    # (original per-example function, the text of its batched version): the function
+    # itself first, then the helpers batched with it
+    functions: list = field(default_factory=list)
+    wrapper: str | None = None      # the batched code's name where a wrapper calls it
+
+
+@dataclass
+class Outcome:
+    text: str                                   # the new text (the old one if nothing changed)
+    errors: list = field(default_factory=list)      # VectorizeError
+    warnings: list = field(default_factory=list)    # VectorizeError (per-example pieces)
+    notes: list = field(default_factory=list)       # (line, message): what stays and why
+    rewritten: list = field(default_factory=list)   # Rewritten
+    loops: list = field(default_factory=list)       # call_sites.Loop, rewritten or not
+
+    @property
+    def changed(self) -> bool:
+        return not self.errors and bool(self.rewritten)
+
+
+def rewrite_text(text: str, filename: str, *, only: str | None = None,
+                 explain: bool = False) -> Outcome:
+    """Rewrite ``text`` (the contents of ``filename``). With errors, ``Outcome.text`` is the
+    input unchanged."""
+    outcome = Outcome(text)
+    lines = text.splitlines()
+    where = Located(filename, lines)
+    try:
+        tree = compile(text, filename, "exec", ast.PyCF_ONLY_AST | ast.PyCF_TYPE_COMMENTS,
+                       dont_inherit=True)
+        compile(tree, filename, "exec", dont_inherit=True)   # the errors only compiling finds
+    except SyntaxError as exc:
+        outcome.errors.append(_syntax_error(exc, filename, lines))
+        return outcome
+    except ValueError as exc:     # null bytes
+        outcome.errors.append(VectorizeError(f"cannot parse the file: {exc}",
+                                             filename=filename, line=1))
+        return outcome
+    if "vectorize" not in text and "vmap" not in text:
+        return outcome       # nothing can be marked: the skeleton need not run
+    skel = skeleton.build(tree, filename, text, is_mark)
+    namespace = skel.namespace
+    marked = []
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            mark = next((m for d in stmt.decorator_list
+                         for m in [mark_of(d, namespace)] if m is not None), None)
+            if mark is not None and (only is None or stmt.name == only):
+                marked.append((stmt, mark))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and all(
+                node is not s for s in tree.body) and any(
+                is_mark(d, namespace) for d in node.decorator_list):
+            outcome.notes.append((node.lineno, f"`{node.name}` is marked but not defined at "
+                                               "module level: only module-level functions are "
+                                               "rewritten, it is left as it is"))
+    marked = [(stmt, mark) for stmt, mark in marked
+              if not _uses_decorator_object(stmt.name, tree, where, outcome)]
+    if not marked:
+        return outcome
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        outcome.errors.append(VectorizeError(f"libcst cannot parse the file: {exc.message}",
+                                             filename=filename, line=exc.raw_line,
+                                             col=exc.raw_column,
+                                             source_line=_line(lines, exc.raw_line)))
+        return outcome
+    taken = all_names(module) | set(namespace)
+    context = _context(taken, explain)
+    defs = [s for s in module.body if isinstance(s, cst.FunctionDef)]
+    ast_defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    cst_of = {id(a): c for a, c in zip(ast_defs, defs)}
+    replacements: dict[int, list] = {}     # id(cst def) -> statements that replace it
+    emitted: set[str] = set()              # helpers already placed
+    needed: dict[str, object] = {}         # alias -> module the new code imports
+    new_functions: dict[str, object] = {}  # rewritten name -> Plan (for the call sites)
+    for stmt, mark in marked:
+        start = len(context.explanations)
+        try:
+            the_plan = plan(stmt, skel.functions.get(stmt.name), mark, namespace, where) \
+                if stmt.name in skel.functions else None
+            if the_plan is None:
+                raise where.error(stmt, f"`{stmt.name}` cannot be read: "
+                                        f"{skel.why_unknown(stmt.name) or 'its def failed'}")
+            context.allow_fallback = the_plan.fallback != "error"
+            printed = transform_source(skel.functions[stmt.name], the_plan.params,
+                                       context=context, name=stmt.name)
+            _check(the_plan, printed, stmt, where)
+            the_plan.result = printed.result
+            statements, wrapped = _replacement(the_plan, printed, cst_of[id(stmt)], stmt,
+                                               context, emitted, module, namespace)
+        except VectorizeError as exc:
+            outcome.errors.append(_explain_unknown(exc, skel))
+            context = _context(taken | context.function_names.taken, explain)
+            continue
+        for alias, value in printed.imports.items():
+            needed.setdefault(alias, value)
+        if printed.fallbacks and the_plan.fallback == "warn":
+            for reason in printed.fallbacks:
+                outcome.warnings.append(_fallback_warning(reason, filename, lines))
+        replacements[id(cst_of[id(stmt)])] = statements
+        new_functions[stmt.name] = the_plan
+        texts = dict(printed.functions)
+        originals = {spec.name: spec.source.func for spec in context.order}
+        originals[stmt.name] = skel.functions[stmt.name]
+        outcome.rewritten.append(Rewritten(
+            stmt.name, min([stmt.lineno] + [d.lineno for d in stmt.decorator_list]),
+            stmt.lineno, stmt.end_lineno,
+            "".join(module.code_for_node(s) for s in statements),
+            context.explanations[start:], context.registry,
+            [(originals[name], texts[name]) for name, _ in printed.functions], wrapped))
+    if outcome.errors:
+        return outcome
+    for alias, value in needed.items():
+        if alias in namespace and namespace[alias] is not value:
+            stmt = marked[0][0]
+            outcome.errors.append(where.error(
+                stmt, f"the rewritten code calls {value.__name__} `{alias}`, but this file "
+                      f"binds `{alias}` to something else",
+                f"import {value.__name__} as {alias}, or rename your `{alias}`"))
+            return outcome
+        if alias not in namespace and alias in (skel.unknown or {}):
+            outcome.errors.append(VectorizeError(
+                f"the rewritten code needs `{alias}` ({value.__name__}), but this file binds "
+                f"`{alias}` in a way the file rewriter does not follow: "
+                f"{skel.why_unknown(alias)}", filename=filename, line=1))
+            return outcome
+    alias = context.backend.alias
+    module, outcome.loops = call_sites.rewrite(module, new_functions, namespace,
+                                               skip=set(new_functions), alias=alias)
+    needed.update({alias: value for loop in outcome.loops if loop.rewritten
+                   for alias, value in loop.imports.items()})
+    body = []
+    for stmt in module.body:
+        body += replacements.get(id(stmt), [stmt])
+    module = module.with_changes(body=body)
+    module = _add_imports(module, {a: v for a, v in needed.items() if a not in namespace})
+    module = _drop_unused_marks(module, namespace)
+    new_text = module.code
+    try:
+        compile(new_text, filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:   # an engine bug: the file stays as it was
+        outcome.errors.append(VectorizeError(
+            f"internal error: the rewritten file does not compile ({exc.msg}, line "
+            f"{exc.lineno}); the file is left as it is", filename=filename, line=1,
+            suggestion="please report this with the file"))
+        return outcome
+    outcome.text = new_text
+    return outcome
+
+
+def _uses_decorator_object(name: str, tree: ast.Module, where: Located, outcome) -> bool:
+    """Whether the file uses an attribute of the decorator's object (``f.source``), which a
+    plain function does not have: then ``f`` is left as it is, with a warning."""
+    plain = set(dir(_plain_function))
+    uses = sorted((node for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+                   and isinstance(node.value, ast.Name) and node.value.id == name
+                   and node.attr not in plain), key=lambda n: (n.lineno, n.col_offset))
+    if not uses:
+        return False
+    node = uses[0]
+    outcome.warnings.append(where.error(
+        node, f"`{name}.{node.attr}` uses the object @vectorize/@vmap makes, which the "
+              f"rewritten `{name}` (a plain function) does not have; `{name}` is left as it is",
+        f"drop this use of `{name}.{node.attr}` to rewrite `{name}`"))
+    return True
+
+
+def _plain_function():
+    """A plain function, for its attributes."""
+
+
+def _context(taken: set, explain: bool) -> ModuleContext:
+    return ModuleContext("numpy", "warn", explain=explain, taken=taken,
+                         helper_suffix=HELPER_SUFFIX)
+
+
+def _line(lines: list[str], number: int) -> str:
+    return lines[number - 1] if 0 < number <= len(lines) else ""
+
+
+def _syntax_error(exc: SyntaxError, filename: str, lines: list[str]) -> VectorizeError:
+    line = exc.lineno or 1
+    source = _line(lines, line)
+    col = max((exc.offset or 1) - 1, 0)
+    return VectorizeError(f"syntax error: {exc.msg}", filename=filename, line=line,
+                          col=min(col, len(source)), source_line=source)
+
+
+def _explain_unknown(exc: VectorizeError, skel) -> VectorizeError:
+    """The engine says `name` is not defined where the skeleton left it out: say why."""
+    prefix = "name `"
+    if exc.reason.startswith(prefix) and exc.reason.endswith("` is not defined"):
+        name = exc.reason[len(prefix):-len("` is not defined")]
+        why = skel.why_unknown(name)
+        if why is not None:
+            return VectorizeError(
+                f"the file rewriter does not know the value of `{name}`: {why}",
+                filename=exc.filename, line=exc.line, col=exc.col,
+                source_line=exc.source_line,
+                suggestion=f"pass `{name}` as a parameter, or set it at module level to a "
+                           "constant (docs/cli.md, \"What runs\")")
+    return exc
+
+
+def _fallback_warning(reason: str, filename: str, lines: list[str]) -> VectorizeError:
+    where, _, message = reason.partition(": ")
+    path, _, line = where.rpartition(":")
+    number = int(line) if line.isdigit() else 0
+    source = _line(lines, number) if path == filename else ""
+    return VectorizeError(f"runs per example (a Python loop in the rewritten code): {message}",
+                          filename=path or filename, line=number,
+                          col=len(source) - len(source.lstrip()), source_line=source)
+
+
+def _check(the_plan, printed, stmt, where: Located) -> None:
+    """What the decorator does at run time that the rewritten code would not."""
+    result = printed.result
+    items = getattr(result, "items", None) or (result,)
+    if printed.unbatched_returns or not all(getattr(i, "batched", False) for i in items):
+        raise where.error(stmt, f"`{stmt.name}` returns, on some path, a value that is the "
+                                "same for every example; the decorator broadcasts it to the "
+                                "batch, the rewritten code would return it as it is",
+                          "compute the result from the batched parameters (e.g. "
+                          "`0.0 * x` instead of `0.0`), or keep the decorator")
+    if the_plan.signature is not None:
+        outputs = the_plan.signature[1]
+        ranks = [getattr(i, "rank", 0) for i in items]
+        if len(outputs) != len(items) or any(len(d) != r for d, r in zip(outputs, ranks)):
+            raise where.error(the_plan.decorator, f"`{stmt.name}` returns "
+                                                  f"{len(items)} value(s) of per-example rank "
+                                                  f"{ranks}, the signature says "
+                                                  f"{[len(d) for d in outputs]}")
+    if the_plan.otypes is not None:
+        dtypes = [getattr(i, "dtype", None) for i in items]
+        if any(d != o for d, o in zip(dtypes, the_plan.otypes)):
+            raise where.error(the_plan.decorator, f"otypes={[str(o) for o in the_plan.otypes]} "
+                                                  f"would cast the results "
+                                                  f"({[str(d) for d in dtypes]}); the file "
+                                                  "rewriter does not cast",
+                              "convert in the function (e.g. `float(...)`) and drop otypes")
+
+
+def _replacement(the_plan, printed, original: cst.FunctionDef, stmt, context, emitted: set,
+                 module: cst.Module, namespace: dict) -> list:
+    """The statements that replace a marked ``def``: the rewritten function (or its wrapper
+    and the generated code as ``<name>_batched``), then the helpers not placed yet."""
+    functions = dict(printed.functions)
+    alias = context.backend.alias
+    config = module.config_for_parsing
+    main = cst.parse_statement(functions[the_plan.name], config)
+    decorators = [d for d, a in zip(original.decorators, stmt.decorator_list)
+                  if mark_of(a, namespace) is None]
+    out = []
+    if boundary.needs_wrapper(the_plan, functions, alias):
+        body_name = context.function_names.fresh(the_plan.name + HELPER_SUFFIX)
+        docstring = main.get_docstring(clean=False)
+        body = main.with_changes(name=cst.Name(body_name))
+        if docstring is not None:
+            body = body.with_changes(body=body.body.with_changes(body=body.body.body[1:]))
+        lines = boundary.wrapper(the_plan, body_name, printed.result, alias)
+        if docstring is not None:
+            lines.insert(0, main.body.body[0])
+        head = cst.parse_statement(f"def {the_plan.name}():\n    pass\n", config)
+        wrapper_body = [line if isinstance(line, cst.CSTNode) else cst.parse_statement(
+            line + "\n", config) for line in lines]
+        main = head.with_changes(body=head.body.with_changes(body=wrapper_body))
+        body = body.with_changes(leading_lines=_blank_lines(config))
+        functions_after = [body]
+    else:
+        functions_after, body_name = [], None
+    main = main.with_changes(params=original.params, returns=original.returns,
+                             decorators=decorators, leading_lines=original.leading_lines)
+    out = [main] + functions_after
+    for name, text in printed.functions[1:]:
+        if name in emitted:
+            continue
+        emitted.add(name)
+        helper = cst.parse_statement(text, config)
+        out.append(helper.with_changes(leading_lines=_blank_lines(config)))
+    return out, body_name
+
+
+def _blank_lines(config) -> list:
+    return [cst.EmptyLine(), cst.EmptyLine()]
+
+
+def _add_imports(module: cst.Module, needed: dict) -> cst.Module:
+    """``import numpy as np`` (and the like) after the file's imports."""
+    if not needed:
+        return module
+    from ..codegen import _import_line
+    lines = sorted(_import_line(alias, value) for alias, value in needed.items())
+    new = [cst.parse_statement(line + "\n", module.config_for_parsing) for line in lines]
+    body = list(module.body)
+    index = 0
+    for i, stmt in enumerate(body):
+        if _is_import(stmt) or i == 0 and _is_docstring(stmt):
+            index = i + 1
+        elif i > 0 or not _is_docstring(stmt):
+            break
+    return module.with_changes(body=body[:index] + new + body[index:])
+
+
+def _is_import(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+
+
+def _is_docstring(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
+        stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, (cst.SimpleString,
+                                                                    cst.ConcatenatedString))
+
+
+def _drop_unused_marks(module: cst.Module, namespace: dict) -> cst.Module:
+    """Remove the names of this package's decorators from the module's imports when nothing
+    uses them any more (the rewritten file no longer needs the package)."""
+    import vectorize as package
+    used: set[str] = set()
+    for stmt in module.body:
+        if not _is_import(stmt):
+            used |= all_names(stmt)
+    ours = {name for name, value in namespace.items()
+            if value is package or (getattr(value, "__module__", None) or "").startswith(
+                "vectorize.") and mark_of(ast.Name(name), namespace) is not None}
+    body = []
+    for stmt in module.body:
+        if not _is_import(stmt):
+            body.append(stmt)
+            continue
+        small = []
+        for part in stmt.body:
+            names = part.names if not isinstance(part.names, cst.ImportStar) else None
+            if names is None:
+                small.append(part)
+                continue
+            kept = [a for a in names if _bound(a) not in ours or _bound(a) in used]
+            if len(kept) == len(names):
+                small.append(part)
+            elif kept:
+                kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                small.append(part.with_changes(names=kept))
+        if small:
+            small[-1] = small[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+            body.append(stmt.with_changes(body=small))
+        elif any(line.comment is not None for line in stmt.leading_lines):
+            # the comments above it go with the next statement
+            body.append(_Carry([line for line in stmt.leading_lines if line.comment]))
+    return module.with_changes(body=_attach_carried(body))
+
+
+def _bound(alias: cst.ImportAlias) -> str:
+    if alias.asname is not None:
+        return alias.asname.name.value
+    name = alias.name
+    while isinstance(name, cst.Attribute):
+        name = name.value
+    return name.value
+
+
+class _Carry:
+    def __init__(self, lines):
+        self.lines = lines
+
+
+def _attach_carried(body: list) -> list:
+    out, carried = [], []
+    for stmt in body:
+        if isinstance(stmt, _Carry):
+            carried += list(stmt.lines)
+            continue
+        if carried:
+            stmt = stmt.with_changes(leading_lines=carried + list(stmt.leading_lines))
+            carried = []
+        out.append(stmt)
+    return out
