@@ -134,11 +134,11 @@ def _summary(run: Run) -> None:
     parts = []
     if run.changed:
         parts.append(f"{run.changed} file{'s' * (run.changed != 1)} {would}rewritten")
-    parts.append(f"{run.unchanged} file{'s' * (run.unchanged != 1)} "
-                 f"{'would be ' if run.args.check else ''}left unchanged")
+    if run.unchanged:
+        parts.append(f"{run.unchanged} file{'s' * (run.unchanged != 1)} {would}left unchanged")
     if run.errors:
         parts.append(f"{run.errors} error{'s' * (run.errors != 1)}")
-    run.err.write(", ".join(parts) + ".\n")
+    run.err.write(", ".join(parts or ["nothing to do"]) + ".\n")
 
 
 def _sources(paths, run: Run):

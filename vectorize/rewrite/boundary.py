@@ -119,7 +119,7 @@ def wrapper(plan, body: str, result, alias: str, indent: str = "    ") -> list[s
             else:
                 flat[p] = f"{alias}.broadcast_to({p}, {shape}).ravel()"
     args = [flat.get(p, p) for p in plan.params if p not in plan.keyword_only]
-    call = _call(body, args, plan)
+    call = _call(body, args, plan, flat)
     items = result.items if isinstance(result, TupleValue) else (result,)
     scalar = all(getattr(item, "rank", 1) == 0 for item in items)
     if isinstance(result, TupleValue):
@@ -135,6 +135,6 @@ def wrapper(plan, body: str, result, alias: str, indent: str = "    ") -> list[s
     return lines
 
 
-def _call(body: str, args: list[str], plan) -> str:
-    keywords = [f"{p}={p}" for p in plan.keyword_only]
+def _call(body: str, args: list[str], plan, flat=None) -> str:
+    keywords = [f"{p}={(flat or {}).get(p, p)}" for p in plan.keyword_only]
     return f"{body}({', '.join(args + keywords)})"

@@ -9,25 +9,26 @@ A mark and the function's annotations say which parameters carry a batch and wha
 of each is (`Plan`): the engine specializes the function for exactly that, as the decorator
 would for a call with such arguments.
 
-- ``@vectorize`` (numpy.vectorize): every positional parameter without a default value that is
-  not ``excluded`` is batched, one number per example, or per ``signature=`` an array of its
-  core dimensions; the other parameters are passed as they are.
+- ``@vectorize`` (numpy.vectorize): every parameter that is not ``excluded`` is batched (as
+  numpy.vectorize broadcasts every argument it is given), one number per example, or per
+  ``signature=`` an array of its core dimensions; ``excluded`` ones are passed as they are.
 - ``@vmap``: ``in_axes`` says which positional parameters are mapped (``None``: not mapped);
   parameters with default values are passed as they are.
 
 What one example is comes from the annotation: ``float``, ``int``, ``bool``, ``complex``, a
-NumPy scalar type (``np.float32``), or a string naming a dtype and the dimensions of a
-per-example array: ``"float[n]"``, ``"int64[n, m]"``, ``"float[3]"``. An unannotated batched
-parameter of ``@vectorize`` is a float64 number (or array of the signature's rank); a
-parameter passed as it is takes the type of its default value. Where the rank is needed and
-nothing says it, the error names the parameter.
+NumPy scalar type (``np.float32``), or a string naming a per-example array as numba does, its
+dtype and a ``:`` or a size per dimension: ``"float[:]"`` (a vector), ``"int[:, :]"`` (a
+matrix), ``"np.float32[:]"``, ``"float[3]"`` (a vector of 3). The string holds no names of
+its own, so linters read it as a valid forward reference. An unannotated batched
+parameter of ``@vectorize`` is a float64 number (or array of the signature's rank), or of its
+default value's type; a parameter passed as it is takes the type of its default value. Where
+the rank is needed and nothing says it, the error names the parameter.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -40,9 +41,8 @@ VECTORIZE_OPTIONS = {"otypes", "doc", "excluded", "cache", "signature", "fallbac
                      "chunk_size"}
 VMAP_OPTIONS = {"in_axes", "out_axes", "fallback", "chunk_size"}
 _SCALARS = {"float": np.float64, "int": np.int64, "bool": np.bool_, "complex": np.complex128}
-_ARRAY_SPELLING = re.compile(r"^\s*(\w+)\s*(?:\[\s*([\w\s,]*)\])?\s*$")
-ANNOTATION_HINT = ('annotate it: `x: float` for one number per example, `x: "float[n]"` for a '
-                   'vector of n numbers, `x: "float[n, m]"` for a matrix')
+ANNOTATION_HINT = ('annotate it: `x: float` for one number per example, `x: "float[:]"` for a '
+                   'vector, `x: "float[:, :]"` for a matrix (numba\'s spelling)')
 
 
 def _targets():
@@ -166,8 +166,8 @@ def plan(fdef: ast.FunctionDef, func, mark, namespace: dict, where: Located) -> 
                 raise where.error(decorator, f"`excluded` names {item!r}, which is not a "
                                              f"parameter of `{fdef.name}`")
         excluded = {names[i] if isinstance(i, int) else i for i in excluded}
-        for name in names:
-            axes[name] = None if name in excluded or name in defaults else 0
+        for name in names + result.keyword_only:
+            axes[name] = None if name in excluded else 0
         if options.get("signature") is not None:
             from ..api import _parse_gufunc_signature
             try:
@@ -231,7 +231,10 @@ def _example(param: ast.arg, batched: bool, core, kind: str, defaults: dict, nam
     spelled = _annotation(param, namespace, where) if param.annotation is not None else None
     if spelled is None:
         if batched and kind == "vectorize":
-            spelled = (np.dtype(np.float64), tuple(core or ()))
+            default = defaults.get(name)
+            dtype = np.asarray(default).dtype if isinstance(
+                default, (bool, int, float, complex, np.number, np.bool_)) else np.float64
+            spelled = (np.dtype(dtype), tuple(core or ()))
         elif batched:
             raise where.error(param, f"the file rewriter cannot tell what one example of "
                                      f"`{name}` is (a number, a vector...)", ANNOTATION_HINT)
@@ -261,51 +264,61 @@ def _example(param: ast.arg, batched: bool, core, kind: str, defaults: dict, nam
 
 
 def _size(dim, sizes: dict) -> int:
-    """An example size for a dimension: its own number, or one per name (3, 4, ...)."""
+    """An example size for a dimension: its own number; one per name of a signature's
+    dimensions (3, 4, ...); 3 for ``:`` (None)."""
     if isinstance(dim, int):
         return dim
-    if dim.isdigit():
-        return int(dim)
+    if dim is None:
+        return 3
     return sizes.setdefault(dim, 3 + len(sizes))
 
 
 def _annotation(param: ast.arg, namespace: dict, where: Located):
     """(dtype, dims or None) of an annotation; ``dtype`` is a Python scalar type for the
-    builtin names (an unbatched value of it is passed as that type), "str" for ``str``."""
+    builtin names (an unbatched value of it is passed as that type), "str" for ``str``.
+    Dimensions are None for ``:`` and ints for sizes."""
     node = param.annotation
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        match = _ARRAY_SPELLING.match(node.value)
-        if match:
-            word, dims = match.groups()
-            dtype = _dtype_word(word)
-            if dtype is not None:
-                parts = [d.strip() for d in dims.split(",")] if dims is not None else []
-                if all(p.isidentifier() or p.isdigit() for p in parts if p) and "" not in \
-                        parts[:-1]:
-                    parts = [p for p in parts if p]
-                    if isinstance(dtype, type) and dims is not None:
-                        dtype = np.dtype(_SCALARS[word])
-                    return dtype, tuple(parts) if dims is not None else None
-    elif isinstance(node, ast.Name) and node.id in _SCALARS and node.id not in namespace:
-        return {"float": float, "int": int, "bool": bool, "complex": complex}[node.id], None
-    elif isinstance(node, ast.Name) and node.id == "str":
-        return "str", None
+        try:
+            node = ast.parse(node.value.strip(), mode="eval").body
+        except SyntaxError:
+            node = None
+        dims = None
+        if isinstance(node, ast.Subscript):
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            dims = tuple(_dimension(p) for p in parts)
+            node = node.value if all(d != "?" for d in dims) else None
+        dtype = _dtype(node, namespace) if node is not None else None
+        if dtype is not None and dtype != "str":
+            if dims is not None and isinstance(dtype, type):
+                dtype = np.dtype(_SCALARS[dtype.__name__])
+            return dtype, dims
     else:
-        found, value = resolve(node, namespace)
-        if found and isinstance(value, type) and issubclass(value, np.generic) and np.dtype(
-                value).kind in "biufc":
-            return np.dtype(value), None
-    raise where.error(node, f"the file rewriter does not understand the annotation of "
-                            f"`{param.arg}`", ANNOTATION_HINT)
+        dtype = _dtype(node, namespace)
+        if dtype is not None:
+            return dtype, None
+    raise where.error(param.annotation, f"the file rewriter does not understand the annotation "
+                                        f"of `{param.arg}`", ANNOTATION_HINT)
 
 
-def _dtype_word(word: str):
-    if word in _SCALARS:
-        return {"float": float, "int": int, "bool": bool, "complex": complex}[word]
-    if word == "str":
-        return "str"
-    try:
-        dtype = np.dtype(word)
-    except TypeError:
+def _dimension(node):
+    if isinstance(node, ast.Slice) and node.lower is None and node.upper is None \
+            and node.step is None:
         return None
-    return dtype if dtype.kind in "biufc" else None
+    if isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0:
+        return node.value
+    return "?"
+
+
+def _dtype(node, namespace: dict):
+    """A Python scalar type (``float``...), "str", a NumPy dtype (``np.float32``), or
+    None."""
+    if isinstance(node, ast.Name) and node.id in _SCALARS and node.id not in namespace:
+        return {"float": float, "int": int, "bool": bool, "complex": complex}[node.id]
+    if isinstance(node, ast.Name) and node.id == "str":
+        return "str"
+    found, value = resolve(node, namespace)
+    if found and isinstance(value, type) and issubclass(value, np.generic) and np.dtype(
+            value).kind in "biufc":
+        return np.dtype(value)
+    return None

@@ -85,6 +85,7 @@ def build(tree: ast.Module, filename: str, text: str, is_mark) -> Skeleton:
                  "__builtins__": builtins}
     skeleton = Skeleton(filename, namespace)
     bound: dict[str, object] = {}
+    ran: list = []
     directory = os.path.dirname(os.path.abspath(filename)) if os.path.exists(filename) \
         else os.getcwd()
     sys.path.insert(0, directory)   # sibling modules import as when the file runs as a script
@@ -92,6 +93,8 @@ def build(tree: ast.Module, filename: str, text: str, is_mark) -> Skeleton:
         for stmt in tree.body:
             names = _bound_names(stmt)
             reason = _run(stmt, skeleton, is_mark)
+            if reason is None:
+                ran.append(stmt)
             for name in names:
                 if reason is not None:
                     skeleton.unknown.setdefault(name, reason)
@@ -105,6 +108,16 @@ def build(tree: ast.Module, filename: str, text: str, is_mark) -> Skeleton:
             sys.path.remove(directory)
         except ValueError:
             pass
+    for stmt in tree.body:       # a value changed in place by code that does not run here
+        if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef,
+                             ast.AsyncFunctionDef)) or stmt in ran:
+            continue
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(
+                    namespace.get(node.id), (list, dict, set, bytearray, np.ndarray)):
+                skeleton.unknown.setdefault(
+                    node.id, f"it may be changed in place on line {stmt.lineno} by code the "
+                             "file rewriter does not run")
     for node in ast.walk(tree):
         if isinstance(node, ast.Global):
             for name in node.names:
