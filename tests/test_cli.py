@@ -204,7 +204,8 @@ def test_function_option_rewrites_only_that_function(tmp_path):
     assert result.returncode == 0
     text = result.stdout.decode()
     assert "@vectorize\ndef func(t, b):" in text and "from vectorize import vectorize" in text
-    assert "def func_2(t, b):\n    return np.where(t > 5.0, t * b, -t)" in text
+    assert ("def func_2(t, b):\n    t, b = np.asarray(t), np.asarray(b)\n"
+            "    return np.where(t > 5.0, t * b, -t)") in text
     assert "[func(x, b) for x in inputs]" in text and "roots = func_2(inputs, b)" in text
 
 

@@ -9,7 +9,9 @@ convention, so that the module's calls behave as before:
 
 - generated code that broadcasts as it is (`broadcasts`: it only combines its arguments with
   operators, NumPy ufuncs and ``np.where``, so that arguments of any shapes that broadcast
-  together give the per-example results in that shape) is the rewritten function itself;
+  together give the per-example results in that shape) is the rewritten function itself,
+  after one line that makes arrays of ``@vectorize``'s batched arguments (`prologue`: a list
+  is an array_like to numpy.vectorize, and ``[1.0, 2.0] > 0`` raises);
 - otherwise the generated code becomes ``<name>_batched`` and the function keeps its name as
   a few lines that bring the arguments to axis 0 and the results back (`wrapper`).
 """
@@ -71,6 +73,15 @@ def broadcasts(functions: dict[str, str], name: str, alias: str = "np") -> bool:
         return True
 
     return safe(name)
+
+
+def prologue(plan, alias: str) -> str | None:
+    """``x, y = np.asarray(x), np.asarray(y)`` for a ``@vectorize`` function that needs no
+    wrapper (a vmap function's arguments are arrays already)."""
+    if plan.kind != "vectorize":
+        return None
+    return (f"{', '.join(plan.batched)} = "
+            + ", ".join(f"{alias}.asarray({p})" for p in plan.batched))
 
 
 def needs_wrapper(plan, functions: dict[str, str], alias: str) -> bool:

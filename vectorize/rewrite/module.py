@@ -11,6 +11,7 @@ file's imports, and an import of this package that nothing uses any more is remo
 from __future__ import annotations
 
 import ast
+import sys
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -289,7 +290,6 @@ def _replacement(the_plan, printed, original: cst.FunctionDef, stmt, context, em
     main = cst.parse_statement(functions[the_plan.name], config)
     decorators = [d for d, a in zip(original.decorators, stmt.decorator_list)
                   if mark_of(a, namespace) is None]
-    out = []
     if boundary.needs_wrapper(the_plan, functions, alias):
         body_name = context.function_names.fresh(the_plan.name + HELPER_SUFFIX)
         docstring = main.get_docstring(clean=False)
@@ -307,6 +307,12 @@ def _replacement(the_plan, printed, original: cst.FunctionDef, stmt, context, em
         functions_after = [body]
     else:
         functions_after, body_name = [], None
+        prologue = boundary.prologue(the_plan, alias)
+        if prologue:
+            statements = list(main.body.body)
+            at = 1 if main.get_docstring(clean=False) is not None else 0
+            statements.insert(at, cst.parse_statement(prologue + "\n", config))
+            main = main.with_changes(body=main.body.with_changes(body=statements))
     main = main.with_changes(params=original.params, returns=original.returns,
                              decorators=decorators, leading_lines=original.leading_lines)
     out = [main] + functions_after
@@ -324,20 +330,53 @@ def _blank_lines(config) -> list:
 
 
 def _add_imports(module: cst.Module, needed: dict) -> cst.Module:
-    """``import numpy as np`` (and the like) after the file's imports."""
+    """``import numpy as np`` (and the like) among the file's first imports, where isort
+    would put it (``__future__``, the standard library, then the others, by module name)."""
     if not needed:
         return module
     from ..codegen import _import_line
-    lines = sorted(_import_line(alias, value) for alias, value in needed.items())
-    new = [cst.parse_statement(line + "\n", module.config_for_parsing) for line in lines]
     body = list(module.body)
-    index = 0
+    block = []                   # indices of the imports at the top of the file
     for i, stmt in enumerate(body):
-        if _is_import(stmt) or i == 0 and _is_docstring(stmt):
-            index = i + 1
-        elif i > 0 or not _is_docstring(stmt):
+        if _is_import(stmt):
+            block.append(i)
+        elif not (i == 0 and _is_docstring(stmt)):
             break
-    return module.with_changes(body=body[:index] + new + body[index:])
+    for alias, value in sorted(needed.items(), key=lambda item: item[1].__name__,
+                               reverse=True):
+        new = cst.parse_statement(_import_line(alias, value) + "\n", module.config_for_parsing)
+        key = _section(value.__name__)
+        after = [i for i in block if _section(_imported(body[i])) > key]
+        if after:
+            at = after[0]
+            lines = list(body[at].leading_lines)
+            blank = 0
+            while blank < len(lines) and lines[blank].comment is None:
+                blank += 1
+            new = new.with_changes(leading_lines=lines[:blank])
+            body[at] = body[at].with_changes(leading_lines=lines[blank:])
+        else:
+            at = block[-1] + 1 if block else int(bool(body) and _is_docstring(body[0]))
+        body.insert(at, new)
+        block = [i + (i >= at) for i in block] + [at]
+        block.sort()
+    return module.with_changes(body=body)
+
+
+def _section(name: str) -> tuple:
+    top = name.split(".")[0]
+    return (0 if top == "__future__" else 1 if top in sys.stdlib_module_names else 2, name)
+
+
+def _imported(stmt) -> str:
+    part = stmt.body[0]
+    if isinstance(part, cst.ImportFrom):
+        if part.relative:
+            return "~"          # relative imports come last
+        name = part.module
+    else:
+        name = part.names[0].name
+    return cst.Module(body=[]).code_for_node(name)
 
 
 def _is_import(stmt) -> bool:
@@ -384,7 +423,7 @@ def _drop_unused_marks(module: cst.Module, namespace: dict) -> cst.Module:
             body.append(stmt.with_changes(body=small))
         elif any(line.comment is not None for line in stmt.leading_lines):
             # the comments above it go with the next statement
-            body.append(_Carry([line for line in stmt.leading_lines if line.comment]))
+            body.append(_Carry(stmt.leading_lines))
     return module.with_changes(body=_attach_carried(body))
 
 
