@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import sys
+import types
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -125,6 +126,7 @@ def rewrite_text(text: str, filename: str, *, only: str | None = None,
             printed = transform_source(skel.functions[stmt.name], the_plan.params,
                                        context=context, name=stmt.name)
             _check(the_plan, printed, stmt, where)
+            _check_foreign_names(printed, namespace, stmt, where)
             the_plan.result = printed.result
             statements, wrapped = _replacement(the_plan, printed, cst_of[id(stmt)], stmt,
                                                context, emitted, module, namespace)
@@ -278,6 +280,18 @@ def _check(the_plan, printed, stmt, where: Located) -> None:
                                                   f"({[str(d) for d in dtypes]}); the file "
                                                   "rewriter does not cast",
                               "convert in the function (e.g. `float(...)`) and drop otypes")
+
+
+def _check_foreign_names(printed, namespace: dict, stmt, where: Located) -> None:
+    """A helper from another module reads that module's globals; its batched version, written
+    into this file, would read this file's."""
+    for scope, name, value in printed.guards:
+        if scope is not namespace and not isinstance(value, types.ModuleType):
+            raise where.error(stmt, f"`{stmt.name}` calls a function of another module that "
+                                    f"reads `{name}`, a name of its own module; its batched "
+                                    "version, written into this file, could not see it",
+                              f"pass `{name}` as a parameter, or copy the function into "
+                              "this file")
 
 
 def _replacement(the_plan, printed, original: cst.FunctionDef, stmt, context, emitted: set,
