@@ -117,13 +117,13 @@ def rewrite_text(text: str, filename: str, *, only: str | None = None,
     for stmt, mark in marked:
         start = len(context.explanations)
         try:
-            the_plan = plan(stmt, skel.functions.get(stmt.name), mark, namespace, where) \
-                if stmt.name in skel.functions else None
-            if the_plan is None:
+            function = skel.marked.get(stmt.name)
+            if function is None:
                 raise where.error(stmt, f"`{stmt.name}` cannot be read: "
                                         f"{skel.why_unknown(stmt.name) or 'its def failed'}")
+            the_plan = plan(stmt, function, mark, namespace, where)
             context.allow_fallback = the_plan.fallback != "error"
-            printed = transform_source(skel.functions[stmt.name], the_plan.params,
+            printed = transform_source(function, the_plan.params,
                                        context=context, name=stmt.name)
             _check(the_plan, printed, stmt, where)
             _check_foreign_names(printed, namespace, stmt, where)
@@ -143,7 +143,7 @@ def rewrite_text(text: str, filename: str, *, only: str | None = None,
         new_functions[stmt.name] = the_plan
         texts = dict(printed.functions)
         originals = {spec.name: spec.source.func for spec in context.order}
-        originals[stmt.name] = skel.functions[stmt.name]
+        originals[stmt.name] = function
         outcome.rewritten.append(Rewritten(
             stmt.name, min([stmt.lineno] + [d.lineno for d in stmt.decorator_list]),
             stmt.lineno, stmt.end_lineno,
@@ -175,8 +175,8 @@ def rewrite_text(text: str, filename: str, *, only: str | None = None,
     for stmt in module.body:
         body += replacements.get(id(stmt), [stmt])
     module = module.with_changes(body=body)
-    module = _add_imports(module, {a: v for a, v in needed.items() if a not in namespace})
     module = _drop_unused_marks(module, namespace)
+    module = _add_imports(module, {a: v for a, v in needed.items() if a not in namespace})
     new_text = module.code
     try:
         compile(new_text, filename, "exec", dont_inherit=True)

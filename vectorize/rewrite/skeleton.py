@@ -65,6 +65,8 @@ class Skeleton:
     filename: str
     namespace: dict
     functions: dict = field(default_factory=dict)   # name -> function object (top level)
+    # top-level functions without their decorators (what a mark of the rewriter gets)
+    marked: dict = field(default_factory=dict)
     unknown: dict = field(default_factory=dict)     # name -> why its value is not known
 
     def why_unknown(self, name: str) -> str | None:
@@ -142,8 +144,14 @@ def _run(stmt: ast.stmt, skeleton: Skeleton, is_mark) -> str | None:
             return f"its import (line {stmt.lineno}) failed: {type(exc).__name__}: {exc}"
         return None
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        others = [d for d in stmt.decorator_list if not is_mark(d, namespace)]
-        if others:
+        marks = [i for i, d in enumerate(stmt.decorator_list) if is_mark(d, namespace)]
+        others = [d for i, d in enumerate(stmt.decorator_list) if i not in marks]
+        if marks and any(i > marks[-1] for i, d in enumerate(stmt.decorator_list)
+                         if i not in marks):
+            below = next(d for i, d in enumerate(stmt.decorator_list) if i > marks[-1])
+            return (f"its decorator on line {below.lineno} is not run, so the function the "
+                    "mark gets is not known")
+        if others and not marks:
             return (f"its decorator on line {others[0].lineno} is not run, so the function it "
                     "makes is not known")
         plain = copy.copy(stmt)
@@ -152,6 +160,10 @@ def _run(stmt: ast.stmt, skeleton: Skeleton, is_mark) -> str | None:
             _exec(plain, skeleton)
         except Exception as exc:
             return (f"its `def` (line {stmt.lineno}) failed: {type(exc).__name__}: {exc}")
+        skeleton.marked[stmt.name] = namespace[stmt.name]
+        if others:      # decorators above the mark: the name holds what they make of it
+            return (f"its decorator on line {others[0].lineno} is not run, so the function it "
+                    "makes is not known")
         skeleton.functions[stmt.name] = namespace[stmt.name]
         return None
     if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and stmt.value is not None \
