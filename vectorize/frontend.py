@@ -118,14 +118,41 @@ def fallback_source(func, reason: str, kind: str) -> str:
             f"# because: {reason}\n")
 
 
-def build(func, params: dict, *, fallback: str, title: str, kind: str):
+def rule_wrapper(fn, count: int, backend: str):
+    """``vmap(torch.dot)``: a function without Python source whose batching rule the backend
+    knows, as a one-line Python function calling it (``def dot(x0, x1): return
+    torch.dot(x0, x1)``), which the engine can read; None for anything else."""
+    import linecache
+
+    from . import backends
+    registry = backends.get(backend).registry
+    if not registry.knows(fn):
+        return None
+    name = getattr(fn, "__name__", None)
+    module = getattr(fn, "__module__", None) or ""
+    owner = backends.get(backend).alias if module.split(".")[0] in (
+        backends.get(backend).module_name, "numpy") else None
+    if not (name and name.isidentifier() and owner):
+        return None
+    params = ", ".join(f"x{i}" for i in range(count))
+    text = f"def {name}({params}):\n    return {owner}.{name}({params})\n"
+    filename = f"<vectorize rule wrapper of {owner}.{name}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {owner: backends.get(backend).module()}
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace[name]
+
+
+def build(func, params: dict, *, fallback: str, title: str, kind: str,
+          backend: str = "numpy"):
     """The specialization of ``func`` for the abstract values ``params`` (`Generated`), or,
     where it cannot be translated and the policy allows it, a `FallbackSpec` that runs it per
     example (``kind`` says how, for ``.source()``). ``title`` heads the generated source."""
     from .transform import specialize_function  # libcst is imported on first use only
     header = f"{title} from {func.__qualname__} ({where(func)}) for:\n{describe(params)}"
     try:
-        return specialize_function(func, params, fallback=fallback, header=header)
+        return specialize_function(func, params, fallback=fallback, header=header,
+                                   backend=backend)
     except Exception as exc:
         from .errors import VectorizeError
         if not isinstance(exc, VectorizeError) or fallback == "error":

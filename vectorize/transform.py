@@ -245,13 +245,14 @@ COMPACTED_NOTE = ("(this form compacts the per-example `if`s that the form with 
 
 
 def specialize_function(func, params: dict[str, object], *, fallback: str = "error",
-                        header: str = "") -> Generated:
+                        header: str = "", backend: str = "numpy") -> Generated:
     """`transform_function`, and where the heuristic left compactable ``if``s in select form
     (``switchable_ifs``), the way to build the specialization with them compacted
     (``build_compacted``), which `vectorize.chunks.run` may time against it on large batches.
-    Not where a piece runs per example (it warns, and would then warn twice)."""
-    spec = transform_function(func, params, fallback=fallback, header=header)
-    if spec.switchable_ifs and not spec.fallbacks:
+    Not where a piece runs per example (it warns, and would then warn twice), and only for
+    NumPy (the runtime chooses forms for NumPy code only)."""
+    spec = transform_function(func, params, fallback=fallback, header=header, backend=backend)
+    if spec.switchable_ifs and not spec.fallbacks and backend == "numpy":
         spec.build_compacted = lambda: transform_function(
             func, params, fallback="error", header=f"{header}\n{COMPACTED_NOTE}",
             if_strategy="compact")
