@@ -322,7 +322,8 @@ def test_explain_shows_rules_results_and_loops_that_stay(tmp_path):
             "`split` returns a tuple",
             "`shifted` is a @vmap function",
             "the loop goes over `v for v in values`, which may not be a sequence",
-            "`x` is read after the loop, where it holds the last item"]:
+            "`x` is read after the loop, where it holds the last item",
+            "it stores into `indexed[i]`: indexed loops are left as they are"]:
         assert reason in out, reason
     assert f"{path}:33: loop over examples -> one batched call\n" \
            "    [clip(x) for x in values]\n  => list(clip(values))\n" in out

@@ -169,3 +169,18 @@ def test_annotation_spellings(spelling, shape, dtype, tmp_path):
     example = np.asarray(plan.params["x"].example)
     assert plan.params["x"].batched
     assert (example.shape, example.dtype) == (shape, np.dtype(dtype))
+
+
+def test_a_piece_run_per_example_is_visible_and_warned(tmp_path):
+    text = HEAD + ("def label(x):\n    return float(str(x))\n\n\n@vectorize\ndef f(x):\n"
+                   "    return label(x) + 1\n")
+    outcome = rewrite_text(text, str(tmp_path / "m.py"))
+    assert not outcome.errors
+    assert "np.array([str(x_i) for x_i in x])" in outcome.text
+    assert [(w.line, w.reason) for w in outcome.warnings] == [
+        (7, "runs per example (a Python loop in the rewritten code): `str` has no batching "
+            "rule")]
+    strict = rewrite_text(text.replace("@vectorize", "@vectorize(fallback='error')"),
+                          str(tmp_path / "m.py"))
+    assert strict.errors and strict.text == text.replace("@vectorize",
+                                                         "@vectorize(fallback='error')")

@@ -298,5 +298,11 @@ def _replace(source: Source, text: str) -> None:
 
 
 def main_entry() -> None:
-    """The ``vectorize`` console script."""
-    sys.exit(main())
+    """The ``vectorize`` console script (and ``python -m vectorize``)."""
+    try:
+        status = main()
+        sys.stdout.flush()
+    except BrokenPipeError:      # `vectorize src/ | head`: the reader stopped, not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        status = 1
+    sys.exit(status)

@@ -53,6 +53,10 @@ def main():
     for x in values:
         last.append(clip(x))
     r["last"] = (last, x)
+    indexed = np.zeros(len(values))
+    for i in range(len(values)):
+        indexed[i] = clip(values[i])
+    r["indexed"] = indexed
     return r
 
 

@@ -41,7 +41,8 @@ import numpy as np
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..abstract import TupleValue
-from ..cst_util import bare_code
+from ..cst_util import bare_code, walk
+from ..liveness import all_names, target_names
 
 _ARRAY_CALLS = ("array", "asarray", "stack")
 _ARRAY_MAKERS = ("arange", "array", "asarray", "linspace", "logspace", "geomspace", "zeros",
@@ -114,36 +115,33 @@ def _scope_of(function: cst.FunctionDef) -> _Scope:
 
         def visit_Assign(self, node):
             for target in node.targets:
-                for name in _target_names(target.target):
+                for name in target_names(target.target):
                     counts.setdefault(name, []).append(
                         node.value if isinstance(target.target, cst.Name) else None)
 
         def visit_AugAssign(self, node):
-            for name in _target_names(node.target):
+            for name in target_names(node.target):
                 counts.setdefault(name, []).append(None)
 
         def visit_AnnAssign(self, node):
-            for name in _target_names(node.target):
+            for name in target_names(node.target):
                 counts.setdefault(name, []).append(node.value)
 
         def visit_For(self, node):
-            for name in _target_names(node.target):
+            for name in target_names(node.target):
                 counts.setdefault(name, []).append(None)
 
         def visit_AsName(self, node):
-            for name in _target_names(node.name):
+            for name in target_names(node.name):
                 counts.setdefault(name, []).append(None)
 
         def visit_NamedExpr(self, node):
-            for name in _target_names(node.target):
+            for name in target_names(node.target):
                 counts.setdefault(name, []).append(None)
-
-        def visit_ImportAlias(self, node):
-            counts.setdefault("*", [])
 
     function.visit(Collect())
     # names bound by `import`, `def`, `class`, `global` inside count as local too
-    for node in _walk(function.body):
+    for node in walk(function.body):
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
             counts.setdefault(node.name.value, []).append(None)
         elif isinstance(node, cst.ImportAlias):
@@ -155,28 +153,6 @@ def _scope_of(function: cst.FunctionDef) -> _Scope:
     single = {name: values[0] for name, values in counts.items()
               if len(values) == 1 and values[0] is not None}
     return _Scope(function, set(counts), single)
-
-
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
-
-
-def _target_names(target) -> list[str]:
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
-    return []
-
-
-def _names_in(node) -> set[str]:
-    return {n.value for n in _walk(node) if isinstance(n, cst.Name)}
 
 
 class _Finder:
@@ -278,7 +254,7 @@ class _Finder:
         loop = Loop(self._line(outer), name, bare_code(outer))
         target = comp.for_in
         variable = target.target.value if isinstance(target.target, cst.Name) else None
-        if variable is None or variable not in _names_in(call):
+        if variable is None or variable not in all_names(call):
             return      # not a loop over examples of this call
         self.loops.append(loop)
         reason = None
@@ -296,10 +272,10 @@ class _Finder:
     # -------------------------------------------------------------------- for loops
     def for_loop(self, loop_node: cst.For, rest: list, scope: _Scope) -> None:
         body = _body(loop_node.body)
-        calls = [n for n in _walk(loop_node.body) if isinstance(n, cst.Call)
+        calls = [n for n in walk(loop_node.body) if isinstance(n, cst.Call)
                  and self._called(n, scope) is not None]
         variable = loop_node.target.value if isinstance(loop_node.target, cst.Name) else None
-        calls = [c for c in calls if variable in _names_in(c)]
+        calls = [c for c in calls if variable in all_names(c)]
         if not calls:
             return
         name = self._called(calls[0], scope)
@@ -307,6 +283,12 @@ class _Finder:
         loop = Loop(self._line(loop_node), name, f"for {header}: ...")
         self.loops.append(loop)
         append = _single_append(body)
+        if append is None and _indexed_store(body):
+            target = bare_code(body[0].body[0].targets[0].target)
+            loop.reason = (f"it stores into `{target}`: indexed loops are left as they are "
+                           "(the rewriter cannot see that the arrays it reads and writes have "
+                           "the loop's length)")
+            return
         if loop_node.orelse is not None or loop_node.asynchronous or append is None:
             loop.reason = ("the loop's body does more than `out.append(f(...))` (or it has an "
                            "`else`): its iterations may depend on each other")
@@ -315,7 +297,7 @@ class _Finder:
         if variable is None:
             loop.reason = "the loop variable is not a plain name"
             return
-        if out in _names_in(call) or out in _names_in(loop_node.iter):
+        if out in all_names(call) or out in all_names(loop_node.iter):
             loop.reason = f"the loop reads `{out}`, the list it appends to"
             return
         if not self._fresh_list_before(out, loop_node, scope):
@@ -342,7 +324,7 @@ class _Finder:
             return False
         index = next(i for i, s in enumerate(block) if s is loop_node)
         for stmt in reversed(block[:index]):
-            if out not in _names_in(stmt):
+            if out not in all_names(stmt):
                 continue
             if (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
                     and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1
@@ -358,7 +340,7 @@ class _Finder:
 
     def _enclosing_block(self, node, scope: _Scope):
         root = scope.node if scope.node is not None else self.module
-        for candidate in _walk(root):
+        for candidate in walk(root):
             body = getattr(candidate, "body", None)
             if isinstance(body, (list, tuple)) and any(s is node for s in body):
                 return list(body)
@@ -396,7 +378,7 @@ class _Finder:
                 return None
             param = arg.keyword.value if arg.keyword is not None else (
                 positional[index] if index < len(positional) else None)
-            mentions = variable in _names_in(arg.value)
+            mentions = variable in all_names(arg.value)
             if isinstance(arg.value, cst.Name) and arg.value.value == variable:
                 if param not in plan.batched:
                     loop.reason = (f"the loop variable goes to `{param}`, which "
@@ -413,7 +395,7 @@ class _Finder:
                 return None
             elif any(isinstance(n, (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Lambda,
                                     cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp))
-                     for n in _walk(arg.value)):
+                     for n in walk(arg.value)):
                 loop.reason = (f"the argument `{bare_code(arg.value)}` is evaluated once per "
                                "example in the loop (it holds a call); compute it before the "
                                "loop")
@@ -509,19 +491,26 @@ def _single_append(body: list):
     return call.func.value.value, call.args[0].value
 
 
+def _indexed_store(body: list) -> bool:
+    """Whether the body is one ``out[...] = ...``."""
+    return (len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine)
+            and len(body[0].body) == 1 and isinstance(body[0].body[0], cst.Assign)
+            and isinstance(body[0].body[0].targets[0].target, cst.Subscript))
+
+
 def _read_after(variable: str, rest: list) -> bool:
     """Whether ``variable`` may be read in ``rest`` before it is set again."""
     for stmt in rest:
-        if variable not in _names_in(stmt):
+        if variable not in all_names(stmt):
             continue
         if (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
                 and isinstance(stmt.body[0], cst.Assign)
                 and any(isinstance(t.target, cst.Name) and t.target.value == variable
                         for t in stmt.body[0].targets)
-                and variable not in _names_in(stmt.body[0].value)):
+                and variable not in all_names(stmt.body[0].value)):
             return False
         if isinstance(stmt, cst.For) and isinstance(stmt.target, cst.Name) \
-                and stmt.target.value == variable and variable not in _names_in(stmt.iter):
+                and stmt.target.value == variable and variable not in all_names(stmt.iter):
             return False
         return True
     return False

@@ -52,24 +52,19 @@ class Outcome:
     rewritten: list = field(default_factory=list)   # Rewritten
     loops: list = field(default_factory=list)       # call_sites.Loop, rewritten or not
 
-    @property
-    def changed(self) -> bool:
-        return not self.errors and bool(self.rewritten)
-
 
 def rewrite_text(text: str, filename: str, *, only: str | None = None,
                  explain: bool = False) -> Outcome:
-    """Rewrite ``text`` (the contents of ``filename``). With errors, ``Outcome.text`` is the
-    input unchanged."""
+    """Rewrite ``text`` (the contents of ``filename``); ``only``: just the marked function of
+    that name. With errors, ``Outcome.text`` is the input unchanged."""
     outcome = Outcome(text)
-    lines = text.splitlines()
-    where = Located(filename, lines)
+    where = Located(filename, text.splitlines())
     try:
         tree = compile(text, filename, "exec", ast.PyCF_ONLY_AST | ast.PyCF_TYPE_COMMENTS,
                        dont_inherit=True)
         compile(tree, filename, "exec", dont_inherit=True)   # the errors only compiling finds
     except SyntaxError as exc:
-        outcome.errors.append(_syntax_error(exc, filename, lines))
+        outcome.errors.append(_syntax_error(exc, where))
         return outcome
     except ValueError as exc:     # null bytes
         outcome.errors.append(VectorizeError(f"cannot parse the file: {exc}",
@@ -78,105 +73,35 @@ def rewrite_text(text: str, filename: str, *, only: str | None = None,
     if "vectorize" not in text and "vmap" not in text:
         return outcome       # nothing can be marked: the skeleton need not run
     skel = skeleton.build(tree, filename, text, is_mark)
-    namespace = skel.namespace
-    marked = []
-    for stmt in tree.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            mark = next((m for d in stmt.decorator_list
-                         for m in [mark_of(d, namespace)] if m is not None), None)
-            if mark is not None and (only is None or stmt.name == only):
-                marked.append((stmt, mark))
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and all(
-                node is not s for s in tree.body) and any(
-                is_mark(d, namespace) for d in node.decorator_list):
-            outcome.notes.append((node.lineno, f"`{node.name}` is marked but not defined at "
-                                               "module level: only module-level functions are "
-                                               "rewritten, it is left as it is"))
-    marked = [(stmt, mark) for stmt, mark in marked
-              if not _uses_decorator_object(stmt.name, tree, where, outcome)]
+    marked = _marked(tree, skel.namespace, only, where, outcome)
     if not marked:
         return outcome
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
-        outcome.errors.append(VectorizeError(f"libcst cannot parse the file: {exc.message}",
-                                             filename=filename, line=exc.raw_line,
-                                             col=exc.raw_column,
-                                             source_line=_line(lines, exc.raw_line)))
+        outcome.errors.append(VectorizeError(
+            f"libcst cannot parse the file: {exc.message}", filename=filename,
+            line=exc.raw_line, col=exc.raw_column, source_line=_line(where.lines, exc.raw_line)))
         return outcome
-    taken = all_names(module) | set(namespace)
-    context = _context(taken, explain)
-    defs = [s for s in module.body if isinstance(s, cst.FunctionDef)]
-    ast_defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    cst_of = {id(a): c for a, c in zip(ast_defs, defs)}
-    replacements: dict[int, list] = {}     # id(cst def) -> statements that replace it
-    emitted: set[str] = set()              # helpers already placed
-    needed: dict[str, object] = {}         # alias -> module the new code imports
-    new_functions: dict[str, object] = {}  # rewritten name -> Plan (for the call sites)
+    rewriter = _Functions(module, tree, skel, where, explain, outcome)
     for stmt, mark in marked:
-        start = len(context.explanations)
-        try:
-            function = skel.marked.get(stmt.name)
-            if function is None:
-                raise where.error(stmt, f"`{stmt.name}` cannot be read: "
-                                        f"{skel.why_unknown(stmt.name) or 'its def failed'}")
-            the_plan = plan(stmt, function, mark, namespace, where)
-            context.allow_fallback = the_plan.fallback != "error"
-            printed = transform_source(function, the_plan.params,
-                                       context=context, name=stmt.name)
-            _check(the_plan, printed, stmt, where)
-            _check_foreign_names(printed, namespace, stmt, where)
-            the_plan.result = printed.result
-            statements, wrapped = _replacement(the_plan, printed, cst_of[id(stmt)], stmt,
-                                               context, emitted, module, namespace)
-        except VectorizeError as exc:
-            outcome.errors.append(_explain_unknown(exc, skel))
-            context = _context(taken | context.function_names.taken, explain)
-            continue
-        for alias, value in printed.imports.items():
-            needed.setdefault(alias, value)
-        if printed.fallbacks and the_plan.fallback == "warn":
-            for reason in printed.fallbacks:
-                outcome.warnings.append(_fallback_warning(reason, filename, lines))
-        replacements[id(cst_of[id(stmt)])] = statements
-        new_functions[stmt.name] = the_plan
-        texts = dict(printed.functions)
-        originals = {spec.name: spec.source.func for spec in context.order}
-        originals[stmt.name] = function
-        outcome.rewritten.append(Rewritten(
-            stmt.name, min([stmt.lineno] + [d.lineno for d in stmt.decorator_list]),
-            stmt.lineno, stmt.end_lineno,
-            "".join(module.code_for_node(s) for s in statements),
-            context.explanations[start:], context.registry,
-            [(originals[name], texts[name]) for name, _ in printed.functions], wrapped))
+        rewriter.rewrite(stmt, mark)
+    if not outcome.errors:
+        _check_aliases(rewriter.needed, skel, marked[0][0], where, outcome)
     if outcome.errors:
         return outcome
-    for alias, value in needed.items():
-        if alias in namespace and namespace[alias] is not value:
-            stmt = marked[0][0]
-            outcome.errors.append(where.error(
-                stmt, f"the rewritten code calls {value.__name__} `{alias}`, but this file "
-                      f"binds `{alias}` to something else",
-                f"import {value.__name__} as {alias}, or rename your `{alias}`"))
-            return outcome
-        if alias not in namespace and alias in (skel.unknown or {}):
-            outcome.errors.append(VectorizeError(
-                f"the rewritten code needs `{alias}` ({value.__name__}), but this file binds "
-                f"`{alias}` in a way the file rewriter does not follow: "
-                f"{skel.why_unknown(alias)}", filename=filename, line=1))
-            return outcome
-    alias = context.backend.alias
-    module, outcome.loops = call_sites.rewrite(module, new_functions, namespace,
-                                               skip=set(new_functions), alias=alias)
-    needed.update({alias: value for loop in outcome.loops if loop.rewritten
-                   for alias, value in loop.imports.items()})
+    alias = rewriter.context.backend.alias
+    module, outcome.loops = call_sites.rewrite(module, rewriter.plans, skel.namespace,
+                                               skip=set(rewriter.plans), alias=alias)
+    for loop in outcome.loops:
+        if loop.rewritten:
+            rewriter.needed.update(loop.imports)
     body = []
     for stmt in module.body:
-        body += replacements.get(id(stmt), [stmt])
-    module = module.with_changes(body=body)
-    module = _drop_unused_marks(module, namespace)
-    module = _add_imports(module, {a: v for a, v in needed.items() if a not in namespace})
+        body += rewriter.replacements.get(id(stmt), [stmt])
+    module = _drop_unused_marks(module.with_changes(body=body), skel.namespace)
+    module = _add_imports(module, {a: v for a, v in rewriter.needed.items()
+                                   if a not in skel.namespace})
     new_text = module.code
     try:
         compile(new_text, filename, "exec", dont_inherit=True)
@@ -188,6 +113,104 @@ def rewrite_text(text: str, filename: str, *, only: str | None = None,
         return outcome
     outcome.text = new_text
     return outcome
+
+
+def _marked(tree: ast.Module, namespace: dict, only, where: Located, outcome) -> list:
+    """(the ``def``, its mark) of each module-level marked function to rewrite; notes for
+    the marked functions elsewhere, warnings for those whose decorator object the file uses."""
+    marked = []
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            mark = next((m for d in stmt.decorator_list
+                         for m in [mark_of(d, namespace)] if m is not None), None)
+            if mark is not None and (only is None or stmt.name == only):
+                marked.append((stmt, mark))
+    top = {id(stmt) for stmt in tree.body}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(node) not in top \
+                and any(is_mark(d, namespace) for d in node.decorator_list):
+            outcome.notes.append((node.lineno, f"`{node.name}` is marked but not defined at "
+                                               "module level: only module-level functions are "
+                                               "rewritten, it is left as it is"))
+    return [(stmt, mark) for stmt, mark in marked
+            if not _uses_decorator_object(stmt.name, tree, where, outcome)]
+
+
+class _Functions:
+    """Rewrites the marked functions of one file, in one `ModuleContext` (helpers shared)."""
+
+    def __init__(self, module: cst.Module, tree: ast.Module, skel, where: Located,
+                 explain: bool, outcome: Outcome):
+        self.module = module
+        self.skel = skel
+        self.where = where
+        self.explain = explain
+        self.outcome = outcome
+        self.taken = all_names(module) | set(skel.namespace)
+        self.context = _context(self.taken, explain)
+        defs = [s for s in module.body if isinstance(s, cst.FunctionDef)]
+        ast_defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef,
+                                                           ast.AsyncFunctionDef))]
+        self.cst_of = {id(a): c for a, c in zip(ast_defs, defs)}
+        self.replacements: dict[int, list] = {}   # id(cst def) -> what replaces it
+        self.emitted: set[str] = set()            # helpers already placed
+        self.needed: dict[str, object] = {}       # alias -> module the new code imports
+        self.plans: dict[str, object] = {}        # rewritten name -> Plan
+
+    def rewrite(self, stmt, mark) -> None:
+        context, where, skel = self.context, self.where, self.skel
+        start, fallbacks = len(context.explanations), len(context.fallbacks)
+        try:
+            function = skel.marked.get(stmt.name)
+            if function is None:
+                raise where.error(stmt, f"`{stmt.name}` cannot be read: "
+                                        f"{skel.why_unknown(stmt.name) or 'its def failed'}")
+            the_plan = plan(stmt, function, mark, skel.namespace, where)
+            context.allow_fallback = the_plan.fallback != "error"
+            printed = transform_source(function, the_plan.params, context=context,
+                                       name=stmt.name)
+            _check(the_plan, printed, stmt, where)
+            _check_foreign_names(printed, skel.namespace, stmt, where)
+            the_plan.result = printed.result
+            statements, wrapped = _replacement(the_plan, printed, self.cst_of[id(stmt)], stmt,
+                                               context, self.emitted, self.module,
+                                               skel.namespace)
+        except VectorizeError as exc:
+            self.outcome.errors.append(_explain_unknown(exc, skel))
+            # its helpers may be half built: the next function starts afresh
+            self.context = _context(self.taken | context.function_names.taken, self.explain)
+            return
+        for alias, value in printed.imports.items():
+            self.needed.setdefault(alias, value)
+        if the_plan.fallback == "warn":
+            self.outcome.warnings += [_fallback_warning(reason, where) for reason
+                                      in dict.fromkeys(context.fallbacks[fallbacks:])]
+        self.replacements[id(self.cst_of[id(stmt)])] = statements
+        self.plans[stmt.name] = the_plan
+        texts = dict(printed.functions)
+        originals = {spec.name: spec.source.func for spec in context.order}
+        originals[stmt.name] = function
+        self.outcome.rewritten.append(Rewritten(
+            stmt.name, min([stmt.lineno] + [d.lineno for d in stmt.decorator_list]),
+            stmt.lineno, stmt.end_lineno,
+            "".join(self.module.code_for_node(s) for s in statements),
+            context.explanations[start:], context.registry,
+            [(originals[name], texts[name]) for name, _ in printed.functions], wrapped))
+
+
+def _check_aliases(needed: dict, skel, stmt, where: Located, outcome: Outcome) -> None:
+    """The names the new code calls modules by (``np``) are free or are those modules."""
+    for alias, value in needed.items():
+        if alias in skel.namespace and skel.namespace[alias] is not value:
+            outcome.errors.append(where.error(
+                stmt, f"the rewritten code calls {value.__name__} `{alias}`, but this file "
+                      f"binds `{alias}` to something else",
+                f"import {value.__name__} as {alias}, or rename your `{alias}`"))
+        elif alias not in skel.namespace and skel.why_unknown(alias) is not None:
+            outcome.errors.append(where.error(
+                stmt, f"the rewritten code calls {value.__name__} `{alias}`, but this file "
+                      f"binds `{alias}` in a way the file rewriter does not follow: "
+                      f"{skel.why_unknown(alias)}", f"import {value.__name__} as {alias}"))
 
 
 def _uses_decorator_object(name: str, tree: ast.Module, where: Located, outcome) -> bool:
@@ -220,11 +243,11 @@ def _line(lines: list[str], number: int) -> str:
     return lines[number - 1] if 0 < number <= len(lines) else ""
 
 
-def _syntax_error(exc: SyntaxError, filename: str, lines: list[str]) -> VectorizeError:
+def _syntax_error(exc: SyntaxError, where: Located) -> VectorizeError:
     line = exc.lineno or 1
-    source = _line(lines, line)
+    source = _line(where.lines, line)
     col = max((exc.offset or 1) - 1, 0)
-    return VectorizeError(f"syntax error: {exc.msg}", filename=filename, line=line,
+    return VectorizeError(f"syntax error: {exc.msg}", filename=where.filename, line=line,
                           col=min(col, len(source)), source_line=source)
 
 
@@ -244,13 +267,13 @@ def _explain_unknown(exc: VectorizeError, skel) -> VectorizeError:
     return exc
 
 
-def _fallback_warning(reason: str, filename: str, lines: list[str]) -> VectorizeError:
-    where, _, message = reason.partition(": ")
-    path, _, line = where.rpartition(":")
+def _fallback_warning(reason: str, where: Located) -> VectorizeError:
+    place, _, message = reason.partition(": ")
+    path, _, line = place.rpartition(":")
     number = int(line) if line.isdigit() else 0
-    source = _line(lines, number) if path == filename else ""
+    source = _line(where.lines, number) if path == where.filename else ""
     return VectorizeError(f"runs per example (a Python loop in the rewritten code): {message}",
-                          filename=path or filename, line=number,
+                          filename=path or where.filename, line=number,
                           col=len(source) - len(source.lstrip()), source_line=source)
 
 
