@@ -122,13 +122,14 @@ def wrapper(plan, body: str, result, alias: str, indent: str = "    ") -> list[s
         loops = [f"{p}.shape[:-{cores[p]}]" if cores[p] else f"{p}.shape" for p in batched]
         lines.append(f"{shape} = {alias}.broadcast_shapes({', '.join(loops)})"
                      if len(loops) > 1 else f"{shape} = {loops[0]}")
+        for p in batched:      # each argument: (loop size, *core shape)
+            core = f"{p}.shape[-{cores[p]}:]"
+            whole = p if len(batched) == 1 else (
+                f"{alias}.broadcast_to({p}, {shape} + {core})" if cores[p]
+                else f"{alias}.broadcast_to({p}, {shape})")
+            lines.append(f"{p} = {whole}.reshape((-1,) + {core})" if cores[p]
+                         else f"{p} = {whole}.ravel()")
         flat = {}
-        for p in batched:
-            if cores[p]:
-                core = f"{p}.shape[-{cores[p]}:]"
-                flat[p] = f"{alias}.broadcast_to({p}, {shape} + {core}).reshape((-1,) + {core})"
-            else:
-                flat[p] = f"{alias}.broadcast_to({p}, {shape}).ravel()"
     args = [flat.get(p, p) for p in plan.params if p not in plan.keyword_only]
     call = _call(body, args, plan, flat)
     items = result.items if isinstance(result, TupleValue) else (result,)
