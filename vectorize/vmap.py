@@ -14,16 +14,19 @@ from .errors import VectorizeError
 from .frontend import Announcer, FallbackSpec, SpecCache, build, check_fallback, fallback_source
 
 
-def vmap(func, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto"):
+def vmap(func=None, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto"):
     """Map ``func`` over axis ``in_axes`` of its arguments (``None``: not mapped; a tuple gives
     one entry per positional argument, nested for tuple arguments, as in JAX) and put the
-    batch axis of each output at ``out_axes``.
+    batch axis of each output at ``out_axes``. Without ``func`` it is a decorator:
+    ``@vmap(in_axes=(0, None))``.
 
     ``chunk_size``: lanes per call of the generated code on a large batch (see
     `vectorize.chunks`): ``"auto"`` picks it, ``None`` runs the whole batch in one call
     (``torch.vmap``'s default), an int is the lanes per call. Chunks of code without shared
     state run on ``VECTORIZE_NUM_THREADS`` threads (default: the CPUs, at most 8)."""
     check_fallback(fallback)
+    if func is None:
+        return lambda f: vmap(f, in_axes, out_axes, fallback=fallback, chunk_size=chunk_size)
     return _VMapped(func, in_axes, out_axes, fallback, check_chunk_size(chunk_size))
 
 
