@@ -8,7 +8,7 @@ import types
 import numpy as np
 
 from . import backends, chunks, frontend
-from .abstract import TupleValue, Value, representative
+from .abstract import TupleValue, Value, exact, representative
 from .chunks import check_chunk_size
 from .errors import VectorizeError
 from .frontend import Announcer, FallbackSpec, SpecCache, build, check_fallback, fallback_source
@@ -110,17 +110,25 @@ class _VMapped:
         params, call_args, key = {}, [], []
         if self._names is None:
             import inspect
-            self._names = list(inspect.signature(self._target).parameters)
+            parameters = inspect.signature(self._target).parameters
+            self._names = list(parameters)
+            self._defaults = {name: p.default for name, p in parameters.items()
+                              if p.default is not p.empty}
         names = self._names
         for name, value in zip(names, self._lead):
             params[name] = functools.partial(Value, False, value)
             call_args.append(value)
             key.append(("lead", type(value)))
-        names = names[len(self._lead):len(self._lead) + len(args)]
-        for name, (value, arg, k) in zip(names, leaves):
+        passed = names[len(self._lead):len(self._lead) + len(args)]
+        for name, (value, arg, k) in zip(passed, leaves):
             params[name] = value
             key.append(k)
             call_args.append(arg)
+        for name in names[len(self._lead) + len(args):]:
+            # not passed: its default, the same for every example (the generated function
+            # has the original's defaults)
+            if name in self._defaults:
+                params[name] = functools.partial(exact, self._defaults[name])
         spec = self._specs.get_or_build(tuple(key), lambda: self._build(params, backend))
         return spec, call_args, size, [_batched(k) for k in key]
 
