@@ -77,7 +77,7 @@ def exposed_reads(stmts) -> set[str]:
         elif isinstance(stmt, cst.With):
             out |= set().union(*(reads(i.item) for i in stmt.items)) - written
             out |= exposed_reads(stmt.body.body) - written
-            written |= writes(stmt)
+            written |= definite_writes(stmt.body.body)
         elif isinstance(stmt, cst.If):
             out |= reads(stmt.test) - written
             out |= exposed_reads(stmt.body.body) - written

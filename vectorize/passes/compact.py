@@ -46,7 +46,7 @@ import libcst as cst
 
 from ..cst_util import RenameNames, parse_expr, parse_stmt, render, rewrite, walk
 from ..errors import Unsupported
-from ..liveness import Liveness, body_of, definite_writes, exposed_reads, writes
+from ..liveness import Liveness, body_of, definite_writes, exposed_reads, reads, writes
 from ..rules.lanes import ANY_LANE
 
 
@@ -140,6 +140,29 @@ def record_if_facts(func: cst.FunctionDef, ctx, analysis) -> None:
                 and node.test.value in ctx.compact_ifs:
             batched = analysis.batched_tests.get(node, False)
             ctx.compact_ifs[node.test.value] = analysis.if_envs.get(node) if batched else None
+
+
+def array_operands(node: cst.If, entry: dict, live: set) -> set[str]:
+    """The names a compacted ``if`` needs to hold arrays when it runs: those its test reads
+    (its lanes are those of an array: ``np.flatnonzero(cond)``, ``~cond``, ``len(cond)``),
+    the per-example values (at ``entry``) its branches read before assigning them (gathered,
+    ``x[lanes]``) and those they assign that are used afterwards (``live``: gathered, or
+    copied before the scatter, ``x.astype(...)``). Anything per example is an array where it
+    is computed; only a loop's carry that starts the same for every example is not, on the
+    first iteration, unless `batch_rules` makes it one before the loop."""
+    names = set(reads(node.test))
+    for stmts in (body_of(node.body), body_of(node.orelse)):
+        touched = exposed_reads(stmts) | (set().union(*map(writes, stmts)) & live)
+        names |= {n for n in touched if _is_batched(entry.get(n))}
+    return names
+
+
+def scatter_dtype_ok(value) -> bool:
+    """Whether the scatter of a compacted ``if`` can allocate an array for the joined value
+    (``np.empty(n, dtype=...)``): a number or truth value of a known dtype. Strings, objects
+    and values of unknown type keep the select form (``np.where`` takes them as they are)."""
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and dtype.kind in "biufc"
 
 
 def _first_write_order(stmts):
@@ -290,13 +313,14 @@ class _Compact(cst.CSTTransformer):
         prims = self.prims
         sources = [(lanes, local[name], values.get(name))
                    for lanes, local, written, _definite, values in done if name in written]
+        if not _is_batched(value):
+            # the same for every example after the `if`: a name only one branch binds (the
+            # other path leaves it unbound), which the select form takes from that branch,
+            # run on every lane; here it ran on its own lanes, to the same value
+            return [f"{name} = {sources[-1][1]}"]
         complete = len(done) == 2 and all(name in d[3] for d in done)
         keep_old = not complete and name in entry
-        if value.dtype is not None:
-            dtype = prims.dtype_code(value.dtype)
-        else:       # what np.where of the branch values would give
-            dtype = prims.result_type(
-                *[local for _, local, _ in sources], *([name] if keep_old else []))
+        dtype = prims.dtype_code(value.dtype)     # known: `compact_ifs` checked it
         size = f"len({cond})"
         if not keep_old:
             if value.rank == 0:

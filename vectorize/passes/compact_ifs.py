@@ -40,19 +40,25 @@ choice either.
 An ``if`` keeps the select form (whatever the comment) where compaction cannot give the
 same results: a branch that draws random numbers (the draws would differ), writes into an
 array that exists before the ``if`` (``v[0] = x``), holds a tuple of per-example values, or
-assigns a variable used afterwards that has no value on some lanes (select reports it).
+assigns a variable used afterwards that has no value on some lanes (select reports it) or
+that holds no number or truth value of a known dtype (the scatter allocates it); or a name
+it uses would not be an array exactly where the analysis says it is per example
+(`_Choose._arrays_when_run`).
 """
 
 from __future__ import annotations
 
 import types
+from collections import Counter
 
 import libcst as cst
 
 from ..abstract import TupleValue
 from ..analysis import may_warn
 from ..cst_util import children, rewrite, statements, walk
-from ..liveness import exposed_reads, liveness_of, writes
+from ..liveness import exposed_reads, liveness_of, reads, writes
+from .batch_rules import flows_into, promoted_value
+from .compact import array_operands, scatter_dtype_ok
 from .if_to_where import _ElifToNestedIf, _errstate, warning_parts
 from .masked_loops import strategy_of
 from .simplify import _is_errstate as _is_quiet
@@ -213,7 +219,7 @@ def _writes_into(stmts, names: set) -> bool:
 
 
 class _Choose(cst.CSTTransformer):
-    def __init__(self, ctx, analysis, liveness):
+    def __init__(self, ctx, analysis, liveness, func):
         self.ctx = ctx
         self.analysis = analysis
         self.liveness = liveness
@@ -221,6 +227,24 @@ class _Choose(cst.CSTTransformer):
         self.chosen: dict[cst.If, str | None] = {}     # if -> its fresh test name (or None)
         self.boolean: dict[cst.If, bool] = {}
         self.quiet: set[cst.If] = set()   # compacted instead of selected, and may warn
+        self.loops: list = []             # the loops around the node being visited
+        # how many `if`s test each name (`compact` finds an `if` by its test's name)
+        self.tests = Counter(n.test.value for n in walk(func)
+                             if type(n) is cst.If and type(n.test) is cst.Name)
+
+    def visit_For(self, node):
+        self.loops.append(node)
+
+    def visit_While(self, node):
+        self.loops.append(node)
+
+    def leave_For(self, original_node, updated_node):
+        self.loops.pop()
+        return updated_node
+
+    def leave_While(self, original_node, updated_node):
+        self.loops.pop()
+        return updated_node
 
     def visit_If(self, node):
         """Chosen top-down, so that an outer `if` gets the first fresh name."""
@@ -246,7 +270,7 @@ class _Choose(cst.CSTTransformer):
         boolean = getattr(analysis.values.get(test), "kind", "?") == "b"
         if (isinstance(test, cst.Name) and test.value in self.ctx.namer.generated
                 and test.value not in self.ctx.compact_ifs and boolean
-                and test.value not in writes(node)):
+                and test.value not in writes(node) and self.tests[test.value] == 1):
             self.chosen[node] = None           # already a name of the engine's own
             self.ctx.compact_ifs[test.value] = None
         else:
@@ -329,14 +353,52 @@ class _Choose(cst.CSTTransformer):
                     for stmts in branches]
         for name in set().union(*assigned) & live:
             value = joined.get(name)
-            if value is None or isinstance(value, TupleValue):
-                return False
+            if not scatter_dtype_ok(value):
+                return False     # a string, object or value of unknown type: select
             if name not in entry and not (len(assigned) == 2 and all(
                     name in a for a in assigned)):
                 return False     # select reports that it may have no value
             sources = [env.get(name) for env in (then_env, else_env, entry) if name in env]
             if any(isinstance(v, TupleValue) or v.rank != value.rank for v in sources):
                 return False     # a per-example scalar on some lanes, a vector on others
+        return self._arrays_when_run(node, entry)
+
+    def _arrays_when_run(self, node: cst.If, entry: dict) -> bool:
+        """Whether the names the compacted ``if`` uses are arrays exactly where the analysis
+        says they are per example, whenever it runs:
+
+        - every name it needs as an array (`compact.array_operands`) is one: a carry of a
+          loop around it that enters the loop the same for every example and flows into one
+          of them is made an array before the loop by `batch_rules`, where its type is known;
+        - none it uses as it is (the same for every example at ``entry``) is an array: a
+          loop around it that may run no iteration, and that leaves a name per example that
+          it entered with and keeps at its head the same for every example, makes that name
+          an array before the loop (`batch_rules`, so that it is one after the loop), where
+          the analysis of the loop's body still sees it shared: a compacted branch would use
+          it whole on its own lanes."""
+        needed = used = None
+        analysis = self.analysis
+        for loop in self.loops:
+            loop_entry = analysis.loop_entry.get(loop, {})
+            loop_exit = analysis.loop_exit.get(loop) or {}
+            may_skip = analysis.loop_may_skip.get(loop, False)
+            for name, at_head in analysis.loop_head.get(loop, {}).items():
+                before = loop_entry.get(name)
+                if before is None or before.batched:
+                    continue
+                if getattr(at_head, "batched", False):
+                    if needed is None:
+                        needed = array_operands(node, entry,
+                                                self.liveness.live_after.get(node, set()))
+                    if (promoted_value(before, at_head) is None or name not in
+                            analysis.defined_before_loop.get(loop, ())) \
+                            and flows_into(loop, name, needed):
+                        return False     # (it cannot be made an array, or may be unbound)
+                elif may_skip and getattr(loop_exit.get(name), "batched", False):
+                    if used is None:
+                        used = reads(node) | writes(node)
+                    if flows_into(loop, name, used):
+                        return False
         return True
 
 
@@ -352,4 +414,4 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if not any(batched for node, batched in analysis.batched_tests.items()
                if type(node) is cst.If):
         return func
-    return rewrite(func, _Choose(ctx, analysis, liveness_of(func)))
+    return rewrite(func, _Choose(ctx, analysis, liveness_of(func), func))

@@ -15,7 +15,6 @@ namespace (PyTorch) supplies a table with the same methods and attributes:
 - ``count(mask)``: how many lanes of a mask are true;
 - ``empty(shape, dtype)`` / ``full(shape, value, dtype)``: a new array;
 - ``shape(x)``: the shape of an array or scalar, as a tuple;
-- ``result_type(*values)``: the dtype a select (``where``) of the values gives;
 - ``repeat(x, n)``: ``n`` copies of the array ``x`` along a new first axis;
 - ``array_of(items)``: an array of a list of per-example results;
 - ``dtype_code(dtype)``: a NumPy dtype in the namespace's spelling; ``dtype_named(dtype)``:
@@ -55,9 +54,6 @@ class NumpyPrimitives:
 
     def shape(self, x: str) -> str:
         return f"np.shape({x})"
-
-    def result_type(self, *values: str) -> str:
-        return "np.result_type(" + ", ".join(values) + ")"
 
     def repeat(self, x: str, n: str) -> str:
         return f"np.repeat({x}[None], {n}, axis=0)"
