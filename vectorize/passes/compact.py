@@ -40,11 +40,9 @@ NumPy loop written by hand.
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
-from ..cst_util import RenameNames, parse_expr, parse_stmt, render, rewrite, walk
+from ..cst_util import RenameNames, children, parse_expr, parse_stmt, render, rewrite, walk
 from ..errors import Unsupported
 from ..liveness import Liveness, body_of, definite_writes, exposed_reads, reads, writes
 from ..rules.lanes import ANY_LANE
@@ -342,22 +340,46 @@ def _numbered_in_order(func: cst.FunctionDef, made: dict[str, str]) -> cst.Funct
     """Inner loops and ``if``s are rewritten first, so they took the first fresh names
     (``lanes``, then ``lanes_2``): the names made from one base are handed out again in
     the order they appear in the code."""
-    from ..cst_util import render
-    code = render(func)
     by_base: dict[str, list[str]] = {}
     for name, base in made.items():
         by_base.setdefault(base, []).append(name)
+    by_base = {base: names for base, names in by_base.items() if len(names) > 1}
+    if not by_base:
+        return func
+    first = _first_uses(func, {name for names in by_base.values() for name in names})
     mapping = {}
     for base, names in by_base.items():
-        if len(names) < 2:
-            continue
         def number(name, base=base):
             return 1 if name == base else int(name[len(base) + 1:])
-        found = {n: re.search(rf"\b{n}\b", code) for n in names}
-        in_code = sorted((n for n in names if found[n]), key=lambda n: found[n].start())
+        in_code = sorted((n for n in names if n in first), key=first.__getitem__)
         mapping.update({old: new for old, new in zip(in_code, sorted(in_code, key=number))
                         if old != new})
     return rewrite(func, RenameNames(mapping)) if mapping else func
+
+
+def _first_uses(node, names: set[str]) -> dict[str, int]:
+    """The rank of the first occurrence in the code of each of ``names`` as a variable (one
+    walk in code order: attribute and keyword names are not variables)."""
+    first: dict[str, int] = {}
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        kind = type(n)
+        if kind is cst.Name:
+            if n.value in names and n.value not in first:
+                first[n.value] = len(first)
+            continue
+        if kind is cst.Attribute:
+            stack.append(n.value)
+            continue
+        if kind is cst.IfExp:               # `body if test else orelse`
+            stack += [n.orelse, n.test, n.body]
+            continue
+        parts = children(n)
+        if kind is cst.Arg and n.keyword is not None:
+            parts = [p for p in parts if p is not n.keyword]
+        stack += reversed(parts)
+    return first
 
 
 def _moves_data_only(stmt, data_calls) -> bool:
