@@ -42,7 +42,17 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cst_util import RenameNames, children, parse_expr, parse_stmt, render, rewrite, walk
+from ..cst_util import (
+    RenameNames,
+    children,
+    parse_expr,
+    parse_stmt,
+    recalled,
+    remember,
+    render,
+    rewrite,
+    walk,
+)
 from ..errors import Unsupported
 from ..liveness import Liveness, body_of, definite_writes, exposed_reads, reads, writes
 from ..rules.lanes import ANY_LANE
@@ -64,7 +74,42 @@ def _scatters(local: dict[str, str], lanes: str, names) -> list[str]:
 
 
 def _renamed(stmts: list, local: dict[str, str]) -> list:
-    return [rewrite(s, RenameNames(local)) for s in stmts] if local else list(stmts)
+    if not local:
+        return list(stmts)
+    rename, names = _RenameWhereUsed(local), local.keys()
+    return [s if names.isdisjoint(_names_in(s)) else rewrite(s, rename) for s in stmts]
+
+
+def _names_in(node) -> frozenset[str]:
+    """Every name under ``node`` (variables, attributes, keywords), kept per node for the
+    transform: regions nest, and each enclosing one renames what it gathers in the code of
+    those inside it, which holds its names in its first and last statements only."""
+    known = recalled("names in", node)
+    if known is not None:
+        return known
+    # post-order without recursion (trees of nested regions are deep): each node's set is
+    # made from its children's, made first
+    stack = [(node, False)]
+    while stack:
+        n, ready = stack.pop()
+        if type(n) is cst.Name:
+            remember("names in", n, frozenset((n.value,)))
+        elif ready:
+            sets = [recalled("names in", p) for p in children(n)]
+            remember("names in", n, sets[0] if len(sets) == 1 else frozenset().union(*sets))
+        elif recalled("names in", n) is None:
+            stack.append((n, True))
+            stack += [(p, False) for p in children(n)]
+    return recalled("names in", node)
+
+
+class _RenameWhereUsed(RenameNames):
+    """`RenameNames` that does not enter subtrees without any of the names (`_names_in`)."""
+
+    def on_visit(self, node):
+        if type(node) is cst.Attribute:
+            return False            # (`RenameNames.leave_Attribute` renames its value)
+        return not self.mapping.keys().isdisjoint(_names_in(node))
 
 
 class _BatchLength(cst.CSTTransformer):
@@ -73,6 +118,9 @@ class _BatchLength(cst.CSTTransformer):
 
     def __init__(self, params: set[str], lanes: str):
         self.params, self.lanes = params, lanes
+
+    def on_visit(self, node):
+        return "len" in _names_in(node)
 
     def leave_Call(self, original_node, updated_node):
         if type(updated_node.func) is cst.Name and updated_node.func.value == "len" \

@@ -181,41 +181,68 @@ class _Unquiet(cst.CSTTransformer):
         return updated_node
 
 
-def _exits(stmts) -> bool:
-    """A ``return`` anywhere, or a ``break``/``continue`` of a loop outside the branch."""
-    stack = list(stmts)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Return):
-            return True
-        if isinstance(n, (cst.Break, cst.Continue)):
-            return True
-        if isinstance(n, (cst.For, cst.While)):
-            stack.extend(n2 for n2 in walk(n) if isinstance(n2, cst.Return))
-            continue
-        stack.extend(children(n))
-    return False
+class _Facts:
+    """What the statements of a function hold, found in one walk (each ``if`` asks about its
+    branches, and ``if``s nest): a ``return``, or a ``break``/``continue`` of a loop outside
+    the statement (`exits`); a random draw or a per-example tuple (`unsafe`); changes of an
+    existing object in place, ``v[i] = ...``, ``v.a = ...``, ``v[i] += ...`` or a mutating
+    method, by the name of the object (`writes_into`)."""
+
+    def __init__(self, func, analysis):
+        self._exits: set[int] = set()
+        self._unsafe: set[int] = set()
+        self._into: dict[int, set[str]] = {}
+        path: list = []                       # the nodes from `func` down to the current one
+        stack = [(func, 0)]
+        while stack:
+            node, depth = stack.pop()
+            del path[depth:]
+            path.append(node)
+            kind = type(node)
+            if kind is cst.Return:
+                self._exits.update(map(id, path))
+            elif kind is cst.Break or kind is cst.Continue:
+                loops = [k for k, p in enumerate(path) if type(p) in (cst.For, cst.While)]
+                self._exits.update(map(id, path[loops[-1] + 1 if loops else 0:]))
+            if node in analysis.random_calls or (
+                    isinstance(analysis.values.get(node), TupleValue)
+                    and _batched(analysis, node)):
+                self._unsafe.update(map(id, path))
+            for name in _changed_in_place(node):
+                for p in path:
+                    self._into.setdefault(id(p), set()).add(name)
+            stack += [(c, depth + 1) for c in reversed(children(node))]
+
+    def exits(self, stmts) -> bool:
+        return any(id(s) in self._exits for s in stmts)
+
+    def unsafe(self, stmts) -> bool:
+        return any(id(s) in self._unsafe for s in stmts)
+
+    def writes_into(self, stmts, names) -> bool:
+        return any(not self._into.get(id(s), set()).isdisjoint(names) for s in stmts)
 
 
-def _writes_into(stmts, names: set) -> bool:
-    """Whether the statements change an existing object in place: ``v[i] = ...``,
-    ``v.a = ...``, ``v[i] += ...`` or a mutating method, on one of ``names``."""
-    for node in stmts:
-        for n in walk(node):
-            targets = []
-            if type(n) is cst.Assign:
-                targets = [t.target for t in n.targets]
-            elif type(n) in (cst.AugAssign, cst.AnnAssign):
-                targets = [n.target]
-            elif type(n) is cst.Call and isinstance(n.func, cst.Attribute) \
-                    and n.func.attr.value in _MUTATING_METHODS:
-                targets = [n.func]
-            for target in targets:
-                while isinstance(target, (cst.Subscript, cst.Attribute)):
-                    target = target.value
-                    if isinstance(target, cst.Name) and target.value in names:
-                        return True
-    return False
+def _changed_in_place(node) -> list[str]:
+    """``v`` of ``v[i] = ...``, ``v.a = ...``, ``v[i] += ...``, ``v.sort()``..."""
+    kind = type(node)
+    if kind is cst.Assign:
+        targets = [t.target for t in node.targets]
+    elif kind is cst.AugAssign or kind is cst.AnnAssign:
+        targets = [node.target]
+    elif kind is cst.Call and type(node.func) is cst.Attribute \
+            and node.func.attr.value in _MUTATING_METHODS:
+        targets = [node.func]
+    else:
+        return []
+    names = []
+    for target in targets:
+        if isinstance(target, (cst.Subscript, cst.Attribute)):
+            while isinstance(target, (cst.Subscript, cst.Attribute)):
+                target = target.value
+            if type(target) is cst.Name:
+                names.append(target.value)
+    return names
 
 
 class _Choose(cst.CSTTransformer):
@@ -228,6 +255,7 @@ class _Choose(cst.CSTTransformer):
         self.boolean: dict[cst.If, bool] = {}
         self.quiet: set[cst.If] = set()   # compacted instead of selected, and may warn
         self.loops: list = []             # the loops around the node being visited
+        self.facts = _Facts(func, analysis)
         # how many `if`s test each name (`compact` finds an `if` by its test's name)
         self.tests = Counter(n.test.value for n in walk(func)
                              if type(n) is cst.If and type(n.test) is cst.Name)
@@ -338,15 +366,10 @@ class _Choose(cst.CSTTransformer):
             return False
         entry, then_env, else_env, joined = envs
         branches = self._branches(node)
-        if any(_exits(stmts) for stmts in branches):
-            return False
-        inside = [n for stmts in branches for s in stmts for n in walk(s)]
-        if any(n in analysis.random_calls for n in inside):
-            return False
-        if any(isinstance(analysis.values.get(n), TupleValue) and _batched(analysis, n)
-               for n in inside):
-            return False
-        if _writes_into([s for stmts in branches for s in stmts], set(entry)):
+        statements_ = [s for stmts in branches for s in stmts]
+        facts = self.facts
+        if facts.exits(statements_) or facts.unsafe(statements_) \
+                or facts.writes_into(statements_, entry):
             return False
         live = self.liveness.live_after.get(node, set())
         assigned = [set().union(*map(writes, stmts)) if stmts else set()

@@ -28,7 +28,7 @@ import functools
 import libcst as cst
 
 from ..abstract import TupleValue, join
-from ..cst_util import bare_code, children, parse_expr, parse_stmt, rewrite, walk
+from ..cst_util import bare_code, children, parse_expr, parse_stmt, rewrite, statements, walk
 from ..errors import Unsupported
 from ..liveness import Liveness, writes
 from ..rules.lanes import ANY_LANE
@@ -172,7 +172,8 @@ class _MaskLoops(cst.CSTTransformer):
         if not _exits_in(original, (cst.Return,)):
             return []
         result, returned = self.names.result_names()
-        values = [v for node, v in self.analysis.returns if _contains(original, node)]
+        inside = {id(n) for n in statements(original) if type(n) is cst.Return}
+        values = [v for node, v in self.analysis.returns if id(node) in inside]
         literal = _literal_for(values[0]) if values else "None"
         return [_assign(returned, "False"), _assign(result, literal)]
 
@@ -344,16 +345,6 @@ def strategy_of(loop, default: str) -> str:
             if choice in ("compact", "select"):
                 return choice
     return default
-
-
-def _contains(tree, node) -> bool:
-    stack = [tree]
-    while stack:
-        n = stack.pop()
-        if n is node:
-            return True
-        stack.extend(children(n))
-    return False
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
