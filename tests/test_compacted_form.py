@@ -425,6 +425,62 @@ def flag_set_in_loops(v, x, m):
     return t
 
 
+def returns_in_a_series(x, y):
+    """Returns in both branches of a series of per-example `if`s: what follows the first
+    runs under `if not returned:` (copying it into both branches of each doubled the code)."""
+    a, b, c, d = x, y, x + y, x - y
+    if a > 0.1:
+        if b > 0.5:
+            return a + b
+        a = a + b
+    else:
+        if c > 0.9:
+            return c - d
+        b = b - a
+    if b > 0.2:
+        if c > 0.5:
+            return b + c
+        b = b + c
+    else:
+        if d > 0.8:
+            return d - a
+        c = c - b
+    if c > 0.3:
+        if d > 0.5:
+            return c * d
+        c = c * 0.5
+    else:
+        if a > 0.7:
+            return a - b
+        d = d + 1.0
+    return a + b + c + d
+
+
+def bound_where_it_goes_on(x, y):
+    """A long continuation (copied into both branches it would be) that reads a name the
+    `if` binds only on the paths that go on: it stays in the branches (under a flag after the
+    `if`, `lo` would be merged where it may have no value, and the function refused)."""
+    if x < 0:
+        lo = x
+    elif x > 10.0:
+        return -1.0
+    else:
+        lo = x - y
+    a = lo + 1.0
+    b = a * y
+    c = b - lo
+    d = c * 0.5
+    e = d + a
+    f = e * e
+    g = f - b
+    h = g + c
+    k = h * 0.25
+    m = k - d
+    n = m + e
+    p = n * 0.5
+    return p + lo
+
+
 def hi_lo(x):
     """String results: the compacted form's scatter cannot allocate them (`np.result_type`
     on 'hi': "data type 'hi' not understood")."""
@@ -445,6 +501,10 @@ REGRESSIONS = [   # (program, whether it has a compacted form)
            "vmap", in_axes=(0, 0)), False),
     (Entry("shared_flag", shared_flag, [_RNG.random((LANES, 4)), _RNG.random(LANES)], "vmap",
            in_axes=(0, 0)), True),
+    (Entry("returns_in_a_series", returns_in_a_series,
+           [_RNG.uniform(-1, 1.5, LANES), _RNG.uniform(-1, 1.5, LANES)]), True),
+    (Entry("bound_where_it_goes_on", bound_where_it_goes_on,
+           [_RNG.uniform(-5, 15, LANES), _RNG.uniform(-1, 1, LANES)]), True),
     (Entry("flag_set_in_loops", flag_set_in_loops,
            [_RNG.random((LANES, 4)), _RNG.random(LANES), _RNG.integers(0, 5, LANES)], "vmap",
            in_axes=(0, 0, 0)), True),
@@ -455,6 +515,11 @@ REGRESSIONS = [   # (program, whether it has a compacted form)
                          [pytest.param(e, o, id=e.name) for e, o in REGRESSIONS])
 def test_carries_and_flags_in_compacted_ifs(entry, offered, monkeypatch):
     assert run_in_compacted_form(entry, monkeypatch) == offered
+
+
+def test_a_long_continuation_is_guarded_not_copied():
+    source = vectorize(returns_in_a_series, chunk_size=None).source(np.zeros(3), np.zeros(3))
+    assert "returned = False" in source and "not returned" in source, source
 
 
 def test_string_results_keep_the_select_form(monkeypatch):
