@@ -30,7 +30,7 @@ import libcst as cst
 from ..abstract import TupleValue, join
 from ..cst_util import bare_code, children, parse_expr, parse_stmt, rewrite, statements, walk
 from ..errors import Unsupported
-from ..liveness import Liveness, writes
+from ..liveness import Liveness, exposed_reads, writes
 from ..rules.lanes import ANY_LANE
 from .continuations import ContinuationLowering
 
@@ -89,6 +89,14 @@ class _Loop(ContinuationLowering):
 
     def holds_exit(self, stmt) -> bool:
         return _exits_in(stmt)
+
+    def flag(self) -> str:
+        return self.names.ctx.namer.fresh("exited")
+
+    def can_guard(self, stmt: cst.If, after: list) -> bool:
+        """As `early_return._Lowering.can_guard`."""
+        before = self.names.analysis.defined_before.get(stmt)
+        return before is not None and not (writes(stmt) - before) & exposed_reads(after)
 
     def exit_for(self, small, tail) -> list:
         if isinstance(small, cst.Break):
