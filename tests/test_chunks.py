@@ -563,12 +563,20 @@ def test_auto_keeps_the_faster_of_select_and_compacted(monkeypatch, faster):
     build = spec.build_compacted
     spec.build_compacted = lambda: _slowed(build(), compacted_time, clock)
     for _ in range(2 * chunks.TRIALS - 1):   # one chunk on one thread: way 0 of each form
+        # the source of what the next call runs, with a line that says it is being timed
+        source = vf.source(x)
+        assert "being timed" in source and "# the next call runs this one." in source
+        timings = spec.chunking.get(bucket, {(0, 0): []})    # (the first call: select)
+        turn = min(timings, key=lambda c: len(timings[c]))
+        assert ("flatnonzero" in source) == (turn[0] == 1)
         assert_identical(vf(x), expected)
         assert set(spec.chunking[bucket]) == {(0, 0), (1, 0)}
     assert_identical(vf(x), expected)
     assert spec.chunking[bucket] == 0
     assert (bucket in spec.variants) == (faster == "compacted")
     assert ("flatnonzero" in vf.source(x)) == (faster == "compacted")
+    assert ("timed faster" in vf.source(x)) == (faster == "compacted")
+    assert "being timed" not in vf.source(x)
     assert "flatnonzero" not in vf.source(x[:10])        # other batch sizes: their own
     assert_identical(vf(x), expected)
 
