@@ -182,6 +182,7 @@ class Liveness:
 
     def __init__(self, func: cst.FunctionDef):
         self.live_after: dict[cst.CSTNode, set[str]] = {}
+        self.live_before: dict[cst.CSTNode, set[str]] = {}   # statements of blocks
         self.live_at_head: dict[cst.CSTNode, set[str]] = {}   # loop -> live at each test
         self._loops: list[tuple[set[str], set[str]]] = []   # (after the loop, at its head)
         self.block(list(func.body.body), set())
@@ -190,6 +191,7 @@ class Liveness:
         for stmt in reversed(stmts):
             self.live_after[stmt] = set(live)
             live = self.stmt(stmt, live)
+            self.live_before[stmt] = live
         return live
 
     def stmt(self, stmt, live: set[str]) -> set[str]:

@@ -323,6 +323,7 @@ class _Compact(cst.CSTTransformer):
     def _compacted_if(self, original, node: cst.If, cond: str, facts) -> list:
         entry, then_env, else_env, joined = facts
         live = self.liveness.live_after.get(original, set())
+        live_in = self.liveness.live_before.get(original, set())
         branches = [(list(node.body.body), then_env, cond, "lanes", "_lanes")]
         if node.orelse is not None:
             branches.append((body_of(node.orelse), else_env, f"~{cond}", "lanes_else",
@@ -332,7 +333,9 @@ class _Compact(cst.CSTTransformer):
         for stmts, values, mask, lanes_base, suffix in branches:
             lanes = self.fresh(lanes_base)
             written = set().union(*map(writes, stmts)) if stmts else set()
-            exposed = exposed_reads(stmts)
+            # what the branch reads from before it, where that may be read (not in code after
+            # a `continue`: a region before may not have scattered what only that reads)
+            exposed = exposed_reads(stmts) & live_in
             definite = definite_writes(stmts)
             # gathered: the per-example values the branch reads; renamed too: what it assigns
             # that exists outside it (the other branch and the scatter need the old value)
