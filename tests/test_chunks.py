@@ -563,12 +563,20 @@ def test_auto_keeps_the_faster_of_select_and_compacted(monkeypatch, faster):
     build = spec.build_compacted
     spec.build_compacted = lambda: _slowed(build(), compacted_time, clock)
     for _ in range(2 * chunks.TRIALS - 1):   # one chunk on one thread: way 0 of each form
+        # the source of what the next call runs, with a line that says it is being timed
+        source = vf.source(x)
+        assert "being timed" in source and "# the next call runs this one." in source
+        timings = spec.chunking.get(bucket, {(0, 0): []})    # (the first call: select)
+        turn = min(timings, key=lambda c: len(timings[c]))
+        assert ("flatnonzero" in source) == (turn[0] == 1)
         assert_identical(vf(x), expected)
         assert set(spec.chunking[bucket]) == {(0, 0), (1, 0)}
     assert_identical(vf(x), expected)
     assert spec.chunking[bucket] == 0
     assert (bucket in spec.variants) == (faster == "compacted")
     assert ("flatnonzero" in vf.source(x)) == (faster == "compacted")
+    assert ("timed faster" in vf.source(x)) == (faster == "compacted")
+    assert "being timed" not in vf.source(x)
     assert "flatnonzero" not in vf.source(x[:10])        # other batch sizes: their own
     assert_identical(vf(x), expected)
 
@@ -606,6 +614,56 @@ def test_a_compacted_form_that_disagrees_is_dropped(monkeypatch):
         assert_identical(vf(x), expected)
     assert spec.compacted is False and spec.chunking[x.size.bit_length()] == 0
     assert spec.variants == {}
+
+
+@pytest.mark.parametrize("decided", [False, True])
+def test_a_compacted_form_that_raises_is_dropped(monkeypatch, decided):
+    """An exception from the compacted form (never expected: it is built only where it is
+    valid) changes no outcome: the call returns the select form's result, and the select
+    form runs from then on, while timing or once the compacted form was kept."""
+    monkeypatch.setenv("VECTORIZE_NUM_THREADS", "1")
+    x = np.linspace(-10, 10, 3 * chunks.AUTO_MIN_LANES)
+    bucket = x.size.bit_length()
+    expected = vectorize(piecewise4, chunk_size=None)(x)
+    vf, spec = _large_spec(piecewise4, x)
+    alternative = chunks.compacted(spec)
+    function = alternative.function
+    calls = []
+
+    def raises(v):
+        calls.append(v.size)
+        if len(calls) > 1 or not decided:
+            raise TypeError("'int' object is not subscriptable")
+        return function(v)
+    alternative.function = raises
+    if decided:
+        spec.chunking[bucket] = 0
+        spec.variants[bucket] = alternative
+    for _ in range(2 * chunks.TRIALS + 1):
+        assert_identical(vf(x), expected)
+    assert calls == [x.size] * (1 + decided)
+    assert spec.compacted is False and spec.variants == {}
+    assert all(not c[0] for c in spec.chunking[bucket]) if type(
+        spec.chunking[bucket]) is dict else spec.chunking[bucket] == 0
+    assert "flatnonzero" not in vf.source(x)
+
+
+def test_an_exception_of_both_forms_is_the_callers():
+    """Where the select form raises too, the call raises what it raises, and the compacted
+    form (which raised the same) stays."""
+    x = np.linspace(-10, 10, 3 * chunks.AUTO_MIN_LANES)
+    bucket = x.size.bit_length()
+    vf, spec = _large_spec(piecewise4, x)
+    alternative = chunks.compacted(spec)
+
+    def raises(v):
+        raise ValueError("math domain error")
+    alternative.function = spec.function = raises
+    spec.chunking[bucket] = 0
+    spec.variants[bucket] = alternative
+    with pytest.raises(ValueError, match="math domain error"):
+        vf(x)
+    assert spec.compacted is alternative and spec.variants == {bucket: alternative}
 
 
 def test_a_compacted_form_that_cannot_be_built_is_not_timed(monkeypatch):

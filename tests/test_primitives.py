@@ -50,7 +50,6 @@ def test_numpy_primitives():
     prims = NUMPY.primitives
     assert prims.lanes_of("~c") == "np.flatnonzero(~c)"
     assert prims.full("n", "{v}", prims.dtype_code(np.int64)) == "np.full(n, {v}, dtype=np.int64)"
-    assert prims.result_type("a", "b") == "np.result_type(a, b)"
     assert prims.dtype_code(bool) == prims.dtype_named(bool) == "np.bool_"
     assert prims.dtype_code(np.dtype("U3")) == 'np.dtype("<U3")'
     assert prims.data_calls == {"np.flatnonzero", "np.full", "np.empty"}

@@ -144,7 +144,7 @@ class vectorize:
         spec, _, shape, _ = self._plan(args, kwargs, announce=False)
         if shape is None:       # numpy.vectorize's own loop
             return spec.source
-        return chunks.variant_for(spec, math.prod(shape), self.chunk_size).source
+        return chunks.source_for(spec, math.prod(shape), self.chunk_size)
 
     # --------------------------------------------------------- signature (gufunc) calls
     def _call_with_signature(self, args, kwargs):

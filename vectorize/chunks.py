@@ -162,10 +162,17 @@ def run(spec, args, batched, size: int, chunk_size, call):
     choice = spec.chunking.get(bucket) if chunk_size == "auto" else None
     if type(choice) is int:
         chosen = spec.variants.get(bucket, spec)
-        if choice == 0:
-            return call(chosen.function, args)
-        workers = num_threads() if chosen.parallel else 1
-        return _run_way(chosen, args, batched, size, chunk_size, call, min(choice, workers))
+        if chosen is spec:
+            if choice == 0:
+                return call(spec.function, args)
+            workers = num_threads() if spec.parallel else 1
+            return _run_way(spec, args, batched, size, chunk_size, call, min(choice, workers))
+        try:
+            workers = num_threads() if chosen.parallel else 1
+            return _run_way(chosen, args, batched, size, chunk_size, call,
+                            min(choice, workers))
+        except Exception:           # noqa: BLE001 -- the select form decides (`_raised`)
+            return _raised(spec, args, call)
     if chunk_size != "auto":
         workers = num_threads() if spec.parallel else 1
         return _run_way(spec, args, batched, size, chunk_size, call, workers)
@@ -181,14 +188,19 @@ def run(spec, args, batched, size: int, chunk_size, call):
         if way > 1 and not chosen.parallel:
             way = 1
         start = time.perf_counter()
-        out = _run_way(chosen, args, batched, size, chunk_size, call, way, fall_back=False)
+        try:
+            out = _run_way(chosen, args, batched, size, chunk_size, call, way,
+                           fall_back=False)
+        except Exception:           # noqa: BLE001 -- the select form decides (`_raised`)
+            if not variant:
+                raise
+            return _raised(spec, args, call)
         elapsed = time.perf_counter() - start
     first = variant and not any(choice[c] for c in choice if c[0])
     if variant and (out is None or first and not _same_outputs(out, call(spec.function, args))):
         # it cannot be built, or (never expected: both forms give the same values) differs:
-        # the select form from now on (a new dict: other threads may be reading this one)
-        spec.compacted = False
-        spec.chunking[bucket] = {c: times for c, times in choice.items() if not c[0]}
+        # the select form from now on
+        _drop_compacted(spec)
         return call(spec.function, args)
     if out is None:   # the chunks disagree: one call, and from now on only that
         spec.chunking[bucket] = 0
@@ -200,6 +212,26 @@ def run(spec, args, batched, size: int, chunk_size, call):
             spec.variants[bucket] = compacted(spec)
         spec.chunking[bucket] = best_way
     return out
+
+
+def _raised(spec, args, call):
+    """The compacted form raised: the select form's outcome is the call's. Where the select
+    form raises too, so does the call (the compacted form stays: it raised what the select
+    form raises); where it does not, the compacted form is dropped for good (never expected:
+    the compacted form is built only where it is valid, `compact_ifs`)."""
+    out = call(spec.function, args)
+    _drop_compacted(spec)
+    return out
+
+
+def _drop_compacted(spec) -> None:
+    """The select form from now on, for every batch size (new dicts: other threads may be
+    reading the old ones)."""
+    spec.compacted = False
+    spec.variants = {}
+    for bucket, choice in list(spec.chunking.items()):
+        if type(choice) is dict:
+            spec.chunking[bucket] = {c: times for c, times in choice.items() if not c[0]}
 
 
 def _candidates(spec, args, batched, size: int, chunk_size):
@@ -237,12 +269,42 @@ def _may_compact(spec) -> bool:
     return bool(spec.switchable_ifs) and spec.build_compacted is not None
 
 
-def variant_for(spec, size: int, chunk_size):
-    """The specialization that runs for batches of ``size`` lanes (``spec`` itself unless
-    `run` found the compacted one faster)."""
-    if chunk_size != "auto" or not getattr(spec, "variants", None):
-        return spec
-    return spec.variants.get(size.bit_length(), spec)
+def source_for(spec, size: int, chunk_size) -> str:
+    """The source of what the next call on ``size`` lanes runs: ``spec``'s, or its compacted
+    form's where `run` chose that one or times it next; a line under the header says so
+    (and, for the select form, that it is being timed against the compacted one)."""
+    chosen, note = spec, ""
+    chunking = getattr(spec, "chunking", None)      # (none for a per-example fallback)
+    if chunk_size == "auto" and may_chunk(chunk_size, size) and chunking is not None:
+        bucket = size.bit_length()
+        choice = chunking.get(bucket)
+        if type(choice) is int:
+            chosen = spec.variants.get(bucket, spec)
+            note = CHOSEN_NOTE if chosen is not spec else ""
+        else:
+            if choice is None:      # the first call makes the candidates; it times select
+                timed = bool(spec.compacted if spec.compacted is not None
+                             else _may_compact(spec))
+                variant = 0
+            else:
+                timed = any(c[0] for c in choice)
+                variant = min(choice, key=lambda c: len(choice[c]))[0]
+            if variant:             # (where it cannot be built, the call runs select)
+                chosen = compacted(spec) or spec
+                timed = chosen is not spec
+            note = TIMED_NOTE if timed else ""
+    if not note:
+        return chosen.source
+    lines = chosen.source.split("\n")
+    at = next((k for k, line in enumerate(lines) if not line.startswith("#")), 0)
+    return "\n".join(lines[:at] + [f"# {line}" for line in note.split("\n")] + lines[at:])
+
+
+CHOSEN_NOTE = ("It runs for batches of this size: it was timed faster than the form with "
+               "`np.where` merges.")
+TIMED_NOTE = ("Batches of this size are being timed: their calls alternate between the form "
+              "with\n`np.where` merges and the one that compacts the per-example `if`s, "
+              "and the faster is kept;\nthe next call runs this one.")
 
 
 def _same_outputs(a, b) -> bool:

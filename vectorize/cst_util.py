@@ -40,6 +40,17 @@ def memoized(kind: str, node, compute):
     return out
 
 
+def recalled(kind: str, node):
+    """What `memoized` (or `remember`) keeps for ``node`` under ``kind``, or None."""
+    hit = _MEMO.get((kind, id(node)))
+    return hit[1] if hit is not None and hit[0] is node else None
+
+
+def remember(kind: str, node, value) -> None:
+    """Keep ``value`` for ``node`` under ``kind`` for the transform (see `memoized`)."""
+    _MEMO[(kind, id(node))] = (node, value)
+
+
 def render(node: cst.CSTNode) -> str:
     """Source text of a node."""
     return memoized("code", node, code)

@@ -26,7 +26,9 @@ def _reads(node) -> frozenset[str]:
     while stack:
         n = stack.pop()
         t = type(n)
-        if t is cst.Name:
+        if t in _STATEMENTS and n is not node:      # (see `_writes`)
+            out |= memoized("reads", n, _reads)
+        elif t is cst.Name:
             out.add(n.value)
         elif t is cst.Attribute or t is cst.Arg:
             stack.append(n.value)
@@ -70,33 +72,9 @@ def exposed_reads(stmts) -> set[str]:
     out: set[str] = set()
     written: set[str] = set()
     for stmt in stmts:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                out |= reads(small) - written
-                written |= writes(small)
-        elif isinstance(stmt, cst.With):
-            out |= set().union(*(reads(i.item) for i in stmt.items)) - written
-            out |= exposed_reads(stmt.body.body) - written
-            written |= writes(stmt)
-        elif isinstance(stmt, cst.If):
-            out |= reads(stmt.test) - written
-            out |= exposed_reads(stmt.body.body) - written
-            out |= exposed_reads(body_of(stmt.orelse)) - written
-            written |= definite_writes([stmt])
-        elif isinstance(stmt, cst.While):
-            # the test runs before the body; a body that assigns a name before reading it
-            # does so on every pass
-            out |= reads(stmt.test) - written
-            inner = exposed_reads(stmt.body.body) | exposed_reads(body_of(stmt.orelse))
-            out |= inner - written
-        elif isinstance(stmt, cst.For):
-            # the loop target is assigned before the body reads it
-            out |= reads(stmt.iter) - written
-            inner = exposed_reads(stmt.body.body) | exposed_reads(body_of(stmt.orelse))
-            out |= inner - written - set(target_names(stmt.target))
-        else:
-            out |= reads(stmt) - written
-            written |= writes(stmt)
+        exposed, definite = _flow(stmt)
+        out |= exposed - written
+        written |= definite
     return out
 
 
@@ -104,13 +82,46 @@ def definite_writes(stmts) -> set[str]:
     """Names the statements assign on every path through them (loops may not run)."""
     out: set[str] = set()
     for stmt in stmts:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            out |= writes(stmt)
-        elif isinstance(stmt, cst.With):
-            out |= definite_writes(stmt.body.body)
-        elif isinstance(stmt, cst.If) and stmt.orelse is not None:
-            out |= definite_writes(stmt.body.body) & definite_writes(body_of(stmt.orelse))
+        if isinstance(stmt, (cst.SimpleStatementLine, cst.With, cst.If)):
+            out |= _flow(stmt)[1]
     return out
+
+
+def _flow(stmt) -> tuple[frozenset[str], frozenset[str]]:
+    """(`exposed_reads`, `definite_writes`) of one statement, kept per statement for the
+    transform: nested blocks are asked again by each block around them."""
+    return memoized("flow", stmt, _compute_flow)
+
+
+def _compute_flow(stmt) -> tuple[frozenset[str], frozenset[str]]:
+    if isinstance(stmt, cst.SimpleStatementLine):
+        exposed: set[str] = set()
+        written: set[str] = set()
+        for small in stmt.body:
+            exposed |= reads(small) - written
+            written |= writes(small)
+        return frozenset(exposed), frozenset(written)
+    if isinstance(stmt, cst.With):
+        exposed = set().union(*(reads(i.item) for i in stmt.items))
+        return (frozenset(exposed | exposed_reads(stmt.body.body)),
+                frozenset(definite_writes(stmt.body.body)))
+    if isinstance(stmt, cst.If):
+        exposed = reads(stmt.test) | exposed_reads(stmt.body.body) | exposed_reads(
+            body_of(stmt.orelse))
+        definite = definite_writes(stmt.body.body) & definite_writes(body_of(stmt.orelse)) \
+            if stmt.orelse is not None else set()
+        return frozenset(exposed), frozenset(definite)
+    if isinstance(stmt, cst.While):
+        # the test runs before the body; a body that assigns a name before reading it
+        # does so on every pass
+        inner = exposed_reads(stmt.body.body) | exposed_reads(body_of(stmt.orelse))
+        return frozenset(reads(stmt.test) | inner), frozenset()
+    if isinstance(stmt, cst.For):
+        # the loop target is assigned before the body reads it
+        inner = exposed_reads(stmt.body.body) | exposed_reads(body_of(stmt.orelse))
+        return (frozenset(reads(stmt.iter) | (inner - set(target_names(stmt.target)))),
+                frozenset())
+    return frozenset(reads(stmt)), frozenset(writes(stmt))
 
 
 def target_names(target) -> list[str]:
@@ -196,6 +207,7 @@ class Liveness:
 
     def __init__(self, func: cst.FunctionDef):
         self.live_after: dict[cst.CSTNode, set[str]] = {}
+        self.live_before: dict[cst.CSTNode, set[str]] = {}   # statements of blocks
         self.live_at_head: dict[cst.CSTNode, set[str]] = {}   # loop -> live at each test
         self._loops: list[tuple[set[str], set[str]]] = []   # (after the loop, at its head)
         self.block(list(func.body.body), set())
@@ -204,6 +216,7 @@ class Liveness:
         for stmt in reversed(stmts):
             self.live_after[stmt] = set(live)
             live = self.stmt(stmt, live)
+            self.live_before[stmt] = live
         return live
 
     def stmt(self, stmt, live: set[str]) -> set[str]:

@@ -243,9 +243,8 @@ def transform_source(func, params: dict[str, object], *, context: ModuleContext,
         return _transform(func, params, context, header, name)
 
 
-COMPACTED_NOTE = ("(this form compacts the per-example `if`s that the form with `np.where` "
-                  "merges does not:\n it was timed faster on batches of this size; "
-                  "docs/design.md, \"Chunked execution\")")
+COMPACTED_NOTE = ("This form compacts the per-example `if`s that the form with `np.where` "
+                  "merges does not\n(docs/design.md, \"Chunked execution\").")
 
 
 def specialize_function(func, params: dict[str, object], *, fallback: str = "error",

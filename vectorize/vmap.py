@@ -55,7 +55,7 @@ class _VMapped:
 
     def source(self, *args) -> str:
         spec, _, size, _ = self._plan(args)
-        return chunks.variant_for(spec, size, self.chunk_size).source
+        return chunks.source_for(spec, size, self.chunk_size)
 
     def __call__(self, *args, **kwargs):
         if kwargs:

@@ -156,7 +156,9 @@ class _ApplyRules(cst.CSTTransformer):
                      for n in walk(original_node))
         entry = self.analysis.loop_entry.get(original_node, {})
         head = self.analysis.loop_head.get(original_node, {})
-        needed = None if masked else _array_only_reads(original_node, self.analysis)
+        needed = None if masked else (_array_only_reads(original_node, self.analysis)
+                                      | _compacted_if_operands(original_node, self._func,
+                                                               self.ctx, self.analysis))
         if needed is not None:
             # what the loop leaves for the code after it must be what the analysis says
             # there (an array), whatever it started as: code after it may need arrays
@@ -169,15 +171,10 @@ class _ApplyRules(cst.CSTTransformer):
             before, at_head = entry.get(name), head[name]
             if before is None or not getattr(at_head, "batched", False) or before.batched:
                 continue
-            if needed is not None and not _flows_into(original_node, name, needed):
+            if needed is not None and not flows_into(original_node, name, needed):
                 continue
-            if isinstance(at_head, Value) and at_head.dtype is None and isinstance(
-                    before, Value) and before.dtype is not None and before.rank == at_head.rank:
-                # what the loop makes of it is of a type the analysis could not tell (an
-                # example that raised: `math.acosh(0.0)`); its first iteration sees the start
-                at_head = before
-            if not (isinstance(before, Value) and isinstance(at_head, Value)
-                    and at_head.dtype is not None):
+            at_head = promoted_value(before, at_head)
+            if at_head is None:
                 if needed is None:
                     continue
                 raise Unsupported(f"`{name}` starts as one value for every example, becomes a "
@@ -532,6 +529,20 @@ def _shape_words(rank: int) -> str:
     return {0: "a number", 1: "a vector"}.get(rank, f"a {rank}-dimensional array")
 
 
+def promoted_value(before, at_head):
+    """The value a loop carry that enters unbatched (``before``) and is batched at the loop's
+    head is made before the loop (`_ApplyRules._promote_carries`), or None where it cannot be
+    made an array (a tuple, a value of unknown type)."""
+    if isinstance(at_head, Value) and at_head.dtype is None and isinstance(
+            before, Value) and before.dtype is not None and before.rank == at_head.rank:
+        # what the loop makes of it is of a type the analysis could not tell (an example
+        # that raised: `math.acosh(0.0)`); its first iteration sees the start
+        at_head = before
+    if isinstance(before, Value) and isinstance(at_head, Value) and at_head.dtype is not None:
+        return at_head
+    return None
+
+
 def _needs_promotion(path_value, joined_value) -> bool:
     """A value the same for every example on this path, per example where paths join."""
     return (isinstance(path_value, Value) and isinstance(joined_value, Value)
@@ -582,7 +593,25 @@ def _array_only_reads(loop, analysis) -> set[str]:
     return out
 
 
-def _flows_into(loop, name: str, names: set[str]) -> bool:
+def _compacted_if_operands(loop, func, ctx, analysis) -> set[str]:
+    """Names the ``if``s chosen for compaction inside a loop need to be arrays
+    (`compact.array_operands`)."""
+    from ..cst_util import walk
+    from .compact import array_operands
+    out: set[str] = set()
+    if not ctx.compact_ifs:
+        return out
+    live = None
+    for n in walk(loop.body):
+        if type(n) is cst.If and type(n.test) is cst.Name and n.test.value in ctx.compact_ifs:
+            envs = analysis.if_envs.get(n)
+            if envs is not None and envs[0] is not None:
+                live = live or liveness_of(func)
+                out |= array_operands(n, envs[0], live.live_after.get(n, set()))
+    return out
+
+
+def flows_into(loop, name: str, names: set[str]) -> bool:
     """Whether ``name``'s value reaches a read of ``names`` in the loop (directly, or through
     the variables the loop assigns from it)."""
     return bool(flows_from(loop.body, {name}) & names)

@@ -40,13 +40,21 @@ NumPy loop written by hand.
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
-from ..cst_util import RenameNames, parse_expr, parse_stmt, render, rewrite, walk
+from ..cst_util import (
+    RenameNames,
+    children,
+    parse_expr,
+    parse_stmt,
+    recalled,
+    remember,
+    render,
+    rewrite,
+    walk,
+)
 from ..errors import Unsupported
-from ..liveness import Liveness, body_of, definite_writes, exposed_reads, writes
+from ..liveness import Liveness, body_of, definite_writes, exposed_reads, reads, writes
 from ..rules.lanes import ANY_LANE
 
 
@@ -66,7 +74,42 @@ def _scatters(local: dict[str, str], lanes: str, names) -> list[str]:
 
 
 def _renamed(stmts: list, local: dict[str, str]) -> list:
-    return [rewrite(s, RenameNames(local)) for s in stmts] if local else list(stmts)
+    if not local:
+        return list(stmts)
+    rename, names = _RenameWhereUsed(local), local.keys()
+    return [s if names.isdisjoint(_names_in(s)) else rewrite(s, rename) for s in stmts]
+
+
+def _names_in(node) -> frozenset[str]:
+    """Every name under ``node`` (variables, attributes, keywords), kept per node for the
+    transform: regions nest, and each enclosing one renames what it gathers in the code of
+    those inside it, which holds its names in its first and last statements only."""
+    known = recalled("names in", node)
+    if known is not None:
+        return known
+    # post-order without recursion (trees of nested regions are deep): each node's set is
+    # made from its children's, made first
+    stack = [(node, False)]
+    while stack:
+        n, ready = stack.pop()
+        if type(n) is cst.Name:
+            remember("names in", n, frozenset((n.value,)))
+        elif ready:
+            sets = [recalled("names in", p) for p in children(n)]
+            remember("names in", n, sets[0] if len(sets) == 1 else frozenset().union(*sets))
+        elif recalled("names in", n) is None:
+            stack.append((n, True))
+            stack += [(p, False) for p in children(n)]
+    return recalled("names in", node)
+
+
+class _RenameWhereUsed(RenameNames):
+    """`RenameNames` that does not enter subtrees without any of the names (`_names_in`)."""
+
+    def on_visit(self, node):
+        if type(node) is cst.Attribute:
+            return False            # (`RenameNames.leave_Attribute` renames its value)
+        return not self.mapping.keys().isdisjoint(_names_in(node))
 
 
 class _BatchLength(cst.CSTTransformer):
@@ -75,6 +118,9 @@ class _BatchLength(cst.CSTTransformer):
 
     def __init__(self, params: set[str], lanes: str):
         self.params, self.lanes = params, lanes
+
+    def on_visit(self, node):
+        return "len" in _names_in(node)
 
     def leave_Call(self, original_node, updated_node):
         if type(updated_node.func) is cst.Name and updated_node.func.value == "len" \
@@ -140,6 +186,29 @@ def record_if_facts(func: cst.FunctionDef, ctx, analysis) -> None:
                 and node.test.value in ctx.compact_ifs:
             batched = analysis.batched_tests.get(node, False)
             ctx.compact_ifs[node.test.value] = analysis.if_envs.get(node) if batched else None
+
+
+def array_operands(node: cst.If, entry: dict, live: set) -> set[str]:
+    """The names a compacted ``if`` needs to hold arrays when it runs: those its test reads
+    (its lanes are those of an array: ``np.flatnonzero(cond)``, ``~cond``, ``len(cond)``),
+    the per-example values (at ``entry``) its branches read before assigning them (gathered,
+    ``x[lanes]``) and those they assign that are used afterwards (``live``: gathered, or
+    copied before the scatter, ``x.astype(...)``). Anything per example is an array where it
+    is computed; only a loop's carry that starts the same for every example is not, on the
+    first iteration, unless `batch_rules` makes it one before the loop."""
+    names = set(reads(node.test))
+    for stmts in (body_of(node.body), body_of(node.orelse)):
+        touched = exposed_reads(stmts) | (set().union(*map(writes, stmts)) & live)
+        names |= {n for n in touched if _is_batched(entry.get(n))}
+    return names
+
+
+def scatter_dtype_ok(value) -> bool:
+    """Whether the scatter of a compacted ``if`` can allocate an array for the joined value
+    (``np.empty(n, dtype=...)``): a number or truth value of a known dtype. Strings, objects
+    and values of unknown type keep the select form (``np.where`` takes them as they are)."""
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and dtype.kind in "biufc"
 
 
 def _first_write_order(stmts):
@@ -254,6 +323,7 @@ class _Compact(cst.CSTTransformer):
     def _compacted_if(self, original, node: cst.If, cond: str, facts) -> list:
         entry, then_env, else_env, joined = facts
         live = self.liveness.live_after.get(original, set())
+        live_in = self.liveness.live_before.get(original, set())
         branches = [(list(node.body.body), then_env, cond, "lanes", "_lanes")]
         if node.orelse is not None:
             branches.append((body_of(node.orelse), else_env, f"~{cond}", "lanes_else",
@@ -263,7 +333,9 @@ class _Compact(cst.CSTTransformer):
         for stmts, values, mask, lanes_base, suffix in branches:
             lanes = self.fresh(lanes_base)
             written = set().union(*map(writes, stmts)) if stmts else set()
-            exposed = exposed_reads(stmts)
+            # what the branch reads from before it, where that may be read (not in code after
+            # a `continue`: a region before may not have scattered what only that reads)
+            exposed = exposed_reads(stmts) & live_in
             definite = definite_writes(stmts)
             # gathered: the per-example values the branch reads; renamed too: what it assigns
             # that exists outside it (the other branch and the scatter need the old value)
@@ -290,13 +362,14 @@ class _Compact(cst.CSTTransformer):
         prims = self.prims
         sources = [(lanes, local[name], values.get(name))
                    for lanes, local, written, _definite, values in done if name in written]
+        if not _is_batched(value):
+            # the same for every example after the `if`: a name only one branch binds (the
+            # other path leaves it unbound), which the select form takes from that branch,
+            # run on every lane; here it ran on its own lanes, to the same value
+            return [f"{name} = {sources[-1][1]}"]
         complete = len(done) == 2 and all(name in d[3] for d in done)
         keep_old = not complete and name in entry
-        if value.dtype is not None:
-            dtype = prims.dtype_code(value.dtype)
-        else:       # what np.where of the branch values would give
-            dtype = prims.result_type(
-                *[local for _, local, _ in sources], *([name] if keep_old else []))
+        dtype = prims.dtype_code(value.dtype)     # known: `compact_ifs` checked it
         size = f"len({cond})"
         if not keep_old:
             if value.rank == 0:
@@ -318,22 +391,46 @@ def _numbered_in_order(func: cst.FunctionDef, made: dict[str, str]) -> cst.Funct
     """Inner loops and ``if``s are rewritten first, so they took the first fresh names
     (``lanes``, then ``lanes_2``): the names made from one base are handed out again in
     the order they appear in the code."""
-    from ..cst_util import render
-    code = render(func)
     by_base: dict[str, list[str]] = {}
     for name, base in made.items():
         by_base.setdefault(base, []).append(name)
+    by_base = {base: names for base, names in by_base.items() if len(names) > 1}
+    if not by_base:
+        return func
+    first = _first_uses(func, {name for names in by_base.values() for name in names})
     mapping = {}
     for base, names in by_base.items():
-        if len(names) < 2:
-            continue
         def number(name, base=base):
             return 1 if name == base else int(name[len(base) + 1:])
-        found = {n: re.search(rf"\b{n}\b", code) for n in names}
-        in_code = sorted((n for n in names if found[n]), key=lambda n: found[n].start())
+        in_code = sorted((n for n in names if n in first), key=first.__getitem__)
         mapping.update({old: new for old, new in zip(in_code, sorted(in_code, key=number))
                         if old != new})
     return rewrite(func, RenameNames(mapping)) if mapping else func
+
+
+def _first_uses(node, names: set[str]) -> dict[str, int]:
+    """The rank of the first occurrence in the code of each of ``names`` as a variable (one
+    walk in code order: attribute and keyword names are not variables)."""
+    first: dict[str, int] = {}
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        kind = type(n)
+        if kind is cst.Name:
+            if n.value in names and n.value not in first:
+                first[n.value] = len(first)
+            continue
+        if kind is cst.Attribute:
+            stack.append(n.value)
+            continue
+        if kind is cst.IfExp:               # `body if test else orelse`
+            stack += [n.orelse, n.test, n.body]
+            continue
+        parts = children(n)
+        if kind is cst.Arg and n.keyword is not None:
+            parts = [p for p in parts if p is not n.keyword]
+        stack += reversed(parts)
+    return first
 
 
 def _moves_data_only(stmt, data_calls) -> bool:

@@ -40,7 +40,10 @@ choice either.
 An ``if`` keeps the select form (whatever the comment) where compaction cannot give the
 same results: a branch that draws random numbers (the draws would differ), writes into an
 array that exists before the ``if`` (``v[0] = x``), holds a tuple of per-example values, or
-assigns a variable used afterwards that has no value on some lanes (select reports it).
+assigns a variable used afterwards that has no value on some lanes (select reports it) or
+that holds no number or truth value of a known dtype (the scatter allocates it); or a name
+it uses would not be an array exactly where the analysis says it is per example
+(`_Choose._arrays_when_run`).
 """
 
 from __future__ import annotations
@@ -54,7 +57,8 @@ from ..abstract import TupleValue
 from ..analysis import may_warn
 from ..cst_util import children, rewrite, statements, walk
 from ..liveness import exposed_reads, liveness_of, reads, writes
-from .batch_rules import padded_names
+from .batch_rules import flows_into, padded_names, promoted_value
+from .compact import array_operands, scatter_dtype_ok
 from .if_to_where import _ElifToNestedIf, _errstate, warning_parts
 from .masked_loops import strategy_of
 from .simplify import _is_errstate as _is_quiet
@@ -177,41 +181,68 @@ class _Unquiet(cst.CSTTransformer):
         return updated_node
 
 
-def _exits(stmts) -> bool:
-    """A ``return`` anywhere, or a ``break``/``continue`` of a loop outside the branch."""
-    stack = list(stmts)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Return):
-            return True
-        if isinstance(n, (cst.Break, cst.Continue)):
-            return True
-        if isinstance(n, (cst.For, cst.While)):
-            stack.extend(n2 for n2 in walk(n) if isinstance(n2, cst.Return))
-            continue
-        stack.extend(children(n))
-    return False
+class _Facts:
+    """What the statements of a function hold, found in one walk (each ``if`` asks about its
+    branches, and ``if``s nest): a ``return``, or a ``break``/``continue`` of a loop outside
+    the statement (`exits`); a random draw or a per-example tuple (`unsafe`); changes of an
+    existing object in place, ``v[i] = ...``, ``v.a = ...``, ``v[i] += ...`` or a mutating
+    method, by the name of the object (`writes_into`)."""
+
+    def __init__(self, func, analysis):
+        self._exits: set[int] = set()
+        self._unsafe: set[int] = set()
+        self._into: dict[int, set[str]] = {}
+        path: list = []                       # the nodes from `func` down to the current one
+        stack = [(func, 0)]
+        while stack:
+            node, depth = stack.pop()
+            del path[depth:]
+            path.append(node)
+            kind = type(node)
+            if kind is cst.Return:
+                self._exits.update(map(id, path))
+            elif kind is cst.Break or kind is cst.Continue:
+                loops = [k for k, p in enumerate(path) if type(p) in (cst.For, cst.While)]
+                self._exits.update(map(id, path[loops[-1] + 1 if loops else 0:]))
+            if node in analysis.random_calls or (
+                    isinstance(analysis.values.get(node), TupleValue)
+                    and _batched(analysis, node)):
+                self._unsafe.update(map(id, path))
+            for name in _changed_in_place(node):
+                for p in path:
+                    self._into.setdefault(id(p), set()).add(name)
+            stack += [(c, depth + 1) for c in reversed(children(node))]
+
+    def exits(self, stmts) -> bool:
+        return any(id(s) in self._exits for s in stmts)
+
+    def unsafe(self, stmts) -> bool:
+        return any(id(s) in self._unsafe for s in stmts)
+
+    def writes_into(self, stmts, names) -> bool:
+        return any(not self._into.get(id(s), set()).isdisjoint(names) for s in stmts)
 
 
-def _writes_into(stmts, names: set) -> bool:
-    """Whether the statements change an existing object in place: ``v[i] = ...``,
-    ``v.a = ...``, ``v[i] += ...`` or a mutating method, on one of ``names``."""
-    for node in stmts:
-        for n in walk(node):
-            targets = []
-            if type(n) is cst.Assign:
-                targets = [t.target for t in n.targets]
-            elif type(n) in (cst.AugAssign, cst.AnnAssign):
-                targets = [n.target]
-            elif type(n) is cst.Call and isinstance(n.func, cst.Attribute) \
-                    and n.func.attr.value in _MUTATING_METHODS:
-                targets = [n.func]
-            for target in targets:
-                while isinstance(target, (cst.Subscript, cst.Attribute)):
-                    target = target.value
-                    if isinstance(target, cst.Name) and target.value in names:
-                        return True
-    return False
+def _changed_in_place(node) -> list[str]:
+    """``v`` of ``v[i] = ...``, ``v.a = ...``, ``v[i] += ...``, ``v.sort()``..."""
+    kind = type(node)
+    if kind is cst.Assign:
+        targets = [t.target for t in node.targets]
+    elif kind is cst.AugAssign or kind is cst.AnnAssign:
+        targets = [node.target]
+    elif kind is cst.Call and type(node.func) is cst.Attribute \
+            and node.func.attr.value in _MUTATING_METHODS:
+        targets = [node.func]
+    else:
+        return []
+    names = []
+    for target in targets:
+        if isinstance(target, (cst.Subscript, cst.Attribute)):
+            while isinstance(target, (cst.Subscript, cst.Attribute)):
+                target = target.value
+            if type(target) is cst.Name:
+                names.append(target.value)
+    return names
 
 
 class _Choose(cst.CSTTransformer):
@@ -225,9 +256,25 @@ class _Choose(cst.CSTTransformer):
         self.quiet: set[cst.If] = set()   # compacted instead of selected, and may warn
         self.func = func
         self.padded = None      # `batch_rules.padded_names`, once needed
-        # how many `if`s test each name
-        self.tested = Counter(n.test.value for n in walk(func)
-                              if type(n) is cst.If and type(n.test) is cst.Name)
+        self.loops: list = []             # the loops around the node being visited
+        self.facts = _Facts(func, analysis)
+        # how many `if`s test each name (`compact` finds an `if` by its test's name)
+        self.tests = Counter(n.test.value for n in walk(func)
+                             if type(n) is cst.If and type(n.test) is cst.Name)
+
+    def visit_For(self, node):
+        self.loops.append(node)
+
+    def visit_While(self, node):
+        self.loops.append(node)
+
+    def leave_For(self, original_node, updated_node):
+        self.loops.pop()
+        return updated_node
+
+    def leave_While(self, original_node, updated_node):
+        self.loops.pop()
+        return updated_node
 
     def visit_If(self, node):
         """Chosen top-down, so that an outer `if` gets the first fresh name."""
@@ -253,7 +300,7 @@ class _Choose(cst.CSTTransformer):
         boolean = getattr(analysis.values.get(test), "kind", "?") == "b"
         if (isinstance(test, cst.Name) and test.value in self.ctx.namer.generated
                 and test.value not in self.ctx.compact_ifs and boolean
-                and test.value not in writes(node) and self.tested[test.value] == 1):
+                and test.value not in writes(node) and self.tests[test.value] == 1):
             # (its name marks this `if` for `if_to_where` and `compact`: not where another
             # `if` tests the same flag, `if returned:` after an inner loop and after the
             # outer one)
@@ -324,15 +371,10 @@ class _Choose(cst.CSTTransformer):
             return False
         entry, then_env, else_env, joined = envs
         branches = self._branches(node)
-        if any(_exits(stmts) for stmts in branches):
-            return False
-        inside = [n for stmts in branches for s in stmts for n in walk(s)]
-        if any(n in analysis.random_calls for n in inside):
-            return False
-        if any(isinstance(analysis.values.get(n), TupleValue) and _batched(analysis, n)
-               for n in inside):
-            return False
-        if _writes_into([s for stmts in branches for s in stmts], set(entry)):
+        statements_ = [s for stmts in branches for s in stmts]
+        facts = self.facts
+        if facts.exits(statements_) or facts.unsafe(statements_) \
+                or facts.writes_into(statements_, entry):
             return False
         if self.padded is None:
             self.padded = padded_names(self.func, analysis)
@@ -344,14 +386,52 @@ class _Choose(cst.CSTTransformer):
                     for stmts in branches]
         for name in set().union(*assigned) & live:
             value = joined.get(name)
-            if value is None or isinstance(value, TupleValue):
-                return False
+            if not scatter_dtype_ok(value):
+                return False     # a string, object or value of unknown type: select
             if name not in entry and not (len(assigned) == 2 and all(
                     name in a for a in assigned)):
                 return False     # select reports that it may have no value
             sources = [env.get(name) for env in (then_env, else_env, entry) if name in env]
             if any(isinstance(v, TupleValue) or v.rank != value.rank for v in sources):
                 return False     # a per-example scalar on some lanes, a vector on others
+        return self._arrays_when_run(node, entry)
+
+    def _arrays_when_run(self, node: cst.If, entry: dict) -> bool:
+        """Whether the names the compacted ``if`` uses are arrays exactly where the analysis
+        says they are per example, whenever it runs:
+
+        - every name it needs as an array (`compact.array_operands`) is one: a carry of a
+          loop around it that enters the loop the same for every example and flows into one
+          of them is made an array before the loop by `batch_rules`, where its type is known;
+        - none it uses as it is (the same for every example at ``entry``) is an array: a
+          loop around it that may run no iteration, and that leaves a name per example that
+          it entered with and keeps at its head the same for every example, makes that name
+          an array before the loop (`batch_rules`, so that it is one after the loop), where
+          the analysis of the loop's body still sees it shared: a compacted branch would use
+          it whole on its own lanes."""
+        needed = used = None
+        analysis = self.analysis
+        for loop in self.loops:
+            loop_entry = analysis.loop_entry.get(loop, {})
+            loop_exit = analysis.loop_exit.get(loop) or {}
+            may_skip = analysis.loop_may_skip.get(loop, False)
+            for name, at_head in analysis.loop_head.get(loop, {}).items():
+                before = loop_entry.get(name)
+                if before is None or before.batched:
+                    continue
+                if getattr(at_head, "batched", False):
+                    if needed is None:
+                        needed = array_operands(node, entry,
+                                                self.liveness.live_after.get(node, set()))
+                    if (promoted_value(before, at_head) is None or name not in
+                            analysis.defined_before_loop.get(loop, ())) \
+                            and flows_into(loop, name, needed):
+                        return False     # (it cannot be made an array, or may be unbound)
+                elif may_skip and getattr(loop_exit.get(name), "batched", False):
+                    if used is None:
+                        used = reads(node) | writes(node)
+                    if flows_into(loop, name, used):
+                        return False
         return True
 
 

@@ -4,8 +4,10 @@ Assumes: scalar-style code; the current analysis (which ``if`` tests are batched
 Guarantees: when some ``return`` sits under a batched condition, the function ends in exactly
 one ``return``; every other ``return`` became an assignment of the result variable, and the
 statements that followed a conditional ``return`` moved into the branch that falls through
-(duplicated only when both branches can fall through). The code is still scalar-style code
-with the same per-example meaning, so later passes can analyse it again.
+(duplicated only when both branches can fall through and they are few; more run after the
+``if`` under ``if not returned:``, a flag its returns set: `continuations.COPY_LIMIT`). The
+code is still scalar-style code with the same per-example meaning, so later passes can
+analyse it again.
 
     if x < 0:                       if x < 0:
         return 0.0                      result = 0.0
@@ -25,7 +27,10 @@ import libcst as cst
 from ..abstract import TupleValue
 from ..cst_util import statements
 from ..errors import Unsupported
+from ..liveness import exposed_reads, writes
+from .batch_rules import _is_docstring
 from .continuations import ContinuationLowering, check_returned_shapes
+from .masked_loops import _has_literal, _literal_for
 
 
 def _has_return(node) -> bool:
@@ -39,9 +44,25 @@ def _single_line(small) -> cst.SimpleStatementLine:
 class _Lowering(ContinuationLowering):
     exits = (cst.Return,)
 
-    def __init__(self, result: str, same_name: bool):
+    def __init__(self, result: str, same_name: bool, namer=None, analysis=None):
         self.result = result
         self.same_name = same_name
+        self.namer = namer        # flags for long continuations (None: always copied)
+        self.analysis = analysis
+        self.flagged = False
+
+    def can_guard(self, stmt: cst.If, after: list) -> bool:
+        """Not where what runs after reads a name the ``if`` binds that may be unbound on
+        the paths that return (it is bound on those that fall through, where a copy of the
+        statements would run): the select form would merge it where it may have no value."""
+        before = self.analysis.defined_before.get(stmt)
+        return before is not None and not (writes(stmt) - before) & exposed_reads(after)
+
+    def flag(self) -> str | None:
+        if self.namer is None:
+            return None
+        self.flagged = True
+        return self.namer.fresh("returned")
 
     def holds_exit(self, stmt) -> bool:
         return _has_return(stmt)
@@ -92,7 +113,16 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     result = values[0].value if same else ctx.namer.fresh("result")
     if same and result in ctx.placeholders:
         _no_placeholder_returned(analysis, returns, ctx.placeholders[result])
-    lowering = _Lowering(result, bool(same))
+    # a long continuation runs after the `if` under a flag instead of being copied into both
+    # branches (`continuations.COPY_LIMIT`), where `result` can have a value before: a
+    # literal of the type of what the function returns
+    guarded = bool(same) or _has_literal(analysis.result)
+    lowering = _Lowering(result, bool(same), ctx.namer if guarded else None, analysis)
     body = lowering.seq(list(func.body.body), lambda: [])
+    if lowering.flagged and not same:
+        at = 1 if body and _is_docstring(body[0]) else 0
+        body.insert(at, _single_line(cst.Assign([cst.AssignTarget(cst.Name(result))],
+                                                cst.parse_expression(
+                                                    _literal_for(analysis.result)))))
     body.append(_single_line(cst.Return(cst.Name(result))))
     return func.with_changes(body=func.body.with_changes(body=body))

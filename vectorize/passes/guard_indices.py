@@ -55,7 +55,9 @@ class _Plan:
     def __init__(self, analysis):
         self.analysis = analysis
         self.subscripts: dict[cst.Subscript, list[_Guard]] = {}
-        self.kept_tests: set[cst.If] = set()
+        # (a dict, not a set: fresh names are handed out in its order, which must not
+        # depend on where the nodes lie in memory)
+        self.kept_tests: dict[cst.If, None] = {}
 
     # statements carry ``versions``: how often each name was assigned on the path so far
     def block(self, stmts, guards: list, versions: dict) -> None:
@@ -133,11 +135,11 @@ class _Plan:
         out = []
         for guard in guards:
             if guard.if_node is not None and not isinstance(guard.node, cst.Name):
-                self.kept_tests.add(guard.if_node)    # computed once, read by name
+                self.kept_tests[guard.if_node] = None    # computed once, read by name
             elif not guard.valid(versions):
                 if guard.if_node is None:
                     continue
-                self.kept_tests.add(guard.if_node)
+                self.kept_tests[guard.if_node] = None
             out.append(guard)
         return out
 

@@ -28,9 +28,9 @@ import functools
 import libcst as cst
 
 from ..abstract import TupleValue, join
-from ..cst_util import bare_code, children, parse_expr, parse_stmt, rewrite, walk
+from ..cst_util import bare_code, children, parse_expr, parse_stmt, rewrite, statements, walk
 from ..errors import Unsupported
-from ..liveness import Liveness, writes
+from ..liveness import Liveness, exposed_reads, writes
 from ..rules.lanes import ANY_LANE
 from .continuations import ContinuationLowering, check_returned_shapes
 
@@ -89,6 +89,14 @@ class _Loop(ContinuationLowering):
 
     def holds_exit(self, stmt) -> bool:
         return _exits_in(stmt)
+
+    def flag(self) -> str:
+        return self.names.ctx.namer.fresh("exited")
+
+    def can_guard(self, stmt: cst.If, after: list) -> bool:
+        """As `early_return._Lowering.can_guard`."""
+        before = self.names.analysis.defined_before.get(stmt)
+        return before is not None and not (writes(stmt) - before) & exposed_reads(after)
 
     def exit_for(self, small, tail) -> list:
         if isinstance(small, cst.Break):
@@ -175,12 +183,13 @@ class _MaskLoops(cst.CSTTransformer):
         if not _exits_in(original, (cst.Return,)) or self._inside_a_loop(original):
             return []
         result, returned = self.names.result_names()
-        values = [v for node, v in self.analysis.returns if _contains(original, node)]
+        inside = {id(n) for n in statements(original) if type(n) is cst.Return}
+        values = [v for node, v in self.analysis.returns if id(node) in inside]
         literal = _literal_for(values[0]) if values else "None"
         # a number also where a vector is returned: `batch_rules` makes it an array that
         # broadcasts against the returned values
         self.ctx.placeholders.setdefault(result, next(
-            (node for node, _ in self.analysis.returns if _contains(original, node)), None))
+            (node for node, _ in self.analysis.returns if id(node) in inside), None))
         return [_assign(returned, "False"), _assign(result, literal)]
 
     def _inside_a_loop(self, original) -> bool:
@@ -357,16 +366,6 @@ def strategy_of(loop, default: str) -> str:
             if choice in ("compact", "select"):
                 return choice
     return default
-
-
-def _contains(tree, node) -> bool:
-    stack = [tree]
-    while stack:
-        n = stack.pop()
-        if n is node:
-            return True
-        stack.extend(children(n))
-    return False
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
