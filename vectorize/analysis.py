@@ -816,16 +816,14 @@ class Analysis:
         if kind is cst.SimpleString:
             return exact(_string(node.value))
         if isinstance(node, cst.ConcatenatedString):
-            return exact(ast.literal_eval(_code(node)))
+            # "abc" "def", "a" f"{b}": constant when both halves are
+            left, right = self.expr(node.left, env), self.expr(node.right, env)
+            return unbatched(_evaluate(_op.add, left.example, right.example),
+                             all_exact(left, right))
         if isinstance(node, cst.Ellipsis):
             return exact(Ellipsis)
         if isinstance(node, cst.FormattedString):
-            parts = [self.expr(p.expression, env) for p in node.parts
-                     if isinstance(p, cst.FormattedStringExpression)]
-            if any(p.batched for p in parts):
-                raise Unsupported("formatting per-example values into a string", node,
-                                  "return the numbers and format them outside")
-            return unbatched(UNKNOWN)
+            return self.formatted_string(node, env)
         if isinstance(node, cst.Tuple):
             items = [self.expr(e.value, env) for e in node.elements
                      if not isinstance(e, cst.StarredElement)]
@@ -863,6 +861,32 @@ class Analysis:
                  "Await": "await outside the per-example function"}
         raise Unsupported(f"`{type(node).__name__}` expressions are not supported", node,
                           hints.get(type(node).__name__, "rewrite it with plain expressions"))
+
+    def formatted_string(self, node: cst.FormattedString, env: Env):
+        """An f-string: constant when every value formatted into it is (and it does not
+        show an expression's text, ``f"{x=}"``), else a string formatted from the values'
+        representatives (or of unknown value)."""
+        parts = list(_formatted_expressions(node.parts))
+        values = [self.expr(p.expression, env) for p in parts]
+        if any(v.batched for v in values):
+            raise Unsupported("formatting per-example values into a string", node,
+                              "return the numbers and format them outside")
+        if not all(v.known for v in values):
+            return unbatched(UNKNOWN)
+        placeholders = {id(p.expression): f"_value{k}" for k, p in enumerate(parts)}
+
+        class _Placeholders(cst.CSTTransformer):
+            def leave_FormattedStringExpression(self, original, updated):
+                return updated.with_changes(
+                    expression=cst.Name(placeholders[id(original.expression)]))
+
+        text = _code(node.visit(_Placeholders()))
+        try:
+            value = eval(text, {"__builtins__": {}},   # noqa: S307 - constants only
+                         {f"_value{k}": v.example for k, v in enumerate(values)})
+        except Exception:
+            return unbatched(UNKNOWN)
+        return unbatched(value, all_exact(*values) and all(p.equal is None for p in parts))
 
     def name(self, node: cst.Name, env: Env):
         ident = node.value
@@ -1067,9 +1091,13 @@ class Analysis:
                     return base.items[parts[0].example]
                 except IndexError:
                     raise Unsupported("tuple index out of range", node) from None
-            raise Unsupported("indexing a tuple of per-example values with a computed index",
-                              node, "use a constant index")
+            if base.batched:
+                raise Unsupported("indexing a tuple of per-example values with a computed "
+                                  "index", node, "use a constant index")
         batched_parts = [p for p in parts if p is not None and p.batched]
+        if not base.batched and batched_parts and isinstance(
+                base.example, (list, tuple, dict)):
+            return self._lookup_per_example(node, base, parts)
         if not base.batched and not batched_parts:
             if base.known and all(e is not UNKNOWN for e in examples):
                 return unbatched(_evaluate(lambda b, i: b[i], base.example, index_example),
@@ -1091,6 +1119,31 @@ class Analysis:
             raise Unsupported(f"this index does not fit the per-example value ({exc})",
                               node) from None
         return batched_like(out)
+
+    def _lookup_per_example(self, node: cst.Subscript, base, parts):
+        """``TABLE[k]`` with a per-example ``k`` into a list or tuple of numbers the same for
+        every example: a gather from the array of its items (`array.index`; Python's
+        negative indexes and IndexError are NumPy's too). A dict looked up by a per-example
+        key runs per example where fallbacks are allowed; anything else is refused."""
+        seq = base.example
+        what = _code(node.value)
+        if isinstance(seq, dict):
+            if self.allow_fallback and all(_is_number(v) for v in seq.values()):
+                self.fallback_calls[node] = f"`{what}[...]` is a dict looked up per example"
+                return batched_like(np.asarray(list(seq.values()) or [0.0])[0])
+            raise Unsupported(f"`{what}` is a dict looked up by a per-example key", node,
+                              "use a list or array indexed by an integer (e.g. "
+                              "`np.array([...])[k]`), compute the value with np.where, or "
+                              "pass fallback='warn' to look it up per example")
+        if len(parts) != 1 or not all(_is_number(v) for v in seq):
+            raise Unsupported(f"`{what}` is indexed by a per-example integer, and only a flat "
+                              "list or tuple of numbers can be gathered from", node,
+                              f"make `{what}` a NumPy array (np.array(...)) of one dtype")
+        (part,) = parts
+        if part.kind not in "iu" or part.rank > 0:
+            raise Unsupported(f"`{what}` is indexed by a per-example value that is not an "
+                              "integer", node, "convert the index with int()")
+        return batched_like(np.asarray(seq if seq else [0.0])[0])
 
     # ------------------------------------------------------------------------------ calls
     def call(self, node: cst.Call, env):
@@ -1458,6 +1511,20 @@ def _string(text: str):
     if quote in ('"', "'", '"""', "'''") and "\\" not in text:
         return text[len(quote):-len(quote)]
     return ast.literal_eval(text)
+
+
+def _is_number(value) -> bool:
+    return type(value) in (int, float, complex, bool) or isinstance(value, (np.number,
+                                                                            np.bool_))
+
+
+def _formatted_expressions(parts):
+    """The ``{...}`` parts of an f-string, those nested in format specs too, in order."""
+    for part in parts:
+        if type(part) is cst.FormattedStringExpression:
+            yield part
+            if part.format_spec:
+                yield from _formatted_expressions(part.format_spec)
 
 
 def _names_in(node) -> set[str]:
