@@ -42,7 +42,8 @@ def bytes_concatenated(x):
     return x + len(b"ab" b"c")
 
 
-STRING_CASES = [concatenated_argument, concatenated_with_fstring, bytes_concatenated]
+STRING_CASES = [concatenated_argument, concatenated_with_fstring, fstring_of_a_default,
+                fstring_constant_chooses, bytes_concatenated]
 
 
 def _floats(n):

@@ -13,6 +13,7 @@ lane); loops are analysed to a fixed point.
 from __future__ import annotations
 
 import ast
+import contextlib
 import types
 import weakref
 
@@ -65,12 +66,14 @@ UNARY_FUNCS = {cst.Minus: _op.neg, cst.Plus: _op.pos, cst.BitInvert: _op.invert,
 class Env:
     """Abstract values of the local variables at one program point."""
 
-    def __init__(self, values=None, unbound=None):
+    def __init__(self, values=None, unbound=None, unreached: bool = False):
         self.values: dict[str, object] = dict(values or {})
         self.unbound: set[str] = set(unbound or ())   # bound on some paths only
+        # a path the arguments' representatives do not take (`Analysis._reached`)
+        self.unreached = unreached
 
-    def copy(self) -> Env:
-        return Env(self.values, self.unbound)
+    def copy(self, unreached: bool = False) -> Env:
+        return Env(self.values, self.unbound, self.unreached or unreached)
 
     def assign(self, name: str, value) -> None:
         self.values[name] = value
@@ -96,6 +99,7 @@ def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
             out.values[name] = a.values.get(name, b.values.get(name))
             out.unbound.add(name)
     out.unbound |= a.unbound | b.unbound
+    out.unreached = a.unreached and b.unreached
     return out
 
 
@@ -159,6 +163,12 @@ class Analysis:
         self.returns_in_loops = False
         self.masked_loops: dict[cst.CSTNode, cst.CSTNode] = {}   # loop -> node that masks it
         self.batched_returns = False   # some return depends on a batched condition
+        # if / while / conditional expression / and-or -> the truth of its test, where that
+        # is exactly known (`_decided`): only that side runs
+        self.decided: dict[cst.CSTNode, bool | None] = {}
+        self._unreached = 0     # depth of code the representatives do not reach (`_reached`)
+        # and/or -> its truth for the representatives where the left side decides it
+        self.short_circuits: dict[cst.CSTNode, bool] = {}
         self._batched_depth = 0
         self._loop_stack: list[dict] = []
         self.result = None
@@ -196,7 +206,8 @@ class Analysis:
 
     def block(self, stmts, env: Env) -> Env | None:
         for stmt in stmts:
-            env = self.statement(stmt, env)
+            with self._reached(not env.unreached):
+                env = self.statement(stmt, env)
             if env is None:
                 return None
         return env
@@ -336,15 +347,22 @@ class Analysis:
         batched = test.batched
         self.batched_tests[stmt] = batched
         self.defined_before[stmt] = set(env.values) - env.unbound
+        decided = self._decided(stmt, stmt.test, test)
+        taken = decided if decided is not None else self._representative_truth(test)
         self._batched_depth += batched
         try:
-            body_env = self.block(stmt.body.body, env.copy())
-            if stmt.orelse is None:
-                else_env = env.copy()
-            elif type(stmt.orelse) is cst.If:
-                else_env = self.if_statement(stmt.orelse, env.copy())
-            else:
-                else_env = self.block(stmt.orelse.body.body, env.copy())
+            body_env = else_env = None
+            if decided is not False:     # a branch that cannot run is not analysed
+                body_env = self.block(stmt.body.body, env.copy(unreached=taken is False))
+            if decided is not True:
+                else_start = env.copy(unreached=taken is True)
+                if stmt.orelse is None:
+                    else_env = else_start
+                elif type(stmt.orelse) is cst.If:
+                    with self._reached(not else_start.unreached):
+                        else_env = self.if_statement(stmt.orelse, else_start)
+                else:
+                    else_env = self.block(stmt.orelse.body.body, else_start)
         finally:
             self._batched_depth -= batched
         if batched and (body_env is None) != (else_env is None):
@@ -359,13 +377,15 @@ class Analysis:
         return joined
 
     def _loop(self, stmt, env: Env, bind_target, masked: bool = False,
-              endless: bool = False, nonempty: bool = False) -> Env | None:
+              endless: bool = False, nonempty: bool = False,
+              unreached: bool = False) -> Env | None:
         """Fixed point over the loop body. A loop is *masked* when its lanes can leave it at
         different times (a batched test, or break/continue/return under a batched
         condition); then every variable it changes becomes batched. An *endless* loop
         (``while True:``) is left only by ``break`` (or ``return``), never at its head. A
         *nonempty* loop (over a constant, non-empty sequence) runs its body at least once, so
-        what its body binds is bound after it."""
+        what its body binds is bound after it. An *unreached* body is one Python does not
+        enter for the arguments' representatives (`_reached`)."""
         frame = {"breaks": [], "continues": [], "depth": self._batched_depth,
                  "masked": masked, "node": stmt}
         self.defined_before_loop[stmt] = set(env.values) - env.unbound
@@ -380,8 +400,9 @@ class Analysis:
                 was_masked = frame["masked"]
                 frame["breaks"].clear()
                 frame["continues"].clear()
-                body_env = head.copy()
-                bind_target(body_env)
+                body_env = head.copy(unreached=unreached)
+                with self._reached(not unreached):
+                    bind_target(body_env)
                 self._batched_depth += was_masked
                 try:
                     out = self.block(stmt.body.body, body_env)
@@ -628,17 +649,18 @@ class Analysis:
             return self._loop(stmt, env, lambda e: self.bind(stmt.target, element, e, stmt),
                               masked=True)
         element = unbatched(UNKNOWN)
-        nonempty = False
+        nonempty = empty = False
         if iterable.known:
             try:
                 element = unbatched(next(iter(iterable.example)))
                 nonempty = bool(iterable.exact)   # the same sequence on every call
             except StopIteration:
                 element = unbatched(0 if isinstance(iterable.example, range) else UNKNOWN)
+                empty = True
             except Exception:
                 element = unbatched(UNKNOWN)
         return self._loop(stmt, env, lambda e: self.bind(stmt.target, element, e, stmt),
-                          nonempty=nonempty)
+                          nonempty=nonempty, unreached=empty)
 
     def method_call(self, node: cst.Call, base, env):
         """``x.sum(axis=0)`` on a batched ``x``: a method rule from the registry."""
@@ -696,14 +718,19 @@ class Analysis:
         test = self.expr(stmt.test, env)
         self._truth(test, stmt.test)
         self.batched_tests[stmt] = test.batched
+        if self._decided(stmt, stmt.test, test) is False:   # never entered
+            if stmt.orelse is not None:
+                return self.block(stmt.orelse.body.body, env)
+            return env
 
         def retest(e):
             if self.expr(stmt.test, e).batched and not self._loop_stack[-1]["masked"]:
                 self.batched_tests[stmt] = True
                 self._loop_stack[-1]["masked"] = True
                 self.masked_loops.setdefault(stmt, stmt.test)
+        entered = self.short_circuits.get(stmt.test, self._representative_truth(test))
         return self._loop(stmt, env, retest, masked=test.batched,
-                          endless=_always_true(test, stmt))
+                          endless=_always_true(test, stmt), unreached=entered is False)
 
     def bind(self, target, value, env: Env, stmt) -> None:
         if isinstance(target, cst.Name):
@@ -986,10 +1013,22 @@ class Analysis:
                                                  lambda: f"`{_code(node.operator).strip()}`"))
 
     def boolean(self, node: cst.BooleanOperation, env):
-        left, right = self.expr(node.left, env), self.expr(node.right, env)
+        left = self.expr(node.left, env)
+        is_and = type(node.operator) is cst.And
+        decided = self._decided(node, node.left, left)
+        if decided is not None:
+            # `False and ...`, `True or ...`: Python never evaluates the right side; else
+            # the value is the right side's
+            return left if decided != is_and else self.expr(node.right, env)
+        taken = self._representative_truth(left)
+        with self._reached(taken is None or taken == is_and):
+            right = self.expr(node.right, env)
+        if taken is not None and taken != is_and:
+            # for the representatives Python stops at the left side, so the whole is as true
+            # as it on every lane (a loop test `j + 1 < len(v) and ...`: never entered)
+            self.short_circuits[node] = taken
         if not (left.batched or right.batched):
             if left.known and right.known:
-                is_and = isinstance(node.operator, cst.And)
                 return unbatched((left.example and right.example) if is_and
                                  else (left.example or right.example), all_exact(left, right))
             return unbatched(UNKNOWN)
@@ -1000,12 +1039,17 @@ class Analysis:
         if left.batched or not left.known:
             self._truth(right, node.right)
         if left.kind == "b" and right.kind == "b":
-            return batched_like(np.True_)
+            # the representative lane: what Python stops at, where the left side decides
+            return batched_like(np.bool_(self.short_circuits.get(node, True)))
         return join(left, right, force_batched=True)
 
     def comparison(self, node: cst.Comparison, env):
         operands = [self.expr(node.left, env)]
         operands += [self.expr(c.comparator, env) for c in node.comparisons]
+        if len(operands) == 2 and type(node.comparisons[0].operator) in (cst.Is, cst.IsNot):
+            identical = _identical(*operands)
+            if identical is not None:    # `w is not None` where w is known not to be None
+                return exact(identical == (type(node.comparisons[0].operator) is cst.Is))
         if not any(o.batched for o in operands):
             out = True
             try:
@@ -1034,12 +1078,68 @@ class Analysis:
     def ifexp(self, node: cst.IfExp, env):
         test = self.expr(node.test, env)
         self._truth(test, node.test)
+        decided = self._decided(node, node.test, test)
+        if decided is not None:
+            return self.expr(node.body if decided else node.orelse, env)
+        taken = self._representative_truth(test)
         self._batched_depth += test.batched       # both sides run on every lane
         try:
-            body, orelse = self.expr(node.body, env), self.expr(node.orelse, env)
+            with self._reached(taken is not False):
+                body = self.expr(node.body, env)
+            with self._reached(taken is not True):
+                orelse = self.expr(node.orelse, env)
         finally:
             self._batched_depth -= test.batched
-        return join(body, orelse, force_batched=test.batched)
+        joined = join(body, orelse, force_batched=test.batched)
+        arm = body if taken else orelse
+        if taken is not None and joined.batched and isinstance(joined, Value) \
+                and joined.known and isinstance(arm, Value) and arm.known:
+            # the representative lane takes the arm Python takes for the representatives
+            example = _evaluate(lambda a: np.asarray(a).astype(joined.dtype), arm.example)
+            if example is not UNKNOWN and example.shape == np.shape(joined.example):
+                return Value(True, example[()])
+        return joined
+
+    def _decided(self, node, test_node, test) -> bool | None:
+        """The truth of a test known exactly (the same on every call of this
+        specialization: literals, globals, the values the code is specialized on): Python
+        runs only one side of it, so only that side is analysed, and `python_conditions`
+        keeps only that side. None otherwise, and where a loop's passes disagree."""
+        outcome = None
+        if not test.batched and test.exact and not any(
+                type(n) is cst.NamedExpr for n in walk(test_node)):
+            try:
+                outcome = bool(test.example)
+            except Exception:
+                outcome = None
+        previous = self.decided.get(node, outcome)
+        self.decided[node] = outcome if previous is outcome else None
+        return outcome
+
+    @staticmethod
+    def _representative_truth(test) -> bool | None:
+        """Which way a test the same for every example goes for the arguments'
+        representatives (its code stays a Python condition); None where it differs per
+        example or is unknown. (Code after a per-example test that is the same on every
+        lane for these arguments is not skipped: its merge evaluates it on every lane.)"""
+        if test.batched or not test.known or isinstance(test, TupleValue):
+            return None
+        try:
+            return bool(test.example)
+        except Exception:
+            return None
+
+    @contextlib.contextmanager
+    def _reached(self, reached: bool):
+        """Code that Python runs only where a condition the same for every example holds
+        (not known exactly, only from the arguments' representatives), and which it would
+        not run for these: ``v[j + 1]`` under ``j + 1 < len(v)``. Indexes out of the
+        representatives' bounds there are no reason to refuse."""
+        self._unreached += not reached
+        try:
+            yield
+        finally:
+            self._unreached -= not reached
 
     def attribute(self, node: cst.Attribute, env):
         base = self.expr(node.value, env)
@@ -1115,7 +1215,14 @@ class Analysis:
             return Value(True, UNKNOWN)
         try:
             out = base.example[index_example]
-        except (IndexError, TypeError, ValueError) as exc:
+        except IndexError as exc:
+            if not self._unreached:
+                raise Unsupported(f"this index does not fit the per-example value ({exc})",
+                                  node) from None
+            # not reached for these arguments: the type of an element is what matters
+            return batched_like(_evaluate(lambda b, i: b[i], base.example,
+                                          _in_bounds(index_example)))
+        except (TypeError, ValueError) as exc:
             raise Unsupported(f"this index does not fit the per-example value ({exc})",
                               node) from None
         return batched_like(out)
@@ -1511,6 +1618,31 @@ def _string(text: str):
     if quote in ('"', "'", '"""', "'''") and "\\" not in text:
         return text[len(quote):-len(quote)]
     return ast.literal_eval(text)
+
+
+_SINGLETONS = (None, True, False, Ellipsis, NotImplemented)
+
+
+def _identical(a, b) -> bool | None:
+    """``a is b`` where it is the same on every call of this specialization though the
+    values are not known exactly: a per-example value (a NumPy scalar or array per example)
+    is never a singleton such as None, and a value of a known type other than NoneType is
+    never None. None where it is not known."""
+    for x, y in ((a, b), (b, a)):
+        if not (isinstance(y, Value) and y.exact and any(y.example is o for o in _SINGLETONS)):
+            continue
+        if isinstance(x, Value) and x.batched:
+            return False
+        if y.example is None and isinstance(x, Value) and x.known:
+            return x.example is None
+    return None
+
+
+def _in_bounds(index):
+    """An index with every integer replaced by 0 (slices and the rest as they are)."""
+    def zero(i):
+        return 0 if isinstance(i, (int, np.integer)) and not isinstance(i, bool) else i
+    return tuple(zero(i) for i in index) if isinstance(index, tuple) else zero(index)
 
 
 def _is_number(value) -> bool:

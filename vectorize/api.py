@@ -458,6 +458,14 @@ class vectorize:
                 continue
             arr = value if type(value) is np.ndarray else np.asanyarray(value)
             if arr.dtype.kind in "OUSVmM":
+                if arr.ndim == 0 and arr.dtype.kind in "US" and _specialized_on(arr[()]):
+                    # one string for every example: passed as it is, as the np.str_
+                    # numpy.vectorize hands each example
+                    values = list(values)
+                    values[index] = arr[()]
+                    as_is += (index,)
+                    arrays.append(None)
+                    continue
                 return self._fallback_plan(f"argument `{names[index]}` has dtype {arr.dtype}",
                                            args, kwargs)
             arrays.append(arr)
@@ -548,7 +556,7 @@ class vectorize:
         params = {}
         for name, value, arg, kind in zip(names, values, call_args, kinds):
             if _is_as_is(kind):
-                params[name] = Value(False, value)
+                params[name] = Value(False, value, _specialized_on(value))
             elif isinstance(kind, tuple):
                 params[name] = Value(True, np.ones((), arg.dtype)[()])
             else:
@@ -632,7 +640,8 @@ class _FastPath:
             t = type(a)
             if t is np.ndarray:
                 key.append((a.dtype, a.shape))
-            elif t in _EXACT_SCALARS or isinstance(a, np.generic):
+            elif t in _EXACT_SCALARS or isinstance(a, np.generic) and not isinstance(
+                    a, np.flexible):
                 key.append(t)
             else:
                 return None
@@ -684,10 +693,26 @@ class _FastPath:
 def _as_is_key(value):
     """The cache key's entry for an argument passed as it is: its type, and for an array its
     dtype and rank too (the generated code depends on them: `a.dot(w)` of a matrix `w` is
-    another einsum than of a vector)."""
+    another einsum than of a vector), and the value itself for the values the code is
+    specialized on (`_specialized_on`)."""
     if isinstance(value, np.ndarray):
         return (type(value), value.dtype.char, value.ndim)
+    if _specialized_on(value):
+        return (type(value), value)
     return type(value)
+
+
+_SPECIALIZED_TYPES = (type(None), bool, np.bool_, str, bytes)   # np.str_, np.bytes_ too
+MAX_SPECIALIZED_LENGTH = 64
+
+
+def _specialized_on(value) -> bool:
+    """Whether an argument passed as it is (a default, `excluded`, in_axes=None) is known to
+    the generated code by its value, not only its type: None, a bool, a short string (flags
+    and method names: ``if w is not None:`` / ``if method == "d8":`` then keep only the code
+    that runs for it). The cache key holds the value (`_as_is_key`)."""
+    return isinstance(value, _SPECIALIZED_TYPES) and (
+        not isinstance(value, (str, bytes)) or len(value) <= MAX_SPECIALIZED_LENGTH)
 
 
 def _is_as_is(kind) -> bool:
@@ -715,7 +740,7 @@ def _signature_params(names, call_args, kinds):
     params = {}
     for name, arg, kind in zip(names, call_args, kinds):
         if _is_as_is(kind):
-            params[name] = Value(False, arg)
+            params[name] = Value(False, arg, _specialized_on(arg))
         elif kind[0] == "b":
             params[name] = Value(True, np.ones(arg.shape[1:], arg.dtype)[()])
         else:

@@ -12,11 +12,13 @@ from . import chunks
 from .abstract import TupleValue, Value, representative
 from .api import (
     VectorizeFallbackWarning,
+    _as_is_key,
     _check_fallback,
     _describe,
     _fallback_source,
     _FallbackSpec,
     _SpecCache,
+    _specialized_on,
     _where,
 )
 from .chunks import check_chunk_size
@@ -51,6 +53,7 @@ class _VMapped:
         # a bound method maps over the arguments after `self`, which stays as it is
         self._lead = ()
         self._names = None      # the target's parameter names, read on the first call
+        self._defaults: dict = {}   # ... and the defaults of those that have one
         self._target = func
         if isinstance(func, types.MethodType):
             self._lead, self._target = (func.__self__,), func.__func__
@@ -114,7 +117,10 @@ class _VMapped:
         params, call_args, key = {}, [], []
         if self._names is None:
             import inspect
-            self._names = list(inspect.signature(self._target).parameters)
+            parameters = inspect.signature(self._target).parameters
+            self._names = list(parameters)
+            self._defaults = {name: p.default for name, p in parameters.items()
+                              if p.default is not p.empty}
         names = self._names
         for name, value in zip(names, self._lead):
             params[name] = functools.partial(Value, False, value)
@@ -125,6 +131,11 @@ class _VMapped:
             params[name] = value
             key.append(k)
             call_args.append(arg)
+        for name in self._names[len(self._lead) + len(args):]:
+            if name in self._defaults:   # not passed: its default, as it is
+                params[name], default, k = _leaves(self._defaults[name], None, name, sizes)
+                key.append(k)
+                call_args.append(default)
         spec = self._specs.get_or_build(tuple(key), lambda: self._build(
             {name: make() for name, make in params.items()}))
         return spec, call_args, size, [_batched(k) for k in key]
@@ -213,7 +224,9 @@ def _leaves(arg, axis, where, sizes):
         if isinstance(arg, np.ndarray):
             return (lambda: Value(False, representative(arg))), arg, ("u", arg.dtype.char,
                                                                     arg.ndim)
-        if isinstance(arg, (bool, int, float, complex)):
+        if _specialized_on(arg):       # None, a bool, a short string: known by its value
+            return (lambda: Value(False, arg, True)), arg, ("u", _as_is_key(arg))
+        if isinstance(arg, (int, float, complex)):
             return (lambda: Value(False, type(arg)(1))), arg, ("u", type(arg).__name__)
         return (lambda: Value(False, arg)), arg, ("u", type(arg).__name__)
     arr = np.asarray(arg)

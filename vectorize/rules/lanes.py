@@ -32,4 +32,15 @@ def register(reg: Registry) -> None:
         "    y = np.where(active, y_next, y)\n    active = active & (abs(x - y) > tol)",
         lambda site: expr("{x}.any()", x=site.nodes[0]) if site.args[0].batched
         else expr("bool({x})", x=site.nodes[0]),
-        infer=lambda site: unbatched(True)))
+        infer=_any_lane_infer))
+
+
+def _any_lane_infer(site):
+    """True, or what the representative lane says where it is known: a loop whose entry
+    test is false on every lane for the arguments' representatives (a guard the same for
+    every example: `Analysis.boolean`) is not entered for them."""
+    example = site.args[0].example
+    try:
+        return unbatched(any_lane(example) if site.args[0].known else True)
+    except Exception:
+        return unbatched(True)
