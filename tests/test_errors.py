@@ -98,6 +98,11 @@ def raise_batched(x):
     return x * 2
 
 
+def raise_every_example(x):
+    y = x * 2
+    raise ValueError(y)
+
+
 def one_branch(x):
     if x > 0:
         y = x * 2
@@ -199,7 +204,8 @@ CASES = [
     Case("item-assignment", item_assign, "acc[0] = x", "acc", box=lambda: [0.0]),
     Case("attribute-assignment", attr_assign, "box.value = x", "box", box=Box),
     Case("unknown-function", unknown_call, "random.gauss(y, 1.0)", "random.gauss"),
-    Case("raise-batched", raise_batched, 'raise ValueError("negative input")', "raise"),
+    Case("raise-per-example-values", raise_every_example, "raise ValueError(y)",
+         "ValueError"),
     Case("one-branch-variable", one_branch, "    return y", "y"),
     Case("recursion", recursive, "return recursive(x - 1)", "recursive"),
     Case("yield", generator, "yield x + 1", "yield", values=False),
@@ -475,11 +481,15 @@ def test_side_effects_of_the_fallback_happen_per_example():
     assert acc[0] == POSITIVE[-1]
 
 
-def test_raise_under_fallback_raises_like_the_function():
+def test_raise_under_a_per_example_condition_raises_like_the_function():
     x = np.array([1.0, -2.0, 3.0])
-    with pytest.raises(ValueError, match="negative input") as info, \
-            pytest.warns(VectorizeFallbackWarning):
-        vectorize(raise_batched, fallback="warn")(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")         # vectorized: no fallback warning
+        with pytest.raises(ValueError, match="negative input") as info:
+            vectorize(raise_batched, fallback="warn")(x)
+        valid = np.abs(x)
+        np.testing.assert_array_equal(vectorize(raise_batched, fallback="warn")(valid),
+                                      [raise_batched(a) for a in valid])
     assert not isinstance(info.value, VectorizeError)
 
 

@@ -71,6 +71,10 @@ class Env:
         self.unbound: set[str] = set(unbound or ())   # bound on some paths only
         # a path the arguments' representatives do not take (`Analysis._reached`)
         self.unreached = unreached
+        # a path that ended in a `raise` some examples reach (`Analysis.lane_raises`): the
+        # batch raises if any example gets there, so the code after continues on every lane
+        # (it is no exit that makes lanes differ), with no values from this path
+        self.raised = False
 
     def copy(self, unreached: bool = False) -> Env:
         return Env(self.values, self.unbound, self.unreached or unreached)
@@ -85,9 +89,9 @@ def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
     """The values after two paths meet. Under a batched condition a changed variable becomes
     batched; so does every name the paths ``written`` assign, even to the value it had
     (``a, b = b, a`` twice): the passes merge assigned names with ``np.where``."""
-    if a is None:
+    if a is None or a.raised and b is not None:
         return b
-    if b is None:
+    if b is None or b.raised:
         return a
     out = Env()
     for name in set(a.values) | set(b.values):
@@ -163,6 +167,8 @@ class Analysis:
         self.returns_in_loops = False
         self.masked_loops: dict[cst.CSTNode, cst.CSTNode] = {}   # loop -> node that masks it
         self.batched_returns = False   # some return depends on a batched condition
+        self.lane_raises: list[cst.Raise] = []   # raise under a per-example condition
+        self._exception_of_one_example = 0   # analysing the exception of such a raise
         # if / while / conditional expression / and-or -> the truth of its test, where that
         # is exactly known (`_decided`): only that side runs
         self.decided: dict[cst.CSTNode, bool | None] = {}
@@ -192,7 +198,10 @@ class Analysis:
 
     def _interpret(self) -> None:
         env = Env(self.params)
-        self.block(self.tree.body.body, env)
+        end = self.block(self.tree.body.body, env)
+        if end is not None and not end.raised and self.batched_returns \
+                and self.tree is getattr(self.source, "tree", None):   # the user's code
+            self._no_fall_off_on_some_lanes()
         if not self.returns:
             self.result = unbatched(None)
         else:
@@ -204,12 +213,26 @@ class Analysis:
             self.result = result
         return self
 
+    def _no_fall_off_on_some_lanes(self) -> None:
+        """Examples that reach the end of the function get None, those that return get their
+        value: refused where some examples return a value and others may fall off the end
+        (an ``if``/``elif`` without ``else`` before it)."""
+        body = self.tree.body.body
+        if not body or not _may_fall_off(body) or all(
+                r.value is None or _is_none(r.value) for r, _ in self.returns):
+            return
+        name = self.tree.name.value
+        raise Unsupported(f"`{name}` does not return a value on every path: examples for "
+                          f"which no `return` runs get None", body[-1],
+                          f"end `{name}` with a `return` for those examples (e.g. "
+                          f"`return 0.0`), or give the last `if` an `else:` that returns")
+
     def block(self, stmts, env: Env) -> Env | None:
         for stmt in stmts:
             with self._reached(not env.unreached):
                 env = self.statement(stmt, env)
-            if env is None:
-                return None
+            if env is None or env.raised:
+                return env
         return env
 
     def statement(self, stmt, env: Env) -> Env | None:
@@ -217,8 +240,8 @@ class Analysis:
         if type(stmt) is cst.SimpleStatementLine:
             for small in stmt.body:
                 env = self.small_statement(small, env)
-                if env is None:
-                    return None
+                if env is None or env.raised:
+                    return env
             return env
         if type(stmt) is cst.If:
             return self.if_statement(stmt, env)
@@ -323,10 +346,35 @@ class Analysis:
             self.jump_envs[small] = _bound_values(env)
             return None
         if type(small) is cst.Raise:
-            if self._batched_depth:
-                raise Unsupported("`raise` under a condition that differs per example", small,
-                                  "return a sentinel value (e.g. nan) for invalid examples")
-            return None
+            # where some examples raise, an exception made from per-example values is made
+            # from the first such example's (`guard_indices`, `rules/lanes.py`)
+            self._exception_of_one_example += bool(self._batched_depth)
+            try:
+                parts = [self.expr(p, env) for p in (small.exc, small.cause) if p is not None]
+            finally:
+                self._exception_of_one_example -= bool(self._batched_depth)
+            if any(p.batched for p in parts):
+                raise Unsupported("the exception raised is made from per-example values, "
+                                  "though every example raises it", small.exc,
+                                  "raise an exception the same for every example, e.g. "
+                                  "`raise ValueError(\"negative input\")`, or raise it "
+                                  "under the condition that makes it")
+            if not self._batched_depth:
+                return None
+            if self.helper:
+                # its caller may call it under a per-example condition of its own, which
+                # the helper cannot see: lanes that never call it would raise
+                raise Unsupported("`raise` under a per-example condition in a function "
+                                  "called from another", small,
+                                  "check the condition in the function that is vectorized, "
+                                  "or return a sentinel value (e.g. nan)")
+            # some examples raise: the batch raises if any does (`guard_indices` writes
+            # `if np.any(<the conditions here>): raise ...`), so the code after runs on
+            # every lane only when none does
+            self.lane_raises.append(small)
+            raised = env.copy()
+            raised.raised = True
+            return raised
         if type(small) is cst.Assert:
             test = self.expr(small.test, env)
             if test.batched:
@@ -372,7 +420,7 @@ class Analysis:
         joined = join_envs(body_env, else_env, batched=batched, before=env,
                            written=frozenset(writes(stmt.body)
                                              | (writes(stmt.orelse) if stmt.orelse else set())))
-        self.if_envs[stmt] = tuple(None if e is None else dict(e.values)
+        self.if_envs[stmt] = tuple(None if e is None or e.raised else dict(e.values)
                                    for e in (env, body_env, else_env, joined))
         return joined
 
@@ -408,6 +456,8 @@ class Analysis:
                     out = self.block(stmt.body.body, body_env)
                 finally:
                     self._batched_depth -= was_masked
+                if out is not None and out.raised:
+                    out = None          # every lane that gets there raises
                 fell_through = out      # the end of the body, before `continue`s join it
                 for cont in frame["continues"]:
                     out = join_envs(out, cont, batched=frame["masked"], before=head,
@@ -895,6 +945,8 @@ class Analysis:
         representatives (or of unknown value)."""
         parts = list(_formatted_expressions(node.parts))
         values = [self.expr(p.expression, env) for p in parts]
+        if any(v.batched for v in values) and self._exception_of_one_example:
+            return unbatched("")          # the message of one example
         if any(v.batched for v in values):
             raise Unsupported("formatting per-example values into a string", node,
                               "return the numbers and format them outside")
@@ -1286,6 +1338,9 @@ class Analysis:
         fn = func.example
         if func.batched:
             raise Unsupported("calling a per-example value", node)
+        if self._exception_of_one_example and isinstance(fn, type) and issubclass(
+                fn, BaseException):
+            return unbatched(UNKNOWN)      # made from one example's values
         distribution = random_name(fn) if func.known else None
         if distribution is not None:
             if not any(v.batched for v in self.params.values()):
@@ -1618,6 +1673,34 @@ def _string(text: str):
     if quote in ('"', "'", '"""', "'''") and "\\" not in text:
         return text[len(quote):-len(quote)]
     return ast.literal_eval(text)
+
+
+def _is_none(node) -> bool:
+    return type(node) is cst.Name and node.value == "None"
+
+
+def _may_fall_off(stmts) -> bool:
+    """Whether running ``stmts`` can reach their end (read from the code: a ``return`` or
+    ``raise`` ends a path, an ``if`` reaches its end where a branch does; loops, and
+    everything else, may)."""
+    last = stmts[-1] if stmts else None
+    if type(last) is cst.SimpleStatementLine:
+        return not any(type(s) in (cst.Return, cst.Raise) for s in last.body)
+    if type(last) is cst.If:
+        if last.orelse is None or _may_fall_off(last.body.body):
+            return True
+        if type(last.orelse) is cst.If:
+            return _may_fall_off([last.orelse])
+        return _may_fall_off(last.orelse.body.body)
+    if type(last) is cst.With:
+        return _may_fall_off(last.body.body)
+    if type(last) is cst.While and _is_true(last.test):
+        return any(type(n) is cst.Break for n in walk(last.body))
+    return True
+
+
+def _is_true(node) -> bool:
+    return type(node) is cst.Name and node.value == "True"
 
 
 _SINGLETONS = (None, True, False, Ellipsis, NotImplemented)

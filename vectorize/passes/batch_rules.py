@@ -18,7 +18,7 @@ from ..cst_util import AugmentedToAssignment, as_assignment, expr, rewrite
 from ..errors import Unsupported
 from ..liveness import liveness_of, reads, writes
 from ..rules.families import pad
-from ..rules.lanes import ANY_LANE
+from ..rules.lanes import ANY_LANE, LANE
 from ..rules.registry import Site
 from .simplify import _single_target_assign
 
@@ -370,6 +370,8 @@ class _ApplyRules(cst.CSTTransformer):
                 original_node not in analysis.math_in_branches):
             if isinstance(original_node.func, cst.Name) and original_node.func.value == ANY_LANE:
                 return updated_node.with_changes(func=cst.Name("bool"))
+            if isinstance(original_node.func, cst.Name) and original_node.func.value == LANE:
+                return updated_node.args[0].value      # a value the same for every example
             return updated_node
         fn = getattr(self.value(original_node.func), "example", None)
         rule = self.registry.for_call(fn)
