@@ -168,6 +168,10 @@ class Analysis:
         self.masked_loops: dict[cst.CSTNode, cst.CSTNode] = {}   # loop -> node that masks it
         self.batched_returns = False   # some return depends on a batched condition
         self.lane_raises: list[cst.Raise] = []   # raise under a per-example condition
+        # `y[0]` of a per-example array: a scalar (a copy) per example, a view on the batch
+        self._scalar_reads: dict[cst.Subscript, str] = {}
+        self._bound_scalar_reads: list = []     # (names bound, those reads, the assignment)
+        self.copied_reads: set[cst.Subscript] = set()   # ... that must be copies
         self._exception_of_one_example = 0   # analysing the exception of such a raise
         # if / while / conditional expression / and-or -> the truth of its test, where that
         # is exactly known (`_decided`): only that side runs
@@ -199,6 +203,7 @@ class Analysis:
     def _interpret(self) -> None:
         env = Env(self.params)
         end = self.block(self.tree.body.body, env)
+        self._copy_scalar_reads()
         if end is not None and not end.raised and self.batched_returns \
                 and self.tree is getattr(self.source, "tree", None):   # the user's code
             self._no_fall_off_on_some_lanes()
@@ -212,6 +217,47 @@ class Analysis:
                 result = join(result, result, force_batched=True)
             self.result = result
         return self
+
+    def _bind_scalar_reads(self, small: cst.Assign) -> None:
+        """Remember the names ``a = y[0]`` binds to a per-example scalar read from the
+        per-example array ``y`` by basic indexing (also through a conditional expression,
+        ``and``/``or`` or a tuple display)."""
+        reads = [n for n in _held(small.value) if n in self._scalar_reads]
+        if reads:
+            names = {t for target in small.targets for t in target_names(target.target)}
+            self._bound_scalar_reads.append((names, reads, small))
+
+    def _copy_scalar_reads(self) -> None:
+        """``a = y[0]`` is a NumPy scalar per example, a copy of the element; on the batch
+        ``y[:, 0]`` is a view, which a later write into ``y`` (``y[0] += v``) would change.
+        Such reads whose name may still be read after such a write (later in the code, or
+        in a loop around both) are copied (`copied_reads`: ``y[:, 0].copy()``); ``a =
+        y[1:]`` is a view per example too, and stays one."""
+        if not self._bound_scalar_reads:
+            return
+        writes_into: dict[str, list] = {}
+        for n in walk(self.tree.body):
+            if type(n) is cst.Assign:
+                targets = [t.target for t in n.targets]
+            elif type(n) is cst.AugAssign:
+                targets = [n.target]
+            else:
+                continue
+            for t in targets:
+                if type(t) is cst.Subscript and type(t.value) is cst.Name:
+                    writes_into.setdefault(t.value.value, []).append(n)
+        if not writes_into:
+            return
+        if self._aliases is None:
+            self._init_aliases()
+        for names, reads, small in self._bound_scalar_reads:
+            index, loops, _ = self._where.get(id(small), (0, frozenset(), ()))
+            for node in reads:
+                for write in writes_into.get(self._scalar_reads[node], ()):
+                    at, around, _ = self._where.get(id(write), (0, frozenset(), ()))
+                    if (at > index or around & loops) and names & self._live.get(write,
+                                                                                    set()):
+                        self.copied_reads.add(node)
 
     def _no_fall_off_on_some_lanes(self) -> None:
         """Examples that reach the end of the function get None, those that return get their
@@ -270,6 +316,7 @@ class Analysis:
     def small_statement(self, small, env: Env) -> Env | None:
         if type(small) is cst.Assign:
             value = self.expr(small.value, env)
+            self._bind_scalar_reads(small)
             created = self._created_array(small.value)
             if self._may_give_0d_array(small.value):
                 self.zero_d_arrays.update(n for t in small.targets
@@ -1277,6 +1324,10 @@ class Analysis:
         except (TypeError, ValueError) as exc:
             raise Unsupported(f"this index does not fit the per-example value ({exc})",
                               node) from None
+        if isinstance(out, np.generic) and base.batched and not batched_parts \
+                and type(node.value) is cst.Name:
+            # per example a NumPy scalar (a copy); on the batch `y[:, 0]` is a view
+            self._scalar_reads[node] = node.value.value
         return batched_like(out)
 
     def _lookup_per_example(self, node: cst.Subscript, base, parts):
@@ -1673,6 +1724,25 @@ def _string(text: str):
     if quote in ('"', "'", '"""', "'''") and "\\" not in text:
         return text[len(quote):-len(quote)]
     return ast.literal_eval(text)
+
+
+def _held(node):
+    """The subexpressions of ``node`` whose object its value may be (``a if c else b``,
+    ``a or b``, the items of a tuple display, ``(n := a)``)."""
+    t = type(node)
+    if t is cst.IfExp:
+        yield from _held(node.body)
+        yield from _held(node.orelse)
+    elif t is cst.BooleanOperation:
+        yield from _held(node.left)
+        yield from _held(node.right)
+    elif t in (cst.Tuple, cst.List):
+        for element in node.elements:
+            yield from _held(element.value)
+    elif t is cst.NamedExpr:
+        yield from _held(node.value)
+    else:
+        yield node
 
 
 def _is_none(node) -> bool:

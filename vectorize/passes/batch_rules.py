@@ -121,8 +121,12 @@ class _ApplyRules(cst.CSTTransformer):
         if not (_is_batched(self.value(original_node.value))
                 or any(_is_batched(p) for p in parts)):
             return updated_node
-        return self._apply(self.registry.operators["subscript"], original_node, updated_node,
-                           [original_node.value], [updated_node.value], parts=parts)
+        new = self._apply(self.registry.operators["subscript"], original_node, updated_node,
+                          [original_node.value], [updated_node.value], parts=parts)
+        if original_node in self.analysis.copied_reads:
+            # a scalar per example, which the array it is read from must not change later
+            new = expr("{x}.copy()", x=new)
+        return new
 
     def _batch_size(self) -> cst.BaseExpression:
         """The batch size: ``len(x)`` of a batched parameter that is per example wherever it is
