@@ -85,10 +85,11 @@ class Env:
 
 
 def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
-              written: frozenset[str] = frozenset()) -> Env | None:
+              written: frozenset[str] = frozenset(), at=None) -> Env | None:
     """The values after two paths meet. Under a batched condition a changed variable becomes
     batched; so does every name the paths ``written`` assign, even to the value it had
-    (``a, b = b, a`` twice): the passes merge assigned names with ``np.where``."""
+    (``a, b = b, a`` twice): the passes merge assigned names with ``np.where``, so the two
+    values must have a common type (refused at ``at`` otherwise)."""
     if a is None or a.raised and b is not None:
         return b
     if b is None or b.raised:
@@ -98,6 +99,8 @@ def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
         if name in a.values and name in b.values:
             va, vb = a.values[name], b.values[name]
             changed = va is not vb or name in written
+            if batched and changed:
+                _no_per_example_choice_between(va, vb, f"`{name}` holds", at)
             out.values[name] = join(va, vb, force_batched=batched and changed) if changed else va
         else:
             out.values[name] = a.values.get(name, b.values.get(name))
@@ -105,6 +108,39 @@ def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
     out.unbound |= a.unbound | b.unbound
     out.unreached = a.unreached and b.unreached
     return out
+
+
+def _no_per_example_choice_between(a, b, what: str, at) -> None:
+    """Two values that differ per example end up in one array (`join` under a per-example
+    condition): a tuple and a single value, tuples of different lengths, or values with no
+    common dtype (a string and a number) cannot."""
+    if isinstance(a, TupleValue) or isinstance(b, TupleValue):
+        if isinstance(a, TupleValue) and isinstance(b, TupleValue):
+            if len(a.items) == len(b.items):
+                for x, y in zip(a.items, b.items):
+                    _no_per_example_choice_between(x, y, what, at)
+                return
+            problem = "tuples of different lengths"
+        else:
+            problem = "a tuple on some paths and a single value on others"
+    elif a.known and b.known and a.example is not b.example:
+        kinds = {np.asarray(a.example).dtype.kind, np.asarray(b.example).dtype.kind}
+        try:
+            dtype = np.result_type(np.asarray(a.example), np.asarray(b.example))
+        except Exception:
+            dtype = np.dtype(object)
+        # a string and a number: np.array of the results makes strings of the numbers,
+        # np.where refuses to
+        if dtype.kind != "O" and not (kinds & set("USO") and len(kinds) > 1):
+            return
+        problem = (f"values of kinds that do not mix in one array ({type(a.example).__name__} "
+                   f"and {type(b.example).__name__})")
+    else:
+        return
+    raise Unsupported(f"{what} {problem}, depending on a per-example condition: the batch "
+                      "cannot hold both in one array", at,
+                      "return (or assign) values of one kind on every path, e.g. a number "
+                      "code instead of a string, or tuples of the same length")
 
 
 class _LoopExit(Exception):
@@ -211,7 +247,9 @@ class Analysis:
             self.result = unbatched(None)
         else:
             result = self.returns[0][1]
-            for _, value in self.returns[1:]:
+            for ret, value in self.returns[1:]:
+                if self.batched_returns:
+                    _no_per_example_choice_between(result, value, "returns", ret)
                 result = join(result, value, force_batched=self.batched_returns)
             if self.batched_returns and not isinstance(result, TupleValue):
                 result = join(result, result, force_batched=True)
@@ -271,7 +309,8 @@ class Analysis:
         raise Unsupported(f"`{name}` does not return a value on every path: examples for "
                           f"which no `return` runs get None", body[-1],
                           f"end `{name}` with a `return` for those examples (e.g. "
-                          f"`return 0.0`), or give the last `if` an `else:` that returns")
+                          f"`return 0.0`)" + (", or give the last `if` an `else:` that "
+                                              "returns" if type(body[-1]) is cst.If else ""))
 
     def block(self, stmts, env: Env) -> Env | None:
         for stmt in stmts:
@@ -310,8 +349,9 @@ class Analysis:
             "FunctionDef": "define the helper at module level",
             "ClassDef": "define the class at module level",
         }
-        raise Unsupported(f"`{kind.lower()}` statements are not supported in a vectorized "
-                          "function", stmt, hints.get(kind, "rewrite it without this statement"))
+        raise Unsupported(f"`{_SYNTAX.get(kind, kind.lower())}` statements are not supported "
+                          "in a vectorized function", stmt,
+                          hints.get(kind, "rewrite it without this statement"))
 
     def small_statement(self, small, env: Env) -> Env | None:
         if type(small) is cst.Assign:
@@ -433,8 +473,8 @@ class Analysis:
                  "Nonlocal": "pass the value as an argument and return the new value",
                  "Import": "import at module level", "ImportFrom": "import at module level",
                  "Del": "let the variable go out of scope instead"}
-        raise Unsupported(f"`{kind.lower()}` statements are not supported in a vectorized "
-                          "function", small, hints.get(kind, "rewrite without it"))
+        raise Unsupported(f"`{_SYNTAX.get(kind, kind.lower())}` statements are not supported "
+                          "in a vectorized function", small, hints.get(kind, "rewrite without it"))
 
     def if_statement(self, stmt: cst.If, env: Env) -> Env | None:
         test = self.expr(stmt.test, env)
@@ -464,7 +504,7 @@ class Analysis:
             self.batched_returns = True   # later returns only run on some lanes
             self._batched_depth += 1
             self._divergent = getattr(self, "_divergent", 0) + 1
-        joined = join_envs(body_env, else_env, batched=batched, before=env,
+        joined = join_envs(body_env, else_env, batched=batched, before=env, at=stmt,
                            written=frozenset(writes(stmt.body)
                                              | (writes(stmt.orelse) if stmt.orelse else set())))
         self.if_envs[stmt] = tuple(None if e is None or e.raised else dict(e.values)
@@ -507,9 +547,9 @@ class Analysis:
                     out = None          # every lane that gets there raises
                 fell_through = out      # the end of the body, before `continue`s join it
                 for cont in frame["continues"]:
-                    out = join_envs(out, cont, batched=frame["masked"], before=head,
+                    out = join_envs(out, cont, batched=frame["masked"], before=head, at=stmt,
                                     written=written)
-                new_head = (join_envs(head, out, batched=frame["masked"], before=head,
+                new_head = (join_envs(head, out, batched=frame["masked"], before=head, at=stmt,
                                       written=written)
                             if out else head)
                 if was_masked == frame["masked"] and all(
@@ -540,7 +580,7 @@ class Analysis:
             if not endless:
                 exit_env = self.block(stmt.orelse.body.body, head.copy())
         for brk in frame["breaks"]:
-            exit_env = join_envs(exit_env, brk, batched=frame["masked"], before=head,
+            exit_env = join_envs(exit_env, brk, batched=frame["masked"], before=head, at=stmt,
                                  written=frozenset(writes(stmt.body)))
         self.loop_exit[stmt] = None if exit_env is None else dict(exit_env.values)
         return exit_env
@@ -961,8 +1001,8 @@ class Analysis:
                     isinstance(e, cst.StarredElement) for e in node.elements):
                 return TupleValue(tuple(items))   # a list display of per-example values
             if isinstance(node, cst.Dict) or any(i.batched for i in items):
-                raise Unsupported(f"a {type(node).__name__.lower()} of per-example values is not "
-                                  "supported yet", node, "use separate variables or a tuple")
+                raise Unsupported(f"a {type(node).__name__.lower()} of per-example values is "
+                                  "not supported yet", node, "use separate variables or a tuple")
             try:
                 return exact(ast.literal_eval(_code(node)))
             except Exception:
@@ -978,13 +1018,15 @@ class Analysis:
                              cst.GeneratorExp)):
             used = _names_in(node)
             if any(getattr(env.values.get(n), "batched", False) for n in used):
-                raise Unsupported(f"a {type(node).__name__} over per-example values is not "
-                                  "supported yet", node, "write the computation out")
+                what = _SYNTAX[type(node).__name__]
+                raise Unsupported(f"a {what} over per-example values is not supported yet",
+                                  node, "write the computation out")
             return unbatched(UNKNOWN)
+        kind = type(node).__name__
         hints = {"Yield": "return the values as a tuple (generators cannot be vectorized)",
                  "Await": "await outside the per-example function"}
-        raise Unsupported(f"`{type(node).__name__}` expressions are not supported", node,
-                          hints.get(type(node).__name__, "rewrite it with plain expressions"))
+        raise Unsupported(f"`{_SYNTAX.get(kind, kind)}` expressions are not supported", node,
+                          hints.get(kind, "rewrite it with plain expressions"))
 
     def formatted_string(self, node: cst.FormattedString, env: Env):
         """An f-string: constant when every value formatted into it is (and it does not
@@ -1020,7 +1062,8 @@ class Analysis:
             if ident in env.unbound:
                 raise Unsupported(f"`{ident}` is assigned on some paths only, so it may be "
                                   "unbound here for some examples", node,
-                                  f"give `{ident}` a value before the `if`")
+                                  f"give `{ident}` a value before the `if` or loop that "
+                                  f"assigns it")
             return env.values[ident]
         if ident in _CONSTANTS:
             return exact(_CONSTANTS[ident])
@@ -1460,7 +1503,7 @@ class Analysis:
             value = self.helpers(fn, args, kwargs, node)
             self.helper_calls[node] = value
             return value
-        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+        name = _code(node.func)     # as the user wrote it
         if self.allow_fallback and all(not isinstance(v, TupleValue) and v.rank == 0
                                        for v in [*args, *kwargs.values()]):
             self.fallback_calls[node] = f"`{name}` has no batching rule"
@@ -1471,6 +1514,14 @@ class Analysis:
                           "vectorize.register_rule, or pass fallback='warn' to run this call "
                           "per example")
 
+
+# how the user writes the constructs libcst names by class (for messages)
+_SYNTAX = {"ListComp": "list comprehension", "SetComp": "set comprehension",
+           "DictComp": "dict comprehension", "GeneratorExp": "generator expression",
+           "Lambda": "lambda", "Yield": "yield", "Await": "await", "FunctionDef": "def",
+           "ClassDef": "class", "Try": "try", "TryStar": "try", "ImportFrom": "from ... import",
+           "Match": "match", "AsyncFunctionDef": "async def", "AsyncFor": "async for",
+           "AsyncWith": "async with"}
 
 _IMPURE_NUMPY = {"copyto", "put", "place", "putmask", "fill_diagonal", "save", "savez",
                  "savez_compressed", "savetxt", "load", "loadtxt", "genfromtxt", "fromfile",
