@@ -184,3 +184,17 @@ def test_a_helper_that_raises_under_its_own_condition_is_refused():
     message = str(info.value)
     assert_located(message, _raises_in_a_helper, 'raise ValueError("negative")', "raise")
     assert_suggests(message)
+
+
+@pytest.mark.parametrize("chunk_size", ["auto", 1000])
+def test_the_first_example_that_raises_gives_the_message_in_chunks_on_threads(chunk_size):
+    n = 40_000
+    x, y = np.abs(np.random.default_rng(5).normal(size=(2, n)))
+    x[[999, 1000, 39_000]] = [-1.0, -2.0, -3.0]
+    for _ in range(REPEATS * 4):
+        with pytest.raises(ValueError) as info:
+            vectorize(message_of_the_example, fallback="error", chunk_size=chunk_size)(x, y)
+        assert str(info.value) == f"negative input -1.0 (y = {y[999]:.3f})"
+
+
+REPEATS = 12
