@@ -10,6 +10,9 @@ Every case is compared with the per-example loop at N = 0, 1, 5 and 12 times at 
 
 from __future__ import annotations
 
+import sys
+import types
+
 import numpy as np
 import pytest
 from batch_sizes import check_sizes
@@ -210,3 +213,43 @@ def test_the_branch_that_cannot_run_is_not_emitted():
     assert "/" not in source.split("def ")[1]
     source = vectorize(optional_weight, fallback="error").source(np.ones(3), np.ones(3))
     assert "is not None" not in source and "x / w" in source
+
+
+# what a mutable global holds can change between calls without rebinding a name: a test on
+# it stays a Python `if`, evaluated on every call
+
+FLAGS = [True]
+SETTINGS = types.SimpleNamespace(scale=True)
+CONFIG = sys.modules.setdefault("vectorize_test_config", types.ModuleType("vectorize_test_config"))
+CONFIG.scale = True
+
+
+def scale_if_listed(x):
+    if FLAGS[0]:
+        return x * 2
+    return x
+
+
+def scale_if_set(x):
+    if SETTINGS.scale:
+        return x * 2
+    return x
+
+
+def scale_if_configured(x):
+    if CONFIG.scale:
+        return x * 2
+    return x
+
+
+@pytest.mark.parametrize("f", [scale_if_listed, scale_if_set, scale_if_configured],
+                         ids=lambda f: f.__name__)
+def test_a_test_on_what_a_mutable_global_holds_is_evaluated_on_every_call(f):
+    wrapped = vectorize(f, fallback="error")
+    x = np.arange(3.0)
+    try:
+        for flag in (True, False, True):
+            FLAGS[0] = SETTINGS.scale = CONFIG.scale = flag
+            np.testing.assert_array_equal(wrapped(x), [f(a) for a in x])
+    finally:
+        FLAGS[0] = SETTINGS.scale = CONFIG.scale = True

@@ -1076,7 +1076,9 @@ class Analysis:
             raise Unsupported(f"name `{ident}` is not defined", node,
                               "define it at module level before calling the function")
         self.free_names[ident] = value
-        return exact(value)   # guarded: a rebinding makes a new specialization
+        # guarded: a rebinding makes a new specialization; what a mutable object holds
+        # (a list's items, an instance's attributes) can change without one
+        return unbatched(value, _immutable(value))
 
     def _must_not_raise(self, fn, args, node, what):
         """A batched operation whose scalar version raises a TypeError for these dtypes and
@@ -1298,7 +1300,10 @@ class Analysis:
         if not base.known:
             return unbatched(UNKNOWN)
         try:
-            return unbatched(getattr(base.example, attr), base.exact)
+            value = getattr(base.example, attr)
+            return unbatched(value, base.exact and _immutable(value) and (
+                not isinstance(base.example, types.ModuleType) or _library(base.example)
+                or callable(value) or isinstance(value, types.ModuleType)))
         except AttributeError:
             raise Unsupported(f"`{_code(node.value)}` has no attribute `{attr}`", node) from None
 
@@ -1847,6 +1852,28 @@ def _in_bounds(index):
     def zero(i):
         return 0 if isinstance(i, (int, np.integer)) and not isinstance(i, bool) else i
     return tuple(zero(i) for i in index) if isinstance(index, tuple) else zero(index)
+
+
+_IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis), np.generic,
+              np.dtype, range, slice, type, types.ModuleType, types.FunctionType,
+              types.BuiltinFunctionType, np.ufunc, types.MethodType)
+
+
+def _immutable(value) -> bool:
+    """Whether a value the code reads from a global (or closure) is the same for as long as
+    the name is bound to it (numbers, strings, tuples of those, functions, classes,
+    modules), so that a specialization may rely on it (exact); a list, dict, array or other
+    object may change in place, which no guard sees."""
+    if isinstance(value, (tuple, frozenset)):
+        return all(_immutable(item) for item in value)
+    return isinstance(value, _IMMUTABLE) or callable(value) and not isinstance(
+        value, (list, dict, set, np.ndarray))
+
+
+def _library(module) -> bool:
+    """A module of the libraries generated code uses, whose attributes are constants."""
+    return (getattr(module, "__name__", "") or "").split(".")[0] in (
+        "numpy", "math", "cmath", "operator", "functools", "builtins")
 
 
 def _is_number(value) -> bool:

@@ -194,9 +194,16 @@ class _Guarded(cst.CSTTransformer):
         return cst.Call(cst.Name(LANE), [cst.Arg(updated),
                                          cst.Arg(cst.Name(self.lanes[small][1]))])
 
-    leave_Name = leave_Attribute = leave_Call = leave_BinaryOperation = _picked
-    leave_UnaryOperation = leave_Comparison = leave_BooleanOperation = _picked
-    leave_IfExp = leave_Tuple = leave_List = _picked
+    def conjunction(self, guards, flip: bool = False) -> cst.BaseExpression:
+        """``g1 and g2 ...`` of the guards (without the ``not`` of each, ``flip``)."""
+        test = None
+        for guard in guards:
+            part = self.condition(guard)
+            if flip:
+                part = part.expression
+            test = part if test is None else cst.BooleanOperation(
+                left=test, operator=cst.And(), right=part)
+        return test
 
     def condition(self, guard: _Guard) -> cst.BaseExpression:
         if guard.if_node in self.kept:
@@ -212,13 +219,7 @@ class _Guarded(cst.CSTTransformer):
         if not guards:
             return self._picked(original_node, updated_node)
         flip = len(guards) == 1 and guards[0].negated   # `0 if t else i`, not `not t`
-        test = None
-        for guard in guards:
-            part = self.condition(guard)
-            if flip:
-                part = part.expression
-            test = part if test is None else cst.BooleanOperation(
-                left=test, operator=cst.And(), right=part)
+        test = self.conjunction(guards, flip)
         elements = []
         for original, element in zip(original_node.slice, updated_node.slice):
             if isinstance(element.slice, cst.Index) and _batched(self.plan.analysis,
@@ -243,11 +244,7 @@ class _Guarded(cst.CSTTransformer):
             if before:
                 lines.append(updated_node.with_changes(body=before))
                 before = []
-            test = None
-            for guard in guards:
-                part = self.condition(guard)
-                test = part if test is None else cst.BooleanOperation(
-                    left=test, operator=cst.And(), right=part)
+            test = self.conjunction(guards)
             body = [cst.SimpleStatementLine([small])]
             if original in self.lanes:
                 # failed = <guard>; if __any_lane__(failed): lane = __first_lane__(failed)
@@ -317,6 +314,15 @@ class _Guarded(cst.CSTTransformer):
         return out
 
 
+class _GuardedAndPicked(_Guarded):
+    """`_Guarded` where exceptions are made from per-example values: every expression kind
+    such a value can be is looked at (`_picked`)."""
+
+    leave_Name = leave_Attribute = leave_Call = leave_BinaryOperation = _Guarded._picked
+    leave_UnaryOperation = leave_Comparison = leave_BooleanOperation = _Guarded._picked
+    leave_IfExp = leave_Tuple = leave_List = _Guarded._picked
+
+
 def _assigns_to(stmt, test) -> bool:
     """Whether ``stmt`` is ``failed = ...`` for the check ``if __any_lane__(failed):``."""
     arg = test.args[0].value
@@ -339,4 +345,5 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         return func
     kept = {node: ctx.namer.fresh("cond") for node in plan.kept_tests}
     elifs = {n.orelse for n in walk(func) if type(n) is cst.If and isinstance(n.orelse, cst.If)}
-    return rewrite(func, _Guarded(plan, kept, elifs, ctx.namer))
+    guarded = _GuardedAndPicked if plan.picks else _Guarded
+    return rewrite(func, guarded(plan, kept, elifs, ctx.namer))
