@@ -253,3 +253,9 @@ def test_a_test_on_what_a_mutable_global_holds_is_evaluated_on_every_call(f):
             np.testing.assert_array_equal(wrapped(x), [f(a) for a in x])
     finally:
         FLAGS[0] = SETTINGS.scale = CONFIG.scale = True
+
+
+@pytest.mark.parametrize("f", [optional_weight, optional_weight_is, and_on_a_default],
+                         ids=lambda f: f.__name__)
+def test_none_passed_as_it_is_to_vmap(f):
+    check_sizes(vmap(f, in_axes=(0, None)), f, _with(None), batched=[True, False])
