@@ -259,3 +259,43 @@ def test_a_test_on_what_a_mutable_global_holds_is_evaluated_on_every_call(f):
                          ids=lambda f: f.__name__)
 def test_none_passed_as_it_is_to_vmap(f):
     check_sizes(vmap(f, in_axes=(0, None)), f, _with(None), batched=[True, False])
+
+
+# a test on a variable that is exact on entry to a loop but changes in it (found by the
+# fuzzer: `while n < 4 and ...` kept only `...`, and never stopped)
+
+LIMIT = 2.0
+
+
+def counter_in_a_while(x):
+    n = 0
+    while n < 4 and LIMIT > 1.0:
+        n += 1
+        x = x * 2.0
+    return x
+
+
+def counter_and_per_example_test(x):
+    n = 0
+    while n < 4 and x < 1e6:
+        n += 1
+        x = x * 2.0
+    return x
+
+
+def counter_in_a_for(x):
+    k = 0
+    for _ in range(3):
+        if k == 0:
+            x = x + 1.0
+        k += 1
+    return x
+
+
+@pytest.mark.parametrize("f", [counter_in_a_while, counter_and_per_example_test,
+                               counter_in_a_for], ids=lambda f: f.__name__)
+def test_a_test_exact_on_entry_to_a_loop_only(f):
+    wrapped = vectorize(f, fallback="error")
+    source = wrapped.source(*_floats(3))
+    assert "< 4" in source or "k == 0" in source, source    # (else it may never stop)
+    check_sizes(wrapped, f, _floats)
