@@ -231,7 +231,7 @@ BAD = {
                  b"    return x  # caf\xe9\n", "6:20: error: cannot decode the file as utf-8",
                  "    return x  # caf\ufffd"),
     "yield_fn.py": (b"from vectorize import vectorize\n\n\n@vectorize\ndef gen(x):\n"
-                    b"    yield x * 2\n", "6:5: error: `Yield` expressions are not supported",
+                    b"    yield x * 2\n", "6:5: error: `yield` expressions are not supported",
                     "    yield x * 2"),
     "global_fn.py": (b"from vectorize import vectorize\n\nCOUNT = 0\n\n\n@vectorize\n"
                      b"def counted(x):\n    global COUNT\n    COUNT += 1\n    return x + COUNT\n",

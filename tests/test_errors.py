@@ -98,6 +98,11 @@ def raise_batched(x):
     return x * 2
 
 
+def raise_every_example(x):
+    y = x * 2
+    raise ValueError(y)
+
+
 def one_branch(x):
     if x > 0:
         y = x * 2
@@ -199,7 +204,8 @@ CASES = [
     Case("item-assignment", item_assign, "acc[0] = x", "acc", box=lambda: [0.0]),
     Case("attribute-assignment", attr_assign, "box.value = x", "box", box=Box),
     Case("unknown-function", unknown_call, "random.gauss(y, 1.0)", "random.gauss"),
-    Case("raise-batched", raise_batched, 'raise ValueError("negative input")', "raise"),
+    Case("raise-per-example-values", raise_every_example, "raise ValueError(y)",
+         "ValueError"),
     Case("one-branch-variable", one_branch, "    return y", "y"),
     Case("recursion", recursive, "return recursive(x - 1)", "recursive"),
     Case("yield", generator, "yield x + 1", "yield", values=False),
@@ -475,11 +481,15 @@ def test_side_effects_of_the_fallback_happen_per_example():
     assert acc[0] == POSITIVE[-1]
 
 
-def test_raise_under_fallback_raises_like_the_function():
+def test_raise_under_a_per_example_condition_raises_like_the_function():
     x = np.array([1.0, -2.0, 3.0])
-    with pytest.raises(ValueError, match="negative input") as info, \
-            pytest.warns(VectorizeFallbackWarning):
-        vectorize(raise_batched, fallback="warn")(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")         # vectorized: no fallback warning
+        with pytest.raises(ValueError, match="negative input") as info:
+            vectorize(raise_batched, fallback="warn")(x)
+        valid = np.abs(x)
+        np.testing.assert_array_equal(vectorize(raise_batched, fallback="warn")(valid),
+                                      [raise_batched(a) for a in valid])
     assert not isinstance(info.value, VectorizeError)
 
 
@@ -504,3 +514,62 @@ def test_vmap_warn_warns_once(case):
         _run(vm, case, POSITIVE)
     fallbacks = [w for w in caught if issubclass(w.category, VectorizeFallbackWarning)]
     assert len(fallbacks) == 1
+
+
+# --------------------------------------------------------------------------------------------
+# Refusals speak the user's language: they name only the user's variables (never one the
+# engine made up while lowering the code) and point at the user's line.
+
+import builtins  # noqa: E402
+import keyword  # noqa: E402
+
+import refusal_corpus  # noqa: E402
+
+_CODE_WORDS = set(keyword.kwlist) | set(dir(builtins)) | {"np", "numpy", "math"}
+
+
+def _refusal_args(func):
+    rng = np.random.default_rng(0)
+    return [rng.random((4, 3)) if name == "v" else rng.random(4) * 3 - 1
+            for name in inspect.signature(func).parameters]
+
+
+@pytest.mark.parametrize("func", list(refusal_corpus.LINE), ids=lambda f: f.__name__)
+def test_refusals_speak_the_users_language(func):
+    message = _raise_error(vmap(func), *_refusal_args(func))
+    source = inspect.getsource(func)
+    named = set(re.findall(r"`([A-Za-z_]\w*)", message))
+    foreign = named - set(re.findall(r"[A-Za-z_]\w*", source)) - _CODE_WORDS
+    assert not foreign, f"the message names {sorted(foreign)}, not in the user's code:\n{message}"
+    lines, start = inspect.getsourcelines(func)
+    wanted = [start + i for i, text in enumerate(lines)
+              if text.strip() == refusal_corpus.LINE[func]]
+    assert len(wanted) == 1
+    assert f"{inspect.getsourcefile(func)}:{wanted[0]}:" in message, message
+    assert_suggests(message)
+
+
+@pytest.mark.parametrize("case", _case_params(CASES))
+def test_unsupported_constructs_name_only_the_users_variables(case):
+    message = _raise_error(case.vectorized("error"), *case.args(POSITIVE))
+    named = set(re.findall(r"`([A-Za-z_]\w*)", message))
+    source = inspect.getsource(case.func)
+    assert named <= set(re.findall(r"[A-Za-z_]\w*", source)) | _CODE_WORDS, message
+
+
+def test_a_later_pass_naming_an_engine_variable_is_reworded(monkeypatch):
+    """The analysis of the user's code refuses in their terms; should a later pass (which
+    sees the engine's lowered code) refuse naming a variable the engine made up, the
+    message is said without it."""
+    from vectorize.errors import Unsupported
+    from vectorize.passes import simplify
+
+    def refuse(func, ctx):
+        name = ctx.namer.fresh("result")
+        raise Unsupported(f"`{name}` is assigned only when the condition is true", None,
+                          f"give `{name}` a value before the `if`")
+
+    monkeypatch.setattr(simplify, "transform", refuse)
+    message = _raise_error(vectorize(raise_batched, fallback="error"), POSITIVE)
+    assert "`result`" not in message and "`raise_batched`" in message
+    assert_suggests(message)

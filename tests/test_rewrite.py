@@ -180,7 +180,7 @@ def test_a_piece_run_per_example_is_visible_and_warned(tmp_path):
     assert not outcome.errors
     assert "np.array([math.erf(x_i) for x_i in x])" in outcome.text
     assert [(w.line, w.reason) for w in outcome.warnings] == [
-        (9, "runs per example (a Python loop in the rewritten code): `erf` has no "
+        (9, "runs per example (a Python loop in the rewritten code): `math.erf` has no "
             "batching rule")]
     strict = rewrite_text(text.replace("@vectorize", "@vectorize(fallback='error')"),
                           str(tmp_path / "m.py"))

@@ -475,6 +475,11 @@ for k in range(6):
     s = s + 1.0 / (a + k)
 return s
 """, "f", rules=frozenset({"loop.any_lane"})),
+    B("raise_batched", """
+if a < b:
+    raise ValueError(f"{a} is below {b}")
+return a - b
+""", "f", "f", rules=frozenset({"loop.any_lane", "raise.first_lane", "raise.lane"})),
 ]
 
 # Per-example arrays (the arrays / linear algebra / shapes families). These compare
@@ -604,6 +609,8 @@ NOT_TESTED = {
              "batched (vectorize falls back to numpy.vectorize for them)",
     "any_lane": "engine-internal (`__any_lane__`), never written by users: the loop cases in "
                 "STATEMENT_CASES exercise its rule",
+    "first_lane": "engine-internal (`__first_lane__`): raise_batched exercises its rule",
+    "lane": "engine-internal (`__lane__`): raise_batched exercises its rule",
 }
 
 # ------------------------------------------------------------------------ known engine bugs
@@ -718,6 +725,8 @@ def case_rules(case: Case) -> tuple[set[str], list]:
             if isinstance(node.func, ast.Name) and node.func.id == "range":
                 continue   # a loop header, handled by the loop passes
             func = _resolve(node.func)
+            if isinstance(func, type) and issubclass(func, BaseException):
+                continue   # the exception of a `raise`: made from one example's values
             if func is None:   # a method of a per-example value
                 rule = NUMPY.methods.get(node.func.attr)
             else:

@@ -181,8 +181,8 @@ def same(a, b) -> bool:
         return (isinstance(a, TupleValue) and isinstance(b, TupleValue)
                 and len(a.items) == len(b.items)
                 and all(same(x, y) for x, y in zip(a.items, b.items)))
-    if a.batched != b.batched:
-        return False
+    if a.batched != b.batched or a.exact != b.exact:
+        return False     # (exactness decides which side of a test runs: `python_conditions`)
     if a.example is b.example:
         return True
     if a.example is UNKNOWN or b.example is UNKNOWN:

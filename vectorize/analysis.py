@@ -13,6 +13,7 @@ lane); loops are analysed to a fixed point.
 from __future__ import annotations
 
 import ast
+import contextlib
 import types
 import weakref
 
@@ -66,12 +67,18 @@ UNARY_FUNCS = {cst.Minus: _op.neg, cst.Plus: _op.pos, cst.BitInvert: _op.invert,
 class Env:
     """Abstract values of the local variables at one program point."""
 
-    def __init__(self, values=None, unbound=None):
+    def __init__(self, values=None, unbound=None, unreached: bool = False):
         self.values: dict[str, object] = dict(values or {})
         self.unbound: set[str] = set(unbound or ())   # bound on some paths only
+        # a path the arguments' representatives do not take (`Analysis._reached`)
+        self.unreached = unreached
+        # a path that ended in a `raise` some examples reach (`Analysis.lane_raises`): the
+        # batch raises if any example gets there, so the code after continues on every lane
+        # (it is no exit that makes lanes differ), with no values from this path
+        self.raised = False
 
-    def copy(self) -> Env:
-        return Env(self.values, self.unbound)
+    def copy(self, unreached: bool = False) -> Env:
+        return Env(self.values, self.unbound, self.unreached or unreached)
 
     def assign(self, name: str, value) -> None:
         self.values[name] = value
@@ -79,25 +86,62 @@ class Env:
 
 
 def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
-              written: frozenset[str] = frozenset()) -> Env | None:
+              written: frozenset[str] = frozenset(), at=None) -> Env | None:
     """The values after two paths meet. Under a batched condition a changed variable becomes
     batched; so does every name the paths ``written`` assign, even to the value it had
-    (``a, b = b, a`` twice): the passes merge assigned names with ``np.where``."""
-    if a is None:
+    (``a, b = b, a`` twice): the passes merge assigned names with ``np.where``, so the two
+    values must have a common type (refused at ``at`` otherwise)."""
+    if a is None or a.raised and b is not None:
         return b
-    if b is None:
+    if b is None or b.raised:
         return a
     out = Env()
     for name in set(a.values) | set(b.values):
         if name in a.values and name in b.values:
             va, vb = a.values[name], b.values[name]
             changed = va is not vb or name in written
+            if batched and changed:
+                _no_per_example_choice_between(va, vb, f"`{name}` holds", at)
             out.values[name] = join(va, vb, force_batched=batched and changed) if changed else va
         else:
             out.values[name] = a.values.get(name, b.values.get(name))
             out.unbound.add(name)
     out.unbound |= a.unbound | b.unbound
+    out.unreached = a.unreached and b.unreached
     return out
+
+
+def _no_per_example_choice_between(a, b, what: str, at) -> None:
+    """Two values that differ per example end up in one array (`join` under a per-example
+    condition): a tuple and a single value, tuples of different lengths, or values with no
+    common dtype (a string and a number) cannot."""
+    if isinstance(a, TupleValue) or isinstance(b, TupleValue):
+        if isinstance(a, TupleValue) and isinstance(b, TupleValue):
+            if len(a.items) == len(b.items):
+                for x, y in zip(a.items, b.items):
+                    _no_per_example_choice_between(x, y, what, at)
+                return
+            problem = "tuples of different lengths"
+        else:
+            problem = "a tuple on some paths and a single value on others"
+    elif a.known and b.known and a.example is not b.example:
+        kinds = {np.asarray(a.example).dtype.kind, np.asarray(b.example).dtype.kind}
+        try:
+            dtype = np.result_type(np.asarray(a.example), np.asarray(b.example))
+        except Exception:
+            dtype = np.dtype(object)
+        # a string and a number: np.array of the results makes strings of the numbers,
+        # np.where refuses to
+        if dtype.kind != "O" and not (kinds & set("USO") and len(kinds) > 1):
+            return
+        problem = (f"values of kinds that do not mix in one array ({type(a.example).__name__} "
+                   f"and {type(b.example).__name__})")
+    else:
+        return
+    raise Unsupported(f"{what} {problem}, depending on a per-example condition: the batch "
+                      "cannot hold both in one array", at,
+                      "return (or assign) values of one kind on every path, e.g. a number "
+                      "code instead of a string, or tuples of the same length")
 
 
 class _LoopExit(Exception):
@@ -161,6 +205,18 @@ class Analysis:
         self.returns_in_loops = False
         self.masked_loops: dict[cst.CSTNode, cst.CSTNode] = {}   # loop -> node that masks it
         self.batched_returns = False   # some return depends on a batched condition
+        self.lane_raises: list[cst.Raise] = []   # raise under a per-example condition
+        # `y[0]` of a per-example array: a scalar (a copy) per example, a view on the batch
+        self._scalar_reads: dict[cst.Subscript, str] = {}
+        self._bound_scalar_reads: list = []     # (names bound, those reads, the assignment)
+        self.copied_reads: set[cst.Subscript] = set()   # ... that must be copies
+        self._exception_of_one_example = 0   # analysing the exception of such a raise
+        # if / while / conditional expression / and-or -> the truth of its test, where that
+        # is exactly known (`_decided`): only that side runs
+        self.decided: dict[cst.CSTNode, bool | None] = {}
+        self._unreached = 0     # depth of code the representatives do not reach (`_reached`)
+        # and/or -> its truth for the representatives where the left side decides it
+        self.short_circuits: dict[cst.CSTNode, bool] = {}
         self._batched_depth = 0
         self._loop_stack: list[dict] = []
         self.result = None
@@ -184,23 +240,86 @@ class Analysis:
 
     def _interpret(self) -> None:
         env = Env(self.params)
-        self.block(self.tree.body.body, env)
+        end = self.block(self.tree.body.body, env)
+        self._copy_scalar_reads()
+        if end is not None and not end.raised and self.batched_returns \
+                and self.tree is getattr(self.source, "tree", None):   # the user's code
+            self._no_fall_off_on_some_lanes()
         if not self.returns:
             self.result = unbatched(None)
         else:
             result = self.returns[0][1]
-            for _, value in self.returns[1:]:
+            for ret, value in self.returns[1:]:
+                if self.batched_returns:
+                    _no_per_example_choice_between(result, value, "returns", ret)
                 result = join(result, value, force_batched=self.batched_returns)
             if self.batched_returns and not isinstance(result, TupleValue):
                 result = join(result, result, force_batched=True)
             self.result = result
         return self
 
+    def _bind_scalar_reads(self, small: cst.Assign) -> None:
+        """Remember the names ``a = y[0]`` binds to a per-example scalar read from the
+        per-example array ``y`` by basic indexing (also through a conditional expression,
+        ``and``/``or`` or a tuple display)."""
+        reads = [n for n in _held(small.value) if n in self._scalar_reads]
+        if reads:
+            names = {t for target in small.targets for t in target_names(target.target)}
+            self._bound_scalar_reads.append((names, reads, small))
+
+    def _copy_scalar_reads(self) -> None:
+        """``a = y[0]`` is a NumPy scalar per example, a copy of the element; on the batch
+        ``y[:, 0]`` is a view, which a later write into ``y`` (``y[0] += v``) would change.
+        Such reads whose name may still be read after such a write (later in the code, or
+        in a loop around both) are copied (`copied_reads`: ``y[:, 0].copy()``); ``a =
+        y[1:]`` is a view per example too, and stays one."""
+        if not self._bound_scalar_reads:
+            return
+        writes_into: dict[str, list] = {}
+        for n in walk(self.tree.body):
+            if type(n) is cst.Assign:
+                targets = [t.target for t in n.targets]
+            elif type(n) is cst.AugAssign:
+                targets = [n.target]
+            else:
+                continue
+            for t in targets:
+                if type(t) is cst.Subscript and type(t.value) is cst.Name:
+                    writes_into.setdefault(t.value.value, []).append(n)
+        if not writes_into:
+            return
+        if self._aliases is None:
+            self._init_aliases()
+        for names, reads, small in self._bound_scalar_reads:
+            index, loops, _ = self._where.get(id(small), (0, frozenset(), ()))
+            for node in reads:
+                for write in writes_into.get(self._scalar_reads[node], ()):
+                    at, around, _ = self._where.get(id(write), (0, frozenset(), ()))
+                    if (at > index or around & loops) and names & self._live.get(write,
+                                                                                    set()):
+                        self.copied_reads.add(node)
+
+    def _no_fall_off_on_some_lanes(self) -> None:
+        """Examples that reach the end of the function get None, those that return get their
+        value: refused where some examples return a value and others may fall off the end
+        (an ``if``/``elif`` without ``else`` before it)."""
+        body = self.tree.body.body
+        if not body or not _may_fall_off(body) or all(
+                r.value is None or _is_none(r.value) for r, _ in self.returns):
+            return
+        name = self.tree.name.value
+        raise Unsupported(f"`{name}` does not return a value on every path: examples for "
+                          f"which no `return` runs get None", body[-1],
+                          f"end `{name}` with a `return` for those examples (e.g. "
+                          f"`return 0.0`)" + (", or give the last `if` an `else:` that "
+                                              "returns" if type(body[-1]) is cst.If else ""))
+
     def block(self, stmts, env: Env) -> Env | None:
         for stmt in stmts:
-            env = self.statement(stmt, env)
-            if env is None:
-                return None
+            with self._reached(not env.unreached):
+                env = self.statement(stmt, env)
+            if env is None or env.raised:
+                return env
         return env
 
     def statement(self, stmt, env: Env) -> Env | None:
@@ -208,8 +327,8 @@ class Analysis:
         if type(stmt) is cst.SimpleStatementLine:
             for small in stmt.body:
                 env = self.small_statement(small, env)
-                if env is None:
-                    return None
+                if env is None or env.raised:
+                    return env
             return env
         if type(stmt) is cst.If:
             return self.if_statement(stmt, env)
@@ -232,12 +351,14 @@ class Analysis:
             "FunctionDef": "define the helper at module level",
             "ClassDef": "define the class at module level",
         }
-        raise Unsupported(f"`{kind.lower()}` statements are not supported in a vectorized "
-                          "function", stmt, hints.get(kind, "rewrite it without this statement"))
+        raise Unsupported(f"`{_SYNTAX.get(kind, kind.lower())}` statements are not supported "
+                          "in a vectorized function", stmt,
+                          hints.get(kind, "rewrite it without this statement"))
 
     def small_statement(self, small, env: Env) -> Env | None:
         if type(small) is cst.Assign:
             value = self.expr(small.value, env)
+            self._bind_scalar_reads(small)
             created = self._created_array(small.value)
             if self._may_give_0d_array(small.value):
                 self.zero_d_arrays.update(n for t in small.targets
@@ -317,10 +438,35 @@ class Analysis:
             self.jump_envs[small] = _bound_values(env)
             return None
         if type(small) is cst.Raise:
-            if self._batched_depth:
-                raise Unsupported("`raise` under a condition that differs per example", small,
-                                  "return a sentinel value (e.g. nan) for invalid examples")
-            return None
+            # where some examples raise, an exception made from per-example values is made
+            # from the first such example's (`guard_indices`, `rules/lanes.py`)
+            self._exception_of_one_example += bool(self._batched_depth)
+            try:
+                parts = [self.expr(p, env) for p in (small.exc, small.cause) if p is not None]
+            finally:
+                self._exception_of_one_example -= bool(self._batched_depth)
+            if any(p.batched for p in parts):
+                raise Unsupported("the exception raised is made from per-example values, "
+                                  "though every example raises it", small.exc,
+                                  "raise an exception the same for every example, e.g. "
+                                  "`raise ValueError(\"negative input\")`, or raise it "
+                                  "under the condition that makes it")
+            if not self._batched_depth:
+                return None
+            if self.helper:
+                # its caller may call it under a per-example condition of its own, which
+                # the helper cannot see: lanes that never call it would raise
+                raise Unsupported("`raise` under a per-example condition in a function "
+                                  "called from another", small,
+                                  "check the condition in the function that is vectorized, "
+                                  "or return a sentinel value (e.g. nan)")
+            # some examples raise: the batch raises if any does (`guard_indices` writes
+            # `if np.any(<the conditions here>): raise ...`), so the code after runs on
+            # every lane only when none does
+            self.lane_raises.append(small)
+            raised = env.copy()
+            raised.raised = True
+            return raised
         if type(small) is cst.Assert:
             test = self.expr(small.test, env)
             if test.batched:
@@ -332,8 +478,8 @@ class Analysis:
                  "Nonlocal": "pass the value as an argument and return the new value",
                  "Import": "import at module level", "ImportFrom": "import at module level",
                  "Del": "let the variable go out of scope instead"}
-        raise Unsupported(f"`{kind.lower()}` statements are not supported in a vectorized "
-                          "function", small, hints.get(kind, "rewrite without it"))
+        raise Unsupported(f"`{_SYNTAX.get(kind, kind.lower())}` statements are not supported "
+                          "in a vectorized function", small, hints.get(kind, "rewrite without it"))
 
     def if_statement(self, stmt: cst.If, env: Env) -> Env | None:
         test = self.expr(stmt.test, env)
@@ -341,36 +487,45 @@ class Analysis:
         batched = test.batched
         self.batched_tests[stmt] = batched
         self.defined_before[stmt] = set(env.values) - env.unbound
+        decided = self._decided(stmt, stmt.test, test)
+        taken = decided if decided is not None else self._representative_truth(test)
         self._batched_depth += batched
         try:
-            body_env = self.block(stmt.body.body, env.copy())
-            if stmt.orelse is None:
-                else_env = env.copy()
-            elif type(stmt.orelse) is cst.If:
-                else_env = self.if_statement(stmt.orelse, env.copy())
-            else:
-                else_env = self.block(stmt.orelse.body.body, env.copy())
+            body_env = else_env = None
+            if decided is not False:     # a branch that cannot run is not analysed
+                body_env = self.block(stmt.body.body, env.copy(unreached=taken is False))
+            if decided is not True:
+                else_start = env.copy(unreached=taken is True)
+                if stmt.orelse is None:
+                    else_env = else_start
+                elif type(stmt.orelse) is cst.If:
+                    with self._reached(not else_start.unreached):
+                        else_env = self.if_statement(stmt.orelse, else_start)
+                else:
+                    else_env = self.block(stmt.orelse.body.body, else_start)
         finally:
             self._batched_depth -= batched
         if batched and (body_env is None) != (else_env is None):
             self.batched_returns = True   # later returns only run on some lanes
             self._batched_depth += 1
             self._divergent = getattr(self, "_divergent", 0) + 1
-        joined = join_envs(body_env, else_env, batched=batched, before=env,
+        joined = join_envs(body_env, else_env, batched=batched, before=env, at=stmt,
                            written=frozenset(writes(stmt.body)
                                              | (writes(stmt.orelse) if stmt.orelse else set())))
-        self.if_envs[stmt] = tuple(None if e is None else dict(e.values)
+        self.if_envs[stmt] = tuple(None if e is None or e.raised else dict(e.values)
                                    for e in (env, body_env, else_env, joined))
         return joined
 
     def _loop(self, stmt, env: Env, bind_target, masked: bool = False,
-              endless: bool = False, nonempty: bool = False) -> Env | None:
+              endless: bool = False, nonempty: bool = False,
+              unreached: bool = False) -> Env | None:
         """Fixed point over the loop body. A loop is *masked* when its lanes can leave it at
         different times (a batched test, or break/continue/return under a batched
         condition); then every variable it changes becomes batched. An *endless* loop
         (``while True:``) is left only by ``break`` (or ``return``), never at its head. A
         *nonempty* loop (over a constant, non-empty sequence) runs its body at least once, so
-        what its body binds is bound after it."""
+        what its body binds is bound after it. An *unreached* body is one Python does not
+        enter for the arguments' representatives (`_reached`)."""
         frame = {"breaks": [], "continues": [], "depth": self._batched_depth,
                  "masked": masked, "node": stmt}
         self.defined_before_loop[stmt] = set(env.values) - env.unbound
@@ -385,18 +540,21 @@ class Analysis:
                 was_masked = frame["masked"]
                 frame["breaks"].clear()
                 frame["continues"].clear()
-                body_env = head.copy()
-                bind_target(body_env)
+                body_env = head.copy(unreached=unreached)
+                with self._reached(not unreached):
+                    bind_target(body_env)
                 self._batched_depth += was_masked
                 try:
                     out = self.block(stmt.body.body, body_env)
                 finally:
                     self._batched_depth -= was_masked
+                if out is not None and out.raised:
+                    out = None          # every lane that gets there raises
                 fell_through = out      # the end of the body, before `continue`s join it
                 for cont in frame["continues"]:
-                    out = join_envs(out, cont, batched=frame["masked"], before=head,
+                    out = join_envs(out, cont, batched=frame["masked"], before=head, at=stmt,
                                     written=written)
-                new_head = (join_envs(head, out, batched=frame["masked"], before=head,
+                new_head = (join_envs(head, out, batched=frame["masked"], before=head, at=stmt,
                                       written=written)
                             if out else head)
                 if was_masked == frame["masked"] and all(
@@ -427,7 +585,7 @@ class Analysis:
             if not endless:
                 exit_env = self.block(stmt.orelse.body.body, head.copy())
         for brk in frame["breaks"]:
-            exit_env = join_envs(exit_env, brk, batched=frame["masked"], before=head,
+            exit_env = join_envs(exit_env, brk, batched=frame["masked"], before=head, at=stmt,
                                  written=frozenset(writes(stmt.body)))
         self.loop_exit[stmt] = None if exit_env is None else dict(exit_env.values)
         return exit_env
@@ -633,17 +791,18 @@ class Analysis:
             return self._loop(stmt, env, lambda e: self.bind(stmt.target, element, e, stmt),
                               masked=True)
         element = unbatched(UNKNOWN)
-        nonempty = False
+        nonempty = empty = False
         if iterable.known:
             try:
                 element = unbatched(next(iter(iterable.example)))
                 nonempty = bool(iterable.exact)   # the same sequence on every call
             except StopIteration:
                 element = unbatched(0 if isinstance(iterable.example, range) else UNKNOWN)
+                empty = True
             except Exception:
                 element = unbatched(UNKNOWN)
         return self._loop(stmt, env, lambda e: self.bind(stmt.target, element, e, stmt),
-                          nonempty=nonempty)
+                          nonempty=nonempty, unreached=empty)
 
     def method_call(self, node: cst.Call, base, env):
         """``x.sum(axis=0)`` on a batched ``x``: a method rule from the registry."""
@@ -702,14 +861,19 @@ class Analysis:
         test = self.expr(stmt.test, env)
         self._truth(test, stmt.test)
         self.batched_tests[stmt] = test.batched
+        if self._decided(stmt, stmt.test, test) is False:   # never entered
+            if stmt.orelse is not None:
+                return self.block(stmt.orelse.body.body, env)
+            return env
 
         def retest(e):
             if self.expr(stmt.test, e).batched and not self._loop_stack[-1]["masked"]:
                 self.batched_tests[stmt] = True
                 self._loop_stack[-1]["masked"] = True
                 self.masked_loops.setdefault(stmt, stmt.test)
+        entered = self.short_circuits.get(stmt.test, self._representative_truth(test))
         return self._loop(stmt, env, retest, masked=test.batched,
-                          endless=_always_true(test, stmt))
+                          endless=_always_true(test, stmt), unreached=entered is False)
 
     def bind(self, target, value, env: Env, stmt) -> None:
         if isinstance(target, cst.Name):
@@ -854,16 +1018,14 @@ class Analysis:
         if kind is cst.SimpleString:
             return exact(_string(node.value))
         if isinstance(node, cst.ConcatenatedString):
-            return exact(ast.literal_eval(_code(node)))
+            # "abc" "def", "a" f"{b}": constant when both halves are
+            left, right = self.expr(node.left, env), self.expr(node.right, env)
+            return unbatched(_evaluate(_op.add, left.example, right.example),
+                             all_exact(left, right))
         if isinstance(node, cst.Ellipsis):
             return exact(Ellipsis)
         if isinstance(node, cst.FormattedString):
-            parts = [self.expr(p.expression, env) for p in node.parts
-                     if isinstance(p, cst.FormattedStringExpression)]
-            if any(p.batched for p in parts):
-                raise Unsupported("formatting per-example values into a string", node,
-                                  "return the numbers and format them outside")
-            return unbatched(UNKNOWN)
+            return self.formatted_string(node, env)
         if isinstance(node, cst.Tuple):
             items = [self.expr(e.value, env) for e in node.elements
                      if not isinstance(e, cst.StarredElement)]
@@ -877,8 +1039,8 @@ class Analysis:
                     isinstance(e, cst.StarredElement) for e in node.elements):
                 return TupleValue(tuple(items))   # a list display of per-example values
             if isinstance(node, cst.Dict) or any(i.batched for i in items):
-                raise Unsupported(f"a {type(node).__name__.lower()} of per-example values is not "
-                                  "supported yet", node, "use separate variables or a tuple")
+                raise Unsupported(f"a {type(node).__name__.lower()} of per-example values is "
+                                  "not supported yet", node, "use separate variables or a tuple")
             try:
                 return exact(ast.literal_eval(_code(node)))
             except Exception:
@@ -894,13 +1056,43 @@ class Analysis:
                              cst.GeneratorExp)):
             used = _names_in(node)
             if any(getattr(env.values.get(n), "batched", False) for n in used):
-                raise Unsupported(f"a {type(node).__name__} over per-example values is not "
-                                  "supported yet", node, "write the computation out")
+                what = _SYNTAX[type(node).__name__]
+                raise Unsupported(f"a {what} over per-example values is not supported yet",
+                                  node, "write the computation out")
             return unbatched(UNKNOWN)
+        kind = type(node).__name__
         hints = {"Yield": "return the values as a tuple (generators cannot be vectorized)",
                  "Await": "await outside the per-example function"}
-        raise Unsupported(f"`{type(node).__name__}` expressions are not supported", node,
-                          hints.get(type(node).__name__, "rewrite it with plain expressions"))
+        raise Unsupported(f"`{_SYNTAX.get(kind, kind)}` expressions are not supported", node,
+                          hints.get(kind, "rewrite it with plain expressions"))
+
+    def formatted_string(self, node: cst.FormattedString, env: Env):
+        """An f-string: constant when every value formatted into it is (and it does not
+        show an expression's text, ``f"{x=}"``), else a string formatted from the values'
+        representatives (or of unknown value)."""
+        parts = list(_formatted_expressions(node.parts))
+        values = [self.expr(p.expression, env) for p in parts]
+        if any(v.batched for v in values) and self._exception_of_one_example:
+            return unbatched("")          # the message of one example
+        if any(v.batched for v in values):
+            raise Unsupported("formatting per-example values into a string", node,
+                              "return the numbers and format them outside")
+        if not all(v.known for v in values):
+            return unbatched(UNKNOWN)
+        placeholders = {id(p.expression): f"_value{k}" for k, p in enumerate(parts)}
+
+        class _Placeholders(cst.CSTTransformer):
+            def leave_FormattedStringExpression(self, original, updated):
+                return updated.with_changes(
+                    expression=cst.Name(placeholders[id(original.expression)]))
+
+        text = _code(node.visit(_Placeholders()))
+        try:
+            value = eval(text, {"__builtins__": {}},   # noqa: S307 - constants only
+                         {f"_value{k}": v.example for k, v in enumerate(values)})
+        except Exception:
+            return unbatched(UNKNOWN)
+        return unbatched(value, all_exact(*values) and all(p.equal is None for p in parts))
 
     def name(self, node: cst.Name, env: Env):
         ident = node.value
@@ -908,7 +1100,8 @@ class Analysis:
             if ident in env.unbound:
                 raise Unsupported(f"`{ident}` is assigned on some paths only, so it may be "
                                   "unbound here for some examples", node,
-                                  f"give `{ident}` a value before the `if`")
+                                  f"give `{ident}` a value before the `if` or loop that "
+                                  f"assigns it")
             return env.values[ident]
         if ident in _CONSTANTS:
             return exact(_CONSTANTS[ident])
@@ -926,7 +1119,9 @@ class Analysis:
             # another namespace's array (a closed-over torch tensor): the analysis works on
             # a NumPy example of it; the code keeps using the name
             return unbatched(example)
-        return exact(value)   # guarded: a rebinding makes a new specialization
+        # guarded: a rebinding makes a new specialization; what a mutable object holds
+        # (a list's items, an instance's attributes) can change without one
+        return unbatched(value, _immutable(value))
 
     def _must_not_raise(self, fn, args, node, what):
         """A batched operation whose scalar version raises a TypeError for these dtypes and
@@ -1005,10 +1200,22 @@ class Analysis:
                                                  lambda: f"`{_code(node.operator).strip()}`"))
 
     def boolean(self, node: cst.BooleanOperation, env):
-        left, right = self.expr(node.left, env), self.expr(node.right, env)
+        left = self.expr(node.left, env)
+        is_and = type(node.operator) is cst.And
+        decided = self._decided(node, node.left, left)
+        if decided is not None:
+            # `False and ...`, `True or ...`: Python never evaluates the right side; else
+            # the value is the right side's
+            return left if decided != is_and else self.expr(node.right, env)
+        taken = self._representative_truth(left)
+        with self._reached(taken is None or taken == is_and):
+            right = self.expr(node.right, env)
+        if taken is not None and taken != is_and:
+            # for the representatives Python stops at the left side, so the whole is as true
+            # as it on every lane (a loop test `j + 1 < len(v) and ...`: never entered)
+            self.short_circuits[node] = taken
         if not (left.batched or right.batched):
             if left.known and right.known:
-                is_and = isinstance(node.operator, cst.And)
                 return unbatched((left.example and right.example) if is_and
                                  else (left.example or right.example), all_exact(left, right))
             return unbatched(UNKNOWN)
@@ -1019,12 +1226,17 @@ class Analysis:
         if left.batched or not left.known:
             self._truth(right, node.right)
         if left.kind == "b" and right.kind == "b":
-            return batched_like(np.True_)
+            # the representative lane: what Python stops at, where the left side decides
+            return batched_like(np.bool_(self.short_circuits.get(node, True)))
         return join(left, right, force_batched=True)
 
     def comparison(self, node: cst.Comparison, env):
         operands = [self.expr(node.left, env)]
         operands += [self.expr(c.comparator, env) for c in node.comparisons]
+        if len(operands) == 2 and type(node.comparisons[0].operator) in (cst.Is, cst.IsNot):
+            identical = _identical(*operands)
+            if identical is not None:    # `w is not None` where w is known not to be None
+                return exact(identical == (type(node.comparisons[0].operator) is cst.Is))
         if not any(o.batched for o in operands):
             out = True
             try:
@@ -1053,12 +1265,68 @@ class Analysis:
     def ifexp(self, node: cst.IfExp, env):
         test = self.expr(node.test, env)
         self._truth(test, node.test)
+        decided = self._decided(node, node.test, test)
+        if decided is not None:
+            return self.expr(node.body if decided else node.orelse, env)
+        taken = self._representative_truth(test)
         self._batched_depth += test.batched       # both sides run on every lane
         try:
-            body, orelse = self.expr(node.body, env), self.expr(node.orelse, env)
+            with self._reached(taken is not False):
+                body = self.expr(node.body, env)
+            with self._reached(taken is not True):
+                orelse = self.expr(node.orelse, env)
         finally:
             self._batched_depth -= test.batched
-        return join(body, orelse, force_batched=test.batched)
+        joined = join(body, orelse, force_batched=test.batched)
+        arm = body if taken else orelse
+        if taken is not None and joined.batched and isinstance(joined, Value) \
+                and joined.known and isinstance(arm, Value) and arm.known:
+            # the representative lane takes the arm Python takes for the representatives
+            example = _evaluate(lambda a: np.asarray(a).astype(joined.dtype), arm.example)
+            if example is not UNKNOWN and example.shape == np.shape(joined.example):
+                return Value(True, example[()])
+        return joined
+
+    def _decided(self, node, test_node, test) -> bool | None:
+        """The truth of a test known exactly (the same on every call of this
+        specialization: literals, globals, the values the code is specialized on): Python
+        runs only one side of it, so only that side is analysed, and `python_conditions`
+        keeps only that side. None otherwise, and where a loop's passes disagree."""
+        outcome = None
+        if not test.batched and test.exact and not any(
+                type(n) is cst.NamedExpr for n in walk(test_node)):
+            try:
+                outcome = bool(test.example)
+            except Exception:
+                outcome = None
+        previous = self.decided.get(node, outcome)
+        self.decided[node] = outcome if previous is outcome else None
+        return outcome
+
+    @staticmethod
+    def _representative_truth(test) -> bool | None:
+        """Which way a test the same for every example goes for the arguments'
+        representatives (its code stays a Python condition); None where it differs per
+        example or is unknown. (Code after a per-example test that is the same on every
+        lane for these arguments is not skipped: its merge evaluates it on every lane.)"""
+        if test.batched or not test.known or isinstance(test, TupleValue):
+            return None
+        try:
+            return bool(test.example)
+        except Exception:
+            return None
+
+    @contextlib.contextmanager
+    def _reached(self, reached: bool):
+        """Code that Python runs only where a condition the same for every example holds
+        (not known exactly, only from the arguments' representatives), and which it would
+        not run for these: ``v[j + 1]`` under ``j + 1 < len(v)``. Indexes out of the
+        representatives' bounds there are no reason to refuse."""
+        self._unreached += not reached
+        try:
+            yield
+        finally:
+            self._unreached -= not reached
 
     def attribute(self, node: cst.Attribute, env):
         base = self.expr(node.value, env)
@@ -1075,7 +1343,10 @@ class Analysis:
         if not base.known:
             return unbatched(UNKNOWN)
         try:
-            return unbatched(getattr(base.example, attr), base.exact)
+            value = getattr(base.example, attr)
+            return unbatched(value, base.exact and _immutable(value) and (
+                not isinstance(base.example, types.ModuleType) or _library(base.example)
+                or callable(value) or isinstance(value, types.ModuleType)))
         except AttributeError:
             raise Unsupported(f"`{_code(node.value)}` has no attribute `{attr}`", node) from None
 
@@ -1110,9 +1381,13 @@ class Analysis:
                     return base.items[parts[0].example]
                 except IndexError:
                     raise Unsupported("tuple index out of range", node) from None
-            raise Unsupported("indexing a tuple of per-example values with a computed index",
-                              node, "use a constant index")
+            if base.batched:
+                raise Unsupported("indexing a tuple of per-example values with a computed "
+                                  "index", node, "use a constant index")
         batched_parts = [p for p in parts if p is not None and p.batched]
+        if not base.batched and batched_parts and isinstance(
+                base.example, (list, tuple, dict)):
+            return self._lookup_per_example(node, base, parts)
         if not base.batched and not batched_parts:
             if base.known and all(e is not UNKNOWN for e in examples):
                 return unbatched(_evaluate(lambda b, i: b[i], base.example, index_example),
@@ -1130,10 +1405,46 @@ class Analysis:
             return Value(True, UNKNOWN)
         try:
             out = base.example[index_example]
-        except (IndexError, TypeError, ValueError) as exc:
+        except IndexError as exc:
+            if not self._unreached:
+                raise Unsupported(f"this index does not fit the per-example value ({exc})",
+                                  node) from None
+            # not reached for these arguments: the type of an element is what matters
+            return batched_like(_evaluate(lambda b, i: b[i], base.example,
+                                          _in_bounds(index_example)))
+        except (TypeError, ValueError) as exc:
             raise Unsupported(f"this index does not fit the per-example value ({exc})",
                               node) from None
+        if isinstance(out, np.generic) and base.batched and not batched_parts \
+                and type(node.value) is cst.Name:
+            # per example a NumPy scalar (a copy); on the batch `y[:, 0]` is a view
+            self._scalar_reads[node] = node.value.value
         return batched_like(out)
+
+    def _lookup_per_example(self, node: cst.Subscript, base, parts):
+        """``TABLE[k]`` with a per-example ``k`` into a list or tuple of numbers the same for
+        every example: a gather from the array of its items (`array.index`; Python's
+        negative indexes and IndexError are NumPy's too). A dict looked up by a per-example
+        key runs per example where fallbacks are allowed; anything else is refused."""
+        seq = base.example
+        what = _code(node.value)
+        if isinstance(seq, dict):
+            if self.allow_fallback and all(_is_number(v) for v in seq.values()):
+                self.fallback_calls[node] = f"`{what}[...]` is a dict looked up per example"
+                return batched_like(np.asarray(list(seq.values()) or [0.0])[0])
+            raise Unsupported(f"`{what}` is a dict looked up by a per-example key", node,
+                              "use a list or array indexed by an integer (e.g. "
+                              "`np.array([...])[k]`), compute the value with np.where, or "
+                              "pass fallback='warn' to look it up per example")
+        if len(parts) != 1 or not all(_is_number(v) for v in seq):
+            raise Unsupported(f"`{what}` is indexed by a per-example integer, and only a flat "
+                              "list or tuple of numbers can be gathered from", node,
+                              f"make `{what}` a NumPy array (np.array(...)) of one dtype")
+        (part,) = parts
+        if part.kind not in "iu" or part.rank > 0:
+            raise Unsupported(f"`{what}` is indexed by a per-example value that is not an "
+                              "integer", node, "convert the index with int()")
+        return batched_like(np.asarray(seq if seq else [0.0])[0])
 
     # ------------------------------------------------------------------------------ calls
     def call(self, node: cst.Call, env):
@@ -1169,6 +1480,9 @@ class Analysis:
         fn = func.example
         if func.batched:
             raise Unsupported("calling a per-example value", node)
+        if self._exception_of_one_example and isinstance(fn, type) and issubclass(
+                fn, BaseException):
+            return unbatched(UNKNOWN)      # made from one example's values
         distribution = random_name(fn) if func.known else None
         if distribution is not None:
             if not any(v.batched for v in self.params.values()):
@@ -1240,7 +1554,7 @@ class Analysis:
             value = self.helpers(fn, args, kwargs, node)
             self.helper_calls[node] = value
             return value
-        name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+        name = _code(node.func)     # as the user wrote it
         if self.allow_fallback and all(not isinstance(v, TupleValue) and v.rank == 0
                                        for v in [*args, *kwargs.values()]):
             self._per_example_number(fn, args, kwargs, node)
@@ -1257,6 +1571,14 @@ def _is_number(out) -> bool:
     return isinstance(out, (int, float, complex, np.generic, np.ndarray)) \
         and np.ndim(out) == 0 and np.asarray(out).dtype.kind in "biufc"
 
+
+# how the user writes the constructs libcst names by class (for messages)
+_SYNTAX = {"ListComp": "list comprehension", "SetComp": "set comprehension",
+           "DictComp": "dict comprehension", "GeneratorExp": "generator expression",
+           "Lambda": "lambda", "Yield": "yield", "Await": "await", "FunctionDef": "def",
+           "ClassDef": "class", "Try": "try", "TryStar": "try", "ImportFrom": "from ... import",
+           "Match": "match", "AsyncFunctionDef": "async def", "AsyncFor": "async for",
+           "AsyncWith": "async with"}
 
 _IMPURE_NUMPY = {"copyto", "put", "place", "putmask", "fill_diagonal", "save", "savez",
                  "savez_compressed", "savetxt", "load", "loadtxt", "genfromtxt", "fromfile",
@@ -1513,6 +1835,114 @@ def _string(text: str):
     if quote in ('"', "'", '"""', "'''") and "\\" not in text:
         return text[len(quote):-len(quote)]
     return ast.literal_eval(text)
+
+
+def _held(node):
+    """The subexpressions of ``node`` whose object its value may be (``a if c else b``,
+    ``a or b``, the items of a tuple display, ``(n := a)``)."""
+    t = type(node)
+    if t is cst.IfExp:
+        yield from _held(node.body)
+        yield from _held(node.orelse)
+    elif t is cst.BooleanOperation:
+        yield from _held(node.left)
+        yield from _held(node.right)
+    elif t in (cst.Tuple, cst.List):
+        for element in node.elements:
+            yield from _held(element.value)
+    elif t is cst.NamedExpr:
+        yield from _held(node.value)
+    else:
+        yield node
+
+
+def _is_none(node) -> bool:
+    return type(node) is cst.Name and node.value == "None"
+
+
+def _may_fall_off(stmts) -> bool:
+    """Whether running ``stmts`` can reach their end (read from the code: a ``return`` or
+    ``raise`` ends a path, an ``if`` reaches its end where a branch does; loops, and
+    everything else, may)."""
+    last = stmts[-1] if stmts else None
+    if type(last) is cst.SimpleStatementLine:
+        return not any(type(s) in (cst.Return, cst.Raise) for s in last.body)
+    if type(last) is cst.If:
+        if last.orelse is None or _may_fall_off(last.body.body):
+            return True
+        if type(last.orelse) is cst.If:
+            return _may_fall_off([last.orelse])
+        return _may_fall_off(last.orelse.body.body)
+    if type(last) is cst.With:
+        return _may_fall_off(last.body.body)
+    if type(last) is cst.While and _is_true(last.test):
+        return any(type(n) is cst.Break for n in walk(last.body))
+    return True
+
+
+def _is_true(node) -> bool:
+    return type(node) is cst.Name and node.value == "True"
+
+
+_SINGLETONS = (None, True, False, Ellipsis, NotImplemented)
+
+
+def _identical(a, b) -> bool | None:
+    """``a is b`` where it is the same on every call of this specialization though the
+    values are not known exactly: a per-example value (a NumPy scalar or array per example)
+    is never a singleton such as None, and a value of a known type other than NoneType is
+    never None. None where it is not known."""
+    for x, y in ((a, b), (b, a)):
+        if not (isinstance(y, Value) and y.exact and any(y.example is o for o in _SINGLETONS)):
+            continue
+        if isinstance(x, Value) and x.batched:
+            return False
+        if y.example is None and isinstance(x, Value) and x.known:
+            return x.example is None
+    return None
+
+
+def _in_bounds(index):
+    """An index with every integer replaced by 0 (slices and the rest as they are)."""
+    def zero(i):
+        return 0 if isinstance(i, (int, np.integer)) and not isinstance(i, bool) else i
+    return tuple(zero(i) for i in index) if isinstance(index, tuple) else zero(index)
+
+
+_IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis), np.generic,
+              np.dtype, range, slice, type, types.ModuleType, types.FunctionType,
+              types.BuiltinFunctionType, np.ufunc, types.MethodType)
+
+
+def _immutable(value) -> bool:
+    """Whether a value the code reads from a global (or closure) is the same for as long as
+    the name is bound to it (numbers, strings, tuples of those, functions, classes,
+    modules), so that a specialization may rely on it (exact); a list, dict, array or other
+    object may change in place, which no guard sees."""
+    if isinstance(value, (tuple, frozenset)):
+        return all(_immutable(item) for item in value)
+    return isinstance(value, _IMMUTABLE) or callable(value) and not isinstance(
+        value, (list, dict, set, np.ndarray))
+
+
+def _library(module) -> bool:
+    """A module of the libraries generated code uses, whose attributes are constants."""
+    return (getattr(module, "__name__", "") or "").split(".")[0] in (
+        "numpy", "math", "cmath", "operator", "functools", "builtins")
+
+
+def _is_number(value) -> bool:
+    return type(value) in (int, float, complex, bool) or isinstance(value, (np.number,
+                                                                            np.bool_))
+
+
+def _formatted_expressions(parts):
+    """The ``{...}`` parts of an f-string, those nested in format specs too, in order."""
+    for part in parts:
+        if type(part) is cst.FormattedStringExpression:
+            yield part
+            if part.format_spec:
+                yield from _formatted_expressions(part.format_spec)
 
 
 def _names_in(node) -> set[str]:

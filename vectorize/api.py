@@ -26,9 +26,11 @@ from .frontend import (  # noqa: F401 -- MAX_SPECIALIZATIONS and the warning are
     FallbackSpec,
     SpecCache,
     VectorizeFallbackWarning,
+    as_is_key,
     build,
     check_fallback,
     fallback_source,
+    specialized_on,
 )
 
 _SIZED_FALLBACKS = 4   # core sizes tried per signature pattern before a fallback serves all
@@ -228,7 +230,7 @@ class vectorize:
         for name, (value, k) in zip(names, bound):
             if k is None:   # passed as it is: bound, `excluded`, or a default
                 call_args.append(value)
-                key.append(_as_is_key(value))
+                key.append(as_is_key(value))
                 continue
             arr = arrays[k]
             if arr.dtype.kind in "OUSVmM":
@@ -388,6 +390,14 @@ class vectorize:
                 continue
             arr = value if type(value) is np.ndarray else np.asanyarray(value)
             if arr.dtype.kind in "OUSVmM":
+                if arr.ndim == 0 and arr.dtype.kind in "US" and specialized_on(arr[()]):
+                    # one string for every example: passed as it is, as the np.str_
+                    # numpy.vectorize hands each example
+                    values = list(values)
+                    values[index] = arr[()]
+                    as_is += (index,)
+                    arrays.append(None)
+                    continue
                 return self._fallback_plan(f"argument `{names[index]}` has dtype {arr.dtype}",
                                            args, kwargs)
             arrays.append(arr)
@@ -401,7 +411,7 @@ class vectorize:
         for index, arr in enumerate(arrays):
             if arr is None:
                 call_args.append(values[index])
-                key.append(_as_is_key(values[index]))
+                key.append(as_is_key(values[index]))
             elif arr.ndim == 0 or (arr.size == 1 and size != 1):
                 call_args.append(arr.reshape(())[()])
                 key.append(arr.dtype.char)
@@ -474,11 +484,11 @@ class vectorize:
     @staticmethod
     def _params(names, values, call_args, kinds):
         """Abstract values of the parameters: ``kinds`` is the cache key's entry per argument
-        (see `_as_is_key`: passed as it is; a dtype char: a scalar; a 1-tuple: batched)."""
+        (see `as_is_key`: passed as it is; a dtype char: a scalar; a 1-tuple: batched)."""
         params = {}
         for name, value, arg, kind in zip(names, values, call_args, kinds):
             if _is_as_is(kind):
-                params[name] = Value(False, value)
+                params[name] = Value(False, value, specialized_on(value))
             elif isinstance(kind, tuple):
                 params[name] = Value(True, np.ones((), arg.dtype)[()])
             else:
@@ -554,7 +564,8 @@ class _FastPath:
             t = type(a)
             if t is np.ndarray:
                 key.append((a.dtype, a.shape))
-            elif t in _EXACT_SCALARS or isinstance(a, np.generic):
+            elif t in _EXACT_SCALARS or isinstance(a, np.generic) and not isinstance(
+                    a, np.flexible):
                 key.append(t)
             else:
                 return None
@@ -603,15 +614,6 @@ class _FastPath:
         return self.spec, call_args, self.shape, self.size, self.batched
 
 
-def _as_is_key(value):
-    """The cache key's entry for an argument passed as it is: its type, and for an array its
-    dtype and rank too (the generated code depends on them: `a.dot(w)` of a matrix `w` is
-    another einsum than of a vector)."""
-    if isinstance(value, np.ndarray):
-        return (type(value), value.dtype.char, value.ndim)
-    return type(value)
-
-
 def _is_as_is(kind) -> bool:
     return isinstance(kind, type) or (isinstance(kind, tuple) and isinstance(kind[0], type))
 
@@ -631,13 +633,13 @@ def _own(arr, call_args):
 
 def _signature_params(names, call_args, kinds):
     """Abstract values of the parameters of a signature call: ``kinds`` is the cache key's
-    entry per parameter (`_as_is_key`: passed as it is; ("b", ...): batched, its per-example
+    entry per parameter (`as_is_key`: passed as it is; ("b", ...): batched, its per-example
     example is ones of the core shape, as vmap makes it; ("u", ...): unbatched, of the core
     shape)."""
     params = {}
     for name, arg, kind in zip(names, call_args, kinds):
         if _is_as_is(kind):
-            params[name] = Value(False, arg)
+            params[name] = Value(False, arg, specialized_on(arg))
         elif kind[0] == "b":
             params[name] = Value(True, np.ones(arg.shape[1:], arg.dtype)[()])
         else:

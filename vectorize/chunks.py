@@ -401,8 +401,10 @@ def _executor(threads: int):
 def _each(task, items, workers: int) -> bool:
     """``task(item)`` for every item, on the calling thread and up to ``workers - 1`` threads
     of the pool, until one returns False (then False). An exception in any of them is raised
-    here once every thread has stopped; the caller's floating-point error settings
-    (``np.errstate``) and context variables hold on the pool's threads too."""
+    here once every thread has stopped (the items before it, taken earlier, have all run:
+    of several, the one of the first item, as when they run one by one: a `raise` some
+    examples reach gives the first such example's message); the caller's floating-point
+    error settings (``np.errstate``) and context variables hold on the pool's threads too."""
     if workers <= 1 or len(items) < 2:
         return all(task(item) for item in items)
     todo = iter(items)
@@ -420,7 +422,7 @@ def _each(task, items, workers: int) -> bool:
                 if not task(item):
                     stop.append(False)
             except BaseException as exc:   # noqa: BLE001 -- raised again on the caller
-                stop.append(exc)
+                stop.append((item, exc))
 
     errors, handler = np.geterr(), np.geterrcall()
 
@@ -447,9 +449,9 @@ def _each(task, items, workers: int) -> bool:
         for helper in helpers:      # not started yet (the pool busy with other calls): never
             helper.cancel()
         wait(helpers)
-    for reason in stop:
-        if reason is not False:
-            raise reason
+    raised = [reason for reason in stop if reason is not False]
+    if raised:
+        raise min(raised, key=lambda reason: reason[0])[1]
     return not stop
 
 

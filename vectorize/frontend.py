@@ -14,6 +14,8 @@ import threading
 import warnings
 from collections import OrderedDict
 
+import numpy as np
+
 FALLBACKS = ("error", "warn", "loop")
 MAX_SPECIALIZATIONS = 64
 """Specializations one vectorized callable keeps (least recently used dropped)."""
@@ -164,3 +166,28 @@ def build(func, params: dict, *, fallback: str, title: str, kind: str,
         if not isinstance(exc, VectorizeError) or fallback == "error":
             raise
         return FallbackSpec(str(exc), fallback_source(func, str(exc), kind))
+
+
+def as_is_key(value):
+    """The cache key's entry for an argument passed as it is: its type, and for an array its
+    dtype and rank too (the generated code depends on them: `a.dot(w)` of a matrix `w` is
+    another einsum than of a vector), and the value itself for the values the code is
+    specialized on (`specialized_on`)."""
+    if isinstance(value, np.ndarray):
+        return (type(value), value.dtype.char, value.ndim)
+    if specialized_on(value):
+        return (type(value), value)
+    return type(value)
+
+
+_SPECIALIZED_TYPES = (type(None), bool, np.bool_, str, bytes)   # np.str_, np.bytes_ too
+MAX_SPECIALIZED_LENGTH = 64
+
+
+def specialized_on(value) -> bool:
+    """Whether an argument passed as it is (a default, `excluded`, in_axes=None) is known to
+    the generated code by its value, not only its type: None, a bool, a short string (flags
+    and method names: ``if w is not None:`` / ``if method == "d8":`` then keep only the code
+    that runs for it). The cache key holds the value (`as_is_key`)."""
+    return isinstance(value, _SPECIALIZED_TYPES) and (
+        not isinstance(value, (str, bytes)) or len(value) <= MAX_SPECIALIZED_LENGTH)

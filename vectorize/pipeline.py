@@ -12,17 +12,26 @@ from .passes import (
     guard_indices,
     if_to_where,
     masked_loops,
+    python_conditions,
     shared_subexpressions,
     simplify,
 )
 
 PIPELINE = [
+    # First: code that cannot run for this specialization (`if w is not None:` with w=None)
+    # is neither analysed nor rewritten by the passes after, and an `and` whose left side is
+    # the same for every example becomes a choice before any pass evaluates both sides.
+    python_conditions,
     # Loops first: a `return` inside a loop becomes a flag the loop leaves by, followed by
     # `if returned: return result` after the loop, which `early_return` then lowers.
     masked_loops,
     # `return` under a batched `if` must become an assignment before `if` can become `where`:
     # a branch that returns has no value to merge.
     early_return,
+    # Again: the two passes above copy loop tests into assignments before the loop
+    # (`active = j + 1 < len(v) and v[j + 1] <= x`), where the left side is the same for
+    # every example.
+    python_conditions,
     # Per-example indexes that Python evaluates on some lanes only (`i < len(v) and v[i]`,
     # batched `if` branches, masked loop bodies) are kept in bounds on the other lanes:
     # after the two passes above every such condition is an `if`, `and`/`or` or ternary,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import inspect
+import re
 import types
 from dataclasses import dataclass
 
@@ -185,6 +186,18 @@ class FunctionJob:
         self.helper_nodes[node] = spec.name
         return spec.result
 
+    def _in_users_terms(self, problem: Unsupported) -> Unsupported:
+        """A refusal that names a variable the engine made up (``result``, ``active``...)
+        means nothing to the user: it is said without it (the analysis of the user's own
+        code refuses in their terms; this is what a later pass found)."""
+        named = set(re.findall(r"`([A-Za-z_]\w*)", problem.message))
+        if not named & self.namer.generated:
+            return problem
+        return Unsupported(f"this combination of per-example control flow in "
+                           f"`{self.source.name}` is not supported yet", problem.node,
+                           "please report it with the function's source; meanwhile pass "
+                           "fallback='warn' to run it per example")
+
     def helper_name(self, node) -> str:
         return self.helper_nodes[node]
 
@@ -202,8 +215,11 @@ class FunctionJob:
 
     def run(self):
         tree = self.source.tree
-        for step in PIPELINE:
-            tree = step.transform(tree, self)
+        try:
+            for step in PIPELINE:
+                tree = step.transform(tree, self)
+        except Unsupported as problem:
+            raise self._in_users_terms(problem) from None
         tree = tree.with_changes(name=cst.Name(self.name))
         for name, value in self.last.free_names.items():
             found, _, scope = self.source.lookup(name)

@@ -11,7 +11,16 @@ from . import backends, chunks, frontend
 from .abstract import TupleValue, Value, exact, representative
 from .chunks import check_chunk_size
 from .errors import VectorizeError
-from .frontend import Announcer, FallbackSpec, SpecCache, build, check_fallback, fallback_source
+from .frontend import (
+    Announcer,
+    FallbackSpec,
+    SpecCache,
+    as_is_key,
+    build,
+    check_fallback,
+    fallback_source,
+    specialized_on,
+)
 
 
 def vmap(func=None, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto"):
@@ -45,6 +54,7 @@ class _VMapped:
         # a bound method maps over the arguments after `self`, which stays as it is
         self._lead = ()
         self._names = None      # the target's parameter names, read on the first call
+        self._defaults: dict = {}   # ... and the defaults of those that have one
         self._target = func
         if isinstance(func, types.MethodType):
             self._lead, self._target = (func.__self__,), func.__func__
@@ -236,7 +246,9 @@ def _leaves(arg, axis, where, sizes):
         if isinstance(arg, np.ndarray):
             return (lambda: Value(False, representative(arg))), arg, ("u", arg.dtype.char,
                                                                     arg.ndim)
-        if isinstance(arg, (bool, int, float, complex)):
+        if specialized_on(arg):       # None, a bool, a short string: known by its value
+            return (lambda: Value(False, arg, True)), arg, ("u", as_is_key(arg))
+        if isinstance(arg, (int, float, complex)):
             return (lambda: Value(False, type(arg)(1))), arg, ("u", type(arg).__name__)
         return (lambda: Value(False, arg)), arg, ("u", type(arg).__name__)
     arr = np.asarray(arg)

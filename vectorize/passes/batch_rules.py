@@ -18,7 +18,7 @@ from ..cst_util import AugmentedToAssignment, as_assignment, expr, rewrite
 from ..errors import Unsupported
 from ..liveness import flows_from, liveness_of, reads, writes
 from ..rules.families import pad
-from ..rules.lanes import ANY_LANE
+from ..rules.lanes import ANY_LANE, LANE
 from ..rules.registry import Site
 from .simplify import _single_target_assign
 
@@ -113,15 +113,22 @@ class _ApplyRules(cst.CSTTransformer):
                            [updated_node.test, updated_node.body, updated_node.orelse])
 
     def leave_Subscript(self, original_node, updated_node):
-        if isinstance(self.value(original_node.value), TupleValue):
-            return updated_node            # an item of a tuple, chosen by a constant
+        if original_node in self.analysis.fallback_calls:
+            return self._fallback(original_node, updated_node)
         parts = [self.value(e.slice.value) if isinstance(e.slice, cst.Index) else None
                  for e in original_node.slice]
+        if isinstance(self.value(original_node.value), TupleValue) and not any(
+                _is_batched(p) for p in parts):
+            return updated_node            # an item of a tuple, chosen by a constant
         if not (_is_batched(self.value(original_node.value))
                 or any(_is_batched(p) for p in parts)):
             return updated_node
-        return self._apply(self.registry.operators["subscript"], original_node, updated_node,
-                           [original_node.value], [updated_node.value], parts=parts)
+        new = self._apply(self.registry.operators["subscript"], original_node, updated_node,
+                          [original_node.value], [updated_node.value], parts=parts)
+        if original_node in self.analysis.copied_reads:
+            # a scalar per example, which the array it is read from must not change later
+            new = expr("{x}.copy()", x=new)
+        return new
 
     def _batch_size(self) -> cst.BaseExpression:
         """The batch size: ``len(x)`` of a batched parameter that is per example wherever it is
@@ -402,6 +409,8 @@ class _ApplyRules(cst.CSTTransformer):
                 original_node not in analysis.math_in_branches):
             if isinstance(original_node.func, cst.Name) and original_node.func.value == ANY_LANE:
                 return updated_node.with_changes(func=cst.Name("bool"))
+            if isinstance(original_node.func, cst.Name) and original_node.func.value == LANE:
+                return updated_node.args[0].value      # a value the same for every example
             return updated_node
         fn = getattr(self.value(original_node.func), "example", None)
         rule = self.registry.for_call(fn)
@@ -417,19 +426,29 @@ class _ApplyRules(cst.CSTTransformer):
                            kwargs=kwargs, func=fn)
 
     def _fallback(self, original, updated):
-        """``f(x, b)`` with no rule -> ``np.array([f(x_i, b) for x_i in x])``."""
+        """``f(x, b)`` with no rule -> ``np.array([f(x_i, b) for x_i in x])``; ``d[k]`` ->
+        ``np.array([d[k_i] for k_i in k])``."""
         self.ctx.fallback_used(original, self.analysis.fallback_calls[original])
+        if type(original) is cst.Subscript:
+            pairs = [(o.slice, n.slice) for o, n in zip(original.slice, updated.slice)]
+        else:
+            pairs = list(zip(original.args, updated.args))
         loop_vars, iterables, new_args = [], [], []
-        for o, n in zip(original.args, updated.args):
+        for o, n in pairs:
             if _is_batched(self.value(o.value)):
-                base = o.value.value if isinstance(o.value, cst.Name) else "value"
+                base = o.value.value if isinstance(o.value, cst.Name) else (
+                    "key" if type(original) is cst.Subscript else "value")
                 var = self.ctx.namer.fresh(f"{base}_i")
                 loop_vars.append(var)
                 iterables.append(n.value)
                 new_args.append(n.with_changes(value=cst.Name(var)))
             else:
                 new_args.append(n)
-        call = updated.with_changes(args=new_args)
+        if type(original) is cst.Subscript:
+            call = updated.with_changes(slice=[e.with_changes(slice=a) for e, a in
+                                               zip(updated.slice, new_args)])
+        else:
+            call = updated.with_changes(args=new_args)
         if len(iterables) == 1:
             target, source = cst.Name(loop_vars[0]), iterables[0]
         else:

@@ -19,6 +19,15 @@ once.
 
 Indexes that are the same for every example (``v[0]``, ``v[k]`` with an unbatched ``k``) are
 left as they are: where no lane evaluates them they can still raise (docs/semantics.md).
+
+A ``raise`` that Python reaches on some examples only (`Analysis.lane_raises`) becomes
+``if __any_lane__(guard): raise ...``: per example ``guard`` holds wherever Python gets
+there, so the meaning is unchanged; on a batch it raises where any example would, and never
+for lanes Python keeps out (dead branches, finished lanes of masked loops):
+
+    if x < 0:                                  if x < 0:
+        raise ValueError("negative")   ->          if __any_lane__(x < 0):
+                                                       raise ValueError("negative")
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ import libcst as cst
 
 from ..cst_util import children, rewrite, walk
 from ..liveness import reads, target_names, writes
+from ..rules.lanes import ANY_LANE, FIRST_LANE, LANE
 
 
 class _Guard:
@@ -55,6 +65,11 @@ class _Plan:
     def __init__(self, analysis):
         self.analysis = analysis
         self.subscripts: dict[cst.Subscript, list[_Guard]] = {}
+        self.raises: dict[cst.Raise, list[_Guard]] = {}
+        self.lane_raises = set(analysis.lane_raises)
+        # per-example parts of the exception of such a raise -> the raise (they are read
+        # from the first example that raises)
+        self.picks: dict[cst.CSTNode, cst.Raise] = {}
         # (a dict, not a set: fresh names are handed out in its order, which must not
         # depend on where the nodes lie in memory)
         self.kept_tests: dict[cst.If, None] = {}
@@ -67,6 +82,11 @@ class _Plan:
     def statement(self, stmt, guards, versions) -> None:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
+                if small in self.lane_raises and guards:
+                    self.raises[small] = self.usable(guards, versions)
+                    for part in (small.exc, small.cause):
+                        for picked in self._per_example_parts(part):
+                            self.picks[picked] = small
                 for child in children(small):
                     if not isinstance(child, cst.AssignTarget):
                         self.expr(child, guards, versions)
@@ -87,6 +107,16 @@ class _Plan:
         else:
             self.expr(stmt, guards, versions)
         _bump(versions, writes(stmt))
+
+    def _per_example_parts(self, node):
+        """The largest per-example subexpressions of ``node``."""
+        if node is None:
+            return
+        if isinstance(node, cst.BaseExpression) and _batched(self.analysis, node):
+            yield node
+            return
+        for child in children(node):
+            yield from self._per_example_parts(child)
 
     def if_statement(self, stmt: cst.If, guards, versions) -> None:
         self.expr(stmt.test, guards, versions)
@@ -150,10 +180,32 @@ def _bump(versions: dict, names) -> None:
 
 
 class _Guarded(cst.CSTTransformer):
-    def __init__(self, plan: _Plan, kept: dict[cst.If, str], elifs: set):
+    def __init__(self, plan: _Plan, kept: dict[cst.If, str], elifs: set, namer):
         self.plan = plan
         self.kept = kept            # `if` -> the name its test is kept in
         self.elifs = elifs
+        # raise -> (name of its guard's value, name of the first lane that raises)
+        self.lanes = {small: (namer.fresh("failed"), namer.fresh("lane"))
+                      for small in set(plan.picks.values())}
+
+    def _picked(self, original, updated):
+        """A per-example part of an exception: the value of the first example that raises."""
+        small = self.plan.picks.get(original)
+        if small is None:
+            return updated
+        return cst.Call(cst.Name(LANE), [cst.Arg(updated),
+                                         cst.Arg(cst.Name(self.lanes[small][1]))])
+
+    def conjunction(self, guards, flip: bool = False) -> cst.BaseExpression:
+        """``g1 and g2 ...`` of the guards (without the ``not`` of each, ``flip``)."""
+        test = None
+        for guard in guards:
+            part = self.condition(guard)
+            if flip:
+                part = part.expression
+            test = part if test is None else cst.BooleanOperation(
+                left=test, operator=cst.And(), right=part)
+        return test
 
     def condition(self, guard: _Guard) -> cst.BaseExpression:
         if guard.if_node in self.kept:
@@ -167,15 +219,9 @@ class _Guarded(cst.CSTTransformer):
     def leave_Subscript(self, original_node, updated_node):
         guards = self.plan.subscripts.get(original_node)
         if not guards:
-            return updated_node
+            return self._picked(original_node, updated_node)
         flip = len(guards) == 1 and guards[0].negated   # `0 if t else i`, not `not t`
-        test = None
-        for guard in guards:
-            part = self.condition(guard)
-            if flip:
-                part = part.expression
-            test = part if test is None else cst.BooleanOperation(
-                left=test, operator=cst.And(), right=part)
+        test = self.conjunction(guards, flip)
         elements = []
         for original, element in zip(original_node.slice, updated_node.slice):
             if isinstance(element.slice, cst.Index) and _batched(self.plan.analysis,
@@ -185,7 +231,37 @@ class _Guarded(cst.CSTTransformer):
                                   orelse=index if flip else zero)
                 element = element.with_changes(slice=element.slice.with_changes(value=index))
             elements.append(element)
-        return updated_node.with_changes(slice=elements)
+        return self._picked(original_node, updated_node.with_changes(slice=elements))
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        """``raise E`` that some examples reach -> ``if __any_lane__(guard): raise E``."""
+        guarded = [self.plan.raises.get(small) for small in original_node.body]
+        if not any(guarded):
+            return updated_node
+        lines, before = [], []
+        for original, small, guards in zip(original_node.body, updated_node.body, guarded):
+            if not guards:
+                before.append(small)
+                continue
+            if before:
+                lines.append(updated_node.with_changes(body=before))
+                before = []
+            test = self.conjunction(guards)
+            body = [cst.SimpleStatementLine([small])]
+            if original in self.lanes:
+                # failed = <guard>; if __any_lane__(failed): lane = __first_lane__(failed)
+                failed, lane = self.lanes[original]
+                lines.append(_keep(failed, test))
+                test = cst.Name(failed)
+                body.insert(0, _keep(lane, cst.Call(cst.Name(FIRST_LANE),
+                                                    [cst.Arg(cst.Name(failed))])))
+            lines.append(cst.If(
+                test=cst.Call(cst.Name(ANY_LANE), [cst.Arg(test)]),
+                body=cst.IndentedBlock(body),
+                leading_lines=updated_node.leading_lines if not lines else ()))
+        if before:
+            lines.append(updated_node.with_changes(body=before))
+        return cst.FlattenSentinel(lines)
 
     def leave_If(self, original_node, updated_node):
         test = updated_node.test
@@ -194,12 +270,67 @@ class _Guarded(cst.CSTTransformer):
         orelse = original_node.orelse
         if isinstance(orelse, cst.If) and orelse in self.kept:
             # `elif t:` -> `else:` / `cond = t` / `if cond:` (t runs where Python runs it)
+            kept = _keep(self.kept[orelse], orelse.test.visit(self).deep_clone())
+            rest = updated_node.orelse
             updated_node = updated_node.with_changes(orelse=cst.Else(body=cst.IndentedBlock(
-                body=[_keep(self.kept[orelse], orelse.test.visit(self).deep_clone()),
-                      updated_node.orelse])))
-        if original_node in self.kept and original_node not in self.elifs:
-            return cst.FlattenSentinel([_keep(self.kept[original_node], test), updated_node])
-        return updated_node
+                body=[kept] + (list(rest.body.body) if type(rest) is cst.Else else [rest]))))
+        statements = self._without_raising_branch(original_node, updated_node)
+        if original_node in self.elifs:
+            if statements is None:
+                return updated_node
+            return cst.Else(body=cst.IndentedBlock(statements))
+        if statements is None:
+            statements = [updated_node]
+        if original_node in self.kept:
+            statements = [_keep(self.kept[original_node], test)] + statements
+        return statements[0] if len(statements) == 1 else cst.FlattenSentinel(statements)
+
+    def _raises(self, block) -> bool:
+        """Whether an (original) branch ends in a ``raise`` that some examples reach."""
+        last = block.body[-1] if block.body else None
+        return type(last) is cst.SimpleStatementLine and last.body[-1] in self.plan.raises
+
+    def _without_raising_branch(self, original, updated) -> list | None:
+        """A per-example ``if`` one of whose branches ends in such a ``raise``: that branch,
+        under ``if __any_lane__(guard):``, then the other branch's statements, which every
+        example that does not raise runs (the validity check ``if x < 0: raise ...``
+        before the code for valid examples); None for any other ``if``."""
+        if not self.plan.analysis.batched_tests.get(original, False):
+            return None
+        if self._raises(original.body):
+            raising, orelse = list(updated.body.body), updated.orelse
+            rest = [] if orelse is None else (
+                [orelse.with_changes(leading_lines=())] if type(orelse) is cst.If
+                else list(orelse.body.body))
+        elif type(original.orelse) is cst.Else and self._raises(original.orelse.body):
+            raising, rest = list(updated.orelse.body.body), list(updated.body.body)
+        else:
+            return None
+        check = raising[-1]       # `if __any_lane__(guard): raise ...` (leave_SimpleStatementLine)
+        failed = [] if len(raising) < 2 or not _assigns_to(raising[-2], check.test) else [
+            raising.pop(-2)]      # `failed = <guard>` before it
+        check = check.with_changes(body=check.body.with_changes(
+            body=raising[:-1] + list(check.body.body)))
+        out = [*failed, check, *rest]
+        out[0] = out[0].with_changes(leading_lines=updated.leading_lines)
+        return out
+
+
+class _GuardedAndPicked(_Guarded):
+    """`_Guarded` where exceptions are made from per-example values: every expression kind
+    such a value can be is looked at (`_picked`)."""
+
+    leave_Name = leave_Attribute = leave_Call = leave_BinaryOperation = _Guarded._picked
+    leave_UnaryOperation = leave_Comparison = leave_BooleanOperation = _Guarded._picked
+    leave_IfExp = leave_Tuple = leave_List = _Guarded._picked
+
+
+def _assigns_to(stmt, test) -> bool:
+    """Whether ``stmt`` is ``failed = ...`` for the check ``if __any_lane__(failed):``."""
+    arg = test.args[0].value
+    return (type(arg) is cst.Name and type(stmt) is cst.SimpleStatementLine
+            and type(stmt.body[0]) is cst.Assign
+            and getattr(stmt.body[0].targets[0].target, "value", None) == arg.value)
 
 
 def _keep(name: str, test) -> cst.SimpleStatementLine:
@@ -207,13 +338,14 @@ def _keep(name: str, test) -> cst.SimpleStatementLine:
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    if not any(type(n) is cst.Subscript for n in walk(func)):
+    if not any(type(n) in (cst.Subscript, cst.Raise) for n in walk(func)):
         return func
     analysis = ctx.analyze(func)
     plan = _Plan(analysis)
     plan.block(func.body.body, [], {})
-    if not plan.subscripts:
+    if not plan.subscripts and not plan.raises:
         return func
     kept = {node: ctx.namer.fresh("cond") for node in plan.kept_tests}
     elifs = {n.orelse for n in walk(func) if type(n) is cst.If and isinstance(n.orelse, cst.If)}
-    return rewrite(func, _Guarded(plan, kept, elifs))
+    guarded = _GuardedAndPicked if plan.picks else _Guarded
+    return rewrite(func, guarded(plan, kept, elifs, ctx.namer))

@@ -26,6 +26,7 @@ import libcst as cst
 from ..analysis import may_warn
 from ..cst_util import bare_code, render, rewrite, statements, walk, with_body, with_changes
 from ..liveness import reads, writes
+from ..rules.lanes import ANY_LANE
 
 
 class _Count:
@@ -86,6 +87,10 @@ def _substitute_once(stmts: list, generated: set, counts: _Count):
         for j in range(i + 1, len(stmts)):
             later = stmts[j]
             if name in reads(later):
+                if _is_lane_check(later) and name in reads(later.test):
+                    # `if __any_lane__(cond): raise ...`: the test reads it once, first
+                    new = later.with_changes(test=rewrite(later.test, _Replace(name, value)))
+                    return stmts[:i] + stmts[i + 1:j] + [new] + stmts[j + 1:]
                 if not isinstance(later, cst.SimpleStatementLine):
                     break
                 new = rewrite(later, _Replace(name, value))
@@ -93,6 +98,13 @@ def _substitute_once(stmts: list, generated: set, counts: _Count):
             if writes(later) & needed or not isinstance(later, cst.SimpleStatementLine):
                 break
     return None
+
+
+def _is_lane_check(stmt) -> bool:
+    """``if __any_lane__(...): raise ...`` (`guard_indices`)."""
+    test = getattr(stmt, "test", None) if type(stmt) is cst.If else None
+    return (type(test) is cst.Call and type(test.func) is cst.Name
+            and test.func.value == ANY_LANE and stmt.orelse is None)
 
 
 def _is_pass(stmt) -> bool:

@@ -181,6 +181,9 @@ def _subscript(site: Site):
             # x[k] per example -> x[np.arange(len(x)), k]: one element per lane
             lanes = expr(site.spelled.lanes_index("{x}"), x=site.nodes[0])
             return _with_leading_index(node, cst.Index(lanes))
+        if isinstance(base_value.example, (list, tuple)):
+            # a list or tuple of numbers: gathered from the array of its items
+            return node.with_changes(value=expr("np.asarray({t})", t=site.nodes[0]))
         # an unbatched array indexed by per-example integers: NumPy's fancy indexing
         return node
     raise Unsupported("mixing slices with per-example indices is not supported yet",
@@ -247,10 +250,13 @@ def register(reg: Registry) -> None:
         "array.index", "arrays",
         "Indexing a per-example array gets `:` for the batch axis in front (`x[i, 1:3]` -> "
         "`x[:, i, 1:3]`; `...` and `None` work as written); a per-example integer index "
-        "gathers one element per example (`x[np.arange(len(x)), k]`). A per-example boolean "
-        "mask is rejected: the result would have a different length per example.",
-        "first = x[0]\nlast = x[..., -1]\npick = x[k]",
-        "first = x[:, 0]\nlast = x[:, ..., -1]\npick = x[np.arange(len(x)), k]",
+        "gathers one element per example (`x[np.arange(len(x)), k]`), and from a list or "
+        "tuple of numbers the same for every example through the array of its items "
+        "(`np.asarray(TABLE)[k]`). A per-example boolean mask is rejected: the result would "
+        "have a different length per example.",
+        "first = x[0]\nlast = x[..., -1]\npick = x[k]\nw = WEIGHTS[k]",
+        "first = x[:, 0]\nlast = x[:, ..., -1]\npick = x[np.arange(len(x)), k]\n"
+        "w = np.asarray(WEIGHTS)[k]",
         _subscript))
     reg.add_attribute("shape", Rule(
         "array.shape", "arrays", "`x.shape` is the per-example shape: `x.shape[1:]`.",

@@ -1,10 +1,16 @@
-"""Engine-internal operations across lanes, used by the loop passes.
+"""Engine-internal operations across lanes, used by the loop passes and for ``raise``.
 
 ``__any_lane__(active)`` is, per example, just ``bool(active)``; on a batch it asks whether any
-example is still running, which is what keeps a masked loop going (``active.any()``).
+example is still running, which is what keeps a masked loop going (``active.any()``), or
+whether any example raises (``if np.any(x < 0): raise ...``, `guard_indices`).
+``__first_lane__(failed)`` and ``__lane__(x, lane)`` pick the example whose values make the
+message of such an exception: per example ``__lane__(x, lane)`` is ``x`` itself; on a batch
+it is ``x`` of the first example that raises (``x[np.argmax(failed)]``).
 """
 
 from __future__ import annotations
+
+import libcst as cst
 
 from ..abstract import unbatched
 from ..cst_util import expr
@@ -18,7 +24,21 @@ def any_lane(active) -> bool:
     return bool(active)
 
 
-ENGINE_NAMES = {ANY_LANE: any_lane}
+FIRST_LANE = "__first_lane__"
+LANE = "__lane__"
+
+
+def first_lane(failed) -> int:
+    """Per example: there is one lane, its own."""
+    return 0
+
+
+def lane(x, index):
+    """Per example: the example's own value."""
+    return x
+
+
+ENGINE_NAMES = {ANY_LANE: any_lane, FIRST_LANE: first_lane, LANE: lane}
 
 
 def register(reg: Registry) -> None:
@@ -30,6 +50,40 @@ def register(reg: Registry) -> None:
         "while abs(x - y) > tol:\n    y = step(y)",
         "active = abs(x - y) > tol\nwhile active.any():\n    y_next = step(y)\n"
         "    y = np.where(active, y_next, y)\n    active = active & (abs(x - y) > tol)",
-        lambda site: expr("{x}.any()", x=site.nodes[0]) if site.args[0].batched
-        else expr("bool({x})", x=site.nodes[0]),
-        infer=lambda site: unbatched(True)))
+        _any_lane,
+        infer=_any_lane_infer))
+    reg.add_call(first_lane, Rule(
+        "raise.first_lane", "control flow",
+        "A `raise` that some examples reach raises for the batch if any example does; an "
+        "exception made from per-example values is made from the first such example's.",
+        'if x < 0:\n    raise ValueError(f"negative: {x}")',
+        "failed = x < 0\nif failed.any():\n    lane = np.argmax(failed)\n"
+        '    raise ValueError(f"negative: {x[lane]}")',
+        lambda site: expr("np.argmax({m})", m=site.nodes[0]),
+        infer=lambda site: unbatched(0)))
+    reg.add_call(lane, Rule(
+        "raise.lane", "control flow",
+        "The value of one example (the first that raises), for the exception's message.",
+        'raise ValueError(f"negative: {x}")', 'raise ValueError(f"negative: {x[lane]}")',
+        lambda site: expr("{x}[{i}]", x=site.nodes[0], i=site.nodes[1])
+        if site.args[0].batched else site.nodes[0],
+        infer=lambda site: unbatched(site.args[0].example)))
+
+
+def _any_lane(site):
+    """``active.any()`` of a mask's name, ``np.any(x < 0)`` of anything else."""
+    (x,) = site.nodes
+    if not site.args[0].batched:
+        return expr("bool({x})", x=x)
+    return expr("{x}.any()" if type(x) is cst.Name else "np.any({x})", x=x)
+
+
+def _any_lane_infer(site):
+    """True, or what the representative lane says where it is known: a loop whose entry
+    test is false on every lane for the arguments' representatives (a guard the same for
+    every example: `Analysis.boolean`) is not entered for them."""
+    example = site.args[0].example
+    try:
+        return unbatched(any_lane(example) if site.args[0].known else True)
+    except Exception:
+        return unbatched(True)

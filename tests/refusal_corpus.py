@@ -1,0 +1,143 @@
+"""Per-example functions the engine refuses (with ``fallback="error"``), each with the line
+its error must point at: `test_errors.test_refusals_speak_the_users_language` checks that
+the message names only the user's own variables (never one the engine made up while
+lowering the code: ``result``, ``active``, ``cond``, ``lanes``...) and points at that line.
+
+``LINE`` gives, for each function, the line the error must point at (stripped).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def no_else_before_the_end(x):
+    if x > 0:
+        return 1.0
+    elif x < 0:
+        return -1.0
+
+
+def chained_no_else_before_the_end(x):
+    if x > 0:
+        r = 1.0
+    elif x < 0:
+        r = -1.0
+    else:
+        r = 0.0
+    if r > 0:
+        return r
+    elif r < 0:
+        return -r
+
+
+def nested_returns_no_else(x, y):
+    if x > 0:
+        if y > 0:
+            return 1.0
+    else:
+        return -1.0
+
+
+def loop_without_a_final_return(v, x):
+    for i in range(len(v)):
+        if v[i] > x:
+            return i
+
+
+def assigned_in_one_branch(x):
+    if x > 0:
+        r = 1.0
+    elif x < 0:
+        r = -1.0
+    return r
+
+
+def found_in_a_loop(v, x):
+    for i in range(len(v)):
+        if v[i] > x:
+            y = v[i]
+            break
+    return y
+
+
+def assigned_in_a_while(x):
+    while x > 1:
+        x = x / 2
+        z = x
+    return z
+
+
+def assigned_after_continue(v, x):
+    s = 0.0
+    for i in range(len(v)):
+        if v[i] < x:
+            continue
+        t = v[i]
+    return s + t
+
+
+def tuple_or_number(x):
+    if x > 0:
+        return x, x
+    return x
+
+
+def string_or_number(x):
+    if x > 0:
+        return "positive"
+    return 1.0
+
+
+def tuple_in_a_masked_loop(x):
+    a, b = 0.0, 1.0
+    while x > 1:
+        x = x / 2
+        a, b = b, (a, b)
+    return a
+
+
+def loop_else_on_a_masked_loop(v, x):
+    for i in range(len(v)):
+        if v[i] > x:
+            break
+    else:
+        return -1.0
+    return 1.0
+
+
+def write_under_a_condition(x):
+    y = np.zeros(3)
+    if x > 0:
+        y[0] = x
+    return y
+
+
+def aliased_update(v):
+    w = v * 1.0
+    u = w
+    w += 1.0
+    return u
+
+
+def boolean_mask(v, x):
+    return v[v > x].sum()
+
+
+LINE = {
+    no_else_before_the_end: "if x > 0:",
+    chained_no_else_before_the_end: "if r > 0:",
+    nested_returns_no_else: "if x > 0:",
+    loop_without_a_final_return: "for i in range(len(v)):",
+    assigned_in_one_branch: "return r",
+    found_in_a_loop: "return y",
+    assigned_in_a_while: "return z",
+    assigned_after_continue: "return s + t",
+    tuple_or_number: "return x",
+    string_or_number: "return 1.0",
+    tuple_in_a_masked_loop: "while x > 1:",
+    loop_else_on_a_masked_loop: "for i in range(len(v)):",
+    write_under_a_condition: "y[0] = x",
+    aliased_update: "w += 1.0",
+    boolean_mask: "return v[v > x].sum()",
+}
