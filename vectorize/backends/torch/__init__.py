@@ -61,6 +61,19 @@ class TorchBackend(Backend):
     def claims(self, value) -> bool:
         return is_tensor(value)
 
+    # ------------------------------------------- the analysis: PyTorch's promotion rules
+    def on_examples(self, fn):
+        from . import examples
+        return examples.on_examples(fn)
+
+    def example_attribute(self, example, attr: str):
+        from . import examples
+        return examples.example_attribute(example, attr)
+
+    def analysing(self):
+        from . import examples
+        return examples.analysing()
+
     # ------------------------------------------------------------ examples, runtime
     def example_of(self, tensor, batched: bool):
         """NumPy ones of the tensor's dtype and (per-example) shape."""
@@ -136,6 +149,10 @@ class TorchBackend(Backend):
 
     def logical_not(self, a: str) -> str:
         return f"torch.logical_not({a})"
+
+    def truth(self, x: str, kind: str) -> str:
+        # torch.where takes boolean conditions only; `!= 0` is Python's truth (NaN is true)
+        return x if kind == "b" else f"({x} != 0)"
 
     def scalar(self, x: str, dtype) -> str:
         return f"torch.tensor({x}, dtype={self.dtype_code(dtype)})"
