@@ -43,6 +43,18 @@ def numpy_dtype(dtype) -> np.dtype:
     return np.dtype(name)
 
 
+_PYTHON_DTYPES = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
+
+
+def as_tensor(value, device=None):
+    """A result as a tensor: a Python number in the dtype that holds it exactly (float64 for a
+    float, as the batched code holds per-example Python numbers; docs/torch.md)."""
+    torch = torch_module()
+    name = _PYTHON_DTYPES.get(type(value))
+    dtype = getattr(torch, name) if name else None
+    return torch.as_tensor(value, dtype=dtype, device=device)
+
+
 class TorchBackend(Backend):
     """The PyTorch spellings (the module imported as ``torch`` in generated code)."""
 
@@ -81,7 +93,9 @@ class TorchBackend(Backend):
         return np.ones(shape, numpy_dtype(tensor.dtype))[()]
 
     def dtype_key(self, tensor) -> str:
-        return str(tensor.dtype)
+        # the default dtype decides what integer tensors with Python floats give: part of
+        # every specialization's key
+        return f"{tensor.dtype}/{torch_module().get_default_dtype()}"
 
     def moveaxis(self, tensor, source: int, destination: int):
         return tensor.movedim(source, destination)
@@ -91,12 +105,10 @@ class TorchBackend(Backend):
 
     def stack(self, items):
         torch = torch_module()
-        return torch.stack([torch.as_tensor(item) for item in items])
+        return torch.stack([as_tensor(item) for item in items])
 
     def broadcast_batch(self, value, size: int, like=None):
-        torch = torch_module()
-        device = like.device if is_tensor(like) else None
-        tensor = torch.as_tensor(value, device=device)
+        tensor = as_tensor(value, like.device if is_tensor(like) else None)
         return tensor.expand(size, *tensor.shape).clone()
 
     # ---------------------------------------------------------- what the passes write

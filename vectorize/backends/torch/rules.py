@@ -700,10 +700,12 @@ def _round(site: Site):
     if not _is_weak(value):
         raise Unsupported("`round()` of a tensor raises in PyTorch (tensors have no "
                           "`__round__`)", suggestion="use torch.round(x), or round(float(x))")
-    x = site.nodes[0]
     if rest or site.kwargs:
-        digits = site.nodes[1] if rest else site.kwargs["ndigits"][0]
-        return expr("torch.round({x}, decimals={n})", x=x, n=digits)
+        raise Unsupported("`round(v, ndigits)`: Python rounds the decimal value exactly, "
+                          "`torch.round(v, decimals=n)` scales by 10**n first and can differ "
+                          "in the last digit", suggestion="call torch.round(x, decimals=n) "
+                                                          "if its rounding will do")
+    x = site.nodes[0]
     return x if value.kind in "biu" else expr("torch.round({x}).long()", x=x)
 
 
@@ -712,8 +714,6 @@ def _round_infer(site: Site):
     if not _is_weak(value):
         raise Unsupported("`round()` of a tensor raises in PyTorch (tensors have no "
                           "`__round__`)", suggestion="use torch.round(x), or round(float(x))")
-    if len(site.args) > 1 or site.kwargs:
-        return Value(True, float(1) if value.kind == "f" else 1)
     return Value(True, 1)
 
 
@@ -821,7 +821,87 @@ def _len_infer(site: Site):
     return unbatched(len(value.example) if value.known else None)
 
 
+def _dims(site: Site, what: str):
+    """The constant dims given to a shape method (positionally after the tensor, or as
+    ``dim=``), and the tensor's per-example rank."""
+    values = list(site.args[1:]) + [v for _, v in site.kwargs.values()]
+    dims = []
+    for value in values:
+        if value.batched or not value.exact:
+            raise Unsupported(f"the dims of {what} must be constants written in the function")
+        dims.append(value.example)
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = list(dims[0])
+    return dims, site.args[0].rank
+
+
+def _shifted(dim: int, rank: int) -> int:
+    """A per-example dim of a tensor of per-example rank ``rank`` as a dim of the batch."""
+    return dim + 1 if dim >= 0 else dim
+
+
+def _unsqueeze(site: Site):
+    (dim,), rank = _dims(site, "`unsqueeze`")
+    return expr(f"{{x}}.unsqueeze({_shifted(dim, rank + 1)})", x=site.nodes[0])
+
+
+def _squeeze(site: Site):
+    dims, rank = _dims(site, "`squeeze`")
+    if not dims:
+        raise Unsupported("`squeeze()` without a dim depends on the sizes of each example "
+                          "(and would squeeze a batch of one)", suggestion="name the dim: "
+                                                                           "x.squeeze(0)")
+    shifted = [_shifted(int(d), rank) for d in dims]
+    text = str(shifted[0]) if len(shifted) == 1 else repr(tuple(shifted))
+    return expr(f"{{x}}.squeeze({text})", x=site.nodes[0])
+
+
+def _flatten_method(site: Site):
+    dims, rank = _dims(site, "`flatten`")
+    start, end = (list(dims) + [0, -1][len(dims):])[:2]
+    if rank == 0:
+        return expr("{x}.reshape(len({x}), 1)", x=site.nodes[0])
+    return expr(f"{{x}}.flatten({_shifted(int(start), rank)}, {_shifted(int(end), rank)})",
+                x=site.nodes[0])
+
+
+def _transpose_method(site: Site):
+    dims, rank = _dims(site, "`transpose`")
+    a, b = (int(d) + rank if int(d) < 0 else int(d) for d in dims)
+    return expr(f"{{x}}.transpose({a + 1}, {b + 1})", x=site.nodes[0])
+
+
+def _permute(site: Site):
+    dims, rank = _dims(site, "`permute`")
+    order = ", ".join(["0"] + [str((int(d) + rank if int(d) < 0 else int(d)) + 1)
+                               for d in dims])
+    return expr(f"{{x}}.permute({order})", x=site.nodes[0])
+
+
+def _register_shape_methods(reg: Registry) -> None:
+    from ...rules.shapes import _reshape
+    for names, rewrite, before, after, explanation in (
+            (("reshape", "view"), _reshape, "m = v.reshape(3, 4)", "m = v.reshape(len(v), 3, 4)",
+             "`x.reshape(...)` / `x.view(...)` keep the batch length in front."),
+            (("unsqueeze",), _unsqueeze, "c = v.unsqueeze(1)", "c = v.unsqueeze(2)",
+             "`x.unsqueeze(d)`: the per-example dim `d` is `d + 1` (negative dims stay)."),
+            (("squeeze",), _squeeze, "v = c.squeeze(1)", "v = c.squeeze(2)",
+             "`x.squeeze(d)`: the per-example dim `d` is `d + 1`; without a dim it is "
+             "refused (it depends on each example's sizes)."),
+            (("flatten",), _flatten_method, "f = m.flatten()", "f = m.flatten(1, -1)",
+             "`x.flatten()` flattens each example: from dim 1."),
+            (("transpose", "swapaxes", "swapdims"), _transpose_method, "t = m.transpose(0, 1)",
+             "t = m.transpose(1, 2)", "`x.transpose(a, b)` swaps per-example dims."),
+            (("permute",), _permute, "t = m.permute(1, 0)", "t = m.permute(0, 2, 1)",
+             "`x.permute(...)` keeps the batch dim first.")):
+        for name in names:
+            reg.add_method(name, Rule(f"torch.{names[0]}", "shapes", explanation, before,
+                                      after, rewrite,
+                                      infer=_per_example(name, f"`.{name}()`")))
+
+
 def _register_shapes(reg: Registry, torch) -> None:
+    _register_shape_methods(reg)
     reg.add_operator("subscript", Rule(
         "array.index", "arrays",
         "Indexing a per-example tensor gets `:` for the batch axis in front; a per-example "
@@ -948,3 +1028,17 @@ def register(reg: Registry) -> None:
         "front.", "g = torch.autograd.grad(y, x, v)[0]",
         "g = torch.autograd.grad(y, x, v, is_grads_batched=True)[0]", _grad,
         infer=_grad_infer))
+    for rule in reg.all_rules:
+        if rule.infer is not None:
+            rule.infer = _located(rule.infer)
+
+
+def _located(infer):
+    """``infer`` whose refusals point at the call they are about."""
+    def located(site: Site):
+        try:
+            return infer(site)
+        except Unsupported as problem:
+            problem.node = problem.node or site.original
+            raise
+    return located
