@@ -17,6 +17,8 @@ from torch_corpus import CASES, Case
 from torch_reference import check
 
 SIZES = (0, 1, 5, 17)
+# examples per pattern (TORCH_EXAMPLES=60 for a longer run; 6 keeps the suite quick)
+EXAMPLES = int(os.environ.get("TORCH_EXAMPLES", 6))
 _SPECIAL = (float("nan"), float("inf"), -float("inf"), 0.0, -0.0)
 
 
@@ -78,7 +80,7 @@ def _finite(args) -> bool:
 
 
 @pytest.mark.parametrize("case,dtypes", _patterns())
-@settings(max_examples=int(os.environ.get("TORCH_EXAMPLES", 6)), deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_corpus(case, dtypes, data):
     args = draw_args(data, case, dtypes)

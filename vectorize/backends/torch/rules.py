@@ -1003,6 +1003,12 @@ def _grad(site: Site):
             " ")))] + [parse_expr("f(is_grads_batched=True)").args[0]])
 
 
+def _grad_shadow(outputs, inputs, grad_outputs=None, **kwargs):
+    """What ``torch.autograd.grad`` gives on examples: one gradient per input, shaped like
+    it (the analysis never differentiates anything)."""
+    return tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+
+
 def _grad_infer(site: Site):
     _, inputs, _ = _grad_args(site)
     items = inputs.items if isinstance(inputs, TupleValue) else (inputs,)
@@ -1027,7 +1033,7 @@ def register(reg: Registry) -> None:
         "example) is one call with `is_grads_batched=True`: the result has the batch axis in "
         "front.", "g = torch.autograd.grad(y, x, v)[0]",
         "g = torch.autograd.grad(y, x, v, is_grads_batched=True)[0]", _grad,
-        infer=_grad_infer))
+        infer=_grad_infer, shadow=_grad_shadow))
     for rule in reg.all_rules:
         if rule.infer is not None:
             rule.infer = _located(rule.infer)
