@@ -317,3 +317,16 @@ def test_python_numbers_carry_no_gradient_as_per_example():
     x = torch.tensor([1.0, 2.0, -3.0], requires_grad=True)
     vmap(float_detached)(x).sum().backward()
     assert torch.equal(x.grad, torch.tensor([1.0, 2.0, -3.0]))
+
+
+def test_pytorch_kernels_differ_between_0d_and_vectorized_paths():
+    """docs/semantics.md: PyTorch's own kernels, not the engine: the vectorized loop of
+    `torch.maximum` / `clamp` (and so `relu`) picks the other zero of `-0.0` and `0.0` than
+    the 0-d path, and `F.gelu(inf)` is NaN in the vectorized loop, inf on a 0-d tensor."""
+    neg, pos = torch.full((20,), -0.0), torch.zeros(20)
+    batched = torch.signbit(torch.maximum(neg, pos))
+    per_example = torch.stack([torch.signbit(torch.maximum(a, b)) for a, b in zip(neg, pos)])
+    assert not torch.equal(batched, per_example)
+    inf = torch.full((20,), float("inf"))
+    assert torch.isnan(torch.nn.functional.gelu(inf)[:16]).all()
+    assert torch.nn.functional.gelu(inf[0]) == float("inf")
