@@ -38,7 +38,7 @@ from ...cst_util import expr, parse_expr
 from ...errors import Unsupported
 from ...rules import arrays, lanes, linalg, operators
 from ...rules.families import pad
-from ...rules.registry import Registry, Rule, Site
+from ...rules.registry import Registry, Rule, Site, broadcast_rank
 from . import examples, torch_module
 
 _PYTHON_NUMBERS = (bool, int, float, complex)
@@ -324,7 +324,7 @@ def _padded_call(site: Site, first_is_base: bool = False, keep=()) -> cst.Call:
     converted = _matched(site, op, operands, keep=keep)
     nodes, kw_nodes = converted[:count], dict(zip(names, converted[count:]))
     values = list(site.args) + [v for _, v in site.kwargs.values()]
-    rank = max((v.rank for v in values if isinstance(v, Value)), default=0)
+    rank = broadcast_rank(values)
     positional = iter(zip(nodes[1:] if first_is_base else nodes,
                           site.args[1:] if first_is_base else site.args))
     args = []
@@ -634,7 +634,7 @@ def _min_max(op: str):
         if site.kwargs or len(site.nodes) < 2:
             raise Unsupported(f"`{name}` of one per-example tensor or with keywords",
                               suggestion="use torch.amin / torch.amax with a dim")
-        rank = max(v.rank for v in site.args)
+        rank = broadcast_rank(site.args)
         nodes = _matched(site, choose, list(zip(site.args, site.nodes)))
         args = [pad(n, v, rank) for n, v in zip(nodes, site.args)]
         # Python keeps the earlier argument unless a later one is strictly smaller (larger):
@@ -770,7 +770,7 @@ def _register_math_builtins(reg: Registry, torch) -> None:
 
     def power(site: Site):
         nodes = _matched(site, operator.pow, list(zip(site.args, site.nodes)))
-        rank = max(v.rank for v in site.args)
+        rank = broadcast_rank(site.args)
         a, b = (pad(n, v, rank) for n, v in zip(nodes, site.args))
         return expr("{a} ** {b}", a=a, b=b)
     reg.add_call(builtins.pow, Rule(
