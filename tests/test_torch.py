@@ -1,7 +1,7 @@
 """Differential tests of the PyTorch backend: ``vmap(f)`` of every function of
 `torch_corpus` against the per-example loop ``torch.stack([f(*row) for row ...])``, values,
 dtypes, devices and gradients (`torch_reference.check`), on inputs hypothesis draws: NaN,
-inf, signed zeros and negatives, batches of 0, 1, 5 and 17 examples, float32 and float64
+inf, signed zeros and negatives, batches of 0, 1, 5, 17 and 64 examples, float32 and float64
 (and both at once), mapped and shared arguments.
 """
 
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from torch_corpus import CASES, Case
 from torch_reference import check
 
-SIZES = (0, 1, 5, 17)
+SIZES = (0, 1, 5, 17, 64)
 # examples per pattern (TORCH_EXAMPLES=60 for a longer run; 6 keeps the suite quick)
 EXAMPLES = int(os.environ.get("TORCH_EXAMPLES", 6))
 _SPECIAL = (float("nan"), float("inf"), -float("inf"), 0.0, -0.0)
