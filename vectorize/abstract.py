@@ -11,6 +11,7 @@ statically known (constants, globals), else a representative of the argument's t
 
 from __future__ import annotations
 
+import contextvars
 import functools
 from dataclasses import dataclass
 
@@ -23,6 +24,15 @@ class _Unknown:
 
 
 UNKNOWN = _Unknown()
+
+# How examples combine where the analysis runs for a backend whose semantics differ from
+# NumPy's (`vectorize.backends.base.Backend.analysing`): an object with ``join(a, b)`` (the
+# example of a value that is ``a`` on some lanes and ``b`` on others) and ``weak`` (whether
+# a per-example Python number stays a Python number, as PyTorch's weakly typed scalars do);
+# None: NumPy's.
+EXAMPLE_SEMANTICS: contextvars.ContextVar = contextvars.ContextVar("vectorize_examples",
+                                                                   default=None)
+_PYTHON_NUMBERS = (bool, int, float, complex)
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,6 +125,10 @@ def batched_like(example) -> Value:
     in generated code every batched value is an array, never a weak Python scalar)."""
     if example is UNKNOWN:
         return Value(True, UNKNOWN)
+    if type(example) in _PYTHON_NUMBERS:
+        semantics = EXAMPLE_SEMANTICS.get()
+        if semantics is not None and semantics.weak:
+            return Value(True, example)
     arr = np.asarray(example)
     if arr.dtype.kind not in "biufcmM?" and arr.dtype != object:
         return Value(True, UNKNOWN)
@@ -145,6 +159,9 @@ def join_examples(a, b):
         return UNKNOWN
     if same_type(a, b):
         return a
+    semantics = EXAMPLE_SEMANTICS.get()
+    if semantics is not None:
+        return semantics.join(a, b)
     try:
         with np.errstate(all="ignore"):
             out = np.where(True, a, b)

@@ -230,7 +230,7 @@ class Analysis:
                              self.allow_fallback, self.promoted, self.speculative, self.helper)
             # operations on examples stand for every lane's: their floating-point errors
             # (1 / 0.0 on a representative) say nothing, and are ignored throughout
-            with np.errstate(all="ignore"):
+            with np.errstate(all="ignore"), self.registry.backend.analysing():
                 fresh._interpret()
             if not fresh.needs_rerun:
                 self.__dict__.update(fresh.__dict__)
@@ -1165,7 +1165,8 @@ class Analysis:
 
     def binary(self, operator, left_node, right_node, env, node):
         left, right = self.expr(left_node, env), self.expr(right_node, env)
-        fn = BINARY_FUNCS[AUGMENTED_TO_BINARY.get(type(operator), type(operator))]
+        fn = self.registry.backend.on_examples(
+            BINARY_FUNCS[AUGMENTED_TO_BINARY.get(type(operator), type(operator))])
         if isinstance(left, TupleValue) or isinstance(right, TupleValue):
             if left.batched or right.batched:
                 raise Unsupported("arithmetic on tuples of per-example values", node)
@@ -1190,7 +1191,7 @@ class Analysis:
 
     def unary(self, node: cst.UnaryOperation, env):
         value = self.expr(node.expression, env)
-        fn = UNARY_FUNCS[type(node.operator)]
+        fn = self.registry.backend.on_examples(UNARY_FUNCS[type(node.operator)])
         if not value.batched:
             return unbatched(_evaluate(fn, value.example), all_exact(value))
         if type(node.operator) is cst.Not:
@@ -1241,7 +1242,8 @@ class Analysis:
             out = True
             try:
                 for a, c, b in zip(operands, node.comparisons, operands[1:]):
-                    out = out and COMPARE_FUNCS[type(c.operator)](a.example, b.example)
+                    out = out and self.registry.backend.on_examples(
+                        COMPARE_FUNCS[type(c.operator)])(a.example, b.example)
                 return unbatched(out if all(o.known for o in operands) else UNKNOWN,
                                  all_exact(*operands))
             except (KeyError, Exception):
@@ -1257,7 +1259,8 @@ class Analysis:
                     self._truth(v, node)
         result = np.True_
         for a, c, b in zip(operands, node.comparisons, operands[1:]):
-            out = _evaluate(COMPARE_FUNCS[type(c.operator)], a.example, b.example)
+            out = _evaluate(self.registry.backend.on_examples(COMPARE_FUNCS[type(c.operator)]),
+                            a.example, b.example)
             if out is not UNKNOWN:
                 result = out if result is np.True_ else _evaluate(np.logical_and, result, out)
         return batched_like(result)
@@ -1343,7 +1346,7 @@ class Analysis:
         if not base.known:
             return unbatched(UNKNOWN)
         try:
-            value = getattr(base.example, attr)
+            value = self.registry.backend.example_attribute(base.example, attr)
             return unbatched(value, base.exact and _immutable(value) and (
                 not isinstance(base.example, types.ModuleType) or _library(base.example)
                 or callable(value) or isinstance(value, types.ModuleType)))

@@ -28,6 +28,7 @@ tables (``docs/design.md``, "Backends").
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 
 
@@ -75,6 +76,22 @@ class Backend:
         """A NumPy example of one of the namespace's arrays: its dtype and (per-example,
         when ``batched``: without axis 0) shape."""
         raise NotImplementedError
+
+    # ------------------------------------------------- the analysis' view of examples
+    # The analysis computes on NumPy examples; a namespace whose operators promote dtypes
+    # differently says how its own would compute on them (NumPy: as they are).
+    def on_examples(self, fn):
+        """``fn`` (an operator) as the namespace computes it on examples."""
+        return fn
+
+    def example_attribute(self, example, attr: str):
+        """Attribute ``attr`` of an example of a value the same for every example (a method
+        comes back as a callable on examples)."""
+        return getattr(example, attr)
+
+    def analysing(self):
+        """A context the analysis runs in (how examples join, `abstract.EXAMPLE_SEMANTICS`)."""
+        return contextlib.nullcontext()
 
     # ------------------------------------------------------ runtime (the front ends)
     def dtype_key(self, array) -> str:
@@ -153,6 +170,11 @@ class Backend:
 
     def logical_not(self, a: str) -> str:
         raise NotImplementedError
+
+    def truth(self, x: str, kind: str) -> str:
+        """A value of NumPy dtype kind ``kind`` as the condition of a `where` (Python's
+        truth of each lane); the value itself where the namespace's `where` takes any."""
+        return x
 
     def scalar(self, x: str, dtype) -> str:
         """The Python number ``x`` as the namespace's scalar of NumPy dtype ``dtype``, which

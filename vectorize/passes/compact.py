@@ -114,10 +114,10 @@ class _RenameWhereUsed(RenameNames):
 
 class _BatchLength(cst.CSTTransformer):
     """``len(x)`` of the given parameters (the batch size `batch_rules` wrote) ->
-    ``lanes.size``."""
+    ``lanes.size`` (``size``: the backend's spelling of the number of lanes)."""
 
-    def __init__(self, params: set[str], lanes: str):
-        self.params, self.lanes = params, lanes
+    def __init__(self, params: set[str], size: str):
+        self.params, self.size = params, size
 
     def on_visit(self, node):
         return "len" in _names_in(node)
@@ -127,7 +127,7 @@ class _BatchLength(cst.CSTTransformer):
                 and len(updated_node.args) == 1 \
                 and type(updated_node.args[0].value) is cst.Name \
                 and updated_node.args[0].value.value in self.params:
-            return parse_expr(f"{self.lanes}.size")
+            return parse_expr(self.size)
         return updated_node
 
 
@@ -236,7 +236,7 @@ class _Compact(cst.CSTTransformer):
         """The batch size kept in a name (`batch_rules`) is the number of lanes inside a
         compacted region."""
         name = self.ctx.batch_size_name
-        return {name: parse_expr(f"{lanes}.size")} if name else {}
+        return {name: parse_expr(self.prims.size(lanes))} if name else {}
 
     def _local(self, stmts: list, local: dict[str, str], lanes: str) -> list:
         """``stmts`` of a compacted region: the gathered names renamed to their lanes' values,
@@ -245,7 +245,7 @@ class _Compact(cst.CSTTransformer):
         out = _renamed(stmts, {**local, **self._size(lanes)})
         sized = self.ctx.batch_len_params - set(local)
         if sized:
-            out = [rewrite(s, _BatchLength(sized, lanes)) for s in out]
+            out = [rewrite(s, _BatchLength(sized, self.prims.size(lanes))) for s in out]
         return out
 
     # -- loops
@@ -258,7 +258,7 @@ class _Compact(cst.CSTTransformer):
         prims = self.prims
         lines = [f"{lanes} = {prims.lanes_of(active)}"]
         # a copy: the loop scatters into it (never into the caller's array)
-        lines += [f"{name} = {name}.astype({prims.dtype_code(dtype)})"
+        lines += [f"{name} = {prims.astype(name, prims.dtype_code(dtype))}"
                   for name, dtype in carried]
         lines += _gathers(local, lanes, names)
         g_active = local[active]
@@ -266,7 +266,7 @@ class _Compact(cst.CSTTransformer):
         compaction.append(f"{lanes} = {lanes}[{g_active}]")
         compaction += [f"{local[n]} = {local[n]}[{g_active}]" for n in names if n != active]
         compaction.append(f"{g_active} = {g_active}[{g_active}]")
-        check = parse_stmt(f"if 2 * {prims.count(g_active)} <= {lanes}.size:\n"
+        check = parse_stmt(f"if 2 * {prims.count(g_active)} <= {prims.size(lanes)}:\n"
                            + "".join(f"    {line}\n" for line in compaction))
         after = _statements(_scatters(local, lanes, [n for n, _ in carried]))
         return (_statements(lines), self._local(body, local, lanes) + [check],
@@ -291,7 +291,7 @@ class _Compact(cst.CSTTransformer):
         if active is None or active not in self.ctx.loop_facts:
             return updated_node
         before, body, _after, lanes = self._gathered_loop(active, list(updated_node.body.body))
-        loop = updated_node.with_changes(test=parse_expr(f"{lanes}.size"),
+        loop = updated_node.with_changes(test=parse_expr(self.prims.size(lanes)),
                                          body=updated_node.body.with_changes(body=body))
         return cst.FlattenSentinel(before + [loop])
 
@@ -302,7 +302,7 @@ class _Compact(cst.CSTTransformer):
         # the loop's own stop (`if not active.any(): break`) becomes one on the lanes left
         before, body, after, lanes = self._gathered_loop(active,
                                                          list(updated_node.body.body[:-1]))
-        body.append(parse_stmt(f"if not {lanes}.size:\n    break\n"))
+        body.append(parse_stmt(f"if not {self.prims.size(lanes)}:\n    break\n"))
         loop = updated_node.with_changes(body=updated_node.body.with_changes(body=body))
         return cst.FlattenSentinel(before + [loop] + after)
 
@@ -380,7 +380,7 @@ class _Compact(cst.CSTTransformer):
                 shape = f"({size}, *{row})"
             base = f"{name} = {prims.empty(shape, dtype, cond)}"
         elif _is_batched(entry[name]):
-            base = f"{name} = {name}.astype({dtype})"     # a copy: never the caller's array
+            base = f"{name} = {prims.astype(name, dtype)}"     # a copy: never the caller's array
         else:
             shape = size if value.rank == 0 else f"({size}, *{prims.shape(name)})"
             base = f"{name} = {prims.full(shape, name, dtype, cond)}"

@@ -67,14 +67,18 @@ def _and(site: Site) -> cst.BaseExpression:
     if _all_bool(site):
         return expr("{a} & {b}", a=a, b=b)
     # Python: `a and b` is a when a is falsy, else b.
-    return expr(site.spelled.where("{a}", "{b}", "{a}"), a=a, b=b)
+    return expr(site.spelled.where(_truth(site, "{a}"), "{b}", "{a}"), a=a, b=b)
 
 
 def _or(site: Site) -> cst.BaseExpression:
     a, b = padded_args(site)
     if _all_bool(site):
         return expr("{a} | {b}", a=a, b=b)
-    return expr(site.spelled.where("{a}", "{a}", "{b}"), a=a, b=b)
+    return expr(site.spelled.where(_truth(site, "{a}"), "{a}", "{b}"), a=a, b=b)
+
+
+def _truth(site: Site, a: str) -> str:
+    return site.spelled.truth(a, site.args[0].kind)
 
 
 def _not(site: Site) -> cst.BaseExpression:
@@ -125,8 +129,8 @@ def where(test, tv, body, bv, orelse, ov, backend) -> cst.BaseExpression:
                  for k, (xv, yv) in enumerate(zip(bv.items, ov.items))]
         return cst.Tuple([cst.Element(i) for i in items])
     rank = broadcast_rank([tv, bv, ov])
-    return expr(backend.where("{c}", "{a}", "{b}"), c=pad(test, tv, rank),
-                a=pad(body, bv, rank), b=pad(orelse, ov, rank))
+    return expr(backend.where(backend.truth("{c}", tv.kind), "{a}", "{b}"),
+                c=pad(test, tv, rank), a=pad(body, bv, rank), b=pad(orelse, ov, rank))
 
 
 def _item(node, k: int) -> cst.BaseExpression:

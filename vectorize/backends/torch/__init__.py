@@ -43,6 +43,57 @@ def numpy_dtype(dtype) -> np.dtype:
     return np.dtype(name)
 
 
+_PYTHON_DTYPES = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
+
+
+def as_tensor(value, device=None):
+    """A result as a tensor: a Python number in the dtype that holds it exactly (float64 for a
+    float, as the batched code holds per-example Python numbers; docs/torch.md)."""
+    torch = torch_module()
+    name = _PYTHON_DTYPES.get(type(value))
+    dtype = getattr(torch, name) if name else None
+    return torch.as_tensor(value, dtype=dtype, device=device)
+
+
+def _as_matmul(subscripts: str, operands: list[str]) -> str | None:
+    """A two-operand einsum that is one matrix product, as ``a @ b`` (operands in either
+    order, a matrix operand maybe transposed: ``x @ w.T`` for ``"ij,bj->bi"``); None for
+    any other. PyTorch's ``einsum`` computes such products too, but lays some out
+    transposed and differentiates them through extra copies: the MLP of
+    `benchmarks/bench_torch.py` took 1.5 to 1.8 times as long forward + backward."""
+    inputs, _, out = subscripts.partition("->")
+    specs = inputs.split(",")
+    if len(specs) != 2 or "." in subscripts or any(len(set(s)) != len(s) for s in specs):
+        return None
+    options = []
+    for first, second in ((0, 1), (1, 0)):
+        for flip_a in (False, True):
+            for flip_b in (False, True):
+                a, b = specs[first], specs[second]
+                if (flip_a and len(a) < 2) or (flip_b and len(b) < 2):
+                    continue
+                a = a[:-2] + a[-1] + a[-2] if flip_a else a
+                b = b[:-2] + b[-1] + b[-2] if flip_b else b
+                k = a[-1]
+                if (b[0] if len(b) == 1 else b[-2]) != k or k in out \
+                        or (set(a) & set(b)) - {k} - set(a[:-2]):
+                    continue
+                batch_a, batch_b = a[:-2], (b[:-2] if len(b) >= 2 else "")
+                if batch_a and batch_b and batch_a != batch_b:
+                    continue
+                result = (batch_a or batch_b) + (a[-2] if len(a) >= 2 else "") + \
+                    (b[-1] if len(b) >= 2 else "")
+                if result == out:
+                    options.append((flip_a + flip_b, first, second, flip_a, flip_b))
+    if not options:
+        return None
+    _, first, second, flip_a, flip_b = min(options)
+
+    def spelled(i, flip):
+        return operands[i] + ((".T" if len(specs[i]) == 2 else ".mT") if flip else "")
+    return f"{spelled(first, flip_a)} @ {spelled(second, flip_b)}"
+
+
 class TorchBackend(Backend):
     """The PyTorch spellings (the module imported as ``torch`` in generated code)."""
 
@@ -61,6 +112,19 @@ class TorchBackend(Backend):
     def claims(self, value) -> bool:
         return is_tensor(value)
 
+    # ------------------------------------------- the analysis: PyTorch's promotion rules
+    def on_examples(self, fn):
+        from . import examples
+        return examples.on_examples(fn)
+
+    def example_attribute(self, example, attr: str):
+        from . import examples
+        return examples.example_attribute(example, attr)
+
+    def analysing(self):
+        from . import examples
+        return examples.analysing()
+
     # ------------------------------------------------------------ examples, runtime
     def example_of(self, tensor, batched: bool):
         """NumPy ones of the tensor's dtype and (per-example) shape."""
@@ -68,7 +132,9 @@ class TorchBackend(Backend):
         return np.ones(shape, numpy_dtype(tensor.dtype))[()]
 
     def dtype_key(self, tensor) -> str:
-        return str(tensor.dtype)
+        # the default dtype decides what integer tensors with Python floats give: part of
+        # every specialization's key
+        return f"{tensor.dtype}/{torch_module().get_default_dtype()}"
 
     def moveaxis(self, tensor, source: int, destination: int):
         return tensor.movedim(source, destination)
@@ -78,12 +144,10 @@ class TorchBackend(Backend):
 
     def stack(self, items):
         torch = torch_module()
-        return torch.stack([torch.as_tensor(item) for item in items])
+        return torch.stack([as_tensor(item) for item in items])
 
     def broadcast_batch(self, value, size: int, like=None):
-        torch = torch_module()
-        device = like.device if is_tensor(like) else None
-        tensor = torch.as_tensor(value, device=device)
+        tensor = as_tensor(value, like.device if is_tensor(like) else None)
         return tensor.expand(size, *tensor.shape).clone()
 
     # ---------------------------------------------------------- what the passes write
@@ -137,10 +201,17 @@ class TorchBackend(Backend):
     def logical_not(self, a: str) -> str:
         return f"torch.logical_not({a})"
 
+    def truth(self, x: str, kind: str) -> str:
+        # torch.where takes boolean conditions only; `!= 0` is Python's truth (NaN is true)
+        return x if kind == "b" else f"({x} != 0)"
+
     def scalar(self, x: str, dtype) -> str:
         return f"torch.tensor({x}, dtype={self.dtype_code(dtype)})"
 
     def einsum(self, subscripts: str, operands: list[str], matrix_product: bool) -> str:
+        product = _as_matmul(subscripts, operands)
+        if product is not None:
+            return product
         return f'torch.einsum("{subscripts}", {", ".join(operands)})'
 
     def dtype_code(self, dtype) -> str:

@@ -1,94 +1,331 @@
-"""The PyTorch rule tables: how torch functions, tensor methods, ``math`` and builtins batch.
+"""The PyTorch rule tables: how operators, torch functions, tensor methods, ``math`` and
+builtins batch when the arguments are tensors.
 
-Shared with NumPy (the same rules, spelled by the backend): operators and ``and``/``or``/
-``not``/conditional expressions (``torch.where``), masked loops, indexing, and products, which
-become one ``torch.einsum`` with a batch letter on batched operands only (`vectorize.rules`).
-Here: what only PyTorch has or spells differently.
+Shared with NumPy (the same rules, spelled by the backend): ``not``, masked loops, indexing,
+and products, which become one ``torch.einsum`` with a batch letter on batched operands only
+(`vectorize.rules`). Here: what only PyTorch has or computes differently.
 
-- elementwise torch functions and their tensor methods (``torch.sin``, ``x.relu()``,
-  ``torch.where``, ``torch.clamp``, ``torch.nn.functional.relu``...): as written, operands of
-  lower per-example rank get new axes after the batch axis;
-- reductions with ``dim``/``keepdim`` (``torch.sum``, ``x.mean(dim=0)``...): per-example dims
-  shift by one, ``dim=None`` is every per-example dim;
-- ``math`` functions and builtins on tensors: their torch equivalent, in the tensor's dtype;
-- ``torch.autograd.grad`` with per-example ``grad_outputs``: one call with
-  ``is_grads_batched=True`` (a vector-Jacobian product per example);
-- ``.shape``, ``.ndim``, ``.T``, ``len``, ``.size()``, dtype conversions (``.float()``...).
+**What an operation gives per example** is computed by PyTorch itself, on tensors made from
+the analysis' NumPy examples (`examples.run`): dtypes, shapes and errors are PyTorch's, so an
+operation the per-example code could not run (``torch.dot`` of a 0-d tensor, ``mean`` of an
+integer tensor) is refused where it is written.
 
-Every rule carries what its operation gives on the analysis' NumPy examples (``infer``, and
-``shadow`` for calls without per-example arguments): dtypes follow PyTorch (a float function of
-an integer tensor gives the default float dtype).
+**Dtypes of the batched code equal the per-example ones.** PyTorch gives a 0-d tensor and a
+Python number less weight in promotion than a tensor with dims, and in the batched code a
+per-example scalar is a tensor with dims (the batch axis). Where that changes an operation's
+dtype (a float32 per-example scalar times a shared float64 0-d tensor: float64 per example,
+float32 on the batch), the operands that gained weight are converted to the per-example
+common dtype first (`_matched`), or the operation is refused when no conversion gives it.
+
+**Python numbers per example.** ``float(x)``, ``int(x)``, ``bool(x)``, ``x.item()`` and
+``math`` functions of a tensor give Python numbers per example: no gradient flows through
+them, and they promote weakly. In the batched code they are tensors of float64, int64 or
+bool (exactly the Python values), detached, and promote as the Python numbers did.
 """
 
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import math
+import operator
 
 import libcst as cst
 import numpy as np
 
-from ...abstract import TupleValue, Value, batched_like, unbatched
+from ...abstract import UNKNOWN, TupleValue, Value, batched_like, unbatched
 from ...cst_util import expr, parse_expr
 from ...errors import Unsupported
 from ...rules import arrays, lanes, linalg, operators
 from ...rules.families import pad
-from ...rules.registry import Registry, Rule, Site, evaluate
-from . import torch_module
+from ...rules.registry import Registry, Rule, Site, broadcast_rank
+from . import examples, torch_module
+
+_PYTHON_NUMBERS = (bool, int, float, complex)
+
+
+def _is_weak(value) -> bool:
+    """A per-example Python number (a batched value whose example is one)."""
+    return isinstance(value, Value) and type(value.example) in _PYTHON_NUMBERS
+
+
+def _name_of(fn) -> str:
+    return fn if isinstance(fn, str) else getattr(fn, "__name__", repr(fn))
+
 
 # ---------------------------------------------------------------------------- examples
 
 
-def _default_float() -> np.dtype:
-    return np.dtype(str(torch_module().get_default_dtype()).rpartition(".")[2])
+def _per_example(fn, what: str | None = None):
+    """An ``infer`` that runs ``fn`` (a torch function, or a method name) on the examples.
+    A PyTorch error means the per-example code raises: refused."""
+    call = _method(fn) if isinstance(fn, str) else fn
+    label = what or f"`{_name_of(fn)}`"
 
-
-def _float_result(out, examples):
-    """``out`` computed by NumPy, in the dtype PyTorch gives: a float function of integer
-    or boolean tensors gives the default float dtype (NumPy: float64)."""
-    if out is None or not hasattr(out, "dtype"):
-        return out
-    kinds = [np.asarray(e).dtype.kind for e in examples if isinstance(e, (np.ndarray,
-                                                                        np.generic))]
-    if out.dtype.kind == "f" and kinds and all(k in "biu" for k in kinds):
-        return np.asarray(out).astype(_default_float())[()]
-    return out
-
-
-def _shadow_infer(shadow, float_op: bool = False):
-    """An ``infer`` that runs ``shadow`` (a NumPy function computing the same lane by lane) on
-    the examples."""
     def infer(site: Site):
-        examples = [a.example for a in site.args]
-        kw = {k: v.example for k, (_, v) in site.kwargs.items()}
-        out = evaluate(shadow, *examples, **kw)
-        if float_op:
-            out = _float_result(out, examples)
+        values = list(site.args) + [v for _, v in site.kwargs.values()]
+        if any(not v.known for v in values if isinstance(v, (Value, TupleValue))):
+            return Value(True, UNKNOWN)
+        args = [v.example for v in site.args]
+        kwargs = {k: v.example for k, (_, v) in site.kwargs.items()}
+        try:
+            out = examples.run(call, *args, **kwargs)
+        except (TypeError, ValueError, IndexError) as exc:
+            raise Unsupported(f"{label} raises for {_described(site)} in the per-example "
+                              f"code ({_first_line(exc)})") from None
+        if isinstance(out, tuple):
+            return TupleValue(tuple(batched_like(o) for o in out))
         return batched_like(out)
     return infer
 
 
-def _call_shadow(shadow, float_op: bool = False):
-    """``shadow`` as the analysis runs it on unbatched examples."""
-    if not float_op:
-        return shadow
+def _described(site: Site) -> str:
+    return ", ".join(v.describe() for v in site.args if isinstance(v, (Value, TupleValue)))
 
-    def run(*args, **kwargs):
-        return _float_result(shadow(*args, **kwargs), args)
-    return run
+
+def _first_line(exc) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def _method(name: str):
+    def call(x, *args, **kwargs):
+        return getattr(x, name)(*args, **kwargs)
+    call.__name__ = name
+    return call
+
+
+def _shadow(fn):
+    """``fn`` as the analysis runs it on examples the same for every example."""
+    call = _method(fn) if isinstance(fn, str) else fn
+    return examples.on_examples(call)
+
+
+# ----------------------------------------------------------- dtypes: batch = per example
+
+
+def _batched_example(value: Value, rank: int, dtype=None):
+    """The tensor an operand is in the batched code, for a batch of one: a batched value
+    gets the batch axis and the axes `pad` gives it; a shared one is as it is."""
+    torch = torch_module()
+    if not value.batched:
+        return examples.to_tensor(value.example)
+    arr = np.asarray(value.example)
+    arr = arr.astype(dtype or arr.dtype).reshape((1,) * (1 + rank - arr.ndim) + arr.shape)
+    return torch.from_numpy(np.array(arr))
+
+
+def _dtype_of(out):
+    torch = torch_module()
+    if isinstance(out, torch.Tensor):
+        return np.dtype(str(out.dtype).rpartition(".")[2])
+    return examples.materialized(out)
+
+
+def _matched(site: Site, op, operands, keep=()):
+    """The nodes of ``operands`` (``[(value, node)]``, in the order ``op`` takes them), each
+    converted where needed so that ``op`` of the batched operands gives the dtype the
+    analysis found per example (``site.result``). Operands at the positions in ``keep`` (a
+    `where`'s condition) are never converted."""
+    values = [v for v, _ in operands]
+    nodes = [n for _, n in operands]
+    result = site.result
+    if not isinstance(result, Value) or not result.known or not all(
+            isinstance(v, Value) and v.known for v in values):
+        return nodes
+    if len(values) < 2 or all(v.rank > 0 and not _is_weak(v) for v in values if v.batched):
+        # batched operands have dims per example too: they weigh the same in promotion
+        # per example and on the batch
+        return nodes
+    want = examples.materialized(result.example)
+    rank = max(v.rank for v in values)
+    dtypes = [None] * len(values)
+
+    def batched_dtype():
+        try:
+            out = op(*[_batched_example(v, rank, d) for v, d in zip(values, dtypes)])
+        except Exception:
+            return None
+        return _dtype_of(out)
+
+    got = batched_dtype()
+    if got is None or got == want:
+        return nodes
+    common = want if want.kind != "b" else _common_dtype(values, keep)
+    if common is None:
+        _refuse(site, want, got)
+    torch_name = f"torch.{common.name}"
+    new = list(nodes)
+    # first the per-example scalars that gained weight on the batch, then the shared
+    # Python numbers (a choice between two Python floats is float64, as Python's)
+    for shared in (False, True):
+        for i, v in enumerate(values):
+            if i in keep or v.kind not in "iufc" or new[i] is not nodes[i]:
+                continue
+            if shared:
+                if v.batched or not _is_weak(v):
+                    continue
+                new[i] = expr(f"torch.tensor({{x}}, dtype={torch_name})", x=nodes[i])
+                values[i] = Value(False, np.ones((), common)[()])
+                if batched_dtype() == want:
+                    return new
+            elif v.batched and (v.rank == 0 or _is_weak(v)) and v.dtype != common:
+                new[i] = expr(f"{{x}}.to({torch_name})", x=nodes[i])
+                dtypes[i] = common
+        got = batched_dtype()
+        if got == want:
+            return new
+    _refuse(site, want, got)
+
+
+def _common_dtype(values, keep):
+    torch = torch_module()
+    operands = [examples.to_tensor(v.example) for i, v in enumerate(values) if i not in keep]
+    if len(operands) != 2:
+        return None
+    try:
+        return np.dtype(str(torch.result_type(*operands)).rpartition(".")[2])
+    except Exception:
+        return None
+
+
+def _refuse(site: Site, want, got):
+    raise Unsupported(f"PyTorch gives this operation {want} per example but {got} on the "
+                      "batch (a 0-d tensor or a Python number weighs less in PyTorch's "
+                      "promotion than a tensor with dims, and per-example scalars get dims "
+                      "on the batch)",
+                      suggestion="convert the operands to one dtype first, e.g. with "
+                                 "x.to(torch.float64)")
+
+
+# ------------------------------------------------------------------------- operators
+
+_BINARY_OPS = {cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
+               cst.Divide: operator.truediv, cst.FloorDivide: operator.floordiv,
+               cst.Modulo: operator.mod, cst.Power: operator.pow, cst.BitAnd: operator.and_,
+               cst.BitOr: operator.or_, cst.BitXor: operator.xor,
+               cst.LeftShift: operator.lshift, cst.RightShift: operator.rshift}
+_COMPARE_OPS = {cst.LessThan: operator.lt, cst.LessThanEqual: operator.le,
+                cst.GreaterThan: operator.gt, cst.GreaterThanEqual: operator.ge,
+                cst.Equal: operator.eq, cst.NotEqual: operator.ne}
+
+
+def _with_nodes(site: Site, nodes) -> Site:
+    return dataclasses.replace(site, nodes=list(nodes))
+
+
+def _binary(site: Site):
+    op = _BINARY_OPS.get(type(site.node.operator))
+    if op is not None:
+        site = _with_nodes(site, _matched(site, op, list(zip(site.args, site.nodes))))
+    return operators._binary(site)
+
+
+def _compare(site: Site):
+    node: cst.Comparison = site.node
+    if len(node.comparisons) == 1:
+        op = _COMPARE_OPS.get(type(node.comparisons[0].operator))
+        if op is not None:
+            site = _with_nodes(site, _matched(site, op, list(zip(site.args, site.nodes))))
+    return operators._compare(site)
+
+
+def _select(cond, a, b):
+    torch = torch_module()
+    return torch.where(torch.as_tensor(cond) != 0, a, b)
+
+
+def _ifexp(site: Site):
+    tv, bv, ov = site.args
+    if tv.batched:
+        test, body, orelse = site.nodes
+        body, orelse = _matched(site, _select, [(tv, test), (bv, body), (ov, orelse)],
+                                keep={0})[1:]
+        site = _with_nodes(site, [test, body, orelse])
+    return operators._ifexp(site)
+
+
+def _and_or(shared):
+    def rewrite(site: Site):
+        if not operators._all_bool(site):
+            a, b = site.args
+            if shared is operators._and:
+                op = lambda x, y: _select(x, y, x)        # noqa: E731
+            else:
+                op = lambda x, y: _select(x, x, y)        # noqa: E731
+            site = _with_nodes(site, _matched(site, op, list(zip(site.args, site.nodes))))
+        return shared(site)
+    return rewrite
+
+
+def _python_number_division(site: Site):
+    """``a / b`` of Python numbers in code every lane runs: computed by a 0-d float64 tensor
+    and made a Python number again, so that a divisor of zero gives inf/nan (as on tensors)
+    on lanes whose per-example code never gets there, instead of ZeroDivisionError."""
+    node = site.node
+    dtype = np.dtype(site.func)
+    if dtype.kind in "iu":
+        raise Unsupported("`//`, `%` or `divmod` of Python integers the same for every example, "
+                          "in code that runs on every lane: PyTorch raises for an integer "
+                          "divisor of zero where the per-example code would not get there",
+                          suggestion="compute it before the `if` or loop, or use floats")
+    if isinstance(node, cst.Call):
+        raise Unsupported("`divmod`/`pow` of Python numbers in code that runs on every lane",
+                          suggestion="compute it before the `if` or loop")
+    if not isinstance(node, cst.BinaryOperation):
+        raise Unsupported("this operation of Python numbers in code that runs on every lane",
+                          suggestion="compute it before the `if` or loop")
+    left = expr("torch.tensor({a}, dtype=torch.float64)", a=node.left)
+    return expr("({x}).item()", x=node.with_changes(left=left, lpar=[], rpar=[]))
+
+
+_PYTHON_DIVISION = (
+    "`/` or `**` of Python numbers the same for every example, in code that runs on every "
+    "lane (a branch of a per-example `if`, a masked loop): computed on a float64 tensor and "
+    "made a Python number again, so a lane whose scalar code never gets there cannot raise "
+    "ZeroDivisionError.",
+    "y = torch.where(x > 0, x + (torch.tensor(a, dtype=torch.float64) / b).item(), x)")
+
+
+def _register_operators(reg: Registry) -> None:
+    """The shared operator rules, with the dtype check of `_matched` in front of those that
+    combine operands."""
+    operators.register(reg)
+    replaced = {}
+    for key, rewrite in (("binary", _binary), ("compare", _compare), ("ifexp", _ifexp),
+                         ("and", _and_or(operators._and)), ("or", _and_or(operators._or)),
+                         ("python_number_division", _python_number_division)):
+        old = reg.operators[key]
+        changes = {"rewrite": rewrite}
+        if key == "python_number_division":
+            changes["explanation"], changes["after"] = _PYTHON_DIVISION
+        replaced[id(old)] = dataclasses.replace(old, **changes)
+        reg.add_operator(key, replaced[id(old)])
+    reg.all_rules[:] = [r for r in reg.all_rules if id(r) not in replaced]
 
 
 # ------------------------------------------------------------------------- rewriting
 
 
-def _padded_call(site: Site, first_is_base: bool = False) -> cst.Call:
+def _padded_call(site: Site, first_is_base: bool = False, keep=()) -> cst.Call:
     """The call as written, every per-example operand (positional or keyword) of lower
-    per-example rank given new axes after the batch axis; ``first_is_base``: a method call
-    ``x.f(...)``, whose object is ``site.nodes[0]``."""
+    per-example rank given new axes after the batch axis and converted where the batch
+    would promote it otherwise (`_matched`); ``first_is_base``: a method call ``x.f(...)``,
+    whose object is ``site.nodes[0]``."""
     call = site.node
+    names = [k for k in site.kwargs]
+    kw_given = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    operands = list(zip(site.args, site.nodes)) + [
+        (site.kwargs[k][1], site.kwargs[k][0] or kw_given[k]) for k in names]
+    fn = _method(site.func) if isinstance(site.func, str) else site.func
+    count = len(site.args)
+
+    def op(*xs):
+        return fn(*xs[:count], **dict(zip(names, xs[count:])))
+    converted = _matched(site, op, operands, keep=keep)
+    nodes, kw_nodes = converted[:count], dict(zip(names, converted[count:]))
     values = list(site.args) + [v for _, v in site.kwargs.values()]
-    rank = max((v.rank for v in values if isinstance(v, Value)), default=0)
-    positional = iter(zip(site.nodes[1:] if first_is_base else site.nodes,
+    rank = broadcast_rank(values)
+    positional = iter(zip(nodes[1:] if first_is_base else nodes,
                           site.args[1:] if first_is_base else site.args))
     args = []
     for arg in call.args:
@@ -96,13 +333,12 @@ def _padded_call(site: Site, first_is_base: bool = False) -> cst.Call:
             node, value = next(positional)
             arg = arg.with_changes(value=pad(node, value, rank))
         elif arg.keyword is not None and arg.keyword.value in site.kwargs:
-            node, value = site.kwargs[arg.keyword.value]
-            arg = arg.with_changes(value=pad(node if node is not None else arg.value, value,
-                                             rank))
+            arg = arg.with_changes(value=pad(kw_nodes[arg.keyword.value],
+                                             site.kwargs[arg.keyword.value][1], rank))
         args.append(arg)
     func = call.func
     if first_is_base:
-        func = func.with_changes(value=pad(site.nodes[0], site.args[0], rank))
+        func = func.with_changes(value=pad(nodes[0], site.args[0], rank))
     return call.with_changes(func=func, args=args)
 
 
@@ -110,162 +346,87 @@ def _elementwise(site: Site):
     return _padded_call(site, first_is_base=isinstance(site.func, str))
 
 
+def _where(site: Site):
+    return _padded_call(site, first_is_base=isinstance(site.func, str), keep={0})
+
+
 # ----------------------------------------------------------------------- elementwise
 
-# torch function name -> (NumPy shadow, float result)
-_UNARY = {
-    "abs": (np.abs, False), "absolute": (np.abs, False), "neg": (np.negative, False),
-    "negative": (np.negative, False), "sign": (np.sign, False), "sgn": (np.sign, False),
-    "square": (np.square, False), "floor": (np.floor, False), "ceil": (np.ceil, False),
-    "trunc": (np.trunc, False), "round": (np.round, False), "frac": (lambda x: x - np.trunc(x),
-                                                                      False),
-    "sqrt": (np.sqrt, True), "rsqrt": (lambda x: 1 / np.sqrt(x), True),
-    "exp": (np.exp, True), "exp2": (np.exp2, True), "expm1": (np.expm1, True),
-    "log": (np.log, True), "log2": (np.log2, True), "log10": (np.log10, True),
-    "log1p": (np.log1p, True), "sin": (np.sin, True), "cos": (np.cos, True),
-    "tan": (np.tan, True), "asin": (np.arcsin, True), "arcsin": (np.arcsin, True),
-    "acos": (np.arccos, True), "arccos": (np.arccos, True), "atan": (np.arctan, True),
-    "arctan": (np.arctan, True), "sinh": (np.sinh, True), "cosh": (np.cosh, True),
-    "tanh": (np.tanh, True), "asinh": (np.arcsinh, True), "acosh": (np.arccosh, True),
-    "atanh": (np.arctanh, True), "sigmoid": (lambda x: 1 / (1 + np.exp(-x)), True),
-    "reciprocal": (np.reciprocal, True), "erf": (np.tanh, True), "erfc": (np.tanh, True),
-    "lgamma": (np.log, True), "digamma": (np.log, True), "deg2rad": (np.deg2rad, True),
-    "rad2deg": (np.rad2deg, True), "relu": (lambda x: np.maximum(x, 0 * x), False),
-    "isnan": (np.isnan, False), "isinf": (np.isinf, False), "isfinite": (np.isfinite, False),
-    "signbit": (np.signbit, False), "logical_not": (np.logical_not, False),
-    "nan_to_num": (np.nan_to_num, False), "positive": (np.positive, False),
-}
-_BINARY = {
-    "add": np.add, "sub": np.subtract, "subtract": np.subtract, "mul": np.multiply,
-    "multiply": np.multiply, "div": np.true_divide, "divide": np.true_divide,
-    "true_divide": np.true_divide, "floor_divide": np.floor_divide, "remainder": np.remainder,
-    "fmod": np.fmod, "pow": np.power, "float_power": np.float_power, "atan2": np.arctan2,
-    "arctan2": np.arctan2, "hypot": np.hypot, "copysign": np.copysign,
-    "maximum": np.maximum, "minimum": np.minimum, "fmax": np.fmax, "fmin": np.fmin,
-    "logical_and": np.logical_and, "logical_or": np.logical_or,
-    "logical_xor": np.logical_xor, "eq": np.equal, "ne": np.not_equal, "lt": np.less,
-    "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal, "logaddexp": np.logaddexp,
-    "xlogy": lambda x, y: x * np.log(y), "heaviside": np.heaviside,
-}
-_FLOAT_BINARY = {"true_divide", "div", "divide", "float_power", "atan2", "arctan2", "hypot",
-                 "logaddexp", "xlogy"}
-# torch.nn.functional activations: elementwise, dtype kept
-_ACTIVATIONS = {"relu", "relu6", "gelu", "silu", "mish", "elu", "selu", "celu", "softplus",
+_UNARY = ["abs", "absolute", "neg", "negative", "sign", "sgn", "square", "floor", "ceil",
+          "trunc", "fix", "round", "frac", "sqrt", "rsqrt", "exp", "exp2", "expm1", "log",
+          "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "arcsin", "acos", "arccos",
+          "atan", "arctan", "sinh", "cosh", "tanh", "asinh", "arcsinh", "acosh", "arccosh",
+          "atanh", "arctanh", "sigmoid", "reciprocal", "erf", "erfc", "erfinv", "lgamma",
+          "digamma", "deg2rad", "rad2deg", "relu", "isnan", "isinf", "isfinite", "isposinf",
+          "isneginf", "isreal", "signbit", "logical_not", "bitwise_not", "nan_to_num",
+          "positive", "sinc", "logit", "i0", "angle", "conj", "real", "imag"]
+_BINARY = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+           "floor_divide", "remainder", "fmod", "pow", "float_power", "atan2", "arctan2",
+           "hypot", "copysign", "maximum", "minimum", "fmax", "fmin", "logical_and",
+           "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "eq",
+           "ne", "lt", "le", "gt", "ge", "greater", "less", "greater_equal", "less_equal",
+           "not_equal", "logaddexp", "logaddexp2", "xlogy", "heaviside", "nextafter", "ldexp",
+           "isclose", "lerp", "addcmul", "addcdiv"]
+# torch.nn.functional activations: elementwise
+_ACTIVATIONS = ["relu", "relu6", "gelu", "silu", "mish", "elu", "selu", "celu", "softplus",
                 "softsign", "leaky_relu", "hardtanh", "hardsigmoid", "hardswish", "sigmoid",
-                "tanh", "logsigmoid", "tanhshrink", "softshrink", "hardshrink"}
-# dtype conversions (methods): the NumPy dtype they give
-_CONVERSIONS = {"float": "float32", "double": "float64", "half": "float16", "int": "int32",
-                "long": "int64", "short": "int16", "bool": "bool", "cfloat": "complex64",
-                "cdouble": "complex128"}
-
-
-def _where_shadow(cond, a, b):
-    return np.where(cond, a, b)
-
-
-def _clamp_shadow(x, min=None, max=None):          # noqa: A002 -- torch's names
-    out = x
-    if min is not None:
-        out = np.maximum(out, min)
-    if max is not None:
-        out = np.minimum(out, max)
-    return np.asarray(out).astype(np.result_type(x, *(v for v in (min, max)
-                                                     if v is not None)))[()]
-
-
-def _keep_dtype_shadow(x, *args, **kwargs):
-    return x
-
-
-def _conversion_shadow(dtype):
-    def shadow(x, *args, **kwargs):
-        return np.asarray(x).astype(dtype)[()]
-    return shadow
-
-
-def _to_shadow(x, *args, **kwargs):
-    for a in (*args, *kwargs.values()):
-        name = str(a).rpartition(".")[2]
-        if name in ("bool", "uint8", "int8", "int16", "int32", "int64", "float16",
-                    "float32", "float64", "complex64", "complex128"):
-            return np.asarray(x).astype(name)[()]
-    return x
+                "tanh", "logsigmoid", "tanhshrink", "softshrink", "hardshrink", "threshold"]
+_CONVERSIONS = ["float", "double", "half", "int", "long", "short", "bool", "cfloat",
+                "cdouble", "to", "type_as"]
+_IDENTITY = ["detach", "clone", "contiguous"]
+_LIKE = ["zeros_like", "ones_like", "empty_like", "full_like"]
 
 
 def _register_elementwise(reg: Registry, torch) -> None:
-    def add(fn_names, owner, shadow, float_op, name, explanation, before, after,
+    def add(owner, fn_names, name, explanation, before, after, rewrite=_elementwise,
             methods=True):
-        rule = Rule(name, "torch", explanation, before, after, _elementwise,
-                    infer=_shadow_infer(shadow, float_op),
-                    shadow=_call_shadow(shadow, float_op))
         for fn_name in fn_names:
             fn = getattr(owner, fn_name, None)
             if fn is not None:
-                reg.add_call(fn, rule)
+                reg.add_call(fn, Rule(name, "torch", explanation, before, after, rewrite,
+                                      infer=_per_example(fn, f"`{owner.__name__}.{fn_name}`"),
+                                      shadow=_shadow(fn)))
             if methods and hasattr(torch.Tensor, fn_name):
-                reg.add_method(fn_name, rule)
-        return rule
+                reg.add_method(fn_name, Rule(name, "torch", explanation, before, after,
+                                             rewrite, infer=_per_example(fn_name,
+                                                                         f"`.{fn_name}()`"),
+                                             shadow=_shadow(fn_name)))
 
     elementwise = ("Elementwise torch functions and tensor methods (`torch.sin`, `x.relu()`, "
                    "`torch.maximum`...) act lane by lane: as written, operands of lower "
                    "per-example rank get new axes after the batch axis.",
                    "y = torch.sin(x) + x.relu()", "y = torch.sin(x) + x.relu()")
-    for fn_name, (shadow, float_op) in _UNARY.items():
-        add([fn_name], torch, shadow, float_op, "torch.elementwise", *elementwise)
-    for fn_name, shadow in _BINARY.items():
-        add([fn_name], torch, shadow, fn_name in _FLOAT_BINARY, "torch.elementwise",
-            *elementwise)
-    add(["where"], torch, _where_shadow, False, "torch.where",
+    add(torch, _UNARY + _BINARY, "torch.elementwise", *elementwise)
+    add(torch, ["where"], "torch.where",
         "`torch.where(c, a, b)` chooses lane by lane: as written (operands aligned by "
         "per-example rank).", "y = torch.where(t > 5.0, t * b, -t)",
-        "y = torch.where(t > 5.0, t * b, -t)", methods=False)
-    add(["clamp", "clip"], torch, _clamp_shadow, False, "torch.clamp",
+        "y = torch.where(t > 5.0, t * b, -t)", rewrite=_where, methods=False)
+    add(torch, ["clamp", "clip", "clamp_min", "clamp_max"], "torch.clamp",
         "`torch.clamp(x, min, max)` / `x.clamp(...)` act lane by lane; per-example bounds "
         "get new axes after the batch axis.", "y = x.clamp(min=lo)", "y = x.clamp(min=lo)")
-    functional = torch.nn.functional
-    for fn_name in sorted(_ACTIVATIONS):
-        float_op = fn_name not in ("relu", "relu6", "hardtanh", "leaky_relu")
-        add([fn_name], functional, _UNARY.get(fn_name, (_keep_dtype_shadow,))[0]
-            if fn_name in _UNARY else _keep_dtype_shadow, float_op, "torch.activation",
-            "Activations of `torch.nn.functional` (`F.relu`, `F.gelu`, `F.softplus`...) act "
-            "lane by lane: as written.", "y = F.gelu(x)", "y = F.gelu(x)", methods=False)
-    for method, dtype in _CONVERSIONS.items():
-        reg.add_method(method, Rule(
-            "torch.conversion", "torch",
-            "Dtype conversions (`x.float()`, `x.long()`, `x.to(torch.float64)`...) act lane by "
-            "lane: as written.", "k = x.long()", "k = x.long()", _elementwise,
-            infer=_shadow_infer(_conversion_shadow(dtype))))
-    for method in ("to", "type_as"):
-        reg.add_method(method, Rule(
-            "torch.conversion", "torch",
-            "Dtype conversions (`x.float()`, `x.long()`, `x.to(torch.float64)`...) act lane by "
-            "lane: as written.", "k = x.to(torch.int64)", "k = x.to(torch.int64)",
-            _elementwise, infer=_shadow_infer(_to_shadow)))
-    for method in ("detach", "clone", "contiguous"):
+    add(torch.nn.functional, _ACTIVATIONS, "torch.activation",
+        "Activations of `torch.nn.functional` (`F.relu`, `F.gelu`, `F.softplus`...) act "
+        "lane by lane: as written.", "y = F.gelu(x)", "y = F.gelu(x)", methods=False)
+    conversion = ("Dtype conversions (`x.float()`, `x.long()`, `x.to(torch.float64)`...) act "
+                  "lane by lane: as written.", "k = x.long()", "k = x.long()")
+    for method in _CONVERSIONS:
+        reg.add_method(method, Rule("torch.conversion", "torch", *conversion, _elementwise,
+                                    infer=_per_example(method, f"`.{method}()`")))
+    for method in _IDENTITY:
         reg.add_method(method, Rule(
             "torch.identity_method", "torch",
             "`x.detach()`, `x.clone()`, `x.contiguous()` act on the whole batch as on each "
             "example.", "y = x.clone()", "y = x.clone()", _elementwise,
-            infer=_shadow_infer(_keep_dtype_shadow)))
-    for fn_name in ("zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
-                    "randn_like"):
-        if fn_name in ("rand_like", "randn_like"):
-            continue        # random draws: not yet (independent per example, like np.random)
-        add([fn_name], torch, {"zeros_like": np.zeros_like, "ones_like": np.ones_like,
-                               "empty_like": np.ones_like, "full_like": np.full_like}[fn_name],
-            False, "torch.like", "`torch.zeros_like(x)`, `torch.full_like(x, v)` of a "
-            "per-example tensor: a batched tensor of the same shape, as written.",
-            "z = torch.zeros_like(v)", "z = torch.zeros_like(v)", methods=False)
+            infer=_per_example(method, f"`.{method}()`")))
+    add(torch, _LIKE, "torch.like", "`torch.zeros_like(x)`, `torch.full_like(x, v)` of a "
+        "per-example tensor: a batched tensor of the same shape, as written.",
+        "z = torch.zeros_like(v)", "z = torch.zeros_like(v)", methods=False)
 
 
 # ------------------------------------------------------------------------ reductions
 
-_REDUCTIONS = {"sum": np.sum, "mean": np.mean, "prod": np.prod, "amax": np.amax,
-               "amin": np.amin, "std": np.std, "var": np.var, "any": np.any, "all": np.all,
-               "logsumexp": lambda x, axis=None: np.log(np.sum(np.exp(x), axis=axis)),
-               "nansum": np.nansum, "nanmean": np.nanmean, "count_nonzero": np.count_nonzero,
-               "norm": lambda x, axis=None: np.sqrt(np.sum(x * x, axis=axis))}
-_FLOAT_REDUCTIONS = {"mean", "std", "var", "logsumexp", "nanmean", "norm"}
+_REDUCTIONS = ["sum", "mean", "prod", "amax", "amin", "std", "var", "any", "all",
+               "logsumexp", "nansum", "nanmean", "count_nonzero", "norm"]
 _SINGLE_DIM = {"prod", "any", "all", "logsumexp"}     # take one dim at a time
 
 
@@ -291,6 +452,9 @@ def _reduction(site: Site):
     if not x_value.batched:
         raise Unsupported("a reduction of a shared tensor with per-example arguments",
                           suggestion="reduce before mixing in per-example values")
+    if len(site.args) > 2:
+        raise Unsupported(f"`{name}` with more than a dim given by position",
+                          suggestion="pass the other arguments by keyword")
     rank = x_value.rank
     dim, keep = _dim_of(site)
     if dim is None:
@@ -300,7 +464,8 @@ def _reduction(site: Site):
     else:
         dims = arrays.shift_axis(int(dim), rank)
     if dims == ():
-        return site.nodes[0]            # a reduction of a per-example scalar is itself
+        # a reduction of a per-example scalar: the scalar itself, in the dtype it gives
+        return _retyped(site.nodes[0], x_value, site.result)
     x = site.nodes[0]
     if isinstance(dims, tuple) and len(dims) == 1:
         dims = dims[0]
@@ -310,45 +475,44 @@ def _reduction(site: Site):
                               suggestion="reduce one dim at a time")
         x = arrays.flattened(x, rank)
         dims = 1
-    args = ["{x}"] + [f"dim={dims!r}"] + (["keepdim=True"] if keep else [])
-    rest = [a for a in site.node.args if (a.keyword is None and False) or (
-        a.keyword is not None and a.keyword.value not in ("dim", "keepdim"))]
-    call = (f"{{x}}.{name}(" + ", ".join(args[1:]) + ")") if method else \
-        f"torch.{name}(" + ", ".join(args) + ")"
+    args = [f"dim={dims!r}"] + (["keepdim=True"] if keep else [])
+    rest = [a for a in site.node.args
+            if a.keyword is not None and a.keyword.value not in ("dim", "keepdim")]
+    call = (f"{{x}}.{name}(" + ", ".join(args) + ")") if method else \
+        f"torch.{name}({{x}}, " + ", ".join(args) + ")"
     out = expr(call, x=x)
     if rest:
         out = out.with_changes(args=list(out.args) + rest)
     return out
 
 
-def _reduction_shadow(fn, float_op):
-    def shadow(x, dim=None, keepdim=False, **kwargs):
-        axis = tuple(dim) if isinstance(dim, (list, tuple)) else dim
-        out = fn(np.asarray(x), axis=axis)
-        if keepdim:
-            out = np.expand_dims(out, axis if axis is not None else tuple(range(np.ndim(x))))
-        return _float_result(np.asarray(out)[()], [x]) if float_op else np.asarray(out)[()]
-    return shadow
+def _retyped(node, value: Value, result) -> cst.BaseExpression:
+    """``node`` in the dtype of ``result`` (a reduction of a scalar: `sum` of a bool is an
+    int64, `mean` of a 0-d float32 is itself)."""
+    if isinstance(result, Value) and result.known and value.known \
+            and result.dtype != value.dtype:
+        return expr(f"{{x}}.to(torch.{result.dtype.name})", x=node)
+    return node
 
 
 def _register_reductions(reg: Registry, torch) -> None:
     explanation = ("Reductions (`torch.sum`, `x.mean(dim=0)`, `torch.amax`...) reduce the "
                    "per-example dims: `dim=k` becomes `dim=k + 1` (negative dims stay), no "
                    "`dim` every per-example dim.")
-    for name, fn in _REDUCTIONS.items():
-        shadow = _reduction_shadow(fn, name in _FLOAT_REDUCTIONS)
-        rule = Rule("torch.reduction", "torch", explanation,
-                    "s = torch.sum(v)\nm = x.mean(dim=0)",
-                    "s = torch.sum(v, dim=1)\nm = x.mean(dim=1)", _reduction,
-                    infer=_shadow_infer(shadow), shadow=shadow)
-        if hasattr(torch, name):
-            reg.add_call(getattr(torch, name), rule)
-        if hasattr(torch.Tensor, name):
-            reg.add_method(name, rule)
+    for name in _REDUCTIONS:
+        for owner, key in ((torch, getattr(torch, name, None)),
+                           (torch.Tensor, name if hasattr(torch.Tensor, name) else None)):
+            if key is None:
+                continue
+            rule = Rule("torch.reduction", "torch", explanation,
+                        "s = torch.sum(v)\nm = x.mean(dim=0)",
+                        "s = torch.sum(v, dim=1)\nm = x.mean(dim=1)", _reduction,
+                        infer=_per_example(key), shadow=_shadow(key))
+            if owner is torch:
+                reg.add_call(key, rule)
+            else:
+                reg.add_method(key, rule)
     for name in ("max", "min"):
-        fn = np.amax if name == "max" else np.amin
-        shadow = _reduction_shadow(fn, False)
-
         def rewrite(site, name=name):
             if site.kwargs or len(site.args) > 1:
                 raise Unsupported(f"`{name}` with a dim gives values and indices per example; "
@@ -357,18 +521,20 @@ def _register_reductions(reg: Registry, torch) -> None:
             rank = site.args[0].rank
             if rank == 0:
                 return site.nodes[0]
-            return expr(f"torch.a{name}({{x}}, dim={tuple(range(1, rank + 1))!r})"
-                        if rank > 1 else f"torch.a{name}({{x}}, dim=1)", x=site.nodes[0])
-        rule = Rule(f"torch.{name}", "torch",
-                    f"`torch.{name}(x)` / `x.{name}()` without a dim is the {name}imum of each "
-                    f"example: `torch.a{name}` over its per-example dims.",
-                    f"m = v.{name}()", f"m = torch.a{name}(v, dim=1)", rewrite,
-                    infer=_shadow_infer(shadow), shadow=shadow)
-        reg.add_call(getattr(torch, name), rule)
-        reg.add_method(name, rule)
+            dims = tuple(range(1, rank + 1)) if rank > 1 else 1
+            return expr(f"torch.a{name}({{x}}, dim={dims!r})", x=site.nodes[0])
+        for key, add in ((getattr(torch, name), reg.add_call), (name, reg.add_method)):
+            add(key, Rule(f"torch.{name}", "torch",
+                          f"`torch.{name}(x)` / `x.{name}()` without a dim is the {name}imum of "
+                          f"each example: `torch.a{name}` over its per-example dims.",
+                          f"m = v.{name}()", f"m = torch.a{name}(v, dim=1)", rewrite,
+                          infer=_per_example(key), shadow=_shadow(key)))
 
 
 # ---------------------------------------------------------------------- math, builtins
+# Per example these give Python numbers (PyTorch calls `.item()`): no gradient flows
+# through them. In the batched code: float64 / int64 / bool tensors of the same values,
+# detached.
 
 _MATH = {"sqrt": "sqrt", "exp": "exp", "expm1": "expm1", "log2": "log2", "log10": "log10",
          "log1p": "log1p", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin",
@@ -377,64 +543,100 @@ _MATH = {"sqrt": "sqrt", "exp": "exp", "expm1": "expm1", "log2": "log2", "log10"
          "fabs": "abs", "hypot": "hypot", "copysign": "copysign", "fmod": "fmod",
          "degrees": "rad2deg", "radians": "deg2rad", "erf": "erf", "erfc": "erfc",
          "lgamma": "lgamma", "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite",
-         "exp2": "exp2", "log": "log"}
+         "exp2": "exp2", "log": "log", "pow": "pow"}
 _MATH_ROUNDING = {"floor": "floor", "ceil": "ceil", "trunc": "trunc"}
 
 
-def _math_rule(torch_name: str):
+def _python_float(node, value) -> cst.BaseExpression:
+    """A per-example value as the Python float per example: float64, detached."""
+    if _is_weak(value) and value.kind == "f":
+        return node
+    if _is_weak(value) or not value.batched:
+        return expr("{x}.double()", x=node) if value.batched else node
+    return expr("{x}.detach().double()", x=node)
+
+
+def _python_int(node, value) -> cst.BaseExpression:
+    if _is_weak(value) and value.kind == "i":
+        return node
+    return expr("{x}.long()" if _is_weak(value) else "{x}.detach().long()", x=node)
+
+
+def _python_numbers_only(site: Site, what: str) -> None:
+    for v in site.args:
+        if isinstance(v, Value) and v.batched and v.rank > 0:
+            raise Unsupported(f"{what} of a per-example tensor with dims (PyTorch converts "
+                              "only one-element tensors to Python numbers)")
+
+
+def _math_rule(name: str, torch_name: str):
     def rewrite(site: Site):
         if site.kwargs:
             raise Unsupported("keyword arguments of `math` functions on tensors")
-        args = list(site.nodes)
-        if torch_name == "log" and len(args) == 2:
-            return expr("torch.log({x}) / torch.log(torch.as_tensor({b}))", x=args[0],
-                        b=args[1])
-        values = list(site.args)
-        rank = max(v.rank for v in values)
-        padded = [pad(n, v, rank) for n, v in zip(args, values)]
-        # a Python number operand of a two-argument function becomes a tensor of the other
-        # operand's dtype and device (torch.atan2 takes tensors only)
-        batched = next(n for n, v in zip(padded, values) if v.batched)
-        padded = [n if v.batched else expr("torch.as_tensor({n}, dtype={x}.dtype, "
-                                           "device={x}.device)", n=n, x=batched)
-                  for n, v in zip(padded, values)] if len(padded) > 1 else padded
-        names = ", ".join(f"{{a{i}}}" for i in range(len(padded)))
-        return expr(f"torch.{torch_name}({names})",
-                    **{f"a{i}": n for i, n in enumerate(padded)})
+        _python_numbers_only(site, f"`math.{name}`")
+        batched = [v for v in site.args if v.batched][0]
+        like = site.nodes[site.args.index(batched)]
+        args = []
+        for node, value in zip(site.nodes, site.args):
+            if value.batched:
+                args.append(_python_float(node, value))
+            else:   # torch's two-argument functions take tensors only
+                args.append(expr("torch.as_tensor({n}, dtype=torch.float64, "
+                                 "device={x}.device)", n=node, x=like))
+        if name == "log" and len(args) == 2:
+            return expr("torch.log({x}) / torch.log({b})", x=args[0], b=args[1])
+        names = ", ".join(f"{{a{i}}}" for i in range(len(args)))
+        return expr(f"torch.{torch_name}({names})", **{f"a{i}": a for i, a in enumerate(args)})
     return rewrite
 
 
-def _math_rounding(torch_name: str):
+def _math_rounding(name: str):
     def rewrite(site: Site):
-        (x,) = site.nodes
-        if site.args[0].kind in "iu":
-            return x
-        return expr(f"torch.{torch_name}({{x}}).long()", x=x)
+        (x,), (value,) = site.nodes, site.args
+        _python_numbers_only(site, f"`math.{name}`")
+        if name == "trunc" and not _is_weak(value):
+            raise Unsupported("`math.trunc` of a tensor raises in PyTorch (tensors have no "
+                              "`__trunc__`)", suggestion="use int(x), or math.trunc(float(x))")
+        if value.kind in "biu":
+            return _python_int(x, value)
+        return expr(f"torch.{name}({{x}}).long()", x=_python_float(x, value))
     return rewrite
 
 
-def _math_shadow(name: str):
-    np_fn = {"fabs": np.abs, "degrees": np.rad2deg, "radians": np.deg2rad, "erf": np.tanh,
-             "erfc": np.tanh, "lgamma": np.log, "asin": np.arcsin, "acos": np.arccos,
-             "atan": np.arctan, "atan2": np.arctan2, "asinh": np.arcsinh,
-             "acosh": np.arccosh, "atanh": np.arctanh}.get(name) or getattr(np, name)
-
-    def shadow(*args):
-        out = np_fn(*args[:2])
-        if out.dtype.kind == "b":
-            return out
-        return _float_result(out, args)
-    return shadow
+def _math_infer(fn):
+    def infer(site: Site):
+        if site.kwargs or not all(v.known for v in site.args):
+            return Value(True, UNKNOWN)
+        _python_numbers_only(site, f"`math.{fn.__name__}`")
+        args = [examples.to_tensor(v.example) for v in site.args]
+        try:
+            out = fn(*args)
+        except (TypeError, ValueError, RuntimeError) as exc:
+            if fn is math.trunc:
+                return Value(True, 1)
+            raise Unsupported(f"`math.{fn.__name__}` raises for {_described(site)} in the "
+                              f"per-example code ({_first_line(exc)})") from None
+        return Value(True, out)       # a Python number per example
+    return infer
 
 
 def _min_max(op: str):
+    compare = operator.lt if op == "<" else operator.gt
+
+    def choose(*xs):
+        out = xs[0]
+        for nxt in xs[1:]:
+            out = _select(compare(nxt, out), nxt, out)
+        return out
+
     def rewrite(site: Site):
+        name = "min" if op == "<" else "max"
         if site.kwargs or len(site.nodes) < 2:
-            raise Unsupported(f"`{'min' if op == '<' else 'max'}` of one per-example tensor "
-                              "or with keywords", suggestion="use torch.amin / torch.amax "
-                                                             "with a dim")
-        rank = max(v.rank for v in site.args)
-        args = [pad(n, v, rank) for n, v in zip(site.nodes, site.args)]
+            raise Unsupported(f"`{name}` of one per-example tensor or with keywords",
+                              suggestion="use torch.amin / torch.amax with a dim")
+        rank = broadcast_rank(site.args)
+        nodes = _matched(site, choose, list(zip(site.args, site.nodes)))
+        args = [pad(n, v, rank) for n, v in zip(nodes, site.args)]
         # Python keeps the earlier argument unless a later one is strictly smaller (larger):
         # NaN and -0.0 results included
         out = args[0]
@@ -444,67 +646,136 @@ def _min_max(op: str):
     return rewrite
 
 
-def _builtin_conversion(kind: str):
+def _conversion(kind: str):
     def rewrite(site: Site):
-        (x,) = site.nodes
-        value = site.args[0]
+        (x,), (value,) = site.nodes, site.args
+        _python_numbers_only(site, f"`{kind}()`")
         if kind == "bool":
             return x if value.kind == "b" else expr("{x} != 0", x=x)
         if kind == "int":
-            return x if value.kind in "iu" else expr("{x}.long()", x=x)
-        if kind == "round":
-            if len(site.nodes) > 1 or site.kwargs:
-                digits = site.nodes[1] if len(site.nodes) > 1 else site.kwargs["ndigits"][0]
-                return expr("torch.round({x}, decimals={n})", x=x, n=digits)
-            return x if value.kind in "iu" else expr("torch.round({x}).long()", x=x)
-        return x if value.kind == "f" else expr("{x}.double()", x=x)     # float
+            return _python_int(x, value)
+        if kind == "complex":
+            return expr("{x}.detach().to(torch.complex128)", x=x)
+        if value.kind in "c":
+            raise Unsupported("`float()` of a complex tensor raises per example")
+        return _python_float(x, value)
     return rewrite
+
+
+def _conversion_infer(kind: str):
+    py = {"int": int, "float": float, "bool": bool, "complex": complex}[kind]
+
+    def infer(site: Site):
+        if site.kwargs or len(site.args) != 1:
+            raise Unsupported(f"`{kind}()` of a per-example value with more arguments")
+        _python_numbers_only(site, f"`{kind}()`")
+        value = site.args[0]
+        if value.kind == "c" and kind in ("int", "float"):
+            raise Unsupported(f"`{kind}()` of a complex tensor raises per example")
+        return Value(True, py(1))
+    return infer
+
+
+def _item(site: Site):
+    (x,), (value,) = site.nodes, site.args
+    _python_numbers_only(site, "`.item()`")
+    if value.kind == "b":
+        return expr("{x}.detach()", x=x)
+    if value.kind in "iu":
+        return _python_int(x, value)
+    if value.kind == "c":
+        return expr("{x}.detach().to(torch.complex128)", x=x)
+    return _python_float(x, value)
+
+
+def _item_infer(site: Site):
+    _python_numbers_only(site, "`.item()`")
+    value = site.args[0]
+    py = {"b": bool, "i": int, "u": int, "f": float, "c": complex}.get(value.kind)
+    return Value(True, py(1) if py else UNKNOWN)
+
+
+def _round(site: Site):
+    (value, *rest) = site.args
+    if not _is_weak(value):
+        raise Unsupported("`round()` of a tensor raises in PyTorch (tensors have no "
+                          "`__round__`)", suggestion="use torch.round(x), or round(float(x))")
+    if rest or site.kwargs:
+        raise Unsupported("`round(v, ndigits)`: Python rounds the decimal value exactly, "
+                          "`torch.round(v, decimals=n)` scales by 10**n first and can differ "
+                          "in the last digit", suggestion="call torch.round(x, decimals=n) "
+                                                          "if its rounding will do")
+    x = site.nodes[0]
+    return x if value.kind in "biu" else expr("torch.round({x}).long()", x=x)
+
+
+def _round_infer(site: Site):
+    value = site.args[0]
+    if not _is_weak(value):
+        raise Unsupported("`round()` of a tensor raises in PyTorch (tensors have no "
+                          "`__round__`)", suggestion="use torch.round(x), or round(float(x))")
+    return Value(True, 1)
 
 
 def _register_math_builtins(reg: Registry, torch) -> None:
     for name, torch_name in _MATH.items():
         if not hasattr(math, name):
             continue
-        shadow = _math_shadow(name)
-        reg.add_call(getattr(math, name), Rule(
+        fn = getattr(math, name)
+        reg.add_call(fn, Rule(
             f"math.{name}", "torch math",
-            f"`math.{name}` of a tensor is `torch.{torch_name}`, in the tensor's dtype.",
-            f"y = math.{name}(x)", f"y = torch.{torch_name}(x)", _math_rule(torch_name),
-            infer=_shadow_infer(shadow)))
-    for name, torch_name in _MATH_ROUNDING.items():
-        reg.add_call(getattr(math, name), Rule(
-            f"math.{name}", "torch math", f"`math.{name}(x)` returns an int: "
-            f"`torch.{torch_name}(x).long()`.", f"k = math.{name}(x)",
-            f"k = torch.{torch_name}(x).long()", _math_rounding(torch_name),
-            infer=_shadow_infer(lambda x: np.int64(1))))
+            f"`math.{name}` of a tensor gives a Python float per example (no gradient): "
+            f"`torch.{torch_name}` of the detached tensor in float64.",
+            f"y = math.{name}(x)", f"y = torch.{torch_name}(x.detach().double())",
+            _math_rule(name, torch_name), infer=_math_infer(fn)))
+    for name in _MATH_ROUNDING:
+        fn = getattr(math, name)
+        reg.add_call(fn, Rule(
+            f"math.{name}", "torch math", f"`math.{name}(x)` of a tensor gives a Python int "
+            f"per example: `torch.{name}(x).long()`, detached.", f"k = math.{name}(x)",
+            f"k = torch.{name}(x.detach().double()).long()", _math_rounding(name),
+            infer=_math_infer(fn)))
     reg.add_call(builtins.abs, Rule(
         "builtin.abs", "builtins", "`abs(x)` works on tensors lane by lane.",
-        "d = abs(x - y)", "d = abs(x - y)", lambda site: site.node))
+        "d = abs(x - y)", "d = abs(x - y)", lambda site: site.node,
+        infer=_per_example(abs, "`abs`")))
     for name, op in (("min", "<"), ("max", ">")):
         reg.add_call(getattr(builtins, name), Rule(
             f"builtin.{name}", "builtins",
             f"`{name}(a, b)` keeps `a` unless `b {op} a`, exactly as Python decides it: "
             f"`torch.where(b {op} a, b, a)`.", f"m = {name}(x, y)",
             f"m = torch.where(y {op} x, y, x)", _min_max(op)))
-    for name, dtype in (("int", np.int64(1)), ("float", np.float64(1)), ("bool", np.True_),
-                        ("round", np.int64(1))):
-        def infer(site, dtype=dtype, name=name):
-            if name == "round" and (len(site.args) > 1 or site.kwargs):
-                return batched_like(site.args[0].example)
-            if name in ("int", "round") and site.args[0].kind in "iu":
-                return batched_like(site.args[0].example)
-            return batched_like(dtype)
-        reg.add_call(getattr(builtins, name), Rule(
-            f"builtin.{name}", "builtins",
-            {"int": "`int(x)` truncates toward zero: `x.long()`.",
-             "float": "`float(x)` is `x.double()` (Python floats are doubles).",
+    for kind in ("int", "float", "bool", "complex"):
+        reg.add_call(getattr(builtins, kind), Rule(
+            f"builtin.{kind}", "builtins",
+            {"int": "`int(x)` of a tensor is a Python int per example (truncated toward zero, "
+                    "no gradient): `x.detach().long()`.",
+             "float": "`float(x)` of a tensor is a Python float per example (no gradient): "
+                      "`x.detach().double()`.",
              "bool": "`bool(x)` is `x != 0`.",
-             "round": "`round(x)` rounds half to even, to an int: `torch.round(x).long()`."}[
-                name], f"y = {name}(x)", f"y = {name}(x)", _builtin_conversion(name),
-            infer=infer))
+             "complex": "`complex(x)` is `x.detach().to(torch.complex128)`."}[kind],
+            f"y = {kind}(x)", {"int": "y = x.detach().long()",
+                               "float": "y = x.detach().double()", "bool": "y = x != 0",
+                               "complex": "y = x.detach().to(torch.complex128)"}[kind],
+            _conversion(kind), infer=_conversion_infer(kind)))
+    reg.add_method("item", Rule(
+        "torch.item", "torch", "`x.item()` is a Python number per example (no gradient): "
+        "`x.detach()` as float64, int64 or bool.", "v = x.item()", "v = x.detach().double()",
+        _item, infer=_item_infer))
+    reg.add_call(builtins.round, Rule(
+        "builtin.round", "builtins", "`round(v)` of a Python number (`round(float(x))`) rounds "
+        "half to even, to an int: `torch.round(v).long()`; `round` of a tensor raises in "
+        "PyTorch and is refused.", "k = round(float(x))",
+        "k = torch.round(x.detach().double()).long()", _round, infer=_round_infer))
+
+    def power(site: Site):
+        nodes = _matched(site, operator.pow, list(zip(site.args, site.nodes)))
+        rank = broadcast_rank(site.args)
+        a, b = (pad(n, v, rank) for n, v in zip(nodes, site.args))
+        return expr("{a} ** {b}", a=a, b=b)
     reg.add_call(builtins.pow, Rule(
         "builtin.pow", "builtins", "`pow(a, b)` is `a ** b`.", "y = pow(x, 3)", "y = x ** 3",
-        lambda site: expr("{a} ** {b}", a=site.nodes[0], b=site.nodes[1])))
+        power, infer=_per_example(operator.pow, "`pow`")))
 
 
 # ------------------------------------------------------------------- shapes, indexing
@@ -521,6 +792,20 @@ def _size_method(site: Site):
     return expr("{x}.shape[1:]", x=site.nodes[0])
 
 
+def _size_infer(site: Site):
+    shape = np.shape(site.args[0].example)
+    if len(site.args) > 1 or "dim" in site.kwargs:
+        dim = site.args[1] if len(site.args) > 1 else site.kwargs["dim"][1]
+        if not dim.exact:
+            return unbatched()
+        try:
+            return unbatched(shape[int(dim.example)])
+        except IndexError:
+            raise Unsupported(f"`.size({dim.example})` of a per-example tensor of "
+                              f"{len(shape)} dims") from None
+    return unbatched(shape)
+
+
 def _transposed(site: Site):
     rank = site.args[0].rank
     if rank < 2:
@@ -529,7 +814,94 @@ def _transposed(site: Site):
                 + ")", x=site.nodes[0])
 
 
+def _len_infer(site: Site):
+    value = site.args[0]
+    if value.known and value.rank == 0:
+        raise Unsupported("`len()` of a per-example 0-d tensor raises per example")
+    return unbatched(len(value.example) if value.known else None)
+
+
+def _dims(site: Site, what: str):
+    """The constant dims given to a shape method (positionally after the tensor, or as
+    ``dim=``), and the tensor's per-example rank."""
+    values = list(site.args[1:]) + [v for _, v in site.kwargs.values()]
+    dims = []
+    for value in values:
+        if value.batched or not value.exact:
+            raise Unsupported(f"the dims of {what} must be constants written in the function")
+        dims.append(value.example)
+    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+        dims = list(dims[0])
+    return dims, site.args[0].rank
+
+
+def _shifted(dim: int, rank: int) -> int:
+    """A per-example dim of a tensor of per-example rank ``rank`` as a dim of the batch."""
+    return dim + 1 if dim >= 0 else dim
+
+
+def _unsqueeze(site: Site):
+    (dim,), rank = _dims(site, "`unsqueeze`")
+    return expr(f"{{x}}.unsqueeze({_shifted(dim, rank + 1)})", x=site.nodes[0])
+
+
+def _squeeze(site: Site):
+    dims, rank = _dims(site, "`squeeze`")
+    if not dims:
+        raise Unsupported("`squeeze()` without a dim depends on the sizes of each example "
+                          "(and would squeeze a batch of one)", suggestion="name the dim: "
+                                                                           "x.squeeze(0)")
+    shifted = [_shifted(int(d), rank) for d in dims]
+    text = str(shifted[0]) if len(shifted) == 1 else repr(tuple(shifted))
+    return expr(f"{{x}}.squeeze({text})", x=site.nodes[0])
+
+
+def _flatten_method(site: Site):
+    dims, rank = _dims(site, "`flatten`")
+    start, end = (list(dims) + [0, -1][len(dims):])[:2]
+    if rank == 0:
+        return expr("{x}.reshape(len({x}), 1)", x=site.nodes[0])
+    return expr(f"{{x}}.flatten({_shifted(int(start), rank)}, {_shifted(int(end), rank)})",
+                x=site.nodes[0])
+
+
+def _transpose_method(site: Site):
+    dims, rank = _dims(site, "`transpose`")
+    a, b = (int(d) + rank if int(d) < 0 else int(d) for d in dims)
+    return expr(f"{{x}}.transpose({a + 1}, {b + 1})", x=site.nodes[0])
+
+
+def _permute(site: Site):
+    dims, rank = _dims(site, "`permute`")
+    order = ", ".join(["0"] + [str((int(d) + rank if int(d) < 0 else int(d)) + 1)
+                               for d in dims])
+    return expr(f"{{x}}.permute({order})", x=site.nodes[0])
+
+
+def _register_shape_methods(reg: Registry) -> None:
+    from ...rules.shapes import _reshape
+    for names, rewrite, before, after, explanation in (
+            (("reshape", "view"), _reshape, "m = v.reshape(3, 4)", "m = v.reshape(len(v), 3, 4)",
+             "`x.reshape(...)` / `x.view(...)` keep the batch length in front."),
+            (("unsqueeze",), _unsqueeze, "c = v.unsqueeze(1)", "c = v.unsqueeze(2)",
+             "`x.unsqueeze(d)`: the per-example dim `d` is `d + 1` (negative dims stay)."),
+            (("squeeze",), _squeeze, "v = c.squeeze(1)", "v = c.squeeze(2)",
+             "`x.squeeze(d)`: the per-example dim `d` is `d + 1`; without a dim it is "
+             "refused (it depends on each example's sizes)."),
+            (("flatten",), _flatten_method, "f = m.flatten()", "f = m.flatten(1, -1)",
+             "`x.flatten()` flattens each example: from dim 1."),
+            (("transpose", "swapaxes", "swapdims"), _transpose_method, "t = m.transpose(0, 1)",
+             "t = m.transpose(1, 2)", "`x.transpose(a, b)` swaps per-example dims."),
+            (("permute",), _permute, "t = m.permute(1, 0)", "t = m.permute(0, 2, 1)",
+             "`x.permute(...)` keeps the batch dim first.")):
+        for name in names:
+            reg.add_method(name, Rule(f"torch.{names[0]}", "shapes", explanation, before,
+                                      after, rewrite,
+                                      infer=_per_example(name, f"`.{name}()`")))
+
+
 def _register_shapes(reg: Registry, torch) -> None:
+    _register_shape_methods(reg)
     reg.add_operator("subscript", Rule(
         "array.index", "arrays",
         "Indexing a per-example tensor gets `:` for the batch axis in front; a per-example "
@@ -537,11 +909,10 @@ def _register_shapes(reg: Registry, torch) -> None:
         "first = x[0]\npick = x[k]",
         "first = x[:, 0]\npick = x[torch.arange(len(x), device=x.device), k]",
         arrays._subscript))
-    shape_of = arrays._unbatched_attr("shape")
     reg.add_attribute("shape", Rule(
         "array.shape", "arrays", "`x.shape` is the per-example shape: `x.shape[1:]`.",
         "n, m = x.shape", "n, m = x.shape[1:]", lambda s: expr("{x}.shape[1:]", x=s.nodes[0]),
-        infer=shape_of))
+        infer=arrays._unbatched_attr("shape")))
     reg.add_attribute("ndim", Rule(
         "array.ndim", "arrays", "`x.ndim` is the per-example rank: `x.ndim - 1`.",
         "r = x.ndim", "r = x.ndim - 1", lambda s: expr("{x}.ndim - 1", x=s.nodes[0]),
@@ -557,9 +928,13 @@ def _register_shapes(reg: Registry, torch) -> None:
     reg.add_method("size", Rule(
         "torch.size", "arrays", "`x.size()` is the per-example shape, `x.size(k)` is "
         "`x.size(k + 1)`.", "n = x.size(0)", "n = x.size(1)", _size_method,
-        infer=lambda s: unbatched(np.shape(s.args[0].example)[int(s.args[1].example)]
-                                  if len(s.args) > 1 and s.args[1].exact
-                                  else np.shape(s.args[0].example))))
+        infer=_size_infer))
+    for method in ("numel", "nelement"):
+        reg.add_method(method, Rule(
+            "torch.numel", "arrays", "`x.numel()` is the number of elements of one example: "
+            "`x.shape[1:].numel()`.", "n = x.numel()", "n = x.shape[1:].numel()",
+            lambda s: expr("{x}.shape[1:].numel()", x=s.nodes[0]),
+            infer=lambda s: unbatched(int(np.size(s.args[0].example)))))
     reg.add_method("dim", Rule(
         "torch.dim", "arrays", "`x.dim()` is the per-example rank.", "r = x.dim()",
         "r = x.dim() - 1", lambda s: expr("{x}.dim() - 1", x=s.nodes[0]),
@@ -567,34 +942,35 @@ def _register_shapes(reg: Registry, torch) -> None:
     reg.add_call(builtins.len, Rule(
         "builtin.len", "builtins", "`len(x)` of a per-example tensor is `x.shape[1]`.",
         "n = len(v)", "n = v.shape[1]", lambda s: expr("{x}.shape[1]", x=s.nodes[0]),
-        infer=lambda s: unbatched(len(s.args[0].example) if s.args[0].known else None)))
+        infer=_len_infer))
 
 
 # ---------------------------------------------------------------------------- products
 
 
 def _register_products(reg: Registry, torch) -> None:
-    def add(fn_names, rewrite, shadow, name, explanation, before, after):
-        rule = Rule(name, "linear algebra", explanation, before, after, rewrite,
-                    infer=_shadow_infer(shadow), shadow=shadow)
+    def add(fn_names, rewrite, name, explanation, before, after):
         for fn_name in fn_names:
-            if hasattr(torch, fn_name):
-                reg.add_call(getattr(torch, fn_name), rule)
-            if hasattr(torch.Tensor, fn_name):
-                reg.add_method(fn_name, rule)
+            for key, adder in ((getattr(torch, fn_name, None), reg.add_call),
+                               (fn_name if hasattr(torch.Tensor, fn_name) else None,
+                                reg.add_method)):
+                if key is not None:
+                    rule = adder(key, Rule(name, "linear algebra", explanation, before, after,
+                                           rewrite, infer=_per_example(key),
+                                           shadow=_shadow(key)))
         return rule
 
-    add(["dot", "vdot", "inner"], linalg._inner, np.inner, "linalg.dot",
+    add(["dot", "vdot", "inner"], linalg._inner, "linalg.dot",
         "`torch.dot(a, b)` / `a.dot(b)` of per-example vectors: one einsum; a shared operand "
         "is used as it is.", "s = torch.dot(v, w)", 's = torch.einsum("bi,i->b", v, w)')
-    matmul = add(["matmul", "mm", "mv"], linalg._matmul, np.matmul, "linalg.matmul",
+    matmul = add(["matmul", "mm", "mv"], linalg._matmul, "linalg.matmul",
                  "`a @ b`, `torch.matmul`, `torch.mm`, `torch.mv`: one einsum.",
                  "y = W @ x", 'y = torch.einsum("ij,bj->bi", W, x)')
     reg.add_operator("matmul", matmul)
-    add(["outer", "ger"], linalg._outer, np.outer, "linalg.outer",
+    add(["outer", "ger"], linalg._outer, "linalg.outer",
         "`torch.outer(a, b)` of per-example vectors.", "m = torch.outer(a, b)",
         'm = torch.einsum("bi,bj->bij", a, b)')
-    add(["einsum"], linalg._einsum, np.einsum, "linalg.einsum",
+    add(["einsum"], linalg._einsum, "linalg.einsum",
         "`torch.einsum` itself: batched operands get a batch letter, which the output keeps.",
         's = torch.einsum("i,ij->j", v, m)', 's = torch.einsum("bi,ij->bj", v, m)')
 
@@ -627,6 +1003,12 @@ def _grad(site: Site):
             " ")))] + [parse_expr("f(is_grads_batched=True)").args[0]])
 
 
+def _grad_shadow(outputs, inputs, grad_outputs=None, **kwargs):
+    """What ``torch.autograd.grad`` gives on examples: one gradient per input, shaped like
+    it (the analysis never differentiates anything)."""
+    return tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+
+
 def _grad_infer(site: Site):
     _, inputs, _ = _grad_args(site)
     items = inputs.items if isinstance(inputs, TupleValue) else (inputs,)
@@ -638,7 +1020,7 @@ def _grad_infer(site: Site):
 
 def register(reg: Registry) -> None:
     torch = torch_module()
-    operators.register(reg)
+    _register_operators(reg)
     lanes.register(reg)
     _register_shapes(reg, torch)
     _register_elementwise(reg, torch)
@@ -651,4 +1033,18 @@ def register(reg: Registry) -> None:
         "example) is one call with `is_grads_batched=True`: the result has the batch axis in "
         "front.", "g = torch.autograd.grad(y, x, v)[0]",
         "g = torch.autograd.grad(y, x, v, is_grads_batched=True)[0]", _grad,
-        infer=_grad_infer))
+        infer=_grad_infer, shadow=_grad_shadow))
+    for rule in reg.all_rules:
+        if rule.infer is not None:
+            rule.infer = _located(rule.infer)
+
+
+def _located(infer):
+    """``infer`` whose refusals point at the call they are about."""
+    def located(site: Site):
+        try:
+            return infer(site)
+        except Unsupported as problem:
+            problem.node = problem.node or site.original
+            raise
+    return located
