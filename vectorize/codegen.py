@@ -2,6 +2,8 @@
 
 Kept apart from the passes so that later stages (performance rewrites, other namespaces, the
 file rewriter) can replace how code is printed and loaded without touching the engine.
+Importing it does not import libcst (`emit` does): the disk cache (`vectorize.diskcache`)
+loads generated source with `load` and makes a `Generated` of it without the engine.
 """
 
 from __future__ import annotations
@@ -13,10 +15,7 @@ import types
 import weakref
 from dataclasses import dataclass, field
 
-import libcst as cst
 import numpy as np
-
-from .cst_util import code, fix_parens
 
 _counter = itertools.count(1)
 
@@ -44,6 +43,8 @@ class Generated:
     build_compacted: object = None
     compacted: object = None        # that specialization once built (False: it failed)
     variants: dict = field(default_factory=dict)   # batch-size class -> the one that runs
+    # what the transform read (`Origin`), for the disk cache; None for a loaded entry
+    origin: object = None
 
     def guards_hold(self) -> bool:
         for namespace, name, value in self.guards:
@@ -54,6 +55,24 @@ class Generated:
 
 
 _MISSING = object()
+
+
+@dataclass
+class Origin:
+    """What a transform read besides its arguments' abstract values, which the disk cache
+    (`vectorize.diskcache`) checks before it reuses generated code in another process:
+
+    - ``functions``: the user functions transformed (the main one first, then its helpers);
+    - ``emitted``: (name in the generated module, function) of each one the code holds;
+    - ``reads``: (function, scope, name, value) of every free name any analysis of a function
+      resolved ("global", "closure" or "builtin"), in the order read;
+    - ``free``: (function, scope, name) of what the guards hold and the module's namespace
+      gets, in `Generated.guards`'s order."""
+
+    functions: list
+    emitted: list
+    reads: list
+    free: list
 
 
 def _import_line(alias: str, module: types.ModuleType) -> str:
@@ -67,6 +86,9 @@ def _import_line(alias: str, module: types.ModuleType) -> str:
 
 
 def emit(specs, module, main, header: str = ""):
+    import libcst as cst
+
+    from .cst_util import code, fix_parens
     from .liveness import all_names
     backend = module.backend
     namespace: dict = {"__name__": f"vectorize.generated.{main.name}"}
@@ -96,24 +118,37 @@ def emit(specs, module, main, header: str = ""):
     modules = [cst.Module(body=[fix_parens(spec.tree)]) for spec in specs]
     body = [code(module, module) for module in modules]
     text = "\n".join(lines) + "\n\n\n" + "\n\n".join(b.rstrip("\n") + "\n" for b in body)
-    filename = f"<vectorize:{main.name}:{next(_counter)}>"
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    compiled = compile(text, filename, "exec")
     parallel = parallel_safe(module.fallbacks, referenced, imports, namespace)
-    exec(compiled, namespace)
-    for spec in specs:
-        generated = namespace[spec.name]
-        # defaults are values the original already evaluated (the source shows none)
-        generated.__defaults__ = spec.source.func.__defaults__
-        generated.__kwdefaults__ = spec.source.func.__kwdefaults__
-    function = namespace[main.name]
-    # the source stays readable for tracebacks exactly as long as the function lives
-    weakref.finalize(function, linecache.cache.pop, filename, None)
+    emitted = [(spec.name, spec.source.func) for spec in specs]
+    function = load(text, main.name, namespace, emitted)
     guards = tuple(module.free.values())
+    origin = Origin(functions=module.functions(), emitted=emitted, reads=list(module.reads),
+                    free=[module.free_scopes[key] for key in module.free])
     return Generated(source=text, function=function, backend=backend.name,
                      result=main.result, guards=guards,
                      fallbacks=list(module.fallbacks), explanations=list(module.explanations),
-                     parallel=parallel, switchable_ifs=module.switchable_ifs)
+                     parallel=parallel, switchable_ifs=module.switchable_ifs, origin=origin)
+
+
+def load(text: str, main: str, namespace: dict, emitted) -> types.FunctionType:
+    """Compile and run the generated module ``text`` in ``namespace`` (the values of the free
+    names its code reads, besides its imports) and return its function ``main``. Its source
+    is registered in `linecache` (tracebacks and `inspect.getsource` show generated lines) for
+    as long as the function lives; ``emitted`` gives, for each function of the module, the
+    original whose defaults it takes."""
+    filename = f"<vectorize:{main}:{next(_counter)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    compiled = compile(text, filename, "exec")
+    exec(compiled, namespace)
+    for name, original in emitted:
+        generated = namespace[name]
+        # defaults are values the original already evaluated (the source shows none)
+        generated.__defaults__ = original.__defaults__
+        generated.__kwdefaults__ = original.__kwdefaults__
+    function = namespace[main]
+    # the source stays readable for tracebacks exactly as long as the function lives
+    weakref.finalize(function, linecache.cache.pop, filename, None)
+    return function
 
 
 PARALLEL_MODULES = frozenset({"numpy", "math", "cmath", "functools", "operator"})
