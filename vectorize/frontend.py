@@ -118,16 +118,55 @@ def fallback_source(func, reason: str, kind: str) -> str:
             f"# because: {reason}\n")
 
 
-def build(func, params: dict, *, fallback: str, title: str, kind: str):
+COMPACTED_NOTE = ("(this form compacts the per-example `if`s that the form with `np.where` "
+                  "merges does not:\n it was timed faster on batches of this size; "
+                  "docs/design.md, \"Chunked execution\")")
+
+
+def build(func, params: dict, *, fallback: str, title: str, kind: str, cache_dir=None):
     """The specialization of ``func`` for the abstract values ``params`` (`Generated`), or,
     where it cannot be translated and the policy allows it, a `FallbackSpec` that runs it per
-    example (``kind`` says how, for ``.source()``). ``title`` heads the generated source."""
-    from .transform import specialize_function  # libcst is imported on first use only
+    example (``kind`` says how, for ``.source()``). ``title`` heads the generated source;
+    ``cache_dir``: the disk cache (`vectorize.diskcache.directory`)."""
     header = f"{title} from {func.__qualname__} ({where(func)}) for:\n{describe(params)}"
     try:
-        return specialize_function(func, params, fallback=fallback, header=header)
+        return specialize(func, params, fallback=fallback, header=header, cache_dir=cache_dir)
     except Exception as exc:
         from .errors import VectorizeError
         if not isinstance(exc, VectorizeError) or fallback == "error":
             raise
         return FallbackSpec(str(exc), fallback_source(func, str(exc), kind))
+
+
+def specialize(func, params: dict, *, fallback: str = "error", header: str = "",
+               cache_dir=False, if_strategy: str | None = None):
+    """`transform.transform_function`, through the disk cache where ``cache_dir`` turns it on
+    (a hit runs no transform and imports no libcst), and where the heuristic left
+    compactable ``if``s in select form (``switchable_ifs``), the way to make the
+    specialization with them compacted (``build_compacted``, through the cache too), which
+    `vectorize.chunks.run` may time against it on large batches. Not where a piece runs per
+    example (it warns, and would then warn twice)."""
+    from . import diskcache
+    disk = diskcache.store(cache_dir)
+    spec = lookup = None
+    if disk is not None:
+        try:
+            lookup = disk.lookup(func, params, fallback=fallback, header=header,
+                                 if_strategy=if_strategy, backend="numpy")
+        except diskcache.Uncacheable as exc:
+            diskcache.stats["uncacheable"] += 1
+            diskcache.last_reason[0] = str(exc)
+            disk = None
+        else:
+            spec = disk.load(func, params, lookup)
+    if spec is None:
+        from .transform import transform_function  # libcst is imported on first use only
+        spec = transform_function(func, params, fallback=fallback, header=header,
+                                  if_strategy=if_strategy)
+        if disk is not None:
+            disk.save(spec, lookup)
+    if if_strategy is None and spec.switchable_ifs and not spec.fallbacks:
+        spec.build_compacted = lambda: specialize(
+            func, params, fallback="error", header=f"{header}\n{COMPACTED_NOTE}",
+            cache_dir=cache_dir, if_strategy="compact")
+    return spec
