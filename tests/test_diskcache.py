@@ -523,7 +523,23 @@ def test_other_abstract_arguments_are_another_entry(tmp_path, cache, modname):
     assert len(entry_files(cache)) == 2
 
 
-def test_a_registered_rule_is_part_of_the_key(tmp_path, cache, modname, monkeypatch):
+RULED = """\
+import sys, json
+import numpy as np
+sys.path.insert(0, {folder!r})
+import {module} as mod
+import vectorize
+from vectorize import diskcache
+if {register}:
+    vectorize.register_rule(mod.scale, "{{v}} * 3.0")
+x = np.linspace(-2, 3, 11)
+out = vectorize.vectorize(mod.func, cache_dir={cache!r})(x)
+print(json.dumps({{"stats": diskcache.stats, "out": out.tolist()}}))
+"""
+
+
+def test_a_registered_rule_is_part_of_the_key(tmp_path, cache, modname):
+    """(In fresh processes: a registered rule stays in the registry of the process.)"""
     mod = load_module(tmp_path, modname, """\
         def scale(v):
             return v * 3.0
@@ -534,13 +550,21 @@ def test_a_registered_rule_is_part_of_the_key(tmp_path, cache, modname, monkeypa
                 return scale(x)
             return x
         """)
+    def probe(register: bool) -> str:
+        return RULED.format(folder=str(tmp_path), module=modname, cache=str(cache),
+                            register=register)
+
     x = np.linspace(-2, 3, 11)
-    monkeypatch.setattr(diskcache, "_user_rules", [])
-    vz(mod.func, cache_dir=cache)(x)
-    vectorize.register_rule(mod.scale, "{v} * 3.0")
-    before = counts()
-    same(vz(mod.func, cache_dir=cache)(x), loop_result(mod.func, x))
-    assert delta(before) == {"rejected": 1, "writes": 1}
+    plain = run_python(probe(False))
+    assert plain["stats"]["writes"] == 1
+    ruled = run_python(probe(True))
+    assert ruled["stats"]["rejected"] == 1 and ruled["stats"]["writes"] == 1
+    again = run_python(probe(True))
+    assert again["stats"]["hits"] == 1
+    back = run_python(probe(False))
+    assert back["stats"]["rejected"] == 1
+    for run in (plain, ruled, again, back):
+        same(np.array(run["out"]), loop_result(mod.func, x))
 
 
 def test_what_has_no_print_is_not_stored(tmp_path, cache, modname):

@@ -19,6 +19,7 @@ import weakref
 import libcst as cst
 import numpy as np
 
+from . import backends
 from .abstract import (
     UNKNOWN,
     TupleValue,
@@ -644,7 +645,8 @@ class Analysis:
         """``x.sum(axis=0)`` on a batched ``x``: a method rule from the registry."""
         name = node.func.attr.value
         rule = self.registry.methods.get(name)
-        if base.known and not hasattr(base.example, name):
+        if base.known and not hasattr(base.example, name) and (rule is None
+                                                                or rule.infer is None):
             raise Unsupported(f"per example this value ({base.describe()}) has no method "
                               f"`.{name}()`", node, "call the NumPy function instead")
         if rule is None or isinstance(base, TupleValue):
@@ -883,6 +885,11 @@ class Analysis:
             raise Unsupported(f"name `{ident}` is not defined", node,
                               "define it at module level before calling the function")
         self.free_names[ident] = value
+        example = backends.foreign_example(value)
+        if example is not None:
+            # another namespace's array (a closed-over torch tensor): the analysis works on
+            # a NumPy example of it; the code keeps using the name
+            return unbatched(example)
         return exact(value)   # guarded: a rebinding makes a new specialization
 
     def _must_not_raise(self, fn, args, node, what):
@@ -1148,6 +1155,8 @@ class Analysis:
                 self.helper_calls[node] = value
                 return value
             rule = self.registry.for_call(fn) if func.known else None
+            # the operation as it computes on NumPy examples (a torch function's shadow)
+            evaluated = rule.shadow if rule is not None and rule.shadow is not None else fn
             if rule is not None and rule.family == "math":
                 # hoisted out of a per-example condition, this call runs for every lane, also
                 # where the scalar code would skip it: math functions follow NumPy (nan
@@ -1163,8 +1172,8 @@ class Analysis:
                     args = [args[0], unbatched(scalar(args[1].example), args[1].exact)]
             if func.known and (fn in PURE_BUILTINS or self.registry.knows(fn)
                                or isinstance(fn, np.ufunc) or _pure_numpy(fn)):
-                out = _evaluate(fn, *[a.example for a in args],
-                               **{k: v.example for k, v in kwargs.items()})
+                out = _evaluate(evaluated, *[a.example for a in args],
+                                **{k: v.example for k, v in kwargs.items()})
                 known = all_exact(*args, *kwargs.values())
                 if out is UNKNOWN and rule is not None and rule.family == "math" \
                         and not kwargs:
@@ -1181,7 +1190,8 @@ class Analysis:
         rule = self.registry.for_call(fn)
         if rule is not None:
             if not kwargs and fn is not ENGINE_NAMES.get("__any_lane__"):
-                self._must_not_raise(fn, args, node, lambda: f"`{_code(node.func)}`")
+                self._must_not_raise(rule.shadow or fn, args, node,
+                                     lambda: f"`{_code(node.func)}`")
             site = Site(args=args, nodes=[], kwargs={k: (None, v) for k, v in kwargs.items()},
                         func=fn, original=node)
             infer = rule.infer or default_infer
@@ -1476,6 +1486,8 @@ _RISKY_OP_TYPES = frozenset(_RISKY_OPS)
 
 def may_warn(parts, analysis: Analysis, registry: Registry) -> bool:
     """Whether evaluating ``parts`` on every lane can emit a floating-point warning."""
+    if registry.backend.quiet is None:
+        return False        # a namespace that never warns (PyTorch)
     for part in parts:
         for n in walk(part):
             if type(n) is cst.AugAssign:

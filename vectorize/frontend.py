@@ -123,14 +123,41 @@ COMPACTED_NOTE = ("(this form compacts the per-example `if`s that the form with 
                   "docs/design.md, \"Chunked execution\")")
 
 
-def build(func, params: dict, *, fallback: str, title: str, kind: str, cache_dir=None):
+def rule_wrapper(fn, count: int, backend: str):
+    """``vmap(torch.dot)``: a function without Python source whose batching rule the backend
+    knows, as a one-line Python function calling it (``def dot(x0, x1): return
+    torch.dot(x0, x1)``), which the engine can read; None for anything else."""
+    import linecache
+
+    from . import backends
+    registry = backends.get(backend).registry
+    if not registry.knows(fn):
+        return None
+    name = getattr(fn, "__name__", None)
+    module = getattr(fn, "__module__", None) or ""
+    owner = backends.get(backend).alias if module.split(".")[0] in (
+        backends.get(backend).module_name, "numpy") else None
+    if not (name and name.isidentifier() and owner):
+        return None
+    params = ", ".join(f"x{i}" for i in range(count))
+    text = f"def {name}({params}):\n    return {owner}.{name}({params})\n"
+    filename = f"<vectorize rule wrapper of {owner}.{name}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {owner: backends.get(backend).module()}
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace[name]
+
+
+def build(func, params: dict, *, fallback: str, title: str, kind: str,
+          backend: str = "numpy", cache_dir=None):
     """The specialization of ``func`` for the abstract values ``params`` (`Generated`), or,
     where it cannot be translated and the policy allows it, a `FallbackSpec` that runs it per
     example (``kind`` says how, for ``.source()``). ``title`` heads the generated source;
     ``cache_dir``: the disk cache (`vectorize.diskcache.directory`)."""
     header = f"{title} from {func.__qualname__} ({where(func)}) for:\n{describe(params)}"
     try:
-        return specialize(func, params, fallback=fallback, header=header, cache_dir=cache_dir)
+        return specialize(func, params, fallback=fallback, header=header, backend=backend,
+                          cache_dir=cache_dir)
     except Exception as exc:
         from .errors import VectorizeError
         if not isinstance(exc, VectorizeError) or fallback == "error":
@@ -139,20 +166,21 @@ def build(func, params: dict, *, fallback: str, title: str, kind: str, cache_dir
 
 
 def specialize(func, params: dict, *, fallback: str = "error", header: str = "",
-               cache_dir=False, if_strategy: str | None = None):
+               backend: str = "numpy", cache_dir=False, if_strategy: str | None = None):
     """`transform.transform_function`, through the disk cache where ``cache_dir`` turns it on
     (a hit runs no transform and imports no libcst), and where the heuristic left
     compactable ``if``s in select form (``switchable_ifs``), the way to make the
     specialization with them compacted (``build_compacted``, through the cache too), which
     `vectorize.chunks.run` may time against it on large batches. Not where a piece runs per
-    example (it warns, and would then warn twice)."""
+    example (it warns, and would then warn twice), and only for NumPy (the runtime chooses
+    forms for NumPy code only)."""
     from . import diskcache
     disk = diskcache.store(cache_dir)
     spec = lookup = None
     if disk is not None:
         try:
             lookup = disk.lookup(func, params, fallback=fallback, header=header,
-                                 if_strategy=if_strategy, backend="numpy")
+                                 if_strategy=if_strategy, backend=backend)
         except diskcache.Uncacheable as exc:
             diskcache.stats["uncacheable"] += 1
             diskcache.last_reason[0] = str(exc)
@@ -162,11 +190,12 @@ def specialize(func, params: dict, *, fallback: str = "error", header: str = "",
     if spec is None:
         from .transform import transform_function  # libcst is imported on first use only
         spec = transform_function(func, params, fallback=fallback, header=header,
-                                  if_strategy=if_strategy)
+                                  backend=backend, if_strategy=if_strategy)
         if disk is not None:
             disk.save(spec, lookup)
-    if if_strategy is None and spec.switchable_ifs and not spec.fallbacks:
+    if if_strategy is None and spec.switchable_ifs and not spec.fallbacks and \
+            backend == "numpy":
         spec.build_compacted = lambda: specialize(
             func, params, fallback="error", header=f"{header}\n{COMPACTED_NOTE}",
-            cache_dir=cache_dir, if_strategy="compact")
+            backend=backend, cache_dir=cache_dir, if_strategy="compact")
     return spec

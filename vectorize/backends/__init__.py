@@ -9,6 +9,7 @@ imported only when it is used.
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 
 from .base import Backend
@@ -16,6 +17,7 @@ from .base import Backend
 # name -> "module:class", imported on first use
 KNOWN = {
     "numpy": "vectorize.backends.numpy:NumpyBackend",
+    "torch": "vectorize.backends.torch:TorchBackend",
 }
 _made: dict[str, Backend] = {}
 _lock = threading.Lock()
@@ -34,4 +36,21 @@ def get(name: str) -> Backend:
     return _made[name]
 
 
-__all__ = ["KNOWN", "Backend", "get"]
+def of_value(value) -> str | None:
+    """The name of the backend whose array ``value`` is, None for anything else (NumPy
+    arrays and scalars included: they need no backend of their own)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor):
+        return "torch"
+    return None
+
+
+def foreign_example(value):
+    """A NumPy example of another namespace's array (a torch tensor), else None."""
+    name = of_value(value)
+    if name is None:
+        return None
+    return get(name).example_of(value, batched=False)
+
+
+__all__ = ["KNOWN", "Backend", "foreign_example", "get", "of_value"]

@@ -71,6 +71,32 @@ class Backend:
         """Whether an argument value is one of this namespace's arrays."""
         raise NotImplementedError
 
+    def example_of(self, array, batched: bool):
+        """A NumPy example of one of the namespace's arrays: its dtype and (per-example,
+        when ``batched``: without axis 0) shape."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------ runtime (the front ends)
+    def dtype_key(self, array) -> str:
+        """A short, hashable name of an array's dtype (part of a specialization key)."""
+        raise NotImplementedError
+
+    def moveaxis(self, array, source: int, destination: int):
+        raise NotImplementedError
+
+    def take(self, array, index: int, axis: int):
+        """Item ``index`` along ``axis`` (one example of a batch)."""
+        raise NotImplementedError
+
+    def stack(self, items):
+        """The items (one per example) stacked along a new axis 0."""
+        raise NotImplementedError
+
+    def broadcast_batch(self, value, size: int, like=None):
+        """``size`` copies of a value the same for every example, as a new array (on the
+        device of ``like``, an argument of the call, where devices matter)."""
+        raise NotImplementedError
+
     # -------------------------------------------------------- what the passes write
     def lanes_of(self, mask: str) -> str:
         """The indices of the true lanes of a 1-d boolean mask, ascending."""
@@ -84,10 +110,12 @@ class Backend:
         """The number of elements of an array (of lane indices)."""
         raise NotImplementedError
 
-    def empty(self, shape: str, dtype: str) -> str:
+    def empty(self, shape: str, dtype: str, like: str | None = None) -> str:
+        """A new array (on the device of the array named ``like``, where devices matter)."""
         raise NotImplementedError
 
-    def full(self, shape: str, value: str, dtype: str) -> str:
+    def full(self, shape: str, value: str, dtype: str, like: str | None = None) -> str:
+        """A new array of ``value`` (which may itself be an array of the namespace)."""
         raise NotImplementedError
 
     def shape(self, x: str) -> str:
@@ -113,6 +141,27 @@ class Backend:
     def dtype_code(self, dtype) -> str:
         """A NumPy dtype (the analysis' examples are NumPy values) in this namespace's
         spelling, exactly."""
+        raise NotImplementedError
+
+    def lanes_index(self, x: str) -> str:
+        """``0, 1, ..., len(x) - 1`` (on ``x``'s device), to pick one element per lane."""
+        raise NotImplementedError
+
+    def where(self, cond: str, a: str, b: str) -> str:
+        """``a`` on the lanes where ``cond`` holds, else ``b``."""
+        raise NotImplementedError
+
+    def logical_not(self, a: str) -> str:
+        raise NotImplementedError
+
+    def scalar(self, x: str, dtype) -> str:
+        """The Python number ``x`` as the namespace's scalar of NumPy dtype ``dtype``, which
+        divides by zero as arrays do (IEEE values, no exception)."""
+        raise NotImplementedError
+
+    def einsum(self, subscripts: str, operands: list[str], matrix_product: bool) -> str:
+        """An einsum of the operands (``matrix_product``: both keep free axes, worth planning
+        a BLAS path for)."""
         raise NotImplementedError
 
     def dtype_named(self, dtype) -> str:

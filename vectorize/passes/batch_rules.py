@@ -45,7 +45,8 @@ class _ApplyRules(cst.CSTTransformer):
 
     def _apply(self, rule, original, updated, operands_orig, operands_new, **extra):
         site = Site(args=[self.value(o) for o in operands_orig], nodes=list(operands_new),
-                    node=updated, original=original, result=self.value(original), **extra)
+                    node=updated, original=original, result=self.value(original),
+                    backend=self.registry.backend, **extra)
         self.ctx.explain(rule, original)
         try:
             new = rule.rewrite(site)
@@ -134,6 +135,7 @@ class _ApplyRules(cst.CSTTransformer):
                              and n in self.analysis.values
                              and not _is_batched(self.analysis.values[n])}
         stable = [name for name in batched if name not in self._written]
+        self._like = (stable or batched)[0]     # an array on the arguments' device
         if stable:
             self.ctx.batch_len_params.add(stable[0])    # `compact`: the lanes' count inside
             return expr("len({x})", x=cst.Name(stable[0]))
@@ -212,9 +214,9 @@ class _ApplyRules(cst.CSTTransformer):
         dtype_code = prims.dtype_named(value.dtype)
         size = self._batch_size()
         if value.rank == 0:
-            return expr(prims.full("{n}", "{v}", dtype_code), n=size, v=node)
-        return expr(prims.full("({n}, *" + prims.shape("{v}") + ")", "{v}", dtype_code),
-                    n=size, v=node)
+            return expr(prims.full("{n}", "{v}", dtype_code, self._like), n=size, v=node)
+        return expr(prims.full("({n}, *" + prims.shape("{v}") + ")", "{v}", dtype_code,
+                               self._like), n=size, v=node)
 
     def _full(self, name: str, value) -> cst.SimpleStatementLine:
         return cst.SimpleStatementLine([cst.Assign(

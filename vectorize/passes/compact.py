@@ -305,12 +305,12 @@ class _Compact(cst.CSTTransformer):
                 row = next((f"{local}.shape[1:]" for _, local, v in sources if _is_batched(v)),
                            prims.shape(sources[0][1]))
                 shape = f"({size}, *{row})"
-            base = f"{name} = {prims.empty(shape, dtype)}"
+            base = f"{name} = {prims.empty(shape, dtype, cond)}"
         elif _is_batched(entry[name]):
             base = f"{name} = {name}.astype({dtype})"     # a copy: never the caller's array
         else:
             shape = size if value.rank == 0 else f"({size}, *{prims.shape(name)})"
-            base = f"{name} = {prims.full(shape, name, dtype)}"
+            base = f"{name} = {prims.full(shape, name, dtype, cond)}"
         return [base] + [f"{name}[{lanes}] = {local}" for lanes, local, _ in sources]
 
 

@@ -179,7 +179,7 @@ def _subscript(site: Site):
     if all(p is not None for p in parts):
         if base_value.batched:
             # x[k] per example -> x[np.arange(len(x)), k]: one element per lane
-            lanes = expr("np.arange(len({x}))", x=site.nodes[0])
+            lanes = expr(site.spelled.lanes_index("{x}"), x=site.nodes[0])
             return _with_leading_index(node, cst.Index(lanes))
         # an unbatched array indexed by per-example integers: NumPy's fancy indexing
         return node

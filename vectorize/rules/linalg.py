@@ -42,17 +42,21 @@ def _batch_letter(used: set) -> str:
     raise Unsupported("too many axes for one einsum")
 
 
-def einsum_call(specs: list[str], out: str, operands: list, values: list, used: set):
-    """``np.einsum`` of per-example ``specs -> out``, batch letter on batched operands."""
+def einsum_call(specs: list[str], out: str, operands: list, values: list, used: set,
+                backend=None):
+    """The backend's einsum (``np.einsum``) of per-example ``specs -> out``, batch letter on
+    batched operands."""
     batch = _batch_letter(used)
     specs = [(batch + s) if v.batched else s for s, v in zip(specs, values)]
     out = batch + out
     subscripts = ",".join(specs) + "->" + out
     free = [set(s) - set(other) for s, other in zip(specs, specs[::-1])]
     matrix_product = len(specs) == 2 and all(f & set(out) for f in free)
-    args = ", ".join(f"{{o{i}}}" for i in range(len(operands)))
-    template = f'np.einsum("{subscripts}", {args}' + (", optimize=True)" if matrix_product
-                                                        else ")")
+    args = [f"{{o{i}}}" for i in range(len(operands))]
+    if backend is None:
+        from .. import backends
+        backend = backends.get("numpy")
+    template = backend.einsum(subscripts, args, matrix_product)
     return expr(template, **{f"o{i}": node for i, node in enumerate(operands)})
 
 
@@ -81,7 +85,7 @@ def _dot(site: Site):
         b[-2] = a[-1]
         out = a[:-1] + b[:-2] + b[-1:]
     return einsum_call(["".join(a), "".join(b)], "".join(out), site.nodes[:2], site.args[:2],
-                       used)
+                       used, site.backend)
 
 
 def _matmul(site: Site):
@@ -107,7 +111,7 @@ def _matmul(site: Site):
         raise Unsupported("matmul of per-example stacks of different ranks is not supported",
                           suggestion="give both operands the same number of axes")
     return einsum_call(["".join(a), "".join(b)], "".join(out), site.nodes[:2], site.args[:2],
-                       used)
+                       used, site.backend)
 
 
 def _inner(site: Site):
@@ -118,7 +122,7 @@ def _inner(site: Site):
     a = _fresh(ra, used)
     b = _fresh(rb - 1, used) + [a[-1]]
     return einsum_call(["".join(a), "".join(b)], "".join(a[:-1] + b[:-1]), site.nodes[:2],
-                       site.args[:2], used)
+                       site.args[:2], used, site.backend)
 
 
 def _outer(site: Site):
@@ -128,7 +132,7 @@ def _outer(site: Site):
                           suggestion="flatten them first with .ravel()")
     used: set = set()
     i, j = _fresh(2, used)
-    return einsum_call([i, j], i + j, site.nodes[:2], site.args[:2], used)
+    return einsum_call([i, j], i + j, site.nodes[:2], site.args[:2], used, site.backend)
 
 
 def _vdot(site: Site):
@@ -141,7 +145,7 @@ def _vdot(site: Site):
         a = expr("np.conj({a})", a=a)
     used: set = set()
     (i,) = _fresh(1, used)
-    return einsum_call([i, i], "", [a, b], site.args[:2], used)
+    return einsum_call([i, i], "", [a, b], site.args[:2], used, site.backend)
 
 
 def _tensordot(site: Site):
@@ -165,7 +169,7 @@ def _tensordot(site: Site):
     out = [x for k, x in enumerate(a) if k not in a_axes]
     out += [x for k, x in enumerate(b) if k not in b_axes]
     return einsum_call(["".join(a), "".join(b)], "".join(out), site.nodes[:2], site.args[:2],
-                       used)
+                       used, site.backend)
 
 
 def _trace(site: Site):
@@ -198,7 +202,7 @@ def _einsum(site: Site):
     operands, values = site.nodes[1:], site.args[1:]
     if len(specs) != len(operands):
         raise Unsupported("np.einsum subscripts do not match the operands")
-    return einsum_call(specs, out, operands, values, set(text))
+    return einsum_call(specs, out, operands, values, set(text), site.backend)
 
 
 def _infer(fn):

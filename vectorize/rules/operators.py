@@ -9,6 +9,7 @@ chained comparisons and conditional expressions.
 from __future__ import annotations
 
 import libcst as cst
+import numpy as np
 
 from ..abstract import TupleValue, Value, batched_like, join
 from ..cst_util import expr, paren
@@ -24,12 +25,12 @@ def _binary(site: Site) -> cst.BaseExpression:
 def _numpy_scalar_divisor(site: Site) -> cst.BaseExpression:
     """``a / b`` on Python numbers that runs on every lane: ``a / np.float64(b)``."""
     node = site.node
+    scalar_of = site.spelled.scalar("{b}", np.dtype(site.func))
     if isinstance(node, cst.Call):          # divmod(a, b), pow(a, b)
         args = list(node.args)
-        args[1] = args[1].with_changes(value=expr(f"np.{site.func.__name__}({{b}})",
-                                                  b=args[1].value))
+        args[1] = args[1].with_changes(value=expr(scalar_of, b=args[1].value))
         return node.with_changes(args=args)
-    scalar = expr(f"np.{site.func.__name__}({{b}})", b=node.right if isinstance(
+    scalar = expr(scalar_of, b=node.right if isinstance(
         node, cst.BinaryOperation) else node.value)
     if isinstance(node, cst.BinaryOperation):
         return node.with_changes(right=scalar)
@@ -66,14 +67,14 @@ def _and(site: Site) -> cst.BaseExpression:
     if _all_bool(site):
         return expr("{a} & {b}", a=a, b=b)
     # Python: `a and b` is a when a is falsy, else b.
-    return expr("np.where({a}, {b}, {a})", a=a, b=b)
+    return expr(site.spelled.where("{a}", "{b}", "{a}"), a=a, b=b)
 
 
 def _or(site: Site) -> cst.BaseExpression:
     a, b = padded_args(site)
     if _all_bool(site):
         return expr("{a} | {b}", a=a, b=b)
-    return expr("np.where({a}, {a}, {b})", a=a, b=b)
+    return expr(site.spelled.where("{a}", "{a}", "{b}"), a=a, b=b)
 
 
 def _not(site: Site) -> cst.BaseExpression:
@@ -83,7 +84,7 @@ def _not(site: Site) -> cst.BaseExpression:
     # ~False is -1
     if _all_bool(site) and not isinstance(a, cst.Name):
         return expr("~{a}", a=a)
-    return expr("np.logical_not({a})", a=a)
+    return expr(site.spelled.logical_not("{a}"), a=a)
 
 
 def _ifexp(site: Site) -> cst.BaseExpression:
@@ -94,7 +95,7 @@ def _ifexp(site: Site) -> cst.BaseExpression:
     counted = _counter_step(test, tv, body, bv, orelse, ov)
     if counted is not None:
         return counted
-    return where(test, tv, body, bv, orelse, ov)
+    return where(test, tv, body, bv, orelse, ov, site.spelled)
 
 
 def _counter_step(test, tv, body, bv, orelse, ov):
@@ -113,19 +114,19 @@ def _counter_step(test, tv, body, bv, orelse, ov):
                              lpar=[], rpar=[])
 
 
-def where(test, tv, body, bv, orelse, ov) -> cst.BaseExpression:
-    """``np.where`` of one value or, item by item, of tuples."""
+def where(test, tv, body, bv, orelse, ov, backend) -> cst.BaseExpression:
+    """``np.where`` (the backend's) of one value or, item by item, of tuples."""
     if isinstance(bv, TupleValue) and isinstance(ov, TupleValue):
         if len(bv.items) != len(ov.items):
             from ..errors import Unsupported
             raise Unsupported("a conditional choice between tuples of different lengths",
                               suggestion="return tuples of the same length on every path")
-        items = [where(test, tv, _item(body, k), xv, _item(orelse, k), yv)
+        items = [where(test, tv, _item(body, k), xv, _item(orelse, k), yv, backend)
                  for k, (xv, yv) in enumerate(zip(bv.items, ov.items))]
         return cst.Tuple([cst.Element(i) for i in items])
     rank = max(v.rank for v in (tv, bv, ov))
-    return expr("np.where({c}, {a}, {b})", c=pad(test, tv, rank), a=pad(body, bv, rank),
-                b=pad(orelse, ov, rank))
+    return expr(backend.where("{c}", "{a}", "{b}"), c=pad(test, tv, rank),
+                a=pad(body, bv, rank), b=pad(orelse, ov, rank))
 
 
 def _item(node, k: int) -> cst.BaseExpression:

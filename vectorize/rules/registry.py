@@ -33,6 +33,15 @@ class Site:
     result: object = None  # the analysis' abstract value of the whole site
     parts: list | None = None   # subscripts: abstract value of each index (None: a slice)
     func_is_method: bool = False
+    backend: object = None      # the `Backend` the code is written for (None: NumPy)
+
+    @property
+    def spelled(self):
+        """The backend whose spellings the rule writes (`vectorize.backends.base.Backend`)."""
+        if self.backend is None:
+            from .. import backends
+            return backends.get("numpy")
+        return self.backend
 
     @property
     def max_rank(self) -> int:
@@ -59,6 +68,10 @@ class Rule:
     rewrite: Callable[[Site], cst.BaseExpression]
     infer: Callable[[Site], Value] | None = None
     may_warn: bool = False   # can emit floating-point warnings on some inputs (log, /, sqrt)
+    # the operation computed on NumPy examples, for a backend whose own function does not
+    # take them (`torch.sin` of a NumPy example): what the analysis runs to learn dtypes and
+    # shapes, and to evaluate the call where no argument is per example
+    shadow: Callable | None = None
 
 
 def evaluate(fn, *args, **kwargs):

@@ -39,6 +39,26 @@ class NumpyBackend(Backend):
     def claims(self, value) -> bool:
         return isinstance(value, (np.ndarray, np.generic))
 
+    def example_of(self, array, batched: bool):
+        from ...abstract import representative
+        return representative(array[0] if batched else array)
+
+    def dtype_key(self, array) -> str:
+        return array.dtype.char
+
+    def moveaxis(self, array, source: int, destination: int):
+        return np.moveaxis(array, source, destination)
+
+    def take(self, array, index: int, axis: int):
+        return np.take(np.asarray(array), index, axis=axis)
+
+    def stack(self, items):
+        return np.stack([np.asarray(item) for item in items])
+
+    def broadcast_batch(self, value, size: int, like=None):
+        arr = np.asarray(value)
+        return np.broadcast_to(arr, (size,) + arr.shape).copy()
+
     def lanes_of(self, mask: str) -> str:
         return f"np.flatnonzero({mask})"
 
@@ -48,10 +68,10 @@ class NumpyBackend(Backend):
     def size(self, x: str) -> str:
         return f"{x}.size"
 
-    def empty(self, shape: str, dtype: str) -> str:
+    def empty(self, shape: str, dtype: str, like: str | None = None) -> str:
         return f"np.empty({shape}, dtype={dtype})"
 
-    def full(self, shape: str, value: str, dtype: str) -> str:
+    def full(self, shape: str, value: str, dtype: str, like: str | None = None) -> str:
         return f"np.full({shape}, {value}, dtype={dtype})"
 
     def shape(self, x: str) -> str:
@@ -68,6 +88,22 @@ class NumpyBackend(Backend):
 
     def array_of(self, items: str) -> str:
         return f"np.array({items})"
+
+    def lanes_index(self, x: str) -> str:
+        return f"np.arange(len({x}))"
+
+    def where(self, cond: str, a: str, b: str) -> str:
+        return f"np.where({cond}, {a}, {b})"
+
+    def logical_not(self, a: str) -> str:
+        return f"np.logical_not({a})"
+
+    def scalar(self, x: str, dtype) -> str:
+        return f"{self.dtype_named(dtype)}({x})"
+
+    def einsum(self, subscripts: str, operands: list[str], matrix_product: bool) -> str:
+        optimize = ", optimize=True" if matrix_product else ""
+        return f'np.einsum("{subscripts}", {", ".join(operands)}{optimize})'
 
     def dtype_code(self, dtype) -> str:
         """The dtype exactly: its scalar type when NumPy names it so, else ``np.dtype(...)``."""

@@ -1,0 +1,154 @@
+"""PyTorch: generated code written with ``torch`` for calls whose arguments are tensors.
+
+The code keeps every tensor where it is (device and dtype of the arguments, nothing through
+NumPy) and is made of differentiable operations (``torch.where``, ``torch.einsum``, indexing),
+so autograd flows through it as through the per-example code. The analysis still works on
+NumPy examples (``example_of``): a tensor argument is represented by NumPy ones of the same
+dtype and per-example shape, and every rule of the torch tables (`rules.py`) says what its
+operation gives on such examples (``Rule.infer`` / ``Rule.shadow``).
+
+``torch`` is an optional dependency, imported only when tensors are passed.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from ..base import Backend
+
+# NumPy dtypes with a PyTorch twin of the same name (bfloat16 has no NumPy twin: refused)
+_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
+          "complex64", "complex128")
+
+
+def torch_module():
+    import torch
+    return torch
+
+
+def is_tensor(value) -> bool:
+    """Whether ``value`` is a ``torch.Tensor`` (without importing torch)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, torch.Tensor)
+
+
+def numpy_dtype(dtype) -> np.dtype:
+    """The NumPy twin of a ``torch.dtype``; TypeError where there is none."""
+    name = str(dtype).rpartition(".")[2]
+    if name not in _NAMES:
+        raise TypeError(f"tensors of dtype {dtype} are not supported (no NumPy dtype to "
+                        "represent them in the analysis)")
+    return np.dtype(name)
+
+
+class TorchBackend(Backend):
+    """The PyTorch spellings (the module imported as ``torch`` in generated code)."""
+
+    name = "torch"
+    alias = "torch"
+    module_name = "torch"
+    quiet = None    # PyTorch never warns about floating-point errors: nothing to silence
+
+    def build_registry(self):
+        from ...rules.registry import Registry
+        from . import rules
+        reg = Registry(self)
+        rules.register(reg)
+        return reg
+
+    def claims(self, value) -> bool:
+        return is_tensor(value)
+
+    # ------------------------------------------------------------ examples, runtime
+    def example_of(self, tensor, batched: bool):
+        """NumPy ones of the tensor's dtype and (per-example) shape."""
+        shape = tuple(tensor.shape[1:] if batched else tensor.shape)
+        return np.ones(shape, numpy_dtype(tensor.dtype))[()]
+
+    def dtype_key(self, tensor) -> str:
+        return str(tensor.dtype)
+
+    def moveaxis(self, tensor, source: int, destination: int):
+        return tensor.movedim(source, destination)
+
+    def take(self, tensor, index: int, axis: int):
+        return tensor.select(axis, index)
+
+    def stack(self, items):
+        torch = torch_module()
+        return torch.stack([torch.as_tensor(item) for item in items])
+
+    def broadcast_batch(self, value, size: int, like=None):
+        torch = torch_module()
+        device = like.device if is_tensor(like) else None
+        tensor = torch.as_tensor(value, device=device)
+        return tensor.expand(size, *tensor.shape).clone()
+
+    # ---------------------------------------------------------- what the passes write
+    def lanes_of(self, mask: str) -> str:
+        return f"torch.nonzero({mask}).flatten()"
+
+    def count(self, mask: str) -> str:
+        return f"torch.count_nonzero({mask})"
+
+    def size(self, x: str) -> str:
+        return f"{x}.numel()"
+
+    def empty(self, shape: str, dtype: str, like: str | None = None) -> str:
+        return f"torch.empty({shape}, dtype={dtype}{self._device(like)})"
+
+    def full(self, shape: str, value: str, dtype: str, like: str | None = None) -> str:
+        # `as_tensor(...).expand(...)`, not `torch.full`: the value may be a tensor that
+        # requires grad (a closed-over parameter), which `torch.full` would not take
+        return (f"torch.as_tensor({value}, dtype={dtype}{self._device(like)})"
+                f".expand({shape}).clone()")
+
+    @staticmethod
+    def _device(like: str | None) -> str:
+        return f", device={like}.device" if like else ""
+
+    def shape(self, x: str) -> str:
+        return f"tuple({x}.shape)"
+
+    def astype(self, x: str, dtype: str) -> str:
+        return f"{x}.to({dtype}, copy=True)"
+
+    def result_type(self, *values: str) -> str:
+        out = values[0]
+        for value in values[1:]:
+            out = f"torch.result_type({out}, {value})" if out is values[0] else \
+                f"torch.promote_types({out}, torch.as_tensor({value}).dtype)"
+        return out
+
+    def repeat(self, x: str, n: str) -> str:
+        return f"{x}.expand({n}, *{x}.shape).clone()"
+
+    def array_of(self, items: str) -> str:
+        return f"torch.stack([torch.as_tensor(item) for item in {items}])"
+
+    def lanes_index(self, x: str) -> str:
+        return f"torch.arange(len({x}), device={x}.device)"
+
+    def where(self, cond: str, a: str, b: str) -> str:
+        return f"torch.where({cond}, {a}, {b})"
+
+    def logical_not(self, a: str) -> str:
+        return f"torch.logical_not({a})"
+
+    def scalar(self, x: str, dtype) -> str:
+        return f"torch.tensor({x}, dtype={self.dtype_code(dtype)})"
+
+    def einsum(self, subscripts: str, operands: list[str], matrix_product: bool) -> str:
+        return f'torch.einsum("{subscripts}", {", ".join(operands)})'
+
+    def dtype_code(self, dtype) -> str:
+        dtype = np.dtype(dtype)
+        if dtype.name not in _NAMES:
+            from ...errors import Unsupported
+            raise Unsupported(f"PyTorch has no dtype for NumPy's {dtype}",
+                              suggestion="compute in a dtype PyTorch has (float32, int64...)")
+        return f"torch.{dtype.name}"
+
+    dtype_named = dtype_code
