@@ -19,7 +19,6 @@ import numpy as np
 from . import chunks
 from .abstract import TupleValue, Value, representative
 from .chunks import check_chunk_size
-from .diskcache import check_cache_dir
 from .errors import VectorizeError
 from .frontend import (  # noqa: F401 -- MAX_SPECIALIZATIONS and the warning are public here
     MAX_SPECIALIZATIONS,
@@ -28,6 +27,7 @@ from .frontend import (  # noqa: F401 -- MAX_SPECIALIZATIONS and the warning are
     SpecCache,
     VectorizeFallbackWarning,
     build,
+    check_cache_dir,
     check_fallback,
     fallback_source,
 )

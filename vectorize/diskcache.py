@@ -49,6 +49,7 @@ import warnings
 import numpy as np
 
 from .abstract import UNKNOWN, TupleValue, Value
+from .frontend import CACHE_ENV
 from .introspect import ClosureView, source_lines
 from .introspect import lookup as find_name
 
@@ -59,7 +60,7 @@ except ImportError:      # pragma: no cover -- another interpreter
 
 FORMAT = 1
 """Version of the entry format; an entry of another version is regenerated."""
-ENV = "VECTORIZE_CACHE_DIR"
+ENV = CACHE_ENV
 MAGIC = b"vectorize-cache"
 SUFFIX = ".vzc"
 MAX_ARRAY_BYTES = 1 << 20
@@ -82,17 +83,6 @@ class Uncacheable(Exception):
 
 
 # ----------------------------------------------------------------------------- settings
-def check_cache_dir(cache_dir):
-    """The ``cache_dir=`` argument, checked: None (the environment decides), False (off),
-    True (the default directory) or a path."""
-    if cache_dir is None or isinstance(cache_dir, bool):
-        return cache_dir
-    if isinstance(cache_dir, (str, os.PathLike)):
-        return os.fspath(cache_dir)
-    raise TypeError(f"cache_dir must be a path, True, False or None, got "
-                    f"{type(cache_dir).__name__}")
-
-
 def default_directory() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "vectorize")

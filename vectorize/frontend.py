@@ -29,6 +29,22 @@ def check_fallback(fallback: str) -> str:
     return fallback
 
 
+CACHE_ENV = "VECTORIZE_CACHE_DIR"
+"""The environment variable naming the disk cache's directory (`vectorize.diskcache`)."""
+
+
+def check_cache_dir(cache_dir):
+    """The ``cache_dir=`` argument, checked: None (the environment decides), False (off),
+    True (the default directory) or a path (`vectorize.diskcache`, imported only when a
+    specialization is built, as it imports ``json``)."""
+    if cache_dir is None or isinstance(cache_dir, bool):
+        return cache_dir
+    if isinstance(cache_dir, (str, os.PathLike)):
+        return os.fspath(cache_dir)
+    raise TypeError(f"cache_dir must be a path, True, False or None, got "
+                    f"{type(cache_dir).__name__}")
+
+
 class FallbackSpec:
     """The whole function runs per example (``reason`` says why; ``source`` is what
     ``.source()`` shows)."""
@@ -174,9 +190,10 @@ def specialize(func, params: dict, *, fallback: str = "error", header: str = "",
     `vectorize.chunks.run` may time against it on large batches. Not where a piece runs per
     example (it warns, and would then warn twice), and only for NumPy (the runtime chooses
     forms for NumPy code only)."""
-    from . import diskcache
-    disk = diskcache.store(cache_dir)
-    spec = lookup = None
+    disk = spec = lookup = None
+    if cache_dir is not False and (cache_dir is not None or os.environ.get(CACHE_ENV)):
+        from . import diskcache  # (json and the rest only when a cache may be on)
+        disk = diskcache.store(cache_dir)
     if disk is not None:
         try:
             lookup = disk.lookup(func, params, fallback=fallback, header=header,

@@ -10,9 +10,16 @@ import numpy as np
 from . import backends, chunks, frontend
 from .abstract import TupleValue, Value, representative
 from .chunks import check_chunk_size
-from .diskcache import check_cache_dir
 from .errors import VectorizeError
-from .frontend import Announcer, FallbackSpec, SpecCache, build, check_fallback, fallback_source
+from .frontend import (
+    Announcer,
+    FallbackSpec,
+    SpecCache,
+    build,
+    check_cache_dir,
+    check_fallback,
+    fallback_source,
+)
 
 
 def vmap(func, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto", cache_dir=None):
