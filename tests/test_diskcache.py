@@ -639,6 +639,7 @@ CORRUPTIONS = {
     "bad result": lambda p, m: _rewrite(p, {**_payload(p), "result": ["value", True, False,
                                                                        ["ndarray", "<f8",
                                                                         [2], "zz"]]}),
+    "code that does not compile": lambda p, m: _rewrite(p, {**_payload(p), "source": "def (:"}),
     # a valid entry for something else, whose code would leave a mark if it ran
     "made for another header": lambda p, m: _rewrite(p, {
         **_payload(p), "source": MARKER_SOURCE.format(marker=str(m)),
@@ -748,6 +749,18 @@ def test_a_directory_others_may_write_is_not_used(tmp_path, cache, modname, prob
     assert list(cache.iterdir()) == []
 
 
+def test_a_file_in_place_of_the_directory_is_said_and_not_used(tmp_path, modname,
+                                                                monkeypatch):
+    mod = load_module(tmp_path, modname, SEED)
+    cache = tmp_path / "cache"
+    cache.write_text("not a directory")
+    monkeypatch.setattr(diskcache, "_warned", set())
+    x = np.linspace(0, 10, 11)
+    with pytest.warns(RuntimeWarning, match="is not a directory"):
+        same(vz(mod.func, cache_dir=cache)(x, 1.0), loop_result(mod.func, x, 1.0))
+    assert cache.read_text() == "not a directory"
+
+
 # ------------------------------------------------------------------------ concurrency
 WRITER = """\
 import sys, json
@@ -765,7 +778,7 @@ x = np.linspace(0, 10, 11)
 loaded = 0
 for _ in range(150):
     assert store.save(spec, key)
-    got = store.load(mod.func, params, key)
+    got = store.load(mod.func, key)
     if got is not None:
         loaded += 1
         assert np.array_equal(got.function(x, 1.0), spec.function(x, 1.0))

@@ -309,9 +309,12 @@ class Store:
     def usable(self, create: bool) -> bool:
         """Whether the directory exists (made with mode 0o700 when ``create``), belongs to
         this user and no one else may write to it (else a warning, once per directory)."""
-        try:
-            if create:
+        if create:
+            try:
                 os.makedirs(self.path, mode=0o700, exist_ok=True)
+            except OSError:
+                pass            # (a file of that name: said below)
+        try:
             st = os.stat(self.path)
         except OSError:
             return False
@@ -356,7 +359,7 @@ class Store:
         return os.path.join(self.path, _digest(json.dumps(key).encode()) + SUFFIX)
 
     # ------------------------------------------------------------------------- reading
-    def load(self, func, params, lookup: dict):
+    def load(self, func, lookup: dict):
         """The `Generated` of a matching entry, or None (a miss, or an entry rejected)."""
         from .codegen import Generated, load
         if not self.usable(create=False):
@@ -395,7 +398,7 @@ class Store:
                     namespace[name] = value
             result = decode_result(payload["result"])
             function = load(payload["source"], payload["main"], namespace, emitted)
-        except (KeyError, IndexError, TypeError, ValueError) as exc:
+        except Exception as exc:    # noqa: BLE001 -- any malformed entry is a miss
             return self._reject(f"malformed entry ({type(exc).__name__}: {exc})")
         stats["hits"] += 1
         return Generated(source=payload["source"], function=function,
@@ -468,9 +471,10 @@ class Store:
         (uncacheable, or the directory is not usable or not writable)."""
         try:
             payload = self._payload(spec, lookup)
-        except Uncacheable as exc:
+        except Exception as exc:    # noqa: BLE001 -- the cache never fails a call
             stats["uncacheable"] += 1
-            last_reason[0] = str(exc)
+            last_reason[0] = str(exc) if isinstance(exc, Uncacheable) else \
+                f"{type(exc).__name__}: {exc}"
             return False
         if not self.usable(create=True):
             return False

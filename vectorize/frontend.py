@@ -198,12 +198,13 @@ def specialize(func, params: dict, *, fallback: str = "error", header: str = "",
         try:
             lookup = disk.lookup(func, params, fallback=fallback, header=header,
                                  if_strategy=if_strategy, backend=backend)
-        except diskcache.Uncacheable as exc:
+        except Exception as exc:    # noqa: BLE001 -- Uncacheable; the cache never fails a call
             diskcache.stats["uncacheable"] += 1
-            diskcache.last_reason[0] = str(exc)
+            diskcache.last_reason[0] = str(exc) if isinstance(exc, diskcache.Uncacheable) \
+                else f"{type(exc).__name__}: {exc}"
             disk = None
         else:
-            spec = disk.load(func, params, lookup)
+            spec = disk.load(func, lookup)
     if spec is None:
         from .transform import transform_function  # libcst is imported on first use only
         spec = transform_function(func, params, fallback=fallback, header=header,
