@@ -9,7 +9,8 @@ This is a script, not a test::
 
 Each measurement is one fresh interpreter (``python -c``) that imports NumPy, then
 ``vectorize``, then makes the callable and calls it once on 1,000 lanes; it reports the time
-of ``import numpy`` and of everything after it (``import vectorize`` included), whether
+of ``import numpy`` and of everything after it (``import vectorize`` included; wall time,
+and the process' CPU time, which moves less with the load of a shared machine), whether
 libcst got imported, and the disk cache's counts. The functions are the README's seed
 ``func`` and a 20-line function with four ``if`` s (``bench_core.TWENTY_LINES``), each in a
 module of its own in a temporary folder. The modes:
@@ -59,22 +60,23 @@ def func(t, b):
 
 PROBE = """\
 import sys, time, json
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 import numpy as np
-t1 = time.perf_counter()
+t1, c1 = time.perf_counter(), time.process_time()
 sys.path.insert(0, {folder!r})
 import {module} as mod
 x = np.linspace(-3.0, 12.0, 1000)
-t2 = time.perf_counter()
+t2, c2 = time.perf_counter(), time.process_time()
 import vectorize
 f = vectorize.vectorize(getattr(mod, {name!r}), fallback="error"{cache})
 out = f(x, {second})
-t3 = time.perf_counter()
+t3, c3 = time.perf_counter(), time.process_time()
 try:
     from vectorize.diskcache import stats
 except ImportError:         # a baseline from before the disk cache
     stats = {{"hits": 0}}
-print(json.dumps({{"numpy": t1 - t0, "after": t3 - t2, "libcst": "libcst" in sys.modules,
+print(json.dumps({{"numpy": t1 - t0, "after": t3 - t2, "numpy_cpu": c1 - c0,
+                  "after_cpu": c3 - c2, "libcst": "libcst" in sys.modules,
                   "stats": stats, "checksum": float(np.nansum(out))}}))
 """
 
@@ -162,13 +164,14 @@ def measure(tmp: Path, rounds: int, baseline: str | None = None) -> str:
     lines += machine_facts(full=False)
     lines += [f"- rounds: {rounds} (modes and functions interleaved; median (min–max))", "",
               "| function | mode | `import numpy` | import vectorize + make + first call "
-              "(N = 1000) | libcst imported |",
-              "|---|---|---|---|---|"]
+              "(N = 1000) | the same, CPU time | libcst imported |",
+              "|---|---|---|---|---|---|"]
     for function in functions:
         for mode in modes:
             got = results[(function, mode)]
             lines.append(f"| {function} | {mode} | {row([g['numpy'] for g in got])} | "
                          f"{row([g['after'] for g in got])} | "
+                         f"{row([g['after_cpu'] for g in got])} | "
                          f"{'yes' if got[0]['libcst'] else 'no'} |")
     lines += ["", f"`import libcst` after NumPy: "
                   f"{row([g['libcst'] for g in results[('libcst', '')]])}"]
