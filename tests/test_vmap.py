@@ -526,3 +526,32 @@ def test_scalar_only_constructs_on_per_example_vectors_do_not_miscompile(func):
     expected = type(per_example.value)
     with pytest.raises((VectorizeError, expected)):
         vmap(func)(*args)
+
+
+# --------------------------------------------------------------------------------------------
+# decorator form
+
+
+@vmap(in_axes=(0, None))
+def _scaled_or_negated(t, b):
+    if t * b > 5:
+        return t * b
+    return -t
+
+
+def test_vmap_without_a_function_is_a_decorator():
+    t = np.arange(1.0, 9.0)
+    expected = np.array([_scaled_or_negated.__wrapped__(x, 1.5) for x in t])
+    np.testing.assert_array_equal(_scaled_or_negated(t, 1.5), expected)
+
+
+def affine_with_default(v, shift=1.0, scale=2.0):
+    return v * scale + shift
+
+
+def test_parameters_not_passed_take_their_defaults():
+    x = np.array([[1.0, 2.0], [3.0, -4.0]])
+    for args in [(x,), (x, 0.5)]:
+        out = vmap(affine_with_default, in_axes=(0,) + (None,) * (len(args) - 1))(*args)
+        np.testing.assert_array_equal(out, np.stack([affine_with_default(r, *args[1:])
+                                                     for r in x]))

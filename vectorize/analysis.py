@@ -153,6 +153,7 @@ class Analysis:
         self.method_calls: dict[cst.Call, object] = {}     # x.method(...) on batched x
         self.random_calls: dict[cst.Call, str] = {}        # draws, one per example
         self.owned: set[str] = set()          # arrays this function created (may be written)
+        self._user_names: set[str] | None = None
         self.math_in_branches: set[cst.Call] = set()   # math.f(unbatched) under batched ifs
         self.promoted: set[str] = set(promoted or ())   # created arrays holding batched data
         self.promoted_creations: dict[cst.Call, str] = {}
@@ -249,7 +250,10 @@ class Analysis:
                         if name in self.promoted and not value.batched:
                             value = Value(True, value.example)
                             self.promoted_creations[small.value] = name
-                    elif type(small.value) is cst.Name and small.value.value in self.owned:
+                    elif type(small.value) is cst.Name and small.value.value in self.owned \
+                            and self._users_name(name):
+                        # (the engine's own copies, `result = out` for `return out`, are
+                        # merged or read once the array is no longer written)
                         raise Unsupported(f"`{name} = {small.value.value}` makes two names for "
                                           "one array that is written into", small,
                                           f"use {small.value.value}.copy()")
@@ -742,6 +746,38 @@ class Analysis:
                           "effect the batch cannot repeat per example", target,
                           "build a new value and return it")
 
+    def _per_example_number(self, fn, args, kwargs, node) -> None:
+        """A call without a rule runs per example (a list of its results, one per lane) only
+        where each result is a number: the rest of the function treats the list as one
+        number per lane. Its result is learned by calling it on the examples where that has
+        no side effects; a result that is not a number, or one that cannot be learned, is
+        refused, so that with fallbacks allowed the whole function runs per example."""
+        pure = fn in PURE_BUILTINS or isinstance(fn, np.ufunc) or _pure_numpy(fn) or \
+            getattr(fn, "__module__", None) in ("math", "cmath")
+        out = _evaluate(fn, *[a.example for a in args],
+                        **{k: v.example for k, v in kwargs.items()}) if pure else UNKNOWN
+        if _is_number(out):
+            return
+        if out is UNKNOWN:
+            what = ("its result cannot be learned without running it (it may have side "
+                    "effects)" if not pure else "it raised on the examples")
+        else:
+            shape = np.shape(out)
+            what = (f"it gives {type(out).__name__}" + (f" of shape {shape}" if shape else "")
+                    + " per example, not a number")
+        raise Unsupported(f"`{_code(node)}` has no batching rule and would run per example, "
+                          f"but {what}: the rest of the function cannot take its results as "
+                          "one number per example, so the whole function runs per example",
+                          node, "compute it with operations that have batching rules (see "
+                          "docs/rules.md), or register a rule with vectorize.register_rule")
+
+    def _users_name(self, name: str) -> bool:
+        """Whether ``name`` is in the user's source (not made by a pass)."""
+        if self._user_names is None:
+            from .liveness import all_names
+            self._user_names = all_names(self.source.tree)
+        return name in self._user_names
+
     def _created_array(self, node):
         """The creation function when ``node`` makes a fresh array (np.zeros(3), x.copy()...)."""
         if type(node) is not cst.Call:
@@ -1207,6 +1243,7 @@ class Analysis:
         name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
         if self.allow_fallback and all(not isinstance(v, TupleValue) and v.rank == 0
                                        for v in [*args, *kwargs.values()]):
+            self._per_example_number(fn, args, kwargs, node)
             self.fallback_calls[node] = f"`{name}` has no batching rule"
             return Value(True, UNKNOWN)
         raise Unsupported(f"`{name}` has no batching rule, so it cannot be called on "
@@ -1216,10 +1253,18 @@ class Analysis:
                           "per example")
 
 
+def _is_number(out) -> bool:
+    return isinstance(out, (int, float, complex, np.generic, np.ndarray)) \
+        and np.ndim(out) == 0 and np.asarray(out).dtype.kind in "biufc"
+
+
 _IMPURE_NUMPY = {"copyto", "put", "place", "putmask", "fill_diagonal", "save", "savez",
                  "savez_compressed", "savetxt", "load", "loadtxt", "genfromtxt", "fromfile",
-                 "seterr", "set_printoptions", "fill", "sort", "itemset", "resize",
-                 "setflags", "partition", "tofile", "dump", "dumps", "setfield"}
+                 "seterr", "set_printoptions", "fill", "itemset", "setflags", "tofile", "dump",
+                 "dumps", "setfield"}
+# methods that change their array in place; the functions of these names (`np.sort(w)`)
+# return a new array
+_IMPURE_METHODS = {"sort", "resize", "partition"}
 
 
 def _pure_numpy(fn) -> bool:
@@ -1230,7 +1275,7 @@ def _pure_numpy(fn) -> bool:
         return False
     owner = getattr(fn, "__self__", None)
     if isinstance(owner, (np.ndarray, np.generic)):
-        return True
+        return name not in _IMPURE_METHODS
     module = getattr(fn, "__module__", None) or ""
     return module.startswith("numpy") and not module.startswith("numpy.random")
 

@@ -353,8 +353,11 @@ class vectorize:
         return results[0] if len(out_dims) == 1 else tuple(results)
 
     def _numpy_loop(self, args, kwargs):
+        # `cache=True`: the first example runs once, as every other (numpy.vectorize runs it
+        # again otherwise, to learn the output types): a function with side effects or
+        # random draws then matches the per-example loop
         vec = np.vectorize(self.pyfunc, otypes=self.otypes, excluded=self.excluded,
-                           cache=self.cache, signature=self.signature)
+                           cache=True, signature=self.signature)
         return vec(*args, **kwargs)
 
     def _target(self):

@@ -1,9 +1,11 @@
-"""Emit and load generated code: source text, ``compile``, ``linecache``.
+"""Print and load generated code: trees to text (`print_module`), text to a running function
+(`load`: ``compile``, ``linecache``).
 
 Kept apart from the passes so that later stages (performance rewrites, other namespaces, the
-file rewriter) can replace how code is printed and loaded without touching the engine.
-Importing it does not import libcst (`emit` does): the disk cache (`vectorize.diskcache`)
-loads generated source with `load` and makes a `Generated` of it without the engine.
+file rewriter) can replace how code is printed and loaded without touching the engine. The
+file rewriter prints without loading: it writes the text into the user's file. Importing it
+does not import libcst (`print_module` does): the disk cache (`vectorize.diskcache`) runs a
+stored entry with `execute` and makes a `Generated` of it without the engine.
 """
 
 from __future__ import annotations
@@ -85,14 +87,48 @@ def _import_line(alias: str, module: types.ModuleType) -> str:
     return f"import {name} as {alias}"
 
 
-def emit(specs, module, main, header: str = ""):
-    import libcst as cst
+@dataclass
+class Printed:
+    """A module of generated code as text, before anything runs it: what `load` compiles for
+    the decorator and what the file rewriter (`vectorize.rewrite`) writes into a user's file.
+    ``functions`` holds each function's text, the main function first."""
+
+    main: str                            # the main function's name
+    functions: list                      # [(name, text)], the main function first
+    imports: dict                        # alias -> module the code refers to
+    import_lines: list                   # their ``import`` lines, grouped as isort would
+    header: str
+    namespace: dict                      # the other globals it reads: name -> value
+    referenced: set                      # every name the code mentions
+    defaults: dict                       # name -> (__defaults__, __kwdefaults__) to restore
+    backend: str
+    result: object                       # abstract value of what the main function returns
+    guards: tuple = ()
+    fallbacks: list = field(default_factory=list)
+    explanations: list = field(default_factory=list)
+    switchable_ifs: int = 0
+    unbatched_returns: bool = False      # see `transform._Spec`
+    origin: Origin | None = None
+
+    @property
+    def text(self) -> str:
+        lines = [f"# {h}" if h else "#" for h in self.header.splitlines()] if self.header \
+            else []
+        lines += self.import_lines
+        return "\n".join(lines) + "\n\n\n" + "\n\n".join(
+            text.rstrip("\n") + "\n" for _, text in self.functions)
+
+
+def print_module(specs, module, main, header: str = "") -> Printed:
+    """The text of the main function and its specialized helpers (``specs``, the main one
+    first), and what running it needs: the imports, the other globals it reads."""
+    import libcst as cst  # here: loading printed code does not need libcst
 
     from .cst_util import code, fix_parens
     from .liveness import all_names
     backend = module.backend
-    namespace: dict = {"__name__": f"vectorize.generated.{main.name}"}
     imports = {backend.alias: backend.module()}
+    namespace: dict = {}
     referenced = set().union(*(all_names(spec.tree) for spec in specs))
     if "functools" in referenced:         # rules may use functools.reduce
         import functools
@@ -107,44 +143,56 @@ def emit(specs, module, main, header: str = ""):
     if imports[backend.alias] is not backend.module():
         raise ValueError(f"the name `{backend.alias}` is used for something other than "
                          f"{backend.module_name}")
-    lines = []
-    if header:
-        lines += [f"# {h}" if h else "#" for h in header.splitlines()]
     # stdlib imports, then third-party ones, as isort would group them
     groups = [sorted(_import_line(alias, mod) for alias, mod in imports.items()
                      if (mod.__name__.split(".")[0] in sys.stdlib_module_names) == stdlib)
               for stdlib in (True, False)]
-    lines += "\n\n".join("\n".join(g) for g in groups if g).split("\n")
-    modules = [cst.Module(body=[fix_parens(spec.tree)]) for spec in specs]
-    body = [code(module, module) for module in modules]
-    text = "\n".join(lines) + "\n\n\n" + "\n\n".join(b.rstrip("\n") + "\n" for b in body)
-    parallel = parallel_safe(module.fallbacks, referenced, imports, namespace)
-    emitted = [(spec.name, spec.source.func) for spec in specs]
-    function = load(text, main.name, namespace, emitted)
-    guards = tuple(module.free.values())
-    origin = Origin(functions=module.functions(), emitted=emitted, reads=list(module.reads),
-                    free=[module.free_scopes[key] for key in module.free])
-    return Generated(source=text, function=function, backend=backend.name,
-                     result=main.result, guards=guards,
-                     fallbacks=list(module.fallbacks), explanations=list(module.explanations),
-                     parallel=parallel, switchable_ifs=module.switchable_ifs, origin=origin)
+    import_lines = "\n\n".join("\n".join(g) for g in groups if g).split("\n")
+    functions = [(spec.name, code(m, m)) for spec in specs
+                 for m in [cst.Module(body=[fix_parens(spec.tree)])]]
+    # defaults are values the original already evaluated (the source shows none)
+    defaults = {spec.name: (spec.source.func.__defaults__, spec.source.func.__kwdefaults__)
+                for spec in specs}
+    return Printed(main=main.name, functions=functions, imports=imports,
+                   import_lines=import_lines, header=header, namespace=namespace,
+                   referenced=referenced, defaults=defaults, backend=backend.name,
+                   result=main.result, guards=tuple(module.free.values()),
+                   fallbacks=list(module.fallbacks), explanations=list(module.explanations),
+                   switchable_ifs=module.switchable_ifs,
+                   unbatched_returns=main.unbatched_returns,
+                   origin=Origin(functions=module.functions(),
+                                 emitted=[(spec.name, spec.source.func) for spec in specs],
+                                 reads=list(module.reads),
+                                 free=[module.free_scopes[key] for key in module.free]))
 
 
-def load(text: str, main: str, namespace: dict, emitted) -> types.FunctionType:
-    """Compile and run the generated module ``text`` in ``namespace`` (the values of the free
-    names its code reads, besides its imports) and return its function ``main``. Its source
-    is registered in `linecache` (tracebacks and `inspect.getsource` show generated lines) for
-    as long as the function lives; ``emitted`` gives, for each function of the module, the
-    original whose defaults it takes."""
+def load(printed: Printed) -> Generated:
+    """Compile and run the printed module; its text is registered in `linecache` (tracebacks
+    and ``inspect.getsource`` show generated lines) for as long as the function lives."""
+    text = printed.text
+    parallel = parallel_safe(printed.fallbacks, printed.referenced, printed.imports,
+                             printed.namespace)
+    function = execute(text, printed.main, printed.namespace, printed.defaults)
+    return Generated(source=text, function=function, backend=printed.backend,
+                     result=printed.result, guards=printed.guards,
+                     fallbacks=list(printed.fallbacks),
+                     explanations=list(printed.explanations), parallel=parallel,
+                     switchable_ifs=printed.switchable_ifs, origin=printed.origin)
+
+
+def execute(text: str, main: str, values: dict, defaults: dict) -> types.FunctionType:
+    """Compile and run the module ``text`` with the globals ``values`` (the free names its
+    code reads besides its imports) and return its function ``main``; ``defaults``: name ->
+    (``__defaults__``, ``__kwdefaults__``) of each of its functions. Also what the disk cache
+    (`vectorize.diskcache`) loads an entry with."""
+    namespace = {"__name__": f"vectorize.generated.{main}", **values}
     filename = f"<vectorize:{main}:{next(_counter)}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     compiled = compile(text, filename, "exec")
     exec(compiled, namespace)
-    for name, original in emitted:
-        generated = namespace[name]
-        # defaults are values the original already evaluated (the source shows none)
-        generated.__defaults__ = original.__defaults__
-        generated.__kwdefaults__ = original.__kwdefaults__
+    for name, (positional, keywords) in defaults.items():
+        namespace[name].__defaults__ = positional
+        namespace[name].__kwdefaults__ = keywords
     function = namespace[main]
     # the source stays readable for tracebacks exactly as long as the function lives
     weakref.finalize(function, linecache.cache.pop, filename, None)

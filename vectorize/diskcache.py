@@ -361,7 +361,7 @@ class Store:
     # ------------------------------------------------------------------------- reading
     def load(self, func, lookup: dict):
         """The `Generated` of a matching entry, or None (a miss, or an entry rejected)."""
-        from .codegen import Generated, load
+        from .codegen import Generated, execute
         if not self.usable(create=False):
             stats["misses"] += 1
             return None
@@ -386,7 +386,7 @@ class Store:
                     return self._reject(f"`{name}` is bound to something else now")
             emitted = [(name, functions[index]) for name, index in payload["emitted"]]
             names = {name for name, _ in emitted}
-            guards, namespace = [], {"__name__": f"vectorize.generated.{payload['main']}"}
+            guards, namespace = [], {}
             for index, scope, name in payload["free"]:
                 fn = functions[index]
                 found, value, _ = find_name(fn, name)
@@ -397,7 +397,8 @@ class Store:
                 if not isinstance(value, types.ModuleType) and name not in names:
                     namespace[name] = value
             result = decode_result(payload["result"])
-            function = load(payload["source"], payload["main"], namespace, emitted)
+            function = execute(payload["source"], payload["main"], namespace, {
+                name: (fn.__defaults__, fn.__kwdefaults__) for name, fn in emitted})
         except Exception as exc:    # noqa: BLE001 -- any malformed entry is a miss
             return self._reject(f"malformed entry ({type(exc).__name__}: {exc})")
         stats["hits"] += 1

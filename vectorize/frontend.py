@@ -55,6 +55,13 @@ class FallbackSpec:
         self.result = None
 
 
+def fallback_extent(spec) -> str:
+    """What runs per example, for the warning: the whole function or some pieces."""
+    if isinstance(spec, FallbackSpec):
+        return "runs per example (a Python loop), the whole function"
+    return "runs per example (a Python loop) for part of its work"
+
+
 class SpecCache:
     """Specializations keyed by the call's abstract signature; safe for concurrent first
     calls (one transform per key), bounded (least recently used dropped)."""
@@ -110,9 +117,8 @@ class Announcer:
         token = id(spec) if once is None else once
         if self.fallback == "warn" and token not in self._warned:
             self._warned.add(token)
-            warnings.warn(f"{self.who} runs per example (a Python loop) for part of its work: "
-                          f"{reason}. Pass fallback='loop' to silence this, or "
-                          "fallback='error' to see where.",
+            warnings.warn(f"{self.who} {fallback_extent(spec)}: {reason}. Pass "
+                          "fallback='loop' to silence this, or fallback='error' to see where.",
                           VectorizeFallbackWarning, stacklevel=stacklevel)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .cst_util import memoized, push_children
+from .cst_util import memoized, push_children, walk
 
 
 def reads(node) -> set[str]:
@@ -121,6 +121,31 @@ def target_names(target) -> list[str]:
     if isinstance(target, cst.StarredElement):
         return target_names(target.value)
     return []
+
+
+def flows_from(node, names: set[str]) -> set[str]:
+    """``names`` and every name assigned in ``node`` from a value that reads one of them,
+    directly or through other such names (flow-insensitive: anywhere in ``node``)."""
+    assignments = []
+    for n in walk(node):
+        t = type(n)
+        if t is cst.Assign:
+            assignments.append(({x for tg in n.targets for x in target_names(tg.target)},
+                                reads(n.value)))
+        elif t in (cst.AugAssign, cst.AnnAssign, cst.NamedExpr):
+            value = reads(n.value) if n.value is not None else set()
+            assignments.append((set(target_names(n.target)), value | reads(n.target)))
+        elif t is cst.For:
+            assignments.append((set(target_names(n.target)), reads(n.iter)))
+    tainted = set(names)
+    changed = True
+    while changed:
+        changed = False
+        for targets, sources in assignments:
+            if sources & tainted and not targets <= tainted:
+                tainted |= targets
+                changed = True
+    return tainted
 
 
 def writes(stmt) -> set[str]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from .cst_util import rewrite, statements
+from .cst_util import children, rewrite, statements
 from .errors import Unsupported, VectorizeError
 from .introspect import lookup, source_lines
 
@@ -72,6 +72,18 @@ class FunctionSource:
         if rng is None:
             return self.line_offset + 1, 0
         return rng.start.line + self.line_offset, rng.start.column + self.col_offset
+
+    def nearest_location(self, node) -> tuple[int, int]:
+        """`location` of ``node``, or where the engine made it (an ``if`` merged into a
+        conditional expression), of its first part that comes from the user's code."""
+        positions = self.positions
+        stack = [node]
+        while stack:
+            part = stack.pop()
+            if part in positions:
+                return self.location(part)
+            stack.extend(reversed(children(part)))
+        return self.location(None)
 
     def error(self, problem: Unsupported) -> VectorizeError:
         line, col = self.location(problem.node)

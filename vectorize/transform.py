@@ -1,8 +1,9 @@
 """The engine's core: one function in, batched source and a compiled function out.
 
-``transform_function`` is shared by every way in (the decorator, ``vmap`` and, later, the file
-rewriter): read the source, run the pipeline for the abstract values of the arguments,
-specialize helper functions the same way, emit and compile the module.
+``transform_source`` is shared by every way in (the decorator, ``vmap`` and the file rewriter):
+read the source, run the pipeline for the abstract values of the arguments, specialize helper
+functions the same way, print the module (`codegen.print_module`). ``transform_function``
+also compiles it (`codegen.load`); the file rewriter writes the text into the user's file.
 """
 
 from __future__ import annotations
@@ -50,14 +51,19 @@ class _Spec:
     tree: cst.FunctionDef | None = None
     result: object = None
     source: FunctionSource | None = None
+    # some `return` gives a value that is the same for every example while others do not
+    # (the decorators broadcast it at the boundary)
+    unbatched_returns: bool = False
 
 
 class ModuleContext:
     """Everything shared by the functions of one generated module (the main function and the
     specialized helpers it calls)."""
 
-    def __init__(self, backend: str, fallback: str, explain: bool = False,
-                 if_strategy: str | None = None):
+    def __init__(self, backend: str = "numpy", fallback: str = "error", explain: bool = False,
+                 if_strategy: str | None = None, taken=(), helper_suffix: str = ""):
+        """``taken``: names the functions it makes must not take (the file rewriter's: every
+        name of the file); ``helper_suffix`` is added to a helper's name (``g_batched``)."""
         self.backend = backends.get(backend)
         self.registry = self.backend.registry
         # "compact": every per-example `if` that can be compacted is, unless a comment
@@ -68,7 +74,8 @@ class ModuleContext:
         self.allow_fallback = fallback != "error"
         self.specs: dict[tuple, _Spec] = {}
         self.order: list[_Spec] = []
-        self.function_names = Namer()
+        self.function_names = Namer(taken)
+        self.helper_suffix = helper_suffix
         self.fallbacks: list[str] = []
         self.explanations: list = []
         self.free: dict[tuple, tuple] = {}   # (id(namespace), name) -> (namespace, name, value)
@@ -83,9 +90,15 @@ class ModuleContext:
                 out.append(fn)
         return out
 
-    def specialize(self, func, params: dict[str, object], node=None) -> _Spec:
+    def specialize(self, func, params: dict[str, object], node=None,
+                   name: str | None = None) -> _Spec:
+        """The specialization of ``func`` for ``params``: a helper's (``node``: the call) is
+        shared by every call with the same abstract arguments; a main function given a
+        ``name`` gets its own."""
         fn = func.__func__ if isinstance(func, types.MethodType) else func
         key = (fn, tuple((k, abstract_key(v)) for k, v in params.items()))
+        if name is not None:
+            key += (name,)
         spec = self.specs.get(key)
         if spec is not None:
             if spec.tree is None:
@@ -93,11 +106,18 @@ class ModuleContext:
                                   "vectorized", node, "rewrite the recursion as a loop")
             return spec
         source = read_function(fn)
-        spec = _Spec(self.function_names.fresh(source.name), source=source)
+        if name is None:
+            name = self.function_names.fresh(source.name + (self.helper_suffix if node is not
+                                                            None else ""))
+        else:
+            self.function_names.taken.add(name)
+        spec = _Spec(name, source=source)
         self.specs[key] = spec
         job = FunctionJob(self, source, params, spec.name, helper=node is not None)
         try:
             spec.tree, spec.result = job.run()
+            spec.unbatched_returns = any(not _all_batched(value)
+                                         for _, value in job.last.returns)
         except Unsupported as problem:
             raise source.error(problem) from None
         self.order.append(spec)
@@ -119,6 +139,10 @@ class FunctionJob:
         self.namer = Namer(all_names(source.tree) | set(params))
         self.helper_nodes: dict[cst.CSTNode, str] = {}
         self.mask_names: set[str] = set()     # `active` masks made by masked_loops
+        # values `masked_loops` gives the result of a loop's `return` before the loop (no lane
+        # reads them: each reads the result only once it returned), each with the loop's
+        # first `return`
+        self.placeholders: dict[str, cst.Return] = {}
         self.promoted: set[str] = set()       # created arrays that hold per-example data
         self.loop_strategy: dict[str, str] = {}   # mask name -> "select" / "compact"
         self.loop_facts: dict[str, tuple] = {}    # mask name -> (carried, read-only) for compact
@@ -186,7 +210,7 @@ class FunctionJob:
         locating nodes needs the parse tree, which a cached specialization should not keep
         alive)."""
         if self.module.explain:
-            line, _ = self.source.location(node)
+            line, _ = self.source.nearest_location(node)
             self.module.explanations.append((rule.name, self.source.filename, line))
 
     def run(self):
@@ -214,13 +238,26 @@ class FunctionJob:
 def transform_function(func, params: dict[str, object], *, backend: str = "numpy",
                        fallback: str = "error", header: str = "",
                        explain: bool = False, if_strategy: str | None = None) -> Generated:
-    """Batched source and compiled function for ``func`` given its parameters' abstract values.
+    """Batched source and compiled function for ``func`` given its parameters' abstract values
+    (`transform_source`, loaded by `codegen.load`).
 
     ``if_strategy="compact"`` compacts every per-example ``if`` that can be (`compact_ifs`)
     instead of letting the heuristic choose. Raises `VectorizeError` (located in the user's
     file) for anything it cannot translate."""
     with _collector_paused():
-        return _transform(func, params, backend, fallback, header, explain, if_strategy)
+        context = ModuleContext(backend, fallback, explain, if_strategy)
+        return codegen.load(_transform(func, params, context, header))
+
+
+def transform_source(func, params: dict[str, object], *, context: ModuleContext,
+                     name: str | None = None, header: str = "") -> codegen.Printed:
+    """The batched source of ``func`` given its parameters' abstract values, printed but not
+    compiled: the main function (named ``name``, by default as ``func``) and the specialized
+    helpers it calls. Functions transformed in one ``context`` share their helpers'
+    specializations and never reuse a name (the file rewriter makes one context per file,
+    seeded with the names the file uses). Raises `VectorizeError` like `transform_function`."""
+    with _collector_paused():
+        return _transform(func, params, context, header, name)
 
 
 @contextlib.contextmanager
@@ -240,10 +277,10 @@ def _collector_paused():
         gc.enable()
 
 
-def _transform(func, params, backend, fallback, header, explain, if_strategy) -> Generated:
-    module = ModuleContext(backend, fallback, explain, if_strategy)
+def _transform(func, params, module: ModuleContext, header: str,
+               name: str | None = None) -> codegen.Printed:
     try:
-        main = module.specialize(func, params)
+        main = module.specialize(func, params, name=name)
     except Unsupported as problem:   # failures before a source was read
         raise VectorizeError(problem.message, suggestion=problem.suggestion) from None
     except VectorizeError:
@@ -252,9 +289,9 @@ def _transform(func, params, backend, fallback, header, explain, if_strategy) ->
         raise VectorizeError("the function is too deeply nested to vectorize",
                              suggestion="split it into smaller helper functions") from None
     except Exception as exc:   # an engine bug: never a bare traceback from inside the engine
-        name = getattr(func, "__qualname__", repr(func))
+        qualname = getattr(func, "__qualname__", repr(func))
         raise VectorizeError(
-            f"internal error while vectorizing `{name}`: {type(exc).__name__}: {exc}",
+            f"internal error while vectorizing `{qualname}`: {type(exc).__name__}: {exc}",
             filename=getattr(getattr(func, "__code__", None), "co_filename", "<unknown>"),
             line=getattr(getattr(func, "__code__", None), "co_firstlineno", 0),
             suggestion="please report this with the function's source; meanwhile pass "
@@ -262,7 +299,13 @@ def _transform(func, params, backend, fallback, header, explain, if_strategy) ->
     finally:
         clear_memo()
     ordered = _called([main] + [s for s in module.order if s is not main])
-    return codegen.emit(ordered, module, main, header)
+    return codegen.print_module(ordered, module, main, header)
+
+
+def _all_batched(value) -> bool:
+    if isinstance(value, TupleValue):
+        return all(_all_batched(item) for item in value.items)
+    return value.batched
 
 
 def _called(specs: list[_Spec]) -> list[_Spec]:

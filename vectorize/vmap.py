@@ -8,7 +8,7 @@ import types
 import numpy as np
 
 from . import backends, chunks, frontend
-from .abstract import TupleValue, Value, representative
+from .abstract import TupleValue, Value, exact, representative
 from .chunks import check_chunk_size
 from .errors import VectorizeError
 from .frontend import (
@@ -22,10 +22,12 @@ from .frontend import (
 )
 
 
-def vmap(func, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto", cache_dir=None):
+def vmap(func=None, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto",
+         cache_dir=None):
     """Map ``func`` over axis ``in_axes`` of its arguments (``None``: not mapped; a tuple gives
     one entry per positional argument, nested for tuple arguments, as in JAX) and put the
-    batch axis of each output at ``out_axes``.
+    batch axis of each output at ``out_axes``. Without ``func`` it is a decorator:
+    ``@vmap(in_axes=(0, None))``.
 
     ``chunk_size``: lanes per call of the generated code on a large batch (see
     `vectorize.chunks`): ``"auto"`` picks it, ``None`` runs the whole batch in one call
@@ -36,6 +38,10 @@ def vmap(func, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto", ca
     (`vectorize.diskcache`); ``None`` (default): the ``VECTORIZE_CACHE_DIR`` environment
     variable's, else none; ``True``: ``~/.cache/vectorize``; ``False``: none."""
     check_fallback(fallback)
+    check_cache_dir(cache_dir)
+    if func is None:
+        return lambda f: vmap(f, in_axes, out_axes, fallback=fallback, chunk_size=chunk_size,
+                              cache_dir=cache_dir)
     return _VMapped(func, in_axes, out_axes, fallback, check_chunk_size(chunk_size),
                     check_cache_dir(cache_dir))
 
@@ -121,17 +127,25 @@ class _VMapped:
         params, call_args, key = {}, [], []
         if self._names is None:
             import inspect
-            self._names = list(inspect.signature(self._target).parameters)
+            parameters = inspect.signature(self._target).parameters
+            self._names = list(parameters)
+            self._defaults = {name: p.default for name, p in parameters.items()
+                              if p.default is not p.empty}
         names = self._names
         for name, value in zip(names, self._lead):
             params[name] = functools.partial(Value, False, value)
             call_args.append(value)
             key.append(("lead", type(value)))
-        names = names[len(self._lead):len(self._lead) + len(args)]
-        for name, (value, arg, k) in zip(names, leaves):
+        passed = names[len(self._lead):len(self._lead) + len(args)]
+        for name, (value, arg, k) in zip(passed, leaves):
             params[name] = value
             key.append(k)
             call_args.append(arg)
+        for name in names[len(self._lead) + len(args):]:
+            # not passed: its default, the same for every example (the generated function
+            # has the original's defaults)
+            if name in self._defaults:
+                params[name] = functools.partial(exact, self._defaults[name])
         spec = self._specs.get_or_build(tuple(key), lambda: self._build(params, backend))
         return spec, call_args, size, [_batched(k) for k in key]
 

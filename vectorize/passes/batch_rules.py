@@ -16,7 +16,7 @@ import numpy as np
 from ..abstract import TupleValue, Value
 from ..cst_util import AugmentedToAssignment, as_assignment, expr, rewrite
 from ..errors import Unsupported
-from ..liveness import liveness_of, reads, writes
+from ..liveness import flows_from, liveness_of, reads, writes
 from ..rules.families import pad
 from ..rules.lanes import ANY_LANE
 from ..rules.registry import Site
@@ -105,7 +105,8 @@ class _ApplyRules(cst.CSTTransformer):
             for field in ("body", "orelse"):
                 arm = self.value(getattr(original_node, field))
                 if _needs_promotion(arm, result):
-                    arms[field] = self._full_expr(getattr(updated_node, field), result)
+                    arms[field] = self._full_expr(getattr(updated_node, field), result, arm,
+                                                   at=getattr(original_node, field))
             return updated_node.with_changes(**arms) if arms else updated_node
         return self._apply(self.registry.operators["ifexp"], original_node, updated_node,
                            [original_node.test, original_node.body, original_node.orelse],
@@ -184,7 +185,8 @@ class _ApplyRules(cst.CSTTransformer):
                                   "that needs an array there, but it cannot be made an array "
                                   "before the loop (a tuple, or a value of unknown type)",
                                   original_node, f"give `{name}` a per-example start value")
-            lines.append(self._full(name, at_head))
+            lines.append(self._full(name, at_head, before, original_node,
+                                    ("before this loop", "in it")))
         may_skip = self.analysis.loop_may_skip.get(original_node, False)
         after = self.analysis.loop_exit.get(original_node) or {}
         live = self._live().live_after.get(original_node, set())
@@ -194,7 +196,8 @@ class _ApplyRules(cst.CSTTransformer):
             # before it too
             before, after_value = entry.get(name), after.get(name)
             if _needs_promotion(before, after_value):
-                lines.append(self._full(name, after_value))
+                lines.append(self._full(name, after_value, before, original_node,
+                                        ("before this loop", "after it")))
         updated_node = self._promote_at_body_end(original_node, updated_node)
         if not lines:
             return updated_node
@@ -208,30 +211,62 @@ class _ApplyRules(cst.CSTTransformer):
     def _live(self):
         return liveness_of(self._func)
 
-    def _full_expr(self, node, value) -> cst.BaseExpression:
-        """``np.full`` of ``node`` (the same for every example) for the whole batch."""
+    def _full_expr(self, node, value, start=None, name=None, at=None,
+                   paths=("on one path", "on another")) -> cst.BaseExpression:
+        """``np.full`` of ``node`` (the same for every example) for the whole batch. Its value
+        ``start`` may have a lower rank than ``value`` (the joined one) only where no lane
+        reads it (``name`` is a placeholder of `masked_loops`: a number before a loop that
+        returns a vector): it then gets length-1 axes after the batch axis, so that it
+        broadcasts against the vectors that replace it. Elsewhere the number would stay a
+        number on the lanes (or whole batches) that keep it, where the batch has one shape
+        for every lane: refused."""
         prims = self.prims
         dtype_code = prims.dtype_named(value.dtype)
         size = self._batch_size()
-        if value.rank == 0:
-            return expr(prims.full("{n}", "{v}", dtype_code, self._like), n=size, v=node)
-        return expr(prims.full("({n}, *" + prims.shape("{v}") + ")", "{v}", dtype_code,
-                               self._like), n=size, v=node)
+        rank = start.rank if isinstance(start, Value) else value.rank
+        if rank < value.rank and name not in self.ctx.placeholders:
+            shown = f"`{name}`" if name else "this value"
+            raise Unsupported(f"{shown} is {_shape_words(rank)} the same for every example "
+                              f"{paths[0]} and a per-example {_shape_words(value.rank)[2:]} "
+                              f"{paths[1]}: the batch needs one shape for it on every path",
+                              self._user_node(at, name),
+                              "give it the same shape on every path (start it as an array "
+                              "of that shape)")
+        ones = ", 1" * (value.rank - rank)
+        if rank == 0:
+            shape = "({n}" + ones + ")" if ones else "{n}"
+        else:
+            shape = "({n}" + ones + ", *" + prims.shape("{v}") + ")"
+        return expr(prims.full(shape, "{v}", dtype_code, self._like), n=size, v=node)
 
-    def _full(self, name: str, value) -> cst.SimpleStatementLine:
+    def _user_node(self, at, name):
+        """A node of the user's code to point at: where ``name`` appears in ``at`` (passes
+        rebuild the statements around what they change), else ``at``."""
+        if at is None or name is None:
+            return at
+        from ..cst_util import walk
+        positions = self.ctx.source.positions
+        return next((n for n in walk(at) if type(n) is cst.Name and n.value == name
+                     and n in positions), at)
+
+    def _full(self, name: str, value, start=None, at=None,
+              paths=("on one path", "on another")) -> cst.SimpleStatementLine:
         return cst.SimpleStatementLine([cst.Assign(
-            [cst.AssignTarget(cst.Name(name))], self._full_expr(cst.Name(name), value))])
+            [cst.AssignTarget(cst.Name(name))],
+            self._full_expr(cst.Name(name), value, start, name, at, paths))])
 
-    def _promotions_for(self, path: dict | None, joined: dict, live: set) -> list:
+    def _promotions_for(self, path: dict | None, joined: dict, live: set, at) -> list:
         if path is None:
             return []
-        return [self._full(name, joined[name]) for name in sorted(live & set(path))
+        return [self._full(name, joined[name], path[name], at)
+                for name in sorted(live & set(path))
                 if name in joined and _needs_promotion(path[name], joined[name])]
 
     def _promote_at_body_end(self, original, updated):
         head = self.analysis.loop_head.get(original, {})
         live = self._live().live_at_head.get(original, set())
-        lines = self._promotions_for(self.analysis.loop_body_end.get(original), head, live)
+        lines = self._promotions_for(self.analysis.loop_body_end.get(original), head, live,
+                                     original)
         if not lines:
             return updated
         return updated.with_changes(body=updated.body.with_changes(
@@ -255,7 +290,8 @@ class _ApplyRules(cst.CSTTransformer):
         else:
             joined = self.analysis.loop_head.get(loop, {})
             live = self._live().live_at_head.get(loop, set())
-        lines = self._promotions_for(self.analysis.jump_envs.get(jumps[0]), joined, live)
+        lines = self._promotions_for(self.analysis.jump_envs.get(jumps[0]), joined, live,
+                                     loop)
         return cst.FlattenSentinel(lines + [updated_node]) if lines else updated_node
 
     def leave_If(self, original_node, updated_node):
@@ -268,8 +304,8 @@ class _ApplyRules(cst.CSTTransformer):
         if joined is None:
             return updated_node
         live = self._live().live_after.get(original_node, set())
-        then_lines = self._promotions_for(then_values, joined, live)
-        else_lines = self._promotions_for(else_values, joined, live)
+        then_lines = self._promotions_for(then_values, joined, live, original_node)
+        else_lines = self._promotions_for(else_values, joined, live, original_node)
         if then_lines:
             updated_node = updated_node.with_changes(body=updated_node.body.with_changes(
                 body=list(updated_node.body.body) + then_lines))
@@ -481,7 +517,8 @@ def _full_of_itself(stmt) -> str | None:
     name, call = found
     if (type(call) is cst.Call and len(call.args) >= 2
             and type(call.func) is cst.Attribute and call.func.attr.value == "full"
-            and type(call.args[1].value) is cst.Name and call.args[1].value.value == name):
+            and type(call.args[1].value) is cst.Name and call.args[1].value.value == name
+            and name not in reads(call.args[0].value)):    # not `np.shape(x)`
         return name
     return None
 
@@ -489,6 +526,10 @@ def _full_of_itself(stmt) -> str | None:
 def _is_docstring(stmt) -> bool:
     return (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)
             and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+
+
+def _shape_words(rank: int) -> str:
+    return {0: "a number", 1: "a vector"}.get(rank, f"a {rank}-dimensional array")
 
 
 def _needs_promotion(path_value, joined_value) -> bool:
@@ -544,28 +585,24 @@ def _array_only_reads(loop, analysis) -> set[str]:
 def _flows_into(loop, name: str, names: set[str]) -> bool:
     """Whether ``name``'s value reaches a read of ``names`` in the loop (directly, or through
     the variables the loop assigns from it)."""
-    from ..cst_util import walk
-    from ..liveness import reads, target_names
-    tainted = {name}
-    assignments = []
-    for n in walk(loop.body):
-        t = type(n)
-        if t is cst.Assign:
-            assignments.append(([x for tg in n.targets for x in target_names(tg.target)],
-                                reads(n.value)))
-        elif t in (cst.AugAssign, cst.AnnAssign, cst.NamedExpr):
-            value = reads(n.value) if n.value is not None else set()
-            assignments.append((target_names(n.target), value | reads(n.target)))
-        elif t is cst.For:
-            assignments.append((target_names(n.target), reads(n.iter)))
-    changed = True
-    while changed:
-        changed = False
-        for targets, sources in assignments:
-            if sources & tainted and not set(targets) <= tainted:
-                tainted |= set(targets)
-                changed = True
-    return bool(tainted & names)
+    return bool(flows_from(loop.body, {name}) & names)
+
+
+def padded_names(func, analysis) -> set[str]:
+    """Names that may hold an array with length-1 axes where the analysis sees a vector:
+    a number before a loop that returns vectors (`_full_expr`), and what is computed from
+    it. NumPy broadcasts them like the vectors in every operation, but compaction scatters
+    the lanes' vectors into them, which needs the whole shape: loops and ``if``s that move
+    them keep the select form."""
+    names = set()
+    for loop, entry in analysis.loop_entry.items():
+        head = analysis.loop_head.get(loop, {})
+        for name, before in entry.items():
+            after = head.get(name)
+            if isinstance(before, Value) and isinstance(after, Value) and not before.batched \
+                    and after.batched and before.rank < after.rank:
+                names.add(name)
+    return flows_from(func, names) if names else names
 
 
 def _loop_facts(func, ctx, analysis) -> None:
@@ -578,6 +615,7 @@ def _loop_facts(func, ctx, analysis) -> None:
     if not loops:
         return
     liveness = liveness_of(func)
+    padded = None
     masks = [loop_mask(loop) for loop in loops]
     for loop, active in zip(loops, masks):
         if masks.count(active) > 1:
@@ -594,6 +632,10 @@ def _loop_facts(func, ctx, analysis) -> None:
         assigned = writes(loop)
         if any(isinstance(v, TupleValue) for v in batched.values()):
             continue   # tuples are not gathered: the loop keeps the select form
+        if padded is None:
+            padded = padded_names(func, analysis)
+        if padded & set(batched):
+            continue   # an array it cannot scatter into (`padded_names`): select form
         head = liveness.live_at_head.get(loop, set())
         carried = [(name, batched[name].dtype) for name in sorted(batched)
                    if name in assigned and name in head and name != active]

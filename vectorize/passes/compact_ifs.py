@@ -46,13 +46,15 @@ assigns a variable used afterwards that has no value on some lanes (select repor
 from __future__ import annotations
 
 import types
+from collections import Counter
 
 import libcst as cst
 
 from ..abstract import TupleValue
 from ..analysis import may_warn
 from ..cst_util import children, rewrite, statements, walk
-from ..liveness import exposed_reads, liveness_of, writes
+from ..liveness import exposed_reads, liveness_of, reads, writes
+from .batch_rules import padded_names
 from .if_to_where import _ElifToNestedIf, _errstate, warning_parts
 from .masked_loops import strategy_of
 from .simplify import _is_errstate as _is_quiet
@@ -213,7 +215,7 @@ def _writes_into(stmts, names: set) -> bool:
 
 
 class _Choose(cst.CSTTransformer):
-    def __init__(self, ctx, analysis, liveness):
+    def __init__(self, ctx, analysis, liveness, func):
         self.ctx = ctx
         self.analysis = analysis
         self.liveness = liveness
@@ -221,6 +223,11 @@ class _Choose(cst.CSTTransformer):
         self.chosen: dict[cst.If, str | None] = {}     # if -> its fresh test name (or None)
         self.boolean: dict[cst.If, bool] = {}
         self.quiet: set[cst.If] = set()   # compacted instead of selected, and may warn
+        self.func = func
+        self.padded = None      # `batch_rules.padded_names`, once needed
+        # how many `if`s test each name
+        self.tested = Counter(n.test.value for n in walk(func)
+                              if type(n) is cst.If and type(n.test) is cst.Name)
 
     def visit_If(self, node):
         """Chosen top-down, so that an outer `if` gets the first fresh name."""
@@ -246,7 +253,10 @@ class _Choose(cst.CSTTransformer):
         boolean = getattr(analysis.values.get(test), "kind", "?") == "b"
         if (isinstance(test, cst.Name) and test.value in self.ctx.namer.generated
                 and test.value not in self.ctx.compact_ifs and boolean
-                and test.value not in writes(node)):
+                and test.value not in writes(node) and self.tested[test.value] == 1):
+            # (its name marks this `if` for `if_to_where` and `compact`: not where another
+            # `if` tests the same flag, `if returned:` after an inner loop and after the
+            # outer one)
             self.chosen[node] = None           # already a name of the engine's own
             self.ctx.compact_ifs[test.value] = None
         else:
@@ -324,6 +334,11 @@ class _Choose(cst.CSTTransformer):
             return False
         if _writes_into([s for stmts in branches for s in stmts], set(entry)):
             return False
+        if self.padded is None:
+            self.padded = padded_names(self.func, analysis)
+        if self.padded & set().union(*(reads(s) | writes(s) for stmts in branches
+                                       for s in stmts)):
+            return False     # a loop's vector result, maybe not its whole shape yet
         live = self.liveness.live_after.get(node, set())
         assigned = [set().union(*map(writes, stmts)) if stmts else set()
                     for stmts in branches]
@@ -352,4 +367,4 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if not any(batched for node, batched in analysis.batched_tests.items()
                if type(node) is cst.If):
         return func
-    return rewrite(func, _Choose(ctx, analysis, liveness_of(func)))
+    return rewrite(func, _Choose(ctx, analysis, liveness_of(func), func))

@@ -19,7 +19,25 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..abstract import TupleValue
 from ..cst_util import hoist_common_tail
+from ..errors import Unsupported
+
+
+def check_returned_shapes(analysis) -> None:
+    """Returns that become one result chosen per example need each value's shape: a value
+    the same for every example that comes from a call the engine cannot look into is
+    refused where it is returned (guessed a number, it would broadcast against the batch)."""
+    for ret, value in analysis.returns:
+        items = value.items if isinstance(value, TupleValue) else (value,)
+        if any(not item.batched and not item.known for item in items
+               if not isinstance(item, TupleValue)):
+            raise Unsupported("cannot tell the shape of this returned value (it is the same "
+                              "for every example and comes from a call the engine cannot "
+                              "look into), and the function returns it on some examples "
+                              "only", ret.value if ret.value is not None else ret,
+                              "give it a known type (convert it with float(...), or to a "
+                              "NumPy array), or compute it outside the function")
 
 
 class ContinuationLowering:

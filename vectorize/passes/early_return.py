@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..abstract import TupleValue
 from ..cst_util import statements
 from ..errors import Unsupported
-from .continuations import ContinuationLowering
+from .continuations import ContinuationLowering, check_returned_shapes
 
 
 def _has_return(node) -> bool:
@@ -54,10 +55,27 @@ class _Lowering(ContinuationLowering):
                                         if isinstance(value, cst.Tuple) else value))]
 
 
+def _no_placeholder_returned(analysis, returns, loop_return) -> None:
+    """Every path returns the result a loop set (the loop is left by ``return`` only): where
+    no lane runs it (an empty batch, or a helper called on none of its lanes) the function
+    returns the loop's placeholder, a number where the examples have arrays (`masked_loops`),
+    so the shape of what it returns is unknown there."""
+    for node, value in analysis.returns:
+        items = value.items if isinstance(value, TupleValue) else (value,)
+        if node in returns and any(getattr(v, "rank", 0) > 0 for v in items):
+            raise Unsupported("an array returned from a loop that every example leaves by "
+                              "`return`: where no example runs the loop (an empty batch) "
+                              "the shape of the result is unknown", loop_return,
+                              "give the result a value of its shape before the loop (an "
+                              "array of zeros like it), set it and leave the loop with "
+                              "`break`, and return it after the loop")
+
+
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     analysis = ctx.analyze(func)
     if not analysis.batched_returns:
         return func
+    check_returned_shapes(analysis)
     returns, loops = [], []
     for n in statements(func):
         if type(n) is cst.Return:
@@ -72,6 +90,8 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     same = (values and all(isinstance(v, cst.Name) for v in values)
             and len({v.value for v in values}) == 1)
     result = values[0].value if same else ctx.namer.fresh("result")
+    if same and result in ctx.placeholders:
+        _no_placeholder_returned(analysis, returns, ctx.placeholders[result])
     lowering = _Lowering(result, bool(same))
     body = lowering.seq(list(func.body.body), lambda: [])
     body.append(_single_line(cst.Return(cst.Name(result))))

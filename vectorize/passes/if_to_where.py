@@ -166,6 +166,8 @@ class _IfToWhere(cst.CSTTransformer):
             for name in sorted(writes_):
                 if name in live_out or name in other_reads or name in test_r:
                     out[name] = self.ctx.namer.fresh(f"{name}_{suffix}")
+                    if name in self.ctx.placeholders:     # its copy in the branch too
+                        self.ctx.placeholders[out[name]] = self.ctx.placeholders[name]
             return out
 
         then_map = renames(then_w, else_r, "if")

@@ -32,7 +32,7 @@ from ..cst_util import bare_code, children, parse_expr, parse_stmt, rewrite, wal
 from ..errors import Unsupported
 from ..liveness import Liveness, writes
 from ..rules.lanes import ANY_LANE
-from .continuations import ContinuationLowering
+from .continuations import ContinuationLowering, check_returned_shapes
 
 _EXITS = (cst.Break, cst.Continue, cst.Return)
 
@@ -136,6 +136,7 @@ class _MaskLoops(cst.CSTTransformer):
         self.names = names
         self.func = func
         self._liveness = None
+        self._nested = None       # the loops inside other loops
 
     def _placeholders(self, original) -> list:
         """Names the loop binds before each of its exits and the code after it reads, but
@@ -168,13 +169,25 @@ class _MaskLoops(cst.CSTTransformer):
         return self.analysis.batched_returns and _exits_in(original, (cst.Return,))
 
     def _prologue(self, original) -> list:
-        """``returned``/``result`` before a loop that returns, typed from the analysis."""
-        if not _exits_in(original, (cst.Return,)):
+        """``returned``/``result`` before a loop that returns, typed from the analysis (not
+        before a loop inside another: that one's are set already, and every lane that
+        reaches the inner loop has not returned)."""
+        if not _exits_in(original, (cst.Return,)) or self._inside_a_loop(original):
             return []
         result, returned = self.names.result_names()
         values = [v for node, v in self.analysis.returns if _contains(original, node)]
         literal = _literal_for(values[0]) if values else "None"
+        # a number also where a vector is returned: `batch_rules` makes it an array that
+        # broadcasts against the returned values
+        self.ctx.placeholders.setdefault(result, next(
+            (node for node, _ in self.analysis.returns if _contains(original, node)), None))
         return [_assign(returned, "False"), _assign(result, literal)]
+
+    def _inside_a_loop(self, original) -> bool:
+        if self._nested is None:
+            self._nested = {inner for loop in walk(self.func) if type(loop) in (cst.For, cst.While)
+                            for inner in walk(loop.body) if type(inner) in (cst.For, cst.While)}
+        return original in self._nested
 
     def _epilogue(self, original) -> list:
         if not _exits_in(original, (cst.Return,)):
@@ -361,4 +374,6 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if not analysis.masked_loops and not (analysis.batched_returns
                                           and analysis.returns_in_loops):
         return func
+    if analysis.batched_returns:
+        check_returned_shapes(analysis)
     return rewrite(func, _MaskLoops(ctx, analysis, _Names(ctx, analysis), func))

@@ -14,7 +14,7 @@ import numpy as np
 from ..abstract import TupleValue, Value, batched_like, join
 from ..cst_util import expr, paren
 from .families import pad, padded_args
-from .registry import Registry, Rule, Site
+from .registry import Registry, Rule, Site, broadcast_rank
 
 
 def _binary(site: Site) -> cst.BaseExpression:
@@ -124,7 +124,7 @@ def where(test, tv, body, bv, orelse, ov, backend) -> cst.BaseExpression:
         items = [where(test, tv, _item(body, k), xv, _item(orelse, k), yv, backend)
                  for k, (xv, yv) in enumerate(zip(bv.items, ov.items))]
         return cst.Tuple([cst.Element(i) for i in items])
-    rank = max(v.rank for v in (tv, bv, ov))
+    rank = broadcast_rank([tv, bv, ov])
     return expr(backend.where("{c}", "{a}", "{b}"), c=pad(test, tv, rank),
                 a=pad(body, bv, rank), b=pad(orelse, ov, rank))
 

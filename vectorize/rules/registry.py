@@ -46,16 +46,23 @@ class Site:
     @property
     def max_rank(self) -> int:
         """The largest per-example rank among the operands (what they broadcast to)."""
-        values = [v for v in self.args if isinstance(v, Value)]
-        if any(v.batched for v in values) and any(
-                not v.known and not v.batched for v in values):
-            from ..errors import Unsupported
-            raise Unsupported("cannot tell the shape of an unbatched operand combined with "
-                              "per-example values (its value comes from a call the engine "
-                              "cannot look into)",
-                              suggestion="give it a known type, e.g. float(...) or "
-                                         "np.asarray(...), or compute it outside the function")
-        return max((v.rank for v in values), default=0)
+        return broadcast_rank(self.args)
+
+
+def broadcast_rank(values) -> int:
+    """The largest per-example rank among operands combined lane by lane; an unbatched
+    operand whose shape the engine cannot tell (a call it cannot look into) among
+    per-example ones is refused: guessing it a scalar would broadcast it against the batch
+    axis."""
+    values = [v for v in values if isinstance(v, Value)]
+    if any(v.batched for v in values) and any(not v.known and not v.batched for v in values):
+        from ..errors import Unsupported
+        raise Unsupported("cannot tell the shape of an unbatched operand combined with "
+                          "per-example values (its value comes from a call the engine "
+                          "cannot look into)",
+                          suggestion="give it a known type, e.g. float(...) or "
+                                     "np.asarray(...), or compute it outside the function")
+    return max((v.rank for v in values), default=0)
 
 
 @dataclass

@@ -1,0 +1,152 @@
+"""How a rewritten function is called: its boundary.
+
+Generated code takes its batch along axis 0 of every batched argument, all of one length (a
+batch of numbers is a 1-D array). The decorators accept more: ``@vectorize`` broadcasts its
+arguments as ``numpy.vectorize`` does (scalars, arrays of any shape; with ``signature=``, the
+loop dimensions before the core dimensions), ``@vmap`` maps any axis (``in_axes``) and puts the
+batch of its outputs at ``out_axes``. A rewritten function keeps its decorator's calling
+convention, so that the module's calls behave as before:
+
+- generated code that broadcasts as it is (`broadcasts`: it only combines its arguments with
+  operators, NumPy ufuncs and ``np.where``, so that arguments of any shapes that broadcast
+  together give the per-example results in that shape) is the rewritten function itself,
+  after one line that makes arrays of ``@vectorize``'s batched arguments (`prologue`: a list
+  is an array_like to numpy.vectorize, and ``[1.0, 2.0] > 0`` raises);
+- otherwise the generated code becomes ``<name>_batched`` and the function keeps its name as
+  a few lines that bring the arguments to axis 0 and the results back (`wrapper`).
+"""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from ..abstract import TupleValue
+from ..liveness import Namer
+
+_ELEMENTWISE = frozenset({"where", "errstate"} | {
+    name for name, value in vars(np).items() if isinstance(value, np.ufunc)})
+_NUMBERS = frozenset(name for name, value in vars(np).items() if isinstance(value, float))
+_STATEMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Pass, ast.If,
+               ast.For, ast.While, ast.Break, ast.Continue, ast.With, ast.Expr)
+_EXPRESSIONS = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp,
+                ast.IfExp, ast.Tuple, ast.Call, ast.Attribute, ast.keyword)
+_CONTEXTS = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+
+
+def broadcasts(functions: dict[str, str], name: str, alias: str = "np") -> bool:
+    """Whether the generated function ``name`` (its text and its helpers' in ``functions``)
+    computes elementwise on arguments of any shapes that broadcast together: only operators,
+    ufuncs of the namespace ``alias``, its ``where``, ``errstate`` and numeric constants
+    (``np.pi``), ``range`` and calls of helpers that do the same. No subscripts, methods or
+    lengths: those depend on the batch being one axis."""
+    seen: set[str] = set()
+
+    def safe(function: str) -> bool:
+        if function in seen:
+            return True
+        seen.add(function)
+        tree = ast.parse(functions[function]).body[0]
+        for node in ast.walk(tree):
+            if node is tree or isinstance(node, (ast.arguments, ast.arg, ast.withitem,
+                                                 *_CONTEXTS)):
+                continue
+            if not isinstance(node, _STATEMENTS + _EXPRESSIONS):
+                return False
+            if isinstance(node, ast.Attribute) and not (
+                    isinstance(node.value, ast.Name) and node.value.id == alias
+                    and node.attr in _ELEMENTWISE | _NUMBERS):
+                return False
+            if isinstance(node, ast.Call):
+                callee = node.func
+                if isinstance(callee, ast.Name):
+                    if callee.id in functions:
+                        if not safe(callee.id):
+                            return False
+                    elif callee.id != "range":
+                        return False
+                elif not (isinstance(callee, ast.Attribute) and node.func.attr in _ELEMENTWISE):
+                    return False
+                if any(isinstance(a, ast.Starred) for a in node.args):
+                    return False
+        return True
+
+    return safe(name)
+
+
+def prologue(plan, alias: str) -> str | None:
+    """``x, y = np.asarray(x), np.asarray(y)`` for a ``@vectorize`` function that needs no
+    wrapper (a vmap function's arguments are arrays already)."""
+    if plan.kind != "vectorize":
+        return None
+    return (f"{', '.join(plan.batched)} = "
+            + ", ".join(f"{alias}.asarray({p})" for p in plan.batched))
+
+
+def needs_wrapper(plan, functions: dict[str, str], alias: str) -> bool:
+    if plan.kind == "vmap":
+        return bool(plan.moves) or plan.out_axes != 0
+    return plan.signature is not None or not broadcasts(functions, plan.name, alias)
+
+
+def wrapper(plan, body: str, result, alias: str, indent: str = "    ") -> list[str]:
+    """The body lines (without the ``def`` line) of the function that keeps ``plan.name``
+    and calls the generated code, renamed ``body``."""
+    names = Namer(list(plan.params) + [body, alias])
+    if plan.kind == "vmap":
+        args = [f"{alias}.moveaxis({p}, {plan.moves[p]}, 0)" if p in plan.moves else p
+                for p in plan.params if p not in plan.keyword_only]
+        call = _call(body, args, plan)
+        if plan.out_axes == 0:
+            return [f"return {call}"]
+        if isinstance(result, TupleValue):
+            item = names.fresh("result")
+            return [f"return tuple({alias}.moveaxis({item}, 0, {plan.out_axes}) for {item} in "
+                    f"{call})"]
+        return [f"return {alias}.moveaxis({call}, 0, {plan.out_axes})"]
+    batched = plan.batched
+    lines = []
+    if plan.signature is None:
+        if len(batched) == 1:
+            lines.append(f"{batched[0]} = {alias}.asarray({batched[0]})")
+        else:
+            lines.append(f"{', '.join(batched)} = {alias}.broadcast_arrays({', '.join(batched)})")
+        shape = f"{batched[0]}.shape"
+        flat = {p: f"{p}.ravel()" for p in batched}
+    else:
+        cores = dict(zip(batched, (len(dims) for dims in plan.signature[0])))
+        lines.append(f"{', '.join(batched)} = "
+                     + ", ".join(f"{alias}.asarray({p})" for p in batched))
+        shape = names.fresh("shape")
+        loops = [f"{p}.shape[:-{cores[p]}]" if cores[p] else f"{p}.shape" for p in batched]
+        lines.append(f"{shape} = {alias}.broadcast_shapes({', '.join(loops)})"
+                     if len(loops) > 1 else f"{shape} = {loops[0]}")
+        for p in batched:      # each argument: (loop size, *core shape)
+            core = f"{p}.shape[-{cores[p]}:]"
+            whole = p if len(batched) == 1 else (
+                f"{alias}.broadcast_to({p}, {shape} + {core})" if cores[p]
+                else f"{alias}.broadcast_to({p}, {shape})")
+            lines.append(f"{p} = {whole}.reshape((-1,) + {core})" if cores[p]
+                         else f"{p} = {whole}.ravel()")
+        flat = {}
+    args = [flat.get(p, p) for p in plan.params if p not in plan.keyword_only]
+    call = _call(body, args, plan, flat)
+    items = result.items if isinstance(result, TupleValue) else (result,)
+    scalar = all(getattr(item, "rank", 1) == 0 for item in items)
+    if isinstance(result, TupleValue):
+        results, item = names.fresh("results"), names.fresh("result")
+        lines.append(f"{results} = {call}")
+        back = f"{shape}" if scalar else f"{shape} + {item}.shape[1:]"
+        lines.append(f"return tuple({item}.reshape({back}) for {item} in {results})")
+    else:
+        item = names.fresh("result")
+        lines.append(f"{item} = {call}")
+        back = f"{shape}" if scalar else f"{shape} + {item}.shape[1:]"
+        lines.append(f"return {item}.reshape({back})")
+    return lines
+
+
+def _call(body: str, args: list[str], plan, flat=None) -> str:
+    keywords = [f"{p}={(flat or {}).get(p, p)}" for p in plan.keyword_only]
+    return f"{body}({', '.join(args + keywords)})"

@@ -1,0 +1,491 @@
+"""Rewrite one file's text: its marked functions become batched functions, loops over examples
+that call them become batched calls, and nothing else changes.
+
+The rest of the file is kept byte for byte (libcst keeps formatting and comments): a marked
+function's ``def`` is replaced by the generated one (the user's decorators other than the
+mark, parameters with their defaults and annotations, and the comments above it stay), the
+batched helpers it calls follow it, the imports the new code needs are added after the
+file's imports, and an import of this package that nothing uses any more is removed.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import types
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from ..errors import VectorizeError
+from ..liveness import all_names
+from ..transform import ModuleContext, transform_source
+from . import boundary, call_sites, skeleton
+from .marks import Located, is_mark, mark_of, plan
+
+HELPER_SUFFIX = "_batched"
+
+
+@dataclass
+class Rewritten:
+    """One rewritten function, for ``--explain``."""
+
+    name: str
+    first_line: int                 # its first line (decorators included) in the file
+    def_line: int                   # the line of its `def`
+    last_line: int
+    new_text: str                   # what replaces it in the file (with its helpers)
+    explanations: list              # (rule name, file, line)
+    registry: object
+    # (original per-example function, the text of its batched version): the function
+    # itself first, then the helpers batched with it
+    functions: list = field(default_factory=list)
+    wrapper: str | None = None      # the batched code's name where a wrapper calls it
+
+
+@dataclass
+class Outcome:
+    text: str                                   # the new text (the old one if nothing changed)
+    errors: list = field(default_factory=list)      # VectorizeError
+    warnings: list = field(default_factory=list)    # VectorizeError (per-example pieces)
+    notes: list = field(default_factory=list)       # (line, message): what stays and why
+    rewritten: list = field(default_factory=list)   # Rewritten
+    loops: list = field(default_factory=list)       # call_sites.Loop, rewritten or not
+
+
+def rewrite_text(text: str, filename: str, *, only: str | None = None,
+                 explain: bool = False) -> Outcome:
+    """Rewrite ``text`` (the contents of ``filename``); ``only``: just the marked function of
+    that name. With errors, ``Outcome.text`` is the input unchanged."""
+    outcome = Outcome(text)
+    where = Located(filename, text.splitlines())
+    try:
+        tree = compile(text, filename, "exec", ast.PyCF_ONLY_AST | ast.PyCF_TYPE_COMMENTS,
+                       dont_inherit=True)
+        compile(tree, filename, "exec", dont_inherit=True)   # the errors only compiling finds
+    except SyntaxError as exc:
+        outcome.errors.append(_syntax_error(exc, where))
+        return outcome
+    except ValueError as exc:     # null bytes
+        outcome.errors.append(VectorizeError(f"cannot parse the file: {exc}",
+                                             filename=filename, line=1))
+        return outcome
+    if "vectorize" not in text and "vmap" not in text:
+        return outcome       # nothing can be marked: the skeleton need not run
+    skel = skeleton.build(tree, filename, text, is_mark)
+    marked = _marked(tree, skel.namespace, only, where, outcome)
+    if not marked:
+        return outcome
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        outcome.errors.append(VectorizeError(
+            f"libcst cannot parse the file: {exc.message}", filename=filename,
+            line=exc.raw_line, col=exc.raw_column, source_line=_line(where.lines, exc.raw_line)))
+        return outcome
+    rewriter = _Functions(module, tree, skel, where, explain, outcome)
+    for stmt, mark in marked:
+        rewriter.rewrite(stmt, mark)
+    if not outcome.errors:
+        _check_aliases(rewriter.needed, skel, marked[0][0], where, outcome)
+    if outcome.errors:
+        return outcome
+    alias = rewriter.context.backend.alias
+    module, outcome.loops = call_sites.rewrite(module, rewriter.plans, skel.namespace,
+                                               skip=set(rewriter.plans), alias=alias)
+    for loop in outcome.loops:
+        if loop.rewritten:
+            rewriter.needed.update(loop.imports)
+    body = []
+    for stmt in module.body:
+        body += rewriter.replacements.get(id(stmt), [stmt])
+    module = _drop_unused_marks(module.with_changes(body=body), skel.namespace)
+    module = _add_imports(module, {a: v for a, v in rewriter.needed.items()
+                                   if a not in skel.namespace})
+    new_text = module.code
+    try:
+        compile(new_text, filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:   # an engine bug: the file stays as it was
+        outcome.errors.append(VectorizeError(
+            f"internal error: the rewritten file does not compile ({exc.msg}, line "
+            f"{exc.lineno}); the file is left as it is", filename=filename, line=1,
+            suggestion="please report this with the file"))
+        return outcome
+    outcome.text = new_text
+    return outcome
+
+
+def _marked(tree: ast.Module, namespace: dict, only, where: Located, outcome) -> list:
+    """(the ``def``, its mark) of each module-level marked function to rewrite; notes for
+    the marked functions elsewhere, warnings for those whose decorator object the file uses."""
+    marked = []
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            mark = next((m for d in stmt.decorator_list
+                         for m in [mark_of(d, namespace)] if m is not None), None)
+            if mark is not None and (only is None or stmt.name == only):
+                marked.append((stmt, mark))
+    top = {id(stmt) for stmt in tree.body}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(node) not in top \
+                and any(is_mark(d, namespace) for d in node.decorator_list):
+            outcome.notes.append((node.lineno, f"`{node.name}` is marked but not defined at "
+                                               "module level: only module-level functions are "
+                                               "rewritten, it is left as it is"))
+    return [(stmt, mark) for stmt, mark in marked
+            if not _uses_decorator_object(stmt.name, tree, where, outcome)]
+
+
+class _Functions:
+    """Rewrites the marked functions of one file, in one `ModuleContext` (helpers shared)."""
+
+    def __init__(self, module: cst.Module, tree: ast.Module, skel, where: Located,
+                 explain: bool, outcome: Outcome):
+        self.module = module
+        self.skel = skel
+        self.where = where
+        self.explain = explain
+        self.outcome = outcome
+        self.taken = all_names(module) | set(skel.namespace)
+        self.context = _context(self.taken, explain)
+        defs = [s for s in module.body if isinstance(s, cst.FunctionDef)]
+        ast_defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef,
+                                                           ast.AsyncFunctionDef))]
+        self.cst_of = {id(a): c for a, c in zip(ast_defs, defs)}
+        self.replacements: dict[int, list] = {}   # id(cst def) -> what replaces it
+        self.emitted: set[str] = set()            # helpers already placed
+        self.needed: dict[str, object] = {}       # alias -> module the new code imports
+        self.plans: dict[str, object] = {}        # rewritten name -> Plan
+
+    def rewrite(self, stmt, mark) -> None:
+        context, where, skel = self.context, self.where, self.skel
+        start, fallbacks = len(context.explanations), len(context.fallbacks)
+        try:
+            function = skel.marked.get(stmt.name)
+            if function is None:
+                raise where.error(stmt, f"`{stmt.name}` cannot be read: "
+                                        f"{skel.why_unknown(stmt.name) or 'its def failed'}")
+            the_plan = plan(stmt, function, mark, skel.namespace, where)
+            context.allow_fallback = the_plan.fallback != "error"
+            printed = transform_source(function, the_plan.params, context=context,
+                                       name=stmt.name)
+            _check(the_plan, printed, stmt, where)
+            _check_foreign_names(printed, skel.namespace, stmt, where)
+            the_plan.result = printed.result
+            statements, wrapped = _replacement(the_plan, printed, self.cst_of[id(stmt)], stmt,
+                                               context, self.emitted, self.module,
+                                               skel.namespace)
+        except VectorizeError as exc:
+            self.outcome.errors.append(_explain_unknown(exc, skel))
+            # its helpers may be half built: the next function starts afresh
+            self.context = _context(self.taken | context.function_names.taken, self.explain)
+            return
+        for alias, value in printed.imports.items():
+            self.needed.setdefault(alias, value)
+        if the_plan.fallback == "warn":
+            self.outcome.warnings += [_fallback_warning(reason, where) for reason
+                                      in dict.fromkeys(context.fallbacks[fallbacks:])]
+        self.replacements[id(self.cst_of[id(stmt)])] = statements
+        self.plans[stmt.name] = the_plan
+        texts = dict(printed.functions)
+        originals = {spec.name: spec.source.func for spec in context.order}
+        originals[stmt.name] = function
+        self.outcome.rewritten.append(Rewritten(
+            stmt.name, min([stmt.lineno] + [d.lineno for d in stmt.decorator_list]),
+            stmt.lineno, stmt.end_lineno,
+            "".join(self.module.code_for_node(s) for s in statements),
+            context.explanations[start:], context.registry,
+            [(originals[name], texts[name]) for name, _ in printed.functions], wrapped))
+
+
+def _check_aliases(needed: dict, skel, stmt, where: Located, outcome: Outcome) -> None:
+    """The names the new code calls modules by (``np``) are free or are those modules."""
+    for alias, value in needed.items():
+        if alias in skel.namespace and skel.namespace[alias] is not value:
+            outcome.errors.append(where.error(
+                stmt, f"the rewritten code calls {value.__name__} `{alias}`, but this file "
+                      f"binds `{alias}` to something else",
+                f"import {value.__name__} as {alias}, or rename your `{alias}`"))
+        elif alias not in skel.namespace and skel.why_unknown(alias) is not None:
+            outcome.errors.append(where.error(
+                stmt, f"the rewritten code calls {value.__name__} `{alias}`, but this file "
+                      f"binds `{alias}` in a way the file rewriter does not follow: "
+                      f"{skel.why_unknown(alias)}", f"import {value.__name__} as {alias}"))
+
+
+def _uses_decorator_object(name: str, tree: ast.Module, where: Located, outcome) -> bool:
+    """Whether the file uses an attribute of the decorator's object (``f.source``), which a
+    plain function does not have: then ``f`` is left as it is, with a warning."""
+    plain = set(dir(_plain_function))
+    uses = sorted((node for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+                   and isinstance(node.value, ast.Name) and node.value.id == name
+                   and node.attr not in plain), key=lambda n: (n.lineno, n.col_offset))
+    if not uses:
+        return False
+    node = uses[0]
+    outcome.warnings.append(where.error(
+        node, f"`{name}.{node.attr}` uses the object @vectorize/@vmap makes, which the "
+              f"rewritten `{name}` (a plain function) does not have; `{name}` is left as it is",
+        f"drop this use of `{name}.{node.attr}` to rewrite `{name}`"))
+    return True
+
+
+def _plain_function():
+    """A plain function, for its attributes."""
+
+
+def _context(taken: set, explain: bool) -> ModuleContext:
+    return ModuleContext("numpy", "warn", explain=explain, taken=taken,
+                         helper_suffix=HELPER_SUFFIX)
+
+
+def _line(lines: list[str], number: int) -> str:
+    return lines[number - 1] if 0 < number <= len(lines) else ""
+
+
+def _syntax_error(exc: SyntaxError, where: Located) -> VectorizeError:
+    line = exc.lineno or 1
+    source = _line(where.lines, line)
+    col = max((exc.offset or 1) - 1, 0)
+    return VectorizeError(f"syntax error: {exc.msg}", filename=where.filename, line=line,
+                          col=min(col, len(source)), source_line=source)
+
+
+def _explain_unknown(exc: VectorizeError, skel) -> VectorizeError:
+    """The engine says `name` is not defined where the skeleton left it out: say why."""
+    prefix = "name `"
+    if exc.reason.startswith(prefix) and exc.reason.endswith("` is not defined"):
+        name = exc.reason[len(prefix):-len("` is not defined")]
+        why = skel.why_unknown(name)
+        if why is not None:
+            return VectorizeError(
+                f"the file rewriter does not know the value of `{name}`: {why}",
+                filename=exc.filename, line=exc.line, col=exc.col,
+                source_line=exc.source_line,
+                suggestion=f"pass `{name}` as a parameter, or set it at module level to a "
+                           "constant (docs/cli.md, \"What runs\")")
+    return exc
+
+
+def _fallback_warning(reason: str, where: Located) -> VectorizeError:
+    place, _, message = reason.partition(": ")
+    path, _, line = place.rpartition(":")
+    number = int(line) if line.isdigit() else 0
+    source = _line(where.lines, number) if path == where.filename else ""
+    return VectorizeError(f"runs per example (a Python loop in the rewritten code): {message}",
+                          filename=path or where.filename, line=number,
+                          col=len(source) - len(source.lstrip()), source_line=source)
+
+
+def _check(the_plan, printed, stmt, where: Located) -> None:
+    """What the decorator does at run time that the rewritten code would not."""
+    result = printed.result
+    items = getattr(result, "items", None) or (result,)
+    if printed.unbatched_returns or not all(getattr(i, "batched", False) for i in items):
+        raise where.error(stmt, f"`{stmt.name}` returns, on some path, a value that is the "
+                                "same for every example; the decorator broadcasts it to the "
+                                "batch, the rewritten code would return it as it is",
+                          "compute the result from the batched parameters (e.g. "
+                          "`0.0 * x` instead of `0.0`), or keep the decorator")
+    if the_plan.signature is not None:
+        outputs = the_plan.signature[1]
+        ranks = [getattr(i, "rank", 0) for i in items]
+        if len(outputs) != len(items) or any(len(d) != r for d, r in zip(outputs, ranks)):
+            raise where.error(the_plan.decorator, f"`{stmt.name}` returns "
+                                                  f"{len(items)} value(s) of per-example rank "
+                                                  f"{ranks}, the signature says "
+                                                  f"{[len(d) for d in outputs]}")
+    if the_plan.otypes is not None:
+        dtypes = [getattr(i, "dtype", None) for i in items]
+        if any(d != o for d, o in zip(dtypes, the_plan.otypes)):
+            raise where.error(the_plan.decorator, f"otypes={[str(o) for o in the_plan.otypes]} "
+                                                  f"would cast the results "
+                                                  f"({[str(d) for d in dtypes]}); the file "
+                                                  "rewriter does not cast",
+                              "convert in the function (e.g. `float(...)`) and drop otypes")
+
+
+def _check_foreign_names(printed, namespace: dict, stmt, where: Located) -> None:
+    """A helper from another module reads that module's globals; its batched version, written
+    into this file, would read this file's."""
+    for scope, name, value in printed.guards:
+        if scope is not namespace and not isinstance(value, types.ModuleType):
+            raise where.error(stmt, f"`{stmt.name}` calls a function of another module that "
+                                    f"reads `{name}`, a name of its own module; its batched "
+                                    "version, written into this file, could not see it",
+                              f"pass `{name}` as a parameter, or copy the function into "
+                              "this file")
+
+
+def _replacement(the_plan, printed, original: cst.FunctionDef, stmt, context, emitted: set,
+                 module: cst.Module, namespace: dict) -> list:
+    """The statements that replace a marked ``def``: the rewritten function (or its wrapper
+    and the generated code as ``<name>_batched``), then the helpers not placed yet."""
+    functions = dict(printed.functions)
+    alias = context.backend.alias
+    config = module.config_for_parsing
+    main = cst.parse_statement(functions[the_plan.name], config)
+    decorators = [d for d, a in zip(original.decorators, stmt.decorator_list)
+                  if mark_of(a, namespace) is None]
+    if boundary.needs_wrapper(the_plan, functions, alias):
+        body_name = context.function_names.fresh(the_plan.name + HELPER_SUFFIX)
+        docstring = main.get_docstring(clean=False)
+        body = main.with_changes(name=cst.Name(body_name))
+        if docstring is not None:
+            body = body.with_changes(body=body.body.with_changes(body=body.body.body[1:]))
+        lines = boundary.wrapper(the_plan, body_name, printed.result, alias)
+        if docstring is not None:
+            lines.insert(0, main.body.body[0])
+        head = cst.parse_statement(f"def {the_plan.name}():\n    pass\n", config)
+        wrapper_body = [line if isinstance(line, cst.CSTNode) else cst.parse_statement(
+            line + "\n", config) for line in lines]
+        main = head.with_changes(body=head.body.with_changes(body=wrapper_body))
+        body = body.with_changes(leading_lines=_blank_lines(config))
+        functions_after = [body]
+    else:
+        functions_after, body_name = [], None
+        prologue = boundary.prologue(the_plan, alias)
+        if prologue:
+            statements = list(main.body.body)
+            at = 1 if main.get_docstring(clean=False) is not None else 0
+            statements.insert(at, cst.parse_statement(prologue + "\n", config))
+            main = main.with_changes(body=main.body.with_changes(body=statements))
+    main = main.with_changes(params=original.params, returns=original.returns,
+                             decorators=decorators, leading_lines=original.leading_lines)
+    out = [main] + functions_after
+    for name, text in printed.functions[1:]:
+        if name in emitted:
+            continue
+        emitted.add(name)
+        helper = cst.parse_statement(text, config)
+        out.append(helper.with_changes(leading_lines=_blank_lines(config)))
+    return out, body_name
+
+
+def _blank_lines(config) -> list:
+    return [cst.EmptyLine(), cst.EmptyLine()]
+
+
+def _add_imports(module: cst.Module, needed: dict) -> cst.Module:
+    """``import numpy as np`` (and the like) among the file's first imports, where isort
+    would put it (``__future__``, the standard library, then the others, by module name)."""
+    if not needed:
+        return module
+    from ..codegen import _import_line
+    body = list(module.body)
+    block = []                   # indices of the imports at the top of the file
+    for i, stmt in enumerate(body):
+        if _is_import(stmt):
+            block.append(i)
+        elif not (i == 0 and _is_docstring(stmt)):
+            break
+    for alias, value in sorted(needed.items(), key=lambda item: item[1].__name__,
+                               reverse=True):
+        new = cst.parse_statement(_import_line(alias, value) + "\n", module.config_for_parsing)
+        key = _section(value.__name__)
+        after = [i for i in block if _section(_imported(body[i])) > key]
+        if after:
+            at = after[0]
+            lines = list(body[at].leading_lines)
+            blank = 0
+            while blank < len(lines) and lines[blank].comment is None:
+                blank += 1
+            new = new.with_changes(leading_lines=lines[:blank])
+            body[at] = body[at].with_changes(leading_lines=lines[blank:])
+        else:
+            at = block[-1] + 1 if block else int(bool(body) and _is_docstring(body[0]))
+        body.insert(at, new)
+        block = [i + (i >= at) for i in block] + [at]
+        block.sort()
+    return module.with_changes(body=body)
+
+
+def _section(name: str) -> tuple:
+    top = name.split(".")[0]
+    return (0 if top == "__future__" else 1 if top in sys.stdlib_module_names else 2, name)
+
+
+def _imported(stmt) -> str:
+    part = stmt.body[0]
+    if isinstance(part, cst.ImportFrom):
+        if part.relative:
+            return "~"          # relative imports come last
+        name = part.module
+    else:
+        name = part.names[0].name
+    return cst.Module(body=[]).code_for_node(name)
+
+
+def _is_import(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+
+
+def _is_docstring(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(
+        stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, (cst.SimpleString,
+                                                                    cst.ConcatenatedString))
+
+
+def _drop_unused_marks(module: cst.Module, namespace: dict) -> cst.Module:
+    """Remove the names of this package's decorators from the module's imports when nothing
+    uses them any more (the rewritten file no longer needs the package)."""
+    import vectorize as package
+    used: set[str] = set()
+    for stmt in module.body:
+        if not _is_import(stmt):
+            used |= all_names(stmt)
+    ours = {name for name, value in namespace.items()
+            if value is package or (getattr(value, "__module__", None) or "").startswith(
+                "vectorize.") and mark_of(ast.Name(name), namespace) is not None}
+    body = []
+    for stmt in module.body:
+        if not _is_import(stmt):
+            body.append(stmt)
+            continue
+        small = []
+        for part in stmt.body:
+            names = part.names if not isinstance(part.names, cst.ImportStar) else None
+            if names is None:
+                small.append(part)
+                continue
+            kept = [a for a in names if _bound(a) not in ours or _bound(a) in used]
+            if len(kept) == len(names):
+                small.append(part)
+            elif kept:
+                kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                small.append(part.with_changes(names=kept))
+        if small:
+            small[-1] = small[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+            body.append(stmt.with_changes(body=small))
+        elif any(line.comment is not None for line in stmt.leading_lines):
+            # the comments above it go with the next statement
+            body.append(_Carry(stmt.leading_lines))
+    return module.with_changes(body=_attach_carried(body))
+
+
+def _bound(alias: cst.ImportAlias) -> str:
+    if alias.asname is not None:
+        return alias.asname.name.value
+    name = alias.name
+    while isinstance(name, cst.Attribute):
+        name = name.value
+    return name.value
+
+
+class _Carry:
+    def __init__(self, lines):
+        self.lines = lines
+
+
+def _attach_carried(body: list) -> list:
+    out, carried = [], []
+    for stmt in body:
+        if isinstance(stmt, _Carry):
+            carried += list(stmt.lines)
+            continue
+        if carried:
+            stmt = stmt.with_changes(leading_lines=carried + list(stmt.leading_lines))
+            carried = []
+        out.append(stmt)
+    return out
