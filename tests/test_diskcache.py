@@ -157,6 +157,11 @@ def test_the_decorator_form_passes_cache_dir_on(tmp_path, cache, modname):
     f = vz(fallback="error", cache_dir=cache)(mod.func)
     f(np.arange(3.0), 1.0)
     assert len(entry_files(cache)) == 1
+    g = vmap(in_axes=(0, None), cache_dir=cache)(mod.func)
+    g(np.arange(3.0), 1.0)
+    assert len(entry_files(cache)) == 2
+    with pytest.raises(TypeError, match="cache_dir"):
+        vmap(in_axes=0, cache_dir=1.5)
 
 
 # ----------------------------------------------------------------------- differential

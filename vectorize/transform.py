@@ -85,7 +85,7 @@ class ModuleContext:
     def functions(self) -> list:
         """The user functions transformed, the main one first."""
         out = []
-        for fn, _ in self.specs:
+        for fn, *_ in self.specs:
             if not any(fn is seen for seen in out):
                 out.append(fn)
         return out
