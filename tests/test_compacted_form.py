@@ -37,7 +37,7 @@ from test_loops import CASES as LOOP_CASES
 from test_loops import HANGS
 
 from vectorize import chunks, vectorize, vmap
-from vectorize.transform import COMPACTED_NOTE
+from vectorize.frontend import COMPACTED_NOTE
 
 LARGE = 20_000        # lanes of a large batch (>= 2 * chunks.AUTO_MIN_LANES: it is timed)
 CALLS = 12

@@ -511,3 +511,45 @@ def test_a_fallback_piece_that_gives_numbers_stays_a_piece():
     (message,) = [str(w.message) for w in caught]
     assert "for part of its work" in message
     assert "for n_i" in f.source(n, x) or "zip(n, " in f.source(n, x)
+
+
+def factorial_where_positive(x):
+    if x > 0:
+        return float(math.factorial(int(x)))
+    return x
+
+
+def factorial_where_positive_selected(x):
+    # vectorize: select
+    if x > 0:
+        y = float(math.factorial(int(x)))
+    else:
+        y = x
+    return y
+
+
+def test_a_fallback_piece_under_a_per_example_if_runs_only_where_python_runs_it():
+    """`math.factorial` raises for the negative examples the `if` keeps out: the piece runs
+    on the branch's own examples (the compacted `if`), at every batch size and call."""
+    f = vectorize(factorial_where_positive, fallback="warn")
+    for n in (0, 1, 5, LARGE, LARGE, LARGE):
+        x = np.linspace(-4.0, 6.0, n)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", VectorizeFallbackWarning)
+            got = f(x)
+        expected = _reference_lanes(factorial_where_positive, x)
+        np.testing.assert_array_equal(got, expected.astype(float))
+    assert "lanes" in f.source(np.linspace(-4.0, 6.0, 5))
+
+
+def test_a_fallback_piece_in_a_selected_if_makes_the_whole_function_run_per_example():
+    x = np.array([-1.0, 0.0, 2.0, 4.0])
+    f = vectorize(factorial_where_positive_selected, fallback="warn")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = f(x)
+    np.testing.assert_array_equal(got, _reference_lanes(factorial_where_positive_selected, x))
+    (message,) = [str(w.message) for w in caught]
+    assert "the whole function" in message and "math.factorial" in message
+    with pytest.raises(VectorizeError, match="math.factorial. has no batching rule"):
+        vectorize(factorial_where_positive_selected, fallback="error")(x)

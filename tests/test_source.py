@@ -1,4 +1,4 @@
-"""`source.source_lines` gives what `inspect.getsourcelines` gives: for the functions of the
+"""`introspect.source_lines` gives what `inspect.getsourcelines` gives: for the functions of the
 project and of some of the standard library, and for layouts made to test its shortcut."""
 
 import importlib
@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-from vectorize.source import _block, source_lines
+from vectorize.introspect import _block, source_lines
 
 LAYOUTS = {
     "plain": "def f(x):\n    y = x\n    return y\n",

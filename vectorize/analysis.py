@@ -910,7 +910,7 @@ class Analysis:
                           "effect the batch cannot repeat per example", target,
                           "build a new value and return it")
 
-    def _per_example_number(self, fn, args, kwargs, node) -> None:
+    def _per_example_number(self, fn, args, kwargs, node):
         """A call without a rule runs per example (a list of its results, one per lane) only
         where each result is a number: the rest of the function treats the list as one
         number per lane. Its result is learned by calling it on the examples where that has
@@ -921,7 +921,7 @@ class Analysis:
         out = _evaluate(fn, *[a.example for a in args],
                         **{k: v.example for k, v in kwargs.items()}) if pure else UNKNOWN
         if _is_number(out):
-            return
+            return out
         if out is UNKNOWN:
             what = ("its result cannot be learned without running it (it may have side "
                     "effects)" if not pure else "it raised on the examples")
@@ -1560,9 +1560,11 @@ class Analysis:
         name = _code(node.func)     # as the user wrote it
         if self.allow_fallback and all(not isinstance(v, TupleValue) and v.rank == 0
                                        for v in [*args, *kwargs.values()]):
-            self._per_example_number(fn, args, kwargs, node)
+            out = self._per_example_number(fn, args, kwargs, node)
             self.fallback_calls[node] = f"`{name}` has no batching rule"
-            return Value(True, UNKNOWN)
+            # the array of the per-example results has the dtype NumPy gives a list of
+            # such numbers (Python ints are int64, floats float64)
+            return Value(True, np.asarray([out])[0])
         raise Unsupported(f"`{name}` has no batching rule, so it cannot be called on "
                           "per-example values", node,
                           "use a NumPy equivalent, register a rule with "

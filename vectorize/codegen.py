@@ -3,7 +3,9 @@
 
 Kept apart from the passes so that later stages (performance rewrites, other namespaces, the
 file rewriter) can replace how code is printed and loaded without touching the engine. The
-file rewriter prints without loading: it writes the text into the user's file.
+file rewriter prints without loading: it writes the text into the user's file. Importing it
+does not import libcst (`print_module` does): the disk cache (`vectorize.diskcache`) runs a
+stored entry with `execute` and makes a `Generated` of it without the engine.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ class Generated:
     build_compacted: object = None
     compacted: object = None        # that specialization once built (False: it failed)
     variants: dict = field(default_factory=dict)   # batch-size class -> the one that runs
+    # what the transform read (`Origin`), for the disk cache; None for a loaded entry
+    origin: object = None
 
     def guards_hold(self) -> bool:
         for namespace, name, value in self.guards:
@@ -53,6 +57,24 @@ class Generated:
 
 
 _MISSING = object()
+
+
+@dataclass
+class Origin:
+    """What a transform read besides its arguments' abstract values, which the disk cache
+    (`vectorize.diskcache`) checks before it reuses generated code in another process:
+
+    - ``functions``: the user functions transformed (the main one first, then its helpers);
+    - ``emitted``: (name in the generated module, function) of each one the code holds;
+    - ``reads``: (function, scope, name, value) of every free name any analysis of a function
+      resolved ("global", "closure" or "builtin"), in the order read;
+    - ``free``: (function, scope, name) of what the guards hold and the module's namespace
+      gets, in `Generated.guards`'s order."""
+
+    functions: list
+    emitted: list
+    reads: list
+    free: list
 
 
 def _import_line(alias: str, module: types.ModuleType) -> str:
@@ -86,6 +108,7 @@ class Printed:
     explanations: list = field(default_factory=list)
     switchable_ifs: int = 0
     unbatched_returns: bool = False      # see `transform._Spec`
+    origin: Origin | None = None
 
     @property
     def text(self) -> str:
@@ -136,30 +159,44 @@ def print_module(specs, module, main, header: str = "") -> Printed:
                    result=main.result, guards=tuple(module.free.values()),
                    fallbacks=list(module.fallbacks), explanations=list(module.explanations),
                    switchable_ifs=module.switchable_ifs,
-                   unbatched_returns=main.unbatched_returns)
+                   unbatched_returns=main.unbatched_returns,
+                   origin=Origin(functions=module.functions(),
+                                 emitted=[(spec.name, spec.source.func) for spec in specs],
+                                 reads=list(module.reads),
+                                 free=[module.free_scopes[key] for key in module.free]))
 
 
 def load(printed: Printed) -> Generated:
     """Compile and run the printed module; its text is registered in `linecache` (tracebacks
     and ``inspect.getsource`` show generated lines) for as long as the function lives."""
     text = printed.text
-    namespace = {"__name__": f"vectorize.generated.{printed.main}", **printed.namespace}
-    filename = f"<vectorize:{printed.main}:{next(_counter)}>"
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    compiled = compile(text, filename, "exec")
-    parallel = parallel_safe(printed.fallbacks, printed.referenced, printed.imports, namespace)
-    exec(compiled, namespace)
-    for name, (defaults, kwdefaults) in printed.defaults.items():
-        namespace[name].__defaults__ = defaults
-        namespace[name].__kwdefaults__ = kwdefaults
-    function = namespace[printed.main]
-    # the source stays readable for tracebacks exactly as long as the function lives
-    weakref.finalize(function, linecache.cache.pop, filename, None)
+    parallel = parallel_safe(printed.fallbacks, printed.referenced, printed.imports,
+                             printed.namespace)
+    function = execute(text, printed.main, printed.namespace, printed.defaults)
     return Generated(source=text, function=function, backend=printed.backend,
                      result=printed.result, guards=printed.guards,
                      fallbacks=list(printed.fallbacks),
                      explanations=list(printed.explanations), parallel=parallel,
-                     switchable_ifs=printed.switchable_ifs)
+                     switchable_ifs=printed.switchable_ifs, origin=printed.origin)
+
+
+def execute(text: str, main: str, values: dict, defaults: dict) -> types.FunctionType:
+    """Compile and run the module ``text`` with the globals ``values`` (the free names its
+    code reads besides its imports) and return its function ``main``; ``defaults``: name ->
+    (``__defaults__``, ``__kwdefaults__``) of each of its functions. Also what the disk cache
+    (`vectorize.diskcache`) loads an entry with."""
+    namespace = {"__name__": f"vectorize.generated.{main}", **values}
+    filename = f"<vectorize:{main}:{next(_counter)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    compiled = compile(text, filename, "exec")
+    exec(compiled, namespace)
+    for name, (positional, keywords) in defaults.items():
+        namespace[name].__defaults__ = positional
+        namespace[name].__kwdefaults__ = keywords
+    function = namespace[main]
+    # the source stays readable for tracebacks exactly as long as the function lives
+    weakref.finalize(function, linecache.cache.pop, filename, None)
+    return function
 
 
 PARALLEL_MODULES = frozenset({"numpy", "math", "cmath", "functools", "operator"})

@@ -244,9 +244,13 @@ class _Hooks(dict):
         # whether a hook can apply to something other than statements, blocks and clauses:
         # if not, only those are visited (expressions hold none: not the insides of simple
         # statement lines, nor tests, `with` items, parameters...)
+        # (the names of the classes between ``kind`` and libcst's transformer: the ones
+        # it inherits from there are never its own, and there are about 800 of them)
+        base = set(cst.CSTTransformer.__mro__)
+        names = {name for klass in kind.__mro__ if klass not in base for name in vars(klass)}
         self.in_lines = any(
             self._own(method) is not None and not _statement_level(method.split("_")[1])
-            for method in dir(kind) if method.startswith(("on_", "visit_", "leave_")))
+            for method in names if method.startswith(("on_", "visit_", "leave_")))
         self.visited = _IS_NODE if self.in_lines else _IS_STATEMENT_LEVEL
 
     def _own(self, method: str):

@@ -31,6 +31,22 @@ def check_fallback(fallback: str) -> str:
     return fallback
 
 
+CACHE_ENV = "VECTORIZE_CACHE_DIR"
+"""The environment variable naming the disk cache's directory (`vectorize.diskcache`)."""
+
+
+def check_cache_dir(cache_dir):
+    """The ``cache_dir=`` argument, checked: None (the environment decides), False (off),
+    True (the default directory) or a path (`vectorize.diskcache`, imported only when a
+    specialization is built, as it imports ``json``)."""
+    if cache_dir is None or isinstance(cache_dir, bool):
+        return cache_dir
+    if isinstance(cache_dir, (str, os.PathLike)):
+        return os.fspath(cache_dir)
+    raise TypeError(f"cache_dir must be a path, True, False or None, got "
+                    f"{type(cache_dir).__name__}")
+
+
 class FallbackSpec:
     """The whole function runs per example (``reason`` says why; ``source`` is what
     ``.source()`` shows)."""
@@ -126,6 +142,10 @@ def fallback_source(func, reason: str, kind: str) -> str:
             f"# because: {reason}\n")
 
 
+COMPACTED_NOTE = ("This form compacts the per-example `if`s that the form with `np.where` "
+                  "merges does not\n(docs/design.md, \"Chunked execution\").")
+
+
 def rule_wrapper(fn, count: int, backend: str):
     """``vmap(torch.dot)``: a function without Python source whose batching rule the backend
     knows, as a one-line Python function calling it (``def dot(x0, x1): return
@@ -152,15 +172,15 @@ def rule_wrapper(fn, count: int, backend: str):
 
 
 def build(func, params: dict, *, fallback: str, title: str, kind: str,
-          backend: str = "numpy"):
+          backend: str = "numpy", cache_dir=None):
     """The specialization of ``func`` for the abstract values ``params`` (`Generated`), or,
     where it cannot be translated and the policy allows it, a `FallbackSpec` that runs it per
-    example (``kind`` says how, for ``.source()``). ``title`` heads the generated source."""
-    from .transform import specialize_function  # libcst is imported on first use only
+    example (``kind`` says how, for ``.source()``). ``title`` heads the generated source;
+    ``cache_dir``: the disk cache (`vectorize.diskcache.directory`)."""
     header = f"{title} from {func.__qualname__} ({where(func)}) for:\n{describe(params)}"
     try:
-        return specialize_function(func, params, fallback=fallback, header=header,
-                                   backend=backend)
+        return specialize(func, params, fallback=fallback, header=header, backend=backend,
+                          cache_dir=cache_dir)
     except Exception as exc:
         from .errors import VectorizeError
         if not isinstance(exc, VectorizeError) or fallback == "error":
@@ -191,3 +211,41 @@ def specialized_on(value) -> bool:
     that runs for it). The cache key holds the value (`as_is_key`)."""
     return isinstance(value, _SPECIALIZED_TYPES) and (
         not isinstance(value, (str, bytes)) or len(value) <= MAX_SPECIALIZED_LENGTH)
+
+
+def specialize(func, params: dict, *, fallback: str = "error", header: str = "",
+               backend: str = "numpy", cache_dir=False, if_strategy: str | None = None):
+    """`transform.transform_function`, through the disk cache where ``cache_dir`` turns it on
+    (a hit runs no transform and imports no libcst), and where the heuristic left
+    compactable ``if``s in select form (``switchable_ifs``), the way to make the
+    specialization with them compacted (``build_compacted``, through the cache too), which
+    `vectorize.chunks.run` may time against it on large batches. Not where a piece runs per
+    example (it warns, and would then warn twice), and only for NumPy (the runtime chooses
+    forms for NumPy code only)."""
+    disk = spec = lookup = None
+    if cache_dir is not False and (cache_dir is not None or os.environ.get(CACHE_ENV)):
+        from . import diskcache  # (json and the rest only when a cache may be on)
+        disk = diskcache.store(cache_dir)
+    if disk is not None:
+        try:
+            lookup = disk.lookup(func, params, fallback=fallback, header=header,
+                                 if_strategy=if_strategy, backend=backend)
+        except Exception as exc:    # noqa: BLE001 -- Uncacheable; the cache never fails a call
+            diskcache.stats["uncacheable"] += 1
+            diskcache.last_reason[0] = str(exc) if isinstance(exc, diskcache.Uncacheable) \
+                else f"{type(exc).__name__}: {exc}"
+            disk = None
+        else:
+            spec = disk.load(func, lookup)
+    if spec is None:
+        from .transform import transform_function  # libcst is imported on first use only
+        spec = transform_function(func, params, fallback=fallback, header=header,
+                                  backend=backend, if_strategy=if_strategy)
+        if disk is not None:
+            disk.save(spec, lookup)
+    if if_strategy is None and spec.switchable_ifs and not spec.fallbacks and \
+            backend == "numpy":
+        spec.build_compacted = lambda: specialize(
+            func, params, fallback="error", header=f"{header}\n{COMPACTED_NOTE}",
+            backend=backend, cache_dir=cache_dir, if_strategy="compact")
+    return spec

@@ -24,9 +24,10 @@ from .analysis import Analysis
 from .codegen import Generated  # noqa: F401 -- what a transform returns
 from .cst_util import clear_memo
 from .errors import Unsupported, VectorizeError
+from .introspect import ClosureView
 from .liveness import Namer, all_names
 from .pipeline import PIPELINE
-from .source import ClosureView, FunctionSource, read_function
+from .source import FunctionSource, read_function
 
 
 def abstract_key(value) -> tuple:
@@ -79,6 +80,16 @@ class ModuleContext:
         self.fallbacks: list[str] = []
         self.explanations: list = []
         self.free: dict[tuple, tuple] = {}   # (id(namespace), name) -> (namespace, name, value)
+        self.free_scopes: dict[tuple, tuple] = {}   # the same keys -> (function, scope, name)
+        self.reads: list[tuple] = []    # (function, scope, name, value): `codegen.Origin`
+
+    def functions(self) -> list:
+        """The user functions transformed, the main one first."""
+        out = []
+        for fn, *_ in self.specs:
+            if not any(fn is seen for seen in out):
+                out.append(fn)
+        return out
 
     def specialize(self, func, params: dict[str, object], node=None,
                    name: str | None = None) -> _Spec:
@@ -142,6 +153,7 @@ class FunctionJob:
         self.batch_size_name: str | None = None   # set by batch_rules when it needs one
         self.batch_len_params: set[str] = set()   # params whose len() batch_rules wrote for it
         self.last: Analysis | None = None
+        self.read: dict[str, object] = {}     # free names any analysis resolved -> value
 
     def analyze(self, tree: cst.FunctionDef) -> Analysis:
         """The analysis of ``tree``; recomputed whenever a pass produced a new tree."""
@@ -153,6 +165,7 @@ class FunctionJob:
                             speculative=self.helper or self.branches_per_example,
                             helper=self.helper)
         analysis.analyze()
+        self.read.update(analysis.free_names)
         if any(analysis.batched_tests.values()) or analysis.masked_loops:
             # once `if`s become merges, no later analysis can tell which code ran on some
             # lanes only: from now on all of it counts as running on every lane
@@ -221,16 +234,20 @@ class FunctionJob:
         except Unsupported as problem:
             raise self._in_users_terms(problem) from None
         tree = tree.with_changes(name=cst.Name(self.name))
+        func = self.source.func
         for name, value in self.last.free_names.items():
             found, _, scope = self.source.lookup(name)
             if scope == "global":
-                self.module.free[(id(self.source.globals), name)] = (
-                    self.source.globals, name, value)
+                key = (id(self.source.globals), name)
+                self.module.free[key] = (self.source.globals, name, value)
             elif scope == "builtin":
-                pass
+                continue
             else:
-                self.module.free[(id(self.source.func), name)] = (
-                    ClosureView(self.source.func), name, value)
+                key = (id(func), name)
+                self.module.free[key] = (ClosureView(func), name, value)
+            self.module.free_scopes[key] = (func, scope, name)
+        for name, value in self.read.items():
+            self.module.reads.append((func, self.source.lookup(name)[2], name, value))
         return tree, self.last.result
 
 
@@ -257,25 +274,6 @@ def transform_source(func, params: dict[str, object], *, context: ModuleContext,
     seeded with the names the file uses). Raises `VectorizeError` like `transform_function`."""
     with _collector_paused():
         return _transform(func, params, context, header, name)
-
-
-COMPACTED_NOTE = ("This form compacts the per-example `if`s that the form with `np.where` "
-                  "merges does not\n(docs/design.md, \"Chunked execution\").")
-
-
-def specialize_function(func, params: dict[str, object], *, fallback: str = "error",
-                        header: str = "", backend: str = "numpy") -> Generated:
-    """`transform_function`, and where the heuristic left compactable ``if``s in select form
-    (``switchable_ifs``), the way to build the specialization with them compacted
-    (``build_compacted``), which `vectorize.chunks.run` may time against it on large batches.
-    Not where a piece runs per example (it warns, and would then warn twice), and only for
-    NumPy (the runtime chooses forms for NumPy code only)."""
-    spec = transform_function(func, params, fallback=fallback, header=header, backend=backend)
-    if spec.switchable_ifs and not spec.fallbacks and backend == "numpy":
-        spec.build_compacted = lambda: transform_function(
-            func, params, fallback="error", header=f"{header}\n{COMPACTED_NOTE}",
-            if_strategy="compact")
-    return spec
 
 
 @contextlib.contextmanager

@@ -56,6 +56,7 @@ import libcst as cst
 from ..abstract import TupleValue
 from ..analysis import may_warn
 from ..cst_util import children, rewrite, statements, walk
+from ..errors import Unsupported
 from ..liveness import exposed_reads, liveness_of, reads, writes
 from .batch_rules import flows_into, padded_names, promoted_value
 from .compact import array_operands, scatter_dtype_ok
@@ -287,6 +288,7 @@ class _Choose(cst.CSTTransformer):
         comment = strategy_comment(node)
         choice = comment or ("compact" if self._worth_it(node) else "select")
         if choice == "select" and comment is not None or not self._possible(node):
+            self._no_piece_on_every_lane(node)
             return True
         if choice == "select":
             module = self.ctx.module
@@ -351,6 +353,23 @@ class _Choose(cst.CSTTransformer):
             scattered = set().union(*map(writes, stmts)) & live if stmts else set()
             total += len(gathered) + len(scattered) + 1
         return total
+
+    def _no_piece_on_every_lane(self, node: cst.If) -> None:
+        """The select form runs both branches on every lane: a call that runs per example
+        there (no batching rule) would run on examples Python keeps out of it, where it may
+        raise (`math.factorial` of the negative values an ``if x > 0:`` keeps out). Refused,
+        so that with fallbacks allowed the whole function runs per example."""
+        for stmts in self._branches(node):
+            for stmt in stmts:
+                for n in walk(stmt):
+                    if n in self.analysis.fallback_calls:
+                        raise Unsupported(
+                            f"{self.analysis.fallback_calls[n]} and would run per example "
+                            "under a per-example condition, on every example (this `if` "
+                            "cannot run each branch on its own examples only), also where "
+                            "Python does not run it", n,
+                            "compute it with operations that have batching rules, or "
+                            "register a rule with vectorize.register_rule")
 
     def _worth_it(self, node: cst.If) -> bool:
         envs = self.analysis.if_envs.get(node)

@@ -29,12 +29,14 @@ def register_rule(func, template: str | None = None, *, name: str | None = None,
 
         register_rule(my_clip01, "np.clip({x}, 0.0, 1.0)")
     """
+    from ..diskcache import note_rule
     from .families import elementwise, template_rule
 
     reg = registry_for(namespace)
     label = name or f"user.{getattr(func, '__qualname__', getattr(func, '__name__', 'f'))}"
     fname = getattr(func, "__name__", "f")
     if template is None:
+        note_rule(func, None, label, None, may_warn, namespace)
         return elementwise(reg, [func], family="user", name=label,
                            explanation=explanation or f"`{fname}` works lane by lane on arrays "
                                                       "(registered by the user).",
@@ -43,6 +45,7 @@ def register_rule(func, template: str | None = None, *, name: str | None = None,
     if params is None:
         import inspect
         params = tuple(inspect.signature(func).parameters)
+    note_rule(func, template, label, params, may_warn, namespace)
     return template_rule(reg, [func], template, family="user", name=label,
                          explanation=explanation or f"`{fname}` rewritten by a user template.",
                          before=f"y = {fname}({', '.join(params)})", after="y = " + template,

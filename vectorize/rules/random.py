@@ -10,6 +10,8 @@ numbers are independent draws from the same distributions, not the same numbers.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ..abstract import batched_like
@@ -31,12 +33,16 @@ DIMS_POSITIONAL = {"rand", "randn"}          # np.random.rand(d0, d1, ...)
 def random_name(fn) -> str | None:
     """The distribution a callable draws from, when it is NumPy's random machinery."""
     name = getattr(fn, "__name__", None)
+    if name not in DISTRIBUTIONS and name not in DIMS_POSITIONAL:
+        return None
+    if "numpy.random" not in sys.modules:
+        # NumPy imports it on first use (about 8 ms): until then nothing can come from it
+        return None
     owner = getattr(fn, "__self__", None)
     from_module = getattr(fn, "__module__", "") in ("numpy.random", "numpy.random.mtrand")
     from_generator = isinstance(owner, (np.random.Generator, np.random.RandomState))
-    if name in DISTRIBUTIONS or name in DIMS_POSITIONAL:
-        if from_generator or from_module or fn is getattr(np.random, name, None):
-            return name
+    if from_generator or from_module or fn is getattr(np.random, name, None):
+        return name
     return None
 
 
