@@ -18,17 +18,16 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from fuzz.programs import (
+from fuzz.harness import (
+    FULL,
     HEADER,
     ModuleWriter,
     Program,
     bounded_shrinking,
-    cases,
     format_case,
-    programs,
     run_case,
-    well_formed,
 )
+from fuzz.programs import cases, programs, well_formed
 from hypothesis import HealthCheck, event, given, settings
 
 MAX_EXAMPLES = 300
@@ -60,8 +59,8 @@ def writer(tmp_path_factory, request):
 
 
 def _check(case, writer):
-    program, args = case
-    outcome = run_case(program, args, writer)
+    program, args, seed = case
+    outcome = run_case(program, args, writer, protocol=FULL, seed=seed)
     if not _failed:      # shrinking runs are not counted
         _tally[outcome.kind] += 1
         if outcome.kind == "rejected":
