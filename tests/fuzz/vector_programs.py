@@ -198,7 +198,7 @@ class _VecGen(_Gen):
             i = self.index()
             if i.dep:
                 self.features.add("table_batched")
-            return _Expr(f"TABLE[{i.text} % 4]", i.dep)
+            return _Expr(f"TABLE[({i.text}) % 4]", i.dep)
         if kind == "count" and self.dints:
             name = self.choice(self.dints)
             self.features.add("table_batched")
