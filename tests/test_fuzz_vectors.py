@@ -54,7 +54,14 @@ AVOID = frozenset({
     "shared_guard",
     # 2: an early `return` of a per-example vector inside a loop: UnboundLocalError on the
     # engine's `result`
-    "vector_return",
+    "vector_return_in_loop",
+    # 3: a `return` in a loop inside a loop (with a conditional expression after the loops):
+    # `if returned_if_2:` tests a per-example array ("truth value ... is ambiguous")
+    "return_in_nested_loop",
+    # (new, FINDINGS) a loop variable bound by an earlier loop that may not have run
+    # (`for i in range(0)`, a `while` whose test is false) and rebound inside a masked loop:
+    # `i = np.full(len(v), i)` raises UnboundLocalError
+    "counter_reuse",
     # 7: a module-level table indexed by a per-example int
     "table",
     # 1a: an accumulator started from a Python constant (`tot = 0.0`) and changed under a

@@ -366,7 +366,7 @@ class _Gen:
         count = 0
         # one "more?" choice per statement (as hypothesis' own lists do): the shrinker
         # deletes a statement by deleting its choices, and stops a block by a 0
-        while count < hi and (count < lo or self.draw(st.integers(0, 3)) != 0):
+        while count < hi and (count < lo or self.draw(st.integers(0, self.MORE)) != 0):
             count += 1
             stmt, leaves = self.statement(depth)
             lines += stmt
@@ -447,6 +447,8 @@ class _Gen:
     #: The attributes holding the variables in scope (a dict each: name -> what is known of
     #: it); a subclass with more kinds of variables adds its dicts.
     ENV = ("scope",)
+    #: A block goes on after each statement with probability MORE / (MORE + 1).
+    MORE = 3
 
     def snapshot(self) -> dict:
         return {attr: dict(getattr(self, attr)) for attr in self.ENV}
@@ -522,8 +524,16 @@ class _Gen:
         self.restore(saved)
         return body
 
+    def counter_name(self) -> str:
+        """A `for` loop's variable: named by the loop's depth (later loops reuse it), or a
+        fresh name when ``counter_reuse`` is avoided."""
+        if "counter_reuse" in self.avoid:
+            self.n_fors = getattr(self, "n_fors", 0) + 1
+            return f"i{self.n_fors - 1}"
+        return f"i{len(self.loops)}"
+
     def stmt_for(self, depth):
-        counter = f"i{len(self.loops)}"
+        counter = self.counter_name()
         k = self.choice([2, 1, 3, 0, 4])
         body = self._loop_body(depth, counter)
         return [f"for {counter} in range({k}):"] + _indent(body), False
@@ -569,6 +579,8 @@ def _function(name: str, params, body: list[str]) -> str:
 
 #: Constructs that `programs(avoid=...)` can leave out, to look past a known engine bug.
 AVOIDABLE = {"aug": "augmented assignment (`v += e`, also `n += 1` in while loops)",
+             "counter_reuse": "a `for` loop variable named like an earlier loop's (which may "
+                              "not have run)",
              "scalar": "broadcast scalar arguments (every argument is a batch)"}
 
 

@@ -78,7 +78,11 @@ except ImportError:   # run outside pytest (benchmarks/fuzz_long.py puts tests/ 
 AVOIDABLE = {
     "string": "string results (`return \"hi\"` / `\"lo\"`)",
     "vector_return": "vector results (`return v`, `return v * x`)",
+    "vector_return_in_loop": "a `return` inside a loop in a program with a vector result",
     "return_in_loop": "`return` inside a loop",
+    "counter_reuse": "a `for` loop variable named like an earlier loop's (which may not have "
+                     "run)",
+    "return_in_nested_loop": "`return` inside a loop inside a loop",
     "shared_guard": "a bounds guard `i + 1 < len(v) and v[i + 1] ...` on an index the same "
                     "for every example (a loop counter)",
     "table": "a module-level table indexed by a per-example int",
@@ -106,6 +110,7 @@ class _VecGen(_Gen):
     for a valid index of the vectors, "count" for an int in [0, some small bound])."""
 
     ENV = ("scope", "vectors", "dints", "indexes")
+    MORE = 1       # (blocks of loops nest deeper: keep programs short to transform)
 
     def __init__(self, draw, scalars, vectors, *, helper, is_helper, out_kinds, avoid,
                  table: str | None):
@@ -120,6 +125,7 @@ class _VecGen(_Gen):
         self.n_elems = 0
         self.carries: set[str] = set()          # accumulators started from a constant
         self.in_index = False                   # generating an index: keep it simple
+        self.pending = None                     # a statement the next block starts with
 
     def join(self, attr, values):
         if attr == "dints":
@@ -143,7 +149,7 @@ class _VecGen(_Gen):
     def index(self) -> _Expr:
         """An int in range for the vectors (per example, where it says so)."""
         simple = self.in_index
-        kind = self.pick([(5 if self.indexes else 0, "known"), (2, "const"),
+        kind = self.pick([(6 if self.indexes else 0, "known"), (3, "const"),
                           (0 if simple or not self.dints else 2, "clip_int"),
                           (0 if simple else 1, "clip_float"), (0 if simple else 1, "arg")])
         if kind == "known":
@@ -272,6 +278,14 @@ class _VecGen(_Gen):
         return "return " + ", ".join(parts)
 
     # -------------------------------------------------------------------- statements
+    def block(self, depth, lo, hi):
+        first, self.pending = self.pending, None
+        if first is None:
+            return super().block(depth, lo, hi)
+        lines, _ = first(depth)
+        more, leaves = super().block(depth, 0, hi - 1)
+        return lines + more, leaves
+
     def statement(self, depth: int) -> tuple[list[str], bool]:
         nested = depth < MAX_DEPTH
         loops_ok = nested and len(self.loops) < MAX_LOOP_DEPTH
@@ -285,8 +299,7 @@ class _VecGen(_Gen):
             (0 if in_loop else 2, "accum"), (5 if in_loop and self.carries else 0, "acc"),
             (2, "index_var"), (2 if nested else 0, "guard"), (1, "vassign"),
             (3 if in_loop else 0, "exit"),
-            (1 if nested and in_loop and "return_in_loop" not in self.avoid else 0,
-             "return_both"),
+            (1 if nested and in_loop and self._return_allowed() else 0, "return_both"),
         ])
         return getattr(self, f"stmt_{kind}")(depth)
 
@@ -314,7 +327,10 @@ class _VecGen(_Gen):
         return [f"if {test.text}:", f"    {word}"], False
 
     def _return_allowed(self) -> bool:
-        return not self.loops or "return_in_loop" not in self.avoid
+        return not self.loops or not (
+            "return_in_loop" in self.avoid
+            or ("return_in_nested_loop" in self.avoid and len(self.loops) > 1)
+            or ("vector_return_in_loop" in self.avoid and "v" in self.out_kinds))
 
     def _branch(self, depth, test_dep, may_return):
         return super()._branch(depth, test_dep, may_return and self._return_allowed())
@@ -349,7 +365,7 @@ class _VecGen(_Gen):
         return body
 
     def stmt_for_index(self, depth):
-        counter = f"i{len(self.loops)}"
+        counter = self.counter_name()
         v = self.choice(self.vectors)
         return self._counted_loop(depth, [f"for {counter} in range(len({v})):"], counter,
                                   index=(counter, False))
@@ -410,7 +426,7 @@ class _VecGen(_Gen):
                 value = self.choice(["0.0", "1.0", "-0.0"])
                 self.scope[name] = False
             self.carries.add(name)
-            return [f"{name} = {value}"], False
+            return [f"{name} = {value}"] + self._accumulating_loop(depth), False
         name = f"cnt{self.n_ints}"
         self.n_ints += 1
         if "scalar_carry" in self.avoid:
@@ -420,7 +436,18 @@ class _VecGen(_Gen):
             value, dep = "0", False
         self.dints[name] = (dep, "count")
         self.carries.add(name)
-        return [f"{name} = {value}"], False
+        return [f"{name} = {value}"] + self._accumulating_loop(depth), False
+
+    def _accumulating_loop(self, depth) -> list[str]:
+        """Now and then, right after an accumulator: a loop whose body starts by changing
+        it (`tot += v[i]`, often under a per-example `if`)."""
+        if depth >= MAX_DEPTH or len(self.loops) >= MAX_LOOP_DEPTH or not self.draw(
+                st.booleans()):
+            return []
+        self.pending = self.stmt_acc
+        lines, _ = self.stmt_for_index(depth)
+        self.pending = None
+        return lines
 
     def stmt_acc(self, depth):
         """`tot += <float>` / `cnt += 1` on an accumulator in scope, under a per-example
