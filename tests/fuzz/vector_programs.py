@@ -389,9 +389,17 @@ class _VecGen(_Gen):
         lines = [f"{counter} = 0",
                  f"while {counter} < {self.choice([2, 3, 1, 5])} and {test.text}:",
                  f"    {counter} += 1"]
-        lines, _ = self._counted_loop(depth, lines, counter)
-        self.ints.append(counter)
-        return lines, False
+        if not test.dep:
+            lines, _ = self._counted_loop(depth, lines, counter)
+            self.ints.append(counter)
+            return lines, False
+        # the counter differs per example (each example leaves the loop on its own)
+        saved = self.snapshot()
+        self.dints[counter] = (True, "count")
+        body = self._elem_body(depth)
+        self.restore(saved)
+        self.dints[counter] = (True, "count")
+        return lines + _indent(body), False
 
     def stmt_scan(self, depth):
         """`k = 0; while k < len(v) and <test of v[k]>: k += 1`: k is then a per-example
