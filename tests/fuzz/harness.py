@@ -31,6 +31,9 @@ The calling protocol (`Protocol`; ``protocol=None`` makes only the drawn call):
 5. for programs over vectors, one call with vectors of another length;
 6. ``.source(*args)`` on the drawn and on a large call's arguments.
 
+A call that raises where an example of it raised the very same exception in the scalar code
+is not compared (the per-example loop raises there too); any other exception is internal.
+
 A large batch is made of a few hundred distinct random rows (`Pool`: the drawn rows first,
 then values of the same mix) tiled and shuffled to N, so the reference runs once per distinct
 row; each large call takes its own random subset (sometimes one row only: every lane on the
@@ -300,6 +303,7 @@ class Reference:
         self.f, self.pool, self.n_out = f, pool, n_out
         self.results: dict[int, object] = {}
         self.raised: set[int] = set()
+        self.raised_types: set[type] = set()     # the exceptions the examples raised
         self.warned = False      # a RuntimeWarning in the scalar code (drawn rows only)
 
     def compute(self, rows, watch_warnings: bool = False) -> None:
@@ -312,13 +316,20 @@ class Reference:
                 with np.errstate(divide="warn", over="warn", invalid="warn", under="ignore"):
                     try:
                         self.results[row] = self.f(*self.pool.example(row))
-                    except TOLERATED:
+                    except TOLERATED as exc:
                         self.raised.add(row)
+                        self.raised_types.add(type(exc))
             if watch_warnings and any(issubclass(w.category, RuntimeWarning) for w in caught):
                 self.warned = True
 
     def all_raised(self, lanes) -> bool:
         return all(int(r) in self.raised for r in np.unique(lanes))
+
+    def loop_raises(self, lanes, exc) -> bool:
+        """Whether the per-example loop over ``lanes`` raises too, as ``exc`` (an example
+        raised an exception of its very type): a batch that raises it is then faithful."""
+        return type(exc) in self.raised_types and any(
+            int(r) in self.raised for r in np.unique(lanes))
 
     def parts(self, rows):
         """Per output, the stacked results of ``rows`` (each computed and not raised)."""
@@ -535,10 +546,15 @@ def _run(program, args, writer, layout, protocol, seed) -> Outcome:
         except Exception as exc:
             if checked == 0:
                 return Outcome("vacuous", f"both raise ({type(exc).__name__})")
-            return Outcome("internal", f"{type(exc).__name__}: {exc}\n"
-                           + traceback.format_exc(limit=-6), lanes=checked,
-                           call="the drawn call")
+            if not reference.loop_raises(drawn, exc):
+                return Outcome("internal", f"{type(exc).__name__}: {exc}\n"
+                               + traceback.format_exc(limit=-6), lanes=checked,
+                               call="the drawn call")
+            got = _RAISED      # the per-example loop raises it too: nothing to compare
     vector_warned = any(issubclass(w.category, RuntimeWarning) for w in caught)
+    if got is _RAISED:
+        return _after_drawn(f, program, wrapped, pool, layout, protocol, seed, signed_zeros,
+                            checked, Outcome("ok", lanes=checked))
     problem = _compare_call(f, program, got, reference, drawn, batch_shape, signed_zeros)
     if problem:
         return Outcome("mismatch", problem, lanes=checked, call="the drawn call")
@@ -551,17 +567,26 @@ def _run(program, args, writer, layout, protocol, seed) -> Outcome:
         return Outcome("internal", problem, lanes=checked, call=".source() of the drawn call")
     if checked == 0:
         return Outcome("vacuous", "every example raised in the scalar code")
-    calls = 1
-    if protocol is not None:
-        result = _run_protocol(f, program, wrapped, pool, layout, protocol, seed,
-                               signed_zeros)
-        if isinstance(result, Outcome):
-            result.lanes = checked
-            return result
-        calls += result
     spurious = vector_warned and not reference.warned and not reference.raised
-    return Outcome("ok", lanes=checked, spurious_warning=spurious,
-                   compacted=compacted == "same", calls=calls)
+    return _after_drawn(f, program, wrapped, pool, layout, protocol, seed, signed_zeros,
+                        checked, Outcome("ok", lanes=checked, spurious_warning=spurious,
+                                         compacted=compacted == "same", calls=1))
+
+
+_RAISED = object()
+
+
+def _after_drawn(f, program, wrapped, pool, layout, protocol, seed, signed_zeros, checked,
+                 outcome: Outcome) -> Outcome:
+    """``outcome`` of the drawn call, after the protocol's calls when there are any."""
+    if protocol is None:
+        return outcome
+    result = _run_protocol(f, program, wrapped, pool, layout, protocol, seed, signed_zeros)
+    if isinstance(result, Outcome):
+        result.lanes = checked
+        return result
+    outcome.calls += result
+    return outcome
 
 
 def _run_protocol(f, program, wrapped, pool, layout, protocol, seed, signed_zeros):
@@ -597,7 +622,8 @@ def _run_protocol(f, program, wrapped, pool, layout, protocol, seed, signed_zero
                                    normalize_reason(getattr(exc, "reason", str(exc))),
                                    call=label)
                 except Exception as exc:
-                    if len(call.lanes) and reference.all_raised(call.lanes):
+                    if len(call.lanes) and (reference.all_raised(call.lanes)
+                                            or reference.loop_raises(call.lanes, exc)):
                         continue
                     return Outcome("internal", f"{type(exc).__name__}: {exc}\n"
                                    + traceback.format_exc(limit=-6), call=label)

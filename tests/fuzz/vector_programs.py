@@ -142,6 +142,10 @@ class _VecGen(_Gen):
             return self.choice(self.params)
         return f"{self.choice(self.vectors)}[{self.choice(['0', '-1'])}]"
 
+    def batch_vector(self) -> str:
+        """``v`` (always batched) in ``f``, the vector parameter in the helper."""
+        return "v" if "v" in self.vectors else sorted(self.vectors)[0]
+
     def vector(self) -> _Expr:
         name = self.choice(self.vectors)
         return _Expr(name, self.vectors[name])
@@ -194,12 +198,15 @@ class _VecGen(_Gen):
         return _Expr(f"float(len({self.choice(self.vectors)}))", False)
 
     def table_read(self) -> _Expr:
-        options = [(2, "counter")] if self.ints else []
+        # (with "table" avoided only `for` loop variables: a `while` counter differs per
+        # example after a per-example exit)
+        counters = [n for n in self.ints if "table" not in self.avoid or n.startswith("i")]
+        options = [(2, "counter")] if counters else []
         if "table" not in self.avoid:
             options += [(3, "index"), (1, "count")]
         kind = self.pick(options) if options else "const"
         if kind == "counter":
-            return _Expr(f"TABLE[min({self.choice(self.ints)}, 3)]", False)
+            return _Expr(f"TABLE[min({self.choice(counters)}, 3)]", False)
         if kind == "index":
             i = self.index()
             if i.dep:
@@ -427,8 +434,8 @@ class _VecGen(_Gen):
         if self.draw(st.booleans()):
             name = f"tot{self.n_ints}"
             self.n_ints += 1
-            if "scalar_carry" in self.avoid:
-                value = f"{self.gather().text} * 0.0"
+            if "scalar_carry" in self.avoid:    # (from a vector of the batch: v)
+                value = f"{self.batch_vector()}[{self.index().text}] * 0.0"
                 self.scope[name] = True
             else:
                 value = self.choice(["0.0", "1.0", "-0.0"])
@@ -438,7 +445,7 @@ class _VecGen(_Gen):
         name = f"cnt{self.n_ints}"
         self.n_ints += 1
         if "scalar_carry" in self.avoid:
-            value, dep = f"{self.index().text} * 0", True
+            value, dep = f"int(np.argmax({self.batch_vector()})) * 0", True
             # (an index times 0 is 0, but not a Python constant)
         else:
             value, dep = "0", False
