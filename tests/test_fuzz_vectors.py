@@ -221,3 +221,45 @@ def test_a_wrong_empty_batch_is_caught(monkeypatch, tmp_path):
     outcome = run_case(PROGRAM, ARGS, ModuleWriter(tmp_path), protocol=FULL, seed=1)
     assert (outcome.kind, outcome.call) == ("mismatch", "N=0 (N=0)"), \
         format_case(PROGRAM, ARGS, outcome)
+
+
+# ----------------------------------------------- classes the fuzzer found (issue 13, FINDINGS)
+# Minimal programs, each must give the per-example results under the whole protocol. Marked
+# ones are open engine bugs (strict: a fix makes them pass, and the mark must go).
+
+FOUND = [
+    pytest.param("""
+def f(v, x):
+    for i in range(0):
+        pass
+    for k in range(len(v)):
+        if v[k] > x:
+            break
+        for i in range(len(v)):
+            b = v[i]
+    return x
+""", Layout("vmap", (1, 0), (False, True), (0,)),
+        (np.array([[0.5, 1.0, -1.0], [2.0, 0.0, np.nan]]), 0.5),
+        id="loop_variable_of_a_loop_that_may_not_run_rebound_in_a_masked_loop",
+        marks=pytest.mark.xfail(strict=True, reason="bug (FINDINGS N1): `i = np.full(len(v), "
+                                "i)` of an unbound `i` before a masked loop")),
+    pytest.param("""
+def f(w):
+    k = 0
+    while k < len(w) and w[k] < 0.5:
+        k += 1
+    return k
+""", Layout("vmap", (1,), (False,), (0,)), (np.array([[0.0], [3.0], [np.nan]]),),
+        id="scan_over_vectors_of_length_one",
+        marks=pytest.mark.xfail(strict=True, reason="bug (FINDINGS N4): refused for vectors "
+                                "of length 1, 'this index does not fit the per-example value "
+                                "(index 1 ...)', located at the `def` line")),
+]
+
+
+@pytest.mark.parametrize("body, layout, args", FOUND)
+def test_classes_found_by_the_fuzzer(body, layout, args, tmp_path):
+    program = Program(HEADER + "\n" + body.lstrip("\n"), ("v",), len(layout.out_cores),
+                      layout=layout)
+    outcome = run_case(program, args, ModuleWriter(tmp_path), protocol=FULL, seed=0)
+    assert outcome.kind == "ok", format_case(program, args, outcome)
