@@ -1,9 +1,15 @@
 """Long differential fuzzing run: N generated programs, per example vs ``vectorize``.
 
-    python benchmarks/fuzz_long.py --n 10000            # the documented long run
-    python benchmarks/fuzz_long.py --n 1000 --seed 1    # a quick one
+    python benchmarks/fuzz_long.py --n 10000                    # the documented long run
+    python benchmarks/fuzz_long.py --n 1000 --seed 1            # a quick one
+    python benchmarks/fuzz_long.py --kind vectors --n 5000      # functions over vectors
 
-Runs the program generator of ``tests/fuzz/programs.py`` (the same one the CI test uses) and
+Runs a program generator of ``tests/fuzz/`` (the same ones the CI tests use): ``--kind
+scalars`` (``programs.py``: scalar examples through ``vectorize``) or ``--kind vectors``
+(``vector_programs.py``: per-example vectors through ``vmap`` / ``vectorize(signature=...)``),
+each program under the calling protocol of ``harness.py`` (the drawn call, N = 0, 1, 5,
+twelve large calls with fresh data and the adaptive runtime's timing shortened, a changed
+shared argument; ``--no-protocol``: the drawn call only), and
 never stops at the first failure. Prints mismatches and internal errors (grouped by signature,
 each shrunk to a minimal program by hypothesis unless ``--no-minimize``), the rejection rate
 and a histogram of the rejection reasons; ``--minimize-rejections`` also shrinks one program per
@@ -34,17 +40,20 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from fuzz.programs import (  # noqa: E402
-    AVOIDABLE,
+from fuzz import programs as scalar_programs  # noqa: E402
+from fuzz import vector_programs  # noqa: E402
+from fuzz.harness import (  # noqa: E402
+    FULL,
     LOOP_FEATURES,
     ModuleWriter,
     Outcome,
     bounded_shrinking,
-    cases,
     format_case,
     run_case,
-    well_formed,
 )
+from fuzz.programs import well_formed  # noqa: E402
+
+GENERATORS = {"scalars": scalar_programs, "vectors": vector_programs}
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings  # noqa: E402
 
 
@@ -59,8 +68,23 @@ def _interesting(sig: str):
 
 def signature(outcome: Outcome, minimize_rejections: bool) -> str | None:
     """The class a failure (or, optionally, a rejection) belongs to; None: not of interest."""
+    where = call_class(outcome.call)
+    sig = _signature(outcome, minimize_rejections)
+    return sig if sig is None or sig.startswith("rejected") else f"{sig} [{where}]"
+
+
+def call_class(call: str) -> str:
+    """The protocol's call, without its N and its number."""
+    for prefix in ("large call", "N=7 with vectors", "a large call with the shared"):
+        if call.startswith(prefix):
+            return {"large call": "large calls", "N=7 with vectors": "another vector length",
+                    "a large call with the shared": "shared argument changed"}[prefix]
+    return re.sub(r" \(N=\d+\)$", "", call)
+
+
+def _signature(outcome: Outcome, minimize_rejections: bool) -> str | None:
     if outcome.kind == "internal":
-        first = outcome.detail.split("\n")[0]
+        first = re.sub(r"'[^']*'", "'_'", outcome.detail.split("\n")[0])
         frames = [line.strip() for line in outcome.detail.split("\n")
                   if line.strip().startswith('File "')]
         last = frames[-1] if frames else ""
@@ -82,10 +106,11 @@ def signature(outcome: Outcome, minimize_rejections: bool) -> str | None:
     return None
 
 
-_COUNTER_STEP = re.compile(r"^\s*(n\d+) (\+= 1|= \1 \+ 1)$")
+_COUNTER_STEP = re.compile(r"^\s*([nk]\d+) (\+= 1|= \1 \+ 1)$")
 
 
-def reduce_lines(program, inputs, target: str, writer, minimize_rejections: bool):
+def reduce_lines(program, inputs, seed, target: str, writer, minimize_rejections: bool,
+                 protocol):
     """Greedy line deletion after hypothesis' shrinking: drop statements (a compound one with
     its block) while the program stays well formed and the outcome keeps the signature
     ``target``. Never drops a while loop's counter step (the loop would not terminate)."""
@@ -107,12 +132,13 @@ def reduce_lines(program, inputs, target: str, writer, minimize_rejections: bool
             if not well_formed(candidate):
                 continue
             smaller = dataclasses.replace(program, source=candidate)
-            outcome = run_case(smaller, inputs, writer)
+            outcome = run_case(smaller, inputs, writer, protocol=protocol, seed=seed)
             if signature(outcome, minimize_rejections) == target:
                 lines = lines[:i] + lines[end:]
                 program, changed = smaller, True
                 break
-    return format_case(program, inputs, run_case(program, inputs, writer))
+    return format_case(program, inputs, run_case(program, inputs, writer, protocol=protocol,
+                                                 seed=seed))
 
 
 class Run:
@@ -131,11 +157,18 @@ class Run:
         self.count = 0
         self.found: dict[str, dict] = {}        # signature -> {count, first, minimal}
         self.target: str | None = None
+        self.generator = GENERATORS[args.kind]
+        self.protocol = FULL if args.protocol else None
+        self.calls = 0           # calls compared, all programs
+
+    def run_case(self, program, inputs, case_seed) -> Outcome:
+        return run_case(program, inputs, self.writer, protocol=self.protocol, seed=case_seed)
 
     def tally(self, program, inputs, outcome: Outcome, sig: str | None) -> None:
         self.count += 1
         self.kinds[outcome.kind] += 1
         self.lanes += outcome.lanes
+        self.calls += outcome.calls
         for feature in program.features:
             self.features[feature] += 1
         if outcome.kind == "rejected":
@@ -170,21 +203,21 @@ class Run:
                   else [Phase.generate],
                   suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
                   verbosity=Verbosity.quiet)
-        @given(cases(self.avoid))
+        @given(self.generator.cases(self.avoid))
         def body(case):
-            program, inputs = case
+            program, inputs, case_seed = case
             if self.target is not None:           # shrinking: only the target matters
-                outcome = run_case(program, inputs, self.writer)
+                outcome = self.run_case(program, inputs, case_seed)
                 if signature(outcome, self.args.minimize_rejections) == self.target:
                     entry = self.found[self.target]
                     if entry["case"] is None or len(program.source) <= len(
                             entry["case"][0].source):
-                        entry["case"] = (program, inputs)
+                        entry["case"] = (program, inputs, case_seed)
                     _interesting(self.target)
                 return
             if self.count >= self.args.n:
                 return
-            outcome = run_case(program, inputs, self.writer)
+            outcome = self.run_case(program, inputs, case_seed)
             sig = signature(outcome, self.args.minimize_rejections)
             new = sig is not None and sig not in self.found
             self.tally(program, inputs, outcome, sig)
@@ -205,7 +238,10 @@ class Run:
         entry = self.found.get(shrunk)
         if entry is not None and entry["case"] is not None:
             entry["minimal"] = reduce_lines(*entry["case"], shrunk, self.writer,
-                                            self.args.minimize_rejections)
+                                            self.args.minimize_rejections, self.protocol)
+            if self.args.progress:      # as it is found: a long run may be stopped early
+                print("=" * 78 + f"\nnew: {shrunk}\n" + "-" * 78 + "\n" + entry["minimal"],
+                      flush=True)
 
     def run(self) -> None:
         chunk_seed = self.args.seed
@@ -220,6 +256,12 @@ class Run:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=10000, help="programs to run (10000)")
+    parser.add_argument("--kind", choices=sorted(GENERATORS), default="scalars",
+                        help="the program generator: scalar examples (programs.py, the "
+                             "default) or per-example vectors (vector_programs.py)")
+    parser.add_argument("--no-protocol", dest="protocol", action="store_false",
+                        help="only the drawn call of each program (no N = 0, 1, 5, no large "
+                             "calls)")
     parser.add_argument("--seed", type=int, default=0, help="hypothesis seed (0)")
     parser.add_argument("--no-minimize", dest="minimize", action="store_false",
                         help="do not shrink failures")
@@ -229,7 +271,8 @@ def main(argv=None) -> int:
                         help="time limit for shrinking one failure (60)")
     parser.add_argument("--avoid", default="",
                         help="comma-separated constructs to leave out, to look past a known "
-                             f"bug: {', '.join(f'{k} ({v})' for k, v in AVOIDABLE.items())}")
+                             "bug; scalars: " + ", ".join(scalar_programs.AVOIDABLE)
+                             + "; vectors: " + ", ".join(vector_programs.AVOIDABLE))
     parser.add_argument("--progress", type=int, default=500,
                         help="print a progress line every this many programs (0: never)")
     args = parser.parse_args(argv)
@@ -243,11 +286,12 @@ def main(argv=None) -> int:
     n = max(run.count, 1)
     failures = {s: e for s, e in run.found.items() if not s.startswith("rejected")}
     print()
-    print(f"programs: {run.count} in {elapsed:.0f} s (seed {args.seed}"
+    print(f"{args.kind} programs: {run.count} in {elapsed:.0f} s (seed {args.seed}"
           + (f", avoiding {sorted(run.avoid)}" if run.avoid else "") + ")")
     for kind in ("ok", "vacuous", "rejected", "mismatch", "internal", "generator"):
         print(f"  {kind:10s} {run.kinds[kind]:6d}  {100 * run.kinds[kind] / n:5.1f}%")
-    print(f"  examples compared: {run.lanes}")
+    print(f"  examples compared: {run.lanes} in the drawn calls; calls compared: {run.calls}"
+          + ("" if args.protocol else " (no protocol)"))
     print(f"  programs whose form with every `if` compacted was also compared (identical): "
           f"{run.n_compacted}")
     print(f"  vectorized (not rejected): {100 * (n - run.kinds['rejected']) / n:.1f}%")
@@ -270,6 +314,9 @@ def main(argv=None) -> int:
         print(f"{sig}  ({entry['count']} programs)")
         print("-" * 78)
         print(entry["minimal"] or entry["first"])
+    unknown = sorted(set(run.avoid) - set(run.generator.AVOIDABLE))
+    if unknown:
+        print(f"(unknown --avoid entries, ignored: {unknown})")
     failed = run.kinds["mismatch"] + run.kinds["internal"] + run.kinds["generator"]
     return 1 if failed else 0
 

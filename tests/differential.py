@@ -53,8 +53,15 @@ def assert_lanes_equal(got, lanes, shape, raised, what="", signed_zeros=True):
     ok = [i for i in range(len(lanes)) if i not in set(raised)]
     if not ok:
         return
-    expected = np.array([lanes[i] for i in ok])
-    actual = flat[ok]
+    assert_values_equal(flat[ok], np.array([lanes[i] for i in ok]), what, signed_zeros)
+
+
+def assert_values_equal(actual, expected, what="", signed_zeros=True):
+    """``actual`` (from the batch) equals ``expected`` (stacked per-example results), one row
+    per lane: same dtype kind, values equal (NaN equal to NaN, floats to `RTOL` relative or a
+    few ulps of the narrower precision), and signed zeros equal unless ``signed_zeros`` is
+    False."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
     kind_e, kind_a = expected.dtype.kind, actual.dtype.kind
     same_kind = (kind_e == kind_a or {kind_e, kind_a} <= {"i", "u"})
     assert same_kind, f"{what}dtype kind {actual.dtype} != {expected.dtype}"

@@ -6,19 +6,13 @@ user writes code for one example: assignments, arithmetic, ``math``/NumPy calls,
 ``else``, conditional expressions, ``and``/``or``/``not``, chained comparisons, early returns,
 ``for _ in range(K)``, counter-bounded ``while`` loops, tuple assignment, helper calls.
 ``cases()`` pairs a program with float64 inputs (NaN, +-inf, +-0.0, negatives, huge and tiny
-values; now and then a broadcast scalar argument).
+values; now and then a broadcast scalar argument) and a seed for the calling protocol.
 
-``run_case(program, args, writer)`` writes the program to a real module file (so
-``inspect.getsource`` works), imports it, runs the per-example reference of
-``tests/differential.py`` and ``vectorize(f, fallback="error")``, and classifies the result
-(`Outcome.kind`):
-
-``ok``        equal results (``assert_lanes_equal`` semantics);
-``vacuous``   every example raised in the scalar code, so there is nothing to compare;
-``rejected``  the engine raised its own `VectorizeError` (the reason is recorded);
-``mismatch``  different results: an engine bug;
-``internal``  any other exception from ``vectorize``: an engine bug;
-``generator`` the scalar program itself misbehaved: a bug in this fuzzer.
+``harness.run_case(program, args, writer, protocol=harness.FULL, seed=seed)`` runs it through
+``vectorize(f, fallback="error")``: the drawn call, then N = 0, 1, 5, repeated large calls
+and a changed shared argument, every call compared with the per-example reference, and
+classifies the result (ok / vacuous / rejected / mismatch / internal / generator; see
+`harness`). `vector_programs` is the generator of functions over per-example vectors.
 
 Every generated program is valid Python, reads only variables assigned on every path to the
 read, returns on every path, and terminates (loops are bounded by constants or by a
@@ -47,15 +41,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-import contextlib
-import hashlib
-import importlib.util
-import math
-import re
 import sys
-import tempfile
-import traceback
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,43 +50,15 @@ import numpy as np
 from hypothesis import strategies as st
 
 try:
-    from differential import assert_lanes_equal, loop_reference
+    from fuzz.harness import HEADER, LOOP_FEATURES, NICE_VALUES, SPECIAL_VALUES, Program
 except ImportError:   # run outside pytest (benchmarks/fuzz_long.py puts tests/ on the path)
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from differential import assert_lanes_equal, loop_reference
+    from fuzz.harness import HEADER, LOOP_FEATURES, NICE_VALUES, SPECIAL_VALUES, Program
 
-from vectorize import VectorizeError, vectorize
+__all__ = ["HEADER", "LOOP_FEATURES", "Program", "cases", "inputs_for", "programs", "values",
+           "well_formed"]
 
 # --------------------------------------------------------------------------------- programs
-
-HEADER = "import math\n\nimport numpy as np\n"
-
-#: Loop features that need masked loops (a loop whose iterations differ per example). The engine
-#: may support them or refuse them with `VectorizeError`; both are fine, and the run reports
-#: how many programs with them were refused.
-LOOP_FEATURES = {
-    "while_batched": "`while` whose condition differs per example",
-    "exit_batched": "`break`/`continue` under a condition that differs per example",
-    "return_in_loop": "`return` inside a loop",
-}
-
-
-@dataclass(frozen=True)
-class Program:
-    """A generated module: ``source`` defines ``f(*params)`` returning ``n_out`` values."""
-
-    source: str
-    params: tuple[str, ...]
-    n_out: int                      # 1: one value; 2: a tuple of two
-    features: frozenset = frozenset()
-
-    def __repr__(self) -> str:
-        return f"Program(<<<\n{self.source}>>>)"
-
-    @property
-    def loop_features(self) -> set[str]:
-        return set(self.features) & set(LOOP_FEATURES)
-
 
 def _nan_free(text: str) -> str:
     """``text`` with NaN replaced by 0.0, for the functions that read a value's sign bit
@@ -408,7 +366,7 @@ class _Gen:
         count = 0
         # one "more?" choice per statement (as hypothesis' own lists do): the shrinker
         # deletes a statement by deleting its choices, and stops a block by a 0
-        while count < hi and (count < lo or self.draw(st.integers(0, 3)) != 0):
+        while count < hi and (count < lo or self.draw(st.integers(0, self.MORE)) != 0):
             count += 1
             stmt, leaves = self.statement(depth)
             lines += stmt
@@ -485,8 +443,33 @@ class _Gen:
             self.scope[n] = call.dep
         return [f"{names[0]}, {names[1]} = {call.text}"], False
 
+    # ------------------------------------------------------------- variables by path
+    #: The attributes holding the variables in scope (a dict each: name -> what is known of
+    #: it); a subclass with more kinds of variables adds its dicts.
+    ENV = ("scope",)
+    #: A block goes on after each statement with probability MORE / (MORE + 1).
+    MORE = 3
+
+    def snapshot(self) -> dict:
+        return {attr: dict(getattr(self, attr)) for attr in self.ENV}
+
+    def restore(self, env: dict) -> None:
+        for attr, value in env.items():
+            setattr(self, attr, value)
+
+    def merge(self, envs: list[dict]) -> None:
+        """After an `if`: the variables bound on every path that goes on, with what holds of
+        them on all (`join`)."""
+        for attr in self.ENV:
+            dicts = [e[attr] for e in envs]
+            setattr(self, attr, {n: self.join(attr, [d[n] for d in dicts]) for n in dicts[0]
+                                 if all(n in d for d in dicts)})
+
+    def join(self, attr: str, values: list):
+        return all(values)         # "depends on the inputs" on every path
+
     def _branch(self, depth: int, test_dep: bool, may_return: bool):
-        saved, saved_ints = dict(self.scope), list(self.ints)
+        saved, saved_ints = self.snapshot(), list(self.ints)
         self.cond_stack.append(test_dep)
         try:
             body, leaves = self.block(depth + 1, 1, 3)
@@ -497,7 +480,8 @@ class _Gen:
         finally:
             self.cond_stack.pop()
             self.ints = saved_ints
-        after, self.scope = self.scope, saved
+        after = self.snapshot()
+        self.restore(saved)
         return body, (None if leaves else after)
 
     def stmt_if(self, depth):
@@ -517,17 +501,17 @@ class _Gen:
             lines += ["else:"] + _indent(body)
             envs.append(env)
         else:
-            envs.append(dict(self.scope))
+            envs.append(self.snapshot())
         live = [e for e in envs if e is not None]
         if not live:
             return lines, True
         if len(live) < len(envs) and (test.dep or any(self.cond_stack)):
             self.divergent = True
-        self.scope = {n: all(e[n] for e in live) for n in live[0] if all(n in e for e in live)}
+        self.merge(live)
         return lines, False
 
     def _loop_body(self, depth, counter):
-        saved, saved_ints = dict(self.scope), list(self.ints)
+        saved, saved_ints = self.snapshot(), list(self.ints)
         self.loops.append(len(self.cond_stack))
         self.ints.append(counter)
         try:
@@ -537,11 +521,19 @@ class _Gen:
             self.ints = saved_ints
         # new variables of the body may be unbound after the loop; "dep" is monotone, so the
         # flags at entry still hold after any number of iterations.
-        self.scope = saved
+        self.restore(saved)
         return body
 
+    def counter_name(self) -> str:
+        """A `for` loop's variable: named by the loop's depth (later loops reuse it), or a
+        fresh name when ``counter_reuse`` is avoided."""
+        if "counter_reuse" in self.avoid:
+            self.n_fors = getattr(self, "n_fors", 0) + 1
+            return f"i{self.n_fors - 1}"
+        return f"i{len(self.loops)}"
+
     def stmt_for(self, depth):
-        counter = f"i{len(self.loops)}"
+        counter = self.counter_name()
         k = self.choice([2, 1, 3, 0, 4])
         body = self._loop_body(depth, counter)
         return [f"for {counter} in range({k}):"] + _indent(body), False
@@ -587,6 +579,8 @@ def _function(name: str, params, body: list[str]) -> str:
 
 #: Constructs that `programs(avoid=...)` can leave out, to look past a known engine bug.
 AVOIDABLE = {"aug": "augmented assignment (`v += e`, also `n += 1` in while loops)",
+             "counter_reuse": "a `for` loop variable named like an earlier loop's (which may "
+                              "not have run)",
              "scalar": "broadcast scalar arguments (every argument is a batch)"}
 
 
@@ -623,26 +617,6 @@ def programs(draw, avoid: frozenset = frozenset()) -> Program:
     return Program("\n".join(chunks), params, n_out, frozenset(features))
 
 
-@contextlib.contextmanager
-def bounded_shrinking(seconds: float):
-    """Hypothesis gives up shrinking after a fixed five minutes; programs are slow to check,
-    so bound it to ``seconds`` (the best failing example so far is reported). This sets a
-    constant of hypothesis' engine, and does nothing if a hypothesis version lacks it."""
-    try:
-        from hypothesis.internal.conjecture import engine
-    except ImportError:     # pragma: no cover - a hypothesis without this module
-        engine = None
-    old = getattr(engine, "MAX_SHRINKING_SECONDS", None)
-    if old is None:
-        yield
-        return
-    engine.MAX_SHRINKING_SECONDS = seconds
-    try:
-        yield
-    finally:
-        engine.MAX_SHRINKING_SECONDS = old
-
-
 # ------------------------------------------------------------------------- well-formedness
 
 class _Unbound(Exception):
@@ -661,6 +635,8 @@ def well_formed(source: str) -> bool:
     for stmt in tree.body:
         if isinstance(stmt, ast.FunctionDef):
             module.add(stmt.name)
+        elif isinstance(stmt, ast.Assign):
+            module |= {t.id for t in stmt.targets if isinstance(t, ast.Name)}
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             module |= {(a.asname or a.name).split(".")[0] for a in stmt.names}
     for fn in tree.body:
@@ -723,8 +699,6 @@ def _wf_block(stmts, defined: set, local: set) -> set | None:
 
 # ---------------------------------------------------------------------------------- inputs
 
-NICE_VALUES = [0.0, 1.0, -1.0, 2.0, 0.5, -0.0, 3.0, -2.5, 10.0, -7.25]
-SPECIAL_VALUES = [math.nan, math.inf, -math.inf, 1e300, -1e300, 1e-300, 5e-324, -1e-12]
 
 values = st.one_of(st.sampled_from(NICE_VALUES),
                    st.floats(-100.0, 100.0, allow_nan=False, allow_infinity=False),
@@ -746,210 +720,13 @@ def inputs_for(draw, program: Program, avoid: frozenset = frozenset()) -> tuple:
     return tuple(args)
 
 
+#: The seed of a case's calling protocol (`harness.Protocol`: its random rows, batch sizes
+#: and shared values); it shrinks to 0.
+seeds = st.integers(0, 2**32 - 1)
+
+
 @st.composite
-def cases(draw, avoid: frozenset = frozenset()) -> tuple[Program, tuple]:
+def cases(draw, avoid: frozenset = frozenset()) -> tuple[Program, tuple, int]:
+    """(program, the drawn call's arguments, the protocol's seed)."""
     program = draw(programs(avoid))
-    return program, draw(inputs_for(program, frozenset(avoid)))
-
-
-# --------------------------------------------------------------------------------- running
-
-class ModuleWriter:
-    """Writes programs to real module files (``inspect.getsource`` needs a file) and imports
-    them; every program gets a fresh module name and file."""
-
-    def __init__(self, directory: str | Path | None = None):
-        self.directory = Path(directory or tempfile.mkdtemp(prefix="vectorize_fuzz_"))
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.count = 0
-
-    def load(self, program: Program, name: str = "f"):
-        self.count += 1
-        digest = hashlib.sha1(program.source.encode()).hexdigest()[:10]
-        module_name = f"fuzzprog_{digest}_{self.count}"
-        path = self.directory / f"{module_name}.py"
-        path.write_text(program.source)
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return getattr(module, name)
-
-
-@dataclass
-class Outcome:
-    kind: str                  # ok / vacuous / rejected / mismatch / internal / generator
-    detail: str = ""
-    reason: str = ""           # normalized VectorizeError reason (kind == "rejected")
-    lanes: int = 0             # examples compared
-    spurious_warning: bool = False   # RuntimeWarning from vectorized code, none per example
-    compacted: bool = False    # a compacted form was built and compared with the select form
-
-    @property
-    def failed(self) -> bool:
-        return self.kind in ("mismatch", "internal", "generator")
-
-
-_GENERATED_NAME = re.compile(r"\b(?:[vin]\d+|h0|[xyzabf])\b")
-
-
-def normalize_reason(reason: str) -> str:
-    """The reason with the program's own names blanked, so that reasons group."""
-    reason = re.sub(r"`[^`]*`", lambda m: "`_`" if _GENERATED_NAME.search(m.group()) else
-                    m.group(), reason)
-    return reason.split("\n")[0].strip()
-
-
-# NumPy picks either zero for these when the operands are +0.0 and -0.0, and its array loop
-# and its scalar loop pick differently (docs/semantics.md): zero signs are not compared
-ZERO_SIGN_FREE = re.compile(r"\bnp\.(fmin|fmax|minimum|maximum)\(")
-
-
-def run_case(program: Program, args: tuple, writer: ModuleWriter) -> Outcome:
-    """Per-example reference vs ``vectorize(f, fallback="error")`` on ``args``."""
-    signed_zeros = not ZERO_SIGN_FREE.search(program.source)
-    f = writer.load(program)
-    scalar_warned = []
-
-    def probe(*a):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            with np.errstate(divide="warn", over="warn", invalid="warn", under="ignore"):
-                try:
-                    return f(*a)
-                finally:
-                    if any(issubclass(w.category, RuntimeWarning) for w in caught):
-                        scalar_warned.append(True)
-
-    try:
-        lanes, shape, raised = loop_reference(probe, *args)
-    except Exception:
-        return Outcome("generator", "the scalar program raised outside the reference's "
-                       "tolerated exceptions:\n" + traceback.format_exc(limit=-3))
-    checked = len(lanes) - len(raised)
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        vf = vectorize(f, fallback="error")
-        try:
-            got = vf(*args)
-        except VectorizeError as exc:
-            return Outcome("rejected", str(exc), normalize_reason(getattr(exc, "reason",
-                                                                           str(exc))))
-        except Exception as exc:
-            if checked == 0:
-                return Outcome("vacuous", f"both raise ({type(exc).__name__})")
-            return Outcome("internal", f"{type(exc).__name__}: {exc}\n"
-                           + traceback.format_exc(limit=-6), lanes=checked)
-    vector_warned = any(issubclass(w.category, RuntimeWarning) for w in caught)
-    try:
-        _compare(program, got, lanes, shape, raised, signed_zeros)
-    except Exception as exc:
-        # `math.tanh(x)` becomes `np.tanh(x)`: NumPy's implementation may differ from the C
-        # library's in the last bit (docs/semantics.md), which a later cancellation can
-        # magnify past any tolerance. The same program with NumPy's functions for `math`'s
-        # per example must then agree.
-        if "math." not in program.source or not _agrees_with_numpy_math(
-                f, program, args, got, signed_zeros):
-            return Outcome("mismatch", f"{type(exc).__name__}: {exc}", lanes=checked)
-    problem = _compacted_form_problem(vf, args, got, signed_zeros)
-    if problem not in (None, "same"):
-        return Outcome(problem[0], problem[1], lanes=checked)
-    compacted = problem == "same"
-    if checked == 0:
-        return Outcome("vacuous", "every example raised in the scalar code")
-    spurious = vector_warned and not scalar_warned and not raised
-    return Outcome("ok", lanes=checked, spurious_warning=spurious, compacted=compacted)
-
-
-def _compacted_form_problem(vf, args, got, signed_zeros):
-    """The form with every compactable per-example ``if`` compacted, which large batches may
-    run instead (`vectorize.chunks.run` times both), must give exactly what the select form
-    gave: ("mismatch" | "internal", detail); "same" when it does; None when there is none."""
-    spec, call_args, shape, _ = vf._plan(args, {}, announce=False)
-    build = getattr(spec, "build_compacted", None)
-    if build is None:
-        return None
-    try:
-        compacted = build()
-    except VectorizeError as exc:
-        if "internal error" in str(exc):
-            return "internal", f"building the compacted form: {exc}"
-        return None         # it cannot be compacted: the select form runs
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            out = vf._outputs(vf._call(compacted.function, call_args), compacted.result,
-                              shape, call_args)
-        except Exception as exc:
-            return "internal", (f"the compacted form raised {type(exc).__name__}: {exc}\n"
-                                + compacted.source)
-    try:
-        _assert_identical(out, got, signed_zeros)
-    except AssertionError as exc:
-        return "mismatch", f"the compacted form differs from the select form: {exc}\n" \
-                           + compacted.source
-    return "same"
-
-
-def _assert_identical(a, b, signed_zeros: bool) -> None:
-    if isinstance(a, tuple) or isinstance(b, tuple):
-        assert isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
-        for x, y in zip(a, b):
-            _assert_identical(x, y, signed_zeros)
-        return
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype and a.shape == b.shape, (a.dtype, a.shape, b.dtype, b.shape)
-    assert np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"), (a, b)
-    if signed_zeros and a.dtype.kind == "f":
-        assert np.array_equal(np.signbit(a[a == 0]), np.signbit(b[b == 0])), (a, b)
-
-
-def _compare(program, got, lanes, shape, raised, signed_zeros) -> None:
-    if program.n_out == 1:
-        if isinstance(got, tuple):
-            raise AssertionError(f"a tuple of {len(got)} came back for one output")
-        assert_lanes_equal(got, lanes, shape, raised, signed_zeros=signed_zeros)
-        return
-    if not isinstance(got, tuple) or len(got) != program.n_out:
-        raise AssertionError(f"expected a tuple of {program.n_out}, got {type(got)}")
-    for k in range(program.n_out):
-        part = [None if r is None else r[k] for r in lanes]
-        assert_lanes_equal(got[k], part, shape, raised, what=f"output {k}: ",
-                           signed_zeros=signed_zeros)
-
-
-class _NumpyMath:
-    """``math`` with NumPy's float functions where the engine uses them."""
-
-    def __getattr__(self, name):
-        from vectorize.rules.math_rules import FLOAT_FUNCTIONS
-        if name in FLOAT_FUNCTIONS:
-            return getattr(np, FLOAT_FUNCTIONS[name])
-        return getattr(math, name)
-
-
-def _agrees_with_numpy_math(f, program, args, got, signed_zeros) -> bool:
-    namespace = f.__globals__
-    saved = namespace.get("math")
-    namespace["math"] = _NumpyMath()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            lanes, shape, raised = loop_reference(f, *args)
-        _compare(program, got, lanes, shape, raised, signed_zeros)
-        return True
-    except Exception:
-        return False
-    finally:
-        namespace["math"] = saved
-
-
-def format_case(program: Program, args: tuple, outcome: Outcome) -> str:
-    """A self-contained report of one case: the program, its inputs, what happened."""
-    arg_text = ", ".join(f"np.array({a.tolist()!r})" if isinstance(a, np.ndarray) else repr(a)
-                         for a in args)
-    features = ", ".join(sorted(program.features)) or "-"
-    return (f"{outcome.kind.upper()} (features: {features})\n"
-            f"{program.source}\n"
-            f"args: f({arg_text})\n"
-            f"{outcome.detail}")
+    return program, draw(inputs_for(program, frozenset(avoid))), draw(seeds)
