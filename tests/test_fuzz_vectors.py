@@ -46,27 +46,10 @@ SHRINK_SECONDS = 45
 #: Constructs the CI run leaves out while the engine has a known bug with them (issue 13);
 #: remove an entry when its fix lands.
 AVOID = frozenset({
-    # 1b: a string result in the compacted form: np.result_type("hi", ...) -> "data type 'hi'
-    # not understood"
-    "string",
-    # 6: `i + 1 < len(v) and v[i + 1]` with a guard the same for every example raises
-    # IndexError (or is refused when the drawn vectors show it)
-    "shared_guard",
-    # 2: an early `return` of a per-example vector inside a loop: UnboundLocalError on the
-    # engine's `result`
-    "vector_return_in_loop",
-    # 3: a `return` in a loop inside a loop (with a conditional expression after the loops):
-    # `if returned_if_2:` tests a per-example array ("truth value ... is ambiguous")
-    "return_in_nested_loop",
-    # (new, FINDINGS) a loop variable bound by an earlier loop that may not have run
+    # (FINDINGS N1) a loop variable bound by an earlier loop that may not have run
     # (`for i in range(0)`, a `while` whose test is false) and rebound inside a masked loop:
     # `i = np.full(len(v), i)` raises UnboundLocalError
     "counter_reuse",
-    # 7: a module-level table indexed by a per-example int
-    "table",
-    # 1a: an accumulator started from a Python constant (`tot = 0.0`) and changed under a
-    # per-example `if` in a loop: the compacted form gathers `tot[lanes]` of a float
-    "scalar_carry",
 })
 
 _tally: Counter = Counter()
@@ -185,8 +168,8 @@ def test_the_runtimes_own_check_failing_is_a_mismatch(monkeypatch, tmp_path):
 def test_a_wrong_result_for_one_example_is_a_mismatch_at_n_1(monkeypatch, tmp_path):
     place = vmap_module._place_outputs
 
-    def wrong(out, result, out_axes, size):
-        placed = place(out, result, out_axes, size)
+    def wrong(out, result, out_axes, size, *rest):
+        placed = place(out, result, out_axes, size, *rest)
         return placed + 1.0 if size == 1 else placed
 
     monkeypatch.setattr(vmap_module, "_place_outputs", wrong)
@@ -213,8 +196,8 @@ def test_a_stale_shared_argument_is_a_mismatch(monkeypatch, tmp_path):
 def test_a_wrong_empty_batch_is_caught(monkeypatch, tmp_path):
     place = vmap_module._place_outputs
 
-    def wrong(out, result, out_axes, size):
-        placed = place(out, result, out_axes, size)
+    def wrong(out, result, out_axes, size, *rest):
+        placed = place(out, result, out_axes, size, *rest)
         return placed.astype(np.int64) if size == 0 else placed
 
     monkeypatch.setattr(vmap_module, "_place_outputs", wrong)
@@ -250,10 +233,9 @@ def f(w):
         k += 1
     return k
 """, Layout("vmap", (1,), (False,), (0,)), (np.array([[0.0], [3.0], [np.nan]]),),
-        id="scan_over_vectors_of_length_one",
-        marks=pytest.mark.xfail(strict=True, reason="bug (FINDINGS N4): refused for vectors "
-                                "of length 1, 'this index does not fit the per-example value "
-                                "(index 1 ...)', located at the `def` line")),
+        # (FINDINGS N4: was refused, 'this index does not fit the per-example value (index
+        # 1 ...)', at the `def` line; the shared guard now short-circuits)
+        id="scan_over_vectors_of_length_one"),
 ]
 
 

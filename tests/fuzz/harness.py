@@ -676,10 +676,12 @@ def _planned(wrapped, layout: Layout, args):
     """(specialization, a function running a generated function of it on ``args`` to the
     final outputs) for the call ``wrapped(*args)``, or None."""
     if layout.api == "vmap":
+        from vectorize import backends
         from vectorize.vmap import _place_outputs
         spec, call_args, size, _ = wrapped._plan(args)
         return spec, lambda gen: _place_outputs(gen.function(*call_args), gen.result,
-                                                wrapped.out_axes, size)
+                                                wrapped.out_axes, size,
+                                                backends.get(gen.backend), call_args)
     if layout.api == "signature":
         plan = wrapped._signature_plan(args, {})
         if plan is None:
