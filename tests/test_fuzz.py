@@ -635,7 +635,8 @@ def f(x, y, z):
         id="loop_mask_uniform_in_one_copy_of_the_code_after_a_return"),
     # issue 13 (vector fuzzer, FINDINGS N1): a masked loop (per-example `break`) rebinds `i`,
     # which an earlier loop that may not have run bound: the batch promotes it before the
-    # loop (`i = np.full(len(x), i)`) and raises UnboundLocalError. Open.
+    # loop (`i = np.full(len(x), i)`) and raised UnboundLocalError; now a carry that may be
+    # unbound starts from a literal where the loop reads it, and is not promoted elsewhere.
     pytest.param("loop_variable_of_a_loop_that_may_not_run_rebound_in_a_masked_loop", """
 def f(x):
     for i in range(0):
@@ -647,10 +648,7 @@ def f(x):
             x = x + 1.0
     return x
 """, (np.array([0.5, -3.0, 10.0]),), True,
-        id="loop_variable_of_a_loop_that_may_not_run_rebound_in_a_masked_loop",
-        marks=pytest.mark.xfail(strict=True, reason="bug (issue 13, fuzzer finding N1): "
-                                "`i = np.full(len(x), i)` of an unbound `i` before a masked "
-                                "loop")),
+        id="loop_variable_of_a_loop_that_may_not_run_rebound_in_a_masked_loop"),
 ]
 
 

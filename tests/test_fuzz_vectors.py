@@ -45,12 +45,7 @@ SHRINK_SECONDS = 45
 
 #: Constructs the CI run leaves out while the engine has a known bug with them (issue 13);
 #: remove an entry when its fix lands.
-AVOID = frozenset({
-    # (FINDINGS N1) a loop variable bound by an earlier loop that may not have run
-    # (`for i in range(0)`, a `while` whose test is false) and rebound inside a masked loop:
-    # `i = np.full(len(v), i)` raises UnboundLocalError
-    "counter_reuse",
-})
+AVOID: frozenset = frozenset()
 
 _tally: Counter = Counter()
 _reasons: Counter = Counter()
@@ -223,9 +218,8 @@ def f(v, x):
     return x
 """, Layout("vmap", (1, 0), (False, True), (0,)),
         (np.array([[0.5, 1.0, -1.0], [2.0, 0.0, np.nan]]), 0.5),
-        id="loop_variable_of_a_loop_that_may_not_run_rebound_in_a_masked_loop",
-        marks=pytest.mark.xfail(strict=True, reason="bug (FINDINGS N1): `i = np.full(len(v), "
-                                "i)` of an unbound `i` before a masked loop")),
+        # (FINDINGS N1: `i = np.full(len(v), i)` of an unbound `i` before the masked loop)
+        id="loop_variable_of_a_loop_that_may_not_run_rebound_in_a_masked_loop"),
     pytest.param("""
 def f(w):
     k = 0

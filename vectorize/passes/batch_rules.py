@@ -181,6 +181,15 @@ class _ApplyRules(cst.CSTTransformer):
             if needed is not None and not flows_into(original_node, name, needed):
                 continue
             at_head = promoted_value(before, at_head)
+            if at_head is not None and name not in self.analysis.defined_before_loop.get(
+                    original_node, head):
+                # bound before the loop on some paths only (`for i in range(0)` earlier):
+                # where the loop's lanes read it Python has bound it, so the others' start
+                # is never read; `np.full` of the name itself may raise UnboundLocalError
+                line = self._maybe_unbound_carry(name, at_head, original_node)
+                if line is not None:
+                    lines.append(line)
+                continue
             if at_head is None:
                 if needed is None:
                     continue
@@ -242,6 +251,22 @@ class _ApplyRules(cst.CSTTransformer):
         else:
             shape = "({n}" + ones + ", *" + prims.shape("{v}") + ")"
         return expr(prims.full(shape, "{v}", dtype_code, self._like), n=size, v=node)
+
+    def _maybe_unbound_carry(self, name, value, loop):
+        """The start of a carry that may be unbound before ``loop``: nothing where the loop
+        does not read its old value (at its head or after it), else a literal of its type
+        for every lane (a lane that reads it per example has bound it first)."""
+        from .masked_loops import _has_literal, _literal_for
+        live = self._live()
+        if name not in live.live_at_head.get(loop, set()) | live.live_after.get(loop, set()):
+            return None
+        if not _has_literal(value):
+            raise Unsupported(f"`{name}` may have no value before this loop, and it is not a "
+                              "number", loop, f"give `{name}` a value before the loop")
+        return cst.SimpleStatementLine([cst.Assign(
+            [cst.AssignTarget(cst.Name(name))],
+            self._full_expr(cst.parse_expression(_literal_for(value)), value, None, name,
+                            loop))])
 
     def _user_node(self, at, name):
         """A node of the user's code to point at: where ``name`` appears in ``at`` (passes
