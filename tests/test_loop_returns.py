@@ -553,3 +553,57 @@ def test_a_fallback_piece_in_a_selected_if_makes_the_whole_function_run_per_exam
     assert "the whole function" in message and "math.factorial" in message
     with pytest.raises(VectorizeError, match="math.factorial. has no batching rule"):
         vectorize(factorial_where_positive_selected, fallback="error")(x)
+
+
+# ------------------------------------- a number on one per-example path, a vector on another
+def number_or_vector_assigned(v, x):
+    if x > 0:
+        r = v * 2.0
+    else:
+        r = x
+    return np.sum(r)
+
+
+def zero_or_vector_returned(v, x):
+    if x > 0:
+        return v * 2.0
+    return 0.0
+
+
+def prefix_or_vector(v, x):
+    if x > 0:
+        r = v[:2]
+    else:
+        r = v
+    return r
+
+
+def vector_either_way(v, x):
+    if x > 0:
+        r = v * 2.0
+    else:
+        r = -v
+    return np.sum(r)
+
+
+@pytest.mark.parametrize("f, line", [(number_or_vector_assigned, "if x > 0:"),
+                                     (zero_or_vector_returned, "return 0.0"),
+                                     (prefix_or_vector, "if x > 0:")],
+                         ids=lambda p: getattr(p, "__name__", ""))
+def test_values_of_different_shapes_on_per_example_paths_are_refused(f, line):
+    """Per example the results have different shapes (a number where the others have
+    vectors): no batch holds them, and broadcasting the number to a vector would give
+    `np.sum(r)` of that lane a sum of copies (the per-example loop gives the number)."""
+    v, x = np.ones((3, 4)), np.array([1.0, -1.0, 2.0])
+    with pytest.raises(VectorizeError) as err:
+        vmap(f)(v, x)
+    message = str(err.value)
+    assert "different shapes" in message and line in message
+    for engine_name in ("result", "returned", "cond"):
+        assert f"`{engine_name}" not in message
+
+
+def test_vectors_of_one_shape_on_per_example_paths_are_chosen_per_example():
+    v, x = np.arange(12.0).reshape(3, 4), np.array([1.0, -1.0, 2.0])
+    np.testing.assert_array_equal(vmap(vector_either_way)(v, x),
+                                  [vector_either_way(a, b) for a, b in zip(v, x)])

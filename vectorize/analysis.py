@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import contextvars
 import types
 import weakref
 
@@ -111,6 +112,19 @@ def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
     return out
 
 
+#: whether a per-example choice between values of different shapes is refused: in the
+#: user's code (the per-example results would not make one array; broadcasting one against
+#: the other would give the number's lanes a vector), not in what passes made of it (a
+#: number placeholder before a loop that returns vectors, `masked_loops`)
+_PER_EXAMPLE_SHAPES: contextvars.ContextVar = contextvars.ContextVar("per_example_shapes",
+                                                                     default=False)
+
+
+def _shape_phrase(example) -> str:
+    shape = np.shape(example)
+    return "a number" if not shape else f"an array of shape {shape}"
+
+
 def _no_per_example_choice_between(a, b, what: str, at) -> None:
     """Two values that differ per example end up in one array (`join` under a per-example
     condition): a tuple and a single value, tuples of different lengths, or values with no
@@ -124,6 +138,11 @@ def _no_per_example_choice_between(a, b, what: str, at) -> None:
             problem = "tuples of different lengths"
         else:
             problem = "a tuple on some paths and a single value on others"
+    elif a.known and b.known and np.shape(a.example) != np.shape(b.example) \
+            and _PER_EXAMPLE_SHAPES.get() and type(at) not in (cst.For, cst.While):
+        # (a loop's carry that changes shape is refused where it is written, `batch_rules`)
+        problem = (f"values of different shapes ({_shape_phrase(a.example)} and "
+                   f"{_shape_phrase(b.example)})")
     elif a.known and b.known and a.example is not b.example:
         kinds = {np.asarray(a.example).dtype.kind, np.asarray(b.example).dtype.kind}
         try:
@@ -140,8 +159,9 @@ def _no_per_example_choice_between(a, b, what: str, at) -> None:
         return
     raise Unsupported(f"{what} {problem}, depending on a per-example condition: the batch "
                       "cannot hold both in one array", at,
-                      "return (or assign) values of one kind on every path, e.g. a number "
-                      "code instead of a string, or tuples of the same length")
+                      "return (or assign) values of one kind and shape on every path, e.g. "
+                      "a number code instead of a string, np.zeros_like(v) instead of 0.0, "
+                      "or tuples of the same length")
 
 
 class _LoopExit(Exception):
@@ -240,6 +260,15 @@ class Analysis:
 
     def _interpret(self) -> None:
         env = Env(self.params)
+        users = self.tree is getattr(self.source, "tree", None)
+        token = _PER_EXAMPLE_SHAPES.set(users)
+        try:
+            self._interpret_body(env)
+        finally:
+            _PER_EXAMPLE_SHAPES.reset(token)
+        return self
+
+    def _interpret_body(self, env) -> None:
         end = self.block(self.tree.body.body, env)
         self._copy_scalar_reads()
         if end is not None and not end.raised and self.batched_returns \
@@ -256,7 +285,7 @@ class Analysis:
             if self.batched_returns and not isinstance(result, TupleValue):
                 result = join(result, result, force_batched=True)
             self.result = result
-        return self
+        return None
 
     def _bind_scalar_reads(self, small: cst.Assign) -> None:
         """Remember the names ``a = y[0]`` binds to a per-example scalar read from the
