@@ -607,3 +607,27 @@ def test_vectors_of_one_shape_on_per_example_paths_are_chosen_per_example():
     v, x = np.arange(12.0).reshape(3, 4), np.array([1.0, -1.0, 2.0])
     np.testing.assert_array_equal(vmap(vector_either_way)(v, x),
                                   [vector_either_way(a, b) for a, b in zip(v, x)])
+
+
+def flag_and_word_returned_in_a_loop(v):
+    n0 = 0
+    while n0 < 2 and np.sum(v) < float(len(v)):
+        n0 += 1
+        if 1.0 < v[min(n0, len(v) - 1)]:
+            return v[0] + v[0] < v[0], "hi"
+        else:
+            return v[0] < v[0], "lo"
+    return v[0] < v[0], "done"
+
+
+def test_a_tuple_with_a_string_returned_from_a_loop():
+    """The placeholder of the loop's result had 0.0 for the string (fuzzer, seed 6000:
+    DTypePromotionError in np.where); it is an empty string now."""
+    f = vectorize(flag_and_word_returned_in_a_loop, signature="(n)->(),()", fallback="error")
+    rng = np.random.default_rng(0)
+    for n in (0, 1, 5, 2000):
+        v = rng.normal(size=(n, 3)) * 2
+        flags, words = f(v)
+        expected = [flag_and_word_returned_in_a_loop(row) for row in v]
+        assert flags.tolist() == [bool(e[0]) for e in expected]
+        assert words.tolist() == [e[1] for e in expected]

@@ -67,14 +67,15 @@ def _has_literal(value) -> bool:
     """Whether `_literal_for` gives ``value``'s type exactly (per-example numbers)."""
     if isinstance(value, TupleValue):
         return all(_has_literal(v) for v in value.items)
-    return value is not None and value.rank == 0 and value.kind in "biufc"
+    return value is not None and value.rank == 0 and value.kind in "biufcUS"
 
 
 def _literal_for(value) -> str:
     """A weak Python literal of the right kind, to give ``result`` a type before the loop."""
     if isinstance(value, TupleValue):
         return "(" + ", ".join(_literal_for(v) for v in value.items) + ",)"
-    return {"b": "False", "i": "0", "u": "0", "f": "0.0", "c": "0j"}.get(value.kind, "0.0")
+    return {"b": "False", "i": "0", "u": "0", "f": "0.0", "c": "0j", "U": '""', "S": 'b""'
+            }.get(value.kind, "0.0")
 
 
 class _Loop(ContinuationLowering):
