@@ -124,8 +124,9 @@ def print_module(specs, module, main, header: str = "") -> Printed:
     first), and what running it needs: the imports, the other globals it reads."""
     import libcst as cst  # here: loading printed code does not need libcst
 
-    from .cst_util import code, fix_parens
     from .liveness import all_names
+    from .syntax.edit import fix_parens
+    from .syntax.printer import code
     backend = module.backend
     imports = {backend.alias: backend.module()}
     namespace: dict = {}
