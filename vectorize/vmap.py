@@ -13,6 +13,7 @@ from .chunks import check_chunk_size
 from .errors import VectorizeError
 from .frontend import (
     Announcer,
+    Entry,
     FallbackSpec,
     SpecCache,
     as_is_key,
@@ -74,20 +75,22 @@ class _VMapped:
             pass
 
     def source(self, *args) -> str:
-        spec, _, size, _ = self._plan(args)
-        return chunks.source_for(spec, size, self.chunk_size)
+        entry, _, size, _ = self._plan(args)
+        return chunks.source_for(entry.spec, entry.tuning, size, self.chunk_size)
 
     def __call__(self, *args, **kwargs):
         if kwargs:
             raise TypeError("vmap'd functions take positional arguments only in this version")
-        spec, call_args, size, batched = self._plan(args)
+        entry, call_args, size, batched = self._plan(args)
+        spec = entry.spec
         if isinstance(spec, FallbackSpec) or spec.fallbacks:
             self._announce(spec.reason if isinstance(spec, FallbackSpec)
                            else "; ".join(spec.fallbacks), spec)
         if isinstance(spec, FallbackSpec):
             return self._loop(args, size)
         if spec.backend == "numpy":
-            out = chunks.run(spec, call_args, batched, size, self.chunk_size, _call)
+            out = chunks.run(spec, entry.tuning, call_args, batched, size, self.chunk_size,
+                             _call)
         else:       # one call: the backend's library blocks and threads its own work
             out = spec.function(*call_args)
         return _place_outputs(out, spec.result, self.out_axes, size,
@@ -149,16 +152,16 @@ class _VMapped:
             # has the original's defaults)
             if name in self._defaults:
                 params[name] = functools.partial(exact, self._defaults[name])
-        spec = self._specs.get_or_build(tuple(key), lambda: self._build(params, backend))
-        return spec, call_args, size, [_batched(k) for k in key]
+        entry = self._specs.get_or_build(tuple(key), lambda: self._build(params, backend))
+        return entry, call_args, size, [_batched(k) for k in key]
 
     def _fallback(self, reason: str):
         if self.fallback == "error":
             raise VectorizeError(f"cannot vmap `{self._name}`: {reason}",
                                  suggestion="vmap a plain `def` function, or pass "
                                             "fallback='warn'")
-        return self._specs.get_or_build(("fallback", reason), lambda: FallbackSpec(
-            reason, fallback_source(self.func, reason, "loop")))
+        return self._specs.get_or_build(("fallback", reason), lambda: Entry(FallbackSpec(
+            reason, fallback_source(self.func, reason, "loop"))))
 
     def _build(self, params, backend):
         try:
@@ -171,7 +174,7 @@ class _VMapped:
                 raise VectorizeError(f"cannot vmap `{self._name}`: {exc}",
                                      suggestion="pass a supported dtype, or fallback='warn'"
                                      ) from None
-            return FallbackSpec(str(exc), fallback_source(self.func, str(exc), "loop"))
+            return Entry(FallbackSpec(str(exc), fallback_source(self.func, str(exc), "loop")))
 
     def _loop(self, args, size):
         axes = self.in_axes if isinstance(self.in_axes, (tuple, list)) else (self.in_axes,) * len(
