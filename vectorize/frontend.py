@@ -189,16 +189,17 @@ def rule_wrapper(fn, count: int, backend: str):
 
 
 def build(func, params: dict, *, fallback: str, title: str, kind: str,
-          backend: str = "numpy", cache_dir=None) -> Entry:
+          backend: str = "numpy", cache_dir=None, explain: bool = False) -> Entry:
     """The specialization of ``func`` for the abstract values ``params`` (`Generated`) and the
     runtime's state for it (`tuning`), or, where it cannot be translated and the policy
     allows it, a `FallbackSpec` that runs it per example (``kind`` says how, for
     ``.source()``). ``title`` heads the generated source; ``cache_dir``: the disk cache
-    (`vectorize.diskcache.directory`)."""
+    (`vectorize.diskcache.directory`); ``explain``: record which rule rewrote which line
+    (``Generated.explanations``, for `vectorize.explain`)."""
     header = f"{title} from {func.__qualname__} ({where(func)}) for:\n{describe(params)}"
     try:
         spec = specialize(func, params, fallback=fallback, header=header, backend=backend,
-                          cache_dir=cache_dir)
+                          cache_dir=cache_dir, explain=explain)
     except Exception as exc:
         from .errors import VectorizeError
         if not isinstance(exc, VectorizeError) or fallback == "error":
@@ -234,11 +235,14 @@ def specialized_on(value) -> bool:
 
 
 def specialize(func, params: dict, *, fallback: str = "error", header: str = "",
-               backend: str = "numpy", cache_dir=False, if_strategy: str | None = None):
+               backend: str = "numpy", cache_dir=False, if_strategy: str | None = None,
+               explain: bool = False):
     """`transform.transform_function`, through the disk cache where ``cache_dir`` turns it on
-    (a hit runs no transform and imports no libcst)."""
+    (a hit runs no transform and imports no libcst; not with ``explain``, whose explanations
+    a stored entry may not have)."""
     disk = spec = lookup = None
-    if cache_dir is not False and (cache_dir is not None or os.environ.get(CACHE_ENV)):
+    if not explain and cache_dir is not False and (cache_dir is not None
+                                                   or os.environ.get(CACHE_ENV)):
         from . import diskcache  # (json and the rest only when a cache may be on)
         disk = diskcache.store(cache_dir)
     if disk is not None:
@@ -255,7 +259,7 @@ def specialize(func, params: dict, *, fallback: str = "error", header: str = "",
     if spec is None:
         from .transform import transform_function  # libcst is imported on first use only
         spec = transform_function(func, params, fallback=fallback, header=header,
-                                  backend=backend, if_strategy=if_strategy)
+                                  backend=backend, if_strategy=if_strategy, explain=explain)
         if disk is not None:
             disk.save(spec, lookup)
     return spec
