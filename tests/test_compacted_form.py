@@ -261,7 +261,8 @@ def _expected(stacked, positions):
     return stacked[positions]
 
 
-def _entry(vf):
+def _cached(vf):
+    """The specialization ``vf`` made last, as it keeps it (`frontend.Entry`)."""
     return next(reversed(vf._specs._entries.values()))
 
 
@@ -299,8 +300,8 @@ def run_in_compacted_form(entry, monkeypatch):
     positions = np.arange(5) % good.size
     _check(_quiet(vf, *entry.args(good[positions])), _expected(stacked, positions),
            "select form, N = 5: ")
-    entry = _entry(vf)
-    spec, tuning = entry.spec, entry.tuning
+    cached = _cached(vf)
+    spec, tuning = cached.spec, cached.tuning
     alternative = chunks.compacted(tuning)
     if not alternative:
         assert not spec.switchable_ifs or spec.fallbacks
@@ -531,4 +532,4 @@ def test_string_results_keep_the_select_form(monkeypatch):
         x = rng.random(70_000)
         got = vf(x)
         assert got.dtype.kind == "U" and np.array_equal(got, np.where(x > 0.5, "hi", "lo"))
-    assert _entry(vf).spec.switchable_ifs == 0
+    assert _cached(vf).spec.switchable_ifs == 0
