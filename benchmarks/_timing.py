@@ -36,8 +36,8 @@ def settle(call, vf, n: int) -> None:
     later call does."""
     for _ in range(100):
         call()
-        (spec,) = vf._specs._entries.values()
-        if isinstance(spec.chunking.get(n.bit_length(), 0), int):
+        (entry,) = vf._specs._entries.values()
+        if isinstance(entry.tuning.chunking.get(n.bit_length(), 0), int):
             return
 
 

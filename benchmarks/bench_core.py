@@ -217,11 +217,11 @@ def shuffled_section(rounds: int) -> list[str]:
 
 def way_chosen(vf, n: int) -> str:
     """How ``chunk_size="auto"`` runs batches of ``n`` lanes (`vectorize.chunks.run`)."""
-    (spec,) = vf._specs._entries.values()
-    way = spec.chunking.get(n.bit_length(), 0)
+    (entry,) = vf._specs._entries.values()
+    way = entry.tuning.chunking.get(n.bit_length(), 0)
     if not isinstance(way, int):
         return "(still timing the ways)"
-    form = " (the `if`s compacted)" if n.bit_length() in spec.variants else ""
+    form = " (the `if`s compacted)" if n.bit_length() in entry.tuning.variants else ""
     return ("as one call" if way == 0 else
             f"in chunks on {way} thread{'s' * (way > 1)}") + form
 
@@ -362,8 +362,8 @@ def measure_first_call(count: int) -> dict:
 
 
 def generated_function(vf):
-    (spec,) = vf._specs._entries.values()
-    return spec.function
+    (entry,) = vf._specs._entries.values()
+    return entry.spec.function
 
 
 def measure_overhead(rounds: int) -> list[dict]:
@@ -387,8 +387,8 @@ def measure_overhead(rounds: int) -> list[dict]:
                       "overhead": res["vf"][0] - res["direct"][0], "rounds": rounds})
     vm = vz.vmap(func, in_axes=(0, None), fallback="error")
     vm(x, 1.0)
-    (spec,) = vm._specs._entries.values()
-    gen = spec.function
+    (entry,) = vm._specs._entries.values()
+    gen = entry.spec.function
     assert np.array_equal(gen(x, 1.0), vm(x, 1.0))
     res = interleaved({"direct": lambda: gen(x, 1.0), "vf": lambda: vm(x, 1.0)}, rounds)
     cases.append({"label": "vmap(func, in_axes=(0, None))(t, 1.0)", "direct": res["direct"][0],

@@ -12,8 +12,8 @@ import libcst as cst
 import numpy as np
 
 from vectorize.abstract import Value
-from vectorize.cst_util import fix_parens
 from vectorize.source import read_function
+from vectorize.syntax.edit import fix_parens
 from vectorize.transform import FunctionJob, ModuleContext
 
 _dir = pathlib.Path(tempfile.mkdtemp(prefix="vectorize_passes_"))

@@ -296,29 +296,30 @@ def test_auto_times_each_way_then_keeps_the_fastest():
     x = np.linspace(-5, 5, n)
     vf = vectorize(returns_constant_and_value)
     first = vf(x)
-    (spec,) = vf._specs._entries.values()
-    timings = spec.chunking[bucket]
+    (entry,) = vf._specs._entries.values()
+    tuning = entry.tuning
+    timings = tuning.chunking[bucket]
     # (variant, way): variant 0 is the select form, 1 the form with the `if` compacted;
     # way 0: one whole call, 1: chunks on this thread, 3: chunks on 3 threads (this module's)
     assert set(timings) == {(v, w) for v in (0, 1) for w in (0, 1, 3)}
     for _ in range(6 * chunks.TRIALS - 1):   # the first call was the first trial
-        assert spec.chunking[bucket] is timings
+        assert tuning.chunking[bucket] is timings
         assert_identical(vf(x), first)
     assert all(len(times) == chunks.TRIALS for times in timings.values())
     variant, way = min(timings, key=lambda w: chunks._median(timings[w]))
-    assert spec.chunking == {bucket: way}
-    assert spec.variants == ({bucket: spec.compacted} if variant else {})
+    assert tuning.chunking == {bucket: way}
+    assert tuning.variants == ({bucket: tuning.compacted} if variant else {})
     assert_identical(vf(x), first)
     # a batch that makes no chunk on one thread is timed whole and on threads only
     small = np.linspace(-5, 5, 3 * chunks.AUTO_MIN_LANES)
     assert_identical(vf(small), vectorize(returns_constant_and_value, chunk_size=None)(small))
-    assert set(spec.chunking[small.size.bit_length()]) == {(v, w) for v in (0, 1)
+    assert set(tuning.chunking[small.size.bit_length()]) == {(v, w) for v in (0, 1)
                                                            for w in (0, 3)}
     # an explicit chunk size is always used; small batches are never timed
     vf.chunk_size = 1000
     assert_identical(vf(x), first)
     vf(x[:100])
-    assert spec.chunking.keys() == {bucket, small.size.bit_length()}
+    assert tuning.chunking.keys() == {bucket, small.size.bit_length()}
 
 
 def test_auto_without_threads_or_chunks_decides_at_once(monkeypatch):
@@ -326,13 +327,13 @@ def test_auto_without_threads_or_chunks_decides_at_once(monkeypatch):
     x = np.linspace(-5, 5, 3 * chunks.AUTO_MIN_LANES)   # one chunk on one thread
     vf = vectorize(no_branches)
     assert_identical(vf(x), vectorize(no_branches, chunk_size=None)(x))
-    (spec,) = vf._specs._entries.values()
-    assert spec.chunking == {x.size.bit_length(): 0}
+    (entry,) = vf._specs._entries.values()
+    assert entry.tuning.chunking == {x.size.bit_length(): 0}
     # with an `if` to compact, the two forms are still timed (in one call each)
     vf = vectorize(returns_constant_and_value)
     assert_identical(vf(x), vectorize(returns_constant_and_value, chunk_size=None)(x))
-    (spec,) = vf._specs._entries.values()
-    assert set(spec.chunking[x.size.bit_length()]) == {(0, 0), (1, 0)}
+    (entry,) = vf._specs._entries.values()
+    assert set(entry.tuning.chunking[x.size.bit_length()]) == {(0, 0), (1, 0)}
 
 
 def no_branches(x):
@@ -467,8 +468,8 @@ def test_only_functions_without_shared_state_run_on_threads(f, parallel):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         vf(np.arange(3.0))
-    (spec,) = vf._specs._entries.values()
-    assert getattr(spec, "parallel", False) is parallel    # a whole-function fallback: no
+    (entry,) = vf._specs._entries.values()
+    assert getattr(entry.spec, "parallel", False) is parallel    # a whole-function fallback: no
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
@@ -544,8 +545,8 @@ def _slowed(generated, seconds, clock):
 def _large_spec(f, x):
     vf = vectorize(f, fallback="error")
     vf(x[:10])              # the specialization, before any large batch
-    (spec,) = vf._specs._entries.values()
-    return vf, spec
+    (entry,) = vf._specs._entries.values()
+    return vf, entry.spec, entry.tuning
 
 
 @pytest.mark.parametrize("faster", ["select", "compacted"])
@@ -556,24 +557,24 @@ def test_auto_keeps_the_faster_of_select_and_compacted(monkeypatch, faster):
     x = np.random.default_rng(1).permutation(np.linspace(-10, 10, 3 * chunks.AUTO_MIN_LANES))
     bucket = x.size.bit_length()
     expected = vectorize(piecewise4, chunk_size=None)(x)
-    vf, spec = _large_spec(piecewise4, x)
+    vf, spec, tuning = _large_spec(piecewise4, x)
     assert spec.switchable_ifs == 3 and "flatnonzero" not in spec.source
     select_time, compacted_time = (1.0, 2.0) if faster == "select" else (2.0, 1.0)
     _slowed(spec, select_time, clock)
-    build = spec.build_compacted
-    spec.build_compacted = lambda: _slowed(build(), compacted_time, clock)
+    build = tuning.build_compacted
+    tuning.build_compacted = lambda: _slowed(build(), compacted_time, clock)
     for _ in range(2 * chunks.TRIALS - 1):   # one chunk on one thread: way 0 of each form
         # the source of what the next call runs, with a line that says it is being timed
         source = vf.source(x)
         assert "being timed" in source and "# the next call runs this one." in source
-        timings = spec.chunking.get(bucket, {(0, 0): []})    # (the first call: select)
+        timings = tuning.chunking.get(bucket, {(0, 0): []})    # (the first call: select)
         turn = min(timings, key=lambda c: len(timings[c]))
         assert ("flatnonzero" in source) == (turn[0] == 1)
         assert_identical(vf(x), expected)
-        assert set(spec.chunking[bucket]) == {(0, 0), (1, 0)}
+        assert set(tuning.chunking[bucket]) == {(0, 0), (1, 0)}
     assert_identical(vf(x), expected)
-    assert spec.chunking[bucket] == 0
-    assert (bucket in spec.variants) == (faster == "compacted")
+    assert tuning.chunking[bucket] == 0
+    assert (bucket in tuning.variants) == (faster == "compacted")
     assert ("flatnonzero" in vf.source(x)) == (faster == "compacted")
     assert ("timed faster" in vf.source(x)) == (faster == "compacted")
     assert "being timed" not in vf.source(x)
@@ -586,11 +587,11 @@ def test_the_compacted_form_warns_as_the_select_form():
     lanes whose value is thrown away); the compacted alternative silences it too, so the
     choice changes no warning."""
     x = np.linspace(-3, 3, 3 * chunks.AUTO_MIN_LANES)
-    vf, spec = _large_spec(log_branch, x)
-    alternative = chunks.compacted(spec)
+    vf, spec, tuning = _large_spec(log_branch, x)
+    alternative = chunks.compacted(tuning)
     assert "flatnonzero" in alternative.source and "errstate" in alternative.source
-    spec.chunking[x.size.bit_length()] = 0
-    spec.variants[x.size.bit_length()] = alternative
+    tuning.chunking[x.size.bit_length()] = 0
+    tuning.variants[x.size.bit_length()] = alternative
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         got = vf(x)
@@ -601,19 +602,19 @@ def test_a_compacted_form_that_disagrees_is_dropped(monkeypatch):
     monkeypatch.setenv("VECTORIZE_NUM_THREADS", "1")
     x = np.linspace(-10, 10, 3 * chunks.AUTO_MIN_LANES)
     expected = vectorize(piecewise4, chunk_size=None)(x)
-    vf, spec = _large_spec(piecewise4, x)
-    build = spec.build_compacted
+    vf, spec, tuning = _large_spec(piecewise4, x)
+    build = tuning.build_compacted
 
     def wrong():
         generated = build()
         function = generated.function
         generated.function = lambda v: function(v) + 1.0
         return generated
-    spec.build_compacted = wrong
+    tuning.build_compacted = wrong
     for _ in range(2 * chunks.TRIALS):
         assert_identical(vf(x), expected)
-    assert spec.compacted is False and spec.chunking[x.size.bit_length()] == 0
-    assert spec.variants == {}
+    assert tuning.compacted is False and tuning.chunking[x.size.bit_length()] == 0
+    assert tuning.variants == {}
 
 
 @pytest.mark.parametrize("decided", [False, True])
@@ -625,8 +626,8 @@ def test_a_compacted_form_that_raises_is_dropped(monkeypatch, decided):
     x = np.linspace(-10, 10, 3 * chunks.AUTO_MIN_LANES)
     bucket = x.size.bit_length()
     expected = vectorize(piecewise4, chunk_size=None)(x)
-    vf, spec = _large_spec(piecewise4, x)
-    alternative = chunks.compacted(spec)
+    vf, spec, tuning = _large_spec(piecewise4, x)
+    alternative = chunks.compacted(tuning)
     function = alternative.function
     calls = []
 
@@ -637,14 +638,14 @@ def test_a_compacted_form_that_raises_is_dropped(monkeypatch, decided):
         return function(v)
     alternative.function = raises
     if decided:
-        spec.chunking[bucket] = 0
-        spec.variants[bucket] = alternative
+        tuning.chunking[bucket] = 0
+        tuning.variants[bucket] = alternative
     for _ in range(2 * chunks.TRIALS + 1):
         assert_identical(vf(x), expected)
     assert calls == [x.size] * (1 + decided)
-    assert spec.compacted is False and spec.variants == {}
-    assert all(not c[0] for c in spec.chunking[bucket]) if type(
-        spec.chunking[bucket]) is dict else spec.chunking[bucket] == 0
+    assert tuning.compacted is False and tuning.variants == {}
+    assert all(not c[0] for c in tuning.chunking[bucket]) if type(
+        tuning.chunking[bucket]) is dict else tuning.chunking[bucket] == 0
     assert "flatnonzero" not in vf.source(x)
 
 
@@ -653,41 +654,42 @@ def test_an_exception_of_both_forms_is_the_callers():
     form (which raised the same) stays."""
     x = np.linspace(-10, 10, 3 * chunks.AUTO_MIN_LANES)
     bucket = x.size.bit_length()
-    vf, spec = _large_spec(piecewise4, x)
-    alternative = chunks.compacted(spec)
+    vf, spec, tuning = _large_spec(piecewise4, x)
+    alternative = chunks.compacted(tuning)
 
     def raises(v):
         raise ValueError("math domain error")
     alternative.function = spec.function = raises
-    spec.chunking[bucket] = 0
-    spec.variants[bucket] = alternative
+    tuning.chunking[bucket] = 0
+    tuning.variants[bucket] = alternative
     with pytest.raises(ValueError, match="math domain error"):
         vf(x)
-    assert spec.compacted is alternative and spec.variants == {bucket: alternative}
+    assert tuning.compacted is alternative and tuning.variants == {bucket: alternative}
 
 
 def test_a_compacted_form_that_cannot_be_built_is_not_timed(monkeypatch):
     monkeypatch.setenv("VECTORIZE_NUM_THREADS", "1")
     x = np.linspace(-10, 10, 3 * chunks.AUTO_MIN_LANES)
-    vf, spec = _large_spec(piecewise4, x)
+    vf, spec, tuning = _large_spec(piecewise4, x)
 
     def fails():
         raise RuntimeError("no")
-    spec.build_compacted = fails
+    tuning.build_compacted = fails
     expected = vectorize(piecewise4, chunk_size=None)(x)
     assert_identical(vf(x), expected)       # the select form's first timing: nothing built
-    assert spec.compacted is None
+    assert tuning.compacted is None
     for _ in range(chunks.TRIALS):          # its turn: the build fails, select from then on
         assert_identical(vf(x), expected)
-    assert spec.compacted is False and spec.chunking[x.size.bit_length()] == 0
+    assert tuning.compacted is False and tuning.chunking[x.size.bit_length()] == 0
 
 
 def test_vmap_and_functions_without_a_select_have_their_alternatives_or_none():
     x = np.linspace(-10, 10, 3 * chunks.AUTO_MIN_LANES)
     vm = vmap(piecewise4)
     assert_identical(vm(x), vectorize(piecewise4, chunk_size=None)(x))
-    (spec,) = vm._specs._entries.values()
-    assert spec.switchable_ifs == 3 and chunks.compacted(spec)
-    vf, spec = _large_spec(no_branches, x)
-    assert spec.switchable_ifs == 0 and spec.build_compacted is None
-    assert chunks.compacted(spec) is False
+    (entry,) = vm._specs._entries.values()
+    spec, tuning = entry.spec, entry.tuning
+    assert spec.switchable_ifs == 3 and chunks.compacted(tuning)
+    vf, spec, tuning = _large_spec(no_branches, x)
+    assert spec.switchable_ifs == 0 and tuning.build_compacted is None
+    assert chunks.compacted(tuning) is False

@@ -261,7 +261,8 @@ def _expected(stacked, positions):
     return stacked[positions]
 
 
-def _spec(vf):
+def _cached(vf):
+    """The specialization ``vf`` made last, as it keeps it (`frontend.Entry`)."""
     return next(reversed(vf._specs._entries.values()))
 
 
@@ -299,8 +300,9 @@ def run_in_compacted_form(entry, monkeypatch):
     positions = np.arange(5) % good.size
     _check(_quiet(vf, *entry.args(good[positions])), _expected(stacked, positions),
            "select form, N = 5: ")
-    spec = _spec(vf)
-    alternative = chunks.compacted(spec)
+    cached = _cached(vf)
+    spec, tuning = cached.spec, cached.tuning
+    alternative = chunks.compacted(tuning)
     if not alternative:
         assert not spec.switchable_ifs or spec.fallbacks
         return False            # nothing compactable: the select form is all there is
@@ -330,7 +332,7 @@ def run_in_compacted_form(entry, monkeypatch):
         # is compared with the select form's too)
         assert ran and ran[0] == ("compacted" if shown else "select"), (call, ran)
     # it never raised (which would have dropped it) and is kept
-    assert spec.compacted is alternative and alternative in spec.variants.values()
+    assert tuning.compacted is alternative and alternative in tuning.variants.values()
     return True
 
 
@@ -530,4 +532,4 @@ def test_string_results_keep_the_select_form(monkeypatch):
         x = rng.random(70_000)
         got = vf(x)
         assert got.dtype.kind == "U" and np.array_equal(got, np.where(x > 0.5, "hi", "lo"))
-    assert _spec(vf).switchable_ifs == 0
+    assert _cached(vf).spec.switchable_ifs == 0

@@ -349,9 +349,9 @@ ok = all(np.array_equal(s, reference[:len(s)]) for s in small)
 for _ in range(14):
     out = f(x)
     ok = ok and out.dtype == reference.dtype and np.array_equal(out, reference)
-spec = next(iter(f._specs._entries.values()))
+entry = next(iter(f._specs._entries.values()))
 print(json.dumps({{"libcst": "libcst" in sys.modules, "stats": diskcache.stats, "ok": ok,
-                  "compacted": bool(spec.compacted)}}))
+                  "compacted": bool(entry.tuning.compacted)}}))
 """
 
 

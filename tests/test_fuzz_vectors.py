@@ -126,8 +126,8 @@ def _broken_compacted_form(monkeypatch, from_call: int):
     """The compacted form is wrong (by 1e-9) from its ``from_call``-th call on."""
     original = chunks.compacted
 
-    def compacted(spec):
-        form = original(spec)
+    def compacted(tuning):
+        form = original(tuning)
         if form and not getattr(form, "broken", False):
             function, calls = form.function, []
 

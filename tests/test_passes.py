@@ -9,9 +9,9 @@ import pytest
 from passes_util import body, load, run
 
 from vectorize.abstract import Value
-from vectorize.cst_util import fix_parens
 from vectorize.passes import batch_rules, early_return, guard_indices, if_to_where, simplify
 from vectorize.source import read_function
+from vectorize.syntax.edit import fix_parens
 from vectorize.transform import FunctionJob, ModuleContext
 
 

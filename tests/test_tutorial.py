@@ -20,7 +20,7 @@ def blocks():
 
 def test_the_tutorial_has_code():
     kinds = [kind for kind, _ in blocks()]
-    assert kinds.count("python") >= 8 and kinds.count("text") >= 5
+    assert kinds.count("python") >= 9 and kinds.count("text") >= 6
 
 
 @pytest.fixture(scope="module")
@@ -72,3 +72,16 @@ def test_the_shown_code_is_what_runs(tutorial, name):
     shown = [line for line in text.splitlines() if line.strip()]
     actual = _function_text(SHOWN[name](tutorial))
     assert _matches(shown, actual), "\n".join(actual)
+
+
+def test_the_shown_explanation_is_what_explain_says(tutorial):
+    """The `explain` output shown for `func` (a line ending in ``...`` is cut there)."""
+    (text,) = [code for kind, code in blocks() if kind == "text" and "| " in code
+               and "rule " in code]
+    actual = tutorial["explain"](tutorial["func"], tutorial["np"].arange(1.0, 9.0),
+                                 1.0).splitlines()
+    for line in text.splitlines():
+        if line.endswith(" ..."):
+            assert any(a.startswith(line[:-len(" ...")]) for a in actual), line
+        else:
+            assert line in actual, line

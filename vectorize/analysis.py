@@ -33,13 +33,15 @@ from .abstract import (
     same,
     unbatched,
 )
-from .cst_util import AUGMENTED_TO_BINARY, children, code, walk
 from .errors import Unsupported
 from .liveness import target_names, writes
 from .rules.lanes import ENGINE_NAMES
 from .rules.random import infer as random_infer
 from .rules.random import random_name
 from .rules.registry import Registry, Site, default_infer
+from .syntax.edit import AUGMENTED_TO_BINARY
+from .syntax.printer import code
+from .syntax.traversal import children, walk
 
 CREATION_FUNCTIONS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
                       np.empty_like, np.full_like, np.arange, np.linspace, np.eye, np.identity,

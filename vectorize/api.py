@@ -23,6 +23,7 @@ from .errors import VectorizeError
 from .frontend import (  # noqa: F401 -- MAX_SPECIALIZATIONS and the warning are public here
     MAX_SPECIALIZATIONS,
     Announcer,
+    Entry,
     FallbackSpec,
     SpecCache,
     VectorizeFallbackWarning,
@@ -83,6 +84,7 @@ class vectorize:
         self.excluded = set(excluded or ())
         self._specs = SpecCache()
         self._sized_fallbacks: dict = {}   # signature key -> fallbacks kept for their sizes
+        self._explain = False   # record which rule rewrote which line (`explain`)
         if pyfunc is not np._NoValue and pyfunc is not None:
             self.__wrapped__ = pyfunc
             self.__name__ = getattr(pyfunc, "__name__", type(pyfunc).__name__)
@@ -122,37 +124,47 @@ class vectorize:
         if last is not None and not kwargs and not self.excluded:
             fast = last.plan(args)
             if fast is not None:
-                spec, call_args, shape, size, batched = fast
-                out = self._run(spec, call_args, size, batched)
-                return self._outputs(out, spec.result, shape, call_args)
+                entry, call_args, shape, size, batched = fast
+                out = self._run(entry, call_args, size, batched)
+                return self._outputs(out, entry.spec.result, shape, call_args)
         if self._core_signature is not None:
             return self._call_with_signature(args, kwargs)
         plan = self._plan(args, kwargs)
         if plan is None:
             return self._numpy_loop(args, kwargs)
-        spec, call_args, shape, batched = plan
+        entry, call_args, shape, batched = plan
+        spec = entry.spec
         if isinstance(spec, FallbackSpec):
             self._announce(spec.reason, spec)
             return self._numpy_loop(args, kwargs)
         if spec.fallbacks:
             self._announce("; ".join(spec.fallbacks), spec)
         elif not kwargs and not self.excluded:
-            self._last = _FastPath.of(args, spec, shape, batched, self._binding) or self._last
-        out = self._run(spec, call_args, math.prod(shape), batched)
+            self._last = _FastPath.of(args, entry, shape, batched, self._binding) or self._last
+        out = self._run(entry, call_args, math.prod(shape), batched)
         return self._outputs(out, spec.result, shape, call_args)
 
     def source(self, *args, **kwargs) -> str:
         """The generated source of the specialization these arguments select."""
         if self._core_signature is not None:
-            plan = self._signature_plan(args, kwargs)
-            if plan is None:
+            entry = self._entry(args, kwargs)
+            if entry is None:
                 return fallback_source(self.pyfunc, "numpy.vectorize's own rules decide for "
                                         "these arguments", "numpy.vectorize loop")
-            return plan[0].source
-        spec, _, shape, _ = self._plan(args, kwargs, announce=False)
+            return entry.spec.source
+        entry, _, shape, _ = self._plan(args, kwargs, announce=False)
         if shape is None:       # numpy.vectorize's own loop
-            return spec.source
-        return chunks.source_for(spec, math.prod(shape), self.chunk_size)
+            return entry.spec.source
+        return chunks.source_for(entry.spec, entry.tuning, math.prod(shape), self.chunk_size)
+
+    def _entry(self, args, kwargs):
+        """The specialization (`Entry`) these arguments select, or None where numpy.vectorize's
+        own loop runs them."""
+        if self._core_signature is not None:
+            plan = self._signature_plan(args, kwargs)
+        else:
+            plan = self._plan(args, kwargs, announce=False)
+        return None if plan is None else plan[0]
 
     # --------------------------------------------------------- signature (gufunc) calls
     def _call_with_signature(self, args, kwargs):
@@ -163,7 +175,8 @@ class vectorize:
         plan = self._signature_plan(args, kwargs)
         if plan is None:
             return self._numpy_loop(args, kwargs)
-        spec, call_args, loop_shape, size, dim_sizes, batched = plan
+        entry, call_args, loop_shape, size, dim_sizes, batched = plan
+        spec = entry.spec
         out_dims = self._core_signature[1]
         if size == 0 and any(dim not in dim_sizes for dims in out_dims for dim in dims):
             raise ValueError("cannot call `vectorize` with a signature including new output "
@@ -190,7 +203,7 @@ class vectorize:
             except Exception:   # the generated code cannot run on an empty batch
                 outputs = None
         else:
-            outputs = self._signature_outputs(self._run(spec, call_args, size, batched),
+            outputs = self._signature_outputs(self._run(entry, call_args, size, batched),
                                               spec.result, loop_shape, size, dim_sizes,
                                               call_args)
         if outputs is None:
@@ -198,9 +211,9 @@ class vectorize:
         return outputs
 
     def _signature_plan(self, args, kwargs):
-        """(specialization, arguments for the generated function, loop shape, loop size, core
-        dimension sizes, whether each argument is batched), or None when numpy's own loop
-        must run (arguments that do not bind to pyfunc; an empty loop whose translation
+        """(specialization (`Entry`), arguments for the generated function, loop shape, loop
+        size, core dimension sizes, whether each argument is batched), or None when numpy's
+        own loop must run (arguments that do not bind to pyfunc; an empty loop whose translation
         raised). Raises numpy.vectorize's errors for arguments that do not fit the signature.
 
         The inputs are, as in numpy.vectorize, the positional arguments that are not
@@ -261,17 +274,17 @@ class vectorize:
                 arg.flags.writeable = False
             call_args.append(arg)
         key = ("signature", tuple(key))
-        spec = self._specs.get(key)
-        if spec is None:
+        entry = self._specs.get(key)
+        if entry is None:
             # the abstract examples have this call's core sizes, and whether a function
             # translates can depend on them (`a[1]` of a 1-element example, a reduction of an
             # empty one): a translation serves every size, a fallback only these sizes
             sized = key + (tuple(None if _is_as_is(k) else np.shape(a)[k[0] == "b":]
                                  for a, k in zip(call_args, key[1])),)
-            spec = self._specs.get(sized)
-            if spec is None:
+            entry = self._specs.get(sized)
+            if entry is None:
                 try:
-                    spec = self._specs.get_or_build(key, lambda: self._build(
+                    entry = self._specs.get_or_build(key, lambda: self._build(
                         func, _signature_params(names, call_args, key[1])))
                 except VectorizeError:
                     raise
@@ -281,13 +294,13 @@ class vectorize:
                     if size:
                         raise
                     return None
-                if isinstance(spec, FallbackSpec):
+                if isinstance(entry.spec, FallbackSpec):
                     tried = self._sized_fallbacks.setdefault(key, set())
                     if len(tried) < _SIZED_FALLBACKS:   # then it serves every size
                         tried.add(sized[-1])
-                        spec = self._specs.refile(key, sized, spec)
+                        entry = self._specs.refile(key, sized, entry)
         batched = [type(k) is tuple and k[0] == "b" for k in key[1]]
-        return spec, call_args, loop_shape, size, dim_sizes, batched
+        return entry, call_args, loop_shape, size, dim_sizes, batched
 
     @staticmethod
     def _bind_signature(sig, names, lead, args, kwargs, sources):
@@ -376,10 +389,10 @@ class vectorize:
         return func, lead
 
     def _plan(self, args, kwargs, announce=True):
-        """(specialization, arguments for the generated function, broadcast shape, whether
-        each argument is batched), or None when numpy's own loop must run. The cache key is
-        computed from the arguments without building any abstract value; those are built only
-        when a specialization is made."""
+        """(specialization (`Entry`), arguments for the generated function, broadcast shape,
+        whether each argument is batched), or None when numpy's own loop must run. The cache
+        key is computed from the arguments without building any abstract value; those are
+        built only when a specialization is made."""
         binding = self._binding if self._binding is not None else self._make_binding()
         if isinstance(binding, str):
             return self._fallback_plan(binding, args, kwargs)
@@ -428,16 +441,17 @@ class vectorize:
                 key.append((arr.dtype.char,))
             batched.append(type(key[-1]) is tuple and not _is_as_is(key[-1]))
         key = (tuple(key), as_is)
-        spec = self._specs.get(key)
-        if spec is None:
-            spec = self._specs.get_or_build(
+        entry = self._specs.get(key)
+        if entry is None:
+            entry = self._specs.get_or_build(
                 key, lambda: self._build(func, self._params(names, values, call_args, key[0])))
-        return spec, call_args, shape, batched
+        return entry, call_args, shape, batched
 
-    def _run(self, spec, call_args, size, batched):
+    def _run(self, entry, call_args, size, batched):
         """The generated function's outputs for the whole batch (in chunks of lanes when it
         is large, see `vectorize.chunks`)."""
-        return chunks.run(spec, call_args, batched, size, self.chunk_size, self._call)
+        return chunks.run(entry.spec, entry.tuning, call_args, batched, size, self.chunk_size,
+                          self._call)
 
     def _call(self, function, call_args):
         """``function`` on the arguments in parameter order (keyword-only parameters by
@@ -509,13 +523,14 @@ class vectorize:
                                  line=code.co_firstlineno if code else 0,
                                  suggestion="vectorize a plain `def` function, or pass "
                                             "fallback='warn'")
-        return self._specs.get_or_build(("fallback", reason), lambda: FallbackSpec(
-            reason, fallback_source(self.pyfunc, reason, "numpy.vectorize loop"))), args, \
+        return self._specs.get_or_build(("fallback", reason), lambda: Entry(FallbackSpec(
+            reason, fallback_source(self.pyfunc, reason, "numpy.vectorize loop")))), args, \
             None, None
 
     def _build(self, func, params):
         return build(func, params, fallback=self.fallback, title="Generated by vectorize",
-                     kind="numpy.vectorize loop", cache_dir=self.cache_dir)
+                     kind="numpy.vectorize loop", cache_dir=self.cache_dir,
+                     explain=self._explain)
 
     def _outputs(self, out, result, shape, call_args):
         if isinstance(result, TupleValue):
@@ -555,10 +570,10 @@ class _FastPath:
     of exact ``ndarray`` s and NumPy or value-typed Python scalars take it; the
     specialization's guards (the globals it read) are checked on every call."""
 
-    __slots__ = ("key", "spec", "ops", "shape", "size", "batched")
+    __slots__ = ("key", "entry", "ops", "shape", "size", "batched")
 
-    def __init__(self, key, spec, ops, shape, size, batched):
-        self.key, self.spec, self.ops = key, spec, ops
+    def __init__(self, key, entry, ops, shape, size, batched):
+        self.key, self.entry, self.ops = key, entry, ops
         self.shape, self.size, self.batched = shape, size, batched
 
     @staticmethod
@@ -578,7 +593,7 @@ class _FastPath:
         return tuple(key)
 
     @classmethod
-    def of(cls, args, spec, shape, batched, binding):
+    def of(cls, args, entry, shape, batched, binding):
         """The fast path of a call that `vectorize._plan` planned, or None."""
         if not isinstance(binding, tuple):
             return None
@@ -600,12 +615,12 @@ class _FastPath:
                 return None       # broadcast: rarer, left to _plan
             else:
                 ops.append("flat")
-        return cls(key, spec, tuple(ops), shape, size, tuple(batched))
+        return cls(key, entry, tuple(ops), shape, size, tuple(batched))
 
     def plan(self, args):
-        """(spec, call arguments, shape, size, batched) for ``args``, or None when they do
+        """(entry, call arguments, shape, size, batched) for ``args``, or None when they do
         not match or the specialization's guards no longer hold."""
-        if self.key_of(args) != self.key or not self.spec.guards_hold():
+        if self.key_of(args) != self.key or not self.entry.spec.guards_hold():
             return None
         call_args = []
         for a, op in zip(args, self.ops):
@@ -617,7 +632,7 @@ class _FastPath:
                 call_args.append(a.reshape(())[()])
             else:
                 call_args.append(op(a))
-        return self.spec, call_args, self.shape, self.size, self.batched
+        return self.entry, call_args, self.shape, self.size, self.batched
 
 
 def _is_as_is(kind) -> bool:
@@ -703,3 +718,38 @@ def _parse_input_dimensions(arrays, input_core_dims):
 @functools.lru_cache(maxsize=256)
 def _signature(func):
     return inspect.signature(func)
+
+
+_UNMAPPED = object()
+
+
+def explain(func, *args, in_axes=_UNMAPPED, **kwargs) -> str:
+    """Which batching rule turned which line of ``func`` into which batched line, for the
+    call ``vectorize(func)(*args, **kwargs)`` (with ``in_axes``: ``vmap(func, in_axes)(*args)``):
+    per statement, the scalar lines (with their line numbers in ``func``'s file), each rule
+    that fired on them with its one-sentence reason, and the batched lines; then the helpers
+    batched with it. The text of the command line's ``--explain`` (docs/cli.md), for a
+    function of a running program; ``func`` may be a function or what `vectorize` or `vmap`
+    made of one. Nothing runs: the arguments only say what the examples are (batched or not,
+    dtypes, shapes). Raises `VectorizeError` where ``func`` cannot be vectorized for them."""
+    from .rewrite.explain import render_specialization
+    from .vmap import _VMapped, vmap
+    if isinstance(func, vectorize):
+        wrapped = vectorize(func.pyfunc, excluded=func.excluded, signature=func.signature,
+                            fallback="error", chunk_size=None, cache_dir=False)
+    elif isinstance(func, _VMapped) or in_axes is not _UNMAPPED:
+        if kwargs:
+            raise TypeError("vmap'd functions take positional arguments only in this version")
+        if isinstance(func, _VMapped):
+            func, in_axes = func.func, func.in_axes if in_axes is _UNMAPPED else in_axes
+        wrapped = vmap(func, in_axes, fallback="error", chunk_size=None, cache_dir=False)
+    else:
+        wrapped = vectorize(func, fallback="error", chunk_size=None, cache_dir=False)
+    wrapped._explain = True
+    entry = wrapped._entry(args, kwargs) if isinstance(wrapped, vectorize) else \
+        wrapped._plan(args)[0]
+    if entry is None or isinstance(entry.spec, FallbackSpec):
+        reason = "numpy.vectorize's own rules decide for these arguments" if entry is None \
+            else entry.spec.reason
+        raise VectorizeError(f"cannot explain `{getattr(func, '__name__', func)}`: {reason}")
+    return render_specialization(entry.spec)

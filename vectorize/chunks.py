@@ -129,16 +129,41 @@ def prime_allocator() -> None:
         np.empty(PRIME_BYTES, np.uint8)
 
 
+class Tuning:
+    """What `run` learns about running one specialization, kept next to it by the front ends
+    (`frontend.Entry`; the compiled code, `codegen.Generated`, is only what the transform
+    made):
+
+    - ``chunking``: batch-size class -> the fastest way (0: one whole call, else the threads
+      chunks run on) once decided, else the timings of each (variant, way) so far;
+    - ``build_compacted``: where the specialization has per-example ``if``s the heuristic left
+      in select form that could be compacted (``switchable_ifs``), what makes the
+      specialization with all of them compacted (`frontend.specialize`); None where there
+      is none, and once it has been called;
+    - ``compacted``: that specialization once built (False: none, or it cannot be built, or
+      it was dropped);
+    - ``variants``: batch-size class -> the specialization that runs for it where it is the
+      compacted one."""
+
+    __slots__ = ("chunking", "build_compacted", "compacted", "variants")
+
+    def __init__(self, build_compacted=None):
+        self.chunking: dict = {}
+        self.build_compacted = build_compacted
+        self.compacted = None
+        self.variants: dict = {}
+
+
 TRIALS = 5
 """With ``chunk_size="auto"``: calls timed each way (one whole call, chunks on one thread,
 chunks on `num_threads`) per specialization and batch-size class before the fastest (by the
 median: threads have lucky calls, when no other process wants the cores) is kept."""
 
 
-def run(spec, args, batched, size: int, chunk_size, call):
+def run(spec, tuning: Tuning, args, batched, size: int, chunk_size, call):
     """``call(spec.function, args)``: the outputs for the whole batch, computed in chunks where
     `lanes_per_chunk` says so, on `num_threads` threads where the specialization may run on
-    several (``spec.parallel``).
+    several (``spec.parallel``); what it learns is kept in ``tuning``.
 
     With ``chunk_size="auto"`` neither chunks nor threads are always faster: a whole-batch
     call whose temporaries the allocator keeps (no fresh pages) beats chunks of a function of
@@ -146,11 +171,11 @@ def run(spec, args, batched, size: int, chunk_size, call):
     where each NumPy call has enough work to cover handing the GIL over. So the first calls
     of each batch-size class (a power of two) of a specialization take turns between the
     ways (0: one whole call, else the threads chunks run on) and are timed, and the fastest
-    (median) is kept (``spec.chunking``); the results are the same either way. Where the
+    (median) is kept (``tuning.chunking``); the results are the same either way. Where the
     specialization has per-example ``if``s the heuristic left in select form that could be
     compacted (``spec.switchable_ifs``), the specialization with them compacted is timed the
     same ways too (`compacted`), and the faster of the two kept for that class
-    (``spec.variants``): which one is faster depends on the data (`np.where` over a mask in
+    (``tuning.variants``): which one is faster depends on the data (`np.where` over a mask in
     random order is several times slower than over a sorted one), which only a measurement
     sees. An explicit chunk size is always used, on all the threads there are."""
     if size >= 2 * AUTO_MIN_LANES:            # one whole call's temporaries gain as much
@@ -159,9 +184,9 @@ def run(spec, args, batched, size: int, chunk_size, call):
         return call(spec.function, args)
     bucket = size.bit_length()
     # the way once decided, else the timings of each (variant, way) so far
-    choice = spec.chunking.get(bucket) if chunk_size == "auto" else None
+    choice = tuning.chunking.get(bucket) if chunk_size == "auto" else None
     if type(choice) is int:
-        chosen = spec.variants.get(bucket, spec)
+        chosen = tuning.variants.get(bucket, spec)
         if chosen is spec:
             if choice == 0:
                 return call(spec.function, args)
@@ -172,17 +197,18 @@ def run(spec, args, batched, size: int, chunk_size, call):
             return _run_way(chosen, args, batched, size, chunk_size, call,
                             min(choice, workers))
         except Exception:           # noqa: BLE001 -- the select form decides (`_raised`)
-            return _raised(spec, args, call)
+            return _raised(spec, tuning, args, call)
     if chunk_size != "auto":
         workers = num_threads() if spec.parallel else 1
         return _run_way(spec, args, batched, size, chunk_size, call, workers)
     if choice is None:
-        choice = spec.chunking[bucket] = _candidates(spec, args, batched, size, chunk_size)
+        choice = tuning.chunking[bucket] = _candidates(spec, tuning, args, batched, size,
+                                                       chunk_size)
         if choice == 0:
             return call(spec.function, args)
     key = min(choice, key=lambda c: len(choice[c]))
     variant, way = key
-    chosen = compacted(spec) if variant else spec      # built on its first turn
+    chosen = compacted(tuning) if variant else spec      # built on its first turn
     out = None
     if chosen:
         if way > 1 and not chosen.parallel:
@@ -194,47 +220,47 @@ def run(spec, args, batched, size: int, chunk_size, call):
         except Exception:           # noqa: BLE001 -- the select form decides (`_raised`)
             if not variant:
                 raise
-            return _raised(spec, args, call)
+            return _raised(spec, tuning, args, call)
         elapsed = time.perf_counter() - start
     first = variant and not any(choice[c] for c in choice if c[0])
     if variant and (out is None or first and not _same_outputs(out, call(spec.function, args))):
         # it cannot be built, or (never expected: both forms give the same values) differs:
         # the select form from now on
-        _drop_compacted(spec)
+        _drop_compacted(tuning)
         return call(spec.function, args)
     if out is None:   # the chunks disagree: one call, and from now on only that
-        spec.chunking[bucket] = 0
+        tuning.chunking[bucket] = 0
         return call(spec.function, args)
     choice[key].append(elapsed)
     if all(len(times) >= TRIALS for times in choice.values()):
         best_variant, best_way = min(choice, key=lambda c: _median(choice[c]))
-        if best_variant and compacted(spec):    # (another thread may have dropped it)
-            spec.variants[bucket] = compacted(spec)
-        spec.chunking[bucket] = best_way
+        if best_variant and compacted(tuning):    # (another thread may have dropped it)
+            tuning.variants[bucket] = compacted(tuning)
+        tuning.chunking[bucket] = best_way
     return out
 
 
-def _raised(spec, args, call):
+def _raised(spec, tuning, args, call):
     """The compacted form raised: the select form's outcome is the call's. Where the select
     form raises too, so does the call (the compacted form stays: it raised what the select
     form raises); where it does not, the compacted form is dropped for good (never expected:
     the compacted form is built only where it is valid, `compact_ifs`)."""
     out = call(spec.function, args)
-    _drop_compacted(spec)
+    _drop_compacted(tuning)
     return out
 
 
-def _drop_compacted(spec) -> None:
+def _drop_compacted(tuning) -> None:
     """The select form from now on, for every batch size (new dicts: other threads may be
     reading the old ones)."""
-    spec.compacted = False
-    spec.variants = {}
-    for bucket, choice in list(spec.chunking.items()):
+    tuning.compacted = False
+    tuning.variants = {}
+    for bucket, choice in list(tuning.chunking.items()):
         if type(choice) is dict:
-            spec.chunking[bucket] = {c: times for c, times in choice.items() if not c[0]}
+            tuning.chunking[bucket] = {c: times for c, times in choice.items() if not c[0]}
 
 
-def _candidates(spec, args, batched, size: int, chunk_size):
+def _candidates(spec, tuning, args, batched, size: int, chunk_size):
     """``{(variant, way): []}`` to time (variant 0: ``spec``, 1: `compacted`; way 0: one
     call, else chunks on that many threads), most threads first (the first call of a large
     batch is then the likely fastest); 0 where there is only one."""
@@ -243,54 +269,54 @@ def _candidates(spec, args, batched, size: int, chunk_size):
             if lanes_per_chunk(chunk_size, size, args, batched, way) is not None] + [0]
     # the compacted form is built when its turn comes (a single large call never pays for
     # it), and runs the same ways (its code reads the same globals: `codegen.parallel_safe`)
-    variants = (0, 1) if (spec.compacted if spec.compacted is not None
-                          else _may_compact(spec)) else (0,)
+    variants = (0, 1) if _has_compacted(tuning) else (0,)
     candidates = [(variant, way) for variant in variants for way in ways]
     return {c: [] for c in candidates} if len(candidates) > 1 else 0
 
 
-def compacted(spec):
+def compacted(tuning):
     """The specialization with every compactable per-example ``if`` compacted, built on first
-    use (``spec.build_compacted``), or False where there is none or it cannot be built."""
-    if spec.compacted is None:
-        if not _may_compact(spec):
-            spec.compacted = False
+    use (``tuning.build_compacted``), or False where there is none or it cannot be built."""
+    if tuning.compacted is None:
+        if tuning.build_compacted is None:
+            tuning.compacted = False
         else:
             try:
-                spec.compacted = spec.build_compacted()
+                tuning.compacted = tuning.build_compacted()
             except Exception:       # the select form stays: it is the reference
-                spec.compacted = False
-            spec.build_compacted = None     # (it holds the abstract arguments)
-    return spec.compacted
+                tuning.compacted = False
+            tuning.build_compacted = None     # (it holds the abstract arguments)
+    return tuning.compacted
 
 
-def _may_compact(spec) -> bool:
-    """Whether ``spec`` has a compacted form to build."""
-    return bool(spec.switchable_ifs) and spec.build_compacted is not None
+def _has_compacted(tuning) -> bool:
+    """Whether there is a compacted form, built or still to build."""
+    if tuning.compacted is not None:
+        return bool(tuning.compacted)
+    return tuning.build_compacted is not None
 
 
-def source_for(spec, size: int, chunk_size) -> str:
+def source_for(spec, tuning, size: int, chunk_size) -> str:
     """The source of what the next call on ``size`` lanes runs: ``spec``'s, or its compacted
     form's where `run` chose that one or times it next; a line under the header says so
-    (and, for the select form, that it is being timed against the compacted one)."""
+    (and, for the select form, that it is being timed against the compacted one).
+    ``tuning``: `run`'s (None for a per-example fallback)."""
     chosen, note = spec, ""
-    chunking = getattr(spec, "chunking", None)      # (none for a per-example fallback)
-    if chunk_size == "auto" and may_chunk(chunk_size, size) and chunking is not None:
+    if chunk_size == "auto" and may_chunk(chunk_size, size) and tuning is not None:
         bucket = size.bit_length()
-        choice = chunking.get(bucket)
+        choice = tuning.chunking.get(bucket)
         if type(choice) is int:
-            chosen = spec.variants.get(bucket, spec)
+            chosen = tuning.variants.get(bucket, spec)
             note = CHOSEN_NOTE if chosen is not spec else ""
         else:
             if choice is None:      # the first call makes the candidates; it times select
-                timed = bool(spec.compacted if spec.compacted is not None
-                             else _may_compact(spec))
+                timed = _has_compacted(tuning)
                 variant = 0
             else:
                 timed = any(c[0] for c in choice)
                 variant = min(choice, key=lambda c: len(choice[c]))[0]
             if variant:             # (where it cannot be built, the call runs select)
-                chosen = compacted(spec) or spec
+                chosen = compacted(tuning) or spec
                 timed = chosen is not spec
             note = TIMED_NOTE if timed else ""
     if not note:

@@ -24,7 +24,9 @@ _counter = itertools.count(1)
 
 @dataclass
 class Generated:
-    """One compiled specialization."""
+    """One compiled specialization: what the transform produced, nothing about how it runs
+    (how the runtime chose to run it, on which batch sizes, in which form, is
+    `chunks.Tuning`'s, kept next to it by the front ends)."""
 
     source: str
     function: types.FunctionType
@@ -33,18 +35,12 @@ class Generated:
     guards: tuple = ()                   # ((namespace, name, value), ...) read at transform
     fallbacks: list = field(default_factory=list)   # reasons for per-example pieces
     explanations: list = field(default_factory=list)  # (rule name, file, line), in order
-    # batch-size class -> the fastest way (0: one call, else threads) or the timings so far:
-    # `chunks.run`
-    chunking: dict = field(default_factory=dict)
-    # whether chunks may run on several threads at once (`codegen.parallel_safe`)
+    # whether chunks may run on several threads at once (`parallel_safe`, of the code)
     parallel: bool = False
     # per-example `if`s the heuristic left in select form that could be compacted
-    # (`compact_ifs`); where there are some, `build_compacted` (set by the caller) makes the
-    # specialization with all of them compacted, which `chunks.run` may time against this one
+    # (`compact_ifs`); where there are some, the front ends can make the specialization with
+    # all of them compacted, which `chunks.run` may time against this one
     switchable_ifs: int = 0
-    build_compacted: object = None
-    compacted: object = None        # that specialization once built (False: it failed)
-    variants: dict = field(default_factory=dict)   # batch-size class -> the one that runs
     # what the transform read (`Origin`), for the disk cache; None for a loaded entry
     origin: object = None
 
@@ -124,8 +120,9 @@ def print_module(specs, module, main, header: str = "") -> Printed:
     first), and what running it needs: the imports, the other globals it reads."""
     import libcst as cst  # here: loading printed code does not need libcst
 
-    from .cst_util import code, fix_parens
     from .liveness import all_names
+    from .syntax.edit import fix_parens
+    from .syntax.printer import code
     backend = module.backend
     imports = {backend.alias: backend.module()}
     namespace: dict = {}

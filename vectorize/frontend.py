@@ -16,6 +16,8 @@ from collections import OrderedDict
 
 import numpy as np
 
+from . import chunks
+
 FALLBACKS = ("error", "warn", "loop")
 MAX_SPECIALIZATIONS = 64
 """Specializations one vectorized callable keeps (least recently used dropped)."""
@@ -64,41 +66,56 @@ def fallback_extent(spec) -> str:
     return "runs per example (a Python loop) for part of its work"
 
 
+class Entry:
+    """A specialization as the front ends keep it: ``spec``, what the transform made (a
+    `codegen.Generated`, or a `FallbackSpec`), and ``tuning``, what the runtime learns about
+    running it (`chunks.Tuning`: timings, the form chosen per batch-size class; None for a
+    fallback)."""
+
+    __slots__ = ("spec", "tuning")
+
+    def __init__(self, spec, tuning=None):
+        self.spec = spec
+        self.tuning = tuning
+
+
 class SpecCache:
-    """Specializations keyed by the call's abstract signature; safe for concurrent first
-    calls (one transform per key), bounded (least recently used dropped)."""
+    """Specializations (`Entry`) keyed by the call's abstract signature; safe for concurrent
+    first calls (one transform per key), bounded (least recently used dropped)."""
 
     def __init__(self):
         self._entries: OrderedDict = OrderedDict()
         self._lock = threading.RLock()
 
     def get(self, key):
-        spec = self._entries.get(key)
-        if spec is not None and (isinstance(spec, FallbackSpec) or spec.guards_hold()):
-            return spec
+        entry = self._entries.get(key)
+        if entry is not None and (isinstance(entry.spec, FallbackSpec)
+                                  or entry.spec.guards_hold()):
+            return entry
         return None
 
     def get_or_build(self, key, build):
-        spec = self.get(key)
-        if spec is not None:
-            return spec
+        """The entry of ``key``, made by ``build()`` (an `Entry`) where there is none."""
+        entry = self.get(key)
+        if entry is not None:
+            return entry
         with self._lock:
-            spec = self.get(key)
-            if spec is None:
-                spec = build()
-                self._entries[key] = spec
+            entry = self.get(key)
+            if entry is None:
+                entry = build()
+                self._entries[key] = entry
                 self._entries.move_to_end(key)
                 while len(self._entries) > MAX_SPECIALIZATIONS:
                     self._entries.popitem(last=False)
-            return spec
+            return entry
 
-    def refile(self, key, new_key, spec):
-        """File ``spec``, the entry of ``key``, under ``new_key`` instead; returns the entry
+    def refile(self, key, new_key, entry):
+        """File ``entry``, the entry of ``key``, under ``new_key`` instead; returns the entry
         of ``new_key``."""
         with self._lock:
-            if self._entries.get(key) is spec:
+            if self._entries.get(key) is entry:
                 del self._entries[key]
-            return self.get_or_build(new_key, lambda: spec)
+            return self.get_or_build(new_key, lambda: entry)
 
     def __len__(self):
         return len(self._entries)
@@ -172,20 +189,24 @@ def rule_wrapper(fn, count: int, backend: str):
 
 
 def build(func, params: dict, *, fallback: str, title: str, kind: str,
-          backend: str = "numpy", cache_dir=None):
-    """The specialization of ``func`` for the abstract values ``params`` (`Generated`), or,
-    where it cannot be translated and the policy allows it, a `FallbackSpec` that runs it per
-    example (``kind`` says how, for ``.source()``). ``title`` heads the generated source;
-    ``cache_dir``: the disk cache (`vectorize.diskcache.directory`)."""
+          backend: str = "numpy", cache_dir=None, explain: bool = False) -> Entry:
+    """The specialization of ``func`` for the abstract values ``params`` (`Generated`) and the
+    runtime's state for it (`tuning`), or, where it cannot be translated and the policy
+    allows it, a `FallbackSpec` that runs it per example (``kind`` says how, for
+    ``.source()``). ``title`` heads the generated source; ``cache_dir``: the disk cache
+    (`vectorize.diskcache.directory`); ``explain``: record which rule rewrote which line
+    (``Generated.explanations``, for `vectorize.explain`)."""
     header = f"{title} from {func.__qualname__} ({where(func)}) for:\n{describe(params)}"
     try:
-        return specialize(func, params, fallback=fallback, header=header, backend=backend,
-                          cache_dir=cache_dir)
+        spec = specialize(func, params, fallback=fallback, header=header, backend=backend,
+                          cache_dir=cache_dir, explain=explain)
     except Exception as exc:
         from .errors import VectorizeError
         if not isinstance(exc, VectorizeError) or fallback == "error":
             raise
-        return FallbackSpec(str(exc), fallback_source(func, str(exc), kind))
+        return Entry(FallbackSpec(str(exc), fallback_source(func, str(exc), kind)))
+    return Entry(spec, tuning(spec, func, params, header=header, backend=backend,
+                              cache_dir=cache_dir))
 
 
 def as_is_key(value):
@@ -214,16 +235,14 @@ def specialized_on(value) -> bool:
 
 
 def specialize(func, params: dict, *, fallback: str = "error", header: str = "",
-               backend: str = "numpy", cache_dir=False, if_strategy: str | None = None):
+               backend: str = "numpy", cache_dir=False, if_strategy: str | None = None,
+               explain: bool = False):
     """`transform.transform_function`, through the disk cache where ``cache_dir`` turns it on
-    (a hit runs no transform and imports no libcst), and where the heuristic left
-    compactable ``if``s in select form (``switchable_ifs``), the way to make the
-    specialization with them compacted (``build_compacted``, through the cache too), which
-    `vectorize.chunks.run` may time against it on large batches. Not where a piece runs per
-    example (it warns, and would then warn twice), and only for NumPy (the runtime chooses
-    forms for NumPy code only)."""
+    (a hit runs no transform and imports no libcst; not with ``explain``, whose explanations
+    a stored entry may not have)."""
     disk = spec = lookup = None
-    if cache_dir is not False and (cache_dir is not None or os.environ.get(CACHE_ENV)):
+    if not explain and cache_dir is not False and (cache_dir is not None
+                                                   or os.environ.get(CACHE_ENV)):
         from . import diskcache  # (json and the rest only when a cache may be on)
         disk = diskcache.store(cache_dir)
     if disk is not None:
@@ -240,12 +259,24 @@ def specialize(func, params: dict, *, fallback: str = "error", header: str = "",
     if spec is None:
         from .transform import transform_function  # libcst is imported on first use only
         spec = transform_function(func, params, fallback=fallback, header=header,
-                                  backend=backend, if_strategy=if_strategy)
+                                  backend=backend, if_strategy=if_strategy, explain=explain)
         if disk is not None:
             disk.save(spec, lookup)
-    if if_strategy is None and spec.switchable_ifs and not spec.fallbacks and \
-            backend == "numpy":
-        spec.build_compacted = lambda: specialize(
-            func, params, fallback="error", header=f"{header}\n{COMPACTED_NOTE}",
-            backend=backend, cache_dir=cache_dir, if_strategy="compact")
     return spec
+
+
+def tuning(spec, func, params: dict, *, header: str, backend: str, cache_dir) -> chunks.Tuning:
+    """The runtime's state for ``spec``, the specialization `specialize` made of ``func``
+    for ``params`` (`chunks.Tuning`). Where the heuristic left compactable ``if``s in select
+    form (``switchable_ifs``), it holds the way to make the specialization with them
+    compacted (``build_compacted``, through the disk cache too), which `chunks.run` may time
+    against ``spec`` on large batches. Not where a piece runs per example (it warns, and
+    would then warn twice), and only for NumPy (the runtime chooses forms for NumPy code
+    only)."""
+    build_compacted = None
+    if spec.switchable_ifs and not spec.fallbacks and backend == "numpy":
+        def build_compacted():
+            return specialize(func, params, fallback="error",
+                              header=f"{header}\n{COMPACTED_NOTE}", backend=backend,
+                              cache_dir=cache_dir, if_strategy="compact")
+    return chunks.Tuning(build_compacted)

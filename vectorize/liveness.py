@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from .cst_util import memoized, push_children, walk
+from .syntax.traversal import memoized, push_children, walk
 
 
 def reads(node) -> set[str]:

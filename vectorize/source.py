@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from .cst_util import children, rewrite, statements
 from .errors import Unsupported, VectorizeError
 from .introspect import lookup, source_lines
+from .syntax.traversal import children, rewrite, statements
 
 
 @dataclass

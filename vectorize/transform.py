@@ -22,12 +22,12 @@ from . import backends, codegen
 from .abstract import TupleValue, exact
 from .analysis import Analysis
 from .codegen import Generated  # noqa: F401 -- what a transform returns
-from .cst_util import clear_memo
 from .errors import Unsupported, VectorizeError
 from .introspect import ClosureView
 from .liveness import Namer, all_names
 from .pipeline import PIPELINE
 from .source import FunctionSource, read_function
+from .syntax.traversal import clear_memo
 
 
 def abstract_key(value) -> tuple:

@@ -673,26 +673,27 @@ def _source_problem(wrapped, args) -> str:
 
 
 def _planned(wrapped, layout: Layout, args):
-    """(specialization, a function running a generated function of it on ``args`` to the
-    final outputs) for the call ``wrapped(*args)``, or None."""
+    """(specialization as the front end keeps it, `frontend.Entry`; a function running a
+    generated function of it on ``args`` to the final outputs) for the call
+    ``wrapped(*args)``, or None."""
     if layout.api == "vmap":
         from vectorize import backends
         from vectorize.vmap import _place_outputs
-        spec, call_args, size, _ = wrapped._plan(args)
-        return spec, lambda gen: _place_outputs(gen.function(*call_args), gen.result,
-                                                wrapped.out_axes, size,
-                                                backends.get(gen.backend), call_args)
+        entry, call_args, size, _ = wrapped._plan(args)
+        return entry, lambda gen: _place_outputs(gen.function(*call_args), gen.result,
+                                                 wrapped.out_axes, size,
+                                                 backends.get(gen.backend), call_args)
     if layout.api == "signature":
         plan = wrapped._signature_plan(args, {})
         if plan is None:
             return None
-        spec, call_args, loop_shape, size, dim_sizes, _ = plan
-        return spec, lambda gen: wrapped._signature_outputs(
+        entry, call_args, loop_shape, size, dim_sizes, _ = plan
+        return entry, lambda gen: wrapped._signature_outputs(
             wrapped._call(gen.function, call_args), gen.result, loop_shape, size, dim_sizes,
             call_args)
-    spec, call_args, shape, _ = wrapped._plan(args, {}, announce=False)
-    return spec, lambda gen: wrapped._outputs(wrapped._call(gen.function, call_args),
-                                              gen.result, shape, call_args)
+    entry, call_args, shape, _ = wrapped._plan(args, {}, announce=False)
+    return entry, lambda gen: wrapped._outputs(wrapped._call(gen.function, call_args),
+                                               gen.result, shape, call_args)
 
 
 def _compacted_form_problem(wrapped, layout, args, got, signed_zeros):
@@ -702,8 +703,8 @@ def _compacted_form_problem(wrapped, layout, args, got, signed_zeros):
     planned = _planned(wrapped, layout, args)
     if planned is None:
         return None
-    spec, outputs = planned
-    build = getattr(spec, "build_compacted", None)
+    entry, outputs = planned
+    build = entry.tuning.build_compacted if entry.tuning is not None else None
     if build is None:
         return None
     try:

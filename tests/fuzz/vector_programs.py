@@ -362,12 +362,15 @@ class _VecGen(_Gen):
         return header + _indent(body), False
 
     def _elem_body(self, depth):
-        saved = self.snapshot()
+        # (the int variables the body binds, a counter of a loop in it, may be unbound after
+        # the loop, as in `programs._loop_body`)
+        saved, saved_ints = self.snapshot(), list(self.ints)
         self.loops.append(len(self.cond_stack))
         try:
             body, _ = self.block(depth + 1, 1, 3)
         finally:
             self.loops.pop()
+            self.ints = saved_ints
         self.restore(saved)
         return body
 

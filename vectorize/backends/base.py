@@ -12,8 +12,9 @@ from the call's arguments. Everything the engine needs to know about that namesp
   example, the array of a per-example fallback, the number of elements of an array, a copy in
   another dtype, and the context that silences floating-point warnings on thrown-away lanes.
   Each method returns source text; its arguments are source text too (placeholders such as
-  ``"{v}"`` stay placeholders, so a result can be a template for ``cst_util.expr``). The passes
-  write no namespace name themselves (``tests/test_primitives.py`` checks it);
+  ``"{v}"`` stay placeholders, so a result can be a template for
+  ``syntax.templates.expr``). The passes write no namespace name themselves
+  (``tests/test_primitives.py`` checks it);
 - **code generation**: the name generated code calls the namespace by (``alias``) and the
   module behind it (`module`);
 - **the boundary**: which argument values belong to it (`claims`), and how an argument becomes

@@ -14,12 +14,14 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import TupleValue, Value
-from ..cst_util import AugmentedToAssignment, as_assignment, expr, rewrite
 from ..errors import Unsupported
 from ..liveness import flows_from, liveness_of, reads, writes
 from ..rules.families import pad
 from ..rules.lanes import ANY_LANE, LANE
 from ..rules.registry import Site
+from ..syntax.edit import AugmentedToAssignment, as_assignment
+from ..syntax.templates import expr
+from ..syntax.traversal import rewrite
 from .simplify import _single_target_assign
 
 
@@ -138,7 +140,7 @@ class _ApplyRules(cst.CSTTransformer):
                    if getattr(v, "batched", False) and not isinstance(v, TupleValue)]
         if self._written is None:
             # parameters that hold a per-example value everywhere they are read or bound
-            from ..cst_util import walk
+            from ..syntax.traversal import walk
             self._written = {n.value for n in walk(self._func.body) if type(n) is cst.Name
                              and n in self.analysis.values
                              and not _is_batched(self.analysis.values[n])}
@@ -158,7 +160,7 @@ class _ApplyRules(cst.CSTTransformer):
         loop (no mask) needs this only for the carries that reach an operation that needs
         arrays (`_array_only_reads`) or the code after the loop; a carry used only inside
         the loop keeps its scalar start (NumPy broadcasting takes it)."""
-        from ..cst_util import walk
+        from ..syntax.traversal import walk
         masked = any(type(n) is cst.Name and n.value in self.ctx.mask_names
                      for n in walk(original_node))
         entry = self.analysis.loop_entry.get(original_node, {})
@@ -273,7 +275,7 @@ class _ApplyRules(cst.CSTTransformer):
         rebuild the statements around what they change), else ``at``."""
         if at is None or name is None:
             return at
-        from ..cst_util import walk
+        from ..syntax.traversal import walk
         positions = self.ctx.source.positions
         return next((n for n in walk(at) if type(n) is cst.Name and n.value == name
                      and n in positions), at)
@@ -601,8 +603,8 @@ def _array_only_reads(loop, analysis) -> set[str]:
     and methods of per-example values, and per-example arrays (operands get new axes,
     axes are shifted). A Python number there, the first value of a carry that starts
     unbatched, fails or means something else."""
-    from ..cst_util import walk
     from ..liveness import reads
+    from ..syntax.traversal import walk
     out: set[str] = set()
 
     def batched(node) -> bool:
@@ -640,7 +642,7 @@ def _array_only_reads(loop, analysis) -> set[str]:
 def _compacted_if_operands(loop, func, ctx, analysis) -> set[str]:
     """Names the ``if``s chosen for compaction inside a loop need to be arrays
     (`compact.array_operands`)."""
-    from ..cst_util import walk
+    from ..syntax.traversal import walk
     from .compact import array_operands
     out: set[str] = set()
     if not ctx.compact_ifs:
@@ -681,7 +683,7 @@ def padded_names(func, analysis) -> set[str]:
 def _loop_facts(func, ctx, analysis) -> None:
     """For each masked loop to be compacted: the variables it carries (live at its head,
     assigned in it, batched) with their dtypes, and the batched values it only reads."""
-    from ..cst_util import walk
+    from ..syntax.traversal import walk
     from .compact import loop_mask
     wanted = {m for m, s in ctx.loop_strategy.items() if s == "compact"}
     loops = [n for n in walk(func) if loop_mask(n) in wanted] if wanted else []

@@ -42,20 +42,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cst_util import (
-    RenameNames,
-    children,
-    parse_expr,
-    parse_stmt,
-    recalled,
-    remember,
-    render,
-    rewrite,
-    walk,
-)
 from ..errors import Unsupported
 from ..liveness import Liveness, body_of, definite_writes, exposed_reads, reads, writes
 from ..rules.lanes import ANY_LANE
+from ..syntax.edit import RenameNames
+from ..syntax.templates import parse_expr, parse_stmt, render
+from ..syntax.traversal import children, recalled, remember, rewrite, walk
 
 
 # ------------------------------------------------------------------------- shared helpers

@@ -55,9 +55,9 @@ import libcst as cst
 
 from ..abstract import TupleValue
 from ..analysis import may_warn
-from ..cst_util import children, rewrite, statements, walk
 from ..errors import Unsupported
 from ..liveness import exposed_reads, liveness_of, reads, writes
+from ..syntax.traversal import children, rewrite, statements, walk
 from .batch_rules import flows_into, padded_names, promoted_value
 from .compact import array_operands, scatter_dtype_ok
 from .if_to_where import _ElifToNestedIf, _errstate, warning_parts

@@ -21,9 +21,10 @@ from __future__ import annotations
 import libcst as cst
 
 from ..abstract import TupleValue
-from ..cst_util import hoist_common_tail, statements
 from ..errors import Unsupported
 from ..liveness import body_of
+from ..syntax.edit import hoist_common_tail
+from ..syntax.traversal import statements
 
 COPY_LIMIT = 12
 """Statements (nested ones counted) of a continuation copied into both branches at most. A

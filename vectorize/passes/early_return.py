@@ -25,9 +25,9 @@ from __future__ import annotations
 import libcst as cst
 
 from ..abstract import TupleValue
-from ..cst_util import statements
 from ..errors import Unsupported
 from ..liveness import exposed_reads, writes
+from ..syntax.traversal import statements
 from .batch_rules import _is_docstring
 from .continuations import ContinuationLowering, check_returned_shapes
 from .masked_loops import _has_literal, _literal_for

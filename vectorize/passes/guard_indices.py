@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cst_util import children, rewrite, walk
 from ..liveness import reads, target_names, writes
 from ..rules.lanes import ANY_LANE, FIRST_LANE, LANE
+from ..syntax.traversal import children, rewrite, walk
 
 
 class _Guard:

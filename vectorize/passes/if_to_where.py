@@ -24,18 +24,11 @@ import functools
 import libcst as cst
 
 from ..analysis import may_warn
-from ..cst_util import (
-    AUGMENTED_TO_BINARY,
-    AugmentedToAssignment,
-    RenameNames,
-    expr,
-    rewrite,
-    statements,
-    walk,
-    with_changes,
-)
 from ..errors import Unsupported
 from ..liveness import body_of, exposed_reads, liveness_of, reads, target_names, writes
+from ..syntax.edit import AUGMENTED_TO_BINARY, AugmentedToAssignment, RenameNames, with_changes
+from ..syntax.templates import expr
+from ..syntax.traversal import rewrite, statements, walk
 
 
 def _line(node) -> cst.SimpleStatementLine:
@@ -339,7 +332,7 @@ def _flatten_errstate(stmts: list, prims) -> list:
 
 
 def _is_errstate(node: cst.With, prims) -> bool:
-    from ..cst_util import render
+    from ..syntax.templates import render
     return len(node.items) == 1 and render(node.items[0].item).startswith(prims.quiet_prefix)
 
 

@@ -28,10 +28,11 @@ import functools
 import libcst as cst
 
 from ..abstract import TupleValue, join
-from ..cst_util import bare_code, children, parse_expr, parse_stmt, rewrite, statements, walk
 from ..errors import Unsupported
 from ..liveness import Liveness, exposed_reads, writes
 from ..rules.lanes import ANY_LANE
+from ..syntax.templates import bare_code, parse_expr, parse_stmt
+from ..syntax.traversal import children, rewrite, statements, walk
 from .continuations import ContinuationLowering, check_returned_shapes
 
 _EXITS = (cst.Break, cst.Continue, cst.Return)
@@ -319,7 +320,7 @@ class _MaskLoops(cst.CSTTransformer):
         counter = self.ctx.namer.fresh(f"{node.target.value}_next")
         active = self.names.mask(strategy_of(original, default="select"))
         compare = ">" if descending else "<"
-        from ..cst_util import expr
+        from ..syntax.templates import expr
         test = expr("{c} " + compare + " {stop}", c=cst.Name(counter), stop=stop)
         increment = expr("{c} + {s}", c=cst.Name(counter), s=step or cst.Integer("1"))
         tail = [_assign(counter, increment), _assign(active, test)]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cst_util import rewrite, walk
+from ..syntax.traversal import rewrite, walk
 
 _PASS = cst.SimpleStatementLine([cst.Pass()])
 

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..cst_util import bare_code, children, rewrite, walk, with_body
 from ..liveness import reads, writes
+from ..syntax.edit import with_body
+from ..syntax.templates import bare_code
+from ..syntax.traversal import children, rewrite, walk
 from .simplify import _pure
 
 _SHAREABLE = (cst.BinaryOperation, cst.UnaryOperation, cst.Call)

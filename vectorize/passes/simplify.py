@@ -24,9 +24,11 @@ import re
 import libcst as cst
 
 from ..analysis import may_warn
-from ..cst_util import bare_code, render, rewrite, statements, walk, with_body, with_changes
 from ..liveness import reads, writes
 from ..rules.lanes import ANY_LANE
+from ..syntax.edit import with_body, with_changes
+from ..syntax.templates import bare_code, render
+from ..syntax.traversal import rewrite, statements, walk
 
 
 class _Count:

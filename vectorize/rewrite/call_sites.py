@@ -41,8 +41,9 @@ import numpy as np
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from ..abstract import TupleValue
-from ..cst_util import bare_code, walk
 from ..liveness import all_names, target_names
+from ..syntax.templates import bare_code
+from ..syntax.traversal import walk
 
 _ARRAY_CALLS = ("array", "asarray", "stack")
 _ARRAY_MAKERS = ("arange", "array", "asarray", "linspace", "logspace", "geomspace", "zeros",

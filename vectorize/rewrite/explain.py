@@ -7,6 +7,9 @@ lines that replace them. Lines kept as they were are shown when a rule fired on 
 operator on batched values is written the same way). Rules the engine applied to code it
 wrote itself (the merge of an ``if``, the mask of a loop) are listed after the function. Then
 each loop over examples that calls a rewritten function: its batched call, or why it stays.
+
+`render_specialization` shows the same for one specialization made at run time
+(`vectorize.explain`).
 """
 
 from __future__ import annotations
@@ -40,6 +43,30 @@ def render_outcome(outcome, filename: str, text: str) -> str:
         out.append(f"{filename}: nothing to rewrite (no function is marked @vectorize or "
                    "@vmap)")
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def render_specialization(spec) -> str:
+    """What `render_outcome` shows for a rewritten function, for ``spec``, a `Generated` made
+    with explanations (`vectorize.explain`): the function it was made from, then the helpers
+    batched with it, located in their own files."""
+    from .. import backends
+    from .module import Rewritten
+    texts = _function_texts(spec.source)
+    emitted = spec.origin.emitted       # (name in the generated module, original function)
+    main = emitted[0][1]
+    path, first, old = _source(main)
+    line = getattr(getattr(main, "__code__", None), "co_firstlineno", first)
+    fn = Rewritten(main.__name__, line, first, first + max(len(old) - 1, 0), spec.source,
+                   list(spec.explanations), backends.get(spec.backend).registry,
+                   [(func, texts[name]) for name, func in emitted])
+    return "\n".join(_function(fn, path, [])).rstrip("\n") + "\n"
+
+
+def _function_texts(source: str) -> dict:
+    """The text of each function of a generated module, by name."""
+    lines = source.splitlines()
+    return {node.name: "\n".join(lines[node.lineno - 1:node.end_lineno]) + "\n"
+            for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)}
 
 
 def _function(fn, filename: str, lines: list[str]) -> list[str]:

@@ -11,8 +11,8 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import unbatched
-from ..cst_util import expr, parse_expr
 from ..errors import Unsupported
+from ..syntax.templates import expr, parse_expr
 from .families import pad
 from .registry import Registry, Rule, Site
 

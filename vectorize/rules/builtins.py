@@ -8,8 +8,8 @@ import builtins
 import libcst as cst
 import numpy as np
 
-from ..cst_util import expr
 from ..errors import Unsupported
+from ..syntax.templates import expr
 from .families import elementwise, padded_args
 from .registry import Registry, Rule, Site
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..abstract import Value
-from ..cst_util import expr, parse_expr
+from ..syntax.templates import expr, parse_expr
 from .registry import Registry, Rule, Site
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..abstract import unbatched
-from ..cst_util import expr
+from ..syntax.templates import expr
 from .registry import Registry, Rule
 
 ANY_LANE = "__any_lane__"

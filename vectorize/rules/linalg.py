@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..abstract import batched_like
-from ..cst_util import expr
 from ..errors import Unsupported
+from ..syntax.templates import expr
 from .families import padded_args
 from .registry import Registry, Rule, Site, evaluate
 

@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
-from ..cst_util import expr
 from ..errors import Unsupported
+from ..syntax.templates import expr
 from .families import padded_args
 from .registry import Registry, Rule, Site
 

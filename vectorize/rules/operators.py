@@ -12,7 +12,8 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import TupleValue, Value, batched_like, join
-from ..cst_util import expr, paren
+from ..syntax.edit import paren
+from ..syntax.templates import expr
 from .families import pad, padded_args
 from .registry import Registry, Rule, Site, broadcast_rank
 

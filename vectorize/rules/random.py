@@ -15,8 +15,8 @@ import sys
 import numpy as np
 
 from ..abstract import batched_like
-from ..cst_util import expr, parse_expr
 from ..errors import Unsupported
+from ..syntax.templates import expr, parse_expr
 from .registry import Site, evaluate
 
 # name -> how many leading positional parameters come before `size`

@@ -13,8 +13,8 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import TupleValue, batched_like
-from ..cst_util import call, expr, render
 from ..errors import Unsupported
+from ..syntax.templates import call, expr, render
 from .arrays import flattened, shift_axis
 from .registry import Registry, Rule, Site, evaluate
 

@@ -34,11 +34,11 @@ import libcst as cst
 import numpy as np
 
 from ...abstract import UNKNOWN, TupleValue, Value, batched_like, unbatched
-from ...cst_util import expr, parse_expr
 from ...errors import Unsupported
 from ...rules import arrays, lanes, linalg, operators
 from ...rules.families import pad
 from ...rules.registry import Registry, Rule, Site, broadcast_rank
+from ...syntax.templates import expr, parse_expr
 from . import examples, torch_module
 
 _PYTHON_NUMBERS = (bool, int, float, complex)

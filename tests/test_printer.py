@@ -1,4 +1,4 @@
-"""`cst_util.code` prints exactly what libcst prints: the project's files (comments, blank
+"""`syntax.printer.code` prints exactly what libcst prints: the project's files (comments, blank
 lines, every statement kind), every statement and expression of some of them on its own
 (the golden outputs, the examples), and unusual shapes."""
 
@@ -7,7 +7,9 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from vectorize.cst_util import code, expr, walk
+from vectorize.syntax.printer import code
+from vectorize.syntax.templates import expr
+from vectorize.syntax.traversal import walk
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted(p for folder in ("vectorize", "tests", "examples")
