@@ -26,10 +26,6 @@ from .environments import Env
 from .float_semantics import _evaluate
 from .syntax import _code
 
-CREATION_FUNCTIONS = {np.zeros, np.ones, np.empty, np.full, np.zeros_like, np.ones_like,
-                      np.empty_like, np.full_like, np.arange, np.linspace, np.eye, np.identity,
-                      np.array, np.copy}
-
 
 class Aliasing:
     """The `Analysis` methods about objects shared between names and arrays written into."""
@@ -251,16 +247,16 @@ class Aliasing:
         out = _evaluate(fn, *[a.example for a in args])
         return isinstance(out, np.ndarray) and out.ndim == 0
 
-    def _created_array(self, node):
-        """The creation function when ``node`` makes a fresh array (np.zeros(3), x.copy()...)."""
+    def _creation(self, node):
+        """The rule of the registry's creation family when ``node`` makes a fresh array
+        (np.zeros(3), x.copy()...)."""
         if type(node) is not cst.Call:
             return None
         fn = getattr(self.values.get(node.func), "example", None)
-        if fn in CREATION_FUNCTIONS:
-            return fn
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "copy":
-            return "copy"
-        return None
+        rule = self.registry.creation_for(fn)
+        if rule is None and type(node.func) is cst.Attribute:
+            rule = self.registry.creation_methods.get(node.func.attr.value)
+        return rule
 
     def item_write(self, target: cst.Subscript, value, env: Env) -> None:
         """``y[i] = v`` into an array this function created (``np.zeros``...). When per-example

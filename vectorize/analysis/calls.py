@@ -13,8 +13,6 @@ import numpy as np
 from ..abstract import UNKNOWN, TupleValue, Value, all_exact, batched_like, unbatched
 from ..errors import Unsupported
 from ..rules.lanes import ENGINE_NAMES
-from ..rules.random import infer as random_infer
-from ..rules.random import random_name
 from ..rules.registry import Site, default_infer
 from .float_semantics import _evaluate, _numpy_math, _numpy_scalar_for
 from .purity import PURE_BUILTINS, _is_number, _pure_numpy
@@ -60,12 +58,13 @@ class Calls:
         if self._exception_of_one_example and isinstance(fn, type) and issubclass(
                 fn, BaseException):
             return unbatched(UNKNOWN)      # made from one example's values
-        distribution = random_name(fn) if func.known else None
-        if distribution is not None:
+        draw = self.registry.draw_for(fn) if func.known else None
+        if draw is not None:
             if not any(v.batched for v in self.params.values()):
                 return unbatched(UNKNOWN)
-            self.random_calls[node] = distribution
-            return random_infer(fn, args, kwargs)
+            self.random_calls[node] = draw
+            return draw.infer(Site(args=args, nodes=[], func=fn, original=node,
+                                   kwargs={k: (None, v) for k, v in kwargs.items()}))
         if not any(v.batched for v in [*args, *kwargs.values()]):
             if func.known and fn in (float, int, bool, complex) and not all(
                     a.known for a in args):

@@ -28,7 +28,7 @@ from ..abstract import (
 )
 from ..errors import Unsupported
 from ..liveness import target_names, writes
-from ..rules.registry import Registry
+from ..rules.registry import Registry, Rule
 from .aliasing import Aliasing
 from .calls import Calls
 from .environments import Env, _bound_values, _no_per_example_choice_between, join_envs
@@ -83,12 +83,13 @@ class Analysis(Expressions, Calls, Aliasing):
         self.fallback_calls: dict[cst.Call, str] = {}
         self.helper_calls: dict[cst.Call, object] = {}
         self.method_calls: dict[cst.Call, object] = {}     # x.method(...) on batched x
-        self.random_calls: dict[cst.Call, str] = {}        # draws, one per example
+        self.random_calls: dict[cst.Call, Rule] = {}       # draws, one per example
         self.owned: set[str] = set()          # arrays this function created (may be written)
         self._user_names: set[str] | None = None
         self.math_in_branches: set[cst.Call] = set()   # math.f(unbatched) under batched ifs
         self.promoted: set[str] = set(promoted or ())   # created arrays holding batched data
-        self.promoted_creations: dict[cst.Call, str] = {}
+        # creations of those arrays -> their rule (the batch axis in front)
+        self.promoted_creations: dict[cst.Call, Rule] = {}
         self.needs_rerun = False
         self.returns_in_loops = False
         self.masked_loops: dict[cst.CSTNode, cst.CSTNode] = {}   # loop -> node that masks it
@@ -205,7 +206,7 @@ class Analysis(Expressions, Calls, Aliasing):
         if type(small) is cst.Assign:
             value = self.expr(small.value, env)
             self._bind_scalar_reads(small)
-            created = self._created_array(small.value)
+            created = self._creation(small.value)
             if self._may_give_0d_array(small.value):
                 self.zero_d_arrays.update(n for t in small.targets
                                           for n in target_names(t.target))
@@ -216,7 +217,7 @@ class Analysis(Expressions, Calls, Aliasing):
                         self.owned.add(name)
                         if name in self.promoted and not value.batched:
                             value = Value(True, value.example)
-                            self.promoted_creations[small.value] = name
+                            self.promoted_creations[small.value] = created
                     elif type(small.value) is cst.Name and small.value.value in self.owned \
                             and self._users_name(name):
                         # (the engine's own copies, `result = out` for `return out`, are
