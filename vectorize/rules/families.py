@@ -32,7 +32,7 @@ def with_batch(size: cst.BaseExpression, size_value, batch: cst.BaseExpression):
         return cst.Tuple([cst.Element(batch)] + [cst.Element(e.value) for e in size.elements])
     if isinstance(size_value.example, (int, np.integer)):
         return cst.Tuple([cst.Element(batch), cst.Element(size)])
-    return expr("(len({b}), *np.atleast_1d({s}))", b=batch.args[0].value, s=size)
+    return expr("({b}, *np.atleast_1d({s}))", b=batch, s=size)
 
 
 def rewrite_call_args(site: Site, func: str | None = None) -> cst.Call:
