@@ -469,6 +469,9 @@ add("scatter_loop", "out = np.zeros(len(a))\n    for i in range(len(a)):\n"
     "        out[i] = a[i] * i\n    return out", _sigs(1), min_dim=1)
 add("scatter_index", "out = np.zeros(4)\n    out[b] = a\n    return out", (("", ""),),
     index=((1, 4),))
+# the shape in a name, and the batch size in one too (`a` is rebound to a shared value)
+add("scatter_shape_in_a_name", "shape = (2,)\n    out = np.zeros(shape)\n    out[0] = a\n"
+    "    a = 1.0\n    return out + a", (("",),))
 SCATTER_RANK_BUG = ("bug: after `y[i] = v` into an array the function created, the analysis "
                     "gives y the per-example shape of v, so rank-dependent rules miscompile "
                     "(np.sum(y) -> np.sum(y, axis=()), y + b -> y[:, None] + b, y @ b refused)")

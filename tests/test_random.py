@@ -1,8 +1,9 @@
 """np.random inside per-example functions draws independently for every example."""
 
 import numpy as np
+import pytest
 
-from vectorize import vmap
+from vectorize import VectorizeError, vmap
 
 RNG = np.random.default_rng(7)
 
@@ -39,3 +40,17 @@ def test_per_example_parameters_broadcast():
     out = vmap(per_example_mean, fallback="error")(mu)
     assert abs(out[:10000].mean()) < 0.05 and abs(out[10000:].mean() - 10.0) < 0.05
     assert abs(out[10000:].std() - 0.5) < 0.05
+
+
+def shared_draw(x):
+    noise = np.random.normal()
+    return noise
+
+
+def test_a_numpy_draw_in_code_for_tensors_is_refused():
+    # PyTorch has no random family: NumPy would draw one array, not a tensor of draws per
+    # example (before the registry's families it returned one row of draws for every lane)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(VectorizeError, match="NumPy random draw") as info:
+        vmap(shared_draw)(torch.zeros(5))
+    assert "test_random.py:" in str(info.value)

@@ -74,3 +74,10 @@ def test_modules(name):
     for fn in _functions(importlib.import_module(name)):
         assert source_lines(fn) == inspect.getsourcelines(fn), fn
     assert sys.modules[name]
+
+
+@pytest.mark.parametrize("name", ["vectorize.analysis.interpreter",
+                                  "vectorize.analysis.expressions", "vectorize.analysis.calls",
+                                  "vectorize.analysis.aliasing"])
+def test_analysis_modules(name):
+    test_modules(name)

@@ -386,44 +386,33 @@ class _ApplyRules(cst.CSTTransformer):
                                                            slot.rank))
         return updated_node
 
-    def _promoted_creation(self, original_node, updated_node):
-        """``np.zeros(3)`` that will hold per-example data: ``np.zeros((len(x), 3))``."""
-        fn = getattr(self.value(original_node.func), "example", None)
-        size = self._batch_size()
-        if fn in (np.zeros, np.ones, np.empty, np.full) and updated_node.args \
-                and updated_node.args[0].keyword is None:
-            shape = updated_node.args[0].value
-            shape_value = self.value(original_node.args[0].value)
-            from ..rules.random import _with_batch
-            new_shape = _with_batch(shape, shape_value, size)
-            return updated_node.with_changes(args=[updated_node.args[0].with_changes(
-                value=new_shape)] + list(updated_node.args[1:]))
-        return expr(self.prims.repeat("{a}", "{n}"), a=updated_node, n=size)
+    def _apply_call(self, rule, original_node, updated_node, receiver=(), **extra):
+        """``rule`` at a call: its operands are the positional arguments (after the
+        ``receiver`` pair of original and new nodes, a method's base), its ``kwargs`` the
+        keyword arguments."""
+        pairs = list(zip(original_node.args, updated_node.args))
+        positional = [*receiver] + [(o.value, n.value) for o, n in pairs if o.keyword is None]
+        kwargs = {o.keyword.value: (n.value, self.value(o.value))
+                  for o, n in pairs if o.keyword is not None}
+        return self._apply(rule, original_node, updated_node, [o for o, _ in positional],
+                           [n for _, n in positional], kwargs=kwargs, **extra)
 
     def leave_Call(self, original_node, updated_node):
         analysis = self.analysis
-        if original_node in analysis.promoted_creations:
-            return self._promoted_creation(original_node, updated_node)
-        if original_node in analysis.random_calls:
-            from ..rules.random import rewrite
-            positional = [o for o in original_node.args if o.keyword is None]
-            site = Site(args=[self.value(o.value) for o in positional], nodes=[],
-                        kwargs={o.keyword.value: (n.value, self.value(o.value))
-                                for o, n in zip(original_node.args, updated_node.args)
-                                if o.keyword is not None},
-                        node=updated_node, original=original_node)
-            return rewrite(site, analysis.random_calls[original_node], self._batch_size())
+        rule = analysis.promoted_creations.get(original_node) or analysis.random_calls.get(
+            original_node)
+        if rule is not None:
+            # new data for every example (a random draw, an array created for per-example
+            # data): the rule puts the batch length in front
+            return self._apply_call(rule, original_node, updated_node,
+                                    batch=self._batch_size(),
+                                    func=getattr(self.value(original_node.func), "example",
+                                                 None))
         if original_node in analysis.method_calls:
-            rule = analysis.method_calls[original_node]
-            positional = [(o, n) for o, n in zip(original_node.args, updated_node.args)
-                          if o.keyword is None]
-            kwargs = {o.keyword.value: (n.value, self.value(o.value))
-                      for o, n in zip(original_node.args, updated_node.args)
-                      if o.keyword is not None}
-            return self._apply(rule, original_node, updated_node,
-                               [original_node.func.value] + [o.value for o, _ in positional],
-                               [updated_node.func.value] + [n.value for _, n in positional],
-                               kwargs=kwargs, func=original_node.func.attr.value)
+            return self._apply_call(analysis.method_calls[original_node], original_node,
+                                    updated_node,
+                                    [(original_node.func.value, updated_node.func.value)],
+                                    func=original_node.func.attr.value)
         if original_node in analysis.helper_calls:
             name = self.ctx.helper_name(original_node)
             return updated_node.with_changes(func=cst.Name(name))
@@ -443,14 +432,7 @@ class _ApplyRules(cst.CSTTransformer):
         rule = self.registry.for_call(fn)
         if rule is None:
             return updated_node   # NumPy scalar types: np.float32(x) converts arrays too
-        positional = [(o, n) for o, n in zip(original_node.args, updated_node.args)
-                      if o.keyword is None]
-        kwargs = {o.keyword.value: (n.value, self.value(o.value))
-                  for o, n in zip(original_node.args, updated_node.args)
-                  if o.keyword is not None}
-        return self._apply(rule, original_node, updated_node,
-                           [o.value for o, _ in positional], [n.value for _, n in positional],
-                           kwargs=kwargs, func=fn)
+        return self._apply_call(rule, original_node, updated_node, func=fn)
 
     def _fallback(self, original, updated):
         """``f(x, b)`` with no rule -> ``np.array([f(x_i, b) for x_i in x])``; ``d[k]`` ->

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from . import NUMPY
 
-_FAMILY_ORDER = ["operators", "boolean", "control flow", "builtins", "math", "numpy", "user"]
+_FAMILY_ORDER = ["operators", "boolean", "control flow", "builtins", "math", "numpy", "random",
+                 "creation", "user"]
 
 _ENGINE_RULES = [
     ("if.select", "control flow",
@@ -52,12 +53,6 @@ _ENGINE_RULES = [
      "a per-example condition is rejected.",
      "y = np.zeros(3)\ny[0] = x\ny[k] = 1.0",
      "y = np.zeros((len(x), 3))\ny[:, 0] = x\ny[np.arange(len(y)), k] = 1.0"),
-    ("random.per_example", "calls",
-     "`np.random.*` and `Generator` draws inside a per-example function draw independently "
-     "for every example (`size=len(x)` in front of any per-example size), like "
-     "`torch.vmap(randomness=\"different\")`: the same distributions, not the same numbers "
-     "as a loop would draw.",
-     "noise = np.random.normal(0.0, 1.0)", "noise = np.random.normal(0.0, 1.0, size=len(x))"),
     ("call.per_example_fallback", "calls",
      "With `fallback='warn'`/`'loop'`, a call without a rule runs per example in a visible "
      "list comprehension (and warns once with 'warn').",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import libcst as cst
+import numpy as np
 
 from ..abstract import Value
 from ..syntax.templates import expr, parse_expr
@@ -22,6 +23,16 @@ def pad(node: cst.BaseExpression, value, rank: int) -> cst.BaseExpression:
 def padded_args(site: Site) -> list[cst.BaseExpression]:
     rank = site.max_rank
     return [pad(n, v, rank) for n, v in zip(site.nodes, site.args)]
+
+
+def with_batch(size: cst.BaseExpression, size_value, batch: cst.BaseExpression):
+    """A per-example shape or size (``size``, of abstract value ``size_value``) with the batch
+    length ``batch`` in front: ``(len(x), <size>)`` spelled as simply as the size allows."""
+    if isinstance(size, cst.Tuple):
+        return cst.Tuple([cst.Element(batch)] + [cst.Element(e.value) for e in size.elements])
+    if isinstance(size_value.example, (int, np.integer)):
+        return cst.Tuple([cst.Element(batch), cst.Element(size)])
+    return expr("({b}, *np.atleast_1d({s}))", b=batch, s=size)
 
 
 def rewrite_call_args(site: Site, func: str | None = None) -> cst.Call:

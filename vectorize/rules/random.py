@@ -16,8 +16,9 @@ import numpy as np
 
 from ..abstract import batched_like
 from ..errors import Unsupported
-from ..syntax.templates import expr, parse_expr
-from .registry import Site, evaluate
+from ..syntax.templates import parse_expr
+from .families import with_batch
+from .registry import Registry, Rule, Site, evaluate
 
 # name -> how many leading positional parameters come before `size`
 DISTRIBUTIONS = {
@@ -46,22 +47,23 @@ def random_name(fn) -> str | None:
     return None
 
 
-def infer(fn, args, kwargs):
+def infer(site: Site):
     """A draw per example: batched, with the per-example shape of one draw. The example is
     drawn from a private generator, so the user's random state is never consumed."""
+    fn = site.func
     name = fn.__name__
     private = np.random.default_rng(0) if hasattr(np.random.Generator, name) and (
         isinstance(getattr(fn, "__self__", None), np.random.Generator)) \
         else np.random.RandomState(0)
-    out = evaluate(getattr(private, name), *[a.example for a in args],
-                   **{k: v.example for k, v in kwargs.items()})
+    out = evaluate(getattr(private, name), *[a.example for a in site.args],
+                   **{k: v.example for k, (_, v) in site.kwargs.items()})
     return batched_like(out)
 
 
-def rewrite(site: Site, name: str, batch):
-    """Put the batch length (the expression ``batch``) in front of the size of each
-    per-example draw."""
-    call = site.node
+def rewrite(site: Site):
+    """Put the batch length (``site.batch``) in front of the size of each per-example
+    draw."""
+    call, name, batch = site.node, site.func.__name__, site.batch
     if name in DIMS_POSITIONAL:
         dims = [a for a in call.args]
         return call.with_changes(args=[parse_expr("f(0)").args[0].with_changes(
@@ -82,7 +84,7 @@ def rewrite(site: Site, name: str, batch):
                       else site.kwargs["size"][1])
         if size_value.batched:
             raise Unsupported("a random draw whose size differs per example")
-        new_size = _with_batch(size, size_value, batch)
+        new_size = with_batch(size, size_value, batch)
     kept = [a for a in call.args if not (a.keyword is not None and a.keyword.value == "size")]
     kept = [a for i, a in enumerate(kept) if not (a.keyword is None and i == leading)]
     size_arg = parse_expr("f(size=0)").args[0].with_changes(value=new_size)
@@ -90,17 +92,19 @@ def rewrite(site: Site, name: str, batch):
     return call.with_changes(args=args)
 
 
-def _with_batch(size, size_value, batch):
-    """``(len(x), <per-example size>)`` spelled as simply as the size allows."""
-    import libcst as cst
-    if isinstance(size, cst.Tuple):
-        return cst.Tuple([cst.Element(batch)] + [cst.Element(e.value) for e in size.elements])
-    if isinstance(size_value.example, (int, np.integer)):
-        return cst.Tuple([cst.Element(batch), cst.Element(size)])
-    return expr("(len({b}), *np.atleast_1d({s}))", b=batch.args[0].value, s=size)
-
-
 def _comma(needed: bool):
     import libcst as cst
     return cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if needed else \
         cst.MaybeSentinel.DEFAULT
+
+
+def register(reg: Registry) -> None:
+    reg.add_draws(lambda fn: random_name(fn) is not None, Rule(
+        name="random.per_example", family="random",
+        explanation="`np.random.*` and `Generator` draws inside a per-example function draw "
+                    "independently for every example (`size=len(x)` in front of any "
+                    "per-example size), like `torch.vmap(randomness=\"different\")`: the same "
+                    "distributions, not the same numbers as a loop would draw.",
+        before="noise = np.random.normal(0.0, 1.0)",
+        after="noise = np.random.normal(0.0, 1.0, size=len(x))",
+        rewrite=rewrite, infer=infer))

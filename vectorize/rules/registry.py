@@ -34,6 +34,9 @@ class Site:
     parts: list | None = None   # subscripts: abstract value of each index (None: a slice)
     func_is_method: bool = False
     backend: object = None      # the `Backend` the code is written for (None: NumPy)
+    # the batch length, for rules that make new data for every example (random draws,
+    # arrays created for per-example data): ``len(x)`` of a parameter, or a name set to it
+    batch: cst.BaseExpression | None = None
 
     @property
     def spelled(self):
@@ -143,6 +146,12 @@ class Registry:
         self.operators: dict[str, Rule] = {}
         self.methods: dict[str, Rule] = {}
         self.attributes: dict[str, Rule] = {}
+        # calls the analysis asks about by what they do rather than by their operands: random
+        # draws (recognised, not looked up: a generator's bound methods are new objects on
+        # every attribute read) and the functions and methods that create a fresh array
+        self._draws: list[tuple[Callable[[object], bool], Rule]] = []
+        self._creations: dict[int, tuple[object, Rule]] = {}
+        self.creation_methods: dict[str, Rule] = {}
         self.all_rules: list[Rule] = []
 
     # -- registration ----------------------------------------------------------------------
@@ -166,6 +175,28 @@ class Registry:
         self._remember(rule)
         return rule
 
+    def add_draws(self, recognise: Callable[[object], bool], rule: Rule) -> Rule:
+        """A family of random draws: ``recognise(fn)`` says whether a callable is one. Per
+        example a draw gives one value; its rule's ``infer`` gives the per-example value and
+        its ``rewrite`` draws one for every example (``site.batch`` of them)."""
+        self._draws.append((recognise, rule))
+        self._remember(rule)
+        return rule
+
+    def add_creation(self, func, rule: Rule) -> Rule:
+        """A function that creates a fresh array (``np.zeros``), which the function may
+        write into; its rule's ``rewrite`` creates it with the batch axis in front
+        (``site.batch``) where per-example data is written into it."""
+        self._creations[id(func)] = (func, rule)
+        self._remember(rule)
+        return rule
+
+    def add_creation_method(self, method: str, rule: Rule) -> Rule:
+        """A method that creates a fresh array (``x.copy()``), as `add_creation`."""
+        self.creation_methods[method] = rule
+        self._remember(rule)
+        return rule
+
     def _remember(self, rule: Rule) -> None:
         if all(r is not rule for r in self.all_rules):
             self.all_rules.append(rule)
@@ -173,6 +204,20 @@ class Registry:
     # -- lookup ----------------------------------------------------------------------------
     def for_call(self, func) -> Rule | None:
         entry = self._calls.get(id(func))
+        if entry is not None and entry[0] is func:
+            return entry[1]
+        return None
+
+    def draw_for(self, func) -> Rule | None:
+        """The rule of a random draw, where ``func`` is one."""
+        for recognise, rule in self._draws:
+            if recognise(func):
+                return rule
+        return None
+
+    def creation_for(self, func) -> Rule | None:
+        """The rule of a function that creates a fresh array, where ``func`` is one."""
+        entry = self._creations.get(id(func))
         if entry is not None and entry[0] is func:
             return entry[1]
         return None

@@ -19,17 +19,19 @@ class NumpyBackend(Backend):
         from ...rules import (
             arrays,
             builtins,
+            creation,
             lanes,
             linalg,
             math_rules,
             numpy_rules,
             operators,
+            random,
             shapes,
         )
         from ...rules.registry import Registry
         reg = Registry(self)
         for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg,
-                      shapes):
+                      shapes, random, creation):
             table.register(reg)
         return reg
 

@@ -86,7 +86,7 @@ def on_examples(fn):
 class ExampleMethod:
     """A tensor method bound to an example (``w.relu`` of a shared tensor ``w``): called on
     examples, computed by PyTorch. ``__self__`` marks it as a pure method of an example for
-    the analysis (`analysis._pure_numpy`)."""
+    the analysis (`analysis.purity._pure_numpy`)."""
 
     def __init__(self, example, name: str):
         self.__self__ = example

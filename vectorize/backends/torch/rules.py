@@ -37,6 +37,7 @@ from ...abstract import UNKNOWN, TupleValue, Value, batched_like, unbatched
 from ...errors import Unsupported
 from ...rules import arrays, lanes, linalg, operators
 from ...rules.families import pad
+from ...rules.random import random_name
 from ...rules.registry import Registry, Rule, Site, broadcast_rank
 from ...syntax.templates import expr, parse_expr
 from . import examples, torch_module
@@ -1034,9 +1035,20 @@ def register(reg: Registry) -> None:
         "front.", "g = torch.autograd.grad(y, x, v)[0]",
         "g = torch.autograd.grad(y, x, v, is_grads_batched=True)[0]", _grad,
         infer=_grad_infer, shadow=_grad_shadow))
+    reg.add_draws(lambda fn: random_name(fn) is not None, Rule(
+        "torch.numpy_random", "random",
+        "A NumPy random draw (`np.random.*`, a `Generator` method) in code for tensors is "
+        "refused: NumPy would draw one array, not a tensor of draws per example.",
+        "noise = np.random.normal(0.0, 1.0)", "(refused)", _numpy_draw, infer=_numpy_draw))
     for rule in reg.all_rules:
         if rule.infer is not None:
             rule.infer = _located(rule.infer)
+
+
+def _numpy_draw(site: Site):
+    raise Unsupported("a NumPy random draw in a function vectorized for PyTorch tensors",
+                      site.original, "draw the noise with torch for the whole batch outside "
+                                     "the function and pass it in as an argument")
 
 
 def _located(infer):

@@ -1,0 +1,430 @@
+"""Names for one object: views, copies and in-place updates.
+
+Per example ``y = x`` (or a view, ``x[1:]``, ``x.T``) makes two names for one array, which an
+in-place update (``x += v``) changes for both; the batch rebinds one name only. This module
+finds the bindings of names to other names' objects (`_alias_links`, `_viewed_name`) and
+refuses the updates some other name could see (`Aliasing._no_aliased_update` and its
+siblings). It also owns the arrays the function creates (np.zeros, ``.copy()``: the
+registry's creation family) and may write into (`Aliasing.item_write`): one that per-example
+data is written into holds per-example data from its creation on (``promoted``); and the
+per-example scalars read from an array that a later write would change on the batch, which
+are copied (`copied_reads`).
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import libcst as cst
+import numpy as np
+
+from ..abstract import Value
+from ..errors import Unsupported
+from ..liveness import target_names
+from ..syntax.traversal import children, walk
+from .environments import Env
+from .float_semantics import _evaluate
+from .syntax import _code
+
+
+class Aliasing:
+    """The `Analysis` methods about objects shared between names and arrays written into."""
+
+    def _bind_scalar_reads(self, small: cst.Assign) -> None:
+        """Remember the names ``a = y[0]`` binds to a per-example scalar read from the
+        per-example array ``y`` by basic indexing (also through a conditional expression,
+        ``and``/``or`` or a tuple display)."""
+        reads = [n for n in _held(small.value) if n in self._scalar_reads]
+        if reads:
+            names = {t for target in small.targets for t in target_names(target.target)}
+            self._bound_scalar_reads.append((names, reads, small))
+
+    def _copy_scalar_reads(self) -> None:
+        """``a = y[0]`` is a NumPy scalar per example, a copy of the element; on the batch
+        ``y[:, 0]`` is a view, which a later write into ``y`` (``y[0] += v``) would change.
+        Such reads whose name may still be read after such a write (later in the code, or
+        in a loop around both) are copied (`copied_reads`: ``y[:, 0].copy()``); ``a =
+        y[1:]`` is a view per example too, and stays one."""
+        if not self._bound_scalar_reads:
+            return
+        writes_into: dict[str, list] = {}
+        for n in walk(self.tree.body):
+            if type(n) is cst.Assign:
+                targets = [t.target for t in n.targets]
+            elif type(n) is cst.AugAssign:
+                targets = [n.target]
+            else:
+                continue
+            for t in targets:
+                if type(t) is cst.Subscript and type(t.value) is cst.Name:
+                    writes_into.setdefault(t.value.value, []).append(n)
+        if not writes_into:
+            return
+        if self._aliases is None:
+            self._init_aliases()
+        for names, reads, small in self._bound_scalar_reads:
+            index, loops, _ = self._where.get(id(small), (0, frozenset(), ()))
+            for node in reads:
+                for write in writes_into.get(self._scalar_reads[node], ()):
+                    at, around, _ = self._where.get(id(write), (0, frozenset(), ()))
+                    if (at > index or around & loops) and names & self._live.get(write,
+                                                                                    set()):
+                        self.copied_reads.add(node)
+
+    def _no_aliased_update(self, small: cst.AugAssign, env: Env) -> None:
+        """``x += v`` where the per-example ``x`` is an array (a vector, or the 0-d array
+        that ``np.where`` of scalars returns) changes it in place, so per example every name
+        bound to the same object (``y = x``, or ``x = y`` before it) sees the change; the
+        batch rebinds ``x`` only. Rejected when the function binds another name to ``x``
+        (either way, through any chain of such bindings) that may come before the update
+        (earlier in the code, or in a loop around both) and whose value may still be read
+        after it (live there), and ``x`` may hold such an array. (Which names share the
+        object is not tracked along each path: a binding on another branch counts too, which
+        may refuse a function whose aliases never meet the update.)"""
+        name = small.target.value
+        current = env.values.get(name)
+        if not (isinstance(current, Value) and current.batched):
+            return
+        if self._aliases is None:
+            self._init_aliases()
+        if not (isinstance(current.example, np.ndarray)
+                or self._may_hold_0d_array(name, small)):
+            return
+        others = sorted(self._group(name, small) & self._live.get(small, set()))
+        if others:
+            op = _code(small.operator).strip()
+            raise Unsupported(f"`{name} {op}` changes the per-example array `{name}` in place, "
+                              f"and `{others[0]}` is bound to it (or to a view of it) too: per "
+                              f"example both change, the batch would change only `{name}`",
+                              small,
+                              f"write `{name} = {name} {op[:-1]} ...` (a new array), or bind "
+                              f"a copy where `{name}` and `{others[0]}` are bound to each "
+                              f"other (`.copy()`)")
+
+    def _no_update_of_a_shared_array(self, small: cst.AugAssign, env: Env) -> None:
+        """``w += v`` where ``w`` is the same array for every example (an argument passed as
+        it is, or a global) or a view of it: per example every example changes it in place
+        again (the next example sees the changes of the ones before); the batch would rebind
+        ``w`` once."""
+        name = small.target.value
+        current = env.values.get(name)
+        if not (isinstance(current, Value) and not current.batched
+                and isinstance(current.example, np.ndarray)):
+            return
+        if self._aliases is None:
+            self._init_aliases()
+        if self._assigned is None:
+            self._assigned = {t for n in walk(self.tree.body) if type(n) is cst.AssignTarget
+                              for t in target_names(n.target)}
+        group = {name} | self._group(name, small)
+        shared = sorted(n for n in group if n in self.params or n not in self._assigned)
+        if shared:
+            op = _code(small.operator).strip()
+            raise Unsupported(f"`{name} {op}` changes the array `{shared[0]}` in place, which "
+                              f"is the same for every example (the caller's argument or a "
+                              f"global): per example each example changes it again, the "
+                              f"batch would not", small,
+                              f"write `{name} = {name} {op[:-1]} ...` (a new array)")
+
+    def _no_update_of_an_argument(self, fn, node: cst.Call, env: Env) -> None:
+        """A helper that updates a parameter in place (``v *= 2``, also through a name or a
+        view bound to it) changes the caller's argument when that is an array (a vector, or
+        the 0-d array of ``np.where``): per example the caller sees the change where it
+        reads the argument again; the batch rebinds the helper's name only. Refused when the
+        caller reads that variable anywhere else."""
+        updated = _parameters_updated_in_place(fn)
+        if not updated:
+            return
+        if self._aliases is None:
+            self._init_aliases()
+        names = list(_signature_names(fn))
+        for i, arg in enumerate(node.args):
+            parameter = arg.keyword.value if arg.keyword is not None else (
+                names[i] if i < len(names) and not arg.star else None)
+            source = _viewed_name(arg.value)
+            if parameter not in updated or source is None:
+                continue
+            value = env.values.get(source)
+            if not (isinstance(value, Value) and value.batched and (
+                    isinstance(value.example, np.ndarray)
+                    or self._may_hold_0d_array(source, node))):
+                continue
+            readers = [n for n in {source} | self._group(source, node)
+                       if self._reads_of(n) > 1]
+            if readers:
+                raise Unsupported(f"`{fn.__name__}` changes its argument `{parameter}` in place "
+                                  f"(`{parameter} {updated[parameter]}`), which is the "
+                                  f"per-example array `{source}` here, read again by this "
+                                  f"function: per example it sees the change, the batch would "
+                                  f"not", node,
+                                  f"in `{fn.__name__}`, write `{parameter} = {parameter} ...` "
+                                  f"(a new array), or pass `{source}.copy()`")
+
+    def _reads_of(self, name: str) -> int:
+        """How often ``name`` is read in the function (not counting plain assignments to
+        it)."""
+        if self._read_counts is None:
+            counts: dict[str, int] = {}
+            targets = set()
+            for n in walk(self.tree):
+                if type(n) is cst.AssignTarget and type(n.target) is cst.Name:
+                    targets.add(id(n.target))
+                elif type(n) is cst.Attribute:
+                    targets.add(id(n.attr))       # `.shape` is no variable
+                elif type(n) is cst.Arg and n.keyword is not None:
+                    targets.add(id(n.keyword))    # nor is `b=` of a call
+                elif type(n) is cst.Name and id(n) not in targets:
+                    counts[n.value] = counts.get(n.value, 0) + 1
+            self._read_counts = counts
+        return self._read_counts.get(name, 0)
+
+    def _init_aliases(self) -> None:
+        from ..liveness import liveness_of
+        self._aliases, self._where = _alias_links(self.tree)
+        self._live = liveness_of(self.tree).live_after
+
+    def _links_before(self, at) -> list:
+        """The bindings ``(target, source)`` that may run before ``at``: earlier in the code
+        and not on the other branch of an ``if`` (outside loops) that ``at`` is on, or inside
+        a loop that also holds ``at`` (its next iteration)."""
+        index, loops, branches = self._where.get(id(at), (1 << 62, frozenset(), ()))
+        sides = dict(branches)
+        return [(t, s) for t, s, (i, around, on) in self._aliases
+                if around & loops or i < index and all(sides.get(branch, side) == side
+                                                       for branch, side in on)]
+
+    def _group(self, name: str, at) -> set[str]:
+        """The other names that may hold the object ``name`` holds at ``at``: linked to it by
+        chains of bindings (either way) that may run before ``at``."""
+        return _connected(self._links_before(at), name)
+
+    def _may_hold_0d_array(self, name: str, at) -> bool:
+        """Whether ``name`` is bound somewhere to a 0-d array (`zero_d_arrays`), or to a name
+        that may hold one (``name = z``, through chains of such bindings that may run before
+        ``at``)."""
+        bound_from: dict[str, set] = {}
+        for t, s in self._links_before(at):
+            bound_from.setdefault(t, set()).add(s)
+        seen, stack = {name}, [name]
+        while stack:
+            current = stack.pop()
+            if current in self.zero_d_arrays:
+                return True
+            for source in bound_from.get(current, ()):
+                if source not in seen:
+                    seen.add(source)
+                    stack.append(source)
+        return False
+
+    def _may_give_0d_array(self, node) -> bool:
+        """Whether ``node`` may give a 0-d array per example: a call that does
+        (`_gives_0d_array`), or a conditional expression or ``and``/``or`` one of whose
+        operands may (its value is that operand itself)."""
+        while type(node) in (cst.IfExp, cst.BooleanOperation):
+            if type(node) is cst.IfExp:
+                if self._may_give_0d_array(node.body):
+                    return True
+                node = node.orelse
+            else:
+                if self._may_give_0d_array(node.left):
+                    return True
+                node = node.right
+        return self._gives_0d_array(node, self.values.get(node))
+
+    def _gives_0d_array(self, node, value) -> bool:
+        """Whether ``node`` is a NumPy call that gives a 0-d array (mutable, unlike a NumPy
+        scalar) per example: ``np.where(c, x, y)`` of scalars."""
+        if type(node) is not cst.Call or not (isinstance(value, Value) and value.batched
+                                               and value.rank == 0):
+            return False
+        fn = getattr(self.values.get(node.func), "example", None)
+        if fn is None or isinstance(fn, np.ufunc) or not (
+                getattr(fn, "__module__", None) or "").startswith("numpy"):
+            return False
+        args = [self.values.get(a.value) for a in node.args if a.keyword is None]
+        if not all(isinstance(a, Value) for a in args):
+            return False
+        out = _evaluate(fn, *[a.example for a in args])
+        return isinstance(out, np.ndarray) and out.ndim == 0
+
+    def _creation(self, node):
+        """The rule of the registry's creation family when ``node`` makes a fresh array
+        (np.zeros(3), x.copy()...)."""
+        if type(node) is not cst.Call:
+            return None
+        fn = getattr(self.values.get(node.func), "example", None)
+        rule = self.registry.creation_for(fn)
+        if rule is None and type(node.func) is cst.Attribute:
+            rule = self.registry.creation_methods.get(node.func.attr.value)
+        return rule
+
+    def item_write(self, target: cst.Subscript, value, env: Env) -> None:
+        """``y[i] = v`` into an array this function created (``np.zeros``...). When per-example
+        data is written into it, the array is batched from its creation on (the engine
+        allocates it with the batch axis in front); writing into arguments or globals would
+        change the caller's objects and is rejected."""
+        name = target.value.value
+        if name not in env.values or name in self.params:
+            raise Unsupported(f"writing into `{name}` changes an array the function did not "
+                              "create (the caller's argument or a global)", target,
+                              f"copy it first: {name} = {name}.copy()")
+        if name not in self.owned:
+            raise Unsupported(f"writing into `{name}`, which is not an array this function "
+                              "created with np.zeros/np.ones/np.full/np.empty/.copy()...",
+                              target, f"create `{name}` with np.zeros(...) or copy it")
+        if self._batched_depth:
+            raise Unsupported("writing into an array under a condition that differs per "
+                              "example", target,
+                              "compute the value with a conditional expression and write it "
+                              "unconditionally")
+        slot = self.subscript(target, env)
+        self.values[target] = slot
+        current = env.values[name]
+        index_batched = any(getattr(self.values.get(e.slice.value), "batched", False)
+                            for e in target.slice if isinstance(e.slice, cst.Index))
+        if (value.batched or index_batched) and not current.batched:
+            self.promoted.add(name)
+            self.needs_rerun = True
+        if current.batched or value.batched or index_batched:
+            env.assign(name, Value(True, current.example))
+
+
+def _held(node):
+    """The subexpressions of ``node`` whose object its value may be (``a if c else b``,
+    ``a or b``, the items of a tuple display, ``(n := a)``)."""
+    t = type(node)
+    if t is cst.IfExp:
+        yield from _held(node.body)
+        yield from _held(node.orelse)
+    elif t is cst.BooleanOperation:
+        yield from _held(node.left)
+        yield from _held(node.right)
+    elif t in (cst.Tuple, cst.List):
+        for element in node.elements:
+            yield from _held(element.value)
+    elif t is cst.NamedExpr:
+        yield from _held(node.value)
+    else:
+        yield node
+
+
+def _alias_links(tree) -> tuple[list, dict]:
+    """The bindings of a name to another name's object (``y = x``, ``y, z = x, w``, or a view:
+    `_viewed_name`) in the function, each as (y, x, where), and for every node its where:
+    (position, ids of the loops around it, the branches it is on); positions count nodes in
+    the order of the code; a branch is (id of an ``if`` outside every loop, 0 for its body
+    or 1 for its ``else``)."""
+    links: list = []
+    where: dict = {}
+    stack = [(tree, frozenset(), ())]
+    index = 0
+    while stack:
+        node, loops, branches = stack.pop()
+        where[id(node)] = (index, loops, branches)
+        index += 1
+        if type(node) is cst.Assign:
+            for target in node.targets:
+                _pairs(target.target, node.value, links, (index, loops, branches))
+        kind = type(node)
+        inner = loops | {id(node)} if kind in (cst.For, cst.While) else loops
+        for child in reversed(children(node)):
+            on = branches
+            if kind is cst.If and not loops and (child is node.body or child is node.orelse):
+                on = branches + ((id(node), 0 if child is node.body else 1),)
+            stack.append((child, inner, on))
+    return links, where
+
+
+def _pairs(target, value, out: list, where: tuple) -> None:
+    source = _viewed_name(value)
+    if type(target) is cst.Name and source is not None and target.value != source:
+        out.append((target.value, source, where))
+    elif type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) \
+            and len(target.elements) == len(value.elements):
+        for t, v in zip(target.elements, value.elements):
+            _pairs(t.value, v.value, out, where)
+
+
+def _connected(pairs, name: str) -> set[str]:
+    """The other names that chains of the ``(target, source)`` bindings connect to ``name``,
+    either way."""
+    links: dict[str, set] = {}
+    for t, s in pairs:
+        links.setdefault(t, set()).add(s)
+        links.setdefault(s, set()).add(t)
+    group, stack = {name}, [name]
+    while stack:
+        for other in links.get(stack.pop(), set()) - group:
+            group.add(other)
+            stack.append(other)
+    return group - {name}
+
+
+_VIEW_ATTRIBUTES = frozenset({"T", "mT", "real", "imag"})
+
+
+_VIEW_METHODS = frozenset({"reshape", "ravel", "view", "transpose", "swapaxes", "squeeze",
+                           "diagonal"})
+
+
+_VIEW_FUNCTIONS = frozenset({"reshape", "ravel", "transpose", "swapaxes", "squeeze",
+                             "expand_dims", "asarray", "asanyarray", "ascontiguousarray",
+                             "asfortranarray", "atleast_1d", "atleast_2d", "atleast_3d",
+                             "broadcast_to", "diagonal", "moveaxis", "rollaxis", "real",
+                             "imag", "require"})
+
+
+def _viewed_name(value) -> str | None:
+    """The variable whose object (or memory) ``value`` may be: ``x`` itself, or a view of it
+    (``x[1:]``, ``x.T``, ``x.reshape(3)``, ``np.asarray(x)``...), an in-place update of which
+    changes ``x``; None for anything else (arithmetic makes new arrays)."""
+    while True:
+        t = type(value)
+        if t is cst.Name:
+            return value.value
+        if t is cst.Subscript:
+            value = value.value
+        elif t is cst.Attribute and value.attr.value in _VIEW_ATTRIBUTES:
+            value = value.value
+        elif t is cst.Call and type(value.func) is cst.Attribute:
+            func = value.func
+            if type(func.value) is cst.Name and func.value.value in ("np", "numpy") \
+                    and func.attr.value in _VIEW_FUNCTIONS and value.args:
+                value = value.args[0].value
+            elif func.attr.value in _VIEW_METHODS:
+                value = func.value
+            else:
+                return None
+        else:
+            return None
+
+
+_UPDATED_PARAMETERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _parameters_updated_in_place(fn) -> dict[str, str]:
+    """The parameters of the user's function ``fn`` that its body updates in place (``v *=
+    e``, or a name or view bound to ``v``), each with the operator; read once per function."""
+    if fn in _UPDATED_PARAMETERS:
+        return _UPDATED_PARAMETERS[fn]
+    out: dict[str, str] = {}
+    try:
+        from ..source import read_function
+        tree = read_function(fn).tree
+    except Exception:
+        tree = None
+    if tree is not None:
+        parameters = set(_signature_names(fn))
+        pairs = [(t, s) for t, s, _ in _alias_links(tree)[0]]     # anywhere in the body
+        for n in walk(tree.body):
+            if type(n) is cst.AugAssign and type(n.target) is cst.Name:
+                name = n.target.value
+                for parameter in sorted(({name} | _connected(pairs, name)) & parameters):
+                    out.setdefault(parameter, _code(n.operator).strip())
+    _UPDATED_PARAMETERS[fn] = out
+    return out
+
+
+def _signature_names(fn) -> tuple[str, ...]:
+    code = fn.__code__
+    return code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]

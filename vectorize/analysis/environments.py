@@ -1,0 +1,116 @@
+"""Environments: the abstract values of the local variables at one program point, and how
+two paths' environments meet (`join_envs`): under a per-example condition a variable either
+path changes becomes per example, and the two values must fit in one array."""
+
+from __future__ import annotations
+
+import contextvars
+
+import libcst as cst
+import numpy as np
+
+from ..abstract import TupleValue, join
+from ..errors import Unsupported
+
+
+class Env:
+    """Abstract values of the local variables at one program point."""
+
+    def __init__(self, values=None, unbound=None, unreached: bool = False):
+        self.values: dict[str, object] = dict(values or {})
+        self.unbound: set[str] = set(unbound or ())   # bound on some paths only
+        # a path the arguments' representatives do not take (`Analysis._reached`)
+        self.unreached = unreached
+        # a path that ended in a `raise` some examples reach (`Analysis.lane_raises`): the
+        # batch raises if any example gets there, so the code after continues on every lane
+        # (it is no exit that makes lanes differ), with no values from this path
+        self.raised = False
+
+    def copy(self, unreached: bool = False) -> Env:
+        return Env(self.values, self.unbound, self.unreached or unreached)
+
+    def assign(self, name: str, value) -> None:
+        self.values[name] = value
+        self.unbound.discard(name)
+
+
+def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
+              written: frozenset[str] = frozenset(), at=None) -> Env | None:
+    """The values after two paths meet. Under a batched condition a changed variable becomes
+    batched; so does every name the paths ``written`` assign, even to the value it had
+    (``a, b = b, a`` twice): the passes merge assigned names with ``np.where``, so the two
+    values must have a common type (refused at ``at`` otherwise)."""
+    if a is None or a.raised and b is not None:
+        return b
+    if b is None or b.raised:
+        return a
+    out = Env()
+    for name in set(a.values) | set(b.values):
+        if name in a.values and name in b.values:
+            va, vb = a.values[name], b.values[name]
+            changed = va is not vb or name in written
+            if batched and changed:
+                _no_per_example_choice_between(va, vb, f"`{name}` holds", at)
+            out.values[name] = join(va, vb, force_batched=batched and changed) if changed else va
+        else:
+            out.values[name] = a.values.get(name, b.values.get(name))
+            out.unbound.add(name)
+    out.unbound |= a.unbound | b.unbound
+    out.unreached = a.unreached and b.unreached
+    return out
+
+
+#: whether a per-example choice between values of different shapes is refused: in the
+#: user's code (the per-example results would not make one array; broadcasting one against
+#: the other would give the number's lanes a vector), not in what passes made of it (a
+#: number placeholder before a loop that returns vectors, `masked_loops`)
+_PER_EXAMPLE_SHAPES: contextvars.ContextVar = contextvars.ContextVar("per_example_shapes",
+                                                                     default=False)
+
+
+def _shape_phrase(example) -> str:
+    shape = np.shape(example)
+    return "a number" if not shape else f"an array of shape {shape}"
+
+
+def _no_per_example_choice_between(a, b, what: str, at) -> None:
+    """Two values that differ per example end up in one array (`join` under a per-example
+    condition): a tuple and a single value, tuples of different lengths, or values with no
+    common dtype (a string and a number) cannot."""
+    if isinstance(a, TupleValue) or isinstance(b, TupleValue):
+        if isinstance(a, TupleValue) and isinstance(b, TupleValue):
+            if len(a.items) == len(b.items):
+                for x, y in zip(a.items, b.items):
+                    _no_per_example_choice_between(x, y, what, at)
+                return
+            problem = "tuples of different lengths"
+        else:
+            problem = "a tuple on some paths and a single value on others"
+    elif a.known and b.known and np.shape(a.example) != np.shape(b.example) \
+            and _PER_EXAMPLE_SHAPES.get() and type(at) not in (cst.For, cst.While):
+        # (a loop's carry that changes shape is refused where it is written, `batch_rules`)
+        problem = (f"values of different shapes ({_shape_phrase(a.example)} and "
+                   f"{_shape_phrase(b.example)})")
+    elif a.known and b.known and a.example is not b.example:
+        kinds = {np.asarray(a.example).dtype.kind, np.asarray(b.example).dtype.kind}
+        try:
+            dtype = np.result_type(np.asarray(a.example), np.asarray(b.example))
+        except Exception:
+            dtype = np.dtype(object)
+        # a string and a number: np.array of the results makes strings of the numbers,
+        # np.where refuses to
+        if dtype.kind != "O" and not (kinds & set("USO") and len(kinds) > 1):
+            return
+        problem = (f"values of kinds that do not mix in one array ({type(a.example).__name__} "
+                   f"and {type(b.example).__name__})")
+    else:
+        return
+    raise Unsupported(f"{what} {problem}, depending on a per-example condition: the batch "
+                      "cannot hold both in one array", at,
+                      "return (or assign) values of one kind and shape on every path, e.g. "
+                      "a number code instead of a string, np.zeros_like(v) instead of 0.0, "
+                      "or tuples of the same length")
+
+
+def _bound_values(env: Env) -> dict:
+    return {k: v for k, v in env.values.items() if k not in env.unbound}

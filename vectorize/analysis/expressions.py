@@ -1,0 +1,535 @@
+"""The abstract values of expressions (`Expressions`, a part of `Analysis`): names, literals,
+operators, comparisons, conditional expressions, attributes and subscripts; the truth of
+tests, and which side of one the representatives of the arguments take."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import operator as _op
+import types
+
+import libcst as cst
+import numpy as np
+
+from .. import backends
+from ..abstract import (
+    UNKNOWN,
+    TupleValue,
+    Value,
+    all_exact,
+    batched_like,
+    exact,
+    join,
+    unbatched,
+)
+from ..errors import Unsupported
+from ..rules.lanes import ENGINE_NAMES
+from ..rules.registry import Site
+from ..syntax.edit import AUGMENTED_TO_BINARY
+from ..syntax.traversal import walk
+from .environments import Env
+from .float_semantics import (
+    BINARY_FUNCS,
+    COMPARE_FUNCS,
+    UNARY_FUNCS,
+    _evaluate,
+    _evaluate_inexact,
+    _numpy_scalar_for,
+)
+from .purity import _immutable, _is_number, _library
+from .syntax import _CONSTANTS, _NUMBERS, _SYNTAX, _code, _formatted_expressions, _names_in, _string
+
+
+class Expressions:
+    """The `Analysis` methods that give the abstract value of an expression."""
+
+    def expr(self, node, env: Env):
+        value = self._expr(node, env)
+        self.values[node] = value
+        return value
+
+    def _any_batched_input(self, call: cst.Call) -> bool:
+        return any(getattr(self.values.get(a.value), "batched", False) for a in call.args)
+
+    def _expr(self, node, env: Env):
+        kind = type(node)     # the common kinds first, by identity (isinstance is slow here)
+        if kind is cst.Name:
+            return self.name(node, env)
+        number = _NUMBERS.get(kind)
+        if number is not None:
+            return exact(number(node.value))
+        if kind is cst.BinaryOperation:
+            return self.binary(node.operator, node.left, node.right, env, node)
+        if kind is cst.Call:
+            return self.call(node, env)
+        if kind is cst.Comparison:
+            return self.comparison(node, env)
+        if kind is cst.UnaryOperation:
+            return self.unary(node, env)
+        if kind is cst.IfExp:
+            return self.ifexp(node, env)
+        if kind is cst.Attribute:
+            return self.attribute(node, env)
+        if kind is cst.BooleanOperation:
+            return self.boolean(node, env)
+        if kind is cst.Subscript:
+            return self.subscript(node, env)
+        if kind is cst.SimpleString:
+            return exact(_string(node.value))
+        if isinstance(node, cst.ConcatenatedString):
+            # "abc" "def", "a" f"{b}": constant when both halves are
+            left, right = self.expr(node.left, env), self.expr(node.right, env)
+            return unbatched(_evaluate(_op.add, left.example, right.example),
+                             all_exact(left, right))
+        if isinstance(node, cst.Ellipsis):
+            return exact(Ellipsis)
+        if isinstance(node, cst.FormattedString):
+            return self.formatted_string(node, env)
+        if isinstance(node, cst.Tuple):
+            items = [self.expr(e.value, env) for e in node.elements
+                     if not isinstance(e, cst.StarredElement)]
+            if len(items) != len(node.elements):
+                raise Unsupported("starred tuple items", node, "write the items out")
+            return TupleValue(tuple(items))
+        if isinstance(node, (cst.List, cst.Set, cst.Dict)):
+            items = [self.expr(e.value, env) for e in getattr(node, "elements", [])
+                     if hasattr(e, "value")]
+            if isinstance(node, cst.List) and any(i.batched for i in items) and not any(
+                    isinstance(e, cst.StarredElement) for e in node.elements):
+                return TupleValue(tuple(items))   # a list display of per-example values
+            if isinstance(node, cst.Dict) or any(i.batched for i in items):
+                raise Unsupported(f"a {type(node).__name__.lower()} of per-example values is "
+                                  "not supported yet", node, "use separate variables or a tuple")
+            try:
+                return exact(ast.literal_eval(_code(node)))
+            except Exception:
+                pass
+            if isinstance(node, cst.List) and all(i.known for i in items):
+                return unbatched([i.example for i in items], all_exact(*items))
+            return unbatched(UNKNOWN)
+        if isinstance(node, cst.NamedExpr):
+            value = self.expr(node.value, env)
+            self.bind(node.target, value, env, node)
+            return value
+        if isinstance(node, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+                             cst.GeneratorExp)):
+            used = _names_in(node)
+            if any(getattr(env.values.get(n), "batched", False) for n in used):
+                what = _SYNTAX[type(node).__name__]
+                raise Unsupported(f"a {what} over per-example values is not supported yet",
+                                  node, "write the computation out")
+            return unbatched(UNKNOWN)
+        kind = type(node).__name__
+        hints = {"Yield": "return the values as a tuple (generators cannot be vectorized)",
+                 "Await": "await outside the per-example function"}
+        raise Unsupported(f"`{_SYNTAX.get(kind, kind)}` expressions are not supported", node,
+                          hints.get(kind, "rewrite it with plain expressions"))
+
+    def formatted_string(self, node: cst.FormattedString, env: Env):
+        """An f-string: constant when every value formatted into it is (and it does not
+        show an expression's text, ``f"{x=}"``), else a string formatted from the values'
+        representatives (or of unknown value)."""
+        parts = list(_formatted_expressions(node.parts))
+        values = [self.expr(p.expression, env) for p in parts]
+        if any(v.batched for v in values) and self._exception_of_one_example:
+            return unbatched("")          # the message of one example
+        if any(v.batched for v in values):
+            raise Unsupported("formatting per-example values into a string", node,
+                              "return the numbers and format them outside")
+        if not all(v.known for v in values):
+            return unbatched(UNKNOWN)
+        placeholders = {id(p.expression): f"_value{k}" for k, p in enumerate(parts)}
+
+        class _Placeholders(cst.CSTTransformer):
+            def leave_FormattedStringExpression(self, original, updated):
+                return updated.with_changes(
+                    expression=cst.Name(placeholders[id(original.expression)]))
+
+        text = _code(node.visit(_Placeholders()))
+        try:
+            value = eval(text, {"__builtins__": {}},   # noqa: S307 - constants only
+                         {f"_value{k}": v.example for k, v in enumerate(values)})
+        except Exception:
+            return unbatched(UNKNOWN)
+        return unbatched(value, all_exact(*values) and all(p.equal is None for p in parts))
+
+    def name(self, node: cst.Name, env: Env):
+        ident = node.value
+        if ident in env.values:
+            if ident in env.unbound:
+                raise Unsupported(f"`{ident}` is assigned on some paths only, so it may be "
+                                  "unbound here for some examples", node,
+                                  f"give `{ident}` a value before the `if` or loop that "
+                                  f"assigns it")
+            return env.values[ident]
+        if ident in _CONSTANTS:
+            return exact(_CONSTANTS[ident])
+        found, value, _scope = self.source.lookup(ident)
+        if not found and ident == "np":
+            return exact(np)   # the array namespace of generated code (np.errstate...)
+        if not found and ident in ENGINE_NAMES:
+            return exact(ENGINE_NAMES[ident])
+        if not found:
+            raise Unsupported(f"name `{ident}` is not defined", node,
+                              "define it at module level before calling the function")
+        self.free_names[ident] = value
+        example = backends.foreign_example(value)
+        if example is not None:
+            # another namespace's array (a closed-over torch tensor): the analysis works on
+            # a NumPy example of it; the code keeps using the name
+            return unbatched(example)
+        # guarded: a rebinding makes a new specialization; what a mutable object holds
+        # (a list's items, an instance's attributes) can change without one
+        return unbatched(value, _immutable(value))
+
+    def _must_not_raise(self, fn, args, node, what):
+        """A batched operation whose scalar version raises a TypeError for these dtypes and
+        shapes raises on every example that reaches it; rejected rather than guessed.
+        Returns ``fn`` of the examples, as `_evaluate` gives it (UNKNOWN where it raised)."""
+        examples = [a.example for a in args]
+        if any(e is UNKNOWN for e in examples):
+            return UNKNOWN
+        try:
+            try:
+                return fn(*examples)
+            except TypeError:
+                # per example, int()/round()/float() give Python numbers: only reject what
+                # fails for those too
+                fn(*[e.item() if isinstance(e, np.generic) else e for e in examples])
+        except TypeError as exc:
+            kinds = ", ".join(a.describe() for a in args)
+            raise Unsupported(f"{what()} raises for {kinds} in the per-example code ({exc})",
+                              node, "convert the values first (e.g. float(x)) or use a "
+                                    "NumPy function that accepts them") from None
+        except ValueError as exc:
+            if "truth value" in str(exc) or "size-1" in str(exc) or "only length-1" in str(
+                    exc):
+                raise Unsupported(f"{what()} needs a single number but gets a per-example "
+                                  f"array ({exc})", node,
+                                  "reduce the array first, e.g. with .any(), .all() or "
+                                  "np.sum") from None
+        except Exception:
+            pass
+        return UNKNOWN
+
+    def _truth(self, value, node):
+        """A value used for its truth (if/while tests, and/or/not, ternaries) must be one
+        number per example, as Python requires."""
+        if (not isinstance(value, TupleValue) and value.batched and value.rank > 0
+                and np.size(value.example) != 1):
+            raise Unsupported("the truth value of a per-example array is ambiguous (Python "
+                              "raises here for every example)", node,
+                              "use (...).any() or (...).all(), or np.where for elementwise "
+                              "choices")
+
+    def binary(self, operator, left_node, right_node, env, node):
+        left, right = self.expr(left_node, env), self.expr(right_node, env)
+        fn = self.registry.backend.on_examples(
+            BINARY_FUNCS[AUGMENTED_TO_BINARY.get(type(operator), type(operator))])
+        if isinstance(left, TupleValue) or isinstance(right, TupleValue):
+            if left.batched or right.batched:
+                raise Unsupported("arithmetic on tuples of per-example values", node)
+            return unbatched(_evaluate(fn, left.example, right.example), all_exact(left, right))
+        if not (left.batched or right.batched):
+            if self.speculative or self._batched_depth:
+                scalar = _numpy_scalar_for(operator, left, right)
+                if scalar is not None:
+                    # runs on every lane (both branches of a per-example `if`, a masked
+                    # loop's body): lanes that skip it in the scalar code must not raise
+                    self.numpy_scalar_ops[node] = scalar
+                    return unbatched(_evaluate(fn, left.example, scalar(right.example)),
+                                     all_exact(left, right))
+            return unbatched(_evaluate_inexact(fn, left, right), all_exact(left, right))
+        if type(operator) in (cst.MatrixMultiply, cst.MatrixMultiplyAssign):
+            if left.rank == 0 or right.rank == 0:
+                raise Unsupported("`@` of a per-example scalar (NumPy raises here)", node,
+                                  "use * for scalars")
+            return batched_like(_evaluate(fn, left.example, right.example))
+        return batched_like(self._must_not_raise(fn, [left, right], node,
+                                                 lambda: f"`{_code(operator).strip()}`"))
+
+    def unary(self, node: cst.UnaryOperation, env):
+        value = self.expr(node.expression, env)
+        fn = self.registry.backend.on_examples(UNARY_FUNCS[type(node.operator)])
+        if not value.batched:
+            return unbatched(_evaluate(fn, value.example), all_exact(value))
+        if type(node.operator) is cst.Not:
+            self._truth(value, node)
+            return batched_like(np.True_)
+        return batched_like(self._must_not_raise(fn, [value], node,
+                                                 lambda: f"`{_code(node.operator).strip()}`"))
+
+    def boolean(self, node: cst.BooleanOperation, env):
+        left = self.expr(node.left, env)
+        is_and = type(node.operator) is cst.And
+        decided = self._decided(node, node.left, left)
+        if decided is not None:
+            # `False and ...`, `True or ...`: Python never evaluates the right side; else
+            # the value is the right side's
+            return left if decided != is_and else self.expr(node.right, env)
+        taken = self._representative_truth(left)
+        with self._reached(taken is None or taken == is_and):
+            right = self.expr(node.right, env)
+        if taken is not None and taken != is_and:
+            # for the representatives Python stops at the left side, so the whole is as true
+            # as it on every lane (a loop test `j + 1 < len(v) and ...`: never entered)
+            self.short_circuits[node] = taken
+        if not (left.batched or right.batched):
+            if left.known and right.known:
+                return unbatched((left.example and right.example) if is_and
+                                 else (left.example or right.example), all_exact(left, right))
+            return unbatched(UNKNOWN)
+        for side in (left, right):
+            if isinstance(side, TupleValue):
+                raise Unsupported("`and`/`or` on tuples of per-example values", node)
+        self._truth(left, node.left)
+        if left.batched or not left.known:
+            self._truth(right, node.right)
+        if left.kind == "b" and right.kind == "b":
+            # the representative lane: what Python stops at, where the left side decides
+            return batched_like(np.bool_(self.short_circuits.get(node, True)))
+        return join(left, right, force_batched=True)
+
+    def comparison(self, node: cst.Comparison, env):
+        operands = [self.expr(node.left, env)]
+        operands += [self.expr(c.comparator, env) for c in node.comparisons]
+        if len(operands) == 2 and type(node.comparisons[0].operator) in (cst.Is, cst.IsNot):
+            identical = _identical(*operands)
+            if identical is not None:    # `w is not None` where w is known not to be None
+                return exact(identical == (type(node.comparisons[0].operator) is cst.Is))
+        if not any(o.batched for o in operands):
+            out = True
+            try:
+                for a, c, b in zip(operands, node.comparisons, operands[1:]):
+                    out = out and self.registry.backend.on_examples(
+                        COMPARE_FUNCS[type(c.operator)])(a.example, b.example)
+                return unbatched(out if all(o.known for o in operands) else UNKNOWN,
+                                 all_exact(*operands))
+            except (KeyError, Exception):
+                return unbatched(UNKNOWN)
+        for c in node.comparisons:
+            if type(c.operator) not in COMPARE_FUNCS or type(c.operator) in (cst.Is,
+                                                                             cst.IsNot):
+                raise Unsupported(f"`{_code(c.operator).strip()}` on per-example values", node,
+                                  "compare values with == / != / < ...")
+        if len(node.comparisons) > 1:
+            for a, b in zip(operands, operands[1:]):
+                for v in (a, b):
+                    self._truth(v, node)
+        result = np.True_
+        for a, c, b in zip(operands, node.comparisons, operands[1:]):
+            out = _evaluate(self.registry.backend.on_examples(COMPARE_FUNCS[type(c.operator)]),
+                            a.example, b.example)
+            if out is not UNKNOWN:
+                result = out if result is np.True_ else _evaluate(np.logical_and, result, out)
+        return batched_like(result)
+
+    def ifexp(self, node: cst.IfExp, env):
+        test = self.expr(node.test, env)
+        self._truth(test, node.test)
+        decided = self._decided(node, node.test, test)
+        if decided is not None:
+            return self.expr(node.body if decided else node.orelse, env)
+        taken = self._representative_truth(test)
+        self._batched_depth += test.batched       # both sides run on every lane
+        try:
+            with self._reached(taken is not False):
+                body = self.expr(node.body, env)
+            with self._reached(taken is not True):
+                orelse = self.expr(node.orelse, env)
+        finally:
+            self._batched_depth -= test.batched
+        joined = join(body, orelse, force_batched=test.batched)
+        arm = body if taken else orelse
+        if taken is not None and joined.batched and isinstance(joined, Value) \
+                and joined.known and isinstance(arm, Value) and arm.known:
+            # the representative lane takes the arm Python takes for the representatives
+            example = _evaluate(lambda a: np.asarray(a).astype(joined.dtype), arm.example)
+            if example is not UNKNOWN and example.shape == np.shape(joined.example):
+                return Value(True, example[()])
+        return joined
+
+    def _decided(self, node, test_node, test) -> bool | None:
+        """The truth of a test known exactly (the same on every call of this
+        specialization: literals, globals, the values the code is specialized on): Python
+        runs only one side of it, so only that side is analysed, and `python_conditions`
+        keeps only that side. None otherwise, and where a loop's passes disagree."""
+        outcome = None
+        if not test.batched and test.exact and not any(
+                type(n) is cst.NamedExpr for n in walk(test_node)):
+            try:
+                outcome = bool(test.example)
+            except Exception:
+                outcome = None
+        previous = self.decided.get(node, outcome)
+        self.decided[node] = outcome if previous is outcome else None
+        return outcome
+
+    @staticmethod
+    def _representative_truth(test) -> bool | None:
+        """Which way a test the same for every example goes for the arguments'
+        representatives (its code stays a Python condition); None where it differs per
+        example or is unknown. (Code after a per-example test that is the same on every
+        lane for these arguments is not skipped: its merge evaluates it on every lane.)"""
+        if test.batched or not test.known or isinstance(test, TupleValue):
+            return None
+        try:
+            return bool(test.example)
+        except Exception:
+            return None
+
+    @contextlib.contextmanager
+    def _reached(self, reached: bool):
+        """Code that Python runs only where a condition the same for every example holds
+        (not known exactly, only from the arguments' representatives), and which it would
+        not run for these: ``v[j + 1]`` under ``j + 1 < len(v)``. Indexes out of the
+        representatives' bounds there are no reason to refuse."""
+        self._unreached += not reached
+        try:
+            yield
+        finally:
+            self._unreached -= not reached
+
+    def attribute(self, node: cst.Attribute, env):
+        base = self.expr(node.value, env)
+        attr = node.attr.value
+        if base.batched:
+            rule = self.registry.attributes.get(attr)
+            if rule is None or isinstance(base, TupleValue):
+                raise Unsupported(f"attribute `.{attr}` of a per-example value is not "
+                                  "supported yet", node)
+            site = Site(args=[base], nodes=[], original=node)
+            if rule.infer is not None:
+                return rule.infer(site)
+            return batched_like(_evaluate(getattr, base.example, attr))
+        if not base.known:
+            return unbatched(UNKNOWN)
+        try:
+            value = self.registry.backend.example_attribute(base.example, attr)
+            return unbatched(value, base.exact and _immutable(value) and (
+                not isinstance(base.example, types.ModuleType) or _library(base.example)
+                or callable(value) or isinstance(value, types.ModuleType)))
+        except AttributeError:
+            raise Unsupported(f"`{_code(node.value)}` has no attribute `{attr}`", node) from None
+
+    def subscript(self, node: cst.Subscript, env):
+        base = self.expr(node.value, env)
+        parts = []          # abstract value of each index component (None for slices)
+        examples = []       # the index as it would be per example
+        for element in node.slice:
+            sl = element.slice
+            if isinstance(sl, cst.Index):
+                value = self.expr(sl.value, env)
+                parts.append(value)
+                examples.append(value.example if not value.batched else (
+                    np.zeros(np.shape(value.example), np.asarray(value.example).dtype)[()]
+                    if value.known else UNKNOWN))
+            else:
+                bounds = [self.expr(p, env) if p is not None else unbatched(None)
+                          for p in (sl.lower, sl.upper, sl.step)]
+                if any(b.batched for b in bounds):
+                    raise Unsupported("a slice whose bounds differ per example has a "
+                                      "different length per example", node,
+                                      "use np.where with an index comparison instead")
+                parts.append(None)
+                examples.append(slice(*[b.example for b in bounds]))
+        index_example = examples[0] if len(examples) == 1 and not (
+            len(node.slice) == 1 and isinstance(node.slice[0].comma, cst.Comma)) \
+            else tuple(examples)
+        if isinstance(base, TupleValue):
+            if len(parts) == 1 and parts[0] is not None and parts[0].exact \
+                    and isinstance(parts[0].example, int):
+                try:
+                    return base.items[parts[0].example]
+                except IndexError:
+                    raise Unsupported("tuple index out of range", node) from None
+            if base.batched:
+                raise Unsupported("indexing a tuple of per-example values with a computed "
+                                  "index", node, "use a constant index")
+        batched_parts = [p for p in parts if p is not None and p.batched]
+        if not base.batched and batched_parts and isinstance(
+                base.example, (list, tuple, dict)):
+            return self._lookup_per_example(node, base, parts)
+        if not base.batched and not batched_parts:
+            if base.known and all(e is not UNKNOWN for e in examples):
+                return unbatched(_evaluate(lambda b, i: b[i], base.example, index_example),
+                                 base.exact and all(p is None or p.exact for p in parts))
+            return unbatched(UNKNOWN)
+        for p in batched_parts:
+            if p.kind == "b":
+                raise Unsupported("indexing with a per-example boolean mask gives a different "
+                                  "number of elements per example", node,
+                                  "use np.where(mask, x, 0) or np.sum(x, where=mask)")
+            if p.kind not in "iu?" or p.rank > 0:
+                raise Unsupported("indexing with a per-example array of indices is not "
+                                  "supported yet", node, "index with one integer at a time")
+        if not base.known or any(e is UNKNOWN for e in examples):
+            return Value(True, UNKNOWN)
+        try:
+            out = base.example[index_example]
+        except IndexError as exc:
+            if not self._unreached:
+                raise Unsupported(f"this index does not fit the per-example value ({exc})",
+                                  node) from None
+            # not reached for these arguments: the type of an element is what matters
+            return batched_like(_evaluate(lambda b, i: b[i], base.example,
+                                          _in_bounds(index_example)))
+        except (TypeError, ValueError) as exc:
+            raise Unsupported(f"this index does not fit the per-example value ({exc})",
+                              node) from None
+        if isinstance(out, np.generic) and base.batched and not batched_parts \
+                and type(node.value) is cst.Name:
+            # per example a NumPy scalar (a copy); on the batch `y[:, 0]` is a view
+            self._scalar_reads[node] = node.value.value
+        return batched_like(out)
+
+    def _lookup_per_example(self, node: cst.Subscript, base, parts):
+        """``TABLE[k]`` with a per-example ``k`` into a list or tuple of numbers the same for
+        every example: a gather from the array of its items (`array.index`; Python's
+        negative indexes and IndexError are NumPy's too). A dict looked up by a per-example
+        key runs per example where fallbacks are allowed; anything else is refused."""
+        seq = base.example
+        what = _code(node.value)
+        if isinstance(seq, dict):
+            if self.allow_fallback and all(_is_number(v) for v in seq.values()):
+                self.fallback_calls[node] = f"`{what}[...]` is a dict looked up per example"
+                return batched_like(np.asarray(list(seq.values()) or [0.0])[0])
+            raise Unsupported(f"`{what}` is a dict looked up by a per-example key", node,
+                              "use a list or array indexed by an integer (e.g. "
+                              "`np.array([...])[k]`), compute the value with np.where, or "
+                              "pass fallback='warn' to look it up per example")
+        if len(parts) != 1 or not all(_is_number(v) for v in seq):
+            raise Unsupported(f"`{what}` is indexed by a per-example integer, and only a flat "
+                              "list or tuple of numbers can be gathered from", node,
+                              f"make `{what}` a NumPy array (np.array(...)) of one dtype")
+        (part,) = parts
+        if part.kind not in "iu" or part.rank > 0:
+            raise Unsupported(f"`{what}` is indexed by a per-example value that is not an "
+                              "integer", node, "convert the index with int()")
+        return batched_like(np.asarray(seq if seq else [0.0])[0])
+
+
+_SINGLETONS = (None, True, False, Ellipsis, NotImplemented)
+
+
+def _identical(a, b) -> bool | None:
+    """``a is b`` where it is the same on every call of this specialization though the
+    values are not known exactly: a per-example value (a NumPy scalar or array per example)
+    is never a singleton such as None, and a value of a known type other than NoneType is
+    never None. None where it is not known."""
+    for x, y in ((a, b), (b, a)):
+        if not (isinstance(y, Value) and y.exact and any(y.example is o for o in _SINGLETONS)):
+            continue
+        if isinstance(x, Value) and x.batched:
+            return False
+        if y.example is None and isinstance(x, Value) and x.known:
+            return x.example is None
+    return None
+
+
+def _in_bounds(index):
+    """An index with every integer replaced by 0 (slices and the rest as they are)."""
+    def zero(i):
+        return 0 if isinstance(i, (int, np.integer)) and not isinstance(i, bool) else i
+    return tuple(zero(i) for i in index) if isinstance(index, tuple) else zero(index)

@@ -1,0 +1,569 @@
+"""The abstract interpreter: `Analysis` runs the function's statements on abstract values.
+
+Assumes: a ``FunctionDef`` in scalar style and the abstract values of its parameters.
+Guarantees: ``values[node]`` for every expression evaluated, ``batched_tests`` for every
+``if``/``while`` test, the abstract ``result``, the free names read (for cache guards), and
+`Unsupported` (with the node at fault) for anything the engine cannot translate faithfully.
+It never rewrites: passes recompute it after they change the tree.
+
+This module holds the statements: blocks, assignments, ``if`` (whose paths meet in
+`join_envs`), loops (run to a fixed point, masked where lanes leave them at different
+times), returns and raises. Expressions and calls are `Expressions` and `Calls`; names for
+one object and arrays written into are `Aliasing`.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import numpy as np
+
+from ..abstract import (
+    UNKNOWN,
+    TupleValue,
+    Value,
+    batched_like,
+    join,
+    same,
+    unbatched,
+)
+from ..errors import Unsupported
+from ..liveness import target_names, writes
+from ..rules.registry import Registry, Rule
+from .aliasing import Aliasing
+from .calls import Calls
+from .environments import (
+    _PER_EXAMPLE_SHAPES,
+    Env,
+    _bound_values,
+    _no_per_example_choice_between,
+    join_envs,
+)
+from .expressions import Expressions
+from .syntax import _SYNTAX, _always_true, _is_none, _may_fall_off
+
+
+class Analysis(Expressions, Calls, Aliasing):
+    """Run with `analyze`; read ``values``, ``batched_tests``, ``result``, ``free_names``."""
+
+    def __init__(self, source, tree, params: dict[str, object], registry: Registry,
+                 helpers=None, allow_fallback: bool = False, promoted=None,
+                 speculative: bool = False, helper: bool = False):
+        self.source = source
+        # called from another function of the user's: its parameters are the caller's objects
+        self.helper = helper
+        # a helper's body may run for lanes whose scalar code never calls it (under a
+        # per-example condition of the caller): all of it counts as speculative code
+        self.speculative = speculative
+        # unbatched Python-number operations that may raise (`a / b` with b == 0) in code
+        # that runs for every lane: NumPy scalars give IEEE values there instead
+        self.numpy_scalar_ops: dict[cst.CSTNode, type] = {}
+        self.tree = tree
+        self.defined_before: dict[cst.CSTNode, set[str]] = {}
+        self.defined_before_loop: dict[cst.CSTNode, set[str]] = {}
+        self.loop_entry: dict[cst.CSTNode, dict] = {}   # variables' values entering a loop
+        self.loop_head: dict[cst.CSTNode, dict] = {}    # ... at its head (fixed point)
+        # if -> variables' values (entering, after its body, after its else, at the join)
+        self.if_envs: dict[cst.CSTNode, tuple] = {}
+        # for the runtime promotions of `batch_rules`: the bound variables' values where a
+        # path leaves a loop body (its end, each break/continue) and after the loop
+        self.loop_body_end: dict[cst.CSTNode, dict | None] = {}
+        self.loop_exit: dict[cst.CSTNode, dict | None] = {}
+        self.jump_envs: dict[cst.CSTNode, dict] = {}
+        self.loop_may_skip: dict[cst.CSTNode, bool] = {}   # can run its body zero times
+        self.registry = registry
+        # the bindings `y = x` (or of a view of x) of the function: (y, x, position, loops
+        # around it) (`_alias_links`), and every node's position and loops
+        self._aliases: list | None = None
+        self._where: dict = {}
+        self._live: dict = {}    # statement -> names live after it (for `_aliases`)
+        self._read_counts: dict[str, int] | None = None     # `_reads_of`
+        self._assigned: set[str] | None = None   # names assigned in the function
+        self.zero_d_arrays: set[str] = set()   # names bound (somewhere) to a 0-d array
+        self.helpers = helpers            # callback(func, args, kwargs, node) -> Value
+        self.allow_fallback = allow_fallback
+        self.params = params
+        self.values: dict[cst.CSTNode, object] = {}
+        self.batched_tests: dict[cst.CSTNode, bool] = {}
+        self.returns: list[tuple[cst.Return, object]] = []
+        self.free_names: dict[str, object] = {}
+        self.fallback_calls: dict[cst.Call, str] = {}
+        self.helper_calls: dict[cst.Call, object] = {}
+        self.method_calls: dict[cst.Call, object] = {}     # x.method(...) on batched x
+        self.random_calls: dict[cst.Call, Rule] = {}       # draws, one per example
+        self.owned: set[str] = set()          # arrays this function created (may be written)
+        self._user_names: set[str] | None = None
+        self.math_in_branches: set[cst.Call] = set()   # math.f(unbatched) under batched ifs
+        self.promoted: set[str] = set(promoted or ())   # created arrays holding batched data
+        # creations of those arrays -> their rule (the batch axis in front)
+        self.promoted_creations: dict[cst.Call, Rule] = {}
+        self.needs_rerun = False
+        self.returns_in_loops = False
+        self.masked_loops: dict[cst.CSTNode, cst.CSTNode] = {}   # loop -> node that masks it
+        self.batched_returns = False   # some return depends on a batched condition
+        self.lane_raises: list[cst.Raise] = []   # raise under a per-example condition
+        # `y[0]` of a per-example array: a scalar (a copy) per example, a view on the batch
+        self._scalar_reads: dict[cst.Subscript, str] = {}
+        self._bound_scalar_reads: list = []     # (names bound, those reads, the assignment)
+        self.copied_reads: set[cst.Subscript] = set()   # ... that must be copies
+        self._exception_of_one_example = 0   # analysing the exception of such a raise
+        # if / while / conditional expression / and-or -> the truth of its test, where that
+        # is exactly known (`_decided`): only that side runs
+        self.decided: dict[cst.CSTNode, bool | None] = {}
+        self._unreached = 0     # depth of code the representatives do not reach (`_reached`)
+        # and/or -> its truth for the representatives where the left side decides it
+        self.short_circuits: dict[cst.CSTNode, bool] = {}
+        self._batched_depth = 0
+        self._loop_stack: list[dict] = []
+        self.result = None
+
+    def analyze(self) -> Analysis:
+        """Interpret the function; again from the start when it found arrays that must hold
+        per-example data from their creation on (their creation is then batched)."""
+        for _ in range(8):
+            fresh = Analysis(self.source, self.tree, self.params, self.registry, self.helpers,
+                             self.allow_fallback, self.promoted, self.speculative, self.helper)
+            # operations on examples stand for every lane's: their floating-point errors
+            # (1 / 0.0 on a representative) say nothing, and are ignored throughout
+            with np.errstate(all="ignore"), self.registry.backend.analysing():
+                fresh._interpret()
+            if not fresh.needs_rerun:
+                self.__dict__.update(fresh.__dict__)
+                return self
+            self.promoted |= fresh.promoted
+        raise Unsupported("could not settle which arrays hold per-example data", self.tree)
+
+    def _interpret(self) -> None:
+        env = Env(self.params)
+        users = self.tree is getattr(self.source, "tree", None)
+        token = _PER_EXAMPLE_SHAPES.set(users)
+        try:
+            self._interpret_body(env)
+        finally:
+            _PER_EXAMPLE_SHAPES.reset(token)
+        return self
+
+    def _interpret_body(self, env) -> None:
+        end = self.block(self.tree.body.body, env)
+        self._copy_scalar_reads()
+        if end is not None and not end.raised and self.batched_returns \
+                and self.tree is getattr(self.source, "tree", None):   # the user's code
+            self._no_fall_off_on_some_lanes()
+        if not self.returns:
+            self.result = unbatched(None)
+        else:
+            result = self.returns[0][1]
+            for ret, value in self.returns[1:]:
+                if self.batched_returns:
+                    _no_per_example_choice_between(result, value, "returns", ret)
+                result = join(result, value, force_batched=self.batched_returns)
+            if self.batched_returns and not isinstance(result, TupleValue):
+                result = join(result, result, force_batched=True)
+            self.result = result
+        return None
+
+    def _no_fall_off_on_some_lanes(self) -> None:
+        """Examples that reach the end of the function get None, those that return get their
+        value: refused where some examples return a value and others may fall off the end
+        (an ``if``/``elif`` without ``else`` before it)."""
+        body = self.tree.body.body
+        if not body or not _may_fall_off(body) or all(
+                r.value is None or _is_none(r.value) for r, _ in self.returns):
+            return
+        name = self.tree.name.value
+        raise Unsupported(f"`{name}` does not return a value on every path: examples for "
+                          f"which no `return` runs get None", body[-1],
+                          f"end `{name}` with a `return` for those examples (e.g. "
+                          f"`return 0.0`)" + (", or give the last `if` an `else:` that "
+                                              "returns" if type(body[-1]) is cst.If else ""))
+
+    def block(self, stmts, env: Env) -> Env | None:
+        for stmt in stmts:
+            with self._reached(not env.unreached):
+                env = self.statement(stmt, env)
+            if env is None or env.raised:
+                return env
+        return env
+
+    def statement(self, stmt, env: Env) -> Env | None:
+        # (exact types, here and below: isinstance on libcst's classes is slow)
+        if type(stmt) is cst.SimpleStatementLine:
+            for small in stmt.body:
+                env = self.small_statement(small, env)
+                if env is None or env.raised:
+                    return env
+            return env
+        if type(stmt) is cst.If:
+            return self.if_statement(stmt, env)
+        if type(stmt) is cst.For:
+            return self.for_statement(stmt, env)
+        if type(stmt) is cst.While:
+            return self.while_statement(stmt, env)
+        if type(stmt) is cst.With:
+            for item in stmt.items:
+                if self.expr(item.item, env).batched:
+                    raise Unsupported("a `with` block on a per-example value", item.item,
+                                      "enter the context outside the per-example function")
+                if item.asname is not None:
+                    self.bind(item.asname.name, unbatched(UNKNOWN), env, stmt)
+            return self.block(stmt.body.body, env)
+        kind = type(stmt).__name__
+        hints = {
+            "Try": "move the try/except out of the per-example function, or check the "
+                   "condition explicitly with `if`",
+            "FunctionDef": "define the helper at module level",
+            "ClassDef": "define the class at module level",
+        }
+        raise Unsupported(f"`{_SYNTAX.get(kind, kind.lower())}` statements are not supported "
+                          "in a vectorized function", stmt,
+                          hints.get(kind, "rewrite it without this statement"))
+
+    def small_statement(self, small, env: Env) -> Env | None:
+        if type(small) is cst.Assign:
+            value = self.expr(small.value, env)
+            self._bind_scalar_reads(small)
+            created = self._creation(small.value)
+            if self._may_give_0d_array(small.value):
+                self.zero_d_arrays.update(n for t in small.targets
+                                          for n in target_names(t.target))
+            for target in small.targets:
+                if isinstance(target.target, cst.Name):
+                    name = target.target.value
+                    if created is not None:
+                        self.owned.add(name)
+                        if name in self.promoted and not value.batched:
+                            value = Value(True, value.example)
+                            self.promoted_creations[small.value] = created
+                    elif type(small.value) is cst.Name and small.value.value in self.owned \
+                            and self._users_name(name):
+                        # (the engine's own copies, `result = out` for `return out`, are
+                        # merged or read once the array is no longer written)
+                        raise Unsupported(f"`{name} = {small.value.value}` makes two names for "
+                                          "one array that is written into", small,
+                                          f"use {small.value.value}.copy()")
+                    else:
+                        self.owned.discard(name)
+                self.bind(target.target, value, env, small)
+            return env
+        if type(small) is cst.AnnAssign:
+            if small.value is not None:
+                self.bind(small.target, self.expr(small.value, env), env, small)
+            return env
+        if type(small) is cst.AugAssign:
+            if isinstance(small.target, cst.Subscript) and isinstance(small.target.value,
+                                                                      cst.Name):
+                value = self.binary(small.operator, small.target, small.value, env, small)
+                self.item_write(small.target, value, env)
+                return env
+            if not isinstance(small.target, cst.Name):
+                raise Unsupported("augmented assignment into an object changes it in place (a "
+                                  "side effect the batch cannot repeat per example)", small,
+                                  "compute a new local value instead")
+            self._no_update_of_a_shared_array(small, env)
+            self._no_aliased_update(small, env)
+            value = self.binary(small.operator, small.target, small.value, env, small)
+            self.bind(small.target, value, env, small)
+            self.values[small.target] = value
+            return env
+        if type(small) is cst.Expr:
+            side_effect = Unsupported("a call whose result is thrown away is a side effect on "
+                                      "per-example values", small,
+                                      "return the value instead of printing or storing it")
+            try:
+                self.expr(small.value, env)
+            except Unsupported:
+                if isinstance(small.value, cst.Call) and self._any_batched_input(small.value):
+                    raise side_effect from None
+                raise
+            if isinstance(small.value, cst.Call) and self._any_batched_input(small.value):
+                raise side_effect
+            return env
+        if type(small) is cst.Return:
+            value = self.expr(small.value, env) if small.value is not None else unbatched(None)
+            if self._loop_stack:
+                self.returns_in_loops = True
+                if self._mask_enclosing_loop(small):
+                    for frame in self._loop_stack:   # the lane leaves every enclosing loop
+                        frame["masked"] = True
+                        self.masked_loops.setdefault(frame["node"], small)
+            if self._batched_depth:
+                self.batched_returns = True
+            self.returns.append((small, value))
+            return None
+        if type(small) is cst.Pass:
+            return env
+        if type(small) in (cst.Break, cst.Continue):
+            if not self._loop_stack:
+                raise Unsupported("`break`/`continue` outside a loop", small)
+            self._mask_enclosing_loop(small)
+            key = "breaks" if type(small) is cst.Break else "continues"
+            self._loop_stack[-1][key].append(env.copy())
+            self.jump_envs[small] = _bound_values(env)
+            return None
+        if type(small) is cst.Raise:
+            # where some examples raise, an exception made from per-example values is made
+            # from the first such example's (`guard_indices`, `rules/lanes.py`)
+            self._exception_of_one_example += bool(self._batched_depth)
+            try:
+                parts = [self.expr(p, env) for p in (small.exc, small.cause) if p is not None]
+            finally:
+                self._exception_of_one_example -= bool(self._batched_depth)
+            if any(p.batched for p in parts):
+                raise Unsupported("the exception raised is made from per-example values, "
+                                  "though every example raises it", small.exc,
+                                  "raise an exception the same for every example, e.g. "
+                                  "`raise ValueError(\"negative input\")`, or raise it "
+                                  "under the condition that makes it")
+            if not self._batched_depth:
+                return None
+            if self.helper:
+                # its caller may call it under a per-example condition of its own, which
+                # the helper cannot see: lanes that never call it would raise
+                raise Unsupported("`raise` under a per-example condition in a function "
+                                  "called from another", small,
+                                  "check the condition in the function that is vectorized, "
+                                  "or return a sentinel value (e.g. nan)")
+            # some examples raise: the batch raises if any does (`guard_indices` writes
+            # `if np.any(<the conditions here>): raise ...`), so the code after runs on
+            # every lane only when none does
+            self.lane_raises.append(small)
+            raised = env.copy()
+            raised.raised = True
+            return raised
+        if type(small) is cst.Assert:
+            test = self.expr(small.test, env)
+            if test.batched:
+                raise Unsupported("`assert` on a per-example value", small,
+                                  "check the whole batch outside the function")
+            return env
+        kind = type(small).__name__
+        hints = {"Global": "pass the value as an argument and return the new value",
+                 "Nonlocal": "pass the value as an argument and return the new value",
+                 "Import": "import at module level", "ImportFrom": "import at module level",
+                 "Del": "let the variable go out of scope instead"}
+        raise Unsupported(f"`{_SYNTAX.get(kind, kind.lower())}` statements are not supported "
+                          "in a vectorized function", small, hints.get(kind, "rewrite without it"))
+
+    def if_statement(self, stmt: cst.If, env: Env) -> Env | None:
+        test = self.expr(stmt.test, env)
+        self._truth(test, stmt.test)
+        batched = test.batched
+        self.batched_tests[stmt] = batched
+        self.defined_before[stmt] = set(env.values) - env.unbound
+        decided = self._decided(stmt, stmt.test, test)
+        taken = decided if decided is not None else self._representative_truth(test)
+        self._batched_depth += batched
+        try:
+            body_env = else_env = None
+            if decided is not False:     # a branch that cannot run is not analysed
+                body_env = self.block(stmt.body.body, env.copy(unreached=taken is False))
+            if decided is not True:
+                else_start = env.copy(unreached=taken is True)
+                if stmt.orelse is None:
+                    else_env = else_start
+                elif type(stmt.orelse) is cst.If:
+                    with self._reached(not else_start.unreached):
+                        else_env = self.if_statement(stmt.orelse, else_start)
+                else:
+                    else_env = self.block(stmt.orelse.body.body, else_start)
+        finally:
+            self._batched_depth -= batched
+        if batched and (body_env is None) != (else_env is None):
+            self.batched_returns = True   # later returns only run on some lanes
+            self._batched_depth += 1
+        joined = join_envs(body_env, else_env, batched=batched, before=env, at=stmt,
+                           written=frozenset(writes(stmt.body)
+                                             | (writes(stmt.orelse) if stmt.orelse else set())))
+        self.if_envs[stmt] = tuple(None if e is None or e.raised else dict(e.values)
+                                   for e in (env, body_env, else_env, joined))
+        return joined
+
+    def _loop(self, stmt, env: Env, bind_target, masked: bool = False,
+              endless: bool = False, nonempty: bool = False,
+              unreached: bool = False) -> Env | None:
+        """Fixed point over the loop body. A loop is *masked* when its lanes can leave it at
+        different times (a batched test, or break/continue/return under a batched
+        condition); then every variable it changes becomes batched. An *endless* loop
+        (``while True:``) is left only by ``break`` (or ``return``), never at its head. A
+        *nonempty* loop (over a constant, non-empty sequence) runs its body at least once, so
+        what its body binds is bound after it. An *unreached* body is one Python does not
+        enter for the arguments' representatives (`_reached`)."""
+        frame = {"breaks": [], "continues": [], "depth": self._batched_depth,
+                 "masked": masked, "node": stmt}
+        self.defined_before_loop[stmt] = set(env.values) - env.unbound
+        self.loop_entry[stmt] = dict(env.values)
+        if masked:
+            self.masked_loops.setdefault(stmt, stmt)
+        self._loop_stack.append(frame)
+        try:
+            head = env
+            written = frozenset(writes(stmt.body))
+            for _ in range(50):
+                was_masked = frame["masked"]
+                frame["breaks"].clear()
+                frame["continues"].clear()
+                body_env = head.copy(unreached=unreached)
+                with self._reached(not unreached):
+                    bind_target(body_env)
+                self._batched_depth += was_masked
+                try:
+                    out = self.block(stmt.body.body, body_env)
+                finally:
+                    self._batched_depth -= was_masked
+                if out is not None and out.raised:
+                    out = None          # every lane that gets there raises
+                fell_through = out      # the end of the body, before `continue`s join it
+                for cont in frame["continues"]:
+                    out = join_envs(out, cont, batched=frame["masked"], before=head, at=stmt,
+                                    written=written)
+                new_head = (join_envs(head, out, batched=frame["masked"], before=head, at=stmt,
+                                      written=written)
+                            if out else head)
+                if was_masked == frame["masked"] and all(
+                        name in head.values and same(head.values[name], v)
+                        for name, v in new_head.values.items()):
+                    break
+                head = new_head
+            else:
+                raise Unsupported("could not infer the types of the loop's variables", stmt)
+        finally:
+            self._loop_stack.pop()
+        self.loop_head[stmt] = dict(head.values)
+        self.loop_body_end[stmt] = None if fell_through is None else _bound_values(fell_through)
+        self.loop_may_skip[stmt] = not (nonempty or endless)
+        exit_env = None if endless else head
+        if nonempty and not endless:
+            if out is None:
+                exit_env = None      # every pass through the body leaves it otherwise
+            else:
+                exit_env = head.copy()
+                exit_env.unbound = (head.unbound & out.unbound) | (
+                    set(head.values) - set(out.values))
+        if getattr(stmt, "orelse", None) is not None:
+            if frame["masked"]:
+                raise Unsupported("a loop `else:` clause on a loop whose examples stop at "
+                                  "different times", stmt,
+                                  "set a flag before `break` and test it after the loop")
+            if not endless:
+                exit_env = self.block(stmt.orelse.body.body, head.copy())
+        for brk in frame["breaks"]:
+            exit_env = join_envs(exit_env, brk, batched=frame["masked"], before=head, at=stmt,
+                                 written=frozenset(writes(stmt.body)))
+        self.loop_exit[stmt] = None if exit_env is None else dict(exit_env.values)
+        return exit_env
+
+    def _mask_enclosing_loop(self, node) -> bool:
+        """A break/continue/return at this point: masks the innermost loop when the
+        condition it sits under differs per example."""
+        frame = self._loop_stack[-1]
+        if self._batched_depth > frame["depth"]:
+            frame["masked"] = True
+            self.masked_loops.setdefault(frame["node"], node)
+            return True
+        return frame["masked"]
+
+    def for_statement(self, stmt: cst.For, env: Env) -> Env | None:
+        iterable = self._range_of_batched(stmt.iter, env) or self.expr(stmt.iter, env)
+        if iterable.batched:
+            call = stmt.iter
+            is_range = (isinstance(call, cst.Call) and self.values.get(call.func) is not None
+                        and self.values[call.func].example is range and not any(
+                            a.keyword or a.star for a in call.args))
+            if not is_range:
+                raise Unsupported("a `for` loop over a per-example sequence is not supported "
+                                  "yet", stmt.iter,
+                                  "loop over `range(len(...))` of an unbatched length")
+            element = batched_like(np.int64(0))
+            return self._loop(stmt, env, lambda e: self.bind(stmt.target, element, e, stmt),
+                              masked=True)
+        element = unbatched(UNKNOWN)
+        nonempty = empty = False
+        if iterable.known:
+            try:
+                element = unbatched(next(iter(iterable.example)))
+                nonempty = bool(iterable.exact)   # the same sequence on every call
+            except StopIteration:
+                element = unbatched(0 if isinstance(iterable.example, range) else UNKNOWN)
+                empty = True
+            except Exception:
+                element = unbatched(UNKNOWN)
+        return self._loop(stmt, env, lambda e: self.bind(stmt.target, element, e, stmt),
+                          nonempty=nonempty, unreached=empty)
+
+    def _range_of_batched(self, node, env: Env):
+        """``range(...)`` with per-example bounds: a batched iterable (a masked loop)."""
+        if not (isinstance(node, cst.Call) and 1 <= len(node.args) <= 3
+                and not any(a.keyword or a.star for a in node.args)):
+            return None
+        func = self.expr(node.func, env)
+        if func.batched or func.example is not range:
+            return None
+        args = [self.expr(a.value, env) for a in node.args]
+        if not any(a.batched for a in args):
+            return None
+        for a in args:
+            if a.kind not in "iub" or isinstance(a, TupleValue):
+                raise Unsupported("`range` of a per-example value that is not an integer",
+                                  node, "convert the bound with int()")
+        value = Value(True, UNKNOWN)
+        self.values[node] = value
+        return value
+
+    def while_statement(self, stmt: cst.While, env: Env) -> Env | None:
+        test = self.expr(stmt.test, env)
+        self._truth(test, stmt.test)
+        self.batched_tests[stmt] = test.batched
+        if self._decided(stmt, stmt.test, test) is False:   # never entered
+            if stmt.orelse is not None:
+                return self.block(stmt.orelse.body.body, env)
+            return env
+
+        def retest(e):
+            if self.expr(stmt.test, e).batched and not self._loop_stack[-1]["masked"]:
+                self.batched_tests[stmt] = True
+                self._loop_stack[-1]["masked"] = True
+                self.masked_loops.setdefault(stmt, stmt.test)
+        entered = self.short_circuits.get(stmt.test, self._representative_truth(test))
+        return self._loop(stmt, env, retest, masked=test.batched,
+                          endless=_always_true(test, stmt), unreached=entered is False)
+
+    def bind(self, target, value, env: Env, stmt) -> None:
+        if isinstance(target, cst.Name):
+            env.assign(target.value, value)
+            self.values[target] = value
+            return
+        if isinstance(target, (cst.Tuple, cst.List)):
+            elements = target.elements
+            if any(isinstance(e, cst.StarredElement) for e in elements):
+                raise Unsupported("starred assignment targets", target, "unpack explicitly")
+            if isinstance(value, TupleValue):
+                items = value.items
+            elif not value.batched and value.known:
+                try:
+                    items = [unbatched(v) for v in value.example]
+                except TypeError:
+                    raise Unsupported("cannot unpack this value", target) from None
+            elif not value.batched:
+                items = [unbatched(UNKNOWN)] * len(elements)
+            else:
+                raise Unsupported("unpacking a per-example array into variables is not "
+                                  "supported yet", target, "index it explicitly")
+            if len(items) != len(elements):
+                raise Unsupported(f"cannot unpack {len(items)} values into {len(elements)} "
+                                  "targets", target)
+            for element, item in zip(elements, items):
+                self.bind(element.value, item, env, stmt)
+            self.values[target] = value
+            return
+        if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            self.item_write(target, value, env)
+            return
+        raise Unsupported("assigning into an object (item or attribute assignment) is a side "
+                          "effect the batch cannot repeat per example", target,
+                          "build a new value and return it")
+
+    def _users_name(self, name: str) -> bool:
+        """Whether ``name`` is in the user's source (not made by a pass)."""
+        if self._user_names is None:
+            from ..liveness import all_names
+            self._user_names = all_names(self.source.tree)
+        return name in self._user_names

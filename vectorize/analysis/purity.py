@@ -1,0 +1,66 @@
+"""What the analysis may run, and what a specialization may rely on.
+
+Callables without side effects (`PURE_BUILTINS`, `_pure_numpy`) are run on the examples to
+learn their results; a value read from a global or a closure is exact (the same on every call
+of a specialization) only where it cannot change in place (`_immutable`, `_library`).
+"""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+PURE_BUILTINS = {len, range, int, float, bool, abs, min, max, round, tuple, list, sum, complex,
+                 str, divmod, pow, isinstance, sorted, reversed, enumerate, zip, type}
+
+
+_IMPURE_NUMPY = {"copyto", "put", "place", "putmask", "fill_diagonal", "save", "savez",
+                 "savez_compressed", "savetxt", "load", "loadtxt", "genfromtxt", "fromfile",
+                 "seterr", "set_printoptions", "fill", "itemset", "setflags", "tofile", "dump",
+                 "dumps", "setfield"}
+
+
+# methods that change their array in place; the functions of these names (`np.sort(w)`)
+# return a new array
+_IMPURE_METHODS = {"sort", "resize", "partition"}
+
+
+def _pure_numpy(fn) -> bool:
+    """NumPy functions and array methods that compute without side effects (evaluated on
+    examples to learn shapes and dtypes)."""
+    name = getattr(fn, "__name__", "")
+    if name in _IMPURE_NUMPY:
+        return False
+    owner = getattr(fn, "__self__", None)
+    if isinstance(owner, (np.ndarray, np.generic)):
+        return name not in _IMPURE_METHODS
+    module = getattr(fn, "__module__", None) or ""
+    return module.startswith("numpy") and not module.startswith("numpy.random")
+
+
+_IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis), np.generic,
+              np.dtype, range, slice, type, types.ModuleType, types.FunctionType,
+              types.BuiltinFunctionType, np.ufunc, types.MethodType)
+
+
+def _immutable(value) -> bool:
+    """Whether a value the code reads from a global (or closure) is the same for as long as
+    the name is bound to it (numbers, strings, tuples of those, functions, classes,
+    modules), so that a specialization may rely on it (exact); a list, dict, array or other
+    object may change in place, which no guard sees."""
+    if isinstance(value, (tuple, frozenset)):
+        return all(_immutable(item) for item in value)
+    return isinstance(value, _IMMUTABLE) or callable(value) and not isinstance(
+        value, (list, dict, set, np.ndarray))
+
+
+def _library(module) -> bool:
+    """A module of the libraries generated code uses, whose attributes are constants."""
+    return (getattr(module, "__name__", "") or "").split(".")[0] in (
+        "numpy", "math", "cmath", "operator", "functools", "builtins")
+
+
+def _is_number(value) -> bool:
+    return type(value) in (int, float, complex, bool) or isinstance(value, (np.number,
+                                                                            np.bool_))
