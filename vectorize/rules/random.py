@@ -98,6 +98,35 @@ def _comma(needed: bool):
         cst.MaybeSentinel.DEFAULT
 
 
+def python_random_name(fn) -> str | None:
+    """The name of a draw from Python's ``random`` module (a method of its hidden
+    ``random.Random``, or of one of the user's), or None."""
+    owner = getattr(fn, "__self__", None)
+    if "random" not in sys.modules or not isinstance(owner, sys.modules["random"].Random):
+        return None
+    return getattr(fn, "__name__", None)
+
+
+def register_python_random(reg: Registry) -> None:
+    if reg.namespace == "torch":
+        instead = "torch (e.g. torch.randn(()) for random.gauss(0.0, 1.0))"
+    else:
+        instead = "np.random (e.g. np.random.normal(mu, sigma) for random.gauss(mu, sigma))"
+
+    def refused(site: Site):
+        raise Unsupported(f"`random.{site.func.__name__}` draws from Python's generator, one "
+                          "number per call: the batch would call it once and give every "
+                          "example the same number", site.original,
+                          f"draw with {instead}, which draws for every example")
+
+    reg.add_draws(lambda fn: python_random_name(fn) is not None, Rule(
+        name="random.python_refused", family="random",
+        explanation="A draw from Python's `random` module inside a per-example function is "
+                    "refused: the batch would call it once, so every example would get the "
+                    "same number.", before="noise = random.gauss(0.0, 1.0)", after="(refused)",
+        rewrite=refused, infer=refused))
+
+
 def register(reg: Registry) -> None:
     reg.add_draws(lambda fn: random_name(fn) is not None, Rule(
         name="random.per_example", family="random",
@@ -108,3 +137,4 @@ def register(reg: Registry) -> None:
         before="noise = np.random.normal(0.0, 1.0)",
         after="noise = np.random.normal(0.0, 1.0, size=len(x))",
         rewrite=rewrite, infer=infer))
+    register_python_random(reg)

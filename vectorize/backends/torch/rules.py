@@ -37,10 +37,11 @@ from ...abstract import UNKNOWN, TupleValue, Value, batched_like, unbatched
 from ...errors import Unsupported
 from ...rules import arrays, lanes, linalg, operators
 from ...rules.families import pad
-from ...rules.random import random_name
+from ...rules.random import random_name, register_python_random
 from ...rules.registry import Registry, Rule, Site, broadcast_rank
 from ...syntax.templates import expr, parse_expr
 from . import examples, torch_module
+from . import random as torch_random
 
 _PYTHON_NUMBERS = (bool, int, float, complex)
 
@@ -1040,6 +1041,8 @@ def register(reg: Registry) -> None:
         "A NumPy random draw (`np.random.*`, a `Generator` method) in code for tensors is "
         "refused: NumPy would draw one array, not a tensor of draws per example.",
         "noise = np.random.normal(0.0, 1.0)", "(refused)", _numpy_draw, infer=_numpy_draw))
+    torch_random.register(reg)
+    register_python_random(reg)
     for rule in reg.all_rules:
         if rule.infer is not None:
             rule.infer = _located(rule.infer)
