@@ -230,6 +230,32 @@ def f(w):
         # (FINDINGS N4: was refused, 'this index does not fit the per-example value (index
         # 1 ...)', at the `def` line; the shared guard now short-circuits)
         id="scan_over_vectors_of_length_one"),
+    pytest.param("""
+def f(v, w):
+    n = 0
+    t = 0.0
+    while n < 2 and v[0] > 0:
+        n += 1
+        if w[2] > 1:
+            if len(v) > 1:
+                break
+        a = v[int(w[0] > 0)]
+        b = a * 2.0
+        c = b + a
+        if c > 0:
+            return c
+        for i in range(2):
+            t = t + w[1]
+    return t
+""", Layout("vmap", (1, 1), (False, False), (0,)),
+        (np.array([[0.5, 1.0, -1.0, 2.0, 0.0], [-1.0, 0.5, 3.0, 1.0, 2.0],
+                   [2.0, -2.5, 0.5, 10.0, 1.0]]),
+         np.array([[1.0, 0.5, 2.0, -1.0, 0.0], [-1.0, 3.0, 0.5, 2.0, 1.0],
+                   [0.5, -7.25, 0.0, 1.0, 2.0]])),
+        # (the loop's lanes did not carry the early return's flag, named in the loop only
+        # where a compacted `if` sets it: "nan location mismatch" at a large call of the
+        # long run, protocol seed 4294967295)
+        id="flag_set_only_under_a_compacted_if_in_a_compacted_loop"),
 ]
 
 

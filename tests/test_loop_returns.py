@@ -447,6 +447,61 @@ def test_nested_loops_with_early_returns_and_helpers_with_a_signature(f):
                                                          fallback="error"))
 
 
+# ------------------------------------------ carries a masked loop names only where it sets them
+def returns_after_a_shared_break(v, w):
+    """The loop's body guard is compacted (`guard_indices` keeps its test, `active`, which
+    the `break` changes before the index, under a name of its own, and the body holds a
+    loop): the early return's flag `returned` is named in the loop only where the compacted
+    `if` sets it to True, so the loop's gathered lanes did not carry it (it was read and
+    written at the lanes' positions in the whole batch; fuzzer, issue 13)."""
+    n = 0
+    t = 0.0
+    while n < 2 and v[0] > 0:
+        n += 1
+        if w[2] > 1:
+            if len(v) > 1:
+                break
+        a = v[int(w[0] > 0)]
+        b = a * 2.0
+        c = b + a
+        if c > 0:
+            return c
+        for _ in range(2):
+            t = t + w[1]
+    return t
+
+
+def flag_set_after_a_shared_break(v, w):
+    """The same with the user's own flag, set only under a compacted `if`."""
+    n = 0
+    t = 0.0
+    found = False
+    while n < 2 and v[0] > 0:
+        n += 1
+        if w[2] > 1:
+            if len(v) > 1:
+                break
+        a = v[int(w[0] > 0)]
+        b = a * 2.0
+        c = b + a
+        if c > 0:  # vectorize: compact
+            found = True
+        for _ in range(2):
+            t = t + w[1]
+    return t + found
+
+
+def _two_vectors(rng, n):
+    """Examples that start the loop or not (``v[0] > 0``) and break from it or not."""
+    return rng.uniform(-1.0, 2.0, (n, 5)), rng.uniform(-1.0, 2.0, (n, 5))
+
+
+@pytest.mark.parametrize("f", [returns_after_a_shared_break, flag_set_after_a_shared_break],
+                         ids=lambda f: f.__name__)
+def test_carries_set_only_under_a_compacted_if_in_a_compacted_loop(f):
+    check(f, _two_vectors, (0, 0))
+
+
 # --------------------------------------------------------- item 5: per-example fallback pieces
 def sum_over_a_range(lo, hi):
     j = np.arange(lo, hi + 1)

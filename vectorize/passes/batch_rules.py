@@ -687,13 +687,22 @@ def _loop_facts(func, ctx, analysis) -> None:
             if type(n) is cst.Name and getattr(value, "batched", False):
                 batched.setdefault(n.value, value)
         assigned = writes(loop)
+        head = liveness.live_at_head.get(loop, set())
+        # a carry is what the loop holds at its head (the join of every pass), which its uses
+        # inside need not show: `returned = True` under a compacted `if` may be the only place
+        # the loop names `returned`, a shared True there, yet per example at the head, to be
+        # gathered and scattered back with the loop's lanes like any other carry
+        at_head = analysis.loop_head.get(loop, {})
+        for name in sorted((assigned & head) - {active}):
+            value = at_head.get(name)
+            if getattr(value, "batched", False):
+                batched[name] = value
         if any(isinstance(v, TupleValue) for v in batched.values()):
             continue   # tuples are not gathered: the loop keeps the select form
         if padded is None:
             padded = padded_names(func, analysis)
         if padded & set(batched):
             continue   # an array it cannot scatter into (`padded_names`): select form
-        head = liveness.live_at_head.get(loop, set())
         carried = [(name, batched[name].dtype) for name in sorted(batched)
                    if name in assigned and name in head and name != active]
         if any(dtype is None for _, dtype in carried) or any(
