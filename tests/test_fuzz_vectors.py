@@ -256,6 +256,20 @@ def f(v, w):
         # where a compacted `if` sets it: "nan location mismatch" at a large call of the
         # long run, protocol seed 4294967295)
         id="flag_set_only_under_a_compacted_if_in_a_compacted_loop"),
+    pytest.param("""
+def f(v):
+    n0 = 0
+    while n0 < 2 and (v[0] < v[1]):
+        n0 += 1
+        for i1 in range(len(v)):
+            if v[i1] > 0.5:
+                return "hello"
+    return "hi"
+""", Layout("vmap", (1,), (False,), (0,)),
+        (np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 7.0], [0.0, 1.0, -2.0]]),),
+        # (the string returned from the loop was made an array with `dtype=np.str32`, a
+        # name NumPy does not have: AttributeError; long run, seed 7000)
+        id="string_returned_from_a_loop_in_a_masked_loop"),
 ]
 
 

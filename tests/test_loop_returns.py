@@ -686,3 +686,45 @@ def test_a_tuple_with_a_string_returned_from_a_loop():
         expected = [flag_and_word_returned_in_a_loop(row) for row in v]
         assert flags.tolist() == [bool(e[0]) for e in expected]
         assert words.tolist() == [e[1] for e in expected]
+
+
+def label_of_collatz(n):
+    label = "-"
+    steps = 0
+    while n > 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+        if steps > 5:
+            label = "long-collatz"
+    return label
+
+
+def label_of_halvings(x):
+    label = "-"
+    k = 0
+    while x > 1.0:
+        x = x / 2.0
+        k += 1
+        if k > 3:
+            label = "big-number"
+    return label
+
+
+@pytest.mark.parametrize("f, make", [
+    (label_of_collatz, lambda rng, n: rng.integers(1, 200, size=n)),
+    (label_of_halvings, lambda rng, n: rng.uniform(-1.0, 100.0, size=n)),
+])
+def test_string_carries_of_masked_loops(f, make):
+    # a string carried by a masked loop was made an array with `dtype=np.str32` (no such
+    # name: AttributeError on every call); its width is the value's own now, and np.where
+    # widens it to the longer strings the loop assigns
+    rng = np.random.default_rng(11)
+    vf = vmap(f, chunk_size="auto")
+    sizes = [0, 1, 5] + [int(rng.integers(20000, 30000)) for _ in range(12)]
+    for size in sizes:
+        x = make(rng, size)
+        got = vf(x)
+        assert list(got) == [f(v) for v in x]

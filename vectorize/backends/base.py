@@ -132,8 +132,9 @@ class Backend:
         """A new array (on the device of the array named ``like``, where devices matter)."""
         raise NotImplementedError
 
-    def full(self, shape: str, value: str, dtype: str, like: str | None = None) -> str:
-        """A new array of ``value`` (which may itself be an array of the namespace)."""
+    def full(self, shape: str, value: str, dtype: str | None, like: str | None = None) -> str:
+        """A new array of ``value`` (which may itself be an array of the namespace); of
+        ``value``'s own dtype where ``dtype`` is None."""
         raise NotImplementedError
 
     def shape(self, x: str) -> str:

@@ -236,7 +236,9 @@ class _ApplyRules(cst.CSTTransformer):
         number on the lanes (or whole batches) that keep it, where the batch has one shape
         for every lane: refused."""
         prims = self.prims
-        dtype_code = prims.dtype_named(value.dtype)
+        # a string's dtype has a width, and the analysis does not track the widest string a
+        # variable may hold: the array takes the value's own, and `np.where` widens it
+        dtype_code = None if value.dtype.kind in "SU" else prims.dtype_named(value.dtype)
         size = self._batch_size()
         rank = start.rank if isinstance(start, Value) else value.rank
         if rank < value.rank and name not in self.ctx.placeholders:
@@ -705,7 +707,9 @@ def _loop_facts(func, ctx, analysis) -> None:
             continue   # an array it cannot scatter into (`padded_names`): select form
         carried = [(name, batched[name].dtype) for name in sorted(batched)
                    if name in assigned and name in head and name != active]
-        if any(dtype is None for _, dtype in carried) or any(
+        # (a string carry keeps the select form too: the scatter into it would cut strings
+        # wider than the array's, and the analysis does not know the widest one)
+        if any(dtype is None or dtype.kind not in "biufc" for _, dtype in carried) or any(
                 name not in analysis.defined_before_loop.get(loop, set())
                 for name, _ in carried):
             continue   # not enough known to allocate the scattered arrays: keep select

@@ -73,7 +73,9 @@ class NumpyBackend(Backend):
     def empty(self, shape: str, dtype: str, like: str | None = None) -> str:
         return f"np.empty({shape}, dtype={dtype})"
 
-    def full(self, shape: str, value: str, dtype: str, like: str | None = None) -> str:
+    def full(self, shape: str, value: str, dtype: str | None, like: str | None = None) -> str:
+        if dtype is None:
+            return f"np.full({shape}, {value})"
         return f"np.full({shape}, {value}, dtype={dtype})"
 
     def shape(self, x: str) -> str:

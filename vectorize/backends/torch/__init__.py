@@ -163,10 +163,11 @@ class TorchBackend(Backend):
     def empty(self, shape: str, dtype: str, like: str | None = None) -> str:
         return f"torch.empty({shape}, dtype={dtype}{self._device(like)})"
 
-    def full(self, shape: str, value: str, dtype: str, like: str | None = None) -> str:
+    def full(self, shape: str, value: str, dtype: str | None, like: str | None = None) -> str:
         # `as_tensor(...).expand(...)`, not `torch.full`: the value may be a tensor that
         # requires grad (a closed-over parameter), which `torch.full` would not take
-        return (f"torch.as_tensor({value}, dtype={dtype}{self._device(like)})"
+        dtype_arg = "" if dtype is None else f", dtype={dtype}"
+        return (f"torch.as_tensor({value}{dtype_arg}{self._device(like)})"
                 f".expand({shape}).clone()")
 
     @staticmethod
