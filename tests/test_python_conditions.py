@@ -299,3 +299,35 @@ def test_a_test_exact_on_entry_to_a_loop_only(f):
     source = wrapped.source(*_floats(3))
     assert "< 4" in source or "k == 0" in source, source    # (else it may never stop)
     check_sizes(wrapped, f, _floats)
+
+
+# --------------------------------------------------------------------------------------------
+# methods of a shared array: their results are not known when the code is made
+
+
+def pick_by_shared_min(v, w):
+    return v[int(np.clip(w.min() and v[0], 0, len(v) - 1))]
+
+
+def shared_min_or_first(v, w):
+    return w.min() and v[0]
+
+
+def branch_on_a_shared_sum(v, w):
+    if w.sum() > 0:
+        return v[0]
+    return -v[1]
+
+
+@pytest.mark.parametrize("f", [pick_by_shared_min, shared_min_or_first, branch_on_a_shared_sum],
+                         ids=lambda f: f.__name__)
+def test_a_method_of_a_shared_array_is_not_known_when_the_code_is_made(f):
+    # `w.min()` of a shared array was taken as known exactly from w's made-up example (ones),
+    # so `w.min() and v[0]` became `v[0]` and `if w.sum() > 0` kept one branch, for every w
+    # (silently wrong; long fuzz run, seed 8000)
+    wrapped = vmap(f, in_axes=(0, None))
+    rng = np.random.default_rng(5)
+    for w in (np.array([0.0, 2.0]), np.array([1.0, 2.0]), np.array([-3.0, 1.0]),
+              np.array([0.0, 0.0])):
+        v = rng.uniform(0.0, 1.9, (7, 2))
+        np.testing.assert_array_equal(wrapped(v, w), [f(row, w) for row in v])

@@ -100,7 +100,10 @@ class Calls:
                                or isinstance(fn, np.ufunc) or _pure_numpy(fn)):
                 out = _evaluate(evaluated, *[a.example for a in args],
                                 **{k: v.example for k, v in kwargs.items()})
-                known = all_exact(*args, *kwargs.values())
+                # a method of a value not known exactly (`w.min()` of a shared array, whose
+                # example is made up) is not known exactly either
+                known = all_exact(*args, *kwargs.values()) and (
+                    func.exact or type(node.func) is not cst.Attribute)
                 if out is UNKNOWN and rule is not None and rule.family == "math" \
                         and not kwargs:
                     # Python's math raised (`math.fmod(0.0, 0.0)`); the generated code calls
