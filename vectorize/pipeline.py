@@ -13,11 +13,15 @@ from .passes import (
     if_to_where,
     masked_loops,
     python_conditions,
+    sequence_loops,
     shared_subexpressions,
     simplify,
 )
 
 PIPELINE = [
+    # `for e in v` over a per-example array is a loop over `range(len(v))` reading `v[i]`
+    # (every example has the same length): the passes after know only loops over ranges.
+    sequence_loops,
     # First: code that cannot run for this specialization (`if w is not None:` with w=None)
     # is neither analysed nor rewritten by the passes after, and an `and` whose left side is
     # the same for every example becomes a choice before any pass evaluates both sides.

@@ -92,7 +92,7 @@ AVOIDABLE = {
     "helper": "a helper function",
     "tuple": "tuple results",
     "scalar_arg": "shared (unbatched) arguments",
-    "for_elem": "`for e in v` (a loop over a per-example vector: refused by the engine)",
+    "for_elem": "`for e in v` (a loop over a per-example vector, `passes/sequence_loops.py`)",
 }
 
 MAX_DEPTH = 3          # statement nesting below the function body
@@ -381,7 +381,7 @@ class _VecGen(_Gen):
                                   index=(counter, False))
 
     def stmt_for_elem(self, depth):
-        if "for_elem" in self.avoid or not self.chance(6):   # (refused by the engine)
+        if "for_elem" in self.avoid:
             return self.stmt_for_index(depth)
         name = f"e{self.n_elems}"
         self.n_elems += 1

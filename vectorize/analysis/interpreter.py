@@ -99,6 +99,9 @@ class Analysis(Expressions, Calls, Aliasing):
         self.needs_rerun = False
         self.returns_in_loops = False
         self.masked_loops: dict[cst.CSTNode, cst.CSTNode] = {}   # loop -> node that masks it
+        # `for e in v` over per-example arrays (also `enumerate(v)`, `zip(v, w)`) -> how
+        # `passes/sequence_loops.py` writes it as a loop over `range(len(v))`
+        self.sequence_loops: dict[cst.For, SequenceLoop] = {}
         self.batched_returns = False   # some return depends on a batched condition
         self.lane_raises: list[cst.Raise] = []   # raise under a per-example condition
         # `y[0]` of a per-example array: a scalar (a copy) per example, a view on the batch
@@ -462,6 +465,10 @@ class Analysis(Expressions, Calls, Aliasing):
         return frame["masked"]
 
     def for_statement(self, stmt: cst.For, env: Env) -> Env | None:
+        if _is_call_of(stmt.iter, ("enumerate", "zip")):
+            loop = _sequence_loop_of(stmt, lambda n: self.expr(n, env))
+            if loop is not None:
+                return self._sequence_loop(stmt, env, loop)
         iterable = self._range_of_batched(stmt.iter, env) or self.expr(stmt.iter, env)
         if iterable.batched:
             call = stmt.iter
@@ -469,9 +476,8 @@ class Analysis(Expressions, Calls, Aliasing):
                         and self.values[call.func].example is range and not any(
                             a.keyword or a.star for a in call.args))
             if not is_range:
-                raise Unsupported("a `for` loop over a per-example sequence is not supported "
-                                  "yet", stmt.iter,
-                                  "loop over `range(len(...))` of an unbatched length")
+                return self._sequence_loop(stmt, env, _sequence_loop_of(
+                    stmt, lambda n: self.expr(n, env)))
             element = batched_like(np.int64(0))
             return self._loop(stmt, env, lambda e: self.bind(stmt.target, element, e, stmt),
                               masked=True)
@@ -488,6 +494,30 @@ class Analysis(Expressions, Calls, Aliasing):
                 element = unbatched(UNKNOWN)
         return self._loop(stmt, env, lambda e: self.bind(stmt.target, element, e, stmt),
                           nonempty=nonempty, unreached=empty)
+
+    def _sequence_loop(self, stmt: cst.For, env: Env, loop) -> Env | None:
+        """``for e in v`` over a per-example array (``enumerate(v)``, ``zip(v, w)`` of
+        arrays): every example has the same length (the batch has one shape), so it is a
+        loop over ``range(len(v))`` that binds ``e = v[i]``; `passes/sequence_loops.py`
+        writes it so. Here its body is analysed as that loop would be."""
+        if loop is None:
+            raise Unsupported("a `for` loop over a per-example sequence that is not an array "
+                              "(or `enumerate`/`zip` of arrays) is not supported yet",
+                              stmt.iter, "loop over `range(len(v))` and index `v[i]`")
+        lengths = [np.shape(v.example)[0] for v in loop.values]
+        length = min(lengths)
+        self.sequence_loops[stmt] = loop
+
+        def bind(e):
+            if loop.index is not None:
+                self.bind(loop.index, unbatched(np.int64(0)), e, stmt)
+            for target, value in zip(loop.targets, loop.values):
+                element = np.asarray(value.example)[0] if length else UNKNOWN
+                element = element[()] if isinstance(element, np.ndarray) and \
+                    element.ndim == 0 else element
+                self.bind(target, batched_like(element) if value.batched
+                          else unbatched(element), e, stmt)
+        return self._loop(stmt, env, bind, nonempty=length > 0, unreached=length == 0)
 
     def _range_of_batched(self, node, env: Env):
         """``range(...)`` with per-example bounds: a batched iterable (a masked loop)."""
@@ -567,3 +597,50 @@ class Analysis(Expressions, Calls, Aliasing):
             from ..liveness import all_names
             self._user_names = all_names(self.source.tree)
         return name in self._user_names
+
+
+class SequenceLoop:
+    """``for <targets> in <sequences>``: ``index`` the user's name for the position (the
+    first target of ``enumerate``), or None; one target per sequence; ``sequences`` the
+    iterable expressions (nodes of the user's tree), ``values`` their abstract values."""
+
+    __slots__ = ("index", "targets", "sequences", "values")
+
+    def __init__(self, index, targets: list, sequences: list, values: list):
+        self.index, self.targets, self.sequences, self.values = index, targets, sequences, values
+
+
+def _is_call_of(node, names) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
+        node.func.value in names
+
+
+def _sequence_loop_of(stmt: cst.For, evaluate) -> SequenceLoop | None:
+    """The loop as a `SequenceLoop` where every sequence is an array (at least one of them
+    per example) of rank >= 1, else None."""
+    it, target = stmt.iter, stmt.target
+    index, targets, sequences = None, [target], [it]
+    if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and it.args and not any(
+            a.keyword or a.star for a in it.args):
+        builtin = it.func.value
+        func = evaluate(it.func) if builtin in ("enumerate", "zip") else None
+        if builtin == "enumerate" and len(it.args) == 1 and func is not None \
+                and func.example is enumerate and isinstance(target, cst.Tuple) \
+                and len(target.elements) == 2 and not any(
+                    isinstance(e, cst.StarredElement) for e in target.elements):
+            index = target.elements[0].value
+            targets, sequences = [target.elements[1].value], [it.args[0].value]
+        elif builtin == "zip" and func is not None and func.example is zip and \
+                isinstance(target, cst.Tuple) and len(target.elements) == len(it.args) \
+                and not any(isinstance(e, cst.StarredElement) for e in target.elements):
+            targets = [e.value for e in target.elements]
+            sequences = [a.value for a in it.args]
+    if index is not None and not isinstance(index, cst.Name):
+        return None
+    seq_values = [evaluate(s) for s in sequences]
+    if not any(v.batched for v in seq_values) or any(
+            isinstance(v, TupleValue) or not v.known or not isinstance(
+                v.example, (np.ndarray, np.generic)) or np.ndim(v.example) < 1
+            for v in seq_values):
+        return None
+    return SequenceLoop(index, targets, sequences, seq_values)
