@@ -540,9 +540,7 @@ def _run(program, args, writer, layout, protocol, seed) -> Outcome:
         try:
             got = wrapped(*args)
         except VectorizeError as exc:
-            return Outcome("rejected", str(exc),
-                           normalize_reason(getattr(exc, "reason", str(exc))),
-                           call="the drawn call")
+            return _refused(exc, "the drawn call")
         except Exception as exc:
             if checked == 0:
                 return Outcome("vacuous", f"both raise ({type(exc).__name__})")
@@ -574,6 +572,14 @@ def _run(program, args, writer, layout, protocol, seed) -> Outcome:
 
 
 _RAISED = object()
+
+
+def _refused(exc, call: str) -> Outcome:
+    """A `VectorizeError`: a rejection, unless it reports an exception of the engine's own
+    (``internal error while vectorizing``), which is a crash however it is worded."""
+    reason = getattr(exc, "reason", str(exc))
+    kind = "internal" if reason.startswith("internal error") else "rejected"
+    return Outcome(kind, str(exc), normalize_reason(reason), call=call)
 
 
 def _after_drawn(f, program, wrapped, pool, layout, protocol, seed, signed_zeros, checked,
@@ -618,9 +624,7 @@ def _run_protocol(f, program, wrapped, pool, layout, protocol, seed, signed_zero
                 try:
                     got = wrapped(*args)
                 except VectorizeError as exc:
-                    return Outcome("rejected", str(exc),
-                                   normalize_reason(getattr(exc, "reason", str(exc))),
-                                   call=label)
+                    return _refused(exc, label)
                 except Exception as exc:
                     if len(call.lanes) and (reference.all_raised(call.lanes)
                                             or reference.loop_raises(call.lanes, exc)):
