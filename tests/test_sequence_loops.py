@@ -148,3 +148,30 @@ def test_what_is_not_supported_yet_is_refused_where_it_is_written(f, arg):
     with pytest.raises(VectorizeError) as info:
         vmap(f)(arg)
     assert "test_sequence_loops.py:" in str(info.value) and "^" in str(info.value)
+
+
+def after_a_loop_that_always_returns(v):
+    for e in v:
+        if e > 0:
+            return e
+        else:
+            return -e
+    t = 0.0
+    for e1 in v:
+        if e1 > 0:
+            continue
+        t += e1
+    return t
+
+
+def test_a_loop_over_an_array_in_code_reached_only_after_lowering_is_refused():
+    # the second loop is not reached for vectors of length >= 1 (the first returns on every
+    # path), so the first pass did not see it; lowering the returns made it reachable, and
+    # masked_loops took it for a per-example range: "internal error ... 'Name' object has no
+    # attribute 'args'" (long fuzz run, seed 14000). Refused where it is written now; for
+    # vectors of length 0 it is reached, rewritten and runs.
+    with pytest.raises(VectorizeError, match="per-example array after a loop") as info:
+        vmap(after_a_loop_that_always_returns)(np.array([[1.0, 2.0], [-1.0, 3.0]]))
+    assert "test_sequence_loops.py:" in str(info.value) and "^" in str(info.value)
+    empty = np.zeros((3, 0))
+    np.testing.assert_array_equal(vmap(after_a_loop_that_always_returns)(empty), [0.0] * 3)

@@ -252,6 +252,14 @@ class _MaskLoops(cst.CSTTransformer):
         if not self._needs(original_node):
             return updated_node
         iterable = self.analysis.values.get(original_node.iter)
+        if original_node in self.analysis.sequence_loops:
+            # a loop over a per-example array that `sequence_loops` did not see: code the
+            # first analysis did not reach (after a loop whose examples all return), which
+            # lowering the returns made reachable
+            raise Unsupported("a `for` loop over a per-example array after a loop that "
+                              "returns on every path is not supported yet",
+                              original_node.iter, "loop over `range(len(v))` and index "
+                              "`v[i]`")
         if getattr(iterable, "batched", False):
             return self._batched_range(original_node, updated_node)
         if original_node not in self.analysis.masked_loops or not _exits_in(
