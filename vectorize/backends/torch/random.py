@@ -23,7 +23,7 @@ from __future__ import annotations
 import libcst as cst
 import numpy as np
 
-from ...abstract import batched_like
+from ...abstract import UNKNOWN, Value, batched_like
 from ...errors import Unsupported
 from ...rules.families import rewrite_call_args
 from ...rules.registry import Registry, Rule, Site
@@ -98,17 +98,11 @@ def _size_operand(site: Site):
     if name in SIZED and positional:
         if len(positional) == 1 and not isinstance(site.args[0].example, (int, np.integer)):
             return positional[0].value, site.args[0], False     # rand((2, 3)), rand(shape)
-        return None, _Dims(site.args), False                   # rand(2, 3)
+        # rand(2, 3): the dims as one operand, per example where any of them is
+        return None, Value(any(v.batched for v in site.args), UNKNOWN), False
     if name == "randint" and len(positional) in (2, 3):
         return positional[-1].value, site.args[len(positional) - 1], False
     return None
-
-
-class _Dims:
-    """The dims of ``rand(2, 3)`` as one operand."""
-
-    def __init__(self, values):
-        self.batched = any(v.batched for v in values)
 
 
 def _batched_size(size: cst.BaseExpression, value, batch: cst.BaseExpression):
