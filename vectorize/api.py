@@ -723,7 +723,7 @@ def _signature(func):
 _UNMAPPED = object()
 
 
-def explain(func, *args, in_axes=_UNMAPPED, **kwargs) -> str:
+def explain(func, *args, in_axes=_UNMAPPED, **kwargs):
     """Which batching rule turned which line of ``func`` into which batched line, for the
     call ``vectorize(func)(*args, **kwargs)`` (with ``in_axes``: ``vmap(func, in_axes)(*args)``):
     per statement, the scalar lines (with their line numbers in ``func``'s file), each rule
@@ -731,8 +731,12 @@ def explain(func, *args, in_axes=_UNMAPPED, **kwargs) -> str:
     batched with it. The text of the command line's ``--explain`` (docs/cli.md), for a
     function of a running program; ``func`` may be a function or what `vectorize` or `vmap`
     made of one. Nothing runs: the arguments only say what the examples are (batched or not,
-    dtypes, shapes). Raises `VectorizeError` where ``func`` cannot be vectorized for them."""
-    from .rewrite.explain import render_specialization
+    dtypes, shapes). Raises `VectorizeError` where ``func`` cannot be vectorized for them.
+
+    Returns an `Explanation`: a ``str`` (one line per rule; ``.verbose`` gives each rule's
+    whole explanation) that a notebook shows as the two functions side by side
+    (``_repr_html_``; ``.html()`` for a page of its own)."""
+    from .rewrite.explain import Explanation, collect_specialization
     from .vmap import _VMapped, vmap
     if isinstance(func, vectorize):
         wrapped = vectorize(func.pyfunc, excluded=func.excluded, signature=func.signature,
@@ -752,4 +756,4 @@ def explain(func, *args, in_axes=_UNMAPPED, **kwargs) -> str:
         reason = "numpy.vectorize's own rules decide for these arguments" if entry is None \
             else entry.spec.reason
         raise VectorizeError(f"cannot explain `{getattr(func, '__name__', func)}`: {reason}")
-    return render_specialization(entry.spec)
+    return Explanation(collect_specialization(entry.spec))

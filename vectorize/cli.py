@@ -45,6 +45,7 @@ class Run:
         self.changed = 0
         self.unchanged = 0
         self.matched_function = False
+        self.reports = []        # --explain --html: one page for all files, at the end
 
     def error(self, exc) -> None:
         self.errors += 1
@@ -90,6 +91,15 @@ def parser() -> argparse.ArgumentParser:
     mode.add_argument("--explain", action="store_true",
                       help="show, per rewritten line, the scalar line, the rule that fired "
                            "and the result; and why loops stay; writes nothing")
+    p.add_argument("--html", action="store_true",
+                   help="with --explain: one self-contained HTML page, the scalar and the "
+                        "batched functions side by side (e.g. > page.html)")
+    p.add_argument("--verbose", action="store_true",
+                   help="with --explain: each rule's whole explanation, not its one-line "
+                        "reason")
+    p.add_argument("--rules-url", metavar="URL", default="docs/rules.md",
+                   help="with --explain --html: where the rules reference is (its entries "
+                        "are linked as URL#rule.name; default: docs/rules.md)")
     p.add_argument("--diff", action="store_true",
                    help="print a unified diff instead of the rewritten files")
     p.add_argument("--check", action="store_true",
@@ -111,6 +121,8 @@ def main(argv=None, out=None, err=None) -> int:
         parser().error("-w/--write does not combine with --diff or --check")
     if args.explain and (args.diff or args.check):
         parser().error("--explain does not combine with --diff or --check")
+    if (args.html or args.verbose) and not args.explain:
+        parser().error("--html and --verbose go with --explain")
     run = Run(args, out, err)
     sources = list(_sources(args.paths, run))
     multiple = len(sources) > 1 or any(os.path.isdir(p) for p in args.paths)
@@ -120,6 +132,9 @@ def main(argv=None, out=None, err=None) -> int:
     except KeyboardInterrupt:
         err.write("interrupted\n")
         return 130
+    if args.html:
+        from .rewrite.explain_html import render_reports
+        out.write(render_reports(run.reports, rules_url=args.rules_url))
     if args.function and not run.matched_function and not run.errors:
         err.write(f"error: no function named `{args.function}` is marked @vectorize or @vmap "
                   "in the given files\n")
@@ -238,8 +253,12 @@ def _process(source: Source, run: Run, multiple: bool) -> None:
     run.unchanged += not changed
     args = run.args
     if args.explain:
-        from .rewrite.explain import render_outcome
-        run.out.write(render_outcome(outcome, source.name, source.text))
+        from .rewrite.explain import collect_outcome
+        report = collect_outcome(outcome, source.name)
+        if args.html:
+            run.reports.append(report)
+        else:
+            run.out.write(report.text(verbose=args.verbose))
         return
     if args.check and changed:
         run.out.write(f"would rewrite {source.name}\n")

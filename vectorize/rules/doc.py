@@ -5,58 +5,42 @@
 
 from __future__ import annotations
 
-from . import NUMPY
-
 _FAMILY_ORDER = ["operators", "boolean", "control flow", "builtins", "math", "numpy", "random",
                  "creation", "user"]
 
-_ENGINE_RULES = [
+_ENGINE_RULES = [   # (name, family, explanation): the rules of the engine's passes
     ("if.select", "control flow",
-     "An `if`/`elif`/`else` whose test differs per example runs both branches on every lane "
-     "and merges each live variable with a conditional expression (then `np.where`); "
-     "branch-local names (`root_if`, `root_else`) keep the branches apart; branches that can "
-     "warn on thrown-away lanes run under `np.errstate(all=\"ignore\")`. This is the form of "
-     "cheap branches (see `if.compact`), or of any `if` marked `# vectorize: select`.",
-     "if tmp > 5:\n    root = t * b\nelse:\n    root = -t",
-     "root = np.where(tmp > 5, t * b, -t)"),
+     "An `if`/`elif`/`else` whose test differs per example runs both branches on every lane and "
+     "merges each live variable with a conditional expression (then `np.where`); branch-local "
+     "names (`root_if`, `root_else`) keep the branches apart; branches that can warn on "
+     "thrown-away lanes run under `np.errstate(all=\"ignore\")`. This is the form of cheap "
+     "branches (see `if.compact`), or of any `if` marked `# vectorize: select`."),
     ("if.compact", "control flow",
      "An `if` whose branches are expensive (a loop, or much work for the data they move; "
-     "`passes/compact_ifs.py` documents the heuristic) or that is marked "
-     "`# vectorize: compact` runs each branch only on the lanes that take it: their indices "
-     "come from `np.flatnonzero`, the per-example values the branch reads are gathered, and "
-     "each variable it assigns is scattered back into an array of the dtype `np.where` "
-     "would give. Same results as `if.select`.",
-     "if x > 0:  # vectorize: compact\n    y = math.log(x) * x\nelse:\n    y = 0.0",
-     "cond = x > 0\nlanes = np.flatnonzero(cond)\nx_lanes = x[lanes]\n"
-     "y_lanes = np.log(x_lanes) * x_lanes\nlanes_else = np.flatnonzero(~cond)\n"
-     "y_else = 0.0\ny = np.empty(len(cond), dtype=np.float64)\ny[lanes] = y_lanes\n"
-     "y[lanes_else] = y_else"),
+     "`passes/compact_ifs.py` documents the heuristic) or that is marked `# vectorize: compact` "
+     "runs each branch only on the lanes that take it: their indices come from `np.flatnonzero`, "
+     "the per-example values the branch reads are gathered, and each variable it assigns is "
+     "scattered back into an array of the dtype `np.where` would give. Same results as "
+     "`if.select`."),
     ("if.unbatched", "control flow",
-     "An `if` whose test is the same for every example stays a Python `if`.",
-     "if n > 2:\n    y = x", "if n > 2:\n    y = x"),
+     "An `if` whose test is the same for every example stays a Python `if`."),
     ("return.single_exit", "control flow",
      "A `return` under a per-example condition becomes an assignment of the result; the "
-     "statements after it move into the branch that falls through.",
-     "if x < 0:\n    return 0.0\nreturn x", "return np.where(x < 0, 0.0, x)"),
+     "statements after it move into the branch that falls through."),
     ("loop.unbatched", "control flow",
-     "A `for` over an unbatched range or sequence stays a Python loop with a batched body.",
-     "for k in range(3):\n    s = s + x ** k", "for k in range(3):\n    s = s + x ** k"),
+     "A `for` over an unbatched range or sequence stays a Python loop with a batched body."),
     ("call.user_function", "calls",
-     "A call of another plain Python function of the user's is vectorized the same way, "
-     "once per pattern of batched arguments (memoized), and emitted next to the caller.",
-     "y = clamp(x, 0.0)", "y = clamp(x, 0.0)  # calls the batched clamp below"),
+     "A call of another plain Python function of the user's is vectorized the same way, once per "
+     "pattern of batched arguments (memoized), and emitted next to the caller."),
     ("array.scatter", "arrays",
-     "An array the function creates (`np.zeros`, `np.full`, `x.copy()`...) that per-example "
-     "data is written into is allocated with the batch axis in front; `y[i] = v` then writes "
-     "every example's slot at once (`y[:, i] = v`, or `y[np.arange(len(y)), k] = v` for a "
-     "per-example index). Writing into arguments or globals, through a second name, or under "
-     "a per-example condition is rejected.",
-     "y = np.zeros(3)\ny[0] = x\ny[k] = 1.0",
-     "y = np.zeros((len(x), 3))\ny[:, 0] = x\ny[np.arange(len(y)), k] = 1.0"),
+     "An array the function creates (`np.zeros`, `np.full`, `x.copy()`...) that per-example data "
+     "is written into is allocated with the batch axis in front; `y[i] = v` then writes every "
+     "example's slot at once (`y[:, i] = v`, or `y[np.arange(len(y)), k] = v` for a per-example "
+     "index). Writing into arguments or globals, through a second name, or under a per-example "
+     "condition is rejected."),
     ("call.per_example_fallback", "calls",
-     "With `fallback='warn'`/`'loop'`, a call without a rule runs per example in a visible "
-     "list comprehension (and warns once with 'warn').",
-     "y = special(x)", "y = np.array([special(x_i) for x_i in x])"),
+     "With `fallback='warn'`/`'loop'`, a call without a rule runs per example in a visible list "
+     "comprehension (and warns once with 'warn')."),
 ]
 
 
@@ -64,23 +48,131 @@ def _block(code: str) -> str:
     return "```python\n" + code.strip("\n") + "\n```"
 
 
+BACKENDS = ("numpy", "torch")
+
+# the engine's rules that a backend does not have (its passes write them for every other)
+_ENGINE_NOT_IN = {"array.scatter": {"torch"}, "call.per_example_fallback": {"torch"}}
+
+
+def backend_rules() -> dict:
+    """Backend name -> the names of the rules it has: its registry's, and the engine's
+    rules that its code is written with."""
+    from .. import backends
+    out = {}
+    for name in BACKENDS:
+        registry = backends.get(name).registry
+        out[name] = set(registry.rules_by_name()) | {
+            rule for rule, _, _ in _ENGINE_RULES if name not in _ENGINE_NOT_IN.get(rule, ())}
+    return out
+
+
+def entries() -> list:
+    """(name, family, explanation) of every rule: the engine's, then every backend's."""
+    from .. import backends
+    out = [(name, family, explanation) for name, family, explanation in _ENGINE_RULES]
+    seen = {name for name, _, _ in out}
+    for backend in BACKENDS:
+        for rule in backends.get(backend).registry.all_rules:
+            if rule.family != "user" and rule.name not in seen:
+                seen.add(rule.name)
+                out.append((rule.name, rule.family, rule.explanation))
+    return out
+
+
+def generated_functions(source: str) -> str:
+    """The functions of a generated module (without its header comments and imports)."""
+    lines = source.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("def "))
+    return "\n".join(lines[start:]).strip("\n")
+
+
+def example_section(name: str) -> list[str]:
+    """The rule's example and what the engine generates for it today."""
+    from . import examples
+    example = examples.EXAMPLES.get(name) or examples.ENGINE_EXAMPLES.get(name)
+    if example is None:
+        rule = _registry_rule(name)
+        return ["Example (not run here: it needs a backend of its own):", "",
+                _block(rule.before), "", "Batched:", "", _block(rule.after), ""]
+    call = "vectorize(f" + (f", fallback={example.fallback!r}" if example.fallback != "error"
+                            else "") + ")" if example.in_axes is None else \
+        f"vmap(f, in_axes={example.in_axes!r})"
+    out = [f"Example, called as `{call}({example.args})`:", "", _block(example.source), ""]
+    func = examples.function(example, f"<rule {name}>")
+    if name in examples.REFUSED:
+        from ..errors import VectorizeError
+        try:
+            examples.specialization(example, func, examples.arguments(example))
+        except VectorizeError as error:
+            return out + ["Refused:", "", "```text\n" + str(error).rstrip() + "\n```", ""]
+        raise AssertionError(f"the example of {name} is not refused")
+    spec = examples.specialization(example, func, examples.arguments(example))
+    return out + ["Batched, as the engine writes it:", "",
+                  _block(generated_functions(spec.source)), ""]
+
+
+def _registry_rule(name: str):
+    from .. import backends
+    for backend in BACKENDS:
+        rule = backends.get(backend).registry.rules_by_name().get(name)
+        if rule is not None:
+            return rule
+    raise KeyError(name)
+
+
+_SHAPED = {"V": "six vectors", "W": "six other vectors", "M": "six matrices",
+           "w": "one vector for every example", "m": "one matrix for every example"}
+
+
+def _arguments_table() -> list[str]:
+    from .examples import batch_values
+    values = batch_values()
+    out = ["| name | one batch of examples |", "|---|---|"]
+    for name, value in values.items():
+        if name in _SHAPED:
+            shown = f"`{value.tolist()}`" if value.size <= 9 else \
+                f"shape {value.shape}, normal draws rounded to 0.01"
+            out.append(f"| `{name}` | {_SHAPED[name]}: {shown} |")
+        elif name != "np":
+            out.append(f"| `{name}` | `{value.tolist()}` |")
+    return out
+
+
 def render() -> str:
+    rules = entries()
+    have = backend_rules()
+    families = sorted({family for _, family, _ in rules},
+                      key=lambda f: (_FAMILY_ORDER.index(f) if f in _FAMILY_ORDER else 99, f))
     lines = ["# Batching rules", "",
-             "Generated from the rule registry by `python -m vectorize.rules.doc`; "
+             "Generated from the rule registries by `python -m vectorize.rules.doc`; "
              "`tests/test_rules_doc.py` fails when this page is out of date.", "",
              "Each rule says how one operation on per-example values becomes batched code. "
-             "An operation whose inputs are all unbatched is never rewritten.", ""]
-    entries = [(name, fam, expl, before, after) for name, fam, expl, before, after in
-               _ENGINE_RULES]
-    entries += [(r.name, r.family, r.explanation, r.before, r.after) for r in NUMPY.all_rules
-                if r.family != "user"]
-    families = sorted({e[1] for e in entries},
-                      key=lambda f: (_FAMILY_ORDER.index(f) if f in _FAMILY_ORDER else 99, f))
+             "An operation whose inputs are all unbatched is never rewritten. Each entry has "
+             "an anchor of the rule's name (`rules.md#operator.compare`), which `explain` "
+             "links to.", "",
+             "Each example is a scalar function and one batch of arguments; the test suite "
+             "runs it batched and as a loop over the examples (they agree), checks that the "
+             "rule fired, and that the batched form shown is what the engine generates today "
+             "(for NumPy). The arguments:", ""]
+    lines += _arguments_table() + [""]
+    lines += ["## The rules and their backends", "",
+              "| rule | family | " + " | ".join(BACKENDS) + " |",
+              "|---|---|" + "---|" * len(BACKENDS)]
+    for family in families:
+        for name, fam, _ in rules:
+            if fam == family:
+                marks = " | ".join("yes" if name in have[b] else "-" for b in BACKENDS)
+                lines.append(f"| [`{name}`](#{name}) | {family} | {marks} |")
+    lines.append("")
     for family in families:
         lines += [f"## {family}", ""]
-        for name, _, explanation, before, after in [e for e in entries if e[1] == family]:
-            lines += [f"### `{name}`", "", explanation, "", "Before:", "", _block(before), "",
-                      "After:", "", _block(after), ""]
+        for name, fam, explanation in rules:
+            if fam != family:
+                continue
+            backends_ = ", ".join(b for b in BACKENDS if name in have[b])
+            lines += [f'<a id="{name}"></a>', "", f"### `{name}`", "", explanation, "",
+                      f"Backends: {backends_}.", ""]
+            lines += example_section(name)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
