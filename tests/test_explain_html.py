@@ -155,6 +155,13 @@ def attention(q, K, V):
     return w @ V
 
 
+def first_negative_run(v):
+    i = 0
+    while i < len(v) and v[i] < 0.0:
+        i += 1
+    return i
+
+
 def _helper(v):
     return 2.0 * v
 
@@ -262,6 +269,11 @@ def test_lines_that_serve_the_batch_are_marked():
     guarded = Tree(explain(safe_sqrt, np.linspace(-1, 1, 5)).html())
     assert any("errstate" in line.all_text() and line.find("span", "vz-tag-guard")
                for line in guarded.root.find("div", "vz-line"))
+    bounded = Tree(explain(first_negative_run, np.random.default_rng(0).normal(size=(5, 4)),
+                           in_axes=(0,)).html())
+    assert any("np.where(active_lanes &" in line.all_text()
+               and line.find("span", "vz-tag-guard")
+               for line in bounded.root.find("div", "vz-line"))
     # the seed function has none of them
     assert not Tree(explain(seed_func.func, np.arange(3.0), 1.0).html()).root.find(
         "span", "vz-tag")
@@ -363,6 +375,21 @@ def test_verbose_text_has_the_whole_explanations():
     explanation = vectorize.rules.NUMPY.rules_by_name()["operator.arithmetic"].explanation
     assert explanation in long and explanation not in short
     assert len(short) < len(long)
+
+
+def test_the_readme_shows_what_explain_prints(tmp_path):
+    """README.md's explain output is the real one, for its own `func` (its path aside)."""
+    readme = (ROOT / "README.md").read_text()
+    code = re.search(r"```python\n(import numpy as np\n.*?)\nfunc\(np", readme, re.S).group(1)
+    shown = re.search(r"```text\n(/path/to/yours\.py:4:.*?)```", readme, re.S).group(1)
+    path = tmp_path / "yours.py"
+    path.write_text(code)
+    module = {}
+    exec(compile(code, str(path), "exec"), module)
+    import linecache
+    linecache.checkcache(str(path))
+    printed = str(explain(module["func"], np.zeros(3), 1.0))
+    assert printed.replace(str(path), "/path/to/yours.py") == shown
 
 
 def test_the_screenshot_shows_the_page_made_today():

@@ -249,6 +249,12 @@ def _origins(part: Part, step: Step) -> dict:
     return out
 
 
+# an index kept in bounds on the lanes Python would not evaluate it on (`guard_indices`):
+# ``v[i if guard else 0]``, later ``v[..., np.where(guard, i, 0)]``
+_GUARDED_INDEX = re.compile(r"\bif\b[^\]]*\belse 0\]|"
+                            r"\bwhere\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*,\s*0\)\s*\]")
+
+
 def _tags(part: Part) -> dict:
     """Batched line index -> the tags of the lines that only serve the batch, recognised by
     the names the engine made (those the scalar function does not have): guards
@@ -263,7 +269,7 @@ def _tags(part: Part) -> dict:
         lanes = {n for n in made if re.fullmatch(r"(\w+_)?lanes(_\w+)?\d*", n)}
         masks = {n for n in made if re.fullmatch(r"(active|returned|exited|broke)\w*", n)}
         tags = []
-        if "errstate" in names or re.search(r"\bif\b[^\]]*\belse 0\]", line):
+        if "errstate" in names or _GUARDED_INDEX.search(line):
             tags.append("guard")
         if {"flatnonzero", "count_nonzero"} & names or any(
                 re.search(rf"\[{n}\]|\b{n}\.size\b", line) for n in lanes | masks):
