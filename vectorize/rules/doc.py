@@ -89,15 +89,12 @@ def generated_functions(source: str) -> str:
 def example_section(name: str) -> list[str]:
     """The rule's example and what the engine generates for it today."""
     from . import examples
-    example = examples.EXAMPLES.get(name) or examples.ENGINE_EXAMPLES.get(name)
-    if example is None:
-        rule = _registry_rule(name)
-        return ["Example (not run here: it needs a backend of its own):", "",
-                _block(rule.before), "", "Batched:", "", _block(rule.after), ""]
+    example = examples.ALL[name]
     call = "vectorize(f" + (f", fallback={example.fallback!r}" if example.fallback != "error"
                             else "") + ")" if example.in_axes is None else \
         f"vmap(f, in_axes={example.in_axes!r})"
-    out = [f"Example, called as `{call}({example.args})`:", "", _block(example.source), ""]
+    on = " on tensors" if example.backend == "torch" else ""
+    out = [f"Example, called as `{call}({example.args})`{on}:", "", _block(example.source), ""]
     func = examples.function(example, f"<rule {name}>")
     if name in examples.REFUSED:
         from ..errors import VectorizeError
@@ -109,15 +106,6 @@ def example_section(name: str) -> list[str]:
     spec = examples.specialization(example, func, examples.arguments(example))
     return out + ["Batched, as the engine writes it:", "",
                   _block(generated_functions(spec.source)), ""]
-
-
-def _registry_rule(name: str):
-    from .. import backends
-    for backend in BACKENDS:
-        rule = backends.get(backend).registry.rules_by_name().get(name)
-        if rule is not None:
-            return rule
-    raise KeyError(name)
 
 
 _SHAPED = {"V": "six vectors", "W": "six other vectors", "M": "six matrices",
@@ -153,7 +141,8 @@ def render() -> str:
              "Each example is a scalar function and one batch of arguments; the test suite "
              "runs it batched and as a loop over the examples (they agree), checks that the "
              "rule fired, and that the batched form shown is what the engine generates today "
-             "(for NumPy). The arguments:", ""]
+             "(written for NumPy; for the rules only PyTorch has, for tensors of the same "
+             "values). The arguments:", ""]
     lines += _arguments_table() + [""]
     lines += ["## The rules and their backends", "",
               "| rule | family | " + " | ".join(BACKENDS) + " |",

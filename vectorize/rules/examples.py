@@ -15,7 +15,10 @@ Arguments are written with these names (six examples per batch):
 ``V``  vectors of 3 floats            ``W``  other vectors of 3 floats
 ``M``  3 x 3 matrices                 ``C``  complex numbers
 ``w``  one vector of 3 (unbatched)    ``m``  one 3 x 3 matrix (unbatched)
+``X0`` one number (unbatched)
 =====  ====================================================================
+
+Examples of the rules only the torch backend has run on tensors of these (float64, int64).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ class Example:
     in_axes: tuple | None = None    # None: `vectorize`; a tuple: `vmap(f, in_axes)`
     imports: str = ""         # what the function needs besides numpy as np (e.g. "math")
     fallback: str = "error"   # "loop" where the rule is the per-example fallback
+    backend: str = "numpy"    # "torch": the arguments are tensors (float64, int64)
 
 
 def batch_values() -> dict:
@@ -51,6 +55,7 @@ def batch_values() -> dict:
         "C": np.array([1 + 2j, -1j, 0.5, 3 - 1j, -2 + 0.5j, 1j]),
         "w": np.array([0.5, -1.0, 2.0]),
         "m": np.array([[1.0, 0.5, 0.0], [0.0, 2.0, -1.0], [0.25, 0.0, 1.0]]),
+        "X0": np.array(1.5),
     }
 
 
@@ -462,12 +467,141 @@ def f(x):
 '''), "X", imports="random")
 
 
+def _torch(body: str, args: str, in_axes=VMAP1, imports: str = "torch") -> Example:
+    return Example(_f(body), args, in_axes, imports=imports, backend="torch")
+
+
+# the rules only the torch backend has: their examples run on tensors
+TORCH_EXAMPLES: dict[str, Example] = {
+    "array.device": _torch('''
+def f(x):
+    return x * 2 if x.device.type == "cpu" else x
+''', "X"),
+    "builtin.complex": _torch('''
+def f(x):
+    return complex(x)
+''', "X", imports="torch"),
+    "math.erf": _torch('''
+def f(x):
+    return math.erf(x)
+''', "X", imports="math"),
+    "math.erfc": _torch('''
+def f(x):
+    return math.erfc(x)
+''', "X", imports="math"),
+    "math.lgamma": _torch('''
+def f(x):
+    return math.lgamma(x)
+''', "P", imports="math"),
+    "torch.activation": _torch('''
+def f(x):
+    return F.gelu(x)
+''', "X", imports="torch, F"),
+    "torch.clamp": _torch('''
+def f(x, lo):
+    return x.clamp(min=lo)
+''', "X, Y", (0, 0)),
+    "torch.conversion": _torch('''
+def f(x):
+    return x.long()
+''', "X"),
+    "torch.dim": _torch('''
+def f(v):
+    return v.dim() + v[0]
+''', "V"),
+    "torch.elementwise": _torch('''
+def f(x):
+    return torch.sin(x) + x.relu()
+''', "X"),
+    "torch.flatten": _torch('''
+def f(m):
+    return m.flatten()
+''', "M"),
+    "torch.identity_method": _torch('''
+def f(x):
+    return x.clone() * 2
+''', "X"),
+    "torch.item": _torch('''
+def f(x):
+    return x.item() + 1.0
+''', "X"),
+    "torch.like": _torch('''
+def f(v):
+    return torch.zeros_like(v) + v
+''', "V"),
+    "torch.max": _torch('''
+def f(v):
+    return v.max()
+''', "V"),
+    "torch.min": _torch('''
+def f(v):
+    return v.min()
+''', "V"),
+    "torch.numel": _torch('''
+def f(m):
+    return m.sum() / m.numel()
+''', "M"),
+    "torch.permute": _torch('''
+def f(m):
+    return m.permute(1, 0)
+''', "M"),
+    "torch.reduction": _torch('''
+def f(m):
+    return torch.sum(m) + m.mean(dim=0)
+''', "M"),
+    "torch.reshape": _torch('''
+def f(m):
+    return m.reshape(9)
+''', "M"),
+    "torch.size": _torch('''
+def f(m):
+    return m.sum() / m.size(0)
+''', "M"),
+    "torch.squeeze": _torch('''
+def f(v):
+    c = v.unsqueeze(1)
+    return c.squeeze(1)
+''', "V"),
+    "torch.transpose": _torch('''
+def f(m):
+    return m.transpose(0, 1)
+''', "M"),
+    "torch.unsqueeze": _torch('''
+def f(v):
+    return v.unsqueeze(1)
+''', "V"),
+    "torch.where": _torch('''
+def f(t, b):
+    return torch.where(t > 1.0, t * b, -t)
+''', "X, Y", (0, 0)),
+    "torch.autograd.grad": _torch('''
+def f(v, x):
+    y = x ** 3
+    return torch.autograd.grad(y, x, v)[0]
+''', "X, X0", (0, None)),
+}
+RANDOM.add("torch.random.per_example")
+TORCH_EXAMPLES["torch.random.per_example"] = _torch('''
+def f(x):
+    return x + torch.randn(())
+''', "X")
+REFUSED.add("torch.numpy_random")
+TORCH_EXAMPLES["torch.numpy_random"] = _torch('''
+def f(x):
+    return x + np.random.normal(0.0, 1.0)
+''', "X")
+
+
+ALL: dict[str, Example] = {**EXAMPLES, **ENGINE_EXAMPLES, **TORCH_EXAMPLES}
+
+
 def namespace(example: Example) -> dict:
     """The globals the example function is defined in."""
     import importlib
     names = {"np": np}
-    for module in filter(None, example.imports.split(",")):
-        names[module.strip()] = importlib.import_module(module.strip())
+    for module in filter(None, (m.strip() for m in example.imports.split(","))):
+        names[module] = importlib.import_module("torch.nn.functional" if module == "F"
+                                                else module)
     return names
 
 
@@ -504,4 +638,11 @@ def specialization(example: Example, func, args):
 
 def arguments(example: Example) -> tuple:
     values = batch_values()
-    return eval(f"({example.args},)", {"__builtins__": {}}, values)  # noqa: S307 -- our table
+    args = eval(f"({example.args},)", {"__builtins__": {}}, values)  # noqa: S307 -- our table
+    if example.backend == "torch":
+        import torch
+        args = tuple(torch.as_tensor(a) if isinstance(a, np.ndarray) else a for a in args)
+        if "X0" in example.args:    # a leaf that requires grad, for autograd examples
+            args = tuple(a.requires_grad_() if isinstance(a, torch.Tensor) and a.ndim == 0
+                         else a for a in args)
+    return args
