@@ -51,7 +51,7 @@ def _block(code: str) -> str:
 BACKENDS = ("numpy", "torch")
 
 # the engine's rules that a backend does not have (its passes write them for every other)
-_ENGINE_NOT_IN = {"array.scatter": {"torch"}, "call.per_example_fallback": {"torch"}}
+_ENGINE_NOT_IN = {"array.scatter": {"torch"}}
 
 
 def backend_rules() -> dict:
