@@ -14,7 +14,7 @@ tests/test_explain_html.py`` and review the diff.
 code makes today. To remake it (with Chromium installed)::
 
     vectorize --explain --html --function func examples/seed_func.py > /tmp/seed.html
-    chromium --headless --hide-scrollbars --window-size=1200,640 \\
+    chromium --headless --hide-scrollbars --window-size=1200,680 \\
         --screenshot=docs/explain.png /tmp/seed.html
     sha256sum < /tmp/seed.html | cut -d' ' -f1 > docs/explain.png.sha256
 """
@@ -41,6 +41,7 @@ GOLDEN = ROOT / "tests" / "golden_explain"
 RULES = ROOT / "docs" / "rules.md"
 sys.path.insert(0, str(ROOT / "examples"))
 import seed_func  # noqa: E402 -- the example file, from examples/
+from test_explain import calls_helper, collatz  # noqa: E402 -- functions explained there too
 
 VOID = {"meta", "col", "br", "img", "hr", "input", "link", "wbr"}
 
@@ -131,17 +132,6 @@ def cli(*args) -> str:
 
 # --- the view of one call, in a notebook ------------------------------------------------
 
-def collatz(n):
-    steps = 0
-    while n != 1:
-        if n % 2 == 0:
-            n = n // 2
-        else:
-            n = 3 * n + 1
-        steps += 1
-    return steps
-
-
 def safe_sqrt(x):
     if x >= 0:
         return np.sqrt(x)
@@ -160,15 +150,6 @@ def first_negative_run(v):
     while i < len(v) and v[i] < 0.0:
         i += 1
     return i
-
-
-def _helper(v):
-    return 2.0 * v
-
-
-def calls_helper(x):
-    y = _helper(x)
-    return y + 1.0
 
 
 CALLS = {

@@ -143,8 +143,9 @@ def _part(part: Part, key: str, rules: dict, rules_url: str, helper: bool,
         elif step.rules:
             cls += " vz-kept"
         origins = _origins(part, step)
-        left = "".join(f'<div class="vz-line" id="vz-{key}-L{n}"><span class="vz-n">{n}</span>'
-                       f'<span class="vz-text">{scalar[n]}</span></div>' for n in step.scalar)
+        left = "".join(f'\n<div class="vz-line" id="vz-{key}-L{n}"><span class="vz-n">{n}'
+                       f'</span><span class="vz-text">{scalar[n]}</span></div>'
+                       for n in step.scalar)
         right = []
         for k in step.batched:
             came = origins.get(k) or list(step.scalar)
@@ -157,12 +158,12 @@ def _part(part: Part, key: str, rules: dict, rules_url: str, helper: bool,
                           f"{_e(TAGS[t][0])}</span>" for t in tags.get(k, ()))
             tag = f'<span class="vz-tags">{tag}</span>' if tag else ""
             engine = " vz-engine" if step.changed and step.scalar and not origins.get(k) else ""
-            right.append(f'<div class="vz-line{engine}" data-from="{ids}" title="{_e(label)}">'
+            right.append(f'\n<div class="vz-line{engine}" data-from="{ids}" title="{_e(label)}">'
                          f'<span class="vz-n">{link}</span>'
                          f'<span class="vz-text">{batched[k]}</span>{tag}</div>')
-        out.append(f'<tr class="{cls}" id="vz-{key}-s{index}"><td class="vz-src">{left}</td>'
-                   f'<td class="vz-rules">{_step_rules(step, rules, rules_url)}</td>'
-                   f'<td class="vz-src">{"".join(right)}</td></tr>')
+        out.append(f'<tr class="{cls}" id="vz-{key}-s{index}">\n<td class="vz-src">{left}</td>'
+                   f'\n<td class="vz-rules">{_step_rules(step, rules, rules_url)}</td>'
+                   f'\n<td class="vz-src">{"".join(right)}</td>\n</tr>')
     out.append("</tbody></table>")
     return "\n".join(out)
 
@@ -229,23 +230,19 @@ def _words(line: str) -> list[str]:
 
 
 def _origins(part: Part, step: Step) -> dict:
-    """Batched line index -> the scalar lines of its step it came from: those whose words
-    it uses most (all of them in a one-line step); none where it uses none of their names."""
+    """Batched line index -> the scalar lines of its step it came from: those that share a
+    name with it and half their words or more (all of them in a one-line step); none where
+    it shares no name with any (the engine's own code)."""
     if len(step.scalar) <= 1 or not step.changed:
         return {k: list(step.scalar) for k in step.batched}
     text = dict(part.scalar_lines)
     scalar = {n: Counter(_words(text[n])) for n in step.scalar}
-    names = {w for words in scalar.values() for w in words if w.isidentifier()}
     out = {}
     for k in step.batched:
         words = Counter(_words(part.batched_lines[k]))
-        if not names & set(words):
-            out[k] = []
-            continue
-        score = {n: sum((ws & words).values()) / max(sum(ws.values()), 1)
-                 for n, ws in scalar.items() if ws}
-        best = max(score.values(), default=0)
-        out[k] = [n for n, s in score.items() if s > 0 and s >= max(0.5, 0.75 * best)]
+        names = {w for w in words if w.isidentifier() and not keyword.iskeyword(w)}
+        out[k] = [n for n, ws in scalar.items() if ws and names & set(ws)
+                  and sum((ws & words).values()) >= 0.5 * sum(ws.values())]
     return out
 
 
@@ -293,8 +290,9 @@ def _tokens(line: str) -> list:
 
 
 def _new_names(part: Part) -> dict:
-    """Batched line index -> the names in it that its step's scalar lines do not have (what
-    a rule brought in: ``np.where``, ``np.einsum``, the mask): shown emphasised."""
+    """Batched line index -> the names of the operations a rule brought in that its step's
+    scalar lines do not have (``np.where``, ``np.einsum``, ``axis=``, ``.astype``): shown
+    emphasised. The engine's own variables (``active``, ``lanes``) are tagged instead."""
     text = dict(part.scalar_lines)
     out = {}
     for step in part.steps:
@@ -303,8 +301,17 @@ def _new_names(part: Part) -> dict:
         old = {t.string for n in step.scalar for t in _tokens(text[n])
                if t.type == tokenize.NAME}
         for k in step.batched:
-            out[k] = {t.string for t in _tokens(part.batched_lines[k])
-                      if t.type == tokenize.NAME and not keyword.iskeyword(t.string)} - old
+            tokens = [t for t in _tokens(part.batched_lines[k])
+                      if t.type in (tokenize.NAME, tokenize.OP)]
+            names = set()
+            for i, token in enumerate(tokens):
+                before = tokens[i - 1].string if i else ""
+                after = tokens[i + 1].string if i + 1 < len(tokens) else ""
+                if token.type == tokenize.NAME and token.string not in old and (
+                        token.string in _SKIP or before == "." or (
+                            after == "=" and before in ("(", ","))):
+                    names.add(token.string)
+            out[k] = names
     return out
 
 
@@ -399,8 +406,8 @@ max-width:1400px}
 "DejaVu Sans Mono",monospace;font-size:12.5px}
 .vz table.vz-code{border-collapse:collapse;width:100%;table-layout:fixed;
 border:1px solid var(--rule);margin-top:6px}
-.vz col.vz-c-src{width:31%}.vz col.vz-c-rules{width:31%}
-.vz col.vz-c-src+col+col{width:38%}
+.vz col.vz-c-src{width:29%}.vz col.vz-c-rules{width:25%}
+.vz col.vz-c-src+col+col{width:46%}
 .vz thead th{font-size:12px;font-weight:600;text-align:left;color:var(--muted);
 background:#f6f8fa;padding:5px 10px;border-bottom:1px solid var(--rule)}
 .vz td{padding:3px 0;vertical-align:top}
