@@ -230,6 +230,15 @@ def test_every_rule_has_a_one_line_reason():
         assert len(reason) <= 220, name
 
 
+def test_the_notebook_view_links_to_the_reference_from_the_notebooks_folder(monkeypatch):
+    monkeypatch.chdir(ROOT / "examples")
+    view = explain(seed_func.func, np.arange(3.0), 1.0)._repr_html_()
+    assert 'href="../docs/rules.md#operator.conditional_expression"' in view
+    monkeypatch.chdir(ROOT)
+    view = explain(seed_func.func, np.arange(3.0), 1.0)._repr_html_()
+    assert 'href="docs/rules.md#operator.conditional_expression"' in view
+
+
 def test_two_views_in_one_notebook_do_not_share_ids():
     one = explain(collatz, np.arange(1, 9))._repr_html_()
     two = explain(collatz, np.arange(1, 9))._repr_html_()

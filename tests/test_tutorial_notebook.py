@@ -106,6 +106,7 @@ def test_explain_shows_the_side_by_side_view_in_the_notebook(executed):
     (cell,) = [c for c in executed if "".join(c.source).rstrip().endswith("\nreport")]
     (result,) = [o for o in cell.outputs if o.output_type == "execute_result"]
     view = result.data["text/html"]
-    assert 'class="vz-code"' in view and "operator.conditional_expression" in view
+    assert 'class="vz-code"' in view
+    assert 'href="../docs/rules.md#operator.conditional_expression"' in view
     assert "root = np.<span" in view or "np.where" in json.dumps(view)
     assert "`func` becomes a batched function" in result.data["text/plain"]

@@ -102,10 +102,26 @@ class Explanation(str):
         return self.report.html(rules_url=rules_url)
 
     def _repr_html_(self) -> str:
-        return self.report.html(standalone=False)
+        return self.report.html(rules_url=notebook_rules_url(), standalone=False)
 
     def _repr_pretty_(self, printer, cycle) -> None:
         printer.text(str(self).rstrip("\n"))
+
+
+def notebook_rules_url() -> str:
+    """Where a notebook's view links rules to: the rules reference of the source checkout
+    this package runs from, relative to the working directory (a notebook's kernel runs in
+    the notebook's folder, and links in its output are relative to that folder); else
+    ``docs/rules.md``."""
+    import os
+    reference = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "docs", "rules.md")
+    if not os.path.exists(reference):
+        return "docs/rules.md"
+    try:
+        return os.path.relpath(reference).replace(os.sep, "/")
+    except ValueError:          # another drive (Windows)
+        return "docs/rules.md"
 
 
 # --- collecting -------------------------------------------------------------------------

@@ -6,10 +6,11 @@ function on the left at the user's line numbers, the generated function on the r
 coloured band per `Step` of the alignment, the rules that fired on it in between (name, one-line
 reason, a link to the rule's entry in the rules reference, ``docs/rules.md#<rule name>``).
 Hovering a step highlights both sides; hovering a batched line also highlights the scalar
-lines it came from (the lines of its step whose words it uses; a line that uses none of them
-is the engine's own code). Lines that only serve the batch are tagged: dead-lane guards
-(``np.errstate``, indexes kept in bounds), masks (``active``: which examples still run) and
-compaction (``lanes``: work only on the examples still running). No network, no framework:
+lines it came from (the lines of its step that share a name and half their words with it; a
+line that shares no name with any is the engine's own code, shown in grey). Lines that only
+serve the batch are tagged: dead-lane guards (``np.errstate``, indexes kept in bounds), masks
+(``active``: which examples still run) and compaction (``lanes``: work only on the examples
+still running). No network, no framework:
 inline CSS (with a print stylesheet) and a few lines of plain JavaScript.
 """
 
