@@ -213,6 +213,7 @@ def test_the_text_is_short_and_the_long_form_is_verbose():
     rules = vectorize.rules.NUMPY.rules_by_name()
     full = rules["operator.arithmetic"].explanation
     assert full not in report and full in report.verbose
+    assert report.text(verbose=True) == report.verbose and report.text() == report
     rule_lines = [line for line in report.splitlines() if line.lstrip().startswith("rule ")]
     assert rule_lines and all(len(line.split(": ", 1)[1]) <= 150 for line in rule_lines)
     assert "            rule operator.conditional_expression: `a if cond else b` with a batched " \

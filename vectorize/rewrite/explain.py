@@ -96,7 +96,11 @@ class Explanation(str):
 
     @property
     def verbose(self) -> str:
+        """The text with each rule's whole explanation (``text(verbose=True)``)."""
         return self.report.text(verbose=True)
+
+    def text(self, verbose: bool = False) -> str:
+        return self.report.text(verbose=verbose)
 
     def html(self, rules_url: str = "docs/rules.md") -> str:
         return self.report.html(rules_url=rules_url)
