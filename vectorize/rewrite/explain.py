@@ -157,14 +157,6 @@ def collect_specialization(spec) -> Report:
     return Report(path, [_collect(fn, path, spec.source)], registry=registry, whole_file=False)
 
 
-def render_outcome(outcome, filename: str, text: str = "", verbose: bool = False) -> str:
-    return collect_outcome(outcome, filename).text(verbose)
-
-
-def render_specialization(spec) -> str:
-    return collect_specialization(spec).text()
-
-
 def _function_texts(source: str) -> dict:
     """The text of each function of a generated module, by name."""
     lines = source.splitlines()
