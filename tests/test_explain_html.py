@@ -219,6 +219,9 @@ def test_the_text_is_short_and_the_long_form_is_verbose():
     assert "            rule operator.conditional_expression: `a if cond else b` with a batched " \
            "condition chooses lane by lane: `np.where(cond, a, b)`.\n" in report
     assert str(report) == report and isinstance(report, str)
+    import copy
+    import pickle
+    assert copy.copy(report) == report and pickle.loads(pickle.dumps(report)) == report
 
 
 def test_every_rule_has_a_one_line_reason():

@@ -108,6 +108,9 @@ class Explanation(str):
     def _repr_html_(self) -> str:
         return self.report.html(rules_url=notebook_rules_url(), standalone=False)
 
+    def __reduce__(self):        # copies and pickles are the text
+        return str, (str(self),)
+
     def _repr_pretty_(self, printer, cycle) -> None:
         printer.text(str(self).rstrip("\n"))
 
