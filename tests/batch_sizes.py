@@ -11,10 +11,13 @@ lane's message, when ``message`` is asked for).
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import numpy as np
 from differential import assert_lanes_equal
+
+from vectorize import chunks
 
 SIZES = (0, 1, 5)
 LARGE = 20_000
@@ -59,16 +62,32 @@ def check_call(wrapped, f, args, batched, n, message=False, what="", reference=N
         assert np.shape(got)[:1] == (0,), f"{what}shape {np.shape(got)}"
 
 
+@contextlib.contextmanager
+def explore_at_once():
+    """The adaptive runtime (`vectorize.chunks.run`) tries every form and way of running a
+    large batch on its first calls, whatever they cost: the compacted form from the first call
+    (`EXPLORE_SHARE` 0), no way given up for being slow (`PRUNE`), threads whatever the load
+    (`spare_threads`), so that the calls of a test run each of them."""
+    saved = chunks.EXPLORE_SHARE, chunks.PRUNE, chunks.spare_threads
+    chunks.EXPLORE_SHARE, chunks.PRUNE, chunks.spare_threads = 0.0, float("inf"), \
+        chunks.num_threads
+    try:
+        yield
+    finally:
+        chunks.EXPLORE_SHARE, chunks.PRUNE, chunks.spare_threads = saved
+
+
 def check_sizes(wrapped, f, make_args, batched=None, sizes=SIZES, large=LARGE,
                 repeats=REPEATS, message=False):
     """``wrapped`` against the per-example loop of ``f`` at N in ``sizes`` and ``repeats``
     times at N = ``large``. ``batched[i]`` says whether argument i is mapped (default: the
     arrays are, the rest are shared)."""
-    for n in list(sizes) + [large]:
-        args = make_args(n)
-        flags = batched if batched is not None else [
-            isinstance(a, np.ndarray) and a.ndim >= 1 for a in args]
-        reference = per_example(f, args, flags, n)
-        for k in range(repeats if n == large else 1):
-            check_call(wrapped, f, args, flags, n, message, what=f"N={n} (call {k + 1}): ",
-                       reference=reference)
+    with explore_at_once():
+        for n in list(sizes) + [large]:
+            args = make_args(n)
+            flags = batched if batched is not None else [
+                isinstance(a, np.ndarray) and a.ndim >= 1 for a in args]
+            reference = per_example(f, args, flags, n)
+            for k in range(repeats if n == large else 1):
+                check_call(wrapped, f, args, flags, n, message,
+                           what=f"N={n} (call {k + 1}): ", reference=reference)

@@ -27,6 +27,7 @@ import loop_corpus as L
 import numpy as np
 import pytest
 from array_corpus import CORPUS as ARRAY_CORPUS
+from batch_sizes import explore_at_once
 from corpus import CORPUS
 from hypothesis import HealthCheck, given, settings
 from test_array_corpus import assert_same, corpus_inputs
@@ -44,11 +45,14 @@ CHUNKS = st.integers(1, 3)
 
 @pytest.fixture(autouse=True, scope="module")
 def threads():
-    """Chunks run on 3 threads here whatever the machine has, so that every comparison below
-    also checks the threaded runs (each chunk of a parallel-safe function on some thread)."""
+    """Chunks run on 3 threads here whatever the machine has and whatever its load, so that
+    every comparison below also checks the threaded runs (each chunk of a parallel-safe
+    function on some thread), and `auto` tries every way at once (`explore_at_once`; the
+    tests of the budget itself are below it)."""
     before = os.environ.get("VECTORIZE_NUM_THREADS")
     os.environ["VECTORIZE_NUM_THREADS"] = "3"
-    yield
+    with explore_at_once():
+        yield
     if before is None:
         del os.environ["VECTORIZE_NUM_THREADS"]
     else:
@@ -693,3 +697,115 @@ def test_vmap_and_functions_without_a_select_have_their_alternatives_or_none():
     vf, spec, tuning = _large_spec(no_branches, x)
     assert spec.switchable_ifs == 0 and tuning.build_compacted is None
     assert chunks.compacted(tuning) is False
+
+
+# ------------------------------------------------------ what exploring may cost (issue 21)
+@pytest.fixture
+def budgeted(monkeypatch):
+    """The runtime's own exploration rules (this module's fixture lifts them), on a clock
+    moved only by the timed functions."""
+    monkeypatch.setattr(chunks, "EXPLORE_SHARE", 0.1)
+    monkeypatch.setattr(chunks, "PRUNE", 2.0)
+    clock = _Clock()
+    monkeypatch.setattr(chunks, "time", clock)
+    return clock
+
+
+def test_the_compacted_form_is_built_only_once_the_calls_paid_for_it(monkeypatch, budgeted):
+    monkeypatch.setenv("VECTORIZE_NUM_THREADS", "1")
+    x = np.random.default_rng(2).permutation(np.linspace(-10, 10, 3 * chunks.AUTO_MIN_LANES))
+    bucket = x.size.bit_length()
+    expected = vectorize(piecewise4, chunk_size=None)(x)
+    vf, spec, tuning = _large_spec(piecewise4, x)
+    _slowed(spec, 1.0, budgeted)             # every call of the select form: one "second"
+    tuning.build_cost = 25.0                 # building the other form: 25 calls' worth
+    built = []
+    build = tuning.build_compacted
+
+    def counted():
+        built.append(True)
+        return _slowed(build(), 0.5, budgeted)     # and it is twice as fast
+    tuning.build_compacted = counted
+    calls = 0
+    while not built:
+        assert_identical(vf(x), expected)
+        calls += 1
+        assert calls <= 260, "never built"
+    # built once the calls took 25 / EXPLORE_SHARE = 250 "seconds": the next call makes
+    # the candidates again and times the select form first, the one after builds
+    assert calls == 252
+    for _ in range(2 * chunks.TRIALS):
+        assert_identical(vf(x), expected)
+    assert tuning.variants == {bucket: tuning.compacted}
+    assert "flatnonzero" in vf.source(x)
+
+
+def test_a_way_much_slower_than_another_is_timed_no_more(monkeypatch, budgeted):
+    x = np.linspace(-5, 5, 20 * chunks.AUTO_MIN_LANES)
+    bucket = x.size.bit_length()
+    vf, spec, tuning = _large_spec(no_branches, x)
+    tuning.build_compacted = None
+    timed = spec.function
+
+    def function(v):                 # one whole call: 1; a chunk: 1 / chunks, on 3 threads
+        budgeted.now += 1.0 if v.size == x.size else 20.0 / (x.size / v.size)
+        return timed(v)
+    spec.function = function
+    expected = vectorize(no_branches, chunk_size=None)(x)
+    assert_identical(vf(x), expected)
+    assert set(tuning.chunking[bucket]) == {(0, 0), (0, 1), (0, 3)}
+    for _ in range(2):
+        assert_identical(vf(x), expected)
+    # chunks took 20 times one call: neither way is timed again
+    assert set(tuning.chunking[bucket]) == {(0, 0)}
+    for _ in range(chunks.TRIALS):
+        assert_identical(vf(x), expected)
+    assert tuning.chunking[bucket] == 0
+
+
+def test_the_ways_are_timed_again_when_the_calls_drift(monkeypatch, budgeted):
+    monkeypatch.setenv("VECTORIZE_NUM_THREADS", "1")
+    x = np.linspace(-5, 5, 3 * chunks.AUTO_MIN_LANES)
+    bucket = x.size.bit_length()
+    vf, spec, tuning = _large_spec(no_branches, x)
+    tuning.build_compacted = None
+    cost = [1.0]
+    timed = spec.function
+
+    def function(v):
+        budgeted.now += cost[0] * v.size / x.size
+        return timed(v)
+    spec.function = function
+    expected = vectorize(no_branches, chunk_size=None)(x)
+    for _ in range(2 * chunks.TRIALS):
+        assert_identical(vf(x), expected)
+    assert type(tuning.chunking[bucket]) is int
+    # a slow call now and then is no drift ...
+    for k in range(4 * chunks.RECENT):
+        cost[0] = 9.0 if k % 4 == 0 else 1.0
+        assert_identical(vf(x), expected)
+        assert type(tuning.chunking[bucket]) is int
+    # ... but calls that stay slower are: the ways are timed again
+    cost[0] = 3.0
+    for _ in range(2 * chunks.RECENT):
+        assert_identical(vf(x), expected)
+        if bucket not in tuning.chunking:
+            break
+    assert bucket not in tuning.chunking
+
+
+def test_threads_are_not_timed_where_the_cores_are_taken(monkeypatch):
+    monkeypatch.setattr(chunks, "spare_threads", TRUE_SPARE_THREADS)
+    monkeypatch.setattr(chunks, "_cpus", lambda: 4)
+    monkeypatch.setenv("VECTORIZE_NUM_THREADS", "4")
+    monkeypatch.setattr(os, "getloadavg", lambda: (4.2, 4.0, 4.0))
+    assert chunks.spare_threads() == 1
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.1, 4.0, 4.0))
+    assert chunks.spare_threads() == 2
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.3, 0.0, 0.0))
+    assert chunks.spare_threads() == 4
+    monkeypatch.setenv("VECTORIZE_NUM_THREADS", "1")
+    assert chunks.spare_threads() == 1
+
+
+TRUE_SPARE_THREADS = chunks.spare_threads

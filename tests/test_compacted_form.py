@@ -291,6 +291,7 @@ def run_in_compacted_form(entry, monkeypatch):
     """``entry`` in its compacted form at N = 0, 1, 5 and `CALLS` times at N = `LARGE` through
     ``chunk_size="auto"``, every call compared with the loop; False where it has none."""
     monkeypatch.setattr(chunks, "TRIALS", 1)
+    monkeypatch.setattr(chunks, "EXPLORE_SHARE", 0.0)
     clock = _Clock()
     monkeypatch.setattr(chunks, "time", clock)
     good, stacked = _reference(entry)
@@ -526,6 +527,7 @@ def test_a_long_continuation_is_guarded_not_copied():
 
 def test_string_results_keep_the_select_form(monkeypatch):
     monkeypatch.setattr(chunks, "TRIALS", 1)
+    monkeypatch.setattr(chunks, "EXPLORE_SHARE", 0.0)
     vf = vectorize(hi_lo)
     rng = np.random.default_rng(3)
     for _ in range(CALLS):

@@ -392,10 +392,21 @@ def test_strategy_comment_is_honoured(case, variant):
 
 
 def test_default_strategies():
-    """Without a comment `while` loops are compacted and per-example ranges are selected."""
+    """Without a comment every loop whose examples stop at different times is compacted:
+    `while` loops, per-example ranges, and `for` loops left by a per-example `break`."""
     n = np.arange(10)
     assert "np.flatnonzero(" in vectorize(_plain_while, fallback="error").source(n)
-    assert "np.flatnonzero(" not in vectorize(_plain_range, fallback="error").source(n)
+    assert "np.flatnonzero(" in vectorize(_plain_range, fallback="error").source(n)
+    assert "np.flatnonzero(" in vectorize(_plain_break, fallback="error").source(n)
+
+
+def _plain_break(x):
+    for _ in range(200):
+        d = 0.5 * x
+        x = x - d
+        if abs(d) < 1e-3:
+            break
+    return x
 
 
 def _plain_while(n):

@@ -123,7 +123,8 @@ def test_the_loop_reads_like_a_loop_over_positions():
     assert "for i in range(min(v.shape[1], w.shape[1])):" in source, source
     assert "a = v[:, i]" in source and "b = w[:, i]" in source, source
     source = vmap(first_above, in_axes=(0, None)).source(np.zeros((3, 4)), 0.5)
-    assert "for k in range(v.shape[1]):" in source and "e = v[:, k]" in source, source
+    # (compacted: its examples return at different times, so it reads the running lanes)
+    assert "for k in range(v.shape[1]):" in source and "e = v_lanes[:, k]" in source, source
     source = vmap(reversed_scan).source(np.zeros((3, 4)))
     assert "seq = v[:, ::-1]" in source, source
 

@@ -64,6 +64,22 @@ def num_threads() -> int:
     return min(_cpus(), MAX_THREADS)
 
 
+def spare_threads() -> int:
+    """Threads worth timing a parallel call on now: `num_threads`, but no more than the CPUs
+    that other processes leave idle (the 1-minute load average, which counts this process
+    too), plus this one's: on a machine whose cores are all taken, threads only wait for them
+    (measured on a loaded 2-core machine: one call on 2 threads took 10-80 times the
+    single-threaded call)."""
+    workers = num_threads()
+    if workers > 1:
+        try:
+            spare = _cpus() - os.getloadavg()[0]
+        except (AttributeError, OSError):    # no load average on this system
+            return workers
+        workers = max(1, min(workers, 1 + int(spare)))
+    return workers
+
+
 @functools.cache
 def _cpus() -> int:
     """The CPUs this process may use (asked once: a system call costs microseconds)."""
@@ -143,21 +159,44 @@ class Tuning:
     - ``compacted``: that specialization once built (False: none, or it cannot be built, or
       it was dropped);
     - ``variants``: batch-size class -> the specialization that runs for it where it is the
-      compacted one."""
+      compacted one;
+    - ``build_cost``: the seconds building the compacted form is expected to take (what the
+      specialization itself took);
+    - ``spent``: batch-size class -> seconds its calls have taken so far;
+    - ``steady``: batch-size class -> (the median time of the way decided, the times of
+      the calls since, `RECENT` at most) (`_watch`);
+    - ``compared``: the batch-size classes whose calls have timed the compacted form."""
 
-    __slots__ = ("chunking", "build_compacted", "compacted", "variants")
+    __slots__ = ("chunking", "build_compacted", "compacted", "variants", "build_cost",
+                 "spent", "steady", "compared")
 
-    def __init__(self, build_compacted=None):
+    def __init__(self, build_compacted=None, build_cost: float = 0.0):
         self.chunking: dict = {}
         self.build_compacted = build_compacted
         self.compacted = None
         self.variants: dict = {}
+        self.build_cost = build_cost
+        self.spent: dict = {}
+        self.steady: dict = {}
+        self.compared: set = set()
 
 
-TRIALS = 5
+TRIALS = 3
 """With ``chunk_size="auto"``: calls timed each way (one whole call, chunks on one thread,
 chunks on `num_threads`) per specialization and batch-size class before the fastest (by the
 median: threads have lucky calls, when no other process wants the cores) is kept."""
+
+EXPLORE_SHARE = 0.1
+"""Trying the compacted form costs building it (a transform: milliseconds, more than many
+calls take): it is built and timed only once the calls of a batch-size class have taken
+``build_cost / EXPLORE_SHARE``, so that what the exploration costs stays a tenth of what was
+spent on the calls it may speed up (0: from the first call)."""
+
+DRIFT = 1.5
+"""Once a way is decided, the calls are still timed (a clock read costs well under a
+microsecond; these calls take tens at least): where their median drifts this factor
+away from the decided median (another process took the cores, or left them), the ways are
+timed again, so that threads back off under load and come back after it."""
 
 
 def run(spec, tuning: Tuning, args, batched, size: int, chunk_size, call):
@@ -168,13 +207,16 @@ def run(spec, tuning: Tuning, args, batched, size: int, chunk_size, call):
     With ``chunk_size="auto"`` neither chunks nor threads are always faster: a whole-batch
     call whose temporaries the allocator keeps (no fresh pages) beats chunks of a function of
     many NumPy calls, as each chunk pays every call's fixed cost again, and threads gain only
-    where each NumPy call has enough work to cover handing the GIL over. So the first calls
-    of each batch-size class (a power of two) of a specialization take turns between the
-    ways (0: one whole call, else the threads chunks run on) and are timed, and the fastest
-    (median) is kept (``tuning.chunking``); the results are the same either way. Where the
-    specialization has per-example ``if``s the heuristic left in select form that could be
-    compacted (``spec.switchable_ifs``), the specialization with them compacted is timed the
-    same ways too (`compacted`), and the faster of the two kept for that class
+    where each NumPy call has enough work to cover handing the GIL over, and only while no
+    other process wants the cores. So the first calls of each batch-size class (a power of
+    two) of a specialization take turns between the ways (0: one whole call first, the
+    cheapest to try, then chunks on one thread, then on `num_threads`) and are timed, and the
+    fastest (median) is kept (``tuning.chunking``); the results are the same either way.
+    Later calls are timed too, and the ways timed again where they drift (`DRIFT`). Where
+    the specialization has per-example ``if``s the heuristic left in select form that could
+    be compacted (``spec.switchable_ifs``), the specialization with them compacted is built
+    and timed against it once the class has run long enough for that to be cheap
+    (`EXPLORE_SHARE`), and the faster of the two kept for that class
     (``tuning.variants``): which one is faster depends on the data (`np.where` over a mask in
     random order is several times slower than over a sorted one), which only a measurement
     sees. An explicit chunk size is always used, on all the threads there are."""
@@ -182,30 +224,34 @@ def run(spec, tuning: Tuning, args, batched, size: int, chunk_size, call):
         prime_allocator()
     if not may_chunk(chunk_size, size):       # the common case, decided without a syscall
         return call(spec.function, args)
-    bucket = size.bit_length()
-    # the way once decided, else the timings of each (variant, way) so far
-    choice = tuning.chunking.get(bucket) if chunk_size == "auto" else None
-    if type(choice) is int:
-        chosen = tuning.variants.get(bucket, spec)
-        if chosen is spec:
-            if choice == 0:
-                return call(spec.function, args)
-            workers = num_threads() if spec.parallel else 1
-            return _run_way(spec, args, batched, size, chunk_size, call, min(choice, workers))
-        try:
-            workers = num_threads() if chosen.parallel else 1
-            return _run_way(chosen, args, batched, size, chunk_size, call,
-                            min(choice, workers))
-        except Exception:           # noqa: BLE001 -- the select form decides (`_raised`)
-            return _raised(spec, tuning, args, call)
     if chunk_size != "auto":
         workers = num_threads() if spec.parallel else 1
         return _run_way(spec, args, batched, size, chunk_size, call, workers)
+    bucket = size.bit_length()
+    # the way once decided, else the timings of each (variant, way) so far
+    choice = tuning.chunking.get(bucket)
+    if type(choice) is int:
+        chosen = tuning.variants.get(bucket, spec)
+        workers = num_threads() if chosen.parallel else 1
+        start = time.perf_counter()
+        if chosen is spec:
+            out = _run_way(spec, args, batched, size, chunk_size, call, min(choice, workers))
+        else:
+            try:
+                out = _run_way(chosen, args, batched, size, chunk_size, call,
+                               min(choice, workers))
+            except Exception:       # noqa: BLE001 -- the select form decides (`_raised`)
+                return _raised(spec, tuning, args, call)
+        _watch(tuning, bucket, time.perf_counter() - start)
+        return out
     if choice is None:
         choice = tuning.chunking[bucket] = _candidates(spec, tuning, args, batched, size,
                                                        chunk_size)
         if choice == 0:
-            return call(spec.function, args)
+            start = time.perf_counter()
+            out = call(spec.function, args)
+            _watch(tuning, bucket, time.perf_counter() - start)
+            return out
     key = min(choice, key=lambda c: len(choice[c]))
     variant, way = key
     chosen = compacted(tuning) if variant else spec      # built on its first turn
@@ -232,12 +278,64 @@ def run(spec, tuning: Tuning, args, batched, size: int, chunk_size, call):
         tuning.chunking[bucket] = 0
         return call(spec.function, args)
     choice[key].append(elapsed)
+    tuning.spent[bucket] = tuning.spent.get(bucket, 0.0) + elapsed
+    others = [_median(times) for c, times in choice.items() if times and c != key]
+    if key != (0, 0) and others and _median(choice[key]) > PRUNE * min(others):
+        # a way this much slower than another cannot win: timing it again would only cost
+        # (threads on a loaded machine: ten times one call); one whole call of the select
+        # form, the reference, stays; a new dict, as above
+        choice = tuning.chunking[bucket] = {c: times for c, times in choice.items()
+                                            if c != key}
     if all(len(times) >= TRIALS for times in choice.values()):
         best_variant, best_way = min(choice, key=lambda c: _median(choice[c]))
         if best_variant and compacted(tuning):    # (another thread may have dropped it)
             tuning.variants[bucket] = compacted(tuning)
+        else:
+            tuning.variants.pop(bucket, None)
+        tuning.steady[bucket] = (_median(choice[best_variant, best_way]), [])
         tuning.chunking[bucket] = best_way
     return out
+
+
+def _watch(tuning: Tuning, bucket: int, elapsed: float) -> None:
+    """After a call of a decided batch-size class: time the compacted form once the class has
+    run long enough (`EXPLORE_SHARE`), and the ways again where the calls drift away from
+    the decided time (`DRIFT`: the median of the last `RECENT` calls, so that one slow call
+    is not a drift)."""
+    tuning.spent[bucket] = tuning.spent.get(bucket, 0.0) + elapsed
+    steady = tuning.steady.get(bucket)
+    if steady is None:
+        steady = tuning.steady[bucket] = (elapsed, [])
+    recent = steady[1]
+    recent.append(elapsed)
+    drift = False
+    if len(recent) >= RECENT:
+        now = _median(recent)
+        drift = not steady[0] / DRIFT <= now <= steady[0] * DRIFT
+        recent.clear()
+    explore = (bucket not in tuning.compared and _has_compacted(tuning)
+               and _affordable(tuning, bucket))
+    if explore or drift:
+        # the next call makes the candidates again (`_candidates`: the compacted form among
+        # them once affordable, threads as the load allows) and times them
+        tuning.steady.pop(bucket, None)
+        tuning.chunking.pop(bucket, None)
+
+
+PRUNE = 2.0
+"""While the ways are timed, one whose median is this factor above another's is not timed
+again (one whole call of the select form always is)."""
+
+
+def _affordable(tuning: Tuning, bucket: int) -> bool:
+    """Whether the calls of a batch-size class have taken long enough for building the
+    compacted form to be cheap next to them (`EXPLORE_SHARE`)."""
+    return not EXPLORE_SHARE or tuning.spent.get(bucket, 0.0) * EXPLORE_SHARE >= \
+        tuning.build_cost
+
+
+RECENT = 8
+"""Calls of a decided batch-size class whose median `_watch` compares with the decided time."""
 
 
 def _raised(spec, tuning, args, call):
@@ -262,14 +360,19 @@ def _drop_compacted(tuning) -> None:
 
 def _candidates(spec, tuning, args, batched, size: int, chunk_size):
     """``{(variant, way): []}`` to time (variant 0: ``spec``, 1: `compacted`; way 0: one
-    call, else chunks on that many threads), most threads first (the first call of a large
-    batch is then the likely fastest); 0 where there is only one."""
-    workers = num_threads() if spec.parallel else 1
-    ways = [way for way in sorted({1, workers}, reverse=True)
-            if lanes_per_chunk(chunk_size, size, args, batched, way) is not None] + [0]
+    call, else chunks on that many threads), in the order they are tried: one whole call
+    first (no thread pool, no chunk machinery: the cheapest to try), most threads last; 0
+    where there is only one. The compacted form is a candidate only once building it is
+    cheap next to the calls (`EXPLORE_SHARE`; `_watch` adds it later)."""
+    workers = spare_threads() if spec.parallel else 1
+    ways = [0] + [way for way in sorted({1, workers})
+                  if lanes_per_chunk(chunk_size, size, args, batched, way) is not None]
     # the compacted form is built when its turn comes (a single large call never pays for
     # it), and runs the same ways (its code reads the same globals: `codegen.parallel_safe`)
-    variants = (0, 1) if _has_compacted(tuning) else (0,)
+    variants = (0, 1) if _has_compacted(tuning) and _affordable(tuning, size.bit_length()) \
+        else (0,)
+    if len(variants) > 1:
+        tuning.compared.add(size.bit_length())
     candidates = [(variant, way) for variant in variants for way in ways]
     return {c: [] for c in candidates} if len(candidates) > 1 else 0
 

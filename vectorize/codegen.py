@@ -43,6 +43,9 @@ class Generated:
     switchable_ifs: int = 0
     # what the transform read (`Origin`), for the disk cache; None for a loaded entry
     origin: object = None
+    # seconds it took to make (the transform, or loading it from the disk cache; imports
+    # not counted): what `chunks.run` expects another form of it to cost to build
+    build_seconds: float = 0.0
 
     def guards_hold(self) -> bool:
         for namespace, name, value in self.guards:

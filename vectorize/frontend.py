@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import warnings
 from collections import OrderedDict
 
@@ -255,13 +256,18 @@ def specialize(func, params: dict, *, fallback: str = "error", header: str = "",
                 else f"{type(exc).__name__}: {exc}"
             disk = None
         else:
+            start = time.perf_counter()
             spec = disk.load(func, lookup)
     if spec is None:
         from .transform import transform_function  # libcst is imported on first use only
+        start = time.perf_counter()
         spec = transform_function(func, params, fallback=fallback, header=header,
                                   backend=backend, if_strategy=if_strategy, explain=explain)
+        spec.build_seconds = time.perf_counter() - start
         if disk is not None:
             disk.save(spec, lookup)
+    else:
+        spec.build_seconds = time.perf_counter() - start
     return spec
 
 
@@ -279,4 +285,4 @@ def tuning(spec, func, params: dict, *, header: str, backend: str, cache_dir) ->
             return specialize(func, params, fallback="error",
                               header=f"{header}\n{COMPACTED_NOTE}", backend=backend,
                               cache_dir=cache_dir, if_strategy="compact")
-    return chunks.Tuning(build_compacted)
+    return chunks.Tuning(build_compacted, spec.build_seconds)

@@ -64,6 +64,7 @@ try:
 except ImportError:   # run outside pytest (benchmarks/fuzz_long.py puts tests/ on the path)
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from differential import assert_values_equal
+from batch_sizes import explore_at_once
 
 from vectorize import VectorizeError, chunks, vectorize, vmap
 
@@ -504,7 +505,8 @@ def adaptive_runtime(trials: int):
 
     chunks.TRIALS, chunks._same_outputs = trials, watched
     try:
-        yield differed
+        with explore_at_once():
+            yield differed
     finally:
         chunks.TRIALS, chunks._same_outputs = saved, same
 

@@ -10,24 +10,48 @@ def escape_for(cr, ci):
     count = np.full(len(cr), 0, dtype=np.int64)
     zi = np.full(len(cr), 0.0, dtype=np.float64)
     zr = np.full(len(cr), 0.0, dtype=np.float64)
+    lanes = np.flatnonzero(active)
+    count = count.astype(np.int64)
+    zi = zi.astype(np.float64)
+    zr = zr.astype(np.float64)
+    count_lanes = count[lanes]
+    zi_lanes = zi[lanes]
+    zr_lanes = zr[lanes]
+    ci_lanes = ci[lanes]
+    cr_lanes = cr[lanes]
+    active_lanes = active[lanes]
     with np.errstate(all="ignore"):
         for _ in range(50):
-            active_if_2 = active
-            count_if = count
-            zi_if = zi
-            zr_if = zr
+            active_if_2 = active_lanes
+            count_if = count_lanes
+            zi_if = zi_lanes
+            zr_if = zr_lanes
             zr_if_sq = zr_if * zr_if
             zi_if_sq = zi_if * zi_if
             cond = zr_if_sq + zi_if_sq > 4.0
-            zr_else, zi_else = zr_if_sq - zi_if_sq + cr, 2.0 * zr_if * zi_if + ci
+            zr_else, zi_else = zr_if_sq - zi_if_sq + cr_lanes, 2.0 * zr_if * zi_if + ci_lanes
             active_if_2 = np.where(cond, False, active_if_2)
             zi_if = np.where(cond, zi_if, zi_else)
             zr_if = np.where(cond, zr_if, zr_else)
             count_if = np.where(cond, count_if, count_if + 1)
-            count = np.where(active, count_if, count)
-            zi = np.where(active, zi_if, zi)
-            zr = np.where(active, zr_if, zr)
-            active = active & active_if_2
-            if not active.any():
+            count_lanes = np.where(active_lanes, count_if, count_lanes)
+            zi_lanes = np.where(active_lanes, zi_if, zi_lanes)
+            zr_lanes = np.where(active_lanes, zr_if, zr_lanes)
+            active_lanes = active_lanes & active_if_2
+            if 2 * np.count_nonzero(active_lanes) <= lanes.size:
+                count[lanes] = count_lanes
+                zi[lanes] = zi_lanes
+                zr[lanes] = zr_lanes
+                lanes = lanes[active_lanes]
+                count_lanes = count_lanes[active_lanes]
+                zi_lanes = zi_lanes[active_lanes]
+                zr_lanes = zr_lanes[active_lanes]
+                ci_lanes = ci_lanes[active_lanes]
+                cr_lanes = cr_lanes[active_lanes]
+                active_lanes = active_lanes[active_lanes]
+            if not lanes.size:
                 break
+    count[lanes] = count_lanes
+    zi[lanes] = zi_lanes
+    zr[lanes] = zr_lanes
     return count

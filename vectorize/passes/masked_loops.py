@@ -271,7 +271,7 @@ class _MaskLoops(cst.CSTTransformer):
             loop = updated_node.with_changes(body=cst.IndentedBlock(body=body))
             return cst.FlattenSentinel(self._prologue(original_node) + [loop]
                                        + self._epilogue(original_node))
-        active = self.names.mask(strategy_of(original_node, default="select"))
+        active = self.names.mask(strategy_of(original_node, default="compact"))
         statements = list(updated_node.body.body)
         updated_node, kept = self._per_lane_target(original_node, updated_node)
         before = kept[1:] + [line for line in self._placeholders(original_node)
@@ -326,7 +326,7 @@ class _MaskLoops(cst.CSTTransformer):
                               "use a constant step")
         descending = step is not None and step_value.example < 0
         counter = self.ctx.namer.fresh(f"{node.target.value}_next")
-        active = self.names.mask(strategy_of(original, default="select"))
+        active = self.names.mask(strategy_of(original, default="compact"))
         compare = ">" if descending else "<"
         from ..syntax.templates import expr
         test = expr("{c} " + compare + " {stop}", c=cst.Name(counter), stop=stop)
@@ -365,8 +365,10 @@ def _truth(test):
 
 def strategy_of(loop, default: str) -> str:
     """``# vectorize: compact`` / ``# vectorize: select`` on the loop's line (or the line
-    before it) chooses the strategy; otherwise ``default``: `while` loops, whose examples
-    often stop at very different times, are compacted; `for` loops over ranges are not."""
+    before it) chooses the strategy; otherwise ``default``: loops whose examples stop at
+    different times (`while` loops, `for` loops left by a per-example exit or over a
+    per-example range) are compacted: one slow example would otherwise keep every lane
+    running (docs/design.md, "Heuristic")."""
     comments = [loop.body.header.comment] if loop.body.header.comment else []
     comments += [line.comment for line in loop.leading_lines if line.comment]
     for comment in comments:
