@@ -236,8 +236,8 @@ def _map_vmapped(func, args, in_axes, out_axes, *, abstract, name):
                      for i, (a, ax) in enumerate(zip(args, axes)))
     if not sizes:
         raise ValueError("vmap must have at least one non-None value in in_axes")
-    size = sizes[0][0]
-    if any(s != size for s, _ in sizes):
+    known = [s for s, _ in sizes if s == s]     # (an unknown size, NaN: Dask checks it)
+    if any(s != known[0] for s in known):
         details = "\n".join(f"  {where} has shape {shape} and axis {ax} is to be mapped"
                             for _, (where, shape, ax) in sizes)
         raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n" + details)
