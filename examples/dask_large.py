@@ -11,6 +11,7 @@ chunks.
 
     python examples/dask_large.py                        # 10^8 examples, chunks of 2**21
     python examples/dask_large.py --n 1e7 --chunk 1e6    # any size
+    python examples/dask_large.py --hand                 # hand-written NumPy, to compare
 
 docs/dask.md has the numbers measured on the project's machines.
 """
@@ -35,12 +36,19 @@ def func(t, b):
     return root
 
 
-def build(n: int, chunk: int, b: float = 1.5, seed: int = 0):
+def hand_written(t, b):
+    """``func`` written by hand with NumPy, for comparison (``--hand``)."""
+    tmp = t * b
+    return np.where(tmp > 5, tmp, -t)
+
+
+def build(n: int, chunk: int, b: float = 1.5, seed: int = 0, hand: bool = False):
     """(t, root): ``n`` examples ``t`` uniform on [0, 10) in chunks of ``chunk``, and
-    ``func(t, b)``, both lazy Dask arrays."""
+    ``func(t, b)`` (``hand``: `hand_written` through ``map_blocks``), both lazy Dask
+    arrays."""
     import dask.array as da
     t = da.random.default_rng(seed).random(n, chunks=chunk) * 10.0
-    return t, func(t, b)
+    return t, t.map_blocks(hand_written, b, dtype=t.dtype) if hand else func(t, b)
 
 
 def peak_rss_mib() -> float:
@@ -51,15 +59,15 @@ def peak_rss_mib() -> float:
     return peak / (1 << 20) if sys.platform == "darwin" else peak / 1024
 
 
-def measure(client, n: int, chunk: int, b: float = 1.5) -> dict:
+def measure(client, n: int, chunk: int, b: float = 1.5, hand: bool = False) -> dict:
     """Run ``n`` examples on ``client``'s workers after a warm-up run of tiny chunks (which
     loads vectorize and makes the specialization on each worker, in little memory): the
     results, the time, and each worker's peak resident memory before and after."""
     import dask
-    _, warm = build(64 * 1024, 1024, b)
+    _, warm = build(64 * 1024, 1024, b, hand=hand)
     warm.sum().compute()
     before = client.run(peak_rss_mib)
-    _, root = build(n, chunk, b)
+    _, root = build(n, chunk, b, hand=hand)
     start = time.perf_counter()
     total, positive = dask.compute(root.sum(), (root > 0).sum())
     seconds = time.perf_counter() - start
@@ -79,12 +87,14 @@ def main(argv=None) -> dict:
     parser.add_argument("--chunk", type=float, default=2 ** 21,
                         help="examples per chunk (default 2**21: 16 MiB of float64)")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--hand", action="store_true",
+                        help="run the hand-written NumPy function instead, for comparison")
     args = parser.parse_args(argv)
     from distributed import Client, LocalCluster
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                       host="127.0.0.1", dashboard_address=None) as cluster, \
             Client(cluster) as client:
-        result = measure(client, int(args.n), int(args.chunk))
+        result = measure(client, int(args.n), int(args.chunk), hand=args.hand)
     print(f"{result['n']:.3g} examples in chunks of {result['chunk']} "
           f"({result['chunk_mib']:.1f} MiB) on {args.workers} workers: "
           f"{result['seconds']:.1f} s, sum {result['sum']:.6g}, {result['positive']} positive")
