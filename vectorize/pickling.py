@@ -28,25 +28,29 @@ from __future__ import annotations
 
 import sys
 import threading
+import weakref
 from collections import OrderedDict
 
 MAX_SOURCE_BYTES = 1 << 20
-"""A function's file is sent along when it is at most this size (else the other process
-must have the file)."""
+"""The files of a function and its helpers are sent along up to this many bytes in all (the
+other process must have those that do not fit)."""
 KEPT = 32
 """Callables a process keeps alive after loading them, most recent first, so that the next
 graph that ships the same one finds its specializations made."""
 
 _loaded: OrderedDict = OrderedDict()     # token -> callable loaded in this process
+_tokens: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()    # callable -> token
 _lock = threading.Lock()
 
 
 def token(obj) -> str:
-    """The token that names one vectorized callable in every process (made on first use)."""
-    value = obj.__dict__.get("_pickle_token")
+    """The token that names one vectorized callable in every process (made on first use;
+    kept beside the object, not in its ``__dict__``, which ``functools.update_wrapper``
+    copies into a wrapper)."""
+    value = _tokens.get(obj)
     if value is None:
         import uuid
-        value = obj.__dict__.setdefault("_pickle_token", uuid.uuid4().hex)
+        value = _tokens.setdefault(obj, uuid.uuid4().hex)
     return value
 
 
@@ -80,7 +84,7 @@ def restore(token_, make, options, source):
     if source is not None:
         _install(func, *source)
     obj = make(**options)
-    obj.__dict__["_pickle_token"] = token_
+    _tokens[obj] = token_
     with _lock:
         obj = _loaded.setdefault(token_, obj)
         _loaded.move_to_end(token_)
@@ -128,7 +132,8 @@ def _functions(func):
 
 def _sources(func):
     """({(qualname, first line): file name} of the functions ``func`` reaches, {file name:
-    lines}) as this process reads them, or None when there are none (or too many bytes)."""
+    lines}) as this process reads them (the files, ``func``'s first, up to `MAX_SOURCE_BYTES`
+    in all), or None when there are none."""
     import linecache
     files, origins, size = {}, {}, 0
     for fn in _functions(func):
@@ -138,11 +143,9 @@ def _sources(func):
             continue
         if filename not in files:
             lines = linecache.getlines(filename, fn.__globals__)
-            if not lines:
+            if not lines or size + sum(map(len, lines)) > MAX_SOURCE_BYTES:
                 continue
             size += sum(map(len, lines))
-            if size > MAX_SOURCE_BYTES:
-                return None
             files[filename] = tuple(lines)
         origins[(fn.__qualname__, code.co_firstlineno)] = filename
     return (origins, files) if origins else None
