@@ -495,18 +495,21 @@ def client():
         cloudpickle.unregister_pickle_by_value(module)
 
 
-def test_local_cluster_runs_the_generated_code(client):
-    f = vectorize(seed, fallback="error")
-    h = vectorize(halvings, fallback="error")
-    s = vectorize(cosine, signature="(n),(n)->()", fallback="error")
-    v = vmap(score, in_axes=(1, None))
+def test_local_cluster_runs_the_generated_code(client, tmp_path):
+    """The workers make the specializations from the source sent along (or, as here, read
+    them from the disk cache the eager calls filled: ``cache_dir`` travels too)."""
+    cache = str(tmp_path / "cache")
+    f = vectorize(seed, fallback="error", cache_dir=cache)
+    h = vectorize(halvings, fallback="error", cache_dir=cache)
+    s = vectorize(cosine, signature="(n),(n)->()", fallback="error", cache_dir=cache)
+    v = vmap(score, in_axes=(1, None), cache_dir=cache)
     x = np.linspace(-4, 12, 1001)
     n = np.arange(-5, 2000, 3)
     m = np.random.default_rng(3).normal(size=(300, 4))
     w = np.array([1.0, -1.0, 0.5, 2.0])
+    eager = [f(x, 1.5), h(n), s(m, w), *v(m.T, w)]
     lazy = [f(da.from_array(x, chunks=97), 1.5), h(da.from_array(n, chunks=64)),
             s(da.from_array(m, chunks=(50, 2)), w), *v(da.from_array(m.T, chunks=(4, 70)), w)]
-    eager = [f(x, 1.5), h(n), s(m, w), *v(m.T, w)]
     got = client.gather(client.compute(lazy), )
     for a, b in zip(got, eager):
         assert a.dtype == b.dtype
@@ -514,9 +517,17 @@ def test_local_cluster_runs_the_generated_code(client):
     # each worker loaded the callables it ran once and made their specializations there
     loaded = client.run(_loaded_specializations)
     assert len(loaded) == 2
-    assert any(count > 0 for counts in loaded.values() for count in counts.values())
-    assert {n for counts in loaded.values() for n in counts} <= {
-        f.__name__, h.__name__, s.__name__, "score"}
+    made = {}
+    for counts in loaded.values():
+        for name, count in counts.items():
+            made[name] = made.get(name, 0) + count
+    assert all(made.get(name, 0) > 0 for name in ("seed", "halvings", "cosine", "score")), made
+    assert sum(client.run(_disk_cache_hits).values()) > 0
+
+
+def _disk_cache_hits():
+    from vectorize import diskcache
+    return diskcache.stats["hits"]
 
 
 def _loaded_specializations():

@@ -172,13 +172,15 @@ def _map_vectorized(func, args, kwargs, *, signature, excluded, otypes, cast, ab
     block = _Block(name, "vectorize", (positional, keywords), otypes if cast else None)
 
     # dtypes and core shapes of the outputs, from zero-length stand-ins (no data is read)
-    stand_ins = [np.empty((0,) * (a.ndim - len(d)) + tuple(a.shape[a.ndim - len(d):]),
-                          a.dtype) for a, d in zip(inputs, dims)]
+    # (at least one loop dimension, of size 0, so that no example runs: not even one of
+    # 0-d arrays, whose values np.empty would leave unset)
     n_loop = max(a.ndim - len(d) for a, d in zip(inputs, dims))
+    stand_ins = [np.empty((0,) * max(a.ndim - len(d), n_loop == 0) +
+                          tuple(a.shape[a.ndim - len(d):]), a.dtype) for a, d in zip(inputs, dims)]
     try:
         outs = block.run(func, stand_ins, stand_shared)
         single = not isinstance(outs, tuple)
-        metas = [(np.asarray(o).dtype, np.shape(o)[n_loop:])
+        metas = [(np.asarray(o).dtype, np.shape(o)[max(n_loop, 1):])
                  for o in ((outs,) if single else outs)]
     except Exception as exc:   # noqa: BLE001 -- the abstract result decides, else an error
         metas = None
