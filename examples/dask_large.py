@@ -64,7 +64,7 @@ def measure(client, n: int, chunk: int, b: float = 1.5, hand: bool = False) -> d
     loads vectorize and makes the specialization on each worker, in little memory): the
     results, the time, and each worker's peak resident memory before and after."""
     import dask
-    _, warm = build(64 * 1024, 1024, b, hand=hand)
+    _, warm = build(16 * 1024, 1024, b, hand=hand)
     warm.sum().compute()
     before = client.run(peak_rss_mib)
     _, root = build(n, chunk, b, hand=hand)

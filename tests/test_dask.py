@@ -336,47 +336,62 @@ def test_vmap_tuples_mixed_arguments_and_errors():
 
 
 # ---------------------------------------------------------------- the rewritten file's way
-def test_functions_of_a_rewritten_file(tmp_path):
+MARKED = '''
+import numpy as np
+from vectorize import vectorize, vmap
+
+
+@vectorize
+def seed(t, b):
+    if t * b > 5:
+        return t * b
+    return -t
+
+
+@vectorize(signature="(n)->()")
+def rms(v):
+    return np.sqrt(np.mean(v * v))
+
+
+@vmap(in_axes=(1, None))
+def score(x: "float[:]", w: "float[:]"):
+    s = x.dot(w)
+    if s > 0:
+        return s, x.max()
+    return 0.0, x.min()
+'''
+
+
+@pytest.fixture(scope="module")
+def rewritten(tmp_path_factory):
+    """The module ``python -m vectorize -w`` makes of `MARKED` (plain NumPy functions)."""
     from vectorize.cli import main
-    path = tmp_path / "model.py"
-    path.write_text(textwrap.dedent('''
-        import numpy as np
-        from vectorize import vectorize, vmap
-
-
-        @vectorize
-        def seed(t, b):
-            if t * b > 5:
-                return t * b
-            return -t
-
-
-        @vectorize(signature="(n)->()")
-        def rms(v):
-            return np.sqrt(np.mean(v * v))
-
-
-        @vmap(in_axes=(1, None))
-        def score(x: "float[:]", w: "float[:]"):
-            s = x.dot(w)
-            if s > 0:
-                return s, x.max()
-            return 0.0, x.min()
-        '''))
+    path = tmp_path_factory.mktemp("rewritten") / "model.py"
+    path.write_text(MARKED)
     assert main([str(path), "-w", "-q"]) == 0
     assert "vectorize" not in path.read_text()
     spec = importlib.util.spec_from_file_location("rewritten_model", path)
     model = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(model)
+    return model
+
+
+def rewritten_calls(model):
+    """(lazy, eager) results of the rewritten functions on Dask and NumPy arrays."""
     x = np.linspace(-3, 9, 17)
-    assert_same(map_vectorized(model.seed, da.from_array(x, chunks=5), 1.5),
-                vectorize(seed)(x, 1.5))
     m = np.arange(15.0).reshape(5, 3) - 4
-    assert_same(map_vectorized(model.rms, da.from_array(m, chunks=(2, 1)), signature="(n)->()"),
-                model.rms(m))
     w = np.array([1.0, -2.0, 0.5])
-    assert_same(map_vmapped(model.score, da.from_array(m.T, chunks=(3, 2)), w,
-                            in_axes=(1, None)), model.score(m.T, w))
+    lazy = [map_vectorized(model.seed, da.from_array(x, chunks=5), 1.5),
+            map_vectorized(model.rms, da.from_array(m, chunks=(2, 1)), signature="(n)->()"),
+            *map_vmapped(model.score, da.from_array(m.T, chunks=(3, 2)), w, in_axes=(1, None))]
+    eager = [vectorize(seed)(x, 1.5), vectorize(rms, signature="(n)->()")(m),
+             *vmap(score, in_axes=(1, None))(m.T, w)]
+    return lazy, eager
+
+
+def test_functions_of_a_rewritten_file(rewritten):
+    for lazy, eager in zip(*rewritten_calls(rewritten)):
+        assert_same(lazy, eager)
 
 
 # ------------------------------------------------------------------------------- pickling
@@ -493,6 +508,14 @@ def client():
     finally:
         cluster.close(timeout=30)
         cloudpickle.unregister_pickle_by_value(module)
+
+
+def test_local_cluster_runs_a_rewritten_file(client, rewritten):
+    # (its module is not in sys.modules: cloudpickle sends its functions by value)
+    lazy, eager = rewritten_calls(rewritten)
+    for got, expected in zip(client.gather(client.compute(lazy)), eager):
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
 
 
 def test_local_cluster_runs_the_generated_code(client, tmp_path):

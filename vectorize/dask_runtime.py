@@ -140,23 +140,16 @@ def _map_vectorized(func, args, kwargs, *, signature, excluded, otypes, cast, ab
         core = in_dims[next(counter)] if in_dims is not None else ()
         if is_dask(value):
             arr = _dask_input(value, da)
-        elif isinstance(value, _SCALARS):
-            arr = None
-            shape = ()
         else:
-            arr = np.asanyarray(value)
-            if arr.dtype == object and arr.ndim == 0:
-                arr = None
-            shape = () if arr is None else arr.shape
-        if arr is not None:
-            shape = arr.shape
-        _update_dim_sizes(dim_sizes, shape, core)
+            arr = None if isinstance(value, _SCALARS) else np.asanyarray(value)
+        shape = () if arr is None else arr.shape
         n_loop = len(shape) - len(core)
-        if arr is None or (n_loop == 0 and not is_dask(arr)):
-            return _share(value, shared, stand_shared)
-        if any(n != n for n in shape[n_loop:]):
+        if any(n != n for n in shape[max(n_loop, 0):]):
             raise ValueError(f"the core dimensions {core!r} of a Dask array argument of shape "
                              f"{shape} must have known sizes (call .compute_chunk_sizes())")
+        _update_dim_sizes(dim_sizes, shape, core)      # numpy.vectorize's errors
+        if arr is None or (n_loop == 0 and not is_dask(arr)):
+            return _share(value, shared, stand_shared)     # no loop dimension: whole
         loop_shapes.append(shape[:n_loop])
         inputs.append(arr)
         dims.append(core)
