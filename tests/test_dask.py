@@ -255,6 +255,13 @@ def test_broadcasting_keywords_and_excluded():
         f(da.ones(3, chunks=2), np.ones(4))
     p = vectorize(power, excluded={"k"})
     assert_same(p(da.from_array(y, chunks=1), k=3), p(y, k=3))
+    k = da.from_array(np.array([2, 3]), chunks=1)[1]       # a Dask array passed whole
+    assert_same(p(da.from_array(y, chunks=1), k=k), p(y, k=np.int64(3)))
+    for other in (dask.delayed(np.ones(3)), dask.delayed(3)):
+        with pytest.raises(TypeError, match="Dask arrays"):
+            f(other, 1.0)
+        with pytest.raises(TypeError, match="Dask arrays"):
+            p(da.ones(3, chunks=2), k=other)
     s = vectorize(rms, signature="(n)->()")
     assert_same(s(da.ones(3, chunks=2)), s(np.ones(3)))      # no loop dimension: 0-d
     with pytest.raises(ValueError, match="core dimension"):

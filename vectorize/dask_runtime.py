@@ -437,9 +437,11 @@ def _dask_input(value, da):
 def _share(value, shared, stand_shared):
     """The slot of a value passed whole to every task: small numbers and strings inline,
     anything else one node of the graph (a Dask array: its whole value, computed once)."""
+    if is_dask(value):
+        _dask_input(value, _dask_array())      # an array (its stand-in needs a shape)
     shared.append(_node(value) if not isinstance(value, _SCALARS) and not is_dask(value)
                   else value)
-    if is_dask(value) and hasattr(value, "chunks"):
+    if is_dask(value):
         # the stand-in of its value for the empty call: zeros of its shape and dtype
         stand_shared.append(np.broadcast_to(np.zeros((), value.dtype), value.shape))
     else:
