@@ -245,6 +245,19 @@ def test_signatures_over_chunkings(matrix):
     assert_same(f(dm, reference), f(m, reference))     # an unbatched core argument
 
 
+@SETTINGS
+@given(matrices(), st.sampled_from([np.float32, np.int32, np.float64]))
+def test_two_loop_dimensions_over_chunkings(matrix, dtype):
+    """Loop dimensions chunked both ways, broadcast against a NumPy row and a Dask column."""
+    m, chunking = matrix
+    m = m.astype(dtype)
+    f = vectorize(seed, fallback="error")
+    row = np.linspace(-1, 2, m.shape[1]).astype(dtype)
+    assert_same(f(da.from_array(m, chunks=chunking), row), f(m, row))
+    column = da.from_array(m[:, :1], chunks=(chunking[0], 1))
+    assert_same(f(row, column), f(row, m[:, :1]))
+
+
 def test_broadcasting_keywords_and_excluded():
     f = vectorize(seed)
     x, y = np.arange(6.0).reshape(3, 2, 1), np.arange(4.0) - 1
