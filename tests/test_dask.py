@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 da = pytest.importorskip("dask.array")
 import dask  # noqa: E402 -- after the check that Dask is installed
 
-from vectorize import chunks, vectorize, vmap  # noqa: E402
+from vectorize import chunks, explain, vectorize, vmap  # noqa: E402
 from vectorize.dask_runtime import map_vectorized, map_vmapped  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -179,6 +179,7 @@ def test_nothing_is_computed_until_asked():
     assert isinstance(out, da.Array) and out.shape == (12,) and out.dtype == np.float64
     assert halves.dtype == np.int64
     assert f.source(x, 1.5) == f.source(np.zeros(4), 1.5)      # what each block runs
+    assert explain(f, x, 1.5) == explain(f, np.zeros(4), 1.5)
     assert computed == []
     np.testing.assert_array_equal(out.compute(scheduler="sync"), f(np.arange(12.0), 1.5))
     assert sorted(computed) == [0, 1, 2]

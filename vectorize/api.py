@@ -747,6 +747,8 @@ def explain(func, *args, in_axes=_UNMAPPED, **kwargs) -> str:
     dtypes, shapes). Raises `VectorizeError` where ``func`` cannot be vectorized for them."""
     from .rewrite.explain import render_specialization
     from .vmap import _VMapped, vmap
+    if wants_dask(args, kwargs):   # what each block of a Dask array runs
+        args, kwargs = block_stand_ins(args, kwargs)
     if isinstance(func, vectorize):
         wrapped = vectorize(func.pyfunc, excluded=func.excluded, signature=func.signature,
                             fallback="error", chunk_size=None, cache_dir=False)
