@@ -236,10 +236,12 @@ def _map_vmapped(func, args, in_axes, out_axes, *, abstract, name):
         details = "\n".join(f"  {where} has shape {shape} and axis {ax} is to be mapped"
                             for _, (where, shape, ax) in sizes)
         raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n" + details)
-    block = _Block(name, "vmap", template, None)
+    if out_axes is None or isinstance(out_axes, (tuple, list)) and None in out_axes:
+        raise ValueError("vmap's out_axes=None (an output the same for every example) is not "
+                         "supported for Dask arrays: pass an int")
+    block = _Block(name, "vmap", template, None)     # (out_axes None: outputs as placed)
     stand_ins = [np.empty((0,) + a.shape[1:], a.dtype) for a in inputs]
     try:
-        block.out_axes = None        # the outputs as the function places them
         outs = block.run(func, stand_ins, stand_shared)
         single = not isinstance(outs, tuple)
         outs = (outs,) if single else outs
@@ -249,8 +251,6 @@ def _map_vmapped(func, args, in_axes, out_axes, *, abstract, name):
             axis = _out_axis(out_axes, i)
             metas.append((o.dtype, np.moveaxis(o, axis, 0).shape[1:]))
     except Exception as exc:  # noqa: BLE001 -- the abstract result decides, else an error
-        if isinstance(exc, _OutAxesNone):
-            raise ValueError(str(exc)) from None
         metas = None
         if abstract is not None:
             two = [np.broadcast_to(np.zeros((), s.dtype), (2,) + s.shape[1:]) for s in stand_ins]
@@ -284,16 +284,8 @@ def _map_vmapped(func, args, in_axes, out_axes, *, abstract, name):
     return outs[0] if single else outs
 
 
-class _OutAxesNone(ValueError):
-    pass
-
-
 def _out_axis(out_axes, i):
-    axis = out_axes[i] if isinstance(out_axes, (tuple, list)) else out_axes
-    if axis is None:
-        raise _OutAxesNone("vmap's out_axes=None (an output the same for every example) is "
-                           "not supported for Dask arrays: pass an int")
-    return axis
+    return out_axes[i] if isinstance(out_axes, (tuple, list)) else out_axes
 
 
 def _vmap_leaf(arg, axis, where, inputs, shared, stand_shared, sizes, da):
