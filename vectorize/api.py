@@ -16,9 +16,10 @@ import types
 
 import numpy as np
 
-from . import chunks
+from . import chunks, pickling
 from .abstract import TupleValue, Value, representative
 from .chunks import check_chunk_size
+from .dask_runtime import block_stand_ins, wants_dask
 from .errors import VectorizeError
 from .frontend import (  # noqa: F401 -- MAX_SPECIALIZATIONS and the warning are public here
     MAX_SPECIALIZATIONS,
@@ -127,6 +128,9 @@ class vectorize:
                 entry, call_args, shape, size, batched = fast
                 out = self._run(entry, call_args, size, batched)
                 return self._outputs(out, entry.spec.result, shape, call_args)
+        if wants_dask(args, kwargs):   # a Dask array in: Dask arrays out, nothing computed
+            from .dask_runtime import call_vectorize
+            return call_vectorize(self, args, kwargs)
         if self._core_signature is not None:
             return self._call_with_signature(args, kwargs)
         plan = self._plan(args, kwargs)
@@ -144,8 +148,17 @@ class vectorize:
         out = self._run(entry, call_args, math.prod(shape), batched)
         return self._outputs(out, spec.result, shape, call_args)
 
+    def __reduce__(self):
+        # what another process (a Dask worker) needs: the function and the options
+        return pickling.reduce(self, vectorize, dict(
+            pyfunc=self.pyfunc, otypes=self.otypes, doc=self.__doc__, excluded=self.excluded,
+            cache=self.cache, signature=self.signature, fallback=self.fallback,
+            chunk_size=self.chunk_size, cache_dir=self.cache_dir), self.pyfunc)
+
     def source(self, *args, **kwargs) -> str:
         """The generated source of the specialization these arguments select."""
+        if wants_dask(args, kwargs):   # what each block of a Dask array runs
+            args, kwargs = block_stand_ins(args, kwargs)
         if self._core_signature is not None:
             entry = self._entry(args, kwargs)
             if entry is None:
@@ -738,6 +751,8 @@ def explain(func, *args, in_axes=_UNMAPPED, **kwargs):
     (``_repr_html_``; ``.html()`` for a page of its own)."""
     from .rewrite.explain import Explanation, collect_specialization
     from .vmap import _VMapped, vmap
+    if wants_dask(args, kwargs):   # what each block of a Dask array runs
+        args, kwargs = block_stand_ins(args, kwargs)
     if isinstance(func, vectorize):
         wrapped = vectorize(func.pyfunc, excluded=func.excluded, signature=func.signature,
                             fallback="error", chunk_size=None, cache_dir=False)

@@ -7,9 +7,10 @@ import types
 
 import numpy as np
 
-from . import backends, chunks, frontend
+from . import backends, chunks, frontend, pickling
 from .abstract import TupleValue, Value, exact, representative
 from .chunks import check_chunk_size
+from .dask_runtime import block_stand_ins, wants_dask
 from .errors import VectorizeError
 from .frontend import (
     Announcer,
@@ -75,13 +76,25 @@ class _VMapped:
         except AttributeError:
             pass
 
+    def __reduce__(self):
+        # what another process (a Dask worker) needs: the function and the options
+        return pickling.reduce(self, _VMapped, dict(
+            func=self.func, in_axes=self.in_axes, out_axes=self.out_axes,
+            fallback=self.fallback, chunk_size=self.chunk_size, cache_dir=self.cache_dir),
+            self.func)
+
     def source(self, *args) -> str:
+        if wants_dask(args):   # what each block of a Dask array runs
+            args = block_stand_ins(args)[0]
         entry, _, size, _ = self._plan(args)
         return chunks.source_for(entry.spec, entry.tuning, size, self.chunk_size)
 
     def __call__(self, *args, **kwargs):
         if kwargs:
             raise TypeError("vmap'd functions take positional arguments only in this version")
+        if wants_dask(args):   # a Dask array in: Dask arrays out, nothing computed
+            from .dask_runtime import call_vmap
+            return call_vmap(self, args)
         entry, call_args, size, batched = self._plan(args)
         spec = entry.spec
         if isinstance(spec, FallbackSpec) or spec.fallbacks:
