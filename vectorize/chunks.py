@@ -18,6 +18,7 @@ int is the number of lanes per call.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import threading
@@ -509,6 +510,18 @@ def run_chunked(function, args, batched, size: int, lanes: int, result, call,
 
 
 _local = threading.local()      # .busy: this thread is running chunks of a parallel call
+
+
+@contextlib.contextmanager
+def single_threaded():
+    """Calls made inside run their chunks on the calling thread only (`num_threads` is 1), as
+    inside a chunk of ours: for callers that already run one task per thread (Dask)."""
+    previous = getattr(_local, "busy", False)
+    _local.busy = True
+    try:
+        yield
+    finally:
+        _local.busy = previous
 _pool_lock = threading.Lock()
 _pool = None                    # (pid, threads, executor)
 

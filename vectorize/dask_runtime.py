@@ -33,7 +33,6 @@ module name, without importing anything).
 
 from __future__ import annotations
 
-import contextlib
 import re
 
 import numpy as np
@@ -364,7 +363,7 @@ class _Block:
 
     def run(self, fn, blocks, shared):
         args, kwargs = self.arguments(blocks, shared)
-        with _single_threaded():
+        with chunks.single_threaded():
             out = fn(*args, **kwargs)
         if self.mode == "vectorize":
             if self.otypes:
@@ -394,22 +393,6 @@ def _fill(slot, blocks, shared):
         return shared[slot[1]]
     items = [_fill(s, blocks, shared) for s in slot[1]]
     return tuple(items) if kind == "tuple" else list(items)
-
-
-@contextlib.contextmanager
-def _single_threaded():
-    """The chunks of calls made here run on this thread only: Dask already runs one task per
-    thread (`chunks.num_threads` is 1 inside a chunk of ours, which this marks)."""
-    local = getattr(chunks, "_local", None)
-    if local is None:
-        yield
-        return
-    previous = getattr(local, "busy", False)
-    local.busy = True
-    try:
-        yield
-    finally:
-        local.busy = previous
 
 
 # -------------------------------------------------------------------------------- helpers
