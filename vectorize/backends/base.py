@@ -192,3 +192,32 @@ class Backend:
         """The namespace's scalar type named after the dtype (``np.int64`` for a
         ``longlong`` too)."""
         raise NotImplementedError
+
+    def any_lane(self, mask: str) -> str:
+        """Whether any lane of a 1-d boolean mask is true, as a condition of ``if``/``while``
+        (a masked loop runs while one does, a ``raise`` happens if one would)."""
+        raise NotImplementedError
+
+    def first_lane(self, mask: str) -> str:
+        """The index of the first true lane of a 1-d boolean mask with one (the example
+        whose values make an exception's message)."""
+        raise NotImplementedError
+
+    def gather(self, x: str, lanes: str) -> str:
+        """The rows ``lanes`` (lane indices) of the array ``x``, as a new array."""
+        return f"{x}[{lanes}]"
+
+    def scatter(self, x: str, lanes: str, values: str) -> str:
+        """A statement that writes ``values`` into the rows ``lanes`` of the array ``x``, in
+        place (compaction: the gathered lanes put back)."""
+        return f"{x}[{lanes}] = {values}"
+
+    def copy(self, x: str) -> str:
+        """A copy of the array ``x`` (one a later write into ``x`` does not change)."""
+        raise NotImplementedError
+
+    def constant_array(self, items: str, dtype, like: str | None = None) -> str:
+        """An array of a constant list or tuple of Python numbers (indexed by per-example
+        integers), in ``dtype`` (the NumPy dtype the numbers make, as Python holds them),
+        on the device of the array ``like`` where devices matter."""
+        raise NotImplementedError

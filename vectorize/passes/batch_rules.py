@@ -129,7 +129,7 @@ class _ApplyRules(cst.CSTTransformer):
                           [original_node.value], [updated_node.value], parts=parts)
         if original_node in self.analysis.copied_reads:
             # a scalar per example, which the array it is read from must not change later
-            new = expr("{x}.copy()", x=new)
+            new = expr(self.prims.copy("{x}"), x=new)
         return new
 
     def _batch_size(self) -> cst.BaseExpression:

@@ -183,7 +183,12 @@ def _subscript(site: Site):
             return _with_leading_index(node, cst.Index(lanes))
         if isinstance(base_value.example, (list, tuple)):
             # a list or tuple of numbers: gathered from the array of its items
-            return node.with_changes(value=expr("np.asarray({t})", t=site.nodes[0]))
+            items = np.asarray(base_value.example)
+            # the device of a per-example index that is a name (where devices matter)
+            like = next((e.slice.value.value for e, p in zip(node.slice, parts)
+                         if p.batched and type(e.slice.value) is cst.Name), None)
+            return node.with_changes(value=expr(
+                site.spelled.constant_array("{t}", items.dtype, like), t=site.nodes[0]))
         # an unbatched array indexed by per-example integers: NumPy's fancy indexing
         return node
     raise Unsupported("mixing slices with per-example indices is not supported yet",

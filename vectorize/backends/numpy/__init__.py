@@ -121,3 +121,15 @@ class NumpyBackend(Backend):
     def dtype_named(self, dtype) -> str:
         dtype = np.dtype(dtype)
         return "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
+
+    def any_lane(self, mask: str) -> str:
+        return f"{mask}.any()" if mask.isidentifier() else f"np.any({mask})"
+
+    def first_lane(self, mask: str) -> str:
+        return f"np.argmax({mask})"
+
+    def copy(self, x: str) -> str:
+        return f"{x}.copy()"
+
+    def constant_array(self, items: str, dtype, like: str | None = None) -> str:
+        return f"np.asarray({items})"     # NumPy makes Python's numbers' dtype itself

@@ -224,3 +224,16 @@ class TorchBackend(Backend):
         return f"torch.{dtype.name}"
 
     dtype_named = dtype_code
+
+    def any_lane(self, mask: str) -> str:
+        return f"{mask}.any()" if mask.isidentifier() else f"torch.any({mask})"
+
+    def first_lane(self, mask: str) -> str:
+        # argmax is not defined on booleans
+        return f"torch.argmax({mask}.to(torch.uint8))"
+
+    def copy(self, x: str) -> str:
+        return f"{x}.clone()"
+
+    def constant_array(self, items: str, dtype, like: str | None = None) -> str:
+        return f"torch.as_tensor({items}, dtype={self.dtype_code(dtype)}{self._device(like)})"
