@@ -204,7 +204,8 @@ class Backend:
         raise NotImplementedError
 
     def gather(self, x: str, lanes: str) -> str:
-        """The rows ``lanes`` (lane indices) of the array ``x``, as a new array."""
+        """The rows ``lanes`` (lane indices, or a 1-d boolean mask of the rows to keep) of
+        the array ``x``, as a new array."""
         return f"{x}[{lanes}]"
 
     def scatter(self, x: str, lanes: str, values: str) -> str:

@@ -55,14 +55,14 @@ def _statements(lines: list[str]) -> list:
     return [parse_stmt(line + "\n") for line in lines]
 
 
-def _gathers(local: dict[str, str], lanes: str, names) -> list[str]:
+def _gathers(prims, local: dict[str, str], lanes: str, names) -> list[str]:
     """``x_lanes = x[lanes]``: the values of the lanes (rows of per-example arrays)."""
-    return [f"{local[name]} = {name}[{lanes}]" for name in names]
+    return [f"{local[name]} = {prims.gather(name, lanes)}" for name in names]
 
 
-def _scatters(local: dict[str, str], lanes: str, names) -> list[str]:
+def _scatters(prims, local: dict[str, str], lanes: str, names) -> list[str]:
     """``x[lanes] = x_lanes``: the gathered values back in place."""
-    return [f"{name}[{lanes}] = {local[name]}" for name in names]
+    return [prims.scatter(name, lanes, local[name]) for name in names]
 
 
 def _renamed(stmts: list, local: dict[str, str]) -> list:
@@ -252,15 +252,16 @@ class _Compact(cst.CSTTransformer):
         # a copy: the loop scatters into it (never into the caller's array)
         lines += [f"{name} = {prims.astype(name, prims.dtype_code(dtype))}"
                   for name, dtype in carried]
-        lines += _gathers(local, lanes, names)
+        lines += _gathers(prims, local, lanes, names)
         g_active = local[active]
-        compaction = _scatters(local, lanes, [n for n, _ in carried])
-        compaction.append(f"{lanes} = {lanes}[{g_active}]")
-        compaction += [f"{local[n]} = {local[n]}[{g_active}]" for n in names if n != active]
-        compaction.append(f"{g_active} = {g_active}[{g_active}]")
+        compaction = _scatters(prims, local, lanes, [n for n, _ in carried])
+        compaction.append(f"{lanes} = {prims.gather(lanes, g_active)}")
+        compaction += [f"{local[n]} = {prims.gather(local[n], g_active)}"
+                       for n in names if n != active]
+        compaction.append(f"{g_active} = {prims.gather(g_active, g_active)}")
         check = parse_stmt(f"if 2 * {prims.count(g_active)} <= {prims.size(lanes)}:\n"
                            + "".join(f"    {line}\n" for line in compaction))
-        after = _statements(_scatters(local, lanes, [n for n, _ in carried]))
+        after = _statements(_scatters(prims, local, lanes, [n for n, _ in carried]))
         return (_statements(lines), self._local(body, local, lanes) + [check],
                 after, lanes)
 
@@ -338,7 +339,7 @@ class _Compact(cst.CSTTransformer):
             for name in local:
                 if name in entry and (name in exposed or (name in live
                                                           and name not in definite)):
-                    lines.append(f"{local[name]} = {name}[{lanes}]"
+                    lines.append(f"{local[name]} = {self.prims.gather(name, lanes)}"
                                  if _is_batched(entry[name]) else f"{local[name]} = {name}")
             out += _statements(lines) + self._local(stmts, local, lanes)
             done.append((lanes, local, written, definite, values))
@@ -376,7 +377,7 @@ class _Compact(cst.CSTTransformer):
         else:
             shape = size if value.rank == 0 else f"({size}, *{prims.shape(name)})"
             base = f"{name} = {prims.full(shape, name, dtype, cond)}"
-        return [base] + [f"{name}[{lanes}] = {local}" for lanes, local, _ in sources]
+        return [base] + [prims.scatter(name, lanes, local) for lanes, local, _ in sources]
 
 
 def _numbered_in_order(func: cst.FunctionDef, made: dict[str, str]) -> cst.FunctionDef:
