@@ -3,11 +3,15 @@ write goes through the backend's primitives, so code for tensors never spells Nu
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 from torch_reference import check, reference
 
-from vectorize import vmap
+from vectorize import VectorizeError, backends, vmap
+from vectorize.abstract import Value
+from vectorize.backends.numpy import NumpyBackend
+from vectorize.transform import transform_function
 
 
 def checked_root(x):
@@ -56,3 +60,59 @@ def test_raise_message_is_the_first_failing_example():
     with pytest.raises(ValueError, match="^negative: -2.0$") as batch_error:
         vmap(checked_root)(x)
     assert str(batch_error.value) == str(loop_error.value)
+
+
+# ---------------------------------------------------------------- chosen by capability
+def collatz(n):
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+def spread(x):
+    out = np.zeros(3)
+    out[0] = x
+    return out
+
+
+def test_arguments_are_claimed_by_their_backend():
+    assert backends.of_value(torch.ones(2)) == "torch"
+    for value in (np.ones(2), np.float32(1.0), 1.5, [1.0], None):
+        assert backends.of_value(value) is None
+    assert backends.DEFAULT == next(iter(backends.KNOWN)) == "numpy"
+
+
+class _Limited(NumpyBackend):
+    """NumPy's spellings without compaction, in-place writes or chunked runs."""
+    name = "limited"
+    compaction = False
+    in_place_writes = False
+    chunked_runs = False
+
+
+@pytest.fixture
+def limited(monkeypatch):
+    monkeypatch.setitem(backends.KNOWN, "limited", "tests:unused")
+    monkeypatch.setitem(backends._made, "limited", _Limited())
+    return "limited"
+
+
+def test_engine_asks_the_compaction_flag(limited):
+    params = {"n": Value(True, np.int64(1))}
+    compacted = transform_function(collatz, params).source
+    selected = transform_function(collatz, params, backend=limited).source
+    assert "np.flatnonzero" in compacted and "np.flatnonzero" not in selected
+    assert "np.flatnonzero" not in transform_function(
+        collatz, params, backend=limited, if_strategy="compact").source
+    n = np.arange(1, 40)
+    steps = transform_function(collatz, params, backend=limited).function(n)
+    assert steps.tolist() == [collatz(int(k)) for k in n]
+
+
+def test_engine_asks_the_in_place_writes_flag(limited):
+    params = {"x": Value(True, np.float64(1.0))}
+    assert transform_function(spread, params).function(np.ones(4)).shape == (4, 3)
+    with pytest.raises(VectorizeError, match="cannot be written in place"):
+        transform_function(spread, params, backend=limited)

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import backends
+
 _counter = itertools.count(1)
 
 
@@ -167,8 +169,8 @@ def load(printed: Printed) -> Generated:
     """Compile and run the printed module; its text is registered in `linecache` (tracebacks
     and ``inspect.getsource`` show generated lines) for as long as the function lives."""
     text = printed.text
-    parallel = parallel_safe(printed.fallbacks, printed.referenced, printed.imports,
-                             printed.namespace)
+    parallel = backends.get(printed.backend).threads and parallel_safe(
+        printed.fallbacks, printed.referenced, printed.imports, printed.namespace)
     function = execute(text, printed.main, printed.namespace, printed.defaults)
     return Generated(source=text, function=function, backend=printed.backend,
                      result=printed.result, guards=printed.guards,

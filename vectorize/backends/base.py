@@ -41,6 +41,22 @@ class Backend:
     module_name = "?"       # the module behind it ("numpy")
     quiet: str | None = None   # a context expression under which nothing warns, if any
 
+    # What generated code in this namespace may do. The engine asks these flags, never a
+    # backend's name.
+    in_place_writes = True   # arrays the function creates may be written into (`y[i] = v`)
+    compaction = True        # branches and loops may run on gathered lanes (`gather`,
+    #                          `scatter`); without it every per-example `if` and loop selects
+    chunked_runs = True      # the runtime may split a call into chunks of the batch and time
+    #                          the select form against the compacted one (`chunks.run`); else
+    #                          one call (the library blocks and threads its own work)
+    threads = True           # its functions may run on several threads at once (chunks do)
+    dtypes: frozenset[str] | None = None    # the NumPy dtype names it computes in (None: all)
+    # how to draw random numbers for every example instead of Python's `random` (its
+    # refusal says it)
+    random_hint = "the namespace's own random functions"
+    # top-level modules whose functions `vmap(f)` may wrap as ``alias.name`` (`vmap(np.sin)`)
+    function_modules: tuple[str, ...] = ()
+
     def __init__(self):
         # how the passes recognise what they wrote: a `with` on any call of `quiet`'s
         # function, and the calls that only move data (they cannot warn)
@@ -72,6 +88,15 @@ class Backend:
     def claims(self, value) -> bool:
         """Whether an argument value is one of this namespace's arrays."""
         raise NotImplementedError
+
+    def supports_dtype(self, dtype) -> bool:
+        """Whether generated code can compute in the NumPy dtype ``dtype``."""
+        return self.dtypes is None or dtype.name in self.dtypes
+
+    def as_result(self, value):
+        """A result of generated code as one of the namespace's arrays, None where it is not
+        one (a Python value the code returned as it is)."""
+        return value if self.claims(value) else None
 
     def example_of(self, array, batched: bool):
         """A NumPy example of one of the namespace's arrays: its dtype and (per-example,

@@ -285,6 +285,9 @@ class _Choose(cst.CSTTransformer):
         test = node.test
         if isinstance(test, cst.Name) and test.value in self.ctx.mask_names:
             return True      # the guard of a masked loop: the loop has its own strategy
+        if not self.ctx.registry.primitives.compaction:
+            self._no_piece_on_every_lane(node)      # the backend cannot gather lanes
+            return True
         comment = strategy_comment(node)
         choice = comment or ("compact" if self._worth_it(node) else "select")
         if choice == "select" and comment is not None or not self._possible(node):

@@ -128,6 +128,8 @@ class _Names:
         return self._result
 
     def mask(self, strategy: str = "select") -> str:
+        if not self.ctx.registry.primitives.compaction:
+            strategy = "select"         # the backend cannot gather lanes
         name = self.ctx.namer.fresh("active")
         self.ctx.mask_names.add(name)
         self.ctx.loop_strategy[name] = strategy
@@ -210,6 +212,8 @@ class _MaskLoops(cst.CSTTransformer):
         if not self._needs(original_node):
             return updated_node
         strategy = strategy_of(original_node, default="compact")
+        if not self.ctx.registry.primitives.compaction:
+            strategy = "select"
         active = self.names.mask(strategy)
         test = updated_node.test
         if strategy == "select" and _shares_work(updated_node.test, updated_node.body):

@@ -55,7 +55,7 @@ def einsum_call(specs: list[str], out: str, operands: list, values: list, used: 
     args = [f"{{o{i}}}" for i in range(len(operands))]
     if backend is None:
         from .. import backends
-        backend = backends.get("numpy")
+        backend = backends.get(backends.DEFAULT)
     template = backend.einsum(subscripts, args, matrix_product)
     return expr(template, **{f"o{i}": node for i, node in enumerate(operands)})
 

@@ -108,10 +108,7 @@ def python_random_name(fn) -> str | None:
 
 
 def register_python_random(reg: Registry) -> None:
-    if reg.namespace == "torch":
-        instead = "torch (e.g. torch.randn(()) for random.gauss(0.0, 1.0))"
-    else:
-        instead = "np.random (e.g. np.random.normal(mu, sigma) for random.gauss(mu, sigma))"
+    instead = reg.primitives.random_hint
 
     def refused(site: Site):
         raise Unsupported(f"`random.{site.func.__name__}` draws from Python's generator, one "

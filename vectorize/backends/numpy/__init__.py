@@ -14,6 +14,8 @@ class NumpyBackend(Backend):
     alias = "np"
     module_name = "numpy"
     quiet = 'np.errstate(all="ignore")'
+    random_hint = "np.random (e.g. np.random.normal(mu, sigma) for random.gauss(mu, sigma))"
+    function_modules = ("numpy",)
 
     def build_registry(self):
         from ...rules import (
@@ -44,6 +46,9 @@ class NumpyBackend(Backend):
     def example_of(self, array, batched: bool):
         from ...abstract import representative
         return representative(array[0] if batched else array)
+
+    def as_result(self, value):
+        return np.asarray(value)
 
     def dtype_key(self, array) -> str:
         return array.dtype.char

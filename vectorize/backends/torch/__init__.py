@@ -101,6 +101,11 @@ class TorchBackend(Backend):
     alias = "torch"
     module_name = "torch"
     quiet = None    # PyTorch never warns about floating-point errors: nothing to silence
+    chunked_runs = False    # PyTorch blocks and threads its own operations
+    threads = False
+    dtypes = frozenset(_NAMES)
+    random_hint = "torch (e.g. torch.randn(()) for random.gauss(0.0, 1.0))"
+    function_modules = ("torch", "numpy")
 
     def build_registry(self):
         from ...rules.registry import Registry
@@ -217,7 +222,7 @@ class TorchBackend(Backend):
 
     def dtype_code(self, dtype) -> str:
         dtype = np.dtype(dtype)
-        if dtype.name not in _NAMES:
+        if not self.supports_dtype(dtype):
             from ...errors import Unsupported
             raise Unsupported(f"PyTorch has no dtype for NumPy's {dtype}",
                               suggestion="compute in a dtype PyTorch has (float32, int64...)")
