@@ -34,6 +34,86 @@ def namespace_text(source: str) -> list[tuple[int, str]]:
             and id(node) not in docs and _NP_TEXT.search(node.value)]
 
 
+# ---------------------------------------------------------------- the whole package
+PACKAGE = PASSES.parent
+_NAMESPACE_TEXT = re.compile(r"\b(np|torch|jnp)\.")
+# the alias each backend folder may write (``backends/<name>/``)
+_OWN_ALIAS = {"numpy": "np", "torch": "torch", "jax": "jnp"}
+# NumPy's rule tables still in `vectorize/rules/`: wholly NumPy's, and the modules where
+# NumPy's rules sit beside rules the other backends share (`arrays._subscript`, ...)
+NUMPY_TABLES = {"numpy_rules.py", "math_rules.py", "builtins.py", "creation.py",
+                "arrays.py", "shapes.py", "linalg.py", "random.py"}
+# prose about code, not code: exception messages and their suggestions, warnings, and a
+# rule's documentation (`Rule(name, family, explanation, before, after, ...)`)
+_PROSE_KEYWORDS = {"suggestion", "explanation", "before", "after", "name", "family"}
+
+
+def _prose(tree: ast.AST) -> set[int]:
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            out.add(id(node.value))          # docstrings, attribute docstrings included
+        if isinstance(node, ast.Assign) and all(
+                isinstance(t, ast.Name) and t.id.endswith("_NOTE") for t in node.targets):
+            out |= {id(n) for n in ast.walk(node.value)}    # header notes of `.source()`
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+        prose = [k.value for k in node.keywords if k.arg in _PROSE_KEYWORDS]
+        if called.endswith(("Error", "Unsupported", "Exception", "Warning", "warn")):
+            prose += node.args + [k.value for k in node.keywords]
+        if called == "Rule":
+            prose += node.args[:5]
+        for part in prose:
+            out |= {id(n) for n in ast.walk(part)}
+    return out
+
+
+def generated_text(source: str) -> list[tuple[int, str]]:
+    """(line, text) of every string literal that spells a namespace (``np.``, ``torch.``,
+    ``jnp.``) in code the engine writes: prose (`_prose`) is left out."""
+    tree = ast.parse(source)
+    prose = _prose(tree)
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in prose and _NAMESPACE_TEXT.search(node.value)]
+
+
+def _allowed(path: pathlib.Path) -> set[str]:
+    """The aliases ``path`` may write: its backend's own, NumPy's in NumPy's rule tables."""
+    parts = path.relative_to(PACKAGE).parts
+    if parts[0] == "backends" and len(parts) > 2:
+        return {_OWN_ALIAS.get(parts[1], parts[1])}
+    if parts[0] == "rules" and parts[-1] in NUMPY_TABLES:
+        return {"np"}
+    if parts == ("rules", "doc.py"):
+        return {"np"}           # the engine's own rules documented, in NumPy's spelling
+    return set()
+
+
+def test_namespaces_are_spelled_only_in_their_backend():
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        allowed = _allowed(path)
+        hits = [(line, text) for line, text in generated_text(path.read_text())
+                if set(_NAMESPACE_TEXT.findall(text)) - allowed]
+        if hits:
+            found[str(path.relative_to(PACKAGE))] = hits
+    assert found == {}
+
+
+def test_the_whole_package_check_finds_namespace_text():
+    source = ('x = "torch.where({c}, {a}, {b})"\n'
+              'raise Unsupported("use np.where", node, suggestion="np.clip")\n'
+              'r = Rule("n", "f", "`np.sum` is", "np.sum(x)", "np.sum(x, axis=1)", f)\n'
+              'y = f"jnp.{name}"\n'
+              'COMPACTED_NOTE = "the form with `np.where`"\n')
+    assert [line for line, _ in generated_text(source)] == [1, 4]
+    assert _allowed(PACKAGE / "backends" / "torch" / "rules.py") == {"torch"}
+    assert _allowed(PACKAGE / "passes" / "compact.py") == set()
+
+
 def test_passes_write_no_numpy_text():
     found = {path.name: namespace_text(path.read_text()) for path in PASSES.glob("*.py")}
     assert {name: hits for name, hits in found.items() if hits} == {}

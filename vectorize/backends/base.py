@@ -218,6 +218,11 @@ class Backend:
         ``longlong`` too)."""
         raise NotImplementedError
 
+    def with_batch(self, batch: str, shape: str) -> str:
+        """The tuple of the batch length and a per-example shape (an int, a tuple or an
+        array of ints)."""
+        raise NotImplementedError
+
     def any_lane(self, mask: str) -> str:
         """Whether any lane of a 1-d boolean mask is true, as a condition of ``if``/``while``
         (a masked loop runs while one does, a ``raise`` happens if one would)."""

@@ -84,7 +84,7 @@ def rewrite(site: Site):
                       else site.kwargs["size"][1])
         if size_value.batched:
             raise Unsupported("a random draw whose size differs per example")
-        new_size = with_batch(size, size_value, batch)
+        new_size = with_batch(size, size_value, batch, site.spelled)
     kept = [a for a in call.args if not (a.keyword is not None and a.keyword.value == "size")]
     kept = [a for i, a in enumerate(kept) if not (a.keyword is None and i == leading)]
     size_arg = parse_expr("f(size=0)").args[0].with_changes(value=new_size)

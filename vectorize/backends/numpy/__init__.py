@@ -138,3 +138,6 @@ class NumpyBackend(Backend):
 
     def constant_array(self, items: str, dtype, like: str | None = None) -> str:
         return f"np.asarray({items})"     # NumPy makes Python's numbers' dtype itself
+
+    def with_batch(self, batch: str, shape: str) -> str:
+        return f"({batch}, *np.atleast_1d({shape}))"

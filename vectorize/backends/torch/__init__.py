@@ -242,3 +242,6 @@ class TorchBackend(Backend):
 
     def constant_array(self, items: str, dtype, like: str | None = None) -> str:
         return f"torch.as_tensor({items}, dtype={self.dtype_code(dtype)}{self._device(like)})"
+
+    def with_batch(self, batch: str, shape: str) -> str:
+        return f"({batch}, *torch.atleast_1d(torch.as_tensor({shape})).tolist())"
