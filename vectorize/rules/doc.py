@@ -1,11 +1,13 @@
-"""Render the rule registry as Markdown: ``python -m vectorize.rules.doc > docs/rules.md``.
+"""Render the rule registries as Markdown: ``python -m vectorize.rules.doc > docs/rules.md``.
 
-``docs/rules.md`` is generated from the registry and a test keeps it current.
+``docs/rules.md`` is generated from every backend's registry (`vectorize.backends.KNOWN`), with
+a column per backend saying which rules it has, and a test keeps it current. A rule several
+backends have is described once, in the words of the first that has it.
 """
 
 from __future__ import annotations
 
-from . import NUMPY
+from .. import backends
 
 _FAMILY_ORDER = ["operators", "boolean", "control flow", "builtins", "math", "numpy", "random",
                  "creation", "user"]
@@ -60,6 +62,14 @@ _ENGINE_RULES = [
 ]
 
 
+# the engine's own rules hold for every backend but these, which need a capability
+_ENGINE_NEEDS = {
+    "if.compact": lambda backend: backend.compaction,
+    "array.scatter": lambda backend: backend.in_place_writes and any(
+        rule.family == "creation" for rule in backend.registry.all_rules),
+}
+
+
 def _block(code: str) -> str:
     return "```python\n" + code.strip("\n") + "\n```"
 
@@ -70,12 +80,31 @@ def render() -> str:
              "`tests/test_rules_doc.py` fails when this page is out of date.", "",
              "Each rule says how one operation on per-example values becomes batched code. "
              "An operation whose inputs are all unbatched is never rewritten.", ""]
+    known = [backends.get(name) for name in backends.KNOWN]
     entries = [(name, fam, expl, before, after) for name, fam, expl, before, after in
                _ENGINE_RULES]
-    entries += [(r.name, r.family, r.explanation, r.before, r.after) for r in NUMPY.all_rules
-                if r.family != "user"]
+    has = {name: {b.name for b in known if _ENGINE_NEEDS.get(name, lambda _: True)(b)}
+           for name, *_ in _ENGINE_RULES}
+    for backend in known:
+        for r in backend.registry.all_rules:
+            if r.family == "user":
+                continue
+            if r.name not in has:
+                entries.append((r.name, r.family, r.explanation, r.before, r.after))
+                has[r.name] = set()
+            has[r.name].add(backend.name)
     families = sorted({e[1] for e in entries},
                       key=lambda f: (_FAMILY_ORDER.index(f) if f in _FAMILY_ORDER else 99, f))
+    lines += ["## Rules by backend", "",
+              "Which backend has each rule (the sections below describe each rule in the "
+              "spelling of the first backend that has it).", "",
+              "| rule | family | " + " | ".join(b.name for b in known) + " |",
+              "|---|---|" + "---|" * len(known)]
+    for family in families:
+        for name, *_ in [e for e in entries if e[1] == family]:
+            marks = " | ".join("yes" if b.name in has[name] else "—" for b in known)
+            lines.append(f"| `{name}` | {family} | {marks} |")
+    lines.append("")
     for family in families:
         lines += [f"## {family}", ""]
         for name, _, explanation, before, after in [e for e in entries if e[1] == family]:
