@@ -40,7 +40,7 @@ _NAMESPACE_TEXT = re.compile(r"\b(np|torch|jnp)\.")
 # the alias each backend folder may write (``backends/<name>/``)
 _OWN_ALIAS = {"numpy": "np", "torch": "torch", "jax": "jnp"}
 # NumPy's rule tables still in `vectorize/rules/`: wholly NumPy's, and the modules where
-# NumPy's rules sit beside rules the other backends share (`arrays._subscript`, ...)
+# NumPy's rules sit beside rules the other backends share (`arrays.subscript`, ...)
 NUMPY_TABLES = {"numpy_rules.py", "math_rules.py", "builtins.py", "creation.py",
                 "arrays.py", "shapes.py", "linalg.py", "random.py"}
 # prose about code, not code: exception messages and their suggestions, warnings, and a

@@ -219,7 +219,7 @@ def _binary(site: Site):
     op = _BINARY_OPS.get(type(site.node.operator))
     if op is not None:
         site = _with_nodes(site, _matched(site, op, list(zip(site.args, site.nodes))))
-    return operators._binary(site)
+    return operators.binary(site)
 
 
 def _compare(site: Site):
@@ -228,7 +228,7 @@ def _compare(site: Site):
         op = _COMPARE_OPS.get(type(node.comparisons[0].operator))
         if op is not None:
             site = _with_nodes(site, _matched(site, op, list(zip(site.args, site.nodes))))
-    return operators._compare(site)
+    return operators.compare(site)
 
 
 def _select(cond, a, b):
@@ -243,14 +243,14 @@ def _ifexp(site: Site):
         body, orelse = _matched(site, _select, [(tv, test), (bv, body), (ov, orelse)],
                                 keep={0})[1:]
         site = _with_nodes(site, [test, body, orelse])
-    return operators._ifexp(site)
+    return operators.ifexp(site)
 
 
 def _and_or(shared):
     def rewrite(site: Site):
-        if not operators._all_bool(site):
+        if not operators.all_bool(site):
             a, b = site.args
-            if shared is operators._and:
+            if shared is operators.and_:
                 op = lambda x, y: _select(x, y, x)        # noqa: E731
             else:
                 op = lambda x, y: _select(x, x, y)        # noqa: E731
@@ -294,7 +294,7 @@ def _register_operators(reg: Registry) -> None:
     operators.register(reg)
     replaced = {}
     for key, rewrite in (("binary", _binary), ("compare", _compare), ("ifexp", _ifexp),
-                         ("and", _and_or(operators._and)), ("or", _and_or(operators._or)),
+                         ("and", _and_or(operators.and_)), ("or", _and_or(operators.or_)),
                          ("python_number_division", _python_number_division)):
         old = reg.operators[key]
         changes = {"rewrite": rewrite}
@@ -881,9 +881,9 @@ def _permute(site: Site):
 
 
 def _register_shape_methods(reg: Registry) -> None:
-    from ...rules.shapes import _reshape
+    from ...rules.shapes import reshaped
     for names, rewrite, before, after, explanation in (
-            (("reshape", "view"), _reshape, "m = v.reshape(3, 4)", "m = v.reshape(len(v), 3, 4)",
+            (("reshape", "view"), reshaped, "m = v.reshape(3, 4)", "m = v.reshape(len(v), 3, 4)",
              "`x.reshape(...)` / `x.view(...)` keep the batch length in front."),
             (("unsqueeze",), _unsqueeze, "c = v.unsqueeze(1)", "c = v.unsqueeze(2)",
              "`x.unsqueeze(d)`: the per-example dim `d` is `d + 1` (negative dims stay)."),
@@ -910,15 +910,15 @@ def _register_shapes(reg: Registry, torch) -> None:
         "integer index gathers one element per example.",
         "first = x[0]\npick = x[k]",
         "first = x[:, 0]\npick = x[torch.arange(len(x), device=x.device), k]",
-        arrays._subscript))
+        arrays.subscript))
     reg.add_attribute("shape", Rule(
         "array.shape", "arrays", "`x.shape` is the per-example shape: `x.shape[1:]`.",
         "n, m = x.shape", "n, m = x.shape[1:]", lambda s: expr("{x}.shape[1:]", x=s.nodes[0]),
-        infer=arrays._unbatched_attr("shape")))
+        infer=arrays.unbatched_attr("shape")))
     reg.add_attribute("ndim", Rule(
         "array.ndim", "arrays", "`x.ndim` is the per-example rank: `x.ndim - 1`.",
         "r = x.ndim", "r = x.ndim - 1", lambda s: expr("{x}.ndim - 1", x=s.nodes[0]),
-        infer=arrays._unbatched_attr("ndim")))
+        infer=arrays.unbatched_attr("ndim")))
     for attr in ("dtype", "device"):
         reg.add_attribute(attr, Rule(
             f"array.{attr}", "arrays", f"`x.{attr}` is the same for every example.",
@@ -962,17 +962,17 @@ def _register_products(reg: Registry, torch) -> None:
                                            shadow=_shadow(key)))
         return rule
 
-    add(["dot", "vdot", "inner"], linalg._inner, "linalg.dot",
+    add(["dot", "vdot", "inner"], linalg.inner, "linalg.dot",
         "`torch.dot(a, b)` / `a.dot(b)` of per-example vectors: one einsum; a shared operand "
         "is used as it is.", "s = torch.dot(v, w)", 's = torch.einsum("bi,i->b", v, w)')
-    matmul = add(["matmul", "mm", "mv"], linalg._matmul, "linalg.matmul",
+    matmul = add(["matmul", "mm", "mv"], linalg.matrix_product, "linalg.matmul",
                  "`a @ b`, `torch.matmul`, `torch.mm`, `torch.mv`: one einsum.",
                  "y = W @ x", 'y = torch.einsum("ij,bj->bi", W, x)')
     reg.add_operator("matmul", matmul)
-    add(["outer", "ger"], linalg._outer, "linalg.outer",
+    add(["outer", "ger"], linalg.outer, "linalg.outer",
         "`torch.outer(a, b)` of per-example vectors.", "m = torch.outer(a, b)",
         'm = torch.einsum("bi,bj->bij", a, b)')
-    add(["einsum"], linalg._einsum, "linalg.einsum",
+    add(["einsum"], linalg.einsum, "linalg.einsum",
         "`torch.einsum` itself: batched operands get a batch letter, which the output keeps.",
         's = torch.einsum("i,ij->j", v, m)', 's = torch.einsum("bi,ij->bj", v, m)')
 
