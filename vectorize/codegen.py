@@ -75,7 +75,7 @@ class Origin:
     free: list
 
 
-def _import_line(alias: str, module: types.ModuleType) -> str:
+def import_line(alias: str, module: types.ModuleType) -> str:
     name = module.__name__
     if name == alias:
         return f"import {name}"
@@ -143,7 +143,7 @@ def print_module(specs, module, main, header: str = "") -> Printed:
         raise ValueError(f"the name `{backend.alias}` is used for something other than "
                          f"{backend.module_name}")
     # stdlib imports, then third-party ones, as isort would group them
-    groups = [sorted(_import_line(alias, mod) for alias, mod in imports.items()
+    groups = [sorted(import_line(alias, mod) for alias, mod in imports.items()
                      if (mod.__name__.split(".")[0] in sys.stdlib_module_names) == stdlib)
               for stdlib in (True, False)]
     import_lines = "\n\n".join("\n".join(g) for g in groups if g).split("\n")

@@ -19,7 +19,7 @@ import numpy as np
 from ..base import Backend
 
 # NumPy dtypes with a PyTorch twin of the same name (bfloat16 has no NumPy twin: refused)
-_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
+DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
           "complex64", "complex128")
 
 
@@ -37,7 +37,7 @@ def is_tensor(value) -> bool:
 def numpy_dtype(dtype) -> np.dtype:
     """The NumPy twin of a ``torch.dtype``; TypeError where there is none."""
     name = str(dtype).rpartition(".")[2]
-    if name not in _NAMES:
+    if name not in DTYPE_NAMES:
         raise TypeError(f"tensors of dtype {dtype} are not supported (no NumPy dtype to "
                         "represent them in the analysis)")
     return np.dtype(name)
@@ -103,7 +103,7 @@ class TorchBackend(Backend):
     quiet = None    # PyTorch never warns about floating-point errors: nothing to silence
     chunked_runs = False    # PyTorch blocks and threads its own operations
     threads = False
-    dtypes = frozenset(_NAMES)
+    dtypes = frozenset(DTYPE_NAMES)
     random_hint = "torch (e.g. torch.randn(()) for random.gauss(0.0, 1.0))"
     function_modules = ("torch", "numpy")
 
