@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 
+from vectorize import backends
 from vectorize.rules import NUMPY
 
 PASSES = pathlib.Path(__file__).resolve().parent.parent / "vectorize" / "passes"
@@ -36,9 +37,9 @@ def namespace_text(source: str) -> list[tuple[int, str]]:
 
 # ---------------------------------------------------------------- the whole package
 PACKAGE = PASSES.parent
-_NAMESPACE_TEXT = re.compile(r"\b(np|torch|jnp)\.")
-# the alias each backend folder may write (``backends/<name>/``)
-_OWN_ALIAS = {"numpy": "np", "torch": "torch", "jax": "jnp"}
+# every registered backend's alias (and JAX's, before it is one)
+_ALIASES = {backends.get(name).alias for name in backends.KNOWN} | {"jnp"}
+_NAMESPACE_TEXT = re.compile(r"\b(" + "|".join(sorted(_ALIASES)) + r")\.")
 # NumPy's rule tables still in `vectorize/rules/`: wholly NumPy's, and the modules where
 # NumPy's rules sit beside rules the other backends share (`arrays.subscript`, ...)
 NUMPY_TABLES = {"numpy_rules.py", "math_rules.py", "builtins.py", "creation.py",
@@ -84,7 +85,7 @@ def _allowed(path: pathlib.Path) -> set[str]:
     """The aliases ``path`` may write: its backend's own, NumPy's in NumPy's rule tables."""
     parts = path.relative_to(PACKAGE).parts
     if parts[0] == "backends" and len(parts) > 2:
-        return {_OWN_ALIAS.get(parts[1], parts[1])}
+        return {backends.get(parts[1]).alias} if parts[1] in backends.KNOWN else set()
     if parts[0] == "rules" and parts[-1] in NUMPY_TABLES:
         return {"np"}
     if parts == ("rules", "doc.py"):
