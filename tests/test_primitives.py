@@ -40,10 +40,9 @@ PACKAGE = PASSES.parent
 # every registered backend's alias (and JAX's, before it is one)
 _ALIASES = {backends.get(name).alias for name in backends.KNOWN} | {"jnp"}
 _NAMESPACE_TEXT = re.compile(r"\b(" + "|".join(sorted(_ALIASES)) + r")\.")
-# NumPy's rule tables still in `vectorize/rules/`: wholly NumPy's, and the modules where
-# NumPy's rules sit beside rules the other backends share (`arrays.subscript`, ...)
-NUMPY_TABLES = {"numpy_rules.py", "math_rules.py", "builtins.py", "creation.py",
-                "arrays.py", "shapes.py", "linalg.py", "random.py"}
+# the modules of `vectorize/rules/` where NumPy's rules still sit beside what the other
+# backends share (`arrays.subscript`, `math_rules.FLOAT_FUNCTIONS` for the analysis, ...)
+NUMPY_TABLES = {"math_rules.py", "arrays.py", "shapes.py", "linalg.py", "random.py"}
 # prose about code, not code: exception messages and their suggestions, warnings, and a
 # rule's documentation (`Rule(name, family, explanation, before, after, ...)`)
 _PROSE_KEYWORDS = {"suggestion", "explanation", "before", "after", "name", "family"}

@@ -1,4 +1,7 @@
-"""NumPy: the default backend (its rule tables are the modules of `vectorize.rules`)."""
+"""NumPy: the default backend. Its own rule tables are this folder's `numpy_rules` (ufuncs and
+NumPy's elementwise functions), `builtins` and `creation`; it registers the shared ones of
+`vectorize.rules` too, and those whose NumPy rules still sit beside shared ones there
+(`math_rules`, `arrays`, `shapes`, `linalg`, `random`)."""
 
 from __future__ import annotations
 
@@ -18,19 +21,9 @@ class NumpyBackend(Backend):
     function_modules = ("numpy",)
 
     def build_registry(self):
-        from ...rules import (
-            arrays,
-            builtins,
-            creation,
-            lanes,
-            linalg,
-            math_rules,
-            numpy_rules,
-            operators,
-            random,
-            shapes,
-        )
+        from ...rules import arrays, lanes, linalg, math_rules, operators, random, shapes
         from ...rules.registry import Registry
+        from . import builtins, creation, numpy_rules
         reg = Registry(self)
         for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg,
                       shapes, random, creation):

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..syntax.templates import expr
-from .families import with_batch
-from .registry import Registry, Rule, Site
+from ...rules.families import with_batch
+from ...rules.registry import Registry, Rule, Site
+from ...syntax.templates import expr
 
 # functions whose first argument is the per-example shape
 SHAPED = ["zeros", "ones", "empty", "full"]
