@@ -21,8 +21,12 @@ KNOWN_CYCLES = [
     {"analysis.aliasing", "analysis.calls", "analysis.expressions", "analysis.float_semantics",
      "analysis.interpreter"},
     {"api", "rewrite.explain", "rewrite.module", "rewrite.marks"},
+    # the package's `torch_module` and dtype names, read by its table modules, which the
+    # package's `TorchBackend` imports when it builds its registry
     {"backends.torch", "backends.torch.examples", "backends.torch.random",
-     "backends.torch.rules"},
+     "backends.torch.rules", "backends.torch.common", "backends.torch.operators",
+     "backends.torch.elementwise", "backends.torch.reductions",
+     "backends.torch.math_builtins", "backends.torch.shapes", "backends.torch.products"},
 ]
 KNOWN_PRIVATE = {
     ("api", "vmap._VMapped"), ("rewrite.marks", "api._parse_gufunc_signature"),

@@ -4,8 +4,8 @@ The code keeps every tensor where it is (device and dtype of the arguments, noth
 NumPy) and is made of differentiable operations (``torch.where``, ``torch.einsum``, indexing),
 so autograd flows through it as through the per-example code. The analysis still works on
 NumPy examples (``example_of``): a tensor argument is represented by NumPy ones of the same
-dtype and per-example shape, and every rule of the torch tables (`rules.py`) says what its
-operation gives on such examples (``Rule.infer`` / ``Rule.shadow``).
+dtype and per-example shape, and every rule of the torch tables (registered by `rules.py`)
+says what its operation gives on such examples (``Rule.infer`` / ``Rule.shadow``).
 
 ``torch`` is an optional dependency, imported only when tensors are passed.
 """
