@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 
+from vectorize import backends
 from vectorize.rules import NUMPY
 
 PASSES = pathlib.Path(__file__).resolve().parent.parent / "vectorize" / "passes"
@@ -32,6 +33,85 @@ def namespace_text(source: str) -> list[tuple[int, str]]:
     return [(node.lineno, node.value) for node in ast.walk(tree)
             if isinstance(node, ast.Constant) and isinstance(node.value, str)
             and id(node) not in docs and _NP_TEXT.search(node.value)]
+
+
+# ---------------------------------------------------------------- the whole package
+PACKAGE = PASSES.parent
+# every registered backend's alias (and JAX's, before it is one)
+_ALIASES = {backends.get(name).alias for name in backends.KNOWN} | {"jnp"}
+_NAMESPACE_TEXT = re.compile(r"\b(" + "|".join(sorted(_ALIASES)) + r")\.")
+# the modules of `vectorize/rules/` where NumPy's rules still sit beside what the other
+# backends share (`arrays.subscript`, `math_rules.FLOAT_FUNCTIONS` for the analysis, ...)
+NUMPY_TABLES = {"math_rules.py", "arrays.py", "shapes.py", "linalg.py", "random.py"}
+# prose about code, not code: exception messages and their suggestions, warnings, and a
+# rule's documentation (`Rule(name, family, explanation, before, after, ...)`)
+_PROSE_KEYWORDS = {"suggestion", "explanation", "before", "after", "name", "family"}
+
+
+def _prose(tree: ast.AST) -> set[int]:
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            out.add(id(node.value))          # docstrings, attribute docstrings included
+        if isinstance(node, ast.Assign) and all(
+                isinstance(t, ast.Name) and t.id.endswith("_NOTE") for t in node.targets):
+            out |= {id(n) for n in ast.walk(node.value)}    # header notes of `.source()`
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+        prose = [k.value for k in node.keywords if k.arg in _PROSE_KEYWORDS]
+        if called.endswith(("Error", "Unsupported", "Exception", "Warning", "warn")):
+            prose += node.args + [k.value for k in node.keywords]
+        if called == "Rule":
+            prose += node.args[:5]
+        for part in prose:
+            out |= {id(n) for n in ast.walk(part)}
+    return out
+
+
+def generated_text(source: str) -> list[tuple[int, str]]:
+    """(line, text) of every string literal that spells a namespace (``np.``, ``torch.``,
+    ``jnp.``) in code the engine writes: prose (`_prose`) is left out."""
+    tree = ast.parse(source)
+    prose = _prose(tree)
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and id(node) not in prose and _NAMESPACE_TEXT.search(node.value)]
+
+
+def _allowed(path: pathlib.Path) -> set[str]:
+    """The aliases ``path`` may write: its backend's own, NumPy's in NumPy's rule tables."""
+    parts = path.relative_to(PACKAGE).parts
+    if parts[0] == "backends" and len(parts) > 2:
+        return {backends.get(parts[1]).alias} if parts[1] in backends.KNOWN else set()
+    if parts[0] == "rules" and parts[-1] in NUMPY_TABLES:
+        return {"np"}
+    if parts == ("rules", "doc.py"):
+        return {"np"}           # the engine's own rules documented, in NumPy's spelling
+    return set()
+
+
+def test_namespaces_are_spelled_only_in_their_backend():
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        allowed = _allowed(path)
+        hits = [(line, text) for line, text in generated_text(path.read_text())
+                if set(_NAMESPACE_TEXT.findall(text)) - allowed]
+        if hits:
+            found[str(path.relative_to(PACKAGE))] = hits
+    assert found == {}
+
+
+def test_the_whole_package_check_finds_namespace_text():
+    source = ('x = "torch.where({c}, {a}, {b})"\n'
+              'raise Unsupported("use np.where", node, suggestion="np.clip")\n'
+              'r = Rule("n", "f", "`np.sum` is", "np.sum(x)", "np.sum(x, axis=1)", f)\n'
+              'y = f"jnp.{name}"\n'
+              'COMPACTED_NOTE = "the form with `np.where`"\n')
+    assert [line for line, _ in generated_text(source)] == [1, 4]
+    assert _allowed(PACKAGE / "backends" / "torch" / "rules.py") == {"torch"}
+    assert _allowed(PACKAGE / "passes" / "compact.py") == set()
 
 
 def test_passes_write_no_numpy_text():

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import backends
+
 _counter = itertools.count(1)
 
 
@@ -76,7 +78,7 @@ class Origin:
     free: list
 
 
-def _import_line(alias: str, module: types.ModuleType) -> str:
+def import_line(alias: str, module: types.ModuleType) -> str:
     name = module.__name__
     if name == alias:
         return f"import {name}"
@@ -144,7 +146,7 @@ def print_module(specs, module, main, header: str = "") -> Printed:
         raise ValueError(f"the name `{backend.alias}` is used for something other than "
                          f"{backend.module_name}")
     # stdlib imports, then third-party ones, as isort would group them
-    groups = [sorted(_import_line(alias, mod) for alias, mod in imports.items()
+    groups = [sorted(import_line(alias, mod) for alias, mod in imports.items()
                      if (mod.__name__.split(".")[0] in sys.stdlib_module_names) == stdlib)
               for stdlib in (True, False)]
     import_lines = "\n\n".join("\n".join(g) for g in groups if g).split("\n")
@@ -170,8 +172,8 @@ def load(printed: Printed) -> Generated:
     """Compile and run the printed module; its text is registered in `linecache` (tracebacks
     and ``inspect.getsource`` show generated lines) for as long as the function lives."""
     text = printed.text
-    parallel = parallel_safe(printed.fallbacks, printed.referenced, printed.imports,
-                             printed.namespace)
+    parallel = backends.get(printed.backend).threads and parallel_safe(
+        printed.fallbacks, printed.referenced, printed.imports, printed.namespace)
     function = execute(text, printed.main, printed.namespace, printed.defaults)
     return Generated(source=text, function=function, backend=printed.backend,
                      result=printed.result, guards=printed.guards,

@@ -49,7 +49,6 @@ import warnings
 import numpy as np
 
 from .abstract import UNKNOWN, TupleValue, Value
-from .frontend import CACHE_ENV
 from .introspect import ClosureView, source_lines
 from .introspect import lookup as find_name
 
@@ -60,7 +59,7 @@ except ImportError:      # pragma: no cover -- another interpreter
 
 FORMAT = 1
 """Version of the entry format; an entry of another version is regenerated."""
-ENV = CACHE_ENV
+ENV = "VECTORIZE_CACHE_DIR"     # `frontend.CACHE_ENV`, which reads it without importing this
 MAGIC = b"vectorize-cache"
 SUFFIX = ".vzc"
 MAX_ARRAY_BYTES = 1 << 20

@@ -176,8 +176,8 @@ def rule_wrapper(fn, count: int, backend: str):
         return None
     name = getattr(fn, "__name__", None)
     module = getattr(fn, "__module__", None) or ""
-    owner = backends.get(backend).alias if module.split(".")[0] in (
-        backends.get(backend).module_name, "numpy") else None
+    owner = backends.get(backend).alias if module.split(".")[0] in \
+        backends.get(backend).function_modules else None
     if not (name and name.isidentifier() and owner):
         return None
     params = ", ".join(f"x{i}" for i in range(count))
@@ -277,10 +277,11 @@ def tuning(spec, func, params: dict, *, header: str, backend: str, cache_dir) ->
     form (``switchable_ifs``), it holds the way to make the specialization with them
     compacted (``build_compacted``, through the disk cache too), which `chunks.run` may time
     against ``spec`` on large batches. Not where a piece runs per example (it warns, and
-    would then warn twice), and only for NumPy (the runtime chooses forms for NumPy code
-    only)."""
+    would then warn twice), and only where the runtime chooses forms (the backend's
+    ``chunked_runs``)."""
+    from . import backends
     build_compacted = None
-    if spec.switchable_ifs and not spec.fallbacks and backend == "numpy":
+    if spec.switchable_ifs and not spec.fallbacks and backends.get(backend).chunked_runs:
         def build_compacted():
             return specialize(func, params, fallback="error",
                               header=f"{header}\n{COMPACTED_NOTE}", backend=backend,

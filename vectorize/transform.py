@@ -139,19 +139,10 @@ class FunctionJob:
         self.registry = module.registry
         self.namer = Namer(all_names(source.tree) | set(params))
         self.helper_nodes: dict[cst.CSTNode, str] = {}
-        self.mask_names: set[str] = set()     # `active` masks made by masked_loops
-        # values `masked_loops` gives the result of a loop's `return` before the loop (no lane
-        # reads them: each reads the result only once it returned), each with the loop's
-        # first `return`
-        self.placeholders: dict[str, cst.Return] = {}
         self.promoted: set[str] = set()       # created arrays that hold per-example data
-        self.loop_strategy: dict[str, str] = {}   # mask name -> "select" / "compact"
-        self.loop_facts: dict[str, tuple] = {}    # mask name -> (carried, read-only) for compact
-        # test name of each `if` chosen for compaction (`compact_ifs`) -> the analysis's
-        # `if_envs` for it, filled in by `batch_rules` for `compact`
-        self.compact_ifs: dict[str, tuple | None] = {}
-        self.batch_size_name: str | None = None   # set by batch_rules when it needs one
-        self.batch_len_params: set[str] = set()   # params whose len() batch_rules wrote for it
+        # what each pass leaves for later ones, by the type of its record, read through it
+        # (`passes.records`: ``MaskedLoopFacts.get(ctx)``)
+        self.records: dict[type, object] = {}
         self.last: Analysis | None = None
         self.read: dict[str, object] = {}     # free names any analysis resolved -> value
 

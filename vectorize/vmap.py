@@ -102,7 +102,7 @@ class _VMapped:
                            else "; ".join(spec.fallbacks), spec)
         if isinstance(spec, FallbackSpec):
             return self._loop(args, size)
-        if spec.backend == "numpy":
+        if backends.get(spec.backend).chunked_runs:
             out = chunks.run(spec, entry.tuning, call_args, batched, size, self.chunk_size,
                              _call)
         else:       # one call: the backend's library blocks and threads its own work
@@ -219,8 +219,10 @@ def _mapped_dtypes(leaves):
     """The dtypes of the mapped arrays, from the leaves' cache keys."""
     def walk(key):
         if isinstance(key, tuple) and key and key[0] == "b":
-            if not key[1].startswith("torch."):     # tensors: `example_of` checks dtypes
+            try:
                 yield np.dtype(key[1])
+            except TypeError:       # another namespace's key: `example_of` checks dtypes
+                pass
         elif isinstance(key, tuple):
             for part in key:
                 if isinstance(part, tuple):
@@ -239,14 +241,14 @@ def _take(arg, axis, n, backend):
 
 
 def _backend_of_args(args) -> str:
-    """The backend of a call: the first argument (or tuple item) that is another
-    namespace's array decides; NumPy otherwise."""
+    """The backend of a call: the first argument (or tuple item) that another backend
+    claims decides; the default one (NumPy) otherwise."""
     for arg in args:
         name = _backend_of_args(arg) if isinstance(arg, (tuple, list)) else \
             backends.of_value(arg)
-        if name is not None and name != "numpy":
+        if name is not None and name != backends.DEFAULT:
             return name
-    return "numpy"
+    return backends.DEFAULT
 
 
 def _backend_of(leaves) -> str:
@@ -332,10 +334,7 @@ def _place_outputs(out, result, out_axes, size, backend, call_args):
 
 
 def _place(out, result, axis, size, backend, call_args):
-    if backend.name == "numpy":
-        arr = np.asarray(out)
-    else:
-        arr = out if backend.claims(out) else None
+    arr = backend.as_result(out)
     # a batched result can still come back without its batch axis on a path that returned an
     # unbatched value (an `if` on an unbatched test): broadcast it like an unbatched one
     if arr is None or not getattr(result, "batched", False) or arr.ndim <= result.rank:

@@ -264,6 +264,10 @@ class Aliasing:
         allocates it with the batch axis in front); writing into arguments or globals would
         change the caller's objects and is rejected."""
         name = target.value.value
+        if not self.registry.primitives.in_place_writes:
+            raise Unsupported("writing into an array: the arrays of this backend cannot be "
+                              "written in place", target,
+                              "build the array from its pieces (a stack or a concatenation)")
         if name not in env.values or name in self.params:
             raise Unsupported(f"writing into `{name}` changes an array the function did not "
                               "create (the caller's argument or a global)", target,

@@ -1,25 +1,29 @@
 """The array namespaces generated code can be written for, one folder each.
 
-A specialization is written for one backend, chosen from the call's arguments (`backend_of`):
-PyTorch where an argument is a ``torch.Tensor``, NumPy otherwise. ``get(name)`` gives the
-backend object (`base.Backend`), made once; a backend's own dependencies (``torch``) are
-imported only when it is used.
+A specialization is written for one backend, chosen from the call's arguments: the backend
+that claims one of them (`of_value`, `Backend.claims`: PyTorch for a ``torch.Tensor``), the
+default one (NumPy) otherwise. ``get(name)`` gives the backend object (`base.Backend`), made
+once; a backend's own dependencies (``torch``) are imported only when it is used.
+
+A new backend is registered with one line in `KNOWN` (``docs/design.md``, "Adding a backend").
 """
 
 from __future__ import annotations
 
 import importlib
-import sys
 import threading
 
 from .base import Backend
 
-# name -> "module:class", imported on first use
+# name -> "module:class", imported on first use; the first is the default, the namespace of
+# values no other backend claims (Python numbers, lists, NumPy arrays)
 KNOWN = {
     "numpy": "vectorize.backends.numpy:NumpyBackend",
     "torch": "vectorize.backends.torch:TorchBackend",
 }
+DEFAULT = next(iter(KNOWN))
 _made: dict[str, Backend] = {}
+_claimants: list[Backend] = []      # the other backends, made on the first `of_value`
 _lock = threading.Lock()
 
 
@@ -37,11 +41,13 @@ def get(name: str) -> Backend:
 
 
 def of_value(value) -> str | None:
-    """The name of the backend whose array ``value`` is, None for anything else (NumPy
-    arrays and scalars included: they need no backend of their own)."""
-    torch = sys.modules.get("torch")
-    if torch is not None and isinstance(value, torch.Tensor):
-        return "torch"
+    """The name of the backend whose array ``value`` is, None for anything else (the default
+    backend's arrays and scalars included: they need no backend of their own)."""
+    if not _claimants:
+        _claimants[:] = [get(name) for name in KNOWN if name != DEFAULT]   # one assignment
+    for backend in _claimants:
+        if backend.claims(value):
+            return backend.name
     return None
 
 
@@ -53,4 +59,4 @@ def foreign_example(value):
     return get(name).example_of(value, batched=False)
 
 
-__all__ = ["KNOWN", "Backend", "foreign_example", "get", "of_value"]
+__all__ = ["DEFAULT", "KNOWN", "Backend", "foreign_example", "get", "of_value"]

@@ -41,6 +41,22 @@ class Backend:
     module_name = "?"       # the module behind it ("numpy")
     quiet: str | None = None   # a context expression under which nothing warns, if any
 
+    # What generated code in this namespace may do. The engine asks these flags, never a
+    # backend's name.
+    in_place_writes = True   # arrays the function creates may be written into (`y[i] = v`)
+    compaction = True        # branches and loops may run on gathered lanes (`gather`,
+    #                          `scatter`); without it every per-example `if` and loop selects
+    chunked_runs = True      # the runtime may split a call into chunks of the batch and time
+    #                          the select form against the compacted one (`chunks.run`); else
+    #                          one call (the library blocks and threads its own work)
+    threads = True           # its functions may run on several threads at once (chunks do)
+    dtypes: frozenset[str] | None = None    # the NumPy dtype names it computes in (None: all)
+    # how to draw random numbers for every example instead of Python's `random` (its
+    # refusal says it)
+    random_hint = "the namespace's own random functions"
+    # top-level modules whose functions `vmap(f)` may wrap as ``alias.name`` (`vmap(np.sin)`)
+    function_modules: tuple[str, ...] = ()
+
     def __init__(self):
         # how the passes recognise what they wrote: a `with` on any call of `quiet`'s
         # function, and the calls that only move data (they cannot warn)
@@ -72,6 +88,15 @@ class Backend:
     def claims(self, value) -> bool:
         """Whether an argument value is one of this namespace's arrays."""
         raise NotImplementedError
+
+    def supports_dtype(self, dtype) -> bool:
+        """Whether generated code can compute in the NumPy dtype ``dtype``."""
+        return self.dtypes is None or dtype.name in self.dtypes
+
+    def as_result(self, value):
+        """A result of generated code as one of the namespace's arrays, None where it is not
+        one (a Python value the code returned as it is)."""
+        return value if self.claims(value) else None
 
     def example_of(self, array, batched: bool):
         """A NumPy example of one of the namespace's arrays: its dtype and (per-example,
@@ -191,4 +216,39 @@ class Backend:
     def dtype_named(self, dtype) -> str:
         """The namespace's scalar type named after the dtype (``np.int64`` for a
         ``longlong`` too)."""
+        raise NotImplementedError
+
+    def with_batch(self, batch: str, shape: str) -> str:
+        """The tuple of the batch length and a per-example shape (an int, a tuple or an
+        array of ints)."""
+        raise NotImplementedError
+
+    def any_lane(self, mask: str) -> str:
+        """Whether any lane of a 1-d boolean mask is true, as a condition of ``if``/``while``
+        (a masked loop runs while one does, a ``raise`` happens if one would)."""
+        raise NotImplementedError
+
+    def first_lane(self, mask: str) -> str:
+        """The index of the first true lane of a 1-d boolean mask with one (the example
+        whose values make an exception's message)."""
+        raise NotImplementedError
+
+    def gather(self, x: str, lanes: str) -> str:
+        """The rows ``lanes`` (lane indices, or a 1-d boolean mask of the rows to keep) of
+        the array ``x``, as a new array."""
+        return f"{x}[{lanes}]"
+
+    def scatter(self, x: str, lanes: str, values: str) -> str:
+        """A statement that writes ``values`` into the rows ``lanes`` of the array ``x``, in
+        place (compaction: the gathered lanes put back)."""
+        return f"{x}[{lanes}] = {values}"
+
+    def copy(self, x: str) -> str:
+        """A copy of the array ``x`` (one a later write into ``x`` does not change)."""
+        raise NotImplementedError
+
+    def constant_array(self, items: str, dtype, like: str | None = None) -> str:
+        """An array of a constant list or tuple of Python numbers (indexed by per-example
+        integers), in ``dtype`` (the NumPy dtype the numbers make, as Python holds them),
+        on the device of the array ``like`` where devices matter."""
         raise NotImplementedError

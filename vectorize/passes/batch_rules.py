@@ -1,6 +1,9 @@
 """Apply the batching rules: every operation on batched values becomes its array form.
 
 Assumes: all control flow on batched values is gone (earlier passes); the current analysis.
+Reads: `records.MaskedLoopFacts` (masks, strategies, placeholders) and
+`records.CompactedIfs`. Writes: `records.BatchedLoopFacts` (the loops to compact, the batch
+length's name and parameters) and the values of `CompactedIfs` (`compact.record_if_facts`).
 Guarantees: each operator, call, conditional expression and boolean operation with a batched
 input is replaced by what its rule in the registry generates; operations on unbatched values
 are untouched; calls of the user's own functions go to their batched specializations; a call
@@ -22,6 +25,7 @@ from ..rules.registry import Site
 from ..syntax.edit import AugmentedToAssignment, as_assignment
 from ..syntax.templates import expr
 from ..syntax.traversal import rewrite
+from .records import BatchedLoopFacts, CompactedIfs, MaskedLoopFacts
 from .simplify import _single_target_assign
 
 
@@ -129,7 +133,7 @@ class _ApplyRules(cst.CSTTransformer):
                           [original_node.value], [updated_node.value], parts=parts)
         if original_node in self.analysis.copied_reads:
             # a scalar per example, which the array it is read from must not change later
-            new = expr("{x}.copy()", x=new)
+            new = expr(self.prims.copy("{x}"), x=new)
         return new
 
     def _batch_size(self) -> cst.BaseExpression:
@@ -147,7 +151,8 @@ class _ApplyRules(cst.CSTTransformer):
         stable = [name for name in batched if name not in self._written]
         self._like = (stable or batched)[0]     # an array on the arguments' device
         if stable:
-            self.ctx.batch_len_params.add(stable[0])    # `compact`: the lanes' count inside
+            # `compact`: the lanes' count inside
+            BatchedLoopFacts.get(self.ctx).batch_len_params.add(stable[0])
             return expr("len({x})", x=cst.Name(stable[0]))
         if self.size_name is None:
             self.size_name = (self.ctx.namer.fresh("batch_size"), batched[0])
@@ -161,7 +166,7 @@ class _ApplyRules(cst.CSTTransformer):
         arrays (`_array_only_reads`) or the code after the loop; a carry used only inside
         the loop keeps its scalar start (NumPy broadcasting takes it)."""
         from ..syntax.traversal import walk
-        masked = any(type(n) is cst.Name and n.value in self.ctx.mask_names
+        masked = any(type(n) is cst.Name and n.value in MaskedLoopFacts.get(self.ctx).masks
                      for n in walk(original_node))
         entry = self.analysis.loop_entry.get(original_node, {})
         head = self.analysis.loop_head.get(original_node, {})
@@ -241,7 +246,7 @@ class _ApplyRules(cst.CSTTransformer):
         dtype_code = None if value.dtype.kind in "SU" else prims.dtype_named(value.dtype)
         size = self._batch_size()
         rank = start.rank if isinstance(start, Value) else value.rank
-        if rank < value.rank and name not in self.ctx.placeholders:
+        if rank < value.rank and name not in MaskedLoopFacts.get(self.ctx).placeholders:
             shown = f"`{name}`" if name else "this value"
             raise Unsupported(f"{shown} is {_shape_words(rank)} the same for every example "
                               f"{paths[0]} and a per-example {_shape_words(value.rank)[2:]} "
@@ -629,11 +634,12 @@ def _compacted_if_operands(loop, func, ctx, analysis) -> set[str]:
     from ..syntax.traversal import walk
     from .compact import array_operands
     out: set[str] = set()
-    if not ctx.compact_ifs:
+    compacted = CompactedIfs.get(ctx).tests
+    if not compacted:
         return out
     live = None
     for n in walk(loop.body):
-        if type(n) is cst.If and type(n.test) is cst.Name and n.test.value in ctx.compact_ifs:
+        if type(n) is cst.If and type(n.test) is cst.Name and n.test.value in compacted:
             envs = analysis.if_envs.get(n)
             if envs is not None and envs[0] is not None:
                 live = live or liveness_of(func)
@@ -669,7 +675,7 @@ def _loop_facts(func, ctx, analysis) -> None:
     assigned in it, batched) with their dtypes, and the batched values it only reads."""
     from ..syntax.traversal import walk
     from .compact import loop_mask
-    wanted = {m for m, s in ctx.loop_strategy.items() if s == "compact"}
+    wanted = {m for m, s in MaskedLoopFacts.get(ctx).strategy.items() if s == "compact"}
     loops = [n for n in walk(func) if loop_mask(n) in wanted] if wanted else []
     if not loops:
         return
@@ -681,7 +687,7 @@ def _loop_facts(func, ctx, analysis) -> None:
             # one loop copied into several branches (the code after an early `return` runs
             # in each): the copies share their mask's name, and the facts are per name, so
             # they keep the select form (same results)
-            ctx.loop_facts.pop(active, None)
+            BatchedLoopFacts.get(ctx).loops.pop(active, None)
             continue
         batched: dict[str, object] = {}
         for n in walk(loop):
@@ -714,7 +720,7 @@ def _loop_facts(func, ctx, analysis) -> None:
                 for name, _ in carried):
             continue   # not enough known to allocate the scattered arrays: keep select
         read_only = {name for name in batched if name not in assigned}
-        ctx.loop_facts[active] = (carried, read_only)
+        BatchedLoopFacts.get(ctx).loops[active] = (carried, read_only)
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
@@ -731,7 +737,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     out = rewrite(func, apply)
     if apply.size_name is not None:
         name, param = apply.size_name
-        ctx.batch_size_name = name
+        BatchedLoopFacts.get(ctx).batch_size_name = name
         body = list(out.body.body)
         at = 1 if body and _is_docstring(body[0]) else 0
         body.insert(at, cst.parse_statement(f"{name} = len({param})\n"))

@@ -1,10 +1,11 @@
 """Compaction: work only on the examples (lanes) that need it.
 
-Assumes: array code from `batch_rules`, which recorded from the scalar-form analysis
-``ctx.loop_facts[active]`` for each masked loop to be compacted (the variables it carries with
-their dtypes, and the batched values it only reads) and ``ctx.compact_ifs[cond]`` for each
-``if cond:`` that `compact_ifs` chose (the analysis's values of the variables entering it,
-after each branch and at the join).
+Assumes: array code from `batch_rules`, which recorded from the scalar-form analysis, for
+each masked loop to be compacted, the variables it carries with their dtypes and the batched
+values it only reads, and for each ``if cond:`` that `compact_ifs` chose, the analysis's
+values of the variables entering it, after each branch and at the join.
+Reads: `records.BatchedLoopFacts` (the loops, the batch length's name and parameters) and
+`records.CompactedIfs` (the ``if``s and their values). Writes: no record.
 Guarantees: the same values, dtypes included, as the select form.
 
 *Loops.* A masked ``while`` loop (or a ``for`` loop left by a per-example ``break``) runs over
@@ -48,6 +49,7 @@ from ..rules.lanes import ANY_LANE
 from ..syntax.edit import RenameNames
 from ..syntax.templates import parse_expr, parse_stmt, render
 from ..syntax.traversal import children, recalled, remember, rewrite, walk
+from .records import BatchedLoopFacts, CompactedIfs
 
 
 # ------------------------------------------------------------------------- shared helpers
@@ -55,14 +57,14 @@ def _statements(lines: list[str]) -> list:
     return [parse_stmt(line + "\n") for line in lines]
 
 
-def _gathers(local: dict[str, str], lanes: str, names) -> list[str]:
+def _gathers(prims, local: dict[str, str], lanes: str, names) -> list[str]:
     """``x_lanes = x[lanes]``: the values of the lanes (rows of per-example arrays)."""
-    return [f"{local[name]} = {name}[{lanes}]" for name in names]
+    return [f"{local[name]} = {prims.gather(name, lanes)}" for name in names]
 
 
-def _scatters(local: dict[str, str], lanes: str, names) -> list[str]:
+def _scatters(prims, local: dict[str, str], lanes: str, names) -> list[str]:
     """``x[lanes] = x_lanes``: the gathered values back in place."""
-    return [f"{name}[{lanes}] = {local[name]}" for name in names]
+    return [prims.scatter(name, lanes, local[name]) for name in names]
 
 
 def _renamed(stmts: list, local: dict[str, str]) -> list:
@@ -171,13 +173,14 @@ def loop_mask(loop) -> str | None:
 def record_if_facts(func: cst.FunctionDef, ctx, analysis) -> None:
     """For each ``if`` chosen for compaction, what the scalar-form analysis knows of its
     variables (called by `batch_rules`, whose output the analysis can no longer read)."""
-    if not ctx.compact_ifs:
+    compacted = CompactedIfs.get(ctx).tests
+    if not compacted:
         return
     for node in walk(func):
         if type(node) is cst.If and isinstance(node.test, cst.Name) \
-                and node.test.value in ctx.compact_ifs:
+                and node.test.value in compacted:
             batched = analysis.batched_tests.get(node, False)
-            ctx.compact_ifs[node.test.value] = analysis.if_envs.get(node) if batched else None
+            compacted[node.test.value] = analysis.if_envs.get(node) if batched else None
 
 
 def array_operands(node: cst.If, entry: dict, live: set) -> set[str]:
@@ -227,7 +230,7 @@ class _Compact(cst.CSTTransformer):
     def _size(self, lanes: str) -> dict:
         """The batch size kept in a name (`batch_rules`) is the number of lanes inside a
         compacted region."""
-        name = self.ctx.batch_size_name
+        name = BatchedLoopFacts.get(self.ctx).batch_size_name
         return {name: parse_expr(self.prims.size(lanes))} if name else {}
 
     def _local(self, stmts: list, local: dict[str, str], lanes: str) -> list:
@@ -235,7 +238,7 @@ class _Compact(cst.CSTTransformer):
         and the batch size (a name, or ``len(x)`` of a parameter the region does not gather)
         to the number of lanes."""
         out = _renamed(stmts, {**local, **self._size(lanes)})
-        sized = self.ctx.batch_len_params - set(local)
+        sized = BatchedLoopFacts.get(self.ctx).batch_len_params - set(local)
         if sized:
             out = [rewrite(s, _BatchLength(sized, self.prims.size(lanes))) for s in out]
         return out
@@ -243,7 +246,7 @@ class _Compact(cst.CSTTransformer):
     # -- loops
     def _gathered_loop(self, active: str, body: list):
         """(statements before the loop, its new body, statements after it, lanes name)."""
-        carried, read_only = self.ctx.loop_facts[active]
+        carried, read_only = BatchedLoopFacts.get(self.ctx).loops[active]
         lanes = self.fresh("lanes")
         names = [n for n, _ in carried] + sorted(read_only) + [active]
         local = {name: self.fresh(f"{name}_lanes") for name in names}
@@ -252,15 +255,16 @@ class _Compact(cst.CSTTransformer):
         # a copy: the loop scatters into it (never into the caller's array)
         lines += [f"{name} = {prims.astype(name, prims.dtype_code(dtype))}"
                   for name, dtype in carried]
-        lines += _gathers(local, lanes, names)
+        lines += _gathers(prims, local, lanes, names)
         g_active = local[active]
-        compaction = _scatters(local, lanes, [n for n, _ in carried])
-        compaction.append(f"{lanes} = {lanes}[{g_active}]")
-        compaction += [f"{local[n]} = {local[n]}[{g_active}]" for n in names if n != active]
-        compaction.append(f"{g_active} = {g_active}[{g_active}]")
+        compaction = _scatters(prims, local, lanes, [n for n, _ in carried])
+        compaction.append(f"{lanes} = {prims.gather(lanes, g_active)}")
+        compaction += [f"{local[n]} = {prims.gather(local[n], g_active)}"
+                       for n in names if n != active]
+        compaction.append(f"{g_active} = {prims.gather(g_active, g_active)}")
         check = parse_stmt(f"if 2 * {prims.count(g_active)} <= {prims.size(lanes)}:\n"
                            + "".join(f"    {line}\n" for line in compaction))
-        after = _statements(_scatters(local, lanes, [n for n, _ in carried]))
+        after = _statements(_scatters(prims, local, lanes, [n for n, _ in carried]))
         return (_statements(lines), self._local(body, local, lanes) + [check],
                 after, lanes)
 
@@ -280,7 +284,7 @@ class _Compact(cst.CSTTransformer):
 
     def leave_While(self, original_node, updated_node):
         active = loop_mask(updated_node)
-        if active is None or active not in self.ctx.loop_facts:
+        if active is None or active not in BatchedLoopFacts.get(self.ctx).loops:
             return updated_node
         before, body, _after, lanes = self._gathered_loop(active, list(updated_node.body.body))
         loop = updated_node.with_changes(test=parse_expr(self.prims.size(lanes)),
@@ -289,7 +293,7 @@ class _Compact(cst.CSTTransformer):
 
     def leave_For(self, original_node, updated_node):
         active = loop_mask(updated_node)
-        if active is None or active not in self.ctx.loop_facts:
+        if active is None or active not in BatchedLoopFacts.get(self.ctx).loops:
             return updated_node
         # the loop's own stop (`if not active.any(): break`) becomes one on the lanes left
         before, body, after, lanes = self._gathered_loop(active,
@@ -301,9 +305,9 @@ class _Compact(cst.CSTTransformer):
     # -- ifs
     def leave_If(self, original_node, updated_node):
         test = updated_node.test
-        if not (isinstance(test, cst.Name) and test.value in self.ctx.compact_ifs):
+        if not (isinstance(test, cst.Name) and test.value in CompactedIfs.get(self.ctx).tests):
             return updated_node
-        facts = self.ctx.compact_ifs[test.value]
+        facts = CompactedIfs.get(self.ctx).tests[test.value]
         if facts is None:
             return updated_node            # not batched after all: a plain Python `if`
         if any(env is None for env in facts):
@@ -338,7 +342,7 @@ class _Compact(cst.CSTTransformer):
             for name in local:
                 if name in entry and (name in exposed or (name in live
                                                           and name not in definite)):
-                    lines.append(f"{local[name]} = {name}[{lanes}]"
+                    lines.append(f"{local[name]} = {self.prims.gather(name, lanes)}"
                                  if _is_batched(entry[name]) else f"{local[name]} = {name}")
             out += _statements(lines) + self._local(stmts, local, lanes)
             done.append((lanes, local, written, definite, values))
@@ -376,7 +380,7 @@ class _Compact(cst.CSTTransformer):
         else:
             shape = size if value.rank == 0 else f"({size}, *{prims.shape(name)})"
             base = f"{name} = {prims.full(shape, name, dtype, cond)}"
-        return [base] + [f"{name}[{lanes}] = {local}" for lanes, local, _ in sources]
+        return [base] + [prims.scatter(name, lanes, local) for lanes, local, _ in sources]
 
 
 def _numbered_in_order(func: cst.FunctionDef, made: dict[str, str]) -> cst.FunctionDef:
@@ -446,8 +450,8 @@ def _moves_data_only(stmt, data_calls) -> bool:
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    ifs = any(facts is not None for facts in ctx.compact_ifs.values())
-    if not ctx.loop_facts and not ifs:
+    ifs = any(facts is not None for facts in CompactedIfs.get(ctx).tests.values())
+    if not BatchedLoopFacts.get(ctx).loops and not ifs:
         return func
     compact = _Compact(ctx, Liveness(func) if ifs else None)
     return _numbered_in_order(rewrite(func, compact), compact.made)

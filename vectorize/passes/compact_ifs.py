@@ -2,10 +2,12 @@
 
 Assumes: scalar-style code after `masked_loops` and `early_return` (no ``return`` under a
 batched condition is left); the current analysis.
+Reads: `records.MaskedLoopFacts` (the masks: a loop's guard keeps the loop's strategy).
+Writes: `records.CompactedIfs` (the tests of the ``if``s it chose).
 Guarantees: ``elif`` chains became ``else: if`` (each ``if`` of the chain is chosen on its
 own). Every batched ``if`` chosen for compaction tests a fresh variable assigned just before
-it, ``cond = <test>`` (a truth value), whose name is a key of ``ctx.compact_ifs``. Nothing else
-changes, so the code keeps its per-example meaning. `if_to_where` turns every other batched
+it, ``cond = <test>`` (a truth value), whose name it records (`records.CompactedIfs`). Nothing
+else changes, so the code keeps its per-example meaning. `if_to_where` turns every other batched
 ``if`` into merges (the *select* form) and leaves these alone; `batch_rules` records what the
 analysis knows about them; `compact` makes each branch work only on its own lanes.
 
@@ -62,6 +64,7 @@ from .batch_rules import flows_into, padded_names, promoted_value
 from .compact import array_operands, scatter_dtype_ok
 from .if_to_where import _ElifToNestedIf, _errstate, warning_parts
 from .masked_loops import strategy_of
+from .records import CompactedIfs, MaskedLoopFacts
 from .simplify import _is_errstate as _is_quiet
 
 OPERATION_COST = 1
@@ -283,8 +286,11 @@ class _Choose(cst.CSTTransformer):
         if not analysis.batched_tests.get(node, False):
             return True
         test = node.test
-        if isinstance(test, cst.Name) and test.value in self.ctx.mask_names:
+        if isinstance(test, cst.Name) and test.value in MaskedLoopFacts.get(self.ctx).masks:
             return True      # the guard of a masked loop: the loop has its own strategy
+        if not self.ctx.registry.primitives.compaction:
+            self._no_piece_on_every_lane(node)      # the backend cannot gather lanes
+            return True
         comment = strategy_comment(node)
         choice = comment or ("compact" if self._worth_it(node) else "select")
         if choice == "select" and comment is not None or not self._possible(node):
@@ -301,16 +307,16 @@ class _Choose(cst.CSTTransformer):
                 self.quiet.add(node)
         boolean = getattr(analysis.values.get(test), "kind", "?") == "b"
         if (isinstance(test, cst.Name) and test.value in self.ctx.namer.generated
-                and test.value not in self.ctx.compact_ifs and boolean
+                and test.value not in CompactedIfs.get(self.ctx).tests and boolean
                 and test.value not in writes(node) and self.tests[test.value] == 1):
             # (its name marks this `if` for `if_to_where` and `compact`: not where another
             # `if` tests the same flag, `if returned:` after an inner loop and after the
             # outer one)
             self.chosen[node] = None           # already a name of the engine's own
-            self.ctx.compact_ifs[test.value] = None
+            CompactedIfs.get(self.ctx).tests[test.value] = None
         else:
             self.chosen[node] = cond = self.ctx.namer.fresh("cond")
-            self.ctx.compact_ifs[cond] = None
+            CompactedIfs.get(self.ctx).tests[cond] = None
         self.boolean[node] = boolean
         return True
 

@@ -1,6 +1,8 @@
 """Lower ``return`` under batched conditions into single-exit form.
 
 Assumes: scalar-style code; the current analysis (which ``if`` tests are batched).
+Reads: `records.MaskedLoopFacts` (the placeholders: a result no lane returns). Writes: no
+record.
 Guarantees: when some ``return`` sits under a batched condition, the function ends in exactly
 one ``return``; every other ``return`` became an assignment of the result variable, and the
 statements that followed a conditional ``return`` moved into the branch that falls through
@@ -31,6 +33,7 @@ from ..syntax.traversal import statements
 from .batch_rules import _is_docstring
 from .continuations import ContinuationLowering, check_returned_shapes
 from .masked_loops import _has_literal, _literal_for
+from .records import MaskedLoopFacts
 
 
 def _has_return(node) -> bool:
@@ -111,8 +114,9 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     same = (values and all(isinstance(v, cst.Name) for v in values)
             and len({v.value for v in values}) == 1)
     result = values[0].value if same else ctx.namer.fresh("result")
-    if same and result in ctx.placeholders:
-        _no_placeholder_returned(analysis, returns, ctx.placeholders[result])
+    placeholders = MaskedLoopFacts.get(ctx).placeholders
+    if same and result in placeholders:
+        _no_placeholder_returned(analysis, returns, placeholders[result])
     # a long continuation runs after the `if` under a flag instead of being copied into both
     # branches (`continuations.COPY_LIMIT`), where `result` can have a value before: a
     # literal of the type of what the function returns

@@ -2,6 +2,9 @@
 
 Assumes: returns under batched conditions were lowered (`early_return`); the current
 analysis and liveness of the function.
+Reads: `records.MaskedLoopFacts` (masks, placeholders) and `records.CompactedIfs` (the
+``if``s it leaves to `compact`). Writes: `MaskedLoopFacts.alias` (a branch's copy of a
+placeholder).
 Guarantees: no ``if`` whose test is batched remains. Both branches run on every lane, one
 after the other; each variable a branch assigns that is read later (or by the other branch)
 gets a branch-local name (``root_if``, ``root_else``), and each live variable is merged with
@@ -29,6 +32,7 @@ from ..liveness import body_of, exposed_reads, liveness_of, reads, target_names,
 from ..syntax.edit import AUGMENTED_TO_BINARY, AugmentedToAssignment, RenameNames, with_changes
 from ..syntax.templates import expr
 from ..syntax.traversal import rewrite, statements, walk
+from .records import CompactedIfs, MaskedLoopFacts
 
 
 def _line(node) -> cst.SimpleStatementLine:
@@ -112,10 +116,10 @@ class _IfToWhere(cst.CSTTransformer):
     def masks(self) -> set[str]:
         """The masks of loops whose lanes stop at different times (a uniform loop needs
         none)."""
-        if not self.ctx.mask_names:
+        if not MaskedLoopFacts.get(self.ctx).masks:
             return set()
         return {n.value for n, v in self.analysis.values.items()
-                if type(n) is cst.Name and n.value in self.ctx.mask_names
+                if type(n) is cst.Name and n.value in MaskedLoopFacts.get(self.ctx).masks
                 and getattr(v, "batched", False)}
 
     def _batched_masks(self, block) -> set[str]:
@@ -130,7 +134,7 @@ class _IfToWhere(cst.CSTTransformer):
         if not self.analysis.batched_tests.get(original_node, False):
             return updated_node
         if isinstance(updated_node.test, cst.Name) and updated_node.test.value in \
-                self.ctx.compact_ifs:
+                CompactedIfs.get(self.ctx).tests:
             return updated_node     # chosen by `compact_ifs`: `compact` gathers its lanes
         live_out = self.liveness.live_after.get(original_node, set())
         defined = self.analysis.defined_before.get(original_node, set())
@@ -159,8 +163,9 @@ class _IfToWhere(cst.CSTTransformer):
             for name in sorted(writes_):
                 if name in live_out or name in other_reads or name in test_r:
                     out[name] = self.ctx.namer.fresh(f"{name}_{suffix}")
-                    if name in self.ctx.placeholders:     # its copy in the branch too
-                        self.ctx.placeholders[out[name]] = self.ctx.placeholders[name]
+                    loops = MaskedLoopFacts.get(self.ctx)
+                    if name in loops.placeholders:     # its copy in the branch too
+                        loops.alias(out[name], name)
             return out
 
         then_map = renames(then_w, else_r, "if")

@@ -3,6 +3,8 @@
 Assumes: scalar-style code; the current analysis, which marks *masked* loops (a batched
 ``while`` test, a ``for`` over a ``range`` with batched bounds, or ``break``/``continue``/
 ``return`` under a batched condition).
+Reads: no record. Writes: `records.MaskedLoopFacts` (its masks, their strategies, the
+placeholders of results returned in loops).
 Guarantees: every masked loop becomes a loop over an unbatched condition,
 ``while __any_lane__(active):`` (or the original unbatched ``for``), whose body runs under
 ``if active:``. ``break`` clears ``active``; ``continue`` skips to the end of the iteration;
@@ -34,6 +36,7 @@ from ..rules.lanes import ANY_LANE
 from ..syntax.templates import bare_code, parse_expr, parse_stmt
 from ..syntax.traversal import children, rewrite, statements, walk
 from .continuations import ContinuationLowering, check_returned_shapes
+from .records import MaskedLoopFacts
 
 _EXITS = (cst.Break, cst.Continue, cst.Return)
 
@@ -128,9 +131,12 @@ class _Names:
         return self._result
 
     def mask(self, strategy: str = "select") -> str:
+        if not self.ctx.registry.primitives.compaction:
+            strategy = "select"         # the backend cannot gather lanes
         name = self.ctx.namer.fresh("active")
-        self.ctx.mask_names.add(name)
-        self.ctx.loop_strategy[name] = strategy
+        facts = MaskedLoopFacts.get(self.ctx)
+        facts.masks.add(name)
+        facts.strategy[name] = strategy
         return name
 
 
@@ -190,7 +196,7 @@ class _MaskLoops(cst.CSTTransformer):
         literal = _literal_for(values[0]) if values else "None"
         # a number also where a vector is returned: `batch_rules` makes it an array that
         # broadcasts against the returned values
-        self.ctx.placeholders.setdefault(result, next(
+        MaskedLoopFacts.get(self.ctx).placeholders.setdefault(result, next(
             (node for node, _ in self.analysis.returns if id(node) in inside), None))
         return [_assign(returned, "False"), _assign(result, literal)]
 
@@ -210,6 +216,8 @@ class _MaskLoops(cst.CSTTransformer):
         if not self._needs(original_node):
             return updated_node
         strategy = strategy_of(original_node, default="compact")
+        if not self.ctx.registry.primitives.compaction:
+            strategy = "select"
         active = self.names.mask(strategy)
         test = updated_node.test
         if strategy == "select" and _shares_work(updated_node.test, updated_node.body):

@@ -3,6 +3,7 @@ evaluates them.
 
 Assumes: scalar-style code; the current analysis (``decided``: the tests known exactly for
 this specialization).
+Reads and writes no record (`records`).
 Guarantees: an ``if``, ``elif``, ``while``, conditional expression or ``and``/``or`` whose test
 is known exactly (a literal, a global, an argument the code is specialized on: ``w is not
 None`` with ``w=None``, ``method == "d8"``) keeps only the code that runs for it (a branch that

@@ -2,6 +2,7 @@
 
 Assumes: scalar-style code; the analysis (``sequence_loops``: the ``for`` statements over
 per-example arrays, with ``enumerate`` and ``zip`` taken apart).
+Reads and writes no record (`records`).
 Guarantees: ``for e in v`` over a per-example array ``v`` is a loop over ``range(len(v))``
 that binds ``e = v[i]`` first thing in its body: every example has the same length (the batch
 has one shape per argument), so the loop is a Python loop the passes after know how to batch

@@ -2,6 +2,7 @@
 
 Assumes: scalar-style code, after `simplify`. An expression first met as the whole value of an
 assignment (``tmp = t * b``) is left alone: `simplify` already reused that variable.
+Reads and writes no record (`records`).
 Guarantees: the same per-example meaning; fewer array operations. An expression is shared
 only where every lane evaluates every occurrence anyway: in statements of the same block, at
 eager positions (not the arms of a conditional expression or the right operand of

@@ -1,6 +1,7 @@
 """Tidy what earlier passes left behind, as a person would have written it.
 
 Assumes: scalar-style code.
+Reads and writes no record (`records`).
 Guarantees: the same per-example meaning. A batched expression computed again while the
 variable it was assigned to still holds it (nothing it reads was reassigned) is replaced by
 that variable (``tmp = t * b`` ... ``t * b`` -> ``tmp``); only operators and calls with a

@@ -371,7 +371,7 @@ def _add_imports(module: cst.Module, needed: dict) -> cst.Module:
     would put it (``__future__``, the standard library, then the others, by module name)."""
     if not needed:
         return module
-    from ..codegen import _import_line
+    from ..codegen import import_line
     body = list(module.body)
     block = []                   # indices of the imports at the top of the file
     for i, stmt in enumerate(body):
@@ -381,7 +381,7 @@ def _add_imports(module: cst.Module, needed: dict) -> cst.Module:
             break
     for alias, value in sorted(needed.items(), key=lambda item: item[1].__name__,
                                reverse=True):
-        new = cst.parse_statement(_import_line(alias, value) + "\n", module.config_for_parsing)
+        new = cst.parse_statement(import_line(alias, value) + "\n", module.config_for_parsing)
         key = _section(value.__name__)
         after = [i for i in block if _section(_imported(body[i])) > key]
         if after:

@@ -165,7 +165,7 @@ def _with_leading_index(node: cst.Subscript, lead: cst.BaseSlice) -> cst.Subscri
     return node.with_changes(slice=[cst.SubscriptElement(slice=lead, comma=comma)] + elements)
 
 
-def _subscript(site: Site):
+def subscript(site: Site):
     """``x[i, 1:3]`` -> ``x[:, i, 1:3]``; ``x[k]`` with a per-example ``k`` gathers."""
     node: cst.Subscript = site.node
     base_value = site.args[0]
@@ -183,7 +183,12 @@ def _subscript(site: Site):
             return _with_leading_index(node, cst.Index(lanes))
         if isinstance(base_value.example, (list, tuple)):
             # a list or tuple of numbers: gathered from the array of its items
-            return node.with_changes(value=expr("np.asarray({t})", t=site.nodes[0]))
+            items = np.asarray(base_value.example)
+            # the device of a per-example index that is a name (where devices matter)
+            like = next((e.slice.value.value for e, p in zip(node.slice, parts)
+                         if p.batched and type(e.slice.value) is cst.Name), None)
+            return node.with_changes(value=expr(
+                site.spelled.constant_array("{t}", items.dtype, like), t=site.nodes[0]))
         # an unbatched array indexed by per-example integers: NumPy's fancy indexing
         return node
     raise Unsupported("mixing slices with per-example indices is not supported yet",
@@ -197,7 +202,7 @@ def _shape(site: Site):
     return expr("{x}.shape[1:]", x=site.nodes[0])
 
 
-def _unbatched_attr(name):
+def unbatched_attr(name):
     def infer(site: Site):
         ex = site.args[0].example
         if site.args[0].known:
@@ -257,22 +262,22 @@ def register(reg: Registry) -> None:
         "first = x[0]\nlast = x[..., -1]\npick = x[k]\nw = WEIGHTS[k]",
         "first = x[:, 0]\nlast = x[:, ..., -1]\npick = x[np.arange(len(x)), k]\n"
         "w = np.asarray(WEIGHTS)[k]",
-        _subscript))
+        subscript))
     reg.add_attribute("shape", Rule(
         "array.shape", "arrays", "`x.shape` is the per-example shape: `x.shape[1:]`.",
-        "n, m = x.shape", "n, m = x.shape[1:]", _shape, infer=_unbatched_attr("shape")))
+        "n, m = x.shape", "n, m = x.shape[1:]", _shape, infer=unbatched_attr("shape")))
     reg.add_attribute("ndim", Rule(
         "array.ndim", "arrays", "`x.ndim` is the per-example rank: `x.ndim - 1`.",
         "r = x.ndim", "r = x.ndim - 1", lambda s: expr("{x}.ndim - 1", x=s.nodes[0]),
-        infer=_unbatched_attr("ndim")))
+        infer=unbatched_attr("ndim")))
     reg.add_attribute("size", Rule(
         "array.size", "arrays", "`x.size` is the per-example size.",
         "n = x.size", "n = int(np.prod(x.shape[1:]))",
         lambda s: expr("int(np.prod({x}.shape[1:]))", x=s.nodes[0]),
-        infer=_unbatched_attr("size")))
+        infer=unbatched_attr("size")))
     reg.add_attribute("dtype", Rule(
         "array.dtype", "arrays", "`x.dtype` is the same for every example.",
-        "t = x.dtype", "t = x.dtype", lambda s: s.node, infer=_unbatched_attr("dtype")))
+        "t = x.dtype", "t = x.dtype", lambda s: s.node, infer=unbatched_attr("dtype")))
     reg.add_attribute("T", Rule(
         "array.T", "arrays", "`x.T` reverses the per-example axes only.",
         "y = m.T", "y = m.transpose(0, 2, 1)", _transposed))

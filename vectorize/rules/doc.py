@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from .. import backends
+
 _FAMILY_ORDER = ["operators", "boolean", "control flow", "builtins", "math", "numpy", "random",
                  "creation", "user"]
 
@@ -48,27 +50,30 @@ def _block(code: str) -> str:
     return "```python\n" + code.strip("\n") + "\n```"
 
 
-BACKENDS = ("numpy", "torch")
+BACKENDS = tuple(backends.KNOWN)
 
-# the engine's rules that a backend does not have (its passes write them for every other)
-_ENGINE_NOT_IN = {"array.scatter": {"torch"}}
+# the engine's rules a backend has only with a capability (every other backend has them all)
+_ENGINE_NEEDS = {
+    "if.compact": lambda backend: backend.compaction,
+    "array.scatter": lambda backend: backend.in_place_writes and any(
+        rule.family == "creation" for rule in backend.registry.all_rules),
+}
 
 
 def backend_rules() -> dict:
     """Backend name -> the names of the rules it has: its registry's, and the engine's
     rules that its code is written with."""
-    from .. import backends
     out = {}
     for name in BACKENDS:
-        registry = backends.get(name).registry
-        out[name] = set(registry.rules_by_name()) | {
-            rule for rule, _, _ in _ENGINE_RULES if name not in _ENGINE_NOT_IN.get(rule, ())}
+        backend = backends.get(name)
+        out[name] = set(backend.registry.rules_by_name()) | {
+            rule for rule, _, _ in _ENGINE_RULES
+            if _ENGINE_NEEDS.get(rule, lambda _: True)(backend)}
     return out
 
 
 def entries() -> list:
     """(name, family, explanation) of every rule: the engine's, then every backend's."""
-    from .. import backends
     out = [(name, family, explanation) for name, family, explanation in _ENGINE_RULES]
     seen = {name for name, _, _ in out}
     for backend in BACKENDS:

@@ -25,14 +25,15 @@ def padded_args(site: Site) -> list[cst.BaseExpression]:
     return [pad(n, v, rank) for n, v in zip(site.nodes, site.args)]
 
 
-def with_batch(size: cst.BaseExpression, size_value, batch: cst.BaseExpression):
+def with_batch(size: cst.BaseExpression, size_value, batch: cst.BaseExpression, backend):
     """A per-example shape or size (``size``, of abstract value ``size_value``) with the batch
-    length ``batch`` in front: ``(len(x), <size>)`` spelled as simply as the size allows."""
+    length ``batch`` in front: ``(len(x), <size>)`` spelled as simply as the size allows
+    (``backend``: the `Backend` whose spelling the general case takes)."""
     if isinstance(size, cst.Tuple):
         return cst.Tuple([cst.Element(batch)] + [cst.Element(e.value) for e in size.elements])
     if isinstance(size_value.example, (int, np.integer)):
         return cst.Tuple([cst.Element(batch), cst.Element(size)])
-    return expr("({b}, *np.atleast_1d({s}))", b=batch, s=size)
+    return expr(backend.with_batch("{b}", "{s}"), b=batch, s=size)
 
 
 def rewrite_call_args(site: Site, func: str | None = None) -> cst.Call:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..abstract import unbatched
-from ..syntax.templates import expr
+from ..syntax.templates import expr, parse_expr
 from .registry import Registry, Rule
 
 ANY_LANE = "__any_lane__"
@@ -59,7 +59,7 @@ def register(reg: Registry) -> None:
         'if x < 0:\n    raise ValueError(f"negative: {x}")',
         "failed = x < 0\nif failed.any():\n    lane = np.argmax(failed)\n"
         '    raise ValueError(f"negative: {x[lane]}")',
-        lambda site: expr("np.argmax({m})", m=site.nodes[0]),
+        lambda site: expr(site.spelled.first_lane("{m}"), m=site.nodes[0]),
         infer=lambda site: unbatched(0)))
     reg.add_call(lane, Rule(
         "raise.lane", "control flow",
@@ -71,11 +71,14 @@ def register(reg: Registry) -> None:
 
 
 def _any_lane(site):
-    """``active.any()`` of a mask's name, ``np.any(x < 0)`` of anything else."""
+    """``active.any()`` of a mask's name, ``np.any(x < 0)`` of anything else (the backend's
+    spelling of either)."""
     (x,) = site.nodes
     if not site.args[0].batched:
         return expr("bool({x})", x=x)
-    return expr("{x}.any()" if type(x) is cst.Name else "np.any({x})", x=x)
+    if type(x) is cst.Name:
+        return parse_expr(site.spelled.any_lane(x.value))
+    return expr(site.spelled.any_lane("{x}"), x=x)
 
 
 def _any_lane_infer(site):

@@ -55,7 +55,7 @@ def einsum_call(specs: list[str], out: str, operands: list, values: list, used: 
     args = [f"{{o{i}}}" for i in range(len(operands))]
     if backend is None:
         from .. import backends
-        backend = backends.get("numpy")
+        backend = backends.get(backends.DEFAULT)
     template = backend.einsum(subscripts, args, matrix_product)
     return expr(template, **{f"o{i}": node for i, node in enumerate(operands)})
 
@@ -88,7 +88,7 @@ def _dot(site: Site):
                        used, site.backend)
 
 
-def _matmul(site: Site):
+def matrix_product(site: Site):
     ra, rb = _ranks(site)
     if ra == 0 or rb == 0:
         raise Unsupported("matmul of a per-example scalar (NumPy raises here)",
@@ -114,7 +114,7 @@ def _matmul(site: Site):
                        used, site.backend)
 
 
-def _inner(site: Site):
+def inner(site: Site):
     ra, rb = _ranks(site)
     if ra == 0 or rb == 0:
         return _scalar_product(site)
@@ -125,7 +125,7 @@ def _inner(site: Site):
                        site.args[:2], used, site.backend)
 
 
-def _outer(site: Site):
+def outer(site: Site):
     ra, rb = _ranks(site)
     if ra != 1 or rb != 1:
         raise Unsupported("np.outer of per-example arrays that are not vectors",
@@ -184,7 +184,7 @@ def _trace(site: Site):
     return expr("np.trace({m}, axis1=1, axis2=2)", m=site.nodes[0])
 
 
-def _einsum(site: Site):
+def einsum(site: Site):
     spec_value = site.args[0]
     if spec_value.batched or not spec_value.exact or not isinstance(spec_value.example, str):
         raise Unsupported("np.einsum needs its subscripts as a constant string")
@@ -230,12 +230,12 @@ def register(reg: Registry) -> None:
     matmul = add(np.matmul, "linalg.matmul",
                  "`a @ b` / `np.matmul`: one einsum (vectors and matrices as matmul defines "
                  "them; stacks of matrices need equal ranks).",
-                 "y = W @ x", 'y = np.einsum("ij,bj->bi", W, x, optimize=True)', _matmul)
+                 "y = W @ x", 'y = np.einsum("ij,bj->bi", W, x, optimize=True)', matrix_product)
     reg.add_operator("matmul", matmul)
     add(np.inner, "linalg.inner", "`np.inner(a, b)` contracts the last per-example axes.",
-        "s = np.inner(a, b)", 's = np.einsum("bi,bi->b", a, b)', _inner)
+        "s = np.inner(a, b)", 's = np.einsum("bi,bi->b", a, b)', inner)
     add(np.outer, "linalg.outer", "`np.outer(a, b)` of per-example vectors.",
-        "m = np.outer(a, b)", 'm = np.einsum("bi,bj->bij", a, b)', _outer)
+        "m = np.outer(a, b)", 'm = np.einsum("bi,bj->bij", a, b)', outer)
     add(np.vdot, "linalg.vdot", "`np.vdot(a, b)` (conjugating `a`) of per-example vectors.",
         "s = np.vdot(a, b)", 's = np.einsum("bi,bi->b", a, b)', _vdot)
     add(np.tensordot, "linalg.tensordot", "`np.tensordot(a, b, axes)` as one einsum.",
@@ -245,4 +245,4 @@ def register(reg: Registry) -> None:
         _trace)
     add(np.einsum, "linalg.einsum",
         "`np.einsum` itself: batched operands get a batch letter, which the output keeps.",
-        's = np.einsum("i,ij->j", v, m)', 's = np.einsum("bi,ij->bj", v, m)', _einsum)
+        's = np.einsum("i,ij->j", v, m)', 's = np.einsum("bi,ij->bj", v, m)', einsum)

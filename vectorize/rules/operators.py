@@ -18,7 +18,7 @@ from .families import pad, padded_args
 from .registry import Registry, Rule, Site, broadcast_rank
 
 
-def _binary(site: Site) -> cst.BaseExpression:
+def binary(site: Site) -> cst.BaseExpression:
     left, right = padded_args(site)
     return site.node.with_changes(left=left, right=right)
 
@@ -42,7 +42,7 @@ def _unary(site: Site) -> cst.BaseExpression:
     return site.node
 
 
-def _compare(site: Site) -> cst.BaseExpression:
+def compare(site: Site) -> cst.BaseExpression:
     operands = padded_args(site)
     node: cst.Comparison = site.node
     if len(node.comparisons) == 1:
@@ -59,21 +59,21 @@ def _compare(site: Site) -> cst.BaseExpression:
     return out
 
 
-def _all_bool(site: Site) -> bool:
+def all_bool(site: Site) -> bool:
     return all(isinstance(v, Value) and v.kind == "b" for v in site.args)
 
 
-def _and(site: Site) -> cst.BaseExpression:
+def and_(site: Site) -> cst.BaseExpression:
     a, b = padded_args(site)
-    if _all_bool(site):
+    if all_bool(site):
         return expr("{a} & {b}", a=a, b=b)
     # Python: `a and b` is a when a is falsy, else b.
     return expr(site.spelled.where(_truth(site, "{a}"), "{b}", "{a}"), a=a, b=b)
 
 
-def _or(site: Site) -> cst.BaseExpression:
+def or_(site: Site) -> cst.BaseExpression:
     a, b = padded_args(site)
-    if _all_bool(site):
+    if all_bool(site):
         return expr("{a} | {b}", a=a, b=b)
     return expr(site.spelled.where(_truth(site, "{a}"), "{a}", "{b}"), a=a, b=b)
 
@@ -87,12 +87,12 @@ def _not(site: Site) -> cst.BaseExpression:
     # `~` only where the operand is surely a boolean array (computed here from batched
     # values): a variable may still hold a Python bool (a loop carry's first value), and
     # ~False is -1
-    if _all_bool(site) and not isinstance(a, cst.Name):
+    if all_bool(site) and not isinstance(a, cst.Name):
         return expr("~{a}", a=a)
     return expr(site.spelled.logical_not("{a}"), a=a)
 
 
-def _ifexp(site: Site) -> cst.BaseExpression:
+def ifexp(site: Site) -> cst.BaseExpression:
     test, body, orelse = site.nodes
     tv, bv, ov = site.args
     if not tv.batched:
@@ -156,7 +156,7 @@ def register(reg: Registry) -> None:
         "Arithmetic, bitwise and comparison operators act lane by lane on arrays exactly as on "
         "NumPy scalars (`//` and `%` keep Python's sign rules), so they stay as written; "
         "operands of lower per-example rank get new axes after the batch axis.",
-        "y = t * b - x // 3", "y = t * b - x // 3", _binary, may_warn=True))
+        "y = t * b - x // 3", "y = t * b - x // 3", binary, may_warn=True))
     reg.add_operator("python_number_division", Rule(
         "operator.python_number_division", "operators",
         "`/`, `//`, `%`, `**`, `divmod` or `pow` of Python numbers the same for every example, "
@@ -173,16 +173,16 @@ def register(reg: Registry) -> None:
         "operator.compare", "operators",
         "A comparison acts lane by lane; a chained comparison `a < b < c` becomes "
         "`(a < b) & (b < c)`.",
-        "ok = 0 < x <= 1", "ok = (0 < x) & (x <= 1)", _compare))
+        "ok = 0 < x <= 1", "ok = (0 < x) & (x <= 1)", compare))
     reg.add_operator("and", Rule(
         "operator.and", "boolean",
         "`a and b` on booleans is `a & b`; on other values it keeps Python's value semantics "
         "(a when a is falsy, else b).",
-        "ok = x > 0 and y > 0", "ok = (x > 0) & (y > 0)", _and))
+        "ok = x > 0 and y > 0", "ok = (x > 0) & (y > 0)", and_))
     reg.add_operator("or", Rule(
         "operator.or", "boolean",
         "`a or b` on booleans is `a | b`; on other values it is a when a is truthy, else b.",
-        "v = x or default", "v = np.where(x, x, default)", _or))
+        "v = x or default", "v = np.where(x, x, default)", or_))
     reg.add_operator("not", Rule(
         "operator.not", "boolean",
         "`not a` is `~a` on booleans and `np.logical_not(a)` on other values.",
@@ -191,5 +191,5 @@ def register(reg: Registry) -> None:
         "operator.conditional_expression", "control flow",
         "`a if cond else b` with a batched condition chooses lane by lane: `np.where(cond, a, b)`"
         " (tuples item by item).",
-        "y = t * b if t > 5 else -t", "y = np.where(t > 5, t * b, -t)", _ifexp,
+        "y = t * b if t > 5 else -t", "y = np.where(t > 5, t * b, -t)", ifexp,
         infer=_ifexp_infer))

@@ -84,7 +84,7 @@ def rewrite(site: Site):
                       else site.kwargs["size"][1])
         if size_value.batched:
             raise Unsupported("a random draw whose size differs per example")
-        new_size = with_batch(size, size_value, batch)
+        new_size = with_batch(size, size_value, batch, site.spelled)
     kept = [a for a in call.args if not (a.keyword is not None and a.keyword.value == "size")]
     kept = [a for i, a in enumerate(kept) if not (a.keyword is None and i == leading)]
     size_arg = parse_expr("f(size=0)").args[0].with_changes(value=new_size)
@@ -108,10 +108,7 @@ def python_random_name(fn) -> str | None:
 
 
 def register_python_random(reg: Registry) -> None:
-    if reg.namespace == "torch":
-        instead = "torch (e.g. torch.randn(()) for random.gauss(0.0, 1.0))"
-    else:
-        instead = "np.random (e.g. np.random.normal(mu, sigma) for random.gauss(mu, sigma))"
+    instead = reg.primitives.random_hint
 
     def refused(site: Site):
         raise Unsupported(f"`random.{site.func.__name__}` draws from Python's generator, one "

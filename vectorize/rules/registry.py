@@ -43,7 +43,7 @@ class Site:
         """The backend whose spellings the rule writes (`vectorize.backends.base.Backend`)."""
         if self.backend is None:
             from .. import backends
-            return backends.get("numpy")
+            return backends.get(backends.DEFAULT)
         return self.backend
 
     @property

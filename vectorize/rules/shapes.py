@@ -43,7 +43,7 @@ def _arg(site: Site, position: int, name: str):
     return None, None
 
 
-def _reshape(site: Site):
+def reshaped(site: Site):
     x = site.nodes[0]
     if isinstance(site.func, str):          # x.reshape(a, b) / x.reshape((a, b))
         shape_nodes, shape_values = site.nodes[1:], site.args[1:]
@@ -214,10 +214,10 @@ def register(reg: Registry) -> None:
                     infer=_infer(fn) if fn is not None else None)
 
     reshape = rule("shape.reshape", "`reshape` keeps the batch length in front.",
-                   "m = v.reshape(3, 4)", "m = v.reshape(len(v), 3, 4)", _reshape, np.reshape)
+                   "m = v.reshape(3, 4)", "m = v.reshape(len(v), 3, 4)", reshaped, np.reshape)
     reg.add_call(np.reshape, reshape)
     reg.add_method("reshape", rule("shape.reshape_method", reshape.explanation, reshape.before,
-                                   reshape.after, _reshape))
+                                   reshape.after, reshaped))
     flatten = rule("shape.flatten", "`ravel`/`flatten` flatten each example.",
                    "f = m.ravel()", "f = m.reshape(len(m), -1)", _flatten, np.ravel)
     reg.add_call(np.ravel, flatten)

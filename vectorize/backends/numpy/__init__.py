@@ -1,4 +1,7 @@
-"""NumPy: the default backend (its rule tables are the modules of `vectorize.rules`)."""
+"""NumPy: the default backend. Its own rule tables are this folder's `numpy_rules` (ufuncs and
+NumPy's elementwise functions), `builtins` and `creation`; it registers the shared ones of
+`vectorize.rules` too, and those whose NumPy rules still sit beside shared ones there
+(`math_rules`, `arrays`, `shapes`, `linalg`, `random`)."""
 
 from __future__ import annotations
 
@@ -14,21 +17,13 @@ class NumpyBackend(Backend):
     alias = "np"
     module_name = "numpy"
     quiet = 'np.errstate(all="ignore")'
+    random_hint = "np.random (e.g. np.random.normal(mu, sigma) for random.gauss(mu, sigma))"
+    function_modules = ("numpy",)
 
     def build_registry(self):
-        from ...rules import (
-            arrays,
-            builtins,
-            creation,
-            lanes,
-            linalg,
-            math_rules,
-            numpy_rules,
-            operators,
-            random,
-            shapes,
-        )
+        from ...rules import arrays, lanes, linalg, math_rules, operators, random, shapes
         from ...rules.registry import Registry
+        from . import builtins, creation, numpy_rules
         reg = Registry(self)
         for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg,
                       shapes, random, creation):
@@ -44,6 +39,9 @@ class NumpyBackend(Backend):
     def example_of(self, array, batched: bool):
         from ...abstract import representative
         return representative(array[0] if batched else array)
+
+    def as_result(self, value):
+        return np.asarray(value)
 
     def dtype_key(self, array) -> str:
         return array.dtype.char
@@ -121,3 +119,18 @@ class NumpyBackend(Backend):
     def dtype_named(self, dtype) -> str:
         dtype = np.dtype(dtype)
         return "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
+
+    def any_lane(self, mask: str) -> str:
+        return f"{mask}.any()" if mask.isidentifier() else f"np.any({mask})"
+
+    def first_lane(self, mask: str) -> str:
+        return f"np.argmax({mask})"
+
+    def copy(self, x: str) -> str:
+        return f"{x}.copy()"
+
+    def constant_array(self, items: str, dtype, like: str | None = None) -> str:
+        return f"np.asarray({items})"     # NumPy makes Python's numbers' dtype itself
+
+    def with_batch(self, batch: str, shape: str) -> str:
+        return f"({batch}, *np.atleast_1d({shape}))"

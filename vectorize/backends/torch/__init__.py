@@ -4,8 +4,8 @@ The code keeps every tensor where it is (device and dtype of the arguments, noth
 NumPy) and is made of differentiable operations (``torch.where``, ``torch.einsum``, indexing),
 so autograd flows through it as through the per-example code. The analysis still works on
 NumPy examples (``example_of``): a tensor argument is represented by NumPy ones of the same
-dtype and per-example shape, and every rule of the torch tables (`rules.py`) says what its
-operation gives on such examples (``Rule.infer`` / ``Rule.shadow``).
+dtype and per-example shape, and every rule of the torch tables (registered by `rules.py`)
+says what its operation gives on such examples (``Rule.infer`` / ``Rule.shadow``).
 
 ``torch`` is an optional dependency, imported only when tensors are passed.
 """
@@ -19,7 +19,7 @@ import numpy as np
 from ..base import Backend
 
 # NumPy dtypes with a PyTorch twin of the same name (bfloat16 has no NumPy twin: refused)
-_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
+DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
           "complex64", "complex128")
 
 
@@ -37,7 +37,7 @@ def is_tensor(value) -> bool:
 def numpy_dtype(dtype) -> np.dtype:
     """The NumPy twin of a ``torch.dtype``; TypeError where there is none."""
     name = str(dtype).rpartition(".")[2]
-    if name not in _NAMES:
+    if name not in DTYPE_NAMES:
         raise TypeError(f"tensors of dtype {dtype} are not supported (no NumPy dtype to "
                         "represent them in the analysis)")
     return np.dtype(name)
@@ -101,6 +101,11 @@ class TorchBackend(Backend):
     alias = "torch"
     module_name = "torch"
     quiet = None    # PyTorch never warns about floating-point errors: nothing to silence
+    chunked_runs = False    # PyTorch blocks and threads its own operations
+    threads = False
+    dtypes = frozenset(DTYPE_NAMES)
+    random_hint = "torch (e.g. torch.randn(()) for random.gauss(0.0, 1.0))"
+    function_modules = ("torch", "numpy")
 
     def build_registry(self):
         from ...rules.registry import Registry
@@ -217,10 +222,26 @@ class TorchBackend(Backend):
 
     def dtype_code(self, dtype) -> str:
         dtype = np.dtype(dtype)
-        if dtype.name not in _NAMES:
+        if not self.supports_dtype(dtype):
             from ...errors import Unsupported
             raise Unsupported(f"PyTorch has no dtype for NumPy's {dtype}",
                               suggestion="compute in a dtype PyTorch has (float32, int64...)")
         return f"torch.{dtype.name}"
 
     dtype_named = dtype_code
+
+    def any_lane(self, mask: str) -> str:
+        return f"{mask}.any()" if mask.isidentifier() else f"torch.any({mask})"
+
+    def first_lane(self, mask: str) -> str:
+        # argmax is not defined on booleans
+        return f"torch.argmax({mask}.to(torch.uint8))"
+
+    def copy(self, x: str) -> str:
+        return f"{x}.clone()"
+
+    def constant_array(self, items: str, dtype, like: str | None = None) -> str:
+        return f"torch.as_tensor({items}, dtype={self.dtype_code(dtype)}{self._device(like)})"
+
+    def with_batch(self, batch: str, shape: str) -> str:
+        return f"({batch}, *torch.atleast_1d(torch.as_tensor({shape})).tolist())"

@@ -26,7 +26,7 @@ import operator
 import numpy as np
 
 from ...abstract import EXAMPLE_SEMANTICS
-from . import _NAMES, torch_module
+from . import DTYPE_NAMES, torch_module
 
 _PYTHON_NUMBERS = (bool, int, float, complex)
 _IDENTITY_OPS = (operator.is_, operator.is_not)
@@ -35,7 +35,7 @@ _IDENTITY_OPS = (operator.is_, operator.is_not)
 def to_tensor(example):
     """A NumPy example as the tensor it stands for (0-d for a NumPy scalar); anything else
     (a Python number, a dtype, None) as it is."""
-    if isinstance(example, (np.ndarray, np.generic)) and example.dtype.name in _NAMES:
+    if isinstance(example, (np.ndarray, np.generic)) and example.dtype.name in DTYPE_NAMES:
         return torch_module().from_numpy(np.array(example))
     if type(example) in (tuple, list) and any(isinstance(e, (np.ndarray, np.generic))
                                               for e in example):
@@ -47,7 +47,7 @@ def to_example(out):
     """A tensor computed on examples as a NumPy example again (``torch.Size`` as a tuple)."""
     torch = torch_module()
     if isinstance(out, torch.Tensor):
-        if str(out.dtype).rpartition(".")[2] not in _NAMES:
+        if str(out.dtype).rpartition(".")[2] not in DTYPE_NAMES:
             raise TypeError(f"a tensor of dtype {out.dtype} has no NumPy example")
         arr = out.detach().resolve_conj().resolve_neg().numpy()
         return arr[()] if arr.ndim == 0 else arr
@@ -99,7 +99,7 @@ class ExampleMethod:
 
 def example_attribute(example, attr: str):
     """Attribute ``attr`` of a NumPy example standing for a tensor, as the tensor has it."""
-    if not isinstance(example, (np.ndarray, np.generic)) or example.dtype.name not in _NAMES:
+    if not isinstance(example, (np.ndarray, np.generic)) or example.dtype.name not in DTYPE_NAMES:
         return getattr(example, attr)
     tensor = to_tensor(example)
     value = getattr(tensor, attr)         # AttributeError: the tensor has none either

@@ -8,10 +8,10 @@ import builtins
 import libcst as cst
 import numpy as np
 
-from ..errors import Unsupported
-from ..syntax.templates import expr
-from .families import elementwise, padded_args
-from .registry import Registry, Rule, Site
+from ...errors import Unsupported
+from ...rules.families import elementwise, padded_args
+from ...rules.registry import Registry, Rule, Site
+from ...syntax.templates import expr
 
 
 def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..syntax.templates import expr
-from .families import with_batch
-from .registry import Registry, Rule, Site
+from ...rules.families import with_batch
+from ...rules.registry import Registry, Rule, Site
+from ...syntax.templates import expr
 
 # functions whose first argument is the per-example shape
 SHAPED = ["zeros", "ones", "empty", "full"]
@@ -32,7 +32,7 @@ def _shaped(site: Site):
     call = site.node
     if not (call.args and call.args[0].keyword is None):
         return _repeated(site)
-    shape = with_batch(call.args[0].value, site.args[0], site.batch)
+    shape = with_batch(call.args[0].value, site.args[0], site.batch, site.spelled)
     return call.with_changes(args=[call.args[0].with_changes(value=shape)] + list(call.args[1:]))
 
 

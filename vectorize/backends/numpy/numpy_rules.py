@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .families import elementwise
-from .registry import Registry
+from ...rules.families import elementwise
+from ...rules.registry import Registry
 
 # Ufuncs that cannot warn on any input; the others may (division, logs, roots, overflow).
 _QUIET = {"negative", "positive", "absolute", "fabs", "sign", "equal", "not_equal", "less",

@@ -1,0 +1,186 @@
+"""The package's import graph: no module imports another's private names, and no modules
+import each other in a cycle, counting imports inside functions too (a lazy import hides a
+cycle from Python, not from a reader). Read with the ``ast`` module, nothing is imported.
+
+The package itself (``vectorize/__init__.py``, the public facade) is left out: a module may
+read ``vectorize.__version__`` or the public functions through it.
+
+`KNOWN_CYCLES` and `KNOWN_PRIVATE` list what was there when the check was written, to be
+removed: the test fails for anything new, and for an entry that is gone (so the lists only
+shrink).
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "vectorize"
+
+KNOWN_CYCLES = [
+    {"analysis.aliasing", "analysis.calls", "analysis.expressions", "analysis.float_semantics",
+     "analysis.interpreter"},
+    {"api", "rewrite.explain", "rewrite.module", "rewrite.marks"},
+    # the package's `torch_module` and dtype names, read by its table modules, which the
+    # package's `TorchBackend` imports when it builds its registry
+    {"backends.torch", "backends.torch.examples", "backends.torch.random",
+     "backends.torch.rules", "backends.torch.common", "backends.torch.operators",
+     "backends.torch.elementwise", "backends.torch.reductions",
+     "backends.torch.math_builtins", "backends.torch.shapes", "backends.torch.products"},
+]
+KNOWN_PRIVATE = {
+    ("api", "vmap._VMapped"), ("rewrite.marks", "api._parse_gufunc_signature"),
+    ("passes.compact_ifs", "passes.if_to_where._ElifToNestedIf"),
+    ("passes.compact_ifs", "passes.if_to_where._errstate"),
+    ("passes.compact_ifs", "passes.simplify._is_errstate"),
+    ("passes.shared_subexpressions", "passes.simplify._pure"),
+    ("passes.early_return", "passes.batch_rules._is_docstring"),
+    ("passes.early_return", "passes.masked_loops._has_literal"),
+    ("passes.early_return", "passes.masked_loops._literal_for"),
+    ("passes.batch_rules", "passes.simplify._single_target_assign"),
+    ("passes.batch_rules", "passes.masked_loops._has_literal"),
+    ("passes.batch_rules", "passes.masked_loops._literal_for"),
+    ("analysis.aliasing", "analysis.float_semantics._evaluate"),
+    ("analysis.aliasing", "analysis.syntax._code"),
+    ("analysis.interpreter", "analysis.environments._PER_EXAMPLE_SHAPES"),
+    ("analysis.interpreter", "analysis.environments._bound_values"),
+    ("analysis.interpreter", "analysis.environments._no_per_example_choice_between"),
+    ("analysis.interpreter", "analysis.syntax._SYNTAX"),
+    ("analysis.interpreter", "analysis.syntax._always_true"),
+    ("analysis.interpreter", "analysis.syntax._is_none"),
+    ("analysis.interpreter", "analysis.syntax._may_fall_off"),
+    ("analysis.expressions", "analysis.float_semantics._evaluate"),
+    ("analysis.expressions", "analysis.float_semantics._evaluate_inexact"),
+    ("analysis.expressions", "analysis.float_semantics._numpy_scalar_for"),
+    ("analysis.expressions", "analysis.purity._immutable"),
+    ("analysis.expressions", "analysis.purity._is_number"),
+    ("analysis.expressions", "analysis.purity._library"),
+    ("analysis.expressions", "analysis.syntax._CONSTANTS"),
+    ("analysis.expressions", "analysis.syntax._NUMBERS"),
+    ("analysis.expressions", "analysis.syntax._SYNTAX"),
+    ("analysis.expressions", "analysis.syntax._code"),
+    ("analysis.expressions", "analysis.syntax._formatted_expressions"),
+    ("analysis.expressions", "analysis.syntax._names_in"),
+    ("analysis.expressions", "analysis.syntax._string"),
+    ("analysis.calls", "analysis.float_semantics._evaluate"),
+    ("analysis.calls", "analysis.float_semantics._numpy_math"),
+    ("analysis.calls", "analysis.float_semantics._numpy_scalar_for"),
+    ("analysis.calls", "analysis.purity._is_number"),
+    ("analysis.calls", "analysis.purity._pure_numpy"),
+    ("analysis.calls", "analysis.syntax._code"),
+}
+
+
+def module_name(path: pathlib.Path) -> str:
+    parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _target(importer: str, is_package: bool, node: ast.ImportFrom) -> str | None:
+    """The module (relative to the package) an ``import from`` names, None outside it."""
+    if node.level == 0:
+        if not (node.module or "").startswith("vectorize"):
+            return None
+        return (node.module or "").removeprefix("vectorize").lstrip(".")
+    base = importer.split(".") if importer else []
+    if not is_package:
+        base = base[:-1]
+    base = base[:len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def imports(name: str) -> tuple[set[str], set[str]]:
+    """(modules ``name`` imports, private names of other modules it uses)."""
+    path = MODULES[name]
+    tree = ast.parse(path.read_text())
+    is_package = path.name == "__init__.py"
+    edges, private, aliases = set(), set(), {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            target = _target(name, is_package, node)
+            if target is None:
+                continue
+            for alias in node.names:
+                sub = f"{target}.{alias.name}" if target else alias.name
+                if sub in MODULES:
+                    edges.add(sub)
+                    aliases[alias.asname or alias.name] = sub
+                else:
+                    edges.add(target)
+                    if _private(alias.name):
+                        private.add(f"{target}.{alias.name}")
+        elif isinstance(node, ast.Import):
+            edges |= {a.name.removeprefix("vectorize").lstrip(".") for a in node.names
+                      if a.name.startswith("vectorize")}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id in aliases and _private(node.attr):
+            private.add(f"{aliases[node.value.id]}.{node.attr}")
+    edges.discard(name)
+    edges.discard("")          # the package facade
+    return {e for e in edges if e in MODULES}, {p for p in private if not p.startswith(name + ".")}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def cycles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(component)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def _graph():
+    return {name: imports(name)[0] for name in MODULES if name}
+
+
+def test_no_new_import_cycles():
+    found = cycles(_graph())
+    assert [c for c in found if c not in KNOWN_CYCLES] == []
+    assert [c for c in KNOWN_CYCLES if c not in found] == [], "gone: drop from KNOWN_CYCLES"
+
+
+def test_no_new_private_imports():
+    found = {(name, p) for name in MODULES if name for p in imports(name)[1]}
+    assert found - KNOWN_PRIVATE == set()
+    assert KNOWN_PRIVATE - found == set(), "gone: drop from KNOWN_PRIVATE"
+
+
+def test_the_checks_find_cycles_and_private_names():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
+    assert _private("_code") and not _private("__version__") and not _private("code")
+
+
+def test_the_cache_variable_is_named_once_for_both_readers():
+    from vectorize import diskcache, frontend
+    assert frontend.CACHE_ENV == diskcache.ENV

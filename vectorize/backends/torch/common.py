@@ -1,0 +1,217 @@
+"""What the torch tables share: examples of tensors computed by PyTorch itself (`examples.run`),
+the dtypes of the batched code matched to the per-example ones (`matched`), and calls rewritten
+with their operands padded to one per-example rank."""
+
+from __future__ import annotations
+
+import libcst as cst
+import numpy as np
+
+from ...abstract import UNKNOWN, TupleValue, Value, batched_like
+from ...errors import Unsupported
+from ...rules.families import pad
+from ...rules.registry import Site, broadcast_rank
+from ...syntax.templates import expr
+from . import examples, torch_module
+
+_PYTHON_NUMBERS = (bool, int, float, complex)
+
+
+def is_weak(value) -> bool:
+    """A per-example Python number (a batched value whose example is one)."""
+    return isinstance(value, Value) and type(value.example) in _PYTHON_NUMBERS
+
+
+def _name_of(fn) -> str:
+    return fn if isinstance(fn, str) else getattr(fn, "__name__", repr(fn))
+
+
+# ---------------------------------------------------------------------------- examples
+
+
+def per_example(fn, what: str | None = None):
+    """An ``infer`` that runs ``fn`` (a torch function, or a method name) on the examples.
+    A PyTorch error means the per-example code raises: refused."""
+    call = _method(fn) if isinstance(fn, str) else fn
+    label = what or f"`{_name_of(fn)}`"
+
+    def infer(site: Site):
+        values = list(site.args) + [v for _, v in site.kwargs.values()]
+        if any(not v.known for v in values if isinstance(v, (Value, TupleValue))):
+            return Value(True, UNKNOWN)
+        args = [v.example for v in site.args]
+        kwargs = {k: v.example for k, (_, v) in site.kwargs.items()}
+        try:
+            out = examples.run(call, *args, **kwargs)
+        except (TypeError, ValueError, IndexError) as exc:
+            raise Unsupported(f"{label} raises for {described(site)} in the per-example "
+                              f"code ({first_line(exc)})") from None
+        if isinstance(out, tuple):
+            return TupleValue(tuple(batched_like(o) for o in out))
+        return batched_like(out)
+    return infer
+
+
+def described(site: Site) -> str:
+    return ", ".join(v.describe() for v in site.args if isinstance(v, (Value, TupleValue)))
+
+
+def first_line(exc) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def _method(name: str):
+    def call(x, *args, **kwargs):
+        return getattr(x, name)(*args, **kwargs)
+    call.__name__ = name
+    return call
+
+
+def shadow(fn):
+    """``fn`` as the analysis runs it on examples the same for every example."""
+    call = _method(fn) if isinstance(fn, str) else fn
+    return examples.on_examples(call)
+
+
+# ----------------------------------------------------------- dtypes: batch = per example
+
+
+def _batched_example(value: Value, rank: int, dtype=None):
+    """The tensor an operand is in the batched code, for a batch of one: a batched value
+    gets the batch axis and the axes `pad` gives it; a shared one is as it is."""
+    torch = torch_module()
+    if not value.batched:
+        return examples.to_tensor(value.example)
+    arr = np.asarray(value.example)
+    arr = arr.astype(dtype or arr.dtype).reshape((1,) * (1 + rank - arr.ndim) + arr.shape)
+    return torch.from_numpy(np.array(arr))
+
+
+def _dtype_of(out):
+    torch = torch_module()
+    if isinstance(out, torch.Tensor):
+        return np.dtype(str(out.dtype).rpartition(".")[2])
+    return examples.materialized(out)
+
+
+def matched(site: Site, op, operands, keep=()):
+    """The nodes of ``operands`` (``[(value, node)]``, in the order ``op`` takes them), each
+    converted where needed so that ``op`` of the batched operands gives the dtype the
+    analysis found per example (``site.result``). Operands at the positions in ``keep`` (a
+    `where`'s condition) are never converted."""
+    values = [v for v, _ in operands]
+    nodes = [n for _, n in operands]
+    result = site.result
+    if not isinstance(result, Value) or not result.known or not all(
+            isinstance(v, Value) and v.known for v in values):
+        return nodes
+    if len(values) < 2 or all(v.rank > 0 and not is_weak(v) for v in values if v.batched):
+        # batched operands have dims per example too: they weigh the same in promotion
+        # per example and on the batch
+        return nodes
+    want = examples.materialized(result.example)
+    rank = max(v.rank for v in values)
+    dtypes = [None] * len(values)
+
+    def batched_dtype():
+        try:
+            out = op(*[_batched_example(v, rank, d) for v, d in zip(values, dtypes)])
+        except Exception:
+            return None
+        return _dtype_of(out)
+
+    got = batched_dtype()
+    if got is None or got == want:
+        return nodes
+    common = want if want.kind != "b" else _common_dtype(values, keep)
+    if common is None:
+        _refuse(site, want, got)
+    torch_name = f"torch.{common.name}"
+    new = list(nodes)
+    # first the per-example scalars that gained weight on the batch, then the shared
+    # Python numbers (a choice between two Python floats is float64, as Python's)
+    for shared in (False, True):
+        for i, v in enumerate(values):
+            if i in keep or v.kind not in "iufc" or new[i] is not nodes[i]:
+                continue
+            if shared:
+                if v.batched or not is_weak(v):
+                    continue
+                new[i] = expr(f"torch.tensor({{x}}, dtype={torch_name})", x=nodes[i])
+                values[i] = Value(False, np.ones((), common)[()])
+                if batched_dtype() == want:
+                    return new
+            elif v.batched and (v.rank == 0 or is_weak(v)) and v.dtype != common:
+                new[i] = expr(f"{{x}}.to({torch_name})", x=nodes[i])
+                dtypes[i] = common
+        got = batched_dtype()
+        if got == want:
+            return new
+    _refuse(site, want, got)
+
+
+def _common_dtype(values, keep):
+    torch = torch_module()
+    operands = [examples.to_tensor(v.example) for i, v in enumerate(values) if i not in keep]
+    if len(operands) != 2:
+        return None
+    try:
+        return np.dtype(str(torch.result_type(*operands)).rpartition(".")[2])
+    except Exception:
+        return None
+
+
+def _refuse(site: Site, want, got):
+    raise Unsupported(f"PyTorch gives this operation {want} per example but {got} on the "
+                      "batch (a 0-d tensor or a Python number weighs less in PyTorch's "
+                      "promotion than a tensor with dims, and per-example scalars get dims "
+                      "on the batch)",
+                      suggestion="convert the operands to one dtype first, e.g. with "
+                                 "x.to(torch.float64)")
+
+
+# ------------------------------------------------------------------------- rewriting
+
+
+def _padded_call(site: Site, first_is_base: bool = False, keep=()) -> cst.Call:
+    """The call as written, every per-example operand (positional or keyword) of lower
+    per-example rank given new axes after the batch axis and converted where the batch
+    would promote it otherwise (`matched`); ``first_is_base``: a method call ``x.f(...)``,
+    whose object is ``site.nodes[0]``."""
+    call = site.node
+    names = [k for k in site.kwargs]
+    kw_given = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    operands = list(zip(site.args, site.nodes)) + [
+        (site.kwargs[k][1], site.kwargs[k][0] or kw_given[k]) for k in names]
+    fn = _method(site.func) if isinstance(site.func, str) else site.func
+    count = len(site.args)
+
+    def op(*xs):
+        return fn(*xs[:count], **dict(zip(names, xs[count:])))
+    converted = matched(site, op, operands, keep=keep)
+    nodes, kw_nodes = converted[:count], dict(zip(names, converted[count:]))
+    values = list(site.args) + [v for _, v in site.kwargs.values()]
+    rank = broadcast_rank(values)
+    positional = iter(zip(nodes[1:] if first_is_base else nodes,
+                          site.args[1:] if first_is_base else site.args))
+    args = []
+    for arg in call.args:
+        if arg.keyword is None and not arg.star:
+            node, value = next(positional)
+            arg = arg.with_changes(value=pad(node, value, rank))
+        elif arg.keyword is not None and arg.keyword.value in site.kwargs:
+            arg = arg.with_changes(value=pad(kw_nodes[arg.keyword.value],
+                                             site.kwargs[arg.keyword.value][1], rank))
+        args.append(arg)
+    func = call.func
+    if first_is_base:
+        func = func.with_changes(value=pad(nodes[0], site.args[0], rank))
+    return call.with_changes(func=func, args=args)
+
+
+def rewrite_elementwise(site: Site):
+    return _padded_call(site, first_is_base=isinstance(site.func, str))
+
+
+def rewrite_where(site: Site):
+    return _padded_call(site, first_is_base=isinstance(site.func, str), keep={0})

@@ -1,0 +1,79 @@
+"""The torch table of elementwise functions and tensor methods, activations, conversions and
+``*_like`` creations."""
+
+from __future__ import annotations
+
+from ...rules.registry import Registry, Rule
+from .common import per_example, rewrite_elementwise, rewrite_where, shadow
+
+# ----------------------------------------------------------------------- elementwise
+
+_UNARY = ["abs", "absolute", "neg", "negative", "sign", "sgn", "square", "floor", "ceil",
+          "trunc", "fix", "round", "frac", "sqrt", "rsqrt", "exp", "exp2", "expm1", "log",
+          "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "arcsin", "acos", "arccos",
+          "atan", "arctan", "sinh", "cosh", "tanh", "asinh", "arcsinh", "acosh", "arccosh",
+          "atanh", "arctanh", "sigmoid", "reciprocal", "erf", "erfc", "erfinv", "lgamma",
+          "digamma", "deg2rad", "rad2deg", "relu", "isnan", "isinf", "isfinite", "isposinf",
+          "isneginf", "isreal", "signbit", "logical_not", "bitwise_not", "nan_to_num",
+          "positive", "sinc", "logit", "i0", "angle", "conj", "real", "imag"]
+_BINARY = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+           "floor_divide", "remainder", "fmod", "pow", "float_power", "atan2", "arctan2",
+           "hypot", "copysign", "maximum", "minimum", "fmax", "fmin", "logical_and",
+           "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "eq",
+           "ne", "lt", "le", "gt", "ge", "greater", "less", "greater_equal", "less_equal",
+           "not_equal", "logaddexp", "logaddexp2", "xlogy", "heaviside", "nextafter", "ldexp",
+           "isclose", "lerp", "addcmul", "addcdiv"]
+# torch.nn.functional activations: elementwise
+_ACTIVATIONS = ["relu", "relu6", "gelu", "silu", "mish", "elu", "selu", "celu", "softplus",
+                "softsign", "leaky_relu", "hardtanh", "hardsigmoid", "hardswish", "sigmoid",
+                "tanh", "logsigmoid", "tanhshrink", "softshrink", "hardshrink", "threshold"]
+_CONVERSIONS = ["float", "double", "half", "int", "long", "short", "bool", "cfloat",
+                "cdouble", "to", "type_as"]
+_IDENTITY = ["detach", "clone", "contiguous"]
+_LIKE = ["zeros_like", "ones_like", "empty_like", "full_like"]
+
+
+def register_elementwise(reg: Registry, torch) -> None:
+    def add(owner, fn_names, name, explanation, before, after, rewrite=rewrite_elementwise,
+            methods=True):
+        for fn_name in fn_names:
+            fn = getattr(owner, fn_name, None)
+            if fn is not None:
+                reg.add_call(fn, Rule(name, "torch", explanation, before, after, rewrite,
+                                      infer=per_example(fn, f"`{owner.__name__}.{fn_name}`"),
+                                      shadow=shadow(fn)))
+            if methods and hasattr(torch.Tensor, fn_name):
+                reg.add_method(fn_name, Rule(name, "torch", explanation, before, after,
+                                             rewrite, infer=per_example(fn_name,
+                                                                         f"`.{fn_name}()`"),
+                                             shadow=shadow(fn_name)))
+
+    elementwise = ("Elementwise torch functions and tensor methods (`torch.sin`, `x.relu()`, "
+                   "`torch.maximum`...) act lane by lane: as written, operands of lower "
+                   "per-example rank get new axes after the batch axis.",
+                   "y = torch.sin(x) + x.relu()", "y = torch.sin(x) + x.relu()")
+    add(torch, _UNARY + _BINARY, "torch.elementwise", *elementwise)
+    add(torch, ["where"], "torch.where",
+        "`torch.where(c, a, b)` chooses lane by lane: as written (operands aligned by "
+        "per-example rank).", "y = torch.where(t > 5.0, t * b, -t)",
+        "y = torch.where(t > 5.0, t * b, -t)", rewrite=rewrite_where, methods=False)
+    add(torch, ["clamp", "clip", "clamp_min", "clamp_max"], "torch.clamp",
+        "`torch.clamp(x, min, max)` / `x.clamp(...)` act lane by lane; per-example bounds "
+        "get new axes after the batch axis.", "y = x.clamp(min=lo)", "y = x.clamp(min=lo)")
+    add(torch.nn.functional, _ACTIVATIONS, "torch.activation",
+        "Activations of `torch.nn.functional` (`F.relu`, `F.gelu`, `F.softplus`...) act "
+        "lane by lane: as written.", "y = F.gelu(x)", "y = F.gelu(x)", methods=False)
+    conversion = ("Dtype conversions (`x.float()`, `x.long()`, `x.to(torch.float64)`...) act "
+                  "lane by lane: as written.", "k = x.long()", "k = x.long()")
+    for method in _CONVERSIONS:
+        reg.add_method(method, Rule("torch.conversion", "torch", *conversion, rewrite_elementwise,
+                                    infer=per_example(method, f"`.{method}()`")))
+    for method in _IDENTITY:
+        reg.add_method(method, Rule(
+            "torch.identity_method", "torch",
+            "`x.detach()`, `x.clone()`, `x.contiguous()` act on the whole batch as on each "
+            "example.", "y = x.clone()", "y = x.clone()", rewrite_elementwise,
+            infer=per_example(method, f"`.{method}()`")))
+    add(torch, _LIKE, "torch.like", "`torch.zeros_like(x)`, `torch.full_like(x, v)` of a "
+        "per-example tensor: a batched tensor of the same shape, as written.",
+        "z = torch.zeros_like(v)", "z = torch.zeros_like(v)", methods=False)

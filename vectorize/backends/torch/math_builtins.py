@@ -1,0 +1,265 @@
+"""The torch table of ``math`` functions and builtins (``min``, ``max``, ``round``, ``float``,
+``int``, ``bool``, ``.item()``) of tensors: Python numbers per example."""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import libcst as cst
+
+from ...abstract import UNKNOWN, Value
+from ...errors import Unsupported
+from ...rules.families import pad
+from ...rules.registry import Registry, Rule, Site, broadcast_rank
+from ...syntax.templates import expr
+from . import examples
+from .common import described, first_line, is_weak, matched, per_example
+from .operators import select
+
+# ---------------------------------------------------------------------- math, builtins
+# Per example these give Python numbers (PyTorch calls `.item()`): no gradient flows
+# through them. In the batched code: float64 / int64 / bool tensors of the same values,
+# detached.
+
+_MATH = {"sqrt": "sqrt", "exp": "exp", "expm1": "expm1", "log2": "log2", "log10": "log10",
+         "log1p": "log1p", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin",
+         "acos": "acos", "atan": "atan", "atan2": "atan2", "sinh": "sinh", "cosh": "cosh",
+         "tanh": "tanh", "asinh": "asinh", "acosh": "acosh", "atanh": "atanh",
+         "fabs": "abs", "hypot": "hypot", "copysign": "copysign", "fmod": "fmod",
+         "degrees": "rad2deg", "radians": "deg2rad", "erf": "erf", "erfc": "erfc",
+         "lgamma": "lgamma", "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite",
+         "exp2": "exp2", "log": "log", "pow": "pow"}
+_MATH_ROUNDING = {"floor": "floor", "ceil": "ceil", "trunc": "trunc"}
+
+
+def _python_float(node, value) -> cst.BaseExpression:
+    """A per-example value as the Python float per example: float64, detached."""
+    if is_weak(value) and value.kind == "f":
+        return node
+    if is_weak(value) or not value.batched:
+        return expr("{x}.double()", x=node) if value.batched else node
+    return expr("{x}.detach().double()", x=node)
+
+
+def _python_int(node, value) -> cst.BaseExpression:
+    if is_weak(value) and value.kind == "i":
+        return node
+    return expr("{x}.long()" if is_weak(value) else "{x}.detach().long()", x=node)
+
+
+def _python_numbers_only(site: Site, what: str) -> None:
+    for v in site.args:
+        if isinstance(v, Value) and v.batched and v.rank > 0:
+            raise Unsupported(f"{what} of a per-example tensor with dims (PyTorch converts "
+                              "only one-element tensors to Python numbers)")
+
+
+def _math_rule(name: str, torch_name: str):
+    def rewrite(site: Site):
+        if site.kwargs:
+            raise Unsupported("keyword arguments of `math` functions on tensors")
+        _python_numbers_only(site, f"`math.{name}`")
+        batched = [v for v in site.args if v.batched][0]
+        like = site.nodes[site.args.index(batched)]
+        args = []
+        for node, value in zip(site.nodes, site.args):
+            if value.batched:
+                args.append(_python_float(node, value))
+            else:   # torch's two-argument functions take tensors only
+                args.append(expr("torch.as_tensor({n}, dtype=torch.float64, "
+                                 "device={x}.device)", n=node, x=like))
+        if name == "log" and len(args) == 2:
+            return expr("torch.log({x}) / torch.log({b})", x=args[0], b=args[1])
+        names = ", ".join(f"{{a{i}}}" for i in range(len(args)))
+        return expr(f"torch.{torch_name}({names})", **{f"a{i}": a for i, a in enumerate(args)})
+    return rewrite
+
+
+def _math_rounding(name: str):
+    def rewrite(site: Site):
+        (x,), (value,) = site.nodes, site.args
+        _python_numbers_only(site, f"`math.{name}`")
+        if name == "trunc" and not is_weak(value):
+            raise Unsupported("`math.trunc` of a tensor raises in PyTorch (tensors have no "
+                              "`__trunc__`)", suggestion="use int(x), or math.trunc(float(x))")
+        if value.kind in "biu":
+            return _python_int(x, value)
+        return expr(f"torch.{name}({{x}}).long()", x=_python_float(x, value))
+    return rewrite
+
+
+def _math_infer(fn):
+    def infer(site: Site):
+        if site.kwargs or not all(v.known for v in site.args):
+            return Value(True, UNKNOWN)
+        _python_numbers_only(site, f"`math.{fn.__name__}`")
+        args = [examples.to_tensor(v.example) for v in site.args]
+        try:
+            out = fn(*args)
+        except (TypeError, ValueError, RuntimeError) as exc:
+            if fn is math.trunc:
+                return Value(True, 1)
+            raise Unsupported(f"`math.{fn.__name__}` raises for {described(site)} in the "
+                              f"per-example code ({first_line(exc)})") from None
+        return Value(True, out)       # a Python number per example
+    return infer
+
+
+def _min_max(op: str):
+    compare = operator.lt if op == "<" else operator.gt
+
+    def choose(*xs):
+        out = xs[0]
+        for nxt in xs[1:]:
+            out = select(compare(nxt, out), nxt, out)
+        return out
+
+    def rewrite(site: Site):
+        name = "min" if op == "<" else "max"
+        if site.kwargs or len(site.nodes) < 2:
+            raise Unsupported(f"`{name}` of one per-example tensor or with keywords",
+                              suggestion="use torch.amin / torch.amax with a dim")
+        rank = broadcast_rank(site.args)
+        nodes = matched(site, choose, list(zip(site.args, site.nodes)))
+        args = [pad(n, v, rank) for n, v in zip(nodes, site.args)]
+        # Python keeps the earlier argument unless a later one is strictly smaller (larger):
+        # NaN and -0.0 results included
+        out = args[0]
+        for nxt in args[1:]:
+            out = expr("torch.where({b} " + op + " {a}, {b}, {a})", a=out, b=nxt)
+        return out
+    return rewrite
+
+
+def _conversion(kind: str):
+    def rewrite(site: Site):
+        (x,), (value,) = site.nodes, site.args
+        _python_numbers_only(site, f"`{kind}()`")
+        if kind == "bool":
+            return x if value.kind == "b" else expr("{x} != 0", x=x)
+        if kind == "int":
+            return _python_int(x, value)
+        if kind == "complex":
+            return expr("{x}.detach().to(torch.complex128)", x=x)
+        if value.kind in "c":
+            raise Unsupported("`float()` of a complex tensor raises per example")
+        return _python_float(x, value)
+    return rewrite
+
+
+def _conversion_infer(kind: str):
+    py = {"int": int, "float": float, "bool": bool, "complex": complex}[kind]
+
+    def infer(site: Site):
+        if site.kwargs or len(site.args) != 1:
+            raise Unsupported(f"`{kind}()` of a per-example value with more arguments")
+        _python_numbers_only(site, f"`{kind}()`")
+        value = site.args[0]
+        if value.kind == "c" and kind in ("int", "float"):
+            raise Unsupported(f"`{kind}()` of a complex tensor raises per example")
+        return Value(True, py(1))
+    return infer
+
+
+def _item(site: Site):
+    (x,), (value,) = site.nodes, site.args
+    _python_numbers_only(site, "`.item()`")
+    if value.kind == "b":
+        return expr("{x}.detach()", x=x)
+    if value.kind in "iu":
+        return _python_int(x, value)
+    if value.kind == "c":
+        return expr("{x}.detach().to(torch.complex128)", x=x)
+    return _python_float(x, value)
+
+
+def _item_infer(site: Site):
+    _python_numbers_only(site, "`.item()`")
+    value = site.args[0]
+    py = {"b": bool, "i": int, "u": int, "f": float, "c": complex}.get(value.kind)
+    return Value(True, py(1) if py else UNKNOWN)
+
+
+def _round(site: Site):
+    (value, *rest) = site.args
+    if not is_weak(value):
+        raise Unsupported("`round()` of a tensor raises in PyTorch (tensors have no "
+                          "`__round__`)", suggestion="use torch.round(x), or round(float(x))")
+    if rest or site.kwargs:
+        raise Unsupported("`round(v, ndigits)`: Python rounds the decimal value exactly, "
+                          "`torch.round(v, decimals=n)` scales by 10**n first and can differ "
+                          "in the last digit", suggestion="call torch.round(x, decimals=n) "
+                                                          "if its rounding will do")
+    x = site.nodes[0]
+    return x if value.kind in "biu" else expr("torch.round({x}).long()", x=x)
+
+
+def _round_infer(site: Site):
+    value = site.args[0]
+    if not is_weak(value):
+        raise Unsupported("`round()` of a tensor raises in PyTorch (tensors have no "
+                          "`__round__`)", suggestion="use torch.round(x), or round(float(x))")
+    return Value(True, 1)
+
+
+def register_math_builtins(reg: Registry, torch) -> None:
+    for name, torch_name in _MATH.items():
+        if not hasattr(math, name):
+            continue
+        fn = getattr(math, name)
+        reg.add_call(fn, Rule(
+            f"math.{name}", "torch math",
+            f"`math.{name}` of a tensor gives a Python float per example (no gradient): "
+            f"`torch.{torch_name}` of the detached tensor in float64.",
+            f"y = math.{name}(x)", f"y = torch.{torch_name}(x.detach().double())",
+            _math_rule(name, torch_name), infer=_math_infer(fn)))
+    for name in _MATH_ROUNDING:
+        fn = getattr(math, name)
+        reg.add_call(fn, Rule(
+            f"math.{name}", "torch math", f"`math.{name}(x)` of a tensor gives a Python int "
+            f"per example: `torch.{name}(x).long()`, detached.", f"k = math.{name}(x)",
+            f"k = torch.{name}(x.detach().double()).long()", _math_rounding(name),
+            infer=_math_infer(fn)))
+    reg.add_call(builtins.abs, Rule(
+        "builtin.abs", "builtins", "`abs(x)` works on tensors lane by lane.",
+        "d = abs(x - y)", "d = abs(x - y)", lambda site: site.node,
+        infer=per_example(abs, "`abs`")))
+    for name, op in (("min", "<"), ("max", ">")):
+        reg.add_call(getattr(builtins, name), Rule(
+            f"builtin.{name}", "builtins",
+            f"`{name}(a, b)` keeps `a` unless `b {op} a`, exactly as Python decides it: "
+            f"`torch.where(b {op} a, b, a)`.", f"m = {name}(x, y)",
+            f"m = torch.where(y {op} x, y, x)", _min_max(op)))
+    for kind in ("int", "float", "bool", "complex"):
+        reg.add_call(getattr(builtins, kind), Rule(
+            f"builtin.{kind}", "builtins",
+            {"int": "`int(x)` of a tensor is a Python int per example (truncated toward zero, "
+                    "no gradient): `x.detach().long()`.",
+             "float": "`float(x)` of a tensor is a Python float per example (no gradient): "
+                      "`x.detach().double()`.",
+             "bool": "`bool(x)` is `x != 0`.",
+             "complex": "`complex(x)` is `x.detach().to(torch.complex128)`."}[kind],
+            f"y = {kind}(x)", {"int": "y = x.detach().long()",
+                               "float": "y = x.detach().double()", "bool": "y = x != 0",
+                               "complex": "y = x.detach().to(torch.complex128)"}[kind],
+            _conversion(kind), infer=_conversion_infer(kind)))
+    reg.add_method("item", Rule(
+        "torch.item", "torch", "`x.item()` is a Python number per example (no gradient): "
+        "`x.detach()` as float64, int64 or bool.", "v = x.item()", "v = x.detach().double()",
+        _item, infer=_item_infer))
+    reg.add_call(builtins.round, Rule(
+        "builtin.round", "builtins", "`round(v)` of a Python number (`round(float(x))`) rounds "
+        "half to even, to an int: `torch.round(v).long()`; `round` of a tensor raises in "
+        "PyTorch and is refused.", "k = round(float(x))",
+        "k = torch.round(x.detach().double()).long()", _round, infer=_round_infer))
+
+    def power(site: Site):
+        nodes = matched(site, operator.pow, list(zip(site.args, site.nodes)))
+        rank = broadcast_rank(site.args)
+        a, b = (pad(n, v, rank) for n, v in zip(nodes, site.args))
+        return expr("{a} ** {b}", a=a, b=b)
+    reg.add_call(builtins.pow, Rule(
+        "builtin.pow", "builtins", "`pow(a, b)` is `a ** b`.", "y = pow(x, 3)", "y = x ** 3",
+        power, infer=per_example(operator.pow, "`pow`")))

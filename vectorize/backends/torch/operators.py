@@ -1,0 +1,122 @@
+"""The torch table of operators: arithmetic and comparisons with the per-example dtypes,
+conditional expressions, ``and``/``or`` and Python numbers divided per example."""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+
+import libcst as cst
+import numpy as np
+
+from ...errors import Unsupported
+from ...rules import operators
+from ...rules.registry import Registry, Site
+from ...syntax.templates import expr
+from . import torch_module
+from .common import matched
+
+# ------------------------------------------------------------------------- operators
+
+_BINARY_OPS = {cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
+               cst.Divide: operator.truediv, cst.FloorDivide: operator.floordiv,
+               cst.Modulo: operator.mod, cst.Power: operator.pow, cst.BitAnd: operator.and_,
+               cst.BitOr: operator.or_, cst.BitXor: operator.xor,
+               cst.LeftShift: operator.lshift, cst.RightShift: operator.rshift}
+_COMPARE_OPS = {cst.LessThan: operator.lt, cst.LessThanEqual: operator.le,
+                cst.GreaterThan: operator.gt, cst.GreaterThanEqual: operator.ge,
+                cst.Equal: operator.eq, cst.NotEqual: operator.ne}
+
+
+def _with_nodes(site: Site, nodes) -> Site:
+    return dataclasses.replace(site, nodes=list(nodes))
+
+
+def _binary(site: Site):
+    op = _BINARY_OPS.get(type(site.node.operator))
+    if op is not None:
+        site = _with_nodes(site, matched(site, op, list(zip(site.args, site.nodes))))
+    return operators.binary(site)
+
+
+def _compare(site: Site):
+    node: cst.Comparison = site.node
+    if len(node.comparisons) == 1:
+        op = _COMPARE_OPS.get(type(node.comparisons[0].operator))
+        if op is not None:
+            site = _with_nodes(site, matched(site, op, list(zip(site.args, site.nodes))))
+    return operators.compare(site)
+
+
+def select(cond, a, b):
+    torch = torch_module()
+    return torch.where(torch.as_tensor(cond) != 0, a, b)
+
+
+def _ifexp(site: Site):
+    tv, bv, ov = site.args
+    if tv.batched:
+        test, body, orelse = site.nodes
+        body, orelse = matched(site, select, [(tv, test), (bv, body), (ov, orelse)],
+                                keep={0})[1:]
+        site = _with_nodes(site, [test, body, orelse])
+    return operators.ifexp(site)
+
+
+def _and_or(shared):
+    def rewrite(site: Site):
+        if not operators.all_bool(site):
+            a, b = site.args
+            if shared is operators.and_:
+                op = lambda x, y: select(x, y, x)        # noqa: E731
+            else:
+                op = lambda x, y: select(x, x, y)        # noqa: E731
+            site = _with_nodes(site, matched(site, op, list(zip(site.args, site.nodes))))
+        return shared(site)
+    return rewrite
+
+
+def _python_number_division(site: Site):
+    """``a / b`` of Python numbers in code every lane runs: computed by a 0-d float64 tensor
+    and made a Python number again, so that a divisor of zero gives inf/nan (as on tensors)
+    on lanes whose per-example code never gets there, instead of ZeroDivisionError."""
+    node = site.node
+    dtype = np.dtype(site.func)
+    if dtype.kind in "iu":
+        raise Unsupported("`//`, `%` or `divmod` of Python integers the same for every example, "
+                          "in code that runs on every lane: PyTorch raises for an integer "
+                          "divisor of zero where the per-example code would not get there",
+                          suggestion="compute it before the `if` or loop, or use floats")
+    if isinstance(node, cst.Call):
+        raise Unsupported("`divmod`/`pow` of Python numbers in code that runs on every lane",
+                          suggestion="compute it before the `if` or loop")
+    if not isinstance(node, cst.BinaryOperation):
+        raise Unsupported("this operation of Python numbers in code that runs on every lane",
+                          suggestion="compute it before the `if` or loop")
+    left = expr("torch.tensor({a}, dtype=torch.float64)", a=node.left)
+    return expr("({x}).item()", x=node.with_changes(left=left, lpar=[], rpar=[]))
+
+
+_PYTHON_DIVISION = (
+    "`/` or `**` of Python numbers the same for every example, in code that runs on every "
+    "lane (a branch of a per-example `if`, a masked loop): computed on a float64 tensor and "
+    "made a Python number again, so a lane whose scalar code never gets there cannot raise "
+    "ZeroDivisionError.",
+    "y = torch.where(x > 0, x + (torch.tensor(a, dtype=torch.float64) / b).item(), x)")
+
+
+def register_operators(reg: Registry) -> None:
+    """The shared operator rules, with the dtype check of `matched` in front of those that
+    combine operands."""
+    operators.register(reg)
+    replaced = {}
+    for key, rewrite in (("binary", _binary), ("compare", _compare), ("ifexp", _ifexp),
+                         ("and", _and_or(operators.and_)), ("or", _and_or(operators.or_)),
+                         ("python_number_division", _python_number_division)):
+        old = reg.operators[key]
+        changes = {"rewrite": rewrite}
+        if key == "python_number_division":
+            changes["explanation"], changes["after"] = _PYTHON_DIVISION
+        replaced[id(old)] = dataclasses.replace(old, **changes)
+        reg.add_operator(key, replaced[id(old)])
+    reg.all_rules[:] = [r for r in reg.all_rules if id(r) not in replaced]
