@@ -225,7 +225,7 @@ def test_the_text_is_short_and_the_long_form_is_verbose():
 
 
 def test_every_rule_has_a_one_line_reason():
-    from vectorize.rewrite.explain import one_line
+    from vectorize.rewrite.report import one_line
     from vectorize.rules.doc import entries
     for name, _, explanation in entries():
         reason = one_line(explanation)

@@ -29,7 +29,7 @@ KNOWN_CYCLES = [
      "backends.torch.math_builtins", "backends.torch.shapes", "backends.torch.products"},
 ]
 KNOWN_PRIVATE = {
-    ("api", "vmap._VMapped"), ("rewrite.marks", "api._parse_gufunc_signature"),
+    ("api", "vmap._VMapped"),
     ("passes.compact_ifs", "passes.if_to_where._ElifToNestedIf"),
     ("passes.compact_ifs", "passes.if_to_where._errstate"),
     ("passes.compact_ifs", "passes.simplify._is_errstate"),

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import re
 import types
 
 import numpy as np
@@ -35,6 +34,7 @@ from .frontend import (  # noqa: F401 -- MAX_SPECIALIZATIONS and the warning are
     fallback_source,
     specialized_on,
 )
+from .gufunc import parse_input_dimensions, parse_signature, update_dim_sizes
 
 _SIZED_FALLBACKS = 4   # core sizes tried per signature pattern before a fallback serves all
 
@@ -100,7 +100,7 @@ class vectorize:
         self._last = None       # the last call's fast path (`_FastPath`), when it has one
         self._core_signature = None
         if signature is not None:
-            self._core_signature = _parse_gufunc_signature(signature)
+            self._core_signature = parse_signature(signature)
 
     # ----------------------------------------------------------------------- descriptors
     def __get__(self, obj, objtype=None):
@@ -244,7 +244,7 @@ class vectorize:
             raise TypeError("wrong number of positional arguments: "
                             f"expected {len(in_dims)!r}, got {len(sources)!r}")
         arrays = [np.asanyarray(args[s] if type(s) is int else kwargs[s]) for s in sources]
-        loop_shape, dim_sizes = _parse_input_dimensions(arrays, in_dims)
+        loop_shape, dim_sizes = parse_input_dimensions(arrays, in_dims)
         size = math.prod(loop_shape)
         binding = self._binding if self._binding is not None else self._make_binding()
         if isinstance(binding, str):
@@ -356,7 +356,7 @@ class vectorize:
             batched = (getattr(item, "batched", False) and arr.ndim > item.rank
                        and arr.shape[0] == size)
             core = arr.shape[1:] if batched else arr.shape
-            _update_dim_sizes(dim_sizes, core, dims)
+            update_dim_sizes(dim_sizes, core, dims)
             extra = len(core) - len(dims)
             if extra:
                 # numpy assigns the result into its core-shaped slot, which drops leading
@@ -679,53 +679,6 @@ def _signature_params(names, call_args, kinds):
         else:
             params[name] = Value(False, representative(arg))
     return params
-
-
-# numpy.vectorize's gufunc signatures, with numpy's own messages
-# (numpy/lib/_function_base_impl.py); see the generalized ufunc C-API documentation
-_DIMENSION_NAME = r"\w+"
-_CORE_DIMENSION_LIST = f"(?:{_DIMENSION_NAME}(?:,{_DIMENSION_NAME})*)?"
-_ARGUMENT = rf"\({_CORE_DIMENSION_LIST}\)"
-_ARGUMENT_LIST = f"{_ARGUMENT}(?:,{_ARGUMENT})*"
-_SIGNATURE = f"^{_ARGUMENT_LIST}->{_ARGUMENT_LIST}$"
-
-
-def _parse_gufunc_signature(signature):
-    """([core dimensions of each input], [core dimensions of each output])."""
-    signature = re.sub(r"\s+", "", signature)
-    if not re.match(_SIGNATURE, signature):
-        raise ValueError(f"not a valid gufunc signature: {signature}")
-    return tuple([tuple(re.findall(_DIMENSION_NAME, arg))
-                  for arg in re.findall(_ARGUMENT, arg_list)]
-                 for arg_list in signature.split("->"))
-
-
-def _update_dim_sizes(dim_sizes, shape, core_dims):
-    """Check the core dimensions of one value of shape ``shape`` (its trailing dimensions)
-    and record new ones in ``dim_sizes``."""
-    if not core_dims:
-        return
-    n_core = len(core_dims)
-    if len(shape) < n_core:
-        raise ValueError(f"{len(shape)}-dimensional argument does not have enough dimensions "
-                         f"for all core dimensions {core_dims!r}")
-    for dim, size in zip(core_dims, shape[len(shape) - n_core:]):
-        known = dim_sizes.setdefault(dim, size)
-        if known != size:
-            raise ValueError(f"inconsistent size for core dimension {dim!r}: {size!r} vs "
-                             f"{known!r}")
-
-
-def _parse_input_dimensions(arrays, input_core_dims):
-    """(broadcast shape of the loop dimensions, sizes of the named core dimensions)."""
-    dim_sizes: dict = {}
-    loops = []
-    for arr, core_dims in zip(arrays, input_core_dims):
-        _update_dim_sizes(dim_sizes, arr.shape, core_dims)
-        loops.append(arr.shape[:arr.ndim - len(core_dims)])
-    if all(loop == loops[0] for loop in loops):
-        return loops[0], dim_sizes
-    return np.broadcast_shapes(*loops), dim_sizes
 
 
 @functools.lru_cache(maxsize=256)

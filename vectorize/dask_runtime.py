@@ -119,10 +119,10 @@ def block_stand_ins(args, kwargs=None):
 def _map_vectorized(func, args, kwargs, *, signature, excluded, otypes, cast, abstract,
                     name):
     da = _dask_array()
-    from .api import _parse_gufunc_signature, _update_dim_sizes
+    from .gufunc import parse_signature, update_dim_sizes
     in_dims = out_dims = None
     if signature is not None:
-        in_dims, out_dims = _parse_gufunc_signature(signature)
+        in_dims, out_dims = parse_signature(signature)
     n_inputs = sum(1 for i in range(len(args)) if i not in excluded) + sum(
         1 for k in kwargs if k not in excluded)
     if in_dims is not None and n_inputs != len(in_dims):
@@ -146,7 +146,7 @@ def _map_vectorized(func, args, kwargs, *, signature, excluded, otypes, cast, ab
         if any(n != n for n in shape[max(n_loop, 0):]):
             raise ValueError(f"the core dimensions {core!r} of a Dask array argument of shape "
                              f"{shape} must have known sizes (call .compute_chunk_sizes())")
-        _update_dim_sizes(dim_sizes, shape, core)      # numpy.vectorize's errors
+        update_dim_sizes(dim_sizes, shape, core)      # numpy.vectorize's errors
         if arr is None or (n_loop == 0 and not is_dask(arr)):
             return _share(value, shared, stand_shared)     # no loop dimension: whole
         loop_shapes.append(shape[:n_loop])

@@ -24,7 +24,7 @@ import re
 import tokenize
 from collections import Counter
 
-from .explain import FunctionReport, Part, Report, Step, one_line
+from .report import FunctionReport, Part, Report, Step, one_line
 
 BANDS = 6     # colours of the changed steps, in turn
 

@@ -169,9 +169,9 @@ def plan(fdef: ast.FunctionDef, func, mark, namespace: dict, where: Located) -> 
         for name in names + result.keyword_only:
             axes[name] = None if name in excluded else 0
         if options.get("signature") is not None:
-            from ..api import _parse_gufunc_signature
+            from ..gufunc import parse_signature
             try:
-                result.signature = _parse_gufunc_signature(options["signature"])
+                result.signature = parse_signature(options["signature"])
             except ValueError as exc:
                 raise where.error(decorator, str(exc)) from None
             inputs = [n for n in names if axes[n] == 0]
