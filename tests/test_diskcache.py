@@ -464,6 +464,28 @@ def test_a_rebound_global_is_regenerated_and_guarded_after_a_load(tmp_path, cach
     assert delta(before) == {"rejected": 1, "writes": 1}
 
 
+def test_a_rebound_attribute_is_regenerated_and_guarded_after_a_load(tmp_path, cache,
+                                                                     modname):
+    """`other.offset` and `other.SHIFT`, reached through an attribute of a module: a rebinding
+    before a load rejects the entry, one after it makes a new specialization."""
+    x = np.linspace(-2, 3, 11)
+    other = load_module(tmp_path, modname + "_other", OTHER + "\n\nSHIFT = 1.5\n")
+    text = HELPERS.format(other=other.__name__).replace(
+        "return helper(x) + other.offset(x)", "return helper(x) + other.offset(x) * other.SHIFT")
+    mod = load_module(tmp_path, modname, text)
+    vz(mod.func, cache_dir=cache)(x)
+    other.SHIFT = 2.5                             # another constant: regenerated
+    before = counts()
+    same(vz(mod.func, cache_dir=cache)(x), loop_result(mod.func, x))
+    assert delta(before) == {"rejected": 1, "writes": 1}
+    f = vz(mod.func, cache_dir=cache)             # loaded, with guards on the attributes
+    before = counts()
+    same(f(x), loop_result(mod.func, x))
+    assert delta(before) == {"hits": 1}
+    other.offset = lambda v: v - 100.0            # rebound after the load: a new one
+    same(f(x), loop_result(mod.func, x))
+
+
 def test_a_changed_closure_value_is_regenerated(tmp_path, cache, modname):
     mod = load_module(tmp_path, modname, """\
         def make(scale):

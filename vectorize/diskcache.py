@@ -22,7 +22,9 @@ was made from:
   and a print of its value: modules by name, functions by their print, numbers, strings,
   arrays (up to 1 MiB), tuples, lists and dicts of those by value, functions written in C and
   NumPy's and the standard library's types by where they live). A value of any other kind
-  (an object, a generator, a bound method...) makes the specialization uncacheable.
+  (an object, a generator, a bound method...) makes the specialization uncacheable; and
+  every value reached through attributes of a free name (``helpers.h``, ``Cls.K``: the path
+  and its value's print where it has one, compared at a load and guarded after it).
 
 The slot is a hash of what identifies the question (function, arguments, policy, Python), so
 editing a function overwrites its entry instead of adding one. A load re-computes the lookup
@@ -50,7 +52,7 @@ import numpy as np
 
 from .abstract import UNKNOWN, TupleValue, Value
 from .frontend import CACHE_ENV
-from .introspect import ClosureView, source_lines
+from .introspect import AttributePath, ClosureView, attribute_guard, source_lines
 from .introspect import lookup as find_name
 
 try:        # hashlib's import loads OpenSSL (about 3 ms); blake2 is built in
@@ -396,6 +398,15 @@ class Store:
                                name, value))
                 if not isinstance(value, types.ModuleType) and name not in names:
                     namespace[name] = value
+            for index, scope, root, attrs, printed in payload.get("attributes", ()):
+                fn = functions[index]
+                path = AttributePath(fn.__globals__ if scope == "global" else ClosureView(fn),
+                                     root, tuple(attrs))
+                label = ".".join((root, *attrs))
+                value = path.get(label, _ABSENT)
+                if value is _ABSENT or printed is not None and _printed(value) != printed:
+                    return self._reject(f"`{label}` is bound to something else now")
+                guards.append(attribute_guard(path.namespace, root, tuple(attrs), value))
             result = decode_result(payload["result"])
             function = execute(payload["source"], payload["main"], namespace, {
                 name: (fn.__defaults__, fn.__kwdefaults__) for name, fn in emitted})
@@ -534,11 +545,16 @@ class Store:
             "emitted": [[name, index[id(fn)]] for name, fn in origin.emitted],
             "reads": reads,
             "free": [[index[id(fn)], scope, name] for fn, scope, name in origin.free],
+            "attributes": [[index[id(fn)], scope, root, list(attrs), _printed(value)]
+                           for fn, scope, root, attrs, value in origin.attributes],
             "fallbacks": list(spec.fallbacks),
             "explanations": [list(e) for e in spec.explanations],
             "parallel": bool(spec.parallel),
             "switchable_ifs": int(spec.switchable_ifs),
         }
+
+
+_ABSENT = object()
 
 
 def _printed(value):

@@ -23,7 +23,7 @@ from .abstract import TupleValue, exact
 from .analysis import Analysis
 from .codegen import Generated  # noqa: F401 -- what a transform returns
 from .errors import Unsupported, VectorizeError
-from .introspect import ClosureView
+from .introspect import ClosureView, attribute_guard
 from .liveness import Namer, all_names
 from .pipeline import PIPELINE
 from .source import FunctionSource, read_function
@@ -82,6 +82,11 @@ class ModuleContext:
         self.free: dict[tuple, tuple] = {}   # (id(namespace), name) -> (namespace, name, value)
         self.free_scopes: dict[tuple, tuple] = {}   # the same keys -> (function, scope, name)
         self.reads: list[tuple] = []    # (function, scope, name, value): `codegen.Origin`
+        # (id(namespace), root, attributes) -> (`AttributePath`, label, value), and the
+        # same keys -> (function, scope, root, attributes, value): what was reached through
+        # attributes of free names (`codegen.Origin.attributes`)
+        self.attribute_guards: dict[tuple, tuple] = {}
+        self.attribute_scopes: dict[tuple, tuple] = {}
 
     def functions(self) -> list:
         """The user functions transformed, the main one first."""
@@ -154,6 +159,7 @@ class FunctionJob:
         self.batch_len_params: set[str] = set()   # params whose len() batch_rules wrote for it
         self.last: Analysis | None = None
         self.read: dict[str, object] = {}     # free names any analysis resolved -> value
+        self.read_attributes: dict[tuple, object] = {}   # (root, attributes) -> value
 
     def analyze(self, tree: cst.FunctionDef) -> Analysis:
         """The analysis of ``tree``; recomputed whenever a pass produced a new tree."""
@@ -166,6 +172,7 @@ class FunctionJob:
                             helper=self.helper)
         analysis.analyze()
         self.read.update(analysis.free_names)
+        self.read_attributes.update(analysis.free_attributes)
         if any(analysis.batched_tests.values()) or analysis.masked_loops:
             # once `if`s become merges, no later analysis can tell which code ran on some
             # lanes only: from now on all of it counts as running on every lane
@@ -248,6 +255,14 @@ class FunctionJob:
             self.module.free_scopes[key] = (func, scope, name)
         for name, value in self.read.items():
             self.module.reads.append((func, self.source.lookup(name)[2], name, value))
+        for (root, attrs), value in self.read_attributes.items():
+            found, _, scope = self.source.lookup(root)
+            if not found or scope == "builtin":
+                continue
+            namespace = self.source.globals if scope == "global" else ClosureView(func)
+            key = (id(self.source.globals) if scope == "global" else id(func), root, attrs)
+            self.module.attribute_guards[key] = attribute_guard(namespace, root, attrs, value)
+            self.module.attribute_scopes[key] = (func, scope, root, attrs, value)
         return tree, self.last.result
 
 
