@@ -16,7 +16,7 @@ import types
 
 import numpy as np
 
-from . import chunks
+from . import chunks, tensors
 from .abstract import TupleValue, Value, representative
 from .chunks import check_chunk_size
 from .errors import VectorizeError
@@ -127,6 +127,10 @@ class vectorize:
                 entry, call_args, shape, size, batched = fast
                 out = self._run(entry, call_args, size, batched)
                 return self._outputs(out, entry.spec.result, shape, call_args)
+        if tensors.takes_tensors(args, kwargs):
+            out = tensors.call(self, args, kwargs)   # tensors in, tensors out (docs/torch.md)
+            if out is not NotImplemented:
+                return out
         if self._core_signature is not None:
             return self._call_with_signature(args, kwargs)
         plan = self._plan(args, kwargs)
@@ -146,6 +150,10 @@ class vectorize:
 
     def source(self, *args, **kwargs) -> str:
         """The generated source of the specialization these arguments select."""
+        if tensors.takes_tensors(args, kwargs):
+            text = tensors.source(self, args, kwargs)
+            if text is not None:
+                return text
         if self._core_signature is not None:
             entry = self._entry(args, kwargs)
             if entry is None:
