@@ -136,7 +136,7 @@ def print_module(specs, module, main, header: str = "") -> Printed:
         import functools
         imports.setdefault("functools", functools)
     for _, name, value in module.free.values():
-        if isinstance(value, types.ModuleType):
+        if isinstance(value, types.ModuleType) and sys.modules.get(value.__name__) is value:
             if name not in referenced:
                 continue
             imports.setdefault(name, value)

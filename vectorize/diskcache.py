@@ -178,6 +178,9 @@ def value_print(value) -> list:
     if kind is range:
         return ["range", [value.start, value.stop, value.step]]
     if isinstance(value, types.ModuleType):
+        if sys.modules.get(value.__name__) is not value:
+            # made by the program (`types.ModuleType("m")`): its name says nothing
+            raise Uncacheable(f"module `{value.__name__}` is not importable by its name")
         return ["module", value.__name__]
     if kind is types.FunctionType:
         return function_print(value)
