@@ -683,6 +683,32 @@ CORRUPTIONS = {
 }
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_fifo_in_place_of_an_entry_is_regenerated_without_blocking(tmp_path, cache,
+                                                                       modname):
+    """Opening a FIFO for reading waits for a writer: the entry's file must be opened
+    without waiting, then refused as not a regular file."""
+    import threading
+    mod = load_module(tmp_path, modname, SEED)
+    x = np.linspace(-2, 10, 13)
+    vz(mod.func, cache_dir=cache)(x, 1.0)
+    (path,) = entry_files(cache)
+    path.unlink()
+    os.mkfifo(path, 0o600)
+    results = []
+    before = counts()
+    call = threading.Thread(target=lambda: results.append(vz(mod.func, cache_dir=cache)(x, 1.0)),
+                            daemon=True)
+    call.start()
+    call.join(60)
+    if call.is_alive():     # blocked in open(): let it go, then fail
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail("reading the cache blocked on a FIFO")
+    same(results[0], loop_result(mod.func, x, 1.0))
+    assert delta(before) == {"rejected": 1, "writes": 1}
+    assert "regular" in diskcache.last_reason[0]
+
+
 @pytest.mark.parametrize("corruption", list(CORRUPTIONS))
 def test_a_corrupt_entry_is_regenerated_never_executed(tmp_path, cache, modname, corruption):
     mod = load_module(tmp_path, modname, "import numpy as np\n\n\n" + SEED.replace(

@@ -131,6 +131,9 @@ class vectorize:
             out = tensors.call(self, args, kwargs)   # tensors in, tensors out (docs/torch.md)
             if out is not NotImplemented:
                 return out
+        if any(type(a) is np.matrix for a in args) or any(
+                type(a) is np.matrix for a in kwargs.values()):
+            return self._matrix_call(args, kwargs)
         if self._core_signature is not None:
             return self._call_with_signature(args, kwargs)
         plan = self._plan(args, kwargs)
@@ -147,6 +150,34 @@ class vectorize:
             self._last = _FastPath.of(args, entry, shape, batched, self._binding) or self._last
         out = self._run(entry, call_args, math.prod(shape), batched)
         return self._outputs(out, spec.result, shape, call_args)
+
+    def _matrix_call(self, args, kwargs):
+        """A call with `np.matrix` arguments, as numpy.vectorize makes it: each example is a
+        number (`*` of two is a product of numbers, not of matrices) and the outputs are
+        matrices of the broadcast shape. An excluded matrix, or one cut into core-shaped
+        examples by a ``signature``, reaches the function as a matrix (whose `*` is a
+        matrix product): numpy.vectorize's own loop runs those."""
+        names = list(_signature(self._target()[0]).parameters) if self._target() else []
+        as_given = [i for i, a in enumerate(args) if type(a) is np.matrix and (
+            i in self.excluded or (i < len(names) and names[i] in self.excluded))]
+        as_given += [k for k, a in kwargs.items() if type(a) is np.matrix and k in self.excluded]
+        if as_given or self._core_signature is not None:
+            reason = ("an np.matrix argument reaches the function as a matrix (its `*` is a "
+                      "matrix product)")
+            if self.fallback == "error":
+                code = getattr(self._target()[0] if self._target() else None, "__code__", None)
+                raise VectorizeError(f"cannot vectorize `{getattr(self, '__name__', '?')}`: "
+                                     f"{reason}", filename=code.co_filename if code else
+                                     "<unknown>", line=code.co_firstlineno if code else 0,
+                                     suggestion="pass np.asarray(...) of it, or "
+                                                "fallback='warn'")
+            self._announce(reason, FallbackSpec(reason, ""), stacklevel=4,
+                           once=("matrix", reason))
+            return self._numpy_loop(args, kwargs)
+        out = self(*[np.asarray(a) if type(a) is np.matrix else a for a in args],
+                   **{k: np.asarray(a) if type(a) is np.matrix else a
+                      for k, a in kwargs.items()})
+        return tuple(map(_as_matrix, out)) if isinstance(out, tuple) else _as_matrix(out)
 
     def source(self, *args, **kwargs) -> str:
         """The generated source of the specialization these arguments select."""
@@ -641,6 +672,13 @@ class _FastPath:
             else:
                 call_args.append(op(a))
         return self.entry, call_args, self.shape, self.size, self.batched
+
+
+def _as_matrix(arr):
+    """An output as numpy.vectorize gives it for `np.matrix` inputs."""
+    if np.ndim(arr) > 2:
+        raise ValueError("shape too large to be a matrix.")
+    return np.asmatrix(arr)
 
 
 def _is_as_is(kind) -> bool:

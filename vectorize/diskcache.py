@@ -425,7 +425,10 @@ class Store:
 
     @staticmethod
     def _read(path: str) -> dict:
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+        # O_NONBLOCK: opening a FIFO put in an entry's place must not wait for a writer
+        # (the fstat below then refuses it); on a regular file it changes nothing
+        flags = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+                 | getattr(os, "O_NONBLOCK", 0))
         fd = os.open(path, flags)
         try:
             st = os.fstat(fd)

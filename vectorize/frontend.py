@@ -196,6 +196,7 @@ def build(func, params: dict, *, fallback: str, title: str, kind: str,
     ``.source()``). ``title`` heads the generated source; ``cache_dir``: the disk cache
     (`vectorize.diskcache.directory`); ``explain``: record which rule rewrote which line
     (``Generated.explanations``, for `vectorize.explain`)."""
+    chunks.threads_setting()     # a bad VECTORIZE_NUM_THREADS fails now, whatever the size
     header = f"{title} from {func.__qualname__} ({where(func)}) for:\n{describe(params)}"
     try:
         spec = specialize(func, params, fallback=fallback, header=header, backend=backend,

@@ -131,6 +131,37 @@ def _lambda_as_def(func, module: cst.Module) -> cst.FunctionDef:
                            params=lam.params, body=body), lam
 
 
+def _lambda_text(func, file_lines: list[str]):
+    """(``(lambda ...)`` as text, its file line minus 1, its column minus 1) of the lambda
+    ``func`` in its file, found by Python's parser among the lambdas of its first line with
+    its parameters (those whose body holds the code's positions, where there are several);
+    None where the file does not parse or the lambda is not found for sure."""
+    import ast
+    code = func.__code__
+    try:
+        tree = ast.parse("".join(file_lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    found = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda)
+             and node.lineno == code.co_firstlineno
+             and [a.arg for a in (*node.args.posonlyargs, *node.args.args,
+                                  *node.args.kwonlyargs)] == params]
+    if len(found) > 1:
+        positions = {(line, col) for line, _, col, _ in code.co_positions()
+                     if line is not None and col is not None}
+        found = [node for node in found if any(
+            (node.body.lineno, node.body.col_offset) <= p
+            <= (node.body.end_lineno, node.body.end_col_offset) for p in positions)]
+    if len(found) != 1:
+        return None
+    node = found[0]
+    segment = ast.get_source_segment("".join(file_lines), node)
+    if segment is None:
+        return None
+    return "(" + segment + ")\n", node.lineno - 1, node.col_offset - 1
+
+
 def read_function(func) -> FunctionSource:
     func = unwrap(func)
     try:
@@ -146,10 +177,20 @@ def read_function(func) -> FunctionSource:
     line_offset = max(start - 1, 0)
     file_lines = linecache.getlines(filename) or [""] * line_offset + raw.splitlines()
     if func.__name__ == "<lambda>":
-        try:
-            module = cst.parse_module(text.strip() + "\n")
-        except cst.ParserSyntaxError:
-            module = cst.parse_module("(" + text.strip() + ")\n")
+        found = _lambda_text(func, file_lines)
+        if found is not None:
+            # the lambda alone, wherever its line is (a continuation line, a `for` header)
+            text, line_offset, col_offset = found
+            module = cst.parse_module(text)
+        else:
+            try:
+                module = cst.parse_module(text.strip() + "\n")
+            except cst.ParserSyntaxError:
+                try:
+                    module = cst.parse_module("(" + text.strip() + ")\n")
+                except cst.ParserSyntaxError:
+                    raise Unsupported("cannot read this lambda alone from its source lines",
+                                      suggestion="define the function with `def`") from None
         tree, lam = _lambda_as_def(func, module)
         if any(type(n) is cst.SimpleStatementSuite for n in statements(tree)):
             tree = rewrite(tree, _IndentSuites())

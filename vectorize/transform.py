@@ -12,6 +12,8 @@ import contextlib
 import gc
 import inspect
 import re
+import sys
+import threading
 import types
 from dataclasses import dataclass
 
@@ -275,7 +277,7 @@ def transform_function(func, params: dict[str, object], *, backend: str = "numpy
     ``if_strategy="compact"`` compacts every per-example ``if`` that can be (`compact_ifs`)
     instead of letting the heuristic choose. Raises `VectorizeError` (located in the user's
     file) for anything it cannot translate."""
-    with _collector_paused():
+    with _collector_paused(), deep_recursion():
         context = ModuleContext(backend, fallback, explain, if_strategy)
         return codegen.load(_transform(func, params, context, header))
 
@@ -287,7 +289,7 @@ def transform_source(func, params: dict[str, object], *, context: ModuleContext,
     helpers it calls. Functions transformed in one ``context`` share their helpers'
     specializations and never reuse a name (the file rewriter makes one context per file,
     seeded with the names the file uses). Raises `VectorizeError` like `transform_function`."""
-    with _collector_paused():
+    with _collector_paused(), deep_recursion():
         return _transform(func, params, context, header, name)
 
 
@@ -308,6 +310,33 @@ def _collector_paused():
         gc.enable()
 
 
+RECURSION_LIMIT = 20_000
+"""Python's recursion limit while a transform runs (when it was lower): the parser's and the
+passes' walks recurse once per level of an expression, and a sum of a thousand terms is a
+thousand levels (with the default of 1000 such a function could not be read)."""
+_deep = [0, None]            # transforms running, the limit before the first of them
+_deep_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def deep_recursion():
+    """`RECURSION_LIMIT` while any transform runs (concurrent ones share the raise; the
+    last to end puts the limit back)."""
+    with _deep_lock:
+        if _deep[0] == 0:
+            _deep[1] = sys.getrecursionlimit()
+            if _deep[1] < RECURSION_LIMIT:
+                sys.setrecursionlimit(RECURSION_LIMIT)
+        _deep[0] += 1
+    try:
+        yield
+    finally:
+        with _deep_lock:
+            _deep[0] -= 1
+            if _deep[0] == 0 and sys.getrecursionlimit() == RECURSION_LIMIT:
+                sys.setrecursionlimit(_deep[1])
+
+
 def _transform(func, params, module: ModuleContext, header: str,
                name: str | None = None) -> codegen.Printed:
     try:
@@ -317,8 +346,14 @@ def _transform(func, params, module: ModuleContext, header: str,
     except VectorizeError:
         raise
     except RecursionError:
-        raise VectorizeError("the function is too deeply nested to vectorize",
-                             suggestion="split it into smaller helper functions") from None
+        code = getattr(func, "__code__", None)
+        raise VectorizeError(f"`{getattr(func, '__qualname__', func)}` (or a helper it calls) "
+                             "is too deeply nested to vectorize (an expression of thousands of "
+                             "terms, or blocks nested hundreds deep)",
+                             filename=code.co_filename if code else "<unknown>",
+                             line=code.co_firstlineno if code else 0,
+                             suggestion="split it into smaller expressions or helper "
+                                        "functions") from None
     except Exception as exc:   # an engine bug: never a bare traceback from inside the engine
         qualname = getattr(func, "__qualname__", repr(func))
         raise VectorizeError(
