@@ -9,6 +9,7 @@ make of the arguments is this module. Inside generated code the batch axis is al
 
 from __future__ import annotations
 
+import contextvars
 import os
 import threading
 import warnings
@@ -276,8 +277,11 @@ def tuning(spec, func, params: dict, *, header: str, backend: str, cache_dir) ->
     only)."""
     build_compacted = None
     if spec.switchable_ifs and not spec.fallbacks and backend == "numpy":
+        # made later, by the runtime: in the front end's context (`abstract.PYTHON_SCALARS`)
+        context = contextvars.copy_context()
+
         def build_compacted():
-            return specialize(func, params, fallback="error",
-                              header=f"{header}\n{COMPACTED_NOTE}", backend=backend,
-                              cache_dir=cache_dir, if_strategy="compact")
+            return context.run(specialize, func, params, fallback="error",
+                               header=f"{header}\n{COMPACTED_NOTE}", backend=backend,
+                               cache_dir=cache_dir, if_strategy="compact")
     return chunks.Tuning(build_compacted)

@@ -1,0 +1,90 @@
+"""Constructs real code uses (issue 20), each differential against numpy.vectorize (Python
+numbers per example) and, where it applies, vmap against the per-example loop (NumPy
+scalars), at N = 0, 1, 5 and 1000."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from differential import assert_values_equal
+
+from vectorize import VectorizeError, vectorize, vmap
+
+SIZES = [0, 1, 5, 1000]
+
+
+def check_vectorize(func, *args, excluded=()):
+    want = np.vectorize(func, excluded=set(excluded))(*args) if np.size(args[0]) else None
+    g = vectorize(func, excluded=set(excluded), fallback="error")
+    got = g(*args)
+    got = g(*args)
+    if want is not None:
+        assert_values_equal(got, want)
+        assert got.dtype == want.dtype
+    else:
+        assert np.shape(got) == np.shape(args[0])
+
+
+# ------------------------------------------------------------------------------ isinstance
+def scale_if_int(x, n):
+    if isinstance(n, int):
+        return x * n
+    return x
+
+
+def kind_of(x):
+    if isinstance(x, bool):
+        return 0.0
+    if isinstance(x, int):
+        return 1.0
+    if isinstance(x, (float, np.floating)):
+        return 2.0
+    return 3.0
+
+
+def numpy_kind(x):
+    if isinstance(x, np.floating):
+        return 1.0
+    return 0.0
+
+
+def computed_kind(x):
+    y = np.sin(x)
+    if isinstance(y, np.floating):
+        return 1.0
+    return 0.0
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("scale", [3, 3.0, True, np.int64(3)], ids=repr)
+def test_isinstance_of_an_argument_is_pythons(n, scale):
+    """numpy.vectorize hands each example as a Python number: `isinstance(n, int)` holds for
+    an int64 argument (the generated code gets an np.int64, for which it does not)."""
+    check_vectorize(scale_if_int, np.linspace(-1.0, 2.0, n), scale)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int8, np.bool_,
+                                   np.complex128])
+def test_isinstance_per_dtype(dtype):
+    x = np.arange(5).astype(dtype)
+    check_vectorize(kind_of, x)
+    check_vectorize(numpy_kind, x)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_vmap_sees_numpy_scalars(dtype):
+    x = np.arange(5).astype(dtype)
+    for func in (kind_of, numpy_kind):
+        want = np.array([func(v) for v in x])
+        assert_values_equal(vmap(func, fallback="error")(x), want)
+    want = np.array([scale_if_int(v, 3) for v in x])
+    assert_values_equal(vmap(scale_if_int, in_axes=(0, None), fallback="error")(x, 3), want)
+
+
+def test_isinstance_of_a_computed_number_where_python_and_numpy_differ_is_refused():
+    with pytest.raises(VectorizeError, match="isinstance"):
+        vectorize(computed_kind, fallback="error")(np.arange(3.0))
+    # vmap: NumPy scalars throughout, no ambiguity
+    x = np.arange(3.0)
+    assert_values_equal(vmap(computed_kind, fallback="error")(x),
+                        np.array([computed_kind(v) for v in x]))
