@@ -88,3 +88,43 @@ def test_isinstance_of_a_computed_number_where_python_and_numpy_differ_is_refuse
     x = np.arange(3.0)
     assert_values_equal(vmap(computed_kind, fallback="error")(x),
                         np.array([computed_kind(v) for v in x]))
+
+
+# ------------------------------------------------------------- callable instances, methods
+class Polynomial:
+    def __init__(self, coefficients):
+        self.coefficients = coefficients
+
+    def __call__(self, x):
+        total = 0.0
+        for c in self.coefficients:
+            total = total * x + c
+        if total < 0:
+            return -total
+        return total
+
+    def clipped(self, x, limit):
+        if x > limit:
+            return limit
+        return x * self.coefficients[0]
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_callable_instances(n):
+    x = np.linspace(-2.0, 3.0, n)
+    p = Polynomial((1.0, -2.0, 0.5))
+    check_vectorize(p, x)
+    if n:
+        assert_values_equal(vmap(p, fallback="error")(x), np.array([p(v) for v in x]))
+    q = Polynomial((2.0, 1.0))       # another instance: its own coefficients
+    check_vectorize(q, x)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_methods_exclude_self(n):
+    x = np.linspace(-2.0, 3.0, n)
+    p = Polynomial((3.0,))
+    check_vectorize(p.clipped, x, 1.5)
+    if n:
+        assert_values_equal(vmap(p.clipped, in_axes=(0, None), fallback="error")(x, 1.5),
+                            np.array([p.clipped(v, 1.5) for v in x]))

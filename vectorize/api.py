@@ -421,6 +421,12 @@ class vectorize:
             if func.keywords:
                 return None
             lead, func = func.args, func.func
+        if not isinstance(func, (types.FunctionType, types.MethodType, type)):
+            # a callable instance: its class's `__call__`, with the instance as `self`
+            call = next((vars(k)["__call__"] for k in type(func).__mro__
+                         if "__call__" in vars(k)), None)
+            if isinstance(call, types.FunctionType):
+                func = types.MethodType(call, func)
         if isinstance(func, types.MethodType):
             lead, func = (func.__self__,) + tuple(lead), func.__func__
         if not isinstance(func, types.FunctionType):
