@@ -128,3 +128,51 @@ def test_methods_exclude_self(n):
     if n:
         assert_values_equal(vmap(p.clipped, in_axes=(0, None), fallback="error")(x, 1.5),
                             np.array([p.clipped(v, 1.5) for v in x]))
+
+
+# ------------------------------------------------------------------- imports in the body
+def imports_math(x):
+    import math
+    return math.sin(x) + math.sqrt(abs(x))
+
+
+def imports_names(x):
+    """Docstring first."""
+    from math import cos as c
+    from math import sin
+    y = sin(x) * c(x)
+    if y > 0.1:
+        return y
+    return -y
+
+
+def imports_numpy_submodule(v):
+    import numpy.linalg as la
+    return la.norm(v)
+
+
+def imports_under_a_condition(x):
+    if x > 0:
+        import math
+        return math.sin(x)
+    return x
+
+
+@pytest.mark.parametrize("func", [imports_math, imports_names], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("n", SIZES)
+def test_imports_in_the_body(func, n):
+    x = np.linspace(-2.0, 3.0, n)
+    check_vectorize(func, x)
+    if n:
+        assert_values_equal(vmap(func, fallback="error")(x), np.array([func(v) for v in x]))
+
+
+def test_an_imported_submodule_with_a_signature():
+    v = np.arange(12.0).reshape(4, 3)
+    got = vectorize(imports_numpy_submodule, signature="(n)->()", fallback="error")(v)
+    assert_values_equal(got, np.vectorize(imports_numpy_submodule, signature="(n)->()")(v))
+
+
+def test_an_import_under_a_condition_is_still_refused():
+    with pytest.raises(VectorizeError, match="import"):
+        vectorize(imports_under_a_condition, fallback="error")(np.arange(3.0))

@@ -251,6 +251,9 @@ class FunctionJob:
                 self.module.free[key] = (self.source.globals, name, value)
             elif scope == "builtin":
                 continue
+            elif scope == "import":     # imported by the body: the same on every call
+                key = (id(self.source.local_imports), name)
+                self.module.free[key] = (self.source.local_imports, name, value)
             else:
                 key = (id(func), name)
                 self.module.free[key] = (ClosureView(func), name, value)
@@ -259,7 +262,7 @@ class FunctionJob:
             self.module.reads.append((func, self.source.lookup(name)[2], name, value))
         for (root, attrs), value in self.read_attributes.items():
             found, _, scope = self.source.lookup(root)
-            if not found or scope == "builtin":
+            if not found or scope in ("builtin", "import"):
                 continue
             namespace = self.source.globals if scope == "global" else ClosureView(func)
             key = (id(self.source.globals) if scope == "global" else id(func), root, attrs)
