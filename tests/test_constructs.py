@@ -176,3 +176,51 @@ def test_an_imported_submodule_with_a_signature():
 def test_an_import_under_a_condition_is_still_refused():
     with pytest.raises(VectorizeError, match="import"):
         vectorize(imports_under_a_condition, fallback="error")(np.arange(3.0))
+
+
+# ------------------------------------------------------------ nested def and lambdas
+def nested_def(x):
+    def squared_distance(v, w=1.0):
+        d = v - w
+        if d < 0:
+            return -d * d
+        return d * d
+    return squared_distance(x) + squared_distance(x, 2.0)
+
+
+def nested_lambda(x):
+    cube = lambda v: v * v * v  # noqa: E731
+    return cube(x) - cube(1.5)
+
+
+def nested_def_reads_a_global(x):
+    def shifted(v):
+        return np.abs(v - SHIFT)
+    return shifted(x)
+
+
+SHIFT = 0.25
+
+
+def closure_over_a_parameter(x, k):
+    def scaled(v):
+        return v * k
+    return scaled(x)
+
+
+@pytest.mark.parametrize("func", [nested_def, nested_lambda, nested_def_reads_a_global],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("n", SIZES)
+def test_nested_helpers(func, n):
+    x = np.linspace(-2.0, 3.0, n)
+    check_vectorize(func, x)
+    if n:
+        assert_values_equal(vmap(func, fallback="error")(x), np.array([func(v) for v in x]))
+
+
+def test_a_closure_over_the_functions_own_names_is_refused():
+    with pytest.raises(VectorizeError, match="def"):
+        vectorize(closure_over_a_parameter, fallback="error")(np.arange(3.0), 2.0)
+    with pytest.warns(Warning):
+        got = vectorize(closure_over_a_parameter)(np.arange(3.0), 2.0)
+    assert_values_equal(got, np.vectorize(closure_over_a_parameter)(np.arange(3.0), 2.0))
