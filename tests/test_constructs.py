@@ -224,3 +224,47 @@ def test_a_closure_over_the_functions_own_names_is_refused():
     with pytest.warns(Warning):
         got = vectorize(closure_over_a_parameter)(np.arange(3.0), 2.0)
     assert_values_equal(got, np.vectorize(closure_over_a_parameter)(np.arange(3.0), 2.0))
+
+
+# ----------------------------------------------------- comprehensions over fixed sequences
+WEIGHTS = (0.5, -1.0, 2.0)
+
+
+def powers_by_index(x):
+    terms = [x ** k for k in range(4)]
+    return terms[0] + terms[1] * terms[3] - terms[2]
+
+
+def weighted_table(x):
+    scaled = [w * x + 1.0 for w in WEIGHTS]
+    if scaled[0] > scaled[2]:
+        return scaled[1]
+    return scaled[0] - scaled[2]
+
+
+def unpacked(x):
+    lo, mid, hi = [x * w for w in WEIGHTS]
+    return lo + mid * hi
+
+
+def backwards_range(x):
+    terms = [x - k for k in range(3, -3, -2)]
+    return terms[0] * terms[1] + terms[2]
+
+
+@pytest.mark.parametrize("func", [powers_by_index, weighted_table, unpacked, backwards_range],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("n", SIZES)
+def test_comprehensions_over_fixed_sequences(func, n):
+    x = np.linspace(-2.0, 3.0, n)
+    check_vectorize(func, x)
+    if n:
+        assert_values_equal(vmap(func, fallback="error")(x), np.array([func(v) for v in x]))
+
+
+def test_a_rebound_table_respecializes(monkeypatch):
+    x = np.linspace(-2.0, 3.0, 5)
+    g = vectorize(weighted_table, fallback="error")
+    g(x)
+    monkeypatch.setitem(globals(), "WEIGHTS", (1.0, 2.0, 3.0, 4.0))   # another length
+    assert_values_equal(g(x), np.vectorize(weighted_table)(x))

@@ -214,6 +214,7 @@ def read_function(func) -> FunctionSource:
     stripped, helpers = _hoist_helpers(stripped, func, module, line_offset, col_offset,
                                        filename, set(imports))
     imports.update(helpers)
+    stripped = _unroll_comprehensions(stripped, func, imports)
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,
                           col_offset, file_lines, module, tree, local_imports=imports)
 
@@ -309,6 +310,115 @@ def _hoist_helpers(tree: cst.FunctionDef, func, module, line_offset: int, col_of
     kept = [stmt for i, stmt in enumerate(body) if i not in hoisted]
     return tree.with_changes(body=tree.body.with_changes(body=kept or [
         cst.SimpleStatementLine([cst.Pass()])])), made
+
+
+UNROLL_LIMIT = 64
+"""Items of a comprehension over a fixed sequence that `_unroll_comprehensions` writes out."""
+
+
+def _unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.FunctionDef:
+    """``[x ** k for k in range(4)]`` (or a generator, ``sum(c * x for c in COEFFS)``) over a
+    sequence the same for every example and of a length known from the code: ``range`` of
+    integer literals, or a global (or body import) bound to a tuple of numbers, whose items
+    never change while it is bound (a rebinding makes a new specialization) -- as the list
+    of its items: ``[x ** 0, x ** 1, x ** 2, x ** 3]``, ``[COEFFS[0] * x, ...]``. The
+    engine batches a list of per-example values item by item. Only one ``for`` without
+    ``if``, over a plain name its element reads with no nested scope rebinding it."""
+    if not any(type(n) in (cst.ListComp, cst.GeneratorExp) for n in _walk_all(tree)):
+        return tree
+    assigned = {p.name.value for p in tree.params.params}
+    from .liveness import writes
+    for stmt in tree.body.body:
+        assigned |= writes(stmt)
+    # a list of per-example values handed to a function (`sum(terms)`, `np.mean([...])`) is
+    # left to the rules of that function: only lists the code indexes are written out
+    handed = {id(a.value) for n in _walk_all(tree) if type(n) is cst.Call for a in n.args}
+    handed_names = {a.value.value for n in _walk_all(tree) if type(n) is cst.Call
+                    for a in n.args if type(a.value) is cst.Name}
+    skip = set(handed)
+    for n in _walk_all(tree):
+        if type(n) is cst.Assign and type(n.value) in (cst.ListComp, cst.GeneratorExp) and any(
+                type(t.target) is cst.Name and t.target.value in handed_names
+                for t in n.targets):
+            skip.add(id(n.value))
+
+    def items(iterable):
+        if type(iterable) is cst.Call and type(iterable.func) is cst.Name and \
+                iterable.func.value == "range" and "range" not in assigned and \
+                lookup(func, "range")[2] == "builtin" and iterable.args and all(
+                    a.keyword is None and not a.star for a in iterable.args):
+            bounds = [_int_value(a.value) for a in iterable.args]
+            if None in bounds or len(bounds) > 3 or bounds[-1:] == [0] and len(bounds) == 3:
+                return None
+            values = range(*bounds)
+            if len(values) > UNROLL_LIMIT:
+                return None
+            return [cst.Integer(str(v)) if v >= 0 else cst.UnaryOperation(
+                cst.Minus(), cst.Integer(str(-v))) for v in values]
+        if type(iterable) is cst.Name and iterable.value not in assigned:
+            found, value, scope = (True, imports[iterable.value], "import") \
+                if iterable.value in imports else lookup(func, iterable.value)
+            if found and scope in ("global", "closure", "import") and type(value) is tuple \
+                    and len(value) <= UNROLL_LIMIT and all(
+                        type(v) in (int, float, complex, bool) for v in value):
+                return [cst.Subscript(cst.Name(iterable.value), [cst.SubscriptElement(
+                    cst.Index(cst.Integer(str(i))))]) for i in range(len(value))]
+        return None
+
+    class Unroll(cst.CSTTransformer):
+        def leave_GeneratorExp(self, original_node, updated_node):
+            return updated_node if id(original_node) in skip else self._unrolled(updated_node)
+
+        def leave_ListComp(self, original_node, updated_node):
+            return updated_node if id(original_node) in skip else self._unrolled(updated_node)
+
+        @staticmethod
+        def _unrolled(node):
+            target = node.for_in
+            if target.inner_for_in is not None or target.ifs or target.asynchronous or \
+                    type(target.target) is not cst.Name:
+                return node
+            name = target.target.value
+            if any(type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+                               cst.GeneratorExp, cst.NamedExpr) for n in _walk_all(node.elt)):
+                return node
+            values = items(target.iter)
+            if values is None:
+                return node
+            elements = [cst.Element(_substitute(node.elt, name, value)) for value in values]
+            return cst.List(elements, lpar=node.lpar if type(node) is cst.ListComp else [],
+                            rpar=node.rpar if type(node) is cst.ListComp else [])
+
+    return rewrite(tree, Unroll())
+
+
+def _walk_all(node):
+    """Every node under ``node`` (libcst's children)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
+def _int_value(node):
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+        inner = _int_value(node.expression)
+        return None if inner is None else -inner
+    if type(node) is cst.Integer:
+        return int(node.value.replace("_", ""), 0)
+    return None
+
+
+def _substitute(expr, name: str, value):
+    """``expr`` with every ``name`` replaced by ``value`` (parenthesized)."""
+    class Replace(cst.CSTTransformer):
+        def leave_Name(self, original_node, updated_node):
+            if updated_node.value != name:
+                return updated_node
+            return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
+                if type(value) is cst.UnaryOperation else value
+    return expr.visit(Replace())
 
 
 def _helper_name(stmt) -> str | None:
