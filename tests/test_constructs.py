@@ -268,3 +268,29 @@ def test_a_rebound_table_respecializes(monkeypatch):
     g(x)
     monkeypatch.setitem(globals(), "WEIGHTS", (1.0, 2.0, 3.0, 4.0))   # another length
     assert_values_equal(g(x), np.vectorize(weighted_table)(x))
+
+
+# ------------------------------------------------------------------------ **kwargs
+def with_options(x, lo=0.0, **options):
+    scale = options.get("scale", 2.0)
+    if x < lo:
+        return lo
+    return x * scale
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_a_var_keyword_parameter_left_empty(n):
+    x = np.linspace(-2.0, 3.0, n)
+    check_vectorize(with_options, x)
+    check_vectorize(with_options, x, 0.5)
+    if n:
+        got = vectorize(with_options, fallback="error")(x, lo=-1.0)
+        assert_values_equal(got, np.vectorize(with_options)(x, lo=-1.0))
+
+
+def test_keyword_arguments_into_it_run_numpys_loop():
+    x = np.linspace(-2.0, 3.0, 5)
+    with pytest.raises(VectorizeError, match=r"\*\*"):
+        vectorize(with_options, fallback="error")(x, scale=3.0)
+    got = vectorize(with_options, fallback="loop")(x, scale=3.0)
+    assert_values_equal(got, np.vectorize(with_options)(x, scale=3.0))

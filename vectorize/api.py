@@ -447,6 +447,9 @@ class vectorize:
             values, as_is = args, ()
         else:
             values, as_is = self._bind(sig, names, lead, args, kwargs)
+            if any(values[i] for i in self._var_keyword_indices(sig, names)):
+                return self._fallback_plan("it is called with keyword arguments that go to "
+                                           "its `**` parameter", args, kwargs)
         arrays = []
         for index, value in enumerate(values):
             if index in as_is:
@@ -492,8 +495,9 @@ class vectorize:
         entry = self._specs.get(key)
         if entry is None:
             entry = self._specs.get_or_build(
-                key, lambda: self._build(func, self._params(names, values, call_args, key[0]),
-                                         *_number_kinds(names, key[0])))
+                key, lambda: self._build(func, self._empty_var_keyword(
+                    sig, self._params(names, values, call_args, key[0])),
+                    *_number_kinds(names, key[0])))
         return entry, call_args, shape, batched
 
     def _run(self, entry, call_args, size, batched):
@@ -505,11 +509,16 @@ class vectorize:
     def _call(self, function, call_args):
         """``function`` on the arguments in parameter order (keyword-only parameters by
         name)."""
-        _, _, _, names, n_positional = self._binding
+        _, _, sig, names, n_positional = self._binding
         if n_positional == len(call_args):
             return function(*call_args)
-        return function(*call_args[:n_positional],
-                        **dict(zip(names[n_positional:], call_args[n_positional:])))
+        keywords = {}
+        for name, value in zip(names[n_positional:], call_args[n_positional:]):
+            if sig.parameters[name].kind == inspect.Parameter.VAR_KEYWORD:
+                keywords.update(value)
+            else:
+                keywords[name] = value
+        return function(*call_args[:n_positional], **keywords)
 
     def _make_binding(self):
         target = self._target()
@@ -518,8 +527,8 @@ class vectorize:
             return self._binding
         func, lead = target
         sig = _signature(func)
-        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values()):
-            self._binding = "it takes *args or **kwargs"
+        if any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values()):
+            self._binding = "it takes *args"
             return self._binding
         names = list(sig.parameters)
         n_positional = sum(1 for p in sig.parameters.values() if p.kind <= p.POSITIONAL_OR_KEYWORD)
@@ -540,6 +549,12 @@ class vectorize:
         n_lead = len(lead)
         for index, name in enumerate(names):
             pos = index - n_lead
+            if sig.parameters[name].kind == inspect.Parameter.VAR_KEYWORD:
+                # `**kwargs`: empty here (`_plan` runs numpy's loop for a call that fills
+                # it), the same for every example
+                values.append(bound.arguments.get(name, {}))
+                as_is.append(index)
+                continue
             if name not in bound.arguments:
                 values.append(sig.parameters[name].default)
                 as_is.append(index)
@@ -549,6 +564,20 @@ class vectorize:
                     0 <= pos < len(args) and pos in self.excluded):
                 as_is.append(index)
         return values, tuple(as_is)
+
+    @staticmethod
+    def _var_keyword_indices(sig, names) -> list:
+        return [i for i, name in enumerate(names)
+                if sig.parameters[name].kind == inspect.Parameter.VAR_KEYWORD]
+
+    @staticmethod
+    def _empty_var_keyword(sig, params: dict) -> dict:
+        """The ``**kwargs`` parameter is the empty dict on every call that has a
+        specialization (`_plan`): the code may rely on it (``kwargs.get("scale", 1.0)``)."""
+        for name in params:
+            if sig.parameters[name].kind == inspect.Parameter.VAR_KEYWORD:
+                params[name] = Value(False, {}, True)
+        return params
 
     @staticmethod
     def _params(names, values, call_args, kinds):
