@@ -218,12 +218,39 @@ def test_nested_helpers(func, n):
         assert_values_equal(vmap(func, fallback="error")(x), np.array([func(v) for v in x]))
 
 
-def test_a_closure_over_the_functions_own_names_is_refused():
+def closure_lambda_over_a_local(x, k):
+    offset = k * 2.0
+    bump = lambda v, w: v * w + offset  # noqa: E731
+    offset = offset + 1.0               # read when the lambda runs, as Python does
+    return bump(x, k) - bump(1.0, x * 2.0)
+
+
+def closure_with_statements(x, k):
+    def scaled(v):
+        w = v * k
+        return w + 1.0
+    return scaled(x)
+
+
+@pytest.mark.parametrize("func", [closure_over_a_parameter, closure_lambda_over_a_local],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("n", SIZES)
+def test_closures_of_one_expression_are_inlined(func, n):
+    x = np.linspace(-2.0, 3.0, n)
+    check_vectorize(func, x, np.linspace(1.0, 2.0, n))
+    check_vectorize(func, x, 0.5)
+    if n:
+        k = np.linspace(1.0, 2.0, n)
+        assert_values_equal(vmap(func, fallback="error")(x, k),
+                            np.array([func(a, b) for a, b in zip(x, k)]))
+
+
+def test_a_closure_of_several_statements_is_refused():
     with pytest.raises(VectorizeError, match="def"):
-        vectorize(closure_over_a_parameter, fallback="error")(np.arange(3.0), 2.0)
+        vectorize(closure_with_statements, fallback="error")(np.arange(3.0), 2.0)
     with pytest.warns(Warning):
-        got = vectorize(closure_over_a_parameter)(np.arange(3.0), 2.0)
-    assert_values_equal(got, np.vectorize(closure_over_a_parameter)(np.arange(3.0), 2.0))
+        got = vectorize(closure_with_statements)(np.arange(3.0), 2.0)
+    assert_values_equal(got, np.vectorize(closure_with_statements)(np.arange(3.0), 2.0))
 
 
 # ----------------------------------------------------- comprehensions over fixed sequences

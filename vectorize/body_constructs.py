@@ -118,6 +118,123 @@ def hoist_helpers(tree: cst.FunctionDef, func, module, line_offset: int, col_off
         cst.SimpleStatementLine([cst.Pass()])])), made
 
 
+def inline_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
+    """A nested ``def name(a, b): return <expression>`` (or ``name = lambda a, b: ...``) at
+    the top level of the body that reads the function's own variables (a closure, which
+    `hoist_helpers` leaves), used only in calls ``name(x, y)`` after it: each call becomes
+    the expression with its arguments in place of the parameters, which reads the closed-over
+    variables where the call is, as the closure does when it runs. Only parameters without
+    defaults, calls with as many positional arguments, and arguments that are names or
+    literals (or parameters used once): nothing is evaluated twice or in another order."""
+    from .liveness import writes
+    body = list(tree.body.body)
+    for index, stmt in enumerate(body):
+        found = _single_expression(stmt)
+        if found is None:
+            continue
+        name, params, expression = found
+        rest = body[index + 1:]
+        if sum(name in writes(s) or _helper_name(s) == name for s in body) != 1:
+            continue
+        calls, other_uses = _uses(rest, name)
+        if not calls or other_uses or any(
+                len(c.args) != len(params) or any(a.star or a.keyword is not None
+                                                  for a in c.args) for c in calls):
+            continue
+        counts = {p: sum(1 for n in _walk_all(expression) if type(n) is cst.Name
+                         and n.value == p) for p in params}
+        if any(counts[p] > 1 and type(a.value) not in _SIMPLE for c in calls
+               for p, a in zip(params, c.args)):
+            continue
+        replacements = {id(c): _substitute_all(expression, dict(zip(
+            params, [a.value for a in c.args]))) for c in calls}
+
+        new_rest = [rewrite(s, _Inline(replacements)) for s in rest]
+        body = body[:index] + [cst.SimpleStatementLine([cst.Pass()])] + new_rest
+        tree = tree.with_changes(body=tree.body.with_changes(body=body))
+        return inline_closures(tree)    # the next one, in the new body
+    body = [s for s in body if not (type(s) is cst.SimpleStatementLine and len(s.body) == 1
+                                    and type(s.body[0]) is cst.Pass)] or body
+    return tree.with_changes(body=tree.body.with_changes(body=body))
+
+
+class _Inline(cst.CSTTransformer):
+    def __init__(self, replacements: dict):
+        self.replacements = replacements      # id(call) -> its expression
+
+    def leave_Call(self, original_node, updated_node):
+        new = self.replacements.get(id(original_node))
+        return updated_node if new is None else new
+
+
+_SIMPLE = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
+
+
+def _single_expression(stmt):
+    """(name, parameters, the expression returned) of ``def name(...): return e`` (a
+    docstring allowed) or ``name = lambda ...: e`` with plain parameters; None otherwise."""
+    name = _helper_name(stmt)
+    if name is None:
+        return None
+    if type(stmt) is cst.FunctionDef:
+        params, lines = stmt.params, list(stmt.body.body) if type(
+            stmt.body) is cst.IndentedBlock else [stmt.body]
+        if lines and type(lines[0]) is cst.SimpleStatementLine and type(
+                lines[0].body[0]) is cst.Expr and type(lines[0].body[0].value) in (
+                cst.SimpleString, cst.ConcatenatedString):
+            lines = lines[1:]
+        if len(lines) != 1 or type(lines[0]) is not cst.SimpleStatementLine or len(
+                lines[0].body) != 1 or type(lines[0].body[0]) is not cst.Return or \
+                lines[0].body[0].value is None:
+            return None
+        expression = lines[0].body[0].value
+    else:
+        lam = stmt.body[0].value
+        params, expression = lam.params, lam.body
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None or \
+            params.kwonly_params or params.star_kwarg or params.posonly_params or any(
+                p.default is not None for p in params.params):
+        return None
+    if any(type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
+                       cst.NamedExpr, cst.Yield, cst.Await) for n in _walk_all(expression)):
+        return None
+    return name, [p.name.value for p in params.params], expression
+
+
+def _uses(stmts, name):
+    """(calls ``name(...)`` in ``stmts``, whether ``name`` is used any other way)."""
+    calls, other = [], False
+    for stmt in stmts:
+        called = set()
+        for n in _walk_all(stmt):
+            if type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == name:
+                calls.append(n)
+                called.add(id(n.func))
+        for n in _walk_all(stmt):
+            if type(n) is cst.Name and n.value == name and id(n) not in called:
+                other = True
+            if type(n) in (cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.ListComp,
+                           cst.GeneratorExp, cst.SetComp, cst.DictComp) and any(
+                    id(c) in {id(x) for x in _walk_all(n)} for c in calls):
+                other = True     # called inside another scope: left alone
+    return calls, other
+
+
+def _substitute_all(expr, values: dict):
+    """``expr`` with each parameter name replaced by its argument (parenthesized)."""
+    class Replace(cst.CSTTransformer):
+        def leave_Name(self, original_node, updated_node):
+            value = values.get(updated_node.value)
+            if value is None:
+                return updated_node
+            return value if type(value) in _SIMPLE else value.with_changes(
+                lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+    out = expr.visit(Replace())
+    return out.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
+        if hasattr(out, "lpar") and type(out) not in _SIMPLE else out
+
+
 UNROLL_LIMIT = 64
 """Items of a comprehension over a fixed sequence that `unroll_comprehensions` writes out."""
 

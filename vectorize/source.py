@@ -12,7 +12,12 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
-from .body_constructs import hoist_helpers, hoist_imports, unroll_comprehensions
+from .body_constructs import (
+    hoist_helpers,
+    hoist_imports,
+    inline_closures,
+    unroll_comprehensions,
+)
 from .errors import Unsupported, VectorizeError
 from .introspect import lookup, source_lines
 from .syntax.traversal import children, rewrite, statements
@@ -215,6 +220,7 @@ def read_function(func) -> FunctionSource:
     stripped, helpers = hoist_helpers(stripped, func, module, line_offset, col_offset,
                                       filename, set(imports))
     imports.update(helpers)
+    stripped = inline_closures(stripped)
     stripped = unroll_comprehensions(stripped, func, imports)
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,
                           col_offset, file_lines, module, tree, local_imports=imports)
