@@ -170,3 +170,37 @@ def test_warm_calls_do_not_transform_again(helpers, tmp_path, monkeypatch):
         for _ in range(3):
             g(x)
     assert len(calls) == len(CASES)
+
+
+def test_an_instance_array_rebound_each_step_is_read_not_guarded(tmp_path, monkeypatch):
+    """`params.w = params.w - lr * g` in a training loop: the code reads `params.w` when it
+    runs, so each step reuses the specialization instead of transforming again."""
+    calls = []
+    real = sys.modules["vectorize.transform"].transform_function
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sys.modules["vectorize.transform"], "transform_function", counting)
+    path = tmp_path / "params_code.py"
+    path.write_text(textwrap.dedent("""\
+        import types
+        import numpy as np
+
+        params = types.SimpleNamespace(w=np.array([1.0, 2.0]), scale=0.5)
+
+
+        def model(x):
+            return x * params.w[0] + params.w[1] * params.scale
+        """))
+    spec = importlib.util.spec_from_file_location(f"vz_params_{tmp_path.name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    g = vectorize(module.model, fallback="error", cache_dir=False)
+    x = np.linspace(-1.0, 1.0, 5)
+    for step in range(4):
+        module.params.w = module.params.w - 0.1 * step
+        module.params.scale = 0.5 + step
+        assert_values_equal(g(x), np.vectorize(module.model)(x))
+    assert len(calls) == 1

@@ -418,9 +418,9 @@ class Expressions:
     def _guard_attribute(self, node: cst.Attribute, env, owner, value) -> None:
         """Remember ``root.a.b`` read from a free name (a global or closure, not a library
         module): the specialization holds what it resolved to (a helper it transformed, a
-        constant), so rebinding the attribute must make a new one (`AttributePath`). Not
-        where each read gives a new object (a property, a builtin method of an array): no
-        specialization could rely on one."""
+        module or class, a constant of a module or class), so rebinding the attribute must
+        make a new one (`AttributePath`). Not where each read gives a new object (a
+        property, a builtin method of an array): no specialization could rely on one."""
         attrs = [node.attr.value]
         root = node.value
         while type(root) is cst.Attribute:
@@ -430,6 +430,11 @@ class Expressions:
             return
         found, root_value, _ = self.source.lookup(root.value)
         if not found or isinstance(root_value, types.ModuleType) and _library(root_value):
+            return
+        if not (callable(value) or isinstance(value, types.ModuleType) or isinstance(
+                owner, (types.ModuleType, type)) and _immutable(value)):
+            # an array or number of an instance (`model.weights`) is read when the code runs
+            # (a guard would make a new specialization each time a program rebinds it)
             return
         stable = stable_attribute(owner, value)
         if stable is not stable_attribute(owner, getattr(owner, node.attr.value, None)):
