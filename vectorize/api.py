@@ -16,7 +16,7 @@ import types
 
 import numpy as np
 
-from . import chunks, tensors
+from . import backends, chunks, tensors
 from .abstract import PYTHON_SCALARS, TupleValue, Value, representative
 from .chunks import check_chunk_size
 from .errors import VectorizeError
@@ -96,6 +96,7 @@ class vectorize:
         self._announce = Announcer(
             self.fallback, f"vectorize: {getattr(self, '__name__', 'function')}")
         self._binding = None
+        self._var_keyword = None    # the name of a `**` parameter (`_make_binding`)
         self._last = None       # the last call's fast path (`_FastPath`), when it has one
         self._core_signature = None
         if signature is not None:
@@ -127,12 +128,12 @@ class vectorize:
                 entry, call_args, shape, size, batched = fast
                 out = self._run(entry, call_args, size, batched)
                 return self._outputs(out, entry.spec.result, shape, call_args)
-        if tensors.takes_tensors(args, kwargs):
+        unusual = _unusual_arguments(args, kwargs)
+        if unusual == "tensor":
             out = tensors.call(self, args, kwargs)   # tensors in, tensors out (docs/torch.md)
             if out is not NotImplemented:
                 return out
-        if any(type(a) is np.matrix for a in args) or any(
-                type(a) is np.matrix for a in kwargs.values()):
+        elif unusual == "matrix":
             return self._matrix_call(args, kwargs)
         if self._core_signature is not None:
             return self._call_with_signature(args, kwargs)
@@ -447,7 +448,7 @@ class vectorize:
             values, as_is = args, ()
         else:
             values, as_is = self._bind(sig, names, lead, args, kwargs)
-            if any(values[i] for i in self._var_keyword_indices(sig, names)):
+            if self._var_keyword is not None and values[names.index(self._var_keyword)]:
                 return self._fallback_plan("it is called with keyword arguments that go to "
                                            "its `**` parameter", args, kwargs)
         arrays = []
@@ -509,15 +510,12 @@ class vectorize:
     def _call(self, function, call_args):
         """``function`` on the arguments in parameter order (keyword-only parameters by
         name)."""
-        _, _, sig, names, n_positional = self._binding
+        _, _, _, names, n_positional = self._binding
         if n_positional == len(call_args):
             return function(*call_args)
-        keywords = {}
-        for name, value in zip(names[n_positional:], call_args[n_positional:]):
-            if sig.parameters[name].kind == inspect.Parameter.VAR_KEYWORD:
-                keywords.update(value)
-            else:
-                keywords[name] = value
+        keywords = dict(zip(names[n_positional:], call_args[n_positional:]))
+        if self._var_keyword is not None:
+            keywords.update(keywords.pop(self._var_keyword))
         return function(*call_args[:n_positional], **keywords)
 
     def _make_binding(self):
@@ -531,6 +529,8 @@ class vectorize:
             self._binding = "it takes *args"
             return self._binding
         names = list(sig.parameters)
+        self._var_keyword = next((n for n, p in sig.parameters.items()
+                                  if p.kind == p.VAR_KEYWORD), None)
         n_positional = sum(1 for p in sig.parameters.values() if p.kind <= p.POSITIONAL_OR_KEYWORD)
         self._binding = (func, lead, sig, names, n_positional)
         return self._binding
@@ -549,7 +549,7 @@ class vectorize:
         n_lead = len(lead)
         for index, name in enumerate(names):
             pos = index - n_lead
-            if sig.parameters[name].kind == inspect.Parameter.VAR_KEYWORD:
+            if name == self._var_keyword:
                 # `**kwargs`: empty here (`_plan` runs numpy's loop for a call that fills
                 # it), the same for every example
                 values.append(bound.arguments.get(name, {}))
@@ -564,11 +564,6 @@ class vectorize:
                     0 <= pos < len(args) and pos in self.excluded):
                 as_is.append(index)
         return values, tuple(as_is)
-
-    @staticmethod
-    def _var_keyword_indices(sig, names) -> list:
-        return [i for i, name in enumerate(names)
-                if sig.parameters[name].kind == inspect.Parameter.VAR_KEYWORD]
 
     @staticmethod
     def _empty_var_keyword(sig, params: dict) -> dict:
@@ -721,6 +716,26 @@ class _FastPath:
             else:
                 call_args.append(op(a))
         return self.entry, call_args, self.shape, self.size, self.batched
+
+
+_PLAIN_ARGUMENTS = frozenset({np.ndarray, float, int, bool, complex, np.float64, np.float32,
+                              np.int64, str, type(None)})
+
+
+def _unusual_arguments(args, kwargs) -> str | None:
+    """"tensor" where an argument is another namespace's array (`tensors`), "matrix" where
+    one is an `np.matrix`, else None (one pass over the arguments: it runs on every call
+    that does not take the fast path)."""
+    for group in (args, kwargs.values()):
+        for a in group:
+            kind = type(a)
+            if kind in _PLAIN_ARGUMENTS:
+                continue
+            if kind is np.matrix:
+                return "matrix"
+            if backends.of_value(a) is not None:
+                return "tensor"
+    return None
 
 
 def _number_kinds(names, kinds) -> tuple[list, list]:
