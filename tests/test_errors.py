@@ -121,7 +121,8 @@ def generator(x):
 
 def uses_lambda(x):
     scale = lambda t: t * x
-    return scale(2.0)
+    other = scale       # (a closure only called is inlined: tests/test_constructs.py)
+    return other(2.0)
 
 
 def uses_comprehension(x):
