@@ -313,7 +313,7 @@ def test_explain_shows_rules_results_and_loops_that_stay(tmp_path):
             "`offset` goes to `lo`, which `clip` batches, and may not be one number",
             "`split` returns a tuple",
             "`shifted` is a @vmap function",
-            "the loop goes over `v for v in values`, which may not be a sequence",
+            "the loop goes over `v for v in values`, which the rewriter cannot prove is an array",
             "`x` is read after the loop, where it holds the last item",
             "it stores into `indexed[i]`: indexed loops are left as they are"]:
         assert reason in out, reason

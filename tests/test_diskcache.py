@@ -464,6 +464,28 @@ def test_a_rebound_global_is_regenerated_and_guarded_after_a_load(tmp_path, cach
     assert delta(before) == {"rejected": 1, "writes": 1}
 
 
+def test_a_rebound_attribute_is_regenerated_and_guarded_after_a_load(tmp_path, cache,
+                                                                     modname):
+    """`other.offset` and `other.SHIFT`, reached through an attribute of a module: a rebinding
+    before a load rejects the entry, one after it makes a new specialization."""
+    x = np.linspace(-2, 3, 11)
+    other = load_module(tmp_path, modname + "_other", OTHER + "\n\nSHIFT = 1.5\n")
+    text = HELPERS.format(other=other.__name__).replace(
+        "return helper(x) + other.offset(x)", "return helper(x) + other.offset(x) * other.SHIFT")
+    mod = load_module(tmp_path, modname, text)
+    vz(mod.func, cache_dir=cache)(x)
+    other.SHIFT = 2.5                             # another constant: regenerated
+    before = counts()
+    same(vz(mod.func, cache_dir=cache)(x), loop_result(mod.func, x))
+    assert delta(before) == {"rejected": 1, "writes": 1}
+    f = vz(mod.func, cache_dir=cache)             # loaded, with guards on the attributes
+    before = counts()
+    same(f(x), loop_result(mod.func, x))
+    assert delta(before) == {"hits": 1}
+    other.offset = lambda v: v - 100.0            # rebound after the load: a new one
+    same(f(x), loop_result(mod.func, x))
+
+
 def test_a_changed_closure_value_is_regenerated(tmp_path, cache, modname):
     mod = load_module(tmp_path, modname, """\
         def make(scale):
@@ -659,6 +681,32 @@ CORRUPTIONS = {
         **_payload(p), "source": MARKER_SOURCE.format(marker=str(m)),
         "reads": [[0, "global", "np", ["module", "os"]]]}),
 }
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_fifo_in_place_of_an_entry_is_regenerated_without_blocking(tmp_path, cache,
+                                                                       modname):
+    """Opening a FIFO for reading waits for a writer: the entry's file must be opened
+    without waiting, then refused as not a regular file."""
+    import threading
+    mod = load_module(tmp_path, modname, SEED)
+    x = np.linspace(-2, 10, 13)
+    vz(mod.func, cache_dir=cache)(x, 1.0)
+    (path,) = entry_files(cache)
+    path.unlink()
+    os.mkfifo(path, 0o600)
+    results = []
+    before = counts()
+    call = threading.Thread(target=lambda: results.append(vz(mod.func, cache_dir=cache)(x, 1.0)),
+                            daemon=True)
+    call.start()
+    call.join(60)
+    if call.is_alive():     # blocked in open(): let it go, then fail
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail("reading the cache blocked on a FIFO")
+    same(results[0], loop_result(mod.func, x, 1.0))
+    assert delta(before) == {"rejected": 1, "writes": 1}
+    assert "regular" in diskcache.last_reason[0]
 
 
 @pytest.mark.parametrize("corruption", list(CORRUPTIONS))

@@ -121,7 +121,8 @@ def generator(x):
 
 def uses_lambda(x):
     scale = lambda t: t * x
-    return scale(2.0)
+    other = scale       # (a closure only called is inlined: tests/test_constructs.py)
+    return other(2.0)
 
 
 def uses_comprehension(x):
@@ -135,8 +136,10 @@ def uses_del(x):
 
 
 def uses_import(x):
-    import cmath
-    return cmath.sqrt(x).real
+    if x > 0:
+        import cmath  # (an import of the body's top level is read as a global)
+        return cmath.sqrt(x).real
+    return x
 
 
 def uses_with(x):

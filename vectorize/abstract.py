@@ -33,6 +33,13 @@ UNKNOWN = _Unknown()
 EXAMPLE_SEMANTICS: contextvars.ContextVar = contextvars.ContextVar("vectorize_examples",
                                                                    default=None)
 _PYTHON_NUMBERS = (bool, int, float, complex)
+# The parameters' abstract values (`Value` objects, by identity) that are Python numbers per
+# example rather than NumPy scalars: numpy.vectorize hands each example of an array (and of
+# a Python number) as a Python bool, int, float or complex, and a NumPy scalar argument as it
+# is; `vmap` hands NumPy scalars. `isinstance(n, int)` depends on it
+# (`analysis.calls.Calls.isinstance_of`). Set by `vectorize` while it builds; empty: NumPy's.
+PYTHON_SCALARS: contextvars.ContextVar = contextvars.ContextVar("vectorize_python_scalars",
+                                                                default=())
 
 
 @dataclass(frozen=True, eq=False)

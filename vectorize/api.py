@@ -15,8 +15,8 @@ import types
 
 import numpy as np
 
-from . import chunks, pickling
-from .abstract import TupleValue, Value, representative
+from . import backends, chunks, pickling, tensors
+from .abstract import PYTHON_SCALARS, TupleValue, Value, representative
 from .chunks import check_chunk_size
 from .dask_runtime import block_stand_ins, wants_dask
 from .errors import VectorizeError
@@ -97,6 +97,7 @@ class vectorize:
         self._announce = Announcer(
             self.fallback, f"vectorize: {getattr(self, '__name__', 'function')}")
         self._binding = None
+        self._var_keyword = None    # the name of a `**` parameter (`_make_binding`)
         self._last = None       # the last call's fast path (`_FastPath`), when it has one
         self._core_signature = None
         if signature is not None:
@@ -131,6 +132,13 @@ class vectorize:
         if wants_dask(args, kwargs):   # a Dask array in: Dask arrays out, nothing computed
             from .dask_runtime import call_vectorize
             return call_vectorize(self, args, kwargs)
+        unusual = _unusual_arguments(args, kwargs)
+        if unusual == "tensor":
+            out = tensors.call(self, args, kwargs)   # tensors in, tensors out (docs/torch.md)
+            if out is not NotImplemented:
+                return out
+        elif unusual == "matrix":
+            return self._matrix_call(args, kwargs)
         if self._core_signature is not None:
             return self._call_with_signature(args, kwargs)
         plan = self._plan(args, kwargs)
@@ -155,10 +163,42 @@ class vectorize:
             cache=self.cache, signature=self.signature, fallback=self.fallback,
             chunk_size=self.chunk_size, cache_dir=self.cache_dir), self.pyfunc)
 
+    def _matrix_call(self, args, kwargs):
+        """A call with `np.matrix` arguments, as numpy.vectorize makes it: each example is a
+        number (`*` of two is a product of numbers, not of matrices) and the outputs are
+        matrices of the broadcast shape. An excluded matrix, or one cut into core-shaped
+        examples by a ``signature``, reaches the function as a matrix (whose `*` is a
+        matrix product): numpy.vectorize's own loop runs those."""
+        names = list(_signature(self._target()[0]).parameters) if self._target() else []
+        as_given = [i for i, a in enumerate(args) if type(a) is np.matrix and (
+            i in self.excluded or (i < len(names) and names[i] in self.excluded))]
+        as_given += [k for k, a in kwargs.items() if type(a) is np.matrix and k in self.excluded]
+        if as_given or self._core_signature is not None:
+            reason = ("an np.matrix argument reaches the function as a matrix (its `*` is a "
+                      "matrix product)")
+            if self.fallback == "error":
+                code = getattr(self._target()[0] if self._target() else None, "__code__", None)
+                raise VectorizeError(f"cannot vectorize `{getattr(self, '__name__', '?')}`: "
+                                     f"{reason}", filename=code.co_filename if code else
+                                     "<unknown>", line=code.co_firstlineno if code else 0,
+                                     suggestion="pass np.asarray(...) of it, or "
+                                                "fallback='warn'")
+            self._announce(reason, FallbackSpec(reason, ""), stacklevel=4,
+                           once=("matrix", reason))
+            return self._numpy_loop(args, kwargs)
+        out = self(*[np.asarray(a) if type(a) is np.matrix else a for a in args],
+                   **{k: np.asarray(a) if type(a) is np.matrix else a
+                      for k, a in kwargs.items()})
+        return tuple(map(_as_matrix, out)) if isinstance(out, tuple) else _as_matrix(out)
+
     def source(self, *args, **kwargs) -> str:
         """The generated source of the specialization these arguments select."""
         if wants_dask(args, kwargs):   # what each block of a Dask array runs
             args, kwargs = block_stand_ins(args, kwargs)
+        if tensors.takes_tensors(args, kwargs):
+            text = tensors.source(self, args, kwargs)
+            if text is not None:
+                return text
         if self._core_signature is not None:
             entry = self._entry(args, kwargs)
             if entry is None:
@@ -395,6 +435,12 @@ class vectorize:
             if func.keywords:
                 return None
             lead, func = func.args, func.func
+        if not isinstance(func, (types.FunctionType, types.MethodType, type)):
+            # a callable instance: its class's `__call__`, with the instance as `self`
+            call = next((vars(k)["__call__"] for k in type(func).__mro__
+                         if "__call__" in vars(k)), None)
+            if isinstance(call, types.FunctionType):
+                func = types.MethodType(call, func)
         if isinstance(func, types.MethodType):
             lead, func = (func.__self__,) + tuple(lead), func.__func__
         if not isinstance(func, types.FunctionType):
@@ -415,6 +461,9 @@ class vectorize:
             values, as_is = args, ()
         else:
             values, as_is = self._bind(sig, names, lead, args, kwargs)
+            if self._var_keyword is not None and values[names.index(self._var_keyword)]:
+                return self._fallback_plan("it is called with keyword arguments that go to "
+                                           "its `**` parameter", args, kwargs)
         arrays = []
         for index, value in enumerate(values):
             if index in as_is:
@@ -446,7 +495,10 @@ class vectorize:
                 key.append(as_is_key(values[index]))
             elif arr.ndim == 0 or (arr.size == 1 and size != 1):
                 call_args.append(arr.reshape(())[()])
-                key.append(arr.dtype.char)
+                # numpy.vectorize hands a NumPy scalar argument to each example as it is,
+                # the items of an array (0-d too) and Python numbers as Python numbers
+                key.append("np:" + arr.dtype.char if isinstance(values[index], np.generic)
+                           else arr.dtype.char)
             else:
                 if arr.shape != shape:
                     arr = np.broadcast_to(arr, shape)
@@ -457,7 +509,9 @@ class vectorize:
         entry = self._specs.get(key)
         if entry is None:
             entry = self._specs.get_or_build(
-                key, lambda: self._build(func, self._params(names, values, call_args, key[0])))
+                key, lambda: self._build(func, self._empty_var_keyword(
+                    sig, self._params(names, values, call_args, key[0])),
+                    *_number_kinds(names, key[0])))
         return entry, call_args, shape, batched
 
     def _run(self, entry, call_args, size, batched):
@@ -472,8 +526,10 @@ class vectorize:
         _, _, _, names, n_positional = self._binding
         if n_positional == len(call_args):
             return function(*call_args)
-        return function(*call_args[:n_positional],
-                        **dict(zip(names[n_positional:], call_args[n_positional:])))
+        keywords = dict(zip(names[n_positional:], call_args[n_positional:]))
+        if self._var_keyword is not None:
+            keywords.update(keywords.pop(self._var_keyword))
+        return function(*call_args[:n_positional], **keywords)
 
     def _make_binding(self):
         target = self._target()
@@ -482,10 +538,12 @@ class vectorize:
             return self._binding
         func, lead = target
         sig = _signature(func)
-        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in sig.parameters.values()):
-            self._binding = "it takes *args or **kwargs"
+        if any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values()):
+            self._binding = "it takes *args"
             return self._binding
         names = list(sig.parameters)
+        self._var_keyword = next((n for n, p in sig.parameters.items()
+                                  if p.kind == p.VAR_KEYWORD), None)
         n_positional = sum(1 for p in sig.parameters.values() if p.kind <= p.POSITIONAL_OR_KEYWORD)
         self._binding = (func, lead, sig, names, n_positional)
         return self._binding
@@ -504,6 +562,12 @@ class vectorize:
         n_lead = len(lead)
         for index, name in enumerate(names):
             pos = index - n_lead
+            if name == self._var_keyword:
+                # `**kwargs`: empty here (`_plan` runs numpy's loop for a call that fills
+                # it), the same for every example
+                values.append(bound.arguments.get(name, {}))
+                as_is.append(index)
+                continue
             if name not in bound.arguments:
                 values.append(sig.parameters[name].default)
                 as_is.append(index)
@@ -513,6 +577,15 @@ class vectorize:
                     0 <= pos < len(args) and pos in self.excluded):
                 as_is.append(index)
         return values, tuple(as_is)
+
+    @staticmethod
+    def _empty_var_keyword(sig, params: dict) -> dict:
+        """The ``**kwargs`` parameter is the empty dict on every call that has a
+        specialization (`_plan`): the code may rely on it (``kwargs.get("scale", 1.0)``)."""
+        for name in params:
+            if sig.parameters[name].kind == inspect.Parameter.VAR_KEYWORD:
+                params[name] = Value(False, {}, True)
+        return params
 
     @staticmethod
     def _params(names, values, call_args, kinds):
@@ -540,10 +613,20 @@ class vectorize:
             reason, fallback_source(self.pyfunc, reason, "numpy.vectorize loop")))), args, \
             None, None
 
-    def _build(self, func, params):
-        return build(func, params, fallback=self.fallback, title="Generated by vectorize",
-                     kind="numpy.vectorize loop", cache_dir=self.cache_dir,
-                     explain=self._explain)
+    def _build(self, func, params, python=(), numpy_scalars=()):
+        """``python``: the parameters that are Python numbers per example; ``numpy_scalars``:
+        those passed as NumPy scalars, which numpy.vectorize hands on as they are."""
+        token = PYTHON_SCALARS.set(tuple(params[name] for name in python))
+        # (the title is part of the disk cache's key: the code may differ for them)
+        title = "Generated by vectorize" + (
+            f" (NumPy scalars per example: {', '.join(numpy_scalars)})" if numpy_scalars
+            else "")
+        try:
+            return build(func, params, fallback=self.fallback, title=title,
+                         kind="numpy.vectorize loop", cache_dir=self.cache_dir,
+                         explain=self._explain)
+        finally:
+            PYTHON_SCALARS.reset(token)
 
     def _outputs(self, out, result, shape, call_args):
         if isinstance(result, TupleValue):
@@ -646,6 +729,43 @@ class _FastPath:
             else:
                 call_args.append(op(a))
         return self.entry, call_args, self.shape, self.size, self.batched
+
+
+_PLAIN_ARGUMENTS = frozenset({np.ndarray, float, int, bool, complex, np.float64, np.float32,
+                              np.int64, str, type(None)})
+
+
+def _unusual_arguments(args, kwargs) -> str | None:
+    """"tensor" where an argument is another namespace's array (`tensors`), "matrix" where
+    one is an `np.matrix`, else None (one pass over the arguments: it runs on every call
+    that does not take the fast path)."""
+    for group in (args, kwargs.values()):
+        for a in group:
+            kind = type(a)
+            if kind in _PLAIN_ARGUMENTS:
+                continue
+            if kind is np.matrix:
+                return "matrix"
+            if backends.of_value(a) is not None:
+                return "tensor"
+    return None
+
+
+def _number_kinds(names, kinds) -> tuple[list, list]:
+    """(parameters that are Python numbers per example, those that are NumPy scalars), from
+    the cache key's entries (`vectorize._plan`)."""
+    numpy_scalars = [name for name, kind in zip(names, kinds)
+                     if isinstance(kind, str) and kind[:3] == "np:"]
+    python = [name for name, kind in zip(names, kinds)
+              if not _is_as_is(kind) and name not in numpy_scalars]
+    return python, numpy_scalars
+
+
+def _as_matrix(arr):
+    """An output as numpy.vectorize gives it for `np.matrix` inputs."""
+    if np.ndim(arr) > 2:
+        raise ValueError("shape too large to be a matrix.")
+    return np.asmatrix(arr)
 
 
 def _is_as_is(kind) -> bool:

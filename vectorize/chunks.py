@@ -55,14 +55,25 @@ def num_threads() -> int:
     thread of ours: 1."""
     if getattr(_local, "busy", False):
         return 1
+    return threads_setting() or min(_cpus(), MAX_THREADS)
+
+
+def threads_setting() -> int | None:
+    """``VECTORIZE_NUM_THREADS`` as a number (None where it is unset or empty); a
+    `ValueError` that says so for anything but a positive int (``0`` or ``-3`` do not quietly
+    mean 1). The front ends check it when they build a specialization, so that a bad value
+    fails on the first call, not only on the first batch large enough for threads."""
     value = os.environ.get("VECTORIZE_NUM_THREADS")
-    if value:
-        try:
-            return max(1, int(value))
-        except ValueError:
-            raise ValueError(f"VECTORIZE_NUM_THREADS must be a positive int, got "
-                             f"{value!r}") from None
-    return min(_cpus(), MAX_THREADS)
+    if not value:
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise ValueError(f"VECTORIZE_NUM_THREADS must be a positive int (1 turns threads "
+                         f"off), got {value!r}")
+    return number
 
 
 def spare_threads() -> int:

@@ -229,11 +229,19 @@ def _process(source: Source, run: Run, multiple: bool) -> None:
         run.error(problem)
         return
     from .rewrite import rewrite_text
+    from .transform import deep_recursion
     try:
-        # imports the skeleton runs may print: never into the rewritten output
-        with contextlib.redirect_stdout(run.err):
+        # imports the skeleton runs may print: never into the rewritten output; a sum of a
+        # thousand terms needs more recursion than Python's default to be read
+        with contextlib.redirect_stdout(run.err), deep_recursion():
             outcome = rewrite_text(source.text, source.name, only=run.args.function,
                                    explain=run.args.explain)
+    except RecursionError:
+        run.error(VectorizeError("the file is too deeply nested to rewrite (an expression of "
+                                 "thousands of terms, or blocks nested hundreds deep)",
+                                 filename=source.name, line=1,
+                                 suggestion="split it into smaller expressions or functions"))
+        return
     except Exception as exc:   # an engine bug: reported, the file untouched, the run goes on
         run.error(VectorizeError(f"internal error: {type(exc).__name__}: {exc}",
                                  filename=source.name, line=1,
@@ -297,10 +305,13 @@ def _diff(name: str, old: str, new: str) -> str:
 
 def _replace(source: Source, text: str) -> None:
     """Write ``text`` over the file atomically: a temporary file in the same directory (same
-    encoding, the same newlines as the text has, the file's permissions), then ``os.replace``."""
+    encoding, the same newlines as the text has, the file's permissions, owner and group),
+    then ``os.replace``. Where the owner or group cannot be kept (another user's file, which
+    root could write), nothing is written: the replaced file would belong to this user."""
     data = text.encode(source.encoding)
     directory = os.path.dirname(os.path.abspath(source.path))
-    mode = os.stat(source.path).st_mode & 0o7777
+    st = os.stat(source.path)
+    mode = st.st_mode & 0o7777
     fd, temporary = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(source.path)}.",
                                      suffix=".tmp")
     try:
@@ -308,7 +319,15 @@ def _replace(source: Source, text: str) -> None:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(temporary, mode)
+            made = os.fstat(f.fileno())
+            if hasattr(os, "fchown") and (made.st_uid, made.st_gid) != (st.st_uid, st.st_gid):
+                try:
+                    os.fchown(f.fileno(), st.st_uid, st.st_gid)
+                except PermissionError:
+                    raise PermissionError(
+                        f"the file belongs to uid {st.st_uid}, gid {st.st_gid}, which a "
+                        "replaced file could not keep; rewrite it as its owner") from None
+        os.chmod(temporary, mode)    # (after the chown, which clears set-user-ID bits)
         os.replace(temporary, source.path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -70,12 +70,15 @@ class Origin:
     - ``reads``: (function, scope, name, value) of every free name any analysis of a function
       resolved ("global", "closure" or "builtin"), in the order read;
     - ``free``: (function, scope, name) of what the guards hold and the module's namespace
-      gets, in `Generated.guards`'s order."""
+      gets, in `Generated.guards`'s order;
+    - ``attributes``: (function, scope, root name, attribute names, value) of every value it
+      reached through attributes of a free name (``helpers.h``), guarded too."""
 
     functions: list
     emitted: list
     reads: list
     free: list
+    attributes: list = field(default_factory=list)
 
 
 def import_line(alias: str, module: types.ModuleType) -> str:
@@ -105,6 +108,8 @@ class Printed:
     backend: str
     result: object                       # abstract value of what the main function returns
     guards: tuple = ()
+    # (`introspect.AttributePath`, label, value) of values reached through attributes
+    attribute_guards: tuple = ()
     fallbacks: list = field(default_factory=list)
     explanations: list = field(default_factory=list)
     switchable_ifs: int = 0
@@ -136,7 +141,7 @@ def print_module(specs, module, main, header: str = "") -> Printed:
         import functools
         imports.setdefault("functools", functools)
     for _, name, value in module.free.values():
-        if isinstance(value, types.ModuleType):
+        if isinstance(value, types.ModuleType) and sys.modules.get(value.__name__) is value:
             if name not in referenced:
                 continue
             imports.setdefault(name, value)
@@ -159,13 +164,15 @@ def print_module(specs, module, main, header: str = "") -> Printed:
                    import_lines=import_lines, header=header, namespace=namespace,
                    referenced=referenced, defaults=defaults, backend=backend.name,
                    result=main.result, guards=tuple(module.free.values()),
+                   attribute_guards=tuple(module.attribute_guards.values()),
                    fallbacks=list(module.fallbacks), explanations=list(module.explanations),
                    switchable_ifs=module.switchable_ifs,
                    unbatched_returns=main.unbatched_returns,
                    origin=Origin(functions=module.functions(),
                                  emitted=[(spec.name, spec.source.func) for spec in specs],
                                  reads=list(module.reads),
-                                 free=[module.free_scopes[key] for key in module.free]))
+                                 free=[module.free_scopes[key] for key in module.free],
+                                 attributes=list(module.attribute_scopes.values())))
 
 
 def load(printed: Printed) -> Generated:
@@ -176,7 +183,8 @@ def load(printed: Printed) -> Generated:
         printed.fallbacks, printed.referenced, printed.imports, printed.namespace)
     function = execute(text, printed.main, printed.namespace, printed.defaults)
     return Generated(source=text, function=function, backend=printed.backend,
-                     result=printed.result, guards=printed.guards,
+                     result=printed.result,
+                     guards=printed.guards + printed.attribute_guards,
                      fallbacks=list(printed.fallbacks),
                      explanations=list(printed.explanations), parallel=parallel,
                      switchable_ifs=printed.switchable_ifs, origin=printed.origin)

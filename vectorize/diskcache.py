@@ -22,7 +22,9 @@ was made from:
   and a print of its value: modules by name, functions by their print, numbers, strings,
   arrays (up to 1 MiB), tuples, lists and dicts of those by value, functions written in C and
   NumPy's and the standard library's types by where they live). A value of any other kind
-  (an object, a generator, a bound method...) makes the specialization uncacheable.
+  (an object, a generator, a bound method...) makes the specialization uncacheable; and
+  every value reached through attributes of a free name (``helpers.h``, ``Cls.K``: the path
+  and its value's print where it has one, compared at a load and guarded after it).
 
 The slot is a hash of what identifies the question (function, arguments, policy, Python), so
 editing a function overwrites its entry instead of adding one. A load re-computes the lookup
@@ -49,7 +51,7 @@ import warnings
 import numpy as np
 
 from .abstract import UNKNOWN, TupleValue, Value
-from .introspect import ClosureView, source_lines
+from .introspect import AttributePath, ClosureView, attribute_guard, source_lines
 from .introspect import lookup as find_name
 
 try:        # hashlib's import loads OpenSSL (about 3 ms); blake2 is built in
@@ -175,6 +177,9 @@ def value_print(value) -> list:
     if kind is range:
         return ["range", [value.start, value.stop, value.step]]
     if isinstance(value, types.ModuleType):
+        if sys.modules.get(value.__name__) is not value:
+            # made by the program (`types.ModuleType("m")`): its name says nothing
+            raise Uncacheable(f"module `{value.__name__}` is not importable by its name")
         return ["module", value.__name__]
     if kind is types.FunctionType:
         return function_print(value)
@@ -395,6 +400,15 @@ class Store:
                                name, value))
                 if not isinstance(value, types.ModuleType) and name not in names:
                     namespace[name] = value
+            for index, scope, root, attrs, printed in payload.get("attributes", ()):
+                fn = functions[index]
+                path = AttributePath(fn.__globals__ if scope == "global" else ClosureView(fn),
+                                     root, tuple(attrs))
+                label = ".".join((root, *attrs))
+                value = path.get(label, _ABSENT)
+                if value is _ABSENT or printed is not None and _printed(value) != printed:
+                    return self._reject(f"`{label}` is bound to something else now")
+                guards.append(attribute_guard(path.namespace, root, tuple(attrs), value))
             result = decode_result(payload["result"])
             function = execute(payload["source"], payload["main"], namespace, {
                 name: (fn.__defaults__, fn.__kwdefaults__) for name, fn in emitted})
@@ -410,7 +424,10 @@ class Store:
 
     @staticmethod
     def _read(path: str) -> dict:
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+        # O_NONBLOCK: opening a FIFO put in an entry's place must not wait for a writer
+        # (the fstat below then refuses it); on a regular file it changes nothing
+        flags = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+                 | getattr(os, "O_NONBLOCK", 0))
         fd = os.open(path, flags)
         try:
             st = os.fstat(fd)
@@ -533,11 +550,16 @@ class Store:
             "emitted": [[name, index[id(fn)]] for name, fn in origin.emitted],
             "reads": reads,
             "free": [[index[id(fn)], scope, name] for fn, scope, name in origin.free],
+            "attributes": [[index[id(fn)], scope, root, list(attrs), _printed(value)]
+                           for fn, scope, root, attrs, value in origin.attributes],
             "fallbacks": list(spec.fallbacks),
             "explanations": [list(e) for e in spec.explanations],
             "parallel": bool(spec.parallel),
             "switchable_ifs": int(spec.switchable_ifs),
         }
+
+
+_ABSENT = object()
 
 
 def _printed(value):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import types
 
 
 def lookup(func, name: str):
@@ -41,6 +42,66 @@ class ClosureView:
             return cell.cell_contents if cell is not None else default
         except ValueError:
             return default
+
+
+class AttributePath:
+    """Live read access to ``root.a.b`` (``attrs``: ``("a", "b")``), the root a name of
+    ``namespace`` (a function's globals, or a `ClosureView`): a guard on a value the code
+    reached through attributes (``helpers.h``, ``Cls.h``, ``obj.h``), so that rebinding
+    the attribute (``mock.patch("helpers.h")``) makes a new specialization. ``get`` ignores
+    the name it is given (the guard's label) and gives `stable_attribute` of the last
+    attribute, ``default`` where some link is missing."""
+
+    __slots__ = ("namespace", "root", "attrs")
+
+    def __init__(self, namespace, root: str, attrs: tuple):
+        self.namespace, self.root, self.attrs = namespace, root, attrs
+
+    def get(self, _label, default=None):
+        # (on every warm call of a specialization: kept to a few bytecodes)
+        value = self.namespace.get(self.root, default)
+        try:
+            for attr in self.attrs:
+                owner, value = value, getattr(value, attr)
+        except Exception:   # noqa: BLE001 -- missing, or a property that raises
+            return default
+        if type(value) is types.MethodType:
+            return stable_attribute(owner, value)
+        return value
+
+
+def attribute_guard(namespace, root: str, attrs: tuple, value) -> tuple:
+    """The guard (mapping, key, value) that ``root.a.b`` (``attrs``) still gives ``value``:
+    where ``b`` is found in the namespace of the module or class ``root.a``, that namespace
+    itself (as cheap as a global's guard: ``root.a`` has a guard of its own), else an
+    `AttributePath`."""
+    owner = namespace.get(root)
+    try:
+        for attr in attrs[:-1]:
+            owner = getattr(owner, attr)
+    except Exception:   # noqa: BLE001 -- the path as it was read must resolve
+        owner = None
+    if isinstance(owner, types.ModuleType) and vars(owner).get(attrs[-1], _NONE) is value:
+        return vars(owner), attrs[-1], value
+    if type(owner) is type and attrs[-1] in vars(owner):
+        # a class's own attribute (not inherited: setting it on the class would then hide the
+        # base's without changing the base's namespace): what its namespace holds
+        raw = vars(owner)[attrs[-1]]
+        if value is (raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw):
+            return vars(owner), attrs[-1], raw
+    return AttributePath(namespace, root, attrs), ".".join((root, *attrs)), value
+
+
+_NONE = object()
+
+
+def stable_attribute(owner, value):
+    """What identifies an attribute's value across reads: a method bound to its owner (or
+    to the owner's class, a classmethod) is a new object at each read, its function is not."""
+    if type(value) is types.MethodType and (value.__self__ is owner
+                                            or value.__self__ is type(owner)):
+        return value.__func__
+    return value
 
 
 def source_lines(func) -> tuple[list[str], int]:

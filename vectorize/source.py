@@ -12,6 +12,12 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from .body_constructs import (
+    hoist_helpers,
+    hoist_imports,
+    inline_closures,
+    unroll_comprehensions,
+)
 from .errors import Unsupported, VectorizeError
 from .introspect import lookup, source_lines
 from .syntax.traversal import children, rewrite, statements
@@ -30,6 +36,9 @@ class FunctionSource:
     module: cst.Module | None = None      # the parsed text, for positions on demand
     original_def: cst.CSTNode | None = None
     _positions: dict | None = field(default=None, repr=False)
+    # names the body binds by `import` statements and helper `def`s, which
+    # `body_constructs` took out of it -> their values
+    local_imports: dict = field(default_factory=dict)
 
     @property
     def positions(self) -> dict:
@@ -62,7 +71,9 @@ class FunctionSource:
 
     def lookup(self, name: str):
         """Resolve a free name as Python would: closure, then globals, then builtins.
-        Returns (found, value, scope)."""
+        Returns (found, value, scope); a name the body imports has the scope "import"."""
+        if name in self.local_imports:
+            return True, self.local_imports[name], "import"
         return lookup(self.func, name)
 
     def location(self, node) -> tuple[int, int]:
@@ -131,6 +142,37 @@ def _lambda_as_def(func, module: cst.Module) -> cst.FunctionDef:
                            params=lam.params, body=body), lam
 
 
+def _lambda_text(func, file_lines: list[str]):
+    """(``(lambda ...)`` as text, its file line minus 1, its column minus 1) of the lambda
+    ``func`` in its file, found by Python's parser among the lambdas of its first line with
+    its parameters (those whose body holds the code's positions, where there are several);
+    None where the file does not parse or the lambda is not found for sure."""
+    import ast
+    code = func.__code__
+    try:
+        tree = ast.parse("".join(file_lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    found = [node for node in ast.walk(tree) if isinstance(node, ast.Lambda)
+             and node.lineno == code.co_firstlineno
+             and [a.arg for a in (*node.args.posonlyargs, *node.args.args,
+                                  *node.args.kwonlyargs)] == params]
+    if len(found) > 1:
+        positions = {(line, col) for line, _, col, _ in code.co_positions()
+                     if line is not None and col is not None}
+        found = [node for node in found if any(
+            (node.body.lineno, node.body.col_offset) <= p
+            <= (node.body.end_lineno, node.body.end_col_offset) for p in positions)]
+    if len(found) != 1:
+        return None
+    node = found[0]
+    segment = ast.get_source_segment("".join(file_lines), node)
+    if segment is None:
+        return None
+    return "(" + segment + ")\n", node.lineno - 1, node.col_offset - 1
+
+
 def read_function(func) -> FunctionSource:
     func = unwrap(func)
     try:
@@ -146,10 +188,20 @@ def read_function(func) -> FunctionSource:
     line_offset = max(start - 1, 0)
     file_lines = linecache.getlines(filename) or [""] * line_offset + raw.splitlines()
     if func.__name__ == "<lambda>":
-        try:
-            module = cst.parse_module(text.strip() + "\n")
-        except cst.ParserSyntaxError:
-            module = cst.parse_module("(" + text.strip() + ")\n")
+        found = _lambda_text(func, file_lines)
+        if found is not None:
+            # the lambda alone, wherever its line is (a continuation line, a `for` header)
+            text, line_offset, col_offset = found
+            module = cst.parse_module(text)
+        else:
+            try:
+                module = cst.parse_module(text.strip() + "\n")
+            except cst.ParserSyntaxError:
+                try:
+                    module = cst.parse_module("(" + text.strip() + ")\n")
+                except cst.ParserSyntaxError:
+                    raise Unsupported("cannot read this lambda alone from its source lines",
+                                      suggestion="define the function with `def`") from None
         tree, lam = _lambda_as_def(func, module)
         if any(type(n) is cst.SimpleStatementSuite for n in statements(tree)):
             tree = rewrite(tree, _IndentSuites())
@@ -164,5 +216,11 @@ def read_function(func) -> FunctionSource:
     stripped = tree.with_changes(decorators=[])
     if any(type(n) is cst.SimpleStatementSuite for n in statements(stripped)):
         stripped = rewrite(stripped, _IndentSuites())
+    stripped, imports = hoist_imports(stripped, func)
+    stripped, helpers = hoist_helpers(stripped, func, module, line_offset, col_offset,
+                                      filename, set(imports))
+    imports.update(helpers)
+    stripped = inline_closures(stripped)
+    stripped = unroll_comprehensions(stripped, func, imports)
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,
-                          col_offset, file_lines, module, tree)
+                          col_offset, file_lines, module, tree, local_imports=imports)

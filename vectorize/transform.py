@@ -12,6 +12,8 @@ import contextlib
 import gc
 import inspect
 import re
+import sys
+import threading
 import types
 from dataclasses import dataclass
 
@@ -23,7 +25,7 @@ from .abstract import TupleValue, exact
 from .analysis import Analysis
 from .codegen import Generated  # noqa: F401 -- what a transform returns
 from .errors import Unsupported, VectorizeError
-from .introspect import ClosureView
+from .introspect import ClosureView, attribute_guard
 from .liveness import Namer, all_names
 from .pipeline import PIPELINE
 from .source import FunctionSource, read_function
@@ -82,6 +84,11 @@ class ModuleContext:
         self.free: dict[tuple, tuple] = {}   # (id(namespace), name) -> (namespace, name, value)
         self.free_scopes: dict[tuple, tuple] = {}   # the same keys -> (function, scope, name)
         self.reads: list[tuple] = []    # (function, scope, name, value): `codegen.Origin`
+        # (id(namespace), root, attributes) -> (`AttributePath`, label, value), and the
+        # same keys -> (function, scope, root, attributes, value): what was reached through
+        # attributes of free names (`codegen.Origin.attributes`)
+        self.attribute_guards: dict[tuple, tuple] = {}
+        self.attribute_scopes: dict[tuple, tuple] = {}
 
     def functions(self) -> list:
         """The user functions transformed, the main one first."""
@@ -145,6 +152,7 @@ class FunctionJob:
         self.records: dict[type, object] = {}
         self.last: Analysis | None = None
         self.read: dict[str, object] = {}     # free names any analysis resolved -> value
+        self.read_attributes: dict[tuple, object] = {}   # (root, attributes) -> value
 
     def analyze(self, tree: cst.FunctionDef) -> Analysis:
         """The analysis of ``tree``; recomputed whenever a pass produced a new tree."""
@@ -157,6 +165,7 @@ class FunctionJob:
                             helper=self.helper)
         analysis.analyze()
         self.read.update(analysis.free_names)
+        self.read_attributes.update(analysis.free_attributes)
         if any(analysis.batched_tests.values()) or analysis.masked_loops:
             # once `if`s become merges, no later analysis can tell which code ran on some
             # lanes only: from now on all of it counts as running on every lane
@@ -233,12 +242,23 @@ class FunctionJob:
                 self.module.free[key] = (self.source.globals, name, value)
             elif scope == "builtin":
                 continue
+            elif scope == "import":     # imported by the body: the same on every call
+                key = (id(self.source.local_imports), name)
+                self.module.free[key] = (self.source.local_imports, name, value)
             else:
                 key = (id(func), name)
                 self.module.free[key] = (ClosureView(func), name, value)
             self.module.free_scopes[key] = (func, scope, name)
         for name, value in self.read.items():
             self.module.reads.append((func, self.source.lookup(name)[2], name, value))
+        for (root, attrs), value in self.read_attributes.items():
+            found, _, scope = self.source.lookup(root)
+            if not found or scope in ("builtin", "import"):
+                continue
+            namespace = self.source.globals if scope == "global" else ClosureView(func)
+            key = (id(self.source.globals) if scope == "global" else id(func), root, attrs)
+            self.module.attribute_guards[key] = attribute_guard(namespace, root, attrs, value)
+            self.module.attribute_scopes[key] = (func, scope, root, attrs, value)
         return tree, self.last.result
 
 
@@ -251,7 +271,7 @@ def transform_function(func, params: dict[str, object], *, backend: str = "numpy
     ``if_strategy="compact"`` compacts every per-example ``if`` that can be (`compact_ifs`)
     instead of letting the heuristic choose. Raises `VectorizeError` (located in the user's
     file) for anything it cannot translate."""
-    with _collector_paused():
+    with _collector_paused(), deep_recursion():
         context = ModuleContext(backend, fallback, explain, if_strategy)
         return codegen.load(_transform(func, params, context, header))
 
@@ -263,7 +283,7 @@ def transform_source(func, params: dict[str, object], *, context: ModuleContext,
     helpers it calls. Functions transformed in one ``context`` share their helpers'
     specializations and never reuse a name (the file rewriter makes one context per file,
     seeded with the names the file uses). Raises `VectorizeError` like `transform_function`."""
-    with _collector_paused():
+    with _collector_paused(), deep_recursion():
         return _transform(func, params, context, header, name)
 
 
@@ -284,6 +304,33 @@ def _collector_paused():
         gc.enable()
 
 
+RECURSION_LIMIT = 20_000
+"""Python's recursion limit while a transform runs (when it was lower): the parser's and the
+passes' walks recurse once per level of an expression, and a sum of a thousand terms is a
+thousand levels (with the default of 1000 such a function could not be read)."""
+_deep = [0, None]            # transforms running, the limit before the first of them
+_deep_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def deep_recursion():
+    """`RECURSION_LIMIT` while any transform runs (concurrent ones share the raise; the
+    last to end puts the limit back)."""
+    with _deep_lock:
+        if _deep[0] == 0:
+            _deep[1] = sys.getrecursionlimit()
+            if _deep[1] < RECURSION_LIMIT:
+                sys.setrecursionlimit(RECURSION_LIMIT)
+        _deep[0] += 1
+    try:
+        yield
+    finally:
+        with _deep_lock:
+            _deep[0] -= 1
+            if _deep[0] == 0 and sys.getrecursionlimit() == RECURSION_LIMIT:
+                sys.setrecursionlimit(_deep[1])
+
+
 def _transform(func, params, module: ModuleContext, header: str,
                name: str | None = None) -> codegen.Printed:
     try:
@@ -293,8 +340,14 @@ def _transform(func, params, module: ModuleContext, header: str,
     except VectorizeError:
         raise
     except RecursionError:
-        raise VectorizeError("the function is too deeply nested to vectorize",
-                             suggestion="split it into smaller helper functions") from None
+        code = getattr(func, "__code__", None)
+        raise VectorizeError(f"`{getattr(func, '__qualname__', func)}` (or a helper it calls) "
+                             "is too deeply nested to vectorize (an expression of thousands of "
+                             "terms, or blocks nested hundreds deep)",
+                             filename=code.co_filename if code else "<unknown>",
+                             line=code.co_firstlineno if code else 0,
+                             suggestion="split it into smaller expressions or helper "
+                                        "functions") from None
     except Exception as exc:   # an engine bug: never a bare traceback from inside the engine
         qualname = getattr(func, "__qualname__", repr(func))
         raise VectorizeError(

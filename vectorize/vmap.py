@@ -69,6 +69,11 @@ class _VMapped:
         self._names = None      # the target's parameter names, read on the first call
         self._defaults: dict = {}   # ... and the defaults of those that have one
         self._target = func
+        call = next((vars(k)["__call__"] for k in type(func).__mro__
+                     if "__call__" in vars(k)), None)
+        if not isinstance(func, (types.FunctionType, types.MethodType, type)) and isinstance(
+                call, types.FunctionType):
+            func = types.MethodType(call, func)   # a callable instance: `self` stays as it is
         if isinstance(func, types.MethodType):
             self._lead, self._target = (func.__self__,), func.__func__
         try:

@@ -10,12 +10,20 @@ import types
 import libcst as cst
 import numpy as np
 
-from ..abstract import UNKNOWN, TupleValue, Value, all_exact, batched_like, unbatched
+from ..abstract import (
+    PYTHON_SCALARS,
+    UNKNOWN,
+    TupleValue,
+    Value,
+    all_exact,
+    batched_like,
+    unbatched,
+)
 from ..errors import Unsupported
 from ..rules.lanes import ENGINE_NAMES
 from ..rules.registry import Site, default_infer
 from .float_semantics import _evaluate, _numpy_math, _numpy_scalar_for
-from .purity import PURE_BUILTINS, _is_number, _pure_numpy
+from .purity import PURE_BUILTINS, _is_number, _pure_method, _pure_numpy
 from .syntax import _code
 
 
@@ -55,6 +63,10 @@ class Calls:
         fn = func.example
         if func.batched:
             raise Unsupported("calling a per-example value", node)
+        if fn is isinstance and func.known and len(args) == 2 and not kwargs:
+            found = self.isinstance_of(node, *args)
+            if found is not None:
+                return found
         if self._exception_of_one_example and isinstance(fn, type) and issubclass(
                 fn, BaseException):
             return unbatched(UNKNOWN)      # made from one example's values
@@ -97,7 +109,8 @@ class Calls:
                     self.numpy_scalar_ops[node] = scalar
                     args = [args[0], unbatched(scalar(args[1].example), args[1].exact)]
             if func.known and (fn in PURE_BUILTINS or self.registry.knows(fn)
-                               or isinstance(fn, np.ufunc) or _pure_numpy(fn)):
+                               or isinstance(fn, np.ufunc) or _pure_numpy(fn)
+                               or _pure_method(fn)):
                 out = _evaluate(evaluated, *[a.example for a in args],
                                 **{k: v.example for k, v in kwargs.items()})
                 # a method of a value not known exactly (`w.min()` of a shared array, whose
@@ -146,6 +159,34 @@ class Calls:
                           "use a NumPy equivalent, register a rule with "
                           "vectorize.register_rule, or pass fallback='warn' to run this call "
                           "per example")
+
+    def isinstance_of(self, node, value, classes):
+        """``isinstance(value, classes)``, known for the specialization (its arguments' types
+        are part of its key): None where the engine cannot tell. A per-example number is
+        what the front end hands each example: a Python number for `vectorize` (as
+        numpy.vectorize gives it; `abstract.PYTHON_SCALARS`), a NumPy scalar for `vmap`.
+        A number the function computes may be either under `vectorize` (``x * 2`` is a Python
+        number, ``np.sin(x)`` a NumPy one): where the two answers differ, refused."""
+        if not (classes.known and classes.exact) or isinstance(value, TupleValue) or \
+                not value.known:
+            return None
+        example = value.example
+        try:
+            answer = isinstance(example, classes.example)
+            python_values = PYTHON_SCALARS.get()
+            if python_values and isinstance(example, np.generic) and value.rank == 0:
+                python = isinstance(example.item(), classes.example)
+                if any(value is v for v in python_values):
+                    answer = python
+                elif python != answer and not any(value is p for p in self.params.values()):
+                    raise Unsupported(
+                        "`isinstance` of a number the function computed: per example it is a "
+                        "Python number or a NumPy scalar depending on how it was computed, "
+                        "and the two answers differ here", node,
+                        "test a parameter, or its dtype kind (`np.asarray(x).dtype.kind`)")
+        except TypeError:
+            return None         # isinstance's own error: the call runs and raises it
+        return unbatched(answer, True)
 
     def method_call(self, node: cst.Call, base, env):
         """``x.sum(axis=0)`` on a batched ``x``: a method rule from the registry."""

@@ -24,6 +24,7 @@ from ..abstract import (
     unbatched,
 )
 from ..errors import Unsupported
+from ..introspect import stable_attribute
 from ..rules.lanes import ENGINE_NAMES
 from ..rules.registry import Site
 from ..syntax.edit import AUGMENTED_TO_BINARY
@@ -407,11 +408,38 @@ class Expressions:
             return unbatched(UNKNOWN)
         try:
             value = self.registry.backend.example_attribute(base.example, attr)
+            self._guard_attribute(node, env, base.example, value)
             return unbatched(value, base.exact and _immutable(value) and (
                 not isinstance(base.example, types.ModuleType) or _library(base.example)
                 or callable(value) or isinstance(value, types.ModuleType)))
         except AttributeError:
             raise Unsupported(f"`{_code(node.value)}` has no attribute `{attr}`", node) from None
+
+    def _guard_attribute(self, node: cst.Attribute, env, owner, value) -> None:
+        """Remember ``root.a.b`` read from a free name (a global or closure, not a library
+        module): the specialization holds what it resolved to (a helper it transformed, a
+        module or class, a constant of a module or class), so rebinding the attribute must
+        make a new one (`AttributePath`). Not where each read gives a new object (a
+        property, a builtin method of an array): no specialization could rely on one."""
+        attrs = [node.attr.value]
+        root = node.value
+        while type(root) is cst.Attribute:
+            attrs.append(root.attr.value)
+            root = root.value
+        if type(root) is not cst.Name or root.value in env.values:
+            return
+        found, root_value, _ = self.source.lookup(root.value)
+        if not found or isinstance(root_value, types.ModuleType) and _library(root_value):
+            return
+        if not (callable(value) or isinstance(value, types.ModuleType) or isinstance(
+                owner, (types.ModuleType, type)) and _immutable(value)):
+            # an array or number of an instance (`model.weights`) is read when the code runs
+            # (a guard would make a new specialization each time a program rebinds it)
+            return
+        stable = stable_attribute(owner, value)
+        if stable is not stable_attribute(owner, getattr(owner, node.attr.value, None)):
+            return
+        self.free_attributes[(root.value, tuple(reversed(attrs)))] = stable
 
     def subscript(self, node: cst.Subscript, env):
         base = self.expr(node.value, env)

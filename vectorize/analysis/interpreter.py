@@ -86,6 +86,8 @@ class Analysis(Expressions, Calls, Aliasing):
         self.batched_tests: dict[cst.CSTNode, bool] = {}
         self.returns: list[tuple[cst.Return, object]] = []
         self.free_names: dict[str, object] = {}
+        # (free name, attributes) -> the value reached (`stable_attribute`): `helpers.h`
+        self.free_attributes: dict[tuple, object] = {}
         self.fallback_calls: dict[cst.Call, str] = {}
         self.helper_calls: dict[cst.Call, object] = {}
         self.method_calls: dict[cst.Call, object] = {}     # x.method(...) on batched x

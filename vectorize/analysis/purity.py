@@ -39,6 +39,21 @@ def _pure_numpy(fn) -> bool:
     return module.startswith("numpy") and not module.startswith("numpy.random")
 
 
+_READ_ONLY_METHODS = {dict: {"get", "keys", "values", "items", "__getitem__",
+                             "__contains__", "__len__"},
+                      tuple: {"count", "index", "__getitem__", "__contains__", "__len__"},
+                      str: {"startswith", "endswith", "upper", "lower", "strip", "lstrip",
+                            "rstrip", "split", "replace", "format", "count", "find", "join"}}
+
+
+def _pure_method(fn) -> bool:
+    """A method of a dict, tuple or str that only reads it (``options.get("scale", 2.0)``):
+    run on the examples like `PURE_BUILTINS` (on an exact receiver, its result is exact)."""
+    owner = getattr(fn, "__self__", None)
+    return type(fn).__name__ == "builtin_function_or_method" and \
+        fn.__name__ in _READ_ONLY_METHODS.get(type(owner), ())
+
+
 _IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis), np.generic,
               np.dtype, range, slice, type, types.ModuleType, types.FunctionType,
               types.BuiltinFunctionType, np.ufunc, types.MethodType)

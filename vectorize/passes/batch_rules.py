@@ -222,7 +222,42 @@ class _ApplyRules(cst.CSTTransformer):
         if not lines:
             return updated_node
         self._promotions.update(map(id, lines))
+        promoted = {line.body[0].targets[0].target.value for line in lines}
+        if type(original_node) is cst.For and promoted & reads(original_node.iter):
+            # Python evaluates what a `for` iterates over once, before the first pass, where
+            # these carries are still the same for every example (`range(len(v))` of a shared
+            # `v` the loop rebinds): it is computed before they become arrays
+            hoisted, updated_node = self._hoist_iter(updated_node, promoted)
+            lines = hoisted + lines
         return cst.FlattenSentinel(lines + [updated_node])
+
+    def _hoist_iter(self, loop, promoted):
+        """(assignments, ``loop`` reading them): what ``loop`` iterates over that reads a name
+        of ``promoted``, computed into fresh names (each argument of a ``range(...)`` that
+        reads one: ``v_len = len(v)``; any other iterable as a whole: ``seq = ...``)."""
+        def hoist(node, base):
+            name = self.ctx.namer.fresh(base)
+            lines.append(cst.SimpleStatementLine([cst.Assign(
+                [cst.AssignTarget(cst.Name(name))], node)]))
+            return cst.Name(name)
+
+        lines: list = []
+        it = loop.iter
+        if type(it) is cst.Call and type(it.func) is cst.Name and it.func.value == "range":
+            args = []
+            for position, arg in enumerate(it.args):
+                if reads(arg.value) & promoted:
+                    inner = arg.value
+                    base = (("start", "stop", "step")[position if len(it.args) > 1 else 1]
+                            if position < 3 else "bound")
+                    if (type(inner) is cst.Call and type(inner.func) is cst.Name
+                            and inner.func.value == "len" and len(inner.args) == 1
+                            and type(inner.args[0].value) is cst.Name):
+                        base = f"{inner.args[0].value.value}_len"
+                    arg = arg.with_changes(value=hoist(inner, base))
+                args.append(arg)
+            return lines, loop.with_changes(iter=it.with_changes(args=args))
+        return lines, loop.with_changes(iter=hoist(it, "seq"))
 
     # -- runtime promotions: where the analysis joins a value that is the same for every
     # example with per-example ones under a condition or loop that stays Python, the joined

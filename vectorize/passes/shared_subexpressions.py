@@ -20,20 +20,61 @@ rule count (nothing with a side effect). The name says what it holds (``zr_sq`` 
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 from ..liveness import reads, writes
 from ..syntax.edit import with_body
-from ..syntax.templates import bare_code
-from ..syntax.traversal import children, rewrite, walk
-from .simplify import _pure
+from ..syntax.traversal import _CHILD_FIELDS, _IS_NODE, _PerClass, children, rewrite, walk
+from .simplify import _IMPURE_TYPES
 
 _SHAREABLE = (cst.BinaryOperation, cst.UnaryOperation, cst.Call)
 _LIMIT = 16      # rounds of extraction per block (each names one expression)
 
 
-def _key(node) -> str:
-    return bare_code(node)
+class _Keys:
+    """A number per expression, equal for equal code (parentheses and spacing aside), made
+    bottom-up from the children's numbers: each node is looked at once, where rendering each
+    subexpression would print a chain of a thousand `+` a thousand times."""
+
+    def __init__(self):
+        self._numbers: dict[tuple, int] = {}
+        self._memo: dict[int, tuple] = {}      # id(node) -> (node, number)
+
+    def __call__(self, root) -> int:
+        memo = self._memo
+        hit = memo.get(id(root))
+        if hit is not None and hit[0] is root:
+            return hit[1]
+        stack = [(root, False)]
+        while stack:
+            node, ready = stack.pop()
+            hit = memo.get(id(node))
+            if hit is not None and hit[0] is node:
+                continue
+            if not ready:
+                stack.append((node, True))
+                stack += [(child, False) for child in children(node)]
+                continue
+            kind = type(node)
+            parts: list = [kind, type(getattr(node, "operator", None)),
+                           getattr(node, "star", None)]
+            parts += [getattr(node, field) for field in _TEXT_FIELDS[kind]]
+            for field in _CHILD_FIELDS[kind]:
+                value = getattr(node, field)
+                if type(value) in (tuple, list):
+                    parts.append(tuple(memo[id(v)][1] for v in value if _IS_NODE[type(v)]))
+                else:
+                    parts.append(memo[id(value)][1] if _IS_NODE[type(value)] else None)
+            number = self._numbers.setdefault(tuple(parts), len(self._numbers))
+            memo[id(node)] = (node, number)
+        return memo[id(root)][1]
+
+
+# node class -> its fields that hold text of the code (`Name.value`, `Float.value`)
+_TEXT_FIELDS = _PerClass(lambda cls: tuple(f.name for f in dataclasses.fields(cls)
+                                           if f.type is str))
 
 
 class _Occurrences:
@@ -42,6 +83,30 @@ class _Occurrences:
     def __init__(self, analysis, registry):
         self.analysis, self.registry = analysis, registry
         self.origin: dict = {}    # a node rebuilt by an extraction -> the analysed one
+        self._pure: dict[int, tuple] = {}    # id(node) -> (node, `simplify._pure` of it)
+
+    def pure(self, root) -> bool:
+        """`simplify._pure`, bottom-up and remembered: `_collect` asks it of every
+        subexpression, and walking each one's whole tree would take the square of its size."""
+        memo = self._pure
+        stack = [(root, False)]
+        while stack:
+            node, ready = stack.pop()
+            hit = memo.get(id(node))
+            if hit is not None and hit[0] is node:
+                continue
+            if not ready:
+                stack.append((node, True))
+                stack += [(child, False) for child in children(node)]
+                continue
+            kind = type(node)
+            if kind is cst.Call:
+                fn = getattr(self.analysis.values.get(node.func), "example", None)
+                own = fn is not None and self.registry.for_call(fn) is not None
+            else:
+                own = kind not in _IMPURE_TYPES
+            memo[id(node)] = (node, own and all(memo[id(c)][1] for c in children(node)))
+        return memo[id(root)][1]
 
     def batched(self, node) -> bool:
         node = self.origin.get(node, node)
@@ -71,7 +136,7 @@ class _Occurrences:
             self._collect(node.left, found, False)
             return
         if (kind in _SHAREABLE and self.batched(node)
-                and not _literal(node) and _pure(node, self.analysis, self.registry)):
+                and not _literal(node) and self.pure(node)):
             found.append((node, top))
         for child in children(node):
             self._collect(child, found, False)
@@ -97,11 +162,11 @@ def _name_for(node) -> str:
 
 
 class _Use(cst.CSTTransformer):
-    def __init__(self, key: str, name: str, origin: dict):
-        self.key, self.name, self.origin = key, name, origin
+    def __init__(self, key: int, name: str, origin: dict, keys: _Keys):
+        self.key, self.name, self.origin, self.keys = key, name, origin, keys
 
     def on_leave(self, original_node, updated_node):
-        if type(original_node) in _SHAREABLE and _key(original_node) == self.key:
+        if type(original_node) in _SHAREABLE and self.keys(original_node) == self.key:
             return cst.Name(self.name).with_changes(lpar=original_node.lpar,
                                                     rpar=original_node.rpar)
         if updated_node is not original_node:
@@ -113,6 +178,7 @@ class _Share:
     def __init__(self, ctx, analysis):
         self.ctx = ctx
         self.occurrences = _Occurrences(analysis, ctx.registry)
+        self.keys = _Keys()
         self._written: dict = {}     # statement -> the names it assigns (statements that an
         self._read: dict = {}        # extraction rebuilt are new objects: never stale)
 
@@ -124,7 +190,7 @@ class _Share:
                 break
             key, node, first, last = found
             name = self.ctx.namer.fresh(_name_for(node))
-            use = _Use(key, name, self.occurrences.origin)
+            use = _Use(key, name, self.occurrences.origin, self.keys)
             assign = cst.SimpleStatementLine([cst.Assign(
                 [cst.AssignTarget(cst.Name(name))], node.with_changes(lpar=[], rpar=[]))])
             stmts = (stmts[:first] + [assign]
@@ -135,11 +201,11 @@ class _Share:
         """The largest expression met twice or more before what it reads changes:
         (key, node, index of its first statement, index of its last)."""
         # key -> [node, first, last, count, order met, first met as a whole value]
-        runs: dict[str, list] = {}
+        runs: dict[int, list] = {}
         best = None
         for index, stmt in enumerate(stmts):
             for node, top in self.occurrences.of(stmt):
-                key = _key(node)
+                key = self.keys(node)
                 run = runs.get(key)
                 if run is None:
                     runs[key] = [node, index, index, 1, len(runs) + index * 10_000, top]

@@ -9,23 +9,30 @@ computes what the loop did:
 ``np.array([f(x, b) for x in xs])`` (``asarray``,     ``f(np.asarray(xs), b)``
 ``stack``)
 ``for x in xs:`` / ``out.append(f(x, b))``            ``out.extend(f(np.asarray(xs), b))``
+``[g(u, v) for u, v in zip(U, V)]``                   ``list(g(U, V))``
+``total = 0.0`` / ``for x in xs:`` / ``total += f(x)``
+                                                      ``total = sum(f(np.asarray(xs)), total)``
 ====================================================  =========================================
 
-(``np.asarray(xs)`` is ``xs`` where ``xs`` is known to be an array: a module constant, or a
-local name set once from ``np.linspace``, ``np.arange``... ; ``range(n)`` becomes
-``np.arange(n)``.) The conditions, each a reason ``--explain`` gives when one fails:
+(``np.asarray(xs)`` is ``xs`` where ``xs`` is known to be an array; ``range(n)`` becomes
+``np.arange(n)``; ``*=`` becomes ``math.prod(..., start=total)``.) The conditions, each a
+reason ``--explain`` gives when one fails:
 
-- the comprehension has one ``for`` over a plain name and no ``if``; the ``for`` statement's
-  body is that one ``append`` onto a list made empty just before it, with no ``else``, and the
-  loop variable is not read after the loop (it would hold the last item);
-- each argument is the loop variable itself, or does not mention it and has no call in it
+- the sequence is provably an array or a list or tuple of numbers (`_Finder._numbers`): a
+  module constant, a name set once from ``np.linspace``, ``np.arange``..., arithmetic,
+  ``.reshape`` or slices of one, a display of numeric literals, ``range(...)``; never a
+  parameter, generator, set or dict (one array of those is not the loop's items);
+- the comprehension has one ``for`` over a plain name (or names over ``zip(...)`` of
+  sequences provably of one length: zip stops at the shortest, the batched call would
+  broadcast) and no ``if``; the ``for`` statement's body is that one ``append`` onto a list
+  made empty just before it, or one ``total += f(...)`` onto a name set to a number just
+  before it, with no ``else``, and the loop variables are not read after the loop;
+- each argument is a loop variable itself, or does not mention one and has no call in it
   (it is evaluated once instead of once per example): names, constants, attributes,
-  subscripts and arithmetic of those; the loop variable is passed at least once;
+  subscripts and arithmetic of those; a loop variable is passed at least once;
 - ``f`` is a ``@vectorize`` function (broadcasting as numpy.vectorize does, its rewritten form
   takes the whole sequence where it took one item). A ``@vmap`` function is not: called on one
-  example, it maps over that example's own axis;
-- the sequence is a name, an attribute, a subscript, a list or tuple display, ``range(...)``
-  or a NumPy call: something ``np.asarray`` turns into the array of its items.
+  example, it maps over that example's own axis.
 
 Each call in the loop receives one item, each batched call all of them: the results are the
 same numbers; the items of ``list(...)`` are NumPy scalars where the decorator gave 0-d
@@ -44,10 +51,9 @@ from ..abstract import TupleValue
 from ..liveness import all_names, target_names
 from ..syntax.templates import bare_code
 from ..syntax.traversal import walk
+from .sequences import SequenceFacts, _Scope
 
 _ARRAY_CALLS = ("array", "asarray", "stack")
-_ARRAY_MAKERS = ("arange", "array", "asarray", "linspace", "logspace", "geomspace", "zeros",
-                 "ones", "full", "empty", "stack", "concatenate")
 
 
 @dataclass
@@ -86,16 +92,6 @@ def rewrite(module: cst.Module, functions: dict, namespace: dict, skip: set,
     body = [stmt if isinstance(stmt, cst.FunctionDef) and stmt.name.value in skip
             else stmt.visit(replacer) for stmt in module.body]
     return module.with_changes(body=body), finder.loops
-
-
-@dataclass
-class _Scope:
-    """A function's (or the module's: ``node`` None) local names and, for names set exactly
-    once, their value."""
-
-    node: object
-    local: set
-    single: dict
 
 
 def _scope_of(function: cst.FunctionDef) -> _Scope:
@@ -156,7 +152,7 @@ def _scope_of(function: cst.FunctionDef) -> _Scope:
     return _Scope(function, set(counts), single)
 
 
-class _Finder:
+class _Finder(SequenceFacts):
     def __init__(self, functions, namespace, positions, module, alias):
         self.functions = functions
         self.namespace = namespace
@@ -165,6 +161,23 @@ class _Finder:
         self.alias = alias
         self.replacements: dict[int, cst.CSTNode] = {}   # id(original node) -> new node
         self.loops: list[Loop] = []
+        # module-level names bound once, by an assignment the skeleton did not run
+        # (`ROWS = np.arange(12.0).reshape(4, 3)`), and what they are bound to
+        bound: dict[str, int] = {}
+        for stmt in module.body:
+            for name in _bound_by(stmt):
+                bound[name] = bound.get(name, 0) + 1
+        rebound = {name for n in walk(module) if isinstance(n, cst.Global)
+                   for name in (item.name.value for item in n.names)}
+        self.module_single = {
+            stmt.body[0].targets[0].target.value: stmt.body[0].value
+            for stmt in module.body if isinstance(stmt, cst.SimpleStatementLine)
+            and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign)
+            and len(stmt.body[0].targets) == 1
+            and isinstance(stmt.body[0].targets[0].target, cst.Name)
+            and bound.get(stmt.body[0].targets[0].target.value) == 1
+            and stmt.body[0].targets[0].target.value not in rebound}
+        self.module_scope = _Scope(None, set(), {})
 
     # -------------------------------------------------------------------- statements
     def block_statement(self, stmt, rest: list, scope: _Scope) -> None:
@@ -254,29 +267,53 @@ class _Finder:
         outer = array_call if array_call is not None else comp
         loop = Loop(self._line(outer), name, bare_code(outer))
         target = comp.for_in
-        variable = target.target.value if isinstance(target.target, cst.Name) else None
-        if variable is None or variable not in all_names(call):
+        items = self._items(target.target, target.iter, scope)
+        if not set(items) & all_names(call):
             return      # not a loop over examples of this call
         self.loops.append(loop)
-        reason = None
+        reason = items.get(None)
         if target.inner_for_in is not None or target.ifs or target.asynchronous:
             reason = "the comprehension has more than one `for`, an `if` or `async`"
-        batched = reason is None and self._batched_call(call, variable, target.iter, scope,
-                                                        loop)
-        if batched is None:
+        batched = reason is None and self._batched_call(call, items, scope, loop)
+        if batched is None or batched is False:
             loop.reason = loop.reason or reason
             return
         new = batched if array_call is not None else cst.Call(
             cst.Name("list"), [cst.Arg(batched)])
         self._replace(outer, new, loop)
 
-    # -------------------------------------------------------------------- for loops
+    def _items(self, target, iterable, scope: _Scope) -> dict:
+        """Loop variable -> the sequence of its items: ``x`` of ``for x in xs``, and ``a``,
+        ``b`` of ``for a, b in zip(A, B)`` (under the key None, why such a loop cannot be one
+        call: zip stops at the shortest sequence, where the batched call would broadcast
+        them)."""
+        if isinstance(target, cst.Name):
+            return {target.value: iterable}
+        if not (isinstance(target, (cst.Tuple, cst.List)) and isinstance(iterable, cst.Call)
+                and isinstance(iterable.func, cst.Name) and iterable.func.value == "zip"
+                and "zip" not in scope.local and "zip" not in self.namespace):
+            return {}
+        names = [e.value.value for e in target.elements if isinstance(e.value, cst.Name)]
+        args = [a for a in iterable.args if a.keyword is None]
+        if len(names) != len(target.elements) or len(args) != len(names) or any(
+                a.star for a in iterable.args) or any(
+                a.keyword is not None and a.keyword.value != "strict" for a in iterable.args):
+            return {}
+        items = {name: arg.value for name, arg in zip(names, args)}
+        lengths = {self._length(arg.value, scope) for arg in args}
+        if len({bare_code(arg.value) for arg in args}) > 1 and (
+                len(lengths) != 1 or None in lengths):
+            items[None] = (f"`{bare_code(iterable)}` stops at the shortest of its sequences, "
+                           "and the rewriter cannot prove they have one length (the batched "
+                           "call would broadcast them instead)")
+        return items
+
     def for_loop(self, loop_node: cst.For, rest: list, scope: _Scope) -> None:
         body = _body(loop_node.body)
         calls = [n for n in walk(loop_node.body) if isinstance(n, cst.Call)
                  and self._called(n, scope) is not None]
-        variable = loop_node.target.value if isinstance(loop_node.target, cst.Name) else None
-        calls = [c for c in calls if variable in all_names(c)]
+        items = self._items(loop_node.target, loop_node.iter, scope)
+        calls = [c for c in calls if set(items) & all_names(c)]
         if not calls:
             return
         name = self._called(calls[0], scope)
@@ -284,38 +321,88 @@ class _Finder:
         loop = Loop(self._line(loop_node), name, f"for {header}: ...")
         self.loops.append(loop)
         append = _single_append(body)
-        if append is None and _indexed_store(body):
+        total = _single_accumulation(body) if append is None else None
+        if append is None and total is None and _indexed_store(body):
             target = bare_code(body[0].body[0].targets[0].target)
             loop.reason = (f"it stores into `{target}`: indexed loops are left as they are "
                            "(the rewriter cannot see that the arrays it reads and writes have "
                            "the loop's length)")
             return
-        if loop_node.orelse is not None or loop_node.asynchronous or append is None:
-            loop.reason = ("the loop's body does more than `out.append(f(...))` (or it has an "
-                           "`else`): its iterations may depend on each other")
+        if loop_node.orelse is not None or loop_node.asynchronous or (
+                append is None and total is None):
+            loop.reason = ("the loop's body does more than `out.append(f(...))` or "
+                           "`total += f(...)` (or it has an `else`): its iterations may "
+                           "depend on each other")
             return
-        out, call = append
-        if variable is None:
-            loop.reason = "the loop variable is not a plain name"
+        out, call = append or total[::2]
+        if items.get(None):
+            loop.reason = items[None]
             return
         if out in all_names(call) or out in all_names(loop_node.iter):
-            loop.reason = f"the loop reads `{out}`, the list it appends to"
+            loop.reason = f"the loop reads `{out}`, the {'list' if append else 'total'} " \
+                          f"it {'appends to' if append else 'accumulates'}"
             return
-        if not self._fresh_list_before(out, loop_node, scope):
+        if append is not None and not self._fresh_list_before(out, loop_node, scope):
             loop.reason = (f"`{out}` is not a list made empty (`{out} = []`) just before the "
                            "loop")
             return
-        if _read_after(variable, rest):
-            loop.reason = (f"`{variable}` is read after the loop, where it holds the last item")
-            return
-        batched = self._batched_call(call, variable, loop_node.iter, scope, loop)
+        if total is not None:
+            reason = self._fresh_total_before(out, loop_node, scope, total[1])
+            if reason:
+                loop.reason = reason
+                return
+        for variable in filter(None, items):
+            if _read_after(variable, rest):
+                loop.reason = f"`{variable}` is read after the loop, where it holds the last item"
+                return
+        batched = self._batched_call(call, items, scope, loop)
         if batched is None:
             return
-        new = cst.SimpleStatementLine(
-            [cst.Expr(cst.Call(cst.Attribute(cst.Name(out), cst.Name("extend")),
-                               [cst.Arg(batched)]))],
-            leading_lines=loop_node.leading_lines)
+        if append is not None:
+            value = cst.Call(cst.Attribute(cst.Name(out), cst.Name("extend")),
+                             [cst.Arg(batched)])
+            small = cst.Expr(value)
+        else:
+            # in the loop's order (`sum(items, start)` adds one by one from the start, as
+            # the loop does), so that the total is the same to the last bit
+            small = cst.Assign([cst.AssignTarget(cst.Name(out))], cst.Call(
+                cst.Name("sum"), [cst.Arg(batched), cst.Arg(cst.Name(out))])
+                if total[1] == "+" else cst.Call(
+                    cst.Attribute(cst.Name("math"), cst.Name("prod")),
+                    [cst.Arg(batched), cst.Arg(cst.Name(out), keyword=cst.Name("start"),
+                                               equal=cst.AssignEqual(
+                                                   cst.SimpleWhitespace(""),
+                                                   cst.SimpleWhitespace("")))]))
+            if total[1] == "*":
+                import math
+                loop.imports["math"] = math
+        new = cst.SimpleStatementLine([small], leading_lines=loop_node.leading_lines)
         self._replace(loop_node, new, loop)
+
+    def _fresh_total_before(self, out: str, loop_node, scope: _Scope, operator: str):
+        """Why ``out`` cannot be the total of one call ("" where it can): the statement before
+        ``loop_node`` in its block that mentions it must set it to a number (a literal, so
+        that it is no array the loop changes in place), and ``sum`` (``math`` for ``*=``)
+        must be the builtin (the module)."""
+        helper = "sum" if operator == "+" else "math"
+        if helper in scope.local or self.namespace.get(helper, _BUILTIN_OR_MATH[helper]) \
+                is not _BUILTIN_OR_MATH[helper] or helper not in self.namespace and any(
+                    helper in _bound_by(stmt) for stmt in self.module.body):
+            return f"`{helper}` is not {'the builtin' if helper == 'sum' else 'the module'} here"
+        block = self._enclosing_block(loop_node, scope)
+        index = next((i for i, s in enumerate(block or ()) if s is loop_node), None)
+        for stmt in reversed(block[:index] if index is not None else []):
+            if out not in all_names(stmt):
+                continue
+            if (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+                    and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1
+                    and isinstance(stmt.body[0].targets[0].target, cst.Name)
+                    and stmt.body[0].targets[0].target.value == out
+                    and self._is_number(stmt.body[0].value, _Scope(None, set(), {}))):
+                return ""
+            break
+        return (f"`{out}` is not set to a number (`{out} = 0.0`) just before the loop: it may "
+                "be an array the loop changes in place")
 
     def _fresh_list_before(self, out: str, loop_node, scope: _Scope) -> bool:
         """Whether the statement before ``loop_node`` in its block that mentions ``out`` is
@@ -357,9 +444,9 @@ class _Finder:
             return None
         return name
 
-    def _batched_call(self, call: cst.Call, variable: str, iterable, scope: _Scope,
-                      loop: Loop):
-        """The batched call for a loop's call, or None (with ``loop.reason``)."""
+    def _batched_call(self, call: cst.Call, items: dict, scope: _Scope, loop: Loop):
+        """The batched call for a loop's call, or None (with ``loop.reason``); ``items``:
+        loop variable -> the sequence of its items (`_items`)."""
         plan = self.functions[call.func.value]
         if plan.kind != "vectorize":
             loop.reason = (f"`{plan.name}` is a @vmap function: called on one example, it maps "
@@ -379,14 +466,15 @@ class _Finder:
                 return None
             param = arg.keyword.value if arg.keyword is not None else (
                 positional[index] if index < len(positional) else None)
-            mentions = variable in all_names(arg.value)
-            if isinstance(arg.value, cst.Name) and arg.value.value == variable:
+            mentions = bool(set(items) & all_names(arg.value))
+            if isinstance(arg.value, cst.Name) and arg.value.value in items:
                 if param not in plan.batched:
                     loop.reason = (f"the loop variable goes to `{param}`, which "
                                    f"`{plan.name}` does not batch")
                     return None
                 passed = True
-                args.append(arg.with_changes(value=self._sequence(iterable, scope, loop)))
+                args.append(arg.with_changes(value=self._sequence(items[arg.value.value],
+                                                                  scope, loop)))
                 if loop.reason:
                     return None
             elif mentions:
@@ -423,46 +511,18 @@ class _Finder:
                 and "range" not in self.namespace:
             return iterable.with_changes(func=cst.Attribute(cst.Name(self.alias),
                                                             cst.Name("arange")))
-        if not isinstance(iterable, (cst.Name, cst.Attribute, cst.Subscript, cst.List,
-                                     cst.Tuple, cst.Call)) or isinstance(
-                iterable, cst.Call) and not isinstance(iterable.func, cst.Attribute) or \
-                isinstance(iterable, cst.Call) and not (
-                    isinstance(iterable.func.value, cst.Name)
-                    and self.namespace.get(iterable.func.value.value) is np):
-            loop.reason = (f"the loop goes over `{bare_code(iterable)}`, which may not be a "
-                           "sequence of examples (a list, a tuple or an array)")
+        kind = self._numbers(iterable, scope)
+        if kind is None:
+            loop.reason = (f"the loop goes over `{bare_code(iterable)}`, which the rewriter "
+                           "cannot prove is an array or a list or tuple of numbers (a "
+                           "generator, set, dict or strings would give another answer or fail "
+                           "as one array); make it one before the loop "
+                           f"(`np.asarray(...)`, `np.linspace(...)`)")
             return iterable
-        if self._is_array(iterable, scope):
+        if kind == "array":
             return iterable
         return cst.Call(cst.Attribute(cst.Name(self.alias), cst.Name("asarray")),
                         [cst.Arg(iterable)])
-
-    def _is_number(self, node, scope: _Scope) -> bool:
-        """Whether ``node`` is certainly one number: a numeric literal (signed), or a name
-        set once to one (in the function, or at module level)."""
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator,
-                                                               (cst.Minus, cst.Plus)):
-            node = node.expression
-        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
-            return True
-        if not isinstance(node, cst.Name):
-            return False
-        if node.value in scope.local:
-            value = scope.single.get(node.value)
-            return value is not None and self._is_number(value, _Scope(None, set(), {}))
-        value = self.namespace.get(node.value)
-        return isinstance(value, (int, float, complex, np.number, np.bool_)) and not \
-            isinstance(value, bool)
-
-    def _is_array(self, node, scope: _Scope) -> bool:
-        if isinstance(node, cst.Call):
-            return any(self._is_numpy(node.func, n, scope) for n in _ARRAY_MAKERS)
-        if not isinstance(node, cst.Name):
-            return False
-        if node.value in scope.local:
-            value = scope.single.get(node.value)
-            return value is not None and self._is_array(value, _Scope(None, set(), {}))
-        return isinstance(self.namespace.get(node.value), np.ndarray)
 
     def _replace(self, node, new, loop: Loop) -> None:
         self.replacements[id(node)] = new
@@ -472,6 +532,51 @@ class _Finder:
     def _line(self, node) -> int:
         position = self.positions.get(node)
         return position.start.line if position is not None else 0
+
+
+_BUILTIN_OR_MATH = {"sum": sum, "math": __import__("math")}
+
+
+def _bound_by(stmt) -> set:
+    """Names a module-level statement binds (assignments, ``def``, ``class``, imports)."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return {stmt.name.value}
+    names: set = set()
+    for node in walk(stmt):
+        if isinstance(node, cst.AssignTarget):
+            names |= set(target_names(node.target))
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            names |= set(target_names(node.target))
+        elif isinstance(node, cst.ImportAlias):
+            name = node.asname.name if node.asname else node.name
+            while isinstance(name, cst.Attribute):
+                name = name.value
+            if isinstance(name, cst.Name):
+                names.add(name.value)
+    return names
+
+
+def _single_accumulation(body: list):
+    """(total, operator, call) if the body is exactly ``total += call``, ``total *= call``,
+    ``total = total + call`` or ``total = total * call``."""
+    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(
+            body[0].body) != 1:
+        return None
+    small = body[0].body[0]
+    if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and \
+            isinstance(small.operator, (cst.AddAssign, cst.MultiplyAssign)):
+        operator = "+" if isinstance(small.operator, cst.AddAssign) else "*"
+        total, call = small.target.value, small.value
+    elif isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
+            small.targets[0].target, cst.Name) and isinstance(small.value, cst.BinaryOperation) \
+            and isinstance(small.value.operator, (cst.Add, cst.Multiply)) and isinstance(
+                small.value.left, cst.Name) \
+            and small.value.left.value == small.targets[0].target.value:
+        operator = "+" if isinstance(small.value.operator, cst.Add) else "*"
+        total, call = small.targets[0].target.value, small.value.right
+    else:
+        return None
+    return (total, operator, call) if isinstance(call, cst.Call) else None
 
 
 def _body(block) -> list:
@@ -502,7 +607,7 @@ def _indexed_store(body: list) -> bool:
 def _read_after(variable: str, rest: list) -> bool:
     """Whether ``variable`` may be read in ``rest`` before it is set again."""
     for stmt in rest:
-        if variable not in all_names(stmt):
+        if variable not in all_names(stmt) or not _mentions(stmt, variable):
             continue
         if (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
                 and isinstance(stmt.body[0], cst.Assign)
@@ -514,6 +619,24 @@ def _read_after(variable: str, rest: list) -> bool:
                 and stmt.target.value == variable and variable not in all_names(stmt.iter):
             return False
         return True
+    return False
+
+
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
+def _mentions(node, variable: str) -> bool:
+    """Whether ``variable`` appears in ``node`` other than as the variable of a comprehension
+    that binds it (``[g(x) for x in xs]`` after a loop over ``x`` reads its own ``x``)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name) and n.value == variable:
+            return True
+        if isinstance(n, _COMPREHENSIONS) and variable in target_names(n.for_in.target):
+            stack.append(n.for_in.iter)     # evaluated outside the comprehension
+            continue
+        stack.extend(n.children)
     return False
 
 

@@ -1,0 +1,402 @@
+"""Constructs of a function's body that Python evaluates the same way on every call, made
+ready for the engine when the function is read (`source.read_function`):
+
+- ``import`` / ``from ... import`` at the top level of the body (`hoist_imports`): read as
+  globals (`FunctionSource.lookup`, scope "import");
+- nested ``def`` s and ``name = lambda ...`` that read none of the function's own names
+  (`hoist_helpers`): made once, vectorized as helpers;
+- comprehensions over ``range`` of literals or a global tuple of numbers
+  (`unroll_comprehensions`): written out as the list of their items.
+
+Each takes a statement out of the tree (or rewrites an expression) only where the result is
+what Python computes; anything else stays for the analysis, which refuses it with its
+location.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from .introspect import lookup
+from .syntax.printer import code
+from .syntax.traversal import rewrite
+
+
+def hoist_imports(tree: cst.FunctionDef, func):
+    """(the function without the ``import`` / ``from ... import`` statements of its body's
+    top level, the names they bind -> their values). Python runs them on every call and
+    they bind the same modules and attributes each time: the code reads the names as it
+    reads globals (`FunctionSource.lookup`). Only statements whose names the function binds
+    nowhere else and reads nowhere before them; the others stay (and are refused)."""
+    from .liveness import all_names, writes
+    body = list(tree.body.body)
+    if not any(type(s) is cst.SimpleStatementLine and s.body and all(
+            type(x) in (cst.Import, cst.ImportFrom) for x in s.body) for s in body):
+        return tree, {}
+    imports: dict = {}
+    kept = []
+    for index, stmt in enumerate(body):
+        if not (type(stmt) is cst.SimpleStatementLine and stmt.body and all(
+                type(x) in (cst.Import, cst.ImportFrom) for x in stmt.body)):
+            kept.append(stmt)
+            continue
+        try:
+            bound = _imported(stmt, func)
+        except Exception:   # noqa: BLE001 -- it fails as Python's own import would, later
+            bound = None
+        others = body[:index] + body[index + 1:]
+        if bound is None or any(name in all_names(s) for s in body[:index] for name in bound) \
+                or any(name in writes(s) for s in others for name in bound) \
+                or set(bound) & {p.name.value for p in tree.params.params}:
+            kept.append(stmt)
+            continue
+        imports.update(bound)
+    if not imports:
+        return tree, {}
+    return tree.with_changes(body=tree.body.with_changes(body=kept or [
+        cst.SimpleStatementLine([cst.Pass()])])), imports
+
+
+def hoist_helpers(tree: cst.FunctionDef, func, module, line_offset: int, col_offset: int,
+                   filename: str, imported: set):
+    """(the function without the ``def`` statements and ``name = lambda ...`` assignments of
+    its body's top level that read none of its own names, those names -> the functions they
+    make). Such a helper is the same function on every call whatever the examples, so it is
+    made once here (compiled from the file's own lines, so that its source can be read) and
+    called as a module-level helper is: vectorized with the function. A helper that reads
+    the function's parameters or variables (a closure), has decorators or is bound twice
+    stays (and is refused where it is used on per-example values)."""
+    import symtable
+
+    from .liveness import all_names, writes
+    body = list(tree.body.body)
+    candidates = [i for i, stmt in enumerate(body) if _helper_name(stmt) is not None]
+    if not candidates:
+        return tree, {}
+    outer = {p.name.value for p in tree.params.params} | set(imported)
+    for part in (tree.params.star_arg, tree.params.star_kwarg):
+        if isinstance(part, cst.Param):
+            outer.add(part.name.value)
+    for stmt in body:
+        outer |= writes(stmt)
+        if type(stmt) in (cst.FunctionDef, cst.ClassDef):
+            outer.add(stmt.name.value)
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    made: dict = {}
+    hoisted: set = set()
+    for index in candidates:
+        stmt = body[index]
+        name = _helper_name(stmt)
+        where = positions.get(stmt)
+        if where is None or sum(name in writes(s) or _helper_name(s) == name
+                                for s in body) != 1 or any(
+                name in all_names(s) for s in body[:index]):
+            continue
+        text = textwrap.dedent(module.code_for_node(stmt))
+        try:
+            table = symtable.symtable(text, filename, "exec")
+        except SyntaxError:
+            continue
+        if _reads_of(table) - {name} & outer:
+            continue      # a closure over the function's own names
+        namespace: dict = {}
+        try:
+            # on its own lines of the file: `inspect` finds its source there
+            padded = "\n" * (where.start.line + line_offset - 1) + text
+            exec(compile(padded, filename, "exec"), func.__globals__, namespace)  # noqa: S102
+        except Exception:   # noqa: BLE001 -- its defaults fail: as Python would, at run time
+            continue
+        made[name] = namespace[name]
+        hoisted.add(index)
+    if not made:
+        return tree, {}
+    kept = [stmt for i, stmt in enumerate(body) if i not in hoisted]
+    return tree.with_changes(body=tree.body.with_changes(body=kept or [
+        cst.SimpleStatementLine([cst.Pass()])])), made
+
+
+def inline_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
+    """A nested ``def name(a, b): return <expression>`` (or ``name = lambda a, b: ...``) at
+    the top level of the body that reads the function's own variables (a closure, which
+    `hoist_helpers` leaves), used only in calls ``name(x, y)`` after it: each call becomes
+    the expression with its arguments in place of the parameters, which reads the closed-over
+    variables where the call is, as the closure does when it runs. Only parameters without
+    defaults, calls with as many positional arguments, and arguments that are names or
+    literals (or parameters used once): nothing is evaluated twice or in another order."""
+    from .liveness import writes
+    body = list(tree.body.body)
+    for index, stmt in enumerate(body):
+        found = _single_expression(stmt)
+        if found is None:
+            continue
+        name, params, expression = found
+        rest = body[index + 1:]
+        if sum(name in writes(s) or _helper_name(s) == name for s in body) != 1:
+            continue
+        calls, other_uses = _uses(rest, name)
+        if not calls or other_uses or any(
+                len(c.args) != len(params) or any(a.star or a.keyword is not None
+                                                  for a in c.args) for c in calls):
+            continue
+        counts = {p: sum(1 for n in _walk_all(expression) if type(n) is cst.Name
+                         and n.value == p) for p in params}
+        if any(counts[p] > 1 and type(a.value) not in _SIMPLE for c in calls
+               for p, a in zip(params, c.args)):
+            continue
+        replacements = {id(c): _substitute_all(expression, dict(zip(
+            params, [a.value for a in c.args]))) for c in calls}
+
+        new_rest = [rewrite(s, _Inline(replacements)) for s in rest]
+        body = body[:index] + [cst.SimpleStatementLine([cst.Pass()])] + new_rest
+        tree = tree.with_changes(body=tree.body.with_changes(body=body))
+        return inline_closures(tree)    # the next one, in the new body
+    body = [s for s in body if not (type(s) is cst.SimpleStatementLine and len(s.body) == 1
+                                    and type(s.body[0]) is cst.Pass)] or body
+    return tree.with_changes(body=tree.body.with_changes(body=body))
+
+
+class _Inline(cst.CSTTransformer):
+    def __init__(self, replacements: dict):
+        self.replacements = replacements      # id(call) -> its expression
+
+    def leave_Call(self, original_node, updated_node):
+        new = self.replacements.get(id(original_node))
+        return updated_node if new is None else new
+
+
+_SIMPLE = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
+
+
+def _single_expression(stmt):
+    """(name, parameters, the expression returned) of ``def name(...): return e`` (a
+    docstring allowed) or ``name = lambda ...: e`` with plain parameters; None otherwise."""
+    name = _helper_name(stmt)
+    if name is None:
+        return None
+    if type(stmt) is cst.FunctionDef:
+        params, lines = stmt.params, list(stmt.body.body) if type(
+            stmt.body) is cst.IndentedBlock else [stmt.body]
+        if lines and type(lines[0]) is cst.SimpleStatementLine and type(
+                lines[0].body[0]) is cst.Expr and type(lines[0].body[0].value) in (
+                cst.SimpleString, cst.ConcatenatedString):
+            lines = lines[1:]
+        if len(lines) != 1 or type(lines[0]) is not cst.SimpleStatementLine or len(
+                lines[0].body) != 1 or type(lines[0].body[0]) is not cst.Return or \
+                lines[0].body[0].value is None:
+            return None
+        expression = lines[0].body[0].value
+    else:
+        lam = stmt.body[0].value
+        params, expression = lam.params, lam.body
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None or \
+            params.kwonly_params or params.star_kwarg or params.posonly_params or any(
+                p.default is not None for p in params.params):
+        return None
+    if any(type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
+                       cst.NamedExpr, cst.Yield, cst.Await) for n in _walk_all(expression)):
+        return None
+    return name, [p.name.value for p in params.params], expression
+
+
+def _uses(stmts, name):
+    """(calls ``name(...)`` in ``stmts``, whether ``name`` is used any other way)."""
+    calls, other = [], False
+    for stmt in stmts:
+        called = set()
+        for n in _walk_all(stmt):
+            if type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == name:
+                calls.append(n)
+                called.add(id(n.func))
+        for n in _walk_all(stmt):
+            if type(n) is cst.Name and n.value == name and id(n) not in called:
+                other = True
+            if type(n) in (cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.ListComp,
+                           cst.GeneratorExp, cst.SetComp, cst.DictComp) and any(
+                    id(c) in {id(x) for x in _walk_all(n)} for c in calls):
+                other = True     # called inside another scope: left alone
+    return calls, other
+
+
+def _substitute_all(expr, values: dict):
+    """``expr`` with each parameter name replaced by its argument (parenthesized)."""
+    class Replace(cst.CSTTransformer):
+        def leave_Name(self, original_node, updated_node):
+            value = values.get(updated_node.value)
+            if value is None:
+                return updated_node
+            return value if type(value) in _SIMPLE else value.with_changes(
+                lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+    out = expr.visit(Replace())
+    return out.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
+        if hasattr(out, "lpar") and type(out) not in _SIMPLE else out
+
+
+UNROLL_LIMIT = 64
+"""Items of a comprehension over a fixed sequence that `unroll_comprehensions` writes out."""
+
+
+def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.FunctionDef:
+    """``[x ** k for k in range(4)]`` (or a generator, ``sum(c * x for c in COEFFS)``) over a
+    sequence the same for every example and of a length known from the code: ``range`` of
+    integer literals, or a global (or body import) bound to a tuple of numbers, whose items
+    never change while it is bound (a rebinding makes a new specialization) -- as the list
+    of its items: ``[x ** 0, x ** 1, x ** 2, x ** 3]``, ``[COEFFS[0] * x, ...]``. The
+    engine batches a list of per-example values item by item. Only one ``for`` without
+    ``if``, over a plain name its element reads with no nested scope rebinding it."""
+    if not any(type(n) in (cst.ListComp, cst.GeneratorExp) for n in _walk_all(tree)):
+        return tree
+    assigned = {p.name.value for p in tree.params.params}
+    from .liveness import writes
+    for stmt in tree.body.body:
+        assigned |= writes(stmt)
+    # a list of per-example values handed to a function (`sum(terms)`, `np.mean([...])`) is
+    # left to the rules of that function: only lists the code indexes are written out
+    handed = {id(a.value) for n in _walk_all(tree) if type(n) is cst.Call for a in n.args}
+    handed_names = {a.value.value for n in _walk_all(tree) if type(n) is cst.Call
+                    for a in n.args if type(a.value) is cst.Name}
+    skip = set(handed)
+    for n in _walk_all(tree):
+        if type(n) is cst.Assign and type(n.value) in (cst.ListComp, cst.GeneratorExp) and any(
+                type(t.target) is cst.Name and t.target.value in handed_names
+                for t in n.targets):
+            skip.add(id(n.value))
+
+    def items(iterable):
+        if type(iterable) is cst.Call and type(iterable.func) is cst.Name and \
+                iterable.func.value == "range" and "range" not in assigned and \
+                lookup(func, "range")[2] == "builtin" and iterable.args and all(
+                    a.keyword is None and not a.star for a in iterable.args):
+            bounds = [_int_value(a.value) for a in iterable.args]
+            if None in bounds or len(bounds) > 3 or bounds[-1:] == [0] and len(bounds) == 3:
+                return None
+            values = range(*bounds)
+            if len(values) > UNROLL_LIMIT:
+                return None
+            return [cst.Integer(str(v)) if v >= 0 else cst.UnaryOperation(
+                cst.Minus(), cst.Integer(str(-v))) for v in values]
+        if type(iterable) is cst.Name and iterable.value not in assigned:
+            found, value, scope = (True, imports[iterable.value], "import") \
+                if iterable.value in imports else lookup(func, iterable.value)
+            if found and scope in ("global", "closure", "import") and type(value) is tuple \
+                    and len(value) <= UNROLL_LIMIT and all(
+                        type(v) in (int, float, complex, bool) for v in value):
+                return [cst.Subscript(cst.Name(iterable.value), [cst.SubscriptElement(
+                    cst.Index(cst.Integer(str(i))))]) for i in range(len(value))]
+        return None
+
+    class Unroll(cst.CSTTransformer):
+        def leave_GeneratorExp(self, original_node, updated_node):
+            return updated_node if id(original_node) in skip else self._unrolled(updated_node)
+
+        def leave_ListComp(self, original_node, updated_node):
+            return updated_node if id(original_node) in skip else self._unrolled(updated_node)
+
+        @staticmethod
+        def _unrolled(node):
+            target = node.for_in
+            if target.inner_for_in is not None or target.ifs or target.asynchronous or \
+                    type(target.target) is not cst.Name:
+                return node
+            name = target.target.value
+            if any(type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+                               cst.GeneratorExp, cst.NamedExpr) for n in _walk_all(node.elt)):
+                return node
+            values = items(target.iter)
+            if values is None:
+                return node
+            elements = [cst.Element(_substitute(node.elt, name, value)) for value in values]
+            return cst.List(elements, lpar=node.lpar if type(node) is cst.ListComp else [],
+                            rpar=node.rpar if type(node) is cst.ListComp else [])
+
+    return rewrite(tree, Unroll())
+
+
+def _walk_all(node):
+    """Every node under ``node`` (libcst's children)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
+def _int_value(node):
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+        inner = _int_value(node.expression)
+        return None if inner is None else -inner
+    if type(node) is cst.Integer:
+        return int(node.value.replace("_", ""), 0)
+    return None
+
+
+def _substitute(expr, name: str, value):
+    """``expr`` with every ``name`` replaced by ``value`` (parenthesized)."""
+    class Replace(cst.CSTTransformer):
+        def leave_Name(self, original_node, updated_node):
+            if updated_node.value != name:
+                return updated_node
+            return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
+                if type(value) is cst.UnaryOperation else value
+    return expr.visit(Replace())
+
+
+def _helper_name(stmt) -> str | None:
+    """The name a plain ``def`` (no decorators) or ``name = lambda ...`` binds, else None."""
+    if type(stmt) is cst.FunctionDef:
+        return None if stmt.decorators or stmt.asynchronous else stmt.name.value
+    if type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 and type(
+            stmt.body[0]) is cst.Assign and len(stmt.body[0].targets) == 1 and type(
+            stmt.body[0].targets[0].target) is cst.Name and type(
+            stmt.body[0].value) is cst.Lambda:
+        return stmt.body[0].targets[0].target.value
+    return None
+
+
+def _reads_of(table) -> set:
+    """Names the functions of a module's symbol table read from outside themselves."""
+    out: set = set()
+    stack = list(table.get_children())
+    while stack:
+        child = stack.pop()
+        out |= {s.get_name() for s in child.get_symbols()
+                if s.is_referenced() and (s.is_global() or s.is_free())}
+        stack += child.get_children()
+    for symbol in table.get_symbols():      # the defaults and the lambda's own statement
+        if symbol.is_referenced():
+            out.add(symbol.get_name())
+    return out
+
+
+def _imported(stmt, func) -> dict | None:
+    """The names one line of imports binds and their values (importing what it names), or
+    None for what is not read that way (``from m import *``)."""
+    import importlib
+    package = func.__globals__.get("__package__")
+    out: dict = {}
+    for small in stmt.body:
+        if type(small) is cst.Import:
+            for alias in small.names:
+                dotted = code(alias.name)
+                module = importlib.import_module(dotted)
+                if alias.asname is not None:
+                    out[alias.asname.name.value] = module
+                else:
+                    out[dotted.split(".")[0]] = importlib.import_module(dotted.split(".")[0])
+            continue
+        if isinstance(small.names, cst.ImportStar):
+            return None
+        dots = "." * len(small.relative)
+        name = dots + (code(small.module) if small.module is not None else "")
+        module = importlib.import_module(name, package if dots else None)
+        for alias in small.names:
+            attr = alias.name.value
+            try:
+                value = getattr(module, attr)
+            except AttributeError:
+                value = importlib.import_module(f"{module.__name__}.{attr}")
+            out[alias.asname.name.value if alias.asname is not None else attr] = value
+    return out

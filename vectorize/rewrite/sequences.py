@@ -1,0 +1,183 @@
+"""What the file rewriter can prove about a sequence a loop goes over (`rewrite.call_sites`):
+that it is an array or a list or tuple of numbers (`SequenceFacts._numbers`), so that one
+array of it holds the loop's items, and how many items it has (`SequenceFacts._length`), so
+that a ``zip`` of several stops where the batched call does. Read from the code and the
+module-level values the skeleton computed, never by running anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+import numpy as np
+
+
+@dataclass
+class _Scope:
+    """A function's (or the module's: ``node`` None) local names and, for names set exactly
+    once, their value."""
+
+    node: object
+    local: set
+    single: dict
+
+
+
+class SequenceFacts:
+    """The `call_sites._Finder` methods that answer those questions (they read its
+    ``namespace``, ``module_single`` and ``module_scope``, and its ``_is_numpy``)."""
+
+    def _numbers(self, node, scope: _Scope, depth: int = 0) -> str | None:
+        """"array" where ``node`` is certainly a NumPy array of numbers (or booleans),
+        "sequence" where it is a list or tuple of numbers (`_is_number`; not bools, whose
+        array would not be what Python computes with them), None where the rewriter cannot
+        tell (a parameter, a generator, a set, a dict, strings, objects...): only those
+        become one array whose items are the loop's items."""
+        if depth > 8:
+            return None
+        if isinstance(node, (cst.List, cst.Tuple)):
+            ok = node.elements and all(isinstance(e, cst.Element) and self._is_number(
+                e.value, scope) for e in node.elements)
+            return "sequence" if ok else None
+        if isinstance(node, cst.Name):
+            if node.value in scope.local:
+                value = scope.single.get(node.value)
+                return None if value is None else self._numbers(value, scope, depth + 1)
+            if node.value not in self.namespace and node.value in self.module_single:
+                # an array stays one of numbers whatever code changes it in place; a list
+                # the skeleton left unknown may be changed by code it did not run
+                kind = self._numbers(self.module_single[node.value], self.module_scope,
+                                     depth + 1)
+                return kind if kind == "array" else None
+            return _numbers_value(self.namespace.get(node.value))
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if isinstance(node.func.value, cst.Name) and self._is_numpy(
+                    node.func, node.func.attr.value, scope):
+                name = node.func.attr.value
+                if any(a.keyword is not None and a.keyword.value == "dtype"
+                       for a in node.args) or any(a.star for a in node.args):
+                    return None
+                if name in _NUMERIC_MAKERS:
+                    return "array"
+                if name in ("array", "asarray") and len(node.args) == 1:
+                    return "array" if self._numbers(node.args[0].value, scope,
+                                                    depth + 1) else None
+                return None
+            if node.func.attr.value in _ARRAY_METHODS and self._numbers(
+                    node.func.value, scope, depth + 1) == "array":
+                return "array"
+            return None
+        if isinstance(node, cst.Attribute) and node.attr.value == "T":
+            return "array" if self._numbers(node.value, scope, depth + 1) == "array" else None
+        if isinstance(node, cst.Subscript):
+            return "array" if self._numbers(node.value, scope, depth + 1) == "array" else None
+        if isinstance(node, cst.BinaryOperation) and not isinstance(node.operator,
+                                                                    cst.MatrixMultiply):
+            sides = [self._numbers(node.left, scope, depth + 1) == "array",
+                     self._numbers(node.right, scope, depth + 1) == "array"]
+            others = [self._is_number(node.left, scope), self._is_number(node.right, scope)]
+            if all(a or n for a, n in zip(sides, others)) and any(sides):
+                return "array"
+        return None
+
+    def _length(self, node, scope: _Scope, depth: int = 0):
+        """The number of items of a sequence, where the code says it (a module-level value, a
+        display, ``np.linspace(a, b, 9)``, ``np.zeros((4, 3))``, ``range(5)``, a local name
+        set once to one of those); the text of a name of an array whose length is not known
+        (``zip(x, x)``); None otherwise."""
+        if depth > 8:
+            return None
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return len(node.elements) if all(isinstance(e, cst.Element)
+                                              for e in node.elements) else None
+        if isinstance(node, cst.Name):
+            if node.value in scope.local:
+                value = scope.single.get(node.value)
+                return None if value is None else self._length(value, scope, depth + 1)
+            if node.value not in self.namespace and node.value in self.module_single:
+                value = self.module_single[node.value]
+                return self._length(value, self.module_scope, depth + 1) if self._numbers(
+                    value, self.module_scope) == "array" else None
+            value = self.namespace.get(node.value)
+            try:
+                return len(value) if _numbers_value(value) else None
+            except TypeError:
+                return None
+        if isinstance(node, cst.Call):
+            literal = [_int_literal(a.value) for a in node.args if a.keyword is None]
+            if isinstance(node.func, cst.Name) and node.func.value == "range" and \
+                    "range" not in scope.local and "range" not in self.namespace and \
+                    literal and None not in literal:
+                return len(range(*literal))
+            if isinstance(node.func, cst.Attribute) and self._is_numpy(
+                    node.func, node.func.attr.value, scope):
+                kind = node.func.attr.value
+                if kind in ("linspace", "logspace", "geomspace") and len(literal) >= 3:
+                    return literal[2]
+                if kind in ("zeros", "ones", "empty") and node.args:
+                    shape = node.args[0].value
+                    if isinstance(shape, (cst.Tuple, cst.List)) and shape.elements:
+                        shape = shape.elements[0].value
+                    return _int_literal(shape)
+                if kind == "arange" and literal and None not in literal:
+                    return len(range(*literal))
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value == "reshape" \
+                    and node.args and self._numbers(node.func.value, scope) == "array":
+                shape = node.args[0].value
+                if isinstance(shape, (cst.Tuple, cst.List)) and shape.elements:
+                    shape = shape.elements[0].value
+                length = _int_literal(shape)
+                return length if length is not None and length >= 0 else None
+        if isinstance(node, cst.BinaryOperation) and self._numbers(node, scope) == "array":
+            sides = [self._length(side, scope, depth + 1) for side in (node.left, node.right)
+                     if not self._is_number(side, scope)]
+            return sides[0] if len(set(sides)) == 1 else None
+        return None
+
+    # -------------------------------------------------------------------- for loops
+
+    def _is_number(self, node, scope: _Scope) -> bool:
+        """Whether ``node`` is certainly one number: a numeric literal (signed), or a name
+        set once to one (in the function, or at module level)."""
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator,
+                                                               (cst.Minus, cst.Plus)):
+            node = node.expression
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+            return True
+        if not isinstance(node, cst.Name):
+            return False
+        if node.value in scope.local:
+            value = scope.single.get(node.value)
+            return value is not None and self._is_number(value, _Scope(None, set(), {}))
+        value = self.namespace.get(node.value)
+        return isinstance(value, (int, float, complex, np.number, np.bool_)) and not \
+            isinstance(value, bool)
+
+
+# NumPy calls that make an array of numbers whatever their (numeric) arguments, and methods
+# that give an array of numbers of one
+_NUMERIC_MAKERS = ("arange", "linspace", "logspace", "geomspace", "zeros", "ones", "empty")
+_ARRAY_METHODS = ("reshape", "ravel", "flatten", "copy", "transpose", "squeeze", "clip",
+                  "round")
+
+
+def _numbers_value(value) -> str | None:
+    """`_Finder._numbers` of a module-level value as the skeleton has it."""
+    if isinstance(value, np.ndarray):
+        return "array" if value.dtype.kind in "biufc" else None
+    if type(value) in (list, tuple) and value and all(
+            type(v) in (int, float, complex) and not (type(v) is int and not (
+                -(1 << 63) <= v < 1 << 63)) or isinstance(v, np.number) for v in value):
+        return "sequence"
+    return None
+
+
+def _int_literal(node):
+    """The value of an integer literal (signed), else None."""
+    sign = 1
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        sign, node = -1, node.expression
+    if isinstance(node, cst.Integer):
+        return sign * int(node.value.replace("_", ""), 0)
+    return None

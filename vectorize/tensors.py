@@ -1,0 +1,147 @@
+"""`vectorize` called on another namespace's arrays (torch tensors): numpy.vectorize's
+broadcasting, run by the `vmap` engine on that namespace's backend.
+
+numpy.vectorize would turn the tensors into NumPy arrays (a copy off the device, and an error
+for a tensor that requires grad) and give back a NumPy array. Here tensors in give tensors
+out, on the arguments' device, with autograd flowing through (docs/torch.md, "vectorize on
+tensors"): the arguments that are not `excluded` are broadcast as numpy.vectorize broadcasts
+them (loop dimensions only, with a ``signature``), flattened into one batch axis, mapped by a
+`vmap` of the function (kept per pattern of mapped arguments), and the outputs get the loop
+shape back.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import backends
+
+
+def takes_tensors(args, kwargs) -> bool:
+    """Whether a call's arguments hold another namespace's array (a torch tensor)."""
+    return any(backends.of_value(a) is not None for a in args) or any(
+        backends.of_value(a) is not None for a in kwargs.values())
+
+
+def plan(vec, args, kwargs):
+    """(the `vmap` of ``vec``'s function, its positional arguments, the loop shape, the
+    number of lanes) for a call of ``vec`` (a `vectorize`) on tensors, or None where
+    numpy.vectorize's own loop must run (a function that is not a plain Python function with
+    parameters it can take by position, or arguments that do not bind to it)."""
+    binding = vec._binding if vec._binding is not None else vec._make_binding()
+    if isinstance(binding, str):
+        return _refuse(vec, binding)
+    func, lead, sig, names, n_positional = binding
+    if n_positional != len(names):
+        # vmap passes arguments by position
+        return _refuse(vec, "it has keyword-only parameters, which a call on tensors cannot "
+                            "map")
+    try:
+        sig.bind(*lead, *args, **kwargs)
+    except TypeError:
+        return None     # numpy's loop calls the function, which raises Python's own error
+    like = next(a for a in [*args, *kwargs.values()] if backends.of_value(a) is not None)
+    backend = backends.get(backends.of_value(like))
+    torch = backend.module()
+    if vec._core_signature is not None:
+        in_dims = vec._core_signature[0]
+        excluded = vec.excluded
+        sources = [i for i in range(len(args)) if i not in excluded]
+        sources += [name for name in kwargs if name not in excluded]
+        if len(sources) != len(in_dims):
+            raise TypeError("wrong number of positional arguments: "
+                            f"expected {len(in_dims)!r}, got {len(sources)!r}")
+        bound = vec._bind_signature(sig, names, lead, args, kwargs, sources)
+        cores = [None if k is None else len(in_dims[k]) for _, k in bound]
+        values = [value for value, _ in bound]
+    else:
+        values, as_is = vec._bind(sig, names, lead, args, kwargs)
+        cores = [None if index in as_is else 0 for index in range(len(values))]
+        in_dims = None
+    inputs = {}
+    for index, (value, core) in enumerate(zip(values, cores)):
+        if core is None:
+            continue
+        if backends.of_value(value) is None:
+            if core == 0 and np.ndim(value) == 0:
+                continue    # a number: the same for every example, as torch takes it
+            value = torch.as_tensor(np.asarray(value), device=like.device)
+        inputs[index] = value
+    if in_dims is not None:
+        from .api import _parse_input_dimensions
+        loop_shape, _ = _parse_input_dimensions(
+            [inputs[i] for i in sorted(inputs)], [in_dims[k] for _, k in bound if k is not None])
+    else:
+        loop_shape = tuple(torch.broadcast_shapes(*[t.shape for t in inputs.values()])) \
+            if inputs else ()
+    loop_shape = tuple(loop_shape)
+    size = math.prod(loop_shape)
+    call_args, axes = list(values), [None] * len(values)
+    for index, tensor in inputs.items():
+        core = tuple(tensor.shape[tensor.ndim - cores[index]:]) if cores[index] else ()
+        n_loop = tensor.ndim - len(core)
+        if size != 1 and all(n == 1 for n in tensor.shape[:n_loop]):
+            call_args[index] = tensor.reshape(core)     # the same for every example
+            continue
+        if tuple(tensor.shape[:n_loop]) != loop_shape:
+            tensor = tensor.expand(loop_shape + core)
+        call_args[index] = tensor.reshape((size,) + core)
+        axes[index] = 0
+    if not any(a == 0 for a in axes):
+        return None     # nothing to map: numpy's loop (which needs no tensor) decides
+    axes = tuple(axes)
+    maps = vec.__dict__.setdefault("_tensor_maps", {})
+    mapped = maps.get(axes)
+    if mapped is None:
+        from .vmap import vmap
+        mapped = maps[axes] = vmap(func, in_axes=axes, fallback=vec.fallback,
+                                   chunk_size=vec.chunk_size, cache_dir=vec.cache_dir)
+    return mapped, call_args, loop_shape, size
+
+
+def _refuse(vec, reason):
+    """None (numpy.vectorize's loop runs the call), announced as `vectorize` announces a
+    fallback; a `VectorizeError` with ``fallback="error"``."""
+    if vec.fallback == "error":
+        from .errors import VectorizeError
+        raise VectorizeError(f"cannot vectorize `{getattr(vec, '__name__', '?')}` on tensors: "
+                             f"{reason}", suggestion="give it positional parameters only, or "
+                                                     "pass fallback='warn'")
+    from .frontend import FallbackSpec
+    vec._announce(reason, FallbackSpec(reason, ""), stacklevel=5, once=("tensors", reason))
+    return None
+
+
+def call(vec, args, kwargs):
+    """``vec(*args, **kwargs)`` on tensors (`plan`); NotImplemented where numpy.vectorize's
+    loop must run."""
+    planned = plan(vec, args, kwargs)
+    if planned is None:
+        return NotImplemented
+    mapped, call_args, loop_shape, _ = planned
+    out = mapped(*call_args)
+    outs = out if isinstance(out, tuple) else (out,)
+    otypes = vec.otypes
+    results = []
+    for index, item in enumerate(outs):
+        item = item.reshape(loop_shape + tuple(item.shape[1:]))
+        if otypes:
+            item = item.to(_torch_dtype(otypes[index] if index < len(otypes) else otypes[0]))
+        results.append(item)
+    return tuple(results) if isinstance(out, tuple) else results[0]
+
+
+def source(vec, args, kwargs) -> str | None:
+    """The generated source of the call's specialization (None: numpy's loop runs it)."""
+    planned = plan(vec, args, kwargs)
+    if planned is None:
+        return None
+    mapped, call_args, _, _ = planned
+    return mapped.source(*call_args)
+
+
+def _torch_dtype(otype):
+    import torch
+    return torch.from_numpy(np.zeros(0, dtype=np.dtype(otype))).dtype
