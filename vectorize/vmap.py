@@ -263,6 +263,10 @@ def _leaves(arg, axis, where, sizes):
                                                                     arg.ndim)
         if specialized_on(arg):       # None, a bool, a short string: known by its value
             return (lambda: Value(False, arg, True)), arg, ("u", as_is_key(arg))
+        if type(arg) is int:
+            # a Python int passed as it is: a dim, a size, a count (as torch.func and JAX
+            # take it: by value, not traced), so the code is specialized on it
+            return (lambda: Value(False, arg, True)), arg, ("u", "int", arg)
         if isinstance(arg, (int, float, complex)):
             return (lambda: Value(False, type(arg)(1))), arg, ("u", type(arg).__name__)
         return (lambda: Value(False, arg)), arg, ("u", type(arg).__name__)

@@ -461,6 +461,9 @@ def _reduction(site: Site):
     dim, keep = _dim_of(site)
     if dim is None:
         dims = tuple(range(1, rank + 1))
+    elif rank == 0 and all(d in (0, -1) for d in (dim if isinstance(dim, (tuple, list))
+                                                 else (dim,))):
+        dims = ()      # PyTorch takes dim 0 / -1 of a 0-d tensor as the tensor itself
     elif isinstance(dim, (tuple, list)):
         dims = tuple(arrays.shift_axis(int(d), rank) for d in dim)
     else:
@@ -1013,8 +1016,20 @@ def _grad_shadow(outputs, inputs, grad_outputs=None, **kwargs):
 
 def _grad_infer(site: Site):
     _, inputs, _ = _grad_args(site)
-    items = inputs.items if isinstance(inputs, TupleValue) else (inputs,)
-    return TupleValue(tuple(batched_like(item.example) for item in items))
+    allow_unused = site.kwargs.get("allow_unused", (None, None))[1]
+    if allow_unused is not None and (not allow_unused.exact or allow_unused.example):
+        raise Unsupported("`torch.autograd.grad(..., allow_unused=True)`: whether a gradient "
+                          "is None is not known before it runs",
+                          suggestion="pass materialize_grads=True (zeros for unused inputs)")
+    # one gradient per input, shaped like it: `inputs` is one tensor, a tuple, or a list
+    # display (`[x]`, whose example is a list of the items' examples)
+    if isinstance(inputs, TupleValue):
+        examples_ = [item.example for item in inputs.items]
+    elif isinstance(inputs.example, (list, tuple)):
+        examples_ = list(inputs.example)
+    else:
+        examples_ = [inputs.example]
+    return TupleValue(tuple(batched_like(e) for e in examples_))
 
 
 # -------------------------------------------------------------------------- the table
@@ -1043,7 +1058,12 @@ def register(reg: Registry) -> None:
         "noise = np.random.normal(0.0, 1.0)", "(refused)", _numpy_draw, infer=_numpy_draw))
     torch_random.register(reg)
     register_python_random(reg)
-    for rule in reg.all_rules:
+    locate(reg, reg.all_rules)
+
+
+def locate(reg: Registry, rules) -> None:
+    """Make the refusals of ``rules``' inferences point at the call they are about."""
+    for rule in rules:
         if rule.infer is not None:
             rule.infer = _located(rule.infer)
 
