@@ -160,6 +160,8 @@ class Calls:
         """``x.sum(axis=0)`` on a batched ``x``: a method rule from the registry."""
         name = node.func.attr.value
         rule = self.registry.methods.get(name)
+        if rule is not None and name.endswith("_") and not name.endswith("__"):
+            self._no_in_place_method_on_a_shared_object(node)
         if base.known and not hasattr(base.example, name) and (rule is None
                                                                 or rule.infer is None):
             raise Unsupported(f"per example this value ({base.describe()}) has no method "

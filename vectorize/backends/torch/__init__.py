@@ -104,11 +104,11 @@ class TorchBackend(Backend):
 
     def build_registry(self):
         from ...rules.registry import Registry
-        from . import creation, nn, rules, shapes
+        from . import creation, inplace, nn, rules, shapes
         reg = Registry(self)
         rules.register(reg)
         known = {id(rule) for rule in reg.all_rules}
-        for family in (shapes, nn, creation):
+        for family in (shapes, nn, creation, inplace):
             family.register(reg)
         rules.locate(reg, [rule for rule in reg.all_rules if id(rule) not in known])
         # rules replaced by a family's (`x.view`, `x.to`) leave the tables

@@ -349,6 +349,10 @@ def _elementwise(site: Site):
 
 
 def _where(site: Site):
+    if len(site.args) + len(site.kwargs) < 3:
+        raise Unsupported("`torch.where(cond)` gives the indices of each example's nonzero "
+                          "elements, a different number per example",
+                          suggestion="use torch.where(cond, a, b)")
     return _padded_call(site, first_is_base=isinstance(site.func, str), keep={0})
 
 
@@ -1029,7 +1033,15 @@ def _grad_infer(site: Site):
         examples_ = list(inputs.example)
     else:
         examples_ = [inputs.example]
-    return TupleValue(tuple(batched_like(e) for e in examples_))
+    return TupleValue(tuple(batched_like(_as_example(e)) for e in examples_))
+
+
+def _as_example(value):
+    """A tensor held in a tuple or list the function closes over, as its example."""
+    from . import is_tensor, numpy_dtype
+    if is_tensor(value):
+        return np.ones(tuple(value.shape), numpy_dtype(value.dtype))[()]
+    return value
 
 
 # -------------------------------------------------------------------------- the table

@@ -21,6 +21,7 @@ are expanded to the batch (a view, no copy) and the dim shifted.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import libcst as cst
@@ -86,6 +87,9 @@ DIM_OPS = {
     "kthvalue": (Dim(1, "dim", -1),),
     "flatten": (Dim(0, "start_dim", 0), Dim(1, "end_dim", -1)),
 }
+# operations that give a 0-d tensor itself for dims 0 / -1
+_SCALAR_IDENTITY = {"transpose", "swapaxes", "swapdims", "movedim", "moveaxis", "flip",
+                    "cumsum", "cumprod", "logcumsumexp"}
 # torch.nn.functional forms (their own keywords: F.softmax(input, dim=None, ...))
 F_DIM_OPS = {"softmax": _dims("dim"), "log_softmax": _dims("dim"),
              "softmin": _dims("dim")}
@@ -180,6 +184,12 @@ def dim_rule(spec):
         name = site.func if _is_method(site) else getattr(site.func, "__name__", "")
         if rank == 0 and name == "flatten":
             return expr("{x}.reshape(len({x}), 1)", x=site.nodes[0])
+        if rank == 0 and name in _SCALAR_IDENTITY and all(
+                _constant(_given(site, d), "dim") in (0, -1) for d in spec):
+            return site.nodes[0]    # PyTorch takes dim 0 / -1 of a 0-d tensor as itself
+        if rank == 0 and name in ("argmax", "argmin") and all(
+                _given(site, d) is None for d in spec):
+            return expr("torch.zeros_like({x}, dtype=torch.int64)", x=site.nodes[0])
         if rank == 0:
             raise Unsupported(f"`{name}` with a dim of a per-example 0-d tensor",
                               suggestion="give the example a dim first: x.unsqueeze(0)")
@@ -269,7 +279,7 @@ def _reshape(site: Site):
     """``x.reshape(3, 4)``, ``x.view([3, 4])``, ``torch.reshape(x, (3, 4))``: the batch
     length in front; ``view`` stays a view."""
     _tensor(site)
-    method = site.func if _is_method(site) else "reshape"
+    method = site.func if _is_method(site) else getattr(site.func, "__name__", "reshape")
     if method == "view" and len(site.args) == 2 and not isinstance(
             site.args[1].example, (int, tuple, list)):
         raise Unsupported("`x.view(dtype)`", suggestion="use x.to(dtype) or x.view(shape)")
@@ -514,6 +524,15 @@ def register(reg: Registry) -> None:
             "tensors: the shared ones expanded to the batch (a view), the dim shifted.",
             "y = torch.cat([x, w])", "y = torch.cat([x, w.expand(len(x), *w.shape)], dim=1)",
             _join(stack), infer=_join_infer(_per_example(fn)), shadow=_shadow(fn)))
+    # `Tensor.view(t, 10)`, `op = Tensor.unfold; op(t, 0, 2, 1)`: the unbound method called
+    # as a function is the method
+    for name in [*DIM_OPS, "reshape", "view", "view_as", "reshape_as", "expand_as",
+                 "expand", "repeat", "t", "trace"]:
+        descriptor = getattr(torch.Tensor, name, None)
+        if descriptor is not None and reg.for_call(descriptor) is None \
+                and name in reg.methods:
+            reg.add_call(descriptor, dataclasses.replace(reg.methods[name],
+                                                         shadow=_shadow(name)))
     for method in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"):
         reg.add_method(method, Rule(
             "torch.new_tensor", "creation", "`x.new_zeros(2, 3)` makes a tensor of `x`'s dtype "
