@@ -292,6 +292,25 @@ def n_bmm(a, b):
     return torch.bmm(a, b) + a.bmm(b)
 
 
+def n_linalg(m):
+    return torch.linalg.det(m) + torch.linalg.inv(m).sum() + torch.linalg.slogdet(m)[1] \
+        + torch.logdet(m @ m.mT + torch.eye(3, dtype=torch.float64))
+
+
+def d_result_type(x, k):
+    return x.to(torch.result_type(x, k)) * k
+
+
+def d_in_place(x, v):
+    y = x * 2
+    y.add_(v)
+    z = (x + 1).sin_()
+    z.mul_(v[0])
+    w = y.clone()
+    w.fill_(v[1])
+    return y + z + w
+
+
 M = (3, 4)
 CASES = [
     (d_unsqueeze, [M]), (d_squeeze, [M]), (d_transpose, [(3, 3)]), (d_movedim, [(3, 3)]),
@@ -313,6 +332,8 @@ CASES = [
     (n_cross_entropy, [(3, 5), ("int", (3,))]), (n_cross_entropy, [(5,), ("int", ())]),
     (n_cross_entropy, [(3, 5), ("shared-int", (3,))]),
     (n_bmm, [(2, 3, 4), ("shared", (2, 4, 3))]), (n_bmm, [(2, 3, 4), (2, 4, 3)]),
+    (n_linalg, [(3, 3)]), (d_result_type, [M, ("int", (4,))]),
+    (d_in_place, [M, (4,)]), (d_in_place, [M, ("shared", (4,))]),
 ]
 
 
@@ -341,7 +362,7 @@ def _args(spec, n):
 @pytest.mark.parametrize("n", SIZES)
 def test_family_against_the_loop_with_gradients(f, spec, n):
     args, axes = _args(spec, n)
-    if n == 0 and f in (d_arg, n_nll, n_cross_entropy, n_one_hot, d_var_mean):
+    if n == 0 and f in (d_arg, n_nll, n_cross_entropy, n_one_hot, d_var_mean, n_linalg):
         # the loop cannot learn the result's dtype from no example (reference limit)
         args, axes = _args(spec, 1)
     check(f, *args, in_axes=axes)
@@ -384,7 +405,35 @@ def r_per_example_dim(x, d):
     return torch.narrow(x, 0, d, 1)
 
 
+def r_in_place_on_alias(x):
+    y = x
+    y.add_(1)
+    return x
+
+
+def r_in_place_on_view(x):
+    y = x[0]
+    y.mul_(2)
+    return x
+
+
+def r_in_place_in_branch(x):
+    y = x * 2
+    if x.sum() > 0:
+        y.add_(1)
+    return y
+
+
+def r_in_place_on_shared(x, w):
+    w.add_(x)
+    return x
+
+
 @pytest.mark.parametrize("f,args,in_axes,message", [
+    (r_in_place_on_alias, (torch.randn(4, 3),), 0, "another name"),
+    (r_in_place_on_view, (torch.randn(4, 3),), 0, "another name"),
+    (r_in_place_in_branch, (torch.randn(4, 3),), 0, "per-example condition"),
+    (r_in_place_on_shared, (torch.randn(4, 3), torch.randn(3)), (0, None), "shared"),
     (r_squeeze_all, (torch.randn(4, 1, 3),), 0, "without its dim"),
     (r_zero_d_dim, (torch.randn(4),), 0, "0-d"),
     (r_one_hot_no_classes, (torch.randint(0, 3, (4, 2)),), 0, "num_classes"),
@@ -396,5 +445,6 @@ def r_per_example_dim(x, d):
 def test_refusals_are_located(f, args, in_axes, message):
     with pytest.raises(VectorizeError, match=message) as info:
         vmap(f, in_axes=in_axes)(*args)
-    line = inspect.getsourcelines(f)[1] + 1
-    assert str(info.value).startswith(f"{__file__}:{line}:")
+    source, first = inspect.getsourcelines(f)
+    where, line = str(info.value).split(":")[:2]
+    assert where == __file__ and first < int(line) < first + len(source)

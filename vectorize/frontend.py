@@ -192,13 +192,30 @@ def rule_wrapper(fn, count: int, backend: str):
         backends.get(backend).module_name, "numpy") else None
     if not (name and name.isidentifier() and owner):
         return None
+    path = f"{owner}.{name}"
+    root = backends.get(backend).module()
+    if getattr(root, name, None) is not fn:
+        # a function of a submodule (`torch.linalg.slogdet` is named `linalg_slogdet`)
+        found = [f"{owner}.{sub}.{attr}" for sub in ("linalg", "nn.functional", "special",
+                                                        "fft")
+                 for attr, value in vars(_submodule(root, sub) or object).items()
+                 if value is fn]
+        if not found:
+            return None
+        path = found[0]
     params = ", ".join(f"x{i}" for i in range(count))
-    text = f"def {name}({params}):\n    return {owner}.{name}({params})\n"
+    text = f"def {name}({params}):\n    return {path}({params})\n"
     filename = f"<vectorize rule wrapper of {owner}.{name}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace = {owner: backends.get(backend).module()}
     exec(compile(text, filename, "exec"), namespace)
     return namespace[name]
+
+
+def _submodule(root, path: str):
+    for part in path.split("."):
+        root = getattr(root, part, None)
+    return root
 
 
 def build(func, params: dict, *, fallback: str, title: str, kind: str,

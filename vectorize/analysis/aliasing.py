@@ -344,7 +344,9 @@ def _fresh(value) -> bool:
         return True
     if t is cst.Call and type(value.func) is cst.Attribute:
         attr = value.func.attr.value
-        return attr not in _ALIASING_METHODS and not attr.endswith("_")
+        if attr.endswith("_") and not attr.endswith("__"):    # returns its base
+            return _fresh(value.func.value)
+        return attr not in _ALIASING_METHODS
     return False
 
 

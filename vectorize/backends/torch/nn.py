@@ -147,6 +147,44 @@ def _loss(name: str):
     return rewrite
 
 
+# functions of the last dims that take any leading (batch) dims: as written on the batch
+TRAILING = ("det", "logdet", "slogdet", "inverse", "view_as_real", "view_as_complex")
+LINALG_TRAILING = ("det", "slogdet", "inv", "cholesky", "eigvalsh", "svdvals", "pinv",
+                   "matrix_exp", "matrix_norm", "inv_ex", "cholesky_ex")
+
+
+def _invertible(fn):
+    """``fn`` computed on the examples, where they are singular matrices (the analysis'
+    examples are ones) on identity matrices of the same shape instead: what a function of
+    matrices gives (dtype, shape) does not depend on their values."""
+    def computed(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception:
+            torch = torch_module()
+            eyes = [torch.eye(a.shape[-1], dtype=a.dtype).expand(a.shape).clone()
+                    if isinstance(a, torch.Tensor) and a.ndim >= 2
+                    and a.shape[-1] == a.shape[-2] else a for a in args]
+            return fn(*eyes, **kwargs)
+    computed.__name__ = getattr(fn, "__name__", "function")
+    return computed
+
+
+def _result_type(site: Site):
+    """``torch.result_type(x, y)``: a dtype the same for every example, written as the
+    constant the examples give (on the batch, a per-example 0-d tensor has dims and would
+    weigh more in the promotion)."""
+    return expr(f"torch.{str(site.result.example).rpartition('.')[2]}")
+
+
+def _result_type_infer(site: Site):
+    from ...abstract import exact
+    from . import examples
+    torch = torch_module()
+    values = [examples.to_tensor(v.example) for v in site.args]
+    return exact(torch.result_type(*values))
+
+
 def register(reg: Registry) -> None:
     from .rules import _per_example, _shadow
     torch = torch_module()
@@ -188,6 +226,23 @@ def register(reg: Registry) -> None:
             "loss = F.cross_entropy(logits.flatten(0, 1), target.flatten(0, 1), "
             "reduction='none').unflatten(0, target.shape[:2]).sum(dim=(1,)) / "
             "(target != -100).sum(dim=(1,))", _loss(name), label=f"`F.{name}`")
+    trailing_dims = ("Functions of the last dims that take leading batch dims "
+                     "(`torch.linalg.det`, `torch.linalg.inv`, `torch.view_as_real`...): as "
+                     "written.", "d = torch.linalg.det(m)", "d = torch.linalg.det(m)")
+    for owner, names in ((torch, TRAILING), (torch.linalg, LINALG_TRAILING)):
+        for name in names:
+            fn = getattr(owner, name, None)
+            if fn is not None and reg.for_call(fn) is None:
+                safe = _invertible(fn)
+                reg.add_call(fn, Rule("torch.trailing_dims", "torch.nn", *trailing_dims,
+                                      _as_written(f"`{name}`"),
+                                      infer=_per_example(safe, f"`{name}`"),
+                                      shadow=_shadow(safe)))
+    reg.add_call(torch.result_type, Rule(
+        "torch.result_type", "torch", "`torch.result_type(x, y)` is the same for every "
+        "example: the dtype the examples give, as a constant.", "t = torch.result_type(x, y)",
+        "t = torch.float32", _result_type, infer=_result_type_infer,
+        shadow=_shadow(torch.result_type)))
     for key, add_to in ((torch.bmm, reg.add_call), ("bmm", reg.add_method)):
         add_to(key, Rule("linalg.matmul", "linear algebra",
                          "`torch.bmm` of per-example batches of matrices: one einsum (a "

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ...abstract import TupleValue, Value, exact, unbatched
+from ...abstract import TupleValue, Value, batched_like, exact, unbatched
 from ...errors import Unsupported
 from ...rules.families import pad
 from ...rules.registry import Registry, Rule, Site
@@ -429,6 +429,17 @@ def _attribute_infer(site: Site):
     return exact(bool(getattr(torch_module(), site.func)(examples_tensor(x))))
 
 
+def _attribute(attr: str):
+    def infer(site: Site):
+        from . import examples
+        try:
+            out = examples.example_attribute(site.args[0].example, attr)
+        except (AttributeError, RuntimeError, TypeError) as exc:
+            raise Unsupported(f"`.{attr}` raises per example ({exc})") from None
+        return batched_like(out)
+    return infer
+
+
 def examples_tensor(value):
     from . import examples
     return examples.to_tensor(value.example)
@@ -533,6 +544,12 @@ def register(reg: Registry) -> None:
                 and name in reg.methods:
             reg.add_call(descriptor, dataclasses.replace(reg.methods[name],
                                                          shadow=_shadow(name)))
+    for attr in ("mT", "mH", "real", "imag"):
+        if attr not in reg.attributes:
+            reg.add_attribute(attr, Rule(
+                "torch.last_dims_attribute", "shapes", "`m.mT`, `m.mH` (the last two dims "
+                "swapped), `z.real`, `z.imag` act on each example's last dims: as written.",
+                "y = m.mT", "y = m.mT", lambda site: site.node, infer=_attribute(attr)))
     for method in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"):
         reg.add_method(method, Rule(
             "torch.new_tensor", "creation", "`x.new_zeros(2, 3)` makes a tensor of `x`'s dtype "
