@@ -14,7 +14,15 @@ from torch_reference import check
 
 from vectorize import VectorizeError, vmap
 
-torch.manual_seed(0)
+
+@pytest.fixture(autouse=True)
+def _seeded():
+    """Repeatable draws, without changing the random state other test modules see."""
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        yield
+
+
 SIZES = (0, 1, 5, 64)
 
 

@@ -25,7 +25,15 @@ from torch_reference import assert_same, reference
 
 from vectorize import VectorizeError, vmap
 
-torch.manual_seed(0)
+
+@pytest.fixture(autouse=True)
+def _seeded():
+    """Repeatable draws, without changing the random state other test modules see."""
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        yield
+
+
 B0, B1, B2 = 7, 11, 13
 
 
