@@ -110,7 +110,9 @@ class TorchBackend(Backend):
         known = {id(rule) for rule in reg.all_rules}
         for family in (shapes, nn, creation, inplace):
             family.register(reg)
-        rules.locate(reg, [rule for rule in reg.all_rules if id(rule) not in known])
+        for rule in reg.all_rules:       # refusals point at the call they are about
+            if id(rule) not in known and rule.infer is not None:
+                rule.infer = rules._located(rule.infer)
         # rules replaced by a family's (`x.view`, `x.to`) leave the tables
         used = {id(r) for r in (*reg.operators.values(), *reg.methods.values(),
                                 *reg.attributes.values(), *reg.creation_methods.values())}

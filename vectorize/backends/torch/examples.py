@@ -43,6 +43,15 @@ def to_tensor(example):
     return example
 
 
+def of_tensor(value):
+    """A tensor itself (one held in a tuple the function closes over) as its example: NumPy
+    ones of its dtype and shape; anything else as it is."""
+    from . import is_tensor, numpy_dtype
+    if is_tensor(value):
+        return np.ones(tuple(value.shape), numpy_dtype(value.dtype))[()]
+    return value
+
+
 def to_example(out):
     """A tensor computed on examples as a NumPy example again (``torch.Size`` as a tuple)."""
     torch = torch_module()

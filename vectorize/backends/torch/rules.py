@@ -1025,23 +1025,14 @@ def _grad_infer(site: Site):
         raise Unsupported("`torch.autograd.grad(..., allow_unused=True)`: whether a gradient "
                           "is None is not known before it runs",
                           suggestion="pass materialize_grads=True (zeros for unused inputs)")
-    # one gradient per input, shaped like it: `inputs` is one tensor, a tuple, or a list
-    # display (`[x]`, whose example is a list of the items' examples)
+    # one per input: one tensor, a tuple, a list display (an example that is a list)
     if isinstance(inputs, TupleValue):
         examples_ = [item.example for item in inputs.items]
     elif isinstance(inputs.example, (list, tuple)):
         examples_ = list(inputs.example)
     else:
         examples_ = [inputs.example]
-    return TupleValue(tuple(batched_like(_as_example(e)) for e in examples_))
-
-
-def _as_example(value):
-    """A tensor held in a tuple or list the function closes over, as its example."""
-    from . import is_tensor, numpy_dtype
-    if is_tensor(value):
-        return np.ones(tuple(value.shape), numpy_dtype(value.dtype))[()]
-    return value
+    return TupleValue(tuple(batched_like(examples.of_tensor(e)) for e in examples_))
 
 
 # -------------------------------------------------------------------------- the table
@@ -1070,12 +1061,7 @@ def register(reg: Registry) -> None:
         "noise = np.random.normal(0.0, 1.0)", "(refused)", _numpy_draw, infer=_numpy_draw))
     torch_random.register(reg)
     register_python_random(reg)
-    locate(reg, reg.all_rules)
-
-
-def locate(reg: Registry, rules) -> None:
-    """Make the refusals of ``rules``' inferences point at the call they are about."""
-    for rule in rules:
+    for rule in reg.all_rules:
         if rule.infer is not None:
             rule.infer = _located(rule.infer)
 
