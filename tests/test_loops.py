@@ -37,7 +37,7 @@ import pytest
 from differential import assert_lanes_equal
 from hypothesis import HealthCheck, given, settings
 
-from vectorize import vectorize, vmap
+from vectorize import VectorizeError, vectorize, vmap
 
 NAN, INF = math.nan, math.inf
 MAX_N = 9
@@ -545,7 +545,9 @@ def test_unguarded_indexes_no_lane_reaches_still_raise():
     length 0; where no lane reaches them they raise, never give a wrong value."""
     v, x = np.ones((3, 2)), np.array([-1.0, 0.0, -2.0])
     assert [L.entry_if_positive(a, b, 5) for a, b in zip(v, x)] == [0.0] * 3
-    with pytest.raises(IndexError):
+    # a Python int is taken by its value: an index no example can take is refused where
+    # it is written
+    with pytest.raises(VectorizeError, match="does not fit"):
         vmap(L.entry_if_positive, in_axes=(0, 0, None))(v, x, 5)
     empty, i = np.ones((3, 0)), np.array([0, 1, 2])
     assert [L.negative_at(a, b) for a, b in zip(empty, i)] == [0] * 3

@@ -173,21 +173,51 @@ def rule_wrapper(fn, count: int, backend: str):
 
     from . import backends
     registry = backends.get(backend).registry
+    name = getattr(fn, "__name__", None)
+    owner_type = getattr(fn, "__objclass__", None)
+    if count and owner_type is not None and name in registry.methods and any(
+            getattr(cls, "__module__", "").split(".")[0] == backends.get(backend).module_name
+            for cls in (owner_type,)):
+        # an unbound method of the backend's arrays (`vmap(torch.Tensor.view)`): the method
+        # called on the first argument
+        params = [f"x{i}" for i in range(count)]
+        text = f"def {name}({', '.join(params)}):\n    return x0.{name}({', '.join(params[1:])})\n"
+        filename = f"<vectorize rule wrapper of {owner_type.__name__}.{name}>"
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        namespace: dict = {}
+        exec(compile(text, filename, "exec"), namespace)
+        return namespace[name]
     if not registry.knows(fn):
         return None
-    name = getattr(fn, "__name__", None)
     module = getattr(fn, "__module__", None) or ""
     owner = backends.get(backend).alias if module.split(".")[0] in \
         backends.get(backend).function_modules else None
     if not (name and name.isidentifier() and owner):
         return None
+    path = f"{owner}.{name}"
+    root = backends.get(backend).module()
+    if getattr(root, name, None) is not fn:
+        # a function of a submodule (`torch.linalg.slogdet` is named `linalg_slogdet`)
+        found = [f"{owner}.{sub}.{attr}" for sub in ("linalg", "nn.functional", "special",
+                                                        "fft")
+                 for attr, value in vars(_submodule(root, sub) or object).items()
+                 if value is fn]
+        if not found:
+            return None
+        path = found[0]
     params = ", ".join(f"x{i}" for i in range(count))
-    text = f"def {name}({params}):\n    return {owner}.{name}({params})\n"
+    text = f"def {name}({params}):\n    return {path}({params})\n"
     filename = f"<vectorize rule wrapper of {owner}.{name}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace = {owner: backends.get(backend).module()}
     exec(compile(text, filename, "exec"), namespace)
     return namespace[name]
+
+
+def _submodule(root, path: str):
+    for part in path.split("."):
+        root = getattr(root, part, None)
+    return root
 
 
 def build(func, params: dict, *, fallback: str, title: str, kind: str,

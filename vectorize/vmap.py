@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import os
+import sys
 import types
 
 import numpy as np
@@ -135,7 +137,8 @@ class _VMapped:
             raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
                              + details)
         backend = _backend_of(leaves)
-        if not isinstance(self._target, types.FunctionType):
+        if not isinstance(self._target, types.FunctionType) or _library_function(
+                self._target):
             wrapper = frontend.rule_wrapper(self._target, len(args), backend)
             if wrapper is None:
                 return self._fallback(f"{self._name} is not a Python function with source"), \
@@ -206,6 +209,18 @@ class _VMapped:
             outs = tuple(be.stack([r[i] for r in rows]) for i in range(len(rows[0])))
             return tuple(be.moveaxis(o, 0, _axis(self.out_axes, i)) for i, o in enumerate(outs))
         return be.moveaxis(be.stack(rows), 0, _axis(self.out_axes, 0))
+
+
+def _library_function(fn) -> bool:
+    """A function of PyTorch itself (``torch.split`` is Python): mapped by its rule, never
+    read as the user's code."""
+    module = getattr(fn, "__module__", None) or ""
+    if module == "torch" or module.startswith("torch."):
+        return True
+    torch = sys.modules.get("torch")     # a wrapper of torch's (`torch.func.grad(f)`)
+    code = getattr(fn, "__code__", None)
+    return torch is not None and code is not None and code.co_filename.startswith(
+        os.path.dirname(torch.__file__) + os.sep)
 
 
 def _call(function, args):
@@ -283,6 +298,10 @@ def _leaves(arg, axis, where, sizes):
                                                                     arg.ndim)
         if specialized_on(arg):       # None, a bool, a short string: known by its value
             return (lambda: Value(False, arg, True)), arg, ("u", as_is_key(arg))
+        if type(arg) is int:
+            # a Python int passed as it is: a dim, a size, a count (as torch.func and JAX
+            # take it: by value, not traced), so the code is specialized on it
+            return (lambda: Value(False, arg, True)), arg, ("u", "int", arg)
         if isinstance(arg, (int, float, complex)):
             return (lambda: Value(False, type(arg)(1))), arg, ("u", type(arg).__name__)
         return (lambda: Value(False, arg)), arg, ("u", type(arg).__name__)

@@ -160,6 +160,41 @@ class Aliasing:
                                   f"in `{fn.__name__}`, write `{parameter} = {parameter} ...` "
                                   f"(a new array), or pass `{source}.copy()`")
 
+    def _no_in_place_method_on_a_shared_object(self, node: cst.Call) -> None:
+        """``y.add_(1)``, ``x.sin_()``: a tensor's in-place method changes the object. The
+        batch changes the same memory as the examples only where the batched object is the
+        examples' own: a parameter of the mapped function that it never rebinds (the
+        caller's tensor, each example a row of it), a temporary (``(x * 2).add_(1)``), or a
+        name only ever bound to new tensors (arithmetic, `torch` functions that make new
+        ones) that no other name is bound to. Not under a per-example condition or in a
+        loop (merged or gathered lanes are copies), and not in a helper (its parameters may
+        be such copies)."""
+        base = node.func.value
+        problem = None
+        if self._batched_depth or self._loop_stack or self.helper:
+            problem = "under a per-example condition, in a loop, or in a helper function"
+        elif type(base) is cst.Name:
+            name = base.value
+            bindings = [n for n in walk(self.tree.body) if name in _bound_names(n)]
+            if name in self.params:
+                if bindings:
+                    problem = f"the parameter `{name}` is bound again in the function"
+            elif not bindings or any(type(b) is not cst.Assign or not _fresh(b.value)
+                                     for b in bindings):
+                problem = f"`{name}` may be another name's tensor or a view of one"
+            else:
+                if self._aliases is None:
+                    self._init_aliases()
+                if self._group(name, node):
+                    problem = f"another name is bound to `{name}`"
+        elif not _fresh(base):
+            problem = "the tensor may be a view of another one"
+        if problem is not None:
+            raise Unsupported(f"`.{node.func.attr.value}()` changes a tensor in place, and "
+                              f"{problem}: the batch could change a copy where each example "
+                              "changes the object", node,
+                              "write it out of place: `y = y.add(1)` instead of `y.add_(1)`")
+
     def _reads_of(self, name: str) -> int:
         """How often ``name`` is read in the function (not counting plain assignments to
         it)."""
@@ -291,6 +326,48 @@ class Aliasing:
             self.needs_rerun = True
         if current.batched or value.batched or index_batched:
             env.assign(name, Value(True, current.example))
+
+
+# methods whose result may be the tensor itself or a view of it (per example or on the
+# batch), so an in-place update of the result may change another name's tensor
+_ALIASING_METHODS = frozenset({
+    "reshape", "view", "view_as", "reshape_as", "expand", "expand_as", "contiguous", "float",
+    "double", "half", "int", "long", "short", "bool", "to", "type", "type_as", "detach",
+    "t", "permute", "transpose", "swapaxes", "swapdims", "movedim", "moveaxis", "narrow",
+    "select", "squeeze", "unsqueeze", "flatten", "unflatten", "unfold", "diagonal", "real",
+    "imag", "conj", "as_strided", "split", "chunk", "unbind", "tensor_split", "ravel",
+    "resolve_conj", "resolve_neg", "requires_grad_", "mT", "T", "H", "mH"})
+
+
+def _fresh(value) -> bool:
+    """Whether an expression makes a new tensor: arithmetic, or a call whose result is never
+    its argument or a view of one (`_ALIASING_METHODS`, in-place methods and subscripts
+    are not)."""
+    t = type(value)
+    if t in (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison):
+        return True
+    if t is cst.Call and type(value.func) is cst.Attribute:
+        attr = value.func.attr.value
+        if attr.endswith("_") and not attr.endswith("__"):    # returns its base
+            return _fresh(value.func.value)
+        return attr not in _ALIASING_METHODS
+    return False
+
+
+def _bound_names(node) -> set:
+    """The names a statement (or `for`/`with`/walrus target) binds."""
+    t = type(node)
+    if t is cst.Assign:
+        return {n for target in node.targets for n in target_names(target.target)}
+    if t in (cst.AugAssign, cst.AnnAssign):
+        return set(target_names(node.target))
+    if t is cst.For:
+        return set(target_names(node.target))
+    if t is cst.NamedExpr:
+        return set(target_names(node.target))
+    if t is cst.WithItem and node.asname is not None:
+        return set(target_names(node.asname.name))
+    return set()
 
 
 def _held(node):

@@ -27,6 +27,13 @@ from .purity import PURE_BUILTINS, _is_number, _pure_method, _pure_numpy
 from .syntax import _code
 
 
+def _torch_own(fn) -> bool:
+    """A function of PyTorch itself (``torch.split``, ``F.layer_norm`` are Python): without
+    a rule it is refused where the user calls it, never analysed as the user's code."""
+    module = getattr(fn, "__module__", None) or ""
+    return module == "torch" or module.startswith("torch.")
+
+
 class Calls:
     """The `Analysis` methods that give the abstract value of a call."""
 
@@ -83,7 +90,8 @@ class Calls:
                 return unbatched(fn(1))     # the type is known even if the value is not
             if isinstance(fn, types.FunctionType) and self.helpers is not None and not (
                     getattr(fn, "__module__", None) or "").startswith(
-                        ("numpy", "math", "vectorize")) and not self.registry.knows(fn):
+                        ("numpy", "math", "vectorize")) and not _torch_own(fn) \
+                    and not self.registry.knows(fn):
                 # the user's own function on unbatched values: analysed (not run) to learn
                 # what it returns; if it cannot be analysed it is simply called as written
                 try:
@@ -141,7 +149,8 @@ class Calls:
         if isinstance(fn, type) and issubclass(fn, np.generic):
             return batched_like(_evaluate(fn, args[0].example) if args else UNKNOWN)
         if isinstance(fn, types.FunctionType) and self.helpers is not None \
-                and not (getattr(fn, "__module__", None) or "").startswith(("numpy", "math")):
+                and not (getattr(fn, "__module__", None) or "").startswith(("numpy", "math")) \
+                and not _torch_own(fn):       # a library's code is not the user's
             self._no_update_of_an_argument(fn, node, env)
             value = self.helpers(fn, args, kwargs, node)
             self.helper_calls[node] = value
@@ -192,6 +201,8 @@ class Calls:
         """``x.sum(axis=0)`` on a batched ``x``: a method rule from the registry."""
         name = node.func.attr.value
         rule = self.registry.methods.get(name)
+        if rule is not None and name.endswith("_") and not name.endswith("__"):
+            self._no_in_place_method_on_a_shared_object(node)
         if base.known and not hasattr(base.example, name) and (rule is None
                                                                 or rule.infer is None):
             raise Unsupported(f"per example this value ({base.describe()}) has no method "

@@ -273,6 +273,13 @@ class Analysis(Expressions, Calls, Aliasing):
             side_effect = Unsupported("a call whose result is thrown away is a side effect on "
                                       "per-example values", small,
                                       "return the value instead of printing or storing it")
+            call = small.value
+            if isinstance(call, cst.Call) and type(call.func) is cst.Attribute and \
+                    call.func.attr.value.endswith("_") and \
+                    not call.func.attr.value.endswith("__") and \
+                    call.func.attr.value in self.registry.methods:
+                self.expr(call, env)     # an in-place method with a rule (`y.add_(v)`)
+                return env
             try:
                 self.expr(small.value, env)
             except Unsupported:

@@ -104,14 +104,14 @@ def call(func: str | cst.BaseExpression, *args: cst.BaseExpression, **kwargs) ->
     func_node = parse_expr(func) if isinstance(func, str) else func
     arglist = [cst.Arg(a) for a in args]
     arglist += [cst.Arg(v, keyword=cst.Name(k), equal=_EQ) for k, v in kwargs.items()]
-    return cst.Call(func=func_node, args=_commas(arglist))
+    return cst.Call(func=func_node, args=commas(arglist))
 
 
 _EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                       whitespace_after=cst.SimpleWhitespace(""))
 
 
-def _commas(args: list[cst.Arg]) -> list[cst.Arg]:
+def commas(args: list[cst.Arg]) -> list[cst.Arg]:
     out = []
     for i, a in enumerate(args):
         if i < len(args) - 1:

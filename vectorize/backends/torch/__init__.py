@@ -109,9 +109,21 @@ class TorchBackend(Backend):
 
     def build_registry(self):
         from ...rules.registry import Registry
-        from . import rules
+        from . import creation, dims, inplace, nn, rules
         reg = Registry(self)
         rules.register(reg)
+        known = {id(rule) for rule in reg.all_rules}
+        for family in (dims, nn, creation, inplace):
+            family.register(reg)
+        for rule in reg.all_rules:       # refusals point at the call they are about
+            if id(rule) not in known and rule.infer is not None:
+                rule.infer = rules._located(rule.infer)
+        # rules replaced by a family's (`x.view`, `x.to`) leave the tables
+        used = {id(r) for r in (*reg.operators.values(), *reg.methods.values(),
+                                *reg.attributes.values(), *reg.creation_methods.values())}
+        used |= {id(r) for _, r in (*reg._calls.values(), *reg._creations.values())}
+        used |= {id(r) for _, r in reg._draws}
+        reg.all_rules[:] = [r for r in reg.all_rules if id(r) in used]
         return reg
 
     def claims(self, value) -> bool:

@@ -8,6 +8,7 @@ from ...abstract import TupleValue, batched_like
 from ...errors import Unsupported
 from ...rules.registry import Site
 from ...syntax.templates import parse_expr
+from . import examples
 
 # ---------------------------------------------------------------------------- autograd
 
@@ -45,5 +46,16 @@ def grad_shadow(outputs, inputs, grad_outputs=None, **kwargs):
 
 def grad_infer(site: Site):
     _, inputs, _ = _grad_args(site)
-    items = inputs.items if isinstance(inputs, TupleValue) else (inputs,)
-    return TupleValue(tuple(batched_like(item.example) for item in items))
+    allow_unused = site.kwargs.get("allow_unused", (None, None))[1]
+    if allow_unused is not None and (not allow_unused.exact or allow_unused.example):
+        raise Unsupported("`torch.autograd.grad(..., allow_unused=True)`: whether a gradient "
+                          "is None is not known before it runs",
+                          suggestion="pass materialize_grads=True (zeros for unused inputs)")
+    # one per input: one tensor, a tuple, a list display (an example that is a list)
+    if isinstance(inputs, TupleValue):
+        examples_ = [item.example for item in inputs.items]
+    elif isinstance(inputs.example, (list, tuple)):
+        examples_ = list(inputs.example)
+    else:
+        examples_ = [inputs.example]
+    return TupleValue(tuple(batched_like(examples.of_tensor(e)) for e in examples_))

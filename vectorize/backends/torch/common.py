@@ -214,4 +214,8 @@ def rewrite_elementwise(site: Site):
 
 
 def rewrite_where(site: Site):
+    if len(site.args) + len(site.kwargs) < 3:
+        raise Unsupported("`torch.where(cond)` gives the indices of each example's nonzero "
+                          "elements, a different number per example",
+                          suggestion="use torch.where(cond, a, b)")
     return _padded_call(site, first_is_base=isinstance(site.func, str), keep={0})

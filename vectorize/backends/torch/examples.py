@@ -43,6 +43,15 @@ def to_tensor(example):
     return example
 
 
+def of_tensor(value):
+    """A tensor itself (one held in a tuple the function closes over) as its example: NumPy
+    ones of its dtype and shape; anything else as it is."""
+    from . import is_tensor, numpy_dtype
+    if is_tensor(value):
+        return np.ones(tuple(value.shape), numpy_dtype(value.dtype))[()]
+    return value
+
+
 def to_example(out):
     """A tensor computed on examples as a NumPy example again (``torch.Size`` as a tuple)."""
     torch = torch_module()
@@ -70,14 +79,22 @@ def run(fn, *args, **kwargs):
     return to_example(out)
 
 
+def _holds_example(value) -> bool:
+    """A NumPy example, or a tuple or list holding one (``torch.cat([x, y])``)."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return True
+    return type(value) in (tuple, list) and any(isinstance(v, (np.ndarray, np.generic))
+                                                for v in value)
+
+
 def on_examples(fn):
     """``fn`` as PyTorch computes it on NumPy examples."""
     if fn in _IDENTITY_OPS:
         return fn
 
     def computed(*args, **kwargs):
-        if not any(isinstance(a, (np.ndarray, np.generic)) for a in args) and not any(
-                isinstance(v, (np.ndarray, np.generic)) for v in kwargs.values()):
+        if not any(_holds_example(a) for a in args) and not any(
+                _holds_example(v) for v in kwargs.values()):
             return fn(*args, **kwargs)      # Python numbers: Python's own arithmetic
         return run(fn, *args, **kwargs)
     return computed

@@ -48,6 +48,9 @@ def _reduction(site: Site):
     dim, keep = _dim_of(site)
     if dim is None:
         dims = tuple(range(1, rank + 1))
+    elif rank == 0 and all(d in (0, -1) for d in (dim if isinstance(dim, (tuple, list))
+                                                 else (dim,))):
+        dims = ()      # PyTorch takes dim 0 / -1 of a 0-d tensor as the tensor itself
     elif isinstance(dim, (tuple, list)):
         dims = tuple(arrays.shift_axis(int(d), rank) for d in dim)
     else:

@@ -1,0 +1,68 @@
+"""Tensors the function makes from constants, and conversions that read only a dtype.
+
+``torch.tensor(1.6)``, ``torch.ones(2)``, ``torch.eye(3)``, ``torch.arange(4)`` inside the
+per-example function are the same for every example: the analysis computes them on the
+examples (their dtype and shape, with PyTorch's defaults) and the generated code keeps them
+as written. Made from per-example values (``torch.tensor(x)``, ``torch.full((3,), x)``)
+they are refused: one tensor would be made from the whole batch.
+
+``x.to(o)`` and ``x.type_as(o)`` read only ``o``'s dtype (and device), never its values:
+``o`` is used as it is (never given new axes), and ``x`` converted as written.
+"""
+
+from __future__ import annotations
+
+from ...abstract import unbatched
+from ...errors import Unsupported
+from ...rules.registry import Registry, Rule, Site
+from . import examples, torch_module
+
+CONSTANT_FACTORIES = ("tensor", "as_tensor", "ones", "zeros", "full", "empty", "eye",
+                      "arange", "linspace", "logspace", "scalar_tensor")
+
+
+def _factory_shadow(fn):
+    def shadow(*args, **kwargs):
+        return examples.run(fn, *args, **kwargs)
+    return shadow
+
+
+def _made_from_per_example(site: Site):
+    name = getattr(site.func, "__name__", "this function")
+    raise Unsupported(f"`torch.{name}` of per-example values makes one tensor of the whole "
+                      "batch, not one per example",
+                      suggestion="compute it from the tensors with operations "
+                                 "(`x.new_full`, `torch.stack`, `x * w`...)")
+
+
+def _to_infer(per_example):
+    def infer(site: Site):
+        x = site.args[0]
+        if not x.batched:       # `w.to(o)`: only o's dtype is read, the same per example
+            return unbatched(examples.to_example(
+                getattr(examples.to_tensor(x.example), site.func)(*[
+                    examples.to_tensor(v.example) for v in site.args[1:]])))
+        return per_example(site)
+    return infer
+
+
+def register(reg: Registry) -> None:
+    from .rules import _per_example
+    torch = torch_module()
+    for name in CONSTANT_FACTORIES:
+        fn = getattr(torch, name, None)
+        if fn is None or reg.for_call(fn) is not None:
+            continue
+        reg.add_call(fn, Rule(
+            "torch.constant_tensor", "creation",
+            "`torch.tensor(1.6)`, `torch.ones(2)`, `torch.eye(3)`, `torch.arange(4)` of "
+            "constants are the same for every example: as written. Of per-example values "
+            "they are refused.", "y = x + torch.tensor(1.6)", "y = x + torch.tensor(1.6)",
+            _made_from_per_example, infer=_made_from_per_example,
+            shadow=_factory_shadow(fn)))
+    for method in ("to", "type_as"):
+        reg.add_method(method, Rule(
+            "torch.convert_like", "torch",
+            "`x.to(o)` / `x.type_as(o)` take only `o`'s dtype and device: as written, `o` "
+            "never given new axes.", "y = x.to(o)", "y = x.to(o)", lambda site: site.node,
+            infer=_to_infer(_per_example(method, f"`.{method}()`"))))

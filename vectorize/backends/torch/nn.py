@@ -1,0 +1,251 @@
+"""``torch.nn.functional`` layers and losses, and ``torch.bmm``.
+
+**Layers over samples** (`SAMPLE_OPS`: ``F.conv2d``, ``F.adaptive_avg_pool2d``,
+``F.group_norm``...) take one sample (``C, H, W``) or a batch of them (``N, C, H, W``). A
+per-example sample is a batch of samples on the batch: as written. A per-example batch of
+samples is one batch of ``len(x) * N`` samples: ``F.conv2d(x.flatten(0, 1), w).unflatten(0,
+x.shape[:2])``. The layer's weights must be the same for every example.
+
+**Layers over the last dims** (``F.layer_norm``, ``F.linear``, ``F.one_hot`` with its
+``num_classes``) act on each leading index alike: as written, weights shared.
+
+**Losses** (``F.nll_loss``, ``F.cross_entropy``) of per-example predictions and class
+targets: the per-sample losses of the whole batch (``reduction="none"``), reduced per
+example as the per-example call reduces them (``"mean"``: over the targets that are not
+``ignore_index``).
+"""
+
+from __future__ import annotations
+
+from ...abstract import Value
+from ...errors import Unsupported
+from ...rules import linalg
+from ...rules.registry import Registry, Rule, Site
+from ...syntax.templates import expr
+from . import torch_module
+from .dims import kwarg, with_args
+
+# name -> the per-example rank of one sample (channels and spatial dims); None: the layer
+# always takes a batch of samples (group_norm: N, C, ...)
+SAMPLE_OPS = {"conv1d": 2, "conv2d": 3, "conv3d": 4, "avg_pool1d": 2, "avg_pool2d": 3,
+              "max_pool1d": 2, "max_pool2d": 3, "adaptive_avg_pool1d": 2,
+              "adaptive_avg_pool2d": 3, "adaptive_max_pool1d": 2, "adaptive_max_pool2d": 3,
+              "group_norm": None, "instance_norm": None}
+
+
+def _shared_rest(site: Site, what: str) -> None:
+    rest = list(site.args[1:]) + [v for _, v in site.kwargs.values()]
+    if any(getattr(v, "batched", False) for v in rest):
+        raise Unsupported(f"`{what}` with per-example weights or options",
+                          suggestion="share the weights between examples, or pass every "
+                                     "example its own through the batch dim of one call")
+    if not site.args or not site.args[0].batched:
+        raise Unsupported(f"`{what}` of a shared input with per-example options")
+
+
+def _samples(name: str, sample_rank):
+    def rewrite(site: Site):
+        _shared_rest(site, f"F.{name}")
+        rank = site.args[0].rank
+        if sample_rank is not None and rank == sample_rank:
+            return site.node               # one sample per example: a batch of samples
+        if rank < 2:
+            raise Unsupported(f"`F.{name}` of per-example tensors of {rank} dims")
+        x = site.nodes[0]
+        call = with_args(site, [a for a in site.node.args[1:]],
+                          base=expr("{x}.flatten(0, 1)", x=x))
+        if name.startswith("adaptive_max_pool") and _returns_indices(site):
+            raise Unsupported(f"`F.{name}(..., return_indices=True)` of batches of samples")
+        return expr("{c}.unflatten(0, {x}.shape[:2])", c=call, x=x)
+    return rewrite
+
+
+def _returns_indices(site: Site) -> bool:
+    value = site.kwargs.get("return_indices", (None, None))[1]
+    return value is not None and bool(value.example)
+
+
+def _as_written(what: str):
+    def rewrite(site: Site):
+        _shared_rest(site, what)
+        return site.node
+    return rewrite
+
+
+def _one_hot(site: Site):
+    _shared_rest(site, "F.one_hot")
+    return site.node
+
+
+def _one_hot_infer(per_example):
+    def infer(site: Site):
+        classes = site.args[1] if len(site.args) > 1 else site.kwargs.get(
+            "num_classes", (None, None))[1]
+        if classes is None or not classes.exact or classes.example < 0:
+            raise Unsupported("`F.one_hot` without `num_classes`: the number of classes "
+                              "would be each example's largest index plus one",
+                              suggestion="pass num_classes=")
+        return per_example(site)
+    return infer
+
+
+def _reduction(site: Site) -> str:
+    value = site.kwargs.get("reduction", (None, None))[1]
+    if value is None:
+        return "mean"
+    if not value.exact or value.example not in ("mean", "sum", "none"):
+        raise Unsupported("a loss whose `reduction` is not a constant 'mean', 'sum' or "
+                          "'none'")
+    return value.example
+
+
+def _loss(name: str):
+    def rewrite(site: Site):
+        if len(site.args) < 2:
+            raise Unsupported(f"`F.{name}` with its target by keyword",
+                              suggestion="pass the input and target by position")
+        (x, t), (xv, tv) = site.nodes[:2], site.args[:2]
+        rest = list(site.args[2:]) + [v for k, (_, v) in site.kwargs.items()]
+        if any(getattr(v, "batched", False) for v in rest):
+            raise Unsupported(f"`F.{name}` with per-example weights or options")
+        if not isinstance(tv, Value) or tv.kind not in "iu":
+            raise Unsupported(f"`F.{name}` with class probabilities as the target",
+                              suggestion="pass class indices")
+        for option in ("weight", "label_smoothing", "size_average", "reduce"):
+            if option in site.kwargs and site.kwargs[option][1].example not in (None, 0.0):
+                raise Unsupported(f"`F.{name}` with `{option}` on per-example inputs")
+        if len(site.args) > 2:
+            raise Unsupported(f"`F.{name}` with options given by position",
+                              suggestion="pass them by keyword")
+        reduction = _reduction(site)
+        ignore = site.kwargs.get("ignore_index", (None, None))[1]
+        ignore = -100 if ignore is None else ignore.example
+        if not xv.batched:
+            x = expr("{x}.expand(len({t}), *{x}.shape)", x=x, t=t)
+        if not tv.batched:
+            t = expr("{t}.expand(len({x}), *{t}.shape)", t=t, x=x)
+        kept = [a for a in site.node.args[2:]
+                if a.keyword is not None and a.keyword.value != "reduction"]
+        rank = xv.rank
+        if rank == 1:        # one sample per example: the batch is a batch of samples
+            losses = with_args(site, [site.node.args[1].with_changes(value=t)] + kept
+                                + [kwarg("reduction", "none")], base=x)
+            if reduction == "mean":
+                return expr(f"{{l}} / ({{t}} != {ignore})", l=losses, t=t)
+            return losses
+        losses = with_args(site, [site.node.args[1].with_changes(
+            value=expr("{t}.flatten(0, 1)", t=t))] + kept + [kwarg("reduction", "none")],
+            base=expr("{x}.flatten(0, 1)", x=x))
+        losses = expr("{l}.unflatten(0, {t}.shape[:2])", l=losses, t=t)
+        if reduction == "none":
+            return losses
+        dims = tuple(range(1, tv.rank + 1))
+        total = expr(f"{{l}}.sum(dim={dims!r})", l=losses)
+        if reduction == "sum":
+            return total
+        return expr(f"{{s}} / ({{t}} != {ignore}).sum(dim={dims!r})", s=total, t=t)
+    return rewrite
+
+
+# functions of the last dims that take any leading (batch) dims: as written on the batch
+TRAILING = ("det", "logdet", "slogdet", "inverse", "view_as_real", "view_as_complex")
+LINALG_TRAILING = ("det", "slogdet", "inv", "cholesky", "eigvalsh", "svdvals", "pinv",
+                   "matrix_exp", "matrix_norm", "inv_ex", "cholesky_ex")
+
+
+def _invertible(fn):
+    """``fn`` computed on the examples, where they are singular matrices (the analysis'
+    examples are ones) on identity matrices of the same shape instead: what a function of
+    matrices gives (dtype, shape) does not depend on their values."""
+    def computed(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception:
+            torch = torch_module()
+            eyes = [torch.eye(a.shape[-1], dtype=a.dtype).expand(a.shape).clone()
+                    if isinstance(a, torch.Tensor) and a.ndim >= 2
+                    and a.shape[-1] == a.shape[-2] else a for a in args]
+            return fn(*eyes, **kwargs)
+    computed.__name__ = getattr(fn, "__name__", "function")
+    return computed
+
+
+def _result_type(site: Site):
+    """``torch.result_type(x, y)``: a dtype the same for every example, written as the
+    constant the examples give (on the batch, a per-example 0-d tensor has dims and would
+    weigh more in the promotion)."""
+    return expr(f"torch.{str(site.result.example).rpartition('.')[2]}")
+
+
+def _result_type_infer(site: Site):
+    from ...abstract import exact
+    from . import examples
+    torch = torch_module()
+    values = [examples.to_tensor(v.example) for v in site.args]
+    return exact(torch.result_type(*values))
+
+
+def register(reg: Registry) -> None:
+    from .rules import _per_example, _shadow
+    torch = torch_module()
+    F = torch.nn.functional
+
+    def add(fn, rule_name, explanation, before, after, rewrite, infer=None, label=None):
+        if fn is None:
+            return
+        reg.add_call(fn, Rule(rule_name, "torch.nn", explanation, before, after, rewrite,
+                              infer=infer or _per_example(fn, label), shadow=_shadow(fn)))
+
+    samples = ("Layers over samples (`F.conv2d`, `F.adaptive_avg_pool2d`, `F.group_norm`...) "
+               "with shared weights: one sample per example is a batch of samples, as "
+               "written; a batch of samples per example is one batch of `len(x) * N` samples.",
+               "y = F.conv2d(images, w)",
+               "y = F.conv2d(images.flatten(0, 1), w).unflatten(0, images.shape[:2])")
+    for name, rank in SAMPLE_OPS.items():
+        for owner in (F, torch):
+            fn = getattr(owner, name, None)
+            if fn is not None and reg.for_call(fn) is None:
+                add(fn, "torch.nn.samples", *samples, _samples(name, rank),
+                    label=f"`F.{name}`")
+    trailing = ("`F.layer_norm`, `F.linear`, `F.embedding` with shared weights act on the "
+                "last dims, each leading index alike: as written.",
+                "y = F.layer_norm(x, (5,))", "y = F.layer_norm(x, (5,))")
+    for name in ("layer_norm", "linear", "normalize"):
+        add(getattr(F, name, None), "torch.nn.trailing", *trailing, _as_written(f"F.{name}"),
+            label=f"`F.{name}`")
+    add(F.one_hot, "torch.nn.one_hot", "`F.one_hot(k, n)` of per-example class indices, "
+        "with its number of classes: as written (without it, refused: it would be each "
+        "example's largest index plus one).", "h = F.one_hot(k, 4)", "h = F.one_hot(k, 4)",
+        _one_hot, infer=_one_hot_infer(_per_example(F.one_hot, "`F.one_hot`")))
+    for name in ("nll_loss", "cross_entropy"):
+        add(getattr(F, name), "torch.nn.loss",
+            "`F.nll_loss` / `F.cross_entropy` of per-example predictions and class indices: "
+            "the losses of every sample of the batch (`reduction='none'`), reduced per "
+            "example ('mean' over the targets that are not `ignore_index`).",
+            "loss = F.cross_entropy(logits, target)",
+            "loss = F.cross_entropy(logits.flatten(0, 1), target.flatten(0, 1), "
+            "reduction='none').unflatten(0, target.shape[:2]).sum(dim=(1,)) / "
+            "(target != -100).sum(dim=(1,))", _loss(name), label=f"`F.{name}`")
+    trailing_dims = ("Functions of the last dims that take leading batch dims "
+                     "(`torch.linalg.det`, `torch.linalg.inv`, `torch.view_as_real`...): as "
+                     "written.", "d = torch.linalg.det(m)", "d = torch.linalg.det(m)")
+    for owner, names in ((torch, TRAILING), (torch.linalg, LINALG_TRAILING)):
+        for name in names:
+            fn = getattr(owner, name, None)
+            if fn is not None and reg.for_call(fn) is None:
+                safe = _invertible(fn)
+                reg.add_call(fn, Rule("torch.trailing_dims", "torch.nn", *trailing_dims,
+                                      _as_written(f"`{name}`"),
+                                      infer=_per_example(safe, f"`{name}`"),
+                                      shadow=_shadow(safe)))
+    reg.add_call(torch.result_type, Rule(
+        "torch.result_type", "torch", "`torch.result_type(x, y)` is the same for every "
+        "example: the dtype the examples give, as a constant.", "t = torch.result_type(x, y)",
+        "t = torch.float32", _result_type, infer=_result_type_infer,
+        shadow=_shadow(torch.result_type)))
+    for key, add_to in ((torch.bmm, reg.add_call), ("bmm", reg.add_method)):
+        add_to(key, Rule("linalg.matmul", "linear algebra",
+                         "`torch.bmm` of per-example batches of matrices: one einsum (a "
+                         "matrix product where it is one).", "y = torch.bmm(a, b)",
+                         'y = torch.einsum("bnij,njk->bnik", a, b)', linalg._matmul,
+                         infer=_per_example(key), shadow=_shadow(key)))
