@@ -26,7 +26,9 @@ KNOWN_CYCLES = [
     {"backends.torch", "backends.torch.examples", "backends.torch.random",
      "backends.torch.rules", "backends.torch.common", "backends.torch.operators",
      "backends.torch.elementwise", "backends.torch.reductions",
-     "backends.torch.math_builtins", "backends.torch.shapes", "backends.torch.products"},
+     "backends.torch.math_builtins", "backends.torch.shapes", "backends.torch.products",
+     "backends.torch.autograd", "backends.torch.creation", "backends.torch.dims",
+     "backends.torch.inplace", "backends.torch.nn"},
 ]
 KNOWN_PRIVATE = {
     ("api", "vmap._VMapped"),

@@ -70,8 +70,8 @@ def plan(vec, args, kwargs):
             value = torch.as_tensor(np.asarray(value), device=like.device)
         inputs[index] = value
     if in_dims is not None:
-        from .api import _parse_input_dimensions
-        loop_shape, _ = _parse_input_dimensions(
+        from .gufunc import parse_input_dimensions
+        loop_shape, _ = parse_input_dimensions(
             [inputs[i] for i in sorted(inputs)], [in_dims[k] for _, k in bound if k is not None])
     else:
         loop_shape = tuple(torch.broadcast_shapes(*[t.shape for t in inputs.values()])) \

@@ -23,7 +23,7 @@ from ..errors import Unsupported
 from ..rules.lanes import ENGINE_NAMES
 from ..rules.registry import Site, default_infer
 from .float_semantics import _evaluate, _numpy_math, _numpy_scalar_for
-from .purity import PURE_BUILTINS, _is_number, _pure_method, _pure_numpy
+from .purity import PURE_BUILTINS, _is_number, _pure_numpy, pure_method
 from .syntax import _code
 
 
@@ -118,7 +118,7 @@ class Calls:
                     args = [args[0], unbatched(scalar(args[1].example), args[1].exact)]
             if func.known and (fn in PURE_BUILTINS or self.registry.knows(fn)
                                or isinstance(fn, np.ufunc) or _pure_numpy(fn)
-                               or _pure_method(fn)):
+                               or pure_method(fn)):
                 out = _evaluate(evaluated, *[a.example for a in args],
                                 **{k: v.example for k, v in kwargs.items()})
                 # a method of a value not known exactly (`w.min()` of a shared array, whose

@@ -46,7 +46,7 @@ _READ_ONLY_METHODS = {dict: {"get", "keys", "values", "items", "__getitem__",
                             "rstrip", "split", "replace", "format", "count", "find", "join"}}
 
 
-def _pure_method(fn) -> bool:
+def pure_method(fn) -> bool:
     """A method of a dict, tuple or str that only reads it (``options.get("scale", 2.0)``):
     run on the examples like `PURE_BUILTINS` (on an exact receiver, its result is exact)."""
     owner = getattr(fn, "__self__", None)

@@ -26,8 +26,8 @@ import libcst as cst
 
 from ..liveness import reads, writes
 from ..syntax.edit import with_body
-from ..syntax.traversal import _CHILD_FIELDS, _IS_NODE, _PerClass, children, rewrite, walk
-from .simplify import _IMPURE_TYPES
+from ..syntax.traversal import CHILD_FIELDS, IS_NODE, PerClass, children, rewrite, walk
+from .simplify import IMPURE_TYPES
 
 _SHAREABLE = (cst.BinaryOperation, cst.UnaryOperation, cst.Call)
 _LIMIT = 16      # rounds of extraction per block (each names one expression)
@@ -61,19 +61,19 @@ class _Keys:
             parts: list = [kind, type(getattr(node, "operator", None)),
                            getattr(node, "star", None)]
             parts += [getattr(node, field) for field in _TEXT_FIELDS[kind]]
-            for field in _CHILD_FIELDS[kind]:
+            for field in CHILD_FIELDS[kind]:
                 value = getattr(node, field)
                 if type(value) in (tuple, list):
-                    parts.append(tuple(memo[id(v)][1] for v in value if _IS_NODE[type(v)]))
+                    parts.append(tuple(memo[id(v)][1] for v in value if IS_NODE[type(v)]))
                 else:
-                    parts.append(memo[id(value)][1] if _IS_NODE[type(value)] else None)
+                    parts.append(memo[id(value)][1] if IS_NODE[type(value)] else None)
             number = self._numbers.setdefault(tuple(parts), len(self._numbers))
             memo[id(node)] = (node, number)
         return memo[id(root)][1]
 
 
 # node class -> its fields that hold text of the code (`Name.value`, `Float.value`)
-_TEXT_FIELDS = _PerClass(lambda cls: tuple(f.name for f in dataclasses.fields(cls)
+_TEXT_FIELDS = PerClass(lambda cls: tuple(f.name for f in dataclasses.fields(cls)
                                            if f.type is str))
 
 
@@ -104,7 +104,7 @@ class _Occurrences:
                 fn = getattr(self.analysis.values.get(node.func), "example", None)
                 own = fn is not None and self.registry.for_call(fn) is not None
             else:
-                own = kind not in _IMPURE_TYPES
+                own = kind not in IMPURE_TYPES
             memo[id(node)] = (node, own and all(memo[id(c)][1] for c in children(node)))
         return memo[id(root)][1]
 

@@ -212,7 +212,7 @@ def _has_pass_lines(func) -> bool:
 # Common subexpressions: `tmp = t * b` ... `t * b` -> `tmp`, while t, b and tmp are unchanged.
 
 _CSE_TYPES = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.Call)
-_IMPURE_TYPES = (cst.Lambda, cst.NamedExpr, cst.Yield, cst.Await)
+IMPURE_TYPES = (cst.Lambda, cst.NamedExpr, cst.Yield, cst.Await)
 
 
 def _pure(expr, analysis, registry) -> bool:
@@ -222,7 +222,7 @@ def _pure(expr, analysis, registry) -> bool:
             fn = getattr(analysis.values.get(n.func), "example", None)
             if fn is None or registry.for_call(fn) is None:
                 return False
-        elif type(n) in _IMPURE_TYPES:
+        elif type(n) in IMPURE_TYPES:
             return False
     return True
 

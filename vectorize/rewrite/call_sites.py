@@ -51,7 +51,7 @@ from ..abstract import TupleValue
 from ..liveness import all_names, target_names
 from ..syntax.templates import bare_code
 from ..syntax.traversal import walk
-from .sequences import SequenceFacts, _Scope
+from .sequences import Scope, SequenceFacts
 
 _ARRAY_CALLS = ("array", "asarray", "stack")
 
@@ -85,7 +85,7 @@ def rewrite(module: cst.Module, functions: dict, namespace: dict, skip: set,
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value in skip:
             continue
-        finder.block_statement(stmt, [], _Scope(None, set(), {}))
+        finder.block_statement(stmt, [], Scope(None, set(), {}))
     if not finder.replacements:
         return module, finder.loops
     replacer = _Replace(finder.replacements)
@@ -94,7 +94,7 @@ def rewrite(module: cst.Module, functions: dict, namespace: dict, skip: set,
     return module.with_changes(body=body), finder.loops
 
 
-def _scope_of(function: cst.FunctionDef) -> _Scope:
+def _scope_of(function: cst.FunctionDef) -> Scope:
     counts: dict[str, list] = {}
 
     class Collect(cst.CSTVisitor):
@@ -149,7 +149,7 @@ def _scope_of(function: cst.FunctionDef) -> _Scope:
                 counts.setdefault(name.value, []).append(None)
     single = {name: values[0] for name, values in counts.items()
               if len(values) == 1 and values[0] is not None}
-    return _Scope(function, set(counts), single)
+    return Scope(function, set(counts), single)
 
 
 class _Finder(SequenceFacts):
@@ -177,10 +177,10 @@ class _Finder(SequenceFacts):
             and isinstance(stmt.body[0].targets[0].target, cst.Name)
             and bound.get(stmt.body[0].targets[0].target.value) == 1
             and stmt.body[0].targets[0].target.value not in rebound}
-        self.module_scope = _Scope(None, set(), {})
+        self.module_scope = Scope(None, set(), {})
 
     # -------------------------------------------------------------------- statements
-    def block_statement(self, stmt, rest: list, scope: _Scope) -> None:
+    def block_statement(self, stmt, rest: list, scope: Scope) -> None:
         """Look at ``stmt`` (followed, in its scope, by ``rest``) and what it holds."""
         if isinstance(stmt, cst.FunctionDef):
             inner = _scope_of(stmt)
@@ -189,7 +189,7 @@ class _Finder(SequenceFacts):
                        else [stmt.body], [], inner)
             return
         if isinstance(stmt, cst.ClassDef):
-            self.block(list(stmt.body.body), [], _Scope(stmt, set(), {}))
+            self.block(list(stmt.body.body), [], Scope(stmt, set(), {}))
             return
         if isinstance(stmt, cst.SimpleStatementLine):
             self.expressions(stmt, scope)
@@ -231,12 +231,12 @@ class _Finder(SequenceFacts):
             return
         self.expressions(stmt, scope)
 
-    def block(self, stmts: list, rest: list, scope: _Scope) -> None:
+    def block(self, stmts: list, rest: list, scope: Scope) -> None:
         for i, stmt in enumerate(stmts):
             self.block_statement(stmt, stmts[i + 1:] + rest, scope)
 
     # ---------------------------------------------------------------- comprehensions
-    def expressions(self, node, scope: _Scope) -> None:
+    def expressions(self, node, scope: Scope) -> None:
         """The comprehensions in ``node`` (not in nested blocks, which `block` visits)."""
         wrapped: dict[int, cst.Call] = {}
         for part in _walk_expressions(node):
@@ -246,7 +246,7 @@ class _Finder(SequenceFacts):
             if isinstance(part, cst.ListComp):
                 self.comprehension(part, wrapped.get(id(part)), scope)
 
-    def _array_call(self, call: cst.Call, scope: _Scope) -> bool:
+    def _array_call(self, call: cst.Call, scope: Scope) -> bool:
         """``np.array(<one comprehension>)`` (or ``asarray``, ``stack``) without options."""
         if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
             return False
@@ -254,12 +254,12 @@ class _Finder(SequenceFacts):
             return False
         return any(self._is_numpy(call.func, name, scope) for name in _ARRAY_CALLS)
 
-    def _is_numpy(self, node, name: str, scope: _Scope) -> bool:
+    def _is_numpy(self, node, name: str, scope: Scope) -> bool:
         return (isinstance(node, cst.Attribute) and node.attr.value == name
                 and isinstance(node.value, cst.Name) and node.value.value not in scope.local
                 and self.namespace.get(node.value.value) is np)
 
-    def comprehension(self, comp: cst.ListComp, array_call, scope: _Scope) -> None:
+    def comprehension(self, comp: cst.ListComp, array_call, scope: Scope) -> None:
         call = comp.elt
         name = self._called(call, scope)
         if name is None:
@@ -282,7 +282,7 @@ class _Finder(SequenceFacts):
             cst.Name("list"), [cst.Arg(batched)])
         self._replace(outer, new, loop)
 
-    def _items(self, target, iterable, scope: _Scope) -> dict:
+    def _items(self, target, iterable, scope: Scope) -> dict:
         """Loop variable -> the sequence of its items: ``x`` of ``for x in xs``, and ``a``,
         ``b`` of ``for a, b in zip(A, B)`` (under the key None, why such a loop cannot be one
         call: zip stops at the shortest sequence, where the batched call would broadcast
@@ -308,7 +308,7 @@ class _Finder(SequenceFacts):
                            "call would broadcast them instead)")
         return items
 
-    def for_loop(self, loop_node: cst.For, rest: list, scope: _Scope) -> None:
+    def for_loop(self, loop_node: cst.For, rest: list, scope: Scope) -> None:
         body = _body(loop_node.body)
         calls = [n for n in walk(loop_node.body) if isinstance(n, cst.Call)
                  and self._called(n, scope) is not None]
@@ -379,7 +379,7 @@ class _Finder(SequenceFacts):
         new = cst.SimpleStatementLine([small], leading_lines=loop_node.leading_lines)
         self._replace(loop_node, new, loop)
 
-    def _fresh_total_before(self, out: str, loop_node, scope: _Scope, operator: str):
+    def _fresh_total_before(self, out: str, loop_node, scope: Scope, operator: str):
         """Why ``out`` cannot be the total of one call ("" where it can): the statement before
         ``loop_node`` in its block that mentions it must set it to a number (a literal, so
         that it is no array the loop changes in place), and ``sum`` (``math`` for ``*=``)
@@ -398,13 +398,13 @@ class _Finder(SequenceFacts):
                     and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1
                     and isinstance(stmt.body[0].targets[0].target, cst.Name)
                     and stmt.body[0].targets[0].target.value == out
-                    and self._is_number(stmt.body[0].value, _Scope(None, set(), {}))):
+                    and self._is_number(stmt.body[0].value, Scope(None, set(), {}))):
                 return ""
             break
         return (f"`{out}` is not set to a number (`{out} = 0.0`) just before the loop: it may "
                 "be an array the loop changes in place")
 
-    def _fresh_list_before(self, out: str, loop_node, scope: _Scope) -> bool:
+    def _fresh_list_before(self, out: str, loop_node, scope: Scope) -> bool:
         """Whether the statement before ``loop_node`` in its block that mentions ``out`` is
         ``out = []`` (or ``list()``)."""
         block = self._enclosing_block(loop_node, scope)
@@ -426,7 +426,7 @@ class _Finder(SequenceFacts):
             return False
         return False
 
-    def _enclosing_block(self, node, scope: _Scope):
+    def _enclosing_block(self, node, scope: Scope):
         root = scope.node if scope.node is not None else self.module
         for candidate in walk(root):
             body = getattr(candidate, "body", None)
@@ -435,7 +435,7 @@ class _Finder(SequenceFacts):
         return None
 
     # ----------------------------------------------------------------------- shared
-    def _called(self, call, scope: _Scope) -> str | None:
+    def _called(self, call, scope: Scope) -> str | None:
         """The rewritten function ``call`` calls, if it is a call of one."""
         if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
             return None
@@ -444,7 +444,7 @@ class _Finder(SequenceFacts):
             return None
         return name
 
-    def _batched_call(self, call: cst.Call, items: dict, scope: _Scope, loop: Loop):
+    def _batched_call(self, call: cst.Call, items: dict, scope: Scope, loop: Loop):
         """The batched call for a loop's call, or None (with ``loop.reason``); ``items``:
         loop variable -> the sequence of its items (`_items`)."""
         plan = self.functions[call.func.value]
@@ -504,7 +504,7 @@ class _Finder(SequenceFacts):
         loop.imports = {self.alias: np}
         return call.with_changes(args=args)
 
-    def _sequence(self, iterable, scope: _Scope, loop: Loop):
+    def _sequence(self, iterable, scope: Scope, loop: Loop):
         """The array of the loop's items."""
         if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and \
                 iterable.func.value == "range" and "range" not in scope.local \

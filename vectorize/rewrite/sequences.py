@@ -14,7 +14,7 @@ import numpy as np
 
 
 @dataclass
-class _Scope:
+class Scope:
     """A function's (or the module's: ``node`` None) local names and, for names set exactly
     once, their value."""
 
@@ -28,7 +28,7 @@ class SequenceFacts:
     """The `call_sites._Finder` methods that answer those questions (they read its
     ``namespace``, ``module_single`` and ``module_scope``, and its ``_is_numpy``)."""
 
-    def _numbers(self, node, scope: _Scope, depth: int = 0) -> str | None:
+    def _numbers(self, node, scope: Scope, depth: int = 0) -> str | None:
         """"array" where ``node`` is certainly a NumPy array of numbers (or booleans),
         "sequence" where it is a list or tuple of numbers (`_is_number`; not bools, whose
         array would not be what Python computes with them), None where the rewriter cannot
@@ -81,7 +81,7 @@ class SequenceFacts:
                 return "array"
         return None
 
-    def _length(self, node, scope: _Scope, depth: int = 0):
+    def _length(self, node, scope: Scope, depth: int = 0):
         """The number of items of a sequence, where the code says it (a module-level value, a
         display, ``np.linspace(a, b, 9)``, ``np.zeros((4, 3))``, ``range(5)``, a local name
         set once to one of those); the text of a name of an array whose length is not known
@@ -137,7 +137,7 @@ class SequenceFacts:
 
     # -------------------------------------------------------------------- for loops
 
-    def _is_number(self, node, scope: _Scope) -> bool:
+    def _is_number(self, node, scope: Scope) -> bool:
         """Whether ``node`` is certainly one number: a numeric literal (signed), or a name
         set once to one (in the function, or at module level)."""
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator,
@@ -149,7 +149,7 @@ class SequenceFacts:
             return False
         if node.value in scope.local:
             value = scope.single.get(node.value)
-            return value is not None and self._is_number(value, _Scope(None, set(), {}))
+            return value is not None and self._is_number(value, Scope(None, set(), {}))
         value = self.namespace.get(node.value)
         return isinstance(value, (int, float, complex, np.number, np.bool_)) and not \
             isinstance(value, bool)

@@ -48,7 +48,7 @@ _SKIPPED_FIELDS = {"lpar", "rpar", "comma", "semicolon", "equal", "header", "foo
                    "operator", "colon", "dot", "star", "asynchronous"}
 
 
-class _PerClass(dict):
+class PerClass(dict):
     """Class -> ``compute(class)``, computed on the first lookup (the engine's walks ask the
     same few questions of the same few node classes millions of times)."""
 
@@ -61,19 +61,19 @@ class _PerClass(dict):
         return answer
 
 
-def _subclass_of(*bases) -> _PerClass:
+def _subclass_of(*bases) -> PerClass:
     """Class -> ``issubclass(class, bases)``, cached (libcst's bases are ABCs: isinstance and
     issubclass are slow)."""
-    return _PerClass(lambda cls: issubclass(cls, bases))
+    return PerClass(lambda cls: issubclass(cls, bases))
 
 
 # node class -> names of its fields that can hold code (not whitespace, punctuation or plain
 # strings such as ``Name.value``)
-_CHILD_FIELDS = _PerClass(lambda cls: tuple(
+CHILD_FIELDS = PerClass(lambda cls: tuple(
     f.name for f in dataclasses.fields(cls)
     if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace")
     and f.type is not str))
-_IS_NODE = _subclass_of(cst.CSTNode)
+IS_NODE = _subclass_of(cst.CSTNode)
 
 
 def children(node) -> list:
@@ -84,19 +84,19 @@ def children(node) -> list:
 
 def push_children(node, stack: list) -> None:
     """``stack += children(node)``, without the list in between (for hand-written walks)."""
-    for field in _CHILD_FIELDS[type(node)]:
+    for field in CHILD_FIELDS[type(node)]:
         value = getattr(node, field)
         kind = type(value)
         if kind is tuple or kind is list:
-            stack += [item for item in value if _IS_NODE[type(item)]]
-        elif _IS_NODE[kind]:
+            stack += [item for item in value if IS_NODE[type(item)]]
+        elif IS_NODE[kind]:
             stack.append(value)
 
 
 def walk(node):
     """Every node under ``node`` (itself included), much faster than a libcst visitor for
     read-only scans."""
-    return _nodes(node, _IS_NODE)
+    return _nodes(node, IS_NODE)
 
 
 def _nodes(node, keep):
@@ -106,7 +106,7 @@ def _nodes(node, keep):
     while stack:
         current = stack.pop()
         yield current
-        for field in _CHILD_FIELDS[type(current)]:
+        for field in CHILD_FIELDS[type(current)]:
             value = getattr(current, field)
             kind = type(value)
             if kind is tuple or kind is list:
@@ -146,7 +146,7 @@ _BODY_SEQUENCES = (cst.IndentedBlock, cst.Module)   # libcst's visit_body_sequen
 
 def _visit_fields(cls) -> tuple[str, ...]:
     """A node class's code fields in libcst's visiting order."""
-    code = _CHILD_FIELDS[cls]
+    code = CHILD_FIELDS[cls]
     order = _VISIT_ORDER.get(cls)
     return tuple(f for f in order if f in code) if order else code
 
@@ -168,7 +168,7 @@ class _Hooks(dict):
         self.in_lines = any(
             self._own(method) is not None and not _statement_level(method.split("_")[1])
             for method in names if method.startswith(("on_", "visit_", "leave_")))
-        self.visited = _IS_NODE if self.in_lines else _IS_STATEMENT_LEVEL
+        self.visited = IS_NODE if self.in_lines else _IS_STATEMENT_LEVEL
 
     def _own(self, method: str):
         found = getattr(self.kind, method, None)
@@ -187,7 +187,7 @@ def _statement_level(name: str) -> bool:
     return isinstance(cls, type) and _IS_STATEMENT_LEVEL[cls]
 
 
-VISIT_FIELDS = _PerClass(_visit_fields)
+VISIT_FIELDS = PerClass(_visit_fields)
 _HOOKS: dict[type, _Hooks] = {}
 
 
@@ -251,7 +251,7 @@ def _rewrite(node, visitor, hooks: _Hooks):
     return leave(visitor, node, updated)
 
 
-_INIT_FIELDS = _PerClass(lambda cls: tuple(f.name for f in dataclasses.fields(cls) if f.init))
+_INIT_FIELDS = PerClass(lambda cls: tuple(f.name for f in dataclasses.fields(cls) if f.init))
 
 
 def rebuilt(node, changes: dict):

@@ -47,7 +47,7 @@ def _to_infer(per_example):
 
 
 def register(reg: Registry) -> None:
-    from .rules import _per_example
+    from .common import per_example
     torch = torch_module()
     for name in CONSTANT_FACTORIES:
         fn = getattr(torch, name, None)
@@ -65,4 +65,4 @@ def register(reg: Registry) -> None:
             "torch.convert_like", "torch",
             "`x.to(o)` / `x.type_as(o)` take only `o`'s dtype and device: as written, `o` "
             "never given new axes.", "y = x.to(o)", "y = x.to(o)", lambda site: site.node,
-            infer=_to_infer(_per_example(method, f"`.{method}()`"))))
+            infer=_to_infer(per_example(method, f"`.{method}()`"))))

@@ -8,7 +8,7 @@ rank first, so the code says which dim it means); a dim left to its default is w
 (``torch.unbind(x)`` is ``torch.unbind(x, dim=1)``). A default that means "every dim"
 (``torch.argmax(x)``, ``torch.roll(x, 1)``) works on each example flattened. What the
 operation gives per example (shape, dtype, tuples of pieces) is what PyTorch gives on the
-analysis' examples (`rules._per_example`), so an operation the per-example code could not run
+analysis' examples (`common.per_example`), so an operation the per-example code could not run
 is refused where it is written.
 
 **Reshapes** keep the batch length in front (``x.view(3, 4)`` is ``x.view(len(x), 3, 4)``):
@@ -448,8 +448,8 @@ def examples_tensor(value):
 def _unbatched_result(site: Site):
     """``x.new_zeros(2, 3)``: a new tensor of ``x``'s dtype and device, the same for every
     example (only ``x``'s dtype is read)."""
-    from .rules import _per_example
-    out = _per_example(site.func)(site)
+    from .common import per_example
+    out = per_example(site.func)(site)
     if any(getattr(v, "batched", False) for v in list(site.args[1:]) + [
             v for _, v in site.kwargs.values()]):
         raise Unsupported(f"`.{site.func}()` with a per-example size or value",
@@ -458,7 +458,7 @@ def _unbatched_result(site: Site):
 
 
 def register(reg: Registry) -> None:
-    from .rules import _per_example, _shadow
+    from .common import per_example, shadow
     torch = torch_module()
     F = torch.nn.functional
 
@@ -468,13 +468,13 @@ def register(reg: Registry) -> None:
         if functions and fn is not None and reg.for_call(fn) is None:
             label = f"`{'F' if owner is F else 'torch'}.{name}`"
             reg.add_call(fn, Rule(rule_name, "shapes", explanation, before, after, rewrite,
-                                  infer=infer or _per_example(fn, label),
-                                  shadow=_shadow(fn)))
+                                  infer=infer or per_example(fn, label),
+                                  shadow=shadow(fn)))
         if methods and owner is torch and hasattr(torch.Tensor, name) \
                 and name not in reg.methods:
             reg.add_method(name, Rule(rule_name, "shapes", explanation, before, after,
-                                      rewrite, infer=infer or _per_example(name, f"`.{name}()`"),
-                                      shadow=_shadow(name)))
+                                      rewrite, infer=infer or per_example(name, f"`.{name}()`"),
+                                      shadow=shadow(name)))
 
     dims = ("Operations that take dims (`torch.narrow`, `x.select`, `torch.movedim`, "
             "`torch.chunk`, `x.cumsum`, `torch.argmax`, `torch.log_softmax`...): each "
@@ -494,10 +494,10 @@ def register(reg: Registry) -> None:
                "m = v.view(3, 4)", "m = v.view(len(v), 3, 4)")
     for name in ("reshape", "view"):
         reg.add_method(name, Rule("torch.reshape", "shapes", *reshape, _reshape,
-                                  infer=_per_example(name, f"`.{name}()`")))
+                                  infer=per_example(name, f"`.{name}()`")))
     reg.add_call(torch.reshape, Rule("torch.reshape", "shapes", *reshape, _reshape,
-                                     infer=_per_example(torch.reshape, "`torch.reshape`"),
-                                     shadow=_shadow(torch.reshape)))
+                                     infer=per_example(torch.reshape, "`torch.reshape`"),
+                                     shadow=shadow(torch.reshape)))
     for method, template in (("view_as", "view"), ("reshape_as", "reshape"),
                              ("expand_as", "expand")):
         reg.add_method(method, Rule(
@@ -505,36 +505,36 @@ def register(reg: Registry) -> None:
             "`x.view_as(o)`, `x.reshape_as(o)`, `x.expand_as(o)` take the shape of one "
             "example of `o`: `x.view(len(x), *o.shape[1:])`.", "y = x.view_as(o)",
             "y = x.view(len(x), *o.shape[1:])", _shaped_like(template),
-            infer=_per_example(method, f"`.{method}()`")))
+            infer=per_example(method, f"`.{method}()`")))
     reg.add_method("expand", Rule(
         "torch.expand", "shapes", "`x.expand(5, 2, 3)`: the batch length in front, the "
         "example given its missing leading dims after the batch axis.",
         "y = v.expand(5, 3)", "y = v.expand(len(v), 5, 3)", _expand,
-        infer=_per_example("expand", "`.expand()`")))
+        infer=per_example("expand", "`.expand()`")))
     reg.add_method("repeat", Rule(
         "torch.repeat", "shapes", "`x.repeat(2, 3)` repeats each example: the batch axis "
         "repeated once.", "y = m.repeat(2, 3)", "y = m.repeat(1, 2, 3)", _repeat,
-        infer=_per_example("repeat", "`.repeat()`")))
+        infer=per_example("repeat", "`.repeat()`")))
     for key, add_to in ((torch.t, reg.add_call), ("t", reg.add_method)):
         add_to(key, Rule("torch.t", "shapes", "`torch.t(m)` / `m.t()` swaps the two "
                          "per-example dims.", "y = m.t()", "y = m.transpose(1, 2)", _t,
-                         infer=_per_example(key), shadow=_shadow(key)))
+                         infer=per_example(key), shadow=shadow(key)))
     for key, add_to in ((torch.trace, reg.add_call), ("trace", reg.add_method)):
         add_to(key, Rule("torch.trace", "shapes", "`torch.trace(m)` of per-example matrices: "
                          "the sum of each one's diagonal.", "s = torch.trace(m)",
                          "s = torch.diagonal(m, 0, 1, 2).sum(-1)", _trace,
-                         infer=_per_example(key), shadow=_shadow(key)))
+                         infer=per_example(key), shadow=shadow(key)))
     reg.add_call(torch.permute, Rule(
         "torch.permute", "shapes", "`torch.permute(x, dims)` keeps the batch dim first.",
         "t = torch.permute(m, (1, 0))", "t = m.permute(0, 2, 1)", _permute,
-        infer=_per_example(torch.permute), shadow=_shadow(torch.permute)))
+        infer=per_example(torch.permute), shadow=shadow(torch.permute)))
     for fn, stack in ((torch.cat, False), (torch.concat, False), (torch.concatenate, False),
                       (torch.stack, True)):
         reg.add_call(fn, Rule(
             "torch.join", "shapes", "`torch.cat` / `torch.stack` of per-example and shared "
             "tensors: the shared ones expanded to the batch (a view), the dim shifted.",
             "y = torch.cat([x, w])", "y = torch.cat([x, w.expand(len(x), *w.shape)], dim=1)",
-            _join(stack), infer=_join_infer(_per_example(fn)), shadow=_shadow(fn)))
+            _join(stack), infer=_join_infer(per_example(fn)), shadow=shadow(fn)))
     # `Tensor.view(t, 10)`, `op = Tensor.unfold; op(t, 0, 2, 1)`: the unbound method called
     # as a function is the method
     for name in [*DIM_OPS, "reshape", "view", "view_as", "reshape_as", "expand_as",
@@ -543,7 +543,7 @@ def register(reg: Registry) -> None:
         if descriptor is not None and reg.for_call(descriptor) is None \
                 and name in reg.methods:
             reg.add_call(descriptor, dataclasses.replace(reg.methods[name],
-                                                         shadow=_shadow(name)))
+                                                         shadow=shadow(name)))
     for attr in ("mT", "mH", "real", "imag"):
         if attr not in reg.attributes:
             reg.add_attribute(attr, Rule(

@@ -51,7 +51,7 @@ def _in_place(site: Site):
 
 
 def register(reg: Registry) -> None:
-    from .rules import _per_example
+    from .common import per_example
     torch = torch_module()
     names = [name for name, rule in list(reg.methods.items())
              if rule.name in _LANE_BY_LANE and hasattr(torch.Tensor, name + "_")]
@@ -64,4 +64,4 @@ def register(reg: Registry) -> None:
             "owns (a parameter it never rebinds, a new tensor no other name holds) change the "
             "batch as each example changes its own: as written, the other operands given new "
             "axes after the batch axis.", "y = x * 2\ny.add_(b)", "y = x * 2\ny.add_(b[:, None])",
-            _in_place, infer=_per_example(method, f"`.{method}()`")))
+            _in_place, infer=per_example(method, f"`.{method}()`")))

@@ -186,7 +186,7 @@ def _result_type_infer(site: Site):
 
 
 def register(reg: Registry) -> None:
-    from .rules import _per_example, _shadow
+    from .common import per_example, shadow
     torch = torch_module()
     F = torch.nn.functional
 
@@ -194,7 +194,7 @@ def register(reg: Registry) -> None:
         if fn is None:
             return
         reg.add_call(fn, Rule(rule_name, "torch.nn", explanation, before, after, rewrite,
-                              infer=infer or _per_example(fn, label), shadow=_shadow(fn)))
+                              infer=infer or per_example(fn, label), shadow=shadow(fn)))
 
     samples = ("Layers over samples (`F.conv2d`, `F.adaptive_avg_pool2d`, `F.group_norm`...) "
                "with shared weights: one sample per example is a batch of samples, as "
@@ -216,7 +216,7 @@ def register(reg: Registry) -> None:
     add(F.one_hot, "torch.nn.one_hot", "`F.one_hot(k, n)` of per-example class indices, "
         "with its number of classes: as written (without it, refused: it would be each "
         "example's largest index plus one).", "h = F.one_hot(k, 4)", "h = F.one_hot(k, 4)",
-        _one_hot, infer=_one_hot_infer(_per_example(F.one_hot, "`F.one_hot`")))
+        _one_hot, infer=_one_hot_infer(per_example(F.one_hot, "`F.one_hot`")))
     for name in ("nll_loss", "cross_entropy"):
         add(getattr(F, name), "torch.nn.loss",
             "`F.nll_loss` / `F.cross_entropy` of per-example predictions and class indices: "
@@ -236,16 +236,16 @@ def register(reg: Registry) -> None:
                 safe = _invertible(fn)
                 reg.add_call(fn, Rule("torch.trailing_dims", "torch.nn", *trailing_dims,
                                       _as_written(f"`{name}`"),
-                                      infer=_per_example(safe, f"`{name}`"),
-                                      shadow=_shadow(safe)))
+                                      infer=per_example(safe, f"`{name}`"),
+                                      shadow=shadow(safe)))
     reg.add_call(torch.result_type, Rule(
         "torch.result_type", "torch", "`torch.result_type(x, y)` is the same for every "
         "example: the dtype the examples give, as a constant.", "t = torch.result_type(x, y)",
         "t = torch.float32", _result_type, infer=_result_type_infer,
-        shadow=_shadow(torch.result_type)))
+        shadow=shadow(torch.result_type)))
     for key, add_to in ((torch.bmm, reg.add_call), ("bmm", reg.add_method)):
         add_to(key, Rule("linalg.matmul", "linear algebra",
                          "`torch.bmm` of per-example batches of matrices: one einsum (a "
                          "matrix product where it is one).", "y = torch.bmm(a, b)",
-                         'y = torch.einsum("bnij,njk->bnik", a, b)', linalg._matmul,
-                         infer=_per_example(key), shadow=_shadow(key)))
+                         'y = torch.einsum("bnij,njk->bnik", a, b)', linalg.matrix_product,
+                         infer=per_example(key), shadow=shadow(key)))
