@@ -35,7 +35,6 @@ KNOWN_PRIVATE = {
     ("passes.compact_ifs", "passes.if_to_where._ElifToNestedIf"),
     ("passes.compact_ifs", "passes.if_to_where._errstate"),
     ("passes.compact_ifs", "passes.simplify._is_errstate"),
-    ("passes.shared_subexpressions", "passes.simplify._pure"),
     ("passes.early_return", "passes.batch_rules._is_docstring"),
     ("passes.early_return", "passes.masked_loops._has_literal"),
     ("passes.early_return", "passes.masked_loops._literal_for"),
