@@ -110,6 +110,23 @@ class _IndentSuites(cst.CSTTransformer):
         return cst.IndentedBlock(body=[cst.SimpleStatementLine(body=list(updated_node.body))])
 
 
+def _same_code(code, lam: cst.Lambda) -> bool:
+    """Whether the lambda ``lam`` compiles to the bytecode of ``code``."""
+    try:
+        compiled = compile("(" + cst.Module([]).code_for_node(lam) + ")", "<lambda>", "eval")
+    except SyntaxError:
+        return False
+    inner = next((c for c in compiled.co_consts if isinstance(c, types.CodeType)), None)
+    if inner is None:
+        return False
+
+    def plain(consts):
+        return tuple(c for c in consts if not isinstance(c, types.CodeType))
+    return (inner.co_code == code.co_code and inner.co_names == code.co_names
+            and inner.co_varnames == code.co_varnames
+            and plain(inner.co_consts) == plain(code.co_consts))
+
+
 def _lambda_as_def(func, module: cst.Module) -> cst.FunctionDef:
     lambdas = []
 
@@ -121,6 +138,12 @@ def _lambda_as_def(func, module: cst.Module) -> cst.FunctionDef:
     params = list(func.__code__.co_varnames[:func.__code__.co_argcount])
     candidates = [lam for lam in lambdas
                   if [p.name.value for p in lam.params.params] == params]
+    if len(candidates) > 1:
+        # several lambdas with these parameters on its lines: the one compiled to its code
+        # (lambdas of the same text are the same function)
+        same = [lam for lam in candidates if _same_code(func.__code__, lam)]
+        texts = {module.code_for_node(lam) for lam in same}
+        candidates = same[:1] if len(texts) == 1 else same
     if len(candidates) != 1:
         raise Unsupported("cannot tell which lambda on its source line this is",
                           suggestion="define the function with `def`")
@@ -129,6 +152,57 @@ def _lambda_as_def(func, module: cst.Module) -> cst.FunctionDef:
     return cst.FunctionDef(name=cst.Name(func.__name__ if func.__name__.isidentifier()
                                          else "function"),
                            params=lam.params, body=body), lam
+
+
+def _parse_lambda_lines(text: str) -> cst.Module:
+    """The lines a lambda is on, parsed: as they are, in parentheses (a continuation line),
+    or, where they are no whole statement (the header of a ``for`` or ``with``, one line of a
+    dict or call spread over several lines), each ``lambda`` on them up to where the longest
+    expression it starts ends, at the line and column it has in ``text``."""
+    stripped = text.strip()
+    for candidate in (stripped, "(" + stripped + ")"):
+        try:
+            return cst.parse_module(candidate + "\n")
+        except cst.ParserSyntaxError:
+            pass
+    import ast
+    import io
+    import tokenize
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(stripped + "\n").readline))
+    except (tokenize.TokenError, SyntaxError):
+        tokens = []
+    lines = stripped.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    segments = []
+    for i, tok in enumerate(tokens):
+        if tok.type != tokenize.NAME or tok.string != "lambda":
+            continue
+        start = offsets[tok.start[0] - 1] + tok.start[1]
+        for end_tok in reversed(tokens[i + 1:]):
+            if end_tok.type in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER,
+                                tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+                continue
+            end = offsets[end_tok.end[0] - 1] + end_tok.end[1]
+            segment = stripped[start:end]
+            try:
+                ast.parse("(" + segment + ")")
+            except SyntaxError:
+                continue
+            # the segment where it stands: earlier lines blank, the columns before it kept
+            row, col = tok.start
+            pad = "(" + " " * (col - 1) if col else "("
+            segments.append("\n" * (row - 1) + pad + segment + ")")
+            break
+    for segment in segments:
+        try:
+            return cst.parse_module(segment + "\n")
+        except cst.ParserSyntaxError:
+            continue
+    raise Unsupported("cannot find the lambda's expression on its source lines",
+                      suggestion="define the function with `def`")
 
 
 def read_function(func) -> FunctionSource:
@@ -146,10 +220,7 @@ def read_function(func) -> FunctionSource:
     line_offset = max(start - 1, 0)
     file_lines = linecache.getlines(filename) or [""] * line_offset + raw.splitlines()
     if func.__name__ == "<lambda>":
-        try:
-            module = cst.parse_module(text.strip() + "\n")
-        except cst.ParserSyntaxError:
-            module = cst.parse_module("(" + text.strip() + ")\n")
+        module = _parse_lambda_lines(text)
         tree, lam = _lambda_as_def(func, module)
         if any(type(n) is cst.SimpleStatementSuite for n in statements(tree)):
             tree = rewrite(tree, _IndentSuites())
