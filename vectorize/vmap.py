@@ -827,6 +827,10 @@ def _place_outputs(out, result, out_axes, size, backend, call_args, name="functi
 def _place(out, result, axis, size, backend, call_args):
     if out is None:
         return None
+    if isinstance(out, (str, bytes)) or not (backend.claims(out) or isinstance(
+            out, (int, float, complex, np.generic, np.ndarray))):
+        raise _call_error(f"the output {out!r} of the vmapped function is not an array or a "
+                          "number", "return arrays (or pytrees of them)", VmapTypeError)
     if backend.name == "numpy":
         arr = np.asarray(out)
     else:

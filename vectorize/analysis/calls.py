@@ -34,8 +34,13 @@ class Calls:
                 return self.method_call(node, base, env)   # shared.dot(x)
         func = self.expr(node.func, env)
         args, kwargs = [], {}
+        unpacked = None     # `f(*t)` of a tuple of per-example values (a pytree argument)
         for arg in node.args:
             value = self.expr(arg.value, env)
+            if arg.star == "*" and isinstance(value, TupleValue) and value.keys is None:
+                args.extend(value.items)
+                unpacked = arg
+                continue
             if arg.star:
                 if value.batched:
                     raise Unsupported("`*`/`**` unpacking of per-example values", arg,
@@ -131,6 +136,10 @@ class Calls:
             return _namedtuple_of(fn, args, kwargs, node)   # a pytree of per-example values
         if fn is dict and not args:
             return TupleValue(tuple(kwargs.values()), tuple(kwargs), dict)
+        if unpacked is not None and not (isinstance(fn, types.FunctionType)
+                                         and self.helpers is not None):
+            raise Unsupported("`*` unpacking of a tuple of per-example values into a call "
+                              "with a batching rule", unpacked, "pass the items one by one")
         if isinstance(fn, types.FunctionType) and self.helpers is not None \
                 and not (getattr(fn, "__module__", None) or "").startswith(("numpy", "math")):
             self._no_update_of_an_argument(fn, node, env)
