@@ -416,3 +416,61 @@ def test_unbatched_object_passthrough():
     # JAX's test_vmap_unbatched_object_passthrough_issue_183
     got = vmap(lambda f, x: f(x), (None, 0))(total, np.arange(6.0).reshape(3, 2))
     assert_same_tree(got, np.array([1.0, 5.0, 9.0]))
+
+
+def largest(*xs):
+    return max(xs) - min(xs) + len(xs)
+
+
+def test_builtins_over_a_tuple_of_per_example_values():
+    # sum / len of *args were rewritten as reductions over a per-example axis (sum(args) as
+    # np.sum(args, axis=1): shape (2,) for two arguments of 3 lanes); max / min crashed
+    a = np.array([1.0, np.nan, -0.0, 3.0])
+    b = np.array([0.0, 1.0, 0.0, np.nan])
+    check(total_of, 0, 0, a, b)
+    check(largest, 0, 0, a, b)
+    check(largest, 0, 0, a, b, a * 2)
+    assert vmap(total_of)(np.ones(3), np.arange(3.0)).shape == (3,)
+
+
+def keyed(d, p, n):
+    if d["x"] > p.y:
+        return {"big": d["x"] * n, "small": Point(p.x, p.y)}
+    return {"big": p.y * n, "small": Point(p.x * 2.0, -p.y)}
+
+
+@pytest.mark.parametrize("size", [0, 1, 5, 4096])
+def test_pytrees_at_batch_sizes(size):
+    d = {"x": RNG.normal(size=size)}
+    p = Point(RNG.normal(size=(3, size)), RNG.normal(size=size))
+    f = vmap(keyed, in_axes=(0, Point(1, 0), None), out_axes={"big": 0, "small": Point(0, 0)})
+    for n in (2.0, 3.0, 4.0):          # the warm path, again and again
+        got = f(d, p, n)
+        if size:
+            assert_same_tree(got, loop_vmap(keyed, (0, Point(1, 0), None),
+                                            {"big": 0, "small": Point(0, 0)})(d, p, n))
+        else:
+            assert got["big"].shape == (0,) and got["small"].x.shape == (0, 3)
+
+
+def torch_keyed(d, p, *, scale):
+    if d["x"] > p.y:
+        return {"big": d["x"] * scale, "small": Point(p.x, p.y)}
+    return {"big": p.y * scale, "small": Point(p.x * 2.0, -p.y)}
+
+
+def test_torch_pytrees_kwargs_and_gradients():
+    torch = pytest.importorskip("torch")
+    base = torch.randn(6, dtype=torch.float64)
+    px = torch.randn(3, 6, dtype=torch.float64)
+    py = torch.randn(6, dtype=torch.float64)
+    scale = torch.tensor(2.0, dtype=torch.float64)
+    axes = (0, Point(1, 0))
+    x = base.clone().requires_grad_(True)
+    got = vmap(torch_keyed, axes)({"x": x}, Point(px, py), scale=scale)
+    ref_x = base.clone().requires_grad_(True)
+    expected = loop_vmap(torch_keyed, axes)({"x": ref_x}, Point(px, py), scale=scale)
+    assert_same_tree(got, expected)
+    got["big"].sum().backward()
+    expected["big"].sum().backward()
+    torch.testing.assert_close(x.grad, ref_x.grad)
