@@ -461,9 +461,10 @@ def torch_keyed(d, p, *, scale):
 
 def test_torch_pytrees_kwargs_and_gradients():
     torch = pytest.importorskip("torch")
-    base = torch.randn(6, dtype=torch.float64)
-    px = torch.randn(3, 6, dtype=torch.float64)
-    py = torch.randn(6, dtype=torch.float64)
+    gen = torch.Generator().manual_seed(0)
+    base = torch.tensor([-1.5, 2.0, -3.0, 4.0, 0.5, -0.25], dtype=torch.float64)
+    px = torch.randn(3, 6, dtype=torch.float64, generator=gen)
+    py = torch.full((6,), 0.1, dtype=torch.float64)      # both branches taken
     scale = torch.tensor(2.0, dtype=torch.float64)
     axes = (0, Point(1, 0))
     x = base.clone().requires_grad_(True)

@@ -612,6 +612,11 @@ def _leaves(arg, axis, where, sizes):
         parts = [_leaves(a, ax, _step(where, arg, i), sizes)
                  for i, (a, ax) in enumerate(zip(items_of(arg), axes))]
         kind = None if type(arg) is tuple else type(arg)
+        if keys is not None and all(_unmapped_array_key(p[2]) for p in parts):
+            # a dict or namedtuple the same for every example, of NumPy values: known as
+            # it is (its methods, `.items()`, `.get()`, work on it as on any shared value)
+            return (lambda: Value(False, arg)), arg, \
+                ("node", type(arg), keys, tuple(p[2] for p in parts))
         return (lambda: TupleValue(tuple(p[0]() for p in parts), keys, kind),
                 rebuild(arg, [p[1] for p in parts]),
                 ("node", type(arg), keys, tuple(p[2] for p in parts)))
@@ -652,6 +657,14 @@ def _leaves(arg, axis, where, sizes):
     moved = np.moveaxis(arr, axis, 0) if axis else arr
     return (lambda: Value(True, np.ones(moved.shape[1:], arr.dtype)[()])), moved, \
         ("b", arr.dtype.char, arr.ndim)
+
+
+def _unmapped_array_key(key) -> bool:
+    """Whether a leaf's (or container's) cache key is of values passed as they are, none of
+    them another namespace's arrays."""
+    if key[0] == "node":
+        return all(_unmapped_array_key(k) for k in key[3])
+    return key[0] == "u" and not (isinstance(key[1], str) and key[1].startswith("torch."))
 
 
 class _Where:
