@@ -475,3 +475,24 @@ def test_torch_pytrees_kwargs_and_gradients():
     got["big"].sum().backward()
     expected["big"].sum().backward()
     torch.testing.assert_close(x.grad, ref_x.grad)
+
+
+class Model:
+    def __init__(self, w):
+        self.w = w
+
+    def _score(self, x):
+        return (self.w * x).sum()
+
+    score = vmap(_score, in_axes=(None, 0))     # as in JAX: `self` is not mapped
+
+
+def test_vmap_of_a_partial_or_bound_method_of_a_vmapped_function():
+    w = RNG.normal(size=4)
+    m = Model(w)
+    x = RNG.normal(size=(3, 5, 4))
+    got = vmap(m.score)(x)          # m.score: the vmapped method bound to m
+    assert_same_tree(got, loop_vmap(loop_vmap(lambda xi: (w * xi).sum()))(x))
+    inner = vmap(scale_add)         # `b=` passed by keyword: not mapped
+    got = vmap(functools.partial(inner, b=2.0))(x)
+    assert_same_tree(got, loop_vmap(loop_vmap(functools.partial(scale_add, b=2.0)))(x))

@@ -439,6 +439,9 @@ class _VMapped:
             (self.in_axes,) * len(args)
         if len(outer_axes) != len(args):
             self._plan(args, kwargs)     # raises the error about the lengths
+        if self._lead:      # a partial (or bound method) of a vmapped function: not mapped
+            args = tuple(self._lead) + tuple(args)
+            outer_axes = (None,) * len(self._lead) + tuple(outer_axes)
         inner_axes = inner.in_axes if isinstance(inner.in_axes, tuple) else \
             (inner.in_axes,) * len(args)
         if len(inner_axes) != len(args):
@@ -498,6 +501,8 @@ class _VMapped:
         flattened (an argument mapped at one level only is broadcast along the other), its
         outputs taken apart and placed at the inner and then the outer ``out_axes``."""
         inner = self._target
+        if self._bound:
+            kwargs = {**self._bound, **kwargs}
         flat, flat_args, (n_o, n_i) = self._target_flat(args, kwargs)
         out = flat(*flat_args, **kwargs)
         outer_out = _out_axes_of(self.out_axes, out, self._name)
