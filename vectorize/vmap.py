@@ -571,10 +571,16 @@ def _take(arg, axis, n, backend):
     return backend.take(arg, n, axis)
 
 
+_NUMBERS = (float, int, complex)
+_PLAIN = (np.ndarray, float, int, complex, bool, type(None))
+
+
 def _backend_of_args(args) -> str:
     """The backend of a call: the first argument (or leaf of one) that is another
     namespace's array decides; NumPy otherwise."""
     for arg in args:
+        if type(arg) in _PLAIN:
+            continue
         name = _backend_of_args(items_of(arg)) if is_node(arg) else backends.of_value(arg)
         if name is not None and name != "numpy":
             return name
@@ -600,14 +606,16 @@ def _leaves(arg, axis, where, sizes):
         moved = np.moveaxis(arg, axis, 0) if axis else arg
         return (lambda: Value(True, np.ones(moved.shape[1:], arg.dtype)[()])), moved, \
             ("b", arg.dtype.char, arg.ndim)
-    spec_where = where.spec() if isinstance(where, _Where) else ""
+    if axis is None and type(arg) in _NUMBERS:
+        return (lambda: Value(False, type(arg)(1))), arg, ("u", type(arg).__name__)
+    spec_where = where.spec if isinstance(where, _Where) else str
     if is_node(arg):
         if is_node(axis):
             try:
                 broadcast_prefix(axis, arg)
             except PrefixError as exc:
                 raise _call_error(f"vmap in_axes specification must be a tree prefix of the "
-                                  f"corresponding value; {spec_where} for {where}: {exc}",
+                                  f"corresponding value; {spec_where()} for {where}: {exc}",
                                   "give in_axes the structure of the arguments") from None
             keys = keys_of(arg)
             axes = [axis[k] for k in keys] if isinstance(arg, dict) else items_of(axis)
@@ -627,7 +635,7 @@ def _leaves(arg, axis, where, sizes):
                 ("node", type(arg), keys, tuple(p[2] for p in parts)))
     if is_node(axis):
         raise _call_error(f"vmap in_axes specification must be a tree prefix of the "
-                          f"corresponding value; {spec_where} for {where} is "
+                          f"corresponding value; {spec_where()} for {where} is "
                           f"{describe(axis)} but the value is a leaf "
                           f"({type(arg).__name__}) (different types)",
                           "give in_axes the structure of the arguments")
