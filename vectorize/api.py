@@ -747,8 +747,9 @@ def explain(func, *args, in_axes=_UNMAPPED, **kwargs) -> str:
     if isinstance(wrapped, vectorize):
         entry = wrapped._entry(args, kwargs)
     else:
+        from .vmap_nested import target_flat
         while isinstance(wrapped._target, _VMapped):     # vmap(vmap(f)): f's batched call
-            wrapped, args, _ = wrapped._target_flat(args, kwargs)
+            wrapped, args, _ = target_flat(wrapped, args, kwargs)
             wrapped._explain = True
         entry = wrapped._plan(args, kwargs)[0]
     if entry is None or isinstance(entry.spec, FallbackSpec):
