@@ -379,7 +379,9 @@ def test_mismatched_batch_sizes():
     with pytest.raises(ValueError) as info:
         vmap(piecewise)(np.zeros(3), np.zeros(4))
     message = str(info.value)
-    assert not isinstance(info.value, VectorizeError)
+    # located at the user's call (a VectorizeError is a ValueError, as JAX raises it)
+    assert isinstance(info.value, VectorizeError) and info.value.filename == __file__
+    assert "vmap(piecewise)(np.zeros(3), np.zeros(4))" in info.value.source_line
     assert "(3,)" in message and "(4,)" in message
     for index, name in ((0, "x"), (1, "y")):
         assert re.search(rf"arg\w*\W{{0,2}}{index}\b", message) or f"`{name}`" in message, \

@@ -90,9 +90,23 @@ class Value:
 
 @dataclass(frozen=True, eq=False)
 class TupleValue:
-    """A tuple whose items are tracked one by one (tuple returns, tuple assignment)."""
+    """A tuple whose items are tracked one by one (tuple returns, tuple assignment); also
+    the other containers of a pytree (`vectorize.pytree`): ``kind`` is the container's type
+    where it is not a tuple (list, dict, a namedtuple class) and ``keys`` a dict's keys or a
+    namedtuple's fields, which constant subscripts and attribute reads look up."""
 
     items: tuple
+    keys: tuple | None = None
+    kind: type | None = None
+
+    def item_for(self, key):
+        """The item of a dict key or namedtuple field ``key``; KeyError where none."""
+        if self.keys is None:
+            raise KeyError(key)
+        for k, item in zip(self.keys, self.items):
+            if type(k) is type(key) and k == key:
+                return item
+        raise KeyError(key)
 
     @property
     def batched(self) -> bool:
@@ -182,8 +196,10 @@ def join_examples(a, b):
 def join(a, b, *, force_batched: bool = False):
     """Merge two abstract values of one variable at a control-flow join."""
     if isinstance(a, TupleValue) and isinstance(b, TupleValue) and len(a.items) == len(b.items):
+        same_keys = a.keys == b.keys and a.kind is b.kind
         return TupleValue(tuple(join(x, y, force_batched=force_batched)
-                                for x, y in zip(a.items, b.items)))
+                                for x, y in zip(a.items, b.items)),
+                          a.keys if same_keys else None, a.kind if same_keys else None)
     if isinstance(a, TupleValue) or isinstance(b, TupleValue):
         return Value(force_batched or a.batched or b.batched, UNKNOWN)
     is_batched = force_batched or a.batched or b.batched

@@ -830,16 +830,20 @@ def explain(func, *args, in_axes=_UNMAPPED, **kwargs):
         wrapped = vectorize(func.pyfunc, excluded=func.excluded, signature=func.signature,
                             fallback="error", chunk_size=None, cache_dir=False)
     elif isinstance(func, _VMapped) or in_axes is not _UNMAPPED:
-        if kwargs:
-            raise TypeError("vmap'd functions take positional arguments only in this version")
         if isinstance(func, _VMapped):
             func, in_axes = func.func, func.in_axes if in_axes is _UNMAPPED else in_axes
         wrapped = vmap(func, in_axes, fallback="error", chunk_size=None, cache_dir=False)
     else:
         wrapped = vectorize(func, fallback="error", chunk_size=None, cache_dir=False)
     wrapped._explain = True
-    entry = wrapped._entry(args, kwargs) if isinstance(wrapped, vectorize) else \
-        wrapped._plan(args)[0]
+    if isinstance(wrapped, vectorize):
+        entry = wrapped._entry(args, kwargs)
+    else:
+        from .vmap_nested import target_flat
+        while isinstance(wrapped._target, _VMapped):     # vmap(vmap(f)): f's batched call
+            wrapped, args, _ = target_flat(wrapped, args, kwargs)
+            wrapped._explain = True
+        entry = wrapped._plan(args, kwargs)[0]
     if entry is None or isinstance(entry.spec, FallbackSpec):
         reason = "numpy.vectorize's own rules decide for these arguments" if entry is None \
             else entry.spec.reason

@@ -147,6 +147,17 @@ def print_module(specs, module, main, header: str = "") -> Printed:
             imports.setdefault(name, value)
         elif name not in {s.name for s in specs}:
             namespace[name] = value
+    if "vmap" in referenced:
+        # the batched call of a vmapped function (`rules.nested`) is spelled with ours
+        from .vmap import cached_vmap, vmap
+        if namespace.get("vmap", vmap) is vmap:
+            namespace["vmap"] = cached_vmap
+        if namespace["vmap"] is not cached_vmap:
+            from .errors import VectorizeError
+            raise VectorizeError("the name `vmap` is bound to something other than "
+                                 "vectorize.vmap where a vmapped function is called on "
+                                 "per-example values", suggestion="import vmap from "
+                                 "vectorize, or give the other one another name")
     if imports[backend.alias] is not backend.module():
         raise ValueError(f"the name `{backend.alias}` is used for something other than "
                          f"{backend.module_name}")

@@ -229,6 +229,8 @@ def abstract_print(value) -> list:
     value where exact; else its dtype and per-example shape, or its type: a specialization
     does not depend on the value of an example that is not exact)."""
     if isinstance(value, TupleValue):
+        if value.keys is not None or value.kind is not None:
+            raise Uncacheable("a dict, list or namedtuple argument")
         return ["tuple", [abstract_print(v) for v in value.items]]
     ex = value.example
     if ex is UNKNOWN:
@@ -289,6 +291,8 @@ def _decode_example(data):
 
 def encode_result(result):
     if isinstance(result, TupleValue):
+        if result.keys is not None or result.kind is not None:
+            raise Uncacheable("a dict, list or namedtuple result")
         return ["tuple", [encode_result(item) for item in result.items]]
     if not isinstance(result, Value):
         raise Uncacheable(f"a result of kind {type(result).__name__}")
@@ -520,6 +524,8 @@ class Store:
         origin = spec.origin
         if origin is None:
             raise Uncacheable("the specialization was not made by the engine")
+        if "vmap(" in spec.source and not any(name == "vmap" for *_, name in origin.free):
+            raise Uncacheable("it calls a vmapped function on per-example values")
         functions = origin.functions
         index = {id(functions[0]): 0}
         addresses = [[["main"], lookup["function"]]]

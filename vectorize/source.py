@@ -121,6 +121,23 @@ class _IndentSuites(cst.CSTTransformer):
         return cst.IndentedBlock(body=[cst.SimpleStatementLine(body=list(updated_node.body))])
 
 
+def _same_code(code, lam: cst.Lambda) -> bool:
+    """Whether the lambda ``lam`` compiles to the bytecode of ``code``."""
+    try:
+        compiled = compile("(" + cst.Module([]).code_for_node(lam) + ")", "<lambda>", "eval")
+    except SyntaxError:
+        return False
+    inner = next((c for c in compiled.co_consts if isinstance(c, types.CodeType)), None)
+    if inner is None:
+        return False
+
+    def plain(consts):
+        return tuple(c for c in consts if not isinstance(c, types.CodeType))
+    return (inner.co_code == code.co_code and inner.co_names == code.co_names
+            and inner.co_varnames == code.co_varnames
+            and plain(inner.co_consts) == plain(code.co_consts))
+
+
 def _lambda_as_def(func, module: cst.Module) -> cst.FunctionDef:
     lambdas = []
 
@@ -132,6 +149,12 @@ def _lambda_as_def(func, module: cst.Module) -> cst.FunctionDef:
     params = list(func.__code__.co_varnames[:func.__code__.co_argcount])
     candidates = [lam for lam in lambdas
                   if [p.name.value for p in lam.params.params] == params]
+    if len(candidates) > 1:
+        # several lambdas with these parameters on its lines: the one compiled to its code
+        # (lambdas of the same text are the same function)
+        same = [lam for lam in candidates if _same_code(func.__code__, lam)]
+        texts = {module.code_for_node(lam) for lam in same}
+        candidates = same[:1] if len(texts) == 1 else same
     if len(candidates) != 1:
         raise Unsupported("cannot tell which lambda on its source line this is",
                           suggestion="define the function with `def`")

@@ -36,7 +36,9 @@ def abstract_key(value) -> tuple:
     """A hashable summary of an abstract value (batchedness, dtype, shape rank; the value
     itself for an exactly known number)."""
     if isinstance(value, TupleValue):
-        return ("tuple",) + tuple(abstract_key(v) for v in value.items)
+        head = ("tuple",) if value.keys is None and value.kind is None else (
+            "tuple", value.kind, value.keys)
+        return head + tuple(abstract_key(v) for v in value.items)
     ex = value.example
     if not value.batched and value.exact and isinstance(
             ex, (int, float, complex, str, np.number, np.bool_)) or ex is None:

@@ -1,15 +1,26 @@
-"""``vmap(func, in_axes=0, out_axes=0)`` with JAX / ``torch.func`` semantics."""
+"""``vmap(func, in_axes=0, out_axes=0)`` with JAX / ``torch.func`` semantics.
+
+Arguments and results are pytrees (`vectorize.pytree`: tuples, lists, dicts, namedtuples);
+``in_axes`` / ``out_axes`` are tree prefixes of them. Keyword arguments at call time are
+passed as they are (not mapped, as in ``torch.func.vmap``). ``func`` may be a function, a
+bound method, a ``functools.partial`` (its arguments are not mapped) or another vmapped
+function: ``vmap(vmap(f))`` maps ``f`` over both axes at once, as one batched call with the
+two batch axes flattened into one (`vectorize.vmap_nested`). A vmapped function called
+inside a vmapped function is batched by the rule of `vectorize.rules.nested`.
+"""
 
 from __future__ import annotations
 
 import functools
 import os
 import sys
+import threading
 import types
+from collections import OrderedDict
 
 import numpy as np
 
-from . import backends, chunks, frontend, pickling
+from . import backends, chunks, pickling
 from .abstract import TupleValue, Value, exact, representative
 from .chunks import check_chunk_size
 from .dask_runtime import block_stand_ins, wants_dask
@@ -24,16 +35,37 @@ from .frontend import (
     check_cache_dir,
     check_fallback,
     fallback_source,
+    rule_wrapper,
     specialized_on,
 )
+from .pytree import (
+    PrefixError,
+    broadcast_prefix,
+    describe,
+    flatten,
+    freeze,
+    is_node,
+    items_of,
+    keys_of,
+    leaves_of_spec,
+    rebuild,
+    unflatten,
+)
+
+
+class VmapTypeError(VectorizeError, TypeError):
+    """An argument of `vmap` or of a vmapped call of the wrong type (a `VectorizeError`
+    that is a ``TypeError`` too, as JAX and torch.func raise it)."""
 
 
 def vmap(func=None, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto",
          cache_dir=None):
     """Map ``func`` over axis ``in_axes`` of its arguments (``None``: not mapped; a tuple gives
-    one entry per positional argument, nested for tuple arguments, as in JAX) and put the
-    batch axis of each output at ``out_axes``. Without ``func`` it is a decorator:
-    ``@vmap(in_axes=(0, None))``.
+    one entry per positional argument, a tree prefix of the argument, as in JAX: an int or
+    None for a whole tuple, list, dict or namedtuple argument, or a container of entries of
+    the same type) and put the batch axis of each output at ``out_axes`` (a tree prefix of the
+    result). Keyword arguments at call time are not mapped (as in ``torch.func.vmap``).
+    Without ``func`` it is a decorator: ``@vmap(in_axes=(0, None))``.
 
     ``chunk_size``: lanes per call of the generated code on a large batch (see
     `vectorize.chunks`): ``"auto"`` picks it, ``None`` runs the whole batch in one call
@@ -45,6 +77,8 @@ def vmap(func=None, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto
     variable's, else none; ``True``: ``~/.cache/vectorize``; ``False``: none."""
     check_fallback(fallback)
     check_cache_dir(cache_dir)
+    in_axes = _checked_in_axes(in_axes)
+    _check_out_axes(out_axes)
     if func is None:
         return lambda f: vmap(f, in_axes, out_axes, fallback=fallback, chunk_size=chunk_size,
                               cache_dir=cache_dir)
@@ -52,34 +86,139 @@ def vmap(func=None, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto
                     check_cache_dir(cache_dir))
 
 
+def cached_vmap(func, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto",
+                cache_dir=None):
+    """`vmap`, the same object again for the same function and options (the last few
+    hundred kept): what generated code calls a vmapped function on per-example values with
+    (`vectorize.rules.nested` writes ``vmap(vmap(h))(x)``, run on every call of the batched
+    function), so that its specializations stay warm."""
+    try:
+        key = (func, freeze(_checked_in_axes(in_axes)), freeze(out_axes), fallback,
+               chunk_size, cache_dir)
+        hash(key)
+    except TypeError:
+        return vmap(func, in_axes, out_axes, fallback=fallback, chunk_size=chunk_size,
+                    cache_dir=cache_dir)
+    with _MEMO_LOCK:
+        made = _MEMO.get(key)
+        if made is not None:
+            _MEMO.move_to_end(key)
+            return made
+    made = vmap(func, in_axes, out_axes, fallback=fallback, chunk_size=chunk_size,
+                cache_dir=cache_dir)
+    with _MEMO_LOCK:
+        _MEMO[key] = made
+        while len(_MEMO) > _MEMO_SIZE:
+            _MEMO.popitem(last=False)
+    return made
+
+
+cached_vmap.__name__ = cached_vmap.__qualname__ = "vmap"
+
+
+_MEMO: OrderedDict = OrderedDict()
+_MEMO_SIZE = 256
+_MEMO_LOCK = threading.Lock()
+
+
+def _checked_in_axes(in_axes):
+    """``in_axes`` as JAX takes it (a list at the top is a tuple); TypeError where it is not
+    an int, None or a tuple of tree prefixes whose leaves are ints or None."""
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    if isinstance(in_axes, bool) or not (in_axes is None or isinstance(in_axes, (int, tuple))):
+        raise VmapTypeError(
+            "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+            f"positional arguments passed to the function, but got {in_axes!r}.",
+            **_user_location(), suggestion="write in_axes=0, in_axes=None or a tuple with "
+                                           "one entry per positional argument")
+    _check_leaves(in_axes, "in_axes")
+    return in_axes
+
+
+def _check_out_axes(out_axes) -> None:
+    _check_leaves(out_axes, "out_axes")
+
+
+def _check_leaves(spec, what: str) -> None:
+    for leaf in leaves_of_spec(spec):
+        if leaf is not None and (isinstance(leaf, bool) or not isinstance(leaf, int)):
+            raise VmapTypeError(
+                f"vmap {what} must be an int, None, or (nested) container with those types "
+                f"as leaves, but got {spec!r}.", **_user_location(),
+                suggestion=f"give {what} as ints (axes) and None (not mapped) only")
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _user_location() -> dict:
+    """Where the user's code called into vectorize (the first frame outside the package):
+    the located form of an error about a call of theirs."""
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+            _PACKAGE + os.sep):
+        frame = frame.f_back
+    if frame is None:
+        return {}
+    import linecache
+    filename, line = frame.f_code.co_filename, frame.f_lineno
+    text = linecache.getline(filename, line)
+    col = len(text) - len(text.lstrip())
+    return {"filename": filename, "line": line, "col": col, "source_line": text}
+
+
+def _call_error(message: str, suggestion: str = "", kind=VectorizeError):
+    """An error about the user's call of a vmapped function (a `VectorizeError`, so a
+    ValueError like the peers', located at the call)."""
+    return kind(message, suggestion=suggestion, **_user_location())
+
+
 class _VMapped:
     def __init__(self, func, in_axes, out_axes, fallback, chunk_size="auto", cache_dir=None):
         if not callable(func):
             raise TypeError(f"vmap expects a function, got {type(func).__name__}")
         self.func = func
-        self.in_axes = in_axes
+        self.in_axes = _checked_in_axes(in_axes)
+        _check_out_axes(out_axes)
         self.out_axes = out_axes
         self.fallback = fallback
         self.chunk_size = chunk_size
         self.cache_dir = cache_dir
         self._specs = SpecCache()
         self._explain = False   # record which rule rewrote which line (`vectorize.explain`)
-        self._name = getattr(func, "__qualname__", None) or type(func).__name__
+        self._name = _name_of(func)
         self._announce = Announcer(fallback, f"vectorize.vmap: {self._name}")
-        # a bound method maps over the arguments after `self`, which stays as it is
+        # a bound method maps over the arguments after `self`, a partial over those after its
+        # own: both stay as they are (`_lead`, `_bound`: not mapped)
         self._lead = ()
+        self._bound: dict = {}
         self._names = None      # the target's parameter names, read on the first call
         self._defaults: dict = {}   # ... and the defaults of those that have one
+        self._varargs = None    # the name of its *args parameter, if any
+        self._n_positional = 0  # how many parameters it takes positionally (not *args)
         self._target = func
         call = next((vars(k)["__call__"] for k in type(func).__mro__
                      if "__call__" in vars(k)), None)
-        if not isinstance(func, (types.FunctionType, types.MethodType, type)) and isinstance(
-                call, types.FunctionType):
-            func = types.MethodType(call, func)   # a callable instance: `self` stays as it is
-        if isinstance(func, types.MethodType):
-            self._lead, self._target = (func.__self__,), func.__func__
+        if not isinstance(func, (types.FunctionType, types.MethodType, type, functools.partial,
+                                 _VMapped)) and isinstance(call, types.FunctionType):
+            # a callable instance: `self` stays as it is
+            self._target = types.MethodType(call, func)
+        while True:
+            if isinstance(self._target, types.MethodType):
+                self._lead += (self._target.__self__,)
+                self._target = self._target.__func__
+            elif isinstance(self._target, functools.partial):
+                part = self._target
+                self._lead = tuple(part.args) + self._lead
+                self._bound = {**part.keywords, **self._bound}
+                self._target = part.func
+            else:
+                break
+        self._nested: dict = {}     # vmap of a vmapped function: in_axes tree -> its flat vmap
         try:
-            functools.update_wrapper(self, func)
+            # never `__dict__`: a vmapped function's state is its own (`vmap(vmap(f))`)
+            functools.update_wrapper(self, func, updated=())
         except AttributeError:
             pass
 
@@ -90,98 +229,190 @@ class _VMapped:
             fallback=self.fallback, chunk_size=self.chunk_size, cache_dir=self.cache_dir),
             self.func)
 
-    def source(self, *args) -> str:
-        if wants_dask(args):   # what each block of a Dask array runs
-            args = block_stand_ins(args)[0]
-        entry, _, size, _ = self._plan(args)
+    def __repr__(self):
+        return f"<vmap of {self._name}>"
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def source(self, *args, **kwargs) -> str:
+        if isinstance(self._target, _VMapped):
+            from .vmap_nested import target_flat
+            flat, flat_args, _ = target_flat(self, args, kwargs)
+            return flat.source(*flat_args, **kwargs)
+        if wants_dask(args, kwargs):   # what each block of a Dask array runs
+            args, kwargs = block_stand_ins(args, kwargs)
+        entry, _, _, size, _, _ = self._plan(args, kwargs)
         return chunks.source_for(entry.spec, entry.tuning, size, self.chunk_size)
 
     def __call__(self, *args, **kwargs):
-        if kwargs:
-            raise TypeError("vmap'd functions take positional arguments only in this version")
-        if wants_dask(args):   # a Dask array in: Dask arrays out, nothing computed
+        if isinstance(self._target, _VMapped):     # vmap(vmap(f)): `vmap_nested`
+            from .vmap_nested import call_nested
+            return call_nested(self, args, kwargs)
+        if not kwargs and wants_dask(args):   # a Dask array in: Dask arrays out, nothing computed
             from .dask_runtime import call_vmap
             return call_vmap(self, args)
-        entry, call_args, size, batched = self._plan(args)
+        entry, call_args, call_kwargs, size, batched, tree = self._plan(args, kwargs)
         spec = entry.spec
         if isinstance(spec, FallbackSpec) or spec.fallbacks:
             self._announce(spec.reason if isinstance(spec, FallbackSpec)
                            else "; ".join(spec.fallbacks), spec)
         if isinstance(spec, FallbackSpec):
-            return self._loop(args, size)
+            return self._loop(args, kwargs, size)
+        if call_kwargs:
+            def call(function, positional):
+                return function(*positional, **call_kwargs)
+        else:
+            call = _call
         if backends.get(spec.backend).chunked_runs:
-            out = chunks.run(spec, entry.tuning, call_args, batched, size, self.chunk_size,
-                             _call)
+            out = chunks.run(spec, entry.tuning, call_args, batched, size,
+                             self.chunk_size if tree else None, call)
         else:       # one call: the backend's library blocks and threads its own work
-            out = spec.function(*call_args)
+            out = call(spec.function, call_args)
         return _place_outputs(out, spec.result, self.out_axes, size,
-                              backends.get(spec.backend), call_args)
+                              backends.get(spec.backend), call_args, self._name)
 
-    def _plan(self, args):
+    # ------------------------------------------------------------------------- planning
+    def _plan(self, args, kwargs=None):
+        """(entry, positional arguments of the generated function, its keyword arguments,
+        batch size, which positional arguments are batched, whether they are plain arrays
+        and tuples (which `chunks` may slice))."""
+        kwargs = kwargs or {}
         axes = self.in_axes
-        if not isinstance(axes, (tuple, list)):
+        if not isinstance(axes, tuple):
             axes = (axes,) * len(args)
-        if len(axes) != len(args):
-            raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries "
-                             f"corresponding to the positional arguments passed to the "
-                             f"function, but got len(in_axes)={len(axes)}, len(args)={len(args)}")
+        elif len(axes) != len(args):
+            note = (f" Note that the function was called with keyword arguments "
+                    f"{list(kwargs)}, which the entries of a tuple in_axes never correspond "
+                    "to: keyword arguments are never mapped" if kwargs else "")
+            raise _call_error(
+                "vmap in_axes must be an int, None, or a tuple of entries corresponding to "
+                "the positional arguments passed to the function, but got "
+                f"len(in_axes)={len(axes)}, len(args)={len(args)}." + note,
+                "give in_axes one entry per positional argument")
+        names = self._names
+        if names is None and isinstance(self._target, types.FunctionType):
+            names = self._read_signature()
         sizes = []
-        leaves = [_leaves(a, ax, f"args[{i}]", sizes) for i, (a, ax) in enumerate(zip(args,
-                                                                                    axes))]
+        leaves = []
+        for i, (a, ax) in enumerate(zip(args, axes)):
+            leaves.append(_leaves(a, ax, _Where(self, i), sizes))
         if not sizes:
-            raise ValueError("vmap must have at least one non-None value in in_axes")
+            if not any(flatten(a) for a in args) or all(
+                    not is_node(a) and a is None for a in args):
+                raise _call_error(
+                    "vmap wrapped function must be passed at least one argument containing "
+                    f"an array, got empty *args={args!r} and **kwargs={kwargs!r}",
+                    "pass an array to map over")
+            raise _call_error("vmap must have at least one non-None value in in_axes",
+                              "map at least one argument (in_axes=0 for it)")
         size = sizes[0][0]
         if any(s != size for s, _ in sizes):
-            details = "\n".join(f"  {where} has shape {shape} and axis {ax} is to be mapped"
-                                for _, (where, shape, ax) in sizes)
-            raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n"
-                             + details)
-        backend = _backend_of(leaves)
+            raise _call_error(_inconsistent_sizes(sizes),
+                              "give every mapped argument the same length along its mapped "
+                              "axis")
+        plain = all(type(k) is not tuple or k[0] != "node" or k[1] is tuple
+                    for _, _, k in leaves)
+        backend = _backend_of_args(args)
         if not isinstance(self._target, types.FunctionType) or _library_function(
                 self._target):
-            wrapper = frontend.rule_wrapper(self._target, len(args), backend)
+            wrapper = rule_wrapper(self._target, len(self._lead) + len(args), backend)
             if wrapper is None:
                 return self._fallback(f"{self._name} is not a Python function with source"), \
-                    None, size, None
+                    None, None, size, None, plain
             self._target, self._names = wrapper, None
-        for dtype in _mapped_dtypes(leaves):
-            if dtype.kind in "OUSVmM":
-                if self.fallback == "error":
-                    raise VectorizeError(f"cannot vmap `{self._name}` over an array of dtype "
-                                         f"{dtype}", suggestion="pass numeric arrays, or "
-                                                                "fallback='warn'")
-                return self._fallback(f"an argument has dtype {dtype}"), None, size, None
-        # the abstract values are made only when a specialization is built (`_leaves`)
-        params, call_args, key = {}, [], []
-        if self._names is None:
-            import inspect
-            parameters = inspect.signature(self._target).parameters
-            self._names = list(parameters)
-            self._defaults = {name: p.default for name, p in parameters.items()
-                              if p.default is not p.empty}
-        names = self._names
-        for name, value in zip(names, self._lead):
-            params[name] = functools.partial(Value, False, value)
-            call_args.append(value)
-            key.append(("lead", type(value)))
-        passed = names[len(self._lead):len(self._lead) + len(args)]
-        for name, (value, arg, k) in zip(passed, leaves):
-            params[name] = value
+            names = self._read_signature()
+        call_args = list(self._lead)
+        key = [("lead", type(value)) for value in self._lead]
+        first = len(self._lead)
+        if len(args) > self._n_positional - first and self._varargs is None:
+            raise _call_error(f"`{self._name}` takes {self._n_positional - first} positional "
+                              f"arguments (after those bound to it) but the vmapped call gave "
+                              f"{len(args)}", "pass as many arguments as the function takes",
+                              VmapTypeError)
+        for _, arg, k in leaves:
             key.append(k)
             call_args.append(arg)
-        for name in names[len(self._lead) + len(args):]:
+        call_kwargs = {**self._bound, **kwargs} if self._bound else kwargs
+        made = {}
+        for name, value in call_kwargs.items():
+            make, _, k = _leaves(value, None, f"kwargs[{name!r}]", sizes)
+            made[name] = make
+            key.append((name, k))
+        key = tuple(key)
+        entry = self._specs.get(key)
+        if entry is None:
+            for dtype in _mapped_dtypes(leaves):
+                if dtype.kind in "OUSVmM":
+                    if self.fallback == "error":
+                        raise VectorizeError(f"cannot vmap `{self._name}` over an array of "
+                                             f"dtype {dtype}", suggestion="pass numeric "
+                                             "arrays, or fallback='warn'", **_user_location())
+                    return self._fallback(f"an argument has dtype {dtype}"), None, None, \
+                        size, None, plain
+            # the abstract values are made only when a specialization is built (`_leaves`)
+            params = self._params(names, leaves, made)
+            entry = self._specs.get_or_build(key, lambda: self._build(params, backend))
+        batched = [_batched(k) for k in key[:len(call_args)]]
+        return entry, call_args, call_kwargs, size, batched, plain
+
+    def _params(self, names, leaves, made) -> dict:
+        """What makes the abstract value of each parameter, for a call with the argument
+        ``leaves`` (`_leaves`) and the keyword arguments ``made`` (name -> what makes its
+        value); TypeError (located) where they do not bind to the parameters."""
+        params = {}
+        for name, value in zip(names, self._lead):
+            params[name] = functools.partial(Value, False, value)
+        first = len(self._lead)
+        passed = names[first:self._n_positional][:len(leaves)]
+        for name, (value, _, _) in zip(passed, leaves):
+            params[name] = value
+        if self._varargs is not None:
+            extra = leaves[len(passed):]
+            params[self._varargs] = functools.partial(
+                lambda parts: TupleValue(tuple(p[0]() for p in parts)), extra)
+        for name, make in made.items():
+            if name not in names or name in passed or name == self._varargs:
+                raise _call_error(f"`{self._name}` got an unexpected or repeated keyword "
+                                  f"argument `{name}`", "pass each parameter once",
+                                  VmapTypeError)
+            params[name] = make
+        for name in names[first:]:
+            if name in params:
+                continue
             # not passed: its default, the same for every example (the generated function
             # has the original's defaults)
             if name in self._defaults:
                 params[name] = functools.partial(exact, self._defaults[name])
-        entry = self._specs.get_or_build(tuple(key), lambda: self._build(params, backend))
-        return entry, call_args, size, [_batched(k) for k in key]
+            else:
+                raise _call_error(f"`{self._name}` is missing the argument `{name}`",
+                                  "pass every parameter that has no default", VmapTypeError)
+        return params
+
+    def _read_signature(self) -> list:
+        import inspect
+        parameters = inspect.signature(self._target).parameters
+        names = []
+        self._n_positional = sum(1 for p in parameters.values()
+                                 if p.kind <= p.POSITIONAL_OR_KEYWORD)
+        for name, p in parameters.items():
+            if p.kind is p.VAR_KEYWORD:
+                continue
+            if p.kind is p.VAR_POSITIONAL:
+                self._varargs = name
+            names.append(name)
+        self._names = names
+        self._defaults = {name: p.default for name, p in parameters.items()
+                          if p.default is not p.empty}
+        return names
 
     def _fallback(self, reason: str):
         if self.fallback == "error":
             raise VectorizeError(f"cannot vmap `{self._name}`: {reason}",
                                  suggestion="vmap a plain `def` function, or pass "
-                                            "fallback='warn'")
+                                            "fallback='warn'", **_user_location())
         return self._specs.get_or_build(("fallback", reason), lambda: Entry(FallbackSpec(
             reason, fallback_source(self.func, reason, "loop"))))
 
@@ -198,17 +429,36 @@ class _VMapped:
                                      ) from None
             return Entry(FallbackSpec(str(exc), fallback_source(self.func, str(exc), "loop")))
 
-    def _loop(self, args, size):
-        axes = self.in_axes if isinstance(self.in_axes, (tuple, list)) else (self.in_axes,) * len(
-            args)
-        be = backends.get(_backend_of_args(args))
-        rows = []
-        for n in range(size):
-            rows.append(self.func(*[_take(a, ax, n, be) for a, ax in zip(args, axes)]))
-        if rows and isinstance(rows[0], tuple):
-            outs = tuple(be.stack([r[i] for r in rows]) for i in range(len(rows[0])))
-            return tuple(be.moveaxis(o, 0, _axis(self.out_axes, i)) for i, o in enumerate(outs))
-        return be.moveaxis(be.stack(rows), 0, _axis(self.out_axes, 0))
+    def _loop(self, args, kwargs, size):
+        """The per-example loop (a fallback): ``func`` on each example, the results stacked
+        leaf by leaf."""
+        axes = self.in_axes if isinstance(self.in_axes, tuple) else (self.in_axes,) * len(args)
+        be = backends.get(_backend_of_args(list(args)))
+        rows = [self.func(*[_take(a, ax, n, be) for a, ax in zip(args, axes)], **kwargs)
+                for n in range(size)]
+        if not rows:
+            raise VectorizeError(f"cannot vmap `{self._name}` over an empty batch when it "
+                                 "runs per example (nothing tells the results' shapes)",
+                                 **_user_location())
+        template = rows[0]
+        columns = list(zip(*[[leaf for _, leaf in flatten(r)] for r in rows]))
+        out_axes = _out_axes_of(self.out_axes, template, self._name)
+        placed = []
+        for column, axis in zip(columns, out_axes):
+            if axis is None:
+                placed.append(column[0])
+                continue
+            stacked = be.stack(list(column))
+            placed.append(be.moveaxis(stacked, 0, axis) if axis else stacked)
+        return unflatten(template, placed)
+
+    # -------------------------------------------------------------------- nested vmap
+def _name_of(func) -> str:
+    if isinstance(func, functools.partial):
+        return f"functools.partial({_name_of(func.func)}, ...)"
+    if isinstance(func, _VMapped):
+        return f"vmap({func._name})"
+    return getattr(func, "__qualname__", None) or type(func).__name__
 
 
 def _library_function(fn) -> bool:
@@ -229,70 +479,112 @@ def _call(function, args):
 
 def _batched(key):
     """Whether the argument a leaf's cache key describes is mapped (a tuple of those for a
-    tuple argument)."""
-    if not key or isinstance(key[0], tuple):
-        return tuple(_batched(k) for k in key)
+    container argument)."""
+    if key and key[0] == "node":
+        return tuple(_batched(k) for k in key[3])
     return key[0] == "b"
 
 
 def _mapped_dtypes(leaves):
     """The dtypes of the mapped arrays, from the leaves' cache keys."""
     def walk(key):
-        if isinstance(key, tuple) and key and key[0] == "b":
+        if key[0] == "node":
+            for part in key[3]:
+                yield from walk(part)
+        elif key[0] == "b":
             try:
                 yield np.dtype(key[1])
             except TypeError:       # another namespace's key: `example_of` checks dtypes
                 pass
-        elif isinstance(key, tuple):
-            for part in key:
-                if isinstance(part, tuple):
-                    yield from walk(part)
     for _, _, key in leaves:
         yield from walk(key)
 
 
 def _take(arg, axis, n, backend):
-    if isinstance(arg, tuple):
-        axes = axis if isinstance(axis, (tuple, list)) else (axis,) * len(arg)
-        return tuple(_take(a, ax, n, backend) for a, ax in zip(arg, axes))
-    if axis is None:
+    if is_node(arg):
+        try:
+            axes = broadcast_prefix(axis, arg)
+        except PrefixError:
+            axes = [axis] * len(flatten(arg))
+        return unflatten(arg, [leaf if ax is None or leaf is None else backend.take(leaf, n, ax)
+                               for (_, leaf), ax in zip(flatten(arg), axes)])
+    if axis is None or arg is None:
         return arg
     return backend.take(arg, n, axis)
 
 
+_NUMBERS = (float, int, complex)
+_PLAIN = (np.ndarray, float, int, complex, bool, type(None))
+
+
 def _backend_of_args(args) -> str:
-    """The backend of a call: the first argument (or tuple item) that another backend
+    """The backend of a call: the first argument (or leaf of one) that another backend
     claims decides; the default one (NumPy) otherwise."""
     for arg in args:
-        name = _backend_of_args(arg) if isinstance(arg, (tuple, list)) else \
-            backends.of_value(arg)
+        if type(arg) in _PLAIN:
+            continue
+        name = _backend_of_args(items_of(arg)) if is_node(arg) else backends.of_value(arg)
         if name is not None and name != backends.DEFAULT:
             return name
     return backends.DEFAULT
 
 
-def _backend_of(leaves) -> str:
-    return _backend_of_args([arg for _, arg, _ in leaves])
+def _inconsistent_sizes(sizes) -> str:
+    return "vmap got inconsistent sizes for array axes to be mapped:\n" + "\n".join(
+        f"  * axis {ax} of {where} of shape {shape} has size {shape[ax]}"
+        for _, (where, shape, ax) in sizes)
 
 
 def _leaves(arg, axis, where, sizes):
     """(a function making its abstract value, argument for the generated code, key) of one
     argument (the abstract value is needed only to build a specialization, not on every
-    call)."""
-    if isinstance(arg, (tuple, list)) and not isinstance(axis, int) or (
-            isinstance(arg, tuple) and axis is not None):
-        axes = axis if isinstance(axis, (tuple, list)) else (axis,) * len(arg)
-        if len(axes) != len(arg):
-            raise ValueError(f"vmap in_axes for {where} has {len(axes)} entries but the "
-                             f"argument has {len(arg)}")
-        parts = [_leaves(a, ax, f"{where}[{i}]", sizes) for i, (a, ax) in
-                 enumerate(zip(arg, axes))]
-        return (lambda: TupleValue(tuple(p[0]() for p in parts)), tuple(p[1] for p in parts),
-                tuple(p[2] for p in parts))
+    call). A container (`vectorize.pytree`) gives a container of its leaves' arguments,
+    `TupleValue` of their values (with the keys of a dict or namedtuple)."""
+    if type(arg) is np.ndarray and type(axis) is int and arg.ndim and -arg.ndim <= axis < \
+            arg.ndim and arg.dtype.kind in "biufc":
+        # the common case first: a numeric array mapped along an axis it has
+        axis %= arg.ndim
+        sizes.append((arg.shape[axis], (where, arg.shape, axis)))
+        moved = np.moveaxis(arg, axis, 0) if axis else arg
+        return (lambda: Value(True, np.ones(moved.shape[1:], arg.dtype)[()])), moved, \
+            ("b", arg.dtype.char, arg.ndim)
+    if axis is None and type(arg) in _NUMBERS:
+        return (lambda: Value(False, type(arg)(1))), arg, ("u", type(arg).__name__)
+    spec_where = where.spec if isinstance(where, _Where) else str
+    if is_node(arg):
+        if is_node(axis):
+            try:
+                broadcast_prefix(axis, arg)
+            except PrefixError as exc:
+                raise _call_error(f"vmap in_axes specification must be a tree prefix of the "
+                                  f"corresponding value; {spec_where()} for {where}: {exc}",
+                                  "give in_axes the structure of the arguments") from None
+            keys = keys_of(arg)
+            axes = [axis[k] for k in keys] if isinstance(arg, dict) else items_of(axis)
+        else:
+            axes = [axis] * len(arg)
+        keys = keys_of(arg)
+        parts = [_leaves(a, ax, _step(where, arg, i), sizes)
+                 for i, (a, ax) in enumerate(zip(items_of(arg), axes))]
+        kind = None if type(arg) is tuple else type(arg)
+        if keys is not None and all(_unmapped_array_key(p[2]) for p in parts):
+            # a dict or namedtuple the same for every example, of NumPy values: known as
+            # it is (its methods, `.items()`, `.get()`, work on it as on any shared value)
+            return (lambda: Value(False, arg)), arg, \
+                ("node", type(arg), keys, tuple(p[2] for p in parts))
+        return (lambda: TupleValue(tuple(p[0]() for p in parts), keys, kind),
+                rebuild(arg, [p[1] for p in parts]),
+                ("node", type(arg), keys, tuple(p[2] for p in parts)))
+    if is_node(axis):
+        raise _call_error(f"vmap in_axes specification must be a tree prefix of the "
+                          f"corresponding value; {spec_where()} for {where} is "
+                          f"{describe(axis)} but the value is a leaf "
+                          f"({type(arg).__name__}) (different types)",
+                          "give in_axes the structure of the arguments")
     backend = backends.of_value(arg)
-    if backend is not None:
+    if backend is not None and backend != "numpy":
         return _foreign_leaf(arg, axis, where, sizes, backends.get(backend))
-    if axis is None:
+    if axis is None or arg is None:
         if isinstance(arg, np.ndarray):
             return (lambda: Value(False, representative(arg))), arg, ("u", arg.dtype.char,
                                                                     arg.ndim)
@@ -305,21 +597,69 @@ def _leaves(arg, axis, where, sizes):
         if isinstance(arg, (int, float, complex)):
             return (lambda: Value(False, type(arg)(1))), arg, ("u", type(arg).__name__)
         return (lambda: Value(False, arg)), arg, ("u", type(arg).__name__)
+    if not isinstance(arg, (np.ndarray, np.generic, int, float, complex)):
+        raise _call_error(f"vmap got in_axes={axis} for {where}, which is of type "
+                          f"{type(arg).__name__}: only arrays can be mapped",
+                          "use None as its in_axes entry (passed as it is)")
     arr = np.asarray(arg)
-    if not isinstance(axis, int):
-        raise ValueError(f"vmap in_axes entries must be int or None, got {axis!r}")
     if arr.ndim == 0:
-        raise ValueError(f"vmap was requested to map {where} along axis {axis}, which "
-                         f"implies that its rank should be at least {axis + 1}, but is only 0 "
-                         f"(its shape is ())")
+        raise _call_error(f"vmap was requested to map {where} along axis {axis}, which "
+                          f"implies that its rank should be at least {axis + 1}, but is only "
+                          "0 (its shape is ())", "map an array, or give it in_axes None")
     if not -arr.ndim <= axis < arr.ndim:
-        raise ValueError(f"vmap in_axes {axis} is out of bounds for {where} of shape "
-                         f"{arr.shape}")
+        raise _call_error(f"vmap was requested to map {where} along axis {axis}, which "
+                          f"implies that its rank should be at least "
+                          f"{axis + 1 if axis >= 0 else -axis}, but is only {arr.ndim} (its "
+                          f"shape is {arr.shape})", "give an axis the argument has")
     axis %= arr.ndim
     sizes.append((arr.shape[axis], (where, arr.shape, axis)))
     moved = np.moveaxis(arr, axis, 0) if axis else arr
     return (lambda: Value(True, np.ones(moved.shape[1:], arr.dtype)[()])), moved, \
         ("b", arr.dtype.char, arr.ndim)
+
+
+def _unmapped_array_key(key) -> bool:
+    """Whether a leaf's (or container's) cache key is of values passed as they are, none of
+    them another namespace's arrays."""
+    if key[0] == "node":
+        return all(_unmapped_array_key(k) for k in key[3])
+    return key[0] == "u" and not (isinstance(key[1], str) and key[1].startswith("torch."))
+
+
+class _Where:
+    """Which argument (or leaf of one) an error is about, spelled only when one is raised:
+    ``argument `x` (args[0])``, ``args[1]['a']``."""
+
+    __slots__ = ("owner", "index", "path")
+
+    def __init__(self, owner, index, path=""):
+        self.owner, self.index, self.path = owner, index, path
+
+    def __str__(self):
+        owner, i = self.owner, self.index
+        if isinstance(i, str):
+            return f"{i}{self.path}"
+        names = owner._names or ()
+        position = len(owner._lead) + i
+        if self.path == "" and position < min(len(names), owner._n_positional):
+            return f"argument `{names[position]}` (args[{i}])"
+        return f"args[{i}]{self.path}"
+
+    def spec(self) -> str:
+        if isinstance(self.index, str):
+            return ""
+        return f"in_axes[{self.index}]" if isinstance(self.owner.in_axes, tuple) else "in_axes"
+
+
+def _step(where, node, i):
+    keys = keys_of(node)
+    if keys is None:
+        step = f"[{i}]"
+    else:
+        step = f"[{keys[i]!r}]" if isinstance(node, dict) else f".{keys[i]}"
+    if isinstance(where, _Where):
+        return _Where(where.owner, where.index, where.path + step)
+    return f"{where}{step}"
 
 
 def _foreign_leaf(arg, axis, where, sizes, backend):
@@ -328,15 +668,17 @@ def _foreign_leaf(arg, axis, where, sizes, backend):
     if axis is None:
         return (lambda: Value(False, backend.example_of(arg, batched=False))), arg, \
             ("u", key, arg.ndim)
-    if not isinstance(axis, int):
-        raise ValueError(f"vmap in_axes entries must be int or None, got {axis!r}")
     shape = tuple(arg.shape)
     if not shape:
-        raise ValueError(f"vmap was requested to map {where} along axis {axis}, which "
-                         f"implies that its rank should be at least {axis + 1}, but is only 0 "
-                         f"(its shape is ())")
+        raise _call_error(f"vmap was requested to map {where} along axis {axis}, which "
+                          f"implies that its rank should be at least {axis + 1}, but is only "
+                          "0 (its shape is ())", "map a tensor with dims, or give it in_axes "
+                                                 "None")
     if not -len(shape) <= axis < len(shape):
-        raise ValueError(f"vmap in_axes {axis} is out of bounds for {where} of shape {shape}")
+        raise _call_error(f"vmap was requested to map {where} along axis {axis}, which "
+                          f"implies that its rank should be at least "
+                          f"{axis + 1 if axis >= 0 else -axis}, but is only {len(shape)} (its "
+                          f"shape is {shape})", "give an axis the argument has")
     axis %= len(shape)
     sizes.append((shape[axis], (where, shape, axis)))
     moved = backend.moveaxis(arg, axis, 0) if axis else arg
@@ -344,30 +686,83 @@ def _foreign_leaf(arg, axis, where, sizes, backend):
         ("b", key, len(shape))
 
 
-def _axis(out_axes, i):
-    if isinstance(out_axes, (tuple, list)):
-        return out_axes[i]
-    return out_axes
+def _normal_axis(axis, ndim, name):
+    if not -ndim <= axis < ndim:
+        raise _call_error(f"vmap out_axes {axis} is out of bounds for an output of `{name}` "
+                          f"with {ndim} dimensions (the batch axis included)",
+                          "give out_axes an axis the output has")
+    return axis % ndim
 
 
-def _place_outputs(out, result, out_axes, size, backend, call_args):
-    if isinstance(result, TupleValue):
-        return tuple(_place(o, r, _axis(out_axes, i), size, backend, call_args)
-                     for i, (o, r) in enumerate(zip(out, result.items)))
-    return _place(out, result, out_axes, size, backend, call_args)
+def _out_axes_of(out_axes, out, name) -> list:
+    """The out_axes entry of each leaf of the output ``out``; ValueError where ``out_axes`` is
+    not a tree prefix of it (a one-entry tuple for a single output is taken, as torch.func
+    takes it)."""
+    if is_node(out_axes) and not is_node(out) and type(out_axes) is tuple \
+            and len(out_axes) == 1 and not is_node(out_axes[0]):
+        return [out_axes[0]]
+    try:
+        return broadcast_prefix(out_axes, out)
+    except PrefixError as exc:
+        raise _call_error(f"vmap out_axes specification must be a tree prefix of the "
+                          f"corresponding value; `{name}` returned {describe(out)} and "
+                          f"out_axes is {out_axes!r}: {exc}",
+                          "give out_axes the structure of the result") from None
+
+
+def _result_leaves(out, result) -> list:
+    """(runtime value, abstract value) of each leaf of an output, in `flatten`'s order."""
+    if is_node(out):
+        items = items_of(out)
+        if isinstance(result, TupleValue) and len(result.items) == len(items):
+            parts = result.items
+        else:
+            parts = [Value(False)] * len(items)
+        return [pair for o, r in zip(items, parts) for pair in _result_leaves(o, r)]
+    return [(out, result)]
+
+
+def _place_outputs(out, result, out_axes, size, backend, call_args, name="function"):
+    if type(out_axes) is int and isinstance(result, Value) and not is_node(out):
+        return _place(out, result, out_axes, size, backend, call_args)
+    pairs = _result_leaves(out, result)
+    if not is_node(out) and isinstance(result, TupleValue):
+        out = tuple(out)        # a tuple the generated code made as another sequence
+        pairs = _result_leaves(out, result)
+    axes = _out_axes_of(out_axes, out, name)
+    if len(pairs) == 1 and not is_node(out):
+        return _place(pairs[0][0], pairs[0][1], axes[0], size, backend, call_args)
+    return unflatten(out, [_place(o, r, ax, size, backend, call_args)
+                           for (o, r), ax in zip(pairs, axes)])
 
 
 def _place(out, result, axis, size, backend, call_args):
+    if out is None:
+        return None
+    if isinstance(out, (str, bytes)) or not (backend.claims(out) or isinstance(
+            out, (int, float, complex, np.generic, np.ndarray))):
+        raise _call_error(f"the output {out!r} of the vmapped function is not an array or a "
+                          "number", "return arrays (or pytrees of them)", VmapTypeError)
     arr = backend.as_result(out)
     # a batched result can still come back without its batch axis on a path that returned an
     # unbatched value (an `if` on an unbatched test): broadcast it like an unbatched one
     if arr is None or not getattr(result, "batched", False) or arr.ndim <= result.rank:
         if axis is None and not getattr(result, "batched", False):
             return out
-        like = next((a for a in call_args if backend.claims(a)), None)
+        like = next((a for a in _flat_args(call_args) if backend.claims(a)), None)
         arr = backend.broadcast_batch(out, size, like)
     elif axis is None:
-        raise ValueError("vmap has mapped output but out_axes is None")
+        raise _call_error("vmap has mapped output but out_axes is None",
+                          "give out_axes an int for that output, or return a value the same "
+                          "for every example")
     if axis:
-        arr = backend.moveaxis(arr, 0, axis)
+        arr = backend.moveaxis(arr, 0, _normal_axis(axis, arr.ndim, "the function"))
     return arr
+
+
+def _flat_args(args):
+    for a in args:
+        if is_node(a):
+            yield from _flat_args(items_of(a))
+        else:
+            yield a

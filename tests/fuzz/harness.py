@@ -685,7 +685,7 @@ def _planned(wrapped, layout: Layout, args):
     if layout.api == "vmap":
         from vectorize import backends
         from vectorize.vmap import _place_outputs
-        entry, call_args, size, _ = wrapped._plan(args)
+        entry, call_args, _, size, _, _ = wrapped._plan(args)
         return entry, lambda gen: _place_outputs(gen.function(*call_args), gen.result,
                                                  wrapped.out_axes, size,
                                                  backends.get(gen.backend), call_args)

@@ -49,8 +49,13 @@ class Calls:
                 return self.method_call(node, base, env)   # shared.dot(x)
         func = self.expr(node.func, env)
         args, kwargs = [], {}
+        unpacked = None     # `f(*t)` of a tuple of per-example values (a pytree argument)
         for arg in node.args:
             value = self.expr(arg.value, env)
+            if arg.star == "*" and isinstance(value, TupleValue) and value.keys is None:
+                args.extend(value.items)
+                unpacked = arg
+                continue
             if arg.star:
                 if value.batched:
                     raise Unsupported("`*`/`**` unpacking of per-example values", arg,
@@ -148,6 +153,14 @@ class Calls:
             return infer(site)
         if isinstance(fn, type) and issubclass(fn, np.generic):
             return batched_like(_evaluate(fn, args[0].example) if args else UNKNOWN)
+        if isinstance(fn, type) and issubclass(fn, tuple) and hasattr(fn, "_fields"):
+            return _namedtuple_of(fn, args, kwargs, node)   # a pytree of per-example values
+        if fn is dict and not args:
+            return TupleValue(tuple(kwargs.values()), tuple(kwargs), dict)
+        if unpacked is not None and not (isinstance(fn, types.FunctionType)
+                                         and self.helpers is not None):
+            raise Unsupported("`*` unpacking of a tuple of per-example values into a call "
+                              "with a batching rule", unpacked, "pass the items one by one")
         if isinstance(fn, types.FunctionType) and self.helpers is not None \
                 and not (getattr(fn, "__module__", None) or "").startswith(("numpy", "math")) \
                 and not _torch_own(fn):       # a library's code is not the user's
@@ -257,3 +270,17 @@ class Calls:
                           "one number per example, so the whole function runs per example",
                           node, "compute it with operations that have batching rules (see "
                           "docs/rules.md), or register a rule with vectorize.register_rule")
+
+
+def _namedtuple_of(cls, args, kwargs, node):
+    """``Point(x, y)`` of per-example values: a namedtuple of them (its fields looked up by
+    name afterwards), as vmap's namedtuple arguments and results."""
+    fields = cls._fields
+    values = dict(zip(fields, args))
+    values.update(kwargs)
+    defaults = getattr(cls, "_field_defaults", {})
+    if len(args) > len(fields) or set(values) - set(fields) or any(
+            f not in values and f not in defaults for f in fields):
+        raise Unsupported(f"call of `{cls.__name__}` does not match its fields {fields}", node)
+    items = tuple(values[f] if f in values else unbatched(defaults[f], True) for f in fields)
+    return TupleValue(items, tuple(fields), cls)

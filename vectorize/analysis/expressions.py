@@ -98,7 +98,11 @@ class Expressions:
                      if hasattr(e, "value")]
             if isinstance(node, cst.List) and any(i.batched for i in items) and not any(
                     isinstance(e, cst.StarredElement) for e in node.elements):
-                return TupleValue(tuple(items))   # a list display of per-example values
+                return TupleValue(tuple(items), kind=list)   # a list of per-example values
+            if isinstance(node, cst.Dict) and any(i.batched for i in items):
+                keyed = self._dict_of_per_example_values(node, items, env)
+                if keyed is not None:
+                    return keyed
             if isinstance(node, cst.Dict) or any(i.batched for i in items):
                 raise Unsupported(f"a {type(node).__name__.lower()} of per-example values is "
                                   "not supported yet", node, "use separate variables or a tuple")
@@ -126,6 +130,21 @@ class Expressions:
                  "Await": "await outside the per-example function"}
         raise Unsupported(f"`{_SYNTAX.get(kind, kind)}` expressions are not supported", node,
                           hints.get(kind, "rewrite it with plain expressions"))
+
+    def _dict_of_per_example_values(self, node: cst.Dict, items, env):
+        """``{"a": x, "b": y}`` with per-example values and constant keys: a pytree (a
+        `TupleValue` with keys, as vmap's dict arguments), None for anything else."""
+        if not all(isinstance(e, cst.DictElement) for e in node.elements):
+            return None
+        keys = [self.expr(e.key, env) for e in node.elements]
+        if not all(k.exact and not k.batched for k in keys):
+            return None
+        try:
+            if len({k.example for k in keys}) != len(keys):
+                return None
+        except TypeError:
+            return None
+        return TupleValue(tuple(items), tuple(k.example for k in keys), dict)
 
     def formatted_string(self, node: cst.FormattedString, env: Env):
         """An f-string: constant when every value formatted into it is (and it does not
@@ -395,6 +414,11 @@ class Expressions:
     def attribute(self, node: cst.Attribute, env):
         base = self.expr(node.value, env)
         attr = node.attr.value
+        if isinstance(base, TupleValue) and base.keys is not None and base.kind is not dict:
+            try:
+                return base.item_for(attr)     # a field of a namedtuple
+            except KeyError:
+                pass
         if base.batched:
             rule = self.registry.attributes.get(attr)
             if rule is None or isinstance(base, TupleValue):
@@ -465,6 +489,17 @@ class Expressions:
         index_example = examples[0] if len(examples) == 1 and not (
             len(node.slice) == 1 and isinstance(node.slice[0].comma, cst.Comma)) \
             else tuple(examples)
+        if isinstance(base, TupleValue) and base.kind is not None and issubclass(
+                base.kind, dict):
+            if len(parts) == 1 and parts[0] is not None and parts[0].exact:
+                try:
+                    return base.item_for(parts[0].example)
+                except (KeyError, TypeError):
+                    raise Unsupported(f"key {parts[0].example!r} is not in this dict "
+                                      f"(its keys: {', '.join(map(repr, base.keys))})",
+                                      node) from None
+            raise Unsupported("looking up a dict of per-example values with a key that is "
+                              "not a constant", node, "use a constant key")
         if isinstance(base, TupleValue):
             if len(parts) == 1 and parts[0] is not None and parts[0].exact \
                     and isinstance(parts[0].example, int):

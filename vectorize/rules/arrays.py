@@ -10,7 +10,7 @@ from __future__ import annotations
 import libcst as cst
 import numpy as np
 
-from ..abstract import unbatched
+from ..abstract import TupleValue, unbatched
 from ..errors import Unsupported
 from ..syntax.templates import expr, parse_expr
 from .families import pad
@@ -239,10 +239,16 @@ def _elementwise_method(site: Site):
 
 
 def _len(site: Site):
+    if isinstance(site.args[0], TupleValue):
+        return site.node          # a tuple (a pytree) of per-example values: its own length
     return expr("{x}.shape[1]", x=site.nodes[0])
 
 
 def _builtin_sum(site: Site):
+    if isinstance(site.args[0], TupleValue):
+        # a tuple (vmap's *args, a pytree) of per-example values: Python's sum adds them
+        # lane by lane, as per example
+        return site.node
     x = site.nodes[0]
     if len(site.nodes) > 1 or "start" in site.kwargs:
         start = site.nodes[1] if len(site.nodes) > 1 else site.kwargs["start"][0]

@@ -126,19 +126,70 @@ def where(test, tv, body, bv, orelse, ov, backend) -> cst.BaseExpression:
             from ..errors import Unsupported
             raise Unsupported("a conditional choice between tuples of different lengths",
                               suggestion="return tuples of the same length on every path")
-        items = [where(test, tv, _item(body, k), xv, _item(orelse, k), yv, backend)
+        if bv.keys != ov.keys or bv.kind is not ov.kind:
+            from ..errors import Unsupported
+            raise Unsupported("a conditional choice between containers of different kinds or "
+                              "keys", suggestion="return the same structure on every path")
+        items = [where(test, tv, _item(body, k, bv), xv, _item(orelse, k, ov), yv, backend)
                  for k, (xv, yv) in enumerate(zip(bv.items, ov.items))]
-        return cst.Tuple([cst.Element(i) for i in items])
+        return _container(bv, items, body)
     rank = broadcast_rank([tv, bv, ov])
     return expr(backend.where(backend.truth("{c}", tv.kind), "{a}", "{b}"),
                 c=pad(test, tv, rank), a=pad(body, bv, rank), b=pad(orelse, ov, rank))
 
 
-def _item(node, k: int) -> cst.BaseExpression:
-    """Item ``k`` of a tuple: the element of a display, else ``node[k]``."""
-    if isinstance(node, cst.Tuple):
+def _item(node, k: int, value=None) -> cst.BaseExpression:
+    """Item ``k`` of a tuple (or list, dict, namedtuple: a pytree): the element of a
+    display, else ``node[k]`` (``node[key]`` of a dict)."""
+    kind = getattr(value, "kind", None)
+    if kind is not None and issubclass(kind, dict):
+        if isinstance(node, cst.Dict):       # a display: the value written for the key
+            import ast
+            for element in node.elements:
+                try:
+                    key = ast.literal_eval(cst.Module([]).code_for_node(element.key))
+                except (AttributeError, ValueError, SyntaxError):
+                    break
+                if type(key) is type(value.keys[k]) and key == value.keys[k]:
+                    return element.value
+        return expr("{t}[" + repr(value.keys[k]) + "]", t=node)
+    if _constructed(node, value):
+        return node.args[k].value
+    if isinstance(node, (cst.Tuple, cst.List)) and not any(
+            isinstance(e, cst.StarredElement) for e in node.elements):
         return node.elements[k].value
     return expr("{t}[" + str(k) + "]", t=node)
+
+
+def _container(value, items, like) -> cst.BaseExpression:
+    """The container ``value`` describes (a tuple, list, dict or namedtuple) of ``items``;
+    a namedtuple made by the type of ``like``, an expression of one."""
+    kind = value.kind
+    elements = [cst.Element(i) for i in items]
+    if kind is None:
+        return cst.Tuple(elements)
+    if kind is list:
+        return cst.List(elements)
+    if issubclass(kind, dict):
+        if not all(type(key) in (str, int) for key in value.keys):
+            from ..errors import Unsupported
+            raise Unsupported("a conditional choice between dicts with keys that are not "
+                              "strings or ints", suggestion="use string keys")
+        pairs = [cst.DictElement(expr(repr(key)), item)
+                 for key, item in zip(value.keys, items)]
+        made = cst.Dict(pairs)
+        return made if kind is dict else expr("type({t})({d})", t=like, d=made)
+    maker = like.func if _constructed(like, value) else expr("type({t})", t=like)
+    return cst.Call(maker, args=[cst.Arg(i) for i in items])
+
+
+def _constructed(node, value) -> bool:
+    """Whether ``node`` is a call of a namedtuple class with one positional argument per
+    field (``Point(x, y)``), as ``value`` describes it."""
+    kind = getattr(value, "kind", None)
+    return (isinstance(node, cst.Call) and kind is not None and hasattr(kind, "_fields")
+            and len(node.args) == len(value.items)
+            and all(a.keyword is None and not a.star for a in node.args))
 
 
 def _ifexp_infer(site: Site):

@@ -153,10 +153,22 @@ class Registry:
         self._creations: dict[int, tuple[object, Rule]] = {}
         self.creation_methods: dict[str, Rule] = {}
         self.all_rules: list[Rule] = []
+        # callables recognised by what they are rather than which they are (a vmapped
+        # function: `nested`), looked up after the functions registered one by one
+        self._kinds: list[tuple[Callable[[object], bool], Rule]] = []
+        from . import nested  # rules that hold for every namespace
+        nested.register(self)
 
     # -- registration ----------------------------------------------------------------------
     def add_call(self, func, rule: Rule) -> Rule:
         self._calls[id(func)] = (func, rule)
+        self._remember(rule)
+        return rule
+
+    def add_kind(self, recognise: Callable[[object], bool], rule: Rule) -> Rule:
+        """A kind of callable: ``recognise(fn)`` says whether a callable is one (a vmapped
+        function); calls of it with per-example arguments go through ``rule``."""
+        self._kinds.append((recognise, rule))
         self._remember(rule)
         return rule
 
@@ -206,6 +218,9 @@ class Registry:
         entry = self._calls.get(id(func))
         if entry is not None and entry[0] is func:
             return entry[1]
+        for recognise, rule in self._kinds:
+            if recognise(func):
+                return rule
         return None
 
     def draw_for(self, func) -> Rule | None:

@@ -123,6 +123,12 @@ def _squeeze(site: Site):
 def _pieces(site: Site):
     """The per-example pieces of a list/tuple display argument, batched ones first-class."""
     node, value = site.nodes[0], site.args[0]
+    if isinstance(value, TupleValue) and value.keys is None and not isinstance(
+            node, (cst.List, cst.Tuple)) and not any(isinstance(v, TupleValue)
+                                                     for v in value.items):
+        # a tuple or list held by a name (vmap's *args, a pytree argument): its items
+        return [expr(f"{{t}}[{i}]", t=node) for i in range(len(value.items))], \
+            list(value.items)
     if not isinstance(value, TupleValue) or not isinstance(node, (cst.List, cst.Tuple)):
         raise Unsupported("stacking needs the pieces written out as a list or tuple",
                           suggestion="write np.stack([a, b, c])")

@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import builtins
+import dataclasses
 
 import libcst as cst
 import numpy as np
 
+from ...abstract import TupleValue, Value
 from ...errors import Unsupported
 from ...rules.families import elementwise, padded_args
 from ...rules.registry import Registry, Rule, Site
@@ -18,6 +20,13 @@ def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
     if site.kwargs:
         raise Unsupported(f"`{site.func.__name__}(..., {', '.join(site.kwargs)}=...)` on "
                           "per-example values", suggestion="drop the keyword arguments")
+    if len(site.args) == 1 and isinstance(site.args[0], TupleValue) and site.args[0].keys \
+            is None and len(site.args[0].items) > 1 and all(
+                isinstance(v, Value) for v in site.args[0].items):
+        # max(t) of a tuple of per-example values (vmap's *args): max(t[0], t[1], ...)
+        items = site.args[0].items
+        site = dataclasses.replace(site, args=list(items), nodes=[
+            expr(f"{{t}}[{i}]", t=site.nodes[0]) for i in range(len(items))])
     if len(site.args) < 2:
         return _over_vector(site, op)
     args = padded_args(site)

@@ -1,0 +1,118 @@
+"""A vmapped function called inside a vmapped (or vectorized) function: ``vmap(h)(x)`` where
+``x`` is per example.
+
+Per example the call maps ``h`` over an axis of the example; on the batch it maps ``h`` over
+that axis of every example, which is the vmap of the vmapped function over the batch axis:
+``vmap(vmap(h))(x)``, with ``in_axes`` 0 for the per-example arguments and None for the
+others (`vectorize.vmap` computes a vmap of a vmapped function as one batched call over both
+axes). The rule holds for every array namespace, so every registry has it.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..abstract import TupleValue, batched_like
+from ..errors import Unsupported, VectorizeError
+from ..syntax.templates import expr
+from .registry import Registry, Rule, Site
+
+
+def _vmapped(fn) -> bool:
+    from ..vmap import _VMapped
+    return isinstance(fn, _VMapped)
+
+
+def _as_value(out):
+    """The per-example abstract value of what a vmapped function returned on the
+    examples (a pytree of them: tuples, lists, dicts, namedtuples)."""
+    from ..pytree import is_node, items_of, keys_of
+    if is_node(out):
+        kind = None if type(out) is tuple else type(out)
+        return TupleValue(tuple(_as_value(o) for o in items_of(out)), keys_of(out), kind)
+    return batched_like(out)
+
+
+def _axis_of(value, node):
+    """The in_axes entry of one argument: 0 for a per-example value (its batch axis), None
+    for one the same for every example."""
+    if isinstance(value, TupleValue):
+        entries = [_axis_of(v, node) for v in value.items]
+        if all(e == 0 for e in entries):
+            return 0
+        if all(e is None for e in entries):
+            return None
+        if value.kind is not None:
+            raise Unsupported("a dict, list or namedtuple argument of a vmapped function "
+                              "that holds both per-example values and values the same for "
+                              "every example", node, "pass its parts as separate arguments")
+        return tuple(entries)
+    return 0 if value.batched else None
+
+
+def _infer(site: Site, backend):
+    fn = site.func
+    if any(getattr(v, "batched", False) for _, v in site.kwargs.values()):
+        raise Unsupported("per-example values passed by keyword to a vmapped function (its "
+                          "keyword arguments are not mapped)", site.original,
+                          "pass them positionally")
+    for value in site.args:
+        _axis_of(value, site.original)
+    examples = [v.example for v in site.args]
+    kwargs = {k: v.example for k, (_, v) in site.kwargs.items()}
+    try:
+        out = backend.on_examples(fn)(*examples, **kwargs)
+    except VectorizeError:
+        raise
+    except Exception as exc:   # the vmapped call raises for these arguments per example
+        raise Unsupported(f"the vmapped call raises per example: {type(exc).__name__}: "
+                          f"{exc}", site.original) from None
+    from .. import backends
+    if backend.name != "numpy":
+        from ..pytree import flatten, unflatten
+        out = unflatten(out, [_to_example(leaf) for _, leaf in flatten(out)])
+    elif backends.of_value(out) not in (None, "numpy"):
+        raise Unsupported("a vmapped call that returns another namespace's arrays",
+                          site.original)
+    return _as_value(out)
+
+
+def _to_example(leaf):
+    from ..backends.torch.examples import to_example
+    return to_example(leaf)
+
+
+def _rewrite(site: Site) -> cst.BaseExpression:
+    call = site.node
+    axes = tuple(_axis_of(v, site.original) for v in site.args)
+    inner = call.func
+    if all(a == 0 for a in axes):
+        outer = expr("vmap({f})", f=inner)
+    else:
+        outer = expr("vmap({f}, in_axes=" + repr(axes) + ")", f=inner)
+    return call.with_changes(func=outer)
+
+
+def _refuse_batched(site: Site):
+    raise Unsupported("`vmap` of a per-example value: the function to map must be the same "
+                      "for every example", site.original, "vmap a function of your module")
+
+
+def register(reg: Registry) -> None:
+    from ..vmap import vmap
+    rule = Rule(
+        "vmap.nested", "vmap",
+        "A vmapped function called on per-example values maps over an axis of each example: "
+        "on the batch it is the vmap of the vmapped function over the batch axis (`in_axes` "
+        "0 for per-example arguments, None for the others), which runs as one batched call "
+        "over both axes.",
+        "y = vmap(h)(x)\nz = vmap(g, in_axes=(0, None))(x, w)",
+        "y = vmap(vmap(h))(x)\nz = vmap(vmap(g, in_axes=(0, None)), in_axes=(0, None))(x, w)",
+        _rewrite, infer=lambda site: _infer(site, reg.backend))
+    reg.add_kind(_vmapped, rule)
+    reg.add_call(vmap, Rule(
+        "vmap.function", "vmap",
+        "`vmap(h, ...)` itself is the same for every example (a function of the module); "
+        "only the function it makes is called on per-example values (`vmap.nested`).",
+        "y = vmap(h)(x)", "y = vmap(vmap(h))(x)", lambda site: _refuse_batched(site),
+        infer=_refuse_batched))
