@@ -21,6 +21,11 @@ import numpy as np
 
 from . import backends
 
+SPELLED_WITH: dict = {}
+"""Names that rules spell generated code with and the front end that owns them provides:
+name -> (the function a user binds the name to, the one generated code calls); `vmap` adds
+``"vmap"`` (a warm call of the batched vmap of a vmapped function transforms nothing)."""
+
 _counter = itertools.count(1)
 
 
@@ -147,9 +152,9 @@ def print_module(specs, module, main, header: str = "") -> Printed:
             imports.setdefault(name, value)
         elif name not in {s.name for s in specs}:
             namespace[name] = value
-    if "vmap" in referenced:
+    if "vmap" in referenced and "vmap" in SPELLED_WITH:
         # the batched call of a vmapped function (`rules.nested`) is spelled with ours
-        from .vmap import cached_vmap, vmap
+        vmap, cached_vmap = SPELLED_WITH["vmap"]
         if namespace.get("vmap", vmap) is vmap:
             namespace["vmap"] = cached_vmap
         if namespace["vmap"] is not cached_vmap:

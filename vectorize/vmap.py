@@ -20,7 +20,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import backends, chunks, pickling
+from . import backends, chunks, codegen, pickling
 from .abstract import TupleValue, Value, exact, representative
 from .chunks import check_chunk_size
 from .dask_runtime import block_stand_ins, wants_dask
@@ -51,6 +51,8 @@ from .pytree import (
     rebuild,
     unflatten,
 )
+from .rules import nested, registry
+from .vmap_axes import call_error, inconsistent_sizes, normal_axis, out_axes_of, user_location
 
 
 class VmapTypeError(VectorizeError, TypeError):
@@ -130,7 +132,7 @@ def _checked_in_axes(in_axes):
         raise VmapTypeError(
             "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
             f"positional arguments passed to the function, but got {in_axes!r}.",
-            **_user_location(), suggestion="write in_axes=0, in_axes=None or a tuple with "
+            **user_location(), suggestion="write in_axes=0, in_axes=None or a tuple with "
                                            "one entry per positional argument")
     _check_leaves(in_axes, "in_axes")
     return in_axes
@@ -145,33 +147,8 @@ def _check_leaves(spec, what: str) -> None:
         if leaf is not None and (isinstance(leaf, bool) or not isinstance(leaf, int)):
             raise VmapTypeError(
                 f"vmap {what} must be an int, None, or (nested) container with those types "
-                f"as leaves, but got {spec!r}.", **_user_location(),
+                f"as leaves, but got {spec!r}.", **user_location(),
                 suggestion=f"give {what} as ints (axes) and None (not mapped) only")
-
-
-_PACKAGE = os.path.dirname(os.path.abspath(__file__))
-
-
-def _user_location() -> dict:
-    """Where the user's code called into vectorize (the first frame outside the package):
-    the located form of an error about a call of theirs."""
-    frame = sys._getframe(1)
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
-            _PACKAGE + os.sep):
-        frame = frame.f_back
-    if frame is None:
-        return {}
-    import linecache
-    filename, line = frame.f_code.co_filename, frame.f_lineno
-    text = linecache.getline(filename, line)
-    col = len(text) - len(text.lstrip())
-    return {"filename": filename, "line": line, "col": col, "source_line": text}
-
-
-def _call_error(message: str, suggestion: str = "", kind=VectorizeError):
-    """An error about the user's call of a vmapped function (a `VectorizeError`, so a
-    ValueError like the peers', located at the call)."""
-    return kind(message, suggestion=suggestion, **_user_location())
 
 
 class _VMapped:
@@ -287,7 +264,7 @@ class _VMapped:
             note = (f" Note that the function was called with keyword arguments "
                     f"{list(kwargs)}, which the entries of a tuple in_axes never correspond "
                     "to: keyword arguments are never mapped" if kwargs else "")
-            raise _call_error(
+            raise call_error(
                 "vmap in_axes must be an int, None, or a tuple of entries corresponding to "
                 "the positional arguments passed to the function, but got "
                 f"len(in_axes)={len(axes)}, len(args)={len(args)}." + note,
@@ -302,15 +279,15 @@ class _VMapped:
         if not sizes:
             if not any(flatten(a) for a in args) or all(
                     not is_node(a) and a is None for a in args):
-                raise _call_error(
+                raise call_error(
                     "vmap wrapped function must be passed at least one argument containing "
                     f"an array, got empty *args={args!r} and **kwargs={kwargs!r}",
                     "pass an array to map over")
-            raise _call_error("vmap must have at least one non-None value in in_axes",
+            raise call_error("vmap must have at least one non-None value in in_axes",
                               "map at least one argument (in_axes=0 for it)")
         size = sizes[0][0]
         if any(s != size for s, _ in sizes):
-            raise _call_error(_inconsistent_sizes(sizes),
+            raise call_error(inconsistent_sizes(sizes),
                               "give every mapped argument the same length along its mapped "
                               "axis")
         plain = all(type(k) is not tuple or k[0] != "node" or k[1] is tuple
@@ -328,7 +305,7 @@ class _VMapped:
         key = [("lead", type(value)) for value in self._lead]
         first = len(self._lead)
         if len(args) > self._n_positional - first and self._varargs is None:
-            raise _call_error(f"`{self._name}` takes {self._n_positional - first} positional "
+            raise call_error(f"`{self._name}` takes {self._n_positional - first} positional "
                               f"arguments (after those bound to it) but the vmapped call gave "
                               f"{len(args)}", "pass as many arguments as the function takes",
                               VmapTypeError)
@@ -349,7 +326,7 @@ class _VMapped:
                     if self.fallback == "error":
                         raise VectorizeError(f"cannot vmap `{self._name}` over an array of "
                                              f"dtype {dtype}", suggestion="pass numeric "
-                                             "arrays, or fallback='warn'", **_user_location())
+                                             "arrays, or fallback='warn'", **user_location())
                     return self._fallback(f"an argument has dtype {dtype}"), None, None, \
                         size, None, plain
             # the abstract values are made only when a specialization is built (`_leaves`)
@@ -375,7 +352,7 @@ class _VMapped:
                 lambda parts: TupleValue(tuple(p[0]() for p in parts)), extra)
         for name, make in made.items():
             if name not in names or name in passed or name == self._varargs:
-                raise _call_error(f"`{self._name}` got an unexpected or repeated keyword "
+                raise call_error(f"`{self._name}` got an unexpected or repeated keyword "
                                   f"argument `{name}`", "pass each parameter once",
                                   VmapTypeError)
             params[name] = make
@@ -387,7 +364,7 @@ class _VMapped:
             if name in self._defaults:
                 params[name] = functools.partial(exact, self._defaults[name])
             else:
-                raise _call_error(f"`{self._name}` is missing the argument `{name}`",
+                raise call_error(f"`{self._name}` is missing the argument `{name}`",
                                   "pass every parameter that has no default", VmapTypeError)
         return params
 
@@ -412,7 +389,7 @@ class _VMapped:
         if self.fallback == "error":
             raise VectorizeError(f"cannot vmap `{self._name}`: {reason}",
                                  suggestion="vmap a plain `def` function, or pass "
-                                            "fallback='warn'", **_user_location())
+                                            "fallback='warn'", **user_location())
         return self._specs.get_or_build(("fallback", reason), lambda: Entry(FallbackSpec(
             reason, fallback_source(self.func, reason, "loop"))))
 
@@ -439,10 +416,10 @@ class _VMapped:
         if not rows:
             raise VectorizeError(f"cannot vmap `{self._name}` over an empty batch when it "
                                  "runs per example (nothing tells the results' shapes)",
-                                 **_user_location())
+                                 **user_location())
         template = rows[0]
         columns = list(zip(*[[leaf for _, leaf in flatten(r)] for r in rows]))
-        out_axes = _out_axes_of(self.out_axes, template, self._name)
+        out_axes = out_axes_of(self.out_axes, template, self._name)
         placed = []
         for column, axis in zip(columns, out_axes):
             if axis is None:
@@ -529,12 +506,6 @@ def _backend_of_args(args) -> str:
     return backends.DEFAULT
 
 
-def _inconsistent_sizes(sizes) -> str:
-    return "vmap got inconsistent sizes for array axes to be mapped:\n" + "\n".join(
-        f"  * axis {ax} of {where} of shape {shape} has size {shape[ax]}"
-        for _, (where, shape, ax) in sizes)
-
-
 def _leaves(arg, axis, where, sizes):
     """(a function making its abstract value, argument for the generated code, key) of one
     argument (the abstract value is needed only to build a specialization, not on every
@@ -556,7 +527,7 @@ def _leaves(arg, axis, where, sizes):
             try:
                 broadcast_prefix(axis, arg)
             except PrefixError as exc:
-                raise _call_error(f"vmap in_axes specification must be a tree prefix of the "
+                raise call_error(f"vmap in_axes specification must be a tree prefix of the "
                                   f"corresponding value; {spec_where()} for {where}: {exc}",
                                   "give in_axes the structure of the arguments") from None
             keys = keys_of(arg)
@@ -576,7 +547,7 @@ def _leaves(arg, axis, where, sizes):
                 rebuild(arg, [p[1] for p in parts]),
                 ("node", type(arg), keys, tuple(p[2] for p in parts)))
     if is_node(axis):
-        raise _call_error(f"vmap in_axes specification must be a tree prefix of the "
+        raise call_error(f"vmap in_axes specification must be a tree prefix of the "
                           f"corresponding value; {spec_where()} for {where} is "
                           f"{describe(axis)} but the value is a leaf "
                           f"({type(arg).__name__}) (different types)",
@@ -598,16 +569,16 @@ def _leaves(arg, axis, where, sizes):
             return (lambda: Value(False, type(arg)(1))), arg, ("u", type(arg).__name__)
         return (lambda: Value(False, arg)), arg, ("u", type(arg).__name__)
     if not isinstance(arg, (np.ndarray, np.generic, int, float, complex)):
-        raise _call_error(f"vmap got in_axes={axis} for {where}, which is of type "
+        raise call_error(f"vmap got in_axes={axis} for {where}, which is of type "
                           f"{type(arg).__name__}: only arrays can be mapped",
                           "use None as its in_axes entry (passed as it is)")
     arr = np.asarray(arg)
     if arr.ndim == 0:
-        raise _call_error(f"vmap was requested to map {where} along axis {axis}, which "
+        raise call_error(f"vmap was requested to map {where} along axis {axis}, which "
                           f"implies that its rank should be at least {axis + 1}, but is only "
                           "0 (its shape is ())", "map an array, or give it in_axes None")
     if not -arr.ndim <= axis < arr.ndim:
-        raise _call_error(f"vmap was requested to map {where} along axis {axis}, which "
+        raise call_error(f"vmap was requested to map {where} along axis {axis}, which "
                           f"implies that its rank should be at least "
                           f"{axis + 1 if axis >= 0 else -axis}, but is only {arr.ndim} (its "
                           f"shape is {arr.shape})", "give an axis the argument has")
@@ -670,12 +641,12 @@ def _foreign_leaf(arg, axis, where, sizes, backend):
             ("u", key, arg.ndim)
     shape = tuple(arg.shape)
     if not shape:
-        raise _call_error(f"vmap was requested to map {where} along axis {axis}, which "
+        raise call_error(f"vmap was requested to map {where} along axis {axis}, which "
                           f"implies that its rank should be at least {axis + 1}, but is only "
                           "0 (its shape is ())", "map a tensor with dims, or give it in_axes "
                                                  "None")
     if not -len(shape) <= axis < len(shape):
-        raise _call_error(f"vmap was requested to map {where} along axis {axis}, which "
+        raise call_error(f"vmap was requested to map {where} along axis {axis}, which "
                           f"implies that its rank should be at least "
                           f"{axis + 1 if axis >= 0 else -axis}, but is only {len(shape)} (its "
                           f"shape is {shape})", "give an axis the argument has")
@@ -684,30 +655,6 @@ def _foreign_leaf(arg, axis, where, sizes, backend):
     moved = backend.moveaxis(arg, axis, 0) if axis else arg
     return (lambda: Value(True, backend.example_of(moved, batched=True))), moved, \
         ("b", key, len(shape))
-
-
-def _normal_axis(axis, ndim, name):
-    if not -ndim <= axis < ndim:
-        raise _call_error(f"vmap out_axes {axis} is out of bounds for an output of `{name}` "
-                          f"with {ndim} dimensions (the batch axis included)",
-                          "give out_axes an axis the output has")
-    return axis % ndim
-
-
-def _out_axes_of(out_axes, out, name) -> list:
-    """The out_axes entry of each leaf of the output ``out``; ValueError where ``out_axes`` is
-    not a tree prefix of it (a one-entry tuple for a single output is taken, as torch.func
-    takes it)."""
-    if is_node(out_axes) and not is_node(out) and type(out_axes) is tuple \
-            and len(out_axes) == 1 and not is_node(out_axes[0]):
-        return [out_axes[0]]
-    try:
-        return broadcast_prefix(out_axes, out)
-    except PrefixError as exc:
-        raise _call_error(f"vmap out_axes specification must be a tree prefix of the "
-                          f"corresponding value; `{name}` returned {describe(out)} and "
-                          f"out_axes is {out_axes!r}: {exc}",
-                          "give out_axes the structure of the result") from None
 
 
 def _result_leaves(out, result) -> list:
@@ -729,7 +676,7 @@ def _place_outputs(out, result, out_axes, size, backend, call_args, name="functi
     if not is_node(out) and isinstance(result, TupleValue):
         out = tuple(out)        # a tuple the generated code made as another sequence
         pairs = _result_leaves(out, result)
-    axes = _out_axes_of(out_axes, out, name)
+    axes = out_axes_of(out_axes, out, name)
     if len(pairs) == 1 and not is_node(out):
         return _place(pairs[0][0], pairs[0][1], axes[0], size, backend, call_args)
     return unflatten(out, [_place(o, r, ax, size, backend, call_args)
@@ -741,7 +688,7 @@ def _place(out, result, axis, size, backend, call_args):
         return None
     if isinstance(out, (str, bytes)) or not (backend.claims(out) or isinstance(
             out, (int, float, complex, np.generic, np.ndarray))):
-        raise _call_error(f"the output {out!r} of the vmapped function is not an array or a "
+        raise call_error(f"the output {out!r} of the vmapped function is not an array or a "
                           "number", "return arrays (or pytrees of them)", VmapTypeError)
     arr = backend.as_result(out)
     # a batched result can still come back without its batch axis on a path that returned an
@@ -752,11 +699,11 @@ def _place(out, result, axis, size, backend, call_args):
         like = next((a for a in _flat_args(call_args) if backend.claims(a)), None)
         arr = backend.broadcast_batch(out, size, like)
     elif axis is None:
-        raise _call_error("vmap has mapped output but out_axes is None",
+        raise call_error("vmap has mapped output but out_axes is None",
                           "give out_axes an int for that output, or return a value the same "
                           "for every example")
     if axis:
-        arr = backend.moveaxis(arr, 0, _normal_axis(axis, arr.ndim, "the function"))
+        arr = backend.moveaxis(arr, 0, normal_axis(axis, arr.ndim, "the function"))
     return arr
 
 
@@ -766,3 +713,13 @@ def _flat_args(args):
             yield from _flat_args(items_of(a))
         else:
             yield a
+
+
+def _is_vmapped(fn) -> bool:
+    return isinstance(fn, _VMapped)
+
+
+# the rules of `vmap` and of the functions it makes, in every namespace's registry
+registry.EVERY_NAMESPACE.append(functools.partial(nested.register, vmap=vmap,
+                                                  is_vmapped=_is_vmapped))
+codegen.SPELLED_WITH["vmap"] = (vmap, cached_vmap)

@@ -10,11 +10,11 @@ import numpy as np
 
 from . import backends
 from .pytree import PrefixError, broadcast_prefix, flatten, freeze, unflatten
-from .vmap import (
-    _call_error,
-    _inconsistent_sizes,
-    _normal_axis,
-    _out_axes_of,
+from .vmap_axes import (
+    call_error,
+    inconsistent_sizes,
+    normal_axis,
+    out_axes_of,
     vmap,
 )
 
@@ -33,7 +33,7 @@ def target_flat(outer, args, kwargs):
     inner_axes = inner.in_axes if isinstance(inner.in_axes, tuple) else \
         (inner.in_axes,) * len(args)
     if len(inner_axes) != len(args):
-        raise _call_error(
+        raise call_error(
             "vmap in_axes must be an int, None, or a tuple of entries corresponding to "
             "the positional arguments passed to the function, but got "
             f"len(in_axes)={len(inner_axes)}, len(args)={len(args)} (the inner vmap's "
@@ -44,17 +44,17 @@ def target_flat(outer, args, kwargs):
             flat_o = broadcast_prefix(ao, a)
             flat_i = broadcast_prefix(ai, a)
         except PrefixError as exc:
-            raise _call_error(f"vmap in_axes specification must be a tree prefix of the "
+            raise call_error(f"vmap in_axes specification must be a tree prefix of the "
                               f"corresponding value; for argument {i}: {exc}",
                               "give in_axes the structure of the arguments") from None
         for (path, leaf), lo, li in zip(flatten(a, f"args[{i}]"), flat_o, flat_i):
             plan.append(_nested_leaf(leaf, lo, li, path, sizes_o, sizes_i))
     for sizes in (sizes_o, sizes_i):
         if not sizes:
-            raise _call_error("vmap must have at least one non-None value in in_axes",
+            raise call_error("vmap must have at least one non-None value in in_axes",
                               "map at least one argument at every level")
         if any(s != sizes[0][0] for s, _ in sizes):
-            raise _call_error(_inconsistent_sizes(sizes), "give every mapped argument "
+            raise call_error(inconsistent_sizes(sizes), "give every mapped argument "
                               "the same length along its mapped axis")
     n_o, n_i = sizes_o[0][0], sizes_i[0][0]
     leaves, flat_axes = [], []
@@ -93,8 +93,8 @@ def call_nested(outer, args, kwargs):
         kwargs = {**outer._bound, **kwargs}
     flat, flat_args, (n_o, n_i) = target_flat(outer, args, kwargs)
     out = flat(*flat_args, **kwargs)
-    outer_out = _out_axes_of(outer.out_axes, out, outer._name)
-    inner_out = _out_axes_of(inner.out_axes, out, inner._name)
+    outer_out = out_axes_of(outer.out_axes, out, outer._name)
+    inner_out = out_axes_of(inner.out_axes, out, inner._name)
     placed = []
     for (_, leaf), oo, oi in zip(flatten(out), outer_out, inner_out):
         if leaf is None or not hasattr(leaf, "shape"):
@@ -105,11 +105,11 @@ def call_nested(outer, args, kwargs):
         if oi is None:
             grid = _same_along(grid, 1, n_i, inner._name)
         else:
-            grid = be.moveaxis(grid, 1, 1 + _normal_axis(oi, grid.ndim - 1, inner._name))
+            grid = be.moveaxis(grid, 1, 1 + normal_axis(oi, grid.ndim - 1, inner._name))
         if oo is None:
             grid = _same_along(grid, 0, n_o, outer._name)
         else:
-            grid = be.moveaxis(grid, 0, _normal_axis(oo, grid.ndim, outer._name))
+            grid = be.moveaxis(grid, 0, normal_axis(oo, grid.ndim, outer._name))
         placed.append(grid)
     return unflatten(out, placed)
 
@@ -122,7 +122,7 @@ def _nested_leaf(leaf, lo, li, where, sizes_o, sizes_i):
     name = backends.of_value(leaf)
     if name is None:
         if not isinstance(leaf, (np.ndarray, int, float, complex, np.generic)):
-            raise _call_error(f"vmap got an in_axes entry that is not None for {where}, which "
+            raise call_error(f"vmap got an in_axes entry that is not None for {where}, which "
                               f"is of type {type(leaf).__name__}: only arrays can be mapped",
                               "use None as its in_axes entry (passed as it is)")
         leaf, name = np.asarray(leaf), "numpy"
@@ -133,7 +133,7 @@ def _nested_leaf(leaf, lo, li, where, sizes_o, sizes_i):
         if axis is None:
             continue
         if not -ndim <= axis < ndim:
-            raise _call_error(f"vmap was requested to map {where} along axis {axis} at the "
+            raise call_error(f"vmap was requested to map {where} along axis {axis} at the "
                               f"{level} level, which implies that its rank there should be at "
                               f"least {axis + 1 if axis >= 0 else -axis}, but is only {ndim}",
                               "give an axis the argument has")
@@ -161,7 +161,7 @@ def _same_along(grid, axis, n, name):
     first = grid[(slice(None),) * axis + (0,)] if n else None
     if n == 0 or any(not _equal(first, grid[(slice(None),) * axis + (k,)])
                      for k in range(1, n)):
-        raise _call_error(f"vmap has mapped output but out_axes is None (`{name}`: its "
+        raise call_error(f"vmap has mapped output but out_axes is None (`{name}`: its "
                           "output differs along that level's axis)",
                           "give out_axes an int for that output")
     return first

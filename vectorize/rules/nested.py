@@ -18,11 +18,6 @@ from ..syntax.templates import expr
 from .registry import Registry, Rule, Site
 
 
-def _vmapped(fn) -> bool:
-    from ..vmap import _VMapped
-    return isinstance(fn, _VMapped)
-
-
 def _as_value(out):
     """The per-example abstract value of what a vmapped function returned on the
     examples (a pytree of them: tuples, lists, dicts, namedtuples)."""
@@ -98,8 +93,9 @@ def _refuse_batched(site: Site):
                       "for every example", site.original, "vmap a function of your module")
 
 
-def register(reg: Registry) -> None:
-    from ..vmap import vmap
+def register(reg: Registry, vmap, is_vmapped) -> None:
+    """The rules of ``vmap`` (the function) and of the functions it makes (``is_vmapped``),
+    which `vectorize.vmap` hands in (`registry.EVERY_NAMESPACE`)."""
     rule = Rule(
         "vmap.nested", "vmap",
         "A vmapped function called on per-example values maps over an axis of each example: "
@@ -109,7 +105,7 @@ def register(reg: Registry) -> None:
         "y = vmap(h)(x)\nz = vmap(g, in_axes=(0, None))(x, w)",
         "y = vmap(vmap(h))(x)\nz = vmap(vmap(g, in_axes=(0, None)), in_axes=(0, None))(x, w)",
         _rewrite, infer=lambda site: _infer(site, reg.backend))
-    reg.add_kind(_vmapped, rule)
+    reg.add_kind(is_vmapped, rule)
     reg.add_call(vmap, Rule(
         "vmap.function", "vmap",
         "`vmap(h, ...)` itself is the same for every example (a function of the module); "
