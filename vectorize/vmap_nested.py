@@ -15,7 +15,6 @@ from .vmap_axes import (
     inconsistent_sizes,
     normal_axis,
     out_axes_of,
-    vmap,
 )
 
 
@@ -78,9 +77,9 @@ def target_flat(outer, args, kwargs):
     key = freeze(tree_axes)
     flat = outer._nested.get(key)
     if flat is None:
-        flat = outer._nested[key] = vmap(inner.func, tree_axes, 0, fallback=inner.fallback,
-                                        chunk_size=inner.chunk_size,
-                                        cache_dir=inner.cache_dir)
+        # a vmap of the same kind as the inner one (its options were checked when it was made)
+        flat = outer._nested[key] = type(inner)(inner.func, tree_axes, 0, inner.fallback,
+                                                inner.chunk_size, inner.cache_dir)
     return flat, flat_args, (n_o, n_i)
 
 def call_nested(outer, args, kwargs):
