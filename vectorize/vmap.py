@@ -51,7 +51,6 @@ from .pytree import (
     rebuild,
     unflatten,
 )
-from .rules import nested, registry
 from .vmap_axes import call_error, inconsistent_sizes, normal_axis, out_axes_of, user_location
 
 
@@ -719,7 +718,13 @@ def _is_vmapped(fn) -> bool:
     return isinstance(fn, _VMapped)
 
 
-# the rules of `vmap` and of the functions it makes, in every namespace's registry
-registry.EVERY_NAMESPACE.append(functools.partial(nested.register, vmap=vmap,
-                                                  is_vmapped=_is_vmapped))
+def _register_rules(reg) -> None:
+    """The rules of `vmap` and of the functions it makes, in every namespace's registry
+    (`backends.EVERY_NAMESPACE`; the rules and libcst are imported when a registry is
+    built, not with vectorize)."""
+    from .rules import nested
+    nested.register(reg, vmap, _is_vmapped)
+
+
+backends.EVERY_NAMESPACE.append(_register_rules)
 codegen.SPELLED_WITH["vmap"] = (vmap, cached_vmap)

@@ -22,6 +22,11 @@ KNOWN = {
     "torch": "vectorize.backends.torch:TorchBackend",
 }
 DEFAULT = next(iter(KNOWN))
+EVERY_NAMESPACE: list = []
+"""Families of rules that hold for every namespace (functions of a `rules.registry.Registry`
+that register them), added by the module that owns what they are about (`vmap` adds the
+rules of a vmapped function called on per-example values), so that the registry imports none
+of the front ends."""
 _made: dict[str, Backend] = {}
 _claimants: list[Backend] = []      # the other backends, made on the first `of_value`
 _lock = threading.Lock()

@@ -134,12 +134,6 @@ def result_value(out):
     return batched_like(out)
 
 
-EVERY_NAMESPACE: list[Callable[[Registry], None]] = []
-"""Families of rules that hold for every namespace, added by the module that owns what they
-are about (`vmap` adds `nested`'s: a vmapped function called on per-example values), so that
-the registry imports none of the front ends."""
-
-
 class Registry:
     """The rules of one array namespace (its `vectorize.backends.base.Backend`, which also
     spells the operations the passes write themselves)."""
@@ -162,7 +156,8 @@ class Registry:
         # callables recognised by what they are rather than which they are (a vmapped
         # function: `nested`), looked up after the functions registered one by one
         self._kinds: list[tuple[Callable[[object], bool], Rule]] = []
-        for register in EVERY_NAMESPACE:     # rules that hold for every namespace
+        from .. import backends
+        for register in backends.EVERY_NAMESPACE:     # rules that hold for every namespace
             register(self)
 
     # -- registration ----------------------------------------------------------------------
