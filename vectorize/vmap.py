@@ -518,6 +518,10 @@ def _leaves(arg, axis, where, sizes):
         moved = np.moveaxis(arg, axis, 0) if axis else arg
         return (lambda: Value(True, np.ones(moved.shape[1:], arg.dtype)[()])), moved, \
             ("b", arg.dtype.char, arg.ndim)
+    if axis is None and type(arg) is int:
+        # a Python int passed as it is: a dim, a size, a count (as torch.func and JAX take
+        # it: by value, not traced), so the code is specialized on it
+        return (lambda: Value(False, arg, True)), arg, ("u", "int", arg)
     if axis is None and type(arg) in _NUMBERS:
         return (lambda: Value(False, type(arg)(1))), arg, ("u", type(arg).__name__)
     spec_where = where.spec if isinstance(where, _Where) else str
@@ -560,10 +564,6 @@ def _leaves(arg, axis, where, sizes):
                                                                     arg.ndim)
         if specialized_on(arg):       # None, a bool, a short string: known by its value
             return (lambda: Value(False, arg, True)), arg, ("u", as_is_key(arg))
-        if type(arg) is int:
-            # a Python int passed as it is: a dim, a size, a count (as torch.func and JAX
-            # take it: by value, not traced), so the code is specialized on it
-            return (lambda: Value(False, arg, True)), arg, ("u", "int", arg)
         if isinstance(arg, (int, float, complex)):
             return (lambda: Value(False, type(arg)(1))), arg, ("u", type(arg).__name__)
         return (lambda: Value(False, arg)), arg, ("u", type(arg).__name__)
@@ -685,10 +685,12 @@ def _place_outputs(out, result, out_axes, size, backend, call_args, name="functi
 def _place(out, result, axis, size, backend, call_args):
     if out is None:
         return None
+    if axis is None and not getattr(result, "batched", False):
+        return out      # not mapped (out_axes None): any value, as torch.func returns it
     if isinstance(out, (str, bytes)) or not (backend.claims(out) or isinstance(
             out, (int, float, complex, np.generic, np.ndarray))):
         raise call_error(f"the output {out!r} of the vmapped function is not an array or a "
-                          "number", "return arrays (or pytrees of them)", VmapTypeError)
+                         "number", "return arrays (or pytrees of them)", VmapTypeError)
     arr = backend.as_result(out)
     # a batched result can still come back without its batch axis on a path that returned an
     # unbatched value (an `if` on an unbatched test): broadcast it like an unbatched one

@@ -41,11 +41,16 @@ def inconsistent_sizes(sizes) -> str:
         for _, (where, shape, ax) in sizes)
 
 
+class VmapIndexError(VectorizeError, IndexError):
+    """An out_axes entry beyond the output's dimensions (a `VectorizeError` that is an
+    ``IndexError`` too, as torch.func raises it)."""
+
+
 def normal_axis(axis, ndim, name):
     if not -ndim <= axis < ndim:
         raise call_error(f"vmap out_axes {axis} is out of bounds for an output of `{name}` "
                           f"with {ndim} dimensions (the batch axis included)",
-                          "give out_axes an axis the output has")
+                          "give out_axes an axis the output has", VmapIndexError)
     return axis % ndim
 
 

@@ -123,7 +123,6 @@ def test_different_map_dim_size_raises():
         vmap(lambda z: z[0] + z[1], in_axes=((0, 0),))((x, y))
 
 
-@_front_end("dict pytrees")
 def test_different_map_dim_size_raises_dict():
     x, y = torch.randn(2), torch.randn(3)
     with pytest.raises(ValueError, match="inconsistent sizes"):
@@ -176,7 +175,6 @@ def test_multiple_outputs2_tuple():
     same(returns_tuple_of_tensors, [torch.randn(3)])
 
 
-@_front_end("list results")
 def test_multiple_outputs2_lists():
     def returns_list_of_two_tensors(x):
         return [x, x]
@@ -188,7 +186,6 @@ def test_multiple_outputs2_lists():
     assert isinstance(vmap(returns_list_of_one_tensor)(x), list)
 
 
-@NESTED
 def test_nested_with_same_map_dim():
     x, y = torch.randn(2, 3, 5), torch.randn(2, 3, 5)
     torch.testing.assert_close(vmap(vmap(torch.mul))(x, y), x * y)
@@ -263,7 +260,6 @@ def test_nested_out_dims():
     torch.testing.assert_close(result, y.permute(0, 2, 1, 3))
 
 
-@_front_end("out_axes=(1,) for one output")
 def test_out_dims_edge_case():
     def foo(x):
         return x
@@ -295,7 +291,6 @@ def test_out_dims_normal_tensor():
     assert torch.equal(vmap(foo, out_axes=None)(tensor), torch.arange(3))
 
 
-@_front_end("nested tuple and list results")
 def test_pytree_returns():
     def f(x):
         y = x.sin()
@@ -314,7 +309,6 @@ def test_pytree_odict_returns():
     assert isinstance(out, OrderedDict)
 
 
-@_front_end("nested out_axes")
 def test_pytree_returns_outdims():
     def f(x):
         y = x.sin()
@@ -323,7 +317,6 @@ def test_pytree_returns_outdims():
     torch.testing.assert_close(y2, y0.t())
 
 
-@_front_end("nested tuple results")
 def test_pytree_returns_broadcast_simple():
     def f(x):
         y = x.sin()
@@ -332,13 +325,11 @@ def test_pytree_returns_broadcast_simple():
     torch.testing.assert_close(y1, y0)
 
 
-@_front_end("out_axes validation")
 def test_out_dims_must_be_int_or_collection_of_int_err_msg():
     with pytest.raises(ValueError):
         vmap(lambda x: x, out_axes='lol')(torch.randn(2, 3))
 
 
-@_front_end("out_axes validation")
 def test_out_dims_and_num_outputs_mismatch_err_msg():
     x = torch.randn(2, 3, 5)
     with pytest.raises(ValueError):
@@ -370,7 +361,6 @@ def test_none_in_dims():
     same(torch.mul, [x, 2], in_dims=(0, None))
 
 
-@NESTED
 def test_nested_non_default_in_dims():
     x, y = torch.rand(5, 2, 3), torch.rand(3, 5, 2)
     result = vmap(vmap(vmap(torch.mul), (1, 0)), (1, 2))(x, y)
@@ -394,7 +384,6 @@ def test_non_default_in_dims_out_dims():
     same(foo, [x], in_dims=2, out_dims=1)
 
 
-@NESTED
 def test_non_default_in_dims_out_dims_nested():
     x = torch.randn(2, 3, 5)
     torch.testing.assert_close(vmap(vmap(lambda x: x * 2, 1, 1), 1, 1)(x), x * 2)
@@ -426,7 +415,6 @@ def test_accepts_nested_inputs():
     torch.testing.assert_close(out, x + y)
 
 
-@_front_end("list and dict pytrees")
 def test_accepts_nested_inputs_lists_dicts():
     x, y = torch.randn(2, 3), torch.randn(2, 3)
     torch.testing.assert_close(vmap(lambda z: z[0] + z[1], in_axes=([0, 0],))([x, y]), x + y)
@@ -435,12 +423,14 @@ def test_accepts_nested_inputs_lists_dicts():
     torch.testing.assert_close(out_fn({'x': [x, (x,)], 'y': [y, y]}), x + x + y + y)
 
 
-@_front_end("in_axes validation")
 def test_in_dims_wrong_type_err_msg():
     x, y = torch.randn(3), torch.randn(3)
-    for bad in ([0, 0], {0}, 'lol'):
+    for bad in ({0}, 'lol'):
         with pytest.raises(ValueError):
             vmap(torch.mul, bad)(x, y)
+    # torch.func refuses a list; JAX takes a list at the top as a tuple, and so do we
+    # (docs/semantics.md)
+    torch.testing.assert_close(vmap(torch.mul, [0, 0])(x, y), x * y)
 
 
 def test_not_enough_in_dims_err_msg():
@@ -481,7 +471,6 @@ def test_fallback_atan2():
     same(op, [torch.randn(7, 11, 5), torch.randn(5, 7, 11)], in_dims=(2, 0))
 
 
-@NESTED
 def test_fallback_atan2_nested():
     x, y = torch.randn(100, 10, 10, 5), torch.randn(100, 10, 10)
     torch.testing.assert_close(vmap(vmap(vmap(torch.copysign)))(x, y),
@@ -516,7 +505,6 @@ def test_batched_gradient_basic():
     same(vjp_mul, [torch.eye(n)], grad=False)
 
 
-@_front_end("functools.partial")
 def test_functools_partial():
     x, y = torch.randn(3), torch.randn(2, 3)
     torch.testing.assert_close(vmap(functools.partial(torch.mul, x))(y), x * y)
@@ -555,7 +543,6 @@ def test_batch_rule_does_not_need_to_handle_no_batched_input():
     same(f, [torch.randn(7, 5), torch.randn(2)], in_dims=(0, None))
 
 
-@NESTED
 def test_batch_rule_does_not_need_to_handle_no_batched_input_nested():
     def f(x, y):
         res = torch.dot(y, torch.ones(2))
@@ -616,7 +603,6 @@ def test_clone():
     unary(lambda x: x.clone(memory_format=torch.contiguous_format), randn)
 
 
-@NESTED
 def test_weird_matmul_case():
     vmap(vmap(torch.matmul, in_axes=(None, 0)))(torch.randn(5, 2, 2, 2), torch.randn(5, 7, 2))
 
@@ -799,13 +785,11 @@ def test_cat_legacy_empty():
             in_dims=(None, 0, None))
 
 
-@_front_end("*args")
 def test_cat_star_args():
     def op(*tensors):
         return torch.cat(tensors, dim=0)
-    torch.testing.assert_close(vmap(op)(torch.rand(B0, 2), torch.rand(B0, 3)),
-                               torch.cat((torch.rand(B0, 2), torch.rand(B0, 3)), 1) * 0
-                               + vmap(op)(torch.rand(B0, 2), torch.rand(B0, 3)))
+    a, b = torch.rand(B0, 2), torch.rand(B0, 3)
+    torch.testing.assert_close(vmap(op)(a, b), torch.cat((a, b), 1))
 
 
 def test_unsafe_view():
