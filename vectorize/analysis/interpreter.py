@@ -90,6 +90,9 @@ class Analysis(Expressions, Calls, Aliasing):
         self.helper_calls: dict[cst.Call, object] = {}
         self.method_calls: dict[cst.Call, object] = {}     # x.method(...) on batched x
         self.random_calls: dict[cst.Call, Rule] = {}       # draws, one per example
+        # a list or tuple display (or a name bound to one) of per-example values that a
+        # rule takes as one per-example array -> whether each item is per example
+        self.stacked: dict[cst.CSTNode, tuple] = {}
         self.owned: set[str] = set()          # arrays this function created (may be written)
         self._user_names: set[str] | None = None
         self.math_in_branches: set[cst.Call] = set()   # math.f(unbatched) under batched ifs

@@ -114,6 +114,21 @@ class _ApplyRules(cst.CSTTransformer):
                            [original_node.test, original_node.body, original_node.orelse],
                            [updated_node.test, updated_node.body, updated_node.orelse])
 
+    def _stacked(self, original_node, updated_node):
+        """A list or tuple display of per-example values (or a name bound to one) that a
+        rule takes as one array: the pieces stacked after the batch axis."""
+        batched = self.analysis.stacked.get(original_node)
+        if batched is None:
+            return updated_node
+        rule = self.registry.operators.get("stacked_display")
+        if rule is None:
+            raise Unsupported("a list of per-example values as one array is not supported on "
+                              f"{self.registry.namespace}", original_node,
+                              "stack the values yourself")
+        return self._apply(rule, original_node, updated_node, [], [], parts=list(batched))
+
+    leave_List = leave_Tuple = leave_Name = _stacked
+
     def leave_Subscript(self, original_node, updated_node):
         if original_node in self.analysis.fallback_calls:
             return self._fallback(original_node, updated_node)

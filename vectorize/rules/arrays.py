@@ -136,22 +136,36 @@ def _reduction(site: Site):
 
 
 def _norm(site: Site):
+    """``np.linalg.norm(x, ord, axis, keepdims)`` of each example: without an axis the
+    norm of the vector or matrix (``ord`` as NumPy allows it for that rank), or of the
+    flattened example (no ``ord``); with one, along the shifted axes."""
     site.func_is_method = False
     x_value = site.args[0]
     rank = x_value.rank
     node, value, present = _axis_arg(site, 2)
     axis = _constant(value, "the axis") if present else None
+    ord_value = site.kwargs.get("ord", (None, None))[1]
+    if ord_value is None and len(site.args) > 1:
+        ord_value = site.args[1]
+    ord_ = _constant(ord_value, "ord") if ord_value is not None else None
+    keep = site.kwargs.get("keepdims", (None, None))[1]
+    keepdims = bool(_constant(keep, "keepdims")) if keep is not None else False
     first = site.nodes[0]
-    if axis is None:
-        if rank == 0:
-            return expr("np.abs({x})", x=first)
-        new_axis = 1 if rank == 1 else (1, 2)
-        if rank > 2:
-            first = flattened(first, rank)
-            new_axis = 1
-    else:
-        new_axis = shift_axis(axis, rank)
-    return _call_with(site, first, repr(new_axis), 2)
+    if axis is not None:
+        return _call_with(site, first, repr(shift_axis(axis, rank)), 2)
+    if ord_ is not None and rank not in (1, 2):
+        raise Unsupported(f"`np.linalg.norm` with `ord` of a per-example value of rank {rank} "
+                          "(NumPy raises per example: ord needs a vector or a matrix)",
+                          suggestion="name the axis or axes")
+    if rank == 0:
+        return expr("np.abs({x})", x=first)
+    if rank <= 2:
+        return _call_with(site, first, "1" if rank == 1 else "(1, 2)", 2)
+    norm = _call_with(site, flattened(first, rank), "1", 2)
+    if keepdims:
+        ones = ", ".join(["1"] * rank)
+        return expr("{r}.reshape(len({x}), " + ones + ")", r=norm, x=first)
+    return norm
 
 
 # ------------------------------------------------------------------------------ indexing
@@ -177,9 +191,21 @@ def _subscript(site: Site):
     if base_value.batched and not batched_index:
         return _with_leading_index(node, cst.Slice(lower=None, upper=None))
     if all(p is not None for p in parts):
+        if any(not p.batched and p.exact and (p.example is None or p.example is Ellipsis)
+               for p in parts):
+            raise Unsupported("`None` or `...` in an index with per-example indices",
+                              suggestion="index with integers only, one axis at a time")
+        # index arrays broadcast together per example: per-example ones get the axes they
+        # lack after the batch axis (a per-example k with a shared J: `x[k[:, None], J]`)
+        rank = max(p.rank for p in parts)
+        node = node.with_changes(slice=[
+            e.with_changes(slice=e.slice.with_changes(value=pad(e.slice.value, p, rank)))
+            for e, p in zip(node.slice, parts)])
         if base_value.batched:
             # x[k] per example -> x[np.arange(len(x)), k]: one element per lane
             lanes = expr(site.spelled.lanes_index("{x}"), x=site.nodes[0])
+            if rank:
+                lanes = expr("{l}.reshape(-1" + ", 1" * rank + ")", l=lanes)
             return _with_leading_index(node, cst.Index(lanes))
         if isinstance(base_value.example, (list, tuple)):
             # a list or tuple of numbers: gathered from the array of its items
@@ -242,6 +268,9 @@ def _builtin_sum(site: Site):
     if len(site.nodes) > 1 or "start" in site.kwargs:
         start = site.nodes[1] if len(site.nodes) > 1 else site.kwargs["start"][0]
         return expr("{s} + np.sum({x}, axis=1)", s=start, x=x)
+    if site.args[0].kind in "fc":
+        # Python's sum starts from the int 0: never -0.0 (sum([-0.0]) is 0.0), np.sum may be
+        return expr("0 + np.sum({x}, axis=1)", x=x)
     return expr("np.sum({x}, axis=1)", x=x)
 
 
@@ -286,7 +315,7 @@ def register(reg: Registry) -> None:
         "per-example axes: `axis=k` becomes `axis=k + 1` (negative axes stay), `axis=None` "
         "all per-example axes; `argmax`/`cumsum` without an axis flatten each example first.",
         "s = np.sum(x)\nm = x.mean(axis=0)", "s = np.sum(x, axis=1)\nm = x.mean(axis=1)",
-        _reduction)
+        _reduction, may_warn=True)
     for name in REDUCTIONS + FLATTENING:
         fn = getattr(np, name, None)
         if fn is not None:
@@ -296,15 +325,17 @@ def register(reg: Registry) -> None:
     reg.add_call(np.linalg.norm, Rule(
         "linalg.norm", "arrays",
         "`np.linalg.norm(x)` is the norm of each example: `axis=1` for vectors, `axis=(1, 2)` "
-        "for matrices.", "r = np.linalg.norm(v)", "r = np.linalg.norm(v, axis=1)", _norm))
+        "for matrices.", "r = np.linalg.norm(v)", "r = np.linalg.norm(v, axis=1)", _norm,
+        may_warn=True))
     reg.add_call(len, Rule(
         "builtin.len", "builtins", "`len(x)` of a per-example array is `x.shape[1]`.",
         "n = len(v)", "n = v.shape[1]", _len, infer=lambda s: unbatched(
             len(s.args[0].example) if s.args[0].known else None)))
     reg.add_call(sum, Rule(
         "builtin.sum", "builtins", "`sum(v)` over a per-example array is `np.sum(v, axis=1)` "
-        "(the summation order may differ in the last bits).",
-        "total = sum(v)", "total = np.sum(v, axis=1)", _builtin_sum))
+        "(the summation order may differ in the last bits); for floats `0 + ...`, as Python "
+        "starts from the int 0 (`sum([-0.0])` is 0.0).",
+        "total = sum(v)", "total = 0 + np.sum(v, axis=1)", _builtin_sum, may_warn=True))
     elementwise_method = Rule(
         "array.elementwise_method", "arrays",
         "Elementwise methods (`astype`, `clip`, `round`...) work lane by lane as written; "

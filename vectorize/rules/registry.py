@@ -82,6 +82,10 @@ class Rule:
     # take them (`torch.sin` of a NumPy example): what the analysis runs to learn dtypes and
     # shapes, and to evaluate the call where no argument is per example
     shadow: Callable | None = None
+    # the first operand is a sequence of pieces (``np.stack([a, b])``): a list or tuple
+    # display of per-example values there stays a list; for every other rule such a display
+    # is one per-example array (`Calls.array_operand`)
+    takes_pieces: bool = False
 
 
 def evaluate(fn, *args, **kwargs):
@@ -150,6 +154,9 @@ class Registry:
         # draws (recognised, not looked up: a generator's bound methods are new objects on
         # every attribute read) and the functions and methods that create a fresh array
         self._draws: list[tuple[Callable[[object], bool], Rule]] = []
+        # families recognised by what a callable is rather than looked up (any ufunc of
+        # `scipy.special`, the methods of any `scipy.stats` distribution)
+        self._families: list[tuple[Callable[[object], bool], Rule]] = []
         self._creations: dict[int, tuple[object, Rule]] = {}
         self.creation_methods: dict[str, Rule] = {}
         self.all_rules: list[Rule] = []
@@ -183,6 +190,13 @@ class Registry:
         self._remember(rule)
         return rule
 
+    def add_family(self, recognise: Callable[[object], bool], rule: Rule) -> Rule:
+        """A family of callables that ``recognise(fn)`` tells (a library's ufuncs, bound
+        methods made anew on every attribute read): `for_call` finds ``rule`` for each."""
+        self._families.append((recognise, rule))
+        self._remember(rule)
+        return rule
+
     def add_creation(self, func, rule: Rule) -> Rule:
         """A function that creates a fresh array (``np.zeros``), which the function may
         write into; its rule's ``rewrite`` creates it with the batch axis in front
@@ -206,6 +220,9 @@ class Registry:
         entry = self._calls.get(id(func))
         if entry is not None and entry[0] is func:
             return entry[1]
+        for recognise, rule in self._families:
+            if recognise(func):
+                return rule
         return None
 
     def draw_for(self, func) -> Rule | None:
