@@ -259,7 +259,10 @@ SIGNATURE_CASES = [
     (inverse_det, "(n,n)->(n,n)", lambda n: [_spd_stack(n)]),
     (cholesky_solve, "(n,n),(n)->(n)", lambda n: [_spd_stack(n), RNG.normal(size=(n, 3))]),
     (norms, "(n,n)->()", lambda n: [RNG.normal(size=(n, 3, 3))]),
-    (cubic_roots, "(n)->(m)", lambda n: [RNG.normal(size=(n, 4)) + 3.0]),
+    # (the first example has complex roots: numpy.vectorize takes the first example's
+    # dtype for every result)
+    (cubic_roots, "(n)->(m)", lambda n: [np.concatenate([[[1.0, 0.0, 0.0, 1.0]],
+                                                         RNG.normal(size=(n - 1, 4)) + 3.0])]),
     # (real roots for every example: numpy.vectorize keeps the first example's dtype and
     # would drop the imaginary parts of later ones, docs/semantics.md)
     (quadratic_roots, "(),()->(m)", lambda n: [RNG.normal(size=n),
@@ -308,7 +311,27 @@ def python_sum(a, b, c):
     return sum([a, b, c]) + max((a, b, c)) - np.mean([a, c])
 
 
+def series(x, n):
+    return np.sum(x ** np.arange(n) / (np.arange(n) + 1.0))
+
+
+def triangular(n):
+    return sum(np.arange(1, n + 1)) + np.prod(np.arange(1, n % 5 + 1))
+
+
+def stepped_mean(a, k):
+    return np.mean(np.arange(a, a + k % 6 + 1, 2) * 0.5) + np.arange(k % 4).sum()
+
+
+def any_below(n, x):
+    return np.any(np.cos(np.arange(n)) < x)
+
+
 SCALAR_CASES = {
+    series: lambda n: [RNG.normal(size=n), RNG.integers(0, 12, n)],
+    triangular: lambda n: [RNG.integers(-3, 40, n)],
+    stepped_mean: lambda n: [RNG.integers(-20, 20, n), RNG.integers(0, 30, n)],
+    any_below: lambda n: [RNG.integers(0, 9, n), RNG.normal(size=n)],
     ieee_remainder: lambda n: [RNG.normal(size=n) * 10, np.round(RNG.normal(size=n) * 3) + 0.5],
     special: lambda n: [np.abs(RNG.normal(size=n)) * 5 + 0.1],
     as_complex: lambda n: [RNG.normal(size=n), RNG.normal(size=n)],
@@ -457,3 +480,15 @@ def test_special_functions_without_scipy_are_refused(monkeypatch):
         return math.erf(x) + 1.0
     with pytest.raises(VectorizeError, match="needs SciPy"):
         vectorize(f, fallback="error")(np.ones(3))
+
+
+def test_a_range_of_per_example_length_is_refused_outside_a_reduction():
+    def f(n):
+        return len(np.arange(n))
+    message = _refusal(f, np.array([1, 2]))
+    assert "different length per example" in message and "test_numpy_ops.py" in message
+
+
+def test_masked_ranges_read_like_numpy():
+    source = vmap(series).source(np.ones(2), np.ones(2, dtype=np.int64))
+    assert "where=np.arange(np.max(n, initial=0)) < n[:, None]" in source

@@ -205,6 +205,7 @@ class Case:
 
 
 LIST_OPERAND = frozenset({"shape.list_operand"})
+MASKED = frozenset({"array.masked_range"})
 
 
 def C(template, *kinds, **options):
@@ -428,6 +429,17 @@ NUMPY_CASES = [
     C("np.max(({0}, {1}))", "i", "i", rules=LIST_OPERAND),
     C("np.linalg.norm([{0}, {1}])", "f", "f", rules=LIST_OPERAND),
     C("np.dot([{0}, {1}], [2.0, -1.0])", "f", "f", rules=LIST_OPERAND),
+    # np.arange with per-example bounds, reduced (padded and masked)
+    C("np.sum({0} ** np.arange({1}))", "f", "u", rules=MASKED),
+    C("np.prod(np.arange(1, {0} + 1))", "u", rules=MASKED),
+    # (never empty: the mean of an empty range warns 'Mean of empty slice', a warning
+    # errstate does not silence)
+    C("np.mean(np.arange({0}, {0} + {1} % 7 + 1) * 0.5)", "i32", "i32", rules=MASKED),
+    C("sum(np.arange({0}, {1}, 3))", "i32", "i32", rules=MASKED),
+    C("np.sum(np.arange(0, 20, {0}))", "sh", rules=MASKED),
+    C("np.any(np.arange({0}) > {1})", "u", "f", rules=MASKED),
+    C("np.all(np.sin(np.arange({0}, 10)) < {1})", "i32", "f", rules=MASKED),
+    C("np.arange({0}).sum() * 1.5", "u", rules=MASKED),
 ]
 
 # scipy.special ufuncs and scipy.stats distributions (the scipy family)
@@ -726,6 +738,7 @@ ARRAY_CASES = [
     A("np.linalg.norm({0}, keepdims=True)", "t223"),
     A("np.linalg.norm({0}, axis=(0, 1))", "t223"), A("np.linalg.norm({0}, 0)", "v3"),
     A("np.roots({0})", "v3p"), A("np.roots({0})", "v4p"), A("np.roots({0} + 10)", "v3k"),
+    A("np.sum({0} * np.arange({1} + 3))", "x", "k3", rules=MASKED),
 ]
 
 

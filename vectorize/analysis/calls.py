@@ -125,6 +125,10 @@ class Calls:
             site = Site(args=args, nodes=[], kwargs={k: (None, v) for k, v in kwargs.items()},
                         func=fn, original=node)
             infer = rule.infer or default_infer
+            if rule.ragged:
+                self.ragged.add(node)
+            elif rule.masked is not None and node.args:
+                self.ragged_operands(node, node.args[0].value)
             return infer(site)
         if isinstance(fn, type) and issubclass(fn, np.generic):
             return batched_like(_evaluate(fn, args[0].example) if args else UNKNOWN)
@@ -171,6 +175,8 @@ class Calls:
             else:
                 args.append(value)
         args, kwargs = self._array_operands(node, rule, args, kwargs, receiver=True)
+        if rule.masked is not None:
+            self.ragged_operands(node, node.func.value)
         self.method_calls[node] = rule
         self.values[node.func] = Value(False, UNKNOWN)   # not an attribute read
         site = Site(args=args, nodes=[], kwargs={k: (None, v) for k, v in kwargs.items()},
@@ -204,6 +210,37 @@ class Calls:
             out.append(value)
         return out, {name: self.array_operand(by_name[name], value) if name in by_name
                      else value for name, value in kwargs.items()}
+
+    def ragged_operands(self, reduction: cst.Call, operand) -> None:
+        """A reduction of an expression built lane by lane from ``np.arange`` calls with
+        per-example bounds (``np.sum(x ** np.arange(n))``): recorded, so that it reduces the
+        padded vectors under a mask of each example's length."""
+        found = self._ragged_in(operand)
+        if found:
+            self.masked_reductions[reduction] = found
+
+    def _ragged_in(self, node) -> list:
+        """The ragged ranges ``node`` is computed from through lane-by-lane operations only
+        (operators, ufuncs, ``math``, ``scipy.special``): per example their vectors line up
+        element by element with the result's."""
+        if node in self.ragged:
+            return [node]
+        kind = type(node)
+        if kind is cst.BinaryOperation:
+            return self._ragged_in(node.left) + self._ragged_in(node.right)
+        if kind is cst.UnaryOperation:
+            return self._ragged_in(node.expression)
+        if kind is cst.Comparison:
+            return self._ragged_in(node.left) + [r for c in node.comparisons
+                                                 for r in self._ragged_in(c.comparator)]
+        if kind is cst.Call:
+            fn = getattr(self.values.get(node.func), "example", None)
+            rule = self.registry.for_call(fn) if fn is not None else None
+            if rule is not None and (rule.family in ("numpy", "math", "scipy")
+                                     or rule.name in ("builtin.abs", "builtin.float",
+                                                      "builtin.pow")):
+                return [r for a in node.args for r in self._ragged_in(a.value)]
+        return []
 
     def _pieces_operand(self, node, value):
         if not (isinstance(value, TupleValue) and isinstance(node, (cst.List, cst.Tuple))

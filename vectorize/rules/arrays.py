@@ -12,7 +12,7 @@ import numpy as np
 
 from ..abstract import unbatched
 from ..errors import Unsupported
-from ..syntax.templates import expr, parse_expr
+from ..syntax.templates import expr, parse_expr, render
 from .families import pad
 from .registry import Registry, Rule, Site
 
@@ -274,7 +274,85 @@ def _builtin_sum(site: Site):
     return expr("np.sum({x}, axis=1)", x=x)
 
 
+# ------------------------------------------------------------------------------ ragged ranges
+
+MASKABLE = {"sum": "np.sum", "prod": "np.prod", "mean": "np.mean", "any": "np.any",
+            "all": "np.all"}
+
+
+def _range_count(nodes, values):
+    """How many elements ``np.arange`` of these (integer) arguments has per example (a
+    count <= 0 means none)."""
+    if len(nodes) == 1:
+        return nodes[0]
+    if len(nodes) == 2:
+        return expr("{b} - {a}", a=nodes[0], b=nodes[1])
+    return expr("-(({a} - {b}) // {s})", a=nodes[0], b=nodes[1], s=nodes[2])
+
+
+def _check_range(site: Site) -> None:
+    if site.kwargs or not 1 <= len(site.args) <= 3:
+        raise Unsupported("`np.arange` with per-example bounds and keyword arguments",
+                          suggestion="write np.arange(start, stop, step) with integers")
+    if any(v.kind not in "iu" for v in site.args):
+        raise Unsupported("`np.arange` with per-example bounds that are not integers",
+                          suggestion="convert the bounds with int()")
+
+
+def _ragged_range(site: Site):
+    """``np.arange(n)`` with a per-example ``n``: every example's range padded to the
+    longest, each padding element a copy of the example's last one (so that operations on
+    it compute what they compute for that element), for a masked reduction."""
+    _check_range(site)
+    nodes = [pad(n, v, 1) for n, v in zip(site.nodes, site.args)]
+    count = _range_count(site.nodes, site.args)
+    steps = expr("np.minimum(np.arange(np.max({c}, initial=0)), np.maximum({c} - 1, 0)"
+                 "[:, None])", c=count)
+    if len(nodes) == 1:
+        return steps
+    if len(nodes) == 2:
+        return expr("{a} + {k}", a=nodes[0], k=steps)
+    return expr("{a} + {s} * {k}", a=nodes[0], s=nodes[2], k=steps)
+
+
+def _masked_reduction(site: Site):
+    """``np.sum(f(np.arange(n)))``: the reduction over the padded ranges, each example's
+    elements only (``where=`` a mask of its length)."""
+    name = site.func if isinstance(site.func, str) else getattr(site.func, "__name__", "")
+    if name not in MASKABLE or len(site.args) > 1 or set(site.kwargs) - {"dtype"}:
+        raise Unsupported(f"`{name}` of `np.arange` with per-example bounds (only sum, prod, "
+                          "mean, any and all of it, over every element, can be vectorized: "
+                          "its length differs per example)",
+                          suggestion="use np.sum/np.prod/np.mean/np.any/np.all of the range")
+    mask, seen = None, set()
+    for nodes, values in site.parts:
+        count = _range_count(nodes, values)
+        if render(count) in seen:
+            continue          # the same length as another range: the same mask
+        seen.add(render(count))
+        one = expr("np.arange(np.max({c}, initial=0)) < {c}[:, None]", c=count)
+        mask = one if mask is None else expr("{a} & {b}", a=mask, b=one)
+    reduced = expr(MASKABLE[name] + "({x}, axis=1, where={m})", x=site.nodes[0], m=mask)
+    if site.func is sum and site.args[0].kind in "fc":
+        return expr("0 + {r}", r=reduced)
+    return reduced
+
+
 def register(reg: Registry) -> None:
+    masked = Rule(
+        "array.masked_range", "arrays",
+        "`np.arange` with per-example integer bounds has a different length per example, so "
+        "only a reduction of it (`np.sum`, `np.prod`, `np.mean`, `np.any`, `np.all`, "
+        "`sum`, or the methods) through lane-by-lane operations is vectorized: every "
+        "example's range is padded to the longest (the padding repeats its last element) "
+        "and the reduction takes `where=` a mask of each example's length.",
+        "s = np.sum(x ** np.arange(n))",
+        "s = np.sum(x[:, None] ** np.minimum(np.arange(np.max(n, initial=0)), "
+        "np.maximum(n - 1, 0)[:, None]), axis=1, where=np.arange(np.max(n, initial=0)) < "
+        "n[:, None])", _masked_reduction, may_warn=True)
+    reg.add_call(np.arange, Rule(
+        "array.ragged_range", "arrays", masked.explanation, masked.before, masked.after,
+        _ragged_range, ragged=True))
     reg.add_operator("subscript", Rule(
         "array.index", "arrays",
         "Indexing a per-example array gets `:` for the batch axis in front (`x[i, 1:3]` -> "
@@ -315,7 +393,7 @@ def register(reg: Registry) -> None:
         "per-example axes: `axis=k` becomes `axis=k + 1` (negative axes stay), `axis=None` "
         "all per-example axes; `argmax`/`cumsum` without an axis flatten each example first.",
         "s = np.sum(x)\nm = x.mean(axis=0)", "s = np.sum(x, axis=1)\nm = x.mean(axis=1)",
-        _reduction, may_warn=True)
+        _reduction, may_warn=True, masked=masked)
     for name in REDUCTIONS + FLATTENING:
         fn = getattr(np, name, None)
         if fn is not None:
@@ -335,7 +413,8 @@ def register(reg: Registry) -> None:
         "builtin.sum", "builtins", "`sum(v)` over a per-example array is `np.sum(v, axis=1)` "
         "(the summation order may differ in the last bits); for floats `0 + ...`, as Python "
         "starts from the int 0 (`sum([-0.0])` is 0.0).",
-        "total = sum(v)", "total = 0 + np.sum(v, axis=1)", _builtin_sum, may_warn=True))
+        "total = sum(v)", "total = 0 + np.sum(v, axis=1)", _builtin_sum, may_warn=True,
+        masked=masked))
     elementwise_method = Rule(
         "array.elementwise_method", "arrays",
         "Elementwise methods (`astype`, `clip`, `round`...) work lane by lane as written; "

@@ -86,6 +86,11 @@ class Rule:
     # display of per-example values there stays a list; for every other rule such a display
     # is one per-example array (`Calls.array_operand`)
     takes_pieces: bool = False
+    # per example a vector whose length differs between examples (``np.arange(n)``): only a
+    # reduction with a `masked` form may consume it (`Calls.ragged_operands`)
+    ragged: bool = False
+    # this reduction's rule over an operand built from ragged vectors (padded, masked)
+    masked: Rule | None = None
 
 
 def evaluate(fn, *args, **kwargs):
