@@ -761,10 +761,12 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     analysis = ctx.analyze(func)
     consumed = {node for found in analysis.masked_reductions.values() for node in found}
     for node in analysis.ragged - consumed:
-        raise Unsupported("`np.arange` with per-example bounds has a different length per "
-                          "example: only a reduction of it (np.sum, np.prod, np.mean, np.any, "
-                          "np.all, sum), written around it, can be vectorized", node,
-                          "reduce it where it is made: np.sum(x ** np.arange(n))")
+        from ..syntax.templates import render
+        raise Unsupported(f"`{render(node)}` has a different length per example: only a "
+                          "reduction of it (sum, prod, mean, any, all), written around it "
+                          "through lane-by-lane operations, can be vectorized", node,
+                          "write the reduction around the call itself, e.g. "
+                          "sum(x ** arange(n)) rather than through a variable")
     _loop_facts(func, ctx, analysis)
     from .compact import record_if_facts
     record_if_facts(func, ctx, analysis)
