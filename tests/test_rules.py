@@ -211,7 +211,7 @@ class Case:
 
 
 LIST_OPERAND = frozenset({"shape.list_operand"})
-MASKED = frozenset({"array.masked_range"})
+MASKED = frozenset({"array.ragged_range"})
 
 
 def C(template, *kinds, **options):
