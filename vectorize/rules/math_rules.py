@@ -161,9 +161,10 @@ def _special(math_name: str):
             raise Unsupported(f"`math.{math_name}` takes one argument")
         x = _float64(site.nodes[0], site.args[0])
         if math_name == "lgamma":
-            # math.lgamma(-inf) is inf (|gamma| grows without bound), gammaln(-inf) -inf
-            return expr("(lambda x: np.where(x == -np.inf, np.inf, scipy.special.gammaln(x)))"
-                        "({x})", x=x)
+            # as CPython: -log|x| below 1e-20 (gammaln overflows to inf for subnormal x), and
+            # inf at -inf (gammaln gives -inf there)
+            return expr("(lambda x: np.where(np.abs(x) < 1e-20, -np.log(np.abs(x)), np.where("
+                        "x == -np.inf, np.inf, scipy.special.gammaln(x))))({x})", x=x)
         return expr(f"scipy.special.{scipy_name}({{x}})", x=x)
     return rewrite
 
