@@ -547,7 +547,8 @@ def test_a_fallback_piece_that_is_not_a_number_runs_the_whole_function_per_examp
         else:
             assert len(messages) == 1, messages
             assert "the whole function" in messages[0]
-            assert "np.arange(lo, hi + 1)" in messages[0] and "not a number" in messages[0]
+            assert "np.arange(lo, hi + 1)" in messages[0]
+            assert "different length per example" in messages[0]
 
 
 def test_a_fallback_piece_is_located_with_fallback_error():

@@ -174,13 +174,13 @@ def test_annotation_spellings(spelling, shape, dtype, tmp_path):
 def test_a_piece_run_per_example_is_visible_and_warned(tmp_path):
     # a piece whose result is a number (a piece that is not, `str(x)`, makes the whole
     # function run per example, which cannot be rewritten)
-    text = "import math\n\n" + HEAD + ("def label(x):\n    return math.erf(x)\n\n\n"
+    text = "import math\n\n" + HEAD + ("def label(x):\n    return math.ulp(x)\n\n\n"
                                        "@vectorize\ndef f(x):\n    return label(x) + 1\n")
     outcome = rewrite_text(text, str(tmp_path / "m.py"))
     assert not outcome.errors
-    assert "np.array([math.erf(x_i) for x_i in x])" in outcome.text
+    assert "np.array([math.ulp(x_i) for x_i in x])" in outcome.text
     assert [(w.line, w.reason) for w in outcome.warnings] == [
-        (9, "runs per example (a Python loop in the rewritten code): `math.erf` has no "
+        (9, "runs per example (a Python loop in the rewritten code): `math.ulp` has no "
             "batching rule")]
     strict = rewrite_text(text.replace("@vectorize", "@vectorize(fallback='error')"),
                           str(tmp_path / "m.py"))

@@ -63,6 +63,8 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.special
+import scipy.stats
 from differential import assert_matches_loop
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -111,12 +113,30 @@ ELEMENTS = {
     "u": st.integers(0, 62),
     "n!": st.integers(-2, 3),
     "b!": st.booleans(),
+    # special functions: math.erfc is subnormal beyond 26.5 where scipy.special.erfc flushes
+    # to zero (docs/semantics.md), so the range stops short of it
+    # np.emath: finite values (a batch that some lane makes complex computes infinities in
+    # complex arithmetic, docs/semantics.md)
+    # (and no -0.0: in a complex batch it is -0.0+0j, whose log is -inf+pi j)
+    "fe": st.one_of(st.sampled_from([0.0, NAN, 0.5, -0.5, 1.0, -1.0, 2.5, -3.0, 1e3]),
+                    st.floats(-1e3, 1e3).filter(lambda v: not (
+                        v == 0 and math.copysign(1, v) < 0))),
+    # math.lgamma: away from its zeros (1, 2 and many negative ones), where the C library's
+    # and scipy's results agree to about 1e-16 absolute only (docs/semantics.md)
+    "fp": st.one_of(st.sampled_from([0.0, -0.0, NAN, INF, -INF, 0.5, -0.5, -1.5, -20.5, 1.0,
+                                     2.0, 3.0, 170.5, 1e-300, 5e-324, 1e-25, -1e-25, 1e6]),
+                    st.floats(0.1, 26).filter(lambda v: min(abs(v - 1), abs(v - 2)) > 1e-3)),
+    "fs": st.one_of(st.sampled_from([0.0, -0.0, NAN, INF, -INF, 0.5, -0.5, 1.0, 2.5, -2.5,
+                                     3.0, 20.0, -20.5, 170.5, 200.0, 26.0, 1e-300]),
+                    st.floats(-26, 26)),
 }
-DTYPES = {"f": np.float64, "fm": np.float64, "f32": np.float32, "f32m": np.float32,
-          "i": np.int64, "I": np.int64, "i32": np.int32, "b": np.bool_, "sh": np.int64,
-          "u": np.int64, "n!": np.int64, "b!": np.bool_}
-PYTHON_TYPES = {"f": float, "fm": float, "f32": float, "f32m": float, "i": int, "I": int,
-                "i32": int, "b": bool, "sh": int, "u": int, "n!": int, "b!": bool}
+DTYPES = {"fp": np.float64, "fe": np.float64, "fs": np.float64, "f": np.float64,
+          "fm": np.float64, "f32": np.float32, "f32m": np.float32, "i": np.int64, "I": np.int64,
+          "i32": np.int32, "b": np.bool_, "sh": np.int64, "u": np.int64, "n!": np.int64,
+          "b!": np.bool_}
+PYTHON_TYPES = {"fp": float, "fe": float, "fs": float, "f": float, "fm": float, "f32": float,
+                "f32m": float, "i": int, "I": int, "i32": int, "b": bool, "sh": int, "u": int,
+                "n!": int, "b!": bool}
 
 # Values for the dead-lane test: every combination is classified by running the scalar code.
 POOLS = {
@@ -132,6 +152,9 @@ POOLS = {
     "u": [2, 0, 1, 5, 62],
     "n!": [2],
     "b!": [True],
+    "fs": [0.5, 2.0, -1.5, 0.0, -0.0, INF, -INF, NAN, -3.0, 200.0],
+    "fe": [0.5, 2.0, -1.5, 0.0, NAN, -3.0, 1.5],
+    "fp": [0.5, 2.0, -1.5, 0.0, -0.0, INF, -INF, NAN, 1e-300, 5e-324],
 }
 
 # Batched arguments either share a 1-D batch of any length (0 included) or reach a 2-D batch
@@ -194,6 +217,10 @@ class Case:
         if self.body is not None:
             return ast.parse(self.body.strip("\n"))
         return ast.parse(self.expression(), mode="eval")
+
+
+LIST_OPERAND = frozenset({"shape.list_operand"})
+MASKED = frozenset({"array.ragged_range"})
 
 
 def C(template, *kinds, **options):
@@ -306,6 +333,13 @@ BUILTIN_CASES = [
     C("pow({0}, {1})", "f", "f"), C("pow({0}, {1})", "i", "u"), C("pow({0}, {1})", "f", "i"),
     C("pow({0}, 2)", "i"),
     C("divmod({0}, {1})", "f", "f", nout=2), C("divmod({0}, {1})", "i", "i", nout=2),
+    C("complex({0})", "f"), C("complex({0}, {1})", "f", "f"), C("complex({0}, {1})", "i", "f"),
+    C("complex({0})", "i"), C("abs(complex({0}, {1}))", "f32", "f"),
+    # a list or tuple display of per-example values passed where an array is expected
+    C("sum([{0}, {1}, {2}])", "f", "f", "f", rules=LIST_OPERAND),
+    C("sum(({0}, {1}))", "i", "i", rules=LIST_OPERAND),
+    C("max([{0}, {1}, 0.5])", "f", "f", rules=LIST_OPERAND),
+    C("min(({0}, {1}))", "i", "i", rules=LIST_OPERAND),
     C("divmod({0}, {1})", "i", "f", nout=2), C("divmod({0}, 7)", "I", nout=2),
 ]
 
@@ -341,6 +375,10 @@ MATH_CASES = [
     C("math.isclose({0}, {1}, rel_tol=1e-3, abs_tol=1e-9)", "f", "f"),
     C("math.isclose({0}, {1}, abs_tol=0.5)", "i", "f"),
     C("math.pow({0}, 0.5)", "f"),
+    *_binary_cases(["remainder"], "math"), C("math.remainder({0}, {1})", "i", "i"),
+    C("math.remainder({0}, 2.0)", "f"), C("math.remainder({0}, {1})", "f32", "f"),
+    *_unary_cases(["gamma", "erf", "erfc"], "math", ["fs", "i"]),
+    *_unary_cases(["lgamma"], "math", ["fp", "i"]),
 ]
 
 # NumPy ufuncs, by the argument kinds that make sense for them.
@@ -399,6 +437,47 @@ NUMPY_CASES = [
     C("np.iscomplex({0})", "f"), C("np.isreal({0})", "f"),
     C("np.isclose({0}, {1})", "f", "f"),
     C("np.isclose({0}, {1}, rtol=0.0, atol=0.5, equal_nan=True)", "f", "f"),
+    *_unary_cases(["sqrt", "log", "log2", "log10", "arccos", "arcsin", "arctanh"], "np.emath",
+                  ["fe"]),
+    C("np.emath.logn({0}, {1})", "fe", "fe"), C("np.emath.power({0}, {1})", "fe", "u"),
+    C("np.emath.sqrt({0})", "i"),
+    # a list display of per-example values as an array operand
+    C("np.mean([{0}, {1}, 1.0])", "f", "f", rules=LIST_OPERAND),
+    C("np.max(({0}, {1}))", "i", "i", rules=LIST_OPERAND),
+    C("np.linalg.norm([{0}, {1}])", "f", "f", rules=LIST_OPERAND),
+    C("np.dot([{0}, {1}], [2.0, -1.0])", "f", "f", rules=LIST_OPERAND),
+    # np.arange with per-example bounds, reduced (padded and masked)
+    C("np.sum({0} ** np.arange({1}))", "f", "u", rules=MASKED),
+    C("np.prod(np.arange(1, {0} + 1))", "u", rules=MASKED),
+    # (never empty: the mean of an empty range warns 'Mean of empty slice', a warning
+    # errstate does not silence)
+    C("np.mean(np.arange({0}, {0} + {1} % 7 + 1) * 0.5)", "i32", "i32", rules=MASKED),
+    C("sum(np.arange({0}, {1}, 3))", "i32", "i32", rules=MASKED),
+    C("np.sum(np.arange(0, 20, {0}))", "sh", rules=MASKED),
+    C("np.any(np.arange({0}) > {1})", "u", "f", rules=MASKED),
+    C("np.all(np.sin(np.arange({0}, 10)) < {1})", "i32", "f", rules=MASKED),
+    C("np.arange({0}).sum() * 1.5", "u", rules=MASKED),
+]
+
+# scipy.special ufuncs and scipy.stats distributions (the scipy family)
+SCIPY_CASES = [
+    *_unary_cases(["erf", "erfc", "gamma", "gammaln", "expit", "logit", "ndtr", "ndtri", "j0",
+                   "i0e", "erfinv", "log1p", "psi", "cbrt"],
+                  "scipy.special", ["f"]),
+    C("scipy.special.jv({0}, {1})", "i", "f"), C("scipy.special.gammainc({0}, {1})", "f", "f"),
+    C("scipy.special.xlogy({0}, {1})", "f", "f"), C("scipy.special.erf({0})", "i"),
+    C("scipy.special.expit({0})", "f32"),
+    C("scipy.stats.norm.cdf({0})", "f"), C("scipy.stats.norm.pdf({0}, {1}, 2.0)", "f", "f"),
+    C("scipy.stats.norm.logpdf({0}, loc={1}, scale={2})", "f", "f", "f"),
+    C("scipy.stats.gamma.sf({0}, {1})", "f", "f"), C("scipy.stats.t.ppf({0}, 3.0)", "f"),
+    C("scipy.stats.poisson.pmf({0}, {1})", "i", "f"),
+    C("scipy.stats.norm(0.5, 2.0).isf({0})", "f", rules=frozenset({"scipy.stats_method"})),
+    C("scipy.stats.expon(scale=2.0).logcdf({0})", "f",
+      rules=frozenset({"scipy.stats_method"})),
+    # frozen with per-example parameters: every pointwise method
+    *[C(f"scipy.stats.norm({{0}}, 2.0).{m}({{1}})", "f", "f")
+      for m in ["pdf", "logpdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]],
+    *[C(f"scipy.stats.poisson({{0}}).{m}({{1}})", "f", "i") for m in ["pmf", "logpmf"]],
 ]
 
 # Rules that statements trigger: loops whose examples stop at different times.
@@ -507,10 +586,16 @@ return a - b
 ARRAY_KINDS = {"v3": ((3,), "e"), "v4": ((4,), "e"), "v6": ((6,), "e"), "m23": ((2, 3), "e"),
                "m32": ((3, 2), "e"), "m33": ((3, 3), "e"), "m13": ((1, 3), "e"),
                "t223": ((2, 2, 3), "e"), "v3i": ((3,), "i"), "v3b": ((3,), "b"),
-               "v3c": ((3,), "c"), "m23i": ((2, 3), "i")}
+               "v3c": ((3,), "c"), "m23i": ((2, 3), "i"), "v3k": ((3,), "k"),
+               "m23k": ((2, 3), "k"), "m33k": ((3, 3), "k"), "v3p": ((3,), "p"),
+               "v4p": ((4,), "p"), "m34": ((3, 4), "e")}
 FINITE = st.integers(-40, 40).map(lambda k: k / 2)
 EXACT = st.one_of(st.sampled_from([0.0, -0.0, NAN, INF, -INF, 0.5, -2.5]), FINITE)
 ARRAY_ELEMENTS = {"e": (np.float64, EXACT), "i": (np.int64, st.integers(-50, 50)),
+                  # indices that fit an axis of length 3 (negative ones too)
+                  "k": (np.int64, st.integers(-3, 2)),
+                  # polynomial coefficients: np.roots strips zeros per example
+                  "p": (np.float64, FINITE.filter(lambda v: v != 0)),
                   "b": (np.bool_, st.booleans()),
                   "c": (np.complex128, st.builds(complex, FINITE, FINITE))}
 SCALAR_KINDS_IN_ARRAY_CASES = {"x": (np.float64, EXACT), "k3": (np.int64, st.integers(-3, 2)),
@@ -614,6 +699,64 @@ ARRAY_CASES = [
     A("{0} > {1}", "v3", "x"), A("np.where({0} > 0, {0}, {1})", "v3", "x"),
     A("np.maximum({0}, {1})", "m23", "v3"), A("-{0}", "v3"), A("~{0}", "v3b"),
     A("{0} if {1} > 0 else -{0}", "v3", "x"), A("np.clip({0}, {1}, 1.0)", "v3", "xb"),
+    # lists and tuples of per-example values as array operands (the per-example view)
+    A("sum([{0}, {1}, {2}])", "x", "x", "x", rules=LIST_OPERAND),
+    A("np.mean([{0}, {1}, 1.0])", "x", "x", rules=LIST_OPERAND),
+    A("np.max(({0}, {1}))", "x", "x", rules=LIST_OPERAND),
+    A("np.linalg.norm([{0}, {1}, {2}])", "x", "x", "x", rules=LIST_OPERAND),
+    A("np.dot([{0}, {1}, 2.0], {2})", "x", "x", "v3", rules=LIST_OPERAND),
+    A("np.sum([{0}, {1}], axis=0)", "v3", "v3", rules=LIST_OPERAND),
+    A("np.array([[{0}, {1}], [{1}, 1.0]]) @ {2}[:2]", "x", "x", "v3", rules=LIST_OPERAND),
+    A("max([{0}, {1}, {2}])", "x", "x", "x", rules=LIST_OPERAND),
+    # (a zero last coefficient makes the batch raise: docs/semantics.md)
+    A("np.roots([1.0, {0}, {1} * {1} + 0.5])", "x", "x", rules=LIST_OPERAND),
+    # sorting, flipping, rolling, picking along an axis
+    A("np.sort({0})", "v3"), A("np.sort({0}, axis=0)", "m23"), A("np.sort({0}, axis=None)", "m23"),
+    A("np.argsort({0})", "v3"), A("np.argsort({0}, axis=0, kind='stable')", "m23"),
+    A("{0}.argsort()", "v3"), A("{0}.argsort(axis=0)", "m23"),
+    A("np.partition({0}, 1)", "v3"), A("np.argpartition({0}, 2, axis=None)", "m23"),
+    A("np.flip({0})", "m23"), A("np.flip({0}, axis=1)", "m23"), A("np.flip({0}, 0)", "v3"),
+    A("np.fliplr({0})", "m23"), A("np.flipud({0})", "m23"), A("np.roll({0}, 1)", "v3"),
+    A("np.roll({0}, -1)", "m23"), A("np.roll({0}, 2, axis=1)", "m23"),
+    A("np.roll({0}, {1})", "v3", "k3"), A("np.roll({0}, {1}, axis=0)", "m23", "k3"),
+    A("np.roll({0}, {1})", "m23", "k3"),
+    A("np.take_along_axis({0}, np.argsort({0}), axis=0)", "v3"),
+    A("np.take_along_axis({0}, {1}, axis=1)", "m23", "m23k"),
+    A("np.take_along_axis({0}, {1}, axis=-1)", "v3", "v3k"),
+    A("np.take_along_axis({0}, {1}, axis=None)", "m23", "v3k"),
+    # padding
+    A("np.pad({0}, 1)", "v3"), A("np.pad({0}, ((1, 0), (0, 2)), mode='edge')", "m23"),
+    A("np.pad({0}, (1, 2), 'reflect')", "v4"), A("np.pad({0}, 2, 'wrap')", "m23"),
+    A("np.pad({0}, 1, constant_values=((1.0, -1.0), (2.0, 0.5)))", "m23"),
+    A("np.pad({0}, 2, mode='linear_ramp', end_values=(5.0, -1.0))", "v3"),
+    A("np.pad({0}, 1, 'maximum')", "m23"), A("np.pad({0}, (0, 2), 'symmetric')", "v3i"),
+    # per-example index arrays: gathers and the index arrays' broadcasting
+    A("{0}[{1}]", "v3", "v3k"), A("{0}[{1}, 0]", "m33", "v3k"), A("{0}[{1}, {2}]", "m33", "v3k",
+                                                                  "k3"),
+    A("{0}[{1}, np.array([0, 2])]", "m33", "k3"), A("{0}[{1}]", "m33", "m23k"),
+    # linear algebra on stacks of matrices
+    A("np.linalg.det({0})", "m33"), A("np.linalg.inv({0})", "m33"),
+    A("np.linalg.slogdet({0})", "m33", nout=2),
+    A("np.linalg.cholesky({0} @ {0}.T + 9.0 * np.eye(3))", "m33"),
+    A("np.linalg.eigvalsh({0} + {0}.T)", "m33"), A("np.linalg.eigvals({0})", "m33"),
+    A("np.linalg.eigh({0} + {0}.T)[0]", "m33"), A("np.linalg.svd({0}, compute_uv=False)", "m23"),
+    A("np.linalg.qr({0})[1]", "m33"), A("np.linalg.pinv({0})", "m23"),
+    A("np.linalg.matrix_rank({0})", "m33"), A("np.linalg.matrix_power({0}, 3)", "m33"),
+    A("np.linalg.cond({0})", "m33"), A("np.linalg.svdvals({0})", "m33"),
+    A("np.linalg.matrix_norm({0})", "m23"), A("np.linalg.trace({0})", "m33"),
+    A("np.linalg.diagonal({0})", "m23"), A("np.linalg.matrix_transpose({0})", "m23"),
+    A("np.linalg.eig({0})[0]", "m33"),
+    A("np.linalg.solve({0}, {1})", "m33", "v3"), A("np.linalg.solve({0}, {1})", "m33", "m34"),
+    A("np.linalg.solve({0} + 4.0 * np.eye(3), {1})", "m33k", "v3"),
+    A("np.cross({0}, {1})", "v3", "v3"), A("np.linalg.cross({0}, {1})", "v3", "v3"),
+    A("np.linalg.vecdot({0}, {1})", "m23", "v3"),
+    A("np.linalg.norm({0}, 'fro')", "m23"), A("np.linalg.norm({0}, 2)", "m33"),
+    A("np.linalg.norm({0}, 'nuc')", "m23"), A("np.linalg.norm({0}, np.inf)", "v3"),
+    A("np.linalg.norm({0}, -1)", "m33"), A("np.linalg.norm({0}, ord=1, axis=0)", "m23"),
+    A("np.linalg.norm({0}, keepdims=True)", "t223"),
+    A("np.linalg.norm({0}, axis=(0, 1))", "t223"), A("np.linalg.norm({0}, 0)", "v3"),
+    A("np.roots({0})", "v3p"), A("np.roots({0})", "v4p"), A("np.roots({0} + 10)", "v3k"),
+    A("np.sum({0} * np.arange({1} + 3))", "x", "k3", rules=MASKED),
 ]
 
 
@@ -684,7 +827,22 @@ KNOWN_BUGS: dict[str, tuple[str, list]] = {
     "math.degrees(f)": (DEGREES_WARNS, [(np.array([1e308]),)]),
     "math.log(f,f)": (LOG_BASE_WARNS, [(np.array([math.inf]), np.array([math.inf]))]),
 }
-DEAD_LANE_BUGS: dict[str, str] = {}
+EMATH_COMPLEX_BATCH = ("documented divergence (docs/semantics.md): np.emath makes the whole "
+                       "batch complex where some lane is outside the real domain; lanes with "
+                       "infinities then give other complex values (inf+nanj) than the "
+                       "example's real result")
+EMATH_DEAD_LANES = ("documented divergence (docs/semantics.md): lanes a batched `if` throws "
+                    "away still decide whether np.emath's result is complex for the batch")
+KNOWN_BUGS["np.emath.logn(fe,fe)"] = (EMATH_COMPLEX_BATCH, [(
+    np.array([[1.0], [0.0], [0.0]]), np.array([[0.0], [-math.inf], [0.0]]))])
+KNOWN_BUGS["np.emath.power(fe,u)"] = (EMATH_COMPLEX_BATCH, [(np.array([0.0, -math.inf]),
+                                                             np.array([-7, -7]))])
+DEAD_LANE_BUGS: dict[str, str] = {
+    **{f"np.emath.{name}(fe)": EMATH_DEAD_LANES
+       for name in ["sqrt", "log", "log2", "log10", "arccos", "arcsin", "arctanh"]},
+    "np.emath.logn(fe,fe)": EMATH_DEAD_LANES, "np.emath.power(fe,u)": EMATH_DEAD_LANES,
+    "np.emath.sqrt(i)": EMATH_DEAD_LANES,
+}
 
 
 def _with_known_bugs(case: Case) -> Case:
@@ -694,13 +852,14 @@ def _with_known_bugs(case: Case) -> Case:
 
 
 CASES: list[Case] = [_with_known_bugs(case) for case in OPERATOR_CASES + BUILTIN_CASES
-                     + MATH_CASES + NUMPY_CASES + STATEMENT_CASES + ARRAY_CASES]
+                     + MATH_CASES + NUMPY_CASES + SCIPY_CASES + STATEMENT_CASES
+                     + ARRAY_CASES]
 
 
 # --------------------------------------------------------------- which rules a case uses
 _OPERATOR_RULES = {ast.BinOp: "operator.arithmetic", ast.Compare: "operator.compare",
                    ast.IfExp: "operator.conditional_expression"}
-_MODULES = {"math": math, "np": np}
+_MODULES = {"math": math, "np": np, "scipy": scipy}
 
 
 def _resolve(func: ast.expr):
@@ -770,7 +929,8 @@ def case_rules(case: Case) -> tuple[set[str], list]:
 # ------------------------------------------------------------------------- the module
 def module_source(cases) -> str:
     lines = ['"""Generated by tests/test_rules.py: one function per rule case."""', "",
-             "import math", "", "import numpy as np", ""]
+             "import math", "", "import numpy as np", "import scipy.special",
+             "import scipy.stats", ""]
     for index, case in enumerate(cases):
         lines += ["", *case.source(f"case_{index}"), ""]
         if case.body is not None:

@@ -10,6 +10,7 @@ stored entry with `execute` and makes a `Generated` of it without the engine.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import linecache
 import sys
@@ -145,6 +146,10 @@ def print_module(specs, module, main, header: str = "") -> Printed:
     if "functools" in referenced:         # rules may use functools.reduce
         import functools
         imports.setdefault("functools", functools)
+    if "scipy" in referenced and "scipy" not in {n for _, n, _ in module.free.values()}:
+        # rules may write scipy.special (math.gamma, math.erf...)
+        imports.setdefault("scipy", importlib.import_module("scipy.special") and
+                           sys.modules["scipy"])
     for _, name, value in module.free.values():
         if isinstance(value, types.ModuleType) and sys.modules.get(value.__name__) is value:
             if name not in referenced:

@@ -144,12 +144,17 @@ class Calls:
                               "a call of it on per-example values", node.func)
         rule = self.registry.for_call(fn)
         if rule is not None:
+            args, kwargs = self._array_operands(node, rule, args, kwargs)
             if not kwargs and fn is not ENGINE_NAMES.get("__any_lane__"):
                 self._must_not_raise(rule.shadow or fn, args, node,
                                      lambda: f"`{_code(node.func)}`")
             site = Site(args=args, nodes=[], kwargs={k: (None, v) for k, v in kwargs.items()},
                         func=fn, original=node)
             infer = rule.infer or default_infer
+            if rule.ragged:
+                self.ragged.add(node)
+            elif rule.masked is not None and node.args:
+                self.ragged_operands(node, node.args[0].value)
             return infer(site)
         if isinstance(fn, type) and issubclass(fn, np.generic):
             return batched_like(_evaluate(fn, args[0].example) if args else UNKNOWN)
@@ -234,6 +239,9 @@ class Calls:
                 kwargs[arg.keyword.value] = value
             else:
                 args.append(value)
+        args, kwargs = self._array_operands(node, rule, args, kwargs, receiver=True)
+        if rule.masked is not None:
+            self.ragged_operands(node, node.func.value)
         self.method_calls[node] = rule
         self.values[node.func] = Value(False, UNKNOWN)   # not an attribute read
         site = Site(args=args, nodes=[], kwargs={k: (None, v) for k, v in kwargs.items()},
@@ -245,6 +253,100 @@ class Calls:
             return Value(True, UNKNOWN)
         return batched_like(_evaluate(method, *[a.example for a in args[1:]],
                                      **{k: v.example for k, v in kwargs.items()}))
+
+    def _array_operands(self, node: cst.Call, rule, args, kwargs, receiver=False):
+        """The operands of a rule's call with every list or tuple display of per-example
+        values (``np.mean([a, b, c])``, ``sum((x, y))``, or a name bound to one) taken as
+        what it is per example: one array, ``np.asarray([a, b, c])``. A rule that takes
+        pieces (``np.stack([a, b])``) keeps its first operand a list; displays nested in it
+        are arrays (``np.array([[a, b], [c, d]])``)."""
+        if "stacked_display" not in self.registry.operators:
+            return args, kwargs     # a backend that takes such lists as they are
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        if receiver:
+            positional = [node.func.value] + positional
+        if len(positional) != len(args):
+            return args, kwargs
+        by_name = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        out = []
+        for k, (arg_node, value) in enumerate(zip(positional, args)):
+            if k == 0 and rule.takes_pieces:
+                value = self._pieces_operand(arg_node, value)
+            elif not (receiver and k == 0):
+                value = self.array_operand(arg_node, value)
+            out.append(value)
+        return out, {name: self.array_operand(by_name[name], value) if name in by_name
+                     else value for name, value in kwargs.items()}
+
+    def ragged_operands(self, reduction: cst.Call, operand) -> None:
+        """A reduction of an expression built lane by lane from ``np.arange`` calls with
+        per-example bounds (``np.sum(x ** np.arange(n))``): recorded, so that it reduces the
+        padded vectors under a mask of each example's length."""
+        found = self._ragged_in(operand)
+        if found:
+            self.masked_reductions[reduction] = found
+
+    def _ragged_in(self, node) -> list:
+        """The ragged ranges ``node`` is computed from through lane-by-lane operations only
+        (operators, ufuncs, ``math``, ``scipy.special``): per example their vectors line up
+        element by element with the result's."""
+        if node in self.ragged:
+            return [node]
+        kind = type(node)
+        if kind is cst.BinaryOperation:
+            return self._ragged_in(node.left) + self._ragged_in(node.right)
+        if kind is cst.UnaryOperation:
+            return self._ragged_in(node.expression)
+        if kind is cst.Comparison:
+            return self._ragged_in(node.left) + [r for c in node.comparisons
+                                                 for r in self._ragged_in(c.comparator)]
+        if kind is cst.Call:
+            fn = getattr(self.values.get(node.func), "example", None)
+            rule = self.registry.for_call(fn) if fn is not None else None
+            if rule is not None and (rule.family in ("numpy", "math", "scipy")
+                                     or rule.name in ("builtin.abs", "builtin.float",
+                                                      "builtin.pow")):
+                return [r for a in node.args for r in self._ragged_in(a.value)]
+        return []
+
+    def _pieces_operand(self, node, value):
+        if not (isinstance(value, TupleValue) and isinstance(node, (cst.List, cst.Tuple))
+                and len(node.elements) == len(value.items)):
+            return value
+        items = tuple(self.array_operand(e.value, v) if isinstance(v, TupleValue) else v
+                      for e, v in zip(node.elements, value.items))
+        if all(a is b for a, b in zip(items, value.items)):
+            return value
+        value = TupleValue(items)
+        self.values[node] = value
+        return value
+
+    def array_operand(self, node, value):
+        """``value`` (of the expression ``node``), and where it is a list or tuple of
+        per-example values: the per-example array it makes, recorded in ``stacked`` for
+        `passes/batch_rules.py`, which writes the stacking (`Backend.stack_pieces`)."""
+        if not isinstance(value, TupleValue) or not value.batched:
+            return value
+        if isinstance(node, (cst.List, cst.Tuple)) and len(node.elements) == len(value.items):
+            items = [self.array_operand(e.value, v) for e, v in zip(node.elements, value.items)]
+        elif type(node) is cst.Name:
+            items = list(value.items)
+        else:
+            return value
+        if any(isinstance(v, TupleValue) or not v.known for v in items):
+            raise Unsupported("a list of per-example values whose items are not all numbers "
+                              "or arrays of a known shape, as one array", node,
+                              "write the items out as numbers or arrays")
+        example = _evaluate(np.asarray, [v.example for v in items])
+        if example is UNKNOWN or example.dtype.kind not in "biufc" or len(
+                {np.shape(v.example) for v in items}) > 1:
+            raise Unsupported("a list of per-example values that is not one array of numbers "
+                              "per example (its items have different shapes, or are not "
+                              "numbers)", node, "give every item the same shape")
+        stacked = Value(True, example)
+        self.values[node] = stacked
+        self.stacked[node] = tuple(v.batched for v in items)
+        return stacked
 
     def _per_example_number(self, fn, args, kwargs, node):
         """A call without a rule runs per example (a list of its results, one per lane) only

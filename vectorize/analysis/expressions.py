@@ -524,9 +524,9 @@ class Expressions:
                 raise Unsupported("indexing with a per-example boolean mask gives a different "
                                   "number of elements per example", node,
                                   "use np.where(mask, x, 0) or np.sum(x, where=mask)")
-            if p.kind not in "iu?" or p.rank > 0:
-                raise Unsupported("indexing with a per-example array of indices is not "
-                                  "supported yet", node, "index with one integer at a time")
+            if p.kind not in "iu?":
+                raise Unsupported("indexing with per-example values that are not integers",
+                                  node, "convert the index with int() or .astype(int)")
         if not base.known or any(e is UNKNOWN for e in examples):
             return Value(True, UNKNOWN)
         try:

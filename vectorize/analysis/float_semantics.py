@@ -165,6 +165,9 @@ def may_warn(parts, analysis: Analysis, registry: Registry) -> bool:
                 if n in analysis.helper_calls or n in analysis.fallback_calls \
                         or n in analysis.numpy_scalar_ops:
                     return True
+                method = analysis.method_calls.get(n)
+                if method is not None and method.may_warn:
+                    return True
                 if n in analysis.math_in_branches:
                     fn = getattr(analysis.values.get(n.func), "example", None)
                     rule = registry.for_call(fn) if fn is not None else None

@@ -92,6 +92,13 @@ class Analysis(Expressions, Calls, Aliasing):
         self.helper_calls: dict[cst.Call, object] = {}
         self.method_calls: dict[cst.Call, object] = {}     # x.method(...) on batched x
         self.random_calls: dict[cst.Call, Rule] = {}       # draws, one per example
+        # a list or tuple display (or a name bound to one) of per-example values that a
+        # rule takes as one per-example array -> whether each item is per example
+        self.stacked: dict[cst.CSTNode, tuple] = {}
+        # np.arange with per-example bounds (a different length per example), and the
+        # reductions that consume them -> the ragged ranges in their operand
+        self.ragged: set[cst.Call] = set()
+        self.masked_reductions: dict[cst.Call, list] = {}
         self.owned: set[str] = set()          # arrays this function created (may be written)
         self._user_names: set[str] | None = None
         self.math_in_branches: set[cst.Call] = set()   # math.f(unbatched) under batched ifs

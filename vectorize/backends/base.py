@@ -178,6 +178,14 @@ class Backend:
         """``n`` copies of the array ``x`` along a new first axis."""
         raise NotImplementedError
 
+    def stack_pieces(self, pieces: list[str], batched: tuple) -> str:
+        """A list display of values (``batched``: which are per example, at least one) as the
+        batch of the per-example arrays it makes (``np.asarray([a, b])`` per example): the
+        pieces stacked after the batch axis, those the same for every example broadcast."""
+        from ..errors import Unsupported
+        raise Unsupported(f"a list of per-example values as one array on {self.name}",
+                          suggestion="stack the values yourself")
+
     def array_of(self, items: str) -> str:
         """An array of a list of per-example results."""
         raise NotImplementedError

@@ -45,6 +45,7 @@ class _ApplyRules(cst.CSTTransformer):
         self._func = None
         self._written = None
         self.size_name = None      # (name, parameter) when the batch size is kept in a name
+        self._ragged_args: dict = {}   # np.arange with per-example bounds -> its arguments
 
     def value(self, node):
         return self.analysis.values.get(node)
@@ -117,6 +118,21 @@ class _ApplyRules(cst.CSTTransformer):
         return self._apply(self.registry.operators["ifexp"], original_node, updated_node,
                            [original_node.test, original_node.body, original_node.orelse],
                            [updated_node.test, updated_node.body, updated_node.orelse])
+
+    def _stacked(self, original_node, updated_node):
+        """A list or tuple display of per-example values (or a name bound to one) that a
+        rule takes as one array: the pieces stacked after the batch axis."""
+        batched = self.analysis.stacked.get(original_node)
+        if batched is None:
+            return updated_node
+        rule = self.registry.operators.get("stacked_display")
+        if rule is None:
+            raise Unsupported("a list of per-example values as one array is not supported on "
+                              f"{self.registry.namespace}", original_node,
+                              "stack the values yourself")
+        return self._apply(rule, original_node, updated_node, [], [], parts=list(batched))
+
+    leave_List = leave_Tuple = leave_Name = _stacked
 
     def leave_Subscript(self, original_node, updated_node):
         if original_node in self.analysis.fallback_calls:
@@ -439,8 +455,28 @@ class _ApplyRules(cst.CSTTransformer):
         return self._apply(rule, original_node, updated_node, [o for o, _ in positional],
                            [n for _, n in positional], kwargs=kwargs, **extra)
 
+    def _masked_reduction(self, original_node, updated_node, ragged):
+        """A reduction of ragged ranges: its rule's masked form, told each range's
+        arguments (`rules.arrays`)."""
+        method = self.analysis.method_calls.get(original_node)
+        fn = getattr(self.value(original_node.func), "example", None)
+        rule = (method or self.registry.for_call(fn)).masked
+        parts = [self._ragged_args[node] for node in ragged]
+        if method is not None:
+            return self._apply_call(rule, original_node, updated_node,
+                                    [(original_node.func.value, updated_node.func.value)],
+                                    func=original_node.func.attr.value, parts=parts)
+        return self._apply_call(rule, original_node, updated_node, func=fn, parts=parts)
+
     def leave_Call(self, original_node, updated_node):
         analysis = self.analysis
+        if original_node in analysis.ragged:
+            self._ragged_args[original_node] = (
+                [a.value for a in updated_node.args],
+                [self.value(a.value) for a in original_node.args])
+        ragged = analysis.masked_reductions.get(original_node)
+        if ragged is not None:
+            return self._masked_reduction(original_node, updated_node, ragged)
         rule = analysis.promoted_creations.get(original_node) or analysis.random_calls.get(
             original_node)
         if rule is not None:
@@ -764,6 +800,14 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     # `x[:, None] + w`)
     func = rewrite(func, AugmentedToAssignment())
     analysis = ctx.analyze(func)
+    consumed = {node for found in analysis.masked_reductions.values() for node in found}
+    for node in analysis.ragged - consumed:
+        from ..syntax.templates import render
+        raise Unsupported(f"`{render(node)}` has a different length per example: only a "
+                          "reduction of it (sum, prod, mean, any, all), written around it "
+                          "through lane-by-lane operations, can be vectorized", node,
+                          "write the reduction around the call itself, e.g. "
+                          "sum(x ** arange(n)) rather than through a variable")
     _loop_facts(func, ctx, analysis)
     from .compact import record_if_facts
     record_if_facts(func, ctx, analysis)

@@ -216,11 +216,13 @@ IMPURE_TYPES = (cst.Lambda, cst.NamedExpr, cst.Yield, cst.Await)
 
 
 def _pure(expr, analysis, registry) -> bool:
-    """Only operators, names, constants and calls of functions with a batching rule."""
+    """Only operators, names, constants and calls of functions with a batching rule (not
+    of a range whose length differs per example: a reduction must hold it in place)."""
     for n in walk(expr):
         if type(n) is cst.Call:
             fn = getattr(analysis.values.get(n.func), "example", None)
-            if fn is None or registry.for_call(fn) is None:
+            rule = registry.for_call(fn) if fn is not None else None
+            if rule is None or (rule.ragged and n in analysis.ragged):
                 return False
         elif type(n) in IMPURE_TYPES:
             return False

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..abstract import TupleValue, unbatched
 from ..errors import Unsupported
-from ..syntax.templates import expr, parse_expr
+from ..syntax.templates import expr, parse_expr, render
 from .families import pad
 from .registry import Registry, Rule, Site
 
@@ -51,7 +51,7 @@ def _constant(value, what: str):
     return value.example
 
 
-def _call_with(site: Site, first, axis_code: str | None, axis_position: int):
+def call_with(site: Site, first, axis_code: str | None, axis_position: int):
     """Rebuild ``f(x, ...)`` / ``x.f(...)`` with ``first`` as the array and ``axis=`` set.
 
     Positions count the array as 0 for both spellings, so ``axis_position`` is where a
@@ -122,7 +122,7 @@ def _reduction(site: Site):
         if keep is not None and keep.exact and keep.example:
             # keepdims of a flattened example: one size-1 axis per per-example axis
             ones = ", ".join(["1"] * rank)
-            call = _call_with(site, first, "1", 1)
+            call = call_with(site, first, "1", 1)
             return expr("{r}.reshape(len({x}), " + ones + ")", r=call, x=site.nodes[0])
         new_axis = 1
     elif axis is None and rank == 0:
@@ -132,26 +132,40 @@ def _reduction(site: Site):
         new_axis = ()
     else:
         new_axis = shift_axis(axis, rank)
-    return _call_with(site, first, repr(new_axis), 1)
+    return call_with(site, first, repr(new_axis), 1)
 
 
 def _norm(site: Site):
+    """``np.linalg.norm(x, ord, axis, keepdims)`` of each example: without an axis the
+    norm of the vector or matrix (``ord`` as NumPy allows it for that rank), or of the
+    flattened example (no ``ord``); with one, along the shifted axes."""
     site.func_is_method = False
     x_value = site.args[0]
     rank = x_value.rank
     node, value, present = _axis_arg(site, 2)
     axis = _constant(value, "the axis") if present else None
+    ord_value = site.kwargs.get("ord", (None, None))[1]
+    if ord_value is None and len(site.args) > 1:
+        ord_value = site.args[1]
+    ord_ = _constant(ord_value, "ord") if ord_value is not None else None
+    keep = site.kwargs.get("keepdims", (None, None))[1]
+    keepdims = bool(_constant(keep, "keepdims")) if keep is not None else False
     first = site.nodes[0]
-    if axis is None:
-        if rank == 0:
-            return expr("np.abs({x})", x=first)
-        new_axis = 1 if rank == 1 else (1, 2)
-        if rank > 2:
-            first = flattened(first, rank)
-            new_axis = 1
-    else:
-        new_axis = shift_axis(axis, rank)
-    return _call_with(site, first, repr(new_axis), 2)
+    if axis is not None:
+        return call_with(site, first, repr(shift_axis(axis, rank)), 2)
+    if ord_ is not None and rank not in (1, 2):
+        raise Unsupported(f"`np.linalg.norm` with `ord` of a per-example value of rank {rank} "
+                          "(NumPy raises per example: ord needs a vector or a matrix)",
+                          suggestion="name the axis or axes")
+    if rank == 0:
+        return expr("np.abs({x})", x=first)
+    if rank <= 2:
+        return call_with(site, first, "1" if rank == 1 else "(1, 2)", 2)
+    norm = call_with(site, flattened(first, rank), "1", 2)
+    if keepdims:
+        ones = ", ".join(["1"] * rank)
+        return expr("{r}.reshape(len({x}), " + ones + ")", r=norm, x=first)
+    return norm
 
 
 # ------------------------------------------------------------------------------ indexing
@@ -177,9 +191,21 @@ def subscript(site: Site):
     if base_value.batched and not batched_index:
         return _with_leading_index(node, cst.Slice(lower=None, upper=None))
     if all(p is not None for p in parts):
+        if any(not p.batched and p.exact and (p.example is None or p.example is Ellipsis)
+               for p in parts):
+            raise Unsupported("`None` or `...` in an index with per-example indices",
+                              suggestion="index with integers only, one axis at a time")
+        # index arrays broadcast together per example: per-example ones get the axes they
+        # lack after the batch axis (a per-example k with a shared J: `x[k[:, None], J]`)
+        rank = max(p.rank for p in parts)
+        node = node.with_changes(slice=[
+            e.with_changes(slice=e.slice.with_changes(value=pad(e.slice.value, p, rank)))
+            for e, p in zip(node.slice, parts)])
         if base_value.batched:
             # x[k] per example -> x[np.arange(len(x)), k]: one element per lane
             lanes = expr(site.spelled.lanes_index("{x}"), x=site.nodes[0])
+            if rank:
+                lanes = expr("{l}.reshape(-1" + ", 1" * rank + ")", l=lanes)
             return _with_leading_index(node, cst.Index(lanes))
         if isinstance(base_value.example, (list, tuple)):
             # a list or tuple of numbers: gathered from the array of its items
@@ -253,10 +279,92 @@ def _builtin_sum(site: Site):
     if len(site.nodes) > 1 or "start" in site.kwargs:
         start = site.nodes[1] if len(site.nodes) > 1 else site.kwargs["start"][0]
         return expr("{s} + np.sum({x}, axis=1)", s=start, x=x)
+    if site.args[0].kind in "fc":
+        # Python's sum starts from the int 0: never -0.0 (sum([-0.0]) is 0.0), np.sum may be
+        return expr("0 + np.sum({x}, axis=1)", x=x)
     return expr("np.sum({x}, axis=1)", x=x)
 
 
+# ------------------------------------------------------------------------------ ragged ranges
+
+MASKABLE = {"sum": "np.sum", "prod": "np.prod", "mean": "np.mean", "any": "np.any",
+            "all": "np.all"}
+
+
+def _range_count(nodes, values):
+    """How many elements ``np.arange`` of these (integer) arguments has per example (a
+    count <= 0 means none)."""
+    if len(nodes) == 1:
+        return nodes[0]
+    if len(nodes) == 2:
+        return expr("{b} - {a}", a=nodes[0], b=nodes[1])
+    return expr("-(({a} - {b}) // {s})", a=nodes[0], b=nodes[1], s=nodes[2])
+
+
+def _check_range(site: Site) -> None:
+    if site.kwargs or not 1 <= len(site.args) <= 3:
+        raise Unsupported("`np.arange` with per-example bounds and keyword arguments",
+                          suggestion="write np.arange(start, stop, step) with integers")
+    if any(v.kind not in "iu" for v in site.args):
+        raise Unsupported("`np.arange` with per-example bounds that are not integers",
+                          suggestion="convert the bounds with int()")
+
+
+def _ragged_range(site: Site):
+    """``np.arange(n)`` with a per-example ``n``: every example's range padded to the
+    longest, each padding element a copy of the example's last one (so that operations on
+    it compute what they compute for that element), for a masked reduction."""
+    _check_range(site)
+    nodes = [pad(n, v, 1) for n, v in zip(site.nodes, site.args)]
+    count = _range_count(site.nodes, site.args)
+    steps = expr("np.minimum(np.arange(np.max({c}, initial=0)), np.maximum({c} - 1, 0)"
+                 "[:, None])", c=count)
+    if len(nodes) == 1:
+        return steps
+    if len(nodes) == 2:
+        return expr("{a} + {k}", a=nodes[0], k=steps)
+    return expr("{a} + {s} * {k}", a=nodes[0], s=nodes[2], k=steps)
+
+
+def _masked_reduction(site: Site):
+    """``np.sum(f(np.arange(n)))``: the reduction over the padded ranges, each example's
+    elements only (``where=`` a mask of its length)."""
+    name = site.func if isinstance(site.func, str) else getattr(site.func, "__name__", "")
+    if name not in MASKABLE or len(site.args) > 1 or set(site.kwargs) - {"dtype"}:
+        raise Unsupported(f"`{name}` of `np.arange` with per-example bounds (only sum, prod, "
+                          "mean, any and all of it, over every element, can be vectorized: "
+                          "its length differs per example)",
+                          suggestion="use np.sum/np.prod/np.mean/np.any/np.all of the range")
+    mask, seen = None, set()
+    for nodes, values in site.parts:
+        count = _range_count(nodes, values)
+        if render(count) in seen:
+            continue          # the same length as another range: the same mask
+        seen.add(render(count))
+        one = expr("np.arange(np.max({c}, initial=0)) < {c}[:, None]", c=count)
+        mask = one if mask is None else expr("{a} & {b}", a=mask, b=one)
+    reduced = expr(MASKABLE[name] + "({x}, axis=1, where={m})", x=site.nodes[0], m=mask)
+    if site.func is sum and site.args[0].kind in "fc":
+        return expr("0 + {r}", r=reduced)
+    return reduced
+
+
 def register(reg: Registry) -> None:
+    # the reduction's side of the same rule (one name: one entry in docs/rules.md)
+    masked = Rule(
+        "array.ragged_range", "arrays",
+        "`np.arange` with per-example integer bounds has a different length per example, so "
+        "only a reduction of it (`np.sum`, `np.prod`, `np.mean`, `np.any`, `np.all`, "
+        "`sum`, or the methods) through lane-by-lane operations is vectorized: every "
+        "example's range is padded to the longest (the padding repeats its last element) "
+        "and the reduction takes `where=` a mask of each example's length.",
+        "s = np.sum(x ** np.arange(n))",
+        "s = np.sum(x[:, None] ** np.minimum(np.arange(np.max(n, initial=0)), "
+        "np.maximum(n - 1, 0)[:, None]), axis=1, where=np.arange(np.max(n, initial=0)) < "
+        "n[:, None])", _masked_reduction, may_warn=True)
+    reg.add_call(np.arange, Rule(
+        "array.ragged_range", "arrays", masked.explanation, masked.before, masked.after,
+        _ragged_range, ragged=True))
     reg.add_operator("subscript", Rule(
         "array.index", "arrays",
         "Indexing a per-example array gets `:` for the batch axis in front (`x[i, 1:3]` -> "
@@ -297,7 +405,7 @@ def register(reg: Registry) -> None:
         "per-example axes: `axis=k` becomes `axis=k + 1` (negative axes stay), `axis=None` "
         "all per-example axes; `argmax`/`cumsum` without an axis flatten each example first.",
         "s = np.sum(x)\nm = x.mean(axis=0)", "s = np.sum(x, axis=1)\nm = x.mean(axis=1)",
-        _reduction)
+        _reduction, may_warn=True, masked=masked)
     for name in REDUCTIONS + FLATTENING:
         fn = getattr(np, name, None)
         if fn is not None:
@@ -307,15 +415,18 @@ def register(reg: Registry) -> None:
     reg.add_call(np.linalg.norm, Rule(
         "linalg.norm", "arrays",
         "`np.linalg.norm(x)` is the norm of each example: `axis=1` for vectors, `axis=(1, 2)` "
-        "for matrices.", "r = np.linalg.norm(v)", "r = np.linalg.norm(v, axis=1)", _norm))
+        "for matrices.", "r = np.linalg.norm(v)", "r = np.linalg.norm(v, axis=1)", _norm,
+        may_warn=True))
     reg.add_call(len, Rule(
         "builtin.len", "builtins", "`len(x)` of a per-example array is `x.shape[1]`.",
         "n = len(v)", "n = v.shape[1]", _len, infer=lambda s: unbatched(
             len(s.args[0].example) if s.args[0].known else None)))
     reg.add_call(sum, Rule(
         "builtin.sum", "builtins", "`sum(v)` over a per-example array is `np.sum(v, axis=1)` "
-        "(the summation order may differ in the last bits).",
-        "total = sum(v)", "total = np.sum(v, axis=1)", _builtin_sum))
+        "(the summation order may differ in the last bits); for floats `0 + ...`, as Python "
+        "starts from the int 0 (`sum([-0.0])` is 0.0).",
+        "total = sum(v)", "total = 0 + np.sum(v, axis=1)", _builtin_sum, may_warn=True,
+        masked=masked))
     elementwise_method = Rule(
         "array.elementwise_method", "arrays",
         "Elementwise methods (`astype`, `clip`, `round`...) work lane by lane as written; "

@@ -15,7 +15,7 @@ import numpy as np
 from ..abstract import batched_like
 from ..errors import Unsupported
 from ..syntax.templates import expr
-from .families import padded_args
+from .families import pad, padded_args, rewrite_call_args
 from .registry import Registry, Rule, Site, evaluate
 
 _LETTERS = "ijklmnopqrstuvwxyzacdefgh"
@@ -184,6 +184,76 @@ def _trace(site: Site):
     return expr("np.trace({m}, axis1=1, axis2=2)", m=site.nodes[0])
 
 
+# np.linalg functions of the last two axes that broadcast over stacks of matrices
+STACKED = ["cholesky", "inv", "det", "slogdet", "eig", "eigh", "eigvals", "eigvalsh", "svd",
+           "svdvals", "qr", "pinv", "matrix_rank", "matrix_power", "cond", "matrix_norm",
+           "trace", "diagonal", "matrix_transpose"]
+
+
+def _matrix_operands(site: Site, matrices: int, operands: int = 1):
+    """Check that the first ``matrices`` operands are matrices (or stacks) per example and
+    that nothing after the first ``operands`` differs per example."""
+    name = getattr(site.func, "__name__", "this function")
+    for value in site.args[:matrices]:
+        if value.batched and value.rank < 2:
+            raise Unsupported(f"`np.linalg.{name}` of a per-example value of rank "
+                              f"{value.rank}: it needs a matrix per example (NumPy raises "
+                              "per example, or reads a batch of vectors as one matrix)",
+                              suggestion="pass per-example matrices")
+    others = list(site.args[operands:]) + [v for _, v in site.kwargs.values()]
+    if any(getattr(v, "batched", False) for v in others):
+        raise Unsupported(f"`np.linalg.{name}` with a per-example option (only its matrices "
+                          "may differ per example)", suggestion="use one value for every "
+                                                                "example")
+
+
+def _stacked(site: Site):
+    _matrix_operands(site, 1)
+    return site.node
+
+
+def _solve(site: Site):
+    (a, b), (va, vb) = site.nodes[:2], site.args[:2]
+    _matrix_operands(site, 2 if vb.rank >= 2 else 1, 2)
+    if vb.rank == 0:
+        raise Unsupported("`np.linalg.solve` with a per-example scalar right-hand side "
+                          "(NumPy raises per example)")
+    if vb.rank == 1:
+        if not vb.batched:
+            return site.node          # a 1-d b is a vector for every matrix of the stack
+        b = pad(b, vb, va.rank - 1) if va.batched else b
+        return expr("np.linalg.solve({a}, {b}[..., None])[..., 0]", a=a, b=b)
+    rank = max(va.rank, vb.rank)
+    return expr("np.linalg.solve({a}, {b})", a=pad(a, va, rank), b=pad(b, vb, rank))
+
+
+def _roots(site: Site):
+    """``np.roots(p)`` of per-example coefficient vectors: the eigenvalues of each example's
+    companion matrix, built as NumPy builds it (first row ``-p[1:] / p[0]``, ones below the
+    diagonal), in one batched ``np.linalg.eigvals``. Per example NumPy first strips leading
+    and trailing zero coefficients (fewer roots, or zero roots appended after the others):
+    such examples get NaN in their matrix, on which ``eigvals`` raises ``LinAlgError``
+    for the batch rather than give other roots than the example's."""
+    (p,), (value,) = site.nodes, site.args
+    if value.rank != 1 or not np.shape(value.example):
+        raise Unsupported("`np.roots` of a per-example value that is not a vector "
+                          "(NumPy raises per example)")
+    degree = np.shape(value.example)[0] - 1
+    if degree < 1:
+        raise Unsupported("`np.roots` of a per-example constant polynomial",
+                          suggestion="give it at least two coefficients")
+    if value.kind not in "fc":
+        p = expr("{p}.astype(float)", p=p)
+    return expr("(lambda p: np.linalg.eigvals(np.concatenate([(-p[:, 1:] / np.where("
+                "(p[:, :1] == 0) | (p[:, -1:] == 0), np.nan, p[:, :1]))[:, None], "
+                f"np.broadcast_to(np.eye({degree - 1}, {degree}), (len(p), {degree - 1}, "
+                f"{degree}))], axis=1)))({{p}})", p=p)
+
+
+def _last_axis(site: Site):
+    return rewrite_call_args(site)
+
+
 def einsum(site: Site):
     spec_value = site.args[0]
     if spec_value.batched or not spec_value.exact or not isinstance(spec_value.example, str):
@@ -243,6 +313,43 @@ def register(reg: Registry) -> None:
     add(np.trace, "linalg.trace", "`np.trace(m)` of each per-example matrix (its first two "
         "axes, square or not).", "t = np.trace(m)", "t = np.trace(m, axis1=1, axis2=2)",
         _trace)
+    stacked = Rule(
+        "linalg.stacked", "linear algebra",
+        "`np.linalg` functions of square or rectangular matrices (`inv`, `det`, `slogdet`, "
+        "`cholesky`, `eig`, `eigh`, `eigvals`, `svd`, `qr`, `pinv`, `matrix_rank`, "
+        "`matrix_power`, `cond`...) already act on stacks of matrices (the last two axes): "
+        "the call stays as written. Each per-example operand must be a matrix or a stack of "
+        "them (per example NumPy raises otherwise); their other arguments must be the same "
+        "for every example.",
+        "d = np.linalg.det(m)\nw, v = np.linalg.eigh(m)",
+        "d = np.linalg.det(m)\nw, v = np.linalg.eigh(m)", _stacked, may_warn=True)
+    for name in STACKED:
+        if hasattr(np.linalg, name):
+            reg.add_call(getattr(np.linalg, name), stacked)
+    reg.add_call(np.linalg.solve, Rule(
+        "linalg.solve", "linear algebra",
+        "`np.linalg.solve(a, b)` on stacks: a per-example right-hand side that is a vector "
+        "gets a length-1 last axis (NumPy takes a 2-d `b` for a matrix), removed again.",
+        "x = np.linalg.solve(a, b)", "x = np.linalg.solve(a, b[..., None])[..., 0]", _solve,
+        may_warn=True))
+    reg.add_call(np.roots, Rule(
+        "linalg.roots", "linear algebra",
+        "`np.roots(p)` of per-example coefficients: one batched `np.linalg.eigvals` of the "
+        "companion matrices (as NumPy builds them). An example whose first or last "
+        "coefficient is zero (fewer roots, or zero roots in another place per example) makes "
+        "the batch raise `LinAlgError`.",
+        "r = np.roots(p)",
+        "r = (lambda p: np.linalg.eigvals(np.concatenate([(-p[:, 1:] / np.where((p[:, :1] == "
+        "0) | (p[:, -1:] == 0), np.nan, p[:, :1]))[:, None], np.broadcast_to(np.eye(1, 2), "
+        "(len(p), 1, 2))], axis=1)))(p)", _roots, may_warn=True))
+    last_axis = Rule(
+        "linalg.last_axis", "linear algebra",
+        "`np.cross` and `np.linalg.vecdot`/`np.linalg.cross` act along the last axis and "
+        "broadcast the others: as written, operands aligned by per-example rank.",
+        "c = np.cross(u, v)", "c = np.cross(u, v)", _last_axis, may_warn=True)
+    for fn in (np.cross, getattr(np.linalg, "cross", None), getattr(np.linalg, "vecdot", None)):
+        if fn is not None:
+            reg.add_call(fn, last_axis)
     add(np.einsum, "linalg.einsum",
         "`np.einsum` itself: batched operands get a batch letter, which the output keeps.",
         's = np.einsum("i,ij->j", v, m)', 's = np.einsum("bi,ij->bj", v, m)', einsum)

@@ -3,9 +3,12 @@
 ``math`` functions compute in double precision and return Python floats (ints for
 ``floor``/``ceil``/``trunc``), so the NumPy equivalent is used on float64 operands (operands
 that NumPy would compute in a narrower float are converted first). Constants (``math.pi``,
-``math.inf``, ``math.nan``...) are unbatched values and stay as written. Functions without a
-NumPy equivalent (``erf``, ``gamma``, ``factorial``...) have no rule: they are rejected or, when
-the user allows it, run per example.
+``math.inf``, ``math.nan``...) are unbatched values and stay as written. ``math.remainder``
+(IEEE remainder) is written out exactly as CPython computes it, from ``np.fmod``.
+``math.gamma``/``lgamma``/``erf``/``erfc`` have no NumPy equivalent: they become
+``scipy.special`` ufuncs where SciPy is installed, and are refused (located, with the way
+out) where it is not. Functions without any equivalent (``factorial``, ``comb``...) have no
+rule: they are rejected or, when the user allows it, run per example.
 """
 
 from __future__ import annotations
@@ -118,7 +121,71 @@ def _isclose(site: Site):
                 a=a, b=b, rel=rel, abs_tol=abs_tol)
 
 
+def _float64(node, value):
+    """An operand as float64, as ``math`` takes it (ints and narrower floats converted)."""
+    if value.dtype == np.float64:
+        return node
+    if value.batched:
+        return expr("{x}.astype(float)", x=node)
+    return expr("float({x})", x=node)
+
+
+def _remainder(site: Site):
+    """CPython's ``math.remainder``: the remainder of x / y whose quotient is rounded to
+    the nearest integer, ties to even, computed exactly from ``fmod`` as CPython does. The
+    operands are the lambda's parameters, so the formula never reads the user's names."""
+    if len(site.nodes) != 2 or site.kwargs:
+        raise Unsupported("`math.remainder` takes two arguments")
+    x, y = [_float64(n, v) for n, v in zip(padded_args(site), site.args)]
+    return expr("(lambda x, y: (lambda m, ay: np.copysign(1.0, x) * np.where(m < ay - m, m, "
+                "np.where(m > ay - m, m - ay, m - 2.0 * np.fmod(0.5 * (np.abs(x) - m), ay))))"
+                "(np.fmod(np.abs(x), np.abs(y)), np.abs(y)))({a}, {b})", a=x, b=y)
+
+
+# math name -> the scipy.special ufunc that computes it lane by lane
+SPECIAL = {"gamma": "gamma", "lgamma": "gammaln", "erf": "erf", "erfc": "erfc"}
+
+
+def _special(math_name: str):
+    scipy_name = SPECIAL[math_name]
+
+    def rewrite(site: Site):
+        import importlib.util
+        if importlib.util.find_spec("scipy") is None:
+            raise Unsupported(f"`math.{math_name}` has no NumPy equivalent; on per-example "
+                              f"values it needs SciPy (scipy.special.{scipy_name}), which is "
+                              "not installed",
+                              suggestion="pip install 'vectorize[scipy]', or pass "
+                                         "fallback='warn' to run the function per example")
+        if len(site.nodes) != 1 or site.kwargs:
+            raise Unsupported(f"`math.{math_name}` takes one argument")
+        x = _float64(site.nodes[0], site.args[0])
+        if math_name == "lgamma":
+            # as CPython: -log|x| below 1e-20 (gammaln overflows to inf for subnormal x), and
+            # inf at -inf (gammaln gives -inf there)
+            return expr("(lambda x: np.where(np.abs(x) < 1e-20, -np.log(np.abs(x)), np.where("
+                        "x == -np.inf, np.inf, scipy.special.gammaln(x))))({x})", x=x)
+        return expr(f"scipy.special.{scipy_name}({{x}})", x=x)
+    return rewrite
+
+
 def register(reg: Registry) -> None:
+    reg.add_call(math.remainder, Rule(
+        "math.remainder", "math",
+        "`math.remainder(x, y)` (IEEE: the quotient rounded to nearest, ties to even) written "
+        "out from `np.fmod` exactly as CPython computes it.",
+        "r = math.remainder(x, y)",
+        "r = (lambda x, y: (lambda m, ay: np.copysign(1.0, x) * np.where(m < ay - m, m, "
+        "np.where(m > ay - m, m - ay, m - 2.0 * np.fmod(0.5 * (np.abs(x) - m), ay))))"
+        "(np.fmod(np.abs(x), np.abs(y)), np.abs(y)))(x, y)", _remainder, may_warn=True))
+    for name, scipy_name in SPECIAL.items():
+        reg.add_call(getattr(math, name), Rule(
+            f"math.{name}", "math",
+            f"`math.{name}` is `scipy.special.{scipy_name}` in double precision (needs SciPy; "
+            "refused without it). Results agree with `math` to a few units in the last "
+            "place (docs/semantics.md); invalid lanes give inf or NaN instead of an error.",
+            f"y = math.{name}(x)", f"y = scipy.special.{scipy_name}(x)", _special(name),
+            may_warn=True))
     for name, np_name in FLOAT_FUNCTIONS.items():
         if not hasattr(math, name):
             continue

@@ -105,7 +105,7 @@ def register(reg: Registry, vmap, is_vmapped) -> None:
         "y = vmap(h)(x)\nz = vmap(g, in_axes=(0, None))(x, w)",
         "y = vmap(vmap(h))(x)\nz = vmap(vmap(g, in_axes=(0, None)), in_axes=(0, None))(x, w)",
         _rewrite, infer=lambda site: _infer(site, reg.backend))
-    reg.add_kind(is_vmapped, rule)
+    reg.add_family(is_vmapped, rule)
     reg.add_call(vmap, Rule(
         "vmap.function", "vmap",
         "`vmap(h, ...)` itself is the same for every example (a function of the module); "

@@ -82,6 +82,15 @@ class Rule:
     # take them (`torch.sin` of a NumPy example): what the analysis runs to learn dtypes and
     # shapes, and to evaluate the call where no argument is per example
     shadow: Callable | None = None
+    # the first operand is a sequence of pieces (``np.stack([a, b])``): a list or tuple
+    # display of per-example values there stays a list; for every other rule such a display
+    # is one per-example array (`Calls.array_operand`)
+    takes_pieces: bool = False
+    # per example a vector whose length differs between examples (``np.arange(n)``): only a
+    # reduction with a `masked` form may consume it (`Calls.ragged_operands`)
+    ragged: bool = False
+    # this reduction's rule over an operand built from ragged vectors (padded, masked)
+    masked: Rule | None = None
 
 
 def evaluate(fn, *args, **kwargs):
@@ -150,12 +159,13 @@ class Registry:
         # draws (recognised, not looked up: a generator's bound methods are new objects on
         # every attribute read) and the functions and methods that create a fresh array
         self._draws: list[tuple[Callable[[object], bool], Rule]] = []
+        # families recognised by what a callable is rather than which it is (any ufunc of
+        # `scipy.special`, the methods of any `scipy.stats` distribution, a vmapped function:
+        # `nested`), looked up after the functions registered one by one
+        self._families: list[tuple[Callable[[object], bool], Rule]] = []
         self._creations: dict[int, tuple[object, Rule]] = {}
         self.creation_methods: dict[str, Rule] = {}
         self.all_rules: list[Rule] = []
-        # callables recognised by what they are rather than which they are (a vmapped
-        # function: `nested`), looked up after the functions registered one by one
-        self._kinds: list[tuple[Callable[[object], bool], Rule]] = []
         from .. import backends
         for register in backends.EVERY_NAMESPACE:     # rules that hold for every namespace
             register(self)
@@ -163,13 +173,6 @@ class Registry:
     # -- registration ----------------------------------------------------------------------
     def add_call(self, func, rule: Rule) -> Rule:
         self._calls[id(func)] = (func, rule)
-        self._remember(rule)
-        return rule
-
-    def add_kind(self, recognise: Callable[[object], bool], rule: Rule) -> Rule:
-        """A kind of callable: ``recognise(fn)`` says whether a callable is one (a vmapped
-        function); calls of it with per-example arguments go through ``rule``."""
-        self._kinds.append((recognise, rule))
         self._remember(rule)
         return rule
 
@@ -196,6 +199,13 @@ class Registry:
         self._remember(rule)
         return rule
 
+    def add_family(self, recognise: Callable[[object], bool], rule: Rule) -> Rule:
+        """A family of callables that ``recognise(fn)`` tells (a library's ufuncs, bound
+        methods made anew on every attribute read): `for_call` finds ``rule`` for each."""
+        self._families.append((recognise, rule))
+        self._remember(rule)
+        return rule
+
     def add_creation(self, func, rule: Rule) -> Rule:
         """A function that creates a fresh array (``np.zeros``), which the function may
         write into; its rule's ``rewrite`` creates it with the batch axis in front
@@ -219,7 +229,7 @@ class Registry:
         entry = self._calls.get(id(func))
         if entry is not None and entry[0] is func:
             return entry[1]
-        for recognise, rule in self._kinds:
+        for recognise, rule in self._families:
             if recognise(func):
                 return rule
         return None

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..abstract import TupleValue, batched_like
 from ..errors import Unsupported
-from ..syntax.templates import call, expr, render
+from ..syntax.templates import call, expr, parse_expr, render
 from .arrays import flattened, shift_axis
 from .registry import Registry, Rule, Site, evaluate
 
@@ -206,6 +206,73 @@ def _joined_along(site: Site, axis: int):
     return expr(f"np.concatenate({{xs}}, axis={axis + 1})", xs=listing)
 
 
+def _per_axis_pairs(value, rank: int, what: str):
+    """A constant per-axis argument of ``np.pad`` (an int, a pair, or a pair per axis) as
+    one pair per per-example axis."""
+    example = _const(value, what)
+    try:
+        pairs = np.broadcast_to(np.asarray(example), (rank, 2))
+    except ValueError:
+        raise Unsupported(f"{what} {example!r} does not fit a per-example value of rank "
+                          f"{rank} (NumPy raises per example)") from None
+    return [tuple(p.item() for p in pair) for pair in pairs]
+
+
+def _pad(site: Site):
+    x_value = site.args[0]
+    rank = x_value.rank
+    if not x_value.batched:
+        raise Unsupported("`np.pad` of an array the same for every example with per-example "
+                          "arguments", suggestion="pad widths and values must be constants")
+    call = site.node
+    args = []
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            raise Unsupported("`*`/`**` arguments of np.pad")
+        if arg.keyword is None:
+            name = ("array", "pad_width", "mode")[min(position, 2)]
+            node, value = site.nodes[position], site.args[position]
+            position += 1
+        else:
+            name = arg.keyword.value
+            node, value = site.kwargs[name]
+        if name == "array":
+            new = node
+        elif name == "mode":
+            if not isinstance(_const(value, "the mode"), str):
+                raise Unsupported("`np.pad` with a function as its mode",
+                                  suggestion="use one of NumPy's named modes")
+            new = node
+        elif name == "reflect_type":
+            _const(value, "reflect_type")
+            new = node
+        elif name in ("pad_width", "stat_length") or value.batched or isinstance(
+                value, TupleValue) or value.rank > 0:
+            # one pair per axis, the batch axis first: never padded (stat_length there
+            # is never used, as nothing is padded)
+            pairs = [(0, 0) if name != "stat_length" else (1, 1)]
+            pairs += _per_axis_pairs(value, rank, name)
+            new = parse_expr(repr(tuple(pairs)))
+        else:
+            new = node            # a constant (constant_values=0.0) holds for every axis
+        args.append(arg.with_changes(value=new))
+    return call.with_changes(args=args)
+
+
+def _stacked_display(site: Site):
+    """``[a, b, 1.0]`` (or a name bound to such a list) where an array is expected: per
+    example ``np.asarray([a, b, 1.0])``, so the pieces are stacked after the batch axis
+    (``site.parts``: which of them are per example)."""
+    node = site.node
+    if type(node) is cst.Name:
+        pieces, nodes = ["*{v}"], {"v": node}
+    else:
+        pieces = [f"{{p{k}}}" for k in range(len(node.elements))]
+        nodes = {f"p{k}": e.value for k, e in enumerate(node.elements)}
+    return expr(site.spelled.stack_pieces(pieces, tuple(site.parts)), **nodes)
+
+
 def _infer(fn):
     def infer(site: Site):
         args = [a.example for a in site.args]
@@ -215,9 +282,25 @@ def _infer(fn):
 
 
 def register(reg: Registry) -> None:
-    def rule(name, explanation, before, after, rewrite, fn=None):
+    def rule(name, explanation, before, after, rewrite, fn=None, takes_pieces=False):
         return Rule(name, "shapes", explanation, before, after, rewrite,
-                    infer=_infer(fn) if fn is not None else None)
+                    infer=_infer(fn) if fn is not None else None, takes_pieces=takes_pieces)
+
+    reg.add_call(np.pad, rule(
+        "shape.pad", "`np.pad(x, widths, mode)` pads each example's axes (the widths "
+        "normalised to one pair per axis, `(0, 0)` for the batch axis); every mode NumPy "
+        "names works, with constant widths and values.",
+        "p = np.pad(v, (1, 2), mode=\"edge\")", "p = np.pad(v, ((0, 0), (1, 2)), mode=\"edge\")",
+        _pad, np.pad))
+    reg.add_operator("stacked_display", rule(
+        "shape.list_operand", "A list or tuple of per-example values passed where an array is "
+        "expected (`np.mean([a, b, c])`, `sum([a, b])`, `np.dot([x, y], w)`, a name bound to "
+        "such a list) is per example the array `np.asarray([a, b, c])`: the pieces are "
+        "stacked after the batch axis (those the same for every example broadcast), and the "
+        "function sees the per-example view.",
+        "m = np.mean([a, b, 1.0])\ns = sum([a, b])",
+        "m = np.mean(np.stack(np.broadcast_arrays(a, b, 1.0), axis=1), axis=1)\n"
+        "s = 0 + np.sum(np.stack([a, b], axis=1), axis=1)", _stacked_display))
 
     reshape = rule("shape.reshape", "`reshape` keeps the batch length in front.",
                    "m = v.reshape(3, 4)", "m = v.reshape(len(v), 3, 4)", reshaped, np.reshape)
@@ -259,22 +342,24 @@ def register(reg: Registry) -> None:
                                 "example's pieces at axis k + 1; unbatched pieces are "
                                 "broadcast to the batch.",
                                 "p = np.stack([x, y])", "p = np.stack([x, y], axis=1)", _stack,
-                                np.stack))
+                                np.stack, takes_pieces=True))
     array = rule("shape.array", "`np.array([a, b, c])` of per-example values is "
                  "`np.stack(..., axis=1)`.", "p = np.array([x, y, 1.0])",
-                 "p = np.stack(np.broadcast_arrays(x, y, 1.0), axis=1)", _array, np.array)
+                 "p = np.stack(np.broadcast_arrays(x, y, 1.0), axis=1)", _array, np.array,
+                 takes_pieces=True)
     reg.add_call(np.array, array)
     reg.add_call(np.asarray, array)
     reg.add_call(np.hstack, rule("shape.hstack", "`np.hstack` of per-example pieces: vectors "
                                  "end to end, matrices side by side (after the batch axis).",
                                  "z = np.hstack([x, y])", "z = np.concatenate([x, y], axis=1)",
-                                 _hstack, np.hstack))
+                                 _hstack, np.hstack, takes_pieces=True))
     reg.add_call(np.vstack, rule("shape.vstack", "`np.vstack` of per-example pieces: vectors "
                                  "become rows, matrices are joined top to bottom.",
                                  "m = np.vstack([x, y])", "m = np.stack([x, y], axis=1)",
-                                 _vstack, np.vstack))
+                                 _vstack, np.vstack, takes_pieces=True))
     reg.add_call(np.concatenate, rule("shape.concatenate", "`np.concatenate(pieces, axis=k)`"
                                       " joins each example's pieces at axis k + 1.",
                                       "z = np.concatenate([x, w])",
                                       "z = np.concatenate([x, np.broadcast_to(w, (len(x),) + "
-                                      "np.shape(w))], axis=1)", _concatenate, np.concatenate))
+                                      "np.shape(w))], axis=1)", _concatenate, np.concatenate,
+                                      takes_pieces=True))

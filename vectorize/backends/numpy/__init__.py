@@ -23,10 +23,10 @@ class NumpyBackend(Backend):
     def build_registry(self):
         from ...rules import arrays, lanes, linalg, math_rules, operators, random, shapes
         from ...rules.registry import Registry
-        from . import builtins, creation, numpy_rules
+        from . import builtins, creation, numpy_rules, scipy_rules, sorting
         reg = Registry(self)
         for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg,
-                      shapes, random, creation):
+                      shapes, sorting, scipy_rules, random, creation):
             table.register(reg)
         return reg
 
@@ -58,6 +58,12 @@ class NumpyBackend(Backend):
     def broadcast_batch(self, value, size: int, like=None):
         arr = np.asarray(value)
         return np.broadcast_to(arr, (size,) + arr.shape).copy()
+
+    def stack_pieces(self, pieces: list[str], batched: tuple) -> str:
+        listing = ", ".join(pieces)
+        if all(batched):
+            return f"np.stack([{listing}], axis=1)"
+        return f"np.stack(np.broadcast_arrays({listing}), axis=1)"
 
     def lanes_of(self, mask: str) -> str:
         return f"np.flatnonzero({mask})"

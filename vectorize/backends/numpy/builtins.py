@@ -115,7 +115,34 @@ def _pow(site: Site) -> cst.BaseExpression:
     return expr("{a} ** {b}", a=a, b=b)
 
 
+def _complex(site: Site) -> cst.BaseExpression:
+    """``complex(x)``: ``x`` as complex128; ``complex(re, im)``: the pair of float64 parts
+    viewed as one complex number (exact for every value, where ``re + 1j * im`` would turn
+    ``im = inf`` into a NaN real part and ``re = -0.0`` into ``0.0``)."""
+    if site.kwargs:
+        raise Unsupported("`complex(real=..., imag=...)` on per-example values",
+                          suggestion="pass the parts positionally")
+    if len(site.nodes) == 1:
+        (x,) = site.nodes
+        if site.args[0].dtype == np.complex128:
+            return x
+        return expr("{x}.astype(complex)", x=x)
+    if any(v.kind == "c" for v in site.args):
+        raise Unsupported("`complex(a, b)` with a complex part on per-example values",
+                          suggestion="write a + b * 1j")
+    re, im = site.nodes
+    return expr("np.stack(np.broadcast_arrays({re}, {im}), axis=-1).astype(float)"
+                ".view(complex)[..., 0]", re=re, im=im)
+
+
 def register(reg: Registry) -> None:
+    reg.add_call(builtins.complex, Rule(
+        "builtin.complex", "builtins",
+        "`complex(x)` is `x.astype(complex)`; `complex(re, im)` views each pair of float64 "
+        "parts as one complex number (exact for infinities and signed zeros).",
+        "z = complex(x, y)",
+        "z = np.stack(np.broadcast_arrays(x, y), axis=-1).astype(float).view(complex)[..., 0]",
+        _complex))
     elementwise(reg, [builtins.abs], family="builtins", name="builtin.abs",
                 explanation="`abs(x)` works on arrays lane by lane.",
                 before="d = abs(x - y)", after="d = abs(x - y)")

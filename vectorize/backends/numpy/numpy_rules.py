@@ -19,6 +19,10 @@ ELEMENTWISE_FUNCTIONS = ["where", "clip", "round", "around", "sinc", "nan_to_num
                          "imag", "angle", "iscomplex", "isreal", "isclose", "fix", "i0"]
 
 
+# np.emath (numpy.lib.scimath): complex results where the real function is undefined
+EMATH = ["sqrt", "log", "log2", "log10", "logn", "power", "arccos", "arcsin", "arctanh"]
+
+
 def ufuncs() -> list[np.ufunc]:
     """NumPy's elementwise ufuncs, in the order of their names. Read from the module's
     namespace, not with ``getattr`` over ``dir(np)``: that imports the submodules NumPy loads
@@ -54,3 +58,10 @@ def register(reg: Registry) -> None:
                             "stay as written, operands aligned by per-example rank.",
                 before="y = np.clip(x, lo, 1.0)", after="y = np.clip(x, lo, 1.0)",
                 may_warn=True)
+    elementwise(reg, [getattr(np.emath, n) for n in EMATH], family="numpy",
+                name="numpy.emath",
+                explanation="`np.emath` functions (`sqrt`, `log`, `log2`, `log10`, `logn`, "
+                            "`power`, `arccos`, `arcsin`, `arctanh`) work lane by lane and stay "
+                            "as written: where some example's value is outside the real domain "
+                            "the whole batch is complex, as the examples stacked together are.",
+                before="r = np.emath.sqrt(x)", after="r = np.emath.sqrt(x)", may_warn=True)
