@@ -130,6 +130,9 @@ def print_module(specs, module, main, header: str = "") -> Printed:
     if "functools" in referenced:         # rules may use functools.reduce
         import functools
         imports.setdefault("functools", functools)
+    if "pymath" in referenced and module.python_semantics:   # Python's round(x, n)
+        from . import pymath
+        imports.setdefault("pymath", pymath)
     for _, name, value in module.free.values():
         if isinstance(value, types.ModuleType):
             if name not in referenced:
@@ -196,7 +199,8 @@ def execute(text: str, main: str, values: dict, defaults: dict) -> types.Functio
     return function
 
 
-PARALLEL_MODULES = frozenset({"numpy", "math", "cmath", "functools", "operator"})
+PARALLEL_MODULES = frozenset({"numpy", "math", "cmath", "functools", "operator",
+                              "vectorize.pymath"})
 """Modules whose functions generated code may call from several threads at once (``np.random``
 is refused by name: its global state would hand out draws in whatever order threads ask)."""
 SIDE_EFFECT_BUILTINS = frozenset({
