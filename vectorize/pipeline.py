@@ -18,12 +18,16 @@ from .passes import (
     sequence_loops,
     shared_subexpressions,
     simplify,
+    try_except,
 )
 
 PIPELINE = [
     # Before any analysis: an `assert` on per-example values is the `raise` it stands for,
     # which the analysis and `guard_indices` know how to batch.
     asserts,
+    # Also before any analysis: a `try` around arithmetic becomes the tests Python makes and
+    # a per-example choice of handler (`vectorize` only; the analysis refuses `try`).
+    try_except,
     # `for e in v` over a per-example array is a loop over `range(len(v))` reading `v[i]`
     # (every example has the same length): the passes after know only loops over ranges.
     sequence_loops,

@@ -123,7 +123,8 @@ class _Checks:
                                   cst.ComparisonTarget)):
                 self.of(child, guards, facts, out)
         for check in self.checks_of(node):
-            if check.divisor is not None and self.nonzero(check.divisor, guards, facts):
+            if check.divisor is not None and self.nonzero(check.divisor, guards, facts) or \
+                    self.refuted(check, guards, facts):
                 continue
             out.append((check, guards))
 
@@ -164,6 +165,15 @@ class _Checks:
         return []
 
     # ---------------------------------------------------------------- elision
+    def refuted(self, check, guards, facts) -> bool:
+        """Whether the code runs only where the check's condition is known false (the
+        ``else`` of ``if x <= 0:`` for ``math.log(x)``, as `try_except` writes it)."""
+        negated = [g for g, neg in guards if neg] + [f.test for f in facts if f.negated]
+        if not negated:
+            return False
+        text = bare_code(expr(check.template, **check.nodes))
+        return any(bare_code(test) == text for test in negated)
+
     def nonzero(self, node, guards, facts) -> bool:
         if _sign(node, self) == 2:
             return True
@@ -319,8 +329,9 @@ class _Writer:
                 if a is not None and b is not None:
                     for check in python_errors.binary_checks(operator, small.target,
                                                              small.value, a, b, a):
-                        if check.divisor is None or not self.checks.nonzero(
-                                check.divisor, [], facts):
+                        if not (check.divisor is not None and self.checks.nonzero(
+                                check.divisor, [], facts) or self.checks.refuted(
+                                check, [], facts)):
                             found.append((check, []))
             return
         if t in (cst.Assign, cst.AnnAssign, cst.Expr, cst.Return):

@@ -324,7 +324,8 @@ MATH_ERRORS: dict[str, list] = {
     "acos": [Check("ValueError", _DOMAIN, "abs({x}) > 1", {})],
     "acosh": [Check("ValueError", _DOMAIN, "{x} < 1", {})],
     "atanh": [Check("ValueError", _DOMAIN, "abs({x}) >= 1", {})],
-    "fmod": [Check("ValueError", _DOMAIN, "{y} == 0 or math.isinf({x})", {})],
+    "fmod": [Check("ValueError", _DOMAIN, "({y} == 0 or math.isinf({x})) and not "
+                   "math.isnan({x}) and not math.isnan({y})", {})],
     "pow": [Check("ValueError", _DOMAIN, "{x} == 0 and {y} < 0", {}),
             Check("ValueError", _DOMAIN, "{x} < 0 and math.modf({y})[0] != 0", {}),
             Check("OverflowError", _RANGE, "math.isinf(abs({x}) ** {y}) and math.isfinite({x}) "
@@ -375,3 +376,39 @@ def builtin_checks(fn, arg_nodes: list, args: list, result) -> list:
     if fn is builtins.pow and len(args) == 2:
         return binary_checks(cst.Power, arg_nodes[0], arg_nodes[1], args[0], args[1], result)
     return []
+
+
+_EXACT_MATH: dict[str, list] = {
+    # name -> (exception, condition) exactly where `math` raises: what a `try` around the
+    # call catches (`passes.try_except`); the checks above may hold a little more often
+    "sqrt": [(ValueError, "{x} < 0")],
+    "log": [(ValueError, "{x} <= 0")], "log2": [(ValueError, "{x} <= 0")],
+    "log10": [(ValueError, "{x} <= 0")], "log1p": [(ValueError, "{x} <= -1")],
+    "exp": [(OverflowError, f"{_float(_EXP_LIMIT)} < {{x}} < math.inf")],
+    "expm1": [(OverflowError, f"{_float(_EXPM1_LIMIT)} < {{x}} < math.inf")],
+    "exp2": [(OverflowError, "1024.0 <= {x} < math.inf")],
+    "cosh": [(OverflowError, f"{_float(_COSH_LIMIT)} < abs({{x}}) < math.inf")],
+    "sinh": [(OverflowError, f"{_float(_SINH_LIMIT)} < abs({{x}}) < math.inf")],
+    "sin": [(ValueError, "math.isinf({x})")], "cos": [(ValueError, "math.isinf({x})")],
+    "tan": [(ValueError, "math.isinf({x})")],
+    "asin": [(ValueError, "abs({x}) > 1")], "acos": [(ValueError, "abs({x}) > 1")],
+    "acosh": [(ValueError, "{x} < 1")], "atanh": [(ValueError, "abs({x}) >= 1")],
+    "fmod": [(ValueError, "({y} == 0 or math.isinf({x})) and not math.isnan({x}) "
+                          "and not math.isnan({y})")],
+    "pow": [(ValueError, "{x} == 0 and {y} < 0"),
+            (ValueError, "{x} < 0 and math.isfinite({x}) and math.isfinite({y}) "
+                         "and math.modf({y})[0] != 0"),
+            (OverflowError, "math.isfinite({x}) and math.isfinite({y}) "
+                            "and math.isinf(abs({x}) ** {y})")],
+    "floor": [(ValueError, "math.isnan({x})"), (OverflowError, "math.isinf({x})")],
+    "ceil": [(ValueError, "math.isnan({x})"), (OverflowError, "math.isinf({x})")],
+    "trunc": [(ValueError, "math.isnan({x})"), (OverflowError, "math.isinf({x})")],
+}
+
+
+def exact_math_errors(name: str, n_args: int) -> list:
+    """(exception class, condition on {x} / {y}) exactly where ``math.<name>`` raises."""
+    out = list(_EXACT_MATH.get(name, []))
+    if name == "log" and n_args == 2:
+        out += [(ValueError, "{y} <= 0"), (ZeroDivisionError, "{y} == 1")]
+    return out
