@@ -143,10 +143,15 @@ def print_module(specs, module, main, header: str = "") -> Printed:
     if imports[backend.alias] is not backend.module():
         raise ValueError(f"the name `{backend.alias}` is used for something other than "
                          f"{backend.module_name}")
-    # stdlib imports, then third-party ones, as isort would group them
-    groups = [sorted(_import_line(alias, mod) for alias, mod in imports.items()
-                     if (mod.__name__.split(".")[0] in sys.stdlib_module_names) == stdlib)
-              for stdlib in (True, False)]
+    # stdlib imports, then third-party ones, then this package's runtime (`pymath`), as
+    # isort would group them
+    def section(mod) -> int:
+        top = mod.__name__.split(".")[0]
+        return 0 if top in sys.stdlib_module_names else 2 if top == __package__ else 1
+
+    groups = [sorted((_import_line(alias, mod) for alias, mod in imports.items()
+                      if section(mod) == k),
+                     key=lambda line: (line.startswith("from "), line)) for k in range(3)]
     import_lines = "\n\n".join("\n".join(g) for g in groups if g).split("\n")
     functions = [(spec.name, code(m, m)) for spec in specs
                  for m in [cst.Module(body=[fix_parens(spec.tree)])]]

@@ -49,14 +49,25 @@ def round(x, ndigits):    # noqa: A001 -- Python's round, on arrays
         below = np.floor(y)
         # y is x * 10**n rounded: where it lies within a few ulps of a tie (4 ulps is less
         # than |y| * 2**-49) the exact product may lie on the other side of it, or on it;
-        # also where |y| >= 2**48 and where y or x is not finite (NaN makes `>` false)
-        near = ~(np.abs(y - below - 0.5) > np.abs(y) * 2.0 ** -49)
-        q = np.rint(y)                     # elsewhere NumPy's answer is Python's
-        out = q / p if n >= 0 else q * p
-        out = np.copysign(out, v)          # round(-0.001, 2) is -0.0
-        if near.any():
-            lanes = np.flatnonzero(near)
-            out[lanes] = _near_tie(v[lanes], y[lanes], below[lanes], p, n)
+        # also where |y| >= 2**48 and where y or x is not finite (NaN makes `>` false).
+        # (In place where it can: fresh arrays cost page faults on large batches.)
+        gap = y - below
+        gap -= 0.5
+        np.abs(gap, out=gap)
+        ulps = np.abs(y)
+        ulps *= 2.0 ** -49
+        near = ~(gap > ulps)
+        lanes = np.flatnonzero(near) if near.any() else None
+        if lanes is not None:
+            exact = _near_tie(v[lanes], y[lanes], below[lanes], p, n)
+        out = np.rint(y, out=below)        # elsewhere NumPy's answer is Python's
+        if n >= 0:
+            out /= p
+        else:
+            out *= p
+        np.copysign(out, v, out=out)       # round(-0.001, 2) is -0.0
+        if lanes is not None:
+            out[lanes] = exact
     return out.astype(x.dtype, copy=False)
 
 

@@ -284,7 +284,7 @@ class _Guarded(cst.CSTTransformer):
                 return updated_node
             return cst.Else(body=cst.IndentedBlock(statements))
         if statements is None:
-            statements = [updated_node]
+            statements = [_merged(updated_node)]
         if original_node in self.kept:
             statements = [_keep(self.kept[original_node], test)] + statements
         return statements[0] if len(statements) == 1 else cst.FlattenSentinel(statements)
@@ -328,6 +328,21 @@ class _GuardedAndPicked(_Guarded):
     leave_Name = leave_Attribute = leave_Call = leave_BinaryOperation = _Guarded._picked
     leave_UnaryOperation = leave_Comparison = leave_BooleanOperation = _Guarded._picked
     leave_IfExp = leave_Tuple = leave_List = _Guarded._picked
+
+
+def _merged(node: cst.If) -> cst.If:
+    """``if a:`` whose whole body is ``if __any_lane__(g): raise ...`` (a check the same
+    for every example under per-example conditions) -> ``if a and __any_lane__(g):``."""
+    body = node.body.body
+    if node.orelse is not None or len(body) != 1 or type(body[0]) is not cst.If:
+        return node
+    inner = body[0]
+    test = inner.test
+    if inner.orelse is not None or not (type(test) is cst.Call and type(test.func) is cst.Name
+                                        and test.func.value == ANY_LANE):
+        return node
+    return node.with_changes(test=cst.BooleanOperation(node.test, cst.And(), test),
+                             body=inner.body)
 
 
 def _assigns_to(stmt, test) -> bool:

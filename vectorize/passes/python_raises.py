@@ -117,6 +117,14 @@ class _Checks:
             self.of(node.body, guards + [(node.test, False)], facts, out)
             self.of(node.orelse, guards + [(node.test, True)], facts, out)
             return
+        affine = self.affine(node)
+        if affine is not None:
+            # `3 * n + 1` on ints: wrapping in between is harmless (int64 arithmetic is exact
+            # modulo 2**64), so one check of the result, as bounds on n
+            self.of(affine[0], guards, facts, out)
+            if affine[1] is not None:
+                out.append((affine[1], guards))
+            return
         for child in children(node):
             if isinstance(child, (cst.BaseExpression, cst.Arg, cst.BaseSlice,
                                   cst.SubscriptElement, cst.Element, cst.BaseFormattedStringContent,
@@ -127,6 +135,54 @@ class _Checks:
                     self.refuted(check, guards, facts):
                 continue
             out.append((check, guards))
+
+    def affine(self, node):
+        """(the non-literal operand, its check) where ``node`` is an int ``c * v + d`` of
+        literal ints c, d (nested ``+``, ``-``, ``*``, unary ``-``; two operations at least),
+        else None."""
+        if type(node) is not cst.BinaryOperation or type(node.operator) not in (
+                cst.Add, cst.Subtract, cst.Multiply):
+            return None
+        result = self.value(node)
+        limits = python_errors.int_limits(result)
+        form = self._affine_form(node)
+        if limits is None or form is None or form[3] < 2:
+            return None
+        var, coef, const, _ = form
+        v = self.value(var)
+        if v is None or v.kind not in "iu" or self.numpy_valued(var) or coef == 0:
+            return None
+        return var, python_errors.affine_check(var, coef, const, limits)
+
+    def _affine_form(self, node):
+        """(v, c, d, number of operations) with node == c * v + d, or None."""
+        t = type(node)
+        c = python_errors.exact_int(self.value(node))
+        if c is not None:
+            return None, 0, c, 0
+        if t is cst.UnaryOperation and type(node.operator) is cst.Minus:
+            inner = self._affine_form(node.expression)
+            return None if inner is None else (inner[0], -inner[1], -inner[2], inner[3] + 1)
+        if t is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract,
+                                                                cst.Multiply):
+            left, right = self._affine_form(node.left), self._affine_form(node.right)
+            if left is None or right is None:
+                return None
+            if left[0] is not None and right[0] is not None:
+                return None
+            var = left[0] if left[0] is not None else right[0]
+            n = left[3] + right[3] + 1
+            if type(node.operator) is cst.Multiply:
+                if left[0] is not None and right[0] is None:
+                    return var, left[1] * right[2], left[2] * right[2], n
+                if right[0] is not None and left[0] is None:
+                    return var, right[1] * left[2], right[2] * left[2], n
+                return None
+            sign = 1 if type(node.operator) is cst.Add else -1
+            return var, left[1] + sign * right[1], left[2] + sign * right[2], n
+        if t in (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.BinaryOperation):
+            return node, 1, 0, 0
+        return None
 
     def checks_of(self, node) -> list:
         t = type(node)
@@ -168,11 +224,14 @@ class _Checks:
     def refuted(self, check, guards, facts) -> bool:
         """Whether the code runs only where the check's condition is known false (the
         ``else`` of ``if x <= 0:`` for ``math.log(x)``, as `try_except` writes it)."""
-        negated = [g for g, neg in guards if neg] + [f.test for f in facts if f.negated]
-        if not negated:
+        known = [(g, neg) for g, neg in guards] + [(f.test, f.negated) for f in facts]
+        if not known:
             return False
-        text = bare_code(expr(check.template, **check.nodes))
-        return any(bare_code(test) == text for test in negated)
+        condition = expr(check.template, **check.nodes)
+        text = bare_code(condition)
+        if any(neg and bare_code(test) == text for test, neg in known):
+            return True
+        return _never_true(condition, known)
 
     def nonzero(self, node, guards, facts) -> bool:
         if _sign(node, self) == 2:
@@ -254,6 +313,91 @@ def _implies_nonzero(test, negated: bool, code: str) -> bool:
             or (op is cst.GreaterThanEqual and constant > 0)
             or (not is_abs and op is cst.LessThan and constant <= 0)
             or (not is_abs and op is cst.LessThanEqual and constant < 0))
+
+
+_FLIP = {cst.LessThan: cst.GreaterThan, cst.GreaterThan: cst.LessThan,
+         cst.LessThanEqual: cst.GreaterThanEqual, cst.GreaterThanEqual: cst.LessThanEqual,
+         cst.Equal: cst.Equal, cst.NotEqual: cst.NotEqual}
+_NEGATE = {cst.LessThan: cst.GreaterThanEqual, cst.GreaterThanEqual: cst.LessThan,
+           cst.GreaterThan: cst.LessThanEqual, cst.LessThanEqual: cst.GreaterThan,
+           cst.Equal: cst.NotEqual, cst.NotEqual: cst.Equal}
+
+
+def _bounds(test, negated: bool, out: list) -> None:
+    """(subject text, operator, constant) facts that hold where ``test`` (``not test``) does:
+    of a comparison with a number, and of each side of an ``and`` that holds. A negated
+    comparison also holds for NaN, which makes every comparison false, so the checks (all
+    comparisons, false for NaN) may ignore it."""
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        _bounds(test.expression, not negated, out)
+        return
+    if type(test) is cst.BooleanOperation:
+        if isinstance(test.operator, cst.And) != negated:
+            _bounds(test.left, negated, out)
+            _bounds(test.right, negated, out)
+        return
+    if type(test) is not cst.Comparison:
+        return
+    operands = [test.left] + [c.comparator for c in test.comparisons]
+    if len(test.comparisons) > 1 and negated:
+        return
+    for left, link, right in zip(operands, test.comparisons, operands[1:]):
+        op = type(link.operator)
+        if op not in _FLIP:
+            continue
+        c = _constant(right)
+        subject = left
+        if c is None:
+            c, subject, op = _constant(left), right, _FLIP[op]
+        if c is None:
+            continue
+        out.append((bare_code(subject), _NEGATE[op] if negated else op, c))
+
+
+def _holds(op, v, c) -> bool:
+    return {cst.LessThan: v < c, cst.LessThanEqual: v <= c, cst.GreaterThan: v > c,
+            cst.GreaterThanEqual: v >= c, cst.Equal: v == c, cst.NotEqual: v != c}[op]
+
+
+def _never_true(condition, known) -> bool:
+    """Whether the facts ``known`` make the comparison ``condition`` false wherever the code
+    runs: each link ``S op c`` of it (``abs(S) op c`` too) against the facts on ``S``."""
+    if type(condition) is cst.BooleanOperation:
+        if isinstance(condition.operator, cst.And):
+            return _never_true(condition.left, known) or _never_true(condition.right, known)
+        return _never_true(condition.left, known) and _never_true(condition.right, known)
+    facts: list = []
+    for test, negated in known:
+        _bounds(test, negated, facts)
+    links: list = []
+    _bounds(condition, False, links)
+    if type(condition) is not cst.Comparison or not links:
+        return False
+    for subject, op, c in links:
+        wrapped = subject.startswith("abs(") and subject.endswith(")")
+        inner = subject[4:-1] if wrapped else subject
+        lo, hi = -math.inf, math.inf          # closed bounds, nudged inward for strict facts
+        for s, fop, fc in facts:
+            if s != inner:
+                continue
+            if fop in (cst.GreaterThan, cst.GreaterThanEqual):
+                lo = max(lo, math.nextafter(fc, math.inf) if fop is cst.GreaterThan else fc)
+            elif fop in (cst.LessThan, cst.LessThanEqual):
+                hi = min(hi, math.nextafter(fc, -math.inf) if fop is cst.LessThan else fc)
+            elif fop is cst.Equal:
+                lo, hi = max(lo, fc), min(hi, fc)
+        if lo > hi:
+            return True
+        if wrapped:
+            lo, hi = (0.0 if lo <= 0 <= hi else min(abs(lo), abs(hi))), max(abs(lo), abs(hi))
+        # the link can hold somewhere in [lo, hi] unless both ends and the constant say not
+        if op in (cst.LessThan, cst.LessThanEqual) and not _holds(op, lo, c):
+            return True
+        if op in (cst.GreaterThan, cst.GreaterThanEqual) and not _holds(op, hi, c):
+            return True
+        if op is cst.Equal and not lo <= c <= hi:
+            return True
+    return False
 
 
 def _constant(node):

@@ -102,7 +102,7 @@ def _kind(value: Value) -> str:
     return "i" if kind in "biu" else kind if kind in "fc" else ""
 
 
-def _int_limits(result: Value):
+def int_limits(result: Value):
     """(lowest, highest) value the result's int dtype holds, or None where the result is not
     an int array the generated code computes in."""
     dtype = result.dtype if isinstance(result, Value) else None
@@ -157,7 +157,7 @@ def binary_checks(operator: type, a_node, b_node, a: Value, b: Value, result: Va
         return _power(kind, nodes, a, b, result)
     if kind != "i":
         return []
-    limits = _int_limits(result)
+    limits = int_limits(result)
     if limits is None:
         return []
     if op == "<<":
@@ -174,7 +174,7 @@ def _division(op, kind, nodes, b, result) -> list:
     if divisor is None or divisor == 0:
         checks.append(Check("ZeroDivisionError", _ZERO.get((op, kind), _ZERO[("/", "f")]),
                             "{b} == 0", nodes, divisor=nodes["b"]))
-    limits = _int_limits(result) if kind == "i" and op == "//" else None
+    limits = int_limits(result) if kind == "i" and op == "//" else None
     if limits is not None and limits[0] < 0 and (divisor is None or divisor == -1):
         checks.append(Check("OverflowError", _INT_TOO_LARGE,
                             f"{{a}} == {limits[0]} and {{b}} == -1", nodes))
@@ -198,7 +198,7 @@ def _power(kind, nodes, a: Value, b: Value, result) -> list:
     if kind == "c":
         return []
     if kind == "i":
-        limits = _int_limits(result)
+        limits = int_limits(result)
         if limits is None:
             return []
         if k is not None:
@@ -285,9 +285,9 @@ def _outside(name, bounds, limits, nodes) -> list:
 
 def negation_checks(node, a: Value, result: Value) -> list:
     """``-a`` of a Python int: the lowest int64 has no negation in int64."""
-    if _kind(a) != "i" or a.kind == "b":
-        return []
-    limits = _int_limits(result)
+    if _kind(a) != "i" or a.kind == "b" or _exact_number(a) is not None:
+        return []       # (`-1`: a literal's negation is known)
+    limits = int_limits(result)
     if limits is None:
         return []
     if limits[0] == 0:
@@ -366,7 +366,7 @@ def builtin_checks(fn, arg_nodes: list, args: list, result) -> list:
         return []
     if fn is builtins.abs and len(args) == 1:
         if _kind(args[0]) == "i" and args[0].kind == "i":
-            limits = _int_limits(result)
+            limits = int_limits(result)
             if limits is not None and limits[0] < 0:
                 return [Check("OverflowError", _INT_TOO_LARGE, f"{{a}} == {limits[0]}",
                               {"a": arg_nodes[0]})]
@@ -412,3 +412,22 @@ def exact_math_errors(name: str, n_args: int) -> list:
     if name == "log" and n_args == 2:
         out += [(ValueError, "{y} <= 0"), (ZeroDivisionError, "{y} == 1")]
     return out
+
+
+def exact_int(value):
+    """The int a value is known to be (a literal), or None."""
+    number = _exact_number(value)
+    if isinstance(number, (int, np.integer)):
+        return int(number)
+    return None
+
+
+def affine_check(node, coef: int, const: int, limits) -> Check | None:
+    """``coef * {node} + const`` outside the int dtype's ``limits``, as bounds on the node
+    (exact: Python's ints computed from numpy.vectorize's operands)."""
+    lo, hi = limits
+    # coef * v + const within [lo, hi]  <=>  v within [ceil((lo - const) / coef), ...]
+    a, b = (lo - const, hi - const) if coef > 0 else (hi - const, lo - const)
+    bounds = (-(-a // coef), b // coef)
+    checks = _outside("a", bounds, limits, {"a": node})
+    return checks[0] if checks else None
