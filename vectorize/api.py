@@ -465,8 +465,8 @@ class vectorize:
         numpy.vectorize gives (docs/semantics.md, "Exceptions")."""
         try:
             return self._run(entry, call_args, size, batched)
-        except VectorizeError:
-            raise
+        except (VectorizeError, Warning):
+            raise       # (a warning the caller made an error is the batched code's own)
         except Exception:       # noqa: BLE001 -- the per-example loop decides
             return _REPLAY
 
