@@ -127,7 +127,7 @@ class vectorize:
                 entry, call_args, shape, size, batched = fast
                 out = self._run_or_replay(entry, call_args, size, batched)
                 if out is _REPLAY:
-                    return self._replay(args, kwargs)
+                    return self._replay(args, kwargs, entry.spec.result, size)
                 return self._outputs(out, entry.spec.result, shape, call_args)
         if self._core_signature is not None:
             return self._call_with_signature(args, kwargs)
@@ -145,7 +145,7 @@ class vectorize:
             self._last = _FastPath.of(args, entry, shape, batched, self._binding) or self._last
         out = self._run_or_replay(entry, call_args, math.prod(shape), batched)
         if out is _REPLAY:
-            return self._replay(args, kwargs)
+            return self._replay(args, kwargs, spec.result, math.prod(shape))
         return self._outputs(out, spec.result, shape, call_args)
 
     def source(self, *args, **kwargs) -> str:
@@ -470,10 +470,16 @@ class vectorize:
         except Exception:       # noqa: BLE001 -- the per-example loop decides
             return _REPLAY
 
-    def _replay(self, args, kwargs):
+    def _replay(self, args, kwargs, result=None, size=None):
         """numpy.vectorize itself on these arguments: its first failing example's exception
-        (raised here, outside the handler of the batched code's), or its results."""
-        vec = np.vectorize(self.pyfunc, otypes=self.otypes, excluded=self.excluded,
+        (raised here, outside the handler of the batched code's), or its results. An empty
+        batch runs no example (a check on values the same for every example fired): the
+        results' dtypes are the generated code's (numpy.vectorize would need otypes)."""
+        otypes = self.otypes
+        if otypes is None and size == 0 and result is not None:
+            items = result.items if isinstance(result, TupleValue) else (result,)
+            otypes = [getattr(v, "dtype", None) or np.dtype(float) for v in items]
+        vec = np.vectorize(self.pyfunc, otypes=otypes, excluded=self.excluded,
                            cache=self.cache, signature=self.signature)
         return vec(*args, **kwargs)
 

@@ -61,7 +61,7 @@ class _TryLowering(cst.CSTTransformer):
     def leave_Try(self, original_node, updated_node):
         node = original_node
         if node.finalbody is not None:
-            raise Unsupported("`try` with `finally` in a vectorized function", node.finalbody,
+            raise Unsupported("`try` with `finally` in a vectorized function", node,
                               "move the cleanup after the `try` statement")
         handlers = [(self.handler_types(h), list(u.body.body))
                     for h, u in zip(node.handlers, updated_node.handlers)]
