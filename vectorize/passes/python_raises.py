@@ -55,6 +55,7 @@ class _Checks:
     def __init__(self, analysis, func: cst.FunctionDef):
         self.analysis = analysis
         self.defs = _definitions(func)
+        self.counters = _counters(func)
         self.numpy_names: dict[str, bool] = {}
 
     # ---------------------------------------------------------------- provenance
@@ -200,6 +201,8 @@ class _Checks:
         return []
 
     def binary(self, operator, left, right, node) -> list:
+        if operator in (cst.Add, cst.Subtract) and _is_counter_step(left, right, self.counters):
+            return []       # `count + 1`: a counter would need 2**63 steps to overflow
         a, b, result = self.value(left), self.value(right), self.value(node)
         if a is None or b is None or self.numpy_valued(left) or self.numpy_valued(right):
             return []
@@ -409,6 +412,61 @@ def _constant(node):
     return None
 
 
+_SMALL_STEP = 2 ** 20
+
+
+def _small_int(node) -> bool:
+    c = _constant(node)
+    return c is not None and type(node) is not cst.Float and abs(c) <= _SMALL_STEP and not (
+        type(node) is cst.UnaryOperation and type(node.expression) is cst.Float)
+
+
+def _is_counter_step(left, right, counters) -> bool:
+    return type(left) is cst.Name and left.value in counters and _small_int(right)
+
+
+def _counters(func: cst.FunctionDef) -> set:
+    """Names only ever set to a small int literal or stepped by one (``n = 0``, ``n += 1``,
+    ``n = n + 1``): counting, they stay far from the int64 limits."""
+    steps: dict[str, bool] = {}
+    for n in walk(func.body):
+        t = type(n)
+        if t is cst.Assign:
+            for target in n.targets:
+                for name in writes(n):
+                    value = n.value
+                    ok = type(target.target) is cst.Name and (_small_int(value) or (
+                        type(value) is cst.BinaryOperation
+                        and type(value.operator) in (cst.Add, cst.Subtract)
+                        and _is_counter_step(value.left, value.right, {name})))
+                    steps[name] = steps.get(name, True) and ok
+        elif t is cst.AugAssign and type(n.target) is cst.Name:
+            ok = type(n.operator) in (cst.AddAssign, cst.SubtractAssign) and _small_int(n.value)
+            steps[n.target.value] = steps.get(n.target.value, True) and ok
+        elif t in (cst.For, cst.NamedExpr, cst.AnnAssign):
+            for name in writes(n.target if t is not cst.For else n.target) if t is not \
+                    cst.AnnAssign else writes(n):
+                steps[name] = False
+    params = {p.name.value for p in func.params.params}
+    return {name for name, ok in steps.items() if ok and name not in params}
+
+
+def _range_fact(stmt: cst.For):
+    """``k >= start`` for ``for k in range(start, ...)`` with a literal start and no step
+    (or a positive literal one), else None."""
+    it = stmt.iter
+    if not (type(stmt.target) is cst.Name and type(it) is cst.Call and type(it.func) is cst.Name
+            and it.func.value == "range" and 2 <= len(it.args) <= 3):
+        return None
+    start = _constant(it.args[0].value)
+    step = _constant(it.args[2].value) if len(it.args) == 3 else 1
+    if start is None or step is None or step <= 0:
+        return None
+    return _Fact(cst.Comparison(cst.Name(stmt.target.value), [cst.ComparisonTarget(
+        cst.GreaterThanEqual(), cst.Integer(str(int(start))) if start >= 0 else
+        cst.UnaryOperation(cst.Minus(), cst.Integer(str(int(-start)))))]), False)
+
+
 def _definitions(func: cst.FunctionDef) -> dict:
     """name -> the expressions assigned to it (None for one the pass cannot read: a tuple
     target, a loop variable, a walrus); parameters are Python numbers (None)."""
@@ -456,7 +514,7 @@ class _Writer:
             return self.if_statement(stmt, facts)
         if isinstance(stmt, cst.For):
             self.checks.of(stmt.iter, [], facts, found)
-            return self.raises(found, self.with_bodies(stmt, facts))
+            return self.raises(found, self.with_bodies(stmt, facts, _range_fact(stmt)))
         if isinstance(stmt, (cst.While, cst.With)):
             return [self.with_bodies(stmt, facts)]
         return [stmt]
@@ -466,6 +524,9 @@ class _Writer:
         if t is cst.AugAssign:
             operator = AUGMENTED_TO_BINARY.get(type(small.operator))
             self.checks.of(small.value, [], facts, found)
+            if operator in (cst.Add, cst.Subtract) and _is_counter_step(
+                    small.target, small.value, self.checks.counters):
+                return      # `count += 1`
             if operator is not None and not (self.checks.numpy_valued(small.target)
                                              or self.checks.numpy_valued(small.value)):
                 a, b = self.checks.value(small.target), self.checks.value(small.value)
@@ -500,10 +561,11 @@ class _Writer:
         new = stmt.with_changes(body=stmt.body.with_changes(body=body), orelse=orelse)
         return self.raises(found, new)
 
-    def with_bodies(self, stmt, facts):
+    def with_bodies(self, stmt, facts, loop_fact=None):
         inner = _inside(facts, stmt)
+        in_body = inner + _inside([loop_fact], stmt.body) if loop_fact is not None else inner
         new = stmt.with_changes(body=stmt.body.with_changes(
-            body=self.block(stmt.body.body, inner)))
+            body=self.block(stmt.body.body, in_body)))
         orelse = getattr(stmt, "orelse", None)
         if orelse is not None:
             new = new.with_changes(orelse=orelse.with_changes(body=orelse.body.with_changes(
