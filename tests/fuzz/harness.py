@@ -365,6 +365,7 @@ def numpy_vectorize_gives(wrapped, args, got, signed_zeros: bool) -> bool:
     scalars differ: ``round(1e308, 1)``, an int beyond int64 in between)."""
     if not isinstance(wrapped, vectorize):
         return False
+    from differential import assert_values_equal
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -588,6 +589,7 @@ def _run(program, args, writer, layout, protocol, seed) -> Outcome:
     problem = _compare_call(f, program, got, reference, drawn, batch_shape, signed_zeros)
     if problem and numpy_vectorize_gives(wrapped, args, got, signed_zeros):
         problem = ""
+    if problem:
         return Outcome("mismatch", problem, lanes=checked, call="the drawn call")
     compacted = _compacted_form_problem(wrapped, layout, args, got, signed_zeros)
     if compacted not in (None, "same"):
@@ -672,6 +674,7 @@ def _run_protocol(f, program, wrapped, pool, layout, protocol, seed, signed_zero
                                     (len(call.lanes),), signed_zeros)
             if problem and numpy_vectorize_gives(wrapped, args, got, signed_zeros):
                 problem = ""
+            if problem:
                 return Outcome("mismatch", problem, call=label)
             count += 1
             if len(call.lanes) >= protocol.large_lanes[0]:
