@@ -40,7 +40,7 @@ def round(x, ndigits):    # noqa: A001 -- Python's round, on arrays
     if x.dtype.kind not in "f":
         return np.round(x, ndigits)
     n = operator.index(ndigits)
-    v = x.astype(np.float64)
+    v = np.asarray(x, dtype=np.float64)
     if abs(n) > _MAX_EXACT_DIGITS:
         return _per_lane(v, n, np.isfinite(v) & (v != 0), v.copy()).astype(x.dtype)
     p = 10.0 ** abs(n)
@@ -54,13 +54,12 @@ def round(x, ndigits):    # noqa: A001 -- Python's round, on arrays
         gap = y - below
         gap -= 0.5
         np.abs(gap, out=gap)
-        ulps = np.abs(y)
-        ulps *= 2.0 ** -49
-        near = ~(gap > ulps)
+        gap *= 2.0 ** 49
+        near = ~((gap > y) & (gap > -y))
         lanes = np.flatnonzero(near) if near.any() else None
         if lanes is not None:
             exact = _near_tie(v[lanes], y[lanes], below[lanes], p, n)
-        out = np.rint(y, out=below)        # elsewhere NumPy's answer is Python's
+        out = np.rint(y, out=y)            # elsewhere NumPy's answer is Python's
         if n >= 0:
             out /= p
         else:
