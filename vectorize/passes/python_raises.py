@@ -151,7 +151,8 @@ class _Checks:
             return None
         var, coef, const, _ = form
         v = self.value(var)
-        if v is None or v.kind not in "iu" or self.numpy_valued(var) or coef == 0:
+        if v is None or v.kind not in "iu" or v.rank != 0 or result.rank != 0 or \
+                self.numpy_valued(var) or coef == 0:
             return None
         return var, python_errors.affine_check(var, coef, const, limits)
 

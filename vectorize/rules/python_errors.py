@@ -140,7 +140,8 @@ def _iroot(limit: int, k: int) -> int:
 
 
 _BINARY_SYMBOLS = {cst.Divide: "/", cst.FloorDivide: "//", cst.Modulo: "%", cst.Power: "**",
-                   cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.LeftShift: "<<"}
+                   cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.LeftShift: "<<",
+                   cst.RightShift: ">>"}
 
 
 def binary_checks(operator: type, a_node, b_node, a: Value, b: Value, result: Value) -> list:
@@ -157,6 +158,8 @@ def binary_checks(operator: type, a_node, b_node, a: Value, b: Value, result: Va
         return _power(kind, nodes, a, b, result)
     if kind != "i":
         return []
+    if op == ">>":
+        return [Check("ValueError", _SHIFT, "{b} < 0", nodes)]
     limits = int_limits(result)
     if limits is None:
         return []
