@@ -457,10 +457,10 @@ def _calls_object(x):
 
 
 def _falls_back(x):
-    try:
+    try:       # (a `try` with `finally` is refused: the function runs per example)
         return x
-    except ValueError:
-        return -x
+    finally:
+        pass
 
 
 @pytest.mark.parametrize("f, parallel", [
@@ -654,8 +654,9 @@ def test_a_compacted_form_that_raises_is_dropped(monkeypatch, decided):
 
 
 def test_an_exception_of_both_forms_is_the_callers():
-    """Where the select form raises too, the call raises what it raises, and the compacted
-    form (which raised the same) stays."""
+    """Where the select form raises too, the call raises what it raises (for `vectorize`:
+    numpy.vectorize's loop then decides, here it returns), and the compacted form (which
+    raised the same) stays."""
     x = np.linspace(-10, 10, 3 * chunks.AUTO_MIN_LANES)
     bucket = x.size.bit_length()
     vf, spec, tuning = _large_spec(piecewise4, x)
@@ -666,8 +667,7 @@ def test_an_exception_of_both_forms_is_the_callers():
     alternative.function = spec.function = raises
     tuning.chunking[bucket] = 0
     tuning.variants[bucket] = alternative
-    with pytest.raises(ValueError, match="math domain error"):
-        vf(x)
+    np.testing.assert_array_equal(vf(x), np.vectorize(piecewise4)(x))
     assert tuning.compacted is alternative and tuning.variants == {bucket: alternative}
 
 

@@ -31,11 +31,12 @@ COUNTER = 0.0
 
 
 def uses_try(x):
+    # (a `try` around arithmetic with handlers is vectorized; `finally` is refused)
     y = x * 2
     try:
         y = y + 1
-    except ZeroDivisionError:
-        y = 0.0
+    finally:
+        y = y - 1
     return y
 
 
@@ -157,8 +158,8 @@ def batched_while(x):
 def _helper_with_try(v):
     try:
         return v + 1
-    except ZeroDivisionError:
-        return 0.0
+    finally:
+        v = 0.0
 
 
 def calls_bad_helper(x):

@@ -127,7 +127,9 @@ class vectorize:
             fast = last.plan(args)
             if fast is not None:
                 entry, call_args, shape, size, batched = fast
-                out = self._run(entry, call_args, size, batched)
+                out = self._run_or_replay(entry, call_args, size, batched)
+                if out is _REPLAY:
+                    return self._replay(args, kwargs, entry.spec.result, size)
                 return self._outputs(out, entry.spec.result, shape, call_args)
         if wants_dask(args, kwargs):   # a Dask array in: Dask arrays out, nothing computed
             from .dask_runtime import call_vectorize
@@ -153,7 +155,9 @@ class vectorize:
             self._announce("; ".join(spec.fallbacks), spec)
         elif not kwargs and not self.excluded:
             self._last = _FastPath.of(args, entry, shape, batched, self._binding) or self._last
-        out = self._run(entry, call_args, math.prod(shape), batched)
+        out = self._run_or_replay(entry, call_args, math.prod(shape), batched)
+        if out is _REPLAY:
+            return self._replay(args, kwargs, spec.result, math.prod(shape))
         return self._outputs(out, spec.result, shape, call_args)
 
     def __reduce__(self):
@@ -520,6 +524,32 @@ class vectorize:
         return chunks.run(entry.spec, entry.tuning, call_args, batched, size, self.chunk_size,
                           self._call)
 
+    def _run_or_replay(self, entry, call_args, size, batched):
+        """`_run`, or `_REPLAY` where the batched code raised: some example raises in the
+        per-example loop (a division by zero, a `math` domain error, an int result too large,
+        a `raise` of the user's), or a check the engine could not make exact fired (an
+        intermediate int beyond int64 that Python's ints hold). `_replay` then gives what
+        numpy.vectorize gives (docs/semantics.md, "Exceptions")."""
+        try:
+            return self._run(entry, call_args, size, batched)
+        except (VectorizeError, Warning):
+            raise       # (a warning the caller made an error is the batched code's own)
+        except Exception:       # noqa: BLE001 -- the per-example loop decides
+            return _REPLAY
+
+    def _replay(self, args, kwargs, result=None, size=None):
+        """numpy.vectorize itself on these arguments: its first failing example's exception
+        (raised here, outside the handler of the batched code's), or its results. An empty
+        batch runs no example (a check on values the same for every example fired): the
+        results' dtypes are the generated code's (numpy.vectorize would need otypes)."""
+        otypes = self.otypes
+        if otypes is None and size == 0 and result is not None:
+            items = result.items if isinstance(result, TupleValue) else (result,)
+            otypes = [getattr(v, "dtype", None) or np.dtype(float) for v in items]
+        vec = np.vectorize(self.pyfunc, otypes=otypes, excluded=self.excluded,
+                           cache=self.cache, signature=self.signature)
+        return vec(*args, **kwargs)
+
     def _call(self, function, call_args):
         """``function`` on the arguments in parameter order (keyword-only parameters by
         name)."""
@@ -624,7 +654,7 @@ class vectorize:
         try:
             return build(func, params, fallback=self.fallback, title=title,
                          kind="numpy.vectorize loop", cache_dir=self.cache_dir,
-                         explain=self._explain)
+                         explain=self._explain, python_semantics=True)
         finally:
             PYTHON_SCALARS.reset(token)
 
@@ -649,6 +679,9 @@ class vectorize:
             arr = arr.astype(self.otypes[index] if index < len(self.otypes) else self.otypes[0],
                              copy=False)
         return arr
+
+
+_REPLAY = object()    # `vectorize._run_or_replay`: the batched code raised
 
 
 _EXACT_SCALARS = {float: np.float64, complex: np.complex128, bool: np.bool_}

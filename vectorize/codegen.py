@@ -150,6 +150,9 @@ def print_module(specs, module, main, header: str = "") -> Printed:
         # rules may write scipy.special (math.gamma, math.erf...)
         imports.setdefault("scipy", importlib.import_module("scipy.special") and
                            sys.modules["scipy"])
+    if "pymath" in referenced and module.python_semantics:   # Python's round(x, n)
+        from . import pymath
+        imports.setdefault("pymath", pymath)
     for _, name, value in module.free.values():
         if isinstance(value, types.ModuleType) and sys.modules.get(value.__name__) is value:
             if name not in referenced:
@@ -171,10 +174,15 @@ def print_module(specs, module, main, header: str = "") -> Printed:
     if imports[backend.alias] is not backend.module():
         raise ValueError(f"the name `{backend.alias}` is used for something other than "
                          f"{backend.module_name}")
-    # stdlib imports, then third-party ones, as isort would group them
-    groups = [sorted(import_line(alias, mod) for alias, mod in imports.items()
-                     if (mod.__name__.split(".")[0] in sys.stdlib_module_names) == stdlib)
-              for stdlib in (True, False)]
+    # stdlib imports, then third-party ones, then this package's runtime (`pymath`), as
+    # isort would group them
+    def section(mod) -> int:
+        top = mod.__name__.split(".")[0]
+        return 0 if top in sys.stdlib_module_names else 2 if top == __package__ else 1
+
+    groups = [sorted((import_line(alias, mod) for alias, mod in imports.items()
+                      if section(mod) == k),
+                     key=lambda line: (line.startswith("from "), line)) for k in range(3)]
     import_lines = "\n\n".join("\n".join(g) for g in groups if g).split("\n")
     functions = [(spec.name, code(m, m)) for spec in specs
                  for m in [cst.Module(body=[fix_parens(spec.tree)])]]
@@ -230,7 +238,8 @@ def execute(text: str, main: str, values: dict, defaults: dict) -> types.Functio
     return function
 
 
-PARALLEL_MODULES = frozenset({"numpy", "math", "cmath", "functools", "operator"})
+PARALLEL_MODULES = frozenset({"numpy", "math", "cmath", "functools", "operator",
+                              "vectorize.pymath"})
 """Modules whose functions generated code may call from several threads at once (``np.random``
 is refused by name: its global state would hand out draws in whatever order threads ask)."""
 SIDE_EFFECT_BUILTINS = frozenset({

@@ -221,25 +221,28 @@ def _submodule(root, path: str):
 
 
 def build(func, params: dict, *, fallback: str, title: str, kind: str,
-          backend: str = "numpy", cache_dir=None, explain: bool = False) -> Entry:
+          backend: str = "numpy", cache_dir=None, explain: bool = False,
+          python_semantics: bool = False) -> Entry:
     """The specialization of ``func`` for the abstract values ``params`` (`Generated`) and the
     runtime's state for it (`tuning`), or, where it cannot be translated and the policy
     allows it, a `FallbackSpec` that runs it per example (``kind`` says how, for
     ``.source()``). ``title`` heads the generated source; ``cache_dir``: the disk cache
     (`vectorize.diskcache.directory`); ``explain``: record which rule rewrote which line
-    (``Generated.explanations``, for `vectorize.explain`)."""
+    (``Generated.explanations``, for `vectorize.explain`); ``python_semantics``: examples
+    are Python numbers (`vectorize`, not `vmap`: `passes.python_raises`)."""
     chunks.threads_setting()     # a bad VECTORIZE_NUM_THREADS fails now, whatever the size
     header = f"{title} from {func.__qualname__} ({where(func)}) for:\n{describe(params)}"
     try:
         spec = specialize(func, params, fallback=fallback, header=header, backend=backend,
-                          cache_dir=cache_dir, explain=explain)
+                          cache_dir=cache_dir, explain=explain,
+                          python_semantics=python_semantics)
     except Exception as exc:
         from .errors import VectorizeError
         if not isinstance(exc, VectorizeError) or fallback == "error":
             raise
         return Entry(FallbackSpec(str(exc), fallback_source(func, str(exc), kind)))
     return Entry(spec, tuning(spec, func, params, header=header, backend=backend,
-                              cache_dir=cache_dir))
+                              cache_dir=cache_dir, python_semantics=python_semantics))
 
 
 def as_is_key(value):
@@ -269,7 +272,7 @@ def specialized_on(value) -> bool:
 
 def specialize(func, params: dict, *, fallback: str = "error", header: str = "",
                backend: str = "numpy", cache_dir=False, if_strategy: str | None = None,
-               explain: bool = False):
+               explain: bool = False, python_semantics: bool = False):
     """`transform.transform_function`, through the disk cache where ``cache_dir`` turns it on
     (a hit runs no transform and imports no libcst; not with ``explain``, whose explanations
     a stored entry may not have)."""
@@ -294,7 +297,8 @@ def specialize(func, params: dict, *, fallback: str = "error", header: str = "",
         from .transform import transform_function  # libcst is imported on first use only
         start = time.perf_counter()
         spec = transform_function(func, params, fallback=fallback, header=header,
-                                  backend=backend, if_strategy=if_strategy, explain=explain)
+                                  backend=backend, if_strategy=if_strategy, explain=explain,
+                                  python_semantics=python_semantics)
         spec.build_seconds = time.perf_counter() - start
         if disk is not None:
             disk.save(spec, lookup)
@@ -303,7 +307,8 @@ def specialize(func, params: dict, *, fallback: str = "error", header: str = "",
     return spec
 
 
-def tuning(spec, func, params: dict, *, header: str, backend: str, cache_dir) -> chunks.Tuning:
+def tuning(spec, func, params: dict, *, header: str, backend: str, cache_dir,
+           python_semantics: bool = False) -> chunks.Tuning:
     """The runtime's state for ``spec``, the specialization `specialize` made of ``func``
     for ``params`` (`chunks.Tuning`). Where the heuristic left compactable ``if``s in select
     form (``switchable_ifs``), it holds the way to make the specialization with them
@@ -320,5 +325,6 @@ def tuning(spec, func, params: dict, *, header: str, backend: str, cache_dir) ->
         def build_compacted():
             return context.run(specialize, func, params, fallback="error",
                                header=f"{header}\n{COMPACTED_NOTE}", backend=backend,
-                               cache_dir=cache_dir, if_strategy="compact")
+                               cache_dir=cache_dir, if_strategy="compact",
+                               python_semantics=python_semantics)
     return chunks.Tuning(build_compacted, spec.build_seconds)

@@ -5,6 +5,7 @@ example and analysed again)."""
 from __future__ import annotations
 
 from .passes import (
+    asserts,
     batch_rules,
     compact,
     compact_ifs,
@@ -13,12 +14,20 @@ from .passes import (
     if_to_where,
     masked_loops,
     python_conditions,
+    python_raises,
     sequence_loops,
     shared_subexpressions,
     simplify,
+    try_except,
 )
 
 PIPELINE = [
+    # Before any analysis: an `assert` on per-example values is the `raise` it stands for,
+    # which the analysis and `guard_indices` know how to batch.
+    asserts,
+    # Also before any analysis: a `try` around arithmetic becomes the tests Python makes and
+    # a per-example choice of handler (`vectorize` only; the analysis refuses `try`).
+    try_except,
     # `for e in v` over a per-example array is a loop over `range(len(v))` reading `v[i]`
     # (every example has the same length): the passes after know only loops over ranges.
     sequence_loops,
@@ -36,6 +45,12 @@ PIPELINE = [
     # (`active = j + 1 < len(v) and v[j + 1] <= x`), where the left side is the same for
     # every example.
     python_conditions,
+    # Operations that raise in Python on some examples (a zero divisor, a `math` domain
+    # error, an int too large) get the `if <condition>: raise ...` Python runs for them
+    # (`vectorize` only): after the two passes above every condition is an `if`, `and`/`or`
+    # or ternary, so each check knows the conditions Python gets there under; before
+    # `guard_indices`, which checks them on those lanes only.
+    python_raises,
     # Per-example indexes that Python evaluates on some lanes only (`i < len(v) and v[i]`,
     # batched `if` branches, masked loop bodies) are kept in bounds on the other lanes:
     # after the two passes above every such condition is an `if`, `and`/`or` or ternary,

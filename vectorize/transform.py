@@ -74,6 +74,9 @@ class ModuleContext:
         # "compact": every per-example `if` that can be compacted is, unless a comment
         # says otherwise (`compact_ifs`); None: the heuristic decides
         self.if_strategy = if_strategy
+        # examples are Python numbers (`vectorize`): operations raise where Python's do
+        # (`passes.python_raises`); else NumPy scalars (`vmap`, the file rewriter)
+        self.python_semantics = False
         self.switchable_ifs = 0
         self.explain = explain
         self.allow_fallback = fallback != "error"
@@ -165,6 +168,8 @@ class FunctionJob:
                             promoted=self.promoted,
                             speculative=self.helper or self.branches_per_example,
                             helper=self.helper)
+        # a check that fires on a lane its caller keeps out makes `vectorize` replay the loop
+        analysis.replayed = self.module.python_semantics
         analysis.analyze()
         self.read.update(analysis.free_names)
         self.read_attributes.update(analysis.free_attributes)
@@ -266,7 +271,8 @@ class FunctionJob:
 
 def transform_function(func, params: dict[str, object], *, backend: str = "numpy",
                        fallback: str = "error", header: str = "",
-                       explain: bool = False, if_strategy: str | None = None) -> Generated:
+                       explain: bool = False, if_strategy: str | None = None,
+                       python_semantics: bool = False) -> Generated:
     """Batched source and compiled function for ``func`` given its parameters' abstract values
     (`transform_source`, loaded by `codegen.load`).
 
@@ -275,6 +281,7 @@ def transform_function(func, params: dict[str, object], *, backend: str = "numpy
     file) for anything it cannot translate."""
     with _collector_paused(), deep_recursion():
         context = ModuleContext(backend, fallback, explain, if_strategy)
+        context.python_semantics = python_semantics
         return codegen.load(_transform(func, params, context, header))
 
 

@@ -4,5 +4,8 @@ import numpy as np
 
 
 def collatz_step(n):
-    n = np.where(n % 2 == 0, n // 2, 3 * n + 1)
+    cond = n % 2 == 0
+    if np.any(np.logical_not(cond) & ((n < -3074457345618258603) | (n > 3074457345618258602))):
+        raise OverflowError("Python int too large to convert to C long")
+    n = np.where(cond, n // 2, 3 * n + 1)
     return n

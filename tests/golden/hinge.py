@@ -3,9 +3,11 @@
 #   margin: float64
 import numpy as np
 
+from vectorize import pymath
+
 
 def hinge(x, margin):
     loss = np.where(margin - x > 0.0, margin - x, 0.0)
     with np.errstate(all="ignore"):
         scaled = np.where(loss > 1, loss * 2, loss)
-    return np.round(scaled, 3)
+    return pymath.round(scaled, 3)

@@ -9,7 +9,10 @@ import numpy as np
 
 def quadratic_root(a, b, c):
     disc = b * b - 4 * a * c
+    cond = disc < 0
     with np.errstate(all="ignore"):
+        if (2 * a) == 0 and np.any(np.logical_not(cond)):
+            raise ZeroDivisionError("float division by zero")
         root = (-b + np.sqrt(disc)) / (2 * a)
-        result = np.where(disc < 0, math.nan, root)
+        result = np.where(cond, math.nan, root)
     return result

@@ -13,10 +13,15 @@ def collatz_steps_compact(n):
     steps_lanes = steps[lanes]
     active_lanes = active[lanes]
     while lanes.size:
-        n_if = np.where(n_lanes % 2 == 0, n_lanes // 2, 3 * n_lanes + 1)
+        active_if = active_lanes
+        cond = n_lanes % 2 == 0
+        if np.any(active_if & np.logical_not(cond) & ((n_lanes < -3074457345618258603) | (n_lanes > 3074457345618258602))):
+            raise OverflowError("Python int too large to convert to C long")
+        n_if = np.where(cond, n_lanes // 2, 3 * n_lanes + 1)
+        active_if = n_if > 1
         n_lanes = np.where(active_lanes, n_if, n_lanes)
         steps_lanes = steps_lanes + active_lanes
-        active_lanes = active_lanes & (n_if > 1)
+        active_lanes = active_lanes & active_if
         if 2 * np.count_nonzero(active_lanes) <= lanes.size:
             n[lanes] = n_lanes
             steps[lanes] = steps_lanes

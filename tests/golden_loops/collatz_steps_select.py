@@ -7,8 +7,13 @@ def collatz_steps_select(n):
     active = n > 1
     steps = np.full(len(n), 0, dtype=np.int64)
     while active.any():
-        n_if = np.where(n % 2 == 0, n // 2, 3 * n + 1)
+        active_if = active
+        cond = n % 2 == 0
+        if np.any(active_if & np.logical_not(cond) & ((n < -3074457345618258603) | (n > 3074457345618258602))):
+            raise OverflowError("Python int too large to convert to C long")
+        n_if = np.where(cond, n // 2, 3 * n + 1)
+        active_if = n_if > 1
         n = np.where(active, n_if, n)
         steps = steps + active
-        active = active & (n_if > 1)
+        active = active & active_if
     return steps

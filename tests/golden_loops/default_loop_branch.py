@@ -8,10 +8,13 @@ def default_loop_branch(x):
     y = 0.0
     cond = x > 0.0
     lanes = np.flatnonzero(cond)
+    cond_lanes = cond[lanes]
     x_lanes = x[lanes]
     y_lanes = y
     y_lanes = np.full(len(x_lanes), y_lanes, dtype=np.float64)
     for k in range(1, 8):
+        if np.any(cond_lanes & np.isinf(x_lanes * k)):
+            raise ValueError("math domain error")
         y_lanes = y_lanes + np.sin(x_lanes * k) / k
     y = np.full(len(cond), y, dtype=np.float64)
     y[lanes] = y_lanes

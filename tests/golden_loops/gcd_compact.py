@@ -14,10 +14,14 @@ def gcd_compact(a, b):
     active_lanes = active[lanes]
     with np.errstate(all="ignore"):
         while lanes.size:
+            active_if = active_lanes
+            if np.any(active_if & (b_lanes == 0)):
+                raise ZeroDivisionError("integer modulo by zero")
             a_if, b_if = b_lanes, a_lanes % b_lanes
+            active_if = b_if != 0
             a_lanes = np.where(active_lanes, a_if, a_lanes)
             b_lanes = np.where(active_lanes, b_if, b_lanes)
-            active_lanes = active_lanes & (b_if != 0)
+            active_lanes = active_lanes & active_if
             if 2 * np.count_nonzero(active_lanes) <= lanes.size:
                 a[lanes] = a_lanes
                 b[lanes] = b_lanes
@@ -25,4 +29,6 @@ def gcd_compact(a, b):
                 a_lanes = a_lanes[active_lanes]
                 b_lanes = b_lanes[active_lanes]
                 active_lanes = active_lanes[active_lanes]
+    if np.any(a == -9223372036854775808):
+        raise OverflowError("Python int too large to convert to C long")
     return abs(a)

@@ -8,8 +8,14 @@ def gcd_select(a, b):
     active = b != 0
     with np.errstate(all="ignore"):
         while active.any():
+            active_if = active
+            if np.any(active_if & (b == 0)):
+                raise ZeroDivisionError("integer modulo by zero")
             a_if, b_if = b, a % b
+            active_if = b_if != 0
             a = np.where(active, a_if, a)
             b = np.where(active, b_if, b)
-            active = active & (b_if != 0)
+            active = active & active_if
+    if np.any(a == -9223372036854775808):
+        raise OverflowError("Python int too large to convert to C long")
     return abs(a)

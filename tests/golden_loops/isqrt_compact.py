@@ -5,6 +5,8 @@ import numpy as np
 
 def isqrt_compact(n):
     x = n
+    if np.any(x > 9223372036854775806):
+        raise OverflowError("Python int too large to convert to C long")
     y = (x + 1) // 2
     active = y < x
     lanes = np.flatnonzero(active)
@@ -16,11 +18,19 @@ def isqrt_compact(n):
     active_lanes = active[lanes]
     with np.errstate(all="ignore"):
         while lanes.size:
+            active_if = active_lanes
             x_if = y_lanes
+            if np.any(active_if & (x_if == 0)):
+                raise ZeroDivisionError("integer division or modulo by zero")
+            if np.any(active_if & ((n_lanes == -9223372036854775808) & (x_if == -1))):
+                raise OverflowError("Python int too large to convert to C long")
+            if np.any(active_if & ~((-9.223372036854772e+18 <= x_if.astype(float) + (n_lanes // x_if).astype(float)) & (x_if.astype(float) + (n_lanes // x_if).astype(float) <= 9.223372036854772e+18))):
+                raise OverflowError("Python int too large to convert to C long")
             y_if = (x_if + n_lanes // x_if) // 2
+            active_if = y_if < x_if
             x_lanes = np.where(active_lanes, x_if, x_lanes)
             y_lanes = np.where(active_lanes, y_if, y_lanes)
-            active_lanes = active_lanes & (y_if < x_if)
+            active_lanes = active_lanes & active_if
             if 2 * np.count_nonzero(active_lanes) <= lanes.size:
                 x[lanes] = x_lanes
                 y[lanes] = y_lanes

@@ -6,13 +6,23 @@ import numpy as np
 def isqrt_select(n):
     """Integer Newton; the dead lanes (n == 0, x == 0) would divide by zero."""
     x = n
+    if np.any(x > 9223372036854775806):
+        raise OverflowError("Python int too large to convert to C long")
     y = (x + 1) // 2
     active = y < x
     with np.errstate(all="ignore"):
         while active.any():
+            active_if = active
             x_if = y
+            if np.any(active_if & (x_if == 0)):
+                raise ZeroDivisionError("integer division or modulo by zero")
+            if np.any(active_if & ((n == -9223372036854775808) & (x_if == -1))):
+                raise OverflowError("Python int too large to convert to C long")
+            if np.any(active_if & ~((-9.223372036854772e+18 <= x_if.astype(float) + (n // x_if).astype(float)) & (x_if.astype(float) + (n // x_if).astype(float) <= 9.223372036854772e+18))):
+                raise OverflowError("Python int too large to convert to C long")
             y_if = (x_if + n // x_if) // 2
+            active_if = y_if < x_if
             x = np.where(active, x_if, x)
             y = np.where(active, y_if, y)
-            active = active & (y_if < x_if)
+            active = active & active_if
     return x

@@ -15,17 +15,25 @@ def skip_thirds_compact(n):
     s_lanes = s[lanes]
     n_lanes = n[lanes]
     active_lanes = active[lanes]
-    while lanes.size:
-        k_if = k_lanes + 1
-        k_lanes = np.where(active_lanes, k_if, k_lanes)
-        s_lanes = np.where(active_lanes, np.where(k_if % 3 == 0, s_lanes, s_lanes + k_if), s_lanes)
-        active_lanes = active_lanes & (k_if < n_lanes)
-        if 2 * np.count_nonzero(active_lanes) <= lanes.size:
-            k[lanes] = k_lanes
-            s[lanes] = s_lanes
-            lanes = lanes[active_lanes]
-            k_lanes = k_lanes[active_lanes]
-            s_lanes = s_lanes[active_lanes]
-            n_lanes = n_lanes[active_lanes]
-            active_lanes = active_lanes[active_lanes]
+    with np.errstate(all="ignore"):
+        while lanes.size:
+            active_if = active_lanes
+            s_if = s_lanes
+            k_if = k_lanes + 1
+            cond = k_if % 3 == 0
+            if np.any(active_if & np.logical_not(cond) & ~((-9.223372036854772e+18 <= s_if.astype(float) + k_if.astype(float)) & (s_if.astype(float) + k_if.astype(float) <= 9.223372036854772e+18))):
+                raise OverflowError("Python int too large to convert to C long")
+            s_if = np.where(cond, s_if, s_if + k_if)
+            active_if = k_if < n_lanes
+            k_lanes = np.where(active_lanes, k_if, k_lanes)
+            s_lanes = np.where(active_lanes, s_if, s_lanes)
+            active_lanes = active_lanes & active_if
+            if 2 * np.count_nonzero(active_lanes) <= lanes.size:
+                k[lanes] = k_lanes
+                s[lanes] = s_lanes
+                lanes = lanes[active_lanes]
+                k_lanes = k_lanes[active_lanes]
+                s_lanes = s_lanes[active_lanes]
+                n_lanes = n_lanes[active_lanes]
+                active_lanes = active_lanes[active_lanes]
     return s

@@ -15,18 +15,23 @@ def triangular_compact(n):
     s_lanes = s[lanes]
     n_lanes = n[lanes]
     active_lanes = active[lanes]
-    while lanes.size:
-        i = i_next_lanes
-        i_next_if = i_next_lanes + 1
-        s_lanes = np.where(active_lanes, s_lanes + i, s_lanes)
-        i_next_lanes = np.where(active_lanes, i_next_if, i_next_lanes)
-        active_lanes = active_lanes & (i_next_if < n_lanes)
-        if 2 * np.count_nonzero(active_lanes) <= lanes.size:
-            i_next[lanes] = i_next_lanes
-            s[lanes] = s_lanes
-            lanes = lanes[active_lanes]
-            i_next_lanes = i_next_lanes[active_lanes]
-            s_lanes = s_lanes[active_lanes]
-            n_lanes = n_lanes[active_lanes]
-            active_lanes = active_lanes[active_lanes]
+    with np.errstate(all="ignore"):
+        while lanes.size:
+            active_if = active_lanes
+            i = i_next_lanes
+            if np.any(active_if & ~((-9.223372036854772e+18 <= s_lanes.astype(float) + i.astype(float)) & (s_lanes.astype(float) + i.astype(float) <= 9.223372036854772e+18))):
+                raise OverflowError("Python int too large to convert to C long")
+            i_next_if = i_next_lanes + 1
+            active_if = i_next_if < n_lanes
+            s_lanes = np.where(active_lanes, s_lanes + i, s_lanes)
+            i_next_lanes = np.where(active_lanes, i_next_if, i_next_lanes)
+            active_lanes = active_lanes & active_if
+            if 2 * np.count_nonzero(active_lanes) <= lanes.size:
+                i_next[lanes] = i_next_lanes
+                s[lanes] = s_lanes
+                lanes = lanes[active_lanes]
+                i_next_lanes = i_next_lanes[active_lanes]
+                s_lanes = s_lanes[active_lanes]
+                n_lanes = n_lanes[active_lanes]
+                active_lanes = active_lanes[active_lanes]
     return s

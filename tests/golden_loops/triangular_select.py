@@ -8,10 +8,15 @@ def triangular_select(n):
     active = i_next < n
     i_next = np.full(len(n), i_next, dtype=np.int64)
     s = np.full(len(n), 0, dtype=np.int64)
-    while active.any():
-        i = i_next
-        i_next_if = i_next + 1
-        s = np.where(active, s + i, s)
-        i_next = np.where(active, i_next_if, i_next)
-        active = active & (i_next_if < n)
+    with np.errstate(all="ignore"):
+        while active.any():
+            active_if = active
+            i = i_next
+            if np.any(active_if & ~((-9.223372036854772e+18 <= s.astype(float) + i.astype(float)) & (s.astype(float) + i.astype(float) <= 9.223372036854772e+18))):
+                raise OverflowError("Python int too large to convert to C long")
+            i_next_if = i_next + 1
+            active_if = i_next_if < n
+            s = np.where(active, s + i, s)
+            i_next = np.where(active, i_next_if, i_next)
+            active = active & active_if
     return s

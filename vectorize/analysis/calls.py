@@ -79,8 +79,10 @@ class Calls:
             found = self.isinstance_of(node, *args)
             if found is not None:
                 return found
-        if self._exception_of_one_example and isinstance(fn, type) and issubclass(
-                fn, BaseException):
+        if self._exception_of_one_example and (
+                isinstance(fn, type) and issubclass(fn, BaseException)
+                or isinstance(getattr(fn, "__self__", None), str)       # "{}".format(x)
+                or fn in (str, repr, format)):
             return unbatched(UNKNOWN)      # made from one example's values
         draw = self.registry.draw_for(fn) if func.known else None
         if draw is not None:

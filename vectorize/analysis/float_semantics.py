@@ -117,6 +117,10 @@ def _numpy_scalar_for(operator, left: Value, right: Value):
             return None
         except (ArithmeticError, ValueError):
             pass
+    divisor = examples[1] if getattr(right, "exact", False) else None
+    if type(operator) not in (cst.Power, cst.PowerAssign) and isinstance(
+            divisor, (int, float, np.integer, np.floating)) and divisor != 0:
+        return None         # a literal divisor that is not zero: nothing raises (`d / 4`)
     integers = all(isinstance(e, (int, np.integer, np.bool_)) for e in examples)
     if integers and isinstance(operator, (cst.Power, cst.PowerAssign)):
         return None     # int ** negative int: NumPy raises where Python gives a float
@@ -125,6 +129,9 @@ def _numpy_scalar_for(operator, left: Value, right: Value):
     # own type
     if isinstance(examples[1], np.number):
         return type(examples[1])
+    if isinstance(examples[0], np.inexact):
+        # `d ** 2` of a shared float32: the exponent in d's own type keeps the result float32
+        return type(examples[0])
     if any(type(e) is complex or isinstance(e, np.complexfloating) for e in examples):
         return np.complex128
     if not integers:

@@ -14,6 +14,9 @@ one object and arrays written into are `Aliasing`.
 
 from __future__ import annotations
 
+import logging
+import warnings
+
 import libcst as cst
 import numpy as np
 
@@ -113,6 +116,12 @@ class Analysis(Expressions, Calls, Aliasing):
         self.sequence_loops: dict[cst.For, SequenceLoop] = {}
         self.batched_returns = False   # some return depends on a batched condition
         self.lane_raises: list[cst.Raise] = []   # raise under a per-example condition
+        # `warnings.warn(...)` / `logging` calls under a per-example condition (statements)
+        self.lane_warnings: list[cst.Expr] = []
+        # a raise of the batched code makes the caller run the per-example loop, which
+        # decides (`vectorize._replay`): a helper's raise on lanes its caller keeps out is
+        # harmless there
+        self.replayed = False
         # `y[0]` of a per-example array: a scalar (a copy) per example, a view on the batch
         self._scalar_reads: dict[cst.Subscript, str] = {}
         self._bound_scalar_reads: list = []     # (names bound, those reads, the assignment)
@@ -134,6 +143,7 @@ class Analysis(Expressions, Calls, Aliasing):
         for _ in range(8):
             fresh = Analysis(self.source, self.tree, self.params, self.registry, self.helpers,
                              self.allow_fallback, self.promoted, self.speculative, self.helper)
+            fresh.replayed = self.replayed
             # operations on examples stand for every lane's: their floating-point errors
             # (1 / 0.0 on a representative) say nothing, and are ignored throughout
             with np.errstate(all="ignore"), self.registry.backend.analysing():
@@ -276,6 +286,20 @@ class Analysis(Expressions, Calls, Aliasing):
             self.bind(small.target, value, env, small)
             self.values[small.target] = value
             return env
+        if type(small) is cst.Expr and self._batched_depth and self._is_warning(small.value,
+                                                                                env):
+            # `warnings.warn(...)` / `logging.warning(...)` that some examples reach: the
+            # batch warns once if any does, with the first such example's message
+            # (`guard_indices`, as for `raise`)
+            self._exception_of_one_example += 1
+            try:
+                for arg in small.value.args:
+                    self.expr(arg.value, env)
+            finally:
+                self._exception_of_one_example -= 1
+            self.values[small.value] = unbatched(None)
+            self.lane_warnings.append(small)
+            return env
         if type(small) is cst.Expr:
             side_effect = Unsupported("a call whose result is thrown away is a side effect on "
                                       "per-example values", small,
@@ -334,9 +358,10 @@ class Analysis(Expressions, Calls, Aliasing):
                                   "under the condition that makes it")
             if not self._batched_depth:
                 return None
-            if self.helper:
+            if self.helper and not self.replayed:
                 # its caller may call it under a per-example condition of its own, which
-                # the helper cannot see: lanes that never call it would raise
+                # the helper cannot see: lanes that never call it would raise (`vectorize`
+                # then replays the per-example loop, which decides: `replayed`)
                 raise Unsupported("`raise` under a per-example condition in a function "
                                   "called from another", small,
                                   "check the condition in the function that is vectorized, "
@@ -361,6 +386,18 @@ class Analysis(Expressions, Calls, Aliasing):
                  "Del": "let the variable go out of scope instead"}
         raise Unsupported(f"`{_SYNTAX.get(kind, kind.lower())}` statements are not supported "
                           "in a vectorized function", small, hints.get(kind, "rewrite without it"))
+
+    def _is_warning(self, node, env) -> bool:
+        """Whether ``node`` calls `warnings.warn` or a `logging` function or logger method."""
+        if type(node) is not cst.Call:
+            return False
+        try:
+            fn = self.expr(node.func, env).example
+        except Unsupported:
+            return False
+        owner = getattr(fn, "__self__", None)
+        return fn is warnings.warn or getattr(fn, "__module__", None) == "logging" or (
+            isinstance(owner, (logging.Logger, logging.LoggerAdapter)))
 
     def if_statement(self, stmt: cst.If, env: Env) -> Env | None:
         test = self.expr(stmt.test, env)

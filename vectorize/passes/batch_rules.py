@@ -53,7 +53,8 @@ class _ApplyRules(cst.CSTTransformer):
     def _apply(self, rule, original, updated, operands_orig, operands_new, **extra):
         site = Site(args=[self.value(o) for o in operands_orig], nodes=list(operands_new),
                     node=updated, original=original, result=self.value(original),
-                    backend=self.registry.backend, **extra)
+                    backend=self.registry.backend,
+                    python_semantics=self.ctx.module.python_semantics, **extra)
         self.ctx.explain(rule, original)
         try:
             new = rule.rewrite(site)

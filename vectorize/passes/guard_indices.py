@@ -66,7 +66,8 @@ class _Plan:
         self.analysis = analysis
         self.subscripts: dict[cst.Subscript, list[_Guard]] = {}
         self.raises: dict[cst.Raise, list[_Guard]] = {}
-        self.lane_raises = set(analysis.lane_raises)
+        # (and `warnings.warn` / `logging` calls there: warned if any example would)
+        self.lane_raises = set(analysis.lane_raises) | set(analysis.lane_warnings)
         # per-example parts of the exception of such a raise -> the raise (they are read
         # from the first example that raises)
         self.picks: dict[cst.CSTNode, cst.Raise] = {}
@@ -84,7 +85,9 @@ class _Plan:
             for small in stmt.body:
                 if small in self.lane_raises and guards:
                     self.raises[small] = self.usable(guards, versions)
-                    for part in (small.exc, small.cause):
+                    parts = (small.exc, small.cause) if type(small) is cst.Raise else (
+                        small.value,)
+                    for part in parts:
                         for picked in self._per_example_parts(part):
                             self.picks[picked] = small
                 for child in children(small):
@@ -112,7 +115,8 @@ class _Plan:
         """The largest per-example subexpressions of ``node``."""
         if node is None:
             return
-        if isinstance(node, cst.BaseExpression) and _batched(self.analysis, node):
+        if isinstance(node, cst.BaseExpression) and _batched(self.analysis, node) and \
+                type(node) not in (cst.Tuple, cst.List):     # `"%s %s" % (x, y)`: each item
             yield node
             return
         for child in children(node):
@@ -280,7 +284,7 @@ class _Guarded(cst.CSTTransformer):
                 return updated_node
             return cst.Else(body=cst.IndentedBlock(statements))
         if statements is None:
-            statements = [updated_node]
+            statements = [_merged(updated_node)]
         if original_node in self.kept:
             statements = [_keep(self.kept[original_node], test)] + statements
         return statements[0] if len(statements) == 1 else cst.FlattenSentinel(statements)
@@ -288,7 +292,8 @@ class _Guarded(cst.CSTTransformer):
     def _raises(self, block) -> bool:
         """Whether an (original) branch ends in a ``raise`` that some examples reach."""
         last = block.body[-1] if block.body else None
-        return type(last) is cst.SimpleStatementLine and last.body[-1] in self.plan.raises
+        return type(last) is cst.SimpleStatementLine and type(last.body[-1]) is cst.Raise \
+            and last.body[-1] in self.plan.raises
 
     def _without_raising_branch(self, original, updated) -> list | None:
         """A per-example ``if`` one of whose branches ends in such a ``raise``: that branch,
@@ -325,6 +330,21 @@ class _GuardedAndPicked(_Guarded):
     leave_IfExp = leave_Tuple = leave_List = _Guarded._picked
 
 
+def _merged(node: cst.If) -> cst.If:
+    """``if a:`` whose whole body is ``if __any_lane__(g): raise ...`` (a check the same
+    for every example under per-example conditions) -> ``if a and __any_lane__(g):``."""
+    body = node.body.body
+    if node.orelse is not None or len(body) != 1 or type(body[0]) is not cst.If:
+        return node
+    inner = body[0]
+    test = inner.test
+    if inner.orelse is not None or not (type(test) is cst.Call and type(test.func) is cst.Name
+                                        and test.func.value == ANY_LANE):
+        return node
+    return node.with_changes(test=cst.BooleanOperation(node.test, cst.And(), test),
+                             body=inner.body)
+
+
 def _assigns_to(stmt, test) -> bool:
     """Whether ``stmt`` is ``failed = ...`` for the check ``if __any_lane__(failed):``."""
     arg = test.args[0].value
@@ -338,7 +358,7 @@ def _keep(name: str, test) -> cst.SimpleStatementLine:
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    if not any(type(n) in (cst.Subscript, cst.Raise) for n in walk(func)):
+    if not any(type(n) in (cst.Subscript, cst.Raise, cst.Expr) for n in walk(func)):
         return func
     analysis = ctx.analyze(func)
     plan = _Plan(analysis)

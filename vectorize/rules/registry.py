@@ -37,6 +37,9 @@ class Site:
     # the batch length, for rules that make new data for every example (random draws,
     # arrays created for per-example data): ``len(x)`` of a parameter, or a name set to it
     batch: cst.BaseExpression | None = None
+    # the examples are Python numbers (`vectorize`): Python's semantics where NumPy's differ
+    # (`round(x, n)`), not NumPy scalars' (`vmap`)
+    python_semantics: bool = False
 
     @property
     def spelled(self):

@@ -76,6 +76,11 @@ def _round(site: Site) -> cst.BaseExpression:
     kind = site.args[0].kind
     if rest or "ndigits" in site.kwargs:
         digits = rest[0] if rest else site.kwargs["ndigits"][0]
+        if site.python_semantics and kind == "f" and not (
+                len(site.args) > 1 and site.args[1].batched):
+            # Python rounds the exact decimal value (round(0.0005, 3) is 0.001; np.round
+            # scales first and gives 0.0)
+            return expr("pymath.round({x}, {n})", x=x, n=digits)
         return expr("np.round({x}, {n})", x=x, n=digits)   # ints too: round(15, -1) is 20
     if kind in "iu":
         return x
@@ -164,7 +169,8 @@ def register(reg: Registry) -> None:
     reg.add_call(builtins.round, Rule(
         "builtin.round", "builtins",
         "`round(x)` of a float is an int (half to even): `np.round(x).astype(int)`; "
-        "`round(x, n)` is `np.round(x, n)`.",
+        "`round(x, n)` is `np.round(x, n)`, or for `vectorize` (Python floats per example) "
+        "`pymath.round(x, n)`, which rounds the exact decimal value as Python does.",
         "k = round(x)", "k = np.round(x).astype(int)", _round, may_warn=True))
     reg.add_call(builtins.int, Rule(
         "builtin.int", "builtins", "`int(x)` truncates toward zero: `x.astype(int)`.",

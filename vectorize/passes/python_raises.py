@@ -1,0 +1,625 @@
+"""Operations that raise in Python on some examples get the ``raise`` Python runs for them.
+
+Assumes: scalar-style code after `early_return` (every condition is an ``if``, an
+``and``/``or`` or a ternary); the current analysis; a `vectorize` specialization
+(``ctx.module.python_semantics``: numpy.vectorize hands the function Python numbers).
+Guarantees: before each statement, for each operation in it on Python numbers that Python
+raises for on some examples (`rules.python_errors`: a zero divisor, a `math` domain or range
+error, an int result beyond the output's int64), ``if <condition>: raise <Exception>(<Python's
+message>)``, in evaluation order; the condition includes the left side of an ``and``/``or``
+and the test of a ternary it sits under. Per example this raises exactly where Python raises
+(or, near a float or int64 limit, a little more often: `vectorize` then runs the per-example
+loop, which decides), so the meaning is unchanged; `guard_indices` then checks it on the
+lanes that get there only (``if np.any(cond & (y == 0)):``).
+
+    if x > 1:                      if x > 1:
+        z = 1.0 / y       ->           if y == 0:
+                                           raise ZeroDivisionError("float division by zero")
+                                       z = 1.0 / y
+
+No check is written where it cannot fire: a divisor that is a nonzero constant or provably
+nonzero (``x * x + 1``, ``abs(d) + eps``, ``math.exp(a) + 1``), or that the enclosing ``if``
+(``if d != 0:``, ``else`` of ``if d == 0:``) or ``and`` tests; operations on NumPy values
+(``np.sqrt(x)``, an element of an array: NumPy's semantics per example too).
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import libcst as cst
+import numpy as np
+
+from ..abstract import Value
+from ..liveness import reads, writes
+from ..rules import python_errors
+from ..syntax.edit import AUGMENTED_TO_BINARY
+from ..syntax.templates import bare_code, expr
+from ..syntax.traversal import children, walk
+
+_COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
+                cst.Equal, cst.NotEqual)
+
+
+class _Fact:
+    """A test known to hold (``negated``: known not to hold) where a statement runs."""
+
+    def __init__(self, test, negated: bool):
+        self.test = test
+        self.negated = negated
+        self.names = reads(test)
+
+
+class _Checks:
+    def __init__(self, analysis, func: cst.FunctionDef):
+        self.analysis = analysis
+        self.defs = _definitions(func)
+        self.counters = _counters(func)
+        self.numpy_names: dict[str, bool] = {}
+
+    # ---------------------------------------------------------------- provenance
+    def numpy_valued(self, node, seen=frozenset()) -> bool:
+        """Whether ``node`` is per example a NumPy scalar (NumPy's semantics, no check) rather
+        than a Python number. Unsure: a Python number (a check too many only costs a loop)."""
+        t = type(node)
+        if t is cst.Name:
+            name = node.value
+            if name in seen:
+                return False
+            if name not in self.numpy_names:
+                values = self.defs.get(name)
+                self.numpy_names[name] = bool(values) and all(
+                    v is not None and self.numpy_valued(v, seen | {name}) for v in values)
+            return self.numpy_names[name]
+        if t is cst.BinaryOperation:
+            return self.numpy_valued(node.left, seen) or self.numpy_valued(node.right, seen)
+        if t is cst.UnaryOperation:
+            return self.numpy_valued(node.expression, seen)
+        if t is cst.IfExp:
+            return self.numpy_valued(node.body, seen) and self.numpy_valued(node.orelse, seen)
+        if t is cst.Subscript:
+            return isinstance(self.example(node.value), np.ndarray)
+        if t is cst.Call:
+            fn = self.example(node.func)
+            if fn in (builtins.abs, builtins.min, builtins.max):
+                return any(self.numpy_valued(a.value, seen) for a in node.args)
+            if fn is builtins.round:
+                return len(node.args) > 1 and self.numpy_valued(node.args[0].value, seen)
+            module = getattr(fn, "__module__", None) or ""
+            if isinstance(fn, np.ufunc) or module == "numpy" or module.startswith("numpy."):
+                return True
+            owner = getattr(fn, "__self__", None)
+            return isinstance(owner, (np.ndarray, np.generic))
+        return False
+
+    def example(self, node):
+        value = self.analysis.values.get(node)
+        return value.example if isinstance(value, Value) else None
+
+    def value(self, node):
+        value = self.analysis.values.get(node)
+        return value if isinstance(value, Value) else None
+
+    # ---------------------------------------------------------------- collection
+    def of(self, node, guards: list, facts: list, out: list) -> None:
+        """The checks of the operations in ``node`` in evaluation order, each with the
+        ``and``/``or``/ternary ``guards`` (node, negated) it sits under."""
+        t = type(node)
+        if t in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp):
+            return
+        if t is cst.BooleanOperation:
+            self.of(node.left, guards, facts, out)
+            self.of(node.right, guards + [(node.left, isinstance(node.operator, cst.Or))],
+                    facts, out)
+            return
+        if t is cst.IfExp:
+            self.of(node.test, guards, facts, out)
+            self.of(node.body, guards + [(node.test, False)], facts, out)
+            self.of(node.orelse, guards + [(node.test, True)], facts, out)
+            return
+        affine = self.affine(node)
+        if affine is not None:
+            # `3 * n + 1` on ints: wrapping in between is harmless (int64 arithmetic is exact
+            # modulo 2**64), so one check of the result, as bounds on n
+            self.of(affine[0], guards, facts, out)
+            if affine[1] is not None:
+                out.append((affine[1], guards))
+            return
+        for child in children(node):
+            if isinstance(child, (cst.BaseExpression, cst.Arg, cst.BaseSlice,
+                                  cst.SubscriptElement, cst.Element, cst.BaseFormattedStringContent,
+                                  cst.ComparisonTarget)):
+                self.of(child, guards, facts, out)
+        for check in self.checks_of(node):
+            if check.divisor is not None and self.nonzero(check.divisor, guards, facts) or \
+                    self.refuted(check, guards, facts):
+                continue
+            out.append((check, guards))
+
+    def affine(self, node):
+        """(the non-literal operand, its check) where ``node`` is an int ``c * v + d`` of
+        literal ints c, d (nested ``+``, ``-``, ``*``, unary ``-``; two operations at least),
+        else None."""
+        if type(node) is not cst.BinaryOperation or type(node.operator) not in (
+                cst.Add, cst.Subtract, cst.Multiply):
+            return None
+        result = self.value(node)
+        limits = python_errors.int_limits(result)
+        form = self._affine_form(node)
+        if limits is None or form is None or form[3] < 2:
+            return None
+        var, coef, const, _ = form
+        v = self.value(var)
+        if v is None or v.kind not in "iu" or v.rank != 0 or result.rank != 0 or \
+                self.numpy_valued(var) or coef == 0:
+            return None
+        return var, python_errors.affine_check(var, coef, const, limits)
+
+    def _affine_form(self, node):
+        """(v, c, d, number of operations) with node == c * v + d, or None."""
+        t = type(node)
+        c = python_errors.exact_int(self.value(node))
+        if c is not None:
+            return None, 0, c, 0
+        if t is cst.UnaryOperation and type(node.operator) is cst.Minus:
+            inner = self._affine_form(node.expression)
+            return None if inner is None else (inner[0], -inner[1], -inner[2], inner[3] + 1)
+        if t is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract,
+                                                                cst.Multiply):
+            left, right = self._affine_form(node.left), self._affine_form(node.right)
+            if left is None or right is None:
+                return None
+            if left[0] is not None and right[0] is not None:
+                return None
+            var = left[0] if left[0] is not None else right[0]
+            n = left[3] + right[3] + 1
+            if type(node.operator) is cst.Multiply:
+                if left[0] is not None and right[0] is None:
+                    return var, left[1] * right[2], left[2] * right[2], n
+                if right[0] is not None and left[0] is None:
+                    return var, right[1] * left[2], right[2] * left[2], n
+                return None
+            sign = 1 if type(node.operator) is cst.Add else -1
+            return var, left[1] + sign * right[1], left[2] + sign * right[2], n
+        if t in (cst.Name, cst.Attribute, cst.Subscript, cst.Call, cst.BinaryOperation):
+            return node, 1, 0, 0
+        return None
+
+    def checks_of(self, node) -> list:
+        t = type(node)
+        if t is cst.BinaryOperation:
+            return self.binary(type(node.operator), node.left, node.right, node)
+        if t is cst.UnaryOperation and type(node.operator) is cst.Minus:
+            if self.numpy_valued(node.expression):
+                return []
+            a, result = self.value(node.expression), self.value(node)
+            if a is None:
+                return []
+            return python_errors.negation_checks(node.expression, a, result)
+        if t is cst.Call:
+            return self.call(node)
+        return []
+
+    def binary(self, operator, left, right, node) -> list:
+        if operator in (cst.Add, cst.Subtract) and _is_counter_step(left, right, self.counters):
+            return []       # `count + 1`: a counter would need 2**63 steps to overflow
+        a, b, result = self.value(left), self.value(right), self.value(node)
+        if a is None or b is None or self.numpy_valued(left) or self.numpy_valued(right):
+            return []
+        return python_errors.binary_checks(operator, left, right, a, b, result)
+
+    def call(self, node: cst.Call) -> list:
+        fn = self.example(node.func)
+        if fn is None or any(a.keyword is not None or a.star for a in node.args):
+            return []
+        nodes = [a.value for a in node.args]
+        values = [self.value(n) for n in nodes]
+        if any(v is None for v in values) or any(self.numpy_valued(n) for n in nodes):
+            return []
+        if getattr(fn, "__module__", None) == "math" and getattr(math, getattr(
+                fn, "__name__", ""), None) is fn:
+            return python_errors.math_checks(fn.__name__, nodes, values)
+        if fn in (builtins.int, builtins.round, builtins.abs, builtins.divmod, builtins.pow):
+            return python_errors.builtin_checks(fn, nodes, values, self.value(node))
+        return []
+
+    # ---------------------------------------------------------------- elision
+    def refuted(self, check, guards, facts) -> bool:
+        """Whether the code runs only where the check's condition is known false (the
+        ``else`` of ``if x <= 0:`` for ``math.log(x)``, as `try_except` writes it)."""
+        known = [(g, neg) for g, neg in guards] + [(f.test, f.negated) for f in facts]
+        if not known:
+            return False
+        condition = expr(check.template, **check.nodes)
+        text = bare_code(condition)
+        if any(neg and bare_code(test) == text for test, neg in known):
+            return True
+        return _never_true(condition, known)
+
+    def nonzero(self, node, guards, facts) -> bool:
+        if _sign(node, self) == 2:
+            return True
+        code = bare_code(node)
+        known = [(g, neg) for g, neg in guards] + [(f.test, f.negated) for f in facts]
+        return any(_implies_nonzero(test, negated, code) for test, negated in known)
+
+
+def _sign(node, checks: _Checks) -> int:
+    """2: positive (or NaN), 1: not negative (or NaN), 0: unknown."""
+    t = type(node)
+    value = checks.value(node)
+    if value is not None and value.exact and isinstance(
+            value.example, (int, float, np.integer, np.floating)):
+        ex = value.example
+        return 2 if ex > 0 else 1 if ex == 0 else 0
+    if t in (cst.Integer, cst.Float):
+        return 2 if float(node.evaluated_value) > 0 else 1
+    if t is cst.BinaryOperation:
+        op = type(node.operator)
+        if op is cst.Multiply and bare_code(node.left) == bare_code(node.right):
+            return 1
+        if op is cst.Power and type(node.right) is cst.Integer and \
+                int(node.right.evaluated_value) % 2 == 0:
+            return 1
+        sl, sr = _sign(node.left, checks), _sign(node.right, checks)
+        if op is cst.Add and sl and sr:
+            return 2 if 2 in (sl, sr) else 1
+        if op in (cst.Multiply, cst.Divide) and sl and sr:
+            return 1
+        return 0
+    if t is cst.Call:
+        fn = checks.example(node.func)
+        args = [a.value for a in node.args]
+        if fn in (builtins.abs, math.fabs, math.sqrt, math.exp, math.hypot, np.abs,
+                  np.sqrt, np.exp, np.hypot, np.fabs, math.exp2, np.exp2):
+            return 1
+        if fn in (math.cosh, np.cosh):
+            return 2
+        if fn is builtins.max and any(_sign(a, checks) == 2 for a in args):
+            return 2
+        return 0
+    return 0
+
+
+def _implies_nonzero(test, negated: bool, code: str) -> bool:
+    """Whether ``test`` (``not test`` when ``negated``) holding means ``code`` is not 0."""
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        return _implies_nonzero(test.expression, not negated, code)
+    if type(test) is cst.BooleanOperation:
+        conjunction = isinstance(test.operator, cst.And) != negated
+        if conjunction:
+            return (_implies_nonzero(test.left, negated, code)
+                    or _implies_nonzero(test.right, negated, code))
+        return (_implies_nonzero(test.left, negated, code)
+                and _implies_nonzero(test.right, negated, code))
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return False
+    op = type(test.comparisons[0].operator)
+    left, right = test.left, test.comparisons[0].comparator
+    constant = _constant(right)
+    subject = left
+    if constant is None:
+        constant, subject = _constant(left), right
+        op = {cst.LessThan: cst.GreaterThan, cst.GreaterThan: cst.LessThan,
+              cst.LessThanEqual: cst.GreaterThanEqual,
+              cst.GreaterThanEqual: cst.LessThanEqual}.get(op, op)
+    if constant is None:
+        return False
+    is_abs = (type(subject) is cst.Call and type(subject.func) is cst.Name
+              and subject.func.value == "abs" and len(subject.args) == 1)
+    if bare_code(subject) != code and not (is_abs and bare_code(subject.args[0].value) == code):
+        return False
+    if negated:
+        return op is cst.Equal and constant == 0
+    return ((op is cst.NotEqual and constant == 0) or (op is cst.Equal and constant != 0)
+            or (op is cst.GreaterThan and constant >= 0)
+            or (op is cst.GreaterThanEqual and constant > 0)
+            or (not is_abs and op is cst.LessThan and constant <= 0)
+            or (not is_abs and op is cst.LessThanEqual and constant < 0))
+
+
+_FLIP = {cst.LessThan: cst.GreaterThan, cst.GreaterThan: cst.LessThan,
+         cst.LessThanEqual: cst.GreaterThanEqual, cst.GreaterThanEqual: cst.LessThanEqual,
+         cst.Equal: cst.Equal, cst.NotEqual: cst.NotEqual}
+_NEGATE = {cst.LessThan: cst.GreaterThanEqual, cst.GreaterThanEqual: cst.LessThan,
+           cst.GreaterThan: cst.LessThanEqual, cst.LessThanEqual: cst.GreaterThan,
+           cst.Equal: cst.NotEqual, cst.NotEqual: cst.Equal}
+
+
+def _bounds(test, negated: bool, out: list) -> None:
+    """(subject text, operator, constant) facts that hold where ``test`` (``not test``) does:
+    of a comparison with a number, and of each side of an ``and`` that holds. A negated
+    comparison also holds for NaN, which makes every comparison false, so the checks (all
+    comparisons, false for NaN) may ignore it."""
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        _bounds(test.expression, not negated, out)
+        return
+    if type(test) is cst.BooleanOperation:
+        if isinstance(test.operator, cst.And) != negated:
+            _bounds(test.left, negated, out)
+            _bounds(test.right, negated, out)
+        return
+    if type(test) is not cst.Comparison:
+        return
+    operands = [test.left] + [c.comparator for c in test.comparisons]
+    if len(test.comparisons) > 1 and negated:
+        return
+    for left, link, right in zip(operands, test.comparisons, operands[1:]):
+        op = type(link.operator)
+        if op not in _FLIP:
+            continue
+        c = _constant(right)
+        subject = left
+        if c is None:
+            c, subject, op = _constant(left), right, _FLIP[op]
+        if c is None:
+            continue
+        out.append((bare_code(subject), _NEGATE[op] if negated else op, c))
+
+
+def _holds(op, v, c) -> bool:
+    return {cst.LessThan: v < c, cst.LessThanEqual: v <= c, cst.GreaterThan: v > c,
+            cst.GreaterThanEqual: v >= c, cst.Equal: v == c, cst.NotEqual: v != c}[op]
+
+
+def _never_true(condition, known) -> bool:
+    """Whether the facts ``known`` make the comparison ``condition`` false wherever the code
+    runs: each link ``S op c`` of it (``abs(S) op c`` too) against the facts on ``S``."""
+    if type(condition) is cst.BooleanOperation:
+        if isinstance(condition.operator, cst.And):
+            return _never_true(condition.left, known) or _never_true(condition.right, known)
+        return _never_true(condition.left, known) and _never_true(condition.right, known)
+    facts: list = []
+    for test, negated in known:
+        _bounds(test, negated, facts)
+    links: list = []
+    _bounds(condition, False, links)
+    if type(condition) is not cst.Comparison or not links:
+        return False
+    for subject, op, c in links:
+        wrapped = subject.startswith("abs(") and subject.endswith(")")
+        inner = subject[4:-1] if wrapped else subject
+        lo, hi = -math.inf, math.inf          # closed bounds, nudged inward for strict facts
+        for s, fop, fc in facts:
+            if s != inner:
+                continue
+            if fop in (cst.GreaterThan, cst.GreaterThanEqual):
+                lo = max(lo, math.nextafter(fc, math.inf) if fop is cst.GreaterThan else fc)
+            elif fop in (cst.LessThan, cst.LessThanEqual):
+                hi = min(hi, math.nextafter(fc, -math.inf) if fop is cst.LessThan else fc)
+            elif fop is cst.Equal:
+                lo, hi = max(lo, fc), min(hi, fc)
+        if lo > hi:
+            return True
+        if wrapped:
+            lo, hi = (0.0 if lo <= 0 <= hi else min(abs(lo), abs(hi))), max(abs(lo), abs(hi))
+        # the link can hold somewhere in [lo, hi] unless both ends and the constant say not
+        if op in (cst.LessThan, cst.LessThanEqual) and not _holds(op, lo, c):
+            return True
+        if op in (cst.GreaterThan, cst.GreaterThanEqual) and not _holds(op, hi, c):
+            return True
+        if op is cst.Equal and not lo <= c <= hi:
+            return True
+    return False
+
+
+def _constant(node):
+    sign = 1
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+        sign, node = -1, node.expression
+    if type(node) in (cst.Integer, cst.Float):
+        return sign * float(node.evaluated_value)
+    return None
+
+
+_SMALL_STEP = 2 ** 20
+
+
+def _small_int(node) -> bool:
+    c = _constant(node)
+    return c is not None and type(node) is not cst.Float and abs(c) <= _SMALL_STEP and not (
+        type(node) is cst.UnaryOperation and type(node.expression) is cst.Float)
+
+
+def _is_counter_step(left, right, counters) -> bool:
+    return type(left) is cst.Name and left.value in counters and _small_int(right)
+
+
+def _counters(func: cst.FunctionDef) -> set:
+    """Names only ever set to a small int literal or stepped by one (``n = 0``, ``n += 1``,
+    ``n = n + 1``): counting, they stay far from the int64 limits."""
+    steps: dict[str, bool] = {}
+    for n in walk(func.body):
+        t = type(n)
+        if t is cst.Assign:
+            for target in n.targets:
+                for name in writes(n):
+                    value = n.value
+                    ok = type(target.target) is cst.Name and (_small_int(value) or (
+                        type(value) is cst.BinaryOperation
+                        and type(value.operator) in (cst.Add, cst.Subtract)
+                        and _is_counter_step(value.left, value.right, {name})))
+                    steps[name] = steps.get(name, True) and ok
+        elif t is cst.AugAssign and type(n.target) is cst.Name:
+            ok = type(n.operator) in (cst.AddAssign, cst.SubtractAssign) and _small_int(n.value)
+            steps[n.target.value] = steps.get(n.target.value, True) and ok
+        elif t in (cst.For, cst.NamedExpr, cst.AnnAssign):
+            for name in writes(n.target if t is not cst.For else n.target) if t is not \
+                    cst.AnnAssign else writes(n):
+                steps[name] = False
+    params = {p.name.value for p in func.params.params}
+    return {name for name, ok in steps.items() if ok and name not in params}
+
+
+def _range_fact(stmt: cst.For):
+    """``k >= start`` for ``for k in range(start, ...)`` with a literal start and no step
+    (or a positive literal one), else None."""
+    it = stmt.iter
+    if not (type(stmt.target) is cst.Name and type(it) is cst.Call and type(it.func) is cst.Name
+            and it.func.value == "range" and 2 <= len(it.args) <= 3):
+        return None
+    start = _constant(it.args[0].value)
+    step = _constant(it.args[2].value) if len(it.args) == 3 else 1
+    if start is None or step is None or step <= 0:
+        return None
+    return _Fact(cst.Comparison(cst.Name(stmt.target.value), [cst.ComparisonTarget(
+        cst.GreaterThanEqual(), cst.Integer(str(int(start))) if start >= 0 else
+        cst.UnaryOperation(cst.Minus(), cst.Integer(str(int(-start)))))]), False)
+
+
+def _definitions(func: cst.FunctionDef) -> dict:
+    """name -> the expressions assigned to it (None for one the pass cannot read: a tuple
+    target, a loop variable, a walrus); parameters are Python numbers (None)."""
+    defs: dict[str, list] = {}
+    for p in func.params.params:
+        defs.setdefault(p.name.value, []).append(None)
+    for n in walk(func.body):
+        t = type(n)
+        if t is cst.Assign:
+            for target in n.targets:
+                if type(target.target) is cst.Name:
+                    defs.setdefault(target.target.value, []).append(n.value)
+                else:
+                    for name in writes(n):
+                        defs.setdefault(name, []).append(None)
+        elif t is cst.AnnAssign and type(n.target) is cst.Name and n.value is not None:
+            defs.setdefault(n.target.value, []).append(n.value)
+        elif t is cst.AugAssign and type(n.target) is cst.Name:
+            defs.setdefault(n.target.value, []).append(n.value)
+        elif t in (cst.For, cst.NamedExpr):
+            for name in writes(n.target if t is cst.For else n):
+                defs.setdefault(name, []).append(None)
+    return defs
+
+
+# -------------------------------------------------------------------- rewriting
+class _Writer:
+    def __init__(self, checks: _Checks):
+        self.checks = checks
+        self.changed = False
+
+    def block(self, stmts, facts: list) -> list:
+        out = []
+        for stmt in stmts:
+            out.extend(self.statement(stmt, facts))
+        return out
+
+    def statement(self, stmt, facts) -> list:
+        found: list = []
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self.small(small, facts, found)
+            return self.raises(found, stmt)
+        if isinstance(stmt, cst.If):
+            return self.if_statement(stmt, facts)
+        if isinstance(stmt, cst.For):
+            self.checks.of(stmt.iter, [], facts, found)
+            return self.raises(found, self.with_bodies(stmt, facts, _range_fact(stmt)))
+        if isinstance(stmt, (cst.While, cst.With)):
+            return [self.with_bodies(stmt, facts)]
+        return [stmt]
+
+    def small(self, small, facts, found) -> None:
+        t = type(small)
+        if t is cst.AugAssign:
+            operator = AUGMENTED_TO_BINARY.get(type(small.operator))
+            self.checks.of(small.value, [], facts, found)
+            if operator in (cst.Add, cst.Subtract) and _is_counter_step(
+                    small.target, small.value, self.checks.counters):
+                return      # `count += 1`
+            if operator is not None and not (self.checks.numpy_valued(small.target)
+                                             or self.checks.numpy_valued(small.value)):
+                a, b = self.checks.value(small.target), self.checks.value(small.value)
+                # the result's dtype is the target's (an int target stays int)
+                if a is not None and b is not None:
+                    for check in python_errors.binary_checks(operator, small.target,
+                                                             small.value, a, b, a):
+                        if not (check.divisor is not None and self.checks.nonzero(
+                                check.divisor, [], facts) or self.checks.refuted(
+                                check, [], facts)):
+                            found.append((check, []))
+            return
+        if t in (cst.Assign, cst.AnnAssign, cst.Expr, cst.Return):
+            if small.value is not None:
+                self.checks.of(small.value, [], facts, found)
+
+    def if_statement(self, stmt: cst.If, facts) -> list:
+        found: list = []
+        self.checks.of(stmt.test, [], facts, found)
+        body = self.block(stmt.body.body, _inside(facts + [_Fact(stmt.test, False)], stmt.body))
+        orelse = stmt.orelse
+        else_facts = facts + [_Fact(stmt.test, True)]
+        if isinstance(orelse, cst.If):
+            inner = self.if_statement(orelse, _inside(else_facts, orelse))
+            if len(inner) == 1:
+                orelse = inner[0]
+            else:       # `elif t:` whose test has checks: `else:` / checks / `if t:`
+                orelse = cst.Else(body=cst.IndentedBlock(inner))
+        elif orelse is not None:
+            orelse = orelse.with_changes(body=orelse.body.with_changes(
+                body=self.block(orelse.body.body, _inside(else_facts, orelse.body))))
+        new = stmt.with_changes(body=stmt.body.with_changes(body=body), orelse=orelse)
+        return self.raises(found, new)
+
+    def with_bodies(self, stmt, facts, loop_fact=None):
+        inner = _inside(facts, stmt)
+        in_body = inner + _inside([loop_fact], stmt.body) if loop_fact is not None else inner
+        new = stmt.with_changes(body=stmt.body.with_changes(
+            body=self.block(stmt.body.body, in_body)))
+        orelse = getattr(stmt, "orelse", None)
+        if orelse is not None:
+            new = new.with_changes(orelse=orelse.with_changes(body=orelse.body.with_changes(
+                body=self.block(orelse.body.body, inner))))
+        return new
+
+    def raises(self, found, stmt) -> list:
+        """The checks ``found`` as ``if ...: raise ...`` statements, then ``stmt`` (its
+        leading comments move to the first check)."""
+        out, seen = [], set()
+        for check, guards in found:
+            test = expr(check.template, **{k: v.deep_clone() for k, v in check.nodes.items()})
+            for guard, negated in reversed(guards):
+                g = guard.deep_clone()
+                if negated:
+                    g = cst.UnaryOperation(cst.Not(), g)
+                test = cst.BooleanOperation(g, cst.And(), test)
+            key = (check.exception, bare_code(test))
+            if key in seen:
+                continue
+            seen.add(key)
+            exc = cst.Call(cst.Name(check.exception), [cst.Arg(_string(check.message))])
+            out.append(cst.If(test=test, body=cst.IndentedBlock(
+                [cst.SimpleStatementLine([cst.Raise(exc=exc)])])))
+        if not out:
+            return [stmt]
+        self.changed = True
+        if stmt.leading_lines:
+            out[0] = out[0].with_changes(leading_lines=stmt.leading_lines)
+            stmt = stmt.with_changes(leading_lines=())
+        return out + [stmt]
+
+
+def _string(text: str) -> cst.SimpleString:
+    quoted = repr(text)
+    if quoted.startswith("'") and '"' not in text:
+        quoted = '"' + quoted[1:-1].replace("\\'", "'") + '"'
+    return cst.SimpleString(quoted)
+
+
+def _inside(facts: list, region) -> list:
+    """The facts that still hold inside ``region`` (none of their names is assigned there)."""
+    assigned = set(writes(region))
+    return [f for f in facts if not (f.names & assigned)]
+
+
+def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    if not getattr(ctx.module, "python_semantics", False) or \
+            ctx.registry.backend.quiet is None:
+        return func
+    analysis = ctx.analyze(func)
+    writer = _Writer(_Checks(analysis, func))
+    body = writer.block(func.body.body, [])
+    if not writer.changed:
+        return func
+    return func.with_changes(body=func.body.with_changes(body=body))

@@ -1,0 +1,105 @@
+"""Python's number semantics on arrays, where NumPy's differ: what `vectorize`'s generated
+code calls for them (``from vectorize import pymath``).
+
+``round(x, n)``: Python rounds the exact decimal value of the double (``round(2.675, 2)`` is
+2.67, since 2.675 is 2.67499999999999982236431605997495353221893310546875;
+``round(0.0005, 3)`` is 0.001), correctly rounded, ties to even; ``np.round`` scales by
+``10**n`` in floating point first, which moves values near a tie (``np.round(0.0005, 3)`` is
+0.0). `round` here equals Python's on every double.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+_SPLIT = 134217729.0        # 2**27 + 1 (Dekker's split of a double into two halves)
+_MAX_EXACT_DIGITS = 22      # 10.0 ** n is exact for |n| <= 22
+
+
+def _two_product(a, b):
+    """(p, e) with p = fl(a * b) and p + e == a * b exactly (Dekker, no FMA needed; no
+    overflow or underflow: the callers' products lie between 0.5 and 2**51)."""
+    p = a * b
+    c = _SPLIT * a
+    ah = c - (c - a)
+    al = a - ah
+    c = _SPLIT * b
+    bh = c - (c - b)
+    bl = b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def round(x, ndigits):    # noqa: A001 -- Python's round, on arrays
+    """``np.array([builtins.round(v, ndigits) for v in x])`` for floats ``x`` (any shape),
+    computed lane by lane on the array; the dtype of ``x`` is kept (a float32 per example is
+    rounded as the double it is, then stored as float32, as numpy.vectorize does)."""
+    x = np.asarray(x)
+    if x.dtype.kind not in "f":
+        return np.round(x, ndigits)
+    n = operator.index(ndigits)
+    v = np.asarray(x, dtype=np.float64)
+    if abs(n) > _MAX_EXACT_DIGITS:
+        return _per_lane(v, n, np.isfinite(v) & (v != 0), v.copy()).astype(x.dtype)
+    p = 10.0 ** abs(n)
+    with np.errstate(all="ignore"):
+        y = v * p if n >= 0 else v / p
+        below = np.floor(y)
+        # y is x * 10**n rounded: where it lies within a few ulps of a tie (4 ulps is less
+        # than |y| * 2**-49) the exact product may lie on the other side of it, or on it;
+        # also where |y| >= 2**48 and where y or x is not finite (NaN makes `>` false).
+        # (In place where it can: fresh arrays cost page faults on large batches.)
+        gap = y - below
+        gap -= 0.5
+        np.abs(gap, out=gap)
+        gap *= 2.0 ** 49
+        near = ~((gap > y) & (gap > -y))
+        lanes = np.flatnonzero(near) if near.any() else None
+        if lanes is not None:
+            exact = _near_tie(v[lanes], y[lanes], below[lanes], p, n)
+        out = np.rint(y, out=y)            # elsewhere NumPy's answer is Python's
+        if n >= 0:
+            out /= p
+        else:
+            out *= p
+        np.copysign(out, v, out=out)       # round(-0.001, 2) is -0.0
+        if lanes is not None:
+            out[lanes] = exact
+    return out.astype(x.dtype, copy=False)
+
+
+def _near_tie(v, y, below, p, n):
+    """Python's results for lanes near a tie, or not finite, or huge (|y| >= 2**48):
+    exactly decided where |y| < 2**51; the value itself where it has no digits below
+    10**-n (|y| >= 2**53 or inf, and NaN); Python's round between."""
+    out = v.copy()
+    exact = np.abs(y) < 2.0 ** 51
+    q = _exact_side(v[exact], below[exact], p, n)
+    out[exact] = np.copysign(q / p if n >= 0 else q * p, v[exact])
+    rest = ~exact & (np.abs(y) < 2.0 ** 53) & (v != 0)
+    if rest.any():
+        out[rest] = [builtins.round(float(e), n) for e in v[rest]]
+    return out
+
+
+def _exact_side(v, below, p, n):
+    """The integer Python rounds ``v * 10**n`` to, for lanes where it lies near the tie
+    ``below + 0.5``: the sign of the exact difference decides, ties go to the even one."""
+    tie = below + 0.5
+    if n >= 0:
+        hi, lo = _two_product(v, p)        # hi + lo == v * 10**n exactly
+        diff = (hi - tie) + lo             # hi - tie is exact (Sterbenz)
+    else:
+        hi, lo = _two_product(tie, p)      # hi + lo == tie * 10**-n exactly
+        diff = (v - hi) - lo
+    even = np.fmod(below, 2.0) == 0
+    up = (diff > 0) | ((diff == 0) & ~even)
+    return below + up
+
+
+def _per_lane(v, n, lanes, out):
+    out = np.array(out, dtype=np.float64)
+    out[lanes] = [builtins.round(float(e), n) for e in v[lanes]]
+    return out

@@ -1,0 +1,436 @@
+"""Where Python raises and NumPy computes on: the one table of the checks `vectorize` makes.
+
+``numpy.vectorize`` hands the function Python numbers, so ``1.0 / x`` at ``x == 0`` raises
+``ZeroDivisionError``, ``math.sqrt(-1.0)`` ``ValueError``, ``n ** 4`` an int that does not fit
+the output ``OverflowError`` (when numpy.vectorize converts it); NumPy gives ``inf``, ``nan``
+or a wrapped int instead. For each such operation on Python numbers this module says under
+which condition Python raises, as a scalar-style expression (``"{b} == 0"``) with the
+exception and Python's message: `passes.python_raises` writes ``if <condition>: raise ...``
+before the statement, and `passes.guard_indices` checks it on the lanes that get there.
+
+A condition may hold on a few more examples than Python raises for (near the int64 limit,
+where floats cannot tell; ``(-inf) ** 0.5``): the batch then raises, and `vectorize` runs the
+per-example loop, which decides (`vectorize._replay`). It never holds on fewer.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import NamedTuple
+
+import libcst as cst
+import numpy as np
+
+from ..abstract import Value
+
+
+class Check(NamedTuple):
+    """``if <template with nodes>: raise <exception>(message)``; ``divisor``: a node the
+    check is about (it cannot fire where the pass proves the node nonzero)."""
+
+    exception: str
+    message: str
+    template: str
+    nodes: dict
+    divisor: cst.BaseExpression | None = None
+
+
+def _message(thunk) -> str:
+    try:
+        thunk()
+    except Exception as exc:    # noqa: BLE001 -- Python's own message, whatever it is
+        return str(exc)
+    return ""
+
+
+_ZERO = {
+    ("/", "f"): _message(lambda: 1.0 / 0.0), ("/", "i"): _message(lambda: 1 / 0),
+    ("//", "f"): _message(lambda: 1.0 // 0.0), ("//", "i"): _message(lambda: 1 // 0),
+    ("%", "f"): _message(lambda: 1.0 % 0.0), ("%", "i"): _message(lambda: 1 % 0),
+    ("divmod", "f"): _message(lambda: divmod(1.0, 0.0)),
+    ("divmod", "i"): _message(lambda: divmod(1, 0)),
+    ("/", "c"): _message(lambda: 1j / 0j),
+}
+_NEGATIVE_POWER = _message(lambda: 0.0 ** -1)
+_FLOAT_RANGE = _message(lambda: 1e200 ** 2)
+_INT_TOO_LARGE = _message(lambda: np.asarray(np.array([2 ** 64], dtype=object), dtype=np.int64))
+_FRACTIONAL = "negative number cannot be raised to a fractional power"
+_DOMAIN = _message(lambda: math.sqrt(-1.0))
+_RANGE = _message(lambda: math.exp(1000.0))
+_NAN_TO_INT = _message(lambda: int(math.nan))
+_SHIFT = _message(lambda: 1 << -1)
+
+_MAX = sys.float_info.max
+
+
+def _last_finite(fn, start: float) -> float:
+    """The largest double at which ``fn`` (a `math` function that overflows above some
+    point) does not raise, searched from ``start``."""
+    x = start
+    while True:
+        try:
+            fn(float(np.nextafter(x, math.inf)))
+        except OverflowError:
+            break
+        x = float(np.nextafter(x, math.inf))
+    while True:
+        try:
+            fn(x)
+            return x
+        except OverflowError:
+            x = float(np.nextafter(x, -math.inf))
+
+
+_EXP_LIMIT = _last_finite(math.exp, math.log(_MAX))
+_EXPM1_LIMIT = _last_finite(math.expm1, math.log(_MAX))
+_COSH_LIMIT = _last_finite(math.cosh, math.log(_MAX) + math.log(2.0))
+_SINH_LIMIT = _last_finite(math.sinh, math.log(_MAX) + math.log(2.0))
+
+
+def _float(x: float) -> str:
+    return repr(float(x))
+
+
+# --------------------------------------------------------------------------- operators
+def _kind(value: Value) -> str:
+    """'i' for ints and bools (Python's int arithmetic), 'f', 'c', or '' for anything else
+    (arrays, strings: no check)."""
+    if not isinstance(value, Value) or value.rank != 0:
+        return ""
+    kind = value.kind
+    return "i" if kind in "biu" else kind if kind in "fc" else ""
+
+
+def int_limits(result: Value):
+    """(lowest, highest) value the result's int dtype holds, or None where the result is not
+    an int array the generated code computes in."""
+    dtype = result.dtype if isinstance(result, Value) else None
+    if dtype is None or dtype.kind not in "iu":
+        return None
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
+
+
+def _float_bounds(limits) -> tuple[str, str]:
+    """Float bounds safe for a float computation of an int result: inside them the result
+    fits; for 64-bit ints they are 4096 inside the limits (a float product or sum of int64
+    operands is off by at most a few thousand there)."""
+    lo, hi = limits
+    margin = 4096 if hi > 2 ** 53 else 0
+    return _float(lo + margin if lo < 0 else lo), _float(hi - margin)
+
+
+def _exact_number(value: Value):
+    if isinstance(value, Value) and value.exact and isinstance(
+            value.example, (int, float, np.integer, np.floating)) and not isinstance(
+            value.example, (bool, np.bool_)):
+        return value.example
+    return None
+
+
+def _iroot(limit: int, k: int) -> int:
+    """The largest m with m ** k <= limit."""
+    m = int(round(limit ** (1.0 / k)))
+    while m ** k > limit:
+        m -= 1
+    while (m + 1) ** k <= limit:
+        m += 1
+    return m
+
+
+_BINARY_SYMBOLS = {cst.Divide: "/", cst.FloorDivide: "//", cst.Modulo: "%", cst.Power: "**",
+                   cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.LeftShift: "<<",
+                   cst.RightShift: ">>"}
+
+
+def binary_checks(operator: type, a_node, b_node, a: Value, b: Value, result: Value) -> list:
+    """The checks of ``a <op> b`` on Python numbers."""
+    op = _BINARY_SYMBOLS.get(operator)
+    ka, kb = _kind(a), _kind(b)
+    if op is None or not ka or not kb:
+        return []
+    kind = "c" if "c" in (ka, kb) else "f" if "f" in (ka, kb) else "i"
+    nodes = {"a": a_node, "b": b_node}
+    if op in ("/", "//", "%"):
+        return _division(op, kind, nodes, b, result)
+    if op == "**":
+        return _power(kind, nodes, a, b, result)
+    if kind != "i":
+        return []
+    if op == ">>":
+        return [Check("ValueError", _SHIFT, "{b} < 0", nodes)]
+    limits = int_limits(result)
+    if limits is None:
+        return []
+    if op == "<<":
+        lo, hi = _float_bounds(limits)
+        return [Check("ValueError", _SHIFT, "{b} < 0", nodes),
+                Check("OverflowError", _INT_TOO_LARGE,
+                      f"not {lo} <= math.ldexp(float({{a}}), {{b}}) <= {hi}", nodes)]
+    return _int_arithmetic(op, nodes, a, b, limits)
+
+
+def _division(op, kind, nodes, b, result) -> list:
+    divisor = _exact_number(b)
+    checks = []
+    if divisor is None or divisor == 0:
+        checks.append(Check("ZeroDivisionError", _ZERO.get((op, kind), _ZERO[("/", "f")]),
+                            "{b} == 0", nodes, divisor=nodes["b"]))
+    limits = int_limits(result) if kind == "i" and op == "//" else None
+    if limits is not None and limits[0] < 0 and (divisor is None or divisor == -1):
+        checks.append(Check("OverflowError", _INT_TOO_LARGE,
+                            f"{{a}} == {limits[0]} and {{b}} == -1", nodes))
+    return checks
+
+
+def divmod_checks(a_node, b_node, a: Value, b: Value, result) -> list:
+    ka, kb = _kind(a), _kind(b)
+    if not ka or not kb or "c" in (ka, kb):
+        return []
+    kind = "f" if "f" in (ka, kb) else "i"
+    divisor = _exact_number(b)
+    if divisor is not None and divisor != 0:
+        return []
+    return [Check("ZeroDivisionError", _ZERO[("divmod", kind)], "{b} == 0",
+                  {"a": a_node, "b": b_node}, divisor=b_node)]
+
+
+def _power(kind, nodes, a: Value, b: Value, result) -> list:
+    k = _exact_number(b)
+    if kind == "c":
+        return []
+    if kind == "i":
+        limits = int_limits(result)
+        if limits is None:
+            return []
+        if k is not None:
+            k = int(k)
+            if k < 2:
+                return []   # a negative literal exponent gives a float (NumPy raises)
+            m = _iroot(limits[1], k)
+            return [Check("OverflowError", _INT_TOO_LARGE, f"not -{m} <= {{a}} <= {m}", nodes)]
+        lo, hi = _float_bounds(limits)
+        return [Check("ValueError", "integers to negative integer powers give floats",
+                      "{b} < 0", nodes),
+                Check("OverflowError", _INT_TOO_LARGE,
+                      f"abs(float({{a}})) ** {{b}} > {hi}", nodes)]
+    checks = []
+    if k is not None:
+        k = float(k)
+        if k < 0:
+            checks.append(Check("ZeroDivisionError", _NEGATIVE_POWER, "{a} == 0", nodes))
+        if not k.is_integer():
+            checks.append(Check("ValueError", _FRACTIONAL, "{a} < 0", nodes))
+        narrow = a.dtype if a.kind == "f" and a.dtype.itemsize < 8 else None
+        if narrow is not None:
+            # a float32 / float16 base is a double of that range per example: only a power
+            # that overflows a double from there needs the check
+            info = np.finfo(narrow)
+            if float(info.max) ** k < _MAX and float(info.smallest_subnormal) ** k < _MAX:
+                return checks
+        if k > 1:
+            bound = _MAX ** (1.0 / k) * (1 - 1e-9)
+            checks.append(Check("OverflowError", _FLOAT_RANGE,
+                                f"{_float(bound)} < abs({{a}}) < math.inf", nodes))
+        elif k < 0:
+            bound = _MAX ** (1.0 / k) * (1 + 1e-9)
+            checks.append(Check("OverflowError", _FLOAT_RANGE,
+                                f"0 < abs({{a}}) < {_float(bound)}", nodes))
+        return checks
+    return [Check("ZeroDivisionError", _NEGATIVE_POWER, "{a} == 0 and {b} < 0", nodes),
+            Check("ValueError", _FRACTIONAL, "{a} < 0 and math.modf({b})[0] != 0", nodes),
+            Check("OverflowError", _FLOAT_RANGE,
+                  "math.isinf(abs({a}) ** {b}) and math.isfinite({a}) and math.isfinite({b})",
+                  nodes)]
+
+
+def _int_arithmetic(op, nodes, a: Value, b: Value, limits) -> list:
+    lo, hi = limits
+    ca, cb = _exact_number(a), _exact_number(b)
+    if ca is not None and cb is not None:
+        return []
+    if cb is not None or (ca is not None and op in ("+", "*")):
+        # one operand is a literal: a bound on the other
+        other, c = ("a", int(cb)) if cb is not None else ("b", int(ca))
+        if op == "+":
+            bounds = (lo - c, hi - c)
+        elif op == "-":
+            bounds = (lo + c, hi + c)
+        else:
+            if c in (0, 1):
+                return []
+            # c * x within [lo, hi]: x within [ceil(lo / c), floor(hi / c)] (swapped for c < 0)
+            bounds = (-(-lo // c), hi // c) if c > 0 else (-(-hi // c), lo // c)
+        return _outside(other, bounds, limits, nodes)
+    if ca is not None:                       # c - b
+        c = int(ca)
+        return _outside("b", (c - hi, c - lo), limits, nodes)
+    if op == "-" and lo == 0:
+        return [Check("OverflowError", _INT_TOO_LARGE, "{a} < {b}", nodes)]
+    flo, fhi = _float_bounds(limits)
+    return [Check("OverflowError", _INT_TOO_LARGE,
+                  f"not {flo} <= float({{a}}) {op} float({{b}}) <= {fhi}", nodes)]
+
+
+def _outside(name, bounds, limits, nodes) -> list:
+    """``{name}`` outside ``bounds`` (the limits of its own dtype make a side needless)."""
+    lo, hi = bounds
+    parts = []
+    if lo > limits[0]:
+        parts.append(f"{{{name}}} < {lo}")
+    if hi < limits[1]:
+        parts.append(f"{{{name}}} > {hi}")
+    if not parts:
+        return []
+    return [Check("OverflowError", _INT_TOO_LARGE, " or ".join(parts), nodes)]
+
+
+def negation_checks(node, a: Value, result: Value) -> list:
+    """``-a`` of a Python int: the lowest int64 has no negation in int64."""
+    if _kind(a) != "i" or a.kind == "b" or _exact_number(a) is not None:
+        return []       # (`-1`: a literal's negation is known)
+    limits = int_limits(result)
+    if limits is None:
+        return []
+    if limits[0] == 0:
+        return [Check("OverflowError", _INT_TOO_LARGE, "{a} != 0", {"a": node})]
+    return [Check("OverflowError", _INT_TOO_LARGE, f"{{a}} == {limits[0]}", {"a": node})]
+
+
+# ------------------------------------------------------------------------ calls
+_TO_INT = [Check("OverflowError", _NAN_TO_INT,
+                 "not -9.223372036854776e+18 <= {x} < 9.223372036854776e+18", {})]
+"""int(x), round(x), math.floor/ceil/trunc(x) of a float: NaN and inf raise, and an int beyond
+int64 does not fit numpy.vectorize's int64 output."""
+
+
+MATH_ERRORS: dict[str, list] = {
+    # name -> checks on its arguments {x} (and {y}): `math`'s domain and range errors
+    "sqrt": [Check("ValueError", _DOMAIN, "{x} < 0", {})],
+    "log": [Check("ValueError", _DOMAIN, "{x} <= 0", {})],
+    "log2": [Check("ValueError", _DOMAIN, "{x} <= 0", {})],
+    "log10": [Check("ValueError", _DOMAIN, "{x} <= 0", {})],
+    "log1p": [Check("ValueError", _DOMAIN, "{x} <= -1", {})],
+    "exp": [Check("OverflowError", _RANGE, f"{_float(_EXP_LIMIT)} < {{x}} < math.inf", {})],
+    "expm1": [Check("OverflowError", _RANGE, f"{_float(_EXPM1_LIMIT)} < {{x}} < math.inf",
+                    {})],
+    "exp2": [Check("OverflowError", _RANGE, "1024.0 <= {x} < math.inf", {})],
+    "cosh": [Check("OverflowError", _RANGE, f"{_float(_COSH_LIMIT)} < abs({{x}}) < math.inf",
+                   {})],
+    "sinh": [Check("OverflowError", _RANGE, f"{_float(_SINH_LIMIT)} < abs({{x}}) < math.inf",
+                   {})],
+    "sin": [Check("ValueError", _DOMAIN, "math.isinf({x})", {})],
+    "cos": [Check("ValueError", _DOMAIN, "math.isinf({x})", {})],
+    "tan": [Check("ValueError", _DOMAIN, "math.isinf({x})", {})],
+    "asin": [Check("ValueError", _DOMAIN, "abs({x}) > 1", {})],
+    "acos": [Check("ValueError", _DOMAIN, "abs({x}) > 1", {})],
+    "acosh": [Check("ValueError", _DOMAIN, "{x} < 1", {})],
+    "atanh": [Check("ValueError", _DOMAIN, "abs({x}) >= 1", {})],
+    "fmod": [Check("ValueError", _DOMAIN, "({y} == 0 or math.isinf({x})) and not "
+                   "math.isnan({x}) and not math.isnan({y})", {})],
+    "pow": [Check("ValueError", _DOMAIN, "{x} == 0 and {y} < 0", {}),
+            Check("ValueError", _DOMAIN, "{x} < 0 and math.modf({y})[0] != 0", {}),
+            Check("OverflowError", _RANGE, "math.isinf(abs({x}) ** {y}) and math.isfinite({x}) "
+                  "and math.isfinite({y})", {})],
+    "ldexp": [Check("OverflowError", _RANGE,
+                    "math.isinf(math.ldexp({x}, {y})) and math.isfinite({x})", {})],
+    "floor": _TO_INT, "ceil": _TO_INT, "trunc": _TO_INT,
+    "gamma": [Check("ValueError", _DOMAIN, "{x} <= 0 and math.modf({x})[0] == 0", {}),
+              Check("OverflowError", _RANGE, "171.62437695630272 < {x} < math.inf", {})],
+    "lgamma": [Check("ValueError", _DOMAIN, "{x} <= 0 and math.modf({x})[0] == 0", {})],
+}
+"""Only float-valued `math` functions whose argument is a Python number (an int is converted
+exactly for |x| < 2**53) are checked; `log(x, base)` also checks its base."""
+
+
+def math_checks(name: str, arg_nodes: list, args: list) -> list:
+    checks = MATH_ERRORS.get(name)
+    if not checks or any(_kind(v) not in ("i", "f") for v in args):
+        return []
+    if name in ("floor", "ceil", "trunc") and all(v.kind in "biu" for v in args):
+        return []
+    nodes = dict(zip("xy", arg_nodes))
+    if any("{" + p + "}" in c.template and p not in nodes for c in checks for p in "xy"):
+        return []
+    out = [c._replace(nodes=nodes) for c in checks]
+    if name == "log" and len(arg_nodes) == 2:
+        out += [Check("ValueError", _DOMAIN, "{y} <= 0", nodes),
+                Check("ZeroDivisionError", _ZERO[("/", "f")], "{y} == 1", nodes)]
+    return out
+
+
+def builtin_checks(fn, arg_nodes: list, args: list, result) -> list:
+    """``int(x)`` / ``round(x)`` of floats, ``abs`` of ints, ``divmod``, ``pow``."""
+    import builtins
+    if fn in (builtins.int, builtins.round) and len(args) == 1:
+        if _kind(args[0]) == "f":
+            return [c._replace(nodes={"x": arg_nodes[0]}) for c in _TO_INT]
+        return []
+    if fn is builtins.abs and len(args) == 1:
+        if _kind(args[0]) == "i" and args[0].kind == "i":
+            limits = int_limits(result)
+            if limits is not None and limits[0] < 0:
+                return [Check("OverflowError", _INT_TOO_LARGE, f"{{a}} == {limits[0]}",
+                              {"a": arg_nodes[0]})]
+        return []
+    if fn is builtins.divmod and len(args) == 2:
+        return divmod_checks(arg_nodes[0], arg_nodes[1], args[0], args[1], result)
+    if fn is builtins.pow and len(args) == 2:
+        return binary_checks(cst.Power, arg_nodes[0], arg_nodes[1], args[0], args[1], result)
+    return []
+
+
+_EXACT_MATH: dict[str, list] = {
+    # name -> (exception, condition) exactly where `math` raises: what a `try` around the
+    # call catches (`passes.try_except`); the checks above may hold a little more often
+    "sqrt": [(ValueError, "{x} < 0")],
+    "log": [(ValueError, "{x} <= 0")], "log2": [(ValueError, "{x} <= 0")],
+    "log10": [(ValueError, "{x} <= 0")], "log1p": [(ValueError, "{x} <= -1")],
+    "exp": [(OverflowError, f"{_float(_EXP_LIMIT)} < {{x}} < math.inf")],
+    "expm1": [(OverflowError, f"{_float(_EXPM1_LIMIT)} < {{x}} < math.inf")],
+    "exp2": [(OverflowError, "1024.0 <= {x} < math.inf")],
+    "cosh": [(OverflowError, f"{_float(_COSH_LIMIT)} < abs({{x}}) < math.inf")],
+    "sinh": [(OverflowError, f"{_float(_SINH_LIMIT)} < abs({{x}}) < math.inf")],
+    "sin": [(ValueError, "math.isinf({x})")], "cos": [(ValueError, "math.isinf({x})")],
+    "tan": [(ValueError, "math.isinf({x})")],
+    "asin": [(ValueError, "abs({x}) > 1")], "acos": [(ValueError, "abs({x}) > 1")],
+    "acosh": [(ValueError, "{x} < 1")], "atanh": [(ValueError, "abs({x}) >= 1")],
+    "fmod": [(ValueError, "({y} == 0 or math.isinf({x})) and not math.isnan({x}) "
+                          "and not math.isnan({y})")],
+    "pow": [(ValueError, "{x} == 0 and {y} < 0"),
+            (ValueError, "{x} < 0 and math.isfinite({x}) and math.isfinite({y}) "
+                         "and math.modf({y})[0] != 0"),
+            (OverflowError, "math.isfinite({x}) and math.isfinite({y}) "
+                            "and math.isinf(abs({x}) ** {y})")],
+    "floor": [(ValueError, "math.isnan({x})"), (OverflowError, "math.isinf({x})")],
+    "ceil": [(ValueError, "math.isnan({x})"), (OverflowError, "math.isinf({x})")],
+    "trunc": [(ValueError, "math.isnan({x})"), (OverflowError, "math.isinf({x})")],
+}
+
+
+def exact_math_errors(name: str, n_args: int) -> list:
+    """(exception class, condition on {x} / {y}) exactly where ``math.<name>`` raises."""
+    out = list(_EXACT_MATH.get(name, []))
+    if name == "log" and n_args == 2:
+        out += [(ValueError, "{y} <= 0"), (ZeroDivisionError, "{y} == 1")]
+    return out
+
+
+def exact_int(value):
+    """The int a value is known to be (a literal), or None."""
+    number = _exact_number(value)
+    if isinstance(number, (int, np.integer)):
+        return int(number)
+    return None
+
+
+def affine_check(node, coef: int, const: int, limits) -> Check | None:
+    """``coef * {node} + const`` outside the int dtype's ``limits``, as bounds on the node
+    (exact: Python's ints computed from numpy.vectorize's operands)."""
+    lo, hi = limits
+    # coef * v + const within [lo, hi]  <=>  v within [ceil((lo - const) / coef), ...]
+    a, b = (lo - const, hi - const) if coef > 0 else (hi - const, lo - const)
+    bounds = (-(-a // coef), b // coef)
+    checks = _outside("a", bounds, limits, {"a": node})
+    return checks[0] if checks else None
