@@ -255,7 +255,7 @@ def _check_pt(p, t):
     if not (0.000611 <= p <= 100.0):
         raise ValueError(f"pressure {p} MPa out of range")
     if not (0.0 <= t <= 2000.0):
-        raise ValueError("temperature %.2f C out of range" % t)
+        raise ValueError("temperature %.2f C out of range" % t)  # noqa: UP031 - as written
 
 
 def _b23_pressure(t_k):
@@ -332,7 +332,7 @@ CP_AIR = ((300.0, 1.005, 0.0, 0.0), (600.0, 0.95, 1.9e-4, 0.0),
 @case("for-break-table", "bound-on-some-paths", "raise", inputs=lambda rng, n, bad: (
     spoil(rng, U(rng, n, 200, 3000), [3500.0], bad),))
 def cp_air(t_k):
-    for t_max, a, b, c in CP_AIR:
+    for t_max, a, b, c in CP_AIR:  # noqa: B007 - read after the loop
         if t_k <= t_max:
             break
     else:
