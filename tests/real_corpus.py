@@ -1614,6 +1614,15 @@ def clamp_percent(p):
     return p
 
 
+@case("warnings", "if-elif", inputs=lambda rng, n, bad: (
+    sprinkle(rng, U(rng, n, 0.2, 1.0), [1.1, 1.3], rate=0.1),))
+def capped_efficiency(eta):
+    if eta > 1.0:
+        warnings.warn(f"efficiency {eta:.2f} above 1 capped", stacklevel=2)
+        eta = 1.0
+    return eta
+
+
 @case("f-string", "string-result", inputs=lambda rng, n, bad: (I(rng, n, 1, 12),))
 def month_label(m):
     return f"M{m:02d}"
@@ -1710,14 +1719,31 @@ def _compare(got, ref, rtol, what):
                         f"{ref.reshape(-1)[first]!r}")
 
 
+_LAST_WARNINGS: list = []
+
+
 def _call(f, args):
+    """(result, None) or (None, exception); the user's own warnings (not NumPy's
+    RuntimeWarnings, not vectorize's fallback notices) are left in `_LAST_WARNINGS`."""
+    from vectorize.frontend import VectorizeFallbackWarning
+
+    _LAST_WARNINGS.clear()
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
             with np.errstate(all="ignore"):
                 return f(*args), None
     except Exception as exc:  # noqa: BLE001 - compared by type
         return None, exc
+    finally:
+        _LAST_WARNINGS.extend(
+            (w.category.__name__, str(w.message)) for w in caught
+            if not issubclass(w.category, (RuntimeWarning, DeprecationWarning,
+                                           VectorizeFallbackWarning)))
+
+
+def _warned():
+    return set(_LAST_WARNINGS)
 
 
 def _lane_inputs(args, excluded, lane):
@@ -1761,7 +1787,9 @@ def check_case(name, seed=0, mode="error", sizes=(0, 1, 5), repeats=REPEATS, lar
             ref, ref_exc = _call(ref_0, args)
         else:
             ref, ref_exc = _call(ref_f, args)
+        ref_warned = _warned()
         got, exc = _call(ours, args)
+        got_warned = _warned()
         if isinstance(exc, VectorizeError):
             return "refused", str(exc)
         if ref_exc is not None:
@@ -1785,6 +1813,9 @@ def check_case(name, seed=0, mode="error", sizes=(0, 1, 5), repeats=REPEATS, lar
             shown = "" if lane is None else \
                 f" (inputs {_lane_inputs(args, excluded, lane)!r})"
             return "wrong", str(m) + shown
+        if got_warned != ref_warned:
+            return "wrong", (f"{what}: warnings {sorted(got_warned)} where numpy.vectorize "
+                             f"gives {sorted(ref_warned)}")
     return "ok", ""
 
 

@@ -43,6 +43,9 @@ KNOWN = {
         'round(3599.9995, 3) gives 1 h 0 min instead of 0 h 59 min',
     ('round_to_millis', 'clean'):
         'silently wrong today: round(2.6985, 3) is 2.698 (np.round), Python gives 2.699',
+    ('clamp_percent', 'clean'):
+        'silently wrong today: warnings.warn under `if p > 100` fires although no example '
+        'takes the branch',
     ('swamee_jain', 'raising'):
         "silently wrong today: ZeroDivisionError of Python float/int division is NumPy's 0.0 "
         '(re = 0) instead',
