@@ -1673,6 +1673,40 @@ def truncate_to_int(x):
     return int(x)
 
 
+@case("numpy-of-list", "elementwise", inputs=lambda rng, n, bad: (
+    U(rng, n, 10, 30), U(rng, n, 10, 30), U(rng, n, 10, 30)))
+def mean_station_temperature(t1, t2, t3):
+    return np.mean([t1, t2, t3])
+
+
+@case("numpy-of-list", "elementwise", inputs=lambda rng, n, bad: (
+    U(rng, n, -3, 3), U(rng, n, -3, 3), U(rng, n, -3, 3)))
+def wind_speed_3d(u, v, w):
+    return float(np.linalg.norm([u, v, w]))
+
+
+@case("np-roots", "cubic-eos", large=SMALL, inputs=lambda rng, n, bad: (
+    U(rng, n, 0.01, 0.5), U(rng, n, 0.001, 0.05)))
+def cubic_eos_z(a_dim, b_dim):
+    coeffs = [1.0, -(1.0 - b_dim), a_dim - 3 * b_dim ** 2 - 2 * b_dim,
+              -(a_dim * b_dim - b_dim ** 2 - b_dim ** 3)]
+    roots = np.roots(coeffs)
+    real = roots[np.abs(roots.imag) < 1e-10].real
+    return float(real.max())
+
+
+@case("bound-on-some-paths", "if-elif", "int-result", inputs=lambda rng, n, bad: (
+    sprinkle(rng, U(rng, n, 0, 40), [0.3, 1.6, 0.0]),))
+def breeze_class(speed):
+    if speed < 0.3:
+        code = 0
+    elif speed < 1.6:
+        code = 1
+    elif speed >= 1.6:
+        code = 2
+    return code
+
+
 # =========================================================================== the check
 
 
