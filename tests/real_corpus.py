@@ -1957,6 +1957,13 @@ if __name__ == "__main__":
             if arg.startswith("--large="):
                 large = int(arg.split("=")[1])
         picked = [a for a in sys.argv[1:] if not a.startswith("--")]
-        report(large=large, names=picked or None)
+        results = report(large=large, names=picked or None)
+        for arg in sys.argv:
+            if arg.startswith("--json="):     # status per function, to compare two runs
+                import json
+                with open(arg.split("=", 1)[1], "w") as out:
+                    json.dump({name: {"status": st, "detail": d, "tags": CORPUS[name].tags}
+                               for name, (st, d) in results.items()}, out, indent=1)
     else:
-        print(f"{len(CORPUS)} functions; run with --report [--large=N] [names...]")
+        print(f"{len(CORPUS)} functions; run with --report [--large=N] [--json=PATH] "
+              "[names...]")
