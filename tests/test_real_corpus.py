@@ -27,92 +27,14 @@ KNOWN = {
     ('mgrs_latitude_band', 'clean'):
         'crashes today: indexing a string table by a per-example int raises TypeError (only '
         'integer scalar arrays can be converted to a scalar index) at every N',
-    ('mean_of_five_readings', 'clean'):
-        'crashes today: sum([a, b, c, d, e]) of per-example scalars sums over the batch '
-        "(np.sum(..., axis=1)): ValueError 'cannot reshape array of size 5 into shape (N,)'; "
-        'at N = 5 a wrong value',
-    ('moment_series', 'clean'):
-        'silently wrong today: a loop over range(len(v)) of a shared array that the body '
-        'rebinds (v = v * x) loops over the batch: 1.0 instead of 0.709 at N = 1',
-    ('dice_sum_ways', 'clean'):
-        "crashes today (fallback='warn'): math.comb is called per example on lanes the loop "
-        'never reaches there, with negative arguments: ValueError where numpy.vectorize '
-        'returns',
-    ('seconds_to_hms', 'clean'):
-        "silently wrong today: round(x, 3) is np.round, not Python's exact-decimal round: "
-        'round(3599.9995, 3) gives 1 h 0 min instead of 0 h 59 min',
-    ('round_to_millis', 'clean'):
-        'silently wrong today: round(2.6985, 3) is 2.698 (np.round), Python gives 2.699',
-    ('clamp_percent', 'clean'):
-        'silently wrong today: warnings.warn under `if p > 100` fires although no example '
-        'takes the branch',
-    ('swamee_jain', 'raising'):
-        "silently wrong today: ZeroDivisionError of Python float/int division is NumPy's 0.0 "
-        '(re = 0) instead',
-    ('haaland', 'raising'):
-        "silently wrong today: ZeroDivisionError of Python float/int division is NumPy's 0.0 "
-        '(re = 0) instead',
-    ('hydraulic_radius_rect', 'raising'):
-        "silently wrong today: ZeroDivisionError of Python float/int division is NumPy's nan "
-        '(0 / 0) instead',
-    ('manning_velocity', 'raising'):
-        "silently wrong today: math domain error (ValueError) is NumPy's nan (sqrt of a "
-        "negative slope) instead; n = 0 is NumPy's inf",
-    ('orifice_flow', 'raising'):
-        "silently wrong today: ZeroDivisionError of Python float/int division is NumPy's inf "
-        '(rho = 0) instead',
-    ('b23_temperature', 'raising'):
-        "silently wrong today: math domain error (ValueError) is NumPy's nan instead",
-    ('clausius_clapeyron', 'raising'):
-        "silently wrong today: math.exp overflow (OverflowError: math range error) is NumPy's "
-        'inf instead',
-    ('dew_point_magnus', 'raising'):
-        "silently wrong today: math domain error (ValueError) is NumPy's nan / -inf (log of "
-        '0) instead',
-    ('psychro_state', 'raising'):
-        "silently wrong today: math domain error (ValueError) is NumPy's nan (log of 0) "
-        'instead',
-    ('vis_viva_speed', 'raising'):
-        "silently wrong today: math domain error (ValueError) is NumPy's nan instead",
-    ('bond_price', 'raising'):
-        "silently wrong today: ZeroDivisionError of Python float/int division is NumPy's inf "
-        '((1 + ytm) ** k with ytm = -1) instead',
     ('npv', 'raising'):
         "silently wrong today (fallback='warn', *args): the whole-function fallback loop "
         'hands NumPy scalars, not Python ones, so 1 / 0 is inf where numpy.vectorize raises '
         'ZeroDivisionError',
-    ('logistic_naive', 'raising'):
-        "silently wrong today: math.exp overflow (OverflowError) is NumPy's inf, so the "
-        'result is 0.0',
-    ('r0_from_growth_rate', 'raising'):
-        "silently wrong today: ZeroDivisionError of Python float/int division is NumPy's nan "
-        '(0 / 0) instead',
-    ('wilson_lower_bound', 'raising'):
-        "silently wrong today: ZeroDivisionError of Python float/int division is NumPy's nan "
-        '(k / n with int n = 0) instead',
-    ('odds_ratio', 'raising'):
-        "silently wrong today: ZeroDivisionError of Python float/int division is NumPy's inf "
-        '(int / int zero) instead',
-    ('fourth_power_count', 'raising'):
-        'silently wrong today: n ** 4 of int64 wraps (numpy.vectorize computes the Python int '
-        'and raises OverflowError storing it)',
-    ('floor_div_mod', 'raising'):
-        'silently wrong today: divmod(a, 0) of ints gives 0 (NumPy) where Python raises '
-        'ZeroDivisionError',
-    ('lottery_odds', 'raising'):
-        "silently wrong today (fallback='warn'): 1 / math.comb(n, k) = 1 / 0 is inf (the comb "
-        'result becomes a NumPy value) where numpy.vectorize raises ZeroDivisionError',
-    ('decibels', 'raising'):
-        "silently wrong today: math domain error (ValueError) is NumPy's nan / -inf (log10 of "
-        '<= 0) instead',
-    ('float_floor_mod', 'raising'):
-        "silently wrong today: ZeroDivisionError of Python float/int division is NumPy's nan "
-        '(float // 0.0 and % 0.0) instead',
-    ('floor_to_int', 'raising'):
-        'silently wrong today: math.floor(nan) / math.floor(inf) give an arbitrary int64 '
-        'where Python raises ValueError / OverflowError',
-    ('truncate_to_int', 'raising'):
-        'silently wrong today: int(nan) gives -2**63 where Python raises ValueError',
+    ('capped_efficiency', 'clean'):
+        'a warning with a per-example message warns once, with the first example\'s message '
+        '(docs/semantics.md); the loop warns once per distinct message (Python\'s default '
+        'warnings filter keys on the text)',
 }
 
 
