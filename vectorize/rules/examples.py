@@ -33,7 +33,8 @@ class Example:
     source: str               # one function, the first line its `def`
     args: str                 # the arguments of one batch, a Python expression over the names
     in_axes: tuple | None = None    # None: `vectorize`; a tuple: `vmap(f, in_axes)`
-    imports: str = ""         # what the function needs besides numpy as np (e.g. "math")
+    imports: str = ""         # what the function needs besides numpy as np (e.g. "math",
+    #                           "scipy.special"; "F" is torch.nn.functional, "vmap" vectorize's)
     fallback: str = "error"   # "loop" where the rule is the per-example fallback
     backend: str = "numpy"    # "torch": the arguments are tensors (float64, int64)
 
@@ -147,6 +148,10 @@ def f(v):
 def f(v):
     return sum(v)
 '''), "V", VMAP1),
+    "builtin.complex": Example(_f('''
+def f(x):
+    return complex(x)
+'''), "X"),
     # --- math ---------------------------------------------------------------------------
     **{f"math.{name}": Example(_f(f'''
 def f(x):
@@ -157,14 +162,15 @@ def f(x):
         ("acos", "U"), ("atan", "X"), ("sinh", "X"), ("cosh", "X"), ("tanh", "X"),
         ("asinh", "X"), ("acosh", "P + 1"), ("atanh", "U"), ("fabs", "X"), ("degrees", "X"),
         ("radians", "X"), ("exp2", "X"), ("cbrt", "X"), ("isnan", "X"), ("isinf", "X"),
-        ("isfinite", "X"), ("floor", "X"), ("ceil", "X"), ("trunc", "X")]},
+        ("isfinite", "X"), ("floor", "X"), ("ceil", "X"), ("trunc", "X"), ("gamma", "P"),
+        ("lgamma", "P"), ("erf", "X"), ("erfc", "X")]},
     **{f"math.{name}": Example(_f(f'''
 def f(x, y):
     return math.{name}(x, y)
 '''), args, imports="math") for name, args in [
         ("atan2", "X, Y"), ("hypot", "X, Y"), ("copysign", "X, Y"), ("fmod", "X, P"),
         ("nextafter", "X, Y"), ("ldexp", "X, N"), ("gcd", "K, N"), ("lcm", "K, N"),
-        ("pow", "P, Y"), ("isclose", "X, Y")]},
+        ("pow", "P, Y"), ("isclose", "X, Y"), ("remainder", "X, P")]},
     "math.frexp": Example(_f('''
 def f(x):
     mantissa, exponent = math.frexp(x)
@@ -388,6 +394,102 @@ def f(x, w):
     y[0] = x
     return y
 '''), "X, w", (0, None)),
+    # --- numpy (more) -------------------------------------------------------------------
+    "numpy.emath": Example(_f('''
+def f(x):
+    return np.emath.sqrt(x)
+'''), "X"),
+    "array.ragged_range": Example(_f('''
+def f(x, n):
+    return np.sum(x ** np.arange(n))
+'''), "P, N"),
+    # --- linear algebra (more) ----------------------------------------------------------
+    "linalg.stacked": Example(_f('''
+def f(m):
+    return np.linalg.det(m)
+'''), "M", VMAP1),
+    "linalg.solve": Example(_f('''
+def f(m, v):
+    return np.linalg.solve(m, v)
+'''), "M, V", (0, 0)),
+    "linalg.roots": Example(_f('''
+def f(p):
+    return np.roots(p)
+'''), "V", VMAP1),
+    "linalg.last_axis": Example(_f('''
+def f(v, w):
+    return np.cross(v, w)
+'''), "V, W", (0, 0)),
+    # --- shapes (more) ------------------------------------------------------------------
+    "shape.pad": Example(_f('''
+def f(v):
+    return np.pad(v, (1, 2), mode="edge")
+'''), "V", VMAP1),
+    "shape.list_operand": Example(_f('''
+def f(x, y):
+    return np.mean([x, y, 1.0])
+'''), "X, Y"),
+    # --- sorting ------------------------------------------------------------------------
+    "sort.sort": Example(_f('''
+def f(v):
+    return np.sort(v)
+'''), "V", VMAP1),
+    "sort.argsort_method": Example(_f('''
+def f(v):
+    return v.argsort()
+'''), "V", VMAP1),
+    "sort.partition": Example(_f('''
+def f(v):
+    return np.partition(v, 1)[1]
+'''), "V", VMAP1),
+    "sort.flip": Example(_f('''
+def f(v):
+    return np.flip(v)
+'''), "V", VMAP1),
+    "sort.fliplr": Example(_f('''
+def f(m):
+    return np.fliplr(m)
+'''), "M", VMAP1),
+    "sort.flipud": Example(_f('''
+def f(m):
+    return np.flipud(m)
+'''), "M", VMAP1),
+    "sort.roll": Example(_f('''
+def f(v, k):
+    return np.roll(v, k)
+'''), "V, K", (0, 0)),
+    "sort.take_along_axis": Example(_f('''
+def f(v, w):
+    return np.take_along_axis(w, np.argsort(v), axis=0)
+'''), "V, W", (0, 0)),
+    # --- scipy --------------------------------------------------------------------------
+    "scipy.special_ufunc": Example(_f('''
+def f(x):
+    return scipy.special.expit(x) * scipy.special.erf(x)
+'''), "X", imports="scipy.special"),
+    "scipy.stats_method": Example(_f('''
+def f(x, mu, s):
+    return scipy.stats.norm.cdf(x, loc=mu, scale=s)
+'''), "X, Y, P", imports="scipy.stats"),
+    "scipy.stats_freeze": Example(_f('''
+def f(x, mu, s):
+    d = scipy.stats.norm(mu, s)
+    return d.cdf(x)
+'''), "X, Y, P", imports="scipy.stats"),
+    "scipy.stats_frozen_method": Example(_f('''
+def f(x, a):
+    d = scipy.stats.gamma(a)
+    return d.pdf(x)
+'''), "P, N", imports="scipy.stats"),
+    # --- vmap ---------------------------------------------------------------------------
+    "vmap.nested": Example(_f('''
+def total(v):
+    return v.sum()
+
+
+def f(m):
+    return vmap(total)(m) * 2.0
+'''), "M", VMAP1, imports="vmap"),
 }
 
 # the rules of the engine's passes (control flow, calls, writes into arrays)
@@ -447,9 +549,9 @@ def f(x, k):
     return y
 '''), "X, N % 3"),
     "call.per_example_fallback": Example(_f('''
-def f(x):
-    return math.gamma(x) + 1.0
-'''), "P", imports="math", fallback="loop"),
+def f(n):
+    return math.factorial(n) + 1
+'''), "N", imports="math", fallback="loop"),
 }
 
 # rules whose results are random: the example runs, but is not compared with a loop
@@ -465,6 +567,22 @@ EXAMPLES["random.python_refused"] = Example(_f('''
 def f(x):
     return x + random.gauss(0.0, 1.0)
 '''), "X", imports="random")
+# `vmap(h)` of a function of the module is never rewritten (`vmap.nested` batches the call of
+# what it makes): the rule shows only as the refusal of a per-example function
+REFUSED.add("vmap.function")
+EXAMPLES["vmap.function"] = Example(_f('''
+def total(v):
+    return v.sum()
+
+
+def scaled(v):
+    return v.sum() * 2.0
+
+
+def f(m, x):
+    h = total if x > 0 else scaled
+    return vmap(h)(m)
+'''), "M, X", (0, 0), imports="vmap")
 
 
 def _torch(body: str, args: str, in_axes=VMAP1, imports: str = "torch") -> Example:
@@ -477,22 +595,6 @@ TORCH_EXAMPLES: dict[str, Example] = {
 def f(x):
     return x * 2 if x.device.type == "cpu" else x
 ''', "X"),
-    "builtin.complex": _torch('''
-def f(x):
-    return complex(x)
-''', "X", imports="torch"),
-    "math.erf": _torch('''
-def f(x):
-    return math.erf(x)
-''', "X", imports="math"),
-    "math.erfc": _torch('''
-def f(x):
-    return math.erfc(x)
-''', "X", imports="math"),
-    "math.lgamma": _torch('''
-def f(x):
-    return math.lgamma(x)
-''', "P", imports="math"),
     "torch.activation": _torch('''
 def f(x):
     return F.gelu(x)
@@ -579,6 +681,80 @@ def f(v, x):
     y = x ** 3
     return torch.autograd.grad(y, x, v)[0]
 ''', "X, X0", (0, None)),
+    "torch.dims": _torch('''
+def f(m):
+    return torch.argmax(m)
+''', "M"),
+    "torch.shaped_like": _torch('''
+def f(m, v):
+    return v.expand_as(m) * m
+''', "M, V", (0, 0)),
+    "torch.expand": _torch('''
+def f(v):
+    return v.expand(2, 3)
+''', "V"),
+    "torch.repeat": _torch('''
+def f(m):
+    return m.repeat(2, 1)
+''', "M"),
+    "torch.t": _torch('''
+def f(m):
+    return m.t()
+''', "M"),
+    "torch.trace": _torch('''
+def f(m):
+    return torch.trace(m)
+''', "M"),
+    "torch.join": _torch('''
+def f(v, w):
+    return torch.cat([v, w])
+''', "V, w", (0, None)),
+    "torch.last_dims_attribute": _torch('''
+def f(m):
+    return m.mT
+''', "M"),
+    "torch.new_tensor": _torch('''
+def f(v):
+    return v + v.new_ones(3)
+''', "V"),
+    "torch.dtype_query": _torch('''
+def f(x):
+    return x * x.is_floating_point()
+''', "X"),
+    "torch.nn.samples": _torch('''
+def f(m):
+    return F.avg_pool1d(m, 2)
+''', "M", imports="torch, F"),
+    "torch.nn.trailing": _torch('''
+def f(v):
+    return F.layer_norm(v, (3,))
+''', "V", imports="torch, F"),
+    "torch.nn.one_hot": _torch('''
+def f(k):
+    return F.one_hot(k, 4)
+''', "N % 4", imports="torch, F"),
+    "torch.nn.loss": _torch('''
+def f(m, v):
+    return F.cross_entropy(m, (v > 0).long())
+''', "M, V", (0, 0), imports="torch, F"),
+    "torch.trailing_dims": _torch('''
+def f(m):
+    return torch.linalg.det(m)
+''', "M"),
+    "torch.result_type": _torch('''
+def f(k, x):
+    return k.to(torch.result_type(k, x)) / 2
+''', "K, X", (0, 0)),
+    "torch.convert_like": _torch('''
+def f(k, x):
+    return k.to(x) / 2
+''', "K, X", (0, 0)),
+    "torch.in_place": _torch('''
+def f(x, b):
+    y = x * 2
+    y.add_(b)
+    return y
+''', "X, Y", (0, 0)),
 }
 RANDOM.add("torch.random.per_example")
 TORCH_EXAMPLES["torch.random.per_example"] = _torch('''
@@ -590,9 +766,19 @@ TORCH_EXAMPLES["torch.numpy_random"] = _torch('''
 def f(x):
     return x + np.random.normal(0.0, 1.0)
 ''', "X")
+# of constants (`x + torch.tensor(1.5)`) it is never rewritten: it shows only as a refusal
+REFUSED.add("torch.constant_tensor")
+TORCH_EXAMPLES["torch.constant_tensor"] = _torch('''
+def f(x):
+    return torch.tensor([x, 1.0]).sum()
+''', "X")
 
 
 ALL: dict[str, Example] = {**EXAMPLES, **ENGINE_EXAMPLES, **TORCH_EXAMPLES}
+
+
+# names of `imports` that are not modules: name -> (module, attribute)
+_FROM = {"F": ("torch.nn", "functional"), "vmap": ("vectorize", "vmap")}
 
 
 def namespace(example: Example) -> dict:
@@ -600,8 +786,13 @@ def namespace(example: Example) -> dict:
     import importlib
     names = {"np": np}
     for module in filter(None, (m.strip() for m in example.imports.split(","))):
-        names[module] = importlib.import_module("torch.nn.functional" if module == "F"
-                                                else module)
+        if module in _FROM:      # `import torch.nn.functional as F`, `from ... import vmap`
+            owner, attr = _FROM[module]
+            names[module] = getattr(importlib.import_module(owner), attr)
+        else:                    # `import scipy.special` binds `scipy`
+            importlib.import_module(module)
+            top = module.partition(".")[0]
+            names[top] = importlib.import_module(top)
     return names
 
 
