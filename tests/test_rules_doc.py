@@ -163,11 +163,6 @@ def test_the_examples_cover_the_math_module_they_claim():
                                     for n in ("sqrt", "log", "frexp"))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "doc._ENGINE_NEEDS gives a backend array.scatter where any of its rules has the family "
-    "'creation'; torch's torch.new_tensor/dtype_query/constant_tensor now do, so the torch "
-    "column claims array.scatter although writes into torch.zeros are refused (doc.py should "
-    "ask for the registry's add_creation/add_creation_method entries instead)"))
 def test_writes_into_created_tensors_are_not_in_the_torch_column(tmp_path):
     """`array.scatter` is NumPy's only: the same function on tensors is refused."""
     from vectorize import vmap

@@ -146,6 +146,9 @@ def print_module(specs, module, main, header: str = "") -> Printed:
     if "functools" in referenced:         # rules may use functools.reduce
         import functools
         imports.setdefault("functools", functools)
+    if "math" in referenced and "math" not in {n for _, n, _ in module.free.values()}:
+        import math  # the checks of `passes.python_raises` may spell math.isinf...
+        imports.setdefault("math", math)
     if "scipy" in referenced and "scipy" not in {n for _, n, _ in module.free.values()}:
         # rules may write scipy.special (math.gamma, math.erf...)
         imports.setdefault("scipy", importlib.import_module("scipy.special") and

@@ -55,8 +55,8 @@ BACKENDS = tuple(backends.KNOWN)
 # the engine's rules a backend has only with a capability (every other backend has them all)
 _ENGINE_NEEDS = {
     "if.compact": lambda backend: backend.compaction,
-    "array.scatter": lambda backend: backend.in_place_writes and any(
-        rule.family == "creation" for rule in backend.registry.all_rules),
+    "array.scatter": lambda backend: backend.in_place_writes and
+    backend.registry.creates_arrays(),
 }
 
 

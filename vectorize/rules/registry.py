@@ -223,6 +223,11 @@ class Registry:
         self._remember(rule)
         return rule
 
+    def creates_arrays(self) -> bool:
+        """Whether the namespace has functions or methods that create a fresh array the
+        function may write per-example data into (`add_creation`)."""
+        return bool(self._creations or self.creation_methods)
+
     def _remember(self, rule: Rule) -> None:
         if all(r is not rule for r in self.all_rules):
             self.all_rules.append(rule)

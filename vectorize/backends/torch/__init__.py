@@ -123,6 +123,7 @@ class TorchBackend(Backend):
                                 *reg.attributes.values(), *reg.creation_methods.values())}
         used |= {id(r) for _, r in (*reg._calls.values(), *reg._creations.values())}
         used |= {id(r) for _, r in reg._draws}
+        used |= {id(r) for _, r in reg._families}
         reg.all_rules[:] = [r for r in reg.all_rules if id(r) in used]
         return reg
 
