@@ -214,7 +214,8 @@ def write_page(sections, plotted, cold, sizes, rounds, command):
     if plotted:
         page += ["![ours / hand-written NumPy against N](performance.png)", ""]
     page += sections + ["## Cold start", ""] + cold + [""]
-    PAGE.write_text("\n".join(page))
+    # the page is the current results: no commit hashes (git has the history)
+    PAGE.write_text("\n".join(line for line in page if not line.startswith("- code: git")))
 
 
 if __name__ == "__main__":
