@@ -343,9 +343,13 @@ class Store:
         return False
 
     @staticmethod
-    def lookup(func, params, *, fallback, header, if_strategy, backend) -> dict:
-        """What an entry must have been made for (`Uncacheable` where it has no print)."""
+    def lookup(func, params, *, fallback, header, if_strategy, backend,
+               python_semantics=False) -> dict:
+        """What an entry must have been made for (`Uncacheable` where it has no print).
+        ``python_semantics``: made for `vectorize` (Python numbers per example: the checks
+        `passes.python_raises` writes) or `vmap` (NumPy scalars): the code differs."""
         return {
+            "python_semantics": bool(python_semantics),
             "python": [sys.version, sys.platform, sys.maxsize],
             "numpy": np.__version__,
             "engine": engine_stamp(),
@@ -363,7 +367,8 @@ class Store:
         source, the engine or NumPy: a new version of those overwrites the old entry)."""
         fn = lookup["function"]
         key = [FORMAT, lookup["python"], lookup["backend"], lookup["fallback"],
-               lookup["if_strategy"], fn[1], fn[2], fn[3], lookup["params"]]
+               lookup["if_strategy"], lookup["python_semantics"], fn[1], fn[2], fn[3],
+               lookup["params"]]
         return os.path.join(self.path, _digest(json.dumps(key).encode()) + SUFFIX)
 
     # ------------------------------------------------------------------------- reading

@@ -284,7 +284,8 @@ def specialize(func, params: dict, *, fallback: str = "error", header: str = "",
     if disk is not None:
         try:
             lookup = disk.lookup(func, params, fallback=fallback, header=header,
-                                 if_strategy=if_strategy, backend=backend)
+                                 if_strategy=if_strategy, backend=backend,
+                                 python_semantics=python_semantics)
         except Exception as exc:    # noqa: BLE001 -- Uncacheable; the cache never fails a call
             diskcache.stats["uncacheable"] += 1
             diskcache.last_reason[0] = str(exc) if isinstance(exc, diskcache.Uncacheable) \

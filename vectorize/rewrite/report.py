@@ -158,7 +158,7 @@ def one_line(explanation: str, limit: int = 150) -> str:
             if ch == ":" and colon is None:
                 colon = i
     first = _without_asides(explanation[:end])
-    if len(first) > limit and colon is not None and colon < end:
+    if len(first) + 1 > limit and colon is not None and colon < end:   # (+1: its period)
         first = _without_asides(explanation[:colon])
     return first.rstrip(" :;,") + "."
 
