@@ -89,6 +89,10 @@ def _allowed(path: pathlib.Path) -> set[str]:
         return {"np"}
     if parts == ("rules", "doc.py"):
         return {"np"}           # the engine's own rules documented, in NumPy's spelling
+    if parts == ("rules", "examples.py"):
+        # the rules page's examples: user code the page shows and tests/test_rules_doc.py
+        # runs (each backend's rules in its own spelling), never code the engine writes
+        return {backends.get(name).alias for name in backends.KNOWN}
     return set()
 
 

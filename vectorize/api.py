@@ -178,7 +178,7 @@ class vectorize:
             i in self.excluded or (i < len(names) and names[i] in self.excluded))]
         as_given += [k for k, a in kwargs.items() if type(a) is np.matrix and k in self.excluded]
         if as_given or self._core_signature is not None:
-            reason = ("an np.matrix argument reaches the function as a matrix (its `*` is a "
+            reason = ("a numpy.matrix argument reaches the function as a matrix (its `*` is a "
                       "matrix product)")
             if self.fallback == "error":
                 code = getattr(self._target()[0] if self._target() else None, "__code__", None)

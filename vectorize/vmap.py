@@ -22,6 +22,7 @@ import numpy as np
 
 from . import backends, chunks, codegen, pickling
 from .abstract import TupleValue, Value, exact, representative
+from .backends.torch import is_own_module, names_dtype
 from .chunks import check_chunk_size
 from .dask_runtime import block_stand_ins, wants_dask
 from .errors import VectorizeError
@@ -441,7 +442,7 @@ def _library_function(fn) -> bool:
     """A function of PyTorch itself (``torch.split`` is Python): mapped by its rule, never
     read as the user's code."""
     module = getattr(fn, "__module__", None) or ""
-    if module == "torch" or module.startswith("torch."):
+    if is_own_module(module):
         return True
     torch = sys.modules.get("torch")     # a wrapper of torch's (`torch.func.grad(f)`)
     code = getattr(fn, "__code__", None)
@@ -593,7 +594,7 @@ def _unmapped_array_key(key) -> bool:
     them another namespace's arrays."""
     if key[0] == "node":
         return all(_unmapped_array_key(k) for k in key[3])
-    return key[0] == "u" and not (isinstance(key[1], str) and key[1].startswith("torch."))
+    return key[0] == "u" and not names_dtype(key[1])
 
 
 class _Where:

@@ -19,6 +19,7 @@ from ..abstract import (
     batched_like,
     unbatched,
 )
+from ..backends.torch import is_own_module
 from ..errors import Unsupported
 from ..rules.lanes import ENGINE_NAMES
 from ..rules.registry import Site, default_infer
@@ -31,7 +32,7 @@ def _torch_own(fn) -> bool:
     """A function of PyTorch itself (``torch.split``, ``F.layer_norm`` are Python): without
     a rule it is refused where the user calls it, never analysed as the user's code."""
     module = getattr(fn, "__module__", None) or ""
-    return module == "torch" or module.startswith("torch.")
+    return is_own_module(module)
 
 
 class Calls:

@@ -517,7 +517,7 @@ class _Finder(SequenceFacts):
                            "cannot prove is an array or a list or tuple of numbers (a "
                            "generator, set, dict or strings would give another answer or fail "
                            "as one array); make it one before the loop "
-                           f"(`np.asarray(...)`, `np.linspace(...)`)")
+                           f"(`{self.alias}.asarray(...)`, `{self.alias}.linspace(...)`)")
             return iterable
         if kind == "array":
             return iterable

@@ -329,10 +329,14 @@ MATH_ERRORS: dict[str, list] = {
     "atanh": [Check("ValueError", _DOMAIN, "abs({x}) >= 1", {})],
     "fmod": [Check("ValueError", _DOMAIN, "({y} == 0 or math.isinf({x})) and not "
                    "math.isnan({x}) and not math.isnan({y})", {})],
+    # IEEE remainder: CPython raises exactly where it raises for fmod
+    "remainder": [Check("ValueError", _DOMAIN, "({y} == 0 or math.isinf({x})) and not "
+                        "math.isnan({x}) and not math.isnan({y})", {})],
     "pow": [Check("ValueError", _DOMAIN, "{x} == 0 and {y} < 0", {}),
             Check("ValueError", _DOMAIN, "{x} < 0 and math.modf({y})[0] != 0", {}),
-            Check("OverflowError", _RANGE, "math.isinf(abs({x}) ** {y}) and math.isfinite({x}) "
-                  "and math.isfinite({y})", {})],
+            # in floats: of int arguments `abs(x) ** y` is an int power (it wraps, never inf)
+            Check("OverflowError", _RANGE, "math.isinf(abs(float({x})) ** {y}) and "
+                  "math.isfinite({x}) and math.isfinite({y})", {})],
     "ldexp": [Check("OverflowError", _RANGE,
                     "math.isinf(math.ldexp({x}, {y})) and math.isfinite({x})", {})],
     "floor": _TO_INT, "ceil": _TO_INT, "trunc": _TO_INT,
@@ -398,11 +402,13 @@ _EXACT_MATH: dict[str, list] = {
     "acosh": [(ValueError, "{x} < 1")], "atanh": [(ValueError, "abs({x}) >= 1")],
     "fmod": [(ValueError, "({y} == 0 or math.isinf({x})) and not math.isnan({x}) "
                           "and not math.isnan({y})")],
+    "remainder": [(ValueError, "({y} == 0 or math.isinf({x})) and not math.isnan({x}) "
+                               "and not math.isnan({y})")],
     "pow": [(ValueError, "{x} == 0 and {y} < 0"),
             (ValueError, "{x} < 0 and math.isfinite({x}) and math.isfinite({y}) "
                          "and math.modf({y})[0] != 0"),
             (OverflowError, "math.isfinite({x}) and math.isfinite({y}) "
-                            "and math.isinf(abs({x}) ** {y})")],
+                            "and math.isinf(abs(float({x})) ** {y})")],
     "floor": [(ValueError, "math.isnan({x})"), (OverflowError, "math.isinf({x})")],
     "ceil": [(ValueError, "math.isnan({x})"), (OverflowError, "math.isinf({x})")],
     "trunc": [(ValueError, "math.isnan({x})"), (OverflowError, "math.isinf({x})")],

@@ -28,6 +28,17 @@ def torch_module():
     return torch
 
 
+def is_own_module(module: str) -> bool:
+    """Whether ``module`` (a function's ``__module__``) is PyTorch's own: ``torch.split``,
+    ``F.layer_norm`` are Python, mapped by their rules or refused, never read as user code."""
+    return module == "torch" or module.startswith("torch.")
+
+
+def names_dtype(text) -> bool:
+    """Whether ``text`` is a tensor dtype as ``str`` spells it (``"torch.float64"``)."""
+    return isinstance(text, str) and text.startswith("torch.")
+
+
 def is_tensor(value) -> bool:
     """Whether ``value`` is a ``torch.Tensor`` (without importing torch)."""
     torch = sys.modules.get("torch")
