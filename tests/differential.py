@@ -89,12 +89,24 @@ def numpy_vectorize_outcome(f, *args, excluded=()):
     batched = [np.asarray(a) for i, a in enumerate(args) if i not in excluded]
     if batched and np.broadcast(*batched).size == 0:
         return None, None
+    raised = []
+
+    def example(*a, **k):
+        try:
+            return f(*a, **k)
+        except Exception as exc:
+            raised.append(exc)
+            raise
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            return np.vectorize(f, excluded=set(excluded) or None)(*args), None
+            return np.vectorize(example, excluded=set(excluded) or None)(*args), None
         except Exception as exc:  # noqa: BLE001 -- the reference's outcome
-            return None, exc
+            # only an exception of f itself: numpy.vectorize's own casting of later results to
+            # the first result's type (NaN into the int array the first example's 0 chose) is
+            # not f's semantics
+            return (None, exc) if raised and exc is raised[0] else (None, None)
 
 
 def assert_matches_loop(f, *args, fallback="error", excluded=()):

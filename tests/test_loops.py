@@ -250,7 +250,9 @@ def check_case(case: Case, variant: str, batched: list, unbatched: tuple = ()):
     f = case.func(variant)
     vf = vectorized(case, variant)
     if case.mode == "vectorize":
-        _, expected = numpy_vectorize_outcome(f, *batched, *unbatched)
+        n = len(batched)
+        _, expected = numpy_vectorize_outcome(
+            f, *batched, *unbatched, excluded=tuple(range(n, n + len(unbatched))))
         if expected is not None:
             # numpy.vectorize's Python numbers raise (a zero divisor on a live lane): so must
             # vectorize, with the same exception
