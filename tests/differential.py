@@ -83,7 +83,7 @@ def assert_values_equal(actual, expected, what="", signed_zeros=True):
         np.testing.assert_array_equal(actual, expected, err_msg=what)
 
 
-def numpy_vectorize_outcome(f, *args, excluded=()):
+def numpy_vectorize_outcome(f, *args, excluded=(), own_only=False):
     """(result, exception) of ``numpy.vectorize(f)(*args)`` (Python numbers per example: the
     exception is the first failing example's); (None, None) for an empty batch."""
     batched = [np.asarray(a) for i, a in enumerate(args) if i not in excluded]
@@ -103,10 +103,12 @@ def numpy_vectorize_outcome(f, *args, excluded=()):
         try:
             return np.vectorize(example, excluded=set(excluded) or None)(*args), None
         except Exception as exc:  # noqa: BLE001 -- the reference's outcome
-            # only an exception of f itself: numpy.vectorize's own casting of later results to
-            # the first result's type (NaN into the int array the first example's 0 chose) is
-            # not f's semantics
-            return (None, exc) if raised and exc is raised[0] else (None, None)
+            # with own_only, only an exception of f itself: not numpy.vectorize's casting of
+            # later results to the first result's type (NaN into the int array the first
+            # example's 0 chose, where f's result type depends on the data)
+            if own_only and not (raised and exc is raised[0]):
+                return None, None
+            return None, exc
 
 
 def assert_matches_loop(f, *args, fallback="error", excluded=()):
