@@ -83,17 +83,31 @@ def assert_values_equal(actual, expected, what="", signed_zeros=True):
         np.testing.assert_array_equal(actual, expected, err_msg=what)
 
 
-def numpy_vectorize_outcome(f, *args, excluded=()):
+def numpy_vectorize_outcome(f, *args, excluded=(), own_only=False):
     """(result, exception) of ``numpy.vectorize(f)(*args)`` (Python numbers per example: the
     exception is the first failing example's); (None, None) for an empty batch."""
     batched = [np.asarray(a) for i, a in enumerate(args) if i not in excluded]
     if batched and np.broadcast(*batched).size == 0:
         return None, None
+    raised = []
+
+    def example(*a, **k):
+        try:
+            return f(*a, **k)
+        except Exception as exc:
+            raised.append(exc)
+            raise
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            return np.vectorize(f, excluded=set(excluded) or None)(*args), None
+            return np.vectorize(example, excluded=set(excluded) or None)(*args), None
         except Exception as exc:  # noqa: BLE001 -- the reference's outcome
+            # with own_only, only an exception of f itself: not numpy.vectorize's casting of
+            # later results to the first result's type (NaN into the int array the first
+            # example's 0 chose, where f's result type depends on the data)
+            if own_only and not (raised and exc is raised[0]):
+                return None, None
             return None, exc
 
 

@@ -220,8 +220,15 @@ def _reference(entry):
     output: a tuple of arrays for tuple results)."""
     good, results = [], []
     for k in range(LANES):
+        args = entry.example(k)
         try:
-            results.append(_quiet(entry.func, *entry.example(k)))
+            if entry.mode == "vectorize":
+                # as numpy.vectorize calls it, with Python numbers: `vectorize` raises where
+                # they do (`x % 0.0`), so such an example is not one to compare on (the
+                # values compared stay NumPy's: float32 stays float32)
+                _quiet(entry.func, *[a.item() if isinstance(a, np.generic) else a
+                                     for a in args])
+            results.append(_quiet(entry.func, *args))
         except (ArithmeticError, ValueError, TypeError, OverflowError, IndexError):
             continue
         good.append(k)

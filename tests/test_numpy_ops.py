@@ -492,3 +492,16 @@ def test_a_range_of_per_example_length_is_refused_outside_a_reduction():
 def test_masked_ranges_read_like_numpy():
     source = vmap(series).source(np.ones(2), np.ones(2, dtype=np.int64))
     assert "where=np.arange(np.max(n, initial=0)) < n[:, None]" in source
+
+
+def squares_of_range(x, n):
+    return np.sum(np.arange(n) * np.arange(n) + x)
+
+
+def test_a_range_met_twice_stays_under_its_reduction():
+    """`np.arange(n)` twice in one reduction: shared_subexpressions must not name it (the
+    reduction could no longer mask it); the result is the per-example loop's."""
+    x, n = np.array([0.5, -1.0, 2.0, 3.0]), np.array([0, 1, 3, 5])
+    expected = [squares_of_range(a, b) for a, b in zip(x, n)]
+    np.testing.assert_array_equal(vmap(squares_of_range, fallback="error")(x, n), expected)
+    np.testing.assert_array_equal(vectorize(squares_of_range, fallback="error")(x, n), expected)

@@ -8,7 +8,8 @@ only where every lane evaluates every occurrence anyway: in statements of the sa
 eager positions (not the arms of a conditional expression or the right operand of
 ``and``/``or`` that stay Python, not inside lambdas or comprehensions), between which nothing
 it reads is reassigned. Only per-example operators and calls of functions with a batching
-rule count (nothing with a side effect). The name says what it holds (``zr_sq`` for
+rule count (nothing with a side effect), and nothing that holds an `np.arange` of per-example
+length (its reduction must see it to mask it). The name says what it holds (``zr_sq`` for
 ``zr * zr``) and the assignment goes right before the first statement that needs it.
 
     active = active and zr * zr + zi * zi <= 4.0        zr_sq = zr * zr
@@ -89,6 +90,7 @@ class _Occurrences:
         """`simplify._pure`, bottom-up and remembered: `_collect` asks it of every
         subexpression, and walking each one's whole tree would take the square of its size."""
         memo = self._pure
+        ragged = getattr(self.analysis, "ragged", ())
         stack = [(root, False)]
         while stack:
             node, ready = stack.pop()
@@ -102,7 +104,11 @@ class _Occurrences:
             kind = type(node)
             if kind is cst.Call:
                 fn = getattr(self.analysis.values.get(node.func), "example", None)
-                own = fn is not None and self.registry.for_call(fn) is not None
+                # an `np.arange` with per-example bounds stays where it is: only a reduction
+                # written around it (through lane-by-lane operations) can be masked, and a
+                # name for it would hide it from that reduction
+                own = (fn is not None and self.registry.for_call(fn) is not None
+                       and self.origin.get(node, node) not in ragged)
             else:
                 own = kind not in IMPURE_TYPES
             memo[id(node)] = (node, own and all(memo[id(c)][1] for c in children(node)))

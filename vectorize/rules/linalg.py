@@ -207,6 +207,23 @@ def _matrix_operands(site: Site, matrices: int, operands: int = 1):
                                                                 "example")
 
 
+def _stacked_infer(site: Site):
+    """The result of the call on the examples; where it raises there (`cholesky` of the
+    representative all-ones matrix, which is singular), on identity matrices of the same
+    shapes and types, whose results have the shapes of every other example's."""
+    from ..abstract import UNKNOWN
+    from .registry import result_value
+    examples = [v.example for v in site.args]
+    kwargs = {k: v.example for k, (_, v) in site.kwargs.items()}
+    out = evaluate(site.func, *examples, **kwargs)
+    if out is UNKNOWN and site.args and getattr(site.args[0], "batched", False):
+        first = examples[0]
+        if isinstance(first, np.ndarray) and first.ndim >= 2:
+            eye = np.broadcast_to(np.eye(*first.shape[-2:], dtype=first.dtype), first.shape)
+            out = evaluate(site.func, eye.copy(), *examples[1:], **kwargs)
+    return result_value(out)
+
+
 def _stacked(site: Site):
     _matrix_operands(site, 1)
     return site.node
@@ -322,7 +339,8 @@ def register(reg: Registry) -> None:
         "them (per example NumPy raises otherwise); their other arguments must be the same "
         "for every example.",
         "d = np.linalg.det(m)\nw, v = np.linalg.eigh(m)",
-        "d = np.linalg.det(m)\nw, v = np.linalg.eigh(m)", _stacked, may_warn=True)
+        "d = np.linalg.det(m)\nw, v = np.linalg.eigh(m)", _stacked, may_warn=True,
+        infer=_stacked_infer)
     for name in STACKED:
         if hasattr(np.linalg, name):
             reg.add_call(getattr(np.linalg, name), stacked)
