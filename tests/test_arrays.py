@@ -296,7 +296,7 @@ SUMS = {"sum", "prod", "mean", "std", "var", "nansum", "nanprod", "nanmean", "na
         "nanvar", "cumsum", "cumprod", "nancumsum", "nancumprod", "median"}
 DTYPES = {"any": "fib", "all": "fib", "count_nonzero": "fib", "sum": "fib", "argmax": "fi",
           "max": "fi", "cumsum": "fi", "prod": "fi", "mean": "fi", "min": "fg"}
-# a reduction of a per-example scalar is refused for these (documented in rules/arrays.py)
+# a reduction of a per-example scalar is refused for these (documented in backends/numpy/arrays.py)
 SCALAR_REFUSED = {"median", "ptp", "count_nonzero"} | set(ARG_NP) | set(CUM_NP)
 ARG_KEEPDIMS_BUG = ""   # fixed
 
@@ -383,7 +383,7 @@ MATMUL_SIGS = (("i", "i"), ("ij", "j"), ("i", "ij"), ("ij", "jk"), ("hij", "hjk"
 add("matmul_op", "a @ b", MATMUL_SIGS, **P)
 add("np_matmul", "np.matmul(a, b)", MATMUL_SIGS, **P)
 add("matmul_broadcast_stack", "a @ b", (("hij", "jk"), ("ij", "hjk")),
-    refusable="matmul of stacks of different ranks is refused (rules/linalg.py)", **P)
+    refusable="matmul of stacks of different ranks is refused (rules/contractions.py)", **P)
 add("matmul_of_scalar", "a @ b", (("", "i"),), **P)
 add("matmul_chain", "a @ b @ a", (("i", "ii"),), **P)
 add("inner", "np.inner(a, b)", (("i", "i"), ("ij", "j"), ("ij", "kj"), ("i", "ji"),
@@ -391,10 +391,10 @@ add("inner", "np.inner(a, b)", (("i", "i"), ("ij", "j"), ("ij", "kj"), ("i", "ji
 add("inner_scalar", "np.inner(a, b)", (("", "i"), ("ij", "")), **P)
 add("outer", "np.outer(a, b)", (("i", "j"),), **P)
 add("outer_flattens", "np.outer(a, b)", (("ij", "k"),),
-    refusable="np.outer of non-vectors is refused (rules/linalg.py)", **P)
+    refusable="np.outer of non-vectors is refused (rules/contractions.py)", **P)
 add("vdot", "np.vdot(a, b)", (("i", "i"),), **P)
 add("vdot_flattens", "np.vdot(a, b)", (("ij", "ij"),),
-    refusable="np.vdot of non-vectors is refused (rules/linalg.py)", **P)
+    refusable="np.vdot of non-vectors is refused (backends/numpy/linalg.py)", **P)
 add("tensordot_1", "np.tensordot(a, b, axes=1)", (("ij", "jk"), ("i", "i"), ("ijk", "kl")),
     **P)
 add("tensordot_default", "np.tensordot(a, b)", (("ij", "ij"), ("ijk", "jkl")), **P)

@@ -40,9 +40,6 @@ PACKAGE = PASSES.parent
 # every registered backend's alias (and JAX's, before it is one)
 _ALIASES = {backends.get(name).alias for name in backends.KNOWN} | {"jnp"}
 _NAMESPACE_TEXT = re.compile(r"\b(" + "|".join(sorted(_ALIASES)) + r")\.")
-# the modules of `vectorize/rules/` where NumPy's rules still sit beside what the other
-# backends share (`arrays.subscript`, `math_rules.FLOAT_FUNCTIONS` for the analysis, ...)
-NUMPY_TABLES = {"math_rules.py", "arrays.py", "shapes.py", "linalg.py", "random.py"}
 # prose about code, not code: exception messages and their suggestions, warnings, and a
 # rule's documentation (`Rule(name, family, explanation, before, after, ...)`)
 _PROSE_KEYWORDS = {"suggestion", "explanation", "before", "after", "name", "family"}
@@ -81,12 +78,10 @@ def generated_text(source: str) -> list[tuple[int, str]]:
 
 
 def _allowed(path: pathlib.Path) -> set[str]:
-    """The aliases ``path`` may write: its backend's own, NumPy's in NumPy's rule tables."""
+    """The aliases ``path`` may write: its backend's own in its backend's folder."""
     parts = path.relative_to(PACKAGE).parts
     if parts[0] == "backends" and len(parts) > 2:
         return {backends.get(parts[1]).alias} if parts[1] in backends.KNOWN else set()
-    if parts[0] == "rules" and parts[-1] in NUMPY_TABLES:
-        return {"np"}
     if parts == ("rules", "doc.py"):
         return {"np"}           # the engine's own rules documented, in NumPy's spelling
     if parts == ("rules", "examples.py"):

@@ -416,7 +416,7 @@ class _NumpyMath:
     """``math`` with NumPy's float functions where the engine uses them."""
 
     def __getattr__(self, name):
-        from vectorize.rules.math_rules import FLOAT_FUNCTIONS
+        from vectorize.backends.numpy.math_rules import FLOAT_FUNCTIONS
         if name in FLOAT_FUNCTIONS:
             return getattr(np, FLOAT_FUNCTIONS[name])
         return getattr(math, name)

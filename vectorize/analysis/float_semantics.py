@@ -81,7 +81,7 @@ def _evaluate_inexact(fn, *values):
 def _numpy_math(fn, examples: list):
     """What the NumPy function that a float-valued `math` function becomes gives for
     ``examples`` (a NumPy float), or UNKNOWN."""
-    from ..rules.math_rules import FLOAT_FUNCTIONS
+    from ..backends.numpy.math_rules import FLOAT_FUNCTIONS
     name = getattr(fn, "__name__", "")
     if name in FLOAT_FUNCTIONS and name not in ("frexp", "modf"):
         out = _evaluate(getattr(np, FLOAT_FUNCTIONS[name]), *examples)

@@ -458,7 +458,7 @@ class _ApplyRules(cst.CSTTransformer):
 
     def _masked_reduction(self, original_node, updated_node, ragged):
         """A reduction of ragged ranges: its rule's masked form, told each range's
-        arguments (`rules.arrays`)."""
+        arguments (the rule's ``masked`` form)."""
         method = self.analysis.method_calls.get(original_node)
         fn = getattr(self.value(original_node.func), "example", None)
         rule = (method or self.registry.for_call(fn)).masked

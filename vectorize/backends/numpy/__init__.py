@@ -1,7 +1,8 @@
-"""NumPy: the default backend. Its own rule tables are this folder's `numpy_rules` (ufuncs and
-NumPy's elementwise functions), `builtins` and `creation`; it registers the shared ones of
-`vectorize.rules` too, and those whose NumPy rules still sit beside shared ones there
-(`math_rules`, `arrays`, `shapes`, `linalg`, `random`)."""
+"""NumPy: the default backend. Its rule tables are this folder's modules, one per family:
+`numpy_rules` (ufuncs and NumPy's elementwise functions), `builtins`, `math_rules`, `arrays`
+(reductions, attributes, ragged ranges), `shapes`, `linalg`, `sorting`, `scipy_rules`,
+`random` and `creation`; they build on the backend-neutral rules of `vectorize.rules`
+(`operators`, `lanes`, `axes`, `contractions`, `draws`), which it registers too."""
 
 from __future__ import annotations
 
@@ -21,9 +22,20 @@ class NumpyBackend(Backend):
     function_modules = ("numpy",)
 
     def build_registry(self):
-        from ...rules import arrays, lanes, linalg, math_rules, operators, random, shapes
+        from ...rules import lanes, operators
         from ...rules.registry import Registry
-        from . import builtins, creation, numpy_rules, scipy_rules, sorting
+        from . import (
+            arrays,
+            builtins,
+            creation,
+            linalg,
+            math_rules,
+            numpy_rules,
+            random,
+            scipy_rules,
+            shapes,
+            sorting,
+        )
         reg = Registry(self)
         for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg,
                       shapes, sorting, scipy_rules, random, creation):

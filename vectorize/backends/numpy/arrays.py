@@ -7,88 +7,18 @@ every per-example axis. The per-example shape is the array's shape without axis 
 
 from __future__ import annotations
 
-import libcst as cst
 import numpy as np
 
-from ..abstract import TupleValue, unbatched
-from ..errors import Unsupported
-from ..syntax.templates import expr, parse_expr, render
-from .families import pad
-from .registry import Registry, Rule, Site
+from ...abstract import TupleValue, unbatched
+from ...errors import Unsupported
+from ...rules.axes import axis_arg as _axis_arg
+from ...rules.axes import call_with, flattened, shift_axis, subscript, unbatched_attr
+from ...rules.axes import constant as _constant
+from ...rules.families import pad
+from ...rules.registry import Registry, Rule, Site
+from ...syntax.templates import expr, render
 
 # ------------------------------------------------------------------------------ axes
-
-
-def shift_axis(axis, rank: int):
-    """A per-example axis argument as an axis of the batched array."""
-    if axis is None:
-        return tuple(range(1, rank + 1)) if rank != 1 else 1
-    if isinstance(axis, tuple):
-        return tuple(shift_axis(a, rank) for a in axis)
-    if isinstance(axis, (int, np.integer)):
-        return int(axis) + 1 if axis >= 0 else int(axis)
-    raise Unsupported(f"axis {axis!r} is not a constant integer or tuple")
-
-
-def _axis_arg(site: Site, position: int):
-    """(node, example, present) of the ``axis`` argument (keyword or positional)."""
-    if "axis" in site.kwargs:
-        node, value = site.kwargs["axis"]
-        return node, value, True
-    if len(site.args) > position:
-        return site.nodes[position], site.args[position], True
-    return None, None, False
-
-
-def _constant(value, what: str):
-    if value is None:
-        return None
-    if value.batched or not value.exact:
-        raise Unsupported(f"{what} must be a constant written in the function (a literal or "
-                          "a module-level name)",
-                          suggestion="write the value in the code; an argument's value is "
-                                     "not known when the code is generated")
-    return value.example
-
-
-def call_with(site: Site, first, axis_code: str | None, axis_position: int):
-    """Rebuild ``f(x, ...)`` / ``x.f(...)`` with ``first`` as the array and ``axis=`` set.
-
-    Positions count the array as 0 for both spellings, so ``axis_position`` is where a
-    positional axis sits (1 for ``np.sum(x, 1)`` and ``x.sum(1)``); it is dropped and passed
-    by keyword instead. Every other argument is kept as written."""
-    call = site.node
-    method = site.func_is_method
-    new_args = []
-    logical = 1 if method else 0
-    for arg in call.args:
-        if arg.keyword is None and not arg.star:
-            position, logical = logical, logical + 1
-            if position == axis_position:
-                continue
-            if position == 0:
-                arg = arg.with_changes(value=first)
-        elif arg.keyword is not None and arg.keyword.value == "axis":
-            continue
-        new_args.append(arg)
-    if axis_code is not None:
-        new_args.append(parse_expr(f"f(axis={axis_code})").args[0])
-    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    new_args = [a.with_changes(comma=comma) for a in new_args[:-1]] + [
-        a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in new_args[-1:]]
-    func = call.func.with_changes(value=first) if method else call.func
-    return call.with_changes(func=func, args=new_args)
-
-
-def flattened(x, rank: int):
-    """Each example flattened: ``x.reshape(len(x), x.shape[1] * x.shape[2])`` (the sizes
-    spelled out, so that an empty batch works too, where ``-1`` would be ambiguous)."""
-    if rank == 0:
-        return expr("{x}.reshape(len({x}), 1)", x=x)
-    if rank == 1:
-        return x
-    size = " * ".join(f"{{x}}.shape[{k}]" for k in range(1, rank + 1))
-    return expr("{x}.reshape(len({x}), " + size + ")", x=x)
 
 
 def _is_method(site: Site) -> bool:
@@ -171,70 +101,11 @@ def _norm(site: Site):
 # ------------------------------------------------------------------------------ indexing
 
 
-def _with_leading_index(node: cst.Subscript, lead: cst.BaseSlice) -> cst.Subscript:
-    """``x[a, b]`` -> ``x[lead, a, b]``."""
-    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    elements = [e.with_changes(comma=cst.MaybeSentinel.DEFAULT) if i == len(node.slice) - 1
-                else e for i, e in enumerate(node.slice)]
-    return node.with_changes(slice=[cst.SubscriptElement(slice=lead, comma=comma)] + elements)
-
-
-def subscript(site: Site):
-    """``x[i, 1:3]`` -> ``x[:, i, 1:3]``; ``x[k]`` with a per-example ``k`` gathers."""
-    node: cst.Subscript = site.node
-    base_value = site.args[0]
-    parts = site.parts or []
-    batched_index = any(p is not None and p.batched for p in parts)
-    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and isinstance(
-            node.slice[0].slice.value, cst.Tuple) and not node.slice[0].slice.value.elements:
-        return site.nodes[0]                 # x[()] is x itself
-    if base_value.batched and not batched_index:
-        return _with_leading_index(node, cst.Slice(lower=None, upper=None))
-    if all(p is not None for p in parts):
-        if any(not p.batched and p.exact and (p.example is None or p.example is Ellipsis)
-               for p in parts):
-            raise Unsupported("`None` or `...` in an index with per-example indices",
-                              suggestion="index with integers only, one axis at a time")
-        # index arrays broadcast together per example: per-example ones get the axes they
-        # lack after the batch axis (a per-example k with a shared J: `x[k[:, None], J]`)
-        rank = max(p.rank for p in parts)
-        node = node.with_changes(slice=[
-            e.with_changes(slice=e.slice.with_changes(value=pad(e.slice.value, p, rank)))
-            for e, p in zip(node.slice, parts)])
-        if base_value.batched:
-            # x[k] per example -> x[np.arange(len(x)), k]: one element per lane
-            lanes = expr(site.spelled.lanes_index("{x}"), x=site.nodes[0])
-            if rank:
-                lanes = expr("{l}.reshape(-1" + ", 1" * rank + ")", l=lanes)
-            return _with_leading_index(node, cst.Index(lanes))
-        if isinstance(base_value.example, (list, tuple)):
-            # a list or tuple of numbers: gathered from the array of its items
-            items = np.asarray(base_value.example)
-            # the device of a per-example index that is a name (where devices matter)
-            like = next((e.slice.value.value for e, p in zip(node.slice, parts)
-                         if p.batched and type(e.slice.value) is cst.Name), None)
-            return node.with_changes(value=expr(
-                site.spelled.constant_array("{t}", items.dtype, like), t=site.nodes[0]))
-        # an unbatched array indexed by per-example integers: NumPy's fancy indexing
-        return node
-    raise Unsupported("mixing slices with per-example indices is not supported yet",
-                      suggestion="index with integers only, one axis at a time")
-
-
 # ------------------------------------------------------------------------------ attributes
 
 
 def _shape(site: Site):
     return expr("{x}.shape[1:]", x=site.nodes[0])
-
-
-def unbatched_attr(name):
-    def infer(site: Site):
-        ex = site.args[0].example
-        if site.args[0].known:
-            return unbatched(getattr(np.asarray(ex), name))
-        return unbatched()
-    return infer
 
 
 def _transposed(site: Site):
@@ -434,7 +305,7 @@ def register(reg: Registry) -> None:
         "y = v.clip(lo, 1.0)", "y = v.clip(lo[:, None], 1.0)", _elementwise_method)
     for name in ("astype", "clip", "round", "conj", "conjugate", "copy"):
         reg.add_method(name, elementwise_method)
-    from .families import elementwise
+    from ...rules.families import elementwise
     elementwise(reg, [np.zeros_like, np.ones_like, np.empty_like, np.full_like, np.copy],
                 family="arrays", name="array.like",
                 explanation="`np.zeros_like(x)`, `np.full_like`, `np.copy` of a per-example "

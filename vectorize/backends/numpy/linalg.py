@@ -12,127 +12,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..abstract import batched_like
-from ..errors import Unsupported
-from ..syntax.templates import expr
-from .families import pad, padded_args, rewrite_call_args
-from .registry import Registry, Rule, Site, evaluate
-
-_LETTERS = "ijklmnopqrstuvwxyzacdefgh"
-
-
-def _fresh(count: int, used: set) -> list[str]:
-    out = []
-    for letter in _LETTERS:
-        if len(out) == count:
-            break
-        if letter not in used:
-            used.add(letter)
-            out.append(letter)
-    if len(out) < count:
-        raise Unsupported("too many axes for one einsum")
-    return out
-
-
-def _batch_letter(used: set) -> str:
-    for letter in "bnzBNZ" + _LETTERS.upper():
-        if letter not in used:
-            used.add(letter)
-            return letter
-    raise Unsupported("too many axes for one einsum")
-
-
-def einsum_call(specs: list[str], out: str, operands: list, values: list, used: set,
-                backend=None):
-    """The backend's einsum (``np.einsum``) of per-example ``specs -> out``, batch letter on
-    batched operands."""
-    batch = _batch_letter(used)
-    specs = [(batch + s) if v.batched else s for s, v in zip(specs, values)]
-    out = batch + out
-    subscripts = ",".join(specs) + "->" + out
-    free = [set(s) - set(other) for s, other in zip(specs, specs[::-1])]
-    matrix_product = len(specs) == 2 and all(f & set(out) for f in free)
-    args = [f"{{o{i}}}" for i in range(len(operands))]
-    if backend is None:
-        from .. import backends
-        backend = backends.get(backends.DEFAULT)
-    template = backend.einsum(subscripts, args, matrix_product)
-    return expr(template, **{f"o{i}": node for i, node in enumerate(operands)})
-
-
-def _ranks(site: Site, count: int = 2):
-    values = site.args[:count]
-    if any(not v.known for v in values):
-        raise Unsupported("the rank of an operand of this product is unknown")
-    return [v.rank for v in values]
-
-
-def _scalar_product(site: Site):
-    a, b = padded_args(site)[:2]
-    return expr("{a} * {b}", a=a, b=b)
-
-
-def _dot(site: Site):
-    ra, rb = _ranks(site)
-    if ra == 0 or rb == 0:
-        return _scalar_product(site)
-    used: set = set()
-    a = _fresh(ra, used)
-    if rb == 1:
-        b, out = [a[-1]], a[:-1]
-    else:
-        b = _fresh(rb, used)
-        b[-2] = a[-1]
-        out = a[:-1] + b[:-2] + b[-1:]
-    return einsum_call(["".join(a), "".join(b)], "".join(out), site.nodes[:2], site.args[:2],
-                       used, site.backend)
-
-
-def matrix_product(site: Site):
-    ra, rb = _ranks(site)
-    if ra == 0 or rb == 0:
-        raise Unsupported("matmul of a per-example scalar (NumPy raises here)",
-                          suggestion="use * for scalars")
-    used: set = set()
-    if ra == 1 and rb == 1:
-        a = _fresh(1, used)
-        b, out = list(a), []
-    elif rb == 1:
-        a = _fresh(ra, used)
-        b, out = [a[-1]], a[:-1]
-    elif ra == 1:
-        b = _fresh(rb, used)
-        a, out = [b[-2]], b[:-2] + b[-1:]
-    elif ra == rb:
-        lead = _fresh(ra - 2, used)
-        i, j, k = _fresh(3, used)
-        a, b, out = lead + [i, j], lead + [j, k], lead + [i, k]
-    else:
-        raise Unsupported("matmul of per-example stacks of different ranks is not supported",
-                          suggestion="give both operands the same number of axes")
-    return einsum_call(["".join(a), "".join(b)], "".join(out), site.nodes[:2], site.args[:2],
-                       used, site.backend)
-
-
-def inner(site: Site):
-    ra, rb = _ranks(site)
-    if ra == 0 or rb == 0:
-        return _scalar_product(site)
-    used: set = set()
-    a = _fresh(ra, used)
-    b = _fresh(rb - 1, used) + [a[-1]]
-    return einsum_call(["".join(a), "".join(b)], "".join(a[:-1] + b[:-1]), site.nodes[:2],
-                       site.args[:2], used, site.backend)
-
-
-def outer(site: Site):
-    ra, rb = _ranks(site)
-    if ra != 1 or rb != 1:
-        raise Unsupported("np.outer of per-example arrays that are not vectors",
-                          suggestion="flatten them first with .ravel()")
-    used: set = set()
-    i, j = _fresh(2, used)
-    return einsum_call([i, j], i + j, site.nodes[:2], site.args[:2], used, site.backend)
+from ...abstract import batched_like
+from ...errors import Unsupported
+from ...rules.contractions import dot as _dot
+from ...rules.contractions import einsum, einsum_call, inner, matrix_product, outer
+from ...rules.contractions import fresh as _fresh
+from ...rules.contractions import ranks as _ranks
+from ...rules.contractions import tensordot as _tensordot
+from ...rules.families import pad, rewrite_call_args
+from ...rules.registry import Registry, Rule, Site, evaluate
+from ...syntax.templates import expr
 
 
 def _vdot(site: Site):
@@ -146,30 +35,6 @@ def _vdot(site: Site):
     used: set = set()
     (i,) = _fresh(1, used)
     return einsum_call([i, i], "", [a, b], site.args[:2], used, site.backend)
-
-
-def _tensordot(site: Site):
-    ra, rb = _ranks(site)
-    axes_value = site.args[2] if len(site.args) > 2 else site.kwargs.get("axes", (None, None))[1]
-    axes = 2 if axes_value is None else axes_value.example
-    if axes_value is not None and (axes_value.batched or not axes_value.exact):
-        raise Unsupported("np.tensordot axes must be a constant written in the function")
-    if isinstance(axes, (int, np.integer)):
-        a_axes, b_axes = list(range(ra - axes, ra)), list(range(axes))
-    else:
-        a_axes, b_axes = ([axes[0]] if isinstance(axes[0], int) else list(axes[0]),
-                          [axes[1]] if isinstance(axes[1], int) else list(axes[1]))
-    a_axes = [x % ra for x in a_axes]
-    b_axes = [x % rb for x in b_axes]
-    used: set = set()
-    a = _fresh(ra, used)
-    b = _fresh(rb, used)
-    for i, j in zip(a_axes, b_axes):
-        b[j] = a[i]
-    out = [x for k, x in enumerate(a) if k not in a_axes]
-    out += [x for k, x in enumerate(b) if k not in b_axes]
-    return einsum_call(["".join(a), "".join(b)], "".join(out), site.nodes[:2], site.args[:2],
-                       used, site.backend)
 
 
 def _trace(site: Site):
@@ -211,8 +76,8 @@ def _stacked_infer(site: Site):
     """The result of the call on the examples; where it raises there (`cholesky` of the
     representative all-ones matrix, which is singular), on identity matrices of the same
     shapes and types, whose results have the shapes of every other example's."""
-    from ..abstract import UNKNOWN
-    from .registry import result_value
+    from ...abstract import UNKNOWN
+    from ...rules.registry import result_value
     examples = [v.example for v in site.args]
     kwargs = {k: v.example for k, (_, v) in site.kwargs.items()}
     out = evaluate(site.func, *examples, **kwargs)
@@ -269,27 +134,6 @@ def _roots(site: Site):
 
 def _last_axis(site: Site):
     return rewrite_call_args(site)
-
-
-def einsum(site: Site):
-    spec_value = site.args[0]
-    if spec_value.batched or not spec_value.exact or not isinstance(spec_value.example, str):
-        raise Unsupported("np.einsum needs its subscripts as a constant string")
-    if any(k != "optimize" for k in site.kwargs):
-        raise Unsupported("np.einsum keyword arguments other than optimize=")
-    text = spec_value.example.replace(" ", "")
-    if "->" in text:
-        inputs, out = text.split("->")
-    else:
-        inputs = text
-        letters = [c for c in inputs if c.isalpha()]
-        out = ("..." if "..." in inputs else "") + "".join(
-            sorted(c for c in set(letters) if letters.count(c) == 1))
-    specs = inputs.split(",")
-    operands, values = site.nodes[1:], site.args[1:]
-    if len(specs) != len(operands):
-        raise Unsupported("np.einsum subscripts do not match the operands")
-    return einsum_call(specs, out, operands, values, set(text), site.backend)
 
 
 def _infer(fn):

@@ -17,10 +17,10 @@ import math
 
 import numpy as np
 
-from ..errors import Unsupported
-from ..syntax.templates import expr
-from .families import padded_args
-from .registry import Registry, Rule, Site
+from ...errors import Unsupported
+from ...rules.families import padded_args
+from ...rules.registry import Registry, Rule, Site
+from ...syntax.templates import expr
 
 # math name -> NumPy function computing the same lane by lane.
 FLOAT_FUNCTIONS = {

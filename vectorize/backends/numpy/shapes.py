@@ -12,57 +12,15 @@ from __future__ import annotations
 import libcst as cst
 import numpy as np
 
-from ..abstract import TupleValue, batched_like
-from ..errors import Unsupported
-from ..syntax.templates import call, expr, parse_expr, render
-from .arrays import flattened, shift_axis
-from .registry import Registry, Rule, Site, evaluate
-
-
-def _const(value, what):
-    if value is None:
-        return None
-    if value.batched or not value.exact:
-        raise Unsupported(f"{what} must be a constant written in the function (a literal or "
-                          "a module-level name)",
-                          suggestion="write the value in the code; an argument's value is "
-                                     "not known when the code is generated")
-    return value.example
-
-
-def _positive(axis: int, rank: int) -> int:
-    return axis + rank if axis < 0 else axis
-
-
-def _arg(site: Site, position: int, name: str):
-    """(node, value) of an argument given by position (counting the array as 0) or name."""
-    if name in site.kwargs:
-        return site.kwargs[name]
-    if len(site.args) > position:
-        return site.nodes[position], site.args[position]
-    return None, None
-
-
-def reshaped(site: Site):
-    x = site.nodes[0]
-    if isinstance(site.func, str):          # x.reshape(a, b) / x.reshape((a, b))
-        shape_nodes, shape_values = site.nodes[1:], site.args[1:]
-    else:                                   # np.reshape(x, shape)
-        node, value = _arg(site, 1, "newshape" if "newshape" in site.kwargs else "shape")
-        shape_nodes, shape_values = [node], [value]
-    if any(v is None or v.batched for v in shape_values):
-        raise Unsupported("a reshape whose shape differs per example")
-    if len(shape_nodes) == 1 and isinstance(shape_values[0].example, tuple):
-        node = shape_nodes[0]
-        if isinstance(node, cst.Tuple):
-            dims = [render(e.value) for e in node.elements]
-        else:
-            return expr("{x}.reshape((len({x}),) + tuple({s}))", x=x, s=node)
-    else:
-        dims = [render(n) for n in shape_nodes]
-    if dims == ["-1"]:
-        return flattened(x, site.args[0].rank)
-    return expr("{x}.reshape(len({x}), " + ", ".join(dims) + ")", x=x)
+from ...abstract import TupleValue, batched_like
+from ...errors import Unsupported
+from ...rules.axes import argument as _arg
+from ...rules.axes import constant as _const
+from ...rules.axes import flattened, reshaped, shift_axis
+from ...rules.axes import positive as _positive
+from ...rules.axes import stacked_display as _stacked_display
+from ...rules.registry import Registry, Rule, Site, evaluate
+from ...syntax.templates import call, expr, parse_expr
 
 
 def _flatten(site: Site):
@@ -258,19 +216,6 @@ def _pad(site: Site):
             new = node            # a constant (constant_values=0.0) holds for every axis
         args.append(arg.with_changes(value=new))
     return call.with_changes(args=args)
-
-
-def _stacked_display(site: Site):
-    """``[a, b, 1.0]`` (or a name bound to such a list) where an array is expected: per
-    example ``np.asarray([a, b, 1.0])``, so the pieces are stacked after the batch axis
-    (``site.parts``: which of them are per example)."""
-    node = site.node
-    if type(node) is cst.Name:
-        pieces, nodes = ["*{v}"], {"v": node}
-    else:
-        pieces = [f"{{p{k}}}" for k in range(len(node.elements))]
-        nodes = {f"p{k}": e.value for k, e in enumerate(node.elements)}
-    return expr(site.spelled.stack_pieces(pieces, tuple(site.parts)), **nodes)
 
 
 def _infer(fn):

@@ -2,7 +2,7 @@
 axis by per-example indices.
 
 Each of these acts along per-example axes, so the axis is shifted past the batch axis
-(`arrays.shift_axis`); ``axis=None`` means "the flattened example" for ``sort``/``argsort``/
+(`rules.axes.shift_axis`); ``axis=None`` means "the flattened example" for ``sort``/``argsort``/
 ``roll`` and "every per-example axis" for ``flip``. A function whose default axis is ``-1``
 (``np.sort``) would sort across the batch for per-example scalars, where NumPy raises per
 example: refused.
@@ -14,7 +14,7 @@ import numpy as np
 
 from ...abstract import batched_like
 from ...errors import Unsupported
-from ...rules.arrays import call_with, flattened, shift_axis
+from ...rules.axes import call_with, flattened, shift_axis
 from ...rules.registry import Registry, Rule, Site, evaluate
 from ...syntax.templates import expr
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ...abstract import Value
 from ...errors import Unsupported
-from ...rules import linalg
+from ...rules import contractions
 from ...rules.registry import Registry, Rule, Site
 from ...syntax.templates import expr
 from . import torch_module
@@ -247,5 +247,5 @@ def register(reg: Registry) -> None:
         add_to(key, Rule("linalg.matmul", "linear algebra",
                          "`torch.bmm` of per-example batches of matrices: one einsum (a "
                          "matrix product where it is one).", "y = torch.bmm(a, b)",
-                         'y = torch.einsum("bnij,njk->bnik", a, b)', linalg.matrix_product,
+                         'y = torch.einsum("bnij,njk->bnik", a, b)', contractions.matrix_product,
                          infer=per_example(key), shadow=shadow(key)))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...rules import linalg
+from ...rules import contractions
 from ...rules.registry import Registry, Rule
 from .common import per_example, shadow
 
@@ -21,16 +21,16 @@ def register_products(reg: Registry, torch) -> None:
                                            shadow=shadow(key)))
         return rule
 
-    add(["dot", "vdot", "inner"], linalg.inner, "linalg.dot",
+    add(["dot", "vdot", "inner"], contractions.inner, "linalg.dot",
         "`torch.dot(a, b)` / `a.dot(b)` of per-example vectors: one einsum; a shared operand "
         "is used as it is.", "s = torch.dot(v, w)", 's = torch.einsum("bi,i->b", v, w)')
-    matmul = add(["matmul", "mm", "mv"], linalg.matrix_product, "linalg.matmul",
+    matmul = add(["matmul", "mm", "mv"], contractions.matrix_product, "linalg.matmul",
                  "`a @ b`, `torch.matmul`, `torch.mm`, `torch.mv`: one einsum.",
                  "y = W @ x", 'y = torch.einsum("ij,bj->bi", W, x)')
     reg.add_operator("matmul", matmul)
-    add(["outer", "ger"], linalg.outer, "linalg.outer",
+    add(["outer", "ger"], contractions.outer, "linalg.outer",
         "`torch.outer(a, b)` of per-example vectors.", "m = torch.outer(a, b)",
         'm = torch.einsum("bi,bj->bij", a, b)')
-    add(["einsum"], linalg.einsum, "linalg.einsum",
+    add(["einsum"], contractions.einsum, "linalg.einsum",
         "`torch.einsum` itself: batched operands get a batch letter, which the output keeps.",
         's = torch.einsum("i,ij->j", v, m)', 's = torch.einsum("bi,ij->bj", v, m)')

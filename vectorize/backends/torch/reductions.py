@@ -7,7 +7,7 @@ import libcst as cst
 
 from ...abstract import Value
 from ...errors import Unsupported
-from ...rules import arrays
+from ...rules import axes
 from ...rules.registry import Registry, Rule, Site
 from ...syntax.templates import expr
 from .common import per_example, shadow
@@ -52,9 +52,9 @@ def _reduction(site: Site):
                                                  else (dim,))):
         dims = ()      # PyTorch takes dim 0 / -1 of a 0-d tensor as the tensor itself
     elif isinstance(dim, (tuple, list)):
-        dims = tuple(arrays.shift_axis(int(d), rank) for d in dim)
+        dims = tuple(axes.shift_axis(int(d), rank) for d in dim)
     else:
-        dims = arrays.shift_axis(int(dim), rank)
+        dims = axes.shift_axis(int(dim), rank)
     if dims == ():
         # a reduction of a per-example scalar: the scalar itself, in the dtype it gives
         return _retyped(site.nodes[0], x_value, site.result)
@@ -65,7 +65,7 @@ def _reduction(site: Site):
         if keep:
             raise Unsupported(f"`{name}` over several dims with keepdim=True",
                               suggestion="reduce one dim at a time")
-        x = arrays.flattened(x, rank)
+        x = axes.flattened(x, rank)
         dims = 1
     args = [f"dim={dims!r}"] + (["keepdim=True"] if keep else [])
     rest = [a for a in site.node.args

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from ...errors import Unsupported
 from ...rules import lanes
-from ...rules.random import random_name, register_python_random
+from ...rules.draws import random_name, register_python_random
 from ...rules.registry import Registry, Rule, Site
 from . import random as torch_random
 from . import torch_module

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...abstract import batched_like, unbatched
 from ...errors import Unsupported
-from ...rules import arrays
+from ...rules import axes
 from ...rules.registry import Registry, Rule, Site
 from ...syntax.templates import expr
 from .common import per_example
@@ -23,7 +23,7 @@ def _size_method(site: Site):
         dim = site.args[1] if len(site.args) > 1 else site.kwargs["dim"][1]
         if dim.batched or not dim.exact:
             raise Unsupported("the dim of `.size(dim)` must be a constant")
-        return expr(f"{{x}}.size({arrays.shift_axis(int(dim.example), rank)})",
+        return expr(f"{{x}}.size({axes.shift_axis(int(dim.example), rank)})",
                     x=site.nodes[0])
     return expr("{x}.shape[1:]", x=site.nodes[0])
 
@@ -115,7 +115,7 @@ def _permute(site: Site):
 
 
 def _register_shape_methods(reg: Registry) -> None:
-    from ...rules.shapes import reshaped
+    from ...rules.axes import reshaped
     for names, rewrite, before, after, explanation in (
             (("reshape", "view"), reshaped, "m = v.reshape(3, 4)", "m = v.reshape(len(v), 3, 4)",
              "`x.reshape(...)` / `x.view(...)` keep the batch length in front."),
@@ -144,15 +144,15 @@ def register_shapes(reg: Registry, torch) -> None:
         "integer index gathers one element per example.",
         "first = x[0]\npick = x[k]",
         "first = x[:, 0]\npick = x[torch.arange(len(x), device=x.device), k]",
-        arrays.subscript))
+        axes.subscript))
     reg.add_attribute("shape", Rule(
         "array.shape", "arrays", "`x.shape` is the per-example shape: `x.shape[1:]`.",
         "n, m = x.shape", "n, m = x.shape[1:]", lambda s: expr("{x}.shape[1:]", x=s.nodes[0]),
-        infer=arrays.unbatched_attr("shape")))
+        infer=axes.unbatched_attr("shape")))
     reg.add_attribute("ndim", Rule(
         "array.ndim", "arrays", "`x.ndim` is the per-example rank: `x.ndim - 1`.",
         "r = x.ndim", "r = x.ndim - 1", lambda s: expr("{x}.ndim - 1", x=s.nodes[0]),
-        infer=arrays.unbatched_attr("ndim")))
+        infer=axes.unbatched_attr("ndim")))
     for attr in ("dtype", "device"):
         reg.add_attribute(attr, Rule(
             f"array.{attr}", "arrays", f"`x.{attr}` is the same for every example.",
