@@ -37,12 +37,21 @@ def namespace_text(source: str) -> list[tuple[int, str]]:
 
 # ---------------------------------------------------------------- the whole package
 PACKAGE = PASSES.parent
-# every registered backend's alias (and JAX's, before it is one)
-_ALIASES = {backends.get(name).alias for name in backends.KNOWN} | {"jnp"}
+# every registered backend's alias, and JAX's spellings (``jnp``, ``jax``, ``lax``) before or
+# after it is one
+_ALIASES = {backends.get(name).alias for name in backends.KNOWN} | {"jnp", "jax", "lax"}
 _NAMESPACE_TEXT = re.compile(r"\b(" + "|".join(sorted(_ALIASES)) + r")\.")
-# prose about code, not code: exception messages and their suggestions, warnings, and a
-# rule's documentation (`Rule(name, family, explanation, before, after, ...)`)
+# prose about code, not code: exception messages and their suggestions, warnings, a rule's
+# documentation (`Rule(name, family, explanation, before, after, ...)`), and the user code of a
+# rule's example on the rules page (`Example(source, ...)`, tables named ``*EXAMPLES``)
 _PROSE_KEYWORDS = {"suggestion", "explanation", "before", "after", "name", "family"}
+
+
+def _table_name(target) -> str:
+    """The name a target assigns (``T`` of ``T = ...`` and of ``T[k] = ...``)."""
+    if isinstance(target, ast.Subscript):
+        target = target.value
+    return target.id if isinstance(target, ast.Name) else ""
 
 
 def _prose(tree: ast.AST) -> set[int]:
@@ -53,6 +62,10 @@ def _prose(tree: ast.AST) -> set[int]:
         if isinstance(node, ast.Assign) and all(
                 isinstance(t, ast.Name) and t.id.endswith("_NOTE") for t in node.targets):
             out |= {id(n) for n in ast.walk(node.value)}    # header notes of `.source()`
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and all(
+                _table_name(t).endswith("EXAMPLES") for t in getattr(node, "targets", [
+                    getattr(node, "target", None)])):
+            out |= {id(n) for n in ast.walk(node.value)}    # tables of rule examples
         if not isinstance(node, ast.Call):
             continue
         func = node.func
@@ -62,6 +75,8 @@ def _prose(tree: ast.AST) -> set[int]:
             prose += node.args + [k.value for k in node.keywords]
         if called == "Rule":
             prose += node.args[:5]
+        if called == "Example":
+            prose += node.args + [k.value for k in node.keywords]
         for part in prose:
             out |= {id(n) for n in ast.walk(part)}
     return out
@@ -84,10 +99,6 @@ def _allowed(path: pathlib.Path) -> set[str]:
         return {backends.get(parts[1]).alias} if parts[1] in backends.KNOWN else set()
     if parts == ("rules", "doc.py"):
         return {"np"}           # the engine's own rules documented, in NumPy's spelling
-    if parts == ("rules", "examples.py"):
-        # the rules page's examples: user code the page shows and tests/test_rules_doc.py
-        # runs (each backend's rules in its own spelling), never code the engine writes
-        return {backends.get(name).alias for name in backends.KNOWN}
     return set()
 
 
@@ -107,8 +118,12 @@ def test_the_whole_package_check_finds_namespace_text():
               'raise Unsupported("use np.where", node, suggestion="np.clip")\n'
               'r = Rule("n", "f", "`np.sum` is", "np.sum(x)", "np.sum(x, axis=1)", f)\n'
               'y = f"jnp.{name}"\n'
-              'COMPACTED_NOTE = "the form with `np.where`"\n')
-    assert [line for line, _ in generated_text(source)] == [1, 4]
+              'COMPACTED_NOTE = "the form with `np.where`"\n'
+              'e = Example("def f(x):\\n    return np.sum(x)\\n", "V")\n'
+              'TORCH_EXAMPLES["t"] = _torch("def f(x):\\n    return torch.sin(x)\\n", "X")\n'
+              'z = "jax.lax.select({c}, {a}, {b})"\n'
+              'w = "lax.while_loop"\n')
+    assert sorted(line for line, _ in generated_text(source)) == [1, 4, 8, 9]
     assert _allowed(PACKAGE / "backends" / "torch" / "rules.py") == {"torch"}
     assert _allowed(PACKAGE / "passes" / "compact.py") == set()
 

@@ -79,6 +79,13 @@ class Backend:
     def build_registry(self):
         raise NotImplementedError
 
+    def rule_examples(self) -> tuple[dict, set, set]:
+        """(name -> example, random, refused) of the rules only this backend has, for
+        ``docs/rules.md``: an example is the fields of a `rules.examples.Example` (a dict), run
+        on the backend's arrays; the random ones are not compared with a loop, the refused ones
+        show their refusal."""
+        return {}, set(), set()
+
     # ------------------------------------------------------------------ code generation
     def module(self):
         """The namespace's module (imported on first use: an optional dependency)."""

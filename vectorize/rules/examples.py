@@ -18,7 +18,8 @@ Arguments are written with these names (six examples per batch):
 ``X0`` one number (unbatched)
 =====  ====================================================================
 
-Examples of the rules only the torch backend has run on tensors of these (float64, int64).
+Examples of the rules only one backend has live in its folder (`Backend.rule_examples`)
+and run on its arrays of these (the torch backend's: tensors of float64, int64).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import backends
+
 
 @dataclass(frozen=True)
 class Example:
@@ -34,7 +37,7 @@ class Example:
     args: str                 # the arguments of one batch, a Python expression over the names
     in_axes: tuple | None = None    # None: `vectorize`; a tuple: `vmap(f, in_axes)`
     imports: str = ""         # what the function needs besides numpy as np (e.g. "math",
-    #                           "scipy.special"; "F" is torch.nn.functional, "vmap" vectorize's)
+    #                           "scipy.special", "torch.nn.functional as F"; "vmap" vectorize's)
     fallback: str = "error"   # "loop" where the rule is the per-example fallback
     backend: str = "numpy"    # "torch": the arguments are tensors (float64, int64)
 
@@ -585,200 +588,20 @@ def f(m, x):
 '''), "M, X", (0, 0), imports="vmap")
 
 
-def _torch(body: str, args: str, in_axes=VMAP1, imports: str = "torch") -> Example:
-    return Example(_f(body), args, in_axes, imports=imports, backend="torch")
+# the rules only one backend has: their examples, from the backend's own folder
+# (`Backend.rule_examples`), run on its arrays
+BACKEND_EXAMPLES: dict[str, Example] = {}
+for _name in backends.KNOWN:
+    _own, _random, _refused = backends.get(_name).rule_examples()
+    BACKEND_EXAMPLES.update({name: Example(**fields) for name, fields in _own.items()})
+    RANDOM |= _random
+    REFUSED |= _refused
 
-
-# the rules only the torch backend has: their examples run on tensors
-TORCH_EXAMPLES: dict[str, Example] = {
-    "array.device": _torch('''
-def f(x):
-    return x * 2 if x.device.type == "cpu" else x
-''', "X"),
-    "torch.activation": _torch('''
-def f(x):
-    return F.gelu(x)
-''', "X", imports="torch, F"),
-    "torch.clamp": _torch('''
-def f(x, lo):
-    return x.clamp(min=lo)
-''', "X, Y", (0, 0)),
-    "torch.conversion": _torch('''
-def f(x):
-    return x.long()
-''', "X"),
-    "torch.dim": _torch('''
-def f(v):
-    return v.dim() + v[0]
-''', "V"),
-    "torch.elementwise": _torch('''
-def f(x):
-    return torch.sin(x) + x.relu()
-''', "X"),
-    "torch.flatten": _torch('''
-def f(m):
-    return m.flatten()
-''', "M"),
-    "torch.identity_method": _torch('''
-def f(x):
-    return x.clone() * 2
-''', "X"),
-    "torch.item": _torch('''
-def f(x):
-    return x.item() + 1.0
-''', "X"),
-    "torch.like": _torch('''
-def f(v):
-    return torch.zeros_like(v) + v
-''', "V"),
-    "torch.max": _torch('''
-def f(v):
-    return v.max()
-''', "V"),
-    "torch.min": _torch('''
-def f(v):
-    return v.min()
-''', "V"),
-    "torch.numel": _torch('''
-def f(m):
-    return m.sum() / m.numel()
-''', "M"),
-    "torch.permute": _torch('''
-def f(m):
-    return m.permute(1, 0)
-''', "M"),
-    "torch.reduction": _torch('''
-def f(m):
-    return torch.sum(m) + m.mean(dim=0)
-''', "M"),
-    "torch.reshape": _torch('''
-def f(m):
-    return m.reshape(9)
-''', "M"),
-    "torch.size": _torch('''
-def f(m):
-    return m.sum() / m.size(0)
-''', "M"),
-    "torch.squeeze": _torch('''
-def f(v):
-    c = v.unsqueeze(1)
-    return c.squeeze(1)
-''', "V"),
-    "torch.transpose": _torch('''
-def f(m):
-    return m.transpose(0, 1)
-''', "M"),
-    "torch.unsqueeze": _torch('''
-def f(v):
-    return v.unsqueeze(1)
-''', "V"),
-    "torch.where": _torch('''
-def f(t, b):
-    return torch.where(t > 1.0, t * b, -t)
-''', "X, Y", (0, 0)),
-    "torch.autograd.grad": _torch('''
-def f(v, x):
-    y = x ** 3
-    return torch.autograd.grad(y, x, v)[0]
-''', "X, X0", (0, None)),
-    "torch.dims": _torch('''
-def f(m):
-    return torch.argmax(m)
-''', "M"),
-    "torch.shaped_like": _torch('''
-def f(m, v):
-    return v.expand_as(m) * m
-''', "M, V", (0, 0)),
-    "torch.expand": _torch('''
-def f(v):
-    return v.expand(2, 3)
-''', "V"),
-    "torch.repeat": _torch('''
-def f(m):
-    return m.repeat(2, 1)
-''', "M"),
-    "torch.t": _torch('''
-def f(m):
-    return m.t()
-''', "M"),
-    "torch.trace": _torch('''
-def f(m):
-    return torch.trace(m)
-''', "M"),
-    "torch.join": _torch('''
-def f(v, w):
-    return torch.cat([v, w])
-''', "V, w", (0, None)),
-    "torch.last_dims_attribute": _torch('''
-def f(m):
-    return m.mT
-''', "M"),
-    "torch.new_tensor": _torch('''
-def f(v):
-    return v + v.new_ones(3)
-''', "V"),
-    "torch.dtype_query": _torch('''
-def f(x):
-    return x * x.is_floating_point()
-''', "X"),
-    "torch.nn.samples": _torch('''
-def f(m):
-    return F.avg_pool1d(m, 2)
-''', "M", imports="torch, F"),
-    "torch.nn.trailing": _torch('''
-def f(v):
-    return F.layer_norm(v, (3,))
-''', "V", imports="torch, F"),
-    "torch.nn.one_hot": _torch('''
-def f(k):
-    return F.one_hot(k, 4)
-''', "N % 4", imports="torch, F"),
-    "torch.nn.loss": _torch('''
-def f(m, v):
-    return F.cross_entropy(m, (v > 0).long())
-''', "M, V", (0, 0), imports="torch, F"),
-    "torch.trailing_dims": _torch('''
-def f(m):
-    return torch.linalg.det(m)
-''', "M"),
-    "torch.result_type": _torch('''
-def f(k, x):
-    return k.to(torch.result_type(k, x)) / 2
-''', "K, X", (0, 0)),
-    "torch.convert_like": _torch('''
-def f(k, x):
-    return k.to(x) / 2
-''', "K, X", (0, 0)),
-    "torch.in_place": _torch('''
-def f(x, b):
-    y = x * 2
-    y.add_(b)
-    return y
-''', "X, Y", (0, 0)),
-}
-RANDOM.add("torch.random.per_example")
-TORCH_EXAMPLES["torch.random.per_example"] = _torch('''
-def f(x):
-    return x + torch.randn(())
-''', "X")
-REFUSED.add("torch.numpy_random")
-TORCH_EXAMPLES["torch.numpy_random"] = _torch('''
-def f(x):
-    return x + np.random.normal(0.0, 1.0)
-''', "X")
-# of constants (`x + torch.tensor(1.5)`) it is never rewritten: it shows only as a refusal
-REFUSED.add("torch.constant_tensor")
-TORCH_EXAMPLES["torch.constant_tensor"] = _torch('''
-def f(x):
-    return torch.tensor([x, 1.0]).sum()
-''', "X")
-
-
-ALL: dict[str, Example] = {**EXAMPLES, **ENGINE_EXAMPLES, **TORCH_EXAMPLES}
+ALL: dict[str, Example] = {**EXAMPLES, **ENGINE_EXAMPLES, **BACKEND_EXAMPLES}
 
 
 # names of `imports` that are not modules: name -> (module, attribute)
-_FROM = {"F": ("torch.nn", "functional"), "vmap": ("vectorize", "vmap")}
+_FROM = {"vmap": ("vectorize", "vmap")}
 
 
 def namespace(example: Example) -> dict:
@@ -786,9 +609,12 @@ def namespace(example: Example) -> dict:
     import importlib
     names = {"np": np}
     for module in filter(None, (m.strip() for m in example.imports.split(","))):
-        if module in _FROM:      # `import torch.nn.functional as F`, `from ... import vmap`
+        if module in _FROM:      # `from vectorize import vmap`
             owner, attr = _FROM[module]
             names[module] = getattr(importlib.import_module(owner), attr)
+        elif " as " in module:   # `import torch.nn.functional as F`
+            module, _, name = module.partition(" as ")
+            names[name.strip()] = importlib.import_module(module.strip())
         else:                    # `import scipy.special` binds `scipy`
             importlib.import_module(module)
             top = module.partition(".")[0]

@@ -138,6 +138,10 @@ class TorchBackend(Backend):
         reg.all_rules[:] = [r for r in reg.all_rules if id(r) in used]
         return reg
 
+    def rule_examples(self):
+        from . import rule_examples
+        return rule_examples.TORCH_EXAMPLES, rule_examples.RANDOM, rule_examples.REFUSED
+
     def claims(self, value) -> bool:
         return is_tensor(value)
 
