@@ -55,6 +55,7 @@ import importlib.util
 import itertools
 import math
 import os
+import pathlib
 import random
 import re
 import sys
@@ -1333,6 +1334,19 @@ def test_every_rule_has_a_case():
                if rule.family not in ("user", "random", "vmap")}
     assert shipped - covered == set(), f"rules without a case in tests/test_rules.py: " \
                                        f"{sorted(shipped - covered)}"
+
+
+def test_every_backend_runs_the_case_table():
+    """One table of cases for every backend (`backends.KNOWN`): this file runs it on the
+    default backend, ``tests/test_rules_<name>.py`` on each other's arrays, with the cases it
+    refuses or gets wrong listed there."""
+    from vectorize import backends
+    for name in backends.KNOWN:
+        if name == backends.DEFAULT:
+            continue
+        path = pathlib.Path(__file__).with_name(f"test_rules_{name}.py")
+        assert path.exists(), f"the {name} backend runs no case table: add {path.name}"
+        assert "table.CASES" in path.read_text(), f"{path.name} runs no case of the table"
 
 
 def test_every_registered_function_has_a_case():

@@ -86,6 +86,11 @@ class Backend:
         show their refusal."""
         return {}, set(), set()
 
+    def rule_example_arguments(self, args: tuple, written: str) -> tuple:
+        """The arguments of a rules-page example (NumPy arrays and numbers, ``written`` as the
+        example spells them) as this backend's arrays."""
+        return args
+
     # ------------------------------------------------------------------ code generation
     def module(self):
         """The namespace's module (imported on first use: an optional dependency)."""

@@ -656,10 +656,4 @@ def specialization(example: Example, func, args):
 def arguments(example: Example) -> tuple:
     values = batch_values()
     args = eval(f"({example.args},)", {"__builtins__": {}}, values)  # noqa: S307 -- our table
-    if example.backend == "torch":
-        import torch
-        args = tuple(torch.as_tensor(a) if isinstance(a, np.ndarray) else a for a in args)
-        if "X0" in example.args:    # a leaf that requires grad, for autograd examples
-            args = tuple(a.requires_grad_() if isinstance(a, torch.Tensor) and a.ndim == 0
-                         else a for a in args)
-    return args
+    return backends.get(example.backend).rule_example_arguments(args, example.args)

@@ -142,6 +142,14 @@ class TorchBackend(Backend):
         from . import rule_examples
         return rule_examples.TORCH_EXAMPLES, rule_examples.RANDOM, rule_examples.REFUSED
 
+    def rule_example_arguments(self, args, written):
+        torch = torch_module()
+        args = tuple(torch.as_tensor(a) if isinstance(a, np.ndarray) else a for a in args)
+        if "X0" in written:    # a leaf that requires grad, for autograd examples
+            args = tuple(a.requires_grad_() if isinstance(a, torch.Tensor) and a.ndim == 0
+                         else a for a in args)
+        return args
+
     def claims(self, value) -> bool:
         return is_tensor(value)
 
