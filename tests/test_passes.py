@@ -353,3 +353,23 @@ GUARD_CASES = [
 @pytest.mark.parametrize("reason,before,after", GUARD_CASES)
 def test_guard_indices(reason, before, after):
     assert body(_run_on_vectors(before, [guard_indices])) == _case(after), reason
+
+
+def test_every_pass_states_the_records_it_reads_and_writes():
+    """Passes talk through typed records (`passes.records`), each read through its owner
+    (``Record.get(ctx)``): a pass's docstring says which it reads and writes, or that it uses
+    none, and names every record its code touches."""
+    import inspect
+
+    from vectorize.passes import records
+    from vectorize.pipeline import PIPELINE
+    kinds = {name for name, obj in vars(records).items()
+             if inspect.isclass(obj) and issubclass(obj, records.Record)
+             and obj is not records.Record}
+    assert kinds >= {"MaskedLoopFacts", "CompactedIfs", "BatchedLoopFacts"}
+    for module in set(PIPELINE):
+        doc, source = module.__doc__, inspect.getsource(module)
+        assert "Reads" in doc, module.__name__
+        for kind in kinds:
+            if f"{kind}.get(" in source:
+                assert kind in doc, (module.__name__, kind)

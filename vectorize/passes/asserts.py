@@ -1,6 +1,7 @@
 """``assert`` statements become the ``raise`` they stand for.
 
 Assumes: scalar-style code, not yet analysed.
+Reads and writes no record (`records`).
 Guarantees: ``assert test, message`` is ``if not test: raise AssertionError(message)``, which
 is what Python runs (unless it runs with ``-O``, where asserts are dropped: so are they here).
 An assert on per-example values is then a ``raise`` under a per-example condition, which

@@ -2,6 +2,7 @@
 
 Assumes: scalar-style code in which returns under batched conditions are lowered and masked
 loops are ``if active:`` blocks (`masked_loops`, `early_return`); the current analysis.
+Reads and writes no record (`records`).
 Guarantees: every index that differs per example (a gather ``v[i]`` with a batched ``i``) and
 sits where Python evaluates it only under a condition that differs per example -- the right
 side of ``and``/``or``, an arm of a conditional expression, a branch of a batched ``if``

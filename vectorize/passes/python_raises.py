@@ -3,6 +3,7 @@
 Assumes: scalar-style code after `early_return` (every condition is an ``if``, an
 ``and``/``or`` or a ternary); the current analysis; a `vectorize` specialization
 (``ctx.module.python_semantics``: numpy.vectorize hands the function Python numbers).
+Reads and writes no record (`records`).
 Guarantees: before each statement, for each operation in it on Python numbers that Python
 raises for on some examples (`rules.python_errors`: a zero divisor, a `math` domain or range
 error, an int result beyond the output's int64), ``if <condition>: raise <Exception>(<Python's

@@ -2,6 +2,7 @@
 
 Assumes: scalar-style code, not yet analysed (the analysis knows no ``try``); a `vectorize`
 specialization (``ctx.module.python_semantics``).
+Reads and writes no record (`records`).
 Guarantees: a ``try`` whose body is simple statements of arithmetic, comparisons, `math`
 functions and the number builtins (``abs``, ``min``, ``max``, ``float``, ``int``, ``round``,
 ``pow``, ``divmod``) on Python numbers, with handlers for exceptions those raise
