@@ -827,12 +827,12 @@ def bounded_shrinking(seconds: float):
 
 # ------------------------------------------------------- construct programs (issue 20)
 
-def _outcome_of(call):
-    """('ok', value, warned) or ('raised', exception, warned) of ``call()``."""
+def _outcome_of(call, *args):
+    """('ok', value, warned) or ('raised', exception, warned) of ``call(*args)``."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            value = call()
+            value = call(*args)
         except Exception as exc:  # noqa: BLE001 -- the outcome is compared
             return "raised", exc, False
     warned = any(issubclass(w.category, RuntimeWarning) for w in caught)
@@ -893,15 +893,15 @@ def run_construct_case(source: str, arg_sets: list, writer: ModuleWriter,
         if len(args[0]) == 0:
             # numpy.vectorize raises without otypes and the loop has no result to stack: the
             # empty batch must only not fail (docs/semantics.md: empty batches)
-            got = _outcome_of(lambda: wrapped(*args))
+            got = _outcome_of(wrapped, *args)
             if got[0] == "raised" and not isinstance(got[1], VectorizeError):
                 return Outcome("internal", f"{type(got[1]).__name__}: {got[1]}", call=call)
             continue
         if api == "vectorize":
-            ref = _outcome_of(lambda: np.vectorize(f)(*args))
+            ref = _outcome_of(np.vectorize(f), *args)
         else:
-            ref = _outcome_of(lambda: _vmap_loop(f, args))
-        got = _outcome_of(lambda: wrapped(*args))
+            ref = _outcome_of(_vmap_loop, f, args)
+        got = _outcome_of(wrapped, *args)
         if got[0] == "raised" and isinstance(got[1], VectorizeError):
             return Outcome("rejected", str(got[1]), normalize_reason(str(got[1])), call=call)
         if ref[0] == "raised":
