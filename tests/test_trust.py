@@ -268,3 +268,43 @@ def test_the_float_power_check_raises_without_a_warning(tmp_path):
     assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
     np.testing.assert_array_equal(vectorize(module.raising, fallback="error")(a[:2], b[:2]),
                                   [8.0, 9.0])
+
+
+# ------------------------------------------------- np.arange with a step of 0
+
+RANGES = """\
+    import numpy as np
+
+
+    def total(n, s):
+        return np.sum(np.arange(0, n, s))
+
+
+    def guarded(n, s):
+        if s != 0:
+            return np.sum(np.arange(0, n, s))
+        return -1
+    """
+
+
+@pytest.mark.parametrize("n_examples", [1, 5, 10_000])
+def test_a_range_with_a_zero_step_raises_as_numpy_vectorize(tmp_path, n_examples):
+    """The padded range of a reduction made a step of 0 an empty range (0 and a warning)
+    where numpy.vectorize raises ZeroDivisionError."""
+    module, _ = load(tmp_path, RANGES)
+    rng = np.random.default_rng(n_examples)
+    n = rng.integers(0, 9, n_examples)
+    s = rng.integers(1, 3, n_examples)
+    wrapped = vectorize(module.total, fallback="error")
+    np.testing.assert_array_equal(wrapped(n, s), np.vectorize(module.total)(n, s))
+    s[-1] = 0
+    # (Python ints raise ZeroDivisionError; numpy.vectorize's first example is a NumPy
+    # scalar, whose arange raises ValueError)
+    with pytest.raises((ZeroDivisionError, ValueError)) as expected:
+        np.vectorize(module.total)(n, s)
+    with pytest.raises(expected.type):
+        wrapped(n, s)
+    guarded = vectorize(module.guarded, fallback="error")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(guarded(n, s), np.vectorize(module.guarded)(n, s))

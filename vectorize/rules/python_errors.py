@@ -363,6 +363,17 @@ MATH_ERRORS: dict[str, list] = {
 exactly for |x| < 2**53) are checked; `log(x, base)` also checks its base."""
 
 
+def arange_checks(arg_nodes: list, args: list) -> list:
+    """``np.arange(start, stop, step)`` with a step of 0 raises per example (Python numbers:
+    ZeroDivisionError; NumPy scalars: ValueError, which the replay then gives); the batched
+    range of a reduction would compute an empty range instead."""
+    step = _exact_number(args[2])
+    if step is not None and step != 0 or _kind(args[2]) not in ("i", "f"):
+        return []
+    return [Check("ZeroDivisionError", "division by zero", "{s} == 0",
+                  {"s": arg_nodes[2]}, divisor=arg_nodes[2])]
+
+
 def math_checks(name: str, arg_nodes: list, args: list) -> list:
     checks = MATH_ERRORS.get(name)
     if not checks or any(_kind(v) not in ("i", "f") for v in args):
