@@ -45,13 +45,20 @@ import json
 import os
 import sys
 import tempfile
+import textwrap
 import types
 import warnings
 
 import numpy as np
 
 from .abstract import UNKNOWN, TupleValue, Value
-from .introspect import AttributePath, ClosureView, attribute_guard, source_lines
+from .introspect import (
+    AttributePath,
+    ClosureView,
+    attribute_guard,
+    source_lines,
+    source_matches_code,
+)
 from .introspect import lookup as find_name
 
 try:        # hashlib's import loads OpenSSL (about 3 ms); blake2 is built in
@@ -144,6 +151,9 @@ def function_print(fn) -> list:
         lines, start = source_lines(fn)
     except (OSError, TypeError) as exc:
         raise Uncacheable(f"the source of {fn.__qualname__} cannot be read ({exc})") from None
+    if not source_matches_code(fn, textwrap.dedent("".join(lines))):
+        # the file changed since the function was defined: its lines are not its code
+        raise Uncacheable(f"the source of {fn.__qualname__} in its file is not its code")
     return ["function", fn.__module__, fn.__qualname__, fn.__code__.co_filename, start,
             _digest("".join(lines).encode("utf-8", "surrogatepass")),
             value_print(fn.__defaults__),

@@ -6,6 +6,7 @@ Kept apart from `vectorize.source` (which parses with libcst) because the disk c
 """
 
 from __future__ import annotations
+import __future__
 
 import builtins
 import inspect
@@ -182,3 +183,120 @@ def _code(line: str) -> str | None:
     if opened != code.count(")") + code.count("]") + code.count("}"):
         return None
     return code
+
+
+_FUTURE_FLAGS = 0
+for _name in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
+_CO_NESTED = inspect.CO_NESTED
+_matched: dict = {}       # (code, text) -> whether the text compiles to the code
+
+
+def source_matches_code(func, text: str) -> bool:
+    """Whether ``text`` (the dedented ``def`` of ``func`` as its file has it now, decorators
+    included, or a parenthesized ``lambda``) compiles to ``func.__code__``: the bytecode,
+    constants (nested functions' code compared the same way), names, local, free and cell
+    variables, arguments and flags, line numbers aside. A file edited after its module was
+    imported gives the new text, while the function runs the old code.
+
+    The text is compiled where the function was (``__qualname__``): inside classes of the
+    same names (private names are mangled alike) and functions, the innermost binding the
+    function's free variables (so that they compile to closure reads). Text Python cannot
+    parse is not judged (True): reading it fails on its own."""
+    import ast
+    code = func.__code__
+    key = (code, text)
+    found = _matched.get(key)
+    if found is not None:
+        return found
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    body = tree.body
+    free = [name for name in code.co_freevars if name != "__class__"]
+    parts = func.__qualname__.split(".")[:-1]
+    scopes = []       # (kind, name) from the outside in
+    while parts:
+        name = parts.pop(0)
+        local = bool(parts) and parts[0] == "<locals>"
+        if local:
+            parts.pop(0)
+        if not name.isidentifier():
+            local, name = True, "_vectorize_scope"
+        scopes.append(("def" if local else "class", name))
+    if free:
+        last_def = max((i for i, (kind, _) in enumerate(scopes) if kind == "def"), default=-1)
+        if last_def < 0:
+            scopes.insert(0, ("def", "_vectorize_scope"))
+            last_def = 0
+        binding = [ast.Assign([ast.Name(n, ast.Store()) for n in free], ast.Constant(None))]
+    for index in reversed(range(len(scopes))):
+        kind, name = scopes[index]
+        if free and index == last_def:
+            body = binding + body
+        if kind == "class":
+            body = [ast.ClassDef(name, [], [], body, [])]
+        else:
+            body = [ast.FunctionDef(name, ast.arguments([], [], None, [], [], None, []),
+                                    body, [], None)]
+    module = ast.fix_missing_locations(ast.Module(body, []))
+    try:
+        compiled = compile(module, code.co_filename, "exec",
+                           flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    found = any(_same_code(code, candidate) for candidate in _code_objects(compiled)
+                if candidate.co_name == code.co_name)
+    if len(_matched) > 512:
+        _matched.clear()
+    _matched[key] = found
+    return found
+
+
+def _code_objects(code):
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield const
+            yield from _code_objects(const)
+
+
+def _same_code(a, b) -> bool:
+    if (a.co_names != b.co_names or a.co_varnames != b.co_varnames
+            or a.co_freevars != b.co_freevars or a.co_cellvars != b.co_cellvars
+            or a.co_argcount != b.co_argcount or a.co_posonlyargcount != b.co_posonlyargcount
+            or a.co_kwonlyargcount != b.co_kwonlyargcount
+            or (a.co_flags ^ b.co_flags) & ~_CO_NESTED
+            or len(a.co_consts) != len(b.co_consts)):
+        return False
+    if a.co_code != b.co_code and _instructions(a) != _instructions(b):
+        return False
+    for x, y in zip(a.co_consts, b.co_consts):
+        if isinstance(x, types.CodeType) or isinstance(y, types.CodeType):
+            if not (isinstance(x, types.CodeType) and isinstance(y, types.CodeType)
+                    and _same_code(x, y)):
+                return False
+        elif type(x) is not type(y) or repr(x) != repr(y):
+            return False
+    return True
+
+
+def _instructions(code) -> list:
+    """The instructions of ``code`` with what does not depend on the text alone made equal:
+    an attribute call on a name the module binds by ``import`` is ``LOAD_ATTR`` in CPython
+    3.11 (``LOAD_METHOD`` otherwise; its inline caches have another size, which moves every
+    offset), so method loads count as attribute loads and jumps go to instruction numbers."""
+    import dis
+    found = list(dis.get_instructions(code))
+    number = {ins.offset: k for k, ins in enumerate(found)}
+    jumps = set(dis.hasjrel) | set(dis.hasjabs)
+    out = []
+    for ins in found:
+        name = "LOAD_ATTR" if ins.opname == "LOAD_METHOD" else ins.opname
+        if ins.opcode in jumps:
+            out.append((name, "jump", number.get(ins.argval)))
+        elif isinstance(ins.argval, types.CodeType):
+            out.append((name, "code"))
+        else:
+            out.append((name, repr(ins.argval)))
+    return out

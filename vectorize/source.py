@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import linecache
+import os
 import textwrap
 import types
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from .body_constructs import (
     unroll_comprehensions,
 )
 from .errors import Unsupported, VectorizeError
-from .introspect import lookup, source_lines
+from .introspect import lookup, source_lines, source_matches_code
 from .syntax.traversal import children, rewrite, statements
 
 
@@ -196,6 +197,23 @@ def _lambda_text(func, file_lines: list[str]):
     return "(" + segment + ")\n", node.lineno - 1, node.col_offset - 1
 
 
+def _check_unchanged(func, text: str, filename: str, file_lines: list[str]) -> None:
+    """Refuse a function whose file no longer holds its code: `inspect` reads the file as it
+    is now, so a file edited after its module was imported would be vectorized from the new
+    text while the function (and numpy.vectorize, and the loop) run the old code."""
+    if source_matches_code(func, text):
+        return
+    code = func.__code__
+    line = code.co_firstlineno
+    src = file_lines[line - 1] if 0 < line <= len(file_lines) else ""
+    raise VectorizeError(
+        f"the source of `{func.__qualname__}` in {os.path.basename(filename)} is not the code "
+        "it runs: the file changed since the function was defined (imported), or its text "
+        "is not what `inspect` finds for it", filename=filename, line=line, col=0,
+        source_line=src, suggestion="reload the module (importlib.reload) or restart, so that "
+                                    "the function and its file agree")
+
+
 def read_function(func) -> FunctionSource:
     func = unwrap(func)
     try:
@@ -225,12 +243,14 @@ def read_function(func) -> FunctionSource:
                 except cst.ParserSyntaxError:
                     raise Unsupported("cannot read this lambda alone from its source lines",
                                       suggestion="define the function with `def`") from None
+        _check_unchanged(func, module.code, filename, file_lines)
         tree, lam = _lambda_as_def(func, module)
         if any(type(n) is cst.SimpleStatementSuite for n in statements(tree)):
             tree = rewrite(tree, _IndentSuites())
         return FunctionSource(func, tree.name.value, filename, text, tree, line_offset,
                               col_offset, file_lines, module, lam)
     module = cst.parse_module(text)
+    _check_unchanged(func, text, filename, file_lines)
     defs = [s for s in module.body if isinstance(s, cst.FunctionDef)]
     if not defs:
         raise Unsupported(f"could not find the `def` of `{func.__qualname__}` in its source",

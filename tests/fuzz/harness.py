@@ -823,3 +823,105 @@ def bounded_shrinking(seconds: float):
         yield
     finally:
         engine.MAX_SHRINKING_SECONDS = old
+
+
+# ------------------------------------------------------- construct programs (issue 20)
+
+def _outcome_of(call, *args):
+    """('ok', value, warned) or ('raised', exception, warned) of ``call(*args)``."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = call(*args)
+        except Exception as exc:  # noqa: BLE001 -- the outcome is compared
+            return "raised", exc, False
+    warned = any(issubclass(w.category, RuntimeWarning) for w in caught)
+    return "ok", value, warned
+
+
+def _vmap_loop(f, args):
+    """The per-example loop over NumPy scalars that `vmap` is compared with."""
+    n = len(args[0])
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        rows = [f(*[a[i] for a in args]) for i in range(n)]
+    if rows and isinstance(rows[0], tuple):
+        return tuple(np.array([r[k] for r in rows]) for k in range(len(rows[0])))
+    return np.array(rows)
+
+
+def _same(got, expected, what: str, rtol: float = 0.0) -> str:
+    """'' when ``got`` equals ``expected`` (values, shapes, dtype kinds; ``rtol``: relative
+    tolerance, for float32/float16 inputs computed in their precision, docs/semantics.md),
+    else what differs."""
+    gots = got if isinstance(got, tuple) else (got,)
+    exps = expected if isinstance(expected, tuple) else (expected,)
+    if len(gots) != len(exps):
+        return f"{what}: {len(gots)} outputs, expected {len(exps)}"
+    for g, e in zip(gots, exps):
+        g, e = np.asarray(g), np.asarray(e)
+        if g.shape != e.shape:
+            return f"{what}: shape {g.shape}, expected {e.shape}"
+        if g.size == 0:
+            continue
+        try:
+            if rtol and g.dtype.kind in "fc" and e.dtype.kind in "fc":
+                np.testing.assert_allclose(g, e, rtol=rtol, atol=rtol, equal_nan=True,
+                                           err_msg=what)
+                continue
+            assert_values_equal(g, e, what + ": ", signed_zeros=True)
+        except AssertionError as exc:
+            return str(exc)[:600]
+    return ""
+
+
+def run_construct_case(source: str, arg_sets: list, writer: ModuleWriter,
+                       api: str = "vectorize", rebind: bool = False) -> Outcome:
+    """One construct program (`construct_programs`) through ``api`` on each argument tuple of
+    ``arg_sets`` in turn (``rebind``: the module's helper ``g`` is rebound to ``g_alt`` before
+    the last call). ``vectorize``: against ``numpy.vectorize(f)`` (same values and dtype, the
+    same exception type, no RuntimeWarning it does not give); ``vmap``: against the loop over
+    NumPy scalars (where the loop raises, nothing is compared)."""
+    program = Program(source, ("x", "y"), 1)
+    f = writer.load(program)
+    namespace = f.__globals__
+    wrapped = vectorize(f, fallback="error") if api == "vectorize" else vmap(f)
+    for k, args in enumerate(arg_sets):
+        if rebind and k == len(arg_sets) - 1:
+            namespace["g"] = namespace["g_alt"]
+        call = f"call {k + 1} (N={len(args[0])})"
+        if len(args[0]) == 0:
+            # numpy.vectorize raises without otypes and the loop has no result to stack: the
+            # empty batch must only not fail (docs/semantics.md: empty batches)
+            got = _outcome_of(wrapped, *args)
+            if got[0] == "raised" and not isinstance(got[1], VectorizeError):
+                return Outcome("internal", f"{type(got[1]).__name__}: {got[1]}", call=call)
+            continue
+        if api == "vectorize":
+            ref = _outcome_of(np.vectorize(f), *args)
+        else:
+            ref = _outcome_of(_vmap_loop, f, args)
+        got = _outcome_of(wrapped, *args)
+        if got[0] == "raised" and isinstance(got[1], VectorizeError):
+            return Outcome("rejected", str(got[1]), normalize_reason(str(got[1])), call=call)
+        if ref[0] == "raised":
+            if api == "vmap":
+                continue
+            if got[0] == "raised" and type(got[1]) is type(ref[1]):
+                continue
+            detail = (f"numpy.vectorize raises {type(ref[1]).__name__}: {ref[1]}; got "
+                      + (f"{type(got[1]).__name__}: {got[1]}" if got[0] == "raised"
+                         else f"a result {got[1]!r}"))
+            return Outcome("mismatch", detail, call=call)
+        if got[0] == "raised":
+            tb = "".join(traceback.format_exception(got[1]))[-3000:]
+            return Outcome("internal", f"{type(got[1]).__name__}: {got[1]}\n{tb}", call=call)
+        low = [np.finfo(a.dtype).eps for a in args if a.dtype in (np.float32, np.float16)]
+        problem = _same(got[1], ref[1], call, 64 * max(low) if low else 0.0)
+        if problem:
+            return Outcome("mismatch", f"{problem}\n got {got[1]!r}\n expected {ref[1]!r}",
+                           call=call)
+        if api == "vectorize" and got[2] and not ref[2]:
+            return Outcome("mismatch", "a RuntimeWarning numpy.vectorize does not give",
+                           call=call, spurious_warning=True)
+    return Outcome("ok")

@@ -216,6 +216,10 @@ class _Checks:
             return []
         nodes = [a.value for a in node.args]
         values = [self.value(n) for n in nodes]
+        if fn is np.arange and len(nodes) == 3 and values[2] is not None:
+            # a step of 0: Python numbers raise ZeroDivisionError, NumPy ones ValueError;
+            # the padded range of a reduction would make it an empty range
+            return python_errors.arange_checks(nodes, values)
         if any(v is None for v in values) or any(self.numpy_valued(n) for n in nodes):
             return []
         if getattr(fn, "__module__", None) == "math" and getattr(math, getattr(

@@ -196,6 +196,19 @@ def divmod_checks(a_node, b_node, a: Value, b: Value, result) -> list:
                   {"a": a_node, "b": b_node}, divisor=b_node)]
 
 
+def _pow_overflows(a: str, b: str) -> str:
+    """The condition under which ``abs(a) ** b`` of finite Python floats overflows, written
+    so that it computes no power (``math.isinf(abs(a) ** b)`` overflows, and NumPy warns,
+    exactly on the lanes it catches): ``b * log2|a|`` beyond 1024, as the sum of the
+    logarithms of the two magnitudes when their signs agree (lowered by 1e-6, so that the
+    logarithms' rounding can only catch more: a false alarm replays numpy.vectorize). The
+    guards keep every logarithm's argument positive (no warning on any lane)."""
+    return (f"math.isfinite({a}) and math.isfinite({b}) and ({b} > 0) == (abs({a}) > 1) and "
+            f"{b} != 0 and abs({a}) != 1 and {a} != 0 and "
+            f"math.log2(abs({b}) + ({b} == 0)) + math.log2(abs(math.log2("
+            f"abs({a}) + 2 * ({a} == 0))) + (abs({a}) == 1)) > 9.999999")
+
+
 def _power(kind, nodes, a: Value, b: Value, result) -> list:
     k = _exact_number(b)
     if kind == "c":
@@ -245,9 +258,7 @@ def _power(kind, nodes, a: Value, b: Value, result) -> list:
         return checks
     return [Check("ZeroDivisionError", _NEGATIVE_POWER, "{a} == 0 and {b} < 0", nodes),
             Check("ValueError", _FRACTIONAL, "{a} < 0 and math.modf({b})[0] != 0", nodes),
-            Check("OverflowError", _FLOAT_RANGE,
-                  "math.isinf(abs({a}) ** {b}) and math.isfinite({a}) and math.isfinite({b})",
-                  nodes)]
+            Check("OverflowError", _FLOAT_RANGE, _pow_overflows("{a}", "{b}"), nodes)]
 
 
 def _int_arithmetic(op, nodes, a: Value, b: Value, limits) -> list:
@@ -340,8 +351,7 @@ MATH_ERRORS: dict[str, list] = {
     "pow": [Check("ValueError", _DOMAIN, "{x} == 0 and {y} < 0", {}),
             Check("ValueError", _DOMAIN, "{x} < 0 and math.modf({y})[0] != 0", {}),
             # in floats: of int arguments `abs(x) ** y` is an int power (it wraps, never inf)
-            Check("OverflowError", _RANGE, "math.isinf(abs(float({x})) ** {y}) and "
-                  "math.isfinite({x}) and math.isfinite({y})", {})],
+            Check("OverflowError", _RANGE, _pow_overflows("{x}", "{y}"), {})],
     "ldexp": [Check("OverflowError", _RANGE,
                     "math.isinf(math.ldexp({x}, {y})) and math.isfinite({x})", {})],
     "floor": _TO_INT, "ceil": _TO_INT, "trunc": _TO_INT,
@@ -351,6 +361,17 @@ MATH_ERRORS: dict[str, list] = {
 }
 """Only float-valued `math` functions whose argument is a Python number (an int is converted
 exactly for |x| < 2**53) are checked; `log(x, base)` also checks its base."""
+
+
+def arange_checks(arg_nodes: list, args: list) -> list:
+    """``np.arange(start, stop, step)`` with a step of 0 raises per example (Python numbers:
+    ZeroDivisionError; NumPy scalars: ValueError, which the replay then gives); the batched
+    range of a reduction would compute an empty range instead."""
+    step = _exact_number(args[2])
+    if step is not None and step != 0 or _kind(args[2]) not in ("i", "f"):
+        return []
+    return [Check("ZeroDivisionError", "division by zero", "{s} == 0",
+                  {"s": arg_nodes[2]}, divisor=arg_nodes[2])]
 
 
 def math_checks(name: str, arg_nodes: list, args: list) -> list:
@@ -412,8 +433,7 @@ _EXACT_MATH: dict[str, list] = {
     "pow": [(ValueError, "{x} == 0 and {y} < 0"),
             (ValueError, "{x} < 0 and math.isfinite({x}) and math.isfinite({y}) "
                          "and math.modf({y})[0] != 0"),
-            (OverflowError, "math.isfinite({x}) and math.isfinite({y}) "
-                            "and math.isinf(abs(float({x})) ** {y})")],
+            (OverflowError, _pow_overflows("{x}", "{y}"))],
     "floor": [(ValueError, "math.isnan({x})"), (OverflowError, "math.isinf({x})")],
     "ceil": [(ValueError, "math.isnan({x})"), (OverflowError, "math.isinf({x})")],
     "trunc": [(ValueError, "math.isnan({x})"), (OverflowError, "math.isinf({x})")],

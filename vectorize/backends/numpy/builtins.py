@@ -12,7 +12,7 @@ import numpy as np
 from ...abstract import TupleValue, Value
 from ...errors import Unsupported
 from ...rules.families import elementwise, padded_args
-from ...rules.registry import Registry, Rule, Site
+from ...rules.registry import Registry, Rule, Site, default_infer, evaluate, result_value
 from ...syntax.templates import expr
 
 
@@ -42,6 +42,29 @@ def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
         else:
             out = expr("np.where({b} " + op + " {a}, {b}, {a})", a=out, b=nxt)
     return out
+
+
+_KINDS = {bool: "b", int: "i", float: "f", complex: "c"}
+
+
+def _infer_minmax(op: str):
+    """The value of ``min(a, b, ...)`` of per-example numbers as the batch has it: Python
+    returns one of the arguments (an int or a float, per example), the batched
+    ``np.minimum`` / ``np.where`` gives every lane the promoted dtype, so an int argument
+    against a float one makes a float (``int(min(n, 2.5))`` must keep its ``int``)."""
+    ufunc = np.minimum if op == "<" else np.maximum
+
+    def infer(site: Site) -> Value:
+        examples = [getattr(v, "example", None) for v in site.args]
+        if len(site.args) >= 2 and not site.kwargs and all(
+                isinstance(v, Value) and v.rank == 0 for v in site.args) and len(
+                    {_KINDS.get(type(e)) or np.asarray(e).dtype.kind for e in examples}) > 1:
+            out = examples[0]
+            for nxt in examples[1:]:
+                out = evaluate(ufunc, nxt, out)
+            return result_value(out)
+        return default_infer(site)
+    return infer
 
 
 def _over_vector(site: Site, op: str) -> cst.BaseExpression:
@@ -158,14 +181,14 @@ def register(reg: Registry) -> None:
         "on ties), else `np.where(b < a, b, a)`. `min(v)` over a per-example vector folds the "
         "same way (`np.min(v, axis=1)` for integers).",
         "lo = min(x, 0.0)\nm = min(x, y)", "lo = np.minimum(0.0, x)\nm = np.where(y < x, y, x)",
-        lambda site: _fold_minmax(site, "<")))
+        lambda site: _fold_minmax(site, "<"), infer=_infer_minmax("<")))
     reg.add_call(builtins.max, Rule(
         "builtin.max", "builtins",
         "`max(a, b)` keeps `a` unless `b > a`: `np.maximum(b, a)` when `b` cannot be NaN, "
         "else `np.where(b > a, b, a)`. `max(v)` over a per-example vector folds the same way "
         "(`np.max(v, axis=1)` for integers).",
         "hi = max(x, 0.0)\nm = max(x, y)", "hi = np.maximum(0.0, x)\nm = np.where(y > x, y, x)",
-        lambda site: _fold_minmax(site, ">")))
+        lambda site: _fold_minmax(site, ">"), infer=_infer_minmax(">")))
     reg.add_call(builtins.round, Rule(
         "builtin.round", "builtins",
         "`round(x)` of a float is an int (half to even): `np.round(x).astype(int)`; "

@@ -1,0 +1,310 @@
+"""Silently wrong results found by reviewing the engine against its contract (issue 20): the
+source read from a file edited after import, types the analysis got wrong, warnings and
+exceptions numpy.vectorize does not give."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+from vectorize import VectorizeError, diskcache, vectorize, vmap
+
+_count = [0]
+
+
+def load(tmp_path, text: str, name: str | None = None):
+    """``text`` written to a module file and imported (a new module object each time)."""
+    _count[0] += 1
+    name = name or f"vz_trust_{_count[0]}"
+    path = tmp_path / f"{name}.py"
+    path.write_text(textwrap.dedent(text))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module, path
+
+
+def edit(path, text: str) -> None:
+    path.write_text(textwrap.dedent(text))
+
+
+# ------------------------------------------------- a file edited after its module was imported
+
+OLD = """\
+    def f(x):
+        return x + 1.0
+
+
+    def helper(x):
+        return x - 3.0
+
+
+    def g(x):
+        return helper(x) * 2.0
+    """
+NEW = """\
+    def f(x):
+        return x * 100.0
+
+
+    def helper(x):
+        return x + 30.0
+
+
+    def g(x):
+        return helper(x) * 2.0
+    """
+
+
+@pytest.mark.parametrize("name", ["f", "g"])
+@pytest.mark.parametrize("front", ["vectorize", "vmap"])
+def test_a_file_edited_after_import_is_refused(tmp_path, name, front):
+    module, path = load(tmp_path, OLD)
+    edit(path, NEW)
+    fn = getattr(module, name)
+    x = np.arange(5.0)
+    wrapped = vectorize(fn, fallback="error") if front == "vectorize" else vmap(fn)
+    with pytest.raises(VectorizeError, match="file changed since") as info:
+        wrapped(x)
+    assert info.value.filename == str(path)
+    assert info.value.line == (1 if name == "f" else 5)    # the edited function's def
+
+
+def test_a_file_edited_after_import_falls_back_to_the_function_itself(tmp_path):
+    module, path = load(tmp_path, OLD)
+    edit(path, NEW)
+    x = np.arange(5.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = vectorize(module.g, fallback="loop")(x)
+    np.testing.assert_array_equal(got, np.vectorize(module.g)(x))
+    np.testing.assert_array_equal(got, (x - 3.0) * 2.0)
+
+
+def test_an_edited_file_gives_no_disk_cache_key(tmp_path):
+    module, path = load(tmp_path, OLD)
+    diskcache.function_print(module.f)
+    edit(path, NEW)
+    with pytest.raises(diskcache.Uncacheable, match="not its code"):
+        diskcache.function_print(module.f)
+
+
+def test_an_edited_file_does_not_reuse_the_new_texts_disk_cache_entry(tmp_path):
+    """Another process imported the new text and cached its code; this one still runs the
+    old function: the entry (same module, name, file and lines) must not be used."""
+    name = f"vz_trust_disk_{_count[0] + 1}"
+    old, path = load(tmp_path, OLD, name)
+    edit(path, NEW)
+    new, _ = load(tmp_path, NEW, name)
+    cache = tmp_path / "cache"
+    x = np.arange(5.0)
+    np.testing.assert_array_equal(vectorize(new.f, cache_dir=cache)(x), x * 100.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = vectorize(old.f, cache_dir=cache)(x)
+    np.testing.assert_array_equal(got, x + 1.0)
+
+
+UNCHANGED = """\
+    from __future__ import annotations
+
+    import math
+
+
+    class Base:
+        def scale(self, x):
+            return x * 2.0
+
+
+    class Shape(Base):
+        __k = 3.0
+
+        def area(self, x: float) -> float:
+            return super().scale(x) + self.__k
+
+
+    def outer(c):
+        d = c * 2.0
+
+        def inner(x):
+            e = [d, c]
+            return x * e[0] + e[1] + math.pi
+        return inner
+
+
+    pairs = [(1, 2),
+             (3, lambda x:
+                  x * 3.0 + 1.0)]
+
+
+    def documented(x):
+        '''A docstring.
+    over lines'''
+        s = '''a string
+    at column 0'''
+        return x + len(s)
+    """
+
+
+def test_unchanged_files_are_not_refused(tmp_path):
+    module, _ = load(tmp_path, UNCHANGED)
+    x = np.array([0.0, 1.5, -2.0])
+    inner = module.outer(0.5)
+    np.testing.assert_allclose(vectorize(inner, fallback="error")(x),
+                               np.vectorize(inner)(x))
+    lam = module.pairs[1][1]
+    np.testing.assert_allclose(vectorize(lam, fallback="error")(x), x * 3.0 + 1.0)
+    np.testing.assert_allclose(vectorize(module.documented, fallback="error")(x),
+                               np.vectorize(module.documented)(x))
+    from vectorize.source import read_function
+    for fn in (module.Shape.area, inner, lam, module.documented, module.Base.scale):
+        read_function(fn)       # no refusal
+    diskcache.function_print(inner)
+
+
+def test_a_method_is_compiled_in_its_class(tmp_path):
+    from vectorize.introspect import source_matches_code
+    module, _ = load(tmp_path, UNCHANGED)
+    text = "def area(self, x: float) -> float:\n    return super().scale(x) + self.__k\n"
+    assert source_matches_code(module.Shape.area, text)
+    assert not source_matches_code(module.Shape.area, text.replace("__k", "_k"))
+    assert not source_matches_code(module.Shape.area, text.replace("scale(x)", "scale(-x)"))
+
+
+# ------------------------------------------------------------------- types of min and max
+
+MINMAX = """\
+    def low(x):
+        return int(min(x, 2.5)) * 1.0
+
+
+    def high(x):
+        return int(max(2.5, x)) + 0.0
+
+
+    def low3(x, y):
+        return int(min(x, y, 2.5))
+    """
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int8", "uint8"])
+@pytest.mark.parametrize("n", [0, 1, 5, 10_000])
+def test_int_of_min_of_an_int_and_a_float_keeps_its_int(tmp_path, dtype, n):
+    """min(3, 2.5) is the float 2.5 and int() of it 2: the analysis took min/max of an int
+    and a float for an int (the example's choice) and dropped int(), giving 2.5."""
+    module, _ = load(tmp_path, MINMAX)
+    rng = np.random.default_rng(n)
+    x = rng.integers(0, 9, n).astype(dtype)
+    y = rng.integers(0, 9, n).astype(dtype)
+    for fn, args in ((module.low, (x,)), (module.high, (x,)), (module.low3, (x, y))):
+        loop = [fn(*[a[i] for a in args]) for i in range(n)]
+        got = vmap(fn)(*args)
+        np.testing.assert_array_equal(got, np.array(loop, dtype=got.dtype))
+        if n:
+            np.testing.assert_array_equal(vectorize(fn, fallback="error")(*args),
+                                          np.vectorize(fn)(*args))
+
+
+# ------------------------------------------------- the float power's overflow check
+
+POWERS = """\
+    import math
+
+
+    def dead_lane(a, b):
+        if a < 0:
+            return math.pow(-a, b)
+        return 0.0
+
+
+    def power(a, b):
+        if a < 0:
+            return abs(a) ** b
+        return -1.0
+
+
+    def raising(a, b):
+        return abs(a) ** b
+    """
+
+
+@pytest.mark.parametrize("name", ["dead_lane", "power"])
+@pytest.mark.parametrize("n", [0, 1, 5, 10_000])
+def test_the_float_power_check_computes_no_power(tmp_path, name, n):
+    """The overflow check of ``a ** b`` / ``math.pow`` computed ``abs(a) ** b`` on every lane:
+    NumPy's overflow RuntimeWarning leaked where numpy.vectorize gives none (a lane the `if`
+    keeps out, or any lane before the OverflowError)."""
+    module, _ = load(tmp_path, POWERS)
+    fn = getattr(module, name)
+    rng = np.random.default_rng(n)
+    a = np.where(rng.random(n) < 0.5, 1e300, -rng.uniform(0.5, 3, n))
+    b = np.where(a > 0, 1e10, rng.uniform(-3, 3, n))
+    a[:1] = 5.0                     # the first example takes the dead lane
+    wrapped = vectorize(fn, fallback="error")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = wrapped(a, b)
+    if n:     # (NumPy's array power and libm's pow may differ in the last bit)
+        np.testing.assert_allclose(got, np.vectorize(fn)(a, b), rtol=1e-14)
+    assert got.shape == (n,)
+
+
+def test_the_float_power_check_raises_without_a_warning(tmp_path):
+    module, _ = load(tmp_path, POWERS)
+    a, b = np.array([2.0, 3.0, 10.0, 0.5]), np.array([3.0, 2.0, 400.0, -2000.0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(OverflowError):
+            vectorize(module.raising, fallback="error")(a, b)
+        with pytest.raises(OverflowError):
+            np.vectorize(module.raising)(a, b)
+    # numpy.vectorize itself warns for none of them (its first example is 2.0 ** 3.0)
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
+    np.testing.assert_array_equal(vectorize(module.raising, fallback="error")(a[:2], b[:2]),
+                                  [8.0, 9.0])
+
+
+# ------------------------------------------------- np.arange with a step of 0
+
+RANGES = """\
+    import numpy as np
+
+
+    def total(n, s):
+        return np.sum(np.arange(0, n, s))
+
+
+    def guarded(n, s):
+        if s != 0:
+            return np.sum(np.arange(0, n, s))
+        return -1
+    """
+
+
+@pytest.mark.parametrize("n_examples", [1, 5, 10_000])
+def test_a_range_with_a_zero_step_raises_as_numpy_vectorize(tmp_path, n_examples):
+    """The padded range of a reduction made a step of 0 an empty range (0 and a warning)
+    where numpy.vectorize raises ZeroDivisionError."""
+    module, _ = load(tmp_path, RANGES)
+    rng = np.random.default_rng(n_examples)
+    n = rng.integers(0, 9, n_examples)
+    s = rng.integers(1, 3, n_examples)
+    wrapped = vectorize(module.total, fallback="error")
+    np.testing.assert_array_equal(wrapped(n, s), np.vectorize(module.total)(n, s))
+    s[-1] = 0
+    # (Python ints raise ZeroDivisionError; numpy.vectorize's first example is a NumPy
+    # scalar, whose arange raises ValueError)
+    with pytest.raises((ZeroDivisionError, ValueError)) as expected:
+        np.vectorize(module.total)(n, s)
+    with pytest.raises(expected.type):
+        wrapped(n, s)
+    guarded = vectorize(module.guarded, fallback="error")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(guarded(n, s), np.vectorize(module.guarded)(n, s))
