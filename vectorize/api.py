@@ -678,6 +678,10 @@ class vectorize:
         if self.otypes:
             arr = arr.astype(self.otypes[index] if index < len(self.otypes) else self.otypes[0],
                              copy=False)
+        elif arr.dtype.kind in "US" and arr.size:
+            # numpy.vectorize sizes a string result by its longest item, not by the longest
+            # string the code could give (`np.where(c, "positive", "neg")` is <U8)
+            arr = arr.astype(f"{arr.dtype.kind}{max(1, int(np.char.str_len(arr).max()))}")
         return arr
 
 

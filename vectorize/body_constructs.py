@@ -256,9 +256,10 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
     # a list of per-example values handed to a function (`sum(terms)`, `np.mean([...])`) is
     # left to the rules of that function: only lists the code indexes are written out
     handed = {id(a.value) for n in _walk_all(tree) if type(n) is cst.Call for a in n.args}
+    consumed = _reduced(tree, func, assigned)
     handed_names = {a.value.value for n in _walk_all(tree) if type(n) is cst.Call
-                    for a in n.args if type(a.value) is cst.Name}
-    skip = set(handed) - _reduced(tree, func, assigned)
+                    for a in n.args if type(a.value) is cst.Name and id(a.value) not in consumed}
+    skip = set(handed) - consumed
     for n in _walk_all(tree):
         if type(n) is cst.Assign and type(n.value) in (cst.ListComp, cst.GeneratorExp) and any(
                 type(t.target) is cst.Name and t.target.value in handed_names

@@ -148,7 +148,8 @@ class Calls:
         rule = self.registry.for_call(fn)
         if rule is not None:
             args, kwargs = self._array_operands(node, rule, args, kwargs)
-            if not kwargs and fn is not ENGINE_NAMES.get("__any_lane__"):
+            if not kwargs and fn is not ENGINE_NAMES.get("__any_lane__") and \
+                    fn is not ENGINE_NAMES.get("__raise_lane__"):
                 self._must_not_raise(rule.shadow or fn, args, node,
                                      lambda: f"`{_code(node.func)}`")
             site = Site(args=args, nodes=[], kwargs={k: (None, v) for k, v in kwargs.items()},

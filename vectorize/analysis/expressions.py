@@ -570,7 +570,7 @@ class Expressions:
                               "use a list or array indexed by an integer (e.g. "
                               "`np.array([...])[k]`), compute the value with np.where, or "
                               "pass fallback='warn' to look it up per example")
-        if len(parts) != 1 or not all(_is_number(v) for v in seq):
+        if len(parts) != 1 or not (all(_is_number(v) for v in seq) or _gatherable(seq)):
             raise Unsupported(f"`{what}` is indexed by a per-example integer, and only a flat "
                               "list or tuple of numbers can be gathered from", node,
                               f"make `{what}` a NumPy array (np.array(...)) of one dtype")
@@ -604,3 +604,15 @@ def _in_bounds(index):
     def zero(i):
         return 0 if isinstance(i, (int, np.integer)) and not isinstance(i, bool) else i
     return tuple(zero(i) for i in index) if isinstance(index, tuple) else zero(index)
+
+
+def _gatherable(seq) -> bool:
+    """A table that gathers as the NumPy array of its items, besides a flat one of numbers:
+    strings (``MONTHS[k]``: an item of the array's ``<U`` dtype; the result is sized as
+    numpy.vectorize sizes it, `vectorize._output`), or rows of numbers, all of one length
+    (``a, b, c = COEF[k]``)."""
+    if seq and all(type(v) is str for v in seq):
+        return True
+    return bool(seq) and all(type(row) in (tuple, list) and len(row) == len(seq[0])
+                             and row and all(_is_number(v) and not isinstance(v, complex)
+                                             for v in row) for row in seq)

@@ -627,6 +627,9 @@ class Analysis(Expressions, Calls, Aliasing):
                     raise Unsupported("cannot unpack this value", target) from None
             elif not value.batched:
                 items = [unbatched(UNKNOWN)] * len(elements)
+            elif value.rank == 1 and value.known and isinstance(value.example, np.ndarray):
+                # a per-example vector (`a, b, c = COEF[k]`): its columns (`batch_rules`)
+                items = [batched_like(v) for v in value.example]
             else:
                 raise Unsupported("unpacking a per-example array into variables is not "
                                   "supported yet", target, "index it explicitly")

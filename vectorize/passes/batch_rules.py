@@ -21,6 +21,7 @@ from ..errors import Unsupported
 from ..liveness import flows_from, liveness_of, reads, writes
 from ..rules.families import pad
 from ..rules.lanes import ANY_LANE, LANE
+from ..rules.python_errors import RAISE_LANE
 from ..rules.registry import Site
 from ..syntax.edit import AugmentedToAssignment, as_assignment
 from ..syntax.templates import expr
@@ -443,6 +444,12 @@ class _ApplyRules(cst.CSTTransformer):
             if _is_batched(slot) and isinstance(value, Value) and isinstance(slot, Value):
                 return updated_node.with_changes(value=pad(updated_node.value, value,
                                                            slot.rank))
+        if len(original_node.targets) == 1 and type(original_node.targets[0].target) in (
+                cst.Tuple, cst.List):
+            value = self.value(original_node.value)
+            if isinstance(value, Value) and _is_batched(value) and value.rank == 1:
+                # per example a vector unpacked item by item: on the batch, its columns
+                return updated_node.with_changes(value=expr("{v}.T", v=updated_node.value))
         return updated_node
 
     def _apply_call(self, rule, original_node, updated_node, receiver=(), **extra):
@@ -502,7 +509,8 @@ class _ApplyRules(cst.CSTTransformer):
         inputs = [a for a in original_node.args]
         if not any(_is_batched(self.value(a.value)) for a in inputs) and (
                 original_node not in analysis.math_in_branches):
-            if isinstance(original_node.func, cst.Name) and original_node.func.value == ANY_LANE:
+            if isinstance(original_node.func, cst.Name) and original_node.func.value in (
+                    ANY_LANE, RAISE_LANE):
                 return updated_node.with_changes(func=cst.Name("bool"))
             if isinstance(original_node.func, cst.Name) and original_node.func.value == LANE:
                 return updated_node.args[0].value      # a value the same for every example
