@@ -282,6 +282,9 @@ class Expressions:
         fn = self.registry.backend.on_examples(UNARY_FUNCS[type(node.operator)])
         if not value.batched:
             return unbatched(_evaluate(fn, value.example), all_exact(value))
+        if type(node.operator) is cst.Not and isinstance(value, TupleValue) and value.kind in (
+                None, tuple, list):
+            return exact(not value.items)      # `not args`: whether it is empty, per call
         if type(node.operator) is cst.Not:
             self._truth(value, node)
             return batched_like(np.True_)
@@ -514,7 +517,14 @@ class Expressions:
                 try:
                     return base.items[parts[0].example]
                 except IndexError:
+                    if self._unreached:      # Python's IndexError, where it gets there
+                        return unbatched(UNKNOWN)
                     raise Unsupported("tuple index out of range", node) from None
+            if base.batched and len(parts) == 1 and parts[0] is not None and not parts[
+                    0].batched and parts[0].kind in "iu" and uniform_items(base) is not None:
+                # items alike (`*args` of one dtype): the item at a position the same for
+                # every example is an array like each of them (Python's IndexError as is)
+                return uniform_items(base)
             if base.batched:
                 raise Unsupported("indexing a tuple of per-example values with a computed "
                                   "index", node, "use a constant index")
@@ -616,3 +626,19 @@ def _gatherable(seq) -> bool:
     return bool(seq) and all(type(row) in (tuple, list) and len(row) == len(seq[0])
                              and row and all(_is_number(v) and not isinstance(v, complex)
                                              for v in row) for row in seq)
+
+
+def uniform_items(seq):
+    """The abstract value every item of the tuple ``seq`` has, where its items are all
+    per-example values of one type, dtype and per-example shape (`*args` of like arrays, a
+    tuple display of like values); else None."""
+    from ..abstract import TupleValue, same_type
+    items = seq.items if isinstance(seq, TupleValue) else ()
+    if not items or seq.kind not in (None, tuple, list) or any(
+            isinstance(v, TupleValue) or not v.batched or not v.known for v in items):
+        return None
+    first = items[0]
+    if not all(same_type(first.example, v.example) and np.shape(first.example) == np.shape(
+            v.example) for v in items):
+        return None
+    return batched_like(first.example)

@@ -41,7 +41,7 @@ from .environments import (
     _no_per_example_choice_between,
     join_envs,
 )
-from .expressions import Expressions
+from .expressions import Expressions, uniform_items
 from .syntax import _SYNTAX, _always_true, _is_none, _may_fall_off
 
 
@@ -93,6 +93,7 @@ class Analysis(Expressions, Calls, Aliasing):
         self.free_attributes: dict[tuple, object] = {}
         self.fallback_calls: dict[cst.Call, str] = {}
         self.helper_calls: dict[cst.Call, object] = {}
+        self.tuple_lengths: set = set()     # len(t) of a tuple tracked item by item
         self.method_calls: dict[cst.Call, object] = {}     # x.method(...) on batched x
         self.random_calls: dict[cst.Call, Rule] = {}       # draws, one per example
         # a list or tuple display (or a name bound to one) of per-example values that a
@@ -523,6 +524,12 @@ class Analysis(Expressions, Calls, Aliasing):
             if loop is not None:
                 return self._sequence_loop(stmt, env, loop)
         iterable = self._range_of_batched(stmt.iter, env) or self.expr(stmt.iter, env)
+        alike = uniform_items(iterable) if isinstance(iterable, TupleValue) else None
+        if alike is not None:
+            # a tuple of like per-example values (`for clo in layers` of `*layers`): a
+            # Python loop over its items, each an array of the batch
+            return self._loop(stmt, env, lambda e: self.bind(stmt.target, alike, e, stmt),
+                              nonempty=True)
         if iterable.batched:
             call = stmt.iter
             is_range = (isinstance(call, cst.Call) and self.values.get(call.func) is not None

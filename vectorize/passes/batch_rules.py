@@ -167,6 +167,11 @@ class _ApplyRules(cst.CSTTransformer):
                              and n in self.analysis.values
                              and not _is_batched(self.analysis.values[n])}
         stable = [name for name in batched if name not in self._written]
+        if not batched:
+            # only `*args` items are per example: the first one's length, set on entry
+            batched = [f"{name}[0]" for name, v in self.ctx.params.items()
+                       if isinstance(v, TupleValue) and v.kind is None and v.items
+                       and getattr(v.items[0], "batched", False)]
         self._like = (stable or batched)[0]     # an array on the arguments' device
         if stable:
             # `compact`: the lanes' count inside
@@ -504,6 +509,8 @@ class _ApplyRules(cst.CSTTransformer):
             return updated_node.with_changes(func=cst.Name(name))
         if original_node in analysis.fallback_calls:
             return self._fallback(original_node, updated_node)
+        if original_node in analysis.tuple_lengths:
+            return updated_node         # `len(args)`: Python's, of the tuple of arrays
         if original_node in analysis.numpy_scalar_ops:
             return self._numpy_scalar_op(original_node, updated_node)
         inputs = [a for a in original_node.args]
