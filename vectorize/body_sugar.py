@@ -331,3 +331,80 @@ def _walk(node):
         n = stack.pop()
         yield n
         stack.extend(n.children)
+
+
+# ------------------------------------------------------------------ names bound on some paths
+
+
+def check_unbound(tree: cst.FunctionDef, name: str, placeholder: str):
+    """The function with ``name`` (a local that some paths read without assigning) bound to
+    ``placeholder`` (a literal of the type the other paths give it) on entry, a flag
+    ``<name>_bound`` set after each assignment, and before each statement that reads it
+    ``if not <name>_bound: raise UnboundLocalError(...)``: where Python raises, the batch
+    raises (a check a little early, before a statement that reads it only on some of its
+    branches, makes `vectorize` run the per-example loop, which decides). None where the
+    name is bound in a way this does not follow (``del``, ``global``, walrus, ``with``,
+    ``except ... as``, ``import``, a nested function's)."""
+    from .liveness import reads, writes
+    if any(type(n) in (cst.Del, cst.Global, cst.Nonlocal, cst.NamedExpr, cst.With,
+                       cst.ExceptHandler, cst.Import, cst.ImportFrom, cst.FunctionDef,
+                       cst.ClassDef, cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.SetComp,
+                       cst.DictComp) and n is not tree for n in _walk(tree.body)) or any(
+            p.name.value == name for p in tree.params.params):
+        return None
+    flag = _fresh(_all_names(tree), f"{name}_bound")
+    message = (f"cannot access local variable '{name}' where it is not associated with a "
+               "value")
+    check = cst.parse_statement(f"if not {flag}:\n    raise UnboundLocalError({message!r})\n")
+    bound = _assign(flag, cst.Name("True"))
+
+    def header_reads(stmt) -> bool:
+        parts = {cst.If: lambda s: [s.test], cst.While: lambda s: [s.test],
+                 cst.For: lambda s: [s.iter], cst.Match: lambda s: [s.subject]}
+        return any(name in reads(p) for p in parts.get(type(stmt), lambda s: [])(stmt))
+
+    def block(stmts) -> list:
+        out = []
+        for stmt in stmts:
+            if type(stmt) is cst.SimpleStatementLine:
+                if name in reads(stmt):
+                    out.append(check)
+                out.append(stmt)
+                if name in writes(stmt):
+                    out.append(bound)
+                continue
+            if header_reads(stmt):
+                out.append(check)
+            out.append(compound(stmt))
+        return out
+
+    def compound(stmt):
+        changes = {}
+        if hasattr(stmt, "body") and type(stmt.body) is cst.IndentedBlock:
+            lines = block(list(stmt.body.body))
+            if type(stmt) is cst.For and name in writes(cst.SimpleStatementLine([cst.Assign(
+                    [cst.AssignTarget(stmt.target)], cst.Name("None"))])):
+                lines.insert(0, bound)
+            changes["body"] = stmt.body.with_changes(body=lines)
+        orelse = getattr(stmt, "orelse", None)
+        if orelse is not None:
+            changes["orelse"] = compound(orelse) if type(orelse) is cst.If else \
+                orelse.with_changes(body=orelse.body.with_changes(
+                    body=block(list(orelse.body.body))))
+        if type(stmt) is cst.Try:
+            changes["handlers"] = [h.with_changes(body=h.body.with_changes(
+                body=block(list(h.body.body)))) for h in stmt.handlers]
+            if stmt.finalbody is not None:
+                changes["finalbody"] = stmt.finalbody.with_changes(body=stmt.finalbody.body
+                                                                   .with_changes(body=block(
+                                                                       list(stmt.finalbody
+                                                                            .body.body))))
+        if type(stmt) is cst.Match:
+            changes["cases"] = [c.with_changes(body=c.body.with_changes(
+                body=block(list(c.body.body)))) for c in stmt.cases]
+        return stmt.with_changes(**changes) if changes else stmt
+
+    start = [_assign(name, cst.parse_expression(placeholder)),
+             _assign(flag, cst.Name("False"))]
+    return tree.with_changes(body=tree.body.with_changes(
+        body=start + block(list(tree.body.body))))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import operator as _op
 import types
 
@@ -178,10 +179,10 @@ class Expressions:
         ident = node.value
         if ident in env.values:
             if ident in env.unbound:
-                raise Unsupported(f"`{ident}` is assigned on some paths only, so it may be "
-                                  "unbound here for some examples", node,
-                                  f"give `{ident}` a value before the `if` or loop that "
-                                  f"assigns it")
+                raise MaybeUnbound(f"`{ident}` is assigned on some paths only, so it may be "
+                                   "unbound here for some examples", node,
+                                   f"give `{ident}` a value before the `if` or loop that "
+                                   f"assigns it", name=ident, value=env.values[ident])
             return env.values[ident]
         if ident in _CONSTANTS:
             return exact(_CONSTANTS[ident])
@@ -642,3 +643,13 @@ def uniform_items(seq):
             v.example) for v in items):
         return None
     return batched_like(first.example)
+
+
+@dataclasses.dataclass
+class MaybeUnbound(Unsupported):
+    """A read of ``name``, which some paths reach without assigning it (``value``: what the
+    others assign): `transform` retries with a placeholder and a run-time check
+    (`body_sugar.check_unbound`)."""
+
+    name: str = ""
+    value: object = None
