@@ -542,3 +542,126 @@ def _more_items(iterable, items, func, assigned):
             return [cst.Subscript(cst.Name(iterable.value), [cst.SubscriptElement(
                 cst.Index(cst.Integer(str(i))))]) for i in range(len(value))]
     return None
+
+
+def inline_statement_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
+    """A nested ``def name(a, b): <statements>; return <expression>`` at the top level of
+    the body that reads the function's own variables (a closure of several statements, which
+    `hoist_helpers` and `inline_closures` leave), called only in statements of the body's
+    top level after it (``y = name(x, 2.0)``, ``return name(x) + 1``): before each such
+    statement its parameters are bound to the arguments, in order, and its statements run
+    on names of their own (``z`` -> ``z_name``); the call becomes the returned expression.
+    The closed-over variables are read where the call is, as the closure reads them when it
+    runs. Only bodies with no other ``return``, no ``yield``/``global``/``nonlocal``/nested
+    scopes, and calls with as many positional arguments that sit outside conditional
+    expressions, ``and``/``or`` and nested scopes of their statement."""
+    from .liveness import writes
+    body = list(tree.body.body)
+    taken = {n.value for n in _walk_all(tree) if type(n) is cst.Name}
+    for index, stmt in enumerate(body):
+        if type(stmt) is not cst.FunctionDef or _helper_name(stmt) is None:
+            continue
+        found = _statement_closure(stmt)
+        if found is None:
+            continue
+        name, params, lines, result = found
+        rest = body[index + 1:]
+        if sum(name in writes(s) or _helper_name(s) == name for s in body) != 1:
+            continue
+        calls, other_uses = _uses(rest, name)
+        if not calls or other_uses or any(
+                len(c.args) != len(params) or any(a.star or a.keyword is not None
+                                                  for a in c.args) for c in calls):
+            continue
+        if not all(type(s) is cst.SimpleStatementLine for s in rest
+                   if any(id(c) in {id(n) for n in _walk_all(s)} for c in calls)) or any(
+                _in_conditional(s, c) for s in rest for c in calls):
+            continue
+        local = set(params)
+        for line in lines:
+            local |= writes(line)
+        new_rest = []
+        for s in rest:
+            mine = [c for c in calls if any(c is n for n in _walk_all(s))]
+            prologue, replacements = [], {}
+            for call in mine:
+                renames = {}
+                for old in sorted(local):
+                    new, k = f"{old}_{name}", 1
+                    while new in taken:
+                        k += 1
+                        new = f"{old}_{name}_{k}"
+                    taken.add(new)
+                    renames[old] = new
+                prologue += [cst.SimpleStatementLine([cst.Assign(
+                    [cst.AssignTarget(cst.Name(renames[p]))], a.value)])
+                    for p, a in zip(params, call.args)]
+                prologue += [_renamed(line, renames) for line in lines]
+                replacements[id(call)] = _renamed(result, renames).with_changes(
+                    lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            new_rest += prologue + [rewrite(s, _Inline(replacements)) if mine else s]
+        tree = tree.with_changes(body=tree.body.with_changes(body=body[:index] + new_rest))
+        return inline_statement_closures(tree)      # the next one
+    return tree
+
+
+def _statement_closure(stmt: cst.FunctionDef):
+    """(name, parameters, statements, returned expression) of a ``def`` whose body is
+    statements without ``return`` and a last ``return <expression>``; None otherwise."""
+    params = stmt.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None or \
+            params.kwonly_params or params.star_kwarg or params.posonly_params or any(
+                p.default is not None for p in params.params):
+        return None
+    lines = list(stmt.body.body) if type(stmt.body) is cst.IndentedBlock else [stmt.body]
+    if lines and type(lines[0]) is cst.SimpleStatementLine and type(
+            lines[0].body[0]) is cst.Expr and type(lines[0].body[0].value) in (
+            cst.SimpleString, cst.ConcatenatedString):
+        lines = lines[1:]
+    if len(lines) < 2 or type(lines[-1]) is not cst.SimpleStatementLine or len(
+            lines[-1].body) != 1 or type(lines[-1].body[0]) is not cst.Return or \
+            lines[-1].body[0].value is None:
+        return None
+    if any(type(n) in (cst.Return, cst.Yield, cst.Global, cst.Nonlocal, cst.FunctionDef,
+                       cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+                       cst.GeneratorExp, cst.Await, cst.NamedExpr, cst.Break, cst.Continue,
+                       cst.Del, cst.Try, cst.With, cst.Import, cst.ImportFrom)
+           for line in lines[:-1] for n in _walk_all(line)):
+        return None
+    return stmt.name.value, [p.name.value for p in params.params], lines[:-1], \
+        lines[-1].body[0].value
+
+
+def _in_conditional(stmt, call) -> bool:
+    """Whether ``call`` sits, in ``stmt``, under a conditional expression, ``and``/``or``
+    or a nested scope (where Python may not evaluate it)."""
+    def search(node, guarded):
+        if node is call:
+            return guarded
+        inner = guarded or type(node) in (cst.IfExp, cst.BooleanOperation, cst.Lambda,
+                                          cst.ListComp, cst.GeneratorExp, cst.SetComp,
+                                          cst.DictComp)
+        return any(search(child, inner) for child in node.children)
+    return search(stmt, False)
+
+
+def _renamed(node, renames: dict):
+    """``node`` with the names of ``renames`` replaced (attributes' names and keywords
+    kept)."""
+    class Rename(cst.CSTTransformer):
+        def visit_Attribute(self, node):
+            return False          # (its base is renamed on the way out)
+
+        def leave_Attribute(self, original_node, updated_node):
+            return updated_node.with_changes(value=updated_node.value.visit(self))
+
+        def visit_Arg(self, node):
+            return True
+
+        def leave_Arg(self, original_node, updated_node):
+            return updated_node.with_changes(keyword=original_node.keyword)
+
+        def leave_Name(self, original_node, updated_node):
+            new = renames.get(updated_node.value)
+            return updated_node if new is None else updated_node.with_changes(value=new)
+    return node.visit(Rename())

@@ -17,6 +17,7 @@ from .body_constructs import (
     hoist_helpers,
     hoist_imports,
     inline_closures,
+    inline_statement_closures,
     unroll_comprehensions,
 )
 from .body_sugar import loop_else_as_flag, match_as_if, membership_as_equality
@@ -245,7 +246,7 @@ def read_function(func) -> FunctionSource:
     stripped, helpers = hoist_helpers(stripped, func, module, line_offset, col_offset,
                                       filename, set(imports))
     imports.update(helpers)
-    stripped = inline_closures(stripped)
+    stripped = inline_statement_closures(inline_closures(stripped))
     stripped = match_as_if(loop_else_as_flag(stripped))
     stripped = membership_as_equality(stripped, func, imports)
     stripped = consumers_as_displays(unroll_comprehensions(stripped, func, imports), func)
