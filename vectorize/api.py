@@ -705,10 +705,11 @@ class vectorize:
         if self.otypes:
             arr = arr.astype(self.otypes[index] if index < len(self.otypes) else self.otypes[0],
                              copy=False)
-        elif arr.dtype.kind in "US" and arr.size:
+        elif arr.dtype.kind in "US":
             # numpy.vectorize sizes a string result by its longest item, not by the longest
             # string the code could give (`np.where(c, "positive", "neg")` is <U8)
-            arr = arr.astype(f"{arr.dtype.kind}{max(1, int(np.char.str_len(arr).max()))}")
+            longest = int(np.char.str_len(arr).max()) if arr.size else 0
+            arr = arr.astype(f"{arr.dtype.kind}{max(1, longest)}")
         return arr
 
 

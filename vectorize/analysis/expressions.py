@@ -531,7 +531,7 @@ class Expressions:
                                   "index", node, "use a constant index")
         batched_parts = [p for p in parts if p is not None and p.batched]
         if not base.batched and batched_parts and isinstance(
-                base.example, (list, tuple, dict)):
+                base.example, (list, tuple, dict, str)):
             return self._lookup_per_example(node, base, parts)
         if not base.batched and not batched_parts:
             if base.known and all(e is not UNKNOWN for e in examples):
@@ -573,6 +573,8 @@ class Expressions:
         key runs per example where fallbacks are allowed; anything else is refused."""
         seq = base.example
         what = _code(node.value)
+        if isinstance(seq, str):
+            seq = tuple(seq)       # "ABCD"[k]: its characters (`array.index`)
         if isinstance(seq, dict):
             if self.allow_fallback and all(_is_number(v) for v in seq.values()):
                 self.fallback_calls[node] = f"`{what}[...]` is a dict looked up per example"

@@ -519,6 +519,15 @@ class Analysis(Expressions, Calls, Aliasing):
         return frame["masked"]
 
     def for_statement(self, stmt: cst.For, env: Env) -> Env | None:
+        if _is_call_of(stmt.iter, ("enumerate",)) and len(stmt.iter.args) == 1 and not (
+                stmt.iter.args[0].star or stmt.iter.args[0].keyword):
+            inner = self.expr(stmt.iter.args[0].value, env)
+            alike = uniform_items(inner) if isinstance(inner, TupleValue) else None
+            if alike is not None and self.expr(stmt.iter.func, env).example is enumerate:
+                # `for t, c in enumerate(cash_flows)` of `*cash_flows`: a Python loop
+                pair = TupleValue((unbatched(0), alike))
+                return self._loop(stmt, env, lambda e: self.bind(stmt.target, pair, e, stmt),
+                                  nonempty=True)
         if _is_call_of(stmt.iter, ("enumerate", "zip")):
             loop = _sequence_loop_of(stmt, lambda n: self.expr(n, env))
             if loop is not None:

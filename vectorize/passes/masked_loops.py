@@ -268,7 +268,8 @@ class _MaskLoops(cst.CSTTransformer):
                               "returns on every path is not supported yet",
                               original_node.iter, "loop over `range(len(v))` and index "
                               "`v[i]`")
-        if getattr(iterable, "batched", False):
+        if getattr(iterable, "batched", False) and not isinstance(iterable, TupleValue):
+            # (a tuple of per-example values, `*args`, is a Python loop over its items)
             return self._batched_range(original_node, updated_node)
         if original_node not in self.analysis.masked_loops or not _exits_in(
                 original_node, (cst.Break, cst.Return)):
