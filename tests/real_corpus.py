@@ -1809,7 +1809,7 @@ CHEB_COEF = (1.0, 0.5, 0.25, 0.125)
 
 
 @case("in", "int-args", "if-elif", inputs=lambda rng, n, bad: (I(rng, n, 1, 12),))
-def days_in_month(m):
+def month_length(m):
     if m in (4, 6, 9, 11):
         return 30
     if m == 2:
@@ -1832,7 +1832,7 @@ E3_SERIES = (1.0, 2.5, 5.0, 10.0)
 @case("loop-else", "for-break-table", "raise", inputs=lambda rng, n, bad: (
     spoil(rng, U(rng, n, 0, 45), [60.0], bad),))
 def beaufort_number(speed):
-    for number, upper in enumerate(BEAUFORT_UPPER):
+    for number, upper in enumerate(BEAUFORT_UPPER):  # noqa: B007 - read after the loop
         if speed < upper:
             break
     else:

@@ -41,8 +41,8 @@ def check(func, make, sizes=SIZES, seed=0):
     dtypes = None
     for n in sizes + sizes[-1:]:
         args = make(rng, n)
-        want, error = outcome(lambda: np.vectorize(func)(*args))
-        got, our_error = outcome(lambda: ours(*args))
+        want, error = outcome(lambda args=args: np.vectorize(func)(*args))
+        got, our_error = outcome(lambda args=args: ours(*args))
         if error is not None:
             assert our_error is not None and type(our_error) is type(error), (
                 f"N={n}: numpy.vectorize raised {error!r}, vectorize gave "
@@ -442,8 +442,11 @@ def test_exact_int_functions_and_their_errors():
                                         rng.uniform(0, 1, n)))
     check(int_functions, lambda rng, n: (rng.integers(0, 20, n), rng.integers(0, 12, n)))
     n = np.array([0, 1, 2, 3, 4, 15, 16, 17, 2 ** 52 + 1, 2 ** 62, 2 ** 63 - 1])
-    assert vectorize(math.isqrt.__call__ and (lambda v: math.isqrt(v)))(n).tolist() == [
-        math.isqrt(int(v)) for v in n]
+    assert vectorize(isqrt_of, fallback="error")(n).tolist() == [math.isqrt(int(v)) for v in n]
+
+
+def isqrt_of(n):
+    return math.isqrt(n)
 
 
 def comb_only(n, k):
@@ -453,8 +456,8 @@ def comb_only(n, k):
 def test_results_beyond_int64_are_numpy_vectorizes():
     # the first lane too large: numpy.vectorize's result is an object array
     for n in (np.array([100, 10]), np.array([10, 100]), np.array([66, 67])):
-        want, error = outcome(lambda: np.vectorize(comb_only)(n, n // 2))
-        got, our_error = outcome(lambda: vectorize(comb_only)(n, n // 2))
+        want, error = outcome(lambda n=n: np.vectorize(comb_only)(n, n // 2))
+        got, our_error = outcome(lambda n=n: vectorize(comb_only)(n, n // 2))
         if error is not None:
             assert type(our_error) is type(error)
         else:
