@@ -1707,6 +1707,191 @@ def breeze_class(speed):
     return code
 
 
+# =========================================================================== more constructs
+# (issue 20: each construct below was refused before; written in the styles above)
+
+
+@case("*args", "elementwise", inputs=lambda rng, n, bad: (
+    U(rng, n, 0, 40), U(rng, n, 0, 40), U(rng, n, 0, 40)))
+def parallel_resistance(*resistors):
+    inverse = 0.0
+    for r in resistors:
+        if r == 0:
+            return 0.0
+        inverse += 1.0 / r
+    return 1.0 / inverse
+
+
+@case("*args", "raise", inputs=lambda rng, n, bad: (
+    spoil(rng, U(rng, n, 0.1, 1), [0.0], bad), U(rng, n, 0, 1), U(rng, n, 0, 1)))
+def mixture_density(total, *fractions):
+    if not fractions:
+        raise ValueError("no components")
+    return sum(fractions) / total / len(fractions)
+
+
+@case("closure", "nested-def", "helper", inputs=lambda rng, n, bad: (
+    U(rng, n, 0.1, 30), U(rng, n, 0.5, 1.5)))
+def wind_chill_like(v, scale):
+    base = 13.12 * scale
+
+    def term(power):
+        factor = v ** power
+        corrected = factor * scale
+        return base * corrected / (1 + corrected)
+
+    return term(0.16) - term(0.5) + base
+
+
+@case("closure", "nested-def", "math-domain", inputs=lambda rng, n, bad: (
+    spoil(rng, U(rng, n, 0.01, 1), [-0.5], bad), U(rng, n, 1, 5)))
+def log_ratio_spread(p, k):
+    def logit(q):
+        odds = q / (1 - q * 0.5)
+        return math.log(odds) * k
+
+    return logit(p) - logit(p / 2)
+
+
+class Surface:
+    ASPHALT = 0
+    GRAVEL = 1
+    ICE = 2
+
+
+@case("match", "int-args", "if-elif", inputs=lambda rng, n, bad: (
+    I(rng, n, 0, 3), U(rng, n, 0, 40)))
+def braking_distance(surface, speed):
+    match surface:
+        case Surface.ASPHALT:
+            mu = 0.7
+        case Surface.GRAVEL:
+            mu = 0.45
+        case Surface.ICE if speed > 10:
+            mu = 0.05
+        case Surface.ICE:
+            mu = 0.1
+        case _:
+            mu = 0.3
+    return speed * speed / (2 * mu * G)
+
+
+@case("match", "int-args", "raise", inputs=lambda rng, n, bad: (
+    spoil(rng, I(rng, n, 1, 4), [7], bad), U(rng, n, 0, 100)))
+def quarter_rate(quarter, amount):
+    match quarter:
+        case 1 | 2:
+            return amount * 0.02
+        case 3:
+            return amount * 0.025
+        case 4:
+            return amount * 0.03
+    raise ValueError(f"bad quarter {quarter}")
+
+
+@case("any-all", "bool-result", "for-over-table", inputs=lambda rng, n, bad: (
+    U(rng, n, 0, 1), U(rng, n, 0, 1)))
+def inside_unit_triangle(x, y):
+    return all(a * x + b * y <= c for a, b, c in TRIANGLE_EDGES)
+
+
+TRIANGLE_EDGES = ((-1.0, 0.0, 0.0), (0.0, -1.0, 0.0), (1.0, 1.0, 1.0))
+
+
+@case("any-all", "generator", "fixed-range-loop", inputs=lambda rng, n, bad: (
+    U(rng, n, -1, 1),))
+def chebyshev_sum(x):
+    return sum(c * math.cos(k * math.acos(x)) for k, c in enumerate(CHEB_COEF)) + max(
+        abs(x) ** k for k in range(1, 4))
+
+
+CHEB_COEF = (1.0, 0.5, 0.25, 0.125)
+
+
+@case("in", "int-args", "if-elif", inputs=lambda rng, n, bad: (I(rng, n, 1, 12),))
+def month_length(m):
+    if m in (4, 6, 9, 11):
+        return 30
+    if m == 2:
+        return 28
+    return 31
+
+
+@case("in", "table-lookup", "raise", inputs=lambda rng, n, bad: (
+    spoil(rng, rng.choice(np.array([1.0, 2.5, 5.0, 10.0]), n), [3.0], bad),
+    U(rng, n, 0, 10)))
+def standard_resistor_check(nominal, load):
+    if nominal not in E3_SERIES:
+        raise ValueError("not a standard value")
+    return load / nominal
+
+
+E3_SERIES = (1.0, 2.5, 5.0, 10.0)
+
+
+@case("loop-else", "for-break-table", "raise", inputs=lambda rng, n, bad: (
+    spoil(rng, U(rng, n, 0, 45), [60.0], bad),))
+def beaufort_number(speed):
+    for number, upper in enumerate(BEAUFORT_UPPER):  # noqa: B007 - read after the loop
+        if speed < upper:
+            break
+    else:
+        raise ValueError("speed above the scale")
+    return number
+
+
+BEAUFORT_UPPER = (0.5, 1.6, 3.4, 5.5, 8.0, 10.8, 13.9, 17.2, 20.8, 24.5, 28.5, 32.7, 50.0)
+
+
+@case("table-index", "string-result", "int-conversion", inputs=lambda rng, n, bad: (
+    U(rng, n, 0, 360),))
+def compass_point(bearing):
+    return "NESW"[int((bearing + 45) // 90) % 4]
+
+
+@case("string-result", "if-elif", inputs=lambda rng, n, bad: (U(rng, n, -5, 40),))
+def water_phase(t):
+    if t < 0:
+        return "ice"
+    if t < 100:
+        return "liquid"
+    return "steam"
+
+
+@case("bound-on-some-paths", "for-break-table", inputs=lambda rng, n, bad: (
+    U(rng, n, 0, 49),))
+def beaufort_label_code(speed):
+    for upper, code in BEAUFORT_CODES:
+        if speed < upper:
+            label = code
+            break
+    return label
+
+
+BEAUFORT_CODES = ((1.6, 0), (10.8, 1), (24.5, 2), (50.0, 3))
+
+
+@case("comb", "int-args", "int-result", inputs=lambda rng, n, bad: (
+    spoil(rng, I(rng, n, 0, 20), [-2], bad), I(rng, n, 0, 8)))
+def arrangements(n, k):
+    return math.perm(n, k) + math.comb(n, k) * math.factorial(min(k, 5))
+
+
+@case("comb", "int-args", "bool-result", inputs=lambda rng, n, bad: (
+    spoil(rng, I(rng, n, 0, 10 ** 6), [-4], bad),))
+def is_square(n):
+    r = math.isqrt(n)
+    return r * r == n
+
+
+@case("dict-lookup", "int-args", inputs=lambda rng, n, bad: (I(rng, n, 0, 6), U(rng, n, 0, 1)))
+def grade_points(grade, weight):
+    return GRADE_POINTS.get(grade, 0.0) * weight
+
+
+GRADE_POINTS = {1: 4.0, 2: 3.0, 3: 2.0, 4: 1.0}
+
+
 # =========================================================================== the check
 
 

@@ -98,6 +98,7 @@ class vectorize:
             self.fallback, f"vectorize: {getattr(self, '__name__', 'function')}")
         self._binding = None
         self._var_keyword = None    # the name of a `**` parameter (`_make_binding`)
+        self._var_positional = None     # the name of a `*` parameter (`_make_binding`)
         self._last = None       # the last call's fast path (`_FastPath`), when it has one
         self._core_signature = None
         if signature is not None:
@@ -153,7 +154,7 @@ class vectorize:
             return self._numpy_loop(args, kwargs)
         if spec.fallbacks:
             self._announce("; ".join(spec.fallbacks), spec)
-        elif not kwargs and not self.excluded:
+        elif not kwargs and not self.excluded and self._var_positional is None:
             self._last = _FastPath.of(args, entry, shape, batched, self._binding) or self._last
         out = self._run_or_replay(entry, call_args, math.prod(shape), batched)
         if out is _REPLAY:
@@ -295,6 +296,9 @@ class vectorize:
             return self._fallback_plan(binding, args, kwargs)[0], None, loop_shape, size, \
                 dim_sizes, None
         func, lead, sig, names, n_positional = binding
+        if self._var_positional is not None:
+            return self._fallback_plan("it takes *args and has a signature", args, kwargs)[0], \
+                None, loop_shape, size, dim_sizes, None
         if (not kwargs and not lead and not excluded and len(args) == len(names)
                 and n_positional == len(names)):
             bound = tuple(zip(args, range(len(args))))   # (value, input) per parameter
@@ -468,6 +472,12 @@ class vectorize:
             if self._var_keyword is not None and values[names.index(self._var_keyword)]:
                 return self._fallback_plan("it is called with keyword arguments that go to "
                                            "its `**` parameter", args, kwargs)
+            if self._var_positional is not None:
+                if self.excluded:
+                    return self._fallback_plan("it takes *args and has `excluded` arguments",
+                                               args, kwargs)
+                names, values, as_is = _spread_var_positional(self._var_positional, names,
+                                                              values, as_is)
         arrays = []
         for index, value in enumerate(values):
             if index in as_is:
@@ -497,7 +507,10 @@ class vectorize:
             if arr is None:
                 call_args.append(values[index])
                 key.append(as_is_key(values[index]))
-            elif arr.ndim == 0 or (arr.size == 1 and size != 1):
+            elif (arr.ndim == 0 or (arr.size == 1 and size != 1)) and not (
+                    shape and names[index].endswith("]") and self._var_positional):
+                # (the items of `*args` are all batched where any is: a Python loop over
+                # them binds arrays alike, `analysis.expressions.uniform_items`)
                 call_args.append(arr.reshape(())[()])
                 # numpy.vectorize hands a NumPy scalar argument to each example as it is,
                 # the items of an array (0-d too) and Python numbers as Python numbers
@@ -515,7 +528,7 @@ class vectorize:
             entry = self._specs.get_or_build(
                 key, lambda: self._build(func, self._empty_var_keyword(
                     sig, self._params(names, values, call_args, key[0])),
-                    *_number_kinds(names, key[0])))
+                    *_number_kinds(names, key[0]), var_positional=self._var_positional))
         return entry, call_args, shape, batched
 
     def _run(self, entry, call_args, size, batched):
@@ -556,6 +569,14 @@ class vectorize:
         _, _, _, names, n_positional = self._binding
         if n_positional == len(call_args):
             return function(*call_args)
+        if self._var_positional is not None:
+            # the `*` parameter's items follow the positional ones (`_spread_var_positional`)
+            after = names[names.index(self._var_positional) + 1:]
+            n = len(call_args) - len(after)
+            keywords = dict(zip(after, call_args[n:]))
+            if self._var_keyword is not None:
+                keywords.update(keywords.pop(self._var_keyword))
+            return function(*call_args[:n], **keywords)
         keywords = dict(zip(names[n_positional:], call_args[n_positional:]))
         if self._var_keyword is not None:
             keywords.update(keywords.pop(self._var_keyword))
@@ -568,10 +589,9 @@ class vectorize:
             return self._binding
         func, lead = target
         sig = _signature(func)
-        if any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values()):
-            self._binding = "it takes *args"
-            return self._binding
         names = list(sig.parameters)
+        self._var_positional = next((n for n, p in sig.parameters.items()
+                                     if p.kind == p.VAR_POSITIONAL), None)
         self._var_keyword = next((n for n, p in sig.parameters.items()
                                   if p.kind == p.VAR_KEYWORD), None)
         n_positional = sum(1 for p in sig.parameters.values() if p.kind <= p.POSITIONAL_OR_KEYWORD)
@@ -592,6 +612,9 @@ class vectorize:
         n_lead = len(lead)
         for index, name in enumerate(names):
             pos = index - n_lead
+            if name == self._var_positional:
+                values.append(bound.arguments.get(name, ()))   # (`_spread_var_positional`)
+                continue
             if name == self._var_keyword:
                 # `**kwargs`: empty here (`_plan` runs numpy's loop for a call that fills
                 # it), the same for every example
@@ -613,7 +636,8 @@ class vectorize:
         """The ``**kwargs`` parameter is the empty dict on every call that has a
         specialization (`_plan`): the code may rely on it (``kwargs.get("scale", 1.0)``)."""
         for name in params:
-            if sig.parameters[name].kind == inspect.Parameter.VAR_KEYWORD:
+            if name in sig.parameters and sig.parameters[name].kind == \
+                    inspect.Parameter.VAR_KEYWORD:
                 params[name] = Value(False, {}, True)
         return params
 
@@ -643,10 +667,13 @@ class vectorize:
             reason, fallback_source(self.pyfunc, reason, "numpy.vectorize loop")))), args, \
             None, None
 
-    def _build(self, func, params, python=(), numpy_scalars=()):
+    def _build(self, func, params, python=(), numpy_scalars=(), var_positional=None):
         """``python``: the parameters that are Python numbers per example; ``numpy_scalars``:
-        those passed as NumPy scalars, which numpy.vectorize hands on as they are."""
+        those passed as NumPy scalars, which numpy.vectorize hands on as they are;
+        ``var_positional``: the ``*`` parameter, whose items are ``name[i]`` in ``params``."""
         token = PYTHON_SCALARS.set(tuple(params[name] for name in python))
+        if var_positional is not None:
+            params = _fold_var_positional(var_positional, params)
         # (the title is part of the disk cache's key: the code may differ for them)
         title = "Generated by vectorize" + (
             f" (NumPy scalars per example: {', '.join(numpy_scalars)})" if numpy_scalars
@@ -678,6 +705,11 @@ class vectorize:
         if self.otypes:
             arr = arr.astype(self.otypes[index] if index < len(self.otypes) else self.otypes[0],
                              copy=False)
+        elif arr.dtype.kind in "US":
+            # numpy.vectorize sizes a string result by its longest item, not by the longest
+            # string the code could give (`np.where(c, "positive", "neg")` is <U8)
+            longest = int(np.char.str_len(arr).max()) if arr.size else 0
+            arr = arr.astype(f"{arr.dtype.kind}{max(1, longest)}")
         return arr
 
 
@@ -782,6 +814,34 @@ def _unusual_arguments(args, kwargs) -> str | None:
             if backends.of_value(a) is not None:
                 return "tensor"
     return None
+
+
+def _spread_var_positional(star: str, names, values, as_is):
+    """The ``*`` parameter ``star``'s items as parameters of their own, ``star[0]``,
+    ``star[1]``, ..., each an argument batched or not (one specialization per number of
+    them): names, values and the indices passed as they are, shifted."""
+    at = names.index(star)
+    items = tuple(values[at])
+    names = [*names[:at], *(f"{star}[{i}]" for i in range(len(items))), *names[at + 1:]]
+    values = [*values[:at], *items, *values[at + 1:]]
+    as_is = tuple(i if i < at else i + len(items) - 1 for i in as_is if i != at)
+    return names, values, as_is
+
+
+def _fold_var_positional(star: str, params: dict) -> dict:
+    """``params`` with ``star[0]``, ``star[1]``, ... as one tuple ``star``, in the
+    signature's place (the body reads ``star`` as the tuple Python makes)."""
+    out: dict = {}
+    items = []
+    for name, value in params.items():
+        if name.startswith(star + "[") and name.endswith("]"):
+            if not items:
+                out[star] = None
+            items.append(value)
+            continue
+        out[name] = value
+    out[star] = TupleValue(tuple(items))
+    return out
 
 
 def _number_kinds(names, kinds) -> tuple[list, list]:

@@ -256,9 +256,10 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
     # a list of per-example values handed to a function (`sum(terms)`, `np.mean([...])`) is
     # left to the rules of that function: only lists the code indexes are written out
     handed = {id(a.value) for n in _walk_all(tree) if type(n) is cst.Call for a in n.args}
+    consumed = _reduced(tree, func, assigned)
     handed_names = {a.value.value for n in _walk_all(tree) if type(n) is cst.Call
-                    for a in n.args if type(a.value) is cst.Name}
-    skip = set(handed)
+                    for a in n.args if type(a.value) is cst.Name and id(a.value) not in consumed}
+    skip = set(handed) - consumed
     for n in _walk_all(tree):
         if type(n) is cst.Assign and type(n.value) in (cst.ListComp, cst.GeneratorExp) and any(
                 type(t.target) is cst.Name and t.target.value in handed_names
@@ -286,7 +287,7 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
                         type(v) in (int, float, complex, bool) for v in value):
                 return [cst.Subscript(cst.Name(iterable.value), [cst.SubscriptElement(
                     cst.Index(cst.Integer(str(i))))]) for i in range(len(value))]
-        return None
+        return _more_items(iterable, items, func, assigned)
 
     class Unroll(cst.CSTTransformer):
         def leave_GeneratorExp(self, original_node, updated_node):
@@ -299,16 +300,24 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
         def _unrolled(node):
             target = node.for_in
             if target.inner_for_in is not None or target.ifs or target.asynchronous or \
-                    type(target.target) is not cst.Name:
+                    _target_names(target.target) is None:
                 return node
-            name = target.target.value
+            names = _target_names(target.target)
             if any(type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
                                cst.GeneratorExp, cst.NamedExpr) for n in _walk_all(node.elt)):
                 return node
             values = items(target.iter)
             if values is None:
                 return node
-            elements = [cst.Element(_substitute(node.elt, name, value)) for value in values]
+            elements = []
+            for value in values:
+                parts = _unpacked(value, names)
+                if parts is None:
+                    return node
+                elt = node.elt
+                for one, part in zip(names, parts):
+                    elt = _substitute(elt, one, part)
+                elements.append(cst.Element(elt))
             return cst.List(elements, lpar=node.lpar if type(node) is cst.ListComp else [],
                             rpar=node.rpar if type(node) is cst.ListComp else [])
 
@@ -400,3 +409,259 @@ def _imported(stmt, func) -> dict | None:
                 value = importlib.import_module(f"{module.__name__}.{attr}")
             out[alias.asname.name.value if alias.asname is not None else attr] = value
     return out
+
+
+# builtins that consume a comprehension handed to them whole, in order: unrolled into a
+# display (`any`/`all` into `or`/`and` chains, which stop where Python's would)
+_CONSUMERS = ("sum", "max", "min", "any", "all", "tuple", "list", "sorted")
+
+
+def _reduced(tree, func, assigned) -> set:
+    """ids of the comprehensions handed as the only positional argument to a builtin of
+    `_CONSUMERS` (not rebound): the builtin consumes every item, so they are unrolled."""
+    out = set()
+    for n in _walk_all(tree):
+        if type(n) is cst.Call and type(n.func) is cst.Name and n.func.value in _CONSUMERS \
+                and n.func.value not in assigned and lookup(func, n.func.value)[2] == \
+                "builtin" and n.args and n.args[0].keyword is None and not n.args[0].star \
+                and all(a.keyword is not None or i == 0 or n.func.value == "sum"
+                        for i, a in enumerate(n.args)):
+            out.add(id(n.args[0].value))
+    return out
+
+
+def consumers_as_displays(tree: cst.FunctionDef, func) -> cst.FunctionDef:
+    """After `unroll_comprehensions`: ``tuple([a, b])`` as ``(a, b)``, ``list([...])`` as
+    the list, ``any([a, b])`` as ``bool(a or b)`` and ``all([...])`` as ``bool(a and b)``
+    (a comparison or ``not`` needs no ``bool``): the values Python computes, with its
+    short-circuit (items after the deciding one are not evaluated, as the generator's
+    are not)."""
+    from .liveness import writes
+    assigned = {p.name.value for p in tree.params.params}
+    for stmt in tree.body.body:
+        assigned |= writes(stmt)
+
+    class Displays(cst.CSTTransformer):
+        def leave_Call(self, original_node, node):
+            if not (type(node.func) is cst.Name and node.func.value in (
+                    "tuple", "list", "any", "all") and len(node.args) == 1 and type(
+                    node.args[0].value) is cst.List and node.args[0].keyword is None
+                    and not node.args[0].star and node.func.value not in assigned
+                    and lookup(func, node.func.value)[2] == "builtin"):
+                return node
+            elements = node.args[0].value.elements
+            if any(type(e) is not cst.Element for e in elements):
+                return node
+            values = [e.value for e in elements]
+            kind = node.func.value
+            if kind == "list":
+                return node.args[0].value
+            if kind == "tuple":
+                return cst.Tuple([cst.Element(v) for v in values] if len(values) != 1 else [
+                    cst.Element(values[0], comma=cst.Comma())],
+                    lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            if not values:
+                return cst.Name("True" if kind == "all" else "False")
+            parts = [v if type(v) in (cst.Comparison, cst.Name) or type(
+                v) is cst.UnaryOperation and type(v.operator) is cst.Not else cst.Call(
+                cst.Name("bool"), [cst.Arg(v)]) for v in values]
+            operator = cst.And() if kind == "all" else cst.Or()
+            out = parts[0]
+            for p in parts[1:]:
+                out = cst.BooleanOperation(_parened(out), operator, _parened(p))
+            if all(type(p) is not cst.Name for p in parts):
+                return _parened(out)
+            return cst.Call(cst.Name("bool"), [cst.Arg(out)])
+
+    if not any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value in (
+            "tuple", "list", "any", "all") for n in _walk_all(tree)):
+        return tree
+    return tree.visit(Displays())
+
+
+def _parened(node):
+    if type(node) in (cst.Name, cst.Call, cst.Subscript, cst.Attribute, cst.Integer):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _target_names(target):
+    """The names a comprehension's target binds, in order (a name or a flat tuple of
+    names), or None."""
+    if type(target) is cst.Name:
+        return [target.value]
+    if type(target) in (cst.Tuple, cst.List) and all(
+            type(e) is cst.Element and type(e.value) is cst.Name for e in target.elements):
+        return [e.value.value for e in target.elements]
+    return None
+
+
+def _unpacked(value, names):
+    """The values ``names`` (a comprehension's target) take for one item ``value``: the
+    item itself for one name; for a tuple target, the parts of a tuple of nodes, or
+    ``value[0]``, ``value[1]``, ... of a subscript of a shared table."""
+    if len(names) == 1 and not isinstance(value, tuple):
+        return [value]
+    if isinstance(value, tuple):
+        return list(value) if len(value) == len(names) else None
+    return [cst.Subscript(value, [cst.SubscriptElement(cst.Index(cst.Integer(str(j))))])
+            for j in range(len(names))]
+
+
+def _more_items(iterable, items, func, assigned):
+    """Items of the sequences `unroll_comprehensions` also writes out: a tuple or list
+    display of names and literals (each item as written), ``enumerate``/``zip`` of
+    sequences it writes out (tuples of nodes), and a global tuple of rows of numbers, all of
+    one length (``TABLE[i]``, unpacked by the target)."""
+    if type(iterable) in (cst.Tuple, cst.List):
+        if all(type(e) is cst.Element and type(e.value) in (
+                cst.Name, cst.Integer, cst.Float, cst.Imaginary) for e in iterable.elements) \
+                and len(iterable.elements) <= UNROLL_LIMIT:
+            return [e.value for e in iterable.elements]
+        return None
+    if type(iterable) is cst.Call and type(iterable.func) is cst.Name and iterable.func.value \
+            in ("enumerate", "zip") and iterable.func.value not in assigned and lookup(
+                func, iterable.func.value)[2] == "builtin" and iterable.args and all(
+                a.keyword is None and not a.star for a in iterable.args):
+        if iterable.func.value == "enumerate":
+            if len(iterable.args) != 1:
+                return None
+            inner = items(iterable.args[0].value)
+            return None if inner is None else [(cst.Integer(str(i)), v)
+                                               for i, v in enumerate(inner)]
+        parts = [items(a.value) for a in iterable.args]
+        if any(p is None for p in parts):
+            return None
+        return [tuple(p[i] for p in parts) for i in range(min(len(p) for p in parts))]
+    if type(iterable) is cst.Name and iterable.value not in assigned:
+        found, value, scope = lookup(func, iterable.value)
+        if found and scope in ("global", "closure") and type(value) is tuple and len(
+                value) <= UNROLL_LIMIT and value and all(
+                type(row) is tuple and len(row) == len(value[0]) and all(
+                    type(v) in (int, float, bool) for v in row) for row in value):
+            return [cst.Subscript(cst.Name(iterable.value), [cst.SubscriptElement(
+                cst.Index(cst.Integer(str(i))))]) for i in range(len(value))]
+    return None
+
+
+def inline_statement_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
+    """A nested ``def name(a, b): <statements>; return <expression>`` at the top level of
+    the body that reads the function's own variables (a closure of several statements, which
+    `hoist_helpers` and `inline_closures` leave), called only in statements of the body's
+    top level after it (``y = name(x, 2.0)``, ``return name(x) + 1``): before each such
+    statement its parameters are bound to the arguments, in order, and its statements run
+    on names of their own (``z`` -> ``z_name``); the call becomes the returned expression.
+    The closed-over variables are read where the call is, as the closure reads them when it
+    runs. Only bodies with no other ``return``, no ``yield``/``global``/``nonlocal``/nested
+    scopes, and calls with as many positional arguments that sit outside conditional
+    expressions, ``and``/``or`` and nested scopes of their statement."""
+    from .liveness import writes
+    body = list(tree.body.body)
+    taken = {n.value for n in _walk_all(tree) if type(n) is cst.Name}
+    for index, stmt in enumerate(body):
+        if type(stmt) is not cst.FunctionDef or _helper_name(stmt) is None:
+            continue
+        found = _statement_closure(stmt)
+        if found is None:
+            continue
+        name, params, lines, result = found
+        rest = body[index + 1:]
+        if sum(name in writes(s) or _helper_name(s) == name for s in body) != 1:
+            continue
+        calls, other_uses = _uses(rest, name)
+        if not calls or other_uses or any(
+                len(c.args) != len(params) or any(a.star or a.keyword is not None
+                                                  for a in c.args) for c in calls):
+            continue
+        if not all(type(s) is cst.SimpleStatementLine for s in rest
+                   if any(id(c) in {id(n) for n in _walk_all(s)} for c in calls)) or any(
+                _in_conditional(s, c) for s in rest for c in calls):
+            continue
+        local = set(params)
+        for line in lines:
+            local |= writes(line)
+        new_rest = []
+        for s in rest:
+            mine = [c for c in calls if any(c is n for n in _walk_all(s))]
+            prologue, replacements = [], {}
+            for call in mine:
+                renames = {}
+                for old in sorted(local):
+                    new, k = f"{old}_{name}", 1
+                    while new in taken:
+                        k += 1
+                        new = f"{old}_{name}_{k}"
+                    taken.add(new)
+                    renames[old] = new
+                prologue += [cst.SimpleStatementLine([cst.Assign(
+                    [cst.AssignTarget(cst.Name(renames[p]))], a.value)])
+                    for p, a in zip(params, call.args)]
+                prologue += [_renamed(line, renames) for line in lines]
+                replacements[id(call)] = _renamed(result, renames).with_changes(
+                    lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            new_rest += prologue + [rewrite(s, _Inline(replacements)) if mine else s]
+        tree = tree.with_changes(body=tree.body.with_changes(body=body[:index] + new_rest))
+        return inline_statement_closures(tree)      # the next one
+    return tree
+
+
+def _statement_closure(stmt: cst.FunctionDef):
+    """(name, parameters, statements, returned expression) of a ``def`` whose body is
+    statements without ``return`` and a last ``return <expression>``; None otherwise."""
+    params = stmt.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None or \
+            params.kwonly_params or params.star_kwarg or params.posonly_params or any(
+                p.default is not None for p in params.params):
+        return None
+    lines = list(stmt.body.body) if type(stmt.body) is cst.IndentedBlock else [stmt.body]
+    if lines and type(lines[0]) is cst.SimpleStatementLine and type(
+            lines[0].body[0]) is cst.Expr and type(lines[0].body[0].value) in (
+            cst.SimpleString, cst.ConcatenatedString):
+        lines = lines[1:]
+    if len(lines) < 2 or type(lines[-1]) is not cst.SimpleStatementLine or len(
+            lines[-1].body) != 1 or type(lines[-1].body[0]) is not cst.Return or \
+            lines[-1].body[0].value is None:
+        return None
+    if any(type(n) in (cst.Return, cst.Yield, cst.Global, cst.Nonlocal, cst.FunctionDef,
+                       cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+                       cst.GeneratorExp, cst.Await, cst.NamedExpr, cst.Break, cst.Continue,
+                       cst.Del, cst.Try, cst.With, cst.Import, cst.ImportFrom)
+           for line in lines[:-1] for n in _walk_all(line)):
+        return None
+    return stmt.name.value, [p.name.value for p in params.params], lines[:-1], \
+        lines[-1].body[0].value
+
+
+def _in_conditional(stmt, call) -> bool:
+    """Whether ``call`` sits, in ``stmt``, under a conditional expression, ``and``/``or``
+    or a nested scope (where Python may not evaluate it)."""
+    def search(node, guarded):
+        if node is call:
+            return guarded
+        inner = guarded or type(node) in (cst.IfExp, cst.BooleanOperation, cst.Lambda,
+                                          cst.ListComp, cst.GeneratorExp, cst.SetComp,
+                                          cst.DictComp)
+        return any(search(child, inner) for child in node.children)
+    return search(stmt, False)
+
+
+def _renamed(node, renames: dict):
+    """``node`` with the names of ``renames`` replaced (attributes' names and keywords
+    kept)."""
+    class Rename(cst.CSTTransformer):
+        def visit_Attribute(self, node):
+            return False          # (its base is renamed on the way out)
+
+        def leave_Attribute(self, original_node, updated_node):
+            return updated_node.with_changes(value=updated_node.value.visit(self))
+
+        def visit_Arg(self, node):
+            return True
+
+        def leave_Arg(self, original_node, updated_node):
+            return updated_node.with_changes(keyword=original_node.keyword)
+
+        def leave_Name(self, original_node, updated_node):
+            new = renames.get(updated_node.value)
+            return updated_node if new is None else updated_node.with_changes(value=new)
+    return node.visit(Rename())

@@ -153,7 +153,7 @@ def print_module(specs, module, main, header: str = "") -> Printed:
         # rules may write scipy.special (math.gamma, math.erf...)
         imports.setdefault("scipy", importlib.import_module("scipy.special") and
                            sys.modules["scipy"])
-    if "pymath" in referenced and module.python_semantics:   # Python's round(x, n)
+    if "pymath" in referenced:   # Python's round(x, n), exact int functions
         from . import pymath
         imports.setdefault("pymath", pymath)
     for _, name, value in module.free.values():

@@ -103,3 +103,101 @@ def _per_lane(v, n, lanes, out):
     out = np.array(out, dtype=np.float64)
     out[lanes] = [builtins.round(float(e), n) for e in v[lanes]]
     return out
+
+
+# --------------------------------------------------------------------- exact int functions
+# ``math.comb``/``perm``/``factorial``/``isqrt`` on int arrays: Python's exact ints where the
+# result fits int64 (numpy.vectorize's output dtype for Python ints); Python's ValueError for
+# negative arguments; OverflowError where a result may not fit (the estimate in floats can
+# fire a little early: `vectorize` then runs the per-example loop, which decides).
+
+_INT64_LIMIT = 9.2e18       # a little below 2**63: above it a result may not fit int64
+
+
+def _ints(*args):
+    arrays = [np.asarray(a) for a in args]
+    for a in arrays:
+        if a.dtype.kind not in "biu":
+            raise TypeError(f"'{a.dtype}' object cannot be interpreted as an integer")
+    return np.broadcast_arrays(*[a.astype(np.int64) for a in arrays])
+
+
+def isqrt(n):
+    """``math.isqrt`` lane by lane: the largest r with r * r <= n."""
+    (n,) = _ints(n)
+    if (n < 0).any():
+        raise ValueError("isqrt() argument must be nonnegative")
+    r = np.sqrt(n.astype(np.float64)).astype(np.int64)   # within one of the root
+    r = np.where(r * r > n, r - 1, r)
+    up = r + 1
+    return np.where(up <= n // up, up, r)
+
+
+def comb(n, k):
+    """``math.comb(n, k)`` lane by lane: C(n, k), 0 where k > n. Each step
+    C(n, i + 1) = C(n, i) * (n - i) / (i + 1) divides by g = gcd(C(n, i), i + 1) first, so
+    nothing exceeds the next binomial coefficient."""
+    n, k = _ints(n, k)
+    if (n < 0).any():
+        raise ValueError("n must be a non-negative integer")
+    if (k < 0).any():
+        raise ValueError("k must be a non-negative integer")
+    beyond = k > n
+    k = np.where(beyond, 0, np.minimum(k, n - k))
+    return np.where(beyond, 0, _product_steps(n, k, binomial=True))
+
+
+def perm(n, k=None):
+    """``math.perm(n, k)`` lane by lane: n! / (n - k)!, 0 where k > n."""
+    if k is None:
+        return factorial(n)
+    n, k = _ints(n, k)
+    if (n < 0).any():
+        raise ValueError("n must be a non-negative integer")
+    if (k < 0).any():
+        raise ValueError("k must be a non-negative integer")
+    beyond = k > n
+    return np.where(beyond, 0, _product_steps(n, np.where(beyond, 0, k), binomial=False))
+
+
+def factorial(n):
+    """``math.factorial(n)`` lane by lane."""
+    (n,) = _ints(n)
+    if (n < 0).any():
+        raise ValueError("factorial() not defined for negative values")
+    return _product_steps(n, n, binomial=False)
+
+
+def _product_steps(n, k, binomial: bool):
+    """prod(n - i for i < k), divided by k! when ``binomial``; OverflowError as soon as a
+    lane's value (estimated in floats) may leave int64."""
+    out = np.ones(n.shape, dtype=np.int64)
+    size = np.ones(n.shape, dtype=np.float64)
+    steps = int(k.max()) if k.size else 0
+    for i in range(steps):
+        live = i < k
+        factor = n - i
+        with np.errstate(all="ignore"):
+            size = np.where(live, size * factor / (i + 1 if binomial else 1), size)
+        if (size > _INT64_LIMIT).any():
+            raise OverflowError("Python int too large to convert to C long")
+        if binomial:
+            g = np.gcd(out, i + 1)
+            step = (out // g) * (factor // ((i + 1) // g))
+        else:
+            step = out * factor
+        out = np.where(live, step, out)
+    return out
+
+
+def lookup(table: dict, key, default):
+    """``table.get(key, default)`` lane by lane, for a dict of numbers keyed by numbers:
+    Python finds a key equal to the lane's (``4.0`` finds ``4``; NaN finds nothing)."""
+    key = np.asarray(key)
+    if not table:
+        return np.broadcast_arrays(np.asarray(default), key)[0].copy()
+    keys = sorted(table)
+    values = np.asarray([table[k] for k in keys])
+    keys = np.asarray(keys)
+    at = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
+    return np.where(keys[at] == key, values[at], default)

@@ -14,11 +14,14 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from .body_constructs import (
+    consumers_as_displays,
     hoist_helpers,
     hoist_imports,
     inline_closures,
+    inline_statement_closures,
     unroll_comprehensions,
 )
+from .body_sugar import loop_else_as_flag, match_as_if, membership_as_equality
 from .errors import Unsupported, VectorizeError
 from .introspect import lookup, source_lines, source_matches_code
 from .syntax.traversal import children, rewrite, statements
@@ -263,7 +266,9 @@ def read_function(func) -> FunctionSource:
     stripped, helpers = hoist_helpers(stripped, func, module, line_offset, col_offset,
                                       filename, set(imports))
     imports.update(helpers)
-    stripped = inline_closures(stripped)
-    stripped = unroll_comprehensions(stripped, func, imports)
+    stripped = inline_statement_closures(inline_closures(stripped))
+    stripped = match_as_if(loop_else_as_flag(stripped))
+    stripped = membership_as_equality(stripped, func, imports)
+    stripped = consumers_as_displays(unroll_comprehensions(stripped, func, imports), func)
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,
                           col_offset, file_lines, module, tree, local_imports=imports)

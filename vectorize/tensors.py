@@ -34,6 +34,8 @@ def plan(vec, args, kwargs):
     if isinstance(binding, str):
         return _refuse(vec, binding)
     func, lead, sig, names, n_positional = binding
+    if vec._var_positional is not None:
+        return _refuse(vec, "it takes *args, which a call on tensors cannot map")
     if n_positional != len(names):
         # vmap passes arguments by position
         return _refuse(vec, "it has keyword-only parameters, which a call on tensors cannot "

@@ -9,6 +9,7 @@ also compiles it (`codegen.load`); the file rewriter writes the text into the us
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import inspect
 import re
@@ -21,8 +22,9 @@ import libcst as cst
 import numpy as np
 
 from . import backends, codegen
-from .abstract import TupleValue, exact
+from .abstract import TupleValue, Value, exact
 from .analysis import Analysis
+from .analysis.expressions import MaybeUnbound
 from .codegen import Generated  # noqa: F401 -- what a transform returns
 from .errors import Unsupported, VectorizeError
 from .introspect import ClosureView, attribute_guard
@@ -126,13 +128,23 @@ class ModuleContext:
             self.function_names.taken.add(name)
         spec = _Spec(name, source=source)
         self.specs[key] = spec
-        job = FunctionJob(self, source, params, spec.name, helper=node is not None)
-        try:
-            spec.tree, spec.result = job.run()
-            spec.unbatched_returns = any(not _all_batched(value)
-                                         for _, value in job.last.returns)
-        except Unsupported as problem:
-            raise source.error(problem) from None
+        checked: set = set()
+        while True:
+            job = FunctionJob(self, source, params, spec.name, helper=node is not None)
+            try:
+                spec.tree, spec.result = job.run()
+                spec.unbatched_returns = any(not _all_batched(value)
+                                             for _, value in job.last.returns)
+                break
+            except MaybeUnbound as problem:
+                # a name some paths read unbound: a placeholder and a check, once per name
+                tree = None if problem.name in checked else _checked_unbound(source, problem)
+                if tree is None:
+                    raise source.error(problem) from None
+                checked.add(problem.name)
+                source = dataclasses.replace(source, tree=tree)
+            except Unsupported as problem:
+                raise source.error(problem) from None
         self.order.append(spec)
         return spec
 
@@ -391,3 +403,18 @@ def _called(specs: list[_Spec]) -> list[_Spec]:
             stack.append(by_name[name])
     return [spec for spec in specs if spec.name in kept]
 
+
+
+def _checked_unbound(source, problem):
+    """`body_sugar.check_unbound` of the function's tree for ``problem`` (a `MaybeUnbound`),
+    with a placeholder of the type the paths that bind the name give it; None where there
+    is none (a tuple, an array, an object) or the rewrite does not apply."""
+    from .body_sugar import check_unbound
+    value = problem.value
+    if isinstance(value, TupleValue) or not isinstance(value, Value) or not value.known \
+            or getattr(value, "rank", 0) != 0:
+        return None
+    kind = np.asarray(value.example).dtype.kind
+    placeholder = {"b": "False", "i": "0", "u": "0", "f": "0.0", "c": "0j", "U": '""'}.get(kind)
+    return None if placeholder is None else check_unbound(source.tree, problem.name,
+                                                           placeholder)

@@ -17,6 +17,7 @@ from ..abstract import (
     Value,
     all_exact,
     batched_like,
+    exact,
     unbatched,
 )
 from ..backends.torch import is_own_module
@@ -76,6 +77,12 @@ class Calls:
         fn = func.example
         if func.batched:
             raise Unsupported("calling a per-example value", node)
+        if fn is len and func.known and len(args) == 1 and not kwargs and isinstance(
+                args[0], TupleValue) and args[0].kind in (None, tuple, list):
+            # the length of a tuple of values tracked one by one (`*args`): the same for
+            # every example, Python's `len` in the generated code too (`batch_rules`)
+            self.tuple_lengths.add(node)
+            return exact(len(args[0].items))
         if fn is isinstance and func.known and len(args) == 2 and not kwargs:
             found = self.isinstance_of(node, *args)
             if found is not None:
@@ -148,7 +155,8 @@ class Calls:
         rule = self.registry.for_call(fn)
         if rule is not None:
             args, kwargs = self._array_operands(node, rule, args, kwargs)
-            if not kwargs and fn is not ENGINE_NAMES.get("__any_lane__"):
+            if not kwargs and fn is not ENGINE_NAMES.get("__any_lane__") and \
+                    fn is not ENGINE_NAMES.get("__raise_lane__"):
                 self._must_not_raise(rule.shadow or fn, args, node,
                                      lambda: f"`{_code(node.func)}`")
             site = Site(args=args, nodes=[], kwargs={k: (None, v) for k, v in kwargs.items()},

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import operator as _op
 import types
 
@@ -178,10 +179,10 @@ class Expressions:
         ident = node.value
         if ident in env.values:
             if ident in env.unbound:
-                raise Unsupported(f"`{ident}` is assigned on some paths only, so it may be "
-                                  "unbound here for some examples", node,
-                                  f"give `{ident}` a value before the `if` or loop that "
-                                  f"assigns it")
+                raise MaybeUnbound(f"`{ident}` is assigned on some paths only, so it may be "
+                                   "unbound here for some examples", node,
+                                   f"give `{ident}` a value before the `if` or loop that "
+                                   f"assigns it", name=ident, value=env.values[ident])
             return env.values[ident]
         if ident in _CONSTANTS:
             return exact(_CONSTANTS[ident])
@@ -282,6 +283,9 @@ class Expressions:
         fn = self.registry.backend.on_examples(UNARY_FUNCS[type(node.operator)])
         if not value.batched:
             return unbatched(_evaluate(fn, value.example), all_exact(value))
+        if type(node.operator) is cst.Not and isinstance(value, TupleValue) and value.kind in (
+                None, tuple, list):
+            return exact(not value.items)      # `not args`: whether it is empty, per call
         if type(node.operator) is cst.Not:
             self._truth(value, node)
             return batched_like(np.True_)
@@ -514,13 +518,20 @@ class Expressions:
                 try:
                     return base.items[parts[0].example]
                 except IndexError:
+                    if self._unreached:      # Python's IndexError, where it gets there
+                        return unbatched(UNKNOWN)
                     raise Unsupported("tuple index out of range", node) from None
+            if base.batched and len(parts) == 1 and parts[0] is not None and not parts[
+                    0].batched and parts[0].kind in "iu" and uniform_items(base) is not None:
+                # items alike (`*args` of one dtype): the item at a position the same for
+                # every example is an array like each of them (Python's IndexError as is)
+                return uniform_items(base)
             if base.batched:
                 raise Unsupported("indexing a tuple of per-example values with a computed "
                                   "index", node, "use a constant index")
         batched_parts = [p for p in parts if p is not None and p.batched]
         if not base.batched and batched_parts and isinstance(
-                base.example, (list, tuple, dict)):
+                base.example, (list, tuple, dict, str)):
             return self._lookup_per_example(node, base, parts)
         if not base.batched and not batched_parts:
             if base.known and all(e is not UNKNOWN for e in examples):
@@ -562,6 +573,8 @@ class Expressions:
         key runs per example where fallbacks are allowed; anything else is refused."""
         seq = base.example
         what = _code(node.value)
+        if isinstance(seq, str):
+            seq = tuple(seq)       # "ABCD"[k]: its characters (`array.index`)
         if isinstance(seq, dict):
             if self.allow_fallback and all(_is_number(v) for v in seq.values()):
                 self.fallback_calls[node] = f"`{what}[...]` is a dict looked up per example"
@@ -570,7 +583,7 @@ class Expressions:
                               "use a list or array indexed by an integer (e.g. "
                               "`np.array([...])[k]`), compute the value with np.where, or "
                               "pass fallback='warn' to look it up per example")
-        if len(parts) != 1 or not all(_is_number(v) for v in seq):
+        if len(parts) != 1 or not (all(_is_number(v) for v in seq) or _gatherable(seq)):
             raise Unsupported(f"`{what}` is indexed by a per-example integer, and only a flat "
                               "list or tuple of numbers can be gathered from", node,
                               f"make `{what}` a NumPy array (np.array(...)) of one dtype")
@@ -604,3 +617,41 @@ def _in_bounds(index):
     def zero(i):
         return 0 if isinstance(i, (int, np.integer)) and not isinstance(i, bool) else i
     return tuple(zero(i) for i in index) if isinstance(index, tuple) else zero(index)
+
+
+def _gatherable(seq) -> bool:
+    """A table that gathers as the NumPy array of its items, besides a flat one of numbers:
+    strings (``MONTHS[k]``: an item of the array's ``<U`` dtype; the result is sized as
+    numpy.vectorize sizes it, `vectorize._output`), or rows of numbers, all of one length
+    (``a, b, c = COEF[k]``)."""
+    if seq and all(type(v) is str for v in seq):
+        return True
+    return bool(seq) and all(type(row) in (tuple, list) and len(row) == len(seq[0])
+                             and row and all(_is_number(v) and not isinstance(v, complex)
+                                             for v in row) for row in seq)
+
+
+def uniform_items(seq):
+    """The abstract value every item of the tuple ``seq`` has, where its items are all
+    per-example values of one type, dtype and per-example shape (`*args` of like arrays, a
+    tuple display of like values); else None."""
+    from ..abstract import TupleValue, same_type
+    items = seq.items if isinstance(seq, TupleValue) else ()
+    if not items or seq.kind not in (None, tuple, list) or any(
+            isinstance(v, TupleValue) or not v.batched or not v.known for v in items):
+        return None
+    first = items[0]
+    if not all(same_type(first.example, v.example) and np.shape(first.example) == np.shape(
+            v.example) for v in items):
+        return None
+    return batched_like(first.example)
+
+
+@dataclasses.dataclass
+class MaybeUnbound(Unsupported):
+    """A read of ``name``, which some paths reach without assigning it (``value``: what the
+    others assign): `transform` retries with a placeholder and a run-time check
+    (`body_sugar.check_unbound`)."""
+
+    name: str = ""
+    value: object = None

@@ -41,7 +41,7 @@ from .environments import (
     _no_per_example_choice_between,
     join_envs,
 )
-from .expressions import Expressions
+from .expressions import Expressions, uniform_items
 from .syntax import _SYNTAX, _always_true, _is_none, _may_fall_off
 
 
@@ -93,6 +93,7 @@ class Analysis(Expressions, Calls, Aliasing):
         self.free_attributes: dict[tuple, object] = {}
         self.fallback_calls: dict[cst.Call, str] = {}
         self.helper_calls: dict[cst.Call, object] = {}
+        self.tuple_lengths: set = set()     # len(t) of a tuple tracked item by item
         self.method_calls: dict[cst.Call, object] = {}     # x.method(...) on batched x
         self.random_calls: dict[cst.Call, Rule] = {}       # draws, one per example
         # a list or tuple display (or a name bound to one) of per-example values that a
@@ -518,11 +519,26 @@ class Analysis(Expressions, Calls, Aliasing):
         return frame["masked"]
 
     def for_statement(self, stmt: cst.For, env: Env) -> Env | None:
+        if _is_call_of(stmt.iter, ("enumerate",)) and len(stmt.iter.args) == 1 and not (
+                stmt.iter.args[0].star or stmt.iter.args[0].keyword):
+            inner = self.expr(stmt.iter.args[0].value, env)
+            alike = uniform_items(inner) if isinstance(inner, TupleValue) else None
+            if alike is not None and self.expr(stmt.iter.func, env).example is enumerate:
+                # `for t, c in enumerate(cash_flows)` of `*cash_flows`: a Python loop
+                pair = TupleValue((unbatched(0), alike))
+                return self._loop(stmt, env, lambda e: self.bind(stmt.target, pair, e, stmt),
+                                  nonempty=True)
         if _is_call_of(stmt.iter, ("enumerate", "zip")):
             loop = _sequence_loop_of(stmt, lambda n: self.expr(n, env))
             if loop is not None:
                 return self._sequence_loop(stmt, env, loop)
         iterable = self._range_of_batched(stmt.iter, env) or self.expr(stmt.iter, env)
+        alike = uniform_items(iterable) if isinstance(iterable, TupleValue) else None
+        if alike is not None:
+            # a tuple of like per-example values (`for clo in layers` of `*layers`): a
+            # Python loop over its items, each an array of the batch
+            return self._loop(stmt, env, lambda e: self.bind(stmt.target, alike, e, stmt),
+                              nonempty=True)
         if iterable.batched:
             call = stmt.iter
             is_range = (isinstance(call, cst.Call) and self.values.get(call.func) is not None
@@ -627,6 +643,9 @@ class Analysis(Expressions, Calls, Aliasing):
                     raise Unsupported("cannot unpack this value", target) from None
             elif not value.batched:
                 items = [unbatched(UNKNOWN)] * len(elements)
+            elif value.rank == 1 and value.known and isinstance(value.example, np.ndarray):
+                # a per-example vector (`a, b, c = COEF[k]`): its columns (`batch_rules`)
+                items = [batched_like(v) for v in value.example]
             else:
                 raise Unsupported("unpacking a per-example array into variables is not "
                                   "supported yet", target, "index it explicitly")

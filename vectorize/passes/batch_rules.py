@@ -21,6 +21,7 @@ from ..errors import Unsupported
 from ..liveness import flows_from, liveness_of, reads, writes
 from ..rules.families import pad
 from ..rules.lanes import ANY_LANE, LANE
+from ..rules.python_errors import RAISE_LANE
 from ..rules.registry import Site
 from ..syntax.edit import AugmentedToAssignment, as_assignment
 from ..syntax.templates import expr
@@ -166,6 +167,11 @@ class _ApplyRules(cst.CSTTransformer):
                              and n in self.analysis.values
                              and not _is_batched(self.analysis.values[n])}
         stable = [name for name in batched if name not in self._written]
+        if not batched:
+            # only `*args` items are per example: the first one's length, set on entry
+            batched = [f"{name}[0]" for name, v in self.ctx.params.items()
+                       if isinstance(v, TupleValue) and v.kind is None and v.items
+                       and getattr(v.items[0], "batched", False)]
         self._like = (stable or batched)[0]     # an array on the arguments' device
         if stable:
             # `compact`: the lanes' count inside
@@ -443,6 +449,12 @@ class _ApplyRules(cst.CSTTransformer):
             if _is_batched(slot) and isinstance(value, Value) and isinstance(slot, Value):
                 return updated_node.with_changes(value=pad(updated_node.value, value,
                                                            slot.rank))
+        if len(original_node.targets) == 1 and type(original_node.targets[0].target) in (
+                cst.Tuple, cst.List):
+            value = self.value(original_node.value)
+            if isinstance(value, Value) and _is_batched(value) and value.rank == 1:
+                # per example a vector unpacked item by item: on the batch, its columns
+                return updated_node.with_changes(value=expr("{v}.T", v=updated_node.value))
         return updated_node
 
     def _apply_call(self, rule, original_node, updated_node, receiver=(), **extra):
@@ -497,12 +509,15 @@ class _ApplyRules(cst.CSTTransformer):
             return updated_node.with_changes(func=cst.Name(name))
         if original_node in analysis.fallback_calls:
             return self._fallback(original_node, updated_node)
+        if original_node in analysis.tuple_lengths:
+            return updated_node         # `len(args)`: Python's, of the tuple of arrays
         if original_node in analysis.numpy_scalar_ops:
             return self._numpy_scalar_op(original_node, updated_node)
         inputs = [a for a in original_node.args]
         if not any(_is_batched(self.value(a.value)) for a in inputs) and (
                 original_node not in analysis.math_in_branches):
-            if isinstance(original_node.func, cst.Name) and original_node.func.value == ANY_LANE:
+            if isinstance(original_node.func, cst.Name) and original_node.func.value in (
+                    ANY_LANE, RAISE_LANE):
                 return updated_node.with_changes(func=cst.Name("bool"))
             if isinstance(original_node.func, cst.Name) and original_node.func.value == LANE:
                 return updated_node.args[0].value      # a value the same for every example

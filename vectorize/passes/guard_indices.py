@@ -22,12 +22,12 @@ Indexes that are the same for every example (``v[0]``, ``v[k]`` with an unbatche
 left as they are: where no lane evaluates them they can still raise (docs/semantics.md).
 
 A ``raise`` that Python reaches on some examples only (`Analysis.lane_raises`) becomes
-``if __any_lane__(guard): raise ...``: per example ``guard`` holds wherever Python gets
+``if __raise_lane__(guard): raise ...``: per example ``guard`` holds wherever Python gets
 there, so the meaning is unchanged; on a batch it raises where any example would, and never
 for lanes Python keeps out (dead branches, finished lanes of masked loops):
 
     if x < 0:                                  if x < 0:
-        raise ValueError("negative")   ->          if __any_lane__(x < 0):
+        raise ValueError("negative")   ->          if __raise_lane__(x < 0):
                                                        raise ValueError("negative")
 """
 
@@ -36,7 +36,8 @@ from __future__ import annotations
 import libcst as cst
 
 from ..liveness import reads, target_names, writes
-from ..rules.lanes import ANY_LANE, FIRST_LANE, LANE
+from ..rules.lanes import FIRST_LANE, LANE
+from ..rules.python_errors import RAISE_LANE
 from ..syntax.traversal import children, rewrite, walk
 
 
@@ -239,7 +240,7 @@ class _Guarded(cst.CSTTransformer):
         return self._picked(original_node, updated_node.with_changes(slice=elements))
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
-        """``raise E`` that some examples reach -> ``if __any_lane__(guard): raise E``."""
+        """``raise E`` that some examples reach -> ``if __raise_lane__(guard): raise E``."""
         guarded = [self.plan.raises.get(small) for small in original_node.body]
         if not any(guarded):
             return updated_node
@@ -254,14 +255,14 @@ class _Guarded(cst.CSTTransformer):
             test = self.conjunction(guards)
             body = [cst.SimpleStatementLine([small])]
             if original in self.lanes:
-                # failed = <guard>; if __any_lane__(failed): lane = __first_lane__(failed)
+                # failed = <guard>; if __raise_lane__(failed): lane = __first_lane__(failed)
                 failed, lane = self.lanes[original]
                 lines.append(_keep(failed, test))
                 test = cst.Name(failed)
                 body.insert(0, _keep(lane, cst.Call(cst.Name(FIRST_LANE),
                                                     [cst.Arg(cst.Name(failed))])))
             lines.append(cst.If(
-                test=cst.Call(cst.Name(ANY_LANE), [cst.Arg(test)]),
+                test=cst.Call(cst.Name(RAISE_LANE), [cst.Arg(test)]),
                 body=cst.IndentedBlock(body),
                 leading_lines=updated_node.leading_lines if not lines else ()))
         if before:
@@ -298,7 +299,7 @@ class _Guarded(cst.CSTTransformer):
 
     def _without_raising_branch(self, original, updated) -> list | None:
         """A per-example ``if`` one of whose branches ends in such a ``raise``: that branch,
-        under ``if __any_lane__(guard):``, then the other branch's statements, which every
+        under ``if __raise_lane__(guard):``, then the other branch's statements, which every
         example that does not raise runs (the validity check ``if x < 0: raise ...``
         before the code for valid examples); None for any other ``if``."""
         if not self.plan.analysis.batched_tests.get(original, False):
@@ -312,7 +313,7 @@ class _Guarded(cst.CSTTransformer):
             raising, rest = list(updated.orelse.body.body), list(updated.body.body)
         else:
             return None
-        check = raising[-1]       # `if __any_lane__(guard): raise ...` (leave_SimpleStatementLine)
+        check = raising[-1]  # `if __raise_lane__(guard): raise ...` (leave_SimpleStatementLine)
         failed = [] if len(raising) < 2 or not _assigns_to(raising[-2], check.test) else [
             raising.pop(-2)]      # `failed = <guard>` before it
         check = check.with_changes(body=check.body.with_changes(
@@ -332,22 +333,22 @@ class _GuardedAndPicked(_Guarded):
 
 
 def _merged(node: cst.If) -> cst.If:
-    """``if a:`` whose whole body is ``if __any_lane__(g): raise ...`` (a check the same
-    for every example under per-example conditions) -> ``if a and __any_lane__(g):``."""
+    """``if a:`` whose whole body is ``if __raise_lane__(g): raise ...`` (a check the same
+    for every example under per-example conditions) -> ``if a and __raise_lane__(g):``."""
     body = node.body.body
     if node.orelse is not None or len(body) != 1 or type(body[0]) is not cst.If:
         return node
     inner = body[0]
     test = inner.test
     if inner.orelse is not None or not (type(test) is cst.Call and type(test.func) is cst.Name
-                                        and test.func.value == ANY_LANE):
+                                        and test.func.value == RAISE_LANE):
         return node
     return node.with_changes(test=cst.BooleanOperation(node.test, cst.And(), test),
                              body=inner.body)
 
 
 def _assigns_to(stmt, test) -> bool:
-    """Whether ``stmt`` is ``failed = ...`` for the check ``if __any_lane__(failed):``."""
+    """Whether ``stmt`` is ``failed = ...`` for the check ``if __raise_lane__(failed):``."""
     arg = test.args[0].value
     return (type(arg) is cst.Name and type(stmt) is cst.SimpleStatementLine
             and type(stmt.body[0]) is cst.Assign

@@ -31,7 +31,7 @@ import libcst as cst
 
 from ..abstract import TupleValue, join
 from ..errors import Unsupported
-from ..liveness import Liveness, exposed_reads, writes
+from ..liveness import Liveness, exposed_reads, target_names, writes
 from ..rules.lanes import ANY_LANE
 from ..syntax.templates import bare_code, parse_expr, parse_stmt
 from ..syntax.traversal import children, rewrite, statements, walk
@@ -268,7 +268,8 @@ class _MaskLoops(cst.CSTTransformer):
                               "returns on every path is not supported yet",
                               original_node.iter, "loop over `range(len(v))` and index "
                               "`v[i]`")
-        if getattr(iterable, "batched", False):
+        if getattr(iterable, "batched", False) and not isinstance(iterable, TupleValue):
+            # (a tuple of per-example values, `*args`, is a Python loop over its items)
             return self._batched_range(original_node, updated_node)
         if original_node not in self.analysis.masked_loops or not _exits_in(
                 original_node, (cst.Break, cst.Return)):
@@ -281,12 +282,11 @@ class _MaskLoops(cst.CSTTransformer):
                                        + self._epilogue(original_node))
         active = self.names.mask(strategy_of(original_node, default="compact"))
         statements = list(updated_node.body.body)
-        updated_node, kept = self._per_lane_target(original_node, updated_node)
-        before = kept[1:] + [line for line in self._placeholders(original_node)
-                             if line.body[0].targets[0].target.value != original_node.target
-                             .value] if kept else self._placeholders(original_node)
-        if kept:
-            statements.insert(0, kept[0])
+        updated_node, kept, placeholders = self._per_lane_target(original_node, updated_node)
+        before = placeholders + [line for line in self._placeholders(original_node)
+                                 if line.body[0].targets[0].target.value not in kept] \
+            if kept else self._placeholders(original_node)
+        statements[:0] = list(kept.values())
         body = _Loop(self.names, active).seq(statements, list)
         stop = parse_stmt(f"if not {ANY_LANE}({active}):\n    break\n")
         loop = updated_node.with_changes(body=cst.IndentedBlock(
@@ -301,23 +301,40 @@ class _MaskLoops(cst.CSTTransformer):
         the body starts with ``i = i_2`` (under the mask, so finished lanes keep theirs);
         ``i`` gets a typed placeholder first when it has no value before the loop (no lane
         keeps it: the sequence is not empty, or the analysis would reject the read)."""
-        target = original.target
         if self._liveness is None:
             self._liveness = Liveness(self.func)
-        if not isinstance(target, cst.Name) or \
-                target.value not in self._liveness.live_after.get(original, set()):
-            return updated, []
-        step = self.ctx.namer.fresh(target.value)
-        kept = [_assign(target.value, cst.Name(step))]
-        if target.value not in self.analysis.defined_before_loop.get(original, set()):
-            value = self.analysis.loop_head.get(original, {}).get(target.value)
-            if not _has_literal(value):
-                raise Unsupported(f"the loop variable `{target.value}` is read after a loop "
-                                  "whose examples stop at different times, and it is not a "
-                                  "number", target, f"give `{target.value}` a value before "
-                                  "the loop")
-            kept.append(_assign(target.value, _literal_for(value)))
-        return updated.with_changes(target=cst.Name(step)), kept
+        live = self._liveness.live_after.get(original, set())
+        flat = isinstance(original.target, (cst.Tuple, cst.List)) and all(
+            type(e) is cst.Element and type(e.value) is cst.Name
+            for e in original.target.elements)
+        targets = [e.value for e in original.target.elements] if flat else [original.target]
+        if not all(isinstance(t, cst.Name) for t in targets):
+            if set(target_names(original.target)) & live:
+                raise Unsupported("a nested unpacking target of a loop whose examples stop at "
+                                  "different times, read after the loop", original.target,
+                                  "unpack the item in the loop's body")
+            return updated, {}, []
+        if not any(t.value in live for t in targets):
+            return updated, {}, []
+        kept, placeholders, steps = {}, [], []
+        for target in targets:       # (each name of `for t, a, b in TABLE:` the same way)
+            if target.value not in live:
+                steps.append(target)
+                continue
+            step = self.ctx.namer.fresh(target.value)
+            steps.append(cst.Name(step))
+            kept[target.value] = _assign(target.value, cst.Name(step))
+            if target.value not in self.analysis.defined_before_loop.get(original, set()):
+                value = self.analysis.loop_head.get(original, {}).get(target.value)
+                if not _has_literal(value):
+                    raise Unsupported(f"the loop variable `{target.value}` is read after a "
+                                      "loop whose examples stop at different times, and it "
+                                      "is not a number", target, f"give `{target.value}` a "
+                                      "value before the loop")
+                placeholders.append(_assign(target.value, _literal_for(value)))
+        new_target = steps[0] if not flat else updated.target.with_changes(elements=[
+            e.with_changes(value=t) for e, t in zip(updated.target.elements, steps)])
+        return updated.with_changes(target=new_target), kept, placeholders
 
     def _batched_range(self, original, node):
         """``for i in range(a, b, s)`` with per-example bounds: a counter and a mask."""

@@ -26,7 +26,7 @@ import libcst as cst
 
 from ..analysis import may_warn
 from ..liveness import reads, writes
-from ..rules.lanes import ANY_LANE
+from ..rules.python_errors import RAISE_LANE
 from ..syntax.edit import with_body, with_changes
 from ..syntax.templates import bare_code, render
 from ..syntax.traversal import rewrite, statements, walk
@@ -91,7 +91,7 @@ def _substitute_once(stmts: list, generated: set, counts: _Count):
             later = stmts[j]
             if name in reads(later):
                 if _is_lane_check(later) and name in reads(later.test):
-                    # `if __any_lane__(cond): raise ...`: the test reads it once, first
+                    # `if __raise_lane__(cond): raise ...`: the test reads it once, first
                     new = later.with_changes(test=rewrite(later.test, _Replace(name, value)))
                     return stmts[:i] + stmts[i + 1:j] + [new] + stmts[j + 1:]
                 if not isinstance(later, cst.SimpleStatementLine):
@@ -104,10 +104,10 @@ def _substitute_once(stmts: list, generated: set, counts: _Count):
 
 
 def _is_lane_check(stmt) -> bool:
-    """``if __any_lane__(...): raise ...`` (`guard_indices`)."""
+    """``if __raise_lane__(...): raise ...`` (`guard_indices`)."""
     test = getattr(stmt, "test", None) if type(stmt) is cst.If else None
     return (type(test) is cst.Call and type(test.func) is cst.Name
-            and test.func.value == ANY_LANE and stmt.orelse is None)
+            and test.func.value == RAISE_LANE and stmt.orelse is None)
 
 
 def _is_pass(stmt) -> bool:

@@ -147,6 +147,11 @@ def subscript(site: Site):
             if rank:
                 lanes = expr("{l}.reshape(-1" + ", 1" * rank + ")", l=lanes)
             return _with_leading_index(node, cst.Index(lanes))
+        if isinstance(base_value.example, str):
+            # a string's characters: gathered from the array of them
+            return node.with_changes(value=expr(site.spelled.constant_array(
+                "list({t})", np.asarray(list(base_value.example)).dtype, None),
+                t=site.nodes[0]))
         if isinstance(base_value.example, (list, tuple)):
             # a list or tuple of numbers: gathered from the array of its items
             items = np.asarray(base_value.example)

@@ -174,6 +174,14 @@ def f(x, y):
         ("atan2", "X, Y"), ("hypot", "X, Y"), ("copysign", "X, Y"), ("fmod", "X, P"),
         ("nextafter", "X, Y"), ("ldexp", "X, N"), ("gcd", "K, N"), ("lcm", "K, N"),
         ("pow", "P, Y"), ("isclose", "X, Y"), ("remainder", "X, P")]},
+    **{f"math.{name}": Example(_f(f'''
+def f(n, k):
+    return math.{name}(n, k)
+'''), "N, N", imports="math") for name in ("comb", "perm")},
+    **{f"math.{name}": Example(_f(f'''
+def f(n):
+    return math.{name}(n)
+'''), "N", imports="math") for name in ("factorial", "isqrt")},
     "math.frexp": Example(_f('''
 def f(x):
     mantissa, exponent = math.frexp(x)
@@ -212,6 +220,12 @@ def f(x):
         steps += 1
     return steps
 '''), "P"),
+    "raise.any_lane": Example(_f('''
+def f(x):
+    if x < -10:
+        raise ValueError("too small")
+    return 1.0 / x
+'''), "X"),
     "raise.first_lane": Example(_f('''
 def f(x):
     if x < -10:

@@ -14,6 +14,7 @@ import libcst as cst
 
 from ..abstract import unbatched
 from ..syntax.templates import expr, parse_expr
+from .python_errors import RAISE_LANE, raise_lane
 from .registry import Registry, Rule
 
 ANY_LANE = "__any_lane__"
@@ -38,7 +39,7 @@ def lane(x, index):
     return x
 
 
-ENGINE_NAMES = {ANY_LANE: any_lane, FIRST_LANE: first_lane, LANE: lane}
+ENGINE_NAMES = {ANY_LANE: any_lane, FIRST_LANE: first_lane, LANE: lane, RAISE_LANE: raise_lane}
 
 
 def register(reg: Registry) -> None:
@@ -68,6 +69,8 @@ def register(reg: Registry) -> None:
         lambda site: expr("{x}[{i}]", x=site.nodes[0], i=site.nodes[1])
         if site.args[0].batched else site.nodes[0],
         infer=lambda site: unbatched(site.args[0].example)))
+    from .python_errors import register as register_checks
+    register_checks(reg)
 
 
 def _any_lane(site):

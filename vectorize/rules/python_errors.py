@@ -465,3 +465,30 @@ def affine_check(node, coef: int, const: int, limits) -> Check | None:
     bounds = (-(-a // coef), b // coef)
     checks = _outside("a", bounds, limits, {"a": node})
     return checks[0] if checks else None
+
+
+# ------------------------------------------------------------------ the check's own rule
+RAISE_LANE = "__raise_lane__"
+"""The engine's test of a ``raise`` some examples reach, a check of this module's included
+(``if __raise_lane__(y == 0): raise ZeroDivisionError(...)``): per example ``bool(failed)``,
+on a batch whether any example raises. It batches as ``loop.any_lane`` does; its own name
+says in `explain` that the code is a check where Python raises, not a loop's mask."""
+
+
+def raise_lane(failed) -> bool:
+    """Per example: whether this example raises."""
+    return bool(failed)
+
+
+def register(reg) -> None:
+    from .lanes import _any_lane, _any_lane_infer
+    from .registry import Rule
+    reg.add_call(raise_lane, Rule(
+        "raise.any_lane", "control flow",
+        "A `raise` that some examples reach, the user's own or a check where Python raises "
+        "and NumPy computes on (a zero divisor, a `math` domain error, an int that does not "
+        "fit), raises for the batch if any live example reaches it.",
+        "if x < 0:\n    raise ValueError(\"negative\")\ny = 1.0 / x",
+        "if np.any(x < 0):\n    raise ValueError(\"negative\")\nif np.any(x == 0):\n"
+        "    raise ZeroDivisionError(\"float division by zero\")\ny = 1.0 / x",
+        _any_lane, infer=_any_lane_infer))

@@ -9,7 +9,7 @@ import dataclasses
 import libcst as cst
 import numpy as np
 
-from ...abstract import TupleValue, Value
+from ...abstract import TupleValue, Value, batched_like
 from ...errors import Unsupported
 from ...rules.families import elementwise, padded_args
 from ...rules.registry import Registry, Rule, Site, default_infer, evaluate, result_value
@@ -211,3 +211,45 @@ def register(reg: Registry) -> None:
                 explanation="`divmod(a, b)` is `np.divmod(a, b)`, a tuple of arrays.",
                 before="q, r = divmod(n, 7)", after="q, r = np.divmod(n, 7)",
                 target="np.divmod", may_warn=True)
+    reg.add_family(_is_dict_get, Rule(
+        "builtin.dict_get", "builtins",
+        "`TABLE.get(k, default)` on a dict of numbers (the same for every example) keyed by "
+        "numbers, with a per-example key: `pymath.lookup`, a binary search of the sorted keys "
+        "(values and default of one type: numpy.vectorize's dtype is the first result's).",
+        "p = TABLE.get(k, 0.0)", "p = pymath.lookup(TABLE, k, 0.0)", _dict_get,
+        infer=_dict_get_infer))
+
+
+def _is_dict_get(func) -> bool:
+    return getattr(func, "__name__", None) == "get" and type(
+        getattr(func, "__self__", None)) is dict
+
+
+def _dict_get_checked(site: Site):
+    table = site.func.__self__
+    if len(site.args) != 2 or site.kwargs:
+        raise Unsupported("`dict.get` on a per-example key without a default",
+                          suggestion="give the default: TABLE.get(k, 0.0)")
+    default = site.args[1]
+    kinds = {type(v) for v in table.values()}
+    if not all(type(k) in (int, float, bool) for k in table) or len(kinds) > 1 or not (
+            kinds <= {int, float, bool}) or (default.known and not default.batched and kinds
+                                              and type(default.example) not in kinds):
+        raise Unsupported("`.get` on a dict whose keys are not all numbers or whose values "
+                          "and default are not all of one type (int, float or bool)",
+                          suggestion="make the values and the default one type (1.0, not 1)")
+    return table
+
+
+def _dict_get(site: Site):
+    _dict_get_checked(site)
+    table = site.node.func.value if type(site.node.func) is cst.Attribute else None
+    if table is None:
+        raise Unsupported("`.get` of a dict that is not named")
+    return expr("pymath.lookup({t}, {k}, {d})", t=table, k=site.nodes[0], d=site.nodes[1])
+
+
+def _dict_get_infer(site: Site):
+    table = _dict_get_checked(site)
+    values = list(table.values()) or [site.args[1].example]
+    return batched_like(np.asarray(values)[0])

@@ -227,3 +227,35 @@ def register(reg: Registry) -> None:
         "ok = math.isclose(a, b)",
         "ok = (a == b) | (np.abs(a - b) <= np.maximum(1e-09 * np.maximum(np.abs(a), "
         "np.abs(b)), 0.0))", _isclose, may_warn=True))
+    register_exact_ints(reg)
+
+
+# --------------------------------------------------------------------- exact int functions
+# math name -> the number of arguments `pymath`'s function takes (all of them ints)
+EXACT_INTS = {"comb": (2,), "perm": (1, 2), "factorial": (1,), "isqrt": (1,)}
+
+
+def _exact_int_rule(name: str):
+    def rewrite(site: Site):
+        if len(site.nodes) not in EXACT_INTS[name] or site.kwargs:
+            raise Unsupported(f"`math.{name}` takes {' or '.join(map(str, EXACT_INTS[name]))} "
+                              "positional argument(s) here")
+        if any(v.kind not in "biu" for v in site.args):
+            raise Unsupported(f"`math.{name}` of a per-example float (Python raises "
+                              "TypeError)", suggestion="pass ints, e.g. int(x)")
+        args = ", ".join(f"{{a{i}}}" for i in range(len(site.nodes)))
+        return expr(f"pymath.{name}({args})",
+                    **{f"a{i}": n for i, n in enumerate(site.nodes)})
+    return rewrite
+
+
+def register_exact_ints(reg: Registry) -> None:
+    for name in EXACT_INTS:
+        reg.add_call(getattr(math, name), Rule(
+            f"math.{name}", "math",
+            f"`math.{name}` on ints is `pymath.{name}`: Python's exact int where it fits "
+            "int64 (numpy.vectorize's output dtype), Python's ValueError for negative "
+            "arguments, OverflowError beyond int64 (the per-example loop then decides).",
+            f"c = math.{name}(n, k)" if EXACT_INTS[name] != (1,) else f"c = math.{name}(n)",
+            f"c = pymath.{name}(n, k)" if EXACT_INTS[name] != (1,) else
+            f"c = pymath.{name}(n)", _exact_int_rule(name)))

@@ -1,0 +1,410 @@
+"""Python statements and tests written out, when the function is read
+(`source.read_function`), as the plainer code they mean, which the engine batches:
+
+- ``match`` with literal and value patterns, ``|`` of them, a capture or ``_`` as the last
+  case, and guards (`match_as_if`): an ``if``/``elif``/``else`` chain of ``==`` tests on the
+  subject (named once);
+- a loop's ``else:`` when the loop has a ``break`` (`loop_else_as_flag`): a flag set before
+  each ``break`` and an ``if not flag:`` after the loop, so a loop whose examples stop at
+  different times can run the clause on the lanes that did not break;
+- ``x in (a, b, c)`` / ``x not in [...]`` and ``x in TABLE`` with ``TABLE`` a global tuple,
+  list, set, frozenset or dict of numbers (`membership_as_equality`): ``x == a or x == b or
+  ...`` (``!=`` and ``and`` for ``not in``), which is Python's own test for numbers.
+
+Each rewrite means what Python computes; what it does not cover stays as written, for the
+analysis to refuse with its location (`match` patterns: `unbatched_pattern` says which).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from .introspect import lookup
+
+MEMBERSHIP_LIMIT = 64
+"""Items of a table a membership test is written out for (more: refused as before)."""
+
+
+def _all_names(node) -> set:
+    out, stack = set(), [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is cst.Name:
+            out.add(n.value)
+        stack.extend(n.children)
+    return out
+
+
+def _fresh(taken: set, base: str) -> str:
+    name, k = base, 1
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    taken.add(name)
+    return name
+
+
+def _line(stmt) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([stmt])
+
+
+def _assign(name: str, value) -> cst.SimpleStatementLine:
+    return _line(cst.Assign([cst.AssignTarget(cst.Name(name))], value))
+
+
+def _bool_chain(tests: list, operator):
+    out = tests[0]
+    for t in tests[1:]:
+        out = cst.BooleanOperation(out, operator, t)
+    return out.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) if len(
+        tests) > 1 else out
+
+
+def _paren(node):
+    if type(node) in (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
+                      cst.Attribute, cst.Subscript, cst.Call):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _compare(left, op, right):
+    return cst.Comparison(_paren(left), [cst.ComparisonTarget(op, _paren(right))])
+
+
+# ------------------------------------------------------------------------------ match
+
+
+def unbatched_pattern(stmt: cst.Match):
+    """The first pattern of ``stmt`` that `match_as_if` does not write out (None if it does
+    them all): class, sequence, mapping and ``None``/``True``/``False`` patterns, captures
+    inside ``|`` or with a guard, and a capture or ``_`` before the last case."""
+    cases = list(stmt.cases)
+    for i, case in enumerate(cases):
+        pattern = case.pattern
+        if _irrefutable(pattern):
+            if i != len(cases) - 1 or (_capture(pattern) and case.guard is not None):
+                return pattern
+            continue
+        if _test_of(pattern, cst.Name("_")) is None:
+            return pattern
+    return None
+
+
+def _capture(pattern):
+    """The name ``case y:`` binds (None for ``_`` and for other patterns)."""
+    if type(pattern) is cst.MatchAs and pattern.pattern is None and pattern.name is not None:
+        return pattern.name.value
+    return None
+
+
+def _irrefutable(pattern) -> bool:
+    return type(pattern) is cst.MatchAs and pattern.pattern is None
+
+
+def _test_of(pattern, subject):
+    """The test ``pattern`` makes of ``subject`` (a name), or None where it is not a
+    literal or value pattern, or ``|`` of them."""
+    if type(pattern) is cst.MatchValue:
+        value = pattern.value
+        if type(value) is cst.Name and value.value in ("None", "True", "False"):
+            return None
+        return _compare(subject, cst.Equal(), value)
+    if type(pattern) is cst.MatchOr:
+        tests = [_test_of(p.pattern, subject) for p in pattern.patterns]
+        return None if None in tests else _bool_chain(tests, cst.Or())
+    return None
+
+
+def match_as_if(tree: cst.FunctionDef) -> cst.FunctionDef:
+    """Every ``match`` whose patterns `unbatched_pattern` accepts, as an ``if`` chain:
+    ``match kind: case 0 | 1: A  case 2 if big: B  case _: C`` becomes ``if kind == 0 or
+    kind == 1: A elif kind == 2 and big: B else: C``. Python tests the cases in order with
+    ``==`` for literal and value patterns and runs the first that matches; a subject that is
+    not a plain name is evaluated once, into a fresh name, as Python does."""
+    if not any(type(n) is cst.Match for n in _walk(tree)):
+        return tree
+    taken = _all_names(tree)
+
+    class Lower(cst.CSTTransformer):
+        def leave_Match(self, original_node, updated_node):
+            if unbatched_pattern(updated_node) is not None:
+                return updated_node
+            out = []
+            subject = updated_node.subject
+            if type(subject) is not cst.Name:
+                name = _fresh(taken, "subject")
+                out.append(_assign(name, subject))
+                subject = cst.Name(name)
+            chain = None
+            for case in reversed(updated_node.cases):
+                body = case.body
+                capture = _capture(case.pattern)
+                if capture is not None:
+                    lines = list(body.body) if type(body) is cst.IndentedBlock else [body]
+                    body = cst.IndentedBlock([_assign(capture, subject)] + lines)
+                elif type(body) is not cst.IndentedBlock:
+                    body = cst.IndentedBlock([body])
+                if _irrefutable(case.pattern):
+                    if case.guard is None:
+                        chain = cst.Else(body)
+                        continue
+                    test = case.guard
+                else:
+                    test = _test_of(case.pattern, subject)
+                    if case.guard is not None:
+                        test = _bool_chain([test, _paren(case.guard)], cst.And())
+                chain = cst.If(test, body, orelse=chain)
+            if chain is None:
+                return cst.FlattenSentinel(out) if out else cst.RemovalSentinel.REMOVE
+            if type(chain) is cst.Else:          # `match x: case _: ...`
+                out.extend(chain.body.body)
+            else:
+                out.append(chain)
+            return cst.FlattenSentinel(out)
+
+    return tree.visit(Lower())
+
+
+# -------------------------------------------------------------------------- loop else
+
+
+def _own_breaks(body) -> bool:
+    return any(True for _ in _breaks_of(body))
+
+
+def _breaks_of(node):
+    """The ``break`` statements that leave the loop whose body is ``node`` (not those of
+    nested loops or functions)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is cst.Break:
+            yield n
+            continue
+        if type(n) in (cst.For, cst.While):
+            stack.append(n.orelse) if n.orelse is not None else None
+            continue
+        if type(n) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue
+        stack.extend(n.children)
+
+
+def loop_else_as_flag(tree: cst.FunctionDef) -> cst.FunctionDef:
+    """``for ...: ... break ... else: E`` (or ``while``) as ``broke = False``, the loop with
+    ``broke = True`` before each of its own ``break`` statements and without ``else``, then
+    ``if not broke: E``: Python runs ``else`` exactly when the loop ends without ``break``.
+    A loop without a ``break`` keeps its ``else`` (it always runs; the analysis reads it)."""
+    loops = [n for n in _walk(tree) if type(n) in (cst.For, cst.While)]
+    if not any(n.orelse is not None and _own_breaks(n.body) for n in loops) or any(
+            n.orelse is not None and _own_breaks(n.orelse) for n in loops):
+        return tree      # (a `break` in an `else:` leaves the loop around: kept as written)
+    taken = _all_names(tree)
+
+    class Lower(cst.CSTTransformer):
+        def __init__(self):
+            self.flags: list = []
+
+        def _enter(self, node):
+            flag = _fresh(taken, "broke") if node.orelse is not None and _own_breaks(
+                node.body) else None
+            self.flags.append(flag)
+
+        def visit_For(self, node):
+            self._enter(node)
+
+        def visit_While(self, node):
+            self._enter(node)
+
+        def visit_FunctionDef(self, node):
+            self.flags.append(None)
+
+        def leave_FunctionDef(self, original_node, updated_node):
+            self.flags.pop()
+            return updated_node
+
+        def leave_SimpleStatementLine(self, original_node, updated_node):
+            flag = self.flags[-1] if self.flags else None
+            if flag is None or not any(type(s) is cst.Break for s in updated_node.body):
+                return updated_node
+            out, small = [], []
+            for s in updated_node.body:
+                if type(s) is cst.Break:
+                    small.append(cst.Assign([cst.AssignTarget(cst.Name(flag))],
+                                            cst.Name("True")))
+                small.append(s)
+            out.append(updated_node.with_changes(body=small))
+            return cst.FlattenSentinel(out)
+
+        def _leave(self, updated_node):
+            flag = self.flags.pop()
+            if flag is None:
+                return updated_node
+            orelse = updated_node.orelse
+            return cst.FlattenSentinel([
+                _assign(flag, cst.Name("False")),
+                updated_node.with_changes(orelse=None),
+                cst.If(cst.UnaryOperation(cst.Not(), cst.Name(flag)), orelse.body)])
+
+        def leave_For(self, original_node, updated_node):
+            return self._leave(updated_node)
+
+        def leave_While(self, original_node, updated_node):
+            return self._leave(updated_node)
+
+    return tree.visit(Lower())
+
+
+# ------------------------------------------------------------------------- membership
+
+
+def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.FunctionDef:
+    """``x in (a, b, c)`` (a tuple, list or set display) as ``x == a or x == b or x == c``
+    and ``x not in ...`` as ``x != a and ...``; ``x in TABLE`` for a global (or body import)
+    ``TABLE`` bound to a tuple or list of numbers as ``x == TABLE[0] or ...``, to a set,
+    frozenset or dict of numbers as the same tests of its (finite) values. Python's ``in``
+    is ``any(e is x or e == x ...)``, and for numbers ``is`` adds nothing to ``==``. Only a
+    single comparison whose left side calls nothing (it is written once per item)."""
+    if not any(type(n) is cst.ComparisonTarget and type(n.operator) in (cst.In, cst.NotIn)
+               for n in _walk(tree)):
+        return tree
+    assigned = {p.name.value for p in tree.params.params}
+    from .liveness import writes
+    for stmt in tree.body.body:
+        assigned |= writes(stmt)
+
+    def items(node):
+        if type(node) in (cst.Tuple, cst.List, cst.Set):
+            if any(type(e) is not cst.Element for e in node.elements) or any(
+                    type(n) in (cst.Call, cst.NamedExpr, cst.Yield, cst.Await, cst.Lambda)
+                    for e in node.elements for n in _walk(e.value)):
+                return None
+            return [e.value for e in node.elements]
+        if type(node) is not cst.Name or node.value in assigned:
+            return None
+        found, value, scope = (True, imports[node.value], "import") \
+            if node.value in imports else lookup(func, node.value)
+        if not found or scope not in ("global", "closure", "import") or len(
+                value if hasattr(value, "__len__") else ()) > MEMBERSHIP_LIMIT:
+            return None
+        if type(value) in (tuple, list) and all(type(v) in (int, float, bool)
+                                                for v in value):
+            return [cst.Subscript(cst.Name(node.value), [cst.SubscriptElement(
+                cst.Index(cst.Integer(str(i))))]) for i in range(len(value))]
+        if type(value) in (set, frozenset, dict) and all(
+                type(v) in (int, bool) or type(v) is float and v == v and abs(v) != float(
+                    "inf") for v in value):
+            return [cst.parse_expression(repr(v)) for v in sorted(value)]
+        return None
+
+    class Lower(cst.CSTTransformer):
+        def leave_Comparison(self, original_node, updated_node):
+            if len(updated_node.comparisons) != 1:
+                return updated_node
+            target = updated_node.comparisons[0]
+            negated = type(target.operator) is cst.NotIn
+            if type(target.operator) is not cst.In and not negated:
+                return updated_node
+            left = updated_node.left
+            if any(type(n) in (cst.Call, cst.NamedExpr, cst.Yield, cst.Await, cst.Lambda)
+                   for n in _walk(left)):
+                return updated_node
+            values = items(target.comparator)
+            if values is None:
+                return updated_node
+            if not values:
+                return cst.Name("True" if negated else "False")
+            tests = [_compare(left.with_changes(lpar=[], rpar=[]) if type(left) is cst.Name
+                              else left, cst.NotEqual() if negated else cst.Equal(),
+                              v.with_changes(lpar=[], rpar=[]) if hasattr(v, "lpar") else v)
+                     for v in values]
+            out = _bool_chain(tests, cst.And() if negated else cst.Or())
+            if updated_node.lpar and len(tests) == 1:
+                out = out.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
+            return out
+
+    return tree.visit(Lower())
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
+# ------------------------------------------------------------------ names bound on some paths
+
+
+def check_unbound(tree: cst.FunctionDef, name: str, placeholder: str):
+    """The function with ``name`` (a local that some paths read without assigning) bound to
+    ``placeholder`` (a literal of the type the other paths give it) on entry, a flag
+    ``<name>_bound`` set after each assignment, and before each statement that reads it
+    ``if not <name>_bound: raise UnboundLocalError(...)``: where Python raises, the batch
+    raises (a check a little early, before a statement that reads it only on some of its
+    branches, makes `vectorize` run the per-example loop, which decides). None where the
+    name is bound in a way this does not follow (``del``, ``global``, walrus, ``with``,
+    ``except ... as``, ``import``, a nested function's)."""
+    from .liveness import reads, writes
+    if any(type(n) in (cst.Del, cst.Global, cst.Nonlocal, cst.NamedExpr, cst.With,
+                       cst.ExceptHandler, cst.Import, cst.ImportFrom, cst.FunctionDef,
+                       cst.ClassDef, cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.SetComp,
+                       cst.DictComp) and n is not tree for n in _walk(tree.body)) or any(
+            p.name.value == name for p in tree.params.params):
+        return None
+    flag = _fresh(_all_names(tree), f"{name}_bound")
+    message = (f"cannot access local variable '{name}' where it is not associated with a "
+               "value")
+    check = cst.parse_statement(f"if not {flag}:\n    raise UnboundLocalError({message!r})\n")
+    bound = _assign(flag, cst.Name("True"))
+
+    def header_reads(stmt) -> bool:
+        parts = {cst.If: lambda s: [s.test], cst.While: lambda s: [s.test],
+                 cst.For: lambda s: [s.iter], cst.Match: lambda s: [s.subject]}
+        return any(name in reads(p) for p in parts.get(type(stmt), lambda s: [])(stmt))
+
+    def block(stmts) -> list:
+        out = []
+        for stmt in stmts:
+            if type(stmt) is cst.SimpleStatementLine:
+                if name in reads(stmt):
+                    out.append(check)
+                out.append(stmt)
+                if name in writes(stmt):
+                    out.append(bound)
+                continue
+            if header_reads(stmt):
+                out.append(check)
+            out.append(compound(stmt))
+        return out
+
+    def compound(stmt):
+        changes = {}
+        if hasattr(stmt, "body") and type(stmt.body) is cst.IndentedBlock:
+            lines = block(list(stmt.body.body))
+            if type(stmt) is cst.For and name in writes(cst.SimpleStatementLine([cst.Assign(
+                    [cst.AssignTarget(stmt.target)], cst.Name("None"))])):
+                lines.insert(0, bound)
+            changes["body"] = stmt.body.with_changes(body=lines)
+        orelse = getattr(stmt, "orelse", None)
+        if orelse is not None:
+            changes["orelse"] = compound(orelse) if type(orelse) is cst.If else \
+                orelse.with_changes(body=orelse.body.with_changes(
+                    body=block(list(orelse.body.body))))
+        if type(stmt) is cst.Try:
+            changes["handlers"] = [h.with_changes(body=h.body.with_changes(
+                body=block(list(h.body.body)))) for h in stmt.handlers]
+            if stmt.finalbody is not None:
+                changes["finalbody"] = stmt.finalbody.with_changes(body=stmt.finalbody.body
+                                                                   .with_changes(body=block(
+                                                                       list(stmt.finalbody
+                                                                            .body.body))))
+        if type(stmt) is cst.Match:
+            changes["cases"] = [c.with_changes(body=c.body.with_changes(
+                body=block(list(c.body.body)))) for c in stmt.cases]
+        return stmt.with_changes(**changes) if changes else stmt
+
+    start = [_assign(name, cst.parse_expression(placeholder)),
+             _assign(flag, cst.Name("False"))]
+    return tree.with_changes(body=tree.body.with_changes(
+        body=start + block(list(tree.body.body))))
