@@ -82,6 +82,31 @@ def call_grad(vm, args, kwargs):
     if any(s != n for s, _ in sizes):
         raise call_error(inconsistent_sizes(sizes), "give every mapped argument the same "
                                                     "length along its mapped axis")
+    if n == 0:
+        # an empty batch: one made-up example gives the outputs' shapes (torch.func.vmap,
+        # which a module call inside may run on, fails on some layers for no examples)
+        args = tuple(unflatten(a, [leaf if lax is None else _one_example(leaf, lax)
+                                   for (_, leaf), lax in zip(flatten(a), flat)])
+                     for a, flat in zip(args, leaf_axes))
+        return unflatten(*_emptied(call_grad_sized(vm, args, kwargs, axes, leaf_axes, 1)))
+    return call_grad_sized(vm, args, kwargs, axes, leaf_axes, n)
+
+
+def _one_example(leaf, axis):
+    shape = list(leaf.shape)
+    shape[axis] = 1
+    return leaf.new_ones(shape).requires_grad_(leaf.requires_grad)
+
+
+def _emptied(result):
+    return result, [leaf[:0] if hasattr(leaf, "shape") and leaf.ndim else leaf
+                     for _, leaf in flatten(result)]
+
+
+def call_grad_sized(vm, args, kwargs, axes, leaf_axes, n):
+    """`call_grad` for a batch of ``n`` examples (``n`` > 0), the arguments checked."""
+    import torch
+    func, argnums, has_aux, with_value = vm._grad
     numbers = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     count = len(args)
     if not numbers or any(not -count <= k < count for k in numbers):
