@@ -194,7 +194,8 @@ class _VMapped:
         call = next((vars(k)["__call__"] for k in type(func).__mro__
                      if "__call__" in vars(k)), None)
         if not isinstance(func, (types.FunctionType, types.MethodType, type, functools.partial,
-                                 _VMapped)) and isinstance(call, types.FunctionType):
+                                 _VMapped)) and isinstance(call, types.FunctionType) \
+                and not _library_instance(func):
             # a callable instance: `self` stays as it is
             self._target = types.MethodType(call, func)
         while True:
@@ -478,6 +479,13 @@ def _library_function(fn) -> bool:
     code = getattr(fn, "__code__", None)
     return torch is not None and code is not None and code.co_filename.startswith(
         os.path.dirname(torch.__file__) + os.sep)
+
+
+def _library_instance(value) -> bool:
+    """A callable object of PyTorch's (an ``nn.Module``): mapped by its rule
+    (`frontend.rule_wrapper`), never read as the user's code."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, torch.nn.Module)
 
 
 def _call(function, args):
