@@ -23,6 +23,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from torch import Tensor
+
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from torch_reference import assert_same, reference  # noqa: E402
 
