@@ -382,8 +382,7 @@ MATMUL_SIGS = (("i", "i"), ("ij", "j"), ("i", "ij"), ("ij", "jk"), ("hij", "hjk"
                ("j", "hjk"), ("hij", "j"))
 add("matmul_op", "a @ b", MATMUL_SIGS, **P)
 add("np_matmul", "np.matmul(a, b)", MATMUL_SIGS, **P)
-add("matmul_broadcast_stack", "a @ b", (("hij", "jk"), ("ij", "hjk")),
-    refusable="matmul of stacks of different ranks is refused (rules/contractions.py)", **P)
+add("matmul_broadcast_stack", "a @ b", (("hij", "jk"), ("ij", "hjk"), ("hijk", "jkl")), **P)
 add("matmul_of_scalar", "a @ b", (("", "i"),), **P)
 add("matmul_chain", "a @ b @ a", (("i", "ii"),), **P)
 add("inner", "np.inner(a, b)", (("i", "i"), ("ij", "j"), ("ij", "kj"), ("i", "ji"),

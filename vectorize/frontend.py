@@ -13,6 +13,7 @@ import contextvars
 import os
 import threading
 import time
+import types
 import warnings
 from collections import OrderedDict
 
@@ -189,6 +190,16 @@ def rule_wrapper(fn, count: int, backend: str):
         return namespace[name]
     if not registry.knows(fn):
         return None
+    if not isinstance(fn, (types.FunctionType, types.BuiltinFunctionType, type)) and \
+            not hasattr(fn, "__name__"):
+        # a callable object the backend has a rule for (an `nn.Module`): called by name
+        params = ", ".join(f"x{i}" for i in range(count))
+        text = f"def forward({params}):\n    return module({params})\n"
+        filename = f"<vectorize rule wrapper of {type(fn).__name__}>"
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        namespace = {"module": fn}
+        exec(compile(text, filename, "exec"), namespace)
+        return namespace["forward"]
     module = getattr(fn, "__module__", None) or ""
     owner = backends.get(backend).alias if module.split(".")[0] in \
         backends.get(backend).function_modules else None

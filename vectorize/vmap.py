@@ -20,7 +20,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import backends, chunks, codegen, pickling
+from . import backends, chunks, codegen, pickling, vmap_options
 from .abstract import TupleValue, Value, exact, representative
 from .backends.torch import is_own_module, names_dtype
 from .chunks import check_chunk_size
@@ -53,6 +53,8 @@ from .pytree import (
     unflatten,
 )
 from .vmap_axes import call_error, inconsistent_sizes, normal_axis, out_axes_of, user_location
+from .vmap_grad import call_grad, grad_transform
+from .vmap_options import UNSET as _UNSET
 
 
 class VmapTypeError(VectorizeError, TypeError):
@@ -61,7 +63,8 @@ class VmapTypeError(VectorizeError, TypeError):
 
 
 def vmap(func=None, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto",
-         cache_dir=None):
+         cache_dir=None, in_dims=_UNSET, out_dims=_UNSET, randomness="different",
+         axis_size=None, axis_name=None):
     """Map ``func`` over axis ``in_axes`` of its arguments (``None``: not mapped; a tuple gives
     one entry per positional argument, a tree prefix of the argument, as in JAX: an int or
     None for a whole tuple, list, dict or namedtuple argument, or a container of entries of
@@ -76,16 +79,29 @@ def vmap(func=None, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto
 
     ``cache_dir``: a directory where generated code is kept for the next processes
     (`vectorize.diskcache`); ``None`` (default): the ``VECTORIZE_CACHE_DIR`` environment
-    variable's, else none; ``True``: ``~/.cache/vectorize``; ``False``: none."""
+    variable's, else none; ``True``: ``~/.cache/vectorize``; ``False``: none.
+
+    ``torch.func.vmap``'s and JAX's spellings and options (`vectorize.vmap_options`):
+    ``in_dims`` / ``out_dims`` are ``in_axes`` / ``out_axes``; ``randomness``:
+    ``"different"`` (the default: every example draws its own numbers) or ``"error"``
+    (a function that draws is refused); ``axis_size``: the batch size where no argument is
+    mapped (JAX), checked against the mapped ones otherwise; ``axis_name``: accepted (JAX's
+    name for collectives, which NumPy has none of)."""
     check_fallback(fallback)
     check_cache_dir(cache_dir)
+    in_axes, out_axes = vmap_options.spelled(in_axes, out_axes, in_dims, out_dims)
+    options = vmap_options.Options.checked(randomness, axis_size, axis_name)
     in_axes = _checked_in_axes(in_axes)
     _check_out_axes(out_axes)
     if func is None:
         return lambda f: vmap(f, in_axes, out_axes, fallback=fallback, chunk_size=chunk_size,
-                              cache_dir=cache_dir)
-    return _VMapped(func, in_axes, out_axes, fallback, check_chunk_size(chunk_size),
+                              cache_dir=cache_dir, randomness=randomness,
+                              axis_size=axis_size, axis_name=axis_name)
+    made = _VMapped(func, in_axes, out_axes, fallback, check_chunk_size(chunk_size),
                     check_cache_dir(cache_dir))
+    made._options = options
+    made._explain = randomness == "error"     # the draws' lines (`refuse_draws`)
+    return made
 
 
 def cached_vmap(func, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto",
@@ -178,7 +194,8 @@ class _VMapped:
         call = next((vars(k)["__call__"] for k in type(func).__mro__
                      if "__call__" in vars(k)), None)
         if not isinstance(func, (types.FunctionType, types.MethodType, type, functools.partial,
-                                 _VMapped)) and isinstance(call, types.FunctionType):
+                                 _VMapped)) and isinstance(call, types.FunctionType) \
+                and not _library_instance(func):
             # a callable instance: `self` stays as it is
             self._target = types.MethodType(call, func)
         while True:
@@ -193,6 +210,8 @@ class _VMapped:
             else:
                 break
         self._nested: dict = {}     # vmap of a vmapped function: in_axes tree -> its flat vmap
+        self._grad = grad_transform(self._target)   # torch.func.grad(f): `vmap_grad`
+        self._options = vmap_options.DEFAULT
         try:
             # never `__dict__`: a vmapped function's state is its own (`vmap(vmap(f))`)
             functools.update_wrapper(self, func, updated=())
@@ -225,6 +244,12 @@ class _VMapped:
         return chunks.source_for(entry.spec, entry.tuning, size, self.chunk_size)
 
     def __call__(self, *args, **kwargs):
+        if self._options.axis_size is not None:
+            size = vmap_options.mapped_size(self, args)
+            if size is None:        # nothing mapped: f's result, the same for each example
+                return vmap_options.broadcast_call(self, args, kwargs)
+        if self._grad is not None:      # vmap(torch.func.grad(f)): `vmap_grad`
+            return call_grad(self, args, kwargs)
         if isinstance(self._target, _VMapped):     # vmap(vmap(f)): `vmap_nested`
             from .vmap_nested import call_nested
             return call_nested(self, args, kwargs)
@@ -243,9 +268,15 @@ class _VMapped:
                 return function(*positional, **call_kwargs)
         else:
             call = _call
+        if self._options.randomness == "error":
+            vmap_options.refuse_draws(self, spec)
         if backends.get(spec.backend).chunked_runs:
             out = chunks.run(spec, entry.tuning, call_args, batched, size,
                              self.chunk_size if tree else None, call)
+        elif type(self.chunk_size) is int and size > self.chunk_size and tree:
+            # torch.func.vmap's chunk_size: the batch in calls of that many examples
+            out = vmap_options.run_in_chunks(spec, call_args, batched, size,
+                                             self.chunk_size, call)
         else:       # one call: the backend's library blocks and threads its own work
             out = call(spec.function, call_args)
         return _place_outputs(out, spec.result, self.out_axes, size,
@@ -448,6 +479,13 @@ def _library_function(fn) -> bool:
     code = getattr(fn, "__code__", None)
     return torch is not None and code is not None and code.co_filename.startswith(
         os.path.dirname(torch.__file__) + os.sep)
+
+
+def _library_instance(value) -> bool:
+    """A callable object of PyTorch's (an ``nn.Module``): mapped by its rule
+    (`frontend.rule_wrapper`), never read as the user's code."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, torch.nn.Module)
 
 
 def _call(function, args):

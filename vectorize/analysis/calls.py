@@ -271,8 +271,8 @@ class Calls:
         what it is per example: one array, ``np.asarray([a, b, c])``. A rule that takes
         pieces (``np.stack([a, b])``) keeps its first operand a list; displays nested in it
         are arrays (``np.array([[a, b], [c, d]])``)."""
-        if "stacked_display" not in self.registry.operators:
-            return args, kwargs     # a backend that takes such lists as they are
+        if "stacked_display" not in self.registry.operators or rule.takes_trees:
+            return args, kwargs     # a backend (or a rule) that takes such lists as they are
         positional = [a.value for a in node.args if a.keyword is None and not a.star]
         if receiver:
             positional = [node.func.value] + positional

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import Unsupported
 from ..syntax.templates import expr
-from .families import padded_args
+from .families import pad, padded_args
 from .registry import Site
 
 _LETTERS = "ijklmnopqrstuvwxyzacdefgh"
@@ -107,8 +107,12 @@ def matrix_product(site: Site):
         i, j, k = fresh(3, used)
         a, b, out = lead + [i, j], lead + [j, k], lead + [i, k]
     else:
-        raise Unsupported("matmul of per-example stacks of different ranks is not supported",
-                          suggestion="give both operands the same number of axes")
+        # stacks of matrices of different ranks broadcast from the right (sizes of one
+        # included): the batched operand of fewer dims gets axes after its batch axis, so
+        # the batch axes line up, and matmul broadcasts the stacks as per example
+        rank = max(ra, rb)
+        a, b = (pad(n, v, rank) for n, v in zip(site.nodes[:2], site.args[:2]))
+        return expr("{a} @ {b}", a=a, b=b)
     return einsum_call(["".join(a), "".join(b)], "".join(out), site.nodes[:2], site.args[:2],
                        used, site.backend)
 

@@ -37,10 +37,15 @@ def _axis_of(value, node):
             return 0
         if all(e is None for e in entries):
             return None
+        if value.kind is list:
+            return entries
+        if value.kind is dict and all(type(k) in (str, int) for k in value.keys or ()):
+            return dict(zip(value.keys, entries))    # an in_axes dict: a tree prefix
         if value.kind is not None:
-            raise Unsupported("a dict, list or namedtuple argument of a vmapped function "
-                              "that holds both per-example values and values the same for "
-                              "every example", node, "pass its parts as separate arguments")
+            raise Unsupported("a namedtuple or dict subclass argument of a vmapped function "
+                              "that holds both "
+                              "per-example values and values the same for every example",
+                              node, "pass its parts as separate arguments")
         return tuple(entries)
     return 0 if value.batched else None
 
@@ -48,13 +53,11 @@ def _axis_of(value, node):
 def _infer(site: Site, backend):
     fn = site.func
     if any(getattr(v, "batched", False) for _, v in site.kwargs.values()):
-        raise Unsupported("per-example values passed by keyword to a vmapped function (its "
-                          "keyword arguments are not mapped)", site.original,
-                          "pass them positionally")
+        _keywords_as_positions(site)        # refuses where they cannot be
     for value in site.args:
         _axis_of(value, site.original)
-    examples = [v.example for v in site.args]
-    kwargs = {k: v.example for k, (_, v) in site.kwargs.items()}
+    examples = [_example_of(v) for v in site.args]
+    kwargs = {k: _example_of(v) for k, (_, v) in site.kwargs.items()}
     try:
         out = backend.on_examples(fn)(*examples, **kwargs)
     except VectorizeError:
@@ -72,15 +75,67 @@ def _infer(site: Site, backend):
     return _as_value(out)
 
 
+def _example_of(value):
+    """What a value's examples stand for: a container as its own type (a dict with its
+    keys), not the tuple of its items' examples."""
+    if not isinstance(value, TupleValue):
+        return value.example
+    items = [_example_of(v) for v in value.items]
+    if value.keys is not None and value.kind is not None and issubclass(value.kind, dict):
+        return value.kind(zip(value.keys, items))
+    if value.kind is list:
+        return items
+    if value.kind is not None:
+        return value.kind(*items)
+    return tuple(items)
+
+
 def _to_example(leaf):
     from ..backends.torch.examples import to_example
     return to_example(leaf)
+
+
+def _keywords_as_positions(site: Site) -> list:
+    """The keyword arguments of a call of a vmapped function, as the positional arguments
+    that follow the call's own (their names in order): keyword arguments are passed to each
+    example's call as they are (not mapped), so a per-example one is mapped on the batch
+    only, which a vmap takes by position. Refused where they do not bind so (a ``partial``,
+    a parameter skipped, keyword-only parameters)."""
+    import inspect
+    fn = site.func
+    problem = Unsupported("per-example values passed by keyword to a vmapped function (its "
+                          "keyword arguments are not mapped) that the engine cannot pass "
+                          "by position", site.original, "pass them positionally")
+    target = getattr(fn, "func", None)
+    if getattr(fn, "_lead", ()) or getattr(fn, "_bound", {}) or not inspect.isfunction(
+            target) or getattr(fn, "_grad", None) is not None:
+        raise problem
+    params = list(inspect.signature(target).parameters.values())
+    after = params[len(site.args):len(site.args) + len(site.kwargs)]
+    names = [p.name for p in after]
+    if sorted(names) != sorted(site.kwargs) or any(
+            p.kind is not p.POSITIONAL_OR_KEYWORD for p in after):
+        raise problem
+    return names
 
 
 def _rewrite(site: Site) -> cst.BaseExpression:
     call = site.node
     axes = tuple(_axis_of(v, site.original) for v in site.args)
     inner = call.func
+    if any(getattr(v, "batched", False) for _, v in site.kwargs.values()):
+        # vmap(vmap(h.func, in_axes=h's + None for each), ...)(*args, *keyword values)
+        names = _keywords_as_positions(site)
+        fn = site.func
+        count = len(site.args)
+        inner_axes = fn.in_axes if isinstance(fn.in_axes, tuple) else (fn.in_axes,) * count
+        inner = expr("vmap({f}.func, in_axes=" + repr(tuple(inner_axes) + (None,) * len(
+            names)) + ", out_axes={f}.out_axes)", f=inner)
+        axes += tuple(_axis_of(site.kwargs[n][1], site.original) for n in names)
+        by_name = {a.keyword.value: a for a in call.args if a.keyword is not None}
+        call = call.with_changes(args=[a for a in call.args if a.keyword is None] + [
+            by_name[n].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)
+            for n in names])
     if all(a == 0 for a in axes):
         outer = expr("vmap({f})", f=inner)
     else:
@@ -104,7 +159,7 @@ def register(reg: Registry, vmap, is_vmapped) -> None:
         "over both axes.",
         "y = vmap(h)(x)\nz = vmap(g, in_axes=(0, None))(x, w)",
         "y = vmap(vmap(h))(x)\nz = vmap(vmap(g, in_axes=(0, None)), in_axes=(0, None))(x, w)",
-        _rewrite, infer=lambda site: _infer(site, reg.backend))
+        _rewrite, infer=lambda site: _infer(site, reg.backend), takes_trees=True)
     reg.add_family(is_vmapped, rule)
     reg.add_call(vmap, Rule(
         "vmap.function", "vmap",

@@ -89,6 +89,9 @@ class Rule:
     # display of per-example values there stays a list; for every other rule such a display
     # is one per-example array (`Calls.array_operand`)
     takes_pieces: bool = False
+    # every operand is a pytree (a vmapped function's arguments): list and tuple displays
+    # stay lists and tuples, never one per-example array
+    takes_trees: bool = False
     # per example a vector whose length differs between examples (``np.arange(n)``): only a
     # reduction with a `masked` form may consume it (`Calls.ragged_operands`)
     ragged: bool = False

@@ -120,11 +120,11 @@ class TorchBackend(Backend):
 
     def build_registry(self):
         from ...rules.registry import Registry
-        from . import creation, dims, inplace, nn, rules
+        from . import creation, dims, functorch, inplace, nn, rules
         reg = Registry(self)
         rules.register(reg)
         known = {id(rule) for rule in reg.all_rules}
-        for family in (dims, nn, creation, inplace):
+        for family in (dims, nn, creation, inplace, functorch):
             family.register(reg)
         for rule in reg.all_rules:       # refusals point at the call they are about
             if id(rule) not in known and rule.infer is not None:

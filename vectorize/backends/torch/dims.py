@@ -66,6 +66,7 @@ DIM_OPS = {
     "flip": _dims("dims"),
     "roll": (Dim(1, "dims", EVERY),),
     "diagonal": (Dim(1, "dim1", 0), Dim(2, "dim2", 1)),
+    "diag_embed": (Dim(1, "dim1", -2, out=True), Dim(2, "dim2", -1, out=True)),
     "unbind": (Dim(0, "dim", 0),),
     "chunk": (Dim(1, "dim", 0),),
     "split": (Dim(1, "dim", 0),),
