@@ -18,6 +18,7 @@ from .passes import (
     sequence_loops,
     shared_subexpressions,
     simplify,
+    temporaries,
     try_except,
 )
 
@@ -71,4 +72,8 @@ PIPELINE = [
     # Array code to array code: masked loops and `if`s chosen for compaction gather their
     # lanes.
     compact,
+    # Last: a chain of arithmetic computes in the array its first operation made (`y = 2 *
+    # x`, `y += 1`); it needs the values `batch_rules` recorded, and leaves what `compact`
+    # rebuilt alone.
+    temporaries,
 ]

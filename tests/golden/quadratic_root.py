@@ -8,11 +8,14 @@ import numpy as np
 
 
 def quadratic_root(a, b, c):
-    disc = b * b - 4 * a * c
+    disc = b * b
+    disc -= 4 * a * c
     cond = disc < 0
     with np.errstate(all="ignore"):
         if (2 * a) == 0 and np.any(np.logical_not(cond)):
             raise ZeroDivisionError("float division by zero")
-        root = (-b + np.sqrt(disc)) / (2 * a)
+        root = -b
+        root += np.sqrt(disc)
+        root /= 2 * a
         result = np.where(cond, math.nan, root)
     return result

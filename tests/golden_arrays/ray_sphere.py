@@ -10,7 +10,8 @@ def ray_sphere(origin, direction, center, radius):
     oc = origin - center
     b = np.einsum("bi,bi->b", oc, direction)
     c = np.einsum("bi,bi->b", oc, oc) - radius * radius
-    disc = b * b - c
+    disc = b * b
+    disc -= c
     with np.errstate(all="ignore"):
         result = np.where(disc < 0, -1.0, -b - np.sqrt(disc))
     return result

@@ -50,6 +50,8 @@ class Backend:
     #                          the select form against the compacted one (`chunks.run`); else
     #                          one call (the library blocks and threads its own work)
     threads = True           # its functions may run on several threads at once (chunks do)
+    owned_temporaries = True  # generated code may update the arrays it just made in place
+    #                          (`y = 2 * x` then `y += 1`: `passes/temporaries.py`)
     dtypes: frozenset[str] | None = None    # the NumPy dtype names it computes in (None: all)
     # how to draw random numbers for every example instead of Python's `random` (its
     # refusal says it)

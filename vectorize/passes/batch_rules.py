@@ -26,7 +26,7 @@ from ..rules.registry import Site
 from ..syntax.edit import AugmentedToAssignment, as_assignment
 from ..syntax.templates import expr
 from ..syntax.traversal import rewrite
-from .records import BatchedLoopFacts, CompactedIfs, MaskedLoopFacts
+from .records import ArrayValues, BatchedLoopFacts, CompactedIfs, MaskedLoopFacts
 from .simplify import _single_target_assign
 
 
@@ -47,6 +47,7 @@ class _ApplyRules(cst.CSTTransformer):
         self._written = None
         self.size_name = None      # (name, parameter) when the batch size is kept in a name
         self._ragged_args: dict = {}   # np.arange with per-example bounds -> its arguments
+        self.array_values = ArrayValues.get(ctx).values
 
     def value(self, node):
         return self.analysis.values.get(node)
@@ -65,6 +66,11 @@ class _ApplyRules(cst.CSTTransformer):
         if new is not updated and getattr(original, "lpar", None) \
                 and not getattr(new, "lpar", None):
             new = new.with_changes(lpar=original.lpar, rpar=original.rpar)
+        # for `temporaries`, which cannot analyse array code
+        values = self.array_values
+        values[new] = site.result
+        for node, value in zip(site.nodes, site.args):
+            values.setdefault(node, value)
         return new
 
     def _numpy_scalar_op(self, original_node, updated_node):

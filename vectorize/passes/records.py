@@ -60,3 +60,13 @@ class BatchedLoopFacts(Record):
     loops: dict[str, tuple] = field(default_factory=dict)
     batch_size_name: str | None = None
     batch_len_params: set[str] = field(default_factory=set)
+
+
+@dataclass
+class ArrayValues(Record):
+    """Written by `batch_rules`, for `temporaries`: the abstract value of each expression of
+    the array code a batching rule made, and of each operand it was given, by node: the
+    analysis' value of the scalar-form expression it stands for (array code cannot be
+    analysed again). Nodes later passes rebuild are not in it."""
+
+    values: dict = field(default_factory=dict)

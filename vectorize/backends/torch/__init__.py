@@ -114,6 +114,9 @@ class TorchBackend(Backend):
     quiet = None    # PyTorch never warns about floating-point errors: nothing to silence
     chunked_runs = False    # PyTorch blocks and threads its own operations
     threads = False
+    # autograd keeps some operations' outputs for the backward pass (`exp`, `pow`): updating
+    # one in place would make `backward()` fail
+    owned_temporaries = False
     dtypes = frozenset(DTYPE_NAMES)
     random_hint = "torch (e.g. torch.randn(()) for random.gauss(0.0, 1.0))"
     function_modules = ("torch", "numpy")

@@ -1,0 +1,141 @@
+"""Update the arrays the generated code has just made in place, instead of allocating another.
+
+Assumes: array code (`batch_rules`, `compact`); `records.ArrayValues` (what `batch_rules`
+knew of each expression it made, since array code cannot be analysed again).
+Reads: `records.ArrayValues`. Writes no record.
+Guarantees: the same values, dtypes and shapes. An assignment of a chain of ``+ - * /`` to a
+name, whose innermost left operand is a fresh array (an arithmetic operation or a ufunc call
+on per-example values: nothing else holds it), computes the chain in that array:
+
+    y = 2 * x + 1           ->  y = 2 * x
+                                y += 1
+
+only where each step is proved not to change the array's dtype or shape: the analysis gives
+the step, its left side and its right operand as per-example scalars (the arrays are then all
+one-dimensional over the same lanes, or the operand a single number) and the step's dtype as
+the left side's (``x * 2 + 0.5`` on ints is left as it is), and its right operand does not
+read the name (it is assigned before the operand is evaluated). Never an array the user
+passed (only fresh results are written into), never on a backend without in-place updates
+(`Backend.in_place_writes`, `Backend.owned_temporaries`: PyTorch's autograd keeps some
+outputs for the backward pass). An expression a pass after `batch_rules` rebuilt (the
+compacted regions) has no recorded value and is left as it is.
+
+Measured (NumPy, one thread, 1e6 float64 lanes in chunks of 65,536): the piecewise
+``if/elif`` of the benchmarks about 5% faster. Writing a branch of a merge into a temporary
+with a mask (``np.copyto(t, a, where=m)``, ``np.negative(t, out=t, where=~m)``) was measured
+slower than ``np.where`` (NumPy's masked loops), so merges stay ``np.where``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import numpy as np
+
+from ..abstract import Value
+from ..syntax.traversal import rewrite, walk
+from .records import ArrayValues
+
+_IN_PLACE = {
+    cst.Add: cst.AddAssign,
+    cst.Subtract: cst.SubtractAssign,
+    cst.Multiply: cst.MultiplyAssign,
+    cst.Divide: cst.DivideAssign,
+}
+"""The operators whose in-place form computes the same values as the operator itself."""
+
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo,
+               cst.Power)
+"""Operators whose result on an array is a new array."""
+
+
+def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    backend = ctx.registry.primitives
+    values = ArrayValues.get(ctx).values
+    if not (values and backend.in_place_writes and backend.owned_temporaries):
+        return func
+    return rewrite(func, _InPlace(values, backend))
+
+
+class _InPlace(cst.CSTTransformer):
+    def __init__(self, values: dict, backend):
+        self.values = values
+        self.alias = backend.alias if backend.name == "numpy" else None
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if len(updated_node.body) != 1:
+            return updated_node
+        stmt = updated_node.body[0]
+        if type(stmt) is not cst.Assign or len(stmt.targets) != 1 or \
+                type(stmt.targets[0].target) is not cst.Name:
+            return updated_node
+        name = stmt.targets[0].target.value
+        found = self._chain(stmt.value, name)
+        if found is None:
+            return updated_node
+        first, steps = found
+        lines = [updated_node.with_changes(body=[stmt.with_changes(value=_bare(first))])]
+        lines += [cst.SimpleStatementLine([cst.AugAssign(
+            target=cst.Name(name), operator=_IN_PLACE[type(op)](), value=_bare(operand))])
+            for op, operand in steps]
+        return cst.FlattenSentinel(lines)
+
+    def _chain(self, node, name: str):
+        """``(first, [(operator, operand), ...])`` where ``node`` is ``first`` followed by
+        the steps, each provably done in place; None where there is nothing to do."""
+        steps, found = [], None
+        while type(node) is cst.BinaryOperation and type(node.operator) in _IN_PLACE and \
+                self._keeps(node, node.left) and self._scalar(node.right) and \
+                not _reads(node.right, name):
+            steps.append((node.operator, node.right))
+            node = node.left
+            if self._fresh(node):       # the innermost fresh array (`x * x / 2.0`: `x * x`)
+                found = node, steps[::-1]
+        return found
+
+    def _value(self, node):
+        value = self.values.get(node)
+        return value if type(value) is Value and value.known else None
+
+    def _scalar(self, node) -> bool:
+        """A per-example scalar (an array over the lanes) or a single number."""
+        value = self._value(node)
+        return value is not None and value.rank == 0 and value.dtype is not None
+
+    def _keeps(self, node, left) -> bool:
+        """``node`` has ``left``'s dtype and shape: both per-example scalars of one dtype."""
+        value, before = self._value(node), self._value(left)
+        return value is not None and before is not None and value.batched and \
+            before.batched and value.rank == 0 and before.rank == 0 and \
+            value.dtype is not None and value.dtype == before.dtype
+
+    def _fresh(self, node) -> bool:
+        """Evaluating ``node`` makes a new array that nothing else holds."""
+        kind = type(node)
+        if kind is cst.BinaryOperation:
+            return isinstance(node.operator, _ARITHMETIC)
+        if kind is cst.UnaryOperation:
+            return isinstance(node.operator, cst.Minus)
+        if kind is cst.Call and self.alias is not None:
+            func = node.func
+            if type(func) is cst.Attribute and type(func.value) is cst.Name and \
+                    func.value.value == self.alias and not any(
+                        arg.keyword is not None and arg.keyword.value == "out"
+                        for arg in node.args):
+                made = getattr(np, func.attr.value, None)
+                return func.attr.value == "where" or (
+                    isinstance(made, np.ufunc) and made.nout == 1)
+        return False
+
+
+def _reads(node, name: str) -> bool:
+    return any(type(n) is cst.Name and n.value == name for n in walk(node))
+
+
+def _bare(node):
+    """``node`` without the parentheses it needed as an operand (an assignment's whole right
+    side needs none)."""
+    if getattr(node, "lpar", None) and type(node) in (
+            cst.BinaryOperation, cst.UnaryOperation, cst.Call, cst.Name, cst.Attribute,
+            cst.Subscript, cst.Integer, cst.Float):
+        return node.with_changes(lpar=[], rpar=[])
+    return node
