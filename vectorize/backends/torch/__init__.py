@@ -112,6 +112,7 @@ class TorchBackend(Backend):
     alias = "torch"
     module_name = "torch"
     quiet = None    # PyTorch never warns about floating-point errors: nothing to silence
+    exception_checks = False    # `vectorize` on tensors has vmap's semantics (docs/torch.md)
     chunked_runs = False    # PyTorch blocks and threads its own operations
     threads = False
     # autograd keeps some operations' outputs for the backward pass (`exp`, `pow`): updating
@@ -170,6 +171,12 @@ class TorchBackend(Backend):
         return examples.analysing()
 
     # ------------------------------------------------------------ examples, runtime
+    def from_numpy(self, array):
+        return torch_module().as_tensor(array)
+
+    def to_numpy(self, value):
+        return value.detach().cpu().numpy() if is_tensor(value) else np.asarray(value)
+
     def example_of(self, tensor, batched: bool):
         """NumPy ones of the tensor's dtype and (per-example) shape."""
         shape = tuple(tensor.shape[1:] if batched else tensor.shape)
