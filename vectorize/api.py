@@ -29,6 +29,7 @@ from .frontend import (  # noqa: F401 -- MAX_SPECIALIZATIONS and the warning are
     VectorizeFallbackWarning,
     as_is_key,
     build,
+    check_backend,
     check_cache_dir,
     check_fallback,
     fallback_source,
@@ -68,7 +69,8 @@ class vectorize:
     """
 
     def __init__(self, pyfunc=np._NoValue, otypes=None, doc=None, excluded=None, cache=False,
-                 signature=None, *, fallback="warn", chunk_size="auto", cache_dir=None):
+                 signature=None, *, fallback="warn", chunk_size="auto", cache_dir=None,
+                 backend=None):
         if (pyfunc is not np._NoValue and pyfunc is not None) and not callable(pyfunc):
             raise TypeError("pyfunc must be callable, got "
                             f"{type(pyfunc).__name__}; use vectorize(otypes=...) as a "
@@ -79,6 +81,8 @@ class vectorize:
         self.fallback = check_fallback(fallback)
         self.chunk_size = check_chunk_size(chunk_size)
         self.cache_dir = check_cache_dir(cache_dir)
+        check_backend(backend)
+        self.backend = backend      # None: chosen from the arguments
         if isinstance(otypes, str):
             otypes = list(otypes)
         self.otypes = otypes
@@ -121,7 +125,8 @@ class vectorize:
                              self.__doc__ is not vectorize.__doc__ else None,
                              excluded=self.excluded, cache=self.cache,
                              signature=self.signature, fallback=self.fallback,
-                             chunk_size=self.chunk_size, cache_dir=self.cache_dir)
+                             chunk_size=self.chunk_size, cache_dir=self.cache_dir,
+                             backend=self.backend)
         last = self._last
         if last is not None and not kwargs and not self.excluded:
             fast = last.plan(args)
@@ -165,7 +170,8 @@ class vectorize:
         return pickling.reduce(self, vectorize, dict(
             pyfunc=self.pyfunc, otypes=self.otypes, doc=self.__doc__, excluded=self.excluded,
             cache=self.cache, signature=self.signature, fallback=self.fallback,
-            chunk_size=self.chunk_size, cache_dir=self.cache_dir), self.pyfunc)
+            chunk_size=self.chunk_size, cache_dir=self.cache_dir, backend=self.backend),
+            self.pyfunc)
 
     def _matrix_call(self, args, kwargs):
         """A call with `np.matrix` arguments, as numpy.vectorize makes it: each example is a
@@ -520,7 +526,14 @@ class vectorize:
 
     def _run(self, entry, call_args, size, batched):
         """The generated function's outputs for the whole batch (in chunks of lanes when it
-        is large, see `vectorize.chunks`)."""
+        is large, see `vectorize.chunks`); NumPy arrays out."""
+        backend = backends.get(entry.spec.backend)
+        if not backend.chunked_runs:    # one call: the library blocks and threads its work
+            out = self._call(entry.spec.function, [
+                backend.from_numpy(a) if isinstance(a, np.ndarray) else a for a in call_args])
+            if isinstance(out, tuple):
+                return tuple(backend.to_numpy(o) for o in out)
+            return backend.to_numpy(out)
         return chunks.run(entry.spec, entry.tuning, call_args, batched, size, self.chunk_size,
                           self._call)
 
@@ -654,6 +667,7 @@ class vectorize:
         try:
             return build(func, params, fallback=self.fallback, title=title,
                          kind="numpy.vectorize loop", cache_dir=self.cache_dir,
+                         backend=self.backend or backends.DEFAULT,
                          explain=self._explain, python_semantics=True)
         finally:
             PYTHON_SCALARS.reset(token)

@@ -214,6 +214,7 @@ def load(printed: Printed) -> Generated:
     parallel = backends.get(printed.backend).threads and parallel_safe(
         printed.fallbacks, printed.referenced, printed.imports, printed.namespace)
     function = execute(text, printed.main, printed.namespace, printed.defaults)
+    function = backends.get(printed.backend).runnable(function, text)
     return Generated(source=text, function=function, backend=printed.backend,
                      result=printed.result,
                      guards=printed.guards + printed.attribute_guards,

@@ -424,6 +424,8 @@ class Store:
         except Exception as exc:    # noqa: BLE001 -- any malformed entry is a miss
             return self._reject(f"malformed entry ({type(exc).__name__}: {exc})")
         stats["hits"] += 1
+        from . import backends
+        function = backends.get(payload["backend"]).runnable(function, payload["source"])
         return Generated(source=payload["source"], function=function,
                          backend=payload["backend"], result=result, guards=tuple(guards),
                          fallbacks=list(payload["fallbacks"]),

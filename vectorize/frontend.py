@@ -29,6 +29,14 @@ class VectorizeFallbackWarning(UserWarning):
     """A piece of a function runs per example (a Python loop) instead of vectorized."""
 
 
+def check_backend(backend) -> None:
+    """``backend=`` of the front ends: None (chosen from the arguments) or a known name."""
+    from . import backends
+    if backend is not None and backend not in backends.KNOWN:
+        raise ValueError("backend must be None or one of "
+                         f"{', '.join(map(repr, backends.KNOWN))}, got {backend!r}")
+
+
 def check_fallback(fallback: str) -> str:
     if fallback not in FALLBACKS:
         raise ValueError(f"fallback must be one of {FALLBACKS}, got {fallback!r}")

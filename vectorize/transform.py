@@ -238,6 +238,7 @@ class FunctionJob:
         try:
             for step in PIPELINE:
                 tree = step.transform(tree, self)
+            tree = self.registry.backend.finish_function(tree, self)
         except Unsupported as problem:
             raise self._in_users_terms(problem) from None
         tree = tree.with_changes(name=cst.Name(self.name))

@@ -33,6 +33,7 @@ from .frontend import (
     SpecCache,
     as_is_key,
     build,
+    check_backend,
     check_cache_dir,
     check_fallback,
     fallback_source,
@@ -61,7 +62,7 @@ class VmapTypeError(VectorizeError, TypeError):
 
 
 def vmap(func=None, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto",
-         cache_dir=None):
+         cache_dir=None, backend=None):
     """Map ``func`` over axis ``in_axes`` of its arguments (``None``: not mapped; a tuple gives
     one entry per positional argument, a tree prefix of the argument, as in JAX: an int or
     None for a whole tuple, list, dict or namedtuple argument, or a container of entries of
@@ -76,16 +77,23 @@ def vmap(func=None, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto
 
     ``cache_dir``: a directory where generated code is kept for the next processes
     (`vectorize.diskcache`); ``None`` (default): the ``VECTORIZE_CACHE_DIR`` environment
-    variable's, else none; ``True``: ``~/.cache/vectorize``; ``False``: none."""
+    variable's, else none; ``True``: ``~/.cache/vectorize``; ``False``: none.
+
+    ``backend``: the array namespace the generated code is written for, ``"numpy"``,
+    ``"torch"`` or ``"jax"``; None (default): chosen from the arguments (a ``torch.Tensor``
+    or a ``jax.Array`` picks its library, anything else NumPy). NumPy arrays passed to a
+    function vmapped for another backend are converted, and the results converted back:
+    NumPy in, NumPy out (``docs/jax.md``)."""
     check_fallback(fallback)
     check_cache_dir(cache_dir)
+    check_backend(backend)
     in_axes = _checked_in_axes(in_axes)
     _check_out_axes(out_axes)
     if func is None:
         return lambda f: vmap(f, in_axes, out_axes, fallback=fallback, chunk_size=chunk_size,
-                              cache_dir=cache_dir)
+                              cache_dir=cache_dir, backend=backend)
     return _VMapped(func, in_axes, out_axes, fallback, check_chunk_size(chunk_size),
-                    check_cache_dir(cache_dir))
+                    check_cache_dir(cache_dir), backend)
 
 
 def cached_vmap(func, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto",
@@ -152,7 +160,8 @@ def _check_leaves(spec, what: str) -> None:
 
 
 class _VMapped:
-    def __init__(self, func, in_axes, out_axes, fallback, chunk_size="auto", cache_dir=None):
+    def __init__(self, func, in_axes, out_axes, fallback, chunk_size="auto", cache_dir=None,
+                 backend=None):
         if not callable(func):
             raise TypeError(f"vmap expects a function, got {type(func).__name__}")
         self.func = func
@@ -162,6 +171,7 @@ class _VMapped:
         self.fallback = fallback
         self.chunk_size = chunk_size
         self.cache_dir = cache_dir
+        self.backend = backend      # None: chosen from the arguments
         self._specs = SpecCache()
         self._explain = False   # record which rule rewrote which line (`vectorize.explain`)
         self._name = _name_of(func)
@@ -203,8 +213,8 @@ class _VMapped:
         # what another process (a Dask worker) needs: the function and the options
         return pickling.reduce(self, _VMapped, dict(
             func=self.func, in_axes=self.in_axes, out_axes=self.out_axes,
-            fallback=self.fallback, chunk_size=self.chunk_size, cache_dir=self.cache_dir),
-            self.func)
+            fallback=self.fallback, chunk_size=self.chunk_size, cache_dir=self.cache_dir,
+            backend=self.backend), self.func)
 
     def __repr__(self):
         return f"<vmap of {self._name}>"
@@ -221,6 +231,8 @@ class _VMapped:
             return flat.source(*flat_args, **kwargs)
         if wants_dask(args, kwargs):   # what each block of a Dask array runs
             args, kwargs = block_stand_ins(args, kwargs)
+        if self.backend is not None:
+            args, kwargs, _ = _into_backend(self.backend, args, kwargs)
         entry, _, _, size, _, _ = self._plan(args, kwargs)
         return chunks.source_for(entry.spec, entry.tuning, size, self.chunk_size)
 
@@ -231,6 +243,13 @@ class _VMapped:
         if not kwargs and wants_dask(args):   # a Dask array in: Dask arrays out, nothing computed
             from .dask_runtime import call_vmap
             return call_vmap(self, args)
+        if self.backend is not None:
+            args, kwargs, converted = _into_backend(self.backend, args, kwargs)
+            if converted:       # NumPy in, NumPy out
+                be = backends.get(self.backend)
+                out = self(*args, **kwargs)
+                return unflatten(out, [be.to_numpy(leaf) if be.claims(leaf) else leaf
+                                       for _, leaf in flatten(out)])
         entry, call_args, call_kwargs, size, batched, tree = self._plan(args, kwargs)
         spec = entry.spec
         if isinstance(spec, FallbackSpec) or spec.fallbacks:
@@ -292,7 +311,7 @@ class _VMapped:
                               "axis")
         plain = all(type(k) is not tuple or k[0] != "node" or k[1] is tuple
                     for _, _, k in leaves)
-        backend = _backend_of_args(args)
+        backend = self.backend or _backend_of_args(args)
         if not isinstance(self._target, types.FunctionType) or _library_function(
                 self._target):
             wrapper = rule_wrapper(self._target, len(self._lead) + len(args), backend)
@@ -492,6 +511,31 @@ def _take(arg, axis, n, backend):
 
 _NUMBERS = (float, int, complex)
 _PLAIN = (np.ndarray, float, int, complex, bool, type(None))
+
+
+def _into_backend(name: str, args, kwargs):
+    """The arguments of a call of a function vmapped for the backend ``name``, NumPy arrays
+    among their leaves converted to its arrays; (args, kwargs, whether any was). An array of
+    a third namespace is refused."""
+    backend = backends.get(name)
+    converted = False
+
+    def into(value):
+        nonlocal converted
+        if isinstance(value, np.ndarray) and name != backends.DEFAULT:
+            converted = True
+            return backend.from_numpy(value)
+        other = backends.of_value(value)
+        if other is not None and other != name:
+            raise call_error(f"vmap(..., backend={name!r}) was called with a {other} array",
+                             f"pass NumPy arrays or {name} arrays, or vmap with "
+                             f"backend={other!r}")
+        return value
+
+    args = tuple(unflatten(a, [into(leaf) for _, leaf in flatten(a)]) for a in args)
+    kwargs = {k: unflatten(v, [into(leaf) for _, leaf in flatten(v)])
+              for k, v in kwargs.items()}
+    return args, kwargs, converted
 
 
 def _backend_of_args(args) -> str:

@@ -20,6 +20,7 @@ from .base import Backend
 KNOWN = {
     "numpy": "vectorize.backends.numpy:NumpyBackend",
     "torch": "vectorize.backends.torch:TorchBackend",
+    "jax": "vectorize.backends.jax:JaxBackend",
 }
 DEFAULT = next(iter(KNOWN))
 EVERY_NAMESPACE: list = []

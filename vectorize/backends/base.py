@@ -32,6 +32,8 @@ from __future__ import annotations
 import contextlib
 import importlib
 
+import numpy as np
+
 
 class Backend:
     """One array namespace. Subclasses set the class attributes and override what differs."""
@@ -50,6 +52,8 @@ class Backend:
     #                          the select form against the compacted one (`chunks.run`); else
     #                          one call (the library blocks and threads its own work)
     threads = True           # its functions may run on several threads at once (chunks do)
+    exception_checks = True  # `vectorize`'s checks of Python's exceptions may be written
+    #                          (`passes.python_raises`)
     dtypes: frozenset[str] | None = None    # the NumPy dtype names it computes in (None: all)
     # how to draw random numbers for every example instead of Python's `random` (its
     # refusal says it)
@@ -84,6 +88,19 @@ class Backend:
         """The namespace's module (imported on first use: an optional dependency)."""
         return importlib.import_module(self.module_name)
 
+    def finish_function(self, func_def, ctx):
+        """A generated function (`libcst.FunctionDef`, after every pass of
+        ``pipeline.PIPELINE``) as this namespace runs it: a backend that compiles its code
+        (JAX's ``jit``) rewrites what its compiler cannot take here, or refuses it
+        (`errors.Unsupported`, located in the user's code). ``ctx``: the function's
+        `transform.FunctionJob`. The default keeps it as it is."""
+        return func_def
+
+    def runnable(self, function, source: str):
+        """What the front ends call for a loaded generated ``function`` (its module's text
+        ``source``): a backend that compiles code wraps it here. The default: itself."""
+        return function
+
     # --------------------------------------------------------------------- the boundary
     def claims(self, value) -> bool:
         """Whether an argument value is one of this namespace's arrays."""
@@ -97,6 +114,16 @@ class Backend:
         """A result of generated code as one of the namespace's arrays, None where it is not
         one (a Python value the code returned as it is)."""
         return value if self.claims(value) else None
+
+    def from_numpy(self, array):
+        """A NumPy array (an argument of a call that asked for this backend by name) as one
+        of the namespace's arrays, its dtype kept."""
+        raise NotImplementedError
+
+    def to_numpy(self, value):
+        """A result (one of the namespace's arrays) as a NumPy array, for a call whose
+        arguments were NumPy's."""
+        return np.asarray(value)
 
     def example_of(self, array, batched: bool):
         """A NumPy example of one of the namespace's arrays: its dtype and (per-example,

@@ -130,12 +130,13 @@ class _Names:
             self._result = (self.ctx.namer.fresh("result"), self.ctx.namer.fresh("returned"))
         return self._result
 
-    def mask(self, strategy: str = "select") -> str:
+    def mask(self, strategy: str = "select", loop=None) -> str:
         if not self.ctx.registry.primitives.compaction:
             strategy = "select"         # the backend cannot gather lanes
         name = self.ctx.namer.fresh("active")
         facts = MaskedLoopFacts.get(self.ctx)
         facts.masks.add(name)
+        facts.loops[name] = loop
         facts.strategy[name] = strategy
         return name
 
@@ -218,7 +219,7 @@ class _MaskLoops(cst.CSTTransformer):
         strategy = strategy_of(original_node, default="compact")
         if not self.ctx.registry.primitives.compaction:
             strategy = "select"
-        active = self.names.mask(strategy)
+        active = self.names.mask(strategy, original_node)
         test = updated_node.test
         if strategy == "select" and _shares_work(updated_node.test, updated_node.body):
             return self._rotated(original_node, updated_node, active)
@@ -279,7 +280,7 @@ class _MaskLoops(cst.CSTTransformer):
             loop = updated_node.with_changes(body=cst.IndentedBlock(body=body))
             return cst.FlattenSentinel(self._prologue(original_node) + [loop]
                                        + self._epilogue(original_node))
-        active = self.names.mask(strategy_of(original_node, default="compact"))
+        active = self.names.mask(strategy_of(original_node, default="compact"), original_node)
         statements = list(updated_node.body.body)
         updated_node, kept = self._per_lane_target(original_node, updated_node)
         before = kept[1:] + [line for line in self._placeholders(original_node)
@@ -334,7 +335,7 @@ class _MaskLoops(cst.CSTTransformer):
                               "use a constant step")
         descending = step is not None and step_value.example < 0
         counter = self.ctx.namer.fresh(f"{node.target.value}_next")
-        active = self.names.mask(strategy_of(original, default="compact"))
+        active = self.names.mask(strategy_of(original, default="compact"), original)
         compare = ">" if descending else "<"
         from ..syntax.templates import expr
         test = expr("{c} " + compare + " {stop}", c=cst.Name(counter), stop=stop)

@@ -615,7 +615,7 @@ def _inside(facts: list, region) -> list:
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if not getattr(ctx.module, "python_semantics", False) or \
-            ctx.registry.backend.quiet is None:
+            not ctx.registry.backend.exception_checks:
         return func
     analysis = ctx.analyze(func)
     writer = _Writer(_Checks(analysis, func))

@@ -35,6 +35,8 @@ class MaskedLoopFacts(Record):
     masks: set[str] = field(default_factory=set)
     strategy: dict[str, str] = field(default_factory=dict)
     placeholders: dict[str, cst.Return] = field(default_factory=dict)
+    # each mask's loop as the user wrote it (where a backend refuses it, the place to point at)
+    loops: dict[str, cst.CSTNode] = field(default_factory=dict)
 
     def alias(self, copy: str, name: str) -> None:
         """``copy`` holds the placeholder ``name`` (a branch's copy of it)."""

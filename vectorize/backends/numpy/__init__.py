@@ -36,6 +36,9 @@ class NumpyBackend(Backend):
     def claims(self, value) -> bool:
         return isinstance(value, (np.ndarray, np.generic))
 
+    def from_numpy(self, array):
+        return array
+
     def example_of(self, array, batched: bool):
         from ...abstract import representative
         return representative(array[0] if batched else array)

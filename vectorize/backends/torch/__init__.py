@@ -112,6 +112,7 @@ class TorchBackend(Backend):
     alias = "torch"
     module_name = "torch"
     quiet = None    # PyTorch never warns about floating-point errors: nothing to silence
+    exception_checks = False    # `vectorize` on tensors has vmap's semantics (docs/torch.md)
     chunked_runs = False    # PyTorch blocks and threads its own operations
     threads = False
     dtypes = frozenset(DTYPE_NAMES)
@@ -155,6 +156,12 @@ class TorchBackend(Backend):
         return examples.analysing()
 
     # ------------------------------------------------------------ examples, runtime
+    def from_numpy(self, array):
+        return torch_module().as_tensor(array)
+
+    def to_numpy(self, value):
+        return value.detach().cpu().numpy() if is_tensor(value) else np.asarray(value)
+
     def example_of(self, tensor, batched: bool):
         """NumPy ones of the tensor's dtype and (per-example) shape."""
         shape = tuple(tensor.shape[1:] if batched else tensor.shape)

@@ -1,0 +1,213 @@
+"""JAX: generated code written with ``jax.numpy`` (``jnp``), compiled by XLA with ``jax.jit``.
+
+Chosen for calls whose arguments are ``jax.Array`` s, or explicitly with ``backend="jax"``
+(NumPy arrays in, NumPy arrays out, computed by XLA). The generated function is pure: JAX
+arrays are immutable, so there are no in-place writes (a scatter is ``x = x.at[i].set(v)``),
+no compaction (shapes are fixed under ``jit``) and no chunked or threaded runs (XLA blocks and
+threads its own work). What runs is `runtime.Compiled`: the function under ``jax.jit``, with
+64-bit types enabled in its scope (``jax.enable_x64``), so results keep the per-example
+code's dtypes (float64 included) whatever the process' JAX default is (``docs/jax.md``).
+
+The analysis works on NumPy examples, as for PyTorch: a ``jax.Array`` argument is represented
+by NumPy ones of its dtype and per-example shape (``example_of``). The rule tables are
+NumPy's, spelled with ``jnp`` (`rules`), and JAX's own functions (``jnp.sin``) map to the rule
+of their NumPy twin (`rules.register_twins`).
+
+``jax`` is an optional dependency, imported only when this backend is used.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from ..base import Backend
+
+# NumPy dtypes JAX computes in under x64 (bfloat16 and the float8s have no NumPy dtype of
+# their own: refused)
+DTYPE_NAMES = ("bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
+               "float16", "float32", "float64", "complex64", "complex128")
+
+
+def jax_module():
+    import jax
+    return jax
+
+
+def is_jax_array(value) -> bool:
+    """Whether ``value`` is a ``jax.Array`` (without importing jax)."""
+    jax = sys.modules.get("jax")
+    return jax is not None and isinstance(value, jax.Array)
+
+
+def numpy_dtype(dtype) -> np.dtype:
+    """The NumPy dtype of a JAX array's dtype; TypeError where JAX's has no NumPy twin."""
+    dtype = np.dtype(dtype)
+    if dtype.name not in DTYPE_NAMES:
+        raise TypeError(f"JAX arrays of dtype {dtype} are not supported (no NumPy dtype to "
+                        "represent them in the analysis)")
+    return dtype
+
+
+class JaxBackend(Backend):
+    """The ``jax.numpy`` spellings (the module imported as ``jnp`` in generated code)."""
+
+    name = "jax"
+    alias = "jnp"
+    module_name = "jax.numpy"
+    quiet = None            # XLA never warns about floating-point errors: nothing to silence
+    in_place_writes = False  # JAX arrays are immutable
+    compaction = False      # gathers of a data-dependent number of lanes have no fixed shape
+    chunked_runs = False    # one call: XLA blocks and threads its own work
+    threads = False
+    dtypes = frozenset(DTYPE_NAMES)
+    random_hint = ("jax.random with an explicit key, drawn for the whole batch outside the "
+                   "function and passed in")
+    function_modules = ("jax", "numpy")
+
+    def build_registry(self):
+        from . import rules
+        return rules.build(self)
+
+    def claims(self, value) -> bool:
+        return is_jax_array(value)
+
+    # ------------------------------------------------------- code generation and running
+    def finish_function(self, func_def, ctx):
+        """Generated code made valid for ``jit`` (`finish.finish`)."""
+        from . import finish
+        return finish.finish(func_def, ctx)
+
+    def runnable(self, function, source: str):
+        """The generated function under ``jax.jit`` with x64 (`runtime.Compiled`)."""
+        from .runtime import Compiled
+        return Compiled(function, source)
+
+    # ------------------------------------------------------------ examples, runtime
+    def example_of(self, array, batched: bool):
+        """NumPy ones of the array's dtype and (per-example) shape."""
+        shape = tuple(array.shape[1:] if batched else array.shape)
+        return np.ones(shape, numpy_dtype(array.dtype))[()]
+
+    def from_numpy(self, array):
+        from .runtime import as_array
+        return as_array(array)
+
+    def to_numpy(self, value):
+        return np.asarray(value)
+
+    def as_result(self, value):
+        if self.claims(value):
+            return value
+        from .runtime import as_array
+        return as_array(value)
+
+    def dtype_key(self, array) -> str:
+        return str(array.dtype)
+
+    def moveaxis(self, array, source: int, destination: int):
+        with jax_module().enable_x64(True):
+            return self.module().moveaxis(array, source, destination)
+
+    def take(self, array, index: int, axis: int):
+        with jax_module().enable_x64(True):
+            return self.module().take(array, index, axis=axis)
+
+    def stack(self, items):
+        from .runtime import as_array
+        with jax_module().enable_x64(True):
+            return self.module().stack([as_array(item) for item in items])
+
+    def broadcast_batch(self, value, size: int, like=None):
+        from .runtime import as_array
+        with jax_module().enable_x64(True):
+            arr = as_array(value)
+            return self.module().broadcast_to(arr, (size,) + arr.shape)
+
+    # ---------------------------------------------------------- what the passes write
+    def stack_pieces(self, pieces: list[str], batched: tuple) -> str:
+        listing = ", ".join(pieces)
+        if all(batched):
+            return f"jnp.stack([{listing}], axis=1)"
+        return f"jnp.stack(jnp.broadcast_arrays({listing}), axis=1)"
+
+    def lanes_of(self, mask: str) -> str:
+        return f"jnp.flatnonzero({mask})"
+
+    def count(self, mask: str) -> str:
+        return f"jnp.count_nonzero({mask})"
+
+    def size(self, x: str) -> str:
+        return f"jnp.size({x})"
+
+    def empty(self, shape: str, dtype: str, like: str | None = None) -> str:
+        return f"jnp.zeros({shape}, dtype={dtype})"
+
+    def full(self, shape: str, value: str, dtype: str | None, like: str | None = None) -> str:
+        if dtype is None:
+            return f"jnp.full({shape}, {value})"
+        return f"jnp.full({shape}, {value}, dtype={dtype})"
+
+    def shape(self, x: str) -> str:
+        return f"jnp.shape({x})"
+
+    def astype(self, x: str, dtype: str) -> str:
+        return f"jnp.asarray({x}).astype({dtype})"
+
+    def result_type(self, *values: str) -> str:
+        return "jnp.result_type(" + ", ".join(values) + ")"
+
+    def repeat(self, x: str, n: str) -> str:
+        return f"jnp.repeat({x}[None], {n}, axis=0)"
+
+    def array_of(self, items: str) -> str:
+        return f"jnp.array({items})"
+
+    def lanes_index(self, x: str) -> str:
+        return f"jnp.arange(len({x}))"
+
+    def where(self, cond: str, a: str, b: str) -> str:
+        return f"jnp.where({cond}, {a}, {b})"
+
+    def logical_not(self, a: str) -> str:
+        return f"jnp.logical_not({a})"
+
+    def scalar(self, x: str, dtype) -> str:
+        return f"jnp.asarray({x}, dtype={self.dtype_code(dtype)})"
+
+    def einsum(self, subscripts: str, operands: list[str], matrix_product: bool) -> str:
+        return f'jnp.einsum("{subscripts}", {", ".join(operands)})'
+
+    def dtype_code(self, dtype) -> str:
+        dtype = np.dtype(dtype)
+        if not self.supports_dtype(dtype):
+            from ...errors import Unsupported
+            raise Unsupported(f"JAX has no dtype for NumPy's {dtype}",
+                              suggestion="compute in a dtype JAX has (float32, float64, "
+                                         "int64...)")
+        return "jnp.bool_" if dtype == np.bool_ else f"jnp.{dtype.name}"
+
+    dtype_named = dtype_code
+
+    def any_lane(self, mask: str) -> str:
+        return f"jnp.any({mask})"
+
+    def first_lane(self, mask: str) -> str:
+        return f"jnp.argmax({mask})"
+
+    def gather(self, x: str, lanes: str) -> str:
+        return f"{x}[{lanes}]"
+
+    def scatter(self, x: str, lanes: str, values: str) -> str:
+        return f"{x} = {x}.at[{lanes}].set({values})"
+
+    def copy(self, x: str) -> str:
+        return f"jnp.array({x}, copy=True)"
+
+    def constant_array(self, items: str, dtype, like: str | None = None) -> str:
+        return f"jnp.asarray({items}, dtype={self.dtype_code(dtype)})"
+
+    def with_batch(self, batch: str, shape: str) -> str:
+        # shapes are static under `jit`: Python ints, never traced
+        return f"({batch}, *({shape} if isinstance({shape}, tuple) else ({shape},)))"

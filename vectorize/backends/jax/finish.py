@@ -1,0 +1,174 @@
+"""Generated code made valid for ``jax.jit`` (`JaxBackend.finish_function`), after every pass.
+
+- **NumPy's spelling → JAX's** (`spelled_with_jnp`): the rules of NumPy's tables write ``np.``
+  (and a call the user wrote with ``np.``/``numpy.`` stays as written); each such reference
+  becomes ``jnp.`` with the same attribute path, or is refused, located, where ``jax.numpy``
+  has no such function (``np.random``: JAX draws need explicit keys).
+- **Per-example loops** (`lower_loops`): a ``while`` that runs until no lane is active (a
+  masked loop, `passes.masked_loops`) tests a traced value, which ``jit`` cannot do. They are
+  lowered to ``lax.while_loop`` by `loops.lower` where that module exists; a masked loop left
+  after it is refused, located at the loop the user wrote.
+
+What the front ends run is `runtime.Compiled`; the ``raise`` checks (``if jnp.any(c): raise
+...``) stay in the source and become functionalized checks only in the jitted twin
+(`runtime.jit_twin`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import libcst as cst
+import numpy as np
+
+from ...errors import Unsupported
+from ...passes.records import MaskedLoopFacts
+
+NUMPY_ALIAS = "np"      # how NumPy's rules spell the module (its backend's alias)
+
+
+def finish(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    func_def = spelled_with_jnp(func_def, ctx)
+    return lower_loops(func_def, ctx)
+
+
+# ------------------------------------------------------------------ NumPy's spelling
+def _numpy_names(ctx) -> set[str]:
+    """Names that stand for the NumPy module in the generated function: the NumPy rules'
+    ``np`` (unless the user's module binds it to something else), and any global name the
+    user bound to NumPy (``import numpy as onp``)."""
+    names = set()
+    glob = getattr(ctx.source, "globals", {}) or {}
+    for name, value in glob.items():
+        if value is np:
+            names.add(name)
+    if NUMPY_ALIAS not in glob or glob[NUMPY_ALIAS] is np:
+        names.add(NUMPY_ALIAS)
+    return names
+
+
+def _path(node) -> list[str] | None:
+    """``["np", "linalg", "norm"]`` of an attribute chain on a name, else None."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return parts[::-1]
+
+
+def located(node, ctx):
+    """``node`` if it is the user's, else its first part that is (for a refusal's caret)."""
+    positions = getattr(ctx.source, "positions", {})
+    stack = [node]
+    while stack:
+        part = stack.pop()
+        if part in positions:
+            return part
+        stack.extend(reversed(list(part.children)))
+    return None
+
+
+class _Respell(cst.CSTTransformer):
+    def __init__(self, ctx, names):
+        self.ctx = ctx
+        self.names = names
+        import jax.numpy as jnp
+        self.jnp = jnp
+        self.refusal = None
+
+    def leave_Attribute(self, original_node, updated_node):
+        path = _path(updated_node)
+        if path is None or path[0] not in self.names or len(path) < 2:
+            return updated_node
+        target = self.jnp
+        for part in path[1:]:
+            target = getattr(target, part, None)
+            if target is None:
+                break
+        if target is None:
+            if self.refusal is None:
+                self.refusal = (path, original_node)
+            return updated_node
+        node = cst.Name("jnp")
+        for part in path[1:]:
+            node = cst.Attribute(value=node, attr=cst.Name(part))
+        return node
+
+    def visit_Attribute(self, node):
+        # the whole chain is rewritten at its outermost attribute
+        path = _path(node)
+        return not (path is not None and path[0] in self.names)
+
+
+def spelled_with_jnp(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    names = _numpy_names(ctx)
+    respell = _Respell(ctx, names)
+    out = func_def.visit(respell)
+    if respell.refusal is not None:
+        path, node = respell.refusal
+        name = ".".join(path)
+        if path[1] == "random":
+            raise Unsupported(
+                f"`{name}`: a NumPy random draw cannot run under jax.jit (JAX draws need "
+                "explicit keys)", located(node, ctx),
+                "draw the noise with jax.random for the whole batch outside the function "
+                "and pass it in as an argument")
+        raise Unsupported(f"`{name}` has no jax.numpy counterpart, so the JAX backend "
+                          "cannot write it", located(node, ctx),
+                          "compute it outside the function, or use backend=\"numpy\"")
+    return out
+
+
+# ---------------------------------------------------------------- per-example loops
+def lower_loops(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    """Masked loops lowered to ``lax.while_loop`` (`loops.lower`, where that module exists);
+    a masked loop still in the code is refused."""
+    facts = MaskedLoopFacts.get(ctx)
+    if not facts.masks:
+        return func_def
+    if importlib.util.find_spec(f"{__package__}.loops") is not None:
+        from . import loops
+        func_def = loops.lower(func_def, ctx)
+    left = _masks_in(func_def, facts.masks)
+    if left:
+        mask = min(left, key=lambda m: ctx.source.location(facts.loops.get(m))
+                   if facts.loops.get(m) is not None else (0, 0))
+        loop = facts.loops.get(mask)
+        raise Unsupported(
+            "a loop whose number of passes differs between examples (a per-example "
+            "`while` condition, `break` or `return`) is not supported by the JAX backend "
+            "yet: under jax.jit the loop cannot test a traced value", loop,
+            "use backend=\"numpy\" (or \"torch\") for this function, or write the loop "
+            "with jax.lax.while_loop")
+    return func_def
+
+
+def _masks_in(func_def, masks) -> set[str]:
+    """The masks that a ``while`` or ``for`` loop of the function still reads."""
+    found = set()
+
+    class _Find(cst.CSTVisitor):
+        def visit_Name(self, node):
+            if node.value in masks:
+                found.add(node.value)
+
+    for node in _loops(func_def):
+        node.visit(_Find())
+    return found
+
+
+def _loops(func_def):
+    out = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_While(self, node):
+            out.append(node)
+
+        def visit_For(self, node):
+            out.append(node)
+
+    func_def.visit(_Collect())
+    return out

@@ -1,0 +1,77 @@
+"""The JAX rule tables: NumPy's, spelled with ``jnp``, and JAX's own functions as twins.
+
+``jax.numpy`` follows NumPy's API, and with 64-bit types enabled (as the generated code runs,
+`runtime`) its dtypes and promotion too, so every rule of NumPy's tables holds as it is. They
+are registered here against this backend: the shared rules (operators, ``if`` → ``where``,
+lanes, indexing, products → ``einsum``) write through its primitives (``jnp.where``,
+``jnp.einsum``); NumPy's own tables spell ``np.``, which `finish.spelled_with_jnp` turns into
+``jnp.`` (refused, located, where ``jax.numpy`` has no such function).
+
+**Twins.** A call of JAX's own function (``jnp.sin(x)``, ``jnp.sum(v, axis=0)``) batches as
+its NumPy twin's (``np.sin``, ``np.sum``): `register_twins` gives each one the twin's rule,
+with the analysis computing on NumPy examples through the twin (``Rule.shadow``).
+
+What no rule can do under ``jit`` is refused by `finish` (per-example loops until they are
+lowered to ``lax.while_loop``; in-place writes into arrays the function creates are not made:
+``in_place_writes`` is off, `analysis.aliasing` refuses them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ...rules.registry import Registry, Rule, Site
+
+
+def build(backend) -> Registry:
+    from ...rules import arrays, lanes, linalg, math_rules, operators, random, shapes
+    from ..numpy import builtins, creation, numpy_rules, scipy_rules, sorting
+    reg = Registry(backend)
+    for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg,
+                  shapes, sorting, scipy_rules, random, creation):
+        table.register(reg)
+    register_twins(reg)
+    return reg
+
+
+def _twin_site(site: Site, func) -> Site:
+    return dataclasses.replace(site, func=func)
+
+
+def _twin_rule(rule: Rule, np_func) -> Rule:
+    """``rule`` for a JAX function whose NumPy twin is ``np_func``: the rule sees the twin
+    (its infer, rewrite and the analysis' examples), the call keeps JAX's spelling."""
+    infer = rule.infer
+    rewrite = rule.rewrite
+    return dataclasses.replace(
+        rule,
+        rewrite=lambda site: rewrite(_twin_site(site, np_func)),
+        infer=None if infer is None else (lambda site: infer(_twin_site(site, np_func))),
+        shadow=rule.shadow or np_func)
+
+
+def twins():
+    """(JAX function, NumPy twin) of every function of ``jax.numpy`` (and its ``linalg``
+    and ``fft``) whose NumPy namesake is a function."""
+    import jax.numpy as jnp
+    out = []
+    for jax_mod, np_mod in ((jnp, np), (jnp.linalg, np.linalg), (jnp.fft, np.fft)):
+        for name, jfn in vars(jax_mod).items():
+            if name.startswith("_") or not callable(jfn) or isinstance(jfn, type):
+                continue
+            np_fn = getattr(np_mod, name, None)
+            if np_fn is not None and callable(np_fn) and not isinstance(np_fn, type):
+                out.append((jfn, np_fn))
+    return out
+
+
+def register_twins(reg: Registry) -> None:
+    """JAX's functions get their NumPy twins' rules (not listed again among the registry's
+    rules: the rules page documents each once, under NumPy's name)."""
+    for jfn, np_fn in twins():
+        for lookup, table in ((reg.for_call, reg._calls), (reg.creation_for, reg._creations)):
+            rule = lookup(np_fn)
+            if rule is not None and lookup(jfn) is None:
+                table[id(jfn)] = (jfn, _twin_rule(rule, np_fn))

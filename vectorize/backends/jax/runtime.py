@@ -1,0 +1,200 @@
+"""How generated JAX code runs: `Compiled`, the function under ``jax.jit`` with x64 enabled.
+
+**x64.** JAX computes in 32 bits unless 64-bit types are enabled, and the per-example code a
+batch must match computes in the input's dtype (float64 for Python floats and float64 arrays).
+Every call runs in ``jax.enable_x64(True)``, a context (thread-local, restored after; the
+process-wide default is left alone): tracing and compiling happen inside it too (``jit``
+keys its cache on the setting), so the jitted code holds float64/int64 where the analysis
+said so. Float32 inputs stay float32: enabling x64 changes only what 64-bit values may be.
+
+**Specializations.** ``jax.jit`` compiles once per shape and dtype of the traced arguments
+and per value of the static ones, as its cache does. Arrays (JAX, NumPy, NumPy scalars) are
+traced; Python values (numbers, strings, None, flags) are static, as the generated code may
+test them in Python (``if n > 0:`` on an unbatched ``n`` stays a Python ``if``). Where a
+value the code tests in Python turns out traced (an unbatched NumPy scalar or array),
+tracing fails and the next level is tried: NumPy scalars static too, then op by op (no
+``jit``, still JAX's operations; correct, slower), remembered for later calls.
+
+**Exceptions** (``vectorize``'s Python semantics, a user's ``raise``): the generated code
+checks ``if jnp.any(<lanes that raise>): raise ...``, which cannot run under ``jit``. The jitted
+twin of the code (`jit_twin`, never shown: `.source()` shows the code with its ``raise``)
+has each such check as ``checkify.check``: it computes on the device whether some live lane
+fails and gives the flag back with the results. When one is set, the code runs again op by
+op (``jax.disable_jit``, loops too), where the ``raise`` happens exactly as written (its
+message from the first failing lane); `vectorize` then replays numpy.vectorize as it does for
+NumPy code. Nothing raises inside ``jit``, and no failing lane is ever silently kept.
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+
+import numpy as np
+
+_CHECKIFY = "__vectorize_checkify__"
+_JNP_ANY = ("jnp", "any")
+
+
+def jax_module():
+    import jax
+    return jax
+
+
+def as_array(value):
+    """A value as a JAX array, 64-bit values kept (under x64)."""
+    jax = jax_module()
+    with jax.enable_x64(True):
+        return jax.numpy.asarray(value)
+
+
+def _is_any_lane(node) -> bool:
+    """Whether an ``if`` test reads ``jnp.any(...)`` (the engine's test of lanes)."""
+    for part in ast.walk(node):
+        if isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute) and \
+                part.func.attr == _JNP_ANY[1] and isinstance(part.func.value, ast.Name) and \
+                part.func.value.id == _JNP_ANY[0]:
+            return True
+    return False
+
+
+class _Checks(ast.NodeTransformer):
+    """``if <test reading jnp.any>: ... raise ...`` → ``checkify.check(not test, ...)``."""
+
+    def __init__(self):
+        self.count = 0
+
+    def visit_If(self, node):
+        self.generic_visit(node)
+        if node.orelse or not node.body or not isinstance(node.body[-1], ast.Raise) \
+                or not _is_any_lane(node.test):
+            return node
+        self.count += 1
+        check = ast.Expr(ast.Call(
+            func=ast.Attribute(ast.Name(_CHECKIFY, ast.Load()), "check", ast.Load()),
+            args=[ast.Call(func=ast.Attribute(ast.Name("jnp", ast.Load()), "logical_not",
+                                              ast.Load()), args=[node.test], keywords=[]),
+                  ast.Constant(f"check {self.count} fired")], keywords=[]))
+        return ast.copy_location(check, node)
+
+
+def jit_twin(function, source: str):
+    """The generated module's main function with its ``raise`` checks functionalized
+    (`_Checks`), compiled from ``source`` in the same globals; (twin, number of checks)."""
+    from jax.experimental import checkify
+    tree = ast.parse(source)
+    checks = _Checks()
+    tree = ast.fix_missing_locations(checks.visit(tree))
+    if not checks.count:
+        return function, 0
+    namespace = dict(function.__globals__)
+    namespace[_CHECKIFY] = checkify
+    exec(compile(tree, function.__code__.co_filename, "exec"), namespace)
+    for name, value in list(namespace.items()):
+        original = function.__globals__.get(name)
+        if value is not original and hasattr(original, "__code__") and hasattr(value,
+                                                                               "__code__"):
+            value.__defaults__ = original.__defaults__
+            value.__kwdefaults__ = original.__kwdefaults__
+    return namespace[function.__name__], checks.count
+
+
+def _traced(value, numpy_scalars: bool) -> bool:
+    """Whether an argument is passed to ``jit`` traced (else static)."""
+    if isinstance(value, np.generic):
+        return numpy_scalars
+    if isinstance(value, np.ndarray):
+        return True
+    if isinstance(value, (list, tuple, dict)):
+        items = value.values() if isinstance(value, dict) else value
+        return bool(items) and all(_traced(v, numpy_scalars) and not isinstance(
+            v, (int, float, complex, bool)) for v in items)
+    jax = jax_module()
+    return isinstance(value, jax.Array)
+
+
+_TRACE_ERRORS: tuple = ()
+
+
+def _trace_errors() -> tuple:
+    global _TRACE_ERRORS
+    if not _TRACE_ERRORS:
+        errors = jax_module().errors
+        _TRACE_ERRORS = (errors.ConcretizationTypeError, errors.TracerArrayConversionError,
+                         errors.TracerIntegerConversionError, errors.UnexpectedTracerError)
+    return _TRACE_ERRORS
+
+
+class Compiled:
+    """A generated function as the front ends call it: jitted, with x64 (module docstring).
+    ``python`` is the function itself (what runs op by op)."""
+
+    LEVELS = ("jit", "jit, NumPy scalars static", "op by op")
+
+    def __init__(self, function, source: str):
+        self.python = function
+        self.source = source
+        self.__name__ = function.__name__
+        self.__qualname__ = function.__qualname__
+        self.__wrapped__ = function
+        self.__doc__ = function.__doc__
+        self.level = 0
+        self._twin = None
+        self.checks = 0
+        self._jitted: dict = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self):
+        return f"<jax.jit of generated {self.__name__}>"
+
+    def twin(self):
+        if self._twin is None:
+            from jax.experimental import checkify
+            twin, self.checks = jit_twin(self.python, self.source)
+            self._twin = checkify.checkify(twin) if self.checks else twin
+        return self._twin
+
+    def _jit_for(self, args, kwargs, numpy_scalars: bool):
+        jax = jax_module()
+        static = tuple(i for i, a in enumerate(args) if not _traced(a, numpy_scalars))
+        static_names = tuple(sorted(k for k, v in kwargs.items()
+                                    if not _traced(v, numpy_scalars)))
+        for i in static:
+            hash(args[i])       # TypeError: cannot be static
+        for k in static_names:
+            hash(kwargs[k])
+        key = (numpy_scalars, static, static_names)
+        jitted = self._jitted.get(key)
+        if jitted is None:
+            with self._lock:
+                jitted = self._jitted.get(key)
+                if jitted is None:
+                    jitted = self._jitted[key] = jax.jit(
+                        self.twin(), static_argnums=static, static_argnames=static_names)
+        return jitted
+
+    def __call__(self, *args, **kwargs):
+        jax = jax_module()
+        with jax.enable_x64(True):
+            while self.level < 2:
+                try:
+                    jitted = self._jit_for(args, kwargs, numpy_scalars=self.level == 0)
+                    out = jitted(*args, **kwargs)
+                except TypeError as exc:
+                    if not isinstance(exc, _trace_errors()) and "hash" not in str(exc):
+                        raise
+                    self.level += 1     # a value the code tests in Python was traced
+                    continue
+                if self.checks:
+                    error, out = out
+                    if error.get() is not None:
+                        return self.op_by_op(*args, **kwargs)    # raises as written
+                return out
+            return self.op_by_op(*args, **kwargs)
+
+    def op_by_op(self, *args, **kwargs):
+        """The generated function without ``jit`` (loops of ``lax`` too), under x64."""
+        jax = jax_module()
+        with jax.enable_x64(True), jax.disable_jit():
+            args = [jax.numpy.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+            return self.python(*args, **kwargs)
