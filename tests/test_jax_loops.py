@@ -352,3 +352,73 @@ def test_promote_carry_widens_to_what_the_body_makes():
         assert carry[1].dtype == jnp.int32
         same = (jnp.zeros(2), jnp.zeros(2, dtype=jnp.int64))
         assert promote_carry(lambda c: c, same) is same
+
+
+# ------------------------------------------------------------- the loop corpus, backend="jax"
+import loop_corpus as L  # noqa: E402
+from differential import assert_lanes_equal, numpy_vectorize_outcome  # noqa: E402
+from test_loops import CASES, edge_inputs, run_lanes  # noqa: E402
+
+from vectorize import VectorizeError, vectorize, vmap  # noqa: E402
+
+# corpus functions the JAX backend refuses, with the words its located reason must have
+JAX_REFUSED: dict[str, str] = {}
+
+
+def jax_vectorized(case, variant):
+    f = case.func(variant)
+    if case.mode == "vmap":
+        return vmap(f, in_axes=(0,) * len(case.elements), backend="jax")
+    n = len(case.elements)
+    excluded = set(range(n, n + len(case.unbatched))) or None
+    return vectorize(f, fallback="error", excluded=excluded, backend="jax")
+
+
+def corpus_params():
+    return [pytest.param(case, variant, id=f"{case.name}-{variant}" if variant else case.name)
+            for case in CASES for variant in case.variants if not case.open_bugs]
+
+
+def check_jax(case, variant, batched, unbatched):
+    f = case.func(variant)
+    vf = jax_vectorized(case, variant)
+    name = f.__name__
+    if case.mode == "vectorize":
+        n = len(batched)
+        _, expected = numpy_vectorize_outcome(
+            f, *batched, *unbatched, excluded=tuple(range(n, n + len(unbatched))),
+            own_only=case.int_when_no_lane_enters)
+        if expected is not None:
+            with pytest.raises(type(expected), match=re.escape(str(expected))):
+                vf(*batched, *unbatched)
+            return
+    lanes, raised, _ = run_lanes(f, batched, unbatched)
+    got = vf(*batched, *unbatched)
+    assert not isinstance(got, jax.Array) and (
+        isinstance(got, tuple) or isinstance(got, (np.ndarray, np.generic))), type(got)
+    shape = (len(batched[0]),)
+    if (case.int_when_no_lane_enters and np.asarray(got).dtype.kind == "f"
+            and all(isinstance(r, (int, np.integer)) for r in lanes)):
+        lanes = [float(r) for r in lanes]
+    if isinstance(got, tuple):
+        for k, g in enumerate(got):
+            part = [None if r is None else r[k] for r in lanes]
+            assert_lanes_equal(g, part, shape, raised, what=f"{name} output {k}: ")
+    else:
+        assert_lanes_equal(got, lanes, shape, raised, what=f"{name}: ")
+
+
+@pytest.mark.parametrize(("case", "variant"), corpus_params())
+def test_loop_corpus_under_jax(case, variant):
+    name = case.func(variant).__name__
+    batched, unbatched = edge_inputs(case)
+    if name in JAX_REFUSED:
+        with pytest.raises(VectorizeError, match=JAX_REFUSED[name]) as info:
+            check_jax(case, variant, batched, unbatched)
+        assert "loop_corpus.py:" in str(info.value)
+        return
+    check_jax(case, variant, batched, unbatched)
+    # a second, larger batch drawn from the edges (a new shape: traced and compiled again)
+    rng = np.random.default_rng(len(name))
+    picks = rng.integers(0, len(batched[0]), 64)
+    check_jax(case, variant, [a[picks] for a in batched], unbatched)

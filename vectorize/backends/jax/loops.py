@@ -477,7 +477,6 @@ def lower(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
 
     facts = MaskedLoopFacts.get(ctx)
     fallback = getattr(ctx.source, "tree", None)
-
     loops = getattr(facts, "loops", {})
 
     def locate(loop):
@@ -485,4 +484,9 @@ def lower(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
             if loops.get(mask) is not None:
                 return loops[mask]
         return fallback
-    return lower_loops(func_def, locate=locate)
+    out = lower_loops(func_def, locate=locate)
+    if out is not func_def:
+        import jax
+        ctx.module.runtime_imports.setdefault("lax", jax.lax)
+        ctx.module.runtime_imports.setdefault(CARRY_HELPER, promote_carry)
+    return out
