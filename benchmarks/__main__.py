@@ -5,6 +5,7 @@ ours against hand-written NumPy and the peers, as ratios; ``--write`` makes
     python -m benchmarks                   # prints the tables
     python -m benchmarks --quick           # N = 1e3, 1e4, 1e5; fewer rounds
     python -m benchmarks --write           # and rewrites docs/performance.md + the PNG
+    python -m benchmarks --only jax        # the JAX backend alone (`bench_jax.py`)
 
 What it measures, per workload and N (one process; the machine it was written for has 2
 cores shared with other jobs, so single times mean little and every figure is a ratio of
@@ -177,13 +178,18 @@ def main(argv=None) -> int:
         "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="N up to 1e5, fewer rounds")
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds")
-    parser.add_argument("--only", default=None, help="workloads whose name contains this")
+    parser.add_argument("--only", default=None, help="workloads whose name contains this; "
+                        "'jax': the JAX backend's benchmark alone (bench_jax.py)")
     parser.add_argument("--write", action="store_true",
                         help=f"rewrite {PAGE.relative_to(ROOT)} and its plot")
     opts = parser.parse_args(argv)
     sizes = SIZES[:3] if opts.quick else SIZES
     rounds = opts.rounds or (5 if opts.quick else 9)
     lines, all_results = [], {}
+    if opts.only == "jax":
+        import bench_jax
+        bench_jax.main(bench_jax.SIZES, opts.rounds or (3 if opts.quick else 7))
+        return 0
     for work in WORKLOADS:
         if opts.only and opts.only not in work.name:
             continue
@@ -198,6 +204,9 @@ def main(argv=None) -> int:
         section = [f"### {work.name}: {work.what}", ""] + table(work, results) + [""]
         print("\n".join(section), flush=True)
         lines += section
+    if not opts.only:
+        import bench_jax
+        lines += bench_jax.main(bench_jax.SIZES, rounds)
     if opts.write:
         plotted = plot(all_results, PLOT)
         write_page(lines, plotted, coldstart(5 if opts.quick else 9), sizes, rounds,

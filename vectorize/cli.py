@@ -106,6 +106,9 @@ def parser() -> argparse.ArgumentParser:
                    help="exit 1 if any file would be rewritten; list them; write nothing")
     p.add_argument("--function", metavar="NAME",
                    help="rewrite only the marked function NAME (and the loops that call it)")
+    p.add_argument("--backend", choices=("numpy", "torch", "jax"), default="numpy",
+                   help="the array library the rewritten functions are written for (default: "
+                        "numpy); the rewritten file imports that library only")
     p.add_argument("--stdin-filename", metavar="NAME",
                    help="the name to show for stdin (and to find sibling modules by)")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary line")
@@ -235,7 +238,7 @@ def _process(source: Source, run: Run, multiple: bool) -> None:
         # thousand terms needs more recursion than Python's default to be read
         with contextlib.redirect_stdout(run.err), deep_recursion():
             outcome = rewrite_text(source.text, source.name, only=run.args.function,
-                                   explain=run.args.explain)
+                                   explain=run.args.explain, backend=run.args.backend)
     except RecursionError:
         run.error(VectorizeError("the file is too deeply nested to rewrite (an expression of "
                                  "thousands of terms, or blocks nested hundreds deep)",

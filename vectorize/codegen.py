@@ -88,6 +88,9 @@ class Origin:
 
 
 def import_line(alias: str, module: types.ModuleType) -> str:
+    if not isinstance(module, types.ModuleType):     # a function: from its module
+        return f"from {module.__module__} import {module.__name__}" + (
+            f" as {alias}" if alias != module.__name__ else "")
     name = module.__name__
     if name == alias:
         return f"import {name}"
@@ -163,6 +166,9 @@ def print_module(specs, module, main, header: str = "") -> Printed:
             imports.setdefault(name, value)
         elif name not in {s.name for s in specs}:
             namespace[name] = value
+    for name, value in module.runtime_imports.items():
+        if name in referenced:
+            imports.setdefault(name, value)
     if "vmap" in referenced and "vmap" in SPELLED_WITH:
         # the batched call of a vmapped function (`rules.nested`) is spelled with ours
         vmap, cached_vmap = SPELLED_WITH["vmap"]
@@ -180,7 +186,9 @@ def print_module(specs, module, main, header: str = "") -> Printed:
     # stdlib imports, then third-party ones, then this package's runtime (`pymath`), as
     # isort would group them
     def section(mod) -> int:
-        top = mod.__name__.split(".")[0]
+        top = getattr(mod, "__module__", None) or mod.__name__
+        top = top.split(".")[0] if isinstance(mod, types.FunctionType) else \
+            mod.__name__.split(".")[0]
         return 0 if top in sys.stdlib_module_names else 2 if top == __package__ else 1
 
     groups = [sorted((import_line(alias, mod) for alias, mod in imports.items()

@@ -96,6 +96,9 @@ class ModuleContext:
         # attributes of free names (`codegen.Origin.attributes`)
         self.attribute_guards: dict[tuple, tuple] = {}
         self.attribute_scopes: dict[tuple, tuple] = {}
+        # name -> module or function that a backend's finishing step made the code call
+        # (JAX's loops: `lax`, `promote_carry`); imported where the code mentions them
+        self.runtime_imports: dict[str, object] = {}
 
     def functions(self) -> list:
         """The user functions transformed, the main one first."""

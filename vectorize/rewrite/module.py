@@ -54,9 +54,10 @@ class Outcome:
 
 
 def rewrite_text(text: str, filename: str, *, only: str | None = None,
-                 explain: bool = False) -> Outcome:
+                 explain: bool = False, backend: str = "numpy") -> Outcome:
     """Rewrite ``text`` (the contents of ``filename``); ``only``: just the marked function of
-    that name. With errors, ``Outcome.text`` is the input unchanged."""
+    that name; ``backend``: the array library the new code is written for ("numpy",
+    "torch", "jax"). With errors, ``Outcome.text`` is the input unchanged."""
     outcome = Outcome(text)
     where = Located(filename, text.splitlines())
     try:
@@ -83,7 +84,7 @@ def rewrite_text(text: str, filename: str, *, only: str | None = None,
             f"libcst cannot parse the file: {exc.message}", filename=filename,
             line=exc.raw_line, col=exc.raw_column, source_line=_line(where.lines, exc.raw_line)))
         return outcome
-    rewriter = _Functions(module, tree, skel, where, explain, outcome)
+    rewriter = _Functions(module, tree, skel, where, explain, outcome, backend)
     for stmt, mark in marked:
         rewriter.rewrite(stmt, mark)
     if not outcome.errors:
@@ -140,14 +141,15 @@ class _Functions:
     """Rewrites the marked functions of one file, in one `ModuleContext` (helpers shared)."""
 
     def __init__(self, module: cst.Module, tree: ast.Module, skel, where: Located,
-                 explain: bool, outcome: Outcome):
+                 explain: bool, outcome: Outcome, backend: str = "numpy"):
+        self.backend = backend
         self.module = module
         self.skel = skel
         self.where = where
         self.explain = explain
         self.outcome = outcome
         self.taken = all_names(module) | set(skel.namespace)
-        self.context = _context(self.taken, explain)
+        self.context = _context(self.taken, explain, backend)
         defs = [s for s in module.body if isinstance(s, cst.FunctionDef)]
         ast_defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef,
                                                            ast.AsyncFunctionDef))]
@@ -178,7 +180,8 @@ class _Functions:
         except VectorizeError as exc:
             self.outcome.errors.append(_explain_unknown(exc, skel))
             # its helpers may be half built: the next function starts afresh
-            self.context = _context(self.taken | context.function_names.taken, self.explain)
+            self.context = _context(self.taken | context.function_names.taken, self.explain,
+                                    self.backend)
             return
         for alias, value in printed.imports.items():
             self.needed.setdefault(alias, value)
@@ -234,8 +237,8 @@ def _plain_function():
     """A plain function, for its attributes."""
 
 
-def _context(taken: set, explain: bool) -> ModuleContext:
-    return ModuleContext("numpy", "warn", explain=explain, taken=taken,
+def _context(taken: set, explain: bool, backend: str = "numpy") -> ModuleContext:
+    return ModuleContext(backend, "warn", explain=explain, taken=taken,
                          helper_suffix=HELPER_SUFFIX)
 
 

@@ -127,11 +127,11 @@ def lower_loops(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     """Masked loops lowered to ``lax.while_loop`` (`loops.lower`, where that module exists);
     a masked loop still in the code is refused."""
     facts = MaskedLoopFacts.get(ctx)
-    if not facts.masks:
-        return func_def
     if importlib.util.find_spec(f"{__package__}.loops") is not None:
         from . import loops
-        func_def = loops.lower(func_def, ctx)
+        func_def = loops.lower(func_def, ctx)     # also shared trip counts (`fori_loop`)
+    if not facts.masks:
+        return func_def
     left = _masks_in(func_def, facts.masks)
     if left:
         mask = min(left, key=lambda m: ctx.source.location(facts.loops.get(m))
@@ -147,13 +147,30 @@ def lower_loops(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
 
 
 def _masks_in(func_def, masks) -> set[str]:
-    """The masks that a ``while`` or ``for`` loop of the function still reads."""
+    """The masks that a ``while`` or ``for`` loop of the function still tests in Python (its
+    ``while`` test, or an ``if`` that leaves it): what ``jit`` cannot run. A loop with the same trip
+    count for every example may compute masks (an inner loop's, lowered) without testing
+    them."""
     found = set()
 
-    class _Find(cst.CSTVisitor):
+    class _Names(cst.CSTVisitor):
         def visit_Name(self, node):
             if node.value in masks:
                 found.add(node.value)
+
+    class _Find(cst.CSTVisitor):
+        def visit_While(self, node):
+            node.test.visit(_Names())
+
+        def visit_If(self, node):
+            # a test that leaves the loop (a `raise` check is checkify's, in the jitted twin)
+            if any(isinstance(line, cst.SimpleStatementLine) and
+                   any(isinstance(small, (cst.Break, cst.Continue)) for small in line.body)
+                   for line in node.body.body):
+                node.test.visit(_Names())
+
+        def visit_FunctionDef(self, node):     # a lowered loop's `cond`/`body`
+            return False
 
     for node in _loops(func_def):
         node.visit(_Find())

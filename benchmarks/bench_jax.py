@@ -1,0 +1,187 @@
+"""The JAX backend against ``jax.jit`` of a hand rewrite, and against hand-written NumPy.
+
+``python -m benchmarks --only jax`` (or ``python benchmarks/bench_jax.py``) runs it alone.
+``jax.vmap`` refuses the scalar functions (a traced ``if``/``while``), so the hand rewrite is
+what a JAX user writes instead: the batch computed with ``jnp.where``/``jnp.select`` and a
+masked ``lax.while_loop``, under ``jax.jit``. Per workload and N, in one process, interleaved
+rounds, medians:
+
+- **NumPy in/out**: ours (``backend="jax"``) called on NumPy arrays, NumPy arrays back, against
+  ``np.asarray(jax.jit(hand)(...))`` on the same arrays;
+- **jax.Array in/out**: both on ``jax.Array``s, results waited for (``block_until_ready``);
+- **vs hand NumPy** (NumPy in/out): ours against the hand-written NumPy of
+  `workloads.py`;
+- **compile**: the first call of a fresh ``vectorize``/``vmap`` object (engine + trace + XLA
+  compile) and of a fresh ``jax.jit(hand)``; and the first call of ours on a NEW shape
+  (another N: a new trace and compile, the engine's code reused), beside the hand rewrite's.
+  Steady figures never include compiling.
+
+Both run with 64-bit types (``jax.enable_x64``): the workloads are float64.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+for path in (str(HERE.parent), str(HERE)):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+import workloads as W  # noqa: E402
+from _timing import fmt_time, interleaved  # noqa: E402
+
+import vectorize as vz  # noqa: E402
+
+SIZES = (10_000, 1_000_000)
+NAMES = ("seed if", "piecewise", "mandelbrot", "mlp")
+
+
+def hand_rewrites(jax, jnp):
+    """The batched hand rewrites, by workload name (each takes the whole batch)."""
+    lax = jax.lax
+
+    def seed(t, b):
+        tmp = t * b
+        return jnp.where(tmp > 5, tmp, -t)
+
+    def piecewise(x):
+        return jnp.select([x < 0, x < 1, x < 3], [x * x, 2 * x + 1, jnp.sqrt(x) + 2], 5.0)
+
+    def mandelbrot(cr, ci):
+        def cond(s):
+            return jnp.any(s[3])
+
+        def body(s):
+            zr, zi, count, active = s
+            zr, zi = (jnp.where(active, zr * zr - zi * zi + cr, zr),
+                      jnp.where(active, 2.0 * zr * zi + ci, zi))
+            count = count + active
+            active = active & (count < W.MAX_ITER) & (zr * zr + zi * zi <= 4.0)
+            return zr, zi, count, active
+        count = jnp.ones(cr.shape, dtype=jnp.int64)
+        active = (count < W.MAX_ITER) & (cr * cr + ci * ci <= 4.0)
+        return lax.while_loop(cond, body, (cr, ci, count, active))[2]
+
+    def mlp(x, w1, b1, w2):
+        return jnp.tanh(x @ w1.T + b1) @ w2.T
+
+    return {"seed if": seed, "piecewise": piecewise, "mandelbrot": mandelbrot, "mlp": mlp}
+
+
+def ours_jax(work):
+    if work.api == "vmap":
+        axes = tuple(0 if b else None for b in work.batched)
+        return vz.vmap(work.scalar, in_axes=axes, backend="jax")
+    return vz.vectorize(work.scalar, fallback="error", backend="jax")
+
+
+def timed(call):
+    start = time.perf_counter()
+    out = call()
+    return time.perf_counter() - start, out
+
+
+def measure(work, hand_jit_of, n: int, rounds: int, jax, jnp) -> dict:
+    args = work.args(n)
+    expected = work.hand(*args)
+    jargs = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+
+    ours = ours_jax(work)
+    first_ours, got = timed(lambda: ours(*args))
+    assert isinstance(got, np.ndarray), f"{work.name}: NumPy in, {type(got)} out"
+    assert np.allclose(got, expected, rtol=1e-9, atol=1e-12, equal_nan=True), work.name
+    hand_jit = hand_jit_of(work.name)
+    with jax.enable_x64(True):
+        first_hand, _ = timed(lambda: hand_jit(*jargs).block_until_ready())
+    # a new shape: the same objects, one more example
+    more = work.args(n + 1)
+    jmore = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in more]
+    new_shape_ours, _ = timed(lambda: ours(*more))
+    with jax.enable_x64(True):
+        new_shape_hand, _ = timed(lambda: hand_jit(*jmore).block_until_ready())
+    got_jax = ours(*jargs)
+    assert isinstance(got_jax, jax.Array), f"{work.name}: jax.Array in, {type(got_jax)} out"
+    assert np.allclose(np.asarray(got_jax), expected, rtol=1e-9, atol=1e-12, equal_nan=True)
+
+    def hand_np():
+        with jax.enable_x64(True):
+            return np.asarray(hand_jit(*args))
+
+    def hand_jax():
+        with jax.enable_x64(True):
+            return hand_jit(*jargs).block_until_ready()
+
+    peers = {
+        "hand NumPy": lambda: work.hand(*args),
+        "ours, NumPy in/out": lambda: ours(*args),
+        "jit(hand), NumPy in/out": hand_np,
+        "ours, jax.Array in/out": lambda: ours(*jargs).block_until_ready(),
+        "jit(hand), jax.Array in/out": hand_jax,
+    }
+    steady = {name: stats[0] for name, stats in interleaved(peers, rounds).items()}
+    return {"steady": steady, "first_ours": first_ours, "first_hand": first_hand,
+            "new_shape_ours": new_shape_ours, "new_shape_hand": new_shape_hand}
+
+
+def report(results: dict) -> list[str]:
+    head = ["workload", "N", "ours / jit(hand), NumPy in/out",
+            "ours / jit(hand), jax.Array in/out", "ours (NumPy in/out) / hand NumPy",
+            "first call: ours (jit(hand))", "new shape: ours (jit(hand))"]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (name, n), res in results.items():
+        s = res["steady"]
+        out.append("| " + " | ".join([
+            name, f"{n:.0e}",
+            f"**{s['ours, NumPy in/out'] / s['jit(hand), NumPy in/out']:.2f}x**",
+            f"**{s['ours, jax.Array in/out'] / s['jit(hand), jax.Array in/out']:.2f}x**",
+            f"{s['ours, NumPy in/out'] / s['hand NumPy']:.2f}x "
+            f"({fmt_time(s['ours, NumPy in/out'])} / {fmt_time(s['hand NumPy'])})",
+            f"{fmt_time(res['first_ours'])} ({fmt_time(res['first_hand'])})",
+            f"{fmt_time(res['new_shape_ours'])} ({fmt_time(res['new_shape_hand'])})",
+        ]) + " |")
+    return out
+
+
+def main(sizes=SIZES, rounds: int = 7, only=None) -> list[str]:
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError as exc:
+        line = f"JAX not measured ({type(exc).__name__}: {exc})"
+        print(line)
+        return [line]
+    hands = hand_rewrites(jax, jnp)
+    jitted = {}
+
+    def hand_jit_of(name):       # a fresh jit per workload and N: its first call compiles
+        jitted[name] = jax.jit(hands[name])
+        return jitted[name]
+    results = {}
+    for work in W.WORKLOADS:
+        if work.name not in NAMES or (only and only not in work.name):
+            continue
+        for n in sizes:
+            results[(work.name, n)] = measure(work, hand_jit_of, n, rounds, jax, jnp)
+            s = results[(work.name, n)]["steady"]
+            print(f"jax {work.name} N={n:.0e}: ours / jit(hand) "
+                  f"{s['ours, NumPy in/out'] / s['jit(hand), NumPy in/out']:.2f}x (NumPy), "
+                  f"{s['ours, jax.Array in/out'] / s['jit(hand), jax.Array in/out']:.2f}x "
+                  f"(jax.Array)", file=sys.stderr, flush=True)
+    lines = ["### JAX backend: ours (`backend=\"jax\"`) against `jax.jit` of a hand rewrite",
+             ""] + report(results) + [""]
+    print("\n".join(lines), flush=True)
+    return lines
+
+
+if __name__ == "__main__":
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--sizes", default="1e4,1e6")
+    opts = parser.parse_args()
+    main(tuple(int(float(s)) for s in opts.sizes.split(",")), opts.rounds)

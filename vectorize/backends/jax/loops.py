@@ -1,0 +1,492 @@
+"""Per-example loops of generated code as `jax.lax` loops, so that they run under `jax.jit`.
+
+The passes write a loop whose examples stop at different times as a Python loop over an
+unbatched condition (`passes/masked_loops.py`): ``while jnp.any(active):``, the rotated
+``while True: ... if not jnp.any(active): break ...``, or ``for k in range(n): ...
+if not jnp.any(active): break``. Under `jax.jit` such a test is a tracer, which Python's
+``while``/``if`` cannot read, so this module rewrites each of them into `lax.while_loop` over
+the loop-carried names, without a host round trip per iteration:
+
+    active = ...                                   active = ...
+    while jnp.any(active):                         def cond(carry):
+        n = jnp.where(active, n // 2, n)    ->         n, active = carry
+        active = active & (n > 1)                      return jnp.any(active)
+
+                                                   def body(carry):
+                                                       n, active = carry
+                                                       n = jnp.where(active, n // 2, n)
+                                                       active = active & (n > 1)
+                                                       return n, active
+
+                                                   n, active = lax.while_loop(
+                                                       cond, body, promote_carry(body, (n, active)))
+
+The carry is the names the loop assigns that it reads before assigning them (in its body or
+its test) or that are live after it (`liveness.Liveness`); the rest of the loop's temporaries
+stay local to ``body``. Names it only reads are closed over. `promote_carry` gives the initial
+values the dtype and shape the body produces (``s = 0`` before a loop that makes ``s`` a
+float array), as `lax.while_loop` requires.
+
+``for`` loops:
+- ``for k in range(a, b, s)`` left by a per-example ``break`` (the ``if not jnp.any(active):
+  break`` the passes put at the end of its body): a `lax.while_loop` over a counter and a
+  ``going`` flag, so that it stops when no lane is active (the first pass always runs, as in
+  Python).
+- ``for k in range(n)`` with no per-example exit (the trip count is the same for every
+  example): a Python loop, which `jax.jit` unrolls while tracing, when ``n`` is a constant of at
+  most `UNROLL_MAX`; otherwise `lax.fori_loop`, unless the body uses ``k`` where only a Python
+  int will do (an index into a Python list or tuple, ``range(k)``, a call that is not a
+  ``jnp.``/``lax.`` function) or the loop has a Python-level ``break``: those stay Python loops
+  (compile time grows with the trip count, the result is the same).
+- Loops over anything else (a list, ``zip(...)``) stay Python loops (unrolled).
+
+A loop that cannot be lowered (a per-example ``break`` in a loop over a Python sequence, a
+``break`` that is not the loop's last statement, a range step that is not a constant, a carried
+name with no value before the loop) is refused with `Unsupported`, located at the user's loop
+when ``locate`` finds it (docs/jax.md lists these).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ...errors import Unsupported
+from ...liveness import Liveness, all_names, exposed_reads, reads, target_names, writes
+from ...syntax.templates import parse_expr, parse_stmt
+
+# `for k in range(n)` with a constant n at most this is left to `jax.jit`'s unrolling: a few
+# copies of the body fuse better than a loop and compile as fast.
+UNROLL_MAX = 16
+
+CARRY_HELPER = "promote_carry"
+
+
+# ---------------------------------------------------------------------- runtime helper
+def promote_carry(body, carry, *index):
+    """``carry`` with each value given the dtype and shape that ``body`` (called as
+    ``body(*index, carry)``) makes of it: `lax.while_loop`/`fori_loop` need the carry's
+    types fixed, while Python lets ``s = 0`` become a float array in the loop. Runs at trace
+    time only (`jax.eval_shape`); a value already of the right type is returned as it is."""
+    import jax
+    import jax.numpy as jnp
+
+    def fit(value, made):
+        array = jnp.asarray(value)
+        dtype = jnp.result_type(array, made)
+        shape = jnp.broadcast_shapes(array.shape, made.shape)
+        if array.dtype != dtype or array.shape != shape:
+            return jnp.broadcast_to(array.astype(dtype), shape)
+        return value
+
+    carry = tuple(carry)
+    for _ in range(len(jax.tree.leaves(carry)) + 2):
+        out = jax.eval_shape(lambda c: body(*index, c), carry)
+        new = jax.tree.map(fit, carry, out)
+        if all(a is b for a, b in zip(jax.tree.leaves(new), jax.tree.leaves(carry))):
+            return carry
+        carry = new
+    return carry
+
+
+# ---------------------------------------------------------------------- recognising loops
+def _is_any_lane(node) -> bool:
+    """``jnp.any(m)`` / ``m.any()`` (the any-lane primitives of the array namespaces)."""
+    if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+        return False
+    if node.func.attr.value != "any":
+        return False
+    return not node.args or (isinstance(node.func.value, cst.Name)
+                             and node.func.value.value in ("jnp", "np", "numpy", "torch"))
+
+
+def _mentions_any_lane(node) -> bool:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if _is_any_lane(n):
+            return True
+        stack.extend(n.children)
+    return False
+
+
+def _own_exits(stmts, kinds=(cst.Break, cst.Continue)) -> list:
+    """The break/continue statements (small statements) that belong to the loop whose body is
+    ``stmts`` (not to loops nested in it), and returns anywhere."""
+    out = []
+    stack = list(stmts)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (cst.For, cst.While)):
+            stack.extend(_returns_in(n))
+            continue
+        if isinstance(n, cst.FunctionDef):
+            continue
+        if isinstance(n, kinds) or isinstance(n, cst.Return):
+            out.append(n)
+            continue
+        stack.extend(n.children)
+    return out
+
+
+def _returns_in(node) -> list:
+    return [n for n in _walk(node) if isinstance(n, cst.Return)]
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
+def _break_if(stmt):
+    """``if T: break`` (no else): T, else None."""
+    if isinstance(stmt, cst.If) and stmt.orelse is None:
+        body = stmt.body.body
+        if len(body) == 1 and isinstance(body[0], cst.SimpleStatementLine) and \
+                len(body[0].body) == 1 and isinstance(body[0].body[0], cst.Break):
+            return stmt.test
+    return None
+
+
+def _negated(test) -> cst.BaseExpression:
+    """``not T`` as an expression a tracer can be (``not jnp.any(m)`` -> ``jnp.any(m)``)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = test.expression
+        return inner.with_changes(lpar=[], rpar=[]) if getattr(inner, "lpar", None) else inner
+    return cst.Call(func=parse_expr("jnp.logical_not"), args=[cst.Arg(test)])
+
+
+def _range_args(loop: cst.For):
+    """(start, stop, step) expressions of ``for t in range(...)``, else None."""
+    it = loop.iter
+    if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name)
+            and it.func.value == "range") or not 1 <= len(it.args) <= 3 or \
+            any(a.keyword is not None or a.star for a in it.args):
+        return None
+    args = [a.value for a in it.args]
+    if len(args) == 1:
+        return cst.Integer("0"), args[0], None
+    return args[0], args[1], args[2] if len(args) == 3 else None
+
+
+def _int_literal(node):
+    if isinstance(node, cst.Integer):
+        return int(node.value, 0)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and \
+            isinstance(node.expression, cst.Integer):
+        return -int(node.expression.value, 0)
+    return None
+
+
+_TRACE_SAFE_CALLS = ("jnp", "lax", "jax", "math", "abs", "min", "max", "float")
+
+
+def _needs_python_int(loop: cst.For, name: str, local_names: set) -> bool:
+    """Whether the body uses the loop variable where a traced integer will not do: an index
+    into something that is not one of the function's own values (a module-level list or
+    tuple), ``range(k)``, or a call of something that is not a jnp/lax/math function."""
+    for node in _walk(loop.body):
+        if isinstance(node, cst.Subscript):
+            if name in reads(node.slice[0]) if len(node.slice) == 1 else \
+                    any(name in reads(s) for s in node.slice):
+                base = node.value
+                if not (isinstance(base, cst.Name) and base.value in local_names):
+                    return True
+        elif isinstance(node, cst.Call):
+            if any(name in reads(a.value) for a in node.args):
+                func = node.func
+                root = func
+                while isinstance(root, cst.Attribute):
+                    root = root.value
+                if isinstance(func, cst.Attribute) and isinstance(root, cst.Name) and \
+                        root.value in _TRACE_SAFE_CALLS and root.value != "math":
+                    continue
+                if isinstance(func, cst.Name) and func.value in ("abs", "float"):
+                    continue
+                return True
+    return False
+
+
+# ---------------------------------------------------------------------- the rewrite
+class _Lowering:
+    def __init__(self, func: cst.FunctionDef, taken: set, locate, alias: str):
+        self.func = func
+        self.taken = taken
+        self.locate = locate or (lambda loop: None)
+        self.alias = alias
+        self.liveness = Liveness(func)
+        params = func.params
+        self.params = {p.name.value for p in (*params.posonly_params, *params.params,
+                                              *params.kwonly_params)}
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                self.params.add(star.name.value)
+        self.local_names = self.params | writes(func.body)
+        self.carry_param = self.fresh("carry")
+
+    def fresh(self, base: str) -> str:
+        candidate, n = base, 1
+        while candidate in self.taken:
+            n += 1
+            candidate = f"{base}_{n}"
+        self.taken.add(candidate)
+        return candidate
+
+    def refuse(self, loop, reason: str, suggestion: str = ""):
+        node = self.locate(loop)
+        raise Unsupported(f"under backend='jax', {reason}", node,
+                          suggestion or "use backend='numpy' for this function")
+
+    # --- statement lists
+    def block(self, stmts: list, defined: set) -> list:
+        out = []
+        for stmt in stmts:
+            out.extend(self.stmt(stmt, defined))
+            defined |= writes(stmt) if not isinstance(stmt, cst.FunctionDef) else \
+                {stmt.name.value}
+        return out
+
+    def stmt(self, stmt, defined: set) -> list:
+        if isinstance(stmt, cst.While):
+            return self.while_loop(stmt, set(defined))
+        if isinstance(stmt, cst.For):
+            return self.for_loop(stmt, set(defined))
+        if isinstance(stmt, cst.If):
+            body = self.block(list(stmt.body.body), set(defined))
+            orelse = stmt.orelse
+            if isinstance(orelse, cst.Else):
+                orelse = orelse.with_changes(body=orelse.body.with_changes(
+                    body=self.block(list(orelse.body.body), set(defined))))
+            elif isinstance(orelse, cst.If):
+                orelse = self.stmt(orelse, set(defined))[0]
+            return [stmt.with_changes(body=stmt.body.with_changes(body=body), orelse=orelse)]
+        if isinstance(stmt, cst.With):
+            body = self.block(list(stmt.body.body), set(defined))
+            return [stmt.with_changes(body=stmt.body.with_changes(body=body))]
+        return [stmt]
+
+    # --- carries
+    def carry(self, loop, body: list, test=None, extra=()) -> list:
+        """The loop-carried names, in a stable order: assigned in the loop and read in it
+        before being assigned (or by its test), or live after it."""
+        assigned = set()
+        for s in body:
+            assigned |= writes(s)
+        if isinstance(loop, cst.For):
+            assigned |= set(target_names(loop.target))
+        needed = exposed_reads(body) | self.liveness.live_after.get(loop, set())
+        needed |= set(extra)
+        if test is not None:
+            needed |= reads(test)
+        names = assigned & needed
+        return sorted(names)
+
+    def check_defined(self, loop, names, defined):
+        missing = [n for n in names if n not in defined]
+        if missing:
+            self.refuse(loop, f"`{missing[0]}` is carried by a loop whose examples stop at "
+                        "different times and has no value before it",
+                        f"give `{missing[0]}` a value before the loop")
+
+    # --- pieces of generated text
+    @staticmethod
+    def _names(names) -> str:
+        if not names:
+            return "()"
+        return ", ".join(names) + ("," if len(names) == 1 else "")
+
+    def _unpack(self, names) -> list:
+        if not names:
+            return []
+        return [parse_stmt(f"{self._names(names)} = {self.carry_param}\n")]
+
+    def _def(self, name: str, params: str, body: list) -> cst.FunctionDef:
+        return cst.FunctionDef(
+            name=cst.Name(name), params=parse_stmt(f"def f({params}):\n    pass\n").params,
+            body=cst.IndentedBlock(body=body),
+            leading_lines=[cst.EmptyLine(indent=False)])
+
+    def _call(self, names, func: str, args: list) -> cst.BaseStatement:
+        """``names = func(args)`` after a blank line, its arguments on a line of their own
+        when the statement would be long."""
+        lhs = f"{self._names(names)} = " if names else ""
+        text = f"{lhs}{func}({', '.join(args)})"
+        if len(text) > 80:
+            text = f"{lhs}{func}(\n    {', '.join(args)})"
+        return parse_stmt(text + "\n").with_changes(
+            leading_lines=[cst.EmptyLine(indent=False)])
+
+    def _loop_call(self, names, func: str, args: list, body_name: str, index=()):
+        extra = "".join(", " + i for i in index)
+        carry = f"{CARRY_HELPER}({body_name}, ({self._names(names)}){extra})"
+        return self._call(names, func, args + [carry])
+
+    def _body_def(self, name: str, params: str, carry_names, stmts, defined) -> cst.FunctionDef:
+        unpack = self._unpack(carry_names)
+        inner = defined | set(carry_names)
+        lowered = self.block(list(stmts), inner)
+        ret = parse_stmt(f"return {self._names(carry_names)}\n")
+        return self._def(name, params, unpack + lowered + [ret])
+
+    # --- while
+    def while_loop(self, loop: cst.While, defined: set) -> list:
+        body = list(loop.body.body)
+        if loop.orelse is not None:
+            if _mentions_any_lane(loop.test):
+                self.refuse(loop, "`while ... else` over a per-example condition is not "
+                            "supported")
+            return [self._python_loop(loop, defined)]
+        exits = _own_exits(body)
+        if not exits and _mentions_any_lane(loop.test):
+            return self._lower_while(loop, [], loop.test, body, defined)
+        breaks = [i for i, s in enumerate(body) if _break_if(s) is not None]
+        if isinstance(loop.test, cst.Name) and loop.test.value == "True" and \
+                len(exits) == 1 and len(breaks) == 1 and \
+                _mentions_any_lane(_break_if(body[breaks[0]])):
+            k = breaks[0]
+            return self._lower_while(loop, body[:k], _negated(_break_if(body[k])),
+                                     body[k + 1:] + body[:k], defined)
+        if _mentions_any_lane(loop.test) or any(
+                _mentions_any_lane(s) for s in body if _break_if(s) is not None):
+            self.refuse(loop, "this loop whose examples stop at different times cannot "
+                        "become `lax.while_loop` (it has more than one exit)")
+        return [self._python_loop(loop, defined)]
+
+    def _python_loop(self, loop, defined):
+        inner = defined | writes(loop)
+        new_body = self.block(list(loop.body.body), inner)
+        return loop.with_changes(body=loop.body.with_changes(body=new_body))
+
+    def _lower_while(self, loop, head: list, test, body: list, defined: set) -> list:
+        """``head; while test: body`` (``body`` ends by recomputing ``head``)."""
+        head = self.block(list(head), defined) if head else []
+        for s in head:
+            defined |= writes(s)
+        names = self.carry(loop, body, test)
+        self.check_defined(loop, names, defined)
+        cond_name, body_name = self.fresh("cond"), self.fresh("body")
+        cond = self._def(cond_name, self.carry_param, self._unpack(names) + [
+            cst.SimpleStatementLine([cst.Return(test)])])
+        body_def = self._body_def(body_name, self.carry_param, names, body, defined)
+        call = self._loop_call(names, "lax.while_loop", [cond_name, body_name], body_name)
+        return head + [cond, body_def, call]
+
+    # --- for
+    def for_loop(self, loop: cst.For, defined: set) -> list:
+        body = list(loop.body.body)
+        exits = _own_exits(body)
+        masked = [s for s in body if _break_if(s) is not None and
+                  _mentions_any_lane(_break_if(s))]
+        rng = _range_args(loop)
+        if not masked:
+            if exits or loop.orelse is not None or rng is None or \
+                    not isinstance(loop.target, cst.Name):
+                return [self._python_loop(loop, defined)]
+            return self._plain_range(loop, rng, body, defined)
+        if rng is None:
+            self.refuse(loop, "a `for` loop over a sequence whose examples leave it at "
+                        "different times cannot become `lax.while_loop`",
+                        "loop over `range(len(seq))` and index `seq[i]`")
+        if len(exits) != 1 or _break_if(body[-1]) is None or loop.orelse is not None \
+                or not isinstance(loop.target, cst.Name):
+            self.refuse(loop, "this `for` loop whose examples leave it at different times "
+                        "cannot become `lax.while_loop` (its exit is not its last statement)")
+        start, stop, step = rng
+        step_value = 1 if step is None else _int_literal(step)
+        if not step_value:
+            self.refuse(loop, "a `for` loop over a range whose step is not a constant, left at "
+                        "different times by its examples", "use a constant step")
+        target = loop.target.value
+        live_after = self.liveness.live_after.get(loop, set())
+        if target == "_" or target in live_after or target in writes(cst.IndentedBlock(
+                body=body)):
+            counter = self.fresh("trip" if target == "_" else f"{target}_next")
+            first = [] if target == "_" else [parse_stmt(f"{target} = {counter}\n")]
+        else:
+            counter, first = target, []
+        going = self.fresh("going")
+        stop_text = cst.Module([]).code_for_node(stop)
+        compare = "<" if step_value > 0 else ">"
+        test = parse_expr(f"{going} & ({counter} {compare} {stop_text})")
+        go = cst.SimpleStatementLine([cst.Assign(
+            [cst.AssignTarget(cst.Name(going))], _negated(_break_if(body[-1])))])
+        bump = parse_stmt(f"{counter} = {counter} + {step_value}\n")
+        new_body = first + body[:-1] + [go, bump]
+        defined = defined | {counter, going}
+        names = self.carry(loop, new_body, test, extra=(counter, going))
+        if target in names and target not in defined:
+            self.refuse(loop, f"the loop variable `{target}` is read after a loop whose "
+                        "examples stop at different times and has no value before it",
+                        f"give `{target}` a value before the loop")
+        self.check_defined(loop, names, defined)
+        init = [parse_stmt(f"{counter} = {cst.Module([]).code_for_node(start)}\n"),
+                parse_stmt(f"{going} = True\n")]
+        cond_name, body_name = self.fresh("cond"), self.fresh("body")
+        cond = self._def(cond_name, self.carry_param, self._unpack(names) + [
+            cst.SimpleStatementLine([cst.Return(test)])])
+        body_def = self._body_def(body_name, self.carry_param, names, new_body, defined)
+        call = self._loop_call(names, "lax.while_loop", [cond_name, body_name], body_name)
+        return init + [cond, body_def, call]
+
+    def _plain_range(self, loop, rng, body, defined) -> list:
+        """A loop with the same trip count for every example."""
+        start, stop, step = rng
+        count = _int_literal(stop) if _int_literal(start) == 0 else None
+        if (count is not None and count <= UNROLL_MAX) or step is not None or \
+                _needs_python_int(loop, loop.target.value, self.local_names):
+            return [self._python_loop(loop, defined)]
+        target = loop.target.value
+        names = [n for n in self.carry(loop, body) if n != target]
+        if any(n not in defined for n in names) or \
+                target in self.liveness.live_after.get(loop, set()):
+            return [self._python_loop(loop, defined)]
+        body_name = self.fresh("body")
+        index = target if target != "_" else self.fresh("trip")
+        body_def = self._body_def(body_name, f"{index}, {self.carry_param}", names, body,
+                                  defined | {target})
+        lo = cst.Module([]).code_for_node(start)
+        hi = cst.Module([]).code_for_node(stop)
+        call = self._loop_call(names, "lax.fori_loop", [lo, hi, body_name], body_name, (lo,))
+        return [body_def, call]
+
+
+def lower_loops(func: cst.FunctionDef, *, locate=None, alias: str = "jnp") -> cst.FunctionDef:
+    """``func`` (generated code for the JAX namespace) with its per-example loops as `lax`
+    loops (module docstring). ``locate(loop)`` maps a generated loop to the user's node an
+    error should point at (or None). Raises `Unsupported` for a loop it cannot lower."""
+    if not any(isinstance(n, (cst.For, cst.While)) for n in _walk(func.body)):
+        return func
+    lowering = _Lowering(func, all_names(func), locate, alias)
+    defined = set(lowering.params)
+    body = lowering.block(list(func.body.body), defined)
+    return func.with_changes(body=func.body.with_changes(body=body))
+
+
+def uses_carry_helper(func: cst.FunctionDef) -> bool:
+    return CARRY_HELPER in all_names(func)
+
+
+def lower(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    """`lower_loops` as the JAX backend's ``finish_function`` calls it: a refusal points at
+    the loop the user wrote (the masked-loop pass records each mask's loop), or at the
+    function's ``def`` where the loop has no mask (a loop with a per-example trip count
+    that the passes did not mask)."""
+    from ...passes.records import MaskedLoopFacts
+
+    facts = MaskedLoopFacts.get(ctx)
+    fallback = getattr(ctx.source, "tree", None)
+    loops = getattr(facts, "loops", {})
+
+    def locate(loop):
+        for mask in sorted(all_names(loop) & set(facts.masks)):
+            if loops.get(mask) is not None:
+                return loops[mask]
+        return fallback
+    out = lower_loops(func_def, locate=locate)
+    if out is not func_def:
+        import jax
+        ctx.module.runtime_imports.setdefault("lax", jax.lax)
+        ctx.module.runtime_imports.setdefault(CARRY_HELPER, promote_carry)
+    return out
