@@ -52,6 +52,12 @@ class NumpyBackend(Backend):
         from ...abstract import representative
         return representative(array[0] if batched else array)
 
+    def owns_function(self, fn) -> bool:
+        return False     # NumPy's functions are the analysis' own (it reads none as user code)
+
+    def names_dtype(self, text) -> bool:
+        return False
+
     def as_result(self, value):
         return np.asarray(value)
 
