@@ -141,3 +141,20 @@ def test_the_checks_find_cycles_and_private_names():
 def test_the_cache_variable_is_named_once_for_both_readers():
     from vectorize import diskcache, frontend
     assert frontend.CACHE_ENV == diskcache.ENV
+
+
+def test_the_layout_in_the_design_notes_names_every_module():
+    """docs/design.md's package layout matches the tree: every top-level module, every
+    subpackage, and every module of the rules and of each backend's folder."""
+    import re
+    text = (PACKAGE.parent / "docs" / "design.md").read_text()
+    layout = text[text.index("## Layout"):text.index("## Pipeline")]
+    words = set(re.findall(r"[\w.]+", layout))
+    missing = [p.name for p in PACKAGE.glob("*.py") if p.name not in words | {"__init__.py"}]
+    missing += [f"{p.name}/" for p in PACKAGE.iterdir()
+                if p.is_dir() and (p / "__init__.py").exists() and f"{p.name}/" not in layout]
+    for folder in [PACKAGE / "rules", *(p for p in (PACKAGE / "backends").iterdir()
+                                          if p.is_dir())]:
+        missing += [str(p.relative_to(PACKAGE)) for p in folder.glob("*.py")
+                    if p.stem != "__init__" and p.stem not in words and p.name not in words]
+    assert missing == []
