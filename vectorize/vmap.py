@@ -548,7 +548,7 @@ def _leaves(arg, axis, where, sizes):
                           f"({type(arg).__name__}) (different types)",
                           "give in_axes the structure of the arguments")
     backend = backends.of_value(arg)
-    if backend is not None and backend != "numpy":
+    if backend is not None:       # another backend's array (the default's claim none)
         return _foreign_leaf(arg, axis, where, sizes, backends.get(backend))
     if axis is None or arg is None:
         if isinstance(arg, np.ndarray):

@@ -178,6 +178,10 @@ class Backend:
         device of ``like``, an argument of the call, where devices matter)."""
         raise NotImplementedError
 
+    def expand(self, array, shape: tuple):
+        """``array`` broadcast to ``shape`` without a copy (a read-only view)."""
+        raise NotImplementedError
+
     # -------------------------------------------------------- what the passes write
     def lanes_of(self, mask: str) -> str:
         """The indices of the true lanes of a 1-d boolean mask, ascending."""

@@ -77,6 +77,9 @@ class NumpyBackend(Backend):
         arr = np.asarray(value)
         return np.broadcast_to(arr, (size,) + arr.shape).copy()
 
+    def expand(self, array, shape: tuple):
+        return np.broadcast_to(array, shape)
+
     def stack_pieces(self, pieces: list[str], batched: tuple) -> str:
         listing = ", ".join(pieces)
         if all(batched):
