@@ -149,7 +149,7 @@ def _nested_leaf(leaf, lo, li, where, sizes_o, sizes_i):
 
 
 def _expand(x, shape, be):
-    return be.expand(x, shape)
+    return be.broadcast_to(x, shape)
 
 
 def _same_along(grid, axis, n, name):

@@ -178,8 +178,8 @@ class Backend:
         device of ``like``, an argument of the call, where devices matter)."""
         raise NotImplementedError
 
-    def expand(self, array, shape: tuple):
-        """``array`` broadcast to ``shape`` without a copy (a read-only view)."""
+    def broadcast_to(self, array, shape: tuple):
+        """One of the namespace's arrays broadcast to ``shape`` (a view where it can be)."""
         raise NotImplementedError
 
     # -------------------------------------------------------- what the passes write

@@ -77,7 +77,7 @@ class NumpyBackend(Backend):
         arr = np.asarray(value)
         return np.broadcast_to(arr, (size,) + arr.shape).copy()
 
-    def expand(self, array, shape: tuple):
+    def broadcast_to(self, array, shape: tuple):
         return np.broadcast_to(array, shape)
 
     def stack_pieces(self, pieces: list[str], batched: tuple) -> str:

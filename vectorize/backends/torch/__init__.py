@@ -151,8 +151,8 @@ class TorchBackend(Backend):
         tensor = as_tensor(value, like.device if is_tensor(like) else None)
         return tensor.expand(size, *tensor.shape).clone()
 
-    def expand(self, array, shape: tuple):
-        return array.expand(*shape)
+    def broadcast_to(self, array, shape: tuple):
+        return array.expand(shape)
 
     # ---------------------------------------------------------- what the passes write
     def lanes_of(self, mask: str) -> str:
