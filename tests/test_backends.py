@@ -116,3 +116,63 @@ def test_engine_asks_the_in_place_writes_flag(limited):
     assert transform_function(spread, params).function(np.ones(4)).shape == (4, 3)
     with pytest.raises(VectorizeError, match="cannot be written in place"):
         transform_function(spread, params, backend=limited)
+
+
+# --------------------------------------------- what the engine asks a backend, not its name
+class _Fake(backends.Backend):
+    """A backend of a library named ``fakelib`` (never imported)."""
+    name = "fake"
+    alias = "fk"
+    module_name = "fakelib"
+    arrays = "fake arrays"
+
+    def claims(self, value) -> bool:
+        return False
+
+    def lanes_of(self, mask: str) -> str:         # the primitives the base class reads
+        return f"fk.nonzero({mask})"
+
+    def full(self, shape, value, dtype, like=None) -> str:
+        return f"fk.full({shape}, {value})"
+
+    def empty(self, shape, dtype, like=None) -> str:
+        return f"fk.empty({shape})"
+
+
+def _fakelib_function():
+    pass
+
+
+_fakelib_function.__module__ = "fakelib.linalg"
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    monkeypatch.setitem(backends.KNOWN, "fake", "tests:unused")
+    monkeypatch.setitem(backends._made, "fake", _Fake())
+    monkeypatch.setattr(backends, "_claimants", [])       # made again with the fake one
+    return backends.get("fake")
+
+
+def test_a_library_function_is_its_backends_own(fake):
+    """The analysis and vmap ask every other backend whether a function is its library's
+    (read as a rule's, never as the user's code); NumPy's are the analysis' own."""
+    assert backends.owns_function(torch.split) and backends.owns_function(_fakelib_function)
+    assert not backends.owns_function(checked_root)
+    assert not backends.owns_function(np.linalg.norm)     # NumPy's: not "another backend's"
+    assert fake.owns_function(_fakelib_function) and not fake.owns_function(torch.split)
+
+
+def test_a_dtype_is_named_by_its_backend(fake):
+    assert backends.names_dtype("torch.float64") and backends.names_dtype("fakelib.f32")
+    assert not backends.names_dtype("float64") and not backends.names_dtype(None)
+    assert not backends.get("numpy").names_dtype("numpy.float64")
+
+
+def test_results_on_examples_become_numpy_examples_through_the_backend(fake):
+    torch_backend = backends.get("torch")
+    out = torch_backend.from_examples(torch.ones(2, 3, dtype=torch.float32))
+    assert isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == (2, 3)
+    assert torch_backend.from_examples(torch.Size([2, 3])) == (2, 3)
+    assert fake.from_examples(1.5) == 1.5 and fake.arrays == "fake arrays"
+    assert torch_backend.arrays == "tensors" and backends.get("numpy").arrays == "arrays"

@@ -43,7 +43,8 @@ _ALIASES = {backends.get(name).alias for name in backends.KNOWN} | {"jnp", "jax"
 _NAMESPACE_TEXT = re.compile(r"\b(" + "|".join(sorted(_ALIASES)) + r")\.")
 # prose about code, not code: exception messages and their suggestions, warnings, a rule's
 # documentation (`Rule(name, family, explanation, before, after, ...)`), and the user code of a
-# rule's example on the rules page (`Example(source, ...)`, tables named ``*EXAMPLES``)
+# rule's example on the rules page (`Example(source, ...)`, tables named ``*EXAMPLES``), and
+# tables of rules documented (``*_RULES``)
 _PROSE_KEYWORDS = {"suggestion", "explanation", "before", "after", "name", "family"}
 
 
@@ -63,9 +64,11 @@ def _prose(tree: ast.AST) -> set[int]:
                 isinstance(t, ast.Name) and t.id.endswith("_NOTE") for t in node.targets):
             out |= {id(n) for n in ast.walk(node.value)}    # header notes of `.source()`
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and all(
-                _table_name(t).endswith("EXAMPLES") for t in getattr(node, "targets", [
-                    getattr(node, "target", None)])):
-            out |= {id(n) for n in ast.walk(node.value)}    # tables of rule examples
+                _table_name(t).endswith(("EXAMPLES", "_RULES")) for t in getattr(
+                    node, "targets", [getattr(node, "target", None)])):
+            # tables of rule examples, and of the engine's rules documented (`rules/doc.py`:
+            # (name, family, explanation))
+            out |= {id(n) for n in ast.walk(node.value)}
         if not isinstance(node, ast.Call):
             continue
         func = node.func
@@ -93,12 +96,13 @@ def generated_text(source: str) -> list[tuple[int, str]]:
 
 
 def _allowed(path: pathlib.Path) -> set[str]:
-    """The aliases ``path`` may write: its backend's own in its backend's folder."""
+    """The spellings ``path`` may write: in a backend's folder its own (every spelling but
+    the other registered backends' aliases: JAX's folder writes ``jnp.``, ``jax.`` and
+    ``lax.``), nothing elsewhere."""
     parts = path.relative_to(PACKAGE).parts
     if parts[0] == "backends" and len(parts) > 2:
-        return {backends.get(parts[1]).alias} if parts[1] in backends.KNOWN else set()
-    if parts == ("rules", "doc.py"):
-        return {"np"}           # the engine's own rules documented, in NumPy's spelling
+        others = {backends.get(name).alias for name in backends.KNOWN if name != parts[1]}
+        return _ALIASES - others
     return set()
 
 
@@ -124,7 +128,10 @@ def test_the_whole_package_check_finds_namespace_text():
               'z = "jax.lax.select({c}, {a}, {b})"\n'
               'w = "lax.while_loop"\n')
     assert sorted(line for line, _ in generated_text(source)) == [1, 4, 8, 9]
-    assert _allowed(PACKAGE / "backends" / "torch" / "rules.py") == {"torch"}
+    assert "torch" in _allowed(PACKAGE / "backends" / "torch" / "rules.py")
+    assert "np" not in _allowed(PACKAGE / "backends" / "torch" / "rules.py")
+    assert {"jnp", "jax", "lax"} <= _allowed(PACKAGE / "backends" / "jax" / "rules.py")
+    assert not {"np", "torch"} & _allowed(PACKAGE / "backends" / "jax" / "rules.py")
     assert _allowed(PACKAGE / "passes" / "compact.py") == set()
 
 

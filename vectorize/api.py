@@ -930,14 +930,14 @@ def explain(func, *args, in_axes=_UNMAPPED, **kwargs):
     whole explanation) that a notebook shows as the two functions side by side
     (``_repr_html_``; ``.html()`` for a page of its own)."""
     from .rewrite.explain import Explanation, collect_specialization
-    from .vmap import _VMapped, vmap
+    from .vmap import is_vmapped, vmap
     if wants_dask(args, kwargs):   # what each block of a Dask array runs
         args, kwargs = block_stand_ins(args, kwargs)
     if isinstance(func, vectorize):
         wrapped = vectorize(func.pyfunc, excluded=func.excluded, signature=func.signature,
                             fallback="error", chunk_size=None, cache_dir=False)
-    elif isinstance(func, _VMapped) or in_axes is not _UNMAPPED:
-        if isinstance(func, _VMapped):
+    elif is_vmapped(func) or in_axes is not _UNMAPPED:
+        if is_vmapped(func):
             func, in_axes = func.func, func.in_axes if in_axes is _UNMAPPED else in_axes
         wrapped = vmap(func, in_axes, fallback="error", chunk_size=None, cache_dir=False)
     else:
@@ -947,7 +947,7 @@ def explain(func, *args, in_axes=_UNMAPPED, **kwargs):
         entry = wrapped._entry(args, kwargs)
     else:
         from .vmap_nested import target_flat
-        while isinstance(wrapped._target, _VMapped):     # vmap(vmap(f)): f's batched call
+        while is_vmapped(wrapped._target):     # vmap(vmap(f)): f's batched call
             wrapped, args, _ = target_flat(wrapped, args, kwargs)
             wrapped._explain = True
         entry = wrapped._plan(args, kwargs)[0]

@@ -12,7 +12,6 @@ inside a vmapped function is batched by the rule of `vectorize.rules.nested`.
 from __future__ import annotations
 
 import functools
-import os
 import sys
 import threading
 import types
@@ -22,7 +21,6 @@ import numpy as np
 
 from . import backends, chunks, codegen, pickling, vmap_options
 from .abstract import TupleValue, Value, exact, representative
-from .backends.torch import is_own_module, names_dtype
 from .chunks import check_chunk_size
 from .dask_runtime import block_stand_ins, wants_dask
 from .errors import VectorizeError
@@ -489,15 +487,9 @@ def _name_of(func) -> str:
 
 
 def _library_function(fn) -> bool:
-    """A function of PyTorch itself (``torch.split`` is Python): mapped by its rule, never
-    read as the user's code."""
-    module = getattr(fn, "__module__", None) or ""
-    if is_own_module(module):
-        return True
-    torch = sys.modules.get("torch")     # a wrapper of torch's (`torch.func.grad(f)`)
-    code = getattr(fn, "__code__", None)
-    return torch is not None and code is not None and code.co_filename.startswith(
-        os.path.dirname(torch.__file__) + os.sep)
+    """A function of a backend's library (``torch.split`` is Python): mapped by its rule,
+    never read as the user's code."""
+    return backends.owns_function(fn)
 
 
 def _library_instance(value) -> bool:
@@ -639,7 +631,7 @@ def _leaves(arg, axis, where, sizes):
                           f"({type(arg).__name__}) (different types)",
                           "give in_axes the structure of the arguments")
     backend = backends.of_value(arg)
-    if backend is not None and backend != "numpy":
+    if backend is not None:       # another backend's array (the default's claim none)
         return _foreign_leaf(arg, axis, where, sizes, backends.get(backend))
     if axis is None or arg is None:
         if isinstance(arg, np.ndarray):
@@ -676,7 +668,7 @@ def _unmapped_array_key(key) -> bool:
     them another namespace's arrays."""
     if key[0] == "node":
         return all(_unmapped_array_key(k) for k in key[3])
-    return key[0] == "u" and not names_dtype(key[1])
+    return key[0] == "u" and not backends.names_dtype(key[1])
 
 
 class _Where:
@@ -799,7 +791,8 @@ def _flat_args(args):
             yield a
 
 
-def _is_vmapped(fn) -> bool:
+def is_vmapped(fn) -> bool:
+    """Whether ``fn`` is what `vmap` made."""
     return isinstance(fn, _VMapped)
 
 
@@ -808,7 +801,7 @@ def _register_rules(reg) -> None:
     (`backends.EVERY_NAMESPACE`; the rules and libcst are imported when a registry is
     built, not with vectorize)."""
     from .rules import nested
-    nested.register(reg, vmap, _is_vmapped)
+    nested.register(reg, vmap, is_vmapped)
 
 
 backends.EVERY_NAMESPACE.append(_register_rules)

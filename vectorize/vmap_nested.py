@@ -99,7 +99,7 @@ def call_nested(outer, args, kwargs):
         if leaf is None or not hasattr(leaf, "shape"):
             placed.append(leaf)
             continue
-        be = backends.get(backends.of_value(leaf) or "numpy")
+        be = backends.get(backends.of_value(leaf) or backends.DEFAULT)
         grid = leaf.reshape((n_o, n_i) + tuple(leaf.shape[1:]))
         if oi is None:
             grid = _same_along(grid, 1, n_i, inner._name)
@@ -124,7 +124,7 @@ def _nested_leaf(leaf, lo, li, where, sizes_o, sizes_i):
             raise call_error(f"vmap got an in_axes entry that is not None for {where}, which "
                               f"is of type {type(leaf).__name__}: only arrays can be mapped",
                               "use None as its in_axes entry (passed as it is)")
-        leaf, name = np.asarray(leaf), "numpy"
+        leaf, name = np.asarray(leaf), backends.DEFAULT
     be = backends.get(name)
     shape = tuple(leaf.shape)
     for axis, ndim, level in ((lo, len(shape), "outer"),
@@ -149,9 +149,7 @@ def _nested_leaf(leaf, lo, li, where, sizes_o, sizes_i):
 
 
 def _expand(x, shape, be):
-    if be.name == "numpy":
-        return np.broadcast_to(x, shape)
-    return x.expand(*shape)
+    return be.broadcast_to(x, shape)
 
 
 def _same_along(grid, axis, n, name):

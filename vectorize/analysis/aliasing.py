@@ -23,8 +23,8 @@ from ..errors import Unsupported
 from ..liveness import target_names
 from ..syntax.traversal import children, walk
 from .environments import Env
-from .float_semantics import _evaluate
-from .syntax import _code
+from .float_semantics import evaluate as _evaluate
+from .syntax import code_of as _code
 
 
 class Aliasing:

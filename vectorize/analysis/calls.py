@@ -10,6 +10,7 @@ import types
 import libcst as cst
 import numpy as np
 
+from .. import backends
 from ..abstract import (
     PYTHON_SCALARS,
     UNKNOWN,
@@ -20,20 +21,23 @@ from ..abstract import (
     exact,
     unbatched,
 )
-from ..backends.torch import is_own_module
 from ..errors import Unsupported
 from ..rules.lanes import ENGINE_NAMES
 from ..rules.registry import Site, default_infer
-from .float_semantics import _evaluate, _numpy_math, _numpy_scalar_for
-from .purity import PURE_BUILTINS, _is_number, _pure_numpy, pure_method
-from .syntax import _code
+from .float_semantics import evaluate as _evaluate
+from .float_semantics import numpy_math as _numpy_math
+from .float_semantics import numpy_scalar_for as _numpy_scalar_for
+from .purity import PURE_BUILTINS, pure_method
+from .purity import is_number as _is_number
+from .purity import pure_numpy as _pure_numpy
+from .syntax import code_of as _code
 
 
 def _torch_own(fn) -> bool:
-    """A function of PyTorch itself (``torch.split``, ``F.layer_norm`` are Python): without
-    a rule it is refused where the user calls it, never analysed as the user's code."""
-    module = getattr(fn, "__module__", None) or ""
-    return is_own_module(module)
+    """A function of another backend's library (``torch.split``, ``F.layer_norm`` are
+    Python): without a rule it is refused where the user calls it, never analysed as the
+    user's code."""
+    return backends.owns_function(fn)
 
 
 class Calls:

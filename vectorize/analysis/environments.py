@@ -50,7 +50,7 @@ def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
             va, vb = a.values[name], b.values[name]
             changed = va is not vb or name in written
             if batched and changed:
-                _no_per_example_choice_between(va, vb, f"`{name}` holds", at)
+                no_per_example_choice_between(va, vb, f"`{name}` holds", at)
             out.values[name] = join(va, vb, force_batched=batched and changed) if changed else va
         else:
             out.values[name] = a.values.get(name, b.values.get(name))
@@ -64,7 +64,7 @@ def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
 #: user's code (the per-example results would not make one array; broadcasting one against
 #: the other would give the number's lanes a vector), not in what passes made of it (a
 #: number placeholder before a loop that returns vectors, `masked_loops`)
-_PER_EXAMPLE_SHAPES: contextvars.ContextVar = contextvars.ContextVar("per_example_shapes",
+PER_EXAMPLE_SHAPES: contextvars.ContextVar = contextvars.ContextVar("per_example_shapes",
                                                                      default=False)
 
 
@@ -73,7 +73,7 @@ def _shape_phrase(example) -> str:
     return "a number" if not shape else f"an array of shape {shape}"
 
 
-def _no_per_example_choice_between(a, b, what: str, at) -> None:
+def no_per_example_choice_between(a, b, what: str, at) -> None:
     """Two values that differ per example end up in one array (`join` under a per-example
     condition): a tuple and a single value, tuples of different lengths, or values with no
     common dtype (a string and a number) cannot."""
@@ -81,13 +81,13 @@ def _no_per_example_choice_between(a, b, what: str, at) -> None:
         if isinstance(a, TupleValue) and isinstance(b, TupleValue):
             if len(a.items) == len(b.items):
                 for x, y in zip(a.items, b.items):
-                    _no_per_example_choice_between(x, y, what, at)
+                    no_per_example_choice_between(x, y, what, at)
                 return
             problem = "tuples of different lengths"
         else:
             problem = "a tuple on some paths and a single value on others"
     elif a.known and b.known and np.shape(a.example) != np.shape(b.example) \
-            and _PER_EXAMPLE_SHAPES.get() and type(at) not in (cst.For, cst.While):
+            and PER_EXAMPLE_SHAPES.get() and type(at) not in (cst.For, cst.While):
         # (a loop's carry that changes shape is refused where it is written, `batch_rules`)
         problem = (f"values of different shapes ({_shape_phrase(a.example)} and "
                    f"{_shape_phrase(b.example)})")
@@ -112,5 +112,5 @@ def _no_per_example_choice_between(a, b, what: str, at) -> None:
                       "or tuples of the same length")
 
 
-def _bound_values(env: Env) -> dict:
+def bound_values(env: Env) -> dict:
     return {k: v for k, v in env.values.items() if k not in env.unbound}

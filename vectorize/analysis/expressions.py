@@ -31,16 +31,20 @@ from ..rules.registry import Site
 from ..syntax.edit import AUGMENTED_TO_BINARY
 from ..syntax.traversal import walk
 from .environments import Env
-from .float_semantics import (
-    BINARY_FUNCS,
-    COMPARE_FUNCS,
-    UNARY_FUNCS,
-    _evaluate,
-    _evaluate_inexact,
-    _numpy_scalar_for,
-)
-from .purity import _immutable, _is_number, _library
-from .syntax import _CONSTANTS, _NUMBERS, _SYNTAX, _code, _formatted_expressions, _names_in, _string
+from .float_semantics import BINARY_FUNCS, COMPARE_FUNCS, UNARY_FUNCS
+from .float_semantics import evaluate as _evaluate
+from .float_semantics import evaluate_inexact as _evaluate_inexact
+from .float_semantics import numpy_scalar_for as _numpy_scalar_for
+from .purity import immutable as _immutable
+from .purity import is_library as _library
+from .purity import is_number as _is_number
+from .syntax import CONSTANTS as _CONSTANTS
+from .syntax import NUMBERS as _NUMBERS
+from .syntax import SYNTAX as _SYNTAX
+from .syntax import code_of as _code
+from .syntax import formatted_expressions as _formatted_expressions
+from .syntax import names_in as _names_in
+from .syntax import string_of as _string
 
 
 class Expressions:

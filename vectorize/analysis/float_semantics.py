@@ -1,18 +1,17 @@
 """How operations compute on the examples, and where Python numbers must follow NumPy.
 
 The analysis learns dtypes and shapes by running each operation on the examples
-(`_evaluate`, `_evaluate_inexact`; a `math` function that raises is asked of its NumPy twin,
-`_numpy_math`). Code that runs on every lane, also where the scalar code would skip it (both
+(`evaluate`, `evaluate_inexact`; a `math` function that raises is asked of its NumPy twin,
+`numpy_math`). Code that runs on every lane, also where the scalar code would skip it (both
 branches of a per-example ``if``, a masked loop's body), must not raise on Python numbers where
 per example it never runs: such divisions and powers compute on NumPy scalars
-(`_numpy_scalar_for`). `may_warn` says which code can emit floating-point warnings on lanes
+(`numpy_scalar_for`). `may_warn` says which code can emit floating-point warnings on lanes
 that are thrown away (the passes silence those).
 """
 
 from __future__ import annotations
 
 import operator as _op
-from typing import TYPE_CHECKING
 
 import libcst as cst
 import numpy as np
@@ -21,10 +20,6 @@ from ..abstract import UNKNOWN, Value, all_exact
 from ..rules.registry import Registry
 from ..syntax.edit import AUGMENTED_TO_BINARY
 from ..syntax.traversal import walk
-
-if TYPE_CHECKING:
-    from .interpreter import Analysis
-
 
 BINARY_FUNCS = {cst.Add: _op.add, cst.Subtract: _op.sub, cst.Multiply: _op.mul,
                 cst.Divide: _op.truediv, cst.FloorDivide: _op.floordiv, cst.Modulo: _op.mod,
@@ -42,7 +37,7 @@ UNARY_FUNCS = {cst.Minus: _op.neg, cst.Plus: _op.pos, cst.BitInvert: _op.invert,
                cst.Not: _op.not_}
 
 
-def _evaluate(fn, *args, **kwargs):
+def evaluate(fn, *args, **kwargs):
     """``fn`` of the examples, UNKNOWN where one is unknown or ``fn`` raises: `evaluate`
     without entering ``np.errstate`` again (the analysis runs under one, `Analysis.analyze`)."""
     if any(a is UNKNOWN for a in args) or any(v is UNKNOWN for v in kwargs.values()):
@@ -61,34 +56,34 @@ represents it raises (``1.0 / math.fmod(y, y)`` with y represented by 1.0): the 
 of the result are what the analysis needs, not its value."""
 
 
-def _evaluate_inexact(fn, *values):
+def evaluate_inexact(fn, *values):
     """``fn`` of the values' examples; where it raises and some value is not exactly known,
     of other representatives of those (`_OTHER_EXAMPLES`, same type), else UNKNOWN."""
     examples = [v.example for v in values]
-    out = _evaluate(fn, *examples)
+    out = evaluate(fn, *examples)
     if out is not UNKNOWN or all_exact(*values):
         return out
     movable = [i for i, v in enumerate(values) if not v.exact
                and type(v.example) in (float, int, np.float64, np.float32, np.int64)]
     for other in _OTHER_EXAMPLES:
         tried = [type(e)(other) if i in movable else e for i, e in enumerate(examples)]
-        out = _evaluate(fn, *tried)
+        out = evaluate(fn, *tried)
         if out is not UNKNOWN:
             return out
     return UNKNOWN
 
 
-def _numpy_math(fn, examples: list):
+def numpy_math(fn, examples: list):
     """What the NumPy function that a float-valued `math` function becomes gives for
     ``examples`` (a NumPy float), or UNKNOWN."""
     from ..backends.numpy.math_rules import FLOAT_FUNCTIONS
     name = getattr(fn, "__name__", "")
     if name in FLOAT_FUNCTIONS and name not in ("frexp", "modf"):
-        out = _evaluate(getattr(np, FLOAT_FUNCTIONS[name]), *examples)
+        out = evaluate(getattr(np, FLOAT_FUNCTIONS[name]), *examples)
     elif name == "log" and len(examples) in (1, 2):
-        out = _evaluate(lambda a, b=np.e: np.log(a) / np.log(b), *examples)
+        out = evaluate(lambda a, b=np.e: np.log(a) / np.log(b), *examples)
     elif name == "pow" and len(examples) == 2:
-        out = _evaluate(lambda a, b: np.power(np.float64(a), b), *examples)
+        out = evaluate(lambda a, b: np.power(np.float64(a), b), *examples)
     else:
         return UNKNOWN
     return np.float64(out) if isinstance(out, (float, np.floating)) else UNKNOWN
@@ -98,7 +93,7 @@ _RAISING_OPS = (cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power, cst.DivideAs
                 cst.FloorDivideAssign, cst.ModuloAssign, cst.PowerAssign)
 
 
-def _numpy_scalar_for(operator, left: Value, right: Value):
+def numpy_scalar_for(operator, left: Value, right: Value):
     """The NumPy scalar type that makes an operation on Python numbers follow NumPy (an
     IEEE value and a warning instead of ZeroDivisionError / OverflowError), or None when the
     operation cannot raise: not a division or power, NumPy operands already, or exact
@@ -151,7 +146,7 @@ _RISKY_OPS = (cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power) + _FLOAT_RISKY
 _RISKY_OP_TYPES = frozenset(_RISKY_OPS)
 
 
-def may_warn(parts, analysis: Analysis, registry: Registry) -> bool:
+def may_warn(parts, analysis, registry: Registry) -> bool:
     """Whether evaluating ``parts`` on every lane can emit a floating-point warning."""
     if registry.backend.quiet is None:
         return False        # a namespace that never warns (PyTorch)

@@ -34,15 +34,15 @@ from ..liveness import target_names, writes
 from ..rules.registry import Registry, Rule
 from .aliasing import Aliasing
 from .calls import Calls
-from .environments import (
-    _PER_EXAMPLE_SHAPES,
-    Env,
-    _bound_values,
-    _no_per_example_choice_between,
-    join_envs,
-)
+from .environments import PER_EXAMPLE_SHAPES as _PER_EXAMPLE_SHAPES
+from .environments import Env, join_envs
+from .environments import bound_values as _bound_values
+from .environments import no_per_example_choice_between as _no_per_example_choice_between
 from .expressions import Expressions, uniform_items
-from .syntax import _SYNTAX, _always_true, _is_none, _may_fall_off
+from .syntax import SYNTAX as _SYNTAX
+from .syntax import always_true as _always_true
+from .syntax import is_none as _is_none
+from .syntax import may_fall_off as _may_fall_off
 
 
 class Analysis(Expressions, Calls, Aliasing):

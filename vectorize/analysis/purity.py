@@ -1,8 +1,8 @@
 """What the analysis may run, and what a specialization may rely on.
 
-Callables without side effects (`PURE_BUILTINS`, `_pure_numpy`) are run on the examples to
+Callables without side effects (`PURE_BUILTINS`, `pure_numpy`) are run on the examples to
 learn their results; a value read from a global or a closure is exact (the same on every call
-of a specialization) only where it cannot change in place (`_immutable`, `_library`).
+of a specialization) only where it cannot change in place (`immutable`, `is_library`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ _IMPURE_NUMPY = {"copyto", "put", "place", "putmask", "fill_diagonal", "save", "
 _IMPURE_METHODS = {"sort", "resize", "partition"}
 
 
-def _pure_numpy(fn) -> bool:
+def pure_numpy(fn) -> bool:
     """NumPy functions and array methods that compute without side effects (evaluated on
     examples to learn shapes and dtypes)."""
     name = getattr(fn, "__name__", "")
@@ -59,23 +59,23 @@ _IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis),
               types.BuiltinFunctionType, np.ufunc, types.MethodType)
 
 
-def _immutable(value) -> bool:
+def immutable(value) -> bool:
     """Whether a value the code reads from a global (or closure) is the same for as long as
     the name is bound to it (numbers, strings, tuples of those, functions, classes,
     modules), so that a specialization may rely on it (exact); a list, dict, array or other
     object may change in place, which no guard sees."""
     if isinstance(value, (tuple, frozenset)):
-        return all(_immutable(item) for item in value)
+        return all(immutable(item) for item in value)
     return isinstance(value, _IMMUTABLE) or callable(value) and not isinstance(
         value, (list, dict, set, np.ndarray))
 
 
-def _library(module) -> bool:
+def is_library(module) -> bool:
     """A module of the libraries generated code uses, whose attributes are constants."""
     return (getattr(module, "__name__", "") or "").split(".")[0] in (
         "numpy", "math", "cmath", "operator", "functools", "builtins")
 
 
-def _is_number(value) -> bool:
+def is_number(value) -> bool:
     return type(value) in (int, float, complex, bool) or isinstance(value, (np.number,
                                                                             np.bool_))

@@ -1,5 +1,5 @@
 """Facts read from the code alone: literals, how the user writes a construct (for
-messages, `_SYNTAX`), and whether a block can fall off its end."""
+messages, `SYNTAX`), and whether a block can fall off its end."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ import libcst as cst
 from ..syntax.printer import code
 from ..syntax.traversal import walk
 
-_CONSTANTS = {"True": True, "False": False, "None": None}
+CONSTANTS = {"True": True, "False": False, "None": None}
 
 
 # the value of a number literal, as `ast.literal_eval` gives it (without parsing it again)
-_NUMBERS = {cst.Integer: lambda text: int(text, 0), cst.Float: float, cst.Imaginary: complex}
+NUMBERS = {cst.Integer: lambda text: int(text, 0), cst.Float: float, cst.Imaginary: complex}
 
 
 # how the user writes the constructs libcst names by class (for messages)
-_SYNTAX = {"ListComp": "list comprehension", "SetComp": "set comprehension",
+SYNTAX = {"ListComp": "list comprehension", "SetComp": "set comprehension",
            "DictComp": "dict comprehension", "GeneratorExp": "generator expression",
            "Lambda": "lambda", "Yield": "yield", "Await": "await", "FunctionDef": "def",
            "ClassDef": "class", "Try": "try", "TryStar": "try", "ImportFrom": "from ... import",
@@ -26,11 +26,11 @@ _SYNTAX = {"ListComp": "list comprehension", "SetComp": "set comprehension",
            "AsyncWith": "async with"}
 
 
-def _code(node) -> str:
+def code_of(node) -> str:
     return code(node)
 
 
-def _string(text: str):
+def string_of(text: str):
     """The value of a string literal, as `ast.literal_eval` gives it: without a prefix or a
     backslash, the text between the quotes."""
     quote = text[:3] if text[:3] in ('"""', "'''") else text[:1]
@@ -39,7 +39,7 @@ def _string(text: str):
     return ast.literal_eval(text)
 
 
-def _is_none(node) -> bool:
+def is_none(node) -> bool:
     return type(node) is cst.Name and node.value == "None"
 
 
@@ -47,7 +47,7 @@ def _is_true(node) -> bool:
     return type(node) is cst.Name and node.value == "True"
 
 
-def _may_fall_off(stmts) -> bool:
+def may_fall_off(stmts) -> bool:
     """Whether running ``stmts`` can reach their end (read from the code: a ``return`` or
     ``raise`` ends a path, an ``if`` reaches its end where a branch does; loops, and
     everything else, may)."""
@@ -55,19 +55,19 @@ def _may_fall_off(stmts) -> bool:
     if type(last) is cst.SimpleStatementLine:
         return not any(type(s) in (cst.Return, cst.Raise) for s in last.body)
     if type(last) is cst.If:
-        if last.orelse is None or _may_fall_off(last.body.body):
+        if last.orelse is None or may_fall_off(last.body.body):
             return True
         if type(last.orelse) is cst.If:
-            return _may_fall_off([last.orelse])
-        return _may_fall_off(last.orelse.body.body)
+            return may_fall_off([last.orelse])
+        return may_fall_off(last.orelse.body.body)
     if type(last) is cst.With:
-        return _may_fall_off(last.body.body)
+        return may_fall_off(last.body.body)
     if type(last) is cst.While and _is_true(last.test):
         return any(type(n) is cst.Break for n in walk(last.body))
     return True
 
 
-def _always_true(test, loop: cst.While) -> bool:
+def always_true(test, loop: cst.While) -> bool:
     """``while True:``: a test known exactly, truthy, and reading no name the loop assigns."""
     if test.batched or not test.exact:
         return False
@@ -79,15 +79,15 @@ def _always_true(test, loop: cst.While) -> bool:
     return truthy and not reads(loop.test) & writes(loop.body)
 
 
-def _formatted_expressions(parts):
+def formatted_expressions(parts):
     """The ``{...}`` parts of an f-string, those nested in format specs too, in order."""
     for part in parts:
         if type(part) is cst.FormattedStringExpression:
             yield part
             if part.format_spec:
-                yield from _formatted_expressions(part.format_spec)
+                yield from formatted_expressions(part.format_spec)
 
 
-def _names_in(node) -> set[str]:
+def names_in(node) -> set[str]:
     from ..liveness import all_names
     return all_names(node)

@@ -49,12 +49,27 @@ def get(name: str) -> Backend:
 def of_value(value) -> str | None:
     """The name of the backend whose array ``value`` is, None for anything else (the default
     backend's arrays and scalars included: they need no backend of their own)."""
-    if not _claimants:
-        _claimants[:] = [get(name) for name in KNOWN if name != DEFAULT]   # one assignment
-    for backend in _claimants:
+    for backend in _others():
         if backend.claims(value):
             return backend.name
     return None
+
+
+def owns_function(fn) -> bool:
+    """Whether ``fn`` is a function of another backend's library (``torch.split``; NumPy's are
+    the analysis' own): mapped by its rules, never read as the user's code."""
+    return any(backend.owns_function(fn) for backend in _others())
+
+
+def names_dtype(text) -> bool:
+    """Whether ``text`` spells a dtype of another backend's arrays (``"torch.float64"``)."""
+    return any(backend.names_dtype(text) for backend in _others())
+
+
+def _others() -> list[Backend]:
+    if not _claimants:
+        _claimants[:] = [get(name) for name in KNOWN if name != DEFAULT]   # one assignment
+    return _claimants
 
 
 def foreign_example(value):
@@ -65,4 +80,5 @@ def foreign_example(value):
     return get(name).example_of(value, batched=False)
 
 
-__all__ = ["DEFAULT", "KNOWN", "Backend", "foreign_example", "get", "of_value"]
+__all__ = ["DEFAULT", "KNOWN", "Backend", "foreign_example", "get", "names_dtype", "of_value",
+           "owns_function"]

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
+import sys
 
 import numpy as np
 
@@ -41,6 +43,7 @@ class Backend:
     name = "?"              # "numpy", "torch": part of every specialization key
     alias = "?"             # the name generated code calls the namespace by ("np")
     module_name = "?"       # the module behind it ("numpy")
+    arrays = "arrays"       # what its arrays are called ("tensors")
     quiet: str | None = None   # a context expression under which nothing warns, if any
 
     # What generated code in this namespace may do. The engine asks these flags, never a
@@ -144,12 +147,35 @@ class Backend:
         when ``batched``: without axis 0) shape."""
         raise NotImplementedError
 
+    def owns_function(self, fn) -> bool:
+        """Whether ``fn`` is the library's own (``torch.split`` is Python code): mapped by its
+        rules or refused, never read as the user's code. Its module is the library's, or its
+        code lies in the library's folder (a wrapper the library made: `torch.func.grad(f)`);
+        the library is not imported to tell."""
+        module = getattr(fn, "__module__", None) or ""
+        if module == self.module_name or module.startswith(self.module_name + "."):
+            return True
+        library = sys.modules.get(self.module_name)
+        code = getattr(fn, "__code__", None)
+        folder = os.path.dirname(getattr(library, "__file__", None) or "")
+        return bool(folder) and code is not None and code.co_filename.startswith(
+            folder + os.sep)
+
+    def names_dtype(self, text) -> bool:
+        """Whether ``text`` is one of the namespace's dtypes as ``str`` spells it
+        (``"torch.float64"``; a namespace whose dtypes are NumPy's says no)."""
+        return isinstance(text, str) and text.startswith(self.module_name + ".")
+
     # ------------------------------------------------- the analysis' view of examples
     # The analysis computes on NumPy examples; a namespace whose operators promote dtypes
     # differently says how its own would compute on them (NumPy: as they are).
     def on_examples(self, fn):
         """``fn`` (an operator) as the namespace computes it on examples."""
         return fn
+
+    def from_examples(self, value):
+        """What a function `on_examples` returned (one leaf of it), a NumPy example again."""
+        return value
 
     def example_attribute(self, example, attr: str):
         """Attribute ``attr`` of an example of a value the same for every example (a method
@@ -179,6 +205,10 @@ class Backend:
     def broadcast_batch(self, value, size: int, like=None):
         """``size`` copies of a value the same for every example, as a new array (on the
         device of ``like``, an argument of the call, where devices matter)."""
+        raise NotImplementedError
+
+    def broadcast_to(self, array, shape: tuple):
+        """One of the namespace's arrays broadcast to ``shape`` (a view where it can be)."""
         raise NotImplementedError
 
     # -------------------------------------------------------- what the passes write

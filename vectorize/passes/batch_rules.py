@@ -27,7 +27,7 @@ from ..syntax.edit import AugmentedToAssignment, as_assignment
 from ..syntax.templates import expr
 from ..syntax.traversal import rewrite
 from .records import ArrayValues, BatchedLoopFacts, CompactedIfs, MaskedLoopFacts
-from .simplify import _single_target_assign
+from .simplify import single_target_assign as _single_target_assign
 
 
 def _is_batched(value) -> bool:
@@ -648,7 +648,7 @@ def _full_of_itself(stmt) -> str | None:
     return None
 
 
-def _is_docstring(stmt) -> bool:
+def is_docstring(stmt) -> bool:
     return (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)
             and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
 
@@ -840,7 +840,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         name, param = apply.size_name
         BatchedLoopFacts.get(ctx).batch_size_name = name
         body = list(out.body.body)
-        at = 1 if body and _is_docstring(body[0]) else 0
+        at = 1 if body and is_docstring(body[0]) else 0
         body.insert(at, cst.parse_statement(f"{name} = len({param})\n"))
         out = out.with_changes(body=out.body.with_changes(body=body))
     out = rewrite(out, _FoldLiteralStarts())

@@ -62,10 +62,12 @@ from ..liveness import exposed_reads, liveness_of, reads, writes
 from ..syntax.traversal import children, rewrite, statements, walk
 from .batch_rules import flows_into, padded_names, promoted_value
 from .compact import array_operands, scatter_dtype_ok
-from .if_to_where import _ElifToNestedIf, _errstate, warning_parts
+from .if_to_where import ElifToNestedIf as _ElifToNestedIf
+from .if_to_where import errstate as _errstate
+from .if_to_where import warning_parts
 from .masked_loops import strategy_of
 from .records import CompactedIfs, MaskedLoopFacts
-from .simplify import _is_errstate as _is_quiet
+from .simplify import is_errstate as _is_quiet
 
 OPERATION_COST = 1
 CALL_COST = 4

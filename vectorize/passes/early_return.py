@@ -30,7 +30,7 @@ from ..abstract import TupleValue
 from ..errors import Unsupported
 from ..liveness import exposed_reads, writes
 from ..syntax.traversal import statements
-from .batch_rules import _is_docstring
+from .batch_rules import is_docstring as _is_docstring
 from .continuations import ContinuationLowering, check_returned_shapes
 from .masked_loops import _has_literal, _literal_for
 from .records import MaskedLoopFacts

@@ -223,7 +223,7 @@ class _IfToWhere(cst.CSTTransformer):
             out.append(_assign(name, _merge(test, a, b)))
         out = _flatten_errstate(out, self.ctx.registry.primitives)
         if self._may_warn(original):
-            return [_errstate(out, self.ctx.registry.primitives)]
+            return [errstate(out, self.ctx.registry.primitives)]
         return out or [_line(cst.Pass())]
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
@@ -239,7 +239,7 @@ class _IfToWhere(cst.CSTTransformer):
                     self.analysis, n):
                 lazy += [c.comparator for c in n.comparisons[1:]]
         if lazy and self._may_warn_in(lazy):
-            return _errstate([updated_node], self.ctx.registry.primitives)
+            return errstate([updated_node], self.ctx.registry.primitives)
         return updated_node
 
     def _may_warn(self, node) -> bool:
@@ -268,7 +268,7 @@ def _batched(analysis, node) -> bool:
     return bool(getattr(analysis.values.get(node), "batched", False))
 
 
-def _errstate(body: list, prims) -> cst.With:
+def errstate(body: list, prims) -> cst.With:
     return cst.With(items=[cst.WithItem(expr(prims.quiet))],
                     body=cst.IndentedBlock(body=body))
 
@@ -341,7 +341,7 @@ def _is_errstate(node: cst.With, prims) -> bool:
     return len(node.items) == 1 and render(node.items[0].item).startswith(prims.quiet_prefix)
 
 
-class _ElifToNestedIf(cst.CSTTransformer):
+class ElifToNestedIf(cst.CSTTransformer):
     """``elif`` becomes ``else: if``, so that every ``if`` can be replaced by statements."""
 
     def leave_If(self, original_node, updated_node):
@@ -353,7 +353,7 @@ class _ElifToNestedIf(cst.CSTTransformer):
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if any(type(n) is cst.If and isinstance(n.orelse, cst.If) for n in statements(func)):
-        func = rewrite(func, _ElifToNestedIf())
+        func = rewrite(func, ElifToNestedIf())
     analysis = ctx.analyze(func)
     if not any(analysis.batched_tests.values()) and not any(
             type(n) in (cst.IfExp, cst.BooleanOperation, cst.Comparison)

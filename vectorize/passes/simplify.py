@@ -68,7 +68,7 @@ class _Replace(cst.CSTTransformer):
         return self.value if updated_node.value == self.name else updated_node
 
 
-def _single_target_assign(stmt):
+def single_target_assign(stmt):
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
         small = stmt.body[0]
         if isinstance(small, cst.Assign) and len(small.targets) == 1 \
@@ -79,7 +79,7 @@ def _single_target_assign(stmt):
 
 def _substitute_once(stmts: list, generated: set, counts: _Count):
     for i, stmt in enumerate(stmts):
-        found = _single_target_assign(stmt)
+        found = single_target_assign(stmt)
         if not found:
             continue
         name, value = found
@@ -164,15 +164,15 @@ class _DropNeedlessErrstate(cst.CSTTransformer):
         warn, so no warning a live lane would give is silenced."""
         body = list(loop.body.body)
         silencer = self.registry.primitives.quiet
-        quiet = [s for s in body if _is_errstate(s, silencer)]
+        quiet = [s for s in body if is_errstate(s, silencer)]
         if not quiet or loop.orelse is not None or len({render(s.items[0].item)
                                                         for s in quiet}) != 1:
             return loop
-        rest = [s for s in body if not _is_errstate(s, silencer)]
+        rest = [s for s in body if not is_errstate(s, silencer)]
         if may_warn(head + rest, self.analysis, self.registry):
             return loop
         unwrapped = [part for s in body
-                     for part in (s.body.body if _is_errstate(s, silencer) else [s])]
+                     for part in (s.body.body if is_errstate(s, silencer) else [s])]
         return quiet[0].with_changes(body=cst.IndentedBlock(
             body=[loop.with_changes(body=loop.body.with_changes(body=unwrapped))]),
             leading_lines=loop.leading_lines)
@@ -184,7 +184,7 @@ class _DropNeedlessErrstate(cst.CSTTransformer):
         return self._hoist(updated_node, [cst.Expr(original_node.iter)])
 
 
-def _is_errstate(stmt, quiet: str) -> bool:
+def is_errstate(stmt, quiet: str) -> bool:
     """A ``with`` on exactly ``quiet`` (the namespace's silencing context)."""
     return (type(stmt) is cst.With and len(stmt.items) == 1
             and render(stmt.items[0].item) == quiet)
@@ -260,11 +260,11 @@ class _CommonSubexpressions:
                 new = rewrite(stmt, _UseAvailable(candidates)) if candidates else stmt
                 out.append(new)
                 self._kill(available, writes(stmt))
-                found = _single_target_assign(new)
+                found = single_target_assign(new)
                 if found and type(found[1]) in _CSE_TYPES:
                     name, value = found
                     if name not in reads(value) and getattr(
-                            self.analysis.values.get(_single_target_assign(stmt)[1]),
+                            self.analysis.values.get(single_target_assign(stmt)[1]),
                             "batched", False) and _pure(value, self.analysis, self.registry):
                         available[bare_code(value)] = name
                 continue

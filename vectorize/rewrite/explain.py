@@ -21,7 +21,7 @@ import difflib
 import inspect
 from collections import Counter
 
-from .report import FunctionReport, Part, Report, Step, body_start
+from .report import FunctionReport, Part, Report, Rewritten, Step, body_start
 
 
 class Explanation(str):
@@ -91,7 +91,6 @@ def collect_specialization(spec) -> Report:
     the function it was made from, then the helpers batched with it, located in their own
     files."""
     from .. import backends
-    from .module import Rewritten
     texts = _function_texts(spec.source)
     emitted = spec.origin.emitted       # (name in the generated module, original function)
     main = emitted[0][1]

@@ -213,16 +213,21 @@ def _loops(report: Report) -> str:
 # --- which scalar lines a batched line came from, and what it is for --------------------
 
 _ENGINE_SUFFIX = re.compile(r"_(?:lanes|if|else|next|new|old)\d*$")
-_SKIP = {"np", "torch", "math"}
+
+
+def _namespaces() -> set[str]:
+    """Names that are no words of the user's: every backend's alias, and ``math``."""
+    from .. import backends
+    return {"math"} | {backends.get(name).alias for name in backends.KNOWN}
 
 
 def _words(line: str) -> list[str]:
     """The names, numbers and operators of a line (not brackets or punctuation), names
     without the suffixes the engine adds to the user's (``n_lanes`` is ``n``)."""
-    out = []
+    out, skip = [], _namespaces()
     for token in _tokens(line):
         if token.type == tokenize.NAME:
-            if token.string not in _SKIP:
+            if token.string not in skip:
                 out.append(_ENGINE_SUFFIX.sub("", token.string))
         elif token.type == tokenize.NUMBER or (token.type == tokenize.OP and token.string
                                                 not in "()[]{},:.=;"):
@@ -309,7 +314,7 @@ def _new_names(part: Part) -> dict:
                 before = tokens[i - 1].string if i else ""
                 after = tokens[i + 1].string if i + 1 < len(tokens) else ""
                 if token.type == tokenize.NAME and token.string not in old and (
-                        token.string in _SKIP or before == "." or (
+                        token.string in _namespaces() or before == "." or (
                             after == "=" and before in ("(", ","))):
                     names.add(token.string)
             out[k] = names
@@ -357,7 +362,7 @@ def _kind(token) -> str | None:
     if token.type == tokenize.NAME:
         if keyword.iskeyword(token.string):
             return "kw"
-        return "lib" if token.string in _SKIP else None
+        return "lib" if token.string in _namespaces() else None
     if token.type == tokenize.STRING or token.type in _FSTRING:
         return "str"
     if token.type == tokenize.NUMBER:

@@ -22,25 +22,9 @@ from ..liveness import all_names
 from ..transform import ModuleContext, transform_source
 from . import boundary, call_sites, skeleton
 from .marks import Located, is_mark, mark_of, plan
+from .report import Rewritten
 
 HELPER_SUFFIX = "_batched"
-
-
-@dataclass
-class Rewritten:
-    """One rewritten function, for ``--explain``."""
-
-    name: str
-    first_line: int                 # its first line (decorators included) in the file
-    def_line: int                   # the line of its `def`
-    last_line: int
-    new_text: str                   # what replaces it in the file (with its helpers)
-    explanations: list              # (rule name, file, line)
-    registry: object
-    # (original per-example function, the text of its batched version): the function
-    # itself first, then the helpers batched with it
-    functions: list = field(default_factory=list)
-    wrapper: str | None = None      # the batched code's name where a wrapper calls it
 
 
 @dataclass

@@ -13,6 +13,23 @@ from dataclasses import dataclass, field
 
 
 @dataclass
+class Rewritten:
+    """One rewritten function, for ``--explain`` (what `module` and `explain` hand `_collect`)."""
+
+    name: str
+    first_line: int                 # its first line (decorators included) in the file
+    def_line: int                   # the line of its `def`
+    last_line: int
+    new_text: str                   # what replaces it in the file (with its helpers)
+    explanations: list              # (rule name, file, line)
+    registry: object
+    # (original per-example function, the text of its batched version): the function
+    # itself first, then the helpers batched with it
+    functions: list = field(default_factory=list)
+    wrapper: str | None = None      # the batched code's name where a wrapper calls it
+
+
+@dataclass
 class Step:
     """One stretch of the alignment of a scalar function with its batched version."""
 

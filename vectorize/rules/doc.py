@@ -98,7 +98,8 @@ def example_section(name: str) -> list[str]:
     call = "vectorize(f" + (f", fallback={example.fallback!r}" if example.fallback != "error"
                             else "") + ")" if example.in_axes is None else \
         f"vmap(f, in_axes={example.in_axes!r})"
-    on = " on tensors" if example.backend == "torch" else ""
+    on = f" on {backends.get(example.backend).arrays}" if example.backend != backends.DEFAULT \
+        else ""
     out = [f"Example, called as `{call}({example.args})`{on}:", "", _block(example.source), ""]
     func = examples.function(example, f"<rule {name}>")
     if name in examples.REFUSED:

@@ -66,10 +66,10 @@ def _infer(site: Site, backend):
         raise Unsupported(f"the vmapped call raises per example: {type(exc).__name__}: "
                           f"{exc}", site.original) from None
     from .. import backends
-    if backend.name != "numpy":
+    if backend.name != backends.DEFAULT:
         from ..pytree import flatten, unflatten
-        out = unflatten(out, [_to_example(leaf) for _, leaf in flatten(out)])
-    elif backends.of_value(out) not in (None, "numpy"):
+        out = unflatten(out, [backend.from_examples(leaf) for _, leaf in flatten(out)])
+    elif backends.of_value(out) is not None:
         raise Unsupported("a vmapped call that returns another namespace's arrays",
                           site.original)
     return _as_value(out)
@@ -88,11 +88,6 @@ def _example_of(value):
     if value.kind is not None:
         return value.kind(*items)
     return tuple(items)
-
-
-def _to_example(leaf):
-    from ..backends.torch.examples import to_example
-    return to_example(leaf)
 
 
 def _keywords_as_positions(site: Site) -> list:

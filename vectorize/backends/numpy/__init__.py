@@ -55,6 +55,12 @@ class NumpyBackend(Backend):
         from ...abstract import representative
         return representative(array[0] if batched else array)
 
+    def owns_function(self, fn) -> bool:
+        return False     # NumPy's functions are the analysis' own (it reads none as user code)
+
+    def names_dtype(self, text) -> bool:
+        return False
+
     def as_result(self, value):
         return np.asarray(value)
 
@@ -73,6 +79,9 @@ class NumpyBackend(Backend):
     def broadcast_batch(self, value, size: int, like=None):
         arr = np.asarray(value)
         return np.broadcast_to(arr, (size,) + arr.shape).copy()
+
+    def broadcast_to(self, array, shape: tuple):
+        return np.broadcast_to(array, shape)
 
     def stack_pieces(self, pieces: list[str], batched: tuple) -> str:
         listing = ", ".join(pieces)

@@ -18,14 +18,12 @@ from ...rules.families import pad
 from ...rules.registry import Registry, Rule, Site
 from ...syntax.templates import expr, render
 
-# ------------------------------------------------------------------------------ axes
+# ------------------------------------------------------------------------------ reductions
 
 
 def _is_method(site: Site) -> bool:
     return isinstance(site.func, str)
 
-
-# ------------------------------------------------------------------------------ reductions
 
 REDUCTIONS = ["sum", "prod", "mean", "std", "var", "min", "max", "amin", "amax", "any", "all",
               "median", "nansum", "nanprod", "nanmean", "nanstd", "nanvar", "nanmin", "nanmax",

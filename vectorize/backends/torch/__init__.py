@@ -12,58 +12,13 @@ says what its operation gives on such examples (``Rule.infer`` / ``Rule.shadow``
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from ..base import Backend
+from .dtypes import DTYPE_NAMES, as_tensor, is_tensor, numpy_dtype, torch_module
 
-# NumPy dtypes with a PyTorch twin of the same name (bfloat16 has no NumPy twin: refused)
-DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
-          "complex64", "complex128")
-
-
-def torch_module():
-    import torch
-    return torch
-
-
-def is_own_module(module: str) -> bool:
-    """Whether ``module`` (a function's ``__module__``) is PyTorch's own: ``torch.split``,
-    ``F.layer_norm`` are Python, mapped by their rules or refused, never read as user code."""
-    return module == "torch" or module.startswith("torch.")
-
-
-def names_dtype(text) -> bool:
-    """Whether ``text`` is a tensor dtype as ``str`` spells it (``"torch.float64"``)."""
-    return isinstance(text, str) and text.startswith("torch.")
-
-
-def is_tensor(value) -> bool:
-    """Whether ``value`` is a ``torch.Tensor`` (without importing torch)."""
-    torch = sys.modules.get("torch")
-    return torch is not None and isinstance(value, torch.Tensor)
-
-
-def numpy_dtype(dtype) -> np.dtype:
-    """The NumPy twin of a ``torch.dtype``; TypeError where there is none."""
-    name = str(dtype).rpartition(".")[2]
-    if name not in DTYPE_NAMES:
-        raise TypeError(f"tensors of dtype {dtype} are not supported (no NumPy dtype to "
-                        "represent them in the analysis)")
-    return np.dtype(name)
-
-
-_PYTHON_DTYPES = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
-
-
-def as_tensor(value, device=None):
-    """A result as a tensor: a Python number in the dtype that holds it exactly (float64 for a
-    float, as the batched code holds per-example Python numbers; docs/torch.md)."""
-    torch = torch_module()
-    name = _PYTHON_DTYPES.get(type(value))
-    dtype = getattr(torch, name) if name else None
-    return torch.as_tensor(value, dtype=dtype, device=device)
+__all__ = ["DTYPE_NAMES", "TorchBackend", "as_tensor", "is_tensor", "numpy_dtype",
+           "torch_module"]
 
 
 def _as_matmul(subscripts: str, operands: list[str]) -> str | None:
@@ -111,6 +66,7 @@ class TorchBackend(Backend):
     name = "torch"
     alias = "torch"
     module_name = "torch"
+    arrays = "tensors"
     quiet = None    # PyTorch never warns about floating-point errors: nothing to silence
     exception_checks = False    # `vectorize` on tensors has vmap's semantics (docs/torch.md)
     chunked_runs = False    # PyTorch blocks and threads its own operations
@@ -162,6 +118,10 @@ class TorchBackend(Backend):
         from . import examples
         return examples.on_examples(fn)
 
+    def from_examples(self, value):
+        from . import examples
+        return examples.to_example(value)
+
     def example_attribute(self, example, attr: str):
         from . import examples
         return examples.example_attribute(example, attr)
@@ -200,6 +160,9 @@ class TorchBackend(Backend):
     def broadcast_batch(self, value, size: int, like=None):
         tensor = as_tensor(value, like.device if is_tensor(like) else None)
         return tensor.expand(size, *tensor.shape).clone()
+
+    def broadcast_to(self, array, shape: tuple):
+        return array.expand(shape)
 
     # ---------------------------------------------------------- what the passes write
     def lanes_of(self, mask: str) -> str:

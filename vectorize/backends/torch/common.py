@@ -12,7 +12,8 @@ from ...errors import Unsupported
 from ...rules.families import pad
 from ...rules.registry import Site, broadcast_rank
 from ...syntax.templates import expr
-from . import examples, torch_module
+from . import examples
+from .dtypes import torch_module
 
 _PYTHON_NUMBERS = (bool, int, float, complex)
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 from ...abstract import unbatched
 from ...errors import Unsupported
 from ...rules.registry import Registry, Rule, Site
-from . import examples, torch_module
+from . import examples
+from .dtypes import torch_module
 
 CONSTANT_FACTORIES = ("tensor", "as_tensor", "ones", "zeros", "full", "empty", "eye",
                       "arange", "linspace", "logspace", "scalar_tensor")

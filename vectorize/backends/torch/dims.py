@@ -31,7 +31,7 @@ from ...errors import Unsupported
 from ...rules.families import pad
 from ...rules.registry import Registry, Rule, Site
 from ...syntax.templates import commas, expr, parse_expr, render
-from . import torch_module
+from .dtypes import torch_module
 
 REQUIRED = object()      # the dim has no default
 EVERY = object()         # the default means every per-example dim (op-specific)

@@ -26,7 +26,7 @@ import operator
 import numpy as np
 
 from ...abstract import EXAMPLE_SEMANTICS
-from . import DTYPE_NAMES, torch_module
+from .dtypes import DTYPE_NAMES, torch_module
 
 _PYTHON_NUMBERS = (bool, int, float, complex)
 _IDENTITY_OPS = (operator.is_, operator.is_not)
@@ -46,7 +46,7 @@ def to_tensor(example):
 def of_tensor(value):
     """A tensor itself (one held in a tuple the function closes over) as its example: NumPy
     ones of its dtype and shape; anything else as it is."""
-    from . import is_tensor, numpy_dtype
+    from .dtypes import is_tensor, numpy_dtype
     if is_tensor(value):
         return np.ones(tuple(value.shape), numpy_dtype(value.dtype))[()]
     return value

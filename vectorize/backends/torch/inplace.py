@@ -15,7 +15,7 @@ from ...errors import Unsupported
 from ...rules.families import pad
 from ...rules.registry import Registry, Rule, Site
 from ...syntax.templates import expr
-from . import torch_module
+from .dtypes import torch_module
 
 # out-of-place rules whose in-place twin acts lane by lane
 _LANE_BY_LANE = ("torch.elementwise", "torch.clamp")

@@ -22,8 +22,8 @@ from ...errors import Unsupported
 from ...rules import contractions
 from ...rules.registry import Registry, Rule, Site
 from ...syntax.templates import expr
-from . import torch_module
 from .dims import kwarg, with_args
+from .dtypes import torch_module
 
 # name -> the per-example rank of one sample (channels and spatial dims); None: the layer
 # always takes a batch of samples (group_norm: N, C, ...)

@@ -13,8 +13,8 @@ from ...errors import Unsupported
 from ...rules import operators
 from ...rules.registry import Registry, Site
 from ...syntax.templates import expr
-from . import torch_module
 from .common import matched
+from .dtypes import torch_module
 
 # ------------------------------------------------------------------------- operators
 

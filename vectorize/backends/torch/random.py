@@ -28,7 +28,8 @@ from ...errors import Unsupported
 from ...rules.families import rewrite_call_args
 from ...rules.registry import Registry, Rule, Site
 from ...syntax.templates import expr, parse_expr
-from . import examples, torch_module
+from . import examples
+from .dtypes import torch_module
 
 #: draws whose per-example size is given as dims (``rand(2, 3)``, ``rand((2, 3))``, ``size=``)
 SIZED = ("rand", "randn")

@@ -32,8 +32,8 @@ from ...rules import lanes
 from ...rules.draws import random_name, register_python_random
 from ...rules.registry import Registry, Rule, Site
 from . import random as torch_random
-from . import torch_module
 from .autograd import grad, grad_infer, grad_shadow
+from .dtypes import torch_module
 from .elementwise import register_elementwise
 from .math_builtins import register_math_builtins
 from .operators import register_operators

@@ -1,0 +1,45 @@
+"""PyTorch itself, as every module of this backend reads it: the module (imported on first
+use), which values are tensors, and the dtypes with a NumPy twin. The package's `TorchBackend`
+and its tables import these from here, so that no table imports the package."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+# NumPy dtypes with a PyTorch twin of the same name (bfloat16 has no NumPy twin: refused)
+DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
+          "complex64", "complex128")
+
+
+def torch_module():
+    import torch
+    return torch
+
+
+def is_tensor(value) -> bool:
+    """Whether ``value`` is a ``torch.Tensor`` (without importing torch)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, torch.Tensor)
+
+
+def numpy_dtype(dtype) -> np.dtype:
+    """The NumPy twin of a ``torch.dtype``; TypeError where there is none."""
+    name = str(dtype).rpartition(".")[2]
+    if name not in DTYPE_NAMES:
+        raise TypeError(f"tensors of dtype {dtype} are not supported (no NumPy dtype to "
+                        "represent them in the analysis)")
+    return np.dtype(name)
+
+
+_PYTHON_DTYPES = {bool: "bool", int: "int64", float: "float64", complex: "complex128"}
+
+
+def as_tensor(value, device=None):
+    """A result as a tensor: a Python number in the dtype that holds it exactly (float64 for a
+    float, as the batched code holds per-example Python numbers; docs/torch.md)."""
+    torch = torch_module()
+    name = _PYTHON_DTYPES.get(type(value))
+    dtype = getattr(torch, name) if name else None
+    return torch.as_tensor(value, dtype=dtype, device=device)
