@@ -257,7 +257,7 @@ class _VMapped:
         if self._options.axis_size is not None:
             size = vmap_options.mapped_size(self, args)
             if size is None:        # nothing mapped: f's result, the same for each example
-                return vmap_options.broadcast_call(self, args, kwargs)
+                return _broadcast_call(self, args, kwargs)
         if self._grad is not None:      # vmap(torch.func.grad(f)): `vmap_grad`
             return call_grad(self, args, kwargs)
         if isinstance(self._target, _VMapped):     # vmap(vmap(f)): `vmap_nested`
@@ -806,3 +806,22 @@ def _register_rules(reg) -> None:
 
 backends.EVERY_NAMESPACE.append(_register_rules)
 codegen.SPELLED_WITH["vmap"] = (vmap, cached_vmap)
+
+
+def _broadcast_call(vm, args, kwargs):
+    """``vmap(f, in_axes=None, axis_size=n)(*args)``: ``f(*args)`` (every example's result)
+    with a batch axis of ``n`` at ``out_axes``."""
+    out = vm.func(*args, **kwargs)
+    be = backends.get(_backend_of_args(list(args) + [leaf for _, leaf in flatten(out)]))
+    result = unflatten(out, [Value(False)] * len(flatten(out))) if is_node(out) else \
+        Value(False)
+    placed = _place_outputs(out, result, vm.out_axes, vm._options.axis_size, be, list(args),
+                            vm._name)
+    return unflatten(placed, [_copied(leaf) for _, leaf in flatten(placed)])
+
+
+def _copied(leaf):
+    """An array of its own (a broadcast view is read-only in NumPy; every example's result
+    is an array of its own)."""
+    copy = getattr(leaf, "copy", None) if type(leaf).__module__ == "numpy" else None
+    return copy() if copy is not None else leaf

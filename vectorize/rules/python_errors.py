@@ -480,8 +480,9 @@ def raise_lane(failed) -> bool:
     return bool(failed)
 
 
-def register(reg) -> None:
-    from .lanes import _any_lane, _any_lane_infer
+def register(reg, any_lane, any_lane_infer) -> None:
+    """The checks' rule; ``any_lane`` and its ``infer`` are `rules.lanes`' (which calls
+    this, so that this module does not import it)."""
     from .registry import Rule
     reg.add_call(raise_lane, Rule(
         "raise.any_lane", "control flow",
@@ -491,4 +492,4 @@ def register(reg) -> None:
         "if x < 0:\n    raise ValueError(\"negative\")\ny = 1.0 / x",
         "if np.any(x < 0):\n    raise ValueError(\"negative\")\nif np.any(x == 0):\n"
         "    raise ZeroDivisionError(\"float division by zero\")\ny = 1.0 / x",
-        _any_lane, infer=_any_lane_infer))
+        any_lane, infer=any_lane_infer))

@@ -20,8 +20,9 @@ from ...abstract import UNKNOWN, TupleValue, Value, batched_like
 from ...errors import Unsupported
 from ...rules.registry import Registry, Rule, Site
 from ...syntax.templates import expr
-from . import examples, torch_module
+from . import examples
 from .common import first_line
+from .dtypes import torch_module
 
 
 def _dims(value):
