@@ -308,3 +308,47 @@ def test_a_range_with_a_zero_step_raises_as_numpy_vectorize(tmp_path, n_examples
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         np.testing.assert_array_equal(guarded(n, s), np.vectorize(module.guarded)(n, s))
+
+
+# ------------------------------------------------- sum of a list of NumPy scalars (vmap)
+
+SUMS = """\
+    def three(x, y):
+        return sum([y, x, 7.0])
+
+
+    def two(x, y):
+        return sum([y, x])
+
+
+    def guarded(x, y):
+        if x > 100:
+            r = sum((y, x))
+        else:
+            r = x
+        return r
+    """
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "float32", "float64"])
+@pytest.mark.parametrize("n", [0, 1, 5, 10_000])
+def test_sum_of_a_list_adds_as_the_numpy_scalars_do(tmp_path, dtype, n):
+    """vmap's reference is the loop over NumPy scalars: `sum([y, x])` of two uint8 wraps
+    (200 + 100 is 44) and stays uint8; the batch stacked the items (promoted together) and
+    summed them in int64 (300)."""
+    module, _ = load(tmp_path, SUMS)
+    rng = np.random.default_rng(n)
+    x = rng.integers(0, 250, n).astype(dtype)
+    y = rng.integers(0, 250, n).astype(dtype)
+    for fn in (module.three, module.two, module.guarded):
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            loop = [fn(a, b) for a, b in zip(x, y)]
+        got = vmap(fn)(x, y)
+        assert got.shape == (n,)
+        if n:
+            expected = np.array(loop)
+            assert got.dtype == expected.dtype
+            np.testing.assert_array_equal(got, expected)
+        shared = vmap(fn, in_axes=(0, None))(x, y[0] if n else y.dtype.type(7))
+        assert shared.shape == (n,)
