@@ -352,3 +352,40 @@ def test_sum_of_a_list_adds_as_the_numpy_scalars_do(tmp_path, dtype, n):
             np.testing.assert_array_equal(got, expected)
         shared = vmap(fn, in_axes=(0, None))(x, y[0] if n else y.dtype.type(7))
         assert shared.shape == (n,)
+
+
+# ------------------------------------------------- round(n, -k) of ints near the dtype's ends
+
+ROUNDS = """\
+    def tens(y):
+        return round(y, -1)
+
+
+    def hundreds(y):
+        return round(y, -2) + 1
+    """
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int64"])
+@pytest.mark.parametrize("n", [1, 5, 10_000])
+def test_round_of_an_int_to_tens_raises_where_numpy_vectorize_does(tmp_path, dtype, n):
+    """`round(255, -1)` is 260, which numpy.vectorize cannot store in uint8 (OverflowError);
+    the batch rounded in uint8 and wrapped to 4."""
+    module, _ = load(tmp_path, ROUNDS)
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(n)
+    for fn in (module.tens, module.hundreds):
+        wrapped = vectorize(fn, fallback="error")
+        for ends in (False, True):
+            y = rng.integers(max(info.min, -100), min(info.max, 100), n).astype(dtype)
+            if ends:
+                y[-1] = info.max if n % 2 else info.min
+            try:
+                expected = np.vectorize(fn)(y)
+            except OverflowError:
+                with pytest.raises(OverflowError):
+                    wrapped(y)
+                continue
+            got = wrapped(y)
+            assert got.dtype == expected.dtype
+            np.testing.assert_array_equal(got, expected)
