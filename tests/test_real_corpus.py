@@ -27,10 +27,6 @@ KNOWN = {
     ('mgrs_latitude_band', 'clean'):
         'crashes today: indexing a string table by a per-example int raises TypeError (only '
         'integer scalar arrays can be converted to a scalar index) at every N',
-    ('npv', 'raising'):
-        "silently wrong today (fallback='warn', *args): the whole-function fallback loop "
-        'hands NumPy scalars, not Python ones, so 1 / 0 is inf where numpy.vectorize raises '
-        'ZeroDivisionError',
     ('capped_efficiency', 'clean'):
         'a warning with a per-example message warns once, with the first example\'s message '
         '(docs/semantics.md); the loop warns once per distinct message (Python\'s default '

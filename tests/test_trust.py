@@ -389,3 +389,34 @@ def test_round_of_an_int_to_tens_raises_where_numpy_vectorize_does(tmp_path, dty
             got = wrapped(y)
             assert got.dtype == expected.dtype
             np.testing.assert_array_equal(got, expected)
+
+
+# ------------------------------------------------- the whole-function fallback loop
+
+STARS = """\
+    def npv(rate, *flows):
+        total = 0.0
+        for t, c in enumerate(flows):
+            total += c / (1 + rate) ** t
+        return total
+    """
+
+
+@pytest.mark.parametrize("fallback", ["warn", "loop"])
+def test_the_whole_function_loop_hands_python_numbers_to_the_first_example(tmp_path, fallback):
+    """The loop kept the first example's result from numpy.vectorize's type-learning call
+    (cache=True), which gets NumPy scalars: 1 / 0 there was inf where numpy.vectorize
+    raises ZeroDivisionError."""
+    module, _ = load(tmp_path, STARS)
+    wrapped = vectorize(module.npv, fallback=fallback)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for rate in ([-1.0], [0.5, -1.0], [-1.0, 0.5, 0.1, 0.2, 0.3]):
+            rate = np.array(rate)
+            with pytest.raises(ZeroDivisionError):
+                np.vectorize(module.npv)(rate, 1.0, 2.0)
+            with pytest.raises(ZeroDivisionError):
+                wrapped(rate, 1.0, 2.0)
+        rate = np.array([0.5, 0.25])
+        np.testing.assert_array_equal(wrapped(rate, 1.0, 2.0),
+                                      np.vectorize(module.npv)(rate, 1.0, 2.0))
