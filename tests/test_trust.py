@@ -420,3 +420,34 @@ def test_the_whole_function_loop_hands_python_numbers_to_the_first_example(tmp_p
         rate = np.array([0.5, 0.25])
         np.testing.assert_array_equal(wrapped(rate, 1.0, 2.0),
                                       np.vectorize(module.npv)(rate, 1.0, 2.0))
+
+
+WRAPPED = """\
+    import functools
+
+
+    def doubled(fn):
+        @functools.wraps(fn)
+        def wrapper(x):
+            return 2.0 * fn(x)
+        return wrapper
+
+
+    @doubled
+    def f(x):
+        return x + 1.0
+    """
+
+
+@pytest.mark.parametrize("front", ["vectorize", "vmap"])
+def test_a_wrapper_is_not_vectorized_as_the_function_it_wraps(tmp_path, front):
+    """`inspect` follows `__wrapped__` to the inner function's text, while the code called
+    is the wrapper's: the batch computed x + 1 where the function gives 2 * (x + 1)."""
+    module, _ = load(tmp_path, WRAPPED)
+    x = np.arange(5.0)
+    wrapped = vectorize(module.f, fallback="error") if front == "vectorize" else vmap(module.f)
+    with pytest.raises(VectorizeError, match="not the code it runs"):
+        wrapped(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(vectorize(module.f)(x), 2.0 * (x + 1.0))
