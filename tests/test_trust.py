@@ -451,3 +451,29 @@ def test_a_wrapper_is_not_vectorized_as_the_function_it_wraps(tmp_path, front):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         np.testing.assert_array_equal(vectorize(module.f)(x), 2.0 * (x + 1.0))
+
+
+# ------------------------------------------------- abs of a Python complex
+
+COMPLEX = """\
+    TABLE = [0.5, -1.25, 3.0, 8.0]
+
+
+    def f(x, y):
+        z = complex(y, x)
+        r = abs(z * z)
+        return TABLE[int(r) % 4] * x
+    """
+
+
+@pytest.mark.parametrize("n", [1, 5, 10_000])
+def test_abs_of_a_complex_is_pythons(tmp_path, n):
+    """`abs(-9991+600j)` is 10009.0 in Python and 10008.999999999998 in NumPy: int() of it
+    picked another table entry (found by the construct fuzzer)."""
+    module, _ = load(tmp_path, COMPLEX)
+    rng = np.random.default_rng(n)
+    x = rng.integers(0, 256, n).astype(np.uint8)
+    y = rng.integers(0, 256, n).astype(np.uint8)
+    x[0], y[0] = 100, 3
+    got = vectorize(module.f, fallback="error")(x, y)
+    np.testing.assert_array_equal(got, np.vectorize(module.f)(x, y))
