@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
+import numpy as np  # noqa: E402
 from fuzz import construct_programs  # noqa: E402
 from fuzz.harness import ModuleWriter, run_construct_case  # noqa: E402
 
@@ -38,7 +39,8 @@ def case(seed: int):
         arg_sets.append(args)
     # the same dtypes in every call: take the first call's
     dtypes = [a.dtype for a in arg_sets[0]]
-    arg_sets = [tuple(a.astype(d) for a, d in zip(args, dtypes)) for args in arg_sets]
+    with np.errstate(all="ignore"):
+        arg_sets = [tuple(a.astype(d) for a, d in zip(args, dtypes)) for args in arg_sets]
     return text, features, arg_sets, rng.random() < 0.3
 
 
@@ -72,6 +74,9 @@ def main(argv=None) -> int:
             elif outcome.kind != "ok":
                 failures.append((seed, api, outcome.kind,
                                  f"{outcome.call}: {outcome.detail}", text))
+                print(f"---- seed {seed} {api}: {outcome.kind} ({', '.join(features)}): "
+                      f"{outcome.detail.splitlines()[0][:200] if outcome.detail else ''}",
+                      flush=True)
         if (seed - opts.seed) % 100 == 99:
             print(f"[{seed - opts.seed + 1} seeds, {time.time() - start:.0f} s] "
                   f"{dict(counts)}", flush=True)

@@ -432,6 +432,13 @@ def _run(callable_, case, x):
     random.seed(1234)
     got = callable_(*case.args(x))
     random.seed(1234)
+    if case.id == "unknown-function" and isinstance(callable_, vectorize):
+        # random draws: the whole function runs through numpy.vectorize itself, which calls
+        # the first example once more to learn the output type (with NumPy scalars; its
+        # loop then hands Python numbers, as `vectorize`'s reference does): its draws
+        expected = np.vectorize(case.func, excluded=case.excluded)(*case.args(x))
+        np.testing.assert_array_equal(got, expected)
+        return
     _check_results(case, got, x)
 
 

@@ -308,3 +308,172 @@ def test_a_range_with_a_zero_step_raises_as_numpy_vectorize(tmp_path, n_examples
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         np.testing.assert_array_equal(guarded(n, s), np.vectorize(module.guarded)(n, s))
+
+
+# ------------------------------------------------- sum of a list of NumPy scalars (vmap)
+
+SUMS = """\
+    def three(x, y):
+        return sum([y, x, 7.0])
+
+
+    def two(x, y):
+        return sum([y, x])
+
+
+    def guarded(x, y):
+        if x > 100:
+            r = sum((y, x))
+        else:
+            r = x
+        return r
+    """
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "float32", "float64"])
+@pytest.mark.parametrize("n", [0, 1, 5, 10_000])
+def test_sum_of_a_list_adds_as_the_numpy_scalars_do(tmp_path, dtype, n):
+    """vmap's reference is the loop over NumPy scalars: `sum([y, x])` of two uint8 wraps
+    (200 + 100 is 44) and stays uint8; the batch stacked the items (promoted together) and
+    summed them in int64 (300)."""
+    module, _ = load(tmp_path, SUMS)
+    rng = np.random.default_rng(n)
+    x = rng.integers(0, 250, n).astype(dtype)
+    y = rng.integers(0, 250, n).astype(dtype)
+    for fn in (module.three, module.two, module.guarded):
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            loop = [fn(a, b) for a, b in zip(x, y)]
+        got = vmap(fn)(x, y)
+        assert got.shape == (n,)
+        if n:
+            expected = np.array(loop)
+            assert got.dtype == expected.dtype
+            np.testing.assert_array_equal(got, expected)
+        shared = vmap(fn, in_axes=(0, None))(x, y[0] if n else y.dtype.type(7))
+        assert shared.shape == (n,)
+
+
+# ------------------------------------------------- round(n, -k) of ints near the dtype's ends
+
+ROUNDS = """\
+    def tens(y):
+        return round(y, -1)
+
+
+    def hundreds(y):
+        return round(y, -2) + 1
+    """
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int64"])
+@pytest.mark.parametrize("n", [1, 5, 10_000])
+def test_round_of_an_int_to_tens_raises_where_numpy_vectorize_does(tmp_path, dtype, n):
+    """`round(255, -1)` is 260, which numpy.vectorize cannot store in uint8 (OverflowError);
+    the batch rounded in uint8 and wrapped to 4."""
+    module, _ = load(tmp_path, ROUNDS)
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(n)
+    for fn in (module.tens, module.hundreds):
+        wrapped = vectorize(fn, fallback="error")
+        for ends in (False, True):
+            y = rng.integers(max(info.min, -100), min(info.max, 100), n).astype(dtype)
+            if ends:
+                y[-1] = info.max if n % 2 else info.min
+            try:
+                expected = np.vectorize(fn)(y)
+            except OverflowError:
+                with pytest.raises(OverflowError):
+                    wrapped(y)
+                continue
+            got = wrapped(y)
+            assert got.dtype == expected.dtype
+            np.testing.assert_array_equal(got, expected)
+
+
+# ------------------------------------------------- the whole-function fallback loop
+
+STARS = """\
+    def npv(rate, *flows):
+        total = 0.0
+        for t, c in enumerate(flows):
+            total += c / (1 + rate) ** t
+        return total
+    """
+
+
+@pytest.mark.parametrize("fallback", ["warn", "loop"])
+def test_the_whole_function_loop_hands_python_numbers_to_the_first_example(tmp_path, fallback):
+    """The loop kept the first example's result from numpy.vectorize's type-learning call
+    (cache=True), which gets NumPy scalars: 1 / 0 there was inf where numpy.vectorize
+    raises ZeroDivisionError."""
+    module, _ = load(tmp_path, STARS)
+    wrapped = vectorize(module.npv, fallback=fallback)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for rate in ([-1.0], [0.5, -1.0], [-1.0, 0.5, 0.1, 0.2, 0.3]):
+            rate = np.array(rate)
+            with pytest.raises(ZeroDivisionError):
+                np.vectorize(module.npv)(rate, 1.0, 2.0)
+            with pytest.raises(ZeroDivisionError):
+                wrapped(rate, 1.0, 2.0)
+        rate = np.array([0.5, 0.25])
+        np.testing.assert_array_equal(wrapped(rate, 1.0, 2.0),
+                                      np.vectorize(module.npv)(rate, 1.0, 2.0))
+
+
+WRAPPED = """\
+    import functools
+
+
+    def doubled(fn):
+        @functools.wraps(fn)
+        def wrapper(x):
+            return 2.0 * fn(x)
+        return wrapper
+
+
+    @doubled
+    def f(x):
+        return x + 1.0
+    """
+
+
+@pytest.mark.parametrize("front", ["vectorize", "vmap"])
+def test_a_wrapper_is_not_vectorized_as_the_function_it_wraps(tmp_path, front):
+    """`inspect` follows `__wrapped__` to the inner function's text, while the code called
+    is the wrapper's: the batch computed x + 1 where the function gives 2 * (x + 1)."""
+    module, _ = load(tmp_path, WRAPPED)
+    x = np.arange(5.0)
+    wrapped = vectorize(module.f, fallback="error") if front == "vectorize" else vmap(module.f)
+    with pytest.raises(VectorizeError, match="not the code it runs"):
+        wrapped(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(vectorize(module.f)(x), 2.0 * (x + 1.0))
+
+
+# ------------------------------------------------- abs of a Python complex
+
+COMPLEX = """\
+    TABLE = [0.5, -1.25, 3.0, 8.0]
+
+
+    def f(x, y):
+        z = complex(y, x)
+        r = abs(z * z)
+        return TABLE[int(r) % 4] * x
+    """
+
+
+@pytest.mark.parametrize("n", [1, 5, 10_000])
+def test_abs_of_a_complex_is_pythons(tmp_path, n):
+    """`abs(-9991+600j)` is 10009.0 in Python and 10008.999999999998 in NumPy: int() of it
+    picked another table entry (found by the construct fuzzer)."""
+    module, _ = load(tmp_path, COMPLEX)
+    rng = np.random.default_rng(n)
+    x = rng.integers(0, 256, n).astype(np.uint8)
+    y = rng.integers(0, 256, n).astype(np.uint8)
+    x[0], y[0] = 100, 3
+    got = vectorize(module.f, fallback="error")(x, y)
+    np.testing.assert_array_equal(got, np.vectorize(module.f)(x, y))

@@ -435,11 +435,11 @@ class vectorize:
         return results[0] if len(out_dims) == 1 else tuple(results)
 
     def _numpy_loop(self, args, kwargs):
-        # `cache=True`: the first example runs once, as every other (numpy.vectorize runs it
-        # again otherwise, to learn the output types): a function with side effects or
-        # random draws then matches the per-example loop
+        # numpy.vectorize itself, as the user would have called it: `cache=True` would keep
+        # the first example's result from the call that learns the output types, which gets
+        # NumPy scalars (`1 / 0` is inf there, ZeroDivisionError in every other example)
         vec = np.vectorize(self.pyfunc, otypes=self.otypes, excluded=self.excluded,
-                           cache=True, signature=self.signature)
+                           cache=self.cache, signature=self.signature)
         return vec(*args, **kwargs)
 
     def _target(self):

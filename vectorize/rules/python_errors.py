@@ -397,6 +397,18 @@ def builtin_checks(fn, arg_nodes: list, args: list, result) -> list:
         if _kind(args[0]) == "f":
             return [c._replace(nodes={"x": arg_nodes[0]}) for c in _TO_INT]
         return []
+    if fn is builtins.round and len(args) == 2 and _kind(args[0]) == "i" and \
+            args[0].kind in "iu":
+        # `round(n, -k)` of an int rounds to a multiple of 10 ** k, up to half of it away
+        # from n: beyond the output's int dtype near its ends (`round(255, -1)` is 260,
+        # which numpy.vectorize cannot store in uint8: OverflowError)
+        digits, limits = _exact_number(args[1]), int_limits(result)
+        if digits is None or digits >= 0 or limits is None:
+            return []
+        half = 10 ** int(-digits) // 2
+        lo, hi = limits
+        test = f"{{x}} > {hi - half}" + (f" or {{x}} < {lo + half}" if lo < 0 else "")
+        return [Check("OverflowError", _INT_TOO_LARGE, test, {"x": arg_nodes[0]})]
     if fn is builtins.abs and len(args) == 1:
         if _kind(args[0]) == "i" and args[0].kind == "i":
             limits = int_limits(result)

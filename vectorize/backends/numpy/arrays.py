@@ -7,6 +7,8 @@ every per-example axis. The per-example shape is the array's shape without axis 
 
 from __future__ import annotations
 
+import libcst as cst
+import libcst.matchers as m
 import numpy as np
 
 from ...abstract import TupleValue, unbatched
@@ -139,12 +141,40 @@ def _len(site: Site):
     return expr("{x}.shape[1]", x=site.nodes[0])
 
 
+def _display_items(node) -> list | None:
+    """The items of a list or tuple display of per-example numbers as the analysis stacked
+    it (``np.stack(np.broadcast_arrays(a, b, 7.0), axis=1)``, ``np.stack([a, b], axis=1)``),
+    or None."""
+    while type(node) is cst.Call and m.matches(node.func, m.Attribute(attr=m.Name("stack"))) \
+            and len(node.args) == 2:
+        inner = node.args[0].value
+        if type(inner) in (cst.List, cst.Tuple) and all(
+                type(e) is cst.Element for e in inner.elements):
+            return [e.value for e in inner.elements]
+        if type(inner) is cst.Call and m.matches(
+                inner.func, m.Attribute(attr=m.Name("broadcast_arrays"))) and all(
+                    a.keyword is None and not a.star for a in inner.args):
+            return [a.value for a in inner.args]
+        return None
+    return None
+
+
 def _builtin_sum(site: Site):
     if isinstance(site.args[0], TupleValue):
         # a tuple (vmap's *args, a pytree) of per-example values: Python's sum adds them
         # lane by lane, as per example
         return site.node
     x = site.nodes[0]
+    items = _display_items(x) if not site.python_semantics and site.args[0].rank == 1 \
+        and not site.kwargs else None
+    if items:
+        # `sum([a, b, 7.0])` of NumPy scalars is ((0 + a) + b) + 7.0, each `+` in the
+        # operands' own dtypes (uint8 wraps, a float32 stays float32 against 7.0): the
+        # same additions lane by lane, not one sum of the items promoted together
+        out = site.nodes[1] if len(site.nodes) > 1 else cst.Integer("0")
+        for item in items:
+            out = expr("{a} + {b}", a=out, b=item)
+        return out
     if len(site.nodes) > 1 or "start" in site.kwargs:
         start = site.nodes[1] if len(site.nodes) > 1 else site.kwargs["start"][0]
         return expr("{s} + np.sum({x}, axis=1)", s=start, x=x)

@@ -171,9 +171,23 @@ def register(reg: Registry) -> None:
         "z = complex(x, y)",
         "z = np.stack(np.broadcast_arrays(x, y), axis=-1).astype(float).view(complex)[..., 0]",
         _complex))
-    elementwise(reg, [builtins.abs], family="builtins", name="builtin.abs",
-                explanation="`abs(x)` works on arrays lane by lane.",
-                before="d = abs(x - y)", after="d = abs(x - y)")
+    abs_rule = elementwise(reg, [builtins.abs], family="builtins", name="builtin.abs",
+                           explanation="`abs(x)` works on arrays lane by lane; `abs(z)` of "
+                           "a complex with `vectorize` (Python's complex numbers) is "
+                           "`np.hypot(z.real, z.imag)`, as Python computes it (NumPy's complex "
+                           "`abs` can differ in the last bit: `abs(-9991+600j)` is 10009.0 in "
+                           "Python, 10008.999999999998 in NumPy).",
+                           before="d = abs(x - y)", after="d = abs(x - y)")
+    lane_abs = abs_rule.rewrite
+
+    def _abs(site: Site) -> cst.BaseExpression:
+        value = site.args[0] if len(site.args) == 1 and not site.kwargs else None
+        if isinstance(value, Value) and value.kind == "c" and value.rank == 0 and \
+                site.python_semantics:
+            (z,) = padded_args(site)
+            return expr("np.hypot({z}.real, {z}.imag)", z=z)
+        return lane_abs(site)
+    abs_rule.rewrite = _abs
     reg.add_call(builtins.min, Rule(
         "builtin.min", "builtins",
         "`min(a, b)` keeps `a` unless `b < a`, exactly as Python decides it (NaN and -0.0 "
