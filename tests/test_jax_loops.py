@@ -307,17 +307,36 @@ def test_lowered_text_passes_ruff():
     assert done.returncode == 0, done.stdout.decode() + text
 
 
+OVER_TABLE = """
+def over_table(x):
+    active = x > 0
+    for c in (0.5, 3.0, 0.25, 0.1):
+        x = jnp.where(active, x * c, x)
+        active = active & (x > 1)
+        if not jnp.any(active):
+            break
+    return x
+"""
+
+
+@pytest.mark.parametrize("n", SIZES[:3])
+def test_sequence_loop_with_a_per_example_break_runs_every_pass_masked(n):
+    text, got, want = run_both(OVER_TABLE, floats(n, -1, 40, 11))
+    assert "for c in (0.5, 3.0, 0.25, 0.1):" in text and "break" not in text
+    assert_same(got, want)
+
+
 @pytest.mark.parametrize("source, words", [
     ("""
-    def over_list(x):
+    def exit_first(x):
         active = x > 0
         for c in COEFFS:
-            x = jnp.where(active, x * c, x)
-            active = active & (x > 1)
             if not jnp.any(active):
                 break
+            x = jnp.where(active, x * c, x)
+            active = active & (x > 1)
         return x
-    """, "over a sequence"),
+    """, "not its last statement"),
     ("""
     def two_exits(x):
         active = x > 0

@@ -38,10 +38,12 @@ float array), as `lax.while_loop` requires.
   int will do (an index into a Python list or tuple, ``range(k)``, a call that is not a
   ``jnp.``/``lax.`` function) or the loop has a Python-level ``break``: those stay Python loops
   (compile time grows with the trip count, the result is the same).
-- Loops over anything else (a list, ``zip(...)``) stay Python loops (unrolled).
+- Loops over anything else (a list, ``zip(...)``) stay Python loops (unrolled); one left by a
+  per-example ``break`` runs all its passes without the early stop (its body is under the
+  loop's mask: a pass where no lane is active changes nothing).
 
-A loop that cannot be lowered (a per-example ``break`` in a loop over a Python sequence, a
-``break`` that is not the loop's last statement, a range step that is not a constant, a carried
+A loop that cannot be lowered (a per-example exit that is not the loop's last statement or
+more than one, a range step that is not a constant, a carried
 name with no value before the loop) is refused with `Unsupported`, located at the user's loop
 when ``locate`` finds it (docs/jax.md lists these).
 """
@@ -385,14 +387,15 @@ class _Lowering:
                     not isinstance(loop.target, cst.Name):
                 return [self._python_loop(loop, defined)]
             return self._plain_range(loop, rng, body, defined)
-        if rng is None:
-            self.refuse(loop, "a `for` loop over a sequence whose examples leave it at "
-                        "different times cannot become `lax.while_loop`",
-                        "loop over `range(len(seq))` and index `seq[i]`")
-        if len(exits) != 1 or _break_if(body[-1]) is None or loop.orelse is not None \
-                or not isinstance(loop.target, cst.Name):
+        if len(exits) != 1 or _break_if(body[-1]) is None or loop.orelse is not None:
             self.refuse(loop, "this `for` loop whose examples leave it at different times "
                         "cannot become `lax.while_loop` (its exit is not its last statement)")
+        if rng is None or not isinstance(loop.target, cst.Name):
+            # over a Python sequence (its length is known when tracing): every pass runs, the
+            # early stop dropped; the passes put the whole body under the loop's mask, so a
+            # pass where no lane is active changes nothing
+            return [self._python_loop(loop.with_changes(body=loop.body.with_changes(
+                body=body[:-1])), defined)]
         start, stop, step = rng
         step_value = 1 if step is None else _int_literal(step)
         if not step_value:
