@@ -96,6 +96,16 @@ class Backend:
         `transform.FunctionJob`. The default keeps it as it is."""
         return func_def
 
+    # the namespace's function that broadcasts arrays against each other (the file
+    # rewriter's wrapper of a `vectorize` function with several batched arguments)
+    broadcast_arrays = "broadcast_arrays"
+
+    def file_setup(self) -> tuple[dict, list[str]]:
+        """What a file the rewriter writes for this namespace runs before its functions:
+        (alias -> module to import, module-level statements after the imports). The
+        default: nothing."""
+        return {}, []
+
     def runnable(self, function, source: str):
         """What the front ends call for a loaded generated ``function`` (its module's text
         ``source``): a backend that compiles code wraps it here. The default: itself."""

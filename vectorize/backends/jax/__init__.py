@@ -74,6 +74,13 @@ class JaxBackend(Backend):
         return is_jax_array(value)
 
     # ------------------------------------------------------- code generation and running
+    def file_setup(self):
+        """A rewritten file computes in 64 bits, as the per-example code does: the generated
+        code names int64/float64, which JAX gives only with x64 enabled."""
+        return {"jax": jax_module()}, [
+            'jax.config.update("jax_enable_x64", True)  # 64-bit types, as the per-example '
+            'code computes']
+
     def finish_function(self, func_def, ctx):
         """Generated code made valid for ``jit`` (`finish.finish`)."""
         from . import finish

@@ -283,7 +283,9 @@ class _Lowering:
         if test is not None:
             needed |= reads(test)
         names = assigned & needed
-        return sorted(names)
+        # what the loop's test reads first (its `cond` unpacks those only)
+        tested = reads(test) if test is not None else set()
+        return sorted(names, key=lambda n: (n not in tested, n))
 
     def check_defined(self, loop, names, defined):
         missing = [n for n in names if n not in defined]
@@ -299,9 +301,16 @@ class _Lowering:
             return "()"
         return ", ".join(names) + ("," if len(names) == 1 else "")
 
-    def _unpack(self, names) -> list:
+    def _unpack(self, names, used=None) -> list:
+        """``a, b, c = carry``; with ``used`` (the carry's names in order, those a ``cond``
+        reads first), only those: ``a, *_ = carry``."""
         if not names:
             return []
+        if used is not None:
+            kept = [n for n in names if n in used]
+            if len(kept) < len(names):
+                targets = ", ".join(kept + ["*_"]) if kept else "_"
+                return [parse_stmt(f"{targets} = {self.carry_param}\n")]
         return [parse_stmt(f"{self._names(names)} = {self.carry_param}\n")]
 
     def _def(self, name: str, params: str, body: list) -> cst.FunctionDef:
@@ -310,20 +319,22 @@ class _Lowering:
             body=cst.IndentedBlock(body=body),
             leading_lines=[cst.EmptyLine(indent=False)])
 
-    def _call(self, names, func: str, args: list) -> cst.BaseStatement:
+    def _call(self, names, func: str, args: list, live=None) -> cst.BaseStatement:
         """``names = func(args)`` after a blank line, its arguments on a line of their own
-        when the statement would be long."""
-        lhs = f"{self._names(names)} = " if names else ""
+        when the statement would be long; a name not in ``live`` (not read after the loop)
+        is ``_``."""
+        targets = [n if live is None or n in live else "_" for n in names]
+        lhs = f"{self._names(targets)} = " if names else ""
         text = f"{lhs}{func}({', '.join(args)})"
         if len(text) > 80:
             text = f"{lhs}{func}(\n    {', '.join(args)})"
         return parse_stmt(text + "\n").with_changes(
             leading_lines=[cst.EmptyLine(indent=False)])
 
-    def _loop_call(self, names, func: str, args: list, body_name: str, index=()):
+    def _loop_call(self, loop, names, func: str, args: list, body_name: str, index=()):
         extra = "".join(", " + i for i in index)
         carry = f"{CARRY_HELPER}({body_name}, ({self._names(names)}){extra})"
-        return self._call(names, func, args + [carry])
+        return self._call(names, func, args + [carry], self.liveness.live_after.get(loop))
 
     def _body_def(self, name: str, params: str, carry_names, stmts, defined) -> cst.FunctionDef:
         unpack = self._unpack(carry_names)
@@ -369,10 +380,11 @@ class _Lowering:
         names = self.carry(loop, body, test)
         self.check_defined(loop, names, defined)
         cond_name, body_name = self.fresh("cond"), self.fresh("body")
-        cond = self._def(cond_name, self.carry_param, self._unpack(names) + [
+        cond = self._def(cond_name, self.carry_param, self._unpack(names, reads(test)) + [
             cst.SimpleStatementLine([cst.Return(test)])])
         body_def = self._body_def(body_name, self.carry_param, names, body, defined)
-        call = self._loop_call(names, "lax.while_loop", [cond_name, body_name], body_name)
+        call = self._loop_call(loop, names, "lax.while_loop", [cond_name, body_name],
+                               body_name)
         return head + [cond, body_def, call]
 
     # --- for
@@ -427,10 +439,11 @@ class _Lowering:
         init = [parse_stmt(f"{counter} = {cst.Module([]).code_for_node(start)}\n"),
                 parse_stmt(f"{going} = True\n")]
         cond_name, body_name = self.fresh("cond"), self.fresh("body")
-        cond = self._def(cond_name, self.carry_param, self._unpack(names) + [
+        cond = self._def(cond_name, self.carry_param, self._unpack(names, reads(test)) + [
             cst.SimpleStatementLine([cst.Return(test)])])
         body_def = self._body_def(body_name, self.carry_param, names, new_body, defined)
-        call = self._loop_call(names, "lax.while_loop", [cond_name, body_name], body_name)
+        call = self._loop_call(loop, names, "lax.while_loop", [cond_name, body_name],
+                               body_name)
         return init + [cond, body_def, call]
 
     def _plain_range(self, loop, rng, body, defined) -> list:
@@ -451,7 +464,8 @@ class _Lowering:
                                   defined | {target})
         lo = cst.Module([]).code_for_node(start)
         hi = cst.Module([]).code_for_node(stop)
-        call = self._loop_call(names, "lax.fori_loop", [lo, hi, body_name], body_name, (lo,))
+        call = self._loop_call(loop, names, "lax.fori_loop", [lo, hi, body_name], body_name,
+                               (lo,))
         return [body_def, call]
 
 

@@ -118,6 +118,7 @@ class TorchBackend(Backend):
     dtypes = frozenset(DTYPE_NAMES)
     random_hint = "torch (e.g. torch.randn(()) for random.gauss(0.0, 1.0))"
     function_modules = ("torch", "numpy")
+    broadcast_arrays = "broadcast_tensors"
 
     def build_registry(self):
         from ...rules.registry import Registry
