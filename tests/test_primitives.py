@@ -37,8 +37,10 @@ def namespace_text(source: str) -> list[tuple[int, str]]:
 
 # ---------------------------------------------------------------- the whole package
 PACKAGE = PASSES.parent
-# every registered backend's alias (and JAX's, before it is one)
-_ALIASES = {backends.get(name).alias for name in backends.KNOWN} | {"jnp"}
+# every registered backend's alias, and the other modules JAX's code is written with
+# (``jax.`` and ``lax.``: only the JAX backend's folder may write them)
+_JAX_MODULES = {"jax", "lax"}
+_ALIASES = {backends.get(name).alias for name in backends.KNOWN} | {"jnp"} | _JAX_MODULES
 _NAMESPACE_TEXT = re.compile(r"\b(" + "|".join(sorted(_ALIASES)) + r")\.")
 # the modules of `vectorize/rules/` where NumPy's rules still sit beside what the other
 # backends share (`arrays.subscript`, `math_rules.FLOAT_FUNCTIONS` for the analysis, ...)
@@ -84,7 +86,10 @@ def _allowed(path: pathlib.Path) -> set[str]:
     """The aliases ``path`` may write: its backend's own, NumPy's in NumPy's rule tables."""
     parts = path.relative_to(PACKAGE).parts
     if parts[0] == "backends" and len(parts) > 2:
-        return {backends.get(parts[1]).alias} if parts[1] in backends.KNOWN else set()
+        if parts[1] not in backends.KNOWN:
+            return set()
+        own = {backends.get(parts[1]).alias}
+        return own | _JAX_MODULES if "jnp" in own else own
     if parts[0] == "rules" and parts[-1] in NUMPY_TABLES:
         return {"np"}
     if parts == ("rules", "doc.py"):
@@ -114,7 +119,11 @@ def test_the_whole_package_check_finds_namespace_text():
               'y = f"jnp.{name}"\n'
               'COMPACTED_NOTE = "the form with `np.where`"\n')
     assert [line for line, _ in generated_text(source)] == [1, 4]
+    jax_text = 'a = "lax.while_loop({c}, {b}, {v})"\nb = "jax.random.normal(k)"\n'
+    assert [line for line, _ in generated_text(jax_text)] == [1, 2]
     assert _allowed(PACKAGE / "backends" / "torch" / "rules.py") == {"torch"}
+    assert _allowed(PACKAGE / "backends" / "jax" / "loops.py") == {"jnp", "jax", "lax"}
+    assert _allowed(PACKAGE / "rules" / "lanes.py") == set()
     assert _allowed(PACKAGE / "passes" / "compact.py") == set()
 
 

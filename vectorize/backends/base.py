@@ -125,9 +125,18 @@ class Backend:
         one (a Python value the code returned as it is)."""
         return value if self.claims(value) else None
 
-    def from_numpy(self, array):
+    def from_numpy(self, array, like=None):
         """A NumPy array (an argument of a call that asked for this backend by name) as one
-        of the namespace's arrays, its dtype kept."""
+        of the namespace's arrays, its dtype kept (on the device of ``like``, one of its
+        arrays, where devices matter)."""
+        raise NotImplementedError
+
+    def broadcast_to(self, array, shape: tuple):
+        """One of the namespace's arrays broadcast to ``shape`` (a view where it can be)."""
+        raise NotImplementedError
+
+    def cast(self, array, dtype):
+        """One of the namespace's arrays in the NumPy dtype ``dtype`` (``otypes``)."""
         raise NotImplementedError
 
     def to_numpy(self, value):

@@ -97,9 +97,17 @@ class JaxBackend(Backend):
         shape = tuple(array.shape[1:] if batched else array.shape)
         return np.ones(shape, numpy_dtype(array.dtype))[()]
 
-    def from_numpy(self, array):
+    def from_numpy(self, array, like=None):
         from .runtime import as_array
         return as_array(array)
+
+    def broadcast_to(self, array, shape: tuple):
+        with jax_module().enable_x64(True):
+            return self.module().broadcast_to(array, shape)
+
+    def cast(self, array, dtype):
+        with jax_module().enable_x64(True):
+            return self.module().asarray(array).astype(numpy_dtype(dtype))
 
     def to_numpy(self, value):
         return np.asarray(value)

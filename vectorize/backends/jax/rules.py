@@ -32,7 +32,10 @@ def build(backend) -> Registry:
     for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg,
                   shapes, sorting, scipy_rules, random, creation):
         table.register(reg)
-    register_twins(reg)
+    pairs = twins()
+    register_twins(reg, pairs)
+    from .dtypes import make_faithful
+    make_faithful(reg, {id(np_fn): jfn for jfn, np_fn in pairs})
     return reg
 
 
@@ -67,10 +70,10 @@ def twins():
     return out
 
 
-def register_twins(reg: Registry) -> None:
+def register_twins(reg: Registry, pairs) -> None:
     """JAX's functions get their NumPy twins' rules (not listed again among the registry's
-    rules: the rules page documents each once, under NumPy's name)."""
-    for jfn, np_fn in twins():
+    rules: the rules page documents each once, under NumPy's name); ``pairs``: `twins`."""
+    for jfn, np_fn in pairs:
         for lookup, table in ((reg.for_call, reg._calls), (reg.creation_for, reg._creations)):
             rule = lookup(np_fn)
             if rule is not None and lookup(jfn) is None:

@@ -157,8 +157,15 @@ class TorchBackend(Backend):
         return examples.analysing()
 
     # ------------------------------------------------------------ examples, runtime
-    def from_numpy(self, array):
-        return torch_module().as_tensor(array)
+    def from_numpy(self, array, like=None):
+        return torch_module().as_tensor(array, device=like.device if is_tensor(like) else None)
+
+    def broadcast_to(self, array, shape: tuple):
+        return array.expand(shape)
+
+    def cast(self, array, dtype):
+        torch = torch_module()
+        return array.to(torch.from_numpy(np.zeros(0, dtype=np.dtype(dtype))).dtype)
 
     def to_numpy(self, value):
         return value.detach().cpu().numpy() if is_tensor(value) else np.asarray(value)
