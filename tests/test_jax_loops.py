@@ -288,6 +288,13 @@ def test_python_list_index_keeps_the_loop_unrolled():
     """
     text = lowered(source.replace("len(COEFFS)", "40"))
     assert "for i in range(40):" in text and "lax" not in text
+    local = source.replace("acc = 0.0", "acc = 0.0\n        table = [1.0, 2.0] * 20")
+    text = lowered(local.replace("len(COEFFS)", "40").replace("COEFFS[i]", "table[i]"))
+    assert "for i in range(40):" in text and "lax" not in text
+    # an index into the function's own array is traced: fori_loop
+    own = source.replace("len(COEFFS)", "40").replace("def table(x):", "def table(x, v):")
+    text = lowered(own.replace("COEFFS[i]", "v[:, i]"))
+    assert "lax.fori_loop(0, 40, body" in text
 
 
 def test_fresh_names_never_shadow_the_users():

@@ -182,6 +182,25 @@ def _int_literal(node):
     return None
 
 
+_SEQUENCES = (cst.List, cst.Tuple, cst.ListComp, cst.Dict, cst.Set, cst.DictComp,
+              cst.SetComp, cst.GeneratorExp)
+
+
+def _python_sequence(value) -> bool:
+    """Whether an assigned value may be a Python list, tuple, dict or set: a display or
+    comprehension in it that no call turns into something else (``[0.0] * 3`` is,
+    ``jnp.asarray([...])`` is not)."""
+    stack = [value]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, _SEQUENCES):
+            return True
+        if isinstance(n, cst.Call):
+            continue
+        stack.extend(n.children)
+    return False
+
+
 _TRACE_SAFE_CALLS = ("jnp", "lax", "jax", "math", "abs", "min", "max", "float")
 
 
@@ -225,7 +244,13 @@ class _Lowering:
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 self.params.add(star.name.value)
-        self.local_names = self.params | writes(func.body)
+        # the function's own values an index may be traced into: its parameters (arrays at
+        # the boundary) and names it assigns, except those ever bound to a Python list,
+        # tuple, dict or set (indexing one needs a Python int)
+        sequences = {t.target.value for n in _walk(func.body) if isinstance(n, cst.Assign)
+                     and _python_sequence(n.value)
+                     for t in n.targets if isinstance(t.target, cst.Name)}
+        self.local_names = (self.params | writes(func.body)) - sequences
         self.carry_param = self.fresh("carry")
 
     def fresh(self, base: str) -> str:
