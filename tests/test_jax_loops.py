@@ -219,9 +219,33 @@ def test_masked_while_becomes_while_loop(n):
 @pytest.mark.parametrize("n", SIZES)
 def test_rotated_while_true_becomes_while_loop(n):
     text, got, want = run_both(ESCAPE, floats(n, -2.5, 1.5, 1), floats(n, -1.5, 1.5, 2))
-    # the part before the exit runs once before the loop and at the end of each pass
-    assert text.count("zr_sq = zr * zr") == 2
+    # the part before the exit runs once before the loop and at the end of each pass; the
+    # values it shares with the body are made again at the start of the pass, not carried
+    assert text.count("zr_sq = zr * zr") == 3
+    assert "active, count, zi, zr = carry" in text
     assert "return jnp.any(active)" in text
+    assert_same(got, want)
+
+
+# a head that is not safe to run twice (it counts): the body is the tail, then the head
+COUNTED = """
+def counted(x):
+    k = jnp.full(len(x), 0, dtype=jnp.int64)
+    active = jnp.full(len(x), True, dtype=jnp.bool_)
+    while True:
+        k = k + active
+        active = active & (k < x)
+        if not jnp.any(active):
+            break
+        x = jnp.where(active, x - 0.5, x)
+    return k
+"""
+
+
+@pytest.mark.parametrize("n", SIZES[:3])
+def test_rotated_head_that_counts_runs_once_per_pass(n):
+    text, got, want = run_both(COUNTED, floats(n, -1, 6, 12))
+    assert text.count("k = k + active") == 2
     assert_same(got, want)
 
 

@@ -92,13 +92,14 @@ def promote_carry(body, carry, *index):
 
 # ---------------------------------------------------------------------- recognising loops
 def _is_any_lane(node) -> bool:
-    """``jnp.any(m)`` / ``m.any()`` (the any-lane primitives of the array namespaces)."""
+    """``jnp.any(m)`` / ``m.any()``: the test of lanes the passes write (`Backend.any_lane`;
+    ``np.`` where a NumPy rule wrote it before `finish` respelled it)."""
     if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
         return False
     if node.func.attr.value != "any":
         return False
     return not node.args or (isinstance(node.func.value, cst.Name)
-                             and node.func.value.value in ("jnp", "np", "numpy", "torch"))
+                             and node.func.value.value in ("jnp", "np"))
 
 
 def _mentions_any_lane(node) -> bool:
@@ -150,6 +151,46 @@ def _break_if(stmt):
                 len(body[0].body) == 1 and isinstance(body[0].body[0], cst.Break):
             return stmt.test
     return None
+
+
+def _idempotent(stmts) -> bool:
+    """Whether running ``stmts`` twice in a row gives what running them once does: plain
+    assignments (and ``if ...: raise`` checks) where every name they read before assigning
+    it is either left alone or narrowed as a mask (``m = m & e``, ``e`` not reading ``m``)."""
+    if not stmts:
+        return False
+    state = exposed_reads(stmts)
+    for stmt in stmts:
+        if isinstance(stmt, cst.If) and stmt.orelse is None and all(
+                isinstance(line, cst.SimpleStatementLine)
+                and all(isinstance(small, cst.Raise) for small in line.body)
+                for line in stmt.body.body):
+            continue
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        for small in stmt.body:
+            if not isinstance(small, cst.Assign):
+                return False
+            names = {n for t in small.targets for n in target_names(t.target)}
+            for name in names & state:
+                value = small.value
+                if not (len(small.targets) == 1 and isinstance(small.targets[0].target,
+                                                               cst.Name)
+                        and isinstance(value, cst.BinaryOperation)
+                        and isinstance(value.operator, cst.BitAnd)
+                        and isinstance(value.left, cst.Name) and value.left.value == name
+                        and name not in reads(value.right)):
+                    return False
+    return True
+
+
+def _temporaries(stmts) -> list:
+    """The statements of an `_idempotent` head that make its temporaries: what the head
+    narrows (the mask) and checks was done at the end of the last pass, on the same
+    values."""
+    state = exposed_reads(stmts)
+    return [stmt.deep_clone() for stmt in stmts if isinstance(stmt, cst.SimpleStatementLine)
+            and not (writes(stmt) & state)]
 
 
 def _negated(test) -> cst.BaseExpression:
@@ -384,8 +425,13 @@ class _Lowering:
                 len(exits) == 1 and len(breaks) == 1 and \
                 _mentions_any_lane(_break_if(body[breaks[0]])):
             k = breaks[0]
-            return self._lower_while(loop, body[:k], _negated(_break_if(body[k])),
-                                     body[k + 1:] + body[:k], defined)
+            head, tail = body[:k], body[k + 1:]
+            # the head again at the start of each pass when running it twice gives what
+            # running it once does: its temporaries (`zr * zr`) are then made in the pass,
+            # not carried from the last one (less memory traffic per pass)
+            again = _temporaries(head) if _idempotent(head) else []
+            return self._lower_while(loop, head, _negated(_break_if(body[k])),
+                                     again + tail + head, defined)
         if _mentions_any_lane(loop.test) or any(
                 _mentions_any_lane(s) for s in body if _break_if(s) is not None):
             self.refuse(loop, "this loop whose examples stop at different times cannot "
