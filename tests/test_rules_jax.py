@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import warnings
 import zlib
 
 import numpy as np
@@ -145,10 +146,24 @@ def _python_raises(f, args, row) -> bool:
     return False
 
 
+def _agreed(f, args):
+    """The lanes on which NumPy agrees with itself (its scalar and its array arithmetic give
+    the same value: `test_rules.numpy_disagrees`), as `test_rules.check` compares only
+    those."""
+    keep = []
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        for row, call in enumerate(table._lanes(args)):
+            value, error = table._run_lane(f, call)
+            if error is not None or not table.numpy_disagrees(f, call, value)[0]:
+                keep.append(row)
+    return [a[keep] for a in args]
+
+
 @pytest.mark.parametrize("index, case", _params(arrays=False))
 def test_rule_matches_loop_on_jax(index, case, cases_module):  # noqa: F811
     f = getattr(cases_module, f"case_{index}")
-    args = lanes(case)
+    args = _agreed(f, lanes(case))
     try:
         if not check_vectorize(f, args):
             # some lane raises: the others, without it, must compute the loop's values
