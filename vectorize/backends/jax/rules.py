@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import builtins as builtins_module
 import dataclasses
+import math
 
 import numpy as np
 
@@ -35,6 +36,8 @@ def build(backend) -> Registry:
                   shapes, sorting, scipy_rules, random, creation):
         table.register(reg)
     _replace(reg, builtins_module.complex, _complex_parts)
+    for func in (math.gcd, math.lcm, np.gcd, np.lcm):
+        _replace(reg, func, _no_gcd)
     pairs = twins()
     register_twins(reg, pairs)
     from .dtypes import make_faithful
@@ -66,6 +69,16 @@ def _complex_parts(site: Site):
     # (`float` is float64: the code runs with x64)
     return expr("lax.complex(*jnp.broadcast_arrays(jnp.asarray({re}, float), "
                 "jnp.asarray({im}, float)))", re=re, im=im)
+
+
+GCD_REFUSAL = ("`gcd`/`lcm` on per-example integers: jnp.gcd loops until every lane is done "
+               "and never ends for the most negative int64 (which a lane, or the int of a "
+               "lane's NaN or infinity, may hold), so the JAX backend does not write it")
+
+
+def _no_gcd(site: Site):
+    from ...errors import Unsupported
+    raise Unsupported(GCD_REFUSAL, site.original, "compute it with backend=\"numpy\"")
 
 
 def _twin_site(site: Site, func) -> Site:
