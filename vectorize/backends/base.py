@@ -58,6 +58,9 @@ class Backend:
     # how to draw random numbers for every example instead of Python's `random` (its
     # refusal says it)
     random_hint = "the namespace's own random functions"
+    # other modules generated code may call by a name of their own (alias -> module name,
+    # ``{"lax": "jax.lax"}``), imported by the generated module where its code names them
+    extra_modules: dict[str, str] = {}
     # top-level modules whose functions `vmap(f)` may wrap as ``alias.name`` (`vmap(np.sin)`)
     function_modules: tuple[str, ...] = ()
 

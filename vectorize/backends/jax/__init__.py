@@ -65,6 +65,7 @@ class JaxBackend(Backend):
     random_hint = ("jax.random with an explicit key, drawn for the whole batch outside the "
                    "function and passed in")
     function_modules = ("jax", "numpy")
+    extra_modules = {"lax": "jax.lax"}
 
     def build_registry(self):
         from . import rules
