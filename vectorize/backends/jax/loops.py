@@ -573,8 +573,6 @@ def lower(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
                 return loops[mask]
         return fallback
     out = lower_loops(func_def, locate=locate)
-    if out is not func_def:
-        import jax
-        ctx.module.runtime_imports.setdefault("lax", jax.lax)
+    if out is not func_def:     # (`lax` is imported as `JaxBackend.extra_modules` says)
         ctx.module.runtime_imports.setdefault(CARRY_HELPER, promote_carry)
     return out
