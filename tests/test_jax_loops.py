@@ -548,3 +548,23 @@ def test_while_loop_has_forward_mode_gradients_and_a_clear_reverse_mode_error():
                                    rtol=1e-9)
         with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
             jax.grad(lambda v: f(v).sum())(x)
+
+
+def horner_by_index(x, coeffs):
+    acc = 0.0
+    for i in range(len(coeffs)):
+        acc = acc * x + coeffs[i]
+    return acc
+
+
+def test_loop_indexing_a_python_list_argument_stays_a_python_loop():
+    """``coeffs`` is a Python list (excluded): indexing it needs a Python int, so the loop
+    (20 passes, above `UNROLL_MAX`) is unrolled rather than a `fori_loop`."""
+    coeffs = [0.1 * k - 0.7 for k in range(20)]
+    f = vectorize(horner_by_index, excluded={1}, backend="jax", fallback="error")
+    x = np.linspace(-1.5, 1.5, 7)
+    assert "for i in range(len(coeffs)):" in f.source(x, coeffs)
+    assert_lanes_equal(f(x, coeffs), [horner_by_index(float(v), coeffs) for v in x], (7,), [])
+    array = np.asarray(coeffs)     # an array argument: its index may be traced
+    assert "lax.fori_loop(" in vectorize(horner_by_index, excluded={1}, backend="jax").source(
+        x, array)

@@ -273,7 +273,8 @@ def _needs_python_int(loop: cst.For, name: str, local_names: set) -> bool:
 
 # ---------------------------------------------------------------------- the rewrite
 class _Lowering:
-    def __init__(self, func: cst.FunctionDef, taken: set, locate, alias: str):
+    def __init__(self, func: cst.FunctionDef, taken: set, locate, alias: str,
+                 not_arrays=frozenset()):
         self.func = func
         self.taken = taken
         self.locate = locate or (lambda loop: None)
@@ -291,7 +292,7 @@ class _Lowering:
         sequences = {t.target.value for n in _walk(func.body) if isinstance(n, cst.Assign)
                      and _python_sequence(n.value)
                      for t in n.targets if isinstance(t.target, cst.Name)}
-        self.local_names = (self.params | writes(func.body)) - sequences
+        self.local_names = (self.params | writes(func.body)) - sequences - set(not_arrays)
         self.carry_param = self.fresh("carry")
 
     def fresh(self, base: str) -> str:
@@ -540,13 +541,16 @@ class _Lowering:
         return [body_def, call]
 
 
-def lower_loops(func: cst.FunctionDef, *, locate=None, alias: str = "jnp") -> cst.FunctionDef:
+def lower_loops(func: cst.FunctionDef, *, locate=None, alias: str = "jnp",
+                not_arrays=frozenset()) -> cst.FunctionDef:
     """``func`` (generated code for the JAX namespace) with its per-example loops as `lax`
     loops (module docstring). ``locate(loop)`` maps a generated loop to the user's node an
-    error should point at (or None). Raises `Unsupported` for a loop it cannot lower."""
+    error should point at (or None); ``not_arrays``: parameters that are Python values (a
+    list indexed by a loop variable keeps that loop a Python loop). Raises `Unsupported` for
+    a loop it cannot lower."""
     if not any(isinstance(n, (cst.For, cst.While)) for n in _walk(func.body)):
         return func
-    lowering = _Lowering(func, all_names(func), locate, alias)
+    lowering = _Lowering(func, all_names(func), locate, alias, not_arrays)
     defined = set(lowering.params)
     body = lowering.block(list(func.body.body), defined)
     return func.with_changes(body=func.body.with_changes(body=body))
@@ -572,7 +576,13 @@ def lower(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
             if loops.get(mask) is not None:
                 return loops[mask]
         return fallback
-    out = lower_loops(func_def, locate=locate)
+    import numpy as np
+
+    from ...abstract import Value
+    not_arrays = {name for name, value in getattr(ctx, "params", {}).items()
+                  if not (isinstance(value, Value) and (value.batched or isinstance(
+                      value.example, (np.ndarray, np.generic))))}
+    out = lower_loops(func_def, locate=locate, not_arrays=not_arrays)
     if out is not func_def:     # (`lax` is imported as `JaxBackend.extra_modules` says)
         ctx.module.runtime_imports.setdefault(CARRY_HELPER, promote_carry)
     return out
