@@ -35,9 +35,10 @@ float array), as `lax.while_loop` requires.
 - ``for k in range(n)`` with no per-example exit (the trip count is the same for every
   example): a Python loop, which `jax.jit` unrolls while tracing, when ``n`` is a constant of at
   most `UNROLL_MAX`; otherwise `lax.fori_loop`, unless the body uses ``k`` where only a Python
-  int will do (an index into a Python list or tuple, ``range(k)``, a call that is not a
-  ``jnp.``/``lax.`` function) or the loop has a Python-level ``break``: those stay Python loops
-  (compile time grows with the trip count, the result is the same).
+  int will do (an index into a Python list or tuple: a global, a parameter that is not an
+  array, a name the function binds to one; ``range(k)``; a call that is not a ``jnp.``/``lax.``
+  function) or the loop has a Python-level ``break``: those stay Python loops (compile time
+  grows with the trip count, the result is the same).
 - Loops over anything else (a list, ``zip(...)``) stay Python loops (unrolled); one left by a
   per-example ``break`` runs all its passes without the early stop (its body is under the
   loop's mask: a pass where no lane is active changes nothing).
