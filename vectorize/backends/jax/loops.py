@@ -243,13 +243,13 @@ def _python_sequence(value) -> bool:
     return False
 
 
-_TRACE_SAFE_CALLS = ("jnp", "lax", "jax", "math", "abs", "min", "max", "float")
+_TRACE_SAFE_CALLS = ("jnp", "lax", "jax")
 
 
 def _needs_python_int(loop: cst.For, name: str, local_names: set) -> bool:
     """Whether the body uses the loop variable where a traced integer will not do: an index
     into something that is not one of the function's own values (a module-level list or
-    tuple), ``range(k)``, or a call of something that is not a jnp/lax/math function."""
+    tuple), ``range(k)``, or a call of something that is not a jnp/lax function or ``abs``."""
     for node in _walk(loop.body):
         if isinstance(node, cst.Subscript):
             if name in reads(node.slice[0]) if len(node.slice) == 1 else \
@@ -264,9 +264,9 @@ def _needs_python_int(loop: cst.For, name: str, local_names: set) -> bool:
                 while isinstance(root, cst.Attribute):
                     root = root.value
                 if isinstance(func, cst.Attribute) and isinstance(root, cst.Name) and \
-                        root.value in _TRACE_SAFE_CALLS and root.value != "math":
+                        root.value in _TRACE_SAFE_CALLS:
                     continue
-                if isinstance(func, cst.Name) and func.value in ("abs", "float"):
+                if isinstance(func, cst.Name) and func.value == "abs":
                     continue
                 return True
     return False
