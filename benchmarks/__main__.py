@@ -188,7 +188,8 @@ def main(argv=None) -> int:
     lines, all_results = [], {}
     if opts.only == "jax":
         import bench_jax
-        bench_jax.main(bench_jax.SIZES, opts.rounds or (3 if opts.quick else 7))
+        bench_jax.main(bench_jax.SIZES[:1] if opts.quick else bench_jax.SIZES,
+                       opts.rounds or (3 if opts.quick else 7))
         return 0
     for work in WORKLOADS:
         if opts.only and opts.only not in work.name:
@@ -206,7 +207,7 @@ def main(argv=None) -> int:
         lines += section
     if not opts.only:
         import bench_jax
-        lines += bench_jax.main(bench_jax.SIZES, rounds)
+        lines += bench_jax.main(bench_jax.SIZES[:1] if opts.quick else bench_jax.SIZES, rounds)
     if opts.write:
         plotted = plot(all_results, PLOT)
         write_page(lines, plotted, coldstart(5 if opts.quick else 9), sizes, rounds,

@@ -89,7 +89,8 @@ def timed(call):
 def measure(work, hand_jit_of, n: int, rounds: int, jax, jnp) -> dict:
     args = work.args(n)
     expected = work.hand(*args)
-    jargs = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+    with jax.enable_x64(True):      # float64 jax.Arrays (JAX's default would make float32)
+        jargs = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
 
     ours = ours_jax(work)
     first_ours, got = timed(lambda: ours(*args))
@@ -100,12 +101,14 @@ def measure(work, hand_jit_of, n: int, rounds: int, jax, jnp) -> dict:
         first_hand, _ = timed(lambda: hand_jit(*jargs).block_until_ready())
     # a new shape: the same objects, one more example
     more = work.args(n + 1)
-    jmore = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in more]
+    with jax.enable_x64(True):
+        jmore = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in more]
     new_shape_ours, _ = timed(lambda: ours(*more))
     with jax.enable_x64(True):
         new_shape_hand, _ = timed(lambda: hand_jit(*jmore).block_until_ready())
     got_jax = ours(*jargs)
     assert isinstance(got_jax, jax.Array), f"{work.name}: jax.Array in, {type(got_jax)} out"
+    assert got_jax.dtype == expected.dtype, (work.name, got_jax.dtype, expected.dtype)
     assert np.allclose(np.asarray(got_jax), expected, rtol=1e-9, atol=1e-12, equal_nan=True)
 
     def hand_np():

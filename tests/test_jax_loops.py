@@ -219,9 +219,33 @@ def test_masked_while_becomes_while_loop(n):
 @pytest.mark.parametrize("n", SIZES)
 def test_rotated_while_true_becomes_while_loop(n):
     text, got, want = run_both(ESCAPE, floats(n, -2.5, 1.5, 1), floats(n, -1.5, 1.5, 2))
-    # the part before the exit runs once before the loop and at the end of each pass
-    assert text.count("zr_sq = zr * zr") == 2
+    # the part before the exit runs once before the loop and at the end of each pass; the
+    # values it shares with the body are made again at the start of the pass, not carried
+    assert text.count("zr_sq = zr * zr") == 3
+    assert "active, count, zi, zr = carry" in text
     assert "return jnp.any(active)" in text
+    assert_same(got, want)
+
+
+# a head that is not safe to run twice (it counts): the body is the tail, then the head
+COUNTED = """
+def counted(x):
+    k = jnp.full(len(x), 0, dtype=jnp.int64)
+    active = jnp.full(len(x), True, dtype=jnp.bool_)
+    while True:
+        k = k + active
+        active = active & (k < x)
+        if not jnp.any(active):
+            break
+        x = jnp.where(active, x - 0.5, x)
+    return k
+"""
+
+
+@pytest.mark.parametrize("n", SIZES[:3])
+def test_rotated_head_that_counts_runs_once_per_pass(n):
+    text, got, want = run_both(COUNTED, floats(n, -1, 6, 12))
+    assert text.count("k = k + active") == 2
     assert_same(got, want)
 
 
@@ -288,6 +312,13 @@ def test_python_list_index_keeps_the_loop_unrolled():
     """
     text = lowered(source.replace("len(COEFFS)", "40"))
     assert "for i in range(40):" in text and "lax" not in text
+    local = source.replace("acc = 0.0", "acc = 0.0\n        table = [1.0, 2.0] * 20")
+    text = lowered(local.replace("len(COEFFS)", "40").replace("COEFFS[i]", "table[i]"))
+    assert "for i in range(40):" in text and "lax" not in text
+    # an index into the function's own array is traced: fori_loop
+    own = source.replace("len(COEFFS)", "40").replace("def table(x):", "def table(x, v):")
+    text = lowered(own.replace("COEFFS[i]", "v[:, i]"))
+    assert "lax.fori_loop(0, 40, body" in text
 
 
 def test_fresh_names_never_shadow_the_users():
@@ -307,17 +338,36 @@ def test_lowered_text_passes_ruff():
     assert done.returncode == 0, done.stdout.decode() + text
 
 
+OVER_TABLE = """
+def over_table(x):
+    active = x > 0
+    for c in (0.5, 3.0, 0.25, 0.1):
+        x = jnp.where(active, x * c, x)
+        active = active & (x > 1)
+        if not jnp.any(active):
+            break
+    return x
+"""
+
+
+@pytest.mark.parametrize("n", SIZES[:3])
+def test_sequence_loop_with_a_per_example_break_runs_every_pass_masked(n):
+    text, got, want = run_both(OVER_TABLE, floats(n, -1, 40, 11))
+    assert "for c in (0.5, 3.0, 0.25, 0.1):" in text and "break" not in text
+    assert_same(got, want)
+
+
 @pytest.mark.parametrize("source, words", [
     ("""
-    def over_list(x):
+    def exit_first(x):
         active = x > 0
         for c in COEFFS:
-            x = jnp.where(active, x * c, x)
-            active = active & (x > 1)
             if not jnp.any(active):
                 break
+            x = jnp.where(active, x * c, x)
+            active = active & (x > 1)
         return x
-    """, "over a sequence"),
+    """, "not its last statement"),
     ("""
     def two_exits(x):
         active = x > 0
@@ -498,3 +548,23 @@ def test_while_loop_has_forward_mode_gradients_and_a_clear_reverse_mode_error():
                                    rtol=1e-9)
         with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
             jax.grad(lambda v: f(v).sum())(x)
+
+
+def horner_by_index(x, coeffs):
+    acc = 0.0
+    for i in range(len(coeffs)):
+        acc = acc * x + coeffs[i]
+    return acc
+
+
+def test_loop_indexing_a_python_list_argument_stays_a_python_loop():
+    """``coeffs`` is a Python list (excluded): indexing it needs a Python int, so the loop
+    (20 passes, above `UNROLL_MAX`) is unrolled rather than a `fori_loop`."""
+    coeffs = [0.1 * k - 0.7 for k in range(20)]
+    f = vectorize(horner_by_index, excluded={1}, backend="jax", fallback="error")
+    x = np.linspace(-1.5, 1.5, 7)
+    assert "for i in range(len(coeffs)):" in f.source(x, coeffs)
+    assert_lanes_equal(f(x, coeffs), [horner_by_index(float(v), coeffs) for v in x], (7,), [])
+    array = np.asarray(coeffs)     # an array argument: its index may be traced
+    assert "lax.fori_loop(" in vectorize(horner_by_index, excluded={1}, backend="jax").source(
+        x, array)

@@ -59,6 +59,10 @@ def test_the_backend_columns_are_the_registries():
     assert columns["builtin.divmod"]["numpy"] == "yes" and columns["builtin.divmod"]["torch"] == "-"
     assert columns["math.sqrt"]["numpy"] == columns["math.sqrt"]["torch"] == "yes"
     assert set(table) == {name for name, _, _ in entries()}   # every rule of every backend
+    if "jax" in BACKENDS:
+        # JAX's code cannot compact lanes nor write into arrays (its capability flags)
+        assert columns["if.compact"]["jax"] == "-" and columns["array.scatter"]["jax"] == "-"
+        assert columns["builtin.divmod"]["jax"] == "yes"
 
 
 def _loop(example, func, args):

@@ -146,6 +146,9 @@ def print_module(specs, module, main, header: str = "") -> Printed:
     imports = {backend.alias: backend.module()}
     namespace: dict = {}
     referenced = set().union(*(all_names(spec.tree) for spec in specs))
+    for alias, name in backend.extra_modules.items():    # `lax` of JAX's code
+        if alias in referenced and alias not in {n for _, n, _ in module.free.values()}:
+            imports.setdefault(alias, importlib.import_module(name))
     if "functools" in referenced:         # rules may use functools.reduce
         import functools
         imports.setdefault("functools", functools)

@@ -46,7 +46,6 @@ def plan(vec, args, kwargs):
         return None     # numpy's loop calls the function, which raises Python's own error
     like = next(a for a in [*args, *kwargs.values()] if backends.of_value(a) is not None)
     backend = backends.get(backends.of_value(like))
-    torch = backend.module()
     if vec._core_signature is not None:
         in_dims = vec._core_signature[0]
         excluded = vec.excluded
@@ -69,14 +68,14 @@ def plan(vec, args, kwargs):
         if backends.of_value(value) is None:
             if core == 0 and np.ndim(value) == 0:
                 continue    # a number: the same for every example, as torch takes it
-            value = torch.as_tensor(np.asarray(value), device=like.device)
+            value = backend.from_numpy(np.asarray(value), like)
         inputs[index] = value
     if in_dims is not None:
         from .gufunc import parse_input_dimensions
         loop_shape, _ = parse_input_dimensions(
             [inputs[i] for i in sorted(inputs)], [in_dims[k] for _, k in bound if k is not None])
     else:
-        loop_shape = tuple(torch.broadcast_shapes(*[t.shape for t in inputs.values()])) \
+        loop_shape = tuple(np.broadcast_shapes(*[tuple(t.shape) for t in inputs.values()])) \
             if inputs else ()
     loop_shape = tuple(loop_shape)
     size = math.prod(loop_shape)
@@ -88,7 +87,7 @@ def plan(vec, args, kwargs):
             call_args[index] = tensor.reshape(core)     # the same for every example
             continue
         if tuple(tensor.shape[:n_loop]) != loop_shape:
-            tensor = tensor.expand(loop_shape + core)
+            tensor = backend.broadcast_to(tensor, loop_shape + core)
         call_args[index] = tensor.reshape((size,) + core)
         axes[index] = 0
     if not any(a == 0 for a in axes):
@@ -126,11 +125,14 @@ def call(vec, args, kwargs):
     out = mapped(*call_args)
     outs = out if isinstance(out, tuple) else (out,)
     otypes = vec.otypes
+    backend = next(backends.get(name) for name in map(backends.of_value, call_args)
+                   if name is not None)
     results = []
     for index, item in enumerate(outs):
         item = item.reshape(loop_shape + tuple(item.shape[1:]))
         if otypes:
-            item = item.to(_torch_dtype(otypes[index] if index < len(otypes) else otypes[0]))
+            item = backend.cast(item, np.dtype(otypes[index] if index < len(otypes)
+                                               else otypes[0]))
         results.append(item)
     return tuple(results) if isinstance(out, tuple) else results[0]
 
@@ -142,8 +144,3 @@ def source(vec, args, kwargs) -> str | None:
         return None
     mapped, call_args, _, _ = planned
     return mapped.source(*call_args)
-
-
-def _torch_dtype(otype):
-    import torch
-    return torch.from_numpy(np.zeros(0, dtype=np.dtype(otype))).dtype

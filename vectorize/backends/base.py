@@ -63,6 +63,9 @@ class Backend:
     # how to draw random numbers for every example instead of Python's `random` (its
     # refusal says it)
     random_hint = "the namespace's own random functions"
+    # other modules generated code may call by a name of their own (alias -> module name,
+    # ``{"lax": "jax.lax"}``), imported by the generated module where its code names them
+    extra_modules: dict[str, str] = {}
     # top-level modules whose functions `vmap(f)` may wrap as ``alias.name`` (`vmap(np.sin)`)
     function_modules: tuple[str, ...] = ()
 
@@ -113,6 +116,16 @@ class Backend:
         `transform.FunctionJob`. The default keeps it as it is."""
         return func_def
 
+    # the namespace's function that broadcasts arrays against each other (the file
+    # rewriter's wrapper of a `vectorize` function with several batched arguments)
+    broadcast_arrays = "broadcast_arrays"
+
+    def file_setup(self) -> tuple[dict, list[str]]:
+        """What a file the rewriter writes for this namespace runs before its functions:
+        (alias -> module to import, module-level statements after the imports). The
+        default: nothing."""
+        return {}, []
+
     def runnable(self, function, source: str):
         """What the front ends call for a loaded generated ``function`` (its module's text
         ``source``): a backend that compiles code wraps it here. The default: itself."""
@@ -132,9 +145,18 @@ class Backend:
         one (a Python value the code returned as it is)."""
         return value if self.claims(value) else None
 
-    def from_numpy(self, array):
+    def from_numpy(self, array, like=None):
         """A NumPy array (an argument of a call that asked for this backend by name) as one
-        of the namespace's arrays, its dtype kept."""
+        of the namespace's arrays, its dtype kept (on the device of ``like``, one of its
+        arrays, where devices matter)."""
+        raise NotImplementedError
+
+    def broadcast_to(self, array, shape: tuple):
+        """One of the namespace's arrays broadcast to ``shape`` (a view where it can be)."""
+        raise NotImplementedError
+
+    def cast(self, array, dtype):
+        """One of the namespace's arrays in the NumPy dtype ``dtype`` (``otypes``)."""
         raise NotImplementedError
 
     def to_numpy(self, value):

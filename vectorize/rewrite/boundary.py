@@ -90,9 +90,11 @@ def needs_wrapper(plan, functions: dict[str, str], alias: str) -> bool:
     return plan.signature is not None or not broadcasts(functions, plan.name, alias)
 
 
-def wrapper(plan, body: str, result, alias: str, indent: str = "    ") -> list[str]:
+def wrapper(plan, body: str, result, alias: str, indent: str = "    ",
+            broadcast: str = "broadcast_arrays") -> list[str]:
     """The body lines (without the ``def`` line) of the function that keeps ``plan.name``
-    and calls the generated code, renamed ``body``."""
+    and calls the generated code, renamed ``body``; ``broadcast``: the namespace's function
+    that broadcasts arrays against each other."""
     names = Namer(list(plan.params) + [body, alias])
     if plan.kind == "vmap":
         args = [f"{alias}.moveaxis({p}, {plan.moves[p]}, 0)" if p in plan.moves else p
@@ -111,7 +113,10 @@ def wrapper(plan, body: str, result, alias: str, indent: str = "    ") -> list[s
         if len(batched) == 1:
             lines.append(f"{batched[0]} = {alias}.asarray({batched[0]})")
         else:
-            lines.append(f"{', '.join(batched)} = {alias}.broadcast_arrays({', '.join(batched)})")
+            # NumPy's and JAX's broadcast_arrays take any array-like; torch's tensors only
+            items = batched if broadcast == "broadcast_arrays" else [
+                f"{alias}.asarray({p})" for p in batched]
+            lines.append(f"{', '.join(batched)} = {alias}.{broadcast}({', '.join(items)})")
         shape = f"{batched[0]}.shape"
         flat = {p: f"{p}.ravel()" for p in batched}
     else:

@@ -73,7 +73,7 @@ class Loop:
 
 
 def rewrite(module: cst.Module, functions: dict, namespace: dict, skip: set,
-            alias: str = "np") -> tuple[cst.Module, list[Loop]]:
+            alias: str = "np", array_module=np) -> tuple[cst.Module, list[Loop]]:
     """Rewrite the loops of ``module`` that call the functions ``functions`` (name -> `Plan`)
     per example. Top-level ``def`` s named in ``skip`` (the rewritten ones) are not looked
     into and stay the same objects."""
@@ -81,7 +81,7 @@ def rewrite(module: cst.Module, functions: dict, namespace: dict, skip: set,
         return module, []
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
-    finder = _Finder(functions, namespace, positions, module, alias)
+    finder = _Finder(functions, namespace, positions, module, alias, array_module)
     for stmt in module.body:
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value in skip:
             continue
@@ -153,12 +153,13 @@ def _scope_of(function: cst.FunctionDef) -> Scope:
 
 
 class _Finder(SequenceFacts):
-    def __init__(self, functions, namespace, positions, module, alias):
+    def __init__(self, functions, namespace, positions, module, alias, array_module=np):
         self.functions = functions
         self.namespace = namespace
         self.positions = positions
         self.module = module
         self.alias = alias
+        self.array_module = array_module      # the module `alias` stands for
         self.replacements: dict[int, cst.CSTNode] = {}   # id(original node) -> new node
         self.loops: list[Loop] = []
         # module-level names bound once, by an assignment the skeleton did not run
@@ -501,7 +502,7 @@ class _Finder(SequenceFacts):
         if not passed:
             loop.reason = "no argument is the loop variable"
             return None
-        loop.imports = {self.alias: np}
+        loop.imports = {self.alias: self.array_module}
         return call.with_changes(args=args)
 
     def _sequence(self, iterable, scope: Scope, loop: Loop):

@@ -75,9 +75,10 @@ def rewrite_text(text: str, filename: str, *, only: str | None = None,
         _check_aliases(rewriter.needed, skel, marked[0][0], where, outcome)
     if outcome.errors:
         return outcome
-    alias = rewriter.context.backend.alias
+    backend = rewriter.context.backend
     module, outcome.loops = call_sites.rewrite(module, rewriter.plans, skel.namespace,
-                                               skip=set(rewriter.plans), alias=alias)
+                                               skip=set(rewriter.plans), alias=backend.alias,
+                                               array_module=backend.module())
     for loop in outcome.loops:
         if loop.rewritten:
             rewriter.needed.update(loop.imports)
@@ -85,8 +86,17 @@ def rewrite_text(text: str, filename: str, *, only: str | None = None,
     for stmt in module.body:
         body += rewriter.replacements.get(id(stmt), [stmt])
     module = _drop_unused_marks(module.with_changes(body=body), skel.namespace)
-    module = _add_imports(module, {a: v for a, v in rewriter.needed.items()
-                                   if a not in skel.namespace})
+    needed = {a: v for a, v in rewriter.needed.items() if a not in skel.namespace}
+    # functions of this package the new code calls (JAX's `promote_carry`) are written into
+    # the file: it must not need vectorize
+    inlined = [v for v in needed.values() if not isinstance(v, types.ModuleType)]
+    needed = {a: v for a, v in needed.items() if isinstance(v, types.ModuleType)}
+    setup_imports, setup = backend.file_setup() if rewriter.replacements else ({}, [])
+    for alias, value in setup_imports.items():
+        if skel.namespace.get(alias, value) is value and alias not in skel.namespace:
+            needed.setdefault(alias, value)
+    module = _add_imports(module, needed)
+    module = _add_setup(module, setup, inlined)
     new_text = module.code
     try:
         compile(new_text, filename, "exec", dont_inherit=True)
@@ -320,7 +330,8 @@ def _replacement(the_plan, printed, original: cst.FunctionDef, stmt, context, em
         body = main.with_changes(name=cst.Name(body_name))
         if docstring is not None:
             body = body.with_changes(body=body.body.with_changes(body=body.body.body[1:]))
-        lines = boundary.wrapper(the_plan, body_name, printed.result, alias)
+        lines = boundary.wrapper(the_plan, body_name, printed.result, alias,
+                                 broadcast=context.backend.broadcast_arrays)
         if docstring is not None:
             lines.insert(0, main.body.body[0])
         head = cst.parse_statement(f"def {the_plan.name}():\n    pass\n", config)
@@ -368,9 +379,12 @@ def _add_imports(module: cst.Module, needed: dict) -> cst.Module:
             break
     for alias, value in sorted(needed.items(), key=lambda item: item[1].__name__,
                                reverse=True):
-        new = cst.parse_statement(import_line(alias, value) + "\n", module.config_for_parsing)
-        key = _section(value.__name__)
-        after = [i for i in block if _section(_imported(body[i])) > key]
+        line = import_line(alias, value)
+        new = cst.parse_statement(line + "\n", module.config_for_parsing)
+        # isort's order: by section, `import x` before `from x import y`, then by name
+        key = _section(value.__name__, line.startswith("from "))
+        after = [i for i in block if _section(_imported(body[i]), isinstance(
+            body[i].body[0], cst.ImportFrom)) > key]
         if after:
             at = after[0]
             lines = list(body[at].leading_lines)
@@ -387,9 +401,35 @@ def _add_imports(module: cst.Module, needed: dict) -> cst.Module:
     return module.with_changes(body=body)
 
 
-def _section(name: str) -> tuple:
+def _add_setup(module: cst.Module, statements: list[str], functions: list) -> cst.Module:
+    """The backend's module-level set-up statements, then the definitions of the runtime
+    functions the new code calls, after the file's first imports."""
+    if not statements and not functions:
+        return module
+    import inspect
+    import textwrap
+    body = list(module.body)
+    at = 0
+    while at < len(body) and (_is_import(body[at]) or (at == 0 and _is_docstring(body[at]))):
+        at += 1
+    config = module.config_for_parsing
+    new = [cst.parse_statement(line + "\n", config) for line in statements]
+    if new:
+        new[0] = new[0].with_changes(leading_lines=[cst.EmptyLine()])
+    for function in functions:
+        definition = cst.parse_statement(textwrap.dedent(inspect.getsource(function)), config)
+        new.append(definition.with_changes(leading_lines=_blank_lines(config)))
+    if at < len(body):
+        first = body[at]
+        body[at] = first.with_changes(leading_lines=_blank_lines(config) if functions else
+                                      first.leading_lines)
+    return module.with_changes(body=body[:at] + new + body[at:])
+
+
+def _section(name: str, from_import: bool = False) -> tuple:
     top = name.split(".")[0]
-    return (0 if top == "__future__" else 1 if top in sys.stdlib_module_names else 2, name)
+    return (0 if top == "__future__" else 1 if top in sys.stdlib_module_names else 2,
+            from_import, name)
 
 
 def _imported(stmt) -> str:

@@ -65,6 +65,7 @@ class JaxBackend(Backend):
     random_hint = ("jax.random with an explicit key, drawn for the whole batch outside the "
                    "function and passed in")
     function_modules = ("jax", "numpy")
+    extra_modules = {"lax": "jax.lax"}
 
     def build_registry(self):
         from . import rules
@@ -74,6 +75,13 @@ class JaxBackend(Backend):
         return is_jax_array(value)
 
     # ------------------------------------------------------- code generation and running
+    def file_setup(self):
+        """A rewritten file computes in 64 bits, as the per-example code does: the generated
+        code names int64/float64, which JAX gives only with x64 enabled."""
+        return {"jax": jax_module()}, [
+            'jax.config.update("jax_enable_x64", True)  # 64-bit types, as the per-example '
+            'code computes']
+
     def finish_function(self, func_def, ctx):
         """Generated code made valid for ``jit`` (`finish.finish`)."""
         from . import finish
@@ -90,9 +98,17 @@ class JaxBackend(Backend):
         shape = tuple(array.shape[1:] if batched else array.shape)
         return np.ones(shape, numpy_dtype(array.dtype))[()]
 
-    def from_numpy(self, array):
+    def from_numpy(self, array, like=None):
         from .runtime import as_array
         return as_array(array)
+
+    def broadcast_to(self, array, shape: tuple):
+        with jax_module().enable_x64(True):
+            return self.module().broadcast_to(array, shape)
+
+    def cast(self, array, dtype):
+        with jax_module().enable_x64(True):
+            return self.module().asarray(array).astype(numpy_dtype(dtype))
 
     def to_numpy(self, value):
         return np.asarray(value)

@@ -9,6 +9,16 @@
   lowered to ``lax.while_loop`` by `loops.lower` where that module exists; a masked loop left
   after it is refused, located at the loop the user wrote.
 
+  The contract of ``loops.lower(func_def, ctx) -> func_def``: called once per generated
+  function (the main one and each helper) that has masked loops, after the respelling above
+  (the code is ``jnp``'s); the masks are ``records.MaskedLoopFacts.get(ctx).masks`` and each
+  one's loop as the user wrote it ``.loops[mask]`` (for a located refusal:
+  ``errors.Unsupported(message, node, suggestion)``). The code may call ``lax.`` (the
+  generated module imports it where its code names it: ``JaxBackend.extra_modules``). Any
+  ``while``/``for`` still reading a mask afterwards is refused here. The ``raise`` checks
+  (``if jnp.any(c): raise ...``), inside a loop body too, stay as they are: `runtime` makes
+  them ``checkify`` checks in the jitted form, which ``lax.while_loop`` bodies carry.
+
 What the front ends run is `runtime.Compiled`; the ``raise`` checks (``if jnp.any(c): raise
 ...``) stay in the source and become functionalized checks only in the jitted twin
 (`runtime.jit_twin`).

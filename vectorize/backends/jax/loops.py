@@ -35,13 +35,16 @@ float array), as `lax.while_loop` requires.
 - ``for k in range(n)`` with no per-example exit (the trip count is the same for every
   example): a Python loop, which `jax.jit` unrolls while tracing, when ``n`` is a constant of at
   most `UNROLL_MAX`; otherwise `lax.fori_loop`, unless the body uses ``k`` where only a Python
-  int will do (an index into a Python list or tuple, ``range(k)``, a call that is not a
-  ``jnp.``/``lax.`` function) or the loop has a Python-level ``break``: those stay Python loops
-  (compile time grows with the trip count, the result is the same).
-- Loops over anything else (a list, ``zip(...)``) stay Python loops (unrolled).
+  int will do (an index into a Python list or tuple: a global, a parameter that is not an
+  array, a name the function binds to one; ``range(k)``; a call that is not a ``jnp.``/``lax.``
+  function) or the loop has a Python-level ``break``: those stay Python loops (compile time
+  grows with the trip count, the result is the same).
+- Loops over anything else (a list, ``zip(...)``) stay Python loops (unrolled); one left by a
+  per-example ``break`` runs all its passes without the early stop (its body is under the
+  loop's mask: a pass where no lane is active changes nothing).
 
-A loop that cannot be lowered (a per-example ``break`` in a loop over a Python sequence, a
-``break`` that is not the loop's last statement, a range step that is not a constant, a carried
+A loop that cannot be lowered (a per-example exit that is not the loop's last statement or
+more than one, a range step that is not a constant, a carried
 name with no value before the loop) is refused with `Unsupported`, located at the user's loop
 when ``locate`` finds it (docs/jax.md lists these).
 """
@@ -90,13 +93,14 @@ def promote_carry(body, carry, *index):
 
 # ---------------------------------------------------------------------- recognising loops
 def _is_any_lane(node) -> bool:
-    """``jnp.any(m)`` / ``m.any()`` (the any-lane primitives of the array namespaces)."""
+    """``jnp.any(m)`` / ``m.any()``: the test of lanes the passes write (`Backend.any_lane`;
+    ``np.`` where a NumPy rule wrote it before `finish` respelled it)."""
     if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
         return False
     if node.func.attr.value != "any":
         return False
     return not node.args or (isinstance(node.func.value, cst.Name)
-                             and node.func.value.value in ("jnp", "np", "numpy", "torch"))
+                             and node.func.value.value in ("jnp", "np"))
 
 
 def _mentions_any_lane(node) -> bool:
@@ -150,6 +154,46 @@ def _break_if(stmt):
     return None
 
 
+def _idempotent(stmts) -> bool:
+    """Whether running ``stmts`` twice in a row gives what running them once does: plain
+    assignments (and ``if ...: raise`` checks) where every name they read before assigning
+    it is either left alone or narrowed as a mask (``m = m & e``, ``e`` not reading ``m``)."""
+    if not stmts:
+        return False
+    state = exposed_reads(stmts)
+    for stmt in stmts:
+        if isinstance(stmt, cst.If) and stmt.orelse is None and all(
+                isinstance(line, cst.SimpleStatementLine)
+                and all(isinstance(small, cst.Raise) for small in line.body)
+                for line in stmt.body.body):
+            continue
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        for small in stmt.body:
+            if not isinstance(small, cst.Assign):
+                return False
+            names = {n for t in small.targets for n in target_names(t.target)}
+            for name in names & state:
+                value = small.value
+                if not (len(small.targets) == 1 and isinstance(small.targets[0].target,
+                                                               cst.Name)
+                        and isinstance(value, cst.BinaryOperation)
+                        and isinstance(value.operator, cst.BitAnd)
+                        and isinstance(value.left, cst.Name) and value.left.value == name
+                        and name not in reads(value.right)):
+                    return False
+    return True
+
+
+def _temporaries(stmts) -> list:
+    """The statements of an `_idempotent` head that make its temporaries: what the head
+    narrows (the mask) and checks was done at the end of the last pass, on the same
+    values."""
+    state = exposed_reads(stmts)
+    return [stmt.deep_clone() for stmt in stmts if isinstance(stmt, cst.SimpleStatementLine)
+            and not (writes(stmt) & state)]
+
+
 def _negated(test) -> cst.BaseExpression:
     """``not T`` as an expression a tracer can be (``not jnp.any(m)`` -> ``jnp.any(m)``)."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
@@ -180,13 +224,32 @@ def _int_literal(node):
     return None
 
 
-_TRACE_SAFE_CALLS = ("jnp", "lax", "jax", "math", "abs", "min", "max", "float")
+_SEQUENCES = (cst.List, cst.Tuple, cst.ListComp, cst.Dict, cst.Set, cst.DictComp,
+              cst.SetComp, cst.GeneratorExp)
+
+
+def _python_sequence(value) -> bool:
+    """Whether an assigned value may be a Python list, tuple, dict or set: a display or
+    comprehension in it that no call turns into something else (``[0.0] * 3`` is,
+    ``jnp.asarray([...])`` is not)."""
+    stack = [value]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, _SEQUENCES):
+            return True
+        if isinstance(n, cst.Call):
+            continue
+        stack.extend(n.children)
+    return False
+
+
+_TRACE_SAFE_CALLS = ("jnp", "lax", "jax")
 
 
 def _needs_python_int(loop: cst.For, name: str, local_names: set) -> bool:
     """Whether the body uses the loop variable where a traced integer will not do: an index
     into something that is not one of the function's own values (a module-level list or
-    tuple), ``range(k)``, or a call of something that is not a jnp/lax/math function."""
+    tuple), ``range(k)``, or a call of something that is not a jnp/lax function or ``abs``."""
     for node in _walk(loop.body):
         if isinstance(node, cst.Subscript):
             if name in reads(node.slice[0]) if len(node.slice) == 1 else \
@@ -201,9 +264,9 @@ def _needs_python_int(loop: cst.For, name: str, local_names: set) -> bool:
                 while isinstance(root, cst.Attribute):
                     root = root.value
                 if isinstance(func, cst.Attribute) and isinstance(root, cst.Name) and \
-                        root.value in _TRACE_SAFE_CALLS and root.value != "math":
+                        root.value in _TRACE_SAFE_CALLS:
                     continue
-                if isinstance(func, cst.Name) and func.value in ("abs", "float"):
+                if isinstance(func, cst.Name) and func.value == "abs":
                     continue
                 return True
     return False
@@ -211,7 +274,8 @@ def _needs_python_int(loop: cst.For, name: str, local_names: set) -> bool:
 
 # ---------------------------------------------------------------------- the rewrite
 class _Lowering:
-    def __init__(self, func: cst.FunctionDef, taken: set, locate, alias: str):
+    def __init__(self, func: cst.FunctionDef, taken: set, locate, alias: str,
+                 not_arrays=frozenset()):
         self.func = func
         self.taken = taken
         self.locate = locate or (lambda loop: None)
@@ -223,7 +287,13 @@ class _Lowering:
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 self.params.add(star.name.value)
-        self.local_names = self.params | writes(func.body)
+        # the function's own values an index may be traced into: its parameters (arrays at
+        # the boundary) and names it assigns, except those ever bound to a Python list,
+        # tuple, dict or set (indexing one needs a Python int)
+        sequences = {t.target.value for n in _walk(func.body) if isinstance(n, cst.Assign)
+                     and _python_sequence(n.value)
+                     for t in n.targets if isinstance(t.target, cst.Name)}
+        self.local_names = (self.params | writes(func.body)) - sequences - set(not_arrays)
         self.carry_param = self.fresh("carry")
 
     def fresh(self, base: str) -> str:
@@ -281,7 +351,9 @@ class _Lowering:
         if test is not None:
             needed |= reads(test)
         names = assigned & needed
-        return sorted(names)
+        # what the loop's test reads first (its `cond` unpacks those only)
+        tested = reads(test) if test is not None else set()
+        return sorted(names, key=lambda n: (n not in tested, n))
 
     def check_defined(self, loop, names, defined):
         missing = [n for n in names if n not in defined]
@@ -297,9 +369,16 @@ class _Lowering:
             return "()"
         return ", ".join(names) + ("," if len(names) == 1 else "")
 
-    def _unpack(self, names) -> list:
+    def _unpack(self, names, used=None) -> list:
+        """``a, b, c = carry``; with ``used`` (the carry's names in order, those a ``cond``
+        reads first), only those: ``a, *_ = carry``."""
         if not names:
             return []
+        if used is not None:
+            kept = [n for n in names if n in used]
+            if len(kept) < len(names):
+                targets = ", ".join(kept + ["*_"]) if kept else "_"
+                return [parse_stmt(f"{targets} = {self.carry_param}\n")]
         return [parse_stmt(f"{self._names(names)} = {self.carry_param}\n")]
 
     def _def(self, name: str, params: str, body: list) -> cst.FunctionDef:
@@ -308,20 +387,22 @@ class _Lowering:
             body=cst.IndentedBlock(body=body),
             leading_lines=[cst.EmptyLine(indent=False)])
 
-    def _call(self, names, func: str, args: list) -> cst.BaseStatement:
+    def _call(self, names, func: str, args: list, live=None) -> cst.BaseStatement:
         """``names = func(args)`` after a blank line, its arguments on a line of their own
-        when the statement would be long."""
-        lhs = f"{self._names(names)} = " if names else ""
+        when the statement would be long; a name not in ``live`` (not read after the loop)
+        is ``_``."""
+        targets = [n if live is None or n in live else "_" for n in names]
+        lhs = f"{self._names(targets)} = " if names else ""
         text = f"{lhs}{func}({', '.join(args)})"
         if len(text) > 80:
             text = f"{lhs}{func}(\n    {', '.join(args)})"
         return parse_stmt(text + "\n").with_changes(
             leading_lines=[cst.EmptyLine(indent=False)])
 
-    def _loop_call(self, names, func: str, args: list, body_name: str, index=()):
+    def _loop_call(self, loop, names, func: str, args: list, body_name: str, index=()):
         extra = "".join(", " + i for i in index)
         carry = f"{CARRY_HELPER}({body_name}, ({self._names(names)}){extra})"
-        return self._call(names, func, args + [carry])
+        return self._call(names, func, args + [carry], self.liveness.live_after.get(loop))
 
     def _body_def(self, name: str, params: str, carry_names, stmts, defined) -> cst.FunctionDef:
         unpack = self._unpack(carry_names)
@@ -346,8 +427,13 @@ class _Lowering:
                 len(exits) == 1 and len(breaks) == 1 and \
                 _mentions_any_lane(_break_if(body[breaks[0]])):
             k = breaks[0]
-            return self._lower_while(loop, body[:k], _negated(_break_if(body[k])),
-                                     body[k + 1:] + body[:k], defined)
+            head, tail = body[:k], body[k + 1:]
+            # the head again at the start of each pass when running it twice gives what
+            # running it once does: its temporaries (`zr * zr`) are then made in the pass,
+            # not carried from the last one (less memory traffic per pass)
+            again = _temporaries(head) if _idempotent(head) else []
+            return self._lower_while(loop, head, _negated(_break_if(body[k])),
+                                     again + tail + head, defined)
         if _mentions_any_lane(loop.test) or any(
                 _mentions_any_lane(s) for s in body if _break_if(s) is not None):
             self.refuse(loop, "this loop whose examples stop at different times cannot "
@@ -367,10 +453,11 @@ class _Lowering:
         names = self.carry(loop, body, test)
         self.check_defined(loop, names, defined)
         cond_name, body_name = self.fresh("cond"), self.fresh("body")
-        cond = self._def(cond_name, self.carry_param, self._unpack(names) + [
+        cond = self._def(cond_name, self.carry_param, self._unpack(names, reads(test)) + [
             cst.SimpleStatementLine([cst.Return(test)])])
         body_def = self._body_def(body_name, self.carry_param, names, body, defined)
-        call = self._loop_call(names, "lax.while_loop", [cond_name, body_name], body_name)
+        call = self._loop_call(loop, names, "lax.while_loop", [cond_name, body_name],
+                               body_name)
         return head + [cond, body_def, call]
 
     # --- for
@@ -385,14 +472,15 @@ class _Lowering:
                     not isinstance(loop.target, cst.Name):
                 return [self._python_loop(loop, defined)]
             return self._plain_range(loop, rng, body, defined)
-        if rng is None:
-            self.refuse(loop, "a `for` loop over a sequence whose examples leave it at "
-                        "different times cannot become `lax.while_loop`",
-                        "loop over `range(len(seq))` and index `seq[i]`")
-        if len(exits) != 1 or _break_if(body[-1]) is None or loop.orelse is not None \
-                or not isinstance(loop.target, cst.Name):
+        if len(exits) != 1 or _break_if(body[-1]) is None or loop.orelse is not None:
             self.refuse(loop, "this `for` loop whose examples leave it at different times "
                         "cannot become `lax.while_loop` (its exit is not its last statement)")
+        if rng is None or not isinstance(loop.target, cst.Name):
+            # over a Python sequence (its length is known when tracing): every pass runs, the
+            # early stop dropped; the passes put the whole body under the loop's mask, so a
+            # pass where no lane is active changes nothing
+            return [self._python_loop(loop.with_changes(body=loop.body.with_changes(
+                body=body[:-1])), defined)]
         start, stop, step = rng
         step_value = 1 if step is None else _int_literal(step)
         if not step_value:
@@ -424,10 +512,11 @@ class _Lowering:
         init = [parse_stmt(f"{counter} = {cst.Module([]).code_for_node(start)}\n"),
                 parse_stmt(f"{going} = True\n")]
         cond_name, body_name = self.fresh("cond"), self.fresh("body")
-        cond = self._def(cond_name, self.carry_param, self._unpack(names) + [
+        cond = self._def(cond_name, self.carry_param, self._unpack(names, reads(test)) + [
             cst.SimpleStatementLine([cst.Return(test)])])
         body_def = self._body_def(body_name, self.carry_param, names, new_body, defined)
-        call = self._loop_call(names, "lax.while_loop", [cond_name, body_name], body_name)
+        call = self._loop_call(loop, names, "lax.while_loop", [cond_name, body_name],
+                               body_name)
         return init + [cond, body_def, call]
 
     def _plain_range(self, loop, rng, body, defined) -> list:
@@ -448,17 +537,21 @@ class _Lowering:
                                   defined | {target})
         lo = cst.Module([]).code_for_node(start)
         hi = cst.Module([]).code_for_node(stop)
-        call = self._loop_call(names, "lax.fori_loop", [lo, hi, body_name], body_name, (lo,))
+        call = self._loop_call(loop, names, "lax.fori_loop", [lo, hi, body_name], body_name,
+                               (lo,))
         return [body_def, call]
 
 
-def lower_loops(func: cst.FunctionDef, *, locate=None, alias: str = "jnp") -> cst.FunctionDef:
+def lower_loops(func: cst.FunctionDef, *, locate=None, alias: str = "jnp",
+                not_arrays=frozenset()) -> cst.FunctionDef:
     """``func`` (generated code for the JAX namespace) with its per-example loops as `lax`
     loops (module docstring). ``locate(loop)`` maps a generated loop to the user's node an
-    error should point at (or None). Raises `Unsupported` for a loop it cannot lower."""
+    error should point at (or None); ``not_arrays``: parameters that are Python values (a
+    list indexed by a loop variable keeps that loop a Python loop). Raises `Unsupported` for
+    a loop it cannot lower."""
     if not any(isinstance(n, (cst.For, cst.While)) for n in _walk(func.body)):
         return func
-    lowering = _Lowering(func, all_names(func), locate, alias)
+    lowering = _Lowering(func, all_names(func), locate, alias, not_arrays)
     defined = set(lowering.params)
     body = lowering.block(list(func.body.body), defined)
     return func.with_changes(body=func.body.with_changes(body=body))
@@ -484,9 +577,13 @@ def lower(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
             if loops.get(mask) is not None:
                 return loops[mask]
         return fallback
-    out = lower_loops(func_def, locate=locate)
-    if out is not func_def:
-        import jax
-        ctx.module.runtime_imports.setdefault("lax", jax.lax)
+    import numpy as np
+
+    from ...abstract import Value
+    not_arrays = {name for name, value in getattr(ctx, "params", {}).items()
+                  if not (isinstance(value, Value) and (value.batched or isinstance(
+                      value.example, (np.ndarray, np.generic))))}
+    out = lower_loops(func_def, locate=locate, not_arrays=not_arrays)
+    if out is not func_def:     # (`lax` is imported as `JaxBackend.extra_modules` says)
         ctx.module.runtime_imports.setdefault(CARRY_HELPER, promote_carry)
     return out

@@ -18,11 +18,14 @@ lowered to ``lax.while_loop``; in-place writes into arrays the function creates 
 
 from __future__ import annotations
 
+import builtins as builtins_module
 import dataclasses
+import math
 
 import numpy as np
 
 from ...rules.registry import Registry, Rule, Site
+from ...syntax.templates import expr
 
 
 def build(backend) -> Registry:
@@ -32,8 +35,50 @@ def build(backend) -> Registry:
     for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg,
                   shapes, sorting, scipy_rules, random, creation):
         table.register(reg)
-    register_twins(reg)
+    _replace(reg, builtins_module.complex, _complex_parts)
+    for func in (math.gcd, math.lcm, np.gcd, np.lcm):
+        _replace(reg, func, _no_gcd)
+    pairs = twins()
+    register_twins(reg, pairs)
+    from .dtypes import make_faithful
+    make_faithful(reg, {id(np_fn): jfn for jfn, np_fn in pairs})
     return reg
+
+
+def _replace(reg: Registry, func, rewrite) -> None:
+    """``func``'s rule with JAX's ``rewrite``, which gives None where NumPy's rule holds."""
+    rule = reg.for_call(func)
+    original = rule.rewrite
+
+    def rewritten(site):
+        out = rewrite(site)
+        return original(site) if out is None else out
+    new = dataclasses.replace(rule, rewrite=rewritten)
+    reg._calls[id(func)] = (func, new)
+    reg.all_rules[:] = [new if r is rule else r for r in reg.all_rules]
+
+
+def _complex_parts(site: Site):
+    """``complex(re, im)``: ``lax.complex`` of the float64 parts (NumPy's rule views the
+    stacked pair as complex, which ``jnp`` computes as ``re + 1j * im``: NaN for an infinite
+    imaginary part)."""
+    if site.kwargs or len(site.nodes) != 2 or any(v.kind == "c" for v in site.args):
+        return None
+    from ...rules.families import padded_args
+    re, im = padded_args(site)
+    # (`float` is float64: the code runs with x64)
+    return expr("lax.complex(*jnp.broadcast_arrays(jnp.asarray({re}, float), "
+                "jnp.asarray({im}, float)))", re=re, im=im)
+
+
+GCD_REFUSAL = ("`gcd`/`lcm` on per-example integers: jnp.gcd loops until every lane is done "
+               "and never ends for the most negative int64 (which a lane, or the int of a "
+               "lane's NaN or infinity, may hold), so the JAX backend does not write it")
+
+
+def _no_gcd(site: Site):
+    from ...errors import Unsupported
+    raise Unsupported(GCD_REFUSAL, site.original, "compute it with backend=\"numpy\"")
 
 
 def _twin_site(site: Site, func) -> Site:
@@ -67,10 +112,10 @@ def twins():
     return out
 
 
-def register_twins(reg: Registry) -> None:
+def register_twins(reg: Registry, pairs) -> None:
     """JAX's functions get their NumPy twins' rules (not listed again among the registry's
-    rules: the rules page documents each once, under NumPy's name)."""
-    for jfn, np_fn in twins():
+    rules: the rules page documents each once, under NumPy's name); ``pairs``: `twins`."""
+    for jfn, np_fn in pairs:
         for lookup, table in ((reg.for_call, reg._calls), (reg.creation_for, reg._creations)):
             rule = lookup(np_fn)
             if rule is not None and lookup(jfn) is None:

@@ -106,9 +106,10 @@ def _traced(value, numpy_scalars: bool) -> bool:
     if isinstance(value, np.ndarray):
         return True
     if isinstance(value, (list, tuple, dict)):
-        items = value.values() if isinstance(value, dict) else value
-        return bool(items) and all(_traced(v, numpy_scalars) and not isinstance(
-            v, (int, float, complex, bool)) for v in items)
+        # a pytree holding arrays is traced whole (its Python numbers become weakly typed
+        # scalars); one of Python values only is static
+        items = list(value.values()) if isinstance(value, dict) else value
+        return any(_traced(v, numpy_scalars) for v in items)
     jax = jax_module()
     return isinstance(value, jax.Array)
 

@@ -48,8 +48,14 @@ class NumpyBackend(Backend):
     def claims(self, value) -> bool:
         return isinstance(value, (np.ndarray, np.generic))
 
-    def from_numpy(self, array):
+    def from_numpy(self, array, like=None):
         return array
+
+    def broadcast_to(self, array, shape: tuple):
+        return np.broadcast_to(array, shape)
+
+    def cast(self, array, dtype):
+        return np.asarray(array).astype(dtype)
 
     def example_of(self, array, batched: bool):
         from ...abstract import representative

@@ -77,6 +77,7 @@ class TorchBackend(Backend):
     dtypes = frozenset(DTYPE_NAMES)
     random_hint = "torch (e.g. torch.randn(()) for random.gauss(0.0, 1.0))"
     function_modules = ("torch", "numpy")
+    broadcast_arrays = "broadcast_tensors"
 
     def build_registry(self):
         from ...rules.registry import Registry
@@ -131,8 +132,15 @@ class TorchBackend(Backend):
         return examples.analysing()
 
     # ------------------------------------------------------------ examples, runtime
-    def from_numpy(self, array):
-        return torch_module().as_tensor(array)
+    def from_numpy(self, array, like=None):
+        return torch_module().as_tensor(array, device=like.device if is_tensor(like) else None)
+
+    def broadcast_to(self, array, shape: tuple):
+        return array.expand(shape)
+
+    def cast(self, array, dtype):
+        torch = torch_module()
+        return array.to(torch.from_numpy(np.zeros(0, dtype=np.dtype(dtype))).dtype)
 
     def to_numpy(self, value):
         return value.detach().cpu().numpy() if is_tensor(value) else np.asarray(value)

@@ -1,0 +1,353 @@
+"""The JAX backend: generated ``jax.numpy`` code under ``jax.jit`` (``docs/jax.md``).
+
+Each function is compared with its per-example loop: NumPy in, NumPy out with
+``backend="jax"``; ``jax.Array`` in, ``jax.Array`` out; dtypes kept (float32, float64, int);
+batches of 0, 1, 5 and 10 000 examples; gradients through the generated code equal the
+per-example gradients; what the backend cannot compile is refused, located.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pathlib
+import subprocess
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from vectorize import VectorizeError, backends, vectorize, vmap
+from vectorize.backends.jax.runtime import Compiled
+
+SIZES = [0, 1, 5, 10_000]
+
+
+# ------------------------------------------------------------------------ the functions
+def seed_if(t, b):
+    tmp = t * b
+    if tmp > 5:
+        root = t * b
+    else:
+        root = -t
+    return root
+
+
+def piecewise(x):
+    if x < -1.0:
+        y = -x - 0.5
+    elif x < 1.0:
+        y = 0.5 * x * x
+    else:
+        y = x - 0.5
+    return y
+
+
+def smooth(x, w):
+    z = math.tanh(x * w) + math.exp(-x * x)
+    if z > 0.5 and x < 2.0:
+        return z * z
+    return math.sqrt(abs(z)) + 1.0
+
+
+def smooth_jnp(x, w):
+    z = jnp.tanh(x * w) + jnp.exp(-x * x)
+    if z > 0.5 and x < 2.0:
+        return z * z
+    return jnp.sqrt(abs(z)) + 1.0
+
+
+def mixed(k, x):
+    if k % 2 == 0:
+        return x * k
+    return x - k
+
+
+def rowwise(v, w):
+    s = v.dot(w)
+    n = np.linalg.norm(v)
+    if s > 0:
+        return s / (n + 1.0)
+    return np.max(v) - np.sum(w)
+
+
+def with_jnp(x):
+    return jnp.sin(x) * jnp.exp(-x) + jnp.where(x > 0, x, 0.0)
+
+
+def repeated(x, n):
+    acc = x
+    for _ in range(n):
+        acc = acc * 0.5 + 1.0
+    return acc
+
+
+def shared_test(x, w):
+    if w.sum() > 0:         # a Python `if` on a value the same for every example
+        return x * w[0]
+    return x - w[1]
+
+
+def divide(x, y):
+    return x / y + 1.0
+
+
+def checked(x):
+    if x < 0:
+        raise ValueError(f"negative: {x}")
+    return x * 2.0
+
+
+def collatz(n):
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+def noisy(x):
+    return x + np.random.normal(0.0, 1.0)
+
+
+def fills(x):
+    out = np.zeros(3)
+    out[0] = x
+    return out
+
+
+def loop_reference(f, *columns):
+    return np.array([f(*row) for row in zip(*columns)])
+
+
+def _data(n, dtype=np.float64, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(-4, 4, n).astype(dtype), rng.uniform(-2, 3, n).astype(dtype)
+
+
+# ---------------------------------------------------------------- NumPy in, NumPy out
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("f", [seed_if, piecewise, smooth])
+def test_numpy_in_numpy_out_equals_the_loop(f, n):
+    x, w = _data(n)
+    args = (x, w)[:f.__code__.co_argcount]
+    got = vmap(f, backend="jax")(*args)
+    assert isinstance(got, np.ndarray) and got.dtype == np.float64
+    if n:
+        np.testing.assert_allclose(got, loop_reference(f, *args), rtol=1e-13, atol=0)
+    else:
+        assert got.shape == (0,)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dtypes_are_kept(dtype):
+    x, w = _data(50, dtype)
+    got = vmap(seed_if, backend="jax")(x, w)
+    assert got.dtype == dtype
+    expected = loop_reference(seed_if, x, w)
+    assert expected.dtype == dtype
+    np.testing.assert_allclose(got, expected, rtol=1e-6 if dtype == np.float32 else 1e-14)
+
+
+def test_integers_and_mixed_dtypes():
+    k = np.arange(-5, 6)
+    x = np.linspace(-1, 1, 11)
+    got = vmap(mixed, backend="jax")(k, x)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, loop_reference(mixed, k, x))
+    ints = vmap(mixed, backend="jax")(k, k)
+    assert ints.dtype == np.int64
+    np.testing.assert_array_equal(ints, loop_reference(mixed, k, k))
+
+
+def test_x64_holds_at_trace_time_without_changing_the_process_default():
+    assert not jax.config.jax_enable_x64
+    x = np.full(4, 1.0 + 1e-12)
+    got = vmap(lambda_free, backend="jax")(x)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, (x - 1.0) * 1e12)     # float32 would give 0
+    assert not jax.config.jax_enable_x64
+
+
+def lambda_free(x):
+    return (x - 1.0) * 1e12
+
+
+def test_per_example_arrays_and_products():
+    rng = np.random.default_rng(1)
+    v, w = rng.normal(size=(7, 4)), rng.normal(size=(7, 4))
+    got = vmap(rowwise, backend="jax")(v, w)
+    np.testing.assert_allclose(got, loop_reference(rowwise, v, w), rtol=1e-12)
+    assert "jnp.einsum" in vmap(rowwise, backend="jax").source(v, w)
+
+
+def test_user_code_written_with_jnp():
+    x = np.linspace(-2, 2, 9)
+    got = vmap(with_jnp, backend="jax")(x)
+    expected = np.sin(x) * np.exp(-x) + np.where(x > 0, x, 0.0)
+    np.testing.assert_allclose(got, expected, rtol=1e-13)
+
+
+def test_static_and_shared_arguments():
+    x = np.linspace(-1, 1, 6)
+    got = vmap(repeated, in_axes=(0, None), backend="jax")(x, 3)
+    np.testing.assert_allclose(got, [repeated(v, 3) for v in x], rtol=1e-15)
+    w = np.array([2.0, -0.5])
+    for shared in (w, -w):
+        got = vmap(shared_test, in_axes=(0, None), backend="jax")(x, shared)
+        np.testing.assert_allclose(got, [shared_test(v, shared) for v in x], rtol=1e-15)
+
+
+@settings(max_examples=15, deadline=None)
+@given(arrays(np.float64, st.integers(0, 6),
+              elements=st.floats(allow_nan=True, allow_infinity=True, width=64)))
+def test_piecewise_on_any_floats(x):
+    got = vmap(piecewise, backend="jax")(x)
+    expected = np.array([piecewise(v) for v in x], dtype=np.float64)
+    tiny = np.finfo(np.float64).tiny
+    expected = np.where((np.abs(expected) < tiny) & (got == 0), 0.0, expected)  # XLA's FTZ
+    np.testing.assert_allclose(got, expected, rtol=1e-13, atol=0, equal_nan=True)
+
+
+# ------------------------------------------------------------- jax.Array in, jax.Array out
+@pytest.mark.parametrize("dtype", [jnp.float32, jnp.int32])
+def test_jax_arrays_in_jax_arrays_out(dtype):
+    x = jnp.arange(-4, 5, dtype=dtype)
+    w = jnp.full(9, 2, dtype=dtype)
+    got = vmap(seed_if)(x, w)
+    assert isinstance(got, jax.Array) and got.dtype == dtype
+    expected = [seed_if(a, b) for a, b in zip(np.asarray(x), np.asarray(w))]
+    np.testing.assert_allclose(np.asarray(got), expected)
+    out = vectorize(seed_if)(x, w)
+    assert isinstance(out, jax.Array) and out.dtype == dtype
+    np.testing.assert_allclose(np.asarray(out), expected)
+
+
+def test_float64_jax_arrays_keep_float64():
+    with jax.enable_x64(True):
+        x = jnp.linspace(-3.0, 3.0, 7)
+    assert x.dtype == jnp.float64
+    got = vmap(piecewise)(x)
+    assert got.dtype == jnp.float64
+    np.testing.assert_allclose(np.asarray(got), [piecewise(v) for v in np.asarray(x)],
+                               rtol=1e-15)
+
+
+# --------------------------------------------------------------------- jit, specializations
+def test_compiled_once_per_shape_and_source_shows_jnp():
+    mapped = vmap(seed_if, backend="jax")
+    x, w = _data(8)
+    source = mapped.source(x, w)
+    assert "jnp.where" in source and "np." not in source.replace("jnp.", "")
+    mapped(x, w)
+    entry = mapped._plan(tuple(backends.get("jax").from_numpy(a) for a in (x, w)))[0]
+    compiled = entry.spec.function
+    assert isinstance(compiled, Compiled)
+    mapped(x + 1.0, w)
+    (jitted,) = compiled._jitted.values()
+    assert jitted._cache_size() == 1          # same shape and dtype: no new compile
+    mapped(*_data(9))
+    assert jitted._cache_size() == 2          # a new shape: one more, as jit caches
+
+
+# ------------------------------------------------- vectorize: Python's exceptions, replayed
+@pytest.mark.parametrize("n", [1, 5, 10_000])
+def test_vectorize_raises_where_numpy_vectorize_raises(n):
+    x, y = _data(n)
+    y = np.abs(y) + 0.5
+    vf = vectorize(divide, backend="jax")
+    np.testing.assert_allclose(vf(x, y), np.vectorize(divide)(x, y), rtol=1e-15)
+    y[n // 2] = 0.0
+    with pytest.raises(ZeroDivisionError, match="float division by zero"):
+        np.vectorize(divide)(x, y)
+    with pytest.raises(ZeroDivisionError, match="float division by zero"):
+        vf(x, y)
+
+
+def test_vectorize_math_domain_error_and_empty_batch():
+    vf = vectorize(smooth, backend="jax")
+    x, w = _data(20)
+    np.testing.assert_allclose(vf(x, w), np.vectorize(smooth)(x, w), rtol=1e-13)
+    assert vf(np.zeros(0), np.zeros(0)).shape == (0,)
+
+
+def test_vmap_raise_of_the_user_with_the_first_failing_example():
+    x = np.array([1.0, -2.0, -3.0, 4.0])
+    with pytest.raises(ValueError, match="^negative: -2.0$"):
+        vmap(checked, backend="jax")(x)
+    np.testing.assert_array_equal(vmap(checked, backend="jax")(np.abs(x)), np.abs(x) * 2)
+
+
+# -------------------------------------------------------------------------- gradients
+def test_grad_through_the_generated_code_equals_per_example_grads():
+    for x64 in (False, True):       # float32 (JAX's default), then float64
+        with jax.enable_x64(x64):
+            x = jnp.linspace(-2.5, 2.5, 4)     # both branches
+            w = jnp.full(4, 1.5)
+            batched = jax.grad(lambda x, w=w: vmap(smooth_jnp)(x, w).sum())(x)
+            per_example = jnp.stack([jax.grad(smooth_jnp)(a, b) for a, b in zip(x, w)])
+        assert batched.dtype == x.dtype
+        # float32: XLA's fused tanh/exp differ from the op-by-op ones in the last bits
+        rtol, atol = (1e-12, 0) if x64 else (1e-5, 1e-7)
+        np.testing.assert_allclose(np.asarray(batched), np.asarray(per_example), rtol=rtol,
+                                   atol=atol)
+
+
+def test_jacrev_through_the_generated_code():
+    with jax.enable_x64(True):
+        x = jnp.linspace(-3.0, 3.0, 5)
+        jac = jax.jacrev(vmap(piecewise))(x)
+        per_example = jnp.array([jax.grad(piecewise)(a) for a in x])
+    np.testing.assert_allclose(np.asarray(jac), np.diag(np.asarray(per_example)), rtol=1e-12)
+
+
+# ------------------------------------------------------------------------ refusals, located
+def _refusal(f, *args, **options):
+    with pytest.raises(VectorizeError) as refusal:
+        vmap(f, backend="jax", **options)(*args)
+    text = str(refusal.value)
+    assert "test_jax.py:" in text and "^" in text
+    return text
+
+
+def test_per_example_loop_becomes_lax_while_loop():
+    # (was refused before backends/jax/loops.py; tests/test_jax_loops.py tests the loops)
+    n = np.arange(1, 30)
+    fast = vmap(collatz, backend="jax")
+    assert "lax.while_loop(" in fast.source(n)
+    np.testing.assert_array_equal(fast(n), [collatz(int(k)) for k in n])
+
+
+def test_numpy_random_draw_is_refused_located():
+    text = _refusal(noisy, np.zeros(3))
+    assert "random" in text and "jax.random" in text
+
+
+def test_in_place_write_is_refused_located():
+    text = _refusal(fills, np.zeros(3))
+    assert "in place" in text
+
+
+def test_unknown_backend_name():
+    with pytest.raises(ValueError, match="backend must be"):
+        vmap(seed_if, backend="cupy")
+    with pytest.raises(ValueError, match="backend must be"):
+        vectorize(seed_if, backend="cupy")
+
+
+def test_numpy_calls_do_not_import_jax(tmp_path):
+    module = tmp_path / "numpy_only.py"
+    module.write_text("def f(x):\n    return x * 2 if x > 0 else -x\n")
+    program = (f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n"
+               "import numpy as np\n"
+               "from vectorize import vmap, vectorize\n"
+               "from numpy_only import f\n"
+               "vmap(f)(np.arange(-3.0, 3.0)); vectorize(f)(np.arange(-3.0, 3.0))\n"
+               "assert 'jax' not in sys.modules, 'jax imported by a NumPy call'\n")
+    env = {**os.environ, "PYTHONPATH": str(pathlib.Path(__file__).resolve().parent.parent)}
+    subprocess.run([sys.executable, "-c", program], check=True, env=env)

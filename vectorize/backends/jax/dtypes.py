@@ -1,0 +1,127 @@
+"""Dtypes as NumPy gives them, where ``jax.numpy`` promotes narrow integers differently.
+
+With x64 enabled JAX promotes as NumPy does, except for one family: an inexact function
+(``sqrt``, ``sin``, ``mean``, ``/``...) of a bool or of an integer narrower than 64 bits
+computes in float32 in JAX (``jnp.sqrt(int32)`` is float32), where NumPy computes in float64
+(float16 for int8, uint8 and bool) and Python in float64. The batched code must give the
+per-example code's dtype, and its precision: converting the float32 result afterwards would
+keep float32's rounding. So where a rule's site has such an operand and JAX's result dtype
+(``jax.eval_shape`` of JAX's function on the operands' dtypes) is not the analysis' (NumPy's,
+on the examples), the narrow operands are converted to the analysis' dtype first
+(``jnp.sqrt(jnp.asarray(k, dtype=jnp.float64))``): the function then computes in the dtype
+NumPy computes in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import libcst as cst
+import numpy as np
+
+from ...abstract import Value
+from ...syntax.templates import expr
+
+_OPERATORS = {cst.Add: "add", cst.Subtract: "subtract", cst.Multiply: "multiply",
+              cst.Divide: "true_divide", cst.FloorDivide: "floor_divide",
+              cst.Modulo: "remainder", cst.Power: "power"}
+
+
+def _example_dtype(value):
+    example = getattr(value, "example", None)
+    if example is None or isinstance(example, (tuple, list, str, bytes)):
+        return None
+    try:
+        return np.asarray(example).dtype
+    except Exception:       # noqa: BLE001 -- an example with no dtype (UNKNOWN, an object)
+        return None
+
+
+def _narrow(value) -> bool:
+    dtype = _example_dtype(value) if isinstance(value, Value) else None
+    return dtype is not None and (dtype.kind == "b" or dtype.kind in "iu" and dtype.itemsize < 8)
+
+
+def _jax_dtype(function, args):
+    """JAX's result dtype of ``function`` on operands of the values' dtypes (Python numbers
+    as themselves: weakly typed), None where it cannot tell."""
+    import jax
+    operands, structs = [], []
+    for value in args:
+        example = getattr(value, "example", None)
+        if isinstance(example, (bool, int, float, complex)) and not isinstance(example, np.generic):
+            operands.append(example)
+        else:
+            dtype = _example_dtype(value)
+            if dtype is None:
+                return None
+            operands.append(None)
+            structs.append(jax.ShapeDtypeStruct(np.shape(example), dtype))
+
+    def call(*traced):
+        it = iter(traced)
+        return function(*[next(it) if o is None else o for o in operands])
+    try:
+        with jax.enable_x64(True):
+            out = jax.eval_shape(call, *structs)
+    except Exception:       # noqa: BLE001 -- JAX's function refuses these operands
+        return None
+    return getattr(out, "dtype", None)
+
+
+class Faithful:
+    """Wraps the rules of a registry whose sites may need their narrow operands converted."""
+
+    def __init__(self, backend, twins: dict):
+        self.backend = backend
+        self.twins = twins          # id(NumPy function) -> JAX function
+        self._made: dict[int, object] = {}
+
+    def _function(self, site):
+        if site.func is not None:
+            import jax.numpy as jnp
+            twin = self.twins.get(id(site.func))
+            if twin is None and getattr(site.func, "__module__", "") == "math":
+                twin = getattr(jnp, site.func.__name__, None)
+            return twin
+        if isinstance(site.node, cst.BinaryOperation):
+            name = _OPERATORS.get(type(site.node.operator))
+            if name is not None:
+                import jax.numpy as jnp
+                return getattr(jnp, name)
+        return None
+
+    def wrap(self, rule):
+        made = self._made.get(id(rule))
+        if made is not None:
+            return made
+        original = rule.rewrite
+
+        def rewrite(site):
+            return original(self.converted(site))
+        made = self._made[id(rule)] = dataclasses.replace(rule, rewrite=rewrite)
+        return made
+
+    def converted(self, site):
+        wanted = _example_dtype(site.result) if isinstance(site.result, Value) else None
+        if wanted is None or wanted.kind not in "fc" or len(site.nodes) != len(site.args) \
+                or not any(_narrow(v) for v in site.args):
+            return site
+        function = self._function(site)
+        if function is None or _jax_dtype(function, site.args) in (None, wanted):
+            return site
+        code = self.backend.dtype_code(wanted)
+        nodes = [expr("jnp.asarray({x}, dtype=" + code + ")", x=node) if _narrow(value)
+                 else node for node, value in zip(site.nodes, site.args)]
+        return dataclasses.replace(site, nodes=nodes)
+
+
+def make_faithful(reg, twins: dict) -> None:
+    """The registry's call rules and arithmetic operators wrapped by `Faithful` (the rules
+    listed in ``all_rules`` replaced by their wrapped selves, in place)."""
+    faithful = Faithful(reg.backend, twins)
+    for key, (func, rule) in list(reg._calls.items()):
+        reg._calls[key] = (func, faithful.wrap(rule))
+    if "binary" in reg.operators:
+        reg.operators["binary"] = faithful.wrap(reg.operators["binary"])
+    reg.all_rules[:] = [faithful._made.get(id(rule), rule) for rule in reg.all_rules]
