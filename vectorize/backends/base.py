@@ -229,10 +229,6 @@ class Backend:
         device of ``like``, an argument of the call, where devices matter)."""
         raise NotImplementedError
 
-    def broadcast_to(self, array, shape: tuple):
-        """One of the namespace's arrays broadcast to ``shape`` (a view where it can be)."""
-        raise NotImplementedError
-
     # -------------------------------------------------------- what the passes write
     def lanes_of(self, mask: str) -> str:
         """The indices of the true lanes of a 1-d boolean mask, ascending."""

@@ -86,9 +86,6 @@ class NumpyBackend(Backend):
         arr = np.asarray(value)
         return np.broadcast_to(arr, (size,) + arr.shape).copy()
 
-    def broadcast_to(self, array, shape: tuple):
-        return np.broadcast_to(array, shape)
-
     def stack_pieces(self, pieces: list[str], batched: tuple) -> str:
         listing = ", ".join(pieces)
         if all(batched):

@@ -169,9 +169,6 @@ class TorchBackend(Backend):
         tensor = as_tensor(value, like.device if is_tensor(like) else None)
         return tensor.expand(size, *tensor.shape).clone()
 
-    def broadcast_to(self, array, shape: tuple):
-        return array.expand(shape)
-
     # ---------------------------------------------------------- what the passes write
     def lanes_of(self, mask: str) -> str:
         return f"torch.nonzero({mask}).flatten()"
