@@ -475,3 +475,22 @@ def test_a_check_where_python_raises_has_its_own_rule_in_explain():
         return 1.0 / x
     text = str(explain(inverse, np.ones(3)))
     assert "raise.any_lane" in text and "loop.any_lane" not in text
+
+
+PHASE_NAMES = {0: "new", 1: "first quarter", 2: "full", 3: "last quarter"}
+POINTS_OF = {1: 4.0, 2: 3.0, 3: 2.0}
+
+
+def phase_name(k):
+    return PHASE_NAMES[k % 4]
+
+
+def grade(k):
+    return POINTS_OF[k] * 2
+
+
+def test_dict_indexed_per_example_keys_raises_keyerror_where_python_does():
+    check(phase_name, ints(0, 40))
+    check(grade, ints(1, 3))
+    check(grade, ints(1, 4))        # a missing key: KeyError
+    check_vmap(grade, np.array([1, 2, 3, 1]))

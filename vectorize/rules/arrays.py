@@ -207,6 +207,13 @@ def subscript(site: Site):
             if rank:
                 lanes = expr("{l}.reshape(-1" + ", 1" * rank + ")", l=lanes)
             return _with_leading_index(node, cst.Index(lanes))
+        if isinstance(base_value.example, dict):
+            # a dict keyed by numbers: a binary search of its sorted keys, KeyError as Python
+            if site.spelled.name != "numpy":
+                raise Unsupported("a dict looked up by a per-example key",
+                                  suggestion="use a tensor indexed by an integer")
+            return expr("pymath.lookup({t}, {k})", t=site.nodes[0],
+                        k=node.slice[0].slice.value)
         if isinstance(base_value.example, str):
             # a string's characters: gathered from the array of them
             return node.with_changes(value=expr(site.spelled.constant_array(
