@@ -148,6 +148,10 @@ def f(v):
 def f(v):
     return sum(v)
 '''), "V", VMAP1),
+    "builtin.dict_get": Example(_f('''
+def f(n):
+    return {2: 0.5, 3: 0.25, 6: 0.125}.get(n, 0.0)
+'''), "N"),
     "builtin.complex": Example(_f('''
 def f(x):
     return complex(x)
