@@ -150,8 +150,8 @@ def f(v):
 '''), "V", VMAP1),
     "builtin.dict_get": Example(_f('''
 def f(n):
-    return {2: 0.5, 3: 0.25, 6: 0.125}.get(n, 0.0)
-'''), "N"),
+    return POINTS.get(n, 0.0)
+'''), "N", imports="POINTS"),
     "builtin.complex": Example(_f('''
 def f(x):
     return complex(x)
@@ -225,7 +225,7 @@ def f(x):
 def f(x):
     if x < -10:
         raise ValueError("too small")
-    return 1.0 / x
+    return 1.0 / (x + 10)
 '''), "X"),
     "raise.first_lane": Example(_f('''
 def f(x):
@@ -796,7 +796,9 @@ ALL: dict[str, Example] = {**EXAMPLES, **ENGINE_EXAMPLES, **TORCH_EXAMPLES}
 
 
 # names of `imports` that are not modules: name -> (module, attribute)
-_FROM = {"F": ("torch.nn", "functional"), "vmap": ("vectorize", "vmap")}
+_FROM = {"F": ("torch.nn", "functional"), "vmap": ("vectorize", "vmap"),
+         "POINTS": ("vectorize.rules.examples", "POINTS")}
+POINTS = {2: 0.5, 3: 0.25, 6: 0.125}     # a shared dict (`builtin.dict_get`'s example)
 
 
 def namespace(example: Example) -> dict:
