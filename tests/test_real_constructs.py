@@ -494,3 +494,24 @@ def test_dict_indexed_per_example_keys_raises_keyerror_where_python_does():
     check(grade, ints(1, 3))
     check(grade, ints(1, 4))        # a missing key: KeyError
     check_vmap(grade, np.array([1, 2, 3, 1]))
+
+
+def rewritten_then_refused(x, k):
+    match k:
+        case 1:
+            y = 2.0
+        case _:
+            y = 1.0
+    for i in range(3):
+        if x > i:
+            break
+    else:
+        y = -y
+    return y + x.real_part_of_nothing + (k in (1, 2))
+
+
+def test_refusals_keep_their_place_in_rewritten_functions():
+    with pytest.raises(VectorizeError) as info:
+        vectorize(rewritten_then_refused, fallback="error")(np.arange(3.0), np.arange(3))
+    line = rewritten_then_refused.__code__.co_firstlineno + 11
+    assert f"test_real_constructs.py:{line}:" in str(info.value)
