@@ -203,7 +203,7 @@ def by_type(x):
 
 
 def test_match_patterns_it_does_not_batch_are_refused_with_their_place():
-    with pytest.raises(VectorizeError, match="match") as info:
+    with pytest.raises(VectorizeError, match="`case` pattern is not batched") as info:
         vectorize(by_type, fallback="error")(np.arange(3.0))
     assert "test_real_constructs.py" in str(info.value)
 
