@@ -515,3 +515,61 @@ def test_refusals_keep_their_place_in_rewritten_functions():
         vectorize(rewritten_then_refused, fallback="error")(np.arange(3.0), np.arange(3))
     line = rewritten_then_refused.__code__.co_firstlineno + 11
     assert f"test_real_constructs.py:{line}:" in str(info.value)
+
+
+# ------------------------------------------------------------- the runtime, on random ints
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from vectorize import pymath  # noqa: E402
+
+SMALL = st.integers(-3, 70)
+
+
+def python_or_error(fn, *args):
+    try:
+        out = fn(*args)
+    except ValueError:
+        return "ValueError"
+    # (from 9.2e18 on the runtime raises OverflowError: the loop then decides, exactly)
+    return out if out < 9.2e18 else "big"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(SMALL, SMALL), min_size=1, max_size=8))
+def test_pymath_int_functions_are_pythons(pairs):
+    n = np.array([p[0] for p in pairs])
+    k = np.array([p[1] for p in pairs])
+    for name in ("comb", "perm"):
+        want = [python_or_error(getattr(math, name), int(a), int(b)) for a, b in pairs]
+        got, error = outcome(lambda name=name: getattr(pymath, name)(n, k))
+        if "ValueError" in want:
+            assert type(error) is ValueError
+        elif "big" in want:
+            assert type(error) is OverflowError
+        else:
+            assert error is None and got.tolist() == want
+    want = [python_or_error(math.factorial, int(a)) for a in n]
+    got, error = outcome(lambda: pymath.factorial(n))
+    if "ValueError" in want:
+        assert type(error) is ValueError
+    elif "big" in want:
+        assert type(error) is OverflowError
+    else:
+        assert got.tolist() == want
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 2 ** 63 - 1), min_size=1, max_size=8))
+def test_pymath_isqrt_is_exact(values):
+    assert pymath.isqrt(np.array(values)).tolist() == [math.isqrt(v) for v in values]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.one_of(st.integers(-5, 15), st.sampled_from([2.0, 4.5, math.nan])),
+                min_size=1, max_size=8))
+def test_pymath_lookup_is_dict_get(keys):
+    table = {1: 0.5, 2: 1.5, 4.5: 2.0, -3: 9.0}
+    arr = np.array(keys, dtype=float)
+    want = [table.get(k, -1.0) for k in arr.tolist()]
+    assert_values_equal(pymath.lookup(table, arr, -1.0), np.array(want))
