@@ -598,6 +598,9 @@ class Expressions:
         if part.kind not in "iu" or part.rank > 0:
             raise Unsupported(f"`{what}` is indexed by a per-example value that is not an "
                               "integer", node, "convert the index with int()")
+        if _rows(seq):
+            # a row is a tuple per example: its items, each gathered (`array.index`)
+            return TupleValue(tuple(batched_like(v) for v in np.asarray(seq)[0]))
         return batched_like(np.asarray(seq if seq else [0.0])[0])
 
 
@@ -633,7 +636,12 @@ def _gatherable(seq) -> bool:
     (``a, b, c = COEF[k]``)."""
     if seq and all(type(v) is str for v in seq):
         return True
-    return bool(seq) and all(type(row) in (tuple, list) and len(row) == len(seq[0])
+    return _rows(seq)
+
+
+def _rows(seq) -> bool:
+    """A table of tuples of numbers, all of one length: an item is a tuple per example."""
+    return bool(seq) and all(type(row) is tuple and len(row) == len(seq[0])
                              and row and all(_is_number(v) and not isinstance(v, complex)
                                              for v in row) for row in seq)
 

@@ -225,8 +225,12 @@ def subscript(site: Site):
             # the device of a per-example index that is a name (where devices matter)
             like = next((e.slice.value.value for e, p in zip(node.slice, parts)
                          if p.batched and type(e.slice.value) is cst.Name), None)
-            return node.with_changes(value=expr(
+            gathered = node.with_changes(value=expr(
                 site.spelled.constant_array("{t}", items.dtype, like), t=site.nodes[0]))
+            if items.ndim == 2 and isinstance(base_value.example[0], tuple):
+                # a table of tuples: the row of each example is a tuple, of its columns
+                return expr("tuple({g}.T)", g=gathered)
+            return gathered
         # an unbatched array indexed by per-example integers: NumPy's fancy indexing
         return node
     raise Unsupported("mixing slices with per-example indices is not supported yet",
