@@ -214,6 +214,12 @@ def subscript(site: Site):
                                   suggestion="use a tensor indexed by an integer")
             return expr("pymath.lookup({t}, {k})", t=site.nodes[0],
                         k=node.slice[0].slice.value)
+        strings = isinstance(base_value.example, str) or isinstance(
+            base_value.example, (list, tuple)) and base_value.example and all(
+                type(v) is str for v in base_value.example)
+        if strings and site.spelled.name != "numpy":
+            raise Unsupported("a table of strings indexed per example",
+                              suggestion="index it outside the batched function")
         if isinstance(base_value.example, str):
             # a string's characters: gathered from the array of them
             return node.with_changes(value=expr(site.spelled.constant_array(
