@@ -15,6 +15,7 @@ import libcst as cst
 from ..abstract import unbatched
 from ..syntax.templates import expr, parse_expr
 from .python_errors import RAISE_LANE, raise_lane
+from .python_errors import register as register_checks
 from .registry import Registry, Rule
 
 ANY_LANE = "__any_lane__"
@@ -69,8 +70,7 @@ def register(reg: Registry) -> None:
         lambda site: expr("{x}[{i}]", x=site.nodes[0], i=site.nodes[1])
         if site.args[0].batched else site.nodes[0],
         infer=lambda site: unbatched(site.args[0].example)))
-    from .python_errors import register as register_checks
-    register_checks(reg)
+    register_checks(reg, _any_lane, _any_lane_infer)
 
 
 def _any_lane(site):

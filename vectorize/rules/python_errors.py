@@ -460,8 +460,9 @@ def raise_lane(failed) -> bool:
     return bool(failed)
 
 
-def register(reg) -> None:
-    from .lanes import _any_lane, _any_lane_infer
+def register(reg, rewrite, infer) -> None:
+    """The check's rule, batched by ``rewrite``/``infer`` (``loop.any_lane``'s, which
+    `lanes.register` hands in: whether any lane holds)."""
     from .registry import Rule
     reg.add_call(raise_lane, Rule(
         "raise.any_lane", "control flow",
@@ -471,4 +472,4 @@ def register(reg) -> None:
         "if x < 0:\n    raise ValueError(\"negative\")\ny = 1.0 / x",
         "if np.any(x < 0):\n    raise ValueError(\"negative\")\nif np.any(x == 0):\n"
         "    raise ZeroDivisionError(\"float division by zero\")\ny = 1.0 / x",
-        _any_lane, infer=_any_lane_infer))
+        rewrite, infer=infer))
