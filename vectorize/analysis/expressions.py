@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import dataclasses
 import operator as _op
 import types
 
@@ -662,11 +661,12 @@ def uniform_items(seq):
     return batched_like(first.example)
 
 
-@dataclasses.dataclass
 class MaybeUnbound(Unsupported):
     """A read of ``name``, which some paths reach without assigning it (``value``: what the
     others assign): `transform` retries with a placeholder and a run-time check
     (`body_sugar.check_unbound`)."""
 
-    name: str = ""
-    value: object = None
+    def __init__(self, message, node=None, suggestion="", *, name: str, value):
+        super().__init__(message, node, suggestion)
+        self.name = name
+        self.value = value
