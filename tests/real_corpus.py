@@ -1892,6 +1892,15 @@ def grade_points(grade, weight):
 GRADE_POINTS = {1: 4.0, 2: 3.0, 3: 2.0, 4: 1.0}
 
 
+@case("dict-lookup", "string-result", "raise", inputs=lambda rng, n, bad: (
+    spoil(rng, I(rng, n, 1, 4), [9], bad),))
+def soil_class_name(code):
+    return SOIL_CLASSES[code]
+
+
+SOIL_CLASSES = {1: "sand", 2: "loam", 3: "silt loam", 4: "clay"}
+
+
 # =========================================================================== the check
 
 

@@ -45,36 +45,10 @@ def loop_without_a_final_return(v, x):
             return i
 
 
-def assigned_in_one_branch(x):
+def tuple_assigned_in_one_branch(x):
     if x > 0:
-        r = 1.0
-    elif x < 0:
-        r = -1.0
+        r = (x, 1.0)
     return r
-
-
-def found_in_a_loop(v, x):
-    for i in range(len(v)):
-        if v[i] > x:
-            y = v[i]
-            break
-    return y
-
-
-def assigned_in_a_while(x):
-    while x > 1:
-        x = x / 2
-        z = x
-    return z
-
-
-def assigned_after_continue(v, x):
-    s = 0.0
-    for i in range(len(v)):
-        if v[i] < x:
-            continue
-        t = v[i]
-    return s + t
 
 
 def tuple_or_number(x):
@@ -95,15 +69,6 @@ def tuple_in_a_masked_loop(x):
         x = x / 2
         a, b = b, (a, b)
     return a
-
-
-def loop_else_on_a_masked_loop(v, x):
-    for i in range(len(v)):
-        if v[i] > x:
-            break
-    else:
-        return -1.0
-    return 1.0
 
 
 def write_under_a_condition(x):
@@ -129,14 +94,10 @@ LINE = {
     chained_no_else_before_the_end: "if r > 0:",
     nested_returns_no_else: "if x > 0:",
     loop_without_a_final_return: "for i in range(len(v)):",
-    assigned_in_one_branch: "return r",
-    found_in_a_loop: "return y",
-    assigned_in_a_while: "return z",
-    assigned_after_continue: "return s + t",
+    tuple_assigned_in_one_branch: "return r",
     tuple_or_number: "return x",
     string_or_number: "return 1.0",
     tuple_in_a_masked_loop: "while x > 1:",
-    loop_else_on_a_masked_loop: "for i in range(len(v)):",
     write_under_a_condition: "y[0] = x",
     aliased_update: "w += 1.0",
     boolean_mask: "return v[v > x].sum()",

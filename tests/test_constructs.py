@@ -245,12 +245,25 @@ def test_closures_of_one_expression_are_inlined(func, n):
                             np.array([func(a, b) for a, b in zip(x, k)]))
 
 
-def test_a_closure_of_several_statements_is_refused():
+def closure_returning_twice(x, k):
+    def scaled(v):
+        if v > 1:
+            return v * k
+        return v
+    return scaled(x)
+
+
+def test_a_closure_of_several_statements_is_inlined():
+    check_vectorize(closure_with_statements, np.arange(3.0), 2.0)
+    check_vectorize(closure_with_statements, np.arange(3.0), np.arange(3.0))
+
+
+def test_a_closure_with_several_returns_is_refused():
     with pytest.raises(VectorizeError, match="def"):
-        vectorize(closure_with_statements, fallback="error")(np.arange(3.0), 2.0)
+        vectorize(closure_returning_twice, fallback="error")(np.arange(3.0), 2.0)
     with pytest.warns(Warning):
-        got = vectorize(closure_with_statements)(np.arange(3.0), 2.0)
-    assert_values_equal(got, np.vectorize(closure_with_statements)(np.arange(3.0), 2.0))
+        got = vectorize(closure_returning_twice)(np.arange(3.0), 2.0)
+    assert_values_equal(got, np.vectorize(closure_returning_twice)(np.arange(3.0), 2.0))
 
 
 # ----------------------------------------------------- comprehensions over fixed sequences

@@ -106,8 +106,8 @@ def raise_every_example(x):
 
 def one_branch(x):
     if x > 0:
-        y = x * 2
-    return y
+        y = (x * 2, x)     # (a number bound on one path is checked at run time instead)
+    return y[0]
 
 
 def recursive(x):
@@ -127,7 +127,7 @@ def uses_lambda(x):
 
 
 def uses_comprehension(x):
-    return sum([x * k for k in range(3)])
+    return sum([x * k for k in range(3) if k != 1])
 
 
 def uses_del(x):

@@ -110,6 +110,22 @@ def nested_table(k):
     return NESTED[k]
 
 
+MIXED_WEIGHTS = {0: 1.0, 1: 2}
+MIXED = [1.0, "b"]
+
+
+def mixed_dict_lookup(k):
+    return MIXED_WEIGHTS[k % 2] * 1.0
+
+
+def mixed_dict_error(k):
+    return MIXED_WEIGHTS[k]
+
+
+def mixed_table(k):
+    return MIXED[k]
+
+
 def _indices(n, low=-4, high=4):
     return (np.random.default_rng(n).integers(low, high, size=n),)
 
@@ -144,19 +160,34 @@ def test_the_table_is_gathered_from_its_array():
     assert "np.asarray(TABLE)[k] * 2" in source
 
 
-@pytest.mark.parametrize("mode", ["warn", "loop"])
-def test_dict_looked_up_per_example_runs_per_example(mode):
+@pytest.mark.parametrize("mode", ["error", "warn"])
+def test_dict_looked_up_per_example_is_a_search_of_its_keys(mode):
     wrapped = vectorize(dict_lookup, fallback=mode)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_sizes(wrapped, dict_lookup, _indices)
+    assert not [w for w in caught if issubclass(w.category, VectorizeFallbackWarning)]
+    assert "pymath.lookup(WEIGHTS, k % 2)" in wrapped.source(np.arange(3))
+
+
+@pytest.mark.parametrize("mode", ["warn", "loop"])
+def test_dict_of_mixed_values_looked_up_per_example_runs_per_example(mode):
+    wrapped = vectorize(mixed_dict_lookup, fallback=mode)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_sizes(wrapped, mixed_dict_lookup, _indices)
     fallbacks = [w for w in caught if issubclass(w.category, VectorizeFallbackWarning)]
     assert len(fallbacks) == (1 if mode == "warn" else 0)
-    source = wrapped.source(np.arange(3))
-    assert "for key_i in k % 2" in source
+    assert "for key_i in k % 2" in wrapped.source(np.arange(3))
 
 
-@pytest.mark.parametrize(("f", "name"), [(dict_lookup, "WEIGHTS"), (strings_table, "NAMES"),
+def test_tables_of_strings_are_gathered():
+    check_sizes(vectorize(strings_table, fallback="error"), strings_table,
+                lambda n: _indices(n, -2, 1))
+
+
+@pytest.mark.parametrize(("f", "name"), [(mixed_dict_error, "MIXED_WEIGHTS"),
+                                         (mixed_table, "MIXED"),
                                          (nested_table, "NESTED")])
 def test_tables_that_cannot_be_gathered_are_refused(f, name):
     with pytest.raises(VectorizeError) as info:

@@ -203,7 +203,7 @@ def by_type(x):
 
 
 def test_match_patterns_it_does_not_batch_are_refused_with_their_place():
-    with pytest.raises(VectorizeError, match="match") as info:
+    with pytest.raises(VectorizeError, match="`case` pattern is not batched") as info:
         vectorize(by_type, fallback="error")(np.arange(3.0))
     assert "test_real_constructs.py" in str(info.value)
 
@@ -475,3 +475,101 @@ def test_a_check_where_python_raises_has_its_own_rule_in_explain():
         return 1.0 / x
     text = str(explain(inverse, np.ones(3)))
     assert "raise.any_lane" in text and "loop.any_lane" not in text
+
+
+PHASE_NAMES = {0: "new", 1: "first quarter", 2: "full", 3: "last quarter"}
+POINTS_OF = {1: 4.0, 2: 3.0, 3: 2.0}
+
+
+def phase_name(k):
+    return PHASE_NAMES[k % 4]
+
+
+def grade(k):
+    return POINTS_OF[k] * 2
+
+
+def test_dict_indexed_per_example_keys_raises_keyerror_where_python_does():
+    check(phase_name, ints(0, 40))
+    check(grade, ints(1, 3))
+    check(grade, ints(1, 4))        # a missing key: KeyError
+    check_vmap(grade, np.array([1, 2, 3, 1]))
+
+
+def rewritten_then_refused(x, k):
+    match k:
+        case 1:
+            y = 2.0
+        case _:
+            y = 1.0
+    for i in range(3):
+        if x > i:
+            break
+    else:
+        y = -y
+    return y + x.real_part_of_nothing + (k in (1, 2))
+
+
+def test_refusals_keep_their_place_in_rewritten_functions():
+    with pytest.raises(VectorizeError) as info:
+        vectorize(rewritten_then_refused, fallback="error")(np.arange(3.0), np.arange(3))
+    line = rewritten_then_refused.__code__.co_firstlineno + 11
+    assert f"test_real_constructs.py:{line}:" in str(info.value)
+
+
+# ------------------------------------------------------------- the runtime, on random ints
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from vectorize import pymath  # noqa: E402
+
+SMALL = st.integers(-3, 70)
+
+
+def python_or_error(fn, *args):
+    try:
+        out = fn(*args)
+    except ValueError:
+        return "ValueError"
+    # (from 9.2e18 on the runtime raises OverflowError: the loop then decides, exactly)
+    return out if out < 9.2e18 else "big"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(SMALL, SMALL), min_size=1, max_size=8))
+def test_pymath_int_functions_are_pythons(pairs):
+    n = np.array([p[0] for p in pairs])
+    k = np.array([p[1] for p in pairs])
+    for name in ("comb", "perm"):
+        want = [python_or_error(getattr(math, name), int(a), int(b)) for a, b in pairs]
+        got, error = outcome(lambda name=name: getattr(pymath, name)(n, k))
+        if "ValueError" in want:
+            assert type(error) is ValueError
+        elif "big" in want:
+            assert type(error) is OverflowError
+        else:
+            assert error is None and got.tolist() == want
+    want = [python_or_error(math.factorial, int(a)) for a in n]
+    got, error = outcome(lambda: pymath.factorial(n))
+    if "ValueError" in want:
+        assert type(error) is ValueError
+    elif "big" in want:
+        assert type(error) is OverflowError
+    else:
+        assert got.tolist() == want
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(0, 2 ** 63 - 1), min_size=1, max_size=8))
+def test_pymath_isqrt_is_exact(values):
+    assert pymath.isqrt(np.array(values)).tolist() == [math.isqrt(v) for v in values]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.one_of(st.integers(-5, 15), st.sampled_from([2.0, 4.5, math.nan])),
+                min_size=1, max_size=8))
+def test_pymath_lookup_is_dict_get(keys):
+    table = {1: 0.5, 2: 1.5, 4.5: 2.0, -3: 9.0}
+    arr = np.array(keys, dtype=float)
+    want = [table.get(k, -1.0) for k in arr.tolist()]
+    assert_values_equal(pymath.lookup(table, arr, -1.0), np.array(want))

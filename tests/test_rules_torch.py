@@ -32,6 +32,8 @@ DTYPES = {"f": torch.float64, "fm": torch.float64, "f32": torch.float32,
 _NO_RULE = "has no batching rule"
 TORCH_REFUSED: dict[str, str] = {
     **{case: _NO_RULE for case in [
+        "math.comb(sh,sh)", "math.perm(sh,sh)", "math.factorial(sh)", "math.isqrt(I)",
+        "math.isqrt(i32)",
         "math.cbrt(f)", "math.cbrt(b)", "math.cbrt(i32)", "math.nextafter(f,f)",
         "math.isclose(f,f)", "math.isclose(f,f,rel_tol=1e-3,abs_tol=1e-9)",
         "math.isclose(i,f,abs_tol=0.5)", "math.ldexp(f,int(i))", "math.ldexp(f,3)",

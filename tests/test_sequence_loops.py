@@ -143,8 +143,14 @@ def enumerate_from_one(v):
     return t
 
 
-@pytest.mark.parametrize("f, arg", [(unpacks_rows, np.zeros((3, 4, 2))),
-                                    (enumerate_from_one, np.zeros((3, 4)))])
+def test_rows_unpacked_in_the_loop_header():
+    # (a per-example vector unpacked into names: its columns)
+    p = np.random.default_rng(0).normal(size=(3, 4, 2))
+    np.testing.assert_allclose(vmap(unpacks_rows, fallback="error")(p),
+                               np.array([unpacks_rows(r) for r in p]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("f, arg", [(enumerate_from_one, np.zeros((3, 4)))])
 def test_what_is_not_supported_yet_is_refused_where_it_is_written(f, arg):
     with pytest.raises(VectorizeError) as info:
         vmap(f)(arg)

@@ -476,7 +476,7 @@ def consumers_as_displays(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     if not any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value in (
             "tuple", "list", "any", "all") for n in _walk_all(tree)):
         return tree
-    return tree.visit(Displays())
+    return rewrite(tree, Displays())
 
 
 def _parened(node):

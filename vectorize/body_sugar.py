@@ -20,6 +20,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .introspect import lookup
+from .syntax.traversal import rewrite
 
 MEMBERSHIP_LIMIT = 64
 """Items of a table a membership test is written out for (more: refused as before)."""
@@ -162,7 +163,7 @@ def match_as_if(tree: cst.FunctionDef) -> cst.FunctionDef:
                 out.append(chain)
             return cst.FlattenSentinel(out)
 
-    return tree.visit(Lower())
+    return rewrite(tree, Lower())
 
 
 # -------------------------------------------------------------------------- loop else
@@ -251,7 +252,7 @@ def loop_else_as_flag(tree: cst.FunctionDef) -> cst.FunctionDef:
         def leave_While(self, original_node, updated_node):
             return self._leave(updated_node)
 
-    return tree.visit(Lower())
+    return rewrite(tree, Lower())
 
 
 # ------------------------------------------------------------------------- membership
@@ -322,7 +323,7 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
                 out = out.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
             return out
 
-    return tree.visit(Lower())
+    return rewrite(tree, Lower())
 
 
 def _walk(node):

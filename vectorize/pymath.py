@@ -190,14 +190,24 @@ def _product_steps(n, k, binomial: bool):
     return out
 
 
-def lookup(table: dict, key, default):
-    """``table.get(key, default)`` lane by lane, for a dict of numbers keyed by numbers:
-    Python finds a key equal to the lane's (``4.0`` finds ``4``; NaN finds nothing)."""
+_MISSING = object()
+
+
+def lookup(table: dict, key, default=_MISSING):
+    """``table.get(key, default)`` lane by lane (``table[key]`` without a default: Python's
+    KeyError for the first lane whose key is missing), for a dict keyed by numbers: Python
+    finds a key equal to the lane's (``4.0`` finds ``4``; NaN finds nothing)."""
     key = np.asarray(key)
-    if not table:
-        return np.broadcast_arrays(np.asarray(default), key)[0].copy()
     keys = sorted(table)
     values = np.asarray([table[k] for k in keys])
-    keys = np.asarray(keys)
+    keys = np.asarray(keys if keys else [0])
     at = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
-    return np.where(keys[at] == key, values[at], default)
+    found = keys[at] == key if table else np.zeros(key.shape, dtype=bool)
+    if default is _MISSING:
+        if not found.all():
+            missing = key.reshape(-1)[np.argmin(found.reshape(-1))].item()
+            raise KeyError(missing)
+        return values[at]
+    if not table:
+        return np.broadcast_arrays(np.asarray(default), key)[0].copy()
+    return np.where(found, values[at], default)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import dataclasses
 import operator as _op
 import types
 
@@ -579,6 +578,13 @@ class Expressions:
         what = _code(node.value)
         if isinstance(seq, str):
             seq = tuple(seq)       # "ABCD"[k]: its characters (`array.index`)
+        if isinstance(seq, dict) and seq and len(parts) == 1 and all(
+                type(k) in (int, float, bool) for k in seq) and len(
+                {type(v) for v in seq.values()}) == 1 and type(next(iter(seq.values()))) in (
+                int, float, bool, str):
+            # numbers or strings of one type keyed by numbers: a binary search of the keys
+            # (`array.index`, `pymath.lookup`), Python's KeyError where one is missing
+            return batched_like(np.asarray(list(seq.values()))[0])
         if isinstance(seq, dict):
             if self.allow_fallback and all(_is_number(v) for v in seq.values()):
                 self.fallback_calls[node] = f"`{what}[...]` is a dict looked up per example"
@@ -595,6 +601,9 @@ class Expressions:
         if part.kind not in "iu" or part.rank > 0:
             raise Unsupported(f"`{what}` is indexed by a per-example value that is not an "
                               "integer", node, "convert the index with int()")
+        if _rows(seq):
+            # a row is a tuple per example: its items, each gathered (`array.index`)
+            return TupleValue(tuple(batched_like(v) for v in np.asarray(seq)[0]))
         return batched_like(np.asarray(seq if seq else [0.0])[0])
 
 
@@ -630,7 +639,12 @@ def _gatherable(seq) -> bool:
     (``a, b, c = COEF[k]``)."""
     if seq and all(type(v) is str for v in seq):
         return True
-    return bool(seq) and all(type(row) in (tuple, list) and len(row) == len(seq[0])
+    return _rows(seq)
+
+
+def _rows(seq) -> bool:
+    """A table of tuples of numbers, all of one length: an item is a tuple per example."""
+    return bool(seq) and all(type(row) is tuple and len(row) == len(seq[0])
                              and row and all(_is_number(v) and not isinstance(v, complex)
                                              for v in row) for row in seq)
 
@@ -651,11 +665,12 @@ def uniform_items(seq):
     return batched_like(first.example)
 
 
-@dataclasses.dataclass
 class MaybeUnbound(Unsupported):
     """A read of ``name``, which some paths reach without assigning it (``value``: what the
     others assign): `transform` retries with a placeholder and a run-time check
     (`body_sugar.check_unbound`)."""
 
-    name: str = ""
-    value: object = None
+    def __init__(self, message, node=None, suggestion="", *, name: str, value):
+        super().__init__(message, node, suggestion)
+        self.name = name
+        self.value = value

@@ -230,6 +230,13 @@ class Analysis(Expressions, Calls, Aliasing):
                     self.bind(item.asname.name, unbatched(UNKNOWN), env, stmt)
             return self.block(stmt.body.body, env)
         kind = type(stmt).__name__
+        if type(stmt) is cst.Match:
+            from ..body_sugar import unbatched_pattern
+            pattern = unbatched_pattern(stmt)
+            raise Unsupported("this `case` pattern is not batched: only literal and value "
+                              "patterns (and `|` of them), guards, and a capture or `_` as "
+                              "the last case are", pattern if pattern is not None else stmt,
+                              "compare the value with == in an if/elif chain")
         hints = {
             "Try": "move the try/except out of the per-example function, or check the "
                    "condition explicitly with `if`",

@@ -147,6 +147,19 @@ def subscript(site: Site):
             if rank:
                 lanes = expr("{l}.reshape(-1" + ", 1" * rank + ")", l=lanes)
             return _with_leading_index(node, cst.Index(lanes))
+        if isinstance(base_value.example, dict):
+            # a dict keyed by numbers: a binary search of its sorted keys, KeyError as Python
+            if site.spelled.name != "numpy":
+                raise Unsupported("a dict looked up by a per-example key",
+                                  suggestion="use a tensor indexed by an integer")
+            return expr("pymath.lookup({t}, {k})", t=site.nodes[0],
+                        k=node.slice[0].slice.value)
+        strings = isinstance(base_value.example, str) or isinstance(
+            base_value.example, (list, tuple)) and base_value.example and all(
+                type(v) is str for v in base_value.example)
+        if strings and site.spelled.name != "numpy":
+            raise Unsupported("a table of strings indexed per example",
+                              suggestion="index it outside the batched function")
         if isinstance(base_value.example, str):
             # a string's characters: gathered from the array of them
             return node.with_changes(value=expr(site.spelled.constant_array(
@@ -158,8 +171,12 @@ def subscript(site: Site):
             # the device of a per-example index that is a name (where devices matter)
             like = next((e.slice.value.value for e, p in zip(node.slice, parts)
                          if p.batched and type(e.slice.value) is cst.Name), None)
-            return node.with_changes(value=expr(
+            gathered = node.with_changes(value=expr(
                 site.spelled.constant_array("{t}", items.dtype, like), t=site.nodes[0]))
+            if items.ndim == 2 and isinstance(base_value.example[0], tuple):
+                # a table of tuples: the row of each example is a tuple, of its columns
+                return expr("tuple({g}.T)", g=gathered)
+            return gathered
         # an unbatched array indexed by per-example integers: NumPy's fancy indexing
         return node
     raise Unsupported("mixing slices with per-example indices is not supported yet",

@@ -151,6 +151,10 @@ def f(v):
 def f(v):
     return sum(v)
 '''), "V", VMAP1),
+    "builtin.dict_get": Example(_f('''
+def f(n):
+    return POINTS.get(n, 0.0)
+'''), "N", imports="POINTS"),
     "builtin.complex": Example(_f('''
 def f(x):
     return complex(x)
@@ -224,7 +228,7 @@ def f(x):
 def f(x):
     if x < -10:
         raise ValueError("too small")
-    return 1.0 / x
+    return 1.0 / (x + 10)
 '''), "X"),
     "raise.first_lane": Example(_f('''
 def f(x):
@@ -615,7 +619,9 @@ ALL: dict[str, Example] = {**EXAMPLES, **ENGINE_EXAMPLES, **BACKEND_EXAMPLES}
 
 
 # names of `imports` that are not modules: name -> (module, attribute)
-_FROM = {"vmap": ("vectorize", "vmap")}
+_FROM = {"vmap": ("vectorize", "vmap"),
+         "POINTS": ("vectorize.rules.examples", "POINTS")}
+POINTS = {2: 0.5, 3: 0.25, 6: 0.125}     # a shared dict (`builtin.dict_get`'s example)
 
 
 def namespace(example: Example) -> dict:

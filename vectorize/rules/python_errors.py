@@ -492,9 +492,9 @@ def raise_lane(failed) -> bool:
     return bool(failed)
 
 
-def register(reg, any_lane, any_lane_infer) -> None:
-    """The checks' rule; ``any_lane`` and its ``infer`` are `rules.lanes`' (which calls
-    this, so that this module does not import it)."""
+def register(reg, rewrite, infer) -> None:
+    """The check's rule, batched by ``rewrite``/``infer`` (``loop.any_lane``'s, which
+    `lanes.register` hands in: whether any lane holds)."""
     from .registry import Rule
     reg.add_call(raise_lane, Rule(
         "raise.any_lane", "control flow",
@@ -504,4 +504,4 @@ def register(reg, any_lane, any_lane_infer) -> None:
         "if x < 0:\n    raise ValueError(\"negative\")\ny = 1.0 / x",
         "if np.any(x < 0):\n    raise ValueError(\"negative\")\nif np.any(x == 0):\n"
         "    raise ZeroDivisionError(\"float division by zero\")\ny = 1.0 / x",
-        any_lane, infer=any_lane_infer))
+        rewrite, infer=infer))

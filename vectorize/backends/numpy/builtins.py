@@ -247,10 +247,11 @@ def _dict_get_checked(site: Site):
     default = site.args[1]
     kinds = {type(v) for v in table.values()}
     if not all(type(k) in (int, float, bool) for k in table) or len(kinds) > 1 or not (
-            kinds <= {int, float, bool}) or (default.known and not default.batched and kinds
-                                              and type(default.example) not in kinds):
+            kinds <= {int, float, bool, str}) or (default.known and not default.batched and
+                                                   kinds and type(default.example) not in
+                                                   kinds):
         raise Unsupported("`.get` on a dict whose keys are not all numbers or whose values "
-                          "and default are not all of one type (int, float or bool)",
+                          "and default are not all of one type (int, float, bool or str)",
                           suggestion="make the values and the default one type (1.0, not 1)")
     return table
 
