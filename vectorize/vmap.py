@@ -105,25 +105,31 @@ def vmap(func=None, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto
 
 
 def cached_vmap(func, in_axes=0, out_axes=0, *, fallback="error", chunk_size="auto",
-                cache_dir=None):
+                cache_dir=None, in_dims=_UNSET, out_dims=_UNSET, **peer_options):
     """`vmap`, the same object again for the same function and options (the last few
     hundred kept): what generated code calls a vmapped function on per-example values with
     (`vectorize.rules.nested` writes ``vmap(vmap(h))(x)``, run on every call of the batched
-    function), so that its specializations stay warm."""
+    function), so that its specializations stay warm. A lambda that closes over nothing
+    (`passes.inner_lambdas` makes them) is the same function each time its code runs."""
+    in_axes, out_axes = vmap_options.spelled(in_axes, out_axes, in_dims, out_dims)
+    same = func
+    if isinstance(func, types.FunctionType) and func.__closure__ is None and \
+            func.__name__ == "<lambda>":
+        same = (func.__code__, id(func.__globals__), func.__defaults__)
     try:
-        key = (func, freeze(_checked_in_axes(in_axes)), freeze(out_axes), fallback,
-               chunk_size, cache_dir)
+        key = (same, freeze(_checked_in_axes(in_axes)), freeze(out_axes), fallback,
+               chunk_size, cache_dir, tuple(sorted(peer_options.items())))
         hash(key)
     except TypeError:
         return vmap(func, in_axes, out_axes, fallback=fallback, chunk_size=chunk_size,
-                    cache_dir=cache_dir)
+                    cache_dir=cache_dir, **peer_options)
     with _MEMO_LOCK:
         made = _MEMO.get(key)
         if made is not None:
             _MEMO.move_to_end(key)
             return made
     made = vmap(func, in_axes, out_axes, fallback=fallback, chunk_size=chunk_size,
-                cache_dir=cache_dir)
+                cache_dir=cache_dir, **peer_options)
     with _MEMO_LOCK:
         _MEMO[key] = made
         while len(_MEMO) > _MEMO_SIZE:
