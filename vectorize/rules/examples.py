@@ -755,6 +755,14 @@ def f(x, b):
     y.add_(b)
     return y
 ''', "X, Y", (0, 0)),
+    "torch.nn.module_call": _torch('''
+def f(v, layer=torch.nn.Softmax(dim=-1)):
+    return layer(v)
+''', "V"),
+    "torch.func.functional_call": _torch('''
+def f(v, params, layer=torch.nn.Softmax(dim=-1)):
+    return torch.func.functional_call(layer, params, (v,))
+''', "V, {}", (0, None)),
 }
 RANDOM.add("torch.random.per_example")
 TORCH_EXAMPLES["torch.random.per_example"] = _torch('''
