@@ -263,3 +263,31 @@ def test_axis_size(n):
 def test_axis_name_is_accepted():
     x = np.arange(6.0).reshape(2, 3)
     np.testing.assert_array_equal(vmap(lambda r: r.sum(), axis_name="batch")(x), x.sum(1))
+
+
+# ------------------------------------------------- messages that point at the user's line
+
+
+def test_refusal_of_a_library_function_points_at_the_users_call():
+    # was located in a one-line wrapper ("<vectorize rule wrapper of torch.split>")
+    with pytest.raises(VectorizeError) as info:
+        vmap(torch.split)(torch.randn(3, 4), torch.tensor([1, 2, 3]))
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:"), message
+    assert "cannot vmap `torch.split`" in message
+    assert "a per-example value as an argument other than the tensor" in message
+
+
+def test_dict_argument_and_star_args_messages():
+    def add(d):
+        return d["a"] + d["b"]
+    with pytest.raises(VectorizeError, match=r"args\[0\]\['a'\] along axis 0") as info:
+        vmap(add)({"a": 1.0, "b": np.ones(3)})
+    assert str(info.value).startswith(f"{__file__}:")
+    got = vmap(add, in_axes=({"a": None, "b": 0},))({"a": 1.0, "b": np.arange(3.0)})
+    np.testing.assert_array_equal(got, np.arange(3.0) + 1.0)
+
+    def total(*args):
+        return sum(args)
+    x, y = np.arange(3.0), np.ones(3)
+    np.testing.assert_array_equal(vmap(total)(x, y), x + y)
