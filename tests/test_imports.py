@@ -28,7 +28,7 @@ KNOWN_CYCLES = [
      "backends.torch.elementwise", "backends.torch.reductions",
      "backends.torch.math_builtins", "backends.torch.shapes", "backends.torch.products",
      "backends.torch.autograd", "backends.torch.creation", "backends.torch.dims",
-     "backends.torch.inplace", "backends.torch.nn"},
+     "backends.torch.inplace", "backends.torch.nn", "backends.torch.functorch"},
 ]
 KNOWN_PRIVATE = {
     ("api", "vmap._VMapped"),

@@ -253,7 +253,7 @@ class _VMapped:
         if self._options.axis_size is not None:
             size = vmap_options.mapped_size(self, args)
             if size is None:        # nothing mapped: f's result, the same for each example
-                return vmap_options.broadcast_call(self, args, kwargs)
+                return _broadcast_call(self, args, kwargs)
         if self._grad is not None:      # vmap(torch.func.grad(f)): `vmap_grad`
             return call_grad(self, args, kwargs)
         if isinstance(self._target, _VMapped):     # vmap(vmap(f)): `vmap_nested`
@@ -496,6 +496,18 @@ def _library_function(fn) -> bool:
     code = getattr(fn, "__code__", None)
     return torch is not None and code is not None and code.co_filename.startswith(
         os.path.dirname(torch.__file__) + os.sep)
+
+
+def _broadcast_call(vm, args, kwargs):
+    """``vmap(f, in_axes=None, axis_size=n)(*args)``: ``f(*args)`` (every example's result)
+    with a batch axis of ``n`` at ``out_axes`` (`vmap_options`)."""
+    out = vm.func(*args, **kwargs)
+    be = backends.get(_backend_of_args(list(args) + [leaf for _, leaf in flatten(out)]))
+    result = unflatten(out, [Value(False)] * len(flatten(out))) if is_node(out) else \
+        Value(False)
+    placed = _place_outputs(out, result, vm.out_axes, vm._options.axis_size, be, list(args),
+                            vm._name)
+    return unflatten(placed, [vmap_options.copied(leaf) for _, leaf in flatten(placed)])
 
 
 def _library_instance(value) -> bool:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import VectorizeError
-from .pytree import PrefixError, broadcast_prefix, flatten, is_node, unflatten
+from .pytree import PrefixError, broadcast_prefix, flatten, unflatten
 from .vmap_axes import call_error, user_location
 
 UNSET = object()
@@ -97,22 +97,7 @@ def mapped_size(vm, args):
     return size
 
 
-def broadcast_call(vm, args, kwargs):
-    """``vmap(f, in_axes=None, axis_size=n)(*args)``: ``f(*args)`` (every example's result)
-    with a batch axis of ``n`` at ``out_axes``."""
-    from . import backends
-    from .abstract import Value
-    from .vmap import _backend_of_args, _place_outputs
-    out = vm.func(*args, **kwargs)
-    be = backends.get(_backend_of_args(list(args) + [leaf for _, leaf in flatten(out)]))
-    result = unflatten(out, [Value(False)] * len(flatten(out))) if is_node(out) else \
-        Value(False)
-    placed = _place_outputs(out, result, vm.out_axes, vm._options.axis_size, be, list(args),
-                            vm._name)
-    return unflatten(placed, [_copied(leaf) for _, leaf in flatten(placed)])
-
-
-def _copied(leaf):
+def copied(leaf):
     """An array of its own (a broadcast view is read-only in NumPy; every example's result
     is an array of its own)."""
     copy = getattr(leaf, "copy", None) if type(leaf).__module__ == "numpy" else None

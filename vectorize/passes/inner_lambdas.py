@@ -114,7 +114,8 @@ class _Lift(cst.CSTTransformer):
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if not any(type(n) is cst.Lambda for n in walk(func.body)):
         return func
-    from ..vmap import cached_vmap, vmap
+    from ..codegen import SPELLED_WITH  # vectorize.vmap and the one generated code calls
+    vmaps = SPELLED_WITH.get("vmap", ())
     source = ctx.source
 
     def is_vmap(node) -> bool:
@@ -125,5 +126,5 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
             value = getattr(owner, node.attr.value, None) if found else None
         else:
             return False
-        return found and value in (vmap, cached_vmap)
+        return found and any(value is v for v in vmaps)
     return rewrite(func, _Lift(_function_locals(func), is_vmap))
