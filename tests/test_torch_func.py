@@ -291,3 +291,12 @@ def test_dict_argument_and_star_args_messages():
         return sum(args)
     x, y = np.arange(3.0), np.ones(3)
     np.testing.assert_array_equal(vmap(total)(x, y), x + y)
+
+
+def test_chunk_size_with_dict_results():
+    def f(x):
+        return {"s": x.sum(), "d": x * 2}
+    x = torch.randn(10, 3)
+    got = vmap(f, chunk_size=3)(x)
+    torch.testing.assert_close(got["d"], x * 2)
+    torch.testing.assert_close(got["s"], x.sum(1))

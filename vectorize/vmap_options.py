@@ -132,6 +132,8 @@ def run_in_chunks(spec, args, batched, size, chunk, call):
 def _joined(parts, value):
     from .abstract import TupleValue
     if isinstance(value, TupleValue):
+        if type(parts[0]) not in (tuple, list) or value.keys is not None:
+            raise LookupError("a container other than a tuple or list")
         return type(parts[0])(_joined([p[k] for p in parts], item)
                               for k, item in enumerate(value.items))
     if not getattr(value, "batched", False):
