@@ -256,6 +256,12 @@ def test_axis_size(n):
     t = vmap(lambda v: v + 1, in_axes=None, axis_size=n, out_axes=1)(torch.ones(2))
     assert t.shape == (2, n)
     np.testing.assert_array_equal(vmap(np.sin, axis_size=3)(x), np.sin(x))
+    none = vmap(lambda: np.arange(2.0), in_axes=None, axis_size=n)()     # no argument at all
+    np.testing.assert_array_equal(none, np.zeros((n, 2)) + np.arange(2.0))
+    stuff = {"x": 1.5, "yz": (np.full(3, 2.0), np.ones(3))}
+    got = vmap(lambda d: d["x"] * d["yz"][0], in_axes=({"x": None, "yz": 0},),
+               axis_size=3)(stuff)
+    np.testing.assert_array_equal(got, np.full(3, 3.0))
     with pytest.raises(ValueError, match="axis_size"):
         vmap(np.sin, axis_size=n + 5)(x)
 
