@@ -174,6 +174,7 @@ NOT_COVERED = {
     "torch.identity_method": "no case yet",
     "torch.min": "no case yet",
     "torch.constant_tensor": "a refusal: its rules-page example (tests/test_rules_doc.py)",
+    "torch.func.transform": "a refusal: its rules-page example (tests/test_rules_doc.py)",
     "vmap.function": "a refusal: its rules-page example (tests/test_rules_doc.py, NumPy)",
 }
 

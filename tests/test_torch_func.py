@@ -201,6 +201,31 @@ def test_functional_call_with_per_example_and_shared_parameters():
     torch.testing.assert_close(got, torch.stack([f(w[i], b, xs[i]) for i in range(6)]))
 
 
+def _huber(w, x):
+    e = w.dot(x)
+    if e > 0:
+        return e ** 2
+    return -e
+
+
+GRAD_HUBER = grad(_huber)
+
+
+def test_grad_functions_called_inside_the_mapped_function():
+    def named(w, x):
+        return GRAD_HUBER(w, x) * 2
+
+    def inline(w, x):
+        g, v = grad_and_value(_huber)(w, x)
+        return g + v
+    w, xs = torch.randn(3), torch.randn(5, 3)
+    for f in (named, inline):
+        got = vmap(f, in_axes=(None, 0))(w, xs)
+        torch.testing.assert_close(got, torch.stack([f(w, x) for x in xs]))
+    assert "vmap(grad_and_value(_huber), in_axes=(None, 0))(w, x)" in \
+        vmap(inline, in_axes=(None, 0)).source(w, xs)
+
+
 # ----------------------------------------------------------------- the peers' options
 
 

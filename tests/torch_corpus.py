@@ -515,6 +515,18 @@ def functional_call_of(x, w):
     return torch.func.functional_call(LINEAR, {"weight": w, "bias": LINEAR.bias}, (x,))
 
 
+def huber(w, x):
+    e = w.dot(x)
+    if abs(e) < 1.0:
+        return 0.5 * e ** 2
+    return abs(e) - 0.5
+
+
+def grad_inside(x, w):
+    g, v = torch.func.grad_and_value(huber)(w, x)
+    return g * v
+
+
 def _made():
     global ROW_NORMS
     from vectorize import vmap
@@ -626,6 +638,7 @@ CASES = [
     Case(in_place, [A("f", (3,)), S("f", (3,))], floats=F64),
     Case(nested_vmap, [A("f", (2, 3))], floats=F64),
     Case(module_call, [A("f", (4,))], special=False, floats=(torch.float32,)),
+    Case(grad_inside, [A("f", (3,)), S("f", (3,))], special=False, floats=F64),
     Case(functional_call_of, [A("f", (4,)), A("f", (2, 4))], special=False,
          floats=(torch.float32,)),
 ]
