@@ -163,3 +163,23 @@ def test_keyword_that_cannot_be_passed_by_position_is_refused_located():
     with pytest.raises(VectorizeError, match="by keyword") as info:
         vmap(skips)(R.normal(size=(4, 3)), R.normal(size=4))
     assert str(info.value).startswith(__file__)
+
+
+OFFSET = np.zeros(3)
+
+
+def reads_a_global(x):
+    return vmap(lambda r: r + OFFSET + x.sum())(x)
+
+
+def test_a_global_the_lambda_reads_is_guarded():
+    global OFFSET
+    f = vmap(reads_a_global)
+    x = R.normal(size=(4, 2, 3))
+    assert_same_tree(f(x), loop_vmap(reads_a_global)(x))
+    saved = OFFSET
+    try:
+        OFFSET = np.ones((2, 3))          # rebound to another shape: a new specialization
+        assert_same_tree(f(x), loop_vmap(reads_a_global)(x))
+    finally:
+        OFFSET = saved
