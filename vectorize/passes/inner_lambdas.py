@@ -70,6 +70,9 @@ class _Lift(cst.CSTTransformer):
         inner = updated.func
         if not (isinstance(inner, cst.Call) and inner.args and self.is_vmap(inner.func)):
             return updated
+        root = inner.func.value if isinstance(inner.func, cst.Attribute) else inner.func
+        if isinstance(root, cst.Name) and root.value in self.locals:
+            return updated     # a name the function binds itself: not the module's vmap
         lam = inner.args[0].value
         if not isinstance(lam, cst.Lambda) or inner.args[0].keyword is not None:
             return updated
