@@ -149,8 +149,7 @@ def _grad_infer(site: Site):
 
 def _grad_rewrite(site: Site):
     """``g(w, x)`` -> ``vmap(g, in_axes=(None, 0))(w, x)``: `vectorize.vmap_grad`."""
-    from ...rules.nested import axis_of
-    axes = tuple(axis_of(v, site.original) for v in site.args)
+    axes = tuple(_dims(v) for v in site.args)      # a tree prefix, as vmap's in_axes
     call = site.node
     return call.with_changes(func=expr("vmap({f}, in_axes=" + repr(axes) + ")",
                                        f=call.func))
