@@ -175,19 +175,9 @@ NOT_COVERED = {
     "array.device": "no case yet", "array.dtype": "no case yet",
     "torch.identity_method": "no case yet",
     "torch.min": "no case yet",
-    # rules added in parallel work: each has its rules-page example, which
-    # tests/test_rules_doc.py::test_the_example_runs_and_equals_the_loop runs on tensors
-    # (the rule must fire, the result must equal the loop's); no case of this table yet
-    **dict.fromkeys([
-        "torch.dims", "torch.dtype_query", "torch.expand", "torch.in_place", "torch.join",
-        "torch.last_dims_attribute", "torch.new_tensor", "torch.nn.loss", "torch.nn.one_hot",
-        "torch.nn.samples", "torch.nn.trailing", "torch.repeat", "torch.result_type",
-        "torch.shaped_like", "torch.t", "torch.trace", "torch.trailing_dims"],
-        "no case yet: its rules-page example runs on tensors (tests/test_rules_doc.py)"),
     "torch.constant_tensor": "a refusal: its rules-page example (tests/test_rules_doc.py)",
+    "torch.func.transform": "a refusal: its rules-page example (tests/test_rules_doc.py)",
     "vmap.function": "a refusal: its rules-page example (tests/test_rules_doc.py, NumPy)",
-    "vmap.nested": "no torch case yet: its rules-page example runs on NumPy only "
-                   "(tests/test_rules_doc.py)",
 }
 
 
@@ -210,7 +200,7 @@ def _corpus_args(case, n=3):
         elif arg.kind in "ik":
             out.append(torch.zeros(shape, dtype=torch.int64))
         else:
-            out.append(torch.ones(shape, dtype=torch.float64))
+            out.append(torch.ones(shape, dtype=case.floats[0]))
     return out
 
 

@@ -201,6 +201,31 @@ def test_functional_call_with_per_example_and_shared_parameters():
     torch.testing.assert_close(got, torch.stack([f(w[i], b, xs[i]) for i in range(6)]))
 
 
+def _huber(w, x):
+    e = w.dot(x)
+    if e > 0:
+        return e ** 2
+    return -e
+
+
+GRAD_HUBER = grad(_huber)
+
+
+def test_grad_functions_called_inside_the_mapped_function():
+    def named(w, x):
+        return GRAD_HUBER(w, x) * 2
+
+    def inline(w, x):
+        g, v = grad_and_value(_huber)(w, x)
+        return g + v
+    w, xs = torch.randn(3), torch.randn(5, 3)
+    for f in (named, inline):
+        got = vmap(f, in_axes=(None, 0))(w, xs)
+        torch.testing.assert_close(got, torch.stack([f(w, x) for x in xs]))
+    assert "vmap(grad_and_value(_huber), in_axes=(None, 0))(w, x)" in \
+        vmap(inline, in_axes=(None, 0)).source(w, xs)
+
+
 # ----------------------------------------------------------------- the peers' options
 
 
@@ -256,6 +281,12 @@ def test_axis_size(n):
     t = vmap(lambda v: v + 1, in_axes=None, axis_size=n, out_axes=1)(torch.ones(2))
     assert t.shape == (2, n)
     np.testing.assert_array_equal(vmap(np.sin, axis_size=3)(x), np.sin(x))
+    none = vmap(lambda: np.arange(2.0), in_axes=None, axis_size=n)()     # no argument at all
+    np.testing.assert_array_equal(none, np.zeros((n, 2)) + np.arange(2.0))
+    stuff = {"x": 1.5, "yz": (np.full(3, 2.0), np.ones(3))}
+    got = vmap(lambda d: d["x"] * d["yz"][0], in_axes=({"x": None, "yz": 0},),
+               axis_size=3)(stuff)
+    np.testing.assert_array_equal(got, np.full(3, 3.0))
     with pytest.raises(ValueError, match="axis_size"):
         vmap(np.sin, axis_size=n + 5)(x)
 
@@ -263,3 +294,40 @@ def test_axis_size(n):
 def test_axis_name_is_accepted():
     x = np.arange(6.0).reshape(2, 3)
     np.testing.assert_array_equal(vmap(lambda r: r.sum(), axis_name="batch")(x), x.sum(1))
+
+
+# ------------------------------------------------- messages that point at the user's line
+
+
+def test_refusal_of_a_library_function_points_at_the_users_call():
+    # was located in a one-line wrapper ("<vectorize rule wrapper of torch.split>")
+    with pytest.raises(VectorizeError) as info:
+        vmap(torch.split)(torch.randn(3, 4), torch.tensor([1, 2, 3]))
+    message = str(info.value)
+    assert message.startswith(f"{__file__}:"), message
+    assert "cannot vmap `torch.split`" in message
+    assert "a per-example value as an argument other than the tensor" in message
+
+
+def test_dict_argument_and_star_args_messages():
+    def add(d):
+        return d["a"] + d["b"]
+    with pytest.raises(VectorizeError, match=r"args\[0\]\['a'\] along axis 0") as info:
+        vmap(add)({"a": 1.0, "b": np.ones(3)})
+    assert str(info.value).startswith(f"{__file__}:")
+    got = vmap(add, in_axes=({"a": None, "b": 0},))({"a": 1.0, "b": np.arange(3.0)})
+    np.testing.assert_array_equal(got, np.arange(3.0) + 1.0)
+
+    def total(*args):
+        return sum(args)
+    x, y = np.arange(3.0), np.ones(3)
+    np.testing.assert_array_equal(vmap(total)(x, y), x + y)
+
+
+def test_chunk_size_with_dict_results():
+    def f(x):
+        return {"s": x.sum(), "d": x * 2}
+    x = torch.randn(10, 3)
+    got = vmap(f, chunk_size=3)(x)
+    torch.testing.assert_close(got["d"], x * 2)
+    torch.testing.assert_close(got["s"], x.sum(1))

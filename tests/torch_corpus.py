@@ -420,6 +420,122 @@ def calls_helper(x, y):
     return _helper(x, y) + _helper(y, x)
 
 
+# ------------------------------------------ the torch tables' dim, shape, nn and func rules
+def dim_ops(m):
+    parts = torch.chunk(m, 2, 1)
+    first = torch.narrow(m, 1, 0, 2) + parts[0]
+    return first.movedim(0, 1).cumsum(0) + torch.log_softmax(m, dim=-1)[:, :2].T
+
+
+def shaped_like(m, v):
+    return v.reshape_as(m) * m + v.view_as(m)
+
+
+def expand_repeat_t(m, v):
+    return v.expand(3, 4) + m.repeat(1, 2)[:, :4] + m.t().t()
+
+
+def trace_of(m):
+    return torch.trace(m) + torch.trace(m.T * 2)
+
+
+def join(x, w):
+    return torch.cat([x, w]).sum() + torch.stack([x, x * 2])[1]
+
+
+def transposed_attribute(m):
+    return m.mT @ m
+
+
+def new_tensors(x):
+    return x * x.new_ones(3) + x.new_zeros(3) + x.new_full((3,), 0.5)
+
+
+def dtype_query(x):
+    if x.is_floating_point():           # a Python bool: the `if` stays an `if`
+        return x * x.is_floating_point() + x.is_complex()
+    return x
+
+
+def pooled_conv(x, w):
+    return F.conv1d(x, w) + F.avg_pool1d(x, 3, stride=1)
+
+
+def trailing_layers(x, w):
+    return F.layer_norm(x, (4,)) + F.linear(x, w).sum(-1, keepdim=True)
+
+
+def one_hot_of(k, x):
+    return F.one_hot(k.abs(), 4) * x
+
+
+def class_loss(logits, k):
+    return F.cross_entropy(logits, k.abs()) + F.nll_loss(logits.log_softmax(-1), k.abs(),
+                                                        reduction="sum")
+
+
+def determinant(m):
+    return torch.linalg.det(m) + torch.linalg.slogdet(m)[1]
+
+
+def result_type_of(x, k):
+    return (k * 2).to(torch.result_type(x, k)) + x
+
+
+def in_place(x, b):
+    y = x * 2
+    y.add_(b)
+    y.mul_(0.5)
+    return y
+
+
+def row_norm(r):
+    return (r * r).sum()
+
+
+ROW_NORMS = None     # vmap(row_norm), made when vectorize is imported (`_made`)
+
+
+def nested_vmap(m):
+    return ROW_NORMS(m) + m[:, 0]
+
+
+LINEAR = torch.nn.Linear(4, 2)
+F64 = (torch.float64,)     # the cases below run in one float dtype (a quick suite)
+
+
+def module_call(x):
+    h = LINEAR(x)
+    if h.sum() > 0:
+        return h * 2
+    return h - 1
+
+
+def functional_call_of(x, w):
+    return torch.func.functional_call(LINEAR, {"weight": w, "bias": LINEAR.bias}, (x,))
+
+
+def huber(w, x):
+    e = w.dot(x)
+    if abs(e) < 1.0:
+        return 0.5 * e ** 2
+    return abs(e) - 0.5
+
+
+def grad_inside(x, w):
+    g, v = torch.func.grad_and_value(huber)(w, x)
+    return g * v
+
+
+def _made():
+    global ROW_NORMS
+    from vectorize import vmap
+    ROW_NORMS = vmap(row_norm)
+
+
+_made()
+
+
 CASES = [
     Case(arithmetic, [A("f"), A("f")]),
     Case(arithmetic, [A("f"), S("f")]),
@@ -502,4 +618,28 @@ CASES = [
     Case(shapes_matrix, [A("f", (3, 4))]),
     Case(shape_methods, [A("f", (3, 4))]),
     Case(calls_helper, [A("f"), A("f")], joins=True),
+    Case(dim_ops, [A("f", (3, 4))], floats=F64),
+    Case(shaped_like, [A("f", (3, 4)), A("f", (12,))], floats=F64),
+    Case(shaped_like, [A("f", (3, 4)), S("f", (12,))], floats=F64),
+    Case(expand_repeat_t, [A("f", (3, 4)), A("f", (4,))], floats=F64),
+    Case(trace_of, [A("f", (3, 3))], floats=F64),
+    Case(join, [A("f", (3,)), S("f", (3,))], floats=F64),
+    Case(transposed_attribute, [A("f", (3, 2))], floats=F64),
+    Case(new_tensors, [A("f", (3,))], floats=F64),
+    Case(dtype_query, [A("f")], floats=F64),
+    Case(dtype_query, [A("i")], floats=F64),
+    Case(pooled_conv, [A("f", (1, 5)), S("f", (1, 1, 3))], special=False, floats=F64),
+    Case(trailing_layers, [A("f", (2, 4)), S("f", (3, 4))], special=False, floats=F64),
+    Case(one_hot_of, [A("k", (2,)), A("f")], floats=F64),
+    Case(class_loss, [A("f", (3, 4)), A("k", (3,))], special=False, floats=F64),
+    Case(determinant, [A("f", (3, 3))], special=False, floats=F64),
+    Case(result_type_of, [A("f"), A("i")], floats=F64),
+    Case(in_place, [A("f", (3,)), A("f", (3,))], floats=F64),
+    Case(in_place, [A("f", (3,)), S("f", (3,))], floats=F64),
+    Case(nested_vmap, [A("f", (2, 3))], floats=F64),
+    Case(module_call, [A("f", (4,))], special=False, floats=(torch.float32,)),
+    Case(grad_inside, [A("f", (3,)), S("f", (3,))], special=False, floats=F64,
+         signed_zeros=False),     # a batched product's backward sums zeros as +0.0
+    Case(functional_call_of, [A("f", (4,)), A("f", (2, 4))], special=False,
+         floats=(torch.float32,)),
 ]

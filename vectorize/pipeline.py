@@ -12,6 +12,7 @@ from .passes import (
     early_return,
     guard_indices,
     if_to_where,
+    inner_lambdas,
     masked_loops,
     python_conditions,
     python_raises,
@@ -23,6 +24,10 @@ from .passes import (
 )
 
 PIPELINE = [
+    # Before any analysis: a lambda mapped inside the function (`vmap(lambda y: x * y)(v)`)
+    # takes the function's values it reads as unmapped arguments, so that it closes over
+    # nothing and the vmapped-call rule batches it like a function of the module.
+    inner_lambdas,
     # Before any analysis: an `assert` on per-example values is the `raise` it stands for,
     # which the analysis and `guard_indices` know how to batch.
     asserts,

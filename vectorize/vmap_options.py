@@ -97,6 +97,13 @@ def mapped_size(vm, args):
     return size
 
 
+def copied(leaf):
+    """An array of its own (a broadcast view is read-only in NumPy; every example's result
+    is an array of its own)."""
+    copy = getattr(leaf, "copy", None) if type(leaf).__module__ == "numpy" else None
+    return copy() if copy is not None else leaf
+
+
 def refuse_draws(vm, spec) -> None:
     """``randomness="error"``: a specialization that draws random numbers is refused, at
     the draw."""
@@ -125,6 +132,8 @@ def run_in_chunks(spec, args, batched, size, chunk, call):
 def _joined(parts, value):
     from .abstract import TupleValue
     if isinstance(value, TupleValue):
+        if type(parts[0]) not in (tuple, list) or value.keys is not None:
+            raise LookupError("a container other than a tuple or list")
         return type(parts[0])(_joined([p[k] for p in parts], item)
                               for k, item in enumerate(value.items))
     if not getattr(value, "batched", False):

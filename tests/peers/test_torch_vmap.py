@@ -7,9 +7,9 @@ respect to every float tensor argument. Every test names the peer test it adapts
 Where PyTorch raises and we compute (``.item()``, data-dependent control flow, Python numbers
 as results), the case is compared with the loop: that is the promise ("what they refuse,
 plus"). Where we refuse, the refusal must be a located `VectorizeError` (asserted by
-`refused`). Cases that need front-end features built elsewhere (nested vmap, list and dict
-pytrees, ``functools.partial``, keyword arguments, ``*args``, in_dims validation errors) are
-marked xfail with the reason "front end: ...".
+`refused`; those where PyTorch computes are listed in docs/semantics.md, "The peers' test
+suites"). ``python tests/peers/test_torch_vmap.py`` prints the counts: pass / refused /
+wrong / crash per test.
 """
 
 from __future__ import annotations
@@ -40,13 +40,6 @@ def _seeded():
 
 B0, B1, B2 = 7, 11, 13
 REFUSED: set = set()     # tests with a refusal where PyTorch computes (the counts below)
-
-
-def _front_end(what):
-    return pytest.mark.xfail(strict=False, reason=f"front end: {what}")
-
-
-NESTED = _front_end("nested vmap")
 
 
 # ------------------------------------------------------------------------- helpers
@@ -204,14 +197,12 @@ def test_nested_with_diag_embed():
     torch.testing.assert_close(vmap(vmap(torch.diag_embed))(x), torch.diag_embed(x))
 
 
-@NESTED
 def test_nested_with_different_map_dim():
     x, y = torch.randn(2, 3), torch.randn(5, 3)
     output = vmap(lambda x: vmap(lambda y: x * y)(y))(x)
     torch.testing.assert_close(output, x.view(2, 1, 3) * y)
 
 
-@NESTED
 def test_noop_in_inner_vmap():
     x, y = torch.randn(3), torch.randn(5)
     output = vmap(lambda x: vmap(lambda y: x)(y))(x)
@@ -259,7 +250,6 @@ def test_multiple_out_dims():
     same(bar, [x, y], out_dims=(-1, 0, 1, 2))
 
 
-@NESTED
 def test_nested_out_dims():
     y = torch.randn(2, 3, 5, 7)
     result = vmap(lambda y: vmap(lambda x: x, out_dims=1)(y))(y)
@@ -305,14 +295,16 @@ def test_pytree_returns():
     torch.testing.assert_close(y5, y0)
 
 
-@_front_end("OrderedDict results")
 def test_pytree_odict_returns():
     from collections import OrderedDict
 
     def f(t):
         return OrderedDict([("sin", t.sin()), ("cos", t.cos())])
-    out = vmap(f)(torch.randn(2, 3))
-    assert isinstance(out, OrderedDict)
+    x = torch.randn(2, 3)
+    out = vmap(f)(x)
+    assert isinstance(out, OrderedDict) and list(out) == ["sin", "cos"]
+    torch.testing.assert_close(out["sin"], x.sin())
+    torch.testing.assert_close(out["cos"], x.cos())
 
 
 def test_pytree_returns_outdims():

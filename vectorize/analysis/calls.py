@@ -6,6 +6,7 @@ are allowed)."""
 from __future__ import annotations
 
 import types
+from collections import OrderedDict
 
 import libcst as cst
 import numpy as np
@@ -177,6 +178,12 @@ class Calls:
             return _namedtuple_of(fn, args, kwargs, node)   # a pytree of per-example values
         if fn is dict and not args:
             return TupleValue(tuple(kwargs.values()), tuple(kwargs), dict)
+        if fn in (dict, OrderedDict) and len(args) == 1 and not kwargs:
+            pairs = _key_value_pairs(args[0])      # dict([("a", x), ...]): a pytree
+            if pairs is not None:
+                return TupleValue(tuple(v for _, v in pairs), tuple(k for k, _ in pairs), fn)
+        if fn is OrderedDict and not args:
+            return TupleValue(tuple(kwargs.values()), tuple(kwargs), fn)
         if unpacked is not None and not (isinstance(fn, types.FunctionType)
                                          and self.helpers is not None):
             raise Unsupported("`*` unpacking of a tuple of per-example values into a call "
@@ -401,3 +408,23 @@ def _namedtuple_of(cls, args, kwargs, node):
         raise Unsupported(f"call of `{cls.__name__}` does not match its fields {fields}", node)
     items = tuple(values[f] if f in values else unbatched(defaults[f], True) for f in fields)
     return TupleValue(items, tuple(fields), cls)
+
+
+def _key_value_pairs(value):
+    """The (key, value) pairs of a list or tuple display of pairs with constant keys
+    (``[("sin", a), ("cos", b)]``); None for anything else."""
+    if not isinstance(value, TupleValue) or value.keys is not None or value.kind not in (
+            None, list):
+        return None
+    pairs = []
+    for item in value.items:
+        if not (isinstance(item, TupleValue) and item.kind is None and item.keys is None
+                and len(item.items) == 2):
+            return None
+        key, entry = item.items
+        if not (isinstance(key, Value) and key.exact and type(key.example) in (str, int)):
+            return None
+        pairs.append((key.example, entry))
+    if len({k for k, _ in pairs}) != len(pairs):
+        return None
+    return pairs

@@ -124,6 +124,11 @@ class Expressions:
         if isinstance(node, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
                              cst.GeneratorExp)):
             used = _names_in(node)
+            if isinstance(node, cst.Lambda):
+                # its own parameters are not the function's values of the same names
+                used = set(used) - {p.name.value for p in node.params.params}
+                if not any(n in env.values for n in used):
+                    return self._lambda_of_globals(node, used)
             if any(getattr(env.values.get(n), "batched", False) for n in used):
                 what = _SYNTAX[type(node).__name__]
                 raise Unsupported(f"a {what} over per-example values is not supported yet",
@@ -134,6 +139,30 @@ class Expressions:
                  "Await": "await outside the per-example function"}
         raise Unsupported(f"`{_SYNTAX.get(kind, kind)}` expressions are not supported", node,
                           hints.get(kind, "rewrite it with plain expressions"))
+
+    def _lambda_of_globals(self, node: cst.Lambda, used):
+        """A lambda that reads none of the function's values: the function it makes (every
+        call makes the same one), with its text where the engine reads sources (a
+        `vectorize.vmap` of it inside the function, `passes.inner_lambdas`). The globals
+        it reads are guarded as the function's own are (rebinding one makes a new
+        specialization)."""
+        import linecache
+        for ident in used:
+            found, value, _scope = self.source.lookup(ident)
+            if found:
+                self.free_names[ident] = value
+        text = "(" + _code(node) + ")\n"
+        filename = f"<vectorize lambda of {self.source.filename}:{hash(text) & 0xffffffff:x}>"
+        try:
+            code = compile(text, filename, "eval")
+        except SyntaxError:
+            return unbatched(UNKNOWN)
+        linecache.cache[filename] = (len(text), None, [text], filename)
+        try:
+            made = eval(code, self.source.func.__globals__)   # noqa: S307 - the user's lambda
+        except Exception:
+            return unbatched(UNKNOWN)
+        return unbatched(made, True)
 
     def _dict_of_per_example_values(self, node: cst.Dict, items, env):
         """``{"a": x, "b": y}`` with per-example values and constant keys: a pytree (a

@@ -28,11 +28,11 @@ def _as_value(out):
     return batched_like(out)
 
 
-def _axis_of(value, node):
+def axis_of(value, node):
     """The in_axes entry of one argument: 0 for a per-example value (its batch axis), None
     for one the same for every example."""
     if isinstance(value, TupleValue):
-        entries = [_axis_of(v, node) for v in value.items]
+        entries = [axis_of(v, node) for v in value.items]
         if all(e == 0 for e in entries):
             return 0
         if all(e is None for e in entries):
@@ -55,7 +55,7 @@ def _infer(site: Site, backend):
     if any(getattr(v, "batched", False) for _, v in site.kwargs.values()):
         _keywords_as_positions(site)        # refuses where they cannot be
     for value in site.args:
-        _axis_of(value, site.original)
+        axis_of(value, site.original)
     examples = [_example_of(v) for v in site.args]
     kwargs = {k: _example_of(v) for k, (_, v) in site.kwargs.items()}
     try:
@@ -116,7 +116,7 @@ def _keywords_as_positions(site: Site) -> list:
 
 def _rewrite(site: Site) -> cst.BaseExpression:
     call = site.node
-    axes = tuple(_axis_of(v, site.original) for v in site.args)
+    axes = tuple(axis_of(v, site.original) for v in site.args)
     inner = call.func
     if any(getattr(v, "batched", False) for _, v in site.kwargs.values()):
         # vmap(vmap(h.func, in_axes=h's + None for each), ...)(*args, *keyword values)
@@ -126,7 +126,7 @@ def _rewrite(site: Site) -> cst.BaseExpression:
         inner_axes = fn.in_axes if isinstance(fn.in_axes, tuple) else (fn.in_axes,) * count
         inner = expr("vmap({f}.func, in_axes=" + repr(tuple(inner_axes) + (None,) * len(
             names)) + ", out_axes={f}.out_axes)", f=inner)
-        axes += tuple(_axis_of(site.kwargs[n][1], site.original) for n in names)
+        axes += tuple(axis_of(site.kwargs[n][1], site.original) for n in names)
         by_name = {a.keyword.value: a for a in call.args if a.keyword is not None}
         call = call.with_changes(args=[a for a in call.args if a.keyword is None] + [
             by_name[n].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)

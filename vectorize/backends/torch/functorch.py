@@ -128,6 +128,39 @@ def _rewrite(site: Site):
                                        f=call.func))
 
 
+def _grad_infer(site: Site):
+    """``g(w, x)`` with ``g = torch.func.grad(loss)``: each example's gradient, computed on
+    the examples (tensors)."""
+    from ...pytree import flatten, unflatten
+    torch = torch_module()
+    if any(getattr(v, "batched", False) for _, v in site.kwargs.values()):
+        raise Unsupported("per-example values passed by keyword to a torch.func.grad "
+                          "function", suggestion="pass them by position")
+    args = [_tree(v, None) for v in site.args]
+    args = [unflatten(a, [leaf.detach().clone() if isinstance(leaf, torch.Tensor) else leaf
+                          for _, leaf in flatten(a)]) for a in args]
+    kwargs = {k: _tree(v, None) for k, (_, v) in site.kwargs.items()}
+    try:
+        out = site.func(*args, **kwargs)
+    except Exception as exc:    # noqa: BLE001 -- what it raises per example refuses it
+        raise Unsupported(f"the torch.func.grad function raises per example: "
+                          f"{type(exc).__name__}: {first_line(exc)}") from None
+    return _as_value(out)
+
+
+def _grad_rewrite(site: Site):
+    """``g(w, x)`` -> ``vmap(g, in_axes=(None, 0))(w, x)``: `vectorize.vmap_grad`."""
+    axes = tuple(_dims(v) for v in site.args)      # a tree prefix, as vmap's in_axes
+    call = site.node
+    return call.with_changes(func=expr("vmap({f}, in_axes=" + repr(axes) + ")",
+                                       f=call.func))
+
+
+def _refuse_per_example_function(site: Site):
+    raise Unsupported("`torch.func.grad` of a per-example value: the function to "
+                      "differentiate must be the same for every example")
+
+
 def register(reg: Registry) -> None:
     torch = torch_module()
     explanation = ("An `nn.Module` called on per-example values, and "
@@ -145,3 +178,20 @@ def register(reg: Registry) -> None:
         "torch.nn.module_call", "torch.func", explanation,
         "y = model(x)", "y = torch.func.vmap(model, in_dims=(0,))(x)", _rewrite,
         infer=_infer("an `nn.Module`"), shadow=_unknown))
+    from ...vmap_grad import grad_transform
+    reg.add_family(lambda fn: grad_transform(fn) is not None, Rule(
+        "torch.func.grad", "torch.func",
+        "A `torch.func.grad(loss)` (or `grad_and_value`) function called on per-example "
+        "values gives each example's gradient: on the batch it is the `vmap` of it "
+        "(per-example gradients from the loss's batched code, `vectorize.vmap_grad`).",
+        "g = grad_loss(w, x)", "g = vmap(grad_loss, in_axes=(None, 0))(w, x)", _grad_rewrite,
+        infer=_grad_infer, shadow=_unknown))
+    for transform in (torch.func.grad, torch.func.grad_and_value):
+        reg.add_call(transform, Rule(
+            "torch.func.transform", "torch.func",
+            "`torch.func.grad(loss)` itself is the same for every example (a function of "
+            "the module): only the function it makes is called on per-example values "
+            "(`torch.func.grad`).", "g = torch.func.grad(loss)(w, x)",
+            "g = vmap(torch.func.grad(loss), in_axes=(None, 0))(w, x)",
+            _refuse_per_example_function, infer=_refuse_per_example_function,
+            shadow=transform))

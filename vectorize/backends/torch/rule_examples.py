@@ -182,7 +182,29 @@ def f(x, b):
     y.add_(b)
     return y
 ''', "X, Y", (0, 0)),
+    "torch.nn.module_call": _torch('''
+def f(v, layer=torch.nn.Softmax(dim=-1)):
+    return layer(v)
+''', "V"),
+    "torch.func.functional_call": _torch('''
+def f(v, params, layer=torch.nn.Softmax(dim=-1)):
+    return torch.func.functional_call(layer, params, (v,))
+''', "V, {}", (0, None)),
 }
+TORCH_EXAMPLES["torch.func.grad"] = _torch('''
+def dot_loss(v, w):
+    return torch.dot(v, w) ** 2
+
+
+def f(v, w):
+    return torch.func.grad(dot_loss)(v, w)
+''', "V, w", (0, None))
+REFUSED.add("torch.func.transform")
+TORCH_EXAMPLES["torch.func.transform"] = _torch('''
+def f(v, x):
+    loss = torch.sum if x > 0 else torch.prod
+    return torch.func.grad(loss)(v)
+''', "V, X", (0, 0))
 RANDOM.add("torch.random.per_example")
 TORCH_EXAMPLES["torch.random.per_example"] = _torch('''
 def f(x):
