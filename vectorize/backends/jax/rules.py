@@ -29,8 +29,19 @@ from ...syntax.templates import expr
 
 
 def build(backend) -> Registry:
-    from ...rules import arrays, lanes, linalg, math_rules, operators, random, shapes
-    from ..numpy import builtins, creation, numpy_rules, scipy_rules, sorting
+    from ...rules import lanes, operators
+    from ..numpy import (
+        arrays,
+        builtins,
+        creation,
+        linalg,
+        math_rules,
+        numpy_rules,
+        random,
+        scipy_rules,
+        shapes,
+        sorting,
+    )
     reg = Registry(backend)
     for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg,
                   shapes, sorting, scipy_rules, random, creation):
