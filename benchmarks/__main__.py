@@ -4,6 +4,7 @@ ours against hand-written NumPy and the peers, as ratios; ``--write`` makes
 
     python -m benchmarks                   # prints the tables
     python -m benchmarks --quick           # N = 1e3, 1e4, 1e5; fewer rounds
+    python -m benchmarks --only seed --sizes 1e6   # one workload, one batch size
     python -m benchmarks --write           # and rewrites docs/performance.md + the PNG
     python -m benchmarks --only jax        # the JAX backend alone (`bench_jax.py`)
 
@@ -44,7 +45,7 @@ for path in (str(ROOT), str(HERE)):
     if path not in sys.path:
         sys.path.insert(0, path)
 
-from _timing import fmt_time, interleaved, machine_facts, settle  # noqa: E402
+from _timing import fmt_time, interleaved, machine_facts, paired_spread, settle  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
 
 SIZES = (1_000, 10_000, 100_000, 1_000_000)
@@ -113,9 +114,13 @@ def measure(work, n: int, rounds: int) -> dict:
     peers.update(optional)
     slow = {name: max(1, rounds // 3) for name in peers
             if name in ("Python loop", "numpy.vectorize")}
-    steady = {name: stats[0] for name, stats in interleaved(peers, rounds, slow).items()}
+    timed = interleaved(peers, rounds, slow)
+    steady = {name: stats[0] for name, stats in timed.items()}
+    hand_times = timed["hand-written NumPy"][3]
+    spread = {name: paired_spread(timed[name][3], hand_times)
+              for name in ("ours", "ours, 1 thread") if name in timed}
     return {"first": first, "first_hand": first_hand, "first12": ours_calls,
-            "first12_hand": hand_calls, "steady": steady, "notes": notes}
+            "first12_hand": hand_calls, "steady": steady, "spread": spread, "notes": notes}
 
 
 def table(work, results: dict) -> list[str]:
@@ -123,19 +128,31 @@ def table(work, results: dict) -> list[str]:
     for res in results.values():
         peer_names += [p for p in res["steady"] if p not in peer_names
                        and p not in ("hand-written NumPy", "ours")]
-    head = ["N", "hand-written", "ours / hand: steady", "first 12 calls", "first call"]
+    head = ["N", "hand-written", "ours / hand: steady (quartiles of the rounds)",
+            "first 12 calls", "first call"]
     head += [f"{p} / hand" for p in peer_names]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for n, res in results.items():
         hand = res["steady"]["hand-written NumPy"]
-        row = [f"{n:.0e}", fmt_time(hand), f"**{res['steady']['ours'] / hand:.2f}x**",
+        low, high = res["spread"]["ours"]
+        row = [f"{n:.0e}", fmt_time(hand),
+               f"**{res['steady']['ours'] / hand:.2f}x** ({low:.2f}–{high:.2f})",
                f"{res['first12'] / res['first12_hand']:.2f}x",
                f"{fmt_time(res['first'])} (hand {fmt_time(res['first_hand'])})"]
-        row += [f"{res['steady'][p] / hand:.2f}x" if p in res["steady"] else "—"
-                for p in peer_names]
+        row += [_ratio(res, p, hand) for p in peer_names]
         out.append("| " + " | ".join(row) + " |")
     notes = sorted({note for res in results.values() for note in res["notes"]})
     return out + ([""] + [f"- {note}" for note in notes] if notes else [])
+
+
+def _ratio(res: dict, peer: str, hand: float) -> str:
+    if peer not in res["steady"]:
+        return "—"
+    cell = f"{res['steady'][peer] / hand:.2f}x"
+    if peer in res["spread"]:
+        low, high = res["spread"][peer]
+        cell += f" ({low:.2f}–{high:.2f})"
+    return cell
 
 
 def plot(all_results: dict, path: Path) -> bool:
@@ -180,10 +197,14 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds")
     parser.add_argument("--only", default=None, help="workloads whose name contains this; "
                         "'jax': the JAX backend's benchmark alone (bench_jax.py)")
+    parser.add_argument("--sizes", default=None,
+                        help="comma-separated batch sizes (e.g. 1e4,1e6) instead of the default")
     parser.add_argument("--write", action="store_true",
                         help=f"rewrite {PAGE.relative_to(ROOT)} and its plot")
     opts = parser.parse_args(argv)
     sizes = SIZES[:3] if opts.quick else SIZES
+    if opts.sizes:
+        sizes = tuple(int(float(n)) for n in opts.sizes.split(","))
     rounds = opts.rounds or (5 if opts.quick else 9)
     lines, all_results = [], {}
     if opts.only == "jax":
@@ -198,8 +219,11 @@ def main(argv=None) -> int:
         for n in sizes:
             results[n] = measure(work, n, rounds)
             steady = results[n]["steady"]
+            low, high = results[n]["spread"]["ours"]
             print(f"{work.name} N={n:.0e}: ours / hand "
-                  f"{steady['ours'] / steady['hand-written NumPy']:.2f}x", file=sys.stderr,
+                  f"{steady['ours'] / steady['hand-written NumPy']:.2f}x ({low:.2f}–"
+                  f"{high:.2f}), first 12 calls "
+                  f"{results[n]['first12'] / results[n]['first12_hand']:.2f}x", file=sys.stderr,
                   flush=True)
         all_results[work.name] = results
         section = [f"### {work.name}: {work.what}", ""] + table(work, results) + [""]

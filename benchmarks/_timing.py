@@ -63,9 +63,9 @@ def one_timing(call, reps: int) -> float:
 
 
 def interleaved(peers: dict, rounds: int, max_rounds: dict | None = None) -> dict:
-    """``{name: (median seconds per call, rounds timed, reps per timing)}`` for each peer over
-    ``rounds`` interleaved rounds. A peer listed in ``max_rounds`` is timed only in that many
-    rounds (spread evenly over the run)."""
+    """``{name: (median seconds per call, rounds timed, reps per timing, the timings)}`` for
+    each peer over ``rounds`` interleaved rounds. A peer listed in ``max_rounds`` is timed
+    only in that many rounds (spread evenly over the run)."""
     max_rounds = max_rounds or {}
     reps = {name: calibrate(call) for name, call in peers.items()}
     times = {name: [] for name in peers}
@@ -75,7 +75,18 @@ def interleaved(peers: dict, rounds: int, max_rounds: dict | None = None) -> dic
             if limit < rounds and (r * limit) // rounds == ((r + 1) * limit) // rounds:
                 continue          # not this round's turn
             times[name].append(one_timing(call, reps[name]))
-    return {name: (statistics.median(ts), len(ts), reps[name]) for name, ts in times.items()}
+    return {name: (statistics.median(ts), len(ts), reps[name], ts)
+            for name, ts in times.items()}
+
+
+def paired_spread(mine: list, theirs: list) -> tuple[float, float]:
+    """The lower and upper quartiles of the ratios of two peers' timings taken in the same
+    rounds (`interleaved`: each round times both, so that a round another process slowed
+    slows both): how far one run's median ratio can be trusted."""
+    ratios = sorted(a / b for a, b in zip(mine, theirs))
+    if not ratios:
+        return (float("nan"), float("nan"))
+    return ratios[len(ratios) // 4], ratios[(3 * len(ratios)) // 4]
 
 
 def medians(results: dict) -> dict:

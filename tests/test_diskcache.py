@@ -380,6 +380,10 @@ def test_the_compacted_form_comes_from_the_cache_too(tmp_path, cache, modname):
     first = run_python(probe, **env)
     assert first["ok"] and first["compacted"], first
     assert first["stats"]["writes"] == 2          # the select form and the compacted one
+    # without what the first process decided (which may be the select form: then a second
+    # process never builds the compacted one), the second times both forms again
+    for learned in Path(cache).glob("*.vzt"):
+        learned.unlink()
     second = run_python(probe, **env)
     assert second["ok"] and second["compacted"] and not second["libcst"], second
     # the select form (for each callable) and the compacted one
@@ -871,3 +875,61 @@ def test_concurrent_writers_never_leave_a_partial_entry(tmp_path, cache, modname
     assert [p.name for p in cache.iterdir() if p.suffix != ".vzc"] == []
     assert len(entry_files(cache)) == 1
 
+
+
+# ------------------------------------------------------------ what the runtime learned
+TUNE_PROBE = """\
+import sys, json
+import numpy as np
+sys.path.insert(0, {folder!r})
+import {module} as mod
+import vectorize
+from vectorize import diskcache
+n = 1 << 17                 # chunks on one thread are a way to time (`chunks.lanes_per_chunk`)
+x = np.linspace(-3, 12, n)
+f = vectorize.vectorize(mod.func, cache_dir={cache!r})
+got = f(x, 1.0)
+(entry,) = f._specs._entries.values()
+first = entry.tuning.chunking.get(n.bit_length())
+calls = 1
+bucket = n.bit_length()
+while type(entry.tuning.chunking.get(bucket)) is not int and calls < 300:
+    got = f(x, 1.0)
+    calls += 1
+assert np.array_equal(got, np.vectorize(mod.func)(x, 1.0))
+print(json.dumps({{"first": first if type(first) is int else repr(type(first)),
+                   "decided": entry.tuning.chunking.get(bucket),
+                   "calls": calls, "stats": diskcache.stats}}))
+"""
+
+
+def test_a_later_process_starts_tuned(tmp_path, cache, modname):
+    """The ways `chunks.run` decided (one call or chunks, on how many threads) are kept beside
+    the entry: a second process runs its first call the decided way without timing the
+    others; an entry rewritten for an edited function leaves them unused."""
+    # (straight-line code: no compacted form that a second process, which builds faster
+    # from the disk, would explore before the first did)
+    text = "def func(t, b):\n    return (t * b - t) * 0.5\n"
+    load_module(tmp_path, modname, text)
+    probe = TUNE_PROBE.format(folder=str(tmp_path), module=modname, cache=str(cache))
+    first = run_python(probe)
+    assert type(first["decided"]) is int and first["calls"] > 1      # it timed the ways
+    assert len([p for p in Path(cache).iterdir() if p.suffix == ".vzt"]) == 1
+    second = run_python(probe)
+    assert second["stats"]["hits"] >= 1
+    assert second["first"] == first["decided"] and second["calls"] == 1
+    (tmp_path / f"{modname}.py").write_text(text.replace("0.5", "0.25"))
+    third = run_python(probe)
+    assert third["first"] != first["decided"] and third["calls"] > 1   # learned afresh
+
+
+def test_malformed_tuning_is_ignored(tmp_path):
+    """`chunks.restore` keeps only well-formed decisions."""
+    from vectorize import chunks
+    tuning = chunks.Tuning()
+    chunks.restore(tuning, {"chunking": {"17": 1, "x": 2, "18": "2", "19": -1, "20": 99},
+                            "compacted": "no", "compared": [17]})
+    assert tuning.chunking == {17: 1} and not tuning.variants
+    chunks.restore(tuning, None)
+    chunks.restore(tuning, ["chunking"])
+    assert tuning.chunking == {17: 1}

@@ -168,3 +168,54 @@ def test_python_ints_of_any_size_are_planned_each_time():
     huge = f(x, 2**70)           # an object-dtype scalar: numpy's own loop
     _same(small, vectorize(piece)(x, 1))
     _same(huge, vectorize(piece)(x, 2**70))
+
+
+# ------------------------------------------------------------------------- vmap's fast path
+def affine_row(x, w, c):
+    return x * w + c
+
+
+VMAP_PATTERNS = [
+    # (x, w, c, in_axes): float64 rows, other dtypes and ranks, another axis, shared
+    # arrays of another shape, a complex shared number
+    lambda n: (np.linspace(-1, 1, 3 * n).reshape(n, 3), np.arange(3.0), 0.5, (0, None, None)),
+    lambda n: (np.arange(3 * n, dtype=np.int32).reshape(n, 3), np.arange(3.0), 2.0,
+               (0, None, None)),
+    lambda n: (np.linspace(-1, 1, 3 * n).reshape(3, n), np.arange(3.0), 0.5, (1, None, None)),
+    lambda n: (np.linspace(-1, 1, n), np.arange(3.0)[:, None] * np.ones(n), 1.5,
+               (0, 1, None)),
+    lambda n: (np.linspace(-1, 1, 3 * n).reshape(n, 3), np.arange(3.0), 1 + 2j,
+               (0, None, None)),
+    lambda n: (np.linspace(-1, 1, n), np.float32(2.0), 0.5, (0, None, None)),
+]
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, len(VMAP_PATTERNS) - 1), st.integers(0, 6)),
+                min_size=1, max_size=8))
+def test_vmap_fast_path_matches_fresh_object(calls):
+    """One vmap object called with a sequence of argument patterns gives what a fresh object
+    gives for each (the loop reference for each fresh object is tests/test_vmap.py's)."""
+    from vectorize import vmap
+    warm = {}
+    for pattern, n in calls:
+        x, w, c, axes = VMAP_PATTERNS[pattern](n)
+        vm = warm.setdefault(axes, vmap(affine_row, in_axes=axes))
+        got = vm(x, w, c)
+        expected = vmap(affine_row, in_axes=axes)(x, w, c)
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_vmap_fast_path_keeps_errors():
+    """Arguments unlike the last call's leave the fast path: sizes that disagree raise as on
+    the first call."""
+    import pytest
+
+    from vectorize import vmap
+    vm = vmap(affine_row, in_axes=(0, 0, None))
+    vm(np.ones(4), np.ones(4), 1.0)
+    assert vm._fast is not None
+    with pytest.raises(ValueError, match="inconsistent sizes|size"):
+        vm(np.ones(4), np.ones(5), 1.0)
+    np.testing.assert_array_equal(vm(np.ones(2), np.full(2, 3.0), 1.0), [4.0, 4.0])

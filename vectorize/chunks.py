@@ -177,10 +177,12 @@ class Tuning:
     - ``spent``: batch-size class -> seconds its calls have taken so far;
     - ``steady``: batch-size class -> (the median time of the way decided, the times of
       the calls since, `RECENT` at most) (`_watch`);
-    - ``compared``: the batch-size classes whose calls have timed the compacted form."""
+    - ``compared``: the batch-size classes whose calls have timed the compacted form;
+    - ``persist``: where to keep what was decided (`learned`) for a later process (the disk
+      cache, beside the specialization's entry: `frontend.tuning`), or None."""
 
     __slots__ = ("chunking", "build_compacted", "compacted", "variants", "build_cost",
-                 "spent", "steady", "compared")
+                 "spent", "steady", "compared", "persist")
 
     def __init__(self, build_compacted=None, build_cost: float = 0.0):
         self.chunking: dict = {}
@@ -191,6 +193,52 @@ class Tuning:
         self.spent: dict = {}
         self.steady: dict = {}
         self.compared: set = set()
+        self.persist = None
+
+
+def learned(tuning: Tuning) -> dict:
+    """What `run` decided, as JSON data: per batch-size class the way (0: one call, else the
+    threads chunks run on), the classes that run the compacted form, those that timed it."""
+    return {"chunking": {str(b): c for b, c in tuning.chunking.items() if type(c) is int},
+            "compacted": sorted(tuning.variants), "compared": sorted(tuning.compared)}
+
+
+def restore(tuning: Tuning, data) -> None:
+    """Start ``tuning`` with what `learned` kept (from an earlier process); anything
+    malformed is ignored. The calls are still watched (`_watch`): a way that has become
+    slower here (another load, another machine) is timed again."""
+    if not isinstance(data, dict):
+        return
+    ways = data.get("chunking")
+    if isinstance(ways, dict):
+        for bucket, way in ways.items():
+            if type(way) is int and 0 <= way <= MAX_THREADS and bucket.isdigit():
+                tuning.chunking[int(bucket)] = way
+    for field in ("compared", "compacted"):
+        if not isinstance(data.get(field), list):
+            return
+    tuning.compared.update(b for b in data["compared"] if type(b) is int)
+    if _has_compacted(tuning):
+        for bucket in data["compacted"]:
+            if type(bucket) is int and bucket in tuning.chunking:
+                tuning.variants[bucket] = RESTORED     # built on its first call (`_variant`)
+
+
+RESTORED = True
+"""In ``Tuning.variants``: the compacted form, restored from an earlier process, not yet
+built (a front end that never calls that size never builds it)."""
+
+
+def _variant(tuning: Tuning, bucket: int, spec):
+    """The specialization that runs for a decided batch-size class."""
+    chosen = tuning.variants.get(bucket, spec)
+    if chosen is RESTORED:
+        chosen = compacted(tuning) or spec
+        if chosen is spec:
+            tuning.variants.pop(bucket, None)
+        else:
+            tuning.variants[bucket] = chosen
+    return chosen
 
 
 TRIALS = 3
@@ -243,7 +291,7 @@ def run(spec, tuning: Tuning, args, batched, size: int, chunk_size, call):
     # the way once decided, else the timings of each (variant, way) so far
     choice = tuning.chunking.get(bucket)
     if type(choice) is int:
-        chosen = tuning.variants.get(bucket, spec)
+        chosen = _variant(tuning, bucket, spec)
         workers = num_threads() if chosen.parallel else 1
         start = time.perf_counter()
         if chosen is spec:
@@ -306,6 +354,11 @@ def run(spec, tuning: Tuning, args, batched, size: int, chunk_size, call):
             tuning.variants.pop(bucket, None)
         tuning.steady[bucket] = (_median(choice[best_variant, best_way]), [])
         tuning.chunking[bucket] = best_way
+        if tuning.persist is not None:
+            try:
+                tuning.persist(learned(tuning))
+            except Exception:   # noqa: BLE001, S110 -- keeping it is optional
+                pass
     return out
 
 
@@ -421,7 +474,7 @@ def source_for(spec, tuning, size: int, chunk_size) -> str:
         bucket = size.bit_length()
         choice = tuning.chunking.get(bucket)
         if type(choice) is int:
-            chosen = tuning.variants.get(bucket, spec)
+            chosen = _variant(tuning, bucket, spec)
             note = CHOSEN_NOTE if chosen is not spec else ""
         else:
             if choice is None:      # the first call makes the candidates; it times select

@@ -54,6 +54,9 @@ class Generated:
     # seconds it took to make (the transform, or loading it from the disk cache; imports
     # not counted): what `chunks.run` expects another form of it to cost to build
     build_seconds: float = 0.0
+    # (the store, the file, its checksum) of the disk-cache entry it was saved to or loaded
+    # from, where the runtime keeps what it learned about running it (`chunks.Tuning`)
+    disk_entry: object = None
 
     def guards_hold(self) -> bool:
         for namespace, name, value in self.guards:

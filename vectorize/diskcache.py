@@ -390,7 +390,7 @@ class Store:
             return None
         path = self.file(lookup)
         try:
-            payload = self._read(path)
+            payload, digest = self._read_entry(path)
         except FileNotFoundError:
             stats["misses"] += 1
             return None
@@ -436,15 +436,22 @@ class Store:
         stats["hits"] += 1
         from . import backends
         function = backends.get(payload["backend"]).runnable(function, payload["source"])
-        return Generated(source=payload["source"], function=function,
+        loaded = Generated(source=payload["source"], function=function,
                          backend=payload["backend"], result=result, guards=tuple(guards),
                          fallbacks=list(payload["fallbacks"]),
                          explanations=[tuple(e) for e in payload["explanations"]],
                          parallel=bool(payload["parallel"]),
                          switchable_ifs=int(payload["switchable_ifs"]))
+        loaded.disk_entry = (self, path, digest)
+        return loaded
 
     @staticmethod
     def _read(path: str) -> dict:
+        return Store._read_entry(path)[0]
+
+    @staticmethod
+    def _read_entry(path: str, magic: bytes = MAGIC) -> tuple[dict, str]:
+        """(payload, checksum of the payload) of a file written by `_write`."""
         # O_NONBLOCK: opening a FIFO put in an entry's place must not wait for a writer
         # (the fstat below then refuses it); on a regular file it changes nothing
         flags = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
@@ -464,7 +471,7 @@ class Store:
             os.close(fd)
         head, sep, body = data.partition(b"\n")
         parts = head.split(b" ")
-        if not sep or len(parts) != 3 or parts[0] != MAGIC:
+        if not sep or len(parts) != 3 or parts[0] != magic:
             raise ValueError("not an entry")
         if parts[1] != str(FORMAT).encode():
             raise ValueError(f"format {parts[1].decode(errors='replace')}, not {FORMAT}")
@@ -473,7 +480,7 @@ class Store:
         payload = json.loads(body)
         if not isinstance(payload, dict):
             raise ValueError("not an entry")
-        return payload
+        return payload, parts[2].decode()
 
     @staticmethod
     def _functions(main, addresses) -> list | None:
@@ -517,8 +524,17 @@ class Store:
         if not self.usable(create=True):
             return False
         body = json.dumps(payload, separators=(",", ":")).encode()
-        data = b"%s %d %s\n" % (MAGIC, FORMAT, _digest(body).encode()) + body
         path = self.file(lookup)
+        if not self._write(path, MAGIC, body):
+            return False
+        spec.disk_entry = (self, path, _digest(body))
+        stats["writes"] += 1
+        return True
+
+    def _write(self, path: str, magic: bytes, body: bytes) -> bool:
+        """Write ``body`` under a header line (``magic``, `FORMAT`, its checksum) to ``path``
+        atomically (a temporary file renamed into place)."""
+        data = b"%s %d %s\n" % (magic, FORMAT, _digest(body).encode()) + body
         try:
             fd, temporary = tempfile.mkstemp(dir=self.path, prefix=".tmp-", suffix=SUFFIX)
         except OSError:
@@ -533,8 +549,26 @@ class Store:
             except OSError:
                 pass
             return False
-        stats["writes"] += 1
         return True
+
+    # --------------------------------------------------------------- what the runtime learned
+    # `chunks.Tuning`'s decisions for a specialization (per batch-size class: one call or
+    # chunks on how many threads, the select or the compacted form), kept beside its entry in
+    # ``<slot>.vzt`` with the entry's checksum: a later process starts tuned, and an entry
+    # rewritten for something else (the function edited) leaves them unused.
+    def save_tuning(self, entry: tuple, learned: dict) -> bool:
+        path, digest = entry
+        body = json.dumps({"entry": digest, **learned}, separators=(",", ":")).encode()
+        return self.usable(create=True) and self._write(_tuning_path(path), TUNING_MAGIC,
+                                                        body)
+
+    def load_tuning(self, entry: tuple) -> dict | None:
+        path, digest = entry
+        try:
+            payload, _ = self._read_entry(_tuning_path(path), TUNING_MAGIC)
+        except (OSError, ValueError):
+            return None
+        return payload if payload.get("entry") == digest else None
 
     @staticmethod
     def _payload(spec, lookup: dict) -> dict:
@@ -583,6 +617,11 @@ class Store:
 
 
 _ABSENT = object()
+TUNING_MAGIC = b"vectorize-tuning"
+
+
+def _tuning_path(entry_path: str) -> str:
+    return entry_path[:-len(SUFFIX)] + ".vzt"
 
 
 def _printed(value):

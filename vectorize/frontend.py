@@ -347,4 +347,13 @@ def tuning(spec, func, params: dict, *, header: str, backend: str, cache_dir,
                                header=f"{header}\n{COMPACTED_NOTE}", backend=backend,
                                cache_dir=cache_dir, if_strategy="compact",
                                python_semantics=python_semantics)
-    return chunks.Tuning(build_compacted, spec.build_seconds)
+    learned = chunks.Tuning(build_compacted, spec.build_seconds)
+    if spec.disk_entry is not None and backends.get(backend).chunked_runs:
+        # what an earlier process learned about running it (kept beside its disk entry)
+        store, *entry = spec.disk_entry
+        try:
+            chunks.restore(learned, store.load_tuning(entry))
+        except Exception:   # noqa: BLE001 -- the cache never fails a call: learn afresh
+            pass
+        learned.persist = lambda decided: store.save_tuning(entry, decided)
+    return learned

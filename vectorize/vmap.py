@@ -226,6 +226,7 @@ class _VMapped:
         self._nested: dict = {}     # vmap of a vmapped function: in_axes tree -> its flat vmap
         self._grad = grad_transform(self._target)   # torch.func.grad(f): `vmap_grad`
         self._options = vmap_options.DEFAULT
+        self._fast = None       # the last call's fast path (`_FastPath`), when it has one
         try:
             # never `__dict__`: a vmapped function's state is its own (`vmap(vmap(f))`)
             functools.update_wrapper(self, func, updated=())
@@ -269,6 +270,12 @@ class _VMapped:
         if isinstance(self._target, _VMapped):     # vmap(vmap(f)): `vmap_nested`
             from .vmap_nested import call_nested
             return call_nested(self, args, kwargs)
+        fast = self._fast
+        if fast is not None and not kwargs:
+            planned = fast.plan(args)
+            if planned is not None:
+                call_args, size = planned
+                return self._run(fast.entry, call_args, None, size, fast.batched, True)
         if not kwargs and wants_dask(args):   # a Dask array in: Dask arrays out, nothing computed
             from .dask_runtime import call_vmap
             return call_vmap(self, args)
@@ -286,6 +293,14 @@ class _VMapped:
                            else "; ".join(spec.fallbacks), spec)
         if isinstance(spec, FallbackSpec):
             return self._loop(args, kwargs, size)
+        if not kwargs and not call_kwargs and not spec.fallbacks:
+            self._fast = _FastPath.of(self, args, entry, batched) or self._fast
+        return self._run(entry, call_args, call_kwargs, size, batched, tree)
+
+    def _run(self, entry, call_args, call_kwargs, size, batched, tree):
+        """The outputs of the specialization ``entry`` on the planned arguments, in chunks
+        where `chunks.run` says so, with the batch axes where ``out_axes`` puts them."""
+        spec = entry.spec
         if call_kwargs:
             def call(function, positional):
                 return function(*positional, **call_kwargs)
@@ -530,6 +545,72 @@ def _library_instance(value) -> bool:
 
 def _call(function, args):
     return function(*args)
+
+
+class _FastPath:
+    """What a warm call needs from its arguments when they are like the last call's: NumPy
+    arrays of the same dtypes and ranks mapped along the same axes, and unmapped arrays and
+    Python numbers of the same types (`_leaves`' cache keys, tested without building them),
+    for the same specialization while its guards hold. Anything else takes `_VMapped._plan`
+    (which builds the key, checks the arguments, and may make another fast path)."""
+
+    __slots__ = ("entry", "lead", "leaves", "batched")
+
+    def __init__(self, entry, lead, leaves, batched):
+        self.entry = entry
+        self.lead = lead
+        self.leaves = leaves        # per argument: (kind, dtype char, ndim, axis)
+        self.batched = batched
+
+    @classmethod
+    def of(cls, vm, args, entry, batched):
+        if vm._bound or isinstance(vm._target, _VMapped):
+            return None
+        axes = vm.in_axes if isinstance(vm.in_axes, tuple) else (vm.in_axes,) * len(args)
+        leaves = []
+        for arg, axis in zip(args, axes):
+            kind = type(arg)
+            if kind is np.ndarray and type(axis) is int and arg.ndim and \
+                    -arg.ndim <= axis < arg.ndim and arg.dtype.kind in "biufc":
+                leaves.append(("b", arg.dtype.char, arg.ndim, axis % arg.ndim))
+            elif kind is np.ndarray and axis is None:
+                leaves.append(("u", arg.dtype.char, arg.ndim, None))
+            elif kind in (float, complex) and axis is None:
+                leaves.append((kind, None, None, None))
+            else:
+                return None
+        if not any(leaf[0] == "b" for leaf in leaves):
+            return None
+        return cls(entry, vm._lead, tuple(leaves), batched)
+
+    def plan(self, args):
+        """(arguments of the generated function, batch size), or None when ``args`` are not
+        like the last call's or the specialization's guards no longer hold."""
+        if len(args) != len(self.leaves):
+            return None
+        call_args = list(self.lead)
+        size = -1
+        for arg, (kind, char, ndim, axis) in zip(args, self.leaves):
+            if kind == "b":
+                if type(arg) is not np.ndarray or arg.ndim != ndim or arg.dtype.char != char:
+                    return None
+                n = arg.shape[axis]
+                if n != size:
+                    if size >= 0:
+                        return None     # sizes that disagree: `_plan` says how
+                    size = n
+                call_args.append(np.moveaxis(arg, axis, 0) if axis else arg)
+            elif kind == "u":
+                if type(arg) is not np.ndarray or arg.ndim != ndim or arg.dtype.char != char:
+                    return None
+                call_args.append(arg)
+            elif type(arg) is kind:
+                call_args.append(arg)
+            else:
+                return None
+        if not self.entry.spec.guards_hold():
+            return None
+        return call_args, size
 
 
 def _batched(key):
