@@ -74,7 +74,7 @@ def _prose(tree: ast.AST) -> set[int]:
         func = node.func
         called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
         prose = [k.value for k in node.keywords if k.arg in _PROSE_KEYWORDS]
-        if called.endswith(("Error", "Unsupported", "Exception", "Warning", "warn")):
+        if called.endswith(("Error", "_error", "Unsupported", "Exception", "Warning", "warn")):
             prose += node.args + [k.value for k in node.keywords]
         if called == "Rule":
             prose += node.args[:5]

@@ -27,7 +27,9 @@ from .vmap_axes import call_error, user_location
 
 UNSET = object()
 
-_DRAWS = ("random.per_example", "torch.random.per_example")
+# the rules that draw one number per example: `random.per_example` and each backend's own
+# (`<backend>.random.per_example`)
+_DRAW = "random.per_example"
 
 
 def spelled(in_axes, out_axes, in_dims, out_dims):
@@ -108,7 +110,7 @@ def refuse_draws(vm, spec) -> None:
     """``randomness="error"``: a specialization that draws random numbers is refused, at
     the draw."""
     for name, filename, line in spec.explanations:
-        if name in _DRAWS:
+        if name == _DRAW or name.endswith("." + _DRAW):
             import linecache
             text = linecache.getline(filename, line) if filename else ""
             raise VectorizeError(
