@@ -63,6 +63,17 @@ JAX_DIVERGES: dict[str, str] = {
     "np.sum(np.arange(0,20,sh))": "engine bug shared with the NumPy backend: a step of 0 "
                                   "(np.arange raises ZeroDivisionError per example) gives an "
                                   "empty range in the batched code",
+    "v3.astype(v3i.dtype)": "a NaN converted to an integer is 0 in XLA (NumPy: the most "
+                            "negative int64)",
+    "np.argpartition(m23,2,axis=None)": "the order of argpartition's result within each side "
+                                        "of the kth element (and among ties) is JAX's, not "
+                                        "NumPy's",
+    "np.pad(v3,2,mode='linear_ramp',end_values=(5.0,-1.0))": "jnp.pad(mode='linear_ramp') "
+                                                             "fails on an empty batch",
+    "np.pad(m23,1,'maximum')": "jnp.pad(mode='maximum') fails on an empty batch (a max "
+                               "over zero elements)",
+    "np.linalg.cond(m33)": "the condition number of a singular matrix is nan in JAX "
+                           "(NumPy: inf)",
     "math.modf(f)": "jnp.modf(inf) has a nan fractional part (NumPy and Python: 0.0)",
     "math.modf(f32)": "jnp.modf(inf) has a nan fractional part",
     "np.modf(f)": "jnp.modf(inf) has a nan fractional part",
@@ -220,8 +231,9 @@ def test_array_rule_matches_loop_on_jax(index, case, cases_module):  # noqa: F81
         except (ArithmeticError, ValueError, TypeError) as exc:
             assert (type(exc), str(exc)) in errors
             return
-        if results and all(isinstance(r, tuple) for k, r in enumerate(results)
-                           if k not in raised):
+        if results and len(raised) == len(results):
+            return      # every example raises (LinAlgError): JAX computes NaNs, no lane to compare
+        if isinstance(got, tuple):
             for k, part in enumerate(got):
                 assert isinstance(part, np.ndarray)
                 table.assert_stacked_equal(part, [None if r is None else r[k] for r in results],
