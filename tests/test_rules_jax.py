@@ -76,9 +76,6 @@ JAX_DIVERGES: dict[str, str] = {
                            "(NumPy: inf)",
     "np.linalg.det(m33)": "the determinant of a matrix holding a NaN may be nan in JAX "
                           "where LAPACK's pivoting in NumPy gives 0.0",
-    "np.array([[x,x],[x,1.0]])@v3[:2]": "bug: a nested list display mixing per-example and "
-                                        "shared values is written as jnp.broadcast_arrays "
-                                        "of a list, which jnp refuses (TypeError)",
     "math.modf(f)": "jnp.modf(inf) has a nan fractional part (NumPy and Python: 0.0)",
     "math.modf(f32)": "jnp.modf(inf) has a nan fractional part",
     "np.modf(f)": "jnp.modf(inf) has a nan fractional part",

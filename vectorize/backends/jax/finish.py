@@ -123,6 +123,15 @@ class _Respell(cst.CSTTransformer):
             return updated_node
         if path[-1] in ("sort", "argsort"):
             updated_node = self._sort_kind(original_node, updated_node, path)
+        if path[1:] == ["broadcast_arrays"]:
+            # NumPy converts a list or tuple operand (a row of a nested list display) to an
+            # array; jnp takes arrays only
+            updated_node = updated_node.with_changes(args=[
+                arg.with_changes(value=cst.Call(
+                    func=cst.Attribute(cst.Name("jnp"), cst.Name("asarray")),
+                    args=[cst.Arg(arg.value)]))
+                if isinstance(arg.value, (cst.List, cst.Tuple)) and not arg.keyword else arg
+                for arg in updated_node.args])
         if any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
             return updated_node
         for arg in updated_node.args:
