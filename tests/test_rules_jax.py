@@ -36,7 +36,7 @@ from test_rules import cases_module  # noqa: F401  (the fixture: the cases as fu
 from vectorize import VectorizeError, backends, vectorize, vmap
 
 FULL = os.environ.get("VECTORIZE_JAX_TABLE") == "all"
-SAMPLE = 8
+SAMPLE = 16
 
 _NO_JNP = "has no jax.numpy counterpart"
 JAX_REFUSED: dict[str, str] = {
@@ -46,6 +46,11 @@ JAX_REFUSED: dict[str, str] = {
         "np.emath.arctanh(fe)", "np.emath.logn(fe,fe)", "np.emath.power(fe,u)",
         "np.emath.sqrt(i)"]},
     "created_with_a_shape": "cannot be written in place",
+    "created_as_copies": "cannot be written in place",
+    # per-example loops, until they are lowered to lax.while_loop (backends/jax/loops.py)
+    **{case: "not supported by the JAX backend yet" for case in [
+        "while_batched_test", "while_newton_sqrt", "while_int_collatz",
+        "for_range_batched_bound", "for_break_batched", "for_return_batched"]},
     **{case: "jnp.gcd loops until every lane is done" for case in [
         "math.gcd(int(fm),12)", "math.gcd(i,i)", "math.lcm(i,i)", "math.gcd(i,i,i)",
         "math.lcm(i,i,i)", "math.gcd(i,12)", "math.gcd(i32,i)", "np.gcd(i,i)", "np.lcm(i,i)"]},
@@ -55,6 +60,22 @@ JAX_DIVERGES: dict[str, str] = {
     "abs(complex(f32,f))": "abs of a complex number with an infinite and a nan part: XLA "
                            "gives nan (Python and NumPy: inf)",
     "np.spacing(f)": "jnp.spacing(-0.0) is -5e-324 (NumPy: 5e-324)",
+    "np.sum(np.arange(0,20,sh))": "engine bug shared with the NumPy backend: a step of 0 "
+                                  "(np.arange raises ZeroDivisionError per example) gives an "
+                                  "empty range in the batched code",
+    "v3.astype(v3i.dtype)": "a NaN converted to an integer is 0 in XLA (NumPy: the most "
+                            "negative int64)",
+    "np.argpartition(m23,2,axis=None)": "the order of argpartition's result within each side "
+                                        "of the kth element (and among ties) is JAX's, not "
+                                        "NumPy's",
+    "np.pad(v3,2,mode='linear_ramp',end_values=(5.0,-1.0))": "jnp.pad(mode='linear_ramp') "
+                                                             "fails on an empty batch",
+    "np.pad(m23,1,'maximum')": "jnp.pad(mode='maximum') fails on an empty batch (a max "
+                               "over zero elements)",
+    "np.linalg.cond(m33)": "the condition number of a singular matrix is nan in JAX "
+                           "(NumPy: inf)",
+    "np.linalg.det(m33)": "the determinant of a matrix holding a NaN may be nan in JAX "
+                          "where LAPACK's pivoting in NumPy gives 0.0",
     "math.modf(f)": "jnp.modf(inf) has a nan fractional part (NumPy and Python: 0.0)",
     "math.modf(f32)": "jnp.modf(inf) has a nan fractional part",
     "np.modf(f)": "jnp.modf(inf) has a nan fractional part",
@@ -82,7 +103,9 @@ def _params(arrays: bool):
     for index, case in enumerate(table.CASES):
         if (applies(case) if not arrays else table.is_array_case(case)) and chosen(case):
             reason = JAX_DIVERGES.get(case.id)
-            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            # strict where the lanes are fixed (the pools); the array cases' draws may miss
+            # the values they diverge on
+            marks = [pytest.mark.xfail(strict=not arrays, reason=reason)] if reason else []
             out.append(pytest.param(index, case, id=case.id, marks=marks))
     return out
 
@@ -135,7 +158,9 @@ def check_vectorize(f, args):
     got = vf(*args)
     if expected is None:        # an empty batch
         return True
-    numpy_got = vectorize(f, fallback="error")(*args)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # NumPy's own warnings: the NumPy backend's
+        numpy_got = vectorize(f, fallback="error")(*args)
     lanes, _, raised = loop_reference(f, *args)
     assert not raised
     by_lane = _split(lanes, len(got) if isinstance(got, tuple) else None)
@@ -212,8 +237,9 @@ def test_array_rule_matches_loop_on_jax(index, case, cases_module):  # noqa: F81
         except (ArithmeticError, ValueError, TypeError) as exc:
             assert (type(exc), str(exc)) in errors
             return
-        if results and all(isinstance(r, tuple) for k, r in enumerate(results)
-                           if k not in raised):
+        if results and len(raised) == len(results):
+            return      # every example raises (LinAlgError): JAX computes NaNs, no lane to compare
+        if isinstance(got, tuple):
             for k, part in enumerate(got):
                 assert isinstance(part, np.ndarray)
                 table.assert_stacked_equal(part, [None if r is None else r[k] for r in results],

@@ -26,13 +26,14 @@ What the front ends run is `runtime.Compiled`; the ``raise`` checks (``if jnp.an
 
 from __future__ import annotations
 
-import importlib.util
+import inspect
 
 import libcst as cst
 import numpy as np
 
 from ...errors import Unsupported
 from ...passes.records import MaskedLoopFacts
+from .loops import lower as lower_masked
 
 NUMPY_ALIAS = "np"      # how NumPy's rules spell the module (its backend's alias)
 
@@ -100,12 +101,64 @@ class _Respell(cst.CSTTransformer):
                 break
         if target is None:
             if self.refusal is None:
-                self.refusal = (path, original_node)
+                self.refusal = (path, original_node, None)
             return updated_node
         node = cst.Name("jnp")
         for part in path[1:]:
             node = cst.Attribute(value=node, attr=cst.Name(part))
         return node
+
+    def leave_Call(self, original_node, updated_node):
+        """A keyword NumPy's function takes and JAX's does not (``kind=`` of ``argsort``):
+        refused here rather than a TypeError when ``jit`` traces the call."""
+        path = _path(updated_node.func)
+        if path is None or path[0] != "jnp" or self.refusal is not None:
+            return updated_node
+        target = self.jnp
+        for part in path[1:]:
+            target = getattr(target, part, None)
+        try:
+            parameters = inspect.signature(target).parameters
+        except (TypeError, ValueError):
+            return updated_node
+        if path[-1] in ("sort", "argsort"):
+            updated_node = self._sort_kind(original_node, updated_node, path)
+        if path[1:] == ["broadcast_arrays"]:
+            # NumPy converts a list or tuple operand (a row of a nested list display) to an
+            # array; jnp takes arrays only
+            updated_node = updated_node.with_changes(args=[
+                arg.with_changes(value=cst.Call(
+                    func=cst.Attribute(cst.Name("jnp"), cst.Name("asarray")),
+                    args=[cst.Arg(arg.value)]))
+                if isinstance(arg.value, (cst.List, cst.Tuple)) and not arg.keyword else arg
+                for arg in updated_node.args])
+        if any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+            return updated_node
+        for arg in updated_node.args:
+            if arg.keyword is not None and arg.keyword.value not in parameters:
+                self.refusal = (["np", *path[1:]], original_node,
+                                f"`{'.'.join(['jnp', *path[1:]])}` takes no keyword "
+                                f"`{arg.keyword.value}`")
+        return updated_node
+
+    def _sort_kind(self, original_node, node, path):
+        """``kind="stable"`` (or ``"mergesort"``) of NumPy's sorts is JAX's ``stable=True``;
+        another kind (an unstable sort, whose order of ties is NumPy's own) is refused."""
+        args = []
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "kind":
+                value = arg.value
+                if isinstance(value, cst.SimpleString) and value.evaluated_value in (
+                        "stable", "mergesort"):
+                    args.append(arg.with_changes(keyword=cst.Name("stable"),
+                                                 value=cst.Name("True")))
+                    continue
+                if self.refusal is None:
+                    self.refusal = (["np", *path[1:]], original_node,
+                                    f"`{'.'.join(['jnp', *path[1:]])}` sorts stably or "
+                                    "not (`stable=`), with no `kind` but a stable one")
+            args.append(arg)
+        return node.with_changes(args=args)
 
     def visit_Attribute(self, node):
         # the whole chain is rewritten at its outermost attribute
@@ -118,8 +171,12 @@ def spelled_with_jnp(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     respell = _Respell(ctx, names)
     out = func_def.visit(respell)
     if respell.refusal is not None:
-        path, node = respell.refusal
+        path, node, reason = respell.refusal
         name = ".".join(path)
+        if reason is not None:
+            raise Unsupported(f"{reason}, so the JAX backend cannot write `{name}` as called",
+                              located(node, ctx), "call it without that argument, or use "
+                              "backend=\"numpy\"")
         if path[1] == "random":
             raise Unsupported(
                 f"`{name}`: a NumPy random draw cannot run under jax.jit (JAX draws need "
@@ -134,12 +191,10 @@ def spelled_with_jnp(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
 
 # ---------------------------------------------------------------- per-example loops
 def lower_loops(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    """Masked loops lowered to ``lax.while_loop`` (`loops.lower`, where that module exists);
-    a masked loop still in the code is refused."""
+    """Masked loops lowered to ``lax.while_loop`` (`loops.lower`); a masked loop still in the
+    code is refused."""
     facts = MaskedLoopFacts.get(ctx)
-    if importlib.util.find_spec(f"{__package__}.loops") is not None:
-        from . import loops
-        func_def = loops.lower(func_def, ctx)     # also shared trip counts (`fori_loop`)
+    func_def = lower_masked(func_def, ctx)     # also shared trip counts (`fori_loop`)
     if not facts.masks:
         return func_def
     left = _masks_in(func_def, facts.masks)

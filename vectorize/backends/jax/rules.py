@@ -49,6 +49,11 @@ def build(backend) -> Registry:
     _replace(reg, builtins_module.complex, _complex_parts)
     for func in (math.gcd, math.lcm, np.gcd, np.lcm):
         _replace(reg, func, _no_gcd)
+    # `x.size` per example: the product of static ints (jnp.prod takes no tuple)
+    size = reg.attributes["size"]
+    reg.attributes["size"] = dataclasses.replace(size, rewrite=lambda s: expr(
+        "math.prod({x}.shape[1:])", x=s.nodes[0]))
+    reg.all_rules[:] = [reg.attributes["size"] if r is size else r for r in reg.all_rules]
     pairs = twins()
     register_twins(reg, pairs)
     from .dtypes import make_faithful
