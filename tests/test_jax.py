@@ -255,6 +255,62 @@ def test_compiled_once_per_shape_and_source_shows_jnp():
     assert jitted._cache_size() == 2          # a new shape: one more, as jit caches
 
 
+def test_numpy_arguments_reach_jit_unconverted(monkeypatch):
+    # jax.jit puts NumPy arguments on the device itself: the front end converts none of
+    # them (a `jnp.asarray` per argument costs as much as the computation at 1e6)
+    f = vectorize(seed_if, backend="jax")
+    x, w = _data(10_000)
+    expected = np.vectorize(seed_if)(x, w)
+    f(x, w)
+
+    converted = []
+    jax_backend = type(backends.get("jax"))
+    original = jax_backend.from_numpy
+
+    def counted(self, array, like=None):
+        converted.append(array.shape)
+        return original(self, array, like)
+    monkeypatch.setattr(jax_backend, "from_numpy", counted)
+    for n in (0, 1, 5, 10_000):
+        got = f(x[:n], w[:n])
+        assert isinstance(got, np.ndarray) and got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected[:n])
+    got = f(x.astype(np.float32), 2.0)      # another dtype, a Python float: still exact
+    np.testing.assert_array_equal(got, np.vectorize(seed_if)(x.astype(np.float32), 2.0))
+    assert converted == []
+
+
+def test_warm_vmap_calls_on_jax_arrays_equal_fresh_ones():
+    # a warm call like the last one (type, dtype, rank) skips planning (`_FastPath`); any
+    # other call plans again: results and errors as a fresh vmap's
+    mapped = vmap(shared_test, in_axes=(0, None))
+    with jax.enable_x64(True):
+        cases = [(jnp.asarray(x), jnp.asarray(w)) for x, w in [
+            (np.linspace(-3, 3, 5), np.array([2.0, -1.0])),
+            (np.linspace(-3, 3, 7), np.array([-2.0, 0.5])),
+            (np.zeros(0), np.array([1.0, 1.0])),
+            (np.linspace(-3, 3, 10_000), np.array([0.5, 0.25])),
+            (np.linspace(-3, 3, 3).astype(np.float32), np.array([1.0, 3.0], np.float32)),
+            (np.arange(-3, 4), np.array([1, 2])),
+            (np.linspace(-3, 3, 1), np.array([1.0, 2.0]))]]
+    for x, w in cases * 2:
+        got = mapped(x, w)
+        fresh = vmap(shared_test, in_axes=(0, None))(x, w)
+        expected = [shared_test(v, np.asarray(w)) for v in np.asarray(x)]
+        assert isinstance(got, jax.Array) and got.dtype == fresh.dtype
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(fresh))
+        np.testing.assert_allclose(np.asarray(got), np.asarray(expected, dtype=got.dtype))
+    assert mapped._fast is not None
+    both = vmap(seed_if)
+    x, w = jnp.arange(5.0), jnp.ones(5)
+    both(x, w)
+    with pytest.raises(ValueError, match="inconsistent sizes"):
+        both(x, jnp.ones(4))
+    with pytest.raises(ValueError, match="inconsistent sizes"):
+        vmap(seed_if)(x, jnp.ones(4))
+    np.testing.assert_array_equal(np.asarray(both(x, w)), [seed_if(v, 1.0) for v in range(5)])
+
+
 # ------------------------------------------------- vectorize: Python's exceptions, replayed
 @pytest.mark.parametrize("n", [1, 5, 10_000])
 def test_vectorize_raises_where_numpy_vectorize_raises(n):

@@ -542,8 +542,10 @@ class vectorize:
         is large, see `vectorize.chunks`); NumPy arrays out."""
         backend = backends.get(entry.spec.backend)
         if not backend.chunked_runs:    # one call: the library blocks and threads its work
+            convert = not backend.takes_numpy
             out = self._call(entry.spec.function, [
-                backend.from_numpy(a) if isinstance(a, np.ndarray) else a for a in call_args])
+                backend.from_numpy(a) if convert and isinstance(a, np.ndarray) else a
+                for a in call_args])
             if isinstance(out, tuple):
                 return tuple(backend.to_numpy(o) for o in out)
             return backend.to_numpy(out)

@@ -88,7 +88,9 @@ def plan(vec, args, kwargs):
             continue
         if tuple(tensor.shape[:n_loop]) != loop_shape:
             tensor = backend.broadcast_to(tensor, loop_shape + core)
-        call_args[index] = tensor.reshape((size,) + core)
+        if tuple(tensor.shape) != (size,) + core:
+            tensor = tensor.reshape((size,) + core)
+        call_args[index] = tensor
         axes[index] = 0
     if not any(a == 0 for a in axes):
         return None     # nothing to map: numpy's loop (which needs no tensor) decides
@@ -129,7 +131,8 @@ def call(vec, args, kwargs):
                    if name is not None)
     results = []
     for index, item in enumerate(outs):
-        item = item.reshape(loop_shape + tuple(item.shape[1:]))
+        if len(loop_shape) != 1:
+            item = item.reshape(loop_shape + tuple(item.shape[1:]))
         if otypes:
             item = backend.cast(item, np.dtype(otypes[index] if index < len(otypes)
                                                else otypes[0]))

@@ -577,9 +577,15 @@ class _FastPath:
                 leaves.append(("u", arg.dtype.char, arg.ndim, None))
             elif kind in (float, complex) and axis is None:
                 leaves.append((kind, None, None, None))
+            elif (axis is None or axis == 0) and (name := backends.of_value(arg)) is not None \
+                    and backends.get(name).warm_by_dtype and (axis is None or arg.ndim):
+                # another namespace's array (a jax.Array), mapped along its first axis or not
+                backend = backends.get(name)
+                leaves.append(("fb" if axis == 0 else "fu", (kind, backend.dtype_key(arg),
+                                                               backend), arg.ndim, axis))
             else:
                 return None
-        if not any(leaf[0] == "b" for leaf in leaves):
+        if not any(leaf[0] in ("b", "fb") for leaf in leaves):
             return None
         return cls(entry, vm._lead, tuple(leaves), batched)
 
@@ -603,6 +609,18 @@ class _FastPath:
             elif kind == "u":
                 if type(arg) is not np.ndarray or arg.ndim != ndim or arg.dtype.char != char:
                     return None
+                call_args.append(arg)
+            elif kind in ("fb", "fu"):
+                kind_type, key, backend = char
+                if type(arg) is not kind_type or arg.ndim != ndim or \
+                        backend.dtype_key(arg) != key:
+                    return None
+                if kind == "fb":
+                    n = arg.shape[0]
+                    if n != size:
+                        if size >= 0:
+                            return None
+                        size = n
                 call_args.append(arg)
             elif type(arg) is kind:
                 call_args.append(arg)

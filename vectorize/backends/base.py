@@ -55,6 +55,10 @@ class Backend:
     #                          the select form against the compacted one (`chunks.run`); else
     #                          one call (the library blocks and threads its own work)
     threads = True           # its functions may run on several threads at once (chunks do)
+    takes_numpy = False      # its compiled functions take NumPy arrays as they are (converted
+    #                          once, as they run), so a NumPy-in call need not convert them
+    warm_by_dtype = False    # its arrays' dtype key, rank and type say all a specialization
+    #                          depends on: a warm `vmap` call may skip planning (`_FastPath`)
     owned_temporaries = True  # generated code may update the arrays it just made in place
     #                          (`y = 2 * x` then `y += 1`: `passes/temporaries.py`)
     exception_checks = True  # `vectorize`'s checks of Python's exceptions may be written

@@ -61,6 +61,8 @@ class JaxBackend(Backend):
     compaction = False      # gathers of a data-dependent number of lanes have no fixed shape
     chunked_runs = False    # one call: XLA blocks and threads its own work
     threads = False
+    takes_numpy = True      # `jax.jit` puts NumPy arguments on the device itself, once
+    warm_by_dtype = True    # a jax.Array: its type, dtype and rank (jit keys on its shape)
     dtypes = frozenset(DTYPE_NAMES)
     random_hint = ("jax.random with an explicit key, drawn for the whole batch outside the "
                    "function and passed in")
