@@ -311,6 +311,33 @@ def test_warm_vmap_calls_on_jax_arrays_equal_fresh_ones():
     np.testing.assert_array_equal(np.asarray(both(x, w)), [seed_if(v, 1.0) for v in range(5)])
 
 
+def test_warm_vectorize_calls_on_jax_arrays_equal_numpy_vectorize():
+    # vectorize on jax.Arrays: a call like the last (1-d arrays of one length, Python
+    # numbers, by position) reuses its plan (`tensors._warm`); any other plans again
+    f = vectorize(seed_if)
+    rng = np.random.default_rng(3)
+    with jax.enable_x64(True):
+        calls = []
+        for n in (5, 0, 1, 10_000, 7):
+            calls.append((jnp.asarray(rng.uniform(-4, 4, n)), 1.5))
+            calls.append((jnp.asarray(rng.uniform(-4, 4, n)), 2))
+            calls.append((jnp.asarray(rng.uniform(-4, 4, n)),
+                          jnp.asarray(rng.uniform(0, 3, n))))
+        calls.append((jnp.asarray(rng.uniform(-4, 4, 6)), jnp.asarray([2.0])))    # broadcast
+        calls.append((jnp.asarray(rng.uniform(-4, 4, (2, 3))), 1.5))              # 2-d
+        calls.append((jnp.asarray(rng.uniform(-4, 4, 4).astype(np.float32)), 1.5))
+        calls.append((jnp.asarray(rng.uniform(-4, 4, 4)), np.float64(1.5)))
+    for t, b in calls * 2:
+        got = f(t, b)
+        expected = np.vectorize(seed_if, otypes="d")(np.asarray(t), np.asarray(b) if
+                                         isinstance(b, jax.Array) else b)
+        assert isinstance(got, jax.Array) and got.shape == expected.shape
+        np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-6 if
+                                   got.dtype == jnp.float32 else 1e-15)
+    with pytest.raises(ValueError):
+        f(jnp.ones(3), jnp.ones(4))     # shapes that do not broadcast: numpy's error
+
+
 # ------------------------------------------------- vectorize: Python's exceptions, replayed
 @pytest.mark.parametrize("n", [1, 5, 10_000])
 def test_vectorize_raises_where_numpy_vectorize_raises(n):

@@ -120,9 +120,13 @@ def _refuse(vec, reason):
 def call(vec, args, kwargs):
     """``vec(*args, **kwargs)`` on tensors (`plan`); NotImplemented where numpy.vectorize's
     loop must run."""
-    planned = plan(vec, args, kwargs)
+    planned = _warm(vec, args) if not kwargs else None
     if planned is None:
-        return NotImplemented
+        planned = plan(vec, args, kwargs)
+        if planned is None:
+            return NotImplemented
+        if not kwargs:
+            _remember(vec, args, planned)
     mapped, call_args, loop_shape, _ = planned
     out = mapped(*call_args)
     outs = out if isinstance(out, tuple) else (out,)
@@ -138,6 +142,48 @@ def call(vec, args, kwargs):
                                                else otypes[0]))
         results.append(item)
     return tuple(results) if isinstance(out, tuple) else results[0]
+
+
+_SCALARS = (float, int, complex)
+
+
+def _remember(vec, args, planned):
+    """Keep the plan of a call whose arguments `plan` passed on as they are (1-d arrays of
+    one length, and Python numbers, by position) for `_warm`."""
+    mapped, call_args, loop_shape, _ = planned
+    binding = vec._binding
+    if vec._core_signature is not None or vec.excluded or isinstance(binding, str) or \
+            binding[1] or binding[4] != len(args) or len(loop_shape) != 1 or \
+            len(call_args) != len(args) or any(c is not a for c, a in zip(call_args, args)):
+        return
+    kinds = tuple(type(a) for a in args)
+    if all(kind in _SCALARS or getattr(a, "ndim", None) == 1 for kind, a in zip(kinds, args)):
+        vec.__dict__["_tensor_warm"] = (kinds, mapped)
+
+
+def _warm(vec, args):
+    """`plan` of a call like the one `_remember` kept (the same types, by position: 1-d
+    arrays of one length, Python numbers), without binding or broadcasting again; None
+    for any other call."""
+    warm = vec.__dict__.get("_tensor_warm")
+    if warm is None:
+        return None
+    kinds, mapped = warm
+    if len(args) != len(kinds):
+        return None
+    size = -1
+    for kind, arg in zip(kinds, args):
+        if type(arg) is not kind:
+            return None
+        if kind not in _SCALARS:
+            if arg.ndim != 1:
+                return None
+            n = arg.shape[0]
+            if n != size:
+                if size >= 0:
+                    return None
+                size = n
+    return mapped, args, (size,), size
 
 
 def source(vec, args, kwargs) -> str | None:
