@@ -8,6 +8,7 @@ run the checks)."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -154,3 +155,72 @@ def test_under_a_per_example_condition_still_refused():
     with pytest.raises(VectorizeError, match="thrown away"):
         vectorize.vectorize(under_condition, fallback="error")(np.array([1.0, 60.0]),
                                                                np.array([0.0, 0.0]))
+
+
+# --- warnings with a per-example message -------------------------------------------------
+
+def capped(eta):
+    if eta > 1.0:
+        warnings.warn(f"efficiency {eta:.2f} above 1 capped", stacklevel=2)
+        eta = 1.0
+    return eta
+
+
+def _warn_check(p):
+    if p > 90.0:
+        warnings.warn("high pressure %.1f" % p, RuntimeWarning, stacklevel=2)  # noqa: UP031
+
+
+def checked_twice(p, t):
+    _warn_check(p)
+    _check_pt(p, t)
+    return p - t
+
+
+def _warned(fn, action, *args):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter(action)
+        out = fn(*args)
+    return out, [(w.category, str(w.message)) for w in caught]
+
+
+@pytest.mark.parametrize("action", ["always", "default"])
+@pytest.mark.parametrize("n", [0, 1, 5, 10_000])
+def test_per_example_warning_messages(n, action):
+    rng = np.random.default_rng(n)
+    vf = vectorize.vectorize(capped, fallback="error")
+    for _ in range(2 if n > 5 else 1):       # a repeated call: the cached specialization
+        eta = np.round(rng.uniform(0.5, 1.5, n), 1)
+        if n:
+            eta[0] = 1.3
+        if n >= 5:
+            eta[3] = 1.1
+        ref, ref_warnings = _warned(np.vectorize(capped, otypes=[float]), action, eta)
+        got, got_warnings = _warned(vf, action, eta)
+        np.testing.assert_array_equal(got, ref)
+        assert got.dtype == ref.dtype
+        assert got_warnings == ref_warnings
+        if n >= 5 and action == "default":
+            assert len(ref_warnings) > 1        # distinct messages: more than one
+
+
+@pytest.mark.parametrize("n", [1, 5, 300])
+def test_helper_that_warns_and_checks(n):
+    rng = np.random.default_rng(n)
+    p, t = _pt(rng, n, False)
+    vf = vectorize.vectorize(checked_twice, fallback="error")
+    for action in ("always", "default"):
+        ref, ref_warnings = _warned(np.vectorize(checked_twice), action, p, t)
+        got, got_warnings = _warned(vf, action, p, t)
+        np.testing.assert_array_equal(got, ref)
+        assert got_warnings == ref_warnings
+
+
+def test_per_example_warning_on_torch():
+    torch = pytest.importorskip("torch")
+    eta = np.array([0.5, 1.1, 1.3, 1.1])
+    ref, ref_warnings = _warned(np.vectorize(capped), "always", eta)
+    got, got_warnings = _warned(vectorize.vectorize(capped, fallback="error"), "always",
+                                torch.tensor(eta))
+    np.testing.assert_array_equal(got.numpy(), ref)
+    assert got_warnings == ref_warnings
