@@ -23,12 +23,7 @@ import pytest
 from real_corpus import CORPUS, classify, has_raising_inputs
 
 # (function, inputs) -> why it fails today
-KNOWN = {
-    ('capped_efficiency', 'clean'):
-        'a warning with a per-example message warns once, with the first example\'s message '
-        '(docs/semantics.md); the loop warns once per distinct message (Python\'s default '
-        'warnings filter keys on the text)',
-}
+KNOWN: dict = {}
 
 
 def _params(variant):

@@ -771,11 +771,15 @@ NOT_TESTED = {
                 "STATEMENT_CASES exercise its rule",
     "first_lane": "engine-internal (`__first_lane__`): raise_batched exercises its rule",
     "lane": "engine-internal (`__lane__`): raise_batched exercises its rule",
+    "warn_lanes": "engine-internal (`__warn_lanes__`): tests/test_helper_statements.py "
+                  "exercises its rule (warnings compared with numpy.vectorize's)",
     "raise_lane": "engine-internal (`__raise_lane__`): every case with a check where Python "
                   "raises (`1.0 / x`) exercises its rule",
 }
 # rules no template here can name: tested where their own construct is
 TESTED_ELSEWHERE = {
+    "warn.lanes": "a warning per example that takes the branch, compared with "
+                  "numpy.vectorize's warnings: tests/test_helper_statements.py",
     "builtin.dict_get": "a method of a shared dict (`TABLE.get(k, 0.0)`): "
                         "tests/test_real_constructs.py",
 }

@@ -178,6 +178,7 @@ NOT_COVERED = {
     "torch.constant_tensor": "a refusal: its rules-page example (tests/test_rules_doc.py)",
     "torch.func.transform": "a refusal: its rules-page example (tests/test_rules_doc.py)",
     "vmap.function": "a refusal: its rules-page example (tests/test_rules_doc.py, NumPy)",
+    "warn.lanes": "a warning per example: tests/test_helper_statements.py (on tensors too)",
 }
 
 

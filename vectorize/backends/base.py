@@ -334,6 +334,15 @@ class Backend:
         whose values make an exception's message)."""
         raise NotImplementedError
 
+    # whether `warn_lanes` is spelled: otherwise a warning with a per-example message is
+    # issued once, with the first example's message (`guard_indices`)
+    warns_per_lane = False
+
+    def warn_lanes(self, mask: str) -> str:
+        """The indices of the true lanes of a 1-d boolean mask, in order, as something a
+        Python ``for`` iterates (the examples whose warnings are issued)."""
+        raise NotImplementedError
+
     def gather(self, x: str, lanes: str) -> str:
         """The rows ``lanes`` (lane indices, or a 1-d boolean mask of the rows to keep) of
         the array ``x``, as a new array."""

@@ -36,7 +36,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..liveness import reads, target_names, writes
-from ..rules.lanes import FIRST_LANE, LANE
+from ..rules.lanes import FIRST_LANE, LANE, WARN_LANES
 from ..rules.python_errors import RAISE_LANE
 from ..syntax.traversal import children, rewrite, walk
 
@@ -186,8 +186,10 @@ def _bump(versions: dict, names) -> None:
 
 
 class _Guarded(cst.CSTTransformer):
-    def __init__(self, plan: _Plan, kept: dict[cst.If, str], elifs: set, namer):
+    def __init__(self, plan: _Plan, kept: dict[cst.If, str], elifs: set, namer,
+                 warns_per_lane: bool = False):
         self.plan = plan
+        self.warns_per_lane = warns_per_lane
         self.kept = kept            # `if` -> the name its test is kept in
         self.elifs = elifs
         # raise -> (name of its guard's value, name of the first lane that raises)
@@ -254,6 +256,17 @@ class _Guarded(cst.CSTTransformer):
                 before = []
             test = self.conjunction(guards)
             body = [cst.SimpleStatementLine([small])]
+            if original in self.lanes and type(original) is cst.Expr and self.warns_per_lane:
+                # a warning with a per-example message: issued for each example that takes
+                # the branch, in order, as the loop issues it (the filter then decides)
+                failed, lane = self.lanes[original]
+                lines.append(_keep(failed, test).with_changes(
+                    leading_lines=updated_node.leading_lines if not lines else ()))
+                lines.append(cst.For(
+                    target=cst.Name(lane),
+                    iter=cst.Call(cst.Name(WARN_LANES), [cst.Arg(cst.Name(failed))]),
+                    body=cst.IndentedBlock(body)))
+                continue
             if original in self.lanes:
                 # failed = <guard>; if __raise_lane__(failed): lane = __first_lane__(failed)
                 failed, lane = self.lanes[original]
@@ -370,4 +383,5 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     kept = {node: ctx.namer.fresh("cond") for node in plan.kept_tests}
     elifs = {n.orelse for n in walk(func) if type(n) is cst.If and isinstance(n.orelse, cst.If)}
     guarded = _GuardedAndPicked if plan.picks else _Guarded
-    return rewrite(func, guarded(plan, kept, elifs, ctx.namer))
+    return rewrite(func, guarded(plan, kept, elifs, ctx.namer,
+                                 getattr(ctx.registry.backend, "warns_per_lane", False)))

@@ -242,6 +242,13 @@ def f(x):
         raise ValueError(f"too small: {x}")
     return x
 '''), "X"),
+    "warn.lanes": Example(_f('''
+def f(x):
+    if x < -10:
+        warnings.warn(f"clipped: {x}")
+        x = -10.0
+    return x
+'''), "X", imports="warnings"),
     # --- arrays -------------------------------------------------------------------------
     "array.index": Example(_f('''
 def f(v, k):

@@ -40,7 +40,16 @@ def lane(x, index):
     return x
 
 
-ENGINE_NAMES = {ANY_LANE: any_lane, FIRST_LANE: first_lane, LANE: lane, RAISE_LANE: raise_lane}
+WARN_LANES = "__warn_lanes__"
+
+
+def warn_lanes(failed) -> list:
+    """Per example: its own lane if it warns."""
+    return [0] if failed else []
+
+
+ENGINE_NAMES = {ANY_LANE: any_lane, FIRST_LANE: first_lane, LANE: lane, RAISE_LANE: raise_lane,
+                WARN_LANES: warn_lanes}
 
 
 def register(reg: Registry) -> None:
@@ -70,6 +79,16 @@ def register(reg: Registry) -> None:
         lambda site: expr("{x}[{i}]", x=site.nodes[0], i=site.nodes[1])
         if site.args[0].batched else site.nodes[0],
         infer=lambda site: unbatched(site.args[0].example)))
+    reg.add_call(warn_lanes, Rule(
+        "warn.lanes", "control flow",
+        "A warning with a per-example message is issued once for each example that takes "
+        "its branch, in example order, as the per-example loop issues it (Python's warnings "
+        "filter then shows each distinct message once, by default).",
+        'if eta > 1:\n    warnings.warn(f"eta {eta:.2f} capped")',
+        "failed = eta > 1\nfor lane in np.flatnonzero(failed):\n"
+        '    warnings.warn(f"eta {eta[lane]:.2f} capped")',
+        lambda site: expr(site.spelled.warn_lanes("{m}"), m=site.nodes[0]),
+        infer=lambda site: unbatched([0])))
     register_checks(reg, _any_lane, _any_lane_infer)
 
 

@@ -159,6 +159,11 @@ class NumpyBackend(Backend):
     def first_lane(self, mask: str) -> str:
         return f"np.argmax({mask})"
 
+    warns_per_lane = True
+
+    def warn_lanes(self, mask: str) -> str:
+        return f"np.flatnonzero({mask})"
+
     def copy(self, x: str) -> str:
         return f"{x}.copy()"
 

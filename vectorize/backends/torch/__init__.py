@@ -251,6 +251,11 @@ class TorchBackend(Backend):
         # argmax is not defined on booleans
         return f"torch.argmax({mask}.to(torch.uint8))"
 
+    warns_per_lane = True
+
+    def warn_lanes(self, mask: str) -> str:
+        return f"torch.nonzero({mask}).flatten().tolist()"
+
     def copy(self, x: str) -> str:
         return f"{x}.clone()"
 
