@@ -190,6 +190,9 @@ class Run:
             entry["count"] += 1
             if entry["first"] is None:
                 entry["first"] = format_case(program, inputs, outcome)
+                if self.args.progress and not self.args.minimize:   # as it is found
+                    print("=" * 78 + f"\nnew: {sig}\n" + "-" * 78 + "\n" + entry["first"],
+                          flush=True)
         if self.args.progress and self.count % self.args.progress == 0:
             self.report_progress()
 
