@@ -165,3 +165,23 @@ def test_array_corpus_signature_under_jax(f, data):
         assert_same(got, tuple(np.asarray(e) for e in expected), f"{f.__name__}: ")
     else:
         assert_same(got, np.asarray(expected), f"{f.__name__}: ")
+
+
+def sign_word(x, y):
+    s = "neg" if x < y else "pos"
+    return x * 1.0 if s == "neg" else y * 1.0
+
+
+@pytest.mark.parametrize("api", ["vectorize", "vmap"])
+def test_a_per_example_choice_between_strings_is_refused_at_the_choice(api):
+    """(found by the construct fuzzer: ``jnp.where(x < y, 'neg', 'pos')`` crashed inside JAX
+    with a TypeError) JAX has no arrays of strings: a located refusal."""
+    x, y = np.array([1.0, -2.0, 3.0]), np.array([0.0, 5.0, 3.0])
+    f = (vectorize(sign_word, fallback="error", backend="jax") if api == "vectorize"
+         else vmap(sign_word, backend="jax"))
+    with pytest.raises(VectorizeError, match="choice between strings") as info:
+        f(x, y)
+    assert "test_jax_fuzz.py:" in str(info.value) and "^" in str(info.value)
+    # the NumPy backend computes it
+    np.testing.assert_array_equal(vmap(sign_word)(x, y),
+                                  [sign_word(a, b) for a, b in zip(x, y)])
