@@ -30,7 +30,6 @@ from fuzz import construct_programs, vector_programs  # noqa: E402
 from fuzz import programs as scalar_programs  # noqa: E402
 from fuzz.harness import (  # noqa: E402
     ModuleWriter,
-    Protocol,
     format_case,
     run_case,
     run_construct_case,
@@ -40,10 +39,6 @@ from hypothesis import strategies as st  # noqa: E402
 from test_array_corpus import assert_same, corpus_inputs, per_example  # noqa: E402
 
 from vectorize import VectorizeError, vectorize, vmap  # noqa: E402
-
-#: the drawn call, N = 0, 1, 5 and one large call (a new jit compile per batch size)
-SMALL = Protocol(large_calls=1, large_lanes=(2_000, 4_096), pool_rows=64,
-                 shared_changed=False)
 
 
 @pytest.fixture(scope="module")
@@ -61,19 +56,19 @@ _tally: dict[str, Counter] = {"scalars": Counter(), "vectors": Counter()}
 
 def _check(kind, case, writer):
     program, args, seed = case
-    outcome = run_case(program, args, writer, protocol=SMALL, seed=seed, backend="jax")
+    outcome = run_case(program, args, writer, protocol=None, seed=seed, backend="jax")
     _tally[kind][outcome.kind] += 1
     if outcome.failed:
         raise AssertionError("\n" + format_case(program, args, outcome))
 
 
-@_settings(12)
+@_settings(6)
 @given(case=scalar_programs.cases())
 def test_scalar_programs_under_jax(case, writer):
     _check("scalars", case, writer)
 
 
-@_settings(8)
+@_settings(4)
 @given(case=vector_programs.cases())
 def test_vector_programs_under_jax(case, writer):
     _check("vectors", case, writer)
@@ -89,7 +84,7 @@ def test_the_programs_were_not_all_refused():
 @pytest.mark.parametrize("api", ["vectorize", "vmap"])
 def test_construct_programs_under_jax(writer, api):
     kinds, failures = Counter(), []
-    for seed in range(6):
+    for seed in range(4):
         rng = random.Random(seed)
         text, features = construct_programs.program(rng)
         first = construct_programs.inputs(random.Random(seed * 7919), 12)
@@ -124,7 +119,7 @@ def _array_params():
     return out
 
 
-ARRAY_EXAMPLES = int(os.environ.get("JAX_ARRAY_CORPUS_MAX_EXAMPLES", "2"))
+ARRAY_EXAMPLES = int(os.environ.get("JAX_ARRAY_CORPUS_MAX_EXAMPLES", "1"))
 
 
 @pytest.mark.parametrize("f, in_axes", _array_params())
