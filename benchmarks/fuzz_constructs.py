@@ -49,6 +49,9 @@ def main(argv=None) -> int:
     parser.add_argument("--n", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--api", choices=["vectorize", "vmap", "both"], default="both")
+    parser.add_argument("--backend", choices=["jax"], default=None,
+                        help="wrap every program with backend=... (jax: XLA's documented "
+                             "divergences accepted by name)")
     opts = parser.parse_args(argv)
     writer = ModuleWriter(tempfile.mkdtemp(prefix="vectorize_constructs_"))
     counts, refused_by, reasons, tried_by = Counter(), Counter(), Counter(), Counter()
@@ -59,7 +62,8 @@ def main(argv=None) -> int:
         text, features, arg_sets, rebind = case(seed)
         for api in apis:
             try:
-                outcome = run_construct_case(text, arg_sets, writer, api, rebind)
+                outcome = run_construct_case(text, arg_sets, writer, api, rebind,
+                                             opts.backend)
             except Exception as exc:  # noqa: BLE001 -- the harness must go on
                 counts["harness"] += 1
                 failures.append((seed, api, "harness", repr(exc), text))

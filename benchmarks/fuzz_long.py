@@ -43,7 +43,9 @@ sys.path.insert(0, str(ROOT))
 from fuzz import programs as scalar_programs  # noqa: E402
 from fuzz import vector_programs  # noqa: E402
 from fuzz.harness import (  # noqa: E402
+    ACCEPTED_DIVERGENCES,
     FULL,
+    JAX,
     LOOP_FEATURES,
     ModuleWriter,
     Outcome,
@@ -158,11 +160,13 @@ class Run:
         self.found: dict[str, dict] = {}        # signature -> {count, first, minimal}
         self.target: str | None = None
         self.generator = GENERATORS[args.kind]
-        self.protocol = FULL if args.protocol else None
+        self.protocol = ((JAX if args.backend == "jax" else FULL) if args.protocol
+                         else None)
         self.calls = 0           # calls compared, all programs
 
     def run_case(self, program, inputs, case_seed) -> Outcome:
-        return run_case(program, inputs, self.writer, protocol=self.protocol, seed=case_seed)
+        return run_case(program, inputs, self.writer, protocol=self.protocol, seed=case_seed,
+                        backend=self.args.backend)
 
     def tally(self, program, inputs, outcome: Outcome, sig: str | None) -> None:
         self.count += 1
@@ -186,6 +190,9 @@ class Run:
             entry["count"] += 1
             if entry["first"] is None:
                 entry["first"] = format_case(program, inputs, outcome)
+                if self.args.progress and not self.args.minimize:   # as it is found
+                    print("=" * 78 + f"\nnew: {sig}\n" + "-" * 78 + "\n" + entry["first"],
+                          flush=True)
         if self.args.progress and self.count % self.args.progress == 0:
             self.report_progress()
 
@@ -263,6 +270,9 @@ def main(argv=None) -> int:
                         help="only the drawn call of each program (no N = 0, 1, 5, no large "
                              "calls)")
     parser.add_argument("--seed", type=int, default=0, help="hypothesis seed (0)")
+    parser.add_argument("--backend", choices=["jax"], default=None,
+                        help="wrap every program with backend=... (jax: two large calls, "
+                             "XLA's documented divergences accepted by name)")
     parser.add_argument("--no-minimize", dest="minimize", action="store_false",
                         help="do not shrink failures")
     parser.add_argument("--minimize-rejections", action="store_true",
@@ -294,6 +304,8 @@ def main(argv=None) -> int:
           + ("" if args.protocol else " (no protocol)"))
     print(f"  programs whose form with every `if` compacted was also compared (identical): "
           f"{run.n_compacted}")
+    if ACCEPTED_DIVERGENCES:
+        print(f"  accepted as documented divergences: {dict(ACCEPTED_DIVERGENCES)}")
     print(f"  vectorized (not rejected): {100 * (n - run.kinds['rejected']) / n:.1f}%")
     expected = sum(run.reasons.values()) - sum(run.unexpected_reasons.values())
     print(f"  rejected with a masked-loop feature ({', '.join(LOOP_FEATURES)}): "

@@ -133,6 +133,15 @@ def where(test, tv, body, bv, orelse, ov, backend) -> cst.BaseExpression:
         items = [where(test, tv, _item(body, k, bv), xv, _item(orelse, k, ov), yv, backend)
                  for k, (xv, yv) in enumerate(zip(bv.items, ov.items))]
         return _container(bv, items, body)
+    for value in (bv, ov):
+        dtype = value.dtype if isinstance(value, Value) else None
+        if dtype is not None and dtype.kind in "US" and not backend.supports_dtype(dtype):
+            from ..errors import Unsupported
+            raise Unsupported(f"a per-example choice between strings: the {backend.name} "
+                              "backend has no arrays of strings",
+                              suggestion="choose a number per example (a code) and map it "
+                                         "to its string outside the function, or use "
+                                         "backend=\"numpy\"")
     rank = broadcast_rank([tv, bv, ov])
     return expr(backend.where(backend.truth("{c}", tv.kind), "{a}", "{b}"),
                 c=pad(test, tv, rank), a=pad(body, bv, rank), b=pad(orelse, ov, rank))
