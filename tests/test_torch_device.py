@@ -24,6 +24,7 @@ from torch_corpus import CASES, Case
 from torch_reference import check, mapped
 
 from vectorize import vmap
+from vectorize.backends.torch import examples
 
 # the factories the generated code may call; each must name a device (0-d tensors of
 # Python numbers excepted: PyTorch takes a CPU 0-d tensor as a scalar with any device)
@@ -81,8 +82,9 @@ _NEEDS_DATA = {"while_halving", "while_compact", "while_select", "for_break_cont
                "for_compact_break", "if_compact"}
 
 
-# closes over a CPU tensor: the per-example code mixes devices itself
-_CPU_CLOSURE = {"model_closure"}
+# closes over a CPU tensor (a closure, a module's parameters): the per-example code mixes
+# devices itself
+_CPU_CLOSURE = {"model_closure", "module_call", "functional_call_of"}
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.id not in _NEEDS_DATA | _CPU_CLOSURE],
@@ -133,7 +135,13 @@ def test_never_through_numpy(case):
     f(*args)
 
     def refuse(*a, **k):
+        # the analysis's own example tensors (made from NumPy examples on the CPU) come back
+        # as NumPy examples (`examples.to_example`): never the arguments
+        import sys
+        if sys._getframe(1).f_code is examples.to_example.__code__:
+            return real_numpy(*a, **k)
         raise AssertionError("a tensor went through NumPy")
+    real_numpy = torch.Tensor.numpy
     with mock.patch.object(torch.Tensor, "numpy", refuse), \
             mock.patch.object(torch.Tensor, "__array__", refuse):
         check(case.f, *args, in_axes=_in_axes(case), grad=case.grad, joins=case.joins,

@@ -3,7 +3,8 @@
 Assumes: all control flow on batched values is gone (earlier passes); the current analysis.
 Reads: `records.MaskedLoopFacts` (masks, strategies, placeholders) and
 `records.CompactedIfs`. Writes: `records.BatchedLoopFacts` (the loops to compact, the batch
-length's name and parameters) and the values of `CompactedIfs` (`compact.record_if_facts`).
+length's name and parameters), the values of `CompactedIfs` (`compact.record_if_facts`), and
+`records.ArrayValues` (the abstract value of each name assigned, for `temporaries`).
 Guarantees: each operator, call, conditional expression and boolean operation with a batched
 input is replaced by what its rule in the registry generates; operations on unbatched values
 are untouched; calls of the user's own functions go to their batched specializations; a call

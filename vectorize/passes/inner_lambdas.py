@@ -1,6 +1,7 @@
 """A lambda mapped inside the function reads the function's values as arguments.
 
 Assumes: scalar-style code, not yet analysed.
+Reads: no record (the first pass). Writes no record.
 Guarantees: ``vmap(lambda y: x * y)(y)``, whose lambda reads ``x``, a value of the function
 (a parameter, or a name it assigns), is ``vmap(lambda x, y: x * y, in_axes=(None, 0))(x,
 y)``: the same call (``x`` is the same for every call the inner vmap makes, so it is not
