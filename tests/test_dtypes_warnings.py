@@ -576,9 +576,11 @@ def test_dead_lanes_do_not_warn(func, args):
     assert_lanes_equal(got, lanes, shape, raised)
 
 
+# (`guarded_helper` is left out: its warning on dead lanes is the documented cost its strict
+# xfail above records; drawn here it would fail whenever a dead lane reaches the helper)
 GUARDED = [guarded_log, guarded_reciprocal, guarded_np_log, early_exit_log, elif_chain,
-           guarded_acos, guarded_helper, ternary_log, short_circuit_log, guarded_exp,
-           guarded_fmod, guarded_atanh]
+           guarded_acos, ternary_log, short_circuit_log, guarded_exp, guarded_fmod,
+           guarded_atanh]
 
 EDGE_FLOATS = st.one_of(st.sampled_from(DEAD), st.floats(-5, 5),
                         st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=False,
