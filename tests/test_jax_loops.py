@@ -568,3 +568,25 @@ def test_loop_indexing_a_python_list_argument_stays_a_python_loop():
     array = np.asarray(coeffs)     # an array argument: its index may be traced
     assert "lax.fori_loop(" in vectorize(horner_by_index, excluded={1}, backend="jax").source(
         x, array)
+
+
+def counter_test_with_break(x):
+    acc = 0.0
+    for i in range(5):
+        if i != 1:
+            acc += x
+        if acc > 3:
+            break
+    return acc
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 1000])
+def test_a_python_if_on_the_counter_of_a_loop_left_early(n):
+    """`if i != 1:` in a `for` loop left by a per-example `break` (the fuzzers' crash: the
+    counter of a `lax.while_loop` is traced): the loop runs every pass under its mask."""
+    x = np.random.default_rng(n).uniform(-1, 5, n)
+    expected = np.vectorize(counter_test_with_break, otypes=[float])(x)
+    got = vmap(counter_test_with_break, backend="jax")(x)
+    np.testing.assert_array_equal(np.asarray(got), expected)
+    got = vectorize(counter_test_with_break, backend="jax")(x)
+    np.testing.assert_array_equal(np.asarray(got), expected)

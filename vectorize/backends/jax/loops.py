@@ -272,6 +272,19 @@ def _needs_python_int(loop: cst.For, name: str, local_names: set) -> bool:
     return False
 
 
+def _tests_in_python(loop: cst.For, name: str) -> bool:
+    """Whether the body makes a Python decision on the loop variable (``if k != 1:``, ``a if
+    k else b``, ``k and x``, a ``while`` on it): a traced counter cannot be one."""
+    for node in _walk(loop.body):
+        if isinstance(node, (cst.If, cst.While, cst.IfExp)) and name in reads(node.test):
+            return True
+        if isinstance(node, cst.BooleanOperation) and name in reads(node):
+            return True
+        if isinstance(node, cst.Assert) and name in reads(node.test):
+            return True
+    return False
+
+
 # ---------------------------------------------------------------------- the rewrite
 class _Lowering:
     def __init__(self, func: cst.FunctionDef, taken: set, locate, alias: str,
@@ -475,10 +488,13 @@ class _Lowering:
         if len(exits) != 1 or _break_if(body[-1]) is None or loop.orelse is not None:
             self.refuse(loop, "this `for` loop whose examples leave it at different times "
                         "cannot become `lax.while_loop` (its exit is not its last statement)")
-        if rng is None or not isinstance(loop.target, cst.Name):
-            # over a Python sequence (its length is known when tracing): every pass runs, the
-            # early stop dropped; the passes put the whole body under the loop's mask, so a
-            # pass where no lane is active changes nothing
+        if rng is None or not isinstance(loop.target, cst.Name) or _tests_in_python(
+                loop, loop.target.value) or _needs_python_int(loop, loop.target.value,
+                                                             self.local_names):
+            # over a Python sequence (its length is known when tracing), or a range whose
+            # variable the body needs as a Python int (a Python `if` on it): every pass runs,
+            # the early stop dropped; the passes put the whole body under the loop's mask, so
+            # a pass where no lane is active changes nothing
             return [self._python_loop(loop.with_changes(body=loop.body.with_changes(
                 body=body[:-1])), defined)]
         start, stop, step = rng
