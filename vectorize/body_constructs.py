@@ -22,7 +22,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .introspect import lookup
 from .syntax.printer import code
-from .syntax.traversal import rewrite
+from .syntax.traversal import rewrite, walk
 
 
 def hoist_imports(tree: cst.FunctionDef, func):
@@ -141,7 +141,7 @@ def inline_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
                 len(c.args) != len(params) or any(a.star or a.keyword is not None
                                                   for a in c.args) for c in calls):
             continue
-        counts = {p: sum(1 for n in _walk_all(expression) if type(n) is cst.Name
+        counts = {p: sum(1 for n in walk(expression) if type(n) is cst.Name
                          and n.value == p) for p in params}
         if any(counts[p] > 1 and type(a.value) not in _SIMPLE for c in calls
                for p, a in zip(params, c.args)):
@@ -196,7 +196,7 @@ def _single_expression(stmt):
                 p.default is not None for p in params.params):
         return None
     if any(type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
-                       cst.NamedExpr, cst.Yield, cst.Await) for n in _walk_all(expression)):
+                       cst.NamedExpr, cst.Yield, cst.Await) for n in walk(expression)):
         return None
     return name, [p.name.value for p in params.params], expression
 
@@ -206,16 +206,16 @@ def _uses(stmts, name):
     calls, other = [], False
     for stmt in stmts:
         called = set()
-        for n in _walk_all(stmt):
+        for n in walk(stmt):
             if type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == name:
                 calls.append(n)
                 called.add(id(n.func))
-        for n in _walk_all(stmt):
+        for n in walk(stmt):
             if type(n) is cst.Name and n.value == name and id(n) not in called:
                 other = True
             if type(n) in (cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.ListComp,
                            cst.GeneratorExp, cst.SetComp, cst.DictComp) and any(
-                    id(c) in {id(x) for x in _walk_all(n)} for c in calls):
+                    id(c) in {id(x) for x in walk(n)} for c in calls):
                 other = True     # called inside another scope: left alone
     return calls, other
 
@@ -247,7 +247,7 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
     of its items: ``[x ** 0, x ** 1, x ** 2, x ** 3]``, ``[COEFFS[0] * x, ...]``. The
     engine batches a list of per-example values item by item. Only one ``for`` without
     ``if``, over a plain name its element reads with no nested scope rebinding it."""
-    if not any(type(n) in (cst.ListComp, cst.GeneratorExp) for n in _walk_all(tree)):
+    if not any(type(n) in (cst.ListComp, cst.GeneratorExp) for n in walk(tree)):
         return tree
     assigned = {p.name.value for p in tree.params.params}
     from .liveness import writes
@@ -255,12 +255,12 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
         assigned |= writes(stmt)
     # a list of per-example values handed to a function (`sum(terms)`, `np.mean([...])`) is
     # left to the rules of that function: only lists the code indexes are written out
-    handed = {id(a.value) for n in _walk_all(tree) if type(n) is cst.Call for a in n.args}
+    handed = {id(a.value) for n in walk(tree) if type(n) is cst.Call for a in n.args}
     consumed = _reduced(tree, func, assigned)
-    handed_names = {a.value.value for n in _walk_all(tree) if type(n) is cst.Call
+    handed_names = {a.value.value for n in walk(tree) if type(n) is cst.Call
                     for a in n.args if type(a.value) is cst.Name and id(a.value) not in consumed}
     skip = set(handed) - consumed
-    for n in _walk_all(tree):
+    for n in walk(tree):
         if type(n) is cst.Assign and type(n.value) in (cst.ListComp, cst.GeneratorExp) and any(
                 type(t.target) is cst.Name and t.target.value in handed_names
                 for t in n.targets):
@@ -304,7 +304,7 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
                 return node
             names = _target_names(target.target)
             if any(type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
-                               cst.GeneratorExp, cst.NamedExpr) for n in _walk_all(node.elt)):
+                               cst.GeneratorExp, cst.NamedExpr) for n in walk(node.elt)):
                 return node
             values = items(target.iter)
             if values is None:
@@ -323,14 +323,6 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
 
     return rewrite(tree, Unroll())
 
-
-def _walk_all(node):
-    """Every node under ``node`` (libcst's children)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
 
 
 def _int_value(node):
@@ -420,7 +412,7 @@ def _reduced(tree, func, assigned) -> set:
     """ids of the comprehensions handed as the only positional argument to a builtin of
     `_CONSUMERS` (not rebound): the builtin consumes every item, so they are unrolled."""
     out = set()
-    for n in _walk_all(tree):
+    for n in walk(tree):
         if type(n) is cst.Call and type(n.func) is cst.Name and n.func.value in _CONSUMERS \
                 and n.func.value not in assigned and lookup(func, n.func.value)[2] == \
                 "builtin" and n.args and n.args[0].keyword is None and not n.args[0].star \
@@ -474,7 +466,7 @@ def consumers_as_displays(tree: cst.FunctionDef, func) -> cst.FunctionDef:
             return cst.Call(cst.Name("bool"), [cst.Arg(out)])
 
     if not any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value in (
-            "tuple", "list", "any", "all") for n in _walk_all(tree)):
+            "tuple", "list", "any", "all") for n in walk(tree)):
         return tree
     return rewrite(tree, Displays())
 
@@ -557,7 +549,7 @@ def inline_statement_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
     expressions, ``and``/``or`` and nested scopes of their statement."""
     from .liveness import writes
     body = list(tree.body.body)
-    taken = {n.value for n in _walk_all(tree) if type(n) is cst.Name}
+    taken = {n.value for n in walk(tree) if type(n) is cst.Name}
     for index, stmt in enumerate(body):
         if type(stmt) is not cst.FunctionDef or _helper_name(stmt) is None:
             continue
@@ -574,7 +566,7 @@ def inline_statement_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
                                                   for a in c.args) for c in calls):
             continue
         if not all(type(s) is cst.SimpleStatementLine for s in rest
-                   if any(id(c) in {id(n) for n in _walk_all(s)} for c in calls)) or any(
+                   if any(id(c) in {id(n) for n in walk(s)} for c in calls)) or any(
                 _in_conditional(s, c) for s in rest for c in calls):
             continue
         local = set(params)
@@ -582,7 +574,7 @@ def inline_statement_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
             local |= writes(line)
         new_rest = []
         for s in rest:
-            mine = [c for c in calls if any(c is n for n in _walk_all(s))]
+            mine = [c for c in calls if any(c is n for n in walk(s))]
             prologue, replacements = [], {}
             for call in mine:
                 renames = {}
@@ -626,7 +618,7 @@ def _statement_closure(stmt: cst.FunctionDef):
                        cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
                        cst.GeneratorExp, cst.Await, cst.NamedExpr, cst.Break, cst.Continue,
                        cst.Del, cst.Try, cst.With, cst.Import, cst.ImportFrom)
-           for line in lines[:-1] for n in _walk_all(line)):
+           for line in lines[:-1] for n in walk(line)):
         return None
     return stmt.name.value, [p.name.value for p in params.params], lines[:-1], \
         lines[-1].body[0].value

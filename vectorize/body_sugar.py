@@ -20,7 +20,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .introspect import lookup
-from .syntax.traversal import rewrite
+from .syntax.traversal import rewrite, walk
 
 MEMBERSHIP_LIMIT = 64
 """Items of a table a membership test is written out for (more: refused as before)."""
@@ -122,7 +122,7 @@ def match_as_if(tree: cst.FunctionDef) -> cst.FunctionDef:
     kind == 1: A elif kind == 2 and big: B else: C``. Python tests the cases in order with
     ``==`` for literal and value patterns and runs the first that matches; a subject that is
     not a plain name is evaluated once, into a fresh name, as Python does."""
-    if not any(type(n) is cst.Match for n in _walk(tree)):
+    if not any(type(n) is cst.Match for n in walk(tree)):
         return tree
     taken = _all_names(tree)
 
@@ -195,7 +195,7 @@ def loop_else_as_flag(tree: cst.FunctionDef) -> cst.FunctionDef:
     ``broke = True`` before each of its own ``break`` statements and without ``else``, then
     ``if not broke: E``: Python runs ``else`` exactly when the loop ends without ``break``.
     A loop without a ``break`` keeps its ``else`` (it always runs; the analysis reads it)."""
-    loops = [n for n in _walk(tree) if type(n) in (cst.For, cst.While)]
+    loops = [n for n in walk(tree) if type(n) in (cst.For, cst.While)]
     if not any(n.orelse is not None and _own_breaks(n.body) for n in loops) or any(
             n.orelse is not None and _own_breaks(n.orelse) for n in loops):
         return tree      # (a `break` in an `else:` leaves the loop around: kept as written)
@@ -266,7 +266,7 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
     is ``any(e is x or e == x ...)``, and for numbers ``is`` adds nothing to ``==``. Only a
     single comparison whose left side calls nothing (it is written once per item)."""
     if not any(type(n) is cst.ComparisonTarget and type(n.operator) in (cst.In, cst.NotIn)
-               for n in _walk(tree)):
+               for n in walk(tree)):
         return tree
     assigned = {p.name.value for p in tree.params.params}
     from .liveness import writes
@@ -277,7 +277,7 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
         if type(node) in (cst.Tuple, cst.List, cst.Set):
             if any(type(e) is not cst.Element for e in node.elements) or any(
                     type(n) in (cst.Call, cst.NamedExpr, cst.Yield, cst.Await, cst.Lambda)
-                    for e in node.elements for n in _walk(e.value)):
+                    for e in node.elements for n in walk(e.value)):
                 return None
             return [e.value for e in node.elements]
         if type(node) is not cst.Name or node.value in assigned:
@@ -307,7 +307,7 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
                 return updated_node
             left = updated_node.left
             if any(type(n) in (cst.Call, cst.NamedExpr, cst.Yield, cst.Await, cst.Lambda)
-                   for n in _walk(left)):
+                   for n in walk(left)):
                 return updated_node
             values = items(target.comparator)
             if values is None:
@@ -326,13 +326,6 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
     return rewrite(tree, Lower())
 
 
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
-
 
 # ------------------------------------------------------------------ names bound on some paths
 
@@ -350,7 +343,7 @@ def check_unbound(tree: cst.FunctionDef, name: str, placeholder: str):
     if any(type(n) in (cst.Del, cst.Global, cst.Nonlocal, cst.NamedExpr, cst.With,
                        cst.ExceptHandler, cst.Import, cst.ImportFrom, cst.FunctionDef,
                        cst.ClassDef, cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.SetComp,
-                       cst.DictComp) and n is not tree for n in _walk(tree.body)) or any(
+                       cst.DictComp) and n is not tree for n in walk(tree.body)) or any(
             p.name.value == name for p in tree.params.params):
         return None
     flag = _fresh(_all_names(tree), f"{name}_bound")

@@ -56,6 +56,7 @@ import libcst as cst
 from ...errors import Unsupported
 from ...liveness import Liveness, all_names, exposed_reads, reads, target_names, writes
 from ...syntax.templates import parse_expr, parse_stmt
+from ...syntax.traversal import walk
 
 # `for k in range(n)` with a constant n at most this is left to `jax.jit`'s unrolling: a few
 # copies of the body fuse better than a loop and compile as fast.
@@ -133,15 +134,8 @@ def _own_exits(stmts, kinds=(cst.Break, cst.Continue)) -> list:
 
 
 def _returns_in(node) -> list:
-    return [n for n in _walk(node) if isinstance(n, cst.Return)]
+    return [n for n in walk(node) if isinstance(n, cst.Return)]
 
-
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
 
 
 def _break_if(stmt):
@@ -250,7 +244,7 @@ def _needs_python_int(loop: cst.For, name: str, local_names: set) -> bool:
     """Whether the body uses the loop variable where a traced integer will not do: an index
     into something that is not one of the function's own values (a module-level list or
     tuple), ``range(k)``, or a call of something that is not a jnp/lax function or ``abs``."""
-    for node in _walk(loop.body):
+    for node in walk(loop.body):
         if isinstance(node, cst.Subscript):
             if name in reads(node.slice[0]) if len(node.slice) == 1 else \
                     any(name in reads(s) for s in node.slice):
@@ -275,7 +269,7 @@ def _needs_python_int(loop: cst.For, name: str, local_names: set) -> bool:
 def _tests_in_python(loop: cst.For, name: str) -> bool:
     """Whether the body makes a Python decision on the loop variable (``if k != 1:``, ``a if
     k else b``, ``k and x``, a ``while`` on it): a traced counter cannot be one."""
-    for node in _walk(loop.body):
+    for node in walk(loop.body):
         if isinstance(node, (cst.If, cst.While, cst.IfExp)) and name in reads(node.test):
             return True
         if isinstance(node, cst.BooleanOperation) and name in reads(node):
@@ -303,7 +297,7 @@ class _Lowering:
         # the function's own values an index may be traced into: its parameters (arrays at
         # the boundary) and names it assigns, except those ever bound to a Python list,
         # tuple, dict or set (indexing one needs a Python int)
-        sequences = {t.target.value for n in _walk(func.body) if isinstance(n, cst.Assign)
+        sequences = {t.target.value for n in walk(func.body) if isinstance(n, cst.Assign)
                      and _python_sequence(n.value)
                      for t in n.targets if isinstance(t.target, cst.Name)}
         self.local_names = (self.params | writes(func.body)) - sequences - set(not_arrays)
@@ -565,7 +559,7 @@ def lower_loops(func: cst.FunctionDef, *, locate=None, alias: str = "jnp",
     error should point at (or None); ``not_arrays``: parameters that are Python values (a
     list indexed by a loop variable keeps that loop a Python loop). Raises `Unsupported` for
     a loop it cannot lower."""
-    if not any(isinstance(n, (cst.For, cst.While)) for n in _walk(func.body)):
+    if not any(isinstance(n, (cst.For, cst.While)) for n in walk(func.body)):
         return func
     lowering = _Lowering(func, all_names(func), locate, alias, not_arrays)
     defined = set(lowering.params)

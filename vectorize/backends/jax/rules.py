@@ -29,23 +29,9 @@ from ...syntax.templates import expr
 
 
 def build(backend) -> Registry:
-    from ...rules import lanes, operators
-    from ..numpy import (
-        arrays,
-        builtins,
-        creation,
-        linalg,
-        math_rules,
-        numpy_rules,
-        random,
-        scipy_rules,
-        shapes,
-        sorting,
-    )
+    from ..numpy import register_tables
     reg = Registry(backend)
-    for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg,
-                  shapes, sorting, scipy_rules, random, creation):
-        table.register(reg)
+    register_tables(reg)
     _replace(reg, builtins_module.complex, _complex_parts)
     for func in (math.gcd, math.lcm, np.gcd, np.lcm):
         _replace(reg, func, _no_gcd)

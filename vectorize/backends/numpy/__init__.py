@@ -22,24 +22,9 @@ class NumpyBackend(Backend):
     function_modules = ("numpy",)
 
     def build_registry(self):
-        from ...rules import lanes, operators
         from ...rules.registry import Registry
-        from . import (
-            arrays,
-            builtins,
-            creation,
-            linalg,
-            math_rules,
-            numpy_rules,
-            random,
-            scipy_rules,
-            shapes,
-            sorting,
-        )
         reg = Registry(self)
-        for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg,
-                      shapes, sorting, scipy_rules, random, creation):
-            table.register(reg)
+        register_tables(reg)
         return reg
 
     def module(self):
@@ -172,3 +157,24 @@ class NumpyBackend(Backend):
 
     def with_batch(self, batch: str, shape: str) -> str:
         return f"({batch}, *np.atleast_1d({shape}))"
+
+
+def register_tables(reg) -> None:
+    """NumPy's rule tables and the shared ones, in order, into ``reg`` (also the JAX
+    backend's, which spells them with ``jnp``)."""
+    from ...rules import lanes, operators
+    from . import (
+        arrays,
+        builtins,
+        creation,
+        linalg,
+        math_rules,
+        numpy_rules,
+        random,
+        scipy_rules,
+        shapes,
+        sorting,
+    )
+    for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg,
+                  shapes, sorting, scipy_rules, random, creation):
+        table.register(reg)
