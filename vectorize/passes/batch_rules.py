@@ -3,8 +3,8 @@
 Assumes: all control flow on batched values is gone (earlier passes); the current analysis.
 Reads: `records.MaskedLoopFacts` (masks, strategies, placeholders) and
 `records.CompactedIfs`. Writes: `records.BatchedLoopFacts` (the loops to compact, the batch
-length's name and parameters), the values of `CompactedIfs` (`compact.record_if_facts`), and
-`records.ArrayValues` (the abstract value of each name assigned, for `temporaries`).
+length's name and parameters), the values of `CompactedIfs` (both through `loops.facts`),
+and `records.ArrayValues` (the abstract value of each name assigned, for `temporaries`).
 Guarantees: each operator, call, conditional expression and boolean operation with a batched
 input is replaced by what its rule in the registry generates; operations on unbatched values
 are untouched; calls of the user's own functions go to their batched specializations; a call
@@ -15,11 +15,18 @@ fallbacks). This is the last pass over scalar-style code: its output is array co
 from __future__ import annotations
 
 import libcst as cst
-import numpy as np
 
 from ..abstract import TupleValue, Value
 from ..errors import Unsupported
-from ..liveness import flows_from, liveness_of, reads, writes
+from ..liveness import liveness_of, reads, writes
+from ..loops.carries import (
+    carries_needed,
+    flows_into,
+    needs_promotion,
+    promoted_value,
+)
+from ..loops.facts import record_if_facts, record_loop_facts
+from ..loops.placeholders import has_literal, literal_for
 from ..rules.families import pad
 from ..rules.lanes import ANY_LANE, LANE
 from ..rules.python_errors import RAISE_LANE
@@ -27,7 +34,7 @@ from ..rules.registry import Site
 from ..syntax.edit import AugmentedToAssignment, as_assignment
 from ..syntax.templates import expr
 from ..syntax.traversal import rewrite
-from .records import ArrayValues, BatchedLoopFacts, CompactedIfs, MaskedLoopFacts
+from .records import ArrayValues, BatchedLoopFacts, MaskedLoopFacts
 from .simplify import single_target_assign as _single_target_assign
 
 
@@ -120,7 +127,7 @@ class _ApplyRules(cst.CSTTransformer):
             arms = {}
             for field in ("body", "orelse"):
                 arm = self.value(getattr(original_node, field))
-                if _needs_promotion(arm, result):
+                if needs_promotion(arm, result):
                     arms[field] = self._full_expr(getattr(updated_node, field), result, arm,
                                                    at=getattr(original_node, field))
             return updated_node.with_changes(**arms) if arms else updated_node
@@ -193,23 +200,11 @@ class _ApplyRules(cst.CSTTransformer):
         per-example condition inside it, or from per-example values) become arrays before
         the loop: from the first iteration on, the loop body treats them as batched. A plain
         loop (no mask) needs this only for the carries that reach an operation that needs
-        arrays (`_array_only_reads`) or the code after the loop; a carry used only inside
-        the loop keeps its scalar start (NumPy broadcasting takes it)."""
-        from ..syntax.traversal import walk
-        masked = any(type(n) is cst.Name and n.value in MaskedLoopFacts.get(self.ctx).masks
-                     for n in walk(original_node))
+        arrays or the code after the loop (`carries.carries_needed`); a carry used only
+        inside the loop keeps its scalar start (NumPy broadcasting takes it)."""
         entry = self.analysis.loop_entry.get(original_node, {})
         head = self.analysis.loop_head.get(original_node, {})
-        needed = None if masked else (_array_only_reads(original_node, self.analysis)
-                                      | _compacted_if_operands(original_node, self._func,
-                                                               self.ctx, self.analysis))
-        if needed is not None:
-            # what the loop leaves for the code after it must be what the analysis says
-            # there (an array), whatever it started as: code after it may need arrays
-            # (gathers of compaction, indexing); so must what flows into those values
-            after = self._live().live_after.get(original_node, set())
-            needed = needed | {name for name in after & writes(original_node)
-                               if getattr(head.get(name), "batched", False)}
+        needed = carries_needed(original_node, self._func, self.ctx, self.analysis)
         lines = []
         for name in sorted(head) if needed is None or needed else ():
             before, at_head = entry.get(name), head[name]
@@ -245,7 +240,7 @@ class _ApplyRules(cst.CSTTransformer):
             # the loop may not run at all: a value that is per example after it is one
             # before it too
             before, after_value = entry.get(name), after.get(name)
-            if _needs_promotion(before, after_value):
+            if needs_promotion(before, after_value):
                 lines.append(self._full(name, after_value, before, original_node,
                                         ("before this loop", "after it")))
         updated_node = self._promote_at_body_end(original_node, updated_node)
@@ -330,16 +325,15 @@ class _ApplyRules(cst.CSTTransformer):
         """The start of a carry that may be unbound before ``loop``: nothing where the loop
         does not read its old value (at its head or after it), else a literal of its type
         for every lane (a lane that reads it per example has bound it first)."""
-        from .masked_loops import _has_literal, _literal_for
         live = self._live()
         if name not in live.live_at_head.get(loop, set()) | live.live_after.get(loop, set()):
             return None
-        if not _has_literal(value):
+        if not has_literal(value):
             raise Unsupported(f"`{name}` may have no value before this loop, and it is not a "
                               "number", loop, f"give `{name}` a value before the loop")
         return cst.SimpleStatementLine([cst.Assign(
             [cst.AssignTarget(cst.Name(name))],
-            self._full_expr(cst.parse_expression(_literal_for(value)), value, None, name,
+            self._full_expr(cst.parse_expression(literal_for(value)), value, None, name,
                             loop))])
 
     def _user_node(self, at, name):
@@ -363,7 +357,7 @@ class _ApplyRules(cst.CSTTransformer):
             return []
         return [self._full(name, joined[name], path[name], at)
                 for name in sorted(live & set(path))
-                if name in joined and _needs_promotion(path[name], joined[name])]
+                if name in joined and needs_promotion(path[name], joined[name])]
 
     def _promote_at_body_end(self, original, updated):
         head = self.analysis.loop_head.get(original, {})
@@ -658,165 +652,6 @@ def _shape_words(rank: int) -> str:
     return {0: "a number", 1: "a vector"}.get(rank, f"a {rank}-dimensional array")
 
 
-def promoted_value(before, at_head):
-    """The value a loop carry that enters unbatched (``before``) and is batched at the loop's
-    head is made before the loop (`_ApplyRules._promote_carries`), or None where it cannot be
-    made an array (a tuple, a value of unknown type)."""
-    if isinstance(at_head, Value) and at_head.dtype is None and isinstance(
-            before, Value) and before.dtype is not None and before.rank == at_head.rank:
-        # what the loop makes of it is of a type the analysis could not tell (an example
-        # that raised: `math.acosh(0.0)`); its first iteration sees the start
-        at_head = before
-    if isinstance(before, Value) and isinstance(at_head, Value) and at_head.dtype is not None:
-        return at_head
-    return None
-
-
-def _needs_promotion(path_value, joined_value) -> bool:
-    """A value the same for every example on this path, per example where paths join."""
-    return (isinstance(path_value, Value) and isinstance(joined_value, Value)
-            and not path_value.batched and joined_value.batched
-            and joined_value.dtype is not None)
-
-
-def _array_only_reads(loop, analysis) -> set[str]:
-    """Names read by the operations of a loop that need their per-example operands to be
-    arrays: a call of anything but a ufunc on per-example scalars (a helper's batched
-    specialization calls ``len``, ``int(x)`` is ``x.astype(int)``), indexing, attributes
-    and methods of per-example values, and per-example arrays (operands get new axes,
-    axes are shifted). A Python number there, the first value of a carry that starts
-    unbatched, fails or means something else."""
-    from ..liveness import reads
-    from ..syntax.traversal import walk
-    out: set[str] = set()
-
-    def batched(node) -> bool:
-        return _is_batched(analysis.values.get(node))
-
-    for n in walk(loop.body):
-        t = type(n)
-        if t is cst.Call:
-            fn = getattr(analysis.values.get(n.func), "example", None)
-            operands = [a.value for a in n.args]
-            if isinstance(n.func, cst.Attribute):
-                operands.append(n.func.value)
-            if not any(batched(o) for o in operands):
-                continue
-            if isinstance(fn, np.ufunc) and all(
-                    getattr(analysis.values.get(o), "rank", 1) == 0 for o in operands):
-                continue
-        elif t is cst.Subscript:
-            if isinstance(analysis.values.get(n.value), TupleValue):
-                continue                  # an item of a tuple: Python picks it
-            parts = [e.slice.value for e in n.slice if isinstance(e.slice, cst.Index)]
-            if not (batched(n.value) or any(batched(p) for p in parts)):
-                continue
-        elif t is cst.Attribute:
-            if not batched(n.value):
-                continue
-        else:
-            value = analysis.values.get(n)
-            if not (isinstance(value, Value) and value.batched and value.rank > 0):
-                continue
-        out |= reads(n)
-    return out
-
-
-def _compacted_if_operands(loop, func, ctx, analysis) -> set[str]:
-    """Names the ``if``s chosen for compaction inside a loop need to be arrays
-    (`compact.array_operands`)."""
-    from ..syntax.traversal import walk
-    from .compact import array_operands
-    out: set[str] = set()
-    compacted = CompactedIfs.get(ctx).tests
-    if not compacted:
-        return out
-    live = None
-    for n in walk(loop.body):
-        if type(n) is cst.If and type(n.test) is cst.Name and n.test.value in compacted:
-            envs = analysis.if_envs.get(n)
-            if envs is not None and envs[0] is not None:
-                live = live or liveness_of(func)
-                out |= array_operands(n, envs[0], live.live_after.get(n, set()))
-    return out
-
-
-def flows_into(loop, name: str, names: set[str]) -> bool:
-    """Whether ``name``'s value reaches a read of ``names`` in the loop (directly, or through
-    the variables the loop assigns from it)."""
-    return bool(flows_from(loop.body, {name}) & names)
-
-
-def padded_names(func, analysis) -> set[str]:
-    """Names that may hold an array with length-1 axes where the analysis sees a vector:
-    a number before a loop that returns vectors (`_full_expr`), and what is computed from
-    it. NumPy broadcasts them like the vectors in every operation, but compaction scatters
-    the lanes' vectors into them, which needs the whole shape: loops and ``if``s that move
-    them keep the select form."""
-    names = set()
-    for loop, entry in analysis.loop_entry.items():
-        head = analysis.loop_head.get(loop, {})
-        for name, before in entry.items():
-            after = head.get(name)
-            if isinstance(before, Value) and isinstance(after, Value) and not before.batched \
-                    and after.batched and before.rank < after.rank:
-                names.add(name)
-    return flows_from(func, names) if names else names
-
-
-def _loop_facts(func, ctx, analysis) -> None:
-    """For each masked loop to be compacted: the variables it carries (live at its head,
-    assigned in it, batched) with their dtypes, and the batched values it only reads."""
-    from ..syntax.traversal import walk
-    from .compact import loop_mask
-    wanted = {m for m, s in MaskedLoopFacts.get(ctx).strategy.items() if s == "compact"}
-    loops = [n for n in walk(func) if loop_mask(n) in wanted] if wanted else []
-    if not loops:
-        return
-    liveness = liveness_of(func)
-    padded = None
-    masks = [loop_mask(loop) for loop in loops]
-    for loop, active in zip(loops, masks):
-        if masks.count(active) > 1:
-            # one loop copied into several branches (the code after an early `return` runs
-            # in each): the copies share their mask's name, and the facts are per name, so
-            # they keep the select form (same results)
-            BatchedLoopFacts.get(ctx).loops.pop(active, None)
-            continue
-        batched: dict[str, object] = {}
-        for n in walk(loop):
-            value = analysis.values.get(n)
-            if type(n) is cst.Name and getattr(value, "batched", False):
-                batched.setdefault(n.value, value)
-        assigned = writes(loop)
-        head = liveness.live_at_head.get(loop, set())
-        # a carry is what the loop holds at its head (the join of every pass), which its uses
-        # inside need not show: `returned = True` under a compacted `if` may be the only place
-        # the loop names `returned`, a shared True there, yet per example at the head, to be
-        # gathered and scattered back with the loop's lanes like any other carry
-        at_head = analysis.loop_head.get(loop, {})
-        for name in sorted((assigned & head) - {active}):
-            value = at_head.get(name)
-            if getattr(value, "batched", False):
-                batched[name] = value
-        if any(isinstance(v, TupleValue) for v in batched.values()):
-            continue   # tuples are not gathered: the loop keeps the select form
-        if padded is None:
-            padded = padded_names(func, analysis)
-        if padded & set(batched):
-            continue   # an array it cannot scatter into (`padded_names`): select form
-        carried = [(name, batched[name].dtype) for name in sorted(batched)
-                   if name in assigned and name in head and name != active]
-        # (a string carry keeps the select form too: the scatter into it would cut strings
-        # wider than the array's, and the analysis does not know the widest one)
-        if any(dtype is None or dtype.kind not in "biufc" for _, dtype in carried) or any(
-                name not in analysis.defined_before_loop.get(loop, set())
-                for name, _ in carried):
-            continue   # not enough known to allocate the scattered arrays: keep select
-        read_only = {name for name in batched if name not in assigned}
-        BatchedLoopFacts.get(ctx).loops[active] = (carried, read_only)
-
-
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     # `x += v` as `x = x + v`, analysed as a plain operation: it gets the operator rule's
     # rank alignment (`x += w` with a per-example scalar `x` and a shared vector `w` becomes
@@ -831,8 +666,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
                           "through lane-by-lane operations, can be vectorized", node,
                           "write the reduction around the call itself, e.g. "
                           "sum(x ** arange(n)) rather than through a variable")
-    _loop_facts(func, ctx, analysis)
-    from .compact import record_if_facts
+    record_loop_facts(func, ctx, analysis)
     record_if_facts(func, ctx, analysis)
     apply = _ApplyRules(ctx, analysis)
     apply._func = func

@@ -44,11 +44,11 @@ from __future__ import annotations
 import libcst as cst
 
 from ..errors import Unsupported
-from ..liveness import Liveness, body_of, definite_writes, exposed_reads, reads, writes
-from ..rules.lanes import ANY_LANE
+from ..liveness import Liveness, body_of, definite_writes, exposed_reads, writes
+from ..loops.facts import loop_mask
 from ..syntax.edit import RenameNames
 from ..syntax.templates import parse_expr, parse_stmt, render
-from ..syntax.traversal import children, recalled, remember, rewrite, walk
+from ..syntax.traversal import children, recalled, remember, rewrite
 from .records import BatchedLoopFacts, CompactedIfs
 
 
@@ -127,83 +127,6 @@ class _BatchLength(cst.CSTTransformer):
 
 def _is_batched(value) -> bool:
     return bool(getattr(value, "batched", False))
-
-
-# --------------------------------------------------------------------------- recognition
-def _mask_tested(test) -> str | None:
-    """``__any_lane__(active)`` (scalar form) or ``active.any()`` (array form) ->
-    ``"active"``."""
-    if not isinstance(test, cst.Call):
-        return None
-    if (not test.args and isinstance(test.func, cst.Attribute)
-            and test.func.attr.value == "any" and isinstance(test.func.value, cst.Name)):
-        return test.func.value.value
-    if (len(test.args) == 1 and isinstance(test.func, cst.Name)
-            and test.func.value == ANY_LANE and isinstance(test.args[0].value, cst.Name)):
-        return test.args[0].value.value
-    return None
-
-
-def _stop(loop: cst.For) -> str | None:
-    """The mask of a masked ``for`` loop: its body ends with ``if not any(active): break``."""
-    body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else []
-    last = body[-1] if body else None
-    if not (isinstance(last, cst.If) and last.orelse is None
-            and isinstance(last.test, cst.UnaryOperation)
-            and isinstance(last.test.operator, cst.Not)
-            and isinstance(last.body, cst.IndentedBlock) and len(last.body.body) == 1):
-        return None
-    only = last.body.body[0]
-    if not (isinstance(only, cst.SimpleStatementLine) and len(only.body) == 1
-            and isinstance(only.body[0], cst.Break)):
-        return None
-    return _mask_tested(last.test.expression)
-
-
-def loop_mask(loop) -> str | None:
-    """The mask of a masked loop, in scalar or array form: ``while __any_lane__(active):``,
-    or a ``for`` loop whose body ends with ``if not __any_lane__(active): break``."""
-    if type(loop) is cst.While:
-        return _mask_tested(loop.test)
-    if type(loop) is cst.For:
-        return _stop(loop)
-    return None
-
-
-def record_if_facts(func: cst.FunctionDef, ctx, analysis) -> None:
-    """For each ``if`` chosen for compaction, what the scalar-form analysis knows of its
-    variables (called by `batch_rules`, whose output the analysis can no longer read)."""
-    compacted = CompactedIfs.get(ctx).tests
-    if not compacted:
-        return
-    for node in walk(func):
-        if type(node) is cst.If and isinstance(node.test, cst.Name) \
-                and node.test.value in compacted:
-            batched = analysis.batched_tests.get(node, False)
-            compacted[node.test.value] = analysis.if_envs.get(node) if batched else None
-
-
-def array_operands(node: cst.If, entry: dict, live: set) -> set[str]:
-    """The names a compacted ``if`` needs to hold arrays when it runs: those its test reads
-    (its lanes are those of an array: ``np.flatnonzero(cond)``, ``~cond``, ``len(cond)``),
-    the per-example values (at ``entry``) its branches read before assigning them (gathered,
-    ``x[lanes]``) and those they assign that are used afterwards (``live``: gathered, or
-    copied before the scatter, ``x.astype(...)``). Anything per example is an array where it
-    is computed; only a loop's carry that starts the same for every example is not, on the
-    first iteration, unless `batch_rules` makes it one before the loop."""
-    names = set(reads(node.test))
-    for stmts in (body_of(node.body), body_of(node.orelse)):
-        touched = exposed_reads(stmts) | (set().union(*map(writes, stmts)) & live)
-        names |= {n for n in touched if _is_batched(entry.get(n))}
-    return names
-
-
-def scatter_dtype_ok(value) -> bool:
-    """Whether the scatter of a compacted ``if`` can allocate an array for the joined value
-    (``np.empty(n, dtype=...)``): a number or truth value of a known dtype. Strings, objects
-    and values of unknown type keep the select form (``np.where`` takes them as they are)."""
-    dtype = getattr(value, "dtype", None)
-    return dtype is not None and dtype.kind in "biufc"
 
 
 def _first_write_order(stmts):

@@ -59,13 +59,18 @@ from ..abstract import TupleValue
 from ..analysis import may_warn
 from ..errors import Unsupported
 from ..liveness import exposed_reads, liveness_of, reads, writes
+from ..loops.carries import (
+    array_operands,
+    flows_into,
+    padded_names,
+    promoted_value,
+    scatter_dtype_ok,
+)
+from ..loops.strategy import strategy_comment
 from ..syntax.traversal import children, rewrite, statements, walk
-from .batch_rules import flows_into, padded_names, promoted_value
-from .compact import array_operands, scatter_dtype_ok
 from .if_to_where import ElifToNestedIf as _ElifToNestedIf
 from .if_to_where import errstate as _errstate
 from .if_to_where import warning_parts
-from .masked_loops import strategy_of
 from .records import CompactedIfs, MaskedLoopFacts
 from .simplify import is_errstate as _is_quiet
 
@@ -79,14 +84,6 @@ _OPERATIONS = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.Bool
 _MUTATING_METHODS = {"sort", "fill", "put", "resize", "partition", "itemset", "setfield",
                      "append", "extend", "insert", "pop", "remove", "clear", "reverse",
                      "update", "setdefault", "add", "discard"}
-
-
-def strategy_comment(node: cst.If) -> str | None:
-    """``"compact"`` / ``"select"`` from a ``# vectorize:`` comment on the ``if``, or None."""
-    if not isinstance(node.body, cst.IndentedBlock):      # `if c: y = f(x)  # comment`
-        node = node.with_changes(body=cst.IndentedBlock(
-            body=[], header=node.body.trailing_whitespace))
-    return strategy_of(node, default=None)
 
 
 def _with_comment(node: cst.If, choice: str) -> cst.If:
@@ -261,7 +258,7 @@ class _Choose(cst.CSTTransformer):
         self.boolean: dict[cst.If, bool] = {}
         self.quiet: set[cst.If] = set()   # compacted instead of selected, and may warn
         self.func = func
-        self.padded = None      # `batch_rules.padded_names`, once needed
+        self.padded = None      # `carries.padded_names`, once needed
         self.loops: list = []             # the loops around the node being visited
         self.facts = _Facts(func, analysis)
         # how many `if`s test each name (`compact` finds an `if` by its test's name)
@@ -427,7 +424,7 @@ class _Choose(cst.CSTTransformer):
         """Whether the names the compacted ``if`` uses are arrays exactly where the analysis
         says they are per example, whenever it runs:
 
-        - every name it needs as an array (`compact.array_operands`) is one: a carry of a
+        - every name it needs as an array (`carries.array_operands`) is one: a carry of a
           loop around it that enters the loop the same for every example and flows into one
           of them is made an array before the loop by `batch_rules`, where its type is known;
         - none it uses as it is (the same for every example at ``entry``) is an array: a

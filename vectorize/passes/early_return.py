@@ -29,10 +29,10 @@ import libcst as cst
 from ..abstract import TupleValue
 from ..errors import Unsupported
 from ..liveness import exposed_reads, writes
+from ..loops.placeholders import has_literal, literal_for
 from ..syntax.traversal import statements
 from .batch_rules import is_docstring as _is_docstring
 from .continuations import ContinuationLowering, check_returned_shapes
-from .masked_loops import _has_literal, _literal_for
 from .records import MaskedLoopFacts
 
 
@@ -120,13 +120,13 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     # a long continuation runs after the `if` under a flag instead of being copied into both
     # branches (`continuations.COPY_LIMIT`), where `result` can have a value before: a
     # literal of the type of what the function returns
-    guarded = bool(same) or _has_literal(analysis.result)
+    guarded = bool(same) or has_literal(analysis.result)
     lowering = _Lowering(result, bool(same), ctx.namer if guarded else None, analysis)
     body = lowering.seq(list(func.body.body), lambda: [])
     if lowering.flagged and not same:
         at = 1 if body and _is_docstring(body[0]) else 0
         body.insert(at, _single_line(cst.Assign([cst.AssignTarget(cst.Name(result))],
                                                 cst.parse_expression(
-                                                    _literal_for(analysis.result)))))
+                                                    literal_for(analysis.result)))))
     body.append(_single_line(cst.Return(cst.Name(result))))
     return func.with_changes(body=func.body.with_changes(body=body))

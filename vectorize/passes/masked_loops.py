@@ -32,6 +32,8 @@ import libcst as cst
 from ..abstract import TupleValue, join
 from ..errors import Unsupported
 from ..liveness import Liveness, exposed_reads, target_names, writes
+from ..loops.placeholders import has_literal, literal_for
+from ..loops.strategy import strategy_of
 from ..rules.lanes import ANY_LANE
 from ..syntax.templates import bare_code, parse_expr, parse_stmt
 from ..syntax.traversal import children, rewrite, statements, walk
@@ -65,21 +67,6 @@ def _exits_in(node, kinds=_EXITS) -> bool:
             continue
         stack.extend(children(n))
     return False
-
-
-def _has_literal(value) -> bool:
-    """Whether `_literal_for` gives ``value``'s type exactly (per-example numbers)."""
-    if isinstance(value, TupleValue):
-        return all(_has_literal(v) for v in value.items)
-    return value is not None and value.rank == 0 and value.kind in "biufcUS"
-
-
-def _literal_for(value) -> str:
-    """A weak Python literal of the right kind, to give ``result`` a type before the loop."""
-    if isinstance(value, TupleValue):
-        return "(" + ", ".join(_literal_for(v) for v in value.items) + ",)"
-    return {"b": "False", "i": "0", "u": "0", "f": "0.0", "c": "0j", "U": '""', "S": 'b""'
-            }.get(value.kind, "0.0")
 
 
 class _Loop(ContinuationLowering):
@@ -173,11 +160,11 @@ class _MaskLoops(cst.CSTTransformer):
             if not values:
                 continue
             value = functools.reduce(join, values)
-            if not _has_literal(value):
+            if not has_literal(value):
                 raise Unsupported(f"`{name}` gets its first value inside a loop whose examples "
                                   "stop at different times, and it is not a number",
                                   original, f"give `{name}` a value before the loop")
-            out.append(_assign(name, _literal_for(value)))
+            out.append(_assign(name, literal_for(value)))
         return out
 
     def _needs(self, original) -> bool:
@@ -194,7 +181,7 @@ class _MaskLoops(cst.CSTTransformer):
         result, returned = self.names.result_names()
         inside = {id(n) for n in statements(original) if type(n) is cst.Return}
         values = [v for node, v in self.analysis.returns if id(node) in inside]
-        literal = _literal_for(values[0]) if values else "None"
+        literal = literal_for(values[0]) if values else "None"
         # a number also where a vector is returned: `batch_rules` makes it an array that
         # broadcasts against the returned values
         MaskedLoopFacts.get(self.ctx).placeholders.setdefault(result, next(
@@ -327,12 +314,12 @@ class _MaskLoops(cst.CSTTransformer):
             kept[target.value] = _assign(target.value, cst.Name(step))
             if target.value not in self.analysis.defined_before_loop.get(original, set()):
                 value = self.analysis.loop_head.get(original, {}).get(target.value)
-                if not _has_literal(value):
+                if not has_literal(value):
                     raise Unsupported(f"the loop variable `{target.value}` is read after a "
                                       "loop whose examples stop at different times, and it "
                                       "is not a number", target, f"give `{target.value}` a "
                                       "value before the loop")
-                placeholders.append(_assign(target.value, _literal_for(value)))
+                placeholders.append(_assign(target.value, literal_for(value)))
         new_target = steps[0] if not flat else updated.target.with_changes(elements=[
             e.with_changes(value=t) for e, t in zip(updated.target.elements, steps)])
         return updated.with_changes(target=new_target), kept, placeholders
@@ -387,23 +374,6 @@ def _truth(test):
             isinstance(test, cst.Name) and test.value in ("True", "False")):
         return test
     return cst.Call(func=cst.Name("bool"), args=[cst.Arg(test)])
-
-
-def strategy_of(loop, default: str) -> str:
-    """``# vectorize: compact`` / ``# vectorize: select`` on the loop's line (or the line
-    before it) chooses the strategy; otherwise ``default``: loops whose examples stop at
-    different times (`while` loops, `for` loops left by a per-example exit or over a
-    per-example range) are compacted: one slow example would otherwise keep every lane
-    running (docs/design.md, "Heuristic")."""
-    comments = [loop.body.header.comment] if loop.body.header.comment else []
-    comments += [line.comment for line in loop.leading_lines if line.comment]
-    for comment in comments:
-        text = comment.value.lstrip("#").strip().replace(" ", "")
-        if text.startswith("vectorize:"):
-            choice = text.split(":", 1)[1]
-            if choice in ("compact", "select"):
-                return choice
-    return default
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:

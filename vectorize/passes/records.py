@@ -27,10 +27,10 @@ class Record:
 @dataclass
 class MaskedLoopFacts(Record):
     """Written by `masked_loops`: the masks it made (``active``), each mask's strategy
-    (``"select"`` / ``"compact"``: `strategy_of`), and the placeholders: the values it gives
-    the result of a loop's ``return`` before the loop (no lane reads them: each reads the
-    result only once it returned), each with the loop's first ``return`` (`alias` records a
-    copy `if_to_where` makes of one)."""
+    (``"select"`` / ``"compact"``: `loops.strategy.strategy_of`), and the placeholders: the
+    values it gives the result of a loop's ``return`` before the loop (no lane reads them:
+    each reads the result only once it returned), each with the loop's first ``return``
+    (`alias` records a copy `if_to_where` makes of one)."""
 
     masks: set[str] = field(default_factory=set)
     strategy: dict[str, str] = field(default_factory=dict)
@@ -46,7 +46,7 @@ class MaskedLoopFacts(Record):
 @dataclass
 class CompactedIfs(Record):
     """Written by `compact_ifs`: the test name of each ``if`` chosen for compaction; the
-    scalar-form analysis' ``if_envs`` of it, or None (`compact.record_if_facts`, called by
+    scalar-form analysis' ``if_envs`` of it, or None (`loops.facts.record_if_facts`, called by
     `batch_rules` before its output hides them), for `compact`."""
 
     tests: dict[str, tuple | None] = field(default_factory=dict)
