@@ -74,7 +74,7 @@ def render(exc, severity: str) -> str:
 
 
 def parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from . import __version__, backends
     p = argparse.ArgumentParser(
         prog="vectorize",
         description="Rewrite the functions marked @vectorize / @vmap in Python files into "
@@ -106,7 +106,7 @@ def parser() -> argparse.ArgumentParser:
                    help="exit 1 if any file would be rewritten; list them; write nothing")
     p.add_argument("--function", metavar="NAME",
                    help="rewrite only the marked function NAME (and the loops that call it)")
-    p.add_argument("--backend", choices=("numpy", "torch", "jax"), default="numpy",
+    p.add_argument("--backend", choices=tuple(backends.KNOWN), default=backends.DEFAULT,
                    help="the array library the rewritten functions are written for (default: "
                         "numpy); the rewritten file imports that library only")
     p.add_argument("--stdin-filename", metavar="NAME",

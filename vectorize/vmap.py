@@ -12,7 +12,6 @@ inside a vmapped function is batched by the rule of `vectorize.rules.nested`.
 from __future__ import annotations
 
 import functools
-import sys
 import threading
 import types
 from collections import OrderedDict
@@ -209,7 +208,7 @@ class _VMapped:
                      if "__call__" in vars(k)), None)
         if not isinstance(func, (types.FunctionType, types.MethodType, type, functools.partial,
                                  _VMapped)) and isinstance(call, types.FunctionType) \
-                and not _library_instance(func):
+                and not backends.owns_instance(func):
             # a callable instance: `self` stays as it is
             self._target = types.MethodType(call, func)
         while True:
@@ -536,13 +535,6 @@ def _broadcast_call(vm, args, kwargs):
     return unflatten(placed, [vmap_options.copied(leaf) for _, leaf in flatten(placed)])
 
 
-def _library_instance(value) -> bool:
-    """A callable object of PyTorch's (an ``nn.Module``): mapped by its rule
-    (`frontend.rule_wrapper`), never read as the user's code."""
-    torch = sys.modules.get("torch")
-    return torch is not None and isinstance(value, torch.nn.Module)
-
-
 def _call(function, args):
     return function(*args)
 
@@ -680,7 +672,8 @@ def _into_backend(name: str, args, kwargs):
 
     def into(value):
         nonlocal converted
-        if isinstance(value, np.ndarray) and name != backends.DEFAULT:
+        if isinstance(value, np.ndarray) and name != backends.DEFAULT \
+                and not backend.claims(value):      # (its arrays may be NumPy's too)
             converted = True
             return backend.from_numpy(value)
         other = backends.of_value(value)

@@ -14,31 +14,16 @@ be differentiated again, as PyTorch's are.
 
 from __future__ import annotations
 
-import os
-import sys
-import types
-
+from . import backends
 from .pytree import PrefixError, broadcast_prefix, flatten, freeze, unflatten
 from .vmap_axes import call_error, inconsistent_sizes, normal_axis, out_axes_of
 
 
 def grad_transform(fn):
-    """``(f, argnums, has_aux, with_value)`` where ``fn`` is ``torch.func.grad(f, argnums,
-    has_aux)`` (``with_value`` False) or ``torch.func.grad_and_value(...)`` (True); else
-    None."""
-    torch = sys.modules.get("torch")
-    if torch is None or not isinstance(fn, types.FunctionType) or fn.__closure__ is None:
-        return None
-    code = fn.__code__
-    if not code.co_filename.endswith(os.path.join("_functorch", "apis.py")):
-        return None
-    kind = code.co_qualname.partition(".")[0] if hasattr(code, "co_qualname") else ""
-    if kind not in ("grad", "grad_and_value"):
-        return None
-    cells = dict(zip(code.co_freevars, (c.cell_contents for c in fn.__closure__)))
-    if not {"func", "argnums", "has_aux"} <= set(cells):
-        return None
-    return cells["func"], cells["argnums"], bool(cells["has_aux"]), kind == "grad_and_value"
+    """``(f, argnums, has_aux, with_value)`` where ``fn`` is a backend library's gradient
+    transform of ``f`` (``torch.func.grad(f, argnums, has_aux)``: ``with_value`` False;
+    ``grad_and_value``: True), else None (`backends.base.Backend.grad_transform`)."""
+    return backends.grad_transform(fn)
 
 
 def call_grad(vm, args, kwargs):

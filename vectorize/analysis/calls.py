@@ -34,13 +34,6 @@ from .purity import pure_numpy as _pure_numpy
 from .syntax import code_of as _code
 
 
-def _torch_own(fn) -> bool:
-    """A function of another backend's library (``torch.split``, ``F.layer_norm`` are
-    Python): without a rule it is refused where the user calls it, never analysed as the
-    user's code."""
-    return backends.owns_function(fn)
-
-
 class Calls:
     """The `Analysis` methods that give the abstract value of a call."""
 
@@ -110,7 +103,7 @@ class Calls:
                 return unbatched(fn(1))     # the type is known even if the value is not
             if isinstance(fn, types.FunctionType) and self.helpers is not None and not (
                     getattr(fn, "__module__", None) or "").startswith(
-                        ("numpy", "math", "vectorize")) and not _torch_own(fn) \
+                        ("numpy", "math", "vectorize")) and not backends.owns_function(fn) \
                     and not self.registry.knows(fn):
                 # the user's own function on unbatched values: analysed (not run) to learn
                 # what it returns; if it cannot be analysed it is simply called as written
@@ -190,7 +183,7 @@ class Calls:
                               "with a batching rule", unpacked, "pass the items one by one")
         if isinstance(fn, types.FunctionType) and self.helpers is not None \
                 and not (getattr(fn, "__module__", None) or "").startswith(("numpy", "math")) \
-                and not _torch_own(fn):       # a library's code is not the user's
+                and not backends.owns_function(fn):       # a library's code is not the user's
             self._no_update_of_an_argument(fn, node, env)
             value = self.helpers(fn, args, kwargs, node)
             self.helper_calls[node] = value

@@ -61,13 +61,29 @@ def owns_function(fn) -> bool:
     return any(backend.owns_function(fn) for backend in _others())
 
 
+def owns_instance(value) -> bool:
+    """Whether ``value`` is a callable object of another backend's library (a
+    ``torch.nn.Module``): mapped by its rule, never read as the user's code."""
+    return any(backend.owns_instance(value) for backend in _others())
+
+
+def grad_transform(fn):
+    """``(f, argnums, has_aux, with_value)`` where ``fn`` is another backend's gradient
+    transform of ``f`` (`Backend.grad_transform`: ``torch.func.grad(f)``), else None."""
+    for backend in _others():
+        found = backend.grad_transform(fn)
+        if found is not None:
+            return found
+    return None
+
+
 def names_dtype(text) -> bool:
     """Whether ``text`` spells a dtype of another backend's arrays (``"torch.float64"``)."""
     return any(backend.names_dtype(text) for backend in _others())
 
 
 def _others() -> list[Backend]:
-    if not _claimants:
+    if len(_claimants) != len(KNOWN) - 1:     # (again where one was registered since)
         _claimants[:] = [get(name) for name in KNOWN if name != DEFAULT]   # one assignment
     return _claimants
 
@@ -80,5 +96,5 @@ def foreign_example(value):
     return get(name).example_of(value, batched=False)
 
 
-__all__ = ["DEFAULT", "KNOWN", "Backend", "foreign_example", "get", "names_dtype", "of_value",
-           "owns_function"]
+__all__ = ["DEFAULT", "KNOWN", "Backend", "foreign_example", "get", "grad_transform",
+           "names_dtype", "of_value", "owns_function", "owns_instance"]

@@ -63,6 +63,7 @@ class Backend:
     #                          (`y = 2 * x` then `y += 1`: `passes/temporaries.py`)
     exception_checks = True  # `vectorize`'s checks of Python's exceptions may be written
     #                          (`passes.python_raises`)
+    string_arrays = False    # arrays of strings (a table of strings indexed per example)
     dtypes: frozenset[str] | None = None    # the NumPy dtype names it computes in (None: all)
     # how to draw random numbers for every example instead of Python's `random` (its
     # refusal says it)
@@ -186,6 +187,19 @@ class Backend:
         folder = os.path.dirname(getattr(library, "__file__", None) or "")
         return bool(folder) and code is not None and code.co_filename.startswith(
             folder + os.sep)
+
+    def owns_instance(self, value) -> bool:
+        """Whether ``value`` is a callable object of the library (a ``torch.nn.Module``):
+        mapped by its rule (`frontend.rule_wrapper`), never read as the user's code. The
+        library is not imported to tell."""
+        return False
+
+    def grad_transform(self, fn):
+        """``(f, argnums, has_aux, with_value)`` where ``fn`` is the library's gradient
+        transform of ``f`` (``torch.func.grad(f, argnums, has_aux)``, ``with_value`` False;
+        ``grad_and_value``, True), which `vmap` computes per example (`vmap_grad`); else None.
+        The library is not imported to tell."""
+        return None
 
     def names_dtype(self, text) -> bool:
         """Whether ``text`` is one of the namespace's dtypes as ``str`` spells it
@@ -356,6 +370,19 @@ class Backend:
     def copy(self, x: str) -> str:
         """A copy of the array ``x`` (one a later write into ``x`` does not change)."""
         raise NotImplementedError
+
+    def makes_new_array(self, function: str) -> bool:
+        """Whether a call of the namespace's ``function`` (``alias.function(...)``, without
+        ``out=``) always returns a new array that nothing else holds, which generated code
+        may then update in place (`passes.temporaries`). The default: never assumed."""
+        return False
+
+    def lookup(self, table: str, key: str) -> str:
+        """``table[key]`` of a dict of numbers (``table``, the same for every example) by
+        per-example keys (``key``), raising Python's KeyError where one is missing."""
+        from ..errors import Unsupported
+        raise Unsupported("a dict looked up by a per-example key",
+                          suggestion="use a tensor indexed by an integer")
 
     def constant_array(self, items: str, dtype, like: str | None = None) -> str:
         """An array of a constant list or tuple of Python numbers (indexed by per-example

@@ -29,7 +29,6 @@ slower than ``np.where`` (NumPy's masked loops), so merges stay ``np.where``.
 from __future__ import annotations
 
 import libcst as cst
-import numpy as np
 
 from ..abstract import Value
 from ..syntax.traversal import rewrite, walk
@@ -59,7 +58,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
 class _InPlace(cst.CSTTransformer):
     def __init__(self, values: dict, backend):
         self.values = values
-        self.alias = backend.alias if backend.name == "numpy" else None
+        self.backend = backend
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
         if len(updated_node.body) != 1:
@@ -115,15 +114,13 @@ class _InPlace(cst.CSTTransformer):
             return isinstance(node.operator, _ARITHMETIC)
         if kind is cst.UnaryOperation:
             return isinstance(node.operator, cst.Minus)
-        if kind is cst.Call and self.alias is not None:
+        if kind is cst.Call:
             func = node.func
             if type(func) is cst.Attribute and type(func.value) is cst.Name and \
-                    func.value.value == self.alias and not any(
+                    func.value.value == self.backend.alias and not any(
                         arg.keyword is not None and arg.keyword.value == "out"
                         for arg in node.args):
-                made = getattr(np, func.attr.value, None)
-                return func.attr.value == "where" or (
-                    isinstance(made, np.ufunc) and made.nout == 1)
+                return self.backend.makes_new_array(func.attr.value)
         return False
 
 

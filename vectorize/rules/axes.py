@@ -149,15 +149,12 @@ def subscript(site: Site):
             return _with_leading_index(node, cst.Index(lanes))
         if isinstance(base_value.example, dict):
             # a dict keyed by numbers: a binary search of its sorted keys, KeyError as Python
-            if site.spelled.name != "numpy":
-                raise Unsupported("a dict looked up by a per-example key",
-                                  suggestion="use a tensor indexed by an integer")
-            return expr("pymath.lookup({t}, {k})", t=site.nodes[0],
+            return expr(site.spelled.lookup("{t}", "{k}"), t=site.nodes[0],
                         k=node.slice[0].slice.value)
         strings = isinstance(base_value.example, str) or isinstance(
             base_value.example, (list, tuple)) and base_value.example and all(
                 type(v) is str for v in base_value.example)
-        if strings and site.spelled.name != "numpy":
+        if strings and not site.spelled.string_arrays:
             raise Unsupported("a table of strings indexed per example",
                               suggestion="index it outside the batched function")
         if isinstance(base_value.example, str):

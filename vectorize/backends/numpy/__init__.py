@@ -20,6 +20,7 @@ class NumpyBackend(Backend):
     quiet = 'np.errstate(all="ignore")'
     random_hint = "np.random (e.g. np.random.normal(mu, sigma) for random.gauss(mu, sigma))"
     function_modules = ("numpy",)
+    string_arrays = True
 
     def build_registry(self):
         from ...rules.registry import Registry
@@ -44,6 +45,8 @@ class NumpyBackend(Backend):
 
     def example_of(self, array, batched: bool):
         from ...abstract import representative
+        if batched and not len(array):      # no example to take: one of its dtype and shape
+            return representative(np.zeros(array.shape[1:], array.dtype))
         return representative(array[0] if batched else array)
 
     def owns_function(self, fn) -> bool:
@@ -151,6 +154,13 @@ class NumpyBackend(Backend):
 
     def copy(self, x: str) -> str:
         return f"{x}.copy()"
+
+    def makes_new_array(self, function: str) -> bool:
+        made = getattr(np, function, None)
+        return function == "where" or (isinstance(made, np.ufunc) and made.nout == 1)
+
+    def lookup(self, table: str, key: str) -> str:
+        return f"pymath.lookup({table}, {key})"    # a binary search of the sorted keys
 
     def constant_array(self, items: str, dtype, like: str | None = None) -> str:
         return f"np.asarray({items})"     # NumPy makes Python's numbers' dtype itself

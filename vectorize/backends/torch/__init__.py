@@ -15,7 +15,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import Backend
-from .dtypes import DTYPE_NAMES, as_tensor, is_tensor, numpy_dtype, torch_module
+from .dtypes import (
+    DTYPE_NAMES,
+    as_tensor,
+    grad_transform,
+    is_module,
+    is_tensor,
+    numpy_dtype,
+    torch_module,
+)
 
 __all__ = ["DTYPE_NAMES", "TorchBackend", "as_tensor", "is_tensor", "numpy_dtype",
            "torch_module"]
@@ -113,6 +121,12 @@ class TorchBackend(Backend):
 
     def claims(self, value) -> bool:
         return is_tensor(value)
+
+    def owns_instance(self, value) -> bool:
+        return is_module(value)
+
+    def grad_transform(self, fn):
+        return grad_transform(fn)
 
     # ------------------------------------------- the analysis: PyTorch's promotion rules
     def on_examples(self, fn):

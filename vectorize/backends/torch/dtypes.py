@@ -4,7 +4,9 @@ and its tables import these from here, so that no table imports the package."""
 
 from __future__ import annotations
 
+import os
 import sys
+import types
 
 import numpy as np
 
@@ -22,6 +24,31 @@ def is_tensor(value) -> bool:
     """Whether ``value`` is a ``torch.Tensor`` (without importing torch)."""
     torch = sys.modules.get("torch")
     return torch is not None and isinstance(value, torch.Tensor)
+
+
+def is_module(value) -> bool:
+    """Whether ``value`` is a ``torch.nn.Module`` (without importing torch)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, torch.nn.Module)
+
+
+def grad_transform(fn):
+    """``(f, argnums, has_aux, with_value)`` where ``fn`` is ``torch.func.grad(f, argnums,
+    has_aux)`` (``with_value`` False) or ``torch.func.grad_and_value(...)`` (True); else
+    None (without importing torch)."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(fn, types.FunctionType) or fn.__closure__ is None:
+        return None
+    code = fn.__code__
+    if not code.co_filename.endswith(os.path.join("_functorch", "apis.py")):
+        return None
+    kind = code.co_qualname.partition(".")[0] if hasattr(code, "co_qualname") else ""
+    if kind not in ("grad", "grad_and_value"):
+        return None
+    cells = dict(zip(code.co_freevars, (c.cell_contents for c in fn.__closure__)))
+    if not {"func", "argnums", "has_aux"} <= set(cells):
+        return None
+    return cells["func"], cells["argnums"], bool(cells["has_aux"]), kind == "grad_and_value"
 
 
 def numpy_dtype(dtype) -> np.dtype:

@@ -22,7 +22,7 @@ from ...rules.registry import Registry, Rule, Site
 from ...syntax.templates import expr
 from . import examples
 from .common import first_line
-from .dtypes import torch_module
+from .dtypes import grad_transform, torch_module
 
 
 def _dims(value):
@@ -178,7 +178,6 @@ def register(reg: Registry) -> None:
         "torch.nn.module_call", "torch.func", explanation,
         "y = model(x)", "y = torch.func.vmap(model, in_dims=(0,))(x)", _rewrite,
         infer=_infer("an `nn.Module`"), shadow=_unknown))
-    from ...vmap_grad import grad_transform
     reg.add_family(lambda fn: grad_transform(fn) is not None, Rule(
         "torch.func.grad", "torch.func",
         "A `torch.func.grad(loss)` (or `grad_and_value`) function called on per-example "
