@@ -138,7 +138,8 @@ def test_the_cache_variable_is_named_once_for_both_readers():
 
 def test_the_layout_in_the_design_notes_names_every_module():
     """docs/design.md's package layout matches the tree: every top-level module, every
-    subpackage, and every module of the rules, of loops/ and of each backend's folder."""
+    subpackage, and every module of the rules, of loops/, of body_constructs/ and of each
+    backend's folder."""
     import re
     text = (PACKAGE.parent / "docs" / "design.md").read_text()
     layout = text[text.index("## Layout"):text.index("## Pipeline")]
@@ -147,7 +148,8 @@ def test_the_layout_in_the_design_notes_names_every_module():
     missing += [f"{p.name}/" for p in PACKAGE.iterdir()
                 if p.is_dir() and (p / "__init__.py").exists() and f"{p.name}/" not in layout]
     backends = [p for p in (PACKAGE / "backends").iterdir() if p.is_dir()]
-    for folder in [PACKAGE / "rules", PACKAGE / "loops", *backends]:
+    for folder in [PACKAGE / "rules", PACKAGE / "loops", PACKAGE / "body_constructs",
+                   *backends]:
         missing += [str(p.relative_to(PACKAGE)) for p in folder.glob("*.py")
                     if p.stem != "__init__" and p.stem not in words and p.name not in words]
     assert missing == []

@@ -1,0 +1,28 @@
+"""Constructs of a function's body that Python evaluates the same way on every call, made
+ready for the engine when the function is read (`source.read_function`), one module each:
+
+- ``import`` / ``from ... import`` at the top level of the body (`imports.hoist_imports`):
+  read as globals (`FunctionSource.lookup`, scope "import");
+- nested ``def`` s and ``name = lambda ...`` that read none of the function's own names
+  (`helpers.hoist_helpers`): made once, vectorized as helpers;
+- closures over the function's own variables, inlined where they are called
+  (`closures.inline_closures`, `closures.inline_statement_closures`);
+- comprehensions over ``range`` of literals or a global tuple of numbers
+  (`comprehensions.unroll_comprehensions`): written out as the list of their items, and
+  ``tuple``/``list``/``any``/``all`` of such a list as displays
+  (`comprehensions.consumers_as_displays`).
+
+Each takes a statement out of the tree (or rewrites an expression) only where the result is
+what Python computes; anything else stays for the analysis, which refuses it with its
+location.
+"""
+
+from __future__ import annotations
+
+from .closures import inline_closures, inline_statement_closures
+from .comprehensions import consumers_as_displays, unroll_comprehensions
+from .helpers import hoist_helpers
+from .imports import hoist_imports
+
+__all__ = ["consumers_as_displays", "hoist_helpers", "hoist_imports", "inline_closures",
+           "inline_statement_closures", "unroll_comprehensions"]

@@ -1,0 +1,251 @@
+"""Comprehensions over a sequence of a length known from the code, written out as the list
+of their items (`unroll_comprehensions`), and the builtins that consume them whole as
+displays (`consumers_as_displays`)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..introspect import lookup
+from ..syntax.traversal import rewrite, walk
+
+UNROLL_LIMIT = 64
+"""Items of a comprehension over a fixed sequence that `unroll_comprehensions` writes out."""
+
+
+def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.FunctionDef:
+    """``[x ** k for k in range(4)]`` (or a generator, ``sum(c * x for c in COEFFS)``) over a
+    sequence the same for every example and of a length known from the code: ``range`` of
+    integer literals, or a global (or body import) bound to a tuple of numbers, whose items
+    never change while it is bound (a rebinding makes a new specialization) -- as the list
+    of its items: ``[x ** 0, x ** 1, x ** 2, x ** 3]``, ``[COEFFS[0] * x, ...]``. The
+    engine batches a list of per-example values item by item. Only one ``for`` without
+    ``if``, over a plain name its element reads with no nested scope rebinding it."""
+    if not any(type(n) in (cst.ListComp, cst.GeneratorExp) for n in walk(tree)):
+        return tree
+    assigned = {p.name.value for p in tree.params.params}
+    from ..liveness import writes
+    for stmt in tree.body.body:
+        assigned |= writes(stmt)
+    # a list of per-example values handed to a function (`sum(terms)`, `np.mean([...])`) is
+    # left to the rules of that function: only lists the code indexes are written out
+    handed = {id(a.value) for n in walk(tree) if type(n) is cst.Call for a in n.args}
+    consumed = _reduced(tree, func, assigned)
+    handed_names = {a.value.value for n in walk(tree) if type(n) is cst.Call
+                    for a in n.args if type(a.value) is cst.Name and id(a.value) not in consumed}
+    skip = set(handed) - consumed
+    for n in walk(tree):
+        if type(n) is cst.Assign and type(n.value) in (cst.ListComp, cst.GeneratorExp) and any(
+                type(t.target) is cst.Name and t.target.value in handed_names
+                for t in n.targets):
+            skip.add(id(n.value))
+
+    def items(iterable):
+        if type(iterable) is cst.Call and type(iterable.func) is cst.Name and \
+                iterable.func.value == "range" and "range" not in assigned and \
+                lookup(func, "range")[2] == "builtin" and iterable.args and all(
+                    a.keyword is None and not a.star for a in iterable.args):
+            bounds = [_int_value(a.value) for a in iterable.args]
+            if None in bounds or len(bounds) > 3 or bounds[-1:] == [0] and len(bounds) == 3:
+                return None
+            values = range(*bounds)
+            if len(values) > UNROLL_LIMIT:
+                return None
+            return [cst.Integer(str(v)) if v >= 0 else cst.UnaryOperation(
+                cst.Minus(), cst.Integer(str(-v))) for v in values]
+        if type(iterable) is cst.Name and iterable.value not in assigned:
+            found, value, scope = (True, imports[iterable.value], "import") \
+                if iterable.value in imports else lookup(func, iterable.value)
+            if found and scope in ("global", "closure", "import") and type(value) is tuple \
+                    and len(value) <= UNROLL_LIMIT and all(
+                        type(v) in (int, float, complex, bool) for v in value):
+                return [cst.Subscript(cst.Name(iterable.value), [cst.SubscriptElement(
+                    cst.Index(cst.Integer(str(i))))]) for i in range(len(value))]
+        return _more_items(iterable, items, func, assigned)
+
+    class Unroll(cst.CSTTransformer):
+        def leave_GeneratorExp(self, original_node, updated_node):
+            return updated_node if id(original_node) in skip else self._unrolled(updated_node)
+
+        def leave_ListComp(self, original_node, updated_node):
+            return updated_node if id(original_node) in skip else self._unrolled(updated_node)
+
+        @staticmethod
+        def _unrolled(node):
+            target = node.for_in
+            if target.inner_for_in is not None or target.ifs or target.asynchronous or \
+                    _target_names(target.target) is None:
+                return node
+            names = _target_names(target.target)
+            if any(type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+                               cst.GeneratorExp, cst.NamedExpr) for n in walk(node.elt)):
+                return node
+            values = items(target.iter)
+            if values is None:
+                return node
+            elements = []
+            for value in values:
+                parts = _unpacked(value, names)
+                if parts is None:
+                    return node
+                elt = node.elt
+                for one, part in zip(names, parts):
+                    elt = _substitute(elt, one, part)
+                elements.append(cst.Element(elt))
+            return cst.List(elements, lpar=node.lpar if type(node) is cst.ListComp else [],
+                            rpar=node.rpar if type(node) is cst.ListComp else [])
+
+    return rewrite(tree, Unroll())
+
+
+def _int_value(node):
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+        inner = _int_value(node.expression)
+        return None if inner is None else -inner
+    if type(node) is cst.Integer:
+        return int(node.value.replace("_", ""), 0)
+    return None
+
+
+def _substitute(expr, name: str, value):
+    """``expr`` with every ``name`` replaced by ``value`` (parenthesized)."""
+    class Replace(cst.CSTTransformer):
+        def leave_Name(self, original_node, updated_node):
+            if updated_node.value != name:
+                return updated_node
+            return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
+                if type(value) is cst.UnaryOperation else value
+    return expr.visit(Replace())
+
+
+# builtins that consume a comprehension handed to them whole, in order: unrolled into a
+# display (`any`/`all` into `or`/`and` chains, which stop where Python's would)
+_CONSUMERS = ("sum", "max", "min", "any", "all", "tuple", "list", "sorted")
+
+
+def _reduced(tree, func, assigned) -> set:
+    """ids of the comprehensions handed as the only positional argument to a builtin of
+    `_CONSUMERS` (not rebound): the builtin consumes every item, so they are unrolled."""
+    out = set()
+    for n in walk(tree):
+        if type(n) is cst.Call and type(n.func) is cst.Name and n.func.value in _CONSUMERS \
+                and n.func.value not in assigned and lookup(func, n.func.value)[2] == \
+                "builtin" and n.args and n.args[0].keyword is None and not n.args[0].star \
+                and all(a.keyword is not None or i == 0 or n.func.value == "sum"
+                        for i, a in enumerate(n.args)):
+            out.add(id(n.args[0].value))
+    return out
+
+
+def consumers_as_displays(tree: cst.FunctionDef, func) -> cst.FunctionDef:
+    """After `unroll_comprehensions`: ``tuple([a, b])`` as ``(a, b)``, ``list([...])`` as
+    the list, ``any([a, b])`` as ``bool(a or b)`` and ``all([...])`` as ``bool(a and b)``
+    (a comparison or ``not`` needs no ``bool``): the values Python computes, with its
+    short-circuit (items after the deciding one are not evaluated, as the generator's
+    are not)."""
+    from ..liveness import writes
+    assigned = {p.name.value for p in tree.params.params}
+    for stmt in tree.body.body:
+        assigned |= writes(stmt)
+
+    class Displays(cst.CSTTransformer):
+        def leave_Call(self, original_node, node):
+            if not (type(node.func) is cst.Name and node.func.value in (
+                    "tuple", "list", "any", "all") and len(node.args) == 1 and type(
+                    node.args[0].value) is cst.List and node.args[0].keyword is None
+                    and not node.args[0].star and node.func.value not in assigned
+                    and lookup(func, node.func.value)[2] == "builtin"):
+                return node
+            elements = node.args[0].value.elements
+            if any(type(e) is not cst.Element for e in elements):
+                return node
+            values = [e.value for e in elements]
+            kind = node.func.value
+            if kind == "list":
+                return node.args[0].value
+            if kind == "tuple":
+                return cst.Tuple([cst.Element(v) for v in values] if len(values) != 1 else [
+                    cst.Element(values[0], comma=cst.Comma())],
+                    lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            if not values:
+                return cst.Name("True" if kind == "all" else "False")
+            parts = [v if type(v) in (cst.Comparison, cst.Name) or type(
+                v) is cst.UnaryOperation and type(v.operator) is cst.Not else cst.Call(
+                cst.Name("bool"), [cst.Arg(v)]) for v in values]
+            operator = cst.And() if kind == "all" else cst.Or()
+            out = parts[0]
+            for p in parts[1:]:
+                out = cst.BooleanOperation(_parened(out), operator, _parened(p))
+            if all(type(p) is not cst.Name for p in parts):
+                return _parened(out)
+            return cst.Call(cst.Name("bool"), [cst.Arg(out)])
+
+    if not any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value in (
+            "tuple", "list", "any", "all") for n in walk(tree)):
+        return tree
+    return rewrite(tree, Displays())
+
+
+def _parened(node):
+    if type(node) in (cst.Name, cst.Call, cst.Subscript, cst.Attribute, cst.Integer):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _target_names(target):
+    """The names a comprehension's target binds, in order (a name or a flat tuple of
+    names), or None."""
+    if type(target) is cst.Name:
+        return [target.value]
+    if type(target) in (cst.Tuple, cst.List) and all(
+            type(e) is cst.Element and type(e.value) is cst.Name for e in target.elements):
+        return [e.value.value for e in target.elements]
+    return None
+
+
+def _unpacked(value, names):
+    """The values ``names`` (a comprehension's target) take for one item ``value``: the
+    item itself for one name; for a tuple target, the parts of a tuple of nodes, or
+    ``value[0]``, ``value[1]``, ... of a subscript of a shared table."""
+    if len(names) == 1 and not isinstance(value, tuple):
+        return [value]
+    if isinstance(value, tuple):
+        return list(value) if len(value) == len(names) else None
+    return [cst.Subscript(value, [cst.SubscriptElement(cst.Index(cst.Integer(str(j))))])
+            for j in range(len(names))]
+
+
+def _more_items(iterable, items, func, assigned):
+    """Items of the sequences `unroll_comprehensions` also writes out: a tuple or list
+    display of names and literals (each item as written), ``enumerate``/``zip`` of
+    sequences it writes out (tuples of nodes), and a global tuple of rows of numbers, all of
+    one length (``TABLE[i]``, unpacked by the target)."""
+    if type(iterable) in (cst.Tuple, cst.List):
+        if all(type(e) is cst.Element and type(e.value) in (
+                cst.Name, cst.Integer, cst.Float, cst.Imaginary) for e in iterable.elements) \
+                and len(iterable.elements) <= UNROLL_LIMIT:
+            return [e.value for e in iterable.elements]
+        return None
+    if type(iterable) is cst.Call and type(iterable.func) is cst.Name and iterable.func.value \
+            in ("enumerate", "zip") and iterable.func.value not in assigned and lookup(
+                func, iterable.func.value)[2] == "builtin" and iterable.args and all(
+                a.keyword is None and not a.star for a in iterable.args):
+        if iterable.func.value == "enumerate":
+            if len(iterable.args) != 1:
+                return None
+            inner = items(iterable.args[0].value)
+            return None if inner is None else [(cst.Integer(str(i)), v)
+                                               for i, v in enumerate(inner)]
+        parts = [items(a.value) for a in iterable.args]
+        if any(p is None for p in parts):
+            return None
+        return [tuple(p[i] for p in parts) for i in range(min(len(p) for p in parts))]
+    if type(iterable) is cst.Name and iterable.value not in assigned:
+        found, value, scope = lookup(func, iterable.value)
+        if found and scope in ("global", "closure") and type(value) is tuple and len(
+                value) <= UNROLL_LIMIT and value and all(
+                type(row) is tuple and len(row) == len(value[0]) and all(
+                    type(v) in (int, float, bool) for v in row) for row in value):
+            return [cst.Subscript(cst.Name(iterable.value), [cst.SubscriptElement(
+                cst.Index(cst.Integer(str(i))))]) for i in range(len(value))]
+    return None
