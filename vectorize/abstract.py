@@ -33,13 +33,21 @@ UNKNOWN = _Unknown()
 EXAMPLE_SEMANTICS: contextvars.ContextVar = contextvars.ContextVar("vectorize_examples",
                                                                    default=None)
 _PYTHON_NUMBERS = (bool, int, float, complex)
-# The parameters' abstract values (`Value` objects, by identity) that are Python numbers per
-# example rather than NumPy scalars: numpy.vectorize hands each example of an array (and of
-# a Python number) as a Python bool, int, float or complex, and a NumPy scalar argument as it
-# is; `vmap` hands NumPy scalars. `isinstance(n, int)` depends on it
-# (`analysis.calls.Calls.isinstance_of`). Set by `vectorize` while it builds; empty: NumPy's.
-PYTHON_SCALARS: contextvars.ContextVar = contextvars.ContextVar("vectorize_python_scalars",
-                                                                default=())
+
+
+
+@dataclass(frozen=True, eq=False)
+class PythonSemantics:
+    """What the front end hands the function per example, where it is `vectorize`'s
+    (numpy.vectorize's): Python numbers, so operations raise where Python's do
+    (`passes.python_raises`). The front ends say it with ``python_semantics``: False for
+    `vmap` and the file rewriter (NumPy scalars per example), an instance for `vectorize`.
+    ``numbers``: the parameters' abstract values (`Value` objects, by identity) that are
+    Python numbers per example: numpy.vectorize hands each example of an array (and of a
+    Python number) as a Python bool, int, float or complex, and a NumPy scalar argument as it
+    is; ``isinstance(n, int)`` depends on it (`analysis.calls.Calls.isinstance_of`)."""
+
+    numbers: tuple = ()
 
 
 @dataclass(frozen=True, eq=False)

@@ -9,7 +9,6 @@ make of the arguments is this module. Inside generated code the batch axis is al
 
 from __future__ import annotations
 
-import contextvars
 import os
 import threading
 import time
@@ -248,7 +247,8 @@ def build(func, params: dict, *, fallback: str, title: str, kind: str,
     ``.source()``). ``title`` heads the generated source; ``cache_dir``: the disk cache
     (`vectorize.diskcache.directory`); ``explain``: record which rule rewrote which line
     (``Generated.explanations``, for `vectorize.explain`); ``python_semantics``: examples
-    are Python numbers (`vectorize`, not `vmap`: `passes.python_raises`)."""
+    are Python numbers (`vectorize`, not `vmap`: an `abstract.PythonSemantics`, which says
+    of which parameters; `passes.python_raises`)."""
     chunks.threads_setting()     # a bad VECTORIZE_NUM_THREADS fails now, whatever the size
     header = f"{title} from {func.__qualname__} ({where(func)}) for:\n{describe(params)}"
     try:
@@ -339,14 +339,11 @@ def tuning(spec, func, params: dict, *, header: str, backend: str, cache_dir,
     from . import backends
     build_compacted = None
     if spec.switchable_ifs and not spec.fallbacks and backends.get(backend).chunked_runs:
-        # made later, by the runtime: in the front end's context (`abstract.PYTHON_SCALARS`)
-        context = contextvars.copy_context()
-
-        def build_compacted():
-            return context.run(specialize, func, params, fallback="error",
-                               header=f"{header}\n{COMPACTED_NOTE}", backend=backend,
-                               cache_dir=cache_dir, if_strategy="compact",
-                               python_semantics=python_semantics)
+        def build_compacted():      # made later, by the runtime
+            return specialize(func, params, fallback="error",
+                              header=f"{header}\n{COMPACTED_NOTE}", backend=backend,
+                              cache_dir=cache_dir, if_strategy="compact",
+                              python_semantics=python_semantics)
     learned = chunks.Tuning(build_compacted, spec.build_seconds)
     if spec.disk_entry is not None and backends.get(backend).chunked_runs:
         # what an earlier process learned about running it (kept beside its disk entry)

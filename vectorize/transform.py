@@ -76,8 +76,9 @@ class ModuleContext:
         # "compact": every per-example `if` that can be compacted is, unless a comment
         # says otherwise (`compact_ifs`); None: the heuristic decides
         self.if_strategy = if_strategy
-        # examples are Python numbers (`vectorize`): operations raise where Python's do
-        # (`passes.python_raises`); else NumPy scalars (`vmap`, the file rewriter)
+        # examples are Python numbers (`vectorize`: an `abstract.PythonSemantics`, which
+        # says which parameters): operations raise where Python's do
+        # (`passes.python_raises`); else NumPy scalars (False: `vmap`, the file rewriter)
         self.python_semantics = False
         self.switchable_ifs = 0
         self.explain = explain
@@ -184,7 +185,8 @@ class FunctionJob:
                             speculative=self.helper or self.branches_per_example,
                             helper=self.helper)
         # a check that fires on a lane its caller keeps out makes `vectorize` replay the loop
-        analysis.replayed = self.module.python_semantics
+        analysis.replayed = bool(self.module.python_semantics)
+        analysis.python_semantics = self.module.python_semantics
         analysis.analyze()
         self.read.update(analysis.free_names)
         self.read_attributes.update(analysis.free_attributes)

@@ -13,7 +13,6 @@ import numpy as np
 
 from .. import backends
 from ..abstract import (
-    PYTHON_SCALARS,
     UNKNOWN,
     TupleValue,
     Value,
@@ -206,7 +205,7 @@ class Calls:
         """``isinstance(value, classes)``, known for the specialization (its arguments' types
         are part of its key): None where the engine cannot tell. A per-example number is
         what the front end hands each example: a Python number for `vectorize` (as
-        numpy.vectorize gives it; `abstract.PYTHON_SCALARS`), a NumPy scalar for `vmap`.
+        numpy.vectorize gives it; `abstract.PythonSemantics`), a NumPy scalar for `vmap`.
         A number the function computes may be either under `vectorize` (``x * 2`` is a Python
         number, ``np.sin(x)`` a NumPy one): where the two answers differ, refused."""
         if not (classes.known and classes.exact) or isinstance(value, TupleValue) or \
@@ -215,7 +214,7 @@ class Calls:
         example = value.example
         try:
             answer = isinstance(example, classes.example)
-            python_values = PYTHON_SCALARS.get()
+            python_values = getattr(self.python_semantics, "numbers", ())
             if python_values and isinstance(example, np.generic) and value.rank == 0:
                 python = isinstance(example.item(), classes.example)
                 if any(value is v for v in python_values):

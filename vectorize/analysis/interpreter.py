@@ -123,6 +123,9 @@ class Analysis(Expressions, Calls, Aliasing):
         # decides (`vectorize._replay`): a helper's raise on lanes its caller keeps out is
         # harmless there
         self.replayed = False
+        # what the front end hands per example: Python numbers (`abstract.PythonSemantics`,
+        # `vectorize`) or NumPy scalars (False: `vmap`, the file rewriter)
+        self.python_semantics = False
         # `y[0]` of a per-example array: a scalar (a copy) per example, a view on the batch
         self._scalar_reads: dict[cst.Subscript, str] = {}
         self._bound_scalar_reads: list = []     # (names bound, those reads, the assignment)
@@ -145,6 +148,7 @@ class Analysis(Expressions, Calls, Aliasing):
             fresh = Analysis(self.source, self.tree, self.params, self.registry, self.helpers,
                              self.allow_fallback, self.promoted, self.speculative, self.helper)
             fresh.replayed = self.replayed
+            fresh.python_semantics = self.python_semantics
             # operations on examples stand for every lane's: their floating-point errors
             # (1 / 0.0 on a representative) say nothing, and are ignored throughout
             with np.errstate(all="ignore"), self.registry.backend.analysing():

@@ -64,7 +64,7 @@ class _ApplyRules(cst.CSTTransformer):
         site = Site(args=[self.value(o) for o in operands_orig], nodes=list(operands_new),
                     node=updated, original=original, result=self.value(original),
                     backend=self.registry.backend,
-                    python_semantics=self.ctx.module.python_semantics, **extra)
+                    python_semantics=bool(self.ctx.module.python_semantics), **extra)
         self.ctx.explain(rule, original)
         try:
             new = rule.rewrite(site)
