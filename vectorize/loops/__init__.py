@@ -19,7 +19,8 @@ file in ``vectorize/passes/``; what they share lives here:
    (`carries`).
 3. `passes.batch_rules`, the last pass over scalar-style code, makes *carries* arrays
    before their loops (a name that enters the loop the same for every example and is per
-   example at its head: `carries.carries_needed`, `carries.promoted_value`), and records
+   example at its head: `promotions`, with `carries.carries_needed` and
+   `carries.promoted_value`), and records
    while the analysis can still read the code what `compact` needs: the carried and
    read-only values of each compacted loop, the values around each compacted ``if``
    (`facts`: `records.BatchedLoopFacts`, `records.CompactedIfs`).
