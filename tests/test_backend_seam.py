@@ -253,3 +253,27 @@ def test_a_backend_registered_by_one_line_writes_files(toy, tmp_path):
     np.testing.assert_array_equal(
         namespace["piecewise"](x),
         np.vectorize(lambda x: math.sqrt(x) - 1.0 if x > 1.0 else 0.5 * x)(x))
+
+
+# --------------------------------------------------- what the runtime asks of a backend
+def two_outputs(x, k):
+    y = x * 2.0 + 1.0 if x > 0.0 else -x
+    return y, k + 1
+
+
+# regression: `vmap(f, chunk_size=n)` on a backend that runs one call (JAX) joined the chunks'
+# outputs with `torch.cat` (TypeError: expected Tensor ... got jaxlib ArrayImpl)
+@pytest.mark.parametrize("n", [0, 1, 5, 10_000])
+def test_chunk_size_joins_chunks_with_the_backends_own_concatenate(n):
+    jnp = pytest.importorskip("jax.numpy")     # (the `jax` extra: installed where CI runs)
+    x = np.linspace(-2.0, 3.0, n)
+    k = np.arange(n)
+    chunk = max(2, n // 3)          # several chunks, the last one shorter
+    for args, kind in [((jnp.asarray(x), jnp.asarray(k)), "jax"), ((x, k), "numpy")]:
+        # (JAX's own arrays are float32 / int32 unless x64 is on: the loop gets the same)
+        lanes = [np.asarray(a) for a in args]
+        want = [_loop(lambda a, b, i=i: two_outputs(a, b)[i], *lanes) for i in (0, 1)]
+        got = vectorize.vmap(two_outputs, chunk_size=chunk, backend="jax")(*args)
+        for g, w in zip(got, want):
+            assert backends.of_value(g) == ("jax" if kind == "jax" else None)
+            _same(np.asarray(g), w)

@@ -313,7 +313,8 @@ class _VMapped:
         elif type(self.chunk_size) is int and size > self.chunk_size and tree:
             # torch.func.vmap's chunk_size: the batch in calls of that many examples
             out = vmap_options.run_in_chunks(spec, call_args, batched, size,
-                                             self.chunk_size, call)
+                                             self.chunk_size, call,
+                                             backends.get(spec.backend))
         else:       # one call: the backend's library blocks and threads its own work
             out = call(spec.function, call_args)
         return _place_outputs(out, spec.result, self.out_axes, size,

@@ -120,30 +120,29 @@ def refuse_draws(vm, spec) -> None:
                 "draws its own numbers), or draw outside the function")
 
 
-def run_in_chunks(spec, args, batched, size, chunk, call):
+def run_in_chunks(spec, args, batched, size, chunk, call, backend):
     """``call(spec.function, args)`` ``chunk`` examples at a time, the batched outputs
-    joined along the batch axis (tensors: ``torch.cat``), the others the first chunk's."""
+    joined along the batch axis (``backend.concatenate``), the others the first chunk's."""
     pieces = [call(spec.function, _sliced(args, batched, start, min(start + chunk, size)))
               for start in range(0, size, chunk)]
     try:
-        return _joined(pieces, spec.result)
+        return _joined(pieces, spec.result, backend)
     except LookupError:     # a piece without its batch axis: one whole call
         return call(spec.function, args)
 
 
-def _joined(parts, value):
+def _joined(parts, value, backend):
     from .abstract import TupleValue
     if isinstance(value, TupleValue):
         if type(parts[0]) not in (tuple, list) or value.keys is not None:
             raise LookupError("a container other than a tuple or list")
-        return type(parts[0])(_joined([p[k] for p in parts], item)
+        return type(parts[0])(_joined([p[k] for p in parts], item, backend)
                               for k, item in enumerate(value.items))
     if not getattr(value, "batched", False):
         return parts[0]
     if any(not hasattr(p, "shape") or len(p.shape) <= value.rank for p in parts):
         raise LookupError("a piece without its batch axis")
-    import torch
-    return torch.cat(list(parts))
+    return backend.concatenate(parts)
 
 
 def _sliced(args, batched, start, stop):

@@ -242,6 +242,10 @@ class Backend:
         """The items (one per example) stacked along a new axis 0."""
         raise NotImplementedError
 
+    def concatenate(self, parts):
+        """Its arrays (the outputs of chunks of one batch) joined along axis 0."""
+        raise NotImplementedError
+
     def broadcast_batch(self, value, size: int, like=None):
         """``size`` copies of a value the same for every example, as a new array (on the
         device of ``like``, an argument of the call, where devices matter)."""

@@ -137,6 +137,10 @@ class JaxBackend(Backend):
         with jax_module().enable_x64(True):
             return self.module().stack([as_array(item) for item in items])
 
+    def concatenate(self, parts):
+        with jax_module().enable_x64(True):
+            return self.module().concatenate(list(parts))
+
     def broadcast_batch(self, value, size: int, like=None):
         from .runtime import as_array
         with jax_module().enable_x64(True):

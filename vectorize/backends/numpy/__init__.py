@@ -70,6 +70,9 @@ class NumpyBackend(Backend):
     def stack(self, items):
         return np.stack([np.asarray(item) for item in items])
 
+    def concatenate(self, parts):
+        return np.concatenate(parts)
+
     def broadcast_batch(self, value, size: int, like=None):
         arr = np.asarray(value)
         return np.broadcast_to(arr, (size,) + arr.shape).copy()

@@ -179,6 +179,9 @@ class TorchBackend(Backend):
         torch = torch_module()
         return torch.stack([as_tensor(item) for item in items])
 
+    def concatenate(self, parts):
+        return torch_module().cat(list(parts))
+
     def broadcast_batch(self, value, size: int, like=None):
         tensor = as_tensor(value, like.device if is_tensor(like) else None)
         return tensor.expand(size, *tensor.shape).clone()
