@@ -66,10 +66,10 @@ def _infer(site: Site, backend):
         raise Unsupported(f"the vmapped call raises per example: {type(exc).__name__}: "
                           f"{exc}", site.original) from None
     from .. import backends
-    if backend.name != backends.DEFAULT:
-        from ..pytree import flatten, unflatten
-        out = unflatten(out, [backend.from_examples(leaf) for _, leaf in flatten(out)])
-    elif backends.of_value(out) is not None:
+    from ..pytree import flatten, unflatten
+    # (its own arrays, where the backend's examples are not NumPy's, as NumPy examples)
+    out = unflatten(out, [backend.from_examples(leaf) for _, leaf in flatten(out)])
+    if backends.of_value(out) not in (None, backend.name):
         raise Unsupported("a vmapped call that returns another namespace's arrays",
                           site.original)
     return _as_value(out)
