@@ -18,7 +18,6 @@ def inline_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
     variables where the call is, as the closure does when it runs. Only parameters without
     defaults, calls with as many positional arguments, and arguments that are names or
     literals (or parameters used once): nothing is evaluated twice or in another order."""
-    from ..liveness import writes
     body = list(tree.body.body)
     for index, stmt in enumerate(body):
         found = _single_expression(stmt)
@@ -26,12 +25,8 @@ def inline_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
             continue
         name, params, expression = found
         rest = body[index + 1:]
-        if sum(name in writes(s) or helper_name(s) == name for s in body) != 1:
-            continue
-        calls, other_uses = _uses(rest, name)
-        if not calls or other_uses or any(
-                len(c.args) != len(params) or any(a.star or a.keyword is not None
-                                                  for a in c.args) for c in calls):
+        calls = _plain_calls(body, rest, name, params)
+        if calls is None:
             continue
         counts = {p: sum(1 for n in walk(expression) if type(n) is cst.Name
                          and n.value == p) for p in params}
@@ -93,6 +88,21 @@ def _single_expression(stmt):
     return name, [p.name.value for p in params.params], expression
 
 
+def _plain_calls(body, rest, name: str, params: list):
+    """The calls of the closure ``name`` (bound once in ``body``) in ``rest``, the statements
+    after it, where it is used only in calls with one positional argument per parameter;
+    None otherwise."""
+    from ..liveness import writes
+    if sum(name in writes(s) or helper_name(s) == name for s in body) != 1:
+        return None
+    calls, other_uses = _uses(rest, name)
+    if not calls or other_uses or any(
+            len(c.args) != len(params) or any(a.star or a.keyword is not None
+                                              for a in c.args) for c in calls):
+        return None
+    return calls
+
+
 def _uses(stmts, name):
     """(calls ``name(...)`` in ``stmts``, whether ``name`` is used any other way)."""
     calls, other = [], False
@@ -149,12 +159,8 @@ def inline_statement_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
             continue
         name, params, lines, result = found
         rest = body[index + 1:]
-        if sum(name in writes(s) or helper_name(s) == name for s in body) != 1:
-            continue
-        calls, other_uses = _uses(rest, name)
-        if not calls or other_uses or any(
-                len(c.args) != len(params) or any(a.star or a.keyword is not None
-                                                  for a in c.args) for c in calls):
+        calls = _plain_calls(body, rest, name, params)
+        if calls is None:
             continue
         if not all(type(s) is cst.SimpleStatementLine for s in rest
                    if any(id(c) in {id(n) for n in walk(s)} for c in calls)) or any(
