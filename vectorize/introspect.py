@@ -31,6 +31,24 @@ def lookup(func, name: str):
     return False, None, None
 
 
+def python_function_of(obj):
+    """The Python function a JIT compiler compiled, for a callable that keeps it, else ``obj``.
+
+    A numba ``@njit`` dispatcher keeps its function as ``py_func``, a ``@numba.vectorize``
+    ufunc (``DUFunc``) as ``_dispatcher.py_func``: real libraries hand these out instead of
+    their functions (PsychroLib compiles every function of its module when numba is
+    installed). The engine reads and vectorizes the Python source they were compiled from;
+    what numba changes (globals frozen at compile time, integer overflow wrapping) is not
+    what a NumPy batch computes anyway. Anything else is returned as it is."""
+    module = type(obj).__module__ or ""
+    if not module.startswith("numba"):
+        return obj
+    func = getattr(obj, "py_func", None)
+    if func is None:
+        func = getattr(getattr(obj, "_dispatcher", None), "py_func", None)
+    return func if isinstance(func, types.FunctionType) else obj
+
+
 class ClosureView:
     """Live read access to a function's closure cells, by name (for cache guards)."""
 
@@ -285,10 +303,22 @@ def _instructions(code) -> list:
     """The instructions of ``code`` with what does not depend on the text alone made equal:
     an attribute call on a name the module binds by ``import`` is ``LOAD_ATTR`` in CPython
     3.11 (``LOAD_METHOD`` otherwise; its inline caches have another size, which moves every
-    offset), so method loads count as attribute loads and jumps go to instruction numbers."""
+    offset), so method loads count as attribute loads and jumps go to instruction numbers.
+    The longer offsets can need an ``EXTENDED_ARG`` prefix in one compilation and not in the
+    other: prefixes are left out (``dis`` folds them into the argument they extend), and a
+    jump to a prefix goes to the instruction it prefixes."""
     import dis
-    found = list(dis.get_instructions(code))
-    number = {ins.offset: k for k, ins in enumerate(found)}
+    found = []
+    number = {}
+    pending = []        # offsets of the EXTENDED_ARG prefixes of the next instruction
+    for ins in dis.get_instructions(code):
+        if ins.opname == "EXTENDED_ARG":
+            pending.append(ins.offset)
+            continue
+        for offset in (*pending, ins.offset):
+            number[offset] = len(found)
+        pending.clear()
+        found.append(ins)
     jumps = set(dis.hasjrel) | set(dis.hasjabs)
     out = []
     for ins in found:

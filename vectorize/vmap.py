@@ -38,6 +38,7 @@ from .frontend import (
     rule_wrapper,
     specialized_on,
 )
+from .introspect import python_function_of
 from .pytree import (
     PrefixError,
     broadcast_prefix,
@@ -204,7 +205,7 @@ class _VMapped:
         self._defaults: dict = {}   # ... and the defaults of those that have one
         self._varargs = None    # the name of its *args parameter, if any
         self._n_positional = 0  # how many parameters it takes positionally (not *args)
-        self._target = func
+        self._target = func = python_function_of(func)     # numba's: the Python source
         call = next((vars(k)["__call__"] for k in type(func).__mro__
                      if "__call__" in vars(k)), None)
         if not isinstance(func, (types.FunctionType, types.MethodType, type, functools.partial,

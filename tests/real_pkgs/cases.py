@@ -1,0 +1,6 @@
+"""Every case of the real-package corpus, in one list (`ALL`)."""
+
+from fluids_cases import CASES as FLUIDS
+from psychrolib_cases import CASES as PSYCHROLIB
+
+ALL = [*PSYCHROLIB, *FLUIDS]

@@ -1,0 +1,192 @@
+"""Regression tests for what real packages' functions (``tests/real_pkgs``) found wrong.
+
+- A function compiled by numba (``@njit``: a dispatcher; ``@numba.vectorize``: a ``DUFunc``),
+  handed to ``vectorize``/``vmap`` or called from the function being vectorized, was refused
+  with a false message ("the source of `DUFunc.__call__` ... is not the code it runs: the file
+  changed since ..."), or as a call with no batching rule. PsychroLib compiles every function
+  of its module this way when numba is installed, so all of it was refused. Now the engine
+  vectorizes the Python function numba compiled (``py_func``).
+- The check that a function's file still holds the code it runs compiled the text again and
+  compared instructions: where the recompiled text needed an ``EXTENDED_ARG`` prefix for a
+  long jump and the module's own code did not (method calls on an imported module are shorter
+  in a module's code on CPython 3.11), an unchanged file was taken for an edited one and the
+  function refused ("the file changed since the function was defined").
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vectorize import vectorize, vmap
+
+numba = pytest.importorskip("numba")      # in the `test` extra: installed wherever CI runs
+
+SIZES = (0, 1, 5, 1000)
+
+
+def _same(got, ref):
+    got, ref = np.asarray(got), np.asarray(ref)
+    assert got.shape == ref.shape and got.dtype == ref.dtype, (got, ref)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, equal_nan=True)
+
+
+def _check_vectorize(func, py_func, *arrays, otypes="d"):
+    """vectorize(func) against numpy.vectorize(py_func) (Python semantics), exceptions
+    compared by type."""
+    ours = vectorize(func, fallback="error")
+    ref_f = np.vectorize(py_func, otypes=otypes)
+    try:
+        ref = ref_f(*arrays)
+    except Exception as exc:  # noqa: BLE001 - compared by type
+        with pytest.raises(type(exc)):
+            ours(*arrays)
+        return
+    _same(ours(*arrays), ref)
+
+
+def _source_module(tmp_path, name, text):
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        importlib.invalidate_caches()
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop(name, None)
+
+
+NUMBA_MODULE = '''
+import math
+from numba import njit, vectorize
+
+LIMIT = 100.0
+
+
+@njit
+def is_hot(t):
+    return t > LIMIT
+
+
+def _sat_pressure(t):
+    if t < -100.0 or t > 200.0:
+        raise ValueError("temperature out of range")
+    if t >= 0.0:
+        return 611.21 * math.exp((18.678 - t / 234.5) * (t / (257.14 + t)))
+    return 611.15 * math.exp((23.036 - t / 333.7) * (t / (279.82 + t)))
+
+
+sat_pressure = vectorize(_sat_pressure)
+sat_pressure_jit = njit(_sat_pressure)
+
+
+def _vapour_pressure(t, rh):
+    if rh < 0 or rh > 1:
+        raise ValueError("relative humidity outside [0, 1]")
+    if is_hot(t):
+        return 0.0
+    return rh * sat_pressure(t)
+
+
+vapour_pressure = vectorize(_vapour_pressure)
+
+
+def dew_margin(t, rh):
+    return sat_pressure_jit(t) - vapour_pressure(t, rh)
+'''
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    return _source_module(tmp_path_factory.mktemp("numba_mod"), "compiled_helpers",
+                          NUMBA_MODULE)
+
+
+def _draw(rng, n, lo, hi, edges):
+    x = rng.uniform(lo, hi, n)
+    if n >= 5:
+        x[rng.choice(n, 2, replace=False)] = rng.choice(edges, 2)
+    return x
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("name", ["sat_pressure", "sat_pressure_jit"])
+def test_numba_compiled_function_is_vectorized_from_its_python_source(compiled, name, n):
+    func = getattr(compiled, name)
+    rng = np.random.default_rng(n)
+    t = _draw(rng, n, -60.0, 90.0, [0.0, np.nan, -100.0, 200.0])
+    _check_vectorize(func, compiled._sat_pressure, t)
+    t_bad = t.copy()
+    if n:
+        t_bad[-1] = 250.0           # ValueError, as numpy.vectorize raises it
+    _check_vectorize(func, compiled._sat_pressure, t_bad)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_numba_compiled_helpers_called_from_a_plain_function(compiled, n):
+    rng = np.random.default_rng(10 + n)
+    t = _draw(rng, n, -60.0, 150.0, [0.0, 100.0, np.nan])
+    rh = _draw(rng, n, 0.0, 1.0, [0.0, 1.0, 1.5])      # 1.5: ValueError in a helper
+    _check_vectorize(compiled.dew_margin, compiled.dew_margin, t, rh)
+    ok = (rh >= 0) & (rh <= 1)
+    _check_vectorize(compiled.dew_margin, compiled.dew_margin, t[ok], rh[ok])
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_vmap_of_a_numba_compiled_function(compiled, n):
+    t = np.random.default_rng(20 + n).uniform(-60.0, 90.0, n)
+    ours = vmap(compiled.sat_pressure)(t)
+    ref = np.asarray([compiled._sat_pressure(v) for v in t], dtype=float)
+    _same(ours, ref)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(-100.0, 200.0) | st.sampled_from([math.nan, 0.0]), max_size=8))
+def test_numba_compiled_function_on_drawn_inputs(compiled, ts):
+    t = np.asarray(ts, dtype=float)
+    _check_vectorize(compiled.sat_pressure, compiled._sat_pressure, t)
+
+
+def _branchy_module(sizes):
+    lines = ["import math", ""]
+    for n in sizes:
+        up = "\n".join("        y = y + math.pow(x, 2)" for _ in range(n))
+        lines.append(f"def branchy_{n}(x):\n    y = 0.0\n    if x > 0:\n{up}\n"
+                     f"    else:\n{up.replace('+', '-')}\n    return y\n")
+    return "\n".join(lines)
+
+
+BRANCHY = tuple(range(4, 40, 2))     # some of these need EXTENDED_ARG in one compilation only
+
+
+@pytest.fixture(scope="module")
+def branchy(tmp_path_factory):
+    return _source_module(tmp_path_factory.mktemp("branchy"), "branchy_module",
+                          _branchy_module(BRANCHY))
+
+
+def test_unchanged_file_with_long_jumps_matches_its_code(branchy):
+    import inspect
+    import textwrap
+
+    from vectorize.introspect import source_matches_code
+
+    for k in BRANCHY:
+        func = getattr(branchy, f"branchy_{k}")
+        assert source_matches_code(func, textwrap.dedent(inspect.getsource(func))), k
+
+
+def test_unchanged_file_with_long_jumps_is_read(branchy):
+    func = branchy.branchy_10      # refused before: EXTENDED_ARG in the recompiled text only
+    ours = vectorize(func, fallback="error")
+    rng = np.random.default_rng(3)
+    for n in SIZES:
+        x = rng.uniform(-3.0, 3.0, n)
+        _same(ours(x), np.vectorize(func, otypes="d")(x))
