@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "real_pkgs"))
 
 pytest.importorskip("psychrolib")     # both in the `test` extra
 pytest.importorskip("fluids")
+pytest.importorskip("ht")
 
 from cases import ALL  # noqa: E402
 from harness import Dom, check_vectorize, check_vmap, default_draws  # noqa: E402
@@ -31,19 +32,23 @@ BY_NAME = {case.name: case for case in ALL}
 # name -> (vectorize, vmap) status today
 SUBSET = {
     "psychrolib.GetSatVapPres": ("equal", "equal"),
-    "psychrolib.GetHumRatioFromRelHum": ("equal", "refused"),
-    "psychrolib.GetTDewPointFromVapPres": ("equal", "refused"),
-    "psychrolib.GetTWetBulbFromHumRatio": ("equal", "refused"),
+    "psychrolib.GetHumRatioFromRelHum": ("equal", "equal"),
+    "psychrolib.GetTDewPointFromVapPres": ("equal", "equal"),
+    "psychrolib.GetTWetBulbFromHumRatio": ("equal", "equal"),
     "psychrolib.GetStationPressure": ("equal", "equal"),
-    "psychrolib.CalcPsychrometricsFromRelHum": ("equal", "refused"),
+    "psychrolib.CalcPsychrometricsFromRelHum": ("equal", "equal"),
     "fluids.friction.Clamond": ("equal", "equal"),
     "fluids.friction.Serghides_2": ("equal", "equal"),
     "fluids.friction.ft_Crane": ("equal", "equal"),
+    "fluids.friction.Prandtl_von_Karman_Nikuradse": ("refused", "refused"),
     "fluids.friction.helical_turbulent_fd_Schmidt": ("equal", "equal"),
     "fluids.friction.friction_plate_Kumar": ("refused", "refused"),
     "fluids.drag.Morsi_Alexander": ("equal", "equal"),
     "fluids.drag.Clift": ("equal", "equal"),
     "fluids.drag.Almedeij": ("equal", "equal"),
+    "ht.conv_internal.turbulent_Churchill_Zajic": ("equal", "equal"),
+    "ht.conv_external.Nu_cylinder_Zukauskas": ("equal", "equal"),
+    "ht.conv_free_immersed.Nu_vertical_cylinder_Popiel_Churchill": ("equal", "equal"),
 }
 
 

@@ -190,3 +190,117 @@ def test_unchanged_file_with_long_jumps_is_read(branchy):
     for n in SIZES:
         x = rng.uniform(-3.0, 3.0, n)
         _same(ours(x), np.vectorize(func, otypes="d")(x))
+
+
+# ------------------------------------------------------------- vmap: raise in a helper
+# PsychroLib's functions check their inputs in helpers (`GetVapPresFromRelHum` raises
+# ValueError for a relative humidity outside [0, 1]) and call each other under per-example
+# conditions: `vmap` refused 24 of them ("`raise` under a per-example condition in a function
+# called from another"), which `vectorize` runs by replaying the loop where the batch raises.
+# `vmap` now does the same: the per-example loop decides.
+
+def _checked_sqrt(x):
+    if x < 0:
+        raise ValueError("negative input")
+    return math.sqrt(x)
+
+
+def guarded(x):
+    if x >= 0:
+        return _checked_sqrt(x) + 1.0
+    return -1.0          # the helper is never called here: no example raises
+
+
+def unguarded(x):
+    return _checked_sqrt(x) * 2.0
+
+
+def _row_loop(f, x):
+    return np.asarray([f(v) for v in x], dtype=float)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_vmap_runs_a_helper_that_raises_under_a_per_example_condition(n):
+    x = np.random.default_rng(30 + n).uniform(-5.0, 5.0, n)
+    _same(vmap(guarded)(x), _row_loop(guarded, x))
+    ok = np.abs(x)
+    _same(vmap(unguarded)(ok), _row_loop(unguarded, ok))
+    if n:
+        with pytest.raises(ValueError, match="negative input"):
+            _row_loop(unguarded, -ok - 1.0)
+        with pytest.raises(ValueError, match="negative input"):
+            vmap(unguarded)(-ok - 1.0)
+
+
+def test_vmap_of_a_raising_helper_is_vectorized_not_a_loop():
+    x = np.linspace(-1.0, 1.0, 7)
+    assert "def guarded" in vmap(guarded).source(x)    # generated code, no fallback
+    assert "def _checked_sqrt" in vmap(guarded).source(x)     # the helper, batched
+
+
+def test_vmap_of_a_raising_helper_on_torch_tensors():
+    torch = pytest.importorskip("torch")
+    x = torch.linspace(-3.0, 3.0, 11, dtype=torch.float64)
+    got = vmap(guarded)(x)
+    ref = torch.stack([torch.as_tensor(guarded(v.item()), dtype=torch.float64) for v in x])
+    assert torch.equal(got, ref)
+    with pytest.raises(ValueError, match="negative input"):
+        vmap(unguarded)(x)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(-10.0, 10.0) | st.sampled_from([0.0, -0.0, math.nan]),
+                max_size=8))
+def test_vmap_raising_helper_on_drawn_inputs(xs):
+    x = np.asarray(xs, dtype=float)
+    _same(vmap(guarded)(x), _row_loop(guarded, x))
+
+
+# ------------------------------------------ scipy.special's Python functions over ufuncs
+# `scipy.special.lambertw` is a Python function that returns the private ufunc `_lambertw`
+# (`scipy.special._ufuncs`): the ufunc had no rule, so fluids' `Prandtl_von_Karman_Nikuradse`
+# and every function calling `lambertw` were refused. Private ufuncs of scipy.special are now
+# recognised by the same family rule as its public ones.
+special = pytest.importorskip("scipy.special")
+
+
+def prandtl_karman(re):
+    c1 = 1.151292546497022842008995727342182103801
+    c2 = 1.325474527619599502640416597148504422899
+    return c2 / float(special.lambertw((c1 * re) / 2.51).real) ** 2
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_scipy_special_private_ufunc_behind_a_python_function(n):
+    re = np.exp(np.random.default_rng(40 + n).uniform(np.log(1e3), np.log(1e8), n))
+    if n >= 5:
+        re[:3] = [0.0, np.inf, np.nan]
+    _check_vectorize(prandtl_karman, prandtl_karman, re)
+    live = re[re != 0]       # 0: ZeroDivisionError of a Python float in the loop, inf in vmap
+    _same(vmap(prandtl_karman)(live), np.asarray([prandtl_karman(v) for v in live], dtype=float))
+    assert "return _lambertw(z, k, tol)" in vectorize(prandtl_karman, fallback="error").source(re)
+
+
+# ------------------------------------------------------------- math.gamma of tiny x
+# CPython computes gamma(x) as 1 / x for |x| < 1e-20 and raises OverflowError where that is
+# inf (0 < |x| <= 1 / DBL_MAX); the batched code returned +-inf there (found by
+# tests/test_rules.py's hypothesis draws: math.gamma(2.2250738585e-313)).
+
+def gamma_of(x):
+    return math.gamma(x)
+
+
+TINY = 5.562684646268003e-309        # the largest x with 1 / x == inf
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_math_gamma_of_a_tiny_argument_overflows_as_in_python(n):
+    x = np.random.default_rng(50 + n).uniform(0.1, 20.0, n)
+    _check_vectorize(gamma_of, gamma_of, x)
+    for tiny in (2.2250738585e-313, TINY, -TINY, 5e-324):
+        if n:
+            bad = x.copy()
+            bad[n // 2] = tiny
+            _check_vectorize(gamma_of, gamma_of, bad)       # OverflowError, as Python's
+    edge = np.array([np.nextafter(TINY, 1.0), -np.nextafter(TINY, 1.0), 1e-20, -1e-300])
+    _check_vectorize(gamma_of, gamma_of, edge)              # finite: no error

@@ -79,6 +79,10 @@ class ModuleContext:
         # examples are Python numbers (`vectorize`): operations raise where Python's do
         # (`passes.python_raises`); else NumPy scalars (`vmap`, the file rewriter)
         self.python_semantics = False
+        # the caller runs the per-example loop where the batched code raises (`vectorize`;
+        # `vmap` on NumPy and PyTorch), so a helper may raise under a per-example condition
+        # its callers' conditions can hide; not the file rewriter's code
+        self.runtime_replays = False
         self.switchable_ifs = 0
         self.explain = explain
         self.allow_fallback = fallback != "error"
@@ -183,8 +187,9 @@ class FunctionJob:
                             promoted=self.promoted,
                             speculative=self.helper or self.branches_per_example,
                             helper=self.helper)
-        # a check that fires on a lane its caller keeps out makes `vectorize` replay the loop
-        analysis.replayed = self.module.python_semantics
+        # a check that fires on a lane its caller keeps out makes `vectorize` (and `vmap` on
+        # NumPy or PyTorch: `runtime_replays`) replay the loop
+        analysis.replayed = self.module.python_semantics or self.module.runtime_replays
         analysis.analyze()
         self.read.update(analysis.free_names)
         self.read_attributes.update(analysis.free_attributes)
@@ -298,6 +303,7 @@ def transform_function(func, params: dict[str, object], *, backend: str = "numpy
     with _collector_paused(), deep_recursion():
         context = ModuleContext(backend, fallback, explain, if_strategy)
         context.python_semantics = python_semantics
+        context.runtime_replays = backend in ("numpy", "torch")
         return codegen.load(_transform(func, params, context, header))
 
 

@@ -1,6 +1,7 @@
 """Every case of the real-package corpus, in one list (`ALL`)."""
 
 from fluids_cases import CASES as FLUIDS
+from ht_cases import CASES as HT
 from psychrolib_cases import CASES as PSYCHROLIB
 
-ALL = [*PSYCHROLIB, *FLUIDS]
+ALL = [*PSYCHROLIB, *FLUIDS, *HT]

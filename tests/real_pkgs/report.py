@@ -1,10 +1,12 @@
 """Run every case of ``tests/real_pkgs`` under ``vectorize`` and ``vmap`` and print the counts.
 
-    python tests/real_pkgs/report.py [--verbose] [--only SUBSTRING] [--seed K]
+    python tests/real_pkgs/report.py [--verbose] [--only SUBSTRING] [--seed K] [--no-numba]
 
 Each function is checked at N = 0, 1, 5 and 1000 (see `harness.py`); the output lists per
 package the equal / refused / wrong / crash counts, the refusal reasons, and every wrong or
-crashing function with its first difference.
+crashing function with its first difference. ``--no-numba`` imports the packages as if
+numba were not installed (PsychroLib then hands out its plain functions instead of numba's
+compiled ones).
 """
 
 from __future__ import annotations
@@ -30,7 +32,10 @@ def main(argv=None):
     ap.add_argument("--verbose", "-v", action="store_true")
     ap.add_argument("--only", default="")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-numba", action="store_true")
     opts = ap.parse_args(argv)
+    if opts.no_numba:
+        sys.modules["numba"] = None     # `import numba` raises ImportError
     per_pkg = {}
     reasons = Counter()
     bad = []
