@@ -304,3 +304,64 @@ def test_math_gamma_of_a_tiny_argument_overflows_as_in_python(n):
             _check_vectorize(gamma_of, gamma_of, bad)       # OverflowError, as Python's
     edge = np.array([np.nextafter(TINY, 1.0), -np.nextafter(TINY, 1.0), 1e-20, -1e-300])
     _check_vectorize(gamma_of, gamma_of, edge)              # finite: no error
+
+
+# --------------------------------------------------------- lazy-import forwarding wrappers
+# fluids wraps SciPy in `def lambertw(*args, **kwargs): from scipy.special import lambertw;
+# return lambertw(*args, **kwargs)`: the helper was refused ("takes *args/**kwargs", with a
+# suggestion the user cannot follow in a library). A helper whose whole body forwards its
+# `*args`/`**kwargs` to one function (after imports) is now that function.
+FORWARDING_MODULE = '''
+def _target(x, scale=2.0):
+    if x > 0:
+        return x * scale
+    return -x
+
+
+def lazy(*args, **kwargs):
+    """Imports on first use."""
+    from forwarding_helpers import _target
+    return _target(*args, **kwargs)
+
+
+def lazy_positional(*args):
+    return _target(*args)
+
+
+def use(x, s):
+    return lazy(x) + lazy(x, scale=s) + lazy_positional(x, 3.0)
+
+
+def not_forwarding(*args):
+    return _target(args[0])
+
+
+def use_not_forwarding(x):
+    return not_forwarding(x)
+'''
+
+
+@pytest.fixture(scope="module")
+def forwarding(tmp_path_factory):
+    path = tmp_path_factory.mktemp("forwarding")
+    module = _source_module(path, "forwarding_helpers", FORWARDING_MODULE)
+    sys.modules["forwarding_helpers"] = module      # what `lazy` imports
+    yield module
+    sys.modules.pop("forwarding_helpers", None)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_forwarding_wrapper_is_its_target(forwarding, n):
+    rng = np.random.default_rng(60 + n)
+    x, s = rng.uniform(-3.0, 3.0, n), rng.uniform(0.5, 4.0, n)
+    _check_vectorize(forwarding.use, forwarding.use, x, s)
+    _same(vmap(forwarding.use)(x, s),
+          np.asarray([forwarding.use(a, b) for a, b in zip(x, s)], dtype=float))
+    source = vectorize(forwarding.use, fallback="error").source(x, s)
+    assert "def _target" in source and "lazy" not in source.split("def use")[1]
+
+
+def test_a_wrapper_that_does_more_than_forward_is_still_refused(forwarding):
+    from vectorize.errors import VectorizeError
+    with pytest.raises(VectorizeError, match=r"takes \*args"):
+        vectorize(forwarding.use_not_forwarding, fallback="error")(np.array([1.0, -1.0]))

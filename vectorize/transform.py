@@ -27,7 +27,7 @@ from .analysis import Analysis
 from .analysis.expressions import MaybeUnbound
 from .codegen import Generated  # noqa: F401 -- what a transform returns
 from .errors import Unsupported, VectorizeError
-from .introspect import ClosureView, attribute_guard
+from .introspect import ClosureView, attribute_guard, forwarded_target
 from .liveness import Namer, all_names
 from .pipeline import PIPELINE
 from .source import FunctionSource, read_function
@@ -202,6 +202,9 @@ class FunctionJob:
         return analysis
 
     def _helper(self, fn, args, kwargs, node):
+        # a lazy-import wrapper (`def f(*args, **kwargs): from m import f; return f(...)`)
+        # is its target: the call becomes a call of the target's batched function
+        fn = forwarded_target(fn) or fn
         try:
             bound = inspect.signature(fn).bind(*args, **kwargs)
         except TypeError as exc:
