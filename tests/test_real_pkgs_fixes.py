@@ -365,3 +365,29 @@ def test_a_wrapper_that_does_more_than_forward_is_still_refused(forwarding):
     from vectorize.errors import VectorizeError
     with pytest.raises(VectorizeError, match=r"takes \*args"):
         vectorize(forwarding.use_not_forwarding, fallback="error")(np.array([1.0, -1.0]))
+
+
+# ---------------------------------------------------------------- `try` under vmap
+# chemicals' `Wagner_original` guards `tau / Tr` with `try: ... except: return 0.0`.
+# `vectorize` takes the handler where Python raises; `vmap` refused it with "`try`
+# statements are not supported in a vectorized function", which `vectorize` contradicts.
+# The refusal now says why (NumPy scalars do not raise there) and what to use instead.
+
+def guarded_ratio(t, tc):
+    tr = t / tc
+    try:
+        ratio = (1.0 - tr) / tr
+    except ZeroDivisionError:
+        return 0.0
+    return ratio
+
+
+def test_vmap_refuses_try_saying_why_and_vectorize_takes_the_handler():
+    from vectorize.errors import VectorizeError
+    t = np.array([0.0, 300.0, 647.0])
+    _check_vectorize(guarded_ratio, guarded_ratio, t, 647.0)
+    with pytest.raises(VectorizeError) as info:
+        vmap(guarded_ratio, in_axes=(0, None))(t, 647.0)
+    message = str(info.value)
+    assert "test_real_pkgs_fixes.py:" in message and "`try` is not supported by `vmap`" \
+        in message and "NumPy scalars" in message and "vectorize(f)" in message
