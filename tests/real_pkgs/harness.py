@@ -258,9 +258,8 @@ def _as_arrays_compute(case, kept, got, ref):
 
     from fuzz.harness import numpy_variants
 
-    from vectorize.introspect import python_function_of
-
-    func = python_function_of(case.func)
+    # numba's compiled function: the Python function it compiled
+    func = getattr(getattr(case.func, "_dispatcher", case.func), "py_func", case.func)
     try:
         source = textwrap.dedent(inspect.getsource(func))
     except (OSError, TypeError):
