@@ -24,6 +24,7 @@ pytest.importorskip("psychrolib")     # both in the `test` extra
 pytest.importorskip("fluids")
 pytest.importorskip("ht")
 pytest.importorskip("chemicals")
+pytest.importorskip("pvlib")
 
 from cases import ALL  # noqa: E402
 from harness import Dom, check_vectorize, check_vmap, default_draws  # noqa: E402
@@ -53,6 +54,10 @@ SUBSET = {
     "chemicals.iapws.iapws97_identify_region_TP": ("equal", "equal"),
     "chemicals.vapor_pressure.Wagner_original": ("equal", "refused"),
     "chemicals.iapws.iapws97_rho": ("refused", "refused"),
+    "pvlib.spa.julian_day_dt": ("equal", "equal"),
+    "pvlib.spa.heliocentric_longitude": ("equal", "equal"),
+    "pvlib.spa.mean_elongation": ("equal", "equal"),
+    "pvlib.spa.atmospheric_refraction_correction": ("equal", "equal"),
 }
 
 

@@ -391,3 +391,68 @@ def test_vmap_refuses_try_saying_why_and_vectorize_takes_the_handler():
     message = str(info.value)
     assert "test_real_pkgs_fixes.py:" in message and "`try` is not supported by `vmap`" \
         in message and "NumPy scalars" in message and "vectorize(f)" in message
+
+
+# ------------------------------------------------------- formulas written across lines
+# pvlib's solar position code writes its polynomials across lines inside parentheses:
+#     x0 = (297.85036
+#           + 445267.111480 * julian_ephemeris_century
+#           - 0.0019142 * julian_ephemeris_century**2)
+# The pass that updates a fresh array in place (`temporaries`) split the sum into
+# `x0 = 297.85036\n + ...` / `x0 -= ...` and dropped the parentheses that made the line
+# break legal: the generated code did not compile (IndentationError, a crash of 11 of
+# pvlib.spa's functions); the compacted `if` (`compact_ifs`) did the same with a condition
+# written across lines. A statement's value that spans lines keeps its parentheses now.
+
+def polynomial_across_lines(jce):
+    x0 = (297.85036
+          + 445267.111480 * jce
+          - 0.0019142 * jce**2
+          + jce**3 / 189474)
+    return x0
+
+
+def condition_across_lines(x):
+    if (x
+            > 0.5):  # vectorize: compact
+        y = math.log(x
+                     + 1.0)
+    else:
+        y = (x
+             * 2.0)
+    return y
+
+
+def shared_across_lines(x):
+    a = abs(x * 2.0
+            + 1.0) ** 0.5
+    b = abs(x * 2.0
+            + 1.0) ** 1.5
+    return a + b
+
+
+def returns_across_lines(x, y):
+    if (x > 0
+            and y > 0):
+        return (x
+                * y)
+    while (x
+           > 10.0):
+        x = (x
+             / 2.0)
+    return ((x
+             + y) if x > y else (x
+                                 - y))
+
+
+ACROSS_LINES = [(polynomial_across_lines, 1), (condition_across_lines, 1),
+                (shared_across_lines, 1), (returns_across_lines, 2)]
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("func, n_args", ACROSS_LINES, ids=lambda v: getattr(v, "__name__", ""))
+def test_expressions_written_across_lines(func, n_args, n):
+    rng = np.random.default_rng(70 + n)
+    args = [rng.uniform(-3.0, 30.0, n) for _ in range(n_args)]
+    _check_vectorize(func, func, *args)
+    _same(vmap(func)(*args), np.asarray([func(*row) for row in zip(*args)], dtype=float))

@@ -4,5 +4,6 @@ from chemicals_cases import CASES as CHEMICALS
 from fluids_cases import CASES as FLUIDS
 from ht_cases import CASES as HT
 from psychrolib_cases import CASES as PSYCHROLIB
+from pvlib_cases import CASES as PVLIB
 
-ALL = [*PSYCHROLIB, *FLUIDS, *HT, *CHEMICALS]
+ALL = [*PSYCHROLIB, *FLUIDS, *HT, *CHEMICALS, *PVLIB]

@@ -59,6 +59,7 @@ from ..abstract import TupleValue
 from ..analysis import may_warn
 from ..errors import Unsupported
 from ..liveness import exposed_reads, liveness_of, reads, writes
+from ..syntax.edit import unparenthesized
 from ..syntax.traversal import children, rewrite, statements, walk
 from .batch_rules import flows_into, padded_names, promoted_value
 from .compact import array_operands, scatter_dtype_ok
@@ -337,7 +338,7 @@ class _Choose(cst.CSTTransformer):
         cond = self.chosen[original_node]
         if cond is None:
             return updated_node
-        value = updated_node.test.with_changes(lpar=[], rpar=[]) if isinstance(
+        value = unparenthesized(updated_node.test) if isinstance(
             updated_node.test, (cst.Comparison, cst.BooleanOperation, cst.UnaryOperation,
                                 cst.Name, cst.Call)) else updated_node.test
         if not self.boolean[original_node]:

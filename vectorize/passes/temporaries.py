@@ -32,6 +32,7 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import Value
+from ..syntax.edit import unparenthesized
 from ..syntax.traversal import rewrite, walk
 from .records import ArrayValues
 
@@ -133,9 +134,8 @@ def _reads(node, name: str) -> bool:
 
 def _bare(node):
     """``node`` without the parentheses it needed as an operand (an assignment's whole right
-    side needs none)."""
-    if getattr(node, "lpar", None) and type(node) in (
-            cst.BinaryOperation, cst.UnaryOperation, cst.Call, cst.Name, cst.Attribute,
-            cst.Subscript, cst.Integer, cst.Float):
-        return node.with_changes(lpar=[], rpar=[])
+    side needs none), unless it spans lines (`unparenthesized`)."""
+    if type(node) in (cst.BinaryOperation, cst.UnaryOperation, cst.Call, cst.Name,
+                      cst.Attribute, cst.Subscript, cst.Integer, cst.Float):
+        return unparenthesized(node)
     return node
