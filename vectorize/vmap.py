@@ -310,9 +310,9 @@ class _VMapped:
         except (VectorizeError, Warning):
             raise       # (a warning the caller made an error is the batched code's own)
         except Exception:       # noqa: BLE001 -- the per-example loop decides
-            size = run[3]
-            if not size:
-                raise
+            entry, size = run[0], run[3]
+            if not size or entry.spec.backend not in ("numpy", "torch"):
+                raise       # (JAX: what its traced code raises is not a per-example raise)
             return self._loop(args, kwargs, size)
 
     def _run(self, entry, call_args, call_kwargs, size, batched, tree):
