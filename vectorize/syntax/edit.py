@@ -47,11 +47,18 @@ def unparenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
     parentheses it had as an operand, except where its text spans lines: a line break inside
     an expression (``(a\n + b)`` as users write long formulas) is valid only within brackets,
     so such a node keeps (or gets) one pair."""
-    from .printer import code
+    import ast
     bare = node.with_changes(lpar=[], rpar=[]) if node.lpar else node
-    if "\n" in code(bare):
-        return paren(bare)
+    text = _EMPTY.code_for_node(bare)
+    if "\n" in text:
+        try:
+            ast.parse(text, mode="eval")       # line breaks inside its own brackets only
+        except SyntaxError:
+            return paren(bare)
     return bare
+
+
+_EMPTY = cst.Module([])
 
 
 def _wrap_below(node, bound: int, *, strict: bool = True):
