@@ -15,9 +15,8 @@ import math
 import numpy as np
 import pytest
 from batch_sizes import check_sizes
-from test_errors import assert_located, assert_suggests
 
-from vectorize import VectorizeError, vectorize, vmap
+from vectorize import vectorize, vmap
 
 
 def validity_check(x, y):
@@ -186,13 +185,12 @@ def test_a_helper_that_raises_under_its_own_condition():
                                   np.vectorize(calls_a_raising_helper)(x))
     with pytest.raises(ValueError, match="negative"):
         vectorize(calls_a_raising_helper, fallback="error")(np.array([0.5, 1.5]))
-    # vmap has no loop to replay: still refused
+    # vmap replays its per-example loop (NumPy scalars) the same way
     from vectorize import vmap
-    with pytest.raises(VectorizeError) as info:
-        vmap(calls_a_raising_helper, fallback="error")(x)
-    message = str(info.value)
-    assert_located(message, _raises_in_a_helper, 'raise ValueError("negative")', "raise")
-    assert_suggests(message)
+    np.testing.assert_array_equal(vmap(calls_a_raising_helper, fallback="error")(x),
+                                  np.array([calls_a_raising_helper(v) for v in x]))
+    with pytest.raises(ValueError, match="negative"):
+        vmap(calls_a_raising_helper, fallback="error")(np.array([0.5, 1.5]))
 
 
 @pytest.mark.parametrize("chunk_size", ["auto", 1000])

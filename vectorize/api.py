@@ -36,6 +36,7 @@ from .frontend import (  # noqa: F401 -- MAX_SPECIALIZATIONS and the warning are
     specialized_on,
 )
 from .gufunc import parse_input_dimensions, parse_signature, update_dim_sizes
+from .introspect import python_function_of
 
 _SIZED_FALLBACKS = 4   # core sizes tried per signature pattern before a fallback serves all
 
@@ -444,7 +445,7 @@ class vectorize:
 
     def _target(self):
         """(plain function, leading arguments bound to it) or None when there is none."""
-        func, lead = self.pyfunc, ()
+        func, lead = python_function_of(self.pyfunc), ()
         if isinstance(func, functools.partial):
             if func.keywords:
                 return None

@@ -31,6 +31,87 @@ def lookup(func, name: str):
     return False, None, None
 
 
+def python_function_of(obj):
+    """The Python function a JIT compiler compiled, for a callable that keeps it, else ``obj``.
+
+    A numba ``@njit`` dispatcher keeps its function as ``py_func``, a ``@numba.vectorize``
+    ufunc (``DUFunc``) as ``_dispatcher.py_func``: real libraries hand these out instead of
+    their functions (PsychroLib compiles every function of its module when numba is
+    installed). The engine reads and vectorizes the Python source they were compiled from;
+    what numba changes (globals frozen at compile time, integer overflow wrapping) is not
+    what a NumPy batch computes anyway. Anything else is returned as it is."""
+    module = type(obj).__module__ or ""
+    if not module.startswith("numba"):
+        return obj
+    func = getattr(obj, "py_func", None)
+    if func is None:
+        func = getattr(getattr(obj, "_dispatcher", None), "py_func", None)
+    return func if isinstance(func, types.FunctionType) else obj
+
+
+def forwarded_target(func):
+    """The function ``func`` forwards every call to, where its whole body is (after its
+    docstring and ``import``/``from ... import`` statements) ``return target(*args,
+    **kwargs)`` with its own ``*args``/``**kwargs`` and no other parameter: the lazy-import
+    wrapper libraries write (fluids: ``def lambertw(*args, **kwargs): from scipy.special
+    import lambertw; return lambertw(*args, **kwargs)``). None for anything else, or where
+    the target is not a Python function (after `python_function_of`)."""
+    import ast
+    import importlib
+    import textwrap
+
+    code = getattr(func, "__code__", None)
+    if code is None or code.co_argcount or code.co_kwonlyargcount or \
+            not code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        return None
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError, ValueError):
+        return None
+    node = tree.body[0] if tree.body else None
+    if not isinstance(node, ast.FunctionDef) or node.decorator_list:
+        return None
+    star = node.args.vararg.arg if node.args.vararg else None
+    double = node.args.kwarg.arg if node.args.kwarg else None
+    body = list(node.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]         # the docstring
+    imported = {}
+    while body and isinstance(body[0], (ast.Import, ast.ImportFrom)):
+        stmt = body.pop(0)
+        if isinstance(stmt, ast.ImportFrom) and (stmt.level or stmt.module is None):
+            return None         # a relative import: resolved against the package below
+        for alias in stmt.names:
+            imported[alias.asname or alias.name.split(".")[0]] = (stmt, alias)
+    if len(body) != 1 or not isinstance(body[0], ast.Return):
+        return None
+    call = body[0].value
+    expected = ([ast.Starred] if star else [])
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+            and [type(a) for a in call.args] == expected
+            and all(isinstance(a.value, ast.Name) and a.value.id == star for a in call.args)
+            and len(call.keywords) == (1 if double else 0)
+            and all(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == double
+                    for k in call.keywords)):
+        return None
+    name = call.func.id
+    try:
+        if name in imported:
+            stmt, alias = imported[name]
+            if isinstance(stmt, ast.ImportFrom):
+                target = getattr(importlib.import_module(stmt.module), alias.name)
+            else:
+                return None     # `import m; return m(*args)`: a module is not called
+        else:
+            found, target, _ = lookup(func, name)
+            if not found:
+                return None
+    except Exception:   # noqa: BLE001 -- not importable here: not a forwarding we can follow
+        return None
+    target = python_function_of(target)
+    return target if isinstance(target, types.FunctionType) and target is not func else None
+
+
 class ClosureView:
     """Live read access to a function's closure cells, by name (for cache guards)."""
 
@@ -285,10 +366,22 @@ def _instructions(code) -> list:
     """The instructions of ``code`` with what does not depend on the text alone made equal:
     an attribute call on a name the module binds by ``import`` is ``LOAD_ATTR`` in CPython
     3.11 (``LOAD_METHOD`` otherwise; its inline caches have another size, which moves every
-    offset), so method loads count as attribute loads and jumps go to instruction numbers."""
+    offset), so method loads count as attribute loads and jumps go to instruction numbers.
+    The longer offsets can need an ``EXTENDED_ARG`` prefix in one compilation and not in the
+    other: prefixes are left out (``dis`` folds them into the argument they extend), and a
+    jump to a prefix goes to the instruction it prefixes."""
     import dis
-    found = list(dis.get_instructions(code))
-    number = {ins.offset: k for k, ins in enumerate(found)}
+    found = []
+    number = {}
+    pending = []        # offsets of the EXTENDED_ARG prefixes of the next instruction
+    for ins in dis.get_instructions(code):
+        if ins.opname == "EXTENDED_ARG":
+            pending.append(ins.offset)
+            continue
+        for offset in (*pending, ins.offset):
+            number[offset] = len(found)
+        pending.clear()
+        found.append(ins)
     jumps = set(dis.hasjrel) | set(dis.hasjabs)
     out = []
     for ins in found:

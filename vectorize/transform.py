@@ -27,7 +27,7 @@ from .analysis import Analysis
 from .analysis.expressions import MaybeUnbound
 from .codegen import Generated  # noqa: F401 -- what a transform returns
 from .errors import Unsupported, VectorizeError
-from .introspect import ClosureView, attribute_guard
+from .introspect import ClosureView, attribute_guard, forwarded_target
 from .liveness import Namer, all_names
 from .pipeline import PIPELINE
 from .source import FunctionSource, read_function
@@ -80,6 +80,10 @@ class ModuleContext:
         # says which parameters): operations raise where Python's do
         # (`passes.python_raises`); else NumPy scalars (False: `vmap`, the file rewriter)
         self.python_semantics = False
+        # the caller runs the per-example loop where the batched code raises (`vectorize`;
+        # `vmap` on NumPy and PyTorch), so a helper may raise under a per-example condition
+        # its callers' conditions can hide; not the file rewriter's code
+        self.runtime_replays = False
         self.switchable_ifs = 0
         self.explain = explain
         self.allow_fallback = fallback != "error"
@@ -184,8 +188,9 @@ class FunctionJob:
                             promoted=self.promoted,
                             speculative=self.helper or self.branches_per_example,
                             helper=self.helper)
-        # a check that fires on a lane its caller keeps out makes `vectorize` replay the loop
-        analysis.replayed = bool(self.module.python_semantics)
+        # a check that fires on a lane its caller keeps out makes `vectorize` (and `vmap` on
+        # NumPy or PyTorch: `runtime_replays`) replay the loop
+        analysis.replayed = bool(self.module.python_semantics) or self.module.runtime_replays
         analysis.python_semantics = self.module.python_semantics
         analysis.analyze()
         self.read.update(analysis.free_names)
@@ -199,6 +204,9 @@ class FunctionJob:
         return analysis
 
     def _helper(self, fn, args, kwargs, node):
+        # a lazy-import wrapper (`def f(*args, **kwargs): from m import f; return f(...)`)
+        # is its target: the call becomes a call of the target's batched function
+        fn = forwarded_target(fn) or fn
         try:
             bound = inspect.signature(fn).bind(*args, **kwargs)
         except TypeError as exc:
@@ -300,6 +308,7 @@ def transform_function(func, params: dict[str, object], *, backend: str = "numpy
     with _collector_paused(), deep_recursion():
         context = ModuleContext(backend, fallback, explain, if_strategy)
         context.python_semantics = python_semantics
+        context.runtime_replays = backend in ("numpy", "torch")
         return codegen.load(_transform(func, params, context, header))
 
 

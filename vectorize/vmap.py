@@ -37,6 +37,7 @@ from .frontend import (
     rule_wrapper,
     specialized_on,
 )
+from .introspect import python_function_of
 from .pytree import (
     PrefixError,
     broadcast_prefix,
@@ -203,7 +204,7 @@ class _VMapped:
         self._defaults: dict = {}   # ... and the defaults of those that have one
         self._varargs = None    # the name of its *args parameter, if any
         self._n_positional = 0  # how many parameters it takes positionally (not *args)
-        self._target = func
+        self._target = func = python_function_of(func)     # numba's: the Python source
         call = next((vars(k)["__call__"] for k in type(func).__mro__
                      if "__call__" in vars(k)), None)
         if not isinstance(func, (types.FunctionType, types.MethodType, type, functools.partial,
@@ -274,7 +275,8 @@ class _VMapped:
             planned = fast.plan(args)
             if planned is not None:
                 call_args, size = planned
-                return self._run(fast.entry, call_args, None, size, fast.batched, True)
+                return self._run_or_loop(args, kwargs, fast.entry, call_args, None, size,
+                                         fast.batched, True)
         if not kwargs and wants_dask(args):   # a Dask array in: Dask arrays out, nothing computed
             from .dask_runtime import call_vmap
             return call_vmap(self, args)
@@ -294,7 +296,23 @@ class _VMapped:
             return self._loop(args, kwargs, size)
         if not kwargs and not call_kwargs and not spec.fallbacks:
             self._fast = _FastPath.of(self, args, entry, batched) or self._fast
-        return self._run(entry, call_args, call_kwargs, size, batched, tree)
+        return self._run_or_loop(args, kwargs, entry, call_args, call_kwargs, size, batched,
+                                 tree)
+
+    def _run_or_loop(self, args, kwargs, *run):
+        """`_run`, or where the batched code raised, the per-example loop, which decides: a
+        helper's `raise` under a per-example condition fires for every lane that meets it,
+        also lanes its caller's own conditions keep out of it (the loop then returns), else
+        the loop raises the first failing example's exception, as the reference does."""
+        try:
+            return self._run(*run)
+        except (VectorizeError, Warning):
+            raise       # (a warning the caller made an error is the batched code's own)
+        except Exception:       # noqa: BLE001 -- the per-example loop decides
+            entry, size = run[0], run[3]
+            if not size or entry.spec.backend not in ("numpy", "torch"):
+                raise       # (JAX: what its traced code raises is not a per-example raise)
+            return self._loop(args, kwargs, size)
 
     def _run(self, entry, call_args, call_kwargs, size, batched, tree):
         """The outputs of the specialization ``entry`` on the planned arguments, in chunks

@@ -22,6 +22,7 @@ from ..abstract import (
     unbatched,
 )
 from ..errors import Unsupported
+from ..introspect import python_function_of
 from ..rules.lanes import ENGINE_NAMES
 from ..rules.registry import Site, default_infer
 from .float_semantics import evaluate as _evaluate
@@ -71,7 +72,7 @@ class Calls:
                 kwargs[arg.keyword.value] = value
             else:
                 args.append(value)
-        fn = func.example
+        fn = python_function_of(func.example)     # numba's compiled function: its source
         if func.batched:
             raise Unsupported("calling a per-example value", node)
         if fn is len and func.known and len(args) == 1 and not kwargs and isinstance(

@@ -67,6 +67,7 @@ from ..loops.carries import (
     scatter_dtype_ok,
 )
 from ..loops.strategy import strategy_comment
+from ..syntax.edit import unparenthesized
 from ..syntax.traversal import children, rewrite, statements, walk
 from .if_to_where import ElifToNestedIf as _ElifToNestedIf
 from .if_to_where import errstate as _errstate
@@ -334,7 +335,7 @@ class _Choose(cst.CSTTransformer):
         cond = self.chosen[original_node]
         if cond is None:
             return updated_node
-        value = updated_node.test.with_changes(lpar=[], rpar=[]) if isinstance(
+        value = unparenthesized(updated_node.test) if isinstance(
             updated_node.test, (cst.Comparison, cst.BooleanOperation, cst.UnaryOperation,
                                 cst.Name, cst.Call)) else updated_node.test
         if not self.boolean[original_node]:

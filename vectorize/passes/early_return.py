@@ -30,6 +30,7 @@ from ..abstract import TupleValue
 from ..errors import Unsupported
 from ..liveness import exposed_reads, writes
 from ..loops.placeholders import has_literal, literal_for
+from ..syntax.edit import unparenthesized
 from ..syntax.traversal import statements
 from .batch_rules import is_docstring as _is_docstring
 from .continuations import ContinuationLowering, check_returned_shapes
@@ -75,7 +76,7 @@ class _Lowering(ContinuationLowering):
             return []    # the variable already holds the result
         value = ret.value if ret.value is not None else cst.Name("None")
         return [_single_line(cst.Assign([cst.AssignTarget(cst.Name(self.result))],
-                                        value.with_changes(lpar=[], rpar=[])
+                                        unparenthesized(value)
                                         if isinstance(value, cst.Tuple) else value))]
 
 

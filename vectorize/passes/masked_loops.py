@@ -35,6 +35,7 @@ from ..liveness import Liveness, exposed_reads, target_names, writes
 from ..loops.placeholders import has_literal, literal_for
 from ..loops.strategy import strategy_of
 from ..rules.lanes import ANY_LANE
+from ..syntax.edit import unparenthesized
 from ..syntax.templates import bare_code, parse_expr, parse_stmt
 from ..syntax.traversal import children, rewrite, statements, walk
 from .continuations import ContinuationLowering, check_returned_shapes
@@ -99,7 +100,7 @@ class _Loop(ContinuationLowering):
         out = []
         value = small.value if small.value is not None else cst.Name("None")
         if not (isinstance(value, cst.Name) and value.value == result):
-            out.append(_assign(result, value.with_changes(lpar=[], rpar=[])
+            out.append(_assign(result, unparenthesized(value)
                                if isinstance(value, cst.Tuple) else value))
         out.append(_assign(returned, "True"))
         out.append(_assign(self.active, "False") if self.active else _line(cst.Break()))

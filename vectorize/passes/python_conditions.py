@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..syntax.edit import unparenthesized
 from ..syntax.traversal import rewrite, walk
 
 _PASS = cst.SimpleStatementLine([cst.Pass()])
@@ -124,7 +125,7 @@ class _Conditions(cst.CSTTransformer):
     def _strip_made(self, node, field: str):
         value = getattr(node, field)
         if id(value) in self.made:
-            return node.with_changes(**{field: value.with_changes(lpar=[], rpar=[])})
+            return node.with_changes(**{field: unparenthesized(value)})
         return node
 
     def leave_Assign(self, original_node, updated_node):

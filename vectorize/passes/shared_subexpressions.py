@@ -26,7 +26,7 @@ import dataclasses
 import libcst as cst
 
 from ..liveness import reads, writes
-from ..syntax.edit import with_body
+from ..syntax.edit import unparenthesized, with_body
 from ..syntax.traversal import CHILD_FIELDS, IS_NODE, PerClass, children, rewrite, walk
 from .simplify import IMPURE_TYPES
 
@@ -198,7 +198,7 @@ class _Share:
             name = self.ctx.namer.fresh(_name_for(node))
             use = _Use(key, name, self.occurrences.origin, self.keys)
             assign = cst.SimpleStatementLine([cst.Assign(
-                [cst.AssignTarget(cst.Name(name))], node.with_changes(lpar=[], rpar=[]))])
+                [cst.AssignTarget(cst.Name(name))], unparenthesized(node))])
             stmts = (stmts[:first] + [assign]
                      + [rewrite(s, use) for s in stmts[first:last + 1]] + stmts[last + 1:])
         return stmts

@@ -31,6 +31,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..abstract import Value
+from ..syntax.edit import unparenthesized
 from ..syntax.traversal import rewrite, walk
 from .records import ArrayValues
 
@@ -130,9 +131,8 @@ def _reads(node, name: str) -> bool:
 
 def _bare(node):
     """``node`` without the parentheses it needed as an operand (an assignment's whole right
-    side needs none)."""
-    if getattr(node, "lpar", None) and type(node) in (
-            cst.BinaryOperation, cst.UnaryOperation, cst.Call, cst.Name, cst.Attribute,
-            cst.Subscript, cst.Integer, cst.Float):
-        return node.with_changes(lpar=[], rpar=[])
+    side needs none), unless it spans lines (`unparenthesized`)."""
+    if type(node) in (cst.BinaryOperation, cst.UnaryOperation, cst.Call, cst.Name,
+                      cst.Attribute, cst.Subscript, cst.Integer, cst.Float):
+        return unparenthesized(node)
     return node

@@ -203,5 +203,13 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if not any(type(n) is cst.Try for n in walk(func.body)):
         return func
     if not getattr(ctx.module, "python_semantics", False):
+        if getattr(ctx.module, "runtime_replays", False):      # `vmap` on NumPy, PyTorch
+            raise Unsupported(
+                "`try` is not supported by `vmap`: its examples are NumPy scalars, whose "
+                "arithmetic does not raise where Python's does (`x / 0.0` is inf), so no "
+                "handler can be chosen per example",
+                next(n for n in walk(func.body) if type(n) is cst.Try),
+                "use vectorize(f) (Python numbers per example: a `try` around arithmetic "
+                "takes its handler where Python raises), or test the condition with `if`")
         return func     # the analysis refuses `try` where it is written
     return rewrite(func, _TryLowering(ctx.source.func.__globals__, ctx.namer))

@@ -356,7 +356,9 @@ MATH_ERRORS: dict[str, list] = {
                     "math.isinf(math.ldexp({x}, {y})) and math.isfinite({x})", {})],
     "floor": _TO_INT, "ceil": _TO_INT, "trunc": _TO_INT,
     "gamma": [Check("ValueError", _DOMAIN, "{x} <= 0 and math.modf({x})[0] == 0", {}),
-              Check("OverflowError", _RANGE, "171.62437695630272 < {x} < math.inf", {})],
+              Check("OverflowError", _RANGE, "171.62437695630272 < {x} < math.inf", {}),
+              # CPython: 1 / x for |x| < 1e-20, which overflows below 1 / DBL_MAX
+              Check("OverflowError", _RANGE, "0 < abs({x}) <= 5.562684646268003e-309", {})],
     "lgamma": [Check("ValueError", _DOMAIN, "{x} <= 0 and math.modf({x})[0] == 0", {})],
 }
 """Only float-valued `math` functions whose argument is a Python number (an int is converted

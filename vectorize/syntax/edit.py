@@ -42,6 +42,25 @@ def paren(node: cst.BaseExpression) -> cst.BaseExpression:
     return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
+def unparenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node`` as a whole statement's value (``x = <node>``, ``return <node>``), without the
+    parentheses it had as an operand, except where its text spans lines: a line break inside
+    an expression (``(a\n + b)`` as users write long formulas) is valid only within brackets,
+    so such a node keeps (or gets) one pair."""
+    import ast
+    bare = node.with_changes(lpar=[], rpar=[]) if node.lpar else node
+    text = _EMPTY.code_for_node(bare)
+    if "\n" in text:
+        try:
+            ast.parse(text, mode="eval")       # line breaks inside its own brackets only
+        except SyntaxError:
+            return paren(bare)
+    return bare
+
+
+_EMPTY = cst.Module([])
+
+
 def _wrap_below(node, bound: int, *, strict: bool = True):
     p = precedence(node)
     return paren(node) if (p < bound if strict else p <= bound) else node

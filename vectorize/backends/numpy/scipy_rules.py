@@ -26,11 +26,14 @@ POINTWISE_METHODS = frozenset({"pdf", "logpdf", "cdf", "logcdf", "sf", "logsf", 
 
 
 def is_special_ufunc(fn) -> bool:
-    """A ufunc of ``scipy.special`` (looked for only where SciPy is already imported)."""
+    """A ufunc of ``scipy.special`` (looked for only where SciPy is already imported), public
+    or one of the private ufuncs its Python functions call (``lambertw(z, k, tol)`` returns
+    ``_lambertw(z, k, tol)``, from ``scipy.special._ufuncs``)."""
     if type(fn) is not np.ufunc or fn.signature is not None:
         return False
-    special = sys.modules.get("scipy.special")
-    return special is not None and getattr(special, fn.__name__, None) is fn
+    return any(module is not None and getattr(module, fn.__name__, None) is fn
+               for module in (sys.modules.get("scipy.special"),
+                              sys.modules.get("scipy.special._ufuncs")))
 
 
 def _distribution_classes():

@@ -1,0 +1,100 @@
+"""Real functions of public scientific packages (``tests/real_pkgs``) under ``vectorize`` and
+``vmap``, against ``numpy.vectorize`` and the per-example loop.
+
+CI runs a fixed subset (`SUBSET`, one or more functions of each kind: closed-form formulas,
+``if`` chains, iterative solvers, helpers that raise, numba-compiled functions, tuple results)
+at N = 0, 1, 5 and 1000 and on hypothesis-drawn inputs; ``python tests/real_pkgs/report.py``
+runs every function of the corpus (it takes minutes) and prints the counts per package.
+Each subset entry says what it gives today, so that a regression to a refusal fails too.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "real_pkgs"))
+
+pytest.importorskip("psychrolib")     # both in the `test` extra
+pytest.importorskip("fluids")
+pytest.importorskip("ht")
+pytest.importorskip("chemicals")
+pytest.importorskip("pvlib")
+
+from cases import ALL  # noqa: E402
+from harness import Dom, check_vectorize, check_vmap, default_draws  # noqa: E402
+
+BY_NAME = {case.name: case for case in ALL}
+
+# name -> (vectorize, vmap) status today
+SUBSET = {
+    "psychrolib.GetSatVapPres": ("equal", "equal"),
+    "psychrolib.GetHumRatioFromRelHum": ("equal", "equal"),
+    "psychrolib.GetTDewPointFromVapPres": ("equal", "equal"),
+    "psychrolib.GetTWetBulbFromHumRatio": ("equal", "equal"),
+    "psychrolib.GetStationPressure": ("equal", "equal"),
+    "psychrolib.CalcPsychrometricsFromRelHum": ("equal", "equal"),
+    "fluids.friction.Clamond": ("equal", "equal"),
+    "fluids.friction.Serghides_2": ("equal", "equal"),
+    "fluids.friction.ft_Crane": ("equal", "equal"),
+    "fluids.friction.Prandtl_von_Karman_Nikuradse": ("equal", "equal"),
+    "fluids.friction.helical_turbulent_fd_Schmidt": ("equal", "equal"),
+    "fluids.friction.friction_plate_Kumar": ("refused", "refused"),
+    "fluids.drag.Morsi_Alexander": ("equal", "equal"),
+    "fluids.drag.Clift": ("equal", "equal"),
+    "fluids.drag.Almedeij": ("equal", "equal"),
+    "ht.conv_internal.turbulent_Churchill_Zajic": ("equal", "equal"),
+    "ht.conv_external.Nu_cylinder_Zukauskas": ("equal", "equal"),
+    "ht.conv_free_immersed.Nu_vertical_cylinder_Popiel_Churchill": ("equal", "equal"),
+    "chemicals.iapws.iapws97_identify_region_TP": ("equal", "equal"),
+    "chemicals.vapor_pressure.Wagner_original": ("equal", "refused"),
+    "chemicals.iapws.iapws97_rho": ("refused", "refused"),
+    "pvlib.spa.julian_day_dt": ("equal", "equal"),
+    "pvlib.spa.heliocentric_longitude": ("equal", "equal"),
+    "pvlib.spa.mean_elongation": ("equal", "equal"),
+    "pvlib.spa.atmospheric_refraction_correction": ("equal", "equal"),
+}
+
+
+def test_corpus_is_whole():
+    assert len(ALL) >= 60 and len(BY_NAME) == len(ALL)
+    assert set(SUBSET) <= set(BY_NAME)
+
+
+@pytest.mark.parametrize("name", sorted(SUBSET))
+def test_subset(name):
+    case = BY_NAME[name]
+    draws = default_draws(case, seed=1)
+    for mode, check, expected in (("vectorize", check_vectorize, SUBSET[name][0]),
+                                  ("vmap", check_vmap, SUBSET[name][1])):
+        status, detail = check(case, draws)
+        assert status == expected, f"{mode}: {status}: {detail}"
+
+
+def _strategy(arg):
+    if not isinstance(arg, Dom):
+        return st.just(arg)
+    floats = st.floats(arg.lo, arg.hi, allow_nan=False)
+    return floats | st.sampled_from(arg.edges) if arg.edges else floats
+
+
+DRAWN = ["psychrolib.GetHumRatioFromRelHum", "psychrolib.GetTDewPointFromVapPres",
+         "fluids.drag.Morsi_Alexander", "fluids.friction.Clamond"]
+
+
+@pytest.mark.parametrize("name", DRAWN)
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_drawn_inputs(name, data):
+    case = BY_NAME[name]
+    n = data.draw(st.integers(0, 6))
+    rows = [[data.draw(_strategy(a)) for a in case.args] for _ in range(n)]
+    args = tuple(np.asarray([r[k] for r in rows], dtype=float) if isinstance(a, Dom) else a
+                 for k, a in enumerate(case.args))
+    assert check_vectorize(case, [args])[0] == SUBSET[name][0]
+    assert check_vmap(case, [args])[0] == SUBSET[name][1]

@@ -1,0 +1,458 @@
+"""Regression tests for what real packages' functions (``tests/real_pkgs``) found wrong.
+
+- A function compiled by numba (``@njit``: a dispatcher; ``@numba.vectorize``: a ``DUFunc``),
+  handed to ``vectorize``/``vmap`` or called from the function being vectorized, was refused
+  with a false message ("the source of `DUFunc.__call__` ... is not the code it runs: the file
+  changed since ..."), or as a call with no batching rule. PsychroLib compiles every function
+  of its module this way when numba is installed, so all of it was refused. Now the engine
+  vectorizes the Python function numba compiled (``py_func``).
+- The check that a function's file still holds the code it runs compiled the text again and
+  compared instructions: where the recompiled text needed an ``EXTENDED_ARG`` prefix for a
+  long jump and the module's own code did not (method calls on an imported module are shorter
+  in a module's code on CPython 3.11), an unchanged file was taken for an edited one and the
+  function refused ("the file changed since the function was defined").
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vectorize import vectorize, vmap
+
+numba = pytest.importorskip("numba")      # in the `test` extra: installed wherever CI runs
+
+SIZES = (0, 1, 5, 1000)
+
+
+def _same(got, ref):
+    got, ref = np.asarray(got), np.asarray(ref)
+    assert got.shape == ref.shape and got.dtype == ref.dtype, (got, ref)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, equal_nan=True)
+
+
+def _check_vectorize(func, py_func, *arrays, otypes="d"):
+    """vectorize(func) against numpy.vectorize(py_func) (Python semantics), exceptions
+    compared by type."""
+    ours = vectorize(func, fallback="error")
+    ref_f = np.vectorize(py_func, otypes=otypes)
+    try:
+        ref = ref_f(*arrays)
+    except Exception as exc:  # noqa: BLE001 - compared by type
+        with pytest.raises(type(exc)):
+            ours(*arrays)
+        return
+    _same(ours(*arrays), ref)
+
+
+def _source_module(tmp_path, name, text):
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        importlib.invalidate_caches()
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop(name, None)
+
+
+NUMBA_MODULE = '''
+import math
+from numba import njit, vectorize
+
+LIMIT = 100.0
+
+
+@njit
+def is_hot(t):
+    return t > LIMIT
+
+
+def _sat_pressure(t):
+    if t < -100.0 or t > 200.0:
+        raise ValueError("temperature out of range")
+    if t >= 0.0:
+        return 611.21 * math.exp((18.678 - t / 234.5) * (t / (257.14 + t)))
+    return 611.15 * math.exp((23.036 - t / 333.7) * (t / (279.82 + t)))
+
+
+sat_pressure = vectorize(_sat_pressure)
+sat_pressure_jit = njit(_sat_pressure)
+
+
+def _vapour_pressure(t, rh):
+    if rh < 0 or rh > 1:
+        raise ValueError("relative humidity outside [0, 1]")
+    if is_hot(t):
+        return 0.0
+    return rh * sat_pressure(t)
+
+
+vapour_pressure = vectorize(_vapour_pressure)
+
+
+def dew_margin(t, rh):
+    return sat_pressure_jit(t) - vapour_pressure(t, rh)
+'''
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    return _source_module(tmp_path_factory.mktemp("numba_mod"), "compiled_helpers",
+                          NUMBA_MODULE)
+
+
+def _draw(rng, n, lo, hi, edges):
+    x = rng.uniform(lo, hi, n)
+    if n >= 5:
+        x[rng.choice(n, 2, replace=False)] = rng.choice(edges, 2)
+    return x
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("name", ["sat_pressure", "sat_pressure_jit"])
+def test_numba_compiled_function_is_vectorized_from_its_python_source(compiled, name, n):
+    func = getattr(compiled, name)
+    rng = np.random.default_rng(n)
+    t = _draw(rng, n, -60.0, 90.0, [0.0, np.nan, -100.0, 200.0])
+    _check_vectorize(func, compiled._sat_pressure, t)
+    t_bad = t.copy()
+    if n:
+        t_bad[-1] = 250.0           # ValueError, as numpy.vectorize raises it
+    _check_vectorize(func, compiled._sat_pressure, t_bad)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_numba_compiled_helpers_called_from_a_plain_function(compiled, n):
+    rng = np.random.default_rng(10 + n)
+    t = _draw(rng, n, -60.0, 150.0, [0.0, 100.0, np.nan])
+    rh = _draw(rng, n, 0.0, 1.0, [0.0, 1.0, 1.5])      # 1.5: ValueError in a helper
+    _check_vectorize(compiled.dew_margin, compiled.dew_margin, t, rh)
+    ok = (rh >= 0) & (rh <= 1)
+    _check_vectorize(compiled.dew_margin, compiled.dew_margin, t[ok], rh[ok])
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_vmap_of_a_numba_compiled_function(compiled, n):
+    t = np.random.default_rng(20 + n).uniform(-60.0, 90.0, n)
+    ours = vmap(compiled.sat_pressure)(t)
+    ref = np.asarray([compiled._sat_pressure(v) for v in t], dtype=float)
+    _same(ours, ref)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(-100.0, 200.0) | st.sampled_from([math.nan, 0.0]), max_size=8))
+def test_numba_compiled_function_on_drawn_inputs(compiled, ts):
+    t = np.asarray(ts, dtype=float)
+    _check_vectorize(compiled.sat_pressure, compiled._sat_pressure, t)
+
+
+def _branchy_module(sizes):
+    lines = ["import math", ""]
+    for n in sizes:
+        up = "\n".join("        y = y + math.pow(x, 2)" for _ in range(n))
+        lines.append(f"def branchy_{n}(x):\n    y = 0.0\n    if x > 0:\n{up}\n"
+                     f"    else:\n{up.replace('+', '-')}\n    return y\n")
+    return "\n".join(lines)
+
+
+BRANCHY = tuple(range(4, 40, 2))     # some of these need EXTENDED_ARG in one compilation only
+
+
+@pytest.fixture(scope="module")
+def branchy(tmp_path_factory):
+    return _source_module(tmp_path_factory.mktemp("branchy"), "branchy_module",
+                          _branchy_module(BRANCHY))
+
+
+def test_unchanged_file_with_long_jumps_matches_its_code(branchy):
+    import inspect
+    import textwrap
+
+    from vectorize.introspect import source_matches_code
+
+    for k in BRANCHY:
+        func = getattr(branchy, f"branchy_{k}")
+        assert source_matches_code(func, textwrap.dedent(inspect.getsource(func))), k
+
+
+def test_unchanged_file_with_long_jumps_is_read(branchy):
+    func = branchy.branchy_10      # refused before: EXTENDED_ARG in the recompiled text only
+    ours = vectorize(func, fallback="error")
+    rng = np.random.default_rng(3)
+    for n in SIZES:
+        x = rng.uniform(-3.0, 3.0, n)
+        _same(ours(x), np.vectorize(func, otypes="d")(x))
+
+
+# ------------------------------------------------------------- vmap: raise in a helper
+# PsychroLib's functions check their inputs in helpers (`GetVapPresFromRelHum` raises
+# ValueError for a relative humidity outside [0, 1]) and call each other under per-example
+# conditions: `vmap` refused 24 of them ("`raise` under a per-example condition in a function
+# called from another"), which `vectorize` runs by replaying the loop where the batch raises.
+# `vmap` now does the same: the per-example loop decides.
+
+def _checked_sqrt(x):
+    if x < 0:
+        raise ValueError("negative input")
+    return math.sqrt(x)
+
+
+def guarded(x):
+    if x >= 0:
+        return _checked_sqrt(x) + 1.0
+    return -1.0          # the helper is never called here: no example raises
+
+
+def unguarded(x):
+    return _checked_sqrt(x) * 2.0
+
+
+def _row_loop(f, x):
+    return np.asarray([f(v) for v in x], dtype=float)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_vmap_runs_a_helper_that_raises_under_a_per_example_condition(n):
+    x = np.random.default_rng(30 + n).uniform(-5.0, 5.0, n)
+    _same(vmap(guarded)(x), _row_loop(guarded, x))
+    ok = np.abs(x)
+    _same(vmap(unguarded)(ok), _row_loop(unguarded, ok))
+    if n:
+        with pytest.raises(ValueError, match="negative input"):
+            _row_loop(unguarded, -ok - 1.0)
+        with pytest.raises(ValueError, match="negative input"):
+            vmap(unguarded)(-ok - 1.0)
+
+
+def test_vmap_of_a_raising_helper_is_vectorized_not_a_loop():
+    x = np.linspace(-1.0, 1.0, 7)
+    assert "def guarded" in vmap(guarded).source(x)    # generated code, no fallback
+    assert "def _checked_sqrt" in vmap(guarded).source(x)     # the helper, batched
+
+
+def test_vmap_of_a_raising_helper_on_torch_tensors():
+    torch = pytest.importorskip("torch")
+    x = torch.linspace(-3.0, 3.0, 11, dtype=torch.float64)
+    got = vmap(guarded)(x)
+    ref = torch.stack([torch.as_tensor(guarded(v.item()), dtype=torch.float64) for v in x])
+    assert torch.equal(got, ref)
+    with pytest.raises(ValueError, match="negative input"):
+        vmap(unguarded)(x)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(-10.0, 10.0) | st.sampled_from([0.0, -0.0, math.nan]),
+                max_size=8))
+def test_vmap_raising_helper_on_drawn_inputs(xs):
+    x = np.asarray(xs, dtype=float)
+    _same(vmap(guarded)(x), _row_loop(guarded, x))
+
+
+# ------------------------------------------ scipy.special's Python functions over ufuncs
+# `scipy.special.lambertw` is a Python function that returns the private ufunc `_lambertw`
+# (`scipy.special._ufuncs`): the ufunc had no rule, so fluids' `Prandtl_von_Karman_Nikuradse`
+# and every function calling `lambertw` were refused. Private ufuncs of scipy.special are now
+# recognised by the same family rule as its public ones.
+special = pytest.importorskip("scipy.special")
+
+
+def prandtl_karman(re):
+    c1 = 1.151292546497022842008995727342182103801
+    c2 = 1.325474527619599502640416597148504422899
+    return c2 / float(special.lambertw((c1 * re) / 2.51).real) ** 2
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_scipy_special_private_ufunc_behind_a_python_function(n):
+    re = np.exp(np.random.default_rng(40 + n).uniform(np.log(1e3), np.log(1e8), n))
+    if n >= 5:
+        re[:3] = [0.0, np.inf, np.nan]
+    _check_vectorize(prandtl_karman, prandtl_karman, re)
+    live = re[re != 0]       # 0: ZeroDivisionError of a Python float in the loop, inf in vmap
+    _same(vmap(prandtl_karman)(live), np.asarray([prandtl_karman(v) for v in live], dtype=float))
+    assert "return _lambertw(z, k, tol)" in vectorize(prandtl_karman, fallback="error").source(re)
+
+
+# ------------------------------------------------------------- math.gamma of tiny x
+# CPython computes gamma(x) as 1 / x for |x| < 1e-20 and raises OverflowError where that is
+# inf (0 < |x| <= 1 / DBL_MAX); the batched code returned +-inf there (found by
+# tests/test_rules.py's hypothesis draws: math.gamma(2.2250738585e-313)).
+
+def gamma_of(x):
+    return math.gamma(x)
+
+
+TINY = 5.562684646268003e-309        # the largest x with 1 / x == inf
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_math_gamma_of_a_tiny_argument_overflows_as_in_python(n):
+    x = np.random.default_rng(50 + n).uniform(0.1, 20.0, n)
+    _check_vectorize(gamma_of, gamma_of, x)
+    for tiny in (2.2250738585e-313, TINY, -TINY, 5e-324):
+        if n:
+            bad = x.copy()
+            bad[n // 2] = tiny
+            _check_vectorize(gamma_of, gamma_of, bad)       # OverflowError, as Python's
+    edge = np.array([np.nextafter(TINY, 1.0), -np.nextafter(TINY, 1.0), 1e-20, -1e-300])
+    _check_vectorize(gamma_of, gamma_of, edge)              # finite: no error
+
+
+# --------------------------------------------------------- lazy-import forwarding wrappers
+# fluids wraps SciPy in `def lambertw(*args, **kwargs): from scipy.special import lambertw;
+# return lambertw(*args, **kwargs)`: the helper was refused ("takes *args/**kwargs", with a
+# suggestion the user cannot follow in a library). A helper whose whole body forwards its
+# `*args`/`**kwargs` to one function (after imports) is now that function.
+FORWARDING_MODULE = '''
+def _target(x, scale=2.0):
+    if x > 0:
+        return x * scale
+    return -x
+
+
+def lazy(*args, **kwargs):
+    """Imports on first use."""
+    from forwarding_helpers import _target
+    return _target(*args, **kwargs)
+
+
+def lazy_positional(*args):
+    return _target(*args)
+
+
+def use(x, s):
+    return lazy(x) + lazy(x, scale=s) + lazy_positional(x, 3.0)
+
+
+def not_forwarding(*args):
+    return _target(args[0])
+
+
+def use_not_forwarding(x):
+    return not_forwarding(x)
+'''
+
+
+@pytest.fixture(scope="module")
+def forwarding(tmp_path_factory):
+    path = tmp_path_factory.mktemp("forwarding")
+    module = _source_module(path, "forwarding_helpers", FORWARDING_MODULE)
+    sys.modules["forwarding_helpers"] = module      # what `lazy` imports
+    yield module
+    sys.modules.pop("forwarding_helpers", None)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_forwarding_wrapper_is_its_target(forwarding, n):
+    rng = np.random.default_rng(60 + n)
+    x, s = rng.uniform(-3.0, 3.0, n), rng.uniform(0.5, 4.0, n)
+    _check_vectorize(forwarding.use, forwarding.use, x, s)
+    _same(vmap(forwarding.use)(x, s),
+          np.asarray([forwarding.use(a, b) for a, b in zip(x, s)], dtype=float))
+    source = vectorize(forwarding.use, fallback="error").source(x, s)
+    assert "def _target" in source and "lazy" not in source.split("def use")[1]
+
+
+def test_a_wrapper_that_does_more_than_forward_is_still_refused(forwarding):
+    from vectorize.errors import VectorizeError
+    with pytest.raises(VectorizeError, match=r"takes \*args"):
+        vectorize(forwarding.use_not_forwarding, fallback="error")(np.array([1.0, -1.0]))
+
+
+# ---------------------------------------------------------------- `try` under vmap
+# chemicals' `Wagner_original` guards `tau / Tr` with `try: ... except: return 0.0`.
+# `vectorize` takes the handler where Python raises; `vmap` refused it with "`try`
+# statements are not supported in a vectorized function", which `vectorize` contradicts.
+# The refusal now says why (NumPy scalars do not raise there) and what to use instead.
+
+def guarded_ratio(t, tc):
+    tr = t / tc
+    try:
+        ratio = (1.0 - tr) / tr
+    except ZeroDivisionError:
+        return 0.0
+    return ratio
+
+
+def test_vmap_refuses_try_saying_why_and_vectorize_takes_the_handler():
+    from vectorize.errors import VectorizeError
+    t = np.array([0.0, 300.0, 647.0])
+    _check_vectorize(guarded_ratio, guarded_ratio, t, 647.0)
+    with pytest.raises(VectorizeError) as info:
+        vmap(guarded_ratio, in_axes=(0, None))(t, 647.0)
+    message = str(info.value)
+    assert "test_real_pkgs_fixes.py:" in message and "`try` is not supported by `vmap`" \
+        in message and "NumPy scalars" in message and "vectorize(f)" in message
+
+
+# ------------------------------------------------------- formulas written across lines
+# pvlib's solar position code writes its polynomials across lines inside parentheses:
+#     x0 = (297.85036
+#           + 445267.111480 * julian_ephemeris_century
+#           - 0.0019142 * julian_ephemeris_century**2)
+# The pass that updates a fresh array in place (`temporaries`) split the sum into
+# `x0 = 297.85036\n + ...` / `x0 -= ...` and dropped the parentheses that made the line
+# break legal: the generated code did not compile (IndentationError, a crash of 11 of
+# pvlib.spa's functions); the compacted `if` (`compact_ifs`) did the same with a condition
+# written across lines. A statement's value that spans lines keeps its parentheses now.
+
+def polynomial_across_lines(jce):
+    x0 = (297.85036
+          + 445267.111480 * jce
+          - 0.0019142 * jce**2
+          + jce**3 / 189474)
+    return x0
+
+
+def condition_across_lines(x):
+    if (x
+            > 0.5):  # vectorize: compact
+        y = math.log(x
+                     + 1.0)
+    else:
+        y = (x
+             * 2.0)
+    return y
+
+
+def shared_across_lines(x):
+    a = abs(x * 2.0
+            + 1.0) ** 0.5
+    b = abs(x * 2.0
+            + 1.0) ** 1.5
+    return a + b
+
+
+def returns_across_lines(x, y):
+    if (x > 0
+            and y > 0):
+        return (x
+                * y)
+    while (x
+           > 10.0):
+        x = (x
+             / 2.0)
+    return ((x
+             + y) if x > y else (x
+                                 - y))
+
+
+ACROSS_LINES = [(polynomial_across_lines, 1), (condition_across_lines, 1),
+                (shared_across_lines, 1), (returns_across_lines, 2)]
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("func, n_args", ACROSS_LINES, ids=lambda v: getattr(v, "__name__", ""))
+def test_expressions_written_across_lines(func, n_args, n):
+    rng = np.random.default_rng(70 + n)
+    args = [rng.uniform(-3.0, 30.0, n) for _ in range(n_args)]
+    _check_vectorize(func, func, *args)
+    _same(vmap(func)(*args), np.asarray([func(*row) for row in zip(*args)], dtype=float))
