@@ -308,7 +308,7 @@ def transform_function(func, params: dict[str, object], *, backend: str = "numpy
     with _collector_paused(), deep_recursion():
         context = ModuleContext(backend, fallback, explain, if_strategy)
         context.python_semantics = python_semantics
-        context.runtime_replays = backend in ("numpy", "torch")
+        context.runtime_replays = backends.get(backend).eager_raises
         return codegen.load(_transform(func, params, context, header))
 
 

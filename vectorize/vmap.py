@@ -310,7 +310,7 @@ class _VMapped:
             raise       # (a warning the caller made an error is the batched code's own)
         except Exception:       # noqa: BLE001 -- the per-example loop decides
             entry, size = run[0], run[3]
-            if not size or entry.spec.backend not in ("numpy", "torch"):
+            if not size or not backends.get(entry.spec.backend).eager_raises:
                 raise       # (JAX: what its traced code raises is not a per-example raise)
             return self._loop(args, kwargs, size)
 

@@ -63,6 +63,9 @@ class Backend:
     #                          (`y = 2 * x` then `y += 1`: `passes/temporaries.py`)
     exception_checks = True  # `vectorize`'s checks of Python's exceptions may be written
     #                          (`passes.python_raises`)
+    eager_raises = True      # its batched code raises as it runs, so where it raises the caller
+    #                          may run the per-example loop to decide (`vmap` and `vectorize`
+    #                          replay); traced code (JAX) raises at trace time instead
     string_arrays = False    # arrays of strings (a table of strings indexed per example)
     dtypes: frozenset[str] | None = None    # the NumPy dtype names it computes in (None: all)
     # how to draw random numbers for every example instead of Python's `random` (its

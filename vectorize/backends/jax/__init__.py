@@ -62,6 +62,7 @@ class JaxBackend(Backend):
     chunked_runs = False    # one call: XLA blocks and threads its own work
     threads = False
     takes_numpy = True      # `jax.jit` puts NumPy arguments on the device itself, once
+    eager_raises = False    # what traced code raises is not a per-example raise
     warm_by_dtype = True    # a jax.Array: its type, dtype and rank (jit keys on its shape)
     dtypes = frozenset(DTYPE_NAMES)
     random_hint = ("jax.random with an explicit key, drawn for the whole batch outside the "
