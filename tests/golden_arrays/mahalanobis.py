@@ -7,4 +7,4 @@ import numpy as np
 
 def mahalanobis(x, mu, prec):
     d = x - mu
-    return np.sqrt(np.einsum("bi,bi->b", np.einsum("bi,ij->bj", d, prec, optimize=True), d))
+    return np.sqrt(np.einsum("bi,bi->b", d @ prec, d))

@@ -5,4 +5,4 @@ import numpy as np
 
 
 def quadratic_form(x, a):
-    return np.einsum("bi,bi->b", np.einsum("bi,ij->bj", x, a, optimize=True), x)
+    return np.einsum("bi,bi->b", x @ a, x)

@@ -5,4 +5,4 @@ import numpy as np
 
 
 def relu_linear(x, w):
-    return np.maximum(0.0, np.einsum("bi,i->b", x, w))
+    return np.maximum(0.0, x @ w)

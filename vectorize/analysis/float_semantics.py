@@ -137,7 +137,8 @@ def numpy_scalar_for(operator, left: Value, right: Value):
 # --------------------------------------------------------------------------------------------
 # Which code can emit floating-point warnings on some lane (for silencing dead lanes).
 
-_FLOAT_RISKY_OPS = (cst.Add, cst.Subtract, cst.Multiply)
+# `@` sums products: inf * 0 and inf - inf warn as `*` and `-` do (`np.matmul` and BLAS)
+_FLOAT_RISKY_OPS = (cst.Add, cst.Subtract, cst.Multiply, cst.MatrixMultiply)
 
 
 _RISKY_OPS = (cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power) + _FLOAT_RISKY_OPS

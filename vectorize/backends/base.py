@@ -335,6 +335,11 @@ class Backend:
         a BLAS path for)."""
         raise NotImplementedError
 
+    def matmul(self, subscripts: str, operands: list[str]) -> str | None:
+        """The two-operand einsum ``subscripts`` of numeric arrays as a matrix product
+        (``a @ w.T``) where this backend computes that one faster; None: the einsum."""
+        return None
+
     def dtype_named(self, dtype) -> str:
         """The namespace's scalar type named after the dtype (``np.int64`` for a
         ``longlong`` too)."""

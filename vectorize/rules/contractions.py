@@ -3,9 +3,11 @@
 ``a.dot(b)``, ``@``, ``matmul``, ``inner``, ``outer``, ``tensordot`` and ``einsum`` itself: the
 per-example contraction is written out with one letter per axis, and batched operands (only
 those) get a fresh batch letter in front, which the output keeps. An unbatched operand (a
-shared weight matrix) is never broadcast or copied. When both operands keep free axes (a
-matrix product), the einsum is asked to plan its path, which hands the work to BLAS. The
-einsum itself is the backend's (`Backend.einsum`); its tables register these rules.
+shared weight matrix) is never broadcast or copied. Where the einsum of numeric arrays is one
+matrix product over the batch, the backend may write it as one (`Backend.matmul`: ``x @ w``,
+``x @ w.T``, as hand-written code has it); otherwise, when both operands keep free axes
+around a contracted one, the einsum is asked to plan its path, which hands the work to BLAS.
+The einsum itself is the backend's (`Backend.einsum`); its tables register these rules.
 """
 
 from __future__ import annotations
@@ -41,21 +43,84 @@ def _batch_letter(used: set) -> str:
     raise Unsupported("too many axes for one einsum")
 
 
+def as_matmul(subscripts: str, operands: list[str], transposed, stacks: bool = True
+              ) -> str | None:
+    """A two-operand einsum that is one matrix product, as ``a @ b`` (operands in either
+    order, a matrix operand maybe transposed: ``x @ w.T`` for ``"ij,bj->bi"``); None for
+    any other. ``transposed(operand, rank)`` spells an operand's last two axes swapped (None:
+    the backend cannot); ``stacks=False`` keeps to products of operands of at most two axes
+    (vectors and matrices: one BLAS call)."""
+    inputs, _, out = subscripts.partition("->")
+    specs = inputs.split(",")
+    if len(specs) != 2 or "." in subscripts or any(len(set(s)) != len(s) for s in specs):
+        return None
+    if not stacks and any(len(s) > 2 for s in specs):
+        return None
+    options = []
+    for first, second in ((0, 1), (1, 0)):
+        for flip_a in (False, True):
+            for flip_b in (False, True):
+                a, b = specs[first], specs[second]
+                if (flip_a and len(a) < 2) or (flip_b and len(b) < 2):
+                    continue
+                if (flip_a and transposed(operands[first], len(a)) is None) or \
+                        (flip_b and transposed(operands[second], len(b)) is None):
+                    continue
+                a = a[:-2] + a[-1] + a[-2] if flip_a else a
+                b = b[:-2] + b[-1] + b[-2] if flip_b else b
+                k = a[-1]
+                if (b[0] if len(b) == 1 else b[-2]) != k or k in out \
+                        or (set(a) & set(b)) - {k} - set(a[:-2]):
+                    continue
+                batch_a, batch_b = a[:-2], (b[:-2] if len(b) >= 2 else "")
+                if batch_a and batch_b and batch_a != batch_b:
+                    continue
+                result = (batch_a or batch_b) + (a[-2] if len(a) >= 2 else "") + \
+                    (b[-1] if len(b) >= 2 else "")
+                if result == out:
+                    options.append((flip_a + flip_b, first, second, flip_a, flip_b))
+    if not options:
+        return None
+    _, first, second, flip_a, flip_b = min(options)
+
+    def spelled(i, flip):
+        return transposed(operands[i], len(specs[i])) if flip else operands[i]
+    return f"{spelled(first, flip_a)} @ {spelled(second, flip_b)}"
+
+
+def _plain_array(value) -> bool:
+    """A numeric array where the generated code runs: a batched value, or a shared one whose
+    value is an ndarray (a shared list has no ``@`` and no ``.T``)."""
+    if value.kind not in "biufc":
+        return False
+    return value.batched or isinstance(value.example, np.ndarray)
+
+
 def einsum_call(specs: list[str], out: str, operands: list, values: list, used: set,
                 backend=None):
     """The backend's einsum (``np.einsum``) of per-example ``specs -> out``, batch letter on
-    batched operands."""
+    batched operands; a matrix product of numeric arrays the backend writes as one
+    (`Backend.matmul`: ``x @ w`` hands NumPy's vectors and matrices straight to BLAS, where
+    ``np.einsum`` loops in C, or plans a path in Python on every call)."""
     batch = _batch_letter(used)
     specs = [(batch + s) if v.batched else s for s, v in zip(specs, values)]
     out = batch + out
     subscripts = ",".join(specs) + "->" + out
-    free = [set(s) - set(other) for s, other in zip(specs, specs[::-1])]
-    matrix_product = len(specs) == 2 and all(f & set(out) for f in free)
     args = [f"{{o{i}}}" for i in range(len(operands))]
     if backend is None:
         from .. import backends
         backend = backends.get(backends.DEFAULT)
-    template = backend.einsum(subscripts, args, matrix_product)
+    template = None
+    if all(_plain_array(v) for v in values):
+        template = backend.matmul(subscripts, args)
+    if template is None:
+        # worth planning a path (BLAS) only where both operands keep free axes and share a
+        # contracted one: an outer product has nothing to hand to BLAS
+        free = [set(s) - set(other) for s, other in zip(specs, specs[::-1])]
+        contracted = (set(specs[0]) & set(specs[-1])) - set(out)
+        matrix_product = len(specs) == 2 and bool(contracted) and all(f & set(out)
+                                                                     for f in free)
+        template = backend.einsum(subscripts, args, matrix_product)
     return expr(template, **{f"o{i}": node for i, node in enumerate(operands)})
 
 

@@ -131,6 +131,13 @@ class NumpyBackend(Backend):
         optimize = ", optimize=True" if matrix_product else ""
         return f'np.einsum("{subscripts}", {", ".join(operands)}{optimize})'
 
+    def matmul(self, subscripts: str, operands: list[str]) -> str | None:
+        # vectors and matrices only: `@` of a stack of small matrices loops over them one
+        # by one, where the einsum's path makes one BLAS call of them all
+        from ...rules.contractions import as_matmul
+        return as_matmul(subscripts, operands, lambda x, rank: f"{x}.T" if rank == 2 else None,
+                         stacks=False)
+
     def dtype_code(self, dtype) -> str:
         """The dtype exactly: its scalar type when NumPy names it so, else ``np.dtype(...)``."""
         dtype = np.dtype(dtype)

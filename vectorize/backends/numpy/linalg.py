@@ -1,11 +1,14 @@
-"""Products of per-example arrays become one ``np.einsum``.
+"""Products of per-example arrays become one ``np.einsum``, or one ``@`` of whole batches.
 
 ``a.dot(b)``, ``np.dot``, ``@``, ``np.matmul``, ``np.inner``, ``np.outer``, ``np.vdot``,
 ``np.tensordot``, ``np.trace`` and ``np.einsum`` itself: the per-example contraction is
 written out with one letter per axis, and batched operands (only those) get a fresh batch
 letter in front, which the output keeps. An unbatched operand (a shared weight matrix) is
-never broadcast or copied. When both operands keep free axes (a matrix product), the einsum
-is asked to plan its path (``optimize=True``), which hands the work to BLAS.
+never broadcast or copied. A product of vectors and matrices that is one matrix product
+over the batch (a batch of rows times a shared vector or matrix, maybe transposed) is written
+``x @ w`` / ``x @ w.T``, one BLAS call as hand-written NumPy has it; any other einsum whose
+operands both keep free axes around a contracted one is asked to plan its path
+(``optimize=True``), which hands the work to BLAS.
 """
 
 from __future__ import annotations
@@ -144,24 +147,28 @@ def _infer(fn):
 
 
 def register(reg: Registry) -> None:
+    # products warn on inf * 0 (`@`, and the BLAS an einsum's path hands them to, as `np.dot`
+    # does per example): lanes a batched `if` throws away must be silenced
     def add(fn, name, explanation, before, after, rewrite, method=None):
         rule = Rule(name, "linear algebra", explanation, before, after, rewrite,
-                    infer=_infer(fn))
+                    infer=_infer(fn), may_warn=True)
         reg.add_call(fn, rule)
         if method:
             reg.add_method(method, Rule(name + "_method", "linear algebra", explanation,
                                         before.replace(f"np.{method}(v, ", "v." + method + "("),
-                                        after, rewrite))
+                                        after, rewrite, may_warn=True))
         return rule
 
     add(np.dot, "linalg.dot",
         "`np.dot(a, b)` / `a.dot(b)` on per-example arrays: one einsum over the per-example "
-        "axes; a shared (unbatched) operand is used as it is.",
-        "s = np.dot(v, w)", 's = np.einsum("bi,i->b", v, w)', _dot, method="dot")
+        "axes, or `@` where that is one matrix product over the batch; a shared (unbatched) "
+        "operand is used as it is.",
+        "s = np.dot(v, w)", "s = v @ w", _dot, method="dot")
     matmul = add(np.matmul, "linalg.matmul",
-                 "`a @ b` / `np.matmul`: one einsum (vectors and matrices as matmul defines "
-                 "them; stacks of matrices need equal ranks).",
-                 "y = W @ x", 'y = np.einsum("ij,bj->bi", W, x, optimize=True)', matrix_product)
+                 "`a @ b` / `np.matmul`: one `@` of the batch where it is one matrix product "
+                 "(`x @ W.T` for `W @ x`), else one einsum (vectors and matrices as matmul "
+                 "defines them; stacks of matrices need equal ranks).",
+                 "y = W @ x", "y = x @ W.T", matrix_product)
     reg.add_operator("matmul", matmul)
     add(np.inner, "linalg.inner", "`np.inner(a, b)` contracts the last per-example axes.",
         "s = np.inner(a, b)", 's = np.einsum("bi,bi->b", a, b)', inner)
@@ -169,7 +176,7 @@ def register(reg: Registry) -> None:
         "m = np.outer(a, b)", 'm = np.einsum("bi,bj->bij", a, b)', outer)
     add(np.vdot, "linalg.vdot", "`np.vdot(a, b)` (conjugating `a`) of per-example vectors.",
         "s = np.vdot(a, b)", 's = np.einsum("bi,bi->b", a, b)', _vdot)
-    add(np.tensordot, "linalg.tensordot", "`np.tensordot(a, b, axes)` as one einsum.",
+    add(np.tensordot, "linalg.tensordot", "`np.tensordot(a, b, axes)` as one einsum (or `@`).",
         "t = np.tensordot(a, b, axes=1)", 't = np.einsum("bij,jk->bik", a, b)', _tensordot)
     add(np.trace, "linalg.trace", "`np.trace(m)` of each per-example matrix (its first two "
         "axes, square or not).", "t = np.trace(m)", "t = np.trace(m, axis1=1, axis2=2)",
@@ -213,5 +220,6 @@ def register(reg: Registry) -> None:
         if fn is not None:
             reg.add_call(fn, last_axis)
     add(np.einsum, "linalg.einsum",
-        "`np.einsum` itself: batched operands get a batch letter, which the output keeps.",
-        's = np.einsum("i,ij->j", v, m)', 's = np.einsum("bi,ij->bj", v, m)', einsum)
+        "`np.einsum` itself: batched operands get a batch letter, which the output keeps "
+        "(`@` where that is one matrix product over the batch).",
+        's = np.einsum("i,ij->j", v, m)', "s = v @ m", einsum)

@@ -30,42 +30,13 @@ __all__ = ["DTYPE_NAMES", "TorchBackend", "as_tensor", "is_tensor", "numpy_dtype
 
 
 def _as_matmul(subscripts: str, operands: list[str]) -> str | None:
-    """A two-operand einsum that is one matrix product, as ``a @ b`` (operands in either
-    order, a matrix operand maybe transposed: ``x @ w.T`` for ``"ij,bj->bi"``); None for
-    any other. PyTorch's ``einsum`` computes such products too, but lays some out
-    transposed and differentiates them through extra copies: the MLP of
-    `benchmarks/bench_torch.py` took 1.5 to 1.8 times as long forward + backward."""
-    inputs, _, out = subscripts.partition("->")
-    specs = inputs.split(",")
-    if len(specs) != 2 or "." in subscripts or any(len(set(s)) != len(s) for s in specs):
-        return None
-    options = []
-    for first, second in ((0, 1), (1, 0)):
-        for flip_a in (False, True):
-            for flip_b in (False, True):
-                a, b = specs[first], specs[second]
-                if (flip_a and len(a) < 2) or (flip_b and len(b) < 2):
-                    continue
-                a = a[:-2] + a[-1] + a[-2] if flip_a else a
-                b = b[:-2] + b[-1] + b[-2] if flip_b else b
-                k = a[-1]
-                if (b[0] if len(b) == 1 else b[-2]) != k or k in out \
-                        or (set(a) & set(b)) - {k} - set(a[:-2]):
-                    continue
-                batch_a, batch_b = a[:-2], (b[:-2] if len(b) >= 2 else "")
-                if batch_a and batch_b and batch_a != batch_b:
-                    continue
-                result = (batch_a or batch_b) + (a[-2] if len(a) >= 2 else "") + \
-                    (b[-1] if len(b) >= 2 else "")
-                if result == out:
-                    options.append((flip_a + flip_b, first, second, flip_a, flip_b))
-    if not options:
-        return None
-    _, first, second, flip_a, flip_b = min(options)
-
-    def spelled(i, flip):
-        return operands[i] + ((".T" if len(specs[i]) == 2 else ".mT") if flip else "")
-    return f"{spelled(first, flip_a)} @ {spelled(second, flip_b)}"
+    """A two-operand einsum that is one matrix product, as ``a @ b`` (`as_matmul`). PyTorch's
+    ``einsum`` computes such products too, but lays some out transposed and differentiates
+    them through extra copies: the MLP of `benchmarks/bench_torch.py` took 1.5 to 1.8 times
+    as long forward + backward."""
+    from ...rules.contractions import as_matmul
+    return as_matmul(subscripts, operands,
+                     lambda x, rank: x + (".T" if rank == 2 else ".mT"))
 
 
 class TorchBackend(Backend):
