@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pytest
 
-from vectorize import VectorizeError, diskcache, vectorize, vmap
+from vectorize import VectorizeError, VectorizeFallbackWarning, diskcache, vectorize, vmap
 
 _count = [0]
 
@@ -477,3 +477,44 @@ def test_abs_of_a_complex_is_pythons(tmp_path, n):
     x[0], y[0] = 100, 3
     got = vectorize(module.f, fallback="error")(x, y)
     np.testing.assert_array_equal(got, np.vectorize(module.f)(x, y))
+
+
+def _times_shared(x, s):
+    return x * s + 1
+
+
+@pytest.mark.parametrize("dtype, scalar", [
+    (float, np.float32(0.1)), (float, np.float16(0.1)), (float, np.complex64(1 + 2j)),
+    (np.int64, np.int32(3)), (np.int64, np.int8(-2)), (np.int64, np.uint64(3)),
+    (np.int64, np.float32(0.1))], ids=lambda v: getattr(v, "__name__", type(v).__name__))
+@pytest.mark.parametrize("n", [1, 5, 1000])
+def test_a_narrow_numpy_scalar_argument_gives_numpy_vectorizes_values(dtype, scalar, n):
+    # numpy.vectorize hands a NumPy scalar on as it is, and the Python numbers of the examples
+    # take its dtype (NEP 50: 1/3 * np.float32(0.1) is a float32): the batched float64 arrays
+    # gave 0.033333333830038704 where numpy.vectorize gives 0.03333333507180214
+    x = np.linspace(-3.0, 1 / 3, n).astype(dtype) if dtype is float else np.arange(n, dtype=dtype)
+    try:
+        expected = np.vectorize(_times_shared)(x, scalar)
+    except Exception as exc:    # noqa: BLE001 -- the same exception type, then
+        with pytest.raises(type(exc)), pytest.warns(VectorizeFallbackWarning):
+            vectorize(_times_shared)(x, scalar)
+    else:
+        with pytest.warns(VectorizeFallbackWarning, match="NumPy .* scalar"):
+            got = vectorize(_times_shared)(x, scalar)
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_array_equal(got, expected)
+    with pytest.raises(VectorizeError, match="NEP 50"):
+        vectorize(_times_shared, fallback="error")(x, scalar)
+
+
+@pytest.mark.parametrize("scalar, dtype", [(np.float64(0.1), float), (np.int64(3), float),
+                                           (np.bool_(True), float), (np.float32(0.5), np.float32),
+                                           (np.int32(3), np.float32), (np.int32(3), float)],
+                         ids=lambda s: type(s).__name__)
+def test_a_numpy_scalar_promoting_as_the_arrays_do_is_still_vectorized(scalar, dtype):
+    # (a float32 batch meets a float32 scalar as its Python numbers would)
+    x = np.linspace(-3.0, 1 / 3, 7).astype(dtype)
+    got = vectorize(_times_shared, fallback="error")(x, scalar)
+    expected = np.vectorize(_times_shared)(x, scalar)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)

@@ -671,22 +671,39 @@ class vectorize:
                 params[name] = Value(False, representative(arg))
         return params
 
-    def _fallback_plan(self, reason, args, kwargs):
+    def _refusal(self, reason, suggestion):
+        """The entry of a specialization the front end refuses before the engine runs: the
+        user's fallback (numpy.vectorize itself), or with ``fallback="error"`` the error."""
         if self.fallback == "error":
             code = getattr(self._target()[0] if self._target() else None, "__code__", None)
             raise VectorizeError(f"cannot vectorize `{getattr(self, '__name__', '?')}`: {reason}",
                                  filename=code.co_filename if code else "<unknown>",
                                  line=code.co_firstlineno if code else 0,
-                                 suggestion="vectorize a plain `def` function, or pass "
-                                            "fallback='warn'")
-        return self._specs.get_or_build(("fallback", reason), lambda: Entry(FallbackSpec(
-            reason, fallback_source(self.pyfunc, reason, "numpy.vectorize loop")))), args, \
-            None, None
+                                 suggestion=suggestion + ", or pass fallback='warn'")
+        return Entry(FallbackSpec(reason, fallback_source(self.pyfunc, reason,
+                                                          "numpy.vectorize loop")))
+
+    def _fallback_plan(self, reason, args, kwargs):
+        return self._specs.get_or_build(("fallback", reason), lambda: self._refusal(
+            reason, "vectorize a plain `def` function")), args, None, None
 
     def _build(self, func, params, python=(), numpy_scalars=(), var_positional=None):
         """``python``: the parameters that are Python numbers per example; ``numpy_scalars``:
         those passed as NumPy scalars, which numpy.vectorize hands on as they are;
         ``var_positional``: the ``*`` parameter, whose items are ``name[i]`` in ``params``."""
+        narrow = [name for name in numpy_scalars
+                  if _promotes_otherwise(params[name].example, [params[p] for p in python])]
+        if narrow:
+            # numpy.vectorize hands a NumPy scalar on as it is, and a Python number meeting it
+            # takes its dtype (NEP 50: `x * np.float32(s)` is float32 for a Python float x);
+            # the batched code's arrays would not
+            name = narrow[0]
+            dtype = params[name].example.dtype
+            reason = (f"`{name}` is a NumPy {dtype} scalar: numpy.vectorize hands it to every "
+                      f"example as it is, and the Python numbers it meets take its dtype "
+                      f"(NEP 50), which the batched code does not reproduce")
+            return self._refusal(reason, f"pass `{name}` as a Python number or a 0-d array "
+                                         f"(`np.asarray({name})`), or cast the inputs to {dtype}")
         semantics = PythonSemantics(tuple(params[name] for name in python))
         if var_positional is not None:
             params = _fold_var_positional(var_positional, params)
@@ -856,6 +873,24 @@ def _fold_var_positional(star: str, params: dict) -> dict:
         out[name] = value
     out[star] = TupleValue(tuple(items))
     return out
+
+
+_PYTHON_OF_KIND = {"b": True, "i": 1, "u": 1, "f": 1.0, "c": 1j}
+
+
+def _promotes_otherwise(scalar, numbers) -> bool:
+    """Whether the NumPy scalar ``scalar``, which numpy.vectorize hands to the examples as it
+    is, meets the Python numbers of the parameters ``numbers`` with another dtype than the
+    batched code's arrays of them would: a Python number is weak (NEP 50: a Python float times
+    ``np.float32`` is float32), an array of float64 is not."""
+    for value in numbers:
+        dtype = getattr(value.example, "dtype", None)
+        if dtype is None or dtype.kind not in _PYTHON_OF_KIND:
+            continue
+        if np.result_type(dtype, scalar.dtype) != np.result_type(
+                _PYTHON_OF_KIND[dtype.kind], scalar.dtype):
+            return True
+    return False
 
 
 def _number_kinds(names, kinds) -> tuple[list, list]:
