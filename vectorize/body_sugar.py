@@ -327,6 +327,117 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
 
 
 
+# ----------------------------------------------------------------- walrus in a test
+
+
+def _unconditional_walruses(test) -> list:
+    """The ``name := value`` expressions of ``test`` that Python always evaluates when it
+    evaluates ``test``, in evaluation order: not those in the right operand of ``and``/``or``,
+    a branch of a conditional expression, a comparison chain's later operands, a lambda or a
+    comprehension (evaluated on some paths only, or in another scope)."""
+    out = []
+
+    def visit(node):
+        kind = type(node)
+        if kind is cst.NamedExpr:
+            visit(node.value)
+            if type(node.target) is cst.Name:
+                out.append(node)
+            return
+        if kind is cst.BooleanOperation:
+            visit(node.left)
+            return
+        if kind is cst.IfExp:
+            visit(node.test)
+            return
+        if kind is cst.Comparison:
+            visit(node.left)
+            visit(node.comparisons[0].comparator)
+            return
+        if kind in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp):
+            return
+        for child in node.children:
+            if isinstance(child, cst.BaseExpression) or type(child) in (
+                    cst.Arg, cst.Element, cst.StarredElement, cst.SubscriptElement, cst.Index,
+                    cst.ComparisonTarget):
+                visit(child)
+
+    visit(test)
+    return out
+
+
+def _without(test, walruses):
+    """``test`` with each of ``walruses`` read as its name (its value assigned before)."""
+    chosen = {id(w) for w in walruses}
+
+    class Read(cst.CSTTransformer):
+        def leave_NamedExpr(self, original_node, updated_node):
+            if id(original_node) not in chosen:
+                return updated_node
+            return updated_node.target.with_changes(lpar=[], rpar=[])
+
+    return test.visit(Read())
+
+
+def _hoisted(test):
+    """The assignments of ``test``'s unconditional walruses, and ``test`` reading them."""
+    walruses = _unconditional_walruses(test)
+    lines = [_line(cst.Assign([cst.AssignTarget(w.target.with_changes(lpar=[], rpar=[]))],
+                              w.value)) for w in walruses]
+    return lines, (_without(test, walruses) if walruses else test)
+
+
+def walrus_as_assignment(tree: cst.FunctionDef) -> cst.FunctionDef:
+    """``if (t := e) > 1:`` as ``t = e`` then ``if t > 1:`` (an ``elif`` becomes ``else:``
+    with the assignment and an ``if``), and ``while (t := e) > 1: B`` (without ``else``) as
+    ``while True: t = e; if not t > 1: break; B``: Python evaluates those assignments every
+    time it evaluates the test, before what the test decides. Only the walruses the test
+    always evaluates move (`_unconditional_walruses`); the rest stay for the analysis."""
+    if not any(type(n) is cst.NamedExpr for n in walk(tree)):
+        return tree
+
+    class Lower(cst.CSTTransformer):
+        def leave_If(self, original_node, updated_node):
+            lines, test = _hoisted(updated_node.test)
+            if not lines:
+                return updated_node
+            if id(original_node) in self.elifs:
+                return updated_node       # an `elif`: `_ElifWalruses` writes it out
+            return cst.FlattenSentinel([*lines, updated_node.with_changes(test=test)])
+
+        def visit_If(self, node):
+            if type(node.orelse) is cst.If:
+                self.elifs.add(id(node.orelse))
+
+        def leave_While(self, original_node, updated_node):
+            lines, test = _hoisted(updated_node.test)
+            if not lines or updated_node.orelse is not None:
+                return updated_node
+            stop = cst.If(cst.UnaryOperation(cst.Not(), _paren(test)),
+                          cst.IndentedBlock([_line(cst.Break())]))
+            body = updated_node.body.with_changes(body=[*lines, stop,
+                                                        *updated_node.body.body])
+            return updated_node.with_changes(test=cst.Name("True"), body=body)
+
+    lower = Lower()
+    lower.elifs = set()       # ids of the `If` nodes that are an `elif` of another
+    tree = rewrite(tree, lower)
+    return rewrite(tree, _ElifWalruses())
+
+
+class _ElifWalruses(cst.CSTTransformer):
+    """An ``elif`` whose test assigns with ``:=`` (`walrus_as_assignment` left it): ``else:``
+    holding the assignments, then the ``if``."""
+
+    def leave_If(self, original_node, updated_node):
+        branch = updated_node.orelse
+        if type(branch) is not cst.If or not _unconditional_walruses(branch.test):
+            return updated_node
+        lines, test = _hoisted(branch.test)
+        return updated_node.with_changes(
+            orelse=cst.Else(cst.IndentedBlock([*lines, branch.with_changes(test=test)])))
+
+
 # ------------------------------------------------------------------ names bound on some paths
 
 

@@ -97,6 +97,10 @@ class Calls:
                 or isinstance(getattr(fn, "__self__", None), str)       # "{}".format(x)
                 or fn in (str, repr, format)):
             return unbatched(UNKNOWN)      # made from one example's values
+        if func.known and _formats(fn, args, kwargs) and any(
+                v.batched for v in [*args, *kwargs.values()]):
+            return self.string_piece(node, [(a.value, self.values.get(a.value))
+                                            for a in node.args])
         draw = self.registry.draw_for(fn) if func.known else None
         if draw is not None:
             if not any(v.batched for v in self.params.values()):
@@ -394,6 +398,18 @@ class Calls:
                           "one number per example, so the whole function runs per example",
                           node, "compute it with operations that have batching rules (see "
                           "docs/rules.md), or register a rule with vectorize.register_rule")
+
+
+def _formats(fn, args, kwargs) -> bool:
+    """``str(x)``, ``format(x[, spec])`` or ``"...".format(...)`` (whose text has no ``!r``
+    or ``!a``): a string made from its arguments."""
+    if fn is str:
+        return len(args) == 1 and not kwargs
+    if fn is format:
+        return len(args) in (1, 2) and not kwargs
+    template = getattr(fn, "__self__", None)
+    return (isinstance(template, str) and getattr(fn, "__name__", None) == "format"
+            and "!r" not in template and "!a" not in template)
 
 
 def _namedtuple_of(cls, args, kwargs, node):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import operator as _op
+import re
 import types
 
 import libcst as cst
@@ -44,6 +45,21 @@ from .syntax import code_of as _code
 from .syntax import formatted_expressions as _formatted_expressions
 from .syntax import names_in as _names_in
 from .syntax import string_of as _string
+
+_REPR_CONVERSION = re.compile(r"%(\([^)]*\))?[-#0 +]*[\d*]*(\.[\d*]*)?[hlL]?[ra]")
+
+
+def _string_operands(operator, left, right) -> bool:
+    """``"..." % x`` with a per-example ``x``, or ``+`` with a per-example string."""
+    if not (left.batched or right.batched):
+        return False
+    if type(operator) is cst.Modulo:
+        return isinstance(left, Value) and not left.batched and left.known and isinstance(
+            left.example, str)
+    if type(operator) is cst.Add:
+        return all(isinstance(v, Value) and (isinstance(v.example, (str, np.str_)))
+                   for v in (left, right))
+    return False
 
 
 class Expressions:
@@ -188,8 +204,16 @@ class Expressions:
         if any(v.batched for v in values) and self._exception_of_one_example:
             return unbatched("")          # the message of one example
         if any(v.batched for v in values):
-            raise Unsupported("formatting per-example values into a string", node,
-                              "return the numbers and format them outside")
+            for part, value in zip(parts, values):
+                if value.batched and part.equal is not None:
+                    raise Unsupported("`{...=}` of a per-example value in an f-string (it "
+                                      "shows the expression's text)", part,
+                                      "write the name into the text: f\"x={x}\"")
+                if value.batched and part.conversion in ("r", "a"):
+                    raise Unsupported(f"`!{part.conversion}` of a per-example value (a NumPy "
+                                      "number's repr is not a Python number's)", part,
+                                      "use `!s` or a format spec")
+            return self.string_piece(node, [(p.expression, v) for p, v in zip(parts, values)])
         if not all(v.known for v in values):
             return unbatched(UNKNOWN)
         placeholders = {id(p.expression): f"_value{k}" for k, p in enumerate(parts)}
@@ -206,6 +230,32 @@ class Expressions:
         except Exception:
             return unbatched(UNKNOWN)
         return unbatched(value, all_exact(*values) and all(p.equal is None for p in parts))
+
+    def string_piece(self, node, operands, example=""):
+        """A string made from per-example values (`rules/strings.py`: formatted per lane):
+        recorded with its per-example ``operands`` ((node, value) pairs, the others are
+        left out) for `passes/batch_rules.py`; one string per example. Refused where a
+        lane's string could differ from the loop's: an operand that is a per-example array
+        or tuple, a float32/float16 number (the loop may hold a NumPy float32, whose digits
+        are not a Python float's), or of a type the engine does not know."""
+        batched = []
+        for operand, value in operands:
+            if not getattr(value, "batched", False):
+                continue
+            dtype = value.dtype if isinstance(value, Value) else None
+            if isinstance(value, TupleValue) or value.rank > 0 or dtype is None:
+                raise Unsupported("formatting a per-example array, tuple or value of unknown "
+                                  "type into a string", operand,
+                                  "format one number per example")
+            if dtype.kind not in "biufcU" or dtype.kind == "f" and dtype.itemsize < 8 or (
+                    dtype.kind == "c" and dtype.itemsize < 16):
+                raise Unsupported(f"formatting a per-example {dtype} value into a string (the "
+                                  "loop may hold a NumPy scalar of it, whose digits differ "
+                                  "from a Python number's)", operand,
+                                  "convert it with float(...) first")
+            batched.append(operand)
+        self.string_pieces[node] = tuple(batched)
+        return Value(True, np.str_(example if isinstance(example, str) else ""))
 
     def name(self, node: cst.Name, env: Env):
         ident = node.value
@@ -286,6 +336,8 @@ class Expressions:
         if self._exception_of_one_example and isinstance(left, Value) and isinstance(
                 left.example, str) and type(operator) is cst.Modulo:
             return unbatched("")        # "bad input %s" % x: the message of one example
+        if _string_operands(operator, left, right):
+            return self._string_operation(operator, left_node, left, right_node, right, node)
         fn = self.registry.backend.on_examples(
             BINARY_FUNCS[AUGMENTED_TO_BINARY.get(type(operator), type(operator))])
         if isinstance(left, TupleValue) or isinstance(right, TupleValue):
@@ -309,6 +361,24 @@ class Expressions:
             return batched_like(_evaluate(fn, left.example, right.example))
         return batched_like(self._must_not_raise(fn, [left, right], node,
                                                  lambda: f"`{_code(operator).strip()}`"))
+
+    def _string_operation(self, operator, left_node, left, right_node, right, node):
+        """``"%5.2f" % x``, ``"%d-%d" % (a, b)`` and ``s + t`` with per-example values: a
+        string piece (`string_piece`)."""
+        if type(operator) is cst.Add:
+            return self.string_piece(node, [(left_node, left), (right_node, right)])
+        if isinstance(right, TupleValue):
+            if type(right_node) is not cst.Tuple or len(right_node.elements) != len(
+                    right.items):
+                raise Unsupported("`%` formatting of a tuple of per-example values named "
+                                  "elsewhere", right_node, "write the tuple in the `%`")
+            operands = [(e.value, self.values.get(e.value)) for e in right_node.elements]
+        else:
+            operands = [(right_node, right)]
+        if _REPR_CONVERSION.search(left.example):
+            raise Unsupported("`%r`/`%a` of a per-example value (a NumPy number's repr is not "
+                              "a Python number's)", node, "use %s or a format")
+        return self.string_piece(node, operands)
 
     def unary(self, node: cst.UnaryOperation, env):
         value = self.expr(node.expression, env)

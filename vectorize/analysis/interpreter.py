@@ -99,6 +99,9 @@ class Analysis(Expressions, Calls, Aliasing):
         # a list or tuple display (or a name bound to one) of per-example values that a
         # rule takes as one per-example array -> whether each item is per example
         self.stacked: dict[cst.CSTNode, tuple] = {}
+        # strings formatted from per-example numbers (`rules/strings.py`) -> their per-example
+        # operands, which `passes/batch_rules.py` hands the rule
+        self.string_pieces: dict[cst.CSTNode, tuple] = {}
         # np.arange with per-example bounds (a different length per example), and the
         # reductions that consume them -> the ragged ranges in their operand
         self.ragged: set[cst.Call] = set()

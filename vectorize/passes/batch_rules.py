@@ -18,6 +18,7 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import TupleValue, Value
+from ..analysis.syntax import formatted_expressions
 from ..errors import Unsupported
 from ..liveness import flows_from, liveness_of, reads, writes
 from ..rules.families import pad
@@ -81,7 +82,35 @@ class _ApplyRules(cst.CSTTransformer):
         return self._apply(self.registry.operators["python_number_division"], original_node,
                            updated_node, [], [], func=scalar)
 
+    def _string_piece(self, original_node, updated_node, pairs):
+        """A string made from per-example values (``pairs``: its operands, original and
+        rewritten): the registry's ``per_example_string`` rule formats it lane by lane."""
+        wanted = self.analysis.string_pieces[original_node]
+        chosen = [(o, n) for o, n in pairs if any(o is w for w in wanted)]
+        rule = self.registry.operators.get("per_example_string")
+        if rule is None:
+            raise Unsupported(f"a string per example: the {self.registry.namespace} backend "
+                              "has no arrays of strings", original_node,
+                              "return the numbers and format them outside")
+        return self._apply(rule, original_node, updated_node, [o for o, _ in chosen],
+                           [n for _, n in chosen])
+
+    def leave_FormattedString(self, original_node, updated_node):
+        if original_node not in self.analysis.string_pieces:
+            return updated_node
+        return self._string_piece(original_node, updated_node, [
+            (o.expression, n.expression) for o, n in zip(
+                formatted_expressions(original_node.parts),
+                formatted_expressions(updated_node.parts))])
+
     def leave_BinaryOperation(self, original_node, updated_node):
+        if original_node in self.analysis.string_pieces:
+            pairs = [(original_node.left, updated_node.left),
+                     (original_node.right, updated_node.right)]
+            if type(original_node.right) is cst.Tuple:
+                pairs += [(o.value, n.value) for o, n in zip(original_node.right.elements,
+                                                             updated_node.right.elements)]
+            return self._string_piece(original_node, updated_node, pairs)
         if not _is_batched(self.value(original_node)):
             return self._numpy_scalar_op(original_node, updated_node)
         key = "matmul" if type(original_node.operator) is cst.MatrixMultiply else "binary"
@@ -497,6 +526,9 @@ class _ApplyRules(cst.CSTTransformer):
         ragged = analysis.masked_reductions.get(original_node)
         if ragged is not None:
             return self._masked_reduction(original_node, updated_node, ragged)
+        if original_node in analysis.string_pieces:
+            return self._string_piece(original_node, updated_node, [
+                (o.value, n.value) for o, n in zip(original_node.args, updated_node.args)])
         rule = analysis.promoted_creations.get(original_node) or analysis.random_calls.get(
             original_node)
         if rule is not None:
