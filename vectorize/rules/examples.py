@@ -576,6 +576,12 @@ def f(x, k):
     y[k] = 1.0
     return y
 '''), "X, N % 3"),
+    "string.per_example": Example(_f('''
+def f(x, n):
+    if x > 0:
+        return f"{x:.2f} in {n}"
+    return "none, %d" % n
+'''), "X, N"),
     "call.per_example_fallback": Example(_f('''
 def f(n):
     return math.factorial(n) + 1
