@@ -53,8 +53,11 @@ class _Fact:
 
 
 class _Checks:
-    def __init__(self, analysis, func: cst.FunctionDef):
+    def __init__(self, analysis, func: cst.FunctionDef, numpy_scalars: bool = False):
         self.analysis = analysis
+        # `vmap`: the examples are NumPy scalars, whose arithmetic raises nothing; only what
+        # NumPy itself raises per example and the batched code would not is checked
+        self.numpy_scalars = numpy_scalars
         self.defs = _definitions(func)
         self.counters = _counters(func)
         self.numpy_names: dict[str, bool] = {}
@@ -119,7 +122,7 @@ class _Checks:
             self.of(node.body, guards + [(node.test, False)], facts, out)
             self.of(node.orelse, guards + [(node.test, True)], facts, out)
             return
-        affine = self.affine(node)
+        affine = None if self.numpy_scalars else self.affine(node)
         if affine is not None:
             # `3 * n + 1` on ints: wrapping in between is harmless (int64 arithmetic is exact
             # modulo 2**64), so one check of the result, as bounds on n
@@ -189,6 +192,8 @@ class _Checks:
 
     def checks_of(self, node) -> list:
         t = type(node)
+        if self.numpy_scalars:
+            return self.numpy_call(node) if t is cst.Call else []
         if t is cst.BinaryOperation:
             return self.binary(type(node.operator), node.left, node.right, node)
         if t is cst.UnaryOperation and type(node.operator) is cst.Minus:
@@ -209,6 +214,19 @@ class _Checks:
         if a is None or b is None or self.numpy_valued(left) or self.numpy_valued(right):
             return []
         return python_errors.binary_checks(operator, left, right, a, b, result)
+
+    def numpy_call(self, node: cst.Call) -> list:
+        """NumPy's own errors on NumPy scalars: ``np.arange`` with a step of 0 raises
+        ``ValueError`` per example, where the padded range of a reduction is empty."""
+        if self.example(node.func) is not np.arange or len(node.args) != 3 or any(
+                a.keyword is not None or a.star for a in node.args):
+            return []
+        nodes = [a.value for a in node.args]
+        values = [self.value(n) for n in nodes]
+        if values[2] is None:
+            return []
+        return [c._replace(exception="ValueError", message=python_errors.ARANGE_ZERO_STEP)
+                for c in python_errors.arange_checks(nodes, values)]
 
     def call(self, node: cst.Call) -> list:
         fn = self.example(node.func)
@@ -619,11 +637,15 @@ def _inside(facts: list, region) -> list:
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    if not getattr(ctx.module, "python_semantics", False) or \
-            not ctx.registry.backend.exception_checks:
+    if not ctx.registry.backend.exception_checks:
         return func
+    numpy_scalars = not getattr(ctx.module, "python_semantics", False)
+    if numpy_scalars and not any(type(n) is cst.Call and (
+            type(n.func) is cst.Attribute and n.func.attr.value == "arange"
+            or type(n.func) is cst.Name and n.func.value == "arange") for n in walk(func)):
+        return func       # (the only check on NumPy scalars; the analysis is not free)
     analysis = ctx.analyze(func)
-    writer = _Writer(_Checks(analysis, func))
+    writer = _Writer(_Checks(analysis, func, numpy_scalars))
     body = writer.block(func.body.body, [])
     if not writer.changed:
         return func

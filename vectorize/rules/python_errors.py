@@ -363,6 +363,11 @@ MATH_ERRORS: dict[str, list] = {
 exactly for |x| < 2**53) are checked; `log(x, base)` also checks its base."""
 
 
+with np.errstate(all="ignore"):
+    ARANGE_ZERO_STEP = _message(lambda: np.arange(np.int64(0), np.int64(1), np.int64(0)))
+"""NumPy's message for ``np.arange`` of NumPy scalars with a step of 0 (`vmap`'s examples)."""
+
+
 def arange_checks(arg_nodes: list, args: list) -> list:
     """``np.arange(start, stop, step)`` with a step of 0 raises per example (Python numbers:
     ZeroDivisionError; NumPy scalars: ValueError, which the replay then gives); the batched
