@@ -260,6 +260,8 @@ class Expressions:
     def name(self, node: cst.Name, env: Env):
         ident = node.value
         if ident in env.values:
+            if ident in self.ragged_names:
+                self.ragged_name_reads.add(node)
             if ident in env.unbound:
                 raise MaybeUnbound(f"`{ident}` is assigned on some paths only, so it may be "
                                    "unbound here for some examples", node,
@@ -642,9 +644,7 @@ class Expressions:
             return unbatched(UNKNOWN)
         for p in batched_parts:
             if p.kind == "b":
-                raise Unsupported("indexing with a per-example boolean mask gives a different "
-                                  "number of elements per example", node,
-                                  "use np.where(mask, x, 0) or np.sum(x, where=mask)")
+                return self._selection(node, base, parts)
             if p.kind not in "iu?":
                 raise Unsupported("indexing with per-example values that are not integers",
                                   node, "convert the index with int() or .astype(int)")
@@ -667,6 +667,31 @@ class Expressions:
             # per example a NumPy scalar (a copy); on the batch `y[:, 0]` is a view
             self._scalar_reads[node] = node.value.value
         return batched_like(out)
+
+    def _selection(self, node: cst.Subscript, base, parts):
+        """``v[mask]`` of a per-example vector and a per-example boolean mask of its shape:
+        a different number of elements per example, so only a reduction of it can be
+        vectorized (`Calls.ragged_operands`): its value is ``v`` itself, padded, and the
+        reduction takes the mask (`array.masked_selection`); anything else that reads it is
+        refused where it does (`passes/batch_rules.py`)."""
+        mask = parts[0] if len(parts) == 1 else None
+        if mask is None or not base.batched or base.rank != 1 or mask.rank != 1 or not (
+                base.known and mask.known) or np.shape(base.example) != np.shape(
+                mask.example) or "masked_selection" not in self.registry.operators:
+            raise Unsupported("indexing with a per-example boolean mask gives a different "
+                              "number of elements per example (only a reduction of a "
+                              "vector's selection by a mask of its shape can be vectorized)",
+                              node, "use np.where(mask, x, 0) or np.sum(x, where=mask)")
+        # a selection of a selection (`pos = real[real > 0]`, `real` itself selected): both
+        # masks hold; a mask may read the selection it selects from, nothing else ragged
+        inner = self._ragged_in(node.value)
+        if not set(map(id, self._ragged_in(node.slice[0].slice.value))) <= set(
+                map(id, inner)):
+            raise Unsupported("a selection by a mask made from a value of another length per "
+                              "example", node, "select with a mask of the same vector")
+        self.ragged.add(node)
+        self.selections[node] = inner
+        return Value(True, base.example)
 
     def _lookup_per_example(self, node: cst.Subscript, base, parts):
         """``TABLE[k]`` with a per-example ``k`` into a list or tuple of numbers the same for

@@ -175,6 +175,12 @@ class _ApplyRules(cst.CSTTransformer):
     def leave_Subscript(self, original_node, updated_node):
         if original_node in self.analysis.fallback_calls:
             return self._fallback(original_node, updated_node)
+        if original_node in self.analysis.selections:
+            # `v[mask]`: `v` padded; the reductions of it take the mask
+            mask = updated_node.slice[0].slice.value
+            self._ragged_args[original_node] = ("mask", mask)
+            return self._apply(self.registry.operators["masked_selection"], original_node,
+                               updated_node, [original_node.value], [updated_node.value])
         parts = [self.value(e.slice.value) if isinstance(e.slice, cst.Index) else None
                  for e in original_node.slice]
         if isinstance(self.value(original_node.value), TupleValue) and not any(
@@ -510,6 +516,10 @@ class _ApplyRules(cst.CSTTransformer):
         method = self.analysis.method_calls.get(original_node)
         fn = getattr(self.value(original_node.func), "example", None)
         rule = (method or self.registry.for_call(fn)).masked
+        if any(node not in self._ragged_args for node in ragged):
+            raise Unsupported("a reduction of a value with a different length per example "
+                              "that is computed after it (in a loop)", original_node,
+                              "compute the selection or range before the reduction")
         parts = [self._ragged_args[node] for node in ragged]
         if method is not None:
             return self._apply_call(rule, original_node, updated_node,
@@ -856,13 +866,19 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     func = rewrite(func, AugmentedToAssignment())
     analysis = ctx.analyze(func)
     consumed = {node for found in analysis.masked_reductions.values() for node in found}
-    for node in analysis.ragged - consumed:
+    escaped = analysis.ragged_name_reads - analysis.ragged_consumed_reads
+    for node in sorted(analysis.ragged - consumed, key=lambda n: n in analysis.selections) + \
+            list(escaped):
         from ..syntax.templates import render
-        raise Unsupported(f"`{render(node)}` has a different length per example: only a "
-                          "reduction of it (sum, prod, mean, any, all), written around it "
-                          "through lane-by-lane operations, can be vectorized", node,
-                          "write the reduction around the call itself, e.g. "
-                          "sum(x ** arange(n)) rather than through a variable")
+        what = "a selection by a per-example mask" if node in analysis.selections else (
+            "the name of a value with a different length per example"
+            if node in escaped else "a range with per-example bounds")
+        raise Unsupported(f"`{render(node)}` has a different length per example ({what}): "
+                          "only a reduction of it (sum, prod, mean, min, max, any, all, "
+                          "len), written around it through lane-by-lane operations or names "
+                          "assigned once, can be vectorized", node,
+                          "reduce it where it is made, e.g. np.sum(x[x > 0]) or "
+                          "np.sum(x ** np.arange(n))")
     _loop_facts(func, ctx, analysis)
     from .compact import record_if_facts
     record_if_facts(func, ctx, analysis)

@@ -431,6 +431,11 @@ def f(x):
 def f(x, n):
     return np.sum(x ** np.arange(n))
 '''), "P, N"),
+    "array.masked_selection": Example(_f('''
+def f(v):
+    pos = v[v > 0]
+    return np.sum(pos) + len(pos)
+'''), "V", VMAP1),
     # --- linear algebra (more) ----------------------------------------------------------
     "linalg.stacked": Example(_f('''
 def f(m):
