@@ -877,8 +877,8 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
                           "only a reduction of it (sum, prod, mean, min, max, any, all, "
                           "len), written around it through lane-by-lane operations or names "
                           "assigned once, can be vectorized", node,
-                          "reduce it where it is made, e.g. np.sum(x[x > 0]) or "
-                          "np.sum(x ** np.arange(n))")
+                          "reduce it (a sum, max or len of it) in the expression or "
+                          "the statement after the one that makes it")
     _loop_facts(func, ctx, analysis)
     from .compact import record_if_facts
     record_if_facts(func, ctx, analysis)

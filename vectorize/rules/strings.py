@@ -81,7 +81,11 @@ def per_example_string(site: Site):
         target = cst.Tuple([cst.Element(cst.Name(v)) for v in loop_vars], lpar=[], rpar=[])
         source = cst.Call(cst.Name("zip"), args=[cst.Arg(x) for x in lanes])
     comp = cst.ListComp(elt=elt, for_in=cst.CompFor(target=target, iter=source))
-    return expr("np.array({comp}, dtype=str)", comp=comp)
+    array = expr(backend.array_of("{comp}"), comp=comp)
+    # `dtype=str`: an empty batch is an empty array of strings, not of floats
+    return array.with_changes(args=[*array.args, cst.Arg(
+        cst.Name("str"), keyword=cst.Name("dtype"),
+        equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))])
 
 
 def register(reg: Registry) -> None:
