@@ -128,3 +128,29 @@ UNCHANGED = {   # walruses a test does not always evaluate stay where they are
 def test_walruses_evaluated_on_some_paths_stay(name):
     tree = cst.parse_module(UNCHANGED[name]).body[0]
     assert cst.Module([walrus_as_assignment(tree)]).code == UNCHANGED[name]
+
+
+MOVES_WOULD_CHANGE_READS = {   # the target read before the walrus, or a value reading a
+    #                            name a conditional walrus assigns: kept as written
+    "read before": "def f(x):\n    if x > (x := 5):\n        return 1\n    return 0\n",
+    "conditional then unconditional": "def f(x):\n    if (x and (b := 1)) + (c := b) > 0:\n"
+                                      "        return c\n    return 0\n",
+}
+
+
+@pytest.mark.parametrize("name", list(MOVES_WOULD_CHANGE_READS))
+def test_walruses_whose_move_would_change_a_read_stay(name):
+    tree = cst.parse_module(MOVES_WOULD_CHANGE_READS[name]).body[0]
+    assert cst.Module([walrus_as_assignment(tree)]).code == MOVES_WOULD_CHANGE_READS[name]
+
+
+def own_value(x):
+    y = 1.0
+    if (y := y + x) > 2:      # reads the old y inside its own value: moved
+        return y
+    return -y
+
+
+def test_a_walrus_reading_its_own_target_moves():
+    assert "y = y + x\n    if y > 2:" in _lowered(own_value)
+    _check(own_value, np.array([0.5, 1.5, 3.0, -1.0]))

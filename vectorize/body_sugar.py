@@ -379,9 +379,38 @@ def _without(test, walruses):
     return test.visit(Read())
 
 
+def _in_order(node, out: list) -> list:
+    """``node`` and the nodes under it in source order."""
+    out.append(node)
+    for child in node.children:
+        _in_order(child, out)
+    return out
+
+
+def _movable(test, walruses) -> bool:
+    """Whether moving ``walruses`` before ``test`` keeps what every name reads: no name one
+    of them assigns is read in the test before it (outside its own value), and no value
+    moved reads a name a walrus left in place assigns."""
+    moved = {id(w) for w in walruses}
+    staying = {n.target.value for n in walk(test) if type(n) is cst.NamedExpr
+               and id(n) not in moved and type(n.target) is cst.Name}
+    if any(staying & _all_names(w.value) for w in walruses):
+        return False
+    order = _in_order(test, [])
+    for w in walruses:
+        start = next(k for k, n in enumerate(order) if n is w)
+        inside = {id(n) for n in _in_order(w, [])}
+        if any(type(n) is cst.Name and n.value == w.target.value and id(n) not in inside
+               for n in order[:start]):
+            return False
+    return True
+
+
 def _hoisted(test):
     """The assignments of ``test``'s unconditional walruses, and ``test`` reading them."""
     walruses = _unconditional_walruses(test)
+    if walruses and not _movable(test, walruses):
+        return [], test
     lines = [_line(cst.Assign([cst.AssignTarget(w.target.with_changes(lpar=[], rpar=[]))],
                               w.value)) for w in walruses]
     return lines, (_without(test, walruses) if walruses else test)
