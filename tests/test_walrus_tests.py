@@ -5,6 +5,7 @@ test vectorize, and equal numpy.vectorize. Before, a walrus in a ``while`` test 
 as "name `t0_if` is not defined", a name the engine made up."""
 
 import inspect
+import math
 import textwrap
 
 import libcst as cst
@@ -13,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vectorize import vectorize
+from vectorize import VectorizeError, vectorize
 from vectorize.body_sugar import walrus_as_assignment
 
 
@@ -108,13 +109,13 @@ def _lowered(f) -> str:
 def test_the_rewrite_reads_like_the_code_one_would_write():
     assert "while True:\n        t0 = x * 0.5\n        if not (t0 > 1):\n            break" \
         in _lowered(halve_while_large)
-    assert "else:\n        t0 = x * 2\n        if t0 > 3 and (t1 := t0 + 1) > 0:" in \
+    assert ("else:\n        t0 = x * 2\n        matched = False\n        if t0 > 3:\n"
+            "            t1 = t0 + 1\n            matched = t1 > 0\n        if matched:\n"
+            "            r = t0 + t1\n        else:\n            t2 = x - 1\n") in \
         _lowered(elif_chain)
 
 
 UNCHANGED = {   # walruses a test does not always evaluate stay where they are
-    "right of and": "def f(x):\n    if x > 0 and (y := x) > 1:\n        return y\n"
-                    "    return 0\n",
     "ternary branch": "def f(x):\n    if (x if x > 0 else (y := 1)) > 0:\n        return 1\n"
                       "    return 0\n",
     "comprehension": "def f(x):\n    if any((y := v) > 0 for v in (x, 1)):\n"
@@ -154,3 +155,71 @@ def own_value(x):
 def test_a_walrus_reading_its_own_target_moves():
     assert "y = y + x\n    if y > 2:" in _lowered(own_value)
     _check(own_value, np.array([0.5, 1.5, 3.0, -1.0]))
+
+
+def right_of_and(x):
+    if x > 0 and (t0 := math.sqrt(x)) > 1:
+        return t0
+    return 0.0
+
+
+def right_of_and_with_else(x):
+    while x > 1:
+        if x > 5 and (t0 := x / 3) > 2:
+            x = t0
+        else:
+            x = x - 1
+    return x
+
+
+def right_of_and_in_a_while_test(x):
+    i = 0
+    t0 = 0.0
+    while i < 10 and (t0 := x * i) < 5:
+        i += 1
+    return i + t0
+
+
+@pytest.mark.parametrize("n", [1, 5, 10_000])
+@pytest.mark.parametrize("f", [right_of_and, right_of_and_with_else,
+                               right_of_and_in_a_while_test], ids=lambda f: f.__name__)
+def test_a_walrus_on_the_right_of_and(f, n):
+    # split where `and` evaluates it: `if a: t0 = e; if t0 > 1: ...` (a flag with `else`);
+    # before, refused as "`t0` is assigned only when the condition is true"
+    x = np.random.default_rng(n).uniform(-5, 40, n)
+    _check(f, x)
+
+
+def test_the_split_reads_like_the_code_one_would_write():
+    assert "if x > 0:\n        t0 = math.sqrt(x)\n        if t0 > 1:\n" in \
+        _lowered(right_of_and)
+    assert ("matched = False\n        if x > 5:\n            t0 = x / 3\n"
+            "            matched = t0 > 2\n        if matched:") in \
+        _lowered(right_of_and_with_else)
+
+
+def reads_after_a_conditional_walrus(x):
+    i = 0
+    t0 = 0.0
+    while i < 10 and (t0 := x * i) < 5:
+        i += 1
+    return i + t0         # the examples that stop at i == 10 keep t0 from i == 9
+
+
+def ternary_walrus_read_after(x):
+    s = 0.0
+    while x > 1:
+        s += (t0 := x / 2) if x > 3 else (t0 := x - 1)
+        x = t0
+    return s
+
+
+@pytest.mark.parametrize("n", [1, 5, 1000])
+def test_a_walrus_some_examples_skip_keeps_their_old_value(n):
+    # before: the walrus ran on every lane, overwriting t0 where Python skips it (wrong
+    # values); now the `and` is split (right), or the construct is refused where it is
+    x = np.random.default_rng(n).uniform(-5, 40, n)
+    _check(reads_after_a_conditional_walrus, x)
+    with pytest.raises(VectorizeError, match=r"test_walrus_tests\.py:\d+:\d+") as info:
+        vectorize(ternary_walrus_read_after, fallback="error")(x)
+    assert "`t0 := ...` runs on some examples only" in str(info.value)

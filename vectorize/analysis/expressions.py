@@ -135,6 +135,7 @@ class Expressions:
             return unbatched(UNKNOWN)
         if isinstance(node, cst.NamedExpr):
             value = self.expr(node.value, env)
+            self._walrus_on_some_lanes(node)
             self.bind(node.target, value, env, node)
             return value
         if isinstance(node, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
@@ -405,7 +406,8 @@ class Expressions:
             # the value is the right side's
             return left if decided != is_and else self.expr(node.right, env)
         taken = self._representative_truth(left)
-        with self._reached(taken is None or taken == is_and):
+        with self._reached(taken is None or taken == is_and), self._on_some_lanes(
+                node.right, left.batched):
             right = self.expr(node.right, env)
         if taken is not None and taken != is_and:
             # for the representatives Python stops at the left side, so the whole is as true
@@ -470,9 +472,11 @@ class Expressions:
         taken = self._representative_truth(test)
         self._batched_depth += test.batched       # both sides run on every lane
         try:
-            with self._reached(taken is not False):
+            with self._reached(taken is not False), self._on_some_lanes(node.body,
+                                                                        test.batched):
                 body = self.expr(node.body, env)
-            with self._reached(taken is not True):
+            with self._reached(taken is not True), self._on_some_lanes(node.orelse,
+                                                                       test.batched):
                 orelse = self.expr(node.orelse, env)
         finally:
             self._batched_depth -= test.batched
@@ -485,6 +489,42 @@ class Expressions:
             if example is not UNKNOWN and example.shape == np.shape(joined.example):
                 return Value(True, example[()])
         return joined
+
+    @contextlib.contextmanager
+    def _on_some_lanes(self, part, per_example: bool):
+        """While analysing ``part``, an operand Python evaluates on some examples only
+        (the right side of `and`/`or` after a per-example left side, a branch of a
+        conditional expression with a per-example test)."""
+        stack = self.__dict__.setdefault("_partial_operands", [])
+        if per_example:
+            stack.append(part)
+        try:
+            yield
+        finally:
+            if per_example:
+                stack.pop()
+
+    def _walrus_on_some_lanes(self, node: cst.NamedExpr) -> None:
+        """``(t := e)`` that Python evaluates on some examples only: the batched code
+        evaluates it on every lane, so ``t`` must not be read (or bound) anywhere outside
+        that operand, where the other examples keep their old ``t``."""
+        stack = self.__dict__.get("_partial_operands")
+        if not stack or type(node.target) is not cst.Name:
+            return
+        name, part = node.target.value, stack[-1]
+
+        def uses(tree) -> int:       # (other walruses' targets bind it where they are)
+            targets = {id(n.target) for n in walk(tree) if type(n) is cst.NamedExpr}
+            return sum(1 for n in walk(tree) if type(n) is cst.Name and n.value == name
+                       and id(n) not in targets)
+
+        if uses(self.tree.body) > uses(part):
+            raise Unsupported(f"`{name} := ...` runs on some examples only (on the right of "
+                              "`and`/`or`, or in a branch of a conditional expression, whose "
+                              f"deciding value differs per example), and `{name}` is used "
+                              "elsewhere: the examples that skip it keep their old value",
+                              node, f"assign `{name}` in a statement of its own, under an "
+                                    "`if` where it is conditional")
 
     def _decided(self, node, test_node, test) -> bool | None:
         """The truth of a test known exactly (the same on every call of this
