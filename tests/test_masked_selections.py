@@ -185,3 +185,13 @@ def test_len_of_a_range_and_a_range_through_a_name(size):
     got = vectorize(range_count, fallback="error")(n, x)
     assert got.dtype == want.dtype
     np.testing.assert_allclose(got, want, rtol=1e-13)
+
+
+def test_an_empty_batch():
+    # numpy.vectorize with a signature needs otypes for no examples; vectorize does not
+    with np.errstate(all="ignore"):
+        want = np.vectorize(sums_and_counts, signature="(n)->()", otypes=[float])(
+            np.ones((0, 4)))
+        got = vectorize(sums_and_counts, signature="(n)->()", otypes=[float])(np.ones((0, 4)))
+    assert got.shape == want.shape == (0,) and got.dtype == want.dtype
+    assert vmap(sums_and_counts)(np.ones((0, 4))).shape == (0,)
