@@ -195,3 +195,18 @@ def test_an_empty_batch():
         got = vectorize(sums_and_counts, signature="(n)->()", otypes=[float])(np.ones((0, 4)))
     assert got.shape == want.shape == (0,) and got.dtype == want.dtype
     assert vmap(sums_and_counts)(np.ones((0, 4))).shape == (0,)
+
+
+def sum_above_other(x, y):
+    return np.sum(x[x > y])
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 1000])
+def test_a_mask_from_two_per_example_arrays(n):
+    # in tests/test_arrays.py's list of refusals before (`boolean_mask_sum`)
+    rng = np.random.default_rng(n)
+    x, y = rng.normal(size=(n, 3)), rng.normal(size=(n, 3))
+    got = vmap(sum_above_other)(x, y)
+    want = np.array([sum_above_other(a, b) for a, b in zip(x, y)]).reshape(n)
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+    _same_as_numpy(sum_above_other, "(n),(n)->()", x, y) if n else None
