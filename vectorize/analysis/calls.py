@@ -99,6 +99,10 @@ class Calls:
                 or isinstance(getattr(fn, "__self__", None), str)       # "{}".format(x)
                 or fn in (str, repr, format)):
             return unbatched(UNKNOWN)      # made from one example's values
+        if fn is len and len(args) == 1 and getattr(args[0], "batched", False) and \
+                isinstance(getattr(args[0], "example", None), np.str_):
+            raise Unsupported("`len` of a string made per example", node,
+                              "compute the length from the numbers it is made of")
         if func.known and _formats(fn, args, kwargs) and any(
                 v.batched for v in [*args, *kwargs.values()]):
             return self.string_piece(node, [(a.value, self.values.get(a.value))

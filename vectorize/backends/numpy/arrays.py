@@ -362,11 +362,11 @@ def register(reg: Registry) -> None:
             len(s.args[0].example) if s.args[0].known else None), masked=masked))
     reg.add_operator("masked_selection", Rule(
         "array.masked_selection", "arrays",
-        "`v[mask]` of a per-example vector and a per-example boolean mask of its shape has a "
-        "different number of elements per example, so only a reduction of it (`np.sum`, "
-        "`np.prod`, `np.mean`, `np.min`, `np.max`, `np.any`, `np.all`, `sum`, `len`, or the "
-        "methods), through lane-by-lane operations and names assigned once, is vectorized: "
-        "the selection is `v` itself and the reduction takes `where=mask`. `min`/`max` "
+        "`v[mask]` with a per-example boolean mask has a different length per example, so "
+        "only a reduction of it is vectorized: `v` itself, reduced with `where=mask`. The "
+        "reductions are `np.sum`, `np.prod`, `np.mean`, `np.min`, `np.max`, `np.any`, "
+        "`np.all`, `sum`, `len` and the methods, through lane-by-lane operations and names "
+        "assigned once (the mask of the vector's shape). `min`/`max` "
         "start from the other end of the dtype's range, and an example with nothing "
         "selected raises NumPy's `ValueError` as its loop does (`vectorize` only).",
         "pos = v[v > 0]\ns = np.sum(pos)\nk = len(pos)\nhi = pos.max()",
