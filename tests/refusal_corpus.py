@@ -86,7 +86,8 @@ def aliased_update(v):
 
 
 def boolean_mask(v, x):
-    return v[v > x].sum()
+    # (a sum of the selection is a masked reduction; a running sum is not)
+    return v[v > x].cumsum()
 
 
 LINE = {
@@ -100,5 +101,5 @@ LINE = {
     tuple_in_a_masked_loop: "while x > 1:",
     write_under_a_condition: "y[0] = x",
     aliased_update: "w += 1.0",
-    boolean_mask: "return v[v > x].sum()",
+    boolean_mask: "return v[v > x].cumsum()",
 }

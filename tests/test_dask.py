@@ -290,7 +290,7 @@ def test_broadcasting_keywords_and_excluded():
 
 def test_otypes_and_functions_that_run_per_example():
     def star(x):
-        return float(len(f"{x}")) * 2      # (a string per example: numpy.vectorize's loop)
+        return float(len(repr(x))) * 2      # (a repr per example: numpy.vectorize's loop)
     x = np.arange(5.0)
     dx = da.from_array(x, chunks=2)
     loop = vectorize(star, fallback="loop")

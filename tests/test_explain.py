@@ -49,7 +49,7 @@ def norm_or_zero(v, scale):
 
 
 def describe(x):
-    return f"value {x}"
+    return f"value {x!r}"      # (a repr per example is refused: a NumPy number's differs)
 
 
 _SCALAR_LINE = re.compile(r"^ {2}\s*(\d+)(?:-(\d+))? \| (.*)$")

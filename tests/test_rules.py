@@ -782,6 +782,10 @@ TESTED_ELSEWHERE = {
                   "numpy.vectorize's warnings: tests/test_helper_statements.py",
     "builtin.dict_get": "a method of a shared dict (`TABLE.get(k, 0.0)`): "
                         "tests/test_real_constructs.py",
+    "string.per_example": "string results, compared with numpy.vectorize's `<U` arrays: "
+                          "tests/test_string_results.py",
+    "array.masked_selection": "per-example vectors (`signature=`) against numpy.vectorize: "
+                              "tests/test_masked_selections.py",
 }
 
 # ------------------------------------------------------------------------ known engine bugs

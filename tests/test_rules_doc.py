@@ -98,6 +98,9 @@ def _same(actual, expected):
     assert actual.shape == expected.shape, (actual.shape, expected.shape)
     assert actual.dtype.kind == expected.dtype.kind or {actual.dtype.kind,
                                                         expected.dtype.kind} <= {"i", "u"}
+    if expected.dtype.kind in "US":     # strings: the same items, the same width
+        assert actual.dtype == expected.dtype and actual.tolist() == expected.tolist()
+        return
     np.testing.assert_allclose(actual, expected, rtol=1e-12, atol=0, equal_nan=True)
 
 

@@ -268,8 +268,10 @@ class vectorize:
             except Exception:   # the generated code cannot run on an empty batch
                 outputs = None
         else:
-            outputs = self._signature_outputs(self._run(entry, call_args, size, batched),
-                                              spec.result, loop_shape, size, dim_sizes,
+            out = self._run_or_replay(entry, call_args, size, batched)
+            if out is _REPLAY:     # some example raises, or a check fired: the loop decides
+                return self._replay(args, kwargs)
+            outputs = self._signature_outputs(out, spec.result, loop_shape, size, dim_sizes,
                                               call_args)
         if outputs is None:
             return self._numpy_loop(args, kwargs)
@@ -734,9 +736,14 @@ class vectorize:
         else:
             arr = np.broadcast_to(arr, shape + arr.shape).copy()
         if self.otypes:
-            arr = arr.astype(self.otypes[index] if index < len(self.otypes) else self.otypes[0],
-                             copy=False)
-        elif arr.dtype.kind in "US":
+            otype = np.dtype(self.otypes[index] if index < len(self.otypes)
+                             else self.otypes[0])
+            # numpy.vectorize keeps an otype's kind only (`otypes=["U2"]` is "U"): a string
+            # type's width does not cut the results
+            if otype.kind not in "US":
+                return arr.astype(otype, copy=False)
+            arr = arr.astype(otype.kind, copy=False)
+        if arr.dtype.kind in "US":
             # numpy.vectorize sizes a string result by its longest item, not by the longest
             # string the code could give (`np.where(c, "positive", "neg")` is <U8)
             longest = int(np.char.str_len(arr).max()) if arr.size else 0

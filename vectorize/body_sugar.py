@@ -327,6 +327,197 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
 
 
 
+# ----------------------------------------------------------------- walrus in a test
+
+
+def _unconditional_walruses(test) -> list:
+    """The ``name := value`` expressions of ``test`` that Python always evaluates when it
+    evaluates ``test``, in evaluation order: not those in the right operand of ``and``/``or``,
+    a branch of a conditional expression, a comparison chain's later operands, a lambda or a
+    comprehension (evaluated on some paths only, or in another scope)."""
+    out = []
+
+    def visit(node):
+        kind = type(node)
+        if kind is cst.NamedExpr:
+            visit(node.value)
+            if type(node.target) is cst.Name:
+                out.append(node)
+            return
+        if kind is cst.BooleanOperation:
+            visit(node.left)
+            return
+        if kind is cst.IfExp:
+            visit(node.test)
+            return
+        if kind is cst.Comparison:
+            visit(node.left)
+            visit(node.comparisons[0].comparator)
+            return
+        if kind in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp):
+            return
+        for child in node.children:
+            if isinstance(child, cst.BaseExpression) or type(child) in (
+                    cst.Arg, cst.Element, cst.StarredElement, cst.SubscriptElement, cst.Index,
+                    cst.ComparisonTarget):
+                visit(child)
+
+    visit(test)
+    return out
+
+
+def _without(test, walruses):
+    """``test`` with each of ``walruses`` read as its name (its value assigned before)."""
+    chosen = {id(w) for w in walruses}
+
+    class Read(cst.CSTTransformer):
+        def leave_NamedExpr(self, original_node, updated_node):
+            if id(original_node) not in chosen:
+                return updated_node
+            return updated_node.target.with_changes(lpar=[], rpar=[])
+
+    return test.visit(Read())
+
+
+def _in_order(node, out: list) -> list:
+    """``node`` and the nodes under it in source order."""
+    out.append(node)
+    for child in node.children:
+        _in_order(child, out)
+    return out
+
+
+def _movable(test, walruses) -> bool:
+    """Whether moving ``walruses`` before ``test`` keeps what every name reads: no name one
+    of them assigns is read in the test before it (outside its own value), and no value
+    moved reads a name a walrus left in place assigns."""
+    moved = {id(w) for w in walruses}
+    staying = {n.target.value for n in walk(test) if type(n) is cst.NamedExpr
+               and id(n) not in moved and type(n.target) is cst.Name}
+    if any(staying & _all_names(w.value) for w in walruses):
+        return False
+    order = _in_order(test, [])
+    for w in walruses:
+        start = next(k for k, n in enumerate(order) if n is w)
+        inside = {id(n) for n in _in_order(w, [])}
+        if any(type(n) is cst.Name and n.value == w.target.value and id(n) not in inside
+               for n in order[:start]):
+            return False
+    return True
+
+
+def _hoisted(test):
+    """The assignments of ``test``'s unconditional walruses, and ``test`` reading them."""
+    walruses = _unconditional_walruses(test)
+    if walruses and not _movable(test, walruses):
+        return [], test
+    lines = [_line(cst.Assign([cst.AssignTarget(w.target.with_changes(lpar=[], rpar=[]))],
+                              w.value)) for w in walruses]
+    return lines, (_without(test, walruses) if walruses else test)
+
+
+def _conjuncts(test) -> list:
+    if type(test) is cst.BooleanOperation and type(test.operator) is cst.And and \
+            not test.lpar:
+        return _conjuncts(test.left) + _conjuncts(test.right)
+    return [test]
+
+
+def _lowered_if(node: cst.If, taken: set) -> list:
+    """The statements ``node`` (an ``if`` that is not an ``elif``) becomes: its test's
+    unconditional walruses assigned before it, and a test ``a and (t := e) > 2`` split
+    where the first walrus on the right of ``and`` is: ``if a:`` holding ``t = e`` and the
+    rest (without ``else``: ``if a: t = e; if t > 2: body``; with one: a flag,
+    ``matched = False; if a: t = e; matched = t > 2`` then ``if matched: ... else: ...``),
+    as ``and`` evaluates it."""
+    lines, test = _hoisted(node.test)
+    node = node.with_changes(test=test)
+    parts = _conjuncts(test)
+    split = next((k for k, part in enumerate(parts) if k and any(
+        type(n) is cst.NamedExpr and type(n.target) is cst.Name for n in walk(part))), None)
+    if split is None or any(type(n) is cst.NamedExpr for p in parts[:split] for n in walk(p)):
+        return [*lines, node]
+    head = _bool_chain([p.with_changes(lpar=[], rpar=[]) if hasattr(p, "lpar") else p
+                        for p in parts[:split]], cst.And())
+    rest = _bool_chain(parts[split:], cst.And())
+    if node.orelse is None:
+        inner = _lowered_if(cst.If(rest, node.body), taken)
+        return [*lines, node.with_changes(test=head, body=cst.IndentedBlock(inner))]
+    flag = _fresh(taken, "matched")
+    moved, rest = _hoisted(rest)
+    return [*lines, _assign(flag, cst.Name("False")),
+            cst.If(head, cst.IndentedBlock([*moved, _assign(flag, rest)])),
+            node.with_changes(test=cst.Name(flag))]
+
+
+def walrus_as_assignment(tree: cst.FunctionDef) -> cst.FunctionDef:
+    """``if (t := e) > 1:`` as ``t = e`` then ``if t > 1:`` (an ``elif`` becomes ``else:``
+    with the assignment and an ``if``), and ``while (t := e) > 1: B`` (without ``else``) as
+    ``while True: t = e; if not t > 1: break; B``: Python evaluates those assignments every
+    time it evaluates the test, before what the test decides. Only the walruses the test
+    always evaluates move (`_unconditional_walruses`); the rest stay for the analysis."""
+    if not any(type(n) is cst.NamedExpr for n in walk(tree)):
+        return tree
+
+    taken = _all_names(tree)
+
+    class Lower(cst.CSTTransformer):
+        def leave_If(self, original_node, updated_node):
+            if id(original_node) in self.elifs:
+                return updated_node       # an `elif`: `_ElifWalruses` writes it out
+            out = _lowered_if(updated_node, taken)
+            return out[0] if len(out) == 1 else cst.FlattenSentinel(out)
+
+        def visit_If(self, node):
+            if type(node.orelse) is cst.If:
+                self.elifs.add(id(node.orelse))
+
+        def leave_While(self, original_node, updated_node):
+            if updated_node.orelse is not None or not any(
+                    type(n) is cst.NamedExpr for n in walk(updated_node.test)):
+                return updated_node
+            lines, test = _hoisted(updated_node.test)
+            if any(type(n) is cst.NamedExpr for n in walk(test)):
+                # a walrus on the right of `and`: the test as an `if` split where `and`
+                # evaluates it, setting a flag
+                flag = _fresh(taken, "matched")
+                decided = _lowered_if(cst.If(test, cst.IndentedBlock(
+                    [_assign(flag, cst.Name("True"))])), taken)
+                lines += [_assign(flag, cst.Name("False")), *decided]
+                test = cst.Name(flag)
+            elif not lines:
+                return updated_node
+            stop = cst.If(cst.UnaryOperation(cst.Not(), _paren(test)),
+                          cst.IndentedBlock([_line(cst.Break())]))
+            body = updated_node.body.with_changes(body=[*lines, stop,
+                                                        *updated_node.body.body])
+            return updated_node.with_changes(test=cst.Name("True"), body=body)
+
+    lower = Lower()
+    lower.elifs = set()       # ids of the `If` nodes that are an `elif` of another
+    tree = rewrite(tree, lower)
+    return rewrite(tree, _ElifWalruses(taken))
+
+
+class _ElifWalruses(cst.CSTTransformer):
+    """An ``elif`` whose test assigns with ``:=`` (`walrus_as_assignment` left it): ``else:``
+    holding what `_lowered_if` makes of it (the assignments, then the ``if``)."""
+
+    def __init__(self, taken: set):
+        super().__init__()
+        self.taken = taken
+
+    def leave_If(self, original_node, updated_node):
+        branch = updated_node.orelse
+        if type(branch) is not cst.If or not any(type(n) is cst.NamedExpr
+                                                 for n in walk(branch.test)):
+            return updated_node
+        lowered = _lowered_if(branch, self.taken)
+        if len(lowered) == 1 and lowered[0] is branch:
+            return updated_node
+        return updated_node.with_changes(orelse=cst.Else(cst.IndentedBlock(lowered)))
+
+
 # ------------------------------------------------------------------ names bound on some paths
 
 

@@ -211,3 +211,15 @@ def lookup(table: dict, key, default=_MISSING):
     if not table:
         return np.broadcast_arrays(np.asarray(default), key)[0].copy()
     return np.where(found, values[at], default)
+
+
+def nonempty_rows(mask, shape, ufunc: str):
+    """``mask`` broadcast to ``shape`` (batch axis first), after checking that every example
+    keeps some element: NumPy's ``ValueError`` for a reduction without identity (``max``,
+    ``min``) of an empty array otherwise, as the example's own ``v[mask].max()`` raises."""
+    mask = np.broadcast_to(mask, shape)
+    if mask.size and not mask.any(axis=tuple(range(1, mask.ndim))).all() or (
+            shape[1:] and 0 in shape[1:] and shape[0]):
+        raise ValueError(f"zero-size array to reduction operation {ufunc} which has no "
+                         "identity")
+    return mask

@@ -24,7 +24,7 @@ def isqrt_compact(n):
                 raise ZeroDivisionError("integer division or modulo by zero")
             if np.any(active_if & ((n_lanes == -9223372036854775808) & (x_if == -1))):
                 raise OverflowError("Python int too large to convert to C long")
-            if np.any(active_if & ~((-9.223372036854772e+18 <= x_if.astype(float) + (n_lanes // x_if).astype(float)) & (x_if.astype(float) + (n_lanes // x_if).astype(float) <= 9.223372036854772e+18))):
+            if np.any(active_if & (abs(x_if.astype(float) + (n_lanes // x_if).astype(float)) > 9.223372036854772e+18)):
                 raise OverflowError("Python int too large to convert to C long")
             y_if = (x_if + n_lanes // x_if) // 2
             active_if = y_if < x_if

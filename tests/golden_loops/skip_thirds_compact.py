@@ -21,7 +21,7 @@ def skip_thirds_compact(n):
             s_if = s_lanes
             k_if = k_lanes + 1
             cond = k_if % 3 == 0
-            if np.any(active_if & np.logical_not(cond) & ~((-9.223372036854772e+18 <= s_if.astype(float) + k_if.astype(float)) & (s_if.astype(float) + k_if.astype(float) <= 9.223372036854772e+18))):
+            if np.any(active_if & np.logical_not(cond) & (abs(s_if.astype(float) + k_if.astype(float)) > 9.223372036854772e+18)):
                 raise OverflowError("Python int too large to convert to C long")
             s_if = np.where(cond, s_if, s_if + k_if)
             active_if = k_if < n_lanes

@@ -19,7 +19,7 @@ def triangular_compact(n):
         while lanes.size:
             active_if = active_lanes
             i = i_next_lanes
-            if np.any(active_if & ~((-9.223372036854772e+18 <= s_lanes.astype(float) + i.astype(float)) & (s_lanes.astype(float) + i.astype(float) <= 9.223372036854772e+18))):
+            if np.any(active_if & (abs(s_lanes.astype(float) + i.astype(float)) > 9.223372036854772e+18)):
                 raise OverflowError("Python int too large to convert to C long")
             i_next_if = i_next_lanes + 1
             active_if = i_next_if < n_lanes

@@ -12,7 +12,7 @@ def triangular_select(n):
         while active.any():
             active_if = active
             i = i_next
-            if np.any(active_if & ~((-9.223372036854772e+18 <= s.astype(float) + i.astype(float)) & (s.astype(float) + i.astype(float) <= 9.223372036854772e+18))):
+            if np.any(active_if & (abs(s.astype(float) + i.astype(float)) > 9.223372036854772e+18)):
                 raise OverflowError("Python int too large to convert to C long")
             i_next_if = i_next + 1
             active_if = i_next_if < n

@@ -25,6 +25,7 @@ from ..errors import Unsupported
 from ..introspect import python_function_of
 from ..rules.lanes import ENGINE_NAMES
 from ..rules.registry import Site, default_infer
+from ..syntax.traversal import walk
 from .float_semantics import evaluate as _evaluate
 from .float_semantics import numpy_math as _numpy_math
 from .float_semantics import numpy_scalar_for as _numpy_scalar_for
@@ -32,6 +33,7 @@ from .purity import PURE_BUILTINS, pure_method
 from .purity import is_number as _is_number
 from .purity import pure_numpy as _pure_numpy
 from .syntax import code_of as _code
+from .syntax import names_in as _names_in
 
 
 class Calls:
@@ -90,6 +92,14 @@ class Calls:
                 or isinstance(getattr(fn, "__self__", None), str)       # "{}".format(x)
                 or fn in (str, repr, format)):
             return unbatched(UNKNOWN)      # made from one example's values
+        if fn is len and len(args) == 1 and getattr(args[0], "batched", False) and \
+                isinstance(getattr(args[0], "example", None), np.str_):
+            raise Unsupported("`len` of a string made per example", node,
+                              "compute the length from the numbers it is made of")
+        if func.known and _formats(fn, args, kwargs) and any(
+                v.batched for v in [*args, *kwargs.values()]):
+            return self.string_piece(node, [(a.value, self.values.get(a.value))
+                                            for a in node.args])
         draw = self.registry.draw_for(fn) if func.known else None
         if draw is not None:
             if not any(v.batched for v in self.params.values()):
@@ -164,6 +174,8 @@ class Calls:
                 self.ragged.add(node)
             elif rule.masked is not None and node.args:
                 self.ragged_operands(node, node.args[0].value)
+                if fn is len and node in self.masked_reductions:
+                    return batched_like(np.int64(0))    # each example's own count
             return infer(site)
         if isinstance(fn, type) and issubclass(fn, np.generic):
             return batched_like(_evaluate(fn, args[0].example) if args else UNKNOWN)
@@ -301,27 +313,62 @@ class Calls:
         if found:
             self.masked_reductions[reduction] = found
 
-    def _ragged_in(self, node) -> list:
-        """The ragged ranges ``node`` is computed from through lane-by-lane operations only
-        (operators, ufuncs, ``math``, ``scipy.special``): per example their vectors line up
-        element by element with the result's."""
+    def assignment_count(self, name: str) -> int:
+        """How many statements of the function assign ``name`` (loop targets, ``+=``,
+        walrus and ``with``/``except`` names included)."""
+        if self._assignment_counts is None:
+            from ..liveness import writes
+            counts: dict[str, int] = {}
+            for n in walk(self.tree.body):
+                if isinstance(n, (cst.BaseSmallStatement, cst.For, cst.With, cst.NamedExpr,
+                                  cst.ExceptHandler)):
+                    for written in set(writes(n)):
+                        counts[written] = counts.get(written, 0) + 1
+            self._assignment_counts = counts
+        return self._assignment_counts.get(name, 0)
+
+    def _ragged_binding(self, name: str, value_node) -> None:
+        """``name = <lane-by-lane expression of a selection>``: ``name`` stands for the
+        padded value in later masked reductions, when it and every name the masks read are
+        assigned once (so the mask a reduction writes again means what it meant here)."""
+        found = self._ragged_in(value_node, consume=False)
+        if not found or self.assignment_count(name) != 1:
+            return
+        masks_read = set()
+        for node in found:
+            masks_read |= set(_names_in(node))
+        if all(self.assignment_count(n) <= 1 for n in masks_read):
+            self.ragged_names[name] = found
+
+    def _ragged_in(self, node, consume: bool = True) -> list:
+        """The ragged ranges and boolean selections ``node`` is computed from through
+        lane-by-lane operations only (operators, ufuncs, ``math``, ``scipy.special``,
+        ``.real``/``.imag``, a name bound once to such a value): per example their vectors
+        line up element by element with the result's."""
         if node in self.ragged:
-            return [node]
+            return [node, *self.selections.get(node, ())]
         kind = type(node)
+        if kind is cst.Name:
+            found = self.ragged_names.get(node.value, [])
+            if found and consume:
+                self.ragged_consumed_reads.add(node)
+            return list(found)
+        if kind is cst.Attribute and node.attr.value in ("real", "imag"):
+            return self._ragged_in(node.value, consume)
         if kind is cst.BinaryOperation:
-            return self._ragged_in(node.left) + self._ragged_in(node.right)
+            return self._ragged_in(node.left, consume) + self._ragged_in(node.right, consume)
         if kind is cst.UnaryOperation:
-            return self._ragged_in(node.expression)
+            return self._ragged_in(node.expression, consume)
         if kind is cst.Comparison:
-            return self._ragged_in(node.left) + [r for c in node.comparisons
-                                                 for r in self._ragged_in(c.comparator)]
+            return self._ragged_in(node.left, consume) + [
+                r for c in node.comparisons for r in self._ragged_in(c.comparator, consume)]
         if kind is cst.Call:
             fn = getattr(self.values.get(node.func), "example", None)
             rule = self.registry.for_call(fn) if fn is not None else None
             if rule is not None and (rule.family in ("numpy", "math", "scipy")
                                      or rule.name in ("builtin.abs", "builtin.float",
                                                       "builtin.pow")):
-                return [r for a in node.args for r in self._ragged_in(a.value)]
+                return [r for a in node.args for r in self._ragged_in(a.value, consume)]
         return []
 
     def _pieces_operand(self, node, value):
@@ -387,6 +434,18 @@ class Calls:
                           "one number per example, so the whole function runs per example",
                           node, "compute it with operations that have batching rules (see "
                           "docs/rules.md), or register a rule with vectorize.register_rule")
+
+
+def _formats(fn, args, kwargs) -> bool:
+    """``str(x)``, ``format(x[, spec])`` or ``"...".format(...)`` (whose text has no ``!r``
+    or ``!a``): a string made from its arguments."""
+    if fn is str:
+        return len(args) == 1 and not kwargs
+    if fn is format:
+        return len(args) in (1, 2) and not kwargs
+    template = getattr(fn, "__self__", None)
+    return (isinstance(template, str) and getattr(fn, "__name__", None) == "format"
+            and "!r" not in template and "!a" not in template)
 
 
 def _namedtuple_of(cls, args, kwargs, node):

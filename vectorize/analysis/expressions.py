@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import operator as _op
+import re
 import types
 
 import libcst as cst
@@ -44,6 +45,21 @@ from .syntax import code_of as _code
 from .syntax import formatted_expressions as _formatted_expressions
 from .syntax import names_in as _names_in
 from .syntax import string_of as _string
+
+_REPR_CONVERSION = re.compile(r"%(\([^)]*\))?[-#0 +]*[\d*]*(\.[\d*]*)?[hlL]?[ra]")
+
+
+def _string_operands(operator, left, right) -> bool:
+    """``"..." % x`` with a per-example ``x``, or ``+`` with a per-example string."""
+    if not (left.batched or right.batched):
+        return False
+    if type(operator) is cst.Modulo:
+        return isinstance(left, Value) and not left.batched and left.known and isinstance(
+            left.example, str)
+    if type(operator) is cst.Add:
+        return all(isinstance(v, Value) and (isinstance(v.example, (str, np.str_)))
+                   for v in (left, right))
+    return False
 
 
 class Expressions:
@@ -119,6 +135,7 @@ class Expressions:
             return unbatched(UNKNOWN)
         if isinstance(node, cst.NamedExpr):
             value = self.expr(node.value, env)
+            self._walrus_on_some_lanes(node)
             self.bind(node.target, value, env, node)
             return value
         if isinstance(node, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
@@ -188,8 +205,16 @@ class Expressions:
         if any(v.batched for v in values) and self._exception_of_one_example:
             return unbatched("")          # the message of one example
         if any(v.batched for v in values):
-            raise Unsupported("formatting per-example values into a string", node,
-                              "return the numbers and format them outside")
+            for part, value in zip(parts, values):
+                if value.batched and part.equal is not None:
+                    raise Unsupported("`{...=}` of a per-example value in an f-string (it "
+                                      "shows the expression's text)", part,
+                                      "write the name into the text: f\"x={x}\"")
+                if value.batched and part.conversion in ("r", "a"):
+                    raise Unsupported(f"`!{part.conversion}` of a per-example value (a NumPy "
+                                      "number's repr is not a Python number's)", part,
+                                      "use `!s` or a format spec")
+            return self.string_piece(node, [(p.expression, v) for p, v in zip(parts, values)])
         if not all(v.known for v in values):
             return unbatched(UNKNOWN)
         placeholders = {id(p.expression): f"_value{k}" for k, p in enumerate(parts)}
@@ -207,9 +232,37 @@ class Expressions:
             return unbatched(UNKNOWN)
         return unbatched(value, all_exact(*values) and all(p.equal is None for p in parts))
 
+    def string_piece(self, node, operands, example=""):
+        """A string made from per-example values (`rules/strings.py`: formatted per lane):
+        recorded with its per-example ``operands`` ((node, value) pairs, the others are
+        left out) for `passes/batch_rules.py`; one string per example. Refused where a
+        lane's string could differ from the loop's: an operand that is a per-example array
+        or tuple, a float32/float16 number (the loop may hold a NumPy float32, whose digits
+        are not a Python float's), or of a type the engine does not know."""
+        batched = []
+        for operand, value in operands:
+            if not getattr(value, "batched", False):
+                continue
+            dtype = value.dtype if isinstance(value, Value) else None
+            if isinstance(value, TupleValue) or value.rank > 0 or dtype is None:
+                raise Unsupported("formatting a per-example array, tuple or value of unknown "
+                                  "type into a string", operand,
+                                  "format one number per example")
+            if dtype.kind not in "biufcU" or dtype.kind == "f" and dtype.itemsize < 8 or (
+                    dtype.kind == "c" and dtype.itemsize < 16):
+                raise Unsupported(f"formatting a per-example {dtype} value into a string (the "
+                                  "loop may hold a NumPy scalar of it, whose digits differ "
+                                  "from a Python number's)", operand,
+                                  "convert it with float(...) first")
+            batched.append(operand)
+        self.string_pieces[node] = tuple(batched)
+        return Value(True, np.str_(example if isinstance(example, str) else ""))
+
     def name(self, node: cst.Name, env: Env):
         ident = node.value
         if ident in env.values:
+            if ident in self.ragged_names:
+                self.ragged_name_reads.add(node)
             if ident in env.unbound:
                 raise MaybeUnbound(f"`{ident}` is assigned on some paths only, so it may be "
                                    "unbound here for some examples", node,
@@ -286,6 +339,8 @@ class Expressions:
         if self._exception_of_one_example and isinstance(left, Value) and isinstance(
                 left.example, str) and type(operator) is cst.Modulo:
             return unbatched("")        # "bad input %s" % x: the message of one example
+        if _string_operands(operator, left, right):
+            return self._string_operation(operator, left_node, left, right_node, right, node)
         fn = self.registry.backend.on_examples(
             BINARY_FUNCS[AUGMENTED_TO_BINARY.get(type(operator), type(operator))])
         if isinstance(left, TupleValue) or isinstance(right, TupleValue):
@@ -310,6 +365,24 @@ class Expressions:
         return batched_like(self._must_not_raise(fn, [left, right], node,
                                                  lambda: f"`{_code(operator).strip()}`"))
 
+    def _string_operation(self, operator, left_node, left, right_node, right, node):
+        """``"%5.2f" % x``, ``"%d-%d" % (a, b)`` and ``s + t`` with per-example values: a
+        string piece (`string_piece`)."""
+        if type(operator) is cst.Add:
+            return self.string_piece(node, [(left_node, left), (right_node, right)])
+        if isinstance(right, TupleValue):
+            if type(right_node) is not cst.Tuple or len(right_node.elements) != len(
+                    right.items):
+                raise Unsupported("`%` formatting of a tuple of per-example values named "
+                                  "elsewhere", right_node, "write the tuple in the `%`")
+            operands = [(e.value, self.values.get(e.value)) for e in right_node.elements]
+        else:
+            operands = [(right_node, right)]
+        if _REPR_CONVERSION.search(left.example):
+            raise Unsupported("`%r`/`%a` of a per-example value (a NumPy number's repr is not "
+                              "a Python number's)", node, "use %s or a format")
+        return self.string_piece(node, operands)
+
     def unary(self, node: cst.UnaryOperation, env):
         value = self.expr(node.expression, env)
         fn = self.registry.backend.on_examples(UNARY_FUNCS[type(node.operator)])
@@ -333,7 +406,8 @@ class Expressions:
             # the value is the right side's
             return left if decided != is_and else self.expr(node.right, env)
         taken = self._representative_truth(left)
-        with self._reached(taken is None or taken == is_and):
+        with self._reached(taken is None or taken == is_and), self._on_some_lanes(
+                node.right, left.batched):
             right = self.expr(node.right, env)
         if taken is not None and taken != is_and:
             # for the representatives Python stops at the left side, so the whole is as true
@@ -398,9 +472,11 @@ class Expressions:
         taken = self._representative_truth(test)
         self._batched_depth += test.batched       # both sides run on every lane
         try:
-            with self._reached(taken is not False):
+            with self._reached(taken is not False), self._on_some_lanes(node.body,
+                                                                        test.batched):
                 body = self.expr(node.body, env)
-            with self._reached(taken is not True):
+            with self._reached(taken is not True), self._on_some_lanes(node.orelse,
+                                                                       test.batched):
                 orelse = self.expr(node.orelse, env)
         finally:
             self._batched_depth -= test.batched
@@ -413,6 +489,42 @@ class Expressions:
             if example is not UNKNOWN and example.shape == np.shape(joined.example):
                 return Value(True, example[()])
         return joined
+
+    @contextlib.contextmanager
+    def _on_some_lanes(self, part, per_example: bool):
+        """While analysing ``part``, an operand Python evaluates on some examples only
+        (the right side of `and`/`or` after a per-example left side, a branch of a
+        conditional expression with a per-example test)."""
+        stack = self.__dict__.setdefault("_partial_operands", [])
+        if per_example:
+            stack.append(part)
+        try:
+            yield
+        finally:
+            if per_example:
+                stack.pop()
+
+    def _walrus_on_some_lanes(self, node: cst.NamedExpr) -> None:
+        """``(t := e)`` that Python evaluates on some examples only: the batched code
+        evaluates it on every lane, so ``t`` must not be read (or bound) anywhere outside
+        that operand, where the other examples keep their old ``t``."""
+        stack = self.__dict__.get("_partial_operands")
+        if not stack or type(node.target) is not cst.Name:
+            return
+        name, part = node.target.value, stack[-1]
+
+        def uses(tree) -> int:       # (other walruses' targets bind it where they are)
+            targets = {id(n.target) for n in walk(tree) if type(n) is cst.NamedExpr}
+            return sum(1 for n in walk(tree) if type(n) is cst.Name and n.value == name
+                       and id(n) not in targets)
+
+        if uses(self.tree.body) > uses(part):
+            raise Unsupported(f"`{name} := ...` runs on some examples only (on the right of "
+                              "`and`/`or`, or in a branch of a conditional expression, whose "
+                              f"deciding value differs per example), and `{name}` is used "
+                              "elsewhere: the examples that skip it keep their old value",
+                              node, f"assign `{name}` in a statement of its own, under an "
+                                    "`if` where it is conditional")
 
     def _decided(self, node, test_node, test) -> bool | None:
         """The truth of a test known exactly (the same on every call of this
@@ -572,9 +684,7 @@ class Expressions:
             return unbatched(UNKNOWN)
         for p in batched_parts:
             if p.kind == "b":
-                raise Unsupported("indexing with a per-example boolean mask gives a different "
-                                  "number of elements per example", node,
-                                  "use np.where(mask, x, 0) or np.sum(x, where=mask)")
+                return self._selection(node, base, parts)
             if p.kind not in "iu?":
                 raise Unsupported("indexing with per-example values that are not integers",
                                   node, "convert the index with int() or .astype(int)")
@@ -597,6 +707,31 @@ class Expressions:
             # per example a NumPy scalar (a copy); on the batch `y[:, 0]` is a view
             self._scalar_reads[node] = node.value.value
         return batched_like(out)
+
+    def _selection(self, node: cst.Subscript, base, parts):
+        """``v[mask]`` of a per-example vector and a per-example boolean mask of its shape:
+        a different number of elements per example, so only a reduction of it can be
+        vectorized (`Calls.ragged_operands`): its value is ``v`` itself, padded, and the
+        reduction takes the mask (`array.masked_selection`); anything else that reads it is
+        refused where it does (`passes/batch_rules.py`)."""
+        mask = parts[0] if len(parts) == 1 else None
+        if mask is None or not base.batched or base.rank != 1 or mask.rank != 1 or not (
+                base.known and mask.known) or np.shape(base.example) != np.shape(
+                mask.example) or "masked_selection" not in self.registry.operators:
+            raise Unsupported("indexing with a per-example boolean mask gives a different "
+                              "number of elements per example (only a reduction of a "
+                              "vector's selection by a mask of its shape can be vectorized)",
+                              node, "use np.where(mask, x, 0) or np.sum(x, where=mask)")
+        # a selection of a selection (`pos = real[real > 0]`, `real` itself selected): both
+        # masks hold; a mask may read the selection it selects from, nothing else ragged
+        inner = self._ragged_in(node.value)
+        if not set(map(id, self._ragged_in(node.slice[0].slice.value))) <= set(
+                map(id, inner)):
+            raise Unsupported("a selection by a mask made from a value of another length per "
+                              "example", node, "select with a mask of the same vector")
+        self.ragged.add(node)
+        self.selections[node] = inner
+        return Value(True, base.example)
 
     def _lookup_per_example(self, node: cst.Subscript, base, parts):
         """``TABLE[k]`` with a per-example ``k`` into a list or tuple of numbers the same for

@@ -99,10 +99,21 @@ class Analysis(Expressions, Calls, Aliasing):
         # a list or tuple display (or a name bound to one) of per-example values that a
         # rule takes as one per-example array -> whether each item is per example
         self.stacked: dict[cst.CSTNode, tuple] = {}
+        # strings formatted from per-example numbers (`rules/strings.py`) -> their per-example
+        # operands, which `passes/batch_rules.py` hands the rule
+        self.string_pieces: dict[cst.CSTNode, tuple] = {}
         # np.arange with per-example bounds (a different length per example), and the
         # reductions that consume them -> the ragged ranges in their operand
         self.ragged: set[cst.Call] = set()
         self.masked_reductions: dict[cst.Call, list] = {}
+        # `v[mask]` with a per-example boolean mask (also ragged: reduced under the mask);
+        # names bound once to such a value -> its ragged nodes, and the reads of those names
+        # (all / those inside a masked reduction): the others escape, refused
+        self.selections: dict[cst.Subscript, list] = {}   # -> the ragged nodes it selects from
+        self.ragged_names: dict[str, list] = {}
+        self.ragged_name_reads: set[cst.Name] = set()
+        self.ragged_consumed_reads: set[cst.Name] = set()
+        self._assignment_counts: dict[str, int] | None = None
         self.owned: set[str] = set()          # arrays this function created (may be written)
         self._user_names: set[str] | None = None
         self.math_in_branches: set[cst.Call] = set()   # math.f(unbatched) under batched ifs
@@ -255,6 +266,9 @@ class Analysis(Expressions, Calls, Aliasing):
         if type(small) is cst.Assign:
             value = self.expr(small.value, env)
             self._bind_scalar_reads(small)
+            if self.ragged and len(small.targets) == 1 and type(
+                    small.targets[0].target) is cst.Name:
+                self._ragged_binding(small.targets[0].target.value, small.value)
             created = self._creation(small.value)
             if self._may_give_0d_array(small.value):
                 self.zero_d_arrays.update(n for t in small.targets

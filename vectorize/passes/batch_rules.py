@@ -19,6 +19,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..abstract import TupleValue, Value
+from ..analysis.syntax import formatted_expressions
 from ..errors import Unsupported
 from ..liveness import reads, writes
 from ..loops.carries import needs_promotion
@@ -85,7 +86,35 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
         return self._apply(self.registry.operators["python_number_division"], original_node,
                            updated_node, [], [], func=scalar)
 
+    def _string_piece(self, original_node, updated_node, pairs):
+        """A string made from per-example values (``pairs``: its operands, original and
+        rewritten): the registry's ``per_example_string`` rule formats it lane by lane."""
+        wanted = self.analysis.string_pieces[original_node]
+        chosen = [(o, n) for o, n in pairs if any(o is w for w in wanted)]
+        rule = self.registry.operators.get("per_example_string")
+        if rule is None:
+            raise Unsupported(f"a string per example: the {self.registry.namespace} backend "
+                              "has no arrays of strings", original_node,
+                              "return the numbers and format them outside")
+        return self._apply(rule, original_node, updated_node, [o for o, _ in chosen],
+                           [n for _, n in chosen])
+
+    def leave_FormattedString(self, original_node, updated_node):
+        if original_node not in self.analysis.string_pieces:
+            return updated_node
+        return self._string_piece(original_node, updated_node, [
+            (o.expression, n.expression) for o, n in zip(
+                formatted_expressions(original_node.parts),
+                formatted_expressions(updated_node.parts))])
+
     def leave_BinaryOperation(self, original_node, updated_node):
+        if original_node in self.analysis.string_pieces:
+            pairs = [(original_node.left, updated_node.left),
+                     (original_node.right, updated_node.right)]
+            if type(original_node.right) is cst.Tuple:
+                pairs += [(o.value, n.value) for o, n in zip(original_node.right.elements,
+                                                             updated_node.right.elements)]
+            return self._string_piece(original_node, updated_node, pairs)
         if not _is_batched(self.value(original_node)):
             return self._numpy_scalar_op(original_node, updated_node)
         key = "matmul" if type(original_node.operator) is cst.MatrixMultiply else "binary"
@@ -150,6 +179,12 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
     def leave_Subscript(self, original_node, updated_node):
         if original_node in self.analysis.fallback_calls:
             return self._fallback(original_node, updated_node)
+        if original_node in self.analysis.selections:
+            # `v[mask]`: `v` padded; the reductions of it take the mask
+            mask = updated_node.slice[0].slice.value
+            self._ragged_args[original_node] = ("mask", mask)
+            return self._apply(self.registry.operators["masked_selection"], original_node,
+                               updated_node, [original_node.value], [updated_node.value])
         parts = [self.value(e.slice.value) if isinstance(e.slice, cst.Index) else None
                  for e in original_node.slice]
         if isinstance(self.value(original_node.value), TupleValue) and not any(
@@ -227,6 +262,10 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
         method = self.analysis.method_calls.get(original_node)
         fn = getattr(self.value(original_node.func), "example", None)
         rule = (method or self.registry.for_call(fn)).masked
+        if any(node not in self._ragged_args for node in ragged):
+            raise Unsupported("a reduction of a value with a different length per example "
+                              "that is computed after it (in a loop)", original_node,
+                              "compute the selection or range before the reduction")
         parts = [self._ragged_args[node] for node in ragged]
         if method is not None:
             return self._apply_call(rule, original_node, updated_node,
@@ -243,6 +282,9 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
         ragged = analysis.masked_reductions.get(original_node)
         if ragged is not None:
             return self._masked_reduction(original_node, updated_node, ragged)
+        if original_node in analysis.string_pieces:
+            return self._string_piece(original_node, updated_node, [
+                (o.value, n.value) for o, n in zip(original_node.args, updated_node.args)])
         rule = analysis.promoted_creations.get(original_node) or analysis.random_calls.get(
             original_node)
         if rule is not None:
@@ -407,13 +449,19 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     func = rewrite(func, AugmentedToAssignment())
     analysis = ctx.analyze(func)
     consumed = {node for found in analysis.masked_reductions.values() for node in found}
-    for node in analysis.ragged - consumed:
+    escaped = analysis.ragged_name_reads - analysis.ragged_consumed_reads
+    for node in sorted(analysis.ragged - consumed, key=lambda n: n in analysis.selections) + \
+            list(escaped):
         from ..syntax.templates import render
-        raise Unsupported(f"`{render(node)}` has a different length per example: only a "
-                          "reduction of it (sum, prod, mean, any, all), written around it "
-                          "through lane-by-lane operations, can be vectorized", node,
-                          "write the reduction around the call itself, e.g. "
-                          "sum(x ** arange(n)) rather than through a variable")
+        what = "a selection by a per-example mask" if node in analysis.selections else (
+            "the name of a value with a different length per example"
+            if node in escaped else "a range with per-example bounds")
+        raise Unsupported(f"`{render(node)}` has a different length per example ({what}): "
+                          "only a reduction of it (sum, prod, mean, min, max, any, all, "
+                          "len), written around it through lane-by-lane operations or names "
+                          "assigned once, can be vectorized", node,
+                          "reduce it (a sum, max or len of it) in the expression or "
+                          "the statement after the one that makes it")
     record_loop_facts(func, ctx, analysis)
     record_if_facts(func, ctx, analysis)
     apply = _ApplyRules(ctx, analysis)

@@ -187,14 +187,22 @@ def _bump(versions: dict, names) -> None:
 
 class _Guarded(cst.CSTTransformer):
     def __init__(self, plan: _Plan, kept: dict[cst.If, str], elifs: set, namer,
-                 warns_per_lane: bool = False):
+                 warns_per_lane: bool = False, replay_warnings: bool = False):
         self.plan = plan
         self.warns_per_lane = warns_per_lane
+        # a helper's warning under a per-example condition (`vectorize`): the helper cannot
+        # tell which lanes its caller keeps, so where the condition holds on some lane it
+        # raises, and `vectorize` replays the loop, whose examples warn as Python does
+        self.replay_warnings = replay_warnings
         self.kept = kept            # `if` -> the name its test is kept in
         self.elifs = elifs
         # raise -> (name of its guard's value, name of the first lane that raises)
         self.lanes = {small: (namer.fresh("failed"), namer.fresh("lane"))
                       for small in set(plan.picks.values())}
+        if replay_warnings:
+            self.lanes.update({small: (namer.fresh("failed"), namer.fresh("lane"))
+                               for small in plan.raises if type(small) is cst.Expr
+                               and small not in self.lanes})
 
     def _picked(self, original, updated):
         """A per-example part of an exception: the value of the first example that raises."""
@@ -256,7 +264,12 @@ class _Guarded(cst.CSTTransformer):
                 before = []
             test = self.conjunction(guards)
             body = [cst.SimpleStatementLine([small])]
-            if original in self.lanes and type(original) is cst.Expr and self.warns_per_lane:
+            if original in self.lanes and type(original) is cst.Expr and self.replay_warnings:
+                body = [cst.parse_statement(
+                    'raise RuntimeError("a warning of a helper on some lane: the loop decides '
+                    'which examples warn")\n')]
+            if original in self.lanes and type(original) is cst.Expr and (
+                    self.warns_per_lane or self.replay_warnings):
                 # a warning with a per-example message: issued for each example that takes
                 # the branch, in order, as the loop issues it (the filter then decides)
                 failed, lane = self.lanes[original]
@@ -384,4 +397,5 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     elifs = {n.orelse for n in walk(func) if type(n) is cst.If and isinstance(n.orelse, cst.If)}
     guarded = _GuardedAndPicked if plan.picks else _Guarded
     return rewrite(func, guarded(plan, kept, elifs, ctx.namer,
-                                 getattr(ctx.registry.backend, "warns_per_lane", False)))
+                                 getattr(ctx.registry.backend, "warns_per_lane", False),
+                                 ctx.helper and getattr(ctx.module, "python_semantics", False)))

@@ -53,8 +53,17 @@ class _Fact:
 
 
 class _Checks:
-    def __init__(self, analysis, func: cst.FunctionDef):
+    def __init__(self, analysis, func: cst.FunctionDef, numpy_scalars: bool = False):
         self.analysis = analysis
+        # `vmap`: the examples are NumPy scalars, whose arithmetic raises nothing; only what
+        # NumPy itself raises per example and the batched code would not is checked
+        self.numpy_scalars = numpy_scalars
+        # int names' ranges that the statement's checks so far establish (a check that does
+        # not fire leaves its operand inside its bounds): reset for each statement
+        self.assumed: dict[str, tuple[int, int]] = {}
+        # ... and those of names the function assigns once, at the top level of its body
+        # (every lane runs that assignment, after its checks): valid to the end
+        self.known: dict[str, tuple[int, int]] = {}
         self.defs = _definitions(func)
         self.counters = _counters(func)
         self.numpy_names: dict[str, bool] = {}
@@ -119,13 +128,14 @@ class _Checks:
             self.of(node.body, guards + [(node.test, False)], facts, out)
             self.of(node.orelse, guards + [(node.test, True)], facts, out)
             return
-        affine = self.affine(node)
+        affine = None if self.numpy_scalars else self.affine(node)
         if affine is not None:
             # `3 * n + 1` on ints: wrapping in between is harmless (int64 arithmetic is exact
             # modulo 2**64), so one check of the result, as bounds on n
             self.of(affine[0], guards, facts, out)
-            if affine[1] is not None:
+            if affine[1] is not None and not self.proved(affine[1]):
                 out.append((affine[1], guards))
+                self.assume(affine[1], guards)
             return
         for child in children(node):
             if isinstance(child, (cst.BaseExpression, cst.Arg, cst.BaseSlice,
@@ -134,9 +144,66 @@ class _Checks:
                 self.of(child, guards, facts, out)
         for check in self.checks_of(node):
             if check.divisor is not None and self.nonzero(check.divisor, guards, facts) or \
-                    self.refuted(check, guards, facts):
+                    self.refuted(check, guards, facts) or self.proved(check):
                 continue
             out.append((check, guards))
+            self.assume(check, guards)
+
+    # ---------------------------------------------------------------- int ranges
+    def assume(self, check, guards) -> None:
+        """After ``check`` (on every lane: no guards), its operand is within its bounds."""
+        proof = check.proof
+        if guards or proof is None or proof[0] != "within":
+            return
+        node = check.nodes.get(proof[1])
+        if type(node) is cst.Name:
+            lo, hi = self.assumed.get(node.value, (proof[2], proof[3]))
+            self.assumed[node.value] = (max(lo, proof[2]), min(hi, proof[3]))
+
+    def proved(self, check) -> bool:
+        """Whether the operands' ranges show that ``check`` cannot fire (`Check.proof`)."""
+        proof = check.proof
+        if proof is None:
+            return False
+        if proof[0] == "within":
+            node = check.nodes.get(proof[1])
+            span = self.interval(node) if node is not None else None
+        else:
+            a, b = (self.interval(check.nodes.get(k)) for k in "ab")
+            span = _combine(proof[1], a, b) if a is not None and b is not None else None
+        return span is not None and proof[2] <= span[0] and span[1] <= proof[3]
+
+    def interval(self, node, depth: int = 0):
+        """(lo, hi) holding every per-example value of the int expression ``node`` on
+        lanes that pass the checks so far, or None: a literal, a name the statement's
+        checks bound, the range of a small int dtype (a value of that dtype is inside it:
+        the checks keep every int result within its dtype), and ``+``, ``-``, ``*``, unary
+        ``-`` and ``**`` by a literal of those."""
+        value = self.value(node)
+        if value is None or value.kind not in "biu" or value.rank != 0 or depth > 32:
+            return None
+        exact = python_errors.exact_int(value)
+        if exact is not None:
+            return exact, exact
+        own = (0, 1) if value.kind == "b" else python_errors.int_limits(value)
+        t = type(node)
+        found = None
+        if t is cst.Name:
+            found = self.assumed.get(node.value) or self.known.get(node.value)
+        elif t is cst.UnaryOperation and type(node.operator) is cst.Minus:
+            inner = self.interval(node.expression, depth + 1)
+            found = None if inner is None else (-inner[1], -inner[0])
+        elif t is cst.BinaryOperation:
+            op = python_errors.BINARY_SYMBOL.get(type(node.operator))
+            if op in ("+", "-", "*", "**", "//"):
+                a = self.interval(node.left, depth + 1)
+                b = self.interval(node.right, depth + 1)
+                found = _combine(op, a, b) if a is not None and b is not None else None
+        if found is None:
+            return own if own is not None and own[1] - own[0] < 2 ** 40 else None
+        if own is not None:
+            found = (max(found[0], own[0]), min(found[1], own[1]))
+        return found
 
     def affine(self, node):
         """(the non-literal operand, its check) where ``node`` is an int ``c * v + d`` of
@@ -189,6 +256,8 @@ class _Checks:
 
     def checks_of(self, node) -> list:
         t = type(node)
+        if self.numpy_scalars:
+            return self.numpy_call(node) if t is cst.Call else []
         if t is cst.BinaryOperation:
             return self.binary(type(node.operator), node.left, node.right, node)
         if t is cst.UnaryOperation and type(node.operator) is cst.Minus:
@@ -209,6 +278,19 @@ class _Checks:
         if a is None or b is None or self.numpy_valued(left) or self.numpy_valued(right):
             return []
         return python_errors.binary_checks(operator, left, right, a, b, result)
+
+    def numpy_call(self, node: cst.Call) -> list:
+        """NumPy's own errors on NumPy scalars: ``np.arange`` with a step of 0 raises
+        ``ValueError`` per example, where the padded range of a reduction is empty."""
+        if self.example(node.func) is not np.arange or len(node.args) != 3 or any(
+                a.keyword is not None or a.star for a in node.args):
+            return []
+        nodes = [a.value for a in node.args]
+        values = [self.value(n) for n in nodes]
+        if values[2] is None:
+            return []
+        return [c._replace(exception="ValueError", message=python_errors.ARANGE_ZERO_STEP)
+                for c in python_errors.arange_checks(nodes, values)]
 
     def call(self, node: cst.Call) -> list:
         fn = self.example(node.func)
@@ -499,19 +581,56 @@ def _definitions(func: cst.FunctionDef) -> dict:
 
 
 # -------------------------------------------------------------------- rewriting
+def _combine(op: str, a: tuple, b: tuple):
+    """The range of ``x <op> y`` for x in ``a``, y in ``b`` (Python ints: exact)."""
+    if op == "+":
+        return a[0] + b[0], a[1] + b[1]
+    if op == "-":
+        return a[0] - b[1], a[1] - b[0]
+    if op == "*":
+        ends = [x * y for x in a for y in b]
+        return min(ends), max(ends)
+    if op == "//" and b[0] == b[1] and b[0] > 0:      # by a positive literal: monotone
+        return a[0] // b[0], a[1] // b[0]
+    if op == "**" and b[0] == b[1] and 0 <= b[0] <= 64:
+        k = b[0]
+        ends = [a[0] ** k, a[1] ** k] + ([0] if a[0] <= 0 <= a[1] else [])
+        return min(ends), max(ends)
+    return None
+
+
 class _Writer:
     def __init__(self, checks: _Checks):
         self.checks = checks
         self.changed = False
 
-    def block(self, stmts, facts: list) -> list:
+    def block(self, stmts, facts: list, top: bool = False) -> list:
         out = []
         for stmt in stmts:
             out.extend(self.statement(stmt, facts))
+            if top:
+                self.learn(stmt)
         return out
+
+    def learn(self, stmt) -> None:
+        """``k = <int expression>`` at the top level of the body, ``k`` assigned nowhere
+        else: its range (`_Checks.interval`, with the statement's checks passed) holds for
+        every later read."""
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+                and type(stmt.body[0]) is cst.Assign and len(stmt.body[0].targets) == 1
+                and type(stmt.body[0].targets[0].target) is cst.Name):
+            return
+        name = stmt.body[0].targets[0].target.value
+        analysis = self.checks.analysis
+        if analysis.assignment_count(name) != 1:
+            return
+        span = self.checks.interval(stmt.body[0].value)
+        if span is not None:
+            self.checks.known[name] = span
 
     def statement(self, stmt, facts) -> list:
         found: list = []
+        self.checks.assumed = {}
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 self.small(small, facts, found)
@@ -526,6 +645,7 @@ class _Writer:
         return [stmt]
 
     def small(self, small, facts, found) -> None:
+        self.checks.assumed = {}
         t = type(small)
         if t is cst.AugAssign:
             operator = AUGMENTED_TO_BINARY.get(type(small.operator))
@@ -551,6 +671,7 @@ class _Writer:
 
     def if_statement(self, stmt: cst.If, facts) -> list:
         found: list = []
+        self.checks.assumed = {}
         self.checks.of(stmt.test, [], facts, found)
         body = self.block(stmt.body.body, _inside(facts + [_Fact(stmt.test, False)], stmt.body))
         orelse = stmt.orelse
@@ -619,12 +740,16 @@ def _inside(facts: list, region) -> list:
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    if not getattr(ctx.module, "python_semantics", False) or \
-            not ctx.registry.backend.exception_checks:
+    if not ctx.registry.backend.exception_checks:
         return func
+    numpy_scalars = not getattr(ctx.module, "python_semantics", False)
+    if numpy_scalars and not any(type(n) is cst.Call and (
+            type(n.func) is cst.Attribute and n.func.attr.value == "arange"
+            or type(n.func) is cst.Name and n.func.value == "arange") for n in walk(func)):
+        return func       # (the only check on NumPy scalars; the analysis is not free)
     analysis = ctx.analyze(func)
-    writer = _Writer(_Checks(analysis, func))
-    body = writer.block(func.body.body, [])
+    writer = _Writer(_Checks(analysis, func, numpy_scalars))
+    body = writer.block(func.body.body, [], top=True)
     if not writer.changed:
         return func
     return func.with_changes(body=func.body.with_changes(body=body))

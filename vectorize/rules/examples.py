@@ -431,6 +431,11 @@ def f(x):
 def f(x, n):
     return np.sum(x ** np.arange(n))
 '''), "P, N"),
+    "array.masked_selection": Example(_f('''
+def f(v):
+    pos = v[v > 0]
+    return np.sum(pos) + len(pos)
+'''), "V", VMAP1),
     # --- linear algebra (more) ----------------------------------------------------------
     "linalg.stacked": Example(_f('''
 def f(m):
@@ -576,6 +581,12 @@ def f(x, k):
     y[k] = 1.0
     return y
 '''), "X, N % 3"),
+    "string.per_example": Example(_f('''
+def f(x, n):
+    if x > 0:
+        return f"{x:.2f} in {n}"
+    return "none, %d" % n
+'''), "X, N"),
     "call.per_example_fallback": Example(_f('''
 def f(n):
     return math.factorial(n) + 1

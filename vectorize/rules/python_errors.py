@@ -34,6 +34,11 @@ class Check(NamedTuple):
     template: str
     nodes: dict
     divisor: cst.BaseExpression | None = None
+    # what the check is about, for `passes.python_raises` to prove it cannot fire from the
+    # operands' value ranges: ("within", key, lo, hi): it fires where ``nodes[key]`` is
+    # outside [lo, hi] (and where it does not, the operand is inside: a range later checks
+    # may use); ("result", op, lo, hi): where ``a <op> b`` is outside [lo, hi]
+    proof: tuple | None = None
 
 
 def _message(thunk) -> str:
@@ -142,6 +147,7 @@ def _iroot(limit: int, k: int) -> int:
 _BINARY_SYMBOLS = {cst.Divide: "/", cst.FloorDivide: "//", cst.Modulo: "%", cst.Power: "**",
                    cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.LeftShift: "<<",
                    cst.RightShift: ">>"}
+BINARY_SYMBOL = _BINARY_SYMBOLS
 
 
 def binary_checks(operator: type, a_node, b_node, a: Value, b: Value, result: Value) -> list:
@@ -222,7 +228,8 @@ def _power(kind, nodes, a: Value, b: Value, result) -> list:
             if k < 2:
                 return []   # a negative literal exponent gives a float (NumPy raises)
             m = _iroot(limits[1], k)
-            return [Check("OverflowError", _INT_TOO_LARGE, f"not -{m} <= {{a}} <= {m}", nodes)]
+            return [Check("OverflowError", _INT_TOO_LARGE, f"not -{m} <= {{a}} <= {m}", nodes,
+                          proof=("within", "a", -m, m))]
         lo, hi = _float_bounds(limits)
         return [Check("ValueError", "integers to negative integer powers give floats",
                       "{b} < 0", nodes),
@@ -285,8 +292,12 @@ def _int_arithmetic(op, nodes, a: Value, b: Value, limits) -> list:
     if op == "-" and lo == 0:
         return [Check("OverflowError", _INT_TOO_LARGE, "{a} < {b}", nodes)]
     flo, fhi = _float_bounds(limits)
-    return [Check("OverflowError", _INT_TOO_LARGE,
-                  f"not {flo} <= float({{a}}) {op} float({{b}}) <= {fhi}", nodes)]
+    # one comparison of the magnitude where the bounds are symmetric (int64: the float
+    # bounds lie 4096 inside both limits)
+    template = (f"abs(float({{a}}) {op} float({{b}})) > {fhi}" if float(flo) == -float(fhi)
+                else f"not {flo} <= float({{a}}) {op} float({{b}}) <= {fhi}")
+    return [Check("OverflowError", _INT_TOO_LARGE, template, nodes,
+                  proof=("result", op, lo, hi))]
 
 
 def _outside(name, bounds, limits, nodes) -> list:
@@ -299,7 +310,8 @@ def _outside(name, bounds, limits, nodes) -> list:
         parts.append(f"{{{name}}} > {hi}")
     if not parts:
         return []
-    return [Check("OverflowError", _INT_TOO_LARGE, " or ".join(parts), nodes)]
+    return [Check("OverflowError", _INT_TOO_LARGE, " or ".join(parts), nodes,
+                  proof=("within", name, lo, hi))]
 
 
 def negation_checks(node, a: Value, result: Value) -> list:
@@ -363,6 +375,11 @@ MATH_ERRORS: dict[str, list] = {
 }
 """Only float-valued `math` functions whose argument is a Python number (an int is converted
 exactly for |x| < 2**53) are checked; `log(x, base)` also checks its base."""
+
+
+with np.errstate(all="ignore"):
+    ARANGE_ZERO_STEP = _message(lambda: np.arange(np.int64(0), np.int64(1), np.int64(0)))
+"""NumPy's message for ``np.arange`` of NumPy scalars with a step of 0 (`vmap`'s examples)."""
 
 
 def arange_checks(arg_nodes: list, args: list) -> list:

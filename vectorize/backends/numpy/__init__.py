@@ -182,7 +182,7 @@ class NumpyBackend(Backend):
 def register_tables(reg) -> None:
     """NumPy's rule tables and the shared ones, in order, into ``reg`` (also the JAX
     backend's, which spells them with ``jnp``)."""
-    from ...rules import lanes, operators
+    from ...rules import lanes, operators, strings
     from . import (
         arrays,
         builtins,
@@ -196,5 +196,5 @@ def register_tables(reg) -> None:
         sorting,
     )
     for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg,
-                  shapes, sorting, scipy_rules, random, creation):
+                  shapes, sorting, scipy_rules, random, creation, strings):
         table.register(reg)

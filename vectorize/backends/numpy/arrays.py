@@ -225,27 +225,67 @@ def _ragged_range(site: Site):
     return expr("{a} + {s} * {k}", a=nodes[0], s=nodes[2], k=steps)
 
 
+EXTREMES = {"max": "np.max", "amax": "np.max", "min": "np.min", "amin": "np.min"}
+
+
 def _masked_reduction(site: Site):
-    """``np.sum(f(np.arange(n)))``: the reduction over the padded ranges, each example's
-    elements only (``where=`` a mask of its length)."""
+    """``np.sum(f(np.arange(n)))``, ``np.max(v[v > 0])``, ``len(v[mask])``: the reduction
+    over the padded ranges or vectors, each example's elements only (``where=`` a mask of
+    its length, or the selection's mask)."""
     name = site.func if isinstance(site.func, str) else getattr(site.func, "__name__", "")
-    if name not in MASKABLE or len(site.args) > 1 or set(site.kwargs) - {"dtype"}:
-        raise Unsupported(f"`{name}` of `np.arange` with per-example bounds (only sum, prod, "
-                          "mean, any and all of it, over every element, can be vectorized: "
-                          "its length differs per example)",
-                          suggestion="use np.sum/np.prod/np.mean/np.any/np.all of the range")
+    if name not in MASKABLE and name not in EXTREMES and name != "len" or len(
+            site.args) > 1 or set(site.kwargs) - {"dtype"}:
+        raise Unsupported(f"`{name}` of a value with a different length per example (a "
+                          "range with per-example bounds, or a selection by a per-example "
+                          "mask): only sum, prod, mean, min, max, any, all and len of it, "
+                          "over every element, can be vectorized",
+                          suggestion="use np.sum/np.prod/np.mean/np.min/np.max/np.any/np.all "
+                                     "or len of it")
     mask, seen = None, set()
-    for nodes, values in site.parts:
-        count = _range_count(nodes, values)
-        if render(count) in seen:
+    for part in site.parts:
+        if part[0] == "mask":
+            one = part[1]     # `v[mask]`: the selection's own mask
+        else:
+            count = _range_count(*part)
+            one = expr("np.arange(np.max({c}, initial=0)) < {c}[:, None]", c=count)
+        if render(one) in seen:
             continue          # the same length as another range: the same mask
-        seen.add(render(count))
-        one = expr("np.arange(np.max({c}, initial=0)) < {c}[:, None]", c=count)
+        seen.add(render(one))
         mask = one if mask is None else expr("{a} & {b}", a=mask, b=one)
+    if name == "len":
+        return expr("np.count_nonzero(np.broadcast_to({m}, np.shape({x})), axis=1)",
+                    m=mask, x=site.nodes[0])
+    if name in EXTREMES:
+        return _masked_extreme(site, EXTREMES[name], mask)
     reduced = expr(MASKABLE[name] + "({x}, axis=1, where={m})", x=site.nodes[0], m=mask)
     if site.func is sum and site.args[0].kind in "fc":
         return expr("0 + {r}", r=reduced)
     return reduced
+
+
+def _masked_extreme(site: Site, function: str, mask) -> cst.BaseExpression:
+    """``np.max`` / ``np.min`` of the elements under ``mask``: ``initial=`` the other end of
+    the dtype's range, and an example with no element raises NumPy's ``ValueError`` (a
+    reduction without identity of an empty array), as its loop does
+    (`pymath.nonempty_rows`: on any lane, so `vectorize` replays the loop, which decides;
+    `vmap`, which has no replay, is refused)."""
+    value = site.args[0]
+    kind = getattr(value, "kind", "?")
+    if not site.python_semantics or kind not in "iuf":
+        raise Unsupported(f"`{function}` of a value with a different length per example "
+                          + ("on NumPy scalars (an example with no element raises, and "
+                             "`vmap` cannot tell which examples reach it)"
+                             if kind in "iuf" else f"of dtype {value.dtype}"),
+                          suggestion="use np.where(mask, x, -np.inf).max() with a value "
+                                     "for the empty case")
+    if kind == "f":
+        start = "-np.inf" if function == "np.max" else "np.inf"
+    else:
+        info = np.iinfo(value.dtype)
+        start = str(info.min if function == "np.max" else info.max)
+    ufunc = "maximum" if function == "np.max" else "minimum"
+    return expr(function + "({x}, axis=1, where=pymath.nonempty_rows({m}, np.shape({x}), "
+                           f"\"{ufunc}\"), initial={start})", x=site.nodes[0], m=mask)
 
 
 def register(reg: Registry) -> None:
@@ -319,7 +359,22 @@ def register(reg: Registry) -> None:
     reg.add_call(len, Rule(
         "builtin.len", "builtins", "`len(x)` of a per-example array is `x.shape[1]`.",
         "n = len(v)", "n = v.shape[1]", _len, infer=lambda s: unbatched(
-            len(s.args[0].example) if s.args[0].known else None)))
+            len(s.args[0].example) if s.args[0].known else None), masked=masked))
+    reg.add_operator("masked_selection", Rule(
+        "array.masked_selection", "arrays",
+        "`v[mask]` with a per-example boolean mask has a different length per example, so "
+        "only a reduction of it is vectorized: `v` itself, reduced with `where=mask`. The "
+        "reductions are `np.sum`, `np.prod`, `np.mean`, `np.min`, `np.max`, `np.any`, "
+        "`np.all`, `sum`, `len` and the methods, through lane-by-lane operations and names "
+        "assigned once (the mask of the vector's shape). `min`/`max` "
+        "start from the other end of the dtype's range, and an example with nothing "
+        "selected raises NumPy's `ValueError` as its loop does (`vectorize` only).",
+        "pos = v[v > 0]\ns = np.sum(pos)\nk = len(pos)\nhi = pos.max()",
+        "pos = v\ns = np.sum(pos, axis=1, where=v > 0)\n"
+        "k = np.count_nonzero(np.broadcast_to(v > 0, np.shape(pos)), axis=1)\n"
+        "hi = np.max(pos, axis=1, where=pymath.nonempty_rows(v > 0, np.shape(pos), "
+        "\"maximum\"), initial=-np.inf)",
+        lambda site: site.nodes[0]))
     reg.add_call(sum, Rule(
         "builtin.sum", "builtins", "`sum(v)` over a per-example array is `np.sum(v, axis=1)` "
         "(the summation order may differ in the last bits); for floats `0 + ...`, as Python "
