@@ -71,7 +71,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from vectorize import vectorize, vmap
+from vectorize import VectorizeError, vectorize, vmap
 from vectorize.rules import NUMPY
 
 MAX_EXAMPLES = int(os.environ.get("TEST_RULES_MAX_EXAMPLES", "6"))
@@ -1079,6 +1079,12 @@ def check(f, *args):
     try:
         with quiet:
             assert_matches_loop(f, *args)
+    except VectorizeError as exc:
+        # a NumPy scalar whose promotion with the examples' Python numbers differs from the
+        # arrays' (np.float32 and a float64 batch): refused, numpy.vectorize runs (test_trust)
+        if "NEP 50" not in str(exc):
+            raise
+        return True
     except (ArithmeticError, ValueError, TypeError) as exc:
         # the scalar code raises this very error on some lane: refusing the batch is fair
         if (type(exc), str(exc)) not in raised:

@@ -42,7 +42,7 @@ def _same_as_loop(f, *args):
         with np.errstate(all="ignore"):
             want = _loop(f, *args)
     except Exception as exc:       # noqa: BLE001 -- the loop's exception is the reference
-        with pytest.raises(type(exc), match="Maximum allowed size"):
+        with pytest.raises(type(exc)):     # (NumPy words it by the range: either message)
             vmap(f)(*args)
         return
     got = vmap(f)(*args)

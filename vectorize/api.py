@@ -704,8 +704,8 @@ class vectorize:
             reason = (f"`{name}` is a NumPy {dtype} scalar: numpy.vectorize hands it to every "
                       f"example as it is, and the Python numbers it meets take its dtype "
                       f"(NEP 50), which the batched code does not reproduce")
-            return self._refusal(reason, f"pass `{name}` as a Python number or a 0-d array "
-                                         f"(`np.asarray({name})`), or cast the inputs to {dtype}")
+            return self._refusal(reason, f"pass `{name}` as a Python number or a 0-d array, "
+                                         f"or cast the inputs to {dtype}")
         semantics = PythonSemantics(tuple(params[name] for name in python))
         if var_positional is not None:
             params = _fold_var_positional(var_positional, params)
