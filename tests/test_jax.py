@@ -8,6 +8,7 @@ per-example gradients; what the backend cannot compile is refused, located.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import pathlib
@@ -239,20 +240,28 @@ def test_float64_jax_arrays_keep_float64():
 
 
 # --------------------------------------------------------------------- jit, specializations
-def test_compiled_once_per_shape_and_source_shows_jnp():
+def test_compiled_once_per_shape_and_source_shows_jnp(caplog):
     mapped = vmap(seed_if, backend="jax")
     x, w = _data(8)
     source = mapped.source(x, w)
     assert "jnp.where" in source and "np." not in source.replace("jnp.", "")
-    mapped(x, w)
-    entry = mapped._plan(tuple(backends.get("jax").from_numpy(a) for a in (x, w)))[0]
-    compiled = entry.spec.function
-    assert isinstance(compiled, Compiled)
-    mapped(x + 1.0, w)
-    (jitted,) = compiled._jitted.values()
-    assert jitted._cache_size() == 1          # same shape and dtype: no new compile
-    mapped(*_data(9))
-    assert jitted._cache_size() == 2          # a new shape: one more, as jit caches
+
+    def compiles():         # XLA compilations of the generated function (jax.log_compiles)
+        return sum("XLA compilation of jit(seed_if)" in r.getMessage() for r in caplog.records)
+    with jax.log_compiles(True), caplog.at_level(logging.WARNING):
+        mapped(x, w)
+        entry = mapped._plan(tuple(backends.get("jax").from_numpy(a) for a in (x, w)))[0]
+        compiled = entry.spec.function
+        assert isinstance(compiled, Compiled)
+        assert compiles() == 1
+        # same shapes and dtypes, as NumPy arrays (the warm path passes them to jit as
+        # they are) and as jax.Arrays: no new compile
+        mapped(x + 1.0, w)
+        mapped(x - 1.0, w)
+        mapped(*(backends.get("jax").from_numpy(a) for a in (x + 2.0, w)))
+        assert compiles() == 1
+        mapped(*_data(9))
+        assert compiles() == 2          # a new shape: one more, as jit caches
 
 
 def test_numpy_arguments_reach_jit_unconverted(monkeypatch):

@@ -227,6 +227,7 @@ class _VMapped:
         self._grad = grad_transform(self._target)   # torch.func.grad(f): `vmap_grad`
         self._options = vmap_options.DEFAULT
         self._fast = None       # the last call's fast path (`_FastPath`), when it has one
+        self._fast_numpy = None     # ... of NumPy arrays into `backend` (NumPy out)
         try:
             # never `__dict__`: a vmapped function's state is its own (`vmap(vmap(f))`)
             functools.update_wrapper(self, func, updated=())
@@ -270,22 +271,32 @@ class _VMapped:
         if isinstance(self._target, _VMapped):     # vmap(vmap(f)): `vmap_nested`
             from .vmap_nested import call_nested
             return call_nested(self, args, kwargs)
-        fast = self._fast
-        if fast is not None and not kwargs:
-            planned = fast.plan(args)
+        if not kwargs:
+            fast = self._fast
+            planned = fast.plan(args) if fast is not None else None
+            if planned is None and self._fast_numpy is not None:
+                fast = self._fast_numpy
+                planned = fast.plan(args)
             if planned is not None:
                 call_args, size = planned
-                return self._run(fast.entry, call_args, None, size, fast.batched, True)
+                out = self._run(fast.entry, call_args, None, size, fast.batched, True)
+                return out if fast is self._fast else _to_numpy(out, self.backend)
         if not kwargs and wants_dask(args):   # a Dask array in: Dask arrays out, nothing computed
             from .dask_runtime import call_vmap
             return call_vmap(self, args)
         if self.backend is not None:
+            given = args
             args, kwargs, converted = _into_backend(self.backend, args, kwargs)
             if converted:       # NumPy in, NumPy out
-                be = backends.get(self.backend)
                 out = self(*args, **kwargs)
-                return unflatten(out, [be.to_numpy(leaf) if be.claims(leaf) else leaf
-                                       for _, leaf in flatten(out)])
+                if not kwargs and backends.get(self.backend).takes_numpy and \
+                        self._fast is not None and self._fast.plan(args) is not None:
+                    # the next calls like this one give the NumPy arrays to the generated
+                    # function as they are (its library takes them, without a conversion
+                    # per argument and call)
+                    self._fast_numpy = _FastPath.of(self, given, self._fast.entry,
+                                                    self._fast.batched) or self._fast_numpy
+                return _to_numpy(out, self.backend)
         entry, call_args, call_kwargs, size, batched, tree = self._plan(args, kwargs)
         spec = entry.spec
         if isinstance(spec, FallbackSpec) or spec.fallbacks:
@@ -694,6 +705,15 @@ def _into_backend(name: str, args, kwargs):
     kwargs = {k: unflatten(v, [into(leaf) for _, leaf in flatten(v)])
               for k, v in kwargs.items()}
     return args, kwargs, converted
+
+
+def _to_numpy(out, name: str):
+    """The outputs of a call on NumPy arrays for the backend ``name`` as NumPy arrays."""
+    be = backends.get(name)
+    if be.claims(out):
+        return be.to_numpy(out)
+    return unflatten(out, [be.to_numpy(leaf) if be.claims(leaf) else leaf
+                           for _, leaf in flatten(out)])
 
 
 def _backend_of_args(args) -> str:
