@@ -918,8 +918,9 @@ def _own(arr, call_args):
                 break
         else:
             return arr
-    if any(isinstance(a, np.ndarray) and np.may_share_memory(arr, a) for a in call_args):
-        return arr.copy()
+    for a in call_args:
+        if isinstance(a, np.ndarray) and np.may_share_memory(arr, a):
+            return arr.copy()
     return arr
 
 

@@ -279,34 +279,46 @@ class _VMapped:
                 planned = fast.plan(args)
             if planned is not None:
                 call_args, size = planned
-                out = self._run(fast.entry, call_args, None, size, fast.batched, True)
+                if fast.direct is None:
+                    out = self._run(fast.entry, call_args, None, size, fast.batched, True)
+                else:
+                    out = fast.direct(*call_args)
+                    if type(out) is not fast.out_type or out.ndim <= fast.rank:
+                        spec = fast.entry.spec
+                        placed = _place(out, spec.result, 0, size, backends.get(spec.backend),
+                                        call_args)
+                        if placed is out and getattr(out, "ndim", 0) > fast.rank:
+                            fast.out_type = type(out)
+                        out = placed
                 return out if fast is self._fast else _to_numpy(out, self.backend)
         if not kwargs and wants_dask(args):   # a Dask array in: Dask arrays out, nothing computed
             from .dask_runtime import call_vmap
             return call_vmap(self, args)
+        given = None        # NumPy arguments converted for `backend` (NumPy out)
         if self.backend is not None:
             given = args
             args, kwargs, converted = _into_backend(self.backend, args, kwargs)
-            if converted:       # NumPy in, NumPy out
-                out = self(*args, **kwargs)
-                if not kwargs and backends.get(self.backend).takes_numpy and \
-                        self._fast is not None and self._fast.plan(args) is not None:
-                    # the next calls like this one give the NumPy arrays to the generated
-                    # function as they are (its library takes them, without a conversion
-                    # per argument and call)
-                    self._fast_numpy = _FastPath.of(self, given, self._fast.entry,
-                                                    self._fast.batched) or self._fast_numpy
-                return _to_numpy(out, self.backend)
+            if not converted:
+                given = None
         entry, call_args, call_kwargs, size, batched, tree = self._plan(args, kwargs)
         spec = entry.spec
         if isinstance(spec, FallbackSpec) or spec.fallbacks:
             self._announce(spec.reason if isinstance(spec, FallbackSpec)
                            else "; ".join(spec.fallbacks), spec)
         if isinstance(spec, FallbackSpec):
-            return self._loop(args, kwargs, size)
-        if not kwargs and not call_kwargs and not spec.fallbacks:
-            self._fast = _FastPath.of(self, args, entry, batched) or self._fast
-        return self._run(entry, call_args, call_kwargs, size, batched, tree)
+            out = self._loop(args, kwargs, size)
+        else:
+            if not kwargs and not call_kwargs and not spec.fallbacks:
+                if given is None:
+                    self._fast = _FastPath.of(self, args, entry, batched) or self._fast
+                elif backends.get(self.backend).takes_numpy:
+                    # the next calls like this one give the NumPy arrays to the generated
+                    # function as they are (its library takes them: no conversion per
+                    # argument and call)
+                    self._fast_numpy = _FastPath.of(self, given, entry, batched) or \
+                        self._fast_numpy
+            out = self._run(entry, call_args, call_kwargs, size, batched, tree)
+        return out if given is None else _to_numpy(out, self.backend)
 
     def _run(self, entry, call_args, call_kwargs, size, batched, tree):
         """The outputs of the specialization ``entry`` on the planned arguments, in chunks
@@ -565,13 +577,21 @@ class _FastPath:
     for the same specialization while its guards hold. Anything else takes `_VMapped._plan`
     (which builds the key, checks the arguments, and may make another fast path)."""
 
-    __slots__ = ("entry", "lead", "leaves", "batched")
+    __slots__ = ("entry", "lead", "leaves", "batched", "direct", "rank", "out_type")
 
-    def __init__(self, entry, lead, leaves, batched):
+    def __init__(self, entry, lead, leaves, batched, direct=None):
         self.entry = entry
         self.lead = lead
         self.leaves = leaves        # per argument: (kind, dtype char, ndim, axis)
         self.batched = batched
+        # `direct`: the generated function, where a warm call is that function on the
+        # arguments and its one batched result placed along axis 0 (`_VMapped._run` would
+        # run no chunks, check no draws); `out_type`: the type of the results `_place` gave
+        # back as they are (learned on the first such result), which later ones of that type
+        # and of their rank need no `_place` for
+        self.direct = direct
+        self.rank = entry.spec.result.rank if direct is not None else None
+        self.out_type = None
 
     @classmethod
     def of(cls, vm, args, entry, batched):
@@ -598,7 +618,13 @@ class _FastPath:
                 return None
         if not any(leaf[0] in ("b", "fb") for leaf in leaves):
             return None
-        return cls(entry, vm._lead, tuple(leaves), batched)
+        spec = entry.spec
+        direct = spec.function if (
+            type(spec.result) is Value and spec.result.batched and type(vm.out_axes) is int
+            and vm.out_axes == 0 and type(vm.chunk_size) is not int
+            and vm._options.randomness != "error"
+            and not backends.get(spec.backend).chunked_runs) else None
+        return cls(entry, vm._lead, tuple(leaves), batched, direct)
 
     def plan(self, args):
         """(arguments of the generated function, batch size), or None when ``args`` are not

@@ -164,7 +164,8 @@ class Compiled:
         self._twin = None
         self.checks = 0
         self._jitted: dict = {}
-        self._by_types: dict = {}   # argument types -> the jitted function (`_typed`)
+        # per level below op by op: argument types -> the jitted function (`_typed`)
+        self._by_types: tuple = ({}, {})
         self._lock = threading.Lock()
 
     def __repr__(self):
@@ -197,7 +198,7 @@ class Compiled:
         if not kwargs and all(map(_typed, args)):
             # which arguments are static follows from their types alone: later calls with
             # arguments of these types find the jitted function without working it out
-            self._by_types[tuple(map(type, args))] = jitted
+            self._by_types[0 if numpy_scalars else 1][tuple(map(type, args))] = jitted
         return jitted
 
     def __call__(self, *args, **kwargs):
@@ -205,7 +206,8 @@ class Compiled:
         with jax.enable_x64(True):
             while self.level < 2:
                 try:
-                    jitted = None if kwargs else self._by_types.get(tuple(map(type, args)))
+                    jitted = None if kwargs else self._by_types[self.level].get(
+                        tuple(map(type, args)))
                     if jitted is None:
                         jitted = self._jit_for(args, kwargs, numpy_scalars=self.level == 0)
                     out = jitted(*args, **kwargs)
@@ -213,7 +215,6 @@ class Compiled:
                     if not isinstance(exc, _trace_errors()) and "hash" not in str(exc):
                         raise
                     self.level += 1     # a value the code tests in Python was traced
-                    self._by_types = {}
                     continue
                 if self.checks:
                     error, out = out
