@@ -285,8 +285,9 @@ class _VMapped:
                     out = fast.direct(*call_args)
                     if type(out) is not fast.out_type or out.ndim <= fast.rank:
                         spec = fast.entry.spec
-                        placed = _place(out, spec.result, 0, size, backends.get(spec.backend),
-                                        call_args)
+                        placed = _place_outputs(out, spec.result, 0, size,
+                                                backends.get(spec.backend), call_args,
+                                                self._name)
                         if placed is out and getattr(out, "ndim", 0) > fast.rank:
                             fast.out_type = type(out)
                         out = placed
