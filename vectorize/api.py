@@ -820,24 +820,32 @@ class _FastPath:
             elif a.shape != shape:
                 return None       # broadcast: rarer, left to _plan
             else:
-                ops.append("flat")
+                ops.append("flat" if a.ndim != 1 else None)     # (1-d: as it is)
         return cls(key, entry, tuple(ops), shape, size, tuple(batched))
 
     def plan(self, args):
         """(entry, call arguments, shape, size, batched) for ``args``, or None when they do
-        not match or the specialization's guards no longer hold."""
-        if self.key_of(args) != self.key or not self.entry.spec.guards_hold():
+        not match (`key_of`, tested in the same pass) or the specialization's guards no
+        longer hold."""
+        if len(args) != len(self.key):
             return None
         call_args = []
-        for a, op in zip(args, self.ops):
-            if op is None:
-                call_args.append(a)
-            elif op == "flat":
-                call_args.append(a.reshape(-1))
-            elif op == "item":
-                call_args.append(a.reshape(())[()])
+        for a, k, op in zip(args, self.key, self.ops):
+            if type(k) is tuple:        # an array: (dtype, shape)
+                if type(a) is not np.ndarray or a.shape != k[1] or a.dtype != k[0]:
+                    return None
+                if op is None:
+                    call_args.append(a)
+                elif op == "flat":
+                    call_args.append(a.reshape(-1))
+                else:
+                    call_args.append(a.reshape(())[()])
+            elif type(a) is not k:
+                return None
             else:
-                call_args.append(op(a))
+                call_args.append(a if op is None else op(a))
+        if self.entry.spec.guards and not self.entry.spec.guards_hold():
+            return None
         return self.entry, call_args, self.shape, self.size, self.batched
 
 
