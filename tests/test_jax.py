@@ -8,6 +8,7 @@ per-example gradients; what the backend cannot compile is refused, located.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import pathlib
@@ -239,20 +240,28 @@ def test_float64_jax_arrays_keep_float64():
 
 
 # --------------------------------------------------------------------- jit, specializations
-def test_compiled_once_per_shape_and_source_shows_jnp():
+def test_compiled_once_per_shape_and_source_shows_jnp(caplog):
     mapped = vmap(seed_if, backend="jax")
     x, w = _data(8)
     source = mapped.source(x, w)
     assert "jnp.where" in source and "np." not in source.replace("jnp.", "")
-    mapped(x, w)
-    entry = mapped._plan(tuple(backends.get("jax").from_numpy(a) for a in (x, w)))[0]
-    compiled = entry.spec.function
-    assert isinstance(compiled, Compiled)
-    mapped(x + 1.0, w)
-    (jitted,) = compiled._jitted.values()
-    assert jitted._cache_size() == 1          # same shape and dtype: no new compile
-    mapped(*_data(9))
-    assert jitted._cache_size() == 2          # a new shape: one more, as jit caches
+
+    def compiles():         # XLA compilations of the generated function (jax.log_compiles)
+        return sum("XLA compilation of jit(seed_if)" in r.getMessage() for r in caplog.records)
+    with jax.log_compiles(True), caplog.at_level(logging.WARNING):
+        mapped(x, w)
+        entry = mapped._plan(tuple(backends.get("jax").from_numpy(a) for a in (x, w)))[0]
+        compiled = entry.spec.function
+        assert isinstance(compiled, Compiled)
+        assert compiles() == 1
+        # same shapes and dtypes, as NumPy arrays (the warm path passes them to jit as
+        # they are) and as jax.Arrays: no new compile
+        mapped(x + 1.0, w)
+        mapped(x - 1.0, w)
+        mapped(*(backends.get("jax").from_numpy(a) for a in (x + 2.0, w)))
+        assert compiles() == 1
+        mapped(*_data(9))
+        assert compiles() == 2          # a new shape: one more, as jit caches
 
 
 def test_numpy_arguments_reach_jit_unconverted(monkeypatch):
@@ -336,6 +345,103 @@ def test_warm_vectorize_calls_on_jax_arrays_equal_numpy_vectorize():
                                    got.dtype == jnp.float32 else 1e-15)
     with pytest.raises(ValueError):
         f(jnp.ones(3), jnp.ones(4))     # shapes that do not broadcast: numpy's error
+
+
+def scaled_by_sign(x, s):
+    if s > 0:           # a Python `if` on a number the same for every example
+        return x * s
+    return x - s
+
+
+def maybe_constant(x, s):
+    if s > 0:
+        return x * 2.0
+    return 1.0          # the same for every example where s <= 0
+
+
+def _counting_conversions(monkeypatch) -> list:
+    converted = []
+    jax_backend = type(backends.get("jax"))
+    original = jax_backend.from_numpy
+
+    def counted(self, array, like=None):
+        converted.append(array.shape)
+        return original(self, array, like)
+    monkeypatch.setattr(jax_backend, "from_numpy", counted)
+    return converted
+
+
+def test_warm_vmap_calls_on_numpy_arrays_pass_them_as_they_are(monkeypatch):
+    # vmap(backend="jax") on NumPy arrays: the first call of a pattern converts them and
+    # plans; the calls like it hand the NumPy arrays to the jitted function as they are
+    # (`_VMapped._fast_numpy`): NumPy out, equal to the per-example loop, at any batch size,
+    # also after calls on jax.Arrays in between
+    converted = _counting_conversions(monkeypatch)
+    w = np.array([0.5, -1.0, 2.0])
+    cases = [
+        (vmap(seed_if, backend="jax"), lambda n: _data(n), seed_if),
+        (vmap(seed_if, backend="jax"), lambda n: _data(n, np.float32), seed_if),
+        # mapped along axis 1, with an unmapped array
+        (vmap(rowwise, in_axes=(1, None), backend="jax"),
+         lambda n: (np.random.default_rng(n).uniform(-2, 2, (3, n)), w),
+         lambda v, shared: rowwise(v, shared)),
+        # a Python `if` on an unmapped array: runs op by op (the jit's fallback)
+        (vmap(shared_test, in_axes=(0, None), backend="jax"),
+         lambda n: (_data(n)[0], w[:2]), shared_test),
+    ]
+    for mapped, make, one in cases:
+        mapped(*make(3))
+        for n in SIZES + [2]:
+            converted.clear()
+            args = make(n)
+            got = mapped(*args)
+            assert converted == []
+            axis = 1 if one is not seed_if and args[0].ndim == 2 else 0
+            rows = [one(*(np.take(a, i, axis=axis) if j == 0 or one is seed_if else a
+                          for j, a in enumerate(args))) for i in range(n)]
+            expected = np.array(rows, dtype=args[0].dtype if one is seed_if else np.float64)
+            assert isinstance(got, np.ndarray) and got.dtype == expected.dtype
+            assert got.shape == (n,)
+            np.testing.assert_allclose(got, expected, rtol=1e-6 if got.dtype == np.float32
+                                       else 1e-14)
+            jax_args = [backends.get("jax").from_numpy(a) for a in args]
+            on_jax = mapped(*jax_args)
+            assert isinstance(on_jax, jax.Array) and on_jax.dtype == expected.dtype
+            np.testing.assert_array_equal(np.asarray(on_jax), got)
+
+
+def test_warm_calls_where_the_jit_falls_back_to_static_numpy_scalars():
+    # a Python `if` on a NumPy scalar: traced, it cannot run under jit; the jit with NumPy
+    # scalars static runs it (`Compiled.level` 1), and warm calls find that jitted function,
+    # never the first level's, whatever the scalar's value and type
+    f = vectorize(scaled_by_sign, backend="jax")
+    x = np.linspace(-2.0, 2.0, 7)
+    for s in (np.float64(2.0), -1.0, np.int64(-3), 3.0, np.float64(-0.5), 2.0, -1.0, np.int64(2)):
+        expected = np.vectorize(scaled_by_sign)(x, s)
+        got = f(x, s)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+    assert f._last.entry.spec.function.level == 1
+    mapped = vmap(scaled_by_sign, in_axes=(0, None), backend="jax")
+    for s in (np.float64(2.0), -1.0, 3.0, np.float64(-0.5)):
+        np.testing.assert_array_equal(mapped(x, s), [scaled_by_sign(v, s) for v in x])
+
+
+@pytest.mark.parametrize("n", [1, 5, 10_000])
+def test_warm_calls_of_a_result_the_same_for_every_example(n):
+    # the same specialization gives a batch for s > 0 and one number for s <= 0 (a static
+    # Python float): warm calls place the number on every example, whatever came before
+    x = np.linspace(-1.0, 1.0, n)
+    with jax.enable_x64(True):
+        jx = jnp.asarray(x)
+    on_numpy = vmap(maybe_constant, in_axes=(0, None), backend="jax")
+    on_jax = vmap(maybe_constant, in_axes=(0, None))
+    vf = vectorize(maybe_constant, backend="jax")
+    for s in (1.0, -1.0, 2.0, -3.0, -3.0, 0.5):
+        expected = np.array([maybe_constant(v, s) for v in x])
+        for got in (on_numpy(x, s), on_jax(jx, s), vf(x, s), vf(jx, s)):
+            assert got.shape == (n,) and got.dtype == np.float64
+            np.testing.assert_array_equal(np.asarray(got), expected)
 
 
 # ------------------------------------------------- vectorize: Python's exceptions, replayed

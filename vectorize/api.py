@@ -134,10 +134,27 @@ class vectorize:
             fast = last.plan(args)
             if fast is not None:
                 entry, call_args, shape, size, batched = fast
+                if last.direct is not None and not self.otypes:
+                    # one call of a compiled function (`_FastPath.direct`)
+                    try:
+                        out = last.direct(*call_args)
+                    except (VectorizeError, Warning):
+                        raise
+                    except Exception:       # noqa: BLE001 -- the per-example loop decides
+                        return self._replay(args, kwargs, entry.spec.result, size)
+                    arr = last.to_numpy(out)
+                    if arr.shape == (size,):
+                        arr = _own(arr, call_args)
+                        return arr if len(shape) == 1 else arr.reshape(shape)
+                    return self._outputs(out, entry.spec.result, shape, call_args)
                 out = self._run_or_replay(entry, call_args, size, batched)
                 if out is _REPLAY:
                     return self._replay(args, kwargs, entry.spec.result, size)
                 return self._outputs(out, entry.spec.result, shape, call_args)
+        if not kwargs and "_tensor_warm" in self.__dict__:
+            out = tensors.call_warm(self, args)     # tensors like the last call's
+            if out is not NotImplemented:
+                return out
         if wants_dask(args, kwargs):   # a Dask array in: Dask arrays out, nothing computed
             from .dask_runtime import call_vectorize
             return call_vectorize(self, args, kwargs)
@@ -769,11 +786,23 @@ class _FastPath:
     of exact ``ndarray`` s and NumPy or value-typed Python scalars take it; the
     specialization's guards (the globals it read) are checked on every call."""
 
-    __slots__ = ("key", "entry", "ops", "shape", "size", "batched")
+    __slots__ = ("key", "entry", "ops", "shape", "size", "batched", "direct", "to_numpy")
 
     def __init__(self, key, entry, ops, shape, size, batched):
         self.key, self.entry, self.ops = key, entry, ops
         self.shape, self.size, self.batched = shape, size, batched
+        # the generated function itself where a call is that function on the arguments
+        # and its one result is the batch of numbers (`vectorize._output` would do nothing
+        # but ``np.asarray``, `_own` and the reshape): a backend that runs a batch in one
+        # call and takes NumPy arrays (a compiled function: JAX's), for a numeric result
+        spec = entry.spec
+        backend = backends.get(spec.backend)
+        result = spec.result
+        dtype = result.dtype if type(result) is Value else None
+        self.direct = spec.function if (
+            dtype is not None and dtype.kind in "biufc" and not backend.chunked_runs
+            and backend.takes_numpy and result.batched and result.rank == 0) else None
+        self.to_numpy = backend.to_numpy
 
     @staticmethod
     def key_of(args):
@@ -813,24 +842,32 @@ class _FastPath:
             elif a.shape != shape:
                 return None       # broadcast: rarer, left to _plan
             else:
-                ops.append("flat")
+                ops.append("flat" if a.ndim != 1 else None)     # (1-d: as it is)
         return cls(key, entry, tuple(ops), shape, size, tuple(batched))
 
     def plan(self, args):
         """(entry, call arguments, shape, size, batched) for ``args``, or None when they do
-        not match or the specialization's guards no longer hold."""
-        if self.key_of(args) != self.key or not self.entry.spec.guards_hold():
+        not match (`key_of`, tested in the same pass) or the specialization's guards no
+        longer hold."""
+        if len(args) != len(self.key):
             return None
         call_args = []
-        for a, op in zip(args, self.ops):
-            if op is None:
-                call_args.append(a)
-            elif op == "flat":
-                call_args.append(a.reshape(-1))
-            elif op == "item":
-                call_args.append(a.reshape(())[()])
+        for a, k, op in zip(args, self.key, self.ops):
+            if type(k) is tuple:        # an array: (dtype, shape)
+                if type(a) is not np.ndarray or a.shape != k[1] or a.dtype != k[0]:
+                    return None
+                if op is None:
+                    call_args.append(a)
+                elif op == "flat":
+                    call_args.append(a.reshape(-1))
+                else:
+                    call_args.append(a.reshape(())[()])
+            elif type(a) is not k:
+                return None
             else:
-                call_args.append(op(a))
+                call_args.append(a if op is None else op(a))
+        if self.entry.spec.guards and not self.entry.spec.guards_hold():
+            return None
         return self.entry, call_args, self.shape, self.size, self.batched
 
 
@@ -929,8 +966,9 @@ def _own(arr, call_args):
                 break
         else:
             return arr
-    if any(isinstance(a, np.ndarray) and np.may_share_memory(arr, a) for a in call_args):
-        return arr.copy()
+    for a in call_args:
+        if isinstance(a, np.ndarray) and np.may_share_memory(arr, a):
+            return arr.copy()
     return arr
 
 

@@ -127,10 +127,26 @@ def call(vec, args, kwargs):
             return NotImplemented
         if not kwargs:
             _remember(vec, args, planned)
+    return _run(vec, planned)
+
+
+def call_warm(vec, args):
+    """``vec(*args)`` where the arguments are like those of a call `_remember` kept (a warm
+    call: nothing else to check); NotImplemented for any other call."""
+    planned = _warm(vec, args)
+    if planned is None:
+        return NotImplemented
+    return _run(vec, planned)
+
+
+def _run(vec, planned):
     mapped, call_args, loop_shape, _ = planned
     out = mapped(*call_args)
-    outs = out if isinstance(out, tuple) else (out,)
     otypes = vec.otypes
+    if len(loop_shape) == 1 and not otypes and (type(out) is tuple or
+                                                not isinstance(out, tuple)):
+        return out      # the common case: nothing to reshape, cast or make a plain tuple
+    outs = out if isinstance(out, tuple) else (out,)
     backend = next(backends.get(name) for name in map(backends.of_value, call_args)
                    if name is not None)
     results = []

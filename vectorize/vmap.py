@@ -227,6 +227,7 @@ class _VMapped:
         self._grad = grad_transform(self._target)   # torch.func.grad(f): `vmap_grad`
         self._options = vmap_options.DEFAULT
         self._fast = None       # the last call's fast path (`_FastPath`), when it has one
+        self._fast_numpy = None     # ... of NumPy arrays into `backend` (NumPy out)
         try:
             # never `__dict__`: a vmapped function's state is its own (`vmap(vmap(f))`)
             functools.update_wrapper(self, func, updated=())
@@ -270,34 +271,57 @@ class _VMapped:
         if isinstance(self._target, _VMapped):     # vmap(vmap(f)): `vmap_nested`
             from .vmap_nested import call_nested
             return call_nested(self, args, kwargs)
-        fast = self._fast
-        if fast is not None and not kwargs:
-            planned = fast.plan(args)
+        if not kwargs:
+            fast = self._fast
+            planned = fast.plan(args) if fast is not None else None
+            if planned is None and self._fast_numpy is not None:
+                fast = self._fast_numpy
+                planned = fast.plan(args)
             if planned is not None:
                 call_args, size = planned
-                return self._run_or_loop(args, kwargs, fast.entry, call_args, None, size,
-                                         fast.batched, True)
+                if fast.direct is None:
+                    out = self._run_or_loop(args, kwargs, fast.entry, call_args, None, size,
+                                            fast.batched, True)
+                else:
+                    out = fast.direct(*call_args)
+                    if type(out) is not fast.out_type or out.ndim <= fast.rank:
+                        spec = fast.entry.spec
+                        placed = _place_outputs(out, spec.result, 0, size,
+                                                backends.get(spec.backend), call_args,
+                                                self._name)
+                        if placed is out and getattr(out, "ndim", 0) > fast.rank:
+                            fast.out_type = type(out)
+                        out = placed
+                return out if fast is self._fast else _to_numpy(out, self.backend)
         if not kwargs and wants_dask(args):   # a Dask array in: Dask arrays out, nothing computed
             from .dask_runtime import call_vmap
             return call_vmap(self, args)
+        given = None        # NumPy arguments converted for `backend` (NumPy out)
         if self.backend is not None:
+            given = args
             args, kwargs, converted = _into_backend(self.backend, args, kwargs)
-            if converted:       # NumPy in, NumPy out
-                be = backends.get(self.backend)
-                out = self(*args, **kwargs)
-                return unflatten(out, [be.to_numpy(leaf) if be.claims(leaf) else leaf
-                                       for _, leaf in flatten(out)])
+            if not converted:
+                given = None
         entry, call_args, call_kwargs, size, batched, tree = self._plan(args, kwargs)
         spec = entry.spec
         if isinstance(spec, FallbackSpec) or spec.fallbacks:
             self._announce(spec.reason if isinstance(spec, FallbackSpec)
                            else "; ".join(spec.fallbacks), spec)
         if isinstance(spec, FallbackSpec):
-            return self._loop(args, kwargs, size)
-        if not kwargs and not call_kwargs and not spec.fallbacks:
-            self._fast = _FastPath.of(self, args, entry, batched) or self._fast
-        return self._run_or_loop(args, kwargs, entry, call_args, call_kwargs, size, batched,
-                                 tree)
+            out = self._loop(args, kwargs, size)
+        else:
+            if not kwargs and not call_kwargs and not spec.fallbacks:
+                if given is None:
+                    self._fast = _FastPath.of(self, args, entry, batched) or self._fast
+                elif backends.get(self.backend).takes_numpy:
+                    # the next calls like this one give the NumPy arrays to the generated
+                    # function as they are (its library takes them: no conversion per
+                    # argument and call)
+                    self._fast_numpy = _FastPath.of(self, given, entry, batched) or \
+                        self._fast_numpy
+            out = self._run_or_loop(args, kwargs, entry, call_args, call_kwargs, size, batched,
+                                    tree)
+        return out if given is None else _to_numpy(out, self.backend)
 
     def _run_or_loop(self, args, kwargs, *run):
         """`_run`, or where the batched code raised, the per-example loop, which decides: a
@@ -565,13 +589,21 @@ class _FastPath:
     for the same specialization while its guards hold. Anything else takes `_VMapped._plan`
     (which builds the key, checks the arguments, and may make another fast path)."""
 
-    __slots__ = ("entry", "lead", "leaves", "batched")
+    __slots__ = ("entry", "lead", "leaves", "batched", "direct", "rank", "out_type")
 
-    def __init__(self, entry, lead, leaves, batched):
+    def __init__(self, entry, lead, leaves, batched, direct=None):
         self.entry = entry
         self.lead = lead
         self.leaves = leaves        # per argument: (kind, dtype char, ndim, axis)
         self.batched = batched
+        # `direct`: the generated function, where a warm call is that function on the
+        # arguments and its one batched result placed along axis 0 (`_VMapped._run` would
+        # run no chunks, check no draws); `out_type`: the type of the results `_place` gave
+        # back as they are (learned on the first such result), which later ones of that type
+        # and of their rank need no `_place` for
+        self.direct = direct
+        self.rank = entry.spec.result.rank if direct is not None else None
+        self.out_type = None
 
     @classmethod
     def of(cls, vm, args, entry, batched):
@@ -598,7 +630,13 @@ class _FastPath:
                 return None
         if not any(leaf[0] in ("b", "fb") for leaf in leaves):
             return None
-        return cls(entry, vm._lead, tuple(leaves), batched)
+        spec = entry.spec
+        direct = spec.function if (
+            type(spec.result) is Value and spec.result.batched and type(vm.out_axes) is int
+            and vm.out_axes == 0 and type(vm.chunk_size) is not int
+            and vm._options.randomness != "error"
+            and not backends.get(spec.backend).chunked_runs) else None
+        return cls(entry, vm._lead, tuple(leaves), batched, direct)
 
     def plan(self, args):
         """(arguments of the generated function, batch size), or None when ``args`` are not
@@ -706,6 +744,15 @@ def _into_backend(name: str, args, kwargs):
     kwargs = {k: unflatten(v, [into(leaf) for _, leaf in flatten(v)])
               for k, v in kwargs.items()}
     return args, kwargs, converted
+
+
+def _to_numpy(out, name: str):
+    """The outputs of a call on NumPy arrays for the backend ``name`` as NumPy arrays."""
+    be = backends.get(name)
+    if be.claims(out):
+        return be.to_numpy(out)
+    return unflatten(out, [be.to_numpy(leaf) if be.claims(leaf) else leaf
+                           for _, leaf in flatten(out)])
 
 
 def _backend_of_args(args) -> str:

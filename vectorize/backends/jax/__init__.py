@@ -29,6 +29,8 @@ from ..base import Backend
 DTYPE_NAMES = ("bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
                "float16", "float32", "float64", "complex64", "complex128")
 
+_DTYPE_KEYS = {np.dtype(name): str(np.dtype(name)) for name in DTYPE_NAMES}
+
 
 def jax_module():
     import jax
@@ -123,7 +125,8 @@ class JaxBackend(Backend):
         return as_array(value)
 
     def dtype_key(self, array) -> str:
-        return str(array.dtype)
+        dtype = array.dtype
+        return _DTYPE_KEYS.get(dtype) or str(dtype)     # (str of a dtype is slow Python)
 
     def moveaxis(self, array, source: int, destination: int):
         with jax_module().enable_x64(True):

@@ -36,9 +36,14 @@ _CHECKIFY = "__vectorize_checkify__"
 _JNP_ANY = ("jnp", "any")
 
 
+_JAX = []     # the jax module, once imported (`jax_module`)
+
+
 def jax_module():
-    import jax
-    return jax
+    if not _JAX:
+        import jax
+        _JAX.append(jax)
+    return _JAX[0]
 
 
 def as_array(value):
@@ -114,6 +119,22 @@ def _traced(value, numpy_scalars: bool) -> bool:
     return isinstance(value, jax.Array)
 
 
+_SIMPLE_TYPES = frozenset({np.ndarray, float, int, complex, bool, str, type(None)})
+
+
+def _typed(value) -> bool:
+    """Whether the type of an argument alone says whether it is traced or static (at a
+    given level): arrays, NumPy and Python scalars, strings and None; not containers (their
+    items decide) nor other objects (which may be unhashable)."""
+    kind = type(value)
+    if kind in _SIMPLE_TYPES:
+        return True
+    if isinstance(value, np.generic):
+        return True
+    return isinstance(value, jax_module().Array) and not isinstance(
+        value, jax_module().core.Tracer)
+
+
 _TRACE_ERRORS: tuple = ()
 
 
@@ -143,6 +164,8 @@ class Compiled:
         self._twin = None
         self.checks = 0
         self._jitted: dict = {}
+        # per level below op by op: argument types -> the jitted function (`_typed`)
+        self._by_types: tuple = ({}, {})
         self._lock = threading.Lock()
 
     def __repr__(self):
@@ -172,14 +195,21 @@ class Compiled:
                 if jitted is None:
                     jitted = self._jitted[key] = jax.jit(
                         self.twin(), static_argnums=static, static_argnames=static_names)
+        if not kwargs and all(map(_typed, args)):
+            # which arguments are static follows from their types alone: later calls with
+            # arguments of these types find the jitted function without working it out
+            self._by_types[0 if numpy_scalars else 1][tuple(map(type, args))] = jitted
         return jitted
 
     def __call__(self, *args, **kwargs):
-        jax = jax_module()
+        jax = _JAX[0] if _JAX else jax_module()
         with jax.enable_x64(True):
             while self.level < 2:
                 try:
-                    jitted = self._jit_for(args, kwargs, numpy_scalars=self.level == 0)
+                    jitted = None if kwargs else self._by_types[self.level].get(
+                        tuple(map(type, args)))
+                    if jitted is None:
+                        jitted = self._jit_for(args, kwargs, numpy_scalars=self.level == 0)
                     out = jitted(*args, **kwargs)
                 except TypeError as exc:
                     if not isinstance(exc, _trace_errors()) and "hash" not in str(exc):
