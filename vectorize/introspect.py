@@ -285,13 +285,21 @@ def _instructions(code) -> list:
     """The instructions of ``code`` with what does not depend on the text alone made equal:
     an attribute call on a name the module binds by ``import`` is ``LOAD_ATTR`` in CPython
     3.11 (``LOAD_METHOD`` otherwise; its inline caches have another size, which moves every
-    offset), so method loads count as attribute loads and jumps go to instruction numbers."""
+    offset), so method loads count as attribute loads and jumps go to instruction numbers;
+    ``EXTENDED_ARG`` (which a long jump needs or not as those offsets move) is left out, a
+    jump to it going to the instruction it extends."""
     import dis
     found = list(dis.get_instructions(code))
-    number = {ins.offset: k for k, ins in enumerate(found)}
+    number, k = {}, 0
+    for ins in reversed(found):
+        if ins.opname != "EXTENDED_ARG":
+            k += 1
+        number[ins.offset] = -k
     jumps = set(dis.hasjrel) | set(dis.hasjabs)
     out = []
     for ins in found:
+        if ins.opname == "EXTENDED_ARG":
+            continue
         name = "LOAD_ATTR" if ins.opname == "LOAD_METHOD" else ins.opname
         if ins.opcode in jumps:
             out.append((name, "jump", number.get(ins.argval)))
