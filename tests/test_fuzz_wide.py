@@ -58,9 +58,9 @@ def test_the_reference_loop_of_nested_vmap_places_axes():
 # ----------------------------------------------------------------- bugs the runs found
 
 
-def _load(writer, source: str):
+def _load(writer, source: str, name: str = "f"):
     return writer.load(Program("import math\n\nimport numpy as np\n\n\n"
-                               + textwrap.dedent(source), (), 1))
+                               + textwrap.dedent(source), (), 1), name)
 
 
 def _loop(f, *args):
@@ -200,3 +200,79 @@ def test_invert_of_unsigned_ints_and_bools_is_pythons(writer, source, x, n):
     got = vectorize(f, fallback="error")(x)
     assert got.dtype == expected.dtype
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 1000])
+def test_a_loop_over_an_empty_literal_range_decides_no_type(writer, n):
+    """Found by the `axes` family: ``t = 0.0`` then ``for k in range(0): t = t + s`` with
+    a float32 ``s`` is a Python float per example (float64 when stacked); the batch took the
+    body's float32. A loop over an empty literal range is now its ``else:`` block."""
+    f = _load(writer, """
+        def f(a):
+            t = 0.0
+            for k in range(0):
+                t = t + np.sum(a) * k
+            u = 1.0
+            for j in range(3, 1):
+                u = u + a[0]
+            else:
+                u = u - 1.0
+            return t, u
+        """)
+    a = np.random.default_rng(n).normal(size=(n, 2)).astype(np.float32)
+    got = vmap(f)(a)
+    for k, part in enumerate(got):
+        expected = np.array([f(row)[k] for row in a]) if n else np.zeros(0)
+        assert part.dtype == expected.dtype == np.float64
+        np.testing.assert_array_equal(part, expected)
+
+
+CONTAINER_RETURNS = [
+    # numpy.vectorize: ValueError storing a sequence; the batch returned two outputs
+    "def f(x):\n    return [x, x + 1.0]\n",
+    # numpy.vectorize: an object array of dicts; the batch returned a tuple of key arrays
+    "def f(x):\n    return {'p': x}\n",
+    "def f(x):\n    r = 2.0\n    return {'p': r, 'q': x}\n",
+    # numpy.vectorize: ValueError; the batch crashed inside the engine
+    "def f(x):\n    return x, (x, x)\n",
+]
+
+
+@pytest.mark.parametrize("source", CONTAINER_RETURNS)
+def test_vectorize_refuses_returned_containers_it_cannot_return_as_numpy_does(writer,
+                                                                             source):
+    """Found by the `axes` family (a dict display of constants, now a pytree): under
+    numpy.vectorize's contract a returned tuple is one output per item, anything else one
+    value per example."""
+    f = _load(writer, source)
+    x = np.array([1.0, -2.0, 0.5])
+    with pytest.raises(VectorizeError, match="returning a"):
+        vectorize(f, fallback="error")(x)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 1000])
+def test_dict_displays_of_constants(writer, n):
+    """Found by the `axes` family: ``(t, {"p": r})`` with a constant ``r`` and a local
+    table ``{0: 1.5, 1: -2.0}`` were refused as 'a dict of per-example values'; a dict
+    display of constants is now a constant (a table looked up per example, as a
+    module-level one) or, with names in it, a pytree of constants."""
+    f = _load(writer, """
+        def f(x):
+            d = {0: 1.5, 1: -2.0}
+            r = 2.0
+            return x * d[int(x > 0)], {"p": r, "q": d[1] * x}
+        """)
+    x = np.random.default_rng(n).normal(size=n)
+    got = vmap(f)(x)
+    assert list(got[1]) == ["p", "q"]
+    if n:
+        np.testing.assert_array_equal(got[0], np.array([f(e)[0] for e in x]))
+        np.testing.assert_array_equal(got[1]["p"], np.array([f(e)[1]["p"] for e in x]))
+        np.testing.assert_array_equal(got[1]["q"], np.array([f(e)[1]["q"] for e in x]))
+    g = _load(writer, """
+        def g(x):
+            d = {0: 1.5, 1: -2.0}
+            return x * d[int(x > 0)]
+        """, "g")
+    np.testing.assert_array_equal(vectorize(g, fallback="error")(x),
+                                  np.vectorize(g, otypes=[float])(x))

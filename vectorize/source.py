@@ -21,7 +21,12 @@ from .body_constructs import (
     inline_statement_closures,
     unroll_comprehensions,
 )
-from .body_sugar import loop_else_as_flag, match_as_if, membership_as_equality
+from .body_sugar import (
+    empty_range_loops,
+    loop_else_as_flag,
+    match_as_if,
+    membership_as_equality,
+)
 from .errors import Unsupported, VectorizeError
 from .introspect import lookup, source_lines, source_matches_code
 from .syntax.traversal import children, rewrite, statements
@@ -267,7 +272,7 @@ def read_function(func) -> FunctionSource:
                                       filename, set(imports))
     imports.update(helpers)
     stripped = inline_statement_closures(inline_closures(stripped))
-    stripped = match_as_if(loop_else_as_flag(stripped))
+    stripped = match_as_if(loop_else_as_flag(empty_range_loops(stripped, func)))
     stripped = membership_as_equality(stripped, func, imports)
     stripped = consumers_as_displays(unroll_comprehensions(stripped, func, imports), func)
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,

@@ -133,6 +133,16 @@ def _axes_program(rng):
                            f"np.abs({a})", f"({a} * 0.5)"])
 
     lines.append(f"r = {expr()} * 1.0")
+    full = [r for r, lf in zip(reads, [lf for spec in params for lf in _leaves(spec)
+                                       if not lf.none]) if lf.shape]
+    if full and shape and rng.random() < 0.35:
+        # a vmap called inside the mapped function: of a lambda closing over a per-example
+        # value, or of a module-level function with a shared argument
+        v, w = rng.choice(full), rng.choice(reads)
+        lines.append(rng.choice([
+            f"r = r + vmap(lambda q: q * 2.0 - {w})({v}) * 1.0",
+            f"r = r + vmap(inner_h, in_axes=(0, None))({v}, 3.0)",
+            f"r = r + np.sum(vmap(inner_h, in_axes=(0, None))({v}, {w}))"]))
     for p, (kind, spec) in enumerate(params):
         if kind == "leaf" and spec.none:
             lines += [f"if a{p} is None:", "    r = r + 1.0", "else:", "    r = r - 1.0"]
@@ -150,7 +160,9 @@ def _axes_program(rng):
     ret = rng.choice(["r", "r", "(r, t)", "{'p': r, 'q': t}", "(t, {'p': r})", "t"])
     lines.append(f"return {ret}")
     sig = ", ".join(names) + (", s=1.0" if kw else "")
-    source = HEADER + f"def f({sig}):\n" + "".join(f"    {ln}\n" for ln in lines)
+    source = (HEADER.replace("import numpy as np\n", "import numpy as np\n\nfrom vectorize "
+                             "import vmap\n") + "def inner_h(u, c):\n    return u * c + 1.0\n\n\n"
+              + f"def f({sig}):\n" + "".join(f"    {ln}\n" for ln in lines))
     return source, params, kw
 
 
@@ -850,6 +862,12 @@ def _run_construct(source, arg_sets, writer, api):
     raises too in the scalar code (an out-of-range literal for the dtype under NEP 50, the
     argmax of an empty row) is what the loop would raise: not a bug."""
     outcome = run_construct_case(source, arg_sets, writer, api)
+    if outcome.kind == "mismatch" and outcome.detail.startswith("a RuntimeWarning") and (
+            "np.zeros(" in source or "ARR" in source):
+        # numpy.vectorize's own "invalid value encountered in f (vectorized)" comes from the
+        # FPU flags a Python `inf - inf` leaves; a NumPy scalar operation after it (on
+        # `acc[0]`, an item of ARR) clears them: whether it warns is an artefact there
+        return Outcome("known", outcome.detail, call=outcome.call)
     if outcome.kind != "internal" or "(N=0)" not in outcome.call:
         return outcome
     f = writer.load(Program(source, ("x", "y"), 1))
