@@ -142,7 +142,10 @@ def _axes_program(rng):
         lines.append(rng.choice([
             f"r = r + vmap(lambda q: q * 2.0 - {w})({v}) * 1.0",
             f"r = r + vmap(inner_h, in_axes=(0, None))({v}, 3.0)",
-            f"r = r + np.sum(vmap(inner_h, in_axes=(0, None))({v}, {w}))"]))
+            f"r = r + np.sum(vmap(inner_h, in_axes=(0, None))({v}, {w}))",
+            f"r = r + vmap(inner_h, in_axes=(-1, None), out_axes=-1)({v}, 0.5)",
+            f"r = r + vmap(vmap(inner_h, in_axes=(0, None)), in_axes=(0, None))"
+            f"({v}[None], 2.0)[0]"]))
     for p, (kind, spec) in enumerate(params):
         if kind == "leaf" and spec.none:
             lines += [f"if a{p} is None:", "    r = r + 1.0", "else:", "    r = r - 1.0"]
@@ -326,6 +329,8 @@ def _out_axes(rng, example_out):
     ranks = [np.ndim(x) for x in leaves]
 
     def one(r):
+        if rng.random() < 0.08:
+            return None     # (the same output for every example, else a ValueError)
         pos = rng.randint(0, r)
         return pos - (r + 1) if rng.random() < 0.3 else pos
     if rng.random() < 0.5 or not isinstance(example_out, (tuple, dict)):
@@ -441,7 +446,13 @@ def run_axes_case(source: str, spec: dict, writer: ModuleWriter) -> Outcome:
         if spec["nested"]:
             out_out = rng.choice([0, -1]) if rng.random() < 0.5 else 0
     try:
-        wrapped = vmap(f, in_axes=spec["inner"], out_axes=out_in)
+        inner = spec["inner"]
+        if isinstance(inner, tuple) and rng.random() < 0.2:
+            inner = list(inner)          # (a list at the top is taken as a tuple)
+        if rng.random() < 0.2:           # torch.func's spelling
+            wrapped = vmap(f, in_dims=inner, out_dims=out_in)
+        else:
+            wrapped = vmap(f, in_axes=inner, out_axes=out_in)
         if spec["nested"]:
             wrapped = vmap(wrapped, in_axes=spec["outer"], out_axes=out_out)
     except VectorizeError as exc:
@@ -519,7 +530,8 @@ def _dtypes_program(rng, api: str):
     for _ in range(rng.randint(1, 4)):
         choice = rng.choice(["literal", "literal", "floordiv", "mod", "shift", "bitwise",
                              "chain", "none", "complex", "div", "bool", "neg", "minmax",
-                             "convert"])
+                             "convert", "pow", "abs", "andor", "not", "divmod", "round",
+                             "eq_mixed"])
         if choice == "literal" and anys():
             a = rng.choice(anys())
             lit = rng.choice(["2", "-3", "300", "2.5", "-0.5", "1e10", "True", "1j", "0",
@@ -607,6 +619,55 @@ def _dtypes_program(rng, api: str):
             if env[a] != env[b]:
                 env[name] = "f" if "c" not in (env[a], env[b]) else "c"
             features.append("minmax")
+        elif choice == "pow" and nums():
+            a = rng.choice(nums())
+            e = rng.choice(["2", "3", "-1", "0.5", "0"])
+            if env[a] in "iu" and rng.random() < 0.4:
+                b = rng.choice(ints())
+                name = new("f")
+                lines.append(f"{name} = 2.0 ** ({b} % 5) * 1.0" if rng.random() < 0.5
+                             else f"{name} = (-1) ** {b} * 1.0")
+            else:
+                k = "f" if (env[a] == "f" or e in ("-1", "0.5")) else "i"
+                name = new(k)
+                lines.append(f"{name} = {a} ** {e}")
+            features.append("pow")
+        elif choice == "abs" and nums():
+            a = rng.choice(nums())
+            name = new(env[a])
+            lines.append(f"{name} = abs({a}) - {a}")
+            features.append("abs")
+        elif choice == "andor" and nums():
+            a, b = rng.choice(nums()), rng.choice(nums())
+            name = new("b")
+            lines.append(f"{name} = bool({a} and {b})" if rng.random() < 0.5
+                         else f"{name} = ({a} > 0) or ({b} < 0)")
+            features.append("and_or")
+        elif choice == "not" and (nums() or bools()):
+            a = rng.choice(nums() + bools())
+            name = new("b")
+            lines.append(f"{name} = not {a}")
+            features.append("not")
+        elif choice == "divmod" and nums():
+            a, b = rng.choice(nums()), rng.choice(nums() + ["-2", "3"])
+            k = "f" if "f" in (env[a], env.get(b, "i")) else "i"
+            q, name = new(k), new(k)
+            lines.append(f"{q}, {name} = divmod({a}, {b})")
+            features.append("divmod")
+        elif choice == "round" and [n for n in nums() if env[n] == "f"]:
+            a = rng.choice([n for n in nums() if env[n] == "f"])
+            if rng.random() < 0.5:
+                name = new("i")
+                lines.append(f"{name} = round({a}) if math.isfinite({a}) else 0")
+            else:
+                name = new("f")
+                lines.append(f"{name} = round({a}, {rng.choice([0, 1, 2, -1])})")
+            features.append("round")
+        elif choice == "eq_mixed" and anys():
+            a, b = rng.choice(anys()), rng.choice(anys())
+            name = new("b")
+            lines.append(f"{name} = {a} == {b} or {a} != 0")
+            features.append("eq_mixed")
         elif choice == "convert" and nums():
             a = rng.choice(nums())
             if env[a] == "f":
