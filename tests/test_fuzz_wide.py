@@ -276,3 +276,31 @@ def test_dict_displays_of_constants(writer, n):
         """, "g")
     np.testing.assert_array_equal(vectorize(g, fallback="error")(x),
                                   np.vectorize(g, otypes=[float])(x))
+
+
+@pytest.mark.parametrize("n", [1, 5, 1000])
+def test_signature_call_replays_numpy_vectorize_where_the_batch_raises(writer, n):
+    """Found by the `vecops` family through ``vectorize(signature=...)``: where the batched
+    code raised (here a check for Python's int overflow on a NumPy int, which wraps), the
+    signature path let the exception out; numpy.vectorize returns (wrapped ints, with
+    NumPy's warning). It now replays numpy.vectorize as the path without a signature does."""
+    f = _load(writer, """
+        def f(x, y):
+            r0 = np.sum(x, axis=-1)
+            if np.sum(x) > y:
+                r0 = r0 * 2
+            else:
+                r0 = r0 - 1
+            return r0
+        """)
+    rng = np.random.default_rng(n)
+    x = rng.integers(-5, 5, size=(n, 3))
+    x[0, 2] = 2 ** 62 + 5            # doubled: beyond int64, wraps in NumPy
+    y = rng.integers(-5, 5, size=n)
+    y[0] = -100
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = np.vectorize(f, signature="(n),()->()")(x, y)
+        got = vectorize(f, signature="(n),()->()", fallback="error")(x, y)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)

@@ -267,8 +267,12 @@ class vectorize:
             except Exception:   # the generated code cannot run on an empty batch
                 outputs = None
         else:
-            outputs = self._signature_outputs(self._run(entry, call_args, size, batched),
-                                              spec.result, loop_shape, size, dim_sizes,
+            out = self._run_or_replay(entry, call_args, size, batched)
+            if out is _REPLAY:
+                # the batched code raised (a check of Python's semantics fired, or an error
+                # of the user's): numpy.vectorize's own loop gives its exception or results
+                return self._numpy_loop(args, kwargs)
+            outputs = self._signature_outputs(out, spec.result, loop_shape, size, dim_sizes,
                                               call_args)
         if outputs is None:
             return self._numpy_loop(args, kwargs)

@@ -38,6 +38,7 @@ import functools
 import random
 import sys
 import traceback
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -64,7 +65,7 @@ except ImportError:   # run outside pytest (benchmarks/fuzz_wide.py puts tests/ 
         run_construct_case,
     )
 
-from vectorize import VectorizeError, vmap
+from vectorize import VectorizeError, vectorize, vmap
 
 FAMILIES = ("axes", "dtypes", "flow", "vecops")
 
@@ -912,6 +913,9 @@ def case(family: str, seed: int):
         if dtype == "int64":
             arg_sets = [tuple(np.nan_to_num(a, nan=0, posinf=9).astype("int64") for a in s)
                         for s in arg_sets]
+        if rng.random() < 0.4:
+            return source, "signature", features, \
+                lambda writer: run_signature_case(source, arg_sets, writer, len(shape))
     else:
         raise ValueError(family)
     return source, api, features, \
@@ -944,3 +948,50 @@ def _run_construct(source, arg_sets, writer, api):
     if raised == {outcome.detail.split(":")[0]}:
         return Outcome("vacuous", outcome.detail, call=outcome.call)
     return outcome
+
+
+def run_signature_case(source: str, arg_sets: list, writer: ModuleWriter,
+                       rank: int) -> Outcome:
+    """A ``vecops`` program through ``vectorize(f, signature=...)`` against
+    ``numpy.vectorize(f, signature=...)`` itself: ``x`` has ``rank`` core dimensions, ``y``
+    none, and each output the core dimensions of its result on the first example."""
+    f = writer.load(Program(source, ("x", "y"), 1))
+    drawn = arg_sets[0]
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            first = f(drawn[0][0], drawn[1][0])
+        except Exception:  # noqa: BLE001 -- the first example raises: nothing to compare
+            return Outcome("vacuous")
+    outs = first if isinstance(first, tuple) else (first,)
+    names = iter("pqrstu")
+    core = "(" + ",".join(f"a{k}" for k in range(rank)) + ")"
+    sig = f"{core},()->" + ",".join(
+        "(" + ",".join(next(names) + str(k) for k in range(np.ndim(o))) + ")" for o in outs)
+    wrapped = vectorize(f, signature=sig, fallback="error")
+    for k, args in enumerate(arg_sets):
+        call = f"call {k + 1} (N={len(args[0])}) signature={sig!r}"
+        if len(args[0]) == 0:
+            got = _outcome_of(wrapped, *args)
+            if got[0] == "raised" and not isinstance(got[1], (VectorizeError, ValueError)):
+                return Outcome("internal", f"{type(got[1]).__name__}: {got[1]}", call=call)
+            continue
+        ref = _outcome_of(np.vectorize(f, signature=sig), *args)
+        got = _outcome_of(wrapped, *args)
+        if got[0] == "raised" and isinstance(got[1], VectorizeError):
+            return Outcome("rejected", str(got[1]), normalize_reason(str(got[1])), call=call)
+        if ref[0] == "raised":
+            if got[0] == "raised" and type(got[1]) is type(ref[1]):
+                continue
+            return Outcome("mismatch", f"numpy.vectorize raises {type(ref[1]).__name__}: "
+                           f"{ref[1]}; got " + (f"{type(got[1]).__name__}: {got[1]}"
+                                                if got[0] == "raised" else repr(got[1])),
+                           call=call)
+        if got[0] == "raised":
+            tb = "".join(traceback.format_exception(got[1]))[-3000:]
+            return Outcome("internal", f"{type(got[1]).__name__}: {got[1]}\n{tb}", call=call)
+        problem = _same(got[1], ref[1], call)
+        if problem:
+            return Outcome("mismatch", f"{problem}\n got {got[1]!r}\n expected {ref[1]!r}",
+                           call=call)
+    return Outcome("ok")
