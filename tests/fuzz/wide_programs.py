@@ -724,7 +724,8 @@ def _flow_program(rng):
     """(source, features) of a ``flow`` program over float examples x, y."""
     features = []
     acc = "[0.0, 0.0, 0.0]" if rng.random() < 0.3 else "np.zeros(3)"
-    lines = ["a = x * 1.0", "b = y * 1.0", f"acc = {acc}", "tot = 0.0"]
+    writes = rng.random() < 0.4         # (writes into `acc` are often refused)
+    lines = ["a = x * 1.0", "b = y * 1.0", f"acc = {acc}", "tot = 0.0", "cnt = 0"]
     n_counter = [0]
 
     def counter():
@@ -743,19 +744,22 @@ def _flow_program(rng):
             ("aug_sub", [f"{sp}acc[{rng.randint(0, 2)}] += b"]),
             ("aug_sub_idx", [f"{sp}acc[int(tot) % 3 if math.isfinite(tot) else 0] -= 1.0"]),
             ("assign", [f"{sp}a = a * 0.5 - 1.0"]),
+            ("int_count", [f"{sp}cnt += 1"]),
+            ("int_floordiv", [f"{sp}tot = tot + cnt // 2 - cnt % 3"]),
             ("ternary_comp", [f"{sp}tot = tot + sum([a if a > j else j * 1.0 "
                               f"for j in range(3)])"]),
         ]
         # (writes into `acc` under a per-example condition are refused: seldom)
-        if indent and rng.random() < 0.8:
+        if not writes or indent and rng.random() < 0.8:
             opts = opts[:2] + opts[4:]
         feat, body = rng.choice(opts)
         features.append(feat)
         return body
 
     ret = rng.choice(["return a + tot + acc[0] - acc[2] * 1.0", "return b - tot",
-                      "return (a, tot)", "return sum(acc) + a"])
-    early = "return (a + tot, b)" if "(" in ret and "sum" not in ret else "return a + tot"
+                      "return (a, tot)", "return sum(acc) + a", "return (cnt, a + tot)"])
+    early = ("return (cnt + 1, a)" if "cnt" in ret else "return (a + tot, b)"
+             if "(" in ret and "sum" not in ret else "return a + tot")
 
     def block(indent, depth, loops):
         out = []
@@ -780,6 +784,15 @@ def _flow_program(rng):
                 if rng.random() < 0.5:
                     out.append(f"{sp}else:")
                     out += block(indent + 1, depth + 1, loops)
+            elif r < 0.68:
+                c = counter()
+                features.append("for_else")
+                out.append(f"{sp}for {c} in range({rng.randint(1, 3)}):")
+                out.append(f"{sp}    if {cond()}:")
+                out.append(f"{sp}        break")
+                out += block(indent + 1, depth + 1, loops + ["for"])
+                out.append(f"{sp}else:")
+                out.append(f"{sp}    cnt += 2")
             elif r < 0.75:
                 c = counter()
                 bound = rng.choice(["3", "int(min(abs(x), 4.0)) if math.isfinite(x) else 2",
