@@ -415,7 +415,9 @@ def _compare_tree(got, expected, what):
         g, e = np.asarray(g), np.asarray(e)
         if g.dtype != e.dtype:
             return f"{what}: dtype {g.dtype}, expected {e.dtype}"
-        problem = _same(g, e, what)
+        # (float32 sums: NumPy's order along a batched axis is not a row's pairwise one)
+        low = e.dtype in (np.float32, np.float16, np.complex64)
+        problem = _same(g, e, what, 64 * float(np.finfo(e.dtype).eps) if low else 0.0)
         if problem:
             return problem
     return ""
@@ -936,8 +938,8 @@ def case(family: str, seed: int):
 
 
 def _run_construct(source, arg_sets, writer, api):
-    """`run_construct_case`; an exception at N = 0 that every example of the drawn call
-    raises too in the scalar code (an out-of-range literal for the dtype under NEP 50, the
+    """`run_construct_case`; an exception at N = 0 where every example of the drawn call
+    raises in the scalar code (an out-of-range literal for the dtype under NEP 50, the
     argmax of an empty row) is what the loop would raise: not a bug."""
     outcome = run_construct_case(source, arg_sets, writer, api)
     if outcome.kind == "mismatch" and outcome.detail.startswith("a RuntimeWarning") and (
@@ -958,7 +960,9 @@ def _run_construct(source, arg_sets, writer, api):
                 raised.add(type(exc).__name__)
                 continue
             return outcome
-    if raised == {outcome.detail.split(":")[0]}:
+    if raised:
+        # (every example raises: the empty batch may raise what another statement of every
+        # example raises, `x * 300` of int8 (NEP 50) after `y ** -1` of ints)
         return Outcome("vacuous", outcome.detail, call=outcome.call)
     return outcome
 
