@@ -9,7 +9,9 @@
   different times can run the clause on the lanes that did not break;
 - ``x in (a, b, c)`` / ``x not in [...]`` and ``x in TABLE`` with ``TABLE`` a global tuple,
   list, set, frozenset or dict of numbers (`membership_as_equality`): ``x == a or x == b or
-  ...`` (``!=`` and ``and`` for ``not in``), which is Python's own test for numbers.
+  ...`` (``!=`` and ``and`` for ``not in``), which is Python's own test for numbers;
+- ``for v in range(0):`` (a ``range`` of literal ints that is empty; `empty_range_loops`): its
+  ``else:`` block, or ``pass``: the body never runs, so it decides no variable's type.
 
 Each rewrite means what Python computes; what it does not cover stays as written, for the
 analysis to refuse with its location (`match` patterns: `unbatched_pattern` says which).
