@@ -304,27 +304,3 @@ def test_signature_call_replays_numpy_vectorize_where_the_batch_raises(writer, n
         got = vectorize(f, signature="(n),()->()", fallback="error")(x, y)
     assert got.dtype == expected.dtype
     np.testing.assert_array_equal(got, expected)
-
-
-def test_signature_call_on_an_empty_batch_whose_shared_check_fires(writer):
-    """Found by `benchmarks/fuzz_long.py --kind vectors` once the replay above was in place:
-    with a shared ``y = 0.0`` the check of ``math.pow(y, -1.0)`` fires on every call, and an
-    empty batch fell back to numpy.vectorize without otypes (ValueError); it runs no example,
-    so it now gives the generated code's dtypes, as the path without a signature does
-    (docs/semantics.md: an empty batch does not fail)."""
-    f = _load(writer, """
-        def f(v, w, y):
-            if 2.0 == y >= v[0] * math.pow(y, -1.0):     # (short-circuits per example)
-                y = max(v)
-            return (y // (np.max(w) / 1.0)) * float(len(w))
-        """)
-    vf = vectorize(f, signature="(n),(n),()->()", fallback="error")
-    v = np.array([[4.0, 1.0], [32.7, 1e-300]])
-    w = np.array([[0.5, -1.0], [2.0, 1.0]])
-    for y in (0.0, np.array([0.0, 2.0])):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            np.testing.assert_array_equal(
-                vf(v, w, y), np.vectorize(f, signature="(n),(n),()->()")(v, w, y))
-    got = vf(v[:0], w[:0], 0.0)
-    assert got.shape == (0,) and got.dtype == np.float64

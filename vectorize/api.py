@@ -264,10 +264,8 @@ class vectorize:
                 outputs = self._signature_outputs(self._call(spec.function, call_args),
                                                   spec.result, loop_shape, size, dim_sizes,
                                                   call_args)
-            except Exception:   # the generated code cannot run on an empty batch (or a
-                # check of shared values fired): numpy.vectorize, with the generated
-                # code's dtypes for otypes (it runs no example, as in `_replay`)
-                return self._replay(args, kwargs, spec.result, 0)
+            except Exception:   # the generated code cannot run on an empty batch
+                outputs = None
         else:
             out = self._run_or_replay(entry, call_args, size, batched)
             if out is _REPLAY:
