@@ -9,7 +9,9 @@
   different times can run the clause on the lanes that did not break;
 - ``x in (a, b, c)`` / ``x not in [...]`` and ``x in TABLE`` with ``TABLE`` a global tuple,
   list, set, frozenset or dict of numbers (`membership_as_equality`): ``x == a or x == b or
-  ...`` (``!=`` and ``and`` for ``not in``), which is Python's own test for numbers.
+  ...`` (``!=`` and ``and`` for ``not in``), which is Python's own test for numbers;
+- ``for v in range(0):`` (a ``range`` of literal ints that is empty; `empty_range_loops`): its
+  ``else:`` block, or ``pass``: the body never runs, so it decides no variable's type.
 
 Each rewrite means what Python computes; what it does not cover stays as written, for the
 analysis to refuse with its location (`match` patterns: `unbatched_pattern` says which).
@@ -253,6 +255,53 @@ def loop_else_as_flag(tree: cst.FunctionDef) -> cst.FunctionDef:
             return self._leave(updated_node)
 
     return rewrite(tree, Lower())
+
+
+def _literal_int(node):
+    if type(node) is cst.Integer:
+        return int(node.value, 0)
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus and \
+            type(node.expression) is cst.Integer:
+        return -int(node.expression.value, 0)
+    return None
+
+
+def empty_range_loops(tree: cst.FunctionDef, func) -> cst.FunctionDef:
+    """``for v in range(0):`` (``range`` of literal ints that is empty) never runs its body:
+    the loop is its ``else:`` block, or ``pass``. Its body then decides no variable's type
+    (``t = 0.0`` stays a Python float, not the float32 the body would make it), and ``v``
+    stays unbound, as in Python."""
+    import builtins
+    if getattr(func, "__globals__", {}).get("range", builtins.range) is not builtins.range:
+        return tree
+    if "range" in _all_names(tree.params) or any(
+            type(n) is cst.AssignTarget and type(n.target) is cst.Name
+            and n.target.value == "range" for n in walk(tree)):
+        return tree
+
+    def empty(node) -> bool:
+        it = node.iter
+        if type(node) is not cst.For or node.asynchronous is not None or type(
+                it) is not cst.Call or type(it.func) is not cst.Name or \
+                it.func.value != "range" or not 1 <= len(it.args) <= 3 or any(
+                a.keyword is not None or a.star for a in it.args):
+            return False
+        bounds = [_literal_int(a.value) for a in it.args]
+        return None not in bounds and (len(bounds) < 3 or bounds[2] != 0) and \
+            len(range(*bounds)) == 0
+
+    if not any(empty(n) for n in walk(tree) if type(n) is cst.For):
+        return tree
+
+    class Drop(cst.CSTTransformer):
+        def leave_For(self, original_node, updated_node):
+            if not empty(updated_node):
+                return updated_node
+            if updated_node.orelse is not None:
+                return cst.FlattenSentinel(list(updated_node.orelse.body.body))
+            return cst.SimpleStatementLine([cst.Pass()])
+
+    return rewrite(tree, Drop())
 
 
 # ------------------------------------------------------------------------- membership

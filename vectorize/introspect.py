@@ -385,6 +385,8 @@ def _instructions(code) -> list:
     jumps = set(dis.hasjrel) | set(dis.hasjabs)
     out = []
     for ins in found:
+        if ins.opname == "EXTENDED_ARG":
+            continue
         name = "LOAD_ATTR" if ins.opname == "LOAD_METHOD" else ins.opname
         if ins.opcode in jumps:
             out.append((name, "jump", number.get(ins.argval)))

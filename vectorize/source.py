@@ -22,6 +22,7 @@ from .body_constructs import (
     unroll_comprehensions,
 )
 from .body_sugar import (
+    empty_range_loops,
     loop_else_as_flag,
     match_as_if,
     membership_as_equality,
@@ -272,7 +273,8 @@ def read_function(func) -> FunctionSource:
                                       filename, set(imports))
     imports.update(helpers)
     stripped = inline_statement_closures(inline_closures(stripped))
-    stripped = match_as_if(loop_else_as_flag(walrus_as_assignment(stripped)))
+    stripped = match_as_if(loop_else_as_flag(empty_range_loops(walrus_as_assignment(stripped),
+                                                                  func)))
     stripped = membership_as_equality(stripped, func, imports)
     stripped = consumers_as_displays(unroll_comprehensions(stripped, func, imports), func)
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,

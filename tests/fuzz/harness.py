@@ -1055,7 +1055,8 @@ def _same(got, expected, what: str, rtol: float = 0.0, join: bool = False,
         return f"{what}: {len(gots)} outputs, expected {len(exps)}"
     for g, e in zip(gots, exps):
         g, e = np.asarray(g), np.asarray(e)
-        if e.dtype in (np.float32, np.float16) and g.dtype.kind == "f" and \
+        if e.dtype in (np.float32, np.float16, np.complex64) and g.dtype.kind == \
+                e.dtype.kind and \
                 g.dtype.itemsize > e.dtype.itemsize:
             with np.errstate(all="ignore"):     # numpy.vectorize stores in the first's dtype
                 g = g.astype(e.dtype)
@@ -1109,7 +1110,8 @@ def run_construct_case(source: str, arg_sets: list, writer: ModuleWriter,
         got = _outcome_of(wrapped, *args)
         if got[0] == "raised" and isinstance(got[1], VectorizeError):
             return Outcome("rejected", str(got[1]), normalize_reason(str(got[1])), call=call)
-        low = [np.finfo(a.dtype).eps for a in args if a.dtype in (np.float32, np.float16)]
+        low = [np.finfo(a.dtype).eps for a in args
+               if a.dtype in (np.float32, np.float16, np.complex64)]
         if ref[0] == "raised":
             if api == "vmap":
                 continue

@@ -119,7 +119,14 @@ class Expressions:
             if isinstance(node, cst.List) and any(i.batched for i in items) and not any(
                     isinstance(e, cst.StarredElement) for e in node.elements):
                 return TupleValue(tuple(items), kind=list)   # a list of per-example values
-            if isinstance(node, cst.Dict) and any(i.batched for i in items):
+            if isinstance(node, cst.Dict) and not any(i.batched for i in items):
+                try:            # a table of constants (looked up as a module-level one)
+                    return exact(ast.literal_eval(_code(node)))
+                except Exception:
+                    pass
+            if isinstance(node, cst.Dict):
+                # (with no per-example value too: `{"p": r}` of a constant `r`, returned
+                # next to per-example values, is a pytree as a tuple of constants is)
                 keyed = self._dict_of_per_example_values(node, items, env)
                 if keyed is not None:
                     return keyed

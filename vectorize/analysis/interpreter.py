@@ -196,6 +196,8 @@ class Analysis(Expressions, Calls, Aliasing):
                 result = join(result, value, force_batched=self.batched_returns)
             if self.batched_returns and not isinstance(result, TupleValue):
                 result = join(result, result, force_batched=True)
+            if self.replayed and not self.helper:
+                _numpy_vectorize_outputs(self.returns)
             self.result = result
         return None
 
@@ -745,3 +747,21 @@ def _sequence_loop_of(stmt: cst.For, evaluate) -> SequenceLoop | None:
             for v in seq_values):
         return None
     return SequenceLoop(index, targets, sequences, seq_values)
+
+
+def _numpy_vectorize_outputs(returns) -> None:
+    """Under numpy.vectorize's contract a returned tuple (a namedtuple too) is one output
+    per item, and anything else is one value per example: a dict or list display (an object
+    array of them in numpy.vectorize, or its ValueError storing a sequence), or a tuple
+    inside the tuple, is refused rather than returned as several outputs."""
+    for ret, value in returns:
+        if not isinstance(value, TupleValue):
+            continue
+        container = value.kind is not None and not issubclass(value.kind, tuple)
+        if container or any(isinstance(i, TupleValue) for i in value.items):
+            what = f"a {value.kind.__name__}" if container else "a tuple inside a tuple"
+            raise Unsupported(f"returning {what}: numpy.vectorize returns one output per "
+                              "item of a returned tuple, and an object array of anything "
+                              "else (or its ValueError storing a sequence)",
+                              ret, "return a flat tuple of numbers (one output each), or use "
+                                   "vmap, which returns containers as they are")

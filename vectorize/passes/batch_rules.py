@@ -40,6 +40,20 @@ def _is_batched(value) -> bool:
     return bool(getattr(value, "batched", False))
 
 
+def _batched_item(path: str, value) -> str | None:
+    """The code of the first per-example array inside the container ``value`` bound to
+    ``path`` (``a[0]``, ``p['w']``), or None."""
+    if not isinstance(value, TupleValue):
+        return path if getattr(value, "batched", False) else None
+    for k, item in enumerate(value.items):
+        key = value.keys[k] if value.keys is not None and isinstance(
+            value.kind, type) and issubclass(value.kind, dict) else k
+        found = _batched_item(f"{path}[{key!r}]", item)
+        if found:
+            return found
+    return None
+
+
 class _ApplyRules(Promotions, cst.CSTTransformer):
     def __init__(self, ctx, analysis):
         self.ctx = ctx
@@ -214,10 +228,11 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
                              and not _is_batched(self.analysis.values[n])}
         stable = [name for name in batched if name not in self._written]
         if not batched:
-            # only `*args` items are per example: the first one's length, set on entry
-            batched = [f"{name}[0]" for name, v in self.ctx.params.items()
-                       if isinstance(v, TupleValue) and v.kind is None and v.items
-                       and getattr(v.items[0], "batched", False)]
+            # only items of containers are per example (`*args`, a tuple, dict or namedtuple
+            # argument of vmap): the first such item's length, set on entry
+            batched = [path for path in (_batched_item(name, v) for name, v in
+                                         self.ctx.params.items()
+                                         if isinstance(v, TupleValue)) if path][:1]
         self._like = (stable or batched)[0]     # an array on the arguments' device
         if stable:
             # `compact`: the lanes' count inside

@@ -267,6 +267,11 @@ class _Checks:
             if a is None:
                 return []
             return python_errors.negation_checks(node.expression, a, result)
+        if t is cst.UnaryOperation and type(node.operator) is cst.BitInvert:
+            a = self.value(node.expression)
+            if a is None or self.numpy_valued(node.expression):
+                return []
+            return python_errors.inversion_checks(node.expression, a)
         if t is cst.Call:
             return self.call(node)
         return []

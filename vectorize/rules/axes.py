@@ -30,6 +30,13 @@ def shift_axis(axis, rank: int):
     if isinstance(axis, tuple):
         return tuple(shift_axis(a, rank) for a in axis)
     if isinstance(axis, (int, np.integer)):
+        if not -rank <= axis < rank:
+            # (a negative one would name the batch axis; NumPy raises AxisError per example,
+            # but for the reductions that take axis 0 or -1 of a 0-d value as a no-op)
+            raise Unsupported(f"axis {axis} is out of bounds for a per-example value of "
+                              f"rank {rank}",
+                              suggestion="name an axis each example has" if rank else
+                              "a per-example scalar has no axis: leave the call out")
         return int(axis) + 1 if axis >= 0 else int(axis)
     raise Unsupported(f"axis {axis!r} is not a constant integer or tuple")
 
@@ -56,6 +63,10 @@ def constant(value, what: str):
 
 
 def positive(axis: int, rank: int) -> int:
+    """A per-example axis counted from 0 (refused where the examples do not have it)."""
+    if not -rank <= axis < rank:
+        raise Unsupported(f"axis {axis} is out of bounds for a per-example value of rank "
+                          f"{rank}", suggestion="name an axis each example has")
     return axis + rank if axis < 0 else axis
 
 

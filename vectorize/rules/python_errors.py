@@ -326,6 +326,17 @@ def negation_checks(node, a: Value, result: Value) -> list:
     return [Check("OverflowError", _INT_TOO_LARGE, f"{{a}} == {limits[0]}", {"a": node})]
 
 
+def inversion_checks(node, a: Value) -> list:
+    """``~a`` of a Python int or bool is ``-(a + 1)``, negative for every unsigned int and
+    -1 / -2 for a bool; NumPy's ``~`` of an unsigned dtype is the complement in that dtype,
+    of a bool the logical not: different on every example, so the check holds wherever it
+    runs and numpy.vectorize is replayed (Python's values, or its OverflowError storing a
+    negative int as unsigned)."""
+    if _kind(a) != "i" or a.kind not in "bu" or a.exact:
+        return []       # (`~True`: a literal's inversion is known)
+    return [Check("OverflowError", _INT_TOO_LARGE, "{a} == {a}", {"a": node})]
+
+
 # ------------------------------------------------------------------------ calls
 _TO_INT = [Check("OverflowError", _NAN_TO_INT,
                  "not -9.223372036854776e+18 <= {x} < 9.223372036854776e+18", {})]

@@ -65,7 +65,10 @@ def _moveaxis(site: Site):
 def _expand_dims(site: Site):
     x = site.nodes[0]
     node, value = _arg(site, 1, "axis")
-    return expr(f"np.expand_dims({{x}}, {shift_axis(_const(value, 'the axis'), 0)!r})", x=x)
+    axis = _const(value, "the axis")
+    # (the axis counts in the result, one axis longer per new one)
+    rank = site.args[0].rank + (len(axis) if isinstance(axis, tuple) else 1)
+    return expr(f"np.expand_dims({{x}}, {shift_axis(axis, rank)!r})", x=x)
 
 
 def _squeeze(site: Site):
