@@ -196,7 +196,7 @@ class Analysis(Expressions, Calls, Aliasing):
                 result = join(result, value, force_batched=self.batched_returns)
             if self.batched_returns and not isinstance(result, TupleValue):
                 result = join(result, result, force_batched=True)
-            if self.replayed and not self.helper:
+            if self.python_semantics and not self.helper:   # (vectorize: numpy.vectorize's outputs)
                 _numpy_vectorize_outputs(self.returns)
             self.result = result
         return None
