@@ -285,10 +285,16 @@ def _instructions(code) -> list:
     """The instructions of ``code`` with what does not depend on the text alone made equal:
     an attribute call on a name the module binds by ``import`` is ``LOAD_ATTR`` in CPython
     3.11 (``LOAD_METHOD`` otherwise; its inline caches have another size, which moves every
-    offset), so method loads count as attribute loads and jumps go to instruction numbers."""
+    offset), so method loads count as attribute loads and jumps go to instruction numbers.
+    ``EXTENDED_ARG`` prefixes are left out (`dis` folds them into the argument they extend):
+    the LOAD_METHOD/LOAD_ATTR difference moves offsets, and so whether a jump needs one (one
+    generated program in ten had such a jump: a false refusal, "not the code it runs")."""
     import dis
-    found = list(dis.get_instructions(code))
-    number = {ins.offset: k for k, ins in enumerate(found)}
+    found, number = [], {}
+    for ins in dis.get_instructions(code):
+        number[ins.offset] = len(found)     # (a jump to a prefix: to what it extends)
+        if ins.opname != "EXTENDED_ARG":
+            found.append(ins)
     jumps = set(dis.hasjrel) | set(dis.hasjabs)
     out = []
     for ins in found:
