@@ -23,7 +23,7 @@ from . import backends, chunks, codegen, pickling, vmap_options
 from .abstract import TupleValue, Value, exact, representative
 from .chunks import check_chunk_size
 from .dask_runtime import block_stand_ins, wants_dask
-from .errors import VectorizeError
+from .errors import BackendFailure, VectorizeError
 from .frontend import (
     Announcer,
     Entry,
@@ -275,7 +275,10 @@ class _VMapped:
             planned = fast.plan(args)
             if planned is not None:
                 call_args, size = planned
-                return self._run(fast.entry, call_args, None, size, fast.batched, True)
+                try:
+                    return self._run(fast.entry, call_args, None, size, fast.batched, True)
+                except BackendFailure as failure:
+                    return self._backend_failed(failure, fast.entry.spec, args, kwargs, size)
         if not kwargs and wants_dask(args):   # a Dask array in: Dask arrays out, nothing computed
             from .dask_runtime import call_vmap
             return call_vmap(self, args)
@@ -295,7 +298,21 @@ class _VMapped:
             return self._loop(args, kwargs, size)
         if not kwargs and not call_kwargs and not spec.fallbacks:
             self._fast = _FastPath.of(self, args, entry, batched) or self._fast
-        return self._run(entry, call_args, call_kwargs, size, batched, tree)
+        try:
+            return self._run(entry, call_args, call_kwargs, size, batched, tree)
+        except BackendFailure as failure:
+            return self._backend_failed(failure, spec, args, kwargs, size)
+
+    def _backend_failed(self, failure, spec, args, kwargs, size):
+        """The backend's library could not run the generated code (`BackendFailure`, e.g.
+        JAX could not trace it): a `VectorizeError` located in the function where
+        ``fallback="error"`` (the default), else announced, and the per-example loop runs."""
+        if self.fallback == "error":
+            raise failure.located(self.func, f"vmap: `{self._name}`") from None
+        self._fast = None
+        self._announce(f"the {failure.backend} backend cannot run its generated code "
+                       f"({failure})", spec)
+        return self._loop(args, kwargs, size)
 
     def _run(self, entry, call_args, call_kwargs, size, batched, tree):
         """The outputs of the specialization ``entry`` on the planned arguments, in chunks

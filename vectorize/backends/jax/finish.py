@@ -40,7 +40,68 @@ NUMPY_ALIAS = "np"      # how NumPy's rules spell the module (its backend's alia
 
 def finish(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     func_def = spelled_with_jnp(func_def, ctx)
+    func_def = sums_in_order(func_def, ctx)
     return lower_loops(func_def, ctx)
+
+
+# ------------------------------------------------------------------ sums
+class _PairwiseSums(cst.CSTTransformer):
+    """``jnp.sum(x, axis=k)`` (``keepdims=`` too) → ``pairwise_sum(x, axis=k)``; ``a // b``
+    and ``jnp.floor_divide(a, b)`` → ``floor_divide(a, b)``."""
+
+    def __init__(self):
+        self.count = 0
+        self.floor_divides = 0
+
+    def leave_BinaryOperation(self, original_node, updated_node):
+        if not isinstance(updated_node.operator, cst.FloorDivide):
+            return updated_node
+        self.floor_divides += 1
+        return cst.Call(func=cst.Name(FLOOR_DIVIDE), args=[
+            cst.Arg(updated_node.left), cst.Arg(updated_node.right)])
+
+    def leave_AugAssign(self, original_node, updated_node):
+        if not isinstance(updated_node.operator, cst.FloorDivideAssign):
+            return updated_node
+        self.floor_divides += 1
+        return cst.Assign(targets=[cst.AssignTarget(updated_node.target)], value=cst.Call(
+            func=cst.Name(FLOOR_DIVIDE), args=[cst.Arg(updated_node.target),
+                                               cst.Arg(updated_node.value)]))
+
+    def leave_Call(self, original_node, updated_node):
+        if _path(updated_node.func) == ["jnp", "floor_divide"] and \
+                len(updated_node.args) == 2 and \
+                all(a.keyword is None and not a.star for a in updated_node.args):
+            self.floor_divides += 1
+            return updated_node.with_changes(func=cst.Name(FLOOR_DIVIDE))
+        if _path(updated_node.func) != ["jnp", "sum"] or not updated_node.args:
+            return updated_node
+        first, *rest = updated_node.args
+        if first.keyword is not None or first.star or any(
+                a.star or a.keyword is None or a.keyword.value not in ("axis", "keepdims")
+                for a in rest) or not any(a.keyword.value == "axis" for a in rest):
+            return updated_node
+        self.count += 1
+        return updated_node.with_changes(func=cst.Name(PAIRWISE_SUM))
+
+
+PAIRWISE_SUM = "pairwise_sum"
+FLOOR_DIVIDE = "floor_divide"
+
+
+def sums_in_order(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    """Sums over an axis in NumPy's order of additions (`sums.pairwise_sum`): XLA's own
+    order changes with the batch size, and where terms cancel so does the sum. Float floor
+    divisions as Python's and NumPy's (`sums.floor_divide`): ``jnp.floor_divide`` rounds the
+    quotient where they floor it."""
+    from .sums import floor_divide, pairwise_sum
+    rewrite = _PairwiseSums()
+    out = func_def.visit(rewrite)
+    if rewrite.count:
+        ctx.module.runtime_imports.setdefault(PAIRWISE_SUM, pairwise_sum)
+    if rewrite.floor_divides:
+        ctx.module.runtime_imports.setdefault(FLOOR_DIVIDE, floor_divide)
+    return out
 
 
 # ------------------------------------------------------------------ NumPy's spelling
