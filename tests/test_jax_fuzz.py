@@ -315,3 +315,25 @@ def test_sums_add_in_numpys_order_whatever_the_batch_size(n, length):
         got = vmap(sum_and_mean, backend="jax")(v)
     for g, e in zip(got, expected):
         np.testing.assert_array_equal(g, e)
+
+
+def rounded_sum(x, y):
+    v0 = round(y, 1)
+    return v0 + x
+
+
+def test_the_fused_round_and_sum_divergence_computes_xlas_value():
+    """(construct fuzzer: -1.7e-16 for 0.0) XLA fuses `rint(y * 10) * 0.1 + x` into one
+    multiply-add: the harness' named divergence (`xla_fused_variant`, docs/jax.md) recomputes
+    the per-example code so; every lane equals the loop or that variant."""
+    import inspect
+
+    from fuzz.harness import xla_fused_variant
+    x = np.array([-4.0, 10.0, 3.0, -9.0, -9.0, 0.3, 2.5])
+    y = np.array([0.0, -1.0, -3.0, -1.0, -10.0, -0.3, -2.5])
+    variant = xla_fused_variant(rounded_sum, inspect.getsource(rounded_sum))
+    # -30 * 0.1 + 3.0 rounded once (Python, twice: -4.4e-16; round(-3.0, 1) + 3.0: 0.0)
+    assert variant(3.0, -3.0) == -1.6653345369377348e-16
+    got = vmap(rounded_sum, backend="jax")(x, y)
+    for g, a, b in zip(got, x, y):
+        assert g in (rounded_sum(a, b), variant(a, b)), (a, b, g)
