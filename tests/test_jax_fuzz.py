@@ -213,6 +213,13 @@ def alternating(x, n):
     return s
 
 
+def inverse_sum(x, n):
+    s = 0.0
+    for k in range(n):
+        s = s + 1.0 / (x - k)
+    return s
+
+
 @pytest.mark.parametrize("n", SIZES)
 def test_a_python_decision_on_a_loop_carry_or_index_keeps_a_python_loop(n):
     """(vector fuzzer: TracerBoolConversionError) a loop with the same trip count for every
@@ -232,6 +239,16 @@ def test_a_python_decision_on_a_loop_carry_or_index_keeps_a_python_loop(n):
     assert "fori_loop" not in g.source(x, 20)
     np.testing.assert_allclose(vectorize(alternating, fallback="error", backend="jax")(x, 20),
                                np.vectorize(alternating, otypes=[float])(x, 20), rtol=1e-12)
+    # the engine's own checks (`if jnp.any(x - k == 0): raise ZeroDivisionError`) are no
+    # Python decision: that loop stays a `fori_loop`, and raises as numpy.vectorize does
+    h = vectorize(inverse_sum, fallback="error", backend="jax")
+    x = np.linspace(0.25, 30.25, n)
+    np.testing.assert_allclose(h(x, 40), np.vectorize(inverse_sum, otypes=[float])(x, 40),
+                               rtol=1e-12)
+    assert "lax.fori_loop" in h.source(x, 40)
+    if n:
+        with pytest.raises(ZeroDivisionError):
+            h(np.append(x, 3.0), 40)
 
 
 def halving(x):

@@ -308,12 +308,24 @@ _CONCRETE_CALLS = frozenset({"int", "float", "bool", "complex", "range", "len", 
                              "repr"})
 
 
+def _raise_check(node: cst.If) -> bool:
+    """``if jnp.any(<lanes that fail>): ... raise ...``: the engine's check, which the jitted
+    form computes on the device (`runtime.jit_twin`), not a Python decision."""
+    body = list(node.body.body)
+    return node.orelse is None and bool(body) and isinstance(
+        body[-1], cst.SimpleStatementLine) and any(
+        isinstance(small, cst.Raise) for small in body[-1].body) and \
+        _mentions_any_lane(node.test)
+
+
 def _decides_in_python(stmts: list, names: set) -> bool:
     """Whether ``stmts`` need a concrete value of one of ``names``: a Python ``if``/
     ``while``/conditional expression/``assert``/``and``/``or``/chained comparison on it, or a
     Python builtin that converts it (``int(y)``, ``float(y > 0)``, ``range(y)``)."""
     block = cst.IndentedBlock(body=list(stmts))
     for node in walk(block):
+        if isinstance(node, cst.If) and _raise_check(node):
+            continue        # (a check of lanes: `checkify` in the jitted form)
         if isinstance(node, (cst.If, cst.While, cst.IfExp, cst.Assert)) and \
                 reads(node.test) & names:
             return True
