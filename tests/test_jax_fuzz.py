@@ -317,7 +317,7 @@ def sum_and_mean(v):
 
 
 @pytest.mark.parametrize("n", [1, 5, 10_000])
-@pytest.mark.parametrize("length", [5, 13, 130, 256])
+@pytest.mark.parametrize("length", [5, 130])
 def test_sums_add_in_numpys_order_whatever_the_batch_size(n, length):
     """(vector fuzzer: a mismatch in large calls only) XLA's reduce adds in another order on
     large batches (about 1,000 examples up), so where terms cancel an example's sum depended
