@@ -354,3 +354,22 @@ def test_the_fused_round_and_sum_divergence_computes_xlas_value():
     got = vmap(rounded_sum, backend="jax")(x, y)
     for g, a, b in zip(got, x, y):
         assert g in (rounded_sum(a, b), variant(a, b)), (a, b, g)
+
+
+def max_min_plus(v):
+    return np.max(v) + v[-1], np.min(v) * 2.0
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_max_and_min_over_an_axis_keep_nans_at_every_batch_size(n):
+    """(vector fuzzer: a NaN-location mismatch in large calls only) XLA's max/min reductions
+    on CPU drop NaNs from about 1,000 examples (the max of [0.5, nan, -inf] was 0.5); NumPy's
+    keep them."""
+    rows = np.array([[0.5, np.nan, -np.inf], [np.nan, 1.0, 2.0], [1.0, 2.0, np.nan],
+                     [1.0, -3.0, 2.5]])
+    v = rows[np.arange(n) % 4]
+    got = vmap(max_min_plus, backend="jax")(v)
+    expected = [np.stack(r) if n else np.zeros(0) for r in zip(*[max_min_plus(r) for r in v])] \
+        if n else [np.zeros(0), np.zeros(0)]
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e)

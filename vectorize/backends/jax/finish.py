@@ -52,6 +52,7 @@ class _PairwiseSums(cst.CSTTransformer):
     def __init__(self):
         self.count = 0
         self.floor_divides = 0
+        self.reductions: set = set()
 
     def leave_BinaryOperation(self, original_node, updated_node):
         if not isinstance(updated_node.operator, cst.FloorDivide):
@@ -74,19 +75,28 @@ class _PairwiseSums(cst.CSTTransformer):
                 all(a.keyword is None and not a.star for a in updated_node.args):
             self.floor_divides += 1
             return updated_node.with_changes(func=cst.Name(FLOOR_DIVIDE))
-        if _path(updated_node.func) != ["jnp", "sum"] or not updated_node.args:
+        path = _path(updated_node.func)
+        if path is None or (path != ["jnp", "sum"] and tuple(path) not in REDUCTIONS) or \
+                not updated_node.args:
             return updated_node
         first, *rest = updated_node.args
         if first.keyword is not None or first.star or any(
                 a.star or a.keyword is None or a.keyword.value not in ("axis", "keepdims")
                 for a in rest) or not any(a.keyword.value == "axis" for a in rest):
             return updated_node
+        if path != ["jnp", "sum"]:
+            name = REDUCTIONS[tuple(path)]
+            self.reductions.add(name)
+            return updated_node.with_changes(func=cst.Name(name))
         self.count += 1
         return updated_node.with_changes(func=cst.Name(PAIRWISE_SUM))
 
 
 PAIRWISE_SUM = "pairwise_sum"
 FLOOR_DIVIDE = "floor_divide"
+# XLA's max/min reductions drop NaNs on large batches: NumPy's keep them
+REDUCTIONS = {("jnp", "max"): "max_keeping_nan", ("jnp", "amax"): "max_keeping_nan",
+              ("jnp", "min"): "min_keeping_nan", ("jnp", "amin"): "min_keeping_nan"}
 
 
 def sums_in_order(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
@@ -101,6 +111,9 @@ def sums_in_order(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
         ctx.module.runtime_imports.setdefault(PAIRWISE_SUM, pairwise_sum)
     if rewrite.floor_divides:
         ctx.module.runtime_imports.setdefault(FLOOR_DIVIDE, floor_divide)
+    from . import sums
+    for name in sorted(rewrite.reductions):
+        ctx.module.runtime_imports.setdefault(name, getattr(sums, name))
     return out
 
 

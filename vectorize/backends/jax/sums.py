@@ -77,3 +77,28 @@ def floor_divide(a, b):
     floor = jnp.where(div - floor > 0.5, floor + 1, floor)
     floor = jnp.where(div != 0, floor, jnp.copysign(jnp.zeros_like(div), a / b))
     return jnp.where(b == 0, a / b, floor)
+
+
+def _keeping_nan(reduce, x, axis, keepdims):
+    import jax.numpy as jnp
+
+    x = jnp.asarray(x)
+    out = reduce(x, axis=axis, keepdims=keepdims)
+    if jnp.dtype(x.dtype).kind != "f":
+        return out
+    return jnp.where(jnp.isnan(x).any(axis=axis, keepdims=keepdims), jnp.nan, out)
+
+
+def max_keeping_nan(x, axis, keepdims=False):
+    """``jnp.max(x, axis=axis)`` that is NaN wherever NumPy's ``np.max`` is: XLA's reduce on
+    CPU drops NaNs on large batches (from about 1,000 examples: the max of ``[0.5, nan,
+    -inf]`` came back 0.5)."""
+    import jax.numpy as jnp
+    return _keeping_nan(jnp.max, x, axis, keepdims)
+
+
+def min_keeping_nan(x, axis, keepdims=False):
+    """``jnp.min(x, axis=axis)`` that is NaN wherever NumPy's ``np.min`` is (as
+    `max_keeping_nan`)."""
+    import jax.numpy as jnp
+    return _keeping_nan(jnp.min, x, axis, keepdims)
