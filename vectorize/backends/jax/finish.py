@@ -197,9 +197,10 @@ class _Respell(cst.CSTTransformer):
             return updated_node
         if path[-1] in ("sort", "argsort"):
             updated_node = self._sort_kind(original_node, updated_node, path)
-        if path[1:] == ["broadcast_arrays"]:
-            # NumPy converts a list or tuple operand (a row of a nested list display) to an
-            # array; jnp takes arrays only
+        if path[1:] in (["broadcast_arrays"], ["einsum"]):
+            # NumPy converts a list or tuple operand (a row of a nested list display, the
+            # constant vector of `np.dot([a, b], [2.0, -1.0])`) to an array; jnp takes arrays
+            # only
             updated_node = updated_node.with_changes(args=[
                 arg.with_changes(value=cst.Call(
                     func=cst.Attribute(cst.Name("jnp"), cst.Name("asarray")),

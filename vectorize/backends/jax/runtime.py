@@ -126,6 +126,10 @@ def _trace_errors() -> tuple:
     return _TRACE_ERRORS
 
 
+def _numpy_scalars(args, kwargs) -> bool:
+    return any(isinstance(v, np.generic) for v in (*args, *kwargs.values()))
+
+
 def _jax_failed(exc: BaseException) -> str | None:
     """Where ``exc`` (raised op by op) is JAX's failure, not the examples': the line of
     generated code it came from ("" where none); None for an exception of the code as
@@ -212,8 +216,11 @@ class Compiled:
                     out = jitted(*args, **kwargs)
                 except Exception as exc:    # noqa: BLE001 -- tracing or compiling failed
                     if isinstance(exc, TypeError) and (isinstance(exc, _trace_errors())
-                                                       or "hash" in str(exc)):
-                        self.level += 1     # a value the code tests in Python was traced
+                                                       or "hash" in str(exc)) or (
+                            self.level == 0 and _numpy_scalars(args, kwargs)):
+                        # a value the code tests in Python (or hands to a function that
+                        # takes Python numbers only: the digits of `jnp.round`) was traced
+                        self.level += 1
                         continue
                     return self._untraceable(args, kwargs)
                 if self.checks:
