@@ -168,6 +168,43 @@ def test_unchanged_files_are_not_refused(tmp_path):
     diskcache.function_print(inner)
 
 
+# (found by the fuzzers: 1 generated program in 10 was refused as "not the code it runs") a
+# module-level `np.clip(...)` call is LOAD_METHOD in the recompiled function and LOAD_ATTR in
+# the module's, so the jumps over it cover another number of bytes, and one of them needed an
+# EXTENDED_ARG prefix in one compile and not in the other
+LONG_JUMPS = """\
+    import math
+
+    import numpy as np
+
+
+    def f(x, y):
+        if ((x if (x < x) else y) == x):
+            v0 = math.fmod(np.arctan2((x ** -1.0), (y ** 2)), -2.5)
+            v1 = (float((v0 != v0 != y)) + math.copysign((y - -math.inf),
+                  (0.0 if math.isnan(np.rint(v0)) else np.rint(v0))))
+            for i0 in range(3):
+                v2, v3 = ((x * i0) * (-1.0 * x)), x
+                v4, v5 = divmod(((math.inf and y) + x), x)
+                v6 = v3
+        x = np.clip(np.where((y == y), (x + x), (x and y)), -1.0, 1.0)
+        return 1.0
+    """
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 10_000])
+def test_a_jump_with_an_extended_arg_in_one_compile_only_is_the_same_code(tmp_path, n):
+    from vectorize.introspect import source_lines, source_matches_code
+    module, _ = load(tmp_path, LONG_JUMPS)
+    lines, _ = source_lines(module.f)
+    assert source_matches_code(module.f, textwrap.dedent("".join(lines)))
+    x = np.linspace(-2.0, 2.0, n)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(vectorize(module.f, fallback="error")(x, x + 0.5),
+                                      np.vectorize(module.f, otypes=[float])(x, x + 0.5))
+
+
 def test_a_method_is_compiled_in_its_class(tmp_path):
     from vectorize.introspect import source_matches_code
     module, _ = load(tmp_path, UNCHANGED)

@@ -19,7 +19,7 @@ from . import backends, chunks, pickling, tensors
 from .abstract import PythonSemantics, TupleValue, Value, representative
 from .chunks import check_chunk_size
 from .dask_runtime import block_stand_ins, wants_dask
-from .errors import VectorizeError
+from .errors import BackendFailure, VectorizeError
 from .frontend import (  # noqa: F401 -- MAX_SPECIALIZATIONS and the warning are public here
     MAX_SPECIALIZATIONS,
     Announcer,
@@ -582,8 +582,23 @@ class vectorize:
             return self._run(entry, call_args, size, batched)
         except (VectorizeError, Warning):
             raise       # (a warning the caller made an error is the batched code's own)
+        except BackendFailure as failure:
+            self._backend_failed(failure, entry.spec)
+            return _REPLAY
         except Exception:       # noqa: BLE001 -- the per-example loop decides
             return _REPLAY
+
+    def _backend_failed(self, failure, spec):
+        """The backend's library could not run the generated code (`BackendFailure`, e.g.
+        JAX could not trace it): a `VectorizeError` located in the function where
+        ``fallback="error"``, else announced; numpy.vectorize then runs."""
+        binding = self._binding if isinstance(self._binding, tuple) else self._make_binding()
+        func = binding[0] if isinstance(binding, tuple) else self.pyfunc
+        if self.fallback == "error":
+            raise failure.located(func, f"vectorize: `{getattr(func, '__name__', 'f')}`") \
+                from None
+        self._announce(f"the {failure.backend} backend cannot run its generated code "
+                       f"({failure})", spec, stacklevel=5)
 
     def _replay(self, args, kwargs, result=None, size=None):
         """numpy.vectorize itself on these arguments: its first failing example's exception

@@ -48,3 +48,66 @@ class Unsupported(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+class BackendFailure(Exception):
+    """The library of a backend could not run generated code for a reason of its own, not of
+    the examples' (JAX could neither trace it under ``jit`` nor run it op by op: a
+    ``ConcretizationTypeError``, a ``TypeError`` from ``jnp``). Raised by a backend's runtime
+    (`Backend.runnable`); the front ends turn it into a located `VectorizeError` (`located`)
+    or, where the user allows fallbacks, run the function per example.
+
+    ``error``: the library's exception; ``generated_line``: the line of generated code it
+    was raised at (or "")."""
+
+    def __init__(self, backend: str, error: BaseException, generated_line: str = ""):
+        self.backend = backend
+        self.error = error
+        self.generated_line = generated_line.strip()
+        first = str(error).splitlines()[0] if str(error) else ""
+        super().__init__(f"{type(error).__name__}: {first}")
+
+    def located(self, func, who: str = "vectorize") -> VectorizeError:
+        """The failure as a `VectorizeError` at the line of ``func`` (the user's function)
+        that reads most of the names the failing generated line does (the ``def`` line when
+        none does)."""
+        filename, line, col, text = _nearest_line(func, self.generated_line)
+        where = f" (at the generated line `{self.generated_line}`)" if self.generated_line \
+            else ""
+        return VectorizeError(
+            f"{who}: the {self.backend} backend cannot run the code generated for this "
+            f"function: {self}{where}", filename=filename, line=line, col=col,
+            source_line=text, suggestion="use backend='numpy' for this function (or pass "
+                                         "fallback='warn' to run it per example)")
+
+
+def _nearest_line(func, generated: str) -> tuple[str, int, int, str]:
+    """(file, line, column, text) of the line of ``func`` sharing most names with the
+    generated line ``generated``; the ``def`` line where none shares one."""
+    import inspect
+    import re
+
+    names = set(re.findall(r"[A-Za-z_]\w*", generated)) - {
+        "jnp", "np", "lax", "jax", "where", "asarray", "dtype", "float64", "int64", "bool_",
+        "if", "else", "and", "or", "not", "in", "is", "for", "while", "return", "True",
+        "False", "None", "carry"}
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return "<unknown>", 0, 0, ""
+    filename = code.co_filename
+    try:
+        lines, first = inspect.getsourcelines(func)
+    except (OSError, TypeError):
+        return filename, code.co_firstlineno, 0, ""
+    best, best_score = 0, 0
+    for k, text in enumerate(lines):
+        if text.lstrip().startswith(("def ", "async def ", "@")):
+            continue        # (its parameters' names are everywhere)
+        score = len(names & set(re.findall(r"[A-Za-z_]\w*", text.split("#")[0])))
+        if score > best_score:
+            best, best_score = k, score
+    if best_score == 0:
+        best = next((k for k, t in enumerate(lines) if t.lstrip().startswith(
+            ("def ", "async def ", "lambda"))), 0)
+    text = lines[best]
+    return filename, first + best, len(text) - len(text.lstrip()), text

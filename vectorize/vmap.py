@@ -22,7 +22,7 @@ from . import backends, chunks, codegen, pickling, vmap_options
 from .abstract import TupleValue, Value, exact, representative
 from .chunks import check_chunk_size
 from .dask_runtime import block_stand_ins, wants_dask
-from .errors import VectorizeError
+from .errors import BackendFailure, VectorizeError
 from .frontend import (
     Announcer,
     Entry,
@@ -330,6 +330,8 @@ class _VMapped:
         the loop raises the first failing example's exception, as the reference does."""
         try:
             return self._run(*run)
+        except BackendFailure as failure:
+            return self._backend_failed(failure, run[0].spec, args, kwargs, run[3])
         except (VectorizeError, Warning):
             raise       # (a warning the caller made an error is the batched code's own)
         except Exception:       # noqa: BLE001 -- the per-example loop decides
@@ -337,6 +339,16 @@ class _VMapped:
             if not size or not backends.get(entry.spec.backend).eager_raises:
                 raise       # (JAX: what its traced code raises is not a per-example raise)
             return self._loop(args, kwargs, size)
+    def _backend_failed(self, failure, spec, args, kwargs, size):
+        """The backend's library could not run the generated code (`BackendFailure`, e.g.
+        JAX could not trace it): a `VectorizeError` located in the function where
+        ``fallback="error"`` (the default), else announced, and the per-example loop runs."""
+        if self.fallback == "error":
+            raise failure.located(self.func, f"vmap: `{self._name}`") from None
+        self._fast = None
+        self._announce(f"the {failure.backend} backend cannot run its generated code "
+                       f"({failure})", spec)
+        return self._loop(args, kwargs, size)
 
     def _run(self, entry, call_args, call_kwargs, size, batched, tree):
         """The outputs of the specialization ``entry`` on the planned arguments, in chunks

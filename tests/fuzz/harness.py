@@ -57,6 +57,7 @@ import traceback
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -817,6 +818,125 @@ def xla_division_variant(f, source: str):
     return namespace[f.__name__]
 
 
+def _fma(a, b, c):
+    """``a * b + c`` rounded once, as a fused multiply-add computes it (in the type of the
+    float operands, NumPy's where one is NumPy's)."""
+    values = (a, b, c)
+    kind = next((type(v) for v in values if isinstance(v, np.floating)), float)
+    try:
+        exact = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
+        result = float(exact)
+    except (ValueError, OverflowError, TypeError):   # inf, nan, a huge exact value
+        with np.errstate(all="ignore"):
+            return a * b + c
+    if result == 0.0 and math.copysign(1.0, float(a) * float(b)) < 0 and \
+            math.copysign(1.0, float(c)) < 0:
+        result = -0.0
+    return kind(result)
+
+
+def _fma_round(a, ndigits, c, sign=1.0):
+    """``round(a, ndigits) + sign * c`` with XLA's round (`_xla_round`) fused into the sum."""
+    if ndigits is None or ndigits <= 0 or not isinstance(a, (float, np.floating)) or \
+            not isinstance(c, (float, int, np.floating, np.integer)):
+        return _xla_round(a, ndigits) + sign * c
+    factor = 10.0 ** ndigits
+    return _fma(np.round(np.float64(a) * factor), 1.0 / factor, sign * c)
+
+
+class _XlaFusedSums(ast.NodeTransformer):
+    """(after `_XlaDivisions`) ``a * b + c``, ``c + a * b``, ``a * b - c`` and XLA's
+    ``round(a, n) + c`` with the product and the sum rounded once (`_fma`)."""
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.op, (ast.Add, ast.Sub)):
+            return node
+        negate = isinstance(node.op, ast.Sub)
+        for product, other, product_first in ((node.left, node.right, True),
+                                              (node.right, node.left, False)):
+            if isinstance(product, ast.Call) and isinstance(product.func, ast.Name) and \
+                    product.func.id == "_xla_round" and len(product.args) == 2 and \
+                    product_first:
+                sign = ast.Constant(-1.0 if negate else 1.0)
+                return ast.copy_location(ast.Call(ast.Name("_fma_round", ast.Load()), [
+                    *product.args, other, sign], []), node)
+            if isinstance(product, ast.BinOp) and isinstance(product.op, ast.Mult):
+                a, b = product.left, product.right
+                c = other
+                if negate and product_first:
+                    c = ast.UnaryOp(ast.USub(), other)
+                elif negate:
+                    a = ast.UnaryOp(ast.USub(), a)
+                return ast.copy_location(ast.Call(ast.Name("_fma", ast.Load()), [a, b, c],
+                                                  []), node)
+        return node
+
+
+class _ForwardProducts(ast.NodeTransformer):
+    """A name assigned once, from a product or a ``round(a, n)``, read as an operand of a
+    ``+``/``-``: the expression itself there (XLA fuses across statements)."""
+
+    def __init__(self, tree):
+        counts: Counter = Counter()
+        values = {}
+        for node in ast.walk(tree):
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For))\
+                else []
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        counts[name.id] += 1
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                    node.targets[0], ast.Name) and (
+                    isinstance(node.value, ast.BinOp) and isinstance(node.value.op, ast.Mult)
+                    or isinstance(node.value, ast.Call) and isinstance(
+                        node.value.func, ast.Name) and node.value.func.id == "round"
+                    and len(node.value.args) == 2):
+                values[node.targets[0].id] = node.value
+        self.values = {k: v for k, v in values.items() if counts[k] == 1}
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, (ast.Add, ast.Sub)):
+            for side in ("left", "right"):
+                operand = getattr(node, side)
+                if isinstance(operand, ast.Name) and operand.id in self.values:
+                    import copy
+                    setattr(node, side, copy.deepcopy(self.values[operand.id]))
+        return node
+
+
+def xla_fused_variant(f, source: str):
+    """``f`` with XLA's divisions by a constant and its products feeding a sum fused into
+    one rounding (docs/jax.md), or None where it has neither a product nor a ``round``."""
+    if "*" not in source.replace("**", "") and "round(" not in source:
+        return None
+    tree = ast.parse(source)
+    tree = _ForwardProducts(tree).visit(tree)
+    tree = _XlaFusedSums().visit(_XlaDivisions().visit(tree))
+    tree = ast.fix_missing_locations(tree)
+    namespace = dict(f.__globals__)
+    namespace.update(_xla_round=_xla_round, _fma=_fma, _fma_round=_fma_round)
+    exec(compile(tree, f.__code__.co_filename, "exec"), namespace)
+    return namespace[f.__name__]
+
+
+def _fused_sums(f, program, got, reference, lanes, batch_shape, signed_zeros):
+    variant = xla_fused_variant(f, program.source)
+    if variant is None:
+        raise AssertionError("no product feeding a sum")
+    alternative = Reference(variant, reference.pool, program.n_out)
+    alternative.compute(np.unique(lanes))
+    try:
+        compare(got, alternative, lanes, batch_shape, False)
+    except AssertionError:      # with subnormals flushed too (both in one call)
+        flushed = _FlushedReference(variant, reference.pool, program.n_out)
+        flushed.compute(np.unique(lanes))
+        compare(_flush(got), flushed, lanes, batch_shape, False)
+
+
 def _divisions_by_constants(f, program, got, reference, lanes, batch_shape, signed_zeros):
     variant = xla_division_variant(f, program.source)
     if variant is None:
@@ -885,6 +1005,7 @@ JAX_DIVERGENCES = {
     "sign of a zero result": _zero_signs,
     "subnormals flushed and the sign of a zero": _both,
     "a division by a constant as a product with its reciprocal": _divisions_by_constants,
+    "a product feeding a sum, fused (one rounding)": _fused_sums,
     "lanes": _lane_divergence,
 }
 ACCEPTED_DIVERGENCES: Counter = Counter()
@@ -1186,6 +1307,16 @@ def _construct_jax_divergence(f, api, args, got, call, rtol):
             else _outcome_of(_vmap_loop, variant, args)
         if again[0] == "ok" and not _same(got, again[1], call, rtol, signed_zeros=False):
             return "a division by a constant as a product with its reciprocal"
+    variant = xla_fused_variant(f, source)
+    for flush in (False, True) if variant is not None else ():
+        # (with subnormals flushed too: both divergences in one call)
+        inputs = tuple(_flush(a) for a in args) if flush else args
+        again = _outcome_of(np.vectorize(variant), *inputs) if api == "vectorize" \
+            else _outcome_of(_vmap_loop, variant, inputs)
+        if again[0] == "ok" and not _same(_flush(got) if flush else got,
+                                          _flush(again[1]) if flush else again[1], call,
+                                          rtol, signed_zeros=False):
+            return "a product feeding a sum, fused (one rounding)"
     for name, diverges in JAX_LANE_DIVERGENCES.items():
         n = len(args[0])
         keep = np.array([not diverges(f, source, tuple(a[i] for a in args)) for i in range(n)],

@@ -40,7 +40,81 @@ NUMPY_ALIAS = "np"      # how NumPy's rules spell the module (its backend's alia
 
 def finish(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     func_def = spelled_with_jnp(func_def, ctx)
+    func_def = sums_in_order(func_def, ctx)
     return lower_loops(func_def, ctx)
+
+
+# ------------------------------------------------------------------ sums
+class _PairwiseSums(cst.CSTTransformer):
+    """``jnp.sum(x, axis=k)`` (``keepdims=`` too) → ``pairwise_sum(x, axis=k)``; ``a // b``
+    and ``jnp.floor_divide(a, b)`` → ``floor_divide(a, b)``."""
+
+    def __init__(self):
+        self.count = 0
+        self.floor_divides = 0
+        self.reductions: set = set()
+
+    def leave_BinaryOperation(self, original_node, updated_node):
+        if not isinstance(updated_node.operator, cst.FloorDivide):
+            return updated_node
+        self.floor_divides += 1
+        return cst.Call(func=cst.Name(FLOOR_DIVIDE), args=[
+            cst.Arg(updated_node.left), cst.Arg(updated_node.right)])
+
+    def leave_AugAssign(self, original_node, updated_node):
+        if not isinstance(updated_node.operator, cst.FloorDivideAssign):
+            return updated_node
+        self.floor_divides += 1
+        return cst.Assign(targets=[cst.AssignTarget(updated_node.target)], value=cst.Call(
+            func=cst.Name(FLOOR_DIVIDE), args=[cst.Arg(updated_node.target),
+                                               cst.Arg(updated_node.value)]))
+
+    def leave_Call(self, original_node, updated_node):
+        if _path(updated_node.func) == ["jnp", "floor_divide"] and \
+                len(updated_node.args) == 2 and \
+                all(a.keyword is None and not a.star for a in updated_node.args):
+            self.floor_divides += 1
+            return updated_node.with_changes(func=cst.Name(FLOOR_DIVIDE))
+        path = _path(updated_node.func)
+        if path is None or (path != ["jnp", "sum"] and tuple(path) not in REDUCTIONS) or \
+                not updated_node.args:
+            return updated_node
+        first, *rest = updated_node.args
+        if first.keyword is not None or first.star or any(
+                a.star or a.keyword is None or a.keyword.value not in ("axis", "keepdims")
+                for a in rest) or not any(a.keyword.value == "axis" for a in rest):
+            return updated_node
+        if path != ["jnp", "sum"]:
+            name = REDUCTIONS[tuple(path)]
+            self.reductions.add(name)
+            return updated_node.with_changes(func=cst.Name(name))
+        self.count += 1
+        return updated_node.with_changes(func=cst.Name(PAIRWISE_SUM))
+
+
+PAIRWISE_SUM = "pairwise_sum"
+FLOOR_DIVIDE = "floor_divide"
+# XLA's max/min reductions drop NaNs on large batches: NumPy's keep them
+REDUCTIONS = {("jnp", "max"): "max_keeping_nan", ("jnp", "amax"): "max_keeping_nan",
+              ("jnp", "min"): "min_keeping_nan", ("jnp", "amin"): "min_keeping_nan"}
+
+
+def sums_in_order(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    """Sums over an axis in NumPy's order of additions (`sums.pairwise_sum`): XLA's own
+    order changes with the batch size, and where terms cancel so does the sum. Float floor
+    divisions as Python's and NumPy's (`sums.floor_divide`): ``jnp.floor_divide`` rounds the
+    quotient where they floor it."""
+    from .sums import floor_divide, pairwise_sum
+    rewrite = _PairwiseSums()
+    out = func_def.visit(rewrite)
+    if rewrite.count:
+        ctx.module.runtime_imports.setdefault(PAIRWISE_SUM, pairwise_sum)
+    if rewrite.floor_divides:
+        ctx.module.runtime_imports.setdefault(FLOOR_DIVIDE, floor_divide)
+    from . import sums
+    for name in sorted(rewrite.reductions):
+        ctx.module.runtime_imports.setdefault(name, getattr(sums, name))
+    return out
 
 
 # ------------------------------------------------------------------ NumPy's spelling
@@ -123,9 +197,10 @@ class _Respell(cst.CSTTransformer):
             return updated_node
         if path[-1] in ("sort", "argsort"):
             updated_node = self._sort_kind(original_node, updated_node, path)
-        if path[1:] == ["broadcast_arrays"]:
-            # NumPy converts a list or tuple operand (a row of a nested list display) to an
-            # array; jnp takes arrays only
+        if path[1:] in (["broadcast_arrays"], ["einsum"]):
+            # NumPy converts a list or tuple operand (a row of a nested list display, the
+            # constant vector of `np.dot([a, b], [2.0, -1.0])`) to an array; jnp takes arrays
+            # only
             updated_node = updated_node.with_changes(args=[
                 arg.with_changes(value=cst.Call(
                     func=cst.Attribute(cst.Name("jnp"), cst.Name("asarray")),

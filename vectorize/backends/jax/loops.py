@@ -54,7 +54,15 @@ from __future__ import annotations
 import libcst as cst
 
 from ...errors import Unsupported
-from ...liveness import Liveness, all_names, exposed_reads, reads, target_names, writes
+from ...liveness import (
+    Liveness,
+    all_names,
+    exposed_reads,
+    flows_from,
+    reads,
+    target_names,
+    writes,
+)
 from ...syntax.templates import parse_expr, parse_stmt
 from ...syntax.traversal import walk
 
@@ -70,7 +78,13 @@ def promote_carry(body, carry, *index):
     """``carry`` with each value given the dtype and shape that ``body`` (called as
     ``body(*index, carry)``) makes of it: `lax.while_loop`/`fori_loop` need the carry's
     types fixed, while Python lets ``s = 0`` become a float array in the loop. Runs at trace
-    time only (`jax.eval_shape`); a value already of the right type is returned as it is."""
+    time only (`jax.eval_shape`); a value already of the right type is returned as it is.
+
+    Op by op (``jax.disable_jit``: the run that raises a failed check as written, or a
+    function that cannot be traced) the ``lax`` loops run as Python loops on concrete values;
+    where the body cannot be traced (a ``raise`` check, a Python ``if`` on a carried value),
+    the types are those one concrete pass makes, and where that pass raises the carry is left
+    as it is (the loop itself then raises, or never runs the body)."""
     import jax
     import jax.numpy as jnp
 
@@ -84,7 +98,17 @@ def promote_carry(body, carry, *index):
 
     carry = tuple(carry)
     for _ in range(len(jax.tree.leaves(carry)) + 2):
-        out = jax.eval_shape(lambda c: body(*index, c), carry)
+        try:
+            out = jax.eval_shape(lambda c: body(*index, c), carry)
+        except jax.errors.ConcretizationTypeError:
+            if not jax.config.jax_disable_jit:
+                raise
+            try:
+                out = jax.tree.map(lambda v: jax.ShapeDtypeStruct(jnp.shape(v),
+                                                                  jnp.result_type(v)),
+                                   body(*index, carry))
+            except Exception:       # noqa: BLE001 -- the loop's own pass raises it again
+                return carry
         new = jax.tree.map(fit, carry, out)
         if all(a is b for a, b in zip(jax.tree.leaves(new), jax.tree.leaves(carry))):
             return carry
@@ -275,6 +299,44 @@ def _tests_in_python(loop: cst.For, name: str) -> bool:
         if isinstance(node, cst.BooleanOperation) and name in reads(node):
             return True
         if isinstance(node, cst.Assert) and name in reads(node.test):
+            return True
+    return False
+
+
+_CONCRETE_CALLS = frozenset({"int", "float", "bool", "complex", "range", "len", "round",
+                             "divmod", "hex", "oct", "bin", "chr", "ord", "str", "format",
+                             "repr"})
+
+
+def _raise_check(node: cst.If) -> bool:
+    """``if jnp.any(<lanes that fail>): ... raise ...``: the engine's check, which the jitted
+    form computes on the device (`runtime.jit_twin`), not a Python decision."""
+    body = list(node.body.body)
+    return node.orelse is None and bool(body) and isinstance(
+        body[-1], cst.SimpleStatementLine) and any(
+        isinstance(small, cst.Raise) for small in body[-1].body) and \
+        _mentions_any_lane(node.test)
+
+
+def _decides_in_python(stmts: list, names: set) -> bool:
+    """Whether ``stmts`` need a concrete value of one of ``names``: a Python ``if``/
+    ``while``/conditional expression/``assert``/``and``/``or``/chained comparison on it, or a
+    Python builtin that converts it (``int(y)``, ``float(y > 0)``, ``range(y)``)."""
+    block = cst.IndentedBlock(body=list(stmts))
+    for node in walk(block):
+        if isinstance(node, cst.If) and _raise_check(node):
+            continue        # (a check of lanes: `checkify` in the jitted form)
+        if isinstance(node, (cst.If, cst.While, cst.IfExp, cst.Assert)) and \
+                reads(node.test) & names:
+            return True
+        if isinstance(node, cst.BooleanOperation) and reads(node) & names:
+            return True
+        if isinstance(node, cst.Comparison) and len(node.comparisons) > 1 and \
+                reads(node) & names:
+            return True
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
+                node.func.value in _CONCRETE_CALLS and \
+                any(reads(a.value) & names for a in node.args):
             return True
     return False
 
@@ -539,7 +601,14 @@ class _Lowering:
         target = loop.target.value
         names = [n for n in self.carry(loop, body) if n != target]
         if any(n not in defined for n in names) or \
-                target in self.liveness.live_after.get(loop, set()):
+                target in self.liveness.live_after.get(loop, set()) or \
+                _decides_in_python(body, flows_from(cst.IndentedBlock(body=body),
+                                                    {*names, target})) or \
+                _decides_in_python(self.func.body.body, flows_from(self.func.body,
+                                                                   set(names))):
+            # a Python decision on the index or a carried value, in the body or after the
+            # loop: in (and out of) `lax.fori_loop` they are traced, in a Python loop the
+            # index is an int and the carry as it comes (a static value stays one)
             return [self._python_loop(loop, defined)]
         body_name = self.fresh("body")
         index = target if target != "_" else self.fresh("trip")

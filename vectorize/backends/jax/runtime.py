@@ -147,6 +147,39 @@ def _trace_errors() -> tuple:
     return _TRACE_ERRORS
 
 
+def _numpy_scalars(args, kwargs) -> bool:
+    return any(isinstance(v, np.generic) for v in (*args, *kwargs.values()))
+
+
+def _jax_failed(exc: BaseException) -> str | None:
+    """Where ``exc`` (raised op by op) is JAX's failure, not the examples': the line of
+    generated code it came from ("" where none); None for an exception of the code as
+    written (a ``raise`` check, a user's helper, a ``math`` function of Python's).
+
+    JAX's own error types (``ConcretizationTypeError``, ``TracerBoolConversionError``...), and
+    any exception whose innermost frame is in ``jax``'s or ``jaxlib``'s code (a ``TypeError``
+    of ``jnp`` on an operand it cannot take, an array converted by ``int()``)."""
+    import os
+    import traceback
+    jax = jax_module()
+    frames = traceback.extract_tb(exc.__traceback__)
+    generated = [f for f in frames if f.filename.startswith("<vectorize:")]
+    line = (generated[-1].line or "") if generated else ""
+    if isinstance(exc, (jax.errors.JAXTypeError, jax.errors.JAXIndexError,
+                        jax.errors.UnexpectedTracerError)):
+        return line
+    roots = tuple(os.path.dirname(m.__file__) + os.sep for m in _jax_packages())
+    if frames and frames[-1].filename.startswith(roots):
+        return line
+    return None
+
+
+def _jax_packages() -> list:
+    import sys
+    return [m for name in ("jax", "jaxlib") if (m := sys.modules.get(name)) is not None
+            and getattr(m, "__file__", None)]
+
+
 class Compiled:
     """A generated function as the front ends call it: jitted, with x64 (module docstring).
     ``python`` is the function itself (what runs op by op)."""
@@ -211,17 +244,38 @@ class Compiled:
                     if jitted is None:
                         jitted = self._jit_for(args, kwargs, numpy_scalars=self.level == 0)
                     out = jitted(*args, **kwargs)
-                except TypeError as exc:
-                    if not isinstance(exc, _trace_errors()) and "hash" not in str(exc):
-                        raise
-                    self.level += 1     # a value the code tests in Python was traced
-                    continue
+                except Exception as exc:    # noqa: BLE001 -- tracing or compiling failed
+                    if isinstance(exc, TypeError) and (isinstance(exc, _trace_errors())
+                                                       or "hash" in str(exc)) or (
+                            self.level == 0 and _numpy_scalars(args, kwargs)):
+                        # a value the code tests in Python (or hands to a function that
+                        # takes Python numbers only: the digits of `jnp.round`) was traced
+                        self.level += 1
+                        continue
+                    return self._untraceable(args, kwargs)
                 if self.checks:
                     error, out = out
                     if error.get() is not None:
-                        return self.op_by_op(*args, **kwargs)    # raises as written
+                        # raises as written: the first failing example's exception (or, if
+                        # JAX fails, JAX's: `vectorize` replays numpy.vectorize either way)
+                        return self.op_by_op(*args, **kwargs)
                 return out
-            return self.op_by_op(*args, **kwargs)
+            return self._untraceable(args, kwargs)
+
+    def _untraceable(self, args, kwargs):
+        """Op by op, where ``jit`` could not trace or compile the code: the results (the
+        level is then remembered), the exception of the code as written (the examples'), or
+        `BackendFailure` where JAX itself fails op by op too (`_jax_failed`)."""
+        try:
+            out = self.op_by_op(*args, **kwargs)
+        except Exception as exc:    # noqa: BLE001 -- sorted below
+            failed = _jax_failed(exc)
+            if failed is None:
+                raise
+            from ...errors import BackendFailure
+            raise BackendFailure("jax", exc, failed) from exc
+        self.level = 2
+        return out
 
     def op_by_op(self, *args, **kwargs):
         """The generated function without ``jit`` (loops of ``lax`` too), under x64."""

@@ -1,0 +1,104 @@
+"""Sums in NumPy's order of additions: ``pairwise_sum(x, axis=k)`` for ``jnp.sum``.
+
+A per-example ``np.sum(v)`` (and ``sum(v)``, which the rules write as one) adds in NumPy's
+pairwise order: fewer than 8 terms one after the other from 0.0; up to 128 in 8 running
+partial sums, combined as ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``, then the
+leftover terms; more split in two halves (the first a multiple of 8 long) summed the same
+way. XLA's ``reduce`` chooses its own order, and on CPU a different one for large batches
+(about 1,000 examples and up): where terms cancel (``1e300 - 2.5 + 1 + 1 - 1e300``) the same
+example gave another sum in a large batch than alone. ``pairwise_sum`` writes NumPy's order as
+a chain of ``add``s over slices along the axis, which XLA keeps (it does not reassociate
+floating-point additions), so every example gets NumPy's sum whatever the batch size.
+
+Only float and complex sums over one axis of at most `PAIRWISE_MAX` terms are written so;
+other sums (integers are exact) are ``jnp.sum`` itself (docs/jax.md, divergences)."""
+
+from __future__ import annotations
+
+PAIRWISE_MAX = 256     # longer sums are XLA's: the chain grows with the length
+
+
+def pairwise_sum(x, axis, keepdims=False):
+    """``jnp.sum(x, axis=axis, keepdims=keepdims)`` added in NumPy's order (module doc)."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    x = jnp.asarray(x)
+    if not isinstance(axis, int) or not x.ndim or jnp.dtype(x.dtype).kind not in "fc" \
+            or not 0 < x.shape[axis] <= PAIRWISE_MAX:
+        return jnp.sum(x, axis=axis, keepdims=keepdims)
+    axis = axis % x.ndim
+    terms = [lax.index_in_dim(x, i, axis, keepdims=False) for i in range(x.shape[axis])]
+    out = _pairwise(terms, jnp.zeros_like(terms[0]))
+    return jnp.expand_dims(out, axis) if keepdims else out
+
+
+def _pairwise(terms: list, zero):
+    n = len(terms)
+    if n < 8:
+        out = zero
+        for term in terms:
+            out = out + term
+        return out
+    if n <= 128:
+        partial = list(terms[:8])
+        for i in range(8, n - n % 8, 8):
+            partial = [partial[j] + terms[i + j] for j in range(8)]
+        out = ((partial[0] + partial[1]) + (partial[2] + partial[3])) + (
+            (partial[4] + partial[5]) + (partial[6] + partial[7]))
+        for i in range(n - n % 8, n):
+            out = out + terms[i]
+        return out
+    half = n // 2
+    half -= half % 8
+    return _pairwise(terms[:half], zero) + _pairwise(terms[half:], zero)
+
+
+def floor_divide(a, b):
+    """``a // b`` as Python and NumPy compute it for floats (``floatobject.c``'s
+    ``float_divmod``, NumPy's ``npy_divmod``): the quotient ``(a - fmod(a, b)) / b``,
+    corrected by one toward minus infinity where the remainder's sign is not the divisor's,
+    then *floored* (and one added where it lies more than a half above its floor). JAX's
+    ``jnp.floor_divide`` *rounds* that quotient instead, which gives the integer above where
+    it lies exactly half way (``1e16 // 3.0``: 3333333333333334.0, Python 3333333333333333.0).
+    Integers, and Python numbers (a static ``len(v) // 2``), are divided as they were."""
+    import jax.numpy as jnp
+
+    if not (hasattr(a, "dtype") or hasattr(b, "dtype")):
+        return a // b
+    dtype = jnp.result_type(a, b)
+    if jnp.dtype(dtype).kind != "f":
+        return jnp.floor_divide(a, b)
+    a, b = jnp.asarray(a, dtype), jnp.asarray(b, dtype)
+    mod = jnp.fmod(a, b)
+    div = (a - mod) / b
+    div = jnp.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
+    floor = jnp.floor(div)
+    floor = jnp.where(div - floor > 0.5, floor + 1, floor)
+    floor = jnp.where(div != 0, floor, jnp.copysign(jnp.zeros_like(div), a / b))
+    return jnp.where(b == 0, a / b, floor)
+
+
+def _keeping_nan(reduce, x, axis, keepdims):
+    import jax.numpy as jnp
+
+    x = jnp.asarray(x)
+    out = reduce(x, axis=axis, keepdims=keepdims)
+    if jnp.dtype(x.dtype).kind != "f":
+        return out
+    return jnp.where(jnp.isnan(x).any(axis=axis, keepdims=keepdims), jnp.nan, out)
+
+
+def max_keeping_nan(x, axis, keepdims=False):
+    """``jnp.max(x, axis=axis)`` that is NaN wherever NumPy's ``np.max`` is: XLA's reduce on
+    CPU drops NaNs on large batches (from about 1,000 examples: the max of ``[0.5, nan,
+    -inf]`` came back 0.5)."""
+    import jax.numpy as jnp
+    return _keeping_nan(jnp.max, x, axis, keepdims)
+
+
+def min_keeping_nan(x, axis, keepdims=False):
+    """``jnp.min(x, axis=axis)`` that is NaN wherever NumPy's ``np.min`` is (as
+    `max_keeping_nan`)."""
+    import jax.numpy as jnp
+    return _keeping_nan(jnp.min, x, axis, keepdims)
