@@ -64,9 +64,6 @@ TORCH_REFUSED: dict[str, str] = {
 _HYPOT_ARITY = ("`math.hypot` of one or of three or more arguments becomes `torch.hypot`, "
                 "which takes exactly two (a TypeError from the generated code)")
 TORCH_BUGS: dict[str, str] = {
-    "i//iifi!=0else0": "`//` of integers in the branch a lane does not take divides by zero "
-                       "on that lane in the select form, and PyTorch raises for an integer "
-                       "division by zero (RuntimeError) where NumPy only warns",
     "math.hypot(f,f,f)": _HYPOT_ARITY, "math.hypot(f)": _HYPOT_ARITY,
     "math.hypot(f,f,i,f)": _HYPOT_ARITY,
     **dict.fromkeys(["min(i,f)+0.0", "max(i,f)+0.0"],
