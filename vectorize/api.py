@@ -136,8 +136,8 @@ class vectorize:
                 entry, call_args, shape, size, batched = fast
                 out = self._run_or_replay(entry, call_args, size, batched)
                 if out is _REPLAY:
-                    return self._replay(args, kwargs, entry.spec.result, size)
-                return self._outputs(out, entry.spec.result, shape, call_args)
+                    return self._replay(args, kwargs, entry.spec.result, size, entry.otypes)
+                return self._outputs(out, entry.spec.result, shape, call_args, entry.otypes)
         if wants_dask(args, kwargs):   # a Dask array in: Dask arrays out, nothing computed
             from .dask_runtime import call_vectorize
             return call_vectorize(self, args, kwargs)
@@ -164,8 +164,8 @@ class vectorize:
             self._last = _FastPath.of(args, entry, shape, batched, self._binding) or self._last
         out = self._run_or_replay(entry, call_args, math.prod(shape), batched)
         if out is _REPLAY:
-            return self._replay(args, kwargs, spec.result, math.prod(shape))
-        return self._outputs(out, spec.result, shape, call_args)
+            return self._replay(args, kwargs, spec.result, math.prod(shape), entry.otypes)
+        return self._outputs(out, spec.result, shape, call_args, entry.otypes)
 
     def __reduce__(self):
         # what another process (a Dask worker) needs: the function and the options
@@ -529,13 +529,22 @@ class vectorize:
                 call_args.append(arr.reshape(-1))
                 key.append((arr.dtype.char,))
             batched.append(type(key[-1]) is tuple and not _is_as_is(key[-1]))
+        widen = _widening(key)
+        if widen:   # float16/32 items are Python floats per example, complex64 ones complex
+            for index, kind in enumerate(key):
+                if _widened(kind):
+                    arg = call_args[index]
+                    wide = _WIDENED[arg.dtype.char]
+                    call_args[index] = arg.astype(wide) if type(kind) is tuple else wide(arg)
         key = (tuple(key), as_is)
         entry = self._specs.get(key)
         if entry is None:
             entry = self._specs.get_or_build(
                 key, lambda: self._build(func, self._empty_var_keyword(
                     sig, self._params(names, values, call_args, key[0])),
-                    *_number_kinds(names, key[0]), var_positional=self._var_positional))
+                    *_number_kinds(names, key[0]), var_positional=self._var_positional,
+                    narrow=self._empty_var_keyword(sig, self._params(
+                        names, values, call_args, key[0], narrow=True)) if widen else None))
         return entry, call_args, shape, batched
 
     def _run(self, entry, call_args, size, batched):
@@ -566,15 +575,18 @@ class vectorize:
         except Exception:       # noqa: BLE001 -- the per-example loop decides
             return _REPLAY
 
-    def _replay(self, args, kwargs, result=None, size=None):
+    def _replay(self, args, kwargs, result=None, size=None, cast=None):
         """numpy.vectorize itself on these arguments: its first failing example's exception
         (raised here, outside the handler of the batched code's), or its results. An empty
         batch runs no example (a check on values the same for every example fired): the
-        results' dtypes are the generated code's (numpy.vectorize would need otypes)."""
+        results' dtypes are the generated code's (numpy.vectorize would need otypes), cast as
+        ``cast`` says (`Entry.otypes`)."""
         otypes = self.otypes
         if otypes is None and size == 0 and result is not None:
             items = result.items if isinstance(result, TupleValue) else (result,)
             otypes = [getattr(v, "dtype", None) or np.dtype(float) for v in items]
+            if cast is not None:
+                otypes = [c or o for c, o in zip(cast, otypes)]
         vec = np.vectorize(self.pyfunc, otypes=otypes, excluded=self.excluded,
                            cache=self.cache, signature=self.signature)
         return vec(*args, **kwargs)
@@ -658,15 +670,19 @@ class vectorize:
         return params
 
     @staticmethod
-    def _params(names, values, call_args, kinds):
+    def _params(names, values, call_args, kinds, narrow=False):
         """Abstract values of the parameters: ``kinds`` is the cache key's entry per argument
-        (see `as_is_key`: passed as it is; a dtype char: a scalar; a 1-tuple: batched)."""
+        (see `as_is_key`: passed as it is; a dtype char: a scalar; a 1-tuple: batched).
+        ``narrow``: of the arguments' own dtypes, not the wider ones of ``call_args``
+        (`_WIDENED`), as numpy.vectorize's call that learns the output types sees them."""
         params = {}
         for name, value, arg, kind in zip(names, values, call_args, kinds):
             if _is_as_is(kind):
                 params[name] = Value(False, value, specialized_on(value))
             elif isinstance(kind, tuple):
-                params[name] = Value(True, np.ones((), arg.dtype)[()])
+                params[name] = Value(True, np.ones((), kind[0] if narrow else arg.dtype)[()])
+            elif narrow and kind in _WIDENED:
+                params[name] = Value(False, np.ones((), kind)[()])
             else:
                 params[name] = Value(False, representative(arg))
         return params
@@ -683,10 +699,17 @@ class vectorize:
             reason, fallback_source(self.pyfunc, reason, "numpy.vectorize loop")))), args, \
             None, None
 
-    def _build(self, func, params, python=(), numpy_scalars=(), var_positional=None):
+    def _build(self, func, params, python=(), numpy_scalars=(), var_positional=None,
+               narrow=None):
         """``python``: the parameters that are Python numbers per example; ``numpy_scalars``:
         those passed as NumPy scalars, which numpy.vectorize hands on as they are;
-        ``var_positional``: the ``*`` parameter, whose items are ``name[i]`` in ``params``."""
+        ``var_positional``: the ``*`` parameter, whose items are ``name[i]`` in ``params``.
+        ``narrow``: where some Python-number parameters are of a float16, float32 or
+        complex64 argument, whose examples numpy.vectorize computes with as Python floats
+        (complex) while it learns the output types from a call on NumPy scalars of the
+        arguments' dtypes: the parameters of those dtypes. The code is made for ``params``
+        (float64, complex128) and its outputs cast to the types that analysis of ``narrow``
+        finds (``Entry.otypes``)."""
         semantics = PythonSemantics(tuple(params[name] for name in python))
         if var_positional is not None:
             params = _fold_var_positional(var_positional, params)
@@ -694,20 +717,32 @@ class vectorize:
         title = "Generated by vectorize" + (
             f" (NumPy scalars per example: {', '.join(numpy_scalars)})" if numpy_scalars
             else "")
-        return build(func, params, fallback=self.fallback, title=title,
-                     kind="numpy.vectorize loop", cache_dir=self.cache_dir,
-                     backend=self.backend or backends.DEFAULT,
-                     explain=self._explain, python_semantics=semantics)
+        entry = build(func, params, fallback=self.fallback, title=title,
+                      kind="numpy.vectorize loop", cache_dir=self.cache_dir,
+                      backend=self.backend or backends.DEFAULT,
+                      explain=self._explain, python_semantics=semantics)
+        if narrow is None or isinstance(entry.spec, FallbackSpec):
+            return entry
+        types = build(func, narrow if var_positional is None else _fold_var_positional(
+                          var_positional, narrow), fallback=self.fallback, title=title,
+                      kind="numpy.vectorize loop", cache_dir=self.cache_dir,
+                      backend=self.backend or backends.DEFAULT,
+                      python_semantics=PythonSemantics(tuple(narrow[n] for n in python)))
+        if isinstance(types.spec, FallbackSpec):
+            return types     # (no output types known: numpy.vectorize's loop)
+        entry.otypes = _output_types(entry.spec.result, types.spec.result)
+        return entry
 
-    def _outputs(self, out, result, shape, call_args):
+    def _outputs(self, out, result, shape, call_args, cast=None):
+        """``cast``: `Entry.otypes`."""
         if isinstance(result, TupleValue):
             if not isinstance(out, tuple):
                 out = tuple(out)
-            return tuple(self._output(o, r, shape, i, call_args) for i, (o, r) in
+            return tuple(self._output(o, r, shape, i, call_args, cast) for i, (o, r) in
                          enumerate(zip(out, result.items)))
-        return self._output(out, result, shape, 0, call_args)
+        return self._output(out, result, shape, 0, call_args, cast)
 
-    def _output(self, out, result, shape, index, call_args):
+    def _output(self, out, result, shape, index, call_args, cast=None):
         arr = out if type(out) is np.ndarray else np.asanyarray(out)
         if getattr(result, "batched", False) and arr.ndim > result.rank:
             # numpy.vectorize returns new arrays: never a view of an argument (`lambda x: x`)
@@ -719,6 +754,8 @@ class vectorize:
         if self.otypes:
             arr = arr.astype(self.otypes[index] if index < len(self.otypes) else self.otypes[0],
                              copy=False)
+        elif cast is not None and cast[index] is not None:
+            arr = arr.astype(cast[index], copy=False)
         elif arr.dtype.kind in "US":
             # numpy.vectorize sizes a string result by its longest item, not by the longest
             # string the code could give (`np.where(c, "positive", "neg")` is <U8)
@@ -781,6 +818,8 @@ class _FastPath:
         size = math.prod(shape)
         ops = []
         for a, is_batched in zip(args, batched):
+            if type(a) is np.ndarray and a.dtype.char in _WIDENED:
+                return None       # widened (`_WIDENED`): left to _plan
             if type(a) is not np.ndarray:
                 # a NumPy scalar as it is; a Python scalar as the NumPy scalar _plan made
                 ops.append(_EXACT_SCALARS.get(type(a)))
@@ -873,6 +912,44 @@ def _as_matrix(arr):
     if np.ndim(arr) > 2:
         raise ValueError("shape too large to be a matrix.")
     return np.asmatrix(arr)
+
+
+_WIDENED = {"e": np.float64, "f": np.float64, "F": np.complex128}
+"""The dtypes whose items numpy.vectorize hands each example as Python floats and complex
+numbers (float64, complex128), and those wider types: the generated code computes with them
+(`vectorize._plan`)."""
+
+
+def _widened(kind) -> bool:
+    """Whether a cache key's entry (`vectorize._plan`) is a Python-number argument of a dtype
+    in `_WIDENED`."""
+    return isinstance(kind, str) and kind in _WIDENED or (
+        isinstance(kind, tuple) and isinstance(kind[0], str) and kind[0] in _WIDENED)
+
+
+def _widening(kinds) -> bool:
+    """Whether `vectorize._plan` computes with the `_WIDENED` types of the Python-number
+    arguments of float16, float32 or complex64 arrays, given the cache key's entries: not
+    where a NumPy scalar of such a type is an argument too (handed on as it is, it makes the
+    Python floats it meets float32 per example, which the wider arrays would not: those
+    calls keep the arrays' own dtypes, as before)."""
+    return any(_widened(kind) for kind in kinds) and not any(
+        isinstance(kind, str) and kind[:3] == "np:" and kind[3:] in _WIDENED
+        for kind in kinds)
+
+
+def _output_types(result, narrow) -> tuple | None:
+    """`Entry.otypes`: per output of the code made for ``result`` (float64 examples), the
+    dtype of the output of the analysis of ``narrow`` (the arguments' own dtypes: the types
+    numpy.vectorize learns from its first call) where they differ, else None."""
+    items = result.items if isinstance(result, TupleValue) else (result,)
+    theirs = narrow.items if isinstance(narrow, TupleValue) else (narrow,)
+    if len(items) != len(theirs):
+        return None
+    cast = tuple(t.dtype if isinstance(v, Value) and isinstance(t, Value) and v.dtype
+                 is not None and t.dtype is not None and t.dtype != v.dtype else None
+                 for v, t in zip(items, theirs))
+    return cast if any(c is not None for c in cast) else None
 
 
 def _is_as_is(kind) -> bool:
