@@ -208,3 +208,12 @@ def test_scale_argument_kinds(scale):
         expected = np.vectorize(times_scale)(x, scale=scale)
         got = vectorize(times_scale, fallback="error")(x, scale=scale)
     assert_same(expected, got)
+
+
+def test_empty_replay_takes_the_output_types():
+    # an empty batch whose code raised (a check on shared values) is replayed with the
+    # output types numpy.vectorize would learn, not the float64 code's
+    from vectorize.abstract import Value
+    got = vectorize(scaled)._replay((np.zeros(0, np.float32),), {}, Value(True, np.float64(1)),
+                                    0, (np.dtype(np.float32),))
+    assert got.dtype == np.float32 and got.shape == (0,)

@@ -586,7 +586,7 @@ class vectorize:
             items = result.items if isinstance(result, TupleValue) else (result,)
             otypes = [getattr(v, "dtype", None) or np.dtype(float) for v in items]
             if cast is not None:
-                otypes = [c or o for c, o in zip(cast, otypes)]
+                otypes = [o if c is None else c for c, o in zip(cast, otypes)]
         vec = np.vectorize(self.pyfunc, otypes=otypes, excluded=self.excluded,
                            cache=self.cache, signature=self.signature)
         return vec(*args, **kwargs)
