@@ -217,3 +217,16 @@ def test_empty_replay_takes_the_output_types():
     got = vectorize(scaled)._replay((np.zeros(0, np.float32),), {}, Value(True, np.float64(1)),
                                     0, (np.dtype(np.float32),))
     assert got.dtype == np.float32 and got.shape == (0,)
+
+
+def smaller(x, y):
+    return min(x, y)
+
+
+def test_min_of_float32_and_float64_keeps_the_codes_type():
+    # min of a float32 and a float64 NumPy scalar is one of them (numpy.vectorize learns the
+    # type of its first example's); the code's np.minimum gives float64, which is not cast
+    # to the analysis's float32 (found by tests/test_rules.py: -7e-221 became -0.0)
+    x = np.array([0.0, 1.5, -2.0], np.float32)
+    y = np.array([-6.948222068652464e-221, 3.0, -1e300])
+    assert_same(reference(smaller, x, y), ours(smaller, x, y))

@@ -12,6 +12,7 @@ import functools
 import inspect
 import math
 import types
+import warnings
 
 import numpy as np
 
@@ -544,7 +545,8 @@ class vectorize:
                     sig, self._params(names, values, call_args, key[0])),
                     *_number_kinds(names, key[0]), var_positional=self._var_positional,
                     narrow=self._empty_var_keyword(sig, self._params(
-                        names, values, call_args, key[0], narrow=True)) if widen else None))
+                        names, values, call_args, key[0], narrow=True)) if widen else None,
+                    empty=_narrow_empty(call_args, key[0]) if widen else None))
         return entry, call_args, shape, batched
 
     def _run(self, entry, call_args, size, batched):
@@ -700,7 +702,7 @@ class vectorize:
             None, None
 
     def _build(self, func, params, python=(), numpy_scalars=(), var_positional=None,
-               narrow=None):
+               narrow=None, empty=None):
         """``python``: the parameters that are Python numbers per example; ``numpy_scalars``:
         those passed as NumPy scalars, which numpy.vectorize hands on as they are;
         ``var_positional``: the ``*`` parameter, whose items are ``name[i]`` in ``params``.
@@ -709,7 +711,8 @@ class vectorize:
         (complex) while it learns the output types from a call on NumPy scalars of the
         arguments' dtypes: the parameters of those dtypes. The code is made for ``params``
         (float64, complex128) and its outputs cast to the types that analysis of ``narrow``
-        finds (``Entry.otypes``)."""
+        finds (``Entry.otypes``): the dtypes that code for ``narrow`` gives on ``empty``, the
+        arguments of an empty batch of those dtypes, else the analysis's."""
         semantics = PythonSemantics(tuple(params[name] for name in python))
         if var_positional is not None:
             params = _fold_var_positional(var_positional, params)
@@ -730,7 +733,20 @@ class vectorize:
                       python_semantics=PythonSemantics(tuple(narrow[n] for n in python)))
         if isinstance(types.spec, FallbackSpec):
             return types     # (no output types known: numpy.vectorize's loop)
-        entry.otypes = _output_types(entry.spec.result, types.spec.result)
+        ran = None
+        if empty is not None:
+            try:
+                backend = backends.get(types.spec.backend)
+                with warnings.catch_warnings(), np.errstate(all="ignore"):
+                    warnings.simplefilter("ignore")
+                    out = self._call(types.spec.function, [
+                        backend.from_numpy(a) if isinstance(a, np.ndarray) else a
+                        for a in empty])
+                ran = tuple(np.asarray(backend.to_numpy(o)).dtype for o in
+                            (out if isinstance(out, tuple) else (out,)))
+            except Exception:   # noqa: BLE001 -- the analysis's types then
+                ran = None
+        entry.otypes = _output_types(entry.spec.result, types.spec.result, ran)
         return entry
 
     def _outputs(self, out, result, shape, call_args, cast=None):
@@ -938,17 +954,34 @@ def _widening(kinds) -> bool:
         for kind in kinds)
 
 
-def _output_types(result, narrow) -> tuple | None:
+def _narrow_empty(call_args, kinds) -> list:
+    """The arguments of an empty batch of the arguments' own dtypes (not `_WIDENED`)."""
+    out = []
+    for arg, kind in zip(call_args, kinds):
+        if isinstance(kind, tuple) and _widened(kind):
+            out.append(np.empty(0, kind[0]))
+        elif isinstance(kind, tuple) and not _is_as_is(kind):
+            out.append(arg[:0])
+        elif _widened(kind):
+            out.append(np.dtype(kind).type(arg))
+        else:
+            out.append(arg)
+    return out
+
+
+def _output_types(result, narrow, ran=None) -> tuple | None:
     """`Entry.otypes`: per output of the code made for ``result`` (float64 examples), the
-    dtype of the output of the analysis of ``narrow`` (the arguments' own dtypes: the types
-    numpy.vectorize learns from its first call) where they differ, else None."""
+    dtype of the output of the code made for ``narrow`` (the arguments' own dtypes: the types
+    numpy.vectorize learns from its first call), ``ran`` (those of the outputs it gave on
+    an empty batch) or else the analysis's, where it differs, else None."""
     items = result.items if isinstance(result, TupleValue) else (result,)
     theirs = narrow.items if isinstance(narrow, TupleValue) else (narrow,)
     if len(items) != len(theirs):
         return None
-    cast = tuple(t.dtype if isinstance(v, Value) and isinstance(t, Value) and v.dtype
-                 is not None and t.dtype is not None and t.dtype != v.dtype else None
-                 for v, t in zip(items, theirs))
+    theirs = [getattr(t, "dtype", None) for t in theirs] if ran is None or len(ran) != len(
+        items) else ran
+    cast = tuple(t if isinstance(v, Value) and v.dtype is not None and t is not None and
+                 t != v.dtype else None for v, t in zip(items, theirs))
     return cast if any(c is not None for c in cast) else None
 
 
