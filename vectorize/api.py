@@ -733,8 +733,8 @@ class vectorize:
                       python_semantics=PythonSemantics(tuple(narrow[n] for n in python)))
         if isinstance(types.spec, FallbackSpec):
             return types     # (no output types known: numpy.vectorize's loop)
-        ran = None
-        if empty is not None:
+        ran, entry.otypes = None, _output_types(entry.spec.result, types.spec.result)
+        if entry.otypes is not None and empty is not None:   # (where a cast is in question)
             try:
                 backend = backends.get(types.spec.backend)
                 with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -746,7 +746,7 @@ class vectorize:
                             (out if isinstance(out, tuple) else (out,)))
             except Exception:   # noqa: BLE001 -- the analysis's types then
                 ran = None
-        entry.otypes = _output_types(entry.spec.result, types.spec.result, ran)
+            entry.otypes = _output_types(entry.spec.result, types.spec.result, ran)
         return entry
 
     def _outputs(self, out, result, shape, call_args, cast=None):
