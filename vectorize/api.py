@@ -740,8 +740,8 @@ class vectorize:
                 with warnings.catch_warnings(), np.errstate(all="ignore"):
                     warnings.simplefilter("ignore")
                     out = self._call(types.spec.function, [
-                        backend.from_numpy(a) if isinstance(a, np.ndarray) else a
-                        for a in empty])
+                        backend.from_numpy(a) if isinstance(a, np.ndarray) and
+                        not backend.takes_numpy else a for a in empty])
                 ran = tuple(np.asarray(backend.to_numpy(o)).dtype for o in
                             (out if isinstance(out, tuple) else (out,)))
             except Exception:   # noqa: BLE001 -- the analysis's types then
