@@ -222,13 +222,20 @@ def _reference(entry):
     for k in range(LANES):
         args = entry.example(k)
         try:
+            result = _quiet(entry.func, *args)
             if entry.mode == "vectorize":
                 # as numpy.vectorize calls it, with Python numbers: `vectorize` raises where
-                # they do (`x % 0.0`), so such an example is not one to compare on (the
-                # values compared stay NumPy's: float32 stays float32)
-                _quiet(entry.func, *[a.item() if isinstance(a, np.generic) else a
-                                     for a in args])
-            results.append(_quiet(entry.func, *args))
+                # they do (`x % 0.0`), so such an example is not one to compare on; the
+                # values compared stay NumPy's, but for float16/32 and complex64 items,
+                # which numpy.vectorize computes with as Python floats (complex) and casts
+                # to the types of the NumPy scalars' result
+                python = _quiet(entry.func, *[a.item() if isinstance(a, np.generic) else a
+                                              for a in args])
+                if any(isinstance(a, np.generic) and a.dtype.char in "efF" for a in args):
+                    result = tuple(np.asarray(p, np.asarray(r).dtype)[()] for p, r in
+                                   zip(python, result)) if isinstance(result, tuple) else \
+                        np.asarray(python, np.asarray(result).dtype)[()]
+            results.append(result)
         except (ArithmeticError, ValueError, TypeError, OverflowError, IndexError):
             continue
         good.append(k)

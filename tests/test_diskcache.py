@@ -24,7 +24,12 @@ import numpy as np
 import pytest
 from array_corpus import CORPUS as ARRAY_CORPUS
 from corpus import CORPUS
-from differential import assert_lanes_equal, loop_reference
+from differential import (
+    assert_lanes_equal,
+    assert_values_equal,
+    loop_reference,
+    numpy_vectorize_outcome,
+)
 from test_loops import CASES, HANGS, edge_inputs
 
 import vectorize
@@ -235,13 +240,18 @@ def test_cached_entries_give_what_a_fresh_transform_gives(tmp_path):
             fresh, fresh_error = _outcome(make(False), args)
             before = counts()
             _outcome(make(cache), args)              # made and stored
-            if "uncacheable" in delta(before):
+            stored = delta(before)
+            if "uncacheable" in stored:
                 uncacheable.append((name, diskcache.last_reason[0]))
                 continue
             before = counts()
             loaded = make(cache)
             got, error = _outcome(loaded, args)
-            assert delta(before) == {"hits": 1}, (name, delta(before), diskcache.last_reason)
+            # (one entry per transform: two where float32 arrays compute in float64, one
+            # for the code and one for the output types numpy.vectorize learns)
+            assert stored.get("writes") in (1, 2), (name, stored)
+            assert delta(before) == {"hits": stored["writes"]}, (name, delta(before),
+                                                                 diskcache.last_reason)
             hits += 1
             assert loaded.source(*args) == make(False).source(*args), name
             # where an example raises (Python semantics: numpy.vectorize's exception), the
@@ -255,10 +265,19 @@ def test_cached_entries_give_what_a_fresh_transform_gives(tmp_path):
                 f = loaded.__wrapped__
                 lanes, shape, raised = loop_reference(f, *args)
                 outs = got if isinstance(got, tuple) else (got,)
-                for k, out in enumerate(outs):
-                    part = lanes if len(outs) == 1 else [
-                        None if r is None else r[k] for r in lanes]
-                    assert_lanes_equal(out, part, shape, raised, what=f"{name}: ")
+                try:
+                    for k, out in enumerate(outs):
+                        part = lanes if len(outs) == 1 else [
+                            None if r is None else r[k] for r in lanes]
+                        assert_lanes_equal(out, part, shape, raised, what=f"{name}: ")
+                except AssertionError:
+                    # where Python's numbers and NumPy's scalars differ (float32 arrays are
+                    # Python floats per example), numpy.vectorize's are the contract
+                    result, _ = numpy_vectorize_outcome(f, *args)
+                    if result is None or raised:
+                        raise
+                    for out, r in zip(outs, result if isinstance(got, tuple) else (result,)):
+                        assert_values_equal(out, r, what=f"{name}: ")
     assert not uncacheable, uncacheable
     assert hits > 200
     assert len(raised_ones) < hits // 10, raised_ones     # most cases compare values

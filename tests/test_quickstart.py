@@ -18,7 +18,7 @@ def func(t, b):
 def test_seed_program_matches_loop_and_uses_where():
     t = np.array([1.0, 2, 3, 4, 5, 6, 7, 8])
     assert_matches_loop(func, t, 1.0)
-    assert_matches_loop(func, np.linspace(-10, 10, 101).astype(np.float32), np.float32(0.5))
+    assert_matches_loop(func, np.linspace(-10, 10, 101).astype(np.float32), 0.5)
     source = vectorize(func, fallback="error").source(np.zeros(3), 1.0)
     assert "np.where(" in source
     assert "if tmp" not in source

@@ -12,6 +12,7 @@ import functools
 import inspect
 import math
 import types
+import warnings
 
 import numpy as np
 
@@ -141,16 +142,16 @@ class vectorize:
                     except (VectorizeError, Warning):
                         raise
                     except Exception:       # noqa: BLE001 -- the per-example loop decides
-                        return self._replay(args, kwargs, entry.spec.result, size)
+                        return self._replay(args, kwargs, entry.spec.result, size, entry.otypes)
                     arr = last.to_numpy(out)
                     if arr.shape == (size,):
                         arr = _own(arr, call_args)
                         return arr if len(shape) == 1 else arr.reshape(shape)
-                    return self._outputs(out, entry.spec.result, shape, call_args)
+                    return self._outputs(out, entry.spec.result, shape, call_args, entry.otypes)
                 out = self._run_or_replay(entry, call_args, size, batched)
                 if out is _REPLAY:
-                    return self._replay(args, kwargs, entry.spec.result, size)
-                return self._outputs(out, entry.spec.result, shape, call_args)
+                    return self._replay(args, kwargs, entry.spec.result, size, entry.otypes)
+                return self._outputs(out, entry.spec.result, shape, call_args, entry.otypes)
         if not kwargs and "_tensor_warm" in self.__dict__:
             out = tensors.call_warm(self, args)     # tensors like the last call's
             if out is not NotImplemented:
@@ -181,8 +182,8 @@ class vectorize:
             self._last = _FastPath.of(args, entry, shape, batched, self._binding) or self._last
         out = self._run_or_replay(entry, call_args, math.prod(shape), batched)
         if out is _REPLAY:
-            return self._replay(args, kwargs, spec.result, math.prod(shape))
-        return self._outputs(out, spec.result, shape, call_args)
+            return self._replay(args, kwargs, spec.result, math.prod(shape), entry.otypes)
+        return self._outputs(out, spec.result, shape, call_args, entry.otypes)
 
     def __reduce__(self):
         # what another process (a Dask worker) needs: the function and the options
@@ -548,13 +549,23 @@ class vectorize:
                 call_args.append(arr.reshape(-1))
                 key.append((arr.dtype.char,))
             batched.append(type(key[-1]) is tuple and not _is_as_is(key[-1]))
+        widen = _widening(key)
+        if widen:   # float16/32 items are Python floats per example, complex64 ones complex
+            for index, kind in enumerate(key):
+                if _widened(kind):
+                    arg = call_args[index]
+                    wide = _WIDENED[arg.dtype.char]
+                    call_args[index] = arg.astype(wide) if type(kind) is tuple else wide(arg)
         key = (tuple(key), as_is)
         entry = self._specs.get(key)
         if entry is None:
             entry = self._specs.get_or_build(
                 key, lambda: self._build(func, self._empty_var_keyword(
                     sig, self._params(names, values, call_args, key[0])),
-                    *_number_kinds(names, key[0]), var_positional=self._var_positional))
+                    *_number_kinds(names, key[0]), var_positional=self._var_positional,
+                    narrow=self._empty_var_keyword(sig, self._params(
+                        names, values, call_args, key[0], narrow=True)) if widen else None,
+                    empty=_narrow_empty(call_args, key[0]) if widen else None))
         return entry, call_args, shape, batched
 
     def _run(self, entry, call_args, size, batched):
@@ -600,15 +611,18 @@ class vectorize:
         self._announce(f"the {failure.backend} backend cannot run its generated code "
                        f"({failure})", spec, stacklevel=5)
 
-    def _replay(self, args, kwargs, result=None, size=None):
+    def _replay(self, args, kwargs, result=None, size=None, cast=None):
         """numpy.vectorize itself on these arguments: its first failing example's exception
         (raised here, outside the handler of the batched code's), or its results. An empty
         batch runs no example (a check on values the same for every example fired): the
-        results' dtypes are the generated code's (numpy.vectorize would need otypes)."""
+        results' dtypes are the generated code's (numpy.vectorize would need otypes), cast as
+        ``cast`` says (`Entry.otypes`)."""
         otypes = self.otypes
         if otypes is None and size == 0 and result is not None:
             items = result.items if isinstance(result, TupleValue) else (result,)
             otypes = [getattr(v, "dtype", None) or np.dtype(float) for v in items]
+            if cast is not None:
+                otypes = [o if c is None else c for c, o in zip(cast, otypes)]
         vec = np.vectorize(self.pyfunc, otypes=otypes, excluded=self.excluded,
                            cache=self.cache, signature=self.signature)
         return vec(*args, **kwargs)
@@ -692,15 +706,19 @@ class vectorize:
         return params
 
     @staticmethod
-    def _params(names, values, call_args, kinds):
+    def _params(names, values, call_args, kinds, narrow=False):
         """Abstract values of the parameters: ``kinds`` is the cache key's entry per argument
-        (see `as_is_key`: passed as it is; a dtype char: a scalar; a 1-tuple: batched)."""
+        (see `as_is_key`: passed as it is; a dtype char: a scalar; a 1-tuple: batched).
+        ``narrow``: of the arguments' own dtypes, not the wider ones of ``call_args``
+        (`_WIDENED`), as numpy.vectorize's call that learns the output types sees them."""
         params = {}
         for name, value, arg, kind in zip(names, values, call_args, kinds):
             if _is_as_is(kind):
                 params[name] = Value(False, value, specialized_on(value))
             elif isinstance(kind, tuple):
-                params[name] = Value(True, np.ones((), arg.dtype)[()])
+                params[name] = Value(True, np.ones((), kind[0] if narrow else arg.dtype)[()])
+            elif narrow and kind in _WIDENED:
+                params[name] = Value(False, np.ones((), kind)[()])
             else:
                 params[name] = Value(False, representative(arg))
         return params
@@ -721,17 +739,25 @@ class vectorize:
         return self._specs.get_or_build(("fallback", reason), lambda: self._refusal(
             reason, "vectorize a plain `def` function")), args, None, None
 
-    def _build(self, func, params, python=(), numpy_scalars=(), var_positional=None):
+    def _build(self, func, params, python=(), numpy_scalars=(), var_positional=None,
+               narrow=None, empty=None):
         """``python``: the parameters that are Python numbers per example; ``numpy_scalars``:
         those passed as NumPy scalars, which numpy.vectorize hands on as they are;
-        ``var_positional``: the ``*`` parameter, whose items are ``name[i]`` in ``params``."""
-        narrow = [name for name in numpy_scalars
+        ``var_positional``: the ``*`` parameter, whose items are ``name[i]`` in ``params``.
+        ``narrow``: where some Python-number parameters are of a float16, float32 or
+        complex64 argument, whose examples numpy.vectorize computes with as Python floats
+        (complex) while it learns the output types from a call on NumPy scalars of the
+        arguments' dtypes: the parameters of those dtypes. The code is made for ``params``
+        (float64, complex128) and its outputs cast to the types that analysis of ``narrow``
+        finds (``Entry.otypes``): the dtypes that code for ``narrow`` gives on ``empty``, the
+        arguments of an empty batch of those dtypes, else the analysis's."""
+        clashing = [name for name in numpy_scalars
                   if _promotes_otherwise(params[name].example, [params[p] for p in python])]
-        if narrow:
+        if clashing:
             # numpy.vectorize hands a NumPy scalar on as it is, and a Python number meeting it
             # takes its dtype (NEP 50: `x * np.float32(s)` is float32 for a Python float x);
             # the batched code's arrays would not
-            name = narrow[0]
+            name = clashing[0]
             dtype = params[name].example.dtype
             reason = (f"`{name}` is a NumPy {dtype} scalar: numpy.vectorize hands it to every "
                       f"example as it is, and the Python numbers it meets take its dtype "
@@ -745,20 +771,45 @@ class vectorize:
         title = "Generated by vectorize" + (
             f" (NumPy scalars per example: {', '.join(numpy_scalars)})" if numpy_scalars
             else "")
-        return build(func, params, fallback=self.fallback, title=title,
-                     kind="numpy.vectorize loop", cache_dir=self.cache_dir,
-                     backend=self.backend or backends.DEFAULT,
-                     explain=self._explain, python_semantics=semantics)
+        entry = build(func, params, fallback=self.fallback, title=title,
+                      kind="numpy.vectorize loop", cache_dir=self.cache_dir,
+                      backend=self.backend or backends.DEFAULT,
+                      explain=self._explain, python_semantics=semantics)
+        if narrow is None or isinstance(entry.spec, FallbackSpec):
+            return entry
+        types = build(func, narrow if var_positional is None else _fold_var_positional(
+                          var_positional, narrow), fallback=self.fallback, title=title,
+                      kind="numpy.vectorize loop", cache_dir=self.cache_dir,
+                      backend=self.backend or backends.DEFAULT,
+                      python_semantics=PythonSemantics(tuple(narrow[n] for n in python)))
+        if isinstance(types.spec, FallbackSpec):
+            return types     # (no output types known: numpy.vectorize's loop)
+        ran, entry.otypes = None, _output_types(entry.spec.result, types.spec.result)
+        if entry.otypes is not None and empty is not None:   # (where a cast is in question)
+            try:
+                backend = backends.get(types.spec.backend)
+                with warnings.catch_warnings(), np.errstate(all="ignore"):
+                    warnings.simplefilter("ignore")
+                    out = self._call(types.spec.function, [
+                        backend.from_numpy(a) if isinstance(a, np.ndarray) and
+                        not backend.takes_numpy else a for a in empty])
+                ran = tuple(np.asarray(backend.to_numpy(o)).dtype for o in
+                            (out if isinstance(out, tuple) else (out,)))
+            except Exception:   # noqa: BLE001 -- the analysis's types then
+                ran = None
+            entry.otypes = _output_types(entry.spec.result, types.spec.result, ran)
+        return entry
 
-    def _outputs(self, out, result, shape, call_args):
+    def _outputs(self, out, result, shape, call_args, cast=None):
+        """``cast``: `Entry.otypes`."""
         if isinstance(result, TupleValue):
             if not isinstance(out, tuple):
                 out = tuple(out)
-            return tuple(self._output(o, r, shape, i, call_args) for i, (o, r) in
+            return tuple(self._output(o, r, shape, i, call_args, cast) for i, (o, r) in
                          enumerate(zip(out, result.items)))
-        return self._output(out, result, shape, 0, call_args)
+        return self._output(out, result, shape, 0, call_args, cast)
 
-    def _output(self, out, result, shape, index, call_args):
+    def _output(self, out, result, shape, index, call_args, cast=None):
         arr = out if type(out) is np.ndarray else np.asanyarray(out)
         if getattr(result, "batched", False) and arr.ndim > result.rank:
             # numpy.vectorize returns new arrays: never a view of an argument (`lambda x: x`)
@@ -775,6 +826,8 @@ class vectorize:
             if otype.kind not in "US":
                 return arr.astype(otype, copy=False)
             arr = arr.astype(otype.kind, copy=False)
+        elif cast is not None and cast[index] is not None:
+            arr = arr.astype(cast[index], copy=False)
         if arr.dtype.kind in "US":
             # numpy.vectorize sizes a string result by its longest item, not by the longest
             # string the code could give (`np.where(c, "positive", "neg")` is <U8)
@@ -849,6 +902,8 @@ class _FastPath:
         size = math.prod(shape)
         ops = []
         for a, is_batched in zip(args, batched):
+            if type(a) is np.ndarray and a.dtype.char in _WIDENED:
+                return None       # widened (`_WIDENED`): left to _plan
             if type(a) is not np.ndarray:
                 # a NumPy scalar as it is; a Python scalar as the NumPy scalar _plan made
                 ops.append(_EXACT_SCALARS.get(type(a)))
@@ -937,6 +992,10 @@ def _fold_var_positional(star: str, params: dict) -> dict:
 _PYTHON_OF_KIND = {"b": True, "i": 1, "u": 1, "f": 1.0, "c": 1j}
 
 
+def _narrow_float(dtype) -> bool:
+    return dtype.kind in "fc" and dtype.itemsize < (8 if dtype.kind == "f" else 16)
+
+
 def _promotes_otherwise(scalar, numbers) -> bool:
     """Whether the NumPy scalar ``scalar``, which numpy.vectorize hands to the examples as it
     is, meets the Python numbers of the parameters ``numbers`` with another dtype than the
@@ -946,6 +1005,8 @@ def _promotes_otherwise(scalar, numbers) -> bool:
         dtype = getattr(value.example, "dtype", None)
         if dtype is None or dtype.kind not in _PYTHON_OF_KIND:
             continue
+        if _narrow_float(dtype) and _narrow_float(scalar.dtype):
+            return True     # (such a batch is not computed in Python's precision: `_plan`)
         if np.result_type(dtype, scalar.dtype) != np.result_type(
                 _PYTHON_OF_KIND[dtype.kind], scalar.dtype):
             return True
@@ -967,6 +1028,61 @@ def _as_matrix(arr):
     if np.ndim(arr) > 2:
         raise ValueError("shape too large to be a matrix.")
     return np.asmatrix(arr)
+
+
+_WIDENED = {"e": np.float64, "f": np.float64, "F": np.complex128}
+"""The dtypes whose items numpy.vectorize hands each example as Python floats and complex
+numbers (float64, complex128), and those wider types: the generated code computes with them
+(`vectorize._plan`)."""
+
+
+def _widened(kind) -> bool:
+    """Whether a cache key's entry (`vectorize._plan`) is a Python-number argument of a dtype
+    in `_WIDENED`."""
+    return isinstance(kind, str) and kind in _WIDENED or (
+        isinstance(kind, tuple) and isinstance(kind[0], str) and kind[0] in _WIDENED)
+
+
+def _widening(kinds) -> bool:
+    """Whether `vectorize._plan` computes with the `_WIDENED` types of the Python-number
+    arguments of float16, float32 or complex64 arrays, given the cache key's entries: not
+    where a NumPy scalar of such a type is an argument too (handed on as it is, it makes the
+    Python floats it meets float32 per example, which the wider arrays would not: those
+    calls keep the arrays' own dtypes, as before)."""
+    return any(_widened(kind) for kind in kinds) and not any(
+        isinstance(kind, str) and kind[:3] == "np:" and kind[3:] in _WIDENED
+        for kind in kinds)
+
+
+def _narrow_empty(call_args, kinds) -> list:
+    """The arguments of an empty batch of the arguments' own dtypes (not `_WIDENED`)."""
+    out = []
+    for arg, kind in zip(call_args, kinds):
+        if isinstance(kind, tuple) and _widened(kind):
+            out.append(np.empty(0, kind[0]))
+        elif isinstance(kind, tuple) and not _is_as_is(kind):
+            out.append(arg[:0])
+        elif _widened(kind):
+            out.append(np.dtype(kind).type(arg))
+        else:
+            out.append(arg)
+    return out
+
+
+def _output_types(result, narrow, ran=None) -> tuple | None:
+    """`Entry.otypes`: per output of the code made for ``result`` (float64 examples), the
+    dtype of the output of the code made for ``narrow`` (the arguments' own dtypes: the types
+    numpy.vectorize learns from its first call), ``ran`` (those of the outputs it gave on
+    an empty batch) or else the analysis's, where it differs, else None."""
+    items = result.items if isinstance(result, TupleValue) else (result,)
+    theirs = narrow.items if isinstance(narrow, TupleValue) else (narrow,)
+    if len(items) != len(theirs):
+        return None
+    theirs = [getattr(t, "dtype", None) for t in theirs] if ran is None or len(ran) != len(
+        items) else ran
+    cast = tuple(t if isinstance(v, Value) and v.dtype is not None and t is not None and
+                 t != v.dtype else None for v, t in zip(items, theirs))
+    return cast if any(c is not None for c in cast) else None
 
 
 def _is_as_is(kind) -> bool:

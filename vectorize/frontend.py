@@ -80,13 +80,16 @@ class Entry:
     """A specialization as the front ends keep it: ``spec``, what the transform made (a
     `codegen.Generated`, or a `FallbackSpec`), and ``tuning``, what the runtime learns about
     running it (`chunks.Tuning`: timings, the form chosen per batch-size class; None for a
-    fallback)."""
+    fallback). ``otypes``: per output, the dtype `vectorize` casts it to where
+    numpy.vectorize's differs from the code's (float32 arguments: `vectorize._build`), or
+    None."""
 
-    __slots__ = ("spec", "tuning")
+    __slots__ = ("spec", "tuning", "otypes")
 
     def __init__(self, spec, tuning=None):
         self.spec = spec
         self.tuning = tuning
+        self.otypes = None
 
 
 class SpecCache:
