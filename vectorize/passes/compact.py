@@ -48,7 +48,7 @@ from ..liveness import Liveness, body_of, definite_writes, exposed_reads, writes
 from ..loops.facts import loop_mask
 from ..syntax.edit import RenameNames
 from ..syntax.templates import parse_expr, parse_stmt, render
-from ..syntax.traversal import children, recalled, remember, rewrite
+from ..syntax.traversal import children, recalled, remember, rewrite, walk
 from .records import BatchedLoopFacts, CompactedIfs
 
 
@@ -249,6 +249,7 @@ class _Compact(cst.CSTTransformer):
                              "_else"))
         out: list = []
         done = []      # (lanes, local names, names assigned, names always assigned, values)
+        parts = []     # (the `lanes = ...` line, the gathers, the branch's code)
         for stmts, values, mask, lanes_base, suffix in branches:
             lanes = self.fresh(lanes_base)
             written = set().union(*map(writes, stmts)) if stmts else set()
@@ -261,19 +262,102 @@ class _Compact(cst.CSTTransformer):
             renamed = {n for n in exposed if _is_batched(entry.get(n))}
             renamed |= written & (set(entry) | live)
             local = {n: self.fresh(f"{n}{suffix}") for n in sorted(renamed)}
-            lines = [f"{lanes} = {self.prims.lanes_of(mask)}"]
-            for name in local:
-                if name in entry and (name in exposed or (name in live
-                                                          and name not in definite)):
-                    lines.append(f"{local[name]} = {self.prims.gather(name, lanes)}"
-                                 if _is_batched(entry[name]) else f"{local[name]} = {name}")
-            out += _statements(lines) + self._local(stmts, local, lanes)
+            gathers = [(name, local[name]) for name in local
+                       if name in entry and (name in exposed or (name in live
+                                                                 and name not in definite))]
+            parts.append((f"{lanes} = {self.prims.lanes_of(mask)}", gathers,
+                          self._local(stmts, local, lanes)))
             done.append((lanes, local, written, definite, values))
         assigned = set().union(*(d[2] for d in done))
         order = _first_write_order([s for stmts, *_ in branches for s in stmts])
-        for name in sorted(assigned & live, key=order):
+        scattered = sorted(assigned & live, key=order)
+        fast = self._none_taken(cond, entry, joined, done, parts, scattered)
+        for k, (lanes_line, gathers, body) in enumerate(parts):
+            lines = [lanes_line] + [self._gather(name, g, entry, done[k][0])
+                                    for name, g in gathers]
+            if k == 1 and fast is not None:
+                # no lane takes the `if`: the `else` runs on the whole batch as it is
+                lines = [f"if {self.prims.size(done[0][0])}:"] + [f"    {x}" for x in lines]
+                if gathers:
+                    lines += ["else:"] + [f"    {g} = {fast[0].get(name, name)}"
+                                          for name, g in gathers]
+                out += [parse_stmt("\n".join(lines) + "\n")] + body
+            else:
+                out += _statements(lines) + body
+        unshared = [n for n in scattered if not _is_batched(joined[n])]
+        shared = [n for n in scattered if _is_batched(joined[n])]
+        for name in unshared if fast is not None else ():
             out += _statements(self._scatter(name, cond, entry, joined[name], done))
+        if fast is not None and shared:
+            slow = [line for name in shared
+                    for line in self._scatter(name, cond, entry, joined[name], done)]
+            out.append(parse_stmt(
+                f"if {self.prims.size(done[0][0])}:\n" + "".join(f"    {x}\n" for x in slow)
+                + "else:\n" + "".join(f"    {x}\n" for x in fast[1])))
+        elif fast is None:
+            for name in scattered:
+                out += _statements(self._scatter(name, cond, entry, joined[name], done))
         return out
+
+    def _gather(self, name: str, local: str, entry: dict, lanes: str) -> str:
+        return (f"{local} = {self.prims.gather(name, lanes)}" if _is_batched(entry[name])
+                else f"{local} = {name}")
+
+    def _none_taken(self, cond, entry, joined, done, parts, scattered):
+        """Where no lane takes the ``if`` (``lanes`` empty, cheap to ask), the ``else`` needs
+        no gathers (its lanes are the whole batch) and the values after the ``if`` no
+        scatters: (what each gathered name is then, the assignments that replace the
+        scatters), or None where that form does not apply: the ``else`` uses its lanes
+        otherwise (the batch size), or a value after the ``if`` would have no array to be
+        taken from."""
+        prims = self.prims
+        if len(done) != 2:
+            return None     # (an `if` no lane takes costs its empty scatters only)
+        else_lanes, else_local, else_written, else_definite, _ = done[1]
+        if else_lanes in set().union(*map(_names_in, parts[1][2])):
+            return None
+        # the `else`'s gathered values, the whole batch: the arrays themselves (maybe the
+        # caller's) where the `else` cannot change them in place (a scalar per example, which
+        # the user's code cannot index, no augmented assignment and no assignment into an
+        # item of the name; the engine's own scatters go into fresh arrays), else a copy (as
+        # a gather is)
+        changed: set[str] = set()
+        for stmt in parts[1][2]:
+            for target in _assigned_targets(stmt):
+                if type(target) is cst.AugAssign:
+                    changed.add(None)
+                while type(target) in (cst.Subscript, cst.Attribute):
+                    target = target.value
+                    if type(target) is cst.Name:
+                        changed.add(target.value)
+        whole = {}
+        for name, gathered in parts[1][1]:
+            value = entry[name]
+            if _is_batched(value) and (None in changed or gathered in changed
+                                       or getattr(value, "rank", None) != 0):
+                whole[name] = prims.copy(name)
+        after = []
+        for name in scattered:
+            value = joined[name]
+            if not _is_batched(value):
+                continue
+            if name in else_written:
+                if name not in else_definite and name not in entry:
+                    return None
+                source, was = else_local[name], done[1][4].get(name)
+            elif name in entry:
+                source, was = name, entry[name]
+            else:
+                return None
+            # a copy of the joined dtype, as the scatters' fresh array is
+            dtype = prims.dtype_code(value.dtype)
+            if _is_batched(was):
+                after.append(f"{name} = {prims.astype(source, dtype)}")
+            elif value.rank == 0 and was is not None:
+                after.append(f"{name} = {prims.full(f'len({cond})', source, dtype, cond)}")
+            else:
+                return None
+        return whole, after
 
     def _scatter(self, name: str, cond: str, entry: dict, value, done) -> list[str]:
         """The variable ``name`` after the ``if``: an array of the joined dtype, the value of
@@ -304,6 +388,37 @@ class _Compact(cst.CSTTransformer):
             shape = size if value.rank == 0 else f"({size}, *{prims.shape(name)})"
             base = f"{name} = {prims.full(shape, name, dtype, cond)}"
         return [base] + [prims.scatter(name, lanes, local) for lanes, local, _ in sources]
+
+
+def _assigned_targets(node):
+    """The targets of every assignment under ``node`` (``for`` and ``with`` ones included;
+    an augmented assignment: itself, which may change its target in place)."""
+    for n in walk(node):
+        t = type(n)
+        if t is cst.AssignTarget:
+            yield from _unpacked(n.target)
+        elif t is cst.AugAssign:
+            yield n                 # `x += y` changes an array in place
+        elif t is cst.AnnAssign:
+            yield from _unpacked(n.target)
+        elif t is cst.For:
+            yield from _unpacked(n.target)
+        elif t is cst.Del:
+            yield from _unpacked(n.target)
+        elif t is cst.AsName:
+            yield from _unpacked(n.name)
+        elif t is cst.NamedExpr:
+            yield n.target
+
+
+def _unpacked(target):
+    if type(target) in (cst.Tuple, cst.List):
+        for element in target.elements:
+            yield from _unpacked(element.value)
+    elif type(target) is cst.StarredElement:
+        yield from _unpacked(target.value)
+    else:
+        yield target
 
 
 def _numbered_in_order(func: cst.FunctionDef, made: dict[str, str]) -> cst.FunctionDef:
