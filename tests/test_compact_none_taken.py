@@ -2,8 +2,9 @@
 of a division's zero check (issue 21).
 
 Where no lane takes a compacted ``if`` (``lanes`` empty), the ``else`` runs on the whole batch
-without gathers and the values after it need no scatters (`passes.compact`); a division's
-check is ``not x.all()`` (`rules.lanes`). Each form is checked against `numpy.vectorize` (the
+without gathers and the values after it need no scatters, and a compacted loop that every
+lane enters starts without gathers (`passes.compact`); a division's check is
+``not x.all()`` (`rules.lanes`). Each form is checked against `numpy.vectorize` (the
 reference: equal values and dtypes, the same exception) with `fallback="error"` (a failure of
 the generated code is never hidden by the per-example replay), on batches where no lane,
 every lane and some lanes return early, at N = 0, 1, 5 and 10,000; the caller's arrays are
@@ -106,6 +107,9 @@ def batches(n, rng):
     mixed = rng.uniform(-1.0, 1e3, n)
     mixed[::3] = 0.0
     yield mixed
+    some = rng.uniform(0.5, 1e6, n)
+    some[1::4] = 1.0            # no early return; these lanes do not enter the loop
+    yield some
 
 
 # ----------------------------------------------------------------------------- the tests
@@ -124,6 +128,9 @@ def test_none_taken_form_is_written():
     assert "if lanes.size:" in source and "a_else = a\n" in source
     assert "result = result_else_2.astype(np.float64)" in source
     assert "if not x.all():" in source and "np.any(x == 0)" not in source
+    # every lane entering the loop: it starts on the arrays themselves
+    assert "    x_lanes = x\n    a_lanes = a_else_2\n" in source
+    assert "if lanes_3.size < len(active):\n        x_lanes = x[lanes_3]\n" in source
 
 
 @pytest.mark.parametrize("n", SIZES)

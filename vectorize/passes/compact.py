@@ -178,7 +178,15 @@ class _Compact(cst.CSTTransformer):
         # a copy: the loop scatters into it (never into the caller's array)
         lines += [f"{name} = {prims.astype(name, prims.dtype_code(dtype))}"
                   for name, dtype in carried]
-        lines += _gathers(prims, local, lanes, names)
+        gathers = _gathers(prims, local, lanes, names)
+        if not _changed_in_place(self._local(body, local, lanes)) & ({None} | set(local.values())):
+            # the loop starts on the arrays themselves, gathered where some lane is not
+            # running (cheap to ask)
+            lines += [f"{local[name]} = {name}" for name in names]
+            lines.append("\n".join([f"if {prims.size(lanes)} < len({active}):",
+                                     *(f"    {line}" for line in gathers)]))
+        else:
+            lines += gathers
         g_active = local[active]
         compaction = _scatters(prims, local, lanes, [n for n, _ in carried])
         compaction.append(f"{lanes} = {prims.gather(lanes, g_active)}")
@@ -275,12 +283,13 @@ class _Compact(cst.CSTTransformer):
         for k, (lanes_line, gathers, body) in enumerate(parts):
             lines = [lanes_line] + [self._gather(name, g, entry, done[k][0])
                                     for name, g in gathers]
-            if k == 1 and fast is not None:
+            if k == 1 and fast is not None and not gathers:
+                out += body         # (its lanes are found where the scatters need them)
+            elif k == 1 and fast is not None:
                 # no lane takes the `if`: the `else` runs on the whole batch as it is
                 lines = [f"if {self.prims.size(done[0][0])}:"] + [f"    {x}" for x in lines]
-                if gathers:
-                    lines += ["else:"] + [f"    {g} = {fast[0].get(name, name)}"
-                                          for name, g in gathers]
+                lines += ["else:"] + [f"    {g} = {fast[0].get(name, name)}"
+                                      for name, g in gathers]
                 out += [parse_stmt("\n".join(lines) + "\n")] + body
             else:
                 out += _statements(lines) + body
@@ -291,6 +300,8 @@ class _Compact(cst.CSTTransformer):
         if fast is not None and shared:
             slow = [line for name in shared
                     for line in self._scatter(name, cond, entry, joined[name], done)]
+            if len(parts) == 2 and not parts[1][1]:
+                slow.insert(0, parts[1][0])
             out.append(parse_stmt(
                 f"if {self.prims.size(done[0][0])}:\n" + "".join(f"    {x}\n" for x in slow)
                 + "else:\n" + "".join(f"    {x}\n" for x in fast[1])))
@@ -321,15 +332,7 @@ class _Compact(cst.CSTTransformer):
         # the user's code cannot index, no augmented assignment and no assignment into an
         # item of the name; the engine's own scatters go into fresh arrays), else a copy (as
         # a gather is)
-        changed: set[str] = set()
-        for stmt in parts[1][2]:
-            for target in _assigned_targets(stmt):
-                if type(target) is cst.AugAssign:
-                    changed.add(None)
-                while type(target) in (cst.Subscript, cst.Attribute):
-                    target = target.value
-                    if type(target) is cst.Name:
-                        changed.add(target.value)
+        changed = _changed_in_place(parts[1][2])
         whole = {}
         for name, gathered in parts[1][1]:
             value = entry[name]
@@ -388,6 +391,21 @@ class _Compact(cst.CSTTransformer):
             shape = size if value.rank == 0 else f"({size}, *{prims.shape(name)})"
             base = f"{name} = {prims.full(shape, name, dtype, cond)}"
         return [base] + [prims.scatter(name, lanes, local) for lanes, local, _ in sources]
+
+
+def _changed_in_place(stmts) -> set:
+    """The names of the arrays ``stmts`` assign into (an item or attribute of), and None
+    where they hold an augmented assignment (which may change any array in place)."""
+    changed: set = set()
+    for stmt in stmts:
+        for target in _assigned_targets(stmt):
+            if type(target) is cst.AugAssign:
+                changed.add(None)
+            while type(target) in (cst.Subscript, cst.Attribute):
+                target = target.value
+                if type(target) is cst.Name:
+                    changed.add(target.value)
+    return changed
 
 
 def _assigned_targets(node):
@@ -469,7 +487,13 @@ def _first_uses(node, names: set[str]) -> dict[str, int]:
 
 def _moves_data_only(stmt, data_calls) -> bool:
     """Assignments of names, gathers (``x[lanes]``), scatters and new arrays (calls named in
-    ``data_calls``, the namespace's): nothing that computes, so nothing that can warn."""
+    ``data_calls``, the namespace's): nothing that computes, so nothing that can warn; an
+    ``if`` of such statements that asks how many lanes there are (``lanes.size < len(x)``)."""
+    if type(stmt) is cst.If:
+        return _counts_lanes(stmt.test) and all(
+            _moves_data_only(s, data_calls) for s in stmt.body.body) and (
+            stmt.orelse is None or (type(stmt.orelse) is cst.Else and all(
+                _moves_data_only(s, data_calls) for s in stmt.orelse.body.body)))
     if not isinstance(stmt, cst.SimpleStatementLine):
         return False
     for small in stmt.body:
@@ -485,6 +509,19 @@ def _moves_data_only(stmt, data_calls) -> bool:
         elif not isinstance(value, (cst.Name, cst.Subscript)):
             return False
     return True
+
+
+def _counts_lanes(test) -> bool:
+    """``lanes.size``, ``lanes.size < len(active)``: sizes of arrays, which cannot warn."""
+    if type(test) is cst.Comparison:
+        return _counts_lanes(test.left) and all(
+            type(c.operator) is cst.LessThan and _counts_lanes(c.comparator)
+            for c in test.comparisons)
+    if type(test) is cst.Call:
+        return render(test.func) == "len" and len(test.args) == 1 \
+            and type(test.args[0].value) is cst.Name
+    return type(test) is cst.Attribute and test.attr.value == "size" \
+        and type(test.value) is cst.Name
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
