@@ -144,6 +144,7 @@ class _Compact(cst.CSTTransformer):
         self.liveness = liveness
         self.prims = ctx.registry.primitives
         self.made: dict[str, str] = {}      # fresh name -> the name it was made from
+        self.loops = 0      # compacted loops around the node visited
 
     def fresh(self, base: str) -> str:
         name = self.ctx.namer.fresh(base)
@@ -179,7 +180,11 @@ class _Compact(cst.CSTTransformer):
         lines += [f"{name} = {prims.astype(name, prims.dtype_code(dtype))}"
                   for name, dtype in carried]
         gathers = _gathers(prims, local, lanes, names)
-        if not _changed_in_place(self._local(body, local, lanes)) & ({None} | set(local.values())):
+        # (a parameter read for its length in an outer compacted loop is over other lanes)
+        sized = BatchedLoopFacts.get(self.ctx).batch_len_params
+        outer_sized = self.loops and not sized.isdisjoint(names)
+        if not outer_sized and not _changed_in_place(self._local(body, local, lanes)) & (
+                {None} | set(local.values())):
             # the loop starts on the arrays themselves, gathered where some lane is not
             # running (cheap to ask)
             lines += [f"{local[name]} = {name}" for name in names]
@@ -213,7 +218,18 @@ class _Compact(cst.CSTTransformer):
         inner = updated_node.with_changes(body=updated_node.body.with_changes(body=[body[k]]))
         return cst.FlattenSentinel(body[:k] + [inner] + body[k + 1:])
 
+    def _compacted(self, loop) -> bool:
+        active = loop_mask(loop)
+        return active is not None and active in BatchedLoopFacts.get(self.ctx).loops
+
+    def visit_While(self, node):
+        self.loops += self._compacted(node)
+
+    def visit_For(self, node):
+        self.loops += self._compacted(node)
+
     def leave_While(self, original_node, updated_node):
+        self.loops -= self._compacted(original_node)
         active = loop_mask(updated_node)
         if active is None or active not in BatchedLoopFacts.get(self.ctx).loops:
             return updated_node
@@ -223,6 +239,7 @@ class _Compact(cst.CSTTransformer):
         return cst.FlattenSentinel(before + [loop])
 
     def leave_For(self, original_node, updated_node):
+        self.loops -= self._compacted(original_node)
         active = loop_mask(updated_node)
         if active is None or active not in BatchedLoopFacts.get(self.ctx).loops:
             return updated_node
@@ -326,6 +343,11 @@ class _Compact(cst.CSTTransformer):
             return None     # (an `if` no lane takes costs its empty scatters only)
         else_lanes, else_local, else_written, else_definite, _ = done[1]
         if else_lanes in set().union(*map(_names_in, parts[1][2])):
+            return None
+        if self.loops and any(name in BatchedLoopFacts.get(self.ctx).batch_len_params
+                              for name, _ in parts[1][1]):
+            # inside a compacted loop a parameter read for its length is the whole batch's
+            # (the loop's lanes' count: `_local`), over other lanes than the `if`'s
             return None
         # the `else`'s gathered values, the whole batch: the arrays themselves (maybe the
         # caller's) where the `else` cannot change them in place (a scalar per example, which
