@@ -99,8 +99,9 @@ def _any_lane(site):
     if not site.args[0].batched:
         return expr("bool({x})", x=x)
     zero = _compared_to_zero(x)
-    if zero is not None:
-        return expr(site.spelled.zero_lane("__value__"), value=zero)
+    spelled = site.spelled.zero_lane("__value__") if zero is not None else None
+    if spelled is not None:
+        return expr(spelled, value=zero)
     if type(x) is cst.Name:
         return parse_expr(site.spelled.any_lane(x.value))
     return expr(site.spelled.any_lane("{x}"), x=x)
