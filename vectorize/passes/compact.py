@@ -14,7 +14,8 @@ once (``n_lanes = n[lanes]``), and whenever at least half of the gathered lanes 
 their values are scattered back (``n[lanes] = n_lanes``) and the gathered arrays shrink to the
 running lanes (a ``for`` loop scatters the rest when it ends). Lanes that finish at very
 different times then cost only their own iterations; lanes that finish together cost one
-extra gather and scatter.
+extra gather and scatter. Where every lane runs (``lanes.size < len(active)`` is false), the
+loop starts on the arrays themselves, without gathers.
 
 *Ifs.* Each branch runs on its own lanes only (``lanes = np.flatnonzero(cond)``,
 ``lanes_else = np.flatnonzero(~cond)``): the batched values it reads from before the ``if`` are
@@ -23,6 +24,10 @@ are, and every variable it assigns that is used afterwards is scattered into an 
 joined dtype (the dtype ``np.where`` would give): ``y = np.empty(len(cond), dtype=...)`` when
 every branch assigns it, else a copy of its value before the ``if``; then
 ``y[lanes] = y_lanes``. No lane runs a branch it does not take, so no warning needs silencing.
+Where no lane takes the ``if`` (``if lanes.size:`` is false; an early return's usual case), the
+``else`` runs on the arrays themselves (copies where it could change them in place) and each
+variable after the ``if`` is its value there, as a copy of the joined dtype: no gathers, no
+scatters.
 
     cond = x > 0                    cond = x > 0
     if cond:                        lanes = np.flatnonzero(cond)
