@@ -9,9 +9,13 @@ def collatz_steps_compact(n):
     lanes = np.flatnonzero(active)
     n = n.astype(np.int64)
     steps = steps.astype(np.int64)
-    n_lanes = n[lanes]
-    steps_lanes = steps[lanes]
-    active_lanes = active[lanes]
+    n_lanes = n
+    steps_lanes = steps
+    active_lanes = active
+    if lanes.size < len(active):
+        n_lanes = n[lanes]
+        steps_lanes = steps[lanes]
+        active_lanes = active[lanes]
     while lanes.size:
         active_if = active_lanes
         cond = n_lanes % 2 == 0

@@ -12,10 +12,16 @@ def early_return_compact(x, n):
     t = np.sqrt(x_lanes)
     with np.errstate(all="ignore"):
         result_lanes = np.where(t > n, t - n, t * n)
-    lanes_else = np.flatnonzero(~cond)
-    x_else = x[lanes_else]
+    if lanes.size:
+        lanes_else = np.flatnonzero(~cond)
+        x_else = x[lanes_else]
+    else:
+        x_else = x
     result_else = -x_else
-    result = np.empty(len(cond), dtype=np.float64)
-    result[lanes] = result_lanes
-    result[lanes_else] = result_else
+    if lanes.size:
+        result = np.empty(len(cond), dtype=np.float64)
+        result[lanes] = result_lanes
+        result[lanes_else] = result_else
+    else:
+        result = result_else.astype(np.float64)
     return result

@@ -9,28 +9,46 @@ def elif_chain_compact(x):
     lanes = np.flatnonzero(cond)
     x_lanes = x[lanes]
     y_lanes = -x_lanes * x_lanes
-    lanes_else = np.flatnonzero(~cond)
-    x_else = x[lanes_else]
+    if lanes.size:
+        lanes_else = np.flatnonzero(~cond)
+        x_else = x[lanes_else]
+    else:
+        x_else = x
     cond_2 = x_else < 0.0
     lanes_2 = np.flatnonzero(cond_2)
     x_lanes_2 = x_else[lanes_2]
     y_lanes_2 = np.expm1(x_lanes_2)
-    lanes_else_2 = np.flatnonzero(~cond_2)
-    x_else_2 = x_else[lanes_else_2]
+    if lanes_2.size:
+        lanes_else_2 = np.flatnonzero(~cond_2)
+        x_else_2 = x_else[lanes_else_2]
+    else:
+        x_else_2 = x_else
     cond_3 = x_else_2 < 1.0
     lanes_3 = np.flatnonzero(cond_3)
     x_lanes_3 = x_else_2[lanes_3]
     y_lanes_3 = x_lanes_3
-    lanes_else_3 = np.flatnonzero(~cond_3)
-    x_else_3 = x_else_2[lanes_else_3]
+    if lanes_3.size:
+        lanes_else_3 = np.flatnonzero(~cond_3)
+        x_else_3 = x_else_2[lanes_else_3]
+    else:
+        x_else_3 = x_else_2
     y_else = np.log(x_else_3) + 1.0
-    y_else_2 = np.empty(len(cond_3), dtype=np.float64)
-    y_else_2[lanes_3] = y_lanes_3
-    y_else_2[lanes_else_3] = y_else
-    y_else_3 = np.empty(len(cond_2), dtype=np.float64)
-    y_else_3[lanes_2] = y_lanes_2
-    y_else_3[lanes_else_2] = y_else_2
-    y = np.empty(len(cond), dtype=np.float64)
-    y[lanes] = y_lanes
-    y[lanes_else] = y_else_3
+    if lanes_3.size:
+        y_else_2 = np.empty(len(cond_3), dtype=np.float64)
+        y_else_2[lanes_3] = y_lanes_3
+        y_else_2[lanes_else_3] = y_else
+    else:
+        y_else_2 = y_else.astype(np.float64)
+    if lanes_2.size:
+        y_else_3 = np.empty(len(cond_2), dtype=np.float64)
+        y_else_3[lanes_2] = y_lanes_2
+        y_else_3[lanes_else_2] = y_else_2
+    else:
+        y_else_3 = y_else_2.astype(np.float64)
+    if lanes.size:
+        y = np.empty(len(cond), dtype=np.float64)
+        y[lanes] = y_lanes
+        y[lanes_else] = y_else_3
+    else:
+        y = y_else_3.astype(np.float64)
     return y

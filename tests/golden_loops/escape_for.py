@@ -14,12 +14,19 @@ def escape_for(cr, ci):
     count = count.astype(np.int64)
     zi = zi.astype(np.float64)
     zr = zr.astype(np.float64)
-    count_lanes = count[lanes]
-    zi_lanes = zi[lanes]
-    zr_lanes = zr[lanes]
-    ci_lanes = ci[lanes]
-    cr_lanes = cr[lanes]
-    active_lanes = active[lanes]
+    count_lanes = count
+    zi_lanes = zi
+    zr_lanes = zr
+    ci_lanes = ci
+    cr_lanes = cr
+    active_lanes = active
+    if lanes.size < len(active):
+        count_lanes = count[lanes]
+        zi_lanes = zi[lanes]
+        zr_lanes = zr[lanes]
+        ci_lanes = ci[lanes]
+        cr_lanes = cr[lanes]
+        active_lanes = active[lanes]
     with np.errstate(all="ignore"):
         for _ in range(50):
             active_if_2 = active_lanes

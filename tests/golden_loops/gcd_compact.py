@@ -9,9 +9,13 @@ def gcd_compact(a, b):
     lanes = np.flatnonzero(active)
     a = a.astype(np.int64)
     b = b.astype(np.int64)
-    a_lanes = a[lanes]
-    b_lanes = b[lanes]
-    active_lanes = active[lanes]
+    a_lanes = a
+    b_lanes = b
+    active_lanes = active
+    if lanes.size < len(active):
+        a_lanes = a[lanes]
+        b_lanes = b[lanes]
+        active_lanes = active[lanes]
     with np.errstate(all="ignore"):
         while lanes.size:
             active_if = active_lanes

@@ -16,9 +16,13 @@ def halvings_compact(x):
     lanes_2 = np.flatnonzero(active)
     steps_lanes = steps_lanes.astype(np.int64)
     x_lanes = x_lanes.astype(np.float64)
-    steps_lanes_2 = steps_lanes[lanes_2]
-    x_lanes_2 = x_lanes[lanes_2]
-    active_lanes = active[lanes_2]
+    steps_lanes_2 = steps_lanes
+    x_lanes_2 = x_lanes
+    active_lanes = active
+    if lanes_2.size < len(active):
+        steps_lanes_2 = steps_lanes[lanes_2]
+        x_lanes_2 = x_lanes[lanes_2]
+        active_lanes = active[lanes_2]
     with np.errstate(all="ignore"):
         while lanes_2.size:
             x_if = x_lanes_2 / 2.0

@@ -12,10 +12,15 @@ def isqrt_compact(n):
     lanes = np.flatnonzero(active)
     x = x.astype(np.int64)
     y = y.astype(np.int64)
-    x_lanes = x[lanes]
-    y_lanes = y[lanes]
-    n_lanes = n[lanes]
-    active_lanes = active[lanes]
+    x_lanes = x
+    y_lanes = y
+    n_lanes = n
+    active_lanes = active
+    if lanes.size < len(active):
+        x_lanes = x[lanes]
+        y_lanes = y[lanes]
+        n_lanes = n[lanes]
+        active_lanes = active[lanes]
     with np.errstate(all="ignore"):
         while lanes.size:
             active_if = active_lanes

@@ -11,10 +11,15 @@ def skip_thirds_compact(n):
     lanes = np.flatnonzero(active)
     k = k.astype(np.int64)
     s = s.astype(np.int64)
-    k_lanes = k[lanes]
-    s_lanes = s[lanes]
-    n_lanes = n[lanes]
-    active_lanes = active[lanes]
+    k_lanes = k
+    s_lanes = s
+    n_lanes = n
+    active_lanes = active
+    if lanes.size < len(active):
+        k_lanes = k[lanes]
+        s_lanes = s[lanes]
+        n_lanes = n[lanes]
+        active_lanes = active[lanes]
     with np.errstate(all="ignore"):
         while lanes.size:
             active_if = active_lanes

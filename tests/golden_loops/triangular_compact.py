@@ -11,10 +11,15 @@ def triangular_compact(n):
     lanes = np.flatnonzero(active)
     i_next = i_next.astype(np.int64)
     s = s.astype(np.int64)
-    i_next_lanes = i_next[lanes]
-    s_lanes = s[lanes]
-    n_lanes = n[lanes]
-    active_lanes = active[lanes]
+    i_next_lanes = i_next
+    s_lanes = s
+    n_lanes = n
+    active_lanes = active
+    if lanes.size < len(active):
+        i_next_lanes = i_next[lanes]
+        s_lanes = s[lanes]
+        n_lanes = n[lanes]
+        active_lanes = active[lanes]
     with np.errstate(all="ignore"):
         while lanes.size:
             active_if = active_lanes

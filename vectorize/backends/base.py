@@ -355,6 +355,12 @@ class Backend:
         (a masked loop runs while one does, a ``raise`` happens if one would)."""
         raise NotImplementedError
 
+    def zero_lane(self, value: str) -> str | None:
+        """Whether any lane of a 1-d numeric array is zero (``0``, ``-0.0``; not NaN), as a
+        condition of ``if`` (a division by zero raises if one would), where the backend has
+        a cheaper spelling than `any_lane` of ``value == 0``; else None."""
+        return None
+
     def first_lane(self, mask: str) -> str:
         """The index of the first true lane of a 1-d boolean mask with one (the example
         whose values make an exception's message)."""

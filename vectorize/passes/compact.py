@@ -14,7 +14,8 @@ once (``n_lanes = n[lanes]``), and whenever at least half of the gathered lanes 
 their values are scattered back (``n[lanes] = n_lanes``) and the gathered arrays shrink to the
 running lanes (a ``for`` loop scatters the rest when it ends). Lanes that finish at very
 different times then cost only their own iterations; lanes that finish together cost one
-extra gather and scatter.
+extra gather and scatter. Where every lane runs (``lanes.size < len(active)`` is false), the
+loop starts on the arrays themselves, without gathers.
 
 *Ifs.* Each branch runs on its own lanes only (``lanes = np.flatnonzero(cond)``,
 ``lanes_else = np.flatnonzero(~cond)``): the batched values it reads from before the ``if`` are
@@ -23,6 +24,10 @@ are, and every variable it assigns that is used afterwards is scattered into an 
 joined dtype (the dtype ``np.where`` would give): ``y = np.empty(len(cond), dtype=...)`` when
 every branch assigns it, else a copy of its value before the ``if``; then
 ``y[lanes] = y_lanes``. No lane runs a branch it does not take, so no warning needs silencing.
+Where no lane takes the ``if`` (``if lanes.size:`` is false; an early return's usual case), the
+``else`` runs on the arrays themselves (copies where it could change them in place) and each
+variable after the ``if`` is its value there, as a copy of the joined dtype: no gathers, no
+scatters.
 
     cond = x > 0                    cond = x > 0
     if cond:                        lanes = np.flatnonzero(cond)
@@ -48,7 +53,7 @@ from ..liveness import Liveness, body_of, definite_writes, exposed_reads, writes
 from ..loops.facts import loop_mask
 from ..syntax.edit import RenameNames
 from ..syntax.templates import parse_expr, parse_stmt, render
-from ..syntax.traversal import children, recalled, remember, rewrite
+from ..syntax.traversal import children, recalled, remember, rewrite, walk
 from .records import BatchedLoopFacts, CompactedIfs
 
 
@@ -144,6 +149,7 @@ class _Compact(cst.CSTTransformer):
         self.liveness = liveness
         self.prims = ctx.registry.primitives
         self.made: dict[str, str] = {}      # fresh name -> the name it was made from
+        self.loops = 0      # compacted loops around the node visited
 
     def fresh(self, base: str) -> str:
         name = self.ctx.namer.fresh(base)
@@ -178,7 +184,19 @@ class _Compact(cst.CSTTransformer):
         # a copy: the loop scatters into it (never into the caller's array)
         lines += [f"{name} = {prims.astype(name, prims.dtype_code(dtype))}"
                   for name, dtype in carried]
-        lines += _gathers(prims, local, lanes, names)
+        gathers = _gathers(prims, local, lanes, names)
+        # (a parameter read for its length in an outer compacted loop is over other lanes)
+        sized = BatchedLoopFacts.get(self.ctx).batch_len_params
+        outer_sized = self.loops and not sized.isdisjoint(names)
+        if not outer_sized and not _changed_in_place(self._local(body, local, lanes)) & (
+                {None} | set(local.values())):
+            # the loop starts on the arrays themselves, gathered where some lane is not
+            # running (cheap to ask)
+            lines += [f"{local[name]} = {name}" for name in names]
+            lines.append("\n".join([f"if {prims.size(lanes)} < len({active}):",
+                                     *(f"    {line}" for line in gathers)]))
+        else:
+            lines += gathers
         g_active = local[active]
         compaction = _scatters(prims, local, lanes, [n for n, _ in carried])
         compaction.append(f"{lanes} = {prims.gather(lanes, g_active)}")
@@ -205,7 +223,18 @@ class _Compact(cst.CSTTransformer):
         inner = updated_node.with_changes(body=updated_node.body.with_changes(body=[body[k]]))
         return cst.FlattenSentinel(body[:k] + [inner] + body[k + 1:])
 
+    def _compacted(self, loop) -> bool:
+        active = loop_mask(loop)
+        return active is not None and active in BatchedLoopFacts.get(self.ctx).loops
+
+    def visit_While(self, node):
+        self.loops += self._compacted(node)
+
+    def visit_For(self, node):
+        self.loops += self._compacted(node)
+
     def leave_While(self, original_node, updated_node):
+        self.loops -= self._compacted(original_node)
         active = loop_mask(updated_node)
         if active is None or active not in BatchedLoopFacts.get(self.ctx).loops:
             return updated_node
@@ -215,6 +244,7 @@ class _Compact(cst.CSTTransformer):
         return cst.FlattenSentinel(before + [loop])
 
     def leave_For(self, original_node, updated_node):
+        self.loops -= self._compacted(original_node)
         active = loop_mask(updated_node)
         if active is None or active not in BatchedLoopFacts.get(self.ctx).loops:
             return updated_node
@@ -249,6 +279,7 @@ class _Compact(cst.CSTTransformer):
                              "_else"))
         out: list = []
         done = []      # (lanes, local names, names assigned, names always assigned, values)
+        parts = []     # (the `lanes = ...` line, the gathers, the branch's code)
         for stmts, values, mask, lanes_base, suffix in branches:
             lanes = self.fresh(lanes_base)
             written = set().union(*map(writes, stmts)) if stmts else set()
@@ -261,19 +292,102 @@ class _Compact(cst.CSTTransformer):
             renamed = {n for n in exposed if _is_batched(entry.get(n))}
             renamed |= written & (set(entry) | live)
             local = {n: self.fresh(f"{n}{suffix}") for n in sorted(renamed)}
-            lines = [f"{lanes} = {self.prims.lanes_of(mask)}"]
-            for name in local:
-                if name in entry and (name in exposed or (name in live
-                                                          and name not in definite)):
-                    lines.append(f"{local[name]} = {self.prims.gather(name, lanes)}"
-                                 if _is_batched(entry[name]) else f"{local[name]} = {name}")
-            out += _statements(lines) + self._local(stmts, local, lanes)
+            gathers = [(name, local[name]) for name in local
+                       if name in entry and (name in exposed or (name in live
+                                                                 and name not in definite))]
+            parts.append((f"{lanes} = {self.prims.lanes_of(mask)}", gathers,
+                          self._local(stmts, local, lanes)))
             done.append((lanes, local, written, definite, values))
         assigned = set().union(*(d[2] for d in done))
         order = _first_write_order([s for stmts, *_ in branches for s in stmts])
-        for name in sorted(assigned & live, key=order):
+        scattered = sorted(assigned & live, key=order)
+        fast = self._none_taken(cond, entry, joined, done, parts, scattered)
+        for k, (lanes_line, gathers, body) in enumerate(parts):
+            lines = [lanes_line] + [self._gather(name, g, entry, done[k][0])
+                                    for name, g in gathers]
+            if k == 1 and fast is not None and not gathers:
+                out += body         # (its lanes are found where the scatters need them)
+            elif k == 1 and fast is not None:
+                # no lane takes the `if`: the `else` runs on the whole batch as it is
+                lines = [f"if {self.prims.size(done[0][0])}:"] + [f"    {x}" for x in lines]
+                lines += ["else:"] + [f"    {g} = {fast[0].get(name, name)}"
+                                      for name, g in gathers]
+                out += [parse_stmt("\n".join(lines) + "\n")] + body
+            else:
+                out += _statements(lines) + body
+        unshared = [n for n in scattered if not _is_batched(joined[n])]
+        shared = [n for n in scattered if _is_batched(joined[n])]
+        for name in unshared if fast is not None else ():
             out += _statements(self._scatter(name, cond, entry, joined[name], done))
+        if fast is not None and shared:
+            slow = [line for name in shared
+                    for line in self._scatter(name, cond, entry, joined[name], done)]
+            if len(parts) == 2 and not parts[1][1]:
+                slow.insert(0, parts[1][0])
+            out.append(parse_stmt(
+                f"if {self.prims.size(done[0][0])}:\n" + "".join(f"    {x}\n" for x in slow)
+                + "else:\n" + "".join(f"    {x}\n" for x in fast[1])))
+        elif fast is None:
+            for name in scattered:
+                out += _statements(self._scatter(name, cond, entry, joined[name], done))
         return out
+
+    def _gather(self, name: str, local: str, entry: dict, lanes: str) -> str:
+        return (f"{local} = {self.prims.gather(name, lanes)}" if _is_batched(entry[name])
+                else f"{local} = {name}")
+
+    def _none_taken(self, cond, entry, joined, done, parts, scattered):
+        """Where no lane takes the ``if`` (``lanes`` empty, cheap to ask), the ``else`` needs
+        no gathers (its lanes are the whole batch) and the values after the ``if`` no
+        scatters: (what each gathered name is then, the assignments that replace the
+        scatters), or None where that form does not apply: the ``else`` uses its lanes
+        otherwise (the batch size), or a value after the ``if`` would have no array to be
+        taken from."""
+        prims = self.prims
+        if len(done) != 2:
+            return None     # (an `if` no lane takes costs its empty scatters only)
+        else_lanes, else_local, else_written, else_definite, _ = done[1]
+        if else_lanes in set().union(*map(_names_in, parts[1][2])):
+            return None
+        if self.loops and any(name in BatchedLoopFacts.get(self.ctx).batch_len_params
+                              for name, _ in parts[1][1]):
+            # inside a compacted loop a parameter read for its length is the whole batch's
+            # (the loop's lanes' count: `_local`), over other lanes than the `if`'s
+            return None
+        # the `else`'s gathered values, the whole batch: the arrays themselves (maybe the
+        # caller's) where the `else` cannot change them in place (a scalar per example, which
+        # the user's code cannot index, no augmented assignment and no assignment into an
+        # item of the name; the engine's own scatters go into fresh arrays), else a copy (as
+        # a gather is)
+        changed = _changed_in_place(parts[1][2])
+        whole = {}
+        for name, gathered in parts[1][1]:
+            value = entry[name]
+            if _is_batched(value) and (None in changed or gathered in changed
+                                       or getattr(value, "rank", None) != 0):
+                whole[name] = prims.copy(name)
+        after = []
+        for name in scattered:
+            value = joined[name]
+            if not _is_batched(value):
+                continue
+            if name in else_written:
+                if name not in else_definite and name not in entry:
+                    return None
+                source, was = else_local[name], done[1][4].get(name)
+            elif name in entry:
+                source, was = name, entry[name]
+            else:
+                return None
+            # a copy of the joined dtype, as the scatters' fresh array is
+            dtype = prims.dtype_code(value.dtype)
+            if _is_batched(was):
+                after.append(f"{name} = {prims.astype(source, dtype)}")
+            elif value.rank == 0 and was is not None:
+                after.append(f"{name} = {prims.full(f'len({cond})', source, dtype, cond)}")
+            else:
+                return None
+        return whole, after
 
     def _scatter(self, name: str, cond: str, entry: dict, value, done) -> list[str]:
         """The variable ``name`` after the ``if``: an array of the joined dtype, the value of
@@ -304,6 +418,52 @@ class _Compact(cst.CSTTransformer):
             shape = size if value.rank == 0 else f"({size}, *{prims.shape(name)})"
             base = f"{name} = {prims.full(shape, name, dtype, cond)}"
         return [base] + [prims.scatter(name, lanes, local) for lanes, local, _ in sources]
+
+
+def _changed_in_place(stmts) -> set:
+    """The names of the arrays ``stmts`` assign into (an item or attribute of), and None
+    where they hold an augmented assignment (which may change any array in place)."""
+    changed: set = set()
+    for stmt in stmts:
+        for target in _assigned_targets(stmt):
+            if type(target) is cst.AugAssign:
+                changed.add(None)
+            while type(target) in (cst.Subscript, cst.Attribute):
+                target = target.value
+                if type(target) is cst.Name:
+                    changed.add(target.value)
+    return changed
+
+
+def _assigned_targets(node):
+    """The targets of every assignment under ``node`` (``for`` and ``with`` ones included;
+    an augmented assignment: itself, which may change its target in place)."""
+    for n in walk(node):
+        t = type(n)
+        if t is cst.AssignTarget:
+            yield from _unpacked(n.target)
+        elif t is cst.AugAssign:
+            yield n                 # `x += y` changes an array in place
+        elif t is cst.AnnAssign:
+            yield from _unpacked(n.target)
+        elif t is cst.For:
+            yield from _unpacked(n.target)
+        elif t is cst.Del:
+            yield from _unpacked(n.target)
+        elif t is cst.AsName:
+            yield from _unpacked(n.name)
+        elif t is cst.NamedExpr:
+            yield n.target
+
+
+def _unpacked(target):
+    if type(target) in (cst.Tuple, cst.List):
+        for element in target.elements:
+            yield from _unpacked(element.value)
+    elif type(target) is cst.StarredElement:
+        yield from _unpacked(target.value)
+    else:
+        yield target
 
 
 def _numbered_in_order(func: cst.FunctionDef, made: dict[str, str]) -> cst.FunctionDef:
@@ -354,7 +514,13 @@ def _first_uses(node, names: set[str]) -> dict[str, int]:
 
 def _moves_data_only(stmt, data_calls) -> bool:
     """Assignments of names, gathers (``x[lanes]``), scatters and new arrays (calls named in
-    ``data_calls``, the namespace's): nothing that computes, so nothing that can warn."""
+    ``data_calls``, the namespace's): nothing that computes, so nothing that can warn; an
+    ``if`` of such statements that asks how many lanes there are (``lanes.size < len(x)``)."""
+    if type(stmt) is cst.If:
+        return _counts_lanes(stmt.test) and all(
+            _moves_data_only(s, data_calls) for s in stmt.body.body) and (
+            stmt.orelse is None or (type(stmt.orelse) is cst.Else and all(
+                _moves_data_only(s, data_calls) for s in stmt.orelse.body.body)))
     if not isinstance(stmt, cst.SimpleStatementLine):
         return False
     for small in stmt.body:
@@ -370,6 +536,19 @@ def _moves_data_only(stmt, data_calls) -> bool:
         elif not isinstance(value, (cst.Name, cst.Subscript)):
             return False
     return True
+
+
+def _counts_lanes(test) -> bool:
+    """``lanes.size``, ``lanes.size < len(active)``: sizes of arrays, which cannot warn."""
+    if type(test) is cst.Comparison:
+        return _counts_lanes(test.left) and all(
+            type(c.operator) is cst.LessThan and _counts_lanes(c.comparator)
+            for c in test.comparisons)
+    if type(test) is cst.Call:
+        return render(test.func) == "len" and len(test.args) == 1 \
+            and type(test.args[0].value) is cst.Name
+    return type(test) is cst.Attribute and test.attr.value == "size" \
+        and type(test.value) is cst.Name
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:

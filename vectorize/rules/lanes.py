@@ -98,9 +98,26 @@ def _any_lane(site):
     (x,) = site.nodes
     if not site.args[0].batched:
         return expr("bool({x})", x=x)
+    zero = _compared_to_zero(x)
+    spelled = site.spelled.zero_lane("__value__") if zero is not None else None
+    if spelled is not None:
+        return expr(spelled, value=zero)
     if type(x) is cst.Name:
         return parse_expr(site.spelled.any_lane(x.value))
     return expr(site.spelled.any_lane("{x}"), x=x)
+
+
+def _compared_to_zero(x):
+    """``v`` of ``v == 0`` (a division's check), else None."""
+    if type(x) is not cst.Comparison or len(x.comparisons) != 1:
+        return None
+    (target,) = x.comparisons
+    zero = target.comparator
+    if type(target.operator) is not cst.Equal \
+            or type(zero) not in (cst.Integer, cst.Float) or zero.lpar \
+            or zero.evaluated_value != 0:
+        return None
+    return x.left
 
 
 def _any_lane_infer(site):

@@ -532,6 +532,6 @@ def register(reg, rewrite, infer) -> None:
         "and NumPy computes on (a zero divisor, a `math` domain error, an int that does not "
         "fit), raises for the batch if any live example reaches it.",
         "if x < 0:\n    raise ValueError(\"negative\")\ny = 1.0 / x",
-        "if np.any(x < 0):\n    raise ValueError(\"negative\")\nif np.any(x == 0):\n"
+        "if np.any(x < 0):\n    raise ValueError(\"negative\")\nif not x.all():\n"
         "    raise ZeroDivisionError(\"float division by zero\")\ny = 1.0 / x",
         rewrite, infer=infer))

@@ -154,6 +154,11 @@ class NumpyBackend(Backend):
     def any_lane(self, mask: str) -> str:
         return f"{mask}.any()" if mask.isidentifier() else f"np.any({mask})"
 
+    def zero_lane(self, value: str) -> str:
+        # one pass with no temporary: `all` is false exactly where a lane is 0 or -0.0
+        # (NaN is true), the lanes `value == 0` marks
+        return f"not {value}.all()" if value.isidentifier() else f"not ({value}).all()"
+
     def first_lane(self, mask: str) -> str:
         return f"np.argmax({mask})"
 
