@@ -301,9 +301,22 @@ def test_try_around_what_the_engine_cannot_model_is_refused():
 
 
 def test_a_shared_float32_stays_float32():
+    # a 0-d float32 array shared by every example: float32 batch, float32 result
     x = np.array([1.0, -1.0], dtype=np.float32)
-    got = assert_like_numpy_vectorize(psf.shared_divisor, x, np.float32(3.0))
+    got = assert_like_numpy_vectorize(psf.shared_divisor, x, np.array(3.0, np.float32))
     assert got.dtype == np.float32
+    # a NumPy float32 scalar: numpy.vectorize hands it on as it is and the examples' Python
+    # floats take its dtype (NEP 50), which batched code does not reproduce: numpy.vectorize
+    # itself runs (the default fallback), refused with fallback="error"
+    from vectorize import VectorizeError, vectorize
+    with pytest.raises(VectorizeError, match="NEP 50"):
+        vectorize(psf.shared_divisor, fallback="error")(x, np.float32(3.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = vectorize(psf.shared_divisor)(x, np.float32(3.0))
+    expected = np.vectorize(psf.shared_divisor)(x, np.float32(3.0))
+    assert got.dtype == expected.dtype == np.float32
+    np.testing.assert_array_equal(got, expected)
 
 
 def test_vmap_keeps_numpy_semantics():
