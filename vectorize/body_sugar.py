@@ -22,29 +22,11 @@ from __future__ import annotations
 import libcst as cst
 
 from .introspect import lookup
+from .liveness import Namer, all_names
 from .syntax.traversal import rewrite, walk
 
 MEMBERSHIP_LIMIT = 64
 """Items of a table a membership test is written out for (more: refused as before)."""
-
-
-def _all_names(node) -> set:
-    out, stack = set(), [node]
-    while stack:
-        n = stack.pop()
-        if type(n) is cst.Name:
-            out.add(n.value)
-        stack.extend(n.children)
-    return out
-
-
-def _fresh(taken: set, base: str) -> str:
-    name, k = base, 1
-    while name in taken:
-        k += 1
-        name = f"{base}_{k}"
-    taken.add(name)
-    return name
 
 
 def _line(stmt) -> cst.SimpleStatementLine:
@@ -126,7 +108,7 @@ def match_as_if(tree: cst.FunctionDef) -> cst.FunctionDef:
     not a plain name is evaluated once, into a fresh name, as Python does."""
     if not any(type(n) is cst.Match for n in walk(tree)):
         return tree
-    taken = _all_names(tree)
+    taken = Namer(all_names(tree))
 
     class Lower(cst.CSTTransformer):
         def leave_Match(self, original_node, updated_node):
@@ -135,7 +117,7 @@ def match_as_if(tree: cst.FunctionDef) -> cst.FunctionDef:
             out = []
             subject = updated_node.subject
             if type(subject) is not cst.Name:
-                name = _fresh(taken, "subject")
+                name = taken.fresh("subject")
                 out.append(_assign(name, subject))
                 subject = cst.Name(name)
             chain = None
@@ -201,14 +183,14 @@ def loop_else_as_flag(tree: cst.FunctionDef) -> cst.FunctionDef:
     if not any(n.orelse is not None and _own_breaks(n.body) for n in loops) or any(
             n.orelse is not None and _own_breaks(n.orelse) for n in loops):
         return tree      # (a `break` in an `else:` leaves the loop around: kept as written)
-    taken = _all_names(tree)
+    taken = Namer(all_names(tree))
 
     class Lower(cst.CSTTransformer):
         def __init__(self):
             self.flags: list = []
 
         def _enter(self, node):
-            flag = _fresh(taken, "broke") if node.orelse is not None and _own_breaks(
+            flag = taken.fresh("broke") if node.orelse is not None and _own_breaks(
                 node.body) else None
             self.flags.append(flag)
 
@@ -274,7 +256,7 @@ def empty_range_loops(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     import builtins
     if getattr(func, "__globals__", {}).get("range", builtins.range) is not builtins.range:
         return tree
-    if "range" in _all_names(tree.params) or any(
+    if "range" in all_names(tree.params) or any(
             type(n) is cst.AssignTarget and type(n.target) is cst.Name
             and n.target.value == "range" for n in walk(tree)):
         return tree
@@ -443,7 +425,7 @@ def _movable(test, walruses) -> bool:
     moved = {id(w) for w in walruses}
     staying = {n.target.value for n in walk(test) if type(n) is cst.NamedExpr
                and id(n) not in moved and type(n.target) is cst.Name}
-    if any(staying & _all_names(w.value) for w in walruses):
+    if any(staying & all_names(w.value) for w in walruses):
         return False
     order = _in_order(test, [])
     for w in walruses:
@@ -472,7 +454,7 @@ def _conjuncts(test) -> list:
     return [test]
 
 
-def _lowered_if(node: cst.If, taken: set) -> list:
+def _lowered_if(node: cst.If, taken: Namer) -> list:
     """The statements ``node`` (an ``if`` that is not an ``elif``) becomes: its test's
     unconditional walruses assigned before it, and a test ``a and (t := e) > 2`` split
     where the first walrus on the right of ``and`` is: ``if a:`` holding ``t = e`` and the
@@ -492,7 +474,7 @@ def _lowered_if(node: cst.If, taken: set) -> list:
     if node.orelse is None:
         inner = _lowered_if(cst.If(rest, node.body), taken)
         return [*lines, node.with_changes(test=head, body=cst.IndentedBlock(inner))]
-    flag = _fresh(taken, "matched")
+    flag = taken.fresh("matched")
     moved, rest = _hoisted(rest)
     return [*lines, _assign(flag, cst.Name("False")),
             cst.If(head, cst.IndentedBlock([*moved, _assign(flag, rest)])),
@@ -508,7 +490,7 @@ def walrus_as_assignment(tree: cst.FunctionDef) -> cst.FunctionDef:
     if not any(type(n) is cst.NamedExpr for n in walk(tree)):
         return tree
 
-    taken = _all_names(tree)
+    taken = Namer(all_names(tree))
 
     class Lower(cst.CSTTransformer):
         def leave_If(self, original_node, updated_node):
@@ -529,7 +511,7 @@ def walrus_as_assignment(tree: cst.FunctionDef) -> cst.FunctionDef:
             if any(type(n) is cst.NamedExpr for n in walk(test)):
                 # a walrus on the right of `and`: the test as an `if` split where `and`
                 # evaluates it, setting a flag
-                flag = _fresh(taken, "matched")
+                flag = taken.fresh("matched")
                 decided = _lowered_if(cst.If(test, cst.IndentedBlock(
                     [_assign(flag, cst.Name("True"))])), taken)
                 lines += [_assign(flag, cst.Name("False")), *decided]
@@ -552,7 +534,7 @@ class _ElifWalruses(cst.CSTTransformer):
     """An ``elif`` whose test assigns with ``:=`` (`walrus_as_assignment` left it): ``else:``
     holding what `_lowered_if` makes of it (the assignments, then the ``if``)."""
 
-    def __init__(self, taken: set):
+    def __init__(self, taken: Namer):
         super().__init__()
         self.taken = taken
 
@@ -586,7 +568,7 @@ def check_unbound(tree: cst.FunctionDef, name: str, placeholder: str):
                        cst.DictComp) and n is not tree for n in walk(tree.body)) or any(
             p.name.value == name for p in tree.params.params):
         return None
-    flag = _fresh(_all_names(tree), f"{name}_bound")
+    flag = Namer(all_names(tree)).fresh(f"{name}_bound")
     message = (f"cannot access local variable '{name}' where it is not associated with a "
                "value")
     check = cst.parse_statement(f"if not {flag}:\n    raise UnboundLocalError({message!r})\n")

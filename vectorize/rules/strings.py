@@ -21,27 +21,9 @@ import libcst as cst
 import numpy as np
 
 from ..errors import Unsupported
+from ..liveness import Namer, all_names
 from ..syntax.templates import expr
 from .registry import Registry, Rule, Site
-
-
-def _names(node) -> set:
-    out, stack = set(), [node]
-    while stack:
-        n = stack.pop()
-        if type(n) is cst.Name:
-            out.add(n.value)
-        stack.extend(n.children)
-    return out
-
-
-def _fresh(base: str, taken: set) -> str:
-    name, k = base, 1
-    while name in taken:
-        k += 1
-        name = f"{base}_{k}"
-    taken.add(name)
-    return name
 
 
 class _Lanes(cst.CSTTransformer):
@@ -66,11 +48,11 @@ def per_example_string(site: Site):
                           "of strings", site.original,
                           "return the numbers and format them outside, or use "
                           "backend=\"numpy\"")
-    taken = _names(site.node)
+    taken = Namer(all_names(site.node))
     names, loop_vars = {}, []
     for operand in site.nodes:
         base = operand.value if type(operand) is cst.Name else "value"
-        var = _fresh(f"{base}_i", taken)
+        var = taken.fresh(f"{base}_i")
         names[id(operand)] = var
         loop_vars.append(var)
     elt = site.node.visit(_Lanes(names))
