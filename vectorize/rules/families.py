@@ -25,6 +25,23 @@ def padded_args(site: Site) -> list[cst.BaseExpression]:
     return [pad(n, v, rank) for n, v in zip(site.nodes, site.args)]
 
 
+def padded_method_call(site: Site, rank: int) -> cst.Call:
+    """The method call ``site.node`` on its vectorized receiver (``site.nodes[0]``), every
+    positional and keyword operand padded to per-example ``rank`` (`pad`)."""
+    call = site.node
+    positional = iter(zip(site.nodes[1:], site.args[1:]))
+    args = []
+    for arg in call.args:
+        if arg.keyword is None and not arg.star:
+            node, value = next(positional)
+            arg = arg.with_changes(value=pad(node, value, rank))
+        elif arg.keyword is not None and arg.keyword.value in site.kwargs:
+            node, value = site.kwargs[arg.keyword.value]
+            arg = arg.with_changes(value=pad(node, value, rank))
+        args.append(arg)
+    return call.with_changes(func=call.func.with_changes(value=site.nodes[0]), args=args)
+
+
 def with_batch(size: cst.BaseExpression, size_value, batch: cst.BaseExpression, backend):
     """A per-example shape or size (``size``, of abstract value ``size_value``) with the batch
     length ``batch`` in front: ``(len(x), <size>)`` spelled as simply as the size allows

@@ -16,7 +16,7 @@ from ...errors import Unsupported
 from ...rules.axes import axis_arg as _axis_arg
 from ...rules.axes import call_with, flattened, shift_axis, subscript, unbatched_attr
 from ...rules.axes import constant as _constant
-from ...rules.families import pad
+from ...rules.families import pad, padded_method_call
 from ...rules.registry import Registry, Rule, Site
 from ...syntax.templates import expr, render
 
@@ -120,19 +120,7 @@ def _transposed(site: Site):
 
 
 def _elementwise_method(site: Site):
-    call = site.node
-    rank = site.max_rank
-    positional = iter(zip(site.nodes[1:], site.args[1:]))
-    args = []
-    for arg in call.args:
-        if arg.keyword is None and not arg.star:
-            node, value = next(positional)
-            arg = arg.with_changes(value=pad(node, value, rank))
-        elif arg.keyword is not None and arg.keyword.value in site.kwargs:
-            node, value = site.kwargs[arg.keyword.value]
-            arg = arg.with_changes(value=pad(node, value, rank))
-        args.append(arg)
-    return call.with_changes(func=call.func.with_changes(value=site.nodes[0]), args=args)
+    return padded_method_call(site, site.max_rank)
 
 
 def _len(site: Site):

@@ -12,7 +12,7 @@ again.
 from __future__ import annotations
 
 from ...errors import Unsupported
-from ...rules.families import pad
+from ...rules.families import pad, padded_method_call
 from ...rules.registry import Registry, Rule, Site
 from ...syntax.templates import expr
 from .dtypes import torch_module
@@ -33,21 +33,10 @@ def _in_place(site: Site):
     if any(getattr(v, "batched", False) and v.rank > rank for v in values):
         raise Unsupported(f"`.{site.func}()` with an operand of more dims than the tensor "
                           "it changes")
-    call = site.node
     if site.func == "fill_" and site.args[1:] and site.args[1].batched:
         return expr("{x}.copy_({v})", x=site.nodes[0], v=pad(site.nodes[1], site.args[1],
                                                             rank))
-    positional = iter(zip(site.nodes[1:], site.args[1:]))
-    args = []
-    for arg in call.args:
-        if arg.keyword is None and not arg.star:
-            node, value = next(positional)
-            arg = arg.with_changes(value=pad(node, value, rank))
-        elif arg.keyword is not None and arg.keyword.value in site.kwargs:
-            node, value = site.kwargs[arg.keyword.value]
-            arg = arg.with_changes(value=pad(node, value, rank))
-        args.append(arg)
-    return call.with_changes(func=call.func.with_changes(value=site.nodes[0]), args=args)
+    return padded_method_call(site, rank)
 
 
 def register(reg: Registry) -> None:
