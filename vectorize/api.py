@@ -992,10 +992,6 @@ def _fold_var_positional(star: str, params: dict) -> dict:
 _PYTHON_OF_KIND = {"b": True, "i": 1, "u": 1, "f": 1.0, "c": 1j}
 
 
-def _narrow_float(dtype) -> bool:
-    return dtype.kind in "fc" and dtype.itemsize < (8 if dtype.kind == "f" else 16)
-
-
 def _promotes_otherwise(scalar, numbers) -> bool:
     """Whether the NumPy scalar ``scalar``, which numpy.vectorize hands to the examples as it
     is, meets the Python numbers of the parameters ``numbers`` with another dtype than the
@@ -1005,8 +1001,8 @@ def _promotes_otherwise(scalar, numbers) -> bool:
         dtype = getattr(value.example, "dtype", None)
         if dtype is None or dtype.kind not in _PYTHON_OF_KIND:
             continue
-        if _narrow_float(dtype) and _narrow_float(scalar.dtype):
-            return True     # (such a batch is not computed in Python's precision: `_plan`)
+        if dtype.char in _WIDENED and scalar.dtype.char in _WIDENED:
+            return True     # (such a batch is not widened to Python's precision: `_plan`)
         if np.result_type(dtype, scalar.dtype) != np.result_type(
                 _PYTHON_OF_KIND[dtype.kind], scalar.dtype):
             return True
