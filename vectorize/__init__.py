@@ -1,11 +1,11 @@
 """vectorize: write a function for one example, get readable batched NumPy."""
 
 from .api import VectorizeFallbackWarning, explain, vectorize
-from .errors import VectorizeError
+from .errors import VectorizeError, VectorizeWarning
 from .vmap import vmap
 
-__all__ = ["VectorizeError", "VectorizeFallbackWarning", "explain", "register_rule", "vectorize",
-           "vmap"]
+__all__ = ["VectorizeError", "VectorizeFallbackWarning", "VectorizeWarning", "explain",
+           "register_rule", "vectorize", "vmap"]
 __version__ = "0.1.0"
 
 

@@ -5,6 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+class VectorizeWarning(UserWarning):
+    """Something the user should know about a batched call that still gives the right
+    answer (`vmap` replayed its per-example loop where the batched code raised an exception
+    the function's own code cannot raise: `vectorize.vmap_replays`)."""
+
+
 class VectorizeError(ValueError):
     """A construct that vectorize cannot translate faithfully.
 

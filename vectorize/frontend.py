@@ -19,13 +19,14 @@ from collections import OrderedDict
 import numpy as np
 
 from . import chunks
+from .errors import VectorizeWarning
 
 FALLBACKS = ("error", "warn", "loop")
 MAX_SPECIALIZATIONS = 64
 """Specializations one vectorized callable keeps (least recently used dropped)."""
 
 
-class VectorizeFallbackWarning(UserWarning):
+class VectorizeFallbackWarning(VectorizeWarning):
     """A piece of a function runs per example (a Python loop) instead of vectorized."""
 
 

@@ -18,7 +18,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import backends, chunks, codegen, pickling, vmap_options
+from . import backends, chunks, codegen, pickling, vmap_options, vmap_replays
 from .abstract import TupleValue, Value, exact, representative
 from .chunks import check_chunk_size
 from .dask_runtime import block_stand_ins, wants_dask
@@ -228,6 +228,11 @@ class _VMapped:
         self._options = vmap_options.DEFAULT
         self._fast = None       # the last call's fast path (`_FastPath`), when it has one
         self._fast_numpy = None     # ... of NumPy arrays into `backend` (NumPy out)
+        # calls that ran the per-example loop because the batched code raised, and the last
+        # such exception (`vmap_replays`)
+        self.replays = 0
+        self.last_replay = None
+        self._replay_warned: set = set()
         try:
             # never `__dict__`: a vmapped function's state is its own (`vmap(vmap(f))`)
             functools.update_wrapper(self, func, updated=())
@@ -283,7 +288,12 @@ class _VMapped:
                     out = self._run_or_loop(args, kwargs, fast.entry, call_args, None, size,
                                             fast.batched, True)
                 else:
-                    out = fast.direct(*call_args)
+                    try:
+                        out = fast.direct(*call_args)
+                    except Exception:       # noqa: BLE001 -- the per-example loop decides
+                        out = self._run_or_loop(args, kwargs, fast.entry, call_args, None,
+                                                size, fast.batched, True)
+                        return out if fast is self._fast else _to_numpy(out, self.backend)
                     if type(out) is not fast.out_type or out.ndim <= fast.rank:
                         spec = fast.entry.spec
                         placed = _place_outputs(out, spec.result, 0, size,
@@ -334,11 +344,13 @@ class _VMapped:
             return self._backend_failed(failure, run[0].spec, args, kwargs, run[3])
         except (VectorizeError, Warning):
             raise       # (a warning the caller made an error is the batched code's own)
-        except Exception:       # noqa: BLE001 -- the per-example loop decides
+        except Exception as exc:       # noqa: BLE001 -- the per-example loop decides
             entry, size = run[0], run[3]
             if not size or not backends.get(entry.spec.backend).eager_raises:
                 raise       # (JAX: what its traced code raises is not a per-example raise)
-            return self._loop(args, kwargs, size)
+            out = self._loop(args, kwargs, size)
+            vmap_replays.record(self, exc, entry.spec)     # (the loop returned)
+            return out
     def _backend_failed(self, failure, spec, args, kwargs, size):
         """The backend's library could not run the generated code (`BackendFailure`, e.g.
         JAX could not trace it): a `VectorizeError` located in the function where

@@ -33,6 +33,7 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import Value
+from ..analysis.python_numbers import PythonNumbers
 from ..liveness import reads, writes
 from ..rules import python_errors
 from ..syntax.edit import AUGMENTED_TO_BINARY
@@ -67,11 +68,17 @@ class _Checks:
         self.defs = _definitions(func)
         self.counters = _counters(func)
         self.numpy_names: dict[str, bool] = {}
+        # `vmap`: which values are Python numbers all the same (``float(y)``, ``int(y)``,
+        # ``math.*``, ``len``, literals combined with those), whose operations get the checks
+        self.python = PythonNumbers(analysis, func) if numpy_scalars else None
 
     # ---------------------------------------------------------------- provenance
     def numpy_valued(self, node, seen=frozenset()) -> bool:
         """Whether ``node`` is per example a NumPy scalar (NumPy's semantics, no check) rather
-        than a Python number. Unsure: a Python number (a check too many only costs a loop)."""
+        than a Python number. Unsure: a Python number (a check too many only costs a loop).
+        `vmap`: a NumPy scalar unless `analysis.python_numbers` shows it a Python number."""
+        if self.python is not None:
+            return not self.python.python_valued(node)
         t = type(node)
         if t is cst.Name:
             name = node.value
@@ -128,7 +135,7 @@ class _Checks:
             self.of(node.body, guards + [(node.test, False)], facts, out)
             self.of(node.orelse, guards + [(node.test, True)], facts, out)
             return
-        affine = None if self.numpy_scalars else self.affine(node)
+        affine = self.affine(node)
         if affine is not None:
             # `3 * n + 1` on ints: wrapping in between is harmless (int64 arithmetic is exact
             # modulo 2**64), so one check of the result, as bounds on n
@@ -144,10 +151,22 @@ class _Checks:
                 self.of(child, guards, facts, out)
         for check in self.checks_of(node):
             if check.divisor is not None and self.nonzero(check.divisor, guards, facts) or \
-                    self.refuted(check, guards, facts) or self.proved(check):
+                    self.refuted(check, guards, facts) or self.proved(check) or \
+                    self.computed_by_python(check):
                 continue
             out.append((check, guards))
             self.assume(check, guards)
+
+    def computed_by_python(self, check) -> bool:
+        """`vmap`: whether the check is about an operation the generated code leaves to
+        Python itself, on the same Python numbers (its operands are the same for every
+        example: ``len(v) ** 2``), which raises or computes exactly as the loop does. A zero
+        divisor is still checked (a shared divisor under a per-example condition becomes a
+        NumPy scalar, so that lanes Python keeps out cannot raise)."""
+        if self.python is None or check.divisor is not None:
+            return False
+        values = [self.value(n) for n in check.nodes.values()]
+        return all(v is not None and not v.batched for v in values)
 
     # ---------------------------------------------------------------- int ranges
     def assume(self, check, guards) -> None:
@@ -193,6 +212,10 @@ class _Checks:
         elif t is cst.UnaryOperation and type(node.operator) is cst.Minus:
             inner = self.interval(node.expression, depth + 1)
             found = None if inner is None else (-inner[1], -inner[0])
+        elif t is cst.Call and len(node.args) == 1 and self.example(node.func) in (
+                builtins.int, builtins.round):
+            # `int(n)` of an int or bool: the same value (`int(x > 0)` is 0 or 1)
+            found = self.interval(node.args[0].value, depth + 1)
         elif t is cst.BinaryOperation:
             op = python_errors.BINARY_SYMBOL.get(type(node.operator))
             if op in ("+", "-", "*", "**", "//"):
@@ -256,8 +279,6 @@ class _Checks:
 
     def checks_of(self, node) -> list:
         t = type(node)
-        if self.numpy_scalars:
-            return self.numpy_call(node) if t is cst.Call else []
         if t is cst.BinaryOperation:
             return self.binary(type(node.operator), node.left, node.right, node)
         if t is cst.UnaryOperation and type(node.operator) is cst.Minus:
@@ -306,13 +327,21 @@ class _Checks:
         if fn is np.arange and len(nodes) == 3 and values[2] is not None:
             # a step of 0: Python numbers raise ZeroDivisionError, NumPy ones ValueError;
             # the padded range of a reduction would make it an empty range
+            if self.numpy_scalars:
+                return self.numpy_call(node)
             return python_errors.arange_checks(nodes, values)
-        if any(v is None for v in values) or any(self.numpy_valued(n) for n in nodes):
+        if any(v is None for v in values):
             return []
+        # `math.*`, `int(x)` and `round(x)` make Python numbers of NumPy scalars too, and
+        # raise as Python does for them (`math.sqrt(np.float64(-1))`, `int(np.float64(nan))`)
         if getattr(fn, "__module__", None) == "math" and getattr(math, getattr(
                 fn, "__name__", ""), None) is fn:
             return python_errors.math_checks(fn.__name__, nodes, values)
-        if fn in (builtins.int, builtins.round, builtins.abs, builtins.divmod, builtins.pow):
+        if fn in (builtins.int, builtins.round) and len(nodes) == 1:
+            return python_errors.builtin_checks(fn, nodes, values, self.value(node))
+        if any(self.numpy_valued(n) for n in nodes):
+            return []
+        if fn in (builtins.round, builtins.abs, builtins.divmod, builtins.pow):
             return python_errors.builtin_checks(fn, nodes, values, self.value(node))
         return []
 
@@ -719,7 +748,10 @@ class _Writer:
             if key in seen:
                 continue
             seen.add(key)
-            exc = cst.Call(cst.Name(check.exception), [cst.Arg(_string(check.message))])
+            message = check.message
+            if self.checks.numpy_scalars:
+                message = python_errors.VMAP_MESSAGES.get(message, message)
+            exc = cst.Call(cst.Name(check.exception), [cst.Arg(_string(message))])
             out.append(cst.If(test=test, body=cst.IndentedBlock(
                 [cst.SimpleStatementLine([cst.Raise(exc=exc)])])))
         if not out:
@@ -745,13 +777,9 @@ def _inside(facts: list, region) -> list:
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    if not ctx.registry.backend.exception_checks:
-        return func
     numpy_scalars = not getattr(ctx.module, "python_semantics", False)
-    if numpy_scalars and not any(type(n) is cst.Call and (
-            type(n.func) is cst.Attribute and n.func.attr.value == "arange"
-            or type(n.func) is cst.Name and n.func.value == "arange") for n in walk(func)):
-        return func       # (the only check on NumPy scalars; the analysis is not free)
+    if not (ctx.registry.backend.exception_checks or numpy_scalars):
+        return func     # (a backend whose examples are never Python's: PyTorch's tensors)
     analysis = ctx.analyze(func)
     writer = _Writer(_Checks(analysis, func, numpy_scalars))
     body = writer.block(func.body.body, [], top=True)

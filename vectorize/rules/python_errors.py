@@ -68,6 +68,15 @@ _SHIFT = _message(lambda: 1 << -1)
 
 _MAX = sys.float_info.max
 
+VMAP_MESSAGES = {
+    _FRACTIONAL: "a negative Python float to a fractional power is a complex number",
+    _INT_TOO_LARGE: "a Python int beyond int64",
+    "integers to negative integer powers give floats":
+        "a Python int to a negative power is a float",
+}
+"""`vmap`'s message for the checks where Python's numbers give a value NumPy's do not (the
+per-example loop then runs and returns it; the JAX backend, which cannot run it, raises)."""
+
 
 def _last_finite(fn, start: float) -> float:
     """The largest double at which ``fn`` (a `math` function that overflows above some
@@ -245,7 +254,12 @@ def _power(kind, nodes, a: Value, b: Value, result) -> list:
         k = float(k)
         if k < 0:
             checks.append(Check("ZeroDivisionError", _NEGATIVE_POWER, "{a} == 0", nodes))
-        if not k.is_integer():
+        if k == 0.5:
+            # NumPy computes `** 0.5` as a square root, which keeps -0.0 (Python's pow
+            # gives 0.0): a sign bit set is checked, so -0.0 replays the loop too
+            checks.append(Check("ValueError", _FRACTIONAL, "math.copysign(1.0, {a}) < 0",
+                                nodes))
+        elif not k.is_integer():
             checks.append(Check("ValueError", _FRACTIONAL, "{a} < 0", nodes))
         narrow = a.dtype if a.kind == "f" and a.dtype.itemsize < 8 else None
         if narrow is not None:

@@ -106,10 +106,19 @@ def _round(site: Site) -> cst.BaseExpression:
             return expr("pymath.round({x}, {n})", x=x, n=digits)
         return expr("np.round({x}, {n})", x=x, n=digits)   # ints too: round(15, -1) is 20
     if kind in "iu":
-        return x
+        return _as_python_int(site, x)
     if kind == "b":
         return expr("{x}.astype(int)", x=x)
     return expr("np.round({x}).astype(int)", x=x)
+
+
+def _as_python_int(site: Site, x) -> cst.BaseExpression:
+    """An int per example made a Python int (`int(n)`, `round(n)`): an int64 array as it is;
+    for `vmap` (NumPy scalars per example) a narrower int becomes int64 too, as the Python
+    int of an int8 neither wraps at 127 nor stacks as int8."""
+    if site.python_semantics or site.args[0].dtype == np.int64:
+        return x
+    return expr("{x}.astype(int)", x=x)
 
 
 def _int(site: Site) -> cst.BaseExpression:
@@ -117,8 +126,26 @@ def _int(site: Site) -> cst.BaseExpression:
         raise Unsupported("`int(x, base)` on per-example values", suggestion="use int(x)")
     (x,) = site.nodes
     if site.args[0].kind in "iu":
-        return x
+        return _as_python_int(site, x)
     return expr("{x}.astype(int)", x=x)  # truncates toward zero, like int()
+
+
+_PYTHON_DTYPES = {"b": np.dtype(bool), "i": np.dtype(np.int64), "u": np.dtype(np.int64),
+                  "f": np.dtype(np.float64), "c": np.dtype(np.complex128)}
+
+
+def _item(site: Site) -> cst.BaseExpression:
+    """``x.item()`` of a per-example NumPy scalar: its Python number, as an array of the
+    dtype NumPy gives such numbers (bool, int64, float64, complex128)."""
+    (x,), (value,) = site.nodes, site.args
+    dtype = _PYTHON_DTYPES.get(value.kind)
+    if value.rank != 0 or dtype is None or len(site.nodes) != 1 or site.kwargs:
+        raise Unsupported("`.item()` of a per-example value that is not a number",
+                          suggestion="index the element you mean (`v[0]`)")
+    if value.dtype == dtype:
+        return x
+    return expr("{x}.astype(" + {"b": "bool", "i": "int", "u": "int", "f": "float",
+                                 "c": "complex"}[value.kind] + ")", x=x)
 
 
 def _float(site: Site) -> cst.BaseExpression:
@@ -212,6 +239,10 @@ def register(reg: Registry) -> None:
     reg.add_call(builtins.int, Rule(
         "builtin.int", "builtins", "`int(x)` truncates toward zero: `x.astype(int)`.",
         "k = int(x)", "k = x.astype(int)", _int, may_warn=True))
+    reg.add_method("item", Rule(
+        "array.item", "builtins", "`x.item()` of a per-example number is a Python number: "
+        "`x` as bool, int64, float64 or complex128 (`x.astype(float)` for float32).",
+        "y = x.item()", "y = x.astype(float)", _item))
     reg.add_call(builtins.float, Rule(
         "builtin.float", "builtins", "`float(x)` is `x.astype(float)` (nothing for float64).",
         "y = float(k)", "y = k.astype(float)", _float))

@@ -1,0 +1,147 @@
+"""Which values of a `vmap` specialization are Python numbers per example.
+
+`vmap`'s reference is the loop over NumPy scalars and rows, so its parameters are NumPy
+values; but inside that loop ``float(y)``, ``int(y)``, ``round(y)``, ``len(v)``, ``math.*``,
+``y.item()``, and Python literals combined only with such values are Python numbers, with
+Python's semantics (ints that do not wrap, ``(-4.0) ** 0.5`` complex, ``1.0 / 0.0`` raising).
+`passes.python_raises` checks the operations on them where Python's result differs from
+NumPy's; this module says which they are, from the syntax and the analysis's values.
+
+Flow-insensitive: a name is a Python number if any of its assignments makes one (a check
+too many fires only where the operation meets such a value, and then the per-example loop
+decides). Unbatched values are judged by their example's type: a literal, a global or an
+argument passed as it is (``in_axes=None``) that is a Python number is one.
+"""
+
+from __future__ import annotations
+
+import builtins
+import cmath
+import math
+
+import libcst as cst
+
+from ..abstract import Value
+from ..syntax.traversal import walk
+
+_NUMBERS = (bool, int, float, complex)
+# builtins whose result is a Python number whatever their argument (a NumPy scalar too)
+_ALWAYS = (builtins.float, builtins.int, builtins.complex, builtins.bool, builtins.len)
+_RANGE = object()       # a `for` target over `range(...)`: a Python int
+
+
+class PythonNumbers:
+    """``python_valued(node)``: whether ``node`` may be a Python number per example."""
+
+    def __init__(self, analysis, func: cst.FunctionDef):
+        self.analysis = analysis
+        self.defs = _definitions(func)
+        self.names: dict[str, bool] = {}
+
+    def example(self, node):
+        value = self.analysis.values.get(node)
+        return value.example if isinstance(value, Value) else None
+
+    def python_valued(self, node, seen=frozenset()) -> bool:
+        value = self.analysis.values.get(node)
+        if isinstance(value, Value) and not value.batched and value.known:
+            # computed once for every example: its example is the value's type
+            return type(value.example) in _NUMBERS
+        t = type(node)
+        if t is cst.Name:
+            name = node.value
+            if name in seen:
+                return False
+            if name not in self.names:
+                self.names[name] = any(
+                    d is _RANGE or d is not None and self.python_valued(d, seen | {name})
+                    for d in self.defs.get(name, ()))
+            return self.names[name]
+        if t is cst.BinaryOperation:
+            return self.python_valued(node.left, seen) and self.python_valued(node.right, seen)
+        if t is cst.UnaryOperation:
+            return self.python_valued(node.expression, seen)
+        if t is cst.BooleanOperation:
+            return self.python_valued(node.left, seen) or self.python_valued(node.right, seen)
+        if t is cst.IfExp:
+            return self.python_valued(node.body, seen) or self.python_valued(node.orelse, seen)
+        if t is cst.Comparison:
+            return self.python_valued(node.left, seen) and all(
+                self.python_valued(c.comparator, seen) for c in node.comparisons)
+        if t is cst.Attribute and node.attr.value in ("real", "imag"):
+            return self.python_valued(node.value, seen)
+        if t is cst.Subscript:
+            # `divmod(a, b)[0]`: an item of a pair of Python numbers
+            return type(node.value) is cst.Call and self.example(
+                node.value.func) is builtins.divmod and self.python_valued(node.value, seen)
+        if t is cst.Call:
+            return self._call(node, seen)
+        return False
+
+    def _call(self, node: cst.Call, seen) -> bool:
+        if type(node.func) is cst.Attribute and node.func.attr.value in ("item", "tolist") \
+                and not node.args:
+            return True     # a NumPy scalar's (or 0-d array's) Python number
+        fn = self.example(node.func)
+        args = [a.value for a in node.args]
+        if fn in _ALWAYS:
+            return True
+        if fn is builtins.round:
+            return len(args) == 1 or bool(args) and self.python_valued(args[0], seen)
+        if fn is builtins.abs:
+            return len(args) == 1 and self.python_valued(args[0], seen)
+        if fn in (builtins.min, builtins.max):
+            # the result is one of the arguments (an iterable's item: unknown, NumPy's)
+            return len(args) > 1 and any(self.python_valued(a, seen) for a in args)
+        if fn in (builtins.pow, builtins.divmod):
+            return bool(args) and all(self.python_valued(a, seen) for a in args)
+        module = getattr(fn, "__module__", None)
+        name = getattr(fn, "__name__", "")
+        return module in ("math", "cmath") and (getattr(math, name, None) is fn
+                                                or getattr(cmath, name, None) is fn)
+
+
+def _definitions(func: cst.FunctionDef) -> dict:
+    """name -> what is assigned to it: expressions, `_RANGE` for the target of a loop over a
+    ``range``, None where unknown (parameters, other loop targets, unpacking of anything
+    but a display or ``divmod``)."""
+    defs: dict[str, list] = {}
+
+    def bind(target, value) -> None:
+        t = type(target)
+        if t is cst.Name:
+            defs.setdefault(target.value, []).append(value)
+        elif t in (cst.Tuple, cst.List):
+            items = [e.value for e in target.elements]
+            if type(value) in (cst.Tuple, cst.List) and len(value.elements) == len(items) \
+                    and not any(type(e) is cst.StarredElement for e in value.elements):
+                for item, e in zip(items, value.elements):
+                    bind(item, e.value)
+            else:
+                divmod_call = type(value) is cst.Call and type(value.func) is cst.Name and \
+                    value.func.value == "divmod"
+                for item in items:
+                    bind(item, value if divmod_call else None)
+
+    for p in func.params.params:
+        defs.setdefault(p.name.value, []).append(None)
+    for n in walk(func.body):
+        t = type(n)
+        if t is cst.Assign:
+            for target in n.targets:
+                bind(target.target, n.value)
+        elif t is cst.AnnAssign and n.value is not None:
+            bind(n.target, n.value)
+        elif t is cst.AugAssign and type(n.target) is cst.Name:
+            defs.setdefault(n.target.value, []).append(
+                cst.BinaryOperation(n.target, cst.Add(), n.value))
+        elif t is cst.NamedExpr:
+            bind(n.target, n.value)
+        elif t is cst.For:
+            ranged = type(n.iter) is cst.Call and type(n.iter.func) is cst.Name and \
+                n.iter.func.value == "range"
+            if type(n.target) is cst.Name:
+                defs.setdefault(n.target.value, []).append(_RANGE if ranged else None)
+            else:
+                bind(n.target, None)
+    return defs

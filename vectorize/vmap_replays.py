@@ -1,0 +1,116 @@
+"""`vmap`'s replays made visible: where the batched code raised and the per-example loop ran.
+
+A replay gives the reference's answer, so it is never wrong, but it can hide an engine bug
+as a slow correct answer. Each vmapped function counts them (``.replays``: calls that ran
+the loop after the batched code raised; ``.last_replay``: that exception, as text), and
+warns (`VectorizeWarning`, once per specialization) where the loop RETURNED after the
+batched code raised an exception the user's code could not have raised per example.
+
+Legitimate replays (no warning): the batched code raised by a ``raise`` statement (the
+engine's checks where Python's numbers differ from NumPy's, the user's own ``raise`` or
+``assert`` reached on lanes its caller keeps out), or inside the user's own code (a piece run
+per example), or an exception type the user's code can raise on the lanes Python never
+runs (both branches of a per-example ``if`` run on every lane): an ``ArithmeticError``, a
+``ValueError`` (NumPy's ``2 ** n`` of a negative int, its conversions and functions), an
+``IndexError`` / ``KeyError`` where the code subscripts. Anything else (a ``TypeError``, an
+``AttributeError``, a ``NameError``, an ``IndexError`` in code without subscripts) is the
+engine's own code failing: the loop's answer is returned, with the warning.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import os
+import sys
+import textwrap
+import types
+import warnings
+
+from .errors import VectorizeWarning
+
+_GENERATED = "<vectorize"     # the file name of generated code (`codegen`)
+
+
+def record(vm, exc: BaseException, spec) -> None:
+    """The loop returned after the batched code of ``spec`` raised ``exc``: counted on the
+    vmapped function ``vm``, and warned about once per specialization where suspicious."""
+    vm.replays += 1
+    vm.last_replay = f"{type(exc).__name__}: {exc}"
+    if id(spec) in vm._replay_warned or not suspicious(exc, vm._target):
+        return
+    vm._replay_warned.add(id(spec))
+    warnings.warn(
+        f"vectorize.vmap: {vm._name}: the batched code raised {type(exc).__name__} "
+        f"({exc}), which the per-example code cannot raise, and the per-example loop "
+        "returned: its results are returned (correct, at the loop's cost). This may be a bug "
+        "of vectorize: please report it with the function and its arguments.",
+        VectorizeWarning, stacklevel=4)
+
+
+def suspicious(exc: BaseException, func) -> bool:
+    """Whether ``exc``, raised by the batched code of ``func``, is one that ``func``'s own
+    code could not raise per example (module docstring)."""
+    frame = _innermost(exc)
+    if frame is not None:
+        filename, line = frame
+        if filename.startswith(_GENERATED):
+            text = _line(filename, line)
+            if text.lstrip().startswith("raise"):
+                return False        # a check, or the user's `raise` / `assert`
+        elif not _library(filename):
+            return False            # the user's own code raised it
+    if isinstance(exc, (ArithmeticError, ValueError)):
+        return False
+    if isinstance(exc, (IndexError, KeyError)):
+        return not _subscripts(func)
+    return True
+
+
+def _innermost(exc):
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is None:
+        return None
+    return last.tb_frame.f_code.co_filename, last.tb_lineno
+
+
+def _line(filename: str, line: int) -> str:
+    return linecache.getline(filename, line)
+
+
+def _library(filename: str) -> bool:
+    """A file of vectorize, NumPy, PyTorch, JAX or the standard library, not the user's."""
+    import numpy
+    roots = [os.path.dirname(os.path.abspath(__file__)), os.path.dirname(numpy.__file__),
+             os.path.dirname(os.__file__)]
+    for name in ("torch", "jax", "jaxlib"):
+        module = sys.modules.get(name)
+        if module is not None and getattr(module, "__file__", None):
+            roots.append(os.path.dirname(module.__file__))
+    path = os.path.abspath(filename)
+    return not os.path.isfile(path) or any(path.startswith(r + os.sep) for r in roots)
+
+
+def _subscripts(func, seen=None) -> bool:
+    """Whether ``func`` or a function of its module it calls subscripts anything."""
+    seen = set() if seen is None else seen
+    if not isinstance(func, types.FunctionType) or func in seen:
+        return False
+    seen.add(func)
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return True         # unknown: the user's code may
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript):
+            return True
+        if isinstance(node, ast.Name) and isinstance(func.__globals__.get(node.id),
+                                                     types.FunctionType):
+            if _subscripts(func.__globals__[node.id], seen):
+                return True
+    return False
