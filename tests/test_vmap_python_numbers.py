@@ -126,8 +126,25 @@ def scaled_int(n):
     return int(n) * 100
 
 
+def _root(a):
+    return a ** 0.5
+
+
+def root_of_a_python_float(y):
+    return _root(float(y)) + _root(y)     # the helper twice: a Python float, a NumPy one
+
+
+def rounded_to_3(y):
+    return round(float(y), 3)
+
+
+def unsigned_successor(n):
+    return int(n) + 1
+
+
 FLOAT_FUNCTIONS = [sqrt_pow, inverse, math_sqrt, math_log, math_exp, to_int, rounded,
-                   floored_cube, item_pow, chained, float_square, through_a_name, smaller_root]
+                   floored_cube, item_pow, chained, float_square, through_a_name, smaller_root,
+                   rounded_to_3, root_of_a_python_float]
 INT_FUNCTIONS = [int_pow, int_square, int_sum, int_shift, int_abs, int_negation,
                  int_floor_division, int_modulo, int_divmod, negative_power,
                  int_true_division, scaled_int]
@@ -240,6 +257,29 @@ def test_a_narrow_int_made_a_python_int_does_not_wrap():
     got = vmap(scaled_int)(np.array([100, -100, 7], dtype=np.int8))
     assert got.dtype == np.int64                # (was int8: [16, -16, -68])
     assert got.tolist() == [10000, -10000, 700]
+
+
+def test_a_helper_passed_a_python_number_checks_it():
+    x = np.array([4.0, -4.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = vmap(root_of_a_python_float)(x)
+        want = _loop(root_of_a_python_float, x)
+    assert got.dtype == want.dtype == np.complex128       # (was [4, nan])
+    np.testing.assert_allclose(got, want, rtol=1e-15)
+    source = vmap(root_of_a_python_float).source(np.array([4.0]))
+    assert source.count("raise ") == 1, source     # only the specialization for Python's
+
+
+def test_round_of_a_python_float_rounds_as_python():
+    x = np.array([0.0005, 2.6985, -1.5])
+    np.testing.assert_array_equal(vmap(rounded_to_3)(x), [0.001, 2.699, -1.5])  # (np.round:
+    np.testing.assert_array_equal(vmap(lambda y: round(y, 3))(x), [0.0, 2.698, -1.5])  # 0.0)
+
+
+def test_the_python_int_of_a_uint64_does_not_wrap():
+    x = np.array([2 ** 64 - 1, 3], dtype=np.uint64)
+    _same(vmap(unsigned_successor)(x), _loop(unsigned_successor, x))   # (was [0, 4])
 
 
 def test_item_is_a_python_number():

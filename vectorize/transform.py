@@ -25,6 +25,7 @@ from . import backends, codegen
 from .abstract import TupleValue, Value, exact
 from .analysis import Analysis
 from .analysis.expressions import MaybeUnbound
+from .analysis.python_numbers import PythonNumbers
 from .codegen import Generated  # noqa: F401 -- what a transform returns
 from .errors import Unsupported, VectorizeError
 from .introspect import ClosureView, attribute_guard, forwarded_target
@@ -114,12 +115,15 @@ class ModuleContext:
         return out
 
     def specialize(self, func, params: dict[str, object], node=None,
-                   name: str | None = None) -> _Spec:
+                   name: str | None = None, python_params: frozenset = frozenset()) -> _Spec:
         """The specialization of ``func`` for ``params``: a helper's (``node``: the call) is
         shared by every call with the same abstract arguments; a main function given a
-        ``name`` gets its own."""
+        ``name`` gets its own. ``python_params``: the parameters a `vmap` helper is passed
+        Python numbers for (`analysis.python_numbers`)."""
         fn = func.__func__ if isinstance(func, types.MethodType) else func
         key = (fn, tuple((k, abstract_key(v)) for k, v in params.items()))
+        if python_params:
+            key += (python_params,)
         if name is not None:
             key += (name,)
         spec = self.specs.get(key)
@@ -139,6 +143,7 @@ class ModuleContext:
         checked: set = set()
         while True:
             job = FunctionJob(self, source, params, spec.name, helper=node is not None)
+            job.python_params = python_params
             try:
                 spec.tree, spec.result = job.run()
                 spec.unbatched_returns = any(not _all_batched(value)
@@ -178,6 +183,9 @@ class FunctionJob:
         self.last: Analysis | None = None
         self.read: dict[str, object] = {}     # free names any analysis resolved -> value
         self.read_attributes: dict[tuple, object] = {}   # (root, attributes) -> value
+        # `vmap`: the parameters its caller passes Python numbers (`analysis.python_numbers`)
+        self.python_params: frozenset = frozenset()
+        self._analysing: Analysis | None = None     # the analysis that calls `_helper`
 
     def analyze(self, tree: cst.FunctionDef) -> Analysis:
         """The analysis of ``tree``; recomputed whenever a pass produced a new tree."""
@@ -192,7 +200,11 @@ class FunctionJob:
         # NumPy or PyTorch: `runtime_replays`) replay the loop
         analysis.replayed = bool(self.module.python_semantics) or self.module.runtime_replays
         analysis.python_semantics = self.module.python_semantics
-        analysis.analyze()
+        self._analysing = analysis
+        try:
+            analysis.analyze()
+        finally:
+            self._analysing = None
         self.read.update(analysis.free_names)
         self.read_attributes.update(analysis.free_attributes)
         if any(analysis.batched_tests.values()) or analysis.masked_loops:
@@ -225,11 +237,29 @@ class FunctionJob:
             raise Unsupported("calling a method on per-example values", node,
                               "call a plain module-level function")
         try:
-            spec = self.module.specialize(fn, params, node)
+            spec = self.module.specialize(fn, params, node,
+                                          python_params=self._python_arguments(fn, node))
         except VectorizeError:
             raise
         self.helper_nodes[node] = spec.name
         return spec.result
+
+    def _python_arguments(self, fn, node) -> frozenset:
+        """`vmap`: the parameters of the helper ``fn`` that the call ``node`` passes Python
+        numbers per example (``h(float(y))``), so that its operations on them are checked
+        as the caller's are (`passes.python_raises`)."""
+        analysis = getattr(self._analysing, "interpreting", None)
+        if self.module.python_semantics or analysis is None or type(node) is not cst.Call:
+            return frozenset()
+        numbers = PythonNumbers(analysis, analysis.tree, self.python_params)
+        try:
+            bound = inspect.signature(fn).bind(
+                *[a.value for a in node.args if a.keyword is None],
+                **{a.keyword.value: a.value for a in node.args if a.keyword is not None})
+        except TypeError:
+            return frozenset()
+        return frozenset(name for name, arg in bound.arguments.items()
+                         if isinstance(arg, cst.BaseExpression) and numbers.python_valued(arg))
 
     def _in_users_terms(self, problem: Unsupported) -> Unsupported:
         """A refusal that names a variable the engine made up (``result``, ``active``...)

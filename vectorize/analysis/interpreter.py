@@ -160,11 +160,15 @@ class Analysis(Expressions, Calls, Aliasing):
                              self.allow_fallback, self.promoted, self.speculative, self.helper)
             fresh.replayed = self.replayed
             fresh.python_semantics = self.python_semantics
+            # what the analysis has found so far, for a helper it specializes
+            # (`transform.FunctionJob._python_arguments`)
+            self.interpreting = fresh
             # operations on examples stand for every lane's: their floating-point errors
             # (1 / 0.0 on a representative) say nothing, and are ignored throughout
             with np.errstate(all="ignore"), self.registry.backend.analysing():
                 fresh._interpret()
             if not fresh.needs_rerun:
+                del self.interpreting
                 self.__dict__.update(fresh.__dict__)
                 return self
             self.promoted |= fresh.promoted

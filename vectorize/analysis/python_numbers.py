@@ -33,10 +33,11 @@ _RANGE = object()       # a `for` target over `range(...)`: a Python int
 class PythonNumbers:
     """``python_valued(node)``: whether ``node`` may be a Python number per example."""
 
-    def __init__(self, analysis, func: cst.FunctionDef):
+    def __init__(self, analysis, func: cst.FunctionDef, python_params=frozenset()):
+        """``python_params``: the parameters the caller passes Python numbers (a helper's)."""
         self.analysis = analysis
         self.defs = _definitions(func)
-        self.names: dict[str, bool] = {}
+        self.names: dict[str, bool] = {name: True for name in python_params}
 
     def example(self, node):
         value = self.analysis.values.get(node)

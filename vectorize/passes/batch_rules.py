@@ -19,6 +19,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..abstract import TupleValue, Value
+from ..analysis.python_numbers import PythonNumbers
 from ..analysis.syntax import formatted_expressions
 from ..errors import Unsupported
 from ..liveness import reads, writes
@@ -68,15 +69,29 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
         self.size_name = None      # (name, parameter) when the batch size is kept in a name
         self._ragged_args: dict = {}   # np.arange with per-example bounds -> its arguments
         self.array_values = ArrayValues.get(ctx).values
+        self._python = None         # `vmap`: which values are Python numbers (made once)
 
     def value(self, node):
         return self.analysis.values.get(node)
+
+    def _python_numbers(self, operands) -> bool:
+        """Whether the operands are Python numbers per example: always for `vectorize`; for
+        `vmap` where each is one (`analysis.python_numbers`: ``round(float(y), 3)`` rounds as
+        Python rounds)."""
+        if self.ctx.module.python_semantics:
+            return True
+        if not operands or self._func is None:
+            return False
+        if self._python is None:
+            self._python = PythonNumbers(self.analysis, self._func,
+                                         getattr(self.ctx, "python_params", frozenset()))
+        return all(self._python.python_valued(o) for o in operands)
 
     def _apply(self, rule, original, updated, operands_orig, operands_new, **extra):
         site = Site(args=[self.value(o) for o in operands_orig], nodes=list(operands_new),
                     node=updated, original=original, result=self.value(original),
                     backend=self.registry.backend,
-                    python_semantics=bool(self.ctx.module.python_semantics), **extra)
+                    python_semantics=self._python_numbers(operands_orig), **extra)
         self.ctx.explain(rule, original)
         try:
             new = rule.rewrite(site)

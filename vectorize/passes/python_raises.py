@@ -54,7 +54,8 @@ class _Fact:
 
 
 class _Checks:
-    def __init__(self, analysis, func: cst.FunctionDef, numpy_scalars: bool = False):
+    def __init__(self, analysis, func: cst.FunctionDef, numpy_scalars: bool = False,
+                 python_params=frozenset()):
         self.analysis = analysis
         # `vmap`: the examples are NumPy scalars, whose arithmetic raises nothing; only what
         # NumPy itself raises per example and the batched code would not is checked
@@ -70,7 +71,7 @@ class _Checks:
         self.numpy_names: dict[str, bool] = {}
         # `vmap`: which values are Python numbers all the same (``float(y)``, ``int(y)``,
         # ``math.*``, ``len``, literals combined with those), whose operations get the checks
-        self.python = PythonNumbers(analysis, func) if numpy_scalars else None
+        self.python = PythonNumbers(analysis, func, python_params) if numpy_scalars else None
 
     # ---------------------------------------------------------------- provenance
     def numpy_valued(self, node, seen=frozenset()) -> bool:
@@ -781,7 +782,8 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if not (ctx.registry.backend.exception_checks or numpy_scalars):
         return func     # (a backend whose examples are never Python's: PyTorch's tensors)
     analysis = ctx.analyze(func)
-    writer = _Writer(_Checks(analysis, func, numpy_scalars))
+    writer = _Writer(_Checks(analysis, func, numpy_scalars,
+                             getattr(ctx, "python_params", frozenset())))
     body = writer.block(func.body.body, [], top=True)
     if not writer.changed:
         return func

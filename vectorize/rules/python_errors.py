@@ -440,6 +440,10 @@ def builtin_checks(fn, arg_nodes: list, args: list, result) -> list:
     if fn in (builtins.int, builtins.round) and len(args) == 1:
         if _kind(args[0]) == "f":
             return [c._replace(nodes={"x": arg_nodes[0]}) for c in _TO_INT]
+        if args[0].kind == "u" and args[0].dtype.itemsize == 8:
+            # the Python int of a uint64 beyond int64 (an int64 result would wrap)
+            return [Check("OverflowError", _INT_TOO_LARGE, f"{{x}} > {2 ** 63 - 1}",
+                          {"x": arg_nodes[0]})]
         return []
     if fn is builtins.round and len(args) == 2 and _kind(args[0]) == "i" and \
             args[0].kind in "iu":
