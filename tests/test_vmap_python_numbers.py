@@ -107,6 +107,10 @@ def chained(y):
     return 0.0 < float(y) < 5.0
 
 
+def chained_division(y):
+    return float(y) != 0.0 < 1.0 / float(y) < 5.0     # no division where y == 0
+
+
 def float_square(y):
     return float(y) ** 2
 
@@ -144,7 +148,7 @@ def unsigned_successor(n):
 
 FLOAT_FUNCTIONS = [sqrt_pow, inverse, math_sqrt, math_log, math_exp, to_int, rounded,
                    floored_cube, item_pow, chained, float_square, through_a_name, smaller_root,
-                   rounded_to_3, root_of_a_python_float]
+                   rounded_to_3, root_of_a_python_float, chained_division]
 INT_FUNCTIONS = [int_pow, int_square, int_sum, int_shift, int_abs, int_negation,
                  int_floor_division, int_modulo, int_divmod, negative_power,
                  int_true_division, scaled_int]
@@ -251,6 +255,15 @@ def test_python_errors_raise_as_in_the_loop():
         vmap(to_int)(np.array([1.0, np.nan]))   # (was -2**63)
     with pytest.raises(ZeroDivisionError):
         vmap(int_modulo)(np.array([3, 0]))
+
+
+def test_a_chained_comparison_evaluates_its_operands_as_python_does():
+    x = np.array([0.0, 0.5, 0.1])
+    np.testing.assert_array_equal(vmap(chained_division)(x), [False, True, False])
+    from vectorize import vectorize
+    assert "raise" not in vectorize(chained_division).source(x)     # (checked `y == 0`:
+    np.testing.assert_array_equal(vectorize(chained_division)(x),  # replayed each time)
+                                  np.vectorize(chained_division)(x))
 
 
 def test_a_narrow_int_made_a_python_int_does_not_wrap():

@@ -136,6 +136,16 @@ class _Checks:
             self.of(node.body, guards + [(node.test, False)], facts, out)
             self.of(node.orelse, guards + [(node.test, True)], facts, out)
             return
+        if t is cst.Comparison and len(node.comparisons) > 1:
+            # `a < b < c`: each operand after the second is evaluated only where the links
+            # before it hold (`f != 0.0 < 1.0 / f` never divides by zero)
+            self.of(node.left, guards, facts, out)
+            held, left = list(guards), node.left
+            for link in node.comparisons:
+                self.of(link.comparator, held, facts, out)
+                held = held + [(cst.Comparison(left=left, comparisons=[link]), False)]
+                left = link.comparator
+            return
         affine = self.affine(node)
         if affine is not None:
             # `3 * n + 1` on ints: wrapping in between is harmless (int64 arithmetic is exact

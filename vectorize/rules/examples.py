@@ -130,6 +130,10 @@ def f(x):
 def f(k):
     return float(k) / 2
 '''), "K"),
+    "array.item": Example(_f('''
+def f(k):
+    return k.item() * 0.5
+'''), "K", VMAP1),
     "builtin.bool": Example(_f('''
 def f(x):
     return bool(x)

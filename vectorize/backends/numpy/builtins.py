@@ -138,6 +138,9 @@ def _item(site: Site) -> cst.BaseExpression:
     """``x.item()`` of a per-example NumPy scalar: its Python number, as an array of the
     dtype NumPy gives such numbers (bool, int64, float64, complex128)."""
     (x,), (value,) = site.nodes, site.args
+    if site.python_semantics:
+        raise Unsupported("`.item()` of a Python number, which has no such method (`vectorize` "
+                          "hands the function Python numbers)", suggestion="drop `.item()`")
     dtype = _PYTHON_DTYPES.get(value.kind)
     if value.rank != 0 or dtype is None or len(site.nodes) != 1 or site.kwargs:
         raise Unsupported("`.item()` of a per-example value that is not a number",
@@ -240,8 +243,9 @@ def register(reg: Registry) -> None:
         "builtin.int", "builtins", "`int(x)` truncates toward zero: `x.astype(int)`.",
         "k = int(x)", "k = x.astype(int)", _int, may_warn=True))
     reg.add_method("item", Rule(
-        "array.item", "builtins", "`x.item()` of a per-example number is a Python number: "
-        "`x` as bool, int64, float64 or complex128 (`x.astype(float)` for float32).",
+        "array.item", "builtins", "`x.item()` of a per-example NumPy scalar (`vmap`) is a "
+        "Python number: `x` as bool, int64, float64 or complex128 (`x.astype(float)` for "
+        "float32).",
         "y = x.item()", "y = x.astype(float)", _item))
     reg.add_call(builtins.float, Rule(
         "builtin.float", "builtins", "`float(x)` is `x.astype(float)` (nothing for float64).",
