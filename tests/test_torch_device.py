@@ -76,10 +76,13 @@ def test_every_created_tensor_names_a_device(case):
     assert _created_without_device(source) == [], source
 
 
-# what the meta device cannot run: the generated code asks the data a Python question
+# what the meta device cannot run: the generated code asks the data a Python question (a
+# loop's, or whether some example's Python number raises or differs from the tensor's
+# value: `math.sqrt` of a negative, `int` of NaN, docs/semantics.md)
 _NEEDS_DATA = {"while_halving", "while_compact", "while_select", "for_break_continue",
                "for_return", "for_per_example_range", "int_carry_promoted",
-               "for_compact_break", "if_compact"}
+               "for_compact_break", "if_compact", "math_functions", "math_times_tensor",
+               "math_log", "builtins_conversions", "round_python_number"}
 
 
 # closes over a CPU tensor (a closure, a module's parameters): the per-example code mixes

@@ -17,7 +17,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import vectorize.rules
 from vectorize import VectorizeWarning, vmap
 
 
@@ -350,6 +349,29 @@ def test_torch_python_numbers_are_the_loops():
         vmap(int_pow)(torch.tensor([3, 5, 7]))
 
 
+# ---------------------------------------------------------------- JAX
+def test_jax_raises_where_a_check_fires():
+    pytest.importorskip("jax")
+    x = np.array([4.0, 9.0])
+    np.testing.assert_allclose(vmap(sqrt_pow, backend="jax")(x), [2.0, 3.0])
+    # no loop to run on JAX (its code is traced): what Python would give, said
+    with pytest.raises(ValueError, match="complex number"):
+        vmap(sqrt_pow, backend="jax")(np.array([4.0, -4.0]))
+    with pytest.raises(ValueError, match="math domain error"):
+        vmap(math_sqrt, backend="jax")(np.array([4.0, -4.0]))
+
+
+def scaled_by_a_shared_int(n, k):
+    return int(n) * k
+
+
+def test_a_python_int_passed_as_it_is_meets_a_python_int():
+    x = np.array([3, 2 ** 40])
+    got = vmap(scaled_by_a_shared_int, in_axes=(0, None))(x, 2 ** 40)
+    _same(got, np.stack([np.asarray(scaled_by_a_shared_int(v, 2 ** 40)) for v in x]))
+    assert got.dtype == object
+
+
 # ---------------------------------------------------------------- replays made visible
 def _guarded_log(x):
     if x <= 0:
@@ -363,12 +385,8 @@ def guarded_caller(x):
     return 0.0
 
 
-def lane_only(x):
-    return x + 1.0
-
-
-def calls_lane_only(x):
-    return lane_only(x) * 2.0
+def doubled(x):
+    return x * 2.0
 
 
 def test_replays_are_counted_and_legitimate_ones_do_not_warn():
@@ -386,16 +404,53 @@ def test_replays_are_counted_and_legitimate_ones_do_not_warn():
         warnings.simplefilter("error", VectorizeWarning)
         square(np.array([-1.0]))
     assert square.replays == 1
+    reciprocal = vmap(inverse)
+    with pytest.raises(ZeroDivisionError):      # the loop raised: counted too
+        reciprocal(np.array([0.0]))
+    assert reciprocal.replays == 1 and reciprocal.last_replay.startswith("ZeroDivisionError")
 
 
 def test_a_replay_after_an_exception_the_code_cannot_raise_warns_once():
-    vectorize.rules.register_rule(lane_only, "{x}.no_such_attribute")     # a broken rule
-    vm = vmap(calls_lane_only)
+    vm = vmap(doubled)
     x = np.array([1.0, 2.0])
+    vm(x)
+    # an engine bug, simulated: generated code (its file name) that fails where the
+    # per-example code cannot
+    namespace: dict = {}
+    exec(compile("def doubled(x):\n    return x.no_such_attribute\n", "<vectorize:doubled:0>",
+                 "exec"), namespace)
+    vm._plan((x,))[0].spec.function = namespace["doubled"]
     with pytest.warns(VectorizeWarning, match="AttributeError"):
         got = vm(x)
-    np.testing.assert_array_equal(got, _loop(calls_lane_only, x))      # the loop's answer
+    np.testing.assert_array_equal(got, _loop(doubled, x))       # the loop's answer
     with warnings.catch_warnings():
         warnings.simplefilter("error", VectorizeWarning)
         vm(x)                                   # once per specialization
     assert vm.replays == 2
+
+
+def test_which_exceptions_the_code_could_raise():
+    from vectorize.vmap_replays import suspicious
+
+    def raised(exc):
+        try:
+            raise exc
+        except Exception as caught:        # noqa: BLE001
+            return caught
+    # raised in this (the user's) file: legitimate whatever its type
+    assert not suspicious(raised(TypeError("x")), doubled)
+    namespace: dict = {}
+    exec(compile("def f(e):\n    raise e\n",
+                 "<vectorize:f:0>", "exec"), namespace)
+
+    def from_generated(exc):
+        try:
+            namespace["f"](exc)
+        except Exception as caught:        # noqa: BLE001
+            return caught
+    # generated code's `raise` (the line is not registered here: judged by type)
+    assert not suspicious(from_generated(ZeroDivisionError()), doubled)
+    assert not suspicious(from_generated(ValueError()), doubled)
+    assert suspicious(from_generated(TypeError()), doubled)
+    assert suspicious(from_generated(IndexError()), doubled)          # no subscripts
+    assert not suspicious(from_generated(IndexError()), shared_length)  # subscripts

@@ -348,8 +348,10 @@ class _VMapped:
             entry, size = run[0], run[3]
             if not size or not backends.get(entry.spec.backend).eager_raises:
                 raise       # (JAX: what its traced code raises is not a per-example raise)
+            self.replays += 1
+            self.last_replay = f"{type(exc).__name__}: {exc}"
             out = self._loop(args, kwargs, size)
-            vmap_replays.record(self, exc, entry.spec)     # (the loop returned)
+            vmap_replays.returned(self, exc, entry.spec)
             return out
     def _backend_failed(self, failure, spec, args, kwargs, size):
         """The backend's library could not run the generated code (`BackendFailure`, e.g.

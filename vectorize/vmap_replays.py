@@ -2,9 +2,10 @@
 
 A replay gives the reference's answer, so it is never wrong, but it can hide an engine bug
 as a slow correct answer. Each vmapped function counts them (``.replays``: calls that ran
-the loop after the batched code raised; ``.last_replay``: that exception, as text), and
-warns (`VectorizeWarning`, once per specialization) where the loop RETURNED after the
-batched code raised an exception the user's code could not have raised per example.
+the loop after the batched code raised, whether the loop then raised or returned;
+``.last_replay``: that exception, as text), and warns (`VectorizeWarning`, once per
+specialization) where the loop RETURNED after the batched code raised an exception the
+user's code could not have raised per example.
 
 Legitimate replays (no warning): the batched code raised by a ``raise`` statement (the
 engine's checks where Python's numbers differ from NumPy's, the user's own ``raise`` or
@@ -33,11 +34,9 @@ from .errors import VectorizeWarning
 _GENERATED = "<vectorize"     # the file name of generated code (`codegen`)
 
 
-def record(vm, exc: BaseException, spec) -> None:
-    """The loop returned after the batched code of ``spec`` raised ``exc``: counted on the
-    vmapped function ``vm``, and warned about once per specialization where suspicious."""
-    vm.replays += 1
-    vm.last_replay = f"{type(exc).__name__}: {exc}"
+def returned(vm, exc: BaseException, spec) -> None:
+    """The loop returned after the batched code of ``spec`` raised ``exc``: warned about
+    once per specialization of the vmapped function ``vm`` where suspicious."""
     if id(spec) in vm._replay_warned or not suspicious(exc, vm._target):
         return
     vm._replay_warned.add(id(spec))

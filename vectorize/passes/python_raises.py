@@ -2,7 +2,11 @@
 
 Assumes: scalar-style code after `early_return` (every condition is an ``if``, an
 ``and``/``or`` or a ternary); the current analysis; a `vectorize` specialization
-(``ctx.module.python_semantics``: numpy.vectorize hands the function Python numbers).
+(``ctx.module.python_semantics``: numpy.vectorize hands the function Python numbers), or a
+`vmap` one, whose examples are NumPy scalars: there only the values
+`analysis.python_numbers` shows to be Python numbers (``float(y)``, ``int(y)``, ``math.*``...)
+get the checks of their operations, and `math.*`, ``int(x)``, ``round(x)`` of any value;
+where one fires, `vmap` runs the per-example loop, which decides.
 Reads and writes no record (`records`).
 Guarantees: before each statement, for each operation in it on Python numbers that Python
 raises for on some examples (`rules.python_errors`: a zero divisor, a `math` domain or range

@@ -102,6 +102,12 @@ _COSH_LIMIT = _last_finite(math.cosh, math.log(_MAX) + math.log(2.0))
 _SINH_LIMIT = _last_finite(math.sinh, math.log(_MAX) + math.log(2.0))
 
 
+# `v` has a fractional part / is a whole number (an infinity counts as both: a false alarm
+# replays the loop), in operations every backend batches (no `math.modf`, which PyTorch lacks)
+_FRACTION = "{v} % 1 != 0"
+_WHOLE = "({v} % 1 == 0 or math.isinf({v}))"
+
+
 def _float(x: float) -> str:
     return repr(float(x))
 
@@ -278,7 +284,7 @@ def _power(kind, nodes, a: Value, b: Value, result) -> list:
                                 f"0 < abs({{a}}) < {_float(bound)}", nodes))
         return checks
     return [Check("ZeroDivisionError", _NEGATIVE_POWER, "{a} == 0 and {b} < 0", nodes),
-            Check("ValueError", _FRACTIONAL, "{a} < 0 and math.modf({b})[0] != 0", nodes),
+            Check("ValueError", _FRACTIONAL, "{a} < 0 and " + _FRACTION.format(v="{b}"), nodes),
             Check("OverflowError", _FLOAT_RANGE, _pow_overflows("{a}", "{b}"), nodes)]
 
 
@@ -386,17 +392,17 @@ MATH_ERRORS: dict[str, list] = {
     "remainder": [Check("ValueError", _DOMAIN, "({y} == 0 or math.isinf({x})) and not "
                         "math.isnan({x}) and not math.isnan({y})", {})],
     "pow": [Check("ValueError", _DOMAIN, "{x} == 0 and {y} < 0", {}),
-            Check("ValueError", _DOMAIN, "{x} < 0 and math.modf({y})[0] != 0", {}),
+            Check("ValueError", _DOMAIN, "{x} < 0 and " + _FRACTION.format(v="{y}"), {}),
             # in floats: of int arguments `abs(x) ** y` is an int power (it wraps, never inf)
             Check("OverflowError", _RANGE, _pow_overflows("{x}", "{y}"), {})],
     "ldexp": [Check("OverflowError", _RANGE,
                     "math.isinf(math.ldexp({x}, {y})) and math.isfinite({x})", {})],
     "floor": _TO_INT, "ceil": _TO_INT, "trunc": _TO_INT,
-    "gamma": [Check("ValueError", _DOMAIN, "{x} <= 0 and math.modf({x})[0] == 0", {}),
+    "gamma": [Check("ValueError", _DOMAIN, "{x} <= 0 and " + _WHOLE.format(v="{x}"), {}),
               Check("OverflowError", _RANGE, "171.62437695630272 < {x} < math.inf", {}),
               # CPython: 1 / x for |x| < 1e-20, which overflows below 1 / DBL_MAX
               Check("OverflowError", _RANGE, "0 < abs({x}) <= 5.562684646268003e-309", {})],
-    "lgamma": [Check("ValueError", _DOMAIN, "{x} <= 0 and math.modf({x})[0] == 0", {})],
+    "lgamma": [Check("ValueError", _DOMAIN, "{x} <= 0 and " + _WHOLE.format(v="{x}"), {})],
 }
 """Only float-valued `math` functions whose argument is a Python number (an int is converted
 exactly for |x| < 2**53) are checked; `log(x, base)` also checks its base."""
