@@ -265,6 +265,23 @@ def test_a_chained_comparison_evaluates_its_operands_as_python_does():
                                   np.vectorize(chained_division)(x))
 
 
+def sqrt_of_a_sine(x):
+    return math.sqrt(np.sin(x))
+
+
+def test_vectorize_checks_math_of_numpy_values_too():
+    from vectorize import vectorize
+    x = np.array([1.0, -1.0])
+    with pytest.raises(ValueError, match="math domain error"):
+        np.vectorize(sqrt_of_a_sine)(x)
+    with pytest.raises(ValueError, match="math domain error"):
+        vectorize(sqrt_of_a_sine)(x)             # (was nan)
+    with pytest.raises(ValueError, match="math domain error"):
+        vmap(sqrt_of_a_sine)(x)
+    x = np.array([-0.0, 4.0])                    # -0.0 ** 0.5 is 0.0 in Python
+    _same(vectorize(sqrt_pow)(x), np.vectorize(sqrt_pow)(x))
+
+
 def test_a_narrow_int_made_a_python_int_does_not_wrap():
     got = vmap(scaled_int)(np.array([100, -100, 7], dtype=np.int8))
     assert got.dtype == np.int64                # (was int8: [16, -16, -68])
@@ -452,5 +469,7 @@ def test_which_exceptions_the_code_could_raise():
     assert not suspicious(from_generated(ZeroDivisionError()), doubled)
     assert not suspicious(from_generated(ValueError()), doubled)
     assert suspicious(from_generated(TypeError()), doubled)
+    assert not suspicious(from_generated(RuntimeError("ZeroDivisionError")), doubled)  # torch
+    assert suspicious(from_generated(RuntimeError("shapes do not match")), doubled)
     assert suspicious(from_generated(IndexError()), doubled)          # no subscripts
     assert not suspicious(from_generated(IndexError()), shared_length)  # subscripts

@@ -12,7 +12,8 @@ engine's checks where Python's numbers differ from NumPy's, the user's own ``rai
 ``assert`` reached on lanes its caller keeps out), or inside the user's own code (a piece run
 per example), or an exception type the user's code can raise on the lanes Python never
 runs (both branches of a per-example ``if`` run on every lane): an ``ArithmeticError``, a
-``ValueError`` (NumPy's ``2 ** n`` of a negative int, its conversions and functions), an
+``ValueError`` (NumPy's ``2 ** n`` of a negative int, its conversions and functions),
+PyTorch's ``RuntimeError("ZeroDivisionError")`` of an integer division by zero, an
 ``IndexError`` / ``KeyError`` where the code subscripts. Anything else (a ``TypeError``, an
 ``AttributeError``, a ``NameError``, an ``IndexError`` in code without subscripts) is the
 engine's own code failing: the loop's answer is returned, with the warning.
@@ -60,8 +61,9 @@ def suspicious(exc: BaseException, func) -> bool:
                 return False        # a check, or the user's `raise` / `assert`
         elif not _library(filename):
             return False            # the user's own code raised it
-    if isinstance(exc, (ArithmeticError, ValueError)):
-        return False
+    if isinstance(exc, (ArithmeticError, ValueError)) or (
+            type(exc) is RuntimeError and str(exc) == "ZeroDivisionError"):
+        return False        # (PyTorch's integer division by zero raises the latter)
     if isinstance(exc, (IndexError, KeyError)):
         return not _subscripts(func)
     return True
