@@ -61,8 +61,9 @@ class _Checks:
     def __init__(self, analysis, func: cst.FunctionDef, numpy_scalars: bool = False,
                  python_params=frozenset()):
         self.analysis = analysis
-        # `vmap`: the examples are NumPy scalars, whose arithmetic raises nothing; only what
-        # NumPy itself raises per example and the batched code would not is checked
+        # `vmap`: the examples are NumPy scalars, whose arithmetic raises nothing; what NumPy
+        # itself raises per example and the batched code would not is checked, and the
+        # operations on the Python numbers the function makes of them (`self.python`)
         self.numpy_scalars = numpy_scalars
         # int names' ranges that the statement's checks so far establish (a check that does
         # not fire leaves its operand inside its bounds): reset for each statement
