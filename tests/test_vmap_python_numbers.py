@@ -282,6 +282,20 @@ def test_vectorize_checks_math_of_numpy_values_too():
     _same(vectorize(sqrt_pow)(x), np.vectorize(sqrt_pow)(x))
 
 
+def root_or_default(y):
+    r = -1.0
+    if y > 0:
+        r = y
+    return r ** 0.5
+
+
+def test_a_python_literal_kept_on_some_lanes():
+    x = np.array([4.0, -2.0])
+    got = vmap(root_or_default)(x)
+    assert got.dtype == np.complex128            # (-1.0) ** 0.5 is 1j (was nan)
+    np.testing.assert_allclose(got, [2.0, 1j], atol=1e-15)
+
+
 def test_a_narrow_int_made_a_python_int_does_not_wrap():
     got = vmap(scaled_int)(np.array([100, -100, 7], dtype=np.int8))
     assert got.dtype == np.int64                # (was int8: [16, -16, -68])
