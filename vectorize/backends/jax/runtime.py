@@ -235,6 +235,24 @@ class Compiled:
         return jitted
 
     def __call__(self, *args, **kwargs):
+        if not kwargs and not self.level and not self.checks:
+            # a warm call: arguments of types jitted before (`_jit_for`), nothing to check
+            # after; the jitted function itself, x64 entered only where it is off
+            jitted = self._by_types[0].get(tuple(map(type, args)))
+            if jitted is not None:
+                x64 = _JAX[0].enable_x64
+                try:
+                    if x64.value:
+                        return jitted(*args)
+                    with x64(True):
+                        return jitted(*args)
+                except Exception:   # noqa: BLE001, S110 -- a new shape failed to trace:
+                    pass            # the levels below decide, as for a first call
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
+        """A call at the current level, which falls to the next one where tracing fails
+        (module docstring, "Specializations")."""
         jax = _JAX[0] if _JAX else jax_module()
         with jax.enable_x64(True):
             while self.level < 2:
