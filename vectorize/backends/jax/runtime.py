@@ -2,10 +2,11 @@
 
 **x64.** JAX computes in 32 bits unless 64-bit types are enabled, and the per-example code a
 batch must match computes in the input's dtype (float64 for Python floats and float64 arrays).
-Every call runs in ``jax.enable_x64(True)``, a context (thread-local, restored after; the
-process-wide default is left alone): tracing and compiling happen inside it too (``jit``
-keys its cache on the setting), so the jitted code holds float64/int64 where the analysis
-said so. Float32 inputs stay float32: enabling x64 changes only what 64-bit values may be.
+Every call runs in ``jax.enable_x64(True)`` (entered where 64-bit types are off), a context
+(thread-local, restored after; the process-wide default is left alone): tracing and compiling
+happen inside it too (``jit`` keys its cache on the setting), so the jitted code holds
+float64/int64 where the analysis said so. Float32 inputs stay float32: enabling x64 changes
+only what 64-bit values may be.
 
 **Specializations.** ``jax.jit`` compiles once per shape and dtype of the traced arguments
 and per value of the static ones, as its cache does. Arrays (JAX, NumPy, NumPy scalars) are
