@@ -173,3 +173,55 @@ def test_warm_calls_after_a_new_shape_and_dtype():
         expected = np.vectorize(seed_if)(t, 1.5)
         assert got.dtype == expected.dtype == np.float64
         np.testing.assert_array_equal(got, expected)
+
+
+def python_test(t, b):
+    if b > 0:           # a Python `if` on the unbatched float: b must be a number
+        return t * b
+    return t - b
+
+
+def _compiles(caplog, name):
+    return sum(f"XLA compilation of jit({name})" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("api", ["vectorize", "vmap"])
+def test_a_new_python_float_is_no_new_compile(api, caplog):
+    # Python floats are traced as jit traces them (weakly typed): a sweep over a parameter
+    # compiles once, and float32 arrays stay float32
+    f = vectorize(seed_if) if api == "vectorize" else vmap(seed_if, in_axes=(0, None))
+    with jax.enable_x64(True):
+        x = jnp.asarray(_data(7))
+    x32 = x.astype(jnp.float32)
+    with jax.log_compiles(True), caplog.at_level("WARNING"):
+        for b in (1.0, 1.5, -2.0, 0.25, 3.0):
+            got = f(x, b)
+            assert got.dtype == jnp.float64
+            np.testing.assert_array_equal(np.asarray(got),
+                                          np.vectorize(seed_if)(np.asarray(x), b))
+        assert _compiles(caplog, "seed_if") == 1
+        for b in (1.5, -2.0):
+            got = f(x32, b)
+            assert got.dtype == jnp.float32
+            np.testing.assert_allclose(np.asarray(got),
+                                       [seed_if(v, np.float32(b)) for v in np.asarray(x32)],
+                                       rtol=1e-6)
+        assert _compiles(caplog, "seed_if") == 2
+
+
+@pytest.mark.parametrize("api", ["vectorize", "vmap"])
+def test_a_python_float_the_code_tests_in_python_is_static(api):
+    f = vectorize(python_test) if api == "vectorize" else vmap(python_test, in_axes=(0, None))
+    with jax.enable_x64(True):
+        x = jnp.asarray(_data(6))
+    for _ in range(2):
+        for b in (2.0, -1.5, 0.0, 0.5):
+            got = f(x, b)
+            assert isinstance(got, jax.Array) and got.dtype == jnp.float64
+            np.testing.assert_array_equal(np.asarray(got),
+                                          [python_test(v, b) for v in np.asarray(x)])
+    numpy_in = vmap(python_test, in_axes=(0, None), backend="jax")
+    for b in (2.0, -1.5):
+        got = numpy_in(_data(6), b)
+        assert type(got) is np.ndarray and got.flags.writeable
+        np.testing.assert_array_equal(got, [python_test(v, b) for v in _data(6)])
