@@ -7,8 +7,12 @@ masked ``lax.while_loop``, under ``jax.jit``. Per workload and N, in one process
 rounds, medians:
 
 - **NumPy in/out**: ours (``backend="jax"``) called on NumPy arrays, NumPy arrays back, against
-  ``np.asarray(jax.jit(hand)(...))`` on the same arrays;
+  ``np.asarray(jax.jit(hand)(...))`` on the same arrays (a read-only view of XLA's buffer);
+  ours gives writable arrays of their own, a copy (``docs/jax.md``), so the next column is
+  against ``np.array(jax.jit(hand)(...))``, which copies too;
 - **jax.Array in/out**: both on ``jax.Array``s, results waited for (``block_until_ready``);
+- each ours / jit(hand) ratio is the ratio of the medians, with the quartiles of the per-round
+  ratios in parentheses (each round times both: how far one run's ratio can be trusted);
 - **vs hand NumPy** (NumPy in/out): ours against the hand-written NumPy of
   `workloads.py`;
 - **compile**: the first call of a fresh ``vectorize``/``vmap`` object (engine + trace + XLA
@@ -33,7 +37,7 @@ for path in (str(HERE.parent), str(HERE)):
         sys.path.insert(0, path)
 
 import workloads as W  # noqa: E402
-from _timing import fmt_time, interleaved  # noqa: E402
+from _timing import fmt_time, interleaved, paired_spread  # noqa: E402
 
 import vectorize as vz  # noqa: E402
 
@@ -115,6 +119,10 @@ def measure(work, hand_jit_of, n: int, rounds: int, jax, jnp) -> dict:
         with jax.enable_x64(True):
             return np.asarray(hand_jit(*args))
 
+    def hand_np_writable():       # what ours gives: a writable array of its own (a copy)
+        with jax.enable_x64(True):
+            return np.array(hand_jit(*args))
+
     def hand_jax():
         with jax.enable_x64(True):
             return hand_jit(*jargs).block_until_ready()
@@ -123,25 +131,41 @@ def measure(work, hand_jit_of, n: int, rounds: int, jax, jnp) -> dict:
         "hand NumPy": lambda: work.hand(*args),
         "ours, NumPy in/out": lambda: ours(*args),
         "jit(hand), NumPy in/out": hand_np,
+        "jit(hand), NumPy in/out, writable": hand_np_writable,
         "ours, jax.Array in/out": lambda: ours(*jargs).block_until_ready(),
         "jit(hand), jax.Array in/out": hand_jax,
     }
-    steady = {name: stats[0] for name, stats in interleaved(peers, rounds).items()}
-    return {"steady": steady, "first_ours": first_ours, "first_hand": first_hand,
-            "new_shape_ours": new_shape_ours, "new_shape_hand": new_shape_hand}
+    timed_rounds = interleaved(peers, rounds)
+    steady = {name: stats[0] for name, stats in timed_rounds.items()}
+    # the quartiles of ours / jit(hand) over the rounds (each round times both)
+    spread = {io: paired_spread(timed_rounds[f"ours, {io}"][3],
+                                timed_rounds[f"jit(hand), {io}"][3])
+              for io in ("NumPy in/out", "jax.Array in/out")}
+    return {"steady": steady, "spread": spread, "first_ours": first_ours,
+            "first_hand": first_hand, "new_shape_ours": new_shape_ours,
+            "new_shape_hand": new_shape_hand}
+
+
+def _ratio(steady: dict, spread: dict, io: str) -> str:
+    low, high = spread[io]
+    return (f"**{steady[f'ours, {io}'] / steady[f'jit(hand), {io}']:.2f}x** "
+            f"({low:.2f}–{high:.2f})")
 
 
 def report(results: dict) -> list[str]:
     head = ["workload", "N", "ours / jit(hand), NumPy in/out",
-            "ours / jit(hand), jax.Array in/out", "ours (NumPy in/out) / hand NumPy",
+            "ours / jit(hand), jax.Array in/out",
+            "ours / jit(hand) copied (NumPy in/out, both writable)",
+            "ours (NumPy in/out) / hand NumPy",
             "first call: ours (jit(hand))", "new shape: ours (jit(hand))"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for (name, n), res in results.items():
         s = res["steady"]
         out.append("| " + " | ".join([
             name, f"{n:.0e}",
-            f"**{s['ours, NumPy in/out'] / s['jit(hand), NumPy in/out']:.2f}x**",
-            f"**{s['ours, jax.Array in/out'] / s['jit(hand), jax.Array in/out']:.2f}x**",
+            _ratio(s, res["spread"], "NumPy in/out"),
+            _ratio(s, res["spread"], "jax.Array in/out"),
+            f"{s['ours, NumPy in/out'] / s['jit(hand), NumPy in/out, writable']:.2f}x",
             f"{s['ours, NumPy in/out'] / s['hand NumPy']:.2f}x "
             f"({fmt_time(s['ours, NumPy in/out'])} / {fmt_time(s['hand NumPy'])})",
             f"{fmt_time(res['first_ours'])} ({fmt_time(res['first_hand'])})",

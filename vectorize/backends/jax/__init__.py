@@ -116,7 +116,11 @@ class JaxBackend(Backend):
             return self.module().asarray(array).astype(numpy_dtype(dtype))
 
     def to_numpy(self, value):
-        return np.asarray(value)
+        """A NumPy array of its own, writable, as NumPy's and the other backends' results
+        are: ``np.asarray`` of a ``jax.Array`` is a read-only view of XLA's buffer (that
+        can never be made writable), so the values are copied once (``docs/jax.md``,
+        "NumPy in, NumPy out")."""
+        return np.array(value)
 
     def as_result(self, value):
         if self.claims(value):

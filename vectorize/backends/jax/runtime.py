@@ -2,15 +2,18 @@
 
 **x64.** JAX computes in 32 bits unless 64-bit types are enabled, and the per-example code a
 batch must match computes in the input's dtype (float64 for Python floats and float64 arrays).
-Every call runs in ``jax.enable_x64(True)``, a context (thread-local, restored after; the
-process-wide default is left alone): tracing and compiling happen inside it too (``jit``
-keys its cache on the setting), so the jitted code holds float64/int64 where the analysis
-said so. Float32 inputs stay float32: enabling x64 changes only what 64-bit values may be.
+Every call runs in ``jax.enable_x64(True)`` (entered where 64-bit types are off), a context
+(thread-local, restored after; the process-wide default is left alone): tracing and compiling
+happen inside it too (``jit`` keys its cache on the setting), so the jitted code holds
+float64/int64 where the analysis said so. Float32 inputs stay float32: enabling x64 changes
+only what 64-bit values may be.
 
 **Specializations.** ``jax.jit`` compiles once per shape and dtype of the traced arguments
-and per value of the static ones, as its cache does. Arrays (JAX, NumPy, NumPy scalars) are
-traced; Python values (numbers, strings, None, flags) are static, as the generated code may
-test them in Python (``if n > 0:`` on an unbatched ``n`` stays a Python ``if``). Where a
+and per value of the static ones, as its cache does. Arrays (JAX, NumPy, NumPy scalars) and
+Python floats and complex numbers (weakly typed, as ``jit`` traces them: a new value is no
+new compile) are traced; other Python values (ints, strings, None, flags) are static, as the
+generated code may test them in Python (``if n > 0:`` on an unbatched ``n`` stays a Python
+``if``); a Python float the code tests so makes the specialization's floats static. Where a
 value the code tests in Python turns out traced (an unbatched NumPy scalar or array),
 tracing fails and the next level is tried: NumPy scalars static too, then op by op (no
 ``jit``, still JAX's operations; correct, slower), remembered for later calls.
@@ -104,8 +107,14 @@ def jit_twin(function, source: str):
     return namespace[function.__name__], checks.count
 
 
-def _traced(value, numpy_scalars: bool) -> bool:
-    """Whether an argument is passed to ``jit`` traced (else static)."""
+_FLOATS = (float, complex)
+
+
+def _traced(value, numpy_scalars: bool, floats: bool = False) -> bool:
+    """Whether an argument is passed to ``jit`` traced (else static); ``floats``: Python
+    floats and complex numbers traced too (weakly typed scalars, as ``jit`` traces them)."""
+    if floats and type(value) in _FLOATS:
+        return True
     if isinstance(value, np.generic):
         return numpy_scalars
     if isinstance(value, np.ndarray):
@@ -149,6 +158,10 @@ def _trace_errors() -> tuple:
 
 def _numpy_scalars(args, kwargs) -> bool:
     return any(isinstance(v, np.generic) for v in (*args, *kwargs.values()))
+
+
+def _python_floats(args, kwargs) -> bool:
+    return any(type(v) in _FLOATS for v in (*args, *kwargs.values()))
 
 
 def _jax_failed(exc: BaseException) -> str | None:
@@ -199,6 +212,10 @@ class Compiled:
         self._jitted: dict = {}
         # per level below op by op: argument types -> the jitted function (`_typed`)
         self._by_types: tuple = ({}, {})
+        # Python floats (and complex numbers) traced at the first level, as `jit` traces
+        # them: a new value is no new compile; static from the first trace that fails with
+        # one (the code tests it in Python: ``if b > 0:`` with an unbatched ``b``)
+        self.floats = True
         self._lock = threading.Lock()
 
     def __repr__(self):
@@ -213,14 +230,15 @@ class Compiled:
 
     def _jit_for(self, args, kwargs, numpy_scalars: bool):
         jax = jax_module()
-        static = tuple(i for i, a in enumerate(args) if not _traced(a, numpy_scalars))
+        floats = numpy_scalars and self.floats
+        static = tuple(i for i, a in enumerate(args) if not _traced(a, numpy_scalars, floats))
         static_names = tuple(sorted(k for k, v in kwargs.items()
-                                    if not _traced(v, numpy_scalars)))
+                                    if not _traced(v, numpy_scalars, floats)))
         for i in static:
             hash(args[i])       # TypeError: cannot be static
         for k in static_names:
             hash(kwargs[k])
-        key = (numpy_scalars, static, static_names)
+        key = (numpy_scalars, floats, static, static_names)
         jitted = self._jitted.get(key)
         if jitted is None:
             with self._lock:
@@ -235,6 +253,24 @@ class Compiled:
         return jitted
 
     def __call__(self, *args, **kwargs):
+        if not kwargs and not self.level and not self.checks:
+            # a warm call: arguments of types jitted before (`_jit_for`), nothing to check
+            # after; the jitted function itself, x64 entered only where it is off
+            jitted = self._by_types[0].get(tuple(map(type, args)))
+            if jitted is not None:
+                x64 = _JAX[0].enable_x64
+                try:
+                    if x64.value:
+                        return jitted(*args)
+                    with x64(True):
+                        return jitted(*args)
+                except Exception:   # noqa: BLE001, S110 -- a new shape failed to trace:
+                    pass            # the levels below decide, as for a first call
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
+        """A call at the current level, which falls to the next one where tracing fails
+        (module docstring, "Specializations")."""
         jax = _JAX[0] if _JAX else jax_module()
         with jax.enable_x64(True):
             while self.level < 2:
@@ -245,6 +281,12 @@ class Compiled:
                         jitted = self._jit_for(args, kwargs, numpy_scalars=self.level == 0)
                     out = jitted(*args, **kwargs)
                 except Exception as exc:    # noqa: BLE001 -- tracing or compiling failed
+                    if self.level == 0 and self.floats and _python_floats(args, kwargs):
+                        # the code needs a Python float as a number (a Python `if` on
+                        # it): static from now on, as every Python value
+                        self.floats = False
+                        self._by_types[0].clear()
+                        continue
                     if isinstance(exc, TypeError) and (isinstance(exc, _trace_errors())
                                                        or "hash" in str(exc)) or (
                             self.level == 0 and _numpy_scalars(args, kwargs)):
