@@ -247,6 +247,12 @@ class TorchBackend(Backend):
     def copy(self, x: str) -> str:
         return f"{x}.clone()"
 
+    def scatter(self, x: str, lanes: str, values: str) -> str:
+        # out of place: autograd may have saved ``x`` for a backward pass (a compacted loop's
+        # lanes start as the full arrays themselves, ``x * i`` saves ``i``), and an in-place
+        # write into a saved tensor fails at ``backward()``
+        return f"{x} = {x}.index_put(({lanes},), {values})"
+
     def constant_array(self, items: str, dtype, like: str | None = None) -> str:
         return f"torch.as_tensor({items}, dtype={self.dtype_code(dtype)}{self._device(like)})"
 
