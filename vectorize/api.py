@@ -132,26 +132,39 @@ class vectorize:
                              backend=self.backend)
         last = self._last
         if last is not None and not kwargs and not self.excluded:
-            fast = last.plan(args)
-            if fast is not None:
-                entry, call_args, shape, size, batched = fast
-                if last.direct is not None and not self.otypes:
-                    # one call of a compiled function (`_FastPath.direct`)
+            call_args = last.plan(args)
+            if call_args is not None:
+                run = last.run
+                if run is not None and last.chunk_size is self.chunk_size:
+                    # one call of the generated function (`_FastPath.run`)
                     try:
-                        out = last.direct(*call_args)
+                        out = run(*call_args)
                     except (VectorizeError, Warning):
                         raise
+                    except BackendFailure as failure:
+                        self._backend_failed(failure, last.entry.spec)
+                        return self._replay(args, kwargs, last.entry.spec.result, last.size,
+                                            last.entry.otypes)
                     except Exception:       # noqa: BLE001 -- the per-example loop decides
-                        return self._replay(args, kwargs, entry.spec.result, size, entry.otypes)
-                    arr = last.to_numpy(out)
-                    if arr.shape == (size,):
-                        arr = _own(arr, call_args)
-                        return arr if len(shape) == 1 else arr.reshape(shape)
-                    return self._outputs(out, entry.spec.result, shape, call_args, entry.otypes)
-                out = self._run_or_replay(entry, call_args, size, batched)
+                        return self._replay(args, kwargs, last.entry.spec.result, last.size,
+                                            last.entry.otypes)
+                    if last.simple and not self.otypes:
+                        arr = out if last.to_numpy is None else last.to_numpy(out)
+                        if type(arr) is np.ndarray and arr.shape == last.flat:
+                            arr = _own(arr, call_args)
+                            return arr if last.flat is last.shape else arr.reshape(last.shape)
+                    elif last.to_numpy is not None:
+                        out = tuple(map(last.to_numpy, out)) if isinstance(out, tuple) else \
+                            last.to_numpy(out)
+                    return self._outputs(out, last.entry.spec.result, last.shape, call_args,
+                                         last.entry.otypes)
+                entry = last.entry
+                out = self._run_or_replay(entry, call_args, last.size, last.batched)
                 if out is _REPLAY:
-                    return self._replay(args, kwargs, entry.spec.result, size, entry.otypes)
-                return self._outputs(out, entry.spec.result, shape, call_args, entry.otypes)
+                    return self._replay(args, kwargs, entry.spec.result, last.size,
+                                        entry.otypes)
+                return self._outputs(out, entry.spec.result, last.shape, call_args,
+                                     entry.otypes)
         if not kwargs and "_tensor_warm" in self.__dict__:
             out = tensors.call_warm(self, args)     # tensors like the last call's
             if out is not NotImplemented:
@@ -179,7 +192,8 @@ class vectorize:
         if spec.fallbacks:
             self._announce("; ".join(spec.fallbacks), spec)
         elif not kwargs and not self.excluded and self._var_positional is None:
-            self._last = _FastPath.of(args, entry, shape, batched, self._binding) or self._last
+            self._last = _FastPath.of(args, entry, shape, batched, self._binding,
+                                       self.chunk_size) or self._last
         out = self._run_or_replay(entry, call_args, math.prod(shape), batched)
         if out is _REPLAY:
             return self._replay(args, kwargs, spec.result, math.prod(shape), entry.otypes)
@@ -852,25 +866,41 @@ class _FastPath:
     10 µs, as the previous call's arrays have flushed the CPU's caches of the interpreter's
     data. Only plain positional calls (no keywords, no `excluded`, no bound leading argument)
     of exact ``ndarray`` s and NumPy or value-typed Python scalars take it; the
-    specialization's guards (the globals it read) are checked on every call."""
+    specialization's guards (the globals it read) are checked on every call.
 
-    __slots__ = ("key", "entry", "ops", "shape", "size", "batched", "direct", "to_numpy")
+    Where the call is one call of the generated function (``run``: a batch too small for
+    chunks, `chunks.may_chunk`, or a backend that runs a batch in one call and takes NumPy
+    arrays), a warm call is that call and, for one batched number per example (``simple``),
+    `_own` and a reshape: no `chunks.run`, no `_outputs` (each a few function calls, which at
+    a batch of 1e4 lanes were a tenth of the call)."""
 
-    def __init__(self, key, entry, ops, shape, size, batched):
+    __slots__ = ("key", "entry", "ops", "shape", "flat", "size", "batched", "run", "simple",
+                 "to_numpy", "chunk_size", "guards")
+
+    def __init__(self, key, entry, ops, shape, size, batched, chunk_size="auto"):
         self.key, self.entry, self.ops = key, entry, ops
         self.shape, self.size, self.batched = shape, size, batched
-        # the generated function itself where a call is that function on the arguments
-        # and its one result is the batch of numbers (`vectorize._output` would do nothing
-        # but ``np.asarray``, `_own` and the reshape): a backend that runs a batch in one
-        # call and takes NumPy arrays (a compiled function: JAX's), for a numeric result
+        self.flat = shape if len(shape) == 1 else (size,)
+        self.chunk_size = chunk_size
         spec = entry.spec
+        self.guards = spec.guards
         backend = backends.get(spec.backend)
         result = spec.result
         dtype = result.dtype if type(result) is Value else None
-        self.direct = spec.function if (
-            dtype is not None and dtype.kind in "biufc" and not backend.chunked_runs
-            and backend.takes_numpy and result.batched and result.rank == 0) else None
-        self.to_numpy = backend.to_numpy
+        # one batched number per example, no cast (`Entry.otypes`): the generated function's
+        # array is the result as it stands (`_own`, reshaped)
+        self.simple = (dtype is not None and dtype.kind in "biufc" and result.batched
+                       and result.rank == 0 and entry.otypes is None)
+        if backend.chunked_runs:
+            # NumPy: `chunks.run` makes one call of a batch too small for two chunks
+            self.run = None if chunks.may_chunk(chunk_size, size) else spec.function
+            self.to_numpy = None
+            if self.run is not None and size >= 2 * chunks.AUTO_MIN_LANES:
+                chunks.prime_allocator()        # (what `chunks.run` does before such a call)
+        else:
+            # a compiled function that takes NumPy arrays (JAX's), for a numeric result
+            self.run = spec.function if self.simple and backend.takes_numpy else None
+            self.to_numpy = backend.to_numpy
 
     @staticmethod
     def key_of(args):
@@ -889,7 +919,7 @@ class _FastPath:
         return tuple(key)
 
     @classmethod
-    def of(cls, args, entry, shape, batched, binding):
+    def of(cls, args, entry, shape, batched, binding, chunk_size="auto"):
         """The fast path of a call that `vectorize._plan` planned, or None."""
         if not isinstance(binding, tuple):
             return None
@@ -913,18 +943,21 @@ class _FastPath:
                 return None       # broadcast: rarer, left to _plan
             else:
                 ops.append("flat" if a.ndim != 1 else None)     # (1-d: as it is)
-        return cls(key, entry, tuple(ops), shape, size, tuple(batched))
+        return cls(key, entry, tuple(ops), shape, size, tuple(batched), chunk_size)
 
     def plan(self, args):
-        """(entry, call arguments, shape, size, batched) for ``args``, or None when they do
-        not match (`key_of`, tested in the same pass) or the specialization's guards no
-        longer hold."""
+        """The generated function's arguments for ``args``, or None when they do not match
+        (`key_of`, tested in the same pass) or the specialization's guards no longer
+        hold."""
         if len(args) != len(self.key):
             return None
         call_args = []
         for a, k, op in zip(args, self.key, self.ops):
             if type(k) is tuple:        # an array: (dtype, shape)
-                if type(a) is not np.ndarray or a.shape != k[1] or a.dtype != k[0]:
+                if type(a) is not np.ndarray or a.shape != k[1]:
+                    return None
+                dtype = a.dtype
+                if dtype is not k[0] and dtype != k[0]:
                     return None
                 if op is None:
                     call_args.append(a)
@@ -936,9 +969,13 @@ class _FastPath:
                 return None
             else:
                 call_args.append(a if op is None else op(a))
-        if self.entry.spec.guards and not self.entry.spec.guards_hold():
-            return None
-        return self.entry, call_args, self.shape, self.size, self.batched
+        for namespace, name, value in self.guards:      # (`Generated.guards_hold`)
+            if namespace.get(name, _MISSING) is not value:
+                return None
+        return call_args
+
+
+_MISSING = object()     # (a name a guarded namespace no longer holds)
 
 
 _PLAIN_ARGUMENTS = frozenset({np.ndarray, float, int, bool, complex, np.float64, np.float32,

@@ -279,11 +279,30 @@ class _VMapped:
                 planned = fast.plan(args)
             if planned is not None:
                 call_args, size = planned
-                if fast.direct is None:
+                if fast.direct is None or fast.chunked and chunks.may_chunk(self.chunk_size,
+                                                                             size):
                     out = self._run_or_loop(args, kwargs, fast.entry, call_args, None, size,
                                             fast.batched, True)
                 else:
-                    out = fast.direct(*call_args)
+                    if fast.chunked:
+                        # what `_run` does for a batch too small for chunks: one call; what
+                        # `_run_or_loop` does where it raises
+                        try:
+                            out = fast.direct(*call_args)
+                        except BackendFailure as failure:
+                            out = self._backend_failed(failure, fast.entry.spec, args, kwargs,
+                                                       size)
+                            return out if fast is self._fast else _to_numpy(out, self.backend)
+                        except (VectorizeError, Warning):
+                            raise
+                        except Exception:       # noqa: BLE001 -- the per-example loop decides
+                            if not size or not backends.get(
+                                    fast.entry.spec.backend).eager_raises:
+                                raise
+                            out = self._loop(args, kwargs, size)
+                            return out if fast is self._fast else _to_numpy(out, self.backend)
+                    else:
+                        out = fast.direct(*call_args)
                     if type(out) is not fast.out_type or out.ndim <= fast.rank:
                         spec = fast.entry.spec
                         placed = _place_outputs(out, spec.result, 0, size,
@@ -601,10 +620,13 @@ class _FastPath:
     for the same specialization while its guards hold. Anything else takes `_VMapped._plan`
     (which builds the key, checks the arguments, and may make another fast path)."""
 
-    __slots__ = ("entry", "lead", "leaves", "batched", "direct", "rank", "out_type")
+    __slots__ = ("entry", "lead", "leaves", "batched", "direct", "rank", "out_type", "chunked")
 
-    def __init__(self, entry, lead, leaves, batched, direct=None):
+    def __init__(self, entry, lead, leaves, batched, direct=None, chunked=False):
         self.entry = entry
+        # `chunked`: the backend's calls go through `chunks.run`, so `direct` is the call
+        # only for a batch too small for chunks (`chunks.may_chunk`)
+        self.chunked = chunked
         self.lead = lead
         self.leaves = leaves        # per argument: (kind, dtype char, ndim, axis)
         self.batched = batched
@@ -643,12 +665,14 @@ class _FastPath:
         if not any(leaf[0] in ("b", "fb") for leaf in leaves):
             return None
         spec = entry.spec
+        chunked = backends.get(spec.backend).chunked_runs
         direct = spec.function if (
             type(spec.result) is Value and spec.result.batched and type(vm.out_axes) is int
             and vm.out_axes == 0 and type(vm.chunk_size) is not int
-            and vm._options.randomness != "error"
-            and not backends.get(spec.backend).chunked_runs) else None
-        return cls(entry, vm._lead, tuple(leaves), batched, direct)
+            and vm._options.randomness != "error") else None
+        if direct is not None and chunked and vm.chunk_size is None:
+            chunks.prime_allocator()        # (what `chunks.run` does before a large call)
+        return cls(entry, vm._lead, tuple(leaves), batched, direct, chunked)
 
     def plan(self, args):
         """(arguments of the generated function, batch size), or None when ``args`` are not
