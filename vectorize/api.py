@@ -132,7 +132,7 @@ class vectorize:
                              backend=self.backend)
         last = self._last
         if last is not None and not kwargs and not self.excluded:
-            call_args = last.plan(args)
+            call_args = last.match(args)
             if call_args is not None:
                 run = last.run
                 if run is not None and last.chunk_size is self.chunk_size:
@@ -875,7 +875,7 @@ class _FastPath:
     a batch of 1e4 lanes were a tenth of the call)."""
 
     __slots__ = ("key", "entry", "ops", "shape", "flat", "size", "batched", "run", "simple",
-                 "to_numpy", "chunk_size", "guards")
+                 "to_numpy", "chunk_size", "guards", "match")
 
     def __init__(self, key, entry, ops, shape, size, batched, chunk_size="auto"):
         self.key, self.entry, self.ops = key, entry, ops
@@ -884,6 +884,8 @@ class _FastPath:
         self.chunk_size = chunk_size
         spec = entry.spec
         self.guards = spec.guards
+        # the generated function's arguments for a call's, or None (`plan`)
+        self.match = _matcher(key, ops, self.guards)
         backend = backends.get(spec.backend)
         result = spec.result
         dtype = result.dtype if type(result) is Value else None
@@ -948,31 +950,51 @@ class _FastPath:
     def plan(self, args):
         """The generated function's arguments for ``args``, or None when they do not match
         (`key_of`, tested in the same pass) or the specialization's guards no longer
-        hold."""
-        if len(args) != len(self.key):
-            return None
-        call_args = []
-        for a, k, op in zip(args, self.key, self.ops):
-            if type(k) is tuple:        # an array: (dtype, shape)
-                if type(a) is not np.ndarray or a.shape != k[1]:
-                    return None
-                dtype = a.dtype
-                if dtype is not k[0] and dtype != k[0]:
-                    return None
-                if op is None:
-                    call_args.append(a)
-                elif op == "flat":
-                    call_args.append(a.reshape(-1))
-                else:
-                    call_args.append(a.reshape(())[()])
-            elif type(a) is not k:
-                return None
+        hold (`_matcher`)."""
+        return self.match(args)
+
+
+_MATCHERS: dict = {}
+"""`_matcher`'s compiled makers, per layout (the kind of each argument, what is done with it,
+the number of guards): a few per program, each compiled once."""
+
+
+def _matcher(key, ops, guards):
+    """A function of a call's positional arguments that gives the generated function's
+    arguments where they are like ``key`` (`_FastPath.key_of`: an array's dtype and shape, a
+    scalar's type) and the guards hold, else None: the checks and conversions of
+    `_FastPath` unrolled for this layout, so that a warm call pays a few comparisons per
+    argument (a loop over the arguments, ops and guards cost about a microsecond)."""
+    layout = (tuple((type(k) is tuple, op if op is None or type(op) is str else "convert")
+                    for k, op in zip(key, ops)), len(guards))
+    make = _MATCHERS.get(layout)
+    if make is None:
+        names = [f"a{i}" for i in range(len(key))]
+        body = [f"    if len(args) != {len(key)}:", "        return None"]
+        if key:
+            body.append(f"    {', '.join(names)}, = args")
+        out = []
+        for i, (is_array, op) in enumerate(layout[0]):
+            a = names[i]
+            if is_array:
+                body += [f"    if type({a}) is not ndarray or {a}.shape != K[{i}][1]:",
+                         "        return None",
+                         f"    if {a}.dtype is not K[{i}][0] and {a}.dtype != K[{i}][0]:",
+                         "        return None"]
             else:
-                call_args.append(a if op is None else op(a))
-        for namespace, name, value in self.guards:      # (`Generated.guards_hold`)
-            if namespace.get(name, _MISSING) is not value:
-                return None
-        return call_args
+                body += [f"    if type({a}) is not K[{i}]:", "        return None"]
+            out.append(a if op is None else f"{a}.reshape(-1)" if op == "flat" else
+                       f"{a}.reshape(())[()]" if op == "item" else f"OPS[{i}]({a})")
+        for j in range(layout[1]):
+            body += [f"    if G[{j}][0].get(G[{j}][1], MISSING) is not G[{j}][2]:",
+                     "        return None"]
+        body.append(f"    return [{', '.join(out)}]")
+        text = ("def make(K, OPS, G, ndarray, MISSING):\n    def plan(args):\n" +
+                "\n".join("    " + line for line in body) + "\n    return plan\n")
+        namespace: dict = {}
+        exec(compile(text, "<vectorize fast path>", "exec"), namespace)    # noqa: S102
+        make = _MATCHERS.setdefault(layout, namespace["make"])
+    return make(key, ops, guards, np.ndarray, _MISSING)
 
 
 _MISSING = object()     # (a name a guarded namespace no longer holds)
