@@ -747,11 +747,21 @@ def test_a_way_much_slower_than_another_is_timed_no_more(monkeypatch, budgeted):
     tuning.build_compacted = None
     timed = spec.function
 
+    sizes = []
+
     def function(v):                 # one whole call: 1; a chunk: 1 / chunks, on 3 threads
+        sizes.append(v.size)
         budgeted.now += 1.0 if v.size == x.size else 20.0 / (x.size / v.size)
         return timed(v)
     spec.function = function
     expected = vectorize(no_branches, chunk_size=None)(x)
+    # the first calls are whole calls, until timing the 2 other ways (TRIALS calls each, one
+    # "second" each) is a tenth of what the calls took
+    calls = round(2 * chunks.TRIALS / chunks.EXPLORE_SHARE)
+    for k in range(calls):
+        assert_identical(vf(x), expected)
+        assert tuning.chunking.get(bucket) == (0 if k < calls - 1 else None)
+    assert set(sizes) == {x.size} and len(sizes) == calls
     assert_identical(vf(x), expected)
     assert set(tuning.chunking[bucket]) == {(0, 0), (0, 1), (0, 3)}
     for _ in range(2):
