@@ -761,6 +761,7 @@ def test_a_way_much_slower_than_another_is_timed_no_more(monkeypatch, budgeted):
     for k in range(calls):
         assert_identical(vf(x), expected)
         assert tuning.chunking.get(bucket) == (0 if k < calls - 1 else None)
+        assert not chunks.settled(tuning, x.size)      # (the other ways are still to time)
     assert set(sizes) == {x.size} and len(sizes) == calls
     assert_identical(vf(x), expected)
     assert set(tuning.chunking[bucket]) == {(0, 0), (0, 1), (0, 3)}
@@ -770,7 +771,8 @@ def test_a_way_much_slower_than_another_is_timed_no_more(monkeypatch, budgeted):
     assert set(tuning.chunking[bucket]) == {(0, 0)}
     for _ in range(chunks.TRIALS):
         assert_identical(vf(x), expected)
-    assert tuning.chunking[bucket] == 0
+    assert tuning.chunking[bucket] == 0 and chunks.settled(tuning, x.size)
+    assert chunks.learned(tuning)["timed"] == [bucket]
 
 
 def test_the_ways_are_timed_again_when_the_calls_drift(monkeypatch, budgeted):

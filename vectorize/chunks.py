@@ -418,9 +418,11 @@ def settled(tuning: Tuning, size: int) -> bool:
     """Whether the calls on ``size`` lanes have decided how to run (no way, no form is being
     timed) and will time nothing more unless they drift (`DRIFT`): nothing is left to time
     once the calls pay for it (the other ways, `Tuning.untimed`; the compacted form)."""
+    if not may_chunk("auto", size):
+        return True             # (one call: nothing to time)
     bucket = size.bit_length()
-    return type(tuning.chunking.get(bucket, 0)) is int and bucket not in tuning.untimed and (
-        bucket in tuning.compared or not _has_compacted(tuning) or not may_chunk("auto", size))
+    return type(tuning.chunking.get(bucket)) is int and bucket not in tuning.untimed and (
+        bucket in tuning.compared or not _has_compacted(tuning))
 
 
 def _ways_affordable(tuning: Tuning, bucket: int, count: int) -> bool:
