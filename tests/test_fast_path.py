@@ -408,3 +408,21 @@ def test_vmap_direct_call_keeps_the_loop_for_raising_examples():
         for _ in range(2):
             got = vm(big, 2.0)
             np.testing.assert_array_equal(got, np.array([checked_row(r, 2.0) for r in big]))
+
+
+def test_vmap_warm_path_notices_rebound_helpers_and_globals():
+    """vmap's matcher (`vmap._matcher`) checks the guards on every warm call too."""
+    global helper, OFFSET
+    from vectorize import vmap
+    before = helper
+    try:
+        vm = vmap(call_helper, in_axes=1)
+        x = np.linspace(-1, 1, 12).reshape(3, 4)       # mapped along axis 1
+        for _ in range(2):
+            _same(vm(x), (2.0 * x).T)
+        helper = lambda x: x - 1.0              # noqa: E731 -- rebound between calls
+        _same(vm(x), (x - 1.0).T)
+        OFFSET = 3.0
+        _same(vm(x), (x + 2.0).T)
+    finally:
+        helper, OFFSET = before, 0.0

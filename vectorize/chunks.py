@@ -308,15 +308,15 @@ def run(spec, tuning: Tuning, args, batched, size: int, chunk_size, call):
     # the way once decided, else the timings of each (variant, way) so far
     choice = tuning.chunking.get(bucket)
     if type(choice) is int:
-        chosen = _variant(tuning, bucket, spec)
-        workers = num_threads() if chosen.parallel else 1
+        chosen = _variant(tuning, bucket, spec) if tuning.variants else spec
+        # (one whole call asks no thread setting: `num_threads` reads the environment)
+        way = min(choice, num_threads() if chosen.parallel else 1) if choice else 0
         start = time.perf_counter()
         if chosen is spec:
-            out = _run_way(spec, args, batched, size, chunk_size, call, min(choice, workers))
+            out = _run_way(spec, args, batched, size, chunk_size, call, way)
         else:
             try:
-                out = _run_way(chosen, args, batched, size, chunk_size, call,
-                               min(choice, workers))
+                out = _run_way(chosen, args, batched, size, chunk_size, call, way)
             except Exception:       # noqa: BLE001 -- the select form decides (`_raised`)
                 return _raised(spec, tuning, args, call)
         _watch(tuning, bucket, time.perf_counter() - start)

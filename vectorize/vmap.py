@@ -273,10 +273,10 @@ class _VMapped:
             return call_nested(self, args, kwargs)
         if not kwargs:
             fast = self._fast
-            planned = fast.plan(args) if fast is not None else None
+            planned = fast.match(args) if fast is not None else None
             if planned is None and self._fast_numpy is not None:
                 fast = self._fast_numpy
-                planned = fast.plan(args)
+                planned = fast.match(args)
             if planned is not None:
                 call_args, size = planned
                 if fast.direct is None or fast.chunked and chunks.may_chunk(self.chunk_size,
@@ -620,7 +620,8 @@ class _FastPath:
     for the same specialization while its guards hold. Anything else takes `_VMapped._plan`
     (which builds the key, checks the arguments, and may make another fast path)."""
 
-    __slots__ = ("entry", "lead", "leaves", "batched", "direct", "rank", "out_type", "chunked")
+    __slots__ = ("entry", "lead", "leaves", "batched", "direct", "rank", "out_type", "chunked",
+                 "match")
 
     def __init__(self, entry, lead, leaves, batched, direct=None, chunked=False):
         self.entry = entry
@@ -638,6 +639,9 @@ class _FastPath:
         self.direct = direct
         self.rank = entry.spec.result.rank if direct is not None else None
         self.out_type = None
+        # `plan`, unrolled for these leaves where they are NumPy arrays and Python numbers
+        # (`_matcher`), else `plan` itself
+        self.match = _matcher(lead, leaves, entry.spec.guards) or self.plan
 
     @classmethod
     def of(cls, vm, args, entry, batched):
@@ -714,6 +718,57 @@ class _FastPath:
         if not self.entry.spec.guards_hold():
             return None
         return call_args, size
+
+
+_MATCHERS: dict = {}
+"""`_matcher`'s compiled makers, per layout (each leaf's kind and axis, the number of bound
+leading arguments and of guards): a few per program, each compiled once."""
+
+
+def _matcher(lead, leaves, guards):
+    """`_FastPath.plan` for these leaves with the loop over them, the kinds' tests and the
+    guards unrolled (the vmap of a function of a few arguments then pays a few comparisons per
+    argument), or None where a leaf is another namespace's array (``"fb"``, ``"fu"``)."""
+    if any(kind in ("fb", "fu") for kind, _, _, _ in leaves):
+        return None
+    layout = (tuple((kind if type(kind) is str else "type", axis)
+                    for kind, _, _, axis in leaves), len(lead), len(guards))
+    make = _MATCHERS.get(layout)
+    if make is None:
+        names = [f"a{i}" for i in range(len(leaves))]
+        body = [f"if len(args) != {len(leaves)}:", "    return None",
+                f"{', '.join(names)}, = args"]
+        out, sized = [], False
+        for i, (kind, axis) in enumerate(layout[0]):
+            a = names[i]
+            if kind == "type":
+                body += [f"if type({a}) is not L[{i}][0]:", "    return None"]
+                out.append(a)
+                continue
+            body += [f"if type({a}) is not ndarray or {a}.ndim != L[{i}][2] or "
+                     f"{a}.dtype.char != L[{i}][1]:", "    return None"]
+            if kind == "b":
+                if sized:
+                    body += [f"if {a}.shape[{axis}] != size:", "    return None"]
+                else:
+                    body.append(f"size = {a}.shape[{axis}]")
+                    sized = True
+                out.append(f"moveaxis({a}, {axis}, 0)" if axis else a)
+            else:
+                out.append(a)
+        for j in range(layout[2]):
+            body += [f"if G[{j}][0].get(G[{j}][1], MISSING) is not G[{j}][2]:",
+                     "    return None"]
+        body.append(f"return [{'*LEAD, ' if lead else ''}{', '.join(out)}], size")
+        text = ("def make(L, LEAD, G, ndarray, moveaxis, MISSING):\n    def plan(args):\n" +
+                "\n".join("        " + line for line in body) + "\n    return plan\n")
+        namespace: dict = {}
+        exec(compile(text, "<vectorize.vmap fast path>", "exec"), namespace)  # noqa: S102
+        make = _MATCHERS.setdefault(layout, namespace["make"])
+    return make(leaves, tuple(lead), guards, np.ndarray, np.moveaxis, _MISSING)
+
+
+_MISSING = object()     # (a name a guarded namespace no longer holds)
 
 
 def _batched(key):
