@@ -894,11 +894,20 @@ class _FastPath:
         self.simple = (dtype is not None and dtype.kind in "biufc" and result.batched
                        and result.rank == 0 and entry.otypes is None)
         if backend.chunked_runs:
-            # NumPy: `chunks.run` makes one call of a batch too small for two chunks
-            self.run = None if chunks.may_chunk(chunk_size, size) else spec.function
+            # NumPy: `chunks.run` makes one call of a batch too small for two chunks; a larger
+            # one is `chunks.run` itself (`vectorize._run` without the planning around it)
             self.to_numpy = None
-            if self.run is not None and size >= 2 * chunks.AUTO_MIN_LANES:
-                chunks.prime_allocator()        # (what `chunks.run` does before such a call)
+            if chunks.may_chunk(chunk_size, size):
+                tuning = entry.tuning
+
+                def run(*call_args):
+                    return chunks.run(spec, tuning, call_args, batched, size, chunk_size,
+                                      _positional)
+                self.run = run
+            else:
+                self.run = spec.function
+                if size >= 2 * chunks.AUTO_MIN_LANES:
+                    chunks.prime_allocator()    # (what `chunks.run` does before such a call)
         else:
             # a compiled function that takes NumPy arrays (JAX's), for a numeric result
             self.run = spec.function if self.simple and backend.takes_numpy else None
@@ -998,6 +1007,11 @@ def _matcher(key, ops, guards):
 
 
 _MISSING = object()     # (a name a guarded namespace no longer holds)
+
+
+def _positional(function, args):
+    """`vectorize._call` of a call whose arguments are all positional (`_FastPath`)."""
+    return function(*args)
 
 
 _PLAIN_ARGUMENTS = frozenset({np.ndarray, float, int, bool, complex, np.float64, np.float32,
