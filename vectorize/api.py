@@ -121,15 +121,7 @@ class vectorize:
 
     # --------------------------------------------------------------------------- calling
     def __call__(self, *args, **kwargs):
-        if self.pyfunc is np._NoValue or self.pyfunc is None:
-            if len(args) != 1 or kwargs or not callable(args[0]):
-                raise TypeError("vectorize used as a decorator expects one function")
-            return vectorize(args[0], otypes=self.otypes, doc=self.__doc__ if
-                             self.__doc__ is not vectorize.__doc__ else None,
-                             excluded=self.excluded, cache=self.cache,
-                             signature=self.signature, fallback=self.fallback,
-                             chunk_size=self.chunk_size, cache_dir=self.cache_dir,
-                             backend=self.backend)
+        # (first: `_last` is only ever set on a call of a function, never on the decorator's)
         last = self._last
         if last is not None and not kwargs and not self.excluded:
             call_args = last.match(args)
@@ -150,7 +142,7 @@ class vectorize:
                                             last.entry.otypes)
                     if last.simple and not self.otypes:
                         arr = out if last.to_numpy is None else last.to_numpy(out)
-                        if type(arr) is np.ndarray and arr.shape == last.flat:
+                        if type(arr) is _NDARRAY and arr.shape == last.flat:
                             arr = _own(arr, call_args)
                             return arr if last.flat is last.shape else arr.reshape(last.shape)
                     elif last.to_numpy is not None:
@@ -165,6 +157,15 @@ class vectorize:
                                         entry.otypes)
                 return self._outputs(out, entry.spec.result, last.shape, call_args,
                                      entry.otypes)
+        if self.pyfunc is np._NoValue or self.pyfunc is None:
+            if len(args) != 1 or kwargs or not callable(args[0]):
+                raise TypeError("vectorize used as a decorator expects one function")
+            return vectorize(args[0], otypes=self.otypes, doc=self.__doc__ if
+                             self.__doc__ is not vectorize.__doc__ else None,
+                             excluded=self.excluded, cache=self.cache,
+                             signature=self.signature, fallback=self.fallback,
+                             chunk_size=self.chunk_size, cache_dir=self.cache_dir,
+                             backend=self.backend)
         if not kwargs and "_tensor_warm" in self.__dict__:
             out = tensors.call_warm(self, args)     # tensors like the last call's
             if out is not NotImplemented:
@@ -1007,6 +1008,7 @@ def _matcher(key, ops, guards):
 
 
 _MISSING = object()     # (a name a guarded namespace no longer holds)
+_NDARRAY = np.ndarray
 
 
 def _positional(function, args):
