@@ -775,6 +775,35 @@ def test_a_way_much_slower_than_another_is_timed_no_more(monkeypatch, budgeted):
     assert chunks.learned(tuning)["timed"] == [bucket]
 
 
+@pytest.mark.parametrize("whole_call_bytes", [1 << 20, 1 << 22])
+def test_until_the_ways_are_timed_the_arrays_size_says_the_way(monkeypatch, budgeted,
+                                                                whole_call_bytes):
+    """Before the calls have paid for timing the ways, a batch of arrays larger than
+    `chunks.WHOLE_CALL_BYTES` (1.3 MB here) runs in chunks on the calling thread, a smaller
+    one as whole calls: no call of either is a trial of another way."""
+    monkeypatch.setattr(chunks, "WHOLE_CALL_BYTES", whole_call_bytes)
+    x = np.linspace(-5, 5, 20 * chunks.AUTO_MIN_LANES)
+    bucket = x.size.bit_length()
+    vf, spec, tuning = _large_spec(no_branches, x)
+    tuning.build_compacted = None
+    sizes = []
+    timed = spec.function
+
+    def function(v):
+        sizes.append(v.size)
+        budgeted.now += v.size / x.size
+        return timed(v)
+    spec.function = function
+    expected = vectorize(no_branches, chunk_size=None)(x)
+    chunked = x.nbytes >= whole_call_bytes
+    for _ in range(10):
+        assert_identical(vf(x), expected)
+        assert tuning.chunking[bucket] == int(chunked) and bucket in tuning.untimed
+    lanes = chunks.lanes_per_chunk("auto", x.size, [x], [True], 1)
+    assert set(sizes) == ({lanes, x.size - lanes * (x.size // lanes)} - {0} if chunked
+                          else {x.size})
+
+
 def test_the_ways_are_timed_again_when_the_calls_drift(monkeypatch, budgeted):
     monkeypatch.setenv("VECTORIZE_NUM_THREADS", "1")
     x = np.linspace(-5, 5, 3 * chunks.AUTO_MIN_LANES)

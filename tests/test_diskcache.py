@@ -956,3 +956,19 @@ def test_malformed_tuning_is_ignored(tmp_path):
     chunks.restore(tuning, None)
     chunks.restore(tuning, ["chunking"])
     assert tuning.chunking == {17: 1}
+
+
+def test_restored_ways_not_yet_timed_are_timed_later():
+    """What a process decided before timing the ways (the forms only, `chunks.learned`'s
+    ``timed`` without that class) is restored with the ways still to time; what an earlier
+    version kept (no ``timed``) counts as timed."""
+    from vectorize import chunks
+    tuning = chunks.Tuning()
+    chunks.restore(tuning, {"chunking": {"17": 0, "18": 1}, "compacted": [],
+                            "compared": [17], "timed": [18]})
+    assert tuning.chunking == {17: 0, 18: 1}
+    assert tuning.timed == {18} and set(tuning.untimed) == {17}
+    assert chunks.learned(tuning)["chunking"] == {"17": 0, "18": 1}
+    old = chunks.Tuning()
+    chunks.restore(old, {"chunking": {"17": 0}, "compacted": [], "compared": []})
+    assert old.timed == {17} and not old.untimed

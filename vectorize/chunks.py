@@ -225,6 +225,8 @@ def restore(tuning: Tuning, data) -> None:
                 # (what an earlier version kept was decided by timing every way)
                 if not isinstance(timed, list) or int(bucket) in timed:
                     tuning.timed.add(int(bucket))
+                else:       # (decided between the forms only: the ways are still to time)
+                    tuning.untimed[int(bucket)] = 2
     for field in ("compared", "compacted"):
         if not isinstance(data.get(field), list):
             return
@@ -265,6 +267,13 @@ spent on the calls it may speed up (0: from the first call). Timing the other wa
 threads: `TRIALS` calls each, any of which may take longer than one whole call) is budgeted
 alike: the first calls of a batch-size class are whole calls, and the ways are timed once
 the calls have taken ``ways * TRIALS * (one call) / EXPLORE_SHARE``."""
+
+WHOLE_CALL_BYTES = 1 << 22
+"""Before the ways are timed (`EXPLORE_SHARE`), a batch whose widest batched argument has
+fewer bytes than this runs as one whole call, a larger one in chunks on the calling thread:
+the whole call's temporaries then no longer fit the CPU's caches (measured on 2 cores: the
+seed `if` at 1e5 float64 lanes, 0.8 MB per array, 1.7 ns per lane in one call and 2.2 in
+chunks; `piecewise` at 1e6, 8 MB, 24.7 and 11.3)."""
 
 DRIFT = 1.5
 """Once a way is decided, the calls are still timed (a clock read costs well under a
@@ -324,9 +333,9 @@ def run(spec, tuning: Tuning, args, batched, size: int, chunk_size, call):
     if choice is None:
         choice = tuning.chunking[bucket] = _candidates(spec, tuning, args, batched, size,
                                                        chunk_size)
-        if choice == 0:
+        if type(choice) is int:     # one way (`_candidates`: until the others are timed)
             start = time.perf_counter()
-            out = call(spec.function, args)
+            out = _run_way(spec, args, batched, size, chunk_size, call, choice)
             _watch(tuning, bucket, time.perf_counter() - start)
             return out
     key = min(choice, key=lambda c: len(choice[c]))
@@ -470,24 +479,28 @@ def _drop_compacted(tuning) -> None:
 def _candidates(spec, tuning, args, batched, size: int, chunk_size):
     """``{(variant, way): []}`` to time (variant 0: ``spec``, 1: `compacted`; way 0: one
     call, else chunks on that many threads), in the order they are tried: one whole call
-    first (no thread pool, no chunk machinery: the cheapest to try), most threads last; 0
-    where there is only one. The compacted form is a candidate only once building it is
+    first (no thread pool, no chunk machinery: the cheapest to try), most threads last; the
+    way itself where there is only one. The compacted form is a candidate only once building it is
     cheap next to the calls (`EXPLORE_SHARE`; `_watch` adds it later)."""
     workers = spare_threads() if spec.parallel else 1
     bucket = size.bit_length()
     others = [way for way in sorted({1, workers})
               if lanes_per_chunk(chunk_size, size, args, batched, way) is not None]
+    ways = [0]
     if others and bucket not in tuning.timed:
         # never on the first calls of a class (a trial of threads on a loaded machine can
-        # take many times one call): they are whole calls until timing the others is cheap
+        # take many times one call): they run one way until timing the others is cheap
         # next to what they took (`_ways_affordable`; `_watch` asks again)
         if _ways_affordable(tuning, bucket, len(others)):
             tuning.timed.add(bucket)
             tuning.untimed.pop(bucket, None)
         else:
             tuning.untimed[bucket] = len(others)
+            # until then, the way the arrays' size says (`WHOLE_CALL_BYTES`)
+            widest = max(a.nbytes for a in _batched_leaves(args, batched))
+            ways = [1 if 1 in others and widest >= WHOLE_CALL_BYTES else 0]
             others = []
-    ways = [0] + others
+    ways += others
     # the compacted form is built when its turn comes (a single large call never pays for
     # it), and runs the same ways (its code reads the same globals: `codegen.parallel_safe`)
     variants = (0, 1) if _has_compacted(tuning) and _affordable(tuning, size.bit_length()) \
@@ -495,7 +508,7 @@ def _candidates(spec, tuning, args, batched, size: int, chunk_size):
     if len(variants) > 1:
         tuning.compared.add(size.bit_length())
     candidates = [(variant, way) for variant in variants for way in ways]
-    return {c: [] for c in candidates} if len(candidates) > 1 else 0
+    return {c: [] for c in candidates} if len(candidates) > 1 else ways[0]
 
 
 def compacted(tuning):
