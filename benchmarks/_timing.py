@@ -31,13 +31,15 @@ MIN_TIMING_S = 0.020                            # one timing lasts at least this
 
 # ---------------------------------------------------------------------------------- timing
 def settle(call, vf, n: int) -> None:
-    """Call until ``chunk_size="auto"`` has decided how to run batches of ``n`` lanes (its
-    first calls time each way: `vectorize.chunks.run`), so that the timings are of what every
-    later call does."""
-    for _ in range(100):
+    """Call until ``chunk_size="auto"`` has decided how to run batches of ``n`` lanes and has
+    nothing left to time (`vectorize.chunks.settled`: it times the other ways and forms once
+    the calls have paid for it, `vectorize.chunks.run`), so that the timings are of what
+    every later call does."""
+    from vectorize import chunks
+    for _ in range(1000):
         call()
         (entry,) = vf._specs._entries.values()
-        if isinstance(entry.tuning.chunking.get(n.bit_length(), 0), int):
+        if chunks.settled(entry.tuning, n):
             return
 
 

@@ -747,11 +747,22 @@ def test_a_way_much_slower_than_another_is_timed_no_more(monkeypatch, budgeted):
     tuning.build_compacted = None
     timed = spec.function
 
+    sizes = []
+
     def function(v):                 # one whole call: 1; a chunk: 1 / chunks, on 3 threads
+        sizes.append(v.size)
         budgeted.now += 1.0 if v.size == x.size else 20.0 / (x.size / v.size)
         return timed(v)
     spec.function = function
     expected = vectorize(no_branches, chunk_size=None)(x)
+    # the first calls are whole calls, until timing the 2 other ways (TRIALS calls each, one
+    # "second" each) is a tenth of what the calls took
+    calls = round(2 * chunks.TRIALS / chunks.EXPLORE_SHARE)
+    for k in range(calls):
+        assert_identical(vf(x), expected)
+        assert tuning.chunking.get(bucket) == (0 if k < calls - 1 else None)
+        assert not chunks.settled(tuning, x.size)      # (the other ways are still to time)
+    assert set(sizes) == {x.size} and len(sizes) == calls
     assert_identical(vf(x), expected)
     assert set(tuning.chunking[bucket]) == {(0, 0), (0, 1), (0, 3)}
     for _ in range(2):
@@ -760,7 +771,37 @@ def test_a_way_much_slower_than_another_is_timed_no_more(monkeypatch, budgeted):
     assert set(tuning.chunking[bucket]) == {(0, 0)}
     for _ in range(chunks.TRIALS):
         assert_identical(vf(x), expected)
-    assert tuning.chunking[bucket] == 0
+    assert tuning.chunking[bucket] == 0 and chunks.settled(tuning, x.size)
+    assert chunks.learned(tuning)["timed"] == [bucket]
+
+
+@pytest.mark.parametrize("whole_call_bytes", [1 << 20, 1 << 22])
+def test_until_the_ways_are_timed_the_arrays_size_says_the_way(monkeypatch, budgeted,
+                                                                whole_call_bytes):
+    """Before the calls have paid for timing the ways, a batch of arrays larger than
+    `chunks.WHOLE_CALL_BYTES` (1.3 MB here) runs in chunks on the calling thread, a smaller
+    one as whole calls: no call of either is a trial of another way."""
+    monkeypatch.setattr(chunks, "WHOLE_CALL_BYTES", whole_call_bytes)
+    x = np.linspace(-5, 5, 20 * chunks.AUTO_MIN_LANES)
+    bucket = x.size.bit_length()
+    vf, spec, tuning = _large_spec(no_branches, x)
+    tuning.build_compacted = None
+    sizes = []
+    timed = spec.function
+
+    def function(v):
+        sizes.append(v.size)
+        budgeted.now += v.size / x.size
+        return timed(v)
+    spec.function = function
+    expected = vectorize(no_branches, chunk_size=None)(x)
+    chunked = x.nbytes >= whole_call_bytes
+    for _ in range(10):
+        assert_identical(vf(x), expected)
+        assert tuning.chunking[bucket] == int(chunked) and bucket in tuning.untimed
+    lanes = chunks.lanes_per_chunk("auto", x.size, [x], [True], 1)
+    assert set(sizes) == ({lanes, x.size - lanes * (x.size // lanes)} - {0} if chunked
+                          else {x.size})
 
 
 def test_the_ways_are_timed_again_when_the_calls_drift(monkeypatch, budgeted):

@@ -373,7 +373,8 @@ import numpy as np
 sys.path.insert(0, {folder!r})
 import {module} as mod
 import vectorize
-from vectorize import diskcache
+from vectorize import chunks, diskcache
+chunks.EXPLORE_SHARE = 0.0   # both forms timed from the first call, whatever the load
 x = np.random.default_rng(3).uniform(-6, 6, 40_000)
 f = vectorize.vectorize(mod.piecewise, fallback="error", cache_dir={cache!r})
 reference = vectorize.vectorize(mod.piecewise, fallback="error", chunk_size=None,
@@ -390,9 +391,10 @@ print(json.dumps({{"libcst": "libcst" in sys.modules, "stats": diskcache.stats, 
 
 
 def test_the_compacted_form_comes_from_the_cache_too(tmp_path, cache, modname):
-    """`chunk_size="auto"` builds the compacted form on the second call of a large batch:
-    stored too, so a fresh process that times both forms still imports no libcst; every call
-    gives the select form's results."""
+    """`chunk_size="auto"` builds the compacted form on the second call of a large batch
+    (where exploring is not budgeted, `chunks.EXPLORE_SHARE`, as here): stored too, so a
+    fresh process that times both forms still imports no libcst; every call gives the select
+    form's results."""
     load_module(tmp_path, modname, PIECEWISE)
     probe = CHUNKED.format(folder=str(tmp_path), module=modname, cache=str(cache))
     env = {"VECTORIZE_NUM_THREADS": "2"}
@@ -903,21 +905,22 @@ import numpy as np
 sys.path.insert(0, {folder!r})
 import {module} as mod
 import vectorize
-from vectorize import diskcache
+from vectorize import chunks, diskcache
 n = 1 << 17                 # chunks on one thread are a way to time (`chunks.lanes_per_chunk`)
 x = np.linspace(-3, 12, n)
 f = vectorize.vectorize(mod.func, cache_dir={cache!r})
 got = f(x, 1.0)
 (entry,) = f._specs._entries.values()
-first = entry.tuning.chunking.get(n.bit_length())
-calls = 1
 bucket = n.bit_length()
-while type(entry.tuning.chunking.get(bucket)) is not int and calls < 300:
+first = entry.tuning.chunking.get(bucket)
+timed = bucket in entry.tuning.timed        # (the first calls of a class are whole calls)
+calls = 1
+while not chunks.settled(entry.tuning, n) and calls < 1000:
     got = f(x, 1.0)
     calls += 1
 assert np.array_equal(got, np.vectorize(mod.func)(x, 1.0))
 print(json.dumps({{"first": first if type(first) is int else repr(type(first)),
-                   "decided": entry.tuning.chunking.get(bucket),
+                   "timed": timed, "decided": entry.tuning.chunking.get(bucket),
                    "calls": calls, "stats": diskcache.stats}}))
 """
 
@@ -932,14 +935,15 @@ def test_a_later_process_starts_tuned(tmp_path, cache, modname):
     load_module(tmp_path, modname, text)
     probe = TUNE_PROBE.format(folder=str(tmp_path), module=modname, cache=str(cache))
     first = run_python(probe)
-    assert type(first["decided"]) is int and first["calls"] > 1      # it timed the ways
+    # it timed the ways, once its calls had paid for it (`chunks.EXPLORE_SHARE`)
+    assert type(first["decided"]) is int and first["calls"] > 1 and not first["timed"]
     assert len([p for p in Path(cache).iterdir() if p.suffix == ".vzt"]) == 1
     second = run_python(probe)
     assert second["stats"]["hits"] >= 1
-    assert second["first"] == first["decided"] and second["calls"] == 1
+    assert second["first"] == first["decided"] and second["timed"] and second["calls"] == 1
     (tmp_path / f"{modname}.py").write_text(text.replace("0.5", "0.25"))
     third = run_python(probe)
-    assert third["first"] != first["decided"] and third["calls"] > 1   # learned afresh
+    assert not third["timed"] and third["calls"] > 1   # learned afresh
 
 
 def test_malformed_tuning_is_ignored(tmp_path):
@@ -952,3 +956,19 @@ def test_malformed_tuning_is_ignored(tmp_path):
     chunks.restore(tuning, None)
     chunks.restore(tuning, ["chunking"])
     assert tuning.chunking == {17: 1}
+
+
+def test_restored_ways_not_yet_timed_are_timed_later():
+    """What a process decided before timing the ways (the forms only, `chunks.learned`'s
+    ``timed`` without that class) is restored with the ways still to time; what an earlier
+    version kept (no ``timed``) counts as timed."""
+    from vectorize import chunks
+    tuning = chunks.Tuning()
+    chunks.restore(tuning, {"chunking": {"17": 0, "18": 1}, "compacted": [],
+                            "compared": [17], "timed": [18]})
+    assert tuning.chunking == {17: 0, 18: 1}
+    assert tuning.timed == {18} and set(tuning.untimed) == {17}
+    assert chunks.learned(tuning)["chunking"] == {"17": 0, "18": 1}
+    old = chunks.Tuning()
+    chunks.restore(old, {"chunking": {"17": 0}, "compacted": [], "compared": []})
+    assert old.timed == {17} and not old.untimed

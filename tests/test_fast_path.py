@@ -219,3 +219,210 @@ def test_vmap_fast_path_keeps_errors():
     with pytest.raises(ValueError, match="inconsistent sizes|size"):
         vm(np.ones(4), np.ones(5), 1.0)
     np.testing.assert_array_equal(vm(np.ones(2), np.full(2, 3.0), 1.0), [4.0, 4.0])
+
+
+# ----------------------------------------- the warm path against numpy.vectorize (issue 21)
+# A warm call of a batch too small for chunks is one call of the generated function, its
+# arguments checked by a matcher compiled per layout (`api._matcher`), the guards unrolled;
+# a larger one goes through `chunks.run`. Each must give what numpy.vectorize gives, whatever
+# the sequence of calls one object sees.
+def inverse(x, y):
+    return y / x                 # ZeroDivisionError in numpy.vectorize's examples where x == 0
+
+
+def clipped(x, y):
+    if x > 2:
+        return 2.0 * y
+    return abs(x) * 1.0 + y     # (float on both paths: numpy.vectorize's dtype is the first
+                                # example's)
+
+
+WARM_FUNCTIONS = [piece, identity, ratio, inverse, clipped]
+SIZES = [0, 1, 5, 10_000]
+
+
+@st.composite
+def batch(draw):
+    """A batched argument of any size, dtype and layout numpy.vectorize takes."""
+    n = draw(st.sampled_from(SIZES))
+    dtype = draw(st.sampled_from([np.float64, np.int64, np.float32, np.bool_]))
+    values = (np.arange(2 * n) % 7 - 2.5).astype(dtype)
+    layout = draw(st.sampled_from(["contiguous", "strided", "2-d", "0-d", "list"]))
+    if layout == "strided":
+        return values[::2]              # non-contiguous
+    if layout == "2-d" and n % 5 == 0 and n:
+        return values[:n].reshape(5, -1)
+    if layout == "0-d":
+        return np.asarray(-1.5, dtype)
+    if layout == "list":
+        return values[:min(n, 5)].tolist()
+    return values[:n]
+
+
+OTHERS = st.sampled_from([1.5, -0.0, 3, True, np.float64(2.0), np.int64(-1), math.nan])
+
+
+def _numpy_vectorize(f, x, y):
+    """numpy.vectorize's outcome (its result, or its exception's type); None for an empty
+    batch, which it refuses without otypes."""
+    if np.size(x) == 0:
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            return np.vectorize(f)(x, y)
+    except Exception as exc:        # noqa: BLE001 -- the reference's outcome
+        return type(exc)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(WARM_FUNCTIONS),
+       st.lists(st.tuples(batch(), OTHERS, st.booleans()), min_size=1, max_size=5))
+def test_warm_calls_match_numpy_vectorize(f, calls):
+    """Every call of one object, cold or warm, against numpy.vectorize (values; its
+    exception) and a fresh object (dtype too: numpy.vectorize's is the first example's
+    result type where the branches' types differ, `piece`'s int ``y * 2``)."""
+    warm = vectorize(f, fallback="error")
+    for x, y, keyword in calls:
+        theirs = _numpy_vectorize(f, x, y)
+        with np.errstate(all="ignore"):
+            fresh = _outcome(vectorize(f, fallback="error"), x, y)
+        if isinstance(theirs, type):
+            assert fresh is theirs, (fresh, theirs)
+        elif theirs is not None:
+            assert np.array_equal(np.asarray(fresh, dtype=np.result_type(theirs)), theirs,
+                                  equal_nan=True)
+        call = (lambda a, b: warm(a, y=b)) if keyword else warm
+        for _ in range(2):              # the second call is certainly warm where it can be
+            with np.errstate(all="ignore"):
+                got = _outcome(call, x, y)
+            if isinstance(fresh, type):
+                assert got is fresh, (got, fresh)
+            else:
+                _same(got, fresh)
+                if isinstance(x, np.ndarray) and np.size(got):
+                    assert not np.shares_memory(got, x)
+
+
+def test_the_direct_call_replays_a_raising_batch():
+    """A warm call whose generated code raises (an example divides by zero) is numpy's
+    loop, which raises the first failing example's exception: the direct call catches it as
+    the planned path does."""
+    f = vectorize(inverse)
+    x = np.array([1.0, 2.0, 4.0])
+    f(x, 1.0)
+    assert f._last is not None and f._last.run is not None
+    _same(f(x, 2.0), [2.0, 1.0, 0.5])
+    x[1] = 0.0                          # the same array, mutated: still warm, now raising
+    with np.errstate(all="ignore"):
+        try:
+            f(x, 2.0)
+        except ZeroDivisionError:
+            pass
+        else:
+            raise AssertionError("numpy.vectorize raises ZeroDivisionError here")
+    x[1] = 8.0
+    _same(f(x, 2.0), [2.0, 0.25, 0.5])
+
+
+def test_shared_arrays_mutated_between_calls_are_read_again():
+    f = vectorize(clipped)
+    x, y = np.linspace(-3, 3, 7), np.zeros(7)
+    for k in range(4):
+        x += 0.5
+        y[k] = k
+        _same(f(x, y), np.vectorize(clipped)(x, y))
+
+
+def call_helper(x):
+    return helper(x) + OFFSET
+
+
+def helper(x):
+    return 2.0 * x
+
+
+OFFSET = 0.0
+
+
+def test_rebound_helpers_and_globals_are_noticed_on_the_warm_path():
+    """The guards (what the transform read: the helper, the globals) are checked on every
+    warm call, small batches (the direct call) and large ones (`chunks.run`) alike."""
+    global helper, OFFSET
+    before = helper
+    try:
+        for n in (5, 40_000):
+            f = vectorize(call_helper)
+            x = np.linspace(-1, 1, n)
+            for _ in range(2):
+                _same(f(x), 2.0 * x)
+            helper = lambda x: x - 1.0          # noqa: E731 -- rebound between calls
+            _same(f(x), x - 1.0)
+            OFFSET = 3.0
+            _same(f(x), x + 2.0)
+            helper, OFFSET = before, 0.0
+            _same(f(x), 2.0 * x)
+    finally:
+        helper, OFFSET = before, 0.0
+
+
+def test_batches_either_side_of_the_chunk_threshold_on_one_object():
+    """One object sees batches too small for chunks (the direct call) and large ones
+    (`chunks.run`, timing its ways) in turn; a changed ``chunk_size`` is seen too."""
+    from vectorize import chunks
+    f = vectorize(piece)
+    large = 4 * chunks.AUTO_MIN_LANES
+    for n in (100, large, 100, large, 2 * chunks.AUTO_MIN_LANES - 1):
+        x = np.linspace(-5, 5, n)
+        for _ in range(3):
+            _same(f(x, 0.5), vectorize(piece, chunk_size=None)(x, 0.5))
+    f.chunk_size = 10
+    x = np.linspace(-5, 5, 100)
+    _same(f(x, 0.5), vectorize(piece, chunk_size=None)(x, 0.5))
+
+
+def checked_row(x, c):
+    if x[0] * c < 0:
+        raise ValueError("a negative product")
+    return x[0] * c + x[1]
+
+
+def test_vmap_direct_call_keeps_the_loop_for_raising_examples():
+    """vmap's warm direct call (a batch too small for chunks): where the batched code raises,
+    the per-example loop decides, as on the planned path (`_run_or_loop`)."""
+    import pytest
+
+    from vectorize import vmap
+    vm = vmap(checked_row, in_axes=(0, None))
+    rows = np.abs(np.linspace(-2, 2, 10).reshape(5, 2))
+    for _ in range(2):
+        np.testing.assert_array_equal(vm(rows, 2.0), [checked_row(r, 2.0) for r in rows])
+    assert vm._fast is not None and vm._fast.direct is not None
+    with pytest.raises(ValueError, match="a negative product"):
+        vm(rows[1:], -1.0)
+    bad = rows.copy()
+    bad[3, 0] = -1.0
+    with pytest.raises(ValueError, match="a negative product"):
+        vm(bad, 2.0)
+    for n in (0, 1, 10_000):
+        big = np.abs(np.linspace(-2, 2, 2 * n).reshape(n, 2))
+        for _ in range(2):
+            got = vm(big, 2.0)
+            np.testing.assert_array_equal(got, np.array([checked_row(r, 2.0) for r in big]))
+
+
+def test_vmap_warm_path_notices_rebound_helpers_and_globals():
+    """vmap's matcher (`vmap._matcher`) checks the guards on every warm call too."""
+    global helper, OFFSET
+    from vectorize import vmap
+    before = helper
+    try:
+        vm = vmap(call_helper, in_axes=1)
+        x = np.linspace(-1, 1, 12).reshape(3, 4)       # mapped along axis 1
+        for _ in range(2):
+            _same(vm(x), (2.0 * x).T)
+        helper = lambda x: x - 1.0              # noqa: E731 -- rebound between calls
+        _same(vm(x), (x - 1.0).T)
+        OFFSET = 3.0
+        _same(vm(x), (x + 2.0).T)
+    finally:
+        helper, OFFSET = before, 0.0

@@ -121,6 +121,42 @@ class vectorize:
 
     # --------------------------------------------------------------------------- calling
     def __call__(self, *args, **kwargs):
+        # (first: `_last` is only ever set on a call of a function, never on the decorator's)
+        last = self._last
+        if last is not None and not kwargs and not self.excluded:
+            call_args = last.match(args)
+            if call_args is not None:
+                run = last.run
+                if run is not None and last.chunk_size is self.chunk_size:
+                    # one call of the generated function (`_FastPath.run`)
+                    try:
+                        out = run(*call_args)
+                    except (VectorizeError, Warning):
+                        raise
+                    except BackendFailure as failure:
+                        self._backend_failed(failure, last.entry.spec)
+                        return self._replay(args, kwargs, last.entry.spec.result, last.size,
+                                            last.entry.otypes)
+                    except Exception:       # noqa: BLE001 -- the per-example loop decides
+                        return self._replay(args, kwargs, last.entry.spec.result, last.size,
+                                            last.entry.otypes)
+                    if last.simple and not self.otypes:
+                        arr = out if last.to_numpy is None else last.to_numpy(out)
+                        if type(arr) is _NDARRAY and arr.shape == last.flat:
+                            arr = _own(arr, call_args)
+                            return arr if last.flat is last.shape else arr.reshape(last.shape)
+                    elif last.to_numpy is not None:
+                        out = tuple(map(last.to_numpy, out)) if isinstance(out, tuple) else \
+                            last.to_numpy(out)
+                    return self._outputs(out, last.entry.spec.result, last.shape, call_args,
+                                         last.entry.otypes)
+                entry = last.entry
+                out = self._run_or_replay(entry, call_args, last.size, last.batched)
+                if out is _REPLAY:
+                    return self._replay(args, kwargs, entry.spec.result, last.size,
+                                        entry.otypes)
+                return self._outputs(out, entry.spec.result, last.shape, call_args,
+                                     entry.otypes)
         if self.pyfunc is np._NoValue or self.pyfunc is None:
             if len(args) != 1 or kwargs or not callable(args[0]):
                 raise TypeError("vectorize used as a decorator expects one function")
@@ -130,28 +166,6 @@ class vectorize:
                              signature=self.signature, fallback=self.fallback,
                              chunk_size=self.chunk_size, cache_dir=self.cache_dir,
                              backend=self.backend)
-        last = self._last
-        if last is not None and not kwargs and not self.excluded:
-            fast = last.plan(args)
-            if fast is not None:
-                entry, call_args, shape, size, batched = fast
-                if last.direct is not None and not self.otypes:
-                    # one call of a compiled function (`_FastPath.direct`)
-                    try:
-                        out = last.direct(*call_args)
-                    except (VectorizeError, Warning):
-                        raise
-                    except Exception:       # noqa: BLE001 -- the per-example loop decides
-                        return self._replay(args, kwargs, entry.spec.result, size, entry.otypes)
-                    arr = last.to_numpy(out)
-                    if arr.shape == (size,):
-                        arr = _own(arr, call_args)
-                        return arr if len(shape) == 1 else arr.reshape(shape)
-                    return self._outputs(out, entry.spec.result, shape, call_args, entry.otypes)
-                out = self._run_or_replay(entry, call_args, size, batched)
-                if out is _REPLAY:
-                    return self._replay(args, kwargs, entry.spec.result, size, entry.otypes)
-                return self._outputs(out, entry.spec.result, shape, call_args, entry.otypes)
         if not kwargs and "_tensor_warm" in self.__dict__:
             out = tensors.call_warm(self, args)     # tensors like the last call's
             if out is not NotImplemented:
@@ -179,7 +193,8 @@ class vectorize:
         if spec.fallbacks:
             self._announce("; ".join(spec.fallbacks), spec)
         elif not kwargs and not self.excluded and self._var_positional is None:
-            self._last = _FastPath.of(args, entry, shape, batched, self._binding) or self._last
+            self._last = _FastPath.of(args, entry, shape, batched, self._binding,
+                                       self.chunk_size) or self._last
         out = self._run_or_replay(entry, call_args, math.prod(shape), batched)
         if out is _REPLAY:
             return self._replay(args, kwargs, spec.result, math.prod(shape), entry.otypes)
@@ -852,25 +867,52 @@ class _FastPath:
     10 µs, as the previous call's arrays have flushed the CPU's caches of the interpreter's
     data. Only plain positional calls (no keywords, no `excluded`, no bound leading argument)
     of exact ``ndarray`` s and NumPy or value-typed Python scalars take it; the
-    specialization's guards (the globals it read) are checked on every call."""
+    specialization's guards (the globals it read) are checked on every call.
 
-    __slots__ = ("key", "entry", "ops", "shape", "size", "batched", "direct", "to_numpy")
+    Where the call is one call of the generated function (``run``: a batch too small for
+    chunks, `chunks.may_chunk`, or a backend that runs a batch in one call and takes NumPy
+    arrays), a warm call is that call and, for one batched number per example (``simple``),
+    `_own` and a reshape: no `chunks.run`, no `_outputs` (each a few function calls, which at
+    a batch of 1e4 lanes were a tenth of the call)."""
 
-    def __init__(self, key, entry, ops, shape, size, batched):
+    __slots__ = ("key", "entry", "ops", "shape", "flat", "size", "batched", "run", "simple",
+                 "to_numpy", "chunk_size", "guards", "match")
+
+    def __init__(self, key, entry, ops, shape, size, batched, chunk_size="auto"):
         self.key, self.entry, self.ops = key, entry, ops
         self.shape, self.size, self.batched = shape, size, batched
-        # the generated function itself where a call is that function on the arguments
-        # and its one result is the batch of numbers (`vectorize._output` would do nothing
-        # but ``np.asarray``, `_own` and the reshape): a backend that runs a batch in one
-        # call and takes NumPy arrays (a compiled function: JAX's), for a numeric result
+        self.flat = shape if len(shape) == 1 else (size,)
+        self.chunk_size = chunk_size
         spec = entry.spec
+        self.guards = spec.guards
+        # the generated function's arguments for a call's, or None (`plan`)
+        self.match = _matcher(key, ops, self.guards)
         backend = backends.get(spec.backend)
         result = spec.result
         dtype = result.dtype if type(result) is Value else None
-        self.direct = spec.function if (
-            dtype is not None and dtype.kind in "biufc" and not backend.chunked_runs
-            and backend.takes_numpy and result.batched and result.rank == 0) else None
-        self.to_numpy = backend.to_numpy
+        # one batched number per example, no cast (`Entry.otypes`): the generated function's
+        # array is the result as it stands (`_own`, reshaped)
+        self.simple = (dtype is not None and dtype.kind in "biufc" and result.batched
+                       and result.rank == 0 and entry.otypes is None)
+        if backend.chunked_runs:
+            # NumPy: `chunks.run` makes one call of a batch too small for two chunks; a larger
+            # one is `chunks.run` itself (`vectorize._run` without the planning around it)
+            self.to_numpy = None
+            if chunks.may_chunk(chunk_size, size):
+                tuning = entry.tuning
+
+                def run(*call_args):
+                    return chunks.run(spec, tuning, call_args, batched, size, chunk_size,
+                                      _positional)
+                self.run = run
+            else:
+                self.run = spec.function
+                if size >= 2 * chunks.AUTO_MIN_LANES:
+                    chunks.prime_allocator()    # (what `chunks.run` does before such a call)
+        else:
+            # a compiled function that takes NumPy arrays (JAX's), for a numeric result
+            self.run = spec.function if self.simple and backend.takes_numpy else None
+            self.to_numpy = backend.to_numpy
 
     @staticmethod
     def key_of(args):
@@ -889,7 +931,7 @@ class _FastPath:
         return tuple(key)
 
     @classmethod
-    def of(cls, args, entry, shape, batched, binding):
+    def of(cls, args, entry, shape, batched, binding, chunk_size="auto"):
         """The fast path of a call that `vectorize._plan` planned, or None."""
         if not isinstance(binding, tuple):
             return None
@@ -913,32 +955,65 @@ class _FastPath:
                 return None       # broadcast: rarer, left to _plan
             else:
                 ops.append("flat" if a.ndim != 1 else None)     # (1-d: as it is)
-        return cls(key, entry, tuple(ops), shape, size, tuple(batched))
+        return cls(key, entry, tuple(ops), shape, size, tuple(batched), chunk_size)
 
     def plan(self, args):
-        """(entry, call arguments, shape, size, batched) for ``args``, or None when they do
-        not match (`key_of`, tested in the same pass) or the specialization's guards no
-        longer hold."""
-        if len(args) != len(self.key):
-            return None
-        call_args = []
-        for a, k, op in zip(args, self.key, self.ops):
-            if type(k) is tuple:        # an array: (dtype, shape)
-                if type(a) is not np.ndarray or a.shape != k[1] or a.dtype != k[0]:
-                    return None
-                if op is None:
-                    call_args.append(a)
-                elif op == "flat":
-                    call_args.append(a.reshape(-1))
-                else:
-                    call_args.append(a.reshape(())[()])
-            elif type(a) is not k:
-                return None
+        """The generated function's arguments for ``args``, or None when they do not match
+        (`key_of`, tested in the same pass) or the specialization's guards no longer
+        hold (`_matcher`)."""
+        return self.match(args)
+
+
+_MATCHERS: dict = {}
+"""`_matcher`'s compiled makers, per layout (the kind of each argument, what is done with it,
+the number of guards): a few per program, each compiled once."""
+
+
+def _matcher(key, ops, guards):
+    """A function of a call's positional arguments that gives the generated function's
+    arguments where they are like ``key`` (`_FastPath.key_of`: an array's dtype and shape, a
+    scalar's type) and the guards hold, else None: the checks and conversions of
+    `_FastPath` unrolled for this layout, so that a warm call pays a few comparisons per
+    argument (a loop over the arguments, ops and guards cost about a microsecond)."""
+    layout = (tuple((type(k) is tuple, op if op is None or type(op) is str else "convert")
+                    for k, op in zip(key, ops)), len(guards))
+    make = _MATCHERS.get(layout)
+    if make is None:
+        names = [f"a{i}" for i in range(len(key))]
+        body = [f"    if len(args) != {len(key)}:", "        return None"]
+        if key:
+            body.append(f"    {', '.join(names)}, = args")
+        out = []
+        for i, (is_array, op) in enumerate(layout[0]):
+            a = names[i]
+            if is_array:
+                body += [f"    if type({a}) is not ndarray or {a}.shape != K[{i}][1]:",
+                         "        return None",
+                         f"    if {a}.dtype is not K[{i}][0] and {a}.dtype != K[{i}][0]:",
+                         "        return None"]
             else:
-                call_args.append(a if op is None else op(a))
-        if self.entry.spec.guards and not self.entry.spec.guards_hold():
-            return None
-        return self.entry, call_args, self.shape, self.size, self.batched
+                body += [f"    if type({a}) is not K[{i}]:", "        return None"]
+            out.append(a if op is None else f"{a}.reshape(-1)" if op == "flat" else
+                       f"{a}.reshape(())[()]" if op == "item" else f"OPS[{i}]({a})")
+        for j in range(layout[1]):
+            body += [f"    if G[{j}][0].get(G[{j}][1], MISSING) is not G[{j}][2]:",
+                     "        return None"]
+        body.append(f"    return [{', '.join(out)}]")
+        text = ("def make(K, OPS, G, ndarray, MISSING):\n    def plan(args):\n" +
+                "\n".join("    " + line for line in body) + "\n    return plan\n")
+        namespace: dict = {}
+        exec(compile(text, "<vectorize fast path>", "exec"), namespace)    # noqa: S102
+        make = _MATCHERS.setdefault(layout, namespace["make"])
+    return make(key, ops, guards, np.ndarray, _MISSING)
+
+
+_MISSING = object()     # (a name a guarded namespace no longer holds)
+_NDARRAY = np.ndarray
+
+
+def _positional(function, args):
+    """`vectorize._call` of a call whose arguments are all positional (`_FastPath`)."""
+    return function(*args)
 
 
 _PLAIN_ARGUMENTS = frozenset({np.ndarray, float, int, bool, complex, np.float64, np.float32,

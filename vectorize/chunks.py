@@ -178,11 +178,14 @@ class Tuning:
     - ``steady``: batch-size class -> (the median time of the way decided, the times of
       the calls since, `RECENT` at most) (`_watch`);
     - ``compared``: the batch-size classes whose calls have timed the compacted form;
+    - ``timed``: the batch-size classes whose calls have timed the ways (chunks, threads);
+    - ``untimed``: batch-size class -> the ways other than one whole call that it has not
+      timed yet, which `_watch` times once the calls have paid for it (`EXPLORE_SHARE`);
     - ``persist``: where to keep what was decided (`learned`) for a later process (the disk
       cache, beside the specialization's entry: `frontend.tuning`), or None."""
 
     __slots__ = ("chunking", "build_compacted", "compacted", "variants", "build_cost",
-                 "spent", "steady", "compared", "persist")
+                 "spent", "steady", "compared", "timed", "untimed", "persist")
 
     def __init__(self, build_compacted=None, build_cost: float = 0.0):
         self.chunking: dict = {}
@@ -193,14 +196,18 @@ class Tuning:
         self.spent: dict = {}
         self.steady: dict = {}
         self.compared: set = set()
+        self.timed: set = set()
+        self.untimed: dict = {}
         self.persist = None
 
 
 def learned(tuning: Tuning) -> dict:
     """What `run` decided, as JSON data: per batch-size class the way (0: one call, else the
     threads chunks run on), the classes that run the compacted form, those that timed it."""
-    return {"chunking": {str(b): c for b, c in tuning.chunking.items() if type(c) is int},
-            "compacted": sorted(tuning.variants), "compared": sorted(tuning.compared)}
+    return {"chunking": {str(b): c for b, c in tuning.chunking.items() if type(c) is int
+                         and (b in tuning.timed or b in tuning.compared)},
+            "compacted": sorted(tuning.variants), "compared": sorted(tuning.compared),
+            "timed": sorted(tuning.timed)}
 
 
 def restore(tuning: Tuning, data) -> None:
@@ -210,10 +217,16 @@ def restore(tuning: Tuning, data) -> None:
     if not isinstance(data, dict):
         return
     ways = data.get("chunking")
+    timed = data.get("timed")
     if isinstance(ways, dict):
         for bucket, way in ways.items():
             if type(way) is int and 0 <= way <= MAX_THREADS and bucket.isdigit():
                 tuning.chunking[int(bucket)] = way
+                # (what an earlier version kept was decided by timing every way)
+                if not isinstance(timed, list) or int(bucket) in timed:
+                    tuning.timed.add(int(bucket))
+                else:       # (decided between the forms only: the ways are still to time)
+                    tuning.untimed[int(bucket)] = 2
     for field in ("compared", "compacted"):
         if not isinstance(data.get(field), list):
             return
@@ -250,7 +263,17 @@ EXPLORE_SHARE = 0.1
 """Trying the compacted form costs building it (a transform: milliseconds, more than many
 calls take): it is built and timed only once the calls of a batch-size class have taken
 ``build_cost / EXPLORE_SHARE``, so that what the exploration costs stays a tenth of what was
-spent on the calls it may speed up (0: from the first call)."""
+spent on the calls it may speed up (0: from the first call). Timing the other ways (chunks,
+threads: `TRIALS` calls each, any of which may take longer than one whole call) is budgeted
+alike: the first calls of a batch-size class are whole calls, and the ways are timed once
+the calls have taken ``ways * TRIALS * (one call) / EXPLORE_SHARE``."""
+
+WHOLE_CALL_BYTES = 1 << 22
+"""Before the ways are timed (`EXPLORE_SHARE`), a batch whose widest batched argument has
+fewer bytes than this runs as one whole call, a larger one in chunks on the calling thread:
+the whole call's temporaries then no longer fit the CPU's caches (measured on 2 cores: the
+seed `if` at 1e5 float64 lanes, 0.8 MB per array, 1.7 ns per lane in one call and 2.2 in
+chunks; `piecewise` at 1e6, 8 MB, 24.7 and 11.3)."""
 
 DRIFT = 1.5
 """Once a way is decided, the calls are still timed (a clock read costs well under a
@@ -268,10 +291,13 @@ def run(spec, tuning: Tuning, args, batched, size: int, chunk_size, call):
     call whose temporaries the allocator keeps (no fresh pages) beats chunks of a function of
     many NumPy calls, as each chunk pays every call's fixed cost again, and threads gain only
     where each NumPy call has enough work to cover handing the GIL over, and only while no
-    other process wants the cores. So the first calls of each batch-size class (a power of
-    two) of a specialization take turns between the ways (0: one whole call first, the
-    cheapest to try, then chunks on one thread, then on `num_threads`) and are timed, and the
-    fastest (median) is kept (``tuning.chunking``); the results are the same either way.
+    other process wants the cores. So the calls of each batch-size class (a power of two) of a
+    specialization take turns between the ways (0: one whole call first, the cheapest to
+    try, then chunks on one thread, then on `num_threads`) and are timed, and the fastest
+    (median) is kept (``tuning.chunking``); the results are the same either way. The first
+    calls of a class are whole calls: the other ways are timed once the calls have taken
+    long enough for their trials to cost a tenth of it (`EXPLORE_SHARE`), so that a first
+    `%timeit` never pays for threads tried on a loaded machine.
     Later calls are timed too, and the ways timed again where they drift (`DRIFT`). Where
     the specialization has per-example ``if``s the heuristic left in select form that could
     be compacted (``spec.switchable_ifs``), the specialization with them compacted is built
@@ -291,15 +317,15 @@ def run(spec, tuning: Tuning, args, batched, size: int, chunk_size, call):
     # the way once decided, else the timings of each (variant, way) so far
     choice = tuning.chunking.get(bucket)
     if type(choice) is int:
-        chosen = _variant(tuning, bucket, spec)
-        workers = num_threads() if chosen.parallel else 1
+        chosen = _variant(tuning, bucket, spec) if tuning.variants else spec
+        # (one whole call asks no thread setting: `num_threads` reads the environment)
+        way = min(choice, num_threads() if chosen.parallel else 1) if choice else 0
         start = time.perf_counter()
         if chosen is spec:
-            out = _run_way(spec, args, batched, size, chunk_size, call, min(choice, workers))
+            out = _run_way(spec, args, batched, size, chunk_size, call, way)
         else:
             try:
-                out = _run_way(chosen, args, batched, size, chunk_size, call,
-                               min(choice, workers))
+                out = _run_way(chosen, args, batched, size, chunk_size, call, way)
             except Exception:       # noqa: BLE001 -- the select form decides (`_raised`)
                 return _raised(spec, tuning, args, call)
         _watch(tuning, bucket, time.perf_counter() - start)
@@ -307,9 +333,9 @@ def run(spec, tuning: Tuning, args, batched, size: int, chunk_size, call):
     if choice is None:
         choice = tuning.chunking[bucket] = _candidates(spec, tuning, args, batched, size,
                                                        chunk_size)
-        if choice == 0:
+        if type(choice) is int:     # one way (`_candidates`: until the others are timed)
             start = time.perf_counter()
-            out = call(spec.function, args)
+            out = _run_way(spec, args, batched, size, chunk_size, call, choice)
             _watch(tuning, bucket, time.perf_counter() - start)
             return out
     key = min(choice, key=lambda c: len(choice[c]))
@@ -378,8 +404,13 @@ def _watch(tuning: Tuning, bucket: int, elapsed: float) -> None:
         now = _median(recent)
         drift = not steady[0] / DRIFT <= now <= steady[0] * DRIFT
         recent.clear()
-    explore = (bucket not in tuning.compared and _has_compacted(tuning)
-               and _affordable(tuning, bucket))
+    ways = bucket in tuning.untimed and _ways_affordable(tuning, bucket,
+                                                         tuning.untimed[bucket])
+    if ways:        # the next call times the other ways too (`_candidates`)
+        tuning.timed.add(bucket)
+        tuning.untimed.pop(bucket, None)
+    explore = ways or (bucket not in tuning.compared and _has_compacted(tuning)
+                       and _affordable(tuning, bucket))
     if explore or drift:
         # the next call makes the candidates again (`_candidates`: the compacted form among
         # them once affordable, threads as the load allows) and times them
@@ -390,6 +421,28 @@ def _watch(tuning: Tuning, bucket: int, elapsed: float) -> None:
 PRUNE = 2.0
 """While the ways are timed, one whose median is this factor above another's is not timed
 again (one whole call of the select form always is)."""
+
+
+def settled(tuning: Tuning, size: int) -> bool:
+    """Whether the calls on ``size`` lanes have decided how to run (no way, no form is being
+    timed) and will time nothing more unless they drift (`DRIFT`): nothing is left to time
+    once the calls pay for it (the other ways, `Tuning.untimed`; the compacted form)."""
+    if not may_chunk("auto", size):
+        return True             # (one call: nothing to time)
+    bucket = size.bit_length()
+    return type(tuning.chunking.get(bucket)) is int and bucket not in tuning.untimed and (
+        bucket in tuning.compared or not _has_compacted(tuning))
+
+
+def _ways_affordable(tuning: Tuning, bucket: int, count: int) -> bool:
+    """Whether the calls of a batch-size class have taken long enough for timing ``count``
+    other ways (`TRIALS` calls each, about one call's time each: the decided median) to be
+    cheap next to them (`EXPLORE_SHARE`)."""
+    if not EXPLORE_SHARE:
+        return True
+    steady = tuning.steady.get(bucket)
+    return steady is not None and tuning.spent.get(bucket, 0.0) * EXPLORE_SHARE >= \
+        count * TRIALS * steady[0]
 
 
 def _affordable(tuning: Tuning, bucket: int) -> bool:
@@ -426,12 +479,28 @@ def _drop_compacted(tuning) -> None:
 def _candidates(spec, tuning, args, batched, size: int, chunk_size):
     """``{(variant, way): []}`` to time (variant 0: ``spec``, 1: `compacted`; way 0: one
     call, else chunks on that many threads), in the order they are tried: one whole call
-    first (no thread pool, no chunk machinery: the cheapest to try), most threads last; 0
-    where there is only one. The compacted form is a candidate only once building it is
+    first (no thread pool, no chunk machinery: the cheapest to try), most threads last; the
+    way itself where there is only one. The compacted form is a candidate only once building it is
     cheap next to the calls (`EXPLORE_SHARE`; `_watch` adds it later)."""
     workers = spare_threads() if spec.parallel else 1
-    ways = [0] + [way for way in sorted({1, workers})
-                  if lanes_per_chunk(chunk_size, size, args, batched, way) is not None]
+    bucket = size.bit_length()
+    others = [way for way in sorted({1, workers})
+              if lanes_per_chunk(chunk_size, size, args, batched, way) is not None]
+    ways = [0]
+    if others and bucket not in tuning.timed:
+        # never on the first calls of a class (a trial of threads on a loaded machine can
+        # take many times one call): they run one way until timing the others is cheap
+        # next to what they took (`_ways_affordable`; `_watch` asks again)
+        if _ways_affordable(tuning, bucket, len(others)):
+            tuning.timed.add(bucket)
+            tuning.untimed.pop(bucket, None)
+        else:
+            tuning.untimed[bucket] = len(others)
+            # until then, the way the arrays' size says (`WHOLE_CALL_BYTES`)
+            widest = max(a.nbytes for a in _batched_leaves(args, batched))
+            ways = [1 if 1 in others and widest >= WHOLE_CALL_BYTES else 0]
+            others = []
+    ways += others
     # the compacted form is built when its turn comes (a single large call never pays for
     # it), and runs the same ways (its code reads the same globals: `codegen.parallel_safe`)
     variants = (0, 1) if _has_compacted(tuning) and _affordable(tuning, size.bit_length()) \
@@ -439,7 +508,7 @@ def _candidates(spec, tuning, args, batched, size: int, chunk_size):
     if len(variants) > 1:
         tuning.compared.add(size.bit_length())
     candidates = [(variant, way) for variant in variants for way in ways]
-    return {c: [] for c in candidates} if len(candidates) > 1 else 0
+    return {c: [] for c in candidates} if len(candidates) > 1 else ways[0]
 
 
 def compacted(tuning):

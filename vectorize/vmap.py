@@ -278,21 +278,26 @@ class _VMapped:
             return call_nested(self, args, kwargs)
         if not kwargs:
             fast = self._fast
-            planned = fast.plan(args) if fast is not None else None
+            planned = fast.match(args) if fast is not None else None
             if planned is None and self._fast_numpy is not None:
                 fast = self._fast_numpy
-                planned = fast.plan(args)
+                planned = fast.match(args)
             if planned is not None:
                 call_args, size = planned
-                if fast.direct is None:
+                if fast.direct is None or fast.chunked and chunks.may_chunk(self.chunk_size,
+                                                                             size):
                     out = self._run_or_loop(args, kwargs, fast.entry, call_args, None, size,
                                             fast.batched, True)
                 else:
                     try:
                         out = fast.direct(*call_args)
-                    except Exception:       # noqa: BLE001 -- the per-example loop decides
-                        out = self._run_or_loop(args, kwargs, fast.entry, call_args, None,
-                                                size, fast.batched, True)
+                    except BackendFailure as failure:
+                        out = self._backend_failed(failure, fast.entry.spec, args, kwargs, size)
+                        return out if fast is self._fast else _to_numpy(out, self.backend)
+                    except (VectorizeError, Warning):
+                        raise
+                    except Exception as exc:       # noqa: BLE001 -- the per-example loop decides
+                        out = self._replayed(exc, args, kwargs, fast.entry, size)
                         return out if fast is self._fast else _to_numpy(out, self.backend)
                     if type(out) is not fast.out_type or out.ndim <= fast.rank:
                         spec = fast.entry.spec
@@ -345,14 +350,20 @@ class _VMapped:
         except (VectorizeError, Warning):
             raise       # (a warning the caller made an error is the batched code's own)
         except Exception as exc:       # noqa: BLE001 -- the per-example loop decides
-            entry, size = run[0], run[3]
-            if not size or not backends.get(entry.spec.backend).eager_raises:
-                raise       # (JAX: what its traced code raises is not a per-example raise)
-            self.replays += 1
-            self.last_replay = f"{type(exc).__name__}: {exc}"
-            out = self._loop(args, kwargs, size)
-            vmap_replays.returned(self, exc, entry.spec)
-            return out
+            return self._replayed(exc, args, kwargs, run[0], run[3])
+
+    def _replayed(self, exc, args, kwargs, entry, size):
+        """The per-example loop's result where the batched code raised ``exc`` (counted in
+        ``replays``; `vmap_replays` warns where the loop returns and ``exc`` is one the
+        user's code could not raise), or ``exc`` itself where no loop can decide."""
+        if not size or not backends.get(entry.spec.backend).eager_raises:
+            raise exc       # (JAX: what its traced code raises is not a per-example raise)
+        self.replays += 1
+        self.last_replay = f"{type(exc).__name__}: {exc}"
+        out = self._loop(args, kwargs, size)
+        vmap_replays.returned(self, exc, entry.spec)
+        return out
+
     def _backend_failed(self, failure, spec, args, kwargs, size):
         """The backend's library could not run the generated code (`BackendFailure`, e.g.
         JAX could not trace it): a `VectorizeError` located in the function where
@@ -615,10 +626,14 @@ class _FastPath:
     for the same specialization while its guards hold. Anything else takes `_VMapped._plan`
     (which builds the key, checks the arguments, and may make another fast path)."""
 
-    __slots__ = ("entry", "lead", "leaves", "batched", "direct", "rank", "out_type")
+    __slots__ = ("entry", "lead", "leaves", "batched", "direct", "rank", "out_type", "chunked",
+                 "match")
 
-    def __init__(self, entry, lead, leaves, batched, direct=None):
+    def __init__(self, entry, lead, leaves, batched, direct=None, chunked=False):
         self.entry = entry
+        # `chunked`: the backend's calls go through `chunks.run`, so `direct` is the call
+        # only for a batch too small for chunks (`chunks.may_chunk`)
+        self.chunked = chunked
         self.lead = lead
         self.leaves = leaves        # per argument: (kind, dtype char, ndim, axis)
         self.batched = batched
@@ -630,6 +645,9 @@ class _FastPath:
         self.direct = direct
         self.rank = entry.spec.result.rank if direct is not None else None
         self.out_type = None
+        # `plan`, unrolled for these leaves where they are NumPy arrays and Python numbers
+        # (`_matcher`), else `plan` itself
+        self.match = _matcher(lead, leaves, entry.spec.guards) or self.plan
 
     @classmethod
     def of(cls, vm, args, entry, batched):
@@ -657,12 +675,14 @@ class _FastPath:
         if not any(leaf[0] in ("b", "fb") for leaf in leaves):
             return None
         spec = entry.spec
+        chunked = backends.get(spec.backend).chunked_runs
         direct = spec.function if (
             type(spec.result) is Value and spec.result.batched and type(vm.out_axes) is int
             and vm.out_axes == 0 and type(vm.chunk_size) is not int
-            and vm._options.randomness != "error"
-            and not backends.get(spec.backend).chunked_runs) else None
-        return cls(entry, vm._lead, tuple(leaves), batched, direct)
+            and vm._options.randomness != "error") else None
+        if direct is not None and chunked and vm.chunk_size is None:
+            chunks.prime_allocator()        # (what `chunks.run` does before a large call)
+        return cls(entry, vm._lead, tuple(leaves), batched, direct, chunked)
 
     def plan(self, args):
         """(arguments of the generated function, batch size), or None when ``args`` are not
@@ -704,6 +724,57 @@ class _FastPath:
         if not self.entry.spec.guards_hold():
             return None
         return call_args, size
+
+
+_MATCHERS: dict = {}
+"""`_matcher`'s compiled makers, per layout (each leaf's kind and axis, the number of bound
+leading arguments and of guards): a few per program, each compiled once."""
+
+
+def _matcher(lead, leaves, guards):
+    """`_FastPath.plan` for these leaves with the loop over them, the kinds' tests and the
+    guards unrolled (the vmap of a function of a few arguments then pays a few comparisons per
+    argument), or None where a leaf is another namespace's array (``"fb"``, ``"fu"``)."""
+    if any(kind in ("fb", "fu") for kind, _, _, _ in leaves):
+        return None
+    layout = (tuple((kind if type(kind) is str else "type", axis)
+                    for kind, _, _, axis in leaves), len(lead), len(guards))
+    make = _MATCHERS.get(layout)
+    if make is None:
+        names = [f"a{i}" for i in range(len(leaves))]
+        body = [f"if len(args) != {len(leaves)}:", "    return None",
+                f"{', '.join(names)}, = args"]
+        out, sized = [], False
+        for i, (kind, axis) in enumerate(layout[0]):
+            a = names[i]
+            if kind == "type":
+                body += [f"if type({a}) is not L[{i}][0]:", "    return None"]
+                out.append(a)
+                continue
+            body += [f"if type({a}) is not ndarray or {a}.ndim != L[{i}][2] or "
+                     f"{a}.dtype.char != L[{i}][1]:", "    return None"]
+            if kind == "b":
+                if sized:
+                    body += [f"if {a}.shape[{axis}] != size:", "    return None"]
+                else:
+                    body.append(f"size = {a}.shape[{axis}]")
+                    sized = True
+                out.append(f"moveaxis({a}, {axis}, 0)" if axis else a)
+            else:
+                out.append(a)
+        for j in range(layout[2]):
+            body += [f"if G[{j}][0].get(G[{j}][1], MISSING) is not G[{j}][2]:",
+                     "    return None"]
+        body.append(f"return [{'*LEAD, ' if lead else ''}{', '.join(out)}], size")
+        text = ("def make(L, LEAD, G, ndarray, moveaxis, MISSING):\n    def plan(args):\n" +
+                "\n".join("        " + line for line in body) + "\n    return plan\n")
+        namespace: dict = {}
+        exec(compile(text, "<vectorize.vmap fast path>", "exec"), namespace)  # noqa: S102
+        make = _MATCHERS.setdefault(layout, namespace["make"])
+    return make(leaves, tuple(lead), guards, np.ndarray, np.moveaxis, _MISSING)
+
+
+_MISSING = object()     # (a name a guarded namespace no longer holds)
 
 
 def _batched(key):
