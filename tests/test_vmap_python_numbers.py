@@ -451,6 +451,7 @@ def test_a_replay_after_an_exception_the_code_cannot_raise_warns_once():
     exec(compile("def doubled(x):\n    return x.no_such_attribute\n", "<vectorize:doubled:0>",
                  "exec"), namespace)
     vm._plan((x,))[0].spec.function = namespace["doubled"]
+    vm._fast = vm._fast_numpy = None        # the warm path holds the function it calls
     with pytest.warns(VectorizeWarning, match="AttributeError"):
         got = vm(x)
     np.testing.assert_array_equal(got, _loop(doubled, x))       # the loop's answer
