@@ -201,3 +201,25 @@ def test_the_memo_is_bounded(monkeypatch):
     for n in range(6):       # a short string is specialized on: a question per value
         assert_matches_loop(f, X, f"m{n}", excluded={1})
     assert len(memo._entries) <= 3
+
+
+def test_an_object_argument_is_not_memoized():
+    """An argument passed as it is whose example is an object: its print is its type, while
+    the analysis may read its attributes (their dtypes)."""
+    import types
+
+    def scaled(x, p):
+        return x * p.w
+
+    for w in (2.5, np.int64(3), np.float32(1.5), 2.5):
+        before = dict(memo.stats)
+        assert_matches_loop(scaled, X, types.SimpleNamespace(w=w), excluded={1})
+        assert delta(before).get("hits", 0) == 0
+
+
+def test_python_numbers_and_numpy_scalars_are_separate_questions():
+    def half(x, y):
+        return x / y if y != 0 else x        # Python's `/` raises where NumPy's warns
+
+    for y in (2.0, np.float64(2.0), 0.0, np.float64(0.0), 2.0):
+        assert_matches_loop(half, X, y)

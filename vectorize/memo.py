@@ -52,14 +52,50 @@ def key(func, params: dict, *, backend: str, fallback: str, header: str,
     import json
 
     from .diskcache import Store
+    if not all(_plain(value) for value in params.values()):
+        stats["uncacheable"] += 1
+        return None
     try:
         lookup = Store.lookup(func, params, fallback=fallback, header=header,
                               if_strategy=if_strategy, backend=backend,
                               python_semantics=python_semantics, engine=False)
+        lookup["python_numbers"] = _python_numbers(params, python_semantics)
         return json.dumps(lookup, sort_keys=True)
     except Exception:   # noqa: BLE001 -- Uncacheable (or anything odd): not memoized
         stats["uncacheable"] += 1
         return None
+
+
+def _plain(value) -> bool:
+    """Whether an abstract argument is told apart from another by its print alone: an
+    example that is a NumPy array or scalar, a Python number, string, bytes or None, or
+    exactly known (printed by value); not an object whose attributes the analysis may read
+    (its print is its type)."""
+    import numpy as np
+
+    from .abstract import UNKNOWN
+    items = getattr(value, "items", None)
+    if isinstance(items, tuple):
+        return all(_plain(item) for item in items)
+    example = getattr(value, "example", UNKNOWN)
+    return getattr(value, "exact", False) or example is UNKNOWN or isinstance(
+        example, (np.ndarray, np.generic, bool, int, float, complex, str, bytes, type(None)))
+
+
+def _python_numbers(params: dict, python_semantics):
+    """Which parameters (items of tuples too) are Python numbers per example
+    (`abstract.PythonSemantics.numbers`, which holds the parameters' values by identity): the
+    checks `passes.python_raises` writes and ``isinstance`` depend on it."""
+    numbers = getattr(python_semantics, "numbers", None)
+    if not numbers:
+        return bool(python_semantics)
+
+    def mark(value):
+        items = getattr(value, "items", None)
+        if isinstance(items, tuple):
+            return [mark(item) for item in items]
+        return any(value is number for number in numbers)
+    return [[name, mark(value)] for name, value in params.items()]
 
 
 def load(func, memo_key: str, backend: str):
