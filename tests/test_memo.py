@@ -223,3 +223,21 @@ def test_python_numbers_and_numpy_scalars_are_separate_questions():
 
     for y in (2.0, np.float64(2.0), 0.0, np.float64(0.0), 2.0):
         assert_matches_loop(half, X, y)
+
+
+def test_a_name_imported_in_the_body_is_not_taken_from_the_globals(tmp_path):
+    mod = load_module(tmp_path, """\
+        import numpy as np
+
+        floor = np.ceil
+
+
+        def f(x):
+            from math import floor
+            return floor(x) * 2.0 if x > 0 else x
+        """)
+    xs = np.array([0.5, 1.5, -2.0, 2.7])
+    for _ in range(2):
+        assert_matches_loop(mod.f, xs)
+    mod.floor = np.round
+    assert_matches_loop(mod.f, xs)
