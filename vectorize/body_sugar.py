@@ -23,7 +23,7 @@ import libcst as cst
 
 from .introspect import lookup
 from .liveness import Namer, all_names
-from .syntax.traversal import rewrite, walk
+from .syntax.traversal import by_type, rewrite, walk
 
 MEMBERSHIP_LIMIT = 64
 """Items of a table a membership test is written out for (more: refused as before)."""
@@ -106,7 +106,7 @@ def match_as_if(tree: cst.FunctionDef) -> cst.FunctionDef:
     kind == 1: A elif kind == 2 and big: B else: C``. Python tests the cases in order with
     ``==`` for literal and value patterns and runs the first that matches; a subject that is
     not a plain name is evaluated once, into a fresh name, as Python does."""
-    if not any(type(n) is cst.Match for n in walk(tree)):
+    if cst.Match not in by_type(tree):
         return tree
     taken = Namer(all_names(tree))
 
@@ -179,7 +179,7 @@ def loop_else_as_flag(tree: cst.FunctionDef) -> cst.FunctionDef:
     ``broke = True`` before each of its own ``break`` statements and without ``else``, then
     ``if not broke: E``: Python runs ``else`` exactly when the loop ends without ``break``.
     A loop without a ``break`` keeps its ``else`` (it always runs; the analysis reads it)."""
-    loops = [n for n in walk(tree) if type(n) in (cst.For, cst.While)]
+    loops = [*by_type(tree).get(cst.For, ()), *by_type(tree).get(cst.While, ())]
     if not any(n.orelse is not None and _own_breaks(n.body) for n in loops) or any(
             n.orelse is not None and _own_breaks(n.orelse) for n in loops):
         return tree      # (a `break` in an `else:` leaves the loop around: kept as written)
@@ -257,8 +257,8 @@ def empty_range_loops(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     if getattr(func, "__globals__", {}).get("range", builtins.range) is not builtins.range:
         return tree
     if "range" in all_names(tree.params) or any(
-            type(n) is cst.AssignTarget and type(n.target) is cst.Name
-            and n.target.value == "range" for n in walk(tree)):
+            type(n.target) is cst.Name and n.target.value == "range"
+            for n in by_type(tree).get(cst.AssignTarget, ())):
         return tree
 
     def empty(node) -> bool:
@@ -272,7 +272,7 @@ def empty_range_loops(tree: cst.FunctionDef, func) -> cst.FunctionDef:
         return None not in bounds and (len(bounds) < 3 or bounds[2] != 0) and \
             len(range(*bounds)) == 0
 
-    if not any(empty(n) for n in walk(tree) if type(n) is cst.For):
+    if not any(empty(n) for n in by_type(tree).get(cst.For, ())):
         return tree
 
     class Drop(cst.CSTTransformer):
@@ -296,8 +296,8 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
     frozenset or dict of numbers as the same tests of its (finite) values. Python's ``in``
     is ``any(e is x or e == x ...)``, and for numbers ``is`` adds nothing to ``==``. Only a
     single comparison whose left side calls nothing (it is written once per item)."""
-    if not any(type(n) is cst.ComparisonTarget and type(n.operator) in (cst.In, cst.NotIn)
-               for n in walk(tree)):
+    if not any(type(n.operator) in (cst.In, cst.NotIn)
+               for n in by_type(tree).get(cst.ComparisonTarget, ())):
         return tree
     assigned = {p.name.value for p in tree.params.params}
     from .liveness import writes
@@ -487,7 +487,7 @@ def walrus_as_assignment(tree: cst.FunctionDef) -> cst.FunctionDef:
     ``while True: t = e; if not t > 1: break; B``: Python evaluates those assignments every
     time it evaluates the test, before what the test decides. Only the walruses the test
     always evaluates move (`_unconditional_walruses`); the rest stay for the analysis."""
-    if not any(type(n) is cst.NamedExpr for n in walk(tree)):
+    if cst.NamedExpr not in by_type(tree):
         return tree
 
     taken = Namer(all_names(tree))

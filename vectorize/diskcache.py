@@ -354,15 +354,17 @@ class Store:
 
     @staticmethod
     def lookup(func, params, *, fallback, header, if_strategy, backend,
-               python_semantics=False) -> dict:
+               python_semantics=False, engine=True) -> dict:
         """What an entry must have been made for (`Uncacheable` where it has no print).
         ``python_semantics``: made for `vectorize` (Python numbers per example: the checks
-        `passes.python_raises` writes) or `vmap` (NumPy scalars): the code differs."""
+        `passes.python_raises` writes) or `vmap` (NumPy scalars): the code differs.
+        ``engine=False``: without the stamp of the engine's files (the in-process memo,
+        `vectorize.memo`: the engine is the code this process loaded)."""
         return {
             "python_semantics": bool(python_semantics),
             "python": [sys.version, sys.platform, sys.maxsize],
             "numpy": np.__version__,
-            "engine": engine_stamp(),
+            "engine": engine_stamp() if engine else None,
             "backend": backend,
             "fallback": fallback,
             "if_strategy": if_strategy,
@@ -384,7 +386,6 @@ class Store:
     # ------------------------------------------------------------------------- reading
     def load(self, func, lookup: dict):
         """The `Generated` of a matching entry, or None (a miss, or an entry rejected)."""
-        from .codegen import Generated, execute
         if not self.usable(create=False):
             stats["misses"] += 1
             return None
@@ -396,52 +397,16 @@ class Store:
             return None
         except (OSError, ValueError) as exc:
             return self._reject(f"{os.path.basename(path)}: {exc}")
+        if payload.get("lookup") != lookup:
+            return self._reject("made for something else (the source, a helper, the "
+                                "engine or a version changed)")
         try:
-            if payload.get("lookup") != lookup:
-                return self._reject("made for something else (the source, a helper, the "
-                                    "engine or a version changed)")
-            functions = self._functions(func, payload["functions"])
-            if functions is None:
-                return self._reject("a helper function changed or cannot be found")
-            for index, scope, name, printed in payload["reads"]:
-                found, value, live_scope = find_name(functions[index], name)
-                if not found or live_scope != scope or _printed(value) != printed:
-                    return self._reject(f"`{name}` is bound to something else now")
-            emitted = [(name, functions[index]) for name, index in payload["emitted"]]
-            names = {name for name, _ in emitted}
-            guards, namespace = [], {}
-            for index, scope, name in payload["free"]:
-                fn = functions[index]
-                found, value, _ = find_name(fn, name)
-                if not found:
-                    return self._reject(f"`{name}` is not defined now")
-                guards.append((fn.__globals__ if scope == "global" else ClosureView(fn),
-                               name, value))
-                if not isinstance(value, types.ModuleType) and name not in names:
-                    namespace[name] = value
-            for index, scope, root, attrs, printed in payload.get("attributes", ()):
-                fn = functions[index]
-                path = AttributePath(fn.__globals__ if scope == "global" else ClosureView(fn),
-                                     root, tuple(attrs))
-                label = ".".join((root, *attrs))
-                value = path.get(label, _ABSENT)
-                if value is _ABSENT or printed is not None and _printed(value) != printed:
-                    return self._reject(f"`{label}` is bound to something else now")
-                guards.append(attribute_guard(path.namespace, root, tuple(attrs), value))
-            result = decode_result(payload["result"])
-            function = execute(payload["source"], payload["main"], namespace, {
-                name: (fn.__defaults__, fn.__kwdefaults__) for name, fn in emitted})
+            loaded = materialize(func, payload)
+        except Mismatch as exc:
+            return self._reject(str(exc))
         except Exception as exc:    # noqa: BLE001 -- any malformed entry is a miss
             return self._reject(f"malformed entry ({type(exc).__name__}: {exc})")
         stats["hits"] += 1
-        from . import backends
-        function = backends.get(payload["backend"]).runnable(function, payload["source"])
-        loaded = Generated(source=payload["source"], function=function,
-                         backend=payload["backend"], result=result, guards=tuple(guards),
-                         fallbacks=list(payload["fallbacks"]),
-                         explanations=[tuple(e) for e in payload["explanations"]],
-                         parallel=bool(payload["parallel"]),
-                         switchable_ifs=int(payload["switchable_ifs"]))
         loaded.disk_entry = (self, path, digest)
         return loaded
 
@@ -515,7 +480,7 @@ class Store:
         """Store ``spec`` (a fresh `Generated`) for ``lookup``; False where it cannot be
         (uncacheable, or the directory is not usable or not writable)."""
         try:
-            payload = self._payload(spec, lookup)
+            payload = self.payload(spec, lookup)
         except Exception as exc:    # noqa: BLE001 -- the cache never fails a call
             stats["uncacheable"] += 1
             last_reason[0] = str(exc) if isinstance(exc, Uncacheable) else \
@@ -571,7 +536,9 @@ class Store:
         return payload if payload.get("entry") == digest else None
 
     @staticmethod
-    def _payload(spec, lookup: dict) -> dict:
+    def payload(spec, lookup: dict) -> dict:
+        """What an entry stores of ``spec`` (a fresh `Generated`) made for ``lookup``, or
+        `Uncacheable`."""
         origin = spec.origin
         if origin is None:
             raise Uncacheable("the specialization was not made by the engine")
@@ -614,6 +581,66 @@ class Store:
             "parallel": bool(spec.parallel),
             "switchable_ifs": int(spec.switchable_ifs),
         }
+
+
+class Mismatch(Exception):
+    """Something a stored specialization read is bound to something else now."""
+
+
+def materialize(func, payload: dict, origin: bool = False):
+    """The `Generated` of ``payload`` (what `Store.payload` made of a specialization of a
+    function printed as ``func`` is now), after checking that every helper it transformed and
+    every value it read (free names, attributes) has the print it had then, or `Mismatch`.
+    Its guards hold the live values, as a fresh transform's would; with ``origin``, it also
+    gets the `codegen.Origin` a fresh transform gives (what the in-process memo,
+    `vectorize.memo`, hands out, so that the disk cache can store it)."""
+    from .codegen import SPELLED_WITH, Generated, Origin, execute
+    functions = Store._functions(func, payload["functions"])
+    if functions is None:
+        raise Mismatch("a helper function changed or cannot be found")
+    reads = []
+    for index, scope, name, printed in payload["reads"]:
+        found, value, live_scope = find_name(functions[index], name)
+        if not found or live_scope != scope or _printed(value) != printed:
+            raise Mismatch(f"`{name}` is bound to something else now")
+        reads.append((functions[index], scope, name, value))
+    emitted = [(name, functions[index]) for name, index in payload["emitted"]]
+    names = {name for name, _ in emitted}
+    guards, namespace, free = [], {}, []
+    for index, scope, name in payload["free"]:
+        fn = functions[index]
+        found, value, _ = find_name(fn, name)
+        if not found:
+            raise Mismatch(f"`{name}` is not defined now")
+        guards.append((fn.__globals__ if scope == "global" else ClosureView(fn), name, value))
+        free.append((fn, scope, name))
+        if not isinstance(value, types.ModuleType) and name not in names:
+            namespace[name] = value
+    attributes = []
+    for index, scope, root, attrs, printed in payload.get("attributes", ()):
+        fn = functions[index]
+        path = AttributePath(fn.__globals__ if scope == "global" else ClosureView(fn),
+                             root, tuple(attrs))
+        label = ".".join((root, *attrs))
+        value = path.get(label, _ABSENT)
+        if value is _ABSENT or printed is not None and _printed(value) != printed:
+            raise Mismatch(f"`{label}` is bound to something else now")
+        guards.append(attribute_guard(path.namespace, root, tuple(attrs), value))
+        attributes.append((fn, scope, root, tuple(attrs), value))
+    if origin and "vmap" in SPELLED_WITH and namespace.get("vmap") is SPELLED_WITH["vmap"][0]:
+        namespace["vmap"] = SPELLED_WITH["vmap"][1]     # as `codegen.print_module` does
+    result = decode_result(payload["result"])
+    function = execute(payload["source"], payload["main"], namespace, {
+        name: (fn.__defaults__, fn.__kwdefaults__) for name, fn in emitted})
+    from . import backends
+    function = backends.get(payload["backend"]).runnable(function, payload["source"])
+    return Generated(source=payload["source"], function=function, backend=payload["backend"],
+                     result=result, guards=tuple(guards), fallbacks=list(payload["fallbacks"]),
+                     explanations=[tuple(e) for e in payload["explanations"]],
+                     parallel=bool(payload["parallel"]),
+                     switchable_ifs=int(payload["switchable_ifs"]),
+                     origin=Origin(functions, emitted, reads, free, attributes)
+                     if origin else None)
 
 
 _ABSENT = object()

@@ -15,13 +15,14 @@ import inspect
 import re
 import sys
 import threading
+import time
 import types
 from dataclasses import dataclass
 
 import libcst as cst
 import numpy as np
 
-from . import backends, codegen
+from . import backends, codegen, memo
 from .abstract import TupleValue, Value, exact
 from .analysis import Analysis
 from .analysis.expressions import MaybeUnbound
@@ -334,12 +335,28 @@ def transform_function(func, params: dict[str, object], *, backend: str = "numpy
 
     ``if_strategy="compact"`` compacts every per-example ``if`` that can be (`compact_ifs`)
     instead of letting the heuristic choose. Raises `VectorizeError` (located in the user's
-    file) for anything it cannot translate."""
+    file) for anything it cannot translate.
+
+    A question this process asked before, about a function and everything it read as they
+    were then, is answered from the in-process memo (`vectorize.memo`) without the engine
+    (not with ``explain``)."""
+    memo_key = None if explain else memo.key(
+        func, params, backend=backend, fallback=fallback, header=header,
+        if_strategy=if_strategy, python_semantics=python_semantics)
+    if memo_key is not None:
+        generated = memo.load(func, memo_key, backend)
+        if generated is not None:
+            return generated
+    start = time.perf_counter()
     with _collector_paused(), deep_recursion():
         context = ModuleContext(backend, fallback, explain, if_strategy)
         context.python_semantics = python_semantics
         context.runtime_replays = backends.get(backend).eager_raises
-        return codegen.load(_transform(func, params, context, header))
+        generated = codegen.load(_transform(func, params, context, header))
+    generated.build_seconds = time.perf_counter() - start
+    if memo_key is not None:
+        memo.store(memo_key, generated, generated.build_seconds, backend)
+    return generated
 
 
 def transform_source(func, params: dict[str, object], *, context: ModuleContext,

@@ -14,7 +14,7 @@ one object and arrays written into are `Aliasing`.
 
 from __future__ import annotations
 
-import logging
+import sys
 import warnings
 
 import libcst as cst
@@ -432,8 +432,11 @@ class Analysis(Expressions, Calls, Aliasing):
         except Unsupported:
             return False
         owner = getattr(fn, "__self__", None)
+        # (a logger exists only where `logging` was imported: not importing it here spares
+        # every first transform the import)
+        logging = sys.modules.get("logging")
         return fn is warnings.warn or getattr(fn, "__module__", None) == "logging" or (
-            isinstance(owner, (logging.Logger, logging.LoggerAdapter)))
+            logging is not None and isinstance(owner, (logging.Logger, logging.LoggerAdapter)))
 
     def if_statement(self, stmt: cst.If, env: Env) -> Env | None:
         test = self.expr(stmt.test, env)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax.traversal import rewrite, walk
+from ..syntax.traversal import by_type, rewrite, walk
 from .helpers import helper_name
 
 
@@ -150,7 +150,7 @@ def inline_statement_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
     expressions, ``and``/``or`` and nested scopes of their statement."""
     from ..liveness import writes
     body = list(tree.body.body)
-    taken = {n.value for n in walk(tree) if type(n) is cst.Name}
+    taken = {n.value for n in by_type(tree).get(cst.Name, ())}
     for index, stmt in enumerate(body):
         if type(stmt) is not cst.FunctionDef or helper_name(stmt) is None:
             continue

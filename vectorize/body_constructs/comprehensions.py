@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..introspect import lookup
-from ..syntax.traversal import rewrite, walk
+from ..syntax.traversal import by_type, rewrite, walk
 
 UNROLL_LIMIT = 64
 """Items of a comprehension over a fixed sequence that `unroll_comprehensions` writes out."""
@@ -21,7 +21,7 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
     of its items: ``[x ** 0, x ** 1, x ** 2, x ** 3]``, ``[COEFFS[0] * x, ...]``. The
     engine batches a list of per-example values item by item. Only one ``for`` without
     ``if``, over a plain name its element reads with no nested scope rebinding it."""
-    if not any(type(n) in (cst.ListComp, cst.GeneratorExp) for n in walk(tree)):
+    if cst.ListComp not in by_type(tree) and cst.GeneratorExp not in by_type(tree):
         return tree
     assigned = {p.name.value for p in tree.params.params}
     from ..liveness import writes
@@ -180,8 +180,8 @@ def consumers_as_displays(tree: cst.FunctionDef, func) -> cst.FunctionDef:
                 return _parened(out)
             return cst.Call(cst.Name("bool"), [cst.Arg(out)])
 
-    if not any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value in (
-            "tuple", "list", "any", "all") for n in walk(tree)):
+    if not any(type(n.func) is cst.Name and n.func.value in ("tuple", "list", "any", "all")
+               for n in by_type(tree).get(cst.Call, ())):
         return tree
     return rewrite(tree, Displays())
 

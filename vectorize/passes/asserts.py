@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..syntax.traversal import rewrite, walk
+from ..syntax.traversal import by_type, rewrite
 
 
 class _Asserts(cst.CSTTransformer):
@@ -48,6 +48,6 @@ class _Asserts(cst.CSTTransformer):
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    if not any(type(n) is cst.Assert for n in walk(func.body)):
+    if cst.Assert not in by_type(func.body):
         return func
     return rewrite(func, _Asserts())

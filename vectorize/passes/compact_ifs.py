@@ -68,7 +68,7 @@ from ..loops.carries import (
 )
 from ..loops.strategy import strategy_comment
 from ..syntax.edit import unparenthesized
-from ..syntax.traversal import children, rewrite, statements, walk
+from ..syntax.traversal import by_type, children, rewrite, statements, walk
 from .if_to_where import ElifToNestedIf as _ElifToNestedIf
 from .if_to_where import errstate as _errstate
 from .if_to_where import warning_parts
@@ -263,8 +263,8 @@ class _Choose(cst.CSTTransformer):
         self.loops: list = []             # the loops around the node being visited
         self.facts = _Facts(func, analysis)
         # how many `if`s test each name (`compact` finds an `if` by its test's name)
-        self.tests = Counter(n.test.value for n in walk(func)
-                             if type(n) is cst.If and type(n.test) is cst.Name)
+        self.tests = Counter(n.test.value for n in by_type(func).get(cst.If, ())
+                             if type(n.test) is cst.Name)
 
     def visit_For(self, node):
         self.loops.append(node)

@@ -38,7 +38,7 @@ import libcst as cst
 from ..liveness import reads, target_names, writes
 from ..rules.lanes import FIRST_LANE, LANE, WARN_LANES
 from ..rules.python_errors import RAISE_LANE
-from ..syntax.traversal import children, rewrite, walk
+from ..syntax.traversal import by_type, children, rewrite, walk
 
 
 class _Guard:
@@ -386,7 +386,7 @@ def _keep(name: str, test) -> cst.SimpleStatementLine:
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    if not any(type(n) in (cst.Subscript, cst.Raise, cst.Expr) for n in walk(func)):
+    if not any(kind in by_type(func) for kind in (cst.Subscript, cst.Raise, cst.Expr)):
         return func
     analysis = ctx.analyze(func)
     plan = _Plan(analysis)

@@ -20,7 +20,7 @@ import symtable
 
 import libcst as cst
 
-from ..syntax.traversal import rewrite, walk
+from ..syntax.traversal import by_type, rewrite
 
 
 def _code(node) -> str:
@@ -116,7 +116,7 @@ class _Lift(cst.CSTTransformer):
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    if not any(type(n) is cst.Lambda for n in walk(func.body)):
+    if cst.Lambda not in by_type(func.body):
         return func
     from ..codegen import SPELLED_WITH  # vectorize.vmap and the one generated code calls
     vmaps = SPELLED_WITH.get("vmap", ())

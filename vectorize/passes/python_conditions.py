@@ -27,7 +27,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ..syntax.edit import unparenthesized
-from ..syntax.traversal import rewrite, walk
+from ..syntax.traversal import by_type, rewrite
 
 _PASS = cst.SimpleStatementLine([cst.Pass()])
 
@@ -137,8 +137,8 @@ class _Conditions(cst.CSTTransformer):
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     kinds = (cst.If, cst.While, cst.IfExp, cst.BooleanOperation)
-    if not any(type(n) in kinds for n in walk(func.body)):
+    if not any(kind in by_type(func.body) for kind in kinds):
         return func
     analysis = ctx.analyze(func)
-    elifs = {n.orelse for n in walk(func) if type(n) is cst.If and type(n.orelse) is cst.If}
+    elifs = {n.orelse for n in by_type(func).get(cst.If, ()) if type(n.orelse) is cst.If}
     return rewrite(func, _Conditions(analysis, elifs))

@@ -25,7 +25,7 @@ import libcst as cst
 
 from ..liveness import writes
 from ..syntax.templates import expr
-from ..syntax.traversal import rewrite, walk
+from ..syntax.traversal import by_type, rewrite
 
 
 class _SequenceLoops(cst.CSTTransformer):
@@ -65,7 +65,7 @@ class _SequenceLoops(cst.CSTTransformer):
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    if not any(type(n) is cst.For for n in walk(func.body)):
+    if cst.For not in by_type(func.body):
         return func
     analysis = ctx.analyze(func)
     if not analysis.sequence_loops:

@@ -29,7 +29,7 @@ from ..liveness import reads, writes
 from ..rules.python_errors import RAISE_LANE
 from ..syntax.edit import with_body, with_changes
 from ..syntax.templates import bare_code, render
-from ..syntax.traversal import rewrite, statements, walk
+from ..syntax.traversal import by_type, rewrite, statements, walk
 
 
 class _Count:
@@ -198,7 +198,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if any(counts.writes.get(name) == 1 and counts.reads.get(name) == 1
            for name in ctx.namer.generated) or _has_pass_lines(func):
         func = rewrite(func, _Simplify(ctx.namer.generated, counts))
-    if any(type(n) is cst.IfExp and type(n.body) is cst.IfExp for n in walk(func)):
+    if any(type(n.body) is cst.IfExp for n in by_type(func).get(cst.IfExp, ())):
         func = rewrite(func, _NestedChoice())
     return func
 

@@ -36,7 +36,7 @@ from ..errors import Unsupported
 from ..liveness import reads
 from ..rules import python_errors
 from ..syntax.templates import expr
-from ..syntax.traversal import children, rewrite, walk
+from ..syntax.traversal import by_type, children, rewrite, walk
 
 _NUMBER_BUILTINS = {builtins.abs, builtins.min, builtins.max, builtins.float, builtins.int,
                     builtins.round, builtins.pow, builtins.divmod, builtins.bool}
@@ -200,7 +200,7 @@ def _binary(augmented):
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    if not any(type(n) is cst.Try for n in walk(func.body)):
+    if cst.Try not in by_type(func.body):
         return func
     if not getattr(ctx.module, "python_semantics", False):
         if getattr(ctx.module, "runtime_replays", False):      # `vmap` on NumPy, PyTorch

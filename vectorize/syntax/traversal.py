@@ -99,6 +99,27 @@ def walk(node):
     return _nodes(node, IS_NODE)
 
 
+def by_type(node) -> dict:
+    """Every node under ``node`` (itself included) grouped by class (class -> list, in
+    `walk`'s order; not to be changed), computed once per node and transform (`memoized`):
+    reading a function and running the passes ask one tree after another whether it holds a
+    ``match``, a walrus, an ``assert``, a ``try``..., mostly of a tree the step before
+    returned unchanged, which one walk then answers for all of them."""
+    return memoized("by type", node, _grouped)
+
+
+def _grouped(node) -> dict:
+    out: dict = {}
+    for n in _nodes(node, IS_NODE):
+        kind = type(n)
+        found = out.get(kind)
+        if found is None:
+            out[kind] = [n]
+        else:
+            found.append(n)
+    return out
+
+
 def _nodes(node, keep):
     """``node`` and the nodes under it that ``keep[type]`` admits, depth first (`children`
     inlined: walks are the engine's innermost loop)."""

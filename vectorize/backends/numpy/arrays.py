@@ -8,7 +8,6 @@ every per-example axis. The per-example shape is the array's shape without axis 
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 import numpy as np
 
 from ...abstract import TupleValue, unbatched
@@ -129,18 +128,23 @@ def _len(site: Site):
     return expr("{x}.shape[1]", x=site.nodes[0])
 
 
+def _method_named(func, name: str) -> bool:
+    """Whether ``func`` is an attribute ``<anything>.name`` (libcst.matchers would say the
+    same, but importing it costs a cold first call about 200 ms)."""
+    return type(func) is cst.Attribute and type(func.attr) is cst.Name \
+        and func.attr.value == name
+
+
 def _display_items(node) -> list | None:
     """The items of a list or tuple display of per-example numbers as the analysis stacked
     it (``np.stack(np.broadcast_arrays(a, b, 7.0), axis=1)``, ``np.stack([a, b], axis=1)``),
     or None."""
-    while type(node) is cst.Call and m.matches(node.func, m.Attribute(attr=m.Name("stack"))) \
-            and len(node.args) == 2:
+    while type(node) is cst.Call and _method_named(node.func, "stack") and len(node.args) == 2:
         inner = node.args[0].value
         if type(inner) in (cst.List, cst.Tuple) and all(
                 type(e) is cst.Element for e in inner.elements):
             return [e.value for e in inner.elements]
-        if type(inner) is cst.Call and m.matches(
-                inner.func, m.Attribute(attr=m.Name("broadcast_arrays"))) and all(
+        if type(inner) is cst.Call and _method_named(inner.func, "broadcast_arrays") and all(
                     a.keyword is None and not a.star for a in inner.args):
             return [a.value for a in inner.args]
         return None
