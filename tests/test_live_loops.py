@@ -226,9 +226,10 @@ def _check(forms, name, args, torch_too=False):
 ])
 @pytest.mark.parametrize("n", [1, 5, 10_000])
 def test_sizes(forms, name, make, n):
-    # (torch's cos and sin may differ from math's in the last bit: not first_root there)
+    # (torch's cos and sin may differ from math's in the last bit: not first_root there; the
+    # eager form compacts mid-loop at N = 5 already, and torch's small operations are slow)
     _check(forms, name, make(n, np.random.default_rng(n)),
-           torch_too=n > 1 and name != "first_root")
+           torch_too=n == 5 and name != "first_root")
 
 
 def test_empty_batch(forms):
