@@ -16,6 +16,7 @@ def collatz_steps_compact(n):
         n_lanes = n[lanes]
         steps_lanes = steps[lanes]
         active_lanes = active[lanes]
+    idle = 0
     while lanes.size:
         active_if = active_lanes
         cond = n_lanes % 2 == 0
@@ -26,11 +27,15 @@ def collatz_steps_compact(n):
         n_lanes = np.where(active_lanes, n_if, n_lanes)
         steps_lanes = steps_lanes + active_lanes
         active_lanes = active_lanes & active_if
-        if 2 * np.count_nonzero(active_lanes) <= lanes.size:
+        running = np.count_nonzero(active_lanes)
+        idle = idle + lanes.size - running
+        if not running or idle >= 0.32 * lanes.size + 160:
             n[lanes] = n_lanes
             steps[lanes] = steps_lanes
-            lanes = lanes[active_lanes]
-            n_lanes = n_lanes[active_lanes]
-            steps_lanes = steps_lanes[active_lanes]
-            active_lanes = active_lanes[active_lanes]
+            keep = np.flatnonzero(active_lanes)
+            lanes = lanes[keep]
+            n_lanes = n_lanes[keep]
+            steps_lanes = steps_lanes[keep]
+            active_lanes = active_lanes[keep]
+            idle = 0
     return steps

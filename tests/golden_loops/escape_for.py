@@ -27,6 +27,7 @@ def escape_for(cr, ci):
         ci_lanes = ci[lanes]
         cr_lanes = cr[lanes]
         active_lanes = active[lanes]
+    idle = 0
     with np.errstate(all="ignore"):
         for _ in range(50):
             active_if_2 = active_lanes
@@ -45,17 +46,21 @@ def escape_for(cr, ci):
             zi_lanes = np.where(active_lanes, zi_if, zi_lanes)
             zr_lanes = np.where(active_lanes, zr_if, zr_lanes)
             active_lanes = active_lanes & active_if_2
-            if 2 * np.count_nonzero(active_lanes) <= lanes.size:
+            running = np.count_nonzero(active_lanes)
+            idle = idle + lanes.size - running
+            if not running or idle >= 0.56 * lanes.size + 280:
                 count[lanes] = count_lanes
                 zi[lanes] = zi_lanes
                 zr[lanes] = zr_lanes
-                lanes = lanes[active_lanes]
-                count_lanes = count_lanes[active_lanes]
-                zi_lanes = zi_lanes[active_lanes]
-                zr_lanes = zr_lanes[active_lanes]
-                ci_lanes = ci_lanes[active_lanes]
-                cr_lanes = cr_lanes[active_lanes]
-                active_lanes = active_lanes[active_lanes]
+                keep = np.flatnonzero(active_lanes)
+                lanes = lanes[keep]
+                count_lanes = count_lanes[keep]
+                zi_lanes = zi_lanes[keep]
+                zr_lanes = zr_lanes[keep]
+                ci_lanes = ci_lanes[keep]
+                cr_lanes = cr_lanes[keep]
+                active_lanes = active_lanes[keep]
+                idle = 0
             if not lanes.size:
                 break
     count[lanes] = count_lanes

@@ -16,6 +16,7 @@ def gcd_compact(a, b):
         a_lanes = a[lanes]
         b_lanes = b[lanes]
         active_lanes = active[lanes]
+    idle = 0
     with np.errstate(all="ignore"):
         while lanes.size:
             active_if = active_lanes
@@ -26,13 +27,17 @@ def gcd_compact(a, b):
             a_lanes = np.where(active_lanes, a_if, a_lanes)
             b_lanes = np.where(active_lanes, b_if, b_lanes)
             active_lanes = active_lanes & active_if
-            if 2 * np.count_nonzero(active_lanes) <= lanes.size:
+            running = np.count_nonzero(active_lanes)
+            idle = idle + lanes.size - running
+            if not running or idle >= 0.67 * lanes.size + 330:
                 a[lanes] = a_lanes
                 b[lanes] = b_lanes
-                lanes = lanes[active_lanes]
-                a_lanes = a_lanes[active_lanes]
-                b_lanes = b_lanes[active_lanes]
-                active_lanes = active_lanes[active_lanes]
+                keep = np.flatnonzero(active_lanes)
+                lanes = lanes[keep]
+                a_lanes = a_lanes[keep]
+                b_lanes = b_lanes[keep]
+                active_lanes = active_lanes[keep]
+                idle = 0
     if np.any(a == -9223372036854775808):
         raise OverflowError("Python int too large to convert to C long")
     return abs(a)

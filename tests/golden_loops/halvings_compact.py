@@ -23,19 +23,24 @@ def halvings_compact(x):
         steps_lanes_2 = steps_lanes[lanes_2]
         x_lanes_2 = x_lanes[lanes_2]
         active_lanes = active[lanes_2]
+    idle = 0
     with np.errstate(all="ignore"):
         while lanes_2.size:
             x_if = x_lanes_2 / 2.0
             x_lanes_2 = np.where(active_lanes, x_if, x_lanes_2)
             steps_lanes_2 = steps_lanes_2 + active_lanes
             active_lanes = active_lanes & (x_if > 1.0)
-            if 2 * np.count_nonzero(active_lanes) <= lanes_2.size:
+            running = np.count_nonzero(active_lanes)
+            idle = idle + lanes_2.size - running
+            if not running or idle >= 1.2 * lanes_2.size + 600:
                 steps_lanes[lanes_2] = steps_lanes_2
                 x_lanes[lanes_2] = x_lanes_2
-                lanes_2 = lanes_2[active_lanes]
-                steps_lanes_2 = steps_lanes_2[active_lanes]
-                x_lanes_2 = x_lanes_2[active_lanes]
-                active_lanes = active_lanes[active_lanes]
+                keep = np.flatnonzero(active_lanes)
+                lanes_2 = lanes_2[keep]
+                steps_lanes_2 = steps_lanes_2[keep]
+                x_lanes_2 = x_lanes_2[keep]
+                active_lanes = active_lanes[keep]
+                idle = 0
     steps = np.full(len(cond), steps, dtype=np.int64)
     steps[lanes] = steps_lanes
     x = x.astype(np.float64)

@@ -21,6 +21,7 @@ def isqrt_compact(n):
         y_lanes = y[lanes]
         n_lanes = n[lanes]
         active_lanes = active[lanes]
+    idle = 0
     with np.errstate(all="ignore"):
         while lanes.size:
             active_if = active_lanes
@@ -36,12 +37,16 @@ def isqrt_compact(n):
             x_lanes = np.where(active_lanes, x_if, x_lanes)
             y_lanes = np.where(active_lanes, y_if, y_lanes)
             active_lanes = active_lanes & active_if
-            if 2 * np.count_nonzero(active_lanes) <= lanes.size:
+            running = np.count_nonzero(active_lanes)
+            idle = idle + lanes.size - running
+            if not running or idle >= 0.25 * lanes.size + 120:
                 x[lanes] = x_lanes
                 y[lanes] = y_lanes
-                lanes = lanes[active_lanes]
-                x_lanes = x_lanes[active_lanes]
-                y_lanes = y_lanes[active_lanes]
-                n_lanes = n_lanes[active_lanes]
-                active_lanes = active_lanes[active_lanes]
+                keep = np.flatnonzero(active_lanes)
+                lanes = lanes[keep]
+                x_lanes = x_lanes[keep]
+                y_lanes = y_lanes[keep]
+                n_lanes = n_lanes[keep]
+                active_lanes = active_lanes[keep]
+                idle = 0
     return x

@@ -20,6 +20,7 @@ def skip_thirds_compact(n):
         s_lanes = s[lanes]
         n_lanes = n[lanes]
         active_lanes = active[lanes]
+    idle = 0
     with np.errstate(all="ignore"):
         while lanes.size:
             active_if = active_lanes
@@ -33,12 +34,16 @@ def skip_thirds_compact(n):
             k_lanes = np.where(active_lanes, k_if, k_lanes)
             s_lanes = np.where(active_lanes, s_if, s_lanes)
             active_lanes = active_lanes & active_if
-            if 2 * np.count_nonzero(active_lanes) <= lanes.size:
+            running = np.count_nonzero(active_lanes)
+            idle = idle + lanes.size - running
+            if not running or idle >= 0.37 * lanes.size + 180:
                 k[lanes] = k_lanes
                 s[lanes] = s_lanes
-                lanes = lanes[active_lanes]
-                k_lanes = k_lanes[active_lanes]
-                s_lanes = s_lanes[active_lanes]
-                n_lanes = n_lanes[active_lanes]
-                active_lanes = active_lanes[active_lanes]
+                keep = np.flatnonzero(active_lanes)
+                lanes = lanes[keep]
+                k_lanes = k_lanes[keep]
+                s_lanes = s_lanes[keep]
+                n_lanes = n_lanes[keep]
+                active_lanes = active_lanes[keep]
+                idle = 0
     return s

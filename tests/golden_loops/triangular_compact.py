@@ -20,6 +20,7 @@ def triangular_compact(n):
         s_lanes = s[lanes]
         n_lanes = n[lanes]
         active_lanes = active[lanes]
+    idle = 0
     with np.errstate(all="ignore"):
         while lanes.size:
             active_if = active_lanes
@@ -31,12 +32,16 @@ def triangular_compact(n):
             s_lanes = np.where(active_lanes, s_lanes + i, s_lanes)
             i_next_lanes = np.where(active_lanes, i_next_if, i_next_lanes)
             active_lanes = active_lanes & active_if
-            if 2 * np.count_nonzero(active_lanes) <= lanes.size:
+            running = np.count_nonzero(active_lanes)
+            idle = idle + lanes.size - running
+            if not running or idle >= 0.5 * lanes.size + 250:
                 i_next[lanes] = i_next_lanes
                 s[lanes] = s_lanes
-                lanes = lanes[active_lanes]
-                i_next_lanes = i_next_lanes[active_lanes]
-                s_lanes = s_lanes[active_lanes]
-                n_lanes = n_lanes[active_lanes]
-                active_lanes = active_lanes[active_lanes]
+                keep = np.flatnonzero(active_lanes)
+                lanes = lanes[keep]
+                i_next_lanes = i_next_lanes[keep]
+                s_lanes = s_lanes[keep]
+                n_lanes = n_lanes[keep]
+                active_lanes = active_lanes[keep]
+                idle = 0
     return s

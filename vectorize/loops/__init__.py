@@ -25,8 +25,9 @@ file in ``vectorize/passes/``; what they share lives here:
    read-only values of each compacted loop, the values around each compacted ``if``
    (`facts`: `records.BatchedLoopFacts`, `records.CompactedIfs`).
 4. `passes.compact` rewrites the array code: a compacted loop runs on gathered lanes,
-   shrunk whenever half of them have finished; each branch of a compacted ``if`` runs on
-   its own lanes (`facts.loop_mask` recognises the loops by their masks).
+   shrunk once the passes run for finished lanes have cost what compacting costs; each
+   branch of a compacted ``if`` runs on its own lanes (`facts.loop_mask` recognises the
+   loops by their masks).
 
 The backends that cannot gather lanes (``Backend.compaction`` false) get select
 everywhere; JAX then writes masked loops as ``lax.while_loop`` (`backends.jax.loops`).

@@ -10,12 +10,15 @@ Guarantees: the same values, dtypes included, as the select form.
 
 *Loops.* A masked ``while`` loop (or a ``for`` loop left by a per-example ``break``) runs over
 the gathered lanes ``lanes = np.flatnonzero(active)``: every batched value it uses is gathered
-once (``n_lanes = n[lanes]``), and whenever at least half of the gathered lanes have finished
-their values are scattered back (``n[lanes] = n_lanes``) and the gathered arrays shrink to the
-running lanes (a ``for`` loop scatters the rest when it ends). Lanes that finish at very
-different times then cost only their own iterations; lanes that finish together cost one
-extra gather and scatter. Where every lane runs (``lanes.size < len(active)`` is false), the
-loop starts on the arrays themselves, without gathers.
+once (``n_lanes = n[lanes]``), and once the passes run for lanes that had finished have cost
+what compacting costs (``idle``, counted since the last compaction, against a threshold from
+the loop's operations and the arrays it moves: `_compaction_cost`), or no lane is left, their
+values are scattered back (``n[lanes] = n_lanes``) and the gathered arrays shrink to the
+running lanes (``keep = np.flatnonzero(active_lanes)``, ``n_lanes = n_lanes[keep]``; a ``for``
+loop scatters the rest when it ends). Lanes that finish at very different times then cost
+about their own iterations; lanes that finish together cost one extra gather and scatter.
+Where every lane runs (``lanes.size < len(active)`` is false), the loop starts on the arrays
+themselves, without gathers.
 
 *Ifs.* Each branch runs on its own lanes only (``lanes = np.flatnonzero(cond)``,
 ``lanes_else = np.flatnonzero(~cond)``): the batched values it reads from before the ``if`` are
@@ -198,16 +201,24 @@ class _Compact(cst.CSTTransformer):
         else:
             lines += gathers
         g_active = local[active]
+        keep, running, idle = self.fresh("keep"), self.fresh("running"), self.fresh("idle")
         compaction = _scatters(prims, local, lanes, [n for n, _ in carried])
-        compaction.append(f"{lanes} = {prims.gather(lanes, g_active)}")
-        compaction += [f"{local[n]} = {prims.gather(local[n], g_active)}"
-                       for n in names if n != active]
-        compaction.append(f"{g_active} = {prims.gather(g_active, g_active)}")
-        check = parse_stmt(f"if 2 * {prims.count(g_active)} <= {prims.size(lanes)}:\n"
-                           + "".join(f"    {line}\n" for line in compaction))
+        compaction.append(f"{keep} = {prims.lanes_of(g_active)}")
+        compaction.append(f"{lanes} = {prims.gather(lanes, keep)}")
+        compaction += [f"{local[n]} = {prims.gather(local[n], keep)}" for n in names]
+        compaction.append(f"{idle} = 0")
+        body = self._local(body, local, lanes)
+        per_lane, fixed = _compaction_cost(len(carried), len(names), body)
+        lines.append(f"{idle} = 0")
+        check = _statements([
+            f"{running} = {prims.count(g_active)}",
+            # (not `+=`: the code around reads an augmented assignment as an array's
+            # change in place, `_changed_in_place`)
+            f"{idle} = {idle} + {prims.size(lanes)} - {running}",
+        ]) + [parse_stmt(f"if not {running} or {idle} >= {per_lane} * {prims.size(lanes)}"
+                         f" + {fixed}:\n" + "".join(f"    {line}\n" for line in compaction))]
         after = _statements(_scatters(prims, local, lanes, [n for n, _ in carried]))
-        return (_statements(lines), self._local(body, local, lanes) + [check],
-                after, lanes)
+        return _statements(lines), body + check, after, lanes
 
     def leave_With(self, original_node, updated_node):
         """A compacted loop under ``with np.errstate(...)`` (hoisted there by `simplify`):
@@ -420,6 +431,35 @@ class _Compact(cst.CSTTransformer):
         return [base] + [prims.scatter(name, lanes, local) for lanes, local, _ in sources]
 
 
+# What compaction costs against the lanes it stops running, in units of one elementwise array
+# operation on one lane: a gather by lane indices or a scatter costs a few such operations per
+# lane, but a finished lane also slows the running ones (the `where` merges of a mixed mask
+# cost several times those of a uniform one), so a move is counted as one operation, the
+# value that did best on benchmarks/bench_live_loops.py (0.5 and 2 did no better); calling
+# any array operation costs about 500 (NumPy, half a microsecond)
+_MOVE_PER_LANE = 1
+_CALL = 500
+
+
+def _compaction_cost(carried: int, gathered: int, body) -> tuple[float, int]:
+    """When a compacted loop shrinks its gathered arrays to the running lanes: once the
+    lane-passes run for lanes that had finished (``idle``, counted since the last
+    compaction) have cost what compacting costs, a rent-or-buy rule that keeps the total
+    within about twice what the better choice would have cost. A pass of one finished lane
+    costs the body's array operations (``ops``); compacting ``lanes.size`` lanes scatters
+    the ``carried`` arrays back and gathers ``gathered`` arrays (the lanes' indices
+    included), each a call plus a move per lane. Returns ``(per_lane, fixed)``: compact
+    when ``idle >= per_lane * lanes.size + fixed``."""
+    ops = max(1, sum(1 for n in walk(cst.Module(body=body)) if type(n) in _OPERATIONS))
+    moved = carried + gathered + 1
+    per_lane = min(4.0, max(0.05, round(_MOVE_PER_LANE * moved / ops, 2)))
+    return per_lane, int(round(_CALL * moved / ops, -1))
+
+
+_OPERATIONS = (cst.Call, cst.BinaryOperation, cst.Comparison, cst.UnaryOperation,
+               cst.BooleanOperation, cst.AugAssign)
+
+
 def _changed_in_place(stmts) -> set:
     """The names of the arrays ``stmts`` assign into (an item or attribute of), and None
     where they hold an augmented assignment (which may change any array in place)."""
@@ -513,9 +553,10 @@ def _first_uses(node, names: set[str]) -> dict[str, int]:
 
 
 def _moves_data_only(stmt, data_calls) -> bool:
-    """Assignments of names, gathers (``x[lanes]``), scatters and new arrays (calls named in
-    ``data_calls``, the namespace's): nothing that computes, so nothing that can warn; an
-    ``if`` of such statements that asks how many lanes there are (``lanes.size < len(x)``)."""
+    """Assignments of names and integers, gathers (``x[lanes]``), scatters and new arrays
+    (calls named in ``data_calls``, the namespace's): nothing that computes, so nothing that
+    can warn; an ``if`` of such statements that asks how many lanes there are
+    (``lanes.size < len(x)``)."""
     if type(stmt) is cst.If:
         return _counts_lanes(stmt.test) and all(
             _moves_data_only(s, data_calls) for s in stmt.body.body) and (
@@ -533,7 +574,7 @@ def _moves_data_only(stmt, data_calls) -> bool:
             if not (name in data_calls or (isinstance(func, cst.Attribute)
                                              and func.attr.value == "astype")):
                 return False
-        elif not isinstance(value, (cst.Name, cst.Subscript)):
+        elif not isinstance(value, (cst.Name, cst.Subscript, cst.Integer)):
             return False
     return True
 

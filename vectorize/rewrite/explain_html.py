@@ -271,10 +271,12 @@ def _tags(part: Part) -> dict:
         made = names - scalar_names
         lanes = {n for n in made if re.fullmatch(r"(\w+_)?lanes(_\w+)?\d*", n)}
         masks = {n for n in made if re.fullmatch(r"(active|returned|exited|broke)\w*", n)}
+        # (a compacted loop's count of lanes run after finishing, and the indices it keeps)
+        counters = {n for n in made if re.fullmatch(r"(keep|idle|running)(_\d+)?", n)}
         tags = []
         if "errstate" in names or _GUARDED_INDEX.search(line):
             tags.append("guard")
-        if {"flatnonzero", "count_nonzero"} & names or any(
+        if {"flatnonzero", "count_nonzero"} & names or counters or any(
                 re.search(rf"\[{n}\]|\b{n}\.size\b", line) for n in lanes | masks):
             tags.append("compact")
         elif masks and re.match(rf"\s*(?:({'|'.join(masks)})\s*=|while\b|if\b)|"
