@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from torch_corpus import CASES, Case
 from torch_reference import check
 
+from vectorize import vmap
+
 SIZES = (0, 1, 5, 17, 64)
 # examples per pattern (TORCH_EXAMPLES=60 for a longer run; 6 keeps the suite quick)
 EXAMPLES = int(os.environ.get("TORCH_EXAMPLES", 6))
@@ -87,3 +89,20 @@ def test_corpus(case, dtypes, data):
     in_axes = tuple(0 if a.mapped else None for a in case.args)
     check(case.f, *args, in_axes=in_axes, grad=case.grad and _finite(args), joins=case.joins,
           signed_zeros=case.signed_zeros, **case.extra)
+
+
+def test_gradients_through_a_compacted_loop_whose_lanes_start_as_the_full_arrays():
+    """A compacted loop's lanes are the carried tensors themselves until the first gather;
+    ``x * i`` saved ``i`` for the backward pass, and putting the lanes back in place bumped
+    its version: ``backward()`` raised (regression: hypothesis found it at N = 1)."""
+    def f(k, x):
+        s = x * 0
+        for i in range(k):
+            s = s + x * i
+        return s
+    for k in ([1], [3, 1, 4]):
+        kk = torch.tensor(k)
+        x = torch.linspace(0.5, 2.0, len(k), dtype=torch.float64, requires_grad=True)
+        vmap(f)(kk, x).sum().backward()
+        expected = [sum(range(n)) for n in k]        # d/dx of x * (0 + 1 + ... + (k - 1))
+        assert x.grad.tolist() == expected

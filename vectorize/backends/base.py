@@ -385,6 +385,11 @@ class Backend:
         place (compaction: the gathered lanes put back)."""
         return f"{x}[{lanes}] = {values}"
 
+    def put_back(self, x: str, lanes: str, values: str) -> str:
+        """A statement that puts a compacted loop's lanes (``values``: an array of the lanes
+        ``lanes``) back into the carried array ``x``; by default `scatter`, in place."""
+        return self.scatter(x, lanes, values)
+
     def copy(self, x: str) -> str:
         """A copy of the array ``x`` (one a later write into ``x`` does not change)."""
         raise NotImplementedError

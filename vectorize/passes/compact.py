@@ -72,7 +72,7 @@ def _gathers(prims, local: dict[str, str], lanes: str, names) -> list[str]:
 
 def _scatters(prims, local: dict[str, str], lanes: str, names) -> list[str]:
     """``x[lanes] = x_lanes``: the gathered values back in place."""
-    return [prims.scatter(name, lanes, local[name]) for name in names]
+    return [prims.put_back(name, lanes, local[name]) for name in names]
 
 
 def _renamed(stmts: list, local: dict[str, str]) -> list:

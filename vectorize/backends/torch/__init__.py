@@ -247,7 +247,7 @@ class TorchBackend(Backend):
     def copy(self, x: str) -> str:
         return f"{x}.clone()"
 
-    def scatter(self, x: str, lanes: str, values: str) -> str:
+    def put_back(self, x: str, lanes: str, values: str) -> str:
         # out of place: autograd may have saved ``x`` for a backward pass (a compacted loop's
         # lanes start as the full arrays themselves, ``x * i`` saves ``i``), and an in-place
         # write into a saved tensor fails at ``backward()``
