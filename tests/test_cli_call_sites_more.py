@@ -158,6 +158,7 @@ def test_the_harness_can_tell_them_apart():
 REWRITTEN = {
     "case_module_list": "return list(ramp(np.asarray(VALUES)))",
     "case_local_display": "return list(ramp(np.asarray([0.25, -1.0, 4.0])))",
+    "case_local_list_read": "return list(same(np.asarray(xs))), len(xs)",
     "case_linspace_arithmetic": "return list(ramp(xs))",
     "case_ndarray_module": "return list(norm(ROWS))",
     "case_range_int_function": "return list(twice(np.arange(-3, 4)))",
@@ -201,6 +202,8 @@ KEPT = {
     "case_loop_variable_read_after": "`x` is read after the loop",
     "case_indexed": "it stores into `out[i]`",
     "case_list_shadowed": "the batched call needs the builtin `list`",
+    "case_enclosing_name": "the loop goes over `VALUES`, which the rewriter cannot prove",
+    "case_local_list_changed": "the loop goes over `xs`, which the rewriter cannot prove",
 }
 
 

@@ -87,6 +87,11 @@ def case_local_display():
     return [ramp(x) for x in [0.25, -1.0, 4.0]]
 
 
+def case_local_list_read():
+    xs = [0.25, -1.0, 4.0]
+    return [same(x) for x in xs], len(xs)
+
+
 def case_linspace_arithmetic():
     xs = np.linspace(-3.0, 3.0, 13) * 0.5 + 1.0
     return [ramp(x) for x in xs]
@@ -337,6 +342,20 @@ def case_indexed():
     for i in range(4):
         out[i] = ramp(xs[i])
     return out
+
+
+def case_enclosing_name():
+    VALUES = {2.0, -2.0}         # not the module's list
+
+    def inner():
+        return [ramp(x) for x in VALUES]
+    return inner()
+
+
+def case_local_list_changed():
+    xs = [1.0, 2.0]
+    xs.append(3)                 # an int item: `same` gives it back as an int
+    return [same(x) for x in xs]
 
 
 def case_list_shadowed(list=tuple):

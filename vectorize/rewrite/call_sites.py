@@ -156,6 +156,29 @@ def _scope_of(function: cst.FunctionDef) -> Scope:
                 counts.setdefault(name.value, []).append(None)
     single = {name: values[0] for name, values in counts.items()
               if len(values) == 1 and values[0] is not None}
+    # a name a nested function rebinds (`nonlocal`), or a list the function may change in
+    # place (`xs.append(...)`, `xs[0] = ...`, passing it to a call) is not what it was set to
+    for node in walk(function.body):
+        if isinstance(node, cst.Nonlocal):
+            for item in node.names:
+                single.pop(item.name.value, None)
+    mutable = {name for name, value in single.items() if isinstance(value, cst.List)}
+    if mutable:
+        uses = {name: 0 for name in mutable}
+        reads = {name: 1 for name in mutable}      # the assignment
+        for node in walk(function.body):
+            if isinstance(node, cst.Name) and node.value in uses:
+                uses[node.value] += 1
+            elif isinstance(node, (cst.For, cst.CompFor)) and isinstance(
+                    node.iter, cst.Name) and node.iter.value in reads:
+                reads[node.iter.value] += 1
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
+                    node.func.value == "len" and len(node.args) == 1 and isinstance(
+                        node.args[0].value, cst.Name) and node.args[0].value.value in reads:
+                reads[node.args[0].value.value] += 1
+        for name in mutable:
+            if uses[name] > reads[name]:
+                del single[name]
     return Scope(function, set(counts), single)
 
 
@@ -192,6 +215,9 @@ class _Finder(SequenceFacts):
         """Look at ``stmt`` (followed, in its scope, by ``rest``) and what it holds."""
         if isinstance(stmt, cst.FunctionDef):
             inner = _scope_of(stmt)
+            if scope.node is not None and not isinstance(scope.node, cst.ClassDef):
+                # the enclosing function's names are not the module's: unknown here
+                inner = Scope(inner.node, inner.local | scope.local, inner.single)
             self.expressions(stmt.params, scope)
             self.block(list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock)
                        else [stmt.body], [], inner)
