@@ -87,6 +87,18 @@ def _not_numbers(items: str) -> str:
         """)
 
 
+SIDE_EFFECTS = {
+    "printing": 'print("item", x)\n    return x * 2.0',
+    "appending": "SEEN.append(x)\n    return x * 2.0",
+}
+
+
+def _side_effect(body: str) -> str:
+    return (f"import numpy as np\n\nfrom vectorize import vectorize\n\nSEEN = []\n\n\n"
+            f"@vectorize\ndef f(x):\n    {body}\n\n\n"
+            f"def main():\n    return [f(x) for x in np.linspace(0.0, 1.0, 3)], SEEN\n")
+
+
 DRAWN = textwrap.dedent("""\
     import numpy as np
 
@@ -126,6 +138,8 @@ def run(tmp_path_factory):
     (directory / "drawn.py").write_text(DRAWN)
     for i, (items, _) in enumerate(NOT_NUMBERS):
         (directory / f"strings_{i}.py").write_text(_not_numbers(items))
+    for name, body in SIDE_EFFECTS.items():
+        (directory / f"{name}.py").write_text(_side_effect(body))
     result = cli("-w", directory)
     assert result.returncode == 2, result.stderr.decode()
     return directory, result.stderr.decode()
@@ -251,11 +265,11 @@ def test_explain_says_why_each_loop_stays():
 def test_warnings_name_the_items_of_another_dtype(modules):
     *_, stderr = modules
     for items in ("`MIXED`", "`INTS`", "`SINGLES`"):
-        assert f"the items of {items}), but is rewritten for float64 `x`" in stderr, items
+        assert f"(the items of {items}), but is rewritten for float64 `x`" in stderr, items
     assert stderr.count("warning:") == 3, stderr
     line = next(i for i, text in enumerate(SOURCE.read_text().splitlines(), 1)
                 if "for x in MIXED" in text)
-    assert f"{SOURCE.name}:{line}:13: warning: `ramp` gets float64 and int64 numbers" in stderr
+    assert f"{SOURCE.name}:{line}:13: warning: `same` gets float64 and int64 numbers" in stderr
 
 
 def test_the_rewritten_file_passes_ruff(modules, tmp_path):
@@ -276,7 +290,17 @@ def test_items_that_are_not_numbers_leave_the_file_as_it_is(run):
         path = directory / f"strings_{i}.py"
         assert f"{path}:12:13: error: `twice` is called here {words}" in stderr, items
         assert path.read_text() == _not_numbers(items)
-    assert stderr.count("error:") == len(NOT_NUMBERS)
+    assert stderr.count("error:") == len(NOT_NUMBERS) + len(SIDE_EFFECTS)
+
+
+def test_a_function_with_side_effects_leaves_the_file_as_it_is(run):
+    """Printing or appending to a global per example: the function is not rewritten (an error
+    that points at the statement), so neither is the loop, and the file runs as before."""
+    directory, stderr = run
+    for name, body in SIDE_EFFECTS.items():
+        path = directory / f"{name}.py"
+        assert path.read_text() == _side_effect(body), name
+        assert f"{path}:10:5: error:" in stderr, name
 
 
 N_VALUES = st.floats(allow_nan=True, allow_infinity=True, width=64)
