@@ -358,5 +358,27 @@ def case_local_list_changed():
     return [same(x) for x in xs]
 
 
+def case_closure_reads_the_variable():
+    xs = np.linspace(0.0, 1.0, 3)
+
+    def last():
+        return x
+
+    out = []
+    for x in xs:
+        out.append(ramp(x))
+    return out, last()
+
+
+MODULE_OUT = []
+for v in np.linspace(0.0, 1.0, 3):
+    MODULE_OUT.append(ramp(v))
+LAST = v                         # the loop's last item, read at module level
+
+
+def case_module_level_loop():
+    return MODULE_OUT, LAST
+
+
 def case_list_shadowed(list=tuple):
     return list([ramp(x) for x in np.linspace(0.0, 1.0, 3)])

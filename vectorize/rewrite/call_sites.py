@@ -89,10 +89,11 @@ def rewrite(module: cst.Module, functions: dict, namespace: dict, skip: set,
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     finder = _Finder(functions, namespace, positions, module, alias, array_module)
-    for stmt in module.body:
+    for i, stmt in enumerate(module.body):
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value in skip:
             continue
-        finder.block_statement(stmt, [], Scope(None, set(), {}))
+        # what follows at module level may read a loop's variable after it
+        finder.block_statement(stmt, list(module.body[i + 1:]), Scope(None, set(), {}))
     if not finder.replacements:
         return module, finder.loops
     replacer = _Replace(finder.replacements)
@@ -440,6 +441,11 @@ class _Finder(SequenceFacts):
             if _read_after(variable, rest):
                 loop.reason = f"`{variable}` is read after the loop, where it holds the last item"
                 return
+            reader = self._read_by_function(variable, loop_node, scope)
+            if reader:
+                loop.reason = (f"`{variable}` is read by {reader}, which may run after the loop "
+                               "and see the last item")
+                return
         batched = self._batched_call(call, items, scope, loop)
         if batched is None:
             return
@@ -471,6 +477,21 @@ class _Finder(SequenceFacts):
                 loop.imports["math"] = math
         new = cst.SimpleStatementLine([small], leading_lines=loop_node.leading_lines)
         self._replace(loop_node, new, loop)
+
+    def _read_by_function(self, variable: str, loop_node, scope: Scope) -> str:
+        """A function or lambda in the loop's scope (the module, for a loop at module level)
+        that reads ``variable`` as a name of that scope, in words; "" where none."""
+        root = scope.node if scope.node is not None else self.module
+        for node in walk(root):
+            if node is root or node is loop_node:
+                continue
+            if isinstance(node, cst.FunctionDef) and variable not in _scope_of(node).local \
+                    and _mentions(node.body, variable):
+                return f"`{node.name.value}`"
+            if isinstance(node, cst.Lambda) and variable not in {
+                    p.name.value for p in node.params.params} and _mentions(node.body, variable):
+                return "a lambda"
+        return ""
 
     def _catcher(self, loop_node, scope: Scope) -> str:
         """The ``try`` or ``with`` (other than ones that never swallow an exception:
