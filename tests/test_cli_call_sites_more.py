@@ -217,6 +217,8 @@ KEPT = {
     "case_indexed": "it stores into `out[i]`",
     "case_list_shadowed": "the batched call needs the builtin `list`",
     "case_closure_reads_the_variable": "`x` is read by `last`",
+    "case_numpy_name_is_local": "the batched call needs `np` (the array module), which is a "
+                                "local name here",
     "case_enclosing_name": "the loop goes over `VALUES`, which the rewriter cannot prove",
     "case_local_list_changed": "the loop goes over `xs`, which the rewriter cannot prove",
 }

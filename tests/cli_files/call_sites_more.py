@@ -380,5 +380,10 @@ def case_module_level_loop():
     return MODULE_OUT, LAST
 
 
+def case_numpy_name_is_local():
+    np = 3
+    return [twice(n) for n in range(np)]
+
+
 def case_list_shadowed(list=tuple):
     return list([ramp(x) for x in np.linspace(0.0, 1.0, 3)])

@@ -725,6 +725,10 @@ class _Finder(SequenceFacts):
             loop.reason = (f"`{plan.name}` returns a tuple: the loop collects one tuple per "
                            "example, the batched call one array per item of the tuple")
             return None
+        if self.alias in scope.local:
+            loop.reason = (f"the batched call needs `{self.alias}` (the array module), which is "
+                           "a local name here")
+            return None
         positional = [p for p in plan.params if p not in plan.keyword_only]
         args = []
         passed = False
@@ -864,12 +868,15 @@ _VIEWS = {"asarray", "asanyarray", "ascontiguousarray", "reshape", "ravel", "squ
           "atleast_1d", "atleast_2d", "atleast_3d", "expand_dims", "real", "imag", "diagonal",
           "flip", "fliplr", "flipud", "matrix_transpose", "permute_dims", "require", "asmatrix",
           "astype", "split", "array_split"}
+# array methods that make a new array (unless told `copy=False`)
+_COPIES = {"astype", "copy"}
 
 
 def returns_new_array(text: str, alias: str) -> bool:
     """Whether every ``return`` of the generated function ``text`` gives an array it made:
-    arithmetic, a comparison, a NumPy call other than the ones that may give a view of an
-    argument (`_VIEWS`), or a name only ever set to one of those. Where it does not
+    arithmetic, a comparison, a constant, a NumPy call other than the ones that may give a
+    view of an argument (`_VIEWS`), ``.astype(...)`` or ``.copy()``, or a name only ever set
+    to one of those. Where it does not
     (``return x``), ``np.array([f(x) for x in xs])`` becomes ``np.array(f(xs))``, a copy,
     since the loop's array was a new one."""
     function = ast.parse(text).body[0]
@@ -880,7 +887,7 @@ def returns_new_array(text: str, alias: str) -> bool:
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 for name in ast.walk(target):
-                    if isinstance(name, ast.Name):
+                    if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
                         assigned.setdefault(name.id, []).append(
                             node.value if target is name else None)
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.withitem,
@@ -894,12 +901,16 @@ def returns_new_array(text: str, alias: str) -> bool:
     def new(node, depth=0) -> bool:
         if depth > 20:
             return False
-        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare)):
+        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
             return True
         if isinstance(node, ast.Call):
             func = node.func
-            return (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                    and func.value.id == alias and func.attr not in _VIEWS)
+            if not isinstance(func, ast.Attribute):
+                return False
+            if func.attr in _COPIES and not any(k.arg == "copy" for k in node.keywords):
+                return True
+            return (isinstance(func.value, ast.Name) and func.value.id == alias
+                    and func.attr not in _VIEWS)
         if isinstance(node, ast.Name) and node.id not in params:
             values = assigned.get(node.id, [None])
             return all(v is not None and new(v, depth + 1) for v in values)
