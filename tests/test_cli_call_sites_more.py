@@ -354,3 +354,23 @@ def test_a_large_sequence_sums_to_the_same_bits(drawn):
     for _ in range(2):
         assert outcome(rewritten.totals, -3.0, 7.0, 10_000) == \
             outcome(original.totals, -3.0, 7.0, 10_000)
+
+
+@pytest.mark.parametrize("body, new", [
+    ("return np.where(x > 0, x, -x)", True),
+    ("return x * 2.0", True),
+    ("return 0.0", True),
+    ("y = np.full(len(x), 1.0)\n    y[x > 0] = 2.0\n    return y", True),
+    ("y = x.astype(np.float64)\n    return y", True),
+    ("return x", False),
+    ("y = x\n    return y", False),
+    ("return x.reshape(-1)", False),
+    ("return np.asarray(x)", False),
+    ("return x.astype(np.float64, copy=False)", False),
+    ("if x.any():\n        return x * 2.0\n    return x", False),
+    ("y = x * 2.0\n    y = x\n    return y", False),
+])
+def test_which_generated_functions_return_a_new_array(body, new):
+    """`np.array([f(x) for x in xs])` becomes `f(xs)` only where that is a new array."""
+    from vectorize.rewrite.call_sites import returns_new_array
+    assert returns_new_array(f"def f(x):\n    {body}\n", "np") is new
