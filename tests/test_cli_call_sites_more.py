@@ -219,6 +219,7 @@ KEPT = {
     "case_closure_reads_the_variable": "`x` is read by `last`",
     "case_numpy_name_is_local": "the batched call needs `np` (the array module), which is a "
                                 "local name here",
+    "arange_of": "the rewriter cannot tell the dtype of the items of `np.arange(n)`",
     "case_enclosing_name": "the loop goes over `VALUES`, which the rewriter cannot prove",
     "case_local_list_changed": "the loop goes over `xs`, which the rewriter cannot prove",
 }
@@ -226,7 +227,7 @@ KEPT = {
 
 # functions without a loop of their own (theirs is `over`'s, or at module level), and the
 # module-level loops that stay (their first line -> the reason)
-UNCHANGED = ["case_generator", "case_module_level_loop"]
+UNCHANGED = ["case_generator", "case_module_level_loop", "case_items_of_unknown_dtype"]
 KEPT_AT_MODULE_LEVEL = {
     "for v in np.linspace(0.0, 1.0, 3):": "`v` is read after the loop, where it holds the last",
 }

@@ -385,5 +385,13 @@ def case_numpy_name_is_local():
     return [twice(n) for n in range(np)]
 
 
+def arange_of(n):
+    return [same(x) for x in np.arange(n)]       # ints or floats: as `n` is
+
+
+def case_items_of_unknown_dtype():
+    return arange_of(3), arange_of(2.5)
+
+
 def case_list_shadowed(list=tuple):
     return list([ramp(x) for x in np.linspace(0.0, 1.0, 3)])

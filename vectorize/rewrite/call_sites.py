@@ -647,6 +647,13 @@ class _Finder(SequenceFacts):
                          and -(1 << 63) <= (v.real if isinstance(v, complex) else v) < 1 << 63}
                 if dtype is None and len(mixed) > 1:
                     dtype = " and ".join(sorted(str(d) for d in mixed))
+                elif dtype is None and self._numbers(sequence, scope) is not None:
+                    loop.reason = loop.reason or (
+                        f"the rewriter cannot tell the dtype of {what} (`{plan.name}` is "
+                        f"rewritten for {value.dtype} `{param}`, the decorator ran it on each "
+                        f"item's own type); build them so that their dtype shows "
+                        f"(`{self.alias}.linspace(...)`, literals), or annotate `{param}`")
+                    return
             elif not set(items) & all_names(arg.value) and self._is_number(arg.value, scope):
                 dtype = self._number_dtype(arg.value, scope)
                 what = f"`{bare_code(arg.value)}`"

@@ -175,7 +175,7 @@ class SequenceFacts:
                     dtype = self._number_dtype(side, scope)
                     sides.append(None if dtype is None else dtype.type(1).item())
             operation = _OPERATIONS.get(type(node.operator))
-            if None in sides or operation is None:
+            if any(side is None for side in sides) or operation is None:
                 return None
             try:
                 with np.errstate(all="ignore"):
@@ -199,7 +199,8 @@ class SequenceFacts:
             if name in ("linspace", "logspace", "geomspace", "zeros", "ones", "empty"):
                 return np.dtype(np.float64)
             if name == "arange":
-                if numbers and None not in numbers:
+                # (not `None in numbers`: a dtype equals None, NumPy's default float64)
+                if numbers and all(n is not None for n in numbers):
                     return np.result_type(*numbers)
                 return None
             if name in ("array", "asarray") and len(node.args) == 1:
@@ -207,8 +208,8 @@ class SequenceFacts:
                 if isinstance(value, (cst.List, cst.Tuple)):
                     dtypes = [self._number_dtype(e.value, scope) if isinstance(
                         e, cst.Element) else None for e in value.elements]
-                    return np.result_type(*dtypes) if dtypes and None not in dtypes \
-                        else None
+                    return np.result_type(*dtypes) if dtypes and all(
+                        d is not None for d in dtypes) else None
                 return self._item_dtype(value, scope, depth + 1)
             return None
         if name in _ARRAY_METHODS and self._numbers(node.func.value, scope) == "array":
