@@ -2,31 +2,38 @@
 
 A loop is rewritten when it calls a rewritten ``@vectorize`` function ``f`` once per item of a
 sequence and does nothing else, so that the iterations are independent and the batched call
-computes what the loop did:
+computes what the loop did (the same values, of the same types; docs/cli.md):
 
 ====================================================  =========================================
-``[f(x, b) for x in xs]``                             ``list(f(np.asarray(xs), b))``
-``np.array([f(x, b) for x in xs])`` (``asarray``,     ``f(np.asarray(xs), b)``
-``stack``)
+``[f(x, b) for x in xs]``, ``list(map(f, xs))``       ``list(f(np.asarray(xs), b))``
+``np.array([f(x, b) for x in xs])`` (``asarray``,     ``f(np.asarray(xs), b)``, or
+``stack``)                                            ``np.array(f(...))`` (`returns_new_array`)
 ``for x in xs:`` / ``out.append(f(x, b))``            ``out.extend(f(np.asarray(xs), b))``
 ``[g(u, v) for u, v in zip(U, V)]``                   ``list(g(U, V))``
 ``total = 0.0`` / ``for x in xs:`` / ``total += f(x)``
                                                       ``total = sum(f(np.asarray(xs)), total)``
+``best = -np.inf`` / ``for x in xs:`` /               ``best = max([best, *f(np.asarray(xs))])``
+``best = max(best, f(x))``
 ====================================================  =========================================
 
 (``np.asarray(xs)`` is ``xs`` where ``xs`` is known to be an array; ``range(n)`` becomes
-``np.arange(n)``; ``*=`` becomes ``math.prod(..., start=total)``.) The conditions, each a
-reason ``--explain`` gives when one fails:
+``np.arange(n)``; ``*=`` becomes ``math.prod(..., start=total)``; the additions and
+comparisons stay the loop's, in its order.) The conditions, each a reason ``--explain`` gives
+when one fails:
 
-- the sequence is provably an array or a list or tuple of numbers (`_Finder._numbers`): a
-  module constant, a name set once from ``np.linspace``, ``np.arange``..., arithmetic,
-  ``.reshape`` or slices of one, a display of numeric literals, ``range(...)``; never a
-  parameter, generator, set or dict (one array of those is not the loop's items);
+- the sequence is provably an array or a list or tuple of numbers (`SequenceFacts._numbers`):
+  a module constant, a name set once from ``np.linspace``, ``np.arange``..., arithmetic,
+  ``.reshape`` or slices of one, a display of numeric literals (a local list only where
+  nothing changes it in place), ``range(...)``; never a parameter, generator, set or dict
+  (one array of those is not the loop's items), nor an enclosing function's name;
+- its items have the dtype the parameter is rewritten for (`SequenceFacts._item_dtype`; else
+  a warning, or an error where they are visibly strings or None: `_Finder._check_items`);
 - the comprehension has one ``for`` over a plain name (or names over ``zip(...)`` of
   sequences provably of one length: zip stops at the shortest, the batched call would
   broadcast) and no ``if``; the ``for`` statement's body is that one ``append`` onto a list
-  made empty just before it, or one ``total += f(...)`` onto a name set to a number just
-  before it, with no ``else``, and the loop variables are not read after the loop;
+  made empty just before it, or one accumulation onto a name set to a number just before
+  it, with no ``else``, not inside a ``try`` or a ``with`` that may swallow an exception, and
+  the loop variables are not read after the loop (nor by a function of its scope);
 - each argument is a loop variable itself, or does not mention one and has no call in it
   (it is evaluated once instead of once per example): names, constants, attributes,
   subscripts and arithmetic of those; a loop variable is passed at least once;
@@ -35,10 +42,9 @@ reason ``--explain`` gives when one fails:
   example, it maps over that example's own axis.
 
 Each call in the loop receives one item, each batched call all of them: the results are the
-same numbers; the items of ``list(...)`` are NumPy scalars where the decorator gave 0-d
-arrays. An empty sequence gives an empty result where ``np.stack`` raised.
+same numbers of the same dtype; the items of ``list(...)`` are NumPy scalars where the
+decorator gave 0-d arrays.
 """
-
 from __future__ import annotations
 
 import ast
