@@ -45,6 +45,7 @@ Each call in the loop receives one item, each batched call all of them: the resu
 same numbers of the same dtype; the items of ``list(...)`` are NumPy scalars where the
 decorator gave 0-d arrays.
 """
+
 from __future__ import annotations
 
 import ast
