@@ -99,6 +99,31 @@ def _side_effect(body: str) -> str:
             f"def main():\n    return [f(x) for x in np.linspace(0.0, 1.0, 3)], SEEN\n")
 
 
+PANDAS = textwrap.dedent("""\
+    import pandas as pd
+
+    from vectorize import vectorize
+
+
+    @vectorize
+    def f(x):
+        return x * 2.0 if x > 1.5 else -x
+
+
+    S = pd.Series([1.0, 2.0, 3.0], index=[10, 20, 30])
+
+
+    def main():
+        local = pd.Series([0.5, -1.0])
+        return ([f(x) for x in local], [f(x) for x in S], [f(x) for x in S.values],
+                list(map(f, S)), [f(x) for x in S.index])
+    """)
+try:
+    import pandas  # noqa: F401
+except ImportError:       # optional: the loops over pandas objects are checked where it is
+    PANDAS = None
+
+
 DRAWN = textwrap.dedent("""\
     import numpy as np
 
@@ -140,6 +165,8 @@ def run(tmp_path_factory):
         (directory / f"strings_{i}.py").write_text(_not_numbers(items))
     for name, body in SIDE_EFFECTS.items():
         (directory / f"{name}.py").write_text(_side_effect(body))
+    if PANDAS is not None:
+        (directory / "pandas_loops.py").write_text(PANDAS)
     result = cli("-w", directory)
     assert result.returncode == 2, result.stderr.decode()
     return directory, result.stderr.decode()
@@ -311,6 +338,20 @@ def test_items_that_are_not_numbers_leave_the_file_as_it_is(run):
         assert f"{path}:12:13: error: `twice` is called here {words}" in stderr, items
         assert path.read_text() == _not_numbers(items)
     assert stderr.count("error:") == len(NOT_NUMBERS) + len(SIDE_EFFECTS)
+
+
+@pytest.mark.skipif(PANDAS is None, reason="pandas is not installed (optional)")
+def test_loops_over_pandas_objects_stay_and_give_the_same(run, tmp_path):
+    """A Series (and its `.values`, its index) is not an array the rewriter can see: the loops
+    stay, and the file computes what it did."""
+    directory, _ = run
+    text = (directory / "pandas_loops.py").read_text()
+    assert "def f(x):\n    x = np.asarray(x)" in text
+    assert PANDAS[PANDAS.index("def main"):] in text
+    original = tmp_path / "original.py"
+    original.write_text(PANDAS)
+    assert canonical(_load(directory / "pandas_loops.py").main()) == \
+        canonical(_load(original).main())
 
 
 def test_a_function_with_side_effects_leaves_the_file_as_it_is(run):
