@@ -35,7 +35,7 @@ def cosine(u, v):
 
 
 values = np.linspace(-2.0, 2.0, 9)
-NUMBERS = [1.0, -2.0, 3, 0.5]
+NUMBERS = [1.0, -2.0, 3.0, 0.5]
 RAGGED = [[1.0, 2.0], [3.0]]
 TABLE = {1.0: "one", -2.0: "minus two"}
 SEEN = {3.0, -1.0}

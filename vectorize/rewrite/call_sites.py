@@ -2,31 +2,38 @@
 
 A loop is rewritten when it calls a rewritten ``@vectorize`` function ``f`` once per item of a
 sequence and does nothing else, so that the iterations are independent and the batched call
-computes what the loop did:
+computes what the loop did (the same values, of the same types; docs/cli.md):
 
 ====================================================  =========================================
-``[f(x, b) for x in xs]``                             ``list(f(np.asarray(xs), b))``
-``np.array([f(x, b) for x in xs])`` (``asarray``,     ``f(np.asarray(xs), b)``
-``stack``)
+``[f(x, b) for x in xs]``, ``list(map(f, xs))``       ``list(f(np.asarray(xs), b))``
+``np.array([f(x, b) for x in xs])`` (``asarray``,     ``f(np.asarray(xs), b)``, or
+``stack``)                                            ``np.array(f(...))`` (`returns_new_array`)
 ``for x in xs:`` / ``out.append(f(x, b))``            ``out.extend(f(np.asarray(xs), b))``
 ``[g(u, v) for u, v in zip(U, V)]``                   ``list(g(U, V))``
 ``total = 0.0`` / ``for x in xs:`` / ``total += f(x)``
                                                       ``total = sum(f(np.asarray(xs)), total)``
+``best = -np.inf`` / ``for x in xs:`` /               ``best = max([best, *f(np.asarray(xs))])``
+``best = max(best, f(x))``
 ====================================================  =========================================
 
 (``np.asarray(xs)`` is ``xs`` where ``xs`` is known to be an array; ``range(n)`` becomes
-``np.arange(n)``; ``*=`` becomes ``math.prod(..., start=total)``.) The conditions, each a
-reason ``--explain`` gives when one fails:
+``np.arange(n)``; ``*=`` becomes ``math.prod(..., start=total)``; the additions and
+comparisons stay the loop's, in its order.) The conditions, each a reason ``--explain`` gives
+when one fails:
 
-- the sequence is provably an array or a list or tuple of numbers (`_Finder._numbers`): a
-  module constant, a name set once from ``np.linspace``, ``np.arange``..., arithmetic,
-  ``.reshape`` or slices of one, a display of numeric literals, ``range(...)``; never a
-  parameter, generator, set or dict (one array of those is not the loop's items);
+- the sequence is provably an array or a list or tuple of numbers (`SequenceFacts._numbers`):
+  a module constant, a name set once from ``np.linspace``, ``np.arange``..., arithmetic,
+  ``.reshape`` or slices of one, a display of numeric literals (a local list only where
+  nothing changes it in place), ``range(...)``; never a parameter, generator, set or dict
+  (one array of those is not the loop's items), nor an enclosing function's name;
+- its items have the dtype the parameter is rewritten for (`SequenceFacts._item_dtype`; else
+  a warning, or an error where they are visibly strings or None: `_Finder._check_items`);
 - the comprehension has one ``for`` over a plain name (or names over ``zip(...)`` of
   sequences provably of one length: zip stops at the shortest, the batched call would
   broadcast) and no ``if``; the ``for`` statement's body is that one ``append`` onto a list
-  made empty just before it, or one ``total += f(...)`` onto a name set to a number just
-  before it, with no ``else``, and the loop variables are not read after the loop;
+  made empty just before it, or one accumulation onto a name set to a number just before
+  it, with no ``else``, not inside a ``try`` or a ``with`` that may swallow an exception, and
+  the loop variables are not read after the loop (nor by a function of its scope);
 - each argument is a loop variable itself, or does not mention one and has no call in it
   (it is evaluated once instead of once per example): names, constants, attributes,
   subscripts and arithmetic of those; a loop variable is passed at least once;
@@ -35,12 +42,13 @@ reason ``--explain`` gives when one fails:
   example, it maps over that example's own axis.
 
 Each call in the loop receives one item, each batched call all of them: the results are the
-same numbers; the items of ``list(...)`` are NumPy scalars where the decorator gave 0-d
-arrays. An empty sequence gives an empty result where ``np.stack`` raised.
+same numbers of the same dtype; the items of ``list(...)`` are NumPy scalars where the
+decorator gave 0-d arrays.
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -66,6 +74,12 @@ class Loop:
     after: str = ""
     reason: str = ""                   # why it stays ("" when rewritten)
     imports: dict = field(default_factory=dict)
+    # what the file would do wrong whatever becomes of the loop: the rewritten function
+    # gets items it is not specialized for (numbers of another dtype: a warning; strings,
+    # None: an error, the file is not rewritten), with the column of the call
+    warning: str = ""
+    error: str = ""
+    at: tuple = (0, 0)                 # (line, column) of the call
 
     @property
     def rewritten(self) -> bool:
@@ -82,10 +96,11 @@ def rewrite(module: cst.Module, functions: dict, namespace: dict, skip: set,
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     finder = _Finder(functions, namespace, positions, module, alias, array_module)
-    for stmt in module.body:
+    for i, stmt in enumerate(module.body):
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value in skip:
             continue
-        finder.block_statement(stmt, [], Scope(None, set(), {}))
+        # what follows at module level may read a loop's variable after it
+        finder.block_statement(stmt, list(module.body[i + 1:]), Scope(None, set(), {}))
     if not finder.replacements:
         return module, finder.loops
     replacer = _Replace(finder.replacements)
@@ -149,6 +164,29 @@ def _scope_of(function: cst.FunctionDef) -> Scope:
                 counts.setdefault(name.value, []).append(None)
     single = {name: values[0] for name, values in counts.items()
               if len(values) == 1 and values[0] is not None}
+    # a name a nested function rebinds (`nonlocal`), or a list the function may change in
+    # place (`xs.append(...)`, `xs[0] = ...`, passing it to a call) is not what it was set to
+    for node in walk(function.body):
+        if isinstance(node, cst.Nonlocal):
+            for item in node.names:
+                single.pop(item.name.value, None)
+    mutable = {name for name, value in single.items() if isinstance(value, cst.List)}
+    if mutable:
+        uses = {name: 0 for name in mutable}
+        reads = {name: 1 for name in mutable}      # the assignment
+        for node in walk(function.body):
+            if isinstance(node, cst.Name) and node.value in uses:
+                uses[node.value] += 1
+            elif isinstance(node, (cst.For, cst.CompFor)) and isinstance(
+                    node.iter, cst.Name) and node.iter.value in reads:
+                reads[node.iter.value] += 1
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
+                    node.func.value == "len" and len(node.args) == 1 and isinstance(
+                        node.args[0].value, cst.Name) and node.args[0].value.value in reads:
+                reads[node.args[0].value.value] += 1
+        for name in mutable:
+            if uses[name] > reads[name]:
+                del single[name]
     return Scope(function, set(counts), single)
 
 
@@ -185,6 +223,9 @@ class _Finder(SequenceFacts):
         """Look at ``stmt`` (followed, in its scope, by ``rest``) and what it holds."""
         if isinstance(stmt, cst.FunctionDef):
             inner = _scope_of(stmt)
+            if scope.node is not None and not isinstance(scope.node, cst.ClassDef):
+                # the enclosing function's names are not the module's: unknown here
+                inner = Scope(inner.node, inner.local | scope.local, inner.single)
             self.expressions(stmt.params, scope)
             self.block(list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock)
                        else [stmt.body], [], inner)
@@ -246,6 +287,38 @@ class _Finder(SequenceFacts):
         for part in _walk_expressions(node):
             if isinstance(part, cst.ListComp):
                 self.comprehension(part, wrapped.get(id(part)), scope)
+            elif isinstance(part, cst.Call):
+                comp = self._map_as_comprehension(part, scope)
+                if comp is not None:
+                    self.comprehension(comp, None, scope, outer=part)
+
+    def _map_as_comprehension(self, call: cst.Call, scope: Scope):
+        """``list(map(f, xs))`` (``map(f, A, B)``) as the comprehension it computes,
+        ``[f(x) for x in xs]`` (over ``zip(A, B)``), where ``f`` is a rewritten function and
+        ``list`` and ``map`` the builtins; else None."""
+        if not (isinstance(call.func, cst.Name) and call.func.value == "list"
+                and len(call.args) == 1 and call.args[0].keyword is None
+                and not call.args[0].star and isinstance(call.args[0].value, cst.Call)):
+            return None
+        inner = call.args[0].value
+        if not (isinstance(inner.func, cst.Name) and inner.func.value == "map"
+                and len(inner.args) >= 2 and all(a.keyword is None and not a.star
+                                                 for a in inner.args)
+                and self._called(cst.Call(inner.args[0].value), scope) is not None
+                and not self._shadowed("list", scope) and not self._shadowed("map", scope)):
+            return None
+        taken = all_names(call)
+        names = [n for n in (f"item{i}" for i in range(len(inner.args) + len(taken)))
+                 if n not in taken][:len(inner.args) - 1]
+        sequences = [a.value for a in inner.args[1:]]
+        if len(names) == 1:
+            target, iterable = cst.Name(names[0]), sequences[0]
+        else:
+            target = cst.Tuple([cst.Element(cst.Name(n)) for n in names])
+            iterable = cst.Call(cst.Name("zip"), [cst.Arg(s) for s in sequences])
+        return cst.ListComp(cst.Call(inner.args[0].value, [cst.Arg(cst.Name(n))
+                                                           for n in names]),
+                            cst.CompFor(target=target, iter=iterable))
 
     def _array_call(self, call: cst.Call, scope: Scope) -> bool:
         """``np.array(<one comprehension>)`` (or ``asarray``, ``stack``) without options."""
@@ -260,28 +333,38 @@ class _Finder(SequenceFacts):
                 and isinstance(node.value, cst.Name) and node.value.value not in scope.local
                 and self.namespace.get(node.value.value) is np)
 
-    def comprehension(self, comp: cst.ListComp, array_call, scope: Scope) -> None:
+    def comprehension(self, comp: cst.ListComp, array_call, scope: Scope,
+                      outer=None) -> None:
         call = comp.elt
         name = self._called(call, scope)
         if name is None:
             return
-        outer = array_call if array_call is not None else comp
+        outer = outer if outer is not None else array_call if array_call is not None else comp
         loop = Loop(self._line(outer), name, bare_code(outer))
         target = comp.for_in
         items = self._items(target.target, target.iter, scope)
-        if not set(items) & all_names(call):
+        inner, bound = target.inner_for_in, set()
+        while inner is not None:
+            bound |= set(target_names(inner.target))
+            inner = inner.inner_for_in
+        if not (set(items) | bound) & all_names(call):
             return      # not a loop over examples of this call
         self.loops.append(loop)
+        self._check_items(call, items, scope, loop)
         reason = items.get(None)
         if target.inner_for_in is not None or target.ifs or target.asynchronous:
             reason = "the comprehension has more than one `for`, an `if` or `async`"
-        batched = reason is None and self._batched_call(call, items, scope, loop)
+        batched = reason is None and not loop.reason and self._batched_call(
+            call, items, scope, loop)
         if batched is None or batched is False:
             loop.reason = loop.reason or reason
             return
-        new = batched if array_call is not None else cst.Call(
-            cst.Name("list"), [cst.Arg(batched)])
-        self._replace(outer, new, loop)
+        if array_call is None:
+            new = self._builtin_call("list", [cst.Arg(batched)], scope, loop)
+        else:
+            new = self._array_of(array_call, batched, comp, scope, loop)
+        if new is not None:
+            self._replace(outer, new, loop)
 
     def _items(self, target, iterable, scope: Scope) -> dict:
         """Loop variable -> the sequence of its items: ``x`` of ``for x in xs``, and ``a``,
@@ -321,6 +404,9 @@ class _Finder(SequenceFacts):
         header = bare_code(loop_node.target) + " in " + bare_code(loop_node.iter)
         loop = Loop(self._line(loop_node), name, f"for {header}: ...")
         self.loops.append(loop)
+        self._check_items(calls[0], items, scope, loop)
+        if loop.reason:
+            return
         append = _single_append(body)
         total = _single_accumulation(body) if append is None else None
         if append is None and total is None and _indexed_store(body):
@@ -331,9 +417,9 @@ class _Finder(SequenceFacts):
             return
         if loop_node.orelse is not None or loop_node.asynchronous or (
                 append is None and total is None):
-            loop.reason = ("the loop's body does more than `out.append(f(...))` or "
-                           "`total += f(...)` (or it has an `else`): its iterations may "
-                           "depend on each other")
+            loop.reason = ("the loop's body does more than `out.append(f(...))`, "
+                           "`total += f(...)` or `best = max(best, f(...))` (or it has an "
+                           "`else`): its iterations may depend on each other")
             return
         out, call = append or total[::2]
         if items.get(None):
@@ -352,9 +438,20 @@ class _Finder(SequenceFacts):
             if reason:
                 loop.reason = reason
                 return
+        catcher = self._catcher(loop_node, scope)
+        if catcher:
+            loop.reason = (f"the loop is inside {catcher}: where a call raises, the loop "
+                           f"leaves `{out}` with the items before it, the batched call with "
+                           "none of them")
+            return
         for variable in filter(None, items):
             if _read_after(variable, rest):
                 loop.reason = f"`{variable}` is read after the loop, where it holds the last item"
+                return
+            reader = self._read_by_function(variable, loop_node, scope)
+            if reader:
+                loop.reason = (f"`{variable}` is read by {reader}, which may run after the loop "
+                               "and see the last item")
                 return
         batched = self._batched_call(call, items, scope, loop)
         if batched is None:
@@ -363,6 +460,14 @@ class _Finder(SequenceFacts):
             value = cst.Call(cst.Attribute(cst.Name(out), cst.Name("extend")),
                              [cst.Arg(batched)])
             small = cst.Expr(value)
+        elif total[1] in ("max", "min"):
+            # `max([best, *items])` compares as the loop does: item by item from `best`,
+            # keeping the first of equal ones (and `best` itself for no items)
+            value = self._builtin_call(total[1], [cst.Arg(cst.List([
+                cst.Element(cst.Name(out)), cst.StarredElement(batched)]))], scope, loop)
+            if value is None:
+                return
+            small = cst.Assign([cst.AssignTarget(cst.Name(out))], value)
         else:
             # in the loop's order (`sum(items, start)` adds one by one from the start, as
             # the loop does), so that the total is the same to the last bit
@@ -380,16 +485,60 @@ class _Finder(SequenceFacts):
         new = cst.SimpleStatementLine([small], leading_lines=loop_node.leading_lines)
         self._replace(loop_node, new, loop)
 
+    def _read_by_function(self, variable: str, loop_node, scope: Scope) -> str:
+        """A function or lambda in the loop's scope (the module, for a loop at module level)
+        that reads ``variable`` as a name of that scope, in words; "" where none."""
+        root = scope.node if scope.node is not None else self.module
+        for node in walk(root):
+            if node is root or node is loop_node:
+                continue
+            if isinstance(node, cst.FunctionDef) and variable not in _scope_of(node).local \
+                    and _mentions(node.body, variable):
+                return f"`{node.name.value}`"
+            if isinstance(node, cst.Lambda) and variable not in {
+                    p.name.value for p in node.params.params} and _mentions(node.body, variable):
+                return "a lambda"
+        return ""
+
+    def _catcher(self, loop_node, scope: Scope) -> str:
+        """The ``try`` or ``with`` (other than ones that never swallow an exception:
+        ``np.errstate``, ``open``...) around ``loop_node`` in its function, as words; ""
+        where none: then nothing reads the list or total a raising call leaves half made."""
+        root = scope.node if scope.node is not None else self.module
+        path = _path_to(root, loop_node)
+        for node in path or ():
+            if isinstance(node, (cst.Try, cst.TryStar)):
+                return "a `try`"
+            if isinstance(node, cst.With) and not all(
+                    self._plain_context(item.item, scope) for item in node.items):
+                return f"`with {bare_code(node.items[0].item)}`, which may swallow exceptions"
+        return "" if path is not None else "code the rewriter cannot place"
+
+    def _plain_context(self, expr, scope: Scope) -> bool:
+        """A context manager that never swallows an exception: ``np.errstate(...)``,
+        ``open(...)``, ``warnings.catch_warnings(...)``."""
+        if not isinstance(expr, cst.Call):
+            return False
+        func = expr.func
+        if isinstance(func, cst.Name):
+            return func.value == "open" and "open" not in scope.local \
+                and "open" not in self.namespace
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            module = self.namespace.get(func.value.value)
+            return (module is np and func.attr.value == "errstate"
+                    or getattr(module, "__name__", None) == "warnings"
+                    and func.attr.value == "catch_warnings") \
+                and func.value.value not in scope.local
+        return False
+
     def _fresh_total_before(self, out: str, loop_node, scope: Scope, operator: str):
         """Why ``out`` cannot be the total of one call ("" where it can): the statement before
         ``loop_node`` in its block that mentions it must set it to a number (a literal, so
         that it is no array the loop changes in place), and ``sum`` (``math`` for ``*=``)
         must be the builtin (the module)."""
-        helper = "sum" if operator == "+" else "math"
-        if helper in scope.local or self.namespace.get(helper, _BUILTIN_OR_MATH[helper]) \
-                is not _BUILTIN_OR_MATH[helper] or helper not in self.namespace and any(
-                    helper in _bound_by(stmt) for stmt in self.module.body):
-            return f"`{helper}` is not {'the builtin' if helper == 'sum' else 'the module'} here"
+        helper = {"+": "sum", "*": "math"}.get(operator, operator)
+        if self._shadowed(helper, scope):
+            return f"`{helper}` is not {'the module' if helper == 'math' else 'the builtin'} here"
         block = self._enclosing_block(loop_node, scope)
         index = next((i for i, s in enumerate(block or ()) if s is loop_node), None)
         for stmt in reversed(block[:index] if index is not None else []):
@@ -427,6 +576,138 @@ class _Finder(SequenceFacts):
             return False
         return False
 
+    def _shadowed(self, name: str, scope: Scope) -> bool:
+        """Whether ``name`` may not be the builtin (the module, for ``math``) here."""
+        return (name in scope.local or self.namespace.get(name, _BUILTIN_OR_MATH[name])
+                is not _BUILTIN_OR_MATH[name] or name not in self.namespace and any(
+                    name in _bound_by(stmt) for stmt in self.module.body))
+
+    def _builtin_call(self, name: str, args: list, scope: Scope, loop: Loop):
+        """``name(*args)`` where ``name`` is the builtin here, else None (with the reason)."""
+        if self._shadowed(name, scope):
+            loop.reason = (f"the batched call needs the builtin `{name}`, which this code "
+                           "binds to something else")
+            return None
+        return cst.Call(cst.Name(name), args)
+
+    def _array_of(self, array_call: cst.Call, batched, comp, scope: Scope, loop: Loop):
+        """What replaces ``np.array([f(x) for x in xs])`` (``np.asarray``, ``np.stack``):
+        the batched call where it gives a new array (`returns_new_array`), else a copy of it
+        (``np.array(f(xs))``: ``f`` may return its argument itself, the loop's array was a new
+        one); ``np.stack(f(xs))`` where ``xs`` may be empty (it raises as before). None
+        where an empty sequence would give another array (``np.array([])`` is float64 of
+        shape (0,), the batched call's of its own dtype and shape)."""
+        function = array_call.func.attr.value
+        plan = self.functions[comp.elt.func.value]
+        lengths = {self._length(arg, scope) for arg in self._sequences(comp)}
+        not_empty = bool(lengths) and all(isinstance(n, int) and n > 0 for n in lengths)
+        if function == "stack" and not not_empty:
+            return array_call.with_changes(args=[cst.Arg(batched)])
+        result = plan.result
+        if not not_empty and not (getattr(result, "dtype", None) == np.float64
+                                  and result.rank == 0):
+            loop.reason = (f"`{bare_code(array_call.func)}([])` of no items is a float64 "
+                           "array of shape (0,), the batched call's of none is of its own "
+                           "dtype and shape, and the rewriter cannot prove "
+                           f"`{bare_code(comp.for_in.iter)}` is not empty")
+            return None
+        if plan.new_result:
+            return batched
+        return array_call.with_changes(
+            func=array_call.func.with_changes(attr=cst.Name("array")), args=[cst.Arg(batched)])
+
+    def _sequences(self, comp) -> list:
+        iterable = comp.for_in.iter
+        if isinstance(comp.for_in.target, cst.Name):
+            return [iterable]
+        return [a.value for a in iterable.args if a.keyword is None]
+
+    def _check_items(self, call: cst.Call, items: dict, scope: Scope, loop: Loop) -> None:
+        """Where the loop's items are numbers of another dtype than the parameter they go to
+        is rewritten for (``range(3)`` to an unannotated ``x``), a warning; where they are
+        visibly not numbers (strings, None), an error: the rewritten function, specialized for
+        its annotations, computes something else for them (the decorator specialized it for
+        each call's arguments), whether the loop stays or not."""
+        plan = self.functions[call.func.value]
+        if plan.kind != "vectorize":
+            return
+        position = self.positions.get(call)
+        loop.at = (position.start.line, position.start.column) if position else (loop.line, 0)
+        for param, arg in self._arguments(call, plan):
+            value = plan.params.get(param)
+            if param not in plan.batched or value is None or value.dtype is None:
+                continue
+            if isinstance(arg.value, cst.Name) and arg.value.value in items:
+                sequence = items[arg.value.value]
+                others = _not_numbers(self._visible_items(sequence, scope))
+                if others and value.rank == 0:
+                    loop.error = (
+                        f"`{plan.name}` is called here with {others} (the items of "
+                        f"`{bare_code(sequence)}`), but is rewritten for {value.dtype} `{param}`"
+                        ": the rewritten code would fail or compute something else for them "
+                        "(the decorator ran the function on each item as it is)")
+                    return
+                dtype = self._item_dtype(sequence, scope)
+                what = f"the items of `{bare_code(sequence)}`"
+                mixed = {np.asarray(v).dtype for v in self._visible_items(sequence, scope)
+                         if isinstance(v, (int, float, complex)) and not isinstance(v, bool)
+                         and -(1 << 63) <= (v.real if isinstance(v, complex) else v) < 1 << 63}
+                if dtype is None and len(mixed) > 1:
+                    dtype = " and ".join(sorted(str(d) for d in mixed))
+                elif dtype is None and self._numbers(sequence, scope) is not None:
+                    loop.reason = loop.reason or (
+                        f"the rewriter cannot tell the dtype of {what} (`{plan.name}` is "
+                        f"rewritten for {value.dtype} `{param}`, the decorator ran it on each "
+                        f"item's own type); build them so that their dtype shows "
+                        f"(`{self.alias}.linspace(...)`, literals), or annotate `{param}`")
+                    return
+            elif not set(items) & all_names(arg.value) and self._is_number(arg.value, scope):
+                dtype = self._number_dtype(arg.value, scope)
+                what = f"`{bare_code(arg.value)}`"
+            else:
+                continue
+            if dtype is not None and (isinstance(dtype, str) or dtype != value.dtype):
+                loop.warning = (
+                    f"`{plan.name}` gets {dtype} numbers here ({what}), but is rewritten for "
+                    f"{value.dtype} `{param}`: the decorator specialized it for each call's "
+                    f"numbers, the rewritten code runs its {value.dtype} code on them "
+                    "(results may differ in dtype or value)")
+                loop.reason = loop.reason or (
+                    f"{what} are {dtype} numbers and `{plan.name}` is rewritten for "
+                    f"{value.dtype} `{param}`: annotate `{param}` with their type, or pass "
+                    f"{value.dtype} numbers")
+                return
+
+    def _arguments(self, call: cst.Call, plan):
+        """(parameter, argument) of each argument of a call of ``plan``'s function."""
+        positional = [p for p in plan.params if p not in plan.keyword_only]
+        for index, arg in enumerate(call.args):
+            if arg.star:
+                return
+            yield (arg.keyword.value if arg.keyword is not None else
+                   positional[index] if index < len(positional) else None), arg
+
+    def _visible_items(self, node, scope: Scope, depth: int = 0) -> list:
+        """The items of a sequence the code shows (a display of literals, a name set once
+        to one, a module-level container), as far as they are literals; [] where unknown."""
+        if depth > 8:
+            return []
+        if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+            return [_literal(e.value) for e in node.elements if isinstance(e, cst.Element)]
+        if isinstance(node, cst.Dict):
+            return [_literal(e.key) for e in node.elements if isinstance(e, cst.DictElement)]
+        if isinstance(node, cst.Name):
+            if node.value in scope.local:
+                value = scope.single.get(node.value)
+                return [] if value is None else self._visible_items(value, scope, depth + 1)
+            if node.value not in self.namespace and node.value in self.module_single:
+                return self._visible_items(self.module_single[node.value],
+                                           self.module_scope, depth + 1)
+            value = self.namespace.get(node.value)
+            if type(value) in (list, tuple, set, frozenset, dict):
+                return list(value)
+        return []
+
     def _enclosing_block(self, node, scope: Scope):
         root = scope.node if scope.node is not None else self.module
         for candidate in walk(root):
@@ -457,6 +738,10 @@ class _Finder(SequenceFacts):
         if isinstance(plan.result, TupleValue):
             loop.reason = (f"`{plan.name}` returns a tuple: the loop collects one tuple per "
                            "example, the batched call one array per item of the tuple")
+            return None
+        if self.alias in scope.local:
+            loop.reason = (f"the batched call needs `{self.alias}` (the array module), which is "
+                           "a local name here")
             return None
         positional = [p for p in plan.params if p not in plan.keyword_only]
         args = []
@@ -535,7 +820,8 @@ class _Finder(SequenceFacts):
         return position.start.line if position is not None else 0
 
 
-_BUILTIN_OR_MATH = {"sum": sum, "math": __import__("math")}
+_BUILTIN_OR_MATH = {"sum": sum, "math": __import__("math"), "max": max, "min": min,
+                    "list": list, "map": map}
 
 
 def _bound_by(stmt) -> set:
@@ -557,6 +843,97 @@ def _bound_by(stmt) -> set:
     return names
 
 
+_NOT_A_NUMBER = object()
+
+
+def _literal(node):
+    """The value of a literal element (a string, None, a number...), else `_NOT_A_NUMBER`
+    marking something else (not visibly a string or None)."""
+    try:
+        return ast.literal_eval(bare_code(node))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return _NOT_A_NUMBER
+
+
+def _not_numbers(values: list) -> str:
+    """A few words naming the strings, bytes or None among ``values`` ("" where none)."""
+    kinds = [name for name, types in (("strings", (str,)), ("bytes", (bytes,)),
+                                      ("None", (type(None),)))
+             if any(isinstance(v, types) for v in values)]
+    return " and ".join(kinds)
+
+
+def _path_to(root, target):
+    """The nodes from ``root`` down to ``target`` (not included), or None where it is not
+    under ``root``."""
+    stack = [(root, [])]
+    while stack:
+        node, path = stack.pop()
+        if node is target:
+            return path
+        for child in node.children:
+            stack.append((child, path + [node]))
+    return None
+
+
+# NumPy functions whose result may be (a view of) an argument
+_VIEWS = {"asarray", "asanyarray", "ascontiguousarray", "reshape", "ravel", "squeeze",
+          "transpose", "broadcast_to", "broadcast_arrays", "moveaxis", "swapaxes", "rollaxis",
+          "atleast_1d", "atleast_2d", "atleast_3d", "expand_dims", "real", "imag", "diagonal",
+          "flip", "fliplr", "flipud", "matrix_transpose", "permute_dims", "require", "asmatrix",
+          "astype", "split", "array_split"}
+# array methods that make a new array (unless told `copy=False`)
+_COPIES = {"astype", "copy"}
+
+
+def returns_new_array(text: str, alias: str) -> bool:
+    """Whether every ``return`` of the generated function ``text`` gives an array it made:
+    arithmetic, a comparison, a constant, a NumPy call other than the ones that may give a
+    view of an argument (`_VIEWS`), ``.astype(...)`` or ``.copy()``, or a name only ever set
+    to one of those. Where it does not
+    (``return x``), ``np.array([f(x) for x in xs])`` becomes ``np.array(f(xs))``, a copy,
+    since the loop's array was a new one."""
+    function = ast.parse(text).body[0]
+    nodes = [n for n in ast.walk(function) if not isinstance(
+        n, (ast.FunctionDef, ast.Lambda)) or n is function]
+    assigned: dict[str, list] = {}
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
+                        assigned.setdefault(name.id, []).append(
+                            node.value if target is name else None)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.withitem,
+                               ast.NamedExpr, ast.comprehension)):
+            for name in ast.walk(getattr(node, "target", None) or node.optional_vars
+                                 or ast.Pass()):
+                if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
+                    assigned.setdefault(name.id, []).append(None)
+    params = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+
+    def new(node, depth=0) -> bool:
+        if depth > 20:
+            return False
+        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
+            return True
+        if isinstance(node, ast.Call):
+            func = node.func
+            if not isinstance(func, ast.Attribute):
+                return False
+            if func.attr in _COPIES and not any(k.arg == "copy" for k in node.keywords):
+                return True
+            return (isinstance(func.value, ast.Name) and func.value.id == alias
+                    and func.attr not in _VIEWS)
+        if isinstance(node, ast.Name) and node.id not in params:
+            values = assigned.get(node.id, [None])
+            return all(v is not None and new(v, depth + 1) for v in values)
+        return False
+
+    returns = [n for n in nodes if isinstance(n, ast.Return)]
+    return bool(returns) and all(r.value is not None and new(r.value) for r in returns)
+
+
 def _single_accumulation(body: list):
     """(total, operator, call) if the body is exactly ``total += call``, ``total *= call``,
     ``total = total + call`` or ``total = total * call``."""
@@ -570,11 +947,29 @@ def _single_accumulation(body: list):
         total, call = small.target.value, small.value
     elif isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
             small.targets[0].target, cst.Name) and isinstance(small.value, cst.BinaryOperation) \
-            and isinstance(small.value.operator, (cst.Add, cst.Multiply)) and isinstance(
-                small.value.left, cst.Name) \
-            and small.value.left.value == small.targets[0].target.value:
+            and isinstance(small.value.operator, (cst.Add, cst.Multiply)):
+        # `total + f(x)`, or `f(x) + total` (the same number: IEEE addition and
+        # multiplication are commutative, and the result's dtype does not depend on the order)
         operator = "+" if isinstance(small.value.operator, cst.Add) else "*"
-        total, call = small.targets[0].target.value, small.value.right
+        total = small.targets[0].target.value
+        sides = [small.value.left, small.value.right]
+        named = [isinstance(side, cst.Name) and side.value == total for side in sides]
+        if named == [True, False]:
+            call = sides[1]
+        elif named == [False, True]:
+            call = sides[0]
+        else:
+            return None
+    elif isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
+            small.targets[0].target, cst.Name) and isinstance(small.value, cst.Call) \
+            and isinstance(small.value.func, cst.Name) \
+            and small.value.func.value in ("max", "min") and len(small.value.args) == 2 \
+            and all(a.keyword is None and not a.star for a in small.value.args) \
+            and isinstance(small.value.args[0].value, cst.Name) \
+            and small.value.args[0].value.value == small.targets[0].target.value:
+        # `best = max(best, f(x))` (in this order: `max` keeps the first of equal ones)
+        operator = small.value.func.value
+        total, call = small.targets[0].target.value, small.value.args[1].value
     else:
         return None
     return (total, operator, call) if isinstance(call, cst.Call) else None

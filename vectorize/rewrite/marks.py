@@ -93,6 +93,7 @@ class Plan:
     otypes: list | None = None
     keyword_only: list = field(default_factory=list)
     result: object = None                  # abstract value of what it returns, once built
+    new_result: bool = False               # its result is never an argument or a view of one
 
 
 class Located:

@@ -82,6 +82,15 @@ def rewrite_text(text: str, filename: str, *, only: str | None = None,
     for loop in outcome.loops:
         if loop.rewritten:
             rewriter.needed.update(loop.imports)
+        if loop.error or loop.warning:
+            (outcome.errors if loop.error else outcome.warnings).append(VectorizeError(
+                loop.error or loop.warning, filename=filename, line=loop.at[0],
+                col=loop.at[1], source_line=_line(where.lines, loop.at[0]), suggestion=(
+                    f"annotate `{loop.function}`'s parameters with what the file passes, or "
+                    f"keep the decorator on `{loop.function}` (docs/cli.md, \"What a marked "
+                    "function is rewritten for\")")))
+    if outcome.errors:
+        return outcome
     body = []
     for stmt in module.body:
         body += rewriter.replacements.get(id(stmt), [stmt])
@@ -168,6 +177,8 @@ class _Functions:
             _check(the_plan, printed, stmt, where)
             _check_foreign_names(printed, skel.namespace, stmt, where)
             the_plan.result = printed.result
+            the_plan.new_result = call_sites.returns_new_array(printed.functions[0][1],
+                                                               context.backend.alias)
             statements, wrapped = _replacement(the_plan, printed, self.cst_of[id(stmt)], stmt,
                                                context, self.emitted, self.module,
                                                skel.namespace)

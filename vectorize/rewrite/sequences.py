@@ -7,6 +7,8 @@ module-level values the skeleton computed, never by running anything.
 
 from __future__ import annotations
 
+import operator
+import types
 from dataclasses import dataclass
 
 import libcst as cst
@@ -135,6 +137,117 @@ class SequenceFacts:
             return sides[0] if len(set(sides)) == 1 else None
         return None
 
+    def _item_dtype(self, node, scope: Scope, depth: int = 0):
+        """The dtype one item of the sequence ``node`` has as a call in the loop receives it
+        (a Python float is float64, an int int64, a complex complex128; a NumPy array's items
+        have its dtype), where the code or the module's values say it and every item has the
+        same one; None otherwise (unknown, or mixed: ``[1, 2.5]``)."""
+        if depth > 8:
+            return None
+        if isinstance(node, (cst.List, cst.Tuple)):
+            dtypes = {self._number_dtype(e.value, scope) if isinstance(e, cst.Element)
+                      else None for e in node.elements}
+            return dtypes.pop() if len(dtypes) == 1 else None
+        if isinstance(node, cst.Name):
+            if node.value in scope.local:
+                value = scope.single.get(node.value)
+                return None if value is None else self._item_dtype(value, scope, depth + 1)
+            if node.value not in self.namespace and node.value in self.module_single:
+                return self._item_dtype(self.module_single[node.value], self.module_scope,
+                                        depth + 1)
+            return _items_dtype_of(self.namespace.get(node.value))
+        if isinstance(node, cst.Call):
+            return self._made_dtype(node, scope, depth)
+        if isinstance(node, cst.Attribute) and node.attr.value == "T" or isinstance(
+                node, cst.Subscript):
+            return self._item_dtype(node.value, scope, depth + 1)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator,
+                                                               (cst.Minus, cst.Plus)):
+            dtype = self._item_dtype(node.expression, scope, depth + 1)
+            return dtype if dtype is not None and dtype.kind in "iufc" else None
+        if isinstance(node, cst.BinaryOperation) and self._numbers(node, scope) == "array":
+            sides = []
+            for side in (node.left, node.right):
+                if self._numbers(side, scope) == "array":
+                    dtype = self._item_dtype(side, scope, depth + 1)
+                    sides.append(None if dtype is None else np.ones(1, dtype))
+                else:
+                    dtype = self._number_dtype(side, scope)
+                    sides.append(None if dtype is None else dtype.type(1).item())
+            operation = _OPERATIONS.get(type(node.operator))
+            if any(side is None for side in sides) or operation is None:
+                return None
+            try:
+                with np.errstate(all="ignore"):
+                    return np.asarray(operation(*sides)).dtype
+            except Exception:
+                return None
+        return None
+
+    def _made_dtype(self, node: cst.Call, scope: Scope, depth: int):
+        """`_item_dtype` of a call: ``range``, the NumPy makers, array methods."""
+        numbers = [self._number_dtype(a.value, scope) for a in node.args if a.keyword is None]
+        if isinstance(node.func, cst.Name) and node.func.value == "range" and \
+                "range" not in scope.local and "range" not in self.namespace:
+            return np.dtype(np.int64)
+        if not isinstance(node.func, cst.Attribute) or any(
+                a.star or a.keyword is not None and a.keyword.value == "dtype"
+                for a in node.args):
+            return None
+        name = node.func.attr.value
+        if isinstance(node.func.value, cst.Name) and self._is_numpy(node.func, name, scope):
+            if name in ("linspace", "logspace", "geomspace", "zeros", "ones", "empty"):
+                return np.dtype(np.float64)
+            if name == "arange":
+                # (not `None in numbers`: a dtype equals None, NumPy's default float64)
+                if numbers and all(n is not None for n in numbers):
+                    return np.result_type(*numbers)
+                return None
+            if name in ("array", "asarray") and len(node.args) == 1:
+                value = node.args[0].value
+                if isinstance(value, (cst.List, cst.Tuple)):
+                    dtypes = [self._number_dtype(e.value, scope) if isinstance(
+                        e, cst.Element) else None for e in value.elements]
+                    return np.result_type(*dtypes) if dtypes and all(
+                        d is not None for d in dtypes) else None
+                return self._item_dtype(value, scope, depth + 1)
+            return None
+        if name in _ARRAY_METHODS and self._numbers(node.func.value, scope) == "array":
+            dtype = self._item_dtype(node.func.value, scope, depth + 1)
+            # `clip` and `round` keep a float64 array's dtype whatever their numbers
+            return dtype if name not in ("clip", "round") or dtype == np.float64 else None
+        return None
+
+    def _number_dtype(self, node, scope: Scope):
+        """The dtype of a number `_is_number` accepts (an int literal is int64 where it fits),
+        else None."""
+        if not self._is_number(node, scope):
+            return None
+        if isinstance(node, cst.UnaryOperation):
+            node = node.expression
+        if isinstance(node, cst.Float):
+            return np.dtype(np.float64)
+        if isinstance(node, cst.Imaginary):
+            return np.dtype(np.complex128)
+        if isinstance(node, cst.Integer):
+            value = int(node.value.replace("_", ""), 0)
+            return np.dtype(np.int64) if value < 1 << 63 else None
+        if isinstance(node, cst.Attribute):
+            return _number_value(self._module_constant(node, scope))
+        if node.value in scope.local:
+            return self._number_dtype(scope.single.get(node.value), Scope(None, set(), {}))
+        return _items_dtype_of([self.namespace.get(node.value)])
+
+    def _module_constant(self, node: cst.Attribute, scope: Scope):
+        """The value of ``module.name`` (``np.inf``, ``math.pi``) where ``module`` is a
+        module of the file's namespace; None otherwise."""
+        if not isinstance(node.value, cst.Name) or node.value.value in scope.local:
+            return None
+        module = self.namespace.get(node.value.value)
+        if not isinstance(module, types.ModuleType):
+            return None
+        return getattr(module, node.attr.value, None)
+
     # -------------------------------------------------------------------- for loops
 
     def _is_number(self, node, scope: Scope) -> bool:
@@ -145,6 +258,8 @@ class SequenceFacts:
             node = node.expression
         if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
             return True
+        if isinstance(node, cst.Attribute):
+            return _number_value(self._module_constant(node, scope)) is not None
         if not isinstance(node, cst.Name):
             return False
         if node.value in scope.local:
@@ -170,6 +285,30 @@ def _numbers_value(value) -> str | None:
             type(v) in (int, float, complex) and not (type(v) is int and not (
                 -(1 << 63) <= v < 1 << 63)) or isinstance(v, np.number) for v in value):
         return "sequence"
+    return None
+
+
+def _items_dtype_of(value):
+    """`SequenceFacts._item_dtype` of a module-level value as the skeleton has it."""
+    if isinstance(value, np.ndarray):
+        return value.dtype if value.dtype.kind in "biufc" else None
+    if _numbers_value(value) is None:
+        return None
+    dtypes = {np.dtype(type(v)) if isinstance(v, np.generic) else np.asarray(v).dtype
+              for v in value}
+    return dtypes.pop() if len(dtypes) == 1 else None
+
+
+_OPERATIONS = {cst.Add: operator.add, cst.Subtract: operator.sub,
+               cst.Multiply: operator.mul, cst.Divide: operator.truediv,
+               cst.FloorDivide: operator.floordiv, cst.Modulo: operator.mod,
+               cst.Power: operator.pow}
+
+
+def _number_value(value):
+    """The dtype of a Python or NumPy number (not a bool), else None."""
+    if isinstance(value, (int, float, complex, np.number)) and not isinstance(value, bool):
+        return _items_dtype_of([value])
     return None
 
 
