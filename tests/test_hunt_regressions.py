@@ -195,3 +195,38 @@ def test_math_trunc_of_numpy_scalars_without_trunc(dtype):
             vectorize(trunc_of)(x)
     floats = x.astype(float)     # float64 has it: vectorized
     _same(vectorize(trunc_of, fallback="error")(floats), np.vectorize(trunc_of)(floats))
+
+
+# ------------------------------------------------ 0 to a complex or negative complex power
+def power(x, y):
+    return x ** y
+
+
+def guarded_power(x, y):
+    if abs(x) > 0:
+        return x ** y
+    return x
+
+
+@pytest.mark.parametrize("f, args", [
+    (power, (np.array([1 + 2j, 0j, 3.5 - 1j]), np.array([2 + 0j, 1j, 0.5 + 0j]))),
+    (power, (np.array([1 + 2j, 0j]), -1.0)),
+    (power, (np.array([2.0, 0.0]), np.array([2 + 0j, 1j]))),
+    (power, (np.array([1 + 2j, 0j], dtype=np.complex64), np.array([2 + 0j, -1 + 0j]))),
+])
+def test_zero_to_a_negative_or_complex_power_raises(f, args):
+    # was 0 ** 1j computed as nan+nanj by NumPy, where Python raises ZeroDivisionError
+    _, expected = _numpy_vectorize(f, *args)
+    assert isinstance(expected, ZeroDivisionError)
+    with pytest.raises(ZeroDivisionError):
+        vectorize(f, fallback="error")(*args)
+
+
+def test_complex_powers_that_do_not_raise_are_vectorized():
+    z = np.array([1 + 2j, 0j, 3.5 - 1j, 2 + 0j])
+    w = np.array([2 + 0j, 1j, 0j, -1 + 0.5j])
+    for f, args in ((guarded_power, (z, w)), (power, (z, 2)), (power, (z, w[[0, 2, 2, 3]]))):
+        expected, exc = _numpy_vectorize(f, *args)
+        assert exc is None
+        np.testing.assert_allclose(vectorize(f, fallback="error")(*args), expected,
+                                   rtol=1e-12)

@@ -218,7 +218,12 @@ def _pow_overflows(a: str, b: str) -> str:
 def _power(kind, nodes, a: Value, b: Value, result) -> list:
     k = _exact_number(b)
     if kind == "c":
-        return []
+        # CPython: 0 to a power that is negative or has an imaginary part (overflow of a
+        # complex power, `OverflowError: complex exponentiation`, is not checked)
+        if k is not None and complex(k).imag == 0 and complex(k).real >= 0:
+            return []
+        return [Check("ZeroDivisionError", _NEGATIVE_POWER,
+                      "{a} == 0 and ({b}.imag != 0 or {b}.real < 0)", nodes)]
     if kind == "i":
         limits = int_limits(result)
         if limits is None:
