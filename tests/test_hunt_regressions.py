@@ -230,3 +230,20 @@ def test_complex_powers_that_do_not_raise_are_vectorized():
         assert exc is None
         np.testing.assert_allclose(vectorize(f, fallback="error")(*args), expected,
                                    rtol=1e-12)
+
+
+@pytest.mark.parametrize("f", [as_int_twice, floor_plus_one, ceil_of, as_int, rounded],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("values", [[5, 7, 0], [5, 2**63 + 5, 7], [2**64 - 1, 3, 1]],
+                         ids=["small", "beyond-int64", "first-beyond-int64"])
+def test_python_int_conversions_of_uint64(f, values):
+    # were uint64 results (wrong dtype), also beyond int64 where numpy.vectorize cannot store
+    # the Python int in its int64 output (OverflowError) or makes an object array
+    x = np.array(values, dtype=np.uint64)
+    expected, exc = _numpy_vectorize(f, x)
+    if exc is not None:
+        with pytest.raises(type(exc)):
+            vectorize(f, fallback="error")(x)
+        return
+    got = vectorize(f, fallback="error")(x)
+    assert got.dtype == expected.dtype and got.tolist() == expected.tolist()

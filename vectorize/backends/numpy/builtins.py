@@ -119,9 +119,10 @@ def _round(site: Site) -> cst.BaseExpression:
 
 def _python_int(node, value) -> cst.BaseExpression:
     """An int or bool operand as the Python int an example gets (`int(n)`, `round(n)`,
-    `math.floor(n)`): int64 for every narrower int type (numpy.vectorize's output type is
-    the Python int's, not the argument's), uint64 as it is."""
-    if value.dtype is not None and value.dtype.kind in "biu" and value.dtype.itemsize < 8:
+    `math.floor(n)`): int64 for every other int type (numpy.vectorize's output type is
+    the Python int's, not the argument's; a uint64 beyond int64 is checked before:
+    `rules.python_errors`)."""
+    if value.dtype is not None and value.dtype.kind in "biu" and value.dtype != np.int64:
         return expr("{x}.astype(int)", x=node) if value.batched else expr("int({x})", x=node)
     return node
 
