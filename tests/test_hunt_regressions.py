@@ -247,3 +247,22 @@ def test_python_int_conversions_of_uint64(f, values):
         return
     got = vectorize(f, fallback="error")(x)
     assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
+
+
+# ------------------------------------------------ np.outer keeps the sign of -0.0 products
+def outer(u, v):
+    return np.outer(u, v)
+
+
+@pytest.mark.parametrize("in_axes", [(0, 0), (0, None), (None, 0)])
+def test_outer_products_keep_negative_zeros(in_axes):
+    # was one einsum, which adds each product to 0.0: -1.0 * 0.0 came out 0.0, not -0.0
+    u = np.array([[-1.0, 2.0, 0.0], [3.0, -0.0, -2.5]])
+    v = np.array([[0.0, 1.0], [-2.0, 0.0]])
+    args = (u if in_axes[0] == 0 else u[0], v if in_axes[1] == 0 else v[1])
+    got = vmap(outer, in_axes=in_axes, fallback="error")(*args)
+    expected = np.stack([outer(*[a if ax is None else a[i] for a, ax in zip(args, in_axes)])
+                         for i in range(2)])
+    _same(got, expected)
+    if in_axes == (0, 0):
+        _same(vectorize(outer, signature="(n),(m)->(n,m)", fallback="error")(u, v), expected)
