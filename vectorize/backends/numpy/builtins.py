@@ -113,11 +113,11 @@ def _round(site: Site) -> cst.BaseExpression:
         raise Unsupported("`round` of a bool (numpy.bool has no `__round__`: TypeError)",
                           suggestion="use int(b)")
     if kind in "iu":
-        return _python_int(x, site.args[0])
+        return python_int(x, site.args[0])
     return expr("np.round({x}).astype(int)", x=x)
 
 
-def _python_int(node, value) -> cst.BaseExpression:
+def python_int(node, value) -> cst.BaseExpression:
     """An int or bool operand as the Python int an example gets (`int(n)`, `round(n)`,
     `math.floor(n)`): int64 for every other int type (numpy.vectorize's output type is
     the Python int's, not the argument's; a uint64 beyond int64 is checked before:
@@ -133,7 +133,7 @@ def _int(site: Site) -> cst.BaseExpression:
     real_operands(site, "`int()`")
     (x,) = site.nodes
     if site.args[0].kind in "biu":
-        return _python_int(x, site.args[0])
+        return python_int(x, site.args[0])
     return expr("{x}.astype(int)", x=x)  # truncates toward zero, like int()
 
 

@@ -22,7 +22,7 @@ from ...errors import Unsupported
 from ...rules.families import padded_args, real_operands
 from ...rules.registry import Registry, Rule, Site
 from ...syntax.templates import expr
-from .builtins import _python_int
+from .builtins import python_int
 
 # math name -> NumPy function computing the same lane by lane.
 FLOAT_FUNCTIONS = {
@@ -122,7 +122,7 @@ def _rounding_rule(np_name: str):
             raise Unsupported(f"`math.trunc` of a NumPy {dtype} (it has no `__trunc__`: "
                               "TypeError)", suggestion="use int(x)")
         if site.args[0].kind in "biu":
-            return _python_int(x, site.args[0])
+            return python_int(x, site.args[0])
         return expr(f"np.{np_name}({{x}}).astype(int)", x=x)
     return rewrite
 
