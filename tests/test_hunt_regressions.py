@@ -266,3 +266,44 @@ def test_outer_products_keep_negative_zeros(in_axes):
     _same(got, expected)
     if in_axes == (0, 0):
         _same(vectorize(outer, signature="(n),(m)->(n,m)", fallback="error")(u, v), expected)
+
+
+# -------------------------------- otypes=: numpy.vectorize's conversion of the Python results
+def doubled(x):
+    return x * 2
+
+
+def halved(x):
+    return x / 2
+
+
+@pytest.mark.parametrize("otype", [np.int8, np.uint8, "i", np.int64])
+@pytest.mark.parametrize("signature", [None, "()->()"])
+@pytest.mark.parametrize("x", [np.array([1, 100, -100, 2**40]),
+                               np.array([1.5, 1e10, -0.0]), np.array([1.5, np.nan]),
+                               np.array([2.0, np.inf]), np.array([1.5, -2.7, 60.9]),
+                               np.array([3, -4, 7])], ids=lambda x: str(x.tolist()))
+def test_int_otypes_convert_as_numpy_vectorize(otype, signature, x):
+    # were `astype(otype)`: wrapped ints (200 as -56 in int8) and garbage for NaN / inf /
+    # floats beyond the type, where numpy.vectorize raises OverflowError / ValueError
+    for f in (doubled, halved):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                expected, exc = np.vectorize(f, otypes=[otype], signature=signature)(x), None
+            except Exception as e:  # noqa: BLE001 -- the reference's outcome
+                expected, exc = None, e
+            vf = vectorize(f, otypes=[otype], signature=signature, fallback="error")
+            if exc is not None:
+                with pytest.raises(type(exc)):
+                    vf(x)
+            else:
+                _same(vf(x), expected)
+
+
+def test_string_otype_with_a_signature_is_numpy_vectorizes():
+    # numpy.vectorize's signature loop makes arrays of one character for otypes=["U5"]
+    x = np.array([1.5, 100.25])
+    expected = np.vectorize(doubled, otypes=["U5"], signature="()->()")(x)
+    got = vectorize(doubled, otypes=["U5"], signature="()->()", fallback="error")(x)
+    assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
