@@ -270,7 +270,7 @@ def main(argv=None) -> int:
                         help="only the drawn call of each program (no N = 0, 1, 5, no large "
                              "calls)")
     parser.add_argument("--seed", type=int, default=0, help="hypothesis seed (0)")
-    parser.add_argument("--backend", choices=["jax"], default=None,
+    parser.add_argument("--backend", choices=["jax", "torch"], default=None,
                         help="wrap every program with backend=... (jax: two large calls, "
                              "XLA's documented divergences accepted by name)")
     parser.add_argument("--no-minimize", dest="minimize", action="store_false",

@@ -148,11 +148,14 @@ class vectorize:
                     elif last.to_numpy is not None:
                         out = tuple(map(last.to_numpy, out)) if isinstance(out, tuple) else \
                             last.to_numpy(out)
+                    if not self._otypes_hold(out):
+                        return self._replay(args, kwargs, last.entry.spec.result, last.size,
+                                            last.entry.otypes)
                     return self._outputs(out, last.entry.spec.result, last.shape, call_args,
                                          last.entry.otypes)
                 entry = last.entry
                 out = self._run_or_replay(entry, call_args, last.size, last.batched)
-                if out is _REPLAY:
+                if out is _REPLAY or not self._otypes_hold(out):
                     return self._replay(args, kwargs, entry.spec.result, last.size,
                                         entry.otypes)
                 return self._outputs(out, entry.spec.result, last.shape, call_args,
@@ -196,7 +199,7 @@ class vectorize:
             self._last = _FastPath.of(args, entry, shape, batched, self._binding,
                                        self.chunk_size) or self._last
         out = self._run_or_replay(entry, call_args, math.prod(shape), batched)
-        if out is _REPLAY:
+        if out is _REPLAY or not self._otypes_hold(out):
             return self._replay(args, kwargs, spec.result, math.prod(shape), entry.otypes)
         return self._outputs(out, spec.result, shape, call_args, entry.otypes)
 
@@ -466,6 +469,11 @@ class vectorize:
             else:
                 arr = np.broadcast_to(arr, loop_shape + core, subok=True).copy()
             if otypes:
+                if not _int_cast_holds(arr, otypes[index]) or np.dtype(
+                        otypes[index]).kind in "US":
+                    # numpy.vectorize's conversion raises, or (a string otype) makes arrays
+                    # of one character, whatever the otype's width: its loop decides
+                    return None
                 arr = arr.astype(otypes[index], copy=False)
             results.append(arr)
         return results[0] if len(out_dims) == 1 else tuple(results)
@@ -815,6 +823,17 @@ class vectorize:
             entry.otypes = _output_types(entry.spec.result, types.spec.result, ran)
         return entry
 
+    def _otypes_hold(self, out) -> bool:
+        """Whether every output converts to its ``otypes`` entry as `_output` casts it: not
+        where numpy.vectorize's conversion of the Python results raises (an int beyond an
+        int otype's range, a NaN or an infinity for an int otype), which the replay then
+        gives, where ``astype`` would wrap or make garbage."""
+        if not self.otypes:
+            return True
+        outs = out if isinstance(out, tuple) else (out,)
+        return all(_int_cast_holds(o, self.otypes[min(i, len(self.otypes) - 1)])
+                   for i, o in enumerate(outs))
+
     def _outputs(self, out, result, shape, call_args, cast=None):
         """``cast``: `Entry.otypes`."""
         if isinstance(result, TupleValue):
@@ -1138,6 +1157,26 @@ def _narrow_empty(call_args, kinds) -> list:
         else:
             out.append(arg)
     return out
+
+
+def _int_cast_holds(arr, otype) -> bool:
+    """Whether ``arr.astype(otype)`` gives what numpy.vectorize's conversion of the per-example
+    Python numbers to an int ``otype`` gives: every value within the type's range (a float
+    truncated toward zero into it; NaN and infinities are not)."""
+    try:
+        otype = np.dtype(otype)
+    except TypeError:
+        return True
+    if otype.kind not in "iu" or not isinstance(arr, np.ndarray) and not np.isscalar(arr):
+        return True
+    arr = np.asarray(arr)
+    if arr.size == 0 or arr.dtype.kind not in "iuf":
+        return True
+    info = np.iinfo(otype)
+    if arr.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            return bool(np.all((arr > float(info.min) - 1) & (arr < float(info.max) + 1)))
+    return int(arr.min()) >= info.min and int(arr.max()) <= info.max
 
 
 def _output_types(result, narrow, ran=None) -> tuple | None:

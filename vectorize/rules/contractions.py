@@ -198,9 +198,14 @@ def outer(site: Site):
     if ra != 1 or rb != 1:
         raise Unsupported("np.outer of per-example arrays that are not vectors",
                           suggestion="flatten them first with .ravel()")
-    used: set = set()
-    i, j = fresh(2, used)
-    return einsum_call([i, j], i + j, site.nodes[:2], site.args[:2], used, site.backend)
+    # the products themselves, broadcast (as NumPy, PyTorch and JAX compute an outer product
+    # per example): exact, where an einsum adds each product to a zero and so turns a -0.0
+    # product into 0.0
+    a, b = site.nodes[:2]
+    va, vb = site.args[:2]
+    left = expr("{a}[:, :, None]" if va.batched else "{a}[:, None]", a=a)
+    right = expr("{b}[:, None, :]", b=b) if vb.batched else b
+    return expr("{a} * {b}", a=left, b=right)
 
 
 def tensordot(site: Site):

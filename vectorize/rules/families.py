@@ -6,6 +6,7 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import Value
+from ..errors import Unsupported
 from ..syntax.templates import expr, parse_expr
 from .registry import Registry, Rule, Site
 
@@ -18,6 +19,22 @@ def pad(node: cst.BaseExpression, value, rank: int) -> cst.BaseExpression:
         return node
     missing = ", ".join(["None"] * (rank - value.rank))
     return expr("{x}[:, " + missing + "]", x=node)
+
+
+def real_operands(site: Site, what: str, numpy_too: bool = False) -> None:
+    """Refuse ``what`` (an operation Python defines for real numbers only: ordering, `min`,
+    `int()`, `math.*`) of a per-example complex value where the examples are Python numbers
+    (`vectorize`: Python raises TypeError for every example that gets there, NumPy's
+    arrays order complex numbers lexicographically or drop the imaginary part); with
+    ``numpy_too`` also for NumPy scalars (`vmap`)."""
+    if not (site.python_semantics or numpy_too):
+        return
+    values = list(site.args) + [v for _, v in site.kwargs.values()]
+    if any(isinstance(v, Value) and v.kind == "c" for v in values):
+        raise Unsupported(f"{what} of a complex number: Python raises TypeError for each "
+                          "example (complex numbers have no order and no real value)",
+                          suggestion="compare or convert z.real or abs(z), or pass "
+                                     "fallback='warn' to run the examples one by one")
 
 
 def padded_args(site: Site) -> list[cst.BaseExpression]:

@@ -14,7 +14,7 @@ import numpy as np
 from ..abstract import TupleValue, Value, batched_like, join
 from ..syntax.edit import paren
 from ..syntax.templates import expr
-from .families import pad, padded_args
+from .families import pad, padded_args, real_operands
 from .registry import Registry, Rule, Site, broadcast_rank
 
 
@@ -42,9 +42,14 @@ def _unary(site: Site) -> cst.BaseExpression:
     return site.node
 
 
+_ORDERING = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+
+
 def compare(site: Site) -> cst.BaseExpression:
     operands = padded_args(site)
     node: cst.Comparison = site.node
+    if any(isinstance(c.operator, _ORDERING) for c in node.comparisons):
+        real_operands(site, "an ordering comparison (`<`, `<=`, `>`, `>=`)")
     if len(node.comparisons) == 1:
         return node.with_changes(left=operands[0],
                                  comparisons=[node.comparisons[0].with_changes(

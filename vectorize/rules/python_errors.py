@@ -233,7 +233,12 @@ def _pow_overflows(a: str, b: str) -> str:
 def _power(kind, nodes, a: Value, b: Value, result) -> list:
     k = _exact_number(b)
     if kind == "c":
-        return []
+        # CPython: 0 to a power that is negative or has an imaginary part (overflow of a
+        # complex power, `OverflowError: complex exponentiation`, is not checked)
+        if k is not None and complex(k).imag == 0 and complex(k).real >= 0:
+            return []
+        return [Check("ZeroDivisionError", _NEGATIVE_POWER,
+                      "{a} == 0 and ({b}.imag != 0 or {b}.real < 0)", nodes)]
     if kind == "i":
         limits = int_limits(result)
         if limits is None:
@@ -429,7 +434,7 @@ def math_checks(name: str, arg_nodes: list, args: list) -> list:
     if not checks or any(_kind(v) not in ("i", "f") for v in args):
         return []
     if name in ("floor", "ceil", "trunc") and all(v.kind in "biu" for v in args):
-        return []
+        return _uint64_to_int(args[0], arg_nodes[0]) if len(args) == 1 else []
     nodes = dict(zip("xy", arg_nodes))
     if any("{" + p + "}" in c.template and p not in nodes for c in checks for p in "xy"):
         return []
@@ -440,17 +445,23 @@ def math_checks(name: str, arg_nodes: list, args: list) -> list:
     return out
 
 
+def _uint64_to_int(value, node) -> list:
+    """``int(n)``, ``round(n)``, ``math.floor(n)`` of a uint64 per example: a Python int that
+    numpy.vectorize's int64 output cannot hold from 2**63 on (it raises OverflowError, or
+    makes an object array where the first example is that large: the replay's answer)."""
+    dtype = value.dtype if isinstance(value, Value) else None
+    if dtype is None or dtype.kind != "u" or dtype.itemsize < 8:
+        return []
+    return [Check("OverflowError", _INT_TOO_LARGE, "{x} > 9223372036854775807", {"x": node})]
+
+
 def builtin_checks(fn, arg_nodes: list, args: list, result) -> list:
     """``int(x)`` / ``round(x)`` of floats, ``abs`` of ints, ``divmod``, ``pow``."""
     import builtins
     if fn in (builtins.int, builtins.round) and len(args) == 1:
         if _kind(args[0]) == "f":
             return [c._replace(nodes={"x": arg_nodes[0]}) for c in _TO_INT]
-        if args[0].kind == "u" and args[0].dtype.itemsize == 8:
-            # the Python int of a uint64 beyond int64 (an int64 result would wrap)
-            return [Check("OverflowError", _INT_TOO_LARGE, f"{{x}} > {2 ** 63 - 1}",
-                          {"x": arg_nodes[0]})]
-        return []
+        return _uint64_to_int(args[0], arg_nodes[0])
     if fn is builtins.round and len(args) == 2 and _kind(args[0]) == "i" and \
             args[0].kind in "iu":
         # `round(n, -k)` of an int rounds to a multiple of 10 ** k, up to half of it away

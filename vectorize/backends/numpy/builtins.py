@@ -11,12 +11,13 @@ import numpy as np
 
 from ...abstract import TupleValue, Value, batched_like
 from ...errors import Unsupported
-from ...rules.families import elementwise, padded_args
+from ...rules.families import elementwise, padded_args, real_operands
 from ...rules.registry import Registry, Rule, Site, default_infer, evaluate, result_value
 from ...syntax.templates import expr
 
 
 def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
+    real_operands(site, f"`{site.func.__name__}`")
     if site.kwargs:
         raise Unsupported(f"`{site.func.__name__}(..., {', '.join(site.kwargs)}=...)` on "
                           "per-example values", suggestion="drop the keyword arguments")
@@ -95,6 +96,7 @@ def _never_nan(value, node) -> bool:
 
 
 def _round(site: Site) -> cst.BaseExpression:
+    real_operands(site, "`round`", numpy_too=True)
     (x, *rest) = site.nodes
     kind = site.args[0].kind
     if rest or "ndigits" in site.kwargs:
@@ -105,28 +107,33 @@ def _round(site: Site) -> cst.BaseExpression:
             # scales first and gives 0.0)
             return expr("pymath.round({x}, {n})", x=x, n=digits)
         return expr("np.round({x}, {n})", x=x, n=digits)   # ints too: round(15, -1) is 20
-    if kind in "iu":
-        return _as_python_int(site, x)
     if kind == "b":
-        return expr("{x}.astype(int)", x=x)
+        # NumPy's bool has no `__round__`: TypeError per example under vmap, and in the
+        # call on NumPy scalars that numpy.vectorize learns its output types from
+        raise Unsupported("`round` of a bool (numpy.bool has no `__round__`: TypeError)",
+                          suggestion="use int(b)")
+    if kind in "iu":
+        return python_int(x, site.args[0])
     return expr("np.round({x}).astype(int)", x=x)
 
 
-def _as_python_int(site: Site, x) -> cst.BaseExpression:
-    """An int per example made a Python int (`int(n)`, `round(n)`): an int64 array as it is;
-    for `vmap` (NumPy scalars per example) a narrower int becomes int64 too, as the Python
-    int of an int8 neither wraps at 127 nor stacks as int8."""
-    if site.python_semantics or site.args[0].dtype == np.int64:
-        return x
-    return expr("{x}.astype(int)", x=x)
+def python_int(node, value) -> cst.BaseExpression:
+    """An int or bool operand as the Python int an example gets (`int(n)`, `round(n)`,
+    `math.floor(n)`): int64 for every other int type (numpy.vectorize's output type is
+    the Python int's, not the argument's; a uint64 beyond int64 is checked before:
+    `rules.python_errors`)."""
+    if value.dtype is not None and value.dtype.kind in "biu" and value.dtype != np.int64:
+        return expr("{x}.astype(int)", x=node) if value.batched else expr("int({x})", x=node)
+    return node
 
 
 def _int(site: Site) -> cst.BaseExpression:
     if len(site.nodes) != 1 or site.kwargs:
         raise Unsupported("`int(x, base)` on per-example values", suggestion="use int(x)")
+    real_operands(site, "`int()`")
     (x,) = site.nodes
-    if site.args[0].kind in "iu":
-        return _as_python_int(site, x)
+    if site.args[0].kind in "biu":
+        return python_int(x, site.args[0])
     return expr("{x}.astype(int)", x=x)  # truncates toward zero, like int()
 
 
@@ -152,6 +159,7 @@ def _item(site: Site) -> cst.BaseExpression:
 
 
 def _float(site: Site) -> cst.BaseExpression:
+    real_operands(site, "`float()`")
     (x,) = site.nodes
     if site.args[0].dtype == np.float64:
         return x

@@ -172,8 +172,9 @@ def register(reg: Registry) -> None:
     reg.add_operator("matmul", matmul)
     add(np.inner, "linalg.inner", "`np.inner(a, b)` contracts the last per-example axes.",
         "s = np.inner(a, b)", 's = np.einsum("bi,bi->b", a, b)', inner)
-    add(np.outer, "linalg.outer", "`np.outer(a, b)` of per-example vectors.",
-        "m = np.outer(a, b)", 'm = np.einsum("bi,bj->bij", a, b)', outer)
+    add(np.outer, "linalg.outer", "`np.outer(a, b)` of per-example vectors: the products "
+        "broadcast, as NumPy computes them (an einsum would lose the sign of a -0.0 product).",
+        "m = np.outer(a, b)", "m = a[:, :, None] * b[:, None, :]", outer)
     add(np.vdot, "linalg.vdot", "`np.vdot(a, b)` (conjugating `a`) of per-example vectors.",
         "s = np.vdot(a, b)", 's = np.einsum("bi,bi->b", a, b)', _vdot)
     add(np.tensordot, "linalg.tensordot", "`np.tensordot(a, b, axes)` as one einsum (or `@`).",

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import math
 
+import libcst as cst
 import numpy as np
 
 from ...errors import Unsupported
-from ...rules.families import padded_args
+from ...rules.families import padded_args, real_operands
 from ...rules.registry import Registry, Rule, Site
 from ...syntax.templates import expr
+from .builtins import python_int
 
 # math name -> NumPy function computing the same lane by lane.
 FLOAT_FUNCTIONS = {
@@ -39,16 +41,32 @@ WARNING_FREE = {"fabs", "copysign", "radians", "atan2", "tanh", "asinh", "cbrt",
                 "nextafter", "frexp", "modf"}
 
 
-def _needs_float64(value) -> bool:
+def _needs_float64(value, ints: bool = False) -> bool:
+    """Whether NumPy would not compute ``value`` in float64: narrower floats and ints, and
+    with ``ints`` every int (a ufunc such as `np.fmod` keeps ints ints, `math.fmod` never)."""
     dt = value.dtype
     if dt is None:
         return False
-    return not (dt == np.float64 or (dt.kind in "iu" and dt.itemsize >= 4))
+    return not (dt == np.float64 or (dt.kind in "iu" and dt.itemsize >= 4 and not ints))
 
 
-def _as_float64(site: Site):
-    return [expr("{x}.astype(float)", x=n) if _needs_float64(v) else n
+def _as_float64(site: Site, ints: bool = False):
+    return [(expr("{x}.astype(float)", x=n) if v.batched or v.dtype.kind not in "iub"
+             or isinstance(v.example, np.generic) and not ints
+             else _float_literal(n) if v.rank == 0 else
+             expr("np.asarray({x}, dtype=float)", x=n)) if _needs_float64(v, ints) else n
             for n, v in zip(padded_args(site), site.args)]
+
+
+def _float_literal(node):
+    """``float(n)`` of an unbatched int: ``3.0`` for the literal ``3``."""
+    if isinstance(node, cst.Integer):
+        return cst.Float(repr(float(int(node.value.replace("_", ""), 0))))
+    return expr("float({x})", x=node)
+
+
+# NumPy functions that keep int operands ints, where `math` returns a float
+_INT_PRESERVING = {"fmod"}
 
 
 _BINARY = {"atan2", "hypot", "copysign", "fmod", "nextafter", "ldexp"}
@@ -56,6 +74,7 @@ _BINARY = {"atan2", "hypot", "copysign", "fmod", "nextafter", "ldexp"}
 
 def _float_rule(np_name: str):
     def rewrite(site: Site):
+        real_operands(site, "a `math` function", numpy_too=True)
         if np_name == "hypot" and len(site.nodes) != 2 and site.nodes and not site.kwargs:
             # math.hypot(a, b, c): the Euclidean norm of any number of coordinates, folded
             # pairwise (np.hypot's third argument would be `out=`); one coordinate: |a|
@@ -72,13 +91,14 @@ def _float_rule(np_name: str):
                               f"{len(site.nodes) + len(site.kwargs)}",
                               suggestion="call it with two arguments at a time")
         args = ", ".join(f"{{a{i}}}" for i in range(len(site.nodes)))
-        return expr(f"np.{np_name}({args})",
-                    **{f"a{i}": n for i, n in enumerate(_as_float64(site))})
+        return expr(f"np.{np_name}({args})", **{f"a{i}": n for i, n in enumerate(
+            _as_float64(site, ints=np_name in _INT_PRESERVING))})
     return rewrite
 
 
 def _integer_rule(np_name: str):
     def rewrite(site: Site):
+        real_operands(site, "a `math` function", numpy_too=True)
         args = padded_args(site)
         if len(args) < 2:
             raise Unsupported(f"`math.{np_name}` with fewer than two arguments")
@@ -91,14 +111,24 @@ def _integer_rule(np_name: str):
 
 def _rounding_rule(np_name: str):
     def rewrite(site: Site):
+        real_operands(site, "a `math` function", numpy_too=True)
         (x,) = site.nodes
-        if site.args[0].kind in "iu":
-            return x
+        dtype = site.args[0].dtype
+        if np_name == "trunc" and dtype is not None and dtype.kind in "biuf" and \
+                dtype != np.float64:
+            # NumPy's scalars other than float64 have no `__trunc__`: TypeError per example
+            # under vmap, and in the call on NumPy scalars that numpy.vectorize learns its
+            # output types from
+            raise Unsupported(f"`math.trunc` of a NumPy {dtype} (it has no `__trunc__`: "
+                              "TypeError)", suggestion="use int(x)")
+        if site.args[0].kind in "biu":
+            return python_int(x, site.args[0])
         return expr(f"np.{np_name}({{x}}).astype(int)", x=x)
     return rewrite
 
 
 def _log(site: Site):
+    real_operands(site, "a `math` function", numpy_too=True)
     args = _as_float64(site)
     if len(args) == 1:
         return expr("np.log({x})", x=args[0])
@@ -106,11 +136,13 @@ def _log(site: Site):
 
 
 def _pow(site: Site):
+    real_operands(site, "a `math` function", numpy_too=True)
     a, b = padded_args(site)
     return expr("np.float_power({a}, {b})", a=a, b=b)
 
 
 def _isclose(site: Site):
+    real_operands(site, "a `math` function", numpy_too=True)
     a, b = padded_args(site)
     rel = site.kwargs.get("rel_tol", (expr("1e-09"), None))[0]
     abs_tol = site.kwargs.get("abs_tol", (expr("0.0"), None))[0]
@@ -134,6 +166,7 @@ def _remainder(site: Site):
     """CPython's ``math.remainder``: the remainder of x / y whose quotient is rounded to
     the nearest integer, ties to even, computed exactly from ``fmod`` as CPython does. The
     operands are the lambda's parameters, so the formula never reads the user's names."""
+    real_operands(site, "a `math` function", numpy_too=True)
     if len(site.nodes) != 2 or site.kwargs:
         raise Unsupported("`math.remainder` takes two arguments")
     x, y = [_float64(n, v) for n, v in zip(padded_args(site), site.args)]
@@ -150,6 +183,7 @@ def _special(math_name: str):
     scipy_name = SPECIAL[math_name]
 
     def rewrite(site: Site):
+        real_operands(site, "a `math` function", numpy_too=True)
         import importlib.util
         if importlib.util.find_spec("scipy") is None:
             raise Unsupported(f"`math.{math_name}` has no NumPy equivalent; on per-example "

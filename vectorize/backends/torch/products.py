@@ -29,8 +29,8 @@ def register_products(reg: Registry, torch) -> None:
                  "y = W @ x", 'y = torch.einsum("ij,bj->bi", W, x)')
     reg.add_operator("matmul", matmul)
     add(["outer", "ger"], contractions.outer, "linalg.outer",
-        "`torch.outer(a, b)` of per-example vectors.", "m = torch.outer(a, b)",
-        'm = torch.einsum("bi,bj->bij", a, b)')
+        "`torch.outer(a, b)` of per-example vectors: the products broadcast.",
+        "m = torch.outer(a, b)", "m = a[:, :, None] * b[:, None, :]")
     add(["einsum"], contractions.einsum, "linalg.einsum",
         "`torch.einsum` itself: batched operands get a batch letter, which the output keeps.",
         's = torch.einsum("i,ij->j", v, m)', 's = torch.einsum("bi,ij->bj", v, m)')

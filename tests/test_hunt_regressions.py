@@ -1,0 +1,309 @@
+"""Regressions found by differential hunting with input patterns the program generators do not
+make (int and complex dtypes, views, 0-d arrays, NumPy scalars): each test compares with
+numpy.vectorize (values, dtype, exception type) or the per-example loop, and fails without
+its fix."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from vectorize import VectorizeError, vectorize, vmap
+
+
+def _numpy_vectorize(f, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return np.vectorize(f)(*args), None
+        except Exception as exc:  # noqa: BLE001 -- the reference's outcome
+            return None, exc
+
+
+def _same(got, expected):
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+    np.testing.assert_array_equal(got, expected)
+    if got.dtype.kind == "f":
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+
+
+# ------------------------------------------------------------- math.fmod of ints is a float
+def fmod_ints(x, y):
+    return math.fmod(x, y)
+
+
+def fmod_literal(x):
+    return math.fmod(x, 3)
+
+
+def fmod_of_shared(x, k):
+    return math.fmod(k, x)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int16, np.uint8])
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_math_fmod_of_ints_is_a_float(dtype, n):
+    # was np.fmod(int, int): an int array (and 0 for -0.0) where math.fmod gives floats
+    x = np.array([5, 7, -3, 9, 4][:n]).astype(dtype)
+    for f, args in ((fmod_ints, (x, 3)), (fmod_literal, (x,)), (fmod_of_shared, (x + 1, 7))):
+        got = vectorize(f, fallback="error")(*args)
+        if n == 0:
+            assert got.dtype == np.float64 and got.shape == (0,)
+            continue
+        expected, _ = _numpy_vectorize(f, *args)
+        _same(got, expected)
+
+
+def test_math_fmod_of_ints_under_vmap():
+    x = np.array([5, 7, -3, 9])
+    got = vmap(fmod_literal, fallback="error")(x)
+    _same(got, np.stack([fmod_literal(v) for v in x]))
+
+
+# ---------------------------- complex numbers have no order and no real value in Python
+def less(x, y):
+    return x < y
+
+
+def chained(x):
+    return 0 < x <= 2
+
+
+def branch(x, y):
+    if x > y:
+        return x - y
+    return y - x
+
+
+def smallest(x, y):
+    return min(x, y)
+
+
+def root(x):
+    return math.sqrt(x)
+
+
+def floor(x):
+    return math.floor(x)
+
+
+def as_int(x):
+    return int(x)
+
+
+def as_float(x):
+    return float(x) + 1.0
+
+
+def rounded(x):
+    return round(x)
+
+
+COMPLEX_ONLY_REAL = [(less, 2), (chained, 1), (branch, 2), (smallest, 2), (root, 1),
+                     (floor, 1), (as_int, 1), (as_float, 1), (rounded, 1)]
+
+
+@pytest.mark.parametrize("f, arity", COMPLEX_ONLY_REAL, ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_real_only_operations_of_complex_numbers(f, arity, dtype):
+    # were computed (NumPy orders complex numbers lexicographically, math.sqrt became np.sqrt
+    # of a complex, int() dropped the imaginary part) where Python raises TypeError
+    z = np.array([1 + 2j, -0.5 + 0j, 3 - 1j], dtype=dtype)
+    args = (z, z[::-1].copy())[:arity]
+    _, expected = _numpy_vectorize(f, *args)
+    assert isinstance(expected, TypeError)
+    with pytest.raises(VectorizeError, match="complex"):
+        vectorize(f, fallback="error")(*args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(TypeError):
+            vectorize(f)(*args)      # the per-example loop: Python's TypeError
+
+
+def test_complex_equality_and_abs_still_vectorize():
+    def f(z, w):
+        return (z == w) | (abs(z) > 1.0)
+    z = np.array([1 + 2j, 0.5 + 0j, 3 - 1j])
+    w = np.array([1 + 2j, 1 + 0j, 0j])
+    got = vectorize(f, fallback="error")(z, w)
+    expected, _ = _numpy_vectorize(f, z, w)
+    _same(got, expected)
+
+
+def test_complex_order_under_vmap_is_numpys():
+    # NumPy scalars order complex numbers (lexicographically): vmap keeps that
+    z = np.array([1 + 2j, -0.5 + 0j, 3 - 1j])
+    w = z[::-1].copy()
+    got = vmap(less, fallback="error")(z, w)
+    _same(got, np.stack([less(a, b) for a, b in zip(z, w)]))
+
+
+# ------------------------------- int(), round(), math.floor/ceil of narrow ints: Python ints
+def as_int_twice(x):
+    return int(x) * 2
+
+
+def floor_plus_one(x):
+    return math.floor(x) + 1
+
+
+def ceil_of(x):
+    return math.ceil(x)
+
+
+def trunc_of(x):
+    return math.trunc(x)
+
+
+def round_of(x):
+    return round(x)
+
+
+@pytest.mark.parametrize("f", [as_int_twice, floor_plus_one, ceil_of, as_int, rounded],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.uint32,
+                                   np.bool_])
+def test_python_int_conversions_of_narrow_ints_are_int64(f, dtype):
+    # were the argument's own dtype (int8...): numpy.vectorize stores the Python ints in
+    # int64 (and x * 2 then wrapped in int8)
+    x = np.array([5, 127, 0, 1, 100]).astype(dtype)
+    expected, exc = _numpy_vectorize(f, x)
+    if exc is not None:      # round(True): numpy.bool has no __round__
+        assert isinstance(exc, TypeError)
+        with pytest.raises(VectorizeError):
+            vectorize(f, fallback="error")(x)
+        return
+    _same(vectorize(f, fallback="error")(x), expected)
+    _same(vmap(f, fallback="error")(x), np.stack([f(v) for v in x]))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint64, np.bool_, np.float32])
+def test_math_trunc_of_numpy_scalars_without_trunc(dtype):
+    # NumPy's scalars other than float64 have no __trunc__: the per-example loop (vmap) and
+    # numpy.vectorize's first call raise TypeError; the batch returned the values
+    x = np.array([5, 7, 0, 1]).astype(dtype)
+    _, exc = _numpy_vectorize(trunc_of, x)
+    assert isinstance(exc, TypeError)
+    for wrap in (vectorize, vmap):
+        with pytest.raises(VectorizeError, match="__trunc__"):
+            wrap(trunc_of, fallback="error")(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(TypeError):
+            vectorize(trunc_of)(x)
+    floats = x.astype(float)     # float64 has it: vectorized
+    _same(vectorize(trunc_of, fallback="error")(floats), np.vectorize(trunc_of)(floats))
+
+
+# ------------------------------------------------ 0 to a complex or negative complex power
+def power(x, y):
+    return x ** y
+
+
+def guarded_power(x, y):
+    if abs(x) > 0:
+        return x ** y
+    return x
+
+
+@pytest.mark.parametrize("f, args", [
+    (power, (np.array([1 + 2j, 0j, 3.5 - 1j]), np.array([2 + 0j, 1j, 0.5 + 0j]))),
+    (power, (np.array([1 + 2j, 0j]), -1.0)),
+    (power, (np.array([2.0, 0.0]), np.array([2 + 0j, 1j]))),
+    (power, (np.array([1 + 2j, 0j], dtype=np.complex64), np.array([2 + 0j, -1 + 0j]))),
+])
+def test_zero_to_a_negative_or_complex_power_raises(f, args):
+    # was 0 ** 1j computed as nan+nanj by NumPy, where Python raises ZeroDivisionError
+    _, expected = _numpy_vectorize(f, *args)
+    assert isinstance(expected, ZeroDivisionError)
+    with pytest.raises(ZeroDivisionError):
+        vectorize(f, fallback="error")(*args)
+
+
+def test_complex_powers_that_do_not_raise_are_vectorized():
+    z = np.array([1 + 2j, 0j, 3.5 - 1j, 2 + 0j])
+    w = np.array([2 + 0j, 1j, 0j, -1 + 0.5j])
+    for f, args in ((guarded_power, (z, w)), (power, (z, 2)), (power, (z, w[[0, 2, 2, 3]]))):
+        expected, exc = _numpy_vectorize(f, *args)
+        assert exc is None
+        np.testing.assert_allclose(vectorize(f, fallback="error")(*args), expected,
+                                   rtol=1e-12)
+
+
+@pytest.mark.parametrize("f", [as_int_twice, floor_plus_one, ceil_of, as_int, rounded],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("values", [[5, 7, 0], [5, 2**63 + 5, 7], [2**64 - 1, 3, 1]],
+                         ids=["small", "beyond-int64", "first-beyond-int64"])
+def test_python_int_conversions_of_uint64(f, values):
+    # were uint64 results (wrong dtype), also beyond int64 where numpy.vectorize cannot store
+    # the Python int in its int64 output (OverflowError) or makes an object array
+    x = np.array(values, dtype=np.uint64)
+    expected, exc = _numpy_vectorize(f, x)
+    if exc is not None:
+        with pytest.raises(type(exc)):
+            vectorize(f, fallback="error")(x)
+        return
+    got = vectorize(f, fallback="error")(x)
+    assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
+
+
+# ------------------------------------------------ np.outer keeps the sign of -0.0 products
+def outer(u, v):
+    return np.outer(u, v)
+
+
+@pytest.mark.parametrize("in_axes", [(0, 0), (0, None), (None, 0)])
+def test_outer_products_keep_negative_zeros(in_axes):
+    # was one einsum, which adds each product to 0.0: -1.0 * 0.0 came out 0.0, not -0.0
+    u = np.array([[-1.0, 2.0, 0.0], [3.0, -0.0, -2.5]])
+    v = np.array([[0.0, 1.0], [-2.0, 0.0]])
+    args = (u if in_axes[0] == 0 else u[0], v if in_axes[1] == 0 else v[1])
+    got = vmap(outer, in_axes=in_axes, fallback="error")(*args)
+    expected = np.stack([outer(*[a if ax is None else a[i] for a, ax in zip(args, in_axes)])
+                         for i in range(2)])
+    _same(got, expected)
+    if in_axes == (0, 0):
+        _same(vectorize(outer, signature="(n),(m)->(n,m)", fallback="error")(u, v), expected)
+
+
+# -------------------------------- otypes=: numpy.vectorize's conversion of the Python results
+def doubled(x):
+    return x * 2
+
+
+def halved(x):
+    return x / 2
+
+
+@pytest.mark.parametrize("otype", [np.int8, np.uint8, "i", np.int64])
+@pytest.mark.parametrize("signature", [None, "()->()"])
+@pytest.mark.parametrize("x", [np.array([1, 100, -100, 2**40]),
+                               np.array([1.5, 1e10, -0.0]), np.array([1.5, np.nan]),
+                               np.array([2.0, np.inf]), np.array([1.5, -2.7, 60.9]),
+                               np.array([3, -4, 7])], ids=lambda x: str(x.tolist()))
+def test_int_otypes_convert_as_numpy_vectorize(otype, signature, x):
+    # were `astype(otype)`: wrapped ints (200 as -56 in int8) and garbage for NaN / inf /
+    # floats beyond the type, where numpy.vectorize raises OverflowError / ValueError
+    for f in (doubled, halved):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                expected, exc = np.vectorize(f, otypes=[otype], signature=signature)(x), None
+            except Exception as e:  # noqa: BLE001 -- the reference's outcome
+                expected, exc = None, e
+            vf = vectorize(f, otypes=[otype], signature=signature, fallback="error")
+            if exc is not None:
+                with pytest.raises(type(exc)):
+                    vf(x)
+            else:
+                _same(vf(x), expected)
+
+
+def test_string_otype_with_a_signature_is_numpy_vectorizes():
+    # numpy.vectorize's signature loop makes arrays of one character for otypes=["U5"]
+    x = np.array([1.5, 100.25])
+    expected = np.vectorize(doubled, otypes=["U5"], signature="()->()")(x)
+    got = vectorize(doubled, otypes=["U5"], signature="()->()", fallback="error")(x)
+    assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
