@@ -207,7 +207,10 @@ def _check(func, args):
     got, plain = np.asarray(got), np.asarray(plain)
     assert got.dtype == plain.dtype and got.shape == plain.shape
     assert np.array_equal(got, plain, equal_nan=True)
-    assert np.array_equal(np.signbit(got), np.signbit(plain))
+    # signed zeros agree; a NaN's sign bit is not a value (IEEE 754 leaves it to the
+    # operation's implementation, NumPy's SIMD loops and scalar code differ)
+    numbers = ~np.isnan(got)
+    assert np.array_equal(np.signbit(got[numbers]), np.signbit(plain[numbers]))
     if len(args[0]):        # (numpy.vectorize refuses empty inputs without otypes)
         with np.errstate(all="ignore"):
             reference = np.vectorize(func)(*args)
