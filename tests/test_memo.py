@@ -241,3 +241,19 @@ def test_a_name_imported_in_the_body_is_not_taken_from_the_globals(tmp_path):
         assert_matches_loop(mod.f, xs)
     mod.floor = np.round
     assert_matches_loop(mod.f, xs)
+
+
+def test_two_lambdas_on_one_line_are_two_functions(tmp_path):
+    """Same name, file, first line and lines: told apart by their code (regression: the memo
+    and the disk cache gave the first lambda's code for the second)."""
+    mod = load_module(tmp_path, "scales = [lambda v: v * 0.5, lambda v: v * 4.0]\n")
+    x = np.arange(3.0)
+    for cache_dir in (False, tmp_path / "cache"):
+        memo.clear()
+        for scale, factor in zip(mod.scales, (0.5, 4.0)):
+            got = vz(scale, fallback="error", cache_dir=cache_dir)(x)
+            np.testing.assert_array_equal(got, x * factor)
+        memo.clear()        # from the disk cache alone
+        for scale, factor in zip(mod.scales, (0.5, 4.0)):
+            got = vz(scale, fallback="error", cache_dir=cache_dir)(x)
+            np.testing.assert_array_equal(got, x * factor)
