@@ -376,6 +376,7 @@ class Store:
             "numpy": np.__version__,
             "engine": engine_stamp() if engine else None,
             "backend": backend,
+            "backend_state": _backends().get(backend).state_print(),
             "fallback": fallback,
             "if_strategy": if_strategy,
             "header": header,
@@ -692,3 +693,9 @@ def store(cache_dir) -> Store | None:
     if found is None:
         found = _stores[path] = Store(path)
     return found
+
+
+def _backends():
+    # (lazily: the backends import the analysis, which imports this module)
+    from . import backends
+    return backends

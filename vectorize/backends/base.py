@@ -234,6 +234,11 @@ class Backend:
         """A short, hashable name of an array's dtype (part of a specialization key)."""
         raise NotImplementedError
 
+    def state_print(self):
+        """What of the library's global state the generated code depends on (a JSON-able
+        value, part of the memo's and the disk cache's keys), or None."""
+        return None
+
     def moveaxis(self, array, source: int, destination: int):
         raise NotImplementedError
 

@@ -140,6 +140,10 @@ class TorchBackend(Backend):
         # every specialization's key
         return f"{tensor.dtype}/{torch_module().get_default_dtype()}"
 
+    def state_print(self):
+        # the default dtype decides what int tensors meeting Python floats give
+        return str(torch_module().get_default_dtype())
+
     def moveaxis(self, tensor, source: int, destination: int):
         return tensor.movedim(source, destination)
 
