@@ -293,7 +293,8 @@ class Aliasing:
             rule = self.registry.creation_methods.get(node.func.attr.value)
         return rule
 
-    def item_write(self, target: cst.Subscript, value, env: Env) -> None:
+    def item_write(self, target: cst.Subscript, value, env: Env,
+                   augmented: bool = False) -> None:
         """``y[i] = v`` into an array this function created (``np.zeros``...). When per-example
         data is written into it, the array is batched from its creation on (the engine
         allocates it with the batch axis in front); writing into arguments or globals would
@@ -311,21 +312,40 @@ class Aliasing:
             raise Unsupported(f"writing into `{name}`, which is not an array this function "
                               "created with np.zeros/np.ones/np.full/np.empty/.copy()...",
                               target, f"create `{name}` with np.zeros(...) or copy it")
-        if self._batched_depth:
-            raise Unsupported("writing into an array under a condition that differs per "
-                              "example", target,
-                              "compute the value with a conditional expression and write it "
-                              "unconditionally")
         slot = self.subscript(target, env)
         self.values[target] = slot
         current = env.values[name]
         index_batched = any(getattr(self.values.get(e.slice.value), "batched", False)
                             for e in target.slice if isinstance(e.slice, cst.Index))
-        if (value.batched or index_batched) and not current.batched:
+        # under a condition that differs per example (a batched `if`, a masked loop's body)
+        # the write happens on some lanes only: `if_to_where` makes it a masked write
+        # (``y[i] = v if c else y[i]``), which holds per-example data from then on
+        masked = bool(self._batched_depth)
+        if masked and augmented:
+            _no_failing_cast(target, slot, value, current)
+        if (value.batched or index_batched or masked) and not current.batched:
             self.promoted.add(name)
             self.needs_rerun = True
         if current.batched or value.batched or index_batched:
             env.assign(name, Value(True, current.example))
+
+
+def _no_failing_cast(target, slot, value, current) -> None:
+    """``y[1:3] += v`` computes in place into the slice of ``y``, which NumPy refuses where the
+    result's dtype is not of the same kind as ``y``'s (float into int: a `UFuncTypeError` on
+    every lane that gets there); its masked form (``y[1:3] = y[1:3] + v if c else y[1:3]``)
+    would cast instead. Refused there. (A 0-d item, ``y[i] += v``, is read, added and written
+    back: cast as the masked form casts.)"""
+    if not (isinstance(slot, Value) and slot.rank > 0 and isinstance(value, Value)):
+        return
+    old = getattr(np.asarray(current.example), "dtype", None)
+    new = getattr(np.asarray(value.example), "dtype", None)
+    if old is not None and new is not None and not np.can_cast(new, old, "same_kind"):
+        raise Unsupported(f"the update of `{_code(target).strip()}` casts {new} into the "
+                          f"{old} array in place, which NumPy refuses (on the examples that "
+                          f"get here)", target,
+                          "convert the value to the array's dtype first, or write "
+                          f"`{_code(target).strip()} = ...`")
 
 
 # methods whose result may be the tensor itself or a view of it (per example or on the

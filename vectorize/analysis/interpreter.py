@@ -302,7 +302,7 @@ class Analysis(Expressions, Calls, Aliasing):
             if isinstance(small.target, cst.Subscript) and isinstance(small.target.value,
                                                                       cst.Name):
                 value = self.binary(small.operator, small.target, small.value, env, small)
-                self.item_write(small.target, value, env)
+                self.item_write(small.target, value, env, augmented=True)
                 return env
             if not isinstance(small.target, cst.Name):
                 raise Unsupported("augmented assignment into an object changes it in place (a "
