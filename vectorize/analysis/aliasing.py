@@ -35,6 +35,16 @@ class Aliasing:
         per-example array ``y`` by basic indexing (also through a conditional expression,
         ``and``/``or`` or a tuple display)."""
         reads = [n for n in _held(small.value) if n in self._scalar_reads]
+        into = {base.value for target in small.targets
+                if type(target.target) in (cst.Tuple, cst.List)
+                for element in target.target.elements
+                for base in [getattr(element.value, "value", None)]
+                if type(element.value) is cst.Subscript and type(base) is cst.Name}
+        for node in reads:
+            if self._scalar_reads[node] in into:
+                # `y[0], y[3] = y[3], y[0]`: per example the right side holds two numbers,
+                # on the batch two views of `y`, the first changed by the first write
+                self.copied_reads.add(node)
         if reads:
             names = {t for target in small.targets for t in target_names(target.target)}
             self._bound_scalar_reads.append((names, reads, small))
