@@ -13,6 +13,7 @@ are copied (`copied_reads`).
 
 from __future__ import annotations
 
+import inspect
 import weakref
 
 import libcst as cst
@@ -170,6 +171,32 @@ class Aliasing:
                                   f"in `{fn.__name__}`, write `{parameter} = {parameter} ...` "
                                   f"(a new array), or pass `{source}.copy()`")
 
+    def _no_write_into_an_argument_on_some_lanes(self, fn, node: cst.Call, args,
+                                                   kwargs) -> None:
+        """A helper that writes into an array argument (``w[i] += 1``, ``w *= 2``) called
+        on values the same for every example runs once, as written; under a per-example
+        condition (or in code every lane runs for some lanes only) per example only the
+        examples that take it change their array, which that single call cannot say:
+        refused."""
+        if not (self._batched_depth or self.speculative):
+            return
+        written = _parameters_written_in_place(fn)
+        if not written:
+            return
+        try:
+            bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+        except (TypeError, ValueError):
+            return
+        for parameter, how in written.items():
+            value = bound.get(parameter)
+            if isinstance(value, Value) and isinstance(value.example, np.ndarray):
+                raise Unsupported(f"`{fn.__name__}` changes its argument `{parameter}` in "
+                                  f"place (`{how}`), here under a condition that differs per "
+                                  "example: only the examples that call it would change "
+                                  "their array", node,
+                                  f"return the new array from `{fn.__name__}` and assign it "
+                                  "(`y = f(y)`), or write the items in this function")
+
     def _no_in_place_method_on_a_shared_object(self, node: cst.Call) -> None:
         """``y.add_(1)``, ``x.sin_()``: a tensor's in-place method changes the object. The
         batch changes the same memory as the examples only where the batched object is the
@@ -302,6 +329,47 @@ class Aliasing:
         if rule is None and type(node.func) is cst.Attribute:
             rule = self.registry.creation_methods.get(node.func.attr.value)
         return rule
+
+    def _written_into(self, *names: str) -> bool:
+        """Whether the function writes into an item of one of ``names`` (``y[i] = v``,
+        ``y[i] += v``) anywhere."""
+        if self._items_written is None:
+            written = set()
+            for n in walk(self.tree.body):
+                targets = [t.target for t in n.targets] if type(n) is cst.Assign else (
+                    [n.target] if type(n) is cst.AugAssign else [])
+                if type(n) is cst.Call and type(n.func) is cst.Attribute and type(
+                        n.func.value) is cst.Name and n.func.attr.value in _CHANGING_METHODS:
+                    written.add(n.func.value.value)         # `y.sort()`, `y.fill(0)`...
+                for target in targets:
+                    stack = [target]
+                    while stack:
+                        t = stack.pop()
+                        if type(t) in (cst.Tuple, cst.List):
+                            stack += [e.value for e in t.elements]
+                        elif type(t) is cst.Subscript and type(t.value) is cst.Name:
+                            written.add(t.value.value)
+            self._items_written = written
+        return any(name in self._items_written for name in names)
+
+    def _fresh_array(self, node, value) -> bool:
+        """Whether ``node`` makes a new array per example, which no other name holds:
+        arithmetic whose per-example result is an array (``w * 2``, ``-v``, ``a @ b``), or a
+        NumPy function that always returns a new array (`_FRESH_FUNCTIONS`, ufuncs)."""
+        if not (isinstance(value, Value) and isinstance(value.example, np.ndarray)
+                and value.example.ndim > 0):
+            return False
+        t = type(node)
+        if t is cst.BinaryOperation or (t is cst.UnaryOperation
+                                        and type(node.operator) is not cst.Not):
+            return True
+        if t is cst.Call:
+            fn = getattr(self.values.get(node.func), "example", None)
+            return isinstance(fn, np.ufunc) or (
+                getattr(fn, "__module__", "") or "").startswith("numpy") and getattr(
+                    fn, "__name__", None) in _FRESH_FUNCTIONS and fn is getattr(
+                        np, fn.__name__, None)
+        return False
 
     def item_write(self, target: cst.Subscript, value, env: Env,
                    augmented: bool = False) -> None:
@@ -471,6 +539,16 @@ def _connected(pairs, name: str) -> set[str]:
     return group - {name}
 
 
+# methods that change an array in place
+_CHANGING_METHODS = frozenset({"sort", "fill", "put", "resize", "partition", "itemset",
+                               "setfield", "setflags", "byteswap"})
+
+# NumPy functions whose result is always a new array, never an argument or a view of one
+_FRESH_FUNCTIONS = frozenset({"roll", "concatenate", "stack", "hstack", "vstack", "where",
+                              "clip", "sort", "cumsum", "cumprod", "diff", "outer", "tile",
+                              "repeat", "round", "around", "dot", "matmul", "einsum", "cross",
+                              "convolve", "interp", "polyval", "linspace", "arange"})
+
 _VIEW_ATTRIBUTES = frozenset({"T", "mT", "real", "imag"})
 
 
@@ -533,6 +611,36 @@ def _parameters_updated_in_place(fn) -> dict[str, str]:
                 for parameter in sorted(({name} | _connected(pairs, name)) & parameters):
                     out.setdefault(parameter, _code(n.operator).strip())
     _UPDATED_PARAMETERS[fn] = out
+    return out
+
+
+_WRITTEN_PARAMETERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _parameters_written_in_place(fn) -> dict[str, str]:
+    """The parameters of ``fn`` it changes in place: updated (`_parameters_updated_in_place`)
+    or written into (``w[i] = v``, ``w[i] += v``, also through a name or view bound to it),
+    each with the statement's text."""
+    if fn in _WRITTEN_PARAMETERS:
+        return _WRITTEN_PARAMETERS[fn]
+    out = dict(_parameters_updated_in_place(fn))
+    try:
+        from ..source import read_function
+        tree = read_function(fn).tree
+    except Exception:
+        tree = None
+    if tree is not None:
+        parameters = set(_signature_names(fn))
+        pairs = [(t, s) for t, s, _ in _alias_links(tree)[0]]
+        for n in walk(tree.body):
+            targets = [t.target for t in n.targets] if type(n) is cst.Assign else (
+                [n.target] if type(n) is cst.AugAssign else [])
+            for target in targets:
+                if type(target) is cst.Subscript and type(target.value) is cst.Name:
+                    name = target.value.value
+                    for parameter in sorted(({name} | _connected(pairs, name)) & parameters):
+                        out.setdefault(parameter, _code(n).strip())
+    _WRITTEN_PARAMETERS[fn] = out
     return out
 
 

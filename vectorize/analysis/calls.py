@@ -117,6 +117,9 @@ class Calls:
                     and not self.registry.knows(fn):
                 # the user's own function on unbatched values: analysed (not run) to learn
                 # what it returns; if it cannot be analysed it is simply called as written
+                # (once: the same for every example), except where it writes into an array
+                # argument on some lanes only
+                self._no_write_into_an_argument_on_some_lanes(fn, node, args, kwargs)
                 try:
                     value = self.helpers(fn, args, kwargs, node)
                 except Exception:

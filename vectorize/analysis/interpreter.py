@@ -115,11 +115,15 @@ class Analysis(Expressions, Calls, Aliasing):
         self.ragged_consumed_reads: set[cst.Name] = set()
         self._assignment_counts: dict[str, int] | None = None
         self.owned: set[str] = set()          # arrays this function created (may be written)
+        self._items_written: set[str] | None = None   # names whose items the function writes
         self._user_names: set[str] | None = None
         self.math_in_branches: set[cst.Call] = set()   # math.f(unbatched) under batched ifs
         self.promoted: set[str] = set(promoted or ())   # created arrays holding batched data
         # creations of those arrays -> their rule (the batch axis in front)
         self.promoted_creations: dict[cst.Call, Rule] = {}
+        # new arrays made by arithmetic (`y = w * 2`) that hold per-example data from then on,
+        # though made the same for every example: repeated for every example
+        self.promoted_copies: set[cst.BaseExpression] = set()
         self.needs_rerun = False
         self.returns_in_loops = False
         self.masked_loops: dict[cst.CSTNode, cst.CSTNode] = {}   # loop -> node that masks it
@@ -283,8 +287,16 @@ class Analysis(Expressions, Calls, Aliasing):
                         if name in self.promoted and not value.batched:
                             value = Value(True, value.example)
                             self.promoted_creations[small.value] = created
+                    elif self._fresh_array(small.value, value):
+                        # a new array per example (arithmetic on arrays, `np.roll`...): the
+                        # function's own, as a created one is
+                        self.owned.add(name)
+                        if name in self.promoted and not value.batched:
+                            value = Value(True, value.example)
+                            self.promoted_copies.add(small.value)
                     elif type(small.value) is cst.Name and small.value.value in self.owned \
-                            and self._users_name(name):
+                            and self._users_name(name) and self._written_into(
+                                name, small.value.value):
                         # (the engine's own copies, `result = out` for `return out`, are
                         # merged or read once the array is no longer written)
                         raise Unsupported(f"`{name} = {small.value.value}` makes two names for "

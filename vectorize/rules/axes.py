@@ -187,7 +187,14 @@ def subscript(site: Site):
             return gathered
         # an unbatched array indexed by per-example integers: NumPy's fancy indexing
         return node
-    raise Unsupported("mixing slices with per-example indices is not supported yet",
+    if base_value.batched and all(p is None or (p.rank == 0 and p.kind in "iu")
+                                  for p in parts):
+        # `m[k, 1:3]` with a per-example integer `k` (and other integers, slices): per example
+        # the slices' axes; on the batch `m[np.arange(len(m)), k, 1:3]`, whose integer
+        # indices select one row per lane, the slices' axes following it
+        lanes = expr(site.spelled.lanes_index("{x}"), x=site.nodes[0])
+        return _with_leading_index(node, cst.Index(lanes))
+    raise Unsupported("mixing slices with per-example index arrays is not supported yet",
                       suggestion="index with integers only, one axis at a time")
 
 
