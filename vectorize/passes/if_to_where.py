@@ -397,9 +397,12 @@ class _MaskWrites(cst.CSTTransformer):
         elements = []
         for element in target.slice:
             index = element.slice
-            if isinstance(index, cst.Index) and type(index.value) is cst.IfExp:
-                guarded = index.value
-                kept = guarded.body if type(guarded.orelse) is cst.Integer else guarded.orelse
+            guarded = index.value if isinstance(index, cst.Index) else None
+            zero = [arm for arm in (getattr(guarded, "body", None), getattr(guarded, "orelse",
+                                                                           None))
+                    if type(arm) is cst.Integer and arm.value == "0"]
+            if type(guarded) is cst.IfExp and zero:
+                kept = guarded.orelse if guarded.body is zero[0] else guarded.body
                 name = self.namer.fresh(f"{kept.value if type(kept) is cst.Name else 'index'}"
                                         "_safe")
                 self.before.append(_assign(name, guarded))

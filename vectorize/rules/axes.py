@@ -194,6 +194,13 @@ def subscript(site: Site):
         # indices select one row per lane, the slices' axes following it
         lanes = expr(site.spelled.lanes_index("{x}"), x=site.nodes[0])
         return _with_leading_index(node, cst.Index(lanes))
+    first_slice = next(i for i, p in enumerate(parts) if p is None)
+    if not base_value.batched and isinstance(base_value.example, np.ndarray) and all(
+            p is not None and p.rank == 0 and p.kind in "iu" for p in parts[:first_slice]) \
+            and all(p is None for p in parts[first_slice:]):
+        # `w[k, 1:]` of an array the same for every example: NumPy's own indexing puts the
+        # lanes of `k` first, the slices' axes after them
+        return node
     raise Unsupported("mixing slices with per-example index arrays is not supported yet",
                       suggestion="index with integers only, one axis at a time")
 
