@@ -239,7 +239,7 @@ def _check_vmap(f, x, k):
 
 
 @pytest.mark.parametrize("f", VMAP_CORPUS, ids=lambda f: f.__name__)
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(data=st.data())
 def test_vmap_matches_the_loop(f, data):
     # (nan / inf written into an int array: a divergence, `test_nan_into_an_int_array`)
@@ -350,7 +350,7 @@ def partial_sums(x, k):
 
 @pytest.mark.parametrize("f", [histogram_of_digits, scaled_bins, partial_sums],
                          ids=lambda f: f.__name__)
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(data=st.data())
 def test_vectorize_matches_numpy_vectorize(f, data):
     ints = f is histogram_of_digits
