@@ -408,6 +408,43 @@ def test_a_read_is_not_moved_past_a_write_into_its_array():
     _check_vmap(helper_value_written, x, k)
 
 
+# ------------------------------------------------- helpers writing into their arguments
+
+
+def bump_if_positive(w, i, v):
+    if v > 0:
+        w[i] += v
+
+
+def add_row(m, r, v):
+    m[r] = m[r] + v
+
+
+def helpers_write_into_the_callers_arrays(x, k):
+    y = np.zeros(4)
+    for i in range(4):
+        bump_if_positive(y, i, x[i])
+    m = np.zeros((2, 4))
+    add_row(m, k % 2, x)
+    return y + m[1] - m[0]
+
+
+def test_a_helper_writes_into_the_callers_array():
+    """The helper changes the caller's array in place, its own per-example condition
+    masked; the caller's array holds per-example data from its creation on."""
+    rng = np.random.default_rng(5)
+    for n in (0, 1, 5):
+        x, k = rng.normal(size=(n, 4)), rng.integers(-3, 3, size=n)
+        _check_vmap(helpers_write_into_the_callers_arrays, x, k)
+    src = vmap(helpers_write_into_the_callers_arrays).source(x, k)
+    assert "w[:, i] = np.where(v > 0, w[:, i] + v, w[:, i])" in src, src
+
+
+def helper_writes_into_the_callers_argument(x, k):
+    bump_if_positive(x, 0, 1.0)
+    return x
+
+
 # ---------------------------------------------------------------------- still refused
 
 
@@ -438,6 +475,7 @@ def slice_update_cast_refused_by_numpy(x, k):
 
 
 @pytest.mark.parametrize("f", [alias_then_write, helper_writes_its_argument,
+                               helper_writes_into_the_callers_argument,
                                slice_update_cast_refused_by_numpy], ids=lambda f: f.__name__)
 def test_refused_with_a_location(f):
     with pytest.raises(VectorizeError) as info:

@@ -171,6 +171,54 @@ class Aliasing:
                                   f"in `{fn.__name__}`, write `{parameter} = {parameter} ...` "
                                   f"(a new array), or pass `{source}.copy()`")
 
+    def _arguments_written_by(self, fn, node: cst.Call, args, kwargs, env=None):
+        """A helper that writes into the items of a parameter (``w[i] += v``) changes the
+        caller's array: per example each example's own, on the batch the batch's rows, the
+        same memory, where the argument is a name bound to an array this function owns
+        (created, or passed to it to write into) and every lane makes the call. Anything
+        else is refused here; an array the same for every example that the helper may write
+        per-example data into (another argument is per example) holds per-example data from
+        its creation on."""
+        written = [p for p in _parameters_written_in_place(fn)
+                   if p not in _parameters_updated_in_place(fn)]
+        if not written:
+            return args, kwargs
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        try:
+            bound = inspect.signature(fn).bind(*range(len(positional)),
+                                               **dict.fromkeys(keywords, -1))
+        except (TypeError, ValueError):
+            return args, kwargs
+        nodes = {p: positional[i] if i != -1 else keywords[p]
+                 for p, i in bound.arguments.items() if isinstance(i, int)}
+        some_batched = any(getattr(v, "batched", False) for v in [*args, *kwargs.values()])
+        for parameter in written:
+            arg = nodes.get(parameter)
+            if arg is None:
+                continue
+            if type(arg) is not cst.Name or arg.value not in self.owned or \
+                    arg.value in self.params and not self.helper:
+                raise Unsupported(f"`{fn.__name__}` writes into its argument `{parameter}`, "
+                                  "which here is not an array this function created", node,
+                                  "pass a name bound to an array created here "
+                                  "(np.zeros(...), .copy())")
+            if self._batched_depth or self.speculative:
+                continue        # refused by `_no_write_into_an_argument_on_some_lanes`
+            value = self.values.get(arg)
+            if some_batched and isinstance(value, Value) and not value.batched \
+                    and arg.value not in self.params:
+                # (its creation is batched on the next pass; the helper sees it so now)
+                self.promoted.add(arg.value)
+                self.needs_rerun = True
+                batched = Value(True, value.example)
+                index = bound.arguments[parameter]
+                if index == -1:
+                    kwargs = {**kwargs, parameter: batched}
+                else:
+                    args = [*args[:index], batched, *args[index + 1:]]
+        return args, kwargs
+
     def _no_write_into_an_argument_on_some_lanes(self, fn, node: cst.Call, args,
                                                    kwargs) -> None:
         """A helper that writes into an array argument (``w[i] += 1``, ``w *= 2``) called
@@ -382,7 +430,7 @@ class Aliasing:
             raise Unsupported("writing into an array: the arrays of this backend cannot be "
                               "written in place", target,
                               "build the array from its pieces (a stack or a concatenation)")
-        if name not in env.values or name in self.params:
+        if name not in env.values or name in self.params and not self.helper:
             raise Unsupported(f"writing into `{name}` changes an array the function did not "
                               "create (the caller's argument or a global)", target,
                               f"copy it first: {name} = {name}.copy()")
@@ -402,6 +450,10 @@ class Aliasing:
         if masked and augmented:
             _no_failing_cast(target, slot, value, current)
         if (value.batched or index_batched or masked) and not current.batched:
+            if name in self.params:
+                raise Unsupported(f"writing per-example data into `{name}`, an array the "
+                                  "caller passed that is the same for every example", target,
+                                  "return the new array and assign it in the caller")
             self.promoted.add(name)
             self.needs_rerun = True
         if current.batched or value.batched or index_batched:

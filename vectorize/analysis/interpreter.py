@@ -185,6 +185,10 @@ class Analysis(Expressions, Calls, Aliasing):
         return self
 
     def _interpret_body(self, env) -> None:
+        if self.helper:
+            # a helper may write into the arrays its callers pass it (each caller checks that
+            # the argument is an array of its own, `Aliasing._arguments_written_by`)
+            self.owned |= {name for name in self.params if self._written_into(name)}
         end = self.block(self.tree.body.body, env)
         self._copy_scalar_reads()
         if end is not None and not end.raised and self.batched_returns \
