@@ -38,8 +38,9 @@ _ENGINE_RULES = [   # (name, family, explanation): the rules of the engine's pas
      "An array the function creates (`np.zeros`, `np.full`, `x.copy()`...) that per-example data "
      "is written into is allocated with the batch axis in front; `y[i] = v` then writes every "
      "example's slot at once (`y[:, i] = v`, or `y[np.arange(len(y)), k] = v` for a per-example "
-     "index). Writing into arguments or globals, or through a second name, is rejected (under "
-     "a per-example condition: `array.masked_write`)."),
+     "index). A helper may write into an array its caller created and passes by name (the "
+     "batch's rows are the examples' arrays); writing into arguments or globals, or through a "
+     "second name, is rejected (under a per-example condition: `array.masked_write`)."),
     ("array.masked_write", "arrays",
      "A write into an array under a per-example condition (a batched `if`, a masked loop's "
      "body, the code after a per-example `break`/`continue`/`return`) happens on the lanes "
