@@ -28,6 +28,10 @@ from .float_semantics import evaluate as _evaluate
 from .syntax import code_of as _code
 
 
+class ArgumentWritten(Unsupported):
+    """A helper's write into an array its caller passes it, refused at the call."""
+
+
 class Aliasing:
     """The `Analysis` methods about objects shared between names and arrays written into."""
 
@@ -199,10 +203,10 @@ class Aliasing:
                 continue
             if type(arg) is not cst.Name or arg.value not in self.owned or \
                     arg.value in self.params and not self.helper:
-                raise Unsupported(f"`{fn.__name__}` writes into its argument `{parameter}`, "
-                                  "which here is not an array this function created", node,
-                                  "pass a name bound to an array created here "
-                                  "(np.zeros(...), .copy())")
+                raise ArgumentWritten(f"`{fn.__name__}` writes into its argument `{parameter}`, "
+                                      "which here is not an array this function created", node,
+                                      "pass a name bound to an array created here "
+                                      "(np.zeros(...), .copy())")
             if self._batched_depth or self.speculative:
                 continue        # refused by `_no_write_into_an_argument_on_some_lanes`
             value = self.values.get(arg)
@@ -238,12 +242,12 @@ class Aliasing:
         for parameter, how in written.items():
             value = bound.get(parameter)
             if isinstance(value, Value) and isinstance(value.example, np.ndarray):
-                raise Unsupported(f"`{fn.__name__}` changes its argument `{parameter}` in "
-                                  f"place (`{how}`), here under a condition that differs per "
-                                  "example: only the examples that call it would change "
-                                  "their array", node,
-                                  f"return the new array from `{fn.__name__}` and assign it "
-                                  "(`y = f(y)`), or write the items in this function")
+                raise ArgumentWritten(f"`{fn.__name__}` changes its argument `{parameter}` in "
+                                      f"place (`{how}`), here under a condition that differs per "
+                                      "example: only the examples that call it would change "
+                                      "their array", node,
+                                      f"return the new array from `{fn.__name__}` and assign it "
+                                      "(`y = f(y)`), or write the items in this function")
 
     def _no_in_place_method_on_a_shared_object(self, node: cst.Call) -> None:
         """``y.add_(1)``, ``x.sin_()``: a tensor's in-place method changes the object. The

@@ -32,7 +32,7 @@ from ..abstract import (
 from ..errors import Unsupported
 from ..liveness import target_names, writes
 from ..rules.registry import Registry, Rule
-from .aliasing import Aliasing
+from .aliasing import Aliasing, ArgumentWritten
 from .calls import Calls
 from .environments import PER_EXAMPLE_SHAPES as _PER_EXAMPLE_SHAPES
 from .environments import Env, join_envs
@@ -357,8 +357,9 @@ class Analysis(Expressions, Calls, Aliasing):
                 return env
             try:
                 self.expr(small.value, env)
-            except Unsupported:
-                if isinstance(small.value, cst.Call) and self._any_batched_input(small.value):
+            except Unsupported as problem:
+                if isinstance(small.value, cst.Call) and self._any_batched_input(
+                        small.value) and not isinstance(problem, ArgumentWritten):
                     raise side_effect from None
                 raise
             if small.value in self.helper_calls and not self._batched_depth:
