@@ -203,10 +203,11 @@ class Aliasing:
                 continue
             if type(arg) is not cst.Name or arg.value not in self.owned or \
                     arg.value in self.params and not self.helper:
-                raise ArgumentWritten(f"`{fn.__name__}` writes into its argument `{parameter}`, "
-                                      "which here is not an array this function created", node,
+                raise ArgumentWritten(f"`{fn.__name__}` writes into `{_code(arg).strip()}`, "
+                                      "which is passed to it and is not an array this "
+                                      "function created", node,
                                       "pass a name bound to an array created here "
-                                      "(np.zeros(...), .copy())")
+                                      "(zeros, ones, .copy()...)")
             if self._batched_depth or self.speculative:
                 continue        # refused by `_no_write_into_an_argument_on_some_lanes`
             value = self.values.get(arg)
@@ -239,15 +240,21 @@ class Aliasing:
             bound = inspect.signature(fn).bind(*args, **kwargs).arguments
         except (TypeError, ValueError):
             return
-        for parameter, how in written.items():
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        for parameter in written:
             value = bound.get(parameter)
             if isinstance(value, Value) and isinstance(value.example, np.ndarray):
-                raise ArgumentWritten(f"`{fn.__name__}` changes its argument `{parameter}` in "
-                                      f"place (`{how}`), here under a condition that differs per "
-                                      "example: only the examples that call it would change "
-                                      "their array", node,
-                                      f"return the new array from `{fn.__name__}` and assign it "
-                                      "(`y = f(y)`), or write the items in this function")
+                index = list(bound).index(parameter)
+                passed = next((a.value for a in node.args if a.keyword is not None
+                               and a.keyword.value == parameter),
+                              positional[index] if index < len(positional) else None)
+                what = f"`{_code(passed).strip()}`" if passed is not None else "an array"
+                raise ArgumentWritten(f"`{fn.__name__}` writes into {what}, which is passed to "
+                                      "it, here under a condition that differs per example: "
+                                      "only the examples that call it would change their "
+                                      "array", node,
+                                      f"return the new array from `{fn.__name__}` and assign "
+                                      "it, or write the items in this function")
 
     def _no_in_place_method_on_a_shared_object(self, node: cst.Call) -> None:
         """``y.add_(1)``, ``x.sin_()``: a tensor's in-place method changes the object. The
