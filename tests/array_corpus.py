@@ -193,6 +193,30 @@ def embedding_lookup(table, idx):
     return table[idx]
 
 
+# ------------------------------------------------------------- writes under conditions
+
+
+def binned_excess(v, t):
+    """Sums of the elements above a threshold into three bins, a penalty for the others:
+    writes into an array under a per-example condition."""
+    bins = np.zeros(3)
+    for i in range(len(v)):
+        if v[i] > t:
+            bins[i % 3] += v[i] - t
+        else:
+            bins[0] -= 0.5
+    return bins
+
+
+def zero_label_if_positive(logits, label):
+    """The logits with the label's entry zeroed where it is positive: a write at a
+    per-example index under a per-example condition."""
+    out = logits.copy()
+    if logits[label] > 0:
+        out[label] = 0.0
+    return out
+
+
 # ---------------------------------------------------------------------------- the table
 
 
@@ -248,4 +272,6 @@ CORPUS = {
     mean_and_spread: Spec(("d:f",), [(0,)], "(d)->(),()"),
     weighted_average: Spec(("d:f", "d:p"), [(0, None), (0, 0)], "(d),(d)->()"),
     embedding_lookup: Spec(("v,e:f", ":iv"), [(None, 0), (0, 0)], None),
+    binned_excess: Spec(("d:f", ":f"), [(0, 0), (0, None), (None, 0)], "(d),()->(b)"),
+    zero_label_if_positive: Spec(("k:f", ":ik"), [(0, 0), (None, 0)], "(k),()->(k)"),
 }

@@ -71,10 +71,15 @@ def tuple_in_a_masked_loop(x):
     return a
 
 
-def write_under_a_condition(x):
+def _bump(w):
+    w[0] += 1.0
+
+
+def helper_writes_under_a_condition(x):
+    # (`y[0] = x` there is a masked write: tests/test_conditional_writes.py)
     y = np.zeros(3)
     if x > 0:
-        y[0] = x
+        _bump(y)
     return y
 
 
@@ -99,7 +104,7 @@ LINE = {
     tuple_or_number: "return x",
     string_or_number: "return 1.0",
     tuple_in_a_masked_loop: "while x > 1:",
-    write_under_a_condition: "y[0] = x",
+    helper_writes_under_a_condition: "_bump(y)",
     aliased_update: "w += 1.0",
     boolean_mask: "return v[v > x].cumsum()",
 }

@@ -969,7 +969,8 @@ def unique(x, y):
 # (`boolean_mask_sum`, a reduction of a selection, is vectorized: tests/test_masked_selections.py)
 UNSUPPORTED = [boolean_mask, boolean_mask_other, nonzero,
                squeeze_without_axis, slice_with_per_example_bound, write_into_argument,
-               scatter_under_condition, scatter_through_alias, unique]
+               scatter_through_alias, unique]
+# (`scatter_under_condition` is a masked write: tests/test_conditional_writes.py)
 
 
 def _unsupported_args():

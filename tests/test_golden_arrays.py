@@ -45,6 +45,10 @@ CASES = {
     "softmax": (ac.softmax, (0,), (X,)),
     "nearest_centroid": (ac.nearest_centroid, (0, None), (X, np.eye(3))),
     "clip_by_norm": (ac.clip_by_norm, (0, None), (X, 1.0)),
+    # writes under per-example conditions: masked writes (`np.where` of the old item)
+    "binned_excess": (ac.binned_excess, (0, 0), (X, Y[:, 0])),
+    "zero_label_if_positive": (ac.zero_label_if_positive, (0, 0),
+                               (X, np.array([0, 2, 1, 0, 2]))),
 }
 
 

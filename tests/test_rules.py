@@ -739,6 +739,10 @@ ARRAY_CASES = [
     A("{0}[{1}]", "v3", "v3k"), A("{0}[{1}, 0]", "m33", "v3k"), A("{0}[{1}, {2}]", "m33", "v3k",
                                                                   "k3"),
     A("{0}[{1}, np.array([0, 2])]", "m33", "k3"), A("{0}[{1}]", "m33", "m23k"),
+    # per-example integers mixed with slices; copies and fills of per-example values
+    A("{0}[{1}, 1:]", "m33", "k3"), A("{0}[{1}, ::-1]", "m33", "k3"),
+    A("np.array({0})", "v3"), A("np.array({0}, dtype=np.float32)", "m23"),
+    A("np.full(3, {0})", "x"), A("np.full((2, 3), {0})", "v3"),
     # linear algebra on stacks of matrices
     A("np.linalg.det({0})", "m33"), A("np.linalg.inv({0})", "m33"),
     A("np.linalg.slogdet({0})", "m33", nout=2),

@@ -164,6 +164,27 @@ def writes(stmt) -> set[str]:
     return set(memoized("writes", stmt, _writes))
 
 
+def changes(stmt) -> set[str]:
+    """Names a statement (including nested blocks) may assign or change in place: `writes`
+    and the arrays it writes items of (``y`` of ``y[i] = v``, ``y[i] += v``), whose reads
+    before and after it differ."""
+    out = writes(stmt)
+    for n in walk(stmt):
+        t = type(n)
+        if t is cst.AssignTarget or t is cst.AugAssign:
+            stack = [n.target]
+            while stack:
+                target = stack.pop()
+                if type(target) in (cst.Tuple, cst.List):
+                    stack += [e.value for e in target.elements]
+                    continue
+                while type(target) in (cst.Subscript, cst.Attribute):
+                    target = target.value
+                if type(target) is cst.Name:
+                    out.add(target.value)
+    return frozenset(out)
+
+
 # statements whose writes are remembered on their own when a statement around them is asked
 # about (passes ask about the statements of a block after asking about the block)
 _STATEMENTS = frozenset({cst.SimpleStatementLine, cst.If, cst.For, cst.While, cst.With})

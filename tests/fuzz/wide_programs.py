@@ -20,6 +20,15 @@ each drawn from one seed by ``case(family, seed)`` and run by ``run_case``.
 ``vecops``   NumPy functions on per-example vectors and matrices (``vmap`` only): ``axis`` /
              ``keepdims``, reductions of empty rows, ``argmax`` ties, stable ``sort`` /
              ``argsort``, ``cumsum``, ``where`` with broadcasting, ``clip`` with None.
+``condwrites`` writes into arrays under per-example conditions: ``out[i] = ...``,
+             ``out[i] += ...``, ``acc[j] -= ...``, ``out[k] = ...`` with a per-example ``k``
+             (guarded, wrapped, or out of range on lanes that raise), slices, item swaps,
+             rows of a matrix, in ``if``/``elif``/``else``, ``for`` with ``break`` /
+             ``continue``, ``while`` with per-example tests, helpers; and what programs of
+             that shape also write: copies by ``np.array(v)``, ``np.full`` / ``np.roll`` of
+             per-example values, two names for one array, a helper writing into its argument,
+             slices mixed with per-example indices. ``vmap``: ``x`` a per-example vector of 4,
+             ``y`` a per-example int; ``vectorize``: both scalars, the vector ``x * ARR``.
 
 ``dtypes``, ``flow`` and ``vecops`` run through `harness.run_construct_case` (``vectorize``
 against numpy.vectorize itself, ``vmap`` against the loop over NumPy scalars); ``axes`` through
@@ -67,7 +76,7 @@ except ImportError:   # run outside pytest (benchmarks/fuzz_wide.py puts tests/ 
 
 from vectorize import VectorizeError, vectorize, vmap
 
-FAMILIES = ("axes", "dtypes", "flow", "vecops")
+FAMILIES = ("axes", "dtypes", "flow", "vecops", "condwrites")
 
 HEADER = '''import math
 
@@ -899,6 +908,151 @@ def vecops_inputs(rng, n: int, shape, dtype: str):
         return x.astype(dtype), y.astype(dtype)
 
 
+# ========================================================================= condwrites
+
+def _condwrites_program(rng, api: str, dtype: str):
+    """(source, features) of a ``condwrites`` program ``f(x, y)``: ``v`` a vector of 4, ``k``
+    an int, both per example; ``out`` (4), ``acc`` (3) and ``mat`` (3x4) arrays the function
+    creates and writes into under per-example conditions."""
+    features = []
+    start = "x * ARR" if api == "vectorize" else "x * 1.0"
+    # (an int array only for int inputs: a NaN or inf written into one raises ValueError /
+    # OverflowError per example, which the batch does not check, written under a condition
+    # or not)
+    out_init = rng.choice(["np.zeros(4)", "np.zeros(4)", "v.copy()", "np.ones(4) * 0.5"]
+                          + (["np.zeros(4, dtype=np.int64)"] if dtype == "int64" else []))
+    lines = [f"v = {start}", "k = y", f"out = {out_init}", "acc = np.zeros(3)", "tot = 0.0"]
+    uses_mat = rng.random() < 0.2
+    if uses_mat:
+        lines.append("mat = np.zeros((3, 4))")
+    extra = rng.random()
+    # the other shapes generated programs write (a few per program, most programs none)
+    if extra < 0.08:
+        lines.append("out = np.array(v)")
+        features.append("np_array_copy")
+    elif extra < 0.14:
+        lines.append("out = np.full(4, v[0])")
+        features.append("full_per_example")
+    elif extra < 0.19:
+        lines.append("out = np.roll(v, 1)")
+        features.append("roll_per_example")
+    n_loop = [0]
+
+    def index_names(loops):
+        return [n for n in loops] or ["0"]
+
+    def value(loops):
+        i = rng.choice(index_names(loops))
+        return rng.choice([f"v[{i}] * 2.0", f"v[{i}] - v[0]", "tot * 0.5", "1.0",
+                           f"v[{i}] + k", f"out[{i}] * 0.5 + 1.0", f"abs(v[{i}])"])
+
+    def cond(loops):
+        i = rng.choice(index_names(loops))
+        return rng.choice([f"v[{i}] > 0", f"v[{i}] > v[0]", "tot > 1.0", "k > 0",
+                           f"out[{i}] < 0.5", f"v[{i}] != v[{i}]", "k % 2 == 0",
+                           f"abs(v[{i}]) < 1.5"])
+
+    def write(sp, loops):
+        i = rng.choice(index_names(loops))
+        opts = [
+            ("set", f"out[{i}] = {value(loops)}"),
+            ("add", f"out[{i}] += {value(loops)}"),
+            ("sub_acc", f"acc[{i} % 3] -= {value(loops)}"),
+            ("mul", f"out[{i}] *= 0.5"),
+            ("idx_wrap", f"out[k % 4] = {value(loops)}"),
+            ("idx_wrap_add", f"acc[k % 3] += {value(loops)}"),
+            ("idx_guarded", None),
+            ("slice", f"out[1:3] = {value(loops)}"),
+            ("swap", f"out[{i}], out[3 - {i}] = out[3 - {i}], out[{i}]"),
+            ("read", f"tot += out[{i}]"),
+            ("helper_value", f"out[{i}] = scaled(v, {i})"),
+        ]
+        if uses_mat:
+            opts += [("mat_row", f"mat[{i} % 3] = v * 0.5"),
+                     ("mat_item", f"mat[{i} % 3, {i}] += 1.0"),
+                     ("mat_mixed", f"mat[k % 3, 1:3] = {value(loops)}")]
+        if rng.random() < 0.05:
+            opts.append(("helper_in_place", f"bump(out, {i})"))
+        if rng.random() < 0.05:
+            opts.append(("alias", f"alias = out\nalias[{i}] = 2.0\ntot += out[{i}]"))
+        if rng.random() < 0.03:
+            opts.append(("idx_unguarded", "out[k] += 1.0"))
+        feat, text = rng.choice(opts)
+        features.append(feat)
+        if feat == "idx_guarded":
+            return [f"{sp}if 0 <= k < 4:", f"{sp}    out[k] = {value(loops)}"]
+        return [f"{sp}{ln}" for ln in text.split("\n")]
+
+    def block(indent, depth, loops):
+        sp = "    " * indent
+        body = []
+        for _ in range(rng.randint(1, 3)):
+            r = rng.random()
+            if r < 0.3 or depth >= 2:
+                body += write(sp, loops)
+            elif r < 0.55:
+                body.append(f"{sp}if {cond(loops)}:")
+                body += block(indent + 1, depth + 1, loops)
+                q = rng.random()
+                if q < 0.3:
+                    features.append("elif")
+                    body.append(f"{sp}elif {cond(loops)}:")
+                    body += block(indent + 1, depth + 1, loops)
+                if q < 0.6:
+                    features.append("else")
+                    body.append(f"{sp}else:")
+                    body += block(indent + 1, depth + 1, loops)
+            elif r < 0.75 and len(loops) < 2:
+                n_loop[0] += 1
+                i = f"i{n_loop[0]}"
+                body.append(f"{sp}for {i} in range(4):")
+                if rng.random() < 0.35:
+                    exit_kind = rng.choice(["break", "continue"])
+                    features.append(exit_kind)
+                    body.append(f"{sp}    if {cond(loops + [i])}:")
+                    body.append(f"{sp}        {exit_kind}")
+                body += block(indent + 1, depth + 1, loops + [i])
+            elif r < 0.88 and len(loops) < 2:
+                n_loop[0] += 1
+                j = f"j{n_loop[0]}"
+                features.append("while")
+                body.append(f"{sp}{j} = 0")
+                body.append(f"{sp}while {j} < 4 and v[{j}] < {rng.choice(['2.0', '0.5'])}:")
+                body += block(indent + 1, depth + 1, loops + [j])
+                body.append(f"{sp}    {j} += 1")
+            else:
+                features.append("return_early")
+                body.append(f"{sp}if {cond(loops)}:")
+                body.append(f"{sp}    return {ret}")
+        return body
+
+    if api == "vectorize":
+        ret = "np.sum(out) * 1.0 + acc[0] - acc[2] + tot"
+    else:
+        ret = rng.choice(["out * 1.0", "(out * 1.0, acc[0] + tot)", "acc + tot",
+                          "out[0] + out[3] * 1.0"])
+        if uses_mat:
+            ret = rng.choice([ret, "mat + out[0]"])
+    lines += block(0, 0, [])
+    source = (HEADER + "def scaled(w, i):\n    if w[i] > 0:\n        return w[i] * 3.0\n"
+              "    return -w[i]\n\n\n"
+              "def bump(w, i):\n    w[i] += 1.0\n\n\n"
+              + "def f(x, y):\n" + "".join(f"    {ln}\n" for ln in lines + [f"return {ret}"]))
+    return source, features
+
+
+def condwrites_inputs(rng, n: int, api: str, dtype: str):
+    def number():
+        return rng.choice([0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -3.0, float("nan"), float("inf")]) \
+            if rng.random() < 0.3 else rng.uniform(-3, 3)
+    shape = (n,) if api == "vectorize" else (n, 4)
+    x = np.array([number() for _ in range(int(np.prod(shape)))]).reshape(shape)
+    if dtype == "int64":
+        x = np.nan_to_num(x, nan=0.0, posinf=5.0).round()
+    y = np.array([rng.choice([0, 1, 2, 3, -1, 5, -4]) for _ in range(n)], dtype=np.int64)
+    return x.astype(dtype), y
+
+
 # ============================================================================== cases
 
 def case(family: str, seed: int):
@@ -917,6 +1071,11 @@ def case(family: str, seed: int):
         source, features = _flow_program(rng)
         dtype = rng.choice(["float64", "float64", "float64", "float32", "int64"])
         arg_sets = [flow_inputs(random.Random(seed * 31 + n), n, dtype) for n in sizes]
+    elif family == "condwrites":
+        dtype = rng.choice(["float64", "float64", "float64", "int64"])
+        source, features = _condwrites_program(rng, api, dtype)
+        arg_sets = [condwrites_inputs(random.Random(seed * 31 + n), n, api, dtype)
+                    for n in sizes]
     elif family == "vecops":
         api = "vmap"
         source, shape, features = _vecops_program(rng)

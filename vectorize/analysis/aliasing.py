@@ -13,6 +13,7 @@ are copied (`copied_reads`).
 
 from __future__ import annotations
 
+import inspect
 import weakref
 
 import libcst as cst
@@ -27,6 +28,10 @@ from .float_semantics import evaluate as _evaluate
 from .syntax import code_of as _code
 
 
+class ArgumentWritten(Unsupported):
+    """A helper's write into an array its caller passes it, refused at the call."""
+
+
 class Aliasing:
     """The `Analysis` methods about objects shared between names and arrays written into."""
 
@@ -35,6 +40,16 @@ class Aliasing:
         per-example array ``y`` by basic indexing (also through a conditional expression,
         ``and``/``or`` or a tuple display)."""
         reads = [n for n in _held(small.value) if n in self._scalar_reads]
+        into = {base.value for target in small.targets
+                if type(target.target) in (cst.Tuple, cst.List)
+                for element in target.target.elements
+                for base in [getattr(element.value, "value", None)]
+                if type(element.value) is cst.Subscript and type(base) is cst.Name}
+        for node in reads:
+            if self._scalar_reads[node] in into:
+                # `y[0], y[3] = y[3], y[0]`: per example the right side holds two numbers,
+                # on the batch two views of `y`, the first changed by the first write
+                self.copied_reads.add(node)
         if reads:
             names = {t for target in small.targets for t in target_names(target.target)}
             self._bound_scalar_reads.append((names, reads, small))
@@ -159,6 +174,87 @@ class Aliasing:
                                   f"not", node,
                                   f"in `{fn.__name__}`, write `{parameter} = {parameter} ...` "
                                   f"(a new array), or pass `{source}.copy()`")
+
+    def _arguments_written_by(self, fn, node: cst.Call, args, kwargs, env=None):
+        """A helper that writes into the items of a parameter (``w[i] += v``) changes the
+        caller's array: per example each example's own, on the batch the batch's rows, the
+        same memory, where the argument is a name bound to an array this function owns
+        (created, or passed to it to write into) and every lane makes the call. Anything
+        else is refused here; an array the same for every example that the helper may write
+        per-example data into (another argument is per example) holds per-example data from
+        its creation on."""
+        written = [p for p in _parameters_written_in_place(fn)
+                   if p not in _parameters_updated_in_place(fn)]
+        if not written:
+            return args, kwargs
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        try:
+            bound = inspect.signature(fn).bind(*range(len(positional)),
+                                               **dict.fromkeys(keywords, -1))
+        except (TypeError, ValueError):
+            return args, kwargs
+        nodes = {p: positional[i] if i != -1 else keywords[p]
+                 for p, i in bound.arguments.items() if isinstance(i, int)}
+        some_batched = any(getattr(v, "batched", False) for v in [*args, *kwargs.values()])
+        for parameter in written:
+            arg = nodes.get(parameter)
+            if arg is None:
+                continue
+            if type(arg) is not cst.Name or arg.value not in self.owned or \
+                    arg.value in self.params and not self.helper:
+                raise ArgumentWritten(f"`{fn.__name__}` writes into `{_code(arg).strip()}`, "
+                                      "which is passed to it and is not an array this "
+                                      "function created", node,
+                                      "pass a name bound to an array created here "
+                                      "(zeros, ones, .copy()...)")
+            if self._batched_depth or self.speculative:
+                continue        # refused by `_no_write_into_an_argument_on_some_lanes`
+            value = self.values.get(arg)
+            if some_batched and isinstance(value, Value) and not value.batched \
+                    and arg.value not in self.params:
+                # (its creation is batched on the next pass; the helper sees it so now)
+                self.promoted.add(arg.value)
+                self.needs_rerun = True
+                batched = Value(True, value.example)
+                index = bound.arguments[parameter]
+                if index == -1:
+                    kwargs = {**kwargs, parameter: batched}
+                else:
+                    args = [*args[:index], batched, *args[index + 1:]]
+        return args, kwargs
+
+    def _no_write_into_an_argument_on_some_lanes(self, fn, node: cst.Call, args,
+                                                   kwargs) -> None:
+        """A helper that writes into an array argument (``w[i] += 1``, ``w *= 2``) called
+        on values the same for every example runs once, as written; under a per-example
+        condition (or in code every lane runs for some lanes only) per example only the
+        examples that take it change their array, which that single call cannot say:
+        refused."""
+        if not (self._batched_depth or self.speculative):
+            return
+        written = _parameters_written_in_place(fn)
+        if not written:
+            return
+        try:
+            bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+        except (TypeError, ValueError):
+            return
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        for parameter in written:
+            value = bound.get(parameter)
+            if isinstance(value, Value) and isinstance(value.example, np.ndarray):
+                index = list(bound).index(parameter)
+                passed = next((a.value for a in node.args if a.keyword is not None
+                               and a.keyword.value == parameter),
+                              positional[index] if index < len(positional) else None)
+                what = f"`{_code(passed).strip()}`" if passed is not None else "an array"
+                raise ArgumentWritten(f"`{fn.__name__}` writes into {what}, which is passed to "
+                                      "it, here under a condition that differs per example: "
+                                      "only the examples that call it would change their "
+                                      "array", node,
+                                      f"return the new array from `{fn.__name__}` and assign "
+                                      "it, or write the items in this function")
 
     def _no_in_place_method_on_a_shared_object(self, node: cst.Call) -> None:
         """``y.add_(1)``, ``x.sin_()``: a tensor's in-place method changes the object. The
@@ -293,7 +389,49 @@ class Aliasing:
             rule = self.registry.creation_methods.get(node.func.attr.value)
         return rule
 
-    def item_write(self, target: cst.Subscript, value, env: Env) -> None:
+    def _written_into(self, *names: str) -> bool:
+        """Whether the function writes into an item of one of ``names`` (``y[i] = v``,
+        ``y[i] += v``) anywhere."""
+        if self._items_written is None:
+            written = set()
+            for n in walk(self.tree.body):
+                targets = [t.target for t in n.targets] if type(n) is cst.Assign else (
+                    [n.target] if type(n) is cst.AugAssign else [])
+                if type(n) is cst.Call and type(n.func) is cst.Attribute and type(
+                        n.func.value) is cst.Name and n.func.attr.value in _CHANGING_METHODS:
+                    written.add(n.func.value.value)         # `y.sort()`, `y.fill(0)`...
+                for target in targets:
+                    stack = [target]
+                    while stack:
+                        t = stack.pop()
+                        if type(t) in (cst.Tuple, cst.List):
+                            stack += [e.value for e in t.elements]
+                        elif type(t) is cst.Subscript and type(t.value) is cst.Name:
+                            written.add(t.value.value)
+            self._items_written = written
+        return any(name in self._items_written for name in names)
+
+    def _fresh_array(self, node, value) -> bool:
+        """Whether ``node`` makes a new array per example, which no other name holds:
+        arithmetic whose per-example result is an array (``w * 2``, ``-v``, ``a @ b``), or a
+        NumPy function that always returns a new array (`_FRESH_FUNCTIONS`, ufuncs)."""
+        if not (isinstance(value, Value) and isinstance(value.example, np.ndarray)
+                and value.example.ndim > 0):
+            return False
+        t = type(node)
+        if t is cst.BinaryOperation or (t is cst.UnaryOperation
+                                        and type(node.operator) is not cst.Not):
+            return True
+        if t is cst.Call:
+            fn = getattr(self.values.get(node.func), "example", None)
+            return isinstance(fn, np.ufunc) or (
+                getattr(fn, "__module__", "") or "").startswith("numpy") and getattr(
+                    fn, "__name__", None) in _FRESH_FUNCTIONS and fn is getattr(
+                        np, fn.__name__, None)
+        return False
+
+    def item_write(self, target: cst.Subscript, value, env: Env,
+                   augmented: bool = False) -> None:
         """``y[i] = v`` into an array this function created (``np.zeros``...). When per-example
         data is written into it, the array is batched from its creation on (the engine
         allocates it with the batch axis in front); writing into arguments or globals would
@@ -303,7 +441,7 @@ class Aliasing:
             raise Unsupported("writing into an array: the arrays of this backend cannot be "
                               "written in place", target,
                               "build the array from its pieces (a stack or a concatenation)")
-        if name not in env.values or name in self.params:
+        if name not in env.values or name in self.params and not self.helper:
             raise Unsupported(f"writing into `{name}` changes an array the function did not "
                               "create (the caller's argument or a global)", target,
                               f"copy it first: {name} = {name}.copy()")
@@ -311,21 +449,44 @@ class Aliasing:
             raise Unsupported(f"writing into `{name}`, which is not an array this function "
                               "created with np.zeros/np.ones/np.full/np.empty/.copy()...",
                               target, f"create `{name}` with np.zeros(...) or copy it")
-        if self._batched_depth:
-            raise Unsupported("writing into an array under a condition that differs per "
-                              "example", target,
-                              "compute the value with a conditional expression and write it "
-                              "unconditionally")
         slot = self.subscript(target, env)
         self.values[target] = slot
         current = env.values[name]
         index_batched = any(getattr(self.values.get(e.slice.value), "batched", False)
                             for e in target.slice if isinstance(e.slice, cst.Index))
-        if (value.batched or index_batched) and not current.batched:
+        # under a condition that differs per example (a batched `if`, a masked loop's body)
+        # the write happens on some lanes only: `if_to_where` makes it a masked write
+        # (``y[i] = v if c else y[i]``), which holds per-example data from then on
+        masked = bool(self._batched_depth)
+        if masked and augmented:
+            _no_failing_cast(target, slot, value, current)
+        if (value.batched or index_batched or masked) and not current.batched:
+            if name in self.params:
+                raise Unsupported(f"writing per-example data into `{name}`, an array the "
+                                  "caller passed that is the same for every example", target,
+                                  "return the new array and assign it in the caller")
             self.promoted.add(name)
             self.needs_rerun = True
         if current.batched or value.batched or index_batched:
             env.assign(name, Value(True, current.example))
+
+
+def _no_failing_cast(target, slot, value, current) -> None:
+    """``y[1:3] += v`` computes in place into the slice of ``y``, which NumPy refuses where the
+    result's dtype is not of the same kind as ``y``'s (float into int: a `UFuncTypeError` on
+    every lane that gets there); its masked form (``y[1:3] = y[1:3] + v if c else y[1:3]``)
+    would cast instead. Refused there. (A 0-d item, ``y[i] += v``, is read, added and written
+    back: cast as the masked form casts.)"""
+    if not (isinstance(slot, Value) and slot.rank > 0 and isinstance(value, Value)):
+        return
+    old = getattr(np.asarray(current.example), "dtype", None)
+    new = getattr(np.asarray(value.example), "dtype", None)
+    if old is not None and new is not None and not np.can_cast(new, old, "same_kind"):
+        raise Unsupported(f"the update of `{_code(target).strip()}` casts {new} into the "
+                          f"{old} array in place, which NumPy refuses (on the examples that "
+                          f"get here)", target,
+                          "convert the value to the array's dtype first, or write "
+                          f"`{_code(target).strip()} = ...`")
 
 
 # methods whose result may be the tensor itself or a view of it (per example or on the
@@ -441,6 +602,16 @@ def _connected(pairs, name: str) -> set[str]:
     return group - {name}
 
 
+# methods that change an array in place
+_CHANGING_METHODS = frozenset({"sort", "fill", "put", "resize", "partition", "itemset",
+                               "setfield", "setflags", "byteswap"})
+
+# NumPy functions whose result is always a new array, never an argument or a view of one
+_FRESH_FUNCTIONS = frozenset({"roll", "concatenate", "stack", "hstack", "vstack", "where",
+                              "clip", "sort", "cumsum", "cumprod", "diff", "outer", "tile",
+                              "repeat", "round", "around", "dot", "matmul", "einsum", "cross",
+                              "convolve", "interp", "polyval", "linspace", "arange"})
+
 _VIEW_ATTRIBUTES = frozenset({"T", "mT", "real", "imag"})
 
 
@@ -503,6 +674,36 @@ def _parameters_updated_in_place(fn) -> dict[str, str]:
                 for parameter in sorted(({name} | _connected(pairs, name)) & parameters):
                     out.setdefault(parameter, _code(n.operator).strip())
     _UPDATED_PARAMETERS[fn] = out
+    return out
+
+
+_WRITTEN_PARAMETERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _parameters_written_in_place(fn) -> dict[str, str]:
+    """The parameters of ``fn`` it changes in place: updated (`_parameters_updated_in_place`)
+    or written into (``w[i] = v``, ``w[i] += v``, also through a name or view bound to it),
+    each with the statement's text."""
+    if fn in _WRITTEN_PARAMETERS:
+        return _WRITTEN_PARAMETERS[fn]
+    out = dict(_parameters_updated_in_place(fn))
+    try:
+        from ..source import read_function
+        tree = read_function(fn).tree
+    except Exception:
+        tree = None
+    if tree is not None:
+        parameters = set(_signature_names(fn))
+        pairs = [(t, s) for t, s, _ in _alias_links(tree)[0]]
+        for n in walk(tree.body):
+            targets = [t.target for t in n.targets] if type(n) is cst.Assign else (
+                [n.target] if type(n) is cst.AugAssign else [])
+            for target in targets:
+                if type(target) is cst.Subscript and type(target.value) is cst.Name:
+                    name = target.value.value
+                    for parameter in sorted(({name} | _connected(pairs, name)) & parameters):
+                        out.setdefault(parameter, _code(n).strip())
+    _WRITTEN_PARAMETERS[fn] = out
     return out
 
 

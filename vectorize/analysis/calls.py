@@ -117,6 +117,10 @@ class Calls:
                     and not self.registry.knows(fn):
                 # the user's own function on unbatched values: analysed (not run) to learn
                 # what it returns; if it cannot be analysed it is simply called as written
+                # (once: the same for every example), except where it writes into an array
+                # argument on some lanes only
+                self._no_write_into_an_argument_on_some_lanes(fn, node, args, kwargs)
+                args, kwargs = self._arguments_written_by(fn, node, args, kwargs)
                 try:
                     value = self.helpers(fn, args, kwargs, node)
                 except Exception:
@@ -197,6 +201,8 @@ class Calls:
                 and not (getattr(fn, "__module__", None) or "").startswith(("numpy", "math")) \
                 and not backends.owns_function(fn):       # a library's code is not the user's
             self._no_update_of_an_argument(fn, node, env)
+            self._no_write_into_an_argument_on_some_lanes(fn, node, args, kwargs)
+            args, kwargs = self._arguments_written_by(fn, node, args, kwargs)
             value = self.helpers(fn, args, kwargs, node)
             self.helper_calls[node] = value
             return value

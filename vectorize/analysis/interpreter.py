@@ -32,7 +32,7 @@ from ..abstract import (
 from ..errors import Unsupported
 from ..liveness import target_names, writes
 from ..rules.registry import Registry, Rule
-from .aliasing import Aliasing
+from .aliasing import Aliasing, ArgumentWritten
 from .calls import Calls
 from .environments import PER_EXAMPLE_SHAPES as _PER_EXAMPLE_SHAPES
 from .environments import Env, join_envs
@@ -115,11 +115,15 @@ class Analysis(Expressions, Calls, Aliasing):
         self.ragged_consumed_reads: set[cst.Name] = set()
         self._assignment_counts: dict[str, int] | None = None
         self.owned: set[str] = set()          # arrays this function created (may be written)
+        self._items_written: set[str] | None = None   # names whose items the function writes
         self._user_names: set[str] | None = None
         self.math_in_branches: set[cst.Call] = set()   # math.f(unbatched) under batched ifs
         self.promoted: set[str] = set(promoted or ())   # created arrays holding batched data
         # creations of those arrays -> their rule (the batch axis in front)
         self.promoted_creations: dict[cst.Call, Rule] = {}
+        # new arrays made by arithmetic (`y = w * 2`) that hold per-example data from then on,
+        # though made the same for every example: repeated for every example
+        self.promoted_copies: set[cst.BaseExpression] = set()
         self.needs_rerun = False
         self.returns_in_loops = False
         self.masked_loops: dict[cst.CSTNode, cst.CSTNode] = {}   # loop -> node that masks it
@@ -185,6 +189,10 @@ class Analysis(Expressions, Calls, Aliasing):
         return self
 
     def _interpret_body(self, env) -> None:
+        if self.helper:
+            # a helper may write into the arrays its callers pass it (each caller checks that
+            # the argument is an array of its own, `Aliasing._arguments_written_by`)
+            self.owned |= {name for name in self.params if self._written_into(name)}
         end = self.block(self.tree.body.body, env)
         self._copy_scalar_reads()
         if end is not None and not end.raised and self.batched_returns \
@@ -287,8 +295,16 @@ class Analysis(Expressions, Calls, Aliasing):
                         if name in self.promoted and not value.batched:
                             value = Value(True, value.example)
                             self.promoted_creations[small.value] = created
+                    elif self._fresh_array(small.value, value):
+                        # a new array per example (arithmetic on arrays, `np.roll`...): the
+                        # function's own, as a created one is
+                        self.owned.add(name)
+                        if name in self.promoted and not value.batched:
+                            value = Value(True, value.example)
+                            self.promoted_copies.add(small.value)
                     elif type(small.value) is cst.Name and small.value.value in self.owned \
-                            and self._users_name(name):
+                            and self._users_name(name) and self._written_into(
+                                name, small.value.value):
                         # (the engine's own copies, `result = out` for `return out`, are
                         # merged or read once the array is no longer written)
                         raise Unsupported(f"`{name} = {small.value.value}` makes two names for "
@@ -306,7 +322,7 @@ class Analysis(Expressions, Calls, Aliasing):
             if isinstance(small.target, cst.Subscript) and isinstance(small.target.value,
                                                                       cst.Name):
                 value = self.binary(small.operator, small.target, small.value, env, small)
-                self.item_write(small.target, value, env)
+                self.item_write(small.target, value, env, augmented=True)
                 return env
             if not isinstance(small.target, cst.Name):
                 raise Unsupported("augmented assignment into an object changes it in place (a "
@@ -345,8 +361,9 @@ class Analysis(Expressions, Calls, Aliasing):
                 return env
             try:
                 self.expr(small.value, env)
-            except Unsupported:
-                if isinstance(small.value, cst.Call) and self._any_batched_input(small.value):
+            except Unsupported as problem:
+                if isinstance(small.value, cst.Call) and self._any_batched_input(
+                        small.value) and not isinstance(problem, ArgumentWritten):
                     raise side_effect from None
                 raise
             if small.value in self.helper_calls and not self._batched_depth:

@@ -259,7 +259,13 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
 
     def leave_Assign(self, original_node, updated_node):
         """``y[i] = v`` into a batched array: ``v`` gets the per-example axes it broadcasts
-        over (the target itself got its ``:`` from the subscript rule)."""
+        over (the target itself got its ``:`` from the subscript rule). ``y = w * 2`` the
+        same for every example, into which per-example data is written later: a copy for
+        every example."""
+        if original_node.value in self.analysis.promoted_copies:
+            return updated_node.with_changes(value=expr(
+                self.prims.repeat("{a}", "{n}"), a=updated_node.value,
+                n=self._batch_size()))
         if len(original_node.targets) == 1 and type(original_node.targets[0].target) is \
                 cst.Subscript:
             slot = self.value(original_node.targets[0].target)

@@ -95,6 +95,11 @@ class _Plan:
                 for child in children(small):
                     if not isinstance(child, cst.AssignTarget):
                         self.expr(child, guards, versions)
+                    else:
+                        # `y[k] = v` on some lanes: their index is kept in bounds too (the
+                        # write is masked by `if_to_where`), not a name it binds
+                        for item in _items_written(child.target):
+                            self.expr(item, guards, versions)
                 _bump(versions, writes(small))
         elif isinstance(stmt, cst.If):
             self.if_statement(stmt, guards, versions)
@@ -178,6 +183,16 @@ class _Plan:
                 self.kept_tests[guard.if_node] = None
             out.append(guard)
         return out
+
+
+def _items_written(target) -> list:
+    """The items of arrays an assignment target writes into (``y[k]``, and those in a tuple
+    target)."""
+    if type(target) is cst.Subscript:
+        return [target]
+    if type(target) in (cst.Tuple, cst.List):
+        return [i for e in target.elements for i in _items_written(e.value)]
+    return []
 
 
 def _bump(versions: dict, names) -> None:

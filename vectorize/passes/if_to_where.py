@@ -29,8 +29,15 @@ import libcst as cst
 from ..analysis import may_warn
 from ..errors import Unsupported
 from ..liveness import body_of, exposed_reads, liveness_of, reads, target_names, writes
-from ..syntax.edit import AUGMENTED_TO_BINARY, AugmentedToAssignment, RenameNames, with_changes
-from ..syntax.templates import expr
+from ..syntax.edit import (
+    AUGMENTED_TO_BINARY,
+    AugmentedToAssignment,
+    RenameNames,
+    as_assignment,
+    fix_parens,
+    with_changes,
+)
+from ..syntax.templates import expr, render
 from ..syntax.traversal import rewrite, statements, walk
 from .records import CompactedIfs, MaskedLoopFacts
 
@@ -190,10 +197,22 @@ class _IfToWhere(cst.CSTTransformer):
         masks = then_masks | else_masks
         has_loops = bool(masks) and (_has_mask_init(then_stmts, then_masks)
                                      or _has_mask_init(else_stmts, else_masks))
-        if (len(merged) > 1 or has_loops) and not isinstance(test, cst.Name):
+        written = _item_writes(then_stmts) + _item_writes(else_stmts)
+        if (len(merged) > 1 or has_loops or written and (
+                len(merged) + len(written) > 1 or any(in_loop for _, in_loop in written)
+                or test_r & {base for base, _ in written})) \
+                and not isinstance(test, cst.Name):
             cond = self.ctx.namer.fresh("cond")
             out.append(_assign(cond, test))
             test = cst.Name(cond)
+        if written:
+            # a write into an array happens on the lanes that take its branch only
+            namer = self.ctx.namer
+            # (in a block: a line may become two, its index kept in a name first)
+            then_stmts = list(rewrite(cst.IndentedBlock(then_stmts),
+                                      _MaskWrites(test, False, namer)).body)
+            else_stmts = list(rewrite(cst.IndentedBlock(else_stmts),
+                                      _MaskWrites(test, True, namer)).body)
         if has_loops:
             # a masked loop inside a branch runs only for the lanes that take the branch:
             # other lanes must not keep it going (they might never finish it)
@@ -316,6 +335,142 @@ def _merge(test, a, b) -> cst.BaseExpression:
         if isinstance(a, cst.Name) and a.value == test.value:
             return cst.BooleanOperation(left=test, operator=cst.Or(), right=b)
     return cst.IfExp(test=test, body=a, orelse=b)
+
+
+def _item_writes(stmts) -> list[tuple[str, bool]]:
+    """The writes into items of arrays (``y[i] = v``, ``y[i] += v``) in ``stmts``: the array's
+    name and whether the write is in a loop of ``stmts``."""
+    out = []
+    stack = [(s, False) for s in stmts]
+    while stack:
+        node, in_loop = stack.pop()
+        t = type(node)
+        if t is cst.Assign:
+            out += [(base, in_loop) for target in node.targets
+                    for base in _subscript_bases(target.target)]
+        elif t is cst.AugAssign:
+            out += [(base, in_loop) for base in _subscript_bases(node.target)]
+        inner = in_loop or t in (cst.For, cst.While)
+        stack += [(c, inner) for c in node.children
+                  if not isinstance(c, cst.BaseExpression)]
+    return out
+
+
+def _subscript_bases(target) -> list[str]:
+    if type(target) is cst.Subscript and type(target.value) is cst.Name:
+        return [target.value.value]
+    if type(target) in (cst.Tuple, cst.List):
+        return [b for e in target.elements for b in _subscript_bases(e.value)]
+    return []
+
+
+class _MaskWrites(cst.CSTTransformer):
+    """Writes into items of arrays on the lanes of one branch only: ``y[i] = v`` ->
+    ``y[i] = v if test else y[i]`` (``y[i] if test else v`` in the ``else`` branch, where
+    ``negated``), ``y[i] += v`` -> ``y[i] = y[i] + v if test else y[i]``; a write already
+    masked by an inner ``if`` (``y[i] = v if t else y[i]``) is masked by both tests. Per
+    example this writes what the branch writes where it runs and the item's own value
+    elsewhere (the index evaluated once more, `guard_indices` kept it in bounds), so the
+    meaning is unchanged, and both branches can run on every lane."""
+
+    def __init__(self, test, negated: bool, namer):
+        self.test, self.negated, self.namer = test, negated, namer
+        self.before: list = []      # indexes kept in names before the current line
+        self.line = None
+
+    def visit_SimpleStatementLine(self, node):
+        self.line = node
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        before, self.before = self.before, []
+        if not before:
+            return updated_node
+        return cst.FlattenSentinel([*before, updated_node])
+
+    def _kept_indexes(self, line, target: cst.Subscript) -> cst.Subscript:
+        """``y[k if t else 0]`` (an index `guard_indices` kept in bounds on other lanes) ->
+        ``k_safe = k if t else 0`` before the line and ``y[k_safe]``: the masked write reads
+        the item again, at the same index. Not where the line holds other statements or
+        a ``:=`` (the index would be evaluated before them)."""
+        if len(line.body) != 1 or any(type(n) is cst.NamedExpr for n in walk(line)):
+            return target
+        elements = []
+        for element in target.slice:
+            index = element.slice
+            guarded = index.value if isinstance(index, cst.Index) else None
+            zero = [arm for arm in (getattr(guarded, "body", None), getattr(guarded, "orelse",
+                                                                           None))
+                    if type(arm) is cst.Integer and arm.value == "0"]
+            if type(guarded) is cst.IfExp and zero:
+                kept = guarded.orelse if guarded.body is zero[0] else guarded.body
+                name = self.namer.fresh(f"{kept.value if type(kept) is cst.Name else 'index'}"
+                                        "_safe")
+                self.before.append(_assign(name, guarded))
+                element = element.with_changes(slice=index.with_changes(value=cst.Name(name)))
+            elements.append(element)
+        return target.with_changes(slice=elements)
+
+    def visit_FunctionDef(self, node):
+        return False
+
+    def visit_Lambda(self, node):
+        return False
+
+    def leave_AugAssign(self, original_node, updated_node):
+        target = updated_node.target
+        if type(target) is not cst.Subscript or type(target.value) is not cst.Name:
+            return updated_node
+        if self.line is not None:
+            target = self._kept_indexes(self.line, target)
+        update = as_assignment(updated_node.with_changes(target=target))
+        return update.with_changes(value=self.masked(target, update.value))
+
+    def leave_Assign(self, original_node, updated_node):
+        targets = [t.target for t in updated_node.targets]
+        if not any(_subscript_bases(t) for t in targets):
+            return updated_node
+        if len(targets) != 1:
+            raise Unsupported("an assignment to several targets, one an item of an array, "
+                              "under a condition that differs per example", original_node,
+                              "assign each target on its own line")
+        target, value = targets[0], updated_node.value
+        if type(target) is cst.Subscript:
+            if self.line is not None:
+                target = self._kept_indexes(self.line, target)
+            return cst.Assign([cst.AssignTarget(target)], self.masked(target, value))
+        if type(value) not in (cst.Tuple, cst.List) or len(value.elements) != len(
+                target.elements) or any(type(e) is cst.StarredElement
+                                        for e in (*value.elements, *target.elements)):
+            raise Unsupported("unpacking into items of arrays under a condition that differs "
+                              "per example", original_node,
+                              "write `a, b = ...` into names first, then each item")
+        # every item's old value is read before any is written (Python evaluates the whole
+        # right side first), so each is masked on its own, also in a swap
+        elements = [e.with_changes(value=self.masked(t.value, e.value))
+                    if type(t.value) is cst.Subscript else e
+                    for t, e in zip(target.elements, value.elements)]
+        return with_changes(updated_node, value=value.with_changes(elements=elements))
+
+    def masked(self, target: cst.Subscript, value) -> cst.BaseExpression:
+        old = target.deep_clone()
+        test = self.test.deep_clone()
+        bare = value.with_changes(lpar=[], rpar=[]) if value.lpar else value
+        if type(bare) is cst.IfExp and render(target) in (render(bare.body),
+                                                             render(bare.orelse)):
+            # already masked by an inner `if` (``y[i] = v if t else y[i]``): ``v`` where
+            # both tests hold
+            inner = bare.test
+            if render(bare.body) == render(target):
+                inner, value = cst.UnaryOperation(cst.Not(), inner), bare.orelse
+            else:
+                value = bare.body
+            if self.negated:
+                test = cst.UnaryOperation(cst.Not(), test)
+            test = cst.BooleanOperation(left=test, operator=cst.And(), right=inner)
+            return fix_parens(cst.IfExp(test=test, body=value, orelse=old))
+        if self.negated:
+            return fix_parens(cst.IfExp(test=test, body=old, orelse=value))
+        return fix_parens(cst.IfExp(test=test, body=value, orelse=old))
 
 
 def _order(stmts):

@@ -121,12 +121,30 @@ class _Names:
     def mask(self, strategy: str = "select", loop=None) -> str:
         if not self.ctx.registry.primitives.compaction:
             strategy = "select"         # the backend cannot gather lanes
+        elif loop is not None and _writes_into_items(loop):
+            # the gathered lanes of an array written into are a copy, which the compacted
+            # loop never scatters back (it scatters the names it assigns)
+            strategy = "select"
         name = self.ctx.namer.fresh("active")
         facts = MaskedLoopFacts.get(self.ctx)
         facts.masks.add(name)
         facts.loops[name] = loop
         facts.strategy[name] = strategy
         return name
+
+
+def _writes_into_items(loop) -> bool:
+    """Whether ``loop`` assigns into an item of something (``y[i] = v``, ``y[i] += v``)."""
+    for n in walk(loop):
+        t = type(n)
+        if t is cst.AssignTarget or t is cst.AugAssign:
+            target = n.target
+            if type(target) in (cst.Tuple, cst.List):
+                if any(type(e.value) is cst.Subscript for e in target.elements):
+                    return True
+            elif type(target) is cst.Subscript:
+                return True
+    return False
 
 
 def _guarded(active: str, body: list) -> cst.If:
@@ -208,6 +226,7 @@ class _MaskLoops(cst.CSTTransformer):
         if not self.ctx.registry.primitives.compaction:
             strategy = "select"
         active = self.names.mask(strategy, original_node)
+        strategy = MaskedLoopFacts.get(self.ctx).strategy[active]
         test = updated_node.test
         if strategy == "select" and _shares_work(updated_node.test, updated_node.body):
             return self._rotated(original_node, updated_node, active)

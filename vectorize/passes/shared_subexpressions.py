@@ -25,7 +25,7 @@ import dataclasses
 
 import libcst as cst
 
-from ..liveness import reads, writes
+from ..liveness import changes, reads
 from ..syntax.edit import unparenthesized, with_body
 from ..syntax.traversal import CHILD_FIELDS, IS_NODE, PerClass, children, rewrite, walk
 from .simplify import IMPURE_TYPES
@@ -232,7 +232,7 @@ class _Share:
     def _writes(self, stmt) -> set:
         found = self._written.get(stmt)
         if found is None:
-            found = self._written[stmt] = writes(stmt)
+            found = self._written[stmt] = changes(stmt)
         return found
 
     def _reads(self, node) -> set:

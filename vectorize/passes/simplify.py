@@ -25,7 +25,7 @@ import re
 import libcst as cst
 
 from ..analysis import may_warn
-from ..liveness import reads, writes
+from ..liveness import changes, reads
 from ..rules.python_errors import RAISE_LANE
 from ..syntax.edit import with_body, with_changes
 from ..syntax.templates import bare_code, render
@@ -98,7 +98,7 @@ def _substitute_once(stmts: list, generated: set, counts: _Count):
                     break
                 new = rewrite(later, _Replace(name, value))
                 return stmts[:i] + stmts[i + 1:j] + [new] + stmts[j + 1:]
-            if writes(later) & needed or not isinstance(later, cst.SimpleStatementLine):
+            if changes(later) & needed or not isinstance(later, cst.SimpleStatementLine):
                 break
     return None
 
@@ -259,7 +259,7 @@ class _CommonSubexpressions:
                     candidates = {key: name for key, name in candidates.items() if key in text}
                 new = rewrite(stmt, _UseAvailable(candidates)) if candidates else stmt
                 out.append(new)
-                self._kill(available, writes(stmt))
+                self._kill(available, changes(stmt))
                 found = single_target_assign(new)
                 if found and type(found[1]) in _CSE_TYPES:
                     name, value = found
@@ -268,7 +268,7 @@ class _CommonSubexpressions:
                             "batched", False) and _pure(value, self.analysis, self.registry):
                         available[bare_code(value)] = name
                 continue
-            written = writes(stmt)
+            written = changes(stmt)
             if type(stmt) in (cst.For, cst.While):
                 self._kill(available, written)
             if isinstance(stmt, (cst.If, cst.With, cst.For, cst.While)):

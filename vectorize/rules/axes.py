@@ -187,7 +187,21 @@ def subscript(site: Site):
             return gathered
         # an unbatched array indexed by per-example integers: NumPy's fancy indexing
         return node
-    raise Unsupported("mixing slices with per-example indices is not supported yet",
+    if base_value.batched and all(p is None or (p.rank == 0 and p.kind in "iu")
+                                  for p in parts):
+        # `m[k, 1:3]` with a per-example integer `k` (and other integers, slices): per example
+        # the slices' axes; on the batch `m[np.arange(len(m)), k, 1:3]`, whose integer
+        # indices select one row per lane, the slices' axes following it
+        lanes = expr(site.spelled.lanes_index("{x}"), x=site.nodes[0])
+        return _with_leading_index(node, cst.Index(lanes))
+    first_slice = next(i for i, p in enumerate(parts) if p is None)
+    if not base_value.batched and isinstance(base_value.example, np.ndarray) and all(
+            p is not None and p.rank == 0 and p.kind in "iu" for p in parts[:first_slice]) \
+            and all(p is None for p in parts[first_slice:]):
+        # `w[k, 1:]` of an array the same for every example: NumPy's own indexing puts the
+        # lanes of `k` first, the slices' axes after them
+        return node
+    raise Unsupported("mixing slices with per-example index arrays is not supported yet",
                       suggestion="index with integers only, one axis at a time")
 
 

@@ -38,8 +38,16 @@ _ENGINE_RULES = [   # (name, family, explanation): the rules of the engine's pas
      "An array the function creates (`np.zeros`, `np.full`, `x.copy()`...) that per-example data "
      "is written into is allocated with the batch axis in front; `y[i] = v` then writes every "
      "example's slot at once (`y[:, i] = v`, or `y[np.arange(len(y)), k] = v` for a per-example "
-     "index). Writing into arguments or globals, through a second name, or under a per-example "
-     "condition is rejected."),
+     "index). A helper may write into an array its caller created and passes by name (the "
+     "batch's rows are the examples' arrays); writing into arguments or globals, or through a "
+     "second name, is rejected (under a per-example condition: `array.masked_write`)."),
+    ("array.masked_write", "arrays",
+     "A write into an array under a per-example condition (a batched `if`, a masked loop's "
+     "body, the code after a per-example `break`/`continue`/`return`) happens on the lanes "
+     "that take it only: `y[:, i] = np.where(cond, v, y[:, i])`. A per-example index is kept "
+     "in bounds on the other lanes (`k_safe = np.where(cond, k, 0)`), so only a lane that "
+     "writes raises IndexError for an index out of range, as its example does. A loop that "
+     "writes into an array keeps the select form."),
     ("call.per_example_fallback", "calls",
      "With `fallback='warn'`/`'loop'`, a call without a rule runs per example in a visible list "
      "comprehension (and warns once with 'warn')."),
@@ -56,6 +64,8 @@ BACKENDS = tuple(backends.KNOWN)
 _ENGINE_NEEDS = {
     "if.compact": lambda backend: backend.compaction,
     "array.scatter": lambda backend: backend.in_place_writes and
+    backend.registry.creates_arrays(),
+    "array.masked_write": lambda backend: backend.in_place_writes and
     backend.registry.creates_arrays(),
 }
 

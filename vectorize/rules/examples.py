@@ -401,6 +401,11 @@ def f(x, y):
     p = np.array([x, y, 1.0])
     return p.sum()
 '''), "X, Y"),
+    "shape.full": Example(_f('''
+def f(x):
+    r = np.full(3, x)
+    return r.sum()
+'''), "X"),
     "shape.hstack": Example(_f('''
 def f(v, w):
     return np.hstack([v, w])
@@ -583,6 +588,13 @@ def f(x, k):
     y = np.zeros(3)
     y[0] = x
     y[k] = 1.0
+    return y
+'''), "X, N % 3"),
+    "array.masked_write": Example(_f('''
+def f(x, k):
+    y = np.zeros(3)
+    if x > 0:
+        y[k] = x
     return y
 '''), "X, N % 3"),
     "string.per_example": Example(_f('''

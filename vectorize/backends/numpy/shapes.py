@@ -19,6 +19,7 @@ from ...rules.axes import constant as _const
 from ...rules.axes import flattened, reshaped, shift_axis
 from ...rules.axes import positive as _positive
 from ...rules.axes import stacked_display as _stacked_display
+from ...rules.families import pad, with_batch
 from ...rules.registry import Registry, Rule, Site, evaluate
 from ...syntax.templates import call, expr, parse_expr
 
@@ -115,6 +116,15 @@ def _stack(site: Site):
 
 
 def _array(site: Site):
+    if not isinstance(site.args[0], TupleValue) and not isinstance(site.nodes[0], (
+            cst.List, cst.Tuple)):
+        # `np.array(v)` of one per-example array (or number): per example a copy of it, on
+        # the batch a copy of the batch (`np.asarray(v)`: `v` itself, on both); `dtype=`
+        # converts each element as it converts the batch's
+        if len(site.args) > 1 or set(site.kwargs) - {"dtype"}:
+            raise Unsupported("np.array of a per-example array with options other than "
+                              "dtype", suggestion="copy it with .copy() or .astype(...)")
+        return site.node
     if site.kwargs or len(site.args) > 1:
         raise Unsupported("np.array of per-example values with a dtype or other options",
                           suggestion="convert with .astype(...) afterwards")
@@ -123,6 +133,29 @@ def _array(site: Site):
         raise Unsupported("nested lists of per-example values",
                           suggestion="build rows with np.stack")
     return expr("np.stack({xs}, axis=1)", xs=_joined(nodes, values, True))
+
+
+def _full(site: Site):
+    """``np.full(shape, x)`` with a per-example fill value and a shape the same for every
+    example: the batch length in front of the shape, the fill value given the axes it
+    broadcasts over (``x[:, None]``)."""
+    shape_node, shape = _arg(site, 0, "shape")
+    fill_node, fill = _arg(site, 1, "fill_value")
+    if shape.batched:
+        raise Unsupported("np.full with a per-example shape (a different size per example)",
+                          suggestion="use a shape the same for every example")
+    rank = len(shape.example) if isinstance(shape.example, (tuple, list)) else 1
+    new_shape = with_batch(shape_node, shape, expr("len({f})", f=fill_node), site.spelled)
+    args = []
+    for position, arg in enumerate(site.node.args):
+        if arg.keyword is None and position == 0 or getattr(arg.keyword, "value", "") == \
+                "shape":
+            arg = arg.with_changes(value=new_shape)
+        elif arg.keyword is None and position == 1 or getattr(arg.keyword, "value", "") == \
+                "fill_value":
+            arg = arg.with_changes(value=pad(fill_node, fill, rank))
+        args.append(arg)
+    return site.node.with_changes(args=args)
 
 
 def _concatenate(site: Site):
@@ -292,10 +325,16 @@ def register(reg: Registry) -> None:
                                 "p = np.stack([x, y])", "p = np.stack([x, y], axis=1)", _stack,
                                 np.stack, takes_pieces=True))
     array = rule("shape.array", "`np.array([a, b, c])` of per-example values is "
-                 "`np.stack(..., axis=1)`.", "p = np.array([x, y, 1.0])",
+                 "`np.stack(..., axis=1)`; `np.array(v)` of one per-example array is a "
+                 "copy of the batch, as it is of each example.", "p = np.array([x, y, 1.0])",
                  "p = np.stack(np.broadcast_arrays(x, y, 1.0), axis=1)", _array, np.array,
                  takes_pieces=True)
     reg.add_call(np.array, array)
+    reg.add_call(np.full, rule("shape.full", "`np.full(shape, x)` with a per-example `x` (the "
+                               "shape the same for every example): the batch length in front "
+                               "of the shape, `x` broadcast over the example's axes.",
+                               "r = np.full(3, x)", "r = np.full((len(x), 3), x[:, None])",
+                               _full, np.full))
     reg.add_call(np.asarray, array)
     reg.add_call(np.hstack, rule("shape.hstack", "`np.hstack` of per-example pieces: vectors "
                                  "end to end, matrices side by side (after the batch axis).",
