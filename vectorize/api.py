@@ -23,6 +23,7 @@ from .dask_runtime import block_stand_ins, wants_dask
 from .errors import BackendFailure, VectorizeError
 from .frontend import (  # noqa: F401 -- MAX_SPECIALIZATIONS and the warning are public here
     MAX_SPECIALIZATIONS,
+    MISSING,
     Announcer,
     Entry,
     FallbackSpec,
@@ -33,7 +34,9 @@ from .frontend import (  # noqa: F401 -- MAX_SPECIALIZATIONS and the warning are
     check_backend,
     check_cache_dir,
     check_fallback,
+    compiled_plan,
     fallback_source,
+    guard_checks,
     specialized_on,
 )
 from .gufunc import parse_input_dimensions, parse_signature, update_dim_sizes
@@ -999,34 +1002,28 @@ def _matcher(key, ops, guards):
     make = _MATCHERS.get(layout)
     if make is None:
         names = [f"a{i}" for i in range(len(key))]
-        body = [f"    if len(args) != {len(key)}:", "        return None"]
+        body = [f"if len(args) != {len(key)}:", "    return None"]
         if key:
-            body.append(f"    {', '.join(names)}, = args")
+            body.append(f"{', '.join(names)}, = args")
         out = []
         for i, (is_array, op) in enumerate(layout[0]):
             a = names[i]
             if is_array:
-                body += [f"    if type({a}) is not ndarray or {a}.shape != K[{i}][1]:",
-                         "        return None",
-                         f"    if {a}.dtype is not K[{i}][0] and {a}.dtype != K[{i}][0]:",
-                         "        return None"]
+                body += [f"if type({a}) is not ndarray or {a}.shape != K[{i}][1]:",
+                         "    return None",
+                         f"if {a}.dtype is not K[{i}][0] and {a}.dtype != K[{i}][0]:",
+                         "    return None"]
             else:
-                body += [f"    if type({a}) is not K[{i}]:", "        return None"]
+                body += [f"if type({a}) is not K[{i}]:", "    return None"]
             out.append(a if op is None else f"{a}.reshape(-1)" if op == "flat" else
                        f"{a}.reshape(())[()]" if op == "item" else f"OPS[{i}]({a})")
-        for j in range(layout[1]):
-            body += [f"    if G[{j}][0].get(G[{j}][1], MISSING) is not G[{j}][2]:",
-                     "        return None"]
-        body.append(f"    return [{', '.join(out)}]")
-        text = ("def make(K, OPS, G, ndarray, MISSING):\n    def plan(args):\n" +
-                "\n".join("    " + line for line in body) + "\n    return plan\n")
-        namespace: dict = {}
-        exec(compile(text, "<vectorize fast path>", "exec"), namespace)    # noqa: S102
-        make = _MATCHERS.setdefault(layout, namespace["make"])
-    return make(key, ops, guards, np.ndarray, _MISSING)
+        body += guard_checks(layout[1])
+        body.append(f"return [{', '.join(out)}]")
+        make = _MATCHERS.setdefault(layout, compiled_plan("K, OPS, ndarray", body,
+                                                          "<vectorize fast path>"))
+    return make(key, ops, np.ndarray, guards, MISSING)
 
 
-_MISSING = object()     # (a name a guarded namespace no longer holds)
 _NDARRAY = np.ndarray
 
 

@@ -360,3 +360,27 @@ def tuning(spec, func, params: dict, *, header: str, backend: str, cache_dir,
             pass
         learned.persist = lambda decided: store.save_tuning(entry, decided)
     return learned
+
+
+# ------------------------------------------------------- the warm paths' compiled checks
+MISSING = object()
+"""(What a guard reads where a guarded namespace no longer holds the name.)"""
+
+
+def guard_checks(count: int) -> list[str]:
+    """The lines of a compiled warm-path check (`compiled_plan`) that give None where one of
+    the ``count`` guards ``G`` (namespace, name, the value the code read) no longer holds."""
+    return [line for j in range(count)
+            for line in (f"if G[{j}][0].get(G[{j}][1], MISSING) is not G[{j}][2]:",
+                         "    return None")]
+
+
+def compiled_plan(params: str, body: list[str], filename: str):
+    """``make(params..., G, MISSING)``, which returns ``plan(args)``, whose body is ``body``
+    (lines at the function's own indentation): `api._matcher` and `vmap._matcher` unroll
+    their checks of a call's arguments for one layout into it, once per layout."""
+    text = (f"def make({params}, G, MISSING):\n    def plan(args):\n" +
+            "\n".join("        " + line for line in body) + "\n    return plan\n")
+    namespace: dict = {}
+    exec(compile(text, filename, "exec"), namespace)     # noqa: S102
+    return namespace["make"]

@@ -24,6 +24,7 @@ from .chunks import check_chunk_size
 from .dask_runtime import block_stand_ins, wants_dask
 from .errors import BackendFailure, VectorizeError
 from .frontend import (
+    MISSING,
     Announcer,
     Entry,
     FallbackSpec,
@@ -33,7 +34,9 @@ from .frontend import (
     check_backend,
     check_cache_dir,
     check_fallback,
+    compiled_plan,
     fallback_source,
+    guard_checks,
     rule_wrapper,
     specialized_on,
 )
@@ -762,19 +765,13 @@ def _matcher(lead, leaves, guards):
                 out.append(f"moveaxis({a}, {axis}, 0)" if axis else a)
             else:
                 out.append(a)
-        for j in range(layout[2]):
-            body += [f"if G[{j}][0].get(G[{j}][1], MISSING) is not G[{j}][2]:",
-                     "    return None"]
+        body += guard_checks(layout[2])
         body.append(f"return [{'*LEAD, ' if lead else ''}{', '.join(out)}], size")
-        text = ("def make(L, LEAD, G, ndarray, moveaxis, MISSING):\n    def plan(args):\n" +
-                "\n".join("        " + line for line in body) + "\n    return plan\n")
-        namespace: dict = {}
-        exec(compile(text, "<vectorize.vmap fast path>", "exec"), namespace)  # noqa: S102
-        make = _MATCHERS.setdefault(layout, namespace["make"])
-    return make(leaves, tuple(lead), guards, np.ndarray, np.moveaxis, _MISSING)
+        make = _MATCHERS.setdefault(layout, compiled_plan("L, LEAD, ndarray, moveaxis", body,
+                                                          "<vectorize.vmap fast path>"))
+    return make(leaves, tuple(lead), np.ndarray, np.moveaxis, guards, MISSING)
 
 
-_MISSING = object()     # (a name a guarded namespace no longer holds)
 
 
 def _batched(key):
