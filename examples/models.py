@@ -1,4 +1,4 @@
-"""Per-example vectors with @vmap (shared/seeds/001, with NumPy): batched dot products, a
+"""Per-example vectors with @vmap (the second seed program, with NumPy): batched dot products, a
 model applied to each example against shared weights, and mapped axes other than 0."""
 
 import numpy as np

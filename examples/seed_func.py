@@ -1,4 +1,4 @@
-"""The program this project started from (shared/seeds/000), written with NumPy.
+"""The program this project started from (the first seed program), written with NumPy.
 
 A per-example function with a data-dependent ``if`` (``torch.vmap`` refuses it), applied to
 every item of an input with a list comprehension, and the hand-written ``where`` version.

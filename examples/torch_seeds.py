@@ -1,6 +1,5 @@
 """The PyTorch programs this project was started from, as written, with `vectorize.vmap`
-in place of `torch.vmap` / `functorch.vmap` (texts in ../../shared/seeds/, summary in
-docs/torch.md).
+in place of `torch.vmap` / `functorch.vmap` (summarized in docs/torch.md).
 
 1. A blog post: `func` has a data-dependent `if`, which `torch.vmap` refuses; its author
    rewrote it by hand with `torch.where` (`func_2`) and had to `torch.expand_copy` the shared

@@ -1,4 +1,4 @@
-"""The seed programs (../shared/seeds/: a blog post and the torch.vmap tutorial) run as
+"""The seed programs (a blog post and the torch.vmap tutorial) run as
 written with our ``vmap``, and per-sample gradients by the documented recipe
 (examples/torch_seeds.py, examples/torch_per_sample_grads.py, docs/torch.md)."""
 
