@@ -44,6 +44,8 @@ from ..syntax.edit import AUGMENTED_TO_BINARY
 from ..syntax.templates import bare_code, expr
 from ..syntax.traversal import children, walk
 
+_CAST_MESSAGE = "a float that does not fit the int array it is written into"
+
 _COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
                 cst.Equal, cst.NotEqual)
 
@@ -172,6 +174,27 @@ class _Checks:
                 continue
             out.append((check, guards))
             self.assume(check, guards)
+
+    def item_cast(self, target: cst.Subscript, node) -> list:
+        """``y[i] = v`` of a float ``v`` into an int array: the example converts ``v`` as
+        ``int()`` does, raising for NaN (ValueError), infinities and values beyond the
+        array's dtype (OverflowError), where the batch's cast would make garbage (NumPy
+        only warns). Into an unsigned array only a Python float raises (a NumPy float
+        wraps, in the example as in the batch)."""
+        array, value = self.example(target.value), self.value(node)
+        if not isinstance(array, np.ndarray) or value is None or value.kind != "f":
+            return []
+        kind = array.dtype.kind
+        if kind not in "iu" or kind == "u" and self.numpy_valued(node):
+            return []
+        info = np.iinfo(array.dtype)
+        if info.bits == 64:
+            low = "" if kind == "u" else f"{-float(2 ** 63)!r} <= "
+            test = f"not {low}{{x}} < {float(info.max + 1)!r}" if low else \
+                f"not -1.0 < {{x}} < {float(info.max + 1)!r}"
+        else:
+            test = f"not {float(info.min - 1)!r} < {{x}} < {float(info.max + 1)!r}"
+        return [python_errors.Check("OverflowError", _CAST_MESSAGE, test, {"x": node})]
 
     def computed_by_python(self, check) -> bool:
         """`vmap`: whether the check is about an operation the generated code leaves to
@@ -718,6 +741,10 @@ class _Writer:
         if t in (cst.Assign, cst.AnnAssign, cst.Expr, cst.Return):
             if small.value is not None:
                 self.checks.of(small.value, [], facts, found)
+        if t is cst.Assign and len(small.targets) == 1 and \
+                type(small.targets[0].target) is cst.Subscript:
+            found.extend((check, []) for check in self.checks.item_cast(
+                small.targets[0].target, small.value))
 
     def if_statement(self, stmt: cst.If, facts) -> list:
         found: list = []
