@@ -48,6 +48,7 @@ for path in (str(ROOT), str(HERE)):
         sys.path.insert(0, path)
 
 from _timing import fmt_time, machine_facts, paired_spread, settle  # noqa: E402
+from workloads import newton_step, sqrt_newton  # noqa: E402 -- the workloads' own
 
 import vectorize as vz  # noqa: E402
 
@@ -64,21 +65,6 @@ def newton_tail_select(a, x0):
     x = x0
     while abs(x * x - a) > 1e-12 * a:  # vectorize: select
         x = 0.5 * (x + a / x)
-    return x
-
-
-def newton_step(x, a):
-    return 0.5 * (x + a / x)
-
-
-def sqrt_newton(a):
-    if a < 0:
-        return math.nan
-    if a == 0:
-        return 0.0
-    x = max(a, 1.0)
-    while abs(x * x - a) > 1e-12 * a:
-        x = newton_step(x, a)
     return x
 
 

@@ -432,6 +432,12 @@ def _compare_tree(got, expected, what):
     return ""
 
 
+def _internal(exc, call) -> Outcome:
+    """An exception from inside the engine (or its generated code): its tail of traceback."""
+    tb = "".join(traceback.format_exception(exc))[-3000:]
+    return Outcome("internal", f"{type(exc).__name__}: {exc}\n{tb}", call=call)
+
+
 def run_axes_case(source: str, spec: dict, writer: ModuleWriter) -> Outcome:
     f = writer.load(Program(source, (), 1))
     rng = random.Random(spec["out_seed"])
@@ -484,15 +490,12 @@ def run_axes_case(source: str, spec: dict, writer: ModuleWriter) -> Outcome:
             return Outcome("rejected", str(got[1]), normalize_reason(str(got[1])), call=call)
         if ref[0] == "raised" and isinstance(ref[1], _ZeroBatch):
             if got[0] == "raised":
-                tb = "".join(traceback.format_exception(got[1]))[-3000:]
-                return Outcome("internal", f"{type(got[1]).__name__}: {got[1]}\n{tb}",
-                               call=call)
+                return _internal(got[1], call)
             continue
         if ref[0] == "raised":
             continue           # the loop raises: nothing to compare (vmap semantics)
         if got[0] == "raised":
-            tb = "".join(traceback.format_exception(got[1]))[-3000:]
-            return Outcome("internal", f"{type(got[1]).__name__}: {got[1]}\n{tb}", call=call)
+            return _internal(got[1], call)
         problem = _compare_tree(got[1], ref[1], call)
         if problem:
             return Outcome("mismatch", f"{problem}\n got {got[1]!r}\n expected {ref[1]!r}",
@@ -1164,8 +1167,7 @@ def run_signature_case(source: str, arg_sets: list, writer: ModuleWriter,
                                                 if got[0] == "raised" else repr(got[1])),
                            call=call)
         if got[0] == "raised":
-            tb = "".join(traceback.format_exception(got[1]))[-3000:]
-            return Outcome("internal", f"{type(got[1]).__name__}: {got[1]}\n{tb}", call=call)
+            return _internal(got[1], call)
         problem = _same(got[1], ref[1], call)
         if problem:
             return Outcome("mismatch", f"{problem}\n got {got[1]!r}\n expected {ref[1]!r}",
