@@ -225,3 +225,151 @@ def test_a_python_float_the_code_tests_in_python_is_static(api):
         got = numpy_in(_data(6), b)
         assert type(got) is np.ndarray and got.flags.writeable
         np.testing.assert_array_equal(got, [python_test(v, b) for v in _data(6)])
+
+
+# --------------------------------------------------------------- large results: no copy
+# From `runtime.VIEW_MIN_BYTES` a result a jitted call has just made is handed out as a
+# writable NumPy array over XLA's buffer (held through the buffer protocol) instead of a
+# copy; the tests below hold it to what a copy guarantees.
+
+from vectorize.backends.jax import runtime  # noqa: E402
+
+LARGE = 10_000      # 80 KB of float64: above VIEW_MIN_BYTES
+
+
+def kinds(x):
+    if x > 0.5:
+        return x > 2.0, int(x * 3.0), complex(x, -x), x * 2.0
+    return x < -1.0, -7, complex(0.0, x), x
+
+
+def _makers(fn, axes=0):
+    return {"vectorize": vectorize(fn, backend="jax"),
+            "vmap": vmap(fn, in_axes=axes, backend="jax")}
+
+
+def test_this_jax_gives_jit_results_buffers_of_their_own():
+    assert LARGE * 8 >= runtime.VIEW_MIN_BYTES
+    assert runtime.results_are_own()
+
+
+@pytest.mark.parametrize("api", ["vectorize", "vmap"])
+def test_large_results_are_not_copies_and_stay_their_own(api):
+    f = _makers(seed_if, (0, None))[api]
+    t = _data(LARGE)
+    expected = np.vectorize(seed_if)(t, 1.5)
+    kept = []
+    for _ in range(12):
+        out = f(t, 1.5)
+        _check_own(out, (t,), expected)
+        assert not out.flags.owndata        # XLA's buffer, not a copy
+        kept.append(out)
+    kept[0][...] = np.nan                   # written by the user: nothing else changes
+    kept[1] *= 2.0
+    view = kept[2][::-3]
+    del kept[2]
+    import gc
+    gc.collect()
+    held = {a.ctypes.data for a in kept}
+    for arr in jax.live_arrays():           # even deleted by their jax.Arrays: still held
+        if arr.unsafe_buffer_pointer() in held:
+            arr.delete()
+    more = [f(t + 1.0, 1.5) for _ in range(12)]     # new buffers never reuse held ones
+    np.testing.assert_array_equal(t, _data(LARGE))
+    assert np.isnan(kept[0]).all()
+    np.testing.assert_array_equal(kept[1], 2.0 * expected)
+    for arr in kept[2:]:
+        np.testing.assert_array_equal(arr, expected)
+    np.testing.assert_array_equal(view, expected[::-3])
+    for arr in more:
+        np.testing.assert_array_equal(arr, np.vectorize(seed_if)(t + 1.0, 1.5))
+    assert len({a.ctypes.data for a in kept + more}) == len(kept + more)
+
+
+@pytest.mark.parametrize("api", ["vectorize", "vmap"])
+def test_large_results_of_every_dtype_and_tuple_results_share_nothing(api):
+    x = _data(LARGE) - 3.0
+    x[::7] = np.nan
+    x[1] = -0.0
+    expected = np.vectorize(kinds, otypes=[np.bool_, np.int64, np.complex128, np.float64])(x)
+    f = _makers(kinds)[api]
+    for _ in range(3):
+        got = f(x)
+        assert isinstance(got, tuple) and len(got) == 4
+        for g, e in zip(got, expected):
+            assert type(g) is np.ndarray and g.dtype == e.dtype and g.flags.writeable
+            np.testing.assert_array_equal(g, e)
+        for i, g in enumerate(got):
+            assert not np.shares_memory(g, x)
+            for h in got[i + 1:]:
+                assert not np.shares_memory(g, h)
+        got[3][...] = 1.0
+        np.testing.assert_array_equal(got[2], expected[2])
+
+
+@pytest.mark.parametrize("api", ["vectorize", "vmap"])
+def test_a_large_aligned_argument_returned_as_it_is_is_not_shared(api):
+    # JAX takes a 64-byte aligned NumPy array without a copy: the result must not be it
+    raw = np.zeros(LARGE + 8)
+    start = (-raw.ctypes.data % 64) // 8
+    x = raw[start:start + LARGE]
+    x[:] = _data(LARGE)
+    f = _makers(identity)[api]
+    for _ in range(3):
+        out = f(x)
+        _check_own(out, (x, raw), x.copy())
+        out += 1.0
+        np.testing.assert_array_equal(x, _data(LARGE))
+
+
+def test_large_results_from_threads():
+    import threading
+    f = vectorize(seed_if, backend="jax")
+    f(_data(LARGE), 1.0)
+    failures = []
+
+    def work(seed):
+        t = _data(LARGE, seed)
+        expected = np.vectorize(seed_if)(t, 1.5)
+        outs = [f(t, 1.5) for _ in range(8)]
+        for out in outs:
+            if not (out.flags.writeable and np.array_equal(out, expected)):
+                failures.append(seed)
+        outs[0][...] = 0.0
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not failures
+
+
+def test_results_are_copies_where_jax_does_not_give_buffers_of_their_own(monkeypatch):
+    monkeypatch.setattr(runtime, "_OWN", [False])
+    f = vmap(seed_if, in_axes=(0, None), backend="jax")
+    t = _data(LARGE)
+    for _ in range(3):
+        out = f(t, 1.5)
+        _check_own(out, (t,), np.vectorize(seed_if)(t, 1.5))
+        assert out.flags.owndata
+
+
+def test_only_a_fresh_result_is_handed_out_without_a_copy():
+    with jax.enable_x64(True):
+        mine = jnp.arange(float(LARGE))          # a user's array: never written through
+        made = jax.jit(lambda v: v * 2.0)(mine)
+    for value in (mine, made):                   # not marked by a call of ours: copied
+        out = runtime.to_numpy(value)
+        assert out.flags.owndata and out.flags.writeable
+        out[...] = -1.0
+    np.testing.assert_array_equal(np.asarray(mine), np.arange(float(LARGE)))
+    np.testing.assert_array_equal(np.asarray(made), 2.0 * np.arange(float(LARGE)))
+    runtime.mark_fresh(made)
+    first = runtime.to_numpy(made)
+    assert not first.flags.owndata and first.flags.writeable
+    again = runtime.to_numpy(made)               # the same object a second time: a copy
+    assert again.flags.owndata and not np.shares_memory(first, again)
+    runtime.mark_fresh(made)
+    small = runtime.to_numpy(made[:10])          # not the marked object: a copy
+    assert small.flags.owndata

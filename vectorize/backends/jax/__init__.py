@@ -23,6 +23,7 @@ import sys
 import numpy as np
 
 from ..base import Backend
+from . import runtime
 
 # NumPy dtypes JAX computes in under x64 (bfloat16 and the float8s have no NumPy dtype of
 # their own: refused)
@@ -115,12 +116,11 @@ class JaxBackend(Backend):
         with jax_module().enable_x64(True):
             return self.module().asarray(array).astype(numpy_dtype(dtype))
 
-    def to_numpy(self, value):
-        """A NumPy array of its own, writable, as NumPy's and the other backends' results
-        are: ``np.asarray`` of a ``jax.Array`` is a read-only view of XLA's buffer (that
-        can never be made writable), so the values are copied once (``docs/jax.md``,
-        "NumPy in, NumPy out")."""
-        return np.array(value)
+    # A NumPy array of its own, writable, as NumPy's and the other backends' results are:
+    # ``np.asarray`` of a ``jax.Array`` is a read-only view of XLA's buffer, so a result is
+    # copied, or, where it is a large one a jitted call has just made, handed out as a
+    # writable array over that buffer (`runtime.to_numpy`, ``docs/jax.md``)
+    to_numpy = staticmethod(runtime.to_numpy)
 
     def as_result(self, value):
         if self.claims(value):

@@ -26,12 +26,25 @@ fails and gives the flag back with the results. When one is set, the code runs a
 op (``jax.disable_jit``, loops too), where the ``raise`` happens exactly as written (its
 message from the first failing lane); `vectorize` then replays numpy.vectorize as it does for
 NumPy code. Nothing raises inside ``jit``, and no failing lane is ever silently kept.
+
+**NumPy results** (`to_numpy`: NumPy arguments in, NumPy arrays out) are writable arrays of
+their own. JAX gives NumPy only a read-only view of a result's buffer, so a small result is
+copied; a large one (`VIEW_MIN_BYTES`) that a jitted call has just made (`mark_fresh`) is
+handed out as a writable NumPy array over XLA's buffer itself, no copy: that buffer is the
+call's own (XLA makes a new one for every result of every call and writes it only in that
+call; nothing else holds the ``jax.Array``), and the array holds it through the buffer
+protocol (an external reference: XLA frees it only when the NumPy array and its views are
+gone, even if the ``jax.Array`` is deleted). `results_are_own` checks once per process that
+this JAX gives ``jit``'s results buffers of their own (none forwarded from an argument or a
+constant, none shared between two results); where it does not, every result is copied.
 """
 
 from __future__ import annotations
 
 import ast
+import ctypes
 import threading
+import weakref
 
 import numpy as np
 
@@ -54,6 +67,104 @@ def as_array(value):
     jax = jax_module()
     with jax.enable_x64(True):
         return jax.numpy.asarray(value)
+
+
+# -------------------------------------------------------------------- NumPy results
+VIEW_MIN_BYTES = 1 << 15
+"""From this size a fresh result is handed out without a copy (below it, a copy costs
+less than making the view)."""
+
+_FRESH = threading.local()
+"""``.refs``: weak references to the results of this thread's last jitted call (`mark_fresh`),
+the only results `to_numpy` hands out without a copy."""
+
+_OWN: list = []     # `results_are_own`'s answer, once known
+
+
+def mark_fresh(out) -> None:
+    """Remember ``out`` (a jitted call's results: one ``jax.Array`` or a tuple of them) as
+    results no one else holds, until this thread's next jitted call."""
+    try:
+        if type(out) is tuple:
+            _FRESH.refs = tuple(weakref.ref(o) for o in out)
+        else:
+            _FRESH.refs = (weakref.ref(out),)
+    except TypeError:       # (not weakly referable: not an array; nothing to remember)
+        _FRESH.refs = ()
+
+
+def _take_fresh(value) -> bool:
+    """Whether ``value`` is one of the last jitted call's results not yet handed out (it is
+    then no longer: a second conversion of the same object copies)."""
+    refs = getattr(_FRESH, "refs", ())
+    for i, ref in enumerate(refs):
+        if ref() is value:
+            _FRESH.refs = refs[:i] + refs[i + 1:]
+            return True
+    return False
+
+
+def results_are_own() -> bool:
+    """Whether this JAX gives each result of a jitted call a buffer of its own, readable
+    from the host through the buffer protocol, at the address ``unsafe_buffer_pointer``
+    gives: a jitted function returning its arguments (a NumPy array JAX takes without a
+    copy, a ``jax.Array``), a ``jax.Array`` and a NumPy array it closes over, and one value
+    twice, checked once per process. False: `to_numpy` copies every result."""
+    if not _OWN:
+        _OWN.append(_probe_own())
+    return _OWN[0]
+
+
+def _probe_own() -> bool:
+    jax = jax_module()
+    try:
+        with jax.enable_x64(True):
+            raw = np.zeros(64 + 8)
+            start = (-raw.ctypes.data % 64) // 8    # 64-byte aligned: JAX may alias it
+            host = raw[start:start + 8]
+            host[:] = np.arange(8.0)
+            given = jax.numpy.arange(8.0) + 1.0
+            kept = jax.numpy.arange(8.0) * 3.0
+            kept_numpy = np.arange(8.0) * 5.0
+
+            def probe(a, b):
+                c = a * 2.0
+                return a, b, kept, kept_numpy, c, c
+
+            outs = jax.jit(probe)(host, given)
+            addresses = [host.ctypes.data, given.unsafe_buffer_pointer(),
+                         kept.unsafe_buffer_pointer()]
+            for out in outs:
+                if not isinstance(out, jax.Array) or out is given or out is kept:
+                    return False
+                held = memoryview(out)
+                seen = np.frombuffer(held, np.uint8).__array_interface__["data"][0]
+                if seen != out.unsafe_buffer_pointer() or not held.c_contiguous:
+                    return False
+                addresses.append(seen)
+            return len(set(addresses)) == len(addresses)
+    except Exception:   # noqa: BLE001 -- any failure: copy every result
+        return False
+
+
+_BYTES = ctypes.c_char
+
+
+def to_numpy(value):
+    """A result as a writable NumPy array of its own (module docstring, "NumPy results"):
+    XLA's buffer itself where ``value`` is a fresh result (`mark_fresh`) of at least
+    `VIEW_MIN_BYTES` on the host, else a copy."""
+    if _take_fresh(value) and value.nbytes >= VIEW_MIN_BYTES and results_are_own():
+        try:
+            held = memoryview(value)    # waits for the values; holds the buffer
+        except (BufferError, TypeError):    # not in host memory (a GPU's): copied
+            return np.array(value)
+        if held.c_contiguous and held.nbytes == value.nbytes:
+            memory = (_BYTES * held.nbytes).from_address(value.unsafe_buffer_pointer())
+            memory.held = held
+            array = np.frombuffer(memory, value.dtype)
+            return array if value.ndim == 1 else array.reshape(value.shape)
+    return np.array(value)
 
 
 def _is_any_lane(node) -> bool:
@@ -261,9 +372,12 @@ class Compiled:
                 x64 = _JAX[0].enable_x64
                 try:
                     if x64.value:
-                        return jitted(*args)
-                    with x64(True):
-                        return jitted(*args)
+                        out = jitted(*args)
+                    else:
+                        with x64(True):
+                            out = jitted(*args)
+                    mark_fresh(out)
+                    return out
                 except Exception:   # noqa: BLE001, S110 -- a new shape failed to trace:
                     pass            # the levels below decide, as for a first call
         return self._call(args, kwargs)
@@ -301,6 +415,7 @@ class Compiled:
                         # raises as written: the first failing example's exception (or, if
                         # JAX fails, JAX's: `vectorize` replays numpy.vectorize either way)
                         return self.op_by_op(*args, **kwargs)
+                mark_fresh(out)
                 return out
             return self._untraceable(args, kwargs)
 
