@@ -8,8 +8,9 @@ rounds, medians:
 
 - **NumPy in/out**: ours (``backend="jax"``) called on NumPy arrays, NumPy arrays back, against
   ``np.asarray(jax.jit(hand)(...))`` on the same arrays (a read-only view of XLA's buffer);
-  ours gives writable arrays of their own, a copy (``docs/jax.md``), so the next column is
-  against ``np.array(jax.jit(hand)(...))``, which copies too;
+  ours gives writable arrays of their own (``docs/jax.md``: a copy of a small result, XLA's
+  buffer itself for a large one), so a further column is against
+  ``np.array(jax.jit(hand)(...))``, writable too (a copy);
 - **jax.Array in/out**: both on ``jax.Array``s, results waited for (``block_until_ready``);
 - each ours / jit(hand) ratio is the ratio of the medians, with the quartiles of the per-round
   ratios in parentheses (each round times both: how far one run's ratio can be trusted);
@@ -20,7 +21,13 @@ rounds, medians:
   (another N: a new trace and compile, the engine's code reused), beside the hand rewrite's.
   Steady figures never include compiling.
 
-Both run with 64-bit types (``jax.enable_x64``): the workloads are float64.
+Both compute in float64, as the workloads are: the whole run has 64-bit types on
+(``jax.config.update("jax_enable_x64", True)``, as a JAX user computing in float64 sets it;
+restored after), and no peer enters ``jax.enable_x64`` per call. (With 64-bit types off, ours
+enters that context around each call, a microsecond or two, as a hand rewrite computing in
+float64 would have to.) Before, the hand peers entered the context per call, and the setting
+around the run was whatever the workloads run before had left (``python -m benchmarks``
+turns it on), so the peers did not pay the same per call from one run to another.
 """
 
 from __future__ import annotations
@@ -93,39 +100,32 @@ def timed(call):
 def measure(work, hand_jit_of, n: int, rounds: int, jax, jnp) -> dict:
     args = work.args(n)
     expected = work.hand(*args)
-    with jax.enable_x64(True):      # float64 jax.Arrays (JAX's default would make float32)
-        jargs = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+    jargs = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args]  # float64
 
     ours = ours_jax(work)
     first_ours, got = timed(lambda: ours(*args))
     assert isinstance(got, np.ndarray), f"{work.name}: NumPy in, {type(got)} out"
     assert np.allclose(got, expected, rtol=1e-9, atol=1e-12, equal_nan=True), work.name
     hand_jit = hand_jit_of(work.name)
-    with jax.enable_x64(True):
-        first_hand, _ = timed(lambda: hand_jit(*jargs).block_until_ready())
+    first_hand, _ = timed(lambda: hand_jit(*jargs).block_until_ready())
     # a new shape: the same objects, one more example
     more = work.args(n + 1)
-    with jax.enable_x64(True):
-        jmore = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in more]
+    jmore = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in more]
     new_shape_ours, _ = timed(lambda: ours(*more))
-    with jax.enable_x64(True):
-        new_shape_hand, _ = timed(lambda: hand_jit(*jmore).block_until_ready())
+    new_shape_hand, _ = timed(lambda: hand_jit(*jmore).block_until_ready())
     got_jax = ours(*jargs)
     assert isinstance(got_jax, jax.Array), f"{work.name}: jax.Array in, {type(got_jax)} out"
     assert got_jax.dtype == expected.dtype, (work.name, got_jax.dtype, expected.dtype)
     assert np.allclose(np.asarray(got_jax), expected, rtol=1e-9, atol=1e-12, equal_nan=True)
 
     def hand_np():
-        with jax.enable_x64(True):
-            return np.asarray(hand_jit(*args))
+        return np.asarray(hand_jit(*args))
 
-    def hand_np_writable():       # what ours gives: a writable array of its own (a copy)
-        with jax.enable_x64(True):
-            return np.array(hand_jit(*args))
+    def hand_np_writable():       # writable, as ours is: a copy
+        return np.array(hand_jit(*args))
 
     def hand_jax():
-        with jax.enable_x64(True):
-            return hand_jit(*jargs).block_until_ready()
+        return hand_jit(*jargs).block_until_ready()
 
     peers = {
         "hand NumPy": lambda: work.hand(*args),
@@ -182,6 +182,15 @@ def main(sizes=SIZES, rounds: int = 7, only=None) -> list[str]:
         line = f"JAX not measured ({type(exc).__name__}: {exc})"
         print(line)
         return [line]
+    x64_before = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)   # float64 everywhere (module docstring)
+    try:
+        return _main(jax, jnp, sizes, rounds, only)
+    finally:
+        jax.config.update("jax_enable_x64", x64_before)
+
+
+def _main(jax, jnp, sizes, rounds, only) -> list[str]:
     hands = hand_rewrites(jax, jnp)
     jitted = {}
 

@@ -373,3 +373,28 @@ def test_only_a_fresh_result_is_handed_out_without_a_copy():
     runtime.mark_fresh(made)
     small = runtime.to_numpy(made[:10])          # not the marked object: a copy
     assert small.flags.owndata
+
+
+def scaled(x, w):
+    return x * w
+
+
+def test_warm_calls_on_jax_arrays_of_another_dtype_rank_or_size():
+    # the warm check of jax.Array arguments (type, rank, dtype; sizes that agree) sends any
+    # other call to planning, which computes it as the per-example loop does
+    f = vmap(scaled)
+    with jax.enable_x64(True):
+        calls = [(jnp.arange(5.0), jnp.arange(5.0)), (jnp.arange(7.0), jnp.arange(7.0)),
+                 (jnp.arange(5, dtype=jnp.float32), jnp.arange(5, dtype=jnp.float32)),
+                 (jnp.arange(5), jnp.arange(5)),
+                 (jnp.arange(6.0).reshape(3, 2), jnp.arange(6.0).reshape(3, 2)),
+                 (jnp.arange(5.0), jnp.arange(5.0))]
+    for x, w in calls:
+        for _ in range(2):
+            got = f(x, w)
+            assert isinstance(got, jax.Array) and got.dtype == x.dtype and got.shape == x.shape
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(x) * np.asarray(w))
+    with jax.enable_x64(True):
+        x, w = jnp.arange(5.0), jnp.arange(4.0)
+    with pytest.raises(ValueError):
+        f(x, w)         # batch sizes that disagree: vmap's error, warm or not

@@ -648,9 +648,8 @@ class _FastPath:
         self.direct = direct
         self.rank = entry.spec.result.rank if direct is not None else None
         self.out_type = None
-        # `plan`, unrolled for these leaves where they are NumPy arrays and Python numbers
-        # (`_matcher`), else `plan` itself
-        self.match = _matcher(lead, leaves, entry.spec.guards) or self.plan
+        # `plan`, unrolled for these leaves (`_matcher`)
+        self.match = _matcher(lead, leaves, entry.spec.guards)
 
     @classmethod
     def of(cls, vm, args, entry, batched):
@@ -687,47 +686,6 @@ class _FastPath:
             chunks.prime_allocator()        # (what `chunks.run` does before a large call)
         return cls(entry, vm._lead, tuple(leaves), batched, direct, chunked)
 
-    def plan(self, args):
-        """(arguments of the generated function, batch size), or None when ``args`` are not
-        like the last call's or the specialization's guards no longer hold."""
-        if len(args) != len(self.leaves):
-            return None
-        call_args = list(self.lead)
-        size = -1
-        for arg, (kind, char, ndim, axis) in zip(args, self.leaves):
-            if kind == "b":
-                if type(arg) is not np.ndarray or arg.ndim != ndim or arg.dtype.char != char:
-                    return None
-                n = arg.shape[axis]
-                if n != size:
-                    if size >= 0:
-                        return None     # sizes that disagree: `_plan` says how
-                    size = n
-                call_args.append(np.moveaxis(arg, axis, 0) if axis else arg)
-            elif kind == "u":
-                if type(arg) is not np.ndarray or arg.ndim != ndim or arg.dtype.char != char:
-                    return None
-                call_args.append(arg)
-            elif kind in ("fb", "fu"):
-                kind_type, key, backend = char
-                if type(arg) is not kind_type or arg.ndim != ndim or \
-                        backend.dtype_key(arg) != key:
-                    return None
-                if kind == "fb":
-                    n = arg.shape[0]
-                    if n != size:
-                        if size >= 0:
-                            return None
-                        size = n
-                call_args.append(arg)
-            elif type(arg) is kind:
-                call_args.append(arg)
-            else:
-                return None
-        if not self.entry.spec.guards_hold():
-            return None
-        return call_args, size
-
 
 _MATCHERS: dict = {}
 """`_matcher`'s compiled makers, per layout (each leaf's kind and axis, the number of bound
@@ -735,11 +693,13 @@ leading arguments and of guards): a few per program, each compiled once."""
 
 
 def _matcher(lead, leaves, guards):
-    """`_FastPath.plan` for these leaves with the loop over them, the kinds' tests and the
-    guards unrolled (the vmap of a function of a few arguments then pays a few comparisons per
-    argument), or None where a leaf is another namespace's array (``"fb"``, ``"fu"``)."""
-    if any(kind in ("fb", "fu") for kind, _, _, _ in leaves):
-        return None
+    """``match(args)``: (arguments of the generated function, batch size), or None when
+    ``args`` are not like the last call's (per leaf: a NumPy array of its dtype and rank, the
+    batch size along its axis; another namespace's array of its type, rank and dtype key
+    (`Backend.dtype_key`), the batch size along axis 0; a Python number of its type) or the
+    specialization's guards no longer hold. The tests of these leaves and guards are unrolled
+    into one function per layout (the vmap of a function of a few arguments then pays a few
+    comparisons per argument)."""
     layout = (tuple((kind if type(kind) is str else "type", axis)
                     for kind, _, _, axis in leaves), len(lead), len(guards))
     make = _MATCHERS.get(layout)
@@ -752,6 +712,18 @@ def _matcher(lead, leaves, guards):
             a = names[i]
             if kind == "type":
                 body += [f"if type({a}) is not L[{i}][0]:", "    return None"]
+                out.append(a)
+                continue
+            if kind in ("fb", "fu"):
+                # another namespace's array (a jax.Array): its type, rank and dtype key
+                body += [f"if type({a}) is not L[{i}][1][0] or {a}.ndim != L[{i}][2] or "
+                         f"L[{i}][1][2].dtype_key({a}) != L[{i}][1][1]:", "    return None"]
+                if kind == "fb":
+                    if sized:
+                        body += [f"if {a}.shape[0] != size:", "    return None"]
+                    else:
+                        body.append(f"size = {a}.shape[0]")
+                        sized = True
                 out.append(a)
                 continue
             body += [f"if type({a}) is not ndarray or {a}.ndim != L[{i}][2] or "

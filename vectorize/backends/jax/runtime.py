@@ -367,7 +367,8 @@ class Compiled:
         if not kwargs and not self.level and not self.checks:
             # a warm call: arguments of types jitted before (`_jit_for`), nothing to check
             # after; the jitted function itself, x64 entered only where it is off
-            jitted = self._by_types[0].get(tuple(map(type, args)))
+            types = tuple(map(type, args))
+            jitted = self._by_types[0].get(types)
             if jitted is not None:
                 x64 = _JAX[0].enable_x64
                 try:
@@ -376,7 +377,8 @@ class Compiled:
                     else:
                         with x64(True):
                             out = jitted(*args)
-                    mark_fresh(out)
+                    if np.ndarray in types:     # NumPy in: NumPy out (`to_numpy`)
+                        mark_fresh(out)
                     return out
                 except Exception:   # noqa: BLE001, S110 -- a new shape failed to trace:
                     pass            # the levels below decide, as for a first call
