@@ -75,15 +75,16 @@ VIEW_MIN_BYTES = 1 << 15
 less than making the view)."""
 
 _FRESH = threading.local()
-"""``.refs``: weak references to the results of this thread's last jitted call (`mark_fresh`),
-the only results `to_numpy` hands out without a copy."""
+"""``.refs``: weak references to the results of this thread's last jitted call on NumPy
+arguments (`mark_fresh`), the only results `to_numpy` hands out without a copy."""
 
 _OWN: list = []     # `results_are_own`'s answer, once known
 
 
 def mark_fresh(out) -> None:
-    """Remember ``out`` (a jitted call's results: one ``jax.Array`` or a tuple of them) as
-    results no one else holds, until this thread's next jitted call."""
+    """Remember ``out`` (the results of a jitted call on NumPy arguments: one ``jax.Array`` or
+    a tuple of them) as results no one else holds, until they are handed out (`to_numpy`) or
+    this thread's next such call."""
     try:
         if type(out) is tuple:
             _FRESH.refs = tuple(weakref.ref(o) for o in out)
@@ -417,7 +418,8 @@ class Compiled:
                         # raises as written: the first failing example's exception (or, if
                         # JAX fails, JAX's: `vectorize` replays numpy.vectorize either way)
                         return self.op_by_op(*args, **kwargs)
-                mark_fresh(out)
+                if any(type(a) is np.ndarray for a in (*args, *kwargs.values())):
+                    mark_fresh(out)     # NumPy in: NumPy out (`to_numpy`)
                 return out
             return self._untraceable(args, kwargs)
 
