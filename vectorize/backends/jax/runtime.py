@@ -155,16 +155,17 @@ def to_numpy(value):
     """A result as a writable NumPy array of its own (module docstring, "NumPy results"):
     XLA's buffer itself where ``value`` is a fresh result (`mark_fresh`) of at least
     `VIEW_MIN_BYTES` on the host, else a copy."""
-    if _take_fresh(value) and value.nbytes >= VIEW_MIN_BYTES and results_are_own():
+    if _take_fresh(value) and results_are_own():
         try:
             held = memoryview(value)    # waits for the values; holds the buffer
         except (BufferError, TypeError):    # not in host memory (a GPU's): copied
             return np.array(value)
-        if held.c_contiguous and held.nbytes == value.nbytes:
-            memory = (_BYTES * held.nbytes).from_address(value.unsafe_buffer_pointer())
+        size = held.nbytes
+        if size >= VIEW_MIN_BYTES and held.c_contiguous:
+            memory = (_BYTES * size).from_address(value.unsafe_buffer_pointer())
             memory.held = held
             array = np.frombuffer(memory, value.dtype)
-            return array if value.ndim == 1 else array.reshape(value.shape)
+            return array if held.ndim == 1 else array.reshape(held.shape)
     return np.array(value)
 
 
