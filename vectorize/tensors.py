@@ -192,9 +192,10 @@ def _warm(vec, args):
         if type(arg) is not kind:
             return None
         if kind not in _SCALARS:
-            if arg.ndim != 1:
+            shape = arg.shape       # (one attribute: a jax.Array's are Python properties)
+            if len(shape) != 1:
                 return None
-            n = arg.shape[0]
+            n = shape[0]
             if n != size:
                 if size >= 0:
                     return None

@@ -716,13 +716,16 @@ def _matcher(lead, leaves, guards):
                 continue
             if kind in ("fb", "fu"):
                 # another namespace's array (a jax.Array): its type, rank and dtype key
-                body += [f"if type({a}) is not L[{i}][1][0] or {a}.ndim != L[{i}][2] or "
+                # (its shape read once: a jax.Array's shape and ndim are Python properties)
+                body += [f"if type({a}) is not L[{i}][1][0]:", "    return None",
+                         f"s{i} = {a}.shape",
+                         f"if len(s{i}) != L[{i}][2] or "
                          f"L[{i}][1][2].dtype_key({a}) != L[{i}][1][1]:", "    return None"]
                 if kind == "fb":
                     if sized:
-                        body += [f"if {a}.shape[0] != size:", "    return None"]
+                        body += [f"if s{i}[0] != size:", "    return None"]
                     else:
-                        body.append(f"size = {a}.shape[0]")
+                        body.append(f"size = s{i}[0]")
                         sized = True
                 out.append(a)
                 continue
