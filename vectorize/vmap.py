@@ -648,7 +648,7 @@ class _FastPath:
         self.direct = direct
         self.rank = entry.spec.result.rank if direct is not None else None
         self.out_type = None
-        # `plan`, unrolled for these leaves (`_matcher`)
+        # the warm check of a call's arguments, unrolled for these leaves (`_matcher`)
         self.match = _matcher(lead, leaves, entry.spec.guards)
 
     @classmethod
