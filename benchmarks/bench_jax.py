@@ -25,9 +25,16 @@ Both compute in float64, as the workloads are: the whole run has 64-bit types on
 (``jax.config.update("jax_enable_x64", True)``, as a JAX user computing in float64 sets it;
 restored after), and no peer enters ``jax.enable_x64`` per call. (With 64-bit types off, ours
 enters that context around each call, a microsecond or two, as a hand rewrite computing in
-float64 would have to.) Before, the hand peers entered the context per call, and the setting
-around the run was whatever the workloads run before had left (``python -m benchmarks``
-turns it on), so the peers did not pay the same per call from one run to another.
+float64 would have to.) Were the context entered by the hand peers only, or the setting left
+to whatever ran before (``python -m benchmarks`` turns it on), the peers would pay different
+per-call costs from one run to another.
+
+Reading the figures: XLA runs a call on a worker thread, so at N = 1e4 a call takes about ten
+microseconds on an idle machine and several times that on a busy one (the hand-off waits
+for a core); ratios at 1e4 move with the load, and only runs on an idle machine compare.
+``jit`` takes a NumPy argument without a copy only where its data is 64-byte aligned, which
+the workloads' arrays are or are not by chance in a run: both peers get the same arrays, so
+the ratios hold, but NumPy in/out times differ between runs.
 """
 
 from __future__ import annotations
