@@ -13,6 +13,7 @@ from .passes import (
     guard_indices,
     if_to_where,
     inner_lambdas,
+    local_lists,
     masked_loops,
     python_conditions,
     python_raises,
@@ -34,6 +35,10 @@ PIPELINE = [
     # Also before any analysis: a `try` around arithmetic becomes the tests Python makes and
     # a per-example choice of handler (`vectorize` only; the analysis refuses `try`).
     try_except,
+    # Before any analysis: a local list the function writes into item by item is the array
+    # of its items (the analysis writes into arrays only), before `sequence_loops`, which
+    # then sees `for v in vals` over that array.
+    local_lists,
     # `for e in v` over a per-example array is a loop over `range(len(v))` reading `v[i]`
     # (every example has the same length): the passes after know only loops over ranges.
     sequence_loops,

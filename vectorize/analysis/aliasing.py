@@ -22,6 +22,7 @@ import numpy as np
 from ..abstract import Value
 from ..errors import Unsupported
 from ..liveness import target_names
+from ..rules.lists import LIST_ARRAY, check_items, check_write
 from ..syntax.traversal import children, walk
 from .environments import Env
 from .float_semantics import evaluate as _evaluate
@@ -389,6 +390,18 @@ class Aliasing:
             rule = self.registry.creation_methods.get(node.func.attr.value)
         return rule
 
+    def _list_array(self, small: cst.Assign, env: Env) -> None:
+        """``vals = __list_array__([...])``, a list `passes.local_lists` made an array: its
+        items must be numbers of one type (`rules.lists.check_items`), and what is written
+        into it too (`item_write`)."""
+        call = small.value
+        if not (type(call.func) is cst.Name and call.func.value == LIST_ARRAY):
+            return
+        name = small.targets[0].target.value
+        params = () if self.python_semantics else [env.values.get(p) for p in self.params]
+        check_items(call, self.values, name, params)
+        self.list_arrays.add(name)
+
     def _written_into(self, *names: str) -> bool:
         """Whether the function writes into an item of one of ``names`` (``y[i] = v``,
         ``y[i] += v``) anywhere."""
@@ -452,6 +465,8 @@ class Aliasing:
         slot = self.subscript(target, env)
         self.values[target] = slot
         current = env.values[name]
+        if name in self.list_arrays:
+            check_write(target, value, current)
         index_batched = any(getattr(self.values.get(e.slice.value), "batched", False)
                             for e in target.slice if isinstance(e.slice, cst.Index))
         # under a condition that differs per example (a batched `if`, a masked loop's body)

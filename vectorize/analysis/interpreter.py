@@ -115,6 +115,7 @@ class Analysis(Expressions, Calls, Aliasing):
         self.ragged_consumed_reads: set[cst.Name] = set()
         self._assignment_counts: dict[str, int] | None = None
         self.owned: set[str] = set()          # arrays this function created (may be written)
+        self.list_arrays: set[str] = set()    # ... of them, lists (`passes.local_lists`)
         self._items_written: set[str] | None = None   # names whose items the function writes
         self._user_names: set[str] | None = None
         self.math_in_branches: set[cst.Call] = set()   # math.f(unbatched) under batched ifs
@@ -284,6 +285,8 @@ class Analysis(Expressions, Calls, Aliasing):
                     small.targets[0].target) is cst.Name:
                 self._ragged_binding(small.targets[0].target.value, small.value)
             created = self._creation(small.value)
+            if created is not None:
+                self._list_array(small, env)
             if self._may_give_0d_array(small.value):
                 self.zero_d_arrays.update(n for t in small.targets
                                           for n in target_names(t.target))

@@ -28,6 +28,7 @@ from ..loops.facts import record_if_facts, record_loop_facts
 from ..loops.promotions import Promotions
 from ..rules.families import pad
 from ..rules.lanes import ANY_LANE, LANE
+from ..rules.lists import LIST_ARRAY
 from ..rules.python_errors import RAISE_LANE
 from ..rules.registry import Site
 from ..syntax.edit import AugmentedToAssignment, as_assignment
@@ -352,6 +353,9 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
                 return updated_node.with_changes(func=cst.Name("bool"))
             if isinstance(original_node.func, cst.Name) and original_node.func.value == LANE:
                 return updated_node.args[0].value      # a value the same for every example
+            if isinstance(original_node.func, cst.Name) and original_node.func.value == \
+                    LIST_ARRAY:         # a list the same for every example, as its array
+                return expr(self.prims.array_of("{items}"), items=updated_node.args[0].value)
             return updated_node
         fn = getattr(self.value(original_node.func), "example", None)
         rule = self.registry.for_call(fn)
