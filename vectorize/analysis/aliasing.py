@@ -459,6 +459,7 @@ class Aliasing:
                               "create (the caller's argument or a global)", target,
                               f"copy it first: {name} = {name}.copy()")
         if name not in self.owned:
+            _no_write_into_a_list(self.tree, name, target)
             raise Unsupported(f"writing into `{name}`, which is not an array this function "
                               "created with np.zeros/np.ones/np.full/np.empty/.copy()...",
                               target, f"create `{name}` with np.zeros(...) or copy it")
@@ -484,6 +485,35 @@ class Aliasing:
             self.needs_rerun = True
         if current.batched or value.batched or index_batched:
             env.assign(name, Value(True, current.example))
+
+
+def _no_write_into_a_list(tree, name: str, target) -> None:
+    """A write into a local list that `passes.local_lists` did not make an array (or that
+    this backend has no array for): refused, saying why."""
+    kinds = set()
+    for n in walk(tree.body):
+        if type(n) is cst.Assign and any(type(t.target) is cst.Name and t.target.value == name
+                                         for t in n.targets):
+            value = n.value
+            if type(value) is cst.Call and type(value.func) is cst.Name and \
+                    value.func.value == LIST_ARRAY:
+                kinds.add("lowered")
+            elif type(value) in (cst.List, cst.ListComp) or type(
+                    value) is cst.BinaryOperation and cst.List in (type(value.left),
+                                                                    type(value.right)):
+                kinds.add("list")
+    if "lowered" in kinds:
+        raise Unsupported(f"writing into the list `{name}`: this backend has no array of a "
+                          "list's items to write into", target,
+                          "use the NumPy backend, or keep the items in separate names")
+    if "list" in kinds:
+        raise Unsupported(f"writing into the list `{name}`, which the function also uses in a "
+                          "way an array of its items would not keep (returns it, passes it to "
+                          "a function, binds another name to it, slices, appends to or "
+                          "compares it...): only such arrays are written into", target,
+                          f"use `{name}` only by index, len/sum/min/max/any/all, unpacking "
+                          "or a for loop, or create it with np.zeros(...) and write into "
+                          "that")
 
 
 def _no_failing_cast(target, slot, value, current) -> None:
