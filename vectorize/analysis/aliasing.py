@@ -511,7 +511,7 @@ def _no_write_into_a_list(tree, name: str, target) -> None:
                           "way an array of its items would not keep (returns it, passes it to "
                           "a function, binds another name to it, slices, appends to or "
                           "compares it...): only such arrays are written into", target,
-                          f"use `{name}` only by index, len/sum/min/max/any/all, unpacking "
+                          f"use `{name}` only by index, len/sum/min/max, unpacking "
                           "or a for loop, or create it with np.zeros(...) and write into "
                           "that")
 

@@ -7,7 +7,7 @@ Reads and writes no record (`records`): the lists it lowered are the names bound
 Guarantees: a name that the function binds only to list displays (``[0.0, 0.0, 0.0]``,
 ``[x, y, x + y]``) or repeated displays (``[0.0] * 3``), writes items of (``vals[i] = e``,
 ``vals[i] += e``, with one index, under any condition, in any loop) and otherwise only reads
-an item of (``vals[k]``), passes to ``len``/``sum``/``min``/``max``/``any``/``all``, unpacks
+an item of (``vals[k]``), passes to ``len``/``sum``/``min``/``max``, unpacks
 (``a, b, c = vals``) or loops over (``for v in vals``) is bound to ``__list_array__(<the
 display>)`` instead, which per example is ``np.array(<the display>)``: an array of the same
 items, for which each of those uses means what it means for the list (the analysis refuses,
@@ -37,7 +37,7 @@ from ..rules.lists import LIST_ARRAY
 from ..syntax.traversal import by_type, children, rewrite, walk
 
 # builtins that read every item of a list the same way as every item of an array
-_READERS = frozenset({"len", "sum", "min", "max", "any", "all"})
+_READERS = frozenset({"len", "sum", "min", "max"})
 _SCOPES = (cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp,
            cst.GeneratorExp)
 
