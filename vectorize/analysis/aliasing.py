@@ -22,6 +22,7 @@ import numpy as np
 from ..abstract import Value
 from ..errors import Unsupported
 from ..liveness import target_names
+from ..rules.lane_copies import copies
 from ..rules.lists import LIST_ARRAY, check_items, check_write
 from ..syntax.traversal import children, walk
 from .environments import Env
@@ -209,7 +210,8 @@ class Aliasing:
                                       "function created", node,
                                       "pass a name bound to an array created here "
                                       "(zeros, ones, .copy()...)")
-            if self._batched_depth or self.speculative:
+            if (self._batched_depth or self.speculative) and arg.value not in copies(
+                    self.tree):
                 continue        # refused by `_no_write_into_an_argument_on_some_lanes`
             value = self.values.get(arg)
             if some_batched and isinstance(value, Value) and not value.batched \
@@ -249,6 +251,8 @@ class Aliasing:
                 passed = next((a.value for a in node.args if a.keyword is not None
                                and a.keyword.value == parameter),
                               positional[index] if index < len(positional) else None)
+                if type(passed) is cst.Name and passed.value in copies(self.tree):
+                    continue    # a copy the lanes that skip the call throw away
                 what = f"`{_code(passed).strip()}`" if passed is not None else "an array"
                 raise ArgumentWritten(f"`{fn.__name__}` writes into {what}, which is passed to "
                                       "it, here under a condition that differs per example: "

@@ -31,6 +31,7 @@ from ..abstract import (
 )
 from ..errors import Unsupported
 from ..liveness import target_names, writes
+from ..rules.lane_copies import copies
 from ..rules.registry import Registry, Rule
 from .aliasing import Aliasing, ArgumentWritten
 from .calls import Calls
@@ -372,6 +373,12 @@ class Analysis(Expressions, Calls, Aliasing):
             if small.value in self.helper_calls and not self._batched_depth:
                 # the user's helper called for its checks (`_check(p, t)`, whose body raises
                 # or warns): its own analysis allowed its body, and every lane is live here
+                return env
+            if small.value in self.helper_calls and any(
+                    type(a.value) is cst.Name and a.value.value in copies(self.tree)
+                    for a in small.value.args):
+                # the user's helper writing into a copy for the lanes that make the call
+                # (`passes.helper_writes`): the others throw their rows of it away
                 return env
             if isinstance(small.value, cst.Call) and self._any_batched_input(small.value):
                 raise side_effect

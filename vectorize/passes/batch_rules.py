@@ -27,6 +27,7 @@ from ..loops.carries import needs_promotion
 from ..loops.facts import record_if_facts, record_loop_facts
 from ..loops.promotions import Promotions
 from ..rules.families import pad
+from ..rules.lane_copies import LANES_COPY
 from ..rules.lanes import ANY_LANE, LANE
 from ..rules.lists import LIST_ARRAY
 from ..rules.python_errors import RAISE_LANE
@@ -356,6 +357,9 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             if isinstance(original_node.func, cst.Name) and original_node.func.value == \
                     LIST_ARRAY:         # a list the same for every example, as its array
                 return expr(self.prims.array_of("{items}"), items=updated_node.args[0].value)
+            if isinstance(original_node.func, cst.Name) and original_node.func.value == \
+                    LANES_COPY:         # the same for every example: one copy
+                return expr(self.prims.copy("{a}"), a=updated_node.args[0].value)
             return updated_node
         fn = getattr(self.value(original_node.func), "example", None)
         rule = self.registry.for_call(fn)
