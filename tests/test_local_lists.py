@@ -260,6 +260,121 @@ def test_the_list_is_an_array_written_by_columns():
     assert "vals = np.stack([x, y, x + y], axis=1)" in src, src
 
 
+# ------------------------------------------------- helpers writing into their arguments
+
+
+def bump(w, i):
+    w[i] += 1.0
+
+
+def put(w, i, v):
+    w[i] = v
+
+
+def helpers_on_some_lanes(x, k):
+    """vmap: ``x`` a vector of 4 per example, ``k`` an int."""
+    y = np.zeros(4)
+    if x[0] > 0:
+        bump(y, 1)
+    if 0 <= k < 4:
+        put(y, k, x[1])           # k out of range on lanes that skip the call: no error
+    else:
+        put(y, 3, -1.0)
+    return y
+
+
+def helper_in_a_while(x, k):
+    y = np.zeros(4)
+    j = 0
+    while j < 4 and x[j] < 0.5:
+        bump(y, j)
+        j += 1
+    return y
+
+
+def helper_after_an_early_return(x, k):
+    y = x.copy()
+    if x[3] > 1.0:
+        return y * 2.0
+    for i in range(4):
+        put(y, i, y[i] + k)
+    return y
+
+
+def helper_with_an_index_out_of_range(x, k):
+    y = np.zeros(4)
+    if x[0] > 0:
+        put(y, k, 1.0)            # IndexError where k > 3 on a lane that makes the call
+    return y
+
+
+def helper_under_a_condition_scalar(x, k):
+    """vectorize: both numbers per example."""
+    acc = np.zeros(3)
+    if x > 0:
+        put(acc, k % 3, x)
+    elif x < -1:
+        bump(acc, 0)
+    return acc[0] - acc[1] + 2 * acc[2]
+
+
+def _vector_inputs(n, seed=0):
+    rng = np.random.default_rng(seed + n)
+    x = np.round(rng.normal(size=(n, 4)), 1)
+    x[rng.random((n, 4)) < 0.05] = np.nan
+    return x, rng.integers(-2, 6, n)
+
+
+def _loop(f, x, k):
+    """(the loop's stacked results, or the first exception it raises)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return np.stack([f(a, b) for a, b in zip(x, k)]), None
+    except Exception as exc:  # noqa: BLE001 -- the type is compared
+        return None, exc
+
+
+@pytest.mark.parametrize("f", [helpers_on_some_lanes, helper_in_a_while,
+                               helper_after_an_early_return], ids=lambda f: f.__name__)
+def test_vmap_helper_writes_on_some_lanes_match_the_loop(f):
+    g = vmap(f, fallback="error")
+    assert g(*_vector_inputs(0)).shape == (0, 4)
+    for n in (1, 5, 10_000, 10_000):
+        x, k = _vector_inputs(n)
+        expected, raised = _loop(f, x, k)
+        if raised is not None:
+            with pytest.raises(type(raised)):
+                g(x, k)
+            continue
+        got = g(x, k)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_a_helper_index_out_of_range_on_a_live_lane_raises_index_error():
+    g = vmap(helper_with_an_index_out_of_range, fallback="error")
+    x = np.array([[1.0, 0, 0, 0], [-1.0, 0, 0, 0]])
+    with pytest.raises(IndexError):
+        g(x, np.array([5, 1]))
+    np.testing.assert_array_equal(g(x, np.array([2, 7])), [[0, 0, 1.0, 0], [0, 0, 0, 0]])
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_vectorize_helper_writes_on_some_lanes_match_numpy_vectorize(data):
+    for n in (1, 5):
+        x = np.array(data.draw(st.lists(floats, min_size=n, max_size=n)))
+        k = np.array(data.draw(st.lists(st.integers(-5, 5), min_size=n, max_size=n)))
+        _same_as_numpy_vectorize(helper_under_a_condition_scalar, x, k)
+
+
+def test_the_helper_writes_into_a_copy_written_back_under_the_mask():
+    src = vmap(helpers_on_some_lanes).source(*_vector_inputs(3))
+    assert "y_call = y.copy()" in src and re.search(r"bump(_\d+)?\(y_call, 1\)", src), src
+    assert "y[:, :] = np.where((x[:, 0] > 0)[:, None], y_call, y[:, :])" in src, src
+
+
 # ---------------------------------------------------------------------- still refused
 
 

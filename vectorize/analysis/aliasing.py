@@ -22,7 +22,7 @@ import numpy as np
 from ..abstract import Value
 from ..errors import Unsupported
 from ..liveness import target_names
-from ..rules.lane_copies import copies
+from ..rules.lane_copies import copies, is_lanes_copy
 from ..rules.lists import LIST_ARRAY, check_items, check_write
 from ..syntax.traversal import children, walk
 from .environments import Env
@@ -390,6 +390,9 @@ class Aliasing:
             return None
         fn = getattr(self.values.get(node.func), "example", None)
         rule = self.registry.creation_for(fn)
+        if rule is None and is_lanes_copy(fn):
+            # (a copy of an array that is per example by then: the caller writes it back)
+            rule = self.registry.for_call(fn)
         if rule is None and type(node.func) is cst.Attribute:
             rule = self.registry.creation_methods.get(node.func.attr.value)
         return rule

@@ -36,6 +36,9 @@ from ..rules.lane_copies import LANES_COPY
 from ..syntax.templates import parse_expr
 from ..syntax.traversal import by_type, walk
 
+# expressions whose value is a new object, whatever they read
+_NEW_VALUES = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation)
+
 
 def _written_names(call: cst.Call, fn, own: set[str]) -> list[str]:
     """The names passed to ``fn`` as parameters it writes items of (see the docstring)."""
@@ -60,9 +63,11 @@ def _written_names(call: cst.Call, fn, own: set[str]) -> list[str]:
         arg = keywords[parameter] if index == -1 else positional[index]
         if type(arg) is not cst.Name or arg.value not in own:
             continue
-        uses = sum(type(n) is cst.Name and n.value == arg.value
-                   for a in call.args for n in walk(a))
-        if uses == 1:
+        # `a` passed once; other arguments may read it only into new values (`a[i] + k`),
+        # never pass it or a view of it (`a[1:]`), which the helper's writes would change
+        others = [a.value for a in call.args if a.value is not arg]
+        if not any(type(n) is cst.Name and n.value == arg.value for o in others
+                   for n in walk(o) if type(o) not in _NEW_VALUES):
             names.append(arg.value)
     return names
 

@@ -438,6 +438,18 @@ def f(x, y):
     vals[k] = x * 2
     return vals[0] + vals[1] - vals[2]
 '''), "X, Y"),
+    "helper.lanes_copy": Example(_f('''
+def f(x, k):
+    out = np.zeros(3)
+    out[0] = x
+    if x > 0:
+        bump(out, k)
+    return out
+
+
+def bump(w, i):
+    w[i] += 1.0
+'''), "X, N % 3"),
     "list.as_array_repeated": Example(_f('''
 def f(x, y):
     vals = [0.0, 0.0, 0.0]

@@ -27,6 +27,11 @@ def lanes_copy(a):
     return np.copy(a)
 
 
+def is_lanes_copy(fn) -> bool:
+    """Whether ``fn`` is the copy, a fresh array the function owns (may write into)."""
+    return fn is lanes_copy
+
+
 def copies(tree) -> set[str]:
     """The names bound to ``__lanes_copy__(...)`` in ``tree``."""
     return {t.target.value for n in walk(tree) if type(n) is cst.Assign
@@ -37,12 +42,6 @@ def copies(tree) -> set[str]:
 
 def _copy(site: Site):
     return expr(site.spelled.copy("{a}"), a=site.nodes[0])
-
-
-def _repeated(site: Site):
-    """The array the same for every example, copied once for every example: the helper
-    writes per-example data into the copy."""
-    return expr(site.spelled.repeat("{a}", "{n}"), a=_copy(site), n=site.batch)
 
 
 def register(reg: Registry) -> None:
@@ -56,11 +55,3 @@ def register(reg: Registry) -> None:
         before,
         "a_call = a.copy()\nbump(a_call, 1)\na[:] = np.where(x > 0, a_call, a)",
         _copy, infer=lambda site: batched_like(np.copy(site.args[0].example))))
-    reg.add_creation(lanes_copy, Rule(
-        "helper.lanes_copy_repeated", "arrays",
-        "The copy, for a helper that writes per-example data into it, of an array the same for "
-        "every example: one copy for every example.",
-        before,
-        "a_call = np.repeat(a.copy()[None], len(x), axis=0)\nbump(a_call, 1)\n"
-        "a[:] = np.where(x > 0, a_call, a)",
-        _repeated))
