@@ -160,7 +160,23 @@ def swap_items(x, y):
     return vals[2]
 
 
-CORPUS = [literal_then_items, written_under_a_condition, repeated_and_filled_in_a_loop,
+def read_at_a_per_example_index(x, y):
+    vals = [x, y, x * y]
+    k = int(abs(y)) % 3 if math.isfinite(y) else 0
+    return vals[k] + vals[k - 1]
+
+
+def looped_over_without_writes(x, y):
+    vals = [x, y, 0.5]
+    total = 0.0
+    for v in vals:
+        if v > total:
+            total = v
+    return total
+
+
+CORPUS = [read_at_a_per_example_index, looped_over_without_writes, literal_then_items,
+          written_under_a_condition, repeated_and_filled_in_a_loop,
           bins_under_conditions_in_a_loop, comprehension_then_written, unpacked_after_writes,
           per_example_index, per_example_index_that_may_be_out_of_range, counts_of_ints,
           repeated_name, loop_with_break, while_loop_writes, iterated, divided_by_an_item,

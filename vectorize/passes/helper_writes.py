@@ -3,11 +3,12 @@
 Assumes: scalar-style code, not yet analysed; the helpers are the user's Python functions.
 Reads and writes no record (`records`): the copies are the names bound to
 ``__lanes_copy__(...)`` (`rules.lane_copies.copies`).
-Guarantees: a call statement ``h(a, x)`` inside an ``if`` (its body or ``else``), a ``while``
-a ``for`` with a ``break``/``continue``/``return``, or after an ``if`` that returns, breaks
-or continues (code that may run for some examples only: the test may differ per example;
-where it does not, the copy is merely one more), where ``h``
-writes into the items of the parameter that the name ``a`` is passed as (``w[i] += v``) and
+Guarantees: a call statement ``h(a, x)`` that may run for some examples only (inside an
+``if``, a ``while``, a ``for`` with a ``break``/``continue``/``return``, or after an ``if``
+that returns, breaks or continues: the test may differ per example; where it does not, the
+copy is merely one more) -- and in a function that has such code, every such call, as the
+analysis after `if_to_where` cannot tell them apart -- where ``h`` writes into the items of
+the parameter that the name ``a`` is passed as (``w[i] += v``) and
 ``a`` is the function's own (not a parameter) and passed once, becomes
 
     if x > 0:                           if x > 0:
@@ -181,4 +182,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     _on_some_lanes(func.body, False, targets)
     if not targets:
         return func
+    # once the `if`s are merges, the analysis counts all code as running on some lanes
+    # (`transform.branches_per_example`): the calls every lane makes write into copies too
+    _on_some_lanes(func.body, True, targets)
     return func.visit(_Copies(ctx.source.func, own, ctx.namer, targets))

@@ -6,7 +6,9 @@ Reads and writes no record (`records`): the lists it lowered are the names bound
 ``__list_array__(...)`` (`rules.lists.stored_values` finds them).
 Guarantees: a name that the function binds only to list displays (``[0.0, 0.0, 0.0]``,
 ``[x, y, x + y]``) or repeated displays (``[0.0] * 3``), writes items of (``vals[i] = e``,
-``vals[i] += e``, with one index, under any condition, in any loop) and otherwise only reads
+``vals[i] += e``, with one index, under any condition, in any loop) -- or, for a display of
+values not all literals, reads at an index other than a literal or a ``range`` counter
+(``vals[k]``, which may differ per example) or loops over -- and otherwise only reads
 an item of (``vals[k]``), passes to ``len``/``sum``/``min``/``max``, unpacks
 (``a, b, c = vals``) or loops over (``for v in vals``) is bound to ``__list_array__(<the
 display>)`` instead, which per example is ``np.array(<the display>)``: an array of the same
@@ -63,6 +65,13 @@ class _Uses:
         self.bad: set[str] = set(self.params)
         self.created: set[str] = set()
         self.written: set[str] = set()
+        # lists of values not all literals, read at an index that may differ per example or
+        # looped over: as the list, refused; as the array of its items, a gather or columns
+        self.computed: set[str] = set()
+        self.per_example_items: set[str] = set()
+        self.counters = {n.target.value for n in walk(func.body) if type(n) is cst.For
+                         and type(n.target) is cst.Name and type(n.iter) is cst.Call
+                         and type(n.iter.func) is cst.Name and n.iter.func.value == "range"}
         self._visit(func.body, None, False)
 
     def _visit(self, node, parent, nested: bool) -> None:
@@ -79,6 +88,8 @@ class _Uses:
             name = node.targets[0].target.value
             if _list_display(node.value) and not nested:
                 self.created.add(name)
+                if not all(_literal(e.value) for e in _display_items(node.value)):
+                    self.per_example_items.add(name)
             else:
                 self.bad.add(name)
             self._visit(node.value, node, inner)
@@ -87,9 +98,11 @@ class _Uses:
             targets = [t.target for t in node.targets] if type(node) is cst.Assign else [
                 node.target]
             for target in targets:
-                if type(target) is cst.Subscript and type(target.value) is cst.Name \
-                        and _one_index(target):
-                    self.written.add(target.value.value)
+                for t in ([e.value for e in target.elements]
+                          if type(target) in (cst.Tuple, cst.List) else [target]):
+                    if type(t) is cst.Subscript and type(t.value) is cst.Name \
+                            and _one_index(t):
+                        self.written.add(t.value.value)      # (`vals[0], vals[1] = ...`)
         for child in children(node):
             self._visit(child, node, inner)
 
@@ -97,6 +110,9 @@ class _Uses:
         """Whether this use of ``name`` is one an array of the list's items keeps."""
         t = type(parent)
         if t is cst.Subscript:
+            if parent.value is name and _one_index(parent) and not self._shared_index(
+                    parent.slice[0].slice.value):
+                self.computed.add(name.value)
             return parent.value is name and _one_index(parent)
         if t is cst.Arg:
             return True                     # checked at the call (`readers`)
@@ -107,8 +123,17 @@ class _Uses:
             return parent.value is name and all(type(target.target) in (cst.Tuple, cst.List)
                                                 for target in parent.targets)
         if t is cst.For:
+            if parent.iter is name:
+                self.computed.add(name.value)
             return parent.iter is name
         return False
+
+    def _shared_index(self, index) -> bool:
+        """An integer literal, or a counter of ``for ... in range(...)`` (bound nowhere
+        else), which the list display of arrays indexes as it is."""
+        if _literal(index):
+            return True
+        return type(index) is cst.Name and index.value in self.counters
 
     def readers(self, func, pyfunc) -> None:
         """``len(vals)``, ``sum(vals)``...: the only argument of a builtin that reads every
@@ -129,6 +154,18 @@ class _Uses:
                     self.bad.add(name)
 
 
+def _literal(node) -> bool:
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+        node = node.expression
+    return type(node) in (cst.Integer, cst.Float, cst.Imaginary)
+
+
+def _display_items(node) -> list:
+    if type(node) is cst.BinaryOperation:
+        node = node.left if type(node.left) is cst.List else node.right
+    return list(node.elements)
+
+
 def _one_index(subscript: cst.Subscript) -> bool:
     return len(subscript.slice) == 1 and type(subscript.slice[0].slice) is cst.Index \
         and subscript.slice[0].slice.star is None
@@ -139,7 +176,8 @@ def lists_to_lower(func: cst.FunctionDef, pyfunc) -> set[str]:
     the user's function, whose globals say whether ``sum`` is the builtin."""
     uses = _Uses(func)
     uses.readers(func, pyfunc)
-    return (uses.created & uses.written) - uses.bad
+    read = uses.computed & uses.per_example_items
+    return (uses.created & (uses.written | read)) - uses.bad
 
 
 class _Lower(cst.CSTTransformer):
