@@ -499,3 +499,35 @@ def test_jax_refuses_with_a_location():
                                              "array: the arrays of this backend"):
         vmap(bins_under_conditions_in_a_loop, backend="jax", fallback="error")(np.ones(3),
                                                                                np.ones(3))
+
+
+# ------------------------------------------------------------------ bugs found on the way
+
+
+def unpacked_then_written(x, y):
+    vals = [x, y]
+    a, b = vals
+    vals[0] = 5.0
+    vals[1] += 1.0
+    return a * 10 + b + vals[0]
+
+
+def array_unpacked_then_written(x, y):
+    vals = np.zeros(2)
+    vals[0] = x
+    vals[1] = y
+    a, b = vals
+    vals[0] = 5.0
+    return a * 10 + b + vals[0]
+
+
+@pytest.mark.parametrize("f", [unpacked_then_written, array_unpacked_then_written],
+                         ids=lambda f: f.__name__)
+def test_names_unpacked_from_an_array_keep_their_values_after_a_write(f):
+    """Was silently wrong (for arrays the function writes into, before lists were arrays):
+    ``a, b = vals`` became ``a, b = vals.T``, views of the columns, which the later write
+    into ``vals`` changed; per example ``a`` and ``b`` are numbers."""
+    x, y = np.array([1.0, -2.0, 3.0]), np.array([0.5, 4.0, -1.0])
+    _same_as_numpy_vectorize(f, x, y)
+    expected = np.array([f(a, b) for a, b in zip(x, y)])
+    np.testing.assert_array_equal(vmap(f, fallback="error")(x, y), expected)

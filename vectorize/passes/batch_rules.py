@@ -280,7 +280,13 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             value = self.value(original_node.value)
             if isinstance(value, Value) and _is_batched(value) and value.rank == 1:
                 # per example a vector unpacked item by item: on the batch, its columns
-                return updated_node.with_changes(value=expr("{v}.T", v=updated_node.value))
+                columns = expr("{v}.T", v=updated_node.value)
+                if type(original_node.value) is cst.Name and self.analysis._written_into(
+                        original_node.value.value):
+                    # per example numbers, copies; on the batch views of the array, which
+                    # a later write into it would change
+                    columns = expr(self.prims.copy("{c}"), c=columns)
+                return updated_node.with_changes(value=columns)
         return updated_node
 
     def _apply_call(self, rule, original_node, updated_node, receiver=(), **extra):

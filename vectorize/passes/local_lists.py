@@ -14,7 +14,9 @@ an item of (``vals[k]``), passes to ``len``/``sum``/``min``/``max``, unpacks
 display>)`` instead, which per example is ``np.array(<the display>)``: an array of the same
 items, for which each of those uses means what it means for the list (the analysis refuses,
 where they are written, items that are not numbers of one type and writes of another type:
-`rules.lists`). The arrays' rules then batch it (a row per example; writes into it under
+`rules.lists`); an unpacking ``a, b = vals`` reads the items one by one, ``a, b = vals[0],
+vals[1]`` (the batch copies reads that a later write would change). The arrays' rules then
+batch it (a row per example; writes into it under
 per-example conditions are masked by `if_to_where`, per-example indexes guarded by
 `guard_indices`, raising IndexError where Python does).
 
@@ -181,8 +183,9 @@ def lists_to_lower(func: cst.FunctionDef, pyfunc) -> set[str]:
 
 
 class _Lower(cst.CSTTransformer):
-    def __init__(self, names: set[str]):
+    def __init__(self, names: set[str], lengths: dict[str, int]):
         self.names = names
+        self.lengths = lengths
 
     def leave_Assign(self, original_node, updated_node):
         target = updated_node.targets[0].target if len(updated_node.targets) == 1 else None
@@ -190,7 +193,35 @@ class _Lower(cst.CSTTransformer):
                 updated_node.value):
             return updated_node.with_changes(value=cst.Call(
                 cst.Name(LIST_ARRAY), [cst.Arg(_written_out(updated_node.value))]))
+        value = updated_node.value
+        if type(value) is cst.Name and value.value in self.lengths and type(target) in (
+                cst.Tuple, cst.List) and len(target.elements) == self.lengths[value.value] \
+                and all(type(e) is cst.Element for e in target.elements):
+            # `a, b = vals` as `a, b = vals[0], vals[1]`: per example the same numbers; on
+            # the batch reads that a later write into `vals` does not change (the analysis
+            # copies such reads, `copied_reads`), where the rows of `vals.T` would be views
+            return updated_node.with_changes(value=cst.Tuple([
+                cst.Element(cst.Subscript(cst.Name(value.value), [cst.SubscriptElement(
+                    cst.Index(cst.Integer(str(i))))])) for i in range(len(target.elements))]))
         return updated_node
+
+
+def _lengths(func: cst.FunctionDef, names: set[str]) -> dict[str, int]:
+    """name -> the length of the list, where every display it is bound to has the same."""
+    found: dict[str, set] = {}
+    for n in walk(func.body):
+        if type(n) is cst.Assign and len(n.targets) == 1 and type(
+                n.targets[0].target) is cst.Name and n.targets[0].target.value in names:
+            value = n.value
+            count = int(_times(value).evaluated_value) if type(value) is cst.BinaryOperation \
+                else 1
+            found.setdefault(n.targets[0].target.value, set()).add(
+                len(_display_items(value)) * count)
+    return {name: next(iter(sizes)) for name, sizes in found.items() if len(sizes) == 1}
+
+
+def _times(node: cst.BinaryOperation):
+    return node.right if type(node.left) is cst.List else node.left
 
 
 def _plain(node) -> bool:
@@ -221,4 +252,4 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     names = lists_to_lower(func, ctx.source.func)
     if not names:
         return func
-    return rewrite(func, _Lower(names))
+    return rewrite(func, _Lower(names, _lengths(func, names)))
