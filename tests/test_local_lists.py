@@ -436,8 +436,15 @@ def sliced(x, y):
     return sum(vals[1:])
 
 
+def bool_index(x, y):
+    vals = [x, y]
+    vals[x > 0] = 2.0           # the list takes True as 1, an array a bool as a mask
+    return vals[0] + vals[1]
+
+
 @pytest.mark.parametrize("f, why", [
     (mixed_items, "holds an int and a float"),
+    (bool_index, "an index of the list `vals` that is a bool, not an int"),
     (int_written_into_floats, "writing an int into the list `vals` of float items"),
     (returned_list, "writing into the list `vals`, which the function also uses"),
     (passed_to_a_helper, "writing into the list `vals`, which the function also uses"),

@@ -111,6 +111,18 @@ def check_write(target: cst.Subscript, value, current) -> None:
                           f"with {_described(new)} items")
 
 
+def check_index(node: cst.Subscript, parts) -> None:
+    """An index of a list `passes.local_lists` made an array must be an int: a list takes
+    ``True`` as 1, an array takes a bool as a mask (and a float raises TypeError for the
+    list, IndexError for the array)."""
+    (index,) = parts
+    if index is not None and index.known and index.kind not in "iu":
+        raise Unsupported(f"an index of the list `{node.value.value}` that is "
+                          f"{_a(index.dtype)}, not an int: as the array of the list's items "
+                          "it would not pick the same item", node,
+                          "convert it with int(...)")
+
+
 def _items(node) -> list:
     """The item expressions of a list display, or of ``[a] * n`` / ``n * [a]``."""
     if type(node) is cst.List:
