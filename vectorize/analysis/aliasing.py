@@ -759,6 +759,14 @@ def _parameters_written_in_place(fn) -> dict[str, str]:
     return out
 
 
+def parameters_written_into(fn) -> list[str]:
+    """The parameters of ``fn`` whose items it writes (``w[i] += v``) without updating them
+    as a whole (``w += v``): the caller's array changes item by item, as
+    `Aliasing._arguments_written_by` allows and `passes.helper_writes` copies."""
+    updated = _parameters_updated_in_place(fn)
+    return [p for p in _parameters_written_in_place(fn) if p not in updated]
+
+
 def _signature_names(fn) -> tuple[str, ...]:
     code = fn.__code__
     return code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]

@@ -31,7 +31,7 @@ import types
 
 import libcst as cst
 
-from ..analysis.aliasing import _parameters_updated_in_place, _parameters_written_in_place
+from ..analysis.aliasing import parameters_written_into
 from ..introspect import lookup
 from ..rules.lane_copies import LANES_COPY
 from ..syntax.templates import parse_expr
@@ -43,8 +43,7 @@ _NEW_VALUES = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.Bool
 
 def _written_names(call: cst.Call, fn, own: set[str]) -> list[str]:
     """The names passed to ``fn`` as parameters it writes items of (see the docstring)."""
-    written = [p for p in _parameters_written_in_place(fn)
-               if p not in _parameters_updated_in_place(fn)]
+    written = parameters_written_into(fn)
     if not written:
         return []
     positional = [a.value for a in call.args if a.keyword is None and not a.star]
