@@ -209,7 +209,7 @@ def _same_as_numpy_vectorize(f, x, y):
 
 
 @pytest.mark.parametrize("f", CORPUS, ids=lambda f: f.__name__)
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(data=st.data())
 def test_vectorize_matches_numpy_vectorize(f, data):
     for n in (1, 5):
@@ -376,7 +376,7 @@ def test_a_helper_index_out_of_range_on_a_live_lane_raises_index_error():
     np.testing.assert_array_equal(g(x, np.array([2, 7])), [[0, 0, 1.0, 0], [0, 0, 0, 0]])
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(data=st.data())
 def test_vectorize_helper_writes_on_some_lanes_match_numpy_vectorize(data):
     for n in (1, 5):
