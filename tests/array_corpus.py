@@ -217,6 +217,31 @@ def zero_label_if_positive(logits, label):
     return out
 
 
+def bin_spread(v, t):
+    """Excesses over a threshold summed into three bins kept in a local Python list: a list
+    written into item by item (an array of its items per example)."""
+    bins = [0.0, 0.0, 0.0]
+    for i in range(len(v)):
+        if v[i] > t:
+            bins[i % 3] += v[i] - t
+    return max(bins) - min(bins) + bins[0]
+
+
+def _cap_item(w, i, hi):
+    if w[i] > hi:
+        w[i] = hi
+
+
+def capped_if_first_positive(x, hi):
+    """The items above ``hi`` capped, where the first item is positive: a helper that
+    writes into the caller's array, called under a per-example condition."""
+    out = x.copy()
+    if x[0] > 0:
+        for i in range(len(x)):
+            _cap_item(out, i, hi)
+    return out
+
+
 # ---------------------------------------------------------------------------- the table
 
 
@@ -274,4 +299,6 @@ CORPUS = {
     embedding_lookup: Spec(("v,e:f", ":iv"), [(None, 0), (0, 0)], None),
     binned_excess: Spec(("d:f", ":f"), [(0, 0), (0, None), (None, 0)], "(d),()->(b)"),
     zero_label_if_positive: Spec(("k:f", ":ik"), [(0, 0), (None, 0)], "(k),()->(k)"),
+    bin_spread: Spec(("d:f", ":f"), [(0, 0), (0, None), (None, 0)], "(d),()->()"),
+    capped_if_first_positive: Spec(("d:f", ":f"), [(0, 0), (0, None)], "(d),()->(d)"),
 }

@@ -501,7 +501,14 @@ def slice_update_cast_refused_by_numpy(x, k):
     return y
 
 
-@pytest.mark.parametrize("f", [alias_then_write, helper_writes_its_argument,
+def test_a_helper_writes_into_its_argument_under_a_per_example_condition():
+    """Was refused: the helper writes into a copy on every lane, the caller keeps the
+    copy's rows where the example makes the call (`passes.helper_writes`)."""
+    x = np.array([[1.0, 0, 0, 0], [-1.0, 0, 0, 0], [2.0, 1, 1, 1]])
+    _check_vmap(helper_writes_its_argument, x, np.ones(3, dtype=np.int64))
+
+
+@pytest.mark.parametrize("f", [alias_then_write,
                                helper_writes_into_the_callers_argument,
                                slice_update_cast_refused_by_numpy], ids=lambda f: f.__name__)
 def test_refused_with_a_location(f):

@@ -18,7 +18,7 @@ from vectorize import VectorizeError, vectorize, vmap
 # ------------------------------------------------------------------ the generators in CI
 
 SEEDS = {"axes": range(25), "dtypes": range(40), "flow": range(25), "vecops": range(30),
-         "condwrites": range(15)}
+         "condwrites": range(15), "lists": range(15)}
 
 
 @pytest.fixture(scope="module")

@@ -49,6 +49,9 @@ CASES = {
     "binned_excess": (ac.binned_excess, (0, 0), (X, Y[:, 0])),
     "zero_label_if_positive": (ac.zero_label_if_positive, (0, 0),
                                (X, np.array([0, 2, 1, 0, 2]))),
+    # a local list written into (an array of its items), a helper writing on some lanes
+    "bin_spread": (ac.bin_spread, (0, 0), (X, Y[:, 0])),
+    "capped_if_first_positive": (ac.capped_if_first_positive, (0, None), (X, 0.75)),
 }
 
 

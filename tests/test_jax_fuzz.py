@@ -110,8 +110,11 @@ def test_construct_programs_under_jax(writer, api):
 _WRITES = "cannot be written in place"
 JAX_ARRAY_REFUSED: dict = {
     ("binned_excess", axes): _WRITES for axes in ((0, 0), (0, None), (None, 0))} | {
-    ("zero_label_if_positive", axes): _WRITES for axes in ((0, 0), (None, 0))}
-JAX_SIGNATURE_REFUSED = {"binned_excess": _WRITES, "zero_label_if_positive": _WRITES}
+    ("zero_label_if_positive", axes): _WRITES for axes in ((0, 0), (None, 0))} | {
+    ("bin_spread", axes): _WRITES for axes in ((0, 0), (0, None), (None, 0))} | {
+    ("capped_if_first_positive", axes): _WRITES for axes in ((0, 0), (0, None))}
+JAX_SIGNATURE_REFUSED = {"binned_excess": _WRITES, "zero_label_if_positive": _WRITES,
+                         "bin_spread": _WRITES, "capped_if_first_positive": _WRITES}
 
 
 def _array_params():

@@ -781,6 +781,10 @@ NOT_TESTED = {
                   "exercises its rule (warnings compared with numpy.vectorize's)",
     "raise_lane": "engine-internal (`__raise_lane__`): every case with a check where Python "
                   "raises (`1.0 / x`) exercises its rule",
+    "list_array": "engine-internal (`__list_array__`, a local list written into): "
+                  "tests/test_local_lists.py exercises its rules",
+    "lanes_copy": "engine-internal (`__lanes_copy__`, a helper's write on some lanes): "
+                  "tests/test_local_lists.py exercises its rules",
 }
 # rules no template here can name: tested where their own construct is
 TESTED_ELSEWHERE = {
@@ -792,6 +796,11 @@ TESTED_ELSEWHERE = {
                           "tests/test_string_results.py",
     "array.masked_selection": "per-example vectors (`signature=`) against numpy.vectorize: "
                               "tests/test_masked_selections.py",
+    "list.as_array": "a local list written into item by item: tests/test_local_lists.py",
+    "list.as_array_repeated": "a local list written into item by item: "
+                              "tests/test_local_lists.py",
+    "helper.lanes_copy": "a helper writing into its argument on some lanes: "
+                         "tests/test_local_lists.py",
 }
 
 # ------------------------------------------------------------------------ known engine bugs

@@ -11,8 +11,10 @@ from .passes import (
     compact_ifs,
     early_return,
     guard_indices,
+    helper_writes,
     if_to_where,
     inner_lambdas,
+    local_lists,
     masked_loops,
     python_conditions,
     python_raises,
@@ -34,6 +36,14 @@ PIPELINE = [
     # Also before any analysis: a `try` around arithmetic becomes the tests Python makes and
     # a per-example choice of handler (`vectorize` only; the analysis refuses `try`).
     try_except,
+    # Before any analysis: a local list the function writes into item by item is the array
+    # of its items (the analysis writes into arrays only), before `sequence_loops`, which
+    # then sees `for v in vals` over that array.
+    local_lists,
+    # Before any analysis too: a helper that writes into its argument under a condition
+    # writes into a copy that the caller writes back (masked, once `if`s are merges): the
+    # analysis lets a helper write on some lanes only into such a copy.
+    helper_writes,
     # `for e in v` over a per-example array is a loop over `range(len(v))` reading `v[i]`
     # (every example has the same length): the passes after know only loops over ranges.
     sequence_loops,

@@ -30,8 +30,19 @@ each drawn from one seed by ``case(family, seed)`` and run by ``run_case``.
              slices mixed with per-example indices. ``vmap``: ``x`` a per-example vector of 4,
              ``y`` a per-example int; ``vectorize``: both scalars, the vector ``x * ARR``.
 
-``dtypes``, ``flow`` and ``vecops`` run through `harness.run_construct_case` (``vectorize``
-against numpy.vectorize itself, ``vmap`` against the loop over NumPy scalars); ``axes`` through
+``lists``    local Python lists over float examples ``x``, ``y``: made as displays, repeated
+             displays, displays of per-example values or comprehensions over a fixed range,
+             of floats or ints; written at literal, loop and per-example indexes (guarded,
+             wrapped, or out of range on lanes that raise IndexError), ``=`` and ``+=`` /
+             ``-=``, under ``if``/``elif``/``else``, in ``for`` loops with ``break`` /
+             ``continue`` and in ``while`` loops; read by index, ``sum``/``min``/``max``/
+             ``len``, unpacking, ``for v in vals``, as a divisor; helpers writing into an
+             array under a condition; and what stays refused: items of two types, a list
+             returned, appended to or bound to a second name.
+
+``dtypes``, ``flow``, ``vecops`` and ``lists`` run through `harness.run_construct_case`
+(``vectorize`` against numpy.vectorize itself, ``vmap`` against the loop over NumPy scalars);
+``axes`` through
 `run_axes_case`. A `VectorizeError` is a refusal (fine, counted); a mismatch or any other
 exception is a bug.
 
@@ -76,7 +87,7 @@ except ImportError:   # run outside pytest (benchmarks/fuzz_wide.py puts tests/ 
 
 from vectorize import VectorizeError, vectorize, vmap
 
-FAMILIES = ("axes", "dtypes", "flow", "vecops", "condwrites")
+FAMILIES = ("axes", "dtypes", "flow", "vecops", "condwrites", "lists")
 
 HEADER = '''import math
 
@@ -847,6 +858,131 @@ def flow_inputs(rng, n: int, dtype: str):
         return tuple(np.array(v).astype(dtype) for v in vals)
 
 
+# ============================================================================== lists
+
+def _lists_program(rng):
+    """(source, features) of a ``lists`` program over float examples x, y."""
+    features = []
+    size = rng.randint(2, 4)
+    ints = rng.random() < 0.2
+    zero = "0" if ints else "0.0"
+    make = rng.choice(["display", "repeat", "per_example", "comprehension"])
+    features.append(make)
+    if make == "display" or ints and make in ("per_example", "comprehension"):
+        create = "[" + ", ".join([zero] * size) + "]"
+    elif make == "repeat":
+        create = f"[{zero}] * {size}"
+    elif make == "per_example":
+        items = ["x", "y", "x + y", "x * 0.5", "1.5"]
+        create = "[" + ", ".join(rng.choice(items) for _ in range(size)) + "]"
+    else:
+        create = f"[x * j + y for j in range({size})]"
+    one = "1" if ints else "1.0"
+    lines = ["a = x * 1.0", "b = y * 1.0", f"vals = {create}", "tot = 0.0",
+             "arr = np.zeros(3)"]
+    refusal = rng.random()
+    if refusal < 0.04:
+        lines[2] = f"vals = [{zero}, 0.5] + [{zero}] * {size - 2}"
+        features.append("mixed_types")
+    n_loop = [0]
+
+    def value():
+        return rng.choice([one, "a", "b * 0.5", "a - b", "tot"]) if not ints else \
+            rng.choice(["1", "2", "int(tot) if abs(tot) < 100.0 else 0"])
+
+    def cond():
+        return rng.choice(["a > b", "a < 0.5", "tot > 3.0", "b <= -1.0", "abs(a) < 2.0",
+                           "a != a", f"vals[0] > {one}"])
+
+    def index(loops):
+        choice = rng.random()
+        if loops and choice < 0.35:
+            return f"{loops[-1]} % {size}", "loop_index"
+        if choice < 0.6:
+            return str(rng.randint(-size, size - 1)), "literal_index"
+        if choice < 0.85:
+            return (f"int(abs(a)) % {size} if math.isfinite(a) else 0", "per_example_index")
+        return ("int(a) if math.isfinite(a) and abs(a) < 100.0 else 0", "unguarded_index")
+
+    def simple(sp, loops):
+        i, feat = index(loops)
+        opts = [
+            ("set", f"vals[{i}] = {value()}"),
+            ("add", f"vals[{i}] += {value()}"),
+            ("sub", f"vals[{i}] -= {value()}"),
+            ("read", f"tot = tot + vals[{i}] * 0.5"),
+            ("reduce", rng.choice(["tot = tot + sum(vals)", "tot = max(vals) - tot",
+                                   "tot = tot + min(vals) * len(vals)"])),
+            ("swap", "vals[0], vals[-1] = vals[-1], vals[0]"),
+            ("helper_write", f"bump(arr, {rng.randint(0, 2)})"),
+            ("plain", "a = a * 0.5 - 1.0"),
+        ]
+        if not ints:
+            opts.append(("divide_by_item", f"tot = b / vals[{i}]"))
+        kind, text = rng.choice(opts)
+        features.append(kind)
+        if kind in ("set", "add", "sub", "read", "divide_by_item"):
+            features.append(feat)
+        return [f"{sp}{text}"]
+
+    def block(indent, depth, loops):
+        sp = "    " * indent
+        out = []
+        for _ in range(rng.randint(1, 3)):
+            r = rng.random()
+            if r < 0.4 or depth >= 2:
+                out += simple(sp, loops)
+            elif r < 0.6:
+                out.append(f"{sp}if {cond()}:")
+                out += block(indent + 1, depth + 1, loops)
+                q = rng.random()
+                if q < 0.3:
+                    features.append("elif")
+                    out.append(f"{sp}elif {cond()}:")
+                    out += block(indent + 1, depth + 1, loops)
+                if q < 0.6:
+                    out.append(f"{sp}else:")
+                    out += block(indent + 1, depth + 1, loops)
+            elif r < 0.8:
+                n_loop[0] += 1
+                c = f"k{n_loop[0]}"
+                out.append(f"{sp}for {c} in range({rng.randint(1, size + 1)}):")
+                if rng.random() < 0.4:
+                    kind = rng.choice(["break", "continue"])
+                    features.append(kind)
+                    out.append(f"{sp}    if {cond()}:")
+                    out.append(f"{sp}        {kind}")
+                out += block(indent + 1, depth + 1, loops + [c])
+            elif r < 0.9:
+                n_loop[0] += 1
+                c = f"k{n_loop[0]}"
+                features.append("while")
+                out.append(f"{sp}{c} = 0")
+                out.append(f"{sp}while {c} < {rng.randint(1, 3)} and {cond()}:")
+                out += block(indent + 1, depth + 1, loops + [c])
+                out.append(f"{sp}    {c} += 1")
+            else:
+                features.append("for_elem")
+                out.append(f"{sp}for v in vals:")
+                out.append(f"{sp}    tot = tot + v * 0.25")
+        return out
+
+    lines += block(0, 0, [])
+    if refusal > 0.96:
+        lines.append(rng.choice(["vals.append(tot)", "other = vals"]))
+        features.append("refused_use")
+    if rng.random() < 0.2:
+        lines.append(", ".join(f"u{j}" for j in range(size)) + " = vals")
+        features.append("unpack")
+        ret = "return u0 + tot + arr[1]"
+    else:
+        ret = rng.choice(["return vals[0] + tot * 1.0 + arr[0]", "return sum(vals) + tot",
+                          "return (vals[-1] * 1.0, tot)", "return max(vals) * 1.0"])
+    source = (HEADER + "def bump(w, i):\n    w[i] += 1.0\n\n\n" + "def f(x, y):\n"
+              + "".join(f"    {ln}\n" for ln in lines + [ret]))
+    return source, features
+
+
 # ============================================================================= vecops
 
 _VEC_OPS = [
@@ -1079,6 +1215,10 @@ def case(family: str, seed: int):
         source, features = _condwrites_program(rng, api, dtype)
         arg_sets = [condwrites_inputs(random.Random(seed * 31 + n), n, api, dtype)
                     for n in sizes]
+    elif family == "lists":
+        source, features = _lists_program(rng)
+        dtype = rng.choice(["float64", "float64", "float64", "float32"])
+        arg_sets = [flow_inputs(random.Random(seed * 31 + n), n, dtype) for n in sizes]
     elif family == "vecops":
         api = "vmap"
         source, shape, features = _vecops_program(rng)

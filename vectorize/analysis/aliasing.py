@@ -22,6 +22,8 @@ import numpy as np
 from ..abstract import Value
 from ..errors import Unsupported
 from ..liveness import target_names
+from ..rules.lane_copies import copies, is_lanes_copy
+from ..rules.lists import LIST_ARRAY, check_items, check_write
 from ..syntax.traversal import children, walk
 from .environments import Env
 from .float_semantics import evaluate as _evaluate
@@ -208,7 +210,8 @@ class Aliasing:
                                       "function created", node,
                                       "pass a name bound to an array created here "
                                       "(zeros, ones, .copy()...)")
-            if self._batched_depth or self.speculative:
+            if (self._batched_depth or self.speculative) and arg.value not in copies(
+                    self.tree):
                 continue        # refused by `_no_write_into_an_argument_on_some_lanes`
             value = self.values.get(arg)
             if some_batched and isinstance(value, Value) and not value.batched \
@@ -248,6 +251,8 @@ class Aliasing:
                 passed = next((a.value for a in node.args if a.keyword is not None
                                and a.keyword.value == parameter),
                               positional[index] if index < len(positional) else None)
+                if type(passed) is cst.Name and passed.value in copies(self.tree):
+                    continue    # a copy the lanes that skip the call throw away
                 what = f"`{_code(passed).strip()}`" if passed is not None else "an array"
                 raise ArgumentWritten(f"`{fn.__name__}` writes into {what}, which is passed to "
                                       "it, here under a condition that differs per example: "
@@ -385,9 +390,24 @@ class Aliasing:
             return None
         fn = getattr(self.values.get(node.func), "example", None)
         rule = self.registry.creation_for(fn)
+        if rule is None and is_lanes_copy(fn):
+            # (a copy of an array that is per example by then: the caller writes it back)
+            rule = self.registry.for_call(fn)
         if rule is None and type(node.func) is cst.Attribute:
             rule = self.registry.creation_methods.get(node.func.attr.value)
         return rule
+
+    def _list_array(self, small: cst.Assign, env: Env) -> None:
+        """``vals = __list_array__([...])``, a list `passes.local_lists` made an array: its
+        items must be numbers of one type (`rules.lists.check_items`), and what is written
+        into it too (`item_write`)."""
+        call = small.value
+        if not (type(call.func) is cst.Name and call.func.value == LIST_ARRAY):
+            return
+        name = small.targets[0].target.value
+        params = () if self.python_semantics else [env.values.get(p) for p in self.params]
+        check_items(call, self.values, name, params)
+        self.list_arrays.add(name)
 
     def _written_into(self, *names: str) -> bool:
         """Whether the function writes into an item of one of ``names`` (``y[i] = v``,
@@ -446,12 +466,15 @@ class Aliasing:
                               "create (the caller's argument or a global)", target,
                               f"copy it first: {name} = {name}.copy()")
         if name not in self.owned:
+            _no_write_into_a_list(self.tree, name, target)
             raise Unsupported(f"writing into `{name}`, which is not an array this function "
                               "created with np.zeros/np.ones/np.full/np.empty/.copy()...",
                               target, f"create `{name}` with np.zeros(...) or copy it")
         slot = self.subscript(target, env)
         self.values[target] = slot
         current = env.values[name]
+        if name in self.list_arrays:
+            check_write(target, value, current)
         index_batched = any(getattr(self.values.get(e.slice.value), "batched", False)
                             for e in target.slice if isinstance(e.slice, cst.Index))
         # under a condition that differs per example (a batched `if`, a masked loop's body)
@@ -469,6 +492,35 @@ class Aliasing:
             self.needs_rerun = True
         if current.batched or value.batched or index_batched:
             env.assign(name, Value(True, current.example))
+
+
+def _no_write_into_a_list(tree, name: str, target) -> None:
+    """A write into a local list that `passes.local_lists` did not make an array (or that
+    this backend has no array for): refused, saying why."""
+    kinds = set()
+    for n in walk(tree.body):
+        if type(n) is cst.Assign and any(type(t.target) is cst.Name and t.target.value == name
+                                         for t in n.targets):
+            value = n.value
+            if type(value) is cst.Call and type(value.func) is cst.Name and \
+                    value.func.value == LIST_ARRAY:
+                kinds.add("lowered")
+            elif type(value) in (cst.List, cst.ListComp) or type(
+                    value) is cst.BinaryOperation and cst.List in (type(value.left),
+                                                                    type(value.right)):
+                kinds.add("list")
+    if "lowered" in kinds:
+        raise Unsupported(f"writing into the list `{name}`: this backend has no array of a "
+                          "list's items to write into", target,
+                          "use the NumPy backend, or keep the items in separate names")
+    if "list" in kinds:
+        raise Unsupported(f"writing into the list `{name}`, which the function also uses in a "
+                          "way an array of its items would not keep (returns it, passes it to "
+                          "a function, binds another name to it, slices, appends to or "
+                          "compares it...): only such arrays are written into", target,
+                          f"use `{name}` only by index, len/sum/min/max, unpacking "
+                          "or a for loop, or create it with np.zeros(...) and write into "
+                          "that")
 
 
 def _no_failing_cast(target, slot, value, current) -> None:
@@ -705,6 +757,14 @@ def _parameters_written_in_place(fn) -> dict[str, str]:
                         out.setdefault(parameter, _code(n).strip())
     _WRITTEN_PARAMETERS[fn] = out
     return out
+
+
+def parameters_written_into(fn) -> list[str]:
+    """The parameters of ``fn`` whose items it writes (``w[i] += v``) without updating them
+    as a whole (``w += v``): the caller's array changes item by item, as
+    `Aliasing._arguments_written_by` allows and `passes.helper_writes` copies."""
+    updated = _parameters_updated_in_place(fn)
+    return [p for p in _parameters_written_in_place(fn) if p not in updated]
 
 
 def _signature_names(fn) -> tuple[str, ...]:

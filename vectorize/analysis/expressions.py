@@ -27,6 +27,7 @@ from ..abstract import (
 from ..errors import Unsupported
 from ..introspect import stable_attribute
 from ..rules.lanes import ENGINE_NAMES
+from ..rules.lists import check_index
 from ..rules.registry import Site
 from ..syntax.edit import AUGMENTED_TO_BINARY
 from ..syntax.traversal import walk
@@ -649,6 +650,8 @@ class Expressions:
                                       "use np.where with an index comparison instead")
                 parts.append(None)
                 examples.append(slice(*[b.example for b in bounds]))
+        if type(node.value) is cst.Name and node.value.value in self.list_arrays:
+            check_index(node, parts)      # a list's index, as the array of its items takes it
         index_example = examples[0] if len(examples) == 1 and not (
             len(node.slice) == 1 and isinstance(node.slice[0].comma, cst.Comma)) \
             else tuple(examples)

@@ -31,6 +31,7 @@ from ..abstract import (
 )
 from ..errors import Unsupported
 from ..liveness import target_names, writes
+from ..rules.lane_copies import copies
 from ..rules.registry import Registry, Rule
 from .aliasing import Aliasing, ArgumentWritten
 from .calls import Calls
@@ -115,6 +116,7 @@ class Analysis(Expressions, Calls, Aliasing):
         self.ragged_consumed_reads: set[cst.Name] = set()
         self._assignment_counts: dict[str, int] | None = None
         self.owned: set[str] = set()          # arrays this function created (may be written)
+        self.list_arrays: set[str] = set()    # ... of them, lists (`passes.local_lists`)
         self._items_written: set[str] | None = None   # names whose items the function writes
         self._user_names: set[str] | None = None
         self.math_in_branches: set[cst.Call] = set()   # math.f(unbatched) under batched ifs
@@ -284,6 +286,8 @@ class Analysis(Expressions, Calls, Aliasing):
                     small.targets[0].target) is cst.Name:
                 self._ragged_binding(small.targets[0].target.value, small.value)
             created = self._creation(small.value)
+            if created is not None:
+                self._list_array(small, env)
             if self._may_give_0d_array(small.value):
                 self.zero_d_arrays.update(n for t in small.targets
                                           for n in target_names(t.target))
@@ -369,6 +373,12 @@ class Analysis(Expressions, Calls, Aliasing):
             if small.value in self.helper_calls and not self._batched_depth:
                 # the user's helper called for its checks (`_check(p, t)`, whose body raises
                 # or warns): its own analysis allowed its body, and every lane is live here
+                return env
+            if small.value in self.helper_calls and any(
+                    type(a.value) is cst.Name and a.value.value in copies(self.tree)
+                    for a in small.value.args):
+                # the user's helper writing into a copy for the lanes that make the call
+                # (`passes.helper_writes`): the others throw their rows of it away
                 return env
             if isinstance(small.value, cst.Call) and self._any_batched_input(small.value):
                 raise side_effect

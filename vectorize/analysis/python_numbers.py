@@ -22,6 +22,7 @@ import math
 import libcst as cst
 
 from ..abstract import Value
+from ..rules.lists import list_subscript, stored_values
 from ..syntax.traversal import walk
 
 _NUMBERS = (bool, int, float, complex)
@@ -37,6 +38,7 @@ class PythonNumbers:
         """``python_params``: the parameters the caller passes Python numbers (a helper's)."""
         self.analysis = analysis
         self.defs = _definitions(func)
+        self.lists = stored_values(func)
         self.names: dict[str, bool] = {name: True for name in python_params}
 
     def example(self, node):
@@ -71,6 +73,12 @@ class PythonNumbers:
                 self.python_valued(c.comparator, seen) for c in node.comparisons)
         if t is cst.Attribute and node.attr.value in ("real", "imag"):
             return self.python_valued(node.value, seen)
+        if t is cst.Subscript and list_subscript(node, self.lists) is not None:
+            # an item of a local list (`passes.local_lists`): a Python number where some
+            # value stored into it is one
+            key = f"{node.value.value}[]"
+            return key not in seen and any(self.python_valued(v, seen | {key})
+                                           for v in self.lists[node.value.value])
         if t is cst.Subscript:
             # `divmod(a, b)[0]`: an item of a pair of Python numbers
             return type(node.value) is cst.Call and self.example(

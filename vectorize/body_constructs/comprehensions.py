@@ -32,6 +32,7 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
     handed = {id(a.value) for n in walk(tree) if type(n) is cst.Call for a in n.args}
     consumed = _reduced(tree, func, assigned)
     handed_names = {a.value.value for n in walk(tree) if type(n) is cst.Call
+                    and not _reads_items(n, func, assigned)
                     for a in n.args if type(a.value) is cst.Name and id(a.value) not in consumed}
     skip = set(handed) - consumed
     for n in walk(tree):
@@ -121,6 +122,15 @@ def _substitute(expr, name: str, value):
 # builtins that consume a comprehension handed to them whole, in order: unrolled into a
 # display (`any`/`all` into `or`/`and` chains, which stop where Python's would)
 _CONSUMERS = ("sum", "max", "min", "any", "all", "tuple", "list", "sorted")
+
+
+def _reads_items(call: cst.Call, func, assigned) -> bool:
+    """``len(vals)``, ``sum(vals)``... of a name: a builtin that reads the list's items (or
+    its length) as Python would read the written-out display's."""
+    return type(call.func) is cst.Name and call.func.value in _CONSUMERS + ("len",) \
+        and call.func.value not in ("tuple", "list", "sorted") and len(call.args) == 1 \
+        and call.args[0].keyword is None and not call.args[0].star \
+        and call.func.value not in assigned and lookup(func, call.func.value)[2] == "builtin"
 
 
 def _reduced(tree, func, assigned) -> set:

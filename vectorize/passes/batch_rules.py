@@ -27,7 +27,9 @@ from ..loops.carries import needs_promotion
 from ..loops.facts import record_if_facts, record_loop_facts
 from ..loops.promotions import Promotions
 from ..rules.families import pad
+from ..rules.lane_copies import LANES_COPY
 from ..rules.lanes import ANY_LANE, LANE
+from ..rules.lists import LIST_ARRAY
 from ..rules.python_errors import RAISE_LANE
 from ..rules.registry import Site
 from ..syntax.edit import AugmentedToAssignment, as_assignment
@@ -278,7 +280,13 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             value = self.value(original_node.value)
             if isinstance(value, Value) and _is_batched(value) and value.rank == 1:
                 # per example a vector unpacked item by item: on the batch, its columns
-                return updated_node.with_changes(value=expr("{v}.T", v=updated_node.value))
+                columns = expr("{v}.T", v=updated_node.value)
+                if type(original_node.value) is cst.Name and self.analysis._written_into(
+                        original_node.value.value):
+                    # per example numbers, copies; on the batch views of the array, which
+                    # a later write into it would change
+                    columns = expr(self.prims.copy("{c}"), c=columns)
+                return updated_node.with_changes(value=columns)
         return updated_node
 
     def _apply_call(self, rule, original_node, updated_node, receiver=(), **extra):
@@ -352,6 +360,12 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
                 return updated_node.with_changes(func=cst.Name("bool"))
             if isinstance(original_node.func, cst.Name) and original_node.func.value == LANE:
                 return updated_node.args[0].value      # a value the same for every example
+            if isinstance(original_node.func, cst.Name) and original_node.func.value == \
+                    LIST_ARRAY:         # a list the same for every example, as its array
+                return expr(self.prims.array_of("{items}"), items=updated_node.args[0].value)
+            if isinstance(original_node.func, cst.Name) and original_node.func.value == \
+                    LANES_COPY:         # the same for every example: one copy
+                return expr(self.prims.copy("{a}"), a=updated_node.args[0].value)
             return updated_node
         fn = getattr(self.value(original_node.func), "example", None)
         rule = self.registry.for_call(fn)

@@ -40,6 +40,7 @@ from ..abstract import Value
 from ..analysis.python_numbers import PythonNumbers
 from ..liveness import reads, writes
 from ..rules import python_errors
+from ..rules.lists import list_subscript, stored_values
 from ..syntax.edit import AUGMENTED_TO_BINARY
 from ..syntax.templates import bare_code, expr
 from ..syntax.traversal import children, walk
@@ -74,6 +75,7 @@ class _Checks:
         # (every lane runs that assignment, after its checks): valid to the end
         self.known: dict[str, tuple[int, int]] = {}
         self.defs = _definitions(func)
+        self.lists = stored_values(func)
         self.counters = _counters(func)
         self.numpy_names: dict[str, bool] = {}
         # `vmap`: which values are Python numbers all the same (``float(y)``, ``int(y)``,
@@ -104,6 +106,12 @@ class _Checks:
         if t is cst.IfExp:
             return self.numpy_valued(node.body, seen) and self.numpy_valued(node.orelse, seen)
         if t is cst.Subscript:
+            name = list_subscript(node, self.lists)
+            if name is not None:
+                # an item of a local list (an array only in the engine: `passes.local_lists`)
+                # is what was stored into it: NumPy's only if everything stored is
+                return f"{name}[]" in seen or all(
+                    self.numpy_valued(v, seen | {f"{name}[]"}) for v in self.lists[name])
             return isinstance(self.example(node.value), np.ndarray)
         if t is cst.Call:
             fn = self.example(node.func)

@@ -431,6 +431,33 @@ def f(x, w):
     y[0] = x
     return y
 '''), "X, w", (0, None)),
+    "list.as_array": Example(_f('''
+def f(x, y):
+    vals = [x, y, 0.0]
+    k = 1 if x > y else 2
+    vals[k] = x * 2
+    return vals[0] + vals[1] - vals[2]
+'''), "X, Y"),
+    "helper.lanes_copy": Example(_f('''
+def f(x, k):
+    out = np.zeros(3)
+    out[0] = x
+    if x > 0:
+        bump(out, k)
+    return out
+
+
+def bump(w, i):
+    w[i] += 1.0
+'''), "X, N % 3"),
+    "list.as_array_repeated": Example(_f('''
+def f(x, y):
+    vals = [0.0, 0.0, 0.0]
+    for i in range(3):
+        if x > i:
+            vals[i] += y
+    return sum(vals)
+'''), "X, Y"),
     # --- numpy (more) -------------------------------------------------------------------
     "numpy.emath": Example(_f('''
 def f(x):

@@ -14,6 +14,8 @@ import libcst as cst
 
 from ..abstract import unbatched
 from ..syntax.templates import expr, parse_expr
+from .lane_copies import LANES_COPY, lanes_copy
+from .lists import LIST_ARRAY, list_array
 from .python_errors import RAISE_LANE, raise_lane
 from .python_errors import register as register_checks
 from .registry import Registry, Rule
@@ -49,7 +51,8 @@ def warn_lanes(failed) -> list:
 
 
 ENGINE_NAMES = {ANY_LANE: any_lane, FIRST_LANE: first_lane, LANE: lane, RAISE_LANE: raise_lane,
-                WARN_LANES: warn_lanes}
+                WARN_LANES: warn_lanes, LIST_ARRAY: list_array,
+                LANES_COPY: lanes_copy}
 
 
 def register(reg: Registry) -> None:

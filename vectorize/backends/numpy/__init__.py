@@ -187,7 +187,7 @@ class NumpyBackend(Backend):
 def register_tables(reg) -> None:
     """NumPy's rule tables and the shared ones, in order, into ``reg`` (also the JAX
     backend's, which spells them with ``jnp``)."""
-    from ...rules import lanes, operators, strings
+    from ...rules import lane_copies, lanes, lists, operators, strings
     from . import (
         arrays,
         builtins,
@@ -201,5 +201,6 @@ def register_tables(reg) -> None:
         sorting,
     )
     for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg,
-                  shapes, sorting, scipy_rules, random, creation, strings):
+                  shapes, sorting, scipy_rules, random, creation, strings, lists,
+                  lane_copies):
         table.register(reg)

@@ -1,0 +1,255 @@
+"""A local list the function writes into becomes an array of its items.
+
+Assumes: scalar-style code, not yet analysed; comprehensions over fixed ranges already written
+out as displays (`body_constructs.comprehensions`).
+Reads and writes no record (`records`): the lists it lowered are the names bound to
+``__list_array__(...)`` (`rules.lists.stored_values` finds them).
+Guarantees: a name that the function binds only to list displays (``[0.0, 0.0, 0.0]``,
+``[x, y, x + y]``) or repeated displays (``[0.0] * 3``), writes items of (``vals[i] = e``,
+``vals[i] += e``, with one index, under any condition, in any loop) -- or, for a display of
+values not all literals, reads at an index other than a literal or a ``range`` counter
+(``vals[k]``, which may differ per example) or loops over -- and otherwise only reads
+an item of (``vals[k]``), passes to ``len``/``sum``/``min``/``max``, unpacks
+(``a, b, c = vals``) or loops over (``for v in vals``) is bound to ``__list_array__(<the
+display>)`` instead, which per example is ``np.array(<the display>)``: an array of the same
+items, for which each of those uses means what it means for the list (the analysis refuses,
+where they are written, items that are not numbers of one type and writes of another type:
+`rules.lists`); an unpacking ``a, b = vals`` reads the items one by one, ``a, b = vals[0],
+vals[1]`` (the batch copies reads that a later write would change). The arrays' rules then
+batch it (a row per example; writes into it under
+per-example conditions are masked by `if_to_where`, per-example indexes guarded by
+`guard_indices`, raising IndexError where Python does).
+
+    vals = [0.0, 0.0, 0.0]                     vals = __list_array__([0.0, 0.0, 0.0])
+    for i in range(3):              ->         for i in range(3):
+        if x > i:                                  if x > i:
+            vals[i] += y                               vals[i] += y
+    return sum(vals)                           return sum(vals)
+
+A list used any other way (returned, passed to a helper, bound to a second name, sliced,
+appended to, concatenated, compared, read in a nested function) is left as it is: the
+analysis refuses a write into it, naming the write.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from ..introspect import lookup
+from ..liveness import writes
+from ..rules.lists import LIST_ARRAY
+from ..syntax.traversal import by_type, children, rewrite, walk
+
+# builtins that read every item of a list the same way as every item of an array
+_READERS = frozenset({"len", "sum", "min", "max"})
+_SCOPES = (cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp,
+           cst.GeneratorExp)
+
+
+def _list_display(node) -> bool:
+    """``[a, b, c]`` (no ``*``), or ``[a] * n`` / ``n * [a]`` with an integer literal ``n``."""
+    if type(node) is cst.List:
+        return bool(node.elements) and all(type(e) is cst.Element for e in node.elements)
+    if type(node) is cst.BinaryOperation and type(node.operator) is cst.Multiply:
+        for display, times in ((node.left, node.right), (node.right, node.left)):
+            if type(display) is cst.List and type(times) is cst.Integer and _list_display(
+                    display) and 0 < int(times.evaluated_value) <= 64:
+                return True
+    return False
+
+
+class _Uses:
+    """For each name, whether each of its uses is one a lowered list keeps (`_classify`)."""
+
+    def __init__(self, func: cst.FunctionDef):
+        self.params = {p.name.value for p in (*func.params.params, *func.params.kwonly_params,
+                                              *func.params.posonly_params)}
+        self.bad: set[str] = set(self.params)
+        self.created: set[str] = set()
+        self.written: set[str] = set()
+        # lists of values not all literals, read at an index that may differ per example or
+        # looped over: as the list, refused; as the array of its items, a gather or columns
+        self.computed: set[str] = set()
+        self.per_example_items: set[str] = set()
+        self.counters = {n.target.value for n in walk(func.body) if type(n) is cst.For
+                         and type(n.target) is cst.Name and type(n.iter) is cst.Call
+                         and type(n.iter.func) is cst.Name and n.iter.func.value == "range"}
+        self._visit(func.body, None, False)
+
+    def _visit(self, node, parent, nested: bool) -> None:
+        if type(node) is cst.Name:
+            if nested or not self._classify(node, parent):
+                self.bad.add(node.value)
+            return
+        inner = nested or isinstance(node, _SCOPES)
+        if type(node) is cst.Del:
+            self.bad |= {n.value for n in walk(node) if type(n) is cst.Name}
+            return
+        if type(node) is cst.Assign and len(node.targets) == 1 and type(
+                node.targets[0].target) is cst.Name:
+            name = node.targets[0].target.value
+            if _list_display(node.value) and not nested:
+                self.created.add(name)
+                if not all(_literal(e.value) for e in _display_items(node.value)):
+                    self.per_example_items.add(name)
+            else:
+                self.bad.add(name)
+            self._visit(node.value, node, inner)
+            return
+        if type(node) in (cst.Assign, cst.AugAssign) and not nested:
+            targets = [t.target for t in node.targets] if type(node) is cst.Assign else [
+                node.target]
+            for target in targets:
+                for t in ([e.value for e in target.elements]
+                          if type(target) in (cst.Tuple, cst.List) else [target]):
+                    if type(t) is cst.Subscript and type(t.value) is cst.Name \
+                            and _one_index(t):
+                        self.written.add(t.value.value)      # (`vals[0], vals[1] = ...`)
+        for child in children(node):
+            self._visit(child, node, inner)
+
+    def _classify(self, name: cst.Name, parent) -> bool:
+        """Whether this use of ``name`` is one an array of the list's items keeps."""
+        t = type(parent)
+        if t is cst.Subscript:
+            if parent.value is name and _one_index(parent) and not self._shared_index(
+                    parent.slice[0].slice.value):
+                self.computed.add(name.value)
+            return parent.value is name and _one_index(parent)
+        if t is cst.Arg:
+            return True                     # checked at the call (`readers`)
+        if t is cst.Call:
+            return False                    # `vals(...)`, `vals.append(...)`: not a list use
+        if t is cst.Assign:
+            # `a, b, c = vals` (the value, unpacked into names)
+            return parent.value is name and all(type(target.target) in (cst.Tuple, cst.List)
+                                                for target in parent.targets)
+        if t is cst.For:
+            if parent.iter is name:
+                self.computed.add(name.value)
+            return parent.iter is name
+        return False
+
+    def _shared_index(self, index) -> bool:
+        """An integer literal, or a counter of ``for ... in range(...)`` (bound nowhere
+        else), which the list display of arrays indexes as it is."""
+        if _literal(index):
+            return True
+        return type(index) is cst.Name and index.value in self.counters
+
+    def readers(self, func, pyfunc) -> None:
+        """``len(vals)``, ``sum(vals)``...: the only argument of a builtin that reads every
+        item; any other argument use of a name makes it not a list to lower."""
+        assigned = set(self.params)
+        for stmt in func.body.body:
+            assigned |= writes(stmt)
+        builtin = {name for name in _READERS if name not in assigned
+                   and lookup(pyfunc, name)[2] == "builtin"}
+        for call in by_type(func.body).get(cst.Call, ()):
+            for arg in call.args:
+                if type(arg.value) is not cst.Name:
+                    continue
+                name = arg.value.value
+                if not (type(call.func) is cst.Name and call.func.value in builtin
+                        and len(call.args) == 1
+                        and arg.keyword is None and not arg.star):
+                    self.bad.add(name)
+
+
+def _literal(node) -> bool:
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+        node = node.expression
+    return type(node) in (cst.Integer, cst.Float, cst.Imaginary)
+
+
+def _display_items(node) -> list:
+    if type(node) is cst.BinaryOperation:
+        node = node.left if type(node.left) is cst.List else node.right
+    return list(node.elements)
+
+
+def _one_index(subscript: cst.Subscript) -> bool:
+    return len(subscript.slice) == 1 and type(subscript.slice[0].slice) is cst.Index \
+        and subscript.slice[0].slice.star is None
+
+
+def lists_to_lower(func: cst.FunctionDef, pyfunc) -> set[str]:
+    """The names of the lists this pass lowers (see the module's docstring); ``pyfunc``:
+    the user's function, whose globals say whether ``sum`` is the builtin."""
+    uses = _Uses(func)
+    uses.readers(func, pyfunc)
+    read = uses.computed & uses.per_example_items
+    return (uses.created & (uses.written | read)) - uses.bad
+
+
+class _Lower(cst.CSTTransformer):
+    def __init__(self, names: set[str], lengths: dict[str, int]):
+        self.names = names
+        self.lengths = lengths
+
+    def leave_Assign(self, original_node, updated_node):
+        target = updated_node.targets[0].target if len(updated_node.targets) == 1 else None
+        if type(target) is cst.Name and target.value in self.names and _list_display(
+                updated_node.value):
+            return updated_node.with_changes(value=cst.Call(
+                cst.Name(LIST_ARRAY), [cst.Arg(_written_out(updated_node.value))]))
+        value = updated_node.value
+        if type(value) is cst.Name and value.value in self.lengths and type(target) in (
+                cst.Tuple, cst.List) and len(target.elements) == self.lengths[value.value] \
+                and all(type(e) is cst.Element for e in target.elements):
+            # `a, b = vals` as `a, b = vals[0], vals[1]`: per example the same numbers; on
+            # the batch reads that a later write into `vals` does not change (the analysis
+            # copies such reads, `copied_reads`), where the rows of `vals.T` would be views
+            return updated_node.with_changes(value=cst.Tuple([
+                cst.Element(cst.Subscript(cst.Name(value.value), [cst.SubscriptElement(
+                    cst.Index(cst.Integer(str(i))))])) for i in range(len(target.elements))]))
+        return updated_node
+
+
+def _lengths(func: cst.FunctionDef, names: set[str]) -> dict[str, int]:
+    """name -> the length of the list, where every display it is bound to has the same."""
+    found: dict[str, set] = {}
+    for n in walk(func.body):
+        if type(n) is cst.Assign and len(n.targets) == 1 and type(
+                n.targets[0].target) is cst.Name and n.targets[0].target.value in names:
+            value = n.value
+            count = int(_times(value).evaluated_value) if type(value) is cst.BinaryOperation \
+                else 1
+            found.setdefault(n.targets[0].target.value, set()).add(
+                len(_display_items(value)) * count)
+    return {name: next(iter(sizes)) for name, sizes in found.items() if len(sizes) == 1}
+
+
+def _times(node: cst.BinaryOperation):
+    return node.right if type(node.left) is cst.List else node.left
+
+
+def _plain(node) -> bool:
+    """A name or a number, which reads the same written twice."""
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+        node = node.expression
+    return type(node) in (cst.Name, cst.Integer, cst.Float, cst.Imaginary)
+
+
+def _written_out(display):
+    """``[x] * 3`` of names as ``[x, x, x]`` (the analysis knows displays of per-example
+    values, not their repetition); a repetition of anything else stays (of numbers, it is
+    the same for every example)."""
+    if type(display) is not cst.BinaryOperation:
+        return display
+    inner, times = (display.left, display.right) if type(display.left) is cst.List else (
+        display.right, display.left)
+    if not all(_plain(e.value) for e in inner.elements) or all(
+            type(e.value) is not cst.Name for e in inner.elements):
+        return display
+    items = [e.value for e in inner.elements] * int(times.evaluated_value)
+    return cst.List([cst.Element(item) for item in items])
+
+
+def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    if cst.List not in by_type(func.body):
+        return func
+    names = lists_to_lower(func, ctx.source.func)
+    if not names:
+        return func
+    return rewrite(func, _Lower(names, _lengths(func, names)))
