@@ -307,3 +307,33 @@ def test_string_otype_with_a_signature_is_numpy_vectorizes():
     expected = np.vectorize(doubled, otypes=["U5"], signature="()->()")(x)
     got = vectorize(doubled, otypes=["U5"], signature="()->()", fallback="error")(x)
     assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
+
+
+_INT_TABLE = [10, -20, 30]
+
+
+def _tuple_at_k(k):
+    return (1, 2, 3)[k] * 2
+
+
+def _list_at_k(k):
+    vals = [1, 2, 3]
+    return vals[k] * 2
+
+
+def _module_table_at_k(k):
+    return _INT_TABLE[k] + 1
+
+
+@pytest.mark.parametrize("f", [_tuple_at_k, _list_at_k, _module_table_at_k])
+def test_int_table_read_at_a_per_example_index(f):
+    """An int table read at a per-example index, then int arithmetic: the overflow check's
+    template names the item twice (`v < lo or v > hi`), which put one node object in two
+    places; the index guard then expanded itself without end (refused as 'too deeply
+    nested')."""
+    k = np.array([0, 2, 1, -1, -3, 2])
+    got = vectorize(f, fallback="error")(k)
+    want = np.vectorize(f)(k)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+    with pytest.raises(IndexError):
+        vectorize(f, fallback="error")(np.array([0, 3]))

@@ -42,7 +42,7 @@ from ..liveness import reads, writes
 from ..rules import python_errors
 from ..rules.lists import list_subscript, stored_values
 from ..syntax.edit import AUGMENTED_TO_BINARY
-from ..syntax.templates import bare_code, expr
+from ..syntax.templates import bare_code, expr, unshared
 from ..syntax.traversal import children, walk
 
 _CAST_MESSAGE = "a float that does not fit the int array it is written into"
@@ -789,7 +789,8 @@ class _Writer:
         leading comments move to the first check)."""
         out, seen = [], set()
         for check, guards in found:
-            test = expr(check.template, **{k: v.deep_clone() for k, v in check.nodes.items()})
+            test = unshared(expr(check.template,
+                                 **{k: v.deep_clone() for k, v in check.nodes.items()}))
             for guard, negated in reversed(guards):
                 g = guard.deep_clone()
                 if negated:

@@ -96,6 +96,31 @@ def _substitute(node, holders: frozenset[int], subs: dict):
 
 
 
+def unshared(node):
+    """``node`` where no node object stands in two places (a template that names one
+    placeholder twice, ``__v__ < lo or __v__ > hi``, puts the same node in both): the passes
+    key their facts by node, so each place gets its own copy after the first."""
+    seen: set[int] = set()
+
+    def fresh(n):
+        if id(n) in seen:
+            return n.deep_clone()
+        seen.add(id(n))
+        changes = {}
+        for field in VISIT_FIELDS[type(n)]:
+            value = getattr(n, field)
+            if type(value) is tuple or type(value) is list:
+                items = tuple(fresh(item) for item in value)
+                if any(new is not old for new, old in zip(items, value)):
+                    changes[field] = items
+            elif isinstance(value, cst.CSTNode):
+                new = fresh(value)
+                if new is not value:
+                    changes[field] = new
+        return rebuilt(n, changes) if changes else n
+    return fresh(node)
+
+
 def name(identifier: str) -> cst.Name:
     return cst.Name(identifier)
 
