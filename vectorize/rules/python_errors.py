@@ -102,10 +102,12 @@ _COSH_LIMIT = _last_finite(math.cosh, math.log(_MAX) + math.log(2.0))
 _SINH_LIMIT = _last_finite(math.sinh, math.log(_MAX) + math.log(2.0))
 
 
-# `v` has a fractional part / is a whole number (an infinity counts as both: a false alarm
-# replays the loop), in operations every backend batches (no `math.modf`, which PyTorch lacks)
-_FRACTION = "{v} % 1 != 0"
-_WHOLE = "({v} % 1 == 0 or math.isinf({v}))"
+# `v` has a fractional part / is a whole number (an infinity counts as whole; NaN as
+# neither), in operations every backend batches (no `math.modf`, which PyTorch lacks); `%` is
+# reached only for finite values where the check runs on scalars (`and`/`or` short-circuit):
+# `inf % 1` warns (invalid value) on NumPy scalars, where the example does not
+_FRACTION = "math.isfinite({v}) and {v} % 1 != 0"
+_WHOLE = "(math.isinf({v}) or {v} % 1 == 0)"
 
 
 def _float(x: float) -> str:
