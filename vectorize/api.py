@@ -151,18 +151,15 @@ class vectorize:
                     elif last.to_numpy is not None:
                         out = tuple(map(last.to_numpy, out)) if isinstance(out, tuple) else \
                             last.to_numpy(out)
-                    if not self._otypes_hold(out):
-                        return self._replay(args, kwargs, last.entry.spec.result, last.size,
-                                            last.entry.otypes)
-                    return self._outputs(out, last.entry.spec.result, last.shape, call_args,
-                                         last.entry.otypes)
+                    return self._finish(out, last.entry, args, kwargs, last.shape,
+                                        last.size, call_args)
                 entry = last.entry
                 out = self._run_or_replay(entry, call_args, last.size, last.batched)
-                if out is _REPLAY or not self._otypes_hold(out):
+                if out is _REPLAY:
                     return self._replay(args, kwargs, entry.spec.result, last.size,
                                         entry.otypes)
-                return self._outputs(out, entry.spec.result, last.shape, call_args,
-                                     entry.otypes)
+                return self._finish(out, entry, args, kwargs, last.shape, last.size,
+                                    call_args)
         if self.pyfunc is np._NoValue or self.pyfunc is None:
             if len(args) != 1 or kwargs or not callable(args[0]):
                 raise TypeError("vectorize used as a decorator expects one function")
@@ -202,9 +199,68 @@ class vectorize:
             self._last = _FastPath.of(args, entry, shape, batched, self._binding,
                                        self.chunk_size) or self._last
         out = self._run_or_replay(entry, call_args, math.prod(shape), batched)
-        if out is _REPLAY or not self._otypes_hold(out):
+        if out is _REPLAY:
             return self._replay(args, kwargs, spec.result, math.prod(shape), entry.otypes)
-        return self._outputs(out, spec.result, shape, call_args, entry.otypes)
+        return self._finish(out, entry, args, kwargs, shape, math.prod(shape), call_args)
+
+    def _finish(self, out, entry, args, kwargs, shape, size, call_args):
+        """The call's results from the generated function's outputs ``out``: each cast to
+        the type numpy.vectorize gives it (the user's ``otypes``; else, where the entry
+        probes, the types of the first example's results as numpy.vectorize learns them,
+        `_first_example_types`; else `Entry.otypes`), or numpy.vectorize's own answer where
+        its conversion of the per-example results would raise (`_casts_hold`)."""
+        cast = entry.otypes
+        if entry.probe and not self.otypes and size:
+            cast = self._first_example_types(args, kwargs, out)
+        if cast is _REPLAY or not self._otypes_hold(out) or not _casts_hold(out, cast):
+            return self._replay(args, kwargs, entry.spec.result, size, entry.otypes)
+        return self._outputs(out, entry.spec.result, shape, call_args, cast)
+
+    def _first_example_types(self, args, kwargs, out):
+        """Per output, the dtype numpy.vectorize gives it where it differs from ``out``'s
+        (else None; None for all of them: no cast), or `_REPLAY` where numpy.vectorize's
+        call raises: as numpy.vectorize learns its output types (`_get_ufunc_and_otypes`),
+        the function called once on the first item of every argument, NumPy scalars of the
+        arguments' own dtypes (`np.int8`, `np.float32`...). That type depends on the
+        dtypes (`np.sin` of an int8 is float16, a Python float times a float32 is float32:
+        NEP 50) and on the first example's values (`min(n, x)` of an int and a float, `x
+        and y`), which the batched code cannot tell apart; the values are still every
+        example's Python ones, cast (`_cast`)."""
+        excluded = self.excluded
+        if not kwargs and not excluded:
+            func, vargs = self.pyfunc, args
+        else:   # numpy.vectorize's own wrapper (`_call_as_normal`)
+            names = [n for n in kwargs if n not in excluded]
+            inds = [i for i in range(len(args)) if i not in excluded]
+            pyfunc, given = self.pyfunc, list(args)
+
+            def func(*items):
+                for n, i in enumerate(inds):
+                    given[i] = items[n]
+                return pyfunc(*given, **{**kwargs, **dict(zip(names, items[len(inds):]))})
+            vargs = [args[i] for i in inds] + [kwargs[n] for n in names]
+        try:
+            inputs = [np.asarray(a).flat[0] for a in vargs]
+        except IndexError:      # (an empty argument: numpy.vectorize needs otypes)
+            return None
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            # (what the examples warn, the batched code has warned)
+            warnings.simplefilter("ignore")
+            try:
+                first = func(*inputs)
+            except Exception:   # noqa: BLE001 -- numpy.vectorize raises it: the replay
+                return _REPLAY
+        first = first if isinstance(first, tuple) else (first,)
+        outs = out if isinstance(out, tuple) else (out,)
+        if len(first) != len(outs):
+            return _REPLAY
+        cast = []
+        for item, mine in zip(first, outs):
+            dtype = np.asarray(item).dtype
+            have = getattr(mine, "dtype", None) or np.asarray(mine).dtype
+            cast.append(dtype if dtype != have and dtype.kind in "biufc" and
+                        have.kind in "biufc" and np.ndim(item) == 0 else None)
+        return tuple(cast) if any(c is not None for c in cast) else None
 
     def __reduce__(self):
         # what another process (a Dask worker) needs: the function and the options
@@ -576,9 +632,9 @@ class vectorize:
                 key.append((arr.dtype.char,))
             batched.append(type(key[-1]) is tuple and not _is_as_is(key[-1]))
         widen = _widening(key)
-        if widen:   # float16/32 items are Python floats per example, complex64 ones complex
+        if widen:   # float16/32 items are Python floats per example, int8 ones Python ints
             for index, kind in enumerate(key):
-                if _widened(kind):
+                if _widened(kind) and _FAMILY[_char(kind)] in widen:
                     arg = call_args[index]
                     wide = _WIDENED[arg.dtype.char]
                     call_args[index] = arg.astype(wide) if type(kind) is tuple else wide(arg)
@@ -592,6 +648,8 @@ class vectorize:
                     narrow=self._empty_var_keyword(sig, self._params(
                         names, values, call_args, key[0], narrow=True)) if widen else None,
                     empty=_narrow_empty(call_args, key[0]) if widen else None))
+        if entry.probe is None:
+            entry.probe = _probes(entry.spec, key[0])
         return entry, call_args, shape, batched
 
     def _run(self, entry, call_args, size, batched):
@@ -864,7 +922,7 @@ class vectorize:
                 return arr.astype(otype, copy=False)
             arr = arr.astype(otype.kind, copy=False)
         elif cast is not None and cast[index] is not None:
-            arr = arr.astype(cast[index], copy=False)
+            arr = _cast(arr, cast[index])
         if arr.dtype.kind in "US":
             # numpy.vectorize sizes a string result by its longest item, not by the longest
             # string the code could give (`np.where(c, "positive", "neg")` is <U8)
@@ -915,7 +973,7 @@ class _FastPath:
         # one batched number per example, no cast (`Entry.otypes`): the generated function's
         # array is the result as it stands (`_own`, reshaped)
         self.simple = (dtype is not None and dtype.kind in "biufc" and result.batched
-                       and result.rank == 0 and entry.otypes is None)
+                       and result.rank == 0 and entry.otypes is None and not entry.probe)
         if backend.chunked_runs:
             # NumPy: `chunks.run` makes one call of a batch too small for two chunks; a larger
             # one is `chunks.run` itself (`vectorize._run` without the planning around it)
@@ -1092,7 +1150,7 @@ def _promotes_otherwise(scalar, numbers) -> bool:
         dtype = getattr(value.example, "dtype", None)
         if dtype is None or dtype.kind not in _PYTHON_OF_KIND:
             continue
-        if dtype.char in _WIDENED and scalar.dtype.char in _WIDENED:
+        if dtype.char in "efF" and scalar.dtype.char in "efF":
             return True     # (such a batch is not widened to Python's precision: `_plan`)
         if np.result_type(dtype, scalar.dtype) != np.result_type(
                 _PYTHON_OF_KIND[dtype.kind], scalar.dtype):
@@ -1117,10 +1175,18 @@ def _as_matrix(arr):
     return np.asmatrix(arr)
 
 
-_WIDENED = {"e": np.float64, "f": np.float64, "F": np.complex128}
-"""The dtypes whose items numpy.vectorize hands each example as Python floats and complex
-numbers (float64, complex128), and those wider types: the generated code computes with them
-(`vectorize._plan`)."""
+_WIDENED = {"e": np.float64, "f": np.float64, "F": np.complex128,
+            "b": np.int64, "h": np.int64, "i": np.int64, "B": np.int64, "H": np.int64,
+            "I": np.int64}
+"""The dtypes whose items numpy.vectorize hands each example as Python floats, complex
+numbers and ints (float64, complex128, int64: an int8 item is a Python int, and `np.sin` of
+it is a float64, `x + 1` of 127 is 128), and those wider types: the generated code computes
+with them (`vectorize._plan`), and the outputs are cast to the types numpy.vectorize learns
+(`_first_example_types`). (uint64 items beyond int64 are Python ints no int64 holds: kept.)"""
+
+_FAMILY = {char: "f" if char in "efF" else "i" for char in _WIDENED}
+"""Which NumPy scalar arguments keep a widened argument narrow (`_widening`): a float16,
+float32 or complex64 scalar the narrow floats, a narrow int scalar the narrow ints."""
 
 
 def _widened(kind) -> bool:
@@ -1130,15 +1196,24 @@ def _widened(kind) -> bool:
         isinstance(kind, tuple) and isinstance(kind[0], str) and kind[0] in _WIDENED)
 
 
-def _widening(kinds) -> bool:
-    """Whether `vectorize._plan` computes with the `_WIDENED` types of the Python-number
-    arguments of float16, float32 or complex64 arrays, given the cache key's entries: not
-    where a NumPy scalar of such a type is an argument too (handed on as it is, it makes the
-    Python floats it meets float32 per example, which the wider arrays would not: those
-    calls keep the arrays' own dtypes, as before)."""
-    return any(_widened(kind) for kind in kinds) and not any(
-        isinstance(kind, str) and kind[:3] == "np:" and kind[3:] in _WIDENED
-        for kind in kinds)
+def _widening(kinds) -> frozenset:
+    """The families (`_FAMILY`) of the `_WIDENED` types that `vectorize._plan` computes with
+    for the Python-number arguments of narrow arrays, given the cache key's entries: not
+    where a NumPy scalar of such a type of the family is an argument too (handed on as it
+    is, it makes the Python numbers it meets float32 or int8 per example, which the wider
+    arrays would not: those calls keep the arrays' own dtypes, as before; narrow ints stay
+    so beside any such scalar)."""
+    kept = {_FAMILY[kind[3:]] for kind in kinds
+            if isinstance(kind, str) and kind[:3] == "np:" and kind[3:] in _WIDENED}
+    if kept:
+        kept.add("i")   # (a narrow int batch meeting it: as before, `_promotes_otherwise`)
+    return frozenset(_FAMILY[_char(kind)] for kind in kinds
+                     if _widened(kind) and _FAMILY[_char(kind)] not in kept)
+
+
+def _char(kind) -> str:
+    """The dtype character of a cache key's entry for a scalar or batched argument."""
+    return kind[0] if isinstance(kind, tuple) else kind[3:] if kind[:3] == "np:" else kind
 
 
 def _narrow_empty(call_args, kinds) -> list:
@@ -1154,6 +1229,71 @@ def _narrow_empty(call_args, kinds) -> list:
         else:
             out.append(arg)
     return out
+
+
+def _casts_hold(out, cast) -> bool:
+    """Whether every output converts to its ``cast`` entry (`Entry.otypes`, or the first
+    example's types) as numpy.vectorize converts the per-example results: the Python
+    numbers, ``asanyarray(objects, dtype=otype)``, which raises where ``astype`` of the
+    batch would make something of them (`_converts`)."""
+    if cast is None:
+        return True
+    outs = out if isinstance(out, tuple) else (out,)
+    return all(c is None or _converts(o, c) for o, c in zip(outs, cast))
+
+
+def _converts(arr, otype) -> bool:
+    """Whether numpy.vectorize's conversion of the per-example results in ``arr`` to
+    ``otype`` returns what `_cast` gives: a complex number does not convert to a real type
+    (TypeError; a lane that is real per example but complex in the batch is left to the
+    loop too), a float to an int only within the type (``int()``: NaN and infinities
+    raise) and below 2**53 (a lane that is a Python int per example, made a float by a
+    per-example choice of an int or a float, has lost its low bits), an int only within
+    the type."""
+    arr = np.asarray(arr)
+    otype = np.dtype(otype)
+    if arr.size == 0 or otype.kind not in "biufc":
+        return True
+    if arr.dtype.kind == "c" and otype.kind not in "cb":
+        return False
+    if otype.kind in "iu" and arr.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            if not bool(np.all(np.abs(arr) < 2.0 ** 53)):
+                return False
+    return _int_cast_holds(arr, otype)
+
+
+def _cast(arr, otype):
+    """``arr`` as numpy.vectorize converts its per-example Python numbers to ``otype``:
+    ``astype``, except that an int goes to a narrow float through a Python float (a
+    double: twice rounded, as NumPy converts a Python int)."""
+    otype = np.dtype(otype)
+    if arr.dtype.kind in "iu" and otype.kind in "fc" and otype.itemsize < 8:
+        arr = arr.astype(np.float64)
+    return arr.astype(otype, copy=False)
+
+
+_PLAIN_CHARS = frozenset(np.dtype(t).char for t in (np.float64, np.int64, np.longlong,
+                                                     np.complex128))
+_JOIN_MARKS = ("where(", "flatnonzero(", "maximum(", "minimum(", "full(", "empty(", "select(",
+               "choose(", "putmask(", "copyto(")
+
+
+def _probes(spec, kinds) -> bool:
+    """`Entry.probe`: whether the output types of a call of ``spec`` (for the cache key's
+    entries ``kinds``) are learned from its first example, as numpy.vectorize learns them:
+    where an argument is of another dtype than float64, int64 and complex128 (its first
+    item is an `np.int8`, `np.float32`, `np.bool_`..., whose types NumPy's scalar
+    arithmetic gives, with weak Python numbers: NEP 50), or where the code chooses values
+    per example (`np.where` and its kin, `np.maximum` of `max`: the type may be the first
+    example's branch's)."""
+    if isinstance(spec, FallbackSpec) or spec.backend != "numpy":
+        return False
+    for kind in kinds:
+        if not _is_as_is(kind) and _char(kind) not in _PLAIN_CHARS and \
+                np.dtype(_char(kind)).kind in "biufc":
+            return True
+    return any(mark in spec.source for mark in _JOIN_MARKS)
 
 
 def _int_cast_holds(arr, otype) -> bool:

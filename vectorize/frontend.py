@@ -83,14 +83,17 @@ class Entry:
     running it (`chunks.Tuning`: timings, the form chosen per batch-size class; None for a
     fallback). ``otypes``: per output, the dtype `vectorize` casts it to where
     numpy.vectorize's differs from the code's (float32 arguments: `vectorize._build`), or
-    None."""
+    None. ``probe``: whether `vectorize` learns the output types of a call as numpy.vectorize
+    does, from one call on the first example (`vectorize._first_example_types`); None until
+    the front end decides."""
 
-    __slots__ = ("spec", "tuning", "otypes")
+    __slots__ = ("spec", "tuning", "otypes", "probe")
 
     def __init__(self, spec, tuning=None):
         self.spec = spec
         self.tuning = tuning
         self.otypes = None
+        self.probe = None
 
 
 class SpecCache:

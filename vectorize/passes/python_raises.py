@@ -181,11 +181,30 @@ class _Checks:
         array's dtype (OverflowError), where the batch's cast would make garbage (NumPy
         only warns). Into an unsigned array only a Python float raises (a NumPy float
         wraps, in the example as in the batch)."""
-        array, value = self.example(target.value), self.value(node)
-        if not isinstance(array, np.ndarray) or value is None or value.kind != "f":
+        value = self.value(node)
+        return self.float_into_int(target, node, value is not None and value.kind == "f",
+                                   self.numpy_valued(node))
+
+    def item_update_cast(self, target: cst.Subscript, operator: type, node) -> list:
+        """``y[i] += v`` (any augmented operator) into an int array: per example ``y[i] =
+        y[i] + v``, whose float result the example converts as `item_cast` says (``y[i]``
+        is a NumPy int: the sum is a NumPy float, which an unsigned array wraps)."""
+        a, b = self.value(target), self.value(node)
+        if a is None or b is None or a.rank != 0 or b.rank != 0:
+            return []
+        floats = "f" in (a.kind, b.kind) or operator is cst.Divide and \
+            {a.kind, b.kind} <= set("biu")
+        update = cst.BinaryOperation(left=target, operator=operator(), right=node)
+        return self.float_into_int(target, update, floats, True)
+
+    def float_into_int(self, target: cst.Subscript, node, floats: bool, numpy_valued: bool):
+        """The checks of a float ``node`` (``floats``) written into an item of the int array
+        ``target.value``."""
+        array = self.example(target.value)
+        if not isinstance(array, np.ndarray) or not floats:
             return []
         kind = array.dtype.kind
-        if kind not in "iu" or kind == "u" and self.numpy_valued(node):
+        if kind not in "iu" or kind == "u" and numpy_valued:
             return []
         info = np.iinfo(array.dtype)
         if info.bits == 64:
@@ -380,7 +399,7 @@ class _Checks:
             return python_errors.builtin_checks(fn, nodes, values, self.value(node))
         if any(self.numpy_valued(n) for n in nodes):
             return []
-        if fn in (builtins.round, builtins.abs, builtins.divmod, builtins.pow):
+        if fn in (builtins.round, builtins.abs, builtins.divmod, builtins.pow, builtins.sum):
             return python_errors.builtin_checks(fn, nodes, values, self.value(node))
         return []
 
@@ -737,6 +756,9 @@ class _Writer:
                                 check.divisor, [], facts) or self.checks.refuted(
                                 check, [], facts)):
                             found.append((check, []))
+            if operator is not None and type(small.target) is cst.Subscript:
+                found.extend((check, []) for check in self.checks.item_update_cast(
+                    small.target, operator, small.value))
             return
         if t in (cst.Assign, cst.AnnAssign, cst.Expr, cst.Return):
             if small.value is not None:
