@@ -835,8 +835,10 @@ class vectorize:
         (float64, complex128) and its outputs cast to the types that analysis of ``narrow``
         finds (``Entry.otypes``): the dtypes that code for ``narrow`` gives on ``empty``, the
         arguments of an empty batch of those dtypes, else the analysis's."""
-        clashing = [name for name in numpy_scalars
-                  if _promotes_otherwise(params[name].example, [params[p] for p in python])]
+        # (a float16, float32 or complex64 scalar is checked where it meets a Python number:
+        # `passes.python_raises`)
+        clashing = [name for name in numpy_scalars if params[name].example.dtype.kind not in "fc"
+                    and _promotes_otherwise(params[name].example, [params[p] for p in python])]
         if clashing:
             # numpy.vectorize hands a NumPy scalar on as it is, and a Python number meeting it
             # takes its dtype (NEP 50: `x * np.float32(s)` is float32 for a Python float x);
@@ -1150,8 +1152,6 @@ def _promotes_otherwise(scalar, numbers) -> bool:
         dtype = getattr(value.example, "dtype", None)
         if dtype is None or dtype.kind not in _PYTHON_OF_KIND:
             continue
-        if dtype.char in "efF" and scalar.dtype.char in "efF":
-            return True     # (such a batch is not widened to Python's precision: `_plan`)
         if np.result_type(dtype, scalar.dtype) != np.result_type(
                 _PYTHON_OF_KIND[dtype.kind], scalar.dtype):
             return True
@@ -1198,15 +1198,14 @@ def _widened(kind) -> bool:
 
 def _widening(kinds) -> frozenset:
     """The families (`_FAMILY`) of the `_WIDENED` types that `vectorize._plan` computes with
-    for the Python-number arguments of narrow arrays, given the cache key's entries: not
-    where a NumPy scalar of such a type of the family is an argument too (handed on as it
-    is, it makes the Python numbers it meets float32 or int8 per example, which the wider
-    arrays would not: those calls keep the arrays' own dtypes, as before; narrow ints stay
-    so beside any such scalar)."""
+    for the Python-number arguments of narrow arrays, given the cache key's entries: not the
+    narrow ints where a narrow NumPy int scalar is an argument too (handed on as it is, it
+    makes the Python ints it meets int8 per example: those calls keep the arrays' own
+    dtypes, as before, `_promotes_otherwise`). A float16, float32 or complex64 scalar makes
+    the Python numbers it meets its type: `passes.python_raises` refuses those operations
+    (`weak_meeting`)."""
     kept = {_FAMILY[kind[3:]] for kind in kinds
-            if isinstance(kind, str) and kind[:3] == "np:" and kind[3:] in _WIDENED}
-    if kept:
-        kept.add("i")   # (a narrow int batch meeting it: as before, `_promotes_otherwise`)
+            if isinstance(kind, str) and kind[:3] == "np:" and kind[3:] in _WIDENED} - {"f"}
     return frozenset(_FAMILY[_char(kind)] for kind in kinds
                      if _widened(kind) and _FAMILY[_char(kind)] not in kept)
 

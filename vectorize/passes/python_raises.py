@@ -38,6 +38,7 @@ import numpy as np
 
 from ..abstract import Value
 from ..analysis.python_numbers import PythonNumbers
+from ..errors import Unsupported
 from ..liveness import reads, writes
 from ..rules import python_errors
 from ..syntax.edit import AUGMENTED_TO_BINARY
@@ -45,6 +46,7 @@ from ..syntax.templates import bare_code, expr
 from ..syntax.traversal import children, walk
 
 _CAST_MESSAGE = "a float that does not fit the int array it is written into"
+_PYTHON_OF_KIND = {"b": True, "i": 1, "u": 1, "f": 1.0, "c": 1j}
 
 _COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
                 cst.Equal, cst.NotEqual)
@@ -143,6 +145,13 @@ class _Checks:
             self.of(node.body, guards + [(node.test, False)], facts, out)
             self.of(node.orelse, guards + [(node.test, True)], facts, out)
             return
+        if t is cst.Comparison:
+            # (`np.float32(a) == 0.1` compares in float32 per example: NEP 50)
+            left = node.left
+            for link in node.comparisons:
+                if type(link.operator) not in (cst.Is, cst.IsNot, cst.In, cst.NotIn):
+                    self.weak_meeting(node, [left, link.comparator])
+                left = link.comparator
         if t is cst.Comparison and len(node.comparisons) > 1:
             # `a < b < c`: each operand after the second is evaluated only where the links
             # before it hold (`f != 0.0 < 1.0 / f` never divides by zero)
@@ -338,6 +347,7 @@ class _Checks:
     def checks_of(self, node) -> list:
         t = type(node)
         if t is cst.BinaryOperation:
+            self.weak_meeting(node, [node.left, node.right])
             return self.binary(type(node.operator), node.left, node.right, node)
         if t is cst.UnaryOperation and type(node.operator) is cst.Minus:
             if self.numpy_valued(node.expression):
@@ -354,6 +364,48 @@ class _Checks:
         if t is cst.Call:
             return self.call(node)
         return []
+
+    def weak_meeting(self, node, operands) -> None:
+        """`vectorize`: refuse an operation where, per example, a NumPy float16, float32 or
+        complex64 value meets a per-example Python number (NEP 50: the Python number takes
+        the NumPy value's type, `np.float32(a) * y` is a float32), which the batch holds in
+        a wider array (float64: the product would be float64). Python numbers the same for
+        every example stay Python numbers in the batch too (weak there as well)."""
+        if self.python is not None:
+            return
+        narrow = [(n, d) for n in operands if (d := self.narrow_numpy(n)) is not None]
+        if not narrow:
+            return
+        for other in operands:
+            value = self.value(other)
+            if value is None or not value.batched or value.rank != 0 or \
+                    value.kind not in "biufc" or self.numpy_valued(other):
+                continue
+            for _, dtype in narrow:
+                weak = np.result_type(dtype, _PYTHON_OF_KIND[value.kind])
+                if weak != np.result_type(dtype, value.dtype):
+                    raise Unsupported(
+                        f"a NumPy {dtype} scalar meets a per-example Python number here: "
+                        f"NumPy makes the Python number {weak} (NEP 50), which the batch's "
+                        f"{value.dtype} array would not be", node,
+                        f"convert explicitly: np.{dtype}(...) of the Python number to "
+                        f"compute in {dtype}, or float(...) of the NumPy value to compute "
+                        "in float64")
+
+    def narrow_numpy(self, node):
+        """The dtype of ``node`` where it is per example a NumPy float16, float32 or
+        complex64 scalar (a NumPy function of a bool, `np.float32(x)`, an item of a float32
+        array, a float32 global), else None."""
+        value = self.value(node)
+        if value is None or value.rank != 0:
+            return None
+        dtype = value.dtype
+        if dtype is None or dtype.kind not in "fc" or dtype.itemsize >= (8 if dtype.kind == "f"
+                                                                          else 16):
+            return None
+        numpy = self.numpy_valued(node) if value.batched else isinstance(value.example,
+                                                                           np.generic)
+        return dtype if numpy else None
 
     def binary(self, operator, left, right, node) -> list:
         if operator in (cst.Add, cst.Subtract) and _is_counter_step(left, right, self.counters):
@@ -382,6 +434,8 @@ class _Checks:
             return []
         nodes = [a.value for a in node.args]
         values = [self.value(n) for n in nodes]
+        if isinstance(fn, np.ufunc) and len(nodes) > 1:
+            self.weak_meeting(node, nodes)
         if fn is np.arange and len(nodes) == 3 and values[2] is not None:
             # a step of 0: Python numbers raise ZeroDivisionError, NumPy ones ValueError;
             # the padded range of a reduction would make it an empty range
