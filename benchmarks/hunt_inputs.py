@@ -9,10 +9,12 @@ mismatch and internal error, and the refusals by reason.
     python benchmarks/hunt_inputs.py                 # every function (minutes)
     python benchmarks/hunt_inputs.py add mn trunc    # some of them
 
-Known, documented divergences it still reports (docs/semantics.md): result types that depend
-on the first example's value (``min(x, y)`` of an int and a float, ``x and y``), NumPy
-functions on int8/int16 arrays (per example a Python int, float64 in ``np.sin``), ``sum`` of a
-list of narrow ints, and Python floats from ``math``/``float()`` meeting float32 values.
+What it still reports: a uint64 batch with an int scalar (the scalar is passed as an
+``np.int64``, and NumPy computes uint64 with int64 in float64, where Python's ints are exact:
+``x % 3``), ``x.is_integer()`` of a 0-d int array (per example a Python int, which has no such
+method before Python 3.12), and the refusals (with their reasons), among them a NumPy float16
+value (``np.sin`` of a bool) meeting a per-example Python number (docs/semantics.md, "Output
+types and narrow dtypes").
 """
 
 import collections

@@ -139,10 +139,10 @@ class vectorize:
                     except BackendFailure as failure:
                         self._backend_failed(failure, last.entry.spec)
                         return self._replay(args, kwargs, last.entry.spec.result, last.size,
-                                            last.entry.otypes)
+                                            _static_types(last.entry))
                     except Exception:       # noqa: BLE001 -- the per-example loop decides
                         return self._replay(args, kwargs, last.entry.spec.result, last.size,
-                                            last.entry.otypes)
+                                            _static_types(last.entry))
                     if last.simple and not self.otypes:
                         arr = out if last.to_numpy is None else last.to_numpy(out)
                         if type(arr) is _NDARRAY and arr.shape == last.flat:
@@ -157,7 +157,7 @@ class vectorize:
                 out = self._run_or_replay(entry, call_args, last.size, last.batched)
                 if out is _REPLAY:
                     return self._replay(args, kwargs, entry.spec.result, last.size,
-                                        entry.otypes)
+                                        _static_types(entry))
                 return self._finish(out, entry, args, kwargs, last.shape, last.size,
                                     call_args)
         if self.pyfunc is np._NoValue or self.pyfunc is None:
@@ -200,7 +200,8 @@ class vectorize:
                                        self.chunk_size) or self._last
         out = self._run_or_replay(entry, call_args, math.prod(shape), batched)
         if out is _REPLAY:
-            return self._replay(args, kwargs, spec.result, math.prod(shape), entry.otypes)
+            return self._replay(args, kwargs, spec.result, math.prod(shape),
+                                _static_types(entry))
         return self._finish(out, entry, args, kwargs, shape, math.prod(shape), call_args)
 
     def _finish(self, out, entry, args, kwargs, shape, size, call_args):
@@ -209,11 +210,17 @@ class vectorize:
         probes, the types of the first example's results as numpy.vectorize learns them,
         `_first_example_types`; else `Entry.otypes`), or numpy.vectorize's own answer where
         its conversion of the per-example results would raise (`_casts_hold`)."""
-        cast = entry.otypes
-        if entry.probe and not self.otypes and size:
+        probe = entry.probe
+        if type(probe) is tuple and not self.otypes and size:
+            cast = probe[0]     # (learned on an earlier call: the dtypes decide it)
+        elif probe and not self.otypes and size:
             cast = self._first_example_types(args, kwargs, out)
+            if probe == "dtypes" and cast is not _REPLAY:
+                entry.probe = (cast,)
+        else:
+            cast = _static_types(entry)
         if cast is _REPLAY or not self._otypes_hold(out) or not _casts_hold(out, cast):
-            return self._replay(args, kwargs, entry.spec.result, size, entry.otypes)
+            return self._replay(args, kwargs, entry.spec.result, size, _static_types(entry))
         return self._outputs(out, entry.spec.result, shape, call_args, cast)
 
     def _first_example_types(self, args, kwargs, out):
@@ -257,7 +264,7 @@ class vectorize:
         cast = []
         for item, mine in zip(first, outs):
             dtype = np.asarray(item).dtype
-            have = getattr(mine, "dtype", None) or np.asarray(mine).dtype
+            have = mine.dtype if isinstance(mine, np.ndarray) else np.asarray(mine).dtype
             cast.append(dtype if dtype != have and dtype.kind in "biufc" and
                         have.kind in "biufc" and np.ndim(item) == 0 else None)
         return tuple(cast) if any(c is not None for c in cast) else None
@@ -863,13 +870,22 @@ class vectorize:
                       explain=self._explain, python_semantics=semantics)
         if narrow is None or isinstance(entry.spec, FallbackSpec):
             return entry
+        # (needed for an empty batch only: a call with examples learns the types from its
+        # first, `_first_example_types`)
+        entry.narrow = functools.partial(self._narrow_types, entry, func, narrow, empty,
+                                         python, var_positional, title)
+        return entry
+
+    def _narrow_types(self, entry, func, narrow, empty, python, var_positional, title):
+        """Sets `Entry.otypes` from the code made for the arguments' own dtypes ``narrow``
+        (`_build`)."""
         types = build(func, narrow if var_positional is None else _fold_var_positional(
-                          var_positional, narrow), fallback=self.fallback, title=title,
+                          var_positional, narrow), fallback="loop", title=title,
                       kind="numpy.vectorize loop", cache_dir=self.cache_dir,
                       backend=self.backend or backends.DEFAULT,
                       python_semantics=PythonSemantics(tuple(narrow[n] for n in python)))
         if isinstance(types.spec, FallbackSpec):
-            return types     # (no output types known: numpy.vectorize's loop)
+            return      # (no output types known: the code's own)
         ran, entry.otypes = None, _output_types(entry.spec.result, types.spec.result)
         if entry.otypes is not None and empty is not None:   # (where a cast is in question)
             try:
@@ -884,7 +900,6 @@ class vectorize:
             except Exception:   # noqa: BLE001 -- the analysis's types then
                 ran = None
             entry.otypes = _output_types(entry.spec.result, types.spec.result, ran)
-        return entry
 
     def _otypes_hold(self, out) -> bool:
         """Whether every output converts to its ``otypes`` entry as `_output` casts it: not
@@ -1230,6 +1245,15 @@ def _narrow_empty(call_args, kinds) -> list:
     return out
 
 
+def _static_types(entry):
+    """`Entry.otypes`, made where it is still to be made (`vectorize._narrow_types`)."""
+    narrow = entry.narrow
+    if narrow is not None:
+        entry.narrow = None
+        narrow()
+    return entry.otypes
+
+
 def _casts_hold(out, cast) -> bool:
     """Whether every output converts to its ``cast`` entry (`Entry.otypes`, or the first
     example's types) as numpy.vectorize converts the per-example results: the Python
@@ -1278,7 +1302,7 @@ _JOIN_MARKS = ("where(", "flatnonzero(", "maximum(", "minimum(", "full(", "empty
                "choose(", "putmask(", "copyto(")
 
 
-def _probes(spec, kinds) -> bool:
+def _probes(spec, kinds) -> str | bool:
     """`Entry.probe`: whether the output types of a call of ``spec`` (for the cache key's
     entries ``kinds``) are learned from its first example, as numpy.vectorize learns them:
     where an argument is of another dtype than float64, int64 and complex128 (its first
@@ -1288,11 +1312,13 @@ def _probes(spec, kinds) -> bool:
     example's branch's)."""
     if isinstance(spec, FallbackSpec) or spec.backend != "numpy":
         return False
+    if any(mark in spec.source for mark in _JOIN_MARKS):
+        return "values"     # (learned on every call)
     for kind in kinds:
         if not _is_as_is(kind) and _char(kind) not in _PLAIN_CHARS and \
                 np.dtype(_char(kind)).kind in "biufc":
-            return True
-    return any(mark in spec.source for mark in _JOIN_MARKS)
+            return "dtypes"     # (learned once: `Entry.probe`)
+    return False
 
 
 def _int_cast_holds(arr, otype) -> bool:
