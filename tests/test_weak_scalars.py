@@ -327,3 +327,20 @@ def test_vmap_math_results_meeting_float32_are_float64():
     expected = np.array([math_scaled(v) for v in x])
     got = vmap(math_scaled)(x)
     assert got.dtype == expected.dtype == np.float32
+
+
+def modulo(x, y):
+    return x % y
+
+
+def test_uint64_meeting_a_signed_int_is_refused_where_they_meet():
+    # per example Python ints (exact); NumPy computes uint64 % int64 in float64: the batch
+    # gave 1.0 for (2**64 - 1) % 3, which is 0
+    x = np.array([2 ** 64 - 1, 2 ** 63 + 5, 7], np.uint64)
+    with pytest.raises(VectorizeError, match="uint64") as info:
+        vectorize(modulo, fallback="error")(x, 3)
+    assert info.value.line == modulo.__code__.co_firstlineno + 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same(np.vectorize(modulo)(x, 3), vectorize(modulo)(x, 3))
+    check(modulo, x, np.uint64(3))      # (uint64 with uint64: exact, vectorized)

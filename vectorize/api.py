@@ -870,22 +870,25 @@ class vectorize:
                       explain=self._explain, python_semantics=semantics)
         if narrow is None or isinstance(entry.spec, FallbackSpec):
             return entry
-        # (needed for an empty batch only: a call with examples learns the types from its
-        # first, `_first_example_types`)
-        entry.narrow = functools.partial(self._narrow_types, entry, func, narrow, empty,
-                                         python, var_positional, title)
-        return entry
-
-    def _narrow_types(self, entry, func, narrow, empty, python, var_positional, title):
-        """Sets `Entry.otypes` from the code made for the arguments' own dtypes ``narrow``
-        (`_build`)."""
+        # (what every example raises a TypeError for on these NumPy scalars, as
+        # numpy.vectorize's first call does, is refused there: `math.trunc` of a float32)
         types = build(func, narrow if var_positional is None else _fold_var_positional(
-                          var_positional, narrow), fallback="loop", title=title,
+                          var_positional, narrow), fallback=self.fallback,
+                      title=title + " (the types of its NumPy scalars)",
                       kind="numpy.vectorize loop", cache_dir=self.cache_dir,
                       backend=self.backend or backends.DEFAULT,
-                      python_semantics=PythonSemantics(tuple(narrow[n] for n in python)))
+                      python_semantics=PythonSemantics(tuple(narrow[n] for n in python),
+                                                       types_only=True))
         if isinstance(types.spec, FallbackSpec):
-            return      # (no output types known: the code's own)
+            return types     # (no output types known: numpy.vectorize's loop)
+        # (run for an empty batch only: a call with examples learns the types from its
+        # first, `_first_example_types`)
+        entry.narrow = functools.partial(self._narrow_types, entry, types, empty)
+        return entry
+
+    def _narrow_types(self, entry, types, empty):
+        """Sets `Entry.otypes` from ``types``, the code made for the arguments' own dtypes
+        (`_build`), run on ``empty``."""
         ran, entry.otypes = None, _output_types(entry.spec.result, types.spec.result)
         if entry.otypes is not None and empty is not None:   # (where a cast is in question)
             try:

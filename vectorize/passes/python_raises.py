@@ -69,6 +69,8 @@ class _Checks:
         # itself raises per example and the batched code would not is checked, and the
         # operations on the Python numbers the function makes of them (`self.python`)
         self.numpy_scalars = numpy_scalars
+        # code made for numpy.vectorize's output types only (`PythonSemantics.types_only`)
+        self.types_only = False
         # int names' ranges that the statement's checks so far establish (a check that does
         # not fire leaves its operand inside its bounds): reset for each statement
         self.assumed: dict[str, tuple[int, int]] = {}
@@ -371,8 +373,9 @@ class _Checks:
         the NumPy value's type, `np.float32(a) * y` is a float32), which the batch holds in
         a wider array (float64: the product would be float64). Python numbers the same for
         every example stay Python numbers in the batch too (weak there as well)."""
-        if self.python is not None:
+        if self.python is not None or self.types_only:
             return
+        self.unsigned_meeting(node, operands)
         narrow = [(n, d) for n in operands if (d := self.narrow_numpy(n)) is not None]
         if not narrow:
             return
@@ -391,6 +394,22 @@ class _Checks:
                         f"convert explicitly: np.{dtype}(...) of the Python number to "
                         f"compute in {dtype}, or float(...) of the NumPy value to compute "
                         "in float64")
+
+    def unsigned_meeting(self, node, operands) -> None:
+        """`vectorize`: refuse a uint64 value meeting a signed int that is not a literal
+        (a per-example int, an int argument the same for every example): per example both
+        are Python ints, exact; NumPy computes uint64 with int64 in float64, which loses the
+        low bits from 2**53 on (`x % 3` of 2**64 - 1)."""
+        values = [self.value(n) for n in operands]
+        if not any(v is not None and v.rank == 0 and v.dtype == np.uint64 for v in values):
+            return
+        for value in values:
+            if value is not None and value.rank == 0 and value.kind == "i" and not (
+                    value.exact and type(value.example) is int):
+                raise Unsupported(
+                    "a uint64 value meets a signed int here: per example both are Python "
+                    "ints (exact), while NumPy computes uint64 with int64 in float64", node,
+                    "convert the uint64 argument to int64 (or the other to uint64) first")
 
     def narrow_numpy(self, node):
         """The dtype of ``node`` where it is per example a NumPy float16, float32 or
@@ -900,8 +919,9 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if not (ctx.registry.backend.exception_checks or numpy_scalars):
         return func     # (a backend whose examples are never Python's: PyTorch's tensors)
     analysis = ctx.analyze(func)
-    writer = _Writer(_Checks(analysis, func, numpy_scalars,
-                             getattr(ctx, "python_params", frozenset())))
+    checks = _Checks(analysis, func, numpy_scalars, getattr(ctx, "python_params", frozenset()))
+    checks.types_only = getattr(ctx.module.python_semantics, "types_only", False)
+    writer = _Writer(checks)
     body = writer.block(func.body.body, [], top=True)
     if not writer.changed:
         return func
