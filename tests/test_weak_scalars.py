@@ -344,3 +344,16 @@ def test_uint64_meeting_a_signed_int_is_refused_where_they_meet():
         warnings.simplefilter("ignore")
         assert_same(np.vectorize(modulo)(x, 3), vectorize(modulo)(x, 3))
     check(modulo, x, np.uint64(3))      # (uint64 with uint64: exact, vectorized)
+
+
+
+@pytest.mark.parametrize("otype", [np.float32, np.float16, np.complex64])
+def test_an_int_converts_to_a_narrow_float_through_a_double(otype):
+    # numpy.vectorize converts the examples' Python ints through a double (twice rounded):
+    # int64 -> float32 directly gives 1.1529216e+18 for 2**60 + 2**36 + 1, it 1.1529215e+18
+    from vectorize.api import _cast
+    n = np.array([2 ** 60 + 2 ** 36 + 1, 3, -(2 ** 62) - 2 ** 38 - 1, 70000], np.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = np.asanyarray(np.array(n.tolist(), dtype=object), dtype=otype)
+        assert_same(expected, _cast(n, otype))

@@ -1294,7 +1294,8 @@ def _cast(arr, otype):
     ``astype``, except that an int goes to a narrow float through a Python float (a
     double: twice rounded, as NumPy converts a Python int)."""
     otype = np.dtype(otype)
-    if arr.dtype.kind in "iu" and otype.kind in "fc" and otype.itemsize < 8:
+    if arr.dtype.kind in "iu" and otype.kind in "fc" and otype.itemsize < (
+            8 if otype.kind == "f" else 16):
         arr = arr.astype(np.float64)
     return arr.astype(otype, copy=False)
 
