@@ -301,10 +301,12 @@ def test_a_narrow_numpy_scalar_argument(s, n):
 
 def test_narrow_numpy_values_meeting_python_numbers_are_refused_where_they_meet():
     # per example `np.sin(True)` is a float16 and `+ y` of a Python float stays float16;
-    # `np.float32(x) == y` compares in float32 (0.1 == np.float32(0.1) per example)
+    # `np.float32(x) == y` compares in float32 (0.1 == np.float32(0.1) per example); the
+    # batch gave float64 sums and False
     b = np.array([True, False, True])
     y = np.array([0.1, 0.7, 1.5])
-    for func, args in ((sine_plus, (b, y)), (narrowed_equal, (y, y))):
+    # (a Python int argument, the same for every example, is weak per example too)
+    for func, args in ((sine_plus, (b, y)), (sine_plus, (b, 3)), (narrowed_equal, (y, y))):
         with pytest.raises(VectorizeError, match="NEP 50") as info:
             vectorize(func, fallback="error")(*args)
         assert info.value.line == func.__code__.co_firstlineno + 1

@@ -1314,7 +1314,7 @@ def _probes(spec, kinds) -> str | bool:
     arithmetic gives, with weak Python numbers: NEP 50), or where the code chooses values
     per example (`np.where` and its kin, `np.maximum` of `max`: the type may be the first
     example's branch's)."""
-    if isinstance(spec, FallbackSpec) or spec.backend != "numpy":
+    if isinstance(spec, FallbackSpec):
         return False
     if any(mark in spec.source for mark in _JOIN_MARKS):
         return "values"     # (learned on every call)

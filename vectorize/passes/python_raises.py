@@ -71,6 +71,9 @@ class _Checks:
         self.numpy_scalars = numpy_scalars
         # code made for numpy.vectorize's output types only (`PythonSemantics.types_only`)
         self.types_only = False
+        # ids of the parameters' values that are Python numbers per example
+        # (`PythonSemantics.numbers`)
+        self.python_arguments: frozenset = frozenset()
         # int names' ranges that the statement's checks so far establish (a check that does
         # not fire leaves its operand inside its bounds): reset for each statement
         self.assumed: dict[str, tuple[int, int]] = {}
@@ -381,8 +384,10 @@ class _Checks:
             return
         for other in operands:
             value = self.value(other)
-            if value is None or not value.batched or value.rank != 0 or \
-                    value.kind not in "biufc" or self.numpy_valued(other):
+            # (a Python-number argument the same for every example is a NumPy scalar in the
+            # batch, `vectorize._plan`: strong there too)
+            if value is None or not (value.batched or id(value) in self.python_arguments) or \
+                    value.rank != 0 or value.kind not in "biufc" or self.numpy_valued(other):
                 continue
             for _, dtype in narrow:
                 weak = np.result_type(dtype, _PYTHON_OF_KIND[value.kind])
@@ -920,7 +925,9 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         return func     # (a backend whose examples are never Python's: PyTorch's tensors)
     analysis = ctx.analyze(func)
     checks = _Checks(analysis, func, numpy_scalars, getattr(ctx, "python_params", frozenset()))
-    checks.types_only = getattr(ctx.module.python_semantics, "types_only", False)
+    semantics = ctx.module.python_semantics
+    checks.types_only = getattr(semantics, "types_only", False)
+    checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
     writer = _Writer(checks)
     body = writer.block(func.body.body, [], top=True)
     if not writer.changed:
