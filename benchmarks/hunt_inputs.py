@@ -9,12 +9,10 @@ mismatch and internal error, and the refusals by reason.
     python benchmarks/hunt_inputs.py                 # every function (minutes)
     python benchmarks/hunt_inputs.py add mn trunc    # some of them
 
-What it still reports: a uint64 batch with an int scalar (the scalar is passed as an
-``np.int64``, and NumPy computes uint64 with int64 in float64, where Python's ints are exact:
-``x % 3``), ``x.is_integer()`` of a 0-d int array (per example a Python int, which has no such
-method before Python 3.12), and the refusals (with their reasons), among them a NumPy float16
-value (``np.sin`` of a bool) meeting a per-example Python number (docs/semantics.md, "Output
-types and narrow dtypes").
+What it still reports: ``x.is_integer()`` of a 0-d int array (per example a Python int, which
+has no such method before Python 3.12), and the refusals with their reasons, among them a
+NumPy float16 value (``np.sin`` of a bool) or a uint64 meeting a Python number where NumPy's
+promotion differs from the example's (docs/semantics.md, "Output types and narrow dtypes").
 """
 
 import collections
