@@ -211,11 +211,13 @@ class vectorize:
         `_first_example_types`; else `Entry.otypes`), or numpy.vectorize's own answer where
         its conversion of the per-example results would raise (`_casts_hold`)."""
         probe = entry.probe
-        if type(probe) is tuple and not self.otypes and size:
+        if type(probe) is tuple and not self.otypes:
             cast = probe[0]     # (learned on an earlier call: the dtypes decide it)
-        elif probe and not self.otypes and size:
+        elif probe and not self.otypes:
             cast = self._first_example_types(args, kwargs, out)
-            if probe == "dtypes" and cast is not _REPLAY:
+            if not size and cast is _REPLAY:
+                cast = _static_types(entry)     # (no example raises: the code's types)
+            elif probe == "dtypes" and cast is not _REPLAY:
                 entry.probe = (cast,)
         else:
             cast = _static_types(entry)
@@ -232,7 +234,7 @@ class vectorize:
         dtypes (`np.sin` of an int8 is float16, a Python float times a float32 is float32:
         NEP 50) and on the first example's values (`min(n, x)` of an int and a float, `x
         and y`), which the batched code cannot tell apart; the values are still every
-        example's Python ones, cast (`_cast`)."""
+        example's Python ones, cast (`_cast`). An empty argument gives an item of ones."""
         excluded = self.excluded
         if not kwargs and not excluded:
             func, vargs = self.pyfunc, args
@@ -246,10 +248,10 @@ class vectorize:
                     given[i] = items[n]
                 return pyfunc(*given, **{**kwargs, **dict(zip(names, items[len(inds):]))})
             vargs = [args[i] for i in inds] + [kwargs[n] for n in names]
-        try:
-            inputs = [np.asarray(a).flat[0] for a in vargs]
-        except IndexError:      # (an empty argument: numpy.vectorize needs otypes)
-            return None
+        # (an empty batch, where numpy.vectorize needs otypes: the types an example of
+        # ones would give)
+        inputs = [a.flat[0] if a.size else np.ones((), a.dtype)[()]
+                  for a in map(np.asarray, vargs)]
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             # (what the examples warn, the batched code has warned)
             warnings.simplefilter("ignore")
