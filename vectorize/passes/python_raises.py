@@ -396,9 +396,9 @@ class _Checks:
                         f"a NumPy {dtype} scalar meets a per-example Python number here: "
                         f"NumPy makes the Python number {weak} (NEP 50), which the batch's "
                         f"{value.dtype} array would not be", node,
-                        f"convert explicitly: np.{dtype}(...) of the Python number to "
-                        f"compute in {dtype}, or float(...) of the NumPy value to compute "
-                        "in float64")
+                        f"convert one side explicitly: NumPy's {dtype}(...) of the Python "
+                        f"number to compute in {dtype}, or float(...) of the NumPy value to "
+                        "compute in float64")
 
     def unsigned_meeting(self, node, operands) -> None:
         """`vectorize`: refuse a uint64 value meeting a signed int that is not a literal
