@@ -22,6 +22,11 @@ lanes that get there only (``if np.any(cond & (y == 0)):``).
                                            raise ZeroDivisionError("float division by zero")
                                        z = 1.0 / y
 
+Refuses (`vectorize`, a located `Unsupported`) an operation where NumPy's promotion of the
+example's values differs from the batch's: a NumPy float16/float32/complex64 value meeting a
+per-example Python number (NEP 50 makes the number narrow; the batch holds it in a float64
+array), a uint64 meeting a signed int (`weak_meeting`).
+
 No check is written where it cannot fire: a divisor that is a nonzero constant or provably
 nonzero (``x * x + 1``, ``abs(d) + eps``, ``math.exp(a) + 1``), or that the enclosing ``if``
 (``if d != 0:``, ``else`` of ``if d == 0:``) or ``and`` tests; operations on NumPy values
