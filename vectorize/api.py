@@ -197,7 +197,7 @@ class vectorize:
             self._announce("; ".join(spec.fallbacks), spec)
         elif not kwargs and not self.excluded and self._var_positional is None:
             self._last = _FastPath.of(args, entry, shape, batched, self._binding,
-                                       self.chunk_size) or self._last
+                                       self.chunk_size, call_args) or self._last
         out = self._run_or_replay(entry, call_args, math.prod(shape), batched)
         if out is _REPLAY:
             return self._replay(args, kwargs, spec.result, math.prod(shape),
@@ -1033,8 +1033,9 @@ class _FastPath:
         return tuple(key)
 
     @classmethod
-    def of(cls, args, entry, shape, batched, binding, chunk_size="auto"):
-        """The fast path of a call that `vectorize._plan` planned, or None."""
+    def of(cls, args, entry, shape, batched, binding, chunk_size="auto", call_args=None):
+        """The fast path of a call that `vectorize._plan` planned (into ``call_args``), or
+        None."""
         if not isinstance(binding, tuple):
             return None
         _, lead, _, names, n_positional = binding
@@ -1045,9 +1046,14 @@ class _FastPath:
             return None
         size = math.prod(shape)
         ops = []
-        for a, is_batched in zip(args, batched):
+        for index, (a, is_batched) in enumerate(zip(args, batched)):
             if type(a) is np.ndarray and a.dtype.char in _WIDENED:
-                return None       # widened (`_WIDENED`): left to _plan
+                # widened (`_WIDENED`): a batch of one dimension, as `_plan` widened it
+                wide = getattr(call_args[index], "dtype", None) if call_args else None
+                if not is_batched or a.ndim != 1 or a.shape != shape or wide is None:
+                    return None       # (left to _plan)
+                ops.append(None if wide == a.dtype else _Widen(wide))
+                continue
             if type(a) is not np.ndarray:
                 # a NumPy scalar as it is; a Python scalar as the NumPy scalar _plan made
                 ops.append(_EXACT_SCALARS.get(type(a)))
@@ -1064,6 +1070,18 @@ class _FastPath:
         (`key_of`, tested in the same pass) or the specialization's guards no longer
         hold (`_matcher`)."""
         return self.match(args)
+
+
+class _Widen:
+    """A `_FastPath` op: a narrow batch as the wider array `vectorize._plan` makes of it."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def __call__(self, arr):
+        return arr.astype(self.dtype)
 
 
 _MATCHERS: dict = {}
