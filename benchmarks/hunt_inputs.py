@@ -9,10 +9,10 @@ mismatch and internal error, and the refusals by reason.
     python benchmarks/hunt_inputs.py                 # every function (minutes)
     python benchmarks/hunt_inputs.py add mn trunc    # some of them
 
-Known, documented divergences it still reports (docs/semantics.md): result types that depend
-on the first example's value (``min(x, y)`` of an int and a float, ``x and y``), NumPy
-functions on int8/int16 arrays (per example a Python int, float64 in ``np.sin``), ``sum`` of a
-list of narrow ints, and Python floats from ``math``/``float()`` meeting float32 values.
+What it still reports: ``x.is_integer()`` of a 0-d int array (per example a Python int, which
+has no such method before Python 3.12), and the refusals with their reasons, among them a
+NumPy float16 value (``np.sin`` of a bool) or a uint64 meeting a Python number where NumPy's
+promotion differs from the example's (docs/semantics.md, "Output types and narrow dtypes").
 """
 
 import collections

@@ -111,6 +111,22 @@ def numpy_vectorize_outcome(f, *args, excluded=(), own_only=False):
             return None, exc
 
 
+def assert_like_numpy_vectorize(got, reference, what="", signed_zeros=True):
+    """``got`` (vectorize's result) against ``reference``, numpy.vectorize's on the same
+    arguments: the same dtype per output (the one it learns from the first example: an int
+    where the first example's result is an int, the other examples' floats truncated into
+    it) and equal values (`assert_values_equal`)."""
+    if isinstance(reference, tuple):
+        assert isinstance(got, tuple) and len(got) == len(reference), what
+        for k, (g, r) in enumerate(zip(got, reference)):
+            assert_like_numpy_vectorize(g, r, f"{what}output {k}: ", signed_zeros)
+        return
+    got, reference = np.asarray(got), np.asarray(reference)
+    assert got.shape == reference.shape, f"{what}shape {got.shape} != {reference.shape}"
+    assert got.dtype == reference.dtype, f"{what}dtype {got.dtype} != {reference.dtype}"
+    assert_values_equal(got.reshape(-1), reference.reshape(-1), what, signed_zeros)
+
+
 def assert_matches_loop(f, *args, fallback="error", excluded=()):
     """``vectorize(f)`` must compute what the per-example loop computes; where
     numpy.vectorize itself raises (Python numbers: ``1.0 / 0.0``, ``math.sqrt(-1.0)``, an int

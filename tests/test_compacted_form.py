@@ -32,6 +32,7 @@ import loop_corpus as L
 import numpy as np
 import pytest
 from corpus import CORPUS
+from differential import assert_like_numpy_vectorize, numpy_vectorize_outcome
 from test_compact_ifs import CASES as IF_CASES
 from test_loops import CASES as LOOP_CASES
 from test_loops import HANGS
@@ -246,6 +247,31 @@ def _reference(entry):
     return np.array(good, dtype=np.intp), stacked
 
 
+def _check_call(entry, vf, good, positions, stacked, what):
+    """``vf`` on the examples ``good[positions]`` against the loop's results ``stacked``, or
+    for `vectorize` against numpy.vectorize's: its types are the first example's, into which
+    it converts the others' results (numpy.vectorize run on the distinct examples after the
+    first, where that gives an answer: a large batch repeats them)."""
+    args = entry.args(good[positions])
+    if entry.mode != "vectorize" or not len(positions):
+        _check(_quiet(vf, *args), _expected(stacked, positions), what)
+        return
+    order = np.concatenate([positions[:1], np.arange(good.size)])
+    reference, raised = numpy_vectorize_outcome(entry.func, *entry.args(good[order]),
+                                                excluded=entry.shared_at)
+    if raised is None:
+        reference = tuple(r[1:][positions] for r in reference) if isinstance(
+            reference, tuple) else reference[1:][positions]
+    else:
+        reference, raised = numpy_vectorize_outcome(entry.func, *args,
+                                                    excluded=entry.shared_at)
+    if raised is not None:      # (its conversion to the first example's type: NaN)
+        with pytest.raises(type(raised)):
+            _quiet(vf, *args)
+        return
+    assert_like_numpy_vectorize(_quiet(vf, *args), reference, what)
+
+
 def _check(got, expected, what):
     if isinstance(expected, tuple):
         assert isinstance(got, tuple) and len(got) == len(expected), what
@@ -313,8 +339,7 @@ def run_in_compacted_form(entry, monkeypatch):
     vf = entry.make()
     rng = np.random.default_rng(7)
     positions = np.arange(5) % good.size
-    _check(_quiet(vf, *entry.args(good[positions])), _expected(stacked, positions),
-           "select form, N = 5: ")
+    _check_call(entry, vf, good, positions, stacked, "select form, N = 5: ")
     cached = _cached(vf)
     spec, tuning = cached.spec, cached.tuning
     alternative = chunks.compacted(tuning)
@@ -327,8 +352,7 @@ def run_in_compacted_form(entry, monkeypatch):
     try:
         for n in (0, 1, 5):
             positions = rng.integers(0, good.size, n)
-            _check(_quiet(vf, *entry.args(good[positions])), _expected(stacked, positions),
-                   f"compacted form, N = {n}: ")
+            _check_call(entry, vf, good, positions, stacked, f"compacted form, N = {n}: ")
     finally:
         spec.function = select
     # large batches: timed (every way of each form, one call each), then decided
@@ -341,8 +365,7 @@ def run_in_compacted_form(entry, monkeypatch):
         source = vf.source(*args)
         shown = COMPACTED_NOTE.split("\n")[0] in source
         del ran[:]
-        _check(_quiet(vf, *args), _expected(stacked, positions),
-               f"N = {LARGE}, call {call + 1}: ")
+        _check_call(entry, vf, good, positions, stacked, f"N = {LARGE}, call {call + 1}: ")
         # what `.source` showed runs (on its first timed call, the compacted form's result
         # is compared with the select form's too)
         assert ran and ran[0] == ("compacted" if shown else "select"), (call, ran)

@@ -171,10 +171,6 @@ KNOWN_BUGS: dict[str, tuple[str, list[tuple]]] = {
         "documented divergence (docs/semantics.md): NumPy warns on overflow where Python's "
         "math is silent (math.degrees(1e308) is a quiet inf)",
         [(np.array([0.0]), np.array([1e308]))]),
-    "count_or_scale": (
-        "reference gap, not fixable in the engine: when every lane keeps the int value the "
-        "loop's np.array is int64, the vectorized np.where(int, float) is float64",
-        [(np.array([3]), np.array([-1.0]))]),
 }
 
 

@@ -755,8 +755,9 @@ def test_concurrent_first_calls_with_distinct_keys(count_transforms):
     for i, got in results:
         lanes, shape, raised = loop_reference(guarded_np, inputs[i % 4])
         assert_lanes_equal(got, lanes, shape, raised)
-    # (float32: one transform for the code, in float64, one for the output types)
-    assert len(count_transforms) == 5
+    # (float32 and int8: one transform for the code, in float64 or int64, one for the
+    # output types)
+    assert len(count_transforms) == 6
     assert len(vf._specs) == 4
 
 

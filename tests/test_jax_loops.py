@@ -407,7 +407,11 @@ def test_promote_carry_widens_to_what_the_body_makes():
 
 # ------------------------------------------------------------- the loop corpus, backend="jax"
 import loop_corpus as L  # noqa: E402
-from differential import assert_lanes_equal, numpy_vectorize_outcome  # noqa: E402
+from differential import (  # noqa: E402
+    assert_lanes_equal,
+    assert_like_numpy_vectorize,
+    numpy_vectorize_outcome,
+)
 from test_loops import CASES, edge_inputs, run_lanes  # noqa: E402
 
 from vectorize import VectorizeError, vectorize, vmap  # noqa: E402
@@ -443,12 +447,16 @@ def check_jax(case, variant, batched, unbatched):
     name = f.__name__
     if case.mode == "vectorize":
         n = len(batched)
-        _, expected = numpy_vectorize_outcome(
-            f, *batched, *unbatched, excluded=tuple(range(n, n + len(unbatched))),
-            own_only=case.int_when_no_lane_enters)
+        reference, expected = numpy_vectorize_outcome(
+            f, *batched, *unbatched, excluded=tuple(range(n, n + len(unbatched))))
         if expected is not None:
             with pytest.raises(type(expected), match=re.escape(str(expected))):
                 vf(*batched, *unbatched)
+            return
+        if reference is not None:   # (its types: the first example's)
+            got = vf(*batched, *unbatched)
+            assert_like_numpy_vectorize(got, reference, what=f"{name}: ",
+                                        signed_zeros=name not in SIGNED_ZERO_FOLDED)
             return
     lanes, raised, _ = run_lanes(f, batched, unbatched)
     got = vf(*batched, *unbatched)

@@ -35,7 +35,11 @@ import hypothesis.strategies as st
 import loop_corpus as L
 import numpy as np
 import pytest
-from differential import assert_lanes_equal, numpy_vectorize_outcome
+from differential import (
+    assert_lanes_equal,
+    assert_like_numpy_vectorize,
+    numpy_vectorize_outcome,
+)
 from hypothesis import HealthCheck, given, settings
 
 from vectorize import VectorizeError, vectorize, vmap
@@ -249,14 +253,13 @@ def check_case(case: Case, variant: str, batched: list, unbatched: tuple = ()):
     """Vectorized ``case`` (one strategy) against its per-example loop on these inputs."""
     f = case.func(variant)
     vf = vectorized(case, variant)
+    reference = None
     if case.mode == "vectorize":
         n = len(batched)
-        # a result type that depends on the data (an int where no lane enters the loop) is
-        # the known divergence int_when_no_lane_enters describes: numpy.vectorize's cast of
-        # the float results into the int array the first example chose is not asked for
-        _, expected = numpy_vectorize_outcome(
-            f, *batched, *unbatched, excluded=tuple(range(n, n + len(unbatched))),
-            own_only=case.int_when_no_lane_enters)
+        # (a result type that depends on the data, an int where no lane enters the loop:
+        # numpy.vectorize's is the first example's, and it casts the others' into it)
+        reference, expected = numpy_vectorize_outcome(
+            f, *batched, *unbatched, excluded=tuple(range(n, n + len(unbatched))))
         if expected is not None:
             # numpy.vectorize's Python numbers raise (a zero divisor on a live lane): so must
             # vectorize, with the same exception
@@ -272,6 +275,9 @@ def check_case(case: Case, variant: str, batched: list, unbatched: tuple = ()):
         with np.errstate(all="warn", under="ignore"):
             got = vf(*batched, *unbatched)
     shape = (len(batched[0]),)
+    if reference is not None:
+        assert_like_numpy_vectorize(got, reference)
+        return got
     if (case.int_when_no_lane_enters and np.asarray(got).dtype.kind == "f"
             and all(isinstance(r, (int, np.integer)) for r in lanes)):
         lanes = [float(r) for r in lanes]
@@ -371,7 +377,9 @@ def test_select_and_compact_agree_exactly(case):
             warnings.simplefilter("ignore")
             try:
                 got_a = vectorized(case, a)(*batched, *unbatched)
-            except ArithmeticError as exc:   # (numpy.vectorize's Python numbers raise)
+            except (ArithmeticError, ValueError) as exc:
+                # (numpy.vectorize's Python numbers raise, or its conversion of them to the
+                # first example's type: NaN into an int)
                 with pytest.raises(type(exc)):
                     vectorized(case, b)(*batched, *unbatched)
                 return

@@ -45,9 +45,14 @@ class PythonSemantics:
     ``numbers``: the parameters' abstract values (`Value` objects, by identity) that are
     Python numbers per example: numpy.vectorize hands each example of an array (and of a
     Python number) as a Python bool, int, float or complex, and a NumPy scalar argument as it
-    is; ``isinstance(n, int)`` depends on it (`analysis.calls.Calls.isinstance_of`)."""
+    is; ``isinstance(n, int)`` depends on it (`analysis.calls.Calls.isinstance_of`).
+    ``types_only``: the code is made for the output types numpy.vectorize learns from its
+    first call on NumPy scalars of the arguments' own dtypes, not run on examples (`vectorize`
+    computes with Python's wider values): `passes.python_raises` refuses nothing about how
+    NumPy values and Python numbers meet there."""
 
     numbers: tuple = ()
+    types_only: bool = False
 
 
 @dataclass(frozen=True, eq=False)

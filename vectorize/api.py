@@ -139,10 +139,10 @@ class vectorize:
                     except BackendFailure as failure:
                         self._backend_failed(failure, last.entry.spec)
                         return self._replay(args, kwargs, last.entry.spec.result, last.size,
-                                            last.entry.otypes)
+                                            _static_types(last.entry))
                     except Exception:       # noqa: BLE001 -- the per-example loop decides
                         return self._replay(args, kwargs, last.entry.spec.result, last.size,
-                                            last.entry.otypes)
+                                            _static_types(last.entry))
                     if last.simple and not self.otypes:
                         arr = out if last.to_numpy is None else last.to_numpy(out)
                         if type(arr) is _NDARRAY and arr.shape == last.flat:
@@ -151,18 +151,15 @@ class vectorize:
                     elif last.to_numpy is not None:
                         out = tuple(map(last.to_numpy, out)) if isinstance(out, tuple) else \
                             last.to_numpy(out)
-                    if not self._otypes_hold(out):
-                        return self._replay(args, kwargs, last.entry.spec.result, last.size,
-                                            last.entry.otypes)
-                    return self._outputs(out, last.entry.spec.result, last.shape, call_args,
-                                         last.entry.otypes)
+                    return self._finish(out, last.entry, args, kwargs, last.shape,
+                                        last.size, call_args)
                 entry = last.entry
                 out = self._run_or_replay(entry, call_args, last.size, last.batched)
-                if out is _REPLAY or not self._otypes_hold(out):
+                if out is _REPLAY:
                     return self._replay(args, kwargs, entry.spec.result, last.size,
-                                        entry.otypes)
-                return self._outputs(out, entry.spec.result, last.shape, call_args,
-                                     entry.otypes)
+                                        _static_types(entry))
+                return self._finish(out, entry, args, kwargs, last.shape, last.size,
+                                    call_args)
         if self.pyfunc is np._NoValue or self.pyfunc is None:
             if len(args) != 1 or kwargs or not callable(args[0]):
                 raise TypeError("vectorize used as a decorator expects one function")
@@ -200,11 +197,79 @@ class vectorize:
             self._announce("; ".join(spec.fallbacks), spec)
         elif not kwargs and not self.excluded and self._var_positional is None:
             self._last = _FastPath.of(args, entry, shape, batched, self._binding,
-                                       self.chunk_size) or self._last
+                                       self.chunk_size, call_args) or self._last
         out = self._run_or_replay(entry, call_args, math.prod(shape), batched)
-        if out is _REPLAY or not self._otypes_hold(out):
-            return self._replay(args, kwargs, spec.result, math.prod(shape), entry.otypes)
-        return self._outputs(out, spec.result, shape, call_args, entry.otypes)
+        if out is _REPLAY:
+            return self._replay(args, kwargs, spec.result, math.prod(shape),
+                                _static_types(entry))
+        return self._finish(out, entry, args, kwargs, shape, math.prod(shape), call_args)
+
+    def _finish(self, out, entry, args, kwargs, shape, size, call_args):
+        """The call's results from the generated function's outputs ``out``: each cast to
+        the type numpy.vectorize gives it (the user's ``otypes``; else, where the entry
+        probes, the types of the first example's results as numpy.vectorize learns them,
+        `_first_example_types`; else `Entry.otypes`), or numpy.vectorize's own answer where
+        its conversion of the per-example results would raise (`_casts_hold`)."""
+        probe = entry.probe
+        if type(probe) is tuple and not self.otypes:
+            cast = probe[0]     # (learned on an earlier call: the dtypes decide it)
+        elif probe and not self.otypes:
+            cast = self._first_example_types(args, kwargs, out)
+            if not size and cast is _REPLAY:
+                cast = _static_types(entry)     # (no example raises: the code's types)
+            elif probe == "dtypes" and cast is not _REPLAY:
+                entry.probe = (cast,)
+        else:
+            cast = _static_types(entry)
+        if cast is _REPLAY or not self._otypes_hold(out) or not _casts_hold(out, cast):
+            return self._replay(args, kwargs, entry.spec.result, size, _static_types(entry))
+        return self._outputs(out, entry.spec.result, shape, call_args, cast)
+
+    def _first_example_types(self, args, kwargs, out):
+        """Per output, the dtype numpy.vectorize gives it where it differs from ``out``'s
+        (else None; None for all of them: no cast), or `_REPLAY` where numpy.vectorize's
+        call raises: as numpy.vectorize learns its output types (`_get_ufunc_and_otypes`),
+        the function called once on the first item of every argument, NumPy scalars of the
+        arguments' own dtypes (`np.int8`, `np.float32`...). That type depends on the
+        dtypes (`np.sin` of an int8 is float16, a Python float times a float32 is float32:
+        NEP 50) and on the first example's values (`min(n, x)` of an int and a float, `x
+        and y`), which the batched code cannot tell apart; the values are still every
+        example's Python ones, cast (`_cast`). An empty argument gives an item of ones."""
+        excluded = self.excluded
+        if not kwargs and not excluded:
+            func, vargs = self.pyfunc, args
+        else:   # numpy.vectorize's own wrapper (`_call_as_normal`)
+            names = [n for n in kwargs if n not in excluded]
+            inds = [i for i in range(len(args)) if i not in excluded]
+            pyfunc, given = self.pyfunc, list(args)
+
+            def func(*items):
+                for n, i in enumerate(inds):
+                    given[i] = items[n]
+                return pyfunc(*given, **{**kwargs, **dict(zip(names, items[len(inds):]))})
+            vargs = [args[i] for i in inds] + [kwargs[n] for n in names]
+        # (an empty batch, where numpy.vectorize needs otypes: the types an example of
+        # ones would give)
+        inputs = [a.flat[0] if a.size else np.ones((), a.dtype)[()]
+                  for a in map(np.asarray, vargs)]
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            # (what the examples warn, the batched code has warned)
+            warnings.simplefilter("ignore")
+            try:
+                first = func(*inputs)
+            except Exception:   # noqa: BLE001 -- numpy.vectorize raises it: the replay
+                return _REPLAY
+        first = first if isinstance(first, tuple) else (first,)
+        outs = out if isinstance(out, tuple) else (out,)
+        if len(first) != len(outs):
+            return _REPLAY
+        cast = []
+        for item, mine in zip(first, outs):
+            dtype = np.asarray(item).dtype
+            have = mine.dtype if isinstance(mine, np.ndarray) else np.asarray(mine).dtype
+            cast.append(dtype if dtype != have and dtype.kind in "biufc" and
+                        have.kind in "biufc" and np.ndim(item) == 0 else None)
+        return tuple(cast) if any(c is not None for c in cast) else None
 
     def __reduce__(self):
         # what another process (a Dask worker) needs: the function and the options
@@ -576,9 +641,9 @@ class vectorize:
                 key.append((arr.dtype.char,))
             batched.append(type(key[-1]) is tuple and not _is_as_is(key[-1]))
         widen = _widening(key)
-        if widen:   # float16/32 items are Python floats per example, complex64 ones complex
+        if widen:   # float16/32 items are Python floats per example, int8 ones Python ints
             for index, kind in enumerate(key):
-                if _widened(kind):
+                if _widened(kind) and _FAMILY[_char(kind)] in widen:
                     arg = call_args[index]
                     wide = _WIDENED[arg.dtype.char]
                     call_args[index] = arg.astype(wide) if type(kind) is tuple else wide(arg)
@@ -592,6 +657,8 @@ class vectorize:
                     narrow=self._empty_var_keyword(sig, self._params(
                         names, values, call_args, key[0], narrow=True)) if widen else None,
                     empty=_narrow_empty(call_args, key[0]) if widen else None))
+        if entry.probe is None:
+            entry.probe = _probes(entry.spec, key[0])
         return entry, call_args, shape, batched
 
     def _run(self, entry, call_args, size, batched):
@@ -777,8 +844,10 @@ class vectorize:
         (float64, complex128) and its outputs cast to the types that analysis of ``narrow``
         finds (``Entry.otypes``): the dtypes that code for ``narrow`` gives on ``empty``, the
         arguments of an empty batch of those dtypes, else the analysis's."""
-        clashing = [name for name in numpy_scalars
-                  if _promotes_otherwise(params[name].example, [params[p] for p in python])]
+        # (a float16, float32 or complex64 scalar is checked where it meets a Python number:
+        # `passes.python_raises`)
+        clashing = [name for name in numpy_scalars if params[name].example.dtype.kind not in "fc"
+                    and _promotes_otherwise(params[name].example, [params[p] for p in python])]
         if clashing:
             # numpy.vectorize hands a NumPy scalar on as it is, and a Python number meeting it
             # takes its dtype (NEP 50: `x * np.float32(s)` is float32 for a Python float x);
@@ -803,13 +872,25 @@ class vectorize:
                       explain=self._explain, python_semantics=semantics)
         if narrow is None or isinstance(entry.spec, FallbackSpec):
             return entry
+        # (what every example raises a TypeError for on these NumPy scalars, as
+        # numpy.vectorize's first call does, is refused there: `math.trunc` of a float32)
         types = build(func, narrow if var_positional is None else _fold_var_positional(
-                          var_positional, narrow), fallback=self.fallback, title=title,
+                          var_positional, narrow), fallback=self.fallback,
+                      title=title + " (the types of its NumPy scalars)",
                       kind="numpy.vectorize loop", cache_dir=self.cache_dir,
                       backend=self.backend or backends.DEFAULT,
-                      python_semantics=PythonSemantics(tuple(narrow[n] for n in python)))
+                      python_semantics=PythonSemantics(tuple(narrow[n] for n in python),
+                                                       types_only=True))
         if isinstance(types.spec, FallbackSpec):
             return types     # (no output types known: numpy.vectorize's loop)
+        # (run for an empty batch only: a call with examples learns the types from its
+        # first, `_first_example_types`)
+        entry.narrow = functools.partial(self._narrow_types, entry, types, empty)
+        return entry
+
+    def _narrow_types(self, entry, types, empty):
+        """Sets `Entry.otypes` from ``types``, the code made for the arguments' own dtypes
+        (`_build`), run on ``empty``."""
         ran, entry.otypes = None, _output_types(entry.spec.result, types.spec.result)
         if entry.otypes is not None and empty is not None:   # (where a cast is in question)
             try:
@@ -824,7 +905,6 @@ class vectorize:
             except Exception:   # noqa: BLE001 -- the analysis's types then
                 ran = None
             entry.otypes = _output_types(entry.spec.result, types.spec.result, ran)
-        return entry
 
     def _otypes_hold(self, out) -> bool:
         """Whether every output converts to its ``otypes`` entry as `_output` casts it: not
@@ -864,7 +944,7 @@ class vectorize:
                 return arr.astype(otype, copy=False)
             arr = arr.astype(otype.kind, copy=False)
         elif cast is not None and cast[index] is not None:
-            arr = arr.astype(cast[index], copy=False)
+            arr = _cast(arr, cast[index])
         if arr.dtype.kind in "US":
             # numpy.vectorize sizes a string result by its longest item, not by the longest
             # string the code could give (`np.where(c, "positive", "neg")` is <U8)
@@ -915,7 +995,7 @@ class _FastPath:
         # one batched number per example, no cast (`Entry.otypes`): the generated function's
         # array is the result as it stands (`_own`, reshaped)
         self.simple = (dtype is not None and dtype.kind in "biufc" and result.batched
-                       and result.rank == 0 and entry.otypes is None)
+                       and result.rank == 0 and entry.otypes is None and not entry.probe)
         if backend.chunked_runs:
             # NumPy: `chunks.run` makes one call of a batch too small for two chunks; a larger
             # one is `chunks.run` itself (`vectorize._run` without the planning around it)
@@ -953,8 +1033,9 @@ class _FastPath:
         return tuple(key)
 
     @classmethod
-    def of(cls, args, entry, shape, batched, binding, chunk_size="auto"):
-        """The fast path of a call that `vectorize._plan` planned, or None."""
+    def of(cls, args, entry, shape, batched, binding, chunk_size="auto", call_args=None):
+        """The fast path of a call that `vectorize._plan` planned (into ``call_args``), or
+        None."""
         if not isinstance(binding, tuple):
             return None
         _, lead, _, names, n_positional = binding
@@ -965,9 +1046,14 @@ class _FastPath:
             return None
         size = math.prod(shape)
         ops = []
-        for a, is_batched in zip(args, batched):
+        for index, (a, is_batched) in enumerate(zip(args, batched)):
             if type(a) is np.ndarray and a.dtype.char in _WIDENED:
-                return None       # widened (`_WIDENED`): left to _plan
+                # widened (`_WIDENED`): a batch of one dimension, as `_plan` widened it
+                wide = getattr(call_args[index], "dtype", None) if call_args else None
+                if not is_batched or a.ndim != 1 or a.shape != shape or wide is None:
+                    return None       # (left to _plan)
+                ops.append(None if wide == a.dtype else _Widen(wide))
+                continue
             if type(a) is not np.ndarray:
                 # a NumPy scalar as it is; a Python scalar as the NumPy scalar _plan made
                 ops.append(_EXACT_SCALARS.get(type(a)))
@@ -984,6 +1070,18 @@ class _FastPath:
         (`key_of`, tested in the same pass) or the specialization's guards no longer
         hold (`_matcher`)."""
         return self.match(args)
+
+
+class _Widen:
+    """A `_FastPath` op: a narrow batch as the wider array `vectorize._plan` makes of it."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def __call__(self, arr):
+        return arr.astype(self.dtype)
 
 
 _MATCHERS: dict = {}
@@ -1092,8 +1190,6 @@ def _promotes_otherwise(scalar, numbers) -> bool:
         dtype = getattr(value.example, "dtype", None)
         if dtype is None or dtype.kind not in _PYTHON_OF_KIND:
             continue
-        if dtype.char in _WIDENED and scalar.dtype.char in _WIDENED:
-            return True     # (such a batch is not widened to Python's precision: `_plan`)
         if np.result_type(dtype, scalar.dtype) != np.result_type(
                 _PYTHON_OF_KIND[dtype.kind], scalar.dtype):
             return True
@@ -1117,10 +1213,18 @@ def _as_matrix(arr):
     return np.asmatrix(arr)
 
 
-_WIDENED = {"e": np.float64, "f": np.float64, "F": np.complex128}
-"""The dtypes whose items numpy.vectorize hands each example as Python floats and complex
-numbers (float64, complex128), and those wider types: the generated code computes with them
-(`vectorize._plan`)."""
+_WIDENED = {"e": np.float64, "f": np.float64, "F": np.complex128,
+            "b": np.int64, "h": np.int64, "i": np.int64, "B": np.int64, "H": np.int64,
+            "I": np.int64}
+"""The dtypes whose items numpy.vectorize hands each example as Python floats, complex
+numbers and ints (float64, complex128, int64: an int8 item is a Python int, and `np.sin` of
+it is a float64, `x + 1` of 127 is 128), and those wider types: the generated code computes
+with them (`vectorize._plan`), and the outputs are cast to the types numpy.vectorize learns
+(`_first_example_types`). (uint64 items beyond int64 are Python ints no int64 holds: kept.)"""
+
+_FAMILY = {char: "f" if char in "efF" else "i" for char in _WIDENED}
+"""Which NumPy scalar arguments keep a widened argument narrow (`_widening`): a float16,
+float32 or complex64 scalar the narrow floats, a narrow int scalar the narrow ints."""
 
 
 def _widened(kind) -> bool:
@@ -1130,15 +1234,23 @@ def _widened(kind) -> bool:
         isinstance(kind, tuple) and isinstance(kind[0], str) and kind[0] in _WIDENED)
 
 
-def _widening(kinds) -> bool:
-    """Whether `vectorize._plan` computes with the `_WIDENED` types of the Python-number
-    arguments of float16, float32 or complex64 arrays, given the cache key's entries: not
-    where a NumPy scalar of such a type is an argument too (handed on as it is, it makes the
-    Python floats it meets float32 per example, which the wider arrays would not: those
-    calls keep the arrays' own dtypes, as before)."""
-    return any(_widened(kind) for kind in kinds) and not any(
-        isinstance(kind, str) and kind[:3] == "np:" and kind[3:] in _WIDENED
-        for kind in kinds)
+def _widening(kinds) -> frozenset:
+    """The families (`_FAMILY`) of the `_WIDENED` types that `vectorize._plan` computes with
+    for the Python-number arguments of narrow arrays, given the cache key's entries: not the
+    narrow ints where a narrow NumPy int scalar is an argument too (handed on as it is, it
+    makes the Python ints it meets int8 per example: those calls keep the arrays' own
+    dtypes, as before, `_promotes_otherwise`). A float16, float32 or complex64 scalar makes
+    the Python numbers it meets its type: `passes.python_raises` refuses those operations
+    (`weak_meeting`)."""
+    kept = {_FAMILY[kind[3:]] for kind in kinds
+            if isinstance(kind, str) and kind[:3] == "np:" and kind[3:] in _WIDENED} - {"f"}
+    return frozenset(_FAMILY[_char(kind)] for kind in kinds
+                     if _widened(kind) and _FAMILY[_char(kind)] not in kept)
+
+
+def _char(kind) -> str:
+    """The dtype character of a cache key's entry for a scalar or batched argument."""
+    return kind[0] if isinstance(kind, tuple) else kind[3:] if kind[:3] == "np:" else kind
 
 
 def _narrow_empty(call_args, kinds) -> list:
@@ -1154,6 +1266,83 @@ def _narrow_empty(call_args, kinds) -> list:
         else:
             out.append(arg)
     return out
+
+
+def _static_types(entry):
+    """`Entry.otypes`, made where it is still to be made (`vectorize._narrow_types`)."""
+    narrow = entry.narrow
+    if narrow is not None:
+        entry.narrow = None
+        narrow()
+    return entry.otypes
+
+
+def _casts_hold(out, cast) -> bool:
+    """Whether every output converts to its ``cast`` entry (`Entry.otypes`, or the first
+    example's types) as numpy.vectorize converts the per-example results: the Python
+    numbers, ``asanyarray(objects, dtype=otype)``, which raises where ``astype`` of the
+    batch would make something of them (`_converts`)."""
+    if cast is None:
+        return True
+    outs = out if isinstance(out, tuple) else (out,)
+    return all(c is None or _converts(o, c) for o, c in zip(outs, cast))
+
+
+def _converts(arr, otype) -> bool:
+    """Whether numpy.vectorize's conversion of the per-example results in ``arr`` to
+    ``otype`` returns what `_cast` gives: a complex number does not convert to a real type
+    (TypeError; a lane that is real per example but complex in the batch is left to the
+    loop too), a float to an int only within the type (``int()``: NaN and infinities
+    raise) and below 2**53 (a lane that is a Python int per example, made a float by a
+    per-example choice of an int or a float, has lost its low bits), an int only within
+    the type."""
+    arr = np.asarray(arr)
+    otype = np.dtype(otype)
+    if arr.size == 0 or otype.kind not in "biufc":
+        return True
+    if arr.dtype.kind == "c" and otype.kind not in "cb":
+        return False
+    if otype.kind in "iu" and arr.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            if not bool(np.all(np.abs(arr) < 2.0 ** 53)):
+                return False
+    return _int_cast_holds(arr, otype)
+
+
+def _cast(arr, otype):
+    """``arr`` as numpy.vectorize converts its per-example Python numbers to ``otype``:
+    ``astype``, except that an int goes to a narrow float through a Python float (a
+    double: twice rounded, as NumPy converts a Python int)."""
+    otype = np.dtype(otype)
+    if arr.dtype.kind in "iu" and otype.kind in "fc" and otype.itemsize < (
+            8 if otype.kind == "f" else 16):
+        arr = arr.astype(np.float64)
+    return arr.astype(otype, copy=False)
+
+
+_PLAIN_CHARS = frozenset(np.dtype(t).char for t in (np.float64, np.int64, np.longlong,
+                                                     np.complex128))
+_JOIN_MARKS = ("where(", "flatnonzero(", "maximum(", "minimum(", "full(", "empty(", "select(",
+               "choose(", "putmask(", "copyto(")
+
+
+def _probes(spec, kinds) -> str | bool:
+    """`Entry.probe`: whether the output types of a call of ``spec`` (for the cache key's
+    entries ``kinds``) are learned from its first example, as numpy.vectorize learns them:
+    where an argument is of another dtype than float64, int64 and complex128 (its first
+    item is an `np.int8`, `np.float32`, `np.bool_`..., whose types NumPy's scalar
+    arithmetic gives, with weak Python numbers: NEP 50), or where the code chooses values
+    per example (`np.where` and its kin, `np.maximum` of `max`: the type may be the first
+    example's branch's)."""
+    if isinstance(spec, FallbackSpec):
+        return False
+    if any(mark in spec.source for mark in _JOIN_MARKS):
+        return "values"     # (learned on every call)
+    for kind in kinds:
+        if not _is_as_is(kind) and _char(kind) not in _PLAIN_CHARS and \
+                np.dtype(_char(kind)).kind in "biufc":
+            return "dtypes"     # (learned once: `Entry.probe`)
+    return False
 
 
 def _int_cast_holds(arr, otype) -> bool:

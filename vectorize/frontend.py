@@ -83,14 +83,21 @@ class Entry:
     running it (`chunks.Tuning`: timings, the form chosen per batch-size class; None for a
     fallback). ``otypes``: per output, the dtype `vectorize` casts it to where
     numpy.vectorize's differs from the code's (float32 arguments: `vectorize._build`), or
-    None."""
+    None. ``probe``: whether `vectorize` learns the output types of a call as numpy.vectorize
+    does, from one call on the first example (`vectorize._first_example_types`): "values"
+    on every call (the code chooses values per example, so the type may be the first
+    example's), "dtypes" on the first call that gives them (then a 1-tuple of them), False
+    never; None until the front end decides. ``narrow``: what makes ``otypes`` where it is
+    made when first needed (`vectorize._narrow_types`), or None."""
 
-    __slots__ = ("spec", "tuning", "otypes")
+    __slots__ = ("spec", "tuning", "otypes", "probe", "narrow")
 
     def __init__(self, spec, tuning=None):
         self.spec = spec
         self.tuning = tuning
         self.otypes = None
+        self.probe = None
+        self.narrow = None
 
 
 class SpecCache:

@@ -22,6 +22,11 @@ lanes that get there only (``if np.any(cond & (y == 0)):``).
                                            raise ZeroDivisionError("float division by zero")
                                        z = 1.0 / y
 
+Refuses (`vectorize`, a located `Unsupported`) an operation where NumPy's promotion of the
+example's values differs from the batch's: a NumPy float16/float32/complex64 value meeting a
+per-example Python number (NEP 50 makes the number narrow; the batch holds it in a float64
+array), a uint64 meeting a signed int (`weak_meeting`).
+
 No check is written where it cannot fire: a divisor that is a nonzero constant or provably
 nonzero (``x * x + 1``, ``abs(d) + eps``, ``math.exp(a) + 1``), or that the enclosing ``if``
 (``if d != 0:``, ``else`` of ``if d == 0:``) or ``and`` tests; operations on NumPy values
@@ -38,6 +43,7 @@ import numpy as np
 
 from ..abstract import Value
 from ..analysis.python_numbers import PythonNumbers
+from ..errors import Unsupported
 from ..liveness import reads, writes
 from ..rules import python_errors
 from ..rules.lists import list_subscript, stored_values
@@ -46,6 +52,7 @@ from ..syntax.templates import bare_code, expr, unshared
 from ..syntax.traversal import children, walk
 
 _CAST_MESSAGE = "a float that does not fit the int array it is written into"
+_PYTHON_OF_KIND = {"b": True, "i": 1, "u": 1, "f": 1.0, "c": 1j}
 
 _COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
                 cst.Equal, cst.NotEqual)
@@ -68,6 +75,11 @@ class _Checks:
         # itself raises per example and the batched code would not is checked, and the
         # operations on the Python numbers the function makes of them (`self.python`)
         self.numpy_scalars = numpy_scalars
+        # code made for numpy.vectorize's output types only (`PythonSemantics.types_only`)
+        self.types_only = False
+        # ids of the parameters' values that are Python numbers per example
+        # (`PythonSemantics.numbers`)
+        self.python_arguments: frozenset = frozenset()
         # int names' ranges that the statement's checks so far establish (a check that does
         # not fire leaves its operand inside its bounds): reset for each statement
         self.assumed: dict[str, tuple[int, int]] = {}
@@ -151,6 +163,13 @@ class _Checks:
             self.of(node.body, guards + [(node.test, False)], facts, out)
             self.of(node.orelse, guards + [(node.test, True)], facts, out)
             return
+        if t is cst.Comparison:
+            # (`np.float32(a) == 0.1` compares in float32 per example: NEP 50)
+            left = node.left
+            for link in node.comparisons:
+                if type(link.operator) not in (cst.Is, cst.IsNot, cst.In, cst.NotIn):
+                    self.weak_meeting(node, [left, link.comparator])
+                left = link.comparator
         if t is cst.Comparison and len(node.comparisons) > 1:
             # `a < b < c`: each operand after the second is evaluated only where the links
             # before it hold (`f != 0.0 < 1.0 / f` never divides by zero)
@@ -189,11 +208,30 @@ class _Checks:
         array's dtype (OverflowError), where the batch's cast would make garbage (NumPy
         only warns). Into an unsigned array only a Python float raises (a NumPy float
         wraps, in the example as in the batch)."""
-        array, value = self.example(target.value), self.value(node)
-        if not isinstance(array, np.ndarray) or value is None or value.kind != "f":
+        value = self.value(node)
+        return self.float_into_int(target, node, value is not None and value.kind == "f",
+                                   self.numpy_valued(node))
+
+    def item_update_cast(self, target: cst.Subscript, operator: type, node) -> list:
+        """``y[i] += v`` (any augmented operator) into an int array: per example ``y[i] =
+        y[i] + v``, whose float result the example converts as `item_cast` says (``y[i]``
+        is a NumPy int: the sum is a NumPy float, which an unsigned array wraps)."""
+        a, b = self.value(target), self.value(node)
+        if a is None or b is None or a.rank != 0 or b.rank != 0:
+            return []
+        floats = "f" in (a.kind, b.kind) or operator is cst.Divide and \
+            {a.kind, b.kind} <= set("biu")
+        update = cst.BinaryOperation(left=target, operator=operator(), right=node)
+        return self.float_into_int(target, update, floats, True)
+
+    def float_into_int(self, target: cst.Subscript, node, floats: bool, numpy_valued: bool):
+        """The checks of a float ``node`` (``floats``) written into an item of the int array
+        ``target.value``."""
+        array = self.example(target.value)
+        if not isinstance(array, np.ndarray) or not floats:
             return []
         kind = array.dtype.kind
-        if kind not in "iu" or kind == "u" and self.numpy_valued(node):
+        if kind not in "iu" or kind == "u" and numpy_valued:
             return []
         info = np.iinfo(array.dtype)
         if info.bits == 64:
@@ -327,6 +365,7 @@ class _Checks:
     def checks_of(self, node) -> list:
         t = type(node)
         if t is cst.BinaryOperation:
+            self.weak_meeting(node, [node.left, node.right])
             return self.binary(type(node.operator), node.left, node.right, node)
         if t is cst.UnaryOperation and type(node.operator) is cst.Minus:
             if self.numpy_valued(node.expression):
@@ -343,6 +382,67 @@ class _Checks:
         if t is cst.Call:
             return self.call(node)
         return []
+
+    def weak_meeting(self, node, operands) -> None:
+        """`vectorize`: refuse an operation where, per example, a NumPy float16, float32 or
+        complex64 value meets a per-example Python number (NEP 50: the Python number takes
+        the NumPy value's type, `np.float32(a) * y` is a float32), which the batch holds in
+        a wider array (float64: the product would be float64). Python numbers the same for
+        every example stay Python numbers in the batch too (weak there as well)."""
+        if self.python is not None or self.types_only:
+            return
+        self.unsigned_meeting(node, operands)
+        narrow = [(n, d) for n in operands if (d := self.narrow_numpy(n)) is not None]
+        if not narrow:
+            return
+        for other in operands:
+            value = self.value(other)
+            # (a Python-number argument the same for every example is a NumPy scalar in the
+            # batch, `vectorize._plan`: strong there too)
+            if value is None or not (value.batched or id(value) in self.python_arguments) or \
+                    value.rank != 0 or value.kind not in "biufc" or self.numpy_valued(other):
+                continue
+            for _, dtype in narrow:
+                weak = np.result_type(dtype, _PYTHON_OF_KIND[value.kind])
+                if weak != np.result_type(dtype, value.dtype):
+                    raise Unsupported(
+                        f"a NumPy {dtype} scalar meets a per-example Python number here: "
+                        f"NumPy makes the Python number {weak} (NEP 50), which the batch's "
+                        f"{value.dtype} array would not be", node,
+                        f"convert one side explicitly: NumPy's {dtype}(...) of the Python "
+                        f"number to compute in {dtype}, or float(...) of the NumPy value to "
+                        "compute in float64")
+
+    def unsigned_meeting(self, node, operands) -> None:
+        """`vectorize`: refuse a uint64 value meeting a signed int that is not a literal
+        (a per-example int, an int argument the same for every example): per example both
+        are Python ints, exact; NumPy computes uint64 with int64 in float64, which loses the
+        low bits from 2**53 on (`x % 3` of 2**64 - 1)."""
+        values = [self.value(n) for n in operands]
+        if not any(v is not None and v.rank == 0 and v.dtype == np.uint64 for v in values):
+            return
+        for value in values:
+            if value is not None and value.rank == 0 and value.kind == "i" and not (
+                    value.exact and type(value.example) is int):
+                raise Unsupported(
+                    "a uint64 value meets a signed int here: per example both are Python "
+                    "ints (exact), while NumPy computes uint64 with int64 in float64", node,
+                    "convert the uint64 argument to int64 (or the other to uint64) first")
+
+    def narrow_numpy(self, node):
+        """The dtype of ``node`` where it is per example a NumPy float16, float32 or
+        complex64 scalar (a NumPy function of a bool, `np.float32(x)`, an item of a float32
+        array, a float32 global), else None."""
+        value = self.value(node)
+        if value is None or value.rank != 0:
+            return None
+        dtype = value.dtype
+        if dtype is None or dtype.kind not in "fc" or dtype.itemsize >= (8 if dtype.kind == "f"
+                                                                          else 16):
+            return None
+        numpy = self.numpy_valued(node) if value.batched else isinstance(value.example,
+                                                                           np.generic)
+        return dtype if numpy else None
 
     def binary(self, operator, left, right, node) -> list:
         if operator in (cst.Add, cst.Subtract) and _is_counter_step(left, right, self.counters):
@@ -371,6 +471,8 @@ class _Checks:
             return []
         nodes = [a.value for a in node.args]
         values = [self.value(n) for n in nodes]
+        if isinstance(fn, np.ufunc) and len(nodes) > 1:
+            self.weak_meeting(node, nodes)
         if fn is np.arange and len(nodes) == 3 and values[2] is not None:
             # a step of 0: Python numbers raise ZeroDivisionError, NumPy ones ValueError;
             # the padded range of a reduction would make it an empty range
@@ -388,7 +490,7 @@ class _Checks:
             return python_errors.builtin_checks(fn, nodes, values, self.value(node))
         if any(self.numpy_valued(n) for n in nodes):
             return []
-        if fn in (builtins.round, builtins.abs, builtins.divmod, builtins.pow):
+        if fn in (builtins.round, builtins.abs, builtins.divmod, builtins.pow, builtins.sum):
             return python_errors.builtin_checks(fn, nodes, values, self.value(node))
         return []
 
@@ -745,6 +847,9 @@ class _Writer:
                                 check.divisor, [], facts) or self.checks.refuted(
                                 check, [], facts)):
                             found.append((check, []))
+            if operator is not None and type(small.target) is cst.Subscript:
+                found.extend((check, []) for check in self.checks.item_update_cast(
+                    small.target, operator, small.value))
             return
         if t in (cst.Assign, cst.AnnAssign, cst.Expr, cst.Return):
             if small.value is not None:
@@ -833,8 +938,11 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if not (ctx.registry.backend.exception_checks or numpy_scalars):
         return func     # (a backend whose examples are never Python's: PyTorch's tensors)
     analysis = ctx.analyze(func)
-    writer = _Writer(_Checks(analysis, func, numpy_scalars,
-                             getattr(ctx, "python_params", frozenset())))
+    checks = _Checks(analysis, func, numpy_scalars, getattr(ctx, "python_params", frozenset()))
+    semantics = ctx.module.python_semantics
+    checks.types_only = getattr(semantics, "types_only", False)
+    checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
+    writer = _Writer(checks)
     body = writer.block(func.body.body, [], top=True)
     if not writer.changed:
         return func

@@ -341,6 +341,33 @@ def _outside(name, bounds, limits, nodes) -> list:
                   proof=("within", name, lo, hi))]
 
 
+def sum_checks(arg_nodes: list, args: list, result) -> list:
+    """``sum([a, b, c])`` (a list or tuple display, a start) of Python ints: Python adds
+    them exactly, ((0 + a) + b) + c, and numpy.vectorize cannot store a sum beyond its
+    output's int dtype (OverflowError); the batch's int64 additions wrap. Intermediate sums
+    may wrap where the total fits (modular addition gives the total), so the check is on the
+    total, estimated in floats with a margin of the estimate's error."""
+    display = arg_nodes[0]
+    if type(display) not in (cst.List, cst.Tuple) or not isinstance(args[0], Value) or \
+            args[0].kind not in "biu" or any(type(e) is not cst.Element for e in
+                                                display.elements):
+        return []
+    if len(args) == 2 and _kind(args[1]) != "i":
+        return []
+    limits = int_limits(result)
+    items = [e.value for e in display.elements] + list(arg_nodes[1:])
+    if limits is None or not items or all(type(n) is cst.Integer for n in items):
+        return []
+    lo, hi = limits
+    margin = 4096 * (len(items) + 1) if hi > 2 ** 53 else 0
+    nodes = {f"a{k}": n for k, n in enumerate(items)}
+    total = " + ".join(f"float({{a{k}}})" for k in range(len(items)))
+    template = (f"abs({total}) > {_float(hi - margin)}" if lo < 0 and -lo - 1 == hi else
+                f"not {_float(lo + margin if lo < 0 else lo)} <= {total} <= "
+                f"{_float(hi - margin)}")
+    return [Check("OverflowError", _INT_TOO_LARGE, template, nodes)]
+
+
 def negation_checks(node, a: Value, result: Value) -> list:
     """``-a`` of a Python int: the lowest int64 has no negation in int64."""
     if _kind(a) != "i" or a.kind == "b" or _exact_number(a) is not None:
@@ -483,6 +510,8 @@ def builtin_checks(fn, arg_nodes: list, args: list, result) -> list:
                 return [Check("OverflowError", _INT_TOO_LARGE, f"{{a}} == {limits[0]}",
                               {"a": arg_nodes[0]})]
         return []
+    if fn is builtins.sum and 1 <= len(args) <= 2:
+        return sum_checks(arg_nodes, args, result)
     if fn is builtins.divmod and len(args) == 2:
         return divmod_checks(arg_nodes[0], arg_nodes[1], args[0], args[1], result)
     if fn is builtins.pow and len(args) == 2:
