@@ -34,6 +34,38 @@ EXAMPLE_SEMANTICS: contextvars.ContextVar = contextvars.ContextVar("vectorize_ex
                                                                    default=None)
 _PYTHON_NUMBERS = (bool, int, float, complex)
 
+MIXED_TYPES: contextvars.ContextVar = contextvars.ContextVar("vectorize_mixed_types",
+                                                            default=None)
+"""During a transform, a list that `note_mixed_types` appends to where values of different
+types meet per example (`join` of per-example values, `min`/`max` of an int and a float): the
+type of such an example's result depends on its values (`codegen.Generated.mixed_types`)."""
+
+
+def note_mixed_types(a=None, b=None) -> None:
+    """Say that values of different types meet per example (``a`` and ``b``, examples:
+    only where they are different kinds of Python number, or unknown)."""
+    seen = MIXED_TYPES.get()
+    if seen is None or seen:
+        return
+    if a is not None and _number_kind(a) == _number_kind(b) is not None:
+        return
+    seen.append(True)
+
+
+_KIND_OF = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
+
+
+def _number_kind(example):
+    """The kind of Python number an example stands for per example (None: not a number)."""
+    if example is UNKNOWN:
+        return None
+    dtype = getattr(example, "dtype", None)
+    if dtype is None:
+        if type(example) not in _PYTHON_NUMBERS:
+            return None
+        dtype = np.asarray(example).dtype
+    return _KIND_OF.get(dtype.kind)
+
 
 
 @dataclass(frozen=True, eq=False)
@@ -225,6 +257,8 @@ def join(a, b, *, force_batched: bool = False):
         if isinstance(a.example, numeric) and isinstance(b.example, numeric):
             return Value(False, join_examples(a.example, b.example))   # one of two numbers
         return Value(False, UNKNOWN)
+    if not same_type(a.example, b.example):
+        note_mixed_types(a.example, b.example)
     return batched_like(join_examples(a.example, b.example))
 
 

@@ -1336,12 +1336,17 @@ def _probes(spec, kinds) -> str | bool:
     example's branch's)."""
     if isinstance(spec, FallbackSpec):
         return False
-    if any(mark in spec.source for mark in _JOIN_MARKS):
+    narrow = any(not _is_as_is(kind) and _char(kind) not in _PLAIN_CHARS and
+                 np.dtype(_char(kind)).kind in "biufc" for kind in kinds)
+    # (with plain dtypes the first example's NumPy scalars have the types of the Python
+    # numbers the code computes with, so only joins of different kinds of number make the
+    # type depend on values: the transform says where it saw none, `Generated.mixed_types`;
+    # a narrow one meets Python numbers of other dtypes at every join)
+    if (narrow or getattr(spec, "mixed_types", None) is not False) and any(
+            mark in spec.source for mark in _JOIN_MARKS):
         return "values"     # (learned on every call)
-    for kind in kinds:
-        if not _is_as_is(kind) and _char(kind) not in _PLAIN_CHARS and \
-                np.dtype(_char(kind)).kind in "biufc":
-            return "dtypes"     # (learned once: `Entry.probe`)
+    if narrow:
+        return "dtypes"     # (learned once: `Entry.probe`)
     return False
 
 

@@ -49,6 +49,10 @@ class Generated:
     # (`compact_ifs`); where there are some, the front ends can make the specialization with
     # all of them compacted, which `chunks.run` may time against this one
     switchable_ifs: int = 0
+    # whether a per-example join met values of different types (an int on some lanes, a
+    # float on others: `abstract.MIXED_TYPES`), so that an example's result type depends on
+    # its values, as numpy.vectorize's first example decides it; None: not known
+    mixed_types: bool | None = None
     # what the transform read (`Origin`), for the disk cache; None for a loaded entry
     origin: object = None
     # seconds it took to make (the transform, or loading it from the disk cache; imports

@@ -591,6 +591,7 @@ class Store:
             "explanations": [list(e) for e in spec.explanations],
             "parallel": bool(spec.parallel),
             "switchable_ifs": int(spec.switchable_ifs),
+            "mixed_types": spec.mixed_types,
         }
 
 
@@ -650,6 +651,7 @@ def materialize(func, payload: dict, origin: bool = False):
                      explanations=[tuple(e) for e in payload["explanations"]],
                      parallel=bool(payload["parallel"]),
                      switchable_ifs=int(payload["switchable_ifs"]),
+                     mixed_types=payload.get("mixed_types"),
                      origin=Origin(functions, emitted, reads, free, attributes)
                      if origin else None)
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import libcst as cst
 import numpy as np
 
-from . import backends, codegen, memo
+from . import abstract, backends, codegen, memo
 from .abstract import TupleValue, Value, exact
 from .analysis import Analysis
 from .analysis.expressions import MaybeUnbound
@@ -348,11 +348,16 @@ def transform_function(func, params: dict[str, object], *, backend: str = "numpy
         if generated is not None:
             return generated
     start = time.perf_counter()
-    with _collector_paused(), deep_recursion():
-        context = ModuleContext(backend, fallback, explain, if_strategy)
-        context.python_semantics = python_semantics
-        context.runtime_replays = backends.get(backend).eager_raises
-        generated = codegen.load(_transform(func, params, context, header))
+    mixed = abstract.MIXED_TYPES.set([])
+    try:
+        with _collector_paused(), deep_recursion():
+            context = ModuleContext(backend, fallback, explain, if_strategy)
+            context.python_semantics = python_semantics
+            context.runtime_replays = backends.get(backend).eager_raises
+            generated = codegen.load(_transform(func, params, context, header))
+        generated.mixed_types = bool(abstract.MIXED_TYPES.get())
+    finally:
+        abstract.MIXED_TYPES.reset(mixed)
     generated.build_seconds = time.perf_counter() - start
     if memo_key is not None:
         memo.store(memo_key, generated, generated.build_seconds, backend)

@@ -9,7 +9,7 @@ import dataclasses
 import libcst as cst
 import numpy as np
 
-from ...abstract import TupleValue, Value, batched_like
+from ...abstract import TupleValue, Value, batched_like, note_mixed_types
 from ...errors import Unsupported
 from ...rules.families import elementwise, padded_args, real_operands
 from ...rules.registry import Registry, Rule, Site, default_infer, evaluate, result_value
@@ -60,6 +60,7 @@ def _infer_minmax(op: str):
         if len(site.args) >= 2 and not site.kwargs and all(
                 isinstance(v, Value) and v.rank == 0 for v in site.args) and len(
                     {_KINDS.get(type(e)) or np.asarray(e).dtype.kind for e in examples}) > 1:
+            note_mixed_types()     # (an int on some lanes, a float on others)
             out = examples[0]
             for nxt in examples[1:]:
                 out = evaluate(ufunc, nxt, out)
