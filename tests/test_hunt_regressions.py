@@ -3,6 +3,7 @@ make (int and complex dtypes, views, 0-d arrays, NumPy scalars): each test compa
 numpy.vectorize (values, dtype, exception type) or the per-example loop, and fails without
 its fix."""
 
+import functools
 import math
 import warnings
 
@@ -307,3 +308,116 @@ def test_string_otype_with_a_signature_is_numpy_vectorizes():
     expected = np.vectorize(doubled, otypes=["U5"], signature="()->()")(x)
     got = vectorize(doubled, otypes=["U5"], signature="()->()", fallback="error")(x)
     assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
+
+
+def _outcome(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return call(), None
+        except Exception as exc:  # noqa: BLE001 -- the outcome compared
+            return None, exc
+
+
+def _as_numpy_vectorize(f, args, kwargs=None, **options):
+    """vectorize(f, **options) against numpy.vectorize(f, **options) on one call: equal
+    values and dtypes (an object array item by item), or the same exception type."""
+    kwargs = kwargs or {}
+    expected, exc = _outcome(lambda: np.vectorize(f, **options)(*args, **kwargs))
+    got, got_exc = _outcome(lambda: vectorize(f, fallback="error", **options)(*args, **kwargs))
+    if exc is not None:
+        assert type(got_exc) is type(exc), (got, got_exc, exc)
+        return
+    assert got_exc is None, got_exc
+    for g, e in zip(got, expected) if isinstance(expected, tuple) else ((got, expected),):
+        assert type(g) is type(e) and g.shape == e.shape and g.dtype == e.dtype, (g, e)
+        if e.dtype == object:
+            assert all(type(a) is type(b) and np.array_equal(a, b) for a, b in zip(g, e))
+        else:
+            _same(g, e)
+
+
+# ----------------------- otypes= a complex result cannot be stored as a real or a datetime
+def plus_i(x):
+    return x + 1j
+
+
+@pytest.mark.parametrize("otype", ["d", "f", "e", "l", "i", "B", "?", "D", "O"])
+@pytest.mark.parametrize("signature", [None, "()->()"])
+def test_complex_results_with_real_otypes_raise_as_numpy_vectorize(otype, signature):
+    # was astype(otype): the imaginary part dropped, where float(z) / int(z) raise TypeError
+    x = np.array([1.5, -2.0, 0.0])
+    _as_numpy_vectorize(plus_i, (x,), otypes=[otype], signature=signature)
+    _as_numpy_vectorize(plus_i, (x[:0],), otypes=[otype], signature=signature)
+
+
+@pytest.mark.parametrize("otype", ["M8[s]", "m8[D]", "M", "m"])
+@pytest.mark.parametrize("x", [np.array([1.5, 2.0]), np.array([3, -4]),
+                               np.array([True, False])], ids=lambda x: x.dtype.name)
+def test_datetime_otypes_convert_as_numpy_vectorize(otype, x):
+    # was astype(otype): floats truncated into datetimes, and ints given a generic unit,
+    # where numpy.vectorize's conversion of the Python results raises ValueError
+    _as_numpy_vectorize(doubled, (x,), otypes=[otype])
+
+
+# ------------------ an example's result that is an array: numpy.vectorize cannot store it
+def added(x, c):
+    return x * 2.0 + c
+
+
+def pair(x):
+    return np.array([x, -x])
+
+
+@pytest.mark.parametrize("c", [np.ones(2), np.ones(1), [1.0, 2.0], [1.0]],
+                         ids=["array", "array1", "list", "list1"])
+@pytest.mark.parametrize("otypes", [None, [object]])
+@pytest.mark.parametrize("n", [1, 5])
+def test_array_results_without_signature_are_numpy_vectorizes(c, otypes, n):
+    # were the per-example arrays stacked into an (n, 2) array, where numpy.vectorize raises
+    # ValueError storing a sequence, or (otypes=[object]) makes an object array of arrays,
+    # and an excluded list added to a float, where Python raises TypeError
+    x = np.linspace(-1.0, 1.0, n)
+    _as_numpy_vectorize(added, (x, c), excluded={1}, otypes=otypes)
+    _as_numpy_vectorize(added, (x,), {"c": c}, excluded={"c"}, otypes=otypes)
+    _as_numpy_vectorize(pair, (x,), otypes=otypes)
+    _as_numpy_vectorize(functools.partial(added, c=c), (x,), otypes=otypes)
+
+
+# ------------------------------------------------ functools.partial with keyword arguments
+def scaled(a, b=2, *, c=3):
+    return a * b + c
+
+
+def three(a, b, c):
+    return a * b - c
+
+
+def summed(v, w, scale=1.0):
+    return v.sum() * w * scale
+
+
+@pytest.mark.parametrize("case", range(9))
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_partial_with_keywords_is_numpy_vectorizes(case, n):
+    # was refused ("not a Python function with source"): the partial's keywords are passed
+    # as they are, as numpy.vectorize's calls of the partial pass them, unless the call
+    # gives them again (then they are broadcast like any argument)
+    x = np.linspace(-2.0, 3.0, n)
+    k = np.arange(n) - 2
+    p, args, kwargs, options = [
+        (functools.partial(scaled, b=4), (x,), {}, {}),
+        (functools.partial(scaled, b=4), (x,), {"b": k}, {}),
+        (functools.partial(scaled, b=4, c=2.5), (x,), {"c": k}, {}),
+        (functools.partial(scaled, 2.0, c=1), (), {"b": x}, {}),
+        (functools.partial(three, c=0.5), (x, k), {}, {}),
+        (functools.partial(three, b=2), (x,), {"c": k}, {}),
+        (functools.partial(three, c=0.5), (x, k), {}, {"excluded": {1}}),
+        (functools.partial(summed, scale=2.0), (np.ones((n, 3)), x), {},
+         {"signature": "(n),()->()"}),
+        (functools.partial(summed, w=2.0), (np.ones((n, 3)),), {}, {"signature": "(n)->()"}),
+    ][case]
+    if n == 0:
+        options["otypes"] = [float]
+    for _ in range(2):   # the warm call too
+        _as_numpy_vectorize(p, args, kwargs, **options)

@@ -108,6 +108,7 @@ class vectorize:
         self._binding = None
         self._var_keyword = None    # the name of a `**` parameter (`_make_binding`)
         self._var_positional = None     # the name of a `*` parameter (`_make_binding`)
+        self._lead_keywords = {}    # a functools.partial's keywords (`_make_binding`)
         self._last = None       # the last call's fast path (`_FastPath`), when it has one
         self._core_signature = None
         if signature is not None:
@@ -151,14 +152,14 @@ class vectorize:
                     elif last.to_numpy is not None:
                         out = tuple(map(last.to_numpy, out)) if isinstance(out, tuple) else \
                             last.to_numpy(out)
-                    if not self._otypes_hold(out):
+                    if not self._outputs_hold(out, last.entry.spec.result):
                         return self._replay(args, kwargs, last.entry.spec.result, last.size,
                                             last.entry.otypes)
                     return self._outputs(out, last.entry.spec.result, last.shape, call_args,
                                          last.entry.otypes)
                 entry = last.entry
                 out = self._run_or_replay(entry, call_args, last.size, last.batched)
-                if out is _REPLAY or not self._otypes_hold(out):
+                if out is _REPLAY or not self._outputs_hold(out, entry.spec.result):
                     return self._replay(args, kwargs, entry.spec.result, last.size,
                                         entry.otypes)
                 return self._outputs(out, entry.spec.result, last.shape, call_args,
@@ -198,11 +199,12 @@ class vectorize:
             return self._numpy_loop(args, kwargs)
         if spec.fallbacks:
             self._announce("; ".join(spec.fallbacks), spec)
-        elif not kwargs and not self.excluded and self._var_positional is None:
+        elif not kwargs and not self.excluded and self._var_positional is None and \
+                not self._lead_keywords:
             self._last = _FastPath.of(args, entry, shape, batched, self._binding,
                                        self.chunk_size) or self._last
         out = self._run_or_replay(entry, call_args, math.prod(shape), batched)
-        if out is _REPLAY or not self._otypes_hold(out):
+        if out is _REPLAY or not self._outputs_hold(out, spec.result):
             return self._replay(args, kwargs, spec.result, math.prod(shape), entry.otypes)
         return self._outputs(out, spec.result, shape, call_args, entry.otypes)
 
@@ -347,11 +349,13 @@ class vectorize:
         if self._var_positional is not None:
             return self._fallback_plan("it takes *args and has a signature", args, kwargs)[0], \
                 None, loop_shape, size, dim_sizes, None
-        if (not kwargs and not lead and not excluded and len(args) == len(names)
+        if (not kwargs and not lead and not self._lead_keywords and not excluded
+                and len(args) == len(names)
                 and n_positional == len(names)):
             bound = tuple(zip(args, range(len(args))))   # (value, input) per parameter
         else:
-            bound = self._bind_signature(sig, names, lead, args, kwargs, sources)
+            bound = self._bind_signature(sig, names, lead, args, kwargs, sources,
+                                         self._lead_keywords)
             if bound is None:
                 return None   # numpy's loop calls pyfunc, which raises Python's own error
         call_args, key = [], []
@@ -412,11 +416,11 @@ class vectorize:
         return entry, call_args, loop_shape, size, dim_sizes, batched
 
     @staticmethod
-    def _bind_signature(sig, names, lead, args, kwargs, sources):
+    def _bind_signature(sig, names, lead, args, kwargs, sources, lead_keywords=None):
         """(value, index of the signature input or None when passed as it is) per parameter,
-        or None when the arguments do not bind."""
+        or None when the arguments do not bind. ``lead_keywords``: a partial's keywords."""
         try:
-            bound = sig.bind(*lead, *args, **kwargs)
+            bound = sig.bind(*lead, *args, **{**(lead_keywords or {}), **kwargs})
         except TypeError:
             return None
         input_of = {s: k for k, s in enumerate(sources)}
@@ -426,7 +430,7 @@ class vectorize:
             pos = index - n_lead
             if name not in bound.arguments:
                 out.append((sig.parameters[name].default, None))
-            elif pos < 0:
+            elif pos < 0 or (name in (lead_keywords or ()) and name not in kwargs):
                 out.append((bound.arguments[name], None))
             else:
                 out.append((bound.arguments[name],
@@ -472,10 +476,11 @@ class vectorize:
             else:
                 arr = np.broadcast_to(arr, loop_shape + core, subok=True).copy()
             if otypes:
-                if not _int_cast_holds(arr, otypes[index]) or np.dtype(
-                        otypes[index]).kind in "US":
+                if not _cast_holds(arr, otypes[index]) or np.dtype(
+                        otypes[index]).kind in "USO":
                     # numpy.vectorize's conversion raises, or (a string otype) makes arrays
-                    # of one character, whatever the otype's width: its loop decides
+                    # of one character, whatever the otype's width, or (object) keeps the
+                    # NumPy scalars its examples give: its loop decides
                     return None
                 arr = arr.astype(otypes[index], copy=False)
             results.append(arr)
@@ -493,8 +498,7 @@ class vectorize:
         """(plain function, leading arguments bound to it) or None when there is none."""
         func, lead = python_function_of(self.pyfunc), ()
         if isinstance(func, functools.partial):
-            if func.keywords:
-                return None
+            # its keywords: `_make_binding` (`_lead_keywords`)
             lead, func = func.args, func.func
         if not isinstance(func, (types.FunctionType, types.MethodType, type)):
             # a callable instance: its class's `__call__`, with the instance as `self`
@@ -517,8 +521,8 @@ class vectorize:
         if isinstance(binding, str):
             return self._fallback_plan(binding, args, kwargs)
         func, lead, sig, names, n_positional = binding
-        if (not kwargs and not lead and not self.excluded and len(args) == len(names)
-                and n_positional == len(names)):
+        if (not kwargs and not lead and not self._lead_keywords and not self.excluded
+                and len(args) == len(names) and n_positional == len(names)):
             values, as_is = args, ()
         else:
             values, as_is = self._bind(sig, names, lead, args, kwargs)
@@ -678,6 +682,11 @@ class vectorize:
             self._binding = "it is not a Python function with source"
             return self._binding
         func, lead = target
+        pyfunc = python_function_of(self.pyfunc)
+        # a partial's keywords are passed as they are, as its bound positional arguments are
+        # (numpy.vectorize calls the partial), unless the call gives them again
+        self._lead_keywords = dict(pyfunc.keywords) if isinstance(
+            pyfunc, functools.partial) else {}
         sig = _signature(func)
         names = list(sig.parameters)
         self._var_positional = next((n for n, p in sig.parameters.items()
@@ -691,6 +700,8 @@ class vectorize:
     def _bind(self, sig, names, lead, args, kwargs):
         """Values in parameter order, and the indices passed as they are (bound leading
         arguments, `excluded` ones and defaults, which numpy.vectorize does not broadcast)."""
+        given = kwargs
+        kwargs = {**self._lead_keywords, **kwargs} if self._lead_keywords else kwargs
         try:
             bound = sig.bind(*lead, *args, **kwargs)
         except TypeError:
@@ -717,6 +728,7 @@ class vectorize:
                 continue
             values.append(bound.arguments[name])
             if index < n_lead or name in self.excluded or (
+                    name in self._lead_keywords and name not in given) or (
                     0 <= pos < len(args) and pos in self.excluded):
                 as_is.append(index)
         return values, tuple(as_is)
@@ -826,15 +838,21 @@ class vectorize:
             entry.otypes = _output_types(entry.spec.result, types.spec.result, ran)
         return entry
 
-    def _otypes_hold(self, out) -> bool:
-        """Whether every output converts to its ``otypes`` entry as `_output` casts it: not
-        where numpy.vectorize's conversion of the Python results raises (an int beyond an
-        int otype's range, a NaN or an infinity for an int otype), which the replay then
-        gives, where ``astype`` would wrap or make garbage."""
+    def _outputs_hold(self, out, result) -> bool:
+        """Whether every output is one number per example and converts to its ``otypes``
+        entry as `_output` casts it. Not where numpy.vectorize's conversion of the Python
+        results raises (an int beyond an int otype's range, a NaN or an infinity for an int
+        otype, a complex number for a real one, a float for a datetime), nor where an
+        example's result is an array (numpy.vectorize raises storing a sequence, or makes
+        an object array of the arrays): the replay then gives what it gives, where
+        ``astype`` or stacking would make something else."""
+        items = result.items if isinstance(result, TupleValue) else (result,)
+        if any(getattr(item, "rank", 0) for item in items):
+            return False
         if not self.otypes:
             return True
         outs = out if isinstance(out, tuple) else (out,)
-        return all(_int_cast_holds(o, self.otypes[min(i, len(self.otypes) - 1)])
+        return all(_cast_holds(o, self.otypes[min(i, len(self.otypes) - 1)])
                    for i, o in enumerate(outs))
 
     def _outputs(self, out, result, shape, call_args, cast=None):
@@ -1156,18 +1174,28 @@ def _narrow_empty(call_args, kinds) -> list:
     return out
 
 
-def _int_cast_holds(arr, otype) -> bool:
+def _cast_holds(arr, otype) -> bool:
     """Whether ``arr.astype(otype)`` gives what numpy.vectorize's conversion of the per-example
-    Python numbers to an int ``otype`` gives: every value within the type's range (a float
-    truncated toward zero into it; NaN and infinities are not)."""
+    Python numbers to ``otype`` gives: for an int ``otype`` every value within the type's
+    range (a float truncated toward zero into it; NaN and infinities are not); no complex
+    number for a real ``otype`` (``float(z)`` raises where ``astype`` drops the imaginary
+    part); for a datetime or timedelta ``otype`` ints and bools only, and a datetime's unit
+    (its conversion of a float raises, ``astype`` truncates)."""
     try:
         otype = np.dtype(otype)
     except TypeError:
         return True
-    if otype.kind not in "iu" or not isinstance(arr, np.ndarray) and not np.isscalar(arr):
+    if not isinstance(arr, np.ndarray) and not np.isscalar(arr):
         return True
     arr = np.asarray(arr)
-    if arr.size == 0 or arr.dtype.kind not in "iuf":
+    if arr.size == 0:
+        return True
+    if otype.kind in "mM":
+        return arr.dtype.kind in "biu" and (
+            otype.kind == "m" or np.datetime_data(otype)[0] != "generic")
+    if arr.dtype.kind == "c" and otype.kind in "iuf":
+        return False
+    if otype.kind not in "iu" or arr.dtype.kind not in "iuf":
         return True
     info = np.iinfo(otype)
     if arr.dtype.kind == "f":
