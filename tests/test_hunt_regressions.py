@@ -421,3 +421,63 @@ def test_partial_with_keywords_is_numpy_vectorizes(case, n):
         options["otypes"] = [float]
     for _ in range(2):   # the warm call too
         _as_numpy_vectorize(p, args, kwargs, **options)
+
+
+# ------------------------------------------- any/all/list/tuple of a tuple display of values
+def all_of_tuple(x, y):
+    return all((x > 0, y > 0))
+
+
+def any_of_tuple(x, y):
+    return any((x, y - 1.0))
+
+
+def list_of_tuple(x, y):
+    return sum(list((x, y)))
+
+
+def one_item(x, y):
+    return any((x,)) and not all(())
+
+
+@pytest.mark.parametrize("f", [all_of_tuple, any_of_tuple, list_of_tuple, one_item])
+def test_any_all_of_a_tuple_display(f):
+    # were refused ("`all` has no batching rule"), where the same list display vectorized
+    x = np.array([1.5, -2.0, 0.0, np.nan, 1.0])
+    y = np.array([1.0, 2.0, -1.0, 1.0, np.inf])
+    _as_numpy_vectorize(f, (x, y))
+    _same(vmap(f, fallback="error")(x, y), np.stack([f(a, b) for a, b in zip(x, y)]))
+
+
+# -------------------- backend="torch" on NumPy arrays: numpy.vectorize's Python exceptions
+def divided(x, y):
+    return x / y
+
+
+def divided_by_remainder(x, y):
+    return x / ((x % y) and x)
+
+
+def as_int_plus(x, y):
+    return int(x) + y
+
+
+@pytest.mark.parametrize("f", [divided, divided_by_remainder, as_int_plus])
+def test_torch_backend_on_numpy_arrays_raises_as_numpy_vectorize(f):
+    # were inf / nan (x / 0.0) and an arbitrary int (int(nan)) with backend="torch": NumPy
+    # arrays in are numpy.vectorize's contract, whose examples are Python numbers
+    pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    n = 2000
+    x, y = rng.normal(size=n), rng.normal(size=n)
+    for zero in (None, 0, n - 1):
+        if zero is not None:
+            x[zero], y[zero] = 0.0, np.nan if f is as_int_plus else 0.0
+        expected, exc = _outcome(lambda: np.vectorize(f)(x, y))
+        got, got_exc = _outcome(lambda: vectorize(f, backend="torch", fallback="error")(x, y))
+        if exc is not None:
+            assert type(got_exc) is type(exc), (got, got_exc, exc)
+        else:
+            assert got_exc is None, got_exc
+            np.testing.assert_allclose(got, expected, rtol=1e-12)
+            assert got.dtype == expected.dtype

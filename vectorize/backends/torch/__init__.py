@@ -47,7 +47,6 @@ class TorchBackend(Backend):
     module_name = "torch"
     arrays = "tensors"
     quiet = None    # PyTorch never warns about floating-point errors: nothing to silence
-    exception_checks = False    # `vectorize` on tensors has vmap's semantics (docs/torch.md)
     chunked_runs = False    # PyTorch blocks and threads its own operations
     threads = False
     # autograd keeps some operations' outputs for the backward pass (`exp`, `pow`): updating
