@@ -481,3 +481,70 @@ def test_torch_backend_on_numpy_arrays_raises_as_numpy_vectorize(f):
             assert got_exc is None, got_exc
             np.testing.assert_allclose(got, expected, rtol=1e-12)
             assert got.dtype == expected.dtype
+
+
+# -------------------------------------------- vmap of a vectorize object, at every level
+def branchy(x, y):
+    if x > y:
+        return x - y
+    return x * y
+
+
+def two_out(x, y, s=2.0):
+    return x * s + y, x > y
+
+
+def core(v, w):
+    return v * w.sum(), (v * w).sum()
+
+
+vbranchy = vectorize(branchy)
+vcore = vectorize(core, signature="(n),(n)->(n),()")
+
+
+def calls_vectorized(x, y):
+    if x > 0:
+        return vbranchy(x, y) + 1.0
+    return y
+
+
+def calls_vectorized_on_rows(v):
+    return vbranchy(v, v[::-1]).sum()
+
+
+@pytest.mark.parametrize("case", range(7))
+def test_vmap_of_a_vectorize_object(case):
+    # was refused with a location inside vectorize's own source (`try` in api.py): the
+    # object was read as a callable instance, its `__call__` as the user's code
+    from vmap_reference import assert_same_tree, loop_vmap
+    rng = np.random.default_rng(case)
+    m, v = rng.normal(size=(3, 4)), rng.normal(size=(4, 3))
+    f, levels, args, kwargs = [       # levels: (in_axes, out_axes), the innermost first
+        (vbranchy, [(0, 0)], (m, m[::-1]), {}),
+        (vbranchy, [((1, None), -1)], (m, m[0, :3]), {}),
+        (vbranchy, [((0, 0), 0), ((1, 0), 1)], (rng.normal(size=(2, 3, 4)),
+                                                rng.normal(size=(3, 2, 4))), {}),
+        (vectorize(two_out), [((0, None), 0)], (m, v[:, 0]), {"s": 0.5}),
+        (vectorize(two_out, otypes=[np.float32, bool]), [((1, 0), 0)], (m, v), {}),
+        (vcore, [(0, 0), ((1, 0), 0)], (rng.normal(size=(2, 5, 3)), rng.normal(size=(5, 2, 3))),
+         {}),
+        (vbranchy, [(0, -1)], (m[:, 0], m[:, 1]), {}),
+    ][case]
+    mapped, reference = f, np.vectorize(f.pyfunc, otypes=f.otypes, signature=f.signature)
+    for in_axes, out_axes in levels:
+        mapped = vmap(mapped, in_axes=in_axes, out_axes=out_axes)
+        reference = loop_vmap(reference, in_axes=in_axes, out_axes=out_axes)
+    assert_same_tree(mapped(*args, **kwargs), reference(*args, **kwargs))
+
+
+@pytest.mark.parametrize("f", [calls_vectorized, calls_vectorized_on_rows])
+def test_a_vectorize_object_called_inside_a_mapped_function(f):
+    # was refused ("`vbranchy` has no batching rule")
+    from vmap_reference import assert_same_tree, loop_vmap
+    m = np.random.default_rng(0).normal(size=(5, 3))
+    if f is calls_vectorized:
+        x, y = m[:, 0], m[:, 1]
+        assert_same_tree(vmap(f, fallback="error")(x, y), loop_vmap(f)(x, y))
+        _as_numpy_vectorize(f, (x, y))
+    else:
+        assert_same_tree(vmap(f, fallback="error")(m), loop_vmap(f)(m))

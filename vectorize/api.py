@@ -501,6 +501,8 @@ class vectorize:
             # its keywords: `_make_binding` (`_lead_keywords`)
             lead, func = func.args, func.func
         if not isinstance(func, (types.FunctionType, types.MethodType, type)):
+            if type(func).__module__.split(".")[0] == __name__.split(".")[0]:
+                return None     # what vectorize made (a vmap, a vectorize): no source to read
             # a callable instance: its class's `__call__`, with the instance as `self`
             call = next((vars(k)["__call__"] for k in type(func).__mro__
                          if "__call__" in vars(k)), None)

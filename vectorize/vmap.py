@@ -57,6 +57,7 @@ from .pytree import (
 from .vmap_axes import call_error, inconsistent_sizes, normal_axis, out_axes_of, user_location
 from .vmap_grad import call_grad, grad_transform
 from .vmap_options import UNSET as _UNSET
+from .vmap_vectorize import call_vectorized, is_vectorized
 
 
 class VmapTypeError(VectorizeError, TypeError):
@@ -212,7 +213,7 @@ class _VMapped:
                      if "__call__" in vars(k)), None)
         if not isinstance(func, (types.FunctionType, types.MethodType, type, functools.partial,
                                  _VMapped)) and isinstance(call, types.FunctionType) \
-                and not backends.owns_instance(func):
+                and not backends.owns_instance(func) and not is_vectorized(func):
             # a callable instance: `self` stays as it is
             self._target = types.MethodType(call, func)
         while True:
@@ -279,6 +280,8 @@ class _VMapped:
         if isinstance(self._target, _VMapped):     # vmap(vmap(f)): `vmap_nested`
             from .vmap_nested import call_nested
             return call_nested(self, args, kwargs)
+        if is_vectorized(self._target):     # vmap(vectorize(f)): `vmap_vectorize`
+            return call_vectorized(self, args, kwargs)
         if not kwargs:
             fast = self._fast
             planned = fast.match(args) if fast is not None else None
@@ -1082,7 +1085,7 @@ def _register_rules(reg) -> None:
     (`backends.EVERY_NAMESPACE`; the rules and libcst are imported when a registry is
     built, not with vectorize)."""
     from .rules import nested
-    nested.register(reg, vmap, is_vmapped)
+    nested.register(reg, vmap, lambda fn: is_vmapped(fn) or is_vectorized(fn))
 
 
 backends.EVERY_NAMESPACE.append(_register_rules)
