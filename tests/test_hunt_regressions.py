@@ -548,3 +548,28 @@ def test_a_vectorize_object_called_inside_a_mapped_function(f):
         _as_numpy_vectorize(f, (x, y))
     else:
         assert_same_tree(vmap(f, fallback="error")(m), loop_vmap(f)(m))
+
+
+# ---------- vmap(backend="torch") on NumPy arrays: the loop it replays is over NumPy scalars
+def int_remainder(x, y):
+    v0 = x % y
+    return max(v0, x) - min(v0 * 1.0, 1e-3)
+
+
+def int_floor_division(x, y):
+    return x // y + y
+
+
+@pytest.mark.parametrize("f", [int_remainder, int_floor_division])
+def test_torch_vmap_on_numpy_arrays_replays_the_numpy_scalar_loop(f):
+    # was PyTorch's RuntimeError("ZeroDivisionError") from a replay over torch scalars, where
+    # the reference loop (NumPy scalars) gives 0 with a RuntimeWarning
+    pytest.importorskip("torch")
+    x = np.array([7, -3, 5, 0, 9])
+    y = np.array([2, 0, -4, 3, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = np.stack([f(a, b) for a, b in zip(x, y)])
+        got = vmap(f, backend="torch")(x, y)
+    assert type(got) is np.ndarray
+    _same(got, expected)

@@ -318,6 +318,7 @@ class _VMapped:
             from .dask_runtime import call_vmap
             return call_vmap(self, args)
         given = None        # NumPy arguments converted for `backend` (NumPy out)
+        loop_args = (args, kwargs)     # the per-example loop's: the NumPy ones as given
         if self.backend is not None:
             given = args
             args, kwargs, converted = _into_backend(self.backend, args, kwargs)
@@ -329,7 +330,7 @@ class _VMapped:
             self._announce(spec.reason if isinstance(spec, FallbackSpec)
                            else "; ".join(spec.fallbacks), spec)
         if isinstance(spec, FallbackSpec):
-            out = self._loop(args, kwargs, size)
+            out = self._loop(*loop_args, size)
         else:
             if not kwargs and not call_kwargs and not spec.fallbacks:
                 if given is None:
@@ -340,7 +341,7 @@ class _VMapped:
                     # argument and call)
                     self._fast_numpy = _FastPath.of(self, given, entry, batched) or \
                         self._fast_numpy
-            out = self._run_or_loop(args, kwargs, entry, call_args, call_kwargs, size, batched,
+            out = self._run_or_loop(*loop_args, entry, call_args, call_kwargs, size, batched,
                                     tree)
         return out if given is None else _to_numpy(out, self.backend)
 
