@@ -846,8 +846,10 @@ class vectorize:
         results raises (an int beyond an int otype's range, a NaN or an infinity for an int
         otype, a complex number for a real one, a float for a datetime), nor where an
         example's result is an array (numpy.vectorize raises storing a sequence, or makes
-        an object array of the arrays): the replay then gives what it gives, where
-        ``astype`` or stacking would make something else."""
+        an object array of the arrays), nor for an object otype (its items are what each
+        example returned: a Python float, or a NumPy scalar from a NumPy function): the
+        replay then gives what it gives, where ``astype`` or stacking would make something
+        else."""
         items = result.items if isinstance(result, TupleValue) else (result,)
         if any(getattr(item, "rank", 0) for item in items):
             return False
@@ -855,7 +857,8 @@ class vectorize:
             return True
         outs = out if isinstance(out, tuple) else (out,)
         return all(_cast_holds(o, self.otypes[min(i, len(self.otypes) - 1)])
-                   for i, o in enumerate(outs))
+                   for i, o in enumerate(outs)) and not any(
+            np.dtype(o).kind == "O" for o in self.otypes[:len(outs)])
 
     def _outputs(self, out, result, shape, call_args, cast=None):
         """``cast``: `Entry.otypes`."""
