@@ -573,3 +573,45 @@ def test_torch_vmap_on_numpy_arrays_replays_the_numpy_scalar_loop(f):
         got = vmap(f, backend="torch")(x, y)
     assert type(got) is np.ndarray
     _same(got, expected)
+
+
+# ------------------------------- `*` of an excluded Python list: Python repeats the list
+def product(a, b):
+    return a * b
+
+
+@pytest.mark.parametrize("sequence", [[1.0], (1.0, 2.0)], ids=["list", "tuple"])
+@pytest.mark.parametrize("x", [np.array([True, False]), np.array([1, 2])],
+                         ids=["bool", "int"])
+def test_a_python_sequence_times_per_example_ints_is_refused(sequence, x):
+    # was multiplied item by item ([[1.], [0.]] for bools, where numpy.vectorize raises
+    # TypeError, and (1., nan) pairs for a tuple times ints): Python repeats the sequence
+    with pytest.raises(VectorizeError, match="repeats or concatenates"):
+        vectorize(product, excluded={0}, fallback="error")(sequence, x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected, exc = _outcome(lambda: np.vectorize(product, excluded={0})(sequence, x))
+        got, got_exc = _outcome(lambda: vectorize(product, excluded={0})(sequence, x))
+    if exc is not None:
+        assert type(got_exc) is type(exc)
+    else:
+        assert all(np.array_equal(g, e, equal_nan=True) for g, e in zip(got, expected))
+
+
+# ---------------------- nested vmap whose inner level maps nothing and gives axis_size
+def doubled_plus(x, y):
+    return x * 2 + y
+
+
+@pytest.mark.parametrize("out_axes", [0, 1, -1])
+def test_nested_vmap_with_an_unmapped_level_of_axis_size(out_axes):
+    # was refused ("vmap must have at least one non-None value in in_axes"), where jax.vmap
+    # gives every inner example the same result, axis_size of them
+    from vmap_reference import assert_same_tree
+    x, y = np.arange(6.0).reshape(2, 3), np.ones(3)
+    inner = vmap(doubled_plus, in_axes=(None, None), axis_size=4)
+    got = vmap(inner, in_axes=(0, None), out_axes=out_axes)(x, y)
+    per_outer = [np.stack([doubled_plus(row, y)] * 4) for row in x]
+    assert_same_tree(got, np.moveaxis(np.stack(per_outer), 0, out_axes))
+    with pytest.raises(ValueError, match="axis_size=5"):
+        vmap(vmap(doubled_plus, in_axes=(0, None), axis_size=5), in_axes=(0, None))(x, y)

@@ -9,7 +9,10 @@ same object: each mapped argument with its mapped axis moved to the front and on
 after it up to the largest number of loop dimensions among the call's arguments (so that
 the arguments the same for every example, which broadcast from the right, line up with the
 per-example axes, never with the batch axis), and each output's front axis moved to its
-``out_axes`` entry. Calls this does not cover run as the per-example loop (announced, or
+``out_axes`` entry. Where the call raises, the per-example loop runs and decides (a
+mapped vector's items reach the object as NumPy scalars, whose arithmetic wraps or gives
+inf where the batch's Python numbers raise). Calls this does not cover run as the
+per-example loop (announced, or
 with ``fallback="error"`` a located `VectorizeError`): containers among the arguments, an
 ``excluded`` argument that is mapped, keyword arguments with a ``signature``, an
 ``out_axes`` of None, arguments that are not NumPy arrays or numbers.
@@ -75,7 +78,7 @@ def call_vectorized(vm, args, kwargs):
                              f"{ax + 1 if ax >= 0 else -ax}, but is only {arr.ndim} (its "
                              f"shape is {arr.shape})", "give an axis the argument has")
         axis = ax % arr.ndim
-        sizes.append((arr.shape[axis], f"axis {ax} of args[{i}] of shape {arr.shape}"))
+        sizes.append((arr.shape[axis], (f"args[{i}]", arr.shape, axis)))
         moved.append(np.moveaxis(arr, axis, 0))
     if not sizes:
         raise call_error("vmap must have at least one non-None value in in_axes",
@@ -99,7 +102,18 @@ def call_vectorized(vm, args, kwargs):
         if ax is not None and n < most:
             m = m.reshape(m.shape[:1] + (1,) * (most - n) + m.shape[1:])
         call_args.append(m)
-    out = vec(*call_args, **kwargs)
+    try:
+        out = vec(*call_args, **kwargs)
+    except (VectorizeError, Warning):
+        raise
+    except Exception:   # noqa: BLE001 -- the per-example loop decides
+        # per example a mapped vector's items are NumPy scalars, which the object hands
+        # on as they are (NumPy's arithmetic: an int wraps, `1 / 0.0` is inf) where the
+        # batch's are Python numbers, which raise: the loop gives the reference's answer
+        if not size:
+            raise
+        vm.replays += 1
+        return vm._loop(args, kwargs, size)
     out_axes = out_axes_of(vm.out_axes, out, vm._name)
     if any(a is None for a in out_axes):
         return _per_example(vm, args, kwargs, "an out_axes of None")
