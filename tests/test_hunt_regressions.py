@@ -615,3 +615,28 @@ def test_nested_vmap_with_an_unmapped_level_of_axis_size(out_axes):
     assert_same_tree(got, np.moveaxis(np.stack(per_outer), 0, out_axes))
     with pytest.raises(ValueError, match="axis_size=5"):
         vmap(vmap(doubled_plus, in_axes=(0, None), axis_size=5), in_axes=(0, None))(x, y)
+
+
+# -------------------- backend="torch" on NumPy ints with Python floats: NumPy's float64
+def halved_int(x):
+    return x * 0.5 + x / 3
+
+
+def root_of_int(x):
+    return x ** 0.5 + math.sqrt(x)
+
+
+@pytest.mark.parametrize("f", [halved_int, root_of_int])
+@pytest.mark.parametrize("dtype", [np.int64, np.uint8, np.bool_])
+def test_torch_backend_on_numpy_ints_promotes_as_numpy(f, dtype):
+    # was float32 (PyTorch's default dtype for an int tensor with a Python float), where
+    # numpy.vectorize and the loop over NumPy scalars give float64
+    torch = pytest.importorskip("torch")
+    x = np.arange(1, 6).astype(dtype)
+    default = torch.get_default_dtype()
+    for got, expected in ((vectorize(f, backend="torch")(x), np.vectorize(f)(x)),
+                          (vmap(f, backend="torch")(x), np.stack([f(v) for v in x]))):
+        assert got.dtype == expected.dtype
+        np.testing.assert_allclose(got, expected, rtol=1e-13)
+    assert torch.get_default_dtype() == default     # restored
+    assert "float32" not in vectorize(f, backend="torch").source(x)

@@ -125,6 +125,11 @@ class vectorize:
 
     # --------------------------------------------------------------------------- calling
     def __call__(self, *args, **kwargs):
+        if self.backend == "torch":
+            from .backends.torch.dtypes import needs_numpy_defaults, numpy_defaults
+            if needs_numpy_defaults(self.backend, args, kwargs):
+                with numpy_defaults():      # NumPy arrays in: NumPy's promotions
+                    return self(*args, **kwargs)
         # (first: `_last` is only ever set on a call of a function, never on the decorator's)
         last = self._last
         if last is not None and not kwargs and not self.excluded:
@@ -246,6 +251,11 @@ class vectorize:
 
     def source(self, *args, **kwargs) -> str:
         """The generated source of the specialization these arguments select."""
+        if self.backend == "torch":
+            from .backends.torch.dtypes import needs_numpy_defaults, numpy_defaults
+            if needs_numpy_defaults(self.backend, args, kwargs):
+                with numpy_defaults():      # (the code a call on NumPy arrays runs)
+                    return self.source(*args, **kwargs)
         if wants_dask(args, kwargs):   # what each block of a Dask array runs
             args, kwargs = block_stand_ins(args, kwargs)
         if tensors.takes_tensors(args, kwargs):
