@@ -640,3 +640,54 @@ def test_torch_backend_on_numpy_ints_promotes_as_numpy(f, dtype):
         np.testing.assert_allclose(got, expected, rtol=1e-13)
     assert torch.get_default_dtype() == default     # restored
     assert "float32" not in vectorize(f, backend="torch").source(x)
+
+
+# --------------------- a complex number the same for every example: still a Python complex
+def positive_z(z):
+    return z > 0
+
+
+def smaller_z(z):
+    return min(z, 2)
+
+
+def scaled_z(z, w):
+    return abs(z * w) + (z / w).real
+
+
+@pytest.mark.parametrize("f", [positive_z, smaller_z])
+@pytest.mark.parametrize("z", [1 + 2j, np.array(1 + 2j), np.array([1 + 2j])],
+                         ids=["python", "0d", "1-item"])
+def test_complex_order_of_a_shared_complex_raises_as_numpy_vectorize(f, z):
+    # was NumPy's lexicographic order (True, or 1+1j from min), where each example gets a
+    # Python complex, which has no order: TypeError
+    expected, exc = _outcome(lambda: np.vectorize(f)(z))
+    got, got_exc = _outcome(lambda: vectorize(f)(z))
+    assert exc is not None and type(got_exc) is type(exc), (got, got_exc)
+
+
+def test_shared_complex_arithmetic_still_vectorizes():
+    w = np.array([1.0, -2.0, 0.5])
+    for z in (1 + 2j, np.array(3 - 1j)):
+        for _ in range(2):      # the warm call too
+            _as_numpy_vectorize(scaled_z, (z, w))
+
+
+def rounded_to(x, n):
+    return round(x, n)
+
+
+def as_text(x):
+    return x / 2
+
+
+def test_round_of_a_bool_with_ndigits_and_0d_string_otypes():
+    # round(b, n) of bools was computed (floats), where numpy.bool has no __round__
+    # (numpy.vectorize's first call raises TypeError); a 0-d call with a string otype was
+    # sized by its text (<U4), where numpy.vectorize converts the one Python number (<U32)
+    with pytest.raises(VectorizeError, match="__round__"):
+        vectorize(rounded_to, fallback="error")(np.array([True, False]), 1)
+    for x in (np.array(1.5), np.array(3), np.array(1 + 2j), np.array(True)):
+        for otype in ("U", "S"):
+            _as_numpy_vectorize(as_text if x.dtype.kind != "b" else positive_z, (x,),
+                                otypes=[otype])

@@ -580,7 +580,12 @@ class vectorize:
                     shape and names[index].endswith("]") and self._var_positional):
                 # (the items of `*args` are all batched where any is: a Python loop over
                 # them binds arrays alike, `analysis.expressions.uniform_items`)
-                call_args.append(arr.reshape(())[()])
+                scalar = arr.reshape(())[()]
+                if arr.dtype.kind == "c" and not isinstance(values[index], np.generic):
+                    # a Python complex, as each example gets it: no order (`z > 0` raises
+                    # TypeError, which the replay gives), where NumPy's orders complexes
+                    scalar = complex(scalar)
+                call_args.append(scalar)
                 # numpy.vectorize hands a NumPy scalar argument to each example as it is,
                 # the items of an array (0-d too) and Python numbers as Python numbers
                 key.append("np:" + arr.dtype.char if isinstance(values[index], np.generic)
@@ -895,6 +900,10 @@ class vectorize:
             # type's width does not cut the results
             if otype.kind not in "US":
                 return arr.astype(otype, copy=False)
+            if arr.ndim == 0 and arr.dtype.kind not in "US":
+                # numpy.vectorize converts the one result of 0-d arguments as a Python
+                # number: its type's width (a float is <U32), not its text's
+                return np.asanyarray(arr.item(), dtype=otype.kind)
             arr = arr.astype(otype.kind, copy=False)
         elif cast is not None and cast[index] is not None:
             arr = arr.astype(cast[index], copy=False)
@@ -1001,6 +1010,9 @@ class _FastPath:
         for a, is_batched in zip(args, batched):
             if type(a) is np.ndarray and a.dtype.char in _WIDENED:
                 return None       # widened (`_WIDENED`): left to _plan
+            if type(a) is complex or type(a) is np.ndarray and not is_batched and \
+                    a.dtype.kind == "c":
+                return None       # a Python complex per example: left to _plan
             if type(a) is not np.ndarray:
                 # a NumPy scalar as it is; a Python scalar as the NumPy scalar _plan made
                 ops.append(_EXACT_SCALARS.get(type(a)))
