@@ -120,6 +120,9 @@ DTYPES = [np.float64, np.float64, np.float32, np.int64, np.int8, np.uint8, np.bo
 
 
 def _values(rng, shape, dtype):
+    """Arrays (0-d ones too), never NumPy scalars: numpy.vectorize hands a NumPy scalar
+    argument on as it is, and sizes a string otype by its NumPy type (`<U5` for
+    `np.True_`, `<U64` for a complex128), which `vectorize` does not follow."""
     a = np.asarray(np.random.default_rng(rng.randrange(2**32)).normal(size=shape) * 3)
     if a.size and rng.random() < 0.3:
         a.flat[rng.randrange(a.size)] = rng.choice([np.nan, np.inf, -np.inf, -0.0, 0.0])
@@ -128,7 +131,7 @@ def _values(rng, shape, dtype):
         if dtype is np.bool_:
             return np.asarray(a > 0)    # (a 0-d array, never a NumPy scalar)
         if dtype is np.complex128:
-            return a + 1j * a[::-1] if a.ndim else a + 0.5j
+            return a + 1j * a[::-1] if a.ndim else np.asarray(a + 0.5j)
         return a.astype(dtype)
 
 
