@@ -125,10 +125,10 @@ class vectorize:
 
     # --------------------------------------------------------------------------- calling
     def __call__(self, *args, **kwargs):
-        if self.backend == "torch":
-            from .backends.torch.dtypes import needs_numpy_defaults, numpy_defaults
-            if needs_numpy_defaults(self.backend, args, kwargs):
-                with numpy_defaults():      # NumPy arrays in: NumPy's promotions
+        if self.backend is not None:
+            numpy_call = backends.get(self.backend).numpy_call(args, kwargs)
+            if numpy_call is not None:
+                with numpy_call:      # NumPy arrays in: NumPy's promotions
                     return self(*args, **kwargs)
         # (first: `_last` is only ever set on a call of a function, never on the decorator's)
         last = self._last
@@ -251,10 +251,10 @@ class vectorize:
 
     def source(self, *args, **kwargs) -> str:
         """The generated source of the specialization these arguments select."""
-        if self.backend == "torch":
-            from .backends.torch.dtypes import needs_numpy_defaults, numpy_defaults
-            if needs_numpy_defaults(self.backend, args, kwargs):
-                with numpy_defaults():      # (the code a call on NumPy arrays runs)
+        if self.backend is not None:
+            numpy_call = backends.get(self.backend).numpy_call(args, kwargs)
+            if numpy_call is not None:
+                with numpy_call:      # NumPy arrays in: NumPy's promotions
                     return self.source(*args, **kwargs)
         if wants_dask(args, kwargs):   # what each block of a Dask array runs
             args, kwargs = block_stand_ins(args, kwargs)

@@ -259,10 +259,10 @@ class _VMapped:
         return functools.partial(self, obj)
 
     def source(self, *args, **kwargs) -> str:
-        if self.backend == "torch":
-            from .backends.torch.dtypes import needs_numpy_defaults, numpy_defaults
-            if needs_numpy_defaults(self.backend, args, kwargs):
-                with numpy_defaults():      # (the code a call on NumPy arrays runs)
+        if self.backend is not None:
+            numpy_call = backends.get(self.backend).numpy_call(args, kwargs)
+            if numpy_call is not None:
+                with numpy_call:      # NumPy arrays in: NumPy's promotions
                     return self.source(*args, **kwargs)
         if isinstance(self._target, _VMapped):
             from .vmap_nested import target_flat
@@ -276,10 +276,10 @@ class _VMapped:
         return chunks.source_for(entry.spec, entry.tuning, size, self.chunk_size)
 
     def __call__(self, *args, **kwargs):
-        if self.backend == "torch":
-            from .backends.torch.dtypes import needs_numpy_defaults, numpy_defaults
-            if needs_numpy_defaults(self.backend, args, kwargs):
-                with numpy_defaults():      # NumPy arrays in: NumPy's promotions
+        if self.backend is not None:
+            numpy_call = backends.get(self.backend).numpy_call(args, kwargs)
+            if numpy_call is not None:
+                with numpy_call:      # NumPy arrays in: NumPy's promotions
                     return self(*args, **kwargs)
         if self._options.axis_size is not None:
             size = vmap_options.mapped_size(self, args)

@@ -116,6 +116,12 @@ class TorchBackend(Backend):
         return examples.analysing()
 
     # ------------------------------------------------------------ examples, runtime
+    def numpy_call(self, args, kwargs):
+        # an int tensor with a Python float is float64 in NumPy, PyTorch's default dtype
+        # (float32) otherwise (`dtypes.numpy_defaults`)
+        from .dtypes import needs_numpy_defaults, numpy_defaults
+        return numpy_defaults() if needs_numpy_defaults(args, kwargs) else None
+
     def from_numpy(self, array, like=None):
         return torch_module().as_tensor(array, device=like.device if is_tensor(like) else None)
 

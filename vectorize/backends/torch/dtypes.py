@@ -91,11 +91,9 @@ def numpy_defaults():
         torch.set_default_dtype(old)
 
 
-def needs_numpy_defaults(backend, args, kwargs) -> bool:
-    """Whether a call with backend ``backend`` on these arguments runs NumPy's semantics on
+def needs_numpy_defaults(args, kwargs) -> bool:
+    """Whether a call with this backend on these arguments runs NumPy's semantics on
     PyTorch (NumPy arrays in, none of them a tensor) under PyTorch's float32 default."""
-    if backend != "torch":
-        return False
     from ...pytree import flatten
     if any(is_tensor(leaf) for group in (args, tuple(kwargs.values()))
            for _, leaf in flatten(group)):
