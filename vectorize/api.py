@@ -856,18 +856,14 @@ class vectorize:
         return entry
 
     def _outputs_hold(self, out, result) -> bool:
-        """Whether every output is one number per example and converts to its ``otypes``
-        entry as `_output` casts it. Not where numpy.vectorize's conversion of the Python
-        results raises (an int beyond an int otype's range, a NaN or an infinity for an int
-        otype, a complex number for a real one, a float for a datetime), nor where an
-        example's result is an array (numpy.vectorize raises storing a sequence, or makes
-        an object array of the arrays), nor for an object otype (its items are what each
-        example returned: a Python float, or a NumPy scalar from a NumPy function): the
-        replay then gives what it gives, where ``astype`` or stacking would make something
-        else."""
-        items = result.items if isinstance(result, TupleValue) else (result,)
-        if any(getattr(item, "rank", 0) for item in items):
-            return False
+        """Whether every output converts to its ``otypes`` entry as `_output` casts it.
+        Not where numpy.vectorize's conversion of the Python results raises (an int beyond
+        an int otype's range, a NaN or an infinity for an int otype, a complex number for a
+        real one, a float for a datetime), nor for an object otype (its items are what each
+        example returned: a Python float, a NumPy scalar from a NumPy function, an array):
+        the replay then gives what it gives, where ``astype`` would make something else.
+        (An example's array result is stacked, as ``np.array`` of the results stacks it:
+        numpy.vectorize raises there.)"""
         if not self.otypes:
             return True
         outs = out if isinstance(out, tuple) else (out,)

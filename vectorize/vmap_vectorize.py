@@ -28,9 +28,11 @@ from .vmap_axes import call_error, inconsistent_sizes, normal_axis, out_axes_of,
 
 
 def is_vectorized(fn) -> bool:
-    """Whether ``fn`` is a `vectorize` object (``vectorize(f)``, ``@vectorize``)."""
-    from .api import vectorize
-    return isinstance(fn, vectorize) and fn.pyfunc is not np._NoValue
+    """Whether ``fn`` is a `vectorize` object (``vectorize(f)``, ``@vectorize``); by its
+    class's place, as `api` imports this module's importers."""
+    kind = type(fn)
+    return kind.__qualname__ == "vectorize" and kind.__module__ == f"{__package__}.api" \
+        and fn.pyfunc is not np._NoValue
 
 
 def call_vectorized(vm, args, kwargs):

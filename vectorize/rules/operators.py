@@ -20,14 +20,11 @@ from .registry import Registry, Rule, Site, broadcast_rank
 
 
 def binary(site: Site) -> cst.BaseExpression:
-    operator = getattr(site.node, "operator", None)
-    sequences = [_python_sequence(v) for v in site.args]
-    if (isinstance(operator, cst.Multiply) and any(sequences)) or (
-            isinstance(operator, cst.Add) and all(sequences)):
-        raise Unsupported("`*` or `+` of a Python list or tuple: Python repeats or "
+    if any(_python_sequence(v) for v in site.args):
+        raise Unsupported("arithmetic on a Python list or tuple: Python repeats or "
                           "concatenates it (`[1.0] * 2` is `[1.0, 1.0]`, `[1.0] * True` is "
-                          "`[1.0]`), where arrays compute item by item", site.original,
-                          "pass np.asarray(...) of it")
+                          "`[1.0]`) or raises TypeError (`1.0 + [2.0]`), where arrays "
+                          "compute item by item", site.original, "pass np.asarray(...) of it")
     left, right = padded_args(site)
     return site.node.with_changes(left=left, right=right)
 
