@@ -49,7 +49,7 @@ def main(argv=None) -> int:
     parser.add_argument("--n", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--api", choices=["vectorize", "vmap", "both"], default="both")
-    parser.add_argument("--backend", choices=["jax"], default=None,
+    parser.add_argument("--backend", choices=["jax", "torch"], default=None,
                         help="wrap every program with backend=... (jax: XLA's documented "
                              "divergences accepted by name)")
     opts = parser.parse_args(argv)

@@ -3,6 +3,7 @@ make (int and complex dtypes, views, 0-d arrays, NumPy scalars): each test compa
 numpy.vectorize (values, dtype, exception type) or the per-example loop, and fails without
 its fix."""
 
+import functools
 import math
 import warnings
 
@@ -366,3 +367,394 @@ def test_checks_on_numpy_scalars_do_not_warn(f, args):
         got = vectorize(f, fallback="error")(*args)
     np.testing.assert_array_equal(got, want)
     assert got.dtype == want.dtype
+def _outcome(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return call(), None
+        except Exception as exc:  # noqa: BLE001 -- the outcome compared
+            return None, exc
+
+
+def _as_numpy_vectorize(f, args, kwargs=None, **options):
+    """vectorize(f, **options) against numpy.vectorize(f, **options) on one call: equal
+    values and dtypes (an object array item by item), or the same exception type."""
+    kwargs = kwargs or {}
+    expected, exc = _outcome(lambda: np.vectorize(f, **options)(*args, **kwargs))
+    got, got_exc = _outcome(lambda: vectorize(f, fallback="error", **options)(*args, **kwargs))
+    if exc is not None:
+        assert type(got_exc) is type(exc), (got, got_exc, exc)
+        return
+    assert got_exc is None, got_exc
+    for g, e in zip(got, expected) if isinstance(expected, tuple) else ((got, expected),):
+        assert type(g) is type(e) and g.shape == e.shape and g.dtype == e.dtype, (g, e)
+        if e.dtype == object:
+            assert all(type(a) is type(b) and np.array_equal(a, b) for a, b in zip(g, e))
+        else:
+            _same(g, e)
+
+
+# ----------------------- otypes= a complex result cannot be stored as a real or a datetime
+def plus_i(x):
+    return x + 1j
+
+
+@pytest.mark.parametrize("otype", ["d", "f", "e", "l", "i", "B", "?", "D", "O"])
+@pytest.mark.parametrize("signature", [None, "()->()"])
+def test_complex_results_with_real_otypes_raise_as_numpy_vectorize(otype, signature):
+    # was astype(otype): the imaginary part dropped, where float(z) / int(z) raise TypeError
+    x = np.array([1.5, -2.0, 0.0])
+    _as_numpy_vectorize(plus_i, (x,), otypes=[otype], signature=signature)
+    _as_numpy_vectorize(plus_i, (x[:0],), otypes=[otype], signature=signature)
+
+
+@pytest.mark.parametrize("otype", ["M8[s]", "m8[D]", "M", "m"])
+@pytest.mark.parametrize("x", [np.array([1.5, 2.0]), np.array([3, -4]),
+                               np.array([True, False])], ids=lambda x: x.dtype.name)
+def test_datetime_otypes_convert_as_numpy_vectorize(otype, x):
+    # was astype(otype): floats truncated into datetimes, and ints given a generic unit,
+    # where numpy.vectorize's conversion of the Python results raises ValueError
+    _as_numpy_vectorize(doubled, (x,), otypes=[otype])
+
+
+# ---------------- an excluded list in the arithmetic; an object otype of array results
+def added(x, c):
+    return x * 2.0 + c
+
+
+def pair(x):
+    return np.array([x, -x])
+
+
+@pytest.mark.parametrize("c", [[1.0, 2.0], [1.0], (1.0,)], ids=["list", "list1", "tuple"])
+@pytest.mark.parametrize("n", [1, 5])
+def test_an_excluded_list_in_the_arithmetic_is_numpy_vectorizes(c, n):
+    # was added item by item (an (n, 2) array), where Python raises TypeError (1.0 + [1.0])
+    x = np.linspace(-1.0, 1.0, n)
+    with pytest.raises(VectorizeError, match="Python list or tuple"):
+        vectorize(added, excluded={1}, fallback="error")(x, c)
+    expected, exc = _outcome(lambda: np.vectorize(added, excluded={1})(x, c))
+    got, got_exc = _outcome(lambda: vectorize(added, excluded={1})(x, c))
+    assert exc is not None and type(got_exc) is type(exc)
+    got, got_exc = _outcome(lambda: vectorize(functools.partial(added, c=c))(x))
+    assert type(got_exc) is type(exc)
+
+
+@pytest.mark.parametrize("n", [1, 5])
+def test_object_otypes_of_array_results_are_numpy_vectorizes(n):
+    # were one (n, 2) object array of numbers, where numpy.vectorize makes an (n,) object
+    # array of the examples' arrays (without otypes the arrays are stacked, as np.array of
+    # the results stacks them: docs/semantics.md)
+    x = np.linspace(-1.0, 1.0, n)
+    _as_numpy_vectorize(pair, (x,), otypes=[object])
+    _as_numpy_vectorize(added, (x, np.ones(2)), excluded={1}, otypes=[object])
+    assert vectorize(pair)(x).shape == (n, 2)
+
+
+# ------------------------------------------------ functools.partial with keyword arguments
+def scaled(a, b=2, *, c=3):
+    return a * b + c
+
+
+def three(a, b, c):
+    return a * b - c
+
+
+def summed(v, w, scale=1.0):
+    return v.sum() * w * scale
+
+
+@pytest.mark.parametrize("case", range(9))
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_partial_with_keywords_is_numpy_vectorizes(case, n):
+    # was refused ("not a Python function with source"): the partial's keywords are passed
+    # as they are, as numpy.vectorize's calls of the partial pass them, unless the call
+    # gives them again (then they are broadcast like any argument)
+    x = np.linspace(-2.0, 3.0, n)
+    k = np.arange(n) - 2
+    p, args, kwargs, options = [
+        (functools.partial(scaled, b=4), (x,), {}, {}),
+        (functools.partial(scaled, b=4), (x,), {"b": k}, {}),
+        (functools.partial(scaled, b=4, c=2.5), (x,), {"c": k}, {}),
+        (functools.partial(scaled, 2.0, c=1), (), {"b": x}, {}),
+        (functools.partial(three, c=0.5), (x, k), {}, {}),
+        (functools.partial(three, b=2), (x,), {"c": k}, {}),
+        (functools.partial(three, c=0.5), (x, 2.0), {}, {"excluded": {1}}),
+        (functools.partial(summed, scale=2.0), (np.ones((n, 3)), x), {},
+         {"signature": "(n),()->()"}),
+        (functools.partial(summed, w=2.0), (np.ones((n, 3)),), {}, {"signature": "(n)->()"}),
+    ][case]
+    if n == 0:
+        options["otypes"] = [float]
+    for _ in range(2):   # the warm call too
+        _as_numpy_vectorize(p, args, kwargs, **options)
+
+
+# ------------------------------------------- any/all/list/tuple of a tuple display of values
+def all_of_tuple(x, y):
+    return all((x > 0, y > 0))
+
+
+def any_of_tuple(x, y):
+    return any((x, y - 1.0))
+
+
+def list_of_tuple(x, y):
+    return sum(list((x, y)))
+
+
+def one_item(x, y):
+    return any((x,)) and not all(())
+
+
+@pytest.mark.parametrize("f", [all_of_tuple, any_of_tuple, list_of_tuple, one_item])
+def test_any_all_of_a_tuple_display(f):
+    # were refused ("`all` has no batching rule"), where the same list display vectorized
+    x = np.array([1.5, -2.0, 0.0, np.nan, 1.0])
+    y = np.array([1.0, 2.0, -1.0, 1.0, np.inf])
+    _as_numpy_vectorize(f, (x, y))
+    _same(vmap(f, fallback="error")(x, y), np.stack([f(a, b) for a, b in zip(x, y)]))
+
+
+# -------------------- backend="torch" on NumPy arrays: numpy.vectorize's Python exceptions
+def divided(x, y):
+    return x / y
+
+
+def divided_by_remainder(x, y):
+    return x / ((x % y) and x)
+
+
+def as_int_plus(x, y):
+    return int(x) + y
+
+
+@pytest.mark.parametrize("f", [divided, divided_by_remainder, as_int_plus])
+def test_torch_backend_on_numpy_arrays_raises_as_numpy_vectorize(f):
+    # were inf / nan (x / 0.0) and an arbitrary int (int(nan)) with backend="torch": NumPy
+    # arrays in are numpy.vectorize's contract, whose examples are Python numbers
+    pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    n = 2000
+    x, y = rng.normal(size=n), rng.normal(size=n)
+    for zero in (None, 0, n - 1):
+        if zero is not None:
+            x[zero], y[zero] = 0.0, np.nan if f is as_int_plus else 0.0
+        expected, exc = _outcome(lambda: np.vectorize(f)(x, y))
+        got, got_exc = _outcome(lambda: vectorize(f, backend="torch", fallback="error")(x, y))
+        if exc is not None:
+            assert type(got_exc) is type(exc), (got, got_exc, exc)
+        else:
+            assert got_exc is None, got_exc
+            np.testing.assert_allclose(got, expected, rtol=1e-12)
+            assert got.dtype == expected.dtype
+
+
+# -------------------------------------------- vmap of a vectorize object, at every level
+def branchy(x, y):
+    if x > y:
+        return x - y
+    return x * y
+
+
+def two_out(x, y, s=2.0):
+    return x * s + y, x > y
+
+
+def core(v, w):
+    return v * w.sum(), (v * w).sum()
+
+
+vbranchy = vectorize(branchy)
+vcore = vectorize(core, signature="(n),(n)->(n),()")
+
+
+def calls_vectorized(x, y):
+    if x > 0:
+        return vbranchy(x, y) + 1.0
+    return y
+
+
+def calls_vectorized_on_rows(v):
+    return vbranchy(v, v[::-1]).sum()
+
+
+@pytest.mark.parametrize("case", range(7))
+def test_vmap_of_a_vectorize_object(case):
+    # was refused with a location inside vectorize's own source (`try` in api.py): the
+    # object was read as a callable instance, its `__call__` as the user's code
+    from vmap_reference import assert_same_tree, loop_vmap
+    rng = np.random.default_rng(case)
+    m, v = rng.normal(size=(3, 4)), rng.normal(size=(4, 3))
+    f, levels, args, kwargs = [       # levels: (in_axes, out_axes), the innermost first
+        (vbranchy, [(0, 0)], (m, m[::-1]), {}),
+        (vbranchy, [((1, None), -1)], (m, m[0, :3]), {}),
+        (vbranchy, [((0, 0), 0), ((1, 0), 1)], (rng.normal(size=(2, 3, 4)),
+                                                rng.normal(size=(3, 2, 4))), {}),
+        (vectorize(two_out), [((0, None), 0)], (m, v[:, 0]), {"s": 0.5}),
+        (vectorize(two_out, otypes=[np.float32, bool]), [((1, 0), 0)], (m, v), {}),
+        (vcore, [(0, 0), ((1, 0), 0)], (rng.normal(size=(2, 5, 3)), rng.normal(size=(5, 2, 3))),
+         {}),
+        (vbranchy, [(0, -1)], (m[:, 0], m[:, 1]), {}),
+    ][case]
+    mapped, reference = f, np.vectorize(f.pyfunc, otypes=f.otypes, signature=f.signature)
+    for in_axes, out_axes in levels:
+        mapped = vmap(mapped, in_axes=in_axes, out_axes=out_axes)
+        reference = loop_vmap(reference, in_axes=in_axes, out_axes=out_axes)
+    assert_same_tree(mapped(*args, **kwargs), reference(*args, **kwargs))
+
+
+@pytest.mark.parametrize("f", [calls_vectorized, calls_vectorized_on_rows])
+def test_a_vectorize_object_called_inside_a_mapped_function(f):
+    # was refused ("`vbranchy` has no batching rule")
+    from vmap_reference import assert_same_tree, loop_vmap
+    m = np.random.default_rng(0).normal(size=(5, 3))
+    if f is calls_vectorized:
+        x, y = m[:, 0], m[:, 1]
+        assert_same_tree(vmap(f, fallback="error")(x, y), loop_vmap(f)(x, y))
+        _as_numpy_vectorize(f, (x, y))
+    else:
+        assert_same_tree(vmap(f, fallback="error")(m), loop_vmap(f)(m))
+
+
+# ---------- vmap(backend="torch") on NumPy arrays: the loop it replays is over NumPy scalars
+def int_remainder(x, y):
+    v0 = x % y
+    return max(v0, x) - min(v0 * 1.0, 1e-3)
+
+
+def int_floor_division(x, y):
+    return x // y + y
+
+
+@pytest.mark.parametrize("f", [int_remainder, int_floor_division])
+def test_torch_vmap_on_numpy_arrays_replays_the_numpy_scalar_loop(f):
+    # was PyTorch's RuntimeError("ZeroDivisionError") from a replay over torch scalars, where
+    # the reference loop (NumPy scalars) gives 0 with a RuntimeWarning
+    pytest.importorskip("torch")
+    x = np.array([7, -3, 5, 0, 9])
+    y = np.array([2, 0, -4, 3, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = np.stack([f(a, b) for a, b in zip(x, y)])
+        got = vmap(f, backend="torch")(x, y)
+    assert type(got) is np.ndarray
+    _same(got, expected)
+
+
+# ------------------------------- `*` of an excluded Python list: Python repeats the list
+def product(a, b):
+    return a * b
+
+
+@pytest.mark.parametrize("sequence", [[1.0], (1.0, 2.0)], ids=["list", "tuple"])
+@pytest.mark.parametrize("x", [np.array([True, False]), np.array([1, 2])],
+                         ids=["bool", "int"])
+def test_a_python_sequence_times_per_example_ints_is_refused(sequence, x):
+    # was multiplied item by item ([[1.], [0.]] for bools, where numpy.vectorize raises
+    # TypeError, and (1., nan) pairs for a tuple times ints): Python repeats the sequence
+    with pytest.raises(VectorizeError, match="repeats or concatenates"):
+        vectorize(product, excluded={0}, fallback="error")(sequence, x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected, exc = _outcome(lambda: np.vectorize(product, excluded={0})(sequence, x))
+        got, got_exc = _outcome(lambda: vectorize(product, excluded={0})(sequence, x))
+    if exc is not None:
+        assert type(got_exc) is type(exc)
+    else:
+        assert all(np.array_equal(g, e, equal_nan=True) for g, e in zip(got, expected))
+
+
+# ---------------------- nested vmap whose inner level maps nothing and gives axis_size
+def doubled_plus(x, y):
+    return x * 2 + y
+
+
+@pytest.mark.parametrize("out_axes", [0, 1, -1])
+def test_nested_vmap_with_an_unmapped_level_of_axis_size(out_axes):
+    # was refused ("vmap must have at least one non-None value in in_axes"), where jax.vmap
+    # gives every inner example the same result, axis_size of them
+    from vmap_reference import assert_same_tree
+    x, y = np.arange(6.0).reshape(2, 3), np.ones(3)
+    inner = vmap(doubled_plus, in_axes=(None, None), axis_size=4)
+    got = vmap(inner, in_axes=(0, None), out_axes=out_axes)(x, y)
+    per_outer = [np.stack([doubled_plus(row, y)] * 4) for row in x]
+    assert_same_tree(got, np.moveaxis(np.stack(per_outer), 0, out_axes))
+    with pytest.raises(ValueError, match="axis_size=5"):
+        vmap(vmap(doubled_plus, in_axes=(0, None), axis_size=5), in_axes=(0, None))(x, y)
+
+
+# -------------------- backend="torch" on NumPy ints with Python floats: NumPy's float64
+def halved_int(x):
+    return x * 0.5 + x / 3
+
+
+def root_of_int(x):
+    return x ** 0.5 + math.sqrt(x)
+
+
+@pytest.mark.parametrize("f", [halved_int, root_of_int])
+@pytest.mark.parametrize("dtype", [np.int64, np.uint8, np.bool_])
+def test_torch_backend_on_numpy_ints_promotes_as_numpy(f, dtype):
+    # was float32 (PyTorch's default dtype for an int tensor with a Python float), where
+    # numpy.vectorize and the loop over NumPy scalars give float64
+    torch = pytest.importorskip("torch")
+    x = np.arange(1, 6).astype(dtype)
+    default = torch.get_default_dtype()
+    for got, expected in ((vectorize(f, backend="torch")(x), np.vectorize(f)(x)),
+                          (vmap(f, backend="torch")(x), np.stack([f(v) for v in x]))):
+        assert got.dtype == expected.dtype
+        np.testing.assert_allclose(got, expected, rtol=1e-13)
+    assert torch.get_default_dtype() == default     # restored
+    assert "float32" not in vectorize(f, backend="torch").source(x)
+
+
+# --------------------- a complex number the same for every example: still a Python complex
+def positive_z(z):
+    return z > 0
+
+
+def smaller_z(z):
+    return min(z, 2)
+
+
+def scaled_z(z, w):
+    return abs(z * w) + (z / w).real
+
+
+@pytest.mark.parametrize("f", [positive_z, smaller_z])
+@pytest.mark.parametrize("z", [1 + 2j, np.array(1 + 2j), np.array([1 + 2j])],
+                         ids=["python", "0d", "1-item"])
+def test_complex_order_of_a_shared_complex_raises_as_numpy_vectorize(f, z):
+    # was NumPy's lexicographic order (True, or 1+1j from min), where each example gets a
+    # Python complex, which has no order: TypeError
+    expected, exc = _outcome(lambda: np.vectorize(f)(z))
+    got, got_exc = _outcome(lambda: vectorize(f)(z))
+    assert exc is not None and type(got_exc) is type(exc), (got, got_exc)
+
+
+def test_shared_complex_arithmetic_still_vectorizes():
+    w = np.array([1.0, -2.0, 0.5])
+    for z in (1 + 2j, np.array(3 - 1j)):
+        for _ in range(2):      # the warm call too
+            _as_numpy_vectorize(scaled_z, (z, w))
+
+
+def rounded_to(x, n):
+    return round(x, n)
+
+
+def as_text(x):
+    return x / 2
+
+
+def test_round_of_a_bool_with_ndigits_and_0d_string_otypes():
+    # round(b, n) of bools was computed (floats), where numpy.bool has no __round__
+    # (numpy.vectorize's first call raises TypeError); a 0-d call with a string otype was
+    # sized by its text (<U4), where numpy.vectorize converts the one Python number (<U32)
+    with pytest.raises(VectorizeError, match="__round__"):
+        vectorize(rounded_to, fallback="error")(np.array([True, False]), 1)
+    for x in (np.array(1.5), np.array(3), np.array(1 + 2j), np.array(True)):
+        for otype in ("U", "S"):
+            _as_numpy_vectorize(as_text if x.dtype.kind != "b" else positive_z, (x,),
+                                otypes=[otype])

@@ -108,6 +108,7 @@ class vectorize:
         self._binding = None
         self._var_keyword = None    # the name of a `**` parameter (`_make_binding`)
         self._var_positional = None     # the name of a `*` parameter (`_make_binding`)
+        self._lead_keywords = {}    # a functools.partial's keywords (`_make_binding`)
         self._last = None       # the last call's fast path (`_FastPath`), when it has one
         self._core_signature = None
         if signature is not None:
@@ -124,6 +125,11 @@ class vectorize:
 
     # --------------------------------------------------------------------------- calling
     def __call__(self, *args, **kwargs):
+        if self.backend is not None:
+            numpy_call = backends.get(self.backend).numpy_call(args, kwargs)
+            if numpy_call is not None:
+                with numpy_call:      # NumPy arrays in: NumPy's promotions
+                    return self(*args, **kwargs)
         # (first: `_last` is only ever set on a call of a function, never on the decorator's)
         last = self._last
         if last is not None and not kwargs and not self.excluded:
@@ -195,7 +201,8 @@ class vectorize:
             return self._numpy_loop(args, kwargs)
         if spec.fallbacks:
             self._announce("; ".join(spec.fallbacks), spec)
-        elif not kwargs and not self.excluded and self._var_positional is None:
+        elif not kwargs and not self.excluded and self._var_positional is None and \
+                not self._lead_keywords:
             self._last = _FastPath.of(args, entry, shape, batched, self._binding,
                                        self.chunk_size, call_args) or self._last
         out = self._run_or_replay(entry, call_args, math.prod(shape), batched)
@@ -221,7 +228,7 @@ class vectorize:
                 entry.probe = (cast,)
         else:
             cast = _static_types(entry)
-        if cast is _REPLAY or not self._otypes_hold(out) or not _casts_hold(out, cast):
+        if cast is _REPLAY or not self._outputs_hold(out, entry.spec.result) or not _casts_hold(out, cast):
             return self._replay(args, kwargs, entry.spec.result, size, _static_types(entry))
         return self._outputs(out, entry.spec.result, shape, call_args, cast)
 
@@ -309,6 +316,11 @@ class vectorize:
 
     def source(self, *args, **kwargs) -> str:
         """The generated source of the specialization these arguments select."""
+        if self.backend is not None:
+            numpy_call = backends.get(self.backend).numpy_call(args, kwargs)
+            if numpy_call is not None:
+                with numpy_call:      # NumPy arrays in: NumPy's promotions
+                    return self.source(*args, **kwargs)
         if wants_dask(args, kwargs):   # what each block of a Dask array runs
             args, kwargs = block_stand_ins(args, kwargs)
         if tensors.takes_tensors(args, kwargs):
@@ -412,11 +424,13 @@ class vectorize:
         if self._var_positional is not None:
             return self._fallback_plan("it takes *args and has a signature", args, kwargs)[0], \
                 None, loop_shape, size, dim_sizes, None
-        if (not kwargs and not lead and not excluded and len(args) == len(names)
+        if (not kwargs and not lead and not self._lead_keywords and not excluded
+                and len(args) == len(names)
                 and n_positional == len(names)):
             bound = tuple(zip(args, range(len(args))))   # (value, input) per parameter
         else:
-            bound = self._bind_signature(sig, names, lead, args, kwargs, sources)
+            bound = self._bind_signature(sig, names, lead, args, kwargs, sources,
+                                         self._lead_keywords)
             if bound is None:
                 return None   # numpy's loop calls pyfunc, which raises Python's own error
         call_args, key = [], []
@@ -477,11 +491,11 @@ class vectorize:
         return entry, call_args, loop_shape, size, dim_sizes, batched
 
     @staticmethod
-    def _bind_signature(sig, names, lead, args, kwargs, sources):
+    def _bind_signature(sig, names, lead, args, kwargs, sources, lead_keywords=None):
         """(value, index of the signature input or None when passed as it is) per parameter,
-        or None when the arguments do not bind."""
+        or None when the arguments do not bind. ``lead_keywords``: a partial's keywords."""
         try:
-            bound = sig.bind(*lead, *args, **kwargs)
+            bound = sig.bind(*lead, *args, **{**(lead_keywords or {}), **kwargs})
         except TypeError:
             return None
         input_of = {s: k for k, s in enumerate(sources)}
@@ -491,7 +505,7 @@ class vectorize:
             pos = index - n_lead
             if name not in bound.arguments:
                 out.append((sig.parameters[name].default, None))
-            elif pos < 0:
+            elif pos < 0 or (name in (lead_keywords or ()) and name not in kwargs):
                 out.append((bound.arguments[name], None))
             else:
                 out.append((bound.arguments[name],
@@ -537,10 +551,11 @@ class vectorize:
             else:
                 arr = np.broadcast_to(arr, loop_shape + core, subok=True).copy()
             if otypes:
-                if not _int_cast_holds(arr, otypes[index]) or np.dtype(
-                        otypes[index]).kind in "US":
+                if not _cast_holds(arr, otypes[index]) or np.dtype(
+                        otypes[index]).kind in "USO":
                     # numpy.vectorize's conversion raises, or (a string otype) makes arrays
-                    # of one character, whatever the otype's width: its loop decides
+                    # of one character, whatever the otype's width, or (object) keeps the
+                    # NumPy scalars its examples give: its loop decides
                     return None
                 arr = arr.astype(otypes[index], copy=False)
             results.append(arr)
@@ -558,10 +573,11 @@ class vectorize:
         """(plain function, leading arguments bound to it) or None when there is none."""
         func, lead = python_function_of(self.pyfunc), ()
         if isinstance(func, functools.partial):
-            if func.keywords:
-                return None
+            # its keywords: `_make_binding` (`_lead_keywords`)
             lead, func = func.args, func.func
         if not isinstance(func, (types.FunctionType, types.MethodType, type)):
+            if type(func).__module__.split(".")[0] == __name__.split(".")[0]:
+                return None     # what vectorize made (a vmap, a vectorize): no source to read
             # a callable instance: its class's `__call__`, with the instance as `self`
             call = next((vars(k)["__call__"] for k in type(func).__mro__
                          if "__call__" in vars(k)), None)
@@ -582,8 +598,8 @@ class vectorize:
         if isinstance(binding, str):
             return self._fallback_plan(binding, args, kwargs)
         func, lead, sig, names, n_positional = binding
-        if (not kwargs and not lead and not self.excluded and len(args) == len(names)
-                and n_positional == len(names)):
+        if (not kwargs and not lead and not self._lead_keywords and not self.excluded
+                and len(args) == len(names) and n_positional == len(names)):
             values, as_is = args, ()
         else:
             values, as_is = self._bind(sig, names, lead, args, kwargs)
@@ -629,7 +645,12 @@ class vectorize:
                     shape and names[index].endswith("]") and self._var_positional):
                 # (the items of `*args` are all batched where any is: a Python loop over
                 # them binds arrays alike, `analysis.expressions.uniform_items`)
-                call_args.append(arr.reshape(())[()])
+                scalar = arr.reshape(())[()]
+                if arr.dtype.kind == "c" and not isinstance(values[index], np.generic):
+                    # a Python complex, as each example gets it: no order (`z > 0` raises
+                    # TypeError, which the replay gives), where NumPy's orders complexes
+                    scalar = complex(scalar)
+                call_args.append(scalar)
                 # numpy.vectorize hands a NumPy scalar argument to each example as it is,
                 # the items of an array (0-d too) and Python numbers as Python numbers
                 key.append("np:" + arr.dtype.char if isinstance(values[index], np.generic)
@@ -745,6 +766,11 @@ class vectorize:
             self._binding = "it is not a Python function with source"
             return self._binding
         func, lead = target
+        pyfunc = python_function_of(self.pyfunc)
+        # a partial's keywords are passed as they are, as its bound positional arguments are
+        # (numpy.vectorize calls the partial), unless the call gives them again
+        self._lead_keywords = dict(pyfunc.keywords) if isinstance(
+            pyfunc, functools.partial) else {}
         sig = _signature(func)
         names = list(sig.parameters)
         self._var_positional = next((n for n, p in sig.parameters.items()
@@ -758,6 +784,8 @@ class vectorize:
     def _bind(self, sig, names, lead, args, kwargs):
         """Values in parameter order, and the indices passed as they are (bound leading
         arguments, `excluded` ones and defaults, which numpy.vectorize does not broadcast)."""
+        given = kwargs
+        kwargs = {**self._lead_keywords, **kwargs} if self._lead_keywords else kwargs
         try:
             bound = sig.bind(*lead, *args, **kwargs)
         except TypeError:
@@ -784,6 +812,7 @@ class vectorize:
                 continue
             values.append(bound.arguments[name])
             if index < n_lead or name in self.excluded or (
+                    name in self._lead_keywords and name not in given) or (
                     0 <= pos < len(args) and pos in self.excluded):
                 as_is.append(index)
         return values, tuple(as_is)
@@ -906,16 +935,21 @@ class vectorize:
                 ran = None
             entry.otypes = _output_types(entry.spec.result, types.spec.result, ran)
 
-    def _otypes_hold(self, out) -> bool:
-        """Whether every output converts to its ``otypes`` entry as `_output` casts it: not
-        where numpy.vectorize's conversion of the Python results raises (an int beyond an
-        int otype's range, a NaN or an infinity for an int otype), which the replay then
-        gives, where ``astype`` would wrap or make garbage."""
+    def _outputs_hold(self, out, result) -> bool:
+        """Whether every output converts to its ``otypes`` entry as `_output` casts it.
+        Not where numpy.vectorize's conversion of the Python results raises (an int beyond
+        an int otype's range, a NaN or an infinity for an int otype, a complex number for a
+        real one, a float for a datetime), nor for an object otype (its items are what each
+        example returned: a Python float, a NumPy scalar from a NumPy function, an array):
+        the replay then gives what it gives, where ``astype`` would make something else.
+        (An example's array result is stacked, as ``np.array`` of the results stacks it:
+        numpy.vectorize raises there.)"""
         if not self.otypes:
             return True
         outs = out if isinstance(out, tuple) else (out,)
-        return all(_int_cast_holds(o, self.otypes[min(i, len(self.otypes) - 1)])
-                   for i, o in enumerate(outs))
+        return all(_cast_holds(o, self.otypes[min(i, len(self.otypes) - 1)])
+                   for i, o in enumerate(outs)) and not any(
+            np.dtype(o).kind == "O" for o in self.otypes[:len(outs)])
 
     def _outputs(self, out, result, shape, call_args, cast=None):
         """``cast``: `Entry.otypes`."""
@@ -942,6 +976,10 @@ class vectorize:
             # type's width does not cut the results
             if otype.kind not in "US":
                 return arr.astype(otype, copy=False)
+            if arr.ndim == 0 and arr.dtype.kind not in "US":
+                # numpy.vectorize converts the one result of 0-d arguments as a Python
+                # number: its type's width (a float is <U32), not its text's
+                return np.asanyarray(arr.item(), dtype=otype.kind)
             arr = arr.astype(otype.kind, copy=False)
         elif cast is not None and cast[index] is not None:
             arr = _cast(arr, cast[index])
@@ -1054,6 +1092,9 @@ class _FastPath:
                     return None       # (left to _plan)
                 ops.append(None if wide == a.dtype else _Widen(wide))
                 continue
+            if type(a) is complex or type(a) is np.ndarray and not is_batched and \
+                    a.dtype.kind == "c":
+                return None       # a Python complex per example: left to _plan
             if type(a) is not np.ndarray:
                 # a NumPy scalar as it is; a Python scalar as the NumPy scalar _plan made
                 ops.append(_EXACT_SCALARS.get(type(a)))
@@ -1306,7 +1347,7 @@ def _converts(arr, otype) -> bool:
         with np.errstate(invalid="ignore"):
             if not bool(np.all(np.abs(arr) < 2.0 ** 53)):
                 return False
-    return _int_cast_holds(arr, otype)
+    return _cast_holds(arr, otype)
 
 
 def _cast(arr, otype):
@@ -1350,18 +1391,28 @@ def _probes(spec, kinds) -> str | bool:
     return False
 
 
-def _int_cast_holds(arr, otype) -> bool:
+def _cast_holds(arr, otype) -> bool:
     """Whether ``arr.astype(otype)`` gives what numpy.vectorize's conversion of the per-example
-    Python numbers to an int ``otype`` gives: every value within the type's range (a float
-    truncated toward zero into it; NaN and infinities are not)."""
+    Python numbers to ``otype`` gives: for an int ``otype`` every value within the type's
+    range (a float truncated toward zero into it; NaN and infinities are not); no complex
+    number for a real ``otype`` (``float(z)`` raises where ``astype`` drops the imaginary
+    part); for a datetime or timedelta ``otype`` ints and bools only, and a datetime's unit
+    (its conversion of a float raises, ``astype`` truncates)."""
     try:
         otype = np.dtype(otype)
     except TypeError:
         return True
-    if otype.kind not in "iu" or not isinstance(arr, np.ndarray) and not np.isscalar(arr):
+    if not isinstance(arr, np.ndarray) and not np.isscalar(arr):
         return True
     arr = np.asarray(arr)
-    if arr.size == 0 or arr.dtype.kind not in "iuf":
+    if arr.size == 0:
+        return True
+    if otype.kind in "mM":
+        return arr.dtype.kind in "biu" and (
+            otype.kind == "m" or np.datetime_data(otype)[0] != "generic")
+    if arr.dtype.kind == "c" and otype.kind in "iuf":
+        return False
+    if otype.kind not in "iu" or arr.dtype.kind not in "iuf":
         return True
     info = np.iinfo(otype)
     if arr.dtype.kind == "f":

@@ -57,6 +57,7 @@ from .pytree import (
 from .vmap_axes import call_error, inconsistent_sizes, normal_axis, out_axes_of, user_location
 from .vmap_grad import call_grad, grad_transform
 from .vmap_options import UNSET as _UNSET
+from .vmap_vectorize import call_vectorized, is_vectorized
 
 
 class VmapTypeError(VectorizeError, TypeError):
@@ -212,7 +213,7 @@ class _VMapped:
                      if "__call__" in vars(k)), None)
         if not isinstance(func, (types.FunctionType, types.MethodType, type, functools.partial,
                                  _VMapped)) and isinstance(call, types.FunctionType) \
-                and not backends.owns_instance(func):
+                and not backends.owns_instance(func) and not is_vectorized(func):
             # a callable instance: `self` stays as it is
             self._target = types.MethodType(call, func)
         while True:
@@ -258,6 +259,11 @@ class _VMapped:
         return functools.partial(self, obj)
 
     def source(self, *args, **kwargs) -> str:
+        if self.backend is not None:
+            numpy_call = backends.get(self.backend).numpy_call(args, kwargs)
+            if numpy_call is not None:
+                with numpy_call:      # NumPy arrays in: NumPy's promotions
+                    return self.source(*args, **kwargs)
         if isinstance(self._target, _VMapped):
             from .vmap_nested import target_flat
             flat, flat_args, _ = target_flat(self, args, kwargs)
@@ -270,6 +276,11 @@ class _VMapped:
         return chunks.source_for(entry.spec, entry.tuning, size, self.chunk_size)
 
     def __call__(self, *args, **kwargs):
+        if self.backend is not None:
+            numpy_call = backends.get(self.backend).numpy_call(args, kwargs)
+            if numpy_call is not None:
+                with numpy_call:      # NumPy arrays in: NumPy's promotions
+                    return self(*args, **kwargs)
         if self._options.axis_size is not None:
             size = vmap_options.mapped_size(self, args)
             if size is None:        # nothing mapped: f's result, the same for each example
@@ -279,6 +290,8 @@ class _VMapped:
         if isinstance(self._target, _VMapped):     # vmap(vmap(f)): `vmap_nested`
             from .vmap_nested import call_nested
             return call_nested(self, args, kwargs)
+        if is_vectorized(self._target):     # vmap(vectorize(f)): `vmap_vectorize`
+            return call_vectorized(self, args, kwargs)
         if not kwargs:
             fast = self._fast
             planned = fast.match(args) if fast is not None else None
@@ -315,6 +328,7 @@ class _VMapped:
             from .dask_runtime import call_vmap
             return call_vmap(self, args)
         given = None        # NumPy arguments converted for `backend` (NumPy out)
+        loop_args = (args, kwargs)     # the per-example loop's: the NumPy ones as given
         if self.backend is not None:
             given = args
             args, kwargs, converted = _into_backend(self.backend, args, kwargs)
@@ -326,7 +340,7 @@ class _VMapped:
             self._announce(spec.reason if isinstance(spec, FallbackSpec)
                            else "; ".join(spec.fallbacks), spec)
         if isinstance(spec, FallbackSpec):
-            out = self._loop(args, kwargs, size)
+            out = self._loop(*loop_args, size)
         else:
             if not kwargs and not call_kwargs and not spec.fallbacks:
                 if given is None:
@@ -337,7 +351,7 @@ class _VMapped:
                     # argument and call)
                     self._fast_numpy = _FastPath.of(self, given, entry, batched) or \
                         self._fast_numpy
-            out = self._run_or_loop(args, kwargs, entry, call_args, call_kwargs, size, batched,
+            out = self._run_or_loop(*loop_args, entry, call_args, call_kwargs, size, batched,
                                     tree)
         return out if given is None else _to_numpy(out, self.backend)
 
@@ -1057,7 +1071,7 @@ def _register_rules(reg) -> None:
     (`backends.EVERY_NAMESPACE`; the rules and libcst are imported when a registry is
     built, not with vectorize)."""
     from .rules import nested
-    nested.register(reg, vmap, is_vmapped)
+    nested.register(reg, vmap, lambda fn: is_vmapped(fn) or is_vectorized(fn))
 
 
 backends.EVERY_NAMESPACE.append(_register_rules)

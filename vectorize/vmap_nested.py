@@ -48,7 +48,15 @@ def target_flat(outer, args, kwargs):
                               "give in_axes the structure of the arguments") from None
         for (path, leaf), lo, li in zip(flatten(a, f"args[{i}]"), flat_o, flat_i):
             plan.append(_nested_leaf(leaf, lo, li, path, sizes_o, sizes_i))
-    for sizes in (sizes_o, sizes_i):
+    for sizes, level in ((sizes_o, outer), (sizes_i, inner)):
+        axis_size = level._options.axis_size
+        if not sizes and axis_size is not None:
+            # nothing mapped at this level: `axis_size` examples, each the same (JAX's)
+            sizes.append((axis_size, None))
+        elif axis_size is not None and sizes[0][0] != axis_size:
+            raise call_error(f"vmap got axis_size={axis_size}, but the arguments mapped at "
+                             f"that level have size {sizes[0][0]}",
+                             "give axis_size the mapped arguments' size, or leave it out")
         if not sizes:
             raise call_error("vmap must have at least one non-None value in in_axes",
                               "map at least one argument at every level")

@@ -230,6 +230,11 @@ class Backend:
         return contextlib.nullcontext()
 
     # ------------------------------------------------------ runtime (the front ends)
+    def numpy_call(self, args, kwargs):
+        """A context to run a call with this backend on NumPy arrays in (its reference is
+        NumPy's: the library promoting as NumPy does), or None where none is needed."""
+        return None
+
     def dtype_key(self, array) -> str:
         """A short, hashable name of an array's dtype (part of a specialization key)."""
         raise NotImplementedError

@@ -150,6 +150,7 @@ def _reduced(tree, func, assigned) -> set:
 def consumers_as_displays(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     """After `unroll_comprehensions`: ``tuple([a, b])`` as ``(a, b)``, ``list([...])`` as
     the list, ``any([a, b])`` as ``bool(a or b)`` and ``all([...])`` as ``bool(a and b)``
+    (of a tuple display the same: ``any((a, b))``)
     (a comparison or ``not`` needs no ``bool``): the values Python computes, with its
     short-circuit (items after the deciding one are not evaluated, as the generator's
     are not)."""
@@ -162,7 +163,7 @@ def consumers_as_displays(tree: cst.FunctionDef, func) -> cst.FunctionDef:
         def leave_Call(self, original_node, node):
             if not (type(node.func) is cst.Name and node.func.value in (
                     "tuple", "list", "any", "all") and len(node.args) == 1 and type(
-                    node.args[0].value) is cst.List and node.args[0].keyword is None
+                    node.args[0].value) in (cst.List, cst.Tuple) and node.args[0].keyword is None
                     and not node.args[0].star and node.func.value not in assigned
                     and lookup(func, node.func.value)[2] == "builtin"):
                 return node
@@ -172,7 +173,8 @@ def consumers_as_displays(tree: cst.FunctionDef, func) -> cst.FunctionDef:
             values = [e.value for e in elements]
             kind = node.func.value
             if kind == "list":
-                return node.args[0].value
+                return node.args[0].value if type(node.args[0].value) is cst.List else \
+                    cst.List([cst.Element(v) for v in values])
             if kind == "tuple":
                 return cst.Tuple([cst.Element(v) for v in values] if len(values) != 1 else [
                     cst.Element(values[0], comma=cst.Comma())],

@@ -12,6 +12,7 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import TupleValue, Value, batched_like, join
+from ..errors import Unsupported
 from ..syntax.edit import paren
 from ..syntax.templates import expr
 from .families import pad, padded_args, real_operands
@@ -19,8 +20,20 @@ from .registry import Registry, Rule, Site, broadcast_rank
 
 
 def binary(site: Site) -> cst.BaseExpression:
+    if any(_python_sequence(v) for v in site.args):
+        raise Unsupported("arithmetic on a Python list or tuple: Python repeats or "
+                          "concatenates it (`[1.0] * 2` is `[1.0, 1.0]`, `[1.0] * True` is "
+                          "`[1.0]`) or raises TypeError (`1.0 + [2.0]`), where arrays "
+                          "compute item by item", site.original, "pass np.asarray(...) of it")
     left, right = padded_args(site)
     return site.node.with_changes(left=left, right=right)
+
+
+def _python_sequence(value) -> bool:
+    """Whether ``value`` is a Python list or tuple as it is (an excluded or shared argument,
+    a global), not an array: Python's operators concatenate and repeat those."""
+    return type(getattr(value, "example", None)) in (list, tuple) and not getattr(
+        value, "batched", False)
 
 
 def _numpy_scalar_divisor(site: Site) -> cst.BaseExpression:

@@ -100,6 +100,12 @@ def _round(site: Site) -> cst.BaseExpression:
     real_operands(site, "`round`", numpy_too=True)
     (x, *rest) = site.nodes
     kind = site.args[0].kind
+    if kind == "b":
+        # NumPy's bool has no `__round__` (with `ndigits` too): TypeError per example under
+        # vmap, and in the call on NumPy scalars that numpy.vectorize learns its output
+        # types from
+        raise Unsupported("`round` of a bool (numpy.bool has no `__round__`: TypeError)",
+                          suggestion="use int(b)")
     if rest or "ndigits" in site.kwargs:
         digits = rest[0] if rest else site.kwargs["ndigits"][0]
         if site.python_semantics and kind == "f" and not (
@@ -108,11 +114,6 @@ def _round(site: Site) -> cst.BaseExpression:
             # scales first and gives 0.0)
             return expr("pymath.round({x}, {n})", x=x, n=digits)
         return expr("np.round({x}, {n})", x=x, n=digits)   # ints too: round(15, -1) is 20
-    if kind == "b":
-        # NumPy's bool has no `__round__`: TypeError per example under vmap, and in the
-        # call on NumPy scalars that numpy.vectorize learns its output types from
-        raise Unsupported("`round` of a bool (numpy.bool has no `__round__`: TypeError)",
-                          suggestion="use int(b)")
     if kind in "iu":
         return python_int(x, site.args[0])
     return expr("np.round({x}).astype(int)", x=x)

@@ -47,7 +47,6 @@ class TorchBackend(Backend):
     module_name = "torch"
     arrays = "tensors"
     quiet = None    # PyTorch never warns about floating-point errors: nothing to silence
-    exception_checks = False    # `vectorize` on tensors has vmap's semantics (docs/torch.md)
     chunked_runs = False    # PyTorch blocks and threads its own operations
     threads = False
     # autograd keeps some operations' outputs for the backward pass (`exp`, `pow`): updating
@@ -117,6 +116,12 @@ class TorchBackend(Backend):
         return examples.analysing()
 
     # ------------------------------------------------------------ examples, runtime
+    def numpy_call(self, args, kwargs):
+        # an int tensor with a Python float is float64 in NumPy, PyTorch's default dtype
+        # (float32) otherwise (`dtypes.numpy_defaults`)
+        from .dtypes import needs_numpy_defaults, numpy_defaults
+        return numpy_defaults() if needs_numpy_defaults(args, kwargs) else None
+
     def from_numpy(self, array, like=None):
         return torch_module().as_tensor(array, device=like.device if is_tensor(like) else None)
 

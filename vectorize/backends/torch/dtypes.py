@@ -4,6 +4,7 @@ and its tables import these from here, so that no table imports the package."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import types
@@ -70,3 +71,31 @@ def as_tensor(value, device=None):
     name = _PYTHON_DTYPES.get(type(value))
     dtype = getattr(torch, name) if name else None
     return torch.as_tensor(value, dtype=dtype, device=device)
+
+
+@contextlib.contextmanager
+def numpy_defaults():
+    """PyTorch promoting as NumPy does while it runs a call on NumPy arrays
+    (``backend="torch"`` with NumPy arguments, whose reference is NumPy's loop): an int
+    tensor with a Python float gives float64 (NumPy's default float), not float32. The
+    default dtype is PyTorch's process-wide setting: set for the call, then restored."""
+    torch = torch_module()
+    old = torch.get_default_dtype()
+    if old == torch.float64:
+        yield
+        return
+    torch.set_default_dtype(torch.float64)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(old)
+
+
+def needs_numpy_defaults(args, kwargs) -> bool:
+    """Whether a call with this backend on these arguments runs NumPy's semantics on
+    PyTorch (NumPy arrays in, none of them a tensor) under PyTorch's float32 default."""
+    from ...pytree import flatten
+    if any(is_tensor(leaf) for group in (args, tuple(kwargs.values()))
+           for _, leaf in flatten(group)):
+        return False
+    return torch_module().get_default_dtype() != torch_module().float64
