@@ -456,3 +456,157 @@ def test_expressions_written_across_lines(func, n_args, n):
     args = [rng.uniform(-3.0, 30.0, n) for _ in range(n_args)]
     _check_vectorize(func, func, *args)
     _same(vmap(func)(*args), np.asarray([func(*row) for row in zip(*args)], dtype=float))
+
+
+# ------------------------------------------------------- names bound on some paths only
+# fluids' `friction_plate_Kumar` picks a row of three module tables in a `for ... break`
+# whose last iteration binds them in an `elif` (so every path binds them), then loops over
+# the row: the rows are per-example arrays, which had no placeholder, so it was refused
+# ("`Re_ranges` is assigned on some paths only"). A small per-example array of numbers now
+# gets one (a list literal of its shape) and the run-time check (UnboundLocalError where a
+# live example reads it unbound). The check was also one statement object put before every
+# read: the passes key their facts by statement, so two reads under different conditions
+# shared one guard (`name active_2 is not defined`: refused as "this combination of
+# per-example control flow"); each read now has its own.
+
+LIMITS = [12.0, 25.0, 40.0]
+BAND_COEFS = [[3.0, 1.5, 0.25], [2.5, 1.25, 0.5], [2.0, 1.0, 0.75]]
+BAND_EDGES = [[8.0, 90.0], [16.0, 150.0], [30.0, 220.0]]
+
+
+def banded_law(x, angle):
+    n = len(LIMITS)
+    for i in range(n):
+        if angle <= LIMITS[i]:
+            coefs, edges = BAND_COEFS[i], BAND_EDGES[i]
+            break
+        elif i == n - 1:
+            coefs, edges = BAND_COEFS[-1], BAND_EDGES[-1]
+    m = len(edges)
+    for j in range(m):
+        if x <= edges[j]:
+            c = coefs[j]
+            break
+        elif j == m - 1:
+            c = coefs[-1]
+    return c * abs(x) ** 0.5
+
+
+def banded_law_open(x, angle):
+    for i in range(len(LIMITS)):      # no row past the last limit: unbound there
+        if angle <= LIMITS[i]:
+            edges = BAND_EDGES[i]
+            break
+    return x * edges[0] + edges[1]
+
+
+def read_twice(x):
+    if x > 0:
+        y = x * 2.0
+    if x > 1:
+        z = y + 1.0
+    else:
+        z = 0.0
+    if x > 0.5:
+        z = z + y
+    return z
+
+
+def _outcome(call):
+    try:
+        out = call()
+    except Exception as exc:  # noqa: BLE001 - compared by type and message
+        return None, exc
+    return out, None
+
+
+def _check_like_numpy_vectorize(func, *arrays, otypes="d"):
+    """vectorize(func) against numpy.vectorize(func): values, dtype (object arrays too) and
+    shape where it returns, exception type and message where it raises (``otypes`` for an
+    empty batch, which numpy.vectorize needs)."""
+    otypes = otypes if not np.size(arrays[0]) else None
+    with np.errstate(all="ignore"):     # (NumPy's cast of the loop's results: NaN)
+        want, error = _outcome(lambda: np.vectorize(func, otypes=otypes)(*arrays))
+    got, our_error = _outcome(lambda: vectorize(func, fallback="error")(*arrays))
+    if error is not None:
+        assert type(our_error) is type(error) and str(our_error) == str(error), our_error
+        return
+    assert our_error is None, our_error
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if want.dtype == object:
+        assert got.tolist() == want.tolist()
+    else:
+        _same(got, want)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_rows_of_module_tables_bound_in_a_loop_with_break(n):
+    rng = np.random.default_rng(n)
+    x = rng.uniform(0.0, 300.0, n)
+    angle = rng.uniform(0.0, 60.0, n)       # past 40 on some lanes: the `elif` binds
+    if n:
+        x[0], angle[-1] = np.nan, np.nan
+    for func in (banded_law, banded_law_open):
+        _check_like_numpy_vectorize(func, x, angle)
+        _check_like_numpy_vectorize(func, x, np.minimum(angle, 40.0))   # all bound
+    _same(vmap(banded_law)(x, angle),
+          np.asarray([banded_law(a, b) for a, b in zip(x, angle)], dtype=float))
+
+
+def test_a_name_read_under_two_conditions_gets_a_check_each():
+    for x in ([-1.0, 0.2, 0.7, 3.0], [0.7, 3.0], [-1.0, 0.2], [0.6, 2.0, 0.0]):
+        _check_like_numpy_vectorize(read_twice, np.array(x))
+    x = np.array([0.7, 3.0, 1.5])
+    _same(vmap(read_twice)(x), np.asarray([read_twice(v) for v in x]))
+
+
+# ----------------------------------------------- functions that do not return on every path
+# chemicals' `iapws97_region_3` ends with an `if/elif` chain without `else`: examples outside
+# every branch fall off the end and get None. It was refused ("does not return a value on
+# every path"). Now the end of such a function raises where a live example reaches it, and
+# the per-example loop decides: numpy.vectorize gives an object array where the first
+# example's result is None, else the TypeError (int) or NaN (float) of converting None to
+# the output's dtype; where no live example falls off, the batch runs as usual.
+
+def subregion(p, t):
+    if p > 100.0:
+        return 0
+    if p > 40.0:
+        if t <= 600.0:
+            return 1
+        return 2
+    elif 25.0 < p <= 40.0:
+        if t <= 650.0:
+            return 3
+        elif t <= 700.0:
+            return 4
+
+
+def _tail(x):
+    if x > 0.5:
+        return x * 3.0
+
+
+def through_a_tail(x):
+    if x > 2.0:
+        return 2.5
+    elif x > 0.0:
+        return _tail(x)
+    return -1.0
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_functions_that_fall_off_the_end_on_some_examples(n):
+    rng = np.random.default_rng(80 + n)
+    p = rng.uniform(26.0, 120.0, n)
+    t = rng.uniform(500.0, 700.0, n)
+    _check_like_numpy_vectorize(subregion, p, t, otypes="l")   # every example returns
+    x = rng.uniform(0.5, 5.0, n)
+    _check_like_numpy_vectorize(through_a_tail, x)
+    _same(vmap(through_a_tail)(x), np.asarray([through_a_tail(v) for v in x]))
+    if n:
+        for p0, t0 in ((10.0, 550.0), (30.0, 800.0)):         # first example falls off
+            _check_like_numpy_vectorize(subregion, np.r_[p0, p], np.r_[t0, t])
+            _check_like_numpy_vectorize(subregion, np.r_[p, p0], np.r_[t, t0])
+        _check_like_numpy_vectorize(through_a_tail, np.r_[x, 0.25])       # None -> NaN
+        _check_like_numpy_vectorize(through_a_tail, np.r_[0.25, x])

@@ -584,13 +584,13 @@ def check_unbound(tree: cst.FunctionDef, name: str, placeholder: str):
         for stmt in stmts:
             if type(stmt) is cst.SimpleStatementLine:
                 if name in reads(stmt):
-                    out.append(check)
+                    out.append(check.deep_clone())
                 out.append(stmt)
                 if name in writes(stmt):
-                    out.append(bound)
+                    out.append(bound.deep_clone())
                 continue
             if header_reads(stmt):
-                out.append(check)
+                out.append(check.deep_clone())
             out.append(compound(stmt))
         return out
 
@@ -600,7 +600,7 @@ def check_unbound(tree: cst.FunctionDef, name: str, placeholder: str):
             lines = block(list(stmt.body.body))
             if type(stmt) is cst.For and name in writes(cst.SimpleStatementLine([cst.Assign(
                     [cst.AssignTarget(stmt.target)], cst.Name("None"))])):
-                lines.insert(0, bound)
+                lines.insert(0, bound.deep_clone())
             changes["body"] = stmt.body.with_changes(body=lines)
         orelse = getattr(stmt, "orelse", None)
         if orelse is not None:
@@ -624,3 +624,16 @@ def check_unbound(tree: cst.FunctionDef, name: str, placeholder: str):
              _assign(flag, cst.Name("False"))]
     return tree.with_changes(body=tree.body.with_changes(
         body=start + block(list(tree.body.body))))
+
+
+def check_fall_off(tree: cst.FunctionDef) -> cst.FunctionDef:
+    """The function with ``raise TypeError(...)`` at the end of its body, which only the
+    examples that fall off the end (and get None in the loop) reach: where a live example
+    does, the batch raises and the per-example loop decides (`numpy.vectorize` then gives
+    an object array where the first example's result is None, else its TypeError converting
+    None to the output's dtype; `vmap`'s loop stacks what it stacks), so the batch never
+    holds an invented value for None; where none does, nothing changes."""
+    message = (f"{tree.name.value}() reaches the end of its body without `return` for some "
+               "example (Python returns None there)")
+    end = cst.parse_statement(f"raise TypeError({message!r})\n")
+    return tree.with_changes(body=tree.body.with_changes(body=[*tree.body.body, end]))

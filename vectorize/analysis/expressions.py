@@ -845,3 +845,8 @@ class MaybeUnbound(Unsupported):
         super().__init__(message, node, suggestion)
         self.name = name
         self.value = value
+
+
+class MayFallOff(Unsupported):
+    """Some examples may reach the end of the function, which returns values on its other
+    paths: `transform` retries with a ``raise`` at the end (`body_sugar.check_fall_off`)."""

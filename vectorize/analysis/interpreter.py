@@ -38,7 +38,7 @@ from .environments import PER_EXAMPLE_SHAPES as _PER_EXAMPLE_SHAPES
 from .environments import Env, join_envs
 from .environments import bound_values as _bound_values
 from .environments import no_per_example_choice_between as _no_per_example_choice_between
-from .expressions import Expressions, uniform_items
+from .expressions import Expressions, MayFallOff, uniform_items
 from .syntax import SYNTAX as _SYNTAX
 from .syntax import always_true as _always_true
 from .syntax import is_none as _is_none
@@ -222,7 +222,7 @@ class Analysis(Expressions, Calls, Aliasing):
                 r.value is None or _is_none(r.value) for r, _ in self.returns):
             return
         name = self.tree.name.value
-        raise Unsupported(f"`{name}` does not return a value on every path: examples for "
+        raise MayFallOff(f"`{name}` does not return a value on every path: examples for "
                           f"which no `return` runs get None", body[-1],
                           f"end `{name}` with a `return` for those examples (e.g. "
                           f"`return 0.0`)" + (", or give the last `if` an `else:` that "
