@@ -25,6 +25,7 @@ import numpy as np
 from . import backends, codegen, memo
 from .abstract import TupleValue, Value, exact
 from .analysis import Analysis
+from .analysis.environments import MaybeNone
 from .analysis.expressions import MaybeUnbound, MayFallOff
 from .analysis.python_numbers import PythonNumbers
 from .codegen import Generated  # noqa: F401 -- what a transform returns
@@ -156,6 +157,14 @@ class ModuleContext:
                 if tree is None:
                     raise source.error(problem) from None
                 checked.add(problem.name)
+                source = dataclasses.replace(source, tree=tree)
+            except MaybeNone as problem:
+                # a name None on some paths: None read as unbound, checked, once per name
+                tree = None if ("None", problem.name) in checked else _checked_unbound(
+                    source, problem, none=True)
+                if tree is None:
+                    raise source.error(problem) from None
+                checked.add(("None", problem.name))
                 source = dataclasses.replace(source, tree=tree)
             except MayFallOff as problem:
                 # examples that fall off the end get None: a check there, once
@@ -474,13 +483,14 @@ def _called(specs: list[_Spec]) -> list[_Spec]:
 
 
 
-def _checked_unbound(source, problem):
+def _checked_unbound(source, problem, none: bool = False):
     """`body_sugar.check_unbound` of the function's tree for ``problem`` (a `MaybeUnbound`),
     with a placeholder of the type the paths that bind the name give it (a number, or a
     small per-example array of numbers: a nested list literal of its shape, as a row of a
     module table); None where there is none (a tuple, an object, a large or empty array) or
-    the rewrite does not apply."""
-    from .body_sugar import check_unbound
+    the rewrite does not apply. ``none``: the name is None on some paths, not unbound
+    (`body_sugar.check_none`)."""
+    from .body_sugar import check_none, check_unbound
     value = problem.value
     if isinstance(value, TupleValue) or not isinstance(value, Value) or not value.known:
         return None
@@ -493,7 +503,7 @@ def _checked_unbound(source, problem):
     placeholder = literal
     for n in reversed(example.shape):
         placeholder = "[" + ", ".join([placeholder] * n) + "]"
-    return check_unbound(source.tree, problem.name, placeholder)
+    return (check_none if none else check_unbound)(source.tree, problem.name, placeholder)
 
 
 _PLACEHOLDER_ITEMS = 64     # the most items of a per-example array given a literal placeholder

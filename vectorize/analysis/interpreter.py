@@ -25,6 +25,7 @@ from ..abstract import (
     TupleValue,
     Value,
     batched_like,
+    exact,
     join,
     same,
     unbatched,
@@ -201,6 +202,8 @@ class Analysis(Expressions, Calls, Aliasing):
         if not self.returns:
             self.result = unbatched(None)
         else:
+            if self.batched_returns and self.tree is getattr(self.source, "tree", None):
+                self._no_none_on_some_lanes()
             result = self.returns[0][1]
             for ret, value in self.returns[1:]:
                 if self.batched_returns:
@@ -227,6 +230,17 @@ class Analysis(Expressions, Calls, Aliasing):
                           f"end `{name}` with a `return` for those examples (e.g. "
                           f"`return 0.0`)" + (", or give the last `if` an `else:` that "
                                               "returns" if type(body[-1]) is cst.If else ""))
+
+    def _no_none_on_some_lanes(self) -> None:
+        """Some ``return`` statements return None (``return``, ``return None``) and others
+        a value: `MayFallOff`, so that `transform` makes them raise where a live example
+        reaches them (the per-example loop decides, as for falling off the end)."""
+        nones = [ret for ret, value in self.returns
+                 if not isinstance(value, TupleValue) and value.known and value.example is None]
+        if nones and len(nones) < len(self.returns):
+            name = self.tree.name.value
+            raise MayFallOff(f"`{name}` returns None on some paths and a value on others",
+                             nones[0], "return a value of one kind on every path")
 
     def block(self, stmts, env: Env) -> Env | None:
         for stmt in stmts:
@@ -456,7 +470,12 @@ class Analysis(Expressions, Calls, Aliasing):
             logging is not None and isinstance(owner, (logging.Logger, logging.LoggerAdapter)))
 
     def if_statement(self, stmt: cst.If, env: Env) -> Env | None:
-        test = self.expr(stmt.test, env)
+        truth = self.chain_truth(stmt.test, env) if type(
+            stmt.test) is cst.BooleanOperation else None
+        if truth is not None and self.decided.get(stmt, truth) is truth:
+            test = exact(truth)      # decided: the test is not emitted (`python_conditions`)
+        else:
+            test = self.expr(stmt.test, env)
         self._truth(test, stmt.test)
         batched = test.batched
         self.batched_tests[stmt] = batched

@@ -34,6 +34,7 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
     handed_names = {a.value.value for n in walk(tree) if type(n) is cst.Call
                     for a in n.args if type(a.value) is cst.Name and id(a.value) not in consumed}
     skip = set(handed) - consumed
+    tables, after = _local_tables(tree, func)
     for n in walk(tree):
         if type(n) is cst.Assign and type(n.value) in (cst.ListComp, cst.GeneratorExp) and any(
                 type(t.target) is cst.Name and t.target.value in handed_names
@@ -61,6 +62,13 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
                         type(v) in (int, float, complex, bool) for v in value):
                 return [cst.Subscript(cst.Name(iterable.value), [cst.SubscriptElement(
                     cst.Index(cst.Integer(str(i))))]) for i in range(len(value))]
+        if type(iterable) is cst.Name and iterable.value in tables:
+            where, values = tables[iterable.value]
+            if where is None:
+                return [cst.Subscript(cst.Name(iterable.value), [cst.SubscriptElement(
+                    cst.Index(cst.Integer(str(i))))]) for i in range(values)]
+            if after.get(id(iterable), -1) > where:
+                return [v.deep_clone() for v in values]
         return _more_items(iterable, items, func, assigned)
 
     class Unroll(cst.CSTTransformer):
@@ -96,6 +104,75 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
                             rpar=node.rpar if type(node) is cst.ListComp else [])
 
     return rewrite(tree, Unroll())
+
+
+def _local_tables(tree: cst.FunctionDef, func):
+    """Local names that every binding binds to a list or tuple display of number literals,
+    all of one length, and that nothing changes or hands away (no attribute, no item write,
+    no argument of a call but the builtins ``enumerate``/``zip``/``len``, no other way of
+    binding them): ``{name: (index of the body's statement that binds it, its items)}``
+    where one statement of the body itself binds it, else ``{name: (None, length)}``; and
+    for each name node of the body, the index of the body's statement it is in. A
+    comprehension over a table bound once reads its literals only after that statement
+    (before it, Python raises UnboundLocalError); over one bound several times (``if``
+    branches), ``name[0]``, ``name[1]``..., which reads it where Python does."""
+    from ..liveness import target_names
+    body = tree.body.body
+    sites: dict[str, int] = {}
+    displays: dict[str, list] = {}
+    for n in walk(tree):
+        t = type(n)
+        if t in (cst.Global, cst.Nonlocal, cst.Del, cst.Import, cst.ImportFrom, cst.Match,
+                 cst.Lambda, cst.ClassDef) or t is cst.FunctionDef and n is not tree:
+            return {}, {}
+        if t is cst.Assign:
+            for target in n.targets:
+                for name in target_names(target.target):
+                    sites[name] = sites.get(name, 0) + 1
+            if len(n.targets) == 1 and type(n.targets[0].target) is cst.Name:
+                displays.setdefault(n.targets[0].target.value, []).append(n.value)
+        elif t in (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr):
+            for name in target_names(n.target):
+                sites[name] = sites.get(name, 0) + 2      # never a table
+        elif t is cst.AsName:
+            for name in target_names(n.name):
+                sites[name] = sites.get(name, 0) + 2
+    params = {p.name.value for p in tree.params.params}
+    tables = {}
+    for name, values in displays.items():
+        if name in params or sites.get(name) != len(values) or not all(
+                _literal_display(v) for v in values) or len(
+                {len(v.elements) for v in values}) != 1:
+            continue
+        once = [k for k, stmt in enumerate(body) if type(stmt) is cst.SimpleStatementLine
+                and len(stmt.body) == 1 and type(stmt.body[0]) is cst.Assign
+                and stmt.body[0].value is values[0]]
+        tables[name] = (once[0], [e.value for e in values[0].elements]) if len(values) == 1 \
+            and once else (None, len(values[0].elements))
+    if not tables:
+        return {}, {}
+    for n in walk(tree):
+        t = type(n)
+        if t is cst.Attribute and type(n.value) is cst.Name:
+            tables.pop(n.value.value, None)
+        elif t is cst.Call and not (type(n.func) is cst.Name and n.func.value in (
+                "enumerate", "zip", "len") and lookup(func, n.func.value)[2] == "builtin"):
+            for a in n.args:
+                if type(a.value) is cst.Name:
+                    tables.pop(a.value.value, None)
+        elif t in (cst.AssignTarget, cst.AugAssign) and type(n.target) is cst.Subscript \
+                and type(n.target.value) is cst.Name:
+            tables.pop(n.target.value.value, None)
+    after = {id(n): k for k, stmt in enumerate(body) for n in walk(stmt)
+             if type(n) is cst.Name and n.value in tables}
+    return tables, after
+
+
+def _literal_display(node) -> bool:
+    return type(node) in (cst.List, cst.Tuple) and 0 < len(node.elements) <= UNROLL_LIMIT \
+        and all(type(e) is cst.Element and (type(e.value) in (cst.Integer, cst.Float) or type(
+            e.value) is cst.UnaryOperation and type(e.value.operator) is cst.Minus and type(
+                e.value.expression) in (cst.Integer, cst.Float)) for e in node.elements)
 
 
 def _int_value(node):
