@@ -816,3 +816,44 @@ def test_none_on_some_paths(n):
         for x0 in (-1.0, 7.0):
             _check_like_numpy_vectorize(returns_none_early, np.r_[x0, x])
             _check_like_numpy_vectorize(returns_none_early, np.r_[x, x0])
+
+
+# --------------------------------------------- `map` over a display; modules named numpy*
+# numpy-financial converts its arguments with `(rate, nper, pv) = map(np.asarray, [rate,
+# nper, pv])`: refused ("`map` has no batching rule"). A `map` of a name over a list or
+# tuple display that is consumed whole (unpacked, or handed to `sum`/`tuple`/...) is now
+# the tuple of the calls. Its helpers were not analysed at all: a function whose module's
+# name merely starts with "numpy" or "math" (`numpy_financial`, a user's `mathutils`) was
+# taken for NumPy's or `math`'s own ("no batching rule", or run on the examples as a pure
+# NumPy function); only `numpy`, `math` and their submodules are now.
+
+def loan_payment(rate, nper, pv):
+    rate, nper, pv = map(np.asarray, [rate, nper, pv])
+    growth = (1 + rate) ** nper
+    total = sum(map(float, (rate, nper)))
+    return -pv * growth * rate / np.where(rate == 0, 1.0, growth - 1) + 0.0 * total
+
+
+def _scaled(x):
+    if x > 1.0:
+        return x * 2.0
+    return -x
+
+
+_scaled.__module__ = "mathutils"       # as if defined in a user's module of that name
+
+
+def through_mathutils(x):
+    return _scaled(x) + 1.0
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_map_over_a_display_and_helpers_of_modules_named_like_numpy(n):
+    rng = np.random.default_rng(120 + n)
+    rate, nper, pv = rng.uniform(0.001, 0.02, n), rng.uniform(1.0, 360.0, n), \
+        rng.uniform(1e3, 1e6, n)
+    _check_vectorize(loan_payment, loan_payment, rate, nper, pv)
+    x = rng.uniform(0.0, 3.0, n)
+    _check_vectorize(through_mathutils, through_mathutils, x)
+    _same(vmap(through_mathutils)(x), np.asarray([through_mathutils(v) for v in x],
+                                                 dtype=float))

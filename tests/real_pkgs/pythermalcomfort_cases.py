@@ -44,7 +44,8 @@ CASES = [
     _case("heat_index_lu", hi._find_eq_var, TK, RH),
     _case("cooling_effect", ce._p_sat_torr, TC),
     _case("two_nodes_gagge_sleep", sleep._fnsvp, TC),
-    _case("solar_gain", sg._projected_area_factor, ALT, SHARP, 0),
-    _case("solar_gain", sg._projected_area_factor, ALT, SHARP, 1),
+    _case("solar_gain", sg._projected_area_factor, ALT, SHARP, 0),      # sitting
+    Case("pythermalcomfort.solar_gain._projected_area_factor[standing]",
+         sg._projected_area_factor, (ALT, SHARP, 1)),
     _case("environment", transpose_sharp_altitude, SHARP, ALT),
 ]

@@ -470,12 +470,16 @@ class Analysis(Expressions, Calls, Aliasing):
             logging is not None and isinstance(owner, (logging.Logger, logging.LoggerAdapter)))
 
     def if_statement(self, stmt: cst.If, env: Env) -> Env | None:
-        truth = self.chain_truth(stmt.test, env) if type(
-            stmt.test) is cst.BooleanOperation else None
-        if truth is not None and self.decided.get(stmt, truth) is truth:
-            test = exact(truth)      # decided: the test is not emitted (`python_conditions`)
-        else:
+        try:
             test = self.expr(stmt.test, env)
+        except Unsupported:
+            # `rho and fase and drho` with `fase=None`: None on some examples, but false on
+            # every one: decided, and the test is not emitted (`python_conditions`)
+            truth = self.chain_truth(stmt.test, env) if type(
+                stmt.test) is cst.BooleanOperation else None
+            if truth is None or self.decided.get(stmt, truth) is not truth:
+                raise
+            test = exact(truth)
         self._truth(test, stmt.test)
         batched = test.batched
         self.batched_tests[stmt] = batched

@@ -214,6 +214,56 @@ def _reduced(tree, func, assigned) -> set:
     return out
 
 
+def map_as_display(tree: cst.FunctionDef, func) -> cst.FunctionDef:
+    """``map(f, [a, b, c])`` over a list or tuple display, consumed whole where it is written
+    (unpacked by an assignment, ``a, b, c = map(np.asarray, [a, b, c])``, or handed to a
+    builtin of `_CONSUMERS`) and ``f`` a name or an attribute of one: the tuple
+    ``(f(a), f(b), f(c))``, which calls ``f`` on the items in the order the iteration
+    does (an unpacking of the wrong length raises the same ValueError)."""
+    if "map" not in {n.value for n in walk(tree) if type(n) is cst.Name}:
+        return tree
+    from ..liveness import writes
+    assigned = {p.name.value for p in tree.params.params}
+    for stmt in tree.body.body:
+        assigned |= writes(stmt)
+    if "map" in assigned or lookup(func, "map")[2] != "builtin":
+        return tree
+    consumed = set()
+    for n in walk(tree):
+        if type(n) is cst.Assign and all(type(t.target) in (cst.Tuple, cst.List)
+                                         for t in n.targets):
+            consumed.add(id(n.value))
+        elif type(n) is cst.Call and type(n.func) is cst.Name and n.func.value in _CONSUMERS \
+                and n.func.value not in assigned and lookup(func, n.func.value)[2] == \
+                "builtin" and len(n.args) == 1 and n.args[0].keyword is None \
+                and not n.args[0].star:
+            consumed.add(id(n.args[0].value))
+
+    def plain(node) -> bool:
+        while type(node) is cst.Attribute:
+            node = node.value
+        return type(node) is cst.Name
+
+    class Maps(cst.CSTTransformer):
+        def leave_Call(self, original_node, node):
+            if id(original_node) not in consumed or not (
+                    type(node.func) is cst.Name and node.func.value == "map"
+                    and len(node.args) == 2 and all(a.keyword is None and not a.star
+                                                    for a in node.args)
+                    and plain(node.args[0].value)
+                    and type(node.args[1].value) in (cst.List, cst.Tuple)
+                    and all(type(e) is cst.Element for e in node.args[1].value.elements)):
+                return node
+            f = node.args[0].value
+            calls = [cst.Element(cst.Call(f.deep_clone(), [cst.Arg(e.value)]))
+                     for e in node.args[1].value.elements]
+            if len(calls) == 1:
+                calls = [calls[0].with_changes(comma=cst.Comma())]
+            return cst.Tuple(calls, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+    return rewrite(tree, Maps())
+
+
 def consumers_as_displays(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     """After `unroll_comprehensions`: ``tuple([a, b])`` as ``(a, b)``, ``list([...])`` as
     the list, ``any([a, b])`` as ``bool(a or b)`` and ``all([...])`` as ``bool(a and b)``
