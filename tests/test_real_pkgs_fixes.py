@@ -456,3 +456,404 @@ def test_expressions_written_across_lines(func, n_args, n):
     args = [rng.uniform(-3.0, 30.0, n) for _ in range(n_args)]
     _check_vectorize(func, func, *args)
     _same(vmap(func)(*args), np.asarray([func(*row) for row in zip(*args)], dtype=float))
+
+
+# ------------------------------------------------------- names bound on some paths only
+# fluids' `friction_plate_Kumar` picks a row of three module tables in a `for ... break`
+# whose last iteration binds them in an `elif` (so every path binds them), then loops over
+# the row: the rows are per-example arrays, which had no placeholder, so it was refused
+# ("`Re_ranges` is assigned on some paths only"). A small per-example array of numbers now
+# gets one (a list literal of its shape) and the run-time check (UnboundLocalError where a
+# live example reads it unbound). The check was also one statement object put before every
+# read: the passes key their facts by statement, so two reads under different conditions
+# shared one guard (`name active_2 is not defined`: refused as "this combination of
+# per-example control flow"); each read now has its own.
+
+LIMITS = [12.0, 25.0, 40.0]
+BAND_COEFS = [[3.0, 1.5, 0.25], [2.5, 1.25, 0.5], [2.0, 1.0, 0.75]]
+BAND_EDGES = [[8.0, 90.0], [16.0, 150.0], [30.0, 220.0]]
+
+
+def banded_law(x, angle):
+    n = len(LIMITS)
+    for i in range(n):
+        if angle <= LIMITS[i]:
+            coefs, edges = BAND_COEFS[i], BAND_EDGES[i]
+            break
+        elif i == n - 1:
+            coefs, edges = BAND_COEFS[-1], BAND_EDGES[-1]
+    m = len(edges)
+    for j in range(m):
+        if x <= edges[j]:
+            c = coefs[j]
+            break
+        elif j == m - 1:
+            c = coefs[-1]
+    return c * abs(x) ** 0.5
+
+
+def banded_law_open(x, angle):
+    for i in range(len(LIMITS)):      # no row past the last limit: unbound there
+        if angle <= LIMITS[i]:
+            edges = BAND_EDGES[i]
+            break
+    return x * edges[0] + edges[1]
+
+
+def read_twice(x):
+    if x > 0:
+        y = x * 2.0
+    if x > 1:
+        z = y + 1.0
+    else:
+        z = 0.0
+    if x > 0.5:
+        z = z + y
+    return z
+
+
+def _outcome(call):
+    try:
+        out = call()
+    except Exception as exc:  # noqa: BLE001 - compared by type and message
+        return None, exc
+    return out, None
+
+
+def _check_like_numpy_vectorize(func, *arrays, otypes="d"):
+    """vectorize(func) against numpy.vectorize(func): values, dtype (object arrays too) and
+    shape where it returns, exception type and message where it raises (``otypes`` for an
+    empty batch, which numpy.vectorize needs)."""
+    otypes = otypes if not np.size(arrays[0]) else None
+    with np.errstate(all="ignore"):     # (NumPy's cast of the loop's results: NaN)
+        want, error = _outcome(lambda: np.vectorize(func, otypes=otypes)(*arrays))
+    got, our_error = _outcome(lambda: vectorize(func, fallback="error")(*arrays))
+    if error is not None:
+        assert type(our_error) is type(error) and str(our_error) == str(error), our_error
+        return
+    assert our_error is None, our_error
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if want.dtype == object:
+        assert got.tolist() == want.tolist()
+    else:
+        _same(got, want)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_rows_of_module_tables_bound_in_a_loop_with_break(n):
+    rng = np.random.default_rng(n)
+    x = rng.uniform(0.0, 300.0, n)
+    angle = rng.uniform(0.0, 60.0, n)       # past 40 on some lanes: the `elif` binds
+    if n:
+        x[0], angle[-1] = np.nan, np.nan
+    for func in (banded_law, banded_law_open):
+        _check_like_numpy_vectorize(func, x, angle)
+        _check_like_numpy_vectorize(func, x, np.minimum(angle, 40.0))   # all bound
+    _same(vmap(banded_law)(x, angle),
+          np.asarray([banded_law(a, b) for a, b in zip(x, angle)], dtype=float))
+
+
+def test_a_name_read_under_two_conditions_gets_a_check_each():
+    for x in ([-1.0, 0.2, 0.7, 3.0], [0.7, 3.0], [-1.0, 0.2], [0.6, 2.0, 0.0]):
+        _check_like_numpy_vectorize(read_twice, np.array(x))
+    x = np.array([0.7, 3.0, 1.5])
+    _same(vmap(read_twice)(x), np.asarray([read_twice(v) for v in x]))
+
+
+# ----------------------------------------------- functions that do not return on every path
+# chemicals' `iapws97_region_3` ends with an `if/elif` chain without `else`: examples outside
+# every branch fall off the end and get None. It was refused ("does not return a value on
+# every path"). Now the end of such a function raises where a live example reaches it, and
+# the per-example loop decides: numpy.vectorize gives an object array where the first
+# example's result is None, else the TypeError (int) or NaN (float) of converting None to
+# the output's dtype; where no live example falls off, the batch runs as usual.
+
+def subregion(p, t):
+    if p > 100.0:
+        return 0
+    if p > 40.0:
+        if t <= 600.0:
+            return 1
+        return 2
+    elif 25.0 < p <= 40.0:
+        if t <= 650.0:
+            return 3
+        elif t <= 700.0:
+            return 4
+
+
+def _tail(x):
+    if x > 0.5:
+        return x * 3.0
+
+
+def through_a_tail(x):
+    if x > 2.0:
+        return 2.5
+    elif x > 0.0:
+        return _tail(x)
+    return -1.0
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_functions_that_fall_off_the_end_on_some_examples(n):
+    rng = np.random.default_rng(80 + n)
+    p = rng.uniform(26.0, 120.0, n)
+    t = rng.uniform(500.0, 700.0, n)
+    _check_like_numpy_vectorize(subregion, p, t, otypes="l")   # every example returns
+    x = rng.uniform(0.5, 5.0, n)
+    _check_like_numpy_vectorize(through_a_tail, x)
+    _same(vmap(through_a_tail)(x), np.asarray([through_a_tail(v) for v in x]))
+    if n:
+        for p0, t0 in ((10.0, 550.0), (30.0, 800.0)):         # first example falls off
+            _check_like_numpy_vectorize(subregion, np.r_[p0, p], np.r_[t0, t])
+            _check_like_numpy_vectorize(subregion, np.r_[p, p0], np.r_[t, t0])
+        _check_like_numpy_vectorize(through_a_tail, np.r_[x, 0.25])       # None -> NaN
+        _check_like_numpy_vectorize(through_a_tail, np.r_[0.25, x])
+
+
+# ------------------------------------------- sums over a local table of number literals
+# iapws' transport properties sum over tables written in the body:
+#     H = [1.67752, 2.20462, 0.6366564, -0.241605]
+#     mu0 = 100*Tr**0.5/sum(Hi/Tr**i for i, Hi in enumerate(H))
+# A generator over a global tuple was written out item by item; over a local list it was
+# refused ("a generator expression over per-example values"). A local bound once, by a
+# statement of the body, to a display of number literals that nothing changes or hands away
+# is now written out the same way, where it is read after that statement.
+
+def local_tables(t, rho):
+    tr = t / 647.096
+    h = [1.67752, 2.20462, 0.6366564, -0.241605]
+    mu0 = 100 * tr ** 0.5 / sum(hi / tr ** i for i, hi in enumerate(h))
+    li = [0, 1, 2, 3, 0]
+    lj = [0, 0, 1, 1, -2]
+    hij = (0.520094, 0.0850895, -1.08374, -0.289555, 0.222531)
+    mu1 = sum((1 / tr - 1) ** i * c * (rho - 1) ** j for i, j, c in zip(li, lj, hij))
+    return mu0 * math.exp(-abs(mu1)) + max(x * tr for x in h)
+
+
+def tables_per_branch(t, liquid="H2O"):
+    if liquid == "H2O":
+        ai = [-7.85951783, 1.84408259, -11.7866497]
+        bi = [1, 1.5, 3]
+    else:
+        ai = [-7.896657, 24.73308, -27.81128]
+        bi = [1.0, 1.89, 2]
+    tau = 1 - t / 647.096
+    return sum(a * tau ** b for a, b in zip(ai, bi))
+
+
+def tables_per_example(t):
+    if t > 500.0:
+        ai = [1.0, 2.0]
+    else:
+        ai = [3.0, -4.0]
+    return sum(a * t ** i for i, a in enumerate(ai))
+
+
+def local_table_changed(t):
+    h = [1.0, 2.0, 3.0]
+    h.append(t)
+    return sum(x * t for x in h)
+
+
+def local_table_read_before(t):
+    if t > 100.0:
+        return sum(x * t for x in h)  # noqa: F821 -- UnboundLocalError in Python
+    h = [1.0, 2.0]
+    return sum(x * t for x in h)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_generators_over_local_tables_of_literals(n):
+    rng = np.random.default_rng(90 + n)
+    t, rho = rng.uniform(250.0, 1200.0, n), rng.uniform(0.5, 3.0, n)
+    if n:
+        t[0], rho[-1] = 647.096, 1.0
+    _check_vectorize(local_tables, local_tables, t, rho)
+    for liquid in ("H2O", "D2O"):
+        _check_vectorize(tables_per_branch, tables_per_branch, np.minimum(t, 640.0), liquid)
+    _check_vectorize(tables_per_example, tables_per_example, t)
+    _same(vmap(local_tables)(t, rho),
+          np.asarray([local_tables(a, b) for a, b in zip(t, rho)], dtype=float))
+
+
+def test_local_tables_that_change_or_are_read_unbound_are_not_written_out():
+    from vectorize.errors import VectorizeError
+    for func in (local_table_changed, local_table_read_before):
+        with pytest.raises(VectorizeError):
+            vectorize(func, fallback="error")(np.array([1.0, 200.0]))
+    got = vectorize(local_table_read_before, fallback="loop")(np.array([1.0, 2.0]))
+    _same(got, np.vectorize(local_table_read_before)(np.array([1.0, 2.0])))
+
+
+# ------------------------------------------------------ None for every example
+# sgp4's `days2mdhms(year, days, round_to_microsecond=6)` takes None to switch rounding off;
+# numpy.vectorize broadcasts a None argument as a 0-d object array and hands every example
+# None. `vectorize` ran numpy's loop instead ("argument has dtype object"; an error with
+# fallback="error"). A 0-d object array of a value the engine specializes on (None, a bool)
+# is now passed as it is, as a 0-d string already was.
+
+def rounded_seconds(days, digits=6):
+    second = days * 86400.0
+    if digits:
+        second = round(second, digits)
+    minute, second = divmod(second, 60.0)
+    return int(minute), second
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_none_for_every_example(n):
+    days = np.random.default_rng(n).uniform(0.0, 2.0, n)
+    for digits in (None, np.array(None, dtype=object), 3, 0):
+        ours = vectorize(rounded_seconds, fallback="error")(days, digits)
+        ref = np.vectorize(rounded_seconds, otypes="ld")(days, digits)
+        for got, want in zip(ours, ref):
+            _same(got, want)
+
+
+# ------------------------------------------- `and`/`or` of per-example values and None
+# iapws' `_Viscosity(rho, T, fase=None, drho=None)` adds a critical enhancement under
+# `if rho and fase and drho:`; with `fase=None` the test is false for every example
+# whatever `rho` holds, but the analysis took it per example and analysed the branch
+# (refused: "`fase` has no attribute `drhodP_T`"). An `and` chain of names, literals and
+# comparisons with an operand known to be false (an `or` chain with one known true) now
+# decides its `if` for every example.
+# The same values used as a value were silently wrong: `y = rho and fase` is 0.0 where rho
+# is 0.0 and None elsewhere, but the batch held rho's values (None dropped), so `y is None`
+# was False for every example. Refused now, except where only the truth of `x or None` is
+# read (a test), which is that of `x`.
+
+def enhanced(rho, t, fase=None, drho=None):
+    mu = rho * t
+    if rho and fase and drho:
+        mu = mu + fase.drhodP_T / drho
+    elif t > 300.0 and fase is None or drho:
+        mu = mu * 2.0
+    if rho or drho:
+        mu = mu + 1.0
+    return mu
+
+
+def none_or_value(rho, fase=None):
+    y = rho and fase
+    return 1.0 if y is None else 2.0
+
+
+def value_or_none(rho, w=None):
+    z = rho or w
+    return 1.0 if z is None else 2.0
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_and_or_chains_with_none(n):
+    from vectorize.errors import VectorizeError
+    rng = np.random.default_rng(100 + n)
+    rho, t = rng.uniform(0.0, 2.0, n), rng.uniform(250.0, 350.0, n)
+    if n:
+        rho[0] = 0.0
+    _check_vectorize(enhanced, enhanced, rho, t)
+    _same(vmap(enhanced)(rho, t), np.asarray([enhanced(a, b) for a, b in zip(rho, t)],
+                                             dtype=float))
+    for func in (none_or_value, value_or_none):
+        with pytest.raises(VectorizeError, match="None"):
+            vectorize(func, fallback="error")(rho)
+        _same(vectorize(func, fallback="loop", otypes="d")(rho),
+              np.vectorize(func, otypes="d")(rho))
+
+
+# ---------------------------------------------------- None on some paths, a number on others
+# iapws' `_Bound_TP(T, P)` (a steam-table region lookup) starts with `region = None` and
+# sets a number in each branch of an `if/elif` chain without `else`; the examples outside
+# every region return None. Refused ("`region` holds values of kinds that do not mix"), as
+# was a function with `return None` on some paths. Now None is read as "not bound": a live
+# example that returns it or computes with it makes the batch raise and the per-example loop
+# decide (numpy.vectorize: an object array where the first example's result is None, else
+# the TypeError (int) or NaN (float) of converting None); `x is None` tests the flag.
+
+def region_of(t, p):
+    region = None
+    if 1073.15 < t <= 2273.15 and p <= 50.0:
+        region = 5
+    elif p <= 16.5:
+        if 273.15 <= t <= 600.0:
+            region = 1
+        elif 600.0 < t <= 1073.15:
+            region = 2
+    return region
+
+
+def none_tested(t):
+    scale = None
+    if t > 1.0:
+        scale = t * 2.0
+    if scale is None:
+        return -1.0
+    return scale + 1.0
+
+
+def returns_none_early(t):
+    if t < 0.0:
+        return None
+    if t > 5.0:
+        return
+    return t * 2.0
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_none_on_some_paths(n):
+    rng = np.random.default_rng(110 + n)
+    t, p = rng.uniform(280.0, 2200.0, n), rng.uniform(0.0, 16.0, n)
+    _check_like_numpy_vectorize(region_of, t, p, otypes="l")        # every example has one
+    x = rng.uniform(0.0, 5.0, n)
+    _check_like_numpy_vectorize(none_tested, x)
+    _check_like_numpy_vectorize(returns_none_early, x)
+    _same(vmap(none_tested)(x), np.asarray([none_tested(v) for v in x], dtype=float))
+    if n:
+        for t0, p0 in ((250.0, 1.0), (700.0, 30.0)):                # no region
+            _check_like_numpy_vectorize(region_of, np.r_[t0, t], np.r_[p0, p])
+            _check_like_numpy_vectorize(region_of, np.r_[t, t0], np.r_[p, p0])
+        for x0 in (-1.0, 7.0):
+            _check_like_numpy_vectorize(returns_none_early, np.r_[x0, x])
+            _check_like_numpy_vectorize(returns_none_early, np.r_[x, x0])
+
+
+# --------------------------------------------- `map` over a display; modules named numpy*
+# numpy-financial converts its arguments with `(rate, nper, pv) = map(np.asarray, [rate,
+# nper, pv])`: refused ("`map` has no batching rule"). A `map` of a name over a list or
+# tuple display that is consumed whole (unpacked, or handed to `sum`/`tuple`/...) is now
+# the tuple of the calls. Its helpers were not analysed at all: a function whose module's
+# name merely starts with "numpy" or "math" (`numpy_financial`, a user's `mathutils`) was
+# taken for NumPy's or `math`'s own ("no batching rule", or run on the examples as a pure
+# NumPy function); only `numpy`, `math` and their submodules are now.
+
+def loan_payment(rate, nper, pv):
+    rate, nper, pv = map(np.asarray, [rate, nper, pv])
+    growth = (1 + rate) ** nper
+    total = sum(map(float, (rate, nper)))
+    return -pv * growth * rate / np.where(rate == 0, 1.0, growth - 1) + 0.0 * total
+
+
+def _scaled(x):
+    if x > 1.0:
+        return x * 2.0
+    return -x
+
+
+_scaled.__module__ = "mathutils"       # as if defined in a user's module of that name
+
+
+def through_mathutils(x):
+    return _scaled(x) + 1.0
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_map_over_a_display_and_helpers_of_modules_named_like_numpy(n):
+    rng = np.random.default_rng(120 + n)
+    rate, nper, pv = rng.uniform(0.001, 0.02, n), rng.uniform(1.0, 360.0, n), \
+        rng.uniform(1e3, 1e6, n)
+    _check_vectorize(loan_payment, loan_payment, rate, nper, pv)
+    x = rng.uniform(0.0, 3.0, n)
+    _check_vectorize(through_mathutils, through_mathutils, x)
+    _same(vmap(through_mathutils)(x), np.asarray([through_mathutils(v) for v in x],
+                                                 dtype=float))

@@ -619,9 +619,10 @@ class vectorize:
                 continue
             arr = value if type(value) is np.ndarray else np.asanyarray(value)
             if arr.dtype.kind in "OUSVmM":
-                if arr.ndim == 0 and arr.dtype.kind in "US" and specialized_on(arr[()]):
+                if arr.ndim == 0 and arr.dtype.kind in "USO" and specialized_on(arr[()]):
                     # one string for every example: passed as it is, as the np.str_
-                    # numpy.vectorize hands each example
+                    # numpy.vectorize hands each example (None, a flag in an object
+                    # array: the object itself)
                     values = list(values)
                     values[index] = arr[()]
                     as_is += (index,)

@@ -552,7 +552,7 @@ class _ElifWalruses(cst.CSTTransformer):
 # ------------------------------------------------------------------ names bound on some paths
 
 
-def check_unbound(tree: cst.FunctionDef, name: str, placeholder: str):
+def check_unbound(tree: cst.FunctionDef, name: str, placeholder: str, flag: str = ""):
     """The function with ``name`` (a local that some paths read without assigning) bound to
     ``placeholder`` (a literal of the type the other paths give it) on entry, a flag
     ``<name>_bound`` set after each assignment, and before each statement that reads it
@@ -568,7 +568,7 @@ def check_unbound(tree: cst.FunctionDef, name: str, placeholder: str):
                        cst.DictComp) and n is not tree for n in walk(tree.body)) or any(
             p.name.value == name for p in tree.params.params):
         return None
-    flag = Namer(all_names(tree)).fresh(f"{name}_bound")
+    flag = flag or Namer(all_names(tree)).fresh(f"{name}_bound")
     message = (f"cannot access local variable '{name}' where it is not associated with a "
                "value")
     check = cst.parse_statement(f"if not {flag}:\n    raise UnboundLocalError({message!r})\n")
@@ -584,13 +584,13 @@ def check_unbound(tree: cst.FunctionDef, name: str, placeholder: str):
         for stmt in stmts:
             if type(stmt) is cst.SimpleStatementLine:
                 if name in reads(stmt):
-                    out.append(check)
+                    out.append(check.deep_clone())
                 out.append(stmt)
                 if name in writes(stmt):
-                    out.append(bound)
+                    out.append(bound.deep_clone())
                 continue
             if header_reads(stmt):
-                out.append(check)
+                out.append(check.deep_clone())
             out.append(compound(stmt))
         return out
 
@@ -600,7 +600,7 @@ def check_unbound(tree: cst.FunctionDef, name: str, placeholder: str):
             lines = block(list(stmt.body.body))
             if type(stmt) is cst.For and name in writes(cst.SimpleStatementLine([cst.Assign(
                     [cst.AssignTarget(stmt.target)], cst.Name("None"))])):
-                lines.insert(0, bound)
+                lines.insert(0, bound.deep_clone())
             changes["body"] = stmt.body.with_changes(body=lines)
         orelse = getattr(stmt, "orelse", None)
         if orelse is not None:
@@ -624,3 +624,84 @@ def check_unbound(tree: cst.FunctionDef, name: str, placeholder: str):
              _assign(flag, cst.Name("False"))]
     return tree.with_changes(body=tree.body.with_changes(
         body=start + block(list(tree.body.body))))
+
+
+def check_fall_off(tree: cst.FunctionDef) -> cst.FunctionDef:
+    """The function with ``raise TypeError(...)`` at the end of its body and in place of
+    each ``return`` / ``return None``, which only the examples that get None in the loop
+    reach: where a live example
+    does, the batch raises and the per-example loop decides (`numpy.vectorize` then gives
+    an object array where the first example's result is None, else its TypeError converting
+    None to the output's dtype; `vmap`'s loop stacks what it stacks), so the batch never
+    holds an invented value for None; where none does, nothing changes."""
+    message = (f"{tree.name.value}() reaches the end of its body without `return` for some "
+               "example (Python returns None there)")
+    end = cst.parse_statement(f"raise TypeError({message!r})\n")
+    from .analysis.syntax import may_fall_off
+
+    class Returns(cst.CSTTransformer):
+        """``return`` / ``return None`` -> the same ``raise``."""
+
+        def visit_FunctionDef(self, node):
+            return node is tree       # (a nested function's returns are its own)
+
+        def visit_Lambda(self, node):
+            return False
+
+        def leave_Return(self, original_node, updated_node):
+            if updated_node.value is None or type(updated_node.value) is cst.Name and \
+                    updated_node.value.value == "None":
+                return end.body[0].deep_clone()
+            return updated_node
+
+    tree = tree.visit(Returns())
+    if not may_fall_off(list(tree.body.body)):
+        return tree
+    return tree.with_changes(body=tree.body.with_changes(body=[*tree.body.body, end]))
+
+
+def check_none(tree: cst.FunctionDef, name: str, placeholder: str):
+    """The function with ``name = None`` (its first binding, a statement of the body itself,
+    the only one that binds it to None) taken for no binding, ``name is None`` /
+    ``name is not None`` for ``not <name>_bound`` / ``<name>_bound``, and `check_unbound`'s
+    checks before its other reads: a live example that reads the None (returns it,
+    computes with it) makes the batch raise, and the per-example loop decides (numpy.vectorize
+    gives an object array, or the TypeError of converting None, or of the arithmetic).
+    None where the name is bound to None otherwise (a parameter, in a branch, twice)."""
+    from .liveness import writes
+    if any(p.name.value == name for p in tree.params.params):
+        return None
+    body = list(tree.body.body)
+    first = next((k for k, stmt in enumerate(body) if name in writes(stmt)), None)
+
+    def is_none_assignment(stmt):
+        return type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 and type(
+            stmt.body[0]) is cst.Assign and len(stmt.body[0].targets) == 1 and type(
+            stmt.body[0].targets[0].target) is cst.Name and stmt.body[0].targets[0].target \
+            .value == name and type(stmt.body[0].value) is cst.Name and stmt.body[0] \
+            .value.value == "None"
+
+    if first is None or not is_none_assignment(body[first]) or sum(
+            1 for n in walk(tree) if type(n) is cst.Assign and any(
+                type(t.target) is cst.Name and t.target.value == name for t in n.targets)
+            and type(n.value) is cst.Name and n.value.value == "None") != 1:
+        return None
+    flag = Namer(all_names(tree)).fresh(f"{name}_bound")
+
+    class Tests(cst.CSTTransformer):
+        def leave_Comparison(self, original_node, node):
+            if len(node.comparisons) != 1 or type(node.left) is not cst.Name or \
+                    node.left.value != name or type(node.comparisons[0].comparator) \
+                    is not cst.Name or node.comparisons[0].comparator.value != "None":
+                return node
+            op = type(node.comparisons[0].operator)
+            if op is cst.IsNot:
+                return cst.Name(flag, lpar=node.lpar, rpar=node.rpar)
+            if op is cst.Is:
+                return cst.UnaryOperation(cst.Not(), cst.Name(flag), lpar=node.lpar,
+                                          rpar=node.rpar)
+            return node
+
+    del body[first]
+    tree = tree.with_changes(body=tree.body.with_changes(body=body)).visit(Tests())
+    return check_unbound(tree, name, placeholder, flag)

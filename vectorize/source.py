@@ -19,6 +19,7 @@ from .body_constructs import (
     hoist_imports,
     inline_closures,
     inline_statement_closures,
+    map_as_display,
     unroll_comprehensions,
 )
 from .body_sugar import (
@@ -276,6 +277,7 @@ def read_function(func) -> FunctionSource:
     stripped = match_as_if(loop_else_as_flag(empty_range_loops(walrus_as_assignment(stripped),
                                                                   func)))
     stripped = membership_as_equality(stripped, func, imports)
-    stripped = consumers_as_displays(unroll_comprehensions(stripped, func, imports), func)
+    stripped = consumers_as_displays(unroll_comprehensions(map_as_display(stripped, func),
+                                                           func, imports), func)
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,
                           col_offset, file_lines, module, tree, local_imports=imports)

@@ -25,7 +25,8 @@ import numpy as np
 from . import abstract, backends, codegen, memo
 from .abstract import TupleValue, Value, exact
 from .analysis import Analysis
-from .analysis.expressions import MaybeUnbound
+from .analysis.environments import MaybeNone
+from .analysis.expressions import MaybeUnbound, MayFallOff
 from .analysis.python_numbers import PythonNumbers
 from .codegen import Generated  # noqa: F401 -- what a transform returns
 from .errors import Unsupported, VectorizeError
@@ -157,6 +158,21 @@ class ModuleContext:
                     raise source.error(problem) from None
                 checked.add(problem.name)
                 source = dataclasses.replace(source, tree=tree)
+            except MaybeNone as problem:
+                # a name None on some paths: None read as unbound, checked, once per name
+                tree = None if ("None", problem.name) in checked else _checked_unbound(
+                    source, problem, none=True)
+                if tree is None:
+                    raise source.error(problem) from None
+                checked.add(("None", problem.name))
+                source = dataclasses.replace(source, tree=tree)
+            except MayFallOff as problem:
+                # examples that fall off the end get None: a check there, once
+                from .body_sugar import check_fall_off
+                if MayFallOff in checked:
+                    raise source.error(problem) from None
+                checked.add(MayFallOff)
+                source = dataclasses.replace(source, tree=check_fall_off(source.tree))
             except Unsupported as problem:
                 raise source.error(problem) from None
         self.order.append(spec)
@@ -472,16 +488,27 @@ def _called(specs: list[_Spec]) -> list[_Spec]:
 
 
 
-def _checked_unbound(source, problem):
+def _checked_unbound(source, problem, none: bool = False):
     """`body_sugar.check_unbound` of the function's tree for ``problem`` (a `MaybeUnbound`),
-    with a placeholder of the type the paths that bind the name give it; None where there
-    is none (a tuple, an array, an object) or the rewrite does not apply."""
-    from .body_sugar import check_unbound
+    with a placeholder of the type the paths that bind the name give it (a number, or a
+    small per-example array of numbers: a nested list literal of its shape, as a row of a
+    module table); None where there is none (a tuple, an object, a large or empty array) or
+    the rewrite does not apply. ``none``: the name is None on some paths, not unbound
+    (`body_sugar.check_none`)."""
+    from .body_sugar import check_none, check_unbound
     value = problem.value
-    if isinstance(value, TupleValue) or not isinstance(value, Value) or not value.known \
-            or getattr(value, "rank", 0) != 0:
+    if isinstance(value, TupleValue) or not isinstance(value, Value) or not value.known:
         return None
-    kind = np.asarray(value.example).dtype.kind
-    placeholder = {"b": "False", "i": "0", "u": "0", "f": "0.0", "c": "0j", "U": '""'}.get(kind)
-    return None if placeholder is None else check_unbound(source.tree, problem.name,
-                                                           placeholder)
+    example = np.asarray(value.example)
+    kind = example.dtype.kind
+    literal = {"b": "False", "i": "0", "u": "0", "f": "0.0", "c": "0j", "U": '""'}.get(kind)
+    if literal is None or example.ndim and (kind not in "biufc"
+                                            or not 0 < example.size <= _PLACEHOLDER_ITEMS):
+        return None
+    placeholder = literal
+    for n in reversed(example.shape):
+        placeholder = "[" + ", ".join([placeholder] * n) + "]"
+    return (check_none if none else check_unbound)(source.tree, problem.name, placeholder)
+
+
+_PLACEHOLDER_ITEMS = 64     # the most items of a per-example array given a literal placeholder

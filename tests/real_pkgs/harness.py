@@ -145,7 +145,10 @@ def check_vectorize(case, draws):
         n = _batch_len(case, args)
         what = f"{case.name} N={n}"
         if n == 0:
-            if otypes is None:     # no returning draw to learn the dtypes from: no values
+            if otypes is None or "O" in otypes:
+                # no returning draw to learn the dtypes from, or an object array because a
+                # draw's first example returned None (a dtype that depends on the data: an
+                # empty batch has none): no values
                 got, exc = _call(ours, args)
                 if isinstance(exc, VectorizeError):
                     return _refusal(exc)

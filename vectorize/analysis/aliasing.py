@@ -27,6 +27,7 @@ from ..rules.lists import LIST_ARRAY, check_items, check_write
 from ..syntax.traversal import children, walk
 from .environments import Env
 from .float_semantics import evaluate as _evaluate
+from .purity import in_package
 from .syntax import code_of as _code
 
 
@@ -374,8 +375,7 @@ class Aliasing:
                                                and value.rank == 0):
             return False
         fn = getattr(self.values.get(node.func), "example", None)
-        if fn is None or isinstance(fn, np.ufunc) or not (
-                getattr(fn, "__module__", None) or "").startswith("numpy"):
+        if fn is None or isinstance(fn, np.ufunc) or not in_package(fn, "numpy"):
             return False
         args = [self.values.get(a.value) for a in node.args if a.keyword is None]
         if not all(isinstance(a, Value) for a in args):
@@ -444,10 +444,9 @@ class Aliasing:
             return True
         if t is cst.Call:
             fn = getattr(self.values.get(node.func), "example", None)
-            return isinstance(fn, np.ufunc) or (
-                getattr(fn, "__module__", "") or "").startswith("numpy") and getattr(
-                    fn, "__name__", None) in _FRESH_FUNCTIONS and fn is getattr(
-                        np, fn.__name__, None)
+            return isinstance(fn, np.ufunc) or in_package(fn, "numpy") and getattr(
+                fn, "__name__", None) in _FRESH_FUNCTIONS and fn is getattr(
+                    np, fn.__name__, None)
         return False
 
     def item_write(self, target: cst.Subscript, value, env: Env,

@@ -29,7 +29,7 @@ from ..syntax.traversal import walk
 from .float_semantics import evaluate as _evaluate
 from .float_semantics import numpy_math as _numpy_math
 from .float_semantics import numpy_scalar_for as _numpy_scalar_for
-from .purity import PURE_BUILTINS, pure_method
+from .purity import PURE_BUILTINS, in_package, pure_method
 from .purity import is_number as _is_number
 from .purity import pure_numpy as _pure_numpy
 from .syntax import code_of as _code
@@ -198,7 +198,7 @@ class Calls:
             raise Unsupported("`*` unpacking of a tuple of per-example values into a call "
                               "with a batching rule", unpacked, "pass the items one by one")
         if isinstance(fn, types.FunctionType) and self.helpers is not None \
-                and not (getattr(fn, "__module__", None) or "").startswith(("numpy", "math")) \
+                and not in_package(fn, "numpy", "math") \
                 and not backends.owns_function(fn):       # a library's code is not the user's
             self._no_update_of_an_argument(fn, node, env)
             self._no_write_into_an_argument_on_some_lanes(fn, node, args, kwargs)

@@ -50,6 +50,12 @@ def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
             va, vb = a.values[name], b.values[name]
             changed = va is not vb or name in written
             if batched and changed:
+                number = _number_or_none(va, vb)
+                if number is not None:
+                    raise MaybeNone(f"`{name}` holds None on some paths and a number on "
+                                    "others, depending on a per-example condition", at,
+                                    f"give `{name}` a number on every path", name=name,
+                                    value=number)
                 no_per_example_choice_between(va, vb, f"`{name}` holds", at)
             out.values[name] = join(va, vb, force_batched=batched and changed) if changed else va
         else:
@@ -66,6 +72,29 @@ def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
 #: number placeholder before a loop that returns vectors, `masked_loops`)
 PER_EXAMPLE_SHAPES: contextvars.ContextVar = contextvars.ContextVar("per_example_shapes",
                                                                      default=False)
+
+
+class MaybeNone(Unsupported):
+    """A name that holds None on some paths and a number (``value``) on others under a
+    per-example condition: `transform` retries with None read as unbound
+    (`body_sugar.check_none`)."""
+
+    def __init__(self, message, node=None, suggestion="", *, name: str, value):
+        super().__init__(message, node, suggestion)
+        self.name = name
+        self.value = value
+
+
+def _number_or_none(a, b):
+    """The number of the two where one is None and the other a per-example number."""
+    if isinstance(a, TupleValue) or isinstance(b, TupleValue) or not (a.known and b.known):
+        return None
+    if (a.example is None) == (b.example is None):
+        return None
+    number = b if a.example is None else a
+    if np.ndim(number.example) or np.asarray(number.example).dtype.kind not in "biuf":
+        return None
+    return number
 
 
 def _shape_phrase(example) -> str:

@@ -429,6 +429,13 @@ class Expressions:
         for side in (left, right):
             if isinstance(side, TupleValue):
                 raise Unsupported("`and`/`or` on tuples of per-example values", node)
+        if (left.example is None) != (right.example is None) and not (
+                not is_and and id(node) in self._truth_tests()):
+            # per example one side or the other: a number on some examples, None on others
+            # (only the truth of `x or None` is read where it is a test: that of `x`)
+            raise Unsupported("`and`/`or` of a per-example value and None: it is None on "
+                              "some examples and the value on others, which one array "
+                              "cannot hold", node, "test `w is None` separately with `if`")
         self._truth(left, node.left)
         if left.batched or not left.known:
             self._truth(right, node.right)
@@ -549,6 +556,57 @@ class Expressions:
         previous = self.decided.get(node, outcome)
         self.decided[node] = outcome if previous is outcome else None
         return outcome
+
+    def _truth_tests(self) -> set:
+        """ids of the expressions of the function whose truth alone is read: the tests of
+        ``if``/``while``/conditional expressions, operands of ``not``, and the operands of
+        ``and``/``or`` that are such a test."""
+        found = self.__dict__.get("_truth_test_ids")
+        if found is None:
+            found = set()
+            stack = []
+            for n in walk(self.tree):
+                t = type(n)
+                if t in (cst.If, cst.While, cst.IfExp):
+                    stack.append(n.test)
+                elif t is cst.UnaryOperation and type(n.operator) is cst.Not:
+                    stack.append(n.expression)
+            while stack:
+                n = stack.pop()
+                found.add(id(n))
+                if type(n) is cst.BooleanOperation:
+                    stack += [n.left, n.right]
+            self.__dict__["_truth_test_ids"] = found
+        return found
+
+    def chain_truth(self, node, env) -> bool | None:
+        """The truth of an ``if``'s test that is an ``and`` chain with an operand known
+        exactly to be false (``rho and fase and drho`` with ``fase=None``), or an ``or``
+        chain with one known true, where the operands before it are names or literals
+        (reading them does nothing): the test is that for every example, whatever the
+        others hold (the chain's value differs per example, maybe None on some: its truth
+        does not). None otherwise; the operands up to the deciding one are evaluated."""
+        operator = type(node.operator)
+        operands = []
+        while type(node) is cst.BooleanOperation and type(node.operator) is operator:
+            operands.append(node.right)
+            node = node.left
+        operands.append(node)
+        for operand in reversed(operands):
+            if not _plain_test(operand):
+                return None
+            value = self.expr(operand, env)
+            if not isinstance(value, Value) or not value.known or type(
+                    operand) is cst.Comparison and value.kind != "b":
+                return None         # (`None < 0` raises: its value is not known)
+            if not value.batched and value.exact:
+                try:
+                    truth = bool(value.example)
+                except Exception:
+                    return None
+                if truth == (operator is cst.Or):
+                    return truth
+        return None
 
     @staticmethod
     def _representative_truth(test) -> bool | None:
@@ -839,6 +897,21 @@ def uniform_items(seq):
     return batched_like(first.example)
 
 
+def _plain_test(node) -> bool:
+    """A name, a literal, ``not`` of one or a comparison of them (``w is None``, ``t > 0``):
+    evaluating it runs no code of the user's (a name is bound: the analysis checks that
+    when it reads one; `chain_truth` checks that a comparison is one of numbers)."""
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Not:
+        return _plain_test(node.expression)
+    if type(node) is cst.Comparison:
+        return type(node.left) in _PLAIN and all(type(c.comparator) in _PLAIN
+                                                 for c in node.comparisons)
+    return type(node) in _PLAIN
+
+
+_PLAIN = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
+
+
 class MaybeUnbound(Unsupported):
     """A read of ``name``, which some paths reach without assigning it (``value``: what the
     others assign): `transform` retries with a placeholder and a run-time check
@@ -848,3 +921,8 @@ class MaybeUnbound(Unsupported):
         super().__init__(message, node, suggestion)
         self.name = name
         self.value = value
+
+
+class MayFallOff(Unsupported):
+    """Some examples may reach the end of the function, which returns values on its other
+    paths: `transform` retries with a ``raise`` at the end (`body_sugar.check_fall_off`)."""

@@ -25,6 +25,7 @@ from ..abstract import (
     TupleValue,
     Value,
     batched_like,
+    exact,
     join,
     same,
     unbatched,
@@ -39,7 +40,7 @@ from .environments import PER_EXAMPLE_SHAPES as _PER_EXAMPLE_SHAPES
 from .environments import Env, join_envs
 from .environments import bound_values as _bound_values
 from .environments import no_per_example_choice_between as _no_per_example_choice_between
-from .expressions import Expressions, uniform_items
+from .expressions import Expressions, MayFallOff, uniform_items
 from .syntax import SYNTAX as _SYNTAX
 from .syntax import always_true as _always_true
 from .syntax import is_none as _is_none
@@ -203,6 +204,8 @@ class Analysis(Expressions, Calls, Aliasing):
         if not self.returns:
             self.result = unbatched(None)
         else:
+            if self.batched_returns and self.tree is getattr(self.source, "tree", None):
+                self._no_none_on_some_lanes()
             result = self.returns[0][1]
             for ret, value in self.returns[1:]:
                 if self.batched_returns:
@@ -224,11 +227,22 @@ class Analysis(Expressions, Calls, Aliasing):
                 r.value is None or _is_none(r.value) for r, _ in self.returns):
             return
         name = self.tree.name.value
-        raise Unsupported(f"`{name}` does not return a value on every path: examples for "
+        raise MayFallOff(f"`{name}` does not return a value on every path: examples for "
                           f"which no `return` runs get None", body[-1],
                           f"end `{name}` with a `return` for those examples (e.g. "
                           f"`return 0.0`)" + (", or give the last `if` an `else:` that "
                                               "returns" if type(body[-1]) is cst.If else ""))
+
+    def _no_none_on_some_lanes(self) -> None:
+        """Some ``return`` statements return None (``return``, ``return None``) and others
+        a value: `MayFallOff`, so that `transform` makes them raise where a live example
+        reaches them (the per-example loop decides, as for falling off the end)."""
+        nones = [ret for ret, value in self.returns
+                 if not isinstance(value, TupleValue) and value.known and value.example is None]
+        if nones and len(nones) < len(self.returns):
+            name = self.tree.name.value
+            raise MayFallOff(f"`{name}` returns None on some paths and a value on others",
+                             nones[0], "return a value of one kind on every path")
 
     def block(self, stmts, env: Env) -> Env | None:
         for stmt in stmts:
@@ -466,7 +480,16 @@ class Analysis(Expressions, Calls, Aliasing):
             logging is not None and isinstance(owner, (logging.Logger, logging.LoggerAdapter)))
 
     def if_statement(self, stmt: cst.If, env: Env) -> Env | None:
-        test = self.expr(stmt.test, env)
+        try:
+            test = self.expr(stmt.test, env)
+        except Unsupported:
+            # `rho and fase and drho` with `fase=None`: None on some examples, but false on
+            # every one: decided, and the test is not emitted (`python_conditions`)
+            truth = self.chain_truth(stmt.test, env) if type(
+                stmt.test) is cst.BooleanOperation else None
+            if truth is None or self.decided.get(stmt, truth) is not truth:
+                raise
+            test = exact(truth)
         self._truth(test, stmt.test)
         batched = test.batched
         self.batched_tests[stmt] = batched

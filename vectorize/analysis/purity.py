@@ -26,6 +26,13 @@ _IMPURE_NUMPY = {"copyto", "put", "place", "putmask", "fill_diagonal", "save", "
 _IMPURE_METHODS = {"sort", "resize", "partition"}
 
 
+def in_package(fn, *packages: str) -> bool:
+    """Whether ``fn`` is defined in one of ``packages`` or their submodules (``numpy``,
+    ``numpy.linalg``; not ``numpy_financial`` or a user's ``mathutils``)."""
+    module = getattr(fn, "__module__", None) or ""
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
 def pure_numpy(fn) -> bool:
     """NumPy functions and array methods that compute without side effects (evaluated on
     examples to learn shapes and dtypes)."""
@@ -35,8 +42,7 @@ def pure_numpy(fn) -> bool:
     owner = getattr(fn, "__self__", None)
     if isinstance(owner, (np.ndarray, np.generic)):
         return name not in _IMPURE_METHODS
-    module = getattr(fn, "__module__", None) or ""
-    return module.startswith("numpy") and not module.startswith("numpy.random")
+    return in_package(fn, "numpy") and not in_package(fn, "numpy.random")
 
 
 _READ_ONLY_METHODS = {dict: {"get", "keys", "values", "items", "__getitem__",

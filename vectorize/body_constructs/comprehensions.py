@@ -35,6 +35,7 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
                     and not _reads_items(n, func, assigned)
                     for a in n.args if type(a.value) is cst.Name and id(a.value) not in consumed}
     skip = set(handed) - consumed
+    tables, after = _local_tables(tree, func)
     for n in walk(tree):
         if type(n) is cst.Assign and type(n.value) in (cst.ListComp, cst.GeneratorExp) and any(
                 type(t.target) is cst.Name and t.target.value in handed_names
@@ -62,6 +63,13 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
                         type(v) in (int, float, complex, bool) for v in value):
                 return [cst.Subscript(cst.Name(iterable.value), [cst.SubscriptElement(
                     cst.Index(cst.Integer(str(i))))]) for i in range(len(value))]
+        if type(iterable) is cst.Name and iterable.value in tables:
+            where, values = tables[iterable.value]
+            if where is None:
+                return [cst.Subscript(cst.Name(iterable.value), [cst.SubscriptElement(
+                    cst.Index(cst.Integer(str(i))))]) for i in range(values)]
+            if after.get(id(iterable), -1) > where:
+                return [v.deep_clone() for v in values]
         return _more_items(iterable, items, func, assigned)
 
     class Unroll(cst.CSTTransformer):
@@ -97,6 +105,75 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
                             rpar=node.rpar if type(node) is cst.ListComp else [])
 
     return rewrite(tree, Unroll())
+
+
+def _local_tables(tree: cst.FunctionDef, func):
+    """Local names that every binding binds to a list or tuple display of number literals,
+    all of one length, and that nothing changes or hands away (no attribute, no item write,
+    no argument of a call but the builtins ``enumerate``/``zip``/``len``, no other way of
+    binding them): ``{name: (index of the body's statement that binds it, its items)}``
+    where one statement of the body itself binds it, else ``{name: (None, length)}``; and
+    for each name node of the body, the index of the body's statement it is in. A
+    comprehension over a table bound once reads its literals only after that statement
+    (before it, Python raises UnboundLocalError); over one bound several times (``if``
+    branches), ``name[0]``, ``name[1]``..., which reads it where Python does."""
+    from ..liveness import target_names
+    body = tree.body.body
+    sites: dict[str, int] = {}
+    displays: dict[str, list] = {}
+    for n in walk(tree):
+        t = type(n)
+        if t in (cst.Global, cst.Nonlocal, cst.Del, cst.Import, cst.ImportFrom, cst.Match,
+                 cst.Lambda, cst.ClassDef) or t is cst.FunctionDef and n is not tree:
+            return {}, {}
+        if t is cst.Assign:
+            for target in n.targets:
+                for name in target_names(target.target):
+                    sites[name] = sites.get(name, 0) + 1
+            if len(n.targets) == 1 and type(n.targets[0].target) is cst.Name:
+                displays.setdefault(n.targets[0].target.value, []).append(n.value)
+        elif t in (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr):
+            for name in target_names(n.target):
+                sites[name] = sites.get(name, 0) + 2      # never a table
+        elif t is cst.AsName:
+            for name in target_names(n.name):
+                sites[name] = sites.get(name, 0) + 2
+    params = {p.name.value for p in tree.params.params}
+    tables = {}
+    for name, values in displays.items():
+        if name in params or sites.get(name) != len(values) or not all(
+                _literal_display(v) for v in values) or len(
+                {len(v.elements) for v in values}) != 1:
+            continue
+        once = [k for k, stmt in enumerate(body) if type(stmt) is cst.SimpleStatementLine
+                and len(stmt.body) == 1 and type(stmt.body[0]) is cst.Assign
+                and stmt.body[0].value is values[0]]
+        tables[name] = (once[0], [e.value for e in values[0].elements]) if len(values) == 1 \
+            and once else (None, len(values[0].elements))
+    if not tables:
+        return {}, {}
+    for n in walk(tree):
+        t = type(n)
+        if t is cst.Attribute and type(n.value) is cst.Name:
+            tables.pop(n.value.value, None)
+        elif t is cst.Call and not (type(n.func) is cst.Name and n.func.value in (
+                "enumerate", "zip", "len") and lookup(func, n.func.value)[2] == "builtin"):
+            for a in n.args:
+                if type(a.value) is cst.Name:
+                    tables.pop(a.value.value, None)
+        elif t in (cst.AssignTarget, cst.AugAssign) and type(n.target) is cst.Subscript \
+                and type(n.target.value) is cst.Name:
+            tables.pop(n.target.value.value, None)
+    after = {id(n): k for k, stmt in enumerate(body) for n in walk(stmt)
+             if type(n) is cst.Name and n.value in tables}
+    return tables, after
+
+
+def _literal_display(node) -> bool:
+    return type(node) in (cst.List, cst.Tuple) and 0 < len(node.elements) <= UNROLL_LIMIT \
+        and all(type(e) is cst.Element and (type(e.value) in (cst.Integer, cst.Float) or type(
+            e.value) is cst.UnaryOperation and type(e.value.operator) is cst.Minus and type(
+                e.value.expression) in (cst.Integer, cst.Float)) for e in node.elements)
 
 
 def _int_value(node):
@@ -145,6 +222,56 @@ def _reduced(tree, func, assigned) -> set:
                         for i, a in enumerate(n.args)):
             out.add(id(n.args[0].value))
     return out
+
+
+def map_as_display(tree: cst.FunctionDef, func) -> cst.FunctionDef:
+    """``map(f, [a, b, c])`` over a list or tuple display, consumed whole where it is written
+    (unpacked by an assignment, ``a, b, c = map(np.asarray, [a, b, c])``, or handed to a
+    builtin of `_CONSUMERS`) and ``f`` a name or an attribute of one: the tuple
+    ``(f(a), f(b), f(c))``, which calls ``f`` on the items in the order the iteration
+    does (an unpacking of the wrong length raises the same ValueError)."""
+    if "map" not in {n.value for n in walk(tree) if type(n) is cst.Name}:
+        return tree
+    from ..liveness import writes
+    assigned = {p.name.value for p in tree.params.params}
+    for stmt in tree.body.body:
+        assigned |= writes(stmt)
+    if "map" in assigned or lookup(func, "map")[2] != "builtin":
+        return tree
+    consumed = set()
+    for n in walk(tree):
+        if type(n) is cst.Assign and all(type(t.target) in (cst.Tuple, cst.List)
+                                         for t in n.targets):
+            consumed.add(id(n.value))
+        elif type(n) is cst.Call and type(n.func) is cst.Name and n.func.value in _CONSUMERS \
+                and n.func.value not in assigned and lookup(func, n.func.value)[2] == \
+                "builtin" and len(n.args) == 1 and n.args[0].keyword is None \
+                and not n.args[0].star:
+            consumed.add(id(n.args[0].value))
+
+    def plain(node) -> bool:
+        while type(node) is cst.Attribute:
+            node = node.value
+        return type(node) is cst.Name
+
+    class Maps(cst.CSTTransformer):
+        def leave_Call(self, original_node, node):
+            if id(original_node) not in consumed or not (
+                    type(node.func) is cst.Name and node.func.value == "map"
+                    and len(node.args) == 2 and all(a.keyword is None and not a.star
+                                                    for a in node.args)
+                    and plain(node.args[0].value)
+                    and type(node.args[1].value) in (cst.List, cst.Tuple)
+                    and all(type(e) is cst.Element for e in node.args[1].value.elements)):
+                return node
+            f = node.args[0].value
+            calls = [cst.Element(cst.Call(f.deep_clone(), [cst.Arg(e.value)]))
+                     for e in node.args[1].value.elements]
+            if len(calls) == 1:
+                calls = [calls[0].with_changes(comma=cst.Comma())]
+            return cst.Tuple(calls, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+    return rewrite(tree, Maps())
 
 
 def consumers_as_displays(tree: cst.FunctionDef, func) -> cst.FunctionDef:
