@@ -228,7 +228,8 @@ class vectorize:
                 entry.probe = (cast,)
         else:
             cast = _static_types(entry)
-        if cast is _REPLAY or not self._outputs_hold(out, entry.spec.result) or not _casts_hold(out, cast):
+        if cast is _REPLAY or not self._outputs_hold(out, entry.spec.result) or \
+                not _casts_hold(out, cast):
             return self._replay(args, kwargs, entry.spec.result, size, _static_types(entry))
         return self._outputs(out, entry.spec.result, shape, call_args, cast)
 
