@@ -23,7 +23,9 @@ lanes that get there only (``if np.any(cond & (y == 0)):``).
                                        z = 1.0 / y
 
 No check is written where it cannot fire: a divisor that is a nonzero constant or provably
-nonzero (``x * x + 1``, ``abs(d) + eps``, ``math.exp(a) + 1``), or that the enclosing ``if``
+nonzero (``x * x + 1``, ``abs(d) + eps``, ``math.exp(a) + 1``; the value ranges of
+`analysis.ranges`: ``x = max(a, 1.0)``, a Newton step for a square root of ``a > 0``, a
+helper's parameter its callers pass a positive number), or that the enclosing ``if``
 (``if d != 0:``, ``else`` of ``if d == 0:``) or ``and`` tests; operations on NumPy values
 (``np.sqrt(x)``, an element of an array: NumPy's semantics per example too).
 """
@@ -37,6 +39,7 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import Value
+from ..analysis import ranges
 from ..analysis.python_numbers import PythonNumbers
 from ..liveness import reads, writes
 from ..rules import python_errors
@@ -79,6 +82,8 @@ class _Checks:
         # `vmap`: which values are Python numbers all the same (``float(y)``, ``int(y)``,
         # ``math.*``, ``len``, literals combined with those), whose operations get the checks
         self.python = PythonNumbers(analysis, func, python_params) if numpy_scalars else None
+        # the spans of the numbers (`analysis.ranges`): a divisor never 0 needs no check
+        self.ranges = None
 
     # ---------------------------------------------------------------- provenance
     def numpy_valued(self, node, seen=frozenset()) -> bool:
@@ -398,7 +403,7 @@ class _Checks:
         return _never_true(condition, known)
 
     def nonzero(self, node, guards, facts) -> bool:
-        if _sign(node, self) == 2:
+        if _sign(node, self) == 2 or ranges.excludes_zero(self.ranges, node):
             return True
         code = bare_code(node)
         known = [(g, neg) for g, neg in guards] + [(f.test, f.negated) for f in facts]
@@ -824,8 +829,11 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if not (ctx.registry.backend.exception_checks or numpy_scalars):
         return func     # (a backend whose examples are never Python's: PyTorch's tensors)
     analysis = ctx.analyze(func)
-    writer = _Writer(_Checks(analysis, func, numpy_scalars,
-                             getattr(ctx, "python_params", frozenset())))
+    checks = _Checks(analysis, func, numpy_scalars, getattr(ctx, "python_params", frozenset()))
+    checks.ranges = ranges.of_function(
+        ctx.source, func, ctx.params, getattr(ctx, "param_signs", frozenset()),
+        not numpy_scalars, getattr(ctx.module, "range_sources", None))
+    writer = _Writer(checks)
     body = writer.block(func.body.body, [], top=True)
     if not writer.changed:
         return func
