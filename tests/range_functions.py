@@ -107,3 +107,11 @@ def after_else(a):
     if a < 0:
         return -1.0 / a
     return 1.0 / a
+
+
+def positive_after_tests(a):
+    if a < 0:
+        return -1.0
+    if a == 0:
+        return 0.0
+    return 1.0 / a

@@ -30,7 +30,8 @@ SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.0, 3.0, 0.5, math.nan, math.inf, -math.inf, 5
 FLOATS = st.one_of(st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=False),
                    st.sampled_from(SPECIAL))
 
-NO_CHECK = [rf.sqrt_newton, rf.heron, rf.clipped_inverse, rf.after_else]
+NO_CHECK = [rf.sqrt_newton, rf.heron, rf.clipped_inverse, rf.after_else,
+            rf.positive_after_tests]
 CHECKED = [rf.both_inverses, rf.nonnegative_inverse, rf.halving_to_zero, rf.halving_loop,
            rf.step_down, rf.left_by_break, rf.shifted, rf.nan_safe]
 
@@ -117,9 +118,9 @@ def test_spans_reach_zero_by_underflow():
 
 
 def test_spans_of_comparisons_and_nan():
-    source = read_function(rf.after_else)
+    source = read_function(rf.positive_after_tests)
     r = ranges.Ranges(source.tree, {}, lambda name: None, exact_params=frozenset({"a"}))
-    # `return 1.0 / a` after `a == 0` and `a < 0` returned: a > 0, or NaN
+    # `return 1.0 / a` after `a < 0` and `a == 0` returned: a > 0, or NaN
     last = source.tree.body.body[-1].body[0].value.right
     span = r.at[last]
     assert span.lo == ranges.TINY and span.hi == math.inf and span.nan
@@ -140,5 +141,8 @@ def test_max_keeps_nan_rules():
     # max(1.0, b) with b NaN is 1.0, below b's lower end
     tree = cst.parse_module("def f(b):\n    return max(1.0, b)\n").body[0]
     r = ranges.Ranges(tree, {"b": maybe_nan}, {"max": max}.get)
-    assert r.returned.lo <= 1.0 and r.returned.hi == 10.0 and r.returned.nan
+    assert r.returned == ranges.Span(1.0, 10.0, False, True)
+    tree = cst.parse_module("def f(b):\n    return max(b, 1.0)\n").body[0]
+    r = ranges.Ranges(tree, {"b": maybe_nan}, {"max": max}.get)
+    assert r.returned == ranges.Span(5.0, 10.0, True, True)        # NaN where b is
     assert call.excludes_zero()

@@ -229,6 +229,9 @@ class Ranges:
                                               name in exact_params))
         for name, span in params.items():
             env.setdefault(name, span)
+        if any(type(n) in (cst.Global, cst.Nonlocal) for n in walk(func)):
+            # (a nested function may rebind its names: nothing is known)
+            raise _Stop
         self._locals = writes(func.body) | set(env)
         self._sources = {} if sources is None else sources
         if self.block(func.body.body, env) is not None:
@@ -244,6 +247,8 @@ class Ranges:
 
     def statement(self, stmt, env):
         t = type(stmt)
+        if any(type(n) is cst.NamedExpr for n in walk(stmt)):
+            return self.opaque(stmt, env)       # (`:=` binds inside an expression)
         try:
             if t is cst.SimpleStatementLine:
                 for small in stmt.body:
@@ -266,6 +271,10 @@ class Ranges:
             if t is cst.For:
                 return self.loop(stmt, env, None, stmt)
             if t is cst.With:
+                for item in stmt.items:
+                    self.expr(item.item, env)
+                    if item.asname is not None:
+                        env = _forget(env, _target_names(item.asname.name))
                 return self.block(stmt.body.body, env)
         except _Stop:
             pass
@@ -274,7 +283,9 @@ class Ranges:
     def opaque(self, stmt, env):
         """A statement not followed (``try``, ``match``, a nested ``def``...): what it writes
         is unknown after it, and so is what it returns or leaves a loop with."""
-        env = _forget(env, writes(stmt))
+        env = _forget(env, writes(stmt) | {
+            name for n in walk(stmt) if type(n) is cst.NamedExpr
+            for name in _target_names(n.target)})
         kinds = {type(n) for n in walk(stmt)}
         if cst.Return in kinds:
             self.returned = join(self.returned, TOP)
