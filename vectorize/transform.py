@@ -107,7 +107,7 @@ class ModuleContext:
         # (JAX's loops: `lax`, `promote_carry`); imported where the code mentions them
         self.runtime_imports: dict[str, object] = {}
         # function -> its source, for the value ranges of calls (`analysis.ranges`)
-        self.range_sources: dict = {}
+        self.range_sources = ranges.SOURCES
 
     def functions(self) -> list:
         """The user functions transformed, the main one first."""
@@ -138,7 +138,12 @@ class ModuleContext:
                 raise Unsupported(f"`{fn.__name__}` calls itself; recursive functions cannot be "
                                   "vectorized", node, "rewrite the recursion as a loop")
             return spec
-        source = read_function(fn)
+        try:        # (read already where a caller's value ranges looked at it: `_signs`)
+            source = self.range_sources.get(fn)
+        except TypeError:
+            source = None
+        if source is None:
+            source = read_function(fn)
         if name is None:
             name = self.function_names.fresh(source.name + (self.helper_suffix if node is not
                                                             None else ""))

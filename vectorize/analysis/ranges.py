@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import weakref
 from typing import NamedTuple
 
 import libcst as cst
@@ -49,6 +50,10 @@ from ..syntax.traversal import walk
 
 TINY = 5e-324
 """The smallest positive float64: ``x > 0`` means ``x >= TINY``."""
+
+SOURCES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""Function -> its `source.FunctionSource` (None while it is being read or where it cannot
+be), kept while the function lives: the transforms of a process read each helper once."""
 
 DEPTH = 3
 """How many calls deep user functions are analysed (`Ranges` of their bodies)."""
@@ -229,9 +234,11 @@ class Ranges:
                                               name in exact_params))
         for name, span in params.items():
             env.setdefault(name, span)
-        if any(type(n) in (cst.Global, cst.Nonlocal) for n in walk(func)):
+        kinds = {type(n) for n in walk(func)}
+        if cst.Global in kinds or cst.Nonlocal in kinds:
             # (a nested function may rebind its names: nothing is known)
             raise _Stop
+        self._walrus = cst.NamedExpr in kinds
         self._locals = writes(func.body) | set(env)
         self._sources = {} if sources is None else sources
         if self.block(func.body.body, env) is not None:
@@ -247,7 +254,7 @@ class Ranges:
 
     def statement(self, stmt, env):
         t = type(stmt)
-        if any(type(n) is cst.NamedExpr for n in walk(stmt)):
+        if self._walrus and any(type(n) is cst.NamedExpr for n in walk(stmt)):
             return self.opaque(stmt, env)       # (`:=` binds inside an expression)
         try:
             if t is cst.SimpleStatementLine:

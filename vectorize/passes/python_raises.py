@@ -82,8 +82,10 @@ class _Checks:
         # `vmap`: which values are Python numbers all the same (``float(y)``, ``int(y)``,
         # ``math.*``, ``len``, literals combined with those), whose operations get the checks
         self.python = PythonNumbers(analysis, func, python_params) if numpy_scalars else None
-        # the spans of the numbers (`analysis.ranges`): a divisor never 0 needs no check
-        self.ranges = None
+        # the spans of the numbers (`analysis.ranges`), made on the first divisor that needs
+        # them (`make_ranges`): a divisor never 0 needs no check
+        self.make_ranges = None
+        self._ranges = False
 
     # ---------------------------------------------------------------- provenance
     def numpy_valued(self, node, seen=frozenset()) -> bool:
@@ -402,8 +404,14 @@ class _Checks:
             return True
         return _never_true(condition, known)
 
+    def spans(self):
+        """`analysis.ranges.Ranges` of the function, or None."""
+        if self._ranges is False:
+            self._ranges = self.make_ranges() if self.make_ranges is not None else None
+        return self._ranges
+
     def nonzero(self, node, guards, facts) -> bool:
-        if _sign(node, self) == 2 or ranges.excludes_zero(self.ranges, node):
+        if _sign(node, self) == 2 or ranges.excludes_zero(self.spans(), node):
             return True
         code = bare_code(node)
         known = [(g, neg) for g, neg in guards] + [(f.test, f.negated) for f in facts]
@@ -830,7 +838,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         return func     # (a backend whose examples are never Python's: PyTorch's tensors)
     analysis = ctx.analyze(func)
     checks = _Checks(analysis, func, numpy_scalars, getattr(ctx, "python_params", frozenset()))
-    checks.ranges = ranges.of_function(
+    checks.make_ranges = lambda: ranges.of_function(
         ctx.source, func, ctx.params, getattr(ctx, "param_signs", frozenset()),
         not numpy_scalars, getattr(ctx.module, "range_sources", None))
     writer = _Writer(checks)
