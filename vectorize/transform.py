@@ -24,7 +24,7 @@ import numpy as np
 
 from . import abstract, backends, codegen, memo
 from .abstract import TupleValue, Value, exact
-from .analysis import Analysis
+from .analysis import Analysis, ranges
 from .analysis.environments import MaybeNone
 from .analysis.expressions import MaybeUnbound, MayFallOff
 from .analysis.python_numbers import PythonNumbers
@@ -107,6 +107,8 @@ class ModuleContext:
         # name -> module or function that a backend's finishing step made the code call
         # (JAX's loops: `lax`, `promote_carry`); imported where the code mentions them
         self.runtime_imports: dict[str, object] = {}
+        # function -> its source, for the value ranges of calls (`analysis.ranges`)
+        self.range_sources = ranges.SOURCES
 
     def functions(self) -> list:
         """The user functions transformed, the main one first."""
@@ -117,7 +119,8 @@ class ModuleContext:
         return out
 
     def specialize(self, func, params: dict[str, object], node=None,
-                   name: str | None = None, python_params: frozenset = frozenset()) -> _Spec:
+                   name: str | None = None, python_params: frozenset = frozenset(),
+                   signs: frozenset = frozenset()) -> _Spec:
         """The specialization of ``func`` for ``params``: a helper's (``node``: the call) is
         shared by every call with the same abstract arguments; a main function given a
         ``name`` gets its own. ``python_params``: the parameters a `vmap` helper is passed
@@ -126,6 +129,8 @@ class ModuleContext:
         key = (fn, tuple((k, abstract_key(v)) for k, v in params.items()))
         if python_params:
             key += (python_params,)
+        if signs:       # (what the caller proved of its arguments: `analysis.ranges`)
+            key += (("signs", signs),)
         if name is not None:
             key += (name,)
         spec = self.specs.get(key)
@@ -134,7 +139,12 @@ class ModuleContext:
                 raise Unsupported(f"`{fn.__name__}` calls itself; recursive functions cannot be "
                                   "vectorized", node, "rewrite the recursion as a loop")
             return spec
-        source = read_function(fn)
+        try:        # (read already where a caller's value ranges looked at it: `_signs`)
+            source = self.range_sources.get(fn)
+        except TypeError:
+            source = None
+        if source is None:
+            source = read_function(fn)
         if name is None:
             name = self.function_names.fresh(source.name + (self.helper_suffix if node is not
                                                             None else ""))
@@ -146,6 +156,7 @@ class ModuleContext:
         while True:
             job = FunctionJob(self, source, params, spec.name, helper=node is not None)
             job.python_params = python_params
+            job.param_signs = signs
             try:
                 spec.tree, spec.result = job.run()
                 spec.unbatched_returns = any(not _all_batched(value)
@@ -202,6 +213,10 @@ class FunctionJob:
         self.read_attributes: dict[tuple, object] = {}   # (root, attributes) -> value
         # `vmap`: the parameters its caller passes Python numbers (`analysis.python_numbers`)
         self.python_params: frozenset = frozenset()
+        # the signs its caller proved of its arguments (`analysis.ranges.signs_of_call`)
+        self.param_signs: frozenset = frozenset()
+        self._ranges = None         # `analysis.ranges.Ranges` of its source
+        self._sign_cache: dict = {}     # helper -> `_signs`
         self._analysing: Analysis | None = None     # the analysis that calls `_helper`
 
     def analyze(self, tree: cst.FunctionDef) -> Analysis:
@@ -255,11 +270,39 @@ class FunctionJob:
                               "call a plain module-level function")
         try:
             spec = self.module.specialize(fn, params, node,
-                                          python_params=self._python_arguments(fn, node))
+                                          python_params=self._python_arguments(fn, node),
+                                          signs=self._signs(fn, node))
         except VectorizeError:
             raise
         self.helper_nodes[node] = spec.name
         return spec.result
+
+    def _signs(self, fn, node) -> frozenset:
+        """The signs of the helper ``fn``'s arguments that the function's value ranges prove
+        at every call of it in its source (`analysis.ranges`), where its checks may use
+        them: from the source, not from the tree of the pass that asks, so that every pass
+        gets the same specialization."""
+        if type(node) is not cst.Call:
+            return frozenset()
+        if fn in self._sign_cache:
+            return self._sign_cache[fn]
+        self._sign_cache[fn] = frozenset()
+        sources = self.module.range_sources
+        try:
+            if fn not in sources:
+                sources[fn] = None
+                sources[fn] = read_function(fn)
+        except Exception:       # noqa: BLE001 -- (the specialization says why, if it must)
+            return frozenset()
+        if sources[fn] is None or not ranges.uses_signs(sources[fn].tree):
+            return frozenset()
+        if self._ranges is None:
+            self._ranges = ranges.of_function(
+                self.source, self.source.tree, self.params, self.param_signs,
+                bool(self.module.python_semantics), sources)
+        found = ranges.signs_at_calls(self._ranges, fn, self.source.tree)
+        self._sign_cache[fn] = found
+        return found
 
     def _python_arguments(self, fn, node) -> frozenset:
         """`vmap`: the parameters of the helper ``fn`` that the call ``node`` passes Python

@@ -28,7 +28,9 @@ per-example Python number (NEP 50 makes the number narrow; the batch holds it in
 array), a uint64 meeting a signed int (`weak_meeting`).
 
 No check is written where it cannot fire: a divisor that is a nonzero constant or provably
-nonzero (``x * x + 1``, ``abs(d) + eps``, ``math.exp(a) + 1``), or that the enclosing ``if``
+nonzero (``x * x + 1``, ``abs(d) + eps``, ``math.exp(a) + 1``; the value ranges of
+`analysis.ranges`: ``x = max(a, 1.0)``, a Newton step for a square root of ``a > 0``, a
+helper's parameter its callers pass a positive number), or that the enclosing ``if``
 (``if d != 0:``, ``else`` of ``if d == 0:``) or ``and`` tests; operations on NumPy values
 (``np.sqrt(x)``, an element of an array: NumPy's semantics per example too).
 """
@@ -42,6 +44,7 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import Value
+from ..analysis import ranges
 from ..analysis.python_numbers import PythonNumbers
 from ..errors import Unsupported
 from ..liveness import reads, writes
@@ -93,6 +96,10 @@ class _Checks:
         # `vmap`: which values are Python numbers all the same (``float(y)``, ``int(y)``,
         # ``math.*``, ``len``, literals combined with those), whose operations get the checks
         self.python = PythonNumbers(analysis, func, python_params) if numpy_scalars else None
+        # the spans of the numbers (`analysis.ranges`), made on the first divisor that needs
+        # them (`make_ranges`): a divisor never 0 needs no check
+        self.make_ranges = None
+        self._ranges = False
 
     # ---------------------------------------------------------------- provenance
     def numpy_valued(self, node, seen=frozenset()) -> bool:
@@ -507,8 +514,14 @@ class _Checks:
             return True
         return _never_true(condition, known)
 
+    def spans(self):
+        """`analysis.ranges.Ranges` of the function, or None."""
+        if self._ranges is False:
+            self._ranges = self.make_ranges() if self.make_ranges is not None else None
+        return self._ranges
+
     def nonzero(self, node, guards, facts) -> bool:
-        if _sign(node, self) == 2:
+        if _sign(node, self) == 2 or ranges.excludes_zero(self.spans(), node):
             return True
         code = bare_code(node)
         known = [(g, neg) for g, neg in guards] + [(f.test, f.negated) for f in facts]
@@ -942,6 +955,9 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     semantics = ctx.module.python_semantics
     checks.types_only = getattr(semantics, "types_only", False)
     checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
+    checks.make_ranges = lambda: ranges.of_function(
+        ctx.source, func, ctx.params, getattr(ctx, "param_signs", frozenset()),
+        not numpy_scalars, getattr(ctx.module, "range_sources", None))
     writer = _Writer(checks)
     body = writer.block(func.body.body, [], top=True)
     if not writer.changed:
