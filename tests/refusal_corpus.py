@@ -95,16 +95,17 @@ def boolean_mask(v, x):
     return v[v > x].cumsum()
 
 
+# Once refused, now vectorized (`VECTORIZED`, checked against the loop): a function that
+# falls off its end on some examples (a check on the live lanes that reach the end; the
+# per-example loop decides there), a helper writing into its argument under a condition.
+VECTORIZED = [no_else_before_the_end, chained_no_else_before_the_end, nested_returns_no_else,
+              loop_without_a_final_return, helper_writes_under_a_condition]
+
 LINE = {
-    no_else_before_the_end: "if x > 0:",
-    chained_no_else_before_the_end: "if r > 0:",
-    nested_returns_no_else: "if x > 0:",
-    loop_without_a_final_return: "for i in range(len(v)):",
     tuple_assigned_in_one_branch: "return r",
     tuple_or_number: "return x",
     string_or_number: "return 1.0",
     tuple_in_a_masked_loop: "while x > 1:",
-    helper_writes_under_a_condition: "_bump(y)",
     aliased_update: "w += 1.0",
     boolean_mask: "return v[v > x].cumsum()",
 }

@@ -429,7 +429,8 @@ class Expressions:
         for side in (left, right):
             if isinstance(side, TupleValue):
                 raise Unsupported("`and`/`or` on tuples of per-example values", node)
-        if (left.example is None) != (right.example is None) and not (
+        nones = [side for side in (left, right) if side.example is None]
+        if len(nones) == 1 and nones[0].exact and not (
                 not is_and and id(node) in self._truth_tests()):
             # per example one side or the other: a number on some examples, None on others
             # (only the truth of `x or None` is read where it is a test: that of `x`)

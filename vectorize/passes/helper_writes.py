@@ -35,7 +35,7 @@ from ..analysis.aliasing import parameters_written_into
 from ..introspect import lookup
 from ..rules.lane_copies import LANES_COPY
 from ..syntax.templates import parse_expr
-from ..syntax.traversal import by_type, walk
+from ..syntax.traversal import by_type, rewrite, walk
 
 # expressions whose value is a new object, whatever they read
 _NEW_VALUES = (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.BooleanOperation)
@@ -184,4 +184,4 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     # once the `if`s are merges, the analysis counts all code as running on some lanes
     # (`transform.branches_per_example`): the calls every lane makes write into copies too
     _on_some_lanes(func.body, True, targets)
-    return func.visit(_Copies(ctx.source.func, own, ctx.namer, targets))
+    return rewrite(func, _Copies(ctx.source.func, own, ctx.namer, targets))
