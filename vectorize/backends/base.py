@@ -380,6 +380,13 @@ class Backend:
         Python ``for`` iterates (the examples whose warnings are issued)."""
         raise NotImplementedError
 
+    def checked_index(self, index: str, size: int) -> str:
+        """A per-example integer index into an axis of ``size`` items (``x[k]`` with a
+        batched ``k``), as the backend checks it: per example an index out of bounds raises
+        IndexError on the lanes that evaluate it. The default: the index itself (the
+        namespace's own indexing raises)."""
+        return index
+
     def gather(self, x: str, lanes: str) -> str:
         """The rows ``lanes`` (lane indices, or a 1-d boolean mask of the rows to keep) of
         the array ``x``, as a new array."""
