@@ -4,6 +4,7 @@ NumPy functions on per-example arrays (``vecops``).
 
     python benchmarks/fuzz_wide.py --family axes --n 500 --seed 0
     python benchmarks/fuzz_wide.py --n 200                 # every family
+    python benchmarks/fuzz_wide.py --family condwrites --n 300 --backend jax
 
 Prints every mismatch and internal error with its program, the counts per family and the
 refusal reasons; exit status 1 when there was a mismatch or an internal error.
@@ -32,6 +33,8 @@ def main(argv=None) -> int:
     parser.add_argument("--n", type=int, default=200, help="programs per family")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--family", choices=wide_programs.FAMILIES + ("all",), default="all")
+    parser.add_argument("--backend", choices=["jax", "torch"], default=None,
+                        help="wrap the construct families' programs with backend=...")
     opts = parser.parse_args(argv)
     writer = ModuleWriter(tempfile.mkdtemp(prefix="vectorize_wide_"))
     families = wide_programs.FAMILIES if opts.family == "all" else (opts.family,)
@@ -40,7 +43,7 @@ def main(argv=None) -> int:
         counts, reasons, features_failed = Counter(), Counter(), Counter()
         start = time.time()
         for seed in range(opts.seed, opts.seed + opts.n):
-            source, api, features, run = wide_programs.case(family, seed)
+            source, api, features, run = wide_programs.case(family, seed, opts.backend)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 try:

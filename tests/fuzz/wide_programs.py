@@ -1058,8 +1058,10 @@ def condwrites_inputs(rng, n: int, api: str, dtype: str):
 
 # ============================================================================== cases
 
-def case(family: str, seed: int):
-    """(source, api, features, run) of one program: ``run(writer)`` gives its `Outcome`."""
+def case(family: str, seed: int, backend: str | None = None):
+    """(source, api, features, run) of one program: ``run(writer)`` gives its `Outcome`;
+    ``backend``: wrapped with ``backend=...`` (the construct families), against the same
+    references."""
     rng = random.Random(f"{family}:{seed}")
     if family == "axes":
         source, spec = axes_case(seed)
@@ -1096,14 +1098,14 @@ def case(family: str, seed: int):
     else:
         raise ValueError(family)
     return source, api, features, \
-        lambda writer: _run_construct(source, arg_sets, writer, api)
+        lambda writer: _run_construct(source, arg_sets, writer, api, backend)
 
 
-def _run_construct(source, arg_sets, writer, api):
+def _run_construct(source, arg_sets, writer, api, backend=None):
     """`run_construct_case`; an exception at N = 0 where every example of the drawn call
     raises in the scalar code (an out-of-range literal for the dtype under NEP 50, the
     argmax of an empty row) is what the loop would raise: not a bug."""
-    outcome = run_construct_case(source, arg_sets, writer, api)
+    outcome = run_construct_case(source, arg_sets, writer, api, backend=backend)
     if outcome.kind == "mismatch" and outcome.detail.startswith("a RuntimeWarning") and (
             "np.zeros(" in source or "ARR" in source):
         # numpy.vectorize's own "invalid value encountered in f (vectorized)" comes from the

@@ -86,6 +86,47 @@ class Aliasing:
                                                                                     set()):
                         self.copied_reads.add(node)
 
+    def _no_stale_view(self, small: cst.Assign, value) -> None:
+        """``a = y[1:]`` (or ``y.T``, ``y.reshape(...)``...) is a view of ``y`` per example,
+        which a later write into ``y`` (``y[2] = v``) changes too. On a backend whose arrays
+        are values (`Backend.views` off: JAX's, written into as functional updates) the
+        batch's ``a`` would keep the old items: refused where ``y`` may be written into after
+        the binding (later in the code, or in a loop around both) while ``a`` may still be
+        read (live there)."""
+        if self.registry.primitives.views or type(small.value) is cst.Name:
+            return
+        source = _viewed_name(small.value)
+        if source is None or not (isinstance(value, Value) and isinstance(
+                value.example, np.ndarray) and value.example.ndim > 0):
+            return
+        names = {t for target in small.targets for t in target_names(target.target)} - {
+            source}
+        if not names or not self._written_into(source):
+            return
+        if self._aliases is None:
+            self._init_aliases()
+        index, loops, _ = self._where.get(id(small), (0, frozenset(), ()))
+        for n in walk(self.tree.body):
+            if type(n) is cst.Assign:
+                targets = [t.target for t in n.targets]
+            elif type(n) is cst.AugAssign:
+                targets = [n.target]
+            else:
+                continue
+            if not any(type(t) is cst.Subscript and type(t.value) is cst.Name
+                       and t.value.value == source for t in _flat_targets(targets)):
+                continue
+            at, around, _ = self._where.get(id(n), (0, frozenset(), ()))
+            live = names & self._live.get(n, set())
+            if (at > index or around & loops) and live:
+                raise Unsupported(
+                    f"`{sorted(live)[0]}` is a view of `{source}` per example, and `{source}` "
+                    f"is written into while `{sorted(live)[0]}` is still read: the "
+                    f"{self.registry.primitives.name} backend's arrays cannot share memory, "
+                    "so the view would keep the old items", small,
+                    f"copy the view where it should not change (`{_code(small.value)}"
+                    f".copy()`), or read it again after the write")
+
     def _no_aliased_update(self, small: cst.AugAssign, env: Env) -> None:
         """``x += v`` where the per-example ``x`` is an array (a vector, or the 0-d array
         that ``np.where`` of scalars returns) changes it in place, so per example every name
@@ -585,6 +626,17 @@ def _pairs(target, value, out: list, where: tuple) -> None:
             and len(target.elements) == len(value.elements):
         for t, v in zip(target.elements, value.elements):
             _pairs(t.value, v.value, out, where)
+
+
+def _flat_targets(targets) -> list:
+    out, stack = [], list(targets)
+    while stack:
+        t = stack.pop()
+        if type(t) in (cst.Tuple, cst.List):
+            stack += [e.value for e in t.elements]
+        else:
+            out.append(t)
+    return out
 
 
 def _connected(pairs, name: str) -> set[str]:

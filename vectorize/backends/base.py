@@ -66,6 +66,9 @@ class Backend:
     eager_raises = True      # its batched code raises as it runs, so where it raises the caller
     #                          may run the per-example loop to decide (`vmap` and `vectorize`
     #                          replay); traced code (JAX) raises at trace time instead
+    views = True             # a subscript, `.T`, `.reshape()`... may share memory with its
+    #                          array, as NumPy's do (JAX's arrays are values: `analysis.aliasing`
+    #                          refuses a view read after its array is written into)
     string_arrays = False    # arrays of strings (a table of strings indexed per example)
     dtypes: frozenset[str] | None = None    # the NumPy dtype names it computes in (None: all)
     # how to draw random numbers for every example instead of Python's `random` (its

@@ -61,6 +61,7 @@ class JaxBackend(Backend):
     quiet = None            # XLA never warns about floating-point errors: nothing to silence
     in_place_writes = True   # written as functional updates (`x = x.at[i].set(v)`: `writes`)
     owned_temporaries = False  # (no in-place updates of temporaries: nothing to gain)
+    views = False           # a subscript is a new array, never a view of its array
     compaction = False      # gathers of a data-dependent number of lanes have no fixed shape
     chunked_runs = False    # one call: XLA blocks and threads its own work
     threads = False

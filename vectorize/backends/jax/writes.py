@@ -21,10 +21,12 @@ nothing else reads the old value. A masked loop that writes into an array carrie
 
 What per example would be another name for the same array stays refused by the analysis
 (``z = y`` with ``y`` written into; a view of ``y`` bound to a name that is read after ``y``
-is written, `Backend.views`). Refused here, located: a helper function writing into an array
-its caller passes (the caller's name would keep the old array), and the in-place methods
-that would change an array (``y.sort()``; JAX's returns a new one and the call's result is
-thrown away).
+is written, `Backend.views`). A helper function that writes into an array its caller passes
+(``def bump(w, i): w[i] += 1``) returns the new arrays instead, and its call (a statement)
+rebinds the caller's names: ``out = bump(out, i)`` (`_returning`). Refused here, located:
+such a helper that also returns a value or is called inside an expression, and the in-place
+methods that would change an array (``y.sort()``; JAX's returns a new one and the call's
+result is thrown away).
 
 Indexes that differ per example are checked: a JAX gather clamps an index beyond the end and
 a scatter drops it, where NumPy (and the per-example code) raise IndexError. The subscript
@@ -34,6 +36,8 @@ raises the IndexError as the per-example code does.
 """
 
 from __future__ import annotations
+
+import weakref
 
 import libcst as cst
 import numpy as np
@@ -88,10 +92,60 @@ def functional(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     available where the code calls it."""
     if checked(func_def):
         ctx.module.runtime_imports.setdefault(IN_BOUNDS, in_bounds)
-    params = {p.name.value for p in (*func_def.params.params, *func_def.params.posonly_params,
-                                     *func_def.params.kwonly_params)}
-    rewrite = _Writes(ctx, params, Namer(all_names(func_def)))
-    return func_def.visit(rewrite)
+    positional = [p.name.value for p in (*func_def.params.posonly_params,
+                                         *func_def.params.params)]
+    params = set(positional) | {p.name.value for p in func_def.params.kwonly_params}
+    helpers = _HELPER_WRITES.setdefault(ctx.module, {})
+    rewrite = _Writes(ctx, params, Namer(all_names(func_def)), helpers)
+    out = func_def.visit(rewrite)
+    if rewrite.written:
+        out = _returning(out, ctx, rewrite, positional)
+        helpers[ctx.name] = [positional.index(n) for n in sorted(
+            rewrite.written, key=positional.index)]
+    return out
+
+
+# generated helper functions that write into arrays their callers pass, by module: the
+# positions of those parameters (the helper returns the new arrays, its caller rebinds them)
+_HELPER_WRITES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _returning(func_def, ctx, rewrite, positional):
+    """A helper that writes into its parameters (``def bump(w, i): w[:, i] += 1``) returning
+    their new arrays (``return w``) at its ``return`` and its end: JAX arrays cannot be
+    changed in place, so its caller rebinds its names to them (`_Writes._call`)."""
+    names = sorted(rewrite.written, key=positional.index)
+    first = rewrite.written[names[0]]
+    if any(n not in positional for n in names):
+        raise Unsupported("under backend='jax', a function called from another writes into "
+                          "an array passed to it by keyword only", _located(first, ctx),
+                          "return the new array and assign it in the caller")
+    returned = cst.Name(names[0]) if len(names) == 1 else cst.Tuple(
+        [cst.Element(cst.Name(n)) for n in names])
+
+    class _Returns(cst.CSTTransformer):
+        def visit_FunctionDef(self, node):
+            return node is func_def
+
+        def visit_Lambda(self, node):
+            return False
+
+        def leave_Return(self, original_node, updated_node):
+            if updated_node.value is not None:
+                raise Unsupported(
+                    "under backend='jax', a function called from another both returns a "
+                    f"value and writes into `{names[0]}`, an array its caller passes: JAX "
+                    "arrays cannot be changed in place", _located(first, ctx),
+                    f"return `{names[0]}` with the value and assign both in the caller, or "
+                    "use backend='numpy'")
+            return updated_node.with_changes(value=returned)
+    out = func_def.visit(_Returns())
+    body = list(out.body.body)
+    last = body[-1] if body else None
+    if not (isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1],
+                                                                     cst.Return)):
+        body.append(cst.SimpleStatementLine([cst.Return(returned)]))
+    return out.with_changes(body=out.body.with_changes(body=body))
 
 
 def _located(node, ctx):
@@ -146,10 +200,31 @@ _OPERATORS = {
 
 
 class _Writes(cst.CSTTransformer):
-    def __init__(self, ctx, params: set, namer: Namer):
+    def __init__(self, ctx, params: set, namer: Namer, helpers: dict):
         self.ctx = ctx
         self.params = params
         self.namer = namer
+        self.helpers = helpers          # helper name -> positions of the arrays it writes
+        self.written: dict = {}         # parameter written into -> the first statement
+        self.calls_rebound: set = set()
+
+    def leave_Call(self, original_node, updated_node):
+        # a helper that writes into its caller's arrays returns them: called as a statement
+        # only (`_call`), where the caller rebinds its names
+        if isinstance(updated_node.func, cst.Name) and updated_node.func.value in \
+                self.helpers and id(original_node) not in self.calls_rebound:
+            raise Unsupported(
+                f"under backend='jax', `{updated_node.func.value}` writes into an array it is "
+                "passed, and its call is part of an expression: JAX arrays cannot be changed "
+                "in place", _located(original_node, self.ctx),
+                "call it as a statement of its own, or use backend='numpy'")
+        return updated_node
+
+    def visit_Expr(self, node):
+        call = node.value
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and \
+                call.func.value in self.helpers:
+            self.calls_rebound.add(id(call))
 
     def _base(self, target: cst.Subscript, statement) -> str:
         base = target.value
@@ -159,13 +234,9 @@ class _Writes(cst.CSTTransformer):
                               _located(statement, self.ctx),
                               "write into a local array, or use backend='numpy'")
         if base.value in self.params:
-            raise Unsupported(
-                f"under backend='jax', a function called from another writes into `"
-                f"{base.value}`, an array its caller passes: JAX arrays cannot be changed "
-                "in place, so the caller's array would stay as it was",
-                _located(statement, self.ctx),
-                f"return `{base.value}` from the helper and assign it in the caller, or use "
-                "backend='numpy'")
+            # a helper writing into an array its caller passes: it returns the new array
+            # (`_returning`)
+            self.written.setdefault(base.value, statement)
         return base.value
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
@@ -186,7 +257,7 @@ class _Writes(cst.CSTTransformer):
         t = type(small)
         if t is cst.Expr:
             self._no_changing_method(small)
-            return None
+            return self._call(small)
         if t is cst.AugAssign and isinstance(small.target, cst.Subscript):
             self._base(small.target, small)
             operator = _OPERATORS[type(small.operator)]()
@@ -232,6 +303,31 @@ class _Writes(cst.CSTTransformer):
         lines = [cst.Assign(targets=[cst.AssignTarget(unpacked)], value=small.value)]
         lines += [_update(sub, cst.Name(temp)) for sub, temp in pending]
         return lines
+
+    def _call(self, small: cst.Expr):
+        """``bump(out, i)``, a helper that writes into ``out``: ``out = bump(out, i)``."""
+        call = small.value
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
+                and call.func.value in self.helpers):
+            return None
+        names = []
+        for position in self.helpers[call.func.value]:
+            arg = call.args[position] if position < len(call.args) else None
+            if arg is None or arg.keyword is not None or arg.star or not isinstance(
+                    arg.value, cst.Name):
+                raise Unsupported(
+                    f"under backend='jax', `{call.func.value}` writes into an array it is "
+                    "passed, which is not a name here: JAX arrays cannot be changed in place",
+                    _located(small, self.ctx),
+                    "pass the array by a name of its own, or use backend='numpy'")
+            names.append(arg.value.value)
+        if len(set(names)) != len(names):
+            raise Unsupported(f"under backend='jax', `{call.func.value}` writes into one array "
+                              "passed twice", _located(small, self.ctx),
+                              "pass copies, or use backend='numpy'")
+        target = cst.Name(names[0]) if len(names) == 1 else cst.Tuple(
+            [cst.Element(cst.Name(n)) for n in names])
+        return [cst.Assign(targets=[cst.AssignTarget(target)], value=call)]
 
     def _no_changing_method(self, small: cst.Expr) -> None:
         call = small.value
