@@ -493,6 +493,12 @@ class Aliasing:
         slot = self.subscript(target, env)
         self.values[target] = slot
         current = env.values[name]
+        if isinstance(current, Value) and not current.known:
+            # (`torch.zeros(3, dtype=v.dtype)`: the analysis computed no example of it) the
+            # batch's array would be allocated and padded as if it were a scalar
+            raise Unsupported(f"cannot tell the shape of `{name}`, which is written into",
+                              target, f"create `{name}` with sizes and a dtype written as "
+                              "constants")
         index_batched = any(getattr(self.values.get(e.slice.value), "batched", False)
                             for e in target.slice if isinstance(e.slice, cst.Index))
         # under a condition that differs per example (a batched `if`, a masked loop's body)
