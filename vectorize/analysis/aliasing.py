@@ -49,7 +49,7 @@ class Aliasing:
             if self._scalar_reads[node] in into:
                 # `y[0], y[3] = y[3], y[0]`: per example the right side holds two numbers,
                 # on the batch two views of `y`, the first changed by the first write
-                self.copied_reads.add(node)
+                self._copied_read(node)
         if reads:
             names = {t for target in small.targets for t in target_names(target.target)}
             self._bound_scalar_reads.append((names, reads, small))
@@ -84,7 +84,21 @@ class Aliasing:
                     at, around, _ = self._where.get(id(write), (0, frozenset(), ()))
                     if (at > index or around & loops) and names & self._live.get(write,
                                                                                     set()):
-                        self.copied_reads.add(node)
+                        self._copied_read(node)
+
+    def _copied_read(self, node) -> None:
+        """A per-example item read that a later write would change on the batch: copied
+        (NumPy's and JAX's items are numbers per example); refused where the backend's items
+        are views per example (`Backend.item_views`: PyTorch's 0-d tensors, which a masked
+        write, a new tensor, cannot keep as views)."""
+        if self.registry.primitives.item_views:
+            base = self._scalar_reads[node]
+            raise Unsupported(f"`{_code(node).strip()}` is a 0-d view of `{base}` per example "
+                              f"(PyTorch's item), read after `{base}` is written into: the "
+                              "batch cannot keep it a view under per-example conditions",
+                              node, f"copy it where it is read (`{_code(node).strip()}"
+                              ".clone()`), or write the items one at a time")
+        self.copied_reads.add(node)
 
     def _no_stale_view(self, small: cst.Assign, value) -> None:
         """``a = y[1:]`` (or ``y.T``, ``y.reshape(...)``...) is a view of ``y`` per example,

@@ -66,6 +66,9 @@ class Backend:
     eager_raises = True      # its batched code raises as it runs, so where it raises the caller
     #                          may run the per-example loop to decide (`vmap` and `vectorize`
     #                          replay); traced code (JAX) raises at trace time instead
+    item_views = False       # an item read (`y[0]`) is a view of the array per example
+    #                          (PyTorch's 0-d tensors), not a number: refused where a later
+    #                          write would change it (`analysis.aliasing`)
     views = True             # a subscript, `.T`, `.reshape()`... may share memory with its
     #                          array, as NumPy's do (JAX's arrays are values: `analysis.aliasing`
     #                          refuses a view read after its array is written into)

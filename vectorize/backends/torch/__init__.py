@@ -56,6 +56,7 @@ class TorchBackend(Backend):
     # a write into a created tensor goes into a copy while autograd records (`writes`): a
     # view bound before it would keep the old items
     views = False
+    item_views = True       # `y[0]` is a 0-d view of `y` per example
     dtypes = frozenset(DTYPE_NAMES)
     random_hint = "torch (e.g. torch.randn(()) for random.gauss(0.0, 1.0))"
     function_modules = ("torch", "numpy")
