@@ -1065,7 +1065,7 @@ def run_torch_case(source: str, arg_sets: list, writer: ModuleWriter, api: str) 
     examples as tensors, results stacked: equal values (NaN where NaN) and dtype."""
     import torch
     f = writer.load(Program(torch_spelling(source), ("x", "y"), 1))
-    wrapped = vectorize(f) if api == "vectorize" else vmap(f)
+    wrapped = vectorize(f, fallback="error") if api == "vectorize" else vmap(f)
     for k, args in enumerate(arg_sets):
         args = tuple(torch.as_tensor(a) for a in args)
         call = f"call {k + 1} (N={len(args[0])})"

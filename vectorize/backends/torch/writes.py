@@ -30,7 +30,7 @@ from __future__ import annotations
 import libcst as cst
 
 from ...liveness import Namer, all_names
-from ...syntax.templates import parse_stmt
+from ...syntax.templates import expr, parse_stmt
 
 RECORDING = "recording"
 
@@ -84,7 +84,8 @@ def autograd_safe(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
                     body=[small.with_changes(value=cst.Name(value_name))])])
             return cst.FlattenSentinel([copy, updated_node])
 
-    out = func_def.visit(_Copy())
+    out = func_def.visit(_Cast())
+    out = out.visit(_Copy())
     if flag is None:
         return func_def
     tensors = ", ".join(params)
@@ -95,6 +96,39 @@ def autograd_safe(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     first = 1 if body and _is_docstring(body[0]) else 0
     body.insert(first, parse_stmt(test + "\n"))
     return out.with_changes(body=out.body.with_changes(body=body))
+
+
+def _per_example_index(target) -> bool:
+    """``y[torch.arange(len(y), ...), k]``: a write with per-example indices (`index_put`)."""
+    first = target.slice[0].slice if target.slice else None
+    value = getattr(first, "value", None)
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and \
+        value.func.attr.value == "arange" and isinstance(value.func.value, cst.Name) and \
+        value.func.value.value == "torch"
+
+
+def _literal(value) -> bool:
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        value = value.expression
+    return isinstance(value, (cst.Integer, cst.Float))
+
+
+class _Cast(cst.CSTTransformer):
+    """A write with per-example indices is PyTorch's ``index_put_``, which takes only values
+    of the tensor's dtype (per example the item assignment converts them, as ``copy_``
+    does): the value converted to it, ``y[...] = torch.as_tensor(v, dtype=y.dtype, ...)``."""
+
+    def leave_Assign(self, original_node, updated_node):
+        if len(updated_node.targets) != 1:
+            return updated_node
+        target = updated_node.targets[0].target
+        if not (isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name)
+                and _per_example_index(target)) or _literal(updated_node.value):
+            return updated_node
+        name = target.value.value
+        value = expr(f"torch.as_tensor({{v}}, dtype={name}.dtype, device={name}.device)",
+                     v=updated_node.value)
+        return updated_node.with_changes(value=value)
 
 
 def _is_docstring(stmt) -> bool:
