@@ -37,6 +37,7 @@ from ...errors import Unsupported
 from ...passes.records import MaskedLoopFacts
 from . import writes
 from .loops import lower as lower_masked
+from .writes import located
 
 NUMPY_ALIAS = "np"      # how NumPy's rules spell the module (its backend's alias)
 
@@ -146,18 +147,6 @@ def _path(node) -> list[str] | None:
         return None
     parts.append(node.value)
     return parts[::-1]
-
-
-def located(node, ctx):
-    """``node`` if it is the user's, else its first part that is (for a refusal's caret)."""
-    positions = getattr(ctx.source, "positions", {})
-    stack = [node]
-    while stack:
-        part = stack.pop()
-        if part in positions:
-            return part
-        stack.extend(reversed(list(part.children)))
-    return None
 
 
 class _Respell(cst.CSTTransformer):

@@ -118,7 +118,7 @@ def _returning(func_def, ctx, rewrite, positional):
     first = rewrite.written[names[0]]
     if any(n not in positional for n in names):
         raise Unsupported("under backend='jax', a function called from another writes into "
-                          "an array passed to it by keyword only", _located(first, ctx),
+                          "an array passed to it by keyword only", located(first, ctx),
                           "return the new array and assign it in the caller")
     returned = cst.Name(names[0]) if len(names) == 1 else cst.Tuple(
         [cst.Element(cst.Name(n)) for n in names])
@@ -135,7 +135,7 @@ def _returning(func_def, ctx, rewrite, positional):
                 raise Unsupported(
                     "under backend='jax', a function called from another both returns a "
                     f"value and writes into `{names[0]}`, an array its caller passes: JAX "
-                    "arrays cannot be changed in place", _located(first, ctx),
+                    "arrays cannot be changed in place", located(first, ctx),
                     f"return `{names[0]}` with the value and assign both in the caller, or "
                     "use backend='numpy'")
             return updated_node.with_changes(value=returned)
@@ -148,9 +148,16 @@ def _returning(func_def, ctx, rewrite, positional):
     return out.with_changes(body=out.body.with_changes(body=body))
 
 
-def _located(node, ctx):
-    from .finish import located
-    return located(node, ctx)
+def located(node, ctx):
+    """``node`` if it is the user's, else its first part that is (for a refusal's caret)."""
+    positions = getattr(ctx.source, "positions", {})
+    stack = [node]
+    while stack:
+        part = stack.pop()
+        if part in positions:
+            return part
+        stack.extend(reversed(list(part.children)))
+    return None
 
 
 def _subscripts_in(target) -> list:
@@ -216,7 +223,7 @@ class _Writes(cst.CSTTransformer):
             raise Unsupported(
                 f"under backend='jax', `{updated_node.func.value}` writes into an array it is "
                 "passed, and its call is part of an expression: JAX arrays cannot be changed "
-                "in place", _located(original_node, self.ctx),
+                "in place", located(original_node, self.ctx),
                 "call it as a statement of its own, or use backend='numpy'")
         return updated_node
 
@@ -231,7 +238,7 @@ class _Writes(cst.CSTTransformer):
         if not isinstance(base, cst.Name):
             raise Unsupported("under backend='jax', a write into an item of something other "
                               "than a name cannot be written as an update",
-                              _located(statement, self.ctx),
+                              located(statement, self.ctx),
                               "write into a local array, or use backend='numpy'")
         if base.value in self.params:
             # a helper writing into an array its caller passes: it returns the new array
@@ -298,7 +305,7 @@ class _Writes(cst.CSTTransformer):
         unpacked = replaced(target)
         if any(bound & {n for e in sub.slice for n in all_names(e)} for sub, _ in pending):
             raise Unsupported("under backend='jax', a tuple assignment that binds a name and "
-                              "writes into an item indexed by it", _located(small, self.ctx),
+                              "writes into an item indexed by it", located(small, self.ctx),
                               "split it into two assignments")
         lines = [cst.Assign(targets=[cst.AssignTarget(unpacked)], value=small.value)]
         lines += [_update(sub, cst.Name(temp)) for sub, temp in pending]
@@ -318,12 +325,12 @@ class _Writes(cst.CSTTransformer):
                 raise Unsupported(
                     f"under backend='jax', `{call.func.value}` writes into an array it is "
                     "passed, which is not a name here: JAX arrays cannot be changed in place",
-                    _located(small, self.ctx),
+                    located(small, self.ctx),
                     "pass the array by a name of its own, or use backend='numpy'")
             names.append(arg.value.value)
         if len(set(names)) != len(names):
             raise Unsupported(f"under backend='jax', `{call.func.value}` writes into one array "
-                              "passed twice", _located(small, self.ctx),
+                              "passed twice", located(small, self.ctx),
                               "pass copies, or use backend='numpy'")
         target = cst.Name(names[0]) if len(names) == 1 else cst.Tuple(
             [cst.Element(cst.Name(n)) for n in names])
@@ -338,5 +345,5 @@ class _Writes(cst.CSTTransformer):
             raise Unsupported(
                 f"under backend='jax', `{name}.{call.func.attr.value}(...)` would change "
                 f"`{name}` in place: JAX arrays cannot be changed, their method returns a new "
-                "array", _located(small, self.ctx),
+                "array", located(small, self.ctx),
                 f"assign the new array: `{name} = np.sort({name})`, or use backend='numpy'")
