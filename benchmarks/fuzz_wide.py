@@ -5,6 +5,12 @@ NumPy functions on per-example arrays (``vecops``).
     python benchmarks/fuzz_wide.py --family axes --n 500 --seed 0
     python benchmarks/fuzz_wide.py --n 200                 # every family
     python benchmarks/fuzz_wide.py --family condwrites --n 300 --backend jax
+    python benchmarks/fuzz_wide.py --family condwrites --n 300 --backend torch
+
+``--backend``: the construct families wrapped with ``backend=...`` against the same
+references; ``condwrites`` under ``torch`` runs its programs in PyTorch's spelling
+(``torch.zeros(4, dtype=torch.float64)``, ``.clone()``: `wide_programs.torch_spelling`) on
+tensors, against the loop over the examples as tensors.
 
 Prints every mismatch and internal error with its program, the counts per family and the
 refusal reasons; exit status 1 when there was a mismatch or an internal error.
