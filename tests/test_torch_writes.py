@@ -223,3 +223,22 @@ def test_a_view_read_after_its_tensor_is_written_is_refused_located():
     with pytest.raises(VectorizeError, match="is a view of `out`") as info:
         vmap(stale_view)(v, k)
     assert "test_torch_writes.py:" in str(info.value) and "^" in str(info.value)
+
+
+def swap_items(v, k):
+    out = torch.ones(4, dtype=F64) * 0.5
+    out[0] = v[1]
+    if v[0] > 0:
+        out[0], out[3] = out[3], out[0]
+    return out
+
+
+def test_a_swap_of_tensor_items_is_refused_located():
+    """(silently wrong before, the condwrites fuzz in PyTorch's spelling: `out` made by
+    arithmetic could be written into) per example `out[3]` is a 0-d view of `out`, so the
+    swap leaves both items equal; the batch's masked swap exchanged them."""
+    v, k = _vectors(5)
+    v[:, 0] = torch.tensor([1.0, -1.0, 2.0, 0.5, -3.0], dtype=F64)
+    with pytest.raises(VectorizeError, match="0-d view of `out`") as info:
+        vmap(swap_items)(v, k)
+    assert "test_torch_writes.py:" in str(info.value) and "^" in str(info.value)
