@@ -41,6 +41,8 @@ def main(argv=None) -> int:
     parser.add_argument("--family", choices=wide_programs.FAMILIES + ("all",), default="all")
     parser.add_argument("--backend", choices=["jax", "torch"], default=None,
                         help="wrap the construct families' programs with backend=...")
+    parser.add_argument("--each", action="store_true",
+                        help="print each program's outcome as it is known")
     opts = parser.parse_args(argv)
     writer = ModuleWriter(tempfile.mkdtemp(prefix="vectorize_wide_"))
     families = wide_programs.FAMILIES if opts.family == "all" else (opts.family,)
@@ -59,6 +61,8 @@ def main(argv=None) -> int:
                     failures.append((family, seed, api, "harness", repr(exc), source))
                     continue
             counts[outcome.kind] += 1
+            if opts.each:
+                print(f"{family} seed {seed} {api}: {outcome.kind}", flush=True)
             if outcome.kind == "rejected":
                 reasons[outcome.reason.split(": ", 1)[-1][:140]] += 1
             elif outcome.kind not in ("ok", "vacuous", "known"):
