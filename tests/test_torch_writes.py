@@ -44,7 +44,7 @@ def rows_and_loops(v, k):
     mat = torch.zeros(3, 4, dtype=F64)
     for i in range(4):
         if v[i] > 0:
-            out[i], out[3 - i] = out[3 - i], out[i]
+            out[i] = out[3 - i] * 2.0 + v[i]
             mat[i % 3] = v * 0.5
         else:
             continue
