@@ -4,6 +4,13 @@ NumPy functions on per-example arrays (``vecops``).
 
     python benchmarks/fuzz_wide.py --family axes --n 500 --seed 0
     python benchmarks/fuzz_wide.py --n 200                 # every family
+    python benchmarks/fuzz_wide.py --family condwrites --n 300 --backend jax
+    python benchmarks/fuzz_wide.py --family condwrites --n 300 --backend torch
+
+``--backend``: the construct families wrapped with ``backend=...`` against the same
+references; ``condwrites`` under ``torch`` runs its programs in PyTorch's spelling
+(``torch.zeros(4, dtype=torch.float64)``, ``.clone()``: `wide_programs.torch_spelling`) on
+tensors, against the loop over the examples as tensors.
 
 Prints every mismatch and internal error with its program, the counts per family and the
 refusal reasons; exit status 1 when there was a mismatch or an internal error.
@@ -32,6 +39,10 @@ def main(argv=None) -> int:
     parser.add_argument("--n", type=int, default=200, help="programs per family")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--family", choices=wide_programs.FAMILIES + ("all",), default="all")
+    parser.add_argument("--backend", choices=["jax", "torch"], default=None,
+                        help="wrap the construct families' programs with backend=...")
+    parser.add_argument("--each", action="store_true",
+                        help="print each program's outcome as it is known")
     opts = parser.parse_args(argv)
     writer = ModuleWriter(tempfile.mkdtemp(prefix="vectorize_wide_"))
     families = wide_programs.FAMILIES if opts.family == "all" else (opts.family,)
@@ -40,7 +51,7 @@ def main(argv=None) -> int:
         counts, reasons, features_failed = Counter(), Counter(), Counter()
         start = time.time()
         for seed in range(opts.seed, opts.seed + opts.n):
-            source, api, features, run = wide_programs.case(family, seed)
+            source, api, features, run = wide_programs.case(family, seed, opts.backend)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 try:
@@ -50,6 +61,8 @@ def main(argv=None) -> int:
                     failures.append((family, seed, api, "harness", repr(exc), source))
                     continue
             counts[outcome.kind] += 1
+            if opts.each:
+                print(f"{family} seed {seed} {api}: {outcome.kind}", flush=True)
             if outcome.kind == "rejected":
                 reasons[outcome.reason.split(": ", 1)[-1][:140]] += 1
             elif outcome.kind not in ("ok", "vacuous", "known"):

@@ -45,8 +45,6 @@ JAX_REFUSED: dict[str, str] = {
         "np.emath.log10(fe)", "np.emath.arccos(fe)", "np.emath.arcsin(fe)",
         "np.emath.arctanh(fe)", "np.emath.logn(fe,fe)", "np.emath.power(fe,u)",
         "np.emath.sqrt(i)"]},
-    "created_with_a_shape": "cannot be written in place",
-    "created_as_copies": "cannot be written in place",
     # per-example loops, until they are lowered to lax.while_loop (backends/jax/loops.py)
     **{case: "not supported by the JAX backend yet" for case in [
         "while_batched_test", "while_newton_sqrt", "while_int_collatz",

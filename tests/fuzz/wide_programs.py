@@ -1180,6 +1180,58 @@ def _condwrites_program(rng, api: str, dtype: str):
     return source, features
 
 
+def torch_spelling(source: str) -> str:
+    """A ``condwrites`` program written with PyTorch instead of NumPy (``torch.zeros(4,
+    dtype=torch.float64)``, ``.clone()``, ``torch.sum``...), for ``backend="torch"``."""
+    import re
+    out = source.replace("import numpy as np\n", "import numpy as np\nimport torch\n")
+    out = re.sub(r"ARR = np\.array\((\[[^\]]*\])\)", r"ARR = torch.tensor(\1, dtype=torch.float64)",
+                 out)
+    out = out.replace("np.zeros(4, dtype=np.int64)", "torch.zeros(4, dtype=torch.int64)")
+    out = re.sub(r"np\.(zeros|ones)\((\(3, 4\)|\d)\)", r"torch.\1(\2, dtype=torch.float64)", out)
+    out = out.replace("np.array(v)", "v.clone()").replace(".copy()", ".clone()")
+    out = out.replace("np.full(4, v[0])", "torch.full((4,), v[0])")
+    out = out.replace("np.roll(v, 1)", "torch.roll(v, 1)").replace("np.sum(", "torch.sum(")
+    return out
+
+
+def run_torch_case(source: str, arg_sets: list, writer: ModuleWriter, api: str) -> Outcome:
+    """A ``condwrites`` program in PyTorch's spelling (`torch_spelling`) through ``vmap`` /
+    ``vectorize`` on tensors (vmap's semantics, docs/torch.md) against the loop over the
+    examples as tensors, results stacked: equal values (NaN where NaN) and dtype."""
+    import torch
+    f = writer.load(Program(torch_spelling(source), ("x", "y"), 1))
+    wrapped = vectorize(f, fallback="error") if api == "vectorize" else vmap(f)
+    for k, args in enumerate(arg_sets):
+        args = tuple(torch.as_tensor(a) for a in args)
+        call = f"call {k + 1} (N={len(args[0])})"
+        got = _outcome_of(wrapped, *args)
+        if got[0] == "raised" and isinstance(got[1], VectorizeError):
+            return Outcome("rejected", str(got[1]), normalize_reason(str(got[1])), call=call)
+        if len(args[0]) == 0:
+            if got[0] == "raised":
+                return Outcome("internal", f"{type(got[1]).__name__}: {got[1]}", call=call)
+            continue
+        try:
+            rows = [f(*row) for row in zip(*args)]
+        except Exception:  # noqa: BLE001 -- an example raises: nothing to compare
+            continue
+        if got[0] == "raised":
+            tb = "".join(traceback.format_exception(got[1]))[-3000:]
+            return Outcome("internal", f"{type(got[1]).__name__}: {got[1]}\n{tb}", call=call)
+        expected = tuple(torch.stack([torch.as_tensor(r[i]) for r in rows])
+                         for i in range(len(rows[0]))) if isinstance(rows[0], tuple) \
+            else torch.stack([torch.as_tensor(r) for r in rows])
+        pairs = zip(got[1], expected) if isinstance(expected, tuple) else [(got[1], expected)]
+        for g, e in pairs:
+            try:
+                torch.testing.assert_close(torch.as_tensor(g), e, rtol=1e-12, atol=0,
+                                           equal_nan=True)
+            except AssertionError as exc:
+                return Outcome("mismatch", f"{exc}\n got {g!r}\n expected {e!r}", call=call)
+    return Outcome("ok")
+
+
 def condwrites_inputs(rng, n: int, api: str, dtype: str):
     def number():
         return rng.choice([0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -3.0, float("nan"), float("inf")]) \
@@ -1194,8 +1246,10 @@ def condwrites_inputs(rng, n: int, api: str, dtype: str):
 
 # ============================================================================== cases
 
-def case(family: str, seed: int):
-    """(source, api, features, run) of one program: ``run(writer)`` gives its `Outcome`."""
+def case(family: str, seed: int, backend: str | None = None):
+    """(source, api, features, run) of one program: ``run(writer)`` gives its `Outcome`;
+    ``backend``: wrapped with ``backend=...`` (the construct families), against the same
+    references."""
     rng = random.Random(f"{family}:{seed}")
     if family == "axes":
         source, spec = axes_case(seed)
@@ -1235,15 +1289,18 @@ def case(family: str, seed: int):
                 lambda writer: run_signature_case(source, arg_sets, writer, len(shape))
     else:
         raise ValueError(family)
+    if family == "condwrites" and backend == "torch":
+        return torch_spelling(source), api, features, \
+            lambda writer: run_torch_case(source, arg_sets, writer, api)
     return source, api, features, \
-        lambda writer: _run_construct(source, arg_sets, writer, api)
+        lambda writer: _run_construct(source, arg_sets, writer, api, backend)
 
 
-def _run_construct(source, arg_sets, writer, api):
+def _run_construct(source, arg_sets, writer, api, backend=None):
     """`run_construct_case`; an exception at N = 0 where every example of the drawn call
     raises in the scalar code (an out-of-range literal for the dtype under NEP 50, the
     argmax of an empty row) is what the loop would raise: not a bug."""
-    outcome = run_construct_case(source, arg_sets, writer, api)
+    outcome = run_construct_case(source, arg_sets, writer, api, backend=backend)
     if outcome.kind == "mismatch" and outcome.detail.startswith("a RuntimeWarning") and (
             "np.zeros(" in source or "ARR" in source):
         # numpy.vectorize's own "invalid value encountered in f (vectorized)" comes from the

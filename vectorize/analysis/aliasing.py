@@ -52,7 +52,7 @@ class Aliasing:
             if self._scalar_reads[node] in into:
                 # `y[0], y[3] = y[3], y[0]`: per example the right side holds two numbers,
                 # on the batch two views of `y`, the first changed by the first write
-                self.copied_reads.add(node)
+                self._copied_read(node)
         if reads:
             names = {t for target in small.targets for t in target_names(target.target)}
             self._bound_scalar_reads.append((names, reads, small))
@@ -87,7 +87,62 @@ class Aliasing:
                     at, around, _ = self._where.get(id(write), (0, frozenset(), ()))
                     if (at > index or around & loops) and names & self._live.get(write,
                                                                                     set()):
-                        self.copied_reads.add(node)
+                        self._copied_read(node)
+
+    def _copied_read(self, node) -> None:
+        """A per-example item read that a later write would change on the batch: copied
+        (NumPy's and JAX's items are numbers per example); refused where the backend's items
+        are views per example (`Backend.item_views`: PyTorch's 0-d tensors, which a masked
+        write, a new tensor, cannot keep as views)."""
+        if self.registry.primitives.item_views:
+            base = self._scalar_reads[node]
+            raise Unsupported(f"`{_code(node).strip()}` is a 0-d view of `{base}` per example "
+                              f"(PyTorch's item), read after `{base}` is written into: the "
+                              "batch cannot keep it a view under per-example conditions",
+                              node, f"copy it where it is read (`{_code(node).strip()}"
+                              ".clone()`), or write the items one at a time")
+        self.copied_reads.add(node)
+
+    def _no_stale_view(self, small: cst.Assign, value) -> None:
+        """``a = y[1:]`` (or ``y.T``, ``y.reshape(...)``...) is a view of ``y`` per example,
+        which a later write into ``y`` (``y[2] = v``) changes too. On a backend whose arrays
+        are values (`Backend.views` off: JAX's, written into as functional updates) the
+        batch's ``a`` would keep the old items: refused where ``y`` may be written into after
+        the binding (later in the code, or in a loop around both) while ``a`` may still be
+        read (live there)."""
+        if self.registry.primitives.views or type(small.value) is cst.Name:
+            return
+        source = _viewed_name(small.value)
+        if source is None or not (isinstance(value, Value) and isinstance(
+                value.example, np.ndarray) and value.example.ndim > 0):
+            return
+        names = {t for target in small.targets for t in target_names(target.target)} - {
+            source}
+        if not names or not self._written_into(source):
+            return
+        if self._aliases is None:
+            self._init_aliases()
+        index, loops, _ = self._where.get(id(small), (0, frozenset(), ()))
+        for n in walk(self.tree.body):
+            if type(n) is cst.Assign:
+                targets = [t.target for t in n.targets]
+            elif type(n) is cst.AugAssign:
+                targets = [n.target]
+            else:
+                continue
+            if not any(type(t) is cst.Subscript and type(t.value) is cst.Name
+                       and t.value.value == source for t in _flat_targets(targets)):
+                continue
+            at, around, _ = self._where.get(id(n), (0, frozenset(), ()))
+            live = names & self._live.get(n, set())
+            if (at > index or around & loops) and live:
+                raise Unsupported(
+                    f"`{sorted(live)[0]}` is a view of `{source}` per example, and `{source}` "
+                    f"is written into while `{sorted(live)[0]}` is still read: the "
+                    f"{self.registry.primitives.name} backend's arrays cannot share memory, "
+                    "so the view would keep the old items", small,
+                    f"copy the view where it should not change (`{_code(small.value)}"
+                    f".copy()`), or read it again after the write")
 
     def _no_aliased_update(self, small: cst.AugAssign, env: Env) -> None:
         """``x += v`` where the per-example ``x`` is an array (a vector, or the 0-d array
@@ -474,6 +529,12 @@ class Aliasing:
         current = env.values[name]
         if name in self.list_arrays:
             check_write(target, value, current)
+        if isinstance(current, Value) and not current.known:
+            # (`torch.zeros(3, dtype=v.dtype)`: the analysis computed no example of it) the
+            # batch's array would be allocated and padded as if it were a scalar
+            raise Unsupported(f"cannot tell the shape of `{name}`, which is written into",
+                              target, f"create `{name}` with sizes and a dtype written as "
+                              "constants")
         index_batched = any(getattr(self.values.get(e.slice.value), "batched", False)
                             for e in target.slice if isinstance(e.slice, cst.Index))
         # under a condition that differs per example (a batched `if`, a masked loop's body)
@@ -636,6 +697,17 @@ def _pairs(target, value, out: list, where: tuple) -> None:
             and len(target.elements) == len(value.elements):
         for t, v in zip(target.elements, value.elements):
             _pairs(t.value, v.value, out, where)
+
+
+def _flat_targets(targets) -> list:
+    out, stack = [], list(targets)
+    while stack:
+        t = stack.pop()
+        if type(t) in (cst.Tuple, cst.List):
+            stack += [e.value for e in t.elements]
+        else:
+            out.append(t)
+    return out
 
 
 def _connected(pairs, name: str) -> set[str]:

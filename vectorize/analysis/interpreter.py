@@ -296,6 +296,7 @@ class Analysis(Expressions, Calls, Aliasing):
         if type(small) is cst.Assign:
             value = self.expr(small.value, env)
             self._bind_scalar_reads(small)
+            self._no_stale_view(small, value)
             if self.ragged and len(small.targets) == 1 and type(
                     small.targets[0].target) is cst.Name:
                 self._ragged_binding(small.targets[0].target.value, small.value)

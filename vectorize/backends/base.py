@@ -66,6 +66,12 @@ class Backend:
     eager_raises = True      # its batched code raises as it runs, so where it raises the caller
     #                          may run the per-example loop to decide (`vmap` and `vectorize`
     #                          replay); traced code (JAX) raises at trace time instead
+    item_views = False       # an item read (`y[0]`) is a view of the array per example
+    #                          (PyTorch's 0-d tensors), not a number: refused where a later
+    #                          write would change it (`analysis.aliasing`)
+    views = True             # a subscript, `.T`, `.reshape()`... may share memory with its
+    #                          array, as NumPy's do (JAX's arrays are values: `analysis.aliasing`
+    #                          refuses a view read after its array is written into)
     string_arrays = False    # arrays of strings (a table of strings indexed per example)
     dtypes: frozenset[str] | None = None    # the NumPy dtype names it computes in (None: all)
     # how to draw random numbers for every example instead of Python's `random` (its
@@ -384,6 +390,13 @@ class Backend:
         """The indices of the true lanes of a 1-d boolean mask, in order, as something a
         Python ``for`` iterates (the examples whose warnings are issued)."""
         raise NotImplementedError
+
+    def checked_index(self, index: str, size: int) -> str:
+        """A per-example integer index into an axis of ``size`` items (``x[k]`` with a
+        batched ``k``), as the backend checks it: per example an index out of bounds raises
+        IndexError on the lanes that evaluate it. The default: the index itself (the
+        namespace's own indexing raises)."""
+        return index
 
     def gather(self, x: str, lanes: str) -> str:
         """The rows ``lanes`` (lane indices, or a 1-d boolean mask of the rows to keep) of

@@ -130,6 +130,27 @@ def _with_leading_index(node: cst.Subscript, lead: cst.BaseSlice) -> cst.Subscri
     return node.with_changes(slice=[cst.SubscriptElement(slice=lead, comma=comma)] + elements)
 
 
+def _checked(site: Site, node: cst.Subscript, parts: list, base_value) -> cst.Subscript:
+    """Each per-example integer index of ``node`` as the backend checks it against the size
+    of its axis (`Backend.checked_index`: JAX clamps where NumPy raises IndexError)."""
+    shape = np.shape(base_value.example) if isinstance(
+        base_value.example, (np.ndarray, np.generic, list, tuple)) else None
+    if shape is None or len(parts) != len(node.slice) or any(
+            p is not None and not p.batched and p.exact and (
+                p.example is None or p.example is Ellipsis) for p in parts):
+        return node
+    elements = []
+    for axis, (element, part) in enumerate(zip(node.slice, parts)):
+        if part is not None and part.batched and part.kind in "iu" and axis < len(shape) \
+                and isinstance(element.slice, cst.Index):
+            text = site.spelled.checked_index("{k}", int(shape[axis]))
+            if text != "{k}":
+                element = element.with_changes(slice=element.slice.with_changes(
+                    value=expr(text, k=element.slice.value)))
+        elements.append(element)
+    return node.with_changes(slice=elements)
+
+
 def subscript(site: Site):
     """``x[i, 1:3]`` -> ``x[:, i, 1:3]``; ``x[k]`` with a per-example ``k`` gathers."""
     node: cst.Subscript = site.node
@@ -141,6 +162,8 @@ def subscript(site: Site):
         return site.nodes[0]                 # x[()] is x itself
     if base_value.batched and not batched_index:
         return _with_leading_index(node, cst.Slice(lower=None, upper=None))
+    if batched_index:
+        node = _checked(site, node, parts, base_value)
     if all(p is not None for p in parts):
         if any(not p.batched and p.exact and (p.example is None or p.example is Ellipsis)
                for p in parts):

@@ -60,7 +60,9 @@ class JaxBackend(Backend):
     alias = "jnp"
     module_name = "jax.numpy"
     quiet = None            # XLA never warns about floating-point errors: nothing to silence
-    in_place_writes = False  # JAX arrays are immutable
+    in_place_writes = True   # written as functional updates (`x = x.at[i].set(v)`: `writes`)
+    owned_temporaries = False  # (no in-place updates of temporaries: nothing to gain)
+    views = False           # a subscript is a new array, never a view of its array
     compaction = False      # gathers of a data-dependent number of lanes have no fixed shape
     chunked_runs = False    # one call: XLA blocks and threads its own work
     threads = False
@@ -225,6 +227,10 @@ class JaxBackend(Backend):
 
     def first_lane(self, mask: str) -> str:
         return f"jnp.argmax({mask})"
+
+    def checked_index(self, index: str, size: int) -> str:
+        # a gather clamps an index out of bounds, a scatter drops it: checked (`writes`)
+        return f"in_bounds({index}, {size})"
 
     def gather(self, x: str, lanes: str) -> str:
         return f"{x}[{lanes}]"

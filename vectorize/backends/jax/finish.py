@@ -4,6 +4,8 @@
   (and a call the user wrote with ``np.``/``numpy.`` stays as written); each such reference
   becomes ``jnp.`` with the same attribute path, or is refused, located, where ``jax.numpy``
   has no such function (``np.random``: JAX draws need explicit keys).
+- **Writes into arrays** (`writes.functional`): ``y[:, i] = v`` → ``y = y.at[:, i].set(v)``
+  (JAX arrays are immutable); the rebound name is then carried by the loops around it.
 - **Per-example loops** (`lower_loops`): a ``while`` that runs until no lane is active (a
   masked loop, `passes.masked_loops`) tests a traced value, which ``jit`` cannot do. They are
   lowered to ``lax.while_loop`` by `loops.lower` where that module exists; a masked loop left
@@ -33,13 +35,16 @@ import numpy as np
 
 from ...errors import Unsupported
 from ...passes.records import MaskedLoopFacts
+from . import writes
 from .loops import lower as lower_masked
+from .writes import located
 
 NUMPY_ALIAS = "np"      # how NumPy's rules spell the module (its backend's alias)
 
 
 def finish(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     func_def = spelled_with_jnp(func_def, ctx)
+    func_def = writes.functional(func_def, ctx)
     func_def = sums_in_order(func_def, ctx)
     return lower_loops(func_def, ctx)
 
@@ -142,18 +147,6 @@ def _path(node) -> list[str] | None:
         return None
     parts.append(node.value)
     return parts[::-1]
-
-
-def located(node, ctx):
-    """``node`` if it is the user's, else its first part that is (for a refusal's caret)."""
-    positions = getattr(ctx.source, "positions", {})
-    stack = [node]
-    while stack:
-        part = stack.pop()
-        if part in positions:
-            return part
-        stack.extend(reversed(list(part.children)))
-    return None
 
 
 class _Respell(cst.CSTTransformer):

@@ -49,6 +49,7 @@ import weakref
 import numpy as np
 
 _CHECKIFY = "__vectorize_checkify__"
+_IN_BOUNDS = "in_bounds"       # (`writes.IN_BOUNDS`)
 _JNP_ANY = ("jnp", "any")
 
 
@@ -206,8 +207,12 @@ def jit_twin(function, source: str):
     tree = ast.parse(source)
     checks = _Checks()
     tree = ast.fix_missing_locations(checks.visit(tree))
+    # per-example indexes checked in bounds (`writes.in_bounds`, a `checkify.check` where it
+    # is traced)
+    indexes = sum(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                  and n.func.id == _IN_BOUNDS for n in ast.walk(tree))
     if not checks.count:
-        return function, 0
+        return function, indexes
     namespace = dict(function.__globals__)
     namespace[_CHECKIFY] = checkify
     exec(compile(tree, function.__code__.co_filename, "exec"), namespace)
@@ -217,7 +222,7 @@ def jit_twin(function, source: str):
                                                                                "__code__"):
             value.__defaults__ = original.__defaults__
             value.__kwdefaults__ = original.__kwdefaults__
-    return namespace[function.__name__], checks.count
+    return namespace[function.__name__], checks.count + indexes
 
 
 _FLOATS = (float, complex)

@@ -52,6 +52,10 @@ class TorchBackend(Backend):
     # autograd keeps some operations' outputs for the backward pass (`exp`, `pow`): updating
     # one in place would make `backward()` fail
     owned_temporaries = False
+    # a write into a created tensor goes into a copy while autograd records (`writes`): a
+    # view bound before it would keep the old items
+    views = False
+    item_views = True       # `y[0]` is a 0-d view of `y` per example
     dtypes = frozenset(DTYPE_NAMES)
     random_hint = "torch (e.g. torch.randn(()) for random.gauss(0.0, 1.0))"
     function_modules = ("torch", "numpy")
@@ -255,6 +259,12 @@ class TorchBackend(Backend):
 
     def copy(self, x: str) -> str:
         return f"{x}.clone()"
+
+    def finish_function(self, func_def, ctx):
+        """Writes into created tensors copied first while autograd records
+        (`writes.autograd_safe`)."""
+        from .writes import autograd_safe
+        return autograd_safe(func_def, ctx)
 
     def put_back(self, x: str, lanes: str, values: str) -> str:
         # out of place: autograd may have saved ``x`` for a backward pass (a compacted loop's
