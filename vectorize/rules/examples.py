@@ -180,8 +180,14 @@ def f(x, y):
     return math.{name}(x, y)
 '''), args, imports="math") for name, args in [
         ("atan2", "X, Y"), ("hypot", "X, Y"), ("copysign", "X, Y"), ("fmod", "X, P"),
-        ("nextafter", "X, Y"), ("ldexp", "X, N"), ("gcd", "K, N"), ("lcm", "K, N"),
+        ("nextafter", "X, Y"), ("gcd", "K, N"), ("lcm", "K, N"),
         ("pow", "P, Y"), ("isclose", "X, Y"), ("remainder", "X, P")]},
+    # (`math.ldexp` takes a Python int only: a NumPy int, as numpy.vectorize's first call
+    # hands it, raises TypeError; `int(n)` is what such code writes)
+    "math.ldexp": Example(_f('''
+def f(x, n):
+    return math.ldexp(x, int(n))
+'''), "X, N", imports="math"),
     **{f"math.{name}": Example(_f(f'''
 def f(n, k):
     return math.{name}(n, k)
