@@ -536,7 +536,24 @@ def _made():
 _made()
 
 
+def written_zeros(x):
+    """(creation.batched_shape) a tensor made with sizes, written into per example"""
+    y = torch.zeros(3)
+    y[0] = x
+    y[2] = x * 2
+    return y
+
+
+def written_clone(x, w):
+    """(creation.repeated) a copy of a shared tensor, written into per example"""
+    y = w.clone()
+    y[0] = x
+    return y * 2
+
+
 CASES = [
+    Case(written_zeros, [A("f")]),
+    Case(written_clone, [A("f"), S("f", (3,))]),
     Case(arithmetic, [A("f"), A("f")]),
     Case(arithmetic, [A("f"), S("f")]),
     Case(floor_mod, [A("f"), A("f")], grad=False),
