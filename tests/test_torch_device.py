@@ -70,7 +70,14 @@ def _outputs(out):
     return out if isinstance(out, tuple) else (out,)
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+# creates its tensor on the default device, as its code says (`torch.zeros(3)`), per example
+# too (a tensor written into whose `device=` the analysis cannot follow is refused, so the
+# corpus case covering that rule has none): left out of the device checks
+_DEFAULT_DEVICE = {"written_zeros"}
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.id not in _DEFAULT_DEVICE],
+                         ids=lambda c: c.id)
 def test_every_created_tensor_names_a_device(case):
     source = vmap(case.f, in_axes=_in_axes(case)).source(*_args(case, 6, "cpu"))
     assert _created_without_device(source) == [], source
@@ -90,7 +97,8 @@ _NEEDS_DATA = {"while_halving", "while_compact", "while_select", "for_break_cont
 _CPU_CLOSURE = {"model_closure", "module_call", "functional_call_of"}
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.id not in _NEEDS_DATA | _CPU_CLOSURE],
+@pytest.mark.parametrize("case", [c for c in CASES if c.id not in
+                                  _NEEDS_DATA | _CPU_CLOSURE | _DEFAULT_DEVICE],
                          ids=lambda c: c.id)
 def test_meta_device(case):
     f = vmap(case.f, in_axes=_in_axes(case))
