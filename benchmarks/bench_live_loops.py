@@ -48,7 +48,7 @@ for path in (str(ROOT), str(HERE)):
         sys.path.insert(0, path)
 
 from _timing import fmt_time, machine_facts, paired_spread, settle  # noqa: E402
-from workloads import newton_step, sqrt_newton  # noqa: E402 -- the workloads' own
+from workloads import newton_step, sqrt_newton, sqrt_newton_hand  # noqa: E402 -- the workloads' own
 
 import vectorize as vz  # noqa: E402
 
@@ -131,18 +131,6 @@ def newton_tail_hand(a, x0):
         x = np.where(active, 0.5 * (x + a / x), x)
         active &= np.abs(x * x - a) > 1e-12 * a
     return x
-
-
-def sqrt_newton_hand(a):
-    out = np.where(a < 0, np.nan, 0.0)
-    x = np.maximum(a, 1.0)
-    active = a > 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        active &= np.abs(x * x - a) > 1e-12 * a
-        while active.any():
-            x = np.where(active, 0.5 * (x + a / x), x)
-            active &= np.abs(x * x - a) > 1e-12 * a
-    return np.where(a > 0, x, out)
 
 
 def mandelbrot_hand(cr, ci):
