@@ -1333,18 +1333,15 @@ def _casts_hold(out, cast) -> bool:
 
 def _converts(arr, otype) -> bool:
     """Whether numpy.vectorize's conversion of the per-example results in ``arr`` to
-    ``otype`` returns what `_cast` gives: a complex number does not convert to a real type
-    (TypeError; a lane that is real per example but complex in the batch is left to the
-    loop too), a float to an int only within the type (``int()``: NaN and infinities
-    raise) and below 2**53 (a lane that is a Python int per example, made a float by a
-    per-example choice of an int or a float, has lost its low bits), an int only within
-    the type."""
+    ``otype`` returns what `_cast` gives: what `_cast_holds` says (no complex number to a
+    real type: a lane that is real per example but complex in the batch is left to the
+    loop too; ints and floats within an int type), and a float to an int only below 2**53
+    (a lane that is a Python int per example, made a float by a per-example choice of an
+    int or a float, has lost its low bits)."""
     arr = np.asarray(arr)
     otype = np.dtype(otype)
     if arr.size == 0 or otype.kind not in "biufc":
         return True
-    if arr.dtype.kind == "c" and otype.kind not in "cb":
-        return False
     if otype.kind in "iu" and arr.dtype.kind == "f":
         with np.errstate(invalid="ignore"):
             if not bool(np.all(np.abs(arr) < 2.0 ** 53)):
