@@ -175,6 +175,10 @@ class vectorize:
                              signature=self.signature, fallback=self.fallback,
                              chunk_size=self.chunk_size, cache_dir=self.cache_dir,
                              backend=self.backend)
+        if self._core_signature is None and _maps_nothing(args, kwargs, self.excluded):
+            # numpy.vectorize calls the function as it is when no argument is mapped (none,
+            # or all excluded): its result unconverted, whatever `otypes` says
+            return self.pyfunc(*args, **kwargs)
         if not kwargs and "_tensor_warm" in self.__dict__:
             out = tensors.call_warm(self, args)     # tensors like the last call's
             if out is not NotImplemented:
@@ -1175,6 +1179,12 @@ def _positional(function, args):
 
 _PLAIN_ARGUMENTS = frozenset({np.ndarray, float, int, bool, complex, np.float64, np.float32,
                               np.int64, str, type(None)})
+
+
+def _maps_nothing(args, kwargs, excluded) -> bool:
+    """Whether a call maps no argument: every positional index and keyword name excluded."""
+    return all(i in excluded for i in range(len(args))) and \
+        all(name in excluded for name in kwargs)
 
 
 def _unusual_arguments(args, kwargs) -> str | None:

@@ -56,6 +56,7 @@ from ..syntax.traversal import children, walk
 
 _CAST_MESSAGE = "a float that does not fit the int array it is written into"
 _PYTHON_OF_KIND = {"b": True, "i": 1, "u": 1, "f": 1.0, "c": 1j}
+_PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 _COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
                 cst.Equal, cst.NotEqual)
@@ -90,6 +91,7 @@ class _Checks:
         # (every lane runs that assignment, after its checks): valid to the end
         self.known: dict[str, tuple[int, int]] = {}
         self.defs = _definitions(func)
+        self.params = {p.name.value for p in func.params.params}
         self.lists = stored_values(func)
         self.counters = _counters(func)
         self.numpy_names: dict[str, bool] = {}
@@ -160,6 +162,8 @@ class _Checks:
         t = type(node)
         if t in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp):
             return
+        if t is cst.Attribute:
+            self.python_attribute(node)
         if t is cst.BooleanOperation:
             self.of(node.left, guards, facts, out)
             self.of(node.right, guards + [(node.left, isinstance(node.operator, cst.Or))],
@@ -389,6 +393,31 @@ class _Checks:
         if t is cst.Call:
             return self.call(node)
         return []
+
+    def python_attribute(self, node: cst.Attribute) -> None:
+        """`vectorize`: refuse an attribute (or method) that a NumPy scalar has and the
+        Python number numpy.vectorize hands the function per example has not (``x.ndim``,
+        ``x.dtype``, ``x.sum()``, an int's ``x.is_integer()`` before Python 3.12): Python
+        raises AttributeError there, where the batch (or a NumPy scalar) would answer."""
+        if self.python is not None or self.types_only:
+            return
+        value = self.value(node.value)
+        if value is None or value.rank != 0 or value.kind not in _PYTHON_TYPES or \
+                value.exact and not value.batched or self.numpy_valued(node.value):
+            return
+        base = node.value
+        if type(base) is cst.Name and not value.batched and base.value in self.params and \
+                self.defs.get(base.value) == [None] and id(value) not in self.python_arguments:
+            return      # an argument handed as it is: a NumPy scalar, an excluded one
+        python_type = _PYTHON_TYPES[value.kind]
+        attr = node.attr.value
+        if not hasattr(python_type, attr):
+            raise Unsupported(
+                f"`.{attr}` of a Python {python_type.__name__}, which has no such attribute: "
+                "numpy.vectorize hands the function Python numbers (Python raises "
+                "AttributeError here)", node,
+                f"use the NumPy function (np.{attr}(...)) where there is one, or vmap, which "
+                "hands the function NumPy scalars")
 
     def weak_meeting(self, node, operands) -> None:
         """`vectorize`: refuse an operation where, per example, a NumPy float16, float32 or
