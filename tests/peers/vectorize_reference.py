@@ -81,8 +81,9 @@ def _same_outcome(got, expected, how):
     if expected[0] == "raises":
         assert got[0] == "raises", f"{how}: returned {got[1]!r} where numpy.vectorize raises " \
                                    f"{expected[1].__name__}: {expected[2]}"
-        assert got[1] is expected[1], f"{how}: raised {got[1].__name__}: {got[2]} where " \
-                                      f"numpy.vectorize raises {expected[1].__name__}: {expected[2]}"
+        assert got[1] is expected[1], \
+            f"{how}: raised {got[1].__name__}: {got[2]} where numpy.vectorize raises " \
+            f"{expected[1].__name__}: {expected[2]}"
     else:
         assert got[0] == "value", f"{how}: raised {got[1].__name__}: {got[2]} where " \
                                   "numpy.vectorize returns"
