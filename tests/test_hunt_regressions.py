@@ -758,3 +758,96 @@ def test_round_of_a_bool_with_ndigits_and_0d_string_otypes():
         for otype in ("U", "S"):
             _as_numpy_vectorize(as_text if x.dtype.kind != "b" else positive_z, (x,),
                                 otypes=[otype])
+
+
+# ------------------------ NumPy-only attributes of the Python numbers numpy.vectorize hands
+def rank_of(x):
+    return x.ndim
+
+
+def dtype_name(x):
+    return str(x.dtype)
+
+
+def summed_scalar(x):
+    return x.sum() + 1
+
+
+def integral(x):
+    return x.is_integer()
+
+
+def rank_of_sine(x):
+    return np.sin(x).ndim + x
+
+
+def plus_rank(x, p):
+    return x + p.ndim
+
+
+@pytest.mark.parametrize("f", [rank_of, dtype_name, summed_scalar, integral])
+@pytest.mark.parametrize("x", [np.array([1.5, 2.0]), np.array([1, 2]), np.array(3), 2.0, 7,
+                               np.array([True, False])],
+                         ids=["float", "int", "0d-int", "python-float", "python-int", "bool"])
+def test_numpy_attributes_of_python_numbers_raise_as_numpy_vectorize(f, x):
+    # were the batch's answers (`x.ndim - 1`, the array's dtype, a 0-d call's NumPy scalar's
+    # `.is_integer()`...), where numpy.vectorize hands each example as a Python number, which
+    # has no such attribute: AttributeError (Python < 3.12: an int's `is_integer` too)
+    expected, exc = _outcome(lambda: np.vectorize(f)(x))
+    got, got_exc = _outcome(lambda: vectorize(f)(x))
+    if exc is None:     # (a float's is_integer)
+        _same(got, expected)
+        return
+    assert type(got_exc) is type(exc), (got, got_exc)
+    with pytest.raises(VectorizeError, match="no such attribute|no batching rule|no method"):
+        vectorize(f, fallback="error")(x)
+
+
+def test_numpy_attributes_of_numpy_values_still_vectorize():
+    # a NumPy function's result, a NumPy scalar argument and an excluded one keep theirs
+    x = np.linspace(-1.0, 1.0, 5)
+    _as_numpy_vectorize(rank_of_sine, (x,))
+    _as_numpy_vectorize(dtype_name, (np.float32(2.0),))
+    _as_numpy_vectorize(plus_rank, (x, np.float64(2.0)))
+    _as_numpy_vectorize(plus_rank, (x, np.ones(3)), excluded={1})
+
+
+# ------------------------------------------------------- a call that maps no argument
+def total(p):
+    return sum(p)
+
+
+def scaled_by(x, p=2):
+    return x * p
+
+
+def no_argument():
+    return 1
+
+
+@pytest.mark.parametrize("make,call", [
+    (lambda v: v(no_argument), lambda f: f()),
+    (lambda v: v(total, excluded={0}), lambda f: f([1, 2])),
+    (lambda v: v(total, excluded={"p"}), lambda f: f(p=[1.5, 2])),
+    (lambda v: v(scaled_by, excluded={0, "p"}, otypes=[float]), lambda f: f(3, p=2)),
+])
+def test_a_call_mapping_no_argument_returns_the_result_as_it_is(make, call):
+    # was a 0-d array (cast to otypes); numpy.vectorize calls the function once and returns
+    # its result unconverted when no argument is mapped (none given, or all excluded)
+    expected = call(make(np.vectorize))
+    got = call(make(functools.partial(vectorize, fallback="error")))
+    assert type(got) is type(expected) and got == expected
+
+
+# --------------------------------- a function with `assert` in a pytest-rewritten module
+def checked_half(x):
+    assert np.ndim(x) == 0, "one example at a time"
+    return x / 2
+
+
+def test_an_assert_rewritten_by_pytest_is_still_the_functions_source():
+    # was refused ("the source ... is not the code it runs"): pytest compiles this module's
+    # asserts to its own checks, which the text compiled alone does not give
+    x = np.linspace(0.0, 3.0, 7)
+    got = vectorize(checked_half, fallback="error")(x)
+    _same(got, np.vectorize(checked_half)(x))
