@@ -851,3 +851,50 @@ def test_an_assert_rewritten_by_pytest_is_still_the_functions_source():
     x = np.linspace(0.0, 3.0, 7)
     got = vectorize(checked_half, fallback="error")(x)
     _same(got, np.vectorize(checked_half)(x))
+
+
+# --------------------------------------------------- ndarray subclasses and masked arrays
+class Subclass(np.ndarray):
+    pass
+
+
+def branchy(x, y):
+    if x > 0:
+        return x * y
+    return -x
+
+
+def pair_of(x, y):
+    return x + y, x * y
+
+
+@pytest.mark.parametrize("n", [1, 5])
+@pytest.mark.parametrize("f", [branchy, pair_of])
+def test_subclass_and_masked_arguments_give_numpy_vectorizes_types_and_masks(f, n):
+    # a masked argument's mask was dropped (a plain array where np.where made it), or its
+    # masked lanes held the masked array's own arithmetic's data; a subclass argument gave a
+    # plain array: numpy.vectorize's outputs are what its ufunc over the arguments gives
+    x = np.linspace(-1.0, 2.0, n)
+    y = np.arange(n) + 0.5
+    cases = [(np.ma.array(x, mask=np.arange(n) % 2 == 1), y),
+             (np.ma.array(x, mask=np.arange(n) % 2 == 0), np.ma.array(y)),
+             (x.view(Subclass), y), (x, y.view(Subclass)),
+             (np.ma.array(x[:1], mask=[True]).reshape(()), 2.0),
+             (np.ma.array(x), np.ma.array(y[:, None], mask=(np.arange(n) < 2)[:, None]))]
+    for args in cases:
+        expected = np.vectorize(f)(*args)
+        for _ in range(2):     # the warm call too
+            got = vectorize(f, fallback="error")(*args)
+            for g, e in zip(got, expected) if isinstance(expected, tuple) else [(got, expected)]:
+                assert type(g) is type(e), (args, g, e)
+                np.testing.assert_array_equal(np.ma.getmaskarray(g), np.ma.getmaskarray(e))
+                if e is not np.ma.masked:
+                    _same(np.ma.getdata(g), np.ma.getdata(e))
+
+
+def test_an_excluded_masked_argument_runs_numpy_vectorizes_loop():
+    x, p = np.arange(3.0), np.ma.array([1.0, 2.0], mask=[0, 1])
+    with pytest.raises(VectorizeError, match="subclass"):
+        vectorize(plus_rank, excluded={1}, fallback="error")(x, p)
+    got = vectorize(plus_rank, excluded={1}, fallback="loop")(x, p)
+    _same(got, np.vectorize(plus_rank, excluded={1})(x, p))
