@@ -898,3 +898,58 @@ def test_an_excluded_masked_argument_runs_numpy_vectorizes_loop():
         vectorize(plus_rank, excluded={1}, fallback="error")(x, p)
     got = vectorize(plus_rank, excluded={1}, fallback="loop")(x, p)
     _same(got, np.vectorize(plus_rank, excluded={1})(x, p))
+
+
+# ------------------------------------------------------------------ side effects (pinned)
+CALLS: list = []
+COUNT = 0
+
+
+def appends_its_example(x):
+    CALLS.append(x)
+    return x * 2
+
+
+def prints_its_example(x):
+    print("example", x)
+    return x + 1
+
+
+def counts_globally(x):
+    global COUNT
+    COUNT += 1
+    return x - 1
+
+
+def appends_a_constant(x):
+    CALLS.append("called")
+    return x * 2
+
+
+@pytest.mark.parametrize("f", [appends_its_example, prints_its_example, counts_globally])
+def test_side_effects_per_example_are_refused_or_numpy_vectorizes(f, capsys):
+    # a side effect on per-example values is a located refusal; with fallbacks allowed the
+    # function runs per example as numpy.vectorize runs it: once per example and once more
+    # on the first to learn the output types (docs/semantics.md, the divergence table)
+    global COUNT
+    x = np.arange(4.0)
+    with pytest.raises(VectorizeError, match="side effect|global"):
+        vectorize(f, fallback="error")(x)
+    outcomes = []
+    for run in (np.vectorize(f), vectorize(f, fallback="loop")):
+        CALLS.clear()
+        COUNT = 0
+        capsys.readouterr()
+        result = run(x)
+        outcomes.append((result.tolist(), [float(c) for c in CALLS], COUNT,
+                         capsys.readouterr().out))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_side_effects_on_shared_values_happen_per_call_not_per_example():
+    # the documented divergence: once per batched call (twice where vectorize learns the
+    # output types from a call on the first example, as numpy.vectorize's extra call)
+    for x, calls in ((np.arange(5.0), 1), (np.arange(5, dtype=np.int8), 2)):
+        CALLS.clear()
+        vectorize(appends_a_constant, fallback="error")(x)
+        assert CALLS == ["called"] * calls
