@@ -953,3 +953,56 @@ def test_side_effects_on_shared_values_happen_per_call_not_per_example():
         CALLS.clear()
         vectorize(appends_a_constant, fallback="error")(x)
         assert CALLS == ["called"] * calls
+
+
+# --------------------------------------- a call whose arguments are all 0-d or Python numbers
+def minus_shared(a, b, c):
+    return a * b - c
+
+
+def one_item(x):
+    return (x,)
+
+
+def joined(x):
+    return (x,) + (1.0,)
+
+
+def its_shape(x):
+    return np.shape(x)
+
+
+@pytest.mark.parametrize("args,options", [
+    ((np.array(1, np.uint8), np.array(253, np.uint8), [1.0]), {"excluded": {2}}),
+    ((2.5, 3, (1.0, 2.0)), {"excluded": {2}}),
+    ((np.array(0, np.uint8), [1.0], np.array(0, np.uint8)), {"excluded": {1}}),
+    ((np.array([1.0, 2.0]), 3, [1.0]), {"excluded": {2}}),
+])
+def test_python_sequence_arithmetic_with_python_numbers_raises_as_numpy_vectorize(args,
+                                                                                  options):
+    # with every mapped argument 0-d the code ran as written on NumPy scalars, for which
+    # `np.uint8(1) * 253 - [1.0]` is array arithmetic; per example it is a Python int minus
+    # a list: TypeError (found by benchmarks/fuzz_options.py, seeds 10365, 11515)
+    _, exc = _outcome(lambda: np.vectorize(minus_shared, **options)(*args))
+    got, got_exc = _outcome(lambda: vectorize(minus_shared, **options)(*args))
+    assert type(exc) is TypeError and type(got_exc) is TypeError, (got, got_exc)
+    with pytest.raises(VectorizeError, match="list or tuple"):
+        vectorize(minus_shared, fallback="error", **options)(*args)
+
+
+@pytest.mark.parametrize("f", [one_item, joined, its_shape])
+@pytest.mark.parametrize("x", [np.arange(3.0), 2.0, np.array(2.0)], ids=["1d", "python", "0d"])
+def test_returned_tuples_are_numpy_vectorizes_outputs(f, x):
+    # `return (x,)` gave one output where numpy.vectorize raises storing the tuple; a tuple
+    # made by `+` in a 0-d call was one array output, not one output per item; np.shape of
+    # a per-example number (an empty tuple: no output) was an array of shape (n, 0)
+    expected, exc = _outcome(lambda: np.vectorize(f)(x))
+    got, got_exc = _outcome(lambda: vectorize(f)(x))
+    if exc is not None:
+        assert type(got_exc) is type(exc), (got, got_exc)
+        with pytest.raises(VectorizeError):
+            vectorize(f, fallback="error")(x)
+    else:
+        assert got_exc is None and type(got) is type(expected) and len(got) == len(expected)
+        for g, e in zip(got, expected):
+            _same(g, e)

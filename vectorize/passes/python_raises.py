@@ -164,6 +164,8 @@ class _Checks:
             return
         if t is cst.Attribute:
             self.python_attribute(node)
+        elif t is cst.BinaryOperation:
+            self.python_sequence(node)
         if t is cst.BooleanOperation:
             self.of(node.left, guards, facts, out)
             self.of(node.right, guards + [(node.left, isinstance(node.operator, cst.Or))],
@@ -394,22 +396,44 @@ class _Checks:
             return self.call(node)
         return []
 
+    def python_number(self, node) -> bool:
+        """`vectorize`: whether ``node`` may be per example a Python number (not a NumPy
+        scalar, not a value the same for every example that the code holds as it is)."""
+        value = self.value(node)
+        if value is None or value.rank != 0 or value.kind not in _PYTHON_TYPES or \
+                value.exact and not value.batched or self.numpy_valued(node):
+            return False
+        # an argument handed as it is (a NumPy scalar, an excluded one) is not
+        return not (type(node) is cst.Name and not value.batched and node.value in self.params
+                    and self.defs.get(node.value) == [None]
+                    and id(value) not in self.python_arguments)
+
+    def python_sequence(self, node: cst.BinaryOperation) -> None:
+        """`vectorize`: refuse arithmetic of a Python list or tuple (an excluded or shared
+        argument, a global) with a per-example Python number: Python repeats the sequence
+        or raises TypeError, where the code, on a NumPy scalar or an array, would compute
+        item by item (the batched operands' rule refuses those; this is the code that stays
+        as written: a call whose arguments are all the same for every example)."""
+        if self.python is not None or self.types_only:
+            return
+        for seq, other in ((node.left, node.right), (node.right, node.left)):
+            value = self.value(seq)
+            if value is not None and not value.batched and type(value.example) in (
+                    list, tuple) and self.python_number(other):
+                raise Unsupported(
+                    "arithmetic on a Python list or tuple with a per-example Python number: "
+                    "Python repeats or concatenates it (`[1.0] * 2` is `[1.0, 1.0]`) or "
+                    "raises TypeError (`1.0 + [2.0]`), where arrays compute item by item",
+                    node, "pass np.asarray(...) of it")
+
     def python_attribute(self, node: cst.Attribute) -> None:
         """`vectorize`: refuse an attribute (or method) that a NumPy scalar has and the
         Python number numpy.vectorize hands the function per example has not (``x.ndim``,
         ``x.dtype``, ``x.sum()``, an int's ``x.is_integer()`` before Python 3.12): Python
         raises AttributeError there, where the batch (or a NumPy scalar) would answer."""
-        if self.python is not None or self.types_only:
+        if self.python is not None or self.types_only or not self.python_number(node.value):
             return
-        value = self.value(node.value)
-        if value is None or value.rank != 0 or value.kind not in _PYTHON_TYPES or \
-                value.exact and not value.batched or self.numpy_valued(node.value):
-            return
-        base = node.value
-        if type(base) is cst.Name and not value.batched and base.value in self.params and \
-                self.defs.get(base.value) == [None] and id(value) not in self.python_arguments:
-            return      # an argument handed as it is: a NumPy scalar, an excluded one
-        python_type = _PYTHON_TYPES[value.kind]
+        python_type = _PYTHON_TYPES[self.value(node.value).kind]
         attr = node.attr.value
         if not hasattr(python_type, attr):
             raise Unsupported(

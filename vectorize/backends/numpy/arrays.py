@@ -147,7 +147,10 @@ def _array_query(name: str):
 
     def infer(site: Site):
         if site.args[0].known and not isinstance(site.args[0], TupleValue):
-            return unbatched(getattr(np, name)(site.args[0].example))
+            found = getattr(np, name)(site.args[0].example)
+            if name == "shape":     # (a tuple of its items, as a tuple display is tracked)
+                return TupleValue(tuple(unbatched(int(d)) for d in found))
+            return unbatched(found)
         return unbatched()
     return rewrite, infer
 
