@@ -900,6 +900,25 @@ def test_an_excluded_masked_argument_runs_numpy_vectorizes_loop():
     _same(got, np.vectorize(plus_rank, excluded={1})(x, p))
 
 
+def row_mean(a):
+    return a.mean()
+
+
+def test_a_masked_argument_cut_by_a_signature_runs_numpy_vectorizes_loop():
+    # was a masked array of the means, where numpy.vectorize's outputs are arrays of the
+    # first example's result type (a plain array here)
+    m = np.ma.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], mask=[[0, 1, 0], [0, 0, 0]])
+    with pytest.raises(VectorizeError, match="masked array"):
+        vectorize(row_mean, signature="(n)->()", fallback="error")(m)
+    got = vectorize(row_mean, signature="(n)->()", fallback="loop")(m)
+    expected = np.vectorize(row_mean, signature="(n)->()")(m)
+    assert type(got) is type(expected)
+    _same(got, expected)
+    sub = np.arange(6.0).reshape(2, 3).view(Subclass)       # a subclass's examples: vectorized
+    assert type(vectorize(row_mean, signature="(n)->()", fallback="error")(sub)) is type(
+        np.vectorize(row_mean, signature="(n)->()")(sub))
+
+
 # ------------------------------------------------------------------ side effects (pinned)
 CALLS: list = []
 COUNT = 0

@@ -193,8 +193,10 @@ class vectorize:
                 return out
         elif unusual == "matrix":
             return self._matrix_call(args, kwargs)
-        elif unusual == "subclass" and self._core_signature is None:
-            return self._subclass_call(args, kwargs)
+        elif unusual == "subclass":
+            out = self._subclass_call(args, kwargs)
+            if out is not NotImplemented:
+                return out
         if self._core_signature is not None:
             return self._call_with_signature(args, kwargs)
         plan = self._plan(args, kwargs)
@@ -327,15 +329,23 @@ class vectorize:
         example too), and its outputs are what its ufunc over the arguments gives, wrapped
         by their ``__array_wrap__`` (a masked array's mask is that of the arguments
         combined). The batched code runs on the data; the outputs are wrapped by a ufunc
-        that hands the values through (one Python call per item). An excluded one reaches
-        the function as it is: numpy.vectorize's own loop runs that call."""
+        that hands the values through (one Python call per item). An excluded one, and a
+        masked one cut into core-shaped examples by a signature, reach the function as they
+        are: numpy.vectorize's own loop runs that call. NotImplemented: a call with a
+        signature and no masked array, which `_call_with_signature` makes (its examples
+        keep their subclass)."""
         names = list(_signature(self._target()[0]).parameters) if self._target() else []
         excluded = [i for i, a in enumerate(args) if _subclassed(a) and (
             i in self.excluded or (i < len(names) and names[i] in self.excluded))]
         excluded += [k for k, a in kwargs.items() if _subclassed(a) and k in self.excluded]
-        if excluded:
+        masked = any(isinstance(a, np.ma.MaskedArray) for a in (*args, *kwargs.values()))
+        if self._core_signature is not None and not masked:
+            return NotImplemented     # (a subclass's core-shaped examples: its operations)
+        if excluded or self._core_signature is not None:
             reason = ("an excluded argument of an ndarray subclass reaches the function as it "
-                      "is (its operations are the subclass's)")
+                      "is (its operations are the subclass's)" if excluded else
+                      "a masked array cut into core-shaped examples by a signature reaches the "
+                      "function as masked arrays (their reductions skip the masked items)")
             if self.fallback == "error":
                 code = getattr(self._target()[0] if self._target() else None, "__code__", None)
                 raise VectorizeError(f"cannot vectorize `{getattr(self, '__name__', '?')}`: "
