@@ -424,7 +424,7 @@ class _Checks:
                     "arithmetic on a Python list or tuple with a per-example Python number: "
                     "Python repeats or concatenates it (`[1.0] * 2` is `[1.0, 1.0]`) or "
                     "raises TypeError (`1.0 + [2.0]`), where arrays compute item by item",
-                    node, "pass np.asarray(...) of it")
+                    node, "pass an array of it instead of the list or tuple")
 
     def python_attribute(self, node: cst.Attribute) -> None:
         """`vectorize`: refuse an attribute (or method) that a NumPy scalar has and the
@@ -440,8 +440,8 @@ class _Checks:
                 f"`.{attr}` of a Python {python_type.__name__}, which has no such attribute: "
                 "numpy.vectorize hands the function Python numbers (Python raises "
                 "AttributeError here)", node,
-                f"use the NumPy function (np.{attr}(...)) where there is one, or vmap, which "
-                "hands the function NumPy scalars")
+                "use the array library's function of that name where there is one, or vmap, "
+                "which hands the function NumPy scalars")
 
     def weak_meeting(self, node, operands) -> None:
         """`vectorize`: refuse an operation where, per example, a NumPy float16, float32 or
