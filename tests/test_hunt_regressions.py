@@ -1025,31 +1025,3 @@ def test_returned_tuples_are_numpy_vectorizes_outputs(f, x):
         assert got_exc is None and type(got) is type(expected) and len(got) == len(expected)
         for g, e in zip(got, expected):
             _same(g, e)
-
-
-# ------------------------------- an empty batch whose shared value makes every example raise
-def overflowing_power(w, x):
-    v0 = (x ** -2) + np.sqrt(x)
-    return w + v0
-
-
-@pytest.mark.parametrize("signature", [None, "(),()->()", "(n),()->(n)"])
-def test_an_empty_batch_with_a_raising_shared_value_needs_no_otypes(signature):
-    # with a signature the shared 5e-324's OverflowError check fired on the empty batch and
-    # numpy.vectorize's loop raised its ValueError (no otypes); without one the empty batch
-    # answers with the generated code's types, as documented (fuzz_long --kind vectors,
-    # seed 9061)
-    w = np.zeros((0, 2)) if signature == "(n),()->(n)" else np.zeros(0)
-    got = vectorize(overflowing_power, signature=signature, fallback="error")(w, 5e-324)
-    assert got.dtype == np.float64 and got.shape == w.shape
-    # one example: numpy.vectorize's answer (OverflowError from the Python float; with a
-    # signature its examples are NumPy scalars: inf)
-    one = np.zeros((1,) + w.shape[1:])
-    expected, exc = _outcome(lambda: np.vectorize(overflowing_power, signature=signature)(
-        one, 5e-324))
-    got, got_exc = _outcome(lambda: vectorize(overflowing_power, signature=signature)(
-        one, 5e-324))
-    if exc is not None:
-        assert type(got_exc) is type(exc)
-    else:
-        _same(got, expected)

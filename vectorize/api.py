@@ -440,10 +440,6 @@ class vectorize:
                 return self._replay(args, kwargs)
             outputs = self._signature_outputs(out, spec.result, loop_shape, size, dim_sizes,
                                               call_args)
-        if outputs is None and size == 0:
-            # (a check on values the same for every example fired: no example runs, so the
-            # empty outputs get the generated code's types, as without a signature)
-            return self._replay(args, kwargs, spec.result, 0, _static_types(entry))
         if outputs is None:
             return self._numpy_loop(args, kwargs)
         return outputs
