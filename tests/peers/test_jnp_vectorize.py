@@ -4,9 +4,10 @@ ported as differential tests against ``numpy.vectorize`` (`vectorize_reference.o
 ``jnp.mean``) the case runs it as it is (ours has no source to read: a located refusal
 under ``fallback="error"``, numpy.vectorize's answer with the default fallback) and as a
 ``def`` that calls it (which must really vectorize). The reference is numpy.vectorize
-where JAX's behaviour differs (JAX lets an unsignatured function return an array per
-example; numpy.vectorize raises: so must we). ``REFUSED`` lists the cases refused with
-``fallback="error"``; every other case must pass.
+where JAX's behaviour differs, but for one documented divergence: without a signature an
+array per example is stacked, as jnp.vectorize stacks it, where numpy.vectorize raises
+(`test_non_scalar_outputs_and_default_signature`). ``REFUSED`` lists the cases refused
+with ``fallback="error"``; every other case must pass.
 
 Not ported: JAX's rank-promotion warnings and ``jax.jit`` (no such machinery here), and the
 error messages particular to jnp.vectorize (``excluded`` checks are numpy.vectorize's).
