@@ -199,3 +199,18 @@ def eqzero(x, y):
 
 def signtest(x, y):
     return math.copysign(2.0, x) * y
+
+def rank(x, y):
+    return x.ndim + y
+
+def npshape(x, y):
+    return len(np.shape(x)) + np.ndim(y) + np.size(x)
+
+def dtypename(x, y):
+    return str(x.dtype)
+
+def sinerank(x, y):
+    return np.sin(x).ndim + y
+
+def numerator(x, y):
+    return x.numerator + y

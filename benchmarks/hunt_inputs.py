@@ -9,8 +9,9 @@ mismatch and internal error, and the refusals by reason.
     python benchmarks/hunt_inputs.py                 # every function (minutes)
     python benchmarks/hunt_inputs.py add mn trunc    # some of them
 
-What it still reports: ``x.is_integer()`` of a 0-d int array (per example a Python int, which
-has no such method before Python 3.12), and the refusals with their reasons, among them a
+Also read-only arrays, ``np.matrix``, masked arrays (values, dtype and mask), an ndarray
+subclass, tuples and nested lists; the result's type is compared too (a subclass, a masked
+array, a 0-d array). What it still reports: the refusals with their reasons, among them a
 NumPy float16 value (``np.sin`` of a bool) or a uint64 meeting a Python number where NumPy's
 promotion differs from the example's (docs/semantics.md, "Output types and narrow dtypes").
 """
@@ -147,13 +148,18 @@ def compare(name, f, args, kw=None, vkw=None, desc=""):
     if isinstance(ref, tuple):
         if not isinstance(got, tuple) or len(got) != len(ref):
             return "mismatch", "tuple structure"
-        for g, r in zip(got, ref):
-            m = same(g, r)
-            if m:
-                return "mismatch", m[:400]
-        return "ok", None
-    m = same(got, ref)
-    return ("mismatch", m[:400]) if m else ("ok", None)
+    pairs = zip(got, ref) if isinstance(ref, tuple) else [(got, ref)]
+    for g, r in pairs:
+        # (the type too: an ndarray subclass, a masked array and its mask, a 0-d array)
+        if type(g) is not type(r):
+            return "mismatch", f"type {type(g).__name__} != {type(r).__name__}"
+        if isinstance(r, np.ma.MaskedArray) and not np.array_equal(np.ma.getmaskarray(g),
+                                                                    np.ma.getmaskarray(r)):
+            return "mismatch", f"mask {np.ma.getmaskarray(g)} != {np.ma.getmaskarray(r)}"
+        m = same(g, r)
+        if m:
+            return "mismatch", m[:400]
+    return "ok", None
 
 
 DT = [
@@ -170,6 +176,10 @@ DT = [
     "complex64",
     "complex128",
 ]
+
+
+class Subclass(np.ndarray):
+    """An ndarray subclass of the user's: numpy.vectorize's outputs are of it too."""
 
 
 def patterns():
@@ -204,6 +214,17 @@ def patterns():
     )
     yield "objects", (np.array([1, 2.5, 3], dtype=object), 2)
     yield "list", ([1.0, 2.0, -3.0], [1, 2, 3])
+    yield "tuple", ((1.5, -2.0, 3.0), (1, 2, 3))
+    yield "nested list", ([[1.0, 2.0], [3.0, -1.0]], [1.0, 2.0])
+    yield "python bool", (True, 2.0)
+    readonly = vals("float64")
+    readonly.flags.writeable = False
+    yield "read-only", (readonly, 1.5)
+    yield "matrix", (np.matrix([[1.5, -2.0], [0.0, 3.0]]), 2.0)
+    yield "masked", (np.ma.array(vals("float64", 4), mask=[0, 1, 0, 0]), vals("float64", 4, 1))
+    yield "masked int", (np.ma.array([1, 2, -3], mask=[1, 0, 0]), np.ma.array([[1], [2]],
+                                                                             mask=[[0], [1]]))
+    yield "subclass", (vals("float64").view(Subclass), 2.0)
 
 
 def main():

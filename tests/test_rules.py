@@ -638,6 +638,8 @@ ARRAY_CASES = [
     A("{0}.shape[0] * {1}", "m23", "x"), A("{0}.ndim + {1}", "m23", "x"),
     A("{0}.size * {1}", "t223", "x"), A("{1}.astype({0}.dtype)", "v3i", "v3"),
     A("{0}.T", "m23"), A("{0}.T", "t223"), A("{0}.T", "v3"),
+    A("np.ndim({0}) + {1}", "m23", "x"), A("np.shape({0})[1] * {1}", "m23", "x"),
+    A("np.size({0}) * {1}", "t223", "x"),
     # `.item()`: a Python number per example (complex for a negative base)
     A("{0}.item() ** 0.5", "x"), A("{0}.item() * 3 + {1}[0]", "k3", "v3i"),
     A("{0}.real", "v3c"), A("{0}.imag", "v3c"), A("{0}.real + {0}.imag", "v3"),

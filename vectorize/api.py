@@ -175,6 +175,10 @@ class vectorize:
                              signature=self.signature, fallback=self.fallback,
                              chunk_size=self.chunk_size, cache_dir=self.cache_dir,
                              backend=self.backend)
+        if self._core_signature is None and _maps_nothing(args, kwargs, self.excluded):
+            # numpy.vectorize calls the function as it is when no argument is mapped (none,
+            # or all excluded): its result unconverted, whatever `otypes` says
+            return self.pyfunc(*args, **kwargs)
         if not kwargs and "_tensor_warm" in self.__dict__:
             out = tensors.call_warm(self, args)     # tensors like the last call's
             if out is not NotImplemented:
@@ -189,6 +193,10 @@ class vectorize:
                 return out
         elif unusual == "matrix":
             return self._matrix_call(args, kwargs)
+        elif unusual == "subclass":
+            out = self._subclass_call(args, kwargs)
+            if out is not NotImplemented:
+                return out
         if self._core_signature is not None:
             return self._call_with_signature(args, kwargs)
         plan = self._plan(args, kwargs)
@@ -314,6 +322,48 @@ class vectorize:
                    **{k: np.asarray(a) if type(a) is np.matrix else a
                       for k, a in kwargs.items()})
         return tuple(map(_as_matrix, out)) if isinstance(out, tuple) else _as_matrix(out)
+
+    def _subclass_call(self, args, kwargs):
+        """A call with arguments of an ndarray subclass (a masked array, a user's subclass),
+        as numpy.vectorize makes it: its examples are the numbers of the data (a masked
+        example too), and its outputs are what its ufunc over the arguments gives, wrapped
+        by their ``__array_wrap__`` (a masked array's mask is that of the arguments
+        combined). The batched code runs on the data; the outputs are wrapped by a ufunc
+        that hands the values through (one Python call per item). An excluded one, and a
+        masked one cut into core-shaped examples by a signature, reach the function as they
+        are: numpy.vectorize's own loop runs that call. NotImplemented: a call with a
+        signature and no masked array, which `_call_with_signature` makes (its examples
+        keep their subclass)."""
+        names = list(_signature(self._target()[0]).parameters) if self._target() else []
+        excluded = [i for i, a in enumerate(args) if _subclassed(a) and (
+            i in self.excluded or (i < len(names) and names[i] in self.excluded))]
+        excluded += [k for k, a in kwargs.items() if _subclassed(a) and k in self.excluded]
+        masked = any(isinstance(a, np.ma.MaskedArray) for a in (*args, *kwargs.values()))
+        if self._core_signature is not None and not masked:
+            return NotImplemented     # (a subclass's core-shaped examples: its operations)
+        if excluded or self._core_signature is not None:
+            reason = ("an excluded argument of an ndarray subclass reaches the function as it "
+                      "is (its operations are the subclass's)" if excluded else
+                      "a masked array cut into core-shaped examples by a signature reaches the "
+                      "function as masked arrays (their reductions skip the masked items)")
+            if self.fallback == "error":
+                code = getattr(self._target()[0] if self._target() else None, "__code__", None)
+                raise VectorizeError(f"cannot vectorize `{getattr(self, '__name__', '?')}`: "
+                                     f"{reason}", filename=code.co_filename if code else
+                                     "<unknown>", line=code.co_firstlineno if code else 0,
+                                     suggestion="pass np.asarray(...) of it, or "
+                                                "fallback='warn'")
+            self._announce(reason, FallbackSpec(reason, ""), stacklevel=4,
+                           once=("subclass", reason))
+            return self._numpy_loop(args, kwargs)
+        mapped = [a for i, a in enumerate(args) if i not in self.excluded and not (
+            i < len(names) and names[i] in self.excluded)]
+        mapped += [a for k, a in kwargs.items() if k not in self.excluded]
+        out = self(*[np.asarray(a) if _subclassed(a) else a for a in args],
+                   **{k: np.asarray(a) if _subclassed(a) else a for k, a in kwargs.items()})
+        if isinstance(out, tuple):
+            return tuple(_wrapped_like_ufunc(o, mapped) for o in out)
+        return _wrapped_like_ufunc(out, mapped)
 
     def source(self, *args, **kwargs) -> str:
         """The generated source of the specialization these arguments select."""
@@ -1177,10 +1227,17 @@ _PLAIN_ARGUMENTS = frozenset({np.ndarray, float, int, bool, complex, np.float64,
                               np.int64, str, type(None)})
 
 
+def _maps_nothing(args, kwargs, excluded) -> bool:
+    """Whether a call maps no argument: every positional index and keyword name excluded."""
+    return all(i in excluded for i in range(len(args))) and \
+        all(name in excluded for name in kwargs)
+
+
 def _unusual_arguments(args, kwargs) -> str | None:
     """"tensor" where an argument is another namespace's array (`tensors`), "matrix" where
-    one is an `np.matrix`, else None (one pass over the arguments: it runs on every call
-    that does not take the fast path)."""
+    one is an `np.matrix`, "subclass" where one is of another ndarray subclass (a masked
+    array), else None (one pass over the arguments: it runs on every call that does not take
+    the fast path)."""
     for group in (args, kwargs.values()):
         for a in group:
             kind = type(a)
@@ -1188,6 +1245,8 @@ def _unusual_arguments(args, kwargs) -> str | None:
                 continue
             if kind is np.matrix:
                 return "matrix"
+            if isinstance(a, np.ndarray):
+                return "subclass"
             if backends.of_value(a) is not None:
                 return "tensor"
     return None
@@ -1247,6 +1306,26 @@ def _number_kinds(names, kinds) -> tuple[list, list]:
     python = [name for name, kind in zip(names, kinds)
               if not _is_as_is(kind) and name not in numpy_scalars]
     return python, numpy_scalars
+
+
+def _subclassed(a) -> bool:
+    return isinstance(a, np.ndarray) and type(a) is not np.ndarray
+
+
+def _last(*items):
+    return items[-1]
+
+
+def _wrapped_like_ufunc(out, inputs):
+    """``out`` as numpy.vectorize's ufunc over ``inputs`` would give it: the type (and a
+    masked array's mask) the inputs' ``__array_wrap__`` makes, the values and dtype
+    ``out``'s."""
+    out = np.asarray(out)
+    # (``out`` last: a masked array's mask is the inputs' combined in their order, as
+    # numpy.vectorize's ufunc combines them, and then with ``out``'s, which has none)
+    through = np.frompyfunc(_last, len(inputs) + 1, 1)
+    wrapped = through(*[np.asanyarray(a, dtype=object) for a in inputs], out.astype(object))
+    return np.asanyarray(wrapped, dtype=out.dtype)
 
 
 def _as_matrix(arr):

@@ -329,10 +329,37 @@ def source_matches_code(func, text: str) -> bool:
         return True
     found = any(_same_code(code, candidate) for candidate in _code_objects(compiled)
                 if candidate.co_name == code.co_name)
+    if not found and any(isinstance(n, ast.Assert) for n in ast.walk(tree)) and \
+            _rewritten_by_pytest(func):
+        found = _matches_pytest_rewrite(module, text, code)
     if len(_matched) > 512:
         _matched.clear()
     _matched[key] = found
     return found
+
+
+def _rewritten_by_pytest(func) -> bool:
+    """Whether ``func``'s module was loaded by pytest's assertion rewriting (a test module, a
+    conftest), which compiles its ``assert`` statements to other code than Python's."""
+    import sys
+    module = sys.modules.get(getattr(func, "__module__", None) or "")
+    return type(getattr(module, "__loader__", None)).__name__ == "AssertionRewritingHook"
+
+
+def _matches_pytest_rewrite(module, text: str, code) -> bool:
+    """Whether ``module`` (the function's text, wrapped in its scopes) compiles to ``code``
+    once pytest has rewritten its ``assert`` statements as it rewrites a test module's
+    (the same checks, with messages: the function means what its text says)."""
+    import ast
+    try:
+        from _pytest.assertion.rewrite import rewrite_asserts
+        rewrite_asserts(module, text.encode(), None, None)
+        compiled = compile(ast.fix_missing_locations(module), code.co_filename, "exec",
+                           flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    except Exception:   # noqa: BLE001 -- another pytest: the text is not judged the same
+        return False
+    return any(_same_code(code, candidate) for candidate in _code_objects(compiled)
+               if candidate.co_name == code.co_name)
 
 
 def _code_objects(code):

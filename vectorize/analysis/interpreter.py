@@ -814,7 +814,16 @@ def _numpy_vectorize_outputs(returns) -> None:
     inside the tuple, is refused rather than returned as several outputs."""
     for ret, value in returns:
         if not isinstance(value, TupleValue):
+            if isinstance(value, Value) and isinstance(value.example, tuple):
+                # (a tuple made by `+`, `*` or a call: its length and items not tracked)
+                raise Unsupported("returning a tuple whose items the engine does not track: "
+                                  "numpy.vectorize returns one output per item of a returned "
+                                  "tuple", ret, "return a tuple display, `return a, b`")
             continue
+        if len(value.items) == 1 and (value.kind is None or value.kind is tuple):
+            raise Unsupported("returning a tuple of one item: numpy.vectorize makes it one "
+                              "output and raises storing the tuple as a number (ValueError)",
+                              ret, "return the item itself")
         container = value.kind is not None and not issubclass(value.kind, tuple)
         if container or any(isinstance(i, TupleValue) for i in value.items):
             what = f"a {value.kind.__name__}" if container else "a tuple inside a tuple"

@@ -56,6 +56,7 @@ from ..syntax.traversal import children, walk
 
 _CAST_MESSAGE = "a float that does not fit the int array it is written into"
 _PYTHON_OF_KIND = {"b": True, "i": 1, "u": 1, "f": 1.0, "c": 1j}
+_PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 _COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
                 cst.Equal, cst.NotEqual)
@@ -90,6 +91,7 @@ class _Checks:
         # (every lane runs that assignment, after its checks): valid to the end
         self.known: dict[str, tuple[int, int]] = {}
         self.defs = _definitions(func)
+        self.params = {p.name.value for p in func.params.params}
         self.lists = stored_values(func)
         self.counters = _counters(func)
         self.numpy_names: dict[str, bool] = {}
@@ -160,6 +162,10 @@ class _Checks:
         t = type(node)
         if t in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp):
             return
+        if t is cst.Attribute:
+            self.python_attribute(node)
+        elif t is cst.BinaryOperation:
+            self.python_sequence(node)
         if t is cst.BooleanOperation:
             self.of(node.left, guards, facts, out)
             self.of(node.right, guards + [(node.left, isinstance(node.operator, cst.Or))],
@@ -389,6 +395,53 @@ class _Checks:
         if t is cst.Call:
             return self.call(node)
         return []
+
+    def python_number(self, node) -> bool:
+        """`vectorize`: whether ``node`` may be per example a Python number (not a NumPy
+        scalar, not a value the same for every example that the code holds as it is)."""
+        value = self.value(node)
+        if value is None or value.rank != 0 or value.kind not in _PYTHON_TYPES or \
+                value.exact and not value.batched or self.numpy_valued(node):
+            return False
+        # an argument handed as it is (a NumPy scalar, an excluded one) is not
+        return not (type(node) is cst.Name and not value.batched and node.value in self.params
+                    and self.defs.get(node.value) == [None]
+                    and id(value) not in self.python_arguments)
+
+    def python_sequence(self, node: cst.BinaryOperation) -> None:
+        """`vectorize`: refuse arithmetic of a Python list or tuple (an excluded or shared
+        argument, a global) with a per-example Python number: Python repeats the sequence
+        or raises TypeError, where the code, on a NumPy scalar or an array, would compute
+        item by item (the batched operands' rule refuses those; this is the code that stays
+        as written: a call whose arguments are all the same for every example)."""
+        if self.python is not None or self.types_only:
+            return
+        for seq, other in ((node.left, node.right), (node.right, node.left)):
+            value = self.value(seq)
+            if value is not None and not value.batched and type(value.example) in (
+                    list, tuple) and self.python_number(other):
+                raise Unsupported(
+                    "arithmetic on a Python list or tuple with a per-example Python number: "
+                    "Python repeats or concatenates it (`[1.0] * 2` is `[1.0, 1.0]`) or "
+                    "raises TypeError (`1.0 + [2.0]`), where arrays compute item by item",
+                    node, "pass an array of it instead of the list or tuple")
+
+    def python_attribute(self, node: cst.Attribute) -> None:
+        """`vectorize`: refuse an attribute (or method) that a NumPy scalar has and the
+        Python number numpy.vectorize hands the function per example has not (``x.ndim``,
+        ``x.dtype``, ``x.sum()``, an int's ``x.is_integer()`` before Python 3.12): Python
+        raises AttributeError there, where the batch (or a NumPy scalar) would answer."""
+        if self.python is not None or self.types_only or not self.python_number(node.value):
+            return
+        python_type = _PYTHON_TYPES[self.value(node.value).kind]
+        attr = node.attr.value
+        if not hasattr(python_type, attr):
+            raise Unsupported(
+                f"`.{attr}` of a Python {python_type.__name__}, which has no such attribute: "
+                "numpy.vectorize hands the function Python numbers (Python raises "
+                "AttributeError here)", node,
+                "use the array library's function of that name where there is one, or vmap, "
+                "which hands the function NumPy scalars")
 
     def weak_meeting(self, node, operands) -> None:
         """`vectorize`: refuse an operation where, per example, a NumPy float16, float32 or

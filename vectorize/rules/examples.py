@@ -277,6 +277,19 @@ def f(v):
 def f(m):
     return m.sum() / m.size
 '''), "M", VMAP1),
+    "array.np_ndim": Example(_f('''
+def f(v):
+    return np.ndim(v) + v[0]
+'''), "V", VMAP1),
+    "array.np_shape": Example(_f('''
+def f(m):
+    rows, cols = np.shape(m)
+    return m[rows - 1, cols - 1]
+'''), "M", VMAP1),
+    "array.np_size": Example(_f('''
+def f(m):
+    return m.sum() / np.size(m)
+'''), "M", VMAP1),
     "array.dtype": Example(_f('''
 def f(v):
     return v.astype(v.dtype) * 2

@@ -128,6 +128,33 @@ def _len(site: Site):
     return expr("{x}.shape[1]", x=site.nodes[0])
 
 
+def _array_query(name: str):
+    """``np.ndim(x)`` / ``np.shape(x)`` / ``np.size(x)`` of a per-example value: the
+    per-example rank (a constant of the specialization), shape (``np.shape(x)[1:]``) and
+    size."""
+    def rewrite(site: Site):
+        value = site.args[0]
+        if len(site.nodes) != 1 or site.kwargs or isinstance(value, TupleValue) or \
+                not value.known:
+            raise Unsupported(f"`np.{name}` of a per-example value with an axis (or of a tuple "
+                              "or a value of unknown shape)",
+                              suggestion=f"use `np.{name}` of one per-example array")
+        if name == "ndim":
+            return cst.Integer(str(value.rank))
+        if name == "shape":
+            return expr("np.shape({x})[1:]", x=site.nodes[0])
+        return expr("int(np.prod(np.shape({x})[1:]))", x=site.nodes[0])
+
+    def infer(site: Site):
+        if site.args[0].known and not isinstance(site.args[0], TupleValue):
+            found = getattr(np, name)(site.args[0].example)
+            if name == "shape":     # (a tuple of its items, as a tuple display is tracked)
+                return TupleValue(tuple(unbatched(int(d)) for d in found))
+            return unbatched(found)
+        return unbatched()
+    return rewrite, infer
+
+
 def _method_named(func, name: str) -> bool:
     """Whether ``func`` is an attribute ``<anything>.name`` (libcst.matchers would say the
     same, but importing it costs a cold first call about 200 ms)."""
@@ -320,6 +347,16 @@ def register(reg: Registry) -> None:
         "n = x.size", "n = int(np.prod(x.shape[1:]))",
         lambda s: expr("int(np.prod({x}.shape[1:]))", x=s.nodes[0]),
         infer=unbatched_attr("size")))
+    for name, before, after in (("ndim", "r = np.ndim(x)", "r = 1"),
+                                ("shape", "n, m = np.shape(x)", "n, m = np.shape(x)[1:]"),
+                                ("size", "k = np.size(x)",
+                                 "k = int(np.prod(np.shape(x)[1:]))")):
+        rewrite, infer = _array_query(name)
+        reg.add_call(getattr(np, name), Rule(
+            f"array.np_{name}", "arrays",
+            f"`np.{name}(x)` is the per-example {name}"
+            + (" (a constant of the specialization)." if name == "ndim" else "."),
+            before, after, rewrite, infer=infer))
     reg.add_attribute("dtype", Rule(
         "array.dtype", "arrays", "`x.dtype` is the same for every example.",
         "t = x.dtype", "t = x.dtype", lambda s: s.node, infer=unbatched_attr("dtype")))
