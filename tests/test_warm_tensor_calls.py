@@ -66,7 +66,9 @@ def test_warm_calls_equal_numpy_vectorize_whatever_came_before(lib):
                 SCALE = -1.0        # a rebound global: the guards send calls to planning
             for index, (t, b) in enumerate(calls):
                 got = f(t, b)
-                if index == 1 and not step:     # the second call like the first: warm
+                if index == 1 and not step and lib == "jax":
+                    # the second call like the first: warm, by vmap's fast path (PyTorch's
+                    # tensors have none: `warm_by_dtype`)
                     assert f.__dict__.get("_tensor_fast") is not None
                 assert type(got) is type(t)
                 t_np = np.asarray(t)
