@@ -92,3 +92,46 @@ def test_a_mismatched_size_is_no_warm_call():
         f(t, jnp.arange(5.0))
         with pytest.raises(ValueError):
             f(t, jnp.arange(4.0))      # numpy.vectorize's broadcasting error
+
+
+def picked(v, k):
+    return v[k] * 2.0
+
+
+def halved(x):
+    if x < 0:
+        raise ValueError(f"negative: {x}")
+    return x / 2
+
+
+def test_a_warm_call_whose_checks_fire_raises_as_the_loop():
+    """Code with checks (a per-example index, a ``raise``) runs warm as the jitted function
+    too; its checks are read after every call, and one that fires raises as the per-example
+    code does, warm or not, NumPy or ``jax.Array`` arguments."""
+    from vectorize import vmap
+    rng = np.random.default_rng(3)
+    v = rng.standard_normal((50, 4))
+    k = rng.integers(-4, 4, 50)
+    bad = k.copy()
+    bad[17] = 4
+    x = np.abs(rng.standard_normal(50))
+    negative = x.copy()
+    negative[9] = -1.0
+    on_numpy = vmap(picked, backend="jax")
+    on_jax = vmap(picked)
+    with jax.enable_x64(True):
+        jv, jk, jbad = jnp.asarray(v), jnp.asarray(k), jnp.asarray(bad)
+    expected = np.array([picked(a, b) for a, b in zip(v, k)])
+    for _ in range(2):
+        for _ in range(2):      # warm
+            np.testing.assert_array_equal(on_numpy(v, k), expected)
+            np.testing.assert_array_equal(np.asarray(on_jax(jv, jk)), expected)
+        with pytest.raises(IndexError):
+            on_numpy(v, bad)
+        with pytest.raises(IndexError):
+            on_jax(jv, jbad)
+    raising = vmap(halved, backend="jax")
+    for _ in range(2):
+        np.testing.assert_array_equal(raising(x), x / 2)
+        with pytest.raises(ValueError, match=f"^negative: {negative[9]}$"):
+            raising(negative)
