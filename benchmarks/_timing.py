@@ -64,15 +64,21 @@ def one_timing(call, reps: int) -> float:
     return (time.perf_counter() - start) / reps
 
 
-def interleaved(peers: dict, rounds: int, max_rounds: dict | None = None) -> dict:
+def interleaved(peers: dict, rounds: int, max_rounds: dict | None = None,
+                alternate: bool = False) -> dict:
     """``{name: (median seconds per call, rounds timed, reps per timing, the timings)}`` for
     each peer over ``rounds`` interleaved rounds. A peer listed in ``max_rounds`` is timed
-    only in that many rounds (spread evenly over the run)."""
+    only in that many rounds (spread evenly over the run). ``alternate``: every other round
+    times the peers in reverse order, so that no peer always follows the same one (the first
+    calls after a peer that went through a large batch find the CPU's caches full of that
+    peer's data: at 1e6 lanes, whichever of two equal peers ran second came out 15-50%
+    slower)."""
     max_rounds = max_rounds or {}
     reps = {name: calibrate(call) for name, call in peers.items()}
     times = {name: [] for name in peers}
+    order = list(peers.items())
     for r in range(rounds):
-        for name, call in peers.items():
+        for name, call in (order[::-1] if alternate and r % 2 else order):
             limit = max_rounds.get(name, rounds)
             if limit < rounds and (r * limit) // rounds == ((r + 1) * limit) // rounds:
                 continue          # not this round's turn

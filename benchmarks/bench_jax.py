@@ -12,6 +12,9 @@ rounds, medians:
   buffer itself for a large one), so a further column is against
   ``np.array(jax.jit(hand)(...))``, writable too (a copy);
 - **jax.Array in/out**: both on ``jax.Array``s, results waited for (``block_until_ready``);
+- every other round times the peers in reverse order (`_timing.interleaved`'s
+  ``alternate``): at N = 1e6 the peer timed right after the NumPy peers (which leave the
+  CPU's caches full of their arrays) came out 15-50% slower than its equal timed next;
 - each ours / jit(hand) ratio is the ratio of the medians, with the quartiles of the per-round
   ratios in parentheses (each round times both: how far one run's ratio can be trusted);
 - **vs hand NumPy** (NumPy in/out): ours against the hand-written NumPy of
@@ -142,7 +145,7 @@ def measure(work, hand_jit_of, n: int, rounds: int, jax, jnp) -> dict:
         "ours, jax.Array in/out": lambda: ours(*jargs).block_until_ready(),
         "jit(hand), jax.Array in/out": hand_jax,
     }
-    timed_rounds = interleaved(peers, rounds)
+    timed_rounds = interleaved(peers, rounds, alternate=True)
     steady = {name: stats[0] for name, stats in timed_rounds.items()}
     # the quartiles of ours / jit(hand) over the rounds (each round times both)
     spread = {io: paired_spread(timed_rounds[f"ours, {io}"][3],

@@ -71,8 +71,8 @@ def _outputs(out):
 
 
 # creates its tensor on the default device, as its code says (`torch.zeros(3)`), per example
-# too (a tensor written into whose `device=` the analysis cannot follow is refused, so the
-# corpus case covering that rule has none): left out of the device checks
+# too (`written_like_argument` is the same rule with `device=x.device`): left out of the
+# device checks
 _DEFAULT_DEVICE = {"written_zeros"}
 
 

@@ -551,8 +551,36 @@ def written_clone(x, w):
     return y * 2
 
 
+def written_like_argument(x):
+    """(array.dtype, array.device) a tensor made with a per-example tensor's dtype and
+    device, written into per example"""
+    y = torch.zeros(3, dtype=x.dtype, device=x.device)
+    y[0] = x
+    y[2] = x * 2
+    return y
+
+
+def made_like_argument(x):
+    """(array.dtype, array.device) a tensor the same for every example, made with a
+    per-example tensor's dtype and device (no writes)"""
+    ones = torch.ones(3, dtype=x.dtype, device=x.device)
+    return ones.sum() * x + torch.zeros((), dtype=x.dtype, device=x.device)
+
+
+def swap_items(v, i, j):
+    """(array.scatter) two items of a per-example vector swapped by per-example indices,
+    read as copies (per example `v[j]` is a 0-d view: without `.clone()` the first write
+    would change what the second one writes, which is refused)"""
+    y = v.clone()
+    y[i], y[j] = y[j].clone(), y[i].clone()
+    return y
+
+
 CASES = [
     Case(written_zeros, [A("f")]),
+    Case(written_like_argument, [A("f")]),
+    Case(made_like_argument, [A("f")]),
+    Case(swap_items, [A("f", (4,)), A("k"), A("k")]),
     Case(written_clone, [A("f"), S("f", (3,))]),
     Case(arithmetic, [A("f"), A("f")]),
     Case(arithmetic, [A("f"), S("f")]),

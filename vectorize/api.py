@@ -152,7 +152,8 @@ class vectorize:
                     if last.simple and not self.otypes:
                         arr = out if last.to_numpy is None else last.to_numpy(out)
                         if type(arr) is _NDARRAY and arr.shape == last.flat:
-                            arr = _own(arr, call_args)
+                            if not last.owned:
+                                arr = _own(arr, call_args)
                             return arr if last.flat is last.shape else arr.reshape(last.shape)
                     elif last.to_numpy is not None:
                         out = tuple(map(last.to_numpy, out)) if isinstance(out, tuple) else \
@@ -1068,13 +1069,14 @@ class _FastPath:
     a batch of 1e4 lanes were a tenth of the call)."""
 
     __slots__ = ("key", "entry", "ops", "shape", "flat", "size", "batched", "run", "simple",
-                 "to_numpy", "chunk_size", "guards", "match")
+                 "to_numpy", "chunk_size", "guards", "match", "owned")
 
     def __init__(self, key, entry, ops, shape, size, batched, chunk_size="auto"):
         self.key, self.entry, self.ops = key, entry, ops
         self.shape, self.size, self.batched = shape, size, batched
         self.flat = shape if len(shape) == 1 else (size,)
         self.chunk_size = chunk_size
+        self.owned = False      # `run` gives NumPy arrays of their own (`_own` not needed)
         spec = entry.spec
         self.guards = spec.guards
         # the generated function's arguments for a call's, or None (`plan`)
@@ -1105,6 +1107,9 @@ class _FastPath:
             # a compiled function that takes NumPy arrays (JAX's), for a numeric result
             self.run = spec.function if self.simple and backend.takes_numpy else None
             self.to_numpy = backend.to_numpy
+            runner = backend.numpy_runner(spec.function) if self.run is not None else None
+            if runner is not None:      # NumPy arrays of their own out (`_own` not needed)
+                self.run, self.to_numpy, self.owned = runner, None, True
 
     @staticmethod
     def key_of(args):

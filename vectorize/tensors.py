@@ -132,16 +132,53 @@ def call(vec, args, kwargs):
 
 def call_warm(vec, args):
     """``vec(*args)`` where the arguments are like those of a call `_remember` kept (a warm
-    call: nothing else to check); NotImplemented for any other call."""
+    call: nothing else to check); NotImplemented for any other call.
+
+    Where the vmap's own fast path (`vmap._FastPath`) was made for arguments like the kept
+    ones (`_same_layout`: 1-d arrays where they are arrays, numbers of their types), its
+    check of the arguments is `_warm`'s and more (ranks, dtypes, one batch size, the
+    specialization's guards), and the call is that path's alone."""
+    mapped = vec.__dict__["_tensor_warm"][1]
+    fast = mapped._fast
+    if fast is not None and fast is vec.__dict__.get("_tensor_fast"):
+        planned = fast.match(args)
+        if planned is not None:
+            return _outputs(vec, mapped._fast_call(fast, planned, args, {}), args,
+                            (planned[1],))
     planned = _warm(vec, args)
     if planned is None:
         return NotImplemented
-    return _run(vec, planned)
+    out = _run(vec, planned)
+    fast = mapped._fast
+    if fast is not None and fast is not vec.__dict__.get("_tensor_fast") and \
+            _same_layout(fast, vec.__dict__["_tensor_warm"][0]):
+        vec.__dict__["_tensor_fast"] = fast
+    return out
+
+
+def _same_layout(fast, kinds) -> bool:
+    """Whether the vmap fast path ``fast`` takes exactly calls `_warm` takes with argument
+    types ``kinds``: no argument beyond them, a plain vmap (`_FastPath.plain`), each array
+    mapped along its first axis with one dimension, each number of its type."""
+    if not fast.plain or len(fast.leaves) != len(kinds):
+        return False
+    for (leaf_kind, info, ndim, axis), kind in zip(fast.leaves, kinds):
+        if kind in _SCALARS:
+            if leaf_kind is not kind:
+                return False
+        elif leaf_kind != "fb" or ndim != 1 or axis != 0 or info[0] is not kind:
+            return False
+    return True
 
 
 def _run(vec, planned):
     mapped, call_args, loop_shape, _ = planned
-    out = mapped(*call_args)
+    return _outputs(vec, mapped(*call_args), call_args, loop_shape)
+
+
+def _outputs(vec, out, call_args, loop_shape):
+    """The call's results from the mapped function's ``out``: reshaped to the loop shape,
+    cast to ``otypes``."""
     otypes = vec.otypes
     if len(loop_shape) == 1 and not otypes and (type(out) is tuple or
                                                 not isinstance(out, tuple)):
@@ -175,6 +212,7 @@ def _remember(vec, args, planned):
     kinds = tuple(type(a) for a in args)
     if all(kind in _SCALARS or getattr(a, "ndim", None) == 1 for kind, a in zip(kinds, args)):
         vec.__dict__["_tensor_warm"] = (kinds, mapped)
+        vec.__dict__.pop("_tensor_fast", None)      # (`call_warm` learns it again)
 
 
 def _warm(vec, args):

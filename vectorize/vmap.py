@@ -276,6 +276,13 @@ class _VMapped:
         return chunks.source_for(entry.spec, entry.tuning, size, self.chunk_size)
 
     def __call__(self, *args, **kwargs):
+        fast = self._fast
+        if fast is not None and fast.plain and not kwargs:
+            # (a fast path is only made past the special calls below; `plain`: none of them
+            # looks at the arguments)
+            planned = fast.match(args)
+            if planned is not None:
+                return self._fast_call(fast, planned, args, kwargs)
         if self.backend is not None:
             numpy_call = backends.get(self.backend).numpy_call(args, kwargs)
             if numpy_call is not None:
@@ -299,31 +306,7 @@ class _VMapped:
                 fast = self._fast_numpy
                 planned = fast.match(args)
             if planned is not None:
-                call_args, size = planned
-                if fast.direct is None or fast.chunked and chunks.may_chunk(self.chunk_size,
-                                                                             size):
-                    out = self._run_or_loop(args, kwargs, fast.entry, call_args, None, size,
-                                            fast.batched, True)
-                else:
-                    try:
-                        out = fast.direct(*call_args)
-                    except BackendFailure as failure:
-                        out = self._backend_failed(failure, fast.entry.spec, args, kwargs, size)
-                        return out if fast is self._fast else _to_numpy(out, self.backend)
-                    except (VectorizeError, Warning):
-                        raise
-                    except Exception as exc:       # noqa: BLE001 -- the per-example loop decides
-                        out = self._replayed(exc, args, kwargs, fast.entry, size)
-                        return out if fast is self._fast else _to_numpy(out, self.backend)
-                    if type(out) is not fast.out_type or out.ndim <= fast.rank:
-                        spec = fast.entry.spec
-                        placed = _place_outputs(out, spec.result, 0, size,
-                                                backends.get(spec.backend), call_args,
-                                                self._name)
-                        if placed is out and getattr(out, "ndim", 0) > fast.rank:
-                            fast.out_type = type(out)
-                        out = placed
-                return out if fast is self._fast else _to_numpy(out, self.backend)
+                return self._fast_call(fast, planned, args, kwargs)
         if not kwargs and wants_dask(args):   # a Dask array in: Dask arrays out, nothing computed
             from .dask_runtime import call_vmap
             return call_vmap(self, args)
@@ -354,6 +337,35 @@ class _VMapped:
             out = self._run_or_loop(*loop_args, entry, call_args, call_kwargs, size, batched,
                                     tree)
         return out if given is None else _to_numpy(out, self.backend)
+
+    def _fast_call(self, fast, planned, args, kwargs):
+        """A call the fast path ``fast`` matched (``planned``: its arguments and batch
+        size)."""
+        call_args, size = planned
+        if fast.direct is None or fast.chunked and chunks.may_chunk(self.chunk_size,
+                                                                     size):
+            out = self._run_or_loop(args, kwargs, fast.entry, call_args, None, size,
+                                    fast.batched, True)
+        else:
+            try:
+                out = fast.direct(*call_args)
+            except BackendFailure as failure:
+                out = self._backend_failed(failure, fast.entry.spec, args, kwargs, size)
+                return out if fast is self._fast else _to_numpy(out, self.backend)
+            except (VectorizeError, Warning):
+                raise
+            except Exception as exc:       # noqa: BLE001 -- the per-example loop decides
+                out = self._replayed(exc, args, kwargs, fast.entry, size)
+                return out if fast is self._fast else _to_numpy(out, self.backend)
+            if type(out) is not fast.out_type or out.ndim <= fast.rank:
+                spec = fast.entry.spec
+                placed = _place_outputs(out, spec.result, 0, size,
+                                        backends.get(spec.backend), call_args,
+                                        self._name)
+                if placed is out and getattr(out, "ndim", 0) > fast.rank:
+                    fast.out_type = type(out)
+                out = placed
+        return out if fast is self._fast else _to_numpy(out, self.backend)
 
     def _run_or_loop(self, args, kwargs, *run):
         """`_run`, or where the batched code raised, the per-example loop, which decides: a
@@ -644,7 +656,7 @@ class _FastPath:
     (which builds the key, checks the arguments, and may make another fast path)."""
 
     __slots__ = ("entry", "lead", "leaves", "batched", "direct", "rank", "out_type", "chunked",
-                 "match")
+                 "match", "plain")
 
     def __init__(self, entry, lead, leaves, batched, direct=None, chunked=False):
         self.entry = entry
@@ -664,6 +676,7 @@ class _FastPath:
         self.out_type = None
         # the warm check of a call's arguments, unrolled for these leaves (`_matcher`)
         self.match = _matcher(lead, leaves, entry.spec.guards)
+        self.plain = False
 
     @classmethod
     def of(cls, vm, args, entry, batched):
@@ -698,7 +711,11 @@ class _FastPath:
             and vm._options.randomness != "error") else None
         if direct is not None and chunked and vm.chunk_size is None:
             chunks.prime_allocator()        # (what `chunks.run` does before a large call)
-        return cls(entry, vm._lead, tuple(leaves), batched, direct, chunked)
+        fast = cls(entry, vm._lead, tuple(leaves), batched, direct, chunked)
+        # no backend named, no axis_size: a call like this one needs none of the checks
+        # `_VMapped.__call__` makes before it tries the fast path
+        fast.plain = vm.backend is None and vm._options.axis_size is None
+        return fast
 
 
 _MATCHERS: dict = {}

@@ -56,6 +56,29 @@ class Aliasing:
         if reads:
             names = {t for target in small.targets for t in target_names(target.target)}
             self._bound_scalar_reads.append((names, reads, small))
+        gathered = [n for n in _held(small.value) if n in self._gathered_views]
+        for node in gathered:
+            if self._gathered_views[node] in into:
+                # `y[i], y[j] = y[j], y[i]` where per example `y[j]` is a view (a row, a
+                # PyTorch item): the first write changes what the second one writes; on the
+                # batch both are gathers, copies
+                self._stale_gather(node)
+        if gathered:
+            names = {t for target in small.targets for t in target_names(target.target)}
+            self._bound_gathered_views.append((names, gathered, small))
+
+    def _stale_gather(self, node) -> None:
+        """A per-example view read by a per-example integer index (`_gathered_views`), which
+        a write into its array changes per example while it is still read: on the batch the
+        read is a gather (a copy), which the write would not change. Refused."""
+        base = self._gathered_views[node]
+        code = _code(node).strip()
+        raise Unsupported(f"`{code}` is a view of `{base}` per example (its index is a "
+                          f"per-example integer), read after `{base}` is written into: per "
+                          "example the write changes it, on the batch it is a copy (a "
+                          "gather)", node,
+                          f"copy it where it is read (`{self.registry.primitives.copy(code)}`)"
+                          f", or read it again after the write")
 
     def _copy_scalar_reads(self) -> None:
         """``a = y[0]`` is a NumPy scalar per example, a copy of the element; on the batch
@@ -63,7 +86,7 @@ class Aliasing:
         Such reads whose name may still be read after such a write (later in the code, or
         in a loop around both) are copied (`copied_reads`: ``y[:, 0].copy()``); ``a =
         y[1:]`` is a view per example too, and stays one."""
-        if not self._bound_scalar_reads:
+        if not self._bound_scalar_reads and not self._bound_gathered_views:
             return
         writes_into: dict[str, list] = {}
         for n in walk(self.tree.body):
@@ -88,6 +111,14 @@ class Aliasing:
                     if (at > index or around & loops) and names & self._live.get(write,
                                                                                     set()):
                         self._copied_read(node)
+        for names, reads, small in self._bound_gathered_views:
+            index, loops, _ = self._where.get(id(small), (0, frozenset(), ()))
+            for node in reads:
+                for write in writes_into.get(self._gathered_views[node], ()):
+                    at, around, _ = self._where.get(id(write), (0, frozenset(), ()))
+                    if (at > index or around & loops) and names & self._live.get(write,
+                                                                                    set()):
+                        self._stale_gather(node)
 
     def _copied_read(self, node) -> None:
         """A per-example item read that a later write would change on the batch: copied

@@ -775,6 +775,13 @@ class Expressions:
                 and type(node.value) is cst.Name:
             # per example a NumPy scalar (a copy); on the batch `y[:, 0]` is a view
             self._scalar_reads[node] = node.value.value
+        elif base.batched and batched_parts and type(node.value) is cst.Name and (
+                isinstance(out, np.ndarray) and out.ndim or isinstance(out, np.generic)
+                and self.registry.primitives.item_views) and all(
+                p is None or p.kind in "iu" and np.ndim(p.example) == 0 for p in parts):
+            # basic indexing per example (integers): a view (a row; PyTorch's 0-d item);
+            # on the batch a gather, `y[arange, i]`, a copy (`Aliasing._bind_scalar_reads`)
+            self._gathered_views[node] = node.value.value
         return batched_like(out)
 
     def _selection(self, node: cst.Subscript, base, parts):

@@ -148,6 +148,10 @@ class Analysis(Expressions, Calls, Aliasing):
         self._scalar_reads: dict[cst.Subscript, str] = {}
         self._bound_scalar_reads: list = []     # (names bound, those reads, the assignment)
         self.copied_reads: set[cst.Subscript] = set()   # ... that must be copies
+        # `y[i]` of a per-example array by a per-example integer: a view per example (a row,
+        # or PyTorch's 0-d item), a gather (a copy) on the batch; and their bindings
+        self._gathered_views: dict[cst.Subscript, str] = {}
+        self._bound_gathered_views: list = []
         self._exception_of_one_example = 0   # analysing the exception of such a raise
         # if / while / conditional expression / and-or -> the truth of its test, where that
         # is exactly known (`_decided`): only that side runs

@@ -178,6 +178,13 @@ class Backend:
         arguments were NumPy's."""
         return np.asarray(value)
 
+    def numpy_runner(self, function):
+        """``function`` (a generated function as `runnable` made it, whose result is one
+        array) as a call on NumPy arguments giving a writable NumPy array of its own (its
+        `to_numpy`, nothing shared with the arguments), where the backend has a quicker one
+        than the call and `to_numpy`; else None."""
+        return None
+
     def example_of(self, array, batched: bool):
         """A NumPy example of one of the namespace's arrays: its dtype and (per-example,
         when ``batched``: without axis 0) shape."""

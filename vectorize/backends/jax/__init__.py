@@ -124,6 +124,11 @@ class JaxBackend(Backend):
     # writable array over that buffer (`runtime.to_numpy`, ``docs/jax.md``)
     to_numpy = staticmethod(runtime.to_numpy)
 
+    def numpy_runner(self, function):
+        """`runtime.Compiled.numpy_call`: a warm call is the jitted function and its
+        result's buffer handed out (no `mark_fresh`, no copy)."""
+        return getattr(function, "numpy_call", None)
+
     def as_result(self, value):
         if self.claims(value):
             return value

@@ -156,7 +156,14 @@ def to_numpy(value):
     """A result as a writable NumPy array of its own (module docstring, "NumPy results"):
     XLA's buffer itself where ``value`` is a fresh result (`mark_fresh`) of at least
     `VIEW_MIN_BYTES` on the host, else a copy."""
-    if _take_fresh(value) and results_are_own():
+    if _take_fresh(value):
+        return _fresh_to_numpy(value)
+    return np.array(value)
+
+
+def _fresh_to_numpy(value):
+    """`to_numpy` of a result no one else holds (one a jitted call has just made)."""
+    if _OWN[0] if _OWN else results_are_own():
         try:
             held = memoryview(value)    # waits for the values; holds the buffer
         except (BufferError, TypeError):    # not in host memory (a GPU's): copied
@@ -371,9 +378,9 @@ class Compiled:
         return jitted
 
     def __call__(self, *args, **kwargs):
-        if not kwargs and not self.level and not self.checks:
-            # a warm call: arguments of types jitted before (`_jit_for`), nothing to check
-            # after; the jitted function itself, x64 entered only where it is off
+        if not kwargs and not self.level:
+            # a warm call: arguments of types jitted before (`_jit_for`); the jitted
+            # function itself, x64 entered only where it is off
             types = tuple(map(type, args))
             jitted = self._by_types[0].get(types)
             if jitted is not None:
@@ -384,12 +391,44 @@ class Compiled:
                     else:
                         with x64(True):
                             out = jitted(*args)
+                except Exception:   # noqa: BLE001, S110 -- a new shape failed to trace:
+                    pass            # the levels below decide, as for a first call
+                else:
+                    if self.checks:
+                        error, out = out
+                        if error.get() is not None:     # as `_call`: raises as written
+                            return self.op_by_op(*args)
                     if np.ndarray in types:     # NumPy in: NumPy out (`to_numpy`)
                         mark_fresh(out)
                     return out
-                except Exception:   # noqa: BLE001, S110 -- a new shape failed to trace:
-                    pass            # the levels below decide, as for a first call
         return self._call(args, kwargs)
+
+    def numpy_call(self, *args):
+        """The call on NumPy arguments as a writable NumPy array of its own (`to_numpy`),
+        where the result is one array. A warm call (arguments of types jitted before; its
+        checks, where the code has any, passed) is the jitted function (64-bit types
+        entered where they are off) and its result's buffer handed out (`_fresh_to_numpy`:
+        it is this call's own, nothing to remember in `mark_fresh`); any other call is
+        `_call`'s."""
+        if not self.level:
+            jitted = self._by_types[0].get(tuple(map(type, args)))
+            if jitted is not None:
+                x64 = _JAX[0].enable_x64
+                try:
+                    if x64.value:
+                        out = jitted(*args)
+                    else:
+                        with x64(True):
+                            out = jitted(*args)
+                except Exception:   # noqa: BLE001 -- a new shape failed to trace: as a
+                    pass            # first call, below
+                else:
+                    if self.checks:
+                        error, out = out
+                        if error.get() is not None:     # as `_call`: raises as written
+                            return to_numpy(self.op_by_op(*args))
+                    return _fresh_to_numpy(out)
+        return to_numpy(self._call(args, {}))
 
     def _call(self, args, kwargs):
         """A call at the current level, which falls to the next one where tracing fails

@@ -136,6 +136,21 @@ def _register_shape_methods(reg: Registry) -> None:
                                       infer=per_example(name, f"`.{name}()`")))
 
 
+def _same_attribute(attr: str):
+    """``x.dtype`` / ``x.device`` of a per-example tensor: the same for every example, its
+    example the example tensor's own (the dtype exactly; the device the examples' CPU,
+    whatever device the batch is on: what the analysis computes on), so that what is made
+    with it (``torch.zeros(3, dtype=x.dtype, device=x.device)``) has an example too. Not
+    exact: code testing it stays a Python test (the device of the batch decides)."""
+    def infer(site: Site):
+        from . import examples
+        try:
+            return unbatched(examples.example_attribute(site.args[0].example, attr))
+        except Exception:       # noqa: BLE001 -- an example PyTorch has no tensor for
+            return unbatched()
+    return infer
+
+
 def register_shapes(reg: Registry, torch) -> None:
     _register_shape_methods(reg)
     reg.add_operator("subscript", Rule(
@@ -156,7 +171,7 @@ def register_shapes(reg: Registry, torch) -> None:
     for attr in ("dtype", "device"):
         reg.add_attribute(attr, Rule(
             f"array.{attr}", "arrays", f"`x.{attr}` is the same for every example.",
-            f"t = x.{attr}", f"t = x.{attr}", lambda s: s.node, infer=lambda s: unbatched()))
+            f"t = x.{attr}", f"t = x.{attr}", lambda s: s.node, infer=_same_attribute(attr)))
     reg.add_attribute("T", Rule(
         "array.T", "arrays", "`x.T` reverses the per-example dims only.",
         "y = m.T", "y = m.permute(0, 2, 1)", _transposed,
