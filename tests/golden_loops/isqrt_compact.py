@@ -10,13 +10,13 @@ def isqrt_compact(n):
     y = (x + 1) // 2
     active = y < x
     lanes = np.flatnonzero(active)
-    x = x.astype(np.int64)
-    y = y.astype(np.int64)
     x_lanes = x
     y_lanes = y
     n_lanes = n
     active_lanes = active
-    if lanes.size < len(active):
+    if lanes.size < len(active) or not lanes.size:
+        x = x.astype(np.int64)
+        y = y.astype(np.int64)
         x_lanes = x[lanes]
         y_lanes = y[lanes]
         n_lanes = n[lanes]
@@ -34,14 +34,22 @@ def isqrt_compact(n):
                 raise OverflowError("Python int too large to convert to C long")
             y_if = (x_if + n_lanes // x_if) // 2
             active_if = y_if < x_if
-            x_lanes = np.where(active_lanes, x_if, x_lanes)
-            y_lanes = np.where(active_lanes, y_if, y_lanes)
+            if idle:
+                x_lanes = np.where(active_lanes, x_if, x_lanes)
+                y_lanes = np.where(active_lanes, y_if, y_lanes)
+            else:
+                x_lanes = x_if
+                y_lanes = y_if
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
             if not running or idle >= 0.25 * lanes.size + 120:
-                x[lanes] = x_lanes
-                y[lanes] = y_lanes
+                if lanes.size == len(active):
+                    x = x_lanes.astype(np.int64)
+                    y = y_lanes.astype(np.int64)
+                else:
+                    x[lanes] = x_lanes
+                    y[lanes] = y_lanes
                 keep = np.flatnonzero(active_lanes)
                 lanes = lanes[keep]
                 x_lanes = x_lanes[keep]

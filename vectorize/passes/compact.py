@@ -57,7 +57,8 @@ from ..loops.facts import loop_mask
 from ..syntax.edit import RenameNames
 from ..syntax.templates import parse_expr, parse_stmt, render
 from ..syntax.traversal import children, recalled, remember, rewrite, walk
-from .records import BatchedLoopFacts, CompactedIfs
+from ..abstract import Value
+from .records import ArrayValues, BatchedLoopFacts, CompactedIfs
 
 
 # ------------------------------------------------------------------------- shared helpers
@@ -184,31 +185,44 @@ class _Compact(cst.CSTTransformer):
         local = {name: self.fresh(f"{name}_lanes") for name in names}
         prims = self.prims
         lines = [f"{lanes} = {prims.lanes_of(active)}"]
-        # a copy: the loop scatters into it (never into the caller's array)
-        lines += [f"{name} = {prims.astype(name, prims.dtype_code(dtype))}"
+        # copies: the loop scatters into them (never into the caller's array), and nothing
+        # else holds them (a value in the loop may share the array of a carry's old value)
+        copies = [f"{name} = {prims.astype(name, prims.dtype_code(dtype))}"
                   for name, dtype in carried]
         gathers = _gathers(prims, local, lanes, names)
         # (a parameter read for its length in an outer compacted loop is over other lanes)
         sized = BatchedLoopFacts.get(self.ctx).batch_len_params
         outer_sized = self.loops and not sized.isdisjoint(names)
-        if not outer_sized and not _changed_in_place(self._local(body, local, lanes)) & (
-                {None} | set(local.values())):
-            # the loop starts on the arrays themselves, gathered where some lane is not
-            # running (cheap to ask)
+        whole = not outer_sized and not _changed_in_place(self._local(body, local, lanes)) & (
+            {None} | set(local.values()))
+        put_back = _scatters(prims, local, lanes, [n for n, _ in carried])
+        if whole:
+            # the loop starts on the arrays themselves where every lane runs (cheap to ask),
+            # and the copies to scatter into are made of the carries' values when the lanes
+            # are first compacted (a copy, not a scatter: every lane, in order); else (some
+            # lane does not run, or no lane at all) it starts on gathered lanes
             lines += [f"{local[name]} = {name}" for name in names]
-            lines.append("\n".join([f"if {prims.size(lanes)} < len({active}):",
-                                     *(f"    {line}" for line in gathers)]))
+            lines.append("\n".join([
+                f"if {prims.size(lanes)} < len({active}) or not {prims.size(lanes)}:",
+                *(f"    {line}" for line in copies + gathers)]))
+            put_back = ["\n".join([
+                f"if {prims.size(lanes)} == len({active}):",
+                *(f"    {name} = {prims.astype(local[name], prims.dtype_code(dtype))}"
+                  for name, dtype in carried),
+                "else:", *(f"    {line}" for line in put_back)])]
         else:
-            lines += gathers
+            lines += copies + gathers
         g_active = local[active]
         keep, running, idle = self.fresh("keep"), self.fresh("running"), self.fresh("idle")
-        compaction = _scatters(prims, local, lanes, [n for n, _ in carried])
+        compaction = list(put_back)
         compaction.append(f"{keep} = {prims.lanes_of(g_active)}")
         compaction.append(f"{lanes} = {prims.gather(lanes, keep)}")
         compaction += [f"{local[n]} = {prims.gather(local[n], keep)}" for n in names]
         compaction.append(f"{idle} = 0")
+        merges = self._plain_merges(active, carried, body)
         body = self._local(body, local, lanes)
         per_lane, fixed = _compaction_cost(len(carried), len(names), body)
+        body = _merged_while_idle(body, merges, idle)
         lines.append(f"{idle} = 0")
         check = _statements([
             f"{running} = {prims.count(g_active)}",
@@ -216,9 +230,49 @@ class _Compact(cst.CSTTransformer):
             # change in place, `_changed_in_place`)
             f"{idle} = {idle} + {prims.size(lanes)} - {running}",
         ]) + [parse_stmt(f"if not {running} or {idle} >= {per_lane} * {prims.size(lanes)}"
-                         f" + {fixed}:\n" + "".join(f"    {line}\n" for line in compaction))]
-        after = _statements(_scatters(prims, local, lanes, [n for n, _ in carried]))
+                         f" + {fixed}:\n" + "".join(
+                             f"    {part}\n" for line in compaction
+                             for part in line.split("\n")))]
+        after = _statements(put_back)
         return _statements(lines), body + check, after, lanes
+
+    def _plain_merges(self, active: str, carried, body: list) -> dict:
+        """``{k: new}`` for the statements ``body[k]`` that merge a carry's new value into
+        it, ``x = np.where(active, new, x)``, where the merge is ``new`` itself whenever
+        every lane in the loop's arrays runs: the statement is at the top of the body, before
+        anything assigns the mask (which then holds for each of those lanes), ``new`` is an
+        array of per-example scalars of the carry's own dtype (`records.ArrayValues`, by
+        node: what `batch_rules` knew of it), and nothing in the body changes an array in
+        place (the carry may then share ``new``'s array)."""
+        if _changed_in_place(body):
+            return {}
+        values = ArrayValues.get(self.ctx).values
+        dtypes = dict(carried)
+        plain = {}
+        for k, stmt in enumerate(body):
+            if active in writes(stmt):
+                break
+            if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1:
+                continue
+            assign = stmt.body[0]
+            if type(assign) is not cst.Assign or len(assign.targets) != 1 or \
+                    type(assign.targets[0].target) is not cst.Name:
+                continue
+            name = assign.targets[0].target.value
+            call = assign.value
+            if name not in dtypes or type(call) is not cst.Call or len(call.args) != 3 or \
+                    any(a.keyword is not None or a.star for a in call.args):
+                continue
+            mask, new, old = (a.value for a in call.args)
+            if not (type(mask) is cst.Name and mask.value == active and type(old) is cst.Name
+                    and old.value == name) or render(call) != self.prims.where(
+                        active, render(new), name):
+                continue
+            value = values.get(new)
+            if type(value) is Value and value.known and value.batched and \
+                    value.rank == 0 and value.dtype == dtypes[name]:
+                plain[k] = new
+        return plain
 
     def leave_With(self, original_node, updated_node):
         """A compacted loop under ``with np.errstate(...)`` (hoisted there by `simplify`):
@@ -431,6 +485,32 @@ class _Compact(cst.CSTTransformer):
         return [base] + [prims.scatter(name, lanes, local) for lanes, local, _ in sources]
 
 
+def _merged_while_idle(body: list, merges: dict, idle: str) -> list:
+    """``body`` with each run of the merges `_Compact._plain_merges` found (by index) under
+    ``if idle:``, and the new values themselves under its ``else``: ``idle`` (the lanes that
+    finished since the last compaction) is 0 exactly when every lane in the loop's arrays
+    runs, which is how each compaction leaves them and how most passes of lanes that finish
+    together find them (no `where` to pay then)."""
+    if not merges:
+        return body
+    out, k = [], 0
+    while k < len(body):
+        if k not in merges:
+            out.append(body[k])
+            k += 1
+            continue
+        run = []
+        while k in merges:
+            run.append(body[k])
+            k += 1
+        # (each statement as `_Compact._local` renamed it)
+        plain = [stmt.with_changes(body=[stmt.body[0].with_changes(
+            value=stmt.body[0].value.args[1].value)]) for stmt in run]
+        out.append(cst.If(test=cst.Name(idle), body=cst.IndentedBlock(run),
+                          orelse=cst.Else(cst.IndentedBlock(plain))))
+    return out
+
+
 # What compaction costs against the lanes it stops running, in units of one elementwise array
 # operation on one lane: a gather by lane indices or a scatter costs a few such operations per
 # lane, but a finished lane also slows the running ones (the `where` merges of a mixed mask
@@ -580,10 +660,15 @@ def _moves_data_only(stmt, data_calls) -> bool:
 
 
 def _counts_lanes(test) -> bool:
-    """``lanes.size``, ``lanes.size < len(active)``: sizes of arrays, which cannot warn."""
+    """``lanes.size``, ``lanes.size < len(active) or not lanes.size``: sizes of arrays,
+    which cannot warn."""
+    if type(test) is cst.BooleanOperation:
+        return _counts_lanes(test.left) and _counts_lanes(test.right)
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        return _counts_lanes(test.expression)
     if type(test) is cst.Comparison:
         return _counts_lanes(test.left) and all(
-            type(c.operator) is cst.LessThan and _counts_lanes(c.comparator)
+            type(c.operator) in (cst.LessThan, cst.Equal) and _counts_lanes(c.comparator)
             for c in test.comparisons)
     if type(test) is cst.Call:
         return render(test.func) == "len" and len(test.args) == 1 \
