@@ -51,13 +51,13 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..abstract import Value
 from ..errors import Unsupported
 from ..liveness import Liveness, body_of, definite_writes, exposed_reads, writes
 from ..loops.facts import loop_mask
 from ..syntax.edit import RenameNames
 from ..syntax.templates import parse_expr, parse_stmt, render
 from ..syntax.traversal import children, recalled, remember, rewrite, walk
-from ..abstract import Value
 from .records import ArrayValues, BatchedLoopFacts, CompactedIfs
 
 
