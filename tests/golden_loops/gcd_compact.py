@@ -20,7 +20,7 @@ def gcd_compact(a, b):
     with np.errstate(all="ignore"):
         while lanes.size:
             active_if = active_lanes
-            if np.any(active_if & (b_lanes == 0)):
+            if not b_lanes.all() and np.any(active_if & (b_lanes == 0)):
                 raise ZeroDivisionError("integer modulo by zero")
             a_if, b_if = b_lanes, a_lanes % b_lanes
             active_if = b_if != 0
@@ -33,7 +33,7 @@ def gcd_compact(a, b):
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
-            if not running or idle >= 0.67 * lanes.size + 330:
+            if not running or idle >= 0.5 * lanes.size + 250:
                 if lanes.size == len(active):
                     a = a_lanes.astype(np.int64)
                     b = b_lanes.astype(np.int64)

@@ -26,7 +26,7 @@ def isqrt_compact(n):
         while lanes.size:
             active_if = active_lanes
             x_if = y_lanes
-            if np.any(active_if & (x_if == 0)):
+            if not x_if.all() and np.any(active_if & (x_if == 0)):
                 raise ZeroDivisionError("integer division or modulo by zero")
             if np.any(active_if & ((n_lanes == -9223372036854775808) & (x_if == -1))):
                 raise OverflowError("Python int too large to convert to C long")
@@ -43,7 +43,7 @@ def isqrt_compact(n):
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
-            if not running or idle >= 0.25 * lanes.size + 120:
+            if not running or idle >= 0.23 * lanes.size + 110:
                 if lanes.size == len(active):
                     x = x_lanes.astype(np.int64)
                     y = y_lanes.astype(np.int64)

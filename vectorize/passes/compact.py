@@ -490,7 +490,11 @@ def _merged_while_idle(body: list, merges: dict, idle: str) -> list:
     ``if idle:``, and the new values themselves under its ``else``: ``idle`` (the lanes that
     finished since the last compaction) is 0 exactly when every lane in the loop's arrays
     runs, which is how each compaction leaves them and how most passes of lanes that finish
-    together find them (no `where` to pay then)."""
+    together find them (no `where` to pay then). (Counting what the merges cost towards
+    compacting, so that a few finished lanes make the loop compact sooner, was measured
+    slower on benchmarks/bench_live_loops.py: where lanes finish one by one, as Mandelbrot's
+    late escapes do, it compacts every few passes and pays more in gathers than the merges
+    cost.)"""
     if not merges:
         return body
     out, k = [], 0
