@@ -4,8 +4,9 @@ Assumes: array code from `batch_rules`, which recorded from the scalar-form anal
 each masked loop to be compacted, the variables it carries with their dtypes and the batched
 values it only reads, and for each ``if cond:`` that `compact_ifs` chose, the analysis's
 values of the variables entering it, after each branch and at the join.
-Reads: `records.BatchedLoopFacts` (the loops, the batch length's name and parameters) and
-`records.CompactedIfs` (the ``if``s and their values). Writes: no record.
+Reads: `records.BatchedLoopFacts` (the loops, the batch length's name and parameters),
+`records.CompactedIfs` (the ``if``s and their values) and `records.ArrayValues` (the values
+a loop's merges take, by node). Writes: no record.
 Guarantees: the same values, dtypes included, as the select form.
 
 *Loops.* A masked ``while`` loop (or a ``for`` loop left by a per-example ``break``) runs over
@@ -18,7 +19,12 @@ running lanes (``keep = np.flatnonzero(active_lanes)``, ``n_lanes = n_lanes[keep
 loop scatters the rest when it ends). Lanes that finish at very different times then cost
 about their own iterations; lanes that finish together cost one extra gather and scatter.
 Where every lane runs (``lanes.size < len(active)`` is false), the loop starts on the arrays
-themselves, without gathers.
+themselves, without gathers, and the arrays it scatters into are made at the first compaction,
+copies of the carries (every lane, in order: no scatter); they are always copies nothing else
+holds. While every lane in the loop's arrays runs (``idle == 0``: after each compaction, and
+for lanes that finish together), a carry's merge ``x = np.where(active, x_new, x)`` is
+``x_new`` itself, where that has the carry's dtype (`_plain_merges`): the merges go under
+``if idle:``, the plain values under its ``else``.
 
 *Ifs.* Each branch runs on its own lanes only (``lanes = np.flatnonzero(cond)``,
 ``lanes_else = np.flatnonzero(~cond)``): the batched values it reads from before the ``if`` are
