@@ -146,6 +146,20 @@ def halves(n):
     return x
 
 
+def steps_else(n):
+    """`n` is read after the loop (by its `else`) on some lanes: it is scattered back; in
+    halvings_break it is not (dead after the loop: never copied, never written)."""
+    steps = 0
+    for _ in range(40):{S}
+        if n <= 1:
+            break
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    else:
+        steps = -n
+    return steps
+
+
 def divides(a, d):
     """A zero divisor raises only on the lanes that divide by it."""
     k = 0
@@ -264,6 +278,7 @@ def _check(forms, name, args, torch_too=False):
     ("swapped", lambda n, r: (r.uniform(-5.0, 50.0, n), r.uniform(0.0, 50.0, n))),
     ("halves", lambda n, r: (r.integers(-5, 10_000, n),)),
     ("divides", lambda n, r: (r.uniform(0.0, 3.0, n), r.uniform(0.0, 2.0, n))),
+    ("steps_else", lambda n, r: (r.integers(-3, 100_000, n),)),
 ])
 @pytest.mark.parametrize("n", [1, 5, 10_000])
 def test_sizes(forms, name, make, n):
@@ -347,6 +362,20 @@ def test_zero_divisor_only_where_a_lane_divides(forms):
     d[:5000] = 0.0          # half the lanes hold a zero divisor, none of them divides
     a[:5000] = 1.0
     _check(forms, "divides", (a, d))
+
+
+def test_dead_carries_are_not_written_back(forms):
+    """A carry that nothing reads after the loop (`zr`, `zi` of mandelbrot, the parameter
+    `n` of halvings_break) is gathered, never copied nor scattered: the caller's array stays
+    as it was, and the values are numpy.vectorize's."""
+    n = np.random.default_rng(5).integers(1, 10_000, 10_000)
+    before = n.copy()
+    _check(forms, "halvings_break", (n,))
+    np.testing.assert_array_equal(n, before)
+    source = vz.vectorize(forms[0].mandelbrot).source(np.zeros(3), np.zeros(3))
+    assert "zr[lanes] = " not in source and "zr = zr_lanes.astype" not in source, source
+    assert "n[lanes] = n_lanes" in source, source
+    _check(forms, "steps_else", (np.array([1, 2, 3, 27, 97, 2 ** 40 + 1, -5]),))
 
 
 def test_raises_as_numpy_vectorize(forms):

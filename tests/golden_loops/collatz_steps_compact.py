@@ -11,7 +11,6 @@ def collatz_steps_compact(n):
     steps_lanes = steps
     active_lanes = active
     if lanes.size < len(active) or not lanes.size:
-        n = n.astype(np.int64)
         steps = steps.astype(np.int64)
         n_lanes = n[lanes]
         steps_lanes = steps[lanes]
@@ -32,12 +31,10 @@ def collatz_steps_compact(n):
         active_lanes = active_lanes & active_if
         running = np.count_nonzero(active_lanes)
         idle = idle + lanes.size - running
-        if not running or idle >= 0.32 * lanes.size + 160:
+        if not running or idle >= 0.26 * lanes.size + 130:
             if lanes.size == len(active):
-                n = n_lanes.astype(np.int64)
                 steps = steps_lanes.astype(np.int64)
             else:
-                n[lanes] = n_lanes
                 steps[lanes] = steps_lanes
             keep = np.flatnonzero(active_lanes)
             lanes = lanes[keep]

@@ -19,8 +19,6 @@ def escape_for(cr, ci):
     active_lanes = active
     if lanes.size < len(active) or not lanes.size:
         count = count.astype(np.int64)
-        zi = zi.astype(np.float64)
-        zr = zr.astype(np.float64)
         count_lanes = count[lanes]
         zi_lanes = zi[lanes]
         zr_lanes = zr[lanes]
@@ -53,15 +51,11 @@ def escape_for(cr, ci):
             active_lanes = active_lanes & active_if_2
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
-            if not running or idle >= 0.56 * lanes.size + 280:
+            if not running or idle >= 0.44 * lanes.size + 220:
                 if lanes.size == len(active):
                     count = count_lanes.astype(np.int64)
-                    zi = zi_lanes.astype(np.float64)
-                    zr = zr_lanes.astype(np.float64)
                 else:
                     count[lanes] = count_lanes
-                    zi[lanes] = zi_lanes
-                    zr[lanes] = zr_lanes
                 keep = np.flatnonzero(active_lanes)
                 lanes = lanes[keep]
                 count_lanes = count_lanes[keep]
@@ -75,10 +69,6 @@ def escape_for(cr, ci):
                 break
     if lanes.size == len(active):
         count = count_lanes.astype(np.int64)
-        zi = zi_lanes.astype(np.float64)
-        zr = zr_lanes.astype(np.float64)
     else:
         count[lanes] = count_lanes
-        zi[lanes] = zi_lanes
-        zr[lanes] = zr_lanes
     return count

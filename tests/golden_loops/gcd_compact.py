@@ -12,7 +12,6 @@ def gcd_compact(a, b):
     active_lanes = active
     if lanes.size < len(active) or not lanes.size:
         a = a.astype(np.int64)
-        b = b.astype(np.int64)
         a_lanes = a[lanes]
         b_lanes = b[lanes]
         active_lanes = active[lanes]
@@ -33,13 +32,11 @@ def gcd_compact(a, b):
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
-            if not running or idle >= 0.5 * lanes.size + 250:
+            if not running or idle >= 0.42 * lanes.size + 210:
                 if lanes.size == len(active):
                     a = a_lanes.astype(np.int64)
-                    b = b_lanes.astype(np.int64)
                 else:
                     a[lanes] = a_lanes
-                    b[lanes] = b_lanes
                 keep = np.flatnonzero(active_lanes)
                 lanes = lanes[keep]
                 a_lanes = a_lanes[keep]

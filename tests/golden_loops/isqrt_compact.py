@@ -16,7 +16,6 @@ def isqrt_compact(n):
     active_lanes = active
     if lanes.size < len(active) or not lanes.size:
         x = x.astype(np.int64)
-        y = y.astype(np.int64)
         x_lanes = x[lanes]
         y_lanes = y[lanes]
         n_lanes = n[lanes]
@@ -43,13 +42,11 @@ def isqrt_compact(n):
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
-            if not running or idle >= 0.23 * lanes.size + 110:
+            if not running or idle >= 0.19 * lanes.size + 100:
                 if lanes.size == len(active):
                     x = x_lanes.astype(np.int64)
-                    y = y_lanes.astype(np.int64)
                 else:
                     x[lanes] = x_lanes
-                    y[lanes] = y_lanes
                 keep = np.flatnonzero(active_lanes)
                 lanes = lanes[keep]
                 x_lanes = x_lanes[keep]

@@ -14,7 +14,6 @@ def skip_thirds_compact(n):
     n_lanes = n
     active_lanes = active
     if lanes.size < len(active) or not lanes.size:
-        k = k.astype(np.int64)
         s = s.astype(np.int64)
         k_lanes = k[lanes]
         s_lanes = s[lanes]
@@ -40,12 +39,10 @@ def skip_thirds_compact(n):
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
-            if not running or idle >= 0.37 * lanes.size + 180:
+            if not running or idle >= 0.32 * lanes.size + 160:
                 if lanes.size == len(active):
-                    k = k_lanes.astype(np.int64)
                     s = s_lanes.astype(np.int64)
                 else:
-                    k[lanes] = k_lanes
                     s[lanes] = s_lanes
                 keep = np.flatnonzero(active_lanes)
                 lanes = lanes[keep]

@@ -14,7 +14,6 @@ def triangular_compact(n):
     n_lanes = n
     active_lanes = active
     if lanes.size < len(active) or not lanes.size:
-        i_next = i_next.astype(np.int64)
         s = s.astype(np.int64)
         i_next_lanes = i_next[lanes]
         s_lanes = s[lanes]
@@ -38,12 +37,10 @@ def triangular_compact(n):
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
-            if not running or idle >= 0.5 * lanes.size + 250:
+            if not running or idle >= 0.43 * lanes.size + 210:
                 if lanes.size == len(active):
-                    i_next = i_next_lanes.astype(np.int64)
                     s = s_lanes.astype(np.int64)
                 else:
-                    i_next[lanes] = i_next_lanes
                     s[lanes] = s_lanes
                 keep = np.flatnonzero(active_lanes)
                 lanes = lanes[keep]

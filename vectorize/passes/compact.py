@@ -183,9 +183,14 @@ class _Compact(cst.CSTTransformer):
         return out
 
     # -- loops
-    def _gathered_loop(self, active: str, body: list):
-        """(statements before the loop, its new body, statements after it, lanes name)."""
+    def _gathered_loop(self, active: str, body: list, loop=None):
+        """(statements before the loop, its new body, statements after it, lanes name).
+        ``loop``: the loop as the function had it (its liveness), None where unknown."""
         carried, read_only = BatchedLoopFacts.get(self.ctx).loops[active]
+        # the carries scattered back: those the code after the loop may read (the others
+        # are gathered like any value the loop reads, and never written back)
+        live = self.liveness.live_after.get(loop) if loop is not None else None
+        kept = [(name, dtype) for name, dtype in carried if live is None or name in live]
         lanes = self.fresh("lanes")
         names = [n for n, _ in carried] + sorted(read_only) + [active]
         local = {name: self.fresh(f"{name}_lanes") for name in names}
@@ -194,14 +199,14 @@ class _Compact(cst.CSTTransformer):
         # copies: the loop scatters into them (never into the caller's array), and nothing
         # else holds them (a value in the loop may share the array of a carry's old value)
         copies = [f"{name} = {prims.astype(name, prims.dtype_code(dtype))}"
-                  for name, dtype in carried]
+                  for name, dtype in kept]
         gathers = _gathers(prims, local, lanes, names)
         # (a parameter read for its length in an outer compacted loop is over other lanes)
         sized = BatchedLoopFacts.get(self.ctx).batch_len_params
         outer_sized = self.loops and not sized.isdisjoint(names)
         whole = not outer_sized and not _changed_in_place(self._local(body, local, lanes)) & (
             {None} | set(local.values()))
-        put_back = _scatters(prims, local, lanes, [n for n, _ in carried])
+        put_back = _scatters(prims, local, lanes, [n for n, _ in kept])
         if whole:
             # the loop starts on the arrays themselves where every lane runs (cheap to ask),
             # and the copies to scatter into are made of the carries' values when the lanes
@@ -211,10 +216,10 @@ class _Compact(cst.CSTTransformer):
             lines.append("\n".join([
                 f"if {prims.size(lanes)} < len({active}) or not {prims.size(lanes)}:",
                 *(f"    {line}" for line in copies + gathers)]))
-            put_back = ["\n".join([
+            put_back = put_back and ["\n".join([
                 f"if {prims.size(lanes)} == len({active}):",
                 *(f"    {name} = {prims.astype(local[name], prims.dtype_code(dtype))}"
-                  for name, dtype in carried),
+                  for name, dtype in kept),
                 "else:", *(f"    {line}" for line in put_back)])]
         else:
             lines += copies + gathers
@@ -227,7 +232,7 @@ class _Compact(cst.CSTTransformer):
         compaction.append(f"{idle} = 0")
         merges = self._plain_merges(active, carried, body)
         body = self._local(body, local, lanes)
-        per_lane, fixed = _compaction_cost(len(carried), len(names), body)
+        per_lane, fixed = _compaction_cost(len(kept), len(names), body)
         body = _merged_while_idle(body, merges, idle)
         lines.append(f"{idle} = 0")
         check = _statements([
@@ -309,7 +314,8 @@ class _Compact(cst.CSTTransformer):
         active = loop_mask(updated_node)
         if active is None or active not in BatchedLoopFacts.get(self.ctx).loops:
             return updated_node
-        before, body, _after, lanes = self._gathered_loop(active, list(updated_node.body.body))
+        before, body, _after, lanes = self._gathered_loop(active, list(updated_node.body.body),
+                                                          original_node)
         loop = updated_node.with_changes(test=parse_expr(self.prims.size(lanes)),
                                          body=updated_node.body.with_changes(body=body))
         return cst.FlattenSentinel(before + [loop])
@@ -320,8 +326,10 @@ class _Compact(cst.CSTTransformer):
         if active is None or active not in BatchedLoopFacts.get(self.ctx).loops:
             return updated_node
         # the loop's own stop (`if not active.any(): break`) becomes one on the lanes left
-        before, body, after, lanes = self._gathered_loop(active,
-                                                         list(updated_node.body.body[:-1]))
+        # (an `else:` of the loop reads what it holds after the loop's body: every carry)
+        before, body, after, lanes = self._gathered_loop(
+            active, list(updated_node.body.body[:-1]),
+            original_node if original_node.orelse is None else None)
         body.append(parse_stmt(f"if not {self.prims.size(lanes)}:\n    break\n"))
         loop = updated_node.with_changes(body=updated_node.body.with_changes(body=body))
         return cst.FlattenSentinel(before + [loop] + after)
@@ -691,5 +699,5 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     ifs = any(facts is not None for facts in CompactedIfs.get(ctx).tests.values())
     if not BatchedLoopFacts.get(ctx).loops and not ifs:
         return func
-    compact = _Compact(ctx, Liveness(func) if ifs else None)
+    compact = _Compact(ctx, Liveness(func))
     return _numbered_in_order(rewrite(func, compact), compact.made)
