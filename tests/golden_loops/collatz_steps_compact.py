@@ -23,10 +23,7 @@ def collatz_steps_compact(n):
             raise OverflowError("Python int too large to convert to C long")
         n_if = np.where(cond, n_lanes // 2, 3 * n_lanes + 1)
         active_if = n_if > 1
-        if idle:
-            n_lanes = np.where(active_lanes, n_if, n_lanes)
-        else:
-            n_lanes = n_if
+        n_lanes = np.where(active_lanes, n_if, n_lanes) if idle else n_if
         steps_lanes = steps_lanes + active_lanes
         active_lanes = active_lanes & active_if
         running = np.count_nonzero(active_lanes)
@@ -34,7 +31,7 @@ def collatz_steps_compact(n):
         if not running or idle >= 0.26 * lanes.size + 130:
             if lanes.size == len(active):
                 steps = steps_lanes.astype(np.int64)
-            else:
+            elif lanes.size:
                 steps[lanes] = steps_lanes
             keep = np.flatnonzero(active_lanes)
             lanes = lanes[keep]

@@ -40,21 +40,16 @@ def escape_for_compact(cr, ci):
             zi_if = np.where(cond, zi_if, zi_else)
             zr_if = np.where(cond, zr_if, zr_else)
             count_if = np.where(cond, count_if, count_if + 1)
-            if idle:
-                count_lanes = np.where(active_lanes, count_if, count_lanes)
-                zi_lanes = np.where(active_lanes, zi_if, zi_lanes)
-                zr_lanes = np.where(active_lanes, zr_if, zr_lanes)
-            else:
-                count_lanes = count_if
-                zi_lanes = zi_if
-                zr_lanes = zr_if
+            count_lanes = np.where(active_lanes, count_if, count_lanes) if idle else count_if
+            zi_lanes = np.where(active_lanes, zi_if, zi_lanes) if idle else zi_if
+            zr_lanes = np.where(active_lanes, zr_if, zr_lanes) if idle else zr_if
             active_lanes = active_lanes & active_if_2
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
             if not running or idle >= 0.44 * lanes.size + 220:
                 if lanes.size == len(active):
                     count = count_lanes.astype(np.int64)
-                else:
+                elif lanes.size:
                     count[lanes] = count_lanes
                 keep = np.flatnonzero(active_lanes)
                 lanes = lanes[keep]
@@ -69,6 +64,6 @@ def escape_for_compact(cr, ci):
                 break
     if lanes.size == len(active):
         count = count_lanes.astype(np.int64)
-    else:
+    elif lanes.size:
         count[lanes] = count_lanes
     return count

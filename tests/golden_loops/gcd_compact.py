@@ -23,19 +23,15 @@ def gcd_compact(a, b):
                 raise ZeroDivisionError("integer modulo by zero")
             a_if, b_if = b_lanes, a_lanes % b_lanes
             active_if = b_if != 0
-            if idle:
-                a_lanes = np.where(active_lanes, a_if, a_lanes)
-                b_lanes = np.where(active_lanes, b_if, b_lanes)
-            else:
-                a_lanes = a_if
-                b_lanes = b_if
+            a_lanes = np.where(active_lanes, a_if, a_lanes) if idle else a_if
+            b_lanes = np.where(active_lanes, b_if, b_lanes) if idle else b_if
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
             if not running or idle >= 0.42 * lanes.size + 210:
                 if lanes.size == len(active):
                     a = a_lanes.astype(np.int64)
-                else:
+                elif lanes.size:
                     a[lanes] = a_lanes
                 keep = np.flatnonzero(active_lanes)
                 lanes = lanes[keep]

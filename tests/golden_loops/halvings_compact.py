@@ -27,10 +27,7 @@ def halvings_compact(x):
     with np.errstate(all="ignore"):
         while lanes_2.size:
             x_if = x_lanes_2 / 2.0
-            if idle:
-                x_lanes_2 = np.where(active_lanes, x_if, x_lanes_2)
-            else:
-                x_lanes_2 = x_if
+            x_lanes_2 = np.where(active_lanes, x_if, x_lanes_2) if idle else x_if
             steps_lanes_2 = steps_lanes_2 + active_lanes
             active_lanes = active_lanes & (x_if > 1.0)
             running = np.count_nonzero(active_lanes)
@@ -39,7 +36,7 @@ def halvings_compact(x):
                 if lanes_2.size == len(active):
                     steps_lanes = steps_lanes_2.astype(np.int64)
                     x_lanes = x_lanes_2.astype(np.float64)
-                else:
+                elif lanes_2.size:
                     steps_lanes[lanes_2] = steps_lanes_2
                     x_lanes[lanes_2] = x_lanes_2
                 keep = np.flatnonzero(active_lanes)

@@ -33,19 +33,15 @@ def isqrt_compact(n):
                 raise OverflowError("Python int too large to convert to C long")
             y_if = (x_if + n_lanes // x_if) // 2
             active_if = y_if < x_if
-            if idle:
-                x_lanes = np.where(active_lanes, x_if, x_lanes)
-                y_lanes = np.where(active_lanes, y_if, y_lanes)
-            else:
-                x_lanes = x_if
-                y_lanes = y_if
+            x_lanes = np.where(active_lanes, x_if, x_lanes) if idle else x_if
+            y_lanes = np.where(active_lanes, y_if, y_lanes) if idle else y_if
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
             if not running or idle >= 0.19 * lanes.size + 100:
                 if lanes.size == len(active):
                     x = x_lanes.astype(np.int64)
-                else:
+                elif lanes.size:
                     x[lanes] = x_lanes
                 keep = np.flatnonzero(active_lanes)
                 lanes = lanes[keep]

@@ -30,19 +30,15 @@ def skip_thirds_compact(n):
                 raise OverflowError("Python int too large to convert to C long")
             s_if = np.where(cond, s_if, s_if + k_if)
             active_if = k_if < n_lanes
-            if idle:
-                k_lanes = np.where(active_lanes, k_if, k_lanes)
-                s_lanes = np.where(active_lanes, s_if, s_lanes)
-            else:
-                k_lanes = k_if
-                s_lanes = s_if
+            k_lanes = np.where(active_lanes, k_if, k_lanes) if idle else k_if
+            s_lanes = np.where(active_lanes, s_if, s_lanes) if idle else s_if
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
             if not running or idle >= 0.32 * lanes.size + 160:
                 if lanes.size == len(active):
                     s = s_lanes.astype(np.int64)
-                else:
+                elif lanes.size:
                     s[lanes] = s_lanes
                 keep = np.flatnonzero(active_lanes)
                 lanes = lanes[keep]

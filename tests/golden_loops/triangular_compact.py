@@ -28,19 +28,15 @@ def triangular_compact(n):
                 raise OverflowError("Python int too large to convert to C long")
             i_next_if = i_next_lanes + 1
             active_if = i_next_if < n_lanes
-            if idle:
-                s_lanes = np.where(active_lanes, s_lanes + i, s_lanes)
-                i_next_lanes = np.where(active_lanes, i_next_if, i_next_lanes)
-            else:
-                s_lanes = s_lanes + i
-                i_next_lanes = i_next_if
+            s_lanes = np.where(active_lanes, s_lanes + i, s_lanes) if idle else s_lanes + i
+            i_next_lanes = np.where(active_lanes, i_next_if, i_next_lanes) if idle else i_next_if
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
             if not running or idle >= 0.43 * lanes.size + 210:
                 if lanes.size == len(active):
                     s = s_lanes.astype(np.int64)
-                else:
+                elif lanes.size:
                     s[lanes] = s_lanes
                 keep = np.flatnonzero(active_lanes)
                 lanes = lanes[keep]

@@ -23,8 +23,8 @@ themselves, without gathers, and the arrays it scatters into are made at the fir
 copies of the carries (every lane, in order: no scatter); they are always copies nothing else
 holds. While every lane in the loop's arrays runs (``idle == 0``: after each compaction, and
 for lanes that finish together), a carry's merge ``x = np.where(active, x_new, x)`` is
-``x_new`` itself, where that has the carry's dtype (`_plain_merges`): the merges go under
-``if idle:``, the plain values under its ``else``.
+``x_new`` itself, where that has the carry's dtype (`_plain_merges`):
+``x = np.where(active, x_new, x) if idle else x_new``.
 
 *Ifs.* Each branch runs on its own lanes only (``lanes = np.flatnonzero(cond)``,
 ``lanes_else = np.flatnonzero(~cond)``): the batched values it reads from before the ``if`` are
@@ -220,7 +220,9 @@ class _Compact(cst.CSTTransformer):
                 f"if {prims.size(lanes)} == len({active}):",
                 *(f"    {name} = {prims.astype(local[name], prims.dtype_code(dtype))}"
                   for name, dtype in kept),
-                "else:", *(f"    {line}" for line in put_back)])]
+                # (not `else:`: `explain` aligns the lines of the scalar and the batched
+                # code, and a bare `else:` of the engine's would pair with the user's)
+                f"elif {prims.size(lanes)}:", *(f"    {line}" for line in put_back)])]
         else:
             lines += copies + gathers
         g_active = local[active]
@@ -500,32 +502,21 @@ class _Compact(cst.CSTTransformer):
 
 
 def _merged_while_idle(body: list, merges: dict, idle: str) -> list:
-    """``body`` with each run of the merges `_Compact._plain_merges` found (by index) under
-    ``if idle:``, and the new values themselves under its ``else``: ``idle`` (the lanes that
-    finished since the last compaction) is 0 exactly when every lane in the loop's arrays
-    runs, which is how each compaction leaves them and how most passes of lanes that finish
-    together find them (no `where` to pay then). (Counting what the merges cost towards
-    compacting, so that a few finished lanes make the loop compact sooner, was measured
-    slower on benchmarks/bench_live_loops.py: where lanes finish one by one, as Mandelbrot's
-    late escapes do, it compacts every few passes and pays more in gathers than the merges
-    cost.)"""
-    if not merges:
-        return body
-    out, k = [], 0
-    while k < len(body):
-        if k not in merges:
-            out.append(body[k])
-            k += 1
-            continue
-        run = []
-        while k in merges:
-            run.append(body[k])
-            k += 1
+    """``body`` with each merge `_Compact._plain_merges` found (by index) taken only where
+    some lane in the loop's arrays has finished, ``x = np.where(active, x_new, x) if idle
+    else x_new``: ``idle`` (the lanes that finished since the last compaction) is 0 exactly
+    when every lane in the loop's arrays runs, which is how each compaction leaves them and
+    how most passes of lanes that finish together find them (no `where` to pay then).
+    (Counting what the merges cost towards compacting, so that a few finished lanes make the
+    loop compact sooner, was measured slower on benchmarks/bench_live_loops.py: where lanes
+    finish one by one, as Mandelbrot's late escapes do, it compacts every few passes and pays
+    more in gathers than the merges cost.)"""
+    out = list(body)
+    for k in merges:
         # (each statement as `_Compact._local` renamed it)
-        plain = [stmt.with_changes(body=[stmt.body[0].with_changes(
-            value=stmt.body[0].value.args[1].value)]) for stmt in run]
-        out.append(cst.If(test=cst.Name(idle), body=cst.IndentedBlock(run),
-                          orelse=cst.Else(cst.IndentedBlock(plain))))
+        assign = out[k].body[0]
+        out[k] = out[k].with_changes(body=[assign.with_changes(value=cst.IfExp(
+            test=cst.Name(idle), body=assign.value, orelse=assign.value.args[1].value))])
     return out
 
 
@@ -659,7 +650,8 @@ def _moves_data_only(stmt, data_calls) -> bool:
         return _counts_lanes(stmt.test) and all(
             _moves_data_only(s, data_calls) for s in stmt.body.body) and (
             stmt.orelse is None or (type(stmt.orelse) is cst.Else and all(
-                _moves_data_only(s, data_calls) for s in stmt.orelse.body.body)))
+                _moves_data_only(s, data_calls) for s in stmt.orelse.body.body))
+            or (type(stmt.orelse) is cst.If and _moves_data_only(stmt.orelse, data_calls)))
     if not isinstance(stmt, cst.SimpleStatementLine):
         return False
     for small in stmt.body:
