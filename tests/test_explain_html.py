@@ -259,7 +259,10 @@ def test_lines_that_serve_the_batch_are_marked():
                 line.find("span", "vz-text")[0].all_text().strip())
     assert "lanes = np.flatnonzero(active)" in tagged["compaction"]
     assert "active = n != 1" in tagged["mask"]
-    assert "n_lanes = np.where(active_lanes, n_if, n_lanes)" in tagged["mask"]
+    assert "active_lanes = active_lanes & active_if" in tagged["mask"]
+    # (a merge taken only where some lane has finished since the last compaction)
+    assert "n_lanes = np.where(active_lanes, n_if, n_lanes) if idle else n_if" in \
+        tagged["compaction"]
     guarded = Tree(explain(safe_sqrt, np.linspace(-1, 1, 5)).html())
     assert any("errstate" in line.all_text() and line.find("span", "vz-tag-guard")
                for line in guarded.root.find("div", "vz-line"))

@@ -118,6 +118,57 @@ def nested(m, x):
     return total
 
 
+def lagged(a):
+    """A carry that takes another's old value: the carries share arrays between passes."""
+    x = a
+    y = -1.0
+    k = 0
+    while x > 1.0:{S}
+        y = x
+        x = x / 2.0
+        k += 1
+    return y * 1000.0 + k
+
+
+def swapped(a, b):
+    k = 0
+    while k < 20 and a < 1e6:{S}
+        a, b = b, a + b
+        k += 1
+    return a + 1e-3 * b + k
+
+
+def halves(n):
+    """An int carry that the loop makes a float."""
+    x = n
+    while x > 3:{S}
+        x = x / 2
+    return x
+
+
+def steps_else(n):
+    """`n` is read after the loop (by its `else`) on some lanes: it is scattered back; in
+    halvings_break it is not (dead after the loop: never copied, never written)."""
+    steps = 0
+    for _ in range(40):{S}
+        if n <= 1:
+            break
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    else:
+        steps = -n
+    return steps
+
+
+def divides(a, d):
+    """A zero divisor raises only on the lanes that divide by it."""
+    k = 0
+    while k < 3 and a > 1.0:{S}
+        a = a / d
+        k += 1
+    return a
+
+
 def raises_late(a):
     x = a
     k = 0
@@ -223,23 +274,33 @@ def _check(forms, name, args, torch_too=False):
     ("capped", lambda n, r: (np.where(r.random(n) < 0.05, np.nan, r.uniform(0.0, 1e9, n)),)),
     ("halvings_break", lambda n, r: (r.integers(1, 10_000, n),)),
     ("nested", lambda n, r: (r.integers(0, 4, n), r.uniform(0.0, 50.0, n))),
+    ("lagged", lambda n, r: (np.exp(r.uniform(-1.0, 30.0, n)),)),
+    ("swapped", lambda n, r: (r.uniform(-5.0, 50.0, n), r.uniform(0.0, 50.0, n))),
+    ("halves", lambda n, r: (r.integers(-5, 10_000, n),)),
+    ("divides", lambda n, r: (r.uniform(0.0, 3.0, n), r.uniform(0.0, 2.0, n))),
+    ("steps_else", lambda n, r: (r.integers(-3, 100_000, n),)),
 ])
 @pytest.mark.parametrize("n", [1, 5, 10_000])
 def test_sizes(forms, name, make, n):
-    # (torch's cos and sin may differ from math's in the last bit: not first_root there; the
-    # eager form compacts mid-loop at N = 5 already, and torch's small operations are slow)
+    # (torch's cos and sin may differ from math's in the last bit: not first_root there, nor
+    # halves, whose int / 2 is torch's default float32; the eager form compacts mid-loop at
+    # N = 5 already, and torch's small operations are slow)
     _check(forms, name, make(n, np.random.default_rng(n)),
-           torch_too=n == 5 and name != "first_root")
+           torch_too=n == 5 and name not in ("first_root", "halves"))
 
 
 def test_empty_batch(forms):
-    for name in ("newton_tail", "mandelbrot", "first_root", "halvings_break"):
+    for name in ("newton_tail", "mandelbrot", "first_root", "halvings_break", "lagged",
+                 "swapped", "halves", "divides"):
         default = getattr(forms[0], name)
-        args = (np.empty(0),) * (2 if name in ("newton_tail", "mandelbrot") else 1)
-        if name == "halvings_break":
+        args = (np.empty(0),) * (2 if name in ("newton_tail", "mandelbrot", "swapped",
+                                               "divides") else 1)
+        if name in ("halvings_break", "halves"):      # (int arguments)
             args = (np.empty(0, dtype=np.int64),)
         out = vz.vectorize(default)(*args)
         assert np.asarray(out).shape == (0,)
+        selected = vz.vectorize(getattr(forms[1], name))(*args)
+        assert np.asarray(out).dtype == np.asarray(selected).dtype, name
 
 
 # ------------------------------------------------------------------ lanes finishing patterns
@@ -265,6 +326,56 @@ def test_nan_never_converges(forms):
     a = np.full(10_000, np.nan)
     a[::7] = 3.0
     _check(forms, "capped", (a,))
+
+
+def test_carries_that_share_arrays(forms):
+    """`y = x` and `a, b = b, a + b` in the loop: while every lane runs, the carries are the
+    new values themselves (no merge), so two carries may hold one array, or one the array
+    of another's old value; the compaction's copies and scatters must not mix them up: every
+    lane finishing at once, one straggler, and all but one lane never entering."""
+    # every lane finishes after one pass, whose new `y` is the array of the old `x`
+    _check(forms, "lagged", (np.full(10_000, 1.5),))
+    _check(forms, "lagged", (np.full(5, 1.5),))
+    a = np.full(10_000, 1e3)
+    a[5] = 1e30
+    _check(forms, "lagged", (a,))
+    _check(forms, "lagged", (np.full(10_000, 1e3),))
+    a = np.full(10_000, 0.5)
+    a[17] = 7.0
+    _check(forms, "lagged", (a,))
+    b = np.full(10_000, 3.0)
+    b[::3] = 30.0
+    _check(forms, "swapped", (np.full(10_000, 1.0), b))
+
+
+def test_zero_divisor_only_where_a_lane_divides(forms):
+    d = np.full(10_000, 0.5)
+    a = np.full(10_000, 2.0)
+    d[10] = 0.0
+    a[10] = 0.5             # never enters the loop: no division by its zero
+    _check(forms, "divides", (a, d))
+    a[10] = 1.5             # divides by zero: ZeroDivisionError
+    _check(forms, "divides", (a, d))
+    d[10] = -0.0
+    _check(forms, "divides", (a, d))
+    a[10] = 0.5
+    d[:5000] = 0.0          # half the lanes hold a zero divisor, none of them divides
+    a[:5000] = 1.0
+    _check(forms, "divides", (a, d))
+
+
+def test_dead_carries_are_not_written_back(forms):
+    """A carry that nothing reads after the loop (`zr`, `zi` of mandelbrot, the parameter
+    `n` of halvings_break) is gathered, never copied nor scattered: the caller's array stays
+    as it was, and the values are numpy.vectorize's."""
+    n = np.random.default_rng(5).integers(1, 10_000, 10_000)
+    before = n.copy()
+    _check(forms, "halvings_break", (n,))
+    np.testing.assert_array_equal(n, before)
+    source = vz.vectorize(forms[0].mandelbrot).source(np.zeros(3), np.zeros(3))
+    assert "zr[lanes] = " not in source and "zr = zr_lanes.astype" not in source, source
+    assert "n[lanes] = n_lanes" in source, source
+    _check(forms, "steps_else", (np.array([1, 2, 3, 27, 97, 2 ** 40 + 1, -5]),))
 
 
 def test_raises_as_numpy_vectorize(forms):

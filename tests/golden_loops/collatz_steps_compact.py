@@ -7,12 +7,11 @@ def collatz_steps_compact(n):
     active = n > 1
     steps = np.full(len(n), 0, dtype=np.int64)
     lanes = np.flatnonzero(active)
-    n = n.astype(np.int64)
-    steps = steps.astype(np.int64)
     n_lanes = n
     steps_lanes = steps
     active_lanes = active
-    if lanes.size < len(active):
+    if lanes.size < len(active) or not lanes.size:
+        steps = steps.astype(np.int64)
         n_lanes = n[lanes]
         steps_lanes = steps[lanes]
         active_lanes = active[lanes]
@@ -24,14 +23,16 @@ def collatz_steps_compact(n):
             raise OverflowError("Python int too large to convert to C long")
         n_if = np.where(cond, n_lanes // 2, 3 * n_lanes + 1)
         active_if = n_if > 1
-        n_lanes = np.where(active_lanes, n_if, n_lanes)
+        n_lanes = np.where(active_lanes, n_if, n_lanes) if idle else n_if
         steps_lanes = steps_lanes + active_lanes
         active_lanes = active_lanes & active_if
         running = np.count_nonzero(active_lanes)
         idle = idle + lanes.size - running
-        if not running or idle >= 0.32 * lanes.size + 160:
-            n[lanes] = n_lanes
-            steps[lanes] = steps_lanes
+        if not running or idle >= 0.26 * lanes.size + 130:
+            if lanes.size == len(active):
+                steps = steps_lanes.astype(np.int64)
+            elif lanes.size:
+                steps[lanes] = steps_lanes
             keep = np.flatnonzero(active_lanes)
             lanes = lanes[keep]
             n_lanes = n_lanes[keep]

@@ -11,16 +11,14 @@ def escape_for(cr, ci):
     zi = np.full(len(cr), 0.0, dtype=np.float64)
     zr = np.full(len(cr), 0.0, dtype=np.float64)
     lanes = np.flatnonzero(active)
-    count = count.astype(np.int64)
-    zi = zi.astype(np.float64)
-    zr = zr.astype(np.float64)
     count_lanes = count
     zi_lanes = zi
     zr_lanes = zr
     ci_lanes = ci
     cr_lanes = cr
     active_lanes = active
-    if lanes.size < len(active):
+    if lanes.size < len(active) or not lanes.size:
+        count = count.astype(np.int64)
         count_lanes = count[lanes]
         zi_lanes = zi[lanes]
         zr_lanes = zr[lanes]
@@ -42,16 +40,17 @@ def escape_for(cr, ci):
             zi_if = np.where(cond, zi_if, zi_else)
             zr_if = np.where(cond, zr_if, zr_else)
             count_if = np.where(cond, count_if, count_if + 1)
-            count_lanes = np.where(active_lanes, count_if, count_lanes)
-            zi_lanes = np.where(active_lanes, zi_if, zi_lanes)
-            zr_lanes = np.where(active_lanes, zr_if, zr_lanes)
+            count_lanes = np.where(active_lanes, count_if, count_lanes) if idle else count_if
+            zi_lanes = np.where(active_lanes, zi_if, zi_lanes) if idle else zi_if
+            zr_lanes = np.where(active_lanes, zr_if, zr_lanes) if idle else zr_if
             active_lanes = active_lanes & active_if_2
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
-            if not running or idle >= 0.56 * lanes.size + 280:
-                count[lanes] = count_lanes
-                zi[lanes] = zi_lanes
-                zr[lanes] = zr_lanes
+            if not running or idle >= 0.44 * lanes.size + 220:
+                if lanes.size == len(active):
+                    count = count_lanes.astype(np.int64)
+                elif lanes.size:
+                    count[lanes] = count_lanes
                 keep = np.flatnonzero(active_lanes)
                 lanes = lanes[keep]
                 count_lanes = count_lanes[keep]
@@ -63,7 +62,8 @@ def escape_for(cr, ci):
                 idle = 0
             if not lanes.size:
                 break
-    count[lanes] = count_lanes
-    zi[lanes] = zi_lanes
-    zr[lanes] = zr_lanes
+    if lanes.size == len(active):
+        count = count_lanes.astype(np.int64)
+    elif lanes.size:
+        count[lanes] = count_lanes
     return count

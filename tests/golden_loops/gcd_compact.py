@@ -7,12 +7,11 @@ import numpy as np
 def gcd_compact(a, b):
     active = b != 0
     lanes = np.flatnonzero(active)
-    a = a.astype(np.int64)
-    b = b.astype(np.int64)
     a_lanes = a
     b_lanes = b
     active_lanes = active
-    if lanes.size < len(active):
+    if lanes.size < len(active) or not lanes.size:
+        a = a.astype(np.int64)
         a_lanes = a[lanes]
         b_lanes = b[lanes]
         active_lanes = active[lanes]
@@ -20,18 +19,20 @@ def gcd_compact(a, b):
     with np.errstate(all="ignore"):
         while lanes.size:
             active_if = active_lanes
-            if np.any(active_if & (b_lanes == 0)):
+            if not b_lanes.all() and np.any(active_if & (b_lanes == 0)):
                 raise ZeroDivisionError("integer modulo by zero")
             a_if, b_if = b_lanes, a_lanes % b_lanes
             active_if = b_if != 0
-            a_lanes = np.where(active_lanes, a_if, a_lanes)
-            b_lanes = np.where(active_lanes, b_if, b_lanes)
+            a_lanes = np.where(active_lanes, a_if, a_lanes) if idle else a_if
+            b_lanes = np.where(active_lanes, b_if, b_lanes) if idle else b_if
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
-            if not running or idle >= 0.67 * lanes.size + 330:
-                a[lanes] = a_lanes
-                b[lanes] = b_lanes
+            if not running or idle >= 0.42 * lanes.size + 210:
+                if lanes.size == len(active):
+                    a = a_lanes.astype(np.int64)
+                elif lanes.size:
+                    a[lanes] = a_lanes
                 keep = np.flatnonzero(active_lanes)
                 lanes = lanes[keep]
                 a_lanes = a_lanes[keep]

@@ -9,7 +9,7 @@ def gcd_select(a, b):
     with np.errstate(all="ignore"):
         while active.any():
             active_if = active
-            if np.any(active_if & (b == 0)):
+            if not b.all() and np.any(active_if & (b == 0)):
                 raise ZeroDivisionError("integer modulo by zero")
             a_if, b_if = b, a % b
             active_if = b_if != 0

@@ -14,12 +14,12 @@ def halvings_compact(x):
     active = cond_lanes
     steps_lanes = np.full(len(x_lanes), steps_lanes, dtype=np.int64)
     lanes_2 = np.flatnonzero(active)
-    steps_lanes = steps_lanes.astype(np.int64)
-    x_lanes = x_lanes.astype(np.float64)
     steps_lanes_2 = steps_lanes
     x_lanes_2 = x_lanes
     active_lanes = active
-    if lanes_2.size < len(active):
+    if lanes_2.size < len(active) or not lanes_2.size:
+        steps_lanes = steps_lanes.astype(np.int64)
+        x_lanes = x_lanes.astype(np.float64)
         steps_lanes_2 = steps_lanes[lanes_2]
         x_lanes_2 = x_lanes[lanes_2]
         active_lanes = active[lanes_2]
@@ -27,14 +27,18 @@ def halvings_compact(x):
     with np.errstate(all="ignore"):
         while lanes_2.size:
             x_if = x_lanes_2 / 2.0
-            x_lanes_2 = np.where(active_lanes, x_if, x_lanes_2)
+            x_lanes_2 = np.where(active_lanes, x_if, x_lanes_2) if idle else x_if
             steps_lanes_2 = steps_lanes_2 + active_lanes
             active_lanes = active_lanes & (x_if > 1.0)
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes_2.size - running
             if not running or idle >= 1.2 * lanes_2.size + 600:
-                steps_lanes[lanes_2] = steps_lanes_2
-                x_lanes[lanes_2] = x_lanes_2
+                if lanes_2.size == len(active):
+                    steps_lanes = steps_lanes_2.astype(np.int64)
+                    x_lanes = x_lanes_2.astype(np.float64)
+                elif lanes_2.size:
+                    steps_lanes[lanes_2] = steps_lanes_2
+                    x_lanes[lanes_2] = x_lanes_2
                 keep = np.flatnonzero(active_lanes)
                 lanes_2 = lanes_2[keep]
                 steps_lanes_2 = steps_lanes_2[keep]

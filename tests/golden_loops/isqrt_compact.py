@@ -10,13 +10,12 @@ def isqrt_compact(n):
     y = (x + 1) // 2
     active = y < x
     lanes = np.flatnonzero(active)
-    x = x.astype(np.int64)
-    y = y.astype(np.int64)
     x_lanes = x
     y_lanes = y
     n_lanes = n
     active_lanes = active
-    if lanes.size < len(active):
+    if lanes.size < len(active) or not lanes.size:
+        x = x.astype(np.int64)
         x_lanes = x[lanes]
         y_lanes = y[lanes]
         n_lanes = n[lanes]
@@ -26,7 +25,7 @@ def isqrt_compact(n):
         while lanes.size:
             active_if = active_lanes
             x_if = y_lanes
-            if np.any(active_if & (x_if == 0)):
+            if not x_if.all() and np.any(active_if & (x_if == 0)):
                 raise ZeroDivisionError("integer division or modulo by zero")
             if np.any(active_if & ((n_lanes == -9223372036854775808) & (x_if == -1))):
                 raise OverflowError("Python int too large to convert to C long")
@@ -34,14 +33,16 @@ def isqrt_compact(n):
                 raise OverflowError("Python int too large to convert to C long")
             y_if = (x_if + n_lanes // x_if) // 2
             active_if = y_if < x_if
-            x_lanes = np.where(active_lanes, x_if, x_lanes)
-            y_lanes = np.where(active_lanes, y_if, y_lanes)
+            x_lanes = np.where(active_lanes, x_if, x_lanes) if idle else x_if
+            y_lanes = np.where(active_lanes, y_if, y_lanes) if idle else y_if
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
-            if not running or idle >= 0.25 * lanes.size + 120:
-                x[lanes] = x_lanes
-                y[lanes] = y_lanes
+            if not running or idle >= 0.19 * lanes.size + 100:
+                if lanes.size == len(active):
+                    x = x_lanes.astype(np.int64)
+                elif lanes.size:
+                    x[lanes] = x_lanes
                 keep = np.flatnonzero(active_lanes)
                 lanes = lanes[keep]
                 x_lanes = x_lanes[keep]

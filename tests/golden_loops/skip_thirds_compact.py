@@ -9,13 +9,12 @@ def skip_thirds_compact(n):
     k = np.full(len(n), k, dtype=np.int64)
     s = np.full(len(n), 0, dtype=np.int64)
     lanes = np.flatnonzero(active)
-    k = k.astype(np.int64)
-    s = s.astype(np.int64)
     k_lanes = k
     s_lanes = s
     n_lanes = n
     active_lanes = active
-    if lanes.size < len(active):
+    if lanes.size < len(active) or not lanes.size:
+        s = s.astype(np.int64)
         k_lanes = k[lanes]
         s_lanes = s[lanes]
         n_lanes = n[lanes]
@@ -31,14 +30,16 @@ def skip_thirds_compact(n):
                 raise OverflowError("Python int too large to convert to C long")
             s_if = np.where(cond, s_if, s_if + k_if)
             active_if = k_if < n_lanes
-            k_lanes = np.where(active_lanes, k_if, k_lanes)
-            s_lanes = np.where(active_lanes, s_if, s_lanes)
+            k_lanes = np.where(active_lanes, k_if, k_lanes) if idle else k_if
+            s_lanes = np.where(active_lanes, s_if, s_lanes) if idle else s_if
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
-            if not running or idle >= 0.37 * lanes.size + 180:
-                k[lanes] = k_lanes
-                s[lanes] = s_lanes
+            if not running or idle >= 0.32 * lanes.size + 160:
+                if lanes.size == len(active):
+                    s = s_lanes.astype(np.int64)
+                elif lanes.size:
+                    s[lanes] = s_lanes
                 keep = np.flatnonzero(active_lanes)
                 lanes = lanes[keep]
                 k_lanes = k_lanes[keep]

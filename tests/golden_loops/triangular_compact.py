@@ -9,13 +9,12 @@ def triangular_compact(n):
     i_next = np.full(len(n), i_next, dtype=np.int64)
     s = np.full(len(n), 0, dtype=np.int64)
     lanes = np.flatnonzero(active)
-    i_next = i_next.astype(np.int64)
-    s = s.astype(np.int64)
     i_next_lanes = i_next
     s_lanes = s
     n_lanes = n
     active_lanes = active
-    if lanes.size < len(active):
+    if lanes.size < len(active) or not lanes.size:
+        s = s.astype(np.int64)
         i_next_lanes = i_next[lanes]
         s_lanes = s[lanes]
         n_lanes = n[lanes]
@@ -29,14 +28,16 @@ def triangular_compact(n):
                 raise OverflowError("Python int too large to convert to C long")
             i_next_if = i_next_lanes + 1
             active_if = i_next_if < n_lanes
-            s_lanes = np.where(active_lanes, s_lanes + i, s_lanes)
-            i_next_lanes = np.where(active_lanes, i_next_if, i_next_lanes)
+            s_lanes = np.where(active_lanes, s_lanes + i, s_lanes) if idle else s_lanes + i
+            i_next_lanes = np.where(active_lanes, i_next_if, i_next_lanes) if idle else i_next_if
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
-            if not running or idle >= 0.5 * lanes.size + 250:
-                i_next[lanes] = i_next_lanes
-                s[lanes] = s_lanes
+            if not running or idle >= 0.43 * lanes.size + 210:
+                if lanes.size == len(active):
+                    s = s_lanes.astype(np.int64)
+                elif lanes.size:
+                    s[lanes] = s_lanes
                 keep = np.flatnonzero(active_lanes)
                 lanes = lanes[keep]
                 i_next_lanes = i_next_lanes[keep]

@@ -4,8 +4,9 @@ Assumes: array code from `batch_rules`, which recorded from the scalar-form anal
 each masked loop to be compacted, the variables it carries with their dtypes and the batched
 values it only reads, and for each ``if cond:`` that `compact_ifs` chose, the analysis's
 values of the variables entering it, after each branch and at the join.
-Reads: `records.BatchedLoopFacts` (the loops, the batch length's name and parameters) and
-`records.CompactedIfs` (the ``if``s and their values). Writes: no record.
+Reads: `records.BatchedLoopFacts` (the loops, the batch length's name and parameters),
+`records.CompactedIfs` (the ``if``s and their values) and `records.ArrayValues` (the values
+a loop's merges take, by node). Writes: no record.
 Guarantees: the same values, dtypes included, as the select form.
 
 *Loops.* A masked ``while`` loop (or a ``for`` loop left by a per-example ``break``) runs over
@@ -18,7 +19,12 @@ running lanes (``keep = np.flatnonzero(active_lanes)``, ``n_lanes = n_lanes[keep
 loop scatters the rest when it ends). Lanes that finish at very different times then cost
 about their own iterations; lanes that finish together cost one extra gather and scatter.
 Where every lane runs (``lanes.size < len(active)`` is false), the loop starts on the arrays
-themselves, without gathers.
+themselves, without gathers, and the arrays it scatters into are made at the first compaction,
+copies of the carries (every lane, in order: no scatter); they are always copies nothing else
+holds. While every lane in the loop's arrays runs (``idle == 0``: after each compaction, and
+for lanes that finish together), a carry's merge ``x = np.where(active, x_new, x)`` is
+``x_new`` itself, where that has the carry's dtype (`_plain_merges`):
+``x = np.where(active, x_new, x) if idle else x_new``.
 
 *Ifs.* Each branch runs on its own lanes only (``lanes = np.flatnonzero(cond)``,
 ``lanes_else = np.flatnonzero(~cond)``): the batched values it reads from before the ``if`` are
@@ -51,13 +57,14 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ..abstract import Value
 from ..errors import Unsupported
 from ..liveness import Liveness, body_of, definite_writes, exposed_reads, writes
 from ..loops.facts import loop_mask
 from ..syntax.edit import RenameNames
 from ..syntax.templates import parse_expr, parse_stmt, render
 from ..syntax.traversal import children, recalled, remember, rewrite, walk
-from .records import BatchedLoopFacts, CompactedIfs
+from .records import ArrayValues, BatchedLoopFacts, CompactedIfs
 
 
 # ------------------------------------------------------------------------- shared helpers
@@ -176,39 +183,59 @@ class _Compact(cst.CSTTransformer):
         return out
 
     # -- loops
-    def _gathered_loop(self, active: str, body: list):
-        """(statements before the loop, its new body, statements after it, lanes name)."""
+    def _gathered_loop(self, active: str, body: list, loop=None):
+        """(statements before the loop, its new body, statements after it, lanes name).
+        ``loop``: the loop as the function had it (its liveness), None where unknown."""
         carried, read_only = BatchedLoopFacts.get(self.ctx).loops[active]
+        # the carries scattered back: those the code after the loop may read (the others
+        # are gathered like any value the loop reads, and never written back)
+        live = self.liveness.live_after.get(loop) if loop is not None else None
+        kept = [(name, dtype) for name, dtype in carried if live is None or name in live]
         lanes = self.fresh("lanes")
         names = [n for n, _ in carried] + sorted(read_only) + [active]
         local = {name: self.fresh(f"{name}_lanes") for name in names}
         prims = self.prims
         lines = [f"{lanes} = {prims.lanes_of(active)}"]
-        # a copy: the loop scatters into it (never into the caller's array)
-        lines += [f"{name} = {prims.astype(name, prims.dtype_code(dtype))}"
-                  for name, dtype in carried]
+        # copies: the loop scatters into them (never into the caller's array), and nothing
+        # else holds them (a value in the loop may share the array of a carry's old value)
+        copies = [f"{name} = {prims.astype(name, prims.dtype_code(dtype))}"
+                  for name, dtype in kept]
         gathers = _gathers(prims, local, lanes, names)
         # (a parameter read for its length in an outer compacted loop is over other lanes)
         sized = BatchedLoopFacts.get(self.ctx).batch_len_params
         outer_sized = self.loops and not sized.isdisjoint(names)
-        if not outer_sized and not _changed_in_place(self._local(body, local, lanes)) & (
-                {None} | set(local.values())):
-            # the loop starts on the arrays themselves, gathered where some lane is not
-            # running (cheap to ask)
+        whole = not outer_sized and not _changed_in_place(self._local(body, local, lanes)) & (
+            {None} | set(local.values()))
+        put_back = _scatters(prims, local, lanes, [n for n, _ in kept])
+        if whole:
+            # the loop starts on the arrays themselves where every lane runs (cheap to ask),
+            # and the copies to scatter into are made of the carries' values when the lanes
+            # are first compacted (a copy, not a scatter: every lane, in order); else (some
+            # lane does not run, or no lane at all) it starts on gathered lanes
             lines += [f"{local[name]} = {name}" for name in names]
-            lines.append("\n".join([f"if {prims.size(lanes)} < len({active}):",
-                                     *(f"    {line}" for line in gathers)]))
+            lines.append("\n".join([
+                f"if {prims.size(lanes)} < len({active}) or not {prims.size(lanes)}:",
+                *(f"    {line}" for line in copies + gathers)]))
+            put_back = put_back and ["\n".join([
+                f"if {prims.size(lanes)} == len({active}):",
+                *(f"    {name} = {prims.astype(local[name], prims.dtype_code(dtype))}"
+                  for name, dtype in kept),
+                # (not `else:`: `explain` aligns the lines of the scalar and the batched
+                # code, and a bare `else:` of the engine's would pair with the user's)
+                f"elif {prims.size(lanes)}:", *(f"    {line}" for line in put_back)])]
         else:
-            lines += gathers
+            lines += copies + gathers
         g_active = local[active]
         keep, running, idle = self.fresh("keep"), self.fresh("running"), self.fresh("idle")
-        compaction = _scatters(prims, local, lanes, [n for n, _ in carried])
+        compaction = list(put_back)
         compaction.append(f"{keep} = {prims.lanes_of(g_active)}")
         compaction.append(f"{lanes} = {prims.gather(lanes, keep)}")
         compaction += [f"{local[n]} = {prims.gather(local[n], keep)}" for n in names]
         compaction.append(f"{idle} = 0")
+        merges = self._plain_merges(active, carried, body)
         body = self._local(body, local, lanes)
-        per_lane, fixed = _compaction_cost(len(carried), len(names), body)
+        per_lane, fixed = _compaction_cost(len(kept), len(names), body)
+        body = _merged_while_idle(body, merges, idle)
         lines.append(f"{idle} = 0")
         check = _statements([
             f"{running} = {prims.count(g_active)}",
@@ -216,9 +243,49 @@ class _Compact(cst.CSTTransformer):
             # change in place, `_changed_in_place`)
             f"{idle} = {idle} + {prims.size(lanes)} - {running}",
         ]) + [parse_stmt(f"if not {running} or {idle} >= {per_lane} * {prims.size(lanes)}"
-                         f" + {fixed}:\n" + "".join(f"    {line}\n" for line in compaction))]
-        after = _statements(_scatters(prims, local, lanes, [n for n, _ in carried]))
+                         f" + {fixed}:\n" + "".join(
+                             f"    {part}\n" for line in compaction
+                             for part in line.split("\n")))]
+        after = _statements(put_back)
         return _statements(lines), body + check, after, lanes
+
+    def _plain_merges(self, active: str, carried, body: list) -> dict:
+        """``{k: new}`` for the statements ``body[k]`` that merge a carry's new value into
+        it, ``x = np.where(active, new, x)``, where the merge is ``new`` itself whenever
+        every lane in the loop's arrays runs: the statement is at the top of the body, before
+        anything assigns the mask (which then holds for each of those lanes), ``new`` is an
+        array of per-example scalars of the carry's own dtype (`records.ArrayValues`, by
+        node: what `batch_rules` knew of it), and nothing in the body changes an array in
+        place (the carry may then share ``new``'s array)."""
+        if _changed_in_place(body):
+            return {}
+        values = ArrayValues.get(self.ctx).values
+        dtypes = dict(carried)
+        plain = {}
+        for k, stmt in enumerate(body):
+            if active in writes(stmt):
+                break
+            if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1:
+                continue
+            assign = stmt.body[0]
+            if type(assign) is not cst.Assign or len(assign.targets) != 1 or \
+                    type(assign.targets[0].target) is not cst.Name:
+                continue
+            name = assign.targets[0].target.value
+            call = assign.value
+            if name not in dtypes or type(call) is not cst.Call or len(call.args) != 3 or \
+                    any(a.keyword is not None or a.star for a in call.args):
+                continue
+            mask, new, old = (a.value for a in call.args)
+            if not (type(mask) is cst.Name and mask.value == active and type(old) is cst.Name
+                    and old.value == name) or render(call) != self.prims.where(
+                        active, render(new), name):
+                continue
+            value = values.get(new)
+            if type(value) is Value and value.known and value.batched and \
+                    value.rank == 0 and value.dtype == dtypes[name]:
+                plain[k] = new
+        return plain
 
     def leave_With(self, original_node, updated_node):
         """A compacted loop under ``with np.errstate(...)`` (hoisted there by `simplify`):
@@ -249,7 +316,8 @@ class _Compact(cst.CSTTransformer):
         active = loop_mask(updated_node)
         if active is None or active not in BatchedLoopFacts.get(self.ctx).loops:
             return updated_node
-        before, body, _after, lanes = self._gathered_loop(active, list(updated_node.body.body))
+        before, body, _after, lanes = self._gathered_loop(active, list(updated_node.body.body),
+                                                          original_node)
         loop = updated_node.with_changes(test=parse_expr(self.prims.size(lanes)),
                                          body=updated_node.body.with_changes(body=body))
         return cst.FlattenSentinel(before + [loop])
@@ -260,8 +328,10 @@ class _Compact(cst.CSTTransformer):
         if active is None or active not in BatchedLoopFacts.get(self.ctx).loops:
             return updated_node
         # the loop's own stop (`if not active.any(): break`) becomes one on the lanes left
-        before, body, after, lanes = self._gathered_loop(active,
-                                                         list(updated_node.body.body[:-1]))
+        # (an `else:` of the loop reads what it holds after the loop's body: every carry)
+        before, body, after, lanes = self._gathered_loop(
+            active, list(updated_node.body.body[:-1]),
+            original_node if original_node.orelse is None else None)
         body.append(parse_stmt(f"if not {self.prims.size(lanes)}:\n    break\n"))
         loop = updated_node.with_changes(body=updated_node.body.with_changes(body=body))
         return cst.FlattenSentinel(before + [loop] + after)
@@ -431,6 +501,25 @@ class _Compact(cst.CSTTransformer):
         return [base] + [prims.scatter(name, lanes, local) for lanes, local, _ in sources]
 
 
+def _merged_while_idle(body: list, merges: dict, idle: str) -> list:
+    """``body`` with each merge `_Compact._plain_merges` found (by index) taken only where
+    some lane in the loop's arrays has finished, ``x = np.where(active, x_new, x) if idle
+    else x_new``: ``idle`` (the lanes that finished since the last compaction) is 0 exactly
+    when every lane in the loop's arrays runs, which is how each compaction leaves them and
+    how most passes of lanes that finish together find them (no `where` to pay then).
+    (Counting what the merges cost towards compacting, so that a few finished lanes make the
+    loop compact sooner, was measured slower on benchmarks/bench_live_loops.py: where lanes
+    finish one by one, as Mandelbrot's late escapes do, it compacts every few passes and pays
+    more in gathers than the merges cost.)"""
+    out = list(body)
+    for k in merges:
+        # (each statement as `_Compact._local` renamed it)
+        assign = out[k].body[0]
+        out[k] = out[k].with_changes(body=[assign.with_changes(value=cst.IfExp(
+            test=cst.Name(idle), body=assign.value, orelse=assign.value.args[1].value))])
+    return out
+
+
 # What compaction costs against the lanes it stops running, in units of one elementwise array
 # operation on one lane: a gather by lane indices or a scatter costs a few such operations per
 # lane, but a finished lane also slows the running ones (the `where` merges of a mixed mask
@@ -561,7 +650,8 @@ def _moves_data_only(stmt, data_calls) -> bool:
         return _counts_lanes(stmt.test) and all(
             _moves_data_only(s, data_calls) for s in stmt.body.body) and (
             stmt.orelse is None or (type(stmt.orelse) is cst.Else and all(
-                _moves_data_only(s, data_calls) for s in stmt.orelse.body.body)))
+                _moves_data_only(s, data_calls) for s in stmt.orelse.body.body))
+            or (type(stmt.orelse) is cst.If and _moves_data_only(stmt.orelse, data_calls)))
     if not isinstance(stmt, cst.SimpleStatementLine):
         return False
     for small in stmt.body:
@@ -580,10 +670,15 @@ def _moves_data_only(stmt, data_calls) -> bool:
 
 
 def _counts_lanes(test) -> bool:
-    """``lanes.size``, ``lanes.size < len(active)``: sizes of arrays, which cannot warn."""
+    """``lanes.size``, ``lanes.size < len(active) or not lanes.size``: sizes of arrays,
+    which cannot warn."""
+    if type(test) is cst.BooleanOperation:
+        return _counts_lanes(test.left) and _counts_lanes(test.right)
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        return _counts_lanes(test.expression)
     if type(test) is cst.Comparison:
         return _counts_lanes(test.left) and all(
-            type(c.operator) is cst.LessThan and _counts_lanes(c.comparator)
+            type(c.operator) in (cst.LessThan, cst.Equal) and _counts_lanes(c.comparator)
             for c in test.comparisons)
     if type(test) is cst.Call:
         return render(test.func) == "len" and len(test.args) == 1 \
@@ -596,5 +691,5 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     ifs = any(facts is not None for facts in CompactedIfs.get(ctx).tests.values())
     if not BatchedLoopFacts.get(ctx).loops and not ifs:
         return func
-    compact = _Compact(ctx, Liveness(func) if ifs else None)
+    compact = _Compact(ctx, Liveness(func))
     return _numbered_in_order(rewrite(func, compact), compact.made)

@@ -107,7 +107,22 @@ def _any_lane(site):
         return expr(spelled, value=zero)
     if type(x) is cst.Name:
         return parse_expr(site.spelled.any_lane(x.value))
+    divisor = _masked_zero(x)
+    spelled = site.spelled.zero_lane(divisor) if divisor is not None else None
+    if spelled is not None:
+        # a zero divisor on the lanes that get there (`guard_indices`): asked first of every
+        # lane in one pass with no temporary, which is false on most calls
+        return expr(f"{spelled} and " + site.spelled.any_lane("{x}"), x=x)
     return expr(site.spelled.any_lane("{x}"), x=x)
+
+
+def _masked_zero(x) -> str | None:
+    """``d`` of ``guard & (d == 0)`` (a division's check on some lanes) where ``d`` is a
+    name (cheap to read twice), else None."""
+    if type(x) is not cst.BinaryOperation or type(x.operator) is not cst.BitAnd or x.lpar:
+        return None
+    divisor = _compared_to_zero(x.right.with_changes(lpar=[], rpar=[]))
+    return divisor.value if type(divisor) is cst.Name else None
 
 
 def _compared_to_zero(x):
