@@ -161,8 +161,21 @@ def where(test, tv, body, bv, orelse, ov, backend) -> cst.BaseExpression:
                                          "to its string outside the function, or use "
                                          "backend=\"numpy\"")
     rank = broadcast_rank([tv, bv, ov])
-    return expr(backend.where(backend.truth("{c}", tv.kind), "{a}", "{b}"),
-                c=pad(test, tv, rank), a=pad(body, bv, rank), b=pad(orelse, ov, rank))
+    spelled = backend.where(backend.truth("{c}", tv.kind), "{a}", "{b}")
+    if _blendable(tv, bv, ov):
+        spelled = backend.blend(backend.truth("{c}", tv.kind), "{a}", "{b}") or spelled
+    return expr(spelled, c=pad(test, tv, rank), a=pad(body, bv, rank),
+                b=pad(orelse, ov, rank))
+
+
+def _blendable(tv, bv, ov) -> bool:
+    """Whether a merge chooses between two per-example numbers of one fixed-width dtype
+    under a per-example test: the backend's `blend` may compute it (NumPy's
+    `merge.blend`: without a branch per lane, where the mask is in no order)."""
+    values = (tv, bv, ov)
+    return all(type(v) is Value and v.batched and v.rank == 0 and v.dtype is not None
+               for v in values) and tv.dtype == np.bool_ and bv.dtype == ov.dtype and \
+        bv.dtype.kind in "biuf" and bv.dtype.itemsize <= 8
 
 
 def _item(node, k: int, value=None) -> cst.BaseExpression:
