@@ -205,8 +205,10 @@ def print_module(specs, module, main, header: str = "") -> Printed:
             mod.__name__.split(".")[0]
         return 0 if top in sys.stdlib_module_names else 2 if top == __package__ else 1
 
+    # (the backend's module is not imported by code that names none of it: a merge that is
+    # all `merge.blend`)
     groups = [sorted((import_line(alias, mod) for alias, mod in imports.items()
-                      if section(mod) == k),
+                      if section(mod) == k and (alias in referenced or alias != backend.alias)),
                      key=lambda line: (line.startswith("from "), line)) for k in range(3)]
     import_lines = "\n\n".join("\n".join(g) for g in groups if g).split("\n")
     functions = [(spec.name, code(m, m)) for spec, tree in zip(specs, trees)

@@ -118,7 +118,7 @@ def ifexp(site: Site) -> cst.BaseExpression:
     counted = _counter_step(test, tv, body, bv, orelse, ov)
     if counted is not None:
         return counted
-    return where(test, tv, body, bv, orelse, ov, site.spelled)
+    return where(test, tv, body, bv, orelse, ov, site.spelled, blend=not site.in_loop)
 
 
 def _counter_step(test, tv, body, bv, orelse, ov):
@@ -137,8 +137,10 @@ def _counter_step(test, tv, body, bv, orelse, ov):
                              lpar=[], rpar=[])
 
 
-def where(test, tv, body, bv, orelse, ov, backend) -> cst.BaseExpression:
-    """``np.where`` (the backend's) of one value or, item by item, of tuples."""
+def where(test, tv, body, bv, orelse, ov, backend, blend=False) -> cst.BaseExpression:
+    """``np.where`` (the backend's) of one value or, item by item, of tuples; with ``blend``,
+    the backend's `blend` where it has one and the values are two per-example numbers of one
+    dtype (`_blendable`)."""
     if isinstance(bv, TupleValue) and isinstance(ov, TupleValue):
         if len(bv.items) != len(ov.items):
             from ..errors import Unsupported
@@ -148,7 +150,8 @@ def where(test, tv, body, bv, orelse, ov, backend) -> cst.BaseExpression:
             from ..errors import Unsupported
             raise Unsupported("a conditional choice between containers of different kinds or "
                               "keys", suggestion="return the same structure on every path")
-        items = [where(test, tv, _item(body, k, bv), xv, _item(orelse, k, ov), yv, backend)
+        items = [where(test, tv, _item(body, k, bv), xv, _item(orelse, k, ov), yv, backend,
+                       blend)
                  for k, (xv, yv) in enumerate(zip(bv.items, ov.items))]
         return _container(bv, items, body)
     for value in (bv, ov):
@@ -162,7 +165,7 @@ def where(test, tv, body, bv, orelse, ov, backend) -> cst.BaseExpression:
                                          "backend=\"numpy\"")
     rank = broadcast_rank([tv, bv, ov])
     spelled = backend.where(backend.truth("{c}", tv.kind), "{a}", "{b}")
-    if _blendable(tv, bv, ov):
+    if blend and _blendable(tv, bv, ov):
         spelled = backend.blend(backend.truth("{c}", tv.kind), "{a}", "{b}") or spelled
     return expr(spelled, c=pad(test, tv, rank), a=pad(body, bv, rank),
                 b=pad(orelse, ov, rank))

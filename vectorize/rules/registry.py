@@ -40,6 +40,8 @@ class Site:
     # the examples are Python numbers (`vectorize`): Python's semantics where NumPy's differ
     # (`round(x, n)`), not NumPy scalars' (`vmap`)
     python_semantics: bool = False
+    # inside a loop of the user's (a merge there runs once per iteration)
+    in_loop: bool = False
 
     @property
     def spelled(self):
