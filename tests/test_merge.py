@@ -2,7 +2,6 @@
 against ``np.where`` (bits, dtype, shape) on both of its paths, and through `vectorize`
 against ``numpy.vectorize``."""
 
-import math
 
 import numpy as np
 import pytest
