@@ -203,3 +203,14 @@ def test_a_global_named_merge_keeps_np_where(tmp_path, monkeypatch):
     src = f.source(x)
     assert "merge.blend" not in src and "np.where(" in src
     _same(f(x), np.vectorize(merge_global_mod.scaled)(x))
+
+
+def test_a_rewritten_file_needs_no_vectorize(tmp_path):
+    """The file rewriter's code must run without this package: its merges are np.where."""
+    from vectorize.rewrite import rewrite_text
+
+    text = ("from vectorize import vectorize\n\n\n@vectorize\ndef seed(t: float, "
+            "b: float) -> float:\n    tmp = t * b\n    if tmp > 5:\n        root = "
+            "t * b\n    else:\n        root = -t\n    return root\n")
+    out = rewrite_text(text, str(tmp_path / "seedfile.py")).text
+    assert "root = np.where(tmp > 5, tmp, -t)" in out and "vectorize" not in out

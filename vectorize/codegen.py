@@ -237,7 +237,8 @@ MERGE = "merge"
 
 def _merges_named(tree, module):
     """``tree`` where the name `MERGE` is free for the runtime's module, else (the user's
-    code names something else so: a global, a local) with ``merge.blend(c, a, b)`` written
+    code names something else so: a global, a local; or the code is for a file, which must
+    not need this package: ``module.standalone``) with ``merge.blend(c, a, b)`` written
     ``np.where(c, a, b)``, which computes the same."""
     import libcst as cst
 
@@ -245,7 +246,8 @@ def _merges_named(tree, module):
 
     if MERGE not in all_names(tree):
         return tree
-    others = MERGE in {n for _, n, _ in module.free.values()}
+    others = getattr(module, "standalone", False) or \
+        MERGE in {n for _, n, _ in module.free.values()}
     stack = [tree]
     while stack and not others:
         node = stack.pop()
