@@ -118,7 +118,8 @@ def ifexp(site: Site) -> cst.BaseExpression:
     counted = _counter_step(test, tv, body, bv, orelse, ov)
     if counted is not None:
         return counted
-    return where(test, tv, body, bv, orelse, ov, site.spelled, blend=not site.in_loop)
+    return where(test, tv, body, bv, orelse, ov, site.spelled,
+                 blend=not (site.in_loop or site.standalone))
 
 
 def _counter_step(test, tv, body, bv, orelse, ov):
@@ -284,9 +285,6 @@ def register(reg: Registry) -> None:
     reg.add_operator("ifexp", Rule(
         "operator.conditional_expression", "control flow",
         "`a if cond else b` with a batched condition chooses lane by lane: `np.where(cond, a, b)`"
-        " (tuples item by item). Between two per-example numbers of one dtype, outside loops, "
-        "NumPy's code calls `merge.blend(cond, a, b)` (`vectorize.backends.numpy.merge`): "
-        "`np.where` itself, computed without a branch per lane where the mask is in no order "
-        "(the same bits, on large batches several times faster).",
+        " (tuples item by item).",
         "y = t * b if t > 5 else -t", "y = merge.blend(t > 5, t * b, -t)", ifexp,
         infer=_ifexp_infer))

@@ -42,6 +42,8 @@ class Site:
     python_semantics: bool = False
     # inside a loop of the user's (a merge there runs once per iteration)
     in_loop: bool = False
+    # code for a file (the rewriter's), which must not need this package at run time
+    standalone: bool = False
 
     @property
     def spelled(self):
