@@ -69,9 +69,12 @@ def test_blend_takes_the_branch_free_path_on_mixed_masks(monkeypatch):
     cond = rng.random(BIG) < 0.5
     _same(merge.blend(cond, a, b), np.where(cond, a, b))
     assert calls == [1]
+    _same(merge.blend(cond, a, -0.0), np.where(cond, a, -0.0))     # a number: the same
+    assert calls == [1, 1]
     merge.blend(_mask(rng, BIG, "sorted"), a, b)    # an ordered mask: np.where
     merge.blend(cond[:100], a[:100], b[:100])        # a small batch: np.where
-    assert calls == [1]
+    merge.blend(cond, a.astype(np.float32), 0.5)     # a float beside float32: np.where
+    assert calls == [1, 1]
 
 
 def test_blend_never_writes_its_arguments():
@@ -115,6 +118,29 @@ def test_blend_falls_back_to_where(case):
     _same(merge.blend(*args), np.where(*args))
 
 
+@pytest.mark.parametrize("dtype, number", [
+    (np.float64, 5.0), (np.float64, -0.0), (np.float64, float("nan")), (np.float64, -np.inf),
+    (np.float64, np.float64(2.5)), (np.float32, 2.5), (np.float32, np.float32(-0.0)),
+    (np.int64, 3), (np.int64, -(2**63)), (np.int8, 127), (np.uint8, 0), (np.int64, 2.5),
+    (np.uint64, -1), (np.int8, 300), (np.float64, True), (np.int32, np.int64(4))])
+@pytest.mark.parametrize("side", [0, 1])
+def test_blend_with_a_number(dtype, number, side):
+    """One side a number (a constant arm of the `if`): the branch-free path where np.where
+    keeps the array's dtype, np.where itself elsewhere; the same outcome either way
+    (values, dtype, or the exception)."""
+    rng = np.random.default_rng(3)
+    x = _values(rng, dtype, BIG)
+    cond = rng.random(BIG) < 0.5
+    args = (cond, x, number) if side else (cond, number, x)
+    try:
+        want = np.where(*args)
+    except Exception as exc:        # noqa: BLE001 -- the same exception type
+        with pytest.raises(type(exc)):
+            merge.blend(*args)
+        return
+    _same(merge.blend(*args), want)
+
+
 floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
 
 
@@ -129,6 +155,8 @@ def test_blend_hypothesis_tiled_past_the_threshold(rows, reps):
     b = np.concatenate([np.array([r[1] for r in rows], float), rng.standard_normal(extra)])
     cond = np.concatenate([np.array([r[2] for r in rows], bool), rng.random(extra) < 0.5])
     _same(merge.blend(cond, a, b), np.where(cond, a, b))
+    _same(merge.blend(cond, a, rows[0][1] if rows else 0.5),
+          np.where(cond, a, rows[0][1] if rows else 0.5))
 
 
 # ------------------------------------------------------------------- through vectorize
@@ -147,6 +175,16 @@ def pick(x, y):
     return x
 
 
+def pieces(x):
+    if x < 0:
+        y = x * x
+    elif x < 1:
+        y = 2 * x + 1
+    else:
+        y = 5.0
+    return y
+
+
 def count_step(n):
     if n % 2 == 0:
         return n // 2
@@ -158,6 +196,8 @@ def test_generated_code_calls_blend():
     t = np.linspace(-2, 10, 7)
     assert "root = merge.blend(tmp > 5, tmp, -t)" in f.source(t, 1.0)
     assert "from vectorize.backends.numpy import merge" in f.source(t, 1.0)
+    assert "y = merge.blend(x < 0, x * x, merge.blend(x < 1, 2 * x + 1, 5.0))" in \
+        vectorize(pieces, fallback="error").source(t)
 
 
 @pytest.mark.parametrize("n", [0, 1, 5, BIG])
@@ -166,7 +206,7 @@ def test_vectorized_merges_equal_numpy_vectorize(n):
     t = _values(rng, np.float64, n)
     u = _values(rng, np.float64, n)
     k = rng.integers(-10**6, 10**6, n)
-    for f, args in ((seed, (t, 1.0)), (pick, (t, u)), (count_step, (k,))):
+    for f, args in ((seed, (t, 1.0)), (pick, (t, u)), (count_step, (k,)), (pieces, (t,))):
         # (numpy.vectorize needs otypes on an empty batch: those of one example's result)
         one = f(*[a.dtype.type(1) if isinstance(a, np.ndarray) else a for a in args])
         with np.errstate(all="ignore"):     # (NaN compared: both warn, or neither)

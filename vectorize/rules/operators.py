@@ -177,9 +177,12 @@ def _blendable(tv, bv, ov) -> bool:
     under a per-example test: the backend's `blend` may compute it (NumPy's
     `merge.blend`: without a branch per lane, where the mask is in no order)."""
     values = (tv, bv, ov)
-    return all(type(v) is Value and v.batched and v.rank == 0 and v.dtype is not None
-               for v in values) and tv.dtype == np.bool_ and bv.dtype == ov.dtype and \
-        bv.dtype.kind in "biuf" and bv.dtype.itemsize <= 8
+    if not all(type(v) is Value and v.rank == 0 and v.dtype is not None for v in values):
+        return False
+    # (one side may be a number: `blend` takes it where `np.where` keeps the other's dtype)
+    return tv.batched and tv.dtype == np.bool_ and (bv.batched or ov.batched) and \
+        all(v.dtype.kind in "biuf" and v.dtype.itemsize <= 8 for v in (bv, ov)) and \
+        (bv.dtype == ov.dtype or not (bv.batched and ov.batched))
 
 
 def _item(node, k: int, value=None) -> cst.BaseExpression:

@@ -41,23 +41,51 @@ _INTS = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
 def blend(cond, a, b):
     """``np.where(cond, a, b)``: ``a`` on the lanes where ``cond`` holds, else ``b`` (a new
     array, as ``np.where`` gives: never one of the arguments). Without branches (see the
-    module) where ``a`` and ``b`` are contiguous arrays of one numeric dtype of 1 to 8 bytes
-    and of ``cond``'s shape, a boolean mask of at least `MIN_LANES` lanes in no order."""
-    if type(cond) is np.ndarray and cond.size >= MIN_LANES and type(a) is np.ndarray and \
-            type(b) is np.ndarray and a.dtype == b.dtype and cond.dtype == np.bool_ and \
-            a.shape == b.shape == cond.shape and a.dtype.kind in "biuf" and \
-            a.dtype.isnative and b.dtype.isnative and a.flags.c_contiguous and \
-            b.flags.c_contiguous and cond.flags.c_contiguous and a.dtype.itemsize in _INTS \
-            and _mixed(cond):
-        ints = _INTS[a.dtype.itemsize]
-        low = b.view(ints)
-        out = np.subtract(a.view(ints), low)
-        np.multiply(out, cond, out=out)
-        np.add(out, low, out=out)
-        return out.view(a.dtype)
+    module) where ``cond`` is a contiguous boolean mask of at least `MIN_LANES` lanes in no
+    order, and ``a`` and ``b`` contiguous arrays of its shape and of one numeric dtype of 1
+    to 8 bytes, or one of them such an array and the other a number that ``np.where``
+    keeps in the array's dtype exactly (a Python float beside float64, a Python int in
+    range beside ints, a NumPy scalar of that dtype)."""
+    if type(cond) is np.ndarray and cond.size >= MIN_LANES:
+        bits = _bits(cond, a, b)
+        if bits is not None and _mixed(cond):
+            high, low, dtype = bits
+            out = np.subtract(high, low)
+            np.multiply(out, cond, out=out)
+            np.add(out, low, out=out)
+            return out.view(dtype)
     return np.where(cond, a, b)
 
 
+def _bits(cond, a, b):
+    """``(a, b, dtype)`` with ``a`` and ``b`` as integers of their width (an array a view of
+    it, a number a 0-d array of the array's dtype), or None where `blend` leaves the merge
+    to ``np.where``."""
+    if cond.dtype != np.bool_ or not cond.flags.c_contiguous:
+        return None
+    dtype = a.dtype if type(a) is np.ndarray else b.dtype if type(b) is np.ndarray else None
+    if dtype is None or dtype.kind not in "biuf" or not dtype.isnative or \
+            dtype.itemsize not in _INTS:
+        return None
+    ints = _INTS[dtype.itemsize]
+    out = []
+    for x in (a, b):
+        if type(x) is np.ndarray:
+            if x.dtype != dtype or x.shape != cond.shape or not x.flags.c_contiguous:
+                return None
+            out.append(x.view(ints))
+            continue
+        kind = type(x)
+        if kind is float and dtype == np.float64 or isinstance(x, np.generic) and \
+                x.dtype == dtype:
+            pass
+        elif kind is int and dtype.kind in "iu" and \
+                np.iinfo(dtype).min <= x <= np.iinfo(dtype).max:
+            pass
+        else:
+            return None
+        out.append(np.asarray(x, dtype).view(ints))
+    return out[0], out[1], dtype
 def _mixed(cond) -> bool:
     """Whether the first `SAMPLE` lanes of ``cond`` change value at more than `MIXED` of
     their steps."""
