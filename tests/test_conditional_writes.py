@@ -265,7 +265,7 @@ def test_the_source_is_a_masked_write():
     src = vmap(relu_double, fallback="error").source(np.ones((3, 4)), np.ones(3, int))
     assert "y[:, i] = np.where(x[:, i] > 0, x[:, i] * 2, y[:, i])" in src, src
     src = vmap(guarded_index, fallback="error").source(np.ones((3, 4)), np.ones(3, int))
-    assert "k_safe = np.where(cond, k, 0)" in src, src
+    assert "k_safe = merge.blend(cond, k, 0)" in src, src
     assert "y[np.arange(len(y)), k_safe] = merge.blend(cond, x[:, 0], " \
            "y[np.arange(len(y)), k_safe])" in src, src
     assert "__" not in src.split("def ", 1)[1]

@@ -137,7 +137,7 @@ def test_vmap_semantics_with_in_axes():
     v = np.random.default_rng(0).normal(size=(6, 3))
     text = explain(norm_or_zero, v, 2.0, in_axes=(0, None))
     assert "rule linalg.dot_method: `np.dot(a, b)` / `a.dot(b)` on per-example arrays" in text
-    assert "=> |     s = np.einsum(" in text and "np.where(s > 1.0" in text
+    assert "=> |     s = np.einsum(" in text and "merge.blend(s > 1.0" in text
     _assert_lines_are_the_users(text, norm_or_zero)
     # what vmap made of the function: its axes unless given
     assert explain(vmap(norm_or_zero, in_axes=(0, None)), v, 2.0) == text
