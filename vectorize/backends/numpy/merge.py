@@ -47,10 +47,11 @@ def blend(cond, a, b):
     keeps in the array's dtype exactly (a Python float beside float64, a Python int in
     range beside ints, a NumPy scalar of that dtype)."""
     if type(cond) is np.ndarray and cond.size >= MIN_LANES:
-        bits = _bits(cond, a, b)
-        if bits is not None and _mixed(cond):
-            high, low, dtype = bits
-            out = np.subtract(high, low)
+        dtype = _dtype(cond, a, b)
+        if dtype is not None and _mixed(cond):
+            ints = _INTS[dtype.itemsize]
+            low = _bits(b, dtype, ints)
+            out = np.subtract(_bits(a, dtype, ints), low)
             np.multiply(out, cond, out=out)
             np.add(out, low, out=out)
             return out.view(dtype)
@@ -60,35 +61,35 @@ def blend(cond, a, b):
 _where = np.where       # (a global: the small batches' path is one lookup shorter)
 
 
-def _bits(cond, a, b):
-    """``(a, b, dtype)`` with ``a`` and ``b`` as integers of their width (an array a view of
-    it, a number a 0-d array of the array's dtype), or None where `blend` leaves the merge
-    to ``np.where``."""
+def _dtype(cond, a, b):
+    """The dtype of the merge where `blend` computes it on the bits (the checks only, no
+    array made: most calls that get here merge by ``np.where`` after all), else None."""
     if cond.dtype != np.bool_ or not cond.flags.c_contiguous:
         return None
     dtype = a.dtype if type(a) is np.ndarray else b.dtype if type(b) is np.ndarray else None
     if dtype is None or dtype.kind not in "biuf" or not dtype.isnative or \
             dtype.itemsize not in _INTS:
         return None
-    ints = _INTS[dtype.itemsize]
-    out = []
     for x in (a, b):
-        if type(x) is np.ndarray:
+        kind = type(x)
+        if kind is np.ndarray:
             if x.dtype != dtype or x.shape != cond.shape or not x.flags.c_contiguous:
                 return None
-            out.append(x.view(ints))
-            continue
-        kind = type(x)
-        if kind is float and dtype == np.float64 or isinstance(x, np.generic) and \
-                x.dtype == dtype:
-            pass
-        elif kind is int and dtype.kind in "iu" and \
-                np.iinfo(dtype).min <= x <= np.iinfo(dtype).max:
-            pass
-        else:
+        elif not (kind is float and dtype == np.float64 or isinstance(x, np.generic) and
+                  x.dtype == dtype or kind is int and dtype.kind in "iu" and
+                  np.iinfo(dtype).min <= x <= np.iinfo(dtype).max):
             return None
-        out.append(np.asarray(x, dtype).view(ints))
-    return out[0], out[1], dtype
+    return dtype
+
+
+def _bits(x, dtype, ints):
+    """``x`` (an array of ``dtype``, or a number `_dtype` took) as integers of its width: a
+    view, or a 0-d array."""
+    if type(x) is not np.ndarray:
+        x = np.asarray(x, dtype)
+    return x.view(ints)
+
+
 def _mixed(cond) -> bool:
     """Whether the first `SAMPLE` lanes of ``cond`` change value at more than `MIXED` of
     their steps."""
