@@ -170,7 +170,7 @@ def print_module(specs, module, main, header: str = "") -> Printed:
     if "pymath" in referenced:   # Python's round(x, n), exact int functions
         from . import pymath
         imports.setdefault("pymath", pymath)
-    if MERGE in referenced and backend.name == "numpy":   # `merge.blend` (its rule)
+    if MERGE in referenced and backend.blend("c", "a", "b") is not None:    # its rule
         from .backends.numpy import merge
         imports.setdefault(MERGE, merge)
     for _, name, value in module.free.values():
