@@ -254,3 +254,22 @@ def test_a_rewritten_file_needs_no_vectorize(tmp_path):
             "t * b\n    else:\n        root = -t\n    return root\n")
     out = rewrite_text(text, str(tmp_path / "seedfile.py")).text
     assert "root = np.where(tmp > 5, tmp, -t)" in out and "vectorize" not in out
+
+
+def default_or_self(x):
+    if x < 0:
+        return 0.1
+    return x
+
+
+@pytest.mark.parametrize("n", [1, 5, BIG])
+def test_output_type_of_a_blend_is_learned_as_for_np_where(n):
+    """Regression: where the code merges per example, the output type is learned from the
+    first example on every call, as numpy.vectorize learns it (`api._JOIN_MARKS`);
+    `merge.blend` is such a merge (float32 in, a Python float on one branch: float64 or
+    float32 by the first example). With the merge unrecognised, the type learned on the
+    first call was kept: float32 where numpy.vectorize gives float64."""
+    x = np.linspace(-3, 5, n).astype(np.float32)
+    f = vectorize(default_or_self, fallback="error")
+    for batch in (x[::-1].copy(), x, x[::-1].copy()):
+        _same(f(batch), np.vectorize(default_or_self)(batch))
