@@ -90,7 +90,7 @@ def test_the_seed_function_names_the_where_rule_at_the_users_lines():
     assert f"{if_line}-{if_line + 3} |     if tmp > 5:\n" in text
     assert "rule operator.conditional_expression: `a if cond else b` with a batched " \
            "condition chooses lane by lane: `np.where(cond, a, b)`" in text
-    assert "=> |     root = np.where(tmp > 5, tmp, -t)\n" in text
+    assert "=> |     root = merge.blend(tmp > 5, tmp, -t)\n" in text
     _assert_lines_are_the_users(text, seed_func.func.pyfunc)
     # the batched lines are those the decorator runs for these arguments
     source = vectorize.vectorize(seed_func.func.pyfunc).source(t, 1.0)
@@ -101,13 +101,17 @@ def test_the_seed_function_names_the_where_rule_at_the_users_lines():
 
 def test_the_text_is_the_command_lines():
     """The function's part of ``--explain`` on the file, from its second line on (the first
-    names the file as given on the command line)."""
+    names the file as given on the command line); the one difference: a rewritten file's
+    merges are ``np.where``, the decorator's ``merge.blend`` (a file must not need
+    vectorize)."""
     ours = explain(seed_func.func.pyfunc, np.arange(1.0, 9.0), np.arange(8.0))
     cli = subprocess.run([sys.executable, "-m", "vectorize", "--explain",
                           str(ROOT / "examples" / "seed_func.py")], capture_output=True,
                          text=True, cwd=ROOT, check=True).stdout
     block = cli.split("\n\n")[0]
     assert block.startswith(f"{ROOT / 'examples' / 'seed_func.py'}:")
+    assert "merge.blend(" in ours and "merge.blend(" not in block
+    ours = ours.replace("merge.blend(", "np.where(")
     assert ours.rstrip("\n").split("\n")[1:] == block.split("\n")[1:]
 
 
@@ -133,7 +137,7 @@ def test_vmap_semantics_with_in_axes():
     v = np.random.default_rng(0).normal(size=(6, 3))
     text = explain(norm_or_zero, v, 2.0, in_axes=(0, None))
     assert "rule linalg.dot_method: `np.dot(a, b)` / `a.dot(b)` on per-example arrays" in text
-    assert "=> |     s = np.einsum(" in text and "np.where(s > 1.0" in text
+    assert "=> |     s = np.einsum(" in text and "merge.blend(s > 1.0" in text
     _assert_lines_are_the_users(text, norm_or_zero)
     # what vmap made of the function: its axes unless given
     assert explain(vmap(norm_or_zero, in_axes=(0, None)), v, 2.0) == text

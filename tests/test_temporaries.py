@@ -87,8 +87,33 @@ def vector_offset(x, w):
     return x * 2 + w         # per-example vectors: not in place (kept as it is)
 
 
+def floor_at(x, y):
+    # a ufunc of a fresh array: computed in it (``out=``)
+    m = max(x * y, 0.5)
+    return m
+
+
+def decay(x, y):
+    # returned: the fresh array gets a name
+    return math.tanh(-x * y)
+
+
+def angle(x, y):
+    y = math.atan2(x * 2, y)     # the other operand is the name being assigned
+    return y
+
+
+def both_fresh(x, y):
+    r = math.atan2(x * 2, y * 3)     # the other operand is not a name or a number
+    return r
+
+
+def relu_dot(x, w):
+    return max(x.dot(w), 0.0)
+
+
 FLOAT_FUNCS = [affine, scaled_square, root_term, quadratic, negated, reads_target, user_array,
-               in_loop]
+               in_loop, floor_at, decay, angle, both_fresh]
 
 
 # --------------------------------------------------------------------------- the two forms
@@ -158,9 +183,45 @@ def negated(x, y):
     k -= 7
     return k
 """),
+    (floor_at, (X, X), """\
+def floor_at(x, y):
+    # a ufunc of a fresh array: computed in it (``out=``)
+    m = x * y
+    np.maximum(0.5, m, out=m)
+    return m
+"""),
+    (decay, (X, X), """\
+    result = -x * y
+    np.tanh(result, out=result)
+    return result
+"""),
 ])
 def test_rewrites(func, args, expected):
     assert source(func, *args).endswith(expected)
+
+
+def test_vmap_contraction_into_its_result():
+    """``max(x.dot(w), 0.0)`` per row: the maximum is taken in the matrix product's array."""
+    text = vmap(relu_dot, in_axes=(0, None)).source(np.ones((4, 3)), np.ones(3))
+    assert text.endswith("""\
+def relu_dot(x, w):
+    result = x @ w
+    np.maximum(0.0, result, out=result)
+    return result
+""")
+
+
+@pytest.mark.parametrize("n", [0, 1, 7])
+def test_vmap_contraction_same_as_simple_form(monkeypatch, n):
+    rng = np.random.default_rng(n)
+    x, w = rng.normal(size=(n, 5)), rng.normal(size=5)
+    x[:, 0] = [(math.nan, -0.0, math.inf)[k % 3] for k in range(n)]
+    got = vmap(relu_dot, in_axes=(0, None))(x, w)
+    want = np.array([relu_dot(row, w) for row in x]).reshape(n)
+    pass_off(monkeypatch)
+    plain = vmap(relu_dot, in_axes=(0, None))(x, w)
+    for other in (want, plain):
+        assert got.dtype == other.dtype and got.tobytes() == np.asarray(other).tobytes()
 
 
 # --------------------------------------------------------------------- what it leaves alone
@@ -169,6 +230,8 @@ def test_rewrites(func, args, expected):
     (reads_target, (X, X), "y = x * 2 + y", "the operand reads the name being assigned"),
     (user_array, (X, X), "e = x + 1", "`x` is the user's array"),
     (vector_offset, (np.ones((4, 3)), np.ones(3)), None, "per-example vectors"),
+    (angle, (X, X), "y = np.arctan2(x * 2, y)", "the other operand reads the name"),
+    (both_fresh, (X, X), "r = np.arctan2(x * 2, y * 3)", "the other operand is computed"),
 ])
 def test_unchanged(func, args, line, reason):
     text = source(func, *args)
@@ -176,6 +239,7 @@ def test_unchanged(func, args, line, reason):
         assert line in text, reason
     assert "+=" not in text and "-=" not in text and "*=" not in text and "/=" not in text, \
         reason
+    assert "out=" not in text, reason
 
 
 def test_vmap_rank_one_unchanged():

@@ -1446,8 +1446,8 @@ def _cast(arr, otype):
 
 _PLAIN_CHARS = frozenset(np.dtype(t).char for t in (np.float64, np.int64, np.longlong,
                                                      np.complex128))
-_JOIN_MARKS = ("where(", "flatnonzero(", "maximum(", "minimum(", "full(", "empty(", "select(",
-               "choose(", "putmask(", "copyto(")
+_JOIN_MARKS = ("where(", "blend(", "flatnonzero(", "maximum(", "minimum(", "full(", "empty(",
+               "select(", "choose(", "putmask(", "copyto(")
 
 
 def _probes(spec, kinds) -> str | bool:
@@ -1456,8 +1456,8 @@ def _probes(spec, kinds) -> str | bool:
     where an argument is of another dtype than float64, int64 and complex128 (its first
     item is an `np.int8`, `np.float32`, `np.bool_`..., whose types NumPy's scalar
     arithmetic gives, with weak Python numbers: NEP 50), or where the code chooses values
-    per example (`np.where` and its kin, `np.maximum` of `max`: the type may be the first
-    example's branch's)."""
+    per example (`np.where` and its kin, `merge.blend`, `np.maximum` of `max`: the type may
+    be the first example's branch's)."""
     if isinstance(spec, FallbackSpec):
         return False
     narrow = any(not _is_as_is(kind) and _char(kind) not in _PLAIN_CHARS and

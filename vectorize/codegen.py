@@ -152,7 +152,8 @@ def print_module(specs, module, main, header: str = "") -> Printed:
     backend = module.backend
     imports = {backend.alias: backend.module()}
     namespace: dict = {}
-    referenced = set().union(*(all_names(spec.tree) for spec in specs))
+    trees = [_merges_named(spec.tree, module) for spec in specs]
+    referenced = set().union(*(all_names(tree) for tree in trees))
     for alias, name in backend.extra_modules.items():    # `lax` of JAX's code
         if alias in referenced and alias not in {n for _, n, _ in module.free.values()}:
             imports.setdefault(alias, importlib.import_module(name))
@@ -169,6 +170,9 @@ def print_module(specs, module, main, header: str = "") -> Printed:
     if "pymath" in referenced:   # Python's round(x, n), exact int functions
         from . import pymath
         imports.setdefault("pymath", pymath)
+    if MERGE in referenced and backend.blend("c", "a", "b") is not None:    # its rule
+        from .backends.numpy import merge
+        imports.setdefault(MERGE, merge)
     for _, name, value in module.free.values():
         if isinstance(value, types.ModuleType) and sys.modules.get(value.__name__) is value:
             if name not in referenced:
@@ -201,12 +205,14 @@ def print_module(specs, module, main, header: str = "") -> Printed:
             mod.__name__.split(".")[0]
         return 0 if top in sys.stdlib_module_names else 2 if top == __package__ else 1
 
+    # (the backend's module is not imported by code that names none of it: a merge that is
+    # all `merge.blend`)
     groups = [sorted((import_line(alias, mod) for alias, mod in imports.items()
-                      if section(mod) == k),
+                      if section(mod) == k and (alias in referenced or alias != backend.alias)),
                      key=lambda line: (line.startswith("from "), line)) for k in range(3)]
     import_lines = "\n\n".join("\n".join(g) for g in groups if g).split("\n")
-    functions = [(spec.name, code(m, m)) for spec in specs
-                 for m in [cst.Module(body=[fix_parens(spec.tree)])]]
+    functions = [(spec.name, code(m, m)) for spec, tree in zip(specs, trees)
+                 for m in [cst.Module(body=[fix_parens(tree)])]]
     # defaults are values the original already evaluated (the source shows none)
     defaults = {spec.name: (spec.source.func.__defaults__, spec.source.func.__kwdefaults__)
                 for spec in specs}
@@ -223,6 +229,44 @@ def print_module(specs, module, main, header: str = "") -> Printed:
                                  reads=list(module.reads),
                                  free=[module.free_scopes[key] for key in module.free],
                                  attributes=list(module.attribute_scopes.values())))
+
+
+MERGE = "merge"
+"""The name generated NumPy code calls `vectorize.backends.numpy.merge` by (``merge.blend``)."""
+
+
+def _merges_named(tree, module):
+    """``tree`` where the name `MERGE` is free for the runtime's module, else (the user's
+    code names something else so: a global, a local; or the code is for a file, which must
+    not need this package: ``module.standalone``) with ``merge.blend(c, a, b)`` written
+    ``np.where(c, a, b)``, which computes the same."""
+    import libcst as cst
+
+    from .liveness import all_names
+
+    if MERGE not in all_names(tree):
+        return tree
+    others = getattr(module, "standalone", False) or \
+        MERGE in {n for _, n, _ in module.free.values()}
+    stack = [tree]
+    while stack and not others:
+        node = stack.pop()
+        if type(node) is cst.Attribute and type(node.value) is cst.Name and \
+                node.value.value == MERGE and node.attr.value == "blend":
+            continue
+        others = type(node) is cst.Name and node.value == MERGE
+        stack.extend(node.children)
+    if not others:
+        return tree
+    alias = module.backend.alias
+
+    class _Where(cst.CSTTransformer):
+        def leave_Attribute(self, original, updated):
+            if type(updated.value) is cst.Name and updated.value.value == MERGE and \
+                    updated.attr.value == "blend":
+                return updated.with_changes(value=cst.Name(alias), attr=cst.Name("where"))
+            return updated
+    return tree.visit(_Where())
 
 
 def load(printed: Printed) -> Generated:
@@ -261,7 +305,7 @@ def execute(text: str, main: str, values: dict, defaults: dict) -> types.Functio
 
 
 PARALLEL_MODULES = frozenset({"numpy", "math", "cmath", "functools", "operator",
-                              "vectorize.pymath"})
+                              "vectorize.pymath", "vectorize.backends.numpy.merge"})
 """Modules whose functions generated code may call from several threads at once (``np.random``
 is refused by name: its global state would hand out draws in whatever order threads ask)."""
 SIDE_EFFECT_BUILTINS = frozenset({

@@ -107,6 +107,9 @@ class ModuleContext:
         # name -> module or function that a backend's finishing step made the code call
         # (JAX's loops: `lax`, `promote_carry`); imported where the code mentions them
         self.runtime_imports: dict[str, object] = {}
+        # code for a file (the rewriter's), which must not need this package at run time:
+        # no `merge.blend` (`codegen`)
+        self.standalone = False
         # function -> its source, for the value ranges of calls (`analysis.ranges`)
         self.range_sources = ranges.SOURCES
 

@@ -2,8 +2,8 @@
 #   v: batched float64
 #   lo: float64
 #   hi: float64
-import numpy as np
+from vectorize.backends.numpy import merge
 
 
 def clamp(v, lo, hi):
-    return np.where(v < lo, lo, np.where(v > hi, hi, v))
+    return merge.blend(v < lo, lo, merge.blend(v > hi, hi, v))

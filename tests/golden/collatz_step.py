@@ -2,10 +2,12 @@
 #   n: batched int64
 import numpy as np
 
+from vectorize.backends.numpy import merge
+
 
 def collatz_step(n):
     cond = n % 2 == 0
     if np.any(np.logical_not(cond) & ((n < -3074457345618258603) | (n > 3074457345618258602))):
         raise OverflowError("Python int too large to convert to C long")
-    n = np.where(cond, n // 2, 3 * n + 1)
+    n = merge.blend(cond, n // 2, 3 * n + 1)
     return n

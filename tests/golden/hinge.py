@@ -4,10 +4,11 @@
 import numpy as np
 
 from vectorize import pymath
+from vectorize.backends.numpy import merge
 
 
 def hinge(x, margin):
     loss = np.where(margin - x > 0.0, margin - x, 0.0)
     with np.errstate(all="ignore"):
-        scaled = np.where(loss > 1, loss * 2, loss)
+        scaled = merge.blend(loss > 1, loss * 2, loss)
     return pymath.round(scaled, 3)

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from vectorize.backends.numpy import merge
+
 
 def quadratic_root(a, b, c):
     disc = b * b
@@ -17,5 +19,5 @@ def quadratic_root(a, b, c):
         root = -b
         root += np.sqrt(disc)
         root /= 2 * a
-        result = np.where(cond, math.nan, root)
+        result = merge.blend(cond, math.nan, root)
     return result

@@ -4,8 +4,10 @@ import math
 
 import numpy as np
 
+from vectorize.backends.numpy import merge
+
 
 def safe_log(x):
     with np.errstate(all="ignore"):
-        result = np.where(x > 0, np.log(x), -math.inf)
+        result = merge.blend(x > 0, np.log(x), -math.inf)
     return result

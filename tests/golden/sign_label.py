@@ -2,8 +2,10 @@
 #   x: batched float64
 import numpy as np
 
+from vectorize.backends.numpy import merge
+
 
 def sign_label(x):
     label = 0
-    label = np.where(x > 0, 1, np.where(x < 0, -1, label))
+    label = merge.blend(x > 0, 1, np.where(x < 0, -1, label))
     return label

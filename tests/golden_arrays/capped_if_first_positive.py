@@ -3,6 +3,8 @@
 #   hi: float
 import numpy as np
 
+from vectorize.backends.numpy import merge
+
 
 def capped_if_first_positive(x, hi):
     """The items above ``hi`` capped, where the first item is positive: a helper that
@@ -18,4 +20,4 @@ def capped_if_first_positive(x, hi):
 
 
 def _cap_item(w, i, hi):
-    w[:, i] = np.where(w[:, i] > hi, hi, w[:, i])
+    w[:, i] = merge.blend(w[:, i] > hi, hi, w[:, i])

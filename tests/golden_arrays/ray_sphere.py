@@ -5,6 +5,8 @@
 #   radius: float
 import numpy as np
 
+from vectorize.backends.numpy import merge
+
 
 def ray_sphere(origin, direction, center, radius):
     oc = origin - center
@@ -13,5 +15,5 @@ def ray_sphere(origin, direction, center, radius):
     disc = b * b
     disc -= c
     with np.errstate(all="ignore"):
-        result = np.where(disc < 0, -1.0, -b - np.sqrt(disc))
+        result = merge.blend(disc < 0, -1.0, -b - np.sqrt(disc))
     return result

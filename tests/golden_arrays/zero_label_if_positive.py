@@ -3,12 +3,14 @@
 #   label: batched int64
 import numpy as np
 
+from vectorize.backends.numpy import merge
+
 
 def zero_label_if_positive(logits, label):
     """The logits with the label's entry zeroed where it is positive: a write at a
     per-example index under a per-example condition."""
     out = logits.copy()
     cond = logits[np.arange(len(logits)), label] > 0
-    label_safe = np.where(cond, label, 0)
-    out[np.arange(len(out)), label_safe] = np.where(cond, 0.0, out[np.arange(len(out)), label_safe])
+    label_safe = merge.blend(cond, label, 0)
+    out[np.arange(len(out)), label_safe] = merge.blend(cond, 0.0, out[np.arange(len(out)), label_safe])
     return out

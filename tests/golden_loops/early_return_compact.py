@@ -3,6 +3,8 @@
 #   n: float64
 import numpy as np
 
+from vectorize.backends.numpy import merge
+
 
 def early_return_compact(x, n):
     """Returns inside the branch (lowered to assignments of the result first)."""
@@ -11,7 +13,7 @@ def early_return_compact(x, n):
     x_lanes = x[lanes]
     t = np.sqrt(x_lanes)
     with np.errstate(all="ignore"):
-        result_lanes = np.where(t > n, t - n, t * n)
+        result_lanes = merge.blend(t > n, t - n, t * n)
     if lanes.size:
         lanes_else = np.flatnonzero(~cond)
         x_else = x[lanes_else]

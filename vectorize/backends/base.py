@@ -340,6 +340,11 @@ class Backend:
         """``a`` on the lanes where ``cond`` holds, else ``b``."""
         raise NotImplementedError
 
+    def blend(self, cond: str, a: str, b: str) -> str | None:
+        """`where` of two per-example numbers of one dtype (rank 0, the same shape), spelled
+        as what computes it fastest on masks in no order, or None: `where` itself."""
+        return None
+
     def logical_not(self, a: str) -> str:
         raise NotImplementedError
 

@@ -190,7 +190,9 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             return updated_node.with_changes(**arms) if arms else updated_node
         return self._apply(self.registry.operators["ifexp"], original_node, updated_node,
                            [original_node.test, original_node.body, original_node.orelse],
-                           [updated_node.test, updated_node.body, updated_node.orelse])
+                           [updated_node.test, updated_node.body, updated_node.orelse],
+                           in_loop=bool(self._loops),
+                           standalone=getattr(self.ctx.module, "standalone", False))
 
     def _stacked(self, original_node, updated_node):
         """A list or tuple display of per-example values (or a name bound to one) that a

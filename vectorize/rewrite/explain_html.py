@@ -253,9 +253,10 @@ def _origins(part: Part, step: Step) -> dict:
 
 
 # an index kept in bounds on the lanes Python would not evaluate it on (`guard_indices`):
-# ``v[i if guard else 0]``, later ``v[..., np.where(guard, i, 0)]``
+# ``v[i if guard else 0]``, later ``v[..., np.where(guard, i, 0)]`` (``merge.blend``)
 _GUARDED_INDEX = re.compile(r"\bif\b[^\]]*\belse 0\]|"
-                            r"\bwhere\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*,\s*0\)\s*\]")
+                            r"\b(?:where|blend)\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*,\s*0\)"
+                            r"\s*\]")
 
 
 def _tags(part: Part) -> dict:
@@ -280,7 +281,7 @@ def _tags(part: Part) -> dict:
                 re.search(rf"\[{n}\]|\b{n}\.size\b", line) for n in lanes | masks):
             tags.append("compact")
         elif masks and re.match(rf"\s*(?:({'|'.join(masks)})\s*=|while\b|if\b)|"
-                                rf".*\bwhere\(({'|'.join(masks)})\b", line):
+                                rf".*\b(?:where|blend)\(({'|'.join(masks)})\b", line):
             tags.append("mask")
         if tags:
             out[k] = tags

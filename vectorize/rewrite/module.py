@@ -243,8 +243,10 @@ def _plain_function():
 
 
 def _context(taken: set, explain: bool, backend: str = "numpy") -> ModuleContext:
-    return ModuleContext(backend, "warn", explain=explain, taken=taken,
-                         helper_suffix=HELPER_SUFFIX)
+    context = ModuleContext(backend, "warn", explain=explain, taken=taken,
+                            helper_suffix=HELPER_SUFFIX)
+    context.standalone = True       # a file must not need vectorize: np.where merges
+    return context
 
 
 def _line(lines: list[str], number: int) -> str:

@@ -118,7 +118,8 @@ def ifexp(site: Site) -> cst.BaseExpression:
     counted = _counter_step(test, tv, body, bv, orelse, ov)
     if counted is not None:
         return counted
-    return where(test, tv, body, bv, orelse, ov, site.spelled)
+    return where(test, tv, body, bv, orelse, ov, site.spelled,
+                 blend=not (site.in_loop or site.standalone))
 
 
 def _counter_step(test, tv, body, bv, orelse, ov):
@@ -137,8 +138,10 @@ def _counter_step(test, tv, body, bv, orelse, ov):
                              lpar=[], rpar=[])
 
 
-def where(test, tv, body, bv, orelse, ov, backend) -> cst.BaseExpression:
-    """``np.where`` (the backend's) of one value or, item by item, of tuples."""
+def where(test, tv, body, bv, orelse, ov, backend, blend=False) -> cst.BaseExpression:
+    """``np.where`` (the backend's) of one value or, item by item, of tuples; with ``blend``,
+    the backend's `blend` where it has one and the values are two per-example numbers of one
+    dtype (`_blendable`)."""
     if isinstance(bv, TupleValue) and isinstance(ov, TupleValue):
         if len(bv.items) != len(ov.items):
             from ..errors import Unsupported
@@ -148,7 +151,8 @@ def where(test, tv, body, bv, orelse, ov, backend) -> cst.BaseExpression:
             from ..errors import Unsupported
             raise Unsupported("a conditional choice between containers of different kinds or "
                               "keys", suggestion="return the same structure on every path")
-        items = [where(test, tv, _item(body, k, bv), xv, _item(orelse, k, ov), yv, backend)
+        items = [where(test, tv, _item(body, k, bv), xv, _item(orelse, k, ov), yv, backend,
+                       blend)
                  for k, (xv, yv) in enumerate(zip(bv.items, ov.items))]
         return _container(bv, items, body)
     for value in (bv, ov):
@@ -161,8 +165,24 @@ def where(test, tv, body, bv, orelse, ov, backend) -> cst.BaseExpression:
                                          "to its string outside the function, or use "
                                          "backend=\"numpy\"")
     rank = broadcast_rank([tv, bv, ov])
-    return expr(backend.where(backend.truth("{c}", tv.kind), "{a}", "{b}"),
-                c=pad(test, tv, rank), a=pad(body, bv, rank), b=pad(orelse, ov, rank))
+    spelled = backend.where(backend.truth("{c}", tv.kind), "{a}", "{b}")
+    if blend and _blendable(tv, bv, ov):
+        spelled = backend.blend(backend.truth("{c}", tv.kind), "{a}", "{b}") or spelled
+    return expr(spelled, c=pad(test, tv, rank), a=pad(body, bv, rank),
+                b=pad(orelse, ov, rank))
+
+
+def _blendable(tv, bv, ov) -> bool:
+    """Whether a merge chooses between two per-example numbers of one fixed-width dtype
+    under a per-example test: the backend's `blend` may compute it (NumPy's
+    `merge.blend`: without a branch per lane, where the mask is in no order)."""
+    values = (tv, bv, ov)
+    if not all(type(v) is Value and v.rank == 0 and v.dtype is not None for v in values):
+        return False
+    # (one side may be a number: `blend` takes it where `np.where` keeps the other's dtype)
+    return tv.batched and tv.dtype == np.bool_ and (bv.batched or ov.batched) and \
+        all(v.dtype.kind in "biuf" and v.dtype.itemsize <= 8 for v in (bv, ov)) and \
+        (bv.dtype == ov.dtype or not (bv.batched and ov.batched))
 
 
 def _item(node, k: int, value=None) -> cst.BaseExpression:
@@ -242,7 +262,7 @@ def register(reg: Registry) -> None:
         "on every lane (a branch of a per-example `if`, a masked loop, a helper): the divisor "
         "becomes a NumPy scalar, so a lane whose scalar code never gets there cannot raise "
         "ZeroDivisionError (NumPy's inf/nan instead, as for per-example values).",
-        "if x > 0:\n    y = x + a / b", "y = np.where(x > 0, x + a / np.float64(b), x)",
+        "if x > 0:\n    y = x + a / b", "y = merge.blend(x > 0, x + a / np.float64(b), x)",
         _numpy_scalar_divisor, may_warn=True))
     reg.add_operator("unary", Rule(
         "operator.unary", "operators", "`-x`, `+x` and `~x` act lane by lane.",
@@ -269,5 +289,5 @@ def register(reg: Registry) -> None:
         "operator.conditional_expression", "control flow",
         "`a if cond else b` with a batched condition chooses lane by lane: `np.where(cond, a, b)`"
         " (tuples item by item).",
-        "y = t * b if t > 5 else -t", "y = np.where(t > 5, t * b, -t)", ifexp,
+        "y = t * b if t > 5 else -t", "y = merge.blend(t > 5, t * b, -t)", ifexp,
         infer=_ifexp_infer))

@@ -40,6 +40,10 @@ class Site:
     # the examples are Python numbers (`vectorize`): Python's semantics where NumPy's differ
     # (`round(x, n)`), not NumPy scalars' (`vmap`)
     python_semantics: bool = False
+    # inside a loop of the user's (a merge there runs once per iteration)
+    in_loop: bool = False
+    # code for a file (the rewriter's), which must not need this package at run time
+    standalone: bool = False
 
     @property
     def spelled(self):

@@ -121,6 +121,10 @@ class NumpyBackend(Backend):
     def where(self, cond: str, a: str, b: str) -> str:
         return f"np.where({cond}, {a}, {b})"
 
+    def blend(self, cond: str, a: str, b: str) -> str | None:
+        # `np.where` without its per-lane branch where the mask is in no order (`merge`)
+        return f"merge.blend({cond}, {a}, {b})"
+
     def logical_not(self, a: str) -> str:
         return f"np.logical_not({a})"
 
