@@ -210,6 +210,9 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
     def leave_Subscript(self, original_node, updated_node):
         if original_node in self.analysis.fallback_calls:
             return self._fallback(original_node, updated_node)
+        if original_node in self.analysis.mask_writes:
+            # `y[mask] = v`: `y` and `mask` of one shape on the batch too (`leave_Assign`)
+            return updated_node
         if original_node in self.analysis.selections:
             # `v[mask]`: `v` padded; the reductions of it take the mask
             mask = updated_node.slice[0].slice.value
@@ -268,6 +271,19 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             return updated_node.with_changes(value=expr(
                 self.prims.repeat("{a}", "{n}"), a=updated_node.value,
                 n=self._batch_size()))
+        if len(original_node.targets) == 1 and original_node.targets[0].target in \
+                self.analysis.mask_writes:
+            value = self.value(original_node.value)
+            rank, mask_rank = self.analysis.mask_writes[original_node.targets[0].target]
+            if not _is_batched(value) and mask_rank == rank:
+                return updated_node      # the same number into the selected elements
+            target = updated_node.targets[0].target
+            mask = target.slice[0].slice.value
+            if mask_rank < rank:
+                mask = pad(mask, Value(True, 0), rank)
+            return cst.Expr(expr(self.prims.masked_write("{y}", "{v}", "{m}"),
+                                 y=target.value, v=pad(updated_node.value, value, rank),
+                                 m=mask))
         if len(original_node.targets) == 1 and type(original_node.targets[0].target) is \
                 cst.Subscript:
             slot = self.value(original_node.targets[0].target)
