@@ -160,6 +160,15 @@ class Calls:
                 if isinstance(out, tuple) and fn is not tuple:   # divmod, np.modf, frexp...
                     return TupleValue(tuple(unbatched(item, known) for item in out))
                 return unbatched(out, known)
+            if func.known and _constructs(fn) and all_exact(*args, *kwargs.values()):
+                # an object made from constants (`Ellipsoid.from_name("wgs84")`,
+                # `Ellipsoid(6378137.0, 6356752.3)`): made once here, as tracing makes it
+                # (`jax.eval_shape`), to learn what its attributes are; a representative,
+                # never baked into the code, which makes it as written
+                out = _evaluate(fn, *[a.example for a in args],
+                                **{k: v.example for k, v in kwargs.items()})
+                if out is not UNKNOWN and not isinstance(out, tuple):
+                    return unbatched(out)
             return unbatched(UNKNOWN)
         if not func.known:
             raise Unsupported(f"cannot tell what `{_code(node.func)}` is, so cannot vectorize "
@@ -440,6 +449,20 @@ class Calls:
                           "one number per example, so the whole function runs per example",
                           node, "compute it with operations that have batching rules (see "
                           "docs/rules.md), or register a rule with vectorize.register_rule")
+
+
+def _constructs(fn) -> bool:
+    """A class of the user's or a library's Python code, or a classmethod of one (an
+    alternative constructor): called on constants, it makes an object whose attributes
+    the function reads. Not builtins, exceptions or the array libraries' types."""
+    owner = fn.__self__ if isinstance(fn, types.MethodType) else fn
+    if not isinstance(owner, type) or issubclass(owner, BaseException) or (
+            isinstance(fn, types.MethodType) and not isinstance(fn.__func__,
+                                                                types.FunctionType)):
+        return False
+    module = getattr(owner, "__module__", None) or ""
+    return module.split(".")[0] not in ("builtins", "numpy", "torch", "jax", "jaxlib",
+                                        "vectorize", "collections", "typing", "abc")
 
 
 def _formats(fn, args, kwargs) -> bool:
