@@ -48,7 +48,7 @@ LATITUDE_1 = [latitude.geodetic2isometric, latitude.isometric2geodetic,
               latitude.geodetic2rectifying, latitude.rectifying2geodetic,
               latitude.geodetic2authalic, latitude.authalic2geodetic,
               latitude.geodetic2parametric, latitude.parametric2geodetic]
-LATITUDE_2 = [latitude.geodetic2geocentric, latitude.geocentric2geodetic, latitude.geod2geoc]
+LATITUDE_2 = [latitude.geodetic2geocentric, latitude.geocentric2geodetic]
 RCURVE = [rcurve.geocentric_radius, rcurve.meridian, rcurve.parallel, rcurve.transverse]
 
 CASES = [
