@@ -284,3 +284,35 @@ def test_an_array_attribute_of_an_object_keeps_its_axes():
 def test_an_object_whose_construction_fails_is_still_refused():
     with pytest.raises(VectorizeError, match="cannot tell the shape"):
         vectorize(broken, fallback="error")(np.ones(3))
+
+
+# ---------------------------------------------------------------- helpers run on constants
+_WHEN = {"end": 0, "begin": 1, 0: 0, 1: 1}
+
+
+def convert_when(when):
+    if isinstance(when, np.ndarray):
+        return when
+    try:
+        return _WHEN[when]
+    except (KeyError, TypeError):
+        return [_WHEN[x] for x in when]
+
+
+def future_value(rate, nper, when="end"):
+    when = convert_when(when)
+    (rate, nper, when) = map(np.asarray, [rate, nper, when])
+    temp = (1 + rate) ** nper
+    return np.where(rate == 0, nper, (1 + rate * when) * (temp - 1) / rate)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 10_000])
+def test_a_helper_on_constants_the_analysis_cannot_read_is_run_to_learn_its_type(n):
+    # numpy_financial's `_convert_when`: its try/except could not be analysed and its module
+    # name ("numpy_financial") was taken for NumPy's, so `rate * when` was refused ("cannot
+    # tell the shape of an unbatched operand")
+    rng = np.random.default_rng(n)
+    rate, nper = rng.uniform(0.0, 0.02, n), rng.uniform(1.0, 360.0, n)
+    rate[: n // 3] = 0.0
+    _against_numpy_vectorize(future_value, rate, nper)
+    _against_loop(future_value, rate, nper)

@@ -111,9 +111,9 @@ class Calls:
             if func.known and fn in (float, int, bool, complex) and not all(
                     a.known for a in args):
                 return unbatched(fn(1))     # the type is known even if the value is not
-            if isinstance(fn, types.FunctionType) and self.helpers is not None and not (
-                    getattr(fn, "__module__", None) or "").startswith(
-                        ("numpy", "math", "vectorize")) and not backends.owns_function(fn) \
+            if isinstance(fn, types.FunctionType) and self.helpers is not None and not \
+                    in_package(fn, "numpy", "math", "vectorize") and \
+                    not backends.owns_function(fn) \
                     and not self.registry.knows(fn):
                 # the user's own function on unbatched values: analysed (not run) to learn
                 # what it returns; if it cannot be analysed it is simply called as written
@@ -124,6 +124,18 @@ class Calls:
                 try:
                     value = self.helpers(fn, args, kwargs, node)
                 except Exception:
+                    value = None
+                if (value is None or type(value) is Value and not value.known) and \
+                        all_exact(*args, *kwargs.values()):
+                    # called on constants, it is run once to learn what it returns, as
+                    # tracing runs it (`_constructs`); a representative, never baked in
+                    out = _evaluate(fn, *[a.example for a in args],
+                                    **{k: v.example for k, v in kwargs.items()})
+                    if out is not UNKNOWN and not isinstance(out, tuple):
+                        if value is None:
+                            return unbatched(out)     # (called as written)
+                        value = Value(False, out)
+                if value is None:
                     return unbatched(UNKNOWN)
                 self.helper_calls[node] = value
                 return value
