@@ -316,3 +316,41 @@ def test_a_helper_on_constants_the_analysis_cannot_read_is_run_to_learn_its_type
     rate[: n // 3] = 0.0
     _against_numpy_vectorize(future_value, rate, nper)
     _against_loop(future_value, rate, nper)
+
+
+# ---------------------------------------------------------------- str methods per example
+ZONES = "CDEFGHJKLMNPQRSTUVWXX"
+
+
+def zone_letter(lat):
+    return ZONES[int(lat + 80) >> 3]
+
+
+def northern(lat):
+    letter = ZONES[int(lat + 80) >> 3].lower()
+    return letter.upper() >= "N"
+
+
+def decorated(lat):
+    letter = ZONES[int(lat + 80) >> 3]
+    return letter.lower().center(5, "*") + f"{lat:.1f}".strip()
+
+
+@pytest.mark.parametrize("func", [zone_letter, northern, decorated])
+@pytest.mark.parametrize("n", [1, 5, 2_000])
+def test_str_methods_of_per_example_strings(func, n):
+    # `.upper()` of a letter looked up per example (utm's from_latlon) was refused: "the
+    # method `.upper()` of a per-example value has no batching rule"; Python's own method
+    # runs lane by lane now
+    lat = np.random.default_rng(n).uniform(-80.0, 84.0, n)
+    got, ref = vectorize(func, fallback="error")(lat), np.vectorize(func)(lat)
+    assert got.dtype == ref.dtype and got.shape == ref.shape
+    np.testing.assert_array_equal(got, ref)
+    np.testing.assert_array_equal(vmap(func)(lat), np.array([func(v) for v in lat]))
+
+
+def test_str_methods_with_per_example_arguments_are_refused():
+    def centered(lat, k):
+        return ZONES[int(lat + 80) >> 3].center(k)
+    with pytest.raises(VectorizeError):
+        vectorize(centered, fallback="error")(np.ones(3), np.arange(3) + 2)

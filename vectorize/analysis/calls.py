@@ -272,6 +272,9 @@ class Calls:
     def method_call(self, node: cst.Call, base, env):
         """``x.sum(axis=0)`` on a batched ``x``: a method rule from the registry."""
         name = node.func.attr.value
+        if isinstance(base, Value) and np.asarray(base.example).dtype.kind == "U" and \
+                name in _STRING_METHODS:
+            return self._string_method(node, base, name, env)
         rule = self.registry.methods.get(name)
         if rule is not None and name.endswith("_") and not name.endswith("__"):
             self._no_in_place_method_on_a_shared_object(node)
@@ -307,6 +310,24 @@ class Calls:
             return Value(True, UNKNOWN)
         return batched_like(_evaluate(method, *[a.example for a in args[1:]],
                                      **{k: v.example for k, v in kwargs.items()}))
+
+    def _string_method(self, node: cst.Call, base, name: str, env):
+        """``s.upper()`` of a per-example string (``zone_letter.upper() >= "N"``): Python's
+        own method, lane by lane, as a string piece (`rules/strings.py`), with arguments the
+        same for every example."""
+        args = []
+        for arg in node.args:
+            value = self.expr(arg.value, env)
+            if arg.star or arg.keyword is not None or not getattr(value, "exact", False):
+                raise Unsupported(f"`.{name}()` of a per-example string with arguments that "
+                                  "are not constants", node, "pass constants")
+            args.append(value.example)
+        self.values[node.func] = Value(False, UNKNOWN)   # not an attribute read
+        example = _evaluate(getattr(str(base.example), name), *args)
+        if not isinstance(example, str):
+            raise Unsupported(f"`.{name}()` of a per-example string with these arguments",
+                              node)
+        return self.string_piece(node, [(node.func.value, base)], example)
 
     def _array_operands(self, node: cst.Call, rule, args, kwargs, receiver=False):
         """The operands of a rule's call with every list or tuple display of per-example
@@ -461,6 +482,12 @@ class Calls:
                           "one number per example, so the whole function runs per example",
                           node, "compute it with operations that have batching rules (see "
                           "docs/rules.md), or register a rule with vectorize.register_rule")
+
+
+# methods of a str that return a new str from it and constant arguments
+_STRING_METHODS = frozenset({"upper", "lower", "strip", "lstrip", "rstrip", "title",
+                             "capitalize", "casefold", "swapcase", "replace", "zfill",
+                             "center", "ljust", "rjust", "removeprefix", "removesuffix"})
 
 
 def _constructs(fn) -> bool:

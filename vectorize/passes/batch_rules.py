@@ -63,7 +63,9 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
         self.analysis = analysis
         self.registry = ctx.registry
         self.prims = ctx.registry.primitives
-        self.method_funcs = {call.func for call in analysis.method_calls}
+        self.method_funcs = {call.func for call in analysis.method_calls} | {
+            call.func for call in analysis.string_pieces
+            if type(call) is cst.Call and type(call.func) is cst.Attribute}    # `s.upper()`
         self._promotions: set[int] = set()   # ids of the lines that make carries arrays
         self._loops: list = []                # the loops around the node being visited
         self._func = None
@@ -343,7 +345,9 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
         if ragged is not None:
             return self._masked_reduction(original_node, updated_node, ragged)
         if original_node in analysis.string_pieces:
-            return self._string_piece(original_node, updated_node, [
+            receiver = [(original_node.func.value, updated_node.func.value)] if type(
+                original_node.func) is cst.Attribute else []     # `s.upper()`
+            return self._string_piece(original_node, updated_node, receiver + [
                 (o.value, n.value) for o, n in zip(original_node.args, updated_node.args)])
         rule = analysis.promoted_creations.get(original_node) or analysis.random_calls.get(
             original_node)
