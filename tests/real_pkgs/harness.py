@@ -187,8 +187,22 @@ def check_vectorize(case, draws):
         try:
             _compare(got, ref, case.rtol, what)
         except _Mismatch as m:
+            if n == 0 and _types_of_ones(case, args, excluded) == _otypes(got):
+                # a result type that depends on the values (`h = 0` or a float per
+                # branch): an empty batch has none; numpy.vectorize needs otypes there, and
+                # vectorize gives the types an example of ones gives (docs/semantics.md)
+                continue
             return "wrong", f"{m} (inputs {_lane(args, case, str(m))})"
     return "equal", ""
+
+
+def _types_of_ones(case, args, excluded):
+    """The output types numpy.vectorize learns from an example of ones (None where that
+    call raises)."""
+    ones = tuple(np.ones(1, a.dtype) if isinstance(d, Dom) else a
+                 for a, d in zip(args, case.args))
+    out, exc = _call(np.vectorize(case.func, excluded=excluded), ones)
+    return None if exc is not None else _otypes(out)
 
 
 def _array_results(exc) -> bool:
