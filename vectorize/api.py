@@ -685,7 +685,14 @@ class vectorize:
             arrays.append(arr)
         shapes = [a.shape for a in arrays if a is not None and a.ndim]
         first = shapes[0] if shapes else ()
-        shape = first if all(s == first for s in shapes) else np.broadcast_shapes(*shapes)
+        try:
+            shape = first if all(s == first for s in shapes) else np.broadcast_shapes(
+                *shapes)
+        except ValueError:
+            # arguments that do not broadcast: numpy.vectorize's own error, which its call
+            # on the first items (learning the output types) raises first where it fails
+            self._numpy_loop(args, kwargs)
+            raise
         size = 1
         for n in shape:
             size *= n

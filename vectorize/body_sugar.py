@@ -705,3 +705,73 @@ def check_none(tree: cst.FunctionDef, name: str, placeholder: str):
     del body[first]
     tree = tree.with_changes(body=tree.body.with_changes(body=body)).visit(Tests())
     return check_unbound(tree, name, placeholder, flag)
+
+
+# ------------------------------------------------------------------------- ufunc out=
+
+def ufunc_out_as_write(tree: cst.FunctionDef, func, imports: dict) -> cst.FunctionDef:
+    """A statement ``np.f(a, b, out=x)`` (a NumPy ufunc writing its result into the array
+    ``x``, by keyword or as the extra positional argument) as ``x[...] = np.f(a, b)``: the
+    write the analysis checks (into an array this function created, `analysis.aliasing`) and
+    batches as any other. Python computes the same values: the ufunc's result written into
+    all of ``x`` (``x[...] = v`` casts where ``out=`` would refuse a cast to another kind,
+    float into int: NumPy raises there). Only a call whose value is thrown away, with
+    ``out`` a plain name and no ``where=`` (a masked write) or other option."""
+    calls = [n.value for n in by_type(tree).get(cst.Expr, ()) if type(n.value) is cst.Call]
+    if not calls:
+        return tree
+    assigned = {p.name.value for p in tree.params.params}
+    from .liveness import writes
+    for stmt in tree.body.body:
+        assigned |= writes(stmt)
+
+    def ufunc_of(node):
+        import numpy as np
+        names = []
+        while type(node) is cst.Attribute:
+            names.append(node.attr.value)
+            node = node.value
+        if type(node) is not cst.Name or node.value in assigned:
+            return None
+        found, value, _ = (True, imports[node.value], "import") \
+            if node.value in imports else lookup(func, node.value)
+        for name in reversed(names):
+            value = getattr(value, name, None)
+        return value if found and isinstance(value, np.ufunc) else None
+
+    def written(call):
+        """(the call without its ``out``, the name written into) or None."""
+        fn = ufunc_of(call.func)
+        if fn is None or fn.nout != 1 or any(a.star for a in call.args):
+            return None
+        positional = [a for a in call.args if a.keyword is None]
+        keywords = [a for a in call.args if a.keyword is not None]
+        if len(positional) == fn.nin + 1 and not keywords:
+            out, args = positional[-1].value, positional[:-1]
+        elif len(positional) == fn.nin and [a.keyword.value for a in keywords] == ["out"]:
+            out, args = keywords[0].value, positional
+        else:
+            return None
+        if type(out) is cst.Tuple and len(out.elements) == 1:
+            out = out.elements[0].value
+        if type(out) is not cst.Name:
+            return None
+        args = list(args)
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return call.with_changes(args=args), out
+
+    if not any(written(c) for c in calls):
+        return tree
+
+    class Lower(cst.CSTTransformer):
+        def leave_Expr(self, original_node, updated_node):
+            if type(updated_node.value) is not cst.Call:
+                return updated_node
+            found = written(updated_node.value)
+            if found is None:
+                return updated_node
+            value, out = found
+            target = cst.Subscript(out, [cst.SubscriptElement(cst.Index(cst.Ellipsis()))])
+            return cst.Assign([cst.AssignTarget(target)], value)
+
+    return rewrite(tree, Lower())

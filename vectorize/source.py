@@ -27,6 +27,7 @@ from .body_sugar import (
     loop_else_as_flag,
     match_as_if,
     membership_as_equality,
+    ufunc_out_as_write,
     walrus_as_assignment,
 )
 from .errors import Unsupported, VectorizeError
@@ -277,6 +278,7 @@ def read_function(func) -> FunctionSource:
     stripped = match_as_if(loop_else_as_flag(empty_range_loops(walrus_as_assignment(stripped),
                                                                   func)))
     stripped = membership_as_equality(stripped, func, imports)
+    stripped = ufunc_out_as_write(stripped, func, imports)
     stripped = consumers_as_displays(unroll_comprehensions(map_as_display(stripped, func),
                                                            func, imports), func)
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,

@@ -2,14 +2,19 @@
 
 from chemicals_cases import CASES as CHEMICALS
 from fluids_cases import CASES as FLUIDS
+from geographiclib_cases import CASES as GEOGRAPHICLIB
 from ht_cases import CASES as HT
 from iapws_cases import CASES as IAPWS
+from jdcal_cases import CASES as JDCAL
 from numpy_financial_cases import CASES as NUMPY_FINANCIAL
 from psychrolib_cases import CASES as PSYCHROLIB
 from pvlib_cases import CASES as PVLIB
+from pymap3d_cases import CASES as PYMAP3D
 from pysolar_cases import CASES as PYSOLAR
 from pythermalcomfort_cases import CASES as PYTHERMALCOMFORT
+from refet_cases import CASES as REFET
 from sgp4_cases import CASES as SGP4
+from utm_cases import CASES as UTM
 
 ALL = [*PSYCHROLIB, *FLUIDS, *HT, *CHEMICALS, *PVLIB, *IAPWS, *SGP4, *PYSOLAR,
-       *PYTHERMALCOMFORT, *NUMPY_FINANCIAL]
+       *PYTHERMALCOMFORT, *NUMPY_FINANCIAL, *PYMAP3D, *GEOGRAPHICLIB, *JDCAL, *UTM, *REFET]

@@ -31,5 +31,9 @@ CASES = [
     _case(npf.nper, Dom(0.001, 0.02, edges=(0.01,)), PMT, PV),
     _case(npf.ipmt, RATE, PER, Dom(12.0, 360.0, integer=True), PV),
     _case(npf.ppmt, RATE, PER, Dom(12.0, 360.0, integer=True), PV),
-    _case(npf.rate, Dom(12.0, 360.0, integer=True), PMT, PV, Dom(-1e4, 0.0, edges=(0.0,))),
+    Case("numpy_financial.rate", npf.rate,
+         (Dom(12.0, 360.0, integer=True), PMT, PV, Dom(-1e4, 0.0, edges=(0.0,))), rtol=1e-10,
+         rtol_reason="Newton's step g/g' cancels near the root: NumPy's array power differs "
+                     "from its scalar power in the last bit (docs/semantics.md), and "
+                     "npf.rate's own call on the arrays gives vmap's value"),
 ]

@@ -19,7 +19,7 @@ import weakref
 import libcst as cst
 import numpy as np
 
-from ..abstract import Value
+from ..abstract import Value, batched_like
 from ..errors import Unsupported
 from ..liveness import target_names
 from ..rules.lane_copies import copies, is_lanes_copy
@@ -529,11 +529,37 @@ class Aliasing:
                                         and type(node.operator) is not cst.Not):
             return True
         if t is cst.Call:
+            if _astype_copy(node):
+                return True     # `w.astype(np.float64)`: a new array unless copy=False
             fn = getattr(self.values.get(node.func), "example", None)
             return isinstance(fn, np.ufunc) or in_package(fn, "numpy") and getattr(
                 fn, "__name__", None) in _FRESH_FUNCTIONS and fn is getattr(
                     np, fn.__name__, None)
         return False
+
+    def _mask_write(self, target: cst.Subscript, value, env: Env, augmented: bool):
+        """``y[mask] = v`` with a per-example boolean ``mask`` of ``y``'s per-example shape
+        (or a per-example boolean, which selects all of ``y`` or nothing) and a number ``v``
+        per example (``fcd[beta < 0.3] = 1``): ``v`` written into the elements the mask
+        selects, every example's own. On the batch ``y`` and a mask of its shape have one
+        shape, so ``y[mask] = v`` of a number the same for every example writes the
+        examples' elements; anything else is ``np.copyto(y, v, where=mask)`` with ``v`` and
+        the mask given ``y``'s per-example axes (`batch_rules`). The value the subscript has
+        there (its elements), or None where this is not such a write."""
+        if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index) or \
+                augmented or self._batched_depth or getattr(
+                    self.registry.primitives, "name", "") != "numpy":
+            return None
+        base = env.values.get(target.value.value)
+        mask = self.expr(target.slice[0].slice.value, env)
+        if not (isinstance(mask, Value) and mask.batched and mask.kind == "b"
+                and isinstance(base, Value) and base.known and mask.known
+                and isinstance(value, Value) and value.known and value.rank == 0
+                and isinstance(base.example, np.ndarray) and base.example.ndim >= 1
+                and np.shape(mask.example) in (np.shape(base.example), ())):
+            return None
+        self.mask_writes[target] = (base.example.ndim, mask.rank)
+        return batched_like(base.example.reshape(-1)[:1])
 
     def item_write(self, target: cst.Subscript, value, env: Env,
                    augmented: bool = False) -> None:
@@ -555,7 +581,9 @@ class Aliasing:
             raise Unsupported(f"writing into `{name}`, which is not an array this function "
                               "created with np.zeros/np.ones/np.full/np.empty/.copy()...",
                               target, f"create `{name}` with np.zeros(...) or copy it")
-        slot = self.subscript(target, env)
+        slot = self._mask_write(target, value, env, augmented)
+        if slot is None:
+            slot = self.subscript(target, env)
         self.values[target] = slot
         current = env.values[name]
         if name in self.list_arrays:
@@ -765,6 +793,14 @@ _FRESH_FUNCTIONS = frozenset({"roll", "concatenate", "stack", "hstack", "vstack"
                               "clip", "sort", "cumsum", "cumprod", "diff", "outer", "tile",
                               "repeat", "round", "around", "dot", "matmul", "einsum", "cross",
                               "convolve", "interp", "polyval", "linspace", "arange"})
+
+def _astype_copy(call) -> bool:
+    """``w.astype(dtype)``, which always returns a new array unless ``copy=`` says
+    otherwise (NumPy's default is ``copy=True``)."""
+    return type(call.func) is cst.Attribute and call.func.attr.value == "astype" and all(
+        a.keyword is None or a.keyword.value != "copy" or type(a.value) is cst.Name
+        and a.value.value == "True" for a in call.args)
+
 
 _VIEW_ATTRIBUTES = frozenset({"T", "mT", "real", "imag"})
 

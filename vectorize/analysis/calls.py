@@ -111,9 +111,9 @@ class Calls:
             if func.known and fn in (float, int, bool, complex) and not all(
                     a.known for a in args):
                 return unbatched(fn(1))     # the type is known even if the value is not
-            if isinstance(fn, types.FunctionType) and self.helpers is not None and not (
-                    getattr(fn, "__module__", None) or "").startswith(
-                        ("numpy", "math", "vectorize")) and not backends.owns_function(fn) \
+            if isinstance(fn, types.FunctionType) and self.helpers is not None and not \
+                    in_package(fn, "numpy", "math", "vectorize") and \
+                    not backends.owns_function(fn) \
                     and not self.registry.knows(fn):
                 # the user's own function on unbatched values: analysed (not run) to learn
                 # what it returns; if it cannot be analysed it is simply called as written
@@ -124,6 +124,18 @@ class Calls:
                 try:
                     value = self.helpers(fn, args, kwargs, node)
                 except Exception:
+                    value = None
+                if (value is None or type(value) is Value and not value.known) and \
+                        all_exact(*args, *kwargs.values()):
+                    # called on constants, it is run once to learn what it returns, as
+                    # tracing runs it (`_constructs`); a representative, never baked in
+                    out = _evaluate(fn, *[a.example for a in args],
+                                    **{k: v.example for k, v in kwargs.items()})
+                    if out is not UNKNOWN and not isinstance(out, tuple):
+                        if value is None:
+                            return unbatched(out)     # (called as written)
+                        value = Value(False, out)
+                if value is None:
                     return unbatched(UNKNOWN)
                 self.helper_calls[node] = value
                 return value
@@ -160,6 +172,15 @@ class Calls:
                 if isinstance(out, tuple) and fn is not tuple:   # divmod, np.modf, frexp...
                     return TupleValue(tuple(unbatched(item, known) for item in out))
                 return unbatched(out, known)
+            if func.known and _constructs(fn) and all_exact(*args, *kwargs.values()):
+                # an object made from constants (`Ellipsoid.from_name("wgs84")`,
+                # `Ellipsoid(6378137.0, 6356752.3)`): made once here, as tracing makes it
+                # (`jax.eval_shape`), to learn what its attributes are; a representative,
+                # never baked into the code, which makes it as written
+                out = _evaluate(fn, *[a.example for a in args],
+                                **{k: v.example for k, v in kwargs.items()})
+                if out is not UNKNOWN and not isinstance(out, tuple):
+                    return unbatched(out)
             return unbatched(UNKNOWN)
         if not func.known:
             raise Unsupported(f"cannot tell what `{_code(node.func)}` is, so cannot vectorize "
@@ -251,6 +272,9 @@ class Calls:
     def method_call(self, node: cst.Call, base, env):
         """``x.sum(axis=0)`` on a batched ``x``: a method rule from the registry."""
         name = node.func.attr.value
+        if isinstance(base, Value) and np.asarray(base.example).dtype.kind == "U" and \
+                name in _STRING_METHODS:
+            return self._string_method(node, base, name, env)
         rule = self.registry.methods.get(name)
         if rule is not None and name.endswith("_") and not name.endswith("__"):
             self._no_in_place_method_on_a_shared_object(node)
@@ -286,6 +310,24 @@ class Calls:
             return Value(True, UNKNOWN)
         return batched_like(_evaluate(method, *[a.example for a in args[1:]],
                                      **{k: v.example for k, v in kwargs.items()}))
+
+    def _string_method(self, node: cst.Call, base, name: str, env):
+        """``s.upper()`` of a per-example string (``zone_letter.upper() >= "N"``): Python's
+        own method, lane by lane, as a string piece (`rules/strings.py`), with arguments the
+        same for every example."""
+        args = []
+        for arg in node.args:
+            value = self.expr(arg.value, env)
+            if arg.star or arg.keyword is not None or not getattr(value, "exact", False):
+                raise Unsupported(f"`.{name}()` of a per-example string with arguments that "
+                                  "are not constants", node, "pass constants")
+            args.append(value.example)
+        self.values[node.func] = Value(False, UNKNOWN)   # not an attribute read
+        example = _evaluate(getattr(str(base.example), name), *args)
+        if not isinstance(example, str):
+            raise Unsupported(f"`.{name}()` of a per-example string with these arguments",
+                              node)
+        return self.string_piece(node, [(node.func.value, base)], example)
 
     def _array_operands(self, node: cst.Call, rule, args, kwargs, receiver=False):
         """The operands of a rule's call with every list or tuple display of per-example
@@ -440,6 +482,26 @@ class Calls:
                           "one number per example, so the whole function runs per example",
                           node, "compute it with operations that have batching rules (see "
                           "docs/rules.md), or register a rule with vectorize.register_rule")
+
+
+# methods of a str that return a new str from it and constant arguments
+_STRING_METHODS = frozenset({"upper", "lower", "strip", "lstrip", "rstrip", "title",
+                             "capitalize", "casefold", "swapcase", "replace", "zfill",
+                             "center", "ljust", "rjust", "removeprefix", "removesuffix"})
+
+
+def _constructs(fn) -> bool:
+    """A class of the user's or a library's Python code, or a classmethod of one (an
+    alternative constructor): called on constants, it makes an object whose attributes
+    the function reads. Not builtins, exceptions or the array libraries' types."""
+    owner = fn.__self__ if isinstance(fn, types.MethodType) else fn
+    if not isinstance(owner, type) or issubclass(owner, BaseException) or (
+            isinstance(fn, types.MethodType) and not isinstance(fn.__func__,
+                                                                types.FunctionType)):
+        return False
+    module = getattr(owner, "__module__", None) or ""
+    return module.split(".")[0] not in ("builtins", "numpy", "torch", "jax", "jaxlib",
+                                        "vectorize", "collections", "typing", "abc")
 
 
 def _formats(fn, args, kwargs) -> bool:

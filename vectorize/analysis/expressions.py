@@ -844,6 +844,9 @@ class Expressions:
         if _rows(seq):
             # a row is a tuple per example: its items, each gathered (`array.index`)
             return TupleValue(tuple(batched_like(v) for v in np.asarray(seq)[0]))
+        if seq and all(type(v) is str for v in seq):
+            # one string per example, as a string piece makes (`string_piece`)
+            return Value(True, np.str_(seq[0]))
         return batched_like(np.asarray(seq if seq else [0.0])[0])
 
 

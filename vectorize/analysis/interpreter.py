@@ -112,6 +112,9 @@ class Analysis(Expressions, Calls, Aliasing):
         # names bound once to such a value -> its ragged nodes, and the reads of those names
         # (all / those inside a masked reduction): the others escape, refused
         self.selections: dict[cst.Subscript, list] = {}   # -> the ragged nodes it selects from
+        # `y[mask] = v` with a per-example boolean mask of `y`'s per-example shape
+        # (-> the array's and the mask's per-example ranks)
+        self.mask_writes: dict[cst.Subscript, tuple[int, int]] = {}
         self.ragged_names: dict[str, list] = {}
         self.ragged_name_reads: set[cst.Name] = set()
         self.ragged_consumed_reads: set[cst.Name] = set()

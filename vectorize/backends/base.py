@@ -315,6 +315,13 @@ class Backend:
         """``n`` copies of the array ``x`` along a new first axis."""
         raise NotImplementedError
 
+    def masked_write(self, y: str, v: str, mask: str) -> str:
+        """A statement writing ``v`` (broadcast, cast as an item assignment casts) into the
+        elements of the array ``y`` where ``mask`` holds, in place."""
+        from ..errors import Unsupported
+        raise Unsupported(f"a write into an array through a per-example mask on {self.name}",
+                          suggestion="use where(mask, v, y)")
+
     def stack_pieces(self, pieces: list[str], batched: tuple) -> str:
         """A list display of values (``batched``: which are per example, at least one) as the
         batch of the per-example arrays it makes (``np.asarray([a, b])`` per example): the

@@ -63,7 +63,9 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
         self.analysis = analysis
         self.registry = ctx.registry
         self.prims = ctx.registry.primitives
-        self.method_funcs = {call.func for call in analysis.method_calls}
+        self.method_funcs = {call.func for call in analysis.method_calls} | {
+            call.func for call in analysis.string_pieces
+            if type(call) is cst.Call and type(call.func) is cst.Attribute}    # `s.upper()`
         self._promotions: set[int] = set()   # ids of the lines that make carries arrays
         self._loops: list = []                # the loops around the node being visited
         self._func = None
@@ -212,6 +214,9 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
     def leave_Subscript(self, original_node, updated_node):
         if original_node in self.analysis.fallback_calls:
             return self._fallback(original_node, updated_node)
+        if original_node in self.analysis.mask_writes:
+            # `y[mask] = v`: `y` and `mask` of one shape on the batch too (`leave_Assign`)
+            return updated_node
         if original_node in self.analysis.selections:
             # `v[mask]`: `v` padded; the reductions of it take the mask
             mask = updated_node.slice[0].slice.value
@@ -270,6 +275,19 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             return updated_node.with_changes(value=expr(
                 self.prims.repeat("{a}", "{n}"), a=updated_node.value,
                 n=self._batch_size()))
+        if len(original_node.targets) == 1 and original_node.targets[0].target in \
+                self.analysis.mask_writes:
+            value = self.value(original_node.value)
+            rank, mask_rank = self.analysis.mask_writes[original_node.targets[0].target]
+            if not _is_batched(value) and mask_rank == rank:
+                return updated_node      # the same number into the selected elements
+            target = updated_node.targets[0].target
+            mask = target.slice[0].slice.value
+            if mask_rank < rank:
+                mask = pad(mask, Value(True, 0), rank)
+            return cst.Expr(expr(self.prims.masked_write("{y}", "{v}", "{m}"),
+                                 y=target.value, v=pad(updated_node.value, value, rank),
+                                 m=mask))
         if len(original_node.targets) == 1 and type(original_node.targets[0].target) is \
                 cst.Subscript:
             slot = self.value(original_node.targets[0].target)
@@ -329,7 +347,9 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
         if ragged is not None:
             return self._masked_reduction(original_node, updated_node, ragged)
         if original_node in analysis.string_pieces:
-            return self._string_piece(original_node, updated_node, [
+            receiver = [(original_node.func.value, updated_node.func.value)] if type(
+                original_node.func) is cst.Attribute else []     # `s.upper()`
+            return self._string_piece(original_node, updated_node, receiver + [
                 (o.value, n.value) for o, n in zip(original_node.args, updated_node.args)])
         rule = analysis.promoted_creations.get(original_node) or analysis.random_calls.get(
             original_node)

@@ -109,6 +109,9 @@ class NumpyBackend(Backend):
     def result_type(self, *values: str) -> str:
         return "np.result_type(" + ", ".join(values) + ")"
 
+    def masked_write(self, y: str, v: str, mask: str) -> str:
+        return f"np.copyto({y}, {v}, where={mask}, casting='unsafe')"
+
     def repeat(self, x: str, n: str) -> str:
         return f"np.repeat({x}[None], {n}, axis=0)"
 

@@ -121,10 +121,12 @@ def _array(site: Site):
         # `np.array(v)` of one per-example array (or number): per example a copy of it, on
         # the batch a copy of the batch (`np.asarray(v)`: `v` itself, on both); `dtype=`
         # converts each element as it converts the batch's
-        if len(site.args) > 1 or set(site.kwargs) - {"dtype"}:
+        if len(site.args) > 1 or set(site.kwargs) - {"dtype", "copy", "ndmin"} or not \
+                _copies(site.kwargs.get("copy")):
             raise Unsupported("np.array of a per-example array with options other than "
-                              "dtype", suggestion="copy it with .copy() or .astype(...)")
-        return site.node
+                              "dtype, copy=True and ndmin", suggestion="copy it with .copy() "
+                              "or .astype(...)")
+        return _with_ndmin(site)
     if site.kwargs or len(site.args) > 1:
         raise Unsupported("np.array of per-example values with a dtype or other options",
                           suggestion="convert with .astype(...) afterwards")
@@ -133,6 +135,36 @@ def _array(site: Site):
         raise Unsupported("nested lists of per-example values",
                           suggestion="build rows with np.stack")
     return expr("np.stack({xs}, axis=1)", xs=_joined(nodes, values, True))
+
+
+def _copies(copy) -> bool:
+    """Whether ``np.array``'s ``copy=`` option (node, value; None: not given) copies as the
+    batch's copies: ``copy=True`` or ``None`` (``copy=False`` raises on a per-example Python
+    number, which it would not on the batch)."""
+    if copy is None:
+        return True
+    value = copy[1]
+    return getattr(value, "exact", False) and value.example in (True, None)
+
+
+def _with_ndmin(site: Site):
+    """``np.array(v, ndmin=k)`` of a per-example array of rank r < k: per example the
+    array with k - r axes of length 1 in front, on the batch those axes right after the
+    batch axis (``np.array(v)[:, None]``)."""
+    ndmin = site.kwargs.get("ndmin")
+    if ndmin is None:
+        return site.node
+    node, value = ndmin
+    if not (getattr(value, "exact", False) and isinstance(value.example, int)):
+        raise Unsupported("np.array with an ndmin that is not a constant integer",
+                          suggestion="write ndmin as a number")
+    missing = value.example - site.args[0].rank
+    args = [a for a in site.node.args if getattr(a.keyword, "value", None) != "ndmin"]
+    args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    call = site.node.with_changes(args=args)
+    if missing <= 0:
+        return call
+    return expr("{a}[:, " + ", ".join(["None"] * missing) + "]", a=call)
 
 
 def _full(site: Site):
