@@ -249,6 +249,7 @@ def _repeat(site: Site):
 
 def _diff(site: Site):
     x, rank = site.nodes[0], site.args[0].rank
+    dims = np.shape(site.args[0].example)
     if not site.args[0].batched:
         # a shared array with a per-example `prepend`/`append`: the array for every lane
         p = next(node for key in ("prepend", "append")
@@ -266,14 +267,23 @@ def _diff(site: Site):
         node, value = _arg(site, 99, key)
         if value is None:
             continue
-        if value.batched:
-            if value.rank != 0 or rank != 1:
-                raise Unsupported(f"`np.diff` with a per-example `{key}` that is not a scalar "
-                                  "added to a vector", suggestion="np.concatenate it first")
-            node = expr("{p}[:, None]", p=node)
-        elif value.rank != 0:
-            raise Unsupported(f"`np.diff` with an array `{key}` the same for every example",
-                              suggestion="np.concatenate it first")
+        if value.rank == 0 and value.batched:
+            # a per-example number: NumPy broadcasts it to the example's shape but along the
+            # axis, per example
+            if rank == 1:
+                node = expr("{p}[:, None]", p=node)
+            else:
+                ones = ", ".join(["1"] * rank)
+                dims_code = ", ".join("1" if d == k else str(size) for d, size in enumerate(dims))
+                node = expr(f"np.broadcast_to({{p}}.reshape(-1, {ones}), (len({{p}}), "
+                            f"{dims_code}))", p=node)
+        elif value.rank == rank and not value.batched:
+            # an array the same for every example: given to every lane
+            node = _array_operand(site, node)
+            node = expr("np.broadcast_to({p}, (len({x}),) + np.shape({p}))", p=node, x=x)
+        elif value.rank not in (0, rank):
+            raise Unsupported(f"`np.diff` with a `{key}` of rank {value.rank} for a per-example "
+                              f"array of rank {rank} (NumPy raises per example)")
         extra += f", {key}={{{key}}}"
         nodes[key] = node
     order = f", n={int(n)}" if n != 1 else ""
