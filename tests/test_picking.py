@@ -10,8 +10,6 @@ written."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from batch_sizes import explore_at_once
