@@ -40,6 +40,9 @@ class Site:
     # the examples are Python numbers (`vectorize`): Python's semantics where NumPy's differ
     # (`round(x, n)`), not NumPy scalars' (`vmap`)
     python_semantics: bool = False
+    # `vmap`: per operand, whether it is a Python number per example (`math.sqrt(x)`,
+    # `float(x)`, a literal), weak in NumPy's promotion (NEP 50); empty where not asked
+    weak: tuple = ()
 
     @property
     def spelled(self):

@@ -43,7 +43,7 @@ def _vdot(site: Site):
 def _trace(site: Site):
     # (`picking`: the offset and axes shifted past the batch axis; np.trace itself also
     # takes non-square matrices, which einsum "bii" would not)
-    from .picking import _trace as trace
+    from .picking import trace
     return trace(site)
 
 

@@ -189,7 +189,7 @@ def _diagonal(site: Site):
     return expr(f"np.diagonal({{m}}, {off}axis1={a1}, axis2={a2})", m=site.nodes[0])
 
 
-def _trace(site: Site):
+def trace(site: Site):
     offset, a1, a2 = _diagonal_axes(site, 1, "np.trace")
     extra = ""
     for key, position in (("dtype", 4),):
@@ -342,7 +342,7 @@ def register(reg: Registry) -> None:
                                     _diagonal, _method_or(np.diagonal, "diagonal")))
     reg.add_method("trace", rule("pick.trace_method", "`m.trace(offset, axis1, axis2)` of "
                                  "each example: `np.trace` with the axes shifted.",
-                                 "t = m.trace()", "t = np.trace(m, axis1=1, axis2=2)", _trace,
+                                 "t = m.trace()", "t = np.trace(m, axis1=1, axis2=2)", trace,
                                  _method_or(np.trace, "trace")))
     reg.add_call(np.tile, rule(
         "pick.tile", "`np.tile(v, reps)` of each example with constant reps (padded as NumPy "

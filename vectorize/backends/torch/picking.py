@@ -11,12 +11,23 @@ table looked up by per-example values is elementwise in them: the call stays as 
 
 from __future__ import annotations
 
+from ...abstract import TupleValue, Value
 from ...errors import Unsupported
 from ...rules.axes import argument as _arg
 from ...rules.registry import Registry, Rule, Site
 from ...syntax.templates import expr
 from .common import per_example, shadow
-from .dims import _constant, shifted
+from .dims import shifted
+
+
+def _constant(value, what: str):
+    """The value of a constant argument (a tuple display's items too)."""
+    if isinstance(value, TupleValue):
+        return tuple(_constant(item, what) for item in value.items)
+    if not isinstance(value, Value) or value.batched or not value.exact:
+        raise Unsupported(f"{what} must be a constant written in the function (or an "
+                          "argument that is not mapped)", suggestion=f"write {what} out")
+    return value.example
 
 
 def _is_method(site: Site) -> bool:
