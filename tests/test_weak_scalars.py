@@ -358,8 +358,9 @@ def test_vmap_python_numbers_meeting_narrow_floats_as_the_loop(func, dtype, back
     from vectorize import vmap
     if backend == "jax":
         pytest.importorskip("jax")
-        if dtype is np.float16:
-            return      # (JAX's float16 arithmetic rounds differently from NumPy's scalars)
+        if dtype is not np.float32:
+            return      # (every call an XLA compile: float32 is the case; JAX's float16
+            #             arithmetic rounds differently from NumPy's scalars)
     values = np.array([1.5, 2.5, -0.1, 0.0, -0.0, 7.25, -3.0, 1e4], dtype)
     wrapped = vmap(func, backend=backend)
     for n in ((0, 1, 5, 10_000) if backend == "numpy" else (0, 1, 8)):
