@@ -73,10 +73,14 @@ def rewrite_clamp(site: Site):
             new = expr(f"{{v}}.to({dtype})", v=value)
         args[k] = args[k].with_changes(value=new)
     if method:
-        return call.with_changes(func=call.func.with_changes(
+        tensors_call = call.with_changes(func=call.func.with_changes(
             value=expr(f"{{x}}.to({dtype})", x=call.func.value)), args=args)
-    args[0] = args[0].with_changes(value=expr(f"{{x}}.to({dtype})", x=args[0].value))
-    return call.with_changes(args=args)
+    else:
+        args[0] = args[0].with_changes(value=expr(f"{{x}}.to({dtype})", x=args[0].value))
+        tensors_call = call.with_changes(args=args)
+    # (a bound that records gradients is no number per example: PyTorch raises TypeError
+    # there, and so does the call as written, after which the per-example loop decides)
+    return expr("{t} if not {b}.requires_grad else {c}", t=tensors_call, b=device, c=call)
 
 
 def register_elementwise(reg: Registry, torch) -> None:
