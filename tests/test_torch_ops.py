@@ -456,3 +456,33 @@ def test_refusals_are_located(f, args, in_axes, message):
     source, first = inspect.getsourcelines(f)
     where, line = str(info.value).split(":")[:2]
     assert where == __file__ and first < int(line) < first + len(source)
+
+
+def clamp_bound_and_number(v, lo):
+    return torch.clip(v, lo, 2.0) + v.clamp(-1, lo).sum() + torch.clamp(v, min=0.5, max=lo)
+
+
+def test_clamp_of_a_per_example_bound_and_a_number_runs_batched():
+    """Per example `torch.clip(v, lo, 2.0)` gets a 0-d tensor and a number, which PyTorch
+    takes as two numbers; the batch gave it a tensor and a number, which no overload takes:
+    it raised TypeError and replayed the per-example loop (regression: now one call with
+    both bounds tensors of the result's dtype). A bound that records gradients is no number
+    per example: PyTorch raises TypeError there, and so does vmap."""
+    import warnings
+    v = torch.linspace(-3.0, 3.0, 15, dtype=torch.float64).reshape(5, 3)
+    lo = torch.tensor([-1.0, 0.0, 0.5, 2.5, float("nan")], dtype=torch.float64)
+    for x in (v, v.float(), (v * 2).long(), v[:1], v[:0]):
+        b = lo[:len(x)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = vmap(clamp_bound_and_number)(x, b)
+        if len(x):
+            expected = torch.stack([clamp_bound_and_number(r, k) for r, k in zip(x, b)])
+            assert got.dtype == expected.dtype
+            torch.testing.assert_close(got, expected, equal_nan=True, rtol=0, atol=0)
+        else:
+            assert got.shape == (0, 3)
+    with pytest.raises(TypeError):
+        clamp_bound_and_number(v[0], lo[0].clone().requires_grad_())
+    with pytest.raises(TypeError):
+        vmap(clamp_bound_and_number)(v, lo.clone().requires_grad_())

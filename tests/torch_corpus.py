@@ -439,6 +439,28 @@ def trace_of(m):
     return torch.trace(m) + torch.trace(m.T * 2)
 
 
+def take_items(m, k):
+    return torch.take(m, k) + torch.take(m, torch.tensor([0, -1])).sum() + m.take(k * 0)
+
+
+def take_shared(k, table):
+    return torch.take(table, k + 1)
+
+
+def tile_repeat(v):
+    return torch.tile(v, (2, 1)).sum(0) + v.tile(2)[1:4] + torch.repeat_interleave(v, 2)[::2] \
+        + v.repeat_interleave(torch.tensor([1, 0, 2]))[:1]
+
+
+def differences(v, w):
+    return torch.diff(v, prepend=w) + torch.diff(v, n=2, append=w[:2]).sum() + v.diff()[0]
+
+
+def sorted_lookup(x, edges):
+    return torch.searchsorted(edges, x) + torch.bucketize(x, edges, right=True) \
+        + torch.searchsorted(edges, x.reshape(1), side="right")[0]
+
+
 def join(x, w):
     return torch.cat([x, w]).sum() + torch.stack([x, x * 2])[1]
 
@@ -668,6 +690,12 @@ CASES = [
     Case(shaped_like, [A("f", (3, 4)), S("f", (12,))], floats=F64),
     Case(expand_repeat_t, [A("f", (3, 4)), A("f", (4,))], floats=F64),
     Case(trace_of, [A("f", (3, 3))], floats=F64),
+    Case(take_items, [A("f", (3, 4)), A("k")], floats=F64),
+    Case(take_shared, [A("k"), S("f", (2, 2))], floats=F64),
+    Case(tile_repeat, [A("f", (3,))], floats=F64),
+    Case(differences, [A("f", (4,)), S("f", (3,))], floats=F64),
+    Case(differences, [A("f", (4,)), A("f", (3,))], floats=F64),
+    Case(sorted_lookup, [A("f"), S("f", (4,))], floats=F64, grad=False),
     Case(join, [A("f", (3,)), S("f", (3,))], floats=F64),
     Case(transposed_attribute, [A("f", (3, 2))], floats=F64),
     Case(new_tensors, [A("f", (3,))], floats=F64),

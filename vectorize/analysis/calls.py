@@ -5,6 +5,8 @@ are allowed)."""
 
 from __future__ import annotations
 
+import builtins
+import math
 import types
 from collections import OrderedDict
 
@@ -201,7 +203,7 @@ class Calls:
                 self.ragged_operands(node, node.args[0].value)
                 if fn is len and node in self.masked_reductions:
                     return batched_like(np.int64(0))    # each example's own count
-            return infer(site)
+            return self._python_number_result(fn, args, infer(site))
         if isinstance(fn, type) and issubclass(fn, np.generic):
             return batched_like(_evaluate(fn, args[0].example) if args else UNKNOWN)
         if isinstance(fn, type) and issubclass(fn, tuple) and hasattr(fn, "_fields"):
@@ -328,6 +330,23 @@ class Calls:
             raise Unsupported(f"`.{name}()` of a per-example string with these arguments",
                               node)
         return self.string_piece(node, [(node.func.value, base)], example)
+
+    def _python_number_result(self, fn, args, value):
+        """`vmap` on NumPy (JAX): ``math.*``, ``float()``, ``int()``, ``round(x)`` give a
+        Python number per example, weak in promotion (NEP 50: ``np.float32(x) *
+        math.sqrt(y)`` is float32), which its example keeps, so that what it meets is
+        inferred as the loop computes it (the rules convert the batch's float64 or int64
+        array where it meets a narrower float: `rules.operators.narrow_weak_operands`)."""
+        if self.python_semantics or self.registry.namespace not in ("numpy", "jax") or \
+                not isinstance(value, Value) or not value.batched or not value.known:
+            return value
+        python = fn in (builtins.float, builtins.int) or (
+            fn is builtins.round and len(args) == 1) or (
+            getattr(fn, "__module__", None) == "math" and getattr(
+                math, getattr(fn, "__name__", ""), None) is fn)
+        if python and isinstance(value.example, (np.floating, np.integer, np.bool_)):
+            return Value(True, value.example.item())
+        return value
 
     def _array_operands(self, node: cst.Call, rule, args, kwargs, receiver=False):
         """The operands of a rule's call with every list or tuple display of per-example

@@ -92,10 +92,13 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
         return all(self._python.python_valued(o) for o in operands)
 
     def _apply(self, rule, original, updated, operands_orig, operands_new, **extra):
+        python = self._python_numbers(operands_orig)
+        weak = () if python or self.ctx.module.python_semantics or not operands_orig else \
+            tuple(self._python.python_valued(o) for o in operands_orig)
         site = Site(args=[self.value(o) for o in operands_orig], nodes=list(operands_new),
                     node=updated, original=original, result=self.value(original),
-                    backend=self.registry.backend,
-                    python_semantics=self._python_numbers(operands_orig), **extra)
+                    backend=self.registry.backend, python_semantics=python, weak=weak,
+                    **extra)
         self.ctx.explain(rule, original)
         try:
             new = rule.rewrite(site)

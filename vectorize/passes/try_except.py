@@ -31,6 +31,7 @@ import builtins
 import math
 
 import libcst as cst
+import numpy as np
 
 from ..errors import Unsupported
 from ..liveness import reads
@@ -44,9 +45,13 @@ _DIVISIONS = {cst.Divide: "/", cst.FloorDivide: "//", cst.Modulo: "%"}
 
 
 class _TryLowering(cst.CSTTransformer):
-    def __init__(self, func_globals: dict, namer):
+    def __init__(self, func_globals: dict, namer, numbers=None):
         self.globals = func_globals
         self.namer = namer
+        # `vmap`: which values are Python numbers per example (`_PythonValued`); None for
+        # `vectorize`, whose examples are all Python numbers
+        self.numbers = numbers
+        self.dicts: set[str] = set()     # local names bound to dicts (KeyError, not IndexError)
 
     def resolve(self, node):
         """The object a name or ``module.name`` in the body refers to, or None."""
@@ -98,11 +103,27 @@ class _TryLowering(cst.CSTTransformer):
         if not stmts:
             return [s.deep_clone() for s in tail]
         stmt = stmts[0]
+        raised = _raise_under_if(stmt)
+        if raised is not None:
+            # `if cond: raise E(...)`: the lanes where `cond` holds raise E
+            test, exc_node = raised
+            exc = self.raised_type(exc_node)
+            tests = []
+            self.expression(test, [], tests)
+            if any(issubclass(exc, types) for types, _ in handlers):
+                tests.append((exc, "{c}", {"c": test}, []))
+                return self.guarded(tests, handlers, self.body(stmts[1:], handlers, tail))
+            return self.guarded(tests, handlers, [stmt] + self.body(stmts[1:], handlers, tail))
         if type(stmt) is not cst.SimpleStatementLine:
             raise Unsupported("a `try` around anything but simple statements (assignments, "
-                              "`return`) in a vectorized function", stmt,
-                              "move the loop or `if` out of the `try`")
+                              "`return`, `raise`, `if ...: raise`) in a vectorized function",
+                              stmt, "move the loop or `if` out of the `try`")
         tests = []
+        if len(stmt.body) == 1 and type(stmt.body[0]) is cst.Raise:
+            # an unconditional `raise E(...)`: the handler that catches E, or the raise
+            exc = self.raised_type(stmt.body[0].exc)
+            handler = next((h for types, h in handlers if issubclass(exc, types)), None)
+            return [stmt] if handler is None else [s.deep_clone() for s in handler]
         for small in stmt.body:
             if type(small) not in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return,
                                    cst.Pass):
@@ -111,11 +132,18 @@ class _TryLowering(cst.CSTTransformer):
             if type(small) is cst.AugAssign and type(small.target) is cst.Name:
                 op = _DIVISIONS.get(type(_binary(small.operator)))
                 self.expression(small.value, [], tests)
-                if op is not None:
+                if op is not None and self.arithmetic(small, [small.target, small.value],
+                                                      f"`{op}=`"):
                     tests.append((ZeroDivisionError, "{b} == 0", {"b": small.value}, []))
+                elif type(_binary(small.operator)) is cst.Power:
+                    self.arithmetic(small, [small.target, small.value], "`**=`", power=True)
             elif getattr(small, "value", None) is not None:
                 self.expression(small.value, [], tests)
-        rest = [stmt] + self.body(stmts[1:], handlers, tail)
+        return self.guarded(tests, handlers, [stmt] + self.body(stmts[1:], handlers, tail))
+
+    def guarded(self, tests: list, handlers: list, rest: list) -> list:
+        """``rest`` under ``else`` of each test whose exception a handler catches (the first
+        test outermost), its branch that handler."""
         for exc, template, nodes, guards in reversed(tests):
             handler = next((h for types, h in handlers if issubclass(exc, types)), None)
             if handler is None:
@@ -131,6 +159,35 @@ class _TryLowering(cst.CSTTransformer):
                            else cst.Else(body=cst.IndentedBlock(rest)))]
         return rest
 
+    def raised_type(self, node) -> type:
+        """The exception class ``raise <node>`` raises (``E`` or ``E(...)``)."""
+        target = node.func if type(node) is cst.Call else node
+        cls = self.resolve(target) if target is not None else None
+        if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+            raise Unsupported("a `raise` inside a `try` whose exception the engine cannot "
+                              "resolve", node if node is not None else None,
+                              "raise a builtin exception class")
+        return cls
+
+    def arithmetic(self, node, operands, what: str, power=False) -> bool:
+        """Whether the arithmetic ``node`` may raise per example: on Python numbers only;
+        NumPy scalars (and tensors) divide by zero with a warning and an inf or nan, but raise
+        for an integer to a negative integer power (`vmap`). Refused where it cannot be
+        decided (`vmap` examples of unknown types)."""
+        if self.numbers is None:
+            return True
+        kinds = [self.numbers.python_valued(o) for o in operands]
+        if all(k is True for k in kinds):
+            return True
+        if any(k is False for k in kinds) and (not power or _float_or_natural(operands[1])):
+            return False
+        raise Unsupported(
+            f"{what} inside a `try` under `vmap` whose operands' types the engine cannot tell: "
+            "it raises on Python numbers (and for NumPy integers to a negative power), on "
+            "NumPy scalars it warns, so no handler can be chosen per example", node,
+            "test the divisor with `if` before the `try`, or convert the operands with "
+            "float() (Python numbers: the division raises where it is 0)")
+
     def expression(self, node, guards, tests) -> None:
         """The tests of the operations in ``node``, in evaluation order."""
         t = type(node)
@@ -144,7 +201,10 @@ class _TryLowering(cst.CSTTransformer):
             self.expression(node.body, guards + [(node.test, False)], tests)
             self.expression(node.orelse, guards + [(node.test, True)], tests)
             return
-        if t in (cst.Subscript, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+        if t is cst.Subscript:
+            self.subscript(node, guards, tests)
+            return
+        if t in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
                  cst.GeneratorExp, cst.Await, cst.Yield, cst.NamedExpr):
             raise Unsupported("an expression that a `try` around it cannot model", node,
                               "compute it before the `try`")
@@ -168,10 +228,29 @@ class _TryLowering(cst.CSTTransformer):
         if t is cst.BinaryOperation:
             op = _DIVISIONS.get(type(node.operator))
             if op is not None:
-                tests.append((ZeroDivisionError, "{b} == 0", {"b": node.right}, guards))
+                if self.arithmetic(node, [node.left, node.right], f"`{op}`"):
+                    tests.append((ZeroDivisionError, "{b} == 0", {"b": node.right}, guards))
             elif type(node.operator) is cst.Power:
-                tests.append((ZeroDivisionError, "{a} == 0 and {b} < 0",
-                              {"a": node.left, "b": node.right}, guards))
+                if self.arithmetic(node, [node.left, node.right], "`**`", power=True):
+                    tests.append((ZeroDivisionError, "{a} == 0 and {b} < 0",
+                                  {"a": node.left, "b": node.right}, guards))
+
+    def subscript(self, node, guards, tests) -> None:
+        """``v[i]``: IndexError where ``i`` is out of ``range(-len(v), len(v))``."""
+        if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index or \
+                type(node.slice[0].slice.value) is cst.Tuple:
+            raise Unsupported("an index other than one integer (`v[i]`) inside a `try`",
+                              node, "index before the `try`")
+        self.expression(node.value, guards, tests)
+        index = node.slice[0].slice.value
+        self.expression(index, guards, tests)
+        table = self.resolve(node.value) if type(node.value) is cst.Name else None
+        if isinstance(table, dict) or (type(node.value) is cst.Name and
+                                       node.value.value in self.dicts):
+            raise Unsupported("a dict looked up inside a `try` (KeyError)", node,
+                              "test `key in table` with `if` instead")
+        tests.append((IndexError, "{i} < -len({v}) or {i} >= len({v})",
+                      {"i": index, "v": node.value}, guards))
 
     def call(self, fn, node, guards, tests) -> None:
         args = [a.value for a in node.args]
@@ -185,13 +264,157 @@ class _TryLowering(cst.CSTTransformer):
                               "know", node, "call it before the `try`, or handle its "
                               "failure in the function it calls")
         if fn is builtins.divmod and len(args) == 2:
-            tests.append((ZeroDivisionError, "{b} == 0", {"b": args[1]}, guards))
+            if self.arithmetic(node, args, "`divmod`"):
+                tests.append((ZeroDivisionError, "{b} == 0", {"b": args[1]}, guards))
         elif fn is builtins.pow and len(args) == 2:
-            tests.append((ZeroDivisionError, "{a} == 0 and {b} < 0",
-                          {"a": args[0], "b": args[1]}, guards))
+            if self.arithmetic(node, args, "`pow`", power=True):
+                tests.append((ZeroDivisionError, "{a} == 0 and {b} < 0",
+                              {"a": args[0], "b": args[1]}, guards))
         elif fn in (builtins.int, builtins.round) and len(args) == 1:
             for exc, template in python_errors.exact_math_errors("floor", 1):
                 tests.append((exc, template, {"x": args[0]}, guards))
+
+
+def _raise_under_if(stmt):
+    """(test, exception node) of ``if test: raise E(...)`` (no ``else``), or None."""
+    if type(stmt) is not cst.If or stmt.orelse is not None or len(stmt.body.body) != 1:
+        return None
+    line = stmt.body.body[0]
+    if type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or \
+            type(line.body[0]) is not cst.Raise or line.body[0].exc is None:
+        return None
+    return stmt.test, line.body[0].exc
+
+
+def _float_or_natural(exponent) -> bool:
+    """An exponent written as a float literal or a non-negative int literal: a NumPy power
+    by it never raises."""
+    if type(exponent) is cst.Float:
+        return True
+    return type(exponent) is cst.Integer
+
+
+_PYTHON_NUMBERS = (bool, int, float, complex)
+
+
+class _PythonValued:
+    """Which expressions of a `vmap` function are Python numbers per example (True), NumPy
+    scalars, arrays or tensors (False), or cannot be told before the analysis (None): from
+    the syntax and the parameters' abstract values, flow-insensitively (a name is what every
+    assignment to it makes)."""
+
+    def __init__(self, func: cst.FunctionDef, params: dict, python_params, resolve):
+        self.params = params
+        self.python_params = python_params
+        self.resolve = resolve
+        self.assigned: dict[str, list] = {}
+        for node in walk(func.body):
+            t = type(node)
+            if t is cst.Assign:
+                for target in node.targets:
+                    self._bind(target.target, node.value)
+            elif t in (cst.AnnAssign, cst.AugAssign) and node.value is not None:
+                self._bind(node.target, node.value if t is cst.AnnAssign else cst.BinaryOperation(
+                    node.target, _binary(node.operator), node.value))
+            elif t is cst.For:
+                ranged = type(node.iter) is cst.Call and type(node.iter.func) is cst.Name \
+                    and node.iter.func.value == "range"
+                self._bind(node.target, cst.Integer("0") if ranged else None)
+            elif t in (cst.NamedExpr, cst.WithItem, cst.CompFor, cst.ExceptHandler):
+                for target in (getattr(node, "target", None), getattr(node, "asname", None),
+                               getattr(node, "name", None)):
+                    inner = getattr(target, "name", target)
+                    if isinstance(inner, cst.BaseExpression):
+                        self._bind(inner, node.value if t is cst.NamedExpr else None)
+
+    def _bind(self, target, value) -> None:
+        if type(target) is cst.Name:
+            self.assigned.setdefault(target.value, []).append(value)
+        elif type(target) in (cst.Tuple, cst.List):
+            for element in target.elements:
+                self._bind(getattr(element, "value", element), None)
+
+    def python_valued(self, node, seen=frozenset()):
+        t = type(node)
+        if t in (cst.Integer, cst.Float, cst.Imaginary):
+            return True
+        if t is cst.Name:
+            return self._name(node.value, seen)
+        if t is cst.Attribute:
+            obj = self.resolve(node)
+            if obj is not None and type(obj) in _PYTHON_NUMBERS:
+                return True
+            return None
+        if t is cst.UnaryOperation:
+            return self.python_valued(node.expression, seen)
+        if t is cst.BinaryOperation:
+            return _combined([self.python_valued(node.left, seen),
+                              self.python_valued(node.right, seen)])
+        if t is cst.IfExp:
+            kinds = {self.python_valued(node.body, seen), self.python_valued(node.orelse, seen)}
+            return kinds.pop() if len(kinds) == 1 else None
+        if t is cst.Call:
+            return self._call(node, seen)
+        if t is cst.Subscript:
+            base = self.python_valued(node.value, seen)
+            if type(node.value) is cst.Name and node.value.value in self.params and base is False:
+                return False            # an item of a per-example array: a NumPy scalar
+            table = self.resolve(node.value) if type(node.value) is cst.Name else None
+            if isinstance(table, (list, tuple)) and table and all(
+                    type(v) in _PYTHON_NUMBERS for v in table):
+                return True
+            return None
+        return None
+
+    def _name(self, name: str, seen):
+        if name in seen:
+            return None
+        if name in self.assigned:
+            if name in self.params:
+                return None         # a parameter rebound: both kinds
+            kinds = [None if v is None else self.python_valued(v, seen | {name})
+                     for v in self.assigned[name]]
+            return kinds[0] if kinds and all(k == kinds[0] for k in kinds) else None
+        if name in self.params:
+            value = self.params[name]
+            if name in self.python_params:
+                return True
+            example = getattr(value, "example", None)
+            if getattr(value, "batched", False):
+                return False        # mapped: NumPy scalars or rows (tensors) per example
+            return True if type(example) in _PYTHON_NUMBERS else (
+                False if isinstance(example, (np.generic, np.ndarray)) else None)
+        obj = self.resolve(cst.Name(name))
+        if type(obj) in _PYTHON_NUMBERS:
+            return True
+        if isinstance(obj, np.generic):
+            return False
+        return None
+
+    def _call(self, node, seen):
+        fn = self.resolve(node.func)
+        args = [a.value for a in node.args]
+        if fn in (builtins.float, builtins.int, builtins.complex, builtins.bool, builtins.len):
+            return True
+        if fn is builtins.round:
+            return True if len(args) == 1 else (
+                self.python_valued(args[0], seen) if args else None)
+        if getattr(fn, "__module__", None) == "math":
+            return True
+        if fn in (builtins.abs, builtins.min, builtins.max, builtins.pow):
+            return _combined([self.python_valued(a, seen) for a in args])
+        if isinstance(fn, np.ufunc) or getattr(fn, "__module__", "").startswith("numpy"):
+            return False
+        return None
+
+
+def _combined(kinds: list):
+    """Arithmetic of operands of these kinds: a NumPy operand makes a NumPy result."""
+    if any(k is False for k in kinds):
+        return False
+    if kinds and all(k is True for k in kinds):
+        return True
+    return None
 
 
 def _binary(augmented):
@@ -202,14 +425,16 @@ def _binary(augmented):
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if cst.Try not in by_type(func.body):
         return func
+    lowering = _TryLowering(ctx.source.func.__globals__, ctx.namer)
     if not getattr(ctx.module, "python_semantics", False):
-        if getattr(ctx.module, "runtime_replays", False):      # `vmap` on NumPy, PyTorch
-            raise Unsupported(
-                "`try` is not supported by `vmap`: its examples are NumPy scalars, whose "
-                "arithmetic does not raise where Python's does (`x / 0.0` is inf), so no "
-                "handler can be chosen per example",
-                next(n for n in walk(func.body) if type(n) is cst.Try),
-                "use vectorize(f) (Python numbers per example: a `try` around arithmetic "
-                "takes its handler where Python raises), or test the condition with `if`")
-        return func     # the analysis refuses `try` where it is written
-    return rewrite(func, _TryLowering(ctx.source.func.__globals__, ctx.namer))
+        if not getattr(ctx.module, "runtime_replays", False):
+            return func     # the analysis refuses `try` where it is written (JAX)
+        # `vmap` on NumPy or PyTorch: what raises on NumPy scalars (tensors) per example
+        lowering.numbers = _PythonValued(func, ctx.params, getattr(ctx, "python_params",
+                                                                   frozenset()),
+                                         lowering.resolve)
+    lowering.dicts = {name for node in walk(func.body) if type(node) is cst.Assign
+                      and type(node.value) in (cst.Dict, cst.DictComp)
+                      for t in node.targets if type(t.target) is cst.Name
+                      for name in [t.target.value]}
+    return rewrite(func, lowering)

@@ -550,6 +550,51 @@ def f(v, k):
 def f(v, w):
     return np.take_along_axis(w, np.argsort(v), axis=0)
 '''), "V, W", (0, 0)),
+    # --- picking, repeating, differencing, shared tables ---------------------------------
+    "pick.take": Example(_f('''
+def f(v, k):
+    return np.take(v, k % 3) + np.take(v, [2, 0]).sum()
+'''), "V, K", (0, 0)),
+    "pick.take_method": Example(_f('''
+def f(m, k):
+    return m.take(k % 9)
+'''), "M, K", (0, 0)),
+    "pick.diagonal": Example(_f('''
+def f(m):
+    return np.diagonal(m, 1)
+'''), "M", VMAP1),
+    "pick.diagonal_method": Example(_f('''
+def f(m):
+    return m.diagonal()
+'''), "M", VMAP1),
+    "pick.trace_method": Example(_f('''
+def f(m):
+    return m.trace(-1)
+'''), "M", VMAP1),
+    "pick.tile": Example(_f('''
+def f(v):
+    return np.tile(v, (2, 1))
+'''), "V", VMAP1),
+    "pick.repeat": Example(_f('''
+def f(v):
+    return np.repeat(v, [1, 0, 2])
+'''), "V", VMAP1),
+    "pick.repeat_method": Example(_f('''
+def f(m):
+    return m.repeat(2, axis=1)
+'''), "M", VMAP1),
+    "pick.diff": Example(_f('''
+def f(v, x):
+    return np.diff(v, prepend=x)
+'''), "V, X", (0, 0)),
+    "pick.interp": Example(_f('''
+def f(x):
+    return np.interp(x, np.array([-1.0, 0.0, 2.0]), np.array([0.0, 1.0, 4.0]))
+'''), "X"),
+    "pick.searchsorted": Example(_f('''
+def f(x):
+    return np.searchsorted(np.array([-1.0, 0.0, 2.0]), x, side="right")
+'''), "X"),
     # --- scipy --------------------------------------------------------------------------
     "scipy.special_ufunc": Example(_f('''
 def f(x):

@@ -25,8 +25,49 @@ def binary(site: Site) -> cst.BaseExpression:
                           "concatenates it (`[1.0] * 2` is `[1.0, 1.0]`, `[1.0] * True` is "
                           "`[1.0]`) or raises TypeError (`1.0 + [2.0]`), where arrays "
                           "compute item by item", site.original, "pass np.asarray(...) of it")
+    narrow_weak_operands(site)
     left, right = padded_args(site)
     return site.node.with_changes(left=left, right=right)
+
+
+def _literal(node) -> bool:
+    if type(node) is cst.UnaryOperation:
+        return _literal(node.expression)
+    return type(node) in (cst.Integer, cst.Float, cst.Imaginary)
+
+
+_NARROW = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.complex64))
+_PYTHON_OF_KIND = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+def narrow_weak_operands(site: Site) -> None:
+    """`vmap`: an operand that is a Python number per example (``math.sqrt(x)``, a `math`
+    result the same for every example) is weak per example (NEP 50): meeting a NumPy
+    float16, float32 or complex64 value it takes that type (``np.float32(x) * math.sqrt(2.0)``
+    is float32), where the batch's float64 (int64) array of it, or the NumPy scalar the `math`
+    call became, would widen the result. Such an operand is converted to the narrow type first,
+    as NumPy converts the Python number per example."""
+    if not site.weak or site.spelled.name == "torch":
+        return
+    narrow = [np.dtype(v.dtype) for v, weak in zip(site.args, site.weak)
+              if not weak and isinstance(v, Value) and v.known and v.kind in "fc"
+              and np.dtype(v.dtype) in _NARROW]
+    if not narrow:
+        return
+    nodes = list(site.nodes)
+    for k, (value, weak) in enumerate(zip(site.args, site.weak)):
+        if not weak or not isinstance(value, Value) or not value.known or \
+                value.kind not in _PYTHON_OF_KIND or value.rank != 0:
+            continue
+        target = np.result_type(*narrow, _PYTHON_OF_KIND[value.kind](1))
+        if target == np.result_type(*narrow, value.dtype) or target.kind not in "fc":
+            continue
+        if value.batched:
+            nodes[k] = expr(site.spelled.astype("{x}", site.spelled.dtype_code(target)),
+                            x=nodes[k])
+        elif not _literal(nodes[k]):        # (a literal stays a Python number: weak as is)
+            nodes[k] = expr(site.spelled.scalar("{x}", target), x=nodes[k])
+    site.nodes = nodes
 
 
 def _python_sequence(value) -> bool:
@@ -59,6 +100,7 @@ _ORDERING = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEq
 
 
 def compare(site: Site) -> cst.BaseExpression:
+    narrow_weak_operands(site)
     operands = padded_args(site)
     node: cst.Comparison = site.node
     if any(isinstance(c.operator, _ORDERING) for c in node.comparisons):

@@ -202,12 +202,13 @@ def register_tables(reg) -> None:
         linalg,
         math_rules,
         numpy_rules,
+        picking,
         random,
         scipy_rules,
         shapes,
         sorting,
     )
     for table in (operators, builtins, math_rules, numpy_rules, lanes, arrays, linalg,
-                  shapes, sorting, scipy_rules, random, creation, strings, lists,
+                  shapes, sorting, picking, scipy_rules, random, creation, strings, lists,
                   lane_copies):
         table.register(reg)

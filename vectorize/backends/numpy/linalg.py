@@ -41,15 +41,10 @@ def _vdot(site: Site):
 
 
 def _trace(site: Site):
-    if len(site.args) > 1 or site.kwargs:
-        raise Unsupported("np.trace with offset or axes on per-example arrays",
-                          suggestion="use np.einsum")
-    (ra,) = _ranks(site, 1)
-    if ra < 2:
-        raise Unsupported("np.trace of a per-example array with fewer than two axes")
-    # np.trace itself, told which axes: it also takes non-square matrices (einsum "bii"
-    # would not)
-    return expr("np.trace({m}, axis1=1, axis2=2)", m=site.nodes[0])
+    # (`picking`: the offset and axes shifted past the batch axis; np.trace itself also
+    # takes non-square matrices, which einsum "bii" would not)
+    from .picking import trace
+    return trace(site)
 
 
 # np.linalg functions of the last two axes that broadcast over stacks of matrices
@@ -179,9 +174,9 @@ def register(reg: Registry) -> None:
         "s = np.vdot(a, b)", 's = np.einsum("bi,bi->b", a, b)', _vdot)
     add(np.tensordot, "linalg.tensordot", "`np.tensordot(a, b, axes)` as one einsum (or `@`).",
         "t = np.tensordot(a, b, axes=1)", 't = np.einsum("bij,jk->bik", a, b)', _tensordot)
-    add(np.trace, "linalg.trace", "`np.trace(m)` of each per-example matrix (its first two "
-        "axes, square or not).", "t = np.trace(m)", "t = np.trace(m, axis1=1, axis2=2)",
-        _trace)
+    add(np.trace, "linalg.trace", "`np.trace(m, offset, axis1, axis2)` of each per-example "
+        "matrix (its first two axes by default, square or not).", "t = np.trace(m)",
+        "t = np.trace(m, axis1=1, axis2=2)", _trace)
     stacked = Rule(
         "linalg.stacked", "linear algebra",
         "`np.linalg` functions of square or rectangular matrices (`inv`, `det`, `slogdet`, "

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
-from ...rules.registry import Registry, Rule
+import libcst as cst
+
+from ...rules.registry import Registry, Rule, Site
+from ...syntax.templates import expr
 from .common import per_example, rewrite_elementwise, rewrite_where, shadow
 
 # ----------------------------------------------------------------------- elementwise
@@ -33,6 +36,53 @@ _IDENTITY = ["detach", "clone", "contiguous"]
 _LIKE = ["zeros_like", "ones_like", "empty_like", "full_like"]
 
 
+_NUMBERS = (bool, int, float)
+
+
+def rewrite_clamp(site: Site):
+    """``torch.clamp(x, lo, 2.0)`` with a per-example ``lo``: per example a 0-d tensor and a
+    number, which PyTorch takes as two numbers; on the batch a tensor and a number, which no
+    overload of ``clamp`` takes. Every operand is then a tensor of the per-example result's
+    dtype (`x`, the bounds converted; the number a tensor on the bound's device)."""
+    call = rewrite_elementwise(site)
+    method = isinstance(site.func, str)
+    bounds = {}                 # position among the call's arguments -> abstract value
+    for k, value in enumerate(site.args[1:3], start=0 if method else 1):
+        bounds[k] = value
+    keys = {arg.keyword.value: k for k, arg in enumerate(call.args) if arg.keyword is not None}
+    for name in ("min", "max"):
+        if name in site.kwargs and name in keys:
+            bounds[keys[name]] = site.kwargs[name][1]
+    numbers = [k for k, v in bounds.items() if not v.batched and type(v.example) in _NUMBERS]
+    tensors = [k for k, v in bounds.items() if v.batched]
+    if not numbers or not tensors or site.result is None or not site.result.known:
+        return call
+    dtype = site.spelled.dtype_code(site.result.dtype)
+    device = call.args[tensors[0]].value
+    if type(device) is cst.Subscript and type(device.value) is cst.Name:
+        device = device.value           # (a bound given new axes: its device is the name's)
+    args = list(call.args)
+    for k in bounds:
+        value = args[k].value
+        if type(value) is cst.Name and value.value == "None":
+            continue
+        if k in numbers:
+            new = expr(f"torch.tensor({{v}}, dtype={dtype}, device={{d}}.device)", v=value,
+                       d=device)
+        else:
+            new = expr(f"{{v}}.to({dtype})", v=value)
+        args[k] = args[k].with_changes(value=new)
+    if method:
+        tensors_call = call.with_changes(func=call.func.with_changes(
+            value=expr(f"{{x}}.to({dtype})", x=call.func.value)), args=args)
+    else:
+        args[0] = args[0].with_changes(value=expr(f"{{x}}.to({dtype})", x=args[0].value))
+        tensors_call = call.with_changes(args=args)
+    # (a bound that records gradients is no number per example: PyTorch raises TypeError
+    # there, and so does the call as written, after which the per-example loop decides)
+    return expr("{t} if not {b}.requires_grad else {c}", t=tensors_call, b=device, c=call)
+
+
 def register_elementwise(reg: Registry, torch) -> None:
     def add(owner, fn_names, name, explanation, before, after, rewrite=rewrite_elementwise,
             methods=True):
@@ -59,7 +109,9 @@ def register_elementwise(reg: Registry, torch) -> None:
         "y = torch.where(t > 5.0, t * b, -t)", rewrite=rewrite_where, methods=False)
     add(torch, ["clamp", "clip", "clamp_min", "clamp_max"], "torch.clamp",
         "`torch.clamp(x, min, max)` / `x.clamp(...)` act lane by lane; per-example bounds "
-        "get new axes after the batch axis.", "y = x.clamp(min=lo)", "y = x.clamp(min=lo)")
+        "get new axes after the batch axis (a per-example bound with a number for the other: "
+        "both tensors of the result's dtype).", "y = x.clamp(min=lo)", "y = x.clamp(min=lo)",
+        rewrite=rewrite_clamp)
     add(torch.nn.functional, _ACTIVATIONS, "torch.activation",
         "Activations of `torch.nn.functional` (`F.relu`, `F.gelu`, `F.softplus`...) act "
         "lane by lane: as written.", "y = F.gelu(x)", "y = F.gelu(x)", methods=False)

@@ -128,6 +128,30 @@ def f(m):
 def f(m):
     return m.t()
 ''', "M"),
+    "torch.take": _torch('''
+def f(m, k):
+    return torch.take(m, k % 9)
+''', "M, K", (0, 0)),
+    "torch.tile": _torch('''
+def f(v):
+    return torch.tile(v, (2, 1))
+''', "V"),
+    "torch.repeat_interleave": _torch('''
+def f(v):
+    return torch.repeat_interleave(v, 2)
+''', "V"),
+    "torch.diff": _torch('''
+def f(v, w):
+    return torch.diff(v, prepend=w)
+''', "V, w", (0, None)),
+    "torch.searchsorted": _torch('''
+def f(x, w):
+    return torch.searchsorted(torch.sort(w)[0], x)
+''', "X, w", (0, None)),
+    "torch.bucketize": _torch('''
+def f(x, w):
+    return torch.bucketize(x, torch.sort(w)[0], right=True)
+''', "X, w", (0, None)),
     "torch.trace": _torch('''
 def f(m):
     return torch.trace(m)

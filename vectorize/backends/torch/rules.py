@@ -37,6 +37,7 @@ from .dtypes import torch_module
 from .elementwise import register_elementwise
 from .math_builtins import register_math_builtins
 from .operators import register_operators
+from .picking import register_picking
 from .products import register_products
 from .reductions import register_reductions
 from .shapes import register_shapes
@@ -49,6 +50,7 @@ def register(reg: Registry) -> None:
     register_operators(reg)
     lanes.register(reg)
     register_shapes(reg, torch)
+    register_picking(reg, torch)
     register_elementwise(reg, torch)
     register_reductions(reg, torch)
     register_math_builtins(reg, torch)
