@@ -547,8 +547,8 @@ class Aliasing:
         the mask given ``y``'s per-example axes (`batch_rules`). The value the subscript has
         there (its elements), or None where this is not such a write."""
         if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index) or \
-                augmented or self._batched_depth or getattr(
-                    self.registry.primitives, "name", "") != "numpy":
+                augmented or self._batched_depth or \
+                not self.registry.primitives.masked_writes:
             return None
         base = env.values.get(target.value.value)
         mask = self.expr(target.slice[0].slice.value, env)

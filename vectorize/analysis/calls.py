@@ -337,7 +337,7 @@ class Calls:
         math.sqrt(y)`` is float32), which its example keeps, so that what it meets is
         inferred as the loop computes it (the rules convert the batch's float64 or int64
         array where it meets a narrower float: `rules.operators.narrow_weak_operands`)."""
-        if self.python_semantics or self.registry.namespace not in ("numpy", "jax") or \
+        if self.python_semantics or not self.registry.primitives.weak_python_numbers or \
                 not isinstance(value, Value) or not value.batched or not value.known:
             return value
         python = fn in (builtins.float, builtins.int) or (

@@ -73,6 +73,11 @@ class Backend:
     #                          array, as NumPy's do (JAX's arrays are values: `analysis.aliasing`
     #                          refuses a view read after its array is written into)
     string_arrays = False    # arrays of strings (a table of strings indexed per example)
+    masked_writes = False    # `y[mask] = v` with a per-example mask may be written
+    #                          (`masked_write`; `analysis.aliasing`)
+    weak_python_numbers = False  # per example a Python number meeting a narrow float keeps
+    #                          the narrow type (NEP 50), which `vmap` must reproduce where its
+    #                          batch holds the numbers as float64 (`rules.operators`)
     dtypes: frozenset[str] | None = None    # the NumPy dtype names it computes in (None: all)
     # how to draw random numbers for every example instead of Python's `random` (its
     # refusal says it)

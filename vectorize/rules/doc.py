@@ -65,8 +65,7 @@ _ENGINE_NEEDS = {
     "if.compact": lambda backend: backend.compaction,
     "array.scatter": lambda backend: backend.in_place_writes and
     backend.registry.creates_arrays(),
-    "array.masked_write": lambda backend: backend.in_place_writes and
-    backend.registry.creates_arrays(),
+    "array.masked_write": lambda backend: backend.masked_writes,
 }
 
 

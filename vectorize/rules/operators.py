@@ -47,7 +47,7 @@ def narrow_weak_operands(site: Site) -> None:
     is float32), where the batch's float64 (int64) array of it, or the NumPy scalar the `math`
     call became, would widen the result. Such an operand is converted to the narrow type first,
     as NumPy converts the Python number per example."""
-    if not site.weak or site.spelled.name == "torch":
+    if not site.weak or not site.spelled.weak_python_numbers:
         return
     narrow = [np.dtype(v.dtype) for v, weak in zip(site.args, site.weak)
               if not weak and isinstance(v, Value) and v.known and v.kind in "fc"

@@ -60,6 +60,7 @@ class JaxBackend(Backend):
     alias = "jnp"
     module_name = "jax.numpy"
     quiet = None            # XLA never warns about floating-point errors: nothing to silence
+    weak_python_numbers = True
     in_place_writes = True   # written as functional updates (`x = x.at[i].set(v)`: `writes`)
     owned_temporaries = False  # (no in-place updates of temporaries: nothing to gain)
     views = False           # a subscript is a new array, never a view of its array

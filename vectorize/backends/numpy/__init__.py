@@ -21,6 +21,8 @@ class NumpyBackend(Backend):
     random_hint = "np.random (e.g. np.random.normal(mu, sigma) for random.gauss(mu, sigma))"
     function_modules = ("numpy",)
     string_arrays = True
+    masked_writes = True
+    weak_python_numbers = True
 
     def build_registry(self):
         from ...rules.registry import Registry
