@@ -14,6 +14,7 @@ from .passes import (
     helper_writes,
     if_to_where,
     inner_lambdas,
+    local_dicts,
     local_lists,
     masked_loops,
     python_conditions,
@@ -36,6 +37,9 @@ PIPELINE = [
     # Also before any analysis: a `try` around arithmetic becomes the tests Python makes and
     # a per-example choice of handler (`vectorize` only; the analysis refuses `try`).
     try_except,
+    # Before any analysis: a local dict of literal keys (`d = {}; d["a"] = x`) is one
+    # variable per key, which every pass after knows.
+    local_dicts,
     # Before any analysis: a local list the function writes into item by item is the array
     # of its items (the analysis writes into arrays only), before `sequence_loops`, which
     # then sees `for v in vals` over that array.
