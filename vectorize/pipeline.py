@@ -19,6 +19,7 @@ from .passes import (
     masked_loops,
     python_conditions,
     python_raises,
+    ragged_tables,
     sequence_loops,
     shared_subexpressions,
     simplify,
@@ -40,6 +41,10 @@ PIPELINE = [
     # Before any analysis: a local dict of literal keys (`d = {}; d["a"] = x`) is one
     # variable per key, which every pass after knows.
     local_dicts,
+    # Before any analysis: a lookup in a dict of the module at a per-example key is the
+    # chain of key tests Python makes; a name bound to tables of different lengths (or read
+    # at a per-example index) is the padded array of their items and its length.
+    ragged_tables,
     # Before any analysis: a local list the function writes into item by item is the array
     # of its items (the analysis writes into arrays only), before `sequence_loops`, which
     # then sees `for v in vals` over that array.
