@@ -5,6 +5,7 @@ example and analysed again)."""
 from __future__ import annotations
 
 from .passes import (
+    appended_lists,
     asserts,
     batch_rules,
     compact,
@@ -45,6 +46,9 @@ PIPELINE = [
     # chain of key tests Python makes; a name bound to tables of different lengths (or read
     # at a per-example index) is the padded array of their items and its length.
     ragged_tables,
+    # Before any analysis: a local list appended to a bounded number of times is a padded
+    # array and its length, each example's items in its row.
+    appended_lists,
     # Before any analysis: a local list the function writes into item by item is the array
     # of its items (the analysis writes into arrays only), before `sequence_loops`, which
     # then sees `for v in vals` over that array.

@@ -72,7 +72,7 @@ def _literal(node) -> bool:
     return type(node) in (cst.Integer, cst.Float)
 
 
-def _int_literal(node):
+def int_literal(node):
     """The value of ``3`` or ``-3``, else None."""
     if type(node) is cst.Integer:
         return int(node.evaluated_value)
@@ -80,6 +80,27 @@ def _int_literal(node):
             node.expression) is cst.Integer:
         return -int(node.expression.evaluated_value)
     return None
+
+
+def bounded_index(node: cst.Subscript, n: str, size: int, minimum: int) -> cst.Subscript:
+    """``node`` (``c[i]``, ``i`` a name or an int literal), a read of an array padded to
+    ``size`` items of which the first ``n`` (a name) are the sequence's and at least
+    ``minimum``: the item Python reads (a negative index counts from ``n``), out of range
+    the index ``size``, past the padding, for which `guard_indices` raises IndexError."""
+    index = _one_index(node)
+    literal = int_literal(index)
+    if literal is not None and 0 <= literal < minimum:
+        return node
+    if literal is not None and -minimum <= literal < 0:
+        spelled = f"{n} - {-literal}"
+    elif literal is not None and literal >= 0:
+        spelled = f"{literal} if {literal} < {n} else {size}"
+    elif literal is not None:
+        spelled = f"{n} - {-literal} if {-literal} <= {n} else {size}"
+    else:
+        i = index.value
+        spelled = f"({i} + {n} if {i} < 0 else {i}) if -{n} <= {i} < {n} else {size}"
+    return node.with_changes(slice=[cst.SubscriptElement(cst.Index(parse_expr(spelled)))])
 
 
 def _one_index(subscript: cst.Subscript):
@@ -104,7 +125,7 @@ class _DictLookups(cst.CSTTransformer):
                 or node.value.value in self.local:
             return None
         index = _one_index(node)
-        if index is None or _int_literal(index) is not None or _literal(index) or type(
+        if index is None or int_literal(index) is not None or _literal(index) or type(
                 index) in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString):
             return None       # a constant key: the analysis reads it
         found, table, scope = lookup(self.pyfunc, node.value.value)
@@ -230,7 +251,7 @@ def _find_tables(func: cst.FunctionDef, pyfunc) -> dict[str, _Table]:
         t = type(parent)
         if t is cst.Subscript and parent.value is name:
             index = _one_index(parent)
-            if index is None or not (type(index) is cst.Name or _int_literal(index)
+            if index is None or not (type(index) is cst.Name or int_literal(index)
                                      is not None):
                 return False
             if type(index) is cst.Name:
@@ -331,22 +352,7 @@ class _Lower(cst.CSTTransformer):
                 self.lengths:
             return updated_node
         name = updated_node.value.value
-        index = _one_index(updated_node)
-        n, size = self.lengths[name], self.size[name]
-        literal = _int_literal(index)
-        if literal is not None and 0 <= literal < self.min[name]:
-            return updated_node
-        if literal is not None and -self.min[name] <= literal < 0:
-            spelled = f"{n} - {-literal}"
-        elif literal is not None and literal >= 0:
-            spelled = f"{literal} if {literal} < {n} else {size}"
-        elif literal is not None:
-            spelled = f"{n} - {-literal} if {-literal} <= {n} else {size}"
-        else:
-            i = index.value
-            spelled = f"({i} + {n} if {i} < 0 else {i}) if -{n} <= {i} < {n} else {size}"
-        return updated_node.with_changes(slice=[cst.SubscriptElement(cst.Index(
-            parse_expr(spelled)))])
+        return bounded_index(updated_node, self.lengths[name], self.size[name], self.min[name])
 
     def leave_For(self, original_node, updated_node):
         if type(updated_node.iter) is not cst.Name or updated_node.iter.value not in \
