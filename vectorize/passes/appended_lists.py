@@ -264,6 +264,19 @@ def _find(func: cst.FunctionDef, pyfunc) -> dict[str, _List]:
     return lists
 
 
+def _counters(func: cst.FunctionDef) -> set[str]:
+    """Names bound only as counters of ``for ... in range(...)`` (ints per example)."""
+    counters, other = set(), set()
+    for n in walk(func.body):
+        if type(n) is cst.For and type(n.target) is cst.Name and type(n.iter) is cst.Call \
+                and type(n.iter.func) is cst.Name and n.iter.func.value == "range":
+            counters.add(n.target.value)
+        elif isinstance(n, (cst.BaseSmallStatement, cst.BaseCompoundStatement)) \
+                and type(n) is not cst.For:
+            other |= writes(n) if type(n) is not cst.If else set()
+    return counters - other
+
+
 def _empty(reduction: str) -> str:
     """The message of this Python's ``max([])``."""
     try:
@@ -283,9 +296,12 @@ def _no_reduction(node, lists, builtin) -> None:
         lists[node.args[0].value.value].ok = False
 
 
-def _pad(items: list) -> str:
-    """The padding of a list of ``items`` (see the module's docstring)."""
+def _pad(items: list, ints: set[str]) -> str:
+    """The padding of a list of ``items`` (see the module's docstring); ``ints``: the
+    counters of ``for ... in range(...)`` loops, bound nowhere else."""
     def kind(node):
+        if type(node) is cst.Name and node.value in ints:
+            return "int"
         if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
             node = node.expression
         if type(node) is cst.Integer:
@@ -316,7 +332,7 @@ class _Lower(cst.CSTTransformer):
     def leave_SimpleStatementLine(self, original_node, updated_node):
         for name, lst in self.lists.items():
             if original_node is self.root.body.body[lst.index]:
-                pad = _pad([*lst.initial, *lst.appended])
+                pad = _pad([*lst.initial, *lst.appended], self.counters)
                 items = [cst.Element(i) for i in lst.initial] + [
                     cst.Element(parse_expr(pad)) for _ in range(lst.count - len(lst.initial))]
                 made = updated_node.with_changes(body=[updated_node.body[0].with_changes(
@@ -428,4 +444,5 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         return func
     lower = _Lower(lowered, ctx.namer)
     lower.root = func
+    lower.counters = _counters(func)
     return rewrite(func, lower)

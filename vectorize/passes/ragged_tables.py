@@ -242,7 +242,9 @@ def _find_tables(func: cst.FunctionDef, pyfunc) -> dict[str, _Table]:
                 for n in walk(target.target):
                     if type(n) is cst.Subscript and type(n.value) is cst.Name:
                         bad.add(n.value.value)      # a write into an item
-        if t in (cst.Del, cst.AugAssign, cst.Global, cst.Nonlocal, cst.NamedExpr):
+        if t is cst.AugAssign:
+            bad.update(n.value for n in walk(node.target) if type(n) is cst.Name)
+        if t in (cst.Del, cst.Global, cst.Nonlocal, cst.NamedExpr):
             bad.update(n.value for n in walk(node) if type(n) is cst.Name)
         for child in children(node):
             visit(child, node, inner)
