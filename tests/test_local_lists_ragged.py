@@ -435,3 +435,57 @@ def test_refused_where_it_is_written(f, reason, where):
     assert type(got_raised) is type(raised)
     if raised is None:
         assert_values_equal(got, expected)
+
+
+# ------------------------------------------------------------------ bugs found on the way
+
+
+def appended_shared_value_and_passed_on(x):
+    seen = []
+    if x > 0:
+        seen.append(1.0)
+    return len(list(seen))
+
+
+def test_a_shared_value_appended_under_a_condition_is_refused_not_appended_for_all():
+    """Was silently wrong: ``seen.append(1.0)`` (no per-example argument) under a per-example
+    condition, into a list the passes leave as it is, ran for every example on the batch
+    (``[1, 1, 1]`` where numpy.vectorize gives ``[0, 0, 1]``); now refused where it is
+    written, and the fallback gives numpy.vectorize's result."""
+    x = np.array([-5.0, 0.0, 5.0])
+    with pytest.raises(VectorizeError, match=r"test_local_lists_ragged\.py:\d+:\d+: calling "
+                                             r"`\.append\(\)` on `seen`"):
+        vectorize(appended_shared_value_and_passed_on, fallback="error")(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = vectorize(appended_shared_value_and_passed_on)(x)
+    np.testing.assert_array_equal(got, [0, 0, 1])
+
+
+def test_torch_refuses_appends_with_a_location_and_computes_dicts():
+    torch = pytest.importorskip("torch")
+    x, y = _safe_inputs(6)
+    tx, ty = torch.tensor(x), torch.tensor(y)
+    # (was silently wrong under PyTorch, whose namespace has no list arrays: every example
+    # counted every range counter appended under its condition)
+    with pytest.raises(VectorizeError, match=r"test_local_lists_ragged\.py:\d+:\d+: calling "
+                                             r"`\.append\(\)` on `hits`"):
+        vmap(counts_of_ints, fallback="error")(tx, ty)
+    with pytest.raises(VectorizeError, match=r"test_local_lists_ragged\.py:\d+:\d+: `c` holds "
+                                             "tuples of different lengths"):
+        vmap(per_branch_coefficients, fallback="error")(tx, ty)
+    for f in DICTS + [module_dict_of_tuples]:
+        got = vmap(f, fallback="error")(tx, ty).numpy()
+        np.testing.assert_array_equal(got, vmap(f, fallback="error")(x, y))
+
+
+def test_jax_computes_what_numpy_does():
+    pytest.importorskip("jax")
+    x, y = _safe_inputs(6)
+    for f in [*APPENDS, per_branch_coefficients, region_polynomial, module_dict_of_tuples,
+              *DICTS]:
+        if f is extended_then_indexed:
+            continue        # (`_k`'s int() check raises in a helper: JAX refuses that)
+        got = vmap(f, backend="jax", fallback="error")(x, y)
+        np.testing.assert_allclose(np.asarray(got), vmap(f, fallback="error")(x, y),
+                                   rtol=1e-13, err_msg=f.__name__)

@@ -45,7 +45,7 @@ import libcst as cst
 from ..errors import Unsupported
 from ..introspect import lookup
 from ..liveness import writes
-from ..rules.lists import LIST_ARRAY
+from ..rules.lists import LIST_ARRAY, has_list_arrays
 from ..syntax.templates import parse_expr, parse_stmt
 from ..syntax.traversal import by_type, children, rewrite, walk
 from .ragged_tables import bounded_index, int_literal
@@ -419,6 +419,8 @@ class _Lower(cst.CSTTransformer):
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if cst.List not in by_type(func.body):
         return func
+    if not has_list_arrays(ctx.registry):
+        return func             # (the append stays, refused where it is written)
     lists = _find(func, ctx.source.func)
     lowered = {}
     for name, lst in lists.items():

@@ -46,7 +46,7 @@ import libcst as cst
 
 from ..introspect import lookup
 from ..liveness import writes
-from ..rules.lists import LIST_ARRAY
+from ..rules.lists import LIST_ARRAY, has_list_arrays
 from ..syntax.templates import parse_expr
 from ..syntax.traversal import by_type, children, rewrite, walk
 
@@ -386,7 +386,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         new = rewrite(func, lookups)
         if lookups.changed:
             func = new
-    tables = _find_tables(func, pyfunc)
+    tables = _find_tables(func, pyfunc) if has_list_arrays(ctx.registry) else {}
     if not tables:
         return func
     return rewrite(func, _Lower(tables, ctx.namer))
