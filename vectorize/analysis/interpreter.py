@@ -399,7 +399,7 @@ class Analysis(Expressions, Calls, Aliasing):
                 raise side_effect
             if self._batched_depth and type(call) is cst.Call and type(
                     call.func) is cst.Attribute and type(call.func.value) is cst.Name \
-                    and call not in self.helper_calls:
+                    and call.func.value.value in env.values and call not in self.helper_calls:
                 # `hits.append(1)` under a per-example condition: per example the object
                 # changes on the examples that take the branch only, on the batch for all
                 raise Unsupported(f"calling `.{call.func.attr.value}()` on "

@@ -271,6 +271,8 @@ def _counters(func: cst.FunctionDef) -> set[str]:
         if type(n) is cst.For and type(n.target) is cst.Name and type(n.iter) is cst.Call \
                 and type(n.iter.func) is cst.Name and n.iter.func.value == "range":
             counters.add(n.target.value)
+        elif type(n) is cst.For:
+            other |= {t.value for t in walk(n.target) if type(t) is cst.Name}
         elif isinstance(n, (cst.BaseSmallStatement, cst.BaseCompoundStatement)) \
                 and type(n) is not cst.For:
             other |= writes(n) if type(n) is not cst.If else set()
@@ -328,6 +330,7 @@ class _Lower(cst.CSTTransformer):
         self.namer = namer
         self.lengths = {name: namer.fresh(f"{name}_len") for name in lists}
         self.hoisted: list = []
+        self.located: dict = {}         # new node -> the user's node it stands for
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
         for name, lst in self.lists.items():
@@ -347,6 +350,8 @@ class _Lower(cst.CSTTransformer):
                 n = self.lengths[name]
                 for item in items:
                     target = cst.Subscript(where, [cst.SubscriptElement(cst.Index(cst.Name(n)))])
+                    # a refusal of the write (an item of another type) points at the append
+                    self.located[target] = small
                     out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(
                         target)], item)]))
                     out.append(parse_stmt(f"{n} += 1"))
@@ -447,4 +452,9 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     lower = _Lower(lowered, ctx.namer)
     lower.root = func
     lower.counters = _counters(func)
-    return rewrite(func, lower)
+    out = rewrite(func, lower)
+    positions = ctx.source.positions
+    for node, original in lower.located.items():
+        if original in positions:
+            positions[node] = positions[original]
+    return out

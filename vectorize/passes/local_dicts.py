@@ -97,6 +97,12 @@ def _candidates(func: cst.FunctionDef) -> dict[str, _Dict]:
         if type(stmt) is not cst.SimpleStatementLine:
             continue
         for small in stmt.body:
+            if len(stmt.body) != 1:
+                # (`d = {}; d["a"] = x` on one line: the creation is rewritten on its own)
+                names = {t.target.value for t in getattr(small, "targets", ())
+                         if type(t.target) is cst.Name}
+                bound_twice |= names
+                continue
             if type(small) is cst.Assign and len(small.targets) == 1 and type(
                     small.targets[0].target) is cst.Name:
                 keys = _display_keys(small.value)
@@ -106,7 +112,7 @@ def _candidates(func: cst.FunctionDef) -> dict[str, _Dict]:
                         bound_twice.add(name)
                     found[name] = _Dict(name, i, keys)
     for name in bound_twice:
-        del found[name]
+        found.pop(name, None)
     return found
 
 
