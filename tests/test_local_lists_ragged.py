@@ -117,7 +117,20 @@ def appended_in_a_helper_call_result(x, y):
     return min(out)
 
 
-APPENDS = [appended_in_a_shared_loop, appended_under_a_condition,
+def a_sum_feeds_a_second_list(x, y):
+    a = []
+    for i in range(3):
+        if x > i:
+            a.append(y * i)
+    b = [sum(a)]                        # (computed before the statement that creates `b`)
+    for i in range(2):
+        if y > i:
+            b.append(x)
+    b.append(len(a) * 1.0)
+    return sum(b)
+
+
+APPENDS = [a_sum_feeds_a_second_list, appended_in_a_shared_loop, appended_under_a_condition,
            max_of_a_list_that_may_be_empty, started_with_an_item, iterated_with_a_break,
            extended_then_indexed, counts_of_ints, nested_loops,
            appended_in_a_helper_call_result]

@@ -341,7 +341,7 @@ class _Lower(cst.CSTTransformer):
                 made = updated_node.with_changes(body=[updated_node.body[0].with_changes(
                     value=cst.Call(cst.Name(LIST_ARRAY), [cst.Arg(cst.List(items))]))])
                 length = parse_stmt(f"{self.lengths[name]} = {len(lst.initial)}")
-                return cst.FlattenSentinel([made, length])
+                return cst.FlattenSentinel([*self._flushed(), made, length])
             items = _appends(updated_node, name)
             if items is not None:
                 small = original_node.body[0]
@@ -355,18 +355,18 @@ class _Lower(cst.CSTTransformer):
                     out.append(cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(
                         target)], item)]))
                     out.append(parse_stmt(f"{n} += 1"))
-                out[:0] = self.hoisted
-                self.hoisted = []
-                return cst.FlattenSentinel(out)
+                return cst.FlattenSentinel([*self._flushed(), *out])
         return self._with_hoisted(updated_node)
 
     def _with_hoisted(self, node):
         """``node`` after the loops computing the reductions it reads (`leave_Call`)."""
         if not self.hoisted:
             return node
-        out = [*self.hoisted, node]
-        self.hoisted = []
-        return cst.FlattenSentinel(out)
+        return cst.FlattenSentinel([*self._flushed(), node])
+
+    def _flushed(self) -> list:
+        out, self.hoisted = self.hoisted, []
+        return out
 
     def leave_Call(self, original_node, updated_node):
         f = updated_node.func
