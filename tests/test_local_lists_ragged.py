@@ -270,7 +270,7 @@ def _same_as_numpy_vectorize(f, x, y):
 
 
 @pytest.mark.parametrize("f", CORPUS, ids=lambda f: f.__name__)
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(data=st.data())
 def test_vectorize_matches_numpy_vectorize(f, data):
     for n in (1, 5):
@@ -300,9 +300,10 @@ def test_vectorize_at_every_batch_size(f):
     same exception type), on inputs where some examples raise and on inputs where none do."""
     g = vectorize(f, fallback="error")
     assert g(np.zeros(0), np.zeros(0)).shape == (0,)
-    for make in (_inputs, _safe_inputs):
-        for n in (1, 5, 10_000, 10_000):
-            _same_as_numpy_vectorize(f, *make(n))
+    for n in (1, 5, 10_000, 10_000):
+        _same_as_numpy_vectorize(f, *_inputs(n))
+    for n in (5, 10_000):
+        _same_as_numpy_vectorize(f, *_safe_inputs(n))
 
 
 @pytest.mark.parametrize("f", CORPUS, ids=lambda f: f.__name__)
@@ -495,10 +496,8 @@ def test_torch_refuses_appends_with_a_location_and_computes_dicts():
 def test_jax_computes_what_numpy_does():
     pytest.importorskip("jax")
     x, y = _safe_inputs(6)
-    for f in [*APPENDS, per_branch_coefficients, region_polynomial, module_dict_of_tuples,
-              *DICTS]:
-        if f is extended_then_indexed:
-            continue        # (`_k`'s int() check raises in a helper: JAX refuses that)
+    # (one of each kind: JAX compiles each function, which takes seconds)
+    for f in [appended_under_a_condition, region_polynomial, dict_written_under_conditions]:
         got = vmap(f, backend="jax", fallback="error")(x, y)
         np.testing.assert_allclose(np.asarray(got), vmap(f, fallback="error")(x, y),
                                    rtol=1e-13, err_msg=f.__name__)
