@@ -168,6 +168,28 @@ def region_polynomial(x, y):
     return g
 
 
+I1 = (0, 0, 1, 2, 3)
+J1 = (-2, 1, 0, -1, 2)
+N1 = (0.14632971213167, -0.84548187169114, -3.756360367204, 3.3855169168385, -0.95791963387872)
+I2 = (1, 1, 2)
+J2 = (0, 1, 2)
+N2 = (-0.0017731742473213, -0.017834862292358, -0.045996013696365)
+
+
+def steam_region_gibbs(x, y):
+    """Exponent and coefficient tables of the region, unpacked together."""
+    if x < 1.0:
+        ii, jj, n = I1, J1, N1
+    else:
+        ii, jj, n = I2, J2, N2
+    pi = 7.1 - abs(x) * 0.1 if math.isfinite(x) else 7.0
+    tau = 1.222 + abs(y) * 0.5 + 0.25 if math.isfinite(y) else 2.0
+    g = 0.0
+    for k in range(len(n)):
+        g += n[k] * pi ** ii[k] * (tau - 1.222) ** jj[k]
+    return g
+
+
 def table_at_a_per_example_index(x, y):
     if x < 1:
         c = [1.5, 2.5]
@@ -190,7 +212,8 @@ def module_dict_at_a_key_that_may_be_missing(x, y):
     return SCALES[k] * x               # KeyError for k < -1 or k == 4
 
 
-RAGGED = [per_branch_coefficients, region_polynomial, table_at_a_per_example_index,
+RAGGED = [per_branch_coefficients, region_polynomial, steam_region_gibbs,
+          table_at_a_per_example_index,
           module_dict_of_tuples, module_dict_at_a_key_that_may_be_missing]
 
 # ------------------------------------------------------------------ local dicts

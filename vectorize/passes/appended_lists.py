@@ -48,7 +48,7 @@ from ..liveness import writes
 from ..rules.lists import LIST_ARRAY, has_list_arrays
 from ..syntax.templates import parse_expr, parse_stmt
 from ..syntax.traversal import by_type, children, rewrite, walk
-from .ragged_tables import bounded_index, int_literal
+from .ragged_tables import Counters, bounded_index, int_literal
 
 _SCOPES = (cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp,
            cst.GeneratorExp)
@@ -405,9 +405,14 @@ class _Lower(cst.CSTTransformer):
         index = updated_node.slice[0].slice.value
         if type(index) is cst.Name and index.value == self.lengths[name]:
             return updated_node        # (an append's write)
-        return bounded_index(updated_node, self.lengths[name], self.lists[name].count, 0)
+        return bounded_index(updated_node, self.lengths[name], self.lists[name].count, 0,
+                             self.facts)
+
+    def visit_For(self, node):
+        self.facts.enter(node)
 
     def leave_For(self, original_node, updated_node):
+        self.facts.leave()
         if type(updated_node.iter) is not cst.Name or updated_node.iter.value not in \
                 self.lists:
             return updated_node
@@ -452,6 +457,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     lower = _Lower(lowered, ctx.namer)
     lower.root = func
     lower.counters = _counters(func)
+    lower.facts = Counters(func, {})
     out = rewrite(func, lower)
     positions = ctx.source.positions
     for node, original in lower.located.items():

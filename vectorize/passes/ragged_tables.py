@@ -82,15 +82,24 @@ def int_literal(node):
     return None
 
 
-def bounded_index(node: cst.Subscript, n: str, size: int, minimum: int) -> cst.Subscript:
+def bounded_index(node: cst.Subscript, n: str, size: int, minimum: int,
+                  facts=None) -> cst.Subscript:
     """``node`` (``c[i]``, ``i`` a name or an int literal), a read of an array padded to
     ``size`` items of which the first ``n`` (a name) are the sequence's and at least
     ``minimum``: the item Python reads (a negative index counts from ``n``), out of range
-    the index ``size``, past the padding, for which `guard_indices` raises IndexError."""
+    the index ``size``, past the padding, for which `guard_indices` raises IndexError.
+    ``facts`` (`Counters`): what the loops around it say of a name ``i``."""
     index = _one_index(node)
     literal = int_literal(index)
     if literal is not None and 0 <= literal < minimum:
         return node
+    if facts is not None and type(index) is cst.Name and facts.in_range(
+            index.value, node.value.value):
+        return node
+    if facts is not None and type(index) is cst.Name and index.value in facts.natural:
+        i = index.value
+        return node.with_changes(slice=[cst.SubscriptElement(cst.Index(parse_expr(
+            f"{i} if {i} < {n} else {size}")))])
     if literal is not None and -minimum <= literal < 0:
         spelled = f"{n} - {-literal}"
     elif literal is not None and literal >= 0:
@@ -101,6 +110,71 @@ def bounded_index(node: cst.Subscript, n: str, size: int, minimum: int) -> cst.S
         i = index.value
         spelled = f"({i} + {n} if {i} < 0 else {i}) if -{n} <= {i} < {n} else {size}"
     return node.with_changes(slice=[cst.SubscriptElement(cst.Index(parse_expr(spelled)))])
+
+
+def _never_negative(args) -> bool:
+    """Whether ``range(*args)`` holds no negative number: one argument, or a start that is an
+    int literal >= 0 and no step or a positive literal one."""
+    if any(a.keyword is not None or a.star for a in args):
+        return False
+    if len(args) == 1:
+        return True
+    start = int_literal(args[0].value)
+    step = int_literal(args[2].value) if len(args) == 3 else 1
+    return start is not None and start >= 0 and step is not None and step > 0
+
+
+class Counters:
+    """What ``for i in range(...)`` loops say of their counters ``i``, for `bounded_index`:
+    ``natural``, counters bound nowhere else whose ranges start at an int literal >= 0 (never
+    negative); and, while a transformer is inside such a loop over ``range(len(c))`` (or
+    ``range(c_len)``, a length the passes bound) whose body binds neither ``i`` nor ``c``,
+    that ``c[i]`` is in range (`enter`/`leave`, called from the transformer's hooks)."""
+
+    def __init__(self, func: cst.FunctionDef, lengths: dict[str, str]):
+        counters, other = {}, set()
+        for n in walk(func.body):
+            if type(n) is cst.For and type(n.target) is cst.Name and type(n.iter) is cst.Call \
+                    and type(n.iter.func) is cst.Name and n.iter.func.value == "range":
+                counters.setdefault(n.target.value, []).append(n)
+            elif type(n) is cst.For:
+                other |= {t.value for t in walk(n.target) if type(t) is cst.Name}
+            elif isinstance(n, (cst.BaseSmallStatement, cst.BaseCompoundStatement)) \
+                    and type(n) not in (cst.For, cst.If, cst.While):
+                other |= writes(n)
+        self.natural = {name for name, loops in counters.items() if name not in other and all(
+            _never_negative(loop.iter.args) for loop in loops)}
+        self.by_length = {v: k for k, v in lengths.items()}
+        self.active: list = []
+
+    def enter(self, loop) -> None:
+        it = loop.iter
+        pair = None
+        if type(loop.target) is cst.Name and loop.target.value in self.natural and type(
+                it) is cst.Call and type(it.func) is cst.Name and it.func.value == "range" \
+                and len(it.args) == 1:
+            bound = it.args[0].value
+            table = None
+            if type(bound) is cst.Call and type(bound.func) is cst.Name and \
+                    bound.func.value == "len" and len(bound.args) == 1 and type(
+                    bound.args[0].value) is cst.Name:
+                table = bound.args[0].value.value
+            elif type(bound) is cst.Name and bound.value in self.by_length:
+                table = self.by_length[bound.value]
+            if table is not None:
+                bound_inside = set()
+                for n in walk(loop.body):
+                    if isinstance(n, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+                        bound_inside |= writes(n)
+                if table not in bound_inside:
+                    pair = (loop.target.value, table)
+        self.active.append(pair)
+
+    def leave(self) -> None:
+        self.active.pop()
+
+    def in_range(self, index: str, table: str) -> bool:
+        return (index, table) in self.active
 
 
 def _one_index(subscript: cst.Subscript):
@@ -168,6 +242,41 @@ class _DictLookups(cst.CSTTransformer):
 
 
 # ------------------------------------------------------------------ 2. ragged tables
+
+class _SplitTables(cst.CSTTransformer):
+    """``I, J, n = I1, J1, n1`` of tables of the module (the steam-table shape) as one
+    assignment each: the same per example (the tables are the module's, read before any is
+    bound), and each name a table `_find_tables` can see."""
+
+    def __init__(self, pyfunc, local: set[str]):
+        self.pyfunc = pyfunc
+        self.local = local
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if len(updated_node.body) != 1 or type(updated_node.body[0]) is not cst.Assign:
+            return updated_node
+        assign = updated_node.body[0]
+        if len(assign.targets) != 1 or type(assign.targets[0].target) not in (
+                cst.Tuple, cst.List) or type(assign.value) is not cst.Tuple:
+            return updated_node
+        targets = assign.targets[0].target.elements
+        values = assign.value.elements
+        if len(targets) != len(values) or len(targets) < 2 or any(
+                type(t) is not cst.Element or type(t.value) is not cst.Name for t in targets):
+            return updated_node
+        names = {t.value.value for t in targets}
+        if len(names) != len(targets):
+            return updated_node
+        for v in values:
+            if type(v) is not cst.Element or type(v.value) is not cst.Name \
+                    or v.value.value in self.local or v.value.value in names:
+                return updated_node
+            found, table, scope = lookup(self.pyfunc, v.value.value)
+            if not found or scope not in ("global", "closure") or not _numbers(table):
+                return updated_node
+        return cst.FlattenSentinel([updated_node.with_changes(body=[cst.Assign(
+            [cst.AssignTarget(t.value)], v.value)]) for t, v in zip(targets, values)])
+
 
 class _Table:
     def __init__(self, name: str):
@@ -354,9 +463,14 @@ class _Lower(cst.CSTTransformer):
                 self.lengths:
             return updated_node
         name = updated_node.value.value
-        return bounded_index(updated_node, self.lengths[name], self.size[name], self.min[name])
+        return bounded_index(updated_node, self.lengths[name], self.size[name], self.min[name],
+                             self.facts)
+
+    def visit_For(self, node):
+        self.facts.enter(node)
 
     def leave_For(self, original_node, updated_node):
+        self.facts.leave()
         if type(updated_node.iter) is not cst.Name or updated_node.iter.value not in \
                 self.lengths:
             return updated_node
@@ -375,13 +489,15 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if cst.Assign not in kinds:
         return func
     pyfunc = ctx.source.func
+    local = set()
+    for stmt in walk(func.body):
+        if isinstance(stmt, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            local |= writes(stmt)
+    local |= {p.name.value for p in (*func.params.params, *func.params.kwonly_params,
+                                     *func.params.posonly_params)}
+    if cst.Tuple in kinds:
+        func = rewrite(func, _SplitTables(pyfunc, local))
     if cst.Subscript in kinds:
-        local = set()
-        for stmt in walk(func.body):
-            if isinstance(stmt, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
-                local |= writes(stmt)
-        local |= {p.name.value for p in (*func.params.params, *func.params.kwonly_params,
-                                         *func.params.posonly_params)}
         lookups = _DictLookups(pyfunc, local, ctx.namer)
         new = rewrite(func, lookups)
         if lookups.changed:
@@ -389,4 +505,6 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     tables = _find_tables(func, pyfunc) if has_list_arrays(ctx.registry) else {}
     if not tables:
         return func
-    return rewrite(func, _Lower(tables, ctx.namer))
+    lower = _Lower(tables, ctx.namer)
+    lower.facts = Counters(func, lower.lengths)
+    return rewrite(func, lower)
