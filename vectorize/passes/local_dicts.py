@@ -272,6 +272,7 @@ class _Lower(cst.CSTTransformer):
         self.dicts = dicts
         self.names: dict[tuple, str] = {}
         self.namer = namer
+        self.located: dict = {}      # a rewritten `return d` -> the user's
 
     def var(self, d: str, key) -> str:
         if (d, key) not in self.names:
@@ -321,9 +322,12 @@ class _Lower(cst.CSTTransformer):
         value = updated_node.value
         if type(value) is cst.Name and value.value in self.dicts:
             d = self.dicts[value.value]
-            return updated_node.with_changes(value=cst.Dict([cst.DictElement(
+            new = updated_node.with_changes(value=cst.Dict([cst.DictElement(
                 parse_expr(_spelled(key)),
                 cst.Name(self.var(d.name, key))) for key in d.order]))
+            # a refusal of the returned dict (`vectorize`) points at the user's `return`
+            self.located[new] = original_node
+            return new
         return updated_node
 
 
@@ -341,4 +345,12 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     dicts = dicts_to_lower(func)
     if not dicts:
         return func
-    return rewrite(func, _Lower(dicts, ctx.namer))
+    lower = _Lower(dicts, ctx.namer)
+    out = rewrite(func, lower)
+    if lower.located:
+        positions = ctx.source.positions
+        for new, original in lower.located.items():
+            if original in positions:
+                positions[new] = positions[original]
+                positions[new.value] = positions[original.value]
+    return out
