@@ -5,6 +5,7 @@ example and analysed again)."""
 from __future__ import annotations
 
 from .passes import (
+    appended_lists,
     asserts,
     batch_rules,
     compact,
@@ -14,10 +15,12 @@ from .passes import (
     helper_writes,
     if_to_where,
     inner_lambdas,
+    local_dicts,
     local_lists,
     masked_loops,
     python_conditions,
     python_raises,
+    ragged_tables,
     sequence_loops,
     shared_subexpressions,
     simplify,
@@ -36,6 +39,16 @@ PIPELINE = [
     # Also before any analysis: a `try` around arithmetic becomes the tests Python makes and
     # a per-example choice of handler (`vectorize` only; the analysis refuses `try`).
     try_except,
+    # Before any analysis: a local dict of literal keys (`d = {}; d["a"] = x`) is one
+    # variable per key, which every pass after knows.
+    local_dicts,
+    # Before any analysis: a lookup in a dict of the module at a per-example key is the
+    # chain of key tests Python makes; a name bound to tables of different lengths (or read
+    # at a per-example index) is the padded array of their items and its length.
+    ragged_tables,
+    # Before any analysis: a local list appended to a bounded number of times is a padded
+    # array and its length, each example's items in its row.
+    appended_lists,
     # Before any analysis: a local list the function writes into item by item is the array
     # of its items (the analysis writes into arrays only), before `sequence_loops`, which
     # then sees `for v in vals` over that array.

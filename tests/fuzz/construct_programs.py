@@ -38,6 +38,7 @@ TABLE = [0.5, -1.25, 3.0, 8.0]
 NESTED = [[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]]
 DTABLE = {0: 1.5, 1: -2.0, 2: 0.25}
 STABLE = {"lo": -1.0, "mid": 0.5, "hi": 2.0}
+RAGGED = {0: (1.0, 2.0), 1: (0.5, -1.0, 3.0), 2: (4.0,)}
 
 
 def g(t, scale=2.0, *, shift=0.0):
@@ -125,6 +126,19 @@ def _snippets(rng, a: str, b: str, new: str, k: int):
                       f"    {new} = {c}", "else:", f"    {new} = {b} * 1.0"]),
         ("sum_list", [f"{new} = sum([{a}, {b}, {c}])"]),
         ("abs_neg", [f"{new} = -abs({a}) + float({b} > 0)"]),
+        ("dict_local", [f"d{k} = {{\"p\": {a} * 1.0}}", f"if {b} > 0:",
+                        f"    d{k}[\"p\"] = {b} * {c}", f"d{k}[\"q\"] = {a} - {b}",
+                        f"{new} = d{k}[\"p\"] + d{k}.get(\"r\", {c}) - d{k}[\"q\"]"]),
+        ("append_list", [f"acc{k} = [{c}]", "for j in range(3):", f"    if {a} > j:",
+                         f"        acc{k}.append({b} * j + {c})",
+                         f"{new} = (sum(acc{k}) + len(acc{k}) + max(acc{k})) * 1.0 "
+                         f"- acc{k}[-1]"]),
+        ("ragged_table", [f"if {a} < {c}:", f"    tb{k} = (1.0, 2.0)", "else:",
+                          f"    tb{k} = (0.5, -1.0, 3.0)", f"{new} = {b} * 1.0",
+                          f"for cf{k} in tb{k}:", f"    {new} = {new} * 0.5 + cf{k}",
+                          f"{new} = {new} + len(tb{k}) + tb{k}[-1]"]),
+        ("dict_lookup_key", [f"t{k} = RAGGED[{_index(rng, a, 3)}]",
+                             f"{new} = t{k}[-1] * {b} + len(t{k})"]),
     ]
     return out
 

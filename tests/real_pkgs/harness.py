@@ -247,6 +247,8 @@ def _loop(case, args):
         return kept, None
     if isinstance(outs[0], tuple):
         return kept, tuple(np.asarray([o[k] for o in outs]) for k in range(len(outs[0])))
+    if isinstance(outs[0], dict):       # (vmap: a dict of arrays, compared by key)
+        return kept, tuple(np.asarray([o[k] for o in outs]) for k in sorted(outs[0]))
     return kept, np.asarray(outs)
 
 
@@ -284,6 +286,8 @@ def check_vmap(case, draws):
             return _refusal(exc)
         if exc is not None:
             return "crash", f"{what}: {type(exc).__name__}: {exc}"
+        if isinstance(got, dict):
+            got = tuple(got[k] for k in sorted(got))
         try:
             _compare(got, ref, case.rtol, what)
         except _Mismatch as m:

@@ -628,6 +628,17 @@ def _no_write_into_a_list(tree, name: str, target) -> None:
                     value) is cst.BinaryOperation and cst.List in (type(value.left),
                                                                     type(value.right)):
                 kinds.add("list")
+            elif type(value) is cst.Dict:
+                kinds.add("dict")
+    if "dict" in kinds:
+        raise Unsupported(f"writing into the dict `{name}`, which the function also uses in a "
+                          "way separate variables would not keep: a key that is not a literal, "
+                          "a key read where it may not have been written on every path, the "
+                          "dict passed to a call, bound twice or to another name, iterated, "
+                          "or created inside a branch or loop", target,
+                          "use literal keys, write each key before the `if`/loop that reads "
+                          "it (or create the dict with every key), and use the dict only by "
+                          "key, d.get(key, default), `key in d` or `return d`")
     if "lowered" in kinds:
         raise Unsupported(f"writing into the list `{name}`: this backend has no array of a "
                           "list's items to write into", target,

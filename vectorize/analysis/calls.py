@@ -277,6 +277,9 @@ class Calls:
         if isinstance(base, Value) and np.asarray(base.example).dtype.kind == "U" and \
                 name in _STRING_METHODS:
             return self._string_method(node, base, name, env)
+        if name == "get" and isinstance(base, TupleValue) and base.kind is not None \
+                and issubclass(base.kind, dict):
+            return self._dict_get(node, base, env)
         rule = self.registry.methods.get(name)
         if rule is not None and name.endswith("_") and not name.endswith("__"):
             self._no_in_place_method_on_a_shared_object(node)
@@ -347,6 +350,24 @@ class Calls:
         if python and isinstance(value.example, (np.floating, np.integer, np.bool_)):
             return Value(True, value.example.item())
         return value
+
+    def _dict_get(self, node: cst.Call, base, env):
+        """``d.get(k)`` / ``d.get(k, default)`` of a dict of per-example values (a helper's
+        result, a pytree argument) at a constant key: the item, or the default where the key
+        is not one of the dict's (the call runs as it is, on the dict of arrays)."""
+        args = [self.expr(a.value, env) for a in node.args]
+        if not 1 <= len(args) <= 2 or any(a.keyword is not None or a.star for a in node.args):
+            raise Unsupported("`.get()` of a dict takes a key and a default", node,
+                              "write d.get(key, default)")
+        key = args[0]
+        if isinstance(key, TupleValue) or key.batched or not key.exact:
+            raise Unsupported("looking up a dict of per-example values with a key that is "
+                              "not a constant", node, "use a constant key")
+        self.values[node.func] = Value(False, UNKNOWN)   # not an attribute read
+        try:
+            return base.item_for(key.example)
+        except (KeyError, TypeError):
+            return args[1] if len(args) == 2 else unbatched(None, True)
 
     def _array_operands(self, node: cst.Call, rule, args, kwargs, receiver=False):
         """The operands of a rule's call with every list or tuple display of per-example

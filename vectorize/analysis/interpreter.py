@@ -404,6 +404,17 @@ class Analysis(Expressions, Calls, Aliasing):
                 return env
             if isinstance(small.value, cst.Call) and self._any_batched_input(small.value):
                 raise side_effect
+            if self._batched_depth and type(call) is cst.Call and type(
+                    call.func) is cst.Attribute and type(call.func.value) is cst.Name \
+                    and call.func.value.value in env.values and call not in self.helper_calls:
+                # `hits.append(1)` under a per-example condition: per example the object
+                # changes on the examples that take the branch only, on the batch for all
+                raise Unsupported(f"calling `.{call.func.attr.value}()` on "
+                                  f"`{call.func.value.value}` under a per-example condition "
+                                  "changes it for the examples that take the branch only; the "
+                                  "batch would change it for every example", small,
+                                  "compute the value without changing an object (a running "
+                                  "count or sum), or see the constructs in docs/semantics.md")
             return env
         if type(small) is cst.Return:
             value = self.expr(small.value, env) if small.value is not None else unbatched(None)

@@ -33,6 +33,12 @@ def list_array(items):
     return np.array(items)
 
 
+def has_list_arrays(registry) -> bool:
+    """Whether ``registry``'s namespace batches the arrays of lists' items (the passes that
+    make lists of per-example length such arrays leave them alone where it does not)."""
+    return registry.for_call(list_array) is not None
+
+
 def _described(dtype: np.dtype) -> str:
     return str(dtype) if dtype not in _DEFAULTS else _KINDS.get(dtype.kind, str(dtype))
 
