@@ -1025,3 +1025,78 @@ def test_returned_tuples_are_numpy_vectorizes_outputs(f, x):
         assert got_exc is None and type(got) is type(expected) and len(got) == len(expected)
         for g, e in zip(got, expected):
             _same(g, e)
+
+
+# ---------------------- np.f(a, out=y) refuses a cast to another kind (hunt4)
+def out_float_into_int(x):
+    y = np.zeros(1, dtype=np.int64)
+    np.add(x, 0.5, out=y)
+    return y[0]
+
+
+def out_sqrt_into_int(x):
+    y = np.zeros(1, dtype=np.int64)
+    np.sqrt(x, y)
+    return y[0]
+
+
+def out_int_into_bool(x):
+    y = np.zeros(1, dtype=bool)
+    np.add(x, 1, out=y)
+    return y[0]
+
+
+def out_same_kind(x):
+    y = np.zeros(1, dtype=np.float32)
+    np.multiply(x, 3, out=y)
+    return y[0]
+
+
+@pytest.mark.parametrize("f", [out_float_into_int, out_sqrt_into_int, out_int_into_bool])
+def test_ufunc_out_of_another_kind_is_refused_not_cast(f):
+    # was y[...] = np.f(x): the float result cast into the int (bool) array, where NumPy's
+    # out= raises UFuncTypeError for every example
+    x = np.array([1, 4, -2, 7])
+    _, raised = _numpy_vectorize(f, x)
+    assert isinstance(raised, TypeError)
+    with pytest.raises(VectorizeError, match="out=y"):
+        vectorize(f, fallback="error")(x)
+    with pytest.raises(VectorizeError, match="out=y"):
+        vmap(f, fallback="error")(x)
+    with pytest.warns(Warning), pytest.raises(type(raised)):
+        vectorize(f)(x)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_ufunc_out_of_the_same_kind_still_writes(n):
+    x = np.array([1.5, -2.0, 0.25, 7.0, -0.0][:n])
+    got = vectorize(out_same_kind, fallback="error")(x)
+    if n:
+        _same(got, _numpy_vectorize(out_same_kind, x)[0])
+    else:
+        assert got.shape == (0,) and got.dtype == np.float32
+
+
+# ------------- a per-example array written into a slice of an int array casts (hunt4)
+def slice_of_floats_into_ints(x):
+    y = np.zeros(3, dtype=np.int64)
+    y[:] = x * 1.5
+    return y
+
+
+def ellipsis_of_floats_into_ints(x):
+    y = np.zeros(3, dtype=np.int32)
+    y[...] = np.sqrt(np.abs(x))
+    return y
+
+
+@pytest.mark.parametrize("f", [slice_of_floats_into_ints, ellipsis_of_floats_into_ints])
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_a_row_written_into_an_int_slice_casts_as_numpy(f, n):
+    # was refused at the def line ("the truth value of a per-example array is ambiguous"):
+    # the OverflowError check of a float written into an int item was made for a row
+    x = np.arange(3.0 * n).reshape(n, 3) - 4.25
+    got = vmap(f, fallback="error")(x)
+    expected = np.stack([f(row) for row in x]) if n else np.zeros((0, 3), got.dtype)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)

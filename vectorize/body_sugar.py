@@ -714,9 +714,10 @@ def ufunc_out_as_write(tree: cst.FunctionDef, func, imports: dict) -> cst.Functi
     ``x``, by keyword or as the extra positional argument) as ``x[...] = np.f(a, b)``: the
     write the analysis checks (into an array this function created, `analysis.aliasing`) and
     batches as any other. Python computes the same values: the ufunc's result written into
-    all of ``x`` (``x[...] = v`` casts where ``out=`` would refuse a cast to another kind,
-    float into int: NumPy raises there). Only a call whose value is thrown away, with
-    ``out`` a plain name and no ``where=`` (a masked write) or other option."""
+    all of ``x`` (``x[...] = v`` casts where ``out=`` refuses a cast to another kind, float
+    into int: the analysis refuses such a write of the engine's, `analysis.aliasing`). Only
+    a call whose value is thrown away, with ``out`` a plain name and no ``where=`` (a masked
+    write) or other option."""
     calls = [n.value for n in by_type(tree).get(cst.Expr, ()) if type(n.value) is cst.Call]
     if not calls:
         return tree

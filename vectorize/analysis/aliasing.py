@@ -537,6 +537,19 @@ class Aliasing:
                     np, fn.__name__, None)
         return False
 
+    def _no_failing_out_cast(self, target: cst.Subscript, written, value, current) -> None:
+        """A write ``y[...] = np.f(a)`` the engine made of ``np.f(a, out=y)`` (its target has
+        no position in the user's code) that NumPy's ``out=`` would refuse."""
+        if written is None or target in self.source.positions:
+            return
+        elements = target.slice
+        if len(elements) != 1 or not isinstance(elements[0].slice, cst.Index) or type(
+                elements[0].slice.value) is not cst.Ellipsis:
+            return
+        ufunc = _ufunc_name(self.source, written)
+        if ufunc is not None:
+            _out_cast_refused(target, ufunc, value, current)
+
     def _mask_write(self, target: cst.Subscript, value, env: Env, augmented: bool):
         """``y[mask] = v`` with a per-example boolean ``mask`` of ``y``'s per-example shape
         (or a per-example boolean, which selects all of ``y`` or nothing) and a number ``v``
@@ -562,7 +575,7 @@ class Aliasing:
         return batched_like(base.example.reshape(-1)[:1])
 
     def item_write(self, target: cst.Subscript, value, env: Env,
-                   augmented: bool = False) -> None:
+                   augmented: bool = False, written=None) -> None:
         """``y[i] = v`` into an array this function created (``np.zeros``...). When per-example
         data is written into it, the array is batched from its creation on (the engine
         allocates it with the batch axis in front); writing into arguments or globals would
@@ -581,6 +594,7 @@ class Aliasing:
             raise Unsupported(f"writing into `{name}`, which is not an array this function "
                               "created with np.zeros/np.ones/np.full/np.empty/.copy()...",
                               target, f"create `{name}` with np.zeros(...) or copy it")
+        self._no_failing_out_cast(target, written, value, env.values[name])
         slot = self._mask_write(target, value, env, augmented)
         if slot is None:
             slot = self.subscript(target, env)
@@ -653,6 +667,22 @@ def _no_write_into_a_list(tree, name: str, target) -> None:
                           "that")
 
 
+def _ufunc_name(source, node) -> str | None:
+    """``np.add`` for a call of a NumPy ufunc (a module attribute or a free name), else None."""
+    if type(node) is not cst.Call:
+        return None
+    names, root = [], node.func
+    while type(root) is cst.Attribute:
+        names.append(root.attr.value)
+        root = root.value
+    if type(root) is not cst.Name:
+        return None
+    found, fn, _ = source.lookup(root.value)
+    for attr in reversed(names):
+        fn = getattr(fn, attr, None)
+    return _code(node.func).strip() if found and isinstance(fn, np.ufunc) else None
+
+
 def _no_failing_cast(target, slot, value, current) -> None:
     """``y[1:3] += v`` computes in place into the slice of ``y``, which NumPy refuses where the
     result's dtype is not of the same kind as ``y``'s (float into int: a `UFuncTypeError` on
@@ -669,6 +699,24 @@ def _no_failing_cast(target, slot, value, current) -> None:
                           f"get here)", target,
                           "convert the value to the array's dtype first, or write "
                           f"`{_code(target).strip()} = ...`")
+
+
+def _out_cast_refused(target, ufunc: str, value, current) -> None:
+    """``np.f(a, out=y)`` (`body_sugar.ufunc_out_as_write` made it ``y[...] = np.f(a)``):
+    NumPy refuses to cast the result into ``y`` where its dtype is not of the same kind
+    (float into int, int into bool: a `UFuncTypeError` on every example), where the write
+    ``y[...] = v`` would cast it. Refused there."""
+    if not isinstance(value, Value) or not value.known or not isinstance(current, Value):
+        return
+    old = getattr(np.asarray(current.example), "dtype", None)
+    new = getattr(np.asarray(value.example), "dtype", None)
+    if old is not None and new is not None and not np.can_cast(new, old, "same_kind"):
+        name = target.value.value
+        raise Unsupported(f"`{ufunc}(..., out={name})` gives {new} values, which NumPy refuses "
+                          f"to cast into the {old} array `{name}` (a UFuncTypeError for every "
+                          "example)", target.value,
+                          f"create `{name}` with the result's dtype, or pass "
+                          "casting='unsafe' to a separate np.copyto")
 
 
 # methods whose result may be the tensor itself or a view of it (per example or on the

@@ -764,7 +764,7 @@ class Analysis(Expressions, Calls, Aliasing):
             self.values[target] = value
             return
         if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
-            self.item_write(target, value, env)
+            self.item_write(target, value, env, written=getattr(stmt, "value", None))
             return
         raise Unsupported("assigning into an object (item or attribute assignment) is a side "
                           "effect the batch cannot repeat per example", target,

@@ -220,8 +220,11 @@ class _Checks:
         ``int()`` does, raising for NaN (ValueError), infinities and values beyond the
         array's dtype (OverflowError), where the batch's cast would make garbage (NumPy
         only warns). Into an unsigned array only a Python float raises (a NumPy float
-        wraps, in the example as in the batch)."""
+        wraps, in the example as in the batch). A per-example array written into a slice
+        (``y[:] = v``) is cast as the batch casts it: NumPy only warns there too."""
         value = self.value(node)
+        if value is not None and value.rank > 0:
+            return []
         return self.float_into_int(target, node, value is not None and value.kind == "f",
                                    self.numpy_valued(node))
 
