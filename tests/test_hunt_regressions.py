@@ -1100,3 +1100,71 @@ def test_a_row_written_into_an_int_slice_casts_as_numpy(f, n):
     expected = np.stack([f(row) for row in x]) if n else np.zeros((0, 3), got.dtype)
     assert got.dtype == expected.dtype and got.shape == expected.shape
     np.testing.assert_array_equal(got, expected)
+
+
+# ------------- PyTorch: math.f of an example outside its domain is not a refusal (hunt4)
+def sqrt_of_negated(x):
+    return math.sqrt(-x)
+
+
+def sqrt_either_sign(x):
+    if x < 0:
+        return math.sqrt(-x)
+    return math.sqrt(x)
+
+
+def exp_of_scaled(x):
+    return math.exp(x * 1000.0)
+
+
+def log_in_handler(x):
+    try:
+        y = math.log(x)
+    except ValueError:
+        try:
+            y = math.sqrt(-x)
+        except ValueError:
+            y = 0.0
+    return y
+
+
+@pytest.mark.parametrize("f", [sqrt_of_negated, sqrt_either_sign, exp_of_scaled,
+                               log_in_handler])
+@pytest.mark.parametrize("values", [[-4.0, -0.25, -0.0], [2.0, -1.0, 0.5], [0.0, 9.0]])
+def test_torch_math_of_an_example_outside_the_domain_runs_as_the_loop(f, values):
+    # was refused ("math.sqrt raises for batched float64 in the per-example code"): the
+    # rule ran math.sqrt on the analysis' example (-1 for x = 1); math.exp raised its
+    # OverflowError out of the engine
+    torch = pytest.importorskip("torch")
+    x = torch.tensor(values, dtype=torch.float64)
+    try:
+        expected, raised = torch.tensor([float(f(v)) for v in x], dtype=torch.float64), None
+    except (ValueError, OverflowError) as exc:
+        expected, raised = None, exc
+    if raised is not None:
+        with pytest.raises(type(raised)):
+            vmap(f, fallback="error")(x)
+        return
+    got = vmap(f, fallback="error")(x)
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    np.testing.assert_array_equal(np.signbit(got.numpy()), np.signbit(expected.numpy()))
+
+
+# ------------------------ a refusal inside a nested try points at the user's try (hunt4)
+def try_in_try(x):
+    try:
+        try:
+            y = math.log(x)
+        except ValueError:
+            y = 1.0 / (x + 1.0)
+    except ZeroDivisionError:
+        y = 99.0
+    return y
+
+
+def test_a_refused_nested_try_is_located_at_the_inner_try():
+    # was located at the def line: the inner try, lowered first, had no position
+    with pytest.raises(VectorizeError) as info:
+        vectorize(try_in_try, fallback="error")(np.array([1.0, -1.0]))
+    first_line = try_in_try.__code__.co_firstlineno
+    assert f":{first_line + 2}:9:" in str(info.value)

@@ -72,7 +72,16 @@ class _TryLowering(cst.CSTTransformer):
         handlers = [(self.handler_types(h), list(u.body.body))
                     for h, u in zip(node.handlers, updated_node.handlers)]
         tail = list(updated_node.orelse.body.body) if updated_node.orelse is not None else []
-        body = self.body(list(updated_node.body.body), handlers, tail)
+        try:
+            body = self.body(list(updated_node.body.body), handlers, tail)
+        except Unsupported as problem:
+            # a statement the engine made of the user's (an inner `try` lowered): the user's
+            made = [s for s in updated_node.body.body if not any(s is o for o in node.body.body)]
+            if any(problem.node is s for s in made):
+                problem.node = next((o for o in node.body.body if type(o) is not
+                                     cst.SimpleStatementLine and not any(
+                                         o is s for s in updated_node.body.body)), node)
+            raise
         body[0] = body[0].with_changes(leading_lines=updated_node.leading_lines)
         return cst.FlattenSentinel(body)
 
