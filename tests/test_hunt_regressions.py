@@ -1168,3 +1168,48 @@ def test_a_refused_nested_try_is_located_at_the_inner_try():
         vectorize(try_in_try, fallback="error")(np.array([1.0, -1.0]))
     first_line = try_in_try.__code__.co_firstlineno
     assert f":{first_line + 2}:9:" in str(info.value)
+
+
+# ------- a list written into under a backend with no list arrays: refused where written (hunt4)
+def list_item_updated(x):
+    out = [x, 2 * x]
+    out[0] += 1.0
+    return out[0] + out[1]
+
+
+def list_item_written(x):
+    out = [x, 2 * x]
+    out[0] = x + 1.0
+    return out[0] + out[1]
+
+
+@pytest.mark.parametrize("f", [list_item_updated, list_item_written])
+def test_a_list_write_without_list_arrays_is_refused_in_the_users_code(f):
+    # was refused at vectorize/rules/lists.py:33 (np.array of the engine's __list_array__
+    # helper, which PyTorch has no rule for): the list stays a list there
+    torch = pytest.importorskip("torch")
+    with pytest.raises(VectorizeError, match="no array of a list's items") as info:
+        vmap(f, fallback="error")(torch.tensor([1.0, 2.0]))
+    assert __file__ in str(info.value) and "rules" not in str(info.value).splitlines()[0]
+    x = np.array([1.0, -2.0, np.nan])
+    _same(vmap(f, fallback="error")(x), np.stack([f(v) for v in x]))
+
+
+# ------------- a bool index of a list's items is 0 or 1, not a mask (hunt4)
+def list_item_at_a_bool(x, y):
+    vals = [x, y]
+    vals[x > 0] = 2.0
+    return vals[0] + vals[1]
+
+
+def test_a_bool_index_into_a_list_is_not_a_masked_write():
+    # was np.copyto(vals, 2.0, where=x > 0): both items written (4.0 where Python gives 3.0)
+    x, y = np.array([1.0, -1.0, 0.5]), np.array([1.0, 5.0, 0.0])
+    with pytest.raises(VectorizeError, match="not an int"):
+        vectorize(list_item_at_a_bool, fallback="error")(x, y)
+    with pytest.raises(VectorizeError, match="not an int"):
+        vmap(list_item_at_a_bool, fallback="error")(x, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = vectorize(list_item_at_a_bool)(x, y)
+    _same(got, _numpy_vectorize(list_item_at_a_bool, x, y)[0])

@@ -23,7 +23,7 @@ from ..abstract import Value, batched_like
 from ..errors import Unsupported
 from ..liveness import target_names
 from ..rules.lane_copies import copies, is_lanes_copy
-from ..rules.lists import LIST_ARRAY, check_items, check_write
+from ..rules.lists import LIST_ARRAY, check_items, check_write, has_list_arrays
 from ..syntax.traversal import children, walk
 from .environments import Env
 from .float_semantics import evaluate as _evaluate
@@ -590,12 +590,14 @@ class Aliasing:
                               "create (the caller's argument or a global)", target,
                               f"copy it first: {name} = {name}.copy()")
         if name not in self.owned:
-            _no_write_into_a_list(self.tree, name, target)
+            _no_write_into_a_list(self.tree, name, target, has_list_arrays(self.registry))
             raise Unsupported(f"writing into `{name}`, which is not an array this function "
                               "created with np.zeros/np.ones/np.full/np.empty/.copy()...",
                               target, f"create `{name}` with np.zeros(...) or copy it")
         self._no_failing_out_cast(target, written, value, env.values[name])
-        slot = self._mask_write(target, value, env, augmented)
+        # (a list's items: the list takes a bool index as 0 or 1, `rules.lists.check_index`)
+        slot = None if name in self.list_arrays else self._mask_write(target, value, env,
+                                                                        augmented)
         if slot is None:
             slot = self.subscript(target, env)
         self.values[target] = slot
@@ -627,9 +629,9 @@ class Aliasing:
             env.assign(name, Value(True, current.example))
 
 
-def _no_write_into_a_list(tree, name: str, target) -> None:
+def _no_write_into_a_list(tree, name: str, target, arrays: bool = True) -> None:
     """A write into a local list that `passes.local_lists` did not make an array (or that
-    this backend has no array for): refused, saying why."""
+    this backend has no array for: ``arrays`` False): refused, saying why."""
     kinds = set()
     for n in walk(tree.body):
         if type(n) is cst.Assign and any(type(t.target) is cst.Name and t.target.value == name
@@ -641,7 +643,7 @@ def _no_write_into_a_list(tree, name: str, target) -> None:
             elif type(value) in (cst.List, cst.ListComp) or type(
                     value) is cst.BinaryOperation and cst.List in (type(value.left),
                                                                     type(value.right)):
-                kinds.add("list")
+                kinds.add("list" if arrays else "lowered")
             elif type(value) is cst.Dict:
                 kinds.add("dict")
     if "dict" in kinds:

@@ -37,7 +37,7 @@ import libcst as cst
 
 from ..introspect import lookup
 from ..liveness import writes
-from ..rules.lists import LIST_ARRAY
+from ..rules.lists import LIST_ARRAY, has_list_arrays
 from ..syntax.traversal import by_type, children, rewrite, walk
 
 # builtins that read every item of a list the same way as every item of an array
@@ -247,7 +247,7 @@ def _written_out(display):
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    if cst.List not in by_type(func.body):
+    if cst.List not in by_type(func.body) or not has_list_arrays(ctx.registry):
         return func
     names = lists_to_lower(func, ctx.source.func)
     if not names:
