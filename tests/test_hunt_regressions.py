@@ -1215,3 +1215,56 @@ def test_a_bool_index_into_a_list_is_not_a_masked_write():
         warnings.simplefilter("ignore")
         with pytest.raises(type(raised)):
             vectorize(list_item_at_a_bool)(x, y)
+
+
+# ----- appended lists: their truth, and loops over enumerate/zip of constants (hunt4)
+def last_or_default(x):
+    out = []
+    for i in range(4):
+        if x > i:
+            out.append(x - i)
+    return out[-1] if out else -1.0
+
+
+def none_appended(x):
+    out = []
+    for i in range(3):
+        if x > 2 * i:
+            out.append(x + i)
+    if not out:
+        return -0.0
+    return max(out)
+
+
+def appended_over_enumerate(x):
+    out = []
+    for i, c in enumerate((1.0, 2.0, 3.0)):
+        if x > c:
+            out.append(c * i - x)
+    return len(out) + sum(out) + (out[-1] if out else 0.5)
+
+
+def appended_over_zip(x):
+    out = []
+    for a, b in zip((1.0, 2.0, 3.0), range(5)):
+        if x > a:
+            out.append(a * b + x)
+    return len(out) + (out[0] if out else 0.5)
+
+
+@pytest.mark.parametrize("f", [last_or_default, none_appended, appended_over_enumerate,
+                               appended_over_zip])
+@pytest.mark.parametrize("n", [0, 1, 5, 9])
+def test_appended_lists_read_for_their_truth_and_over_enumerate_or_zip(f, n):
+    # were refused ('a call whose result is thrown away', 'a loop whose number of
+    # iterations may differ per example'): `if out` is out_len > 0, enumerate/zip of a
+    # display run as many times on every example
+    x = np.array([0.5, 2.5, -1.0, 3.5, np.nan, 1.0, -0.0, np.inf, 4.0])[:n]
+    got = vectorize(f, fallback="error")(x)
+    if n == 0:
+        assert got.shape == (0,)
+    else:
+        _same(got, _numpy_vectorize(f, x)[0])
+    lanes = vmap(f, fallback="error")(x)
+    if n:
+        np.testing.assert_array_equal(lanes, np.array([f(v) for v in x], dtype=lanes.dtype))

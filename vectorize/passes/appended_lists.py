@@ -10,7 +10,8 @@ Guarantees: a name the function binds once, in a statement of its own body, to a
 ``out += [a, b]``) only inside ``for`` loops whose trip count is the same for every example
 (``range`` of int literals, a tuple display, a tuple of the module) -- under any condition --
 and otherwise only reads by ``len(out)``, ``sum(out)``, ``min(out)``, ``max(out)``,
-``out[i]`` (``i`` a name or an int literal) or ``for v in out`` (appending nowhere inside),
+``out[i]`` (``i`` a name or an int literal), ``for v in out`` (appending nowhere inside) or
+its truth (``if out:``, ``a if out else b``, ``not out``: ``out_len > 0``),
 is per example the array of its items padded to the most items any example can append
 (``__list_array__([0.0] * 8)``), with the count of items beside it (``out_len``). An append
 writes the item at ``out_len`` and counts it; under a per-example condition both are masked,
@@ -77,7 +78,19 @@ class _List:
 
 def _trips(loop: cst.For, pyfunc, local: set[str]) -> int | None:
     """How many times ``loop`` runs its body, where it is the same for every example."""
-    it = loop.iter
+    return _length(loop.iter, pyfunc, local)
+
+
+def _length(it, pyfunc, local: set[str]) -> int | None:
+    """The number of items of the iterable ``it`` where it is the same for every example:
+    ``range`` of int literals, a display, a tuple or list of the module, and ``enumerate``,
+    ``reversed`` or ``zip`` of those."""
+    if type(it) is cst.Call and type(it.func) is cst.Name and it.func.value in (
+            "enumerate", "reversed", "zip") and it.func.value not in local and it.args and all(
+                a.keyword is None and not a.star for a in it.args) and (
+                    it.func.value == "zip" or len(it.args) == 1):
+        lengths = [_length(a.value, pyfunc, local) for a in it.args]
+        return None if None in lengths else min(lengths)
     if type(it) is cst.Call and type(it.func) is cst.Name and it.func.value == "range" \
             and "range" not in local and 1 <= len(it.args) <= 3 and all(
                 a.keyword is None and not a.star for a in it.args):
@@ -238,6 +251,9 @@ def _find(func: cst.FunctionDef, pyfunc) -> dict[str, _List]:
             return True
         if t is cst.Return and parent.value is name:
             return True             # (refused: `returned`)
+        if t in (cst.If, cst.While, cst.IfExp) and parent.test is name or \
+                t is cst.UnaryOperation and type(parent.operator) is cst.Not:
+            return True             # its truth: whether it holds items (`_Lower`)
         return False
 
     visit_block(func.body.body, 1, set(), True)
@@ -407,6 +423,28 @@ class _Lower(cst.CSTTransformer):
             return updated_node        # (an append's write)
         return bounded_index(updated_node, self.lengths[name], self.lists[name].count, 0,
                              self.facts)
+
+    def _truth(self, node):
+        """A lowered list used for its truth (``if out:``): whether it holds items."""
+        if type(node) is cst.Name and node.value in self.lists:
+            return parse_expr(f"{self.lengths[node.value]} > 0")
+        return node
+
+    def leave_If(self, original_node, updated_node):
+        return updated_node.with_changes(test=self._truth(updated_node.test))
+
+    def leave_While(self, original_node, updated_node):
+        return updated_node.with_changes(test=self._truth(updated_node.test))
+
+    def leave_IfExp(self, original_node, updated_node):
+        return updated_node.with_changes(test=self._truth(updated_node.test))
+
+    def leave_UnaryOperation(self, original_node, updated_node):
+        if type(updated_node.operator) is cst.Not and type(
+                updated_node.expression) is cst.Name and updated_node.expression.value in \
+                self.lists:
+            return parse_expr(f"{self.lengths[updated_node.expression.value]} == 0")
+        return updated_node
 
     def visit_For(self, node):
         self.facts.enter(node)
