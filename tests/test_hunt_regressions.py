@@ -1268,3 +1268,48 @@ def test_appended_lists_read_for_their_truth_and_over_enumerate_or_zip(f, n):
     lanes = vmap(f, fallback="error")(x)
     if n:
         np.testing.assert_array_equal(lanes, np.array([f(v) for v in x], dtype=lanes.dtype))
+
+
+# ------- try: a NumPy scalar divides by zero without raising, in vectorize too (hunt4)
+def divides_an_item_of_zeros(y):
+    w = np.zeros(2)
+    v = w[0] * y
+    try:
+        r = 1.0 / v
+    except ZeroDivisionError:
+        r = 10.0
+    return r
+
+
+def divides_a_masked_item(y):
+    w = np.zeros(2)
+    w[y > 0] = y * 1.0
+    v = w[0] - w[1] * 3.0
+    try:
+        r = 1.0 / v
+    except ZeroDivisionError:
+        r = 10.0
+    return r
+
+
+def divides_a_python_number(y):
+    v = float(y) * 0.0
+    try:
+        r = 1.0 / v
+    except ZeroDivisionError:
+        r = 10.0
+    return r
+
+
+@pytest.mark.parametrize("f", [divides_an_item_of_zeros, divides_a_masked_item,
+                               divides_a_python_number])
+@pytest.mark.parametrize("n", [1, 5])
+def test_a_numpy_scalar_divided_by_zero_takes_no_handler(f, n):
+    # was the handler's 10.0 for every example (the try lowering took every operand of
+    # vectorize's code for a Python number): np.float64 / 0 is inf with a warning
+    y = np.array([1.5, -2.0, 0.0, -0.0, np.nan])[:n]
+    got = vectorize(f, fallback="error")(y)
+    _same(got, _numpy_vectorize(f, y)[0])
+    with np.errstate(all="ignore"):
+        expected = np.array([f(v) for v in y])
+    np.testing.assert_array_equal(vmap(f, fallback="error")(y), expected)

@@ -4,8 +4,10 @@ per-example loop over NumPy scalars.
 
 ``program(rng)`` draws a module: a function ``f(x, y)`` whose body is a random sequence of
 construct snippets (tuple unpacking and swaps, nested ``def``/lambdas/closures, ``try``,
-comprehensions, dict/list/nested tables, strings, complex numbers, ``**``, ``divmod``, float
-``//``/``%`` with negative divisors, unguarded division, ``round(x, n)``, loop ``else``,
+``try`` with ``else`` or in a handler, comprehensions, dict/list/nested tables, local dicts,
+appended lists (read for their truth), masked writes and ufunc ``out=``, strings, complex
+numbers, ``**``, ``divmod``, float ``//``/``%`` with negative divisors, unguarded division,
+``round(x, n)``, loop ``else``,
 ``while True``, the walrus, ``match``, ``in``/``not in``, ``any``/``all``/``sorted``, keyword
 arguments and defaults, module helpers) over the float locals it has so far, and a return of
 one of them (sometimes two). ``inputs(rng)`` draws the arguments: NaN, +-inf, +-0.0,
@@ -139,6 +141,20 @@ def _snippets(rng, a: str, b: str, new: str, k: int):
                           f"{new} = {new} + len(tb{k}) + tb{k}[-1]"]),
         ("dict_lookup_key", [f"t{k} = RAGGED[{_index(rng, a, 3)}]",
                              f"{new} = t{k}[-1] * {b} + len(t{k})"]),
+        ("try_else", ["try:", f"    {new} = math.log({a})", "except (ValueError, TypeError):",
+                      f"    {new} = {c}", "else:", f"    {new} = {new} + {b} * 1.0"]),
+        ("try_in_handler", ["try:", f"    {new} = math.sqrt({a})", "except ValueError:",
+                            "    try:", f"        {new} = 1.0 / ({a} + {b})",
+                            "    except ZeroDivisionError:", f"        {new} = {c}"]),
+        ("append_truth", [f"acc{k} = []", "for j in range(3):", f"    if {a} > j:",
+                          f"        acc{k}.append({b} * j * 1.0)", f"    elif {b} < -j:",
+                          "        continue", "    else:", "        break",
+                          f"{new} = acc{k}[-1] if acc{k} else {c}",
+                          f"{new} = {new} + len(acc{k})"]),
+        ("masked_write", [f"w{k} = np.zeros(2)", f"w{k}[{a} > 0] = {b} * 1.0",
+                          f"{new} = w{k}[0] - w{k}[1] * {c}"]),
+        ("ufunc_out", [f"w{k} = np.zeros(1)", f"np.multiply({a}, {c}, out=w{k})",
+                       f"{new} = w{k}[0]"]),
     ]
     return out
 

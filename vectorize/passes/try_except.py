@@ -51,6 +51,7 @@ class _TryLowering(cst.CSTTransformer):
         # `vmap`: which values are Python numbers per example (`_PythonValued`); None for
         # `vectorize`, whose examples are all Python numbers
         self.numbers = numbers
+        self.python_examples = False    # `vectorize`: the parameters are Python numbers
         self.dicts: set[str] = set()     # local names bound to dicts (KeyError, not IndexError)
 
     def resolve(self, node):
@@ -190,6 +191,8 @@ class _TryLowering(cst.CSTTransformer):
             return True
         if any(k is False for k in kinds) and (not power or _float_or_natural(operands[1])):
             return False
+        if self.python_examples:
+            return True     # (`vectorize`: an operand not known to be NumPy's is Python's)
         raise Unsupported(
             f"{what} inside a `try` under `vmap` whose operands' types the engine cannot tell: "
             "it raises on Python numbers (and for NumPy integers to a negative power), on "
@@ -366,8 +369,8 @@ class _PythonValued:
             return self._call(node, seen)
         if t is cst.Subscript:
             base = self.python_valued(node.value, seen)
-            if type(node.value) is cst.Name and node.value.value in self.params and base is False:
-                return False            # an item of a per-example array: a NumPy scalar
+            if base is False:
+                return False            # an item of an array (or tensor): a NumPy scalar
             table = self.resolve(node.value) if type(node.value) is cst.Name else None
             if isinstance(table, (list, tuple)) and table and all(
                     type(v) in _PYTHON_NUMBERS for v in table):
@@ -435,7 +438,14 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if cst.Try not in by_type(func.body):
         return func
     lowering = _TryLowering(ctx.source.func.__globals__, ctx.namer)
-    if not getattr(ctx.module, "python_semantics", False):
+    if getattr(ctx.module, "python_semantics", False):
+        # `vectorize`: its examples are Python numbers, but an item of an array the function
+        # made (`np.zeros(2)[0]`) or a NumPy function's result is a NumPy scalar, which
+        # divides by zero with a warning and an inf or nan rather than raising
+        lowering.numbers = _PythonValued(func, ctx.params, frozenset(ctx.params),
+                                         lowering.resolve)
+        lowering.python_examples = True
+    else:
         if not getattr(ctx.module, "runtime_replays", False):
             return func     # the analysis refuses `try` where it is written (JAX)
         # `vmap` on NumPy or PyTorch: what raises on NumPy scalars (tensors) per example
