@@ -581,7 +581,9 @@ class Aliasing:
             raise Unsupported(f"writing into `{name}`, which is not an array this function "
                               "created with np.zeros/np.ones/np.full/np.empty/.copy()...",
                               target, f"create `{name}` with np.zeros(...) or copy it")
-        slot = self._mask_write(target, value, env, augmented)
+        # (a list's item at a bool is its item 0 or 1, never a mask: `check_write` decides)
+        slot = None if name in self.list_arrays else \
+            self._mask_write(target, value, env, augmented)
         if slot is None:
             slot = self.subscript(target, env)
         self.values[target] = slot
