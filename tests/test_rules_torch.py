@@ -169,8 +169,6 @@ NOT_COVERED = {
     "torch.random.per_example": "draws differ from a loop's: tests/test_torch_random.py",
     "torch.autograd.grad": "tests/test_torch_vmap.py (vector-Jacobian products)",
     "math.atanh": "refused for tensors (TORCH_BUGS: a false refusal)",
-    "array.device": "no case yet", "array.dtype": "no case yet",
-    "torch.identity_method": "no case yet",
     "torch.min": "no case yet",
     "torch.constant_tensor": "a refusal: its rules-page example (tests/test_rules_doc.py)",
     "torch.func.transform": "a refusal: its rules-page example (tests/test_rules_doc.py)",

@@ -440,7 +440,8 @@ def trace_of(m):
 
 
 def take_items(m, k):
-    return torch.take(m, k) + torch.take(m, torch.tensor([0, -1])).sum() + m.take(k * 0)
+    return torch.take(m, k) + torch.take(m, torch.tensor([0, -1], device=m.device)).sum() \
+        + m.take(k * 0)
 
 
 def take_shared(k, table):
@@ -449,7 +450,7 @@ def take_shared(k, table):
 
 def tile_repeat(v):
     return torch.tile(v, (2, 1)).sum(0) + v.tile(2)[1:4] + torch.repeat_interleave(v, 2)[::2] \
-        + v.repeat_interleave(torch.tensor([1, 0, 2]))[:1]
+        + v.repeat_interleave(torch.tensor([1, 0, 2], device=v.device))[:1]
 
 
 def differences(v, w):

@@ -595,9 +595,9 @@ class Aliasing:
                               "created with np.zeros/np.ones/np.full/np.empty/.copy()...",
                               target, f"create `{name}` with np.zeros(...) or copy it")
         self._no_failing_out_cast(target, written, value, env.values[name])
-        # (a list's items: the list takes a bool index as 0 or 1, `rules.lists.check_index`)
-        slot = None if name in self.list_arrays else self._mask_write(target, value, env,
-                                                                        augmented)
+        # (a list's item at a bool is its item 0 or 1, never a mask: `check_write` decides)
+        slot = None if name in self.list_arrays else \
+            self._mask_write(target, value, env, augmented)
         if slot is None:
             slot = self.subscript(target, env)
         self.values[target] = slot
