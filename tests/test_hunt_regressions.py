@@ -1313,3 +1313,20 @@ def test_a_numpy_scalar_divided_by_zero_takes_no_handler(f, n):
     with np.errstate(all="ignore"):
         expected = np.array([f(v) for v in y])
     np.testing.assert_array_equal(vmap(f, fallback="error")(y), expected)
+
+
+def log_in_base(x, b):
+    return math.log(x, b)
+
+
+def test_torch_math_log_of_a_base_one_example_runs_as_the_loop():
+    # was a ZeroDivisionError inside the engine (the rule's inference ran math.log on the
+    # analysis' example, base 1.0); TORCH_BUGS in test_rules_torch listed it
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([8.0, 0.5, 100.0], dtype=torch.float64)
+    b = torch.tensor([2.0, 4.0, 10.0], dtype=torch.float64)
+    got = vmap(log_in_base, fallback="error")(x, b)
+    np.testing.assert_array_equal(got.numpy(), [log_in_base(u, v) for u, v in zip(x, b)])
+    with pytest.raises(ZeroDivisionError):
+        vmap(log_in_base, fallback="error")(x, torch.tensor([2.0, 1.0, 3.0],
+                                                             dtype=torch.float64))

@@ -72,13 +72,6 @@ TORCH_BUGS: dict[str, str] = {
                     "(per example `min(3, nan)` keeps 3)"),
     "max(f32,f)": "`max` of a float32 and a float64 tensor computes in one dtype, where per "
                   "example each lane keeps the operand it chose (its dtype and sign of zero)",
-    **dict.fromkeys(["math.atanh(f)", "math.atanh(i)"],
-                    "false refusal: the torch tables run `math.atanh` on the analysis' example "
-                    "(1.0), where it raises, and refuse the call ('raises ... in the "
-                    "per-example code')"),
-    **dict.fromkeys(["math.log(f,f)", "math.log(i,i)"],
-                    "internal error: `math.log(x, base)` for tensors divides by log(1.0) of "
-                    "the analysis' example of `base` (ZeroDivisionError inside the engine)"),
     # not the engine's: PyTorch's vector kernels and its 0-d path disagree
     **dict.fromkeys(["f%f", "i%f", "f32%f32", "math.fmod(f,f)", "math.fmod(i,f)"],
                     "PyTorch disagrees with itself: `remainder`/`fmod` by a subnormal "
@@ -168,7 +161,6 @@ NOT_COVERED = {
     "torch.numpy_random": "a refusal: tests/test_torch_random.py",
     "torch.random.per_example": "draws differ from a loop's: tests/test_torch_random.py",
     "torch.autograd.grad": "tests/test_torch_vmap.py (vector-Jacobian products)",
-    "math.atanh": "refused for tensors (TORCH_BUGS: a false refusal)",
     "torch.min": "no case yet",
     "torch.constant_tensor": "a refusal: its rules-page example (tests/test_rules_doc.py)",
     "torch.func.transform": "a refusal: its rules-page example (tests/test_rules_doc.py)",

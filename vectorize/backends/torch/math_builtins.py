@@ -98,11 +98,12 @@ def _math_infer(fn):
         args = [examples.to_tensor(v.example) for v in site.args]
         try:
             out = fn(*args)
-        except (ValueError, OverflowError) as exc:
+        except (ValueError, OverflowError, ZeroDivisionError) as exc:
             if all(v.rank == 0 for v in site.args) and "one element" not in str(exc):
                 # the example's value is outside the domain (math.sqrt(-x) of the example
-                # x = 1): other examples differ, and those that raise are checked as Python
-                # raises (`passes.python_raises`); the type is a Python float (int)
+                # x = 1, math.log(x, b) of b = 1): other examples differ, and those that raise
+                # are checked as Python raises (`passes.python_raises`); the type is a Python
+                # float (int)
                 return Value(True, 1 if fn.__name__ in _MATH_ROUNDING else 1.0)
             raise Unsupported(f"`math.{fn.__name__}` raises for {described(site)} in the "
                               f"per-example code ({first_line(exc)})") from None
