@@ -1330,3 +1330,44 @@ def test_torch_math_log_of_a_base_one_example_runs_as_the_loop():
     with pytest.raises(ZeroDivisionError):
         vmap(log_in_base, fallback="error")(x, torch.tensor([2.0, 1.0, 3.0],
                                                              dtype=torch.float64))
+
+
+# ---- tables and appended lists at a per-example index of a narrow int or a bool (hunt4)
+def per_branch_table_at(x, k):
+    if x > 0:
+        t = (1.0, 2.0, 3.0)
+    else:
+        t = (5.0, 6.0)
+    return t[k]
+
+
+def appended_at(x, k):
+    out = []
+    for i in range(4):
+        if x > i:
+            out.append(x + i)
+    return out[k]
+
+
+@pytest.mark.parametrize("f", [per_branch_table_at, appended_at])
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int32, bool])
+def test_a_table_at_a_narrow_int_or_bool_index_is_the_loops(f, dtype):
+    # narrow ints: were refused ('the list holds Python numbers, which keep the type of the
+    # int8 values...'): a float item stays float64 whatever int it meets; bools: vmap read
+    # item 0 or 1 where the loop's NumPy bool is no index (TypeError): refused, located
+    x = np.array([1.0, -1.0, 2.5, -3.0, 3.5])
+    k = np.array([0, 1, 1, 0, 1]) if dtype is bool else np.array([0, -1, 1, -2, 2])
+    k = k.astype(dtype)
+    if dtype is bool:
+        with pytest.raises(VectorizeError, match="a bool, not an int"):
+            vmap(f, fallback="error")(x, k)
+        return
+    try:
+        expected, raised = np.stack([f(a, b) for a, b in zip(x, k)]), None
+    except IndexError as exc:
+        expected, raised = None, exc
+    if raised is not None:
+        with pytest.raises(IndexError):
+            vmap(f, fallback="error")(x, k)
+    else:
+        _same(vmap(f, fallback="error")(x, k), expected)

@@ -711,6 +711,15 @@ class Expressions:
                 examples.append(slice(*[b.example for b in bounds]))
         if type(node.value) is cst.Name and node.value.value in self.list_arrays:
             check_index(node, parts)      # a list's index, as the array of its items takes it
+            user = _bounded_name(node)
+            if user is not None:
+                # (the index `passes.ragged_tables.bounded_index` spelled from the user's;
+                # the subscript is the engine's, its sequence's name the user's)
+                try:
+                    check_index(node, [self.values.get(user)])
+                except Unsupported as problem:
+                    problem.node = node.value
+                    raise
         index_example = examples[0] if len(examples) == 1 and not (
             len(node.slice) == 1 and isinstance(node.slice[0].comma, cst.Comma)) \
             else tuple(examples)
@@ -937,3 +946,18 @@ class MaybeUnbound(Unsupported):
 class MayFallOff(Unsupported):
     """Some examples may reach the end of the function, which returns values on its other
     paths: `transform` retries with a ``raise`` at the end (`body_sugar.check_fall_off`)."""
+
+
+def _bounded_name(node: cst.Subscript):
+    """The user's index name ``i`` of a read ``c[(i + n if i < 0 else i) if -n <= i < n
+    else size]`` that `passes.ragged_tables.bounded_index` spelled, or None."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    index = node.slice[0].slice.value
+    if type(index) is not cst.IfExp or type(index.test) is not cst.Comparison:
+        return None
+    test = index.test
+    if type(test.left) is not cst.UnaryOperation or len(test.comparisons) != 2:
+        return None
+    name = test.comparisons[0].comparator
+    return name if type(name) is cst.Name else None

@@ -26,6 +26,7 @@ LIST_ARRAY = "__list_array__"
 _KINDS = {"b": "bool", "i": "int", "u": "unsigned int", "f": "float", "c": "complex"}
 # NumPy's dtype for each Python number: a list of Python numbers is an array of it
 _DEFAULTS = {np.dtype(bool), np.dtype(np.int64), np.dtype(np.float64), np.dtype(complex)}
+_ORDER = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}     # NumPy's kinds, in promotion order
 
 
 def list_array(items):
@@ -89,8 +90,11 @@ def check_items(call: cst.Call, values, name: str, params=()) -> np.dtype:
                               "write its items as one type (`0.0` rather than `0`)")
     weak = [node for node in items if type(getattr(values.get(node), "example", None))
             in (bool, int, float, complex) and not values[node].batched]
+    # (only values of the items' kind or a higher one take over a Python number's type: a
+    # Python float combined with int8 values is a float64, as the array's float64 items are)
     other = next((p for p in params if isinstance(p, Value) and p.known and p.dtype is not None
-                  and p.dtype.kind in _KINDS and p.dtype not in _DEFAULTS), None)
+                  and p.dtype.kind in _KINDS and p.dtype not in _DEFAULTS
+                  and _ORDER[p.dtype.kind] >= _ORDER[first.kind]), None)
     if weak and other is not None:
         raise Unsupported(f"the list `{name}` holds Python numbers, which keep the type of the "
                           f"{other.dtype} values they are combined with per example; as an "
