@@ -1025,3 +1025,57 @@ def test_returned_tuples_are_numpy_vectorizes_outputs(f, x):
         assert got_exc is None and type(got) is type(expected) and len(got) == len(expected)
         for g, e in zip(got, expected):
             _same(g, e)
+
+
+# ------------------------------------- a merge with a number its other side's dtype cannot hold
+def _choose_300(x, y):
+    return x if x > y else 300
+
+
+def _choose_big(x, y):
+    return x if x > y else 2**63
+
+
+def _or_300(x, y):
+    return x or 300
+
+
+def _statement_big(x, y):
+    r = x
+    if x > y:
+        r = 2**63
+    return r
+
+
+@pytest.mark.parametrize("f, dtype", [(_choose_300, np.int8), (_or_300, np.int8),
+                                      (_choose_300, np.uint8), (_choose_big, np.int64),
+                                      (_statement_big, np.int64)])
+def test_merge_with_a_number_the_dtype_cannot_hold_is_refused_under_vmap(f, dtype):
+    # was np.where(c, x, 300) on int8: 44 (NEP 50 makes the Python int an int8, wrapped),
+    # where per example the branch gives 300
+    x = np.array([1, 0, -3, 5, 2]).astype(dtype)
+    y = np.full(5, 2).astype(dtype)
+    with pytest.raises(VectorizeError, match="cannot hold"):
+        vmap(f)(x, y)
+
+
+@pytest.mark.parametrize("f", [_choose_big, _statement_big])
+def test_merge_with_an_int_beyond_int64_is_refused_by_vectorize(f):
+    # was -2**63 where numpy.vectorize gives 2**63 (a uint64 array) or raises OverflowError
+    x = np.array([1, 5, -3]); y = np.full(3, 2)
+    with pytest.raises(VectorizeError, match="cannot hold"):
+        vectorize(f, fallback="error")(x, y)
+
+
+@pytest.mark.parametrize("first", [[1, 5, -3], [5, 1, 3]])
+def test_merge_with_300_on_int8_still_follows_numpy_vectorize(first):
+    # numpy.vectorize computes on Python ints: 300 is fine, the int8 output type raises
+    x = np.array(first, dtype=np.int8); y = np.full(3, 2, dtype=np.int8)
+    expected, error = _numpy_vectorize(_choose_300, x, y)
+    if error is not None:
+        with pytest.raises(type(error)):
+            vectorize(_choose_300, fallback="error")(x, y)
+    else:
+        _same(vectorize(_choose_300, fallback="error")(x, y), expected)
+    vm = vmap(_choose_300)(x.astype(np.int16), y.astype(np.int16))
+    assert vm.dtype == np.int16 and list(vm) == [_choose_300(a, 2) for a in first]
