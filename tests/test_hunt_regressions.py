@@ -1062,7 +1062,7 @@ def test_merge_with_a_number_the_dtype_cannot_hold_is_refused_under_vmap(f, dtyp
 @pytest.mark.parametrize("f", [_choose_big, _statement_big])
 def test_merge_with_an_int_beyond_int64_is_refused_by_vectorize(f):
     # was -2**63 where numpy.vectorize gives 2**63 (a uint64 array) or raises OverflowError
-    x = np.array([1, 5, -3]); y = np.full(3, 2)
+    x, y = np.array([1, 5, -3]), np.full(3, 2)
     with pytest.raises(VectorizeError, match="cannot hold"):
         vectorize(f, fallback="error")(x, y)
 
@@ -1070,7 +1070,7 @@ def test_merge_with_an_int_beyond_int64_is_refused_by_vectorize(f):
 @pytest.mark.parametrize("first", [[1, 5, -3], [5, 1, 3]])
 def test_merge_with_300_on_int8_still_follows_numpy_vectorize(first):
     # numpy.vectorize computes on Python ints: 300 is fine, the int8 output type raises
-    x = np.array(first, dtype=np.int8); y = np.full(3, 2, dtype=np.int8)
+    x, y = np.array(first, dtype=np.int8), np.full(3, 2, dtype=np.int8)
     expected, error = _numpy_vectorize(_choose_300, x, y)
     if error is not None:
         with pytest.raises(type(error)):
