@@ -1079,3 +1079,37 @@ def test_merge_with_300_on_int8_still_follows_numpy_vectorize(first):
         _same(vectorize(_choose_300, fallback="error")(x, y), expected)
     vm = vmap(_choose_300)(x.astype(np.int16), y.astype(np.int16))
     assert vm.dtype == np.int16 and list(vm) == [_choose_300(a, 2) for a in first]
+
+
+# ------------------------------- JAX: an index check's size is the call's, not the first call's
+def _pick_twice(a, i):
+    return a[i] * 2
+
+
+def _take_per_example(a, i):
+    return np.take(a, i)
+
+
+def _table_pick(t, i):
+    return t[i] + np.take(t, i)
+
+
+@pytest.mark.parametrize("f, axes", [(_pick_twice, 0), (_take_per_example, 0),
+                                     (_table_pick, (None, 0))])
+def test_jax_index_check_follows_the_per_example_shape_of_each_call(f, axes):
+    # the specialization is kept per dtype and rank: `in_bounds(i, 4)` baked from the first
+    # call's shape raised IndexError for index 5 of a second call with 6 items per example
+    pytest.importorskip("jax")
+    w = vmap(f, in_axes=axes, backend="jax")
+    for size, top in [(4, 3), (6, 5), (6, 6), (4, 3)]:
+        a = np.arange(5.0 * size).reshape(5, size) if axes == 0 else np.arange(float(size))
+        i = np.array([top, 0, 1, 0, 2])
+        rows = a if axes == 0 else [a] * 5
+        if top >= size:
+            with pytest.raises(IndexError):
+                [f(x, j) for x, j in zip(rows, i)]
+            with pytest.raises(IndexError):
+                w(a, i)
+            continue
+        expected = np.stack([f(x, j) for x, j in zip(rows, i)])
+        np.testing.assert_array_equal(np.asarray(w(a, i)), expected)
