@@ -1371,3 +1371,95 @@ def test_a_table_at_a_narrow_int_or_bool_index_is_the_loops(f, dtype):
             vmap(f, fallback="error")(x, k)
     else:
         _same(vmap(f, fallback="error")(x, k), expected)
+
+
+# ------------------------------------- a merge with a number its other side's dtype cannot hold
+def _choose_300(x, y):
+    return x if x > y else 300
+
+
+def _choose_big(x, y):
+    return x if x > y else 2**63
+
+
+def _or_300(x, y):
+    return x or 300
+
+
+def _statement_big(x, y):
+    r = x
+    if x > y:
+        r = 2**63
+    return r
+
+
+@pytest.mark.parametrize("f, dtype", [(_choose_300, np.int8), (_or_300, np.int8),
+                                      (_choose_300, np.uint8), (_choose_big, np.int64),
+                                      (_statement_big, np.int64)])
+def test_merge_with_a_number_the_dtype_cannot_hold_is_refused_under_vmap(f, dtype):
+    # was np.where(c, x, 300) on int8: 44 (NEP 50 makes the Python int an int8, wrapped),
+    # where per example the branch gives 300
+    x = np.array([1, 0, -3, 5, 2]).astype(dtype)
+    y = np.full(5, 2).astype(dtype)
+    with pytest.raises(VectorizeError, match="cannot hold"):
+        vmap(f)(x, y)
+
+
+@pytest.mark.parametrize("f", [_choose_big, _statement_big])
+def test_merge_with_an_int_beyond_int64_is_refused_by_vectorize(f):
+    # was -2**63 where numpy.vectorize gives 2**63 (a uint64 array) or raises OverflowError
+    x, y = np.array([1, 5, -3]), np.full(3, 2)
+    with pytest.raises(VectorizeError, match="cannot hold"):
+        vectorize(f, fallback="error")(x, y)
+
+
+@pytest.mark.parametrize("first", [[1, 5, -3], [5, 1, 3]])
+def test_merge_with_300_on_int8_still_follows_numpy_vectorize(first):
+    # numpy.vectorize computes on Python ints: 300 is fine, the int8 output type raises
+    x, y = np.array(first, dtype=np.int8), np.full(3, 2, dtype=np.int8)
+    expected, error = _numpy_vectorize(_choose_300, x, y)
+    if error is not None:
+        with pytest.raises(type(error)):
+            vectorize(_choose_300, fallback="error")(x, y)
+    else:
+        _same(vectorize(_choose_300, fallback="error")(x, y), expected)
+    vm = vmap(_choose_300)(x.astype(np.int16), y.astype(np.int16))
+    assert vm.dtype == np.int16 and list(vm) == [_choose_300(a, 2) for a in first]
+
+
+# ------------------------------- JAX: an index check's size is the call's, not the first call's
+def _pick_twice(a, i):
+    return a[i] * 2
+
+
+def _take_per_example(a, i):
+    return np.take(a, i)
+
+
+def _table_pick(t, i):
+    return t[i] + np.take(t, i)
+
+
+def _pick_of_a_slice(a, i):
+    return a[1:][i] + (a * 2)[i]
+
+
+@pytest.mark.parametrize("f, axes", [(_pick_twice, 0), (_take_per_example, 0),
+                                     (_table_pick, (None, 0)), (_pick_of_a_slice, 0)])
+def test_jax_index_check_follows_the_per_example_shape_of_each_call(f, axes):
+    # the specialization is kept per dtype and rank: `in_bounds(i, 4)` baked from the first
+    # call's shape raised IndexError for index 5 of a second call with 6 items per example
+    pytest.importorskip("jax")
+    w = vmap(f, in_axes=axes, backend="jax")
+    for size, top in [(4, 2), (6, 4), (6, 6), (4, 2)]:
+        a = np.arange(5.0 * size).reshape(5, size) if axes == 0 else np.arange(float(size))
+        i = np.array([top, 0, 1, 0, 2])
+        rows = a if axes == 0 else [a] * 5
+        if top >= size:
+            with pytest.raises(IndexError):
+                [f(x, j) for x, j in zip(rows, i)]
+            with pytest.raises(IndexError):
+                w(a, i)
+            continue
+        expected = np.stack([f(x, j) for x, j in zip(rows, i)])
+        np.testing.assert_array_equal(np.asarray(w(a, i)), expected)

@@ -415,8 +415,9 @@ class Backend:
         Python ``for`` iterates (the examples whose warnings are issued)."""
         raise NotImplementedError
 
-    def checked_index(self, index: str, size: int) -> str:
-        """A per-example integer index into an axis of ``size`` items (``x[k]`` with a
+    def checked_index(self, index: str, size: int | str) -> str:
+        """A per-example integer index into an axis of ``size`` items (a number, or code
+        that reads it from the array: ``x.shape[-1]``) (``x[k]`` with a
         batched ``k``), as the backend checks it: per example an index out of bounds raises
         IndexError on the lanes that evaluate it. The default: the index itself (the
         namespace's own indexing raises)."""

@@ -98,6 +98,7 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
         site = Site(args=[self.value(o) for o in operands_orig], nodes=list(operands_new),
                     node=updated, original=original, result=self.value(original),
                     backend=self.registry.backend, python_semantics=python, weak=weak,
+                    types_only=getattr(self.ctx.module.python_semantics, "types_only", False),
                     **extra)
         self.ctx.explain(rule, original)
         try:

@@ -139,14 +139,21 @@ def _checked(site: Site, node: cst.Subscript, parts: list, base_value) -> cst.Su
             p is not None and not p.batched and p.exact and (
                 p.example is None or p.example is Ellipsis) for p in parts):
         return node
+    # the size read from the array (a specialization is made for the arguments' dtypes and
+    # ranks, not their shapes: a size the example had would be baked into the code a call
+    # of another shape runs), counted from the end past the batch axes; a base that is not
+    # a name is written again there (the backends that check, JAX, trace pure code)
+    base = node.value
+    array = base_value.batched or isinstance(base_value.example, np.ndarray)
     elements = []
     for axis, (element, part) in enumerate(zip(node.slice, parts)):
         if part is not None and part.batched and part.kind in "iu" and axis < len(shape) \
                 and isinstance(element.slice, cst.Index):
-            text = site.spelled.checked_index("{k}", int(shape[axis]))
+            size = f"{{b}}.shape[{axis - len(shape)}]" if array else int(shape[axis])
+            text = site.spelled.checked_index("{k}", size)
             if text != "{k}":
                 element = element.with_changes(slice=element.slice.with_changes(
-                    value=expr(text, k=element.slice.value)))
+                    value=expr(text, k=element.slice.value, b=base)))
         elements.append(element)
     return node.with_changes(slice=elements)
 

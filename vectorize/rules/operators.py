@@ -127,6 +127,7 @@ def and_(site: Site) -> cst.BaseExpression:
     a, b = padded_args(site)
     if all_bool(site):
         return expr("{a} & {b}", a=a, b=b)
+    _refuse_wrapping(site, *site.args)
     # Python: `a and b` is a when a is falsy, else b.
     return expr(site.spelled.where(_truth(site, "{a}"), "{b}", "{a}"), a=a, b=b)
 
@@ -135,6 +136,7 @@ def or_(site: Site) -> cst.BaseExpression:
     a, b = padded_args(site)
     if all_bool(site):
         return expr("{a} | {b}", a=a, b=b)
+    _refuse_wrapping(site, *site.args)
     return expr(site.spelled.where(_truth(site, "{a}"), "{a}", "{b}"), a=a, b=b)
 
 
@@ -160,6 +162,7 @@ def ifexp(site: Site) -> cst.BaseExpression:
     counted = _counter_step(test, tv, body, bv, orelse, ov)
     if counted is not None:
         return counted
+    _refuse_wrapping(site, bv, ov)
     return where(test, tv, body, bv, orelse, ov, site.spelled,
                  blend=not (site.in_loop or site.standalone))
 
@@ -212,6 +215,46 @@ def where(test, tv, body, bv, orelse, ov, backend, blend=False) -> cst.BaseExpre
         spelled = backend.blend(backend.truth("{c}", tv.kind), "{a}", "{b}") or spelled
     return expr(spelled, c=pad(test, tv, rank), a=pad(body, bv, rank),
                 b=pad(orelse, ov, rank))
+
+
+def _refuse_wrapping(site: Site, a, b) -> None:
+    """`_refuse_wrapping_constant` both ways, item by item of tuples (not for the code
+    `vectorize` makes only to learn numpy.vectorize's output types: `Site.types_only`)."""
+    if site.types_only:
+        return
+    if isinstance(a, TupleValue) and isinstance(b, TupleValue):
+        for x, y in zip(a.items, b.items):
+            _refuse_wrapping(site, x, y)
+        return
+    _refuse_wrapping_constant(a, b)
+    _refuse_wrapping_constant(b, a)
+
+
+def _refuse_wrapping_constant(constant, other) -> None:
+    """Refuse a merge of a number the same for every example (a Python int or float) with
+    per-example numbers of a fixed-width dtype that cannot hold it: the array library
+    takes the number as of that dtype (NEP 50's weak scalars) and ``np.where`` wraps it
+    without a word (``x if x > y else 300`` on int8: 44; ``2**63`` beside int64), where
+    per example the branch gives the number itself."""
+    if not (isinstance(constant, Value) and isinstance(other, Value)) or constant.batched \
+            or not other.batched or other.dtype is None:
+        return
+    number, dtype = constant.example, other.dtype
+    if type(number) is int and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        wraps = not info.min <= number <= info.max
+    elif type(number) in (int, float) and dtype.kind in "fc":
+        limit = np.finfo(dtype).max
+        wraps = np.isfinite(number) and abs(number) > limit
+    else:
+        return
+    if wraps:
+        raise Unsupported(
+            f"a per-example choice between {dtype} values and the number {number!r}, "
+            f"which {dtype} cannot hold: the merge would make it a {dtype} (wrapped or "
+            "infinite), where per example that branch gives the number itself",
+            suggestion=f"convert the {dtype} side to a type that holds {number!r} first "
+                       "(int(...), float(...), or an array of a wider dtype)")
 
 
 def _blendable(tv, bv, ov) -> bool:

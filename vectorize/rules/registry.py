@@ -47,6 +47,9 @@ class Site:
     # `vmap`: per operand, whether it is a Python number per example (`math.sqrt(x)`,
     # `float(x)`, a literal), weak in NumPy's promotion (NEP 50); empty where not asked
     weak: tuple = ()
+    # the code is made only to learn numpy.vectorize's output types on NumPy scalars of the
+    # arguments' own dtypes (`abstract.PythonSemantics.types_only`): never run on examples
+    types_only: bool = False
 
     @property
     def spelled(self):

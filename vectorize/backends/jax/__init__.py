@@ -234,7 +234,7 @@ class JaxBackend(Backend):
     def first_lane(self, mask: str) -> str:
         return f"jnp.argmax({mask})"
 
-    def checked_index(self, index: str, size: int) -> str:
+    def checked_index(self, index: str, size: int | str) -> str:
         # a gather clamps an index out of bounds, a scatter drops it: checked (`writes`)
         return f"in_bounds({index}, {size})"
 

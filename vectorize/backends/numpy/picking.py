@@ -72,12 +72,18 @@ def _integer_indices(value, what: str) -> None:
                           "example: indices must be integers)", suggestion="cast with int()")
 
 
-def _checked(site: Site, i, size):
+def _checked(site: Site, i, size, a=None, dim=None):
     """Indices ``i`` into an axis of ``size`` as the backend checks them (JAX clamps where
-    NumPy raises IndexError: `Backend.checked_index`)."""
+    NumPy raises IndexError: `Backend.checked_index`). Where the array ``a`` is a name, the
+    size is read from it (``a.shape[dim]``, ``a.size`` for a ``dim`` of None): a
+    specialization is made for the arguments' ranks, not their shapes."""
     if size is None:
         return i
-    return expr(site.spelled.checked_index("{k}", int(size)), k=i)
+    import libcst as cst
+    if type(a) is cst.Name:
+        size = f"{a.value}.size" if dim is None else f"{a.value}.shape[{dim}]"
+    return expr(site.spelled.checked_index("{k}", size if type(size) is str else int(size)),
+                k=i)
 
 
 def _gather(site: Site, a, axis: int, i, i_rank: int, mode, size):
@@ -88,7 +94,7 @@ def _gather(site: Site, a, axis: int, i, i_rank: int, mode, size):
     elif mode == "clip":
         i = expr("np.clip({i}, 0, {a}.shape[" + str(axis + 1) + "] - 1)", i=i, a=a)
     else:
-        i = _checked(site, i, size)
+        i = _checked(site, i, size, a, axis + 1)
     lanes = site.spelled.lanes_index("{a}")
     if i_rank:
         lanes = lanes + "[:, " + ", ".join(["None"] * i_rank) + "]"
@@ -130,8 +136,8 @@ def _take(site: Site):
         # a shared table picked by per-example indices: the indices' axes come where the
         # axis was, so the batch axis (their first) is moved to the front
         if mode == "raise":
-            i_node = _checked(site, i_node, size(None if axis is None else
-                                                 positive(axis, rank)))
+            dim = None if axis is None else positive(axis, rank)
+            i_node = _checked(site, i_node, size(dim), a, dim)
         if axis is None:
             return expr(f"np.take({{a}}, {{i}}{mode_code})", a=a, i=i_node)
         k = positive(axis, rank)
@@ -148,7 +154,7 @@ def _take(site: Site):
         n = size(axis)
     if not i_value.batched:
         if mode == "raise":
-            i_node = _checked(site, i_node, n)
+            i_node = _checked(site, i_node, n, a, axis + 1)
         return expr(f"np.take({{a}}, {{i}}, axis={axis + 1}{mode_code})", a=a, i=i_node)
     return _gather(site, a, axis, i_node, i_value.rank, mode, n)
 
