@@ -138,9 +138,8 @@ TORCH_RUNNABLE = sorted(name for name, e in RUN.items() if e.backend == "numpy"
 # examples whose per-example code raises on a tensor (a tensor has no `__round__` or
 # `__trunc__`): the batched code is refused, as the loop fails
 LOOP_RAISES_ON_TENSORS = {"builtin.round", "math.trunc"}
-KNOWN_TORCH_GAPS = {   # refused on tensors although the loop works: engine limitations
-    "math.atanh": "the torch analysis tries math.atanh on a representative 1.0 and refuses",
-}
+KNOWN_TORCH_GAPS: dict[str, str] = {   # refused on tensors although the loop works: engine
+}                                      # limitations (none known)
 
 
 @pytest.mark.parametrize("name", [
