@@ -309,20 +309,23 @@ class vectorize:
         if as_given or self._core_signature is not None:
             reason = ("a numpy.matrix argument reaches the function as a matrix (its `*` is a "
                       "matrix product)")
-            if self.fallback == "error":
-                code = getattr(self._target()[0] if self._target() else None, "__code__", None)
-                raise VectorizeError(f"cannot vectorize `{getattr(self, '__name__', '?')}`: "
-                                     f"{reason}", filename=code.co_filename if code else
-                                     "<unknown>", line=code.co_firstlineno if code else 0,
-                                     suggestion="pass np.asarray(...) of it, or "
-                                                "fallback='warn'")
-            self._announce(reason, FallbackSpec(reason, ""), stacklevel=4,
-                           once=("matrix", reason))
-            return self._numpy_loop(args, kwargs)
+            return self._numpy_loop_for(reason, "matrix", args, kwargs)
         out = self(*[np.asarray(a) if type(a) is np.matrix else a for a in args],
                    **{k: np.asarray(a) if type(a) is np.matrix else a
                       for k, a in kwargs.items()})
         return tuple(map(_as_matrix, out)) if isinstance(out, tuple) else _as_matrix(out)
+
+    def _numpy_loop_for(self, reason: str, kind: str, args, kwargs):
+        """numpy.vectorize's own loop for a call whose arguments reach the function as they
+        are (``reason``), warned once per kind and reason; refused where fallback='error'."""
+        if self.fallback == "error":
+            code = getattr(self._target()[0] if self._target() else None, "__code__", None)
+            raise VectorizeError(f"cannot vectorize `{getattr(self, '__name__', '?')}`: "
+                                 f"{reason}", filename=code.co_filename if code else
+                                 "<unknown>", line=code.co_firstlineno if code else 0,
+                                 suggestion="pass np.asarray(...) of it, or fallback='warn'")
+        self._announce(reason, FallbackSpec(reason, ""), stacklevel=5, once=(kind, reason))
+        return self._numpy_loop(args, kwargs)
 
     def _subclass_call(self, args, kwargs):
         """A call with arguments of an ndarray subclass (a masked array, a user's subclass),
@@ -347,16 +350,7 @@ class vectorize:
                       "is (its operations are the subclass's)" if excluded else
                       "a masked array cut into core-shaped examples by a signature reaches the "
                       "function as masked arrays (their reductions skip the masked items)")
-            if self.fallback == "error":
-                code = getattr(self._target()[0] if self._target() else None, "__code__", None)
-                raise VectorizeError(f"cannot vectorize `{getattr(self, '__name__', '?')}`: "
-                                     f"{reason}", filename=code.co_filename if code else
-                                     "<unknown>", line=code.co_firstlineno if code else 0,
-                                     suggestion="pass np.asarray(...) of it, or "
-                                                "fallback='warn'")
-            self._announce(reason, FallbackSpec(reason, ""), stacklevel=4,
-                           once=("subclass", reason))
-            return self._numpy_loop(args, kwargs)
+            return self._numpy_loop_for(reason, "subclass", args, kwargs)
         mapped = [a for i, a in enumerate(args) if i not in self.excluded and not (
             i < len(names) and names[i] in self.excluded)]
         mapped += [a for k, a in kwargs.items() if k not in self.excluded]

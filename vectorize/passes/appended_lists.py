@@ -49,7 +49,7 @@ from ..liveness import writes
 from ..rules.lists import LIST_ARRAY, has_list_arrays
 from ..syntax.templates import parse_expr, parse_stmt
 from ..syntax.traversal import by_type, children, rewrite, walk
-from .ragged_tables import Counters, bounded_index, int_literal
+from .ragged_tables import Counters, bounded_index, int_literal, loop_over_items
 
 _SCOPES = (cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp,
            cst.GeneratorExp)
@@ -454,14 +454,8 @@ class _Lower(cst.CSTTransformer):
         if type(updated_node.iter) is not cst.Name or updated_node.iter.value not in \
                 self.lists:
             return updated_node
-        name = updated_node.iter.value
-        counter = self.namer.fresh(f"{name}_i")
-        read = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(updated_node.target)],
-                                                   parse_expr(f"{name}[{counter}]"))])
-        body = updated_node.body.with_changes(body=[read, *updated_node.body.body])
-        return updated_node.with_changes(
-            target=cst.Name(counter), iter=parse_expr(f"range({self.lengths[name]})"),
-            body=body)
+        return loop_over_items(updated_node, self.lengths[updated_node.iter.value],
+                               self.namer)
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:

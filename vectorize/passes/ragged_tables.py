@@ -82,6 +82,18 @@ def int_literal(node):
     return None
 
 
+def loop_over_items(loop: cst.For, n: str, namer) -> cst.For:
+    """``for v in c`` over a padded array ``c`` of ``n`` items per example as ``for c_i in
+    range(n): v = c[c_i]`` (the items past an example's length are never read)."""
+    name = loop.iter.value
+    counter = namer.fresh(f"{name}_i")
+    read = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(loop.target)],
+                                               parse_expr(f"{name}[{counter}]"))])
+    body = loop.body.with_changes(body=[read, *loop.body.body])
+    return loop.with_changes(target=cst.Name(counter), iter=parse_expr(f"range({n})"),
+                             body=body)
+
+
 def bounded_index(node: cst.Subscript, n: str, size: int, minimum: int,
                   facts=None) -> cst.Subscript:
     """``node`` (``c[i]``, ``i`` a name or an int literal), a read of an array padded to
@@ -474,14 +486,8 @@ class _Lower(cst.CSTTransformer):
         if type(updated_node.iter) is not cst.Name or updated_node.iter.value not in \
                 self.lengths:
             return updated_node
-        name = updated_node.iter.value
-        counter = self.namer.fresh(f"{name}_i")
-        read = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(updated_node.target)],
-                                                   parse_expr(f"{name}[{counter}]"))])
-        body = updated_node.body.with_changes(body=[read, *updated_node.body.body])
-        return updated_node.with_changes(
-            target=cst.Name(counter), iter=parse_expr(f"range({self.lengths[name]})"),
-            body=body)
+        return loop_over_items(updated_node, self.lengths[updated_node.iter.value],
+                               self.namer)
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
