@@ -24,6 +24,7 @@ from batch_sizes import check_sizes
 from differential import assert_values_equal
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_local_lists import _inputs, _outcome, _same_as_numpy_vectorize, floats
 
 from vectorize import VectorizeError, vectorize, vmap
 
@@ -266,31 +267,6 @@ CORPUS = APPENDS + RAGGED + DICTS
 
 # ------------------------------------------------------------------ the checks
 
-SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.5, 3.0, -7.0, 0.5, math.nan, math.inf, -math.inf, 4.0]
-floats = st.one_of(st.sampled_from(SPECIAL), st.floats(-10, 10, allow_nan=False))
-
-
-def _outcome(call):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with np.errstate(all="ignore"):
-            try:
-                return call(), None
-            except Exception as exc:  # noqa: BLE001 -- the type is compared
-                return None, exc
-
-
-def _same_as_numpy_vectorize(f, x, y):
-    expected, raised = _outcome(lambda: np.vectorize(f)(x, y))
-    got, got_raised = _outcome(lambda: vectorize(f, fallback="error")(x, y))
-    if raised is not None:
-        assert got_raised is not None and type(got_raised) is type(raised), (
-            f"numpy.vectorize raised {raised!r}, vectorize gave {got!r} {got_raised!r}")
-        return
-    assert got_raised is None, got_raised
-    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
-    assert_values_equal(got, expected)
-
 
 @pytest.mark.parametrize("f", CORPUS, ids=lambda f: f.__name__)
 @settings(max_examples=10, deadline=None)
@@ -300,15 +276,6 @@ def test_vectorize_matches_numpy_vectorize(f, data):
         x = np.array(data.draw(st.lists(floats, min_size=n, max_size=n)))
         y = np.array(data.draw(st.lists(floats, min_size=n, max_size=n)))
         _same_as_numpy_vectorize(f, x, y)
-
-
-def _inputs(n, seed=0):
-    rng = np.random.default_rng(seed + n)
-    x = np.round(rng.uniform(-6, 6, n), 1)
-    y = np.round(rng.uniform(-6, 6, n), 1)
-    special = rng.random(n) < 0.05
-    x[special] = rng.choice([0.0, -0.0, math.inf, -math.inf, math.nan], special.sum())
-    return x, y
 
 
 def _safe_inputs(n, seed=0):
