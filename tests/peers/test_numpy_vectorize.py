@@ -27,18 +27,11 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vectorize_reference import outcome  # noqa: E402
+from vectorize_reference import case_table, outcome, report  # noqa: E402
 
 from vectorize import vectorize  # noqa: E402
 
-CASES: dict = {}
-
-
-def case(name):
-    def register(fn):
-        CASES[name] = fn
-        return fn
-    return register
+CASES, case = case_table()
 
 
 def _foo1(x, y=1.0):
@@ -540,15 +533,4 @@ def test_size_zero_needs_no_otypes():
 
 
 if __name__ == "__main__":
-    import collections
-    counts = collections.Counter()
-    for name, fn in CASES.items():
-        try:
-            result = outcome(fn)
-        except AssertionError as exc:
-            result = f"WRONG {exc}"
-        except Exception as exc:  # noqa: BLE001
-            result = f"CRASH {type(exc).__name__}: {exc}"
-        counts[result.split()[0]] += 1
-        print(f"{result[:200]:30} {name}")
-    print(dict(counts), "of", len(CASES))
+    report(CASES)

@@ -104,3 +104,31 @@ def outcome(case) -> str:
         return "refused"
     _same_outcome(got, expected, "fallback='error'")
     return "pass"
+
+
+def case_table():
+    """An empty table of cases and the decorator ``@case(name)`` that adds a function to it."""
+    cases: dict = {}
+
+    def case(name):
+        def register(fn):
+            cases[name] = fn
+            return fn
+        return register
+    return cases, case
+
+
+def report(cases, width=200):
+    """Print each case's outcome (pass / refused / WRONG / CRASH) and the counts."""
+    import collections
+    counts = collections.Counter()
+    for name, fn in cases.items():
+        try:
+            result = outcome(fn)
+        except AssertionError as exc:
+            result = f"WRONG {exc}"
+        except Exception as exc:  # noqa: BLE001
+            result = f"CRASH {type(exc).__name__}: {exc}"
+        counts[result.split()[0]] += 1
+        print(f"{result[:width]:30} {name}")
+    print(dict(counts), "of", len(cases))
