@@ -120,6 +120,15 @@ def evaluate(fn, *args, **kwargs):
         return UNKNOWN
 
 
+def infer_by_calling(fn):
+    """A rule's ``infer``: ``fn`` called on the examples of the site's arguments and keywords
+    (`evaluate`), the value its batched result has."""
+    def infer(site: Site):
+        return batched_like(evaluate(fn, *[a.example for a in site.args],
+                                     **{k: v.example for k, (_, v) in site.kwargs.items()}))
+    return infer
+
+
 # other representatives of a number, tried when the function raises on the first one
 # (``math.sqrt(x - 10.0)`` with the representative x = 1.0): the result's type and structure
 # (divmod's pair) do not depend on which value represents the examples

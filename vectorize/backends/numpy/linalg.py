@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...abstract import batched_like
 from ...errors import Unsupported
 from ...rules.contractions import dot as _dot
 from ...rules.contractions import einsum, einsum_call, inner, matrix_product, outer
@@ -23,7 +22,7 @@ from ...rules.contractions import fresh as _fresh
 from ...rules.contractions import ranks as _ranks
 from ...rules.contractions import tensordot as _tensordot
 from ...rules.families import pad, rewrite_call_args
-from ...rules.registry import Registry, Rule, Site, evaluate
+from ...rules.registry import Registry, Rule, Site, evaluate, infer_by_calling
 from ...syntax.templates import expr
 
 
@@ -134,19 +133,12 @@ def _last_axis(site: Site):
     return rewrite_call_args(site)
 
 
-def _infer(fn):
-    def infer(site: Site):
-        return batched_like(evaluate(fn, *[a.example for a in site.args],
-                                     **{k: v.example for k, (_, v) in site.kwargs.items()}))
-    return infer
-
-
 def register(reg: Registry) -> None:
     # products warn on inf * 0 (`@`, and the BLAS an einsum's path hands them to, as `np.dot`
     # does per example): lanes a batched `if` throws away must be silenced
     def add(fn, name, explanation, before, after, rewrite, method=None):
         rule = Rule(name, "linear algebra", explanation, before, after, rewrite,
-                    infer=_infer(fn), may_warn=True)
+                    infer=infer_by_calling(fn), may_warn=True)
         reg.add_call(fn, rule)
         if method:
             reg.add_method(method, Rule(name + "_method", "linear algebra", explanation,

@@ -21,7 +21,7 @@ from ...errors import Unsupported
 from ...rules.axes import argument as _arg
 from ...rules.axes import constant as _const
 from ...rules.axes import flattened, positive, shift_axis
-from ...rules.registry import Registry, Rule, Site, evaluate
+from ...rules.registry import Registry, Rule, Site, evaluate, infer_by_calling
 from ...syntax.templates import expr
 
 
@@ -314,18 +314,10 @@ def _shared_table(name: str, table_positions: dict, lookup: int):
     return rewrite
 
 
-def _infer(fn):
-    def infer(site: Site):
-        out = evaluate(fn, *[a.example for a in site.args],
-                       **{k: v.example for k, (_, v) in site.kwargs.items()})
-        return batched_like(out)
-    return infer
-
-
 def register(reg: Registry) -> None:
     def rule(name, explanation, before, after, rewrite, fn=None, infer=None):
         return Rule(name, "picking", explanation, before, after, rewrite,
-                    infer=infer or (_infer(fn) if fn is not None else None))
+                    infer=infer or (infer_by_calling(fn) if fn is not None else None))
 
     take = rule("pick.take", "`np.take(a, i, axis)` per example: a shared `i` picks along "
                 "the shifted axis (`axis=None`: of each flattened example); a per-example `i` "

@@ -12,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 import numpy as np
 
-from ...abstract import TupleValue, batched_like
+from ...abstract import TupleValue
 from ...errors import Unsupported
 from ...rules.axes import argument as _arg
 from ...rules.axes import constant as _const
@@ -20,7 +20,7 @@ from ...rules.axes import flattened, reshaped, shift_axis
 from ...rules.axes import positive as _positive
 from ...rules.axes import stacked_display as _stacked_display
 from ...rules.families import pad, with_batch
-from ...rules.registry import Registry, Rule, Site, evaluate
+from ...rules.registry import Registry, Rule, Site, infer_by_calling
 from ...syntax.templates import call, expr, parse_expr
 
 
@@ -286,18 +286,11 @@ def _pad(site: Site):
     return call.with_changes(args=args)
 
 
-def _infer(fn):
-    def infer(site: Site):
-        args = [a.example for a in site.args]
-        out = evaluate(fn, *args, **{k: v.example for k, (_, v) in site.kwargs.items()})
-        return batched_like(out)
-    return infer
-
-
 def register(reg: Registry) -> None:
     def rule(name, explanation, before, after, rewrite, fn=None, takes_pieces=False):
         return Rule(name, "shapes", explanation, before, after, rewrite,
-                    infer=_infer(fn) if fn is not None else None, takes_pieces=takes_pieces)
+                    infer=infer_by_calling(fn) if fn is not None else None,
+                    takes_pieces=takes_pieces)
 
     reg.add_call(np.pad, rule(
         "shape.pad", "`np.pad(x, widths, mode)` pads each example's axes (the widths "

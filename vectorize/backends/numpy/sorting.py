@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...abstract import batched_like
 from ...errors import Unsupported
 from ...rules.axes import call_with, flattened, shift_axis
-from ...rules.registry import Registry, Rule, Site, evaluate
+from ...rules.registry import Registry, Rule, Site, infer_by_calling
 from ...syntax.templates import expr
 
 
@@ -172,18 +171,10 @@ def _take_along_axis(site: Site):
     return expr(f"np.take_along_axis({{a}}, {{i}}, axis={new_axis})", a=arr, i=indices)
 
 
-def _infer(fn):
-    def infer(site: Site):
-        out = evaluate(fn, *[a.example for a in site.args],
-                       **{k: v.example for k, (_, v) in site.kwargs.items()})
-        return batched_like(out)
-    return infer
-
-
 def register(reg: Registry) -> None:
     def rule(name, explanation, before, after, rewrite, fn=None):
         return Rule(name, "sorting", explanation, before, after, rewrite,
-                    infer=_infer(fn) if fn is not None else None)
+                    infer=infer_by_calling(fn) if fn is not None else None)
 
     sort = rule("sort.sort", "`np.sort`/`np.argsort` sort each example along its axis "
                 "(shifted past the batch axis); `axis=None` sorts the flattened example. "
