@@ -563,10 +563,10 @@ def source_for(spec, tuning, size: int, chunk_size) -> str:
     return "\n".join(lines[:at] + [f"# {line}" for line in note.split("\n")] + lines[at:])
 
 
-CHOSEN_NOTE = ("It runs for batches of this size: it was timed faster than the form with "
-               "`np.where` merges.")
+CHOSEN_NOTE = ("It runs for batches of this size: it was timed faster than the form that "
+               "merges both branches.")
 TIMED_NOTE = ("Batches of this size are being timed: their calls alternate between the form "
-              "with\n`np.where` merges and the one that compacts the per-example `if`s, "
+              "that\nmerges both branches and the one that compacts the per-example `if`s, "
               "and the faster is kept;\nthe next call runs this one.")
 
 
