@@ -133,6 +133,27 @@ class vectorize:
         # (first: `_last` is only ever set on a call of a function, never on the decorator's)
         last = self._last
         if last is not None and not kwargs and not self.excluded:
+            warm = last.warm
+            if warm is not None and last.chunk_size is self.chunk_size and not self.otypes:
+                # the whole call unrolled (`_warm_call`): the matching arguments' result, None
+                # where they do not match, (output, arguments) where the output needs
+                # `_finish`
+                try:
+                    out = warm(args)
+                except (VectorizeError, Warning):
+                    raise
+                except BackendFailure as failure:
+                    self._backend_failed(failure, last.entry.spec)
+                    return self._replay(args, kwargs, last.entry.spec.result, last.size,
+                                        _static_types(last.entry))
+                except Exception:       # noqa: BLE001 -- the per-example loop decides
+                    return self._replay(args, kwargs, last.entry.spec.result, last.size,
+                                        _static_types(last.entry))
+                if type(out) is _NDARRAY:
+                    return out
+                if out is not None:
+                    return self._finish(out[0], last.entry, args, kwargs, last.shape,
+                                        last.size, out[1])
             call_args = last.match(args)
             if call_args is not None:
                 run = last.run
@@ -1070,7 +1091,7 @@ class _FastPath:
     a batch of 1e4 lanes were a tenth of the call)."""
 
     __slots__ = ("key", "entry", "ops", "shape", "flat", "size", "batched", "run", "simple",
-                 "to_numpy", "chunk_size", "guards", "match", "owned")
+                 "to_numpy", "chunk_size", "guards", "match", "owned", "warm")
 
     def __init__(self, key, entry, ops, shape, size, batched, chunk_size="auto"):
         self.key, self.entry, self.ops = key, entry, ops
@@ -1078,6 +1099,7 @@ class _FastPath:
         self.flat = shape if len(shape) == 1 else (size,)
         self.chunk_size = chunk_size
         self.owned = False      # `run` gives NumPy arrays of their own (`_own` not needed)
+        self.warm = None        # `_warm_call`, where it applies
         spec = entry.spec
         self.guards = spec.guards
         # the generated function's arguments for a call's, or None (`plan`)
@@ -1104,6 +1126,10 @@ class _FastPath:
                 self.run = spec.function
                 if size >= 2 * chunks.AUTO_MIN_LANES:
                     chunks.prime_allocator()    # (what `chunks.run` does before such a call)
+                if self.simple:
+                    # the whole warm call in one function (`_warm_call`)
+                    self.warm = _warm_call(key, ops, self.guards, spec.function, self.flat,
+                                           shape)
         else:
             # a compiled function that takes NumPy arrays (JAX's), for a numeric result
             self.run = spec.function if self.simple and backend.takes_numpy else None
@@ -1194,31 +1220,77 @@ def _matcher(key, ops, guards):
     scalar's type) and the guards hold, else None: the checks and conversions of
     `_FastPath` unrolled for this layout, so that a warm call pays a few comparisons per
     argument (a loop over the arguments, ops and guards cost about a microsecond)."""
-    layout = (tuple((type(k) is tuple, op if op is None or type(op) is str else "convert")
-                    for k, op in zip(key, ops)), len(guards))
+    layout = _layout(key, ops, guards)
     make = _MATCHERS.get(layout)
     if make is None:
-        names = [f"a{i}" for i in range(len(key))]
-        body = [f"if len(args) != {len(key)}:", "    return None"]
-        if key:
-            body.append(f"{', '.join(names)}, = args")
-        out = []
-        for i, (is_array, op) in enumerate(layout[0]):
-            a = names[i]
-            if is_array:
-                body += [f"if type({a}) is not ndarray or {a}.shape != K[{i}][1]:",
-                         "    return None",
-                         f"if {a}.dtype is not K[{i}][0] and {a}.dtype != K[{i}][0]:",
-                         "    return None"]
-            else:
-                body += [f"if type({a}) is not K[{i}]:", "    return None"]
-            out.append(a if op is None else f"{a}.reshape(-1)" if op == "flat" else
-                       f"{a}.reshape(())[()]" if op == "item" else f"OPS[{i}]({a})")
-        body += guard_checks(layout[1])
+        body, out = _match_lines(layout)
         body.append(f"return [{', '.join(out)}]")
         make = _MATCHERS.setdefault(layout, compiled_plan("K, OPS, ndarray", body,
                                                           "<vectorize fast path>"))
     return make(key, ops, np.ndarray, guards, MISSING)
+
+
+def _layout(key, ops, guards) -> tuple:
+    """What the unrolled checks of `_matcher` and `_warm_call` depend on: per argument,
+    whether it is an array and what is done with it; the number of guards."""
+    return (tuple((type(k) is tuple, op if op is None or type(op) is str else "convert")
+                  for k, op in zip(key, ops)), len(guards))
+
+
+def _match_lines(layout) -> tuple[list, list]:
+    """The lines that return None where a call's ``args`` are not like ``K`` (or a guard no
+    longer holds), and the expressions of the generated function's arguments after them."""
+    names = [f"a{i}" for i in range(len(layout[0]))]
+    body = [f"if len(args) != {len(names)}:", "    return None"]
+    if names:
+        body.append(f"{', '.join(names)}, = args")
+    out = []
+    for i, (is_array, op) in enumerate(layout[0]):
+        a = names[i]
+        if is_array:
+            body += [f"if type({a}) is not ndarray or {a}.shape != K[{i}][1]:",
+                     "    return None",
+                     f"if {a}.dtype is not K[{i}][0] and {a}.dtype != K[{i}][0]:",
+                     "    return None"]
+        else:
+            body += [f"if type({a}) is not K[{i}]:", "    return None"]
+        out.append(a if op is None else f"{a}.reshape(-1)" if op == "flat" else
+                   f"{a}.reshape(())[()]" if op == "item" else f"OPS[{i}]({a})")
+    body += guard_checks(layout[1])
+    return body, out
+
+
+_WARM_CALLS: dict = {}
+"""`_warm_call`'s compiled makers, per layout and result shape kind."""
+
+
+def _warm_call(key, ops, guards, function, flat, shape):
+    """``warm(args)``, the whole of a warm call of `_FastPath` of one batched number per
+    example computed by one call of the generated function ``function`` (``simple``, no
+    chunks): the checks of `_matcher`, the call, and the result as `vectorize.__call__`
+    gives it (`_own`, reshaped to ``shape``), unrolled into one function. It gives None where
+    the arguments do not match (nothing run), and ``(out, call_args)`` where the generated
+    function's output is not a NumPy array of ``flat`` 's shape (the caller finishes it as
+    `vectorize._finish` does); what ``function`` raises propagates."""
+    layout = (_layout(key, ops, guards), flat is shape)
+    make = _WARM_CALLS.get(layout)
+    if make is None:
+        body, out = _match_lines(layout[0])
+        # the generated function's arguments: the call's own, or what `_matcher` makes
+        args = [expr if expr == f"a{i}" else f"c{i}" for i, expr in enumerate(out)]
+        body += [f"{c} = {expr}" for c, expr in zip(args, out) if c != expr]
+        listed = f"[{', '.join(args)}]"
+        # (`_own` where the output may share memory with an argument: a view, or one of them)
+        aliased = " or ".join(["arr.base is not None"] + [f"arr is {c}" for c in args])
+        body += [f"arr = RUN({', '.join(args)})",
+                 "if type(arr) is not ndarray or arr.shape != FLAT:",
+                 f"    return arr, {listed}",
+                 f"if {aliased}:",
+                 f"    arr = OWN(arr, {listed})",
+                 "return arr" if layout[1] else "return arr.reshape(SHAPE)"]
+        make = _WARM_CALLS.setdefault(layout, compiled_plan(
+            "K, OPS, ndarray, RUN, FLAT, SHAPE, OWN", body, "<vectorize warm call>"))
+    return make(key, ops, np.ndarray, function, flat, shape, _own, guards, MISSING)
 
 
 _NDARRAY = np.ndarray

@@ -12,6 +12,7 @@ inside a vmapped function is batched by the rule of `vectorize.rules.nested`.
 from __future__ import annotations
 
 import functools
+import math
 import threading
 import types
 from collections import OrderedDict
@@ -280,6 +281,15 @@ class _VMapped:
         if fast is not None and fast.plain and not kwargs:
             # (a fast path is only made past the special calls below; `plain`: none of them
             # looks at the arguments)
+            if fast.warm is not None and fast.chunk_size is self.chunk_size:
+                try:
+                    out = fast.warm(args)
+                except Exception as exc:        # noqa: BLE001 -- as `_fast_call` decides
+                    return self._warm_failed(fast, exc, args, kwargs)
+                if type(out) is _NDARRAY:
+                    return out
+                if out is not None:
+                    return self._warm_placed(fast, out)
             planned = fast.match(args)
             if planned is not None:
                 return self._fast_call(fast, planned, args, kwargs)
@@ -366,6 +376,26 @@ class _VMapped:
                     fast.out_type = type(out)
                 out = placed
         return out if fast is self._fast else _to_numpy(out, self.backend)
+
+    def _warm_failed(self, fast, exc, args, kwargs):
+        """What `_fast_call` gives where the generated function raised ``exc`` on a call
+        `_FastPath.warm` ran."""
+        if isinstance(exc, BackendFailure):
+            size = fast.match(args)[1]
+            return self._backend_failed(exc, fast.entry.spec, args, kwargs, size)
+        if isinstance(exc, (VectorizeError, Warning)):
+            raise exc
+        return self._replayed(exc, args, kwargs, fast.entry, fast.match(args)[1])
+
+    def _warm_placed(self, fast, unplaced):
+        """The output of a call `_FastPath.warm` ran that needs placing (`_Unplaced`), as
+        `_fast_call` places it."""
+        out, spec = unplaced.out, fast.entry.spec
+        placed = _place_outputs(out, spec.result, 0, unplaced.size, backends.get(spec.backend),
+                                unplaced.call_args, self._name)
+        if placed is out and getattr(out, "ndim", 0) > fast.rank:
+            fast.out_type = type(out)
+        return placed
 
     def _run_or_loop(self, args, kwargs, *run):
         """`_run`, or where the batched code raised, the per-example loop, which decides: a
@@ -648,6 +678,9 @@ def _call(function, args):
     return function(*args)
 
 
+_NDARRAY = np.ndarray
+
+
 class _FastPath:
     """What a warm call needs from its arguments when they are like the last call's: NumPy
     arrays of the same dtypes and ranks mapped along the same axes, and unmapped arrays and
@@ -656,7 +689,7 @@ class _FastPath:
     (which builds the key, checks the arguments, and may make another fast path)."""
 
     __slots__ = ("entry", "lead", "leaves", "batched", "direct", "rank", "out_type", "chunked",
-                 "match", "plain")
+                 "match", "plain", "warm", "chunk_size")
 
     def __init__(self, entry, lead, leaves, batched, direct=None, chunked=False):
         self.entry = entry
@@ -677,6 +710,9 @@ class _FastPath:
         # the warm check of a call's arguments, unrolled for these leaves (`_matcher`)
         self.match = _matcher(lead, leaves, entry.spec.guards)
         self.plain = False
+        # the whole warm call in one function (`_warm_call`) where it applies, for calls
+        # whose vmap's ``chunk_size`` is still ``chunk_size``
+        self.warm = self.chunk_size = None
 
     @classmethod
     def of(cls, vm, args, entry, batched):
@@ -715,6 +751,12 @@ class _FastPath:
         # no backend named, no axis_size: a call like this one needs none of the checks
         # `_VMapped.__call__` makes before it tries the fast path
         fast.plain = vm.backend is None and vm._options.axis_size is None
+        if fast.plain and direct is not None and chunked and \
+                all(leaf[0] in ("b", "u", float, complex) for leaf in leaves):
+            fast.chunk_size = vm.chunk_size
+            limit = math.inf if vm.chunk_size is None else 2 * chunks.AUTO_MIN_LANES
+            fast.warm = _warm_call(vm._lead, tuple(leaves), spec.guards, direct,
+                                   fast.rank, limit)
         return fast
 
 
@@ -731,53 +773,106 @@ def _matcher(lead, leaves, guards):
     specialization's guards no longer hold. The tests of these leaves and guards are unrolled
     into one function per layout (the vmap of a function of a few arguments then pays a few
     comparisons per argument)."""
-    layout = (tuple((kind if type(kind) is str else "type", axis)
-                    for kind, _, _, axis in leaves), len(lead), len(guards))
+    layout = _layout(lead, leaves, guards)
     make = _MATCHERS.get(layout)
     if make is None:
-        names = [f"a{i}" for i in range(len(leaves))]
-        body = [f"if len(args) != {len(leaves)}:", "    return None",
-                f"{', '.join(names)}, = args"]
-        out, sized = [], False
-        for i, (kind, axis) in enumerate(layout[0]):
-            a = names[i]
-            if kind == "type":
-                body += [f"if type({a}) is not L[{i}][0]:", "    return None"]
-                out.append(a)
-                continue
-            if kind in ("fb", "fu"):
-                # another namespace's array (a jax.Array): its type, rank and dtype key
-                # (its shape read once: a jax.Array's shape and ndim are Python properties)
-                body += [f"if type({a}) is not L[{i}][1][0]:", "    return None",
-                         f"s{i} = {a}.shape",
-                         f"if len(s{i}) != L[{i}][2] or "
-                         f"L[{i}][1][2].dtype_key({a}) != L[{i}][1][1]:", "    return None"]
-                if kind == "fb":
-                    if sized:
-                        body += [f"if s{i}[0] != size:", "    return None"]
-                    else:
-                        body.append(f"size = s{i}[0]")
-                        sized = True
-                out.append(a)
-                continue
-            body += [f"if type({a}) is not ndarray or {a}.ndim != L[{i}][2] or "
-                     f"{a}.dtype.char != L[{i}][1]:", "    return None"]
-            if kind == "b":
-                if sized:
-                    body += [f"if {a}.shape[{axis}] != size:", "    return None"]
-                else:
-                    body.append(f"size = {a}.shape[{axis}]")
-                    sized = True
-                out.append(f"moveaxis({a}, {axis}, 0)" if axis else a)
-            else:
-                out.append(a)
-        body += guard_checks(layout[2])
+        body, out = _match_lines(layout)
         body.append(f"return [{'*LEAD, ' if lead else ''}{', '.join(out)}], size")
         make = _MATCHERS.setdefault(layout, compiled_plan("L, LEAD, ndarray, moveaxis", body,
                                                           "<vectorize.vmap fast path>"))
     return make(leaves, tuple(lead), np.ndarray, np.moveaxis, guards, MISSING)
 
 
+def _layout(lead, leaves, guards) -> tuple:
+    """What the unrolled checks of `_matcher` and `_warm_call` depend on."""
+    return (tuple((kind if type(kind) is str else "type", axis)
+                  for kind, _, _, axis in leaves), len(lead), len(guards))
+
+
+def _match_lines(layout) -> tuple[list, list]:
+    """The lines that return None where a call's ``args`` are not like ``L`` (or a guard no
+    longer holds) and set ``size``, and the expressions of the generated function's
+    arguments (after ``LEAD``'s) after them."""
+    names = [f"a{i}" for i in range(len(layout[0]))]
+    body = [f"if len(args) != {len(names)}:", "    return None",
+            f"{', '.join(names)}, = args"]
+    out, sized = [], False
+    for i, (kind, axis) in enumerate(layout[0]):
+        a = names[i]
+        if kind == "type":
+            body += [f"if type({a}) is not L[{i}][0]:", "    return None"]
+            out.append(a)
+            continue
+        if kind in ("fb", "fu"):
+            # another namespace's array (a jax.Array): its type, rank and dtype key
+            # (its shape read once: a jax.Array's shape and ndim are Python properties)
+            body += [f"if type({a}) is not L[{i}][1][0]:", "    return None",
+                     f"s{i} = {a}.shape",
+                     f"if len(s{i}) != L[{i}][2] or "
+                     f"L[{i}][1][2].dtype_key({a}) != L[{i}][1][1]:", "    return None"]
+            if kind == "fb":
+                if sized:
+                    body += [f"if s{i}[0] != size:", "    return None"]
+                else:
+                    body.append(f"size = s{i}[0]")
+                    sized = True
+            out.append(a)
+            continue
+        body += [f"if type({a}) is not ndarray or {a}.ndim != L[{i}][2] or "
+                 f"{a}.dtype.char != L[{i}][1]:", "    return None"]
+        if kind == "b":
+            if sized:
+                body += [f"if {a}.shape[{axis}] != size:", "    return None"]
+            else:
+                body.append(f"size = {a}.shape[{axis}]")
+                sized = True
+            out.append(f"moveaxis({a}, {axis}, 0)" if axis else a)
+        else:
+            out.append(a)
+    body += guard_checks(layout[2])
+    return body, out
+
+
+_WARM_CALLS: dict = {}
+"""`_warm_call`'s compiled makers, per layout."""
+
+
+class _Unplaced:
+    """What `_warm_call` gives where the generated function's output is not one NumPy array
+    with the batch axis: the output, the function's arguments and the batch size, for
+    `_place_outputs`."""
+
+    __slots__ = ("out", "call_args", "size")
+
+    def __init__(self, out, call_args, size):
+        self.out, self.call_args, self.size = out, call_args, size
+
+
+def _warm_call(lead, leaves, guards, function, rank, limit):
+    """``warm(args)``, the whole of a warm call of `_FastPath` whose generated function
+    ``function`` (NumPy) runs the batch in one call and returns one batched array of
+    per-example rank ``rank`` (``direct``): `_matcher`'s checks, the call where the batch has
+    fewer than ``limit`` lanes (larger ones may run in chunks: `chunks.may_chunk`), and its
+    output where it is a NumPy array with the batch axis (what `_place_outputs` gives back as
+    it is), unrolled into one function. It gives None where the arguments do not match or
+    the batch is that large (nothing run), an `_Unplaced` where the output needs placing;
+    what ``function`` raises propagates."""
+    layout = _layout(lead, leaves, guards)
+    make = _WARM_CALLS.get(layout)
+    if make is None:
+        body, out = _match_lines(layout)
+        args = [expr if expr == f"a{i}" else f"c{i}" for i, expr in enumerate(out)]
+        body += [f"{c} = {expr}" for c, expr in zip(args, out) if c != expr]
+        listed = ", ".join((["*LEAD"] if lead else []) + args)
+        body += ["if size >= LIMIT:", "    return None",
+                 f"out = RUN({listed})",
+                 "if type(out) is ndarray and out.ndim > RANK:", "    return out",
+                 f"return UNPLACED(out, [{listed}], size)"]
+        make = _WARM_CALLS.setdefault(layout, compiled_plan(
+            "L, LEAD, ndarray, moveaxis, RUN, RANK, LIMIT, UNPLACED", body,
+            "<vectorize.vmap warm call>"))
+    return make(leaves, tuple(lead), np.ndarray, np.moveaxis, function, rank, limit,
+                _Unplaced, guards, MISSING)
 
 
 def _batched(key):
