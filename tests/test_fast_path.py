@@ -426,3 +426,217 @@ def test_vmap_warm_path_notices_rebound_helpers_and_globals():
         _same(vm(x), (x + 2.0).T)
     finally:
         helper, OFFSET = before, 0.0
+
+
+# ------------------------------- the unrolled warm call (`api._warm_call`, `vmap._warm_call`)
+# A warm call of one batched number per example that runs as one call of the generated
+# function is one compiled function: the argument checks, the call, `_own` and the reshape.
+# Differential: every call below is made on an object whose warm call is on, and on one whose
+# warm call is switched off before each call (the path the fast path took before it), and
+# both against a fresh object (the planned path); values, dtype, exceptions and aliasing.
+def _general(vf):
+    """``vf`` with its unrolled warm call switched off before each call."""
+    def call(*args):
+        last = vf._last
+        if last is not None:
+            last.warm = None
+        return vf(*args)
+    return call
+
+
+def negate_first(x, y):
+    return -x if y > 0 else x           # `x` itself on the lanes of the else branch
+
+
+def real_part(x, y):
+    return x.real                       # of a complex batch: a view of it
+
+
+LEAVING = [
+    # (first call, second call): the second's arguments must leave the warm call (or be
+    # like the first's), and give what the planned path gives
+    ((np.arange(5.0), 1.5), (np.arange(5.0).astype(np.float32), 1.5)),     # another dtype
+    ((np.arange(5.0), 1.5), (np.arange(6.0), 1.5)),                         # another shape
+    ((np.arange(5.0), 1.5), (np.arange(10.0)[::2], 1.5)),                   # not contiguous
+    ((np.arange(5.0), 1.5), (np.asarray(2.0), 1.5)),                        # 0-d
+    ((np.arange(5.0), 1.5), (np.arange(0.0), 1.5)),                         # N = 0
+    ((np.arange(5.0), 1.5), (np.ma.masked_array(np.arange(5.0), [0, 1, 0, 0, 1]), 1.5)),
+    ((np.arange(5.0), 1.5), ([0.0, 1.0, 2.0, 3.0, 4.0], 1.5)),              # a list
+    ((np.arange(5.0), 1.5), (np.arange(5.0), 2)),                           # an int scalar
+    ((np.arange(5.0), 1.5), (np.arange(5.0), np.float32(1.5))),             # a NumPy scalar
+    ((np.arange(6.0).reshape(2, 3), 1.5), (np.arange(6.0).reshape(3, 2), 1.5)),   # reshaped
+    ((np.arange(6.0).reshape(2, 3), 1.5), (np.arange(6.0).reshape(2, 3), 1.5)),
+    ((np.arange(5, dtype=np.int16), 1.5), (np.arange(5, dtype=np.int16), 1.5)),   # widened
+    ((np.arange(5.0), 1.5), (np.arange(5.0), np.ones(5))),                  # now batched
+]
+
+
+def test_the_warm_call_is_taken_where_it_applies():
+    """(So that the tests below compare the unrolled call, not two planned paths.)"""
+    for f in (piece, identity, ratio, negate_first):
+        vf = vectorize(f, fallback="error")
+        vf(np.arange(5.0), 1.5)
+        assert vf._last is not None and vf._last.warm is not None, f.__name__
+    big = vectorize(piece)
+    big(np.zeros(100_000), 1.5)          # chunks may run: `chunks.run`, not the warm call
+    assert big._last.warm is None
+
+
+def test_arguments_that_must_leave_the_warm_call():
+    for f in (piece, identity, ratio, negate_first, truncate):
+        for first, second in LEAVING:
+            warm = vectorize(f, fallback="error")
+            general = vectorize(f, fallback="error")
+            for args in (first, first, second, second, first):
+                fresh = _outcome(vectorize(f, fallback="error"), *args)
+                got = _outcome(warm, *args)
+                other = _outcome(_general(general), *args)
+                for result in (got, other):
+                    if isinstance(fresh, type):
+                        assert result is fresh, (f.__name__, args, result, fresh)
+                    else:
+                        _same(result, fresh)
+                        assert type(result) is type(fresh), (type(result), type(fresh))
+                        if isinstance(args[0], np.ndarray) and np.size(result):
+                            assert not np.shares_memory(result, args[0]), (f.__name__, args)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(WARM_FUNCTIONS + [negate_first]),
+       st.lists(st.tuples(batch(), OTHERS), min_size=1, max_size=5))
+def test_warm_call_against_the_general_path(f, calls):
+    warm, general = vectorize(f, fallback="error"), vectorize(f, fallback="error")
+    for x, y in calls:
+        for _ in range(2):
+            with np.errstate(all="ignore"):
+                got = _outcome(warm, x, y)
+                expected = _outcome(_general(general), x, y)
+            if isinstance(expected, type):
+                assert got is expected, (got, expected)
+            else:
+                _same(got, expected)
+
+
+def test_the_warm_call_never_hands_back_an_argument_or_a_view_of_one():
+    """Write aliasing: the result is the caller's to write into; writing into it must not
+    change the arguments, nor the next call's result."""
+    for f in (identity, negate_first, real_part):
+        vf = vectorize(f, fallback="error")
+        for x in (np.arange(5.0), np.arange(6.0).reshape(2, 3),
+                  np.arange(5, dtype=np.int16), np.arange(5.0) - 1j, np.arange(5.0)):
+            kept = x.copy()
+            for _ in range(3):
+                out = vf(x, -1.0)
+                assert out is not x and not np.shares_memory(out, x)
+                out[...] = 99
+                np.testing.assert_array_equal(x, kept)
+            _same(vf(x, -1.0), vectorize(f)(x, -1.0))
+
+
+def test_the_warm_call_raises_and_replays_as_the_general_path():
+    """What the generated function raises on the warm call: numpy.vectorize's loop decides
+    (ZeroDivisionError of the first failing example), then the next call is warm again."""
+    for vf in (vectorize(inverse), _general(vectorize(inverse))):
+        x = np.array([1.0, 2.0, 4.0])
+        _same(vf(x, 2.0), [2.0, 1.0, 0.5])
+        _same(vf(x, 2.0), [2.0, 1.0, 0.5])
+        with np.errstate(all="ignore"):
+            try:
+                vf(np.array([1.0, 0.0, 4.0]), 2.0)
+            except ZeroDivisionError:
+                pass
+            else:
+                raise AssertionError("numpy.vectorize raises ZeroDivisionError here")
+        _same(vf(x, 4.0), [4.0, 2.0, 1.0])
+
+
+def test_a_changed_otypes_or_chunk_size_leaves_the_warm_call():
+    vf = vectorize(piece)
+    x = np.linspace(-3, 3, 50)
+    vf(x, 0.5)
+    vf.otypes = "f"
+    _same(vf(x, 0.5), vectorize(piece, otypes="f")(x, 0.5))
+    vf.otypes = None
+    vf(x, 0.5)
+    vf.chunk_size = 10
+    _same(vf(x, 0.5), vectorize(piece, chunk_size=None)(x, 0.5))
+
+
+def relu_row(x, w):
+    return max(x.dot(w), 0.0)
+
+
+def first_of(x, w):
+    return x                            # the mapped argument itself, per example
+
+
+def gated(x, w):
+    if w[0] > 0:                        # not per example: an unbatched value on one path
+        return x * 2.0
+    return 1.0
+
+
+def _vmap_general(vm):
+    def call(*args):
+        if vm._fast is not None:
+            vm._fast.warm = None
+        return vm(*args)
+    return call
+
+
+def test_vmap_warm_call_against_the_general_path():
+    from vectorize import vmap
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((7, 4))
+    x[2] = 0.0
+    x[3] = -0.0
+    w = rng.standard_normal(4)
+    cases = [(relu_row, (0, None), [(x, w), (x, w), (x[:0], w), (x[:1], w), (x.T.copy(), w),
+                                    (x.astype(np.float32), w), (x[::2], w), (x, w[:3] * 0),
+                                    (x[:, :3], w[:3])]),
+             (gated, (0, None), [(x[:, 0], w), (x[:, 0], w), (x[:, 0], -w), (x[:, 0], -w),
+                                 (x[:3, 0], w)]),
+             (first_of, (0, None), [(x, w), (x, w), (x[1:], w)])]
+    for f, axes, calls in cases:
+        warm, general = vmap(f, in_axes=axes), vmap(f, in_axes=axes)
+        for args in calls:
+            fresh = _outcome(vmap(f, in_axes=axes), *args)
+            got = _outcome(warm, *args)
+            other = _outcome(_vmap_general(general), *args)
+            for result in (got, other):
+                if isinstance(fresh, type):
+                    assert result is fresh, (f.__name__, result, fresh)
+                    continue
+                _same(result, fresh)
+                assert np.array_equal(np.signbit(result), np.signbit(fresh))
+                assert (result is args[0]) == (fresh is args[0])
+                assert np.shares_memory(result, args[0]) == np.shares_memory(fresh, args[0])
+        assert f is first_of or warm._fast.warm is not None, f.__name__
+
+
+def test_vmap_warm_call_leaves_for_large_batches_and_a_changed_chunk_size():
+    from vectorize import chunks, vmap
+    vm = vmap(relu_row, in_axes=(0, None))
+    w = np.ones(3)
+    for n in (10, 2 * chunks.AUTO_MIN_LANES, 10, 2 * chunks.AUTO_MIN_LANES - 1):
+        x = np.linspace(-1, 1, 3 * n).reshape(n, 3)
+        for _ in range(2):
+            _same(vm(x, w), np.maximum(0.0, x @ w))
+    vm.chunk_size = None
+    _same(vm(x, w), np.maximum(0.0, x @ w))
+    assert vm._fast.warm is not None
+
+
+def test_vmap_warm_call_raises_and_replays():
+    """A raising batch on the warm call: the per-example loop decides, then warm again."""
+    import pytest
+
+    from vectorize import vmap
+    vm = vmap(checked_row, in_axes=(0, None))
+    rows = np.abs(np.linspace(-2, 2, 10).reshape(5, 2))
+    vm(rows, 2.0)
+    vm(rows, 2.0)
+    assert vm._fast.warm is not None
+    with pytest.raises(ValueError, match="a negative product"):
+        vm(rows, -1.0)
+    np.testing.assert_array_equal(vm(rows, 3.0), [checked_row(r, 3.0) for r in rows])
