@@ -273,3 +273,65 @@ def test_output_type_of_a_blend_is_learned_as_for_np_where(n):
     f = vectorize(default_or_self, fallback="error")
     for batch in (x[::-1].copy(), x, x[::-1].copy()):
         _same(f(batch), np.vectorize(default_or_self)(batch))
+
+
+# ------------------------------------------- the choice kept per place (issue 21)
+def _merge_here(cond, a, b):
+    return merge.blend(cond, a, b)          # one place: its choice is kept between calls
+
+
+def _counting_samples(monkeypatch):
+    samples = []
+    real = merge._mixed
+    monkeypatch.setattr(merge, "_mixed", lambda cond: samples.append(1) or real(cond))
+    merge._places.clear()
+    return samples
+
+
+def test_the_choice_is_kept_per_place_and_sampled_again_when_losing(monkeypatch):
+    """One sample per place, not per call; a place that chose np.where samples again when
+    a call's time per lane grows past LOSING times its best; one that chose the
+    branch-free form every RESAMPLE calls. The values are np.where's throughout."""
+    samples = _counting_samples(monkeypatch)
+    rng = np.random.default_rng(5)
+    a, b = _values(rng, np.float64, BIG), _values(rng, np.float64, BIG)
+    ordered, mixed = _mask(rng, BIG, "sorted"), _mask(rng, BIG, "random")
+    for _ in range(5):
+        _same(_merge_here(ordered, a, b), np.where(ordered, a, b))
+    assert samples == [1]
+    # the masks become mixed and np.where slow: a slow call (the clock says so) samples again
+    ticks = iter([0.0, 1.0])
+    monkeypatch.setattr(merge, "_clock", lambda: next(ticks))
+    _same(_merge_here(mixed, a, b), np.where(mixed, a, b))
+    monkeypatch.setattr(merge, "_clock", __import__("time").perf_counter)
+    assert samples == [1]
+    _same(_merge_here(mixed, a, b), np.where(mixed, a, b))
+    assert len(samples) == 2
+    place = next(iter(merge._places.values()))
+    assert place.mixed
+    for _ in range(merge.RESAMPLE - 1):
+        _same(_merge_here(mixed, a, b), np.where(mixed, a, b))
+    assert len(samples) == 2
+    _same(_merge_here(ordered, a, b), np.where(ordered, a, b))     # (still branch-free)
+    _same(_merge_here(ordered, a, b), np.where(ordered, a, b))     # sampled: np.where again
+    assert len(samples) == 3 and not next(iter(merge._places.values())).mixed
+    # another place decides for itself; a small batch or other operands take no sample
+    _same(merge.blend(mixed, a, b), np.where(mixed, a, b))
+    _same(merge.blend(mixed[:100], a[:100], b[:100]), np.where(mixed[:100], a[:100], b[:100]))
+    _same(merge.blend(mixed, a, b[:1]), np.where(mixed, a, b[:1]))
+    assert len(samples) == 4 and len(merge._places) == 2
+
+
+@pytest.mark.parametrize("order", [("sorted", "random", "sorted", "all", "none", "random"),
+                                   ("random", "sorted", "none", "random", "all")])
+def test_vectorized_merges_with_masks_changing_between_calls(order):
+    """One specialization, its places' choices made on the first masks, called with masks of
+    other orders: numpy.vectorize's values every time (whichever form each place runs)."""
+    rng = np.random.default_rng(11)
+    f, g = vectorize(seed, fallback="error"), vectorize(pieces, fallback="error")
+    for kind in order:
+        t = np.where(_mask(rng, BIG, kind), 7.0, 1.0) + rng.random(BIG)
+        t[:5] = [-0.0, np.nan, np.inf, -np.inf, 5.0]
+        with np.errstate(all="ignore"):
+            _same(f(t, 1.0), np.vectorize(seed)(t, 1.0))
+            _same(g(t - 6.5), np.vectorize(pieces)(t - 6.5))

@@ -17,9 +17,20 @@ sample of them (`SAMPLE` lanes) changes value at more than `MIXED` of its steps;
 batches (`MIN_LANES`), where the CPU also learns a mask it sees again and again, and
 wherever its operands are not one-dtype contiguous arrays of the mask's shape, it is
 ``np.where``.
+
+The sample is taken once per place in the generated code that merges (its code object and
+bytecode offset: one ``if`` of one specialization), not on every call (a sample costs
+microseconds, up to a tenth of a merge of a sorted mask of 1e5 lanes), and taken again only
+where the choice may be losing: where ``np.where`` was chosen, when a call's time per lane
+grows past `LOSING` times the best seen there (the masks became mixed); where the
+branch-free form was chosen, whose time does not depend on the mask, every `RESAMPLE`
+calls. Either way the values are the same; only the time differs.
 """
 
 from __future__ import annotations
+
+import sys
+import time
 
 import numpy as np
 
@@ -38,6 +49,32 @@ _INTS = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
 """The integer type of each width whose wrapping arithmetic `blend` does on the bits."""
 
 
+RESAMPLE = 32
+"""Calls of a place that merges without branches between two samples of its masks."""
+
+LOSING = 2.5
+"""A place that merges by ``np.where`` samples its masks again when a call takes more than
+this times the best time per lane seen there (``np.where`` over a mask in no order takes 3
+to 5 times as long as over an ordered one)."""
+
+MAX_PLACES = 4096
+"""The places whose choice is kept (all of them are forgotten past this many)."""
+
+_places: dict = {}
+"""(code object, bytecode offset) of a place that calls `blend` -> `_Place`."""
+
+
+class _Place:
+    """What `blend` decided for one place that calls it: ``mixed`` (merge without branches),
+    the calls before the next sample (``left``), the best seconds per lane of its
+    ``np.where`` calls (``best``)."""
+
+    __slots__ = ("mixed", "left", "best")
+
+    def __init__(self, mixed: bool):
+        self.mixed, self.left, self.best = mixed, RESAMPLE, float("inf")
+
+
 def blend(cond, a, b):
     """``np.where(cond, a, b)``: ``a`` on the lanes where ``cond`` holds, else ``b`` (a new
     array, as ``np.where`` gives: never one of the arguments). Without branches (see the
@@ -48,14 +85,34 @@ def blend(cond, a, b):
     range beside ints, a NumPy scalar of that dtype)."""
     if type(cond) is np.ndarray and cond.size >= MIN_LANES:
         dtype = _dtype(cond, a, b)
-        if dtype is not None and _mixed(cond):
-            ints = _INTS[dtype.itemsize]
-            low = _bits(b, dtype, ints)
-            out = np.subtract(_bits(a, dtype, ints), low)
-            np.multiply(out, cond, out=out)
-            np.add(out, low, out=out)
-            return out.view(dtype)
+        if dtype is not None:
+            caller = sys._getframe(1)
+            key = (caller.f_code, caller.f_lasti)
+            place = _places.get(key)
+            if place is None or place.left <= 0:
+                if len(_places) >= MAX_PLACES:
+                    _places.clear()
+                place = _places[key] = _Place(_mixed(cond))
+            if place.mixed:
+                place.left -= 1
+                ints = _INTS[dtype.itemsize]
+                low = _bits(b, dtype, ints)
+                out = np.subtract(_bits(a, dtype, ints), low)
+                np.multiply(out, cond, out=out)
+                np.add(out, low, out=out)
+                return out.view(dtype)
+            start = _clock()
+            out = _where(cond, a, b)
+            per_lane = (_clock() - start) / cond.size
+            if per_lane > LOSING * place.best:
+                place.left = 0          # the next call samples the mask again
+            elif per_lane < place.best:
+                place.best = per_lane
+            return out
     return _where(cond, a, b)
+
+
+_clock = time.perf_counter
 
 
 _where = np.where       # (a global: the small batches' path is one lookup shorter)
