@@ -192,7 +192,7 @@ def _substitute(expr, name: str, value):
             if updated_node.value != name:
                 return updated_node
             return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
-                if type(value) is cst.UnaryOperation else value
+                if type(value) in (cst.UnaryOperation, cst.BinaryOperation) else value
     return expr.visit(Replace())
 
 
@@ -354,14 +354,33 @@ def _unpacked(value, names):
             for j in range(len(names))]
 
 
+def _plain_item(node, func, assigned) -> bool:
+    """An item of a display that may be written where the comprehension reads it: names and
+    number literals combined by ``+``, ``-``, ``*`` and ``abs`` (``-1e16``, ``x - y``),
+    which raise nothing on numbers, so evaluating it later (once per read, or not at all
+    after ``any``'s deciding item) gives what evaluating it first gives."""
+    t = type(node)
+    if t is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+        return _plain_item(node.expression, func, assigned)
+    if t is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract,
+                                                            cst.Multiply):
+        return _plain_item(node.left, func, assigned) and _plain_item(node.right, func,
+                                                                      assigned)
+    if t is cst.Call and type(node.func) is cst.Name and node.func.value == "abs" and len(
+            node.args) == 1 and node.args[0].keyword is None and not node.args[0].star \
+            and "abs" not in assigned and lookup(func, "abs")[2] == "builtin":
+        return _plain_item(node.args[0].value, func, assigned)
+    return t in (cst.Name, cst.Integer, cst.Float, cst.Imaginary)
+
+
 def _more_items(iterable, items, func, assigned):
     """Items of the sequences `unroll_comprehensions` also writes out: a tuple or list
     display of names and literals (each item as written), ``enumerate``/``zip`` of
     sequences it writes out (tuples of nodes), and a global tuple of rows of numbers, all of
     one length (``TABLE[i]``, unpacked by the target)."""
     if type(iterable) in (cst.Tuple, cst.List):
-        if all(type(e) is cst.Element and type(e.value) in (
-                cst.Name, cst.Integer, cst.Float, cst.Imaginary) for e in iterable.elements) \
+        if all(type(e) is cst.Element and _plain_item(e.value, func, assigned)
+               for e in iterable.elements) \
                 and len(iterable.elements) <= UNROLL_LIMIT:
             return [e.value for e in iterable.elements]
         return None
