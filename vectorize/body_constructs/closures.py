@@ -4,6 +4,8 @@ they are called: a ``def`` (or ``lambda``) returning one expression (`inline_clo
 
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 
 from ..syntax.traversal import by_type, rewrite, walk
@@ -140,14 +142,16 @@ def _substitute_all(expr, values: dict):
 def inline_statement_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
     """A nested ``def name(a, b): <statements>; return <expression>`` at the top level of
     the body that reads the function's own variables (a closure of several statements, which
-    `hoist_helpers` and `inline_closures` leave), called only in statements of the body's
-    top level after it (``y = name(x, 2.0)``, ``return name(x) + 1``): before each such
+    `hoist_helpers` and `inline_closures` leave), called only in statement lines after it
+    (``y = name(x, 2.0)``, ``return name(x) + 1``): before each such
     statement its parameters are bound to the arguments, in order, and its statements run
-    on names of their own (``z`` -> ``z_name``); the call becomes the returned expression.
+    on names of their own (``z`` -> ``z_name``, one set per call); the call becomes the
+    returned expression.
     The closed-over variables are read where the call is, as the closure reads them when it
     runs. Only bodies with no other ``return``, no ``yield``/``global``/``nonlocal``/nested
     scopes, and calls with as many positional arguments that sit outside conditional
-    expressions, ``and``/``or`` and nested scopes of their statement."""
+    expressions, ``and``/``or`` and nested scopes of their statement line (which may be in
+    the body of an ``if`` or a loop: the prologue runs where the call runs)."""
     from ..liveness import writes
     body = list(tree.body.body)
     taken = {n.value for n in by_type(tree).get(cst.Name, ())}
@@ -162,36 +166,81 @@ def inline_statement_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
         calls = _plain_calls(body, rest, name, params)
         if calls is None:
             continue
-        if not all(type(s) is cst.SimpleStatementLine for s in rest
-                   if any(id(c) in {id(n) for n in walk(s)} for c in calls)) or any(
-                _in_conditional(s, c) for s in rest for c in calls):
+        lines_of = _statement_lines(rest)
+        if any(id(c) not in lines_of for c in calls) or any(
+                _in_conditional(lines_of[id(c)], c) for c in calls):
             continue
         local = set(params)
         for line in lines:
             local |= writes(line)
+
+        closure = (name, params, lines, result, local, taken)
+        inlined = functools.partial(_inlined, closure)
+        by_line: dict = {}
+        for c in calls:
+            by_line.setdefault(id(lines_of[id(c)]), []).append(c)
         new_rest = []
         for s in rest:
-            mine = [c for c in calls if any(c is n for n in walk(s))]
-            prologue, replacements = [], {}
-            for call in mine:
-                renames = {}
-                for old in sorted(local):
-                    new, k = f"{old}_{name}", 1
-                    while new in taken:
-                        k += 1
-                        new = f"{old}_{name}_{k}"
-                    taken.add(new)
-                    renames[old] = new
-                prologue += [cst.SimpleStatementLine([cst.Assign(
-                    [cst.AssignTarget(cst.Name(renames[p]))], a.value)])
-                    for p, a in zip(params, call.args)]
-                prologue += [_renamed(line, renames) for line in lines]
-                replacements[id(call)] = _renamed(result, renames).with_changes(
-                    lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-            new_rest += prologue + [rewrite(s, _Inline(replacements)) if mine else s]
+            if id(s) in by_line:
+                new_rest += inlined(s, by_line[id(s)])
+            else:
+                new_rest.append(rewrite(s, _InlineLines(by_line, inlined)))
         tree = tree.with_changes(body=tree.body.with_changes(body=body[:index] + new_rest))
         return inline_statement_closures(tree)      # the next one
     return tree
+
+
+def _inlined(closure, s, mine) -> list:
+    """The statement line ``s`` with the calls ``mine`` of the closure inlined: a prologue
+    per call (its parameters bound to the arguments, its statements on names of their own),
+    then ``s`` with each call replaced by the returned expression."""
+    name, params, lines, result, local, taken = closure
+    prologue, replacements = [], {}
+    for call in mine:
+        renames = {}
+        for old in sorted(local):
+            new, k = f"{old}_{name}", 1
+            while new in taken:
+                k += 1
+                new = f"{old}_{name}_{k}"
+            taken.add(new)
+            renames[old] = new
+        prologue += [cst.SimpleStatementLine([cst.Assign(
+            [cst.AssignTarget(cst.Name(renames[p]))], a.value)])
+            for p, a in zip(params, call.args)]
+        prologue += [_renamed(line, renames) for line in lines]
+        replacements[id(call)] = _renamed(result, renames).with_changes(
+            lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return prologue + [rewrite(s, _Inline(replacements))]
+
+
+def _statement_lines(stmts) -> dict:
+    """id of each call in ``stmts`` -> the statement line (at any depth: in the bodies of
+    ``if``/``for``/``while``...) it is in; a call in a compound statement's header (an
+    ``if`` test, a loop's ``iter``) has none."""
+    out: dict = {}
+    for stmt in stmts:
+        for line in walk(stmt):
+            if type(line) is cst.SimpleStatementLine:
+                for n in walk(line):
+                    if type(n) is cst.Call:
+                        out[id(n)] = line
+    return out
+
+
+class _InlineLines(cst.CSTTransformer):
+    """Each statement line holding calls of the closure: its prologue, then the line with
+    the calls replaced (`inline_statement_closures`)."""
+
+    def __init__(self, by_line: dict, inlined):
+        self.by_line = by_line
+        self.inlined = inlined
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        mine = self.by_line.get(id(original_node))
+        if not mine:
+            return updated_node
+        return cst.FlattenSentinel(self.inlined(original_node, mine))
 
 
 def _statement_closure(stmt: cst.FunctionDef):
