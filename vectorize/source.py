@@ -19,6 +19,7 @@ from .body_constructs import (
     hoist_imports,
     inline_closures,
     inline_statement_closures,
+    keyed_extrema,
     map_as_display,
     unroll_comprehensions,
 )
@@ -274,7 +275,8 @@ def read_function(func) -> FunctionSource:
     stripped, helpers = hoist_helpers(stripped, func, module, line_offset, col_offset,
                                       filename, set(imports))
     imports.update(helpers)
-    stripped = inline_statement_closures(inline_closures(stripped))
+    # (before the closures are inlined: a key of `max(..., key=f)` becomes calls `f(item)`)
+    stripped = inline_statement_closures(inline_closures(keyed_extrema(stripped, func)))
     stripped = match_as_if(loop_else_as_flag(empty_range_loops(walrus_as_assignment(stripped),
                                                                   func)))
     stripped = membership_as_equality(stripped, func, imports)

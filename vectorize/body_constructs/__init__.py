@@ -7,6 +7,8 @@ ready for the engine when the function is read (`source.read_function`), one mod
   (`helpers.hoist_helpers`): made once, vectorized as helpers;
 - closures over the function's own variables, inlined where they are called
   (`closures.inline_closures`, `closures.inline_statement_closures`);
+- ``max``/``min`` with a ``key=`` over a sequence of a known length
+  (`keyed.keyed_extrema`): the comparisons Python makes, written out;
 - comprehensions over ``range`` of literals or a global tuple of numbers
   (`comprehensions.unroll_comprehensions`): written out as the list of their items, and
   ``tuple``/``list``/``any``/``all`` of such a list as displays
@@ -24,6 +26,7 @@ from .closures import inline_closures, inline_statement_closures
 from .comprehensions import consumers_as_displays, map_as_display, unroll_comprehensions
 from .helpers import hoist_helpers
 from .imports import hoist_imports
+from .keyed import keyed_extrema
 
 __all__ = ["consumers_as_displays", "hoist_helpers", "hoist_imports", "inline_closures",
-           "inline_statement_closures", "map_as_display", "unroll_comprehensions"]
+           "inline_statement_closures", "keyed_extrema", "map_as_display", "unroll_comprehensions"]
