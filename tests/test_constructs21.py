@@ -79,6 +79,13 @@ def closure_with_statements_in_branches(x, y):
     return g(-x) + g(y)
 
 
+def closure_in_a_conditional_expression(x, y):
+    def g(t):
+        u = t * y
+        return 1.0 / u
+    return g(x) * 2 if x * y != 0 else g(1.0) if y != 0 else 0.0
+
+
 def closure_called_in_a_loop(x, y):
     def step(t):
         half = t * 0.5
@@ -126,7 +133,8 @@ def _distance_to_one(v):
     return abs(v - 1.0)
 
 
-NESTED = [closure_with_statements_in_branches, closure_called_in_a_loop,
+NESTED = [closure_with_statements_in_branches, closure_in_a_conditional_expression,
+          closure_called_in_a_loop,
           closure_called_in_a_while, max_of_a_list_by_a_lambda, min_of_arguments_by_abs,
           min_of_a_display_by_a_closure, max_by_a_helper_in_a_branch]
 
@@ -150,6 +158,13 @@ def test_nested_functions_on_special_values(f, data):
 def test_nested_functions_under_vmap(f):
     check_sizes(vmap(f, fallback="error"), f, pairs, sizes=(0, 1, 5), large=10_000,
                 repeats=2)
+
+
+def test_a_closure_in_the_branch_not_taken_raises_nothing():
+    x, y = np.array([0.0, 2.0, 3.0]), np.array([0.0, 0.0, 1.0])
+    got = vectorize(closure_in_a_conditional_expression, fallback="error")(x, y)
+    np.testing.assert_array_equal(got, [closure_in_a_conditional_expression(a, b)
+                                        for a, b in zip(x.tolist(), y.tolist())])
 
 
 def test_key_ties_keep_the_first_item_as_python_does():

@@ -162,7 +162,7 @@ def inline_statement_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
         if found is None:
             continue
         name, params, lines, result = found
-        rest = body[index + 1:]
+        rest = [rewrite(s, _BranchesAsIfs(name)) for s in body[index + 1:]]
         calls = _plain_calls(body, rest, name, params)
         if calls is None:
             continue
@@ -212,6 +212,35 @@ def _inlined(closure, s, mine) -> list:
         replacements[id(call)] = _renamed(result, renames).with_changes(
             lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return prologue + [rewrite(s, _Inline(replacements))]
+
+
+class _BranchesAsIfs(cst.CSTTransformer):
+    """``t = a if c else b`` and ``return a if c else b`` where ``a`` or ``b`` calls the
+    closure ``name``: ``if c: t = a`` / ``else: t = b`` (the same statement, in a form where
+    each branch's calls run only where Python runs them)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if len(updated_node.body) != 1:
+            return updated_node
+        small = updated_node.body[0]
+        if not (type(small) is cst.Return or type(small) is cst.Assign and len(
+                small.targets) == 1 and type(small.targets[0].target) is cst.Name) or type(
+                small.value) is not cst.IfExp:
+            return updated_node
+        value = small.value
+        if not any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value ==
+                   self.name for part in (value.body, value.orelse) for n in walk(part)):
+            return updated_node
+
+        def branch(part):       # (itself such a statement again: `a if c else b if d else e`)
+            line = cst.SimpleStatementLine([small.with_changes(value=part)])
+            return cst.IndentedBlock([self.leave_SimpleStatementLine(line, line)])
+        return cst.If(value.test.with_changes(lpar=[], rpar=[]), branch(value.body),
+                      orelse=cst.Else(branch(value.orelse)),
+                      leading_lines=updated_node.leading_lines)
 
 
 def _statement_lines(stmts) -> dict:
