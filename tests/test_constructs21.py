@@ -352,8 +352,21 @@ def copy_under_a_name_of_its_own(v, x):
     return a.sum() + v[0]
 
 
+def rebound_list(v, x):
+    v = list(v)
+    v[1] = x
+    return v[0] * v[1] + v[2]
+
+
+def list_of_its_own(v, x):
+    a = list(v)
+    if x > 0:
+        a[0] = x
+    return a[0] + a[1] - a[2] + v[0]
+
+
 COPIES = [rebound_copy, rebound_array, rebound_plus_zero, rebound_then_updated,
-          copy_under_a_name_of_its_own]
+          copy_under_a_name_of_its_own, rebound_list, list_of_its_own]
 
 
 def shared_and_scalars(n, seed=0):
