@@ -7,7 +7,9 @@ N = 0, 1, 5 and 10,000."""
 
 from __future__ import annotations
 
+import itertools
 import math
+import sys
 import warnings
 
 import numpy as np
@@ -223,19 +225,59 @@ def closure_with_nonlocal(x, y):
     return acc
 
 
-def sorted_by_a_key(x, y):
-    s = sorted((x, y, x + y), key=abs)
+def sorted_in_reverse(x, y):
+    s = sorted((x, y, x + y), reverse=True)
     return s[0] - s[2]
 
 
 @pytest.mark.parametrize("f, line", [
     (returned_closure, "def g"), (stored_closure, "def g"), (closure_with_nonlocal, "def add"),
-    (sorted_by_a_key, "sorted(")], ids=lambda v: getattr(v, "__name__", ""))
+    (sorted_in_reverse, "sorted(")], ids=lambda v: getattr(v, "__name__", ""))
 def test_nested_functions_that_escape_are_refused_where_they_are(f, line):
     x, y = pairs(3)
     with pytest.raises(VectorizeError) as info:
         vectorize(f, fallback="error")(x, y)
     assert line in str(info.value) and f"{__file__.rsplit('/', 1)[-1]}:" in str(info.value)
+
+
+def sorted_pair(x, y):
+    s = sorted([x, y])
+    return s[0] - 2 * s[1]
+
+
+def sorted_by_a_key(x, y):
+    a, b, c = sorted((x, y, x + y), key=abs)
+    return a + 2 * b + 4 * c
+
+
+def sorted_list_of_four(x, y):
+    vals = [x, y, 1.0, x * y]
+    s = sorted(vals)
+    return s[0] + 2 * s[1] + 4 * s[2] + 8 * s[3]
+
+
+def sorted_by_a_lambda(x, y):
+    s = sorted([x, y, -x, 0.5], key=lambda v: abs(v - y))
+    return s[0] + 2 * s[1] + 4 * s[2] + 8 * s[3]
+
+
+SORTS = [sorted_pair, sorted_by_a_key, sorted_list_of_four, sorted_by_a_lambda]
+
+
+@pytest.mark.skipif(sys.version_info[:2] > (3, 12), reason="CPython 3.13 sorts NaN keys "
+                    "differently: sorted stays refused there")
+@pytest.mark.parametrize("f", SORTS, ids=lambda f: f.__name__)
+def test_sorted_puts_every_item_where_python_does(f):
+    """Every pair of special values (NaN keys, ties, signed zeros): the order CPython's sort
+    gives, under vectorize and vmap; and numpy.vectorize at every size."""
+    special = [0.0, -0.0, 1.0, -1.0, 2.0, math.nan, math.inf, 0.5]
+    x, y = (np.array(v) for v in zip(*itertools.product(special, special)))
+    same_as_numpy_vectorize(f, x, y, bits=True)
+    with np.errstate(all="ignore"):      # (inf - inf on NumPy scalars warns, per example too)
+        got = vmap(f, fallback="error")(x, y)
+        want = np.array([f(a, b) for a, b in zip(x, y)])
+    np.testing.assert_array_equal(got, want)
+    check_every_size(f, pairs)
 
 
 # ------------------------------------------------------------ 2. generator expressions

@@ -1,7 +1,9 @@
-"""``max``/``min`` with a ``key=`` over a sequence of a length known from the code, written
-out as the comparisons Python makes (`keyed_extrema`)."""
+"""``max``/``min`` with a ``key=``, and ``sorted``, over a sequence of a length known from
+the code, written out as the comparisons Python makes (`keyed_extrema`)."""
 
 from __future__ import annotations
+
+import sys
 
 import libcst as cst
 
@@ -28,12 +30,18 @@ def keyed_extrema(tree: cst.FunctionDef, func) -> cst.FunctionDef:
 
     and so on (``<`` for ``min``): Python keeps the first item whose key no later key is
     strictly greater than (smaller than), which decides ties and NaN keys; the call becomes
-    ``max_item``. A ``lambda`` key is written out on each item. Only calls outside
+    ``max_item``. A ``lambda`` key is written out on each item. ``sorted(items)`` and
+    ``sorted(items, key=k)`` of at most `SORTED_ITEMS` items: every key first, then the
+    comparisons CPython's sort makes, as a tree of ``if`` s whose leaves bind ``sorted_0``,
+    ``sorted_1``... to the items in their order (`_decisions`: equal keys keep their order,
+    NaN keys land where CPython puts them); the call becomes ``[sorted_0, sorted_1, ...]``.
+    Only calls outside
     conditional expressions, ``and``/``or`` and nested scopes of their statement line (a
     line anywhere in the body), with no ``default=``; anything else is left as it is."""
-    if not any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value in (
+    if not any(type(n) is cst.Call and type(n.func) is cst.Name and (n.func.value in (
             "max", "min") and any(a.keyword is not None and a.keyword.value == "key"
-                                  for a in n.args) for n in walk(tree)):
+                                  for a in n.args) or n.func.value == "sorted" and SORTS)
+               for n in walk(tree)):
         return tree
     from ..liveness import writes
     assigned = {p.name.value for p in tree.params.params}
@@ -47,10 +55,10 @@ def keyed_extrema(tree: cst.FunctionDef, func) -> cst.FunctionDef:
             continue
         for n in walk(line):
             if type(n) is not cst.Call or type(n.func) is not cst.Name or n.func.value not in (
-                    "max", "min") or n.func.value in assigned or lookup(
+                    "max", "min", "sorted") or n.func.value in assigned or lookup(
                     func, n.func.value)[2] != "builtin" or _in_conditional(line, n):
                 continue
-            found = _parts(n, tables)
+            found = _sorted_parts(n, tables) if n.func.value == "sorted" else _parts(n, tables)
             if found is not None:
                 lines.setdefault(id(line), []).append((n, *found))
         calls = lines.get(id(line), [])
@@ -62,12 +70,39 @@ def keyed_extrema(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     return rewrite(tree, _WriteOut(lines, taken))
 
 
-def _parts(call: cst.Call, tables: dict):
-    """(items, key) of ``max(..., key=k)`` that `keyed_extrema` writes out, else None."""
+def _sorted_parts(call: cst.Call, tables: dict):
+    """(items, key or None) of ``sorted(seq)`` / ``sorted(seq, key=k)`` of at most
+    `SORTED_ITEMS` items that `keyed_extrema` writes out, else None."""
+    if not SORTS or len(call.args) not in (1, 2) or call.args[0].keyword is not None or any(
+            a.star for a in call.args) or len(call.args) == 2 and (
+                call.args[1].keyword is None or call.args[1].keyword.value != "key"):
+        return None
+    if len(call.args) == 1:
+        items = _items(call.args[0].value, tables)
+        return None if items is None or len(items) > SORTED_ITEMS else (items, None)
+    found = _parts(call, tables, many=False)
+    return None if found is None or len(found[0]) > SORTED_ITEMS else found
+
+
+def _items(seq, tables: dict):
+    """The items of a list or tuple display, or ``name[0]``, ``name[1]``... of a fixed
+    local list (`_fixed_lists`); else None."""
+    if type(seq) in (cst.List, cst.Tuple) and seq.elements and all(
+            type(e) is cst.Element for e in seq.elements):
+        return [e.value for e in seq.elements]
+    if type(seq) is cst.Name and seq.value in tables:
+        return [cst.Subscript(cst.Name(seq.value), [cst.SubscriptElement(cst.Index(
+            cst.Integer(str(i))))]) for i in range(tables[seq.value])]
+    return None
+
+
+def _parts(call: cst.Call, tables: dict, many: bool = True):
+    """(items, key) of ``max(..., key=k)`` that `keyed_extrema` writes out, else None
+    (``many``: items as several arguments too)."""
     keys = [a for a in call.args if a.keyword is not None]
     positional = [a for a in call.args if a.keyword is None]
     if len(keys) != 1 or keys[0].keyword.value != "key" or any(a.star for a in call.args) \
-            or not positional:
+            or not positional or len(positional) > 1 and not many:
         return None
     key = keys[0].value
     if type(key) is cst.Lambda:
@@ -83,14 +118,8 @@ def _parts(call: cst.Call, tables: dict):
     if len(positional) > 1:
         items = [a.value for a in positional]
     else:
-        seq = positional[0].value
-        if type(seq) in (cst.List, cst.Tuple) and seq.elements and all(
-                type(e) is cst.Element for e in seq.elements):
-            items = [e.value for e in seq.elements]
-        elif type(seq) is cst.Name and seq.value in tables:
-            items = [cst.Subscript(cst.Name(seq.value), [cst.SubscriptElement(cst.Index(
-                cst.Integer(str(i))))]) for i in range(tables[seq.value])]
-        else:
+        items = _items(positional[0].value, tables)
+        if items is None:
             return None
     if len(items) > 64:
         return None
@@ -139,7 +168,7 @@ def _fixed_lists(tree: cst.FunctionDef) -> dict[str, int]:
         if type(n) is cst.Subscript and type(n.value) is cst.Name:
             allowed.add(id(n.value))
         elif type(n) is cst.Call and type(n.func) is cst.Name and n.func.value in (
-                "len", "max", "min", "sum"):
+                "len", "max", "min", "sum", "sorted"):
             allowed |= {id(a.value) for a in n.args if a.keyword is None and not a.star}
         elif type(n) is cst.For:
             allowed.add(id(n.iter))
@@ -165,11 +194,10 @@ class _WriteOut(cst.CSTTransformer):
         self.taken.add(name)
         return name
 
-    def _prologue(self, call, items, key) -> list:
-        kind = call.func.value
-        test = ">" if kind == "max" else "<"
-        out = []
-        names = []
+    def _evaluated(self, kind: str, items) -> tuple[list, list]:
+        """(statements binding the items that are not `_simple`, in order; the names or
+        simple items to read them by)."""
+        out, names = [], []
         for item in items:
             if _simple(item):
                 names.append(item)
@@ -177,13 +205,46 @@ class _WriteOut(cst.CSTTransformer):
                 name = self._fresh(f"{kind}_arg")
                 out.append(_line(cst.Assign([cst.AssignTarget(cst.Name(name))], item)))
                 names.append(cst.Name(name))
+        return out, names
+
+    def _sorted(self, call, items, key) -> list:
+        """CPython's sort of a few items, written out: every key first, then the decision
+        tree of its comparisons (`_decisions`), each leaf binding ``sorted_0``,
+        ``sorted_1``... to the items in their order; the call becomes their list."""
+        out, names = self._evaluated("sorted", items)
+        keys = names
+        if key is not None:
+            keys = []
+            for item in names:
+                k = self._fresh("sorted_key")
+                out.append(_line(cst.Assign([cst.AssignTarget(cst.Name(k))],
+                                            _key_of(key, item))))
+                keys.append(cst.Name(k))
+        results = [self._fresh(f"sorted_{i}") for i in range(len(names))]
+
+        def emit(tree) -> list:
+            if tree[0] == "leaf":
+                return [_line(cst.Assign([cst.AssignTarget(cst.Name(r))], names[i].deep_clone()))
+                        for r, i in zip(results, tree[1])]
+            _, i, j, yes, no = tree
+            return [cst.If(cst.Comparison(keys[i].deep_clone(), [cst.ComparisonTarget(
+                cst.LessThan(), keys[j].deep_clone())]), cst.IndentedBlock(emit(yes)),
+                orelse=cst.Else(cst.IndentedBlock(emit(no))))]
+
+        out += emit(_decisions(len(names)))
+        self.replacements[id(call)] = cst.List([cst.Element(cst.Name(r)) for r in results])
+        return out
+
+    def _prologue(self, call, items, key) -> list:
+        kind = call.func.value
+        if kind == "sorted":
+            return self._sorted(call, items, key)
+        test = ">" if kind == "max" else "<"
+        out, names = self._evaluated(kind, items)
         best, best_key = self._fresh(f"{kind}_item"), self._fresh(f"{kind}_key")
 
         def key_of(item):
-            if type(key) is cst.Lambda:
-                return _substitute(key.body.with_changes(lpar=[], rpar=[]),
-                                   key.params.params[0].name.value, item)
-            return cst.Call(key.deep_clone(), [cst.Arg(item)])
+            return _key_of(key, item)
 
         out.append(_line(cst.Assign([cst.AssignTarget(cst.Name(best))], names[0])))
         out.append(_line(cst.Assign([cst.AssignTarget(cst.Name(best_key))],
@@ -219,6 +280,70 @@ class _Replace(cst.CSTTransformer):
 
     def leave_Call(self, original_node, updated_node):
         return self.replacements.get(id(original_node), updated_node)
+
+
+def _key_of(key, item):
+    """``key(item)``: a lambda's body with the item in place of its parameter."""
+    if type(key) is cst.Lambda:
+        return _substitute(key.body.with_changes(lpar=[], rpar=[]),
+                           key.params.params[0].name.value, item)
+    return cst.Call(key.deep_clone(), [cst.Arg(item)])
+
+
+# CPython's list.sort up to 3.12 (count_run, then binarysort), which `_decisions` follows;
+# 3.13 counts runs of equal keys differently, which changes where NaN keys end up
+SORTS = sys.version_info[:2] <= (3, 12)
+SORTED_ITEMS = 4
+"""The most items of a ``sorted`` that `keyed_extrema` writes out (4: at most 24 orders)."""
+
+
+def _decisions(n: int):
+    """The decision tree of CPython's sort of ``n`` keys: ``("leaf", order)`` (the indexes
+    of the items in their sorted order) or ``("cmp", i, j, if_less, otherwise)`` for the
+    comparison ``key_i < key_j`` it makes next. Each comparison is Python's ``<`` on two
+    numbers, so one already made is not made again, and one whose reverse held is false
+    (with NaN both may be false: both outcomes are kept)."""
+    class Ask(Exception):
+        pass
+
+    def run(answers):
+        def lt(i, j):
+            if (i, j) in answers:
+                return answers[i, j]
+            if answers.get((j, i)):
+                return False
+            raise Ask(i, j)
+        order = list(range(n))
+        if n < 2:
+            return order
+        k = 2
+        if lt(order[1], order[0]):          # a strictly descending run, reversed
+            while k < n and lt(order[k], order[k - 1]):
+                k += 1
+            order[:k] = order[:k][::-1]
+        else:                               # a non-descending run
+            while k < n and not lt(order[k], order[k - 1]):
+                k += 1
+        for start in range(k, n):           # binary insertion of the rest
+            lo, hi, pivot = 0, start, order[start]
+            while lo < hi:
+                p = lo + ((hi - lo) >> 1)
+                if lt(pivot, order[p]):
+                    hi = p
+                else:
+                    lo = p + 1
+            order[lo + 1:start + 1] = order[lo:start]
+            order[lo] = pivot
+        return order
+
+    def tree(answers):
+        try:
+            return ("leaf", run(answers))
+        except Ask as ask:
+            i, j = ask.args
+            return ("cmp", i, j, tree({**answers, (i, j): True}),
+                    tree({**answers, (i, j): False}))
+    return tree({})
 
 
 def _simple(item) -> bool:
