@@ -21,6 +21,7 @@ from .body_constructs import (
     inline_statement_closures,
     keyed_extrema,
     map_as_display,
+    sums_as_loops,
     unroll_comprehensions,
 )
 from .body_sugar import (
@@ -283,5 +284,6 @@ def read_function(func) -> FunctionSource:
     stripped = ufunc_out_as_write(stripped, func, imports)
     stripped = consumers_as_displays(unroll_comprehensions(map_as_display(stripped, func),
                                                            func, imports), func)
+    stripped = sums_as_loops(stripped, func)
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,
                           col_offset, file_lines, module, tree, local_imports=imports)
