@@ -332,3 +332,30 @@ def _renamed(node, renames: dict):
             new = renames.get(updated_node.value)
             return updated_node if new is None else updated_node.with_changes(value=new)
     return node.visit(Rename())
+
+
+def why_kept(stmt: cst.FunctionDef, tree: cst.FunctionDef) -> str:
+    """Why the nested ``def`` ``stmt`` is still in ``tree`` (neither hoisted nor inlined),
+    in words, for the refusal that names it."""
+    name = stmt.name.value
+    inner = {id(n) for n in walk(stmt)}
+    if any(type(n) in (cst.Nonlocal, cst.Global) for n in walk(stmt.body)):
+        return "changes the function's variables (`nonlocal`/`global`)"
+    if stmt not in tree.body.body:
+        return "is defined under a condition or in a loop"
+    uses = [n for n in walk(tree.body) if type(n) is cst.Name and n.value == name
+            and id(n) not in inner]
+    called = {id(n.func) for n in walk(tree.body) if type(n) is cst.Call}
+    returned = [n.value for n in walk(tree.body) if type(n) is cst.Return and n.value
+                is not None]
+    returned += [e.value for r in returned if type(r) in (cst.Tuple, cst.List)
+                 for e in r.elements]
+    if any(r is u for r in returned for u in uses):
+        return "is returned"
+    if any(id(u) not in called for u in uses):
+        return "is stored or passed to another function"
+    if any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == name
+           for n in walk(stmt.body)):
+        return "calls itself"
+    return ("is a closure whose calls sit where they cannot be inlined (under `and`/`or`, "
+            "in a loop's or an `if`'s header, or in another nested function)")
