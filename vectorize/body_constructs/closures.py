@@ -168,7 +168,7 @@ def inline_statement_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
             continue
         lines_of = _statement_lines(rest)
         if any(id(c) not in lines_of for c in calls) or any(
-                _in_conditional(lines_of[id(c)], c) for c in calls):
+                in_conditional(lines_of[id(c)], c) for c in calls):
             continue
         local = set(params)
         for line in lines:
@@ -299,7 +299,7 @@ def _statement_closure(stmt: cst.FunctionDef):
         lines[-1].body[0].value
 
 
-def _in_conditional(stmt, call) -> bool:
+def in_conditional(stmt, call) -> bool:
     """Whether ``call`` sits, in ``stmt``, under a conditional expression, ``and``/``or``
     or a nested scope (where Python may not evaluate it)."""
     def search(node, guarded):

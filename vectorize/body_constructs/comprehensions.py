@@ -99,7 +99,7 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
                     return node
                 elt = node.elt
                 for one, part in zip(names, parts):
-                    elt = _substitute(elt, one, part)
+                    elt = substitute(elt, one, part)
                 elements.append(cst.Element(elt))
             return cst.List(elements, lpar=node.lpar if type(node) is cst.ListComp else [],
                             rpar=node.rpar if type(node) is cst.ListComp else [])
@@ -185,7 +185,7 @@ def _int_value(node):
     return None
 
 
-def _substitute(expr, name: str, value):
+def substitute(expr, name: str, value):
     """``expr`` with every ``name`` replaced by ``value`` (parenthesized)."""
     class Replace(cst.CSTTransformer):
         def leave_Name(self, original_node, updated_node):
@@ -430,7 +430,7 @@ def sums_as_loops(tree: cst.FunctionDef, func) -> cst.FunctionDef:
                for n in walk(tree)):
         return tree
     from ..liveness import writes
-    from .closures import _in_conditional
+    from .closures import in_conditional
     assigned = {p.name.value for p in tree.params.params}
     for stmt in tree.body.body:
         assigned |= writes(stmt)
@@ -440,7 +440,7 @@ def sums_as_loops(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     for line in walk(tree.body):
         if type(line) is not cst.SimpleStatementLine:
             continue
-        found = [n for n in walk(line) if _loopable_sum(n) and not _in_conditional(line, n)]
+        found = [n for n in walk(line) if _loopable_sum(n) and not in_conditional(line, n)]
         if found and not any(inner is not outer and any(inner is m for m in walk(outer))
                              for outer in found for inner in found):
             lines[id(line)] = found
@@ -491,9 +491,9 @@ class _SumLoops(cst.CSTTransformer):
         for name in _target_names(target.target):
             if name in outside:
                 new = self._fresh(name)
-                elt, new_target = _substitute(elt, name, cst.Name(new)), _substitute(
+                elt, new_target = substitute(elt, name, cst.Name(new)), substitute(
                     new_target, name, cst.Name(new))
-                tests = [_substitute(t, name, cst.Name(new)) for t in tests]
+                tests = [substitute(t, name, cst.Name(new)) for t in tests]
         total = self._fresh("total")
         start = call.args[1].value if len(call.args) == 2 else cst.Integer("0")
         body: list = [cst.SimpleStatementLine([cst.Assign(

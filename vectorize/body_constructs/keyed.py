@@ -9,8 +9,8 @@ import libcst as cst
 
 from ..introspect import lookup
 from ..syntax.traversal import rewrite, walk
-from .closures import _in_conditional
-from .comprehensions import _substitute
+from .closures import in_conditional
+from .comprehensions import substitute
 
 
 def keyed_extrema(tree: cst.FunctionDef, func) -> cst.FunctionDef:
@@ -56,7 +56,7 @@ def keyed_extrema(tree: cst.FunctionDef, func) -> cst.FunctionDef:
         for n in walk(line):
             if type(n) is not cst.Call or type(n.func) is not cst.Name or n.func.value not in (
                     "max", "min", "sorted") or n.func.value in assigned or lookup(
-                    func, n.func.value)[2] != "builtin" or _in_conditional(line, n):
+                    func, n.func.value)[2] != "builtin" or in_conditional(line, n):
                 continue
             found = _sorted_parts(n, tables) if n.func.value == "sorted" else _parts(n, tables)
             if found is not None:
@@ -285,7 +285,7 @@ class _Replace(cst.CSTTransformer):
 def _key_of(key, item):
     """``key(item)``: a lambda's body with the item in place of its parameter."""
     if type(key) is cst.Lambda:
-        return _substitute(key.body.with_changes(lpar=[], rpar=[]),
+        return substitute(key.body.with_changes(lpar=[], rpar=[]),
                            key.params.params[0].name.value, item)
     return cst.Call(key.deep_clone(), [cst.Arg(item)])
 
