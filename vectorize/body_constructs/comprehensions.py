@@ -466,20 +466,23 @@ def _loopable_sum(node) -> bool:
             for part in [comp.elt, *[i.test for i in target.ifs]] for n in walk(part))
 
 
+class CallsReplaced(cst.CSTTransformer):
+    """The calls of ``replacements`` (by the id of the original node) replaced."""
+
+    def __init__(self, replacements: dict):
+        self.replacements = replacements
+
+    def leave_Call(self, original_node, updated_node):
+        return self.replacements.get(id(original_node), updated_node)
+
+
 class _SumLoops(cst.CSTTransformer):
     def __init__(self, lines: dict, tree):
+        from ..liveness import Namer
         self.lines = lines
-        self.taken = {n.value for n in walk(tree) if type(n) is cst.Name}
+        self._fresh = Namer(n.value for n in walk(tree) if type(n) is cst.Name).fresh
         self.tree = tree
         self.replacements: dict = {}
-
-    def _fresh(self, base: str) -> str:
-        name, k = base, 1
-        while name in self.taken:
-            name = f"{base}_{k}"
-            k += 1
-        self.taken.add(name)
-        return name
 
     def _loop(self, call) -> list:
         comp = call.args[0].value
@@ -513,9 +516,5 @@ class _SumLoops(cst.CSTTransformer):
         if not mine:
             return updated_node
         prologue = [s for call in mine for s in self._loop(call)]
-        replacements = self.replacements
-
-        class Replace(cst.CSTTransformer):
-            def leave_Call(self, original, updated):
-                return replacements.get(id(original), updated)
-        return cst.FlattenSentinel([*prologue, rewrite(original_node, Replace())])
+        return cst.FlattenSentinel([*prologue, rewrite(original_node,
+                                                       CallsReplaced(self.replacements))])

@@ -10,7 +10,7 @@ import libcst as cst
 from ..introspect import lookup
 from ..syntax.traversal import rewrite, walk
 from .closures import in_conditional
-from .comprehensions import substitute
+from .comprehensions import CallsReplaced, substitute
 
 
 def keyed_extrema(tree: cst.FunctionDef, func) -> cst.FunctionDef:
@@ -182,17 +182,10 @@ def _fixed_lists(tree: cst.FunctionDef) -> dict[str, int]:
 
 class _WriteOut(cst.CSTTransformer):
     def __init__(self, lines: dict, taken: set):
+        from ..liveness import Namer
         self.lines = lines
-        self.taken = taken
+        self._fresh = Namer(taken).fresh
         self.replacements: dict = {}
-
-    def _fresh(self, base: str) -> str:
-        name, k = base, 1
-        while name in self.taken:
-            name = f"{base}_{k}"
-            k += 1
-        self.taken.add(name)
-        return name
 
     def _evaluated(self, kind: str, items) -> tuple[list, list]:
         """(statements binding the items that are not `_simple`, in order; the names or
@@ -270,16 +263,8 @@ class _WriteOut(cst.CSTTransformer):
         prologue = []
         for call, items, key in mine:
             prologue += self._prologue(call, items, key)
-        replaced = rewrite(original_node, _Replace(self.replacements))
+        replaced = rewrite(original_node, CallsReplaced(self.replacements))
         return cst.FlattenSentinel([*prologue, replaced])
-
-
-class _Replace(cst.CSTTransformer):
-    def __init__(self, replacements: dict):
-        self.replacements = replacements
-
-    def leave_Call(self, original_node, updated_node):
-        return self.replacements.get(id(original_node), updated_node)
 
 
 def _key_of(key, item):
