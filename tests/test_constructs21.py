@@ -295,6 +295,43 @@ def test_sorted_puts_every_item_where_python_does(f):
     check_every_size(f, pairs)
 
 
+def countdown(t):
+    """A module function of the same name as the nested one below."""
+    return 100.0
+
+
+def recursive_closure_named_like_a_global(x, y):
+    def countdown(t):
+        return y if t <= 0 else countdown(t - 1) * 2
+    return countdown(x)
+
+
+def fact(n):
+    return 0
+
+
+def recursive_helper_named_like_a_global(x, y):
+    def fact(n):
+        return 1 if n <= 1 else n * fact(n - 1)
+    return fact(3) * x
+
+
+@pytest.mark.parametrize("f", [recursive_closure_named_like_a_global,
+                               recursive_helper_named_like_a_global],
+                         ids=lambda f: f.__name__)
+def test_a_recursive_nested_function_is_refused_not_bound_to_a_global(f):
+    """fix: the inlined (or hoisted) body of a nested function that calls itself called the
+    module's function of that name instead (200.0 where Python gives 8.0; 0.0 where it gives
+    15.0): refused, where it is defined, naming the recursion."""
+    x, y = np.array([2.5, -1.0]), np.array([1.0, 3.0])
+    with pytest.raises(VectorizeError, match="calls itself"):
+        vectorize(f, fallback="error")(x, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = vectorize(f, fallback="warn")(x, y)
+    np.testing.assert_array_equal(got, np.vectorize(f)(x, y))
+
+
 # ------------------------------------------------------------ 2. generator expressions
 COEFFS = (1.0, 0.5, -0.25, 0.125)
 

@@ -85,8 +85,9 @@ def _single_expression(stmt):
                 p.default is not None for p in params.params):
         return None
     if any(type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
-                       cst.NamedExpr, cst.Yield, cst.Await) for n in walk(expression)):
-        return None
+                       cst.NamedExpr, cst.Yield, cst.Await) or type(n) is cst.Name
+           and n.value == name for n in walk(expression)):
+        return None     # (a recursive one: its inlined body would call another `name`)
     return name, [p.name.value for p in params.params], expression
 
 
@@ -293,8 +294,10 @@ def _statement_closure(stmt: cst.FunctionDef):
                        cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
                        cst.GeneratorExp, cst.Await, cst.NamedExpr, cst.Break, cst.Continue,
                        cst.Del, cst.Try, cst.With, cst.Import, cst.ImportFrom)
-           for line in lines[:-1] for n in walk(line)):
-        return None
+           for line in lines[:-1] for n in walk(line)) or any(
+            type(n) is cst.Name and n.value == stmt.name.value for line in lines
+            for n in walk(line)):
+        return None     # (a recursive one: its inlined body would call another `name`)
     return stmt.name.value, [p.name.value for p in params.params], lines[:-1], \
         lines[-1].body[0].value
 
