@@ -88,6 +88,11 @@ def closure_in_a_conditional_expression(x, y):
     return g(x) * 2 if x * y != 0 else g(1.0) if y != 0 else 0.0
 
 
+def closure_of_a_closure(x, y):
+    f = lambda t: t * y + 1      # noqa: E731 -- the construct under test
+    return f(f(x)) - f(y)
+
+
 def closure_called_in_a_loop(x, y):
     def step(t):
         half = t * 0.5
@@ -136,7 +141,7 @@ def _distance_to_one(v):
 
 
 NESTED = [closure_with_statements_in_branches, closure_in_a_conditional_expression,
-          closure_called_in_a_loop,
+          closure_of_a_closure, closure_called_in_a_loop,
           closure_called_in_a_while, max_of_a_list_by_a_lambda, min_of_arguments_by_abs,
           min_of_a_display_by_a_closure, max_by_a_helper_in_a_branch]
 

@@ -35,8 +35,9 @@ def inline_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
         if any(counts[p] > 1 and type(a.value) not in _SIMPLE for c in calls
                for p, a in zip(params, c.args)):
             continue
-        replacements = {id(c): _substitute_all(expression, dict(zip(
-            params, [a.value for a in c.args]))) for c in calls}
+        # (with the arguments as rewritten: in `f(f(x))` the inner call is inlined first)
+        inlined = functools.partial(_expression_of_call, expression, params)
+        replacements = dict.fromkeys((id(c) for c in calls), inlined)
 
         new_rest = [rewrite(s, _Inline(replacements)) for s in rest]
         body = body[:index] + [cst.SimpleStatementLine([cst.Pass()])] + new_rest
@@ -47,12 +48,22 @@ def inline_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
     return tree.with_changes(body=tree.body.with_changes(body=body))
 
 
+def _expression_of_call(expression, params: list, call: cst.Call):
+    """The closure's ``expression`` with the arguments of ``call`` in place of
+    ``params``."""
+    return _substitute_all(expression, dict(zip(params, [a.value for a in call.args])))
+
+
 class _Inline(cst.CSTTransformer):
     def __init__(self, replacements: dict):
-        self.replacements = replacements      # id(call) -> its expression
+        # id(call) -> its expression, or a function of the call (with its arguments
+        # rewritten) giving it
+        self.replacements = replacements
 
     def leave_Call(self, original_node, updated_node):
         new = self.replacements.get(id(original_node))
+        if callable(new):
+            return new(updated_node)
         return updated_node if new is None else new
 
 
