@@ -152,7 +152,7 @@ def test_nested_functions_at_every_size(f):
 
 
 @pytest.mark.parametrize("f", NESTED, ids=lambda f: f.__name__)
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(data=st.data())
 def test_nested_functions_on_special_values(f, data):
     n = data.draw(st.integers(1, 6))
@@ -390,7 +390,7 @@ def test_generators_at_every_size(f):
 
 
 @pytest.mark.parametrize("f", GENERATORS, ids=lambda f: f.__name__)
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(data=st.data())
 def test_generators_on_special_values(f, data):
     n = data.draw(st.integers(1, 6))
