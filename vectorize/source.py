@@ -19,7 +19,9 @@ from .body_constructs import (
     hoist_imports,
     inline_closures,
     inline_statement_closures,
+    keyed_extrema,
     map_as_display,
+    sums_as_loops,
     unroll_comprehensions,
 )
 from .body_sugar import (
@@ -274,12 +276,14 @@ def read_function(func) -> FunctionSource:
     stripped, helpers = hoist_helpers(stripped, func, module, line_offset, col_offset,
                                       filename, set(imports))
     imports.update(helpers)
-    stripped = inline_statement_closures(inline_closures(stripped))
+    # (before the closures are inlined: a key of `max(..., key=f)` becomes calls `f(item)`)
+    stripped = inline_statement_closures(inline_closures(keyed_extrema(stripped, func)))
     stripped = match_as_if(loop_else_as_flag(empty_range_loops(walrus_as_assignment(stripped),
                                                                   func)))
     stripped = membership_as_equality(stripped, func, imports)
     stripped = ufunc_out_as_write(stripped, func, imports)
     stripped = consumers_as_displays(unroll_comprehensions(map_as_display(stripped, func),
                                                            func, imports), func)
+    stripped = sums_as_loops(stripped, func)
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,
                           col_offset, file_lines, module, tree, local_imports=imports)

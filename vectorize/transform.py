@@ -543,6 +543,9 @@ def _checked_unbound(source, problem, none: bool = False):
     (`body_sugar.check_none`)."""
     from .body_sugar import check_none, check_unbound
     value = problem.value
+    if isinstance(value, Value) and not value.known:
+        # (strings of different lengths merged: no example) the literals bound to it
+        value = _literals_bound(source.tree, problem.name) or value
     if isinstance(value, TupleValue) or not isinstance(value, Value) or not value.known:
         return None
     example = np.asarray(value.example)
@@ -555,6 +558,28 @@ def _checked_unbound(source, problem, none: bool = False):
     for n in reversed(example.shape):
         placeholder = "[" + ", ".join([placeholder] * n) + "]"
     return (check_none if none else check_unbound)(source.tree, problem.name, placeholder)
+
+
+def _literals_bound(tree, name: str) -> Value | None:
+    """The value of an example of the literals every assignment to ``name`` binds, where
+    they are all strings (or all ints, floats or bools); else None."""
+    import libcst as cst
+
+    from .liveness import target_names
+    from .syntax.traversal import walk
+    examples = []
+    for n in walk(tree.body):
+        if type(n) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr) and name in \
+                target_names(n.target):
+            return None
+        if type(n) is cst.Assign and any(name in target_names(t.target) for t in n.targets):
+            if len(n.targets) != 1 or type(n.targets[0].target) is not cst.Name or type(
+                    n.value) not in (cst.SimpleString, cst.Integer, cst.Float):
+                return None
+            examples.append(n.value.evaluated_value)
+    if not examples or len({type(e) for e in examples}) != 1:
+        return None
+    return Value(True, examples[0])
 
 
 _PLACEHOLDER_ITEMS = 64     # the most items of a per-example array given a literal placeholder

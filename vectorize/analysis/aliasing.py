@@ -221,7 +221,9 @@ class Aliasing:
             self._assigned = {t for n in walk(self.tree.body) if type(n) is cst.AssignTarget
                               for t in target_names(n.target)}
         group = {name} | self._group(name, small)
-        shared = sorted(n for n in group if n in self.params or n not in self._assigned)
+        shared = sorted(n for n in group if n in self.params
+                        and not (n == name and self._rebound_to_its_own(n, small))
+                        or n not in self._assigned)
         if shared:
             op = _code(small.operator).strip()
             raise Unsupported(f"`{name} {op}` changes the array `{shared[0]}` in place, which "
@@ -483,6 +485,26 @@ class Aliasing:
             rule = self.registry.creation_methods.get(node.func.attr.value)
         return rule
 
+    def _rebound_to_its_own(self, name: str, at) -> bool:
+        """Whether the parameter ``name`` holds an array this function created wherever
+        ``at`` runs: a statement of the function's body (outside every branch and loop)
+        before the one holding ``at`` binds it to a creation or a new array (``v =
+        v.copy()``, ``v = np.array(v)``, ``v = v + 0``), and it is still bound to one
+        (`owned`). The caller's array is then never the one written into."""
+        if name not in self.owned:
+            return False
+        for stmt in self.tree.body.body:
+            if any(n is at for n in walk(stmt)):
+                return False
+            small = stmt.body[0] if type(stmt) is cst.SimpleStatementLine and len(
+                stmt.body) == 1 else None
+            if type(small) is cst.Assign and len(small.targets) == 1 and type(
+                    small.targets[0].target) is cst.Name and small.targets[0].target.value \
+                    == name and (self._creation(small.value) is not None or self._fresh_array(
+                        small.value, self.values.get(small.value))):
+                return True
+        return False
+
     def _list_array(self, small: cst.Assign, env: Env) -> None:
         """``vals = __list_array__([...])``, a list `passes.local_lists` made an array: its
         items must be numbers of one type (`rules.lists.check_items`), and what is written
@@ -585,7 +607,8 @@ class Aliasing:
             raise Unsupported("writing into an array: the arrays of this backend cannot be "
                               "written in place", target,
                               "build the array from its pieces (a stack or a concatenation)")
-        if name not in env.values or name in self.params and not self.helper:
+        if name not in env.values or name in self.params and not self.helper \
+                and not self._rebound_to_its_own(name, target):
             raise Unsupported(f"writing into `{name}` changes an array the function did not "
                               "create (the caller's argument or a global)", target,
                               f"copy it first: {name} = {name}.copy()")
@@ -619,7 +642,7 @@ class Aliasing:
         if masked and augmented:
             _no_failing_cast(target, slot, value, current)
         if (value.batched or index_batched or masked) and not current.batched:
-            if name in self.params:
+            if name in self.params and not self._rebound_to_its_own(name, target):
                 raise Unsupported(f"writing per-example data into `{name}`, an array the "
                                   "caller passed that is the same for every example", target,
                                   "return the new array and assign it in the caller")

@@ -289,6 +289,13 @@ class Analysis(Expressions, Calls, Aliasing):
                               "patterns (and `|` of them), guards, and a capture or `_` as "
                               "the last case are", pattern if pattern is not None else stmt,
                               "compare the value with == in an if/elif chain")
+        if type(stmt) is cst.FunctionDef:
+            from ..body_constructs.closures import why_kept
+            raise Unsupported(f"the nested function `{stmt.name.value}` "
+                              f"{why_kept(stmt, self.tree)}: only closures that are called "
+                              "are inlined", stmt,
+                              "define it at module level and pass what it reads as "
+                              "parameters")
         hints = {
             "Try": "move the try/except out of the per-example function, or check the "
                    "condition explicitly with `if`",

@@ -7,11 +7,14 @@ ready for the engine when the function is read (`source.read_function`), one mod
   (`helpers.hoist_helpers`): made once, vectorized as helpers;
 - closures over the function's own variables, inlined where they are called
   (`closures.inline_closures`, `closures.inline_statement_closures`);
+- ``max``/``min`` with a ``key=`` over a sequence of a known length
+  (`keyed.keyed_extrema`): the comparisons Python makes, written out;
 - comprehensions over ``range`` of literals or a global tuple of numbers
   (`comprehensions.unroll_comprehensions`): written out as the list of their items, and
   ``tuple``/``list``/``any``/``all`` of such a list as displays
   (`comprehensions.consumers_as_displays`); ``map(f, [a, b])`` unpacked or consumed whole as
-  ``(f(a), f(b))`` (`comprehensions.map_as_display`).
+  ``(f(a), f(b))`` (`comprehensions.map_as_display`); ``sum`` of a comprehension it
+  cannot write out, as the loop Python's ``sum`` runs (`comprehensions.sums_as_loops`).
 
 Each takes a statement out of the tree (or rewrites an expression) only where the result is
 what Python computes; anything else stays for the analysis, which refuses it with its
@@ -21,9 +24,16 @@ location.
 from __future__ import annotations
 
 from .closures import inline_closures, inline_statement_closures
-from .comprehensions import consumers_as_displays, map_as_display, unroll_comprehensions
+from .comprehensions import (
+    consumers_as_displays,
+    map_as_display,
+    sums_as_loops,
+    unroll_comprehensions,
+)
 from .helpers import hoist_helpers
 from .imports import hoist_imports
+from .keyed import keyed_extrema
 
 __all__ = ["consumers_as_displays", "hoist_helpers", "hoist_imports", "inline_closures",
-           "inline_statement_closures", "map_as_display", "unroll_comprehensions"]
+           "inline_statement_closures", "keyed_extrema", "map_as_display", "sums_as_loops",
+           "unroll_comprehensions"]

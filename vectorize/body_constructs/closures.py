@@ -4,6 +4,8 @@ they are called: a ``def`` (or ``lambda``) returning one expression (`inline_clo
 
 from __future__ import annotations
 
+import functools
+
 import libcst as cst
 
 from ..syntax.traversal import by_type, rewrite, walk
@@ -33,8 +35,9 @@ def inline_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
         if any(counts[p] > 1 and type(a.value) not in _SIMPLE for c in calls
                for p, a in zip(params, c.args)):
             continue
-        replacements = {id(c): _substitute_all(expression, dict(zip(
-            params, [a.value for a in c.args]))) for c in calls}
+        # (with the arguments as rewritten: in `f(f(x))` the inner call is inlined first)
+        inlined = functools.partial(_expression_of_call, expression, params)
+        replacements = dict.fromkeys((id(c) for c in calls), inlined)
 
         new_rest = [rewrite(s, _Inline(replacements)) for s in rest]
         body = body[:index] + [cst.SimpleStatementLine([cst.Pass()])] + new_rest
@@ -45,12 +48,22 @@ def inline_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
     return tree.with_changes(body=tree.body.with_changes(body=body))
 
 
+def _expression_of_call(expression, params: list, call: cst.Call):
+    """The closure's ``expression`` with the arguments of ``call`` in place of
+    ``params``."""
+    return _substitute_all(expression, dict(zip(params, [a.value for a in call.args])))
+
+
 class _Inline(cst.CSTTransformer):
     def __init__(self, replacements: dict):
-        self.replacements = replacements      # id(call) -> its expression
+        # id(call) -> its expression, or a function of the call (with its arguments
+        # rewritten) giving it
+        self.replacements = replacements
 
     def leave_Call(self, original_node, updated_node):
         new = self.replacements.get(id(original_node))
+        if callable(new):
+            return new(updated_node)
         return updated_node if new is None else new
 
 
@@ -83,8 +96,9 @@ def _single_expression(stmt):
                 p.default is not None for p in params.params):
         return None
     if any(type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
-                       cst.NamedExpr, cst.Yield, cst.Await) for n in walk(expression)):
-        return None
+                       cst.NamedExpr, cst.Yield, cst.Await) or type(n) is cst.Name
+           and n.value == name for n in walk(expression)):
+        return None     # (a recursive one: its inlined body would call another `name`)
     return name, [p.name.value for p in params.params], expression
 
 
@@ -140,14 +154,16 @@ def _substitute_all(expr, values: dict):
 def inline_statement_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
     """A nested ``def name(a, b): <statements>; return <expression>`` at the top level of
     the body that reads the function's own variables (a closure of several statements, which
-    `hoist_helpers` and `inline_closures` leave), called only in statements of the body's
-    top level after it (``y = name(x, 2.0)``, ``return name(x) + 1``): before each such
+    `hoist_helpers` and `inline_closures` leave), called only in statement lines after it
+    (``y = name(x, 2.0)``, ``return name(x) + 1``): before each such
     statement its parameters are bound to the arguments, in order, and its statements run
-    on names of their own (``z`` -> ``z_name``); the call becomes the returned expression.
+    on names of their own (``z`` -> ``z_name``, one set per call); the call becomes the
+    returned expression.
     The closed-over variables are read where the call is, as the closure reads them when it
     runs. Only bodies with no other ``return``, no ``yield``/``global``/``nonlocal``/nested
     scopes, and calls with as many positional arguments that sit outside conditional
-    expressions, ``and``/``or`` and nested scopes of their statement."""
+    expressions, ``and``/``or`` and nested scopes of their statement line (which may be in
+    the body of an ``if`` or a loop: the prologue runs where the call runs)."""
     from ..liveness import writes
     body = list(tree.body.body)
     taken = {n.value for n in by_type(tree).get(cst.Name, ())}
@@ -158,40 +174,114 @@ def inline_statement_closures(tree: cst.FunctionDef) -> cst.FunctionDef:
         if found is None:
             continue
         name, params, lines, result = found
-        rest = body[index + 1:]
+        rest = [rewrite(s, _BranchesAsIfs(name)) for s in body[index + 1:]]
         calls = _plain_calls(body, rest, name, params)
         if calls is None:
             continue
-        if not all(type(s) is cst.SimpleStatementLine for s in rest
-                   if any(id(c) in {id(n) for n in walk(s)} for c in calls)) or any(
-                _in_conditional(s, c) for s in rest for c in calls):
+        lines_of = _statement_lines(rest)
+        if any(id(c) not in lines_of for c in calls) or any(
+                in_conditional(lines_of[id(c)], c) for c in calls):
             continue
         local = set(params)
         for line in lines:
             local |= writes(line)
+
+        closure = (name, params, lines, result, local, taken)
+        inlined = functools.partial(_inlined, closure)
+        by_line: dict = {}
+        for c in calls:
+            by_line.setdefault(id(lines_of[id(c)]), []).append(c)
         new_rest = []
         for s in rest:
-            mine = [c for c in calls if any(c is n for n in walk(s))]
-            prologue, replacements = [], {}
-            for call in mine:
-                renames = {}
-                for old in sorted(local):
-                    new, k = f"{old}_{name}", 1
-                    while new in taken:
-                        k += 1
-                        new = f"{old}_{name}_{k}"
-                    taken.add(new)
-                    renames[old] = new
-                prologue += [cst.SimpleStatementLine([cst.Assign(
-                    [cst.AssignTarget(cst.Name(renames[p]))], a.value)])
-                    for p, a in zip(params, call.args)]
-                prologue += [_renamed(line, renames) for line in lines]
-                replacements[id(call)] = _renamed(result, renames).with_changes(
-                    lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-            new_rest += prologue + [rewrite(s, _Inline(replacements)) if mine else s]
+            if id(s) in by_line:
+                new_rest += inlined(s, by_line[id(s)])
+            else:
+                new_rest.append(rewrite(s, _InlineLines(by_line, inlined)))
         tree = tree.with_changes(body=tree.body.with_changes(body=body[:index] + new_rest))
         return inline_statement_closures(tree)      # the next one
     return tree
+
+
+def _inlined(closure, s, mine) -> list:
+    """The statement line ``s`` with the calls ``mine`` of the closure inlined: a prologue
+    per call (its parameters bound to the arguments, its statements on names of their own),
+    then ``s`` with each call replaced by the returned expression."""
+    name, params, lines, result, local, taken = closure
+    prologue, replacements = [], {}
+    for call in mine:
+        renames = {}
+        for old in sorted(local):
+            new, k = f"{old}_{name}", 1
+            while new in taken:
+                k += 1
+                new = f"{old}_{name}_{k}"
+            taken.add(new)
+            renames[old] = new
+        prologue += [cst.SimpleStatementLine([cst.Assign(
+            [cst.AssignTarget(cst.Name(renames[p]))], a.value)])
+            for p, a in zip(params, call.args)]
+        prologue += [_renamed(line, renames) for line in lines]
+        replacements[id(call)] = _renamed(result, renames).with_changes(
+            lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return prologue + [rewrite(s, _Inline(replacements))]
+
+
+class _BranchesAsIfs(cst.CSTTransformer):
+    """``t = a if c else b`` and ``return a if c else b`` where ``a`` or ``b`` calls the
+    closure ``name``: ``if c: t = a`` / ``else: t = b`` (the same statement, in a form where
+    each branch's calls run only where Python runs them)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if len(updated_node.body) != 1:
+            return updated_node
+        small = updated_node.body[0]
+        if not (type(small) is cst.Return or type(small) is cst.Assign and len(
+                small.targets) == 1 and type(small.targets[0].target) is cst.Name) or type(
+                small.value) is not cst.IfExp:
+            return updated_node
+        value = small.value
+        if not any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value ==
+                   self.name for part in (value.body, value.orelse) for n in walk(part)):
+            return updated_node
+
+        def branch(part):       # (itself such a statement again: `a if c else b if d else e`)
+            line = cst.SimpleStatementLine([small.with_changes(value=part)])
+            return cst.IndentedBlock([self.leave_SimpleStatementLine(line, line)])
+        return cst.If(value.test.with_changes(lpar=[], rpar=[]), branch(value.body),
+                      orelse=cst.Else(branch(value.orelse)),
+                      leading_lines=updated_node.leading_lines)
+
+
+def _statement_lines(stmts) -> dict:
+    """id of each call in ``stmts`` -> the statement line (at any depth: in the bodies of
+    ``if``/``for``/``while``...) it is in; a call in a compound statement's header (an
+    ``if`` test, a loop's ``iter``) has none."""
+    out: dict = {}
+    for stmt in stmts:
+        for line in walk(stmt):
+            if type(line) is cst.SimpleStatementLine:
+                for n in walk(line):
+                    if type(n) is cst.Call:
+                        out[id(n)] = line
+    return out
+
+
+class _InlineLines(cst.CSTTransformer):
+    """Each statement line holding calls of the closure: its prologue, then the line with
+    the calls replaced (`inline_statement_closures`)."""
+
+    def __init__(self, by_line: dict, inlined):
+        self.by_line = by_line
+        self.inlined = inlined
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        mine = self.by_line.get(id(original_node))
+        if not mine:
+            return updated_node
+        return cst.FlattenSentinel(self.inlined(original_node, mine))
 
 
 def _statement_closure(stmt: cst.FunctionDef):
@@ -215,13 +305,15 @@ def _statement_closure(stmt: cst.FunctionDef):
                        cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
                        cst.GeneratorExp, cst.Await, cst.NamedExpr, cst.Break, cst.Continue,
                        cst.Del, cst.Try, cst.With, cst.Import, cst.ImportFrom)
-           for line in lines[:-1] for n in walk(line)):
-        return None
+           for line in lines[:-1] for n in walk(line)) or any(
+            type(n) is cst.Name and n.value == stmt.name.value for line in lines
+            for n in walk(line)):
+        return None     # (a recursive one: its inlined body would call another `name`)
     return stmt.name.value, [p.name.value for p in params.params], lines[:-1], \
         lines[-1].body[0].value
 
 
-def _in_conditional(stmt, call) -> bool:
+def in_conditional(stmt, call) -> bool:
     """Whether ``call`` sits, in ``stmt``, under a conditional expression, ``and``/``or``
     or a nested scope (where Python may not evaluate it)."""
     def search(node, guarded):
@@ -254,3 +346,30 @@ def _renamed(node, renames: dict):
             new = renames.get(updated_node.value)
             return updated_node if new is None else updated_node.with_changes(value=new)
     return node.visit(Rename())
+
+
+def why_kept(stmt: cst.FunctionDef, tree: cst.FunctionDef) -> str:
+    """Why the nested ``def`` ``stmt`` is still in ``tree`` (neither hoisted nor inlined),
+    in words, for the refusal that names it."""
+    name = stmt.name.value
+    inner = {id(n) for n in walk(stmt)}
+    if any(type(n) in (cst.Nonlocal, cst.Global) for n in walk(stmt.body)):
+        return "changes the function's variables (`nonlocal`/`global`)"
+    if stmt not in tree.body.body:
+        return "is defined under a condition or in a loop"
+    uses = [n for n in walk(tree.body) if type(n) is cst.Name and n.value == name
+            and id(n) not in inner]
+    called = {id(n.func) for n in walk(tree.body) if type(n) is cst.Call}
+    returned = [n.value for n in walk(tree.body) if type(n) is cst.Return and n.value
+                is not None]
+    returned += [e.value for r in returned if type(r) in (cst.Tuple, cst.List)
+                 for e in r.elements]
+    if any(r is u for r in returned for u in uses):
+        return "is returned"
+    if any(id(u) not in called for u in uses):
+        return "is stored or passed to another function"
+    if any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == name
+           for n in walk(stmt.body)):
+        return "calls itself"
+    return ("is a closure whose calls sit where they cannot be inlined (under `and`/`or`, "
+            "in a loop's or an `if`'s header, or in another nested function)")

@@ -99,7 +99,7 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
                     return node
                 elt = node.elt
                 for one, part in zip(names, parts):
-                    elt = _substitute(elt, one, part)
+                    elt = substitute(elt, one, part)
                 elements.append(cst.Element(elt))
             return cst.List(elements, lpar=node.lpar if type(node) is cst.ListComp else [],
                             rpar=node.rpar if type(node) is cst.ListComp else [])
@@ -185,14 +185,14 @@ def _int_value(node):
     return None
 
 
-def _substitute(expr, name: str, value):
+def substitute(expr, name: str, value):
     """``expr`` with every ``name`` replaced by ``value`` (parenthesized)."""
     class Replace(cst.CSTTransformer):
         def leave_Name(self, original_node, updated_node):
             if updated_node.value != name:
                 return updated_node
             return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
-                if type(value) is cst.UnaryOperation else value
+                if type(value) in (cst.UnaryOperation, cst.BinaryOperation) else value
     return expr.visit(Replace())
 
 
@@ -354,14 +354,33 @@ def _unpacked(value, names):
             for j in range(len(names))]
 
 
+def _plain_item(node, func, assigned) -> bool:
+    """An item of a display that may be written where the comprehension reads it: names and
+    number literals combined by ``+``, ``-``, ``*`` and ``abs`` (``-1e16``, ``x - y``),
+    which raise nothing on numbers, so evaluating it later (once per read, or not at all
+    after ``any``'s deciding item) gives what evaluating it first gives."""
+    t = type(node)
+    if t is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+        return _plain_item(node.expression, func, assigned)
+    if t is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract,
+                                                            cst.Multiply):
+        return _plain_item(node.left, func, assigned) and _plain_item(node.right, func,
+                                                                      assigned)
+    if t is cst.Call and type(node.func) is cst.Name and node.func.value == "abs" and len(
+            node.args) == 1 and node.args[0].keyword is None and not node.args[0].star \
+            and "abs" not in assigned and lookup(func, "abs")[2] == "builtin":
+        return _plain_item(node.args[0].value, func, assigned)
+    return t in (cst.Name, cst.Integer, cst.Float, cst.Imaginary)
+
+
 def _more_items(iterable, items, func, assigned):
     """Items of the sequences `unroll_comprehensions` also writes out: a tuple or list
     display of names and literals (each item as written), ``enumerate``/``zip`` of
     sequences it writes out (tuples of nodes), and a global tuple of rows of numbers, all of
     one length (``TABLE[i]``, unpacked by the target)."""
     if type(iterable) in (cst.Tuple, cst.List):
-        if all(type(e) is cst.Element and type(e.value) in (
-                cst.Name, cst.Integer, cst.Float, cst.Imaginary) for e in iterable.elements) \
+        if all(type(e) is cst.Element and _plain_item(e.value, func, assigned)
+               for e in iterable.elements) \
                 and len(iterable.elements) <= UNROLL_LIMIT:
             return [e.value for e in iterable.elements]
         return None
@@ -388,3 +407,114 @@ def _more_items(iterable, items, func, assigned):
             return [cst.Subscript(cst.Name(iterable.value), [cst.SubscriptElement(
                 cst.Index(cst.Integer(str(i))))]) for i in range(len(value))]
     return None
+
+
+def sums_as_loops(tree: cst.FunctionDef, func) -> cst.FunctionDef:
+    """After `unroll_comprehensions`: ``sum(<generator or list comprehension>)`` (or with a
+    start) that it could not write out -- over a sequence whose length the code does not
+    fix, such as ``zip(ai, bi)`` of local lists bound on several paths -- is the loop
+    Python's ``sum`` runs, before the statement line that calls it:
+
+        total = 0
+        for a, b in zip(ai, bi):
+            total = total + a * tau ** b
+
+    (the generator's ``if`` s as nested ``if`` s, its names renamed where the function uses
+    them elsewhere), and the call becomes ``total``. Python adds from the left as the loop
+    does; the loop is computed before the rest of its statement, so within that statement it
+    comes first (as `passes.appended_lists` computes its reductions). Only one ``for``,
+    no nested scopes, and calls outside conditional expressions, ``and``/``or`` and nested
+    scopes of their statement line."""
+    if not any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == "sum"
+               and n.args and type(n.args[0].value) in (cst.GeneratorExp, cst.ListComp)
+               for n in walk(tree)):
+        return tree
+    from ..liveness import writes
+    from .closures import in_conditional
+    assigned = {p.name.value for p in tree.params.params}
+    for stmt in tree.body.body:
+        assigned |= writes(stmt)
+    if "sum" in assigned or lookup(func, "sum")[2] != "builtin":
+        return tree
+    lines: dict = {}
+    for line in walk(tree.body):
+        if type(line) is not cst.SimpleStatementLine:
+            continue
+        found = [n for n in walk(line) if _loopable_sum(n) and not in_conditional(line, n)]
+        if found and not any(inner is not outer and any(inner is m for m in walk(outer))
+                             for outer in found for inner in found):
+            lines[id(line)] = found
+    if not lines:
+        return tree
+    return rewrite(tree, _SumLoops(lines, tree))
+
+
+def _loopable_sum(node) -> bool:
+    if not (type(node) is cst.Call and type(node.func) is cst.Name and node.func.value ==
+            "sum" and 1 <= len(node.args) <= 2 and not any(a.star for a in node.args)
+            and node.args[0].keyword is None and type(node.args[0].value) in (
+                cst.GeneratorExp, cst.ListComp)
+            and (len(node.args) == 1 or node.args[1].keyword is None
+                 or node.args[1].keyword.value == "start")):
+        return False
+    comp = node.args[0].value
+    target = comp.for_in
+    return target.inner_for_in is None and not target.asynchronous and _target_names(
+        target.target) is not None and not any(
+            type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
+                        cst.NamedExpr, cst.Yield, cst.Await)
+            for part in [comp.elt, *[i.test for i in target.ifs]] for n in walk(part))
+
+
+class CallsReplaced(cst.CSTTransformer):
+    """The calls of ``replacements`` (by the id of the original node) replaced."""
+
+    def __init__(self, replacements: dict):
+        self.replacements = replacements
+
+    def leave_Call(self, original_node, updated_node):
+        return self.replacements.get(id(original_node), updated_node)
+
+
+class _SumLoops(cst.CSTTransformer):
+    def __init__(self, lines: dict, tree):
+        from ..liveness import Namer
+        self.lines = lines
+        self._fresh = Namer(n.value for n in walk(tree) if type(n) is cst.Name).fresh
+        self.tree = tree
+        self.replacements: dict = {}
+
+    def _loop(self, call) -> list:
+        comp = call.args[0].value
+        target = comp.for_in
+        inside = {id(n) for n in walk(comp)}
+        outside = {n.value for n in walk(self.tree) if type(n) is cst.Name
+                   and id(n) not in inside}
+        elt, tests, new_target = comp.elt, [i.test for i in target.ifs], target.target
+        for name in _target_names(target.target):
+            if name in outside:
+                new = self._fresh(name)
+                elt, new_target = substitute(elt, name, cst.Name(new)), substitute(
+                    new_target, name, cst.Name(new))
+                tests = [substitute(t, name, cst.Name(new)) for t in tests]
+        total = self._fresh("total")
+        start = call.args[1].value if len(call.args) == 2 else cst.Integer("0")
+        body: list = [cst.SimpleStatementLine([cst.Assign(
+            [cst.AssignTarget(cst.Name(total))],
+            cst.BinaryOperation(cst.Name(total), cst.Add(), _parened(elt.with_changes(
+                lpar=[], rpar=[])) if type(elt) in (cst.IfExp, cst.Lambda) else elt))])]
+        for test in reversed(tests):
+            body = [cst.If(test.with_changes(lpar=[], rpar=[]), cst.IndentedBlock(body))]
+        self.replacements[id(call)] = cst.Name(total)
+        return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(total))],
+                                                    start)]),
+                cst.For(new_target.with_changes(lpar=[], rpar=[]), target.iter,
+                        cst.IndentedBlock(body))]
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        mine = self.lines.get(id(original_node))
+        if not mine:
+            return updated_node
+        prologue = [s for call in mine for s in self._loop(call)]
+        return cst.FlattenSentinel([*prologue, rewrite(original_node,
+                                                       CallsReplaced(self.replacements))])

@@ -49,8 +49,13 @@ def hoist_helpers(tree: cst.FunctionDef, func, module, line_offset: int, col_off
             table = symtable.symtable(text, filename, "exec")
         except SyntaxError:
             continue
-        if _reads_of(table) - {name} & outer:
+        reads = _reads_of(table)
+        if reads - {name} & outer:
             continue      # a closure over the function's own names
+        if name in reads and _calls_itself(stmt, name):
+            # (made here, its own name would be looked up among the module's globals:
+            # another function, or none) refused where it is defined, saying so
+            continue
         namespace: dict = {}
         try:
             # on its own lines of the file: `inspect` finds its source there
@@ -92,3 +97,10 @@ def _reads_of(table) -> set:
         if symbol.is_referenced():
             out.add(symbol.get_name())
     return out
+
+
+def _calls_itself(stmt, name: str) -> bool:
+    """Whether the body of the ``def`` (or lambda) ``stmt`` reads its own name."""
+    from ..syntax.traversal import walk
+    body = stmt.body if type(stmt) is cst.FunctionDef else stmt.body[0].value.body
+    return any(type(n) is cst.Name and n.value == name for n in walk(body))

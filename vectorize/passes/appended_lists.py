@@ -42,10 +42,11 @@ allocate), is refused where it is appended to. Anything else is left as it is.
 from __future__ import annotations
 
 import libcst as cst
+import numpy as np
 
 from ..errors import Unsupported
 from ..introspect import lookup
-from ..liveness import writes
+from ..liveness import target_names, writes
 from ..rules.lists import LIST_ARRAY, has_list_arrays
 from ..syntax.templates import parse_expr, parse_stmt
 from ..syntax.traversal import by_type, children, rewrite, walk
@@ -281,11 +282,15 @@ def _find(func: cst.FunctionDef, pyfunc) -> dict[str, _List]:
 
 
 def _counters(func: cst.FunctionDef) -> set[str]:
-    """Names bound only as counters of ``for ... in range(...)`` (ints per example)."""
+    """Names bound only as counters of ``for ... in range(...)`` or targets of ``for`` over
+    a tuple or list display of int literals (ints per example)."""
     counters, other = set(), set()
     for n in walk(func.body):
-        if type(n) is cst.For and type(n.target) is cst.Name and type(n.iter) is cst.Call \
-                and type(n.iter.func) is cst.Name and n.iter.func.value == "range":
+        if type(n) is cst.For and type(n.target) is cst.Name and (
+                type(n.iter) is cst.Call and type(n.iter.func) is cst.Name
+                and n.iter.func.value == "range" or type(n.iter) in (cst.Tuple, cst.List)
+                and n.iter.elements and all(type(e) is cst.Element and type(
+                    e.value) is cst.Integer for e in n.iter.elements)):
             counters.add(n.target.value)
         elif type(n) is cst.For:
             other |= {t.value for t in walk(n.target) if type(t) is cst.Name}
@@ -314,15 +319,57 @@ def _no_reduction(node, lists, builtin) -> None:
         lists[node.args[0].value.value].ok = False
 
 
+_INT = np.asarray(0).dtype
+
+# operators whose result is an int where both operands are ints
+_INT_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
+
+
+def _int_params(func: cst.FunctionDef, params: dict) -> set[str]:
+    """The parameters this specialization passes ints (0-d, of the dtype of the list's
+    padding ``0``: another int dtype would not fit its array) that the body never binds
+    again."""
+    bound = {name for n in walk(func.body) for name in _bound(n)}
+    if "*" in bound:
+        return set()
+    return {name for name, value in params.items() if name not in bound
+            and getattr(value, "rank", None) == 0 and getattr(value, "dtype", None) == _INT}
+
+
+def _bound(node) -> list[str]:
+    t = type(node)
+    if t in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr):
+        return list(target_names(node.target))
+    if t in (cst.Global, cst.Nonlocal, cst.Import, cst.ImportFrom, cst.FunctionDef,
+             cst.ClassDef, cst.WithItem, cst.ExceptHandler):
+        return ["*"]        # (too rare to track: no parameter counts as an int then)
+    return []
+
+
 def _pad(items: list, ints: set[str]) -> str:
     """The padding of a list of ``items`` (see the module's docstring); ``ints``: the
-    counters of ``for ... in range(...)`` loops, bound nowhere else."""
+    counters of ``for ... in range(...)`` loops, bound nowhere else, and the parameters
+    the specialization passes ints, never bound again (`_int_params`); arithmetic (``+``,
+    ``-``, ``*``, ``//``, ``%``, ``**`` an int literal), ``abs``, ``min`` and ``max`` of
+    ints are ints."""
     def kind(node):
         if type(node) is cst.Name and node.value in ints:
             return "int"
-        if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
-            node = node.expression
+        if type(node) is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+            return kind(node.expression)
         if type(node) is cst.Integer:
+            return "int"
+        if type(node) is cst.BinaryOperation and type(node.operator) in _INT_OPERATORS:
+            if kind(node.left) == "int" and kind(node.right) == "int":
+                return "int"
+        if type(node) is cst.BinaryOperation and type(node.operator) is cst.Power:
+            # `n ** 3` is an int, `n ** -1` a float
+            if kind(node.left) == "int" and type(node.right) is cst.Integer:
+                return "int"
+        if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in (
+                "abs", "min", "max") and node.args and all(
+                    a.keyword is None and not a.star and kind(a.value) == "int"
+                    for a in node.args):
             return "int"
         if type(node) is cst.Name and node.value in ("True", "False"):
             return "bool"
@@ -488,7 +535,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         return func
     lower = _Lower(lowered, ctx.namer)
     lower.root = func
-    lower.counters = _counters(func)
+    lower.counters = _counters(func) | _int_params(func, ctx.params)
     lower.facts = Counters(func, {})
     out = rewrite(func, lower)
     positions = ctx.source.positions

@@ -26,6 +26,9 @@ per-example conditions are masked by `if_to_where`, per-example indexes guarded 
             vals[i] += y                               vals[i] += y
     return sum(vals)                           return sum(vals)
 
+A parameter's vector made a list, ``a = list(v)``, is the display of its items first
+(`_lists_of_arguments`).
+
 A list used any other way (returned, passed to a helper, bound to a second name, sliced,
 appended to, concatenated, compared, read in a nested function) is left as it is: the
 analysis refuses a write into it, naming the write.
@@ -246,7 +249,77 @@ def _written_out(display):
     return cst.List([cst.Element(item) for item in items])
 
 
+def _lists_of_arguments(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    """``a = list(v)`` (a statement of the body's top level, ``list`` the builtin) of a
+    parameter ``v`` that no statement before it rebinds, where the call passes it a vector
+    (per example, or the same for every example and ``a`` written into: ``a[i] = e``) of at
+    most 64 items: ``a = [v[0], v[1], ...]``, the same items, a list display the passes after
+    know; ``v = list(v)`` binds a name of its own (``v_list``), which the statements after
+    it read in place of ``v`` (none of them reads the parameter again)."""
+    if not has_list_arrays(ctx.registry) or lookup(ctx.source.func, "list")[2] != "builtin":
+        return func
+    written = {t.value.value for n in walk(func.body)
+               for t in ([x.target for x in n.targets] if type(n) is cst.Assign else
+                         [n.target] if type(n) is cst.AugAssign else [])
+               if type(t) is cst.Subscript and type(t.value) is cst.Name}
+    body = list(func.body.body)
+    rebound: set = set()
+    changed = False
+    for k, stmt in enumerate(body):
+        small = stmt.body[0] if type(stmt) is cst.SimpleStatementLine and len(
+            stmt.body) == 1 else None
+        call = getattr(small, "value", None) if type(small) is cst.Assign else None
+        if type(call) is cst.Call and type(call.func) is cst.Name and \
+                call.func.value == "list" and len(call.args) == 1 and \
+                call.args[0].keyword is None and not call.args[0].star and type(
+                    call.args[0].value) is cst.Name and len(small.targets) == 1 and type(
+                    small.targets[0].target) is cst.Name and "list" not in rebound:
+            name = call.args[0].value.value
+            value = ctx.params.get(name)
+            example = getattr(value, "example", None)
+            rank = getattr(value, "rank", None)
+            if name not in rebound and rank == 1 and 0 < len(example) <= 64 and (
+                    value.batched or small.targets[0].target.value in written):
+                items = [cst.Element(cst.Subscript(cst.Name(name), [cst.SubscriptElement(
+                    cst.Index(cst.Integer(str(i))))])) for i in range(len(example))]
+                target = small.targets[0].target.value
+                if target == name:
+                    # `v = list(v)`: from here on `v` is the list, a local of its own
+                    later = body[k + 1:]
+                    if any(type(n) in _SCOPES or type(n) in (cst.Global, cst.Nonlocal)
+                           for s in later for n in walk(s)):
+                        rebound |= writes(stmt)
+                        continue
+                    new = ctx.namer.fresh(f"{name}_list")
+                    body[k + 1:] = [rewrite(s, _Renamed(name, new)) for s in later]
+                    small = small.with_changes(targets=[small.targets[0].with_changes(
+                        target=cst.Name(new))])
+                body[k] = stmt.with_changes(body=[small.with_changes(value=cst.List(items))])
+                changed = True
+        rebound |= writes(stmt)
+    return func.with_changes(body=func.body.with_changes(body=body)) if changed else func
+
+
+class _Renamed(cst.CSTTransformer):
+    def __init__(self, old: str, new: str):
+        self.old, self.new = old, new
+
+    def visit_Attribute(self, node):
+        return False        # (its base is renamed on the way out, its attribute never)
+
+    def leave_Attribute(self, original_node, updated_node):
+        return updated_node.with_changes(value=updated_node.value.visit(self))
+
+    def leave_Arg(self, original_node, updated_node):
+        return updated_node.with_changes(keyword=original_node.keyword)
+
+    def leave_Name(self, original_node, updated_node):
+        return updated_node.with_changes(value=self.new) if updated_node.value == self.old \
+            else updated_node
+
+
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    func = _lists_of_arguments(func, ctx)
     if cst.List not in by_type(func.body) or not has_list_arrays(ctx.registry):
         return func
     names = lists_to_lower(func, ctx.source.func)

@@ -184,12 +184,14 @@ def _builtin_sum(site: Site):
         # lane by lane, as per example
         return site.node
     x = site.nodes[0]
-    items = _display_items(x) if not site.python_semantics and site.args[0].rank == 1 \
-        and not site.kwargs else None
+    items = _display_items(x) if (not site.python_semantics or site.args[0].kind in "fc") \
+        and site.args[0].rank == 1 and not site.kwargs else None
     if items:
         # `sum([a, b, 7.0])` of NumPy scalars is ((0 + a) + b) + 7.0, each `+` in the
         # operands' own dtypes (uint8 wraps, a float32 stays float32 against 7.0): the
-        # same additions lane by lane, not one sum of the items promoted together
+        # same additions lane by lane, not one sum of the items promoted together; of
+        # Python floats too, whose sum is left to right where np.sum adds in pairs (ints
+        # add exactly in any order: `python_errors.sum_checks` checks their total)
         out = site.nodes[1] if len(site.nodes) > 1 else cst.Integer("0")
         for item in items:
             out = expr("{a} + {b}", a=out, b=item)
