@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import types
 
 import libcst as cst
 import numpy as np
@@ -36,6 +37,7 @@ import numpy as np
 from ..errors import Unsupported
 from ..liveness import reads
 from ..rules import python_errors
+from ..source import read_function
 from ..syntax.templates import expr
 from ..syntax.traversal import by_type, children, rewrite, walk
 
@@ -53,6 +55,12 @@ class _TryLowering(cst.CSTTransformer):
         self.numbers = numbers
         self.python_examples = False    # `vectorize`: the parameters are Python numbers
         self.dicts: set[str] = set()     # local names bound to dicts (KeyError, not IndexError)
+        self.copies = 0                  # `if`s lowered (each copies the rest of its `try`)
+        self.taken = 0                   # handlers written into the lowered code so far
+        self.static_types = True         # per-example numbers are numbers, not 0-d tensors
+        # whether `numbers` tells Python numbers from NumPy scalars for sure (`vectorize`:
+        # not in a helper, whose caller may pass either)
+        self.certain = True
 
     def resolve(self, node):
         """The object a name or ``module.name`` in the body refers to, or None."""
@@ -70,6 +78,8 @@ class _TryLowering(cst.CSTTransformer):
         if node.finalbody is not None:
             raise Unsupported("`try` with `finally` in a vectorized function", node,
                               "move the cleanup after the `try` statement")
+        if self.numbers is not None:
+            self.numbers.at(node)
         handlers = [(self.handler_types(h), list(u.body.body))
                     for h, u in zip(node.handlers, updated_node.handlers)]
         tail = list(updated_node.orelse.body.body) if updated_node.orelse is not None else []
@@ -122,12 +132,20 @@ class _TryLowering(cst.CSTTransformer):
             self.expression(test, [], tests)
             if any(issubclass(exc, types) for types, _ in handlers):
                 tests.append((exc, "{c}", {"c": test}, []))
-                return self.guarded(tests, handlers, self.body(stmts[1:], handlers, tail))
-            return self.guarded(tests, handlers, [stmt] + self.body(stmts[1:], handlers, tail))
+                return self.guarded(tests, handlers, self.rest(stmt, stmts[1:], handlers, tail))
+            return self.guarded(tests, handlers,
+                                [stmt] + self.rest(stmt, stmts[1:], handlers, tail))
+        if type(stmt) is cst.If:
+            return self.branches(stmt, stmts[1:], handlers, tail)
+        if type(stmt) is cst.For:
+            unrolled = _unrolled(stmt)
+            if unrolled is not None:
+                return self.body(unrolled + list(stmts[1:]), handlers, tail)
         if type(stmt) is not cst.SimpleStatementLine:
             raise Unsupported("a `try` around anything but simple statements (assignments, "
-                              "`return`, `raise`, `if ...: raise`) in a vectorized function",
-                              stmt, "move the loop or `if` out of the `try`")
+                              "`return`, `raise`), `if` statements and `for` loops over a "
+                              f"range of at most {_UNROLLED} constant steps in a vectorized "
+                              "function", stmt, "move the statement out of the `try`")
         tests = []
         if len(stmt.body) == 1 and type(stmt.body[0]) is cst.Raise:
             # an unconditional `raise E(...)`: the handler that catches E, or the raise
@@ -149,7 +167,73 @@ class _TryLowering(cst.CSTTransformer):
                     self.arithmetic(small, [small.target, small.value], "`**=`", power=True)
             elif getattr(small, "value", None) is not None:
                 self.expression(small.value, [], tests)
-        return self.guarded(tests, handlers, [stmt] + self.body(stmts[1:], handlers, tail))
+            targets = [t.target for t in small.targets] if type(small) is cst.Assign else [
+                getattr(small, "target", None)]
+            for target in targets:
+                if type(target) is cst.Subscript:
+                    self.item_write(target, type(small) is cst.AugAssign, tests)
+        if any(type(small) is cst.Return for small in stmt.body):
+            return self.guarded(tests, handlers, [stmt])   # (what follows never runs)
+        return self.guarded(tests, handlers, [stmt] + self.rest(stmt, stmts[1:], handlers, tail))
+
+    def rest(self, stmt, stmts: list, handlers: list, tail: list) -> list:
+        """`body` of ``stmts``, which follow ``stmt`` (whose bindings they see)."""
+        if self.numbers is not None:
+            self.numbers.bound(stmt)
+        return self.body(stmts, handlers, tail)
+
+    def branches(self, stmt: cst.If, rest: list, handlers: list, tail: list) -> list:
+        """An ``if`` inside a ``try``: the tests of its condition, then each branch followed
+        by the statements after it (a branch that raises skips them for the handler)."""
+        self.copies += 1
+        if self.copies > _BRANCH_COPIES:
+            raise Unsupported("too many `if` statements inside one `try` (each is followed "
+                              "by a copy of the rest of the `try`)", stmt,
+                              "move some of them out of the `try`")
+        tests = []
+        self.expression(stmt.test, [], tests)
+        if self.numbers is not None:
+            self.numbers.bound(stmt)
+        taken = self.taken
+        alone = stmt.with_changes(body=cst.IndentedBlock(self.body(
+            list(stmt.body.body), handlers, []) or [cst.SimpleStatementLine([cst.Pass()])]))
+        if type(stmt.orelse) is cst.Else:
+            alone = alone.with_changes(orelse=cst.Else(body=cst.IndentedBlock(self.body(
+                list(stmt.orelse.body.body), handlers, []) or [
+                    cst.SimpleStatementLine([cst.Pass()])])))
+        elif stmt.orelse is not None:
+            alone = alone.with_changes(orelse=self.branches(stmt.orelse, [], handlers, [])[0])
+        if self.taken == taken and not tests and not _returns(stmt):
+            # no handler is taken inside it: the `if` as it is, then the rest
+            return [alone] + self.body(list(rest), handlers, tail)
+        body = self.body(list(stmt.body.body) + list(rest), handlers, tail)
+        if stmt.orelse is None:
+            orelse = self.body(list(rest), handlers, tail)
+        elif type(stmt.orelse) is cst.If:
+            orelse = self.branches(stmt.orelse, rest, handlers, tail)
+        else:
+            orelse = self.body(list(stmt.orelse.body.body) + list(rest), handlers, tail)
+        lowered = stmt.with_changes(
+            body=cst.IndentedBlock(body or [cst.SimpleStatementLine([cst.Pass()])]),
+            orelse=None if not orelse else (
+                orelse[0].with_changes(leading_lines=()) if len(orelse) == 1 and
+                type(orelse[0]) is cst.If else cst.Else(body=cst.IndentedBlock(orelse))))
+        return self.guarded(tests, handlers, [lowered])
+
+    def item_write(self, target: cst.Subscript, augmented: bool, tests: list) -> None:
+        """``v[i] = x``: where ``v`` is a number per example (its type says so, the same for
+        every example) the write raises TypeError on every example; a write into an array
+        is the passes' after (a write into the caller's array is refused there)."""
+        self.expression(target.value, [], tests)
+        for element in target.slice:
+            if type(element.slice) is cst.Index:
+                self.expression(element.slice.value, [], tests)
+        if self.numbers is None or self.numbers.number(target.value) is not True:
+            return
+        if augmented and not (self.certain and
+                              self.numbers.python_valued(target.value) is True):
+            return      # (a NumPy scalar's item read raises IndexError first)
+        tests.append((TypeError, None, {}, []))
 
     def guarded(self, tests: list, handlers: list, rest: list) -> list:
         """``rest`` under ``else`` of each test whose exception a handler catches (the first
@@ -158,11 +242,17 @@ class _TryLowering(cst.CSTTransformer):
             handler = next((h for types, h in handlers if issubclass(exc, types)), None)
             if handler is None:
                 continue    # not caught here: it raises (the per-example loop decides)
-            test = expr(template, **{n: v.deep_clone() for n, v in nodes.items()})
+            self.taken += 1
+            if template is None and not guards:
+                # raised by every example that gets here (its per-example type decides)
+                rest = [s.deep_clone() for s in handler]
+                continue
+            test = None if template is None else expr(
+                template, **{n: v.deep_clone() for n, v in nodes.items()})
             for guard, negated in reversed(guards):
                 g = guard.deep_clone()
-                test = cst.BooleanOperation(cst.UnaryOperation(cst.Not(), g) if negated else g,
-                                            cst.And(), test)
+                g = cst.UnaryOperation(cst.Not(), g) if negated else g
+                test = g if test is None else cst.BooleanOperation(g, cst.And(), test)
             rest = [cst.If(test=test,
                            body=cst.IndentedBlock([s.deep_clone() for s in handler]),
                            orelse=rest[0] if len(rest) == 1 and type(rest[0]) is cst.If
@@ -220,6 +310,23 @@ class _TryLowering(cst.CSTTransformer):
                  cst.GeneratorExp, cst.Await, cst.Yield, cst.NamedExpr):
             raise Unsupported("an expression that a `try` around it cannot model", node,
                               "compute it before the `try`")
+        if t is cst.Call and type(node.func) is cst.Attribute and not isinstance(
+                self.resolve(node.func.value), type(math)):
+            # a method of a per-example value (`x.any()`): its owner, its arguments, then
+            # what reading the attribute raises (the call of a NumPy value's method raises
+            # nothing, those of `_QUIET_METHODS`)
+            self.expression(node.func.value, guards, tests)
+            if tests and tests[-1][1] is None and tests[-1][3] == guards:
+                return      # (the owner raises on every example)
+            for arg in node.args:
+                if arg.keyword is not None or arg.star:
+                    raise Unsupported("a call with keywords or `*` inside a `try`", arg,
+                                      "compute it before the `try`")
+                self.expression(arg.value, guards, tests)
+            if not self.attribute(node.func, guards, tests, method=True):
+                raise Unsupported("a method call inside a `try` whose exceptions the engine "
+                                  "does not know", node, "call it before the `try`")
+            return
         if t is cst.Call:
             fn = self.resolve(node.func)
             for arg in node.args:
@@ -230,7 +337,10 @@ class _TryLowering(cst.CSTTransformer):
             self.call(fn, node, guards, tests)
             return
         if t is cst.Attribute:
-            if not isinstance(self.resolve(node.value), type(math)):
+            if isinstance(self.resolve(node.value), type(math)):
+                return
+            self.expression(node.value, guards, tests)
+            if not self.attribute(node, guards, tests):
                 raise Unsupported("an attribute read inside a `try`", node,
                                   "compute it before the `try`")
             return
@@ -247,13 +357,67 @@ class _TryLowering(cst.CSTTransformer):
                     tests.append((ZeroDivisionError, "{a} == 0 and {b} < 0",
                                   {"a": node.left, "b": node.right}, guards))
 
+    def attribute(self, node: cst.Attribute, guards, tests, method=False) -> bool:
+        """The tests of reading ``owner.name`` (and calling it, ``method``), decided by the
+        owner's per-example type: a Python number lacks NumPy's attributes (AttributeError
+        on every example), a NumPy value has them and its `_QUIET_METHODS` raise nothing.
+        False where the engine cannot tell."""
+        name = node.attr.value
+        owner = node.value
+        if self.numbers is None or not self.static_types:
+            return False
+        if self.numbers.python_valued(owner) is True and self.certain and \
+                self.numbers.number(owner) is True:
+            if not any(hasattr(t, name) for t in (bool, int, float, complex)):
+                tests.append((AttributeError, None, {}, guards))
+                return True
+            return name in _QUIET_NUMBER_ATTRIBUTES and all(
+                hasattr(t, name) for t in (bool, int, float, complex))
+        if self.numbers.python_valued(owner) is False and name in (
+                _QUIET_METHODS if method else _QUIET_ATTRIBUTES):
+            return True
+        return False
+
+    def raises(self, fn, args):
+        """The exceptions a call of ``fn`` on ``args`` may raise per example (a frozenset),
+        or None where the engine does not know: a rule's own (`python_errors.
+        raises_on_numbers`, its arguments numbers per example), or for a helper what its
+        body may raise (`helper_raises`)."""
+        if fn is None:
+            return None
+        numbers = self.numbers is not None and all(
+            self.numbers.number(a) is True for a in args)
+        if numbers or (any(fn is c for c in _CONVERTERS) and len(args) == 1):
+            known = python_errors.raises_on_numbers(fn, len(args))
+            if known is not None:
+                return known
+        if isinstance(fn, types.FunctionType) and not _numpy_module(fn):
+            return helper_raises(fn)
+        return None
+
     def subscript(self, node, guards, tests) -> None:
         """``v[i]``: IndexError where ``i`` is out of ``range(-len(v), len(v))``."""
+        if self.numbers is not None and self.static_types and self.certain and \
+                self.numbers.python_valued(node.value) is True and \
+                self.numbers.number(node.value) is True:
+            # a Python number is not subscriptable: TypeError on every example
+            self.expression(node.value, guards, tests)
+            for element in node.slice:
+                if type(element.slice) is cst.Index:
+                    self.expression(element.slice.value, guards, tests)
+            tests.append((TypeError, None, {}, guards))
+            return
+        self.expression(node.value, guards, tests)
+        if tests and tests[-1][1] is None and tests[-1][3] == guards:
+            return      # (reading the value raises on every example)
+        if len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index and type(
+                node.slice[0].slice.value) is cst.Tuple and not node.slice[0].slice.value.elements \
+                and self.numbers is not None and self.numbers.python_valued(node.value) is False:
+            return      # `v[()]` of a NumPy value: the value itself (or its 0-d item)
         if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index or \
                 type(node.slice[0].slice.value) is cst.Tuple:
             raise Unsupported("an index other than one integer (`v[i]`) inside a `try`",
                               node, "index before the `try`")
-        self.expression(node.value, guards, tests)
         index = node.slice[0].slice.value
         self.expression(index, guards, tests)
         table = self.resolve(node.value) if type(node.value) is cst.Name else None
@@ -271,10 +435,19 @@ class _TryLowering(cst.CSTTransformer):
             for exc, template in python_errors.exact_math_errors(fn.__name__, len(args)):
                 tests.append((exc, template, dict(zip("xy", args)), guards))
             return
+        if fn is builtins.len and len(args) == 1 and self.numbers is not None and \
+                self.static_types and self.numbers.number(args[0]) is True:
+            tests.append((TypeError, None, {}, guards))     # len() of a number
+            return
         if fn not in _NUMBER_BUILTINS:
-            raise Unsupported("a call inside a `try` whose exceptions the engine does not "
-                              "know", node, "call it before the `try`, or handle its "
-                              "failure in the function it calls")
+            raised = self.raises(fn, args)
+            if raised is None:
+                raise Unsupported("a call inside a `try` whose exceptions the engine does "
+                                  "not know", node, "call it before the `try`, or handle "
+                                  "its failure in the function it calls")
+            # what it raises is raised by the batched call too (the engine's checks in the
+            # helper), and a batch that raises runs per example, where the handler is taken
+            return
         if fn is builtins.divmod and len(args) == 2:
             if self.arithmetic(node, args, "`divmod`"):
                 tests.append((ZeroDivisionError, "{b} == 0", {"b": args[1]}, guards))
@@ -285,6 +458,178 @@ class _TryLowering(cst.CSTTransformer):
         elif fn in (builtins.int, builtins.round) and len(args) == 1:
             for exc, template in python_errors.exact_math_errors("floor", 1):
                 tests.append((exc, template, {"x": args[0]}, guards))
+
+
+_UNROLLED = 8          # the most steps of a `for` loop inside a `try` (each is written out)
+_BRANCH_COPIES = 16    # the most `if`s inside one `try` (each copies the rest of the `try`)
+
+
+def _unrolled(loop: cst.For):
+    """``for i in range(n): body`` with a constant ``n`` of at most `_UNROLLED` and a
+    body without ``break``/``continue``/``else``: ``i = 0; body; i = 1; body; ...``, or None."""
+    it = loop.iter
+    if loop.orelse is not None or loop.asynchronous is not None or type(loop.target) is not \
+            cst.Name or type(it) is not cst.Call or type(it.func) is not cst.Name or \
+            it.func.value != "range" or not 1 <= len(it.args) <= 3 or any(
+                type(a.value) is not cst.Integer or a.keyword or a.star for a in it.args):
+        return None
+    if any(type(n) in (cst.Break, cst.Continue, cst.FunctionDef, cst.ClassDef, cst.Lambda)
+           for n in walk(loop.body)):
+        return None
+    steps = range(*[int(a.value.value, 0) for a in it.args])
+    if len(steps) > _UNROLLED:
+        return None
+    out = []
+    for k in steps:
+        out.append(cst.SimpleStatementLine([cst.Assign(
+            [cst.AssignTarget(loop.target.deep_clone())], cst.Integer(str(k)))]))
+        out += [s.deep_clone() for s in loop.body.body]
+    return out
+
+
+_CONVERTERS = frozenset({np.asarray, np.asanyarray, np.array, np.atleast_1d, np.atleast_2d,
+                         np.atleast_3d, np.copy})
+
+
+def _numpy_module(fn) -> bool:
+    return (getattr(fn, "__module__", None) or "").split(".")[0] == "numpy"
+
+
+_HELPER_DEPTH = 8
+_UNKNOWN = Exception     # what an operation the engine does not know may raise
+
+
+def helper_raises(fn, depth: int = 0, seen: frozenset = frozenset()):
+    """The exception classes a call of the helper ``fn`` may raise (a frozenset), from its
+    body: its ``raise``/``assert`` statements, the operations that raise on Python numbers
+    (division, powers, indexing, `math` domain errors), the calls of rules (what they
+    declare) and of other helpers (recursively), less what its own ``try`` statements catch.
+    None where it calls what the engine does not know, or recursion runs deeper than
+    `_HELPER_DEPTH`."""
+    if depth > _HELPER_DEPTH or fn in seen:
+        return None
+    try:
+        source = read_function(fn)
+    except Unsupported:
+        return None
+    found = _Raises(fn.__globals__, depth, seen | {fn}).block(source.tree.body)
+    return None if found is None or _UNKNOWN in found else frozenset(found)
+
+
+class _Raises:
+    def __init__(self, func_globals, depth, seen):
+        self.globals = func_globals
+        self.depth = depth
+        self.seen = seen
+
+    def resolve(self, node):
+        return _TryLowering.resolve(self, node)
+
+    def block(self, node, caught=()):
+        """What the statements (or expression) ``node`` may raise; ``caught``: the types of
+        the handler it is in (a bare ``raise`` re-raises one of them)."""
+        out = set()
+        for child in _statement_parts(node):
+            t = type(child)
+            if t is cst.Try:
+                inner = self.block(child.body)
+                handled = [_handler_types(self, h) for h in child.handlers]
+                if any(h is None for h in handled):
+                    out.add(_UNKNOWN)
+                    handled = [h for h in handled if h is not None]
+                for exc in inner:
+                    if not any(issubclass(exc, h) for h in handled):
+                        out.add(exc)
+                for h, types_ in zip(child.handlers, handled):
+                    out |= self.block(h.body, types_)
+                for part in (child.orelse, child.finalbody):
+                    if part is not None:
+                        out |= self.block(part.body)
+                continue
+            if t in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                out.add(_UNKNOWN)
+                continue
+            if t is cst.Raise:
+                if child.exc is None:
+                    out |= set(caught) if caught else {_UNKNOWN}
+                    continue
+                target = child.exc.func if type(child.exc) is cst.Call else child.exc
+                cls = self.resolve(target)
+                out.add(cls if isinstance(cls, type) and issubclass(cls, BaseException)
+                        else _UNKNOWN)
+                out |= self.block(child.exc.args if type(child.exc) is cst.Call else [])
+                continue
+            if t is cst.Assert:
+                out.add(AssertionError)
+            elif t is cst.BinaryOperation:
+                if type(child.operator) in _DIVISIONS:
+                    out.add(ZeroDivisionError)
+                elif type(child.operator) is cst.Power:
+                    out |= {ZeroDivisionError, OverflowError}
+            elif t is cst.Subscript:
+                out |= {IndexError, KeyError, TypeError}
+            elif t is cst.Call:
+                out |= self.call(child)
+            elif t in (cst.Await, cst.Yield, cst.GeneratorExp, cst.Import, cst.ImportFrom,
+                       cst.With, cst.While):
+                out.add(_UNKNOWN)
+            elif t is cst.Attribute and not isinstance(self.resolve(child.value),
+                                                       type(math)):
+                out.add(AttributeError)
+            out |= self.block(child, caught)
+        return out
+
+    def call(self, node: cst.Call) -> set:
+        fn = self.resolve(node.func)
+        if fn is None and type(node.func) is cst.Attribute:
+            return {_UNKNOWN} if node.func.attr.value not in _QUIET_METHODS else set()
+        if any(a.star or a.keyword for a in node.args) and not (
+                isinstance(fn, types.FunctionType) and not _numpy_module(fn)):
+            return {_UNKNOWN}
+        known = python_errors.raises_on_numbers(fn, len(node.args)) if fn is not None \
+            else None
+        if known is not None:
+            return set(known)
+        if fn is builtins.range or fn in (builtins.isinstance, builtins.print):
+            return set()
+        if isinstance(fn, type) and issubclass(fn, BaseException):
+            return set()
+        if isinstance(fn, types.FunctionType) and not _numpy_module(fn):
+            inner = helper_raises(fn, self.depth + 1, self.seen)
+            return {_UNKNOWN} if inner is None else set(inner)
+        return {_UNKNOWN}
+
+
+def _statement_parts(node):
+    if isinstance(node, (list, tuple)):
+        return list(node)
+    if isinstance(node, cst.IndentedBlock):
+        return list(node.body)
+    return [c for c in children(node)]
+
+
+def _handler_types(owner, handler):
+    if handler.type is None:
+        return BaseException
+    parts = handler.type.elements if type(handler.type) is cst.Tuple else [handler.type]
+    found = []
+    for part in parts:
+        cls = owner.resolve(part.value if isinstance(part, cst.Element) else part)
+        if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+            return None
+        found.append(cls)
+    return tuple(found)
+
+
+def _returns(stmt) -> bool:
+    return any(type(n) is cst.Return for n in walk(stmt))
+
+
+# what a NumPy value's attributes and methods raise: nothing, for these
+_QUIET_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "real", "imag", "T"})
+_QUIET_METHODS = frozenset({"any", "all", "squeeze", "copy", "ravel", "flatten", "sum",
+                            "prod", "mean", "conjugate", "conj", "tolist"})
+_QUIET_NUMBER_ATTRIBUTES = frozenset({"real", "imag", "conjugate"})
 
 
 def _raise_under_if(stmt):
@@ -320,7 +665,37 @@ class _PythonValued:
         self.python_params = python_params
         self.resolve = resolve
         self.assigned: dict[str, list] = {}
-        for node in walk(func.body):
+        self.static_types = True    # (False: per-example numbers are 0-d tensors)
+        self.func = func
+        # in a `try` (`at`): the names bound before it, and those its statements so far bind
+        self.before: dict[str, list] | None = None
+        self.rebound: set[str] = set()
+        self._collect(walk(func.body), self.assigned)
+
+    def at(self, try_node) -> None:
+        """Read names as bound where ``try_node`` starts (not in a loop: each assignment
+        before it in the source, the last reaching it or not), the try's own statements
+        then adding theirs (`rebound`); flow-insensitive again where it is in a loop."""
+        before: dict[str, list] = {}
+        self.before = before if _bindings_before(self.func.body.body, try_node, before,
+                                                 self) else None
+        self.rebound = set()
+
+    def bound(self, stmt) -> None:
+        """The names ``stmt`` (inside the `try`) binds now read flow-insensitively."""
+        found: dict[str, list] = {}
+        self._collect(walk(stmt), found)
+        self.rebound |= set(found)
+
+    def _collect(self, nodes, into: dict) -> None:
+        saved, self.assigned = self.assigned, into
+        try:
+            self._collect_into(nodes)
+        finally:
+            self.assigned = saved
+
+    def _collect_into(self, nodes) -> None:
+        for node in nodes:
             t = type(node)
             if t is cst.Assign:
                 for target in node.targets:
@@ -365,8 +740,15 @@ class _PythonValued:
         if t is cst.IfExp:
             kinds = {self.python_valued(node.body, seen), self.python_valued(node.orelse, seen)}
             return kinds.pop() if len(kinds) == 1 else None
+        if t is cst.Call and type(node.func) is cst.Attribute and \
+                node.func.attr.value in _QUIET_METHODS and \
+                self.python_valued(node.func.value, seen) is False:
+            return False        # a NumPy value's method: a NumPy value
         if t is cst.Call:
             return self._call(node, seen)
+        if t is cst.Comparison:
+            return _combined([self.python_valued(node.left, seen)] + [
+                self.python_valued(c.comparator, seen) for c in node.comparisons])
         if t is cst.Subscript:
             base = self.python_valued(node.value, seen)
             if base is False:
@@ -377,6 +759,67 @@ class _PythonValued:
                 return True
             return None
         return None
+
+    def number(self, node, seen=frozenset()):
+        """True where ``node`` is a number per example (a Python number or a NumPy scalar:
+        no item assignment, no ``len``), from its type alone; None where it may be an array
+        (or a tensor: `static_types`) or the engine cannot tell."""
+        t = type(node)
+        if not self.static_types:
+            return True if self.python_valued(node) is True else None
+        if t in (cst.Integer, cst.Float, cst.Imaginary):
+            return True
+        if t is cst.Name:
+            return self._number_name(node.value, seen)
+        if t is cst.UnaryOperation:
+            return self.number(node.expression, seen)
+        if t is cst.BinaryOperation:
+            return _all_true([self.number(node.left, seen), self.number(node.right, seen)])
+        if t is cst.Comparison:
+            return _all_true([self.number(node.left, seen)] + [
+                self.number(c.comparator, seen) for c in node.comparisons])
+        if t is cst.BooleanOperation:
+            return _all_true([self.number(node.left, seen), self.number(node.right, seen)])
+        if t is cst.IfExp:
+            return _all_true([self.number(node.body, seen), self.number(node.orelse, seen)])
+        if t is cst.Call:
+            fn = self.resolve(node.func)
+            args = [a.value for a in node.args]
+            if any(a.star or a.keyword for a in node.args):
+                return None
+            if any(fn is f for f in (builtins.float, builtins.int, builtins.complex,
+                                     builtins.bool, builtins.len)) or (
+                    getattr(fn, "__module__", None) == "math"):
+                return True
+            if any(fn is f for f in (builtins.abs, builtins.min, builtins.max, builtins.pow,
+                                     builtins.round)) or isinstance(fn, np.ufunc):
+                return _all_true([self.number(a, seen) for a in args]) if args else None
+            return None
+        if t is cst.Attribute or t is cst.Subscript:
+            return True if self.python_valued(node, seen) is True else None
+        return None
+
+    def _number_name(self, name: str, seen):
+        if name in seen:
+            return None
+        assigned = self.assigned
+        if self.before is not None and name not in self.rebound:
+            assigned = self.before      # (as bound where the `try` starts)
+        kinds = [None if v is None else self.number(v, seen | {name})
+                 for v in assigned.get(name, [])]
+        if name in self.params:
+            value = self.params[name]
+            example = getattr(value, "example", None)
+            if name in self.python_params and not getattr(value, "batched", False):
+                kinds.append(True if type(example) in _PYTHON_NUMBERS else None)
+            else:
+                kinds.append(True if type(example) in _PYTHON_NUMBERS or isinstance(
+                    example, np.generic) else None)
+        elif name not in assigned:
+            obj = self.resolve(cst.Name(name))
+            kinds.append(True if type(obj) in _PYTHON_NUMBERS or isinstance(obj, np.generic)
+                         else None)
+        return _all_true(kinds)
 
     def _name(self, name: str, seen):
         if name in seen:
@@ -420,6 +863,32 @@ class _PythonValued:
         return None
 
 
+def _bindings_before(stmts, target, into: dict, numbers) -> bool:
+    """Add to ``into`` what the statements before ``target`` bind (in source order,
+    descending into the compound statement that holds it); False where ``target`` is in a
+    loop (a later statement's binding reaches it on the next step) or not found."""
+    for stmt in stmts:
+        if stmt is target:
+            return True
+        if any(n is target for n in walk(stmt)):
+            if type(stmt) in (cst.For, cst.While):
+                return False
+            blocks = [getattr(stmt, "body", None), getattr(stmt, "orelse", None),
+                      getattr(stmt, "finalbody", None)] + list(getattr(stmt, "handlers", ()))
+            for block in blocks:
+                while block is not None and not isinstance(block, cst.IndentedBlock):
+                    block = getattr(block, "body", None)
+                if block is not None and any(n is target for n in walk(block)):
+                    return _bindings_before(block.body, target, into, numbers)
+            return False
+        numbers._collect(walk(stmt), into)
+    return False
+
+
+def _all_true(kinds: list):
+    return True if kinds and all(k is True for k in kinds) else None
+
+
 def _combined(kinds: list):
     """Arithmetic of operands of these kinds: a NumPy operand makes a NumPy result."""
     if any(k is False for k in kinds):
@@ -445,6 +914,10 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         lowering.numbers = _PythonValued(func, ctx.params, frozenset(ctx.params),
                                          lowering.resolve)
         lowering.python_examples = True
+        numbers = getattr(ctx.module.python_semantics, "numbers", ())
+        lowering.certain = not ctx.helper and all(
+            any(v is n for n in numbers) for v in ctx.params.values()
+            if getattr(v, "batched", False))
     else:
         if not getattr(ctx.module, "runtime_replays", False):
             return func     # the analysis refuses `try` where it is written (JAX)
@@ -452,6 +925,8 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         lowering.numbers = _PythonValued(func, ctx.params, getattr(ctx, "python_params",
                                                                    frozenset()),
                                          lowering.resolve)
+    lowering.static_types = lowering.numbers.static_types = not getattr(
+        ctx.registry.backend, "item_views", False)
     lowering.dicts = {name for node in walk(func.body) if type(node) is cst.Assign
                       and type(node.value) in (cst.Dict, cst.DictComp)
                       for t in node.targets if type(t.target) is cst.Name
