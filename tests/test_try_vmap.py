@@ -274,9 +274,13 @@ def dict_lookup(k):
         return 0.0
 
 
+def opaque_helper(x):
+    return np.interp(x, [0.0, 1.0], [1.0, 2.0])     # (what np.interp raises: not declared)
+
+
 def helper_call(x):
     try:
-        return helper(x) + 1.0
+        return opaque_helper(x) + 1.0
     except ValueError:
         return 0.0
 

@@ -88,7 +88,8 @@ class _TryLowering(cst.CSTTransformer):
         except Unsupported as problem:
             # a statement the engine made of the user's (an inner `try` lowered): the user's
             made = [s for s in updated_node.body.body if not any(s is o for o in node.body.body)]
-            if any(problem.node is s for s in made):
+            if any(any(problem.node is n for n in walk(s)) for s in made) and not any(
+                    problem.node is n for n in walk(node)):
                 problem.node = next((o for o in node.body.body if type(o) is not
                                      cst.SimpleStatementLine and not any(
                                          o is s for s in updated_node.body.body)), node)
@@ -192,27 +193,32 @@ class _TryLowering(cst.CSTTransformer):
                               "move some of them out of the `try`")
         tests = []
         self.expression(stmt.test, [], tests)
-        if self.numbers is not None:
-            self.numbers.bound(stmt)
+        numbers = self.numbers if self.numbers is not None else _NoFlow()
+        start = numbers.snapshot()
         taken = self.taken
         alone = stmt.with_changes(body=cst.IndentedBlock(self.body(
             list(stmt.body.body), handlers, []) or [cst.SimpleStatementLine([cst.Pass()])]))
+        numbers.restore(start)
         if type(stmt.orelse) is cst.Else:
             alone = alone.with_changes(orelse=cst.Else(body=cst.IndentedBlock(self.body(
                 list(stmt.orelse.body.body), handlers, []) or [
                     cst.SimpleStatementLine([cst.Pass()])])))
         elif stmt.orelse is not None:
             alone = alone.with_changes(orelse=self.branches(stmt.orelse, [], handlers, [])[0])
+        numbers.restore(start)
         if self.taken == taken and not tests and not _returns(stmt):
             # no handler is taken inside it: the `if` as it is, then the rest
+            numbers.bound(stmt, strong=False)
             return [alone] + self.body(list(rest), handlers, tail)
         body = self.body(list(stmt.body.body) + list(rest), handlers, tail)
+        numbers.restore(start)
         if stmt.orelse is None:
             orelse = self.body(list(rest), handlers, tail)
         elif type(stmt.orelse) is cst.If:
             orelse = self.branches(stmt.orelse, rest, handlers, tail)
         else:
             orelse = self.body(list(stmt.orelse.body.body) + list(rest), handlers, tail)
+        numbers.restore(start)
         lowered = stmt.with_changes(
             body=cst.IndentedBlock(body or [cst.SimpleStatementLine([cst.Pass()])]),
             orelse=None if not orelse else (
@@ -652,6 +658,7 @@ def _float_or_natural(exponent) -> bool:
 
 
 _PYTHON_NUMBERS = (bool, int, float, complex)
+_PARAM = object()       # (what a parameter holds as it is passed)
 
 
 class _PythonValued:
@@ -667,25 +674,48 @@ class _PythonValued:
         self.assigned: dict[str, list] = {}
         self.static_types = True    # (False: per-example numbers are 0-d tensors)
         self.func = func
-        # in a `try` (`at`): the names bound before it, and those its statements so far bind
-        self.before: dict[str, list] | None = None
-        self.rebound: set[str] = set()
+        # in a `try` (`at`): what each name may hold there (its bindings, `_PARAM` for the
+        # parameter's own value), or None: flow-insensitively (`assigned`)
+        self.flow: dict[str, list] | None = None
         self._collect(walk(func.body), self.assigned)
 
     def at(self, try_node) -> None:
-        """Read names as bound where ``try_node`` starts (not in a loop: each assignment
-        before it in the source, the last reaching it or not), the try's own statements
-        then adding theirs (`rebound`); flow-insensitive again where it is in a loop."""
-        before: dict[str, list] = {}
-        self.before = before if _bindings_before(self.func.body.body, try_node, before,
-                                                 self) else None
-        self.rebound = set()
+        """Read names as bound where ``try_node`` starts: each binding before it in the
+        source (the last reaching it or not, and a parameter's own value), then the `try`'s
+        own statements in order (`bound`); flow-insensitively where it is in a loop (a later
+        binding reaches it on the next step)."""
+        flow: dict[str, list] = {name: [_PARAM] for name in self.params}
+        self.flow = flow if _bindings_before(self.func.body.body, try_node, flow,
+                                             self) else None
 
-    def bound(self, stmt) -> None:
-        """The names ``stmt`` (inside the `try`) binds now read flow-insensitively."""
+    def bound(self, stmt, strong=True) -> None:
+        """``stmt`` (inside the `try`) has run: the names it binds hold what it binds
+        (``strong``, a simple statement) or that too."""
+        if self.flow is None:
+            return
         found: dict[str, list] = {}
         self._collect(walk(stmt), found)
-        self.rebound |= set(found)
+        for name, values in found.items():
+            if strong and type(stmt) is cst.SimpleStatementLine:
+                self.flow[name] = values
+            else:
+                self.flow[name] = self.flow.get(name, []) + values
+
+    def snapshot(self):
+        return None if self.flow is None else {k: list(v) for k, v in self.flow.items()}
+
+    def restore(self, flow) -> None:
+        if flow is not None:
+            self.flow = {k: list(v) for k, v in flow.items()}
+
+    def _held(self, name: str):
+        """What ``name`` may hold (bindings, `_PARAM`), or None: it is not a local name."""
+        if self.flow is not None:
+            return self.flow.get(name)
+        held = list(self.assigned.get(name, []))
+        if name in self.params:
+            held.append(_PARAM)
+        return held or None
 
     def _collect(self, nodes, into: dict) -> None:
         saved, self.assigned = self.assigned, into
@@ -718,8 +748,12 @@ class _PythonValued:
         if type(target) is cst.Name:
             self.assigned.setdefault(target.value, []).append(value)
         elif type(target) in (cst.Tuple, cst.List):
-            for element in target.elements:
-                self._bind(getattr(element, "value", element), None)
+            items = value.elements if type(value) in (cst.Tuple, cst.List) and len(
+                value.elements) == len(target.elements) and not any(
+                    type(e) is cst.StarredElement for e in value.elements) else None
+            for i, element in enumerate(target.elements):
+                self._bind(getattr(element, "value", element),
+                           None if items is None else items[i].value)
 
     def python_valued(self, node, seen=frozenset()):
         t = type(node)
@@ -802,49 +836,47 @@ class _PythonValued:
     def _number_name(self, name: str, seen):
         if name in seen:
             return None
-        assigned = self.assigned
-        if self.before is not None and name not in self.rebound:
-            assigned = self.before      # (as bound where the `try` starts)
-        kinds = [None if v is None else self.number(v, seen | {name})
-                 for v in assigned.get(name, [])]
-        if name in self.params:
-            value = self.params[name]
-            example = getattr(value, "example", None)
-            if name in self.python_params and not getattr(value, "batched", False):
-                kinds.append(True if type(example) in _PYTHON_NUMBERS else None)
-            else:
+        held = self._held(name)
+        if held is None:
+            obj = self.resolve(cst.Name(name))
+            return True if type(obj) in _PYTHON_NUMBERS or isinstance(obj, np.generic) \
+                else None
+        kinds = []
+        for v in held:
+            if v is _PARAM:
+                example = getattr(self.params[name], "example", None)
                 kinds.append(True if type(example) in _PYTHON_NUMBERS or isinstance(
                     example, np.generic) else None)
-        elif name not in assigned:
-            obj = self.resolve(cst.Name(name))
-            kinds.append(True if type(obj) in _PYTHON_NUMBERS or isinstance(obj, np.generic)
-                         else None)
+            else:
+                kinds.append(None if v is None else self.number(v, seen | {name}))
         return _all_true(kinds)
 
     def _name(self, name: str, seen):
         if name in seen:
             return None
-        if name in self.assigned:
-            if name in self.params:
-                return None         # a parameter rebound: both kinds
-            kinds = [None if v is None else self.python_valued(v, seen | {name})
-                     for v in self.assigned[name]]
-            return kinds[0] if kinds and all(k == kinds[0] for k in kinds) else None
-        if name in self.params:
-            value = self.params[name]
-            if name in self.python_params:
+        held = self._held(name)
+        if held is None:
+            obj = self.resolve(cst.Name(name))
+            if type(obj) in _PYTHON_NUMBERS:
                 return True
-            example = getattr(value, "example", None)
-            if getattr(value, "batched", False):
-                return False        # mapped: NumPy scalars or rows (tensors) per example
-            return True if type(example) in _PYTHON_NUMBERS else (
-                False if isinstance(example, (np.generic, np.ndarray)) else None)
-        obj = self.resolve(cst.Name(name))
-        if type(obj) in _PYTHON_NUMBERS:
+            if isinstance(obj, np.generic):
+                return False
+            return None
+        if self.flow is None and _PARAM in held and len(held) > 1:
+            return None         # a parameter rebound: both kinds
+        kinds = [self._param_kind(name) if v is _PARAM else
+                 None if v is None else self.python_valued(v, seen | {name}) for v in held]
+        return kinds[0] if kinds and all(k == kinds[0] for k in kinds) else None
+
+    def _param_kind(self, name: str):
+        value = self.params[name]
+        if name in self.python_params:
             return True
-        if isinstance(obj, np.generic):
-            return False
-        return None
+        example = getattr(value, "example", None)
+        if getattr(value, "batched", False):
+            return False        # mapped: NumPy scalars or rows (tensors) per example
+        return True if type(example) in _PYTHON_NUMBERS else (
+            False if isinstance(example, (np.generic, np.ndarray)) else None)
 
     def _call(self, node, seen):
         fn = self.resolve(node.func)
@@ -861,6 +893,17 @@ class _PythonValued:
         if isinstance(fn, np.ufunc) or getattr(fn, "__module__", "").startswith("numpy"):
             return False
         return None
+
+
+class _NoFlow:
+    def snapshot(self):
+        return None
+
+    def restore(self, flow) -> None:
+        pass
+
+    def bound(self, stmt, strong=True) -> None:
+        pass
 
 
 def _bindings_before(stmts, target, into: dict, numbers) -> bool:
@@ -881,7 +924,13 @@ def _bindings_before(stmts, target, into: dict, numbers) -> bool:
                 if block is not None and any(n is target for n in walk(block)):
                     return _bindings_before(block.body, target, into, numbers)
             return False
-        numbers._collect(walk(stmt), into)
+        found: dict[str, list] = {}
+        numbers._collect(walk(stmt), found)
+        for name, values in found.items():
+            if type(stmt) is cst.SimpleStatementLine:
+                into[name] = values
+            else:
+                into[name] = into.get(name, []) + values
     return False
 
 
