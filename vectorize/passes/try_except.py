@@ -56,6 +56,7 @@ class _TryLowering(cst.CSTTransformer):
         self.python_examples = False    # `vectorize`: the parameters are Python numbers
         self.dicts: set[str] = set()     # local names bound to dicts (KeyError, not IndexError)
         self.copies = 0                  # `if`s lowered (each copies the rest of its `try`)
+        self.deferred: dict[int, Unsupported] = {}   # `try`s refused, by id: `reached`
         self.taken = 0                   # handlers written into the lowered code so far
         self.static_types = True         # per-example numbers are numbers, not 0-d tensors
         # whether `numbers` tells Python numbers from NumPy scalars for sure (`vectorize`:
@@ -74,6 +75,22 @@ class _TryLowering(cst.CSTTransformer):
         return None
 
     def leave_Try(self, original_node, updated_node):
+        try:
+            return self.lowered(original_node, updated_node)
+        except Unsupported as problem:
+            # refused where it is reached: in the handler of a `try` around it that no
+            # example takes (`except NameError:` around NumPy's names) it is never run
+            self.deferred[id(updated_node)] = problem
+            return updated_node
+
+    def reached(self, stmts) -> None:
+        """Raise the refusal of a `try` among ``stmts`` that could not be lowered."""
+        for stmt in stmts:
+            for n in walk(stmt):
+                if type(n) is cst.Try and id(n) in self.deferred:
+                    raise self.deferred[id(n)]
+
+    def lowered(self, original_node, updated_node):
         node = original_node
         if node.finalbody is not None:
             raise Unsupported("`try` with `finally` in a vectorized function", node,
@@ -122,8 +139,10 @@ class _TryLowering(cst.CSTTransformer):
         branch runs the handler that catches its exception; ``tail`` (the ``else:`` of the
         ``try``) after the last."""
         if not stmts:
+            self.reached(tail)
             return [s.deep_clone() for s in tail]
         stmt = stmts[0]
+        self.reached([stmt])
         raised = _raise_under_if(stmt)
         if raised is not None:
             # `if cond: raise E(...)`: the lanes where `cond` holds raise E
@@ -152,6 +171,8 @@ class _TryLowering(cst.CSTTransformer):
             # an unconditional `raise E(...)`: the handler that catches E, or the raise
             exc = self.raised_type(stmt.body[0].exc)
             handler = next((h for types, h in handlers if issubclass(exc, types)), None)
+            if handler is not None:
+                self.reached(handler)
             return [stmt] if handler is None else [s.deep_clone() for s in handler]
         for small in stmt.body:
             if type(small) not in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return,
@@ -248,6 +269,7 @@ class _TryLowering(cst.CSTTransformer):
             handler = next((h for types, h in handlers if issubclass(exc, types)), None)
             if handler is None:
                 continue    # not caught here: it raises (the per-example loop decides)
+            self.reached(handler)
             self.taken += 1
             if template is None and not guards:
                 # raised by every example that gets here (its per-example type decides)
@@ -826,7 +848,8 @@ class _PythonValued:
                     getattr(fn, "__module__", None) == "math"):
                 return True
             if any(fn is f for f in (builtins.abs, builtins.min, builtins.max, builtins.pow,
-                                     builtins.round)) or isinstance(fn, np.ufunc):
+                                     builtins.round)) or (isinstance(fn, np.ufunc)
+                                                          and fn.nout == 1):
                 return _all_true([self.number(a, seen) for a in args]) if args else None
             return None
         if t is cst.Attribute or t is cst.Subscript:
@@ -835,7 +858,9 @@ class _PythonValued:
 
     def _number_name(self, name: str, seen):
         if name in seen:
-            return None
+            # (`x = radians(x)`: a number if what it held was; what it held first is
+            # another of its bindings or the parameter's value, checked there)
+            return True
         held = self._held(name)
         if held is None:
             obj = self.resolve(cst.Name(name))
@@ -980,4 +1005,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
                       and type(node.value) in (cst.Dict, cst.DictComp)
                       for t in node.targets if type(t.target) is cst.Name
                       for name in [t.target.value]}
-    return rewrite(func, lowering)
+    out = rewrite(func, lowering)
+    if lowering.deferred:
+        lowering.reached([out])
+    return out

@@ -611,7 +611,7 @@ _RAISE_NOTHING_ON_NUMBERS = frozenset({
     # NumPy's converters: a number becomes a 0-d (or 1-element) array; no failure
     "asarray", "asanyarray", "array", "ascontiguousarray", "atleast_1d", "atleast_2d",
     "atleast_3d", "broadcast_arrays", "copy", "squeeze", "ravel", "ndim", "shape", "size",
-    "isscalar", "result_type",
+    "isscalar", "result_type", "empty_like", "zeros_like", "ones_like",
     # reductions and tests of numbers (warnings at most)
     "any", "all", "sum", "prod", "mean", "nansum", "amin", "amax", "min", "max",
     "isnan", "isinf", "isfinite", "isclose", "allclose", "array_equal", "sign", "signbit",
