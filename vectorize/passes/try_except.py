@@ -57,6 +57,7 @@ class _TryLowering(cst.CSTTransformer):
         self.dicts: set[str] = set()     # local names bound to dicts (KeyError, not IndexError)
         self.copies = 0                  # `if`s lowered (each copies the rest of its `try`)
         self.deferred: dict[int, Unsupported] = {}   # `try`s refused, by id: `reached`
+        self.handlers: list = []         # those of the `try` being lowered
         self.taken = 0                   # handlers written into the lowered code so far
         self.static_types = True         # per-example numbers are numbers, not 0-d tensors
         # whether `numbers` tells Python numbers from NumPy scalars for sure (`vectorize`:
@@ -99,6 +100,7 @@ class _TryLowering(cst.CSTTransformer):
             self.numbers.at(node)
         handlers = [(self.handler_types(h), list(u.body.body))
                     for h, u in zip(node.handlers, updated_node.handlers)]
+        self.handlers = handlers
         tail = list(updated_node.orelse.body.body) if updated_node.orelse is not None else []
         try:
             body = self.body(list(updated_node.body.body), handlers, tail)
@@ -407,10 +409,11 @@ class _TryLowering(cst.CSTTransformer):
         return False
 
     def raises(self, fn, args):
-        """The exceptions a call of ``fn`` on ``args`` may raise per example (a frozenset),
-        or None where the engine does not know: a rule's own (`python_errors.
-        raises_on_numbers`, its arguments numbers per example), or for a helper what its
-        body may raise (`helper_raises`)."""
+        """What a call of ``fn`` on ``args`` may raise per example: (exception classes,
+        whether exactly those), or None where the engine does not know. A rule's own
+        (`python_errors.raises_on_numbers`, its arguments numbers per example), any NumPy
+        function's on arrays (`python_errors.NUMPY_FAILURES`, not exactly), or for a helper
+        what its body may raise (`helper_raises`)."""
         if fn is None:
             return None
         numbers = self.numbers is not None and all(
@@ -418,10 +421,17 @@ class _TryLowering(cst.CSTTransformer):
         if numbers or (any(fn is c for c in _CONVERTERS) and len(args) == 1):
             known = python_errors.raises_on_numbers(fn, len(args))
             if known is not None:
-                return known
+                return known, True
+        if python_errors.is_numpy_function(fn):
+            return python_errors.NUMPY_FAILURES, False
         if isinstance(fn, types.FunctionType) and not _numpy_module(fn):
             return helper_raises(fn)
         return None
+
+    def caught(self, raised) -> bool:
+        """Whether a handler of the `try` being lowered may catch one of ``raised``."""
+        return any(issubclass(e, h) or issubclass(h, e) for e in raised
+                   for types_, _ in self.handlers for h in types_)
 
     def subscript(self, node, guards, tests) -> None:
         """``v[i]``: IndexError where ``i`` is out of ``range(-len(v), len(v))``."""
@@ -468,13 +478,14 @@ class _TryLowering(cst.CSTTransformer):
             tests.append((TypeError, None, {}, guards))     # len() of a number
             return
         if fn not in _NUMBER_BUILTINS:
-            raised = self.raises(fn, args)
-            if raised is None:
+            found = self.raises(fn, args)
+            if found is None or not found[1] and self.caught(found[0]):
                 raise Unsupported("a call inside a `try` whose exceptions the engine does "
                                   "not know", node, "call it before the `try`, or handle "
                                   "its failure in the function it calls")
-            # what it raises is raised by the batched call too (the engine's checks in the
-            # helper), and a batch that raises runs per example, where the handler is taken
+            # none that a handler catches; or exactly those, which the batched call raises
+            # too (the engine's checks in the helper): a batch that raises runs per
+            # example, where the handler is taken
             return
         if fn is builtins.divmod and len(args) == 2:
             if self.arithmetic(node, args, "`divmod`"):
@@ -540,8 +551,9 @@ def helper_raises(fn, depth: int = 0, seen: frozenset = frozenset()):
         source = read_function(fn)
     except Unsupported:
         return None
-    found = _Raises(fn.__globals__, depth, seen | {fn}).block(source.tree.body)
-    return None if found is None or _UNKNOWN in found else frozenset(found)
+    walker = _Raises(fn.__globals__, depth, seen | {fn})
+    found = walker.block(source.tree.body)
+    return None if _UNKNOWN in found else (frozenset(found), walker.precise)
 
 
 class _Raises:
@@ -549,6 +561,7 @@ class _Raises:
         self.globals = func_globals
         self.depth = depth
         self.seen = seen
+        self.precise = True     # False: a NumPy function's `NUMPY_FAILURES` were added
 
     def resolve(self, node):
         return _TryLowering.resolve(self, node)
@@ -618,13 +631,19 @@ class _Raises:
             else None
         if known is not None:
             return set(known)
+        if python_errors.is_numpy_function(fn):
+            self.precise = False
+            return set(python_errors.NUMPY_FAILURES)
         if fn is builtins.range or fn in (builtins.isinstance, builtins.print):
             return set()
         if isinstance(fn, type) and issubclass(fn, BaseException):
             return set()
         if isinstance(fn, types.FunctionType) and not _numpy_module(fn):
             inner = helper_raises(fn, self.depth + 1, self.seen)
-            return {_UNKNOWN} if inner is None else set(inner)
+            if inner is None:
+                return {_UNKNOWN}
+            self.precise = self.precise and inner[1]
+            return set(inner[0])
         return {_UNKNOWN}
 
 
@@ -785,6 +804,8 @@ class _PythonValued:
             return self._name(node.value, seen)
         if t is cst.Attribute:
             obj = self.resolve(node)
+            if obj is None:
+                obj = self._param_attribute(node)
             if obj is not None and type(obj) in _PYTHON_NUMBERS:
                 return True
             return None
@@ -854,6 +875,26 @@ class _PythonValued:
             return None
         if t is cst.Attribute or t is cst.Subscript:
             return True if self.python_valued(node, seen) is True else None
+        return None
+
+    def _param_attribute(self, node):
+        """``p.a.b`` of a parameter that holds the same object for every example (never
+        rebound), its value; else None."""
+        if type(node) is cst.Name:
+            value = self.params.get(node.value)
+            held = self._held(node.value)
+            if value is None or getattr(value, "batched", True) or not getattr(
+                    value, "exact", False) or held != [_PARAM]:
+                return None
+            return value.example
+        if type(node) is cst.Attribute:
+            owner = self._param_attribute(node.value)
+            if owner is None or isinstance(owner, (np.ndarray, np.generic)):
+                return None
+            try:
+                return getattr(owner, node.attr.value, None)
+            except Exception:       # noqa: BLE001 -- (a property that raises)
+                return None
         return None
 
     def _number_name(self, name: str, seen):

@@ -620,6 +620,17 @@ _RAISE_NOTHING_ON_NUMBERS = frozenset({
 })
 
 
+# what a NumPy function may raise on numeric arrays of any shapes (mismatched shapes, bad
+# axes or indices, a singular matrix, errstate's FloatingPointError): never NameError,
+# AttributeError, KeyError or LookupError's other kinds
+NUMPY_FAILURES = frozenset({ValueError, TypeError, IndexError, ArithmeticError, MemoryError})
+
+
+def is_numpy_function(fn) -> bool:
+    module = getattr(fn, "__module__", None) or ""
+    return isinstance(fn, np.ufunc) or (module.split(".")[0] == "numpy" and callable(fn))
+
+
 def raises_on_numbers(fn, n_args: int):
     """The exception classes ``fn(...)`` may raise where its ``n_args`` arguments are all
     numbers per example (a frozenset; empty: nothing), or None where the engine does not know.
