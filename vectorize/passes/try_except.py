@@ -60,8 +60,8 @@ class _TryLowering(cst.CSTTransformer):
         self.handlers: list = []         # those of the `try` being lowered
         self.taken = 0                   # handlers written into the lowered code so far
         self.static_types = True         # per-example numbers are numbers, not 0-d tensors
-        # whether `numbers` tells Python numbers from NumPy scalars for sure (`vectorize`:
-        # not in a helper, whose caller may pass either)
+        # whether `numbers` tells Python numbers from NumPy scalars for sure (not under
+        # `vectorize`: numpy.vectorize's first call hands NumPy scalars)
         self.certain = True
 
     def resolve(self, node):
@@ -448,6 +448,22 @@ class _TryLowering(cst.CSTTransformer):
         self.expression(node.value, guards, tests)
         if tests and tests[-1][1] is None and tests[-1][3] == guards:
             return      # (reading the value raises on every example)
+        index = node.slice[0].slice if len(node.slice) == 1 else None
+        if type(index) is cst.Index and _int_literal(index.value) and self.numbers is not None \
+                and self.static_types and self.numbers.number(node.value) is True:
+            # a number at an integer: a NumPy scalar's "invalid index to scalar variable", a
+            # Python number's TypeError (not subscriptable)
+            if self.numbers.python_valued(node.value) is False:
+                tests.append((IndexError, None, {}, guards))
+                return
+            by = [next((h for types_, h in self.handlers if issubclass(e, types_)), None)
+                  for e in (IndexError, TypeError)]
+            if by[0] is not by[1]:
+                raise Unsupported("an item of a number inside a `try` whose handlers of "
+                                  "IndexError (a NumPy scalar's) and TypeError (a Python "
+                                  "number's) differ", node, "index an array, not a number")
+            tests.append((TypeError, None, {}, guards))
+            return
         if len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index and type(
                 node.slice[0].slice.value) is cst.Tuple and not node.slice[0].slice.value.elements \
                 and self.numbers is not None and self.numbers.python_valued(node.value) is False:
@@ -666,6 +682,12 @@ def _handler_types(owner, handler):
             return None
         found.append(cls)
     return tuple(found)
+
+
+def _int_literal(node) -> bool:
+    if type(node) is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+        node = node.expression
+    return type(node) is cst.Integer
 
 
 def _returns(stmt) -> bool:
@@ -1029,10 +1051,10 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         lowering.numbers = _PythonValued(func, ctx.params, frozenset(ctx.params),
                                          lowering.resolve)
         lowering.python_examples = True
-        numbers = getattr(ctx.module.python_semantics, "numbers", ())
-        lowering.certain = not ctx.helper and all(
-            any(v is n for n in numbers) for v in ctx.params.values()
-            if getattr(v, "batched", False))
+        # (numpy.vectorize learns its output types from a first call on NumPy scalars,
+        # which have the attributes and items that Python numbers lack: what a Python
+        # number's type decides there is not decided here)
+        lowering.certain = False
     else:
         if not getattr(ctx.module, "runtime_replays", False):
             return func     # the analysis refuses `try` where it is written (JAX)
