@@ -443,3 +443,31 @@ def test_vectorize_refuses_what_numpy_scalars_and_python_numbers_answer_differen
         expected, raised = numpy_vectorize(func, VALUES[:3])
         if raised is None:
             np.testing.assert_array_equal(vectorize(func)(VALUES[:3]), expected)
+
+
+def cleaned_through_a_name(e):
+    q = e
+    try:
+        q[abs(q) < TOL] = 0.0
+    except TypeError:
+        pass
+    return e * 2.0
+
+
+def calls_cleaner(x):
+    return cleaned_through_a_name(x) + 1.0
+
+
+def test_a_write_through_another_name_stays_the_callers_concern():
+    # (per example a number: the write raises and nothing changes; the engine does not take
+    # the write through `q` as one into `e`'s number: refused or computed, never written)
+    x = np.array([1e-4, 2.0, -3e-4, 5.0])
+    before = x.copy()
+    expected, _ = loop(calls_cleaner, x)
+    for wrapped in (vmap(calls_cleaner), vectorize(calls_cleaner, fallback="error")):
+        try:
+            got = wrapped(x)
+        except VectorizeError:
+            continue
+        same(got, expected)
+    np.testing.assert_array_equal(x, before)

@@ -987,6 +987,7 @@ def writes_caught_as_type_errors(fn) -> frozenset:
     except Exception:
         return frozenset()
     parameters = set(_signature_names(fn))
+    pairs = [(t, s) for t, s, _ in _alias_links(tree)[0]]
     caught, handled, bound = set(), set(), set()
     unsafe = set()
     for n in walk(tree.body):
@@ -1003,8 +1004,10 @@ def writes_caught_as_type_errors(fn) -> frozenset:
             [n.target] if t in (cst.AugAssign, cst.AnnAssign, cst.For) else [])
         for target in targets:
             if type(target) is cst.Subscript and type(target.value) is cst.Name:
-                if id(n) not in caught:
-                    unsafe.add(target.value.value)
+                name = target.value.value
+                if id(n) not in caught or name not in parameters:
+                    # (written outside such a `try`, or through another name)
+                    unsafe |= {name} | _connected(pairs, name)
             else:
                 for m in walk(target):
                     if type(m) is cst.Name and id(n) not in handled:

@@ -635,6 +635,8 @@ def raises_on_numbers(fn, n_args: int):
     """The exception classes ``fn(...)`` may raise where its ``n_args`` arguments are all
     numbers per example (a frozenset; empty: nothing), or None where the engine does not know.
     A NumPy ufunc warns rather than raises; the number builtins raise what Python's do."""
+    if fn is np.power:
+        return frozenset({ValueError})     # (integers to a negative integer power)
     if isinstance(fn, np.ufunc):
         return frozenset() if fn.nin <= n_args <= fn.nin + fn.nout else None
     module = getattr(fn, "__module__", None) or ""
