@@ -471,3 +471,29 @@ def test_a_write_through_another_name_stays_the_callers_concern():
             continue
         same(got, expected)
     np.testing.assert_array_equal(x, before)
+
+
+def doubled(x):
+    return x * 2.0
+
+
+def root_of(x):
+    return math.sqrt(abs(x))
+
+
+def divided_by_helpers(x):
+    # vmap: `doubled` returns a NumPy scalar (x / 0 is inf, no handler), `root_of` a Python
+    # float (1 / 0.0 raises ZeroDivisionError: the handler); vectorize: both raise
+    try:
+        y = 1.0 / doubled(x) + 1.0 / root_of(x)
+    except ZeroDivisionError:
+        y = -1.0
+    return y
+
+
+def test_a_division_by_what_a_helper_returns():
+    x = np.array([0.0, 1.0, -4.0, -0.0, 2.5, np.nan])
+    for n in (1, 5, 6):
+        check_vmap(divided_by_helpers, x[:n])
+        check_vectorize(divided_by_helpers, x[:n])
+    assert vmap(divided_by_helpers)(x[:0]).shape == (0,)

@@ -28,6 +28,7 @@ the per-example loop, which takes the handler (`vectorize._replay`). Anything el
 from __future__ import annotations
 
 import builtins
+import inspect
 import math
 import types
 
@@ -736,6 +737,7 @@ class _PythonValued:
         self.resolve = resolve
         self.assigned: dict[str, list] = {}
         self.static_types = True    # (False: per-example numbers are 0-d tensors)
+        self.depth = 0              # helpers' bodies read for what they return
         self.func = func
         # in a `try` (`at`): what each name may hold there (its bindings, `_PARAM` for the
         # parameter's own value), or None: flow-insensitively (`assigned`)
@@ -980,7 +982,31 @@ class _PythonValued:
             return _combined([self.python_valued(a, seen) for a in args])
         if isinstance(fn, np.ufunc) or getattr(fn, "__module__", "").startswith("numpy"):
             return False
+        if isinstance(fn, types.FunctionType) and self.depth < _HELPER_DEPTH and not any(
+                a.star for a in node.args):
+            return self._helper_kind(fn, node, seen)
         return None
+
+    def _helper_kind(self, fn, node, seen):
+        """What a helper of yours returns: the kind all its ``return`` values have, its
+        parameters of the kinds of the call's arguments."""
+        try:
+            source = read_function(fn)
+            bound = inspect.signature(fn).bind(
+                *[a.value for a in node.args if a.keyword is None],
+                **{a.keyword.value: a.value for a in node.args if a.keyword is not None})
+        except (Unsupported, TypeError, ValueError):
+            return None
+        kinds = {name: self.python_valued(arg, seen) for name, arg in bound.arguments.items()}
+        for name, param in inspect.signature(fn).parameters.items():
+            if name not in kinds:
+                kinds[name] = True if type(param.default) in _PYTHON_NUMBERS else None
+        inner = _HelperValued(source.tree, kinds, fn.__globals__, self.depth + 1)
+        returns = [n.value for n in walk(source.tree.body) if type(n) is cst.Return]
+        if not returns or any(r is None for r in returns):
+            return None
+        found = [inner.python_valued(r) for r in returns]
+        return found[0] if all(k == found[0] for k in found) else None
 
 
 class _NoFlow:
@@ -1020,6 +1046,29 @@ def _bindings_before(stmts, target, into: dict, numbers) -> bool:
             else:
                 into[name] = into.get(name, []) + values
     return False
+
+
+class _HelperValued(_PythonValued):
+    """`_PythonValued` of a helper's body, its parameters of the given kinds."""
+
+    def __init__(self, func, kinds: dict, func_globals: dict, depth: int):
+        self.kinds = kinds
+        self.helper_globals = func_globals
+        super().__init__(func, dict.fromkeys(kinds), frozenset(), self._resolve)
+        self.depth = depth
+
+    def _resolve(self, node):
+        if type(node) is cst.Name:
+            if node.value in self.helper_globals:
+                return self.helper_globals[node.value]
+            return getattr(builtins, node.value, None)
+        if type(node) is cst.Attribute:
+            owner = self._resolve(node.value)
+            return getattr(owner, node.attr.value, None) if owner is not None else None
+        return None
+
+    def _param_kind(self, name: str):
+        return self.kinds.get(name)
 
 
 def _all_true(kinds: list):
