@@ -20,9 +20,18 @@ code runs, so the meaning is unchanged, and the passes after batch it as any per
 
 What it cannot model (a power's overflow, an int result beyond int64 that raises only where
 numpy.vectorize converts it) is not caught here: it raises for the batch, and `vectorize` runs
-the per-example loop, which takes the handler (`vectorize._replay`). Anything else in a
-``try`` (calls of other functions, indexing, loops, ``finally``, ``except E as e`` reading
-``e``) is refused where it is written.
+the per-example loop, which takes the handler (`vectorize._replay`).
+
+Also in a ``try``: ``if`` statements (each branch followed by the rest of the ``try``),
+``for`` loops over a short constant range (written out), calls whose exceptions are known
+(`python_errors.raises_on_numbers`, a NumPy function's `python_errors.NUMPY_FAILURES`, a
+helper's from its body: `helper_raises`; made as they are where no handler catches them, else
+the batch that raises replays), and what the per-example type alone decides (an item
+assignment into a number or its ``len``: TypeError on every example, the handler taken for
+the whole specialization). Per-example types are read flow-sensitively from the start of the
+``try`` (`_PythonValued.at`). A ``try`` that cannot be lowered is refused where an example
+reaches it (`reached`). Anything else (``while``, ``with``, ``finally``, ``except E as e``
+reading ``e``, calls the engine does not know) is refused where it is written.
 """
 
 from __future__ import annotations
@@ -56,7 +65,7 @@ class _TryLowering(cst.CSTTransformer):
         self.numbers = numbers
         self.python_examples = False    # `vectorize`: the parameters are Python numbers
         self.dicts: set[str] = set()     # local names bound to dicts (KeyError, not IndexError)
-        self.copies = 0                  # `if`s lowered (each copies the rest of its `try`)
+        self.copies = 0                  # `if`s lowered in this `try` (each copies its rest)
         self.deferred: dict[int, Unsupported] = {}   # `try`s refused, by id: `reached`
         self.handlers: list = []         # those of the `try` being lowered
         self.taken = 0                   # handlers written into the lowered code so far
@@ -102,6 +111,7 @@ class _TryLowering(cst.CSTTransformer):
         handlers = [(self.handler_types(h), list(u.body.body))
                     for h, u in zip(node.handlers, updated_node.handlers)]
         self.handlers = handlers
+        self.copies = 0
         tail = list(updated_node.orelse.body.body) if updated_node.orelse is not None else []
         try:
             body = self.body(list(updated_node.body.body), handlers, tail)
