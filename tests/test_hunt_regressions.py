@@ -1156,14 +1156,17 @@ def try_in_try(x):
         try:
             y = math.log(x)
         except ValueError:
-            y = 1.0 / (x + 1.0)
+            y = 0.0
+            while y < x + 3.0:
+                y += 1.0
     except ZeroDivisionError:
         y = 99.0
     return y
 
 
 def test_a_refused_nested_try_is_located_at_the_inner_try():
-    # was located at the def line: the inner try, lowered first, had no position
+    # was located at the def line: the inner try, lowered first, had no position (its
+    # handler's `while`, copied into the lowered `if`, is what the outer `try` refuses)
     with pytest.raises(VectorizeError) as info:
         vectorize(try_in_try, fallback="error")(np.array([1.0, -1.0]))
     first_line = try_in_try.__code__.co_firstlineno

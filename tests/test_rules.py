@@ -420,6 +420,8 @@ NUMPY_CASES = [
     C("np.add({0}, {1})", "i", "f"),
     C("np.frexp({0})", "f", nout=2), C("np.modf({0})", "f", nout=2),
     C("np.divmod({0}, {1})", "f", "f", nout=2), C("np.divmod({0}, {1})", "i", "i", nout=2),
+    C("np.broadcast_arrays({0}, {1})", "f", "f", nout=2),
+    C("np.broadcast_arrays({0}, 2.0)", "i", nout=2),
     C("np.maximum({0}, 0.0)", "f"), C("np.hypot(3.0, {0})", "f"),
     # gufuncs (core dimensions): no per-example scalar is valid for them, so the batch must
     # refuse too (matmul has its own rule in the linear algebra family)

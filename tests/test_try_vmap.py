@@ -246,7 +246,8 @@ def test_vectorize_matches_numpy_vectorize(func):
 
 
 def helper(x):
-    return x * 2
+    # a Python number or a NumPy scalar, by the example's value
+    return float(x) if x > 0 else x * 2
 
 
 def undecided_division(x):
@@ -274,9 +275,13 @@ def dict_lookup(k):
         return 0.0
 
 
+def opaque_helper(x):
+    return np.interp(x, [0.0, 1.0], [1.0, 2.0])     # (what np.interp raises: not declared)
+
+
 def helper_call(x):
     try:
-        return helper(x) + 1.0
+        return opaque_helper(x) + 1.0
     except ValueError:
         return 0.0
 

@@ -13,6 +13,7 @@ are copied (`copied_reads`).
 
 from __future__ import annotations
 
+import builtins
 import inspect
 import weakref
 
@@ -276,6 +277,13 @@ class Aliasing:
         its creation on."""
         written = [p for p in _parameters_written_in_place(fn)
                    if p not in _parameters_updated_in_place(fn)]
+        if written and not self.registry.primitives.item_views:
+            # a write inside a `try` that catches TypeError, into a parameter passed a number
+            # per example, raises there: the handler runs, nothing is written
+            # (`passes.try_except`)
+            numbers = _number_parameters(fn, args, kwargs)
+            written = [p for p in written if p not in numbers or
+                       p not in writes_caught_as_type_errors(fn)]
         if not written:
             return args, kwargs
         positional = [a.value for a in node.args if a.keyword is None and not a.star]
@@ -979,6 +987,68 @@ def _parameters_written_in_place(fn) -> dict[str, str]:
                         out.setdefault(parameter, _code(n).strip())
     _WRITTEN_PARAMETERS[fn] = out
     return out
+
+
+def _number_parameters(fn, args, kwargs) -> set:
+    """The parameters of ``fn`` these abstract arguments make numbers per example (a
+    Python number or a NumPy scalar: no item assignment)."""
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return set()
+    return {p for p, v in bound.arguments.items() if isinstance(v, Value) and v.known and (
+        type(v.example) in (bool, int, float, complex) or isinstance(v.example, np.generic))}
+
+
+def writes_caught_as_type_errors(fn) -> frozenset:
+    """The parameters of ``fn`` every write into whose items is a statement of a `try` body
+    with a handler of TypeError, and which nothing binds outside such handlers: passed a
+    number, each such write raises TypeError and writes nothing."""
+    try:
+        from ..source import read_function
+        tree = read_function(fn).tree
+    except Exception:
+        return frozenset()
+    parameters = set(_signature_names(fn))
+    pairs = [(t, s) for t, s, _ in _alias_links(tree)[0]]
+    caught, handled, bound = set(), set(), set()
+    unsafe = set()
+    for n in walk(tree.body):
+        if type(n) is cst.Try and any(_catches_type_error(h, fn) for h in n.handlers):
+            for stmt in n.body.body:
+                for m in walk(stmt):
+                    caught.add(id(m))
+            for h in n.handlers:
+                for m in walk(h):
+                    handled.add(id(m))
+    for n in walk(tree.body):
+        t = type(n)
+        targets = [a.target for a in n.targets] if t is cst.Assign else (
+            [n.target] if t in (cst.AugAssign, cst.AnnAssign, cst.For) else [])
+        for target in targets:
+            if type(target) is cst.Subscript and type(target.value) is cst.Name:
+                name = target.value.value
+                if id(n) not in caught or name not in parameters:
+                    # (written outside such a `try`, or through another name)
+                    unsafe |= {name} | _connected(pairs, name)
+            else:
+                for m in walk(target):
+                    if type(m) is cst.Name and id(n) not in handled:
+                        bound.add(m.value)
+    return frozenset(p for p in parameters if p not in unsafe and p not in bound)
+
+
+def _catches_type_error(handler, fn) -> bool:
+    if handler.type is None:
+        return True
+    parts = handler.type.elements if type(handler.type) is cst.Tuple else [handler.type]
+    for part in parts:
+        node = part.value if isinstance(part, cst.Element) else part
+        cls = fn.__globals__.get(node.value, getattr(builtins, node.value, None)) \
+            if type(node) is cst.Name else None
+        if isinstance(cls, type) and issubclass(TypeError, cls):
+            return True
+    return False
 
 
 def parameters_written_into(fn) -> list[str]:

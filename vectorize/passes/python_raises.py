@@ -124,6 +124,9 @@ class _Checks:
             return self.numpy_valued(node.left, seen) or self.numpy_valued(node.right, seen)
         if t is cst.UnaryOperation:
             return self.numpy_valued(node.expression, seen)
+        if t is cst.Comparison:     # (a NumPy operand: a NumPy bool)
+            return self.numpy_valued(node.left, seen) or any(
+                self.numpy_valued(c.comparator, seen) for c in node.comparisons)
         if t is cst.IfExp:
             return self.numpy_valued(node.body, seen) and self.numpy_valued(node.orelse, seen)
         if t is cst.Subscript:

@@ -20,15 +20,26 @@ code runs, so the meaning is unchanged, and the passes after batch it as any per
 
 What it cannot model (a power's overflow, an int result beyond int64 that raises only where
 numpy.vectorize converts it) is not caught here: it raises for the batch, and `vectorize` runs
-the per-example loop, which takes the handler (`vectorize._replay`). Anything else in a
-``try`` (calls of other functions, indexing, loops, ``finally``, ``except E as e`` reading
-``e``) is refused where it is written.
+the per-example loop, which takes the handler (`vectorize._replay`).
+
+Also in a ``try``: ``if`` statements (each branch followed by the rest of the ``try``),
+``for`` loops over a short constant range (written out), calls whose exceptions are known
+(`python_errors.raises_on_numbers`, a NumPy function's `python_errors.NUMPY_FAILURES`, a
+helper's from its body: `helper_raises`; made as they are where no handler catches them, else
+the batch that raises replays), and what the per-example type alone decides (an item
+assignment into a number or its ``len``: TypeError on every example, the handler taken for
+the whole specialization). Per-example types are read flow-sensitively from the start of the
+``try`` (`_PythonValued.at`). A ``try`` that cannot be lowered is refused where an example
+reaches it (`reached`). Anything else (``while``, ``with``, ``finally``, ``except E as e``
+reading ``e``, calls the engine does not know) is refused where it is written.
 """
 
 from __future__ import annotations
 
 import builtins
+import inspect
 import math
+import types
 
 import libcst as cst
 import numpy as np
@@ -36,6 +47,7 @@ import numpy as np
 from ..errors import Unsupported
 from ..liveness import reads
 from ..rules import python_errors
+from ..source import read_function
 from ..syntax.templates import expr
 from ..syntax.traversal import by_type, children, rewrite, walk
 
@@ -53,6 +65,14 @@ class _TryLowering(cst.CSTTransformer):
         self.numbers = numbers
         self.python_examples = False    # `vectorize`: the parameters are Python numbers
         self.dicts: set[str] = set()     # local names bound to dicts (KeyError, not IndexError)
+        self.copies = 0                  # `if`s lowered in this `try` (each copies its rest)
+        self.deferred: dict[int, Unsupported] = {}   # `try`s refused, by id: `reached`
+        self.handlers: list = []         # those of the `try` being lowered
+        self.taken = 0                   # handlers written into the lowered code so far
+        self.static_types = True         # per-example numbers are numbers, not 0-d tensors
+        # whether `numbers` tells Python numbers from NumPy scalars for sure (not under
+        # `vectorize`: numpy.vectorize's first call hands NumPy scalars)
+        self.certain = True
 
     def resolve(self, node):
         """The object a name or ``module.name`` in the body refers to, or None."""
@@ -66,19 +86,40 @@ class _TryLowering(cst.CSTTransformer):
         return None
 
     def leave_Try(self, original_node, updated_node):
+        try:
+            return self.lowered(original_node, updated_node)
+        except Unsupported as problem:
+            # refused where it is reached: in the handler of a `try` around it that no
+            # example takes (`except NameError:` around NumPy's names) it is never run
+            self.deferred[id(updated_node)] = problem
+            return updated_node
+
+    def reached(self, stmts) -> None:
+        """Raise the refusal of a `try` among ``stmts`` that could not be lowered."""
+        for stmt in stmts:
+            for n in walk(stmt):
+                if type(n) is cst.Try and id(n) in self.deferred:
+                    raise self.deferred[id(n)]
+
+    def lowered(self, original_node, updated_node):
         node = original_node
         if node.finalbody is not None:
             raise Unsupported("`try` with `finally` in a vectorized function", node,
                               "move the cleanup after the `try` statement")
+        if self.numbers is not None:
+            self.numbers.at(node)
         handlers = [(self.handler_types(h), list(u.body.body))
                     for h, u in zip(node.handlers, updated_node.handlers)]
+        self.handlers = handlers
+        self.copies = 0
         tail = list(updated_node.orelse.body.body) if updated_node.orelse is not None else []
         try:
             body = self.body(list(updated_node.body.body), handlers, tail)
         except Unsupported as problem:
             # a statement the engine made of the user's (an inner `try` lowered): the user's
             made = [s for s in updated_node.body.body if not any(s is o for o in node.body.body)]
-            if any(problem.node is s for s in made):
+            if any(any(problem.node is n for n in walk(s)) for s in made) and not any(
+                    problem.node is n for n in walk(node)):
                 problem.node = next((o for o in node.body.body if type(o) is not
                                      cst.SimpleStatementLine and not any(
                                          o is s for s in updated_node.body.body)), node)
@@ -111,8 +152,10 @@ class _TryLowering(cst.CSTTransformer):
         branch runs the handler that catches its exception; ``tail`` (the ``else:`` of the
         ``try``) after the last."""
         if not stmts:
+            self.reached(tail)
             return [s.deep_clone() for s in tail]
         stmt = stmts[0]
+        self.reached([stmt])
         raised = _raise_under_if(stmt)
         if raised is not None:
             # `if cond: raise E(...)`: the lanes where `cond` holds raise E
@@ -122,17 +165,27 @@ class _TryLowering(cst.CSTTransformer):
             self.expression(test, [], tests)
             if any(issubclass(exc, types) for types, _ in handlers):
                 tests.append((exc, "{c}", {"c": test}, []))
-                return self.guarded(tests, handlers, self.body(stmts[1:], handlers, tail))
-            return self.guarded(tests, handlers, [stmt] + self.body(stmts[1:], handlers, tail))
+                return self.guarded(tests, handlers, self.rest(stmt, stmts[1:], handlers, tail))
+            return self.guarded(tests, handlers,
+                                [stmt] + self.rest(stmt, stmts[1:], handlers, tail))
+        if type(stmt) is cst.If:
+            return self.branches(stmt, stmts[1:], handlers, tail)
+        if type(stmt) is cst.For:
+            unrolled = _unrolled(stmt)
+            if unrolled is not None:
+                return self.body(unrolled + list(stmts[1:]), handlers, tail)
         if type(stmt) is not cst.SimpleStatementLine:
             raise Unsupported("a `try` around anything but simple statements (assignments, "
-                              "`return`, `raise`, `if ...: raise`) in a vectorized function",
-                              stmt, "move the loop or `if` out of the `try`")
+                              "`return`, `raise`), `if` statements and `for` loops over a "
+                              f"range of at most {_UNROLLED} constant steps in a vectorized "
+                              "function", stmt, "move the statement out of the `try`")
         tests = []
         if len(stmt.body) == 1 and type(stmt.body[0]) is cst.Raise:
             # an unconditional `raise E(...)`: the handler that catches E, or the raise
             exc = self.raised_type(stmt.body[0].exc)
             handler = next((h for types, h in handlers if issubclass(exc, types)), None)
+            if handler is not None:
+                self.reached(handler)
             return [stmt] if handler is None else [s.deep_clone() for s in handler]
         for small in stmt.body:
             if type(small) not in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return,
@@ -149,7 +202,78 @@ class _TryLowering(cst.CSTTransformer):
                     self.arithmetic(small, [small.target, small.value], "`**=`", power=True)
             elif getattr(small, "value", None) is not None:
                 self.expression(small.value, [], tests)
-        return self.guarded(tests, handlers, [stmt] + self.body(stmts[1:], handlers, tail))
+            targets = [t.target for t in small.targets] if type(small) is cst.Assign else [
+                getattr(small, "target", None)]
+            for target in targets:
+                if type(target) is cst.Subscript:
+                    self.item_write(target, type(small) is cst.AugAssign, tests)
+        if any(type(small) is cst.Return for small in stmt.body):
+            return self.guarded(tests, handlers, [stmt])   # (what follows never runs)
+        return self.guarded(tests, handlers, [stmt] + self.rest(stmt, stmts[1:], handlers, tail))
+
+    def rest(self, stmt, stmts: list, handlers: list, tail: list) -> list:
+        """`body` of ``stmts``, which follow ``stmt`` (whose bindings they see)."""
+        if self.numbers is not None:
+            self.numbers.bound(stmt)
+        return self.body(stmts, handlers, tail)
+
+    def branches(self, stmt: cst.If, rest: list, handlers: list, tail: list) -> list:
+        """An ``if`` inside a ``try``: the tests of its condition, then each branch followed
+        by the statements after it (a branch that raises skips them for the handler)."""
+        self.copies += 1
+        if self.copies > _BRANCH_COPIES:
+            raise Unsupported("too many `if` statements inside one `try` (each is followed "
+                              "by a copy of the rest of the `try`)", stmt,
+                              "move some of them out of the `try`")
+        tests = []
+        self.expression(stmt.test, [], tests)
+        numbers = self.numbers if self.numbers is not None else _NoFlow()
+        start = numbers.snapshot()
+        taken = self.taken
+        alone = stmt.with_changes(body=cst.IndentedBlock(self.body(
+            list(stmt.body.body), handlers, []) or [cst.SimpleStatementLine([cst.Pass()])]))
+        numbers.restore(start)
+        if type(stmt.orelse) is cst.Else:
+            alone = alone.with_changes(orelse=cst.Else(body=cst.IndentedBlock(self.body(
+                list(stmt.orelse.body.body), handlers, []) or [
+                    cst.SimpleStatementLine([cst.Pass()])])))
+        elif stmt.orelse is not None:
+            alone = alone.with_changes(orelse=self.branches(stmt.orelse, [], handlers, [])[0])
+        numbers.restore(start)
+        if self.taken == taken and not tests and not _returns(stmt):
+            # no handler is taken inside it: the `if` as it is, then the rest
+            numbers.bound(stmt, strong=False)
+            return [alone] + self.body(list(rest), handlers, tail)
+        body = self.body(list(stmt.body.body) + list(rest), handlers, tail)
+        numbers.restore(start)
+        if stmt.orelse is None:
+            orelse = self.body(list(rest), handlers, tail)
+        elif type(stmt.orelse) is cst.If:
+            orelse = self.branches(stmt.orelse, rest, handlers, tail)
+        else:
+            orelse = self.body(list(stmt.orelse.body.body) + list(rest), handlers, tail)
+        numbers.restore(start)
+        lowered = stmt.with_changes(
+            body=cst.IndentedBlock(body or [cst.SimpleStatementLine([cst.Pass()])]),
+            orelse=None if not orelse else (
+                orelse[0].with_changes(leading_lines=()) if len(orelse) == 1 and
+                type(orelse[0]) is cst.If else cst.Else(body=cst.IndentedBlock(orelse))))
+        return self.guarded(tests, handlers, [lowered])
+
+    def item_write(self, target: cst.Subscript, augmented: bool, tests: list) -> None:
+        """``v[i] = x``: where ``v`` is a number per example (its type says so, the same for
+        every example) the write raises TypeError on every example; a write into an array
+        is the passes' after (a write into the caller's array is refused there)."""
+        self.expression(target.value, [], tests)
+        for element in target.slice:
+            if type(element.slice) is cst.Index:
+                self.expression(element.slice.value, [], tests)
+        if self.numbers is None or self.numbers.number(target.value) is not True:
+            return
+        if augmented and not (self.certain and
+                              self.numbers.python_valued(target.value) is True):
+            return      # (a NumPy scalar's item read raises IndexError first)
+        tests.append((TypeError, None, {}, []))
 
     def guarded(self, tests: list, handlers: list, rest: list) -> list:
         """``rest`` under ``else`` of each test whose exception a handler catches (the first
@@ -158,11 +282,18 @@ class _TryLowering(cst.CSTTransformer):
             handler = next((h for types, h in handlers if issubclass(exc, types)), None)
             if handler is None:
                 continue    # not caught here: it raises (the per-example loop decides)
-            test = expr(template, **{n: v.deep_clone() for n, v in nodes.items()})
+            self.reached(handler)
+            self.taken += 1
+            if template is None and not guards:
+                # raised by every example that gets here (its per-example type decides)
+                rest = [s.deep_clone() for s in handler]
+                continue
+            test = None if template is None else expr(
+                template, **{n: v.deep_clone() for n, v in nodes.items()})
             for guard, negated in reversed(guards):
                 g = guard.deep_clone()
-                test = cst.BooleanOperation(cst.UnaryOperation(cst.Not(), g) if negated else g,
-                                            cst.And(), test)
+                g = cst.UnaryOperation(cst.Not(), g) if negated else g
+                test = g if test is None else cst.BooleanOperation(g, cst.And(), test)
             rest = [cst.If(test=test,
                            body=cst.IndentedBlock([s.deep_clone() for s in handler]),
                            orelse=rest[0] if len(rest) == 1 and type(rest[0]) is cst.If
@@ -220,6 +351,23 @@ class _TryLowering(cst.CSTTransformer):
                  cst.GeneratorExp, cst.Await, cst.Yield, cst.NamedExpr):
             raise Unsupported("an expression that a `try` around it cannot model", node,
                               "compute it before the `try`")
+        if t is cst.Call and type(node.func) is cst.Attribute and not isinstance(
+                self.resolve(node.func.value), type(math)):
+            # a method of a per-example value (`x.any()`): its owner, its arguments, then
+            # what reading the attribute raises (the call of a NumPy value's method raises
+            # nothing, those of `_QUIET_METHODS`)
+            self.expression(node.func.value, guards, tests)
+            if tests and tests[-1][1] is None and tests[-1][3] == guards:
+                return      # (the owner raises on every example)
+            for arg in node.args:
+                if arg.keyword is not None or arg.star:
+                    raise Unsupported("a call with keywords or `*` inside a `try`", arg,
+                                      "compute it before the `try`")
+                self.expression(arg.value, guards, tests)
+            if not self.attribute(node.func, guards, tests, method=True):
+                raise Unsupported("a method call inside a `try` whose exceptions the engine "
+                                  "does not know", node, "call it before the `try`")
+            return
         if t is cst.Call:
             fn = self.resolve(node.func)
             for arg in node.args:
@@ -230,7 +378,10 @@ class _TryLowering(cst.CSTTransformer):
             self.call(fn, node, guards, tests)
             return
         if t is cst.Attribute:
-            if not isinstance(self.resolve(node.value), type(math)):
+            if isinstance(self.resolve(node.value), type(math)):
+                return
+            self.expression(node.value, guards, tests)
+            if not self.attribute(node, guards, tests):
                 raise Unsupported("an attribute read inside a `try`", node,
                                   "compute it before the `try`")
             return
@@ -247,13 +398,91 @@ class _TryLowering(cst.CSTTransformer):
                     tests.append((ZeroDivisionError, "{a} == 0 and {b} < 0",
                                   {"a": node.left, "b": node.right}, guards))
 
+    def attribute(self, node: cst.Attribute, guards, tests, method=False) -> bool:
+        """The tests of reading ``owner.name`` (and calling it, ``method``), decided by the
+        owner's per-example type: a Python number lacks NumPy's attributes (AttributeError
+        on every example), a NumPy value has them and its `_QUIET_METHODS` raise nothing.
+        False where the engine cannot tell."""
+        name = node.attr.value
+        owner = node.value
+        if self.numbers is None or not self.static_types:
+            return False
+        if self.numbers.python_valued(owner) is True and self.certain and \
+                self.numbers.number(owner) is True:
+            if not any(hasattr(t, name) for t in (bool, int, float, complex)):
+                tests.append((AttributeError, None, {}, guards))
+                return True
+            return name in _QUIET_NUMBER_ATTRIBUTES and all(
+                hasattr(t, name) for t in (bool, int, float, complex))
+        if self.numbers.python_valued(owner) is False and name in (
+                _QUIET_METHODS if method else _QUIET_ATTRIBUTES):
+            return True
+        return False
+
+    def raises(self, fn, args):
+        """What a call of ``fn`` on ``args`` may raise per example: (exception classes,
+        whether exactly those), or None where the engine does not know. A rule's own
+        (`python_errors.raises_on_numbers`, its arguments numbers per example), any NumPy
+        function's on arrays (`python_errors.NUMPY_FAILURES`, not exactly), or for a helper
+        what its body may raise (`helper_raises`)."""
+        if fn is None:
+            return None
+        numbers = self.numbers is not None and all(
+            self.numbers.number(a) is True for a in args)
+        if numbers or (any(fn is c for c in _CONVERTERS) and len(args) == 1):
+            known = python_errors.raises_on_numbers(fn, len(args))
+            if known is not None:
+                return known, True
+        if python_errors.is_numpy_function(fn):
+            return python_errors.NUMPY_FAILURES, False
+        if isinstance(fn, types.FunctionType) and not _numpy_module(fn):
+            return helper_raises(fn)
+        return None
+
+    def caught(self, raised) -> bool:
+        """Whether a handler of the `try` being lowered may catch one of ``raised``."""
+        return any(issubclass(e, h) or issubclass(h, e) for e in raised
+                   for types_, _ in self.handlers for h in types_)
+
     def subscript(self, node, guards, tests) -> None:
         """``v[i]``: IndexError where ``i`` is out of ``range(-len(v), len(v))``."""
+        if self.numbers is not None and self.static_types and self.certain and \
+                self.numbers.python_valued(node.value) is True and \
+                self.numbers.number(node.value) is True:
+            # a Python number is not subscriptable: TypeError on every example
+            self.expression(node.value, guards, tests)
+            for element in node.slice:
+                if type(element.slice) is cst.Index:
+                    self.expression(element.slice.value, guards, tests)
+            tests.append((TypeError, None, {}, guards))
+            return
+        self.expression(node.value, guards, tests)
+        if tests and tests[-1][1] is None and tests[-1][3] == guards:
+            return      # (reading the value raises on every example)
+        index = node.slice[0].slice if len(node.slice) == 1 else None
+        if type(index) is cst.Index and _int_literal(index.value) and self.numbers is not None \
+                and self.static_types and self.numbers.number(node.value) is True:
+            # a number at an integer: a NumPy scalar's "invalid index to scalar variable", a
+            # Python number's TypeError (not subscriptable)
+            if self.numbers.python_valued(node.value) is False:
+                tests.append((IndexError, None, {}, guards))
+                return
+            by = [next((h for types_, h in self.handlers if issubclass(e, types_)), None)
+                  for e in (IndexError, TypeError)]
+            if by[0] is not by[1]:
+                raise Unsupported("an item of a number inside a `try` whose handlers of "
+                                  "IndexError (a NumPy scalar's) and TypeError (a Python "
+                                  "number's) differ", node, "index an array, not a number")
+            tests.append((TypeError, None, {}, guards))
+            return
+        if len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index and type(
+                node.slice[0].slice.value) is cst.Tuple and not node.slice[0].slice.value.elements \
+                and self.numbers is not None and self.numbers.python_valued(node.value) is False:
+            return      # `v[()]` of a NumPy value: the value itself (or its 0-d item)
         if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index or \
                 type(node.slice[0].slice.value) is cst.Tuple:
             raise Unsupported("an index other than one integer (`v[i]`) inside a `try`",
                               node, "index before the `try`")
-        self.expression(node.value, guards, tests)
         index = node.slice[0].slice.value
         self.expression(index, guards, tests)
         table = self.resolve(node.value) if type(node.value) is cst.Name else None
@@ -271,10 +500,20 @@ class _TryLowering(cst.CSTTransformer):
             for exc, template in python_errors.exact_math_errors(fn.__name__, len(args)):
                 tests.append((exc, template, dict(zip("xy", args)), guards))
             return
+        if fn is builtins.len and len(args) == 1 and self.numbers is not None and \
+                self.static_types and self.numbers.number(args[0]) is True:
+            tests.append((TypeError, None, {}, guards))     # len() of a number
+            return
         if fn not in _NUMBER_BUILTINS:
-            raise Unsupported("a call inside a `try` whose exceptions the engine does not "
-                              "know", node, "call it before the `try`, or handle its "
-                              "failure in the function it calls")
+            found = self.raises(fn, args)
+            if found is None or not found[1] and self.caught(found[0]):
+                raise Unsupported("a call inside a `try` whose exceptions the engine does "
+                                  "not know", node, "call it before the `try`, or handle "
+                                  "its failure in the function it calls")
+            # none that a handler catches; or exactly those, which the batched call raises
+            # too (the engine's checks in the helper): a batch that raises runs per
+            # example, where the handler is taken
+            return
         if fn is builtins.divmod and len(args) == 2:
             if self.arithmetic(node, args, "`divmod`"):
                 tests.append((ZeroDivisionError, "{b} == 0", {"b": args[1]}, guards))
@@ -285,6 +524,192 @@ class _TryLowering(cst.CSTTransformer):
         elif fn in (builtins.int, builtins.round) and len(args) == 1:
             for exc, template in python_errors.exact_math_errors("floor", 1):
                 tests.append((exc, template, {"x": args[0]}, guards))
+
+
+_UNROLLED = 8          # the most steps of a `for` loop inside a `try` (each is written out)
+_BRANCH_COPIES = 16    # the most `if`s inside one `try` (each copies the rest of the `try`)
+
+
+def _unrolled(loop: cst.For):
+    """``for i in range(n): body`` with a constant ``n`` of at most `_UNROLLED` and a
+    body without ``break``/``continue``/``else``: ``i = 0; body; i = 1; body; ...``, or None."""
+    it = loop.iter
+    if loop.orelse is not None or loop.asynchronous is not None or type(loop.target) is not \
+            cst.Name or type(it) is not cst.Call or type(it.func) is not cst.Name or \
+            it.func.value != "range" or not 1 <= len(it.args) <= 3 or any(
+                type(a.value) is not cst.Integer or a.keyword or a.star for a in it.args):
+        return None
+    if any(type(n) in (cst.Break, cst.Continue, cst.FunctionDef, cst.ClassDef, cst.Lambda)
+           for n in walk(loop.body)):
+        return None
+    steps = range(*[int(a.value.value, 0) for a in it.args])
+    if len(steps) > _UNROLLED:
+        return None
+    out = []
+    for k in steps:
+        out.append(cst.SimpleStatementLine([cst.Assign(
+            [cst.AssignTarget(loop.target.deep_clone())], cst.Integer(str(k)))]))
+        out += [s.deep_clone() for s in loop.body.body]
+    return out
+
+
+_CONVERTERS = frozenset({np.asarray, np.asanyarray, np.array, np.atleast_1d, np.atleast_2d,
+                         np.atleast_3d, np.copy})
+
+
+def _numpy_module(fn) -> bool:
+    return (getattr(fn, "__module__", None) or "").split(".")[0] == "numpy"
+
+
+_HELPER_DEPTH = 8
+_UNKNOWN = Exception     # what an operation the engine does not know may raise
+
+
+def helper_raises(fn, depth: int = 0, seen: frozenset = frozenset()):
+    """The exception classes a call of the helper ``fn`` may raise (a frozenset), from its
+    body: its ``raise``/``assert`` statements, the operations that raise on Python numbers
+    (division, powers, indexing, `math` domain errors), the calls of rules (what they
+    declare) and of other helpers (recursively), less what its own ``try`` statements catch.
+    None where it calls what the engine does not know, or recursion runs deeper than
+    `_HELPER_DEPTH`."""
+    if depth > _HELPER_DEPTH or fn in seen:
+        return None
+    try:
+        source = read_function(fn)
+    except Unsupported:
+        return None
+    walker = _Raises(fn.__globals__, depth, seen | {fn})
+    found = walker.block(source.tree.body)
+    return None if _UNKNOWN in found else (frozenset(found), walker.precise)
+
+
+class _Raises:
+    def __init__(self, func_globals, depth, seen):
+        self.globals = func_globals
+        self.depth = depth
+        self.seen = seen
+        self.precise = True     # False: a NumPy function's `NUMPY_FAILURES` were added
+
+    def resolve(self, node):
+        return _TryLowering.resolve(self, node)
+
+    def block(self, node, caught=()):
+        """What the statements (or expression) ``node`` may raise; ``caught``: the types of
+        the handler it is in (a bare ``raise`` re-raises one of them)."""
+        out = set()
+        for child in _statement_parts(node):
+            t = type(child)
+            if t is cst.Try:
+                inner = self.block(child.body)
+                handled = [_handler_types(self, h) for h in child.handlers]
+                if any(h is None for h in handled):
+                    out.add(_UNKNOWN)
+                    handled = [h for h in handled if h is not None]
+                for exc in inner:
+                    if not any(issubclass(exc, h) for h in handled):
+                        out.add(exc)
+                for h, types_ in zip(child.handlers, handled):
+                    out |= self.block(h.body, types_)
+                for part in (child.orelse, child.finalbody):
+                    if part is not None:
+                        out |= self.block(part.body)
+                continue
+            if t in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                out.add(_UNKNOWN)
+                continue
+            if t is cst.Raise:
+                if child.exc is None:
+                    out |= set(caught) if caught else {_UNKNOWN}
+                    continue
+                target = child.exc.func if type(child.exc) is cst.Call else child.exc
+                cls = self.resolve(target)
+                out.add(cls if isinstance(cls, type) and issubclass(cls, BaseException)
+                        else _UNKNOWN)
+                out |= self.block(child.exc.args if type(child.exc) is cst.Call else [])
+                continue
+            if t is cst.Assert:
+                out.add(AssertionError)
+            elif t is cst.BinaryOperation:
+                if type(child.operator) in _DIVISIONS:
+                    out.add(ZeroDivisionError)
+                elif type(child.operator) is cst.Power:
+                    out |= {ZeroDivisionError, OverflowError}
+            elif t is cst.Subscript:
+                out |= {IndexError, KeyError, TypeError}
+            elif t is cst.Call:
+                out |= self.call(child)
+            elif t in (cst.Await, cst.Yield, cst.GeneratorExp, cst.Import, cst.ImportFrom,
+                       cst.With, cst.While):
+                out.add(_UNKNOWN)
+            elif t is cst.Attribute and not isinstance(self.resolve(child.value),
+                                                       type(math)):
+                out.add(AttributeError)
+            out |= self.block(child, caught)
+        return out
+
+    def call(self, node: cst.Call) -> set:
+        fn = self.resolve(node.func)
+        if fn is None and type(node.func) is cst.Attribute:
+            return {_UNKNOWN} if node.func.attr.value not in _QUIET_METHODS else set()
+        if any(a.star or a.keyword for a in node.args) and not (
+                isinstance(fn, types.FunctionType) and not _numpy_module(fn)):
+            return {_UNKNOWN}
+        known = python_errors.raises_on_numbers(fn, len(node.args)) if fn is not None \
+            else None
+        if known is not None:
+            return set(known)
+        if python_errors.is_numpy_function(fn):
+            self.precise = False
+            return set(python_errors.NUMPY_FAILURES)
+        if fn is builtins.range or fn in (builtins.isinstance, builtins.print):
+            return set()
+        if isinstance(fn, type) and issubclass(fn, BaseException):
+            return set()
+        if isinstance(fn, types.FunctionType) and not _numpy_module(fn):
+            inner = helper_raises(fn, self.depth + 1, self.seen)
+            if inner is None:
+                return {_UNKNOWN}
+            self.precise = self.precise and inner[1]
+            return set(inner[0])
+        return {_UNKNOWN}
+
+
+def _statement_parts(node):
+    if isinstance(node, (list, tuple)):
+        return list(node)
+    if isinstance(node, cst.IndentedBlock):
+        return list(node.body)
+    return [c for c in children(node)]
+
+
+def _handler_types(owner, handler):
+    if handler.type is None:
+        return BaseException
+    parts = handler.type.elements if type(handler.type) is cst.Tuple else [handler.type]
+    found = []
+    for part in parts:
+        cls = owner.resolve(part.value if isinstance(part, cst.Element) else part)
+        if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+            return None
+        found.append(cls)
+    return tuple(found)
+
+
+def _int_literal(node) -> bool:
+    if type(node) is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+        node = node.expression
+    return type(node) is cst.Integer
+
+
+def _returns(stmt) -> bool:
+    return any(type(n) is cst.Return for n in walk(stmt))
+
+
+# what a NumPy value's attributes and methods raise: nothing, for these
+_QUIET_ATTRIBUTES = frozenset({"shape", "ndim", "size", "dtype", "real", "imag", "T"})
+_QUIET_METHODS = frozenset({"any", "all", "squeeze", "copy", "ravel", "flatten", "sum",
+                            "prod", "mean", "conjugate", "conj", "tolist"})
+_QUIET_NUMBER_ATTRIBUTES = frozenset({"real", "imag", "conjugate"})
 
 
 def _raise_under_if(stmt):
@@ -307,6 +732,7 @@ def _float_or_natural(exponent) -> bool:
 
 
 _PYTHON_NUMBERS = (bool, int, float, complex)
+_PARAM = object()       # (what a parameter holds as it is passed)
 
 
 class _PythonValued:
@@ -320,7 +746,61 @@ class _PythonValued:
         self.python_params = python_params
         self.resolve = resolve
         self.assigned: dict[str, list] = {}
-        for node in walk(func.body):
+        self.static_types = True    # (False: per-example numbers are 0-d tensors)
+        self.depth = 0              # helpers' bodies read for what they return
+        self.func = func
+        # in a `try` (`at`): what each name may hold there (its bindings, `_PARAM` for the
+        # parameter's own value), or None: flow-insensitively (`assigned`)
+        self.flow: dict[str, list] | None = None
+        self._collect(walk(func.body), self.assigned)
+
+    def at(self, try_node) -> None:
+        """Read names as bound where ``try_node`` starts: each binding before it in the
+        source (the last reaching it or not, and a parameter's own value), then the `try`'s
+        own statements in order (`bound`); flow-insensitively where it is in a loop (a later
+        binding reaches it on the next step)."""
+        flow: dict[str, list] = {name: [_PARAM] for name in self.params}
+        self.flow = flow if _bindings_before(self.func.body.body, try_node, flow,
+                                             self) else None
+
+    def bound(self, stmt, strong=True) -> None:
+        """``stmt`` (inside the `try`) has run: the names it binds hold what it binds
+        (``strong``, a simple statement) or that too."""
+        if self.flow is None:
+            return
+        found: dict[str, list] = {}
+        self._collect(walk(stmt), found)
+        for name, values in found.items():
+            if strong and type(stmt) is cst.SimpleStatementLine:
+                self.flow[name] = values
+            else:
+                self.flow[name] = self.flow.get(name, []) + values
+
+    def snapshot(self):
+        return None if self.flow is None else {k: list(v) for k, v in self.flow.items()}
+
+    def restore(self, flow) -> None:
+        if flow is not None:
+            self.flow = {k: list(v) for k, v in flow.items()}
+
+    def _held(self, name: str):
+        """What ``name`` may hold (bindings, `_PARAM`), or None: it is not a local name."""
+        if self.flow is not None:
+            return self.flow.get(name)
+        held = list(self.assigned.get(name, []))
+        if name in self.params:
+            held.append(_PARAM)
+        return held or None
+
+    def _collect(self, nodes, into: dict) -> None:
+        saved, self.assigned = self.assigned, into
+        try:
+            self._collect_into(nodes)
+        finally:
+            self.assigned = saved
+
+    def _collect_into(self, nodes) -> None:
+        for node in nodes:
             t = type(node)
             if t is cst.Assign:
                 for target in node.targets:
@@ -343,8 +823,12 @@ class _PythonValued:
         if type(target) is cst.Name:
             self.assigned.setdefault(target.value, []).append(value)
         elif type(target) in (cst.Tuple, cst.List):
-            for element in target.elements:
-                self._bind(getattr(element, "value", element), None)
+            items = value.elements if type(value) in (cst.Tuple, cst.List) and len(
+                value.elements) == len(target.elements) and not any(
+                    type(e) is cst.StarredElement for e in value.elements) else None
+            for i, element in enumerate(target.elements):
+                self._bind(getattr(element, "value", element),
+                           None if items is None else items[i].value)
 
     def python_valued(self, node, seen=frozenset()):
         t = type(node)
@@ -354,6 +838,8 @@ class _PythonValued:
             return self._name(node.value, seen)
         if t is cst.Attribute:
             obj = self.resolve(node)
+            if obj is None:
+                obj = self._param_attribute(node)
             if obj is not None and type(obj) in _PYTHON_NUMBERS:
                 return True
             return None
@@ -365,8 +851,15 @@ class _PythonValued:
         if t is cst.IfExp:
             kinds = {self.python_valued(node.body, seen), self.python_valued(node.orelse, seen)}
             return kinds.pop() if len(kinds) == 1 else None
+        if t is cst.Call and type(node.func) is cst.Attribute and \
+                node.func.attr.value in _QUIET_METHODS and \
+                self.python_valued(node.func.value, seen) is False:
+            return False        # a NumPy value's method: a NumPy value
         if t is cst.Call:
             return self._call(node, seen)
+        if t is cst.Comparison:
+            return _combined([self.python_valued(node.left, seen)] + [
+                self.python_valued(c.comparator, seen) for c in node.comparisons])
         if t is cst.Subscript:
             base = self.python_valued(node.value, seen)
             if base is False:
@@ -378,30 +871,112 @@ class _PythonValued:
             return None
         return None
 
+    def number(self, node, seen=frozenset()):
+        """True where ``node`` is a number per example (a Python number or a NumPy scalar:
+        no item assignment, no ``len``), from its type alone; None where it may be an array
+        (or a tensor: `static_types`) or the engine cannot tell."""
+        t = type(node)
+        if not self.static_types:
+            return True if self.python_valued(node) is True else None
+        if t in (cst.Integer, cst.Float, cst.Imaginary):
+            return True
+        if t is cst.Name:
+            return self._number_name(node.value, seen)
+        if t is cst.UnaryOperation:
+            return self.number(node.expression, seen)
+        if t is cst.BinaryOperation:
+            return _all_true([self.number(node.left, seen), self.number(node.right, seen)])
+        if t is cst.Comparison:
+            return _all_true([self.number(node.left, seen)] + [
+                self.number(c.comparator, seen) for c in node.comparisons])
+        if t is cst.BooleanOperation:
+            return _all_true([self.number(node.left, seen), self.number(node.right, seen)])
+        if t is cst.IfExp:
+            return _all_true([self.number(node.body, seen), self.number(node.orelse, seen)])
+        if t is cst.Call:
+            fn = self.resolve(node.func)
+            args = [a.value for a in node.args]
+            if any(a.star or a.keyword for a in node.args):
+                return None
+            if any(fn is f for f in (builtins.float, builtins.int, builtins.complex,
+                                     builtins.bool, builtins.len)) or (
+                    getattr(fn, "__module__", None) == "math"):
+                return True
+            if any(fn is f for f in (builtins.abs, builtins.min, builtins.max, builtins.pow,
+                                     builtins.round)) or (isinstance(fn, np.ufunc)
+                                                          and fn.nout == 1):
+                return _all_true([self.number(a, seen) for a in args]) if args else None
+            return None
+        if t is cst.Attribute or t is cst.Subscript:
+            return True if self.python_valued(node, seen) is True else None
+        return None
+
+    def _param_attribute(self, node):
+        """``p.a.b`` of a parameter that holds the same object for every example (never
+        rebound), its value; else None."""
+        if type(node) is cst.Name:
+            value = self.params.get(node.value)
+            held = self._held(node.value)
+            if value is None or getattr(value, "batched", True) or not getattr(
+                    value, "exact", False) or held != [_PARAM]:
+                return None
+            return value.example
+        if type(node) is cst.Attribute:
+            owner = self._param_attribute(node.value)
+            if owner is None or isinstance(owner, (np.ndarray, np.generic)):
+                return None
+            try:
+                return getattr(owner, node.attr.value, None)
+            except Exception:       # noqa: BLE001 -- (a property that raises)
+                return None
+        return None
+
+    def _number_name(self, name: str, seen):
+        if name in seen:
+            # (`x = radians(x)`: a number if what it held was; what it held first is
+            # another of its bindings or the parameter's value, checked there)
+            return True
+        held = self._held(name)
+        if held is None:
+            obj = self.resolve(cst.Name(name))
+            return True if type(obj) in _PYTHON_NUMBERS or isinstance(obj, np.generic) \
+                else None
+        kinds = []
+        for v in held:
+            if v is _PARAM:
+                example = getattr(self.params[name], "example", None)
+                kinds.append(True if type(example) in _PYTHON_NUMBERS or isinstance(
+                    example, np.generic) else None)
+            else:
+                kinds.append(None if v is None else self.number(v, seen | {name}))
+        return _all_true(kinds)
+
     def _name(self, name: str, seen):
         if name in seen:
             return None
-        if name in self.assigned:
-            if name in self.params:
-                return None         # a parameter rebound: both kinds
-            kinds = [None if v is None else self.python_valued(v, seen | {name})
-                     for v in self.assigned[name]]
-            return kinds[0] if kinds and all(k == kinds[0] for k in kinds) else None
-        if name in self.params:
-            value = self.params[name]
-            if name in self.python_params:
+        held = self._held(name)
+        if held is None:
+            obj = self.resolve(cst.Name(name))
+            if type(obj) in _PYTHON_NUMBERS:
                 return True
-            example = getattr(value, "example", None)
-            if getattr(value, "batched", False):
-                return False        # mapped: NumPy scalars or rows (tensors) per example
-            return True if type(example) in _PYTHON_NUMBERS else (
-                False if isinstance(example, (np.generic, np.ndarray)) else None)
-        obj = self.resolve(cst.Name(name))
-        if type(obj) in _PYTHON_NUMBERS:
+            if isinstance(obj, np.generic):
+                return False
+            return None
+        if self.flow is None and _PARAM in held and len(held) > 1:
+            return None         # a parameter rebound: both kinds
+        kinds = [self._param_kind(name) if v is _PARAM else
+                 None if v is None else self.python_valued(v, seen | {name}) for v in held]
+        return kinds[0] if kinds and all(k == kinds[0] for k in kinds) else None
+
+    def _param_kind(self, name: str):
+        value = self.params[name]
+        if name in self.python_params:
             return True
-        if isinstance(obj, np.generic):
-            return False
-        return None
+        example = getattr(value, "example", None)
+        if getattr(value, "batched", False):
+            return False        # mapped: NumPy scalars or rows (tensors) per example
+        return True if type(example) in _PYTHON_NUMBERS else (
+            False if isinstance(example, (np.generic, np.ndarray)) else None)
 
     def _call(self, node, seen):
         fn = self.resolve(node.func)
@@ -417,7 +992,97 @@ class _PythonValued:
             return _combined([self.python_valued(a, seen) for a in args])
         if isinstance(fn, np.ufunc) or getattr(fn, "__module__", "").startswith("numpy"):
             return False
+        if isinstance(fn, types.FunctionType) and self.depth < _HELPER_DEPTH and not any(
+                a.star for a in node.args):
+            return self._helper_kind(fn, node, seen)
         return None
+
+    def _helper_kind(self, fn, node, seen):
+        """What a helper of yours returns: the kind all its ``return`` values have, its
+        parameters of the kinds of the call's arguments."""
+        try:
+            source = read_function(fn)
+            bound = inspect.signature(fn).bind(
+                *[a.value for a in node.args if a.keyword is None],
+                **{a.keyword.value: a.value for a in node.args if a.keyword is not None})
+        except (Unsupported, TypeError, ValueError):
+            return None
+        kinds = {name: self.python_valued(arg, seen) for name, arg in bound.arguments.items()}
+        for name, param in inspect.signature(fn).parameters.items():
+            if name not in kinds:
+                kinds[name] = True if type(param.default) in _PYTHON_NUMBERS else None
+        inner = _HelperValued(source.tree, kinds, fn.__globals__, self.depth + 1)
+        returns = [n.value for n in walk(source.tree.body) if type(n) is cst.Return]
+        if not returns or any(r is None for r in returns):
+            return None
+        found = [inner.python_valued(r) for r in returns]
+        return found[0] if all(k == found[0] for k in found) else None
+
+
+class _NoFlow:
+    def snapshot(self):
+        return None
+
+    def restore(self, flow) -> None:
+        pass
+
+    def bound(self, stmt, strong=True) -> None:
+        pass
+
+
+def _bindings_before(stmts, target, into: dict, numbers) -> bool:
+    """Add to ``into`` what the statements before ``target`` bind (in source order,
+    descending into the compound statement that holds it); False where ``target`` is in a
+    loop (a later statement's binding reaches it on the next step) or not found."""
+    for stmt in stmts:
+        if stmt is target:
+            return True
+        if any(n is target for n in walk(stmt)):
+            if type(stmt) in (cst.For, cst.While):
+                return False
+            blocks = [getattr(stmt, "body", None), getattr(stmt, "orelse", None),
+                      getattr(stmt, "finalbody", None)] + list(getattr(stmt, "handlers", ()))
+            for block in blocks:
+                while block is not None and not isinstance(block, cst.IndentedBlock):
+                    block = getattr(block, "body", None)
+                if block is not None and any(n is target for n in walk(block)):
+                    return _bindings_before(block.body, target, into, numbers)
+            return False
+        found: dict[str, list] = {}
+        numbers._collect(walk(stmt), found)
+        for name, values in found.items():
+            if type(stmt) is cst.SimpleStatementLine:
+                into[name] = values
+            else:
+                into[name] = into.get(name, []) + values
+    return False
+
+
+class _HelperValued(_PythonValued):
+    """`_PythonValued` of a helper's body, its parameters of the given kinds."""
+
+    def __init__(self, func, kinds: dict, func_globals: dict, depth: int):
+        self.kinds = kinds
+        self.helper_globals = func_globals
+        super().__init__(func, dict.fromkeys(kinds), frozenset(), self._resolve)
+        self.depth = depth
+
+    def _resolve(self, node):
+        if type(node) is cst.Name:
+            if node.value in self.helper_globals:
+                return self.helper_globals[node.value]
+            return getattr(builtins, node.value, None)
+        if type(node) is cst.Attribute:
+            owner = self._resolve(node.value)
+            return getattr(owner, node.attr.value, None) if owner is not None else None
+        return None
+
+    def _param_kind(self, name: str):
+        return self.kinds.get(name)
+
+
+def _all_true(kinds: list):
+    return True if kinds and all(k is True for k in kinds) else None
 
 
 def _combined(kinds: list):
@@ -445,6 +1110,10 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         lowering.numbers = _PythonValued(func, ctx.params, frozenset(ctx.params),
                                          lowering.resolve)
         lowering.python_examples = True
+        # (numpy.vectorize learns its output types from a first call on NumPy scalars,
+        # which have the attributes and items that Python numbers lack: what a Python
+        # number's type decides there is not decided here)
+        lowering.certain = False
     else:
         if not getattr(ctx.module, "runtime_replays", False):
             return func     # the analysis refuses `try` where it is written (JAX)
@@ -452,8 +1121,13 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         lowering.numbers = _PythonValued(func, ctx.params, getattr(ctx, "python_params",
                                                                    frozenset()),
                                          lowering.resolve)
+    lowering.static_types = lowering.numbers.static_types = not getattr(
+        ctx.registry.backend, "item_views", False)
     lowering.dicts = {name for node in walk(func.body) if type(node) is cst.Assign
                       and type(node.value) in (cst.Dict, cst.DictComp)
                       for t in node.targets if type(t.target) is cst.Name
                       for name in [t.target.value]}
-    return rewrite(func, lowering)
+    out = rewrite(func, lowering)
+    if lowering.deferred:
+        lowering.reached([out])
+    return out

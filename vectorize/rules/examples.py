@@ -406,6 +406,11 @@ def f(v):
     c = v[None]
     return np.squeeze(c, axis=0)
 '''), "V", VMAP1),
+    "shape.broadcast_arrays": Example(_f('''
+def f(x):
+    a, b = np.broadcast_arrays(x, 1.0)
+    return a + b
+'''), "X"),
     "shape.squeeze_method": Example(_f('''
 def f(v):
     c = v[None]

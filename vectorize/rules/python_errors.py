@@ -601,3 +601,65 @@ def register(reg, rewrite, infer) -> None:
         "if np.any(x < 0):\n    raise ValueError(\"negative\")\nif not x.all():\n"
         "    raise ZeroDivisionError(\"float division by zero\")\ny = 1.0 / x",
         rewrite, infer=infer))
+
+
+# ------------------------------------------------- what a call raises on per-example numbers
+# The exceptions a function raises when every argument is a number per example (a Python
+# number or a NumPy scalar, never an array): `passes.try_except` asks it for a call inside a
+# `try`, and for the calls in a helper's body (what the helper may raise). Empty: nothing.
+_RAISE_NOTHING_ON_NUMBERS = frozenset({
+    # NumPy's converters: a number becomes a 0-d (or 1-element) array; no failure
+    "asarray", "asanyarray", "array", "ascontiguousarray", "atleast_1d", "atleast_2d",
+    "atleast_3d", "broadcast_arrays", "copy", "squeeze", "ravel", "ndim", "shape", "size",
+    "isscalar", "result_type", "empty_like", "zeros_like", "ones_like",
+    # reductions and tests of numbers (warnings at most)
+    "any", "all", "sum", "prod", "mean", "nansum", "amin", "amax", "min", "max",
+    "isnan", "isinf", "isfinite", "isclose", "allclose", "array_equal", "sign", "signbit",
+    "copysign", "where", "clip", "round", "around", "hypot", "arctan2", "radians",
+    "degrees", "deg2rad", "rad2deg",
+})
+
+
+# what a NumPy function may raise on numeric arrays of any shapes (mismatched shapes, bad
+# axes or indices, a singular matrix, errstate's FloatingPointError): never NameError,
+# AttributeError, KeyError or LookupError's other kinds
+NUMPY_FAILURES = frozenset({ValueError, TypeError, IndexError, ArithmeticError, MemoryError})
+
+
+def is_numpy_function(fn) -> bool:
+    module = getattr(fn, "__module__", None) or ""
+    return isinstance(fn, np.ufunc) or (module.split(".")[0] == "numpy" and callable(fn))
+
+
+def raises_on_numbers(fn, n_args: int):
+    """The exception classes ``fn(...)`` may raise where its ``n_args`` arguments are all
+    numbers per example (a frozenset; empty: nothing), or None where the engine does not know.
+    A NumPy ufunc warns rather than raises; the number builtins raise what Python's do."""
+    if fn is np.power:
+        return frozenset({ValueError})     # (integers to a negative integer power)
+    if isinstance(fn, np.ufunc):
+        return frozenset() if fn.nin <= n_args <= fn.nin + fn.nout else None
+    module = getattr(fn, "__module__", None) or ""
+    name = getattr(fn, "__name__", "")
+    if module.split(".")[0] == "numpy" and getattr(np, name, None) is fn \
+            and name in _RAISE_NOTHING_ON_NUMBERS and n_args >= 1:
+        return frozenset()
+    if module == "math" and getattr(math, name, None) is fn:
+        return frozenset(exc for exc, _ in exact_math_errors(name, n_args))
+    import builtins
+
+    def one_of(*fns):
+        return any(fn is f for f in fns)
+    if one_of(builtins.abs, builtins.bool, builtins.complex):
+        return frozenset()
+    if one_of(builtins.min, builtins.max):
+        return frozenset() if n_args >= 2 else None
+    if fn is builtins.float:
+        return frozenset({OverflowError})       # (an int beyond a double)
+    if one_of(builtins.int, builtins.round):
+        return frozenset({ValueError, OverflowError})   # (NaN, inf)
+    if one_of(builtins.divmod, builtins.pow):
+        return frozenset({ZeroDivisionError, OverflowError})
+    if fn is builtins.len:
+        return frozenset({TypeError})
+    return None

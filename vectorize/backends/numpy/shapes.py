@@ -12,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 import numpy as np
 
-from ...abstract import TupleValue
+from ...abstract import UNKNOWN, TupleValue, Value, batched_like
 from ...errors import Unsupported
 from ...rules.axes import argument as _arg
 from ...rules.axes import constant as _const
@@ -20,7 +20,7 @@ from ...rules.axes import flattened, reshaped, shift_axis
 from ...rules.axes import positive as _positive
 from ...rules.axes import stacked_display as _stacked_display
 from ...rules.families import pad, with_batch
-from ...rules.registry import Registry, Rule, Site, infer_by_calling
+from ...rules.registry import Registry, Rule, Site, evaluate, infer_by_calling
 from ...syntax.templates import call, expr, parse_expr
 
 
@@ -76,10 +76,27 @@ def _squeeze(site: Site):
     x = site.nodes[0]
     node, value = _arg(site, 1, "axis")
     axis = _const(value, "the axis") if value is not None else None
+    if axis is None and site.args[0].rank == 0:
+        return x        # (a number per example: nothing to squeeze)
     if axis is None:
         raise Unsupported("squeeze() without an axis depends on the sizes of each example",
                           suggestion="name the axis: squeeze(axis=0)")
     return expr(f"np.squeeze({{x}}, axis={shift_axis(axis, site.args[0].rank)!r})", x=x)
+
+
+def _broadcast_arrays(site: Site):
+    if site.kwargs or any(isinstance(v, TupleValue) or v.rank != 0 for v in site.args):
+        raise Unsupported("np.broadcast_arrays of per-example arrays (only numbers per "
+                          "example: their shapes would meet the batch axis)",
+                          suggestion="broadcast each example's arrays with np.broadcast_to")
+    return call("np.broadcast_arrays", *site.nodes)
+
+
+def _broadcast_infer(site: Site):
+    out = evaluate(np.broadcast_arrays, *[a.example for a in site.args])
+    if out is UNKNOWN:
+        return Value(True, UNKNOWN)
+    return TupleValue(tuple(batched_like(item) for item in out))
 
 
 def _pieces(site: Site):
@@ -344,6 +361,11 @@ def register(reg: Registry) -> None:
     reg.add_call(np.squeeze, squeeze)
     reg.add_method("squeeze", rule("shape.squeeze_method", squeeze.explanation,
                                    "v = c.squeeze(axis=0)", squeeze.after, _squeeze))
+    reg.add_call(np.broadcast_arrays, Rule(
+        "shape.broadcast_arrays", "shapes", "`np.broadcast_arrays(a, b)` of numbers per "
+        "example (0-d arrays, each example's) is the batch's broadcast: every one the "
+        "batch's length.", "a, b = np.broadcast_arrays(x, 1.0)",
+        "a, b = np.broadcast_arrays(x, 1.0)", _broadcast_arrays, infer=_broadcast_infer))
     reg.add_call(np.stack, rule("shape.stack", "`np.stack(pieces, axis=k)` stacks each "
                                 "example's pieces at axis k + 1; unbatched pieces are "
                                 "broadcast to the batch.",
