@@ -48,19 +48,29 @@ import weakref
 
 import numpy as np
 
+_NDARRAY = np.ndarray
 _CHECKIFY = "__vectorize_checkify__"
 _IN_BOUNDS = "in_bounds"       # (`writes.IN_BOUNDS`)
 _JNP_ANY = ("jnp", "any")
 
 
 _JAX = []     # the jax module, once imported (`jax_module`)
+_X64 = None     # ``jax.enable_x64`` (its ``.value``: whether 64-bit types are on here)
 
 
 def jax_module():
+    global _X64
     if not _JAX:
         import jax
+        _X64 = jax.enable_x64
         _JAX.append(jax)
     return _JAX[0]
+
+
+def _in_x64(jitted, args):
+    """``jitted(*args)`` with 64-bit types entered (a warm call where they are off)."""
+    with _X64(True):
+        return jitted(*args)
 
 
 def as_array(value):
@@ -384,13 +394,8 @@ class Compiled:
             types = tuple(map(type, args))
             jitted = self._by_types[0].get(types)
             if jitted is not None:
-                x64 = _JAX[0].enable_x64
                 try:
-                    if x64.value:
-                        out = jitted(*args)
-                    else:
-                        with x64(True):
-                            out = jitted(*args)
+                    out = jitted(*args) if _X64.value else _in_x64(jitted, args)
                 except Exception:   # noqa: BLE001, S110 -- a new shape failed to trace:
                     pass            # the levels below decide, as for a first call
                 else:
@@ -398,7 +403,7 @@ class Compiled:
                         error, out = out
                         if error.get() is not None:     # as `_call`: raises as written
                             return self.op_by_op(*args)
-                    if np.ndarray in types:     # NumPy in: NumPy out (`to_numpy`)
+                    if _NDARRAY in types:     # NumPy in: NumPy out (`to_numpy`)
                         mark_fresh(out)
                     return out
         return self._call(args, kwargs)
@@ -413,13 +418,8 @@ class Compiled:
         if not self.level:
             jitted = self._by_types[0].get(tuple(map(type, args)))
             if jitted is not None:
-                x64 = _JAX[0].enable_x64
                 try:
-                    if x64.value:
-                        out = jitted(*args)
-                    else:
-                        with x64(True):
-                            out = jitted(*args)
+                    out = jitted(*args) if _X64.value else _in_x64(jitted, args)
                 except Exception:   # noqa: BLE001 -- a new shape failed to trace: as a
                     pass            # first call, below
                 else:
