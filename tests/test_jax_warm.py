@@ -262,3 +262,56 @@ def test_set_item_gradients_equal_the_scatters():
     x = jnp.array([0.5, -1.0, 2.0])
     np.testing.assert_allclose(jax.jit(jax.grad(selected))(x),
                                jax.jit(jax.grad(scattered))(x), rtol=1e-14)
+
+
+# ------------------------------------------- the warm runner across checks and levels
+def python_test(t, b):
+    if b > 0:           # a Python `if` on the unbatched float: b must be a number
+        return t * b
+    return t - b
+
+
+def picked(v, k):
+    return v[k] * 2.0
+
+
+@pytest.mark.parametrize("numpy_in", [True, False])
+def test_warm_runner_after_the_floats_turn_static_and_new_shapes(numpy_in):
+    """The first calls trace ``b`` (a Python float); the first one that needs it as a number
+    makes floats static: later warm calls of the same fast path, on new sizes too, still
+    give the loop's results."""
+    fast = vmap(python_test, in_axes=(0, None), backend="jax")
+    rng = np.random.default_rng(3)
+    for n in (4, 4, 9, 4, 9, 1):
+        t = rng.uniform(-3, 3, n)
+        with jax.enable_x64(True):
+            arg = t if numpy_in else jnp.asarray(t)
+        for b in (2.0, -1.5, 0.0):
+            expected = np.array([python_test(x, b) for x in t])
+            got = fast(arg, b)
+            assert isinstance(got, np.ndarray if numpy_in else jax.Array)
+            assert got.dtype == expected.dtype
+            np.testing.assert_array_equal(np.asarray(got), expected)
+
+
+@pytest.mark.parametrize("numpy_in", [True, False])
+def test_warm_runner_raises_where_a_check_fires_and_runs_on_after(numpy_in):
+    """An index out of bounds in a warm call (a `checkify` check of the jitted function)
+    raises the per-example IndexError; the calls after it are warm again."""
+    fast = vmap(picked, in_axes=(0, 0), backend="jax")
+    v = np.arange(12.0).reshape(4, 3)
+    good, bad = np.array([0, 2, -1, 1]), np.array([0, 3, 1, 1])
+
+    def call(k):
+        if numpy_in:
+            return fast(v, k)
+        with jax.enable_x64(True):
+            return fast(jnp.asarray(v), jnp.asarray(k))
+    expected = np.array([picked(v[i], good[i]) for i in range(4)])
+    for _ in range(2):
+        np.testing.assert_array_equal(np.asarray(call(good)), expected)
+    with pytest.raises(IndexError):
+        [picked(v[i], bad[i]) for i in range(4)]
+    with pytest.raises(IndexError):
+        call(bad)
+    np.testing.assert_array_equal(np.asarray(call(good)), expected)

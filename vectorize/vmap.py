@@ -728,10 +728,13 @@ class _FastPath:
             and vm._options.randomness != "error") else None
         if direct is not None and chunked and vm.chunk_size is None:
             chunks.prime_allocator()        # (what `chunks.run` does before a large call)
-        if direct is not None and numpy_out:
+        if direct is not None:
             # a writable NumPy array of its own straight from the generated function's call
-            # (`Backend.numpy_runner`), where the backend has such a call
-            direct = backends.get(spec.backend).numpy_runner(direct)
+            # (`Backend.numpy_runner`), where the backend has such a call; the backend's
+            # quicker call for arguments of these types (`Backend.warm_runner`) otherwise
+            backend = backends.get(spec.backend)
+            direct = backend.numpy_runner(direct) if numpy_out else \
+                backend.warm_runner(direct)
         fast = cls(entry, vm._lead, tuple(leaves), batched, direct, chunked)
         fast.numpy_out = direct is not None and numpy_out
         # no backend named (or one that needs no context around a call on NumPy arrays:

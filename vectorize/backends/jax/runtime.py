@@ -408,6 +408,38 @@ class Compiled:
                     return out
         return self._call(args, kwargs)
 
+    def runner(self, numpy_out: bool):
+        """The call of a fast path (``vmap``'s, ``vectorize``'s), whose arguments have the
+        same types on every call: the jitted function for those types itself, once a call
+        has made it (`_jit_for`), with 64-bit types entered where they are off; a NumPy
+        array of its own out where ``numpy_out`` (as `numpy_call`). Any other call (the
+        first, one after the levels changed, one whose new shape failed to trace) is
+        `numpy_call`'s or `__call__`'s, after which the jitted function is looked up again.
+        No argument is checked here: ``jit`` keys its cache on their shapes and dtypes, and
+        a value of another type makes it trace again, or fail and fall to the full call."""
+        full = self.numpy_call if numpy_out else self.__call__
+        found = [None]      # the jitted function for the arguments' types
+
+        def run(*args):
+            jitted = found[0]
+            if jitted is not None and not self.level:
+                try:
+                    out = jitted(*args) if _X64.value else _in_x64(jitted, args)
+                except Exception:   # noqa: BLE001, S110 -- as `__call__`: the full call
+                    pass
+                else:
+                    if self.checks:
+                        error, out = out
+                        if error.get() is not None:     # raises as written (`_call`)
+                            out = self.op_by_op(*args)
+                            return to_numpy(out) if numpy_out else out
+                    return _fresh_to_numpy(out) if numpy_out else out
+            out = full(*args)
+            found[0] = None if self.level else self._by_types[0].get(tuple(map(type, args)))
+            return out
+        run.__wrapped__ = self
+        return run
+
     def numpy_call(self, *args):
         """The call on NumPy arguments as a writable NumPy array of its own (`to_numpy`),
         where the result is one array. A warm call (arguments of types jitted before; its
