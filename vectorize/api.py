@@ -1307,6 +1307,8 @@ _PLAIN_ARGUMENTS = frozenset({np.ndarray, float, int, bool, complex, np.float64,
 
 def _maps_nothing(args, kwargs, excluded) -> bool:
     """Whether a call maps no argument: every positional index and keyword name excluded."""
+    if not excluded:        # (the common case, on every call: no generator to make)
+        return not args and not kwargs
     return all(i in excluded for i in range(len(args))) and \
         all(name in excluded for name in kwargs)
 

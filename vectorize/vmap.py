@@ -21,6 +21,7 @@ import numpy as np
 
 from . import backends, chunks, codegen, pickling, vmap_options, vmap_replays
 from .abstract import TupleValue, Value, exact, representative
+from .backends.base import Backend
 from .chunks import check_chunk_size
 from .dask_runtime import block_stand_ins, wants_dask
 from .errors import BackendFailure, VectorizeError
@@ -293,6 +294,11 @@ class _VMapped:
             planned = fast.match(args)
             if planned is not None:
                 return self._fast_call(fast, planned, args, kwargs)
+        fast = self._fast_numpy
+        if fast is not None and fast.plain and not kwargs:
+            planned = fast.match(args)      # NumPy arrays for the backend (NumPy out)
+            if planned is not None:
+                return self._fast_call(fast, planned, args, kwargs)
         if self.backend is not None:
             numpy_call = backends.get(self.backend).numpy_call(args, kwargs)
             if numpy_call is not None:
@@ -342,8 +348,8 @@ class _VMapped:
                     # the next calls like this one give the NumPy arrays to the generated
                     # function as they are (its library takes them: no conversion per
                     # argument and call)
-                    self._fast_numpy = _FastPath.of(self, given, entry, batched) or \
-                        self._fast_numpy
+                    self._fast_numpy = _FastPath.of(self, given, entry, batched,
+                                                    numpy_out=True) or self._fast_numpy
             out = self._run_or_loop(*loop_args, entry, call_args, call_kwargs, size, batched,
                                     tree)
         return out if given is None else _to_numpy(out, self.backend)
@@ -367,6 +373,14 @@ class _VMapped:
             except Exception as exc:       # noqa: BLE001 -- the per-example loop decides
                 out = self._replayed(exc, args, kwargs, fast.entry, size)
                 return out if fast is self._fast else _to_numpy(out, self.backend)
+            if fast.numpy_out:
+                # the backend's NumPy runner: a writable NumPy array of its own already
+                if type(out) is np.ndarray and out.ndim > fast.rank:
+                    return out
+                spec = fast.entry.spec
+                return _to_numpy(_place_outputs(out, spec.result, 0, size,
+                                                backends.get(spec.backend), call_args,
+                                                self._name), self.backend)
             if type(out) is not fast.out_type or out.ndim <= fast.rank:
                 spec = fast.entry.spec
                 placed = _place_outputs(out, spec.result, 0, size,
@@ -689,7 +703,7 @@ class _FastPath:
     (which builds the key, checks the arguments, and may make another fast path)."""
 
     __slots__ = ("entry", "lead", "leaves", "batched", "direct", "rank", "out_type", "chunked",
-                 "match", "plain", "warm", "chunk_size")
+                 "match", "plain", "warm", "chunk_size", "numpy_out")
 
     def __init__(self, entry, lead, leaves, batched, direct=None, chunked=False):
         self.entry = entry
@@ -713,9 +727,12 @@ class _FastPath:
         # the whole warm call in one function (`_warm_call`) where it applies, for calls
         # whose vmap's ``chunk_size`` is still ``chunk_size``
         self.warm = self.chunk_size = None
+        self.numpy_out = False      # `direct` gives NumPy arrays (the backend's NumPy runner)
 
     @classmethod
-    def of(cls, vm, args, entry, batched):
+    def of(cls, vm, args, entry, batched, numpy_out=False):
+        """The fast path of calls like ``args``, or None; ``numpy_out``: ``args`` are NumPy
+        arrays that ``vm``'s backend takes as they are, and the calls give NumPy arrays."""
         if vm._bound or isinstance(vm._target, _VMapped):
             return None
         axes = vm.in_axes if isinstance(vm.in_axes, tuple) else (vm.in_axes,) * len(args)
@@ -747,11 +764,22 @@ class _FastPath:
             and vm._options.randomness != "error") else None
         if direct is not None and chunked and vm.chunk_size is None:
             chunks.prime_allocator()        # (what `chunks.run` does before a large call)
+        if direct is not None:
+            # a writable NumPy array of its own straight from the generated function's call
+            # (`Backend.numpy_runner`), where the backend has such a call; the backend's
+            # quicker call for arguments of these types (`Backend.warm_runner`) otherwise
+            backend = backends.get(spec.backend)
+            direct = backend.numpy_runner(direct) if numpy_out else \
+                backend.warm_runner(direct)
         fast = cls(entry, vm._lead, tuple(leaves), batched, direct, chunked)
-        # no backend named, no axis_size: a call like this one needs none of the checks
+        fast.numpy_out = direct is not None and numpy_out
+        # no backend named (or one that needs no context around a call on NumPy arrays:
+        # `Backend.numpy_call`), no axis_size: a call like this one needs none of the checks
         # `_VMapped.__call__` makes before it tries the fast path
-        fast.plain = vm.backend is None and vm._options.axis_size is None
-        if fast.plain and direct is not None and chunked and \
+        fast.plain = vm._options.axis_size is None and (
+            vm.backend is None or type(backends.get(vm.backend)).numpy_call is
+            Backend.numpy_call)
+        if vm.backend is None and fast.plain and direct is not None and chunked and \
                 all(leaf[0] in ("b", "u", float, complex) for leaf in leaves):
             fast.chunk_size = vm.chunk_size
             limit = math.inf if vm.chunk_size is None else 2 * chunks.AUTO_MIN_LANES

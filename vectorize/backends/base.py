@@ -190,6 +190,12 @@ class Backend:
         than the call and `to_numpy`; else None."""
         return None
 
+    def warm_runner(self, function):
+        """``function`` (as `runnable` made it) as a fast path calls it: on arguments of the
+        same types on every call (the fast path checks them), a quicker call where the
+        backend has one."""
+        return function
+
     def example_of(self, array, batched: bool):
         """A NumPy example of one of the namespace's arrays: its dtype and (per-example,
         when ``batched``: without axis 0) shape."""

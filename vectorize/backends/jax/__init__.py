@@ -126,9 +126,15 @@ class JaxBackend(Backend):
     to_numpy = staticmethod(runtime.to_numpy)
 
     def numpy_runner(self, function):
-        """`runtime.Compiled.numpy_call`: a warm call is the jitted function and its
-        result's buffer handed out (no `mark_fresh`, no copy)."""
-        return getattr(function, "numpy_call", None)
+        """`runtime.Compiled.runner` on NumPy arguments: a warm call is the jitted function
+        and its result's buffer handed out (no `mark_fresh`, no copy)."""
+        runner = getattr(function, "runner", None)
+        return runner(numpy_out=True) if runner is not None else None
+
+    def warm_runner(self, function):
+        """`runtime.Compiled.runner`: a warm call is the jitted function itself."""
+        runner = getattr(function, "runner", None)
+        return runner(numpy_out=False) if runner is not None else function
 
     def as_result(self, value):
         if self.claims(value):

@@ -48,19 +48,29 @@ import weakref
 
 import numpy as np
 
+_NDARRAY = np.ndarray
 _CHECKIFY = "__vectorize_checkify__"
 _IN_BOUNDS = "in_bounds"       # (`writes.IN_BOUNDS`)
 _JNP_ANY = ("jnp", "any")
 
 
 _JAX = []     # the jax module, once imported (`jax_module`)
+_X64 = None     # ``jax.enable_x64`` (its ``.value``: whether 64-bit types are on here)
 
 
 def jax_module():
+    global _X64
     if not _JAX:
         import jax
+        _X64 = jax.enable_x64
         _JAX.append(jax)
     return _JAX[0]
+
+
+def _in_x64(jitted, args):
+    """``jitted(*args)`` with 64-bit types entered (a warm call where they are off)."""
+    with _X64(True):
+        return jitted(*args)
 
 
 def as_array(value):
@@ -384,13 +394,8 @@ class Compiled:
             types = tuple(map(type, args))
             jitted = self._by_types[0].get(types)
             if jitted is not None:
-                x64 = _JAX[0].enable_x64
                 try:
-                    if x64.value:
-                        out = jitted(*args)
-                    else:
-                        with x64(True):
-                            out = jitted(*args)
+                    out = jitted(*args) if _X64.value else _in_x64(jitted, args)
                 except Exception:   # noqa: BLE001, S110 -- a new shape failed to trace:
                     pass            # the levels below decide, as for a first call
                 else:
@@ -398,10 +403,42 @@ class Compiled:
                         error, out = out
                         if error.get() is not None:     # as `_call`: raises as written
                             return self.op_by_op(*args)
-                    if np.ndarray in types:     # NumPy in: NumPy out (`to_numpy`)
+                    if _NDARRAY in types:     # NumPy in: NumPy out (`to_numpy`)
                         mark_fresh(out)
                     return out
         return self._call(args, kwargs)
+
+    def runner(self, numpy_out: bool):
+        """The call of a fast path (``vmap``'s, ``vectorize``'s), whose arguments have the
+        same types on every call: the jitted function for those types itself, once a call
+        has made it (`_jit_for`), with 64-bit types entered where they are off; a NumPy
+        array of its own out where ``numpy_out`` (as `numpy_call`). Any other call (the
+        first, one after the levels changed, one whose new shape failed to trace) is
+        `numpy_call`'s or `__call__`'s, after which the jitted function is looked up again.
+        No argument is checked here: ``jit`` keys its cache on their shapes and dtypes, and
+        a value of another type makes it trace again, or fail and fall to the full call."""
+        full = self.numpy_call if numpy_out else self.__call__
+        found = [None]      # the jitted function for the arguments' types
+
+        def run(*args):
+            jitted = found[0]
+            if jitted is not None and not self.level:
+                try:
+                    out = jitted(*args) if _X64.value else _in_x64(jitted, args)
+                except Exception:   # noqa: BLE001, S110 -- as `__call__`: the full call
+                    pass
+                else:
+                    if self.checks:
+                        error, out = out
+                        if error.get() is not None:     # raises as written (`_call`)
+                            out = self.op_by_op(*args)
+                            return to_numpy(out) if numpy_out else out
+                    return _fresh_to_numpy(out) if numpy_out else out
+            out = full(*args)
+            found[0] = None if self.level else self._by_types[0].get(tuple(map(type, args)))
+            return out
+        run.__wrapped__ = self
+        return run
 
     def numpy_call(self, *args):
         """The call on NumPy arguments as a writable NumPy array of its own (`to_numpy`),
@@ -413,13 +450,8 @@ class Compiled:
         if not self.level:
             jitted = self._by_types[0].get(tuple(map(type, args)))
             if jitted is not None:
-                x64 = _JAX[0].enable_x64
                 try:
-                    if x64.value:
-                        out = jitted(*args)
-                    else:
-                        with x64(True):
-                            out = jitted(*args)
+                    out = jitted(*args) if _X64.value else _in_x64(jitted, args)
                 except Exception:   # noqa: BLE001 -- a new shape failed to trace: as a
                     pass            # first call, below
                 else:

@@ -46,6 +46,7 @@ from ...errors import Unsupported
 from ...liveness import Namer, all_names
 
 IN_BOUNDS = "in_bounds"
+SET_ITEM = "set_item"
 
 # array methods that change the array they are called on (a JAX array's, where it has them,
 # return a new one)
@@ -75,6 +76,57 @@ def in_bounds(index, size: int):
     return index
 
 
+def set_item(array, index, value, where_max=32):
+    """``array.at[:, *index].set(value)``: each example's item ``index`` (integer constants,
+    one per axis after the batch's; in bounds, as the analysis checked them) set to its
+    ``value`` (in the array's dtype, as NumPy casts what it writes).
+
+    Where those axes hold at most ``where_max`` items, the item is selected into the array
+    (``jnp.where`` of a constant mask), not scattered: XLA fuses a chain of selects (a row
+    or table filled item by item, ``y[0] = a; y[1] = b; ...``) into one loop and compiles it
+    several times faster than the chain of scatters. Beyond (a chain of selects computes
+    every one of them for every item), it is scattered. (Self-contained: the file rewriter
+    copies it into the files it writes.)"""
+    import jax.numpy as jnp
+    import numpy as np
+    index = index if isinstance(index, tuple) else (index,)
+    value = jnp.asarray(value, dtype=array.dtype)
+    shape = array.shape
+    axes, rest = shape[1:1 + len(index)], shape[1 + len(index):]
+    if len(axes) != len(index) or int(np.prod(axes)) > where_max or any(
+            not -size <= i < size for i, size in zip(index, axes)):
+        return array.at[(slice(None), *index)].set(value)
+    mask = np.zeros(axes, dtype=bool)
+    mask[index] = True
+    value = jnp.broadcast_to(value, shape[:1] + rest).reshape(
+        shape[:1] + (1,) * len(axes) + rest)
+    return jnp.where(mask.reshape(axes + (1,) * len(rest)), value, array)
+
+
+def _constant_items(target: cst.Subscript):
+    """The integer constants of a write ``y[:, 1, -2]`` (each example's ``y[1, -2]``), or
+    None for any other subscript."""
+    elements = target.slice
+    if len(elements) < 2:
+        return None
+    first = elements[0].slice
+    if not (isinstance(first, cst.Slice) and first.lower is None and first.upper is None
+            and first.step is None):
+        return None
+    items = []
+    for element in elements[1:]:
+        node = element.slice
+        if not isinstance(node, cst.Index) or node.star is not None:
+            return None
+        value, sign = node.value, 1
+        if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+            value, sign = value.expression, -1
+        if not isinstance(value, cst.Integer) or value.lpar or value.rpar:
+            return None
+        items.append(sign * int(value.evaluated_value))
+    return items
+
+
 def checked(func_def: cst.FunctionDef) -> bool:
     """Whether the function checks indexes (calls `in_bounds`)."""
     class _Find(cst.CSTVisitor):
@@ -92,6 +144,7 @@ def functional(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     available where the code calls it."""
     if checked(func_def):
         ctx.module.runtime_imports.setdefault(IN_BOUNDS, in_bounds)
+    ctx.module.runtime_imports.setdefault(SET_ITEM, set_item)     # (imported where used)
     positional = [p.name.value for p in (*func_def.params.posonly_params,
                                          *func_def.params.params)]
     params = set(positional) | {p.name.value for p in func_def.params.kwonly_params}
@@ -176,8 +229,20 @@ def _literal(value) -> bool:
 
 def _update(target: cst.Subscript, value: cst.BaseExpression) -> cst.Assign:
     """``name = name.at[index].set(value)``, the value in the array's dtype (as NumPy casts
-    what it writes: JAX's scatter wants one dtype, and its derivative fails without)."""
+    what it writes: JAX's scatter wants one dtype, and its derivative fails without); an
+    item at constant indices ``name = set_item(name, 1, value)`` (`set_item`)."""
     base = target.value
+    items = _constant_items(target)
+    if items is not None:
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        spelled = [cst.UnaryOperation(cst.Minus(), cst.Integer(str(-i))) if i < 0
+                   else cst.Integer(str(i)) for i in items]
+        index = spelled[0] if len(items) == 1 else cst.Tuple(
+            [cst.Element(i) for i in spelled])
+        call = cst.Call(func=cst.Name(SET_ITEM), args=[
+            cst.Arg(cst.Name(base.value), comma=comma), cst.Arg(index, comma=comma),
+            cst.Arg(value)])
+        return cst.Assign(targets=[cst.AssignTarget(cst.Name(base.value))], value=call)
     if not _literal(value):
         value = cst.Call(func=cst.Attribute(cst.Name("jnp"), cst.Name("asarray")), args=[
             cst.Arg(value, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),

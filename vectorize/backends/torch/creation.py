@@ -13,8 +13,9 @@ they are refused: one tensor would be made from the whole batch.
 from __future__ import annotations
 
 import libcst as cst
+import numpy as np
 
-from ...abstract import unbatched
+from ...abstract import Value, unbatched
 from ...errors import Unsupported
 from ...rules.families import with_batch
 from ...rules.registry import Registry, Rule, Site
@@ -38,6 +39,82 @@ def _made_from_per_example(site: Site):
                       "batch, not one per example",
                       suggestion="compute it from the tensors with operations "
                                  "(`x.new_full`, `torch.stack`, `x * w`...)")
+
+
+def _full_operands(site: Site, nodes: bool = False):
+    """``torch.full``'s size and fill value (their abstract values; their expressions where
+    ``nodes``), positional or by keyword; None where it is called with anything else
+    (``out=``, ``requires_grad=``...)."""
+    operands = list(site.nodes if nodes else site.args)
+    for name in ("size", "fill_value"):
+        if name in site.kwargs:
+            operands.append(site.kwargs[name][0 if nodes else 1])
+    if len(operands) != 2 or set(site.kwargs) - {"size", "fill_value", "dtype", "device"}:
+        return None
+    return operands
+
+
+def _full_check(site: Site):
+    """``torch.full(size, x)`` with a per-example number ``x`` (a 0-d tensor) and a size the
+    same for every example: the value of the result (PyTorch's dtype: ``x`` read as a Python
+    number), or Unsupported."""
+    values = _full_operands(site)
+    others = [v for _, v in site.kwargs.values()]
+    if not values or values[0].batched or not isinstance(values[1], Value) or \
+            not values[1].batched or values[1].rank != 0 or not values[1].known or \
+            any(v.batched for v in others):
+        _made_from_per_example(site)
+    from .common import per_example
+    out = per_example(torch_module().full, "`torch.full`")(Site(
+        args=values, nodes=[], func=site.func, backend=site.backend,
+        kwargs={k: v for k, v in site.kwargs.items() if k in ("dtype", "device")}))
+    if not isinstance(out, Value) or not out.known:
+        _made_from_per_example(site)
+    source, result = np.dtype(values[1].dtype), np.dtype(out.dtype)
+    if not (np.can_cast(source, result, "safe") or _FLOAT_NARROWING.get(source.char)
+            == result.char):
+        raise Unsupported(
+            f"`torch.full` of a per-example {source} value makes a {result} tensor, a "
+            "conversion that may not fit the value (PyTorch raises where it does not)",
+            suggestion="pass dtype= the value's own dtype, or build it from the tensor: "
+                       "`x.expand(3).clone()`")
+    return out
+
+
+# a narrowing `torch.full` makes without dtype= (a float64 value into the default float32)
+# that the batched code checks (`_full`): PyTorch raises where a value overflows
+_FLOAT_NARROWING = {"d": "f"}
+_FLOAT_LIMITS = {"f": "3.4028234663852886e+38"}
+
+
+def _full(site: Site):
+    """``torch.full((3,), x)`` of a per-example number: ``x`` converted to the result's
+    dtype, given the size's axes after the batch's and copied, where ``x`` does not record
+    gradients (PyTorch refuses such a fill value: the call as written raises, and the
+    per-example loop decides) and, for a narrowing conversion, every value fits."""
+    size, fill = _full_operands(site, nodes=True)
+    size_value, fill_value = _full_operands(site)
+    source, result = np.dtype(fill_value.dtype), np.dtype(site.result.dtype)
+    rank = len(tuple(size_value.example))
+    value = fill
+    if result != source:
+        value = expr("{x}.to({d})", x=value, d=cst.parse_expression(
+            site.spelled.dtype_code(result)))
+    value = expr("{x}[:, " + ", ".join(["None"] * rank) + "]", x=value) if rank else value
+    if isinstance(size, (cst.Tuple, cst.List)) and all(
+            isinstance(e, cst.Element) for e in size.elements):
+        # a literal size: its items as expand's arguments
+        new = expr("{x}.expand(" + ", ".join(["-1"] + [
+            f"{{s{i}}}" for i in range(rank)]) + ").clone()", x=value,
+            **{f"s{i}": e.value for i, e in enumerate(size.elements)})
+    else:
+        new = expr("{x}.expand(-1, *{s}).clone()", x=value, s=size)
+    test = "not {x}.requires_grad"
+    if _FLOAT_NARROWING.get(source.char) == result.char:
+        # finite values that would overflow the narrower type: PyTorch raises for them
+        limit = _FLOAT_LIMITS[result.char]
+        test += " and not bool(({x}.isfinite() & ({x}.abs() > " + limit + ")).any())"
+    return expr("{new} if " + test + " else {call}", new=new, x=fill, call=site.node)
 
 
 def _to_infer(per_example):
@@ -103,6 +180,15 @@ def register(reg: Registry) -> None:
     for name in REPEATED:
         reg.add_creation(getattr(torch, name), repeated)
     reg.add_creation_method("clone", repeated)
+    reg.add_call(torch.full, Rule(
+        "torch.full_of_per_example", "creation",
+        "`torch.full(size, x)` of a per-example number `x` (a size the same for every "
+        "example): `x` in the result's dtype (PyTorch's: `x` read as a number), the size's "
+        "axes after the batch's, copied. Where `x` records gradients (PyTorch refuses it) or "
+        "a narrowing conversion overflows (PyTorch raises), the call as written raises and "
+        "the per-example loop decides. Other conversions that may not fit are refused.",
+        "y = torch.full((3,), x)", "y = x.to(torch.float32)[:, None].expand(-1, *(3,)).clone()",
+        _full, infer=_full_check, shadow=_factory_shadow(torch.full)))
     for name in CONSTANT_FACTORIES:
         fn = getattr(torch, name, None)
         if fn is None or reg.for_call(fn) is not None:

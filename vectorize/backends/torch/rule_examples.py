@@ -196,6 +196,10 @@ def f(m):
 def f(k, x):
     return k.to(torch.result_type(k, x)) / 2
 ''', "K, X", (0, 0)),
+    "torch.full_of_per_example": _torch('''
+def f(x):
+    return torch.full((3,), x) * 2
+''', "X"),
     "torch.convert_like": _torch('''
 def f(k, x):
     return k.to(x) / 2
