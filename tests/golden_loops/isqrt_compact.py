@@ -34,7 +34,7 @@ def isqrt_compact(n):
             y_if = (x_if + n_lanes // x_if) // 2
             active_if = y_if < x_if
             x_lanes = np.where(active_lanes, x_if, x_lanes) if idle else x_if
-            y_lanes = np.where(active_lanes, y_if, y_lanes) if idle else y_if
+            y_lanes = y_if
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
