@@ -448,6 +448,20 @@ def test_merges_of_dead_carries_are_dropped(forms):
     _check(forms, "dead_divisor", (d,))
 
 
+def test_a_checked_divisor_is_computed_once(forms):
+    """first_root divides by ``math.sin(x) + c``, which its zero check tests first: one
+    ``np.sin`` per pass, named, and the zero divisor (c = 0 at x = 0) raises
+    ZeroDivisionError as numpy.vectorize does, on a lane that divides only."""
+    source = vz.vectorize(forms[0].first_root).source(np.ones(3))
+    assert source.count("np.sin(") == 1, source
+    assert "/ shared" in source, source
+    _check(forms, "first_root", (np.array([0.5, 0.0, 1.0]),))
+    _check(forms, "first_root", (np.array([-0.0]),))
+    c = np.exp(np.random.default_rng(1).uniform(-3.0, 2.0, 10_000))
+    c[7777] = 0.0
+    _check(forms, "first_root", (c,))
+
+
 def test_raises_as_numpy_vectorize(forms):
     a = np.full(10_000, 1.0)
     a[77] = 1e5             # needs 27 halvings: k - 25 is nonzero (no raise) ...
