@@ -565,7 +565,7 @@ def _tolerates_finished_lanes(body: list, prims) -> bool:
                     cst.Await, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp):
             return False
         if kind is cst.BinaryOperation and type(n.operator) is cst.Power and \
-                type(n.right) is not cst.Float:
+                type(n.right) not in (cst.Integer, cst.Float):
             return False        # (an integer to a negative integer power raises)
         if kind is cst.Call and not _elementwise(n, prims.alias, module):
             return False
