@@ -6,10 +6,11 @@ Reads and writes no record (`records`).
 Guarantees: the same per-example meaning; fewer array operations. An expression is shared
 only where every lane evaluates every occurrence anyway: in statements of the same block, at
 eager positions (not the arms of a conditional expression or the right operand of
-``and``/``or`` that stay Python, not inside lambdas or comprehensions), between which nothing
-it reads is reassigned. Only per-example operators and calls of functions with a batching
-rule count (nothing with a side effect), and nothing that holds an `np.arange` of per-example
-length (its reduction must see it to mask it). The name says what it holds (``zr_sq`` for
+``and``/``or`` that stay Python, not inside lambdas or comprehensions; the test of a check,
+``if <test>: raise ...``, is one), between which nothing it reads is reassigned. Only
+per-example operators and calls of functions with a batching rule count (nothing with a side
+effect), and nothing that holds an `np.arange` of per-example length (its reduction must see
+it to mask it). The name says what it holds (``zr_sq`` for
 ``zr * zr``) and the assignment goes right before the first statement that needs it.
 
     active = active and zr * zr + zi * zi <= 4.0        zr_sq = zr * zr
