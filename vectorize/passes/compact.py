@@ -24,7 +24,10 @@ copies of the carries (every lane, in order: no scatter); they are always copies
 holds. While every lane in the loop's arrays runs (``idle == 0``: after each compaction, and
 for lanes that finish together), a carry's merge ``x = np.where(active, x_new, x)`` is
 ``x_new`` itself, where that has the carry's dtype (`_plain_merges`):
-``x = np.where(active, x_new, x) if idle else x_new``.
+``x = np.where(active, x_new, x) if idle else x_new``; a carry nothing after the loop reads
+is not merged at all, ``x = x_new``, where the body is elementwise and runs under
+``np.errstate(all="ignore")`` (`_tolerates_finished_lanes`): its value on a finished lane
+reaches nothing the loop keeps.
 
 *Ifs.* Each branch runs on its own lanes only (``lanes = np.flatnonzero(cond)``,
 ``lanes_else = np.flatnonzero(~cond)``): the batched values it reads from before the ``if`` are
