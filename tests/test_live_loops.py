@@ -169,6 +169,57 @@ def divides(a, d):
     return a
 
 
+def dead_domain(x):
+    \"\"\"`x` is dead after the loop: its merge is dropped, and on a finished lane it goes on
+    falling below -3, where `math.sqrt` would raise if its check saw finished lanes.\"\"\"
+    k = 0
+    s = 0.0
+    while x > 0.0:{S}
+        s = s + math.sqrt(x + 3.0)
+        x = x - 1.0
+        k += 1
+    return s + k
+
+
+def dead_divisor(d):
+    \"\"\"An int dead carry that reaches 0 and below on finished lanes: `100 // d` raises
+    there if its check sees them.\"\"\"
+    q = 0
+    while d > 1:{S}
+        q = q + 100 // d
+        d = d - 1
+    return q
+
+
+def dead_overflow(x):
+    \"\"\"A float dead carry that overflows to inf, then nan, on finished lanes (no warning
+    may leave the loop).\"\"\"
+    k = 0
+    while x < 1e30 and k < 40:{S}
+        x = x * x + 2.0
+        k += 1
+    return k
+
+
+def dead_power(x):
+    \"\"\"A dead carry squared (`** 2`, a literal exponent: no lane can raise).\"\"\"
+    k = 0
+    while abs(x) < 100.0 and k < 30:{S}
+        x = x ** 2 + 0.5
+        k += 1
+    return k
+
+
+def dead_helper(x):
+    \"\"\"A dead carry through a helper: the helper is not known to be elementwise, so its
+    merge stays.\"\"\"
+    k = 0
+    while x > 1.0:{S}
+        x = newton_step(x, 2.0) - 0.5
+        k += 1
+    return k
+
+
 def raises_late(a):
     x = a
     k = 0
@@ -279,14 +330,19 @@ def _check(forms, name, args, torch_too=False):
     ("halves", lambda n, r: (r.integers(-5, 10_000, n),)),
     ("divides", lambda n, r: (r.uniform(0.0, 3.0, n), r.uniform(0.0, 2.0, n))),
     ("steps_else", lambda n, r: (r.integers(-3, 100_000, n),)),
+    ("dead_domain", lambda n, r: (np.where(r.random(n) < 0.01, 60.0, r.uniform(-1.0, 6.0, n)),)),
+    ("dead_divisor", lambda n, r: (np.where(r.random(n) < 0.01, 90, r.integers(-3, 9, n)),)),
+    ("dead_overflow", lambda n, r: (r.uniform(-3.0, 3.0, n),)),
+    ("dead_helper", lambda n, r: (r.uniform(-1.0, 1e3, n),)),
+    ("dead_power", lambda n, r: (r.uniform(-1.5, 1.5, n),)),
 ])
 @pytest.mark.parametrize("n", [1, 5, 10_000])
 def test_sizes(forms, name, make, n):
-    # (torch's cos and sin may differ from math's in the last bit: not first_root there, nor
-    # halves, whose int / 2 is torch's default float32; the eager form compacts mid-loop at
-    # N = 5 already, and torch's small operations are slow)
+    # (torch's cos, sin and sqrt may differ from math's in the last bit: not first_root nor
+    # dead_domain there, nor halves, whose int / 2 is torch's default float32; the eager form
+    # compacts mid-loop at N = 5 already, and torch's small operations are slow)
     _check(forms, name, make(n, np.random.default_rng(n)),
-           torch_too=n == 5 and name not in ("first_root", "halves"))
+           torch_too=n == 5 and name not in ("first_root", "halves", "dead_domain"))
 
 
 def test_empty_batch(forms):
@@ -378,6 +434,46 @@ def test_dead_carries_are_not_written_back(forms):
     _check(forms, "steps_else", (np.array([1, 2, 3, 27, 97, 2 ** 40 + 1, -5]),))
 
 
+def test_merges_of_dead_carries_are_dropped(forms):
+    """A carry nothing reads after the loop is not merged at all where the body is
+    elementwise (finished lanes go on computing it, masked out of every check and of what
+    the loop keeps); a kept carry, or a body that calls a helper, keeps its merge."""
+    source = vz.vectorize(forms[0].mandelbrot).source(np.zeros(3), np.zeros(3))
+    assert "zr_lanes = zr_if\n" in source and "zi_lanes = zi_if\n" in source, source
+    assert "n_lanes = np.where(active_lanes, n_if, n_lanes) if idle else n_if" in source
+    source = vz.vectorize(forms[0].dead_domain).source(np.zeros(3))
+    assert "x_lanes = x_if\n" in source, source
+    source = vz.vectorize(forms[0].dead_power).source(np.zeros(3))
+    assert "x_lanes = x_if\n" in source, source
+    source = vz.vectorize(forms[0].dead_helper).source(np.zeros(3))
+    assert "x_lanes = np.where(active_lanes, x_if, x_lanes) if idle else x_if" in source
+    # finished lanes run the body many passes (a long tail): nothing they compute raises,
+    # warns or reaches another lane
+    x = np.full(10_000, 0.5)
+    x[::1000] = 400.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _check(forms, "dead_domain", (x,))
+        _check(forms, "dead_overflow", (np.where(np.arange(10_000) % 997, 1.5, 1.0 + 1e-12),))
+    d = np.full(10_000, 3)
+    d[::999] = 500
+    _check(forms, "dead_divisor", (d,))
+
+
+def test_a_checked_divisor_is_computed_once(forms):
+    """first_root divides by ``math.sin(x) + c``, which its zero check tests first: one
+    ``np.sin`` per pass, named, and the zero divisor (c = 0 at x = 0) raises
+    ZeroDivisionError as numpy.vectorize does, on a lane that divides only."""
+    source = vz.vectorize(forms[0].first_root).source(np.ones(3))
+    assert source.count("np.sin(") == 1, source
+    assert "/ shared" in source, source
+    _check(forms, "first_root", (np.array([0.5, 0.0, 1.0]),))
+    _check(forms, "first_root", (np.array([-0.0]),))
+    c = np.exp(np.random.default_rng(1).uniform(-3.0, 2.0, 10_000))
+    c[7777] = 0.0
+    _check(forms, "first_root", (c,))
+
+
 def test_raises_as_numpy_vectorize(forms):
     a = np.full(10_000, 1.0)
     a[77] = 1e5             # needs 27 halvings: k - 25 is nonzero (no raise) ...
@@ -386,6 +482,8 @@ def test_raises_as_numpy_vectorize(forms):
 
 
 # --------------------------------------------------------------------------------- hypothesis
+FLOATS_SMALL = st.one_of(st.floats(-50.0, 50.0), st.sampled_from([math.nan, math.inf,
+                                                                    -math.inf, 0.0, -0.0]))
 FLOATS = st.one_of(st.floats(-1e6, 1e6), st.sampled_from([math.nan, math.inf, -math.inf,
                                                            0.0, -0.0, 1.0, 1e-300]))
 
@@ -412,6 +510,16 @@ def test_hypothesis_mandelbrot(forms, points):
 def test_hypothesis_nested(forms, pairs):
     m, x = (np.array(v) for v in zip(*pairs))
     _check(forms, "nested", (m.astype(np.int64), x.astype(np.float64)))
+
+
+@SETTINGS
+@given(st.lists(FLOATS_SMALL, min_size=1, max_size=12))
+def test_hypothesis_dead_carries(forms, values):
+    a = np.array(values, dtype=np.float64)
+    _check(forms, "dead_domain", (np.where(a == np.inf, 50.0, a),))   # (inf never stops)
+    _check(forms, "dead_overflow", (a,))
+    _check(forms, "dead_power", (a,))
+    _check(forms, "dead_divisor", (np.nan_to_num(a, posinf=9, neginf=-9).astype(np.int64) % 50,))
 
 
 # ------------------------------------------------------------------------- pay for live lanes

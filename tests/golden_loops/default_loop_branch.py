@@ -13,9 +13,10 @@ def default_loop_branch(x):
     y_lanes = y
     y_lanes = np.full(len(x_lanes), y_lanes, dtype=np.float64)
     for k in range(1, 8):
-        if np.any(cond_lanes & np.isinf(x_lanes * k)):
+        x_k = x_lanes * k
+        if np.any(cond_lanes & np.isinf(x_k)):
             raise ValueError("math domain error")
-        y_lanes = y_lanes + np.sin(x_lanes * k) / k
+        y_lanes = y_lanes + np.sin(x_k) / k
     y = np.full(len(cond), y, dtype=np.float64)
     y[lanes] = y_lanes
     return y

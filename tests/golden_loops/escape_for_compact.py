@@ -41,8 +41,8 @@ def escape_for_compact(cr, ci):
             zr_if = np.where(cond, zr_if, zr_else)
             count_if = np.where(cond, count_if, count_if + 1)
             count_lanes = np.where(active_lanes, count_if, count_lanes) if idle else count_if
-            zi_lanes = np.where(active_lanes, zi_if, zi_lanes) if idle else zi_if
-            zr_lanes = np.where(active_lanes, zr_if, zr_lanes) if idle else zr_if
+            zi_lanes = zi_if
+            zr_lanes = zr_if
             active_lanes = active_lanes & active_if_2
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running

@@ -24,7 +24,7 @@ def gcd_compact(a, b):
             a_if, b_if = b_lanes, a_lanes % b_lanes
             active_if = b_if != 0
             a_lanes = np.where(active_lanes, a_if, a_lanes) if idle else a_if
-            b_lanes = np.where(active_lanes, b_if, b_lanes) if idle else b_if
+            b_lanes = b_if
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running

@@ -29,16 +29,17 @@ def isqrt_compact(n):
                 raise ZeroDivisionError("integer division or modulo by zero")
             if np.any(active_if & ((n_lanes == -9223372036854775808) & (x_if == -1))):
                 raise OverflowError("Python int too large to convert to C long")
-            if np.any(active_if & (abs(x_if.astype(float) + (n_lanes // x_if).astype(float)) > 9.223372036854772e+18)):
+            shared = n_lanes // x_if
+            if np.any(active_if & (abs(x_if.astype(float) + shared.astype(float)) > 9.223372036854772e+18)):
                 raise OverflowError("Python int too large to convert to C long")
-            y_if = (x_if + n_lanes // x_if) // 2
+            y_if = (x_if + shared) // 2
             active_if = y_if < x_if
             x_lanes = np.where(active_lanes, x_if, x_lanes) if idle else x_if
-            y_lanes = np.where(active_lanes, y_if, y_lanes) if idle else y_if
+            y_lanes = y_if
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
-            if not running or idle >= 0.19 * lanes.size + 100:
+            if not running or idle >= 0.2 * lanes.size + 100:
                 if lanes.size == len(active):
                     x = x_lanes.astype(np.int64)
                 elif lanes.size:

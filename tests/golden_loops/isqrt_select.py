@@ -18,9 +18,10 @@ def isqrt_select(n):
                 raise ZeroDivisionError("integer division or modulo by zero")
             if np.any(active_if & ((n == -9223372036854775808) & (x_if == -1))):
                 raise OverflowError("Python int too large to convert to C long")
-            if np.any(active_if & (abs(x_if.astype(float) + (n // x_if).astype(float)) > 9.223372036854772e+18)):
+            shared = n // x_if
+            if np.any(active_if & (abs(x_if.astype(float) + shared.astype(float)) > 9.223372036854772e+18)):
                 raise OverflowError("Python int too large to convert to C long")
-            y_if = (x_if + n // x_if) // 2
+            y_if = (x_if + shared) // 2
             active_if = y_if < x_if
             x = np.where(active, x_if, x)
             y = np.where(active, y_if, y)

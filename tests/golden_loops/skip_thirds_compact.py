@@ -30,7 +30,7 @@ def skip_thirds_compact(n):
                 raise OverflowError("Python int too large to convert to C long")
             s_if = np.where(cond, s_if, s_if + k_if)
             active_if = k_if < n_lanes
-            k_lanes = np.where(active_lanes, k_if, k_lanes) if idle else k_if
+            k_lanes = k_if
             s_lanes = np.where(active_lanes, s_if, s_lanes) if idle else s_if
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)

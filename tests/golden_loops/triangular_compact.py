@@ -29,7 +29,7 @@ def triangular_compact(n):
             i_next_if = i_next_lanes + 1
             active_if = i_next_if < n_lanes
             s_lanes = np.where(active_lanes, s_lanes + i, s_lanes) if idle else s_lanes + i
-            i_next_lanes = np.where(active_lanes, i_next_if, i_next_lanes) if idle else i_next_if
+            i_next_lanes = i_next_if
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running

@@ -24,7 +24,10 @@ copies of the carries (every lane, in order: no scatter); they are always copies
 holds. While every lane in the loop's arrays runs (``idle == 0``: after each compaction, and
 for lanes that finish together), a carry's merge ``x = np.where(active, x_new, x)`` is
 ``x_new`` itself, where that has the carry's dtype (`_plain_merges`):
-``x = np.where(active, x_new, x) if idle else x_new``.
+``x = np.where(active, x_new, x) if idle else x_new``; a carry nothing after the loop reads
+is not merged at all, ``x = x_new``, where the body is elementwise and runs under
+``np.errstate(all="ignore")`` (`_tolerates_finished_lanes`): its value on a finished lane
+reaches nothing the loop keeps.
 
 *Ifs.* Each branch runs on its own lanes only (``lanes = np.flatnonzero(cond)``,
 ``lanes_else = np.flatnonzero(~cond)``): the batched values it reads from before the ``if`` are
@@ -65,6 +68,7 @@ from ..syntax.edit import RenameNames
 from ..syntax.templates import parse_expr, parse_stmt, render
 from ..syntax.traversal import children, recalled, remember, rewrite, walk
 from .records import ArrayValues, BatchedLoopFacts, CompactedIfs
+from .simplify import is_errstate
 
 
 # ------------------------------------------------------------------------- shared helpers
@@ -160,6 +164,7 @@ class _Compact(cst.CSTTransformer):
         self.prims = ctx.registry.primitives
         self.made: dict[str, str] = {}      # fresh name -> the name it was made from
         self.loops = 0      # compacted loops around the node visited
+        self.quiet = 0      # `with np.errstate(all="ignore")` blocks around it
 
     def fresh(self, base: str) -> str:
         name = self.ctx.namer.fresh(base)
@@ -233,9 +238,14 @@ class _Compact(cst.CSTTransformer):
         compaction += [f"{local[n]} = {prims.gather(local[n], keep)}" for n in names]
         compaction.append(f"{idle} = 0")
         merges = self._plain_merges(active, carried, body)
+        # the merges of carries nothing after the loop reads: dropped where the lanes that
+        # finished may go on computing them (`_tolerates_finished_lanes`)
+        dead = {name for name, _ in carried} - {name for name, _ in kept}
+        unmerged = {k for k in merges if _merged_name(body[k]) in dead} if dead and \
+            self.quiet and _tolerates_finished_lanes(body, self.prims) else set()
         body = self._local(body, local, lanes)
         per_lane, fixed = _compaction_cost(len(kept), len(names), body)
-        body = _merged_while_idle(body, merges, idle)
+        body = _merged_while_idle(body, merges, idle, unmerged)
         lines.append(f"{idle} = 0")
         check = _statements([
             f"{running} = {prims.count(g_active)}",
@@ -287,7 +297,15 @@ class _Compact(cst.CSTTransformer):
                 plain[k] = new
         return plain
 
+    def visit_With(self, node):
+        self.quiet += self.prims.quiet is not None and is_errstate(node, self.prims.quiet)
+
     def leave_With(self, original_node, updated_node):
+        self.quiet -= self.prims.quiet is not None and is_errstate(original_node,
+                                                                     self.prims.quiet)
+        return self._gathers_outside(updated_node)
+
+    def _gathers_outside(self, updated_node):
         """A compacted loop under ``with np.errstate(...)`` (hoisted there by `simplify`):
         the gathers before it and the scatters after it cannot warn, so they move out and the
         ``with`` keeps only the loop."""
@@ -501,12 +519,14 @@ class _Compact(cst.CSTTransformer):
         return [base] + [prims.scatter(name, lanes, local) for lanes, local, _ in sources]
 
 
-def _merged_while_idle(body: list, merges: dict, idle: str) -> list:
+def _merged_while_idle(body: list, merges: dict, idle: str, unmerged=frozenset()) -> list:
     """``body`` with each merge `_Compact._plain_merges` found (by index) taken only where
     some lane in the loop's arrays has finished, ``x = np.where(active, x_new, x) if idle
-    else x_new``: ``idle`` (the lanes that finished since the last compaction) is 0 exactly
-    when every lane in the loop's arrays runs, which is how each compaction leaves them and
-    how most passes of lanes that finish together find them (no `where` to pay then).
+    else x_new``, and those in ``unmerged`` never, ``x = x_new`` (a carry the code after
+    the loop does not read, whose value on a finished lane nothing uses). ``idle`` (the
+    lanes that finished since the last compaction) is 0 exactly when every lane in the
+    loop's arrays runs, which is how each compaction leaves them and how most passes of
+    lanes that finish together find them (no `where` to pay then).
     (Counting what the merges cost towards compacting, so that a few finished lanes make the
     loop compact sooner, was measured slower on benchmarks/bench_live_loops.py: where lanes
     finish one by one, as Mandelbrot's late escapes do, it compacts every few passes and pays
@@ -515,9 +535,64 @@ def _merged_while_idle(body: list, merges: dict, idle: str) -> list:
     for k in merges:
         # (each statement as `_Compact._local` renamed it)
         assign = out[k].body[0]
-        out[k] = out[k].with_changes(body=[assign.with_changes(value=cst.IfExp(
-            test=cst.Name(idle), body=assign.value, orelse=assign.value.args[1].value))])
+        new = assign.value.args[1].value
+        out[k] = out[k].with_changes(body=[assign.with_changes(
+            value=new if k in unmerged else cst.IfExp(test=cst.Name(idle), body=assign.value,
+                                                      orelse=new))])
     return out
+
+
+def _merged_name(stmt) -> str:
+    """The carry a merge ``x = np.where(active, x_new, x)`` assigns."""
+    return stmt.body[0].targets[0].target.value
+
+
+def _tolerates_finished_lanes(body: list, prims) -> bool:
+    """Whether ``body`` may run on lanes that have finished with any values in their dead
+    carries (no longer merged, they go on changing: Mandelbrot's ``zr`` grows to inf, then
+    nan) without changing anything else: it is elementwise (operators, the namespace's
+    ufuncs, ``np.where``, ``abs``; the tests of its raises are masked by the loop's mask),
+    so a lane's values reach no other lane and no other value of its own that the loop
+    keeps (those stay merged, and the mask only loses lanes), and nothing in it raises on a
+    value (no indexing, no integer power, no calls of helpers, no inner loops). Run under
+    ``np.errstate(all="ignore")`` (the caller's condition), what those lanes compute does
+    not warn either."""
+    module = prims.module()
+    raised = {id(n) for r in walk(cst.Module(body=body)) if type(r) is cst.Raise
+              for n in walk(r)}      # (the exception a raise makes: `ValueError("...")`)
+    for n in walk(cst.Module(body=body)):
+        kind = type(n)
+        if id(n) in raised:
+            continue
+        if kind in (cst.While, cst.For, cst.Subscript, cst.Lambda, cst.With, cst.Yield,
+                    cst.Await, cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp):
+            return False
+        if kind is cst.BinaryOperation and type(n.operator) is cst.Power and \
+                type(n.right) not in (cst.Integer, cst.Float):
+            return False        # (an integer to a negative integer power raises)
+        if kind is cst.Call and not _elementwise(n, prims.alias, module):
+            return False
+    return True
+
+
+_ELEMENTWISE = frozenset(("where", "any", "all", "count_nonzero"))
+
+
+def _elementwise(call: cst.Call, alias: str, module) -> bool:
+    """``abs(x)``, ``np.cos(x)`` (a ufunc but ``power``), ``np.where``, ``np.any``, and
+    ``x.all()``/``x.any()``/``x.astype(...)``."""
+    func = call.func
+    if type(func) is cst.Name:
+        return func.value == "abs"
+    if type(func) is not cst.Attribute:
+        return False
+    attr = func.attr.value
+    if type(func.value) is cst.Name and func.value.value == alias:
+        fn = getattr(module, attr, None)
+        ufunc = getattr(module, "ufunc", None)
+        return attr in _ELEMENTWISE or (ufunc is not None and isinstance(fn, ufunc)
+                                        and attr not in ("power", "ldexp"))
+    return attr in ("all", "any", "astype")
 
 
 # What compaction costs against the lanes it stops running, in units of one elementwise array

@@ -6,10 +6,11 @@ Reads and writes no record (`records`).
 Guarantees: the same per-example meaning; fewer array operations. An expression is shared
 only where every lane evaluates every occurrence anyway: in statements of the same block, at
 eager positions (not the arms of a conditional expression or the right operand of
-``and``/``or`` that stay Python, not inside lambdas or comprehensions), between which nothing
-it reads is reassigned. Only per-example operators and calls of functions with a batching
-rule count (nothing with a side effect), and nothing that holds an `np.arange` of per-example
-length (its reduction must see it to mask it). The name says what it holds (``zr_sq`` for
+``and``/``or`` that stay Python, not inside lambdas or comprehensions; the test of a check,
+``if <test>: raise ...``, is one), between which nothing it reads is reassigned. Only
+per-example operators and calls of functions with a batching rule count (nothing with a side
+effect), and nothing that holds an `np.arange` of per-example length (its reduction must see
+it to mask it). The name says what it holds (``zr_sq`` for
 ``zr * zr``) and the assignment goes right before the first statement that needs it.
 
     active = active and zr * zr + zi * zi <= 4.0        zr_sq = zr * zr
@@ -128,6 +129,8 @@ class _Occurrences:
                         self._collect(small.value, found, top=type(small) is cst.Assign)
                 elif isinstance(small, (cst.Expr, cst.Return)) and small.value is not None:
                     self._collect(small.value, found, top=False)
+        elif _is_check(stmt):
+            self._collect(stmt.test, found, top=False)
         return found
 
     def _collect(self, node, found: list, top: bool) -> None:
@@ -146,6 +149,18 @@ class _Occurrences:
             found.append((node, top))
         for child in children(node):
             self._collect(child, found, False)
+
+
+def _is_check(stmt) -> bool:
+    """``if <test>: raise ...`` (a check `python_raises` wrote, or the user's): its test is
+    evaluated whenever the statement is reached, and its body assigns nothing, so an
+    expression it shares with the statements after (a divisor: ``(math.sin(x) + c) == 0``,
+    then ``f / (math.sin(x) + c)``) can be computed once before it."""
+    if type(stmt) is not cst.If or stmt.orelse is not None:
+        return False
+    body = stmt.body.body
+    return len(body) == 1 and type(body[0]) is cst.SimpleStatementLine and \
+        len(body[0].body) == 1 and type(body[0].body[0]) is cst.Raise
 
 
 def _literal(node) -> bool:
@@ -173,8 +188,7 @@ class _Use(cst.CSTTransformer):
 
     def on_leave(self, original_node, updated_node):
         if type(original_node) in _SHAREABLE and self.keys(original_node) == self.key:
-            return cst.Name(self.name).with_changes(lpar=original_node.lpar,
-                                                    rpar=original_node.rpar)
+            return cst.Name(self.name)      # (a name needs no parentheses)
         if updated_node is not original_node:
             self.origin[updated_node] = self.origin.get(original_node, original_node)
         return updated_node
