@@ -1529,3 +1529,32 @@ def test_math_checks_convert_the_argument_to_a_float(f, x):
             vectorize(f, fallback="error")(x)
     else:
         _same(vectorize(f, fallback="error")(x), expected)
+
+
+# ------------- results that are all empty strings: numpy.vectorize's conversion makes <U2
+_WORDS = ("north", "", "ab")
+
+
+def _word(k):
+    return _WORDS[k]
+
+
+def _empty_text(k):
+    return str(k)[:0]
+
+
+def _empty_bytes(k):
+    return b"" if k > 0 else b""
+
+
+@pytest.mark.parametrize("f, k, otypes", [
+    (_word, np.array([1, 1]), None), (_word, np.array([1]), "U"), (_word, 1, None),
+    (_word, 1, "U"), (_empty_text, np.array([3, 4]), None), (_empty_text, np.array([3]), "U"),
+    (_empty_bytes, np.array([1, 2]), None)])
+def test_results_that_are_all_empty_strings_are_sized_as_numpy_vectorize_sizes_them(
+        f, k, otypes):
+    kw = {"otypes": [otypes]} if otypes else {}
+    expected = np.vectorize(f, **kw)(k)
+    _same(vectorize(f, fallback="error", **kw)(k), expected)
+    _same(vectorize(f, fallback="error", **kw)(np.array([0, 1, 2])),
+          np.vectorize(f, **kw)(np.array([0, 1, 2])))
