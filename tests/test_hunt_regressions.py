@@ -1558,3 +1558,48 @@ def test_results_that_are_all_empty_strings_are_sized_as_numpy_vectorize_sizes_t
     _same(vectorize(f, fallback="error", **kw)(k), expected)
     _same(vectorize(f, fallback="error", **kw)(np.array([0, 1, 2])),
           np.vectorize(f, **kw)(np.array([0, 1, 2])))
+
+
+# ----------------------------------- 0.0 to the power -inf is inf in Python, no exception
+def _power_or_minus_one(x, y):
+    try:
+        q = x ** y
+    except ZeroDivisionError:
+        q = -1.0
+    return q
+
+
+def _math_pow_or_minus_one(x, y):
+    try:
+        q = math.pow(x, y)
+    except ValueError:
+        q = -1.0
+    return q
+
+
+def _builtin_pow_or_minus_one(x, y):
+    try:
+        q = pow(x, y)
+    except ZeroDivisionError:
+        q = -1.0
+    return q
+
+
+@pytest.mark.parametrize("f", [_power_or_minus_one, _math_pow_or_minus_one,
+                               _builtin_pow_or_minus_one])
+@pytest.mark.parametrize("x, y", [
+    (np.array([0.0, -0.0, 0.0, 0.0]), np.array([-math.inf, -math.inf, math.inf, 2.0])),
+    (0.0, np.array([-math.inf, 3.0, -1.0, -0.5])),
+    (np.array([0.0, 0.5, -0.0]), -math.inf)])
+def test_zero_to_the_power_minus_inf_is_inf(f, x, y):
+    # the test was `x == 0 and y < 0`: the handler where Python's 0.0 ** -inf and
+    # math.pow(0.0, -inf) are inf
+    expected, exc = _numpy_vectorize(f, x, y)
+    if exc is not None:
+        with pytest.raises(type(exc)):
+            vectorize(f, fallback="error")(x, y)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _same(vectorize(f, fallback="error")(x, y), expected)
+

@@ -265,6 +265,8 @@ def _power(kind, nodes, a: Value, b: Value, result) -> list:
     checks = []
     if k is not None:
         k = float(k)
+        if math.isinf(k):
+            return checks       # a float to an infinite power never raises (0.0 ** -inf: inf)
         if k < 0:
             checks.append(Check("ZeroDivisionError", _NEGATIVE_POWER, "{a} == 0", nodes))
         if k == 0.5:
@@ -290,7 +292,8 @@ def _power(kind, nodes, a: Value, b: Value, result) -> list:
             checks.append(Check("OverflowError", _FLOAT_RANGE,
                                 f"0 < abs({{a}}) < {_float(bound)}", nodes))
         return checks
-    return [Check("ZeroDivisionError", _NEGATIVE_POWER, "{a} == 0 and {b} < 0", nodes),
+    return [Check("ZeroDivisionError", _NEGATIVE_POWER, "{a} == 0 and -math.inf < {b} < 0",
+                  nodes),
             Check("ValueError", _FRACTIONAL, "{a} < 0 and " + _FRACTION.format(v="{b}"), nodes),
             Check("OverflowError", _FLOAT_RANGE, _pow_overflows("{a}", "{b}"), nodes)]
 
@@ -426,7 +429,7 @@ MATH_ERRORS: dict[str, list] = {
     # IEEE remainder: CPython raises exactly where it raises for fmod
     "remainder": [Check("ValueError", _DOMAIN, "({y} == 0 or math.isinf({x})) and not "
                         "math.isnan({x}) and not math.isnan({y})", {})],
-    "pow": [Check("ValueError", _DOMAIN, "{x} == 0 and {y} < 0", {}),
+    "pow": [Check("ValueError", _DOMAIN, "{x} == 0 and -math.inf < {y} < 0", {}),
             Check("ValueError", _DOMAIN, "{x} < 0 and " + _FRACTION.format(v="{y}"), {}),
             # in floats: of int arguments `abs(x) ** y` is an int power (it wraps, never inf)
             Check("OverflowError", _RANGE, _pow_overflows("float({x})", "float({y})"), {})],
@@ -541,7 +544,7 @@ _EXACT_MATH: dict[str, list] = {
                           "and not math.isnan({y})")],
     "remainder": [(ValueError, "({y} == 0 or math.isinf({x})) and not math.isnan({x}) "
                                "and not math.isnan({y})")],
-    "pow": [(ValueError, "{x} == 0 and {y} < 0"),
+    "pow": [(ValueError, "{x} == 0 and -math.inf < {y} < 0"),
             (ValueError, "{x} < 0 and math.isfinite({x}) and math.isfinite({y}) "
                          "and math.modf({y})[0] != 0"),
             (OverflowError, _pow_overflows("float({x})", "float({y})"))],
