@@ -1466,3 +1466,143 @@ def test_jax_index_check_follows_the_per_example_shape_of_each_call(f, axes):
             continue
         expected = np.stack([f(x, j) for x, j in zip(rows, i)])
         np.testing.assert_array_equal(np.asarray(w(a, i)), expected)
+
+
+# hunt6
+# ------------ math's domain and range checks convert the argument to a Python float first
+def _exp_or_minus_one(x):
+    try:
+        r = math.exp(x)
+    except OverflowError:
+        r = -1.0
+    return r
+
+
+def _acos_or_minus_one(x):
+    try:
+        r = math.acos(x)
+    except ValueError:
+        r = -1.0
+    return r
+
+
+def _cosh(x):
+    return math.cosh(x)
+
+
+def _exp(x):
+    return math.exp(x)
+
+
+def _acos(x):
+    return math.acos(x)
+
+
+def _loop_outcome(f, x):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return np.stack([np.asarray(f(v)) for v in x]), None
+    except Exception as exc:  # noqa: BLE001 -- the reference's outcome
+        return None, exc
+
+
+@pytest.mark.parametrize("f, x", [
+    # 709.782712893384 (exp's last finite argument) is 710.0 as a float16 and 709.78271484375
+    # as a float32: compared in the argument's dtype (NEP 50) the check missed these lanes
+    (_exp_or_minus_one, np.array([710.0, 709.0, -3.0], np.float16)),
+    (_exp_or_minus_one, np.array([709.78271484375, 709.0], np.float32)),
+    (_exp, np.array([1.0, 710.0], np.float16)),
+    (_exp, np.array([709.78271484375], np.float32)),
+    # abs(-2**63) of int64 wraps to -2**63, so `abs(x) > 1` missed the domain error
+    (_acos_or_minus_one, np.array([-2**63, 1, 2], np.int64)),
+    (_acos, np.array([0, -2**63], np.int64)),
+    (_cosh, np.array([0, -2**63], np.int64)),
+])
+def test_math_checks_convert_the_argument_to_a_float(f, x):
+    expected, exc = _loop_outcome(f, x)
+    if exc is not None:
+        with pytest.raises(type(exc)):
+            vmap(f, fallback="error")(x)
+    else:
+        _same(vmap(f, fallback="error")(x), expected)
+    expected, exc = _numpy_vectorize(f, x)
+    if exc is not None:
+        with pytest.raises(type(exc)):
+            vectorize(f, fallback="error")(x)
+    else:
+        _same(vectorize(f, fallback="error")(x), expected)
+
+
+# ------------- results that are all empty strings: numpy.vectorize's conversion makes <U2
+_WORDS = ("north", "", "ab")
+
+
+def _word(k):
+    return _WORDS[k]
+
+
+def _empty_text(k):
+    return str(k)[:0]
+
+
+def _empty_bytes(k):
+    return b"" if k > 0 else b""
+
+
+@pytest.mark.parametrize("f, k, otypes", [
+    (_word, np.array([1, 1]), None), (_word, np.array([1]), "U"), (_word, 1, None),
+    (_word, 1, "U"), (_empty_text, np.array([3, 4]), None), (_empty_text, np.array([3]), "U"),
+    (_empty_bytes, np.array([1, 2]), None)])
+def test_results_that_are_all_empty_strings_are_sized_as_numpy_vectorize_sizes_them(
+        f, k, otypes):
+    kw = {"otypes": [otypes]} if otypes else {}
+    expected = np.vectorize(f, **kw)(k)
+    _same(vectorize(f, fallback="error", **kw)(k), expected)
+    _same(vectorize(f, fallback="error", **kw)(np.array([0, 1, 2])),
+          np.vectorize(f, **kw)(np.array([0, 1, 2])))
+
+
+# ----------------------------------- 0.0 to the power -inf is inf in Python, no exception
+def _power_or_minus_one(x, y):
+    try:
+        q = x ** y
+    except ZeroDivisionError:
+        q = -1.0
+    return q
+
+
+def _math_pow_or_minus_one(x, y):
+    try:
+        q = math.pow(x, y)
+    except ValueError:
+        q = -1.0
+    return q
+
+
+def _builtin_pow_or_minus_one(x, y):
+    try:
+        q = pow(x, y)
+    except ZeroDivisionError:
+        q = -1.0
+    return q
+
+
+@pytest.mark.parametrize("f", [_power_or_minus_one, _math_pow_or_minus_one,
+                               _builtin_pow_or_minus_one])
+@pytest.mark.parametrize("x, y", [
+    (np.array([0.0, -0.0, 0.0, 0.0]), np.array([-math.inf, -math.inf, math.inf, 2.0])),
+    (0.0, np.array([-math.inf, 3.0, -1.0, -0.5])),
+    (np.array([0.0, 0.5, -0.0]), -math.inf)])
+def test_zero_to_the_power_minus_inf_is_inf(f, x, y):
+    # the test was `x == 0 and y < 0`: the handler where Python's 0.0 ** -inf and
+    # math.pow(0.0, -inf) are inf
+    expected, exc = _numpy_vectorize(f, x, y)
+    if exc is not None:
+        with pytest.raises(type(exc)):
+            vectorize(f, fallback="error")(x, y)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _same(vectorize(f, fallback="error")(x, y), expected)
+

@@ -1062,8 +1062,17 @@ class vectorize:
             # numpy.vectorize sizes a string result by its longest item, not by the longest
             # string the code could give (`np.where(c, "positive", "neg")` is <U8)
             longest = int(np.char.str_len(arr).max()) if arr.size else 0
+            if longest == 0 and arr.size:
+                # (NumPy's conversion of empty strings only: <U2, not <U1)
+                return arr.astype(_EMPTY_STRINGS[arr.dtype.kind])
             arr = arr.astype(f"{arr.dtype.kind}{max(1, longest)}")
         return arr
+
+
+_EMPTY_STRINGS = {kind: np.asanyarray(np.array([np.dtype(kind).type()], dtype=object),
+                                      dtype=kind).dtype for kind in "US"}
+"""The dtype numpy.vectorize gives results that are all empty strings (its conversion of an
+object array of them)."""
 
 
 _REPLAY = object()    # `vectorize._run_or_replay`: the batched code raised

@@ -721,7 +721,7 @@ def _never_true(condition, known) -> bool:
         return False
     for subject, op, c in links:
         wrapped = subject.startswith("abs(") and subject.endswith(")")
-        inner = subject[4:-1] if wrapped else subject
+        inner = _unfloated(subject[4:-1] if wrapped else subject)
         lo, hi = -math.inf, math.inf          # closed bounds, nudged inward for strict facts
         for s, fop, fc in facts:
             if s != inner:
@@ -744,6 +744,23 @@ def _never_true(condition, known) -> bool:
         if op is cst.Equal and not lo <= c <= hi:
             return True
     return False
+
+
+def _unfloated(subject: str) -> str:
+    """``float(S)`` is ``S``'s value (a `math` check's argument, converted as `math` converts
+    it): the facts on ``S`` bound it."""
+    while subject.startswith("float(") and subject.endswith(")") and _balanced(subject[6:-1]):
+        subject = subject[6:-1]
+    return subject
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def _constant(node):

@@ -395,7 +395,7 @@ class _TryLowering(cst.CSTTransformer):
                     tests.append((ZeroDivisionError, "{b} == 0", {"b": node.right}, guards))
             elif type(node.operator) is cst.Power:
                 if self.arithmetic(node, [node.left, node.right], "`**`", power=True):
-                    tests.append((ZeroDivisionError, "{a} == 0 and {b} < 0",
+                    tests.append((ZeroDivisionError, "{a} == 0 and -math.inf < {b} < 0",
                                   {"a": node.left, "b": node.right}, guards))
 
     def attribute(self, node: cst.Attribute, guards, tests, method=False) -> bool:
@@ -519,7 +519,7 @@ class _TryLowering(cst.CSTTransformer):
                 tests.append((ZeroDivisionError, "{b} == 0", {"b": args[1]}, guards))
         elif fn is builtins.pow and len(args) == 2:
             if self.arithmetic(node, args, "`pow`", power=True):
-                tests.append((ZeroDivisionError, "{a} == 0 and {b} < 0",
+                tests.append((ZeroDivisionError, "{a} == 0 and -math.inf < {b} < 0",
                               {"a": args[0], "b": args[1]}, guards))
         elif fn in (builtins.int, builtins.round) and len(args) == 1:
             for exc, template in python_errors.exact_math_errors("floor", 1):

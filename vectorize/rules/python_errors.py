@@ -265,6 +265,8 @@ def _power(kind, nodes, a: Value, b: Value, result) -> list:
     checks = []
     if k is not None:
         k = float(k)
+        if math.isinf(k):
+            return checks       # a float to an infinite power never raises (0.0 ** -inf: inf)
         if k < 0:
             checks.append(Check("ZeroDivisionError", _NEGATIVE_POWER, "{a} == 0", nodes))
         if k == 0.5:
@@ -290,7 +292,8 @@ def _power(kind, nodes, a: Value, b: Value, result) -> list:
             checks.append(Check("OverflowError", _FLOAT_RANGE,
                                 f"0 < abs({{a}}) < {_float(bound)}", nodes))
         return checks
-    return [Check("ZeroDivisionError", _NEGATIVE_POWER, "{a} == 0 and {b} < 0", nodes),
+    return [Check("ZeroDivisionError", _NEGATIVE_POWER, "{a} == 0 and -math.inf < {b} < 0",
+                  nodes),
             Check("ValueError", _FRACTIONAL, "{a} < 0 and " + _FRACTION.format(v="{b}"), nodes),
             Check("OverflowError", _FLOAT_RANGE, _pow_overflows("{a}", "{b}"), nodes)]
 
@@ -405,37 +408,39 @@ MATH_ERRORS: dict[str, list] = {
     "log2": [Check("ValueError", _DOMAIN, "{x} <= 0", {})],
     "log10": [Check("ValueError", _DOMAIN, "{x} <= 0", {})],
     "log1p": [Check("ValueError", _DOMAIN, "{x} <= -1", {})],
-    "exp": [Check("OverflowError", _RANGE, f"{_float(_EXP_LIMIT)} < {{x}} < math.inf", {})],
-    "expm1": [Check("OverflowError", _RANGE, f"{_float(_EXPM1_LIMIT)} < {{x}} < math.inf",
-                    {})],
+    "exp": [Check("OverflowError", _RANGE, f"{_float(_EXP_LIMIT)} < float({{x}}) < math.inf",
+                   {})],
+    "expm1": [Check("OverflowError", _RANGE,
+                    f"{_float(_EXPM1_LIMIT)} < float({{x}}) < math.inf", {})],
     "exp2": [Check("OverflowError", _RANGE, "1024.0 <= {x} < math.inf", {})],
-    "cosh": [Check("OverflowError", _RANGE, f"{_float(_COSH_LIMIT)} < abs({{x}}) < math.inf",
-                   {})],
-    "sinh": [Check("OverflowError", _RANGE, f"{_float(_SINH_LIMIT)} < abs({{x}}) < math.inf",
-                   {})],
+    "cosh": [Check("OverflowError", _RANGE,
+                   f"{_float(_COSH_LIMIT)} < abs(float({{x}})) < math.inf", {})],
+    "sinh": [Check("OverflowError", _RANGE,
+                   f"{_float(_SINH_LIMIT)} < abs(float({{x}})) < math.inf", {})],
     "sin": [Check("ValueError", _DOMAIN, "math.isinf({x})", {})],
     "cos": [Check("ValueError", _DOMAIN, "math.isinf({x})", {})],
     "tan": [Check("ValueError", _DOMAIN, "math.isinf({x})", {})],
-    "asin": [Check("ValueError", _DOMAIN, "abs({x}) > 1", {})],
-    "acos": [Check("ValueError", _DOMAIN, "abs({x}) > 1", {})],
+    "asin": [Check("ValueError", _DOMAIN, "abs(float({x})) > 1", {})],
+    "acos": [Check("ValueError", _DOMAIN, "abs(float({x})) > 1", {})],
     "acosh": [Check("ValueError", _DOMAIN, "{x} < 1", {})],
-    "atanh": [Check("ValueError", _DOMAIN, "abs({x}) >= 1", {})],
+    "atanh": [Check("ValueError", _DOMAIN, "abs(float({x})) >= 1", {})],
     "fmod": [Check("ValueError", _DOMAIN, "({y} == 0 or math.isinf({x})) and not "
                    "math.isnan({x}) and not math.isnan({y})", {})],
     # IEEE remainder: CPython raises exactly where it raises for fmod
     "remainder": [Check("ValueError", _DOMAIN, "({y} == 0 or math.isinf({x})) and not "
                         "math.isnan({x}) and not math.isnan({y})", {})],
-    "pow": [Check("ValueError", _DOMAIN, "{x} == 0 and {y} < 0", {}),
+    "pow": [Check("ValueError", _DOMAIN, "{x} == 0 and -math.inf < {y} < 0", {}),
             Check("ValueError", _DOMAIN, "{x} < 0 and " + _FRACTION.format(v="{y}"), {}),
             # in floats: of int arguments `abs(x) ** y` is an int power (it wraps, never inf)
-            Check("OverflowError", _RANGE, _pow_overflows("{x}", "{y}"), {})],
+            Check("OverflowError", _RANGE, _pow_overflows("float({x})", "float({y})"), {})],
     "ldexp": [Check("OverflowError", _RANGE,
                     "math.isinf(math.ldexp({x}, {y})) and math.isfinite({x})", {})],
     "floor": _TO_INT, "ceil": _TO_INT, "trunc": _TO_INT,
     "gamma": [Check("ValueError", _DOMAIN, "{x} <= 0 and " + _WHOLE.format(v="{x}"), {}),
-              Check("OverflowError", _RANGE, "171.62437695630272 < {x} < math.inf", {}),
+              Check("OverflowError", _RANGE, "171.62437695630272 < float({x}) < math.inf", {}),
               # CPython: 1 / x for |x| < 1e-20, which overflows below 1 / DBL_MAX
-              Check("OverflowError", _RANGE, "0 < abs({x}) <= 5.562684646268003e-309", {})],
+              Check("OverflowError", _RANGE, "0 < abs(float({x})) <= 5.562684646268003e-309",
+                    {})],
     "lgamma": [Check("ValueError", _DOMAIN, "{x} <= 0 and " + _WHOLE.format(v="{x}"), {})],
 }
 """Only float-valued `math` functions whose argument is a Python number (an int is converted
@@ -525,23 +530,24 @@ _EXACT_MATH: dict[str, list] = {
     "sqrt": [(ValueError, "{x} < 0")],
     "log": [(ValueError, "{x} <= 0")], "log2": [(ValueError, "{x} <= 0")],
     "log10": [(ValueError, "{x} <= 0")], "log1p": [(ValueError, "{x} <= -1")],
-    "exp": [(OverflowError, f"{_float(_EXP_LIMIT)} < {{x}} < math.inf")],
-    "expm1": [(OverflowError, f"{_float(_EXPM1_LIMIT)} < {{x}} < math.inf")],
+    "exp": [(OverflowError, f"{_float(_EXP_LIMIT)} < float({{x}}) < math.inf")],
+    "expm1": [(OverflowError, f"{_float(_EXPM1_LIMIT)} < float({{x}}) < math.inf")],
     "exp2": [(OverflowError, "1024.0 <= {x} < math.inf")],
-    "cosh": [(OverflowError, f"{_float(_COSH_LIMIT)} < abs({{x}}) < math.inf")],
-    "sinh": [(OverflowError, f"{_float(_SINH_LIMIT)} < abs({{x}}) < math.inf")],
+    "cosh": [(OverflowError, f"{_float(_COSH_LIMIT)} < abs(float({{x}})) < math.inf")],
+    "sinh": [(OverflowError, f"{_float(_SINH_LIMIT)} < abs(float({{x}})) < math.inf")],
     "sin": [(ValueError, "math.isinf({x})")], "cos": [(ValueError, "math.isinf({x})")],
     "tan": [(ValueError, "math.isinf({x})")],
-    "asin": [(ValueError, "abs({x}) > 1")], "acos": [(ValueError, "abs({x}) > 1")],
-    "acosh": [(ValueError, "{x} < 1")], "atanh": [(ValueError, "abs({x}) >= 1")],
+    "asin": [(ValueError, "abs(float({x})) > 1")],
+    "acos": [(ValueError, "abs(float({x})) > 1")],
+    "acosh": [(ValueError, "{x} < 1")], "atanh": [(ValueError, "abs(float({x})) >= 1")],
     "fmod": [(ValueError, "({y} == 0 or math.isinf({x})) and not math.isnan({x}) "
                           "and not math.isnan({y})")],
     "remainder": [(ValueError, "({y} == 0 or math.isinf({x})) and not math.isnan({x}) "
                                "and not math.isnan({y})")],
-    "pow": [(ValueError, "{x} == 0 and {y} < 0"),
+    "pow": [(ValueError, "{x} == 0 and -math.inf < {y} < 0"),
             (ValueError, "{x} < 0 and math.isfinite({x}) and math.isfinite({y}) "
                          "and math.modf({y})[0] != 0"),
-            (OverflowError, _pow_overflows("{x}", "{y}"))],
+            (OverflowError, _pow_overflows("float({x})", "float({y})"))],
     "floor": [(ValueError, "math.isnan({x})"), (OverflowError, "math.isinf({x})")],
     "ceil": [(ValueError, "math.isnan({x})"), (OverflowError, "math.isinf({x})")],
     "trunc": [(ValueError, "math.isnan({x})"), (OverflowError, "math.isinf({x})")],
