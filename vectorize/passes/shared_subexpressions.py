@@ -145,7 +145,8 @@ class _Occurrences:
             self._collect(node.left, found, False)
             return
         if (kind in _SHAREABLE and self.batched(node)
-                and not _literal(node) and self.pure(node)):
+                and not _literal(node) and not _conversion_of_name(node)
+                and self.pure(node)):
             found.append((node, top))
         for child in children(node):
             self._collect(child, found, False)
@@ -161,6 +162,14 @@ def _is_check(stmt) -> bool:
     body = stmt.body.body
     return len(body) == 1 and type(body[0]) is cst.SimpleStatementLine and \
         len(body[0].body) == 1 and type(body[0].body[0]) is cst.Raise
+
+
+def _conversion_of_name(node) -> bool:
+    """``float(x)``, ``int(n)``: of a float64 (an int64) it is the name itself once batched,
+    otherwise one ``astype``: a name for it would only rename ``x`` (``shared = x``)."""
+    return (type(node) is cst.Call and type(node.func) is cst.Name
+            and node.func.value in ("float", "int", "complex", "bool")
+            and len(node.args) == 1 and type(node.args[0].value) is cst.Name)
 
 
 def _literal(node) -> bool:

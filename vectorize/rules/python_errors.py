@@ -292,8 +292,9 @@ def _power(kind, nodes, a: Value, b: Value, result) -> list:
             checks.append(Check("OverflowError", _FLOAT_RANGE,
                                 f"0 < abs({{a}}) < {_float(bound)}", nodes))
         return checks
-    return [Check("ZeroDivisionError", _NEGATIVE_POWER, "{a} == 0 and -math.inf < {b} < 0",
-                  nodes),
+    # (0.0 ** -inf is inf: an int exponent is never infinite)
+    negative = "{b} < 0" if _kind(b) == "i" else "-math.inf < {b} < 0"
+    return [Check("ZeroDivisionError", _NEGATIVE_POWER, "{a} == 0 and " + negative, nodes),
             Check("ValueError", _FRACTIONAL, "{a} < 0 and " + _FRACTION.format(v="{b}"), nodes),
             Check("OverflowError", _FLOAT_RANGE, _pow_overflows("{a}", "{b}"), nodes)]
 
