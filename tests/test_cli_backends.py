@@ -133,3 +133,45 @@ def test_a_two_argument_function_called_with_lists(backend, tmp_path):
     finally:
         if backend == "jax":
             sys.modules["jax"].config.update("jax_enable_x64", bool(x64))
+
+
+FLOAT_ITEMS = '''\
+import math
+
+from vectorize import vectorize
+
+VALUES = [0.1, 1e-300, 1 / 3, -0.0]
+
+
+@vectorize
+def scale(x, b=3.0):
+    return x * b
+
+
+def listed():
+    return [scale(x) for x in VALUES]
+
+
+def total():
+    acc = 0.0
+    for x in [1e-300, 0.1, math.pi]:
+        acc += scale(x, 2.0)
+    return acc
+'''
+
+
+def test_a_torch_call_site_over_python_floats_keeps_float64(tmp_path):
+    """`torch.asarray` of Python floats is float32 (PyTorch's default dtype): the loop's
+    items are float64, so the batched call was float32 and 1e-300 * 3 was 0.0 (hunt7)."""
+    torch = pytest.importorskip("torch")
+    original, path = tmp_path / "original.py", tmp_path / "items.py"
+    original.write_text(FLOAT_ITEMS)
+    path.write_text(FLOAT_ITEMS)
+    result = cli("--backend", "torch", "-w", path)
+    assert result.returncode == 0, result.stderr.decode()
+    assert "torch.asarray(VALUES, dtype=torch.float64)" in path.read_text()
+    before, after = load(original), load(path)
+    got, want = after.listed(), before.listed()
+    assert [torch.as_tensor(g).dtype for g in got] == [torch.float64] * 4
+    assert [float(g) for g in got] == [float(w) for w in want]
+    assert float(after.total()) == float(before.total())

@@ -836,8 +836,18 @@ class _Finder(SequenceFacts):
             return iterable
         if kind == "array":
             return iterable
-        return cst.Call(cst.Attribute(cst.Name(self.alias), cst.Name("asarray")),
-                        [cst.Arg(iterable)])
+        args = [cst.Arg(iterable)]
+        dtype = self._item_dtype(iterable, scope)
+        if getattr(self.array_module, "__name__", "") == "torch" and dtype is not None and \
+                dtype.kind in "fc":
+            # torch.asarray makes Python floats (complexes) its default dtype, float32
+            # (complex64): the items' own dtype, as the loop computed with them
+            args = [cst.Arg(iterable, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(
+                " "))), cst.Arg(cst.Attribute(cst.Name(self.alias), cst.Name(dtype.name)),
+                                keyword=cst.Name("dtype"), equal=cst.AssignEqual(
+                                    whitespace_before=cst.SimpleWhitespace(""),
+                                    whitespace_after=cst.SimpleWhitespace("")))]
+        return cst.Call(cst.Attribute(cst.Name(self.alias), cst.Name("asarray")), args)
 
     def _replace(self, node, new, loop: Loop) -> None:
         self.replacements[id(node)] = new
