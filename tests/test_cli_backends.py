@@ -90,3 +90,88 @@ def compare(original, rewritten):
 def test_unknown_backend_is_a_usage_error():
     result = cli("--backend", "cupy", KERNELS)
     assert result.returncode == 2 and b"invalid choice" in result.stderr
+
+
+LISTS = '''\
+from vectorize import vectorize
+
+
+@vectorize
+def fdiv(a, b):
+    return a // b
+
+
+@vectorize
+def blend(a, b):
+    if a > b:
+        return a - b
+    return a * b
+'''
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_a_two_argument_function_called_with_lists(backend, tmp_path):
+    """numpy.vectorize (and the decorator) take lists; JAX's broadcast_arrays does not: the
+    JAX file raised TypeError where the original ran (hunt7)."""
+    pytest.importorskip(backend)
+    original, path = tmp_path / "original.py", tmp_path / "lists.py"
+    original.write_text(LISTS)
+    path.write_text(LISTS)
+    result = cli("--backend", backend, "-w", path)
+    assert result.returncode == 0, result.stderr.decode()
+    jax = sys.modules.get("jax")
+    x64 = jax.config.jax_enable_x64 if jax is not None else None
+    try:
+        before, after = load(original), load(path)
+        for name, args in [("fdiv", ([7.0, -7.0, 1e16], [2.0, 0.5, 3.0])),
+                           ("blend", ([1.0, -2.0], [0.5, 4.0])), ("blend", ([1.0], 2.0)),
+                           ("blend", ([[1.0], [3.0]], [2.0, 0.5]))]:
+            want = getattr(before, name)(*args)
+            got = np.asarray(getattr(after, name)(*args))
+            assert got.shape == want.shape and got.dtype == want.dtype, name
+            np.testing.assert_array_equal(got, want, err_msg=name)
+    finally:
+        if backend == "jax":
+            sys.modules["jax"].config.update("jax_enable_x64", bool(x64))
+
+
+FLOAT_ITEMS = '''\
+import math
+
+from vectorize import vectorize
+
+VALUES = [0.1, 1e-300, 1 / 3, -0.0]
+
+
+@vectorize
+def scale(x, b=3.0):
+    return x * b
+
+
+def listed():
+    return [scale(x) for x in VALUES]
+
+
+def total():
+    acc = 0.0
+    for x in [1e-300, 0.1, math.pi]:
+        acc += scale(x, 2.0)
+    return acc
+'''
+
+
+def test_a_torch_call_site_over_python_floats_keeps_float64(tmp_path):
+    """`torch.asarray` of Python floats is float32 (PyTorch's default dtype): the loop's
+    items are float64, so the batched call was float32 and 1e-300 * 3 was 0.0 (hunt7)."""
+    torch = pytest.importorskip("torch")
+    original, path = tmp_path / "original.py", tmp_path / "items.py"
+    original.write_text(FLOAT_ITEMS)
+    path.write_text(FLOAT_ITEMS)
+    result = cli("--backend", "torch", "-w", path)
+    assert result.returncode == 0, result.stderr.decode()
+    assert "torch.asarray(VALUES, dtype=torch.float64)" in path.read_text()
+    before, after = load(original), load(path)
+    got, want = after.listed(), before.listed()
+    assert [torch.as_tensor(g).dtype for g in got] == [torch.float64] * 4
+    assert [float(g) for g in got] == [float(w) for w in want]
+    assert float(after.total()) == float(before.total())

@@ -1606,3 +1606,30 @@ def test_zero_to_the_power_minus_inf_is_inf(f, x, y):
             warnings.simplefilter("ignore")
             _same(vectorize(f, fallback="error")(x, y), expected)
 
+
+
+# hunt7
+# ------------ a Python number or a 0-d array is a Python number per example (numpy.vectorize)
+def _round3(x):
+    return round(x, 3)
+
+
+def _round3_plus(x, k):
+    return round(x, 3) + k
+
+
+@pytest.mark.parametrize("f, args", [
+    (_round3, (0.0005,)), (_round3, (2.6985,)), (_round3, (np.array(0.0005),)),
+    (_round3, (np.float64(2.6985),)), (_round3, (np.array([0.0005, 2.6985]),)),
+    (_round3_plus, (np.array(2.6985), True)), (_round3_plus, (2.6985, np.array(False))),
+    (_round3_plus, (-0.0015, 1)), (_round3_plus, (np.float64(0.0005), 0)),
+])
+def test_scalar_arguments_round_as_numpy_vectorizes_examples(f, args):
+    # was np.float64 per example for a Python float or a 0-d array (np.round's 0.0 and
+    # 2.698), where numpy.vectorize hands a Python float (0.001, 2.699); a NumPy scalar is
+    # handed on as it is (2.698 both); three calls: the first plans, the others take the
+    # fast path
+    expected, _ = _numpy_vectorize(f, *args)
+    vectorized = vectorize(f, fallback="error")
+    for _ in range(3):
+        _same(vectorized(*args), expected)

@@ -743,6 +743,11 @@ class vectorize:
                     arg = call_args[index]
                     wide = _WIDENED[arg.dtype.char]
                     call_args[index] = arg.astype(wide) if type(kind) is tuple else wide(arg)
+        for index, kind in enumerate(key):
+            if type(kind) is str and kind in _PYTHON_NUMBER_CHARS:
+                # numpy.vectorize hands a Python number (or a 0-d array's item) to the
+                # example as a Python number: `round(x, 3)` rounds as Python does
+                call_args[index] = call_args[index].item()
         key = (tuple(key), as_is)
         entry = self._specs.get(key)
         if entry is None:
@@ -1189,10 +1194,11 @@ class _FastPath:
                     a.dtype.kind == "c":
                 return None       # a Python complex per example: left to _plan
             if type(a) is not np.ndarray:
-                # a NumPy scalar as it is; a Python scalar as the NumPy scalar _plan made
-                ops.append(_EXACT_SCALARS.get(type(a)))
+                # a NumPy scalar as it is; a Python scalar as _plan made it (a Python number
+                # where numpy.vectorize hands one: `_PYTHON_NUMBER_CHARS`)
+                ops.append(None if type(a) in (float, bool) else _EXACT_SCALARS.get(type(a)))
             elif not is_batched:
-                ops.append("item")
+                ops.append("pyitem" if a.dtype.char in _PYTHON_NUMBER_CHARS else "item")
             elif a.shape != shape:
                 return None       # broadcast: rarer, left to _plan
             else:
@@ -1264,7 +1270,8 @@ def _match_lines(layout) -> tuple[list, list]:
         else:
             body += [f"if type({a}) is not K[{i}]:", "    return None"]
         out.append(a if op is None else f"{a}.reshape(-1)" if op == "flat" else
-                   f"{a}.reshape(())[()]" if op == "item" else f"OPS[{i}]({a})")
+                   f"{a}.reshape(())[()]" if op == "item" else f"{a}.item()"
+                   if op == "pyitem" else f"OPS[{i}]({a})")
     body += guard_checks(layout[1])
     return body, out
 
@@ -1385,6 +1392,9 @@ def _promotes_otherwise(scalar, numbers) -> bool:
                 _PYTHON_OF_KIND[dtype.kind], scalar.dtype):
             return True
     return False
+
+
+_PYTHON_NUMBER_CHARS = frozenset("?bhilqBHILQefd")
 
 
 def _number_kinds(names, kinds) -> tuple[list, list]:

@@ -134,6 +134,8 @@ class ModuleContext:
             key += (python_params,)
         if signs:       # (what the caller proved of its arguments: `analysis.ranges`)
             key += (("signs", signs),)
+        if self.python_semantics:   # (the file rewriter's `vmap` and `vectorize` functions
+            key += ("python semantics",)    # share a context: a helper raises for one only)
         if name is not None:
             key += (name,)
         spec = self.specs.get(key)

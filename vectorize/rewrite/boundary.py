@@ -113,8 +113,9 @@ def wrapper(plan, body: str, result, alias: str, indent: str = "    ",
         if len(batched) == 1:
             lines.append(f"{batched[0]} = {alias}.asarray({batched[0]})")
         else:
-            # NumPy's and JAX's broadcast_arrays take any array-like; torch's tensors only
-            items = batched if broadcast == "broadcast_arrays" else [
+            # NumPy's broadcast_arrays takes any array-like; JAX's refuses lists (TypeError),
+            # torch's takes tensors only
+            items = batched if broadcast == "broadcast_arrays" and alias == "np" else [
                 f"{alias}.asarray({p})" for p in batched]
             lines.append(f"{', '.join(batched)} = {alias}.{broadcast}({', '.join(items)})")
         shape = f"{batched[0]}.shape"

@@ -171,23 +171,48 @@ def _scope_of(function: cst.FunctionDef) -> Scope:
             for item in node.names:
                 single.pop(item.name.value, None)
     mutable = {name for name, value in single.items() if isinstance(value, cst.List)}
-    if mutable:
-        uses = {name: 0 for name in mutable}
-        reads = {name: 1 for name in mutable}      # the assignment
-        for node in walk(function.body):
-            if isinstance(node, cst.Name) and node.value in uses:
-                uses[node.value] += 1
-            elif isinstance(node, (cst.For, cst.CompFor)) and isinstance(
-                    node.iter, cst.Name) and node.iter.value in reads:
-                reads[node.iter.value] += 1
-            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
-                    node.func.value == "len" and len(node.args) == 1 and isinstance(
-                        node.args[0].value, cst.Name) and node.args[0].value.value in reads:
-                reads[node.args[0].value.value] += 1
-        for name in mutable:
-            if uses[name] > reads[name]:
-                del single[name]
+    for name in _changed_lists(mutable, function.body, 1):
+        del single[name]
     return Scope(function, set(counts), single)
+
+
+def _changed_lists(names: set, root, assignments: int) -> set:
+    """Those of the lists ``names`` that the code under ``root`` may change in place: it does
+    more with them than loop over them and take their ``len`` (``xs.append(3)``, ``xs[0] =
+    ...``, passing them to a call, another name for them); ``assignments``: the uses of each
+    that are its own assignment. For a module (``root``), a function's own local of the name
+    is not the module's list."""
+    if not names:
+        return set()
+    uses, reads = _list_uses(names, root)
+    inner: set = set()
+    for node in walk(root):
+        if isinstance(node, cst.FunctionDef) and node is not root and id(node) not in inner \
+                and isinstance(root, cst.Module):
+            local = names & _scope_of(node).local
+            if local and not any(isinstance(n, cst.Global) for n in walk(node)):
+                inner.update(id(n) for n in walk(node))
+                own_uses, own_reads = _list_uses(local, node)
+                for name in local:
+                    uses[name] -= own_uses[name]
+                    reads[name] -= own_reads[name]
+    return {name for name in names if uses[name] > reads[name] + assignments}
+
+
+def _list_uses(names: set, root) -> tuple[dict, dict]:
+    uses = {name: 0 for name in names}
+    reads = {name: 0 for name in names}
+    for node in walk(root):
+        if isinstance(node, cst.Name) and node.value in uses:
+            uses[node.value] += 1
+        elif isinstance(node, (cst.For, cst.CompFor)) and isinstance(
+                node.iter, cst.Name) and node.iter.value in reads:
+            reads[node.iter.value] += 1
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
+                node.func.value == "len" and len(node.args) == 1 and isinstance(
+                    node.args[0].value, cst.Name) and node.args[0].value.value in reads:
+            reads[node.args[0].value.value] += 1
+    return uses, reads
 
 
 class _Finder(SequenceFacts):
@@ -217,6 +242,10 @@ class _Finder(SequenceFacts):
             and bound.get(stmt.body[0].targets[0].target.value) == 1
             and stmt.body[0].targets[0].target.value not in rebound}
         self.module_scope = Scope(None, set(), {})
+        # module-level lists the file's code may change in place (a function's
+        # `VALUES.append("a")`: the skeleton, which runs no function, holds the list as set)
+        self.changed_lists = _changed_lists(
+            {name for name, value in namespace.items() if type(value) is list}, module, 1)
 
     # -------------------------------------------------------------------- statements
     def block_statement(self, stmt, rest: list, scope: Scope) -> None:
@@ -807,8 +836,18 @@ class _Finder(SequenceFacts):
             return iterable
         if kind == "array":
             return iterable
-        return cst.Call(cst.Attribute(cst.Name(self.alias), cst.Name("asarray")),
-                        [cst.Arg(iterable)])
+        args = [cst.Arg(iterable)]
+        dtype = self._item_dtype(iterable, scope)
+        if getattr(self.array_module, "__name__", "") == "torch" and dtype is not None and \
+                dtype.kind in "fc":
+            # torch.asarray makes Python floats (complexes) its default dtype, float32
+            # (complex64): the items' own dtype, as the loop computed with them
+            args = [cst.Arg(iterable, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(
+                " "))), cst.Arg(cst.Attribute(cst.Name(self.alias), cst.Name(dtype.name)),
+                                keyword=cst.Name("dtype"), equal=cst.AssignEqual(
+                                    whitespace_before=cst.SimpleWhitespace(""),
+                                    whitespace_after=cst.SimpleWhitespace("")))]
+        return cst.Call(cst.Attribute(cst.Name(self.alias), cst.Name("asarray")), args)
 
     def _replace(self, node, new, loop: Loop) -> None:
         self.replacements[id(node)] = new

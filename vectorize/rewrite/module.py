@@ -16,7 +16,9 @@ import types
 from dataclasses import dataclass, field
 
 import libcst as cst
+import numpy as np
 
+from ..abstract import PythonSemantics
 from ..errors import VectorizeError
 from ..liveness import all_names
 from ..transform import ModuleContext, transform_source
@@ -172,8 +174,12 @@ class _Functions:
                                         f"{skel.why_unknown(stmt.name) or 'its def failed'}")
             the_plan = plan(stmt, function, mark, skel.namespace, where)
             context.allow_fallback = the_plan.fallback != "error"
-            printed = transform_source(function, the_plan.params, context=context,
-                                       name=stmt.name)
+            context.python_semantics = _python_numbers(the_plan)
+            try:
+                printed = transform_source(function, the_plan.params, context=context,
+                                           name=stmt.name)
+            finally:
+                context.python_semantics = False
             _check(the_plan, printed, stmt, where)
             _check_foreign_names(printed, skel.namespace, stmt, where)
             the_plan.result = printed.result
@@ -240,6 +246,21 @@ def _uses_decorator_object(name: str, tree: ast.Module, where: Located, outcome)
 
 def _plain_function():
     """A plain function, for its attributes."""
+
+
+def _python_numbers(the_plan):
+    """What `vectorize`'s decorator hands a `@vectorize` function per example: Python numbers
+    (numpy.vectorize's), so its code raises where Python raises (`1.0 / 0.0`, an int too
+    large for int64) and rounds as Python does; the rewritten function is that code
+    (`abstract.PythonSemantics`). `@vmap` functions and `signature=` arrays get NumPy's."""
+    if the_plan.kind != "vectorize" or the_plan.signature is not None:
+        return False
+    numbers = tuple(the_plan.params[name] for name in the_plan.batched
+                    if getattr(the_plan.params[name].example, "dtype", None) in _PYTHON_DTYPES)
+    return PythonSemantics(numbers) if numbers else False
+
+
+_PYTHON_DTYPES = {np.dtype(t) for t in (np.bool_, np.int64, np.float64, np.complex128)}
 
 
 def _context(taken: set, explain: bool, backend: str = "numpy") -> ModuleContext:

@@ -52,6 +52,8 @@ class SequenceFacts:
                 kind = self._numbers(self.module_single[node.value], self.module_scope,
                                      depth + 1)
                 return kind if kind == "array" else None
+            if node.value in getattr(self, "changed_lists", ()):
+                return None
             return _numbers_value(self.namespace.get(node.value))
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             if isinstance(node.func.value, cst.Name) and self._is_numpy(
