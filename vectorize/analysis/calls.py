@@ -493,6 +493,13 @@ class Calls:
             raise Unsupported("a list of per-example values that is not one array of numbers "
                               "per example (its items have different shapes, or are not "
                               "numbers)", node, "give every item the same shape")
+        if self.python_semantics and example.dtype.kind == "f" and all(
+                np.asarray(v.example).dtype.kind in "biu" for v in items):
+            # uint64 items beside signed ones: NumPy's array of them is float64 (digits past
+            # 2**53 lost), where the Python ints numpy.vectorize hands the function are exact
+            raise Unsupported("a list of unsigned and signed int values as one array: no "
+                              "NumPy int dtype holds both, and Python's ints are exact",
+                              node, "convert the items to one int type first")
         stacked = Value(True, example)
         self.values[node] = stacked
         self.stacked[node] = tuple(v.batched for v in items)
