@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 RTOL = 1e-12
-LARGE = 100_000
+LARGE = 20_000       # >= 2 * vectorize.chunks.AUTO_MIN_LANES: the batch may run in chunks
 MEDIUM = 20_000      # for functions whose scalar loop costs more than a few microseconds
 SMALL = 5_000        # for scalar loops of hundreds of iterations per example
 REPEATS = 3
@@ -68,8 +68,11 @@ CORPUS: dict[str, Case] = {}
 
 
 def case(*tags, inputs, large=None, rtol=RTOL, rtol_reason="", excluded=()):
-    """Register a corpus function. The large batch is 1e5 for a plain formula ("elementwise"),
-    2e4 otherwise, so that the whole file's scalar reference loops stay within a minute."""
+    """Register a corpus function. The large batch is 2e4 (`LARGE`, `MEDIUM`), so that the
+    whole file's scalar reference loops stay within a minute. The runtime runs three calls of
+    2e4 as it runs three of 1e5 (whole calls: `vectorize.chunks` tries other ways only after
+    many calls), at a fifth of numpy.vectorize's time; ``--report --large=N`` runs another
+    size."""
     if large is None:
         large = LARGE if "elementwise" in tags else MEDIUM
 

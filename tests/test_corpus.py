@@ -102,10 +102,11 @@ def _scalar_profile(f, args):
     shape = arrays_[0].shape if arrays_ else ()
     size = int(np.prod(shape)) if shape else 1
     raised = 0
+    flat = [a.reshape(-1) if a.ndim else a for a in arrays_]    # (once: a broadcast copies)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         for lane in range(size):
-            call = [a.reshape(-1)[lane] if a.ndim else a[()] for a in arrays_]
+            call = [a[lane] if a.ndim else a[()] for a in flat]
             try:
                 f(*call)
             except SCALAR_ERRORS:

@@ -21,6 +21,7 @@ code makes today. To remake it (with Chromium installed)::
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import os
@@ -125,6 +126,7 @@ def check_links(tree: Tree, rules_url: str = "docs/rules.md") -> int:
     return len(links)
 
 
+@functools.cache     # the same command line, the same files: one run for the tests that read it
 def cli(*args) -> str:
     return subprocess.run([sys.executable, "-m", "vectorize", *args], capture_output=True,
                           text=True, cwd=ROOT, check=True).stdout

@@ -2,8 +2,8 @@
 
 For each function, two tests: on clean inputs of its domain, and (where the function can raise)
 on inputs with a few examples where it raises. Each runs N = 0, 1, 5 and three calls of fresh
-data at the large N (1e5 for plain formulas, 2e4 for loops, 5e3 for the few whose scalar code
-runs hundreds of iterations per example: `Case.large`), and passes when
+data at the large N (2e4, 5e3 for the few whose scalar code runs hundreds of iterations per
+example: `Case.large`), and passes when
 ``vectorize(f, fallback="error")`` returns what ``numpy.vectorize`` returns (values, dtype,
 shape) or raises the exception type it raises, or when it refuses with a located
 ``VectorizeError`` and ``vectorize(f, fallback="warn")`` then matches ``numpy.vectorize``. A

@@ -1004,8 +1004,9 @@ def _lanes(args):
     arrays_ = np.broadcast_arrays(*[np.asarray(a) for a in args])
     shape = arrays_[0].shape if arrays_ else ()
     size = int(np.prod(shape)) if shape else 1
+    flat = [a.reshape(-1) if a.ndim else a for a in arrays_]    # (once: a broadcast copies)
     for lane in range(size):
-        yield [a.reshape(-1)[lane] if a.ndim else a[()] for a in arrays_]
+        yield [a[lane] if a.ndim else a[()] for a in flat]
 
 
 def _run_lane(f, call):

@@ -70,9 +70,8 @@ def _loop(example, func, args):
     """The reference: one call per example (Python numbers for `vectorize`, as
     numpy.vectorize hands them; rows for `vmap`), results stacked."""
     if example.in_axes is None:
-        arrays = np.broadcast_arrays(*[np.asarray(a) for a in args])
-        results = [func(*[a.reshape(-1)[i].item() for a in arrays])
-                   for i in range(arrays[0].size)]
+        arrays = [a.reshape(-1) for a in np.broadcast_arrays(*[np.asarray(a) for a in args])]
+        results = [func(*[a[i].item() for a in arrays]) for i in range(arrays[0].size)]
     else:
         n = len(next(a for a, axis in zip(args, example.in_axes) if axis is not None))
         results = [func(*[a[i] if axis is not None else a

@@ -399,7 +399,9 @@ def compare(got, reference: Reference, lanes, batch_shape, signed_zeros: bool) -
             raise AssertionError(f"expected a tuple of {n_out}, got {type(got)}")
         outs = list(got)
     lanes = np.asarray(lanes)
-    ok = np.array([int(r) not in reference.raised for r in lanes], dtype=bool)
+    raised = reference.raised     # (one test over the array: a large call has 30,000 lanes)
+    ok = ~np.isin(lanes, np.fromiter(raised, np.int64, len(raised))) if raised else \
+        np.ones(len(lanes), dtype=bool)
     cores = reference.core_shapes()
     rows, positions = np.unique(lanes[ok], return_inverse=True)
     parts = reference.parts(rows) if len(rows) else None
