@@ -1,0 +1,251 @@
+"""Facts learned from a comparison hold for the values as compared: a NumPy float16/float32
+number compares with a Python float literal in its own dtype (NEP 50), so ``x <= 709.78``
+of a float16 is ``x <= 710.0``, and the `math` check that the fact would make unnecessary
+(``math.exp(710.0)`` overflows) must stay. Differential: `vmap` against the per-example
+loop on NumPy scalars, `vectorize` against numpy.vectorize (equal values and dtype, or the
+same exception type)."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from vectorize import VectorizeError, vectorize, vmap
+
+
+def exp_below(x):
+    if x <= 709.78:                 # float16: the literal is 710.0
+        return math.exp(x)
+    return 0.0
+
+
+def exp_else(x):
+    if x > 709.78:
+        return 0.0
+    return math.exp(x)
+
+
+def exp_below_f32(x):
+    # float32(709.782711893384) = 709.78271484375, beyond log(DBL_MAX) = 709.782712893384
+    if x <= 709.782711893384:
+        return math.exp(x)
+    return -1.0
+
+
+def exp_and(x):
+    if x >= 0.0 and x <= 709.78:
+        return math.exp(x)
+    return -1.0
+
+
+def log_from(x):
+    if x >= 1e-8:                   # float16 (and float32): the literal is 0.0
+        return math.log(x)
+    return -1.0
+
+
+def log_from_tiny(x):
+    if x >= 1e-46:                  # float32: 0.0
+        return math.log(x)
+    return -1.0
+
+
+def log_unless_small(x):
+    if not x < 1e-8:
+        return math.log(x)
+    return -1.0
+
+
+def recip_root(x):
+    if x >= 1e-8:                   # the value ranges: sqrt(x) may be 0 for a float16
+        return 1.0 / math.sqrt(x)
+    return 0.0
+
+
+def int_log(n):
+    if n >= 0.5:                    # an int with a float: compared in float64, n >= 1
+        return math.log(n)
+    return -1.0
+
+
+def uint_log(n):
+    if n > -1:                      # an unsigned int with a negative literal: exact
+        return math.log(n)
+    return -1.0
+
+
+def acosh_from(x):
+    if x >= 0.99999:                # float16: 1.0, acosh's domain
+        return math.acosh(x)
+    return -1.0
+
+
+def exp_huge_bound(x):
+    if x <= 1e39:                   # float32: inf
+        return math.exp(x)
+    return -1.0
+
+
+def outcome(call, *args):
+    """``call(*args)`` as an array, or the type of the exception it raised (not ours)."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return np.asarray(call(*args))
+        except VectorizeError:
+            raise
+        except Exception as exc:    # noqa: BLE001 -- the exception is the outcome
+            return type(exc)
+
+
+def loop(func, xs):
+    return np.array([func(x) for x in xs])
+
+
+def same(got, want, n):
+    if isinstance(want, type) or isinstance(got, type):
+        assert got == want
+        return
+    assert got.shape == want.shape
+    # (NumPy's exp and log may differ from `math`'s in the last bit)
+    np.testing.assert_allclose(got, want, rtol=1e-15, atol=0)
+    if n:
+        assert got.dtype == want.dtype
+
+
+def check_vmap(func, dtype, values):
+    for xs in [[v] for v in values] + [values, []]:
+        batch = np.array(xs, dtype=dtype)
+        same(outcome(vmap(func), batch), outcome(loop, func, batch), len(xs))
+
+
+F16_NEAR = [700.0, 709.0, 709.5, 709.78, 710.0, 711.0, 65504.0, -700.0, math.inf, -math.inf,
+            math.nan]
+
+
+@pytest.mark.parametrize("func", [exp_below, exp_else, exp_and])
+def test_vmap_float16_exp_bound_rounds_up(func):
+    check_vmap(func, np.float16, F16_NEAR)
+    ok = np.array([0.0, 1.0, 709.5, -5.0, 12.0], dtype=np.float16)
+    same(outcome(vmap(func), ok), outcome(loop, func, ok), 5)
+
+
+def test_vmap_float16_exp_raises_where_the_loop_does():
+    with pytest.raises(OverflowError):
+        vmap(exp_below)(np.array([700.0, 710.0], dtype=np.float16))
+    assert np.float16(710.0) <= 709.78          # (the premise: NEP 50)
+
+
+def test_vmap_float32_exp_bound_rounds_past_the_limit():
+    top = np.float32(709.782711893384)
+    assert float(top) > math.log(np.finfo(float).max)
+    below = np.nextafter(top, np.float32(0))
+    values = [float(top), float(below), 709.0, float(np.nextafter(top, np.float32(1e9))),
+              math.inf, math.nan]
+    check_vmap(exp_below_f32, np.float32, values)
+    check_vmap(exp_below_f32, np.float64, values)
+    with pytest.raises(OverflowError):
+        vmap(exp_below_f32)(np.array([top], dtype=np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+@pytest.mark.parametrize("func", [log_from, log_unless_small, recip_root])
+def test_vmap_zero_bound_rounds_down_to_zero(func, dtype):
+    tiny = float(np.finfo(dtype).smallest_subnormal)
+    check_vmap(func, dtype, [0.0, -0.0, 1e-8, tiny, 1e-3, 1.0, -1.0, math.nan, math.inf])
+    if dtype is np.float16:         # (float32 keeps 1e-8 above 0: no error)
+        with pytest.raises((ValueError, ZeroDivisionError)):
+            vmap(func)(np.array([1.0, 0.0], dtype=dtype))
+
+
+def test_vmap_float32_tiny_literal():
+    check_vmap(log_from_tiny, np.float32, [0.0, 1e-45, 1.0, -1.0])
+    with pytest.raises(ValueError):
+        vmap(log_from_tiny)(np.array([2.0, 0.0], dtype=np.float32))
+
+
+def test_vmap_float16_rounded_bound_still_proves():
+    # x >= float16(0.99999) = 1.0: acosh's domain holds on every example that gets there
+    check_vmap(acosh_from, np.float16, [0.99951171875, 1.0, 1.5, 0.5, math.nan, math.inf])
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int64])
+def test_vmap_int_with_float_literal(dtype):
+    check_vmap(int_log, dtype, [-3, -1, 0, 1, 5])
+    assert vmap(int_log)(np.array([1, 2], dtype=dtype)).tolist() == [0.0, math.log(2)]
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint64])
+def test_vmap_unsigned_with_negative_literal(dtype):
+    check_vmap(uint_log, dtype, [0, 1, 255])
+    with pytest.raises(ValueError):
+        vmap(uint_log)(np.array([3, 0], dtype=dtype))
+
+
+def test_vmap_float32_literal_beyond_range():
+    big = float(np.finfo(np.float32).max)
+    check_vmap(exp_huge_bound, np.float32, [1.0, 709.0, 710.0, big, math.inf, -math.inf,
+                                            math.nan])
+
+
+def test_vmap_float16_large_repeated():
+    rng = np.random.default_rng(5)
+    batch = rng.uniform(-700.0, 709.5, 10_000).astype(np.float16)
+    f = vmap(exp_below)
+    want = outcome(loop, exp_below, batch)
+    for _ in range(2):
+        same(outcome(f, batch), want, len(batch))
+    batch[-1] = 710.0
+    assert outcome(f, batch) is OverflowError
+
+
+# ---------------------------------------------------------------- vectorize
+def exp_half(x):
+    y = np.float16(x)
+    if y <= 709.78:
+        return math.exp(y)
+    return 0.0
+
+
+def log_half(x):
+    y = np.float16(x)
+    if y >= 1e-8:
+        return math.log(y)
+    return -1.0
+
+
+def exp_single(x):
+    y = np.float32(x)
+    if y <= 709.782711893384:
+        return math.exp(y)
+    return -1.0
+
+
+def exp_python(x):
+    if x <= 709.78:                 # Python floats: float64, exact
+        return math.exp(x)
+    return 0.0
+
+
+def check_vectorize(func, values, dtype=np.float64):
+    for xs in [[v] for v in values] + [values]:
+        batch = np.array(xs, dtype=dtype)
+        same(outcome(vectorize(func), batch), outcome(np.vectorize(func), batch), len(xs))
+
+
+def test_vectorize_narrow_conversion_compares_narrow():
+    check_vectorize(exp_half, [700.0, 709.5, 709.78, 709.9, 710.0, 711.0, math.inf, math.nan])
+    with pytest.raises(OverflowError):
+        vectorize(exp_half)(np.array([1.0, 709.9]))
+    check_vectorize(log_half, [0.0, 1e-9, 1e-8, 1e-7, 1.0, -1.0])
+    with pytest.raises(ValueError):
+        vectorize(log_half)(np.array([1.0, 1e-8]))
+    top = float(np.float32(709.782711893384))
+    check_vectorize(exp_single, [709.0, 709.782711893384, top, 710.0])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_vectorize_python_floats_compare_in_float64(dtype):
+    # numpy.vectorize hands Python floats: 710.0 > 709.78 there, no overflow
+    check_vectorize(exp_python, [700.0, 709.5, 709.78, 710.0, 711.0, math.inf], dtype)
