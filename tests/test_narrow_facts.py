@@ -249,3 +249,26 @@ def test_vectorize_narrow_conversion_compares_narrow():
 def test_vectorize_python_floats_compare_in_float64(dtype):
     # numpy.vectorize hands Python floats: 710.0 > 709.78 there, no overflow
     check_vectorize(exp_python, [700.0, 709.5, 709.78, 710.0, 711.0, math.inf], dtype)
+
+
+def at_most_2_53(n):
+    return n <= 9007199254740992.0
+
+
+def above_2_53(n):
+    if n > 9007199254740992.0:      # Python: exact; the int64 array must not round n
+        return 1
+    return 0
+
+
+def within_uint64(n):
+    return -1e19 < n < 1.8446744073709552e19
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+def test_vectorize_big_ints_compare_exactly_with_floats(dtype):
+    info = np.iinfo(dtype)
+    values = [0, 1, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 1, 2 ** 53 + 2, int(info.max), int(info.min)]
+    for func in (at_most_2_53, above_2_53, within_uint64):
+        check_vectorize(func, values, dtype)
+        check_vmap(func, dtype, values)       # (NumPy scalars: float64, as the batch)
