@@ -272,3 +272,16 @@ def test_vectorize_big_ints_compare_exactly_with_floats(dtype):
     for func in (at_most_2_53, above_2_53, within_uint64):
         check_vectorize(func, values, dtype)
         check_vmap(func, dtype, values)       # (NumPy scalars: float64, as the batch)
+
+
+def past_2_60(n):
+    if n > 1152921504606846976.0:   # n >= 2**60 + 1, not the next float (2**60 + 256)
+        return 1 / ((n - 1152921504606846976) - 1)
+    return 0.0
+
+
+def test_vectorize_strict_bound_beyond_2_53_is_one_int_away():
+    values = [2 ** 60 - 1, 2 ** 60, 2 ** 60 + 1, 2 ** 60 + 2, 2 ** 60 + 300]
+    check_vectorize(past_2_60, values, np.int64)
+    with pytest.raises(ZeroDivisionError):
+        vectorize(past_2_60)(np.array([2 ** 60 + 5, 2 ** 60 + 1]))

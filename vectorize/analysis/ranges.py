@@ -163,11 +163,11 @@ def _narrow(s: Span, op, c: Span, holds: bool) -> Span:
     if holds:
         nan = False          # a comparison with NaN is false (but `!=`)
         if op is cst.LessThan:
-            hi = min(hi, math.nextafter(c.hi, -math.inf))
+            hi = min(hi, _below(c.hi))
         elif op is cst.LessThanEqual:
             hi = min(hi, c.hi)
         elif op is cst.GreaterThan:
-            lo = max(lo, math.nextafter(c.lo, math.inf))
+            lo = max(lo, _above(c.lo))
         elif op is cst.GreaterThanEqual:
             lo = max(lo, c.lo)
         elif op is cst.Equal:
@@ -181,11 +181,11 @@ def _narrow(s: Span, op, c: Span, holds: bool) -> Span:
         if op is cst.LessThan:
             lo = max(lo, c.lo)
         elif op is cst.LessThanEqual:
-            lo = max(lo, math.nextafter(c.lo, math.inf))
+            lo = max(lo, _above(c.lo))
         elif op is cst.GreaterThan:
             hi = min(hi, c.hi)
         elif op is cst.GreaterThanEqual:
-            hi = min(hi, math.nextafter(c.hi, -math.inf))
+            hi = min(hi, _below(c.hi))
         elif op is cst.Equal:
             lo, hi = _skip(lo, hi, c)
         elif op is cst.NotEqual:
@@ -194,6 +194,16 @@ def _narrow(s: Span, op, c: Span, holds: bool) -> Span:
         else:
             return s
     return Span(lo, hi, nan, s.exact)
+
+
+def _above(v: float) -> float:
+    """The least number above ``v`` that a float or an int may be: the next float, where
+    that is not past ``v + 1`` (ints beyond 2**53 lie between floats)."""
+    return math.nextafter(v, math.inf) if abs(v) < 2.0 ** 53 or math.isinf(v) else v
+
+
+def _below(v: float) -> float:
+    return -_above(-v)
 
 
 def _as_compared(c: Span) -> Span | None:
@@ -214,9 +224,9 @@ def _skip(lo, hi, c: Span):
     """``[lo, hi]`` without the single value of ``c`` where it is an end."""
     if c.lo == c.hi:
         if lo == c.lo:
-            lo = math.nextafter(lo, math.inf)
+            lo = _above(lo)
         if hi == c.hi:
-            hi = math.nextafter(hi, -math.inf)
+            hi = _below(hi)
     return lo, hi
 
 

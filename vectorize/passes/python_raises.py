@@ -767,9 +767,9 @@ def _never_true(condition, known, compared=None) -> bool:
             if s != inner:
                 continue
             if fop in (cst.GreaterThan, cst.GreaterThanEqual):
-                lo = max(lo, math.nextafter(fc, math.inf) if fop is cst.GreaterThan else fc)
+                lo = max(lo, _above(fc) if fop is cst.GreaterThan else fc)
             elif fop in (cst.LessThan, cst.LessThanEqual):
-                hi = min(hi, math.nextafter(fc, -math.inf) if fop is cst.LessThan else fc)
+                hi = min(hi, -_above(-fc) if fop is cst.LessThan else fc)
             elif fop is cst.Equal:
                 lo, hi = max(lo, fc), min(hi, fc)
         if lo > hi:
@@ -784,6 +784,12 @@ def _never_true(condition, known, compared=None) -> bool:
         if op is cst.Equal and not lo <= c <= hi:
             return True
     return False
+
+
+def _above(v: float) -> float:
+    """The least number above ``v`` that a float or an int may be (ints beyond 2**53 lie
+    between floats: ``n > 2.0**53`` is ``n >= 2**53 + 1``, not the next float)."""
+    return math.nextafter(v, math.inf) if abs(v) < 2.0 ** 53 or math.isinf(v) else v
 
 
 def _unfloated(subject: str) -> str:
