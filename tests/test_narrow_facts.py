@@ -285,3 +285,14 @@ def test_vectorize_strict_bound_beyond_2_53_is_one_int_away():
     check_vectorize(past_2_60, values, np.int64)
     with pytest.raises(ZeroDivisionError):
         vectorize(past_2_60)(np.array([2 ** 60 + 5, 2 ** 60 + 1]))
+
+
+def test_vmap_torch_float16_compares_in_float16():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(OverflowError):
+        [exp_below(x) for x in torch.tensor([700.0, 710.0], dtype=torch.float16)]
+    with pytest.raises(OverflowError):
+        vmap(exp_below)(torch.tensor([700.0, 710.0], dtype=torch.float16))
+    got = vmap(exp_below)(torch.tensor([700.0, 709.5, 711.0], dtype=torch.float16))
+    want = [exp_below(x) for x in torch.tensor([700.0, 709.5, 711.0], dtype=torch.float16)]
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-15)
