@@ -296,3 +296,18 @@ def test_vmap_torch_float16_compares_in_float16():
     got = vmap(exp_below)(torch.tensor([700.0, 709.5, 711.0], dtype=torch.float16))
     want = [exp_below(x) for x in torch.tensor([700.0, 709.5, 711.0], dtype=torch.float16)]
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-15)
+
+
+def shifted_exp(x, t):
+    if t <= 709.782711893384:
+        return x + math.exp(t)
+    return x
+
+
+@pytest.mark.parametrize("t", [np.float32(709.78271484375), np.float32(709.0),
+                               np.float16(709.78), np.float16(709.5)])
+def test_vectorize_excluded_numpy_scalar_compares_in_its_dtype(t):
+    # an excluded argument is handed as it is: a NumPy float32 compares in float32
+    xs = np.array([1.0, 2.0])
+    same(outcome(vectorize(shifted_exp, excluded={1}), xs, t),
+         outcome(np.vectorize(shifted_exp, excluded={1}), xs, t), 2)

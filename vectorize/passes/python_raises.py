@@ -588,8 +588,9 @@ class _Checks:
                              else literal.expression.evaluated_value):
                 return None     # (a float64 bound that is not the literal's value)
         value = self.value(subject)
-        if value is None or value.rank != 0 or value.dtype is None or \
-                not self.numpy_valued(subject):
+        if value is None or value.rank != 0 or value.dtype is None or not (
+                self.numpy_valued(subject) if value.batched
+                else isinstance(value.example, np.generic)):
             return c
         dtype = value.dtype
         if dtype.kind == "f" and dtype.itemsize < 8:
