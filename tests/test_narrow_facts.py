@@ -10,6 +10,9 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from vectorize import VectorizeError, vectorize, vmap
 
@@ -311,3 +314,74 @@ def test_vectorize_excluded_numpy_scalar_compares_in_its_dtype(t):
     xs = np.array([1.0, 2.0])
     same(outcome(vectorize(shifted_exp, excluded={1}), xs, t),
          outcome(np.vectorize(shifted_exp, excluded={1}), xs, t), 2)
+
+
+def through_helper(x):
+    return exp_below(x) + 1.0
+
+
+def chained(x):
+    if 0.0 <= x <= 709.78:
+        return math.exp(x)
+    return 0.0
+
+
+def ternary(x):
+    return math.exp(x) if x <= 709.78 else 0.0
+
+
+def short_circuit(x):
+    return x <= 709.78 and math.exp(x) > 1.0
+
+
+def early(x):
+    if x > 709.78:
+        return -1.0
+    return math.exp(x)
+
+
+def looped(x):
+    s = 0.0
+    for _ in range(2):
+        if x <= 709.78:
+            s += math.exp(x)
+    return s
+
+
+def caught(x):
+    try:
+        if x <= 709.78:
+            return math.exp(x)
+        return 0.0
+    except OverflowError:
+        return -5.0
+
+
+@pytest.mark.parametrize("func", [through_helper, chained, ternary, short_circuit, early,
+                                  looped, caught])
+def test_vmap_float16_bound_in_every_construct(func):
+    check_vmap(func, np.float16, [700.0, 709.5, 710.0, 711.0, math.nan])
+
+
+def test_nested_vmap_float16():
+    rows = np.array([[700.0, 710.0], [1.0, 2.0]], dtype=np.float16)
+    with pytest.raises(OverflowError):
+        [[exp_below(x) for x in row] for row in rows]
+    with pytest.raises(OverflowError):
+        vmap(vmap(exp_below))(rows)
+    ok = np.array([[700.0, 711.0], [1.0, 709.5]], dtype=np.float16)
+    want = np.array([[exp_below(x) for x in row] for row in ok])
+    np.testing.assert_allclose(vmap(vmap(exp_below))(ok), want, rtol=1e-15)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_vmap_narrow_floats_match_the_loop(data):
+    dtype = data.draw(st.sampled_from([np.float16, np.float32]))
+    func = data.draw(st.sampled_from([exp_below, exp_below_f32, log_from, log_from_tiny,
+                                      recip_root, acosh_from, early, ternary]))
+    edge = st.sampled_from([0.0, -0.0, 1e-8, 1e-46, 709.5, 709.78, 709.782711893384, 710.0,
+                            1.0, 0.99999, math.inf, -math.inf, math.nan])
+    xs = data.draw(hnp.arrays(dtype, st.integers(0, 5),
+                              elements=st.one_of(edge, hnp.from_dtype(np.dtype(dtype)))))
+    same(outcome(vmap(func), xs), outcome(loop, func, xs), len(xs))
