@@ -32,7 +32,10 @@ nonzero (``x * x + 1``, ``abs(d) + eps``, ``math.exp(a) + 1``; the value ranges 
 `analysis.ranges`: ``x = max(a, 1.0)``, a Newton step for a square root of ``a > 0``, a
 helper's parameter its callers pass a positive number), or that the enclosing ``if``
 (``if d != 0:``, ``else`` of ``if d == 0:``) or ``and`` tests; operations on NumPy values
-(``np.sqrt(x)``, an element of an array: NumPy's semantics per example too).
+(``np.sqrt(x)``, an element of an array: NumPy's semantics per example too). What a test
+says holds for the values as compared (`_Checks.as_compared`): ``x <= 709.78`` of a NumPy
+float16 is ``x <= 710.0`` (NEP 50 rounds the literal to float16), which leaves
+``math.exp(x)``'s overflow check in place.
 """
 
 from __future__ import annotations
