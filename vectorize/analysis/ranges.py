@@ -23,7 +23,8 @@ What it knows:
 - comparisons of a name with a number narrow it in the branch that runs (``else`` of
   ``if a < 0:`` is ``a >= 0`` or NaN; ``else`` of ``a == 0`` excludes 0), as do a loop's test
   in its body and its negation after it; a ``return``, ``raise``, ``break`` or ``continue``
-  ends the path it is on;
+  ends the path it is on. A number of another dtype (a NumPy float16 or float32 scalar)
+  compares in its own dtype, the number rounded to it (`_as_compared`);
 - loops to a fixed point, widening an end that keeps moving to the next of the smallest
   positive float, 0, and infinity (a step that halves a positive number stays positive only
   while nothing underflows: ``x * 0.5`` repeated reaches 0, and the analysis says so).
@@ -154,15 +155,19 @@ def _narrow(s: Span, op, c: Span, holds: bool) -> Span:
     """``s`` where ``x op c`` holds (``holds``) or does not, for x of span s."""
     if c is None or not c.exact or _empty(c):
         return s
+    if not s.exact:
+        c = _as_compared(c)
+        if c is None:
+            return s
     lo, hi, nan = s.lo, s.hi, s.nan
     if holds:
         nan = False          # a comparison with NaN is false (but `!=`)
         if op is cst.LessThan:
-            hi = min(hi, math.nextafter(c.hi, -math.inf))
+            hi = min(hi, _below(c.hi))
         elif op is cst.LessThanEqual:
             hi = min(hi, c.hi)
         elif op is cst.GreaterThan:
-            lo = max(lo, math.nextafter(c.lo, math.inf))
+            lo = max(lo, _above(c.lo))
         elif op is cst.GreaterThanEqual:
             lo = max(lo, c.lo)
         elif op is cst.Equal:
@@ -176,11 +181,11 @@ def _narrow(s: Span, op, c: Span, holds: bool) -> Span:
         if op is cst.LessThan:
             lo = max(lo, c.lo)
         elif op is cst.LessThanEqual:
-            lo = max(lo, math.nextafter(c.lo, math.inf))
+            lo = max(lo, _above(c.lo))
         elif op is cst.GreaterThan:
             hi = min(hi, c.hi)
         elif op is cst.GreaterThanEqual:
-            hi = min(hi, math.nextafter(c.hi, -math.inf))
+            hi = min(hi, _below(c.hi))
         elif op is cst.Equal:
             lo, hi = _skip(lo, hi, c)
         elif op is cst.NotEqual:
@@ -191,13 +196,37 @@ def _narrow(s: Span, op, c: Span, holds: bool) -> Span:
     return Span(lo, hi, nan, s.exact)
 
 
+def _above(v: float) -> float:
+    """The least number above ``v`` that a float or an int may be: the next float, where
+    that is not past ``v + 1`` (ints beyond 2**53 lie between floats)."""
+    return math.nextafter(v, math.inf) if abs(v) < 2.0 ** 53 or math.isinf(v) else v
+
+
+def _below(v: float) -> float:
+    return -_above(-v)
+
+
+def _as_compared(c: Span) -> Span | None:
+    """The float64 values a number of an unknown dtype (a span not ``exact``) may be
+    compared with where it meets ``c``: a NumPy float16 or float32 one takes a Python float
+    into its own dtype (NEP 50: ``np.float16(710.0) <= 709.78`` holds, the literal rounded
+    to 710.0), so ``c`` widened to its roundings there (inf beyond float32's range); a NumPy
+    int64 meets a float in float64, which rounds the int from 2**53 on: None (no fact)."""
+    if any(math.isfinite(v) and abs(v) >= 2.0 ** 53 for v in (c.lo, c.hi)):
+        return None
+    with np.errstate(over="ignore"):
+        los = [c.lo] + [float(t(c.lo)) for t in (np.float16, np.float32)]
+        his = [c.hi] + [float(t(c.hi)) for t in (np.float16, np.float32)]
+    return Span(min(los), max(his), c.nan, c.exact)
+
+
 def _skip(lo, hi, c: Span):
     """``[lo, hi]`` without the single value of ``c`` where it is an end."""
     if c.lo == c.hi:
         if lo == c.lo:
-            lo = math.nextafter(lo, math.inf)
+            lo = _above(lo)
         if hi == c.hi:
-            hi = math.nextafter(hi, -math.inf)
+            hi = _below(hi)
     return lo, hi
 
 

@@ -32,7 +32,10 @@ nonzero (``x * x + 1``, ``abs(d) + eps``, ``math.exp(a) + 1``; the value ranges 
 `analysis.ranges`: ``x = max(a, 1.0)``, a Newton step for a square root of ``a > 0``, a
 helper's parameter its callers pass a positive number), or that the enclosing ``if``
 (``if d != 0:``, ``else`` of ``if d == 0:``) or ``and`` tests; operations on NumPy values
-(``np.sqrt(x)``, an element of an array: NumPy's semantics per example too).
+(``np.sqrt(x)``, an element of an array: NumPy's semantics per example too). What a test
+says holds for the values as compared (`_Checks.as_compared`): ``x <= 709.78`` of a NumPy
+float16 is ``x <= 710.0`` (NEP 50 rounds the literal to float16), which leaves
+``math.exp(x)``'s overflow check in place.
 """
 
 from __future__ import annotations
@@ -571,7 +574,37 @@ class _Checks:
         text = bare_code(condition)
         if any(neg and bare_code(test) == text for test, neg in known):
             return True
-        return _never_true(condition, known)
+        return _never_true(condition, known, self.as_compared)
+
+    def as_compared(self, subject, c: float, literal):
+        """The number literal ``literal`` (value ``c``) as a comparison with ``subject``
+        computes it, or None where no float64 value says: a fact learned from a comparison
+        holds for the values as compared. A NumPy float16/float32 ``subject`` takes the
+        literal into its own dtype (NEP 50: ``np.float16(710.0) <= 709.78`` is true, the
+        literal rounded to 710.0; one beyond float32's range is inf); a NumPy int64/uint64
+        one meets a float literal in float64, which rounds the int from 2**53 on. Python
+        numbers, float64 and small ints compare exactly (a Python int literal too: Python
+        and NumPy compare ints exactly, `np.uint8(0) > -1` included)."""
+        if type(literal) is cst.Integer or type(literal) is cst.UnaryOperation and \
+                type(literal.expression) is cst.Integer:
+            if abs(c) != int(literal.evaluated_value if type(literal) is cst.Integer
+                             else literal.expression.evaluated_value):
+                return None     # (a float64 bound that is not the literal's value)
+        value = self.value(subject)
+        if value is None or value.rank != 0 or value.dtype is None or not (
+                self.numpy_valued(subject) if value.batched
+                else isinstance(value.example, np.generic)):
+            return c
+        dtype = value.dtype
+        if dtype.kind == "f" and dtype.itemsize < 8:
+            with np.errstate(over="ignore"):
+                return float(dtype.type(c))
+        if dtype.kind in "iu" and dtype.itemsize >= 8 and type(literal) is not cst.Integer \
+                and abs(c) >= 2.0 ** 53:
+            return None
+        if dtype.kind not in "fiub":
+            return None
+        return c
 
     def spans(self):
         """`analysis.ranges.Ranges` of the function, or None."""
@@ -584,7 +617,8 @@ class _Checks:
             return True
         code = bare_code(node)
         known = [(g, neg) for g, neg in guards] + [(f.test, f.negated) for f in facts]
-        return any(_implies_nonzero(test, negated, code) for test, negated in known)
+        return any(_implies_nonzero(test, negated, code, self.as_compared)
+                   for test, negated in known)
 
 
 def _sign(node, checks: _Checks) -> int:
@@ -624,28 +658,31 @@ def _sign(node, checks: _Checks) -> int:
     return 0
 
 
-def _implies_nonzero(test, negated: bool, code: str) -> bool:
-    """Whether ``test`` (``not test`` when ``negated``) holding means ``code`` is not 0."""
+def _implies_nonzero(test, negated: bool, code: str, compared=None) -> bool:
+    """Whether ``test`` (``not test`` when ``negated``) holding means ``code`` is not 0
+    (``compared``: `_Checks.as_compared`, the literal as the comparison computes it)."""
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-        return _implies_nonzero(test.expression, not negated, code)
+        return _implies_nonzero(test.expression, not negated, code, compared)
     if type(test) is cst.BooleanOperation:
         conjunction = isinstance(test.operator, cst.And) != negated
         if conjunction:
-            return (_implies_nonzero(test.left, negated, code)
-                    or _implies_nonzero(test.right, negated, code))
-        return (_implies_nonzero(test.left, negated, code)
-                and _implies_nonzero(test.right, negated, code))
+            return (_implies_nonzero(test.left, negated, code, compared)
+                    or _implies_nonzero(test.right, negated, code, compared))
+        return (_implies_nonzero(test.left, negated, code, compared)
+                and _implies_nonzero(test.right, negated, code, compared))
     if type(test) is not cst.Comparison or len(test.comparisons) != 1:
         return False
     op = type(test.comparisons[0].operator)
     left, right = test.left, test.comparisons[0].comparator
     constant = _constant(right)
-    subject = left
+    subject, literal = left, right
     if constant is None:
-        constant, subject = _constant(left), right
+        constant, subject, literal = _constant(left), right, left
         op = {cst.LessThan: cst.GreaterThan, cst.GreaterThan: cst.LessThan,
               cst.LessThanEqual: cst.GreaterThanEqual,
               cst.GreaterThanEqual: cst.LessThanEqual}.get(op, op)
+    if constant is not None and compared is not None:
+        constant = compared(subject, constant, literal)
     if constant is None:
         return False
     is_abs = (type(subject) is cst.Call and type(subject.func) is cst.Name
@@ -669,18 +706,20 @@ _NEGATE = {cst.LessThan: cst.GreaterThanEqual, cst.GreaterThanEqual: cst.LessTha
            cst.Equal: cst.NotEqual, cst.NotEqual: cst.Equal}
 
 
-def _bounds(test, negated: bool, out: list) -> None:
+def _bounds(test, negated: bool, out: list, compared=None) -> None:
     """(subject text, operator, constant) facts that hold where ``test`` (``not test``) does:
     of a comparison with a number, and of each side of an ``and`` that holds. A negated
     comparison also holds for NaN, which makes every comparison false, so the checks (all
-    comparisons, false for NaN) may ignore it."""
+    comparisons, false for NaN) may ignore it. ``compared(subject, c, literal)``: the
+    constant as the comparison computes it (`_Checks.as_compared`: rounded to a float16
+    subject's dtype...), None for no fact; the facts hold for the values as compared."""
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-        _bounds(test.expression, not negated, out)
+        _bounds(test.expression, not negated, out, compared)
         return
     if type(test) is cst.BooleanOperation:
         if isinstance(test.operator, cst.And) != negated:
-            _bounds(test.left, negated, out)
-            _bounds(test.right, negated, out)
+            _bounds(test.left, negated, out, compared)
+            _bounds(test.right, negated, out, compared)
         return
     if type(test) is not cst.Comparison:
         return
@@ -692,9 +731,11 @@ def _bounds(test, negated: bool, out: list) -> None:
         if op not in _FLIP:
             continue
         c = _constant(right)
-        subject = left
+        subject, literal = left, right
         if c is None:
-            c, subject, op = _constant(left), right, _FLIP[op]
+            c, subject, literal, op = _constant(left), right, left, _FLIP[op]
+        if c is not None and compared is not None:
+            c = compared(subject, c, literal)
         if c is None:
             continue
         out.append((bare_code(subject), _NEGATE[op] if negated else op, c))
@@ -705,18 +746,21 @@ def _holds(op, v, c) -> bool:
             cst.GreaterThanEqual: v >= c, cst.Equal: v == c, cst.NotEqual: v != c}[op]
 
 
-def _never_true(condition, known) -> bool:
+def _never_true(condition, known, compared=None) -> bool:
     """Whether the facts ``known`` make the comparison ``condition`` false wherever the code
-    runs: each link ``S op c`` of it (``abs(S) op c`` too) against the facts on ``S``."""
+    runs: each link ``S op c`` of it (``abs(S) op c`` too) against the facts on ``S``
+    (``compared``: `_bounds`'s, for the facts and the links alike)."""
     if type(condition) is cst.BooleanOperation:
         if isinstance(condition.operator, cst.And):
-            return _never_true(condition.left, known) or _never_true(condition.right, known)
-        return _never_true(condition.left, known) and _never_true(condition.right, known)
+            return _never_true(condition.left, known, compared) or _never_true(
+                condition.right, known, compared)
+        return _never_true(condition.left, known, compared) and _never_true(
+            condition.right, known, compared)
     facts: list = []
     for test, negated in known:
-        _bounds(test, negated, facts)
+        _bounds(test, negated, facts, compared)
     links: list = []
-    _bounds(condition, False, links)
+    _bounds(condition, False, links, compared)
     if type(condition) is not cst.Comparison or not links:
         return False
     for subject, op, c in links:
@@ -727,9 +771,9 @@ def _never_true(condition, known) -> bool:
             if s != inner:
                 continue
             if fop in (cst.GreaterThan, cst.GreaterThanEqual):
-                lo = max(lo, math.nextafter(fc, math.inf) if fop is cst.GreaterThan else fc)
+                lo = max(lo, _above(fc) if fop is cst.GreaterThan else fc)
             elif fop in (cst.LessThan, cst.LessThanEqual):
-                hi = min(hi, math.nextafter(fc, -math.inf) if fop is cst.LessThan else fc)
+                hi = min(hi, -_above(-fc) if fop is cst.LessThan else fc)
             elif fop is cst.Equal:
                 lo, hi = max(lo, fc), min(hi, fc)
         if lo > hi:
@@ -744,6 +788,12 @@ def _never_true(condition, known) -> bool:
         if op is cst.Equal and not lo <= c <= hi:
             return True
     return False
+
+
+def _above(v: float) -> float:
+    """The least number above ``v`` that a float or an int may be (ints beyond 2**53 lie
+    between floats: ``n > 2.0**53`` is ``n >= 2**53 + 1``, not the next float)."""
+    return math.nextafter(v, math.inf) if abs(v) < 2.0 ** 53 or math.isinf(v) else v
 
 
 def _unfloated(subject: str) -> str:

@@ -8,6 +8,8 @@ chained comparisons and conditional expressions.
 
 from __future__ import annotations
 
+import math
+
 import libcst as cst
 import numpy as np
 
@@ -101,6 +103,7 @@ _ORDERING = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEq
 
 def compare(site: Site) -> cst.BaseExpression:
     narrow_weak_operands(site)
+    _exact_int_comparands(site)
     operands = padded_args(site)
     node: cst.Comparison = site.node
     if any(isinstance(c.operator, _ORDERING) for c in node.comparisons):
@@ -117,6 +120,32 @@ def compare(site: Site) -> cst.BaseExpression:
     for link in links[1:]:
         out = expr("{a} & {b}", a=out, b=link)
     return out
+
+
+def _exact_int_comparands(site: Site) -> None:
+    """`vectorize`: a float the same for every example (a literal, a constant) of 2**53 or
+    more in size compared with per-example Python ints held in an int64 (uint64) array
+    becomes the int it equals (every such float is an integer): Python compares an int with
+    a float exactly (``2**53 + 1 <= 2.0**53`` is false), NumPy would convert the array to
+    float64, rounding its ints from 2**53 on. Smaller floats need nothing (the rounding is
+    monotone and cannot cross them)."""
+    if not site.python_semantics or not any(
+            isinstance(v, Value) and v.batched and v.rank == 0 and v.dtype is not None
+            and v.kind in "iu" and np.dtype(v.dtype).itemsize >= 8 for v in site.args):
+        return
+    nodes = list(site.nodes)
+    for k, value in enumerate(site.args):
+        if not isinstance(value, Value) or value.batched or not value.exact or \
+                value.kind != "f" or value.rank != 0:
+            continue
+        c = value.example
+        if not isinstance(c, (float, np.floating)) or not math.isfinite(c) or \
+                abs(c) < 2.0 ** 53:
+            continue
+        n = int(c)
+        nodes[k] = cst.Integer(str(n)) if n >= 0 else cst.UnaryOperation(
+            cst.Minus(), cst.Integer(str(-n)))
+    site.nodes = nodes
 
 
 def all_bool(site: Site) -> bool:
