@@ -33,6 +33,25 @@ def pairwise_sum(x, axis, keepdims=False):
     return jnp.expand_dims(out, axis) if keepdims else out
 
 
+def accumulate_in_order(x, axis):
+    """``jnp.add.accumulate(x, axis=axis)`` with each partial sum the previous one plus the
+    next term, as NumPy's ``np.add.accumulate`` (and Python's ``sum`` of an array's items)
+    adds: XLA's scan may add in another order."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    x = jnp.asarray(x)
+    if not isinstance(axis, int) or not x.ndim or jnp.dtype(x.dtype).kind not in "fc" \
+            or not 0 < x.shape[axis] <= PAIRWISE_MAX:
+        return jnp.add.accumulate(x, axis=axis)
+    axis = axis % x.ndim
+    partial = []
+    for i in range(x.shape[axis]):
+        term = lax.index_in_dim(x, i, axis, keepdims=False)
+        partial.append(partial[-1] + term if partial else term)
+    return jnp.stack(partial, axis=axis)
+
+
 def _pairwise(terms: list, zero):
     n = len(terms)
     if n < 8:

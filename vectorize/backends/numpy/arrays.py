@@ -196,13 +196,41 @@ def _builtin_sum(site: Site):
         for item in items:
             out = expr("{a} + {b}", a=out, b=item)
         return out
+    value = site.args[0]
+    start = None
     if len(site.nodes) > 1 or "start" in site.kwargs:
         start = site.nodes[1] if len(site.nodes) > 1 else site.kwargs["start"][0]
-        return expr("{s} + np.sum({x}, axis=1)", s=start, x=x)
-    if site.args[0].kind in "fc":
-        # Python's sum starts from the int 0: never -0.0 (sum([-0.0]) is 0.0), np.sum may be
-        return expr("0 + np.sum({x}, axis=1)", x=x)
-    return expr("np.sum({x}, axis=1)", x=x)
+        start_value = site.args[1] if len(site.args) > 1 else site.kwargs["start"][1]
+    if getattr(value, "kind", "?") in "fc":
+        # Python's sum of an array iterates its items (NumPy scalars, or rows) and adds them
+        # left to right in their own dtype, where np.sum adds in pairs (another result in
+        # the last bits): `np.add.accumulate` adds in Python's order, its last column is
+        # the sum
+        if start is None and site.python_semantics:
+            # from the int 0: never -0.0 (sum([-0.0]) is 0.0); an empty row raises
+            # IndexError, and `vectorize` replays the loop, which gives Python's int 0
+            return expr("0 + np.add.accumulate({x}, axis=1)[:, -1]", x=x)
+        # the start (0: Python's int, in the items' dtype as NumPy adds it) inserted before
+        # the items: an empty row's sum is the start
+        if start is None:
+            start = cst.Integer("0")
+        elif start_value.batched and not site.python_semantics and value.dtype is not None \
+                and start_value.dtype is not None \
+                and np.result_type(start_value.dtype, value.dtype) != value.dtype:
+            x = expr(f"{{x}}.astype(np.{np.result_type(start_value.dtype, value.dtype)})",
+                     x=x)
+        return expr("np.add.accumulate(np.insert({x}, 0, {s}, axis=1), axis=1)[:, -1]",
+                    x=x, s=start)
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and dtype.kind in "iu" and dtype.itemsize < 8:
+        # Python adds int8 items in int8 (wrapping, in any order the same): np.sum would
+        # add them in int64
+        x = expr(f"np.sum({{x}}, axis=1, dtype=np.{dtype.name})", x=x)
+    else:
+        x = expr("np.sum({x}, axis=1)", x=x)
+    if start is not None:
+        return expr("{s} + {x}", s=start, x=x)
+    return x
 
 
 # ------------------------------------------------------------------------------ ragged ranges
@@ -278,9 +306,12 @@ def _masked_reduction(site: Site):
                     m=mask, x=site.nodes[0])
     if name in EXTREMES:
         return _masked_extreme(site, EXTREMES[name], mask)
-    reduced = expr(MASKABLE[name] + "({x}, axis=1, where={m})", x=site.nodes[0], m=mask)
     if site.func is sum and site.args[0].kind in "fc":
-        return expr("0 + {r}", r=reduced)
+        # Python's order, left to right (`_builtin_sum`); adding 0 in place of the
+        # elements left out changes no partial sum but -0.0, which the `0 +` makes 0.0
+        return expr("0 + np.add.accumulate(np.where({m}, {x}, 0), axis=1)[:, -1]",
+                    x=site.nodes[0], m=mask)
+    reduced = expr(MASKABLE[name] + "({x}, axis=1, where={m})", x=site.nodes[0], m=mask)
     return reduced
 
 
@@ -407,10 +438,13 @@ def register(reg: Registry) -> None:
         "\"maximum\"), initial=-np.inf)",
         lambda site: site.nodes[0]))
     reg.add_call(sum, Rule(
-        "builtin.sum", "builtins", "`sum(v)` over a per-example array is `np.sum(v, axis=1)` "
-        "(the summation order may differ in the last bits); for floats `0 + ...`, as Python "
-        "starts from the int 0 (`sum([-0.0])` is 0.0).",
-        "total = sum(v)", "total = 0 + np.sum(v, axis=1)", _builtin_sum, may_warn=True,
+        "builtin.sum", "builtins", "`sum(v)` over a per-example array of floats adds its "
+        "items left to right, as Python does (`np.sum` adds in pairs: other last bits): the "
+        "last column of `np.add.accumulate`, from the int 0 (`sum([-0.0])` is 0.0; `vmap`: "
+        "0 inserted before the items, or the `start`). Integers (exact in any order) are "
+        "`np.sum(v, axis=1)`, in the items' dtype.",
+        "total = sum(v)", "total = 0 + np.add.accumulate(v, axis=1)[:, -1]", _builtin_sum,
+        may_warn=True,
         masked=masked))
     elementwise_method = Rule(
         "array.elementwise_method", "arrays",
