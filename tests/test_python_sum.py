@@ -41,11 +41,12 @@ def same_bits(got, expected):
     assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
     assert got.shape == expected.shape, (got.shape, expected.shape)
     assert np.array_equal(got, expected, equal_nan=True), (got, expected)
-    if got.dtype.kind == "f":
-        assert np.array_equal(np.signbit(got), np.signbit(expected)), (got, expected)
-    elif got.dtype.kind == "c":
-        for part in (np.real, np.imag):
-            assert np.array_equal(np.signbit(part(got)), np.signbit(part(expected)))
+    # signs of zeros (a NaN's sign is whichever operand NumPy's loop propagates)
+    parts = (got, expected) if got.dtype.kind == "f" else (
+        (got.real, expected.real), (got.imag, expected.imag)) if got.dtype.kind == "c" else ()
+    for g, e in ([parts] if got.dtype.kind == "f" else parts):
+        zero = (g == 0) & (e == 0)
+        assert np.array_equal(np.signbit(g[zero]), np.signbit(e[zero])), (got, expected)
 
 
 def quiet(call):
@@ -147,3 +148,54 @@ def test_jax_rows_added_left_to_right():
     x = rng.standard_normal((40, 12)) * 10.0 ** rng.integers(-8, 8, (40, 12))
     got = np.asarray(vmap(row_sum, backend="jax", fallback="error")(jax.numpy.asarray(x)))
     same_bits(got, np.array([row_sum(v) for v in x]))
+
+
+# ---------------------------------------------------------------------- sums of Python floats
+# Python 3.12 adds Python floats (not NumPy scalars) with Neumaier's compensation: a display of
+# per-example Python numbers follows the running interpreter (numpy.vectorize is the reference
+# on it, whatever its version)
+
+floats = st.one_of(st.sampled_from(SPECIAL), st.floats(-1e3, 1e3),
+                   st.builds(lambda m, e: m * 10.0 ** e, st.floats(-10, 10), st.integers(-18, 18)))
+
+
+def three(a, b, c):
+    return sum([a, b, c])
+
+
+def three_numpy_middle(a, b, c):
+    return sum([a, np.float64(b), c])
+
+
+def three_and_int(a, b, c):
+    return sum((a, 2, b, c), 0.5)
+
+
+def scaled(a, b, c):
+    return sum([a * 1.0, b, -a, c, 1.0])
+
+
+def same_as_numpy_vectorize(f, *args):
+    same_bits(quiet(lambda: vectorize(f, fallback="error")(*args)),
+              quiet(lambda: np.vectorize(f)(*args)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(floats, floats, floats), min_size=1, max_size=8))
+def test_python_floats_follow_the_interpreter(rows):
+    a, b, c = (np.array(col) for col in zip(*rows))
+    for f in (three, three_numpy_middle, three_and_int, scaled):
+        same_as_numpy_vectorize(f, a, b, c)
+
+
+def test_python_floats_cancelling():
+    # 1e16 + 1.0 - 1e16: 0.0 left to right, 1.0 compensated (Python 3.12 and later)
+    a = np.array([1e16, 1.0, 0.1, -0.0, math.inf, 1e308])
+    b = np.array([1.0, 1e-17, 0.2, -0.0, 1.0, 1e308])
+    c = np.array([-1e16, -1.0, 0.3, -0.0, -math.inf, -1e308])
+    for f in (three, three_numpy_middle, three_and_int, scaled):
+        same_as_numpy_vectorize(f, a, b, c)
+    rng = np.random.default_rng(6)
+    for n in (1, 5, 10_000):
+        a, b, c = rng.standard_normal((3, n)) * 10.0 ** rng.integers(-9, 9, (3, n))
+        same_as_numpy_vectorize(three, a, b, c)

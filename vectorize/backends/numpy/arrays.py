@@ -7,6 +7,8 @@ every per-example axis. The per-example shape is the array's shape without axis 
 
 from __future__ import annotations
 
+import sys
+
 import libcst as cst
 import numpy as np
 
@@ -178,6 +180,20 @@ def _display_items(node) -> list | None:
     return None
 
 
+def _python_float_sum(site: Site, items: list) -> cst.BaseExpression:
+    """`sum([a, b, 7.0])` of Python numbers (`vectorize`) from Python 3.12 on, which adds
+    Python floats with Neumaier's compensation, NumPy scalars left to right:
+    `pymath.python_sum`, which replays the loop where the engine cannot tell which it is."""
+    if site.args[0].kind == "c" and sys.version_info >= (3, 14):
+        raise Unsupported("`sum` of a list of complex numbers on Python 3.14 and later "
+                          "(compensated summation of complex numbers is not modelled)",
+                          suggestion="add the items with `+`")
+    args = [cst.Arg(item) for item in items]
+    if len(site.nodes) > 1:
+        args.append(cst.Arg(site.nodes[1], keyword=cst.Name("start")))
+    return cst.Call(cst.Attribute(cst.Name("pymath"), cst.Name("python_sum")), args)
+
+
 def _builtin_sum(site: Site):
     if isinstance(site.args[0], TupleValue):
         # a tuple (vmap's *args, a pytree) of per-example values: Python's sum adds them
@@ -192,6 +208,8 @@ def _builtin_sum(site: Site):
         # same additions lane by lane, not one sum of the items promoted together; of
         # Python floats too, whose sum is left to right where np.sum adds in pairs (ints
         # add exactly in any order: `python_errors.sum_checks` checks their total)
+        if site.python_semantics and not site.standalone and sys.version_info >= (3, 12):
+            return _python_float_sum(site, items)
         out = site.nodes[1] if len(site.nodes) > 1 else cst.Integer("0")
         for item in items:
             out = expr("{a} + {b}", a=out, b=item)
