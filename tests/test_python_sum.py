@@ -8,6 +8,7 @@ NaN, at N = 0, 1, 5 and 10,000, row lengths 0 and up."""
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 
 import numpy as np
@@ -15,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vectorize import vectorize, vmap
+from vectorize import VectorizeError, vectorize, vmap
 
 SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.1, 1e16, -1e16, 1e308, -1e308, 1e-308, 5e-324, -5e-324,
            math.nan, math.inf, -math.inf]
@@ -199,3 +200,33 @@ def test_python_floats_cancelling():
     for n in (1, 5, 10_000):
         a, b, c = rng.standard_normal((3, n)) * 10.0 ** rng.integers(-9, 9, (3, n))
         same_as_numpy_vectorize(three, a, b, c)
+
+
+def appended(a, b, c):
+    out = []
+    for t in (a, b, c):
+        if t != 0.5:
+            out.append(t)
+    return sum(out)
+
+
+def generated(a, b, c):
+    return sum(t for t in (a, b, c) if t != 0.5)
+
+
+@pytest.mark.parametrize("f", [appended, generated], ids=lambda f: f.__name__)
+def test_float_sums_as_loops(f):
+    # a loop adds left to right: Python 3.12's compensated sum of Python floats is refused
+    # where it is written (the function then runs per example), the answer numpy.vectorize's
+    a = np.array([1e16, 1.0, 0.1, 0.5, -0.0])
+    b = np.array([1.0, 1e-17, 0.2, 0.5, -0.0])
+    c = np.array([-1e16, -1.0, 0.3, 0.5, -0.0])
+    same_bits(quiet(lambda: vectorize(f)(a, b, c)), quiet(lambda: np.vectorize(f)(a, b, c)))
+    if sys.version_info >= (3, 12):
+        with pytest.raises(VectorizeError, match=r"test_python_sum.py:\d+:\d+.*3\.12"):
+            vectorize(f, fallback="error")(a, b, c)
+    else:
+        same_bits(vectorize(f, fallback="error")(a, b, c), np.vectorize(f)(a, b, c))
+    if f is generated:      # ints add exactly in any order: never refused
+        n = np.array([1, 2, 3])
+        same_bits(vectorize(f, fallback="error")(n, n, n), np.vectorize(f)(n, n, n))
