@@ -453,7 +453,7 @@ class _Lower(cst.CSTTransformer):
                      self.counters) == "0.0":
             # Python 3.12 adds Python floats with Neumaier's compensation, NumPy scalars left
             # to right, and which an item is per example is not known here
-            raise Unsupported(f"`sum({name})` of a list of floats on Python 3.12 and later "
+            raise Unsupported(f"`sum` of the list `{name}` of floats on Python 3.12 and later "
                               "(Python floats are added with compensation, NumPy scalars "
                               "left to right: the items' types per example are not known)",
                               original_node, "add the items to a running total with `+` "
