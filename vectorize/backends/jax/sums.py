@@ -3,12 +3,13 @@
 A per-example ``np.sum(v)`` adds in NumPy's pairwise order (Python's ``sum(v)`` adds one
 term after the other: the rules write ``np.add.accumulate``, here `accumulate_in_order`):
 fewer than 8 terms one after the other from 0.0; up to 128 in 8 running partial sums,
-combined as ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``, then the leftover terms; more split in two halves (the first a multiple of 8 long) summed the same
-way. XLA's ``reduce`` chooses its own order, and on CPU a different one for large batches
-(about 1,000 examples and up): where terms cancel (``1e300 - 2.5 + 1 + 1 - 1e300``) the same
-example gave another sum in a large batch than alone. ``pairwise_sum`` writes NumPy's order as
-a chain of ``add``s over slices along the axis, which XLA keeps (it does not reassociate
-floating-point additions), so every example gets NumPy's sum whatever the batch size.
+combined as ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``, then the leftover terms;
+more split in two halves (the first a multiple of 8 long) summed the same way. XLA's
+``reduce`` chooses its own order, and on CPU a different one for large batches (about 1,000
+examples and up): where terms cancel (``1e300 - 2.5 + 1 + 1 - 1e300``) the same example gave
+another sum in a large batch than alone. ``pairwise_sum`` writes NumPy's order as a chain of
+``add``s over slices along the axis, which XLA keeps (it does not reassociate floating-point
+additions), so every example gets NumPy's sum whatever the batch size.
 
 Only float and complex sums over one axis of at most `PAIRWISE_MAX` terms are written so;
 other sums (integers are exact) are ``jnp.sum`` itself (docs/jax.md, divergences)."""
