@@ -879,7 +879,7 @@ def test_loop_over_an_empty_per_example_vector():
 
 @pytest.mark.xfail(strict=True, reason="bug (minor): builtin sum() of an empty per-example "
                    "vector is the int 0 per example (np.stack gives int64); the batched "
-                   "np.sum(v, axis=1) gives float64 zeros")
+                   "sum of the row after an inserted 0 gives float64 zeros")
 def test_builtin_sum_of_an_empty_vector():
     check(sum_builtin, 0, (np.zeros((3, 0)),))
 

@@ -812,6 +812,8 @@ NOT_TESTED = {
                   "tests/test_local_lists.py exercises its rules",
     "lanes_copy": "engine-internal (`__lanes_copy__`, a helper's write on some lanes): "
                   "tests/test_local_lists.py exercises its rules",
+    "sum_item": "engine-internal (`__sum_item__`, an item of a sum written as a loop): "
+                "tests/test_python_sum.py exercises its rule",
 }
 # rules no template here can name: tested where their own construct is
 TESTED_ELSEWHERE = {
@@ -828,6 +830,8 @@ TESTED_ELSEWHERE = {
                               "tests/test_local_lists.py",
     "helper.lanes_copy": "a helper writing into its argument on some lanes: "
                          "tests/test_local_lists.py",
+    "sum.item": "an item of `sum` of a generator written as a loop: "
+                "tests/test_constructs21.py, tests/test_python_sum.py",
 }
 
 # ------------------------------------------------------------------------ known engine bugs

@@ -396,13 +396,16 @@ def _instructions(code) -> list:
     offset), so method loads count as attribute loads and jumps go to instruction numbers.
     The longer offsets can need an ``EXTENDED_ARG`` prefix in one compilation and not in the
     other: prefixes are left out (``dis`` folds them into the argument they extend), and a
-    jump to a prefix goes to the instruction it prefixes."""
+    jump to a prefix goes to the instruction it prefixes. CPython 3.13 writes such a call
+    ``LOAD_ATTR`` + ``PUSH_NULL`` where a method load has the NULL in its argument: the
+    ``PUSH_NULL`` is left out as the prefixes are."""
     import dis
     found = []
     number = {}
     pending = []        # offsets of the EXTENDED_ARG prefixes of the next instruction
     for ins in dis.get_instructions(code):
-        if ins.opname == "EXTENDED_ARG":
+        if ins.opname == "EXTENDED_ARG" or ins.opname == "PUSH_NULL" and found and \
+                found[-1].opname == "LOAD_ATTR":
             pending.append(ins.offset)
             continue
         for offset in (*pending, ins.offset):

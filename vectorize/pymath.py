@@ -223,3 +223,74 @@ def nonempty_rows(mask, shape, ufunc: str):
         raise ValueError(f"zero-size array to reduction operation {ufunc} which has no "
                          "identity")
     return mask
+
+
+class UndecidedSum(ArithmeticError):
+    """`python_sum`: the examples' sums depend on which items are Python floats and which
+    NumPy scalars, which the engine does not know; `vectorize` then runs the examples one by
+    one (numpy.vectorize decides)."""
+
+
+def python_sum(*items, start=0):
+    """``sum([a, b, ...], start)`` of per-example numbers as Python 3.12 and later adds them
+    (``Python/bltinmodule.c``, ``builtin_sum_impl``): from an int start, int items exactly
+    until the first float; from there Python floats (``type(x) is float`` only) with
+    Neumaier's compensated summation (``t = f + x``; ``c += (f - t) + x`` if ``|f| >= |x|``
+    else ``(x - t) + f``; ``f = t``), int items added as floats without compensation, and at
+    the end ``f + c`` where ``c`` is nonzero and finite; the first item that is neither
+    (a NumPy scalar: ``np.sin(x)``, ``np.float64``) ends it, the compensation added, and
+    the rest are added left to right as ``+`` adds them.
+
+    Per example a float is a Python float or a NumPy scalar depending on how it was
+    computed, which the engine does not track: each possible first NumPy scalar is tried
+    (the left-to-right sum of earlier Pythons among them), and where the outcomes differ on
+    some example, `UndecidedSum` is raised (`vectorize` replays the loop)."""
+    values = [np.asarray(x) for x in items]
+    first_numpy = range(-1 if np.asarray(start).dtype.kind == "f" else 0, len(values) + 1)
+    outcomes = [_sum_until_numpy(start, values, k) for k in first_numpy]
+    first = outcomes[-1]
+    for other in outcomes[:-1]:
+        same = (first == other) | ((first != first) & (other != other))
+        if np.asarray(first).dtype.kind == "f":
+            same &= np.signbit(first) == np.signbit(other)
+        if not np.all(same):
+            raise UndecidedSum("the sum depends on which items are Python floats")
+    return first
+
+
+def _sum_until_numpy(start, values, k):
+    """`python_sum` where items ``k`` and later are NumPy scalars, earlier ones Python
+    numbers (``k`` -1: ``start`` too)."""
+    with np.errstate(all="ignore"):
+        total, compensation, mode = start, None, "int"
+        if k < 0:
+            mode = "numpy"
+        elif np.asarray(start).dtype.kind == "f":
+            total, compensation, mode = np.asarray(start, dtype=float), 0.0, "float"
+        for i, x in enumerate(values):
+            integer = x.dtype.kind in "iub"
+            if mode == "int" and integer and i < k:
+                total = total + x
+            elif mode == "float" and i < k and (integer or x.dtype == np.float64):
+                if integer:
+                    total = total + x
+                    continue
+                t = total + x
+                compensation = compensation + np.where(
+                    np.abs(total) >= np.abs(x), (total - t) + x, (x - t) + total)
+                total = t
+            elif mode == "int" and i < k and x.dtype == np.float64:
+                total, compensation, mode = total + x, 0.0, "float"
+            else:
+                if mode == "float":
+                    total = _compensated(total, compensation)
+                total, mode = total + x, "numpy"
+        if mode == "float":
+            total = _compensated(total, compensation)
+        return total
+
+
+def _compensated(total, compensation):
+    compensation = np.asarray(compensation)
+    return np.where((compensation != 0) & np.isfinite(compensation),
+                    total + compensation, total)

@@ -41,6 +41,8 @@ allocate), is refused where it is appended to. Anything else is left as it is.
 
 from __future__ import annotations
 
+import sys
+
 import libcst as cst
 import numpy as np
 
@@ -446,6 +448,16 @@ class _Lower(cst.CSTTransformer):
         # loops over the most items any example holds, each example stopping at its own
         # length: the order of Python's loop, with no per-example trip count to mask
         size = self.lists[name].count
+        if f.value == "sum" and self.python_floats and sys.version_info >= (3, 12) and \
+                _pad([*self.lists[name].initial, *self.lists[name].appended],
+                     self.counters) == "0.0":
+            # Python 3.12 adds Python floats with Neumaier's compensation, NumPy scalars left
+            # to right, and which an item is per example is not known here
+            raise Unsupported(f"`sum` of the list `{name}` of floats on Python 3.12 and later "
+                              "(Python floats are added with compensation, NumPy scalars "
+                              "left to right: the items' types per example are not known)",
+                              original_node, "add the items to a running total with `+` "
+                              "where they are appended, or sum a list display")
         if f.value == "sum":
             code = [f"{result} = 0", f"for {counter} in range({size}):\n"
                     f"    if {counter} < {n}:\n"
@@ -534,6 +546,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if not lowered:
         return func
     lower = _Lower(lowered, ctx.namer)
+    lower.python_floats = bool(getattr(ctx.module, "python_semantics", False))
     lower.root = func
     lower.counters = _counters(func) | _int_params(func, ctx.params)
     lower.facts = Counters(func, {})

@@ -28,7 +28,7 @@ from ..loops.facts import record_if_facts, record_loop_facts
 from ..loops.promotions import Promotions
 from ..rules.families import pad
 from ..rules.lane_copies import LANES_COPY
-from ..rules.lanes import ANY_LANE, LANE
+from ..rules.lanes import ANY_LANE, LANE, SUM_ITEM, check_sum_item
 from ..rules.lists import LIST_ARRAY
 from ..rules.python_errors import RAISE_LANE
 from ..rules.registry import Site
@@ -386,6 +386,11 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
                 return updated_node.with_changes(func=cst.Name("bool"))
             if isinstance(original_node.func, cst.Name) and original_node.func.value == LANE:
                 return updated_node.args[0].value      # a value the same for every example
+            if isinstance(original_node.func, cst.Name) and original_node.func.value == \
+                    SUM_ITEM:       # an item of a sum written as a loop: the item
+                check_sum_item(self.value(original_node.args[0].value),
+                               self.ctx.module.python_semantics, original_node)
+                return updated_node.args[0].value
             if isinstance(original_node.func, cst.Name) and original_node.func.value == \
                     LIST_ARRAY:         # a list the same for every example, as its array
                 return expr(self.prims.array_of("{items}"), items=updated_node.args[0].value)

@@ -234,6 +234,14 @@ def f(x):
         steps += 1
     return steps
 '''), "P"),
+    "sum.item": Example(_f('''
+def f(n):
+    if n > 0:
+        steps = [1, 2, 3]
+    else:
+        steps = [4, 5]
+    return sum(s * n for s in steps)
+'''), "N"),
     "raise.any_lane": Example(_f('''
 def f(x):
     if x < -10:

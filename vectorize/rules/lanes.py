@@ -10,9 +10,12 @@ it is ``x`` of the first example that raises (``x[np.argmax(failed)]``).
 
 from __future__ import annotations
 
+import sys
+
 import libcst as cst
 
 from ..abstract import unbatched
+from ..errors import Unsupported
 from ..syntax.templates import expr, parse_expr
 from .lane_copies import LANES_COPY, lanes_copy
 from .lists import LIST_ARRAY, list_array
@@ -50,9 +53,37 @@ def warn_lanes(failed) -> list:
     return [0] if failed else []
 
 
+SUM_ITEM = "__sum_item__"
+
+
+def sum_item(x):
+    """Per example: the item itself (an item that ``sum(... for ...)``, written as the loop
+    Python's ``sum`` runs, adds: `body_constructs.comprehensions.sums_as_loops`)."""
+    return x
+
+
+def check_sum_item(value, python_semantics, node=None) -> None:
+    """Refuse an item of a float sum written as a loop where the examples are Python numbers
+    (`vectorize`) on Python 3.12 and later: Python adds Python floats with Neumaier's
+    compensation there, NumPy scalars left to right, and which an item is per example is
+    not known (a display, ``sum([a, b, c])``, is `pymath.python_sum`)."""
+    if python_semantics and sys.version_info >= (3, 12) and \
+            getattr(value, "kind", None) in ("f", "c"):
+        raise Unsupported("`sum` of a generator of floats on Python 3.12 and later (Python "
+                          "floats are added with compensation, NumPy scalars left to right: "
+                          "which each item is per example is not known)", node,
+                          "sum a list display of the items, or add them to a running "
+                          "total with `+`")
+
+
+def _sum_item(site):
+    check_sum_item(site.args[0], site.python_semantics, site.original)
+    return site.nodes[0]
+
+
 ENGINE_NAMES = {ANY_LANE: any_lane, FIRST_LANE: first_lane, LANE: lane, RAISE_LANE: raise_lane,
                 WARN_LANES: warn_lanes, LIST_ARRAY: list_array,
-                LANES_COPY: lanes_copy}
+                LANES_COPY: lanes_copy, SUM_ITEM: sum_item}
 
 
 def register(reg: Registry) -> None:
@@ -92,6 +123,15 @@ def register(reg: Registry) -> None:
         '    warnings.warn(f"eta {eta[lane]:.2f} capped")',
         lambda site: expr(site.spelled.warn_lanes("{m}"), m=site.nodes[0]),
         infer=lambda site: unbatched([0])))
+    reg.add_call(sum_item, Rule(
+        "sum.item", "control flow",
+        "`sum` of a generator that cannot be written out as a display runs the loop Python's "
+        "`sum` runs; each item it adds is the item itself. Where the examples are Python "
+        "numbers (`vectorize`) on Python 3.12 and later, floats are refused: Python adds "
+        "Python floats with compensation and NumPy scalars left to right.",
+        "total = sum(w * x for w in WEIGHTS if w > x)",
+        "total = 0\nfor w in WEIGHTS:\n    if w > x:\n        total = total + w * x",
+        _sum_item, infer=lambda site: site.args[0]))
     register_checks(reg, _any_lane, _any_lane_infer)
 
 

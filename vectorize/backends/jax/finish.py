@@ -51,12 +51,14 @@ def finish(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
 
 # ------------------------------------------------------------------ sums
 class _PairwiseSums(cst.CSTTransformer):
-    """``jnp.sum(x, axis=k)`` (``keepdims=`` too) → ``pairwise_sum(x, axis=k)``; ``a // b``
+    """``jnp.sum(x, axis=k)`` (``keepdims=`` too) → ``pairwise_sum(x, axis=k)``;
+    ``jnp.add.accumulate(x, axis=k)`` → ``accumulate_in_order(x, axis=k)``; ``a // b``
     and ``jnp.floor_divide(a, b)`` → ``floor_divide(a, b)``."""
 
     def __init__(self):
         self.count = 0
         self.floor_divides = 0
+        self.accumulates = 0
         self.reductions: set = set()
 
     def leave_BinaryOperation(self, original_node, updated_node):
@@ -81,6 +83,11 @@ class _PairwiseSums(cst.CSTTransformer):
             self.floor_divides += 1
             return updated_node.with_changes(func=cst.Name(FLOOR_DIVIDE))
         path = _path(updated_node.func)
+        if path == ["jnp", "add", "accumulate"] and len(updated_node.args) == 2 and \
+                updated_node.args[1].keyword is not None and \
+                updated_node.args[1].keyword.value == "axis":
+            self.accumulates += 1
+            return updated_node.with_changes(func=cst.Name(ACCUMULATE))
         if path is None or (path != ["jnp", "sum"] and tuple(path) not in REDUCTIONS) or \
                 not updated_node.args:
             return updated_node
@@ -98,6 +105,7 @@ class _PairwiseSums(cst.CSTTransformer):
 
 
 PAIRWISE_SUM = "pairwise_sum"
+ACCUMULATE = "accumulate_in_order"
 FLOOR_DIVIDE = "floor_divide"
 # XLA's max/min reductions drop NaNs on large batches: NumPy's keep them
 REDUCTIONS = {("jnp", "max"): "max_keeping_nan", ("jnp", "amax"): "max_keeping_nan",
@@ -116,6 +124,9 @@ def sums_in_order(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
         ctx.module.runtime_imports.setdefault(PAIRWISE_SUM, pairwise_sum)
     if rewrite.floor_divides:
         ctx.module.runtime_imports.setdefault(FLOOR_DIVIDE, floor_divide)
+    if rewrite.accumulates:
+        from .sums import accumulate_in_order
+        ctx.module.runtime_imports.setdefault(ACCUMULATE, accumulate_in_order)
     from . import sums
     for name in sorted(rewrite.reductions):
         ctx.module.runtime_imports.setdefault(name, getattr(sums, name))

@@ -1,14 +1,15 @@
 """Sums in NumPy's order of additions: ``pairwise_sum(x, axis=k)`` for ``jnp.sum``.
 
-A per-example ``np.sum(v)`` (and ``sum(v)``, which the rules write as one) adds in NumPy's
-pairwise order: fewer than 8 terms one after the other from 0.0; up to 128 in 8 running
-partial sums, combined as ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``, then the
-leftover terms; more split in two halves (the first a multiple of 8 long) summed the same
-way. XLA's ``reduce`` chooses its own order, and on CPU a different one for large batches
-(about 1,000 examples and up): where terms cancel (``1e300 - 2.5 + 1 + 1 - 1e300``) the same
-example gave another sum in a large batch than alone. ``pairwise_sum`` writes NumPy's order as
-a chain of ``add``s over slices along the axis, which XLA keeps (it does not reassociate
-floating-point additions), so every example gets NumPy's sum whatever the batch size.
+A per-example ``np.sum(v)`` adds in NumPy's pairwise order (Python's ``sum(v)`` adds one
+term after the other: the rules write ``np.add.accumulate``, here `accumulate_in_order`):
+fewer than 8 terms one after the other from 0.0; up to 128 in 8 running partial sums,
+combined as ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``, then the leftover terms;
+more split in two halves (the first a multiple of 8 long) summed the same way. XLA's
+``reduce`` chooses its own order, and on CPU a different one for large batches (about 1,000
+examples and up): where terms cancel (``1e300 - 2.5 + 1 + 1 - 1e300``) the same example gave
+another sum in a large batch than alone. ``pairwise_sum`` writes NumPy's order as a chain of
+``add``s over slices along the axis, which XLA keeps (it does not reassociate floating-point
+additions), so every example gets NumPy's sum whatever the batch size.
 
 Only float and complex sums over one axis of at most `PAIRWISE_MAX` terms are written so;
 other sums (integers are exact) are ``jnp.sum`` itself (docs/jax.md, divergences)."""
@@ -31,6 +32,25 @@ def pairwise_sum(x, axis, keepdims=False):
     terms = [lax.index_in_dim(x, i, axis, keepdims=False) for i in range(x.shape[axis])]
     out = _pairwise(terms, jnp.zeros_like(terms[0]))
     return jnp.expand_dims(out, axis) if keepdims else out
+
+
+def accumulate_in_order(x, axis):
+    """``jnp.add.accumulate(x, axis=axis)`` with each partial sum the previous one plus the
+    next term, as NumPy's ``np.add.accumulate`` (and Python's ``sum`` of an array's items)
+    adds: XLA's scan may add in another order."""
+    import jax.numpy as jnp
+    from jax import lax
+
+    x = jnp.asarray(x)
+    if not isinstance(axis, int) or not x.ndim or jnp.dtype(x.dtype).kind not in "fc" \
+            or not 0 < x.shape[axis] <= PAIRWISE_MAX:
+        return jnp.add.accumulate(x, axis=axis)
+    axis = axis % x.ndim
+    partial = []
+    for i in range(x.shape[axis]):
+        term = lax.index_in_dim(x, i, axis, keepdims=False)
+        partial.append(partial[-1] + term if partial else term)
+    return jnp.stack(partial, axis=axis)
 
 
 def _pairwise(terms: list, zero):

@@ -7,6 +7,8 @@ every per-example axis. The per-example shape is the array's shape without axis 
 
 from __future__ import annotations
 
+import sys
+
 import libcst as cst
 import numpy as np
 
@@ -178,6 +180,20 @@ def _display_items(node) -> list | None:
     return None
 
 
+def _python_float_sum(site: Site, items: list) -> cst.BaseExpression:
+    """`sum([a, b, 7.0])` of Python numbers (`vectorize`) from Python 3.12 on, which adds
+    Python floats with Neumaier's compensation, NumPy scalars left to right:
+    `pymath.python_sum`, which replays the loop where the engine cannot tell which it is."""
+    if site.args[0].kind == "c" and sys.version_info >= (3, 14):
+        raise Unsupported("`sum` of a list of complex numbers on Python 3.14 and later "
+                          "(compensated summation of complex numbers is not modelled)",
+                          suggestion="add the items with `+`")
+    args = [cst.Arg(item) for item in items]
+    if len(site.nodes) > 1:
+        args.append(cst.Arg(site.nodes[1], keyword=cst.Name("start")))
+    return cst.Call(cst.Attribute(cst.Name("pymath"), cst.Name("python_sum")), args)
+
+
 def _builtin_sum(site: Site):
     if isinstance(site.args[0], TupleValue):
         # a tuple (vmap's *args, a pytree) of per-example values: Python's sum adds them
@@ -192,17 +208,47 @@ def _builtin_sum(site: Site):
         # same additions lane by lane, not one sum of the items promoted together; of
         # Python floats too, whose sum is left to right where np.sum adds in pairs (ints
         # add exactly in any order: `python_errors.sum_checks` checks their total)
+        if site.python_semantics and not site.standalone and sys.version_info >= (3, 12):
+            return _python_float_sum(site, items)
         out = site.nodes[1] if len(site.nodes) > 1 else cst.Integer("0")
         for item in items:
             out = expr("{a} + {b}", a=out, b=item)
         return out
+    value = site.args[0]
+    start = None
     if len(site.nodes) > 1 or "start" in site.kwargs:
         start = site.nodes[1] if len(site.nodes) > 1 else site.kwargs["start"][0]
-        return expr("{s} + np.sum({x}, axis=1)", s=start, x=x)
-    if site.args[0].kind in "fc":
-        # Python's sum starts from the int 0: never -0.0 (sum([-0.0]) is 0.0), np.sum may be
-        return expr("0 + np.sum({x}, axis=1)", x=x)
-    return expr("np.sum({x}, axis=1)", x=x)
+        start_value = site.args[1] if len(site.args) > 1 else site.kwargs["start"][1]
+    if getattr(value, "kind", "?") in "fc":
+        # Python's sum of an array iterates its items (NumPy scalars, or rows) and adds them
+        # left to right in their own dtype, where np.sum adds in pairs (another result in
+        # the last bits): `np.add.accumulate` adds in Python's order, its last column is
+        # the sum
+        if start is None and site.python_semantics:
+            # from the int 0: never -0.0 (sum([-0.0]) is 0.0); an empty row raises
+            # IndexError, and `vectorize` replays the loop, which gives Python's int 0
+            return expr("0 + np.add.accumulate({x}, axis=1)[:, -1]", x=x)
+        # the start (0: Python's int, in the items' dtype as NumPy adds it) inserted before
+        # the items: an empty row's sum is the start
+        if start is None:
+            start = cst.Integer("0")
+        elif start_value.batched and not site.python_semantics and value.dtype is not None \
+                and start_value.dtype is not None \
+                and np.result_type(start_value.dtype, value.dtype) != value.dtype:
+            x = expr(f"{{x}}.astype(np.{np.result_type(start_value.dtype, value.dtype)})",
+                     x=x)
+        return expr("np.add.accumulate(np.insert({x}, 0, {s}, axis=1), axis=1)[:, -1]",
+                    x=x, s=start)
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and dtype.kind in "iu" and dtype.itemsize < 8:
+        # Python adds int8 items in int8 (wrapping, in any order the same): np.sum would
+        # add them in int64
+        x = expr(f"np.sum({{x}}, axis=1, dtype=np.{dtype.name})", x=x)
+    else:
+        x = expr("np.sum({x}, axis=1)", x=x)
+    if start is not None:
+        return expr("{s} + {x}", s=start, x=x)
+    return x
 
 
 # ------------------------------------------------------------------------------ ragged ranges
@@ -278,9 +324,12 @@ def _masked_reduction(site: Site):
                     m=mask, x=site.nodes[0])
     if name in EXTREMES:
         return _masked_extreme(site, EXTREMES[name], mask)
-    reduced = expr(MASKABLE[name] + "({x}, axis=1, where={m})", x=site.nodes[0], m=mask)
     if site.func is sum and site.args[0].kind in "fc":
-        return expr("0 + {r}", r=reduced)
+        # Python's order, left to right (`_builtin_sum`); adding 0 in place of the
+        # elements left out changes no partial sum but -0.0, which the `0 +` makes 0.0
+        return expr("0 + np.add.accumulate(np.where({m}, {x}, 0), axis=1)[:, -1]",
+                    x=site.nodes[0], m=mask)
+    reduced = expr(MASKABLE[name] + "({x}, axis=1, where={m})", x=site.nodes[0], m=mask)
     return reduced
 
 
@@ -407,10 +456,13 @@ def register(reg: Registry) -> None:
         "\"maximum\"), initial=-np.inf)",
         lambda site: site.nodes[0]))
     reg.add_call(sum, Rule(
-        "builtin.sum", "builtins", "`sum(v)` over a per-example array is `np.sum(v, axis=1)` "
-        "(the summation order may differ in the last bits); for floats `0 + ...`, as Python "
-        "starts from the int 0 (`sum([-0.0])` is 0.0).",
-        "total = sum(v)", "total = 0 + np.sum(v, axis=1)", _builtin_sum, may_warn=True,
+        "builtin.sum", "builtins", "`sum(v)` over a per-example array of floats adds its "
+        "items left to right, as Python does (`np.sum` adds in pairs: other last bits): the "
+        "last column of `np.add.accumulate`, from the int 0 (`sum([-0.0])` is 0.0; `vmap`: "
+        "0 inserted before the items, or the `start`). Integers (exact in any order) are "
+        "`np.sum(v, axis=1)`, in the items' dtype.",
+        "total = sum(v)", "total = 0 + np.add.accumulate(v, axis=1)[:, -1]", _builtin_sum,
+        may_warn=True,
         masked=masked))
     elementwise_method = Rule(
         "array.elementwise_method", "arrays",
