@@ -178,9 +178,7 @@ def negated(x, y):
 """),
     (int_chain, (N, N), """\
         raise OverflowError("Python int too large to convert to C long")
-    k = n * 3
-    k += m
-    k -= 7
+    k = shared - 7
     return k
 """),
     (floor_at, (X, X), """\

@@ -91,7 +91,9 @@ _NEEDS_DATA = {"while_halving", "while_compact", "while_select", "for_break_cont
                "for_compact_break", "if_compact", "math_functions", "math_times_tensor",
                "math_log", "builtins_conversions", "round_python_number",
                # (repeat_interleave by a tensor of counts: its size is the counts' sum)
-               "tile_repeat"}
+               "tile_repeat",
+               # (torch.full of float(x): the fill value is the example's number)
+               "filled"}
 
 
 # closes over a CPU tensor (a closure, a module's parameters): the per-example code mixes

@@ -583,6 +583,11 @@ def written_like_argument(x):
     return y
 
 
+def filled(x):
+    # a per-example fill value (its number in PyTorch's default dtype, as per example)
+    return torch.full((3,), float(x), dtype=x.dtype, device=x.device) * 2
+
+
 def made_like_argument(x):
     """(array.dtype, array.device) a tensor the same for every example, made with a
     per-example tensor's dtype and device (no writes)"""
@@ -603,6 +608,7 @@ CASES = [
     Case(written_zeros, [A("f")]),
     Case(written_like_argument, [A("f")]),
     Case(made_like_argument, [A("f")]),
+    Case(filled, [A("f")]),
     Case(swap_items, [A("f", (4,)), A("k"), A("k")]),
     Case(written_clone, [A("f"), S("f", (3,))]),
     Case(arithmetic, [A("f"), A("f")]),

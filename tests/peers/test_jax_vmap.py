@@ -285,13 +285,12 @@ def update_index(x, y, i):
     return x
 
 
-@case("BatchingTest.testDynamicUpdateSlice", "writes into a copy of a per-example argument")
+@case("BatchingTest.testDynamicUpdateSlice")
 def _():
     same(update_index, (0, 0, None), 0, R.normal(size=(10, 3)), R.normal(size=10), 1)
 
 
-@case("BatchingTest.testDynamicUpdateSlice[per-example index]",
-      "writes into a copy of a shared array at per-example indices")
+@case("BatchingTest.testDynamicUpdateSlice[per-example index]")
 def _():
     idx = np.array([0, 1, 2, 1, 0] * 2)
     same(update_index, (None, 0, 0), 0, R.normal(size=3), R.normal(size=10), idx)
@@ -441,8 +440,7 @@ def index_add(x, idx, y):
     return x
 
 
-@case("BatchingTest.testIndexAddBatchedIndexesOnly",
-      "writes into a copy of a shared array at per-example indices")
+@case("BatchingTest.testIndexAddBatchedIndexesOnly")
 def _():
     same(index_add, (None, 0, None), 0, np.zeros((10,)), np.arange(10), 1.0)
 
