@@ -160,3 +160,19 @@ def _as(backend, array):
         import jax.numpy as jnp
         return jnp.asarray(array)
     return array
+
+
+def gcd_capped(a, b):
+    g = math.gcd(a, b)
+    return min(g, 100)
+
+
+def test_the_source_of_a_function_that_runs_per_example_is_all_comment():
+    # the reason's caret lines were written without `#`: the shown source did not parse
+    pytest.importorskip("jax")
+    from vectorize import vectorize
+    ints = np.arange(3)
+    source = vectorize(gcd_capped, backend="jax").source(ints, ints)
+    assert "runs per example" in source and "^" in source
+    assert all(line.startswith("#") for line in source.splitlines() if line)
+    compile(source, "<source>", "exec")
