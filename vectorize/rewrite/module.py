@@ -118,7 +118,12 @@ def rewrite_text(text: str, filename: str, *, only: str | None = None,
     module = _add_setup(module, setup + constants, inlined)
     # the file's own imports that only the rewritten code read (``import math`` for a
     # ``math.sqrt`` now ``np.sqrt``; NumPy's where the code is now JAX's) go with it
-    made_unused = _names_used(original_module) - _names_used(module)
+    # (modules only, never one `__all__` names: another file may import a function from
+    # this one, and a package's `__init__` re-exports what it imports)
+    made_unused = {name for name in _names_used(original_module) - _names_used(module)
+                   if isinstance(skel.namespace.get(name), types.ModuleType)
+                   and name not in _exported(tree)} \
+        if not filename.endswith("__init__.py") else set()
     if made_unused:
         module = _drop_unused_marks(module, skel.namespace, made_unused)
     new_text = module.code
@@ -508,6 +513,18 @@ def _names_used(module: cst.Module) -> set[str]:
         if not _is_import(stmt):
             used |= all_names(stmt)
     return used
+
+
+def _exported(tree: ast.Module) -> set:
+    """The strings of the module's ``__all__`` list or tuple."""
+    out = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and \
+                    isinstance(node.value, (ast.List, ast.Tuple)):
+                out |= {e.value for e in node.value.elts if isinstance(e, ast.Constant)}
+    return out
 
 
 def _with_dependencies(functions: list, taken: set, where, stmt, outcome) -> tuple:
