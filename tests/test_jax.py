@@ -458,6 +458,41 @@ def test_vectorize_raises_where_numpy_vectorize_raises(n):
         vf(x, y)
 
 
+def to_ints(x):
+    return int(x) + round(x * 0.5) + math.floor(x)
+
+
+def _raised(call):
+    with pytest.raises(Exception) as info:
+        call()
+    return info.type, str(info.value)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+@pytest.mark.parametrize("n", [1, 5])
+def test_int_and_round_of_nan_and_inf_raise_what_python_raises(bad, n):
+    # int(nan) is a ValueError, int(inf) an OverflowError: JAX's vmap, which cannot replay
+    # the per-example loop, raised OverflowError("cannot convert float NaN ...") for both
+    x = np.linspace(-3.0, 3.0, n)
+    vf, vm = vectorize(to_ints, backend="jax"), vmap(to_ints, backend="jax")
+    np.testing.assert_array_equal(vf(x), np.vectorize(to_ints)(x))
+    np.testing.assert_array_equal(vm(x), loop_reference(to_ints, x))
+    assert vm(np.zeros(0)).shape == (0,)
+    x[n // 2] = bad
+    expected = _raised(lambda: loop_reference(to_ints, x))
+    assert expected == _raised(lambda: np.vectorize(to_ints)(x))
+    assert expected[0] is (ValueError if math.isnan(bad) else OverflowError)
+    assert _raised(lambda: vm(x)) == expected
+    assert _raised(lambda: vf(x)) == expected
+
+
+def test_int_beyond_int64_raises_what_numpy_vectorize_raises():
+    x = np.array([1.5, -2.5, 1e19, 3.0, -1e19])
+    expected = _raised(lambda: np.vectorize(to_ints)(x))
+    assert expected[0] is OverflowError
+    assert _raised(lambda: vectorize(to_ints, backend="jax")(x)) == expected
+
+
 def test_vectorize_math_domain_error_and_empty_batch():
     vf = vectorize(smooth, backend="jax")
     x, w = _data(20)

@@ -176,8 +176,8 @@ def where(func) -> str:
 
 def fallback_source(func, reason: str, kind: str) -> str:
     name = getattr(func, "__name__", "function")
-    return (f"# vectorize: `{name}` runs per example ({kind}), not vectorized,\n"
-            f"# because: {reason}\n")
+    because = "\n".join(f"# {line}".rstrip() for line in f"because: {reason}".splitlines())
+    return f"# vectorize: `{name}` runs per example ({kind}), not vectorized,\n{because}\n"
 
 
 COMPACTED_NOTE = ("This form compacts the per-example `if`s that the form with `np.where` "

@@ -200,7 +200,70 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         func = rewrite(func, _Simplify(ctx.namer.generated, counts))
     if any(type(n.body) is cst.IfExp for n in by_type(func).get(cst.IfExp, ())):
         func = rewrite(func, _NestedChoice())
+    counts = _Count(func)
+    dead = {name for name in ctx.namer.generated
+            if counts.writes.get(name) and counts.reads.get(name, 0) <= 0}
+    if dead:
+        func = rewrite(func, _DropDeadCopies(dead))
     return func
+
+
+class _DropDeadCopies(cst.CSTTransformer):
+    """Copies into names the engine made up that nothing reads any more (a branch's
+    ``c_if = b`` whose merge `if_to_where` dropped, ``c`` being dead after the ``if``):
+    ``b_if, c_if = c, b`` -> ``b_if = c``. Only copies of names and constants, which
+    evaluate nothing; the user's own names are kept."""
+
+    def __init__(self, dead: set):
+        self.dead = dead
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if len(updated_node.body) != 1 or type(updated_node.body[0]) is not cst.Assign:
+            return updated_node
+        assign = updated_node.body[0]
+        if len(assign.targets) != 1:
+            return updated_node
+        target, value = assign.targets[0].target, assign.value
+        if type(target) is cst.Name:
+            pairs = [(target, value)]
+        elif type(target) is cst.Tuple and type(value) is cst.Tuple \
+                and len(target.elements) == len(value.elements) \
+                and all(type(e) is cst.Element for e in target.elements + value.elements):
+            pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+        else:
+            return updated_node
+        kept = [(t, v) for t, v in pairs if not (
+            type(t) is cst.Name and t.value in self.dead and _copy_of_nothing(v))]
+        if len(kept) == len(pairs):
+            return updated_node
+        if not kept:
+            return cst.RemovalSentinel.REMOVE
+        if len(kept) == 1:
+            new_target, new_value = _bare(kept[0][0]), _bare(kept[0][1])
+        else:
+            new_target = target.with_changes(elements=[
+                cst.Element(t) for t, _ in kept[:-1]] + [cst.Element(kept[-1][0])])
+            new_value = value.with_changes(elements=[
+                cst.Element(v) for _, v in kept[:-1]] + [cst.Element(kept[-1][1])])
+        return updated_node.with_changes(body=[assign.with_changes(
+            targets=[assign.targets[0].with_changes(target=new_target)], value=new_value)])
+
+
+    def leave_IndentedBlock(self, original_node, updated_node):
+        if updated_node.body:
+            return updated_node
+        return updated_node.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+
+
+def _copy_of_nothing(value) -> bool:
+    """A name or a constant: evaluating it has no effect."""
+    return type(value) in (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString) \
+        or (type(value) is cst.UnaryOperation and type(value.expression) in (
+            cst.Integer, cst.Float))
+
+
+def _bare(node):
+    return node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node
 
 
 def _has_pass_lines(func) -> bool:

@@ -70,6 +70,7 @@ def rewrite_text(text: str, filename: str, *, only: str | None = None,
             f"libcst cannot parse the file: {exc.message}", filename=filename,
             line=exc.raw_line, col=exc.raw_column, source_line=_line(where.lines, exc.raw_line)))
         return outcome
+    original_module = module
     rewriter = _Functions(module, tree, skel, where, explain, outcome, backend)
     for stmt, mark in marked:
         rewriter.rewrite(stmt, mark)
@@ -97,7 +98,10 @@ def rewrite_text(text: str, filename: str, *, only: str | None = None,
     for stmt in module.body:
         body += rewriter.replacements.get(id(stmt), [stmt])
     module = _drop_unused_marks(module.with_changes(body=body), skel.namespace)
-    needed = {a: v for a, v in rewriter.needed.items() if a not in skel.namespace}
+    # what the written code names: an import or a helper the new code ended up not using (a
+    # rule's name a later pass rewrote away) is not added
+    used = _names_used(module)
+    needed = {a: v for a, v in rewriter.needed.items() if a not in skel.namespace and a in used}
     # functions of this package the new code calls (JAX's `promote_carry`) are written into
     # the file: it must not need vectorize
     inlined = [v for v in needed.values() if not isinstance(v, types.ModuleType)]
@@ -106,8 +110,22 @@ def rewrite_text(text: str, filename: str, *, only: str | None = None,
     for alias, value in setup_imports.items():
         if skel.namespace.get(alias, value) is value and alias not in skel.namespace:
             needed.setdefault(alias, value)
+    inlined, constants = _with_dependencies(inlined, set(skel.namespace) | set(needed),
+                                            where, marked[0][0], outcome)
+    if outcome.errors:
+        return outcome
     module = _add_imports(module, needed)
-    module = _add_setup(module, setup, inlined)
+    module = _add_setup(module, setup + constants, inlined)
+    # the file's own imports that only the rewritten code read (``import math`` for a
+    # ``math.sqrt`` now ``np.sqrt``; NumPy's where the code is now JAX's) go with it
+    # (modules only, never one `__all__` names: another file may import a function from
+    # this one, and a package's `__init__` re-exports what it imports)
+    made_unused = {name for name in _names_used(original_module) - _names_used(module)
+                   if isinstance(skel.namespace.get(name), types.ModuleType)
+                   and name not in _exported(tree)} \
+        if not filename.endswith("__init__.py") else set()
+    if made_unused:
+        module = _drop_unused_marks(module, skel.namespace, made_unused)
     new_text = module.code
     try:
         compile(new_text, filename, "exec", dont_inherit=True)
@@ -488,17 +506,82 @@ def _is_docstring(stmt) -> bool:
                                                                     cst.ConcatenatedString))
 
 
-def _drop_unused_marks(module: cst.Module, namespace: dict) -> cst.Module:
-    """Remove the names of this package's decorators from the module's imports when nothing
-    uses them any more (the rewritten file no longer needs the package)."""
-    import vectorize as package
+def _names_used(module: cst.Module) -> set[str]:
+    """The names the module's statements other than its top-level imports read or bind."""
     used: set[str] = set()
     for stmt in module.body:
         if not _is_import(stmt):
             used |= all_names(stmt)
+    return used
+
+
+def _exported(tree: ast.Module) -> set:
+    """The strings of the module's ``__all__`` list or tuple."""
+    out = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and \
+                    isinstance(node.value, (ast.List, ast.Tuple)):
+                out |= {e.value for e in node.value.elts if isinstance(e, ast.Constant)}
+    return out
+
+
+def _with_dependencies(functions: list, taken: set, where, stmt, outcome) -> tuple:
+    """``functions`` (this package's, written into the file) and the functions of their own
+    modules they call (`sums.pairwise_sum`'s ``_pairwise``), in the order found; and the
+    assignments of the module-level numbers they read (``PAIRWISE_MAX = 256``). A name the
+    file already binds to something else is an error: the written helper would read it."""
+    import builtins
+    out, constants, seen = [], [], set()
+    queue = list(functions)
+    while queue:
+        function = queue.pop(0)
+        if function in out:
+            continue
+        out.append(function)
+        codes = [function.__code__]
+        names = set()
+        while codes:
+            code = codes.pop()
+            names |= set(code.co_names)
+            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+        for name in sorted(names - seen):
+            if name not in function.__globals__:
+                continue            # a builtin, or an attribute's name
+            value = function.__globals__[name]
+            if isinstance(value, types.ModuleType) or name == "annotations" or (
+                    getattr(builtins, name, None) is value):
+                continue
+            seen.add(name)
+            if name in taken:
+                outcome.errors.append(where.error(
+                    stmt, f"the rewritten code needs a helper's `{name}`, which this file "
+                          "binds to something else", f"rename your `{name}`"))
+            elif isinstance(value, types.FunctionType) and \
+                    value.__module__ == function.__module__:
+                queue.append(value)
+            elif type(value) in (int, float, str, bool):
+                constants.append(f"{name} = {value!r}")
+            else:       # an engine bug: the file would not run
+                outcome.errors.append(where.error(
+                    stmt, f"internal error: the helper `{function.__name__}` written into "
+                          f"the file reads `{name}`, which the file rewriter cannot write "
+                          "there", "please report this with the file"))
+    return out, constants
+
+
+def _drop_unused_marks(module: cst.Module, namespace: dict,
+                       made_unused: frozenset = frozenset()) -> cst.Module:
+    """Remove the names of this package's decorators from the module's imports when nothing
+    uses them any more (the rewritten file no longer needs the package), and the imports of
+    ``made_unused``."""
+    import vectorize as package
+    used = _names_used(module)
     ours = {name for name, value in namespace.items()
             if value is package or (getattr(value, "__module__", None) or "").startswith(
                 "vectorize.") and mark_of(ast.Name(name), namespace) is not None}
+    ours |= set(made_unused)
     body = []
     for stmt in module.body:
         if not _is_import(stmt):

@@ -64,6 +64,7 @@ _FRACTIONAL = "negative number cannot be raised to a fractional power"
 _DOMAIN = _message(lambda: math.sqrt(-1.0))
 _RANGE = _message(lambda: math.exp(1000.0))
 _NAN_TO_INT = _message(lambda: int(math.nan))
+_INF_TO_INT = _message(lambda: int(math.inf))
 _SHIFT = _message(lambda: 1 << -1)
 
 _MAX = sys.float_info.max
@@ -396,10 +397,15 @@ def inversion_checks(node, a: Value) -> list:
 
 
 # ------------------------------------------------------------------------ calls
-_TO_INT = [Check("OverflowError", _NAN_TO_INT,
+_TO_INT = [Check("ValueError", _NAN_TO_INT, "math.isnan({x})", {}),
+           Check("OverflowError", _INF_TO_INT, "math.isinf({x})", {}),
+           Check("OverflowError", _INT_TOO_LARGE,
                  "not -9.223372036854776e+18 <= {x} < 9.223372036854776e+18", {})]
-"""int(x), round(x), math.floor/ceil/trunc(x) of a float: NaN and inf raise, and an int beyond
-int64 does not fit numpy.vectorize's int64 output."""
+"""int(x), round(x), math.floor/ceil/trunc(x) of a float: NaN raises ValueError and inf
+OverflowError, as Python's; an int beyond int64 does not fit numpy.vectorize's int64 output
+(OverflowError). A batch with both NaN and inf raises the NaN's ValueError wherever its examples
+are (a backend that cannot replay the loop: JAX's; NumPy's replays it and gives the first
+example's)."""
 
 
 MATH_ERRORS: dict[str, list] = {

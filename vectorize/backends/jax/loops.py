@@ -665,4 +665,81 @@ def lower(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     out = lower_loops(func_def, locate=locate, not_arrays=not_arrays)
     if out is not func_def:     # (`lax` is imported as `JaxBackend.extra_modules` says)
         ctx.module.runtime_imports.setdefault(CARRY_HELPER, promote_carry)
+        out = _drop_dead_inits(out)
     return out
+
+
+_PURE_CALLS = {"full", "full_like", "zeros", "ones", "zeros_like", "ones_like", "asarray"}
+"""The array constructors a dead initial value may call: they compute nothing else."""
+
+
+def _drop_dead_inits(func: cst.FunctionDef) -> cst.FunctionDef:
+    """Initial values a loop's carry no longer reads: ``step = jnp.full(len(x), 1.0, ...)``
+    before a ``while`` whose test the lowering made ``jnp.any(active)`` and whose body
+    assigns ``step`` before reading it (``step`` is then local to ``body``). Only an
+    assignment to a name nothing in the function reads, of constants, names and array
+    constructors (`_PURE_CALLS`), at the function's top level."""
+    counts: dict[str, int] = {}
+
+    def count(tree, local=frozenset()):
+        for node in _names_outside_defs(tree):
+            if type(node) is cst.FunctionDef:
+                # a name the nested `def` (`body`) assigns is its own
+                inner = _bound_in(node)
+                count(node.body, inner)
+            elif node.value not in local:
+                counts[node.value] = counts.get(node.value, 0) + 1
+    count(func.body)
+    body = []
+    for stmt in func.body.body:
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and \
+            len(stmt.body) == 1 else None
+        if type(small) is cst.Assign and len(small.targets) == 1 and \
+                type(small.targets[0].target) is cst.Name and \
+                counts.get(small.targets[0].target.value) == 1 and _pure_init(small.value):
+            continue
+        body.append(stmt)
+    if len(body) == len(func.body.body):
+        return func
+    return func.with_changes(body=func.body.with_changes(body=body))
+
+
+def _names_outside_defs(tree):
+    """The names in ``tree``, and its nested ``def``s (not their names)."""
+    stack = list(tree.children)
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.FunctionDef:
+            yield node
+            continue
+        if type(node) is cst.Name:
+            yield node
+        stack.extend(node.children)
+
+
+def _bound_in(func: cst.FunctionDef) -> frozenset:
+    """The names local to ``func``: its parameters and what it assigns (none where it
+    declares one ``nonlocal`` or ``global``)."""
+    if any(type(n) in (cst.Nonlocal, cst.Global) for n in walk(func.body)):
+        return frozenset()
+    params = {p.name.value for p in walk(func.params) if type(p) is cst.Param}
+    return frozenset(params | set(writes(func.body)))
+
+
+def _pure_init(node) -> bool:
+    if type(node) in (cst.Name, cst.Integer, cst.Float, cst.SimpleString):
+        return True
+    if type(node) is cst.Attribute:
+        return _pure_init(node.value)
+    if type(node) is cst.UnaryOperation:
+        return _pure_init(node.expression)
+    if type(node) is cst.Call:
+        func = node.func
+        name = func.attr.value if type(func) is cst.Attribute else \
+            func.value if type(func) is cst.Name else None
+        if name not in _PURE_CALLS and name != "len":
+            return False
+        if type(func) is cst.Attribute and not _pure_init(func.value):
+            return False
+        return all(_pure_init(arg.value) for arg in node.args)
+    return False
