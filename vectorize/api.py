@@ -140,15 +140,8 @@ class vectorize:
                 # `_finish`
                 try:
                     out = warm(args)
-                except (VectorizeError, Warning):
-                    raise
-                except BackendFailure as failure:
-                    self._backend_failed(failure, last.entry.spec)
-                    return self._replay(args, kwargs, last.entry.spec.result, last.size,
-                                        _static_types(last.entry))
-                except Exception:       # noqa: BLE001 -- the per-example loop decides
-                    return self._replay(args, kwargs, last.entry.spec.result, last.size,
-                                        _static_types(last.entry))
+                except Exception as exc:        # noqa: BLE001 -- as `_fast_failed` decides
+                    return self._fast_failed(exc, last, args, kwargs)
                 if type(out) is _NDARRAY:
                     return out
                 if out is not None:
@@ -161,15 +154,8 @@ class vectorize:
                     # one call of the generated function (`_FastPath.run`)
                     try:
                         out = run(*call_args)
-                    except (VectorizeError, Warning):
-                        raise
-                    except BackendFailure as failure:
-                        self._backend_failed(failure, last.entry.spec)
-                        return self._replay(args, kwargs, last.entry.spec.result, last.size,
-                                            _static_types(last.entry))
-                    except Exception:       # noqa: BLE001 -- the per-example loop decides
-                        return self._replay(args, kwargs, last.entry.spec.result, last.size,
-                                            _static_types(last.entry))
+                    except Exception as exc:    # noqa: BLE001 -- as `_fast_failed` decides
+                        return self._fast_failed(exc, last, args, kwargs)
                     if last.simple and not self.otypes:
                         arr = out if last.to_numpy is None else last.to_numpy(out)
                         if type(arr) is _NDARRAY and arr.shape == last.flat:
@@ -792,6 +778,17 @@ class vectorize:
             return _REPLAY
         except Exception:       # noqa: BLE001 -- the per-example loop decides
             return _REPLAY
+
+    def _fast_failed(self, exc, last, args, kwargs):
+        """What a warm call (`_FastPath`) whose generated function raised ``exc`` gives: our
+        own errors and warnings as they are; otherwise the per-example loop's answer (after
+        the backend's failure is noted)."""
+        if isinstance(exc, (VectorizeError, Warning)):
+            raise exc
+        if isinstance(exc, BackendFailure):
+            self._backend_failed(exc, last.entry.spec)
+        return self._replay(args, kwargs, last.entry.spec.result, last.size,
+                            _static_types(last.entry))
 
     def _backend_failed(self, failure, spec):
         """The backend's library could not run the generated code (`BackendFailure`, e.g.
