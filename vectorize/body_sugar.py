@@ -299,10 +299,8 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
     if not any(type(n.operator) in (cst.In, cst.NotIn)
                for n in by_type(tree).get(cst.ComparisonTarget, ())):
         return tree
-    assigned = {p.name.value for p in tree.params.params}
-    from .liveness import writes
-    for stmt in tree.body.body:
-        assigned |= writes(stmt)
+    from .liveness import bound_names
+    assigned = bound_names(tree)
 
     def items(node):
         if type(node) in (cst.Tuple, cst.List, cst.Set):
@@ -721,10 +719,8 @@ def ufunc_out_as_write(tree: cst.FunctionDef, func, imports: dict) -> cst.Functi
     calls = [n.value for n in by_type(tree).get(cst.Expr, ()) if type(n.value) is cst.Call]
     if not calls:
         return tree
-    assigned = {p.name.value for p in tree.params.params}
-    from .liveness import writes
-    for stmt in tree.body.body:
-        assigned |= writes(stmt)
+    from .liveness import bound_names
+    assigned = bound_names(tree)
 
     def ufunc_of(node):
         import numpy as np

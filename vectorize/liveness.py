@@ -164,6 +164,15 @@ def writes(stmt) -> set[str]:
     return set(memoized("writes", stmt, _writes))
 
 
+def bound_names(func: cst.FunctionDef) -> set[str]:
+    """The names ``func`` binds: its parameters and every name its statements may assign
+    (where one of them is ``sum`` or ``map``, the builtin is not what the body calls)."""
+    names = {p.name.value for p in func.params.params}
+    for stmt in func.body.body:
+        names |= writes(stmt)
+    return names
+
+
 def changes(stmt) -> set[str]:
     """Names a statement (including nested blocks) may assign or change in place: `writes`
     and the arrays it writes items of (``y`` of ``y[i] = v``, ``y[i] += v``), whose reads

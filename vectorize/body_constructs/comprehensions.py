@@ -24,10 +24,8 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
     ``if``, over a plain name its element reads with no nested scope rebinding it."""
     if cst.ListComp not in by_type(tree) and cst.GeneratorExp not in by_type(tree):
         return tree
-    assigned = {p.name.value for p in tree.params.params}
-    from ..liveness import writes
-    for stmt in tree.body.body:
-        assigned |= writes(stmt)
+    from ..liveness import bound_names
+    assigned = bound_names(tree)
     # a list of per-example values handed to a function (`sum(terms)`, `np.mean([...])`) is
     # left to the rules of that function: only lists the code indexes are written out
     handed = {id(a.value) for n in walk(tree) if type(n) is cst.Call for a in n.args}
@@ -233,10 +231,8 @@ def map_as_display(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     does (an unpacking of the wrong length raises the same ValueError)."""
     if "map" not in {n.value for n in walk(tree) if type(n) is cst.Name}:
         return tree
-    from ..liveness import writes
-    assigned = {p.name.value for p in tree.params.params}
-    for stmt in tree.body.body:
-        assigned |= writes(stmt)
+    from ..liveness import bound_names
+    assigned = bound_names(tree)
     if "map" in assigned or lookup(func, "map")[2] != "builtin":
         return tree
     consumed = set()
@@ -282,10 +278,8 @@ def consumers_as_displays(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     (a comparison or ``not`` needs no ``bool``): the values Python computes, with its
     short-circuit (items after the deciding one are not evaluated, as the generator's
     are not)."""
-    from ..liveness import writes
-    assigned = {p.name.value for p in tree.params.params}
-    for stmt in tree.body.body:
-        assigned |= writes(stmt)
+    from ..liveness import bound_names
+    assigned = bound_names(tree)
 
     class Displays(cst.CSTTransformer):
         def leave_Call(self, original_node, node):
@@ -430,12 +424,9 @@ def sums_as_loops(tree: cst.FunctionDef, func) -> cst.FunctionDef:
                and n.args and type(n.args[0].value) in (cst.GeneratorExp, cst.ListComp)
                for n in walk(tree)):
         return tree
-    from ..liveness import writes
+    from ..liveness import bound_names
     from .closures import in_conditional
-    assigned = {p.name.value for p in tree.params.params}
-    for stmt in tree.body.body:
-        assigned |= writes(stmt)
-    if "sum" in assigned or lookup(func, "sum")[2] != "builtin":
+    if "sum" in bound_names(tree) or lookup(func, "sum")[2] != "builtin":
         return tree
     lines: dict = {}
     for line in walk(tree.body):

@@ -43,10 +43,8 @@ def keyed_extrema(tree: cst.FunctionDef, func) -> cst.FunctionDef:
                                   for a in n.args) or n.func.value == "sorted" and SORTS)
                for n in walk(tree)):
         return tree
-    from ..liveness import writes
-    assigned = {p.name.value for p in tree.params.params}
-    for stmt in tree.body.body:
-        assigned |= writes(stmt)
+    from ..liveness import bound_names
+    assigned = bound_names(tree)
     taken = {n.value for n in walk(tree) if type(n) is cst.Name}
     tables = _fixed_lists(tree)
     lines: dict = {}
