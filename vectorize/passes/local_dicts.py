@@ -35,6 +35,7 @@ import libcst as cst
 
 from ..syntax.templates import parse_expr
 from ..syntax.traversal import by_type, children, rewrite, walk
+from .ragged_tables import int_literal
 
 _SCOPES = (cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.ListComp, cst.SetComp, cst.DictComp,
            cst.GeneratorExp)
@@ -45,12 +46,8 @@ def _key(node):
     """The value of a literal key (a plain string or an int), else `_MISSING`."""
     if type(node) is cst.SimpleString and node.prefix.lower() in ("", "u"):
         return node.evaluated_value
-    if type(node) is cst.Integer:
-        return int(node.evaluated_value)
-    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus and type(
-            node.expression) is cst.Integer:
-        return -int(node.expression.evaluated_value)
-    return _MISSING
+    value = int_literal(node)
+    return _MISSING if value is None else value
 
 
 def _display_keys(node) -> list | None:
