@@ -63,7 +63,7 @@ from ...liveness import (
     target_names,
     writes,
 )
-from ...syntax.templates import parse_expr, parse_stmt
+from ...syntax.templates import expr, parse_expr, parse_stmt
 from ...syntax.traversal import walk
 
 # `for k in range(n)` with a constant n at most this is left to `jax.jit`'s unrolling: a few
@@ -341,6 +341,122 @@ def _decides_in_python(stmts: list, names: set) -> bool:
     return False
 
 
+def _check_parts(stmt):
+    """``if jnp.any(T): <assignments>; raise E`` (a check the passes wrote): (test, the
+    assignment lines, the ``Raise``), else None."""
+    if not isinstance(stmt, cst.If) or stmt.orelse is not None or \
+            not _mentions_any_lane(stmt.test):
+        return None
+    lines = list(stmt.body.body)
+    if not lines or not all(isinstance(line, cst.SimpleStatementLine) for line in lines):
+        return None
+    smalls = [small for line in lines for small in line.body]
+    last = smalls[-1]
+    if not isinstance(last, cst.Raise) or last.exc is None or \
+            not all(isinstance(small, cst.Assign) for small in smalls[:-1]):
+        return None
+    assigns = [cst.SimpleStatementLine([small]) for small in smalls[:-1]]
+    return stmt.test, assigns, last
+
+
+def _assign(name: str, value) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
+
+
+def _has_checks(stmts) -> bool:
+    """Whether ``stmts`` hold a check (`_check_parts`, or an index checked in bounds:
+    `_index_checks`), in nested blocks and loops too."""
+    return any(isinstance(node, cst.If) and _check_parts(node) is not None
+               or _is_in_bounds(node) for stmt in stmts for node in walk(stmt))
+
+
+IN_BOUNDS = "in_bounds"     # (`writes.IN_BOUNDS`)
+
+
+def _is_in_bounds(node) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
+        node.func.value == IN_BOUNDS and len(node.args) == 2
+
+
+class _IndexChecks(cst.CSTTransformer):
+    """The ``in_bounds(index, size)`` calls of a statement (`writes.in_bounds`: a check of
+    its own, which in a `lax` body would be an unfunctionalized ``checkify`` check), each
+    replaced by a new name for its index (``(name, index, size)`` in ``found``), except where
+    the index is computed only on a condition (in a conditional expression, a ``lambda``,
+    a comprehension)."""
+
+    def __init__(self, fresh):
+        self.fresh = fresh
+        self.found: list = []
+        self.depth = 0
+
+    def visit_IfExp(self, node):
+        self.depth += 1
+
+    def leave_IfExp(self, original_node, updated_node):
+        self.depth -= 1
+        return updated_node
+
+    visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = \
+        visit_IfExp
+    leave_Lambda = leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = \
+        leave_IfExp
+
+    def leave_Call(self, original_node, updated_node):
+        if self.depth or not _is_in_bounds(updated_node):
+            return updated_node
+        name = self.fresh("index")
+        self.found.append((name, updated_node.args[0].value, updated_node.args[1].value))
+        return cst.Name(name)
+
+
+def _string_like(node) -> bool:
+    return isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString))
+
+
+def _message_values(node, local: set, values: list, fresh):
+    """``node`` (an exception or a part of one) with each value in it that reads a name of
+    ``local`` (one the loops compute) replaced by a new name, appended to ``values`` as
+    (name, value): the exception's call, a string's pieces, ``str(x)``, tuples are kept,
+    the values they are made of are carried."""
+    if not reads(node) & local:
+        return node
+
+    def inner(part):
+        return _message_values(part, local, values, fresh)
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+        return node.with_changes(args=[a.with_changes(value=inner(a.value))
+                                       for a in node.args])
+    if isinstance(node, cst.FormattedString):
+        return node.with_changes(parts=[
+            p.with_changes(expression=inner(p.expression))
+            if isinstance(p, cst.FormattedStringExpression) else p for p in node.parts])
+    if isinstance(node, cst.ConcatenatedString):
+        return node.with_changes(left=inner(node.left), right=inner(node.right))
+    if isinstance(node, cst.BinaryOperation) and (_string_like(node.left)
+                                                  or _string_like(node.right)):
+        return node.with_changes(left=inner(node.left), right=inner(node.right))
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return node.with_changes(elements=[e.with_changes(value=inner(e.value))
+                                           for e in node.elements])
+    name = fresh("error_value")
+    values.append((name, _indexed_as_jax(node, local)))
+    return cst.Name(name)
+
+
+def _indexed_as_jax(node, local: set):
+    """``node`` with each array it indexes that the loops do not compute (a parameter, which
+    may be a NumPy array: NumPy cannot index with a traced lane) read as ``jnp.asarray(a)``."""
+
+    class Indexed(cst.CSTTransformer):
+        def leave_Subscript(self, original_node, updated_node):
+            base = updated_node.value
+            if isinstance(base, cst.Name) and base.value not in local:
+                return updated_node.with_changes(value=expr("jnp.asarray({a})", a=base))
+            return updated_node
+    return node.visit(Indexed())
+
+
 # ---------------------------------------------------------------------- the rewrite
 class _Lowering:
     def __init__(self, func: cst.FunctionDef, taken: set, locate, alias: str,
@@ -364,6 +480,16 @@ class _Lowering:
                      for t in n.targets if isinstance(t.target, cst.Name)}
         self.local_names = (self.params | writes(func.body)) - sequences - set(not_arrays)
         self.carry_param = self.fresh("carry")
+        # the checks inside `lax` loop bodies (`_carry_checks`): the number of the first one
+        # that failed is carried (`self.error`, 0: none), the values its exception is made of
+        # too (`self.slots`), and it raises after the outermost loop (`self.pending`)
+        self.depth = 0          # how many `lax` loop bodies enclose the code being lowered
+        self.guarded = False    # whether a check in an enclosing loop body may have failed
+        self.error = None
+        self.numbered = 0
+        self.slots: list = []
+        self.pending: list = []
+        self.enclosing: list = []   # the names each enclosing loop body assigns
 
     def fresh(self, base: str) -> str:
         candidate, n = base, 1
@@ -460,7 +586,8 @@ class _Lowering:
         """``names = func(args)`` after a blank line, its arguments on a line of their own
         when the statement would be long; a name not in ``live`` (not read after the loop)
         is ``_``."""
-        targets = [n if live is None or n in live else "_" for n in names]
+        kept = {self.error, *self.slots}
+        targets = [n if live is None or n in live or n in kept else "_" for n in names]
         lhs = f"{self._names(targets)} = " if names else ""
         text = f"{lhs}{func}({', '.join(args)})"
         if len(text) > 80:
@@ -474,11 +601,145 @@ class _Lowering:
         return self._call(names, func, args + [carry], self.liveness.live_after.get(loop))
 
     def _body_def(self, name: str, params: str, carry_names, stmts, defined) -> cst.FunctionDef:
-        unpack = self._unpack(carry_names)
+        """The loop's body as a function of its carry. Its checks (``if jnp.any(...): raise``)
+        become carried values (`_carry_checks`): the names these add (the values the
+        exceptions are made of) are appended to ``carry_names``."""
         inner = defined | set(carry_names)
-        lowered = self.block(list(stmts), inner)
+        first_slot = len(self.slots)
+        guarded = self.guarded
+        self.depth += 1
+        self.guarded = guarded or _has_checks(stmts)
+        self.enclosing.append(set(carry_names) | writes(cst.IndentedBlock(body=list(stmts))))
+        try:
+            lowered = self._carry_checks(self.block(list(stmts), inner))
+        finally:
+            self.depth -= 1
+            self.guarded = guarded
+            self.enclosing.pop()
+        carry_names.extend(n for n in self.slots[first_slot:] if n not in carry_names)
+        unpack = self._unpack(carry_names)
         ret = parse_stmt(f"return {self._names(carry_names)}\n")
         return self._def(name, params, unpack + lowered + [ret])
+
+    # --- checks in loop bodies
+    def _checked(self, names: list, test, body: list):
+        """Where the loop (``test``: its ``cond``'s, None for `lax.fori_loop`) runs after a
+        check that may fail (one in ``body``, or in a loop body around it): ``names`` with
+        the check's number carried, and the test that stops once a check failed."""
+        if not (self.guarded or _has_checks(body)):
+            return test
+        if self.error is None:
+            self.error = self.fresh("error")
+        if self.error not in names:
+            tested = reads(test) if test is not None else set()
+            names.insert(sum(1 for n in names if n in tested), self.error)
+        if test is None:
+            return None
+        return expr(f"{{test}} & ({self.error} == 0)", test=test)
+
+    def _around(self, names: list, stmts: list) -> list:
+        """``stmts`` (an outermost `lax` loop) with what its checks need: their number (and
+        the values their exceptions are made of) set before, and after it the ``raise`` of
+        the check that failed, as written: the first example to fail, in the loop's order,
+        raises, as in the code for NumPy (where the batch raises in the pass that fails)."""
+        if self.depth or self.error is None or self.error not in names:
+            return stmts
+        inits = [parse_stmt(f"{self.error} = 0\n")] + [
+            parse_stmt(f"{slot} = False\n") for slot in names if slot in self.slots]
+        raises = [self._numbered_raise(number, raise_) for number, raise_ in self.pending]
+        self.pending = []
+        return inits + stmts + raises
+
+    def _numbered_raise(self, number: int, raise_: cst.Raise) -> cst.If:
+        return cst.If(test=parse_expr(f"{self.error} == {number}"),
+                      body=cst.IndentedBlock(body=[cst.SimpleStatementLine([raise_])]))
+
+    def _carry_checks(self, stmts: list) -> list:
+        """The checks in a loop body's statements (not in the loops nested in it, whose
+        bodies had theirs carried already) as carried values: ``if jnp.any(T): raise E``
+        becomes ``error = jnp.where((error == 0) & jnp.any(T), <its number>, error)``, and
+        each value ``E`` reads that the loops compute (``x[jnp.argmax(failed)]``) is carried
+        from the pass where the check first failed. A `lax` body is traced, where a Python
+        ``if`` on a traced value cannot run (eagerly too)."""
+        out = []
+        for stmt in stmts:
+            parts = _check_parts(stmt)
+            if parts is not None:
+                out.extend(self._carried_check(*parts))
+            elif isinstance(stmt, cst.SimpleStatementLine) and _has_checks([stmt]):
+                out.extend(self._index_checks(stmt))
+            elif isinstance(stmt, cst.If):
+                orelse = stmt.orelse
+                if isinstance(orelse, cst.Else):
+                    orelse = orelse.with_changes(body=orelse.body.with_changes(
+                        body=self._carry_checks(list(orelse.body.body))))
+                elif isinstance(orelse, cst.If):
+                    orelse = self._carry_checks([orelse])[0]
+                out.append(stmt.with_changes(body=stmt.body.with_changes(
+                    body=self._carry_checks(list(stmt.body.body))), orelse=orelse))
+            elif isinstance(stmt, (cst.For, cst.While, cst.With)):
+                out.append(stmt.with_changes(body=stmt.body.with_changes(
+                    body=self._carry_checks(list(stmt.body.body)))))
+            else:
+                out.append(stmt)
+        return out
+
+    def _index_checks(self, stmt) -> list:
+        """``y = v[in_bounds(k, n)]`` in a loop body: the index given a name, its check
+        carried as the others (`_carried_check`), raising what `writes.in_bounds` raises op by
+        op (NumPy's IndexError, for the first index out of bounds)::
+
+            index = k
+            failed_index = (index < -n) | (index >= n)
+            error = ...   # (`_carried_check` of `if jnp.any(failed_index): raise ...`)
+            y = v[index]
+        """
+        checks = _IndexChecks(self.fresh)
+        stmt = stmt.visit(checks)
+        out = []
+        for name, index, size in checks.found:
+            failed = self.fresh("failed_index")
+            n = cst.Module([]).code_for_node(size)
+            if not isinstance(size, (cst.Integer, cst.Name, cst.Call, cst.Attribute,
+                                     cst.Subscript)):
+                n = f"({n})"
+            jnp = self.alias
+            out.append(_assign(name, index))
+            out.append(parse_stmt(f"{failed} = ({name} < -{n}) | ({name} >= {n})\n"))
+            first = f"{jnp}.ravel({name})[{jnp}.argmax({jnp}.ravel({failed}))]"
+            message = parse_expr(f'IndexError(f"index {{{first}}} is out of bounds for axis 0 '
+                                 f'with size {{{n}}}")')
+            out.extend(self._carried_check(parse_expr(f"{jnp}.any({failed})"), [],
+                                           cst.Raise(exc=message), {name, failed}))
+        return out + [stmt]
+
+    def _carried_check(self, test, assigns: list, raise_: cst.Raise, made=()) -> list:
+        self.numbered += 1
+        number = self.numbered
+        local = set().union(*self.enclosing) | set(made)
+        for line in assigns:
+            local |= writes(line)
+        values: list = []
+        exc = _message_values(raise_.exc, local, values, self.fresh)
+        cause = raise_.cause
+        if cause is not None:
+            cause = cause.with_changes(item=_message_values(cause.item, local, values,
+                                                            self.fresh))
+        self.pending.append((number, raise_.with_changes(exc=exc, cause=cause)))
+        self.slots.extend(slot for slot, _ in values)
+        error = self.error
+        where = f"{self.alias}.where"
+        if not assigns and not values:
+            return [_assign(error, expr(f"{where}(({error} == 0) & {{test}}, {number}, {error})",
+                                        test=test))]
+        fails = self.fresh("fails")
+        out = [_assign(fails, expr(f"({error} == 0) & {{test}}", test=test)),
+               parse_stmt(f"{error} = {where}({fails}, {number}, {error})\n")]
+        out += [line.deep_clone() for line in assigns]
+        for slot, value in values:
+            out.append(_assign(slot, expr(f"{where}({fails}, {{value}}, {slot})",
+                                          value=value)))
+        return out
 
     # --- while
     def while_loop(self, loop: cst.While, defined: set) -> list:
@@ -521,13 +782,15 @@ class _Lowering:
             defined |= writes(s)
         names = self.carry(loop, body, test)
         self.check_defined(loop, names, defined)
+        test = self._checked(names, test, body)
         cond_name, body_name = self.fresh("cond"), self.fresh("body")
+        body_def = self._body_def(body_name, self.carry_param, names, body,
+                                  defined | {self.error})
         cond = self._def(cond_name, self.carry_param, self._unpack(names, reads(test)) + [
             cst.SimpleStatementLine([cst.Return(test)])])
-        body_def = self._body_def(body_name, self.carry_param, names, body, defined)
         call = self._loop_call(loop, names, "lax.while_loop", [cond_name, body_name],
                                body_name)
-        return head + [cond, body_def, call]
+        return self._around(names, head + [cond, body_def, call])
 
     # --- for
     def for_loop(self, loop: cst.For, defined: set) -> list:
@@ -581,15 +844,17 @@ class _Lowering:
                         "examples stop at different times and has no value before it",
                         f"give `{target}` a value before the loop")
         self.check_defined(loop, names, defined)
+        test = self._checked(names, test, new_body)
         init = [parse_stmt(f"{counter} = {cst.Module([]).code_for_node(start)}\n"),
                 parse_stmt(f"{going} = True\n")]
         cond_name, body_name = self.fresh("cond"), self.fresh("body")
+        body_def = self._body_def(body_name, self.carry_param, names, new_body,
+                                  defined | {self.error})
         cond = self._def(cond_name, self.carry_param, self._unpack(names, reads(test)) + [
             cst.SimpleStatementLine([cst.Return(test)])])
-        body_def = self._body_def(body_name, self.carry_param, names, new_body, defined)
         call = self._loop_call(loop, names, "lax.while_loop", [cond_name, body_name],
                                body_name)
-        return init + [cond, body_def, call]
+        return self._around(names, init + [cond, body_def, call])
 
     def _plain_range(self, loop, rng, body, defined) -> list:
         """A loop with the same trip count for every example."""
@@ -610,15 +875,16 @@ class _Lowering:
             # loop: in (and out of) `lax.fori_loop` they are traced, in a Python loop the
             # index is an int and the carry as it comes (a static value stays one)
             return [self._python_loop(loop, defined)]
+        self._checked(names, None, body)
         body_name = self.fresh("body")
         index = target if target != "_" else self.fresh("trip")
         body_def = self._body_def(body_name, f"{index}, {self.carry_param}", names, body,
-                                  defined | {target})
+                                  defined | {target, self.error})
         lo = cst.Module([]).code_for_node(start)
         hi = cst.Module([]).code_for_node(stop)
         call = self._loop_call(loop, names, "lax.fori_loop", [lo, hi, body_name], body_name,
                                (lo,))
-        return [body_def, call]
+        return self._around(names, [body_def, call])
 
 
 def lower_loops(func: cst.FunctionDef, *, locate=None, alias: str = "jnp",

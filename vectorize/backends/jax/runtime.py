@@ -197,16 +197,39 @@ def _is_any_lane(node) -> bool:
     return False
 
 
-class _Checks(ast.NodeTransformer):
-    """``if <test reading jnp.any>: ... raise ...`` → ``checkify.check(not test, ...)``."""
+def _loop_results(tree) -> set:
+    """The names a ``lax`` loop's call assigns (``_, error, x = lax.while_loop(...)``)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                isinstance(node.value.func, ast.Attribute) and \
+                node.value.func.attr in ("while_loop", "fori_loop") and \
+                isinstance(node.value.func.value, ast.Name) and node.value.func.value.id == "lax":
+            for target in node.targets:
+                out |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    return out
 
-    def __init__(self):
+
+def _is_carried_check(test, carried: set) -> bool:
+    """``error == 3``, where ``error`` is carried by a ``lax`` loop: the number of the check
+    that failed in it (`loops._Lowering._carry_checks`)."""
+    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and \
+        test.left.id in carried and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) \
+        and isinstance(test.comparators[0], ast.Constant)
+
+
+class _Checks(ast.NodeTransformer):
+    """``if <test reading jnp.any>: ... raise ...`` (and ``if error == 3: raise ...`` after a
+    ``lax`` loop that carries its checks) → ``checkify.check(not test, ...)``."""
+
+    def __init__(self, carried=frozenset()):
         self.count = 0
+        self.carried = carried
 
     def visit_If(self, node):
         self.generic_visit(node)
         if node.orelse or not node.body or not isinstance(node.body[-1], ast.Raise) \
-                or not _is_any_lane(node.test):
+                or not (_is_any_lane(node.test) or _is_carried_check(node.test, self.carried)):
             return node
         self.count += 1
         check = ast.Expr(ast.Call(
@@ -222,7 +245,7 @@ def jit_twin(function, source: str):
     (`_Checks`), compiled from ``source`` in the same globals; (twin, number of checks)."""
     from jax.experimental import checkify
     tree = ast.parse(source)
-    checks = _Checks()
+    checks = _Checks(_loop_results(tree))
     tree = ast.fix_missing_locations(checks.visit(tree))
     # per-example indexes checked in bounds (`writes.in_bounds`, a `checkify.check` where it
     # is traced)
