@@ -598,3 +598,34 @@ def test_a_python_if_on_the_counter_of_a_loop_left_early(n):
     np.testing.assert_array_equal(np.asarray(got), expected)
     got = vectorize(counter_test_with_break, backend="jax")(x)
     np.testing.assert_array_equal(np.asarray(got), expected)
+
+
+def test_checks_inside_loops_under_vmap_run_jitted_and_raise_as_written(tmp_path):
+    """The checks a `lax` loop body carries (`_Lowering._carry_checks`: the failed check's
+    number and its exception's values, raised after the loop) under ``vmap(backend="jax")``:
+    the jitted twin makes the check after the loop a ``checkify`` check, so the function
+    stays jitted (``Compiled.level`` 0, never op by op), equals the per-example loop, and
+    raises the per-example loop's exception where one example fails."""
+    from test_cli_backends import CHECKED_CALLS, CHECKED_LOOPS, _per_example, load
+
+    from vectorize import vmap
+    path = tmp_path / "checked_loops.py"
+    path.write_text(CHECKED_LOOPS.replace("@vmap\n", ""))
+    namespace = vars(load(path))
+    for name, fine, failing in CHECKED_CALLS:
+        mapped = vmap(namespace[name], backend="jax")
+        for n in (5,):      # (sizes: the written file's test, `test_cli_backends`)
+            args = [np.resize(np.asarray(a), n) for a in fine]
+            want, _ = _per_example(namespace[name], args)
+            got = mapped(*args)
+            assert got.dtype == want.dtype, (name, got.dtype, want.dtype)
+            np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=name)
+        fast = mapped._fast or mapped._fast_numpy
+        assert fast.entry.spec.function.level == 0, name
+        if failing is not None:
+            args = [np.asarray(a) for a in failing]
+            _, want = _per_example(namespace[name], args)
+            with pytest.raises(type(want)) as raised:
+                mapped(*args)
+            if type(want) is not IndexError:
+                assert str(raised.value) == str(want), name

@@ -359,6 +359,14 @@ def _check_parts(stmt):
     return stmt.test, assigns, last
 
 
+def _any_argument(test):
+    """``m`` of the first ``jnp.any(m)`` in ``test``, else None."""
+    for node in walk(test):
+        if _is_any_lane(node) and len(node.args) == 1:
+            return node.args[0].value
+    return None
+
+
 def _assign(name: str, value) -> cst.SimpleStatementLine:
     return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))], value)])
 
@@ -735,11 +743,17 @@ class _Lowering:
         fails = self.fresh("fails")
         out = [_assign(fails, expr(f"({error} == 0) & {{test}}", test=test)),
                parse_stmt(f"{error} = {where}({fails}, {number}, {error})\n")]
-        out += [line.deep_clone() for line in assigns]
+        made = [line.deep_clone() for line in assigns]
         for slot, value in values:
-            out.append(_assign(slot, expr(f"{where}({fails}, {{value}}, {slot})",
-                                          value=value)))
-        return out
+            made.append(_assign(slot, expr(f"{where}({fails}, {{value}}, {slot})",
+                                           value=value)))
+        lanes = _any_argument(test)
+        if lanes is None:
+            return out + made
+        # the exception's values are those of the first failing example: an empty batch
+        # has none (its lanes cannot be indexed, even where no lane fails)
+        return out + [cst.If(test=expr(f"{self.alias}.size({{m}})", m=lanes),
+                             body=cst.IndentedBlock(body=made))]
 
     # --- while
     def while_loop(self, loop: cst.While, defined: set) -> list:
