@@ -18,8 +18,10 @@
   ``errors.Unsupported(message, node, suggestion)``). The code may call ``lax.`` (the
   generated module imports it where its code names it: ``JaxBackend.extra_modules``). Any
   ``while``/``for`` still reading a mask afterwards is refused here. The ``raise`` checks
-  (``if jnp.any(c): raise ...``), inside a loop body too, stay as they are: `runtime` makes
-  them ``checkify`` checks in the jitted form, which ``lax.while_loop`` bodies carry.
+  (``if jnp.any(c): raise ...``) stay as they are, except inside a ``lax`` loop body (traced
+  even without ``jit``): there the loop carries the number of the check that failed and the
+  values of its exception, and the ``raise`` follows the loop (``if error == 1: raise ...``);
+  `runtime` makes both kinds ``checkify`` checks in the jitted form.
 
 What the front ends run is `runtime.Compiled`; the ``raise`` checks (``if jnp.any(c): raise
 ...``) stay in the source and become functionalized checks only in the jitted twin

@@ -43,6 +43,12 @@ float array), as `lax.while_loop` requires.
   per-example ``break`` runs all its passes without the early stop (its body is under the
   loop's mask: a pass where no lane is active changes nothing).
 
+Checks (``if jnp.any(failed): raise E``, and indices checked ``in_bounds``) inside a body
+cannot be Python ``if`` s on a traced value: the loop carries the number of the first check
+that failed (``error``, 0: none) and the values ``E`` is made of from the pass where it
+failed, its ``cond`` stops once one has, and ``if error == 1: raise E`` follows the outermost
+loop (`_Lowering._carry_checks`; ``docs/jax.md``, "Checks inside loops").
+
 A loop that cannot be lowered (a per-example exit that is not the loop's last statement or
 more than one, a range step that is not a constant, a carried
 name with no value before the loop) is refused with `Unsupported`, located at the user's loop

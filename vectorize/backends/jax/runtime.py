@@ -19,7 +19,8 @@ tracing fails and the next level is tried: NumPy scalars static too, then op by 
 ``jit``, still JAX's operations; correct, slower), remembered for later calls.
 
 **Exceptions** (``vectorize``'s Python semantics, a user's ``raise``): the generated code
-checks ``if jnp.any(<lanes that raise>): raise ...``, which cannot run under ``jit``. The jitted
+checks ``if jnp.any(<lanes that raise>): raise ...`` (after a ``lax`` loop whose body has
+checks: ``if error == 1: raise ...``, `loops`), which cannot run under ``jit``. The jitted
 twin of the code (`jit_twin`, never shown: `.source()` shows the code with its ``raise``)
 has each such check as ``checkify.check``: it computes on the device whether some live lane
 fails and gives the flag back with the results. When one is set, the code runs again op by
