@@ -396,8 +396,8 @@ class _IndexChecks(cst.CSTTransformer):
     """The ``in_bounds(index, size)`` calls of a statement (`writes.in_bounds`: a check of
     its own, which in a `lax` body would be an unfunctionalized ``checkify`` check), each
     replaced by a new name for its index (``(name, index, size)`` in ``found``), except where
-    the index is computed only on a condition (in a conditional expression, a ``lambda``,
-    a comprehension)."""
+    the index is computed only on a condition (in a conditional expression, ``and``/``or``,
+    a ``lambda``, a comprehension)."""
 
     def __init__(self, fresh):
         self.fresh = fresh
@@ -412,9 +412,9 @@ class _IndexChecks(cst.CSTTransformer):
         return updated_node
 
     visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = \
-        visit_IfExp
+        visit_BooleanOperation = visit_IfExp
     leave_Lambda = leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = \
-        leave_IfExp
+        leave_BooleanOperation = leave_IfExp
 
     def leave_Call(self, original_node, updated_node):
         if self.depth or not _is_in_bounds(updated_node):
