@@ -365,7 +365,7 @@ class FunctionJob:
         tree = tree.with_changes(name=cst.Name(self.name))
         func = self.source.func
         free_names = dict(self.last.free_names)
-        for name, value in self.last.free_names.items():
+        for value in self.last.free_names.values():
             # a helper bound to a closure (`body_constructs.bound_closures`) stands for the
             # helper the function names: rebinding that name makes a new specialization
             binds = bound_helper_of(value)

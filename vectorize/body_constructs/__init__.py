@@ -38,6 +38,6 @@ from .helpers import hoist_helpers
 from .imports import hoist_imports
 from .keyed import keyed_extrema
 
-__all__ = ["bind_closure_arguments", "consumers_as_displays", "hoist_helpers", "hoist_imports", "inline_closures",
-           "inline_statement_closures", "keyed_extrema", "map_as_display", "sums_as_loops",
+__all__ = ["bind_closure_arguments", "consumers_as_displays", "hoist_helpers", "hoist_imports",
+           "inline_closures", "inline_statement_closures", "keyed_extrema", "map_as_display", "sums_as_loops",
            "unroll_comprehensions"]
