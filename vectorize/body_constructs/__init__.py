@@ -39,5 +39,5 @@ from .imports import hoist_imports
 from .keyed import keyed_extrema
 
 __all__ = ["bind_closure_arguments", "consumers_as_displays", "hoist_helpers", "hoist_imports",
-           "inline_closures", "inline_statement_closures", "keyed_extrema", "map_as_display", "sums_as_loops",
-           "unroll_comprehensions"]
+           "inline_closures", "inline_statement_closures", "keyed_extrema", "map_as_display",
+           "sums_as_loops", "unroll_comprehensions"]
