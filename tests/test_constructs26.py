@@ -12,7 +12,8 @@ import sys
 
 import numpy as np
 import pytest
-from test_constructs21 import check_every_size, same_as_numpy_vectorize
+from differential import assert_values_equal
+from test_constructs21 import same_as_numpy_vectorize
 
 from vectorize import VectorizeError, vectorize, vmap
 from vectorize.body_constructs import keyed
@@ -61,3 +62,205 @@ def test_the_decision_tree_of_the_running_python_is_its_sort():
         tree = keyed._decisions(n)
         for keys in itertools.product([0.0, -0.0, 1.0, 2.0, NAN], repeat=n):
             assert _leaf(tree, keys) == sorted(range(n), key=keys.__getitem__), keys
+
+
+# ------------------------------------------- closures and lambdas handed to the user's helpers
+
+def newton(f, fprime, x0, tol=1e-12, maxiter=60):
+    """A root finder of the package's own, as real code writes one."""
+    x = x0
+    for _ in range(maxiter):
+        step = f(x) / fprime(x)
+        x = x - step
+        if abs(step) < tol:
+            return x
+    raise RuntimeError("did not converge")
+
+
+def bisect(f, lo, hi, n=60):
+    flo = f(lo)
+    for _ in range(n):
+        mid = 0.5 * (lo + hi)
+        fm = f(mid)
+        if (fm < 0) == (flo < 0):
+            lo = mid
+            flo = fm
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def around(f, x0):
+    """A helper handing its function on to another one."""
+    return bisect(f, x0 - 1.0, x0 + 10.0)
+
+
+def integrate(f, a, b, n=8):
+    h = (b - a) / n
+    s = 0.5 * (f(a) + f(b))
+    for i in range(1, n):
+        s += f(a + i * h)
+    return s * h
+
+
+def apply_twice(g, t):
+    return g(g(t))
+
+
+def kepler(M, e):
+    def f(E):
+        return E - e * math.sin(E) - M
+
+    def fp(E):
+        return 1.0 - e * math.cos(E)
+    return newton(f, fp, M)
+
+
+def cube_root(y):
+    return bisect(lambda t: t ** 3 - y, 0.0, 10.0)
+
+
+def cube_root_around(y):
+    return around(lambda t: t * t * t - y, 0.0)
+
+
+def power_area(k, p):
+    return integrate(lambda t, k=k: k * t ** p, 0.0, 1.0)
+
+
+def several_statements(a, b):
+    def f(x):
+        u = x * a
+        v = u - b
+        return v * v
+    return integrate(f, 0.0, 2.0)
+
+
+def reciprocal_area(a, b):
+    """1 / (t - a) on the integration points: ZeroDivisionError where one hits `a`."""
+    return integrate(lambda t: 1.0 / (t - a), 0.0, 1.0, 4) + b
+
+
+def moments(a, b):
+    return sum([integrate(lambda t: t ** k * a + b, 0.0, 1.0) for k in range(3)])  # noqa: B023
+
+
+def called_and_handed(a, b):
+    def f(x):
+        return a * x + b
+    return f(2.0) + integrate(f, 0.0, 1.0) + apply_twice(f, b)
+
+
+def read_where_called(a, b):
+    c = a
+    def f(x):  # noqa: E306
+        return x + c
+    c = 2.0 * a + b
+    return integrate(f, 0.0, 1.0)
+
+
+def defaults_in_a_loop(a, b):
+    total = 0.0
+    for j in range(3):
+        total += integrate(lambda t, j=j: t * j + a * b, 0.0, 1.0)
+    return total
+
+
+def under_a_condition(a, b):
+    if a > 0:
+        r = integrate(lambda t: math.sqrt(t * a) - b, 0.0, 1.0)
+    else:
+        r = -1.0
+    return r
+
+
+CLOSURES = [several_statements, reciprocal_area, moments, called_and_handed,
+            read_where_called, defaults_in_a_loop, under_a_condition]
+
+
+def _pairs(n, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-3, 3, n)
+    b = rng.uniform(-3, 3, n)
+    if n >= 5:
+        a[:5] = [0.0, 0.25, -1.0, 0.5, 1.0]     # (1 / (t - a) meets a zero at 0, 0.25, ...)
+    return a, b
+
+
+def _every_size(f, make):
+    """numpy.vectorize's answer at N = 1, 5 and twice at 2,000; the shape at N = 0."""
+    assert vectorize(f, fallback="error")(*make(0)).shape == (0,)
+    for n in (1, 5, 2000, 2000):
+        same_as_numpy_vectorize(f, *make(n))
+
+
+def _same_as_the_loop(f, *args):
+    with np.errstate(all="ignore"):
+        got = vmap(f, fallback="error")(*args)
+        want = np.array([f(*row) for row in zip(*args)], dtype=np.float64)
+    np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("f", CLOSURES, ids=lambda f: f.__name__)
+def test_closures_handed_to_helpers_match_numpy_vectorize(f):
+    _every_size(f, _pairs)
+    a, b = _pairs(40, seed=1)
+    if f is not reciprocal_area:
+        _same_as_the_loop(f, a[5:], b[5:])
+
+
+def test_a_root_finder_given_two_closures_and_a_lambda_given_to_helpers():
+    rng = np.random.default_rng(2)
+    cases = [(kepler, lambda n: (rng.uniform(0, 6, n), rng.uniform(0, 0.9, n))),
+             (cube_root, lambda n: (rng.uniform(0, 900, n),)),
+             (cube_root_around, lambda n: (rng.uniform(0, 900, n),)),
+             (power_area, lambda n: (rng.uniform(0, 3, n), rng.integers(0, 4, n)))]
+    for f, make in cases:
+        batched = vectorize(f, fallback="error")
+        assert batched(*make(0)).shape == (0,)
+        for n in (1, 5, 300):
+            args = make(n)
+            want = np.vectorize(f)(*args)
+            got = batched(*args)
+            assert got.dtype == want.dtype
+            assert_values_equal(got, want)
+        _same_as_the_loop(f, *make(20))
+
+
+def test_the_helper_is_written_with_the_closure_bound_in():
+    source = vectorize(cube_root, fallback="error").source(np.array([1.0, 8.0]))
+    assert "def bisect(y, lo, hi" in source and "return bisect(y, 0.0, 10.0)" in source
+    assert "lambda" not in source and "f(" not in source
+
+
+def test_rebinding_the_helper_makes_a_new_specialization():
+    global integrate
+    f = vectorize(several_statements, fallback="error")
+    a, b = _pairs(5)
+    first = f(a, b)
+    kept = integrate
+    try:
+        integrate = ends
+        assert_values_equal(f(a, b), np.vectorize(several_statements)(a, b))
+        assert not np.allclose(f(a, b), first)
+    finally:
+        integrate = kept
+
+
+def ends(f, a, b):
+    return f(a) + f(b)
+
+
+def captured_then_rebound(a, b):
+    c = a
+    def f(x, c=c):  # noqa: E306
+        return x + c
+    c = b
+    return integrate(f, 0.0, 1.0)
+
+
+def test_a_default_rebound_after_the_definition_stays_refused():
+    a, b = _pairs(5)
+    with pytest.raises(VectorizeError, match="passed to another function") as info:
+        vectorize(captured_then_rebound, fallback="error")(a, b)
+    assert "test_constructs26.py:" in str(info.value)
