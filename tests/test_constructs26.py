@@ -264,3 +264,66 @@ def test_a_default_rebound_after_the_definition_stays_refused():
     with pytest.raises(VectorizeError, match="passed to another function") as info:
         vectorize(captured_then_rebound, fallback="error")(a, b)
     assert "test_constructs26.py:" in str(info.value)
+
+
+# ------------------------------------------- a name None on some paths, with a `try` around
+
+def _saturation(h):
+    if h > 3.0:
+        raise NotImplementedError("outside the fit")
+    return 2.0 * h
+
+
+def region_of(p, h):
+    """A steam-table region lookup: None outside every region, a `try` in one branch."""
+    region = None
+    if 0.0 <= p <= 10.0:
+        if h <= 1.0:
+            region = 1
+        elif 1.0 < h < 4.0:
+            try:
+                limit = _saturation(h)
+            except NotImplementedError:
+                limit = 5.0
+            if p < limit:
+                region = 4
+            else:
+                region = 3
+        elif h <= 6.0:
+            region = 2
+    elif 10.0 < p <= 20.0 and h < 5.0:
+        region = 5
+    return region
+
+
+def region_checked(p, h):
+    r = region_of(p, h)
+    if r is None:
+        return -1
+    return r * 10
+
+
+def test_a_region_none_on_some_paths_with_a_try_is_vectorized():
+    """numpy.vectorize's answer: ints where every example has a region; an object array
+    where the first example has none; its TypeError where a later one has none."""
+    rng = np.random.default_rng(4)
+    inside = vectorize(region_of, fallback="error")
+    checked = vectorize(region_checked, fallback="error")
+    for n in (1, 5, 2000):
+        p, h = rng.uniform(0, 10, n), rng.uniform(0, 6, n)
+        same_as_numpy_vectorize(region_of, p, h)
+        assert_values_equal(inside(p, h), np.vectorize(region_of)(p, h))
+        p2, h2 = rng.uniform(-5, 25, n), rng.uniform(-1, 8, n)
+        same_as_numpy_vectorize(region_of, p2, h2)
+        same_as_numpy_vectorize(region_checked, p2, h2)
+        assert_values_equal(checked(p2, h2), np.vectorize(region_checked)(p2, h2))
+    # the first example has no region: an object array, as numpy.vectorize gives
+    p, h = np.array([-1.0, 5.0, 15.0]), np.array([0.5, 0.5, 1.0])
+    got, want = inside(p, h), np.vectorize(region_of)(p, h)
+    assert got.dtype == want.dtype == object and list(got) == list(want)
+    # a later one has none: numpy.vectorize's TypeError
+    with pytest.raises(TypeError):
+        inside(p[::-1], h[::-1])
+    assert inside(np.zeros(0), np.zeros(0)).shape == (0,)
+    with np.errstate(all="ignore"):
+        _same_as_the_loop(region_checked, p2, h2)
