@@ -327,3 +327,45 @@ def test_a_region_none_on_some_paths_with_a_try_is_vectorized():
     assert inside(np.zeros(0), np.zeros(0)).shape == (0,)
     with np.errstate(all="ignore"):
         _same_as_the_loop(region_checked, p2, h2)
+
+
+# ------------------------------------------- calls in a `try` through a lazy-import wrapper
+
+def lambertw(*args, **kwargs):
+    """A lazy-import wrapper, as fluids writes one."""
+    from scipy.special import lambertw
+    return lambertw(*args, **kwargs)
+
+
+def colebrook_like(re, ed):
+    try:
+        sub = 0.15872763924382155 * 10.0 ** (0.10767739851405189 * ed * re) * re * re
+        if math.isinf(sub):
+            raise OverflowError
+        term = float(lambertw(1.1512925464970229 * math.sqrt(sub)).real)
+        den = 2.302585092994046 * ed * re - 18.574 * term
+        return 457.28006463294372 / (den * den)
+    except OverflowError:
+        return -1.0
+
+
+def test_a_scipy_function_through_a_lazy_wrapper_inside_a_try():
+    """`lambertw` raises nothing on numbers and returns NumPy values (its `.real` is
+    quiet): the `try` is lowered; lanes whose power overflows take the handler, lanes
+    with a negative argument raise math's ValueError, as the loop does."""
+    pytest.importorskip("scipy.special")
+    rng = np.random.default_rng(5)
+    f = vectorize(colebrook_like, fallback="error")
+    assert f(np.zeros(0), np.zeros(0)).shape == (0,)
+    for n in (1, 5, 2000):
+        re = np.exp(rng.uniform(np.log(1e3), np.log(1e8), n))
+        ed = np.exp(rng.uniform(np.log(1e-6), np.log(0.05), n))
+        if n >= 5:
+            ed[:3] = [2.0, 0.04, 1e-5]          # (10 ** 2e7 overflows: the handler)
+            re[:3] = [1e7, 1e8, 1e4]
+        with np.errstate(all="ignore"):     # (numpy.vectorize's first call: NumPy scalars)
+            want = np.vectorize(colebrook_like)(re, ed)
+        got = f(re, ed)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    same_as_numpy_vectorize(colebrook_like, np.array([1e5, -1e5]), np.array([1e-4, 1e-4]))

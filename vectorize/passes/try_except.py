@@ -45,6 +45,7 @@ import libcst as cst
 import numpy as np
 
 from ..errors import Unsupported
+from ..introspect import forwarded_target
 from ..liveness import reads
 from ..rules import python_errors
 from ..source import read_function
@@ -427,6 +428,7 @@ class _TryLowering(cst.CSTTransformer):
         what its body may raise (`helper_raises`)."""
         if fn is None:
             return None
+        fn = forwarded_target(fn) or fn     # (a lazy-import wrapper is its target)
         numbers = self.numbers is not None and all(
             self.numbers.number(a) is True for a in args)
         if numbers or (any(fn is c for c in _CONVERTERS) and len(args) == 1):
@@ -649,6 +651,7 @@ class _Raises:
 
     def call(self, node: cst.Call) -> set:
         fn = self.resolve(node.func)
+        fn = forwarded_target(fn) or fn     # (a lazy-import wrapper is its target)
         if fn is None and type(node.func) is cst.Attribute:
             return {_UNKNOWN} if node.func.attr.value not in _QUIET_METHODS else set()
         if any(a.star or a.keyword for a in node.args) and not (
@@ -980,7 +983,10 @@ class _PythonValued:
 
     def _call(self, node, seen):
         fn = self.resolve(node.func)
+        fn = forwarded_target(fn) or fn     # (a lazy-import wrapper is its target)
         args = [a.value for a in node.args]
+        if python_errors.quiet_scipy_special(fn, len(args)):
+            return False        # (NumPy values: what its ufunc returns)
         if fn in (builtins.float, builtins.int, builtins.complex, builtins.bool, builtins.len):
             return True
         if fn is builtins.round:
