@@ -365,12 +365,15 @@ class FunctionJob:
         tree = tree.with_changes(name=cst.Name(self.name))
         func = self.source.func
         free_names = dict(self.last.free_names)
-        for value in self.last.free_names.values():
+        for name, value in self.last.free_names.items():
             # a helper bound to a closure (`body_constructs.bound_closures`) stands for the
-            # helper the function names: rebinding that name makes a new specialization
+            # helper the function names: rebinding that name makes a new specialization (the
+            # code calls the bound helper's batched version, never the name it is bound to)
             binds = bound_helper_of(value)
-            if binds is not None and self.source.lookup(binds[0])[:2] == (True, binds[1]):
-                free_names.setdefault(binds[0], binds[1])
+            if binds is not None:
+                del free_names[name]
+                if self.source.lookup(binds[0])[:2] == (True, binds[1]):
+                    free_names.setdefault(binds[0], binds[1])
         for name, value in free_names.items():
             found, _, scope = self.source.lookup(name)
             if scope == "global":
