@@ -369,3 +369,36 @@ def test_a_scipy_function_through_a_lazy_wrapper_inside_a_try():
         assert got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol=1e-12)
     same_as_numpy_vectorize(colebrook_like, np.array([1e5, -1e5]), np.array([1e-4, 1e-4]))
+
+
+# ------------------------------------------------------- lists appended bool parameters
+
+def count_flags(b, x):
+    out = []
+    for k in range(3):
+        if x > k:
+            out.append(b)
+    return sum(out) + len(out)
+
+
+def any_flag(b, x):
+    out = [b]
+    if x > 1:
+        out.append(x > 2)
+    return max(out)
+
+
+@pytest.mark.parametrize("f", [count_flags, any_flag], ids=lambda f: f.__name__)
+def test_lists_appended_bool_parameters(f):
+    """A list of a bool parameter's values (and comparisons): bools per example, summed to
+    an int as Python sums them; numpy.vectorize's values and dtype, the loop's under vmap."""
+    rng = np.random.default_rng(6)
+
+    def make(n):
+        return rng.random(n) < 0.5, rng.uniform(-1, 4, n)
+    _every_size(f, make)
+    b, x = make(50)
+    got = vmap(f, fallback="error")(b, x)
+    want = np.array([f(p, q) for p, q in zip(b, x)])
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
