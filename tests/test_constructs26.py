@@ -436,3 +436,30 @@ def test_lists_appended_narrow_ints_stay_refused(mode):
     with pytest.raises(VectorizeError, match="into the list `out`") as info:
         mode(scaled_counts, fallback="error")(n, x)
     assert "test_constructs26.py:" in str(info.value)
+
+
+# ------------------------------------- a `try` the engine cannot lower, in a branch never run
+
+def by_mode(x, mode=None):
+    if mode == -1:
+        return x
+    elif mode == 0:
+        try:
+            from math import lgamma as exact
+        except ImportError:
+            return -1.0
+        return exact(x)
+    try:
+        return 1.0 / x
+    except ZeroDivisionError:
+        return 0.0
+
+
+def test_a_try_in_a_branch_the_parameters_rule_out_is_not_refused():
+    """`mode` passed None (the same for every example): the `try` around an import under
+    `elif mode == 0:` never runs, so it is not refused; passed 0 it does, and it is."""
+    x = np.array([2.0, 0.0, -4.0, 0.5, 0.0])
+    _every_size(by_mode, lambda n: (np.resize(x, n),))
+    with pytest.raises(VectorizeError, match="cannot model") as info:
+        vectorize(by_mode, excluded={"mode"}, fallback="error")(x, mode=0)
+    assert "test_constructs26.py:" in str(info.value)
