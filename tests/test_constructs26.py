@@ -463,3 +463,18 @@ def test_a_try_in_a_branch_the_parameters_rule_out_is_not_refused():
     with pytest.raises(VectorizeError, match="cannot model") as info:
         vectorize(by_mode, excluded={"mode"}, fallback="error")(x, mode=0)
     assert "test_constructs26.py:" in str(info.value)
+
+
+def handed_to_a_library(a, b):
+    import functools
+
+    def f(u, v):
+        return u * v + b
+    return functools.reduce(f, (a, b, 2.0))
+
+
+def test_a_closure_handed_to_a_library_function_is_refused_naming_it():
+    a, b = _pairs(5)
+    with pytest.raises(VectorizeError, match="passed to `functools.reduce`") as info:
+        vectorize(handed_to_a_library, fallback="error")(a, b)
+    assert "def f" in str(info.value) and "test_constructs26.py:" in str(info.value)

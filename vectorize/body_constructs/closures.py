@@ -366,6 +366,16 @@ def why_kept(stmt: cst.FunctionDef, tree: cst.FunctionDef) -> str:
                  for e in r.elements]
     if any(r is u for r in returned for u in uses):
         return "is returned"
+    takers = [n.func for n in walk(tree.body) if type(n) is cst.Call and id(n) not in inner
+              and any(a.value is u for a in n.args for u in uses)]
+    if takers and all(id(u) in called or any(a.value is u for t in walk(tree.body)
+                                             if type(t) is cst.Call for a in t.args)
+                      for u in uses):
+        # (one of your own Python helpers gets it bound into its body where it can:
+        # `bound_closures`; a library's compiled or unreadable function cannot)
+        return (f"is passed to `{cst.Module([]).code_for_node(takers[0])}`, which cannot "
+                "take it bound into its body (a function of a library, or one that calls "
+                "it other than with positional arguments)")
     if any(id(u) not in called for u in uses):
         return "is stored or passed to another function"
     if any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == name
