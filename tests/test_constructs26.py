@@ -478,3 +478,26 @@ def test_a_closure_handed_to_a_library_function_is_refused_naming_it():
     with pytest.raises(VectorizeError, match="passed to `functools.reduce`") as info:
         vectorize(handed_to_a_library, fallback="error")(a, b)
     assert "def f" in str(info.value) and "test_constructs26.py:" in str(info.value)
+
+
+SCALE = 10.0
+
+
+def apply_scaled(f, x):
+    SCALE = 2.0     # noqa: N806 -- a local of the helper named like the module's constant
+    return f(x) + SCALE
+
+
+def reads_a_global_the_helper_hides(a, b):
+    return apply_scaled(lambda t: t * SCALE + a, b)
+
+
+def test_a_closure_reading_a_global_the_helper_hides_is_not_bound():
+    """Bound into the helper's body, the lambda would read the helper's local `SCALE`
+    instead of the module's: refused, never a different answer."""
+    a, b = _pairs(5)
+    with pytest.raises(VectorizeError) as info:
+        vectorize(reads_a_global_the_helper_hides, fallback="error")(a, b)
+    assert "test_constructs26.py:" in str(info.value)
+    got = vectorize(reads_a_global_the_helper_hides, fallback="loop")(a, b)
+    assert_values_equal(got, np.vectorize(reads_a_global_the_helper_hides)(a, b))

@@ -317,6 +317,10 @@ def _bind(helper, items: list, outer):
         if type(closure) is cst.FunctionDef:
             for line in closure.body.body:
                 own |= writes(line)
+        # the module's names (and builtins) the closure reads: no name of the helper's may
+        # hide them once it is defined in the helper's body
+        if (_read_names(closure.body) - own - set(free)) & all_names(tree):
+            return None
         if helper.__globals__ is not outer.__globals__:
             # the module names the closure reads must be the same objects for the helper
             for name in _read_names(closure.body) - own - set(free):
