@@ -501,3 +501,21 @@ def test_a_closure_reading_a_global_the_helper_hides_is_not_bound():
     assert "test_constructs26.py:" in str(info.value)
     got = vectorize(reads_a_global_the_helper_hides, fallback="loop")(a, b)
     assert_values_equal(got, np.vectorize(reads_a_global_the_helper_hides)(a, b))
+
+
+STEPS = 3
+
+
+def weighted_ends(f, a, n=STEPS, *, w=STEPS):
+    return f(a) * n + w
+
+
+STEPS = 7       # (rebound after the helper was defined: its defaults keep 3)
+
+
+def defaults_made_when_the_helper_was(a, b):
+    return weighted_ends(lambda t: t + b, a)
+
+
+def test_the_bound_helper_keeps_the_helpers_defaults():
+    _every_size(defaults_made_when_the_helper_was, _pairs)

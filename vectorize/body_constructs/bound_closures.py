@@ -372,6 +372,13 @@ def _bind(helper, items: list, outer):
         linecache.cache.pop(filename, None)
         return None
     fn = namespace[tree.name.value]
+    # the helper's defaults as it made them (made again here, a global rebound since would
+    # give another value)
+    kept = [q for q in inspect.signature(helper).parameters.values()
+            if q.name not in params and q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)]
+    defaults = tuple(q.default for q in kept if q.default is not q.empty)
+    fn.__defaults__ = defaults or None
+    fn.__kwdefaults__ = dict(helper.__kwdefaults__) if helper.__kwdefaults__ else None
     weakref.finalize(fn, linecache.cache.pop, filename, None)
     fn.__module__ = helper.__module__
     fn.__qualname__ = helper.__qualname__
