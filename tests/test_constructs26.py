@@ -519,3 +519,21 @@ def defaults_made_when_the_helper_was(a, b):
 
 def test_the_bound_helper_keeps_the_helpers_defaults():
     _every_size(defaults_made_when_the_helper_was, _pairs)
+
+
+def recurse_with(f, n):
+    if n <= 0:
+        return f(0.0)
+    return recurse_with(f, n - 1) + 1.0
+
+
+def hands_a_closure_to_a_recursion(a, b):
+    return recurse_with(lambda t: t + b, int(a))
+
+
+def test_a_helper_handing_its_closure_to_itself_is_refused_at_once():
+    """Each bound copy would bind the closure into the next: refused, located, instead of
+    recursing until Python's limit."""
+    a, b = _pairs(5)
+    with pytest.raises(VectorizeError, match="lambda"):
+        vectorize(hands_a_closure_to_a_recursion, fallback="error")(a, b)

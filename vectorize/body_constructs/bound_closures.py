@@ -119,6 +119,8 @@ class _Context:
         self.body = body
         self.taken = {n.value for s in body for n in walk(s) if type(n) is cst.Name} | outer
         self.made: dict = {}     # (helper, parameter, closure) -> (name, function)
+        # the helpers whose bound copies led to this one (a bound helper's own read)
+        self.chain = getattr(func, "__vectorize_chain__", frozenset())
 
     def resolve(self, name: str):
         from ..introspect import lookup
@@ -135,6 +137,8 @@ class _Context:
         if type(call.func) is not cst.Name or any(a.star for a in call.args):
             return None
         helper = self.resolve(call.func.value)
+        if helper in self.chain:
+            return None     # (a helper handing the closure on to itself: recursion)
         if type(helper) is not types.FunctionType or helper.__code__.co_freevars or \
                 helper.__module__ and helper.__module__.split(".")[0] in (
                     "numpy", "math", "vectorize", "torch", "jax", "scipy"):
@@ -184,6 +188,7 @@ class _Context:
             fn, order = found
             # (the name the function calls it by: rebinding it makes a new specialization)
             fn.__vectorize_binds__ = (call.func.value, helper)
+            fn.__vectorize_chain__ = self.chain | {helper}
             names = [closure_name or "lambda" for _, closure_name, _ in handed]
             name = self._fresh("_".join([call.func.value, *names]))
             self.made[key] = (name, fn, order)
