@@ -273,7 +273,8 @@ def captured_then_rebound(a, b):
 
 def test_a_default_rebound_after_the_definition_stays_refused():
     a, b = _pairs(5)
-    with pytest.raises(VectorizeError, match="passed to another function") as info:
+    with pytest.raises(VectorizeError, match="passed to `integrate` and cannot be bound") \
+            as info:
         vectorize(captured_then_rebound, fallback="error")(a, b)
     assert "test_constructs26.py:" in str(info.value)
 

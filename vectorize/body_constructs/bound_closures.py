@@ -287,7 +287,7 @@ def _bind(helper, items: list, outer):
     None."""
     from ..introspect import lookup, source_lines, source_matches_code
     from ..liveness import all_names, writes
-    from .closures import _renamed
+    from .closures import renamed as with_names
     try:
         lines, _ = source_lines(helper)
     except (OSError, TypeError):
@@ -313,7 +313,7 @@ def _bind(helper, items: list, outer):
             cst.SimpleString, cst.ConcatenatedString):
         body = body[1:]         # (its docstring)
     taken = all_names(tree) | params
-    order, renamed, statements = [], {}, []
+    order, leading_names, statements = [], {}, []
     for which, (param, closure, free, defaults) in enumerate(items):
         if defaults and not _only_called(body, param,
                                          len(closure.params.params) - len(defaults)):
@@ -334,29 +334,29 @@ def _bind(helper, items: list, outer):
                     return None
         renames = {}
         for key in [(None, v) for v in free] + [(which, d) for d, _ in defaults]:
-            if key not in renamed:
+            if key not in leading_names:
                 base = key[1]
                 new, k = base, 1
                 while new in taken:
                     k += 1
                     new = f"{base}_{param}" if k == 2 else f"{base}_{param}_{k - 1}"
                 taken.add(new)
-                renamed[key] = new
+                leading_names[key] = new
                 order.append(key)
-            renames[key[1]] = renamed[key]
+            renames[key[1]] = leading_names[key]
         kept = [p for p in closure.params.params if p.default is None]
         if type(closure) is cst.FunctionDef:
             statements.append(closure.with_changes(
                 name=cst.Name(param), decorators=[], leading_lines=[],
                 params=closure.params.with_changes(params=kept),
-                body=_renamed(closure.body, renames)))
+                body=with_names(closure.body, renames)))
         else:
             lam = closure.with_changes(params=closure.params.with_changes(
                 params=[p.with_changes(comma=cst.MaybeSentinel.DEFAULT) for p in kept]),
-                body=_renamed(closure.body, renames), lpar=[], rpar=[])
+                body=with_names(closure.body, renames), lpar=[], rpar=[])
             statements.append(cst.SimpleStatementLine([cst.Assign(
                 [cst.AssignTarget(cst.Name(param))], lam)]))
-    leading = [cst.Param(cst.Name(renamed[key])) for key in order]
+    leading = [cst.Param(cst.Name(leading_names[key])) for key in order]
     new_params = tree.params.with_changes(params=leading + [
         p.with_changes(comma=cst.MaybeSentinel.DEFAULT) for p in tree.params.params
         if p.name.value not in params])
