@@ -434,7 +434,7 @@ def test_lists_appended_narrow_ints_stay_refused(mode):
     `len(out)` is a Python int per example, which int8 arithmetic keeps int8 (NEP 50) and an
     int64 array of lengths would not."""
     n, x = np.array([1, 2], dtype=np.int8), np.array([0.5, 2.5])
-    with pytest.raises(VectorizeError, match="into the list `out`") as info:
+    with pytest.raises(VectorizeError, match="the list `out`") as info:
         mode(scaled_counts, fallback="error")(n, x)
     assert "test_constructs26.py:" in str(info.value)
 
