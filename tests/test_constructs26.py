@@ -538,3 +538,24 @@ def test_a_helper_handing_its_closure_to_itself_is_refused_at_once():
     a, b = _pairs(5)
     with pytest.raises(VectorizeError, match="lambda"):
         vectorize(hands_a_closure_to_a_recursion, fallback="error")(a, b)
+
+
+def stored_in_a_local(a, b):
+    def f(t):
+        return t * a + b
+    h = f
+    return h(2.0) + integrate(h, a, b)
+
+
+def lambda_stored_in_a_local(a, b):
+    sq = lambda t: t * t + a  # noqa: E731
+    k = sq
+    return k(b) - k(a)
+
+
+@pytest.mark.parametrize("f", [stored_in_a_local, lambda_stored_in_a_local],
+                         ids=lambda f: f.__name__)
+def test_a_closure_stored_in_another_local_and_called_later(f):
+    _every_size(f, _pairs)
+    a, b = _pairs(30, seed=8)
+    _same_as_the_loop(f, a, b)

@@ -40,6 +40,7 @@ def bind_closure_arguments(tree: cst.FunctionDef, func, imported: dict):
     closure reading names the body imports or other closures, a call under a nested scope)
     stays as it is, and is refused where it is used."""
     from ..liveness import writes
+    tree = _aliases_replaced(tree)
     body = list(tree.body.body)
     outer = {p.name.value for p in tree.params.params}
     for part in (tree.params.star_arg, tree.params.star_kwarg):
@@ -77,6 +78,58 @@ def bind_closure_arguments(tree: cst.FunctionDef, func, imported: dict):
         for t in new_body if t is not s for n in walk(t))]
     return tree.with_changes(body=tree.body.with_changes(body=kept or [
         cst.SimpleStatementLine([cst.Pass()])])), made
+
+
+def _aliases_replaced(tree: cst.FunctionDef) -> cst.FunctionDef:
+    """``g = f`` at the top level of the body, where ``f`` is a nested ``def`` (or ``f =
+    lambda ...``) of the body's top level before it and each name is bound once: ``g``
+    is ``f`` (the same function object) in the statements after, and the assignment goes."""
+    from ..liveness import writes
+    body = list(tree.body.body)
+
+    def bound_once(name):
+        return sum(name in writes(s) or helper_name(s) == name for s in body) == 1
+    for index, stmt in enumerate(body):
+        if not (type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 and type(
+                stmt.body[0]) is cst.Assign and len(stmt.body[0].targets) == 1):
+            continue
+        target, value = stmt.body[0].targets[0].target, stmt.body[0].value
+        if type(target) is not cst.Name or type(value) is not cst.Name or not bound_once(
+                target.value) or not bound_once(value.value) or not any(
+                helper_name(s) == value.value for s in body[:index]):
+            continue
+        alias, name = target.value, value.value
+
+        class Replace(cst.CSTTransformer):
+            def __init__(self, alias, name):
+                self.alias, self.name = alias, name
+
+            def visit_Attribute(self, node):
+                return False        # (`x.g` is not the name `g`)
+
+            def leave_Attribute(self, original_node, updated_node):
+                return updated_node.with_changes(value=updated_node.value.visit(self))
+
+            def visit_Arg(self, node):
+                return True
+
+            def leave_Arg(self, original_node, updated_node):
+                return updated_node.with_changes(keyword=original_node.keyword)
+
+            def leave_Name(self, original_node, updated_node):
+                return updated_node.with_changes(value=self.name) \
+                    if updated_node.value == self.alias else updated_node
+        if any(type(n) in (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Global,
+                           cst.Nonlocal) and any(type(m) is cst.Name and m.value == alias
+                                                 for m in walk(n))
+               for s in body[index + 1:] for n in walk(s)):
+            continue        # (a nested scope's own `g`: left as it is)
+        rest = [rewrite(s, Replace(alias, name)) for s in body[index + 1:]]
+        body = body[:index] + rest
+        tree = tree.with_changes(body=tree.body.with_changes(body=body or [
+            cst.SimpleStatementLine([cst.Pass()])]))
+        return _aliases_replaced(tree)
+    return tree
 
 
 def _target_names(node) -> set:
