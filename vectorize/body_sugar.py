@@ -561,10 +561,13 @@ def check_unbound(tree: cst.FunctionDef, name: str, placeholder: str, flag: str 
     ``except ... as``, ``import``, a nested function's)."""
     from .liveness import reads, writes
     if any(type(n) in (cst.Del, cst.Global, cst.Nonlocal, cst.NamedExpr, cst.With,
-                       cst.ExceptHandler, cst.Import, cst.ImportFrom, cst.FunctionDef,
+                       cst.Import, cst.ImportFrom, cst.FunctionDef,
                        cst.ClassDef, cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.SetComp,
                        cst.DictComp) and n is not tree for n in walk(tree.body)) or any(
-            p.name.value == name for p in tree.params.params):
+            p.name.value == name for p in tree.params.params) or any(
+            type(n) is cst.ExceptHandler and n.name is not None and type(n.name.name) is
+            cst.Name and n.name.name.value == name for n in walk(tree.body)):
+        # (a handler's `except E as name` binds it; a `try` otherwise is blocks as others)
         return None
     flag = flag or Namer(all_names(tree)).fresh(f"{name}_bound")
     message = (f"cannot access local variable '{name}' where it is not associated with a "

@@ -14,6 +14,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from .body_constructs import (
+    bind_closure_arguments,
     consumers_as_displays,
     hoist_helpers,
     hoist_imports,
@@ -276,6 +277,10 @@ def read_function(func) -> FunctionSource:
     stripped, helpers = hoist_helpers(stripped, func, module, line_offset, col_offset,
                                       filename, set(imports))
     imports.update(helpers)
+    # (before the closures are inlined: a closure handed to a helper is bound into a copy of
+    # it, and its other uses are then calls)
+    stripped, bound = bind_closure_arguments(stripped, func, imports)
+    imports.update(bound)
     # (before the closures are inlined: a key of `max(..., key=f)` becomes calls `f(item)`)
     stripped = inline_statement_closures(inline_closures(keyed_extrema(stripped, func)))
     stripped = match_as_if(loop_else_as_flag(empty_range_loops(walrus_as_assignment(stripped),

@@ -28,6 +28,7 @@ from .analysis import Analysis, ranges
 from .analysis.environments import MaybeNone
 from .analysis.expressions import MaybeUnbound, MayFallOff
 from .analysis.python_numbers import PythonNumbers
+from .body_constructs.bound_closures import bound_helper_of
 from .codegen import Generated  # noqa: F401 -- what a transform returns
 from .errors import Unsupported, VectorizeError
 from .introspect import ClosureView, attribute_guard, forwarded_target
@@ -363,7 +364,17 @@ class FunctionJob:
             raise self._in_users_terms(problem) from None
         tree = tree.with_changes(name=cst.Name(self.name))
         func = self.source.func
+        free_names = dict(self.last.free_names)
         for name, value in self.last.free_names.items():
+            # a helper bound to a closure (`body_constructs.bound_closures`) stands for the
+            # helper the function names: rebinding that name makes a new specialization (the
+            # code calls the bound helper's batched version, never the name it is bound to)
+            binds = bound_helper_of(value)
+            if binds is not None:
+                del free_names[name]
+                if self.source.lookup(binds[0])[:2] == (True, binds[1]):
+                    free_names.setdefault(binds[0], binds[1])
+        for name, value in free_names.items():
             found, _, scope = self.source.lookup(name)
             if scope == "global":
                 key = (id(self.source.globals), name)

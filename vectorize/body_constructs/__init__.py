@@ -5,6 +5,9 @@ ready for the engine when the function is read (`source.read_function`), one mod
   read as globals (`FunctionSource.lookup`, scope "import");
 - nested ``def`` s and ``name = lambda ...`` that read none of the function's own names
   (`helpers.hoist_helpers`): made once, vectorized as helpers;
+- closures over the function's own variables handed to the user's own helpers
+  (`bound_closures.bind_closure_arguments`): the helper read again with the closure bound
+  into its body;
 - closures over the function's own variables, inlined where they are called
   (`closures.inline_closures`, `closures.inline_statement_closures`);
 - ``max``/``min`` with a ``key=`` over a sequence of a known length
@@ -23,6 +26,7 @@ location.
 
 from __future__ import annotations
 
+from .bound_closures import bind_closure_arguments
 from .closures import inline_closures, inline_statement_closures
 from .comprehensions import (
     consumers_as_displays,
@@ -34,6 +38,6 @@ from .helpers import hoist_helpers
 from .imports import hoist_imports
 from .keyed import keyed_extrema
 
-__all__ = ["consumers_as_displays", "hoist_helpers", "hoist_imports", "inline_closures",
-           "inline_statement_closures", "keyed_extrema", "map_as_display", "sums_as_loops",
-           "unroll_comprehensions"]
+__all__ = ["bind_closure_arguments", "consumers_as_displays", "hoist_helpers", "hoist_imports",
+           "inline_closures", "inline_statement_closures", "keyed_extrema", "map_as_display",
+           "sums_as_loops", "unroll_comprehensions"]

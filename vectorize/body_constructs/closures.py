@@ -220,8 +220,8 @@ def _inlined(closure, s, mine) -> list:
         prologue += [cst.SimpleStatementLine([cst.Assign(
             [cst.AssignTarget(cst.Name(renames[p]))], a.value)])
             for p, a in zip(params, call.args)]
-        prologue += [_renamed(line, renames) for line in lines]
-        replacements[id(call)] = _renamed(result, renames).with_changes(
+        prologue += [renamed(line, renames) for line in lines]
+        replacements[id(call)] = renamed(result, renames).with_changes(
             lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return prologue + [rewrite(s, _Inline(replacements))]
 
@@ -326,7 +326,7 @@ def in_conditional(stmt, call) -> bool:
     return search(stmt, False)
 
 
-def _renamed(node, renames: dict):
+def renamed(node, renames: dict):
     """``node`` with the names of ``renames`` replaced (attributes' names and keywords
     kept)."""
     class Rename(cst.CSTTransformer):
@@ -366,6 +366,16 @@ def why_kept(stmt: cst.FunctionDef, tree: cst.FunctionDef) -> str:
                  for e in r.elements]
     if any(r is u for r in returned for u in uses):
         return "is returned"
+    takers = [n.func for n in walk(tree.body) if type(n) is cst.Call and id(n) not in inner
+              and any(a.value is u for a in n.args for u in uses)]
+    if takers and all(id(u) in called or any(a.value is u for t in walk(tree.body)
+                                             if type(t) is cst.Call for a in t.args)
+                      for u in uses):
+        # (one of your own Python helpers gets it bound into its body where it can:
+        # `bound_closures`; a library's compiled or unreadable function cannot)
+        return (f"is passed to `{cst.Module([]).code_for_node(takers[0])}` and cannot be "
+                "bound into a copy of it (a library's compiled or unreadable function, a "
+                "default of the closure rebound after it, a name the helper's own hide)")
     if any(id(u) not in called for u in uses):
         return "is stored or passed to another function"
     if any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == name

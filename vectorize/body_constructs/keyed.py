@@ -273,19 +273,25 @@ def _key_of(key, item):
     return cst.Call(key.deep_clone(), [cst.Arg(item)])
 
 
-# CPython's list.sort up to 3.12 (count_run, then binarysort), which `_decisions` follows;
-# 3.13 counts runs of equal keys differently, which changes where NaN keys end up
-SORTS = sys.version_info[:2] <= (3, 12)
+# CPython's list.sort (count_run, then binarysort), which `_decisions` follows: up to 3.12,
+# and 3.13's count_run, which takes a descending run through blocks of equal keys (where
+# NaN keys end up depends on it); a later version's sort is not followed until checked
+SORTS = sys.version_info[:2] <= (3, 13)
+RUNS_THROUGH_EQUAL_KEYS = sys.version_info[:2] >= (3, 13)
 SORTED_ITEMS = 4
 """The most items of a ``sorted`` that `keyed_extrema` writes out (4: at most 24 orders)."""
 
 
-def _decisions(n: int):
+def _decisions(n: int, through_equal: bool | None = None):
     """The decision tree of CPython's sort of ``n`` keys: ``("leaf", order)`` (the indexes
     of the items in their sorted order) or ``("cmp", i, j, if_less, otherwise)`` for the
     comparison ``key_i < key_j`` it makes next. Each comparison is Python's ``<`` on two
     numbers, so one already made is not made again, and one whose reverse held is false
-    (with NaN both may be false: both outcomes are kept)."""
+    (with NaN both may be false: both outcomes are kept). ``through_equal``: 3.13's
+    count_run (`RUNS_THROUGH_EQUAL_KEYS` by default)."""
+    if through_equal is None:
+        through_equal = RUNS_THROUGH_EQUAL_KEYS
+
     class Ask(Exception):
         pass
 
@@ -299,14 +305,7 @@ def _decisions(n: int):
         order = list(range(n))
         if n < 2:
             return order
-        k = 2
-        if lt(order[1], order[0]):          # a strictly descending run, reversed
-            while k < n and lt(order[k], order[k - 1]):
-                k += 1
-            order[:k] = order[:k][::-1]
-        else:                               # a non-descending run
-            while k < n and not lt(order[k], order[k - 1]):
-                k += 1
+        k = (_run_through_equal if through_equal else _run)(order, lt)
         for start in range(k, n):           # binary insertion of the rest
             lo, hi, pivot = 0, start, order[start]
             while lo < hi:
@@ -327,6 +326,53 @@ def _decisions(n: int):
             return ("cmp", i, j, tree({**answers, (i, j): True}),
                     tree({**answers, (i, j): False}))
     return tree({})
+
+
+def _run(order: list, lt) -> int:
+    """count_run up to 3.12: the length of the run ``order`` starts with (a strictly
+    descending one reversed in place)."""
+    n, k = len(order), 2
+    if lt(order[1], order[0]):          # a strictly descending run, reversed
+        while k < n and lt(order[k], order[k - 1]):
+            k += 1
+        order[:k] = order[:k][::-1]
+    else:                               # a non-descending run
+        while k < n and not lt(order[k], order[k - 1]):
+            k += 1
+    return k
+
+
+def _run_through_equal(order: list, lt) -> int:
+    """3.13's count_run: a non-descending run; or a descending one through blocks of keys
+    neither less nor greater than their neighbour (each block reversed first, so that it
+    keeps its order once the run is reversed), extended by a non-descending tail."""
+    n, k = len(order), 1
+    while k < n and not lt(order[k], order[k - 1]):
+        k += 1
+    if k == n:
+        return k
+    if k > 1:
+        if lt(order[0], order[k - 1]):
+            return k
+        order[:k] = order[:k][::-1]     # all "equal", then a strictly smaller key
+    k += 1
+    equal = 0
+    while k < n:
+        if lt(order[k], order[k - 1]):
+            if equal:
+                order[k - equal - 1:k] = order[k - equal - 1:k][::-1]
+                equal = 0
+        elif lt(order[k - 1], order[k]):
+            break
+        else:
+            equal += 1
+        k += 1
+    if equal:
+        order[k - equal - 1:k] = order[k - equal - 1:k][::-1]
+    order[:k] = order[:k][::-1]
+    while k < n and not lt(order[k], order[k - 1]):
+        k += 1
+    return k
 
 
 def _simple(item) -> bool:

@@ -327,15 +327,15 @@ _INT = np.asarray(0).dtype
 _INT_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
 
 
-def _int_params(func: cst.FunctionDef, params: dict) -> set[str]:
+def _int_params(func: cst.FunctionDef, params: dict, dtype=_INT) -> set[str]:
     """The parameters this specialization passes ints (0-d, of the dtype of the list's
     padding ``0``: another int dtype would not fit its array) that the body never binds
-    again."""
+    again; with ``dtype`` bool, those it passes bools."""
     bound = {name for n in walk(func.body) for name in _bound(n)}
     if "*" in bound:
         return set()
     return {name for name, value in params.items() if name not in bound
-            and getattr(value, "rank", None) == 0 and getattr(value, "dtype", None) == _INT}
+            and getattr(value, "rank", None) == 0 and getattr(value, "dtype", None) == dtype}
 
 
 def _bound(node) -> list[str]:
@@ -348,7 +348,7 @@ def _bound(node) -> list[str]:
     return []
 
 
-def _pad(items: list, ints: set[str]) -> str:
+def _pad(items: list, ints: set[str], bools: frozenset = frozenset()) -> str:
     """The padding of a list of ``items`` (see the module's docstring); ``ints``: the
     counters of ``for ... in range(...)`` loops, bound nowhere else, and the parameters
     the specialization passes ints, never bound again (`_int_params`); arithmetic (``+``,
@@ -357,6 +357,8 @@ def _pad(items: list, ints: set[str]) -> str:
     def kind(node):
         if type(node) is cst.Name and node.value in ints:
             return "int"
+        if type(node) is cst.Name and node.value in bools:
+            return "bool"       # (a parameter passed bools, never bound again)
         if type(node) is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
             return kind(node.expression)
         if type(node) is cst.Integer:
@@ -400,7 +402,7 @@ class _Lower(cst.CSTTransformer):
     def leave_SimpleStatementLine(self, original_node, updated_node):
         for name, lst in self.lists.items():
             if original_node is self.root.body.body[lst.index]:
-                pad = _pad([*lst.initial, *lst.appended], self.counters)
+                pad = _pad([*lst.initial, *lst.appended], self.counters, self.bools)
                 items = [cst.Element(i) for i in lst.initial] + [
                     cst.Element(parse_expr(pad)) for _ in range(lst.count - len(lst.initial))]
                 made = updated_node.with_changes(body=[updated_node.body[0].with_changes(
@@ -450,7 +452,7 @@ class _Lower(cst.CSTTransformer):
         size = self.lists[name].count
         if f.value == "sum" and self.python_floats and sys.version_info >= (3, 12) and \
                 _pad([*self.lists[name].initial, *self.lists[name].appended],
-                     self.counters) == "0.0":
+                     self.counters, self.bools) == "0.0":
             # Python 3.12 adds Python floats with Neumaier's compensation, NumPy scalars left
             # to right, and which an item is per example is not known here
             raise Unsupported(f"`sum` of the list `{name}` of floats on Python 3.12 and later "
@@ -549,6 +551,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     lower.python_floats = bool(getattr(ctx.module, "python_semantics", False))
     lower.root = func
     lower.counters = _counters(func) | _int_params(func, ctx.params)
+    lower.bools = frozenset(_int_params(func, ctx.params, np.dtype(bool)))
     lower.facts = Counters(func, {})
     out = rewrite(func, lower)
     positions = ctx.source.positions

@@ -45,6 +45,7 @@ import libcst as cst
 import numpy as np
 
 from ..errors import Unsupported
+from ..introspect import forwarded_target
 from ..liveness import reads
 from ..rules import python_errors
 from ..source import read_function
@@ -94,12 +95,34 @@ class _TryLowering(cst.CSTTransformer):
             self.deferred[id(updated_node)] = problem
             return updated_node
 
-    def reached(self, stmts) -> None:
-        """Raise the refusal of a `try` among ``stmts`` that could not be lowered."""
+    def reached(self, stmts, params=None) -> None:
+        """Raise the refusal of a `try` among ``stmts`` that could not be lowered; with the
+        function's ``params``, not in a branch of an ``if`` whose test the parameters that
+        are the same for every example decide against (`_static_test`: ``elif tol == 0:``
+        with ``tol=None``), which this specialization never runs."""
         for stmt in stmts:
+            if params is not None and type(stmt) is cst.If:
+                self._reached_if(stmt, params)
+                continue
+            if params is not None and isinstance(stmt, cst.BaseCompoundStatement):
+                for part in _blocks(stmt):
+                    self.reached(part, params)
+                if type(stmt) is cst.Try and id(stmt) in self.deferred:
+                    raise self.deferred[id(stmt)]
+                continue
             for n in walk(stmt):
                 if type(n) is cst.Try and id(n) in self.deferred:
                     raise self.deferred[id(n)]
+
+    def _reached_if(self, stmt: cst.If, params) -> None:
+        taken = _static_test(stmt.test, params)
+        if taken is not False:
+            self.reached(list(stmt.body.body), params)
+        if taken is not True and stmt.orelse is not None:
+            if type(stmt.orelse) is cst.If:
+                self._reached_if(stmt.orelse, params)
+            else:
+                self.reached(list(stmt.orelse.body.body), params)
 
     def lowered(self, original_node, updated_node):
         node = original_node
@@ -427,6 +450,7 @@ class _TryLowering(cst.CSTTransformer):
         what its body may raise (`helper_raises`)."""
         if fn is None:
             return None
+        fn = forwarded_target(fn) or fn     # (a lazy-import wrapper is its target)
         numbers = self.numbers is not None and all(
             self.numbers.number(a) is True for a in args)
         if numbers or (any(fn is c for c in _CONVERTERS) and len(args) == 1):
@@ -649,6 +673,7 @@ class _Raises:
 
     def call(self, node: cst.Call) -> set:
         fn = self.resolve(node.func)
+        fn = forwarded_target(fn) or fn     # (a lazy-import wrapper is its target)
         if fn is None and type(node.func) is cst.Attribute:
             return {_UNKNOWN} if node.func.attr.value not in _QUIET_METHODS else set()
         if any(a.star or a.keyword for a in node.args) and not (
@@ -980,7 +1005,10 @@ class _PythonValued:
 
     def _call(self, node, seen):
         fn = self.resolve(node.func)
+        fn = forwarded_target(fn) or fn     # (a lazy-import wrapper is its target)
         args = [a.value for a in node.args]
+        if python_errors.quiet_scipy_special(fn, len(args)):
+            return False        # (NumPy values: what its ufunc returns)
         if fn in (builtins.float, builtins.int, builtins.complex, builtins.bool, builtins.len):
             return True
         if fn is builtins.round:
@@ -1129,5 +1157,47 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
                       for name in [t.target.value]}
     out = rewrite(func, lowering)
     if lowering.deferred:
-        lowering.reached([out])
+        lowering.reached(list(out.body.body), ctx.params)
     return out
+
+
+def _blocks(stmt) -> list:
+    """The statement lists of a compound statement (its body, handlers, ``else``,
+    ``finally``, a ``match``'s cases)."""
+    def lines(block):
+        return list(block.body) if isinstance(block, cst.IndentedBlock) else [block]
+    out = [lines(stmt.body)] if isinstance(getattr(stmt, "body", None), cst.BaseSuite) \
+        else []
+    for part in (getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)):
+        if isinstance(part, (cst.Else, cst.Finally)):
+            out.append(lines(part.body))
+    for inner in [*(getattr(stmt, "handlers", None) or ()),
+                  *(getattr(stmt, "cases", None) or ())]:
+        out.append(lines(inner.body))
+    return out
+
+
+def _static_test(test, params: dict):
+    """The truth of an ``if`` test made only of parameters that are the same for every
+    example and known exactly (``tol`` passed None), literals, comparisons and ``and``/
+    ``or``/``not``; None where it is anything else (or evaluating it fails)."""
+    allowed = (cst.Name, cst.Integer, cst.Float, cst.SimpleString, cst.Comparison,
+               cst.BooleanOperation, cst.UnaryOperation)
+    values = {}
+    for n in walk(test):
+        if isinstance(n, cst.BaseExpression) and not isinstance(n, allowed):
+            return None
+        if type(n) is cst.Name:
+            if n.value in ("None", "True", "False"):
+                continue
+            value = params.get(n.value)
+            if value is None or getattr(value, "batched", True) or not getattr(
+                    value, "exact", False) or type(value.example) not in (
+                    type(None), bool, int, float, str):
+                return None
+            values[n.value] = value.example
+    try:
+        return bool(eval(cst.Module([]).code_for_node(test), {"__builtins__": {}},  # noqa: S307
+                         values))
+    except Exception:   # noqa: BLE001 -- (the test decides nothing statically)
+        return None

@@ -644,6 +644,23 @@ def is_numpy_function(fn) -> bool:
     return isinstance(fn, np.ufunc) or (module.split(".")[0] == "numpy" and callable(fn))
 
 
+_SCIPY_QUIET_ON_NUMBERS = {"lambertw": (1, 2)}
+"""The functions of ``scipy.special`` written in Python (around a ufunc) that raise nothing
+on numbers, by the numbers of arguments they are known for: ``lambertw(z)`` and
+``lambertw(z, k)`` cast ``k`` to an int array and return the ufunc ``_lambertw``'s value (NaN
+where it has none, as SciPy's ufuncs do under its default ``errstate``)."""
+
+
+def quiet_scipy_special(fn, n_args: int) -> bool:
+    """Whether ``fn`` is one of `_SCIPY_QUIET_ON_NUMBERS`, called with ``n_args``
+    arguments: it returns NumPy values and raises nothing on numbers."""
+    module = getattr(fn, "__module__", None) or ""
+    name = getattr(fn, "__name__", "")
+    return module.split(".")[:2] == ["scipy", "special"] and n_args in \
+        _SCIPY_QUIET_ON_NUMBERS.get(name, ()) and getattr(
+            sys.modules.get("scipy.special"), name, None) is fn
+
+
 def raises_on_numbers(fn, n_args: int):
     """The exception classes ``fn(...)`` may raise where its ``n_args`` arguments are all
     numbers per example (a frozenset; empty: nothing), or None where the engine does not know.
@@ -659,6 +676,8 @@ def raises_on_numbers(fn, n_args: int):
         return frozenset()
     if module == "math" and getattr(math, name, None) is fn:
         return frozenset(exc for exc, _ in exact_math_errors(name, n_args))
+    if quiet_scipy_special(fn, n_args):
+        return frozenset()
     import builtins
 
     def one_of(*fns):
