@@ -864,3 +864,63 @@ def test_map_over_a_display_and_helpers_of_modules_named_like_numpy(n):
     _check_vectorize(through_mathutils, through_mathutils, x)
     _same(vmap(through_mathutils)(x), np.asarray([through_mathutils(v) for v in x],
                                                  dtype=float))
+
+
+# ------------------------------------------------------- helpers that take *args / **kwargs
+# PyGeodesy's helpers take their optional arguments as `*args` and `**options`
+# (`_fast(x, *cs)`: a Horner loop over `reversed(cs)`; `euclid(x, y, *x0_y0, **half)`;
+# `_map0(_f, x, y, x0=0.0, y0=0.0, *unused)`): every function calling one was refused
+# ("`_fast` takes *args/**kwargs"), and `vmap` of a function taking `**kwargs` itself was
+# refused ("name `half` is not defined"). A helper's `*args` is now the tuple of the extra
+# positional arguments of each call (their number is the call's, their items batched or
+# not), its `**kwargs` the dict of exactly known extra keywords (a keyword that differs per
+# example is refused, located); `vmap`'s `**kwargs` is the empty dict (it refuses unknown
+# keywords).
+
+def _horner(x, *cs):
+    h = 0
+    for c in reversed(cs):
+        h = x * h + c if h else c
+    return h
+
+
+def _norm(x, y, *x0_y0, **half):
+    if x0_y0:
+        x, y = x - x0_y0[0], y - x0_y0[1]
+    x, y = abs(x), abs(y)
+    if x < y:
+        x, y = y, x
+    return x + y * (0.5 if half else 0.4142)
+
+
+def cubic(x):
+    return _horner(x, 1.0, -0.5, 0.25) + _horner(x, 2.0) - _horner(x)
+
+
+def offset_norm(x, y, x0):
+    return _norm(x, y, x0, 1.0) + _norm(x, y, half=True)
+
+
+def per_example_option(x, y):
+    return _norm(x, y, half=x > 0.0)
+
+
+def norm_with_options(x, y, *x0_y0, **half):
+    return _norm(x, y) + (1.0 if half else 0.0) + len(x0_y0)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_helpers_taking_star_args_and_kwargs(n):
+    from vectorize.errors import VectorizeError
+    rng = np.random.default_rng(130 + n)
+    x, y, x0 = (rng.uniform(-2.0, 2.0, n) for _ in range(3))
+    if n >= 5:
+        x[:3] = (0.0, 2.0, 1.0)       # h = 0 inside the loop; x < y on some lanes only
+        y[1] = 2.0
+    for func, args in ((cubic, (x,)), (offset_norm, (x, y, x0))):
+        _check_vectorize(func, func, *args)
+        _same(vmap(func)(*args), np.asarray([func(*row) for row in zip(*args)], dtype=float))
+    _same(vmap(norm_with_options)(x, y),
+          np.asarray([norm_with_options(a, b) for a, b in zip(x, y)], dtype=float))
+    with pytest.raises(VectorizeError, match=r"(?s)test_real_pkgs_fixes.py:\d+:\d+: .*\*\*half"):
+        vectorize(per_example_option, fallback="error")(x, y)
