@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import enum
 import importlib
 import math
 import sys
@@ -924,3 +925,32 @@ def test_helpers_taking_star_args_and_kwargs(n):
           np.asarray([norm_with_options(a, b) for a, b in zip(x, y)], dtype=float))
     with pytest.raises(VectorizeError, match=r"(?s)test_real_pkgs_fixes.py:\d+:\d+: .*\*\*half"):
         vectorize(per_example_option, fallback="error")(x, y)
+
+
+# ------------------------------------------------------ an enum member passed for every example
+# astral's `hour_angle(latitude, declination, zenith, direction)` takes a `SunDirection`
+# member: numpy.vectorize broadcasts it as a 0-d object array and hands each example the
+# member itself; `vectorize` refused ("argument `direction` has dtype object"). A member is
+# now passed as it is (as None and flags were), known by its type: the code for one member
+# serves the others, its `direction == SunDirection.SETTING` a Python `if`.
+
+class Direction(enum.Enum):
+    RISING = 1
+    SETTING = -1
+
+
+def signed_angle(lat, direction):
+    angle = math.acos(math.cos(math.radians(lat)) * 0.5)
+    if direction == Direction.SETTING:
+        angle = -angle
+    return angle * direction.value
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_an_enum_member_for_every_example(n):
+    lat = np.random.default_rng(140 + n).uniform(-80.0, 80.0, n)
+    ours = vectorize(signed_angle, fallback="error")
+    for direction in (Direction.RISING, Direction.SETTING, Direction.RISING):
+        _same(ours(lat, direction), np.vectorize(signed_angle, otypes="d")(lat, direction))
+    _same(vmap(signed_angle, in_axes=(0, None))(lat, Direction.SETTING),
+          np.asarray([signed_angle(v, Direction.SETTING) for v in lat], dtype=float))

@@ -8,6 +8,7 @@ always axis 0.
 
 from __future__ import annotations
 
+import enum
 import functools
 import inspect
 import math
@@ -672,10 +673,12 @@ class vectorize:
                 continue
             arr = value if type(value) is np.ndarray else np.asanyarray(value)
             if arr.dtype.kind in "OUSVmM":
-                if arr.ndim == 0 and arr.dtype.kind in "USO" and specialized_on(arr[()]):
+                if arr.ndim == 0 and arr.dtype.kind in "USO" and (
+                        specialized_on(arr[()]) or isinstance(arr[()], enum.Enum)):
                     # one string for every example: passed as it is, as the np.str_
-                    # numpy.vectorize hands each example (None, a flag in an object
-                    # array: the object itself)
+                    # numpy.vectorize hands each example (None, a flag, an enum member
+                    # in an object array: the object itself; a member is known by its
+                    # type only, its tests stay Python `if`s)
                     values = list(values)
                     values[index] = arr[()]
                     as_is += (index,)
