@@ -1001,3 +1001,24 @@ def test_docstrings_of_methods_closures_and_blank_lines(n, tmp_path):
     for func in (Kernels.twice, _factory(3.0), blank_lines):
         _check_vectorize(func, func, x)
         _same(vmap(func)(x), np.asarray([func(v) for v in x], dtype=float))
+
+
+# --------------------------------------- a string or enum member for every example, signature=
+# haversine's `haversine(point1, point2, unit=Unit.KILOMETERS, ...)` takes (lat, lon) pairs:
+# a user vectorizes it with `signature="(2),(2),()->()"`. A unit (a string, an enum member)
+# passed for every example was refused there ("argument `unit` has dtype <U2"), although
+# the same call without a signature passes it as it is. Now both do.
+
+def scaled_norm(point, unit):
+    lat, lon = point
+    factor = 1.0 if unit == "km" or unit == Direction.RISING else 0.621
+    return factor * math.hypot(lat, lon)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_a_string_or_enum_member_for_every_example_with_a_signature(n):
+    points = np.random.default_rng(160 + n).uniform(-90.0, 90.0, (n, 2))
+    ours = vectorize(scaled_norm, fallback="error", signature="(2),()->()")
+    for unit in ("km", "mi", Direction.RISING, Direction.SETTING):
+        ref = np.vectorize(scaled_norm, otypes="d", signature="(2),()->()")(points, unit)
+        _same(ours(points, unit), ref)

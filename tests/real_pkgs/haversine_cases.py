@@ -7,14 +7,15 @@ the installed package, not copied: their source is what ``vectorize`` reads. Its
 closures a factory builds over the functions of ``math`` (``_create_haversine_kernel(math)``)
 and numba compiles them when numba is installed (`vectorize` reads the Python function numba
 compiled); ``_normalize`` wraps with ``%`` and an ``if``; ``_ensure_lat_lon`` raises a
-ValueError with an f-string message; ``haversine`` takes (lat, lon) pairs.
+ValueError with an f-string message; ``haversine`` and ``inverse_haversine`` take (lat, lon)
+pairs: a user vectorizes them with ``signature="(2),(2)->()"`` (a point per row).
 Domains from the docstrings: latitudes -90..90, longitudes -180..180 (out of range: the
 ValueError, or normalised ones), distances on the unit sphere 0..pi, directions in radians.
 """
 
 from importlib import import_module
 
-from harness import Case, Dom
+from harness import Case, Dom, Rows
 
 hv = import_module("haversine.haversine")   # (the package binds `haversine` to the function)
 
@@ -36,4 +37,14 @@ CASES = [
     _case(hv._haversine_kernel, LAT, LON, LAT, LON),
     _case(hv._inverse_haversine_kernel, LAT, LON, Dom(-6.3, 6.3, edges=(0.0,)),
           Dom(0.0, 3.1416, edges=(0.0,))),
+    Case("haversine.haversine", hv.haversine, (Rows((LAT, LON)), Rows((LAT, LON))),
+         signature="(2),(2)->()"),
+    Case("haversine.haversine[out of range]", hv.haversine,
+         (Rows((BAD_LAT, BAD_LON)), Rows((LAT, LON))), signature="(2),(2)->()"),
+    Case("haversine.haversine[normalize]", hv.haversine,
+         (Rows((WIDE, WIDE)), Rows((LAT, LON)), hv.Unit.KILOMETERS, True),
+         signature="(2),(2),(),()->()"),
+    Case("haversine.inverse_haversine", hv.inverse_haversine,
+         (Rows((LAT, LON)), Dom(0.0, 20000.0, edges=(0.0,)), Dom(-6.3, 6.3, edges=(0.0,))),
+         signature="(2),(),()->(2)"),
 ]

@@ -43,7 +43,7 @@ RTOL_SOLVER = 1e-9
 SOLVER_REASON = ("Householder steps on the normalised price: a last-bit difference between "
                  "math's exp/log/sqrt and NumPy's array kernels moves the converged iterate by "
                  "a few ulps of the price's condition number")
-CANCEL_REASON = ("f''s `(3 s2 (s2 - 8) - 8 x x) Phi / phi` cancels against `8 sqrt(3) s |x|` "
+CANCEL_REASON = ("fpp's `(3 s2 (s2 - 8) - 8 x x) Phi / phi` cancels against `8 sqrt(3) s |x|` "
                  "where z = |x| / (sqrt(3) s) is large: NumPy's exp in norm_pdf differs from "
                  "math.exp in the last bit (docs/semantics.md), magnified to 1e-11")
 
