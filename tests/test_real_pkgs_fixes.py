@@ -909,6 +909,21 @@ def per_example_option(x, y):
     return _norm(x, y, half=x > 0.0)
 
 
+def _affine(x, **options):
+    coef = options.get("coef", (1.0, 0.0))
+    return x * coef[0] + coef[1] + len(options)
+
+
+def _total(x, *rest):
+    for r in rest:
+        x = x + r
+    return x
+
+
+def with_options_and_rest(x, y):
+    return _affine(x, coef=(2.0, -1.0)) + _affine(y) + _total(x, y, y)
+
+
 def norm_with_options(x, y, *x0_y0, **half):
     return _norm(x, y) + (1.0 if half else 0.0) + len(x0_y0)
 
@@ -921,7 +936,8 @@ def test_helpers_taking_star_args_and_kwargs(n):
     if n >= 5:
         x[:3] = (0.0, 2.0, 1.0)       # h = 0 inside the loop; x < y on some lanes only
         y[1] = 2.0
-    for func, args in ((cubic, (x,)), (offset_norm, (x, y, x0))):
+    for func, args in ((cubic, (x,)), (offset_norm, (x, y, x0)),
+                       (with_options_and_rest, (x, y))):
         _check_vectorize(func, func, *args)
         _same(vmap(func)(*args), np.asarray([func(*row) for row in zip(*args)], dtype=float))
     _same(vmap(norm_with_options)(x, y),

@@ -401,10 +401,12 @@ def _star_parameter(fn, param, bound, node):
             return exact(tuple(v.example for v in items))     # (a constant the loops read)
         return TupleValue(items)
     kwargs = dict(bound or {})
-    if not all(isinstance(v, Value) and v.exact for v in kwargs.values()):
-        raise Unsupported(f"`{fn.__name__}` takes **{param.name}, and the call passes it "
-                          "values that differ per example", node,
-                          "pass them as explicit parameters of the helper")
+    for key, value in kwargs.items():
+        if not (isinstance(value, Value) and value.exact) and not (
+                isinstance(value, TupleValue) and value.exact and value.kind in (None, tuple)):
+            raise Unsupported(f"`{fn.__name__}` takes **{param.name}, and the call passes "
+                              f"`{key}` a value not known exactly (one per example, or a "
+                              "call's)", node, "pass it as an explicit parameter of the helper")
     return exact({k: v.example for k, v in kwargs.items()})
 
 
