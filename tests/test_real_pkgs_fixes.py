@@ -878,8 +878,8 @@ def test_map_over_a_display_and_helpers_of_modules_named_like_numpy(n):
 # refused ("name `half` is not defined"). A helper's `*args` is now the tuple of the extra
 # positional arguments of each call (their number is the call's, their items batched or
 # not), its `**kwargs` the dict of exactly known extra keywords (a keyword that differs per
-# example is refused, located); `vmap`'s `**kwargs` is the empty dict (it refuses unknown
-# keywords).
+# example is refused, located), which it may pass on (`g(x, **options)`); `vmap`'s
+# `**kwargs` is the empty dict (it refuses unknown keywords).
 
 def _horner(x, *cs):
     h = 0
@@ -920,8 +920,13 @@ def _total(x, *rest):
     return x
 
 
+def _forwarding(x, **options):     # (PyGeodesy's `_Fm2(x, **nonfinites)`)
+    return _affine(x, **options) * 2.0
+
+
 def with_options_and_rest(x, y):
-    return _affine(x, coef=(2.0, -1.0)) + _affine(y) + _total(x, y, y)
+    return _affine(x, coef=(2.0, -1.0)) + _affine(y) + _total(x, y, y) + \
+        _forwarding(x) + _forwarding(y, coef=(3.0, 1.0))
 
 
 def norm_with_options(x, y, *x0_y0, **half):
