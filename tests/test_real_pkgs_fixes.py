@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import enum
 import importlib
 import math
 import sys
@@ -362,10 +363,13 @@ def test_forwarding_wrapper_is_its_target(forwarding, n):
     assert "def _target" in source and "lazy" not in source.split("def use")[1]
 
 
-def test_a_wrapper_that_does_more_than_forward_is_still_refused(forwarding):
-    from vectorize.errors import VectorizeError
-    with pytest.raises(VectorizeError, match=r"takes \*args"):
-        vectorize(forwarding.use_not_forwarding, fallback="error")(np.array([1.0, -1.0]))
+def test_a_wrapper_that_does_more_than_forward_is_not_its_target(forwarding):
+    # (refused before helpers taking *args were specialized: see
+    # `test_helpers_taking_star_args_and_kwargs`; now its own body, `args[0]`, runs)
+    x = np.array([1.0, -1.0, 0.5])
+    _check_vectorize(forwarding.use_not_forwarding, forwarding.use_not_forwarding, x)
+    source = vectorize(forwarding.use_not_forwarding, fallback="error").source(x)
+    assert "def not_forwarding" in source and "args[0]" in source
 
 
 # ---------------------------------------------------------------- `try` under vmap
@@ -864,3 +868,178 @@ def test_map_over_a_display_and_helpers_of_modules_named_like_numpy(n):
     _check_vectorize(through_mathutils, through_mathutils, x)
     _same(vmap(through_mathutils)(x), np.asarray([through_mathutils(v) for v in x],
                                                  dtype=float))
+
+
+# ------------------------------------------------------- helpers that take *args / **kwargs
+# PyGeodesy's helpers take their optional arguments as `*args` and `**options`
+# (`_fast(x, *cs)`: a Horner loop over `reversed(cs)`; `euclid(x, y, *x0_y0, **half)`;
+# `_map0(_f, x, y, x0=0.0, y0=0.0, *unused)`): every function calling one was refused
+# ("`_fast` takes *args/**kwargs"), and `vmap` of a function taking `**kwargs` itself was
+# refused ("name `half` is not defined"). A helper's `*args` is now the tuple of the extra
+# positional arguments of each call (their number is the call's, their items batched or
+# not), its `**kwargs` the dict of exactly known extra keywords (a keyword that differs per
+# example is refused, located), which it may pass on (`g(x, **options)`); `vmap`'s
+# `**kwargs` is the empty dict (it refuses unknown keywords).
+
+def _horner(x, *cs):
+    h = 0
+    for c in reversed(cs):
+        h = x * h + c if h else c
+    return h
+
+
+def _norm(x, y, *x0_y0, **half):
+    if x0_y0:
+        x, y = x - x0_y0[0], y - x0_y0[1]
+    x, y = abs(x), abs(y)
+    if x < y:
+        x, y = y, x
+    return x + y * (0.5 if half else 0.4142)
+
+
+def cubic(x):
+    return _horner(x, 1.0, -0.5, 0.25) + _horner(x, 2.0) - _horner(x)
+
+
+def offset_norm(x, y, x0):
+    return _norm(x, y, x0, 1.0) + _norm(x, y, half=True)
+
+
+def per_example_option(x, y):
+    return _norm(x, y, half=x > 0.0)
+
+
+def _affine(x, **options):
+    coef = options.get("coef", (1.0, 0.0))
+    return x * coef[0] + coef[1] + len(options)
+
+
+def _total(x, *rest):
+    for r in rest:
+        x = x + r
+    return x
+
+
+def _forwarding(x, **options):     # (PyGeodesy's `_Fm2(x, **nonfinites)`)
+    return _affine(x, **options) * 2.0
+
+
+def with_options_and_rest(x, y):
+    return _affine(x, coef=(2.0, -1.0)) + _affine(y) + _total(x, y, y) + \
+        _forwarding(x) + _forwarding(y, coef=(3.0, 1.0))
+
+
+def norm_with_options(x, y, *x0_y0, **half):
+    return _norm(x, y) + (1.0 if half else 0.0) + len(x0_y0)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_helpers_taking_star_args_and_kwargs(n):
+    from vectorize.errors import VectorizeError
+    rng = np.random.default_rng(130 + n)
+    x, y, x0 = (rng.uniform(-2.0, 2.0, n) for _ in range(3))
+    if n >= 5:
+        x[:3] = (0.0, 2.0, 1.0)       # h = 0 inside the loop; x < y on some lanes only
+        y[1] = 2.0
+    for func, args in ((cubic, (x,)), (offset_norm, (x, y, x0)),
+                       (with_options_and_rest, (x, y))):
+        _check_vectorize(func, func, *args)
+        _same(vmap(func)(*args), np.asarray([func(*row) for row in zip(*args)], dtype=float))
+    _same(vmap(norm_with_options)(x, y),
+          np.asarray([norm_with_options(a, b) for a, b in zip(x, y)], dtype=float))
+    with pytest.raises(VectorizeError, match=r"(?s)test_real_pkgs_fixes.py:\d+:\d+: .*\*\*half"):
+        vectorize(per_example_option, fallback="error")(x, y)
+
+
+# ------------------------------------------------------ an enum member passed for every example
+# astral's `hour_angle(latitude, declination, zenith, direction)` takes a `SunDirection`
+# member: numpy.vectorize broadcasts it as a 0-d object array and hands each example the
+# member itself; `vectorize` refused ("argument `direction` has dtype object"). A member is
+# now passed as it is (as None and flags were), known by its type: the code for one member
+# serves the others, its `direction == SunDirection.SETTING` a Python `if`.
+
+class Direction(enum.Enum):
+    RISING = 1
+    SETTING = -1
+
+
+def signed_angle(lat, direction):
+    angle = math.acos(math.cos(math.radians(lat)) * 0.5)
+    if direction == Direction.SETTING:
+        angle = -angle
+    return angle * direction.value
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_an_enum_member_for_every_example(n):
+    lat = np.random.default_rng(140 + n).uniform(-80.0, 80.0, n)
+    ours = vectorize(signed_angle, fallback="error")
+    for direction in (Direction.RISING, Direction.SETTING, Direction.RISING):
+        _same(ours(lat, direction), np.vectorize(signed_angle, otypes="d")(lat, direction))
+    _same(vmap(signed_angle, in_axes=(0, None))(lat, Direction.SETTING),
+          np.asarray([signed_angle(v, Direction.SETTING) for v in lat], dtype=float))
+
+
+# ------------------------------------------------ docstrings of methods and nested functions
+# haversine's kernels are closures a factory builds (`_create_haversine_kernel(math)`), each
+# with a multi-line docstring; py_lets_be_rational's functions have docstrings with lines of
+# blanks. Both were refused with a false message ("the source of ... is not the code it
+# runs: the file changed since the function was defined"): the check compiles the function's
+# dedented text, and dedenting also takes the margin off the lines inside a docstring and
+# empties its lines of blanks, so the docstring constant differed from the one the function
+# has. Every method and nested function with a multi-line docstring was refused so (on
+# CPython before 3.13, which keeps docstrings as written). String constants are now compared
+# as dedenting leaves them.
+
+class Kernels:
+    @staticmethod
+    def twice(x):
+        """Twice x.
+
+        A method's docstring, its lines indented.
+        """
+        return 2.0 * x - 1.0
+
+
+def _factory(scale):
+    def kernel(x):
+        """Scaled x.
+
+        A closure's docstring.
+        """
+        return scale * x + 1.0
+    return kernel
+
+
+BLANK_LINES = 'def blank_lines(x):\n    """First line.\n    \n    Blanks above.\n    """\n' \
+    '    return x * x\n'
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_docstrings_of_methods_closures_and_blank_lines(n, tmp_path):
+    x = np.random.default_rng(150 + n).uniform(-5.0, 5.0, n)
+    blank_lines = _source_module(tmp_path, f"blank_lines_{n}", BLANK_LINES).blank_lines
+    for func in (Kernels.twice, _factory(3.0), blank_lines):
+        _check_vectorize(func, func, x)
+        _same(vmap(func)(x), np.asarray([func(v) for v in x], dtype=float))
+
+
+# --------------------------------------- a string or enum member for every example, signature=
+# haversine's `haversine(point1, point2, unit=Unit.KILOMETERS, ...)` takes (lat, lon) pairs:
+# a user vectorizes it with `signature="(2),(2),()->()"`. A unit (a string, an enum member)
+# passed for every example was refused there ("argument `unit` has dtype <U2"), although
+# the same call without a signature passes it as it is. Now both do.
+
+def scaled_norm(point, unit):
+    lat, lon = point
+    factor = 1.0 if unit == "km" or unit == Direction.RISING else 0.621
+    return factor * math.hypot(lat, lon)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_a_string_or_enum_member_for_every_example_with_a_signature(n):
+    points = np.random.default_rng(160 + n).uniform(-90.0, 90.0, (n, 2))
+    ours = vectorize(scaled_norm, fallback="error", signature="(2),()->()")
+    for unit in ("km", "mi", Direction.RISING, Direction.SETTING):
+        ref = np.vectorize(scaled_norm, otypes="d", signature="(2),()->()")(points, unit)
+        _same(ours(points, unit), ref)

@@ -8,6 +8,7 @@ always axis 0.
 
 from __future__ import annotations
 
+import enum
 import functools
 import inspect
 import math
@@ -493,6 +494,10 @@ class vectorize:
                 key.append(as_is_key(value))
                 continue
             arr = arrays[k]
+            if arr.ndim == 0 and not in_dims[k] and _passed_as_is(arr):
+                call_args.append(arr[()])       # (a string or flag for every example, as
+                key.append(as_is_key(arr[()]))  # without a signature)
+                continue
             if arr.dtype.kind in "OUSVmM":
                 return self._fallback_plan(f"argument `{name}` has dtype {arr.dtype}", args,
                                            kwargs)[0], None, loop_shape, size, dim_sizes, None
@@ -672,10 +677,11 @@ class vectorize:
                 continue
             arr = value if type(value) is np.ndarray else np.asanyarray(value)
             if arr.dtype.kind in "OUSVmM":
-                if arr.ndim == 0 and arr.dtype.kind in "USO" and specialized_on(arr[()]):
+                if arr.ndim == 0 and _passed_as_is(arr):
                     # one string for every example: passed as it is, as the np.str_
-                    # numpy.vectorize hands each example (None, a flag in an object
-                    # array: the object itself)
+                    # numpy.vectorize hands each example (None, a flag, an enum member
+                    # in an object array: the object itself; a member is known by its
+                    # type only, its tests stay Python `if`s)
                     values = list(values)
                     values[index] = arr[()]
                     as_is += (index,)
@@ -1609,6 +1615,14 @@ def _output_types(result, narrow, ran=None) -> tuple | None:
     cast = tuple(t if isinstance(v, Value) and v.dtype is not None and t is not None and
                  t != v.dtype else None for v, t in zip(items, theirs))
     return cast if any(c is not None for c in cast) else None
+
+
+def _passed_as_is(arr) -> bool:
+    """Whether a 0-d string or object array broadcast to every example is passed as it is
+    (its item: what numpy.vectorize hands each example): a value the code is specialized on
+    (`specialized_on`: None, a flag, a short string) or an enum member (known by its type)."""
+    return arr.dtype.kind in "USO" and (specialized_on(arr[()]) or
+                                        isinstance(arr[()], enum.Enum))
 
 
 def _is_as_is(kind) -> bool:

@@ -56,6 +56,7 @@ from .introspect import (
     AttributePath,
     ClosureView,
     attribute_guard,
+    dedent_margin,
     source_lines,
     source_matches_code,
 )
@@ -151,7 +152,9 @@ def function_print(fn) -> list:
         lines, start = source_lines(fn)
     except (OSError, TypeError) as exc:
         raise Uncacheable(f"the source of {fn.__qualname__} cannot be read ({exc})") from None
-    if not source_matches_code(fn, textwrap.dedent("".join(lines))):
+    raw = "".join(lines)
+    text = textwrap.dedent(raw)
+    if not source_matches_code(fn, text, dedent_margin(raw, text)):
         # the file changed since the function was defined: its lines are not its code
         raise Uncacheable(f"the source of {fn.__qualname__} in its file is not its code")
     return ["function", fn.__module__, fn.__qualname__, fn.__code__.co_filename, start,

@@ -273,12 +273,37 @@ _CO_NESTED = inspect.CO_NESTED
 _matched: dict = {}       # (code, text) -> whether the text compiles to the code
 
 
-def source_matches_code(func, text: str) -> bool:
+def dedent_margin(raw: str, text: str) -> str:
+    """The margin `textwrap.dedent` took off every line of ``raw`` to give ``text``."""
+    for before, after in zip(raw.split("\n"), text.split("\n")):
+        if before.strip():
+            return before[:len(before) - len(after)]
+    return ""
+
+
+def _as_dedented(value: str, margin: str) -> str:
+    """A string constant of the function as it reads in its text dedented by ``margin``
+    (`textwrap.dedent` works on lines, those inside a multi-line string too: a docstring
+    loses the margin from its later lines, and its lines of blanks become empty)."""
+    lines = value.split("\n")
+    out = lines[:1]
+    for k, line in enumerate(lines[1:], 2):
+        if not line.strip(" \t") and k < len(lines):   # (the last goes on to the quotes)
+            line = ""
+        elif line.startswith(margin):
+            line = line[len(margin):]
+        out.append(line)
+    return "\n".join(out)
+
+
+def source_matches_code(func, text: str, margin: str = "") -> bool:
     """Whether ``text`` (the dedented ``def`` of ``func`` as its file has it now, decorators
     included, or a parenthesized ``lambda``) compiles to ``func.__code__``: the bytecode,
     constants (nested functions' code compared the same way), names, local, free and cell
     variables, arguments and flags, line numbers aside. A file edited after its module was
-    imported gives the new text, while the function runs the old code.
+    imported gives the new text, while the function runs the old code. ``margin``: what
+    dedenting took off its lines (`dedent_margin`), off the lines of its multi-line strings
+    too (a method's docstring), so that its string constants are compared as dedented.
 
     The text is compiled where the function was (``__qualname__``): inside classes of the
     same names (private names are mangled alike) and functions, the innermost binding the
@@ -286,7 +311,7 @@ def source_matches_code(func, text: str) -> bool:
     parse is not judged (True): reading it fails on its own."""
     import ast
     code = func.__code__
-    key = (code, text)
+    key = (code, text, margin)
     found = _matched.get(key)
     if found is not None:
         return found
@@ -327,7 +352,7 @@ def source_matches_code(func, text: str) -> bool:
                            flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
-    found = any(_same_code(code, candidate) for candidate in _code_objects(compiled)
+    found = any(_same_code(code, candidate, margin) for candidate in _code_objects(compiled)
                 if candidate.co_name == code.co_name)
     if not found and any(isinstance(n, ast.Assert) for n in ast.walk(tree)) and \
             _rewritten_by_pytest(func):
@@ -369,7 +394,7 @@ def _code_objects(code):
             yield from _code_objects(const)
 
 
-def _same_code(a, b) -> bool:
+def _same_code(a, b, margin: str = "") -> bool:
     if (a.co_names != b.co_names or a.co_varnames != b.co_varnames
             or a.co_freevars != b.co_freevars or a.co_cellvars != b.co_cellvars
             or a.co_argcount != b.co_argcount or a.co_posonlyargcount != b.co_posonlyargcount
@@ -382,9 +407,10 @@ def _same_code(a, b) -> bool:
     for x, y in zip(a.co_consts, b.co_consts):
         if isinstance(x, types.CodeType) or isinstance(y, types.CodeType):
             if not (isinstance(x, types.CodeType) and isinstance(y, types.CodeType)
-                    and _same_code(x, y)):
+                    and _same_code(x, y, margin)):
                 return False
-        elif type(x) is not type(y) or repr(x) != repr(y):
+        elif type(x) is not type(y) or repr(x) != repr(y) and not (
+                type(x) is str and _as_dedented(x, margin) == y):
             return False
     return True
 

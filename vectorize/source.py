@@ -34,7 +34,7 @@ from .body_sugar import (
     walrus_as_assignment,
 )
 from .errors import Unsupported, VectorizeError
-from .introspect import lookup, source_lines, source_matches_code
+from .introspect import dedent_margin, lookup, source_lines, source_matches_code
 from .syntax.traversal import children, rewrite, statements
 
 
@@ -211,11 +211,13 @@ def _lambda_text(func, file_lines: list[str]):
     return "(" + segment + ")\n", node.lineno - 1, node.col_offset - 1
 
 
-def _check_unchanged(func, text: str, filename: str, file_lines: list[str]) -> None:
+def _check_unchanged(func, text: str, filename: str, file_lines: list[str],
+                     margin: str = "") -> None:
     """Refuse a function whose file no longer holds its code: `inspect` reads the file as it
     is now, so a file edited after its module was imported would be vectorized from the new
-    text while the function (and numpy.vectorize, and the loop) run the old code."""
-    if source_matches_code(func, text):
+    text while the function (and numpy.vectorize, and the loop) run the old code.
+    ``margin``: what dedenting took off the text's lines (`dedent_margin`)."""
+    if source_matches_code(func, text, margin):
         return
     code = func.__code__
     line = code.co_firstlineno
@@ -264,7 +266,7 @@ def read_function(func) -> FunctionSource:
         return FunctionSource(func, tree.name.value, filename, text, tree, line_offset,
                               col_offset, file_lines, module, lam)
     module = cst.parse_module(text)
-    _check_unchanged(func, text, filename, file_lines)
+    _check_unchanged(func, text, filename, file_lines, dedent_margin(raw, text))
     defs = [s for s in module.body if isinstance(s, cst.FunctionDef)]
     if not defs:
         raise Unsupported(f"could not find the `def` of `{func.__qualname__}` in its source",

@@ -265,9 +265,8 @@ class FunctionJob:
         params = {}
         for name, param in inspect.signature(fn).parameters.items():
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                raise Unsupported(f"`{fn.__name__}` takes *args/**kwargs", node,
-                                  "give the helper explicit parameters")
-            if name in bound.arguments:
+                params[name] = _star_parameter(fn, param, bound.arguments.get(name), node)
+            elif name in bound.arguments:
                 params[name] = bound.arguments[name]
             else:
                 params[name] = exact(param.default)
@@ -399,6 +398,27 @@ class FunctionJob:
             self.module.attribute_guards[key] = attribute_guard(namespace, root, attrs, value)
             self.module.attribute_scopes[key] = (func, scope, root, attrs, value)
         return tree, self.last.result
+
+
+def _star_parameter(fn, param, bound, node):
+    """The abstract value of a helper's ``*args`` (a tuple of the extra positional arguments
+    the call passes, tracked item by item: their number is the call's; a constant where all
+    are) or ``**kwargs`` (the
+    extra keyword arguments, where the call passes none or only exactly known ones: a dict
+    whose keys and values the body reads as constants)."""
+    if param.kind is param.VAR_POSITIONAL:
+        items = tuple(bound or ())
+        if all(isinstance(v, Value) and v.exact for v in items):
+            return exact(tuple(v.example for v in items))     # (a constant the loops read)
+        return TupleValue(items)
+    kwargs = dict(bound or {})
+    for key, value in kwargs.items():
+        if not (isinstance(value, Value) and value.exact) and not (
+                isinstance(value, TupleValue) and value.exact and value.kind in (None, tuple)):
+            raise Unsupported(f"`{fn.__name__}` takes **{param.name}, and the call passes "
+                              f"`{key}` a value not known exactly (one per example, or a "
+                              "call's)", node, "pass it as an explicit parameter of the helper")
+    return exact({k: v.example for k, v in kwargs.items()})
 
 
 def transform_function(func, params: dict[str, object], *, backend: str = "numpy",

@@ -209,6 +209,7 @@ class _VMapped:
         self._names = None      # the target's parameter names, read on the first call
         self._defaults: dict = {}   # ... and the defaults of those that have one
         self._varargs = None    # the name of its *args parameter, if any
+        self._varkw = None      # ... and of its **kwargs one (empty: `_params` refuses others)
         self._n_positional = 0  # how many parameters it takes positionally (not *args)
         self._target = func = python_function_of(func)     # numba's: the Python source
         call = next((vars(k)["__call__"] for k in type(func).__mro__
@@ -577,6 +578,8 @@ class _VMapped:
                                   f"argument `{name}`", "pass each parameter once",
                                   VmapTypeError)
             params[name] = make
+        if self._varkw is not None:     # (every keyword the call passes names a parameter)
+            params[self._varkw] = functools.partial(exact, {})
         for name in names[first:]:
             if name in params:
                 continue
@@ -597,6 +600,7 @@ class _VMapped:
                                  if p.kind <= p.POSITIONAL_OR_KEYWORD)
         for name, p in parameters.items():
             if p.kind is p.VAR_KEYWORD:
+                self._varkw = name
                 continue
             if p.kind is p.VAR_POSITIONAL:
                 self._varargs = name

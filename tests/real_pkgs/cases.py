@@ -1,14 +1,19 @@
 """Every case of the real-package corpus, in one list (`ALL`)."""
 
+from astral_cases import CASES as ASTRAL
 from chemicals_cases import CASES as CHEMICALS
+from colorsys_cases import CASES as COLORSYS
 from fluids_cases import CASES as FLUIDS
 from geographiclib_cases import CASES as GEOGRAPHICLIB
+from haversine_cases import CASES as HAVERSINE
 from ht_cases import CASES as HT
 from iapws_cases import CASES as IAPWS
 from jdcal_cases import CASES as JDCAL
+from lets_be_rational_cases import CASES as LETS_BE_RATIONAL
 from numpy_financial_cases import CASES as NUMPY_FINANCIAL
 from psychrolib_cases import CASES as PSYCHROLIB
 from pvlib_cases import CASES as PVLIB
+from pygeodesy_cases import CASES as PYGEODESY
 from pymap3d_cases import CASES as PYMAP3D
 from pysolar_cases import CASES as PYSOLAR
 from pythermalcomfort_cases import CASES as PYTHERMALCOMFORT
@@ -17,4 +22,5 @@ from sgp4_cases import CASES as SGP4
 from utm_cases import CASES as UTM
 
 ALL = [*PSYCHROLIB, *FLUIDS, *HT, *CHEMICALS, *PVLIB, *IAPWS, *SGP4, *PYSOLAR,
-       *PYTHERMALCOMFORT, *NUMPY_FINANCIAL, *PYMAP3D, *GEOGRAPHICLIB, *JDCAL, *UTM, *REFET]
+       *PYTHERMALCOMFORT, *NUMPY_FINANCIAL, *PYMAP3D, *GEOGRAPHICLIB, *JDCAL, *UTM, *REFET,
+       *LETS_BE_RATIONAL, *ASTRAL, *HAVERSINE, *COLORSYS, *PYGEODESY]

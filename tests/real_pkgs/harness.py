@@ -12,10 +12,11 @@ takes: 0, negatives, NaN, inf where its documentation allows them). A `Case` run
   the examples where the loop returns (what ``vmap`` does where the loop raises is a documented
   divergence, ``docs/semantics.md``);
 
-at N = 0, 1, 5 and 1000 (plus any draws the caller adds, e.g. hypothesis-drawn ones) and
-classifies each into ``equal`` / ``refused`` (a located ``VectorizeError``) / ``wrong``
-(different values, dtype, shape or exception type) / ``crash`` (any other exception from the
-engine where the reference returns).
+(a function that takes a point as a vector per example is given a `Rows` argument and
+numpy.vectorize's ``signature=``, for both) at N = 0, 1, 5 and 1000 (plus any draws the
+caller adds, e.g. hypothesis-drawn ones) and classifies each into ``equal`` / ``refused`` (a
+located ``VectorizeError``) / ``wrong`` (different values, dtype, shape or exception type) /
+``crash`` (any other exception from the engine where the reference returns).
 """
 
 from __future__ import annotations
@@ -45,23 +46,38 @@ class Dom:
     edges: tuple = ()
 
 
+@dataclass(frozen=True)
+class Rows:
+    """An argument that is a vector per example (a point's coordinates, for a function
+    vectorized with ``signature=``): a `Dom` per component, drawn as the columns of an
+    (n, k) array."""
+    doms: tuple
+
+
+def batched(d) -> bool:
+    return isinstance(d, (Dom, Rows))
+
+
 @dataclass
 class Case:
     name: str            # "package.function", as the report shows it
     func: object
-    args: tuple          # a Dom per batched argument; anything else is passed as it is
+    args: tuple          # a Dom (or Rows) per batched argument; anything else as it is
     rtol: float = RTOL
     rtol_reason: str = ""
+    signature: str | None = None    # numpy.vectorize's, where an argument is a `Rows`
 
     def draw(self, rng, n):
-        return tuple(_draw(d, rng, n) if isinstance(d, Dom) else d for d in self.args)
+        return tuple(_draw(d, rng, n) if batched(d) else d for d in self.args)
 
     @property
     def in_axes(self):
-        return tuple(0 if isinstance(d, Dom) else None for d in self.args)
+        return tuple(0 if batched(d) else None for d in self.args)
 
 
 def _draw(dom, rng, n):
+    if isinstance(dom, Rows):
+        return np.stack([_draw(d, rng, n) for d in dom.doms], axis=-1)
     if dom.integer:
         vals = rng.integers(int(dom.lo), int(dom.hi) + 1, size=n)
     elif dom.log:
@@ -117,7 +133,7 @@ def _otypes(ref):
 
 
 def _batch_len(case, args):
-    return next(len(a) for a, d in zip(args, case.args) if isinstance(d, Dom))
+    return next(len(a) for a, d in zip(args, case.args) if batched(d))
 
 
 def _refusal(exc):
@@ -136,10 +152,11 @@ def check_vectorize(case, draws):
     # a list or tuple passed as it is (a table of coefficients) is excluded, as its users
     # exclude it: numpy.vectorize would broadcast it as an array
     excluded = {k for k, d in enumerate(case.args) if isinstance(d, (list, tuple))}
-    ref_f = np.vectorize(case.func, excluded=excluded)
+    sig = case.signature
+    ref_f = np.vectorize(case.func, excluded=excluded, signature=sig)
     try:
         ours = _wrapped(case, "vectorize", lambda: vectorize(case.func, fallback="error",
-                                                              excluded=excluded))
+                                                              excluded=excluded, signature=sig))
     except VectorizeError as exc:
         return _refusal(exc)
     except Exception as exc:  # noqa: BLE001 - classified
@@ -157,8 +174,8 @@ def check_vectorize(case, draws):
                 if isinstance(exc, VectorizeError):
                     return _refusal(exc)
                 continue
-            ref, ref_exc = _call(np.vectorize(case.func, otypes=otypes, excluded=excluded),
-                                 args)
+            ref, ref_exc = _call(np.vectorize(case.func, otypes=otypes, excluded=excluded,
+                                              signature=sig), args)
         else:
             ref, ref_exc = _call(ref_f, args)
             if ref_exc is None and otypes is None:
@@ -199,9 +216,10 @@ def check_vectorize(case, draws):
 def _types_of_ones(case, args, excluded):
     """The output types numpy.vectorize learns from an example of ones (None where that
     call raises)."""
-    ones = tuple(np.ones(1, a.dtype) if isinstance(d, Dom) else a
+    ones = tuple(np.ones((1, *a.shape[1:]), a.dtype) if batched(d) else a
                  for a, d in zip(args, case.args))
-    out, exc = _call(np.vectorize(case.func, excluded=excluded), ones)
+    out, exc = _call(np.vectorize(case.func, excluded=excluded, signature=case.signature),
+                     ones)
     return None if exc is not None else _otypes(out)
 
 
@@ -214,7 +232,7 @@ def _stacked_loop(case, args):
     """The per-example loop over Python scalars (numpy.vectorize's items), its results
     stacked as ``np.array`` stacks them."""
     n = _batch_len(case, args)
-    outs = [case.func(*[a[i].item() if isinstance(d, Dom) else a
+    outs = [case.func(*[(a[i].item() if a.ndim == 1 else a[i]) if batched(d) else a
                         for a, d in zip(args, case.args)]) for i in range(n)]
     if outs and isinstance(outs[0], tuple):
         return tuple(np.asarray([o[k] for o in outs]) for k in range(len(outs[0])))
@@ -225,7 +243,7 @@ def _lane(args, case, message):
     if "first lane " not in message:
         return "?"
     k = int(message.split("first lane ")[1].split(":")[0])
-    return tuple(a[k].item() if isinstance(d, Dom) else a for a, d in zip(args, case.args))
+    return tuple(a[k].tolist() if batched(d) else a for a, d in zip(args, case.args))
 
 
 def _loop(case, args):
@@ -236,13 +254,13 @@ def _loop(case, args):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         for i in range(n):
-            row = [a[i] if isinstance(d, Dom) else a for a, d in zip(args, case.args)]
+            row = [a[i] if batched(d) else a for a, d in zip(args, case.args)]
             try:
                 outs.append(case.func(*row))
             except Exception:  # noqa: BLE001 - a raising example is left out
                 continue
             keep.append(i)
-    kept = tuple(a[keep] if isinstance(d, Dom) else a for a, d in zip(args, case.args))
+    kept = tuple(a[keep] if batched(d) else a for a, d in zip(args, case.args))
     if not outs:
         return kept, None
     if isinstance(outs[0], tuple):

@@ -70,6 +70,13 @@ class Calls:
                         continue
                     except TypeError:
                         pass
+                if arg.star == "**" and value.known and type(value.example) is dict and all(
+                        type(k) is str for k in value.example):
+                    # `g(x, **options)` of a dict the same for every call (a helper's
+                    # `**kwargs`): its items are keyword arguments, exact where it is
+                    kwargs.update({k: unbatched(v, value.exact)
+                                   for k, v in value.example.items()})
+                    continue
                 raise Unsupported("`*`/`**` unpacking in calls is not supported yet", arg,
                                   "pass the arguments one by one")
             if arg.keyword is not None:

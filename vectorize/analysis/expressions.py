@@ -332,6 +332,14 @@ class Expressions:
             pass
         return UNKNOWN
 
+    @staticmethod
+    def container_truth(value):
+        """A tuple or list whose items are tracked is true where it has any, on every
+        example whatever its items hold (``if args:`` in a helper taking ``*args``)."""
+        if isinstance(value, TupleValue) and value.kind in (None, tuple, list):
+            return exact(bool(value.items))
+        return value
+
     def _truth(self, value, node):
         """A value used for its truth (if/while tests, and/or/not, ternaries) must be one
         number per example, as Python requires."""
@@ -480,7 +488,7 @@ class Expressions:
         return batched_like(result)
 
     def ifexp(self, node: cst.IfExp, env):
-        test = self.expr(node.test, env)
+        test = self.container_truth(self.expr(node.test, env))
         self._truth(test, node.test)
         decided = self._decided(node, node.test, test)
         if decided is not None:

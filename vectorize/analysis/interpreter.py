@@ -516,6 +516,7 @@ class Analysis(Expressions, Calls, Aliasing):
             if truth is None or self.decided.get(stmt, truth) is not truth:
                 raise
             test = exact(truth)
+        test = self.container_truth(test)
         self._truth(test, stmt.test)
         batched = test.batched
         self.batched_tests[stmt] = batched
@@ -722,7 +723,7 @@ class Analysis(Expressions, Calls, Aliasing):
         return value
 
     def while_statement(self, stmt: cst.While, env: Env) -> Env | None:
-        test = self.expr(stmt.test, env)
+        test = self.container_truth(self.expr(stmt.test, env))
         self._truth(test, stmt.test)
         self.batched_tests[stmt] = test.batched
         if self._decided(stmt, stmt.test, test) is False:   # never entered
