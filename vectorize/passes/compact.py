@@ -59,12 +59,13 @@ NumPy loop written by hand.
 from __future__ import annotations
 
 import libcst as cst
+import numpy as np
 
 from ..abstract import Value
 from ..errors import Unsupported
 from ..liveness import Liveness, body_of, definite_writes, exposed_reads, writes
 from ..loops.facts import loop_mask
-from ..syntax.edit import RenameNames
+from ..syntax.edit import RenameNames, fix_parens
 from ..syntax.templates import parse_expr, parse_stmt, render
 from ..syntax.traversal import children, recalled, remember, rewrite, walk
 from .records import ArrayValues, BatchedLoopFacts, CompactedIfs
@@ -188,9 +189,11 @@ class _Compact(cst.CSTTransformer):
         return out
 
     # -- loops
-    def _gathered_loop(self, active: str, body: list, loop=None):
+    def _gathered_loop(self, active: str, body: list, loop=None, scalar_tail=False):
         """(statements before the loop, its new body, statements after it, lanes name).
-        ``loop``: the loop as the function had it (its liveness), None where unknown."""
+        ``loop``: the loop as the function had it (its liveness), None where unknown;
+        ``scalar_tail``: whether its last lanes may finish in Python floats
+        (`_scalar_tail`: a ``while`` loop that the loop's exit leaves)."""
         carried, read_only = BatchedLoopFacts.get(self.ctx).loops[active]
         # the carries scattered back: those the code after the loop may read (the others
         # are gathered like any value the loop reads, and never written back)
@@ -245,6 +248,8 @@ class _Compact(cst.CSTTransformer):
             self.quiet and _tolerates_finished_lanes(body, self.prims) else set()
         body = self._local(body, local, lanes)
         per_lane, fixed = _compaction_cost(len(kept), len(names), body)
+        tail = self._scalar_tail(active, carried, [n for n, _ in kept], names, local, body,
+                                 put_back, lanes, running) if scalar_tail else None
         body = _merged_while_idle(body, merges, idle, unmerged)
         lines.append(f"{idle} = 0")
         check = _statements([
@@ -252,12 +257,75 @@ class _Compact(cst.CSTTransformer):
             # (not `+=`: the code around reads an augmented assignment as an array's
             # change in place, `_changed_in_place`)
             f"{idle} = {idle} + {prims.size(lanes)} - {running}",
-        ]) + [parse_stmt(f"if not {running} or {idle} >= {per_lane} * {prims.size(lanes)}"
+        ])
+        if tail is not None:
+            lines.append(f"{tail[0]} = True")
+            check.append(tail[1])
+        check += [parse_stmt(f"if not {running} or {idle} >= {per_lane} * {prims.size(lanes)}"
                          f" + {fixed}:\n" + "".join(
                              f"    {part}\n" for line in compaction
                              for part in line.split("\n")))]
         after = _statements(put_back)
         return _statements(lines), body + check, after, lanes
+
+    def _scalar_tail(self, active, carried, kept, names, local, body, put_back, lanes,
+                     running):
+        """Where few lanes are left (``running`` at most `_SCALAR_TAIL`), a pass of array
+        operations costs its calls, not its lanes: those lanes finish one by one in Python
+        floats, through the same operations (`_ScalarBody`), and the loop ends. Returns
+        (the name of the flag that lets it run once, the statement), or None where the
+        loop's values and operations are not all ones whose Python float results are those
+        of the arrays bit for bit (`_ScalarBody`): every value it gathers a float64 per
+        example (NumPy's only), under ``np.errstate(all="ignore")`` (Python floats never
+        warn). A lane where Python raises (a zero divisor, a check of the loop's) stops the
+        tail: the arrays, untouched, go on from where it began, and raise or warn as before.
+        ``body``: the loop's statements as `_local` renamed them, before their merges."""
+        prims = self.prims
+        if prims.name != "numpy" or not self.quiet or self.loops:
+            return None
+        values = BatchedLoopFacts.get(self.ctx).values.get(active, {})
+        float64 = np.dtype(np.float64)
+        for name in names:
+            value = values.get(name)
+            if name != active and not (type(value) is Value and value.known and value.rank == 0
+                                       and value.dtype == float64):
+                return None
+        if any(dtype != float64 for _, dtype in carried):
+            return None
+        assigned = set().union(*map(writes, body)) - set(local.values())
+        scalar = {local[name]: self.fresh(f"{name}_lane") for name in names}
+        scalar.update({name: self.fresh(f"{name}_lane") for name in sorted(assigned)})
+        try:
+            stmts = [_ScalarBody(scalar, prims.alias).statement(s) for s in body]
+        except _NotScalar:
+            for name in scalar.values():
+                self.ctx.namer.release(name)
+                self.made.pop(name, None)
+            return None
+        read = set().union(*map(_names_in, stmts))
+        lists = {name: self.fresh(f"{name}_tail") for name in names
+                 if scalar[local[name]] in read or name in kept}
+        flag, lane = self.fresh("scalar_tail"), self.fresh("lane")
+        kept = [name for name in kept if name in lists]
+        lines = [f"if 0 < {running} <= {_SCALAR_TAIL} and {flag}:", f"    {flag} = False"]
+        lines += [f"    {lists[name]} = {local[name]}.tolist()" for name in lists]
+        g_active = local[active]
+        lines += ["    try:", f"        for {lane} in range({prims.size(lanes)}):",
+                  f"            if not {lists[active]}[{lane}]:", "                continue"]
+        lines += [f"            {scalar[local[name]]} = {lists[name]}[{lane}]"
+                  for name in lists if name != active]
+        lines += [f"            {scalar[g_active]} = True",
+                  f"            while {scalar[g_active]}:"]
+        lines += [f"                {line}" for s in stmts
+                  for line in render(fix_parens(s)).rstrip("\n").split("\n")]
+        lines += [f"            {lists[name]}[{lane}] = {scalar[local[name]]}" for name in kept]
+        # (any exception: the arrays' passes raise what the loop raises, with its message)
+        lines += ["    except Exception:", "        pass", "    else:"]
+        lines += [f"        {local[name]} = np.array({lists[name]}, dtype=np.float64)"
+                  for name in kept]
+        lines += [f"        {part}" for line in put_back for part in line.split("\n")]
+        lines.append("        break")
+        return flag, parse_stmt("\n".join(lines) + "\n")
 
     def _plain_merges(self, active: str, carried, body: list) -> dict:
         """``{k: new}`` for the statements ``body[k]`` that merge a carry's new value into
@@ -334,8 +402,9 @@ class _Compact(cst.CSTTransformer):
         active = loop_mask(updated_node)
         if active is None or active not in BatchedLoopFacts.get(self.ctx).loops:
             return updated_node
-        before, body, _after, lanes = self._gathered_loop(active, list(updated_node.body.body),
-                                                          original_node)
+        before, body, _after, lanes = self._gathered_loop(
+            active, list(updated_node.body.body), original_node,
+            scalar_tail=updated_node.orelse is None)
         loop = updated_node.with_changes(test=parse_expr(self.prims.size(lanes)),
                                          body=updated_node.body.with_changes(body=body))
         return cst.FlattenSentinel(before + [loop])
@@ -517,6 +586,131 @@ class _Compact(cst.CSTTransformer):
             shape = size if value.rank == 0 else f"({size}, *{prims.shape(name)})"
             base = f"{name} = {prims.full(shape, name, dtype, cond)}"
         return [base] + [prims.scatter(name, lanes, local) for lanes, local, _ in sources]
+
+
+# A compacted `while` loop's lanes finish in Python floats once at most this many run
+# (`_Compact._scalar_tail`): a NumPy call costs about what 15 Python float operations do,
+# and the lanes left mostly finish before the last (measured best between 32 and 64 on
+# benchmarks/bench_live_loops.py's Newton tail); where every lane left needs the same long
+# count, the tail costs about twice what the array passes would
+_SCALAR_TAIL = 32
+
+
+class _NotScalar(Exception):
+    """A statement or expression `_ScalarBody` does not translate."""
+
+
+class _ScalarBody:
+    """The statements of a compacted loop's pass for one lane of Python floats, each
+    operation one whose result is bit for bit the float64 array operation's: ``+ - * /``
+    (IEEE, correctly rounded both; a zero divisor raises in Python, which stops the tail),
+    ``abs``, comparisons, ``& | ~`` of truths (``~`` as ``not``), ``np.where(c, a, b)`` as
+    ``a if c else b`` (the other value has no effect: the operations cannot warn or change
+    anything), ``np.logical_not``, ``np.any``/``x.all()``/``x.any()`` of one value (``!= 0``),
+    integer literals below 2**53 and float literals; assignments of names, and ``if test:
+    raise ...`` (checks, whose raise reads no value of the loop). Names: the loop's
+    (``mapping``, to the lane's) and ``abs``, ``True``, ``False``; anything else raises
+    `_NotScalar`."""
+
+    _OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.BitAnd, cst.BitOr)
+    _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
+                    cst.Equal, cst.NotEqual)
+
+    def __init__(self, mapping: dict[str, str], alias: str):
+        self.mapping, self.alias = mapping, alias
+
+    def statement(self, stmt):
+        if type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 and \
+                type(stmt.body[0]) is cst.Assign:
+            assign = stmt.body[0]
+            targets = [t.with_changes(target=self._target(t.target)) for t in assign.targets]
+            return stmt.with_changes(body=[assign.with_changes(
+                targets=targets, value=self.expr(assign.value))])
+        if type(stmt) is cst.If and stmt.orelse is None and len(stmt.body.body) == 1 and \
+                type(stmt.body.body[0]) is cst.SimpleStatementLine and \
+                len(stmt.body.body[0].body) == 1 and \
+                type(stmt.body.body[0].body[0]) is cst.Raise and \
+                not set(self.mapping).intersection(_names_in(stmt.body)):
+            return stmt.with_changes(test=self.expr(stmt.test))
+        raise _NotScalar
+
+    def _target(self, target):
+        if type(target) is cst.Name and target.value in self.mapping:
+            return target.with_changes(value=self.mapping[target.value])
+        if type(target) is cst.Tuple:
+            return target.with_changes(elements=[
+                e.with_changes(value=self._target(e.value)) for e in target.elements
+                if type(e) is cst.Element] or None)
+        raise _NotScalar
+
+    def expr(self, node):
+        kind = type(node)
+        if kind is cst.Name:
+            if node.value in self.mapping:
+                return node.with_changes(value=self.mapping[node.value])
+            if node.value in ("abs", "True", "False"):
+                return node
+        elif kind is cst.Float:
+            return node
+        elif kind is cst.Integer:
+            if abs(int(node.evaluated_value)) < 2 ** 53:
+                return node
+        elif kind is cst.BinaryOperation and type(node.operator) in self._OPERATORS:
+            return node.with_changes(left=self.expr(node.left), right=self.expr(node.right))
+        elif kind is cst.UnaryOperation and type(node.operator) is cst.Minus:
+            return node.with_changes(expression=self.expr(node.expression))
+        elif kind is cst.UnaryOperation and type(node.operator) in (cst.Not, cst.BitInvert):
+            return _negated(self.expr(node.expression))
+        elif kind is cst.Comparison and len(node.comparisons) == 1 and \
+                type(node.comparisons[0].operator) in self._COMPARISONS:
+            return node.with_changes(left=self.expr(node.left), comparisons=[
+                c.with_changes(comparator=self.expr(c.comparator)) for c in node.comparisons])
+        elif kind is cst.BooleanOperation:
+            return node.with_changes(left=self.expr(node.left), right=self.expr(node.right))
+        elif kind is cst.Call:
+            return self._call(node)
+        raise _NotScalar
+
+    def _call(self, node):
+        func, args = node.func, node.args
+        if any(a.keyword is not None or a.star for a in args):
+            raise _NotScalar
+        if type(func) is cst.Name and func.value == "abs" and len(args) == 1:
+            return node.with_changes(args=[args[0].with_changes(value=self.expr(args[0].value))])
+        if type(func) is not cst.Attribute:
+            raise _NotScalar
+        attr = func.attr.value
+        if type(func.value) is cst.Name and func.value.value == self.alias:
+            values = [self.expr(a.value) for a in args]
+            if attr == "where" and len(values) == 3:
+                return cst.IfExp(test=values[0], body=values[1], orelse=values[2])
+            if attr == "logical_not" and len(values) == 1:
+                return _negated(values[0])
+            if attr in ("any", "all") and len(values) == 1:
+                return _truth(values[0])
+        elif attr in ("any", "all") and not args:
+            return _truth(self.expr(func.value))
+        raise _NotScalar
+
+
+def _truth(node):
+    """The truth of one value, as ``np.any`` of it: a truth itself (a comparison, ``&``,
+    ``|``, ``not``), else ``x != 0`` (NaN is true)."""
+    if type(node) in (cst.Comparison, cst.BooleanOperation) or (
+            type(node) is cst.BinaryOperation and type(node.operator) in (cst.BitAnd, cst.BitOr)) \
+            or (type(node) is cst.UnaryOperation and type(node.operator) is cst.Not):
+        return node
+    return cst.Comparison(left=node, comparisons=[cst.ComparisonTarget(
+        cst.NotEqual(), cst.Integer("0"))])
+
+
+def _negated(node):
+    """``not node``, where ``x != 0`` is ``x == 0``."""
+    if type(node) is cst.Comparison and len(node.comparisons) == 1 and \
+            type(node.comparisons[0].operator) is cst.NotEqual and not node.lpar:
+        return node.with_changes(comparisons=[node.comparisons[0].with_changes(
+            operator=cst.Equal())])
+    return cst.UnaryOperation(cst.Not(), node)
 
 
 def _merged_while_idle(body: list, merges: dict, idle: str, unmerged=frozenset()) -> list:
