@@ -284,19 +284,23 @@ class _Compact(cst.CSTTransformer):
         if prims.name != "numpy" or not self.quiet or self.loops:
             return None
         values = BatchedLoopFacts.get(self.ctx).values.get(active, {})
-        float64 = np.dtype(np.float64)
+        kinds = {local[active]: "b"}
         for name in names:
             value = values.get(name)
-            if name != active and not (type(value) is Value and value.known and value.rank == 0
-                                       and value.dtype == float64):
+            if name == active:
+                continue
+            if not (type(value) is Value and value.known and value.rank == 0
+                    and value.dtype in _LANE_KINDS):
                 return None
-        if any(dtype != float64 for _, dtype in carried):
+            kinds[local[name]] = _LANE_KINDS[value.dtype]
+        if any(dtype not in _LANE_KINDS for _, dtype in carried):
             return None
         assigned = set().union(*map(writes, body)) - set(local.values())
         scalar = {local[name]: self.fresh(f"{name}_lane") for name in names}
         scalar.update({name: self.fresh(f"{name}_lane") for name in sorted(assigned)})
         try:
-            stmts = [_ScalarBody(scalar, prims.alias).statement(s) for s in body]
+            translate = _ScalarBody(scalar, kinds, prims.alias)
+            stmts = [translate.statement(s) for s in body]
         except _NotScalar:
             for name in scalar.values():
                 self.ctx.namer.release(name)
@@ -321,8 +325,9 @@ class _Compact(cst.CSTTransformer):
         lines += [f"            {lists[name]}[{lane}] = {scalar[local[name]]}" for name in kept]
         # (any exception: the arrays' passes raise what the loop raises, with its message)
         lines += ["    except Exception:", "        pass", "    else:"]
-        lines += [f"        {local[name]} = np.array({lists[name]}, dtype=np.float64)"
-                  for name in kept]
+        dtypes = dict(carried)
+        lines += [f"        {local[name]} = np.array({lists[name]}, "
+                  f"dtype={prims.dtype_code(dtypes[name])})" for name in kept]
         lines += [f"        {part}" for line in put_back for part in line.split("\n")]
         lines.append("        break")
         return flag, parse_stmt("\n".join(lines) + "\n")
@@ -596,109 +601,143 @@ class _Compact(cst.CSTTransformer):
 _SCALAR_TAIL = 32
 
 
+# the dtypes of the values a scalar tail runs on, and their kinds there (`_ScalarBody`)
+_LANE_KINDS = {np.dtype(np.float64): "f", np.dtype(np.bool_): "b"}
+
+
 class _NotScalar(Exception):
     """A statement or expression `_ScalarBody` does not translate."""
 
 
 class _ScalarBody:
-    """The statements of a compacted loop's pass for one lane of Python floats, each
-    operation one whose result is bit for bit the float64 array operation's: ``+ - * /``
-    (IEEE, correctly rounded both; a zero divisor raises in Python, which stops the tail),
-    ``abs``, comparisons, ``& | ~`` of truths (``~`` as ``not``), ``np.where(c, a, b)`` as
-    ``a if c else b`` (the other value has no effect: the operations cannot warn or change
-    anything), ``np.logical_not``, ``np.any``/``x.all()``/``x.any()`` of one value (``!= 0``),
-    integer literals below 2**53 and float literals; assignments of names, and ``if test:
+    """The statements of a compacted loop's pass for one lane of Python floats and bools,
+    each operation one whose result is bit for bit the array operation's, by the kinds of
+    its operands ('f': a float64, 'b': a truth, 'i': an integer literal below 2**53, or
+    arithmetic of those, a Python int in the array code too): ``+ - * /`` of numbers (IEEE,
+    correctly rounded both; a zero divisor raises in Python, which stops the tail), ``abs``
+    and unary ``-`` of a number, comparisons, ``& |`` of truths, ``not`` and ``~`` of a truth
+    (as ``not``), ``np.where(c, a, b)`` as ``a if c else b`` (the other value has no effect:
+    the operations cannot warn or change anything), ``np.logical_not``, ``np.any``/
+    ``np.all``/``x.all()``/``x.any()`` of one value; assignments of names, and ``if test:
     raise ...`` (checks, whose raise reads no value of the loop). Names: the loop's
-    (``mapping``, to the lane's) and ``abs``, ``True``, ``False``; anything else raises
-    `_NotScalar`."""
+    (``mapping``, to the lane's, ``kinds`` their kinds) and ``abs``, ``True``, ``False``;
+    anything else, a name given values of two kinds included, raises `_NotScalar`."""
 
-    _OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.BitAnd, cst.BitOr)
+    _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
     _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
                     cst.Equal, cst.NotEqual)
 
-    def __init__(self, mapping: dict[str, str], alias: str):
-        self.mapping, self.alias = mapping, alias
+    def __init__(self, mapping: dict[str, str], kinds: dict[str, str], alias: str):
+        self.mapping, self.kinds, self.alias = mapping, dict(kinds), alias
 
     def statement(self, stmt):
         if type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 and \
-                type(stmt.body[0]) is cst.Assign:
+                type(stmt.body[0]) is cst.Assign and len(stmt.body[0].targets) == 1:
             assign = stmt.body[0]
-            targets = [t.with_changes(target=self._target(t.target)) for t in assign.targets]
+            target = assign.targets[0].target
+            if type(target) is cst.Tuple and type(assign.value) is cst.Tuple and \
+                    len(target.elements) == len(assign.value.elements):
+                pairs = list(zip(target.elements, assign.value.elements))
+                if any(type(t) is not cst.Element or type(v) is not cst.Element
+                       for t, v in pairs):
+                    raise _NotScalar
+                values = [self.expr(v.value) for _, v in pairs]
+                elements = [t.with_changes(value=self._target(t.value, kind))
+                            for (t, _), (_, kind) in zip(pairs, values)]
+                value = assign.value.with_changes(elements=[
+                    v.with_changes(value=node) for (_, v), (node, _) in zip(pairs, values)])
+                return stmt.with_changes(body=[assign.with_changes(
+                    targets=[assign.targets[0].with_changes(
+                        target=target.with_changes(elements=elements))], value=value)])
+            value, kind = self.expr(assign.value)
             return stmt.with_changes(body=[assign.with_changes(
-                targets=targets, value=self.expr(assign.value))])
+                targets=[assign.targets[0].with_changes(target=self._target(target, kind))],
+                value=value)])
         if type(stmt) is cst.If and stmt.orelse is None and len(stmt.body.body) == 1 and \
                 type(stmt.body.body[0]) is cst.SimpleStatementLine and \
                 len(stmt.body.body[0].body) == 1 and \
                 type(stmt.body.body[0].body[0]) is cst.Raise and \
                 not set(self.mapping).intersection(_names_in(stmt.body)):
-            return stmt.with_changes(test=self.expr(stmt.test))
+            return stmt.with_changes(test=_truth(*self.expr(stmt.test)))
         raise _NotScalar
 
-    def _target(self, target):
-        if type(target) is cst.Name and target.value in self.mapping:
-            return target.with_changes(value=self.mapping[target.value])
-        if type(target) is cst.Tuple:
-            return target.with_changes(elements=[
-                e.with_changes(value=self._target(e.value)) for e in target.elements
-                if type(e) is cst.Element] or None)
-        raise _NotScalar
+    def _target(self, target, kind: str):
+        if type(target) is not cst.Name or target.value not in self.mapping or \
+                self.kinds.setdefault(target.value, kind) != kind:
+            raise _NotScalar
+        return target.with_changes(value=self.mapping[target.value])
 
-    def expr(self, node):
+    def expr(self, node) -> tuple:
+        """(the lane's expression, its kind)."""
         kind = type(node)
         if kind is cst.Name:
-            if node.value in self.mapping:
-                return node.with_changes(value=self.mapping[node.value])
-            if node.value in ("abs", "True", "False"):
-                return node
+            if node.value in self.mapping and node.value in self.kinds:
+                return node.with_changes(value=self.mapping[node.value]), \
+                    self.kinds[node.value]
+            if node.value in ("True", "False"):
+                return node, "b"
         elif kind is cst.Float:
-            return node
+            return node, "f"
         elif kind is cst.Integer:
             if abs(int(node.evaluated_value)) < 2 ** 53:
-                return node
-        elif kind is cst.BinaryOperation and type(node.operator) in self._OPERATORS:
-            return node.with_changes(left=self.expr(node.left), right=self.expr(node.right))
-        elif kind is cst.UnaryOperation and type(node.operator) is cst.Minus:
-            return node.with_changes(expression=self.expr(node.expression))
-        elif kind is cst.UnaryOperation and type(node.operator) in (cst.Not, cst.BitInvert):
-            return _negated(self.expr(node.expression))
+                return node, "i"
+        elif kind is cst.BinaryOperation:
+            (left, a), (right, b) = self.expr(node.left), self.expr(node.right)
+            op = type(node.operator)
+            changed = node.with_changes(left=left, right=right)
+            if op in self._ARITHMETIC and a in "fi" and b in "fi":
+                return changed, "i" if a == b == "i" and op is not cst.Divide else "f"
+            if op in (cst.BitAnd, cst.BitOr) and a == b == "b":
+                return changed, "b"
+        elif kind is cst.UnaryOperation:
+            operand, k = self.expr(node.expression)
+            if type(node.operator) is cst.Minus and k in "fi":
+                return node.with_changes(expression=operand), k
+            if type(node.operator) in (cst.Not, cst.BitInvert) and k == "b":
+                return _negated(operand), "b"
         elif kind is cst.Comparison and len(node.comparisons) == 1 and \
                 type(node.comparisons[0].operator) in self._COMPARISONS:
-            return node.with_changes(left=self.expr(node.left), comparisons=[
-                c.with_changes(comparator=self.expr(c.comparator)) for c in node.comparisons])
+            (left, _), (right, _) = self.expr(node.left), \
+                self.expr(node.comparisons[0].comparator)
+            return node.with_changes(left=left, comparisons=[
+                node.comparisons[0].with_changes(comparator=right)]), "b"
         elif kind is cst.BooleanOperation:
-            return node.with_changes(left=self.expr(node.left), right=self.expr(node.right))
+            (left, a), (right, b) = self.expr(node.left), self.expr(node.right)
+            if a == b == "b":
+                return node.with_changes(left=left, right=right), "b"
         elif kind is cst.Call:
             return self._call(node)
         raise _NotScalar
 
-    def _call(self, node):
+    def _call(self, node) -> tuple:
         func, args = node.func, node.args
         if any(a.keyword is not None or a.star for a in args):
             raise _NotScalar
-        if type(func) is cst.Name and func.value == "abs" and len(args) == 1:
-            return node.with_changes(args=[args[0].with_changes(value=self.expr(args[0].value))])
+        values = [self.expr(a.value) for a in args]
+        if type(func) is cst.Name and func.value == "abs" and len(args) == 1 and \
+                values[0][1] == "f":
+            return node.with_changes(args=[args[0].with_changes(value=values[0][0])]), "f"
         if type(func) is not cst.Attribute:
             raise _NotScalar
         attr = func.attr.value
         if type(func.value) is cst.Name and func.value.value == self.alias:
-            values = [self.expr(a.value) for a in args]
-            if attr == "where" and len(values) == 3:
-                return cst.IfExp(test=values[0], body=values[1], orelse=values[2])
-            if attr == "logical_not" and len(values) == 1:
-                return _negated(values[0])
+            if attr == "where" and len(values) == 3 and values[0][1] == "b":
+                (test, _), (a, ka), (b, kb) = values
+                if ka == kb or (ka in "fi" and kb in "fi"):
+                    return cst.IfExp(test=test, body=a, orelse=b), ka if ka == kb else "f"
+            if attr == "logical_not" and len(values) == 1 and values[0][1] == "b":
+                return _negated(values[0][0]), "b"
             if attr in ("any", "all") and len(values) == 1:
-                return _truth(values[0])
+                return _truth(*values[0]), "b"
         elif attr in ("any", "all") and not args:
-            return _truth(self.expr(func.value))
+            return _truth(*self.expr(func.value)), "b"
         raise _NotScalar
 
 
-def _truth(node):
-    """The truth of one value, as ``np.any`` of it: a truth itself (a comparison, ``&``,
-    ``|``, ``not``), else ``x != 0`` (NaN is true)."""
-    if type(node) in (cst.Comparison, cst.BooleanOperation) or (
-            type(node) is cst.BinaryOperation and type(node.operator) in (cst.BitAnd, cst.BitOr)) \
-            or (type(node) is cst.UnaryOperation and type(node.operator) is cst.Not):
+def _truth(node, kind: str):
+    """The truth of one value (of `_ScalarBody`'s ``kind``), as ``np.any`` of it: a truth
+    itself, else ``x != 0`` (NaN is true)."""
+    if kind == "b":
         return node
     return cst.Comparison(left=node, comparisons=[cst.ComparisonTarget(
         cst.NotEqual(), cst.Integer("0"))])
