@@ -27,7 +27,9 @@ for lanes that finish together), a carry's merge ``x = np.where(active, x_new, x
 ``x = np.where(active, x_new, x) if idle else x_new``; a carry nothing after the loop reads
 is not merged at all, ``x = x_new``, where the body is elementwise and runs under
 ``np.errstate(all="ignore")`` (`_tolerates_finished_lanes`): its value on a finished lane
-reaches nothing the loop keeps.
+reaches nothing the loop keeps. Once at most `_SCALAR_TAIL` lanes run, a ``while`` loop of
+float64 and truth values whose operations Python floats compute bit for bit as the arrays do
+finishes them one by one in Python floats, and ends (`_Compact._scalar_tail`).
 
 *Ifs.* Each branch runs on its own lanes only (``lanes = np.flatnonzero(cond)``,
 ``lanes_else = np.flatnonzero(~cond)``): the batched values it reads from before the ``if`` are
@@ -723,8 +725,8 @@ class _ScalarBody:
         if type(func.value) is cst.Name and func.value.value == self.alias:
             if attr == "where" and len(values) == 3 and values[0][1] == "b":
                 (test, _), (a, ka), (b, kb) = values
-                if ka == kb or (ka in "fi" and kb in "fi"):
-                    return cst.IfExp(test=test, body=a, orelse=b), ka if ka == kb else "f"
+                if ka == kb:        # (an int and a float: the array's float, Python's int)
+                    return cst.IfExp(test=test, body=a, orelse=b), ka
             if attr == "logical_not" and len(values) == 1 and values[0][1] == "b":
                 return _negated(values[0][0]), "b"
             if attr in ("any", "all") and len(values) == 1:
