@@ -325,13 +325,17 @@ class _Compact(cst.CSTTransformer):
         lines += [f"                {line}" for s in stmts
                   for line in render(fix_parens(s)).rstrip("\n").split("\n")]
         lines += [f"            {lists[name]}[{lane}] = {scalar[local[name]]}" for name in kept]
-        # (any exception: the arrays' passes raise what the loop raises, with its message)
-        lines += ["    except Exception:", "        pass", "    else:"]
+        # (what follows the lanes' loops cannot raise: a list of floats or truths made an
+        # array, the scatters into the loop's own copies; not a `try`'s `else:`, which
+        # `explain` would pair with an `else:` of the user's)
         dtypes = dict(carried)
         lines += [f"        {local[name]} = np.array({lists[name]}, "
                   f"dtype={prims.dtype_code(dtypes[name])})" for name in kept]
         lines += [f"        {part}" for line in put_back for part in line.split("\n")]
         lines.append("        break")
+        # (any exception: the arrays' passes go on, and raise what the loop raises, with
+        # its message)
+        lines += ["    except Exception:", "        pass"]
         return flag, parse_stmt("\n".join(lines) + "\n")
 
     def _plain_merges(self, active: str, carried, body: list) -> dict:
