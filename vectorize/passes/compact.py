@@ -329,8 +329,9 @@ class _Compact(cst.CSTTransformer):
         # array, the scatters into the loop's own copies; not a `try`'s `else:`, which
         # `explain` would pair with an `else:` of the user's)
         dtypes = dict(carried)
-        lines += [f"        {local[name]} = np.array({lists[name]}, "
-                  f"dtype={prims.dtype_code(dtypes[name])})" for name in kept]
+        lines += [f"        {local[name]} = "
+                  f"{prims.astype(prims.array_of(lists[name]), prims.dtype_code(dtypes[name]))}"
+                  for name in kept]
         lines += [f"        {part}" for line in put_back for part in line.split("\n")]
         lines.append("        break")
         # (any exception: the arrays' passes go on, and raise what the loop raises, with
