@@ -256,6 +256,16 @@ def tail_break(a, c):
     return x + t
 
 
+def tail_user_raise(a):
+    """A raise of the user's that is no ArithmeticError: no tail (it catches only those)."""
+    x = a
+    while x > 1.0:{S}
+        if x > 1e300:
+            raise ValueError("too large")
+        x = x * 0.5
+    return x
+
+
 def raises_late(a):
     x = a
     k = 0
@@ -613,9 +623,24 @@ def test_scalar_tail_is_written_for_float_loops(forms, name):
     assert "scalar_tail = True" in vz.vectorize(getattr(forms[0], name)).source(*args)
     assert "scalar_tail = True" not in vz.vectorize(getattr(forms[1], name)).source(*args)
     for other, n in (("mandelbrot", 2), ("first_root", 1), ("dead_helper", 1),
-                     ("divides", 2)):
+                     ("divides", 2), ("tail_user_raise", 1)):
         assert "scalar_tail = True" not in vz.vectorize(getattr(forms[0], other)).source(
             *args[:n]), other
+    _check(forms, "tail_user_raise", (np.array([3.0, 1e301, 0.5]),))
+    _check(forms, "tail_user_raise", (np.array([3.0, 1e30, 0.5, np.nan]),))
+
+
+def test_scalar_tail_passes_ruff(forms):
+    """Generated code passes ``ruff check`` with its default rules (no blind ``except``)."""
+    import subprocess
+    if importlib.util.find_spec("ruff") is None:
+        pytest.skip("ruff is not installed (the test extra pins it)")
+    source = vz.vectorize(forms[0].tail_branches).source(np.ones(3), np.ones(3))
+    assert "scalar_tail = True" in source
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache",
+                             "--stdin-filename", "tail.py", "-"], input=source,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
 
 
 @SETTINGS

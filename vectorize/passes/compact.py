@@ -279,8 +279,9 @@ class _Compact(cst.CSTTransformer):
         loop's values and operations are not all ones whose Python float results are those
         of the arrays bit for bit (`_ScalarBody`): every value it gathers a float64 per
         example (NumPy's only), under ``np.errstate(all="ignore")`` (Python floats never
-        warn). A lane where Python raises (a zero divisor, a check of the loop's) stops the
-        tail: the arrays, untouched, go on from where it began, and raise or warn as before.
+        warn). A lane where Python raises an `ArithmeticError` (a zero divisor, a check of
+        the loop's) stops the tail: the arrays, untouched, go on from where it began, and
+        raise or warn as before.
         ``body``: the loop's statements as `_local` renamed them, before their merges."""
         prims = self.prims
         if prims.name != "numpy" or not self.quiet or self.loops:
@@ -313,7 +314,7 @@ class _Compact(cst.CSTTransformer):
                  if scalar[local[name]] in read or name in kept}
         flag, lane = self.fresh("scalar_tail"), self.fresh("lane")
         kept = [name for name in kept if name in lists]
-        lines = [f"if 0 < {running} <= {_SCALAR_TAIL} and {flag}:", f"    {flag} = False"]
+        lines = [f"if 0 < {running} <= {_SCALAR_TAIL} and {flag}:"]
         lines += [f"    {lists[name]} = {local[name]}.tolist()" for name in lists]
         g_active = local[active]
         lines += ["    try:", f"        for {lane} in range({prims.size(lanes)}):",
@@ -334,9 +335,9 @@ class _Compact(cst.CSTTransformer):
                   for name in kept]
         lines += [f"        {part}" for line in put_back for part in line.split("\n")]
         lines.append("        break")
-        # (any exception: the arrays' passes go on, and raise what the loop raises, with
-        # its message)
-        lines += ["    except Exception:", "        pass"]
+        # (a zero divisor, or a check's raise: the arrays' passes go on, and raise what the
+        # loop raises, with its message)
+        lines += ["    except ArithmeticError:", f"        {flag} = False"]
         return flag, parse_stmt("\n".join(lines) + "\n")
 
     def _plain_merges(self, active: str, carried, body: list) -> dict:
@@ -626,9 +627,10 @@ class _ScalarBody:
     (as ``not``), ``np.where(c, a, b)`` as ``a if c else b`` (the other value has no effect:
     the operations cannot warn or change anything), ``np.logical_not``, ``np.any``/
     ``np.all``/``x.all()``/``x.any()`` of one value; assignments of names, and ``if test:
-    raise ...`` (checks, whose raise reads no value of the loop). Names: the loop's
-    (``mapping``, to the lane's, ``kinds`` their kinds) and ``abs``, ``True``, ``False``;
-    anything else, a name given values of two kinds included, raises `_NotScalar`."""
+    raise E(...)`` (checks, ``E`` an `ArithmeticError` that reads no value of the loop).
+    Names: the loop's (``mapping``, to the lane's, ``kinds`` their kinds) and ``abs``,
+    ``True``, ``False``; anything else, a name given values of two kinds included, raises
+    `_NotScalar`."""
 
     _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
     _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
@@ -663,7 +665,7 @@ class _ScalarBody:
         if type(stmt) is cst.If and stmt.orelse is None and len(stmt.body.body) == 1 and \
                 type(stmt.body.body[0]) is cst.SimpleStatementLine and \
                 len(stmt.body.body[0].body) == 1 and \
-                type(stmt.body.body[0].body[0]) is cst.Raise and \
+                _raises_arithmetic(stmt.body.body[0].body[0]) and \
                 not set(self.mapping).intersection(_names_in(stmt.body)):
             return stmt.with_changes(test=_truth(*self.expr(stmt.test)))
         raise _NotScalar
@@ -739,6 +741,17 @@ class _ScalarBody:
         elif attr in ("any", "all") and not args:
             return _truth(*self.expr(func.value)), "b"
         raise _NotScalar
+
+
+_ARITHMETIC_ERRORS = frozenset(("ArithmeticError", "ZeroDivisionError", "OverflowError",
+                                "FloatingPointError"))
+
+
+def _raises_arithmetic(node) -> bool:
+    """``raise ZeroDivisionError(...)`` (an `ArithmeticError`, which the tail catches)."""
+    exc = node.exc.func if type(node.exc) is cst.Call else node.exc
+    return type(node) is cst.Raise and type(exc) is cst.Name and \
+        exc.value in _ARITHMETIC_ERRORS
 
 
 def _truth(node, kind: str):
