@@ -311,7 +311,7 @@ class _Compact(cst.CSTTransformer):
             return None
         read = set().union(*map(_names_in, stmts))
         lists = {name: self.fresh(f"{name}_tail") for name in names
-                 if scalar[local[name]] in read or name in kept}
+                 if scalar[local[name]] in read or name in kept or name == active}
         flag, lane = self.fresh("scalar_tail"), self.fresh("lane")
         kept = [name for name in kept if name in lists]
         lines = [f"if 0 < {running} <= {_SCALAR_TAIL} and {flag}:"]
