@@ -220,6 +220,52 @@ def dead_helper(x):
     return k
 
 
+def tail_branches(a, b):
+    """Float and truth values only: the last lanes finish in Python floats
+    (`compact._scalar_tail`): an `if` in the loop, a count kept as a float (lanes that reach
+    its maximum), a per-example divisor that may be zero on a lane that divides."""
+    x = a
+    s = 0.0
+    while x > 1.0 and s < 60.0:{S}
+        if x > b:
+            x = x / b
+        else:
+            x = x - 0.25
+        s = s + 1.0
+    return x * 1000.0 + s
+
+
+def tail_return(a, c):
+    """An early return from the loop (its flag and result are carries too)."""
+    x = a
+    while x > 1e-3:{S}
+        if x * c < 2e-3:
+            return -x
+        x = x * 0.8 - c
+    return x
+
+
+def tail_break(a, c):
+    x = a
+    t = 0.0
+    while t < 50.0:{S}
+        x = x * c + 1.0
+        if abs(x) > 1e3:
+            break
+        t = t + 1.0
+    return x + t
+
+
+def tail_user_raise(a):
+    """A raise of the user's that is no ArithmeticError: no tail (it catches only those)."""
+    x = a
+    while x > 1.0:{S}
+        if x > 1e300:
+            raise ValueError("too large")
+        x = x * 0.5
+    return x
+
+
 def raises_late(a):
     x = a
     k = 0
@@ -335,6 +381,9 @@ def _check(forms, name, args, torch_too=False):
     ("dead_overflow", lambda n, r: (r.uniform(-3.0, 3.0, n),)),
     ("dead_helper", lambda n, r: (r.uniform(-1.0, 1e3, n),)),
     ("dead_power", lambda n, r: (r.uniform(-1.5, 1.5, n),)),
+    ("tail_branches", lambda n, r: (np.exp(r.uniform(-1.0, 8.0, n)), r.uniform(0.2, 9.0, n))),
+    ("tail_return", lambda n, r: (np.exp(r.uniform(-8.0, 8.0, n)), r.uniform(-0.1, 0.3, n))),
+    ("tail_break", lambda n, r: (r.uniform(-5.0, 5.0, n), r.uniform(-1.5, 1.2, n))),
 ])
 @pytest.mark.parametrize("n", [1, 5, 10_000])
 def test_sizes(forms, name, make, n):
@@ -542,12 +591,15 @@ def test_lane_passes_within_twice_the_live_iterations(forms):
     exec(compile(counted, "<counted>", "exec"), namespace)
     np.testing.assert_array_equal(namespace["newton_tail"](a, x0), np.vectorize(
         forms[0].newton_tail)(a, x0))
-    x, live, active = x0.copy(), 0, np.abs(x0 * x0 - a) > 1e-12 * a
+    x, live, active, rounds = x0.copy(), 0, np.abs(x0 * x0 - a) > 1e-12 * a, 0
     while active.any():
         live += int(active.sum())
+        rounds += 1
         x = np.where(active, 0.5 * (x + a / x), x)
         active &= np.abs(x * x - a) > 1e-12 * a
-    select_work = n * len(passes)
+    select_work = n * rounds
+    # (the last lanes finish in Python floats, `compact._scalar_tail`: fewer array passes)
+    assert len(passes) < rounds
     assert live * 10 < select_work                    # the tail is heavy: worth compacting
     assert sum(passes) <= 2 * live, (sum(passes), live, len(passes))
 
@@ -556,3 +608,84 @@ def test_select_comment_keeps_every_lane(forms):
     a = np.linspace(1.0, 2.0, 8)
     source = vz.vectorize(forms[1].newton_tail).source(a, a * 10)
     assert "idle" not in source and "flatnonzero" not in source
+
+
+# ------------------------------------------------------- the last lanes, in Python floats
+TAILED = ("newton_tail", "tail_branches", "tail_return", "tail_break")
+
+
+@pytest.mark.parametrize("name", TAILED)
+def test_scalar_tail_is_written_for_float_loops(forms, name):
+    """Loops of float64 and truth values finish their last lanes in Python floats; loops
+    with an int carry (Mandelbrot's count), a transcendental function (``math.cos``), a
+    helper call, or in the select form do not."""
+    args = (np.linspace(1.0, 9.0, 5), np.linspace(0.5, 1.1, 5))[:2]
+    assert "scalar_tail = True" in vz.vectorize(getattr(forms[0], name)).source(*args)
+    assert "scalar_tail = True" not in vz.vectorize(getattr(forms[1], name)).source(*args)
+    for other, n in (("mandelbrot", 2), ("first_root", 1), ("dead_helper", 1),
+                     ("divides", 2), ("tail_user_raise", 1)):
+        assert "scalar_tail = True" not in vz.vectorize(getattr(forms[0], other)).source(
+            *args[:n]), other
+    _check(forms, "tail_user_raise", (np.array([3.0, 1e301, 0.5]),))
+    _check(forms, "tail_user_raise", (np.array([3.0, 1e30, 0.5, np.nan]),))
+
+
+def test_scalar_tail_passes_ruff(forms):
+    """Generated code passes ``ruff check`` with its default rules (no blind ``except``)."""
+    import subprocess
+    if importlib.util.find_spec("ruff") is None:
+        pytest.skip("ruff is not installed (the test extra pins it)")
+    source = vz.vectorize(forms[0].tail_branches).source(np.ones(3), np.ones(3))
+    assert "scalar_tail = True" in source
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache",
+                             "--stdin-filename", "tail.py", "-"], input=source,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.floats(-1e3, 1e3) | st.just(math.nan),
+                          st.floats(-3.0, 10.0) | st.sampled_from([0.0, -0.0, math.nan])),
+                min_size=1, max_size=40))
+def test_hypothesis_scalar_tail(forms, pairs):
+    """Lanes that never enter, reach the maximum count, raise (a zero divisor on a lane that
+    divides), return early or break, with NaN and signed zeros, at sizes the tail takes from
+    the first pass on: every form equals numpy.vectorize (values, dtype, exception type)."""
+    a, b = (np.array(v, dtype=np.float64) for v in zip(*pairs))
+    _check(forms, "tail_branches", (a, b))
+    _check(forms, "tail_return", (a, np.clip(np.nan_to_num(b), -0.1, 0.3)))
+    _check(forms, "tail_break", (a, np.clip(b, -1.5, 1.2)))
+
+
+def test_scalar_tail_hands_back_where_python_raises(forms):
+    """Python raises where NumPy scalars give inf (``vmap``'s semantics): a lane that divides
+    by zero stops the tail, and the array passes finish every lane as before."""
+    def divide(a, d):
+        s = 0.0
+        while a > 1.0 and s < 4.0:
+            a = a / d
+            s = s + 1.0
+        return a
+
+    a = np.array([3.0, 5.0, 0.5, 9.0, 2.0])
+    d = np.array([2.0, 0.0, 1.0, -0.0, 4.0])
+    vf = vz.vmap(divide)
+    source = vf.source(a, d) if hasattr(vf, "source") else ""
+    with np.errstate(all="ignore"):
+        expected = np.array([divide(x, y) for x, y in zip(a, d)])
+        got = vf(a, d)
+    np.testing.assert_array_equal(got, expected)
+    assert "scalar_tail = True" in source or not source
+    with pytest.raises(ZeroDivisionError):
+        vz.vectorize(divide)(a, d)
+    np.testing.assert_array_equal(vz.vectorize(divide)(a[[0, 2, 4]], d[[0, 2, 4]]),
+                                  np.vectorize(divide)(a[[0, 2, 4]], d[[0, 2, 4]]))
+
+
+def test_scalar_tail_after_compactions(forms):
+    """N = 1e4 with ~40 stragglers: the array passes compact to them, then the tail."""
+    r = np.random.default_rng(7)
+    a = np.exp(r.uniform(-1.0, 3.0, 10_000))
+    b = r.uniform(1.5, 9.0, 10_000)
+    b[r.choice(10_000, 40, replace=False)] = 0.97        # these run to the maximum count
+    _check(forms, "tail_branches", (a, b))

@@ -108,6 +108,7 @@ def record_loop_facts(func, ctx, analysis) -> None:
             continue   # not enough known to allocate the scattered arrays: keep select
         read_only = {name for name in batched if name not in assigned}
         BatchedLoopFacts.get(ctx).loops[active] = (carried, read_only)
+        BatchedLoopFacts.get(ctx).values[active] = batched
 
 
 def record_if_facts(func: cst.FunctionDef, ctx, analysis) -> None:

@@ -27,7 +27,9 @@ for lanes that finish together), a carry's merge ``x = np.where(active, x_new, x
 ``x = np.where(active, x_new, x) if idle else x_new``; a carry nothing after the loop reads
 is not merged at all, ``x = x_new``, where the body is elementwise and runs under
 ``np.errstate(all="ignore")`` (`_tolerates_finished_lanes`): its value on a finished lane
-reaches nothing the loop keeps.
+reaches nothing the loop keeps. Once at most `_SCALAR_TAIL` lanes run, a ``while`` loop of
+float64 and truth values whose operations Python floats compute bit for bit as the arrays do
+finishes them one by one in Python floats, and ends (`_Compact._scalar_tail`).
 
 *Ifs.* Each branch runs on its own lanes only (``lanes = np.flatnonzero(cond)``,
 ``lanes_else = np.flatnonzero(~cond)``): the batched values it reads from before the ``if`` are
@@ -59,12 +61,13 @@ NumPy loop written by hand.
 from __future__ import annotations
 
 import libcst as cst
+import numpy as np
 
 from ..abstract import Value
 from ..errors import Unsupported
 from ..liveness import Liveness, body_of, definite_writes, exposed_reads, writes
 from ..loops.facts import loop_mask
-from ..syntax.edit import RenameNames
+from ..syntax.edit import RenameNames, fix_parens
 from ..syntax.templates import parse_expr, parse_stmt, render
 from ..syntax.traversal import children, recalled, remember, rewrite, walk
 from .records import ArrayValues, BatchedLoopFacts, CompactedIfs
@@ -188,9 +191,11 @@ class _Compact(cst.CSTTransformer):
         return out
 
     # -- loops
-    def _gathered_loop(self, active: str, body: list, loop=None):
+    def _gathered_loop(self, active: str, body: list, loop=None, scalar_tail=False):
         """(statements before the loop, its new body, statements after it, lanes name).
-        ``loop``: the loop as the function had it (its liveness), None where unknown."""
+        ``loop``: the loop as the function had it (its liveness), None where unknown;
+        ``scalar_tail``: whether its last lanes may finish in Python floats
+        (`_scalar_tail`: a ``while`` loop that the loop's exit leaves)."""
         carried, read_only = BatchedLoopFacts.get(self.ctx).loops[active]
         # the carries scattered back: those the code after the loop may read (the others
         # are gathered like any value the loop reads, and never written back)
@@ -245,6 +250,8 @@ class _Compact(cst.CSTTransformer):
             self.quiet and _tolerates_finished_lanes(body, self.prims) else set()
         body = self._local(body, local, lanes)
         per_lane, fixed = _compaction_cost(len(kept), len(names), body)
+        tail = self._scalar_tail(active, carried, [n for n, _ in kept], names, local, body,
+                                 put_back, lanes, running) if scalar_tail else None
         body = _merged_while_idle(body, merges, idle, unmerged)
         lines.append(f"{idle} = 0")
         check = _statements([
@@ -252,12 +259,86 @@ class _Compact(cst.CSTTransformer):
             # (not `+=`: the code around reads an augmented assignment as an array's
             # change in place, `_changed_in_place`)
             f"{idle} = {idle} + {prims.size(lanes)} - {running}",
-        ]) + [parse_stmt(f"if not {running} or {idle} >= {per_lane} * {prims.size(lanes)}"
+        ])
+        if tail is not None:
+            lines.append(f"{tail[0]} = True")
+            check.append(tail[1])
+        check += [parse_stmt(f"if not {running} or {idle} >= {per_lane} * {prims.size(lanes)}"
                          f" + {fixed}:\n" + "".join(
                              f"    {part}\n" for line in compaction
                              for part in line.split("\n")))]
         after = _statements(put_back)
         return _statements(lines), body + check, after, lanes
+
+    def _scalar_tail(self, active, carried, kept, names, local, body, put_back, lanes,
+                     running):
+        """Where few lanes are left (``running`` at most `_SCALAR_TAIL`), a pass of array
+        operations costs its calls, not its lanes: those lanes finish one by one in Python
+        floats, through the same operations (`_ScalarBody`), and the loop ends. Returns
+        (the name of the flag that lets it run once, the statement), or None where the
+        loop's values and operations are not all ones whose Python float results are those
+        of the arrays bit for bit (`_ScalarBody`): every value it gathers a float64 per
+        example (NumPy's only), under ``np.errstate(all="ignore")`` (Python floats never
+        warn). A lane where Python raises an `ArithmeticError` (a zero divisor, a check of
+        the loop's) stops the tail: the arrays, untouched, go on from where it began, and
+        raise or warn as before.
+        ``body``: the loop's statements as `_local` renamed them, before their merges."""
+        prims = self.prims
+        if prims.name != "numpy" or not self.quiet or self.loops:
+            return None
+        values = BatchedLoopFacts.get(self.ctx).values.get(active, {})
+        kinds = {local[active]: "b"}
+        for name in names:
+            value = values.get(name)
+            if name == active:
+                continue
+            if not (type(value) is Value and value.known and value.rank == 0
+                    and value.dtype in _LANE_KINDS):
+                return None
+            kinds[local[name]] = _LANE_KINDS[value.dtype]
+        if any(dtype not in _LANE_KINDS for _, dtype in carried):
+            return None
+        assigned = set().union(*map(writes, body)) - set(local.values())
+        scalar = {local[name]: self.fresh(f"{name}_lane") for name in names}
+        scalar.update({name: self.fresh(f"{name}_lane") for name in sorted(assigned)})
+        try:
+            translate = _ScalarBody(scalar, kinds, prims.alias)
+            stmts = [translate.statement(s) for s in body]
+        except _NotScalar:
+            for name in scalar.values():
+                self.ctx.namer.release(name)
+                self.made.pop(name, None)
+            return None
+        read = set().union(*map(_names_in, stmts))
+        lists = {name: self.fresh(f"{name}_tail") for name in names
+                 if scalar[local[name]] in read or name in kept or name == active}
+        flag, lane = self.fresh("scalar_tail"), self.fresh("lane")
+        kept = [name for name in kept if name in lists]
+        lines = [f"if 0 < {running} <= {_SCALAR_TAIL} and {flag}:"]
+        lines += [f"    {lists[name]} = {local[name]}.tolist()" for name in lists]
+        g_active = local[active]
+        lines += ["    try:", f"        for {lane} in range({prims.size(lanes)}):",
+                  f"            if not {lists[active]}[{lane}]:", "                continue"]
+        lines += [f"            {scalar[local[name]]} = {lists[name]}[{lane}]"
+                  for name in lists if name != active]
+        lines += [f"            {scalar[g_active]} = True",
+                  f"            while {scalar[g_active]}:"]
+        lines += [f"                {line}" for s in stmts
+                  for line in render(fix_parens(s)).rstrip("\n").split("\n")]
+        lines += [f"            {lists[name]}[{lane}] = {scalar[local[name]]}" for name in kept]
+        # (what follows the lanes' loops cannot raise: a list of floats or truths made an
+        # array, the scatters into the loop's own copies; not a `try`'s `else:`, which
+        # `explain` would pair with an `else:` of the user's)
+        dtypes = dict(carried)
+        lines += [f"        {local[name]} = "
+                  f"{prims.astype(prims.array_of(lists[name]), prims.dtype_code(dtypes[name]))}"
+                  for name in kept]
+        lines += [f"        {part}" for line in put_back for part in line.split("\n")]
+        lines.append("        break")
+        # (a zero divisor, or a check's raise: the arrays' passes go on, and raise what the
+        # loop raises, with its message)
+        lines += ["    except ArithmeticError:", f"        {flag} = False"]
+        return flag, parse_stmt("\n".join(lines) + "\n")
 
     def _plain_merges(self, active: str, carried, body: list) -> dict:
         """``{k: new}`` for the statements ``body[k]`` that merge a carry's new value into
@@ -334,8 +415,9 @@ class _Compact(cst.CSTTransformer):
         active = loop_mask(updated_node)
         if active is None or active not in BatchedLoopFacts.get(self.ctx).loops:
             return updated_node
-        before, body, _after, lanes = self._gathered_loop(active, list(updated_node.body.body),
-                                                          original_node)
+        before, body, _after, lanes = self._gathered_loop(
+            active, list(updated_node.body.body), original_node,
+            scalar_tail=updated_node.orelse is None)
         loop = updated_node.with_changes(test=parse_expr(self.prims.size(lanes)),
                                          body=updated_node.body.with_changes(body=body))
         return cst.FlattenSentinel(before + [loop])
@@ -517,6 +599,178 @@ class _Compact(cst.CSTTransformer):
             shape = size if value.rank == 0 else f"({size}, *{prims.shape(name)})"
             base = f"{name} = {prims.full(shape, name, dtype, cond)}"
         return [base] + [prims.scatter(name, lanes, local) for lanes, local, _ in sources]
+
+
+# A compacted `while` loop's lanes finish in Python floats once at most this many run
+# (`_Compact._scalar_tail`): a NumPy call on a few lanes costs about what 15-30 Python float
+# operations do, and the lanes left mostly finish before the last. Measured on
+# benchmarks/bench_live_loops.py's Newton tail: 32 lanes that all need the same 93
+# iterations (the tail's worst case) finish in 0.7x the array passes' time, 64 such lanes in
+# 1.3x, and 64 did no better than 32 at 1e4 examples
+_SCALAR_TAIL = 32
+
+
+# the dtypes of the values a scalar tail runs on, and their kinds there (`_ScalarBody`)
+_LANE_KINDS = {np.dtype(np.float64): "f", np.dtype(np.bool_): "b"}
+
+
+class _NotScalar(Exception):
+    """A statement or expression `_ScalarBody` does not translate."""
+
+
+class _ScalarBody:
+    """The statements of a compacted loop's pass for one lane of Python floats and bools,
+    each operation one whose result is bit for bit the array operation's, by the kinds of
+    its operands ('f': a float64, 'b': a truth, 'i': an integer literal below 2**53, or
+    arithmetic of those, a Python int in the array code too): ``+ - * /`` of numbers (IEEE,
+    correctly rounded both; a zero divisor raises in Python, which stops the tail), ``abs``
+    and unary ``-`` of a number, comparisons, ``& |`` of truths, ``not`` and ``~`` of a truth
+    (as ``not``), ``np.where(c, a, b)`` as ``a if c else b`` (the other value has no effect:
+    the operations cannot warn or change anything), ``np.logical_not``, ``np.any``/
+    ``np.all``/``x.all()``/``x.any()`` of one value; assignments of names, and ``if test:
+    raise E(...)`` (checks, ``E`` an `ArithmeticError` that reads no value of the loop).
+    Names: the loop's (``mapping``, to the lane's, ``kinds`` their kinds) and ``abs``,
+    ``True``, ``False``; anything else, a name given values of two kinds included, raises
+    `_NotScalar`."""
+
+    _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+    _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
+                    cst.Equal, cst.NotEqual)
+
+    def __init__(self, mapping: dict[str, str], kinds: dict[str, str], alias: str):
+        self.mapping, self.kinds, self.alias = mapping, dict(kinds), alias
+
+    def statement(self, stmt):
+        if type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 and \
+                type(stmt.body[0]) is cst.Assign and len(stmt.body[0].targets) == 1:
+            assign = stmt.body[0]
+            target = assign.targets[0].target
+            if type(target) is cst.Tuple and type(assign.value) is cst.Tuple and \
+                    len(target.elements) == len(assign.value.elements):
+                pairs = list(zip(target.elements, assign.value.elements))
+                if any(type(t) is not cst.Element or type(v) is not cst.Element
+                       for t, v in pairs):
+                    raise _NotScalar
+                values = [self.expr(v.value) for _, v in pairs]
+                elements = [t.with_changes(value=self._target(t.value, kind))
+                            for (t, _), (_, kind) in zip(pairs, values)]
+                value = assign.value.with_changes(elements=[
+                    v.with_changes(value=node) for (_, v), (node, _) in zip(pairs, values)])
+                return stmt.with_changes(body=[assign.with_changes(
+                    targets=[assign.targets[0].with_changes(
+                        target=target.with_changes(elements=elements))], value=value)])
+            value, kind = self.expr(assign.value)
+            return stmt.with_changes(body=[assign.with_changes(
+                targets=[assign.targets[0].with_changes(target=self._target(target, kind))],
+                value=value)])
+        if type(stmt) is cst.If and stmt.orelse is None and len(stmt.body.body) == 1 and \
+                type(stmt.body.body[0]) is cst.SimpleStatementLine and \
+                len(stmt.body.body[0].body) == 1 and \
+                _raises_arithmetic(stmt.body.body[0].body[0]) and \
+                not set(self.mapping).intersection(_names_in(stmt.body)):
+            return stmt.with_changes(test=_truth(*self.expr(stmt.test)))
+        raise _NotScalar
+
+    def _target(self, target, kind: str):
+        if type(target) is not cst.Name or target.value not in self.mapping or \
+                self.kinds.setdefault(target.value, kind) != kind:
+            raise _NotScalar
+        return target.with_changes(value=self.mapping[target.value])
+
+    def expr(self, node) -> tuple:
+        """(the lane's expression, its kind)."""
+        kind = type(node)
+        if kind is cst.Name:
+            if node.value in self.mapping and node.value in self.kinds:
+                return node.with_changes(value=self.mapping[node.value]), \
+                    self.kinds[node.value]
+            if node.value in ("True", "False"):
+                return node, "b"
+        elif kind is cst.Float:
+            return node, "f"
+        elif kind is cst.Integer:
+            if abs(int(node.evaluated_value)) < 2 ** 53:
+                return node, "i"
+        elif kind is cst.BinaryOperation:
+            (left, a), (right, b) = self.expr(node.left), self.expr(node.right)
+            op = type(node.operator)
+            changed = node.with_changes(left=left, right=right)
+            if op in self._ARITHMETIC and a in "fi" and b in "fi":
+                return changed, "i" if a == b == "i" and op is not cst.Divide else "f"
+            if op in (cst.BitAnd, cst.BitOr) and a == b == "b":
+                return changed, "b"
+        elif kind is cst.UnaryOperation:
+            operand, k = self.expr(node.expression)
+            if type(node.operator) is cst.Minus and k in "fi":
+                return node.with_changes(expression=operand), k
+            if type(node.operator) in (cst.Not, cst.BitInvert) and k == "b":
+                return _negated(operand), "b"
+        elif kind is cst.Comparison and len(node.comparisons) == 1 and \
+                type(node.comparisons[0].operator) in self._COMPARISONS:
+            (left, _), (right, _) = self.expr(node.left), \
+                self.expr(node.comparisons[0].comparator)
+            return node.with_changes(left=left, comparisons=[
+                node.comparisons[0].with_changes(comparator=right)]), "b"
+        elif kind is cst.BooleanOperation:
+            (left, a), (right, b) = self.expr(node.left), self.expr(node.right)
+            if a == b == "b":
+                return node.with_changes(left=left, right=right), "b"
+        elif kind is cst.Call:
+            return self._call(node)
+        raise _NotScalar
+
+    def _call(self, node) -> tuple:
+        func, args = node.func, node.args
+        if any(a.keyword is not None or a.star for a in args):
+            raise _NotScalar
+        values = [self.expr(a.value) for a in args]
+        if type(func) is cst.Name and func.value == "abs" and len(args) == 1 and \
+                values[0][1] == "f":
+            return node.with_changes(args=[args[0].with_changes(value=values[0][0])]), "f"
+        if type(func) is not cst.Attribute:
+            raise _NotScalar
+        attr = func.attr.value
+        if type(func.value) is cst.Name and func.value.value == self.alias:
+            if attr == "where" and len(values) == 3 and values[0][1] == "b":
+                (test, _), (a, ka), (b, kb) = values
+                if ka == kb:        # (an int and a float: the array's float, Python's int)
+                    return cst.IfExp(test=test, body=a, orelse=b), ka
+            if attr == "logical_not" and len(values) == 1 and values[0][1] == "b":
+                return _negated(values[0][0]), "b"
+            if attr in ("any", "all") and len(values) == 1:
+                return _truth(*values[0]), "b"
+        elif attr in ("any", "all") and not args:
+            return _truth(*self.expr(func.value)), "b"
+        raise _NotScalar
+
+
+_ARITHMETIC_ERRORS = frozenset(("ArithmeticError", "ZeroDivisionError", "OverflowError",
+                                "FloatingPointError"))
+
+
+def _raises_arithmetic(node) -> bool:
+    """``raise ZeroDivisionError(...)`` (an `ArithmeticError`, which the tail catches)."""
+    exc = node.exc.func if type(node.exc) is cst.Call else node.exc
+    return type(node) is cst.Raise and type(exc) is cst.Name and \
+        exc.value in _ARITHMETIC_ERRORS
+
+
+def _truth(node, kind: str):
+    """The truth of one value (of `_ScalarBody`'s ``kind``), as ``np.any`` of it: a truth
+    itself, else ``x != 0`` (NaN is true)."""
+    if kind == "b":
+        return node
+    return cst.Comparison(left=node, comparisons=[cst.ComparisonTarget(
+        cst.NotEqual(), cst.Integer("0"))])
+
+
+def _negated(node):
+    """``not node``, where ``x != 0`` is ``x == 0``."""
+    if type(node) is cst.Comparison and len(node.comparisons) == 1 and \
+            type(node.comparisons[0].operator) is cst.NotEqual and not node.lpar:
+        return node.with_changes(comparisons=[node.comparisons[0].with_changes(
+            operator=cst.Equal())])
+    return cst.UnaryOperation(cst.Not(), node)
 
 
 def _merged_while_idle(body: list, merges: dict, idle: str, unmerged=frozenset()) -> list:

@@ -60,6 +60,8 @@ class BatchedLoopFacts(Record):
     ``len()`` stands for the batch length."""
 
     loops: dict[str, tuple] = field(default_factory=dict)
+    # each loop's batched values (carried and read) by name, the analysis's (by its mask)
+    values: dict[str, dict] = field(default_factory=dict)
     batch_size_name: str | None = None
     batch_len_params: set[str] = field(default_factory=set)
 
