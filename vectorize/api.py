@@ -1552,7 +1552,8 @@ def _probes(spec, kinds) -> str | bool:
     if isinstance(spec, FallbackSpec):
         return False
     narrow = any(not _is_as_is(kind) and _char(kind) not in _PLAIN_CHARS and
-                 np.dtype(_char(kind)).kind in "biufc" for kind in kinds)
+                 np.dtype(_char(kind)).kind in "biufc" for kind in kinds) or getattr(
+        spec, "python_bools", False)     # (ints per example, NumPy bools in the first)
     # (with plain dtypes the first example's NumPy scalars have the types of the Python
     # numbers the code computes with, so only joins of different kinds of number make the
     # type depend on values: the transform says where it saw none, `Generated.mixed_types`;
