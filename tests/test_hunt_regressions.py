@@ -1633,3 +1633,114 @@ def test_scalar_arguments_round_as_numpy_vectorizes_examples(f, args):
     vectorized = vectorize(f, fallback="error")
     for _ in range(3):
         _same(vectorized(*args), expected)
+
+
+# hunt9
+# ------ per example numpy.vectorize hands Python bools: `True + True` is 2, not NumPy's `or`
+def _count_positive(a, b, c):
+    return (a > 0) + (b > 0) + (c > 0) + 0
+
+
+def _count_scaled(a, b):
+    n = (a > 0) + (b > 0)
+    return n * 1.5
+
+
+def _bool_flag_accumulated(a, b):
+    flag = a > 0
+    flag += b > 0
+    return flag * 1.5
+
+
+def _abs_of_bool_plus(x, y):
+    return abs(x) + y
+
+
+def _bool_difference(a, b):
+    return (a > 0) - (b > 0)
+
+
+def _bool_power(a, b):
+    return (a > 0) ** (b > 0) + 0.5
+
+
+def _nots_counted(a, b):
+    return (not a) + (not b) + 0
+
+
+def _numpy_bools_added(a, b):
+    return np.isnan(a) + np.isnan(b)
+
+
+def _mixed_bools_added(a, b):
+    return (a > 0) + np.isnan(b)
+
+
+_A = np.array([1.0, -1.0, 2.0, np.nan, 0.0, 3.5])
+_B = np.array([1.0, 1.0, np.nan, np.nan, 3.0, -2.0])
+_BOOLS = np.array([True, False, True, True, False, False])
+
+
+@pytest.mark.parametrize("f, args", [
+    (_count_positive, (_A, _B, _B[::-1])), (_count_scaled, (_A, _B)),
+    (_bool_flag_accumulated, (_A, _B)), (_abs_of_bool_plus, (_BOOLS, _BOOLS[::-1])),
+    (_bool_difference, (_A, _B)), (_bool_power, (_A, _B)),
+    (_nots_counted, (_A, np.bool_(False))), (_count_scaled, (0.5, _B)),
+    # NumPy bools keep NumPy's meaning, a NumPy scalar argument makes NumPy bools
+    (_numpy_bools_added, (_A, _B)), (_mixed_bools_added, (_A, _B)),
+    (_bool_difference, (np.True_, _B)), (_bool_flag_accumulated, (np.True_, _B)),
+])
+@pytest.mark.parametrize("otypes", [None, "d"])
+def test_arithmetic_on_python_bools_is_int_arithmetic(f, args, otypes):
+    # `(a > 0) + (b > 0)` computed NumPy's logical or (`+` of bool arrays), where each
+    # example adds the Python bools numpy.vectorize hands it (2 where both hold); the
+    # result's type stays the first example's (NumPy bools there)
+    kw = {"otypes": otypes} if otypes else {}
+    vectorized = vectorize(f, fallback="error", **kw)
+    for n in (0, 1, 5, None):
+        cut = [a[:n] if np.ndim(a) and n is not None else a for a in args]
+        if n == 0 and not otypes:
+            continue            # (numpy.vectorize needs otypes for an empty batch)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                expected, exc = np.vectorize(f, **kw)(*cut), None
+            except Exception as error:  # noqa: BLE001 -- the reference's outcome
+                expected, exc = None, error
+            if exc is not None:
+                with pytest.raises(type(exc)):
+                    vectorized(*cut)
+            else:
+                _same(vectorized(*cut), expected)
+
+
+# --------------------- otypes with another number of entries than the function has results
+def _quotient_and_remainder(x, y):
+    return divmod(x, y)
+
+
+def _plain_sum(x, y):
+    return x + y
+
+
+@pytest.mark.parametrize("f, otypes", [
+    (_quotient_and_remainder, "d"), (_quotient_and_remainder, ["d"]),
+    (_quotient_and_remainder, "ddd"), (_plain_sum, "dd")])
+@pytest.mark.parametrize("x", [np.zeros(0), np.array([7.0, -2.5, 3.0]), 3.0])
+def test_otypes_decide_the_number_of_outputs(f, otypes, x):
+    # numpy.vectorize makes one output per otypes entry: a pair stored into one float output
+    # raises ValueError, three outputs of a pair are NaN; the batched code returned its pair
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            expected, exc = np.vectorize(f, otypes=otypes)(x, 2.0), None
+        except Exception as error:  # noqa: BLE001 -- the reference's outcome
+            expected, exc = None, error
+        if exc is not None:
+            with pytest.raises(type(exc)):
+                vectorize(f, otypes=otypes, fallback="error")(x, 2.0)
+            return
+        got = vectorize(f, otypes=otypes, fallback="error")(x, 2.0)
+    assert type(got) is type(expected)
+    for g, e in zip(got, expected) if isinstance(expected, tuple) else [(got, expected)]:
+        _same(g, e)

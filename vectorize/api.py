@@ -1024,6 +1024,10 @@ class vectorize:
         if not self.otypes:
             return True
         outs = out if isinstance(out, tuple) else (out,)
+        if len(self.otypes) != len(outs):
+            # (numpy.vectorize makes as many outputs as otypes has entries: one for a
+            # function returning pairs raises storing a pair, three are NaN-filled)
+            return False
         return all(_cast_holds(o, self.otypes[min(i, len(self.otypes) - 1)])
                    for i, o in enumerate(outs)) and not any(
             np.dtype(o).kind == "O" for o in self.otypes[:len(outs)])
