@@ -1137,6 +1137,7 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
                 map(self.python_bool, operands)):
             return updated_node
         target = updated_node.target
+        self.counted.add(original_node)
         counted = cst.BinaryOperation(
             cst.Call(cst.Name("int"), [cst.Arg(cst.Name(target.value))]), operator(),
             updated_node.value if type(updated_node.value) in (
@@ -1167,8 +1168,9 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     semantics = ctx.module.python_semantics
     if not numpy_scalars and not getattr(semantics, "types_only", False):
         checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
-        counted = func.visit(_PythonBoolArithmetic(checks))
-        if counted is not func:     # (analysed again: the operands are ints now)
+        counting = _PythonBoolArithmetic(checks)
+        counted = func.visit(counting)
+        if counting.counted:        # (analysed again: the operands are ints now)
             func = counted
             ctx.module.python_bools = True
             analysis = ctx.analyze(func)
