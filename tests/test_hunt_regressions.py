@@ -1744,3 +1744,36 @@ def test_otypes_decide_the_number_of_outputs(f, otypes, x):
     assert type(got) is type(expected)
     for g, e in zip(got, expected) if isinstance(expected, tuple) else [(got, expected)]:
         _same(g, e)
+
+
+# ------- a call on numbers only: numpy.vectorize's output type is its first (NumPy) example's
+def _bools_added(x):
+    return (x > 0) + (x > 1)
+
+
+def _bool_power(a, b):
+    return (b < 0.5) ** (a > 0)
+
+
+def _bools_subtracted(x):
+    return (x > 0) - (x > 1)
+
+
+@pytest.mark.parametrize("f, args", [
+    (_bools_added, (2.0,)), (_bools_added, (np.array(2.0),)), (_bools_added, (np.float64(2.0),)),
+    (_bool_power, (-0.0, -2.5)), (_bool_power, (np.array(1.0), 3)),
+    (_bools_subtracted, (2.0,)), (_bools_subtracted, (np.array(0.5),)),
+    (_round3, (0.0005,)),
+])
+def test_calls_on_numbers_take_the_first_examples_types(f, args):
+    # no argument batched, the code computed with the Python numbers (`(2.0 > 0) + (2.0 > 1)`
+    # is 2, an int64): numpy.vectorize learns the type from a call on NumPy scalars
+    # (`np.True_ + np.True_` is True: a bool output; `np.True_ - np.True_` raises TypeError)
+    expected, exc = _numpy_vectorize(f, *args)
+    vectorized = vectorize(f, fallback="error")
+    for _ in range(3):
+        if exc is not None:
+            with pytest.raises(type(exc)):
+                vectorized(*args)
+        else:
+            _same(vectorized(*args), expected)

@@ -1555,6 +1555,11 @@ def _probes(spec, kinds) -> str | bool:
     be the first example's branch's)."""
     if isinstance(spec, FallbackSpec):
         return False
+    if kinds and not any(type(kind) is tuple and not _is_as_is(kind) for kind in kinds):
+        # no argument is batched: the code computes with the Python numbers themselves
+        # (`(x > 0) + (x > 1)` is 2), numpy.vectorize's first call with NumPy scalars
+        # (`np.True_ + np.True_` is True, `np.True_ - np.True_` raises TypeError)
+        return "values"
     narrow = any(not _is_as_is(kind) and _char(kind) not in _PLAIN_CHARS and
                  np.dtype(_char(kind)).kind in "biufc" for kind in kinds) or getattr(
         spec, "python_bools", False)     # (ints per example, NumPy bools in the first)
