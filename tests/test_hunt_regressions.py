@@ -1668,6 +1668,14 @@ def _nots_counted(a, b):
     return (not a) + (not b) + 0
 
 
+def _abs_of_not(a, b):
+    return abs(not a)
+
+
+def _bools_inverted(a, b):
+    return ~(a > 0) + (b > 0)
+
+
 def _numpy_bools_added(a, b):
     return np.isnan(a) + np.isnan(b)
 
@@ -1686,6 +1694,7 @@ _BOOLS = np.array([True, False, True, True, False, False])
     (_bool_flag_accumulated, (_A, _B)), (_abs_of_bool_plus, (_BOOLS, _BOOLS[::-1])),
     (_bool_difference, (_A, _B)), (_bool_power, (_A, _B)),
     (_nots_counted, (_A, np.bool_(False))), (_count_scaled, (0.5, _B)),
+    (_abs_of_not, (_A, _B)), (_bools_inverted, (_A, _B)),
     # NumPy bools keep NumPy's meaning, a NumPy scalar argument makes NumPy bools
     (_numpy_bools_added, (_A, _B)), (_mixed_bools_added, (_A, _B)),
     (_bool_difference, (np.True_, _B)), (_bool_flag_accumulated, (np.True_, _B)),

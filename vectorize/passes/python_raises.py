@@ -1126,6 +1126,29 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         return any(self.numpy_bool(c, seen) for c in walk(node)
                    if c is not node and type(c) is cst.Name)
 
+    def leave_UnaryOperation(self, original_node, updated_node):
+        # `-b`, `+b`, `~b`: ints in Python (NumPy raises for bool arrays; its `~` is `not`)
+        if type(original_node.operator) not in (cst.Minus, cst.Plus, cst.BitInvert) or \
+                not self.batched_bool(
+                original_node.expression):
+            return updated_node
+        self.counted.add(original_node)
+        return updated_node.with_changes(expression=_as_int(updated_node.expression))
+
+    def leave_Call(self, original_node, updated_node):
+        # `abs(b)`: an int in Python, a bool in NumPy: `int(b)`
+        if self.checks.example(original_node.func) is not builtins.abs or len(
+                original_node.args) != 1 or original_node.args[0].keyword is not None or \
+                original_node.args[0].star or not self.batched_bool(original_node.args[0].value):
+            return updated_node
+        self.counted.add(original_node)
+        return _as_int(updated_node.args[0].value).with_changes(
+            lpar=updated_node.lpar, rpar=updated_node.rpar)
+
+    def batched_bool(self, node) -> bool:
+        value = self.checks.value(node)
+        return value is not None and value.batched and self.python_bool(node)
+
     def leave_AugAssign(self, original_node, updated_node):
         # `n += b` of a bool name: `n = int(n) + b`
         operator = AUGMENTED_TO_BINARY.get(type(original_node.operator))
@@ -1153,10 +1176,12 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
                 map(self.python_bool, operands)):
             return updated_node
         side = "left" if values[0].batched else "right"
-        operand = getattr(updated_node, side)
-        counted = cst.Call(cst.Name("int"), [cst.Arg(operand.with_changes(lpar=[], rpar=[]))])
         self.counted.add(original_node)
-        return updated_node.with_changes(**{side: counted})
+        return updated_node.with_changes(**{side: _as_int(getattr(updated_node, side))})
+
+
+def _as_int(node) -> cst.Call:
+    return cst.Call(cst.Name("int"), [cst.Arg(node.with_changes(lpar=[], rpar=[]))])
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
