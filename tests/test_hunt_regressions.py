@@ -1786,3 +1786,24 @@ def test_calls_on_numbers_take_the_first_examples_types(f, args):
                 vectorized(*args)
         else:
             _same(vectorized(*args), expected)
+
+
+# -------- a pair on one path, a number on another, chosen by a value the same for the call
+def _pair_or_flag(a):
+    if a:
+        return a > 1
+    return abs(2), a < 1
+
+
+@pytest.mark.parametrize("calls", [(0,), (np.int64(0),), (np.array(0),), (3, 0, 3, 0),
+                                   (np.array(5), np.array(0))])
+def test_the_returned_structure_is_the_examples(calls):
+    # the code's result was the first path's (one value): the pair came back as one array
+    # (array([2, 1])), where numpy.vectorize returns a pair of 0-d arrays
+    vectorized = vectorize(_pair_or_flag, fallback="error")
+    for a in calls:
+        expected, _ = _numpy_vectorize(_pair_or_flag, a)
+        got = vectorized(a)
+        assert type(got) is type(expected)
+        for g, e in zip(got, expected) if isinstance(expected, tuple) else [(got, expected)]:
+            _same(g, e)

@@ -1021,6 +1021,11 @@ class vectorize:
         the replay then gives what it gives, where ``astype`` would make something else.
         (An example's array result is stacked, as ``np.array`` of the results stacks it:
         numpy.vectorize raises there.)"""
+        if isinstance(out, tuple) != isinstance(result, TupleValue) or isinstance(
+                out, tuple) and len(out) != len(result.items):
+            # (a pair on one path, a number on another, chosen by a value the same for
+            # every example: numpy.vectorize's outputs are what the first example returns)
+            return False
         if not self.otypes:
             return True
         outs = out if isinstance(out, tuple) else (out,)
