@@ -1807,3 +1807,64 @@ def test_the_returned_structure_is_the_examples(calls):
         assert type(got) is type(expected)
         for g, e in zip(got, expected) if isinstance(expected, tuple) else [(got, expected)]:
             _same(g, e)
+
+
+# ----------- the file rewriter: bools counted with an explicit int(), refused without one
+_CLI_SOURCE = """\
+import math
+
+import numpy as np
+
+from vectorize import vectorize
+
+
+@vectorize
+def counted(a: float, b: float):
+    return int(a > 0) + (b > 0) + (a < b)
+
+
+@vectorize
+def remainders(x: float, y: float):
+    return x % y, x // y, math.fmod(x, 1.5), math.copysign(x, y)
+
+
+@vectorize
+def steps(x: float, n: int):
+    k = 0
+    while k < n:
+        k += 1
+        x = x * 0.5
+    return x + k
+"""
+
+
+def test_the_file_rewriter_counts_bools_as_the_decorator(tmp_path):
+    import importlib.util
+
+    from test_cli import cli
+    path = tmp_path / "bools.py"
+    path.write_text(_CLI_SOURCE)
+    result = cli("-w", path)
+    assert result.returncode == 0, result.stderr.decode()
+    spec = importlib.util.spec_from_file_location("hunt9_bools_rewritten", path)
+    rewritten = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rewritten)
+    original = {}
+    exec(compile(_CLI_SOURCE.replace("@vectorize\n", ""), "hunt9_bools", "exec"), original)
+    a = np.array([1.0, -1.0, 2.0, np.nan, -0.0, 3.5])
+    b = np.array([1.0, 1.0, -7.0, np.nan, 3.0, -2.0])
+    n = np.array([0, 3, 1, 2, 5, 0])
+    for name, args in (("counted", (a, b)), ("remainders", (a, b)), ("steps", (a, n))):
+        expected, _ = _numpy_vectorize(original[name], *args)
+        got = getattr(rewritten, name)(*args)
+        for g, e in zip(got, expected) if isinstance(expected, tuple) else [(got, expected)]:
+            _same(g, e)
+    # without the int(): numpy.vectorize's type is its first call's on NumPy bools
+    import io
+
+    from vectorize.cli import main
+    path.write_text(_CLI_SOURCE.replace("int(a > 0)", "(a > 0)"))
+    out, err = io.StringIO(), io.StringIO()
+    assert main([str(path)], out=out, err=err) != 0
+    assert "per-example bools as numbers" in err.getvalue()
+    assert "bools.py:9:1" in err.getvalue()
