@@ -1676,6 +1676,14 @@ def _bools_inverted(a, b):
     return ~(a > 0) + (b > 0)
 
 
+def _bool_counted_in_a_loop(a, b):
+    k = a > 0
+    while k < 3 and b > 0:
+        k = k + (b > 0)
+        b = b - 1.0
+    return k
+
+
 def _numpy_bools_added(a, b):
     return np.isnan(a) + np.isnan(b)
 
@@ -1695,6 +1703,8 @@ _BOOLS = np.array([True, False, True, True, False, False])
     (_bool_difference, (_A, _B)), (_bool_power, (_A, _B)),
     (_nots_counted, (_A, np.bool_(False))), (_count_scaled, (0.5, _B)),
     (_abs_of_not, (_A, _B)), (_bools_inverted, (_A, _B)),
+    (_bool_counted_in_a_loop, (_A, _B)), (_bool_counted_in_a_loop, (_A[:1], _B[:1])),
+    (_bool_counted_in_a_loop, (_A, 3.0)),
     # NumPy bools keep NumPy's meaning, a NumPy scalar argument makes NumPy bools
     (_numpy_bools_added, (_A, _B)), (_mixed_bools_added, (_A, _B)),
     (_bool_difference, (np.True_, _B)), (_bool_flag_accumulated, (np.True_, _B)),

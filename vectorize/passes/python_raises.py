@@ -1113,14 +1113,17 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             name = node.value
             if name in seen:
                 return False
-            defs = checks.defs.get(name, ())
-            if name in checks.params and defs == [None]:
-                value = checks.value(node)
-                # (a NumPy scalar argument handed as it is)
-                return value is not None and not value.batched and \
-                    id(value) not in checks.python_arguments and \
-                    isinstance(value.example, np.generic)
-            return any(d is None or self.numpy_bool(d, seen | {name}) for d in defs)
+            for d in checks.defs.get(name, ()):
+                if d is None and name in checks.params:
+                    # (a NumPy scalar argument handed as it is)
+                    value = checks.value(node)
+                    if value is not None and not value.batched and isinstance(
+                            value.example, np.generic) and \
+                            id(value) not in checks.python_arguments:
+                        return True
+                elif d is None or self.numpy_bool(d, seen | {name}):
+                    return True
+            return False
         if checks.numpy_valued(node):
             return True
         return any(self.numpy_bool(c, seen) for c in walk(node)
