@@ -1878,3 +1878,24 @@ def test_the_file_rewriter_counts_bools_as_the_decorator(tmp_path):
     assert main([str(path)], out=out, err=err) != 0
     assert "per-example bools as numbers" in err.getvalue()
     assert "bools.py:9:1" in err.getvalue()
+
+
+# ------ narrow dtypes: a number the same for every example chooses the path, and the type
+def _flag_or_value(a, b):
+    if b:
+        return a > 0
+    return a
+
+
+@pytest.mark.parametrize("a, bs", [
+    (np.array([1, -3, 0], np.int8), (0, 2, np.array(0), np.array(3))),
+    (np.array([1.5, -3.0], np.float32), (1.0, 0.0, 1.0)),
+    (np.array([7, 0], np.uint32), (0, 1, np.int64(0))),
+])
+def test_the_type_a_shared_number_chooses_is_learned_on_every_call(a, bs):
+    # the output type learned on the first call (the dtypes the same) was kept for the next,
+    # where the shared number took the other path: int8 where numpy.vectorize gives bool
+    vectorized = vectorize(_flag_or_value, fallback="error")
+    for b in bs:
+        expected, _ = _numpy_vectorize(_flag_or_value, a, b)
+        _same(vectorized(a, b), expected)

@@ -1576,6 +1576,10 @@ def _probes(spec, kinds) -> str | bool:
             mark in spec.source for mark in _JOIN_MARKS):
         return "values"     # (learned on every call)
     if narrow:
+        if any(type(kind) is not tuple for kind in kinds):
+            # (a number the same for every example may choose the path, and with it the
+            # type: `x if b else (x > 0)`, learned on every call)
+            return "values"
         return "dtypes"     # (learned once: `Entry.probe`)
     return False
 
