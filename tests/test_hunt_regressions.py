@@ -1684,6 +1684,10 @@ def _bool_counted_in_a_loop(a, b):
     return k
 
 
+def _bool_squared(a, b):
+    return bool(a) & (bool(a) ** 2)
+
+
 def _numpy_bools_added(a, b):
     return np.isnan(a) + np.isnan(b)
 
@@ -1704,7 +1708,7 @@ _BOOLS = np.array([True, False, True, True, False, False])
     (_nots_counted, (_A, np.bool_(False))), (_count_scaled, (0.5, _B)),
     (_abs_of_not, (_A, _B)), (_bools_inverted, (_A, _B)),
     (_bool_counted_in_a_loop, (_A, _B)), (_bool_counted_in_a_loop, (_A[:1], _B[:1])),
-    (_bool_counted_in_a_loop, (_A, 3.0)),
+    (_bool_counted_in_a_loop, (_A, 3.0)), (_bool_squared, (_A, _B)),
     # NumPy bools keep NumPy's meaning, a NumPy scalar argument makes NumPy bools
     (_numpy_bools_added, (_A, _B)), (_mixed_bools_added, (_A, _B)),
     (_bool_difference, (np.True_, _B)), (_bool_flag_accumulated, (np.True_, _B)),

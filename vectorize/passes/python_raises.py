@@ -1078,6 +1078,9 @@ _BOOL_TO_INT_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, 
                           cst.Power, cst.LeftShift, cst.RightShift)
 
 
+_INT8_OPERATORS = (cst.FloorDivide, cst.Modulo, cst.Power, cst.LeftShift, cst.RightShift)
+
+
 class _PythonBoolArithmetic(cst.CSTTransformer):
     """`vectorize`: ``a + b`` where both are per example Python bools (comparisons of the
     Python numbers numpy.vectorize hands the function, `not`, its bool arguments) and one is
@@ -1175,12 +1178,26 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             return updated_node
         operands = (original_node.left, original_node.right)
         values = [self.checks.value(n) for n in operands]
-        if not any(v is not None and v.batched for v in values) or not all(
-                map(self.python_bool, operands)):
+        if not any(v is not None and v.batched for v in values):
             return updated_node
-        side = "left" if values[0].batched else "right"
+        bools = [self.python_bool(n) for n in operands]
+        if all(bools):
+            side = "left" if values[0].batched else "right"
+        elif type(original_node.operator) in _INT8_OPERATORS and any(
+                b and v.batched and self._python_int(other)
+                for b, v, other in zip(bools, values, reversed(operands))):
+            # a bool array meeting a Python int where NumPy has no bool loop (`b ** 2`,
+            # `b // 2`, `b << 1`) makes int8 (NEP 50), the example a Python int
+            side = "left" if bools[0] and values[0].batched else "right"
+        else:
+            return updated_node
         self.counted.add(original_node)
         return updated_node.with_changes(**{side: _as_int(getattr(updated_node, side))})
+
+    def _python_int(self, node) -> bool:
+        value = self.checks.value(node)
+        return value is not None and not value.batched and value.rank == 0 and (
+            type(value.example) is int or value.kind == "i" and self.checks.python_number(node))
 
 
 def _as_int(node) -> cst.Call:
