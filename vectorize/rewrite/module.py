@@ -203,8 +203,9 @@ class _Functions:
                 raise where.error(stmt, f"`{stmt.name}` computes with per-example bools as "
                                         "numbers (`(x > 0) + (y > 0)`): the decorator follows "
                                         "numpy.vectorize, whose output type is its first "
-                                        "example's (NumPy bools there: `np.True_ + np.True_` "
-                                        "is True), which the rewritten code cannot cast to",
+                                        "example's (NumPy bools there, whose sum of two "
+                                        "trues is True), which the rewritten code cannot "
+                                        "cast to",
                                   "write the conversion, e.g. `int(x > 0) + (y > 0)`, or "
                                   "keep the decorator")
             _check(the_plan, printed, stmt, where)
