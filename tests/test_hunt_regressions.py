@@ -1633,3 +1633,273 @@ def test_scalar_arguments_round_as_numpy_vectorizes_examples(f, args):
     vectorized = vectorize(f, fallback="error")
     for _ in range(3):
         _same(vectorized(*args), expected)
+
+
+# hunt9
+# ------ per example numpy.vectorize hands Python bools: `True + True` is 2, not NumPy's `or`
+def _count_positive(a, b, c):
+    return (a > 0) + (b > 0) + (c > 0) + 0
+
+
+def _count_scaled(a, b):
+    n = (a > 0) + (b > 0)
+    return n * 1.5
+
+
+def _bool_flag_accumulated(a, b):
+    flag = a > 0
+    flag += b > 0
+    return flag * 1.5
+
+
+def _abs_of_bool_plus(x, y):
+    return abs(x) + y
+
+
+def _bool_difference(a, b):
+    return (a > 0) - (b > 0)
+
+
+def _bool_power(a, b):
+    return (a > 0) ** (b > 0) + 0.5
+
+
+def _nots_counted(a, b):
+    return (not a) + (not b) + 0
+
+
+def _abs_of_not(a, b):
+    return abs(not a)
+
+
+def _bools_inverted(a, b):
+    return ~(a > 0) + (b > 0)
+
+
+def _bool_counted_in_a_loop(a, b):
+    k = a > 0
+    while k < 3 and b > 0:
+        k = k + (b > 0)
+        b = b - 1.0
+    return k
+
+
+def _bool_squared(a, b):
+    return bool(a) & (bool(a) ** 2)
+
+
+def _numpy_bools_added(a, b):
+    return np.isnan(a) + np.isnan(b)
+
+
+def _mixed_bools_added(a, b):
+    return (a > 0) + np.isnan(b)
+
+
+_A = np.array([1.0, -1.0, 2.0, np.nan, 0.0, 3.5])
+_B = np.array([1.0, 1.0, np.nan, np.nan, 3.0, -2.0])
+_BOOLS = np.array([True, False, True, True, False, False])
+
+
+@pytest.mark.parametrize("f, args", [
+    (_count_positive, (_A, _B, _B[::-1])), (_count_scaled, (_A, _B)),
+    (_bool_flag_accumulated, (_A, _B)), (_abs_of_bool_plus, (_BOOLS, _BOOLS[::-1])),
+    (_bool_difference, (_A, _B)), (_bool_power, (_A, _B)),
+    (_nots_counted, (_A, np.bool_(False))), (_count_scaled, (0.5, _B)),
+    (_abs_of_not, (_A, _B)), (_bools_inverted, (_A, _B)),
+    (_bool_counted_in_a_loop, (_A, _B)), (_bool_counted_in_a_loop, (_A[:1], _B[:1])),
+    (_bool_counted_in_a_loop, (_A, 3.0)), (_bool_squared, (_A, _B)),
+    # NumPy bools keep NumPy's meaning, a NumPy scalar argument makes NumPy bools
+    (_numpy_bools_added, (_A, _B)), (_mixed_bools_added, (_A, _B)),
+    (_bool_difference, (np.True_, _B)), (_bool_flag_accumulated, (np.True_, _B)),
+])
+@pytest.mark.parametrize("otypes", [None, "d"])
+def test_arithmetic_on_python_bools_is_int_arithmetic(f, args, otypes):
+    # `(a > 0) + (b > 0)` computed NumPy's logical or (`+` of bool arrays), where each
+    # example adds the Python bools numpy.vectorize hands it (2 where both hold); the
+    # result's type stays the first example's (NumPy bools there)
+    kw = {"otypes": otypes} if otypes else {}
+    vectorized = vectorize(f, fallback="error", **kw)
+    for n in (0, 1, 5, None):
+        cut = [a[:n] if np.ndim(a) and n is not None else a for a in args]
+        if n == 0 and not otypes:
+            continue            # (numpy.vectorize needs otypes for an empty batch)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                expected, exc = np.vectorize(f, **kw)(*cut), None
+            except Exception as error:  # noqa: BLE001 -- the reference's outcome
+                expected, exc = None, error
+            if exc is not None:
+                with pytest.raises(type(exc)):
+                    vectorized(*cut)
+            else:
+                _same(vectorized(*cut), expected)
+
+
+# --------------------- otypes with another number of entries than the function has results
+def _quotient_and_remainder(x, y):
+    return divmod(x, y)
+
+
+def _plain_sum(x, y):
+    return x + y
+
+
+@pytest.mark.parametrize("f, otypes", [
+    (_quotient_and_remainder, "d"), (_quotient_and_remainder, ["d"]),
+    (_quotient_and_remainder, "ddd"), (_plain_sum, "dd")])
+@pytest.mark.parametrize("x", [np.zeros(0), np.array([7.0, -2.5, 3.0]), 3.0])
+def test_otypes_decide_the_number_of_outputs(f, otypes, x):
+    # numpy.vectorize makes one output per otypes entry: a pair stored into one float output
+    # raises ValueError, three outputs of a pair are NaN; the batched code returned its pair
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            expected, exc = np.vectorize(f, otypes=otypes)(x, 2.0), None
+        except Exception as error:  # noqa: BLE001 -- the reference's outcome
+            expected, exc = None, error
+        if exc is not None:
+            with pytest.raises(type(exc)):
+                vectorize(f, otypes=otypes, fallback="error")(x, 2.0)
+            return
+        got = vectorize(f, otypes=otypes, fallback="error")(x, 2.0)
+    assert type(got) is type(expected)
+    for g, e in zip(got, expected) if isinstance(expected, tuple) else [(got, expected)]:
+        _same(g, e)
+
+
+# ------- a call on numbers only: numpy.vectorize's output type is its first (NumPy) example's
+def _bools_added(x):
+    return (x > 0) + (x > 1)
+
+
+def _bool_power(a, b):
+    return (b < 0.5) ** (a > 0)
+
+
+def _bools_subtracted(x):
+    return (x > 0) - (x > 1)
+
+
+@pytest.mark.parametrize("f, args", [
+    (_bools_added, (2.0,)), (_bools_added, (np.array(2.0),)), (_bools_added, (np.float64(2.0),)),
+    (_bool_power, (-0.0, -2.5)), (_bool_power, (np.array(1.0), 3)),
+    (_bools_subtracted, (2.0,)), (_bools_subtracted, (np.array(0.5),)),
+    (_round3, (0.0005,)),
+])
+def test_calls_on_numbers_take_the_first_examples_types(f, args):
+    # no argument batched, the code computed with the Python numbers (`(2.0 > 0) + (2.0 > 1)`
+    # is 2, an int64): numpy.vectorize learns the type from a call on NumPy scalars
+    # (`np.True_ + np.True_` is True: a bool output; `np.True_ - np.True_` raises TypeError)
+    expected, exc = _numpy_vectorize(f, *args)
+    vectorized = vectorize(f, fallback="error")
+    for _ in range(3):
+        if exc is not None:
+            with pytest.raises(type(exc)):
+                vectorized(*args)
+        else:
+            _same(vectorized(*args), expected)
+
+
+# -------- a pair on one path, a number on another, chosen by a value the same for the call
+def _pair_or_flag(a):
+    if a:
+        return a > 1
+    return abs(2), a < 1
+
+
+@pytest.mark.parametrize("calls", [(0,), (np.int64(0),), (np.array(0),), (3, 0, 3, 0),
+                                   (np.array(5), np.array(0))])
+def test_the_returned_structure_is_the_examples(calls):
+    # the code's result was the first path's (one value): the pair came back as one array
+    # (array([2, 1])), where numpy.vectorize returns a pair of 0-d arrays
+    vectorized = vectorize(_pair_or_flag, fallback="error")
+    for a in calls:
+        expected, _ = _numpy_vectorize(_pair_or_flag, a)
+        got = vectorized(a)
+        assert type(got) is type(expected)
+        for g, e in zip(got, expected) if isinstance(expected, tuple) else [(got, expected)]:
+            _same(g, e)
+
+
+# ----------- the file rewriter: bools counted with an explicit int(), refused without one
+_CLI_SOURCE = """\
+import math
+
+import numpy as np
+
+from vectorize import vectorize
+
+
+@vectorize
+def counted(a: float, b: float):
+    return int(a > 0) + (b > 0) + (a < b)
+
+
+@vectorize
+def remainders(x: float, y: float):
+    return x % y, x // y, math.fmod(x, 1.5), math.copysign(x, y)
+
+
+@vectorize
+def steps(x: float, n: int):
+    k = 0
+    while k < n:
+        k += 1
+        x = x * 0.5
+    return x + k
+"""
+
+
+def test_the_file_rewriter_counts_bools_as_the_decorator(tmp_path):
+    import importlib.util
+
+    from test_cli import cli
+    path = tmp_path / "bools.py"
+    path.write_text(_CLI_SOURCE)
+    result = cli("-w", path)
+    assert result.returncode == 0, result.stderr.decode()
+    spec = importlib.util.spec_from_file_location("hunt9_bools_rewritten", path)
+    rewritten = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rewritten)
+    original = {}
+    exec(compile(_CLI_SOURCE.replace("@vectorize\n", ""), "hunt9_bools", "exec"), original)
+    a = np.array([1.0, -1.0, 2.0, np.nan, -0.0, 3.5])
+    b = np.array([1.0, 1.0, -7.0, np.nan, 3.0, -2.0])
+    n = np.array([0, 3, 1, 2, 5, 0])
+    for name, args in (("counted", (a, b)), ("remainders", (a, b)), ("steps", (a, n))):
+        expected, _ = _numpy_vectorize(original[name], *args)
+        got = getattr(rewritten, name)(*args)
+        for g, e in zip(got, expected) if isinstance(expected, tuple) else [(got, expected)]:
+            _same(g, e)
+    # without the int(): numpy.vectorize's type is its first call's on NumPy bools
+    import io
+
+    from vectorize.cli import main
+    path.write_text(_CLI_SOURCE.replace("int(a > 0)", "(a > 0)"))
+    out, err = io.StringIO(), io.StringIO()
+    assert main([str(path)], out=out, err=err) != 0
+    assert "per-example bools as numbers" in err.getvalue()
+    assert "bools.py:9:1" in err.getvalue()
+
+
+# ------ narrow dtypes: a number the same for every example chooses the path, and the type
+def _flag_or_value(a, b):
+    if b:
+        return a > 0
+    return a
+
+
+@pytest.mark.parametrize("a, bs", [
+    (np.array([1, -3, 0], np.int8), (0, 2, np.array(0), np.array(3))),
+    (np.array([1.5, -3.0], np.float32), (1.0, 0.0, 1.0)),
+    (np.array([7, 0], np.uint32), (0, 1, np.int64(0))),
+])
+def test_the_type_a_shared_number_chooses_is_learned_on_every_call(a, bs):
+    # the output type learned on the first call (the dtypes the same) was kept for the next,
+    # where the shared number took the other path: int8 where numpy.vectorize gives bool
+    vectorized = vectorize(_flag_or_value, fallback="error")
+    for b in bs:
+        expected, _ = _numpy_vectorize(_flag_or_value, a, b)
+        _same(vectorized(a, b), expected)

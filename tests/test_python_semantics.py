@@ -133,11 +133,6 @@ def test_small_dtypes(f, dtype):
     rng = np.random.default_rng(5)
     args = [rng.integers(0, 200, 7).astype(dtype) for _ in range(
         2 if f is not psf.halves else 1)]
-    if f is psf.float_floor_and_mod and dtype == np.bool_:
-        pytest.skip("numpy refuses // of booleans (not a number type per example)")
-    if f is psf.int_sum and dtype == np.bool_:
-        pytest.xfail("documented divergence (docs/semantics.md): Python adds booleans as "
-                     "ints (True + True - 1 is 1), NumPy's boolean + is `or` ((a | b) - 1)")
     assert_like_numpy_vectorize(f, *args)
 
 

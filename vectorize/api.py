@@ -1027,9 +1027,18 @@ class vectorize:
         the replay then gives what it gives, where ``astype`` would make something else.
         (An example's array result is stacked, as ``np.array`` of the results stacks it:
         numpy.vectorize raises there.)"""
+        if isinstance(out, tuple) != isinstance(result, TupleValue) or isinstance(
+                out, tuple) and len(out) != len(result.items):
+            # (a pair on one path, a number on another, chosen by a value the same for
+            # every example: numpy.vectorize's outputs are what the first example returns)
+            return False
         if not self.otypes:
             return True
         outs = out if isinstance(out, tuple) else (out,)
+        if len(self.otypes) != len(outs):
+            # (numpy.vectorize makes as many outputs as otypes has entries: one for a
+            # function returning pairs raises storing a pair, three are NaN-filled)
+            return False
         return all(_cast_holds(o, self.otypes[min(i, len(self.otypes) - 1)])
                    for i, o in enumerate(outs)) and not any(
             np.dtype(o).kind == "O" for o in self.otypes[:len(outs)])
@@ -1557,8 +1566,14 @@ def _probes(spec, kinds) -> str | bool:
     be the first example's branch's)."""
     if isinstance(spec, FallbackSpec):
         return False
+    if kinds and not any(type(kind) is tuple and not _is_as_is(kind) for kind in kinds):
+        # no argument is batched: the code computes with the Python numbers themselves
+        # (`(x > 0) + (x > 1)` is 2), numpy.vectorize's first call with NumPy scalars
+        # (`np.True_ + np.True_` is True, `np.True_ - np.True_` raises TypeError)
+        return "values"
     narrow = any(not _is_as_is(kind) and _char(kind) not in _PLAIN_CHARS and
-                 np.dtype(_char(kind)).kind in "biufc" for kind in kinds)
+                 np.dtype(_char(kind)).kind in "biufc" for kind in kinds) or getattr(
+        spec, "python_bools", False)     # (ints per example, NumPy bools in the first)
     # (with plain dtypes the first example's NumPy scalars have the types of the Python
     # numbers the code computes with, so only joins of different kinds of number make the
     # type depend on values: the transform says where it saw none, `Generated.mixed_types`;
@@ -1567,6 +1582,10 @@ def _probes(spec, kinds) -> str | bool:
             mark in spec.source for mark in _JOIN_MARKS):
         return "values"     # (learned on every call)
     if narrow:
+        if any(type(kind) is not tuple for kind in kinds):
+            # (a number the same for every example may choose the path, and with it the
+            # type: `x if b else (x > 0)`, learned on every call)
+            return "values"
         return "dtypes"     # (learned once: `Entry.probe`)
     return False
 

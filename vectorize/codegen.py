@@ -53,6 +53,10 @@ class Generated:
     # float on others: `abstract.MIXED_TYPES`), so that an example's result type depends on
     # its values, as numpy.vectorize's first example decides it; None: not known
     mixed_types: bool | None = None
+    # whether the code computes with per-example Python bools as ints (``True + True`` is 2,
+    # `ModuleContext.python_bools`), where numpy.vectorize's first example, NumPy bools, has
+    # another type: `vectorize` learns the output types from that example
+    python_bools: bool = False
     # what the transform read (`Origin`), for the disk cache; None for a loaded entry
     origin: object = None
     # seconds it took to make (the transform, or loading it from the disk cache; imports

@@ -595,6 +595,7 @@ class Store:
             "parallel": bool(spec.parallel),
             "switchable_ifs": int(spec.switchable_ifs),
             "mixed_types": spec.mixed_types,
+            "python_bools": bool(spec.python_bools),
         }
 
 
@@ -655,6 +656,7 @@ def materialize(func, payload: dict, origin: bool = False):
                      parallel=bool(payload["parallel"]),
                      switchable_ifs=int(payload["switchable_ifs"]),
                      mixed_types=payload.get("mixed_types"),
+                     python_bools=bool(payload.get("python_bools")),
                      origin=Origin(functions, emitted, reads, free, attributes)
                      if origin else None)
 

@@ -88,6 +88,10 @@ class ModuleContext:
         # `vmap` on NumPy and PyTorch), so a helper may raise under a per-example condition
         # its callers' conditions can hide; not the file rewriter's code
         self.runtime_replays = False
+        # `vectorize`: arithmetic on per-example Python bools was made int arithmetic
+        # (`passes.python_raises`), whose type numpy.vectorize's first example (NumPy bools)
+        # does not have: the output types are learned from it (`Generated.python_bools`)
+        self.python_bools = False
         self.switchable_ifs = 0
         self.explain = explain
         self.allow_fallback = fallback != "error"
@@ -451,6 +455,7 @@ def transform_function(func, params: dict[str, object], *, backend: str = "numpy
             context.runtime_replays = backends.get(backend).eager_raises
             generated = codegen.load(_transform(func, params, context, header))
         generated.mixed_types = bool(abstract.MIXED_TYPES.get())
+        generated.python_bools = context.python_bools
     finally:
         abstract.MIXED_TYPES.reset(mixed)
     generated.build_seconds = time.perf_counter() - start

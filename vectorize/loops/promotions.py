@@ -66,6 +66,17 @@ class Promotions:
                                   original_node, f"give `{name}` a per-example start value")
             lines.append(self._full(name, at_head, before, original_node,
                                     ("before this loop", "in it")))
+        for name in sorted(head):
+            # a per-example bool that the loop makes an int (`k = k + (b > 0)` of Python
+            # bools, `passes.python_raises`) is an int from the start: NumPy's arithmetic of
+            # the bool array would not be the ints' (`+` a logical or), the loop's first pass
+            # would compute on it as it is
+            before, at_head = entry.get(name), head[name]
+            if isinstance(before, Value) and isinstance(at_head, Value) and before.batched \
+                    and at_head.batched and before.kind == "b" and at_head.kind in "iu" and \
+                    before.rank == at_head.rank == 0:
+                lines.append(cst.parse_statement(f"{name} = " + self.prims.astype(
+                    name, self.prims.dtype_code(at_head.dtype))))
         may_skip = self.analysis.loop_may_skip.get(original_node, False)
         after = self.analysis.loop_exit.get(original_node) or {}
         live = self._live().live_after.get(original_node, set())

@@ -53,7 +53,7 @@ from ..errors import Unsupported
 from ..liveness import reads, writes
 from ..rules import python_errors
 from ..rules.lists import list_subscript, stored_values
-from ..syntax.edit import AUGMENTED_TO_BINARY
+from ..syntax.edit import AUGMENTED_TO_BINARY, paren
 from ..syntax.templates import bare_code, expr, unshared
 from ..syntax.traversal import children, walk
 
@@ -1072,6 +1072,138 @@ def _inside(facts: list, region) -> list:
     return [f for f in facts if not (f.names & assigned)]
 
 
+# arithmetic whose result on two Python bools is an int (``True + True`` is 2), where NumPy's
+# bool arrays give a bool (`+` a logical or, `*` an and) or an int8 (`//`, `%`, `**`, shifts)
+_BOOL_TO_INT_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo,
+                          cst.Power, cst.LeftShift, cst.RightShift)
+
+
+_INT8_OPERATORS = (cst.FloorDivide, cst.Modulo, cst.Power, cst.LeftShift, cst.RightShift)
+
+
+class _PythonBoolArithmetic(cst.CSTTransformer):
+    """`vectorize`: ``a + b`` where both are per example Python bools (comparisons of the
+    Python numbers numpy.vectorize hands the function, `not`, its bool arguments) and one is
+    per example becomes ``int(a) + b``: Python computes with bools as with the ints 0 and 1
+    (``(x > 0) + (y > 0) + 1`` counts), NumPy's bool arrays would not (``+`` is a logical
+    or, ``-`` raises). NumPy bools (``np.isnan(x)``) keep NumPy's meaning."""
+
+    def __init__(self, checks: _Checks):
+        self.checks = checks
+        self.counted: set = set()       # the originals made ints here
+
+    def python_bool(self, node) -> bool:
+        if node in self.counted:
+            return False                # (an int already)
+        value = self.checks.value(node)
+        if value is None or value.rank != 0 or value.kind != "b":
+            return False
+        if value.exact and not value.batched:
+            return type(value.example) is bool
+        return self.checks.python_number(node) and not self.numpy_bool(node)
+
+    def numpy_bool(self, node, seen=frozenset()) -> bool:
+        """Whether ``node`` may be per example a NumPy bool: NumPy's comparisons (of a NumPy
+        scalar argument handed as it is, `np.True_ > 0`), NumPy's functions; `not` and
+        `bool(...)` are Python bools whatever they are of."""
+        checks = self.checks
+        t = type(node)
+        if t is cst.UnaryOperation and type(node.operator) is cst.Not:
+            return False
+        if t is cst.Call and checks.example(node.func) is builtins.bool:
+            return False
+        if t is cst.Name:
+            name = node.value
+            if name in seen:
+                return False
+            for d in checks.defs.get(name, ()):
+                if d is None and name in checks.params:
+                    # (a NumPy scalar argument handed as it is)
+                    value = checks.value(node)
+                    if value is not None and not value.batched and isinstance(
+                            value.example, np.generic) and \
+                            id(value) not in checks.python_arguments:
+                        return True
+                elif d is None or self.numpy_bool(d, seen | {name}):
+                    return True
+            return False
+        if checks.numpy_valued(node):
+            return True
+        return any(self.numpy_bool(c, seen) for c in walk(node)
+                   if c is not node and type(c) is cst.Name)
+
+    def leave_UnaryOperation(self, original_node, updated_node):
+        # `-b`, `+b`, `~b`: ints in Python (NumPy raises for bool arrays; its `~` is `not`)
+        if type(original_node.operator) not in (cst.Minus, cst.Plus, cst.BitInvert) or \
+                not self.batched_bool(
+                original_node.expression):
+            return updated_node
+        self.counted.add(original_node)
+        return updated_node.with_changes(expression=_as_int(updated_node.expression))
+
+    def leave_Call(self, original_node, updated_node):
+        # `abs(b)`: an int in Python, a bool in NumPy: `int(b)`
+        if self.checks.example(original_node.func) is not builtins.abs or len(
+                original_node.args) != 1 or original_node.args[0].keyword is not None or \
+                original_node.args[0].star or not self.batched_bool(original_node.args[0].value):
+            return updated_node
+        self.counted.add(original_node)
+        return _as_int(updated_node.args[0].value).with_changes(
+            lpar=updated_node.lpar, rpar=updated_node.rpar)
+
+    def batched_bool(self, node) -> bool:
+        value = self.checks.value(node)
+        return value is not None and value.batched and self.python_bool(node)
+
+    def leave_AugAssign(self, original_node, updated_node):
+        # `n += b` of a bool name: `n = int(n) + b`
+        operator = AUGMENTED_TO_BINARY.get(type(original_node.operator))
+        if operator not in _BOOL_TO_INT_OPERATORS or type(original_node.target) is not cst.Name:
+            return updated_node
+        operands = (original_node.target, original_node.value)
+        values = [self.checks.value(n) for n in operands]
+        if not any(v is not None and v.batched for v in values) or not all(
+                map(self.python_bool, operands)):
+            return updated_node
+        target = updated_node.target
+        self.counted.add(original_node)
+        counted = cst.BinaryOperation(
+            cst.Call(cst.Name("int"), [cst.Arg(cst.Name(target.value))]), operator(),
+            updated_node.value if type(updated_node.value) in (
+                cst.Name, cst.Call, cst.Attribute, cst.Subscript) else paren(updated_node.value))
+        return cst.Assign([cst.AssignTarget(target)], counted)
+
+    def leave_BinaryOperation(self, original_node, updated_node):
+        if type(original_node.operator) not in _BOOL_TO_INT_OPERATORS:
+            return updated_node
+        operands = (original_node.left, original_node.right)
+        values = [self.checks.value(n) for n in operands]
+        if not any(v is not None and v.batched for v in values):
+            return updated_node
+        bools = [self.python_bool(n) for n in operands]
+        if all(bools):
+            side = "left" if values[0].batched else "right"
+        elif type(original_node.operator) in _INT8_OPERATORS and any(
+                b and v.batched and self._python_int(other)
+                for b, v, other in zip(bools, values, reversed(operands))):
+            # a bool array meeting a Python int where NumPy has no bool loop (`b ** 2`,
+            # `b // 2`, `b << 1`) makes int8 (NEP 50), the example a Python int
+            side = "left" if bools[0] and values[0].batched else "right"
+        else:
+            return updated_node
+        self.counted.add(original_node)
+        return updated_node.with_changes(**{side: _as_int(getattr(updated_node, side))})
+
+    def _python_int(self, node) -> bool:
+        value = self.checks.value(node)
+        return value is not None and not value.batched and value.rank == 0 and (
+            type(value.example) is int or value.kind == "i" and self.checks.python_number(node))
+
+
+def _as_int(node) -> cst.Call:
+    return cst.Call(cst.Name("int"), [cst.Arg(node.with_changes(lpar=[], rpar=[]))])
+
+
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     numpy_scalars = not getattr(ctx.module, "python_semantics", False)
     if not (ctx.registry.backend.exception_checks or numpy_scalars):
@@ -1079,6 +1211,16 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     analysis = ctx.analyze(func)
     checks = _Checks(analysis, func, numpy_scalars, getattr(ctx, "python_params", frozenset()))
     semantics = ctx.module.python_semantics
+    if not numpy_scalars and not getattr(semantics, "types_only", False):
+        checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
+        counting = _PythonBoolArithmetic(checks)
+        counted = func.visit(counting)
+        if counting.counted:        # (analysed again: the operands are ints now)
+            func = counted
+            ctx.module.python_bools = True
+            analysis = ctx.analyze(func)
+            checks = _Checks(analysis, func, numpy_scalars,
+                             getattr(ctx, "python_params", frozenset()))
     checks.types_only = getattr(semantics, "types_only", False)
     checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
     checks.make_ranges = lambda: ranges.of_function(

@@ -193,11 +193,21 @@ class _Functions:
             the_plan = plan(stmt, function, mark, skel.namespace, where)
             context.allow_fallback = the_plan.fallback != "error"
             context.python_semantics = _python_numbers(the_plan)
+            context.python_bools = False
             try:
                 printed = transform_source(function, the_plan.params, context=context,
                                            name=stmt.name)
             finally:
                 context.python_semantics = False
+            if context.python_bools:
+                raise where.error(stmt, f"`{stmt.name}` computes with per-example bools as "
+                                        "numbers (`(x > 0) + (y > 0)`): the decorator follows "
+                                        "numpy.vectorize, whose output type is its first "
+                                        "example's (NumPy bools there, whose sum of two "
+                                        "trues is True), which the rewritten code cannot "
+                                        "cast to",
+                                  "write the conversion, e.g. `int(x > 0) + (y > 0)`, or "
+                                  "keep the decorator")
             _check(the_plan, printed, stmt, where)
             _check_foreign_names(printed, skel.namespace, stmt, where)
             the_plan.result = printed.result
