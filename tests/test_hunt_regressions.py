@@ -1633,3 +1633,57 @@ def test_scalar_arguments_round_as_numpy_vectorizes_examples(f, args):
     vectorized = vectorize(f, fallback="error")
     for _ in range(3):
         _same(vectorized(*args), expected)
+
+
+# hunt8
+# ---------- math.floor / math.ceil of a NumPy int64 round its float() (no __floor__ on it)
+def _h8_loop(f, *args):
+    """The per-example loop over NumPy scalars, stacked as `vmap`'s reference stacks it."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return np.stack([np.asarray(f(*[a[i] for a in args])) for i in range(len(args[0]))])
+
+
+def _h8_floor(n):
+    return math.floor(n)
+
+
+def _h8_ceil_or_floor(n):
+    return math.ceil(n) * 2 if n < 0 else math.floor(n + 1) - 1
+
+
+def _h8_floor_of_int(n):
+    return math.floor(int(n))
+
+
+_H8_I64 = np.iinfo(np.int64)
+
+
+@pytest.mark.parametrize("f", [_h8_floor, _h8_ceil_or_floor, _h8_floor_of_int])
+@pytest.mark.parametrize("x", [
+    np.array([2 ** 53 + 1, -2 ** 53 - 1, 3, _H8_I64.max - 600, _H8_I64.min + 5]),
+    np.array([_H8_I64.max, 7]), np.array([2 ** 63 - 1, 2 ** 53 + 1], dtype=np.uint64),
+    np.array([2 ** 64 - 1, 1], dtype=np.uint64), np.array([-128, 127], dtype=np.int8),
+])
+def test_math_floor_of_numpy_int64_rounds_its_float(f, x):
+    # was the int64 itself (2**53 + 1): a NumPy int64 / uint64 has no `__floor__` or
+    # `__ceil__`, so math.floor rounds `float(n)` per example (2**53), and from 2**63 - 512
+    # on that is 2**63, beyond int64 (the loop's stacking: uint64, float64 or object);
+    # `math.floor(int(n))` stays exact, and numpy.vectorize's Python ints too
+    expected = _h8_loop(f, x)
+    for _ in range(2):
+        _same(vmap(f)(x), expected)
+    _same(vmap(vmap(f))(x[None]), expected[None])
+    reference, exc = _numpy_vectorize(f, x)
+    if exc is None:
+        # (values only: numpy.vectorize learns its output type from math.floor of the first
+        # NumPy int64, uint64 where that is 2**63 - 1, then stores the exact Python ints)
+        np.testing.assert_array_equal(vectorize(f, fallback="error")(x), reference)
+
+
+def test_math_floor_of_int64_tensor_rounds_its_float():
+    # the same on PyTorch: a tensor has no `__floor__`, math.floor rounds its float()
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([2 ** 53 + 1, -2 ** 53 - 1, 3])
+    expected = torch.tensor([math.floor(v) for v in x])
+    assert torch.equal(vmap(_h8_floor, backend="torch")(x), expected)

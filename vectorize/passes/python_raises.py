@@ -554,7 +554,8 @@ class _Checks:
         # raise as Python does for them (`math.sqrt(np.float64(-1))`, `int(np.float64(nan))`)
         if getattr(fn, "__module__", None) == "math" and getattr(math, getattr(
                 fn, "__name__", ""), None) is fn:
-            return python_errors.math_checks(fn.__name__, nodes, values)
+            return python_errors.math_checks(fn.__name__, nodes, values, self.numpy_scalars
+                                             and self.numpy_valued(nodes[0]))
         if fn in (builtins.int, builtins.round) and len(nodes) == 1:
             return python_errors.builtin_checks(fn, nodes, values, self.value(node))
         if any(self.numpy_valued(n) for n in nodes):
