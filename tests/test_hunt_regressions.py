@@ -1687,3 +1687,35 @@ def test_math_floor_of_int64_tensor_rounds_its_float():
     x = torch.tensor([2 ** 53 + 1, -2 ** 53 - 1, 3])
     expected = torch.tensor([math.floor(v) for v in x])
     assert torch.equal(vmap(_h8_floor, backend="torch")(x), expected)
+
+
+# ---------- a string result is as wide as its longest item (the loop's stacking), every call
+def _h8_pos(n):
+    return "pos" if n > 0 else "n"
+
+
+def _h8_labelled(n):
+    return "v=" + str(n) if n > 0 else "none"
+
+
+def _h8_pair(n):
+    return ("pos" if n > 0 else "", n)
+
+
+@pytest.mark.parametrize("f", [_h8_pos, _h8_labelled, _h8_pair])
+def test_string_results_as_wide_as_their_longest_item(f):
+    # was the width of the longest string the code could give: <U3 for "n" on every lane
+    # ("pos" in np.where), <U6 for "v=5" ("v=-120", a lane thrown away), first call or warm
+    vmapped = vmap(f)
+    for x in ([3, -120, 0, 127, 5], [-1, -2], [5], [-3, -4, -5], [-3, 8], [-7]):
+        x = np.array(x, dtype=np.int8)
+        got, expected = vmapped(x), _h8_loop(f, x)
+        got0 = got[0] if isinstance(got, tuple) else got
+        assert got0.dtype == np.stack([np.asarray(r if not isinstance(r, tuple) else r[0])
+                                       for r in map(f, x)]).dtype, (x, got0)
+        np.testing.assert_array_equal(got0, expected if not isinstance(got, tuple)
+                                      else expected[:, 0])
+    x = np.array([-1, -2], dtype=np.int8)
+    nested = vmap(vmap(f))(x[None])
+    nested = nested[0] if isinstance(nested, tuple) else nested
+    assert nested.dtype == np.asarray(f(-1)[0] if isinstance(f(-1), tuple) else f(-1)).dtype
