@@ -1719,3 +1719,50 @@ def test_string_results_as_wide_as_their_longest_item(f):
     nested = vmap(vmap(f))(x[None])
     nested = nested[0] if isinstance(nested, tuple) else nested
     assert nested.dtype == np.asarray(f(-1)[0] if isinstance(f(-1), tuple) else f(-1)).dtype
+
+
+# ---------- `r //= 0` of a Python float every lane (or some lanes) reach raises, as the loop
+def _h8_aug_every_lane(x, y):
+    r = 2.0
+    r //= 0
+    if x > 5:
+        r = y
+    return r
+
+
+def _h8_aug_some_lanes(x, y):
+    r = 2.0
+    if x > 0:
+        r /= 0
+    return r + y
+
+
+def _h8_aug_literal_zero_product(x, y):
+    r = math.sqrt(2.0)
+    r %= abs(-1 - -1)
+    return r * x
+
+
+@pytest.mark.parametrize("f", [_h8_aug_every_lane, _h8_aug_some_lanes,
+                               _h8_aug_literal_zero_product])
+@pytest.mark.parametrize("x", [[-1.0, -2.0], [-1.0, 2.0, 3.0], [7.0]])
+def test_augmented_python_float_division_by_zero_raises(f, x):
+    # was inf (NumPy's scalar division the shared Python float became, unchecked): the
+    # augmented assignment's check looked at its result, which the analysis could not
+    # compute, not at the Python float it divides; `vmap` now raises ZeroDivisionError on
+    # the lanes that get there, as the loop (and vectorize) do
+    x = np.array(x)
+    y = x + 0.5
+    try:
+        expected = _h8_loop(f, x, y)
+    except ZeroDivisionError:
+        expected = None
+    for backend in ("numpy", "torch"):
+        if backend == "torch":
+            pytest.importorskip("torch")
+        if expected is None:
+            with pytest.raises(ZeroDivisionError):
+                vmap(f, backend=backend)(x, y)
+        else:
+            np.testing.assert_array_equal(np.asarray(vmap(f, backend=backend)(x, y)),
+                                          expected)

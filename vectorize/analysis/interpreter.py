@@ -62,6 +62,8 @@ class Analysis(Expressions, Calls, Aliasing):
         # unbatched Python-number operations that may raise (`a / b` with b == 0) in code
         # that runs for every lane: NumPy scalars give IEEE values there instead
         self.numpy_scalar_ops: dict[cst.CSTNode, type] = {}
+        # the target of `name op= value` -> the name's value it reads (`values` has the result)
+        self.augmented_reads: dict[cst.CSTNode, object] = {}
         self.tree = tree
         self.defined_before: dict[cst.CSTNode, set[str]] = {}
         self.defined_before_loop: dict[cst.CSTNode, set[str]] = {}
@@ -364,6 +366,8 @@ class Analysis(Expressions, Calls, Aliasing):
             self._no_update_of_a_shared_array(small, env)
             self._no_aliased_update(small, env)
             value = self.binary(small.operator, small.target, small.value, env, small)
+            # (the name's value before: the operand `passes.python_raises` checks)
+            self.augmented_reads[small.target] = self.expr(small.target, env)
             self.bind(small.target, value, env, small)
             self.values[small.target] = value
             return env

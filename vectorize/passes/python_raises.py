@@ -976,13 +976,21 @@ class _Writer:
             if operator in (cst.Add, cst.Subtract) and _is_counter_step(
                     small.target, small.value, self.checks.counters):
                 return      # `count += 1`
-            if operator is not None and not (self.checks.numpy_valued(small.target)
+            # a name's operand is its value before: `r //= 0` of a Python float `r` (the
+            # result the analysis gives, inf or NumPy's, is no operand to check)
+            before = getattr(self.checks.analysis, "augmented_reads", {}).get(small.target)
+            if before is not None and self.checks.python is not None and \
+                    isinstance(before, Value) and not before.batched and before.known:
+                numpy_target = type(before.example) not in (bool, int, float, complex)
+            else:
+                numpy_target = self.checks.numpy_valued(small.target)
+            if operator is not None and not (numpy_target
                                              or self.checks.numpy_valued(small.value)):
                 a, b = self.checks.value(small.target), self.checks.value(small.value)
                 # the result's dtype is the target's (an int target stays int)
                 if a is not None and b is not None:
                     for check in python_errors.binary_checks(operator, small.target,
-                                                             small.value, a, b, a):
+                                                             small.value, before or a, b, a):
                         if not (check.divisor is not None and self.checks.nonzero(
                                 check.divisor, [], facts) or self.checks.refuted(
                                 check, [], facts)):
