@@ -1766,3 +1766,79 @@ def test_augmented_python_float_division_by_zero_raises(f, x):
         else:
             np.testing.assert_array_equal(np.asarray(vmap(f, backend=backend)(x, y)),
                                           expected)
+
+
+# ---------- str() / f"{r}" of a value that is an int on some lanes and a float on others
+def _h8_half_or_zero(x):
+    r = 0
+    if x > 0:
+        r = x / 2
+    return f"{r}"
+
+
+def _h8_labelled_half(x):
+    r = 0
+    if x > 0:
+        r = x / 2
+    return "value " + str(r)
+
+
+def _h8_int_or_float_literal(x):
+    r = 7
+    if x > 0:
+        r = 2.5
+    return f"{r!s}"
+
+
+def _h8_half_or_zero_g(x):
+    r = 0
+    if x > 0:
+        r = x / 2
+    return f"{r:g}|{r:.2f}"
+
+
+@pytest.mark.parametrize("f", [_h8_half_or_zero, _h8_labelled_half, _h8_int_or_float_literal])
+def test_formatting_a_value_of_mixed_number_kinds_is_refused(f):
+    # was "0.0" on the lanes that keep the int 0 (the batch holds the joined float64; the
+    # loop, and numpy.vectorize, print "0"): refused where it is formatted
+    x = np.array([1.0, -2.0, 3.0])
+    for api in (vmap, functools.partial(vectorize, fallback="error")):
+        with pytest.raises(VectorizeError, match="different kind of number"):
+            api(f)(x)
+
+
+def test_float_formats_of_mixed_number_kinds_still_vectorize():
+    # a float presentation type prints an int as it prints the float of it
+    x = np.array([1.0, -2.0, 3.0, 0.0])
+    _same(vmap(_h8_half_or_zero_g)(x), _h8_loop(_h8_half_or_zero_g, x))
+    expected, _ = _numpy_vectorize(_h8_half_or_zero_g, x)
+    _same(vectorize(_h8_half_or_zero_g, fallback="error")(x), expected)
+
+
+# ---------- a comparison chain is a Python bool where a link compares Python numbers
+def _h8_chain_divisor(x, y):
+    return 300 / (x < 1e300 < 10)
+
+
+def _h8_chain_named(x, y):
+    d = x < y < 1.5
+    return (7 // d) + x
+
+
+@pytest.mark.parametrize("f", [_h8_chain_divisor, _h8_chain_named])
+@pytest.mark.parametrize("x", [[1.0, -2.0, 3.0], [np.inf, np.nan], [2.0, 5.0]])
+def test_chain_of_comparisons_divisor_as_the_loop(f, x):
+    # was inf on every lane: `x < 1e300 < 10` is, where `x < 1e300` holds, the Python
+    # False of `1e300 < 10`, and 300 / False raises ZeroDivisionError per example (lanes
+    # where the first link fails hold NumPy's False: inf, as the loop gives)
+    x = np.array(x)
+    y = np.ones_like(x)
+    try:
+        expected = _h8_loop(f, x, y)
+    except ZeroDivisionError:
+        with pytest.raises(ZeroDivisionError):
+            vmap(f)(x, y)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(vmap(f)(x, y), expected)
