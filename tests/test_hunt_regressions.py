@@ -1842,3 +1842,95 @@ def test_chain_of_comparisons_divisor_as_the_loop(f, x):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _same(vmap(f)(x, y), expected)
+
+
+def _h8_sum_of_shared_count(x, n):
+    s = 0
+    for _ in range(n):
+        s += x
+    return f"{s}"
+
+
+def _h8_carry_retyped(x, n):
+    r = x * 1.0
+    k = 0
+    while k < 3:
+        r = np.maximum(255, -2)
+        k += 1
+    return f"{r}"
+
+
+def _h8_sum_of_three(x, n):
+    s = 0
+    for _ in range(3):
+        s += x
+    k = 0
+    t = 0
+    while k < 2:
+        t = t + x * 0.5
+        k += 1
+    return f"{s}/{t}"
+
+
+@pytest.mark.parametrize("f, works", [(_h8_sum_of_shared_count, False),
+                                      (_h8_carry_retyped, False), (_h8_sum_of_three, True)])
+def test_loop_carries_of_mixed_number_kinds(f, works):
+    # `s = 0` carried through a loop some examples skip prints "0" there ("0.0" was the
+    # batch's); a carry a loop every example runs retypes (`np.maximum(255, -2)`, an int:
+    # "255", was "255.0") is refused too; one whose last pass is a float on every example
+    # (a loop of 3 passes, a `while k < 2` counter) prints that float and vectorizes
+    x, n = np.array([1.0, 2.5]), np.array([0, 2])
+    if works:
+        _same(vmap(f)(x, n), _h8_loop(f, x, n))
+        return
+    with pytest.raises(VectorizeError, match="different kind of number"):
+        vmap(f)(x, n)
+
+
+# ---------- a per-example Python int meeting a narrow NumPy int takes its type (NEP 50)
+def _h8_plus_int(x, y):
+    return x + int(y)
+
+
+def _h8_mod_floor(x, y):
+    r = 3 - math.floor(y)
+    return x % r
+
+
+def _h8_augmented_int(x, y):
+    k = int(y)
+    x += k
+    return x
+
+
+def _h8_scaled_int(x, y):
+    return int(y) * x - 3
+
+
+@pytest.mark.parametrize("f", [_h8_plus_int, _h8_mod_floor, _h8_augmented_int,
+                               _h8_scaled_int])
+@pytest.mark.parametrize("x, y", [
+    (np.array([100, -100, 5], np.int8), np.array([100.0, -100.0, 1.0])),    # wraps in int8
+    (np.array([1, 2], np.int8), np.array([300.0, 1.0])),                   # OverflowError
+    (np.array([3, 2], np.uint8), np.array([-1.0, 1.0])),
+    (np.array([2 ** 60 + 1, 3], np.uint64), np.array([2.0, 3.0])),         # exact uint64
+    (np.array([1, 2], np.uint32), np.array([2.0 ** 33, 1.0])),
+    (np.array([7, -7], np.int16), np.array([2.0, -3.0])),
+])
+def test_python_int_meeting_a_narrow_numpy_int_as_the_loop(f, x, y):
+    # was int64 arithmetic (200 where the loop's int8 wraps to -56), no OverflowError for a
+    # Python int beyond int8 / uint8 / uint32 (the loop raises), and float64 for a uint64
+    # (2**60 + 3 rounded); now the Python int takes the narrow type, checked first
+    try:
+        expected = _h8_loop(f, x, y)
+    except OverflowError:
+        for backend in ("numpy", "jax"):
+            if backend == "jax":
+                pytest.importorskip("jax")
+            with pytest.raises(OverflowError):
+                vmap(f, backend=backend)(x, y)
+        return
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        _same(vmap(f)(x, y), expected)
+        _same(vmap(vmap(f))(x[None], y[None]), expected[None])

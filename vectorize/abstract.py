@@ -274,7 +274,10 @@ def join(a, b, *, force_batched: bool = False):
     if not same_type(a.example, b.example):
         note_mixed_types(a.example, b.example)
         joined = batched_like(join_examples(a.example, b.example))
-        if a in MIXED_KINDS or b in MIXED_KINDS or mixed_kinds(a.example, b.example):
+        if a in MIXED_KINDS or b in MIXED_KINDS or force_batched and mixed_kinds(
+                a.example, b.example):
+            # (force_batched: the lanes take different paths; on a path every lane takes,
+            # such as a loop every example runs as often, each lane has the batch's type)
             MIXED_KINDS.add(joined)
         return joined
     if a in MIXED_KINDS or b in MIXED_KINDS:

@@ -59,6 +59,9 @@ from ..syntax.traversal import children, walk
 
 _CAST_MESSAGE = "a float that does not fit the int array it is written into"
 _PYTHON_OF_KIND = {"b": True, "i": 1, "u": 1, "f": 1.0, "c": 1j}
+_NARROWED_OPERATORS = frozenset({
+    cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo, cst.Power,
+    cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift})
 _PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 _COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
@@ -82,6 +85,8 @@ class _Checks:
         # itself raises per example and the batched code would not is checked, and the
         # operations on the Python numbers the function makes of them (`self.python`)
         self.numpy_scalars = numpy_scalars
+        # the backend converts a Python int meeting a narrow NumPy int to its type (NEP 50)
+        self.narrow_ints = False
         # code made for numpy.vectorize's output types only (`PythonSemantics.types_only`)
         self.types_only = False
         # ids of the parameters' values that are Python numbers per example
@@ -517,9 +522,34 @@ class _Checks:
         if operator in (cst.Add, cst.Subtract) and _is_counter_step(left, right, self.counters):
             return []       # `count + 1`: a counter would need 2**63 steps to overflow
         a, b, result = self.value(left), self.value(right), self.value(node)
-        if a is None or b is None or self.numpy_valued(left) or self.numpy_valued(right):
+        if a is None or b is None:
             return []
+        if self.numpy_valued(left) or self.numpy_valued(right):
+            return self.narrow_int_meeting(operator, left, right)
         return python_errors.binary_checks(operator, left, right, a, b, result)
+
+    def narrow_int_meeting(self, operator, left, right) -> list:
+        """`vmap` (NumPy, JAX): a per-example Python int meeting a NumPy int narrower than
+        int64, or a uint64, in arithmetic takes its type (NEP 50,
+        `rules.operators.narrow_weak_operands`), and raises OverflowError per example where
+        it is beyond it (`np.int8(x) + int(y)` of y = 300)."""
+        if self.python is None or not self.narrow_ints or operator in (
+                cst.Divide, cst.DivideAssign) or operator not in _NARROWED_OPERATORS:
+            return []
+        for numpy_side, python_side in ((left, right), (right, left)):
+            n, p = self.value(numpy_side), self.value(python_side)
+            if n is None or p is None or not p.batched or p.rank != 0 or p.kind != "i" or \
+                    n.dtype is None or n.kind not in "iu" or not (
+                        n.dtype.itemsize < 8 or n.kind == "u") or \
+                    not self.numpy_valued(numpy_side) or self.numpy_valued(python_side):
+                continue
+            info = np.iinfo(n.dtype)
+            test = f"{{x}} < {info.min}" + (f" or {{x}} > {info.max}"
+                                             if info.max < 2 ** 63 else "")
+            return [python_errors.Check("OverflowError",
+                                        f"Python integer out of bounds for {n.dtype}", test,
+                                        {"x": python_side})]
+        return []
 
     def numpy_call(self, node: cst.Call) -> list:
         """NumPy's own errors on NumPy scalars: ``np.arange`` with a step of 0 raises
@@ -984,8 +1014,10 @@ class _Writer:
                 numpy_target = type(before.example) not in (bool, int, float, complex)
             else:
                 numpy_target = self.checks.numpy_valued(small.target)
-            if operator is not None and not (numpy_target
-                                             or self.checks.numpy_valued(small.value)):
+            if operator is not None and (numpy_target or self.checks.numpy_valued(small.value)):
+                found.extend((check, []) for check in self.checks.narrow_int_meeting(
+                    operator, small.target, small.value))
+            elif operator is not None:
                 a, b = self.checks.value(small.target), self.checks.value(small.value)
                 # the result's dtype is the target's (an int target stays int)
                 if a is not None and b is not None:
@@ -1089,6 +1121,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     checks = _Checks(analysis, func, numpy_scalars, getattr(ctx, "python_params", frozenset()))
     semantics = ctx.module.python_semantics
     checks.types_only = getattr(semantics, "types_only", False)
+    checks.narrow_ints = ctx.registry.backend.weak_python_numbers
     checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
     checks.make_ranges = lambda: ranges.of_function(
         ctx.source, func, ctx.params, getattr(ctx, "param_signs", frozenset()),

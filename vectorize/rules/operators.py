@@ -54,6 +54,17 @@ def narrow_weak_operands(site: Site) -> None:
     narrow = [np.dtype(v.dtype) for v, weak in zip(site.args, site.weak)
               if not weak and isinstance(v, Value) and v.known and v.kind in "fc"
               and np.dtype(v.dtype) in _NARROW]
+    if not narrow and type(site.node) is cst.BinaryOperation and type(
+            site.node.operator) is not cst.Divide:
+        # a Python int meeting a narrow NumPy int (or a uint64) in arithmetic takes its type
+        # too (`np.int8(x) + int(y)` is an int8, wrapping as NumPy wraps; a Python int
+        # beyond the type raises OverflowError per example, checked before:
+        # `passes.python_raises`); comparisons compare the exact values, and `/` of ints
+        # converts nothing
+        narrow = [np.dtype(v.dtype) for v, weak in zip(site.args, site.weak)
+                  if not weak and isinstance(v, Value) and v.known and v.kind in "iu"
+                  and (np.dtype(v.dtype).itemsize < 8 or v.kind == "u")]
+        narrow = narrow[:1] if len({d for d in narrow}) == 1 else []
     if not narrow:
         return
     nodes = list(site.nodes)
@@ -62,7 +73,8 @@ def narrow_weak_operands(site: Site) -> None:
                 value.kind not in _PYTHON_OF_KIND or value.rank != 0:
             continue
         target = np.result_type(*narrow, _PYTHON_OF_KIND[value.kind](1))
-        if target == np.result_type(*narrow, value.dtype) or target.kind not in "fc":
+        if target == np.result_type(*narrow, value.dtype) or target.kind not in "fc" and (
+                value.kind != "i" or target.kind not in "iu"):
             continue
         if value.batched:
             nodes[k] = expr(site.spelled.astype("{x}", site.spelled.dtype_code(target)),
