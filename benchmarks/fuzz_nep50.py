@@ -33,7 +33,7 @@ def run_seed(seed: int, writer: ModuleWriter):
     for n, nested in ((37, False), (0, False), (1, False), (5, False), (5, True)):
         x, y = nep50_programs.inputs(random.Random(seed * 7919 + n), n, dtypes)
         kind, detail = nep50_programs.check(f, x, y, nested)
-        if kind != "ok":
+        if kind not in ("ok", "empty-raises"):
             return kind, detail, source, dtypes, n, nested
     return "ok", "", source, dtypes, None, None
 
