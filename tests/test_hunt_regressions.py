@@ -1907,8 +1907,16 @@ def _h8_scaled_int(x, y):
     return int(y) * x - 3
 
 
+def _h8_ufunc_add_int(x, y):
+    return np.add(x, int(y))
+
+
+def _h8_ufunc_maximum_int(x, y):
+    return np.maximum(int(y), x)
+
+
 @pytest.mark.parametrize("f", [_h8_plus_int, _h8_mod_floor, _h8_augmented_int,
-                               _h8_scaled_int])
+                               _h8_scaled_int, _h8_ufunc_add_int, _h8_ufunc_maximum_int])
 @pytest.mark.parametrize("x, y", [
     (np.array([100, -100, 5], np.int8), np.array([100.0, -100.0, 1.0])),    # wraps in int8
     (np.array([1, 2], np.int8), np.array([300.0, 1.0])),                   # OverflowError
@@ -1934,3 +1942,14 @@ def test_python_int_meeting_a_narrow_numpy_int_as_the_loop(f, x, y):
         warnings.simplefilter("ignore")
         _same(vmap(f)(x, y), expected)
         _same(vmap(vmap(f))(x[None], y[None]), expected[None])
+
+
+def _h8_ufunc_weak_float(x, y):
+    return np.maximum(x, math.sqrt(y)) + np.hypot(x, float(y))
+
+
+def test_ufunc_of_float32_and_a_python_float_stays_float32():
+    # was float64 (the batch's array of the Python floats widened the ufunc): per example
+    # NumPy makes the Python float a float32 (NEP 50), as the operators already did
+    x, y = np.array([1, 2, 0.1], np.float32), np.array([2.0, 3.0, 0.01])
+    _same(vmap(_h8_ufunc_weak_float)(x, y), _h8_loop(_h8_ufunc_weak_float, x, y))

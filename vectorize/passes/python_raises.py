@@ -53,6 +53,7 @@ from ..errors import Unsupported
 from ..liveness import reads, writes
 from ..rules import python_errors
 from ..rules.lists import list_subscript, stored_values
+from ..rules.operators import INT_KEEPING_UFUNCS
 from ..syntax.edit import AUGMENTED_TO_BINARY
 from ..syntax.templates import bare_code, expr, unshared
 from ..syntax.traversal import children, walk
@@ -572,6 +573,10 @@ class _Checks:
         values = [self.value(n) for n in nodes]
         if isinstance(fn, np.ufunc) and len(nodes) > 1:
             self.weak_meeting(node, nodes)
+            if len(nodes) == 2 and fn.__name__ in INT_KEEPING_UFUNCS:
+                narrowed = self.narrow_int_meeting(cst.Add, nodes[0], nodes[1])
+                if narrowed:
+                    return narrowed
         if fn is np.arange and len(nodes) == 3 and values[2] is not None:
             # a step of 0: Python numbers raise ZeroDivisionError, NumPy ones ValueError;
             # the padded range of a reduction would make it an empty range

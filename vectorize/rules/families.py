@@ -94,6 +94,10 @@ def elementwise(registry: Registry, funcs, *, family: str, name: str, explanatio
 
     def rewrite(site: Site) -> cst.BaseExpression:
         new_func = target(site) if callable(target) else target
+        if isinstance(site.func, np.ufunc) and site.func.nin == 2 and site.weak:
+            # `vmap`: a Python number per example meeting a narrow NumPy value takes its type
+            from .operators import INT_KEEPING_UFUNCS, narrow_weak_operands
+            narrow_weak_operands(site, ints=site.func.__name__ in INT_KEEPING_UFUNCS)
         return rewrite_call_args(site, new_func)
 
     rule = Rule(name=name, family=family, explanation=explanation, before=before, after=after,

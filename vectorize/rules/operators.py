@@ -42,7 +42,17 @@ _NARROW = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.complex64))
 _PYTHON_OF_KIND = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 
-def narrow_weak_operands(site: Site) -> None:
+# ufuncs whose loops keep a NumPy int's type: a Python int meeting an int8 there is made an
+# int8 (NEP 50), and raises OverflowError beyond it (`np.maximum(np.int8(5), 300)`);
+# comparisons, `divide`, `hypot`... convert nothing
+INT_KEEPING_UFUNCS = frozenset({
+    "add", "bitwise_and", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift",
+    "bitwise_xor", "divmod", "floor_divide", "fmax", "fmin", "fmod", "gcd", "lcm",
+    "left_shift", "maximum", "minimum", "mod", "multiply", "pow", "power", "remainder",
+    "right_shift", "subtract"})
+
+
+def narrow_weak_operands(site: Site, ints: bool | None = None) -> None:
     """`vmap`: an operand that is a Python number per example (``math.sqrt(x)``, a `math`
     result the same for every example) is weak per example (NEP 50): meeting a NumPy
     float16, float32 or complex64 value it takes that type (``np.float32(x) * math.sqrt(2.0)``
@@ -54,8 +64,10 @@ def narrow_weak_operands(site: Site) -> None:
     narrow = [np.dtype(v.dtype) for v, weak in zip(site.args, site.weak)
               if not weak and isinstance(v, Value) and v.known and v.kind in "fc"
               and np.dtype(v.dtype) in _NARROW]
-    if not narrow and type(site.node) is cst.BinaryOperation and type(
-            site.node.operator) is not cst.Divide:
+    if ints is None:
+        ints = type(site.node) is cst.BinaryOperation and type(
+            site.node.operator) is not cst.Divide
+    if not narrow and ints:
         # a Python int meeting a narrow NumPy int (or a uint64) in arithmetic takes its type
         # too (`np.int8(x) + int(y)` is an int8, wrapping as NumPy wraps; a Python int
         # beyond the type raises OverflowError per example, checked before:
