@@ -1903,3 +1903,323 @@ def test_the_type_a_shared_number_chooses_is_learned_on_every_call(a, bs):
     for b in bs:
         expected, _ = _numpy_vectorize(_flag_or_value, a, b)
         _same(vectorized(a, b), expected)
+
+
+# hunt8
+# ---------- math.floor / math.ceil of a NumPy int64 round its float() (no __floor__ on it)
+def _h8_loop(f, *args):
+    """The per-example loop over NumPy scalars, stacked as `vmap`'s reference stacks it."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return np.stack([np.asarray(f(*[a[i] for a in args])) for i in range(len(args[0]))])
+
+
+def _h8_floor(n):
+    return math.floor(n)
+
+
+def _h8_ceil_or_floor(n):
+    return math.ceil(n) * 2 if n < 0 else math.floor(n + 1) - 1
+
+
+def _h8_floor_of_int(n):
+    return math.floor(int(n))
+
+
+_H8_I64 = np.iinfo(np.int64)
+
+
+@pytest.mark.parametrize("f", [_h8_floor, _h8_ceil_or_floor, _h8_floor_of_int])
+@pytest.mark.parametrize("x", [
+    np.array([2 ** 53 + 1, -2 ** 53 - 1, 3, _H8_I64.max - 600, _H8_I64.min + 5]),
+    np.array([_H8_I64.max, 7]), np.array([2 ** 63 - 1, 2 ** 53 + 1], dtype=np.uint64),
+    np.array([2 ** 64 - 1, 1], dtype=np.uint64), np.array([-128, 127], dtype=np.int8),
+])
+def test_math_floor_of_numpy_int64_rounds_its_float(f, x):
+    # was the int64 itself (2**53 + 1): a NumPy int64 / uint64 has no `__floor__` or
+    # `__ceil__`, so math.floor rounds `float(n)` per example (2**53), and from 2**63 - 512
+    # on that is 2**63, beyond int64 (the loop's stacking: uint64, float64 or object);
+    # `math.floor(int(n))` stays exact, and numpy.vectorize's Python ints too
+    expected = _h8_loop(f, x)
+    for _ in range(2):
+        _same(vmap(f)(x), expected)
+    _same(vmap(vmap(f))(x[None]), expected[None])
+    reference, exc = _numpy_vectorize(f, x)
+    if exc is None:
+        # (values only: numpy.vectorize learns its output type from math.floor of the first
+        # NumPy int64, uint64 where that is 2**63 - 1, then stores the exact Python ints)
+        np.testing.assert_array_equal(vectorize(f, fallback="error")(x), reference)
+
+
+def test_math_floor_of_int64_tensor_rounds_its_float():
+    # the same on PyTorch: a tensor has no `__floor__`, math.floor rounds its float()
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([2 ** 53 + 1, -2 ** 53 - 1, 3])
+    expected = torch.tensor([math.floor(v) for v in x])
+    assert torch.equal(vmap(_h8_floor, backend="torch")(x), expected)
+
+
+# ---------- a string result is as wide as its longest item (the loop's stacking), every call
+def _h8_pos(n):
+    return "pos" if n > 0 else "n"
+
+
+def _h8_labelled(n):
+    return "v=" + str(n) if n > 0 else "none"
+
+
+def _h8_pair(n):
+    return ("pos" if n > 0 else "", n)
+
+
+@pytest.mark.parametrize("f", [_h8_pos, _h8_labelled, _h8_pair])
+def test_string_results_as_wide_as_their_longest_item(f):
+    # was the width of the longest string the code could give: <U3 for "n" on every lane
+    # ("pos" in np.where), <U6 for "v=5" ("v=-120", a lane thrown away), first call or warm
+    vmapped = vmap(f)
+    for x in ([3, -120, 0, 127, 5], [-1, -2], [5], [-3, -4, -5], [-3, 8], [-7]):
+        x = np.array(x, dtype=np.int8)
+        got, expected = vmapped(x), _h8_loop(f, x)
+        got0 = got[0] if isinstance(got, tuple) else got
+        assert got0.dtype == np.stack([np.asarray(r if not isinstance(r, tuple) else r[0])
+                                       for r in map(f, x)]).dtype, (x, got0)
+        np.testing.assert_array_equal(got0, expected if not isinstance(got, tuple)
+                                      else expected[:, 0])
+    x = np.array([-1, -2], dtype=np.int8)
+    nested = vmap(vmap(f))(x[None])
+    nested = nested[0] if isinstance(nested, tuple) else nested
+    assert nested.dtype == np.asarray(f(-1)[0] if isinstance(f(-1), tuple) else f(-1)).dtype
+
+
+# ---------- `r //= 0` of a Python float every lane (or some lanes) reach raises, as the loop
+def _h8_aug_every_lane(x, y):
+    r = 2.0
+    r //= 0
+    if x > 5:
+        r = y
+    return r
+
+
+def _h8_aug_some_lanes(x, y):
+    r = 2.0
+    if x > 0:
+        r /= 0
+    return r + y
+
+
+def _h8_aug_literal_zero_product(x, y):
+    r = math.sqrt(2.0)
+    r %= abs(-1 - -1)
+    return r * x
+
+
+@pytest.mark.parametrize("f", [_h8_aug_every_lane, _h8_aug_some_lanes,
+                               _h8_aug_literal_zero_product])
+@pytest.mark.parametrize("x", [[-1.0, -2.0], [-1.0, 2.0, 3.0], [7.0]])
+def test_augmented_python_float_division_by_zero_raises(f, x):
+    # was inf (NumPy's scalar division the shared Python float became, unchecked): the
+    # augmented assignment's check looked at its result, which the analysis could not
+    # compute, not at the Python float it divides; `vmap` now raises ZeroDivisionError on
+    # the lanes that get there, as the loop (and vectorize) do
+    x = np.array(x)
+    y = x + 0.5
+    try:
+        expected = _h8_loop(f, x, y)
+    except ZeroDivisionError:
+        expected = None
+    for backend in ("numpy", "torch"):
+        if backend == "torch":
+            pytest.importorskip("torch")
+        if expected is None:
+            with pytest.raises(ZeroDivisionError):
+                vmap(f, backend=backend)(x, y)
+        else:
+            np.testing.assert_array_equal(np.asarray(vmap(f, backend=backend)(x, y)),
+                                          expected)
+
+
+# ---------- str() / f"{r}" of a value that is an int on some lanes and a float on others
+def _h8_half_or_zero(x):
+    r = 0
+    if x > 0:
+        r = x / 2
+    return f"{r}"
+
+
+def _h8_labelled_half(x):
+    r = 0
+    if x > 0:
+        r = x / 2
+    return "value " + str(r)
+
+
+def _h8_int_or_float_literal(x):
+    r = 7
+    if x > 0:
+        r = 2.5
+    return f"{r!s}"
+
+
+def _h8_half_or_zero_g(x):
+    r = 0
+    if x > 0:
+        r = x / 2
+    return f"{r:g}|{r:.2f}"
+
+
+@pytest.mark.parametrize("f", [_h8_half_or_zero, _h8_labelled_half, _h8_int_or_float_literal])
+def test_formatting_a_value_of_mixed_number_kinds_is_refused(f):
+    # was "0.0" on the lanes that keep the int 0 (the batch holds the joined float64; the
+    # loop, and numpy.vectorize, print "0"): refused where it is formatted
+    x = np.array([1.0, -2.0, 3.0])
+    for api in (vmap, functools.partial(vectorize, fallback="error")):
+        with pytest.raises(VectorizeError, match="different kind of number"):
+            api(f)(x)
+
+
+def test_float_formats_of_mixed_number_kinds_still_vectorize():
+    # a float presentation type prints an int as it prints the float of it
+    x = np.array([1.0, -2.0, 3.0, 0.0])
+    _same(vmap(_h8_half_or_zero_g)(x), _h8_loop(_h8_half_or_zero_g, x))
+    expected, _ = _numpy_vectorize(_h8_half_or_zero_g, x)
+    _same(vectorize(_h8_half_or_zero_g, fallback="error")(x), expected)
+
+
+# ---------- a comparison chain is a Python bool where a link compares Python numbers
+def _h8_chain_divisor(x, y):
+    return 300 / (x < 1e300 < 10)
+
+
+def _h8_chain_named(x, y):
+    d = x < y < 1.5
+    return (7 // d) + x
+
+
+@pytest.mark.parametrize("f", [_h8_chain_divisor, _h8_chain_named])
+@pytest.mark.parametrize("x", [[1.0, -2.0, 3.0], [np.inf, np.nan], [2.0, 5.0]])
+def test_chain_of_comparisons_divisor_as_the_loop(f, x):
+    # was inf on every lane: `x < 1e300 < 10` is, where `x < 1e300` holds, the Python
+    # False of `1e300 < 10`, and 300 / False raises ZeroDivisionError per example (lanes
+    # where the first link fails hold NumPy's False: inf, as the loop gives)
+    x = np.array(x)
+    y = np.ones_like(x)
+    try:
+        expected = _h8_loop(f, x, y)
+    except ZeroDivisionError:
+        with pytest.raises(ZeroDivisionError):
+            vmap(f)(x, y)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(vmap(f)(x, y), expected)
+
+
+def _h8_sum_of_shared_count(x, n):
+    s = 0
+    for _ in range(n):
+        s += x
+    return f"{s}"
+
+
+def _h8_carry_retyped(x, n):
+    r = x * 1.0
+    k = 0
+    while k < 3:
+        r = np.maximum(255, -2)
+        k += 1
+    return f"{r}"
+
+
+def _h8_sum_of_three(x, n):
+    s = 0
+    for _ in range(3):
+        s += x
+    k = 0
+    t = 0
+    while k < 2:
+        t = t + x * 0.5
+        k += 1
+    return f"{s}/{t}"
+
+
+@pytest.mark.parametrize("f, works", [(_h8_sum_of_shared_count, False),
+                                      (_h8_carry_retyped, False), (_h8_sum_of_three, True)])
+def test_loop_carries_of_mixed_number_kinds(f, works):
+    # `s = 0` carried through a loop some examples skip prints "0" there ("0.0" was the
+    # batch's); a carry a loop every example runs retypes (`np.maximum(255, -2)`, an int:
+    # "255", was "255.0") is refused too; one whose last pass is a float on every example
+    # (a loop of 3 passes, a `while k < 2` counter) prints that float and vectorizes
+    x, n = np.array([1.0, 2.5]), np.array([0, 2])
+    if works:
+        _same(vmap(f)(x, n), _h8_loop(f, x, n))
+        return
+    with pytest.raises(VectorizeError, match="different kind of number"):
+        vmap(f)(x, n)
+
+
+# ---------- a per-example Python int meeting a narrow NumPy int takes its type (NEP 50)
+def _h8_plus_int(x, y):
+    return x + int(y)
+
+
+def _h8_mod_floor(x, y):
+    r = 3 - math.floor(y)
+    return x % r
+
+
+def _h8_augmented_int(x, y):
+    k = int(y)
+    x += k
+    return x
+
+
+def _h8_scaled_int(x, y):
+    return int(y) * x - 3
+
+
+def _h8_ufunc_add_int(x, y):
+    return np.add(x, int(y))
+
+
+def _h8_ufunc_maximum_int(x, y):
+    return np.maximum(int(y), x)
+
+
+@pytest.mark.parametrize("f", [_h8_plus_int, _h8_mod_floor, _h8_augmented_int,
+                               _h8_scaled_int, _h8_ufunc_add_int, _h8_ufunc_maximum_int])
+@pytest.mark.parametrize("x, y", [
+    (np.array([100, -100, 5], np.int8), np.array([100.0, -100.0, 1.0])),    # wraps in int8
+    (np.array([1, 2], np.int8), np.array([300.0, 1.0])),                   # OverflowError
+    (np.array([3, 2], np.uint8), np.array([-1.0, 1.0])),
+    (np.array([2 ** 60 + 1, 3], np.uint64), np.array([2.0, 3.0])),         # exact uint64
+    (np.array([1, 2], np.uint32), np.array([2.0 ** 33, 1.0])),
+    (np.array([7, -7], np.int16), np.array([2.0, -3.0])),
+])
+def test_python_int_meeting_a_narrow_numpy_int_as_the_loop(f, x, y):
+    # was int64 arithmetic (200 where the loop's int8 wraps to -56), no OverflowError for a
+    # Python int beyond int8 / uint8 / uint32 (the loop raises), and float64 for a uint64
+    # (2**60 + 3 rounded); now the Python int takes the narrow type, checked first
+    try:
+        expected = _h8_loop(f, x, y)
+    except OverflowError:
+        for backend in ("numpy", "jax"):
+            if backend == "jax":
+                pytest.importorskip("jax")
+            with pytest.raises(OverflowError):
+                vmap(f, backend=backend)(x, y)
+        return
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        _same(vmap(f)(x, y), expected)
+        _same(vmap(vmap(f))(x[None], y[None]), expected[None])
+
+
+def _h8_ufunc_weak_float(x, y):
+    return np.maximum(x, math.sqrt(y)) + np.hypot(x, float(y))
+
+
+def test_ufunc_of_float32_and_a_python_float_stays_float32():
+    # was float64 (the batch's array of the Python floats widened the ufunc): per example
+    # NumPy makes the Python float a float32 (NEP 50), as the operators already did
+    x, y = np.array([1, 2, 0.1], np.float32), np.array([2.0, 3.0, 0.01])
+    _same(vmap(_h8_ufunc_weak_float)(x, y), _h8_loop(_h8_ufunc_weak_float, x, y))

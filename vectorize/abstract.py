@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +40,19 @@ MIXED_TYPES: contextvars.ContextVar = contextvars.ContextVar("vectorize_mixed_ty
 """During a transform, a list that `note_mixed_types` appends to where values of different
 types meet per example (`join` of per-example values, `min`/`max` of an int and a float): the
 type of such an example's result depends on its values (`codegen.Generated.mixed_types`)."""
+
+
+MIXED_KINDS: weakref.WeakSet = weakref.WeakSet()
+"""Per-example values that are different kinds of number on different lanes (`join` of an
+int and a float, a bool and an int): their joined type is not each lane's, which `str()`
+and f-strings without a float presentation type show (`analysis.expressions.string_piece`)."""
+
+
+def mixed_kinds(a, b) -> bool:
+    """Whether examples ``a`` and ``b`` are different kinds of number (bool, int, float,
+    complex) per example."""
+    ka, kb = _number_kind(a), _number_kind(b)
+    return ka is not None and kb is not None and ka != kb
 
 
 def note_mixed_types(a=None, b=None) -> None:
@@ -259,6 +273,17 @@ def join(a, b, *, force_batched: bool = False):
         return Value(False, UNKNOWN)
     if not same_type(a.example, b.example):
         note_mixed_types(a.example, b.example)
+        joined = batched_like(join_examples(a.example, b.example))
+        if a in MIXED_KINDS or b in MIXED_KINDS or force_batched and mixed_kinds(
+                a.example, b.example):
+            # (force_batched: the lanes take different paths; on a path every lane takes,
+            # such as a loop every example runs as often, each lane has the batch's type)
+            MIXED_KINDS.add(joined)
+        return joined
+    if a in MIXED_KINDS or b in MIXED_KINDS:
+        joined = batched_like(a.example)
+        MIXED_KINDS.add(joined)
+        return joined
     return batched_like(join_examples(a.example, b.example))
 
 

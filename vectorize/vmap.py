@@ -775,6 +775,8 @@ class _FastPath:
             backend = backends.get(spec.backend)
             direct = backend.numpy_runner(direct) if numpy_out else \
                 backend.warm_runner(direct)
+            if spec.result.kind not in "biufc":     # (strings among them: sized as `_place`)
+                direct = _sizing_strings(direct)
         fast = cls(entry, vm._lead, tuple(leaves), batched, direct, chunked)
         fast.numpy_out = direct is not None and numpy_out
         # no backend named (or one that needs no context around a call on NumPy arrays:
@@ -1192,9 +1194,29 @@ def _place(out, result, axis, size, backend, call_args):
         raise call_error("vmap has mapped output but out_axes is None",
                           "give out_axes an int for that output, or return a value the same "
                           "for every example")
+    arr = _sized_strings(arr)
     if axis:
         arr = backend.moveaxis(arr, 0, normal_axis(axis, arr.ndim, "the function"))
     return arr
+
+
+def _sized_strings(arr):
+    """A string result as wide as its longest item, as the loop's stacking of the examples'
+    strings makes it: ``np.where(n > 0, "pos", "n")`` is <U3 where some lane is "pos", <U1
+    where none is (and a lane thrown away does not widen it)."""
+    if type(arr) is not np.ndarray or arr.dtype.kind not in "US" or not arr.size:
+        return arr
+    longest = max(1, int(np.char.str_len(arr).max()))
+    if longest == arr.dtype.itemsize // (4 if arr.dtype.kind == "U" else 1):
+        return arr
+    return arr.astype(f"{arr.dtype.kind}{longest}")
+
+
+def _sizing_strings(function):
+    """``function`` with its result as `_sized_strings` gives it."""
+    def sized(*args):
+        return _sized_strings(function(*args))
+    return sized
 
 
 def _flat_args(args):

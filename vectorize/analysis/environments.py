@@ -9,7 +9,7 @@ import contextvars
 import libcst as cst
 import numpy as np
 
-from ..abstract import TupleValue, join
+from ..abstract import MIXED_KINDS, TupleValue, Value, join, mixed_kinds
 from ..errors import Unsupported
 
 
@@ -58,6 +58,11 @@ def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
                                     value=number)
                 no_per_example_choice_between(va, vb, f"`{name}` holds", at)
             out.values[name] = join(va, vb, force_batched=batched and changed) if changed else va
+            if changed and type(at) in (cst.For, cst.While) and isinstance(va, Value) and \
+                    isinstance(vb, Value) and mixed_kinds(va.example, vb.example):
+                # a loop's carry: the batch holds the joined type, each example the type of
+                # its last pass (or the entry's where it never runs)
+                MIXED_KINDS.add(out.values[name])
         else:
             out.values[name] = a.values.get(name, b.values.get(name))
             out.unbound.add(name)

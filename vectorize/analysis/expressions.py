@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import backends
 from ..abstract import (
+    MIXED_KINDS,
     UNKNOWN,
     TupleValue,
     Value,
@@ -222,7 +223,9 @@ class Expressions:
                     raise Unsupported(f"`!{part.conversion}` of a per-example value (a NumPy "
                                       "number's repr is not a Python number's)", part,
                                       "use `!s` or a format spec")
-            return self.string_piece(node, [(p.expression, v) for p, v in zip(parts, values)])
+            return self.string_piece(node, [(p.expression, v) for p, v in zip(parts, values)],
+                                     kind_free={id(p.expression) for p in parts
+                                                if _float_presentation(p)})
         if not all(v.known for v in values):
             return unbatched(UNKNOWN)
         placeholders = {id(p.expression): f"_value{k}" for k, p in enumerate(parts)}
@@ -240,7 +243,7 @@ class Expressions:
             return unbatched(UNKNOWN)
         return unbatched(value, all_exact(*values) and all(p.equal is None for p in parts))
 
-    def string_piece(self, node, operands, example=""):
+    def string_piece(self, node, operands, example="", kind_free=frozenset()):
         """A string made from per-example values (`rules/strings.py`: formatted per lane):
         recorded with its per-example ``operands`` ((node, value) pairs, the others are
         left out) for `passes/batch_rules.py`; one string per example. Refused where a
@@ -262,6 +265,15 @@ class Expressions:
                                   "loop may hold a NumPy scalar of it, whose digits differ "
                                   "from a Python number's)", operand,
                                   "convert it with float(...) first")
+            if value in MIXED_KINDS and id(operand) not in kind_free:
+                # an int on some lanes and a float on others (`r = 0`, then `r = x / 2` under
+                # a per-example `if`): each lane prints its own type ("0" / "0.5"), the
+                # batch holds the joined one ("0.0")
+                raise Unsupported("formatting into a string a per-example value that is a "
+                                  "different kind of number on different lanes (an int on "
+                                  "some, a float on others): each example prints its own",
+                                  operand, "give it one type on every path (`r = 0.0`), or "
+                                  "a float format: f\"{r:g}\"")
             batched.append(operand)
         self.string_pieces[node] = tuple(batched)
         return Value(True, np.str_(example if isinstance(example, str) else ""))
@@ -969,3 +981,14 @@ def _bounded_name(node: cst.Subscript):
         return None
     name = test.comparisons[0].comparator
     return name if type(name) is cst.Name else None
+
+
+def _float_presentation(part) -> bool:
+    """Whether an f-string's ``{...}`` formats ints, bools and floats alike (a format spec
+    ending in a float presentation type: ``:g``, ``:.3f``, ``:e``, ``:%``), no conversion."""
+    spec = part.format_spec
+    if part.conversion is not None or not spec or any(
+            type(p) is not cst.FormattedStringText for p in spec):
+        return False
+    text = "".join(p.value for p in spec)
+    return bool(text) and text[-1] in "eEfFgG%"

@@ -21,12 +21,14 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import (
+    MIXED_KINDS,
     UNKNOWN,
     TupleValue,
     Value,
     batched_like,
     exact,
     join,
+    mixed_kinds,
     same,
     unbatched,
 )
@@ -62,6 +64,8 @@ class Analysis(Expressions, Calls, Aliasing):
         # unbatched Python-number operations that may raise (`a / b` with b == 0) in code
         # that runs for every lane: NumPy scalars give IEEE values there instead
         self.numpy_scalar_ops: dict[cst.CSTNode, type] = {}
+        # the target of `name op= value` -> the name's value it reads (`values` has the result)
+        self.augmented_reads: dict[cst.CSTNode, object] = {}
         self.tree = tree
         self.defined_before: dict[cst.CSTNode, set[str]] = {}
         self.defined_before_loop: dict[cst.CSTNode, set[str]] = {}
@@ -364,6 +368,8 @@ class Analysis(Expressions, Calls, Aliasing):
             self._no_update_of_a_shared_array(small, env)
             self._no_aliased_update(small, env)
             value = self.binary(small.operator, small.target, small.value, env, small)
+            # (the name's value before: the operand `passes.python_raises` checks)
+            self.augmented_reads[small.target] = self.expr(small.target, env)
             self.bind(small.target, value, env, small)
             self.values[small.target] = value
             return env
@@ -551,7 +557,7 @@ class Analysis(Expressions, Calls, Aliasing):
 
     def _loop(self, stmt, env: Env, bind_target, masked: bool = False,
               endless: bool = False, nonempty: bool = False,
-              unreached: bool = False) -> Env | None:
+              unreached: bool = False, entered: bool = False) -> Env | None:
         """Fixed point over the loop body. A loop is *masked* when its lanes can leave it at
         different times (a batched test, or break/continue/return under a batched
         condition); then every variable it changes becomes batched. An *endless* loop
@@ -610,6 +616,8 @@ class Analysis(Expressions, Calls, Aliasing):
                 exit_env = head.copy()
                 exit_env.unbound = (head.unbound & out.unbound) | (
                     set(head.values) - set(out.values))
+        if (nonempty or entered) and exit_env is not None and out is not None:
+            exit_env = _last_pass_kinds(exit_env, out)
         if getattr(stmt, "orelse", None) is not None:
             if frame["masked"]:
                 raise Unsupported("a loop `else:` clause on a loop whose examples stop at "
@@ -738,7 +746,8 @@ class Analysis(Expressions, Calls, Aliasing):
                 self.masked_loops.setdefault(stmt, stmt.test)
         entered = self.short_circuits.get(stmt.test, self._representative_truth(test))
         return self._loop(stmt, env, retest, masked=test.batched,
-                          endless=_always_true(test, stmt), unreached=entered is False)
+                          endless=_always_true(test, stmt), unreached=entered is False,
+                          entered=not test.batched and test.exact and entered is True)
 
     def bind(self, target, value, env: Env, stmt) -> None:
         if isinstance(target, cst.Name):
@@ -858,3 +867,17 @@ def _numpy_vectorize_outputs(returns) -> None:
                               "else (or its ValueError storing a sequence)",
                               ret, "return a flat tuple of numbers (one output each), or use "
                                    "vmap, which returns containers as they are")
+
+
+def _last_pass_kinds(exit_env: Env, out: Env) -> Env:
+    """``exit_env`` of a loop every example runs at least once: a carry that the loop's
+    head joins from different kinds of number (`abstract.MIXED_KINDS`: `s = 0`, then
+    `s += x`) is, per example, the kind of the body's last pass (float), not mixed."""
+    fixed = None
+    for name, value in exit_env.values.items():
+        last = out.values.get(name)
+        if value in MIXED_KINDS and isinstance(last, Value) and last not in MIXED_KINDS \
+                and not mixed_kinds(value.example, last.example):
+            fixed = fixed or exit_env.copy()
+            fixed.values[name] = Value(value.batched, value.example, value.exact)
+    return fixed or exit_env

@@ -69,8 +69,12 @@ class PythonNumbers:
         if t is cst.IfExp:
             return self.python_valued(node.body, seen) or self.python_valued(node.orelse, seen)
         if t is cst.Comparison:
-            return self.python_valued(node.left, seen) and all(
-                self.python_valued(c.comparator, seen) for c in node.comparisons)
+            # a chain is the result of its first false link, or of its last: a Python bool
+            # where any link compares Python numbers (`x < 1e300 < 10` is the Python False
+            # of `1e300 < 10` where `x < 1e300` holds)
+            operands = [node.left] + [c.comparator for c in node.comparisons]
+            return any(self.python_valued(a, seen) and self.python_valued(b, seen)
+                       for a, b in zip(operands, operands[1:]))
         if t is cst.Attribute and node.attr.value in ("real", "imag"):
             return self.python_valued(node.value, seen)
         if t is cst.Subscript and list_subscript(node, self.lists) is not None:

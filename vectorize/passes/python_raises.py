@@ -53,12 +53,16 @@ from ..errors import Unsupported
 from ..liveness import reads, writes
 from ..rules import python_errors
 from ..rules.lists import list_subscript, stored_values
+from ..rules.operators import INT_KEEPING_UFUNCS
 from ..syntax.edit import AUGMENTED_TO_BINARY, paren
 from ..syntax.templates import bare_code, expr, unshared
 from ..syntax.traversal import children, walk
 
 _CAST_MESSAGE = "a float that does not fit the int array it is written into"
 _PYTHON_OF_KIND = {"b": True, "i": 1, "u": 1, "f": 1.0, "c": 1j}
+_NARROWED_OPERATORS = frozenset({
+    cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo, cst.Power,
+    cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift})
 _PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 _COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
@@ -82,6 +86,8 @@ class _Checks:
         # itself raises per example and the batched code would not is checked, and the
         # operations on the Python numbers the function makes of them (`self.python`)
         self.numpy_scalars = numpy_scalars
+        # the backend converts a Python int meeting a narrow NumPy int to its type (NEP 50)
+        self.narrow_ints = False
         # code made for numpy.vectorize's output types only (`PythonSemantics.types_only`)
         self.types_only = False
         # ids of the parameters' values that are Python numbers per example
@@ -517,9 +523,34 @@ class _Checks:
         if operator in (cst.Add, cst.Subtract) and _is_counter_step(left, right, self.counters):
             return []       # `count + 1`: a counter would need 2**63 steps to overflow
         a, b, result = self.value(left), self.value(right), self.value(node)
-        if a is None or b is None or self.numpy_valued(left) or self.numpy_valued(right):
+        if a is None or b is None:
             return []
+        if self.numpy_valued(left) or self.numpy_valued(right):
+            return self.narrow_int_meeting(operator, left, right)
         return python_errors.binary_checks(operator, left, right, a, b, result)
+
+    def narrow_int_meeting(self, operator, left, right) -> list:
+        """`vmap` (NumPy, JAX): a per-example Python int meeting a NumPy int narrower than
+        int64, or a uint64, in arithmetic takes its type (NEP 50,
+        `rules.operators.narrow_weak_operands`), and raises OverflowError per example where
+        it is beyond it (`np.int8(x) + int(y)` of y = 300)."""
+        if self.python is None or not self.narrow_ints or operator in (
+                cst.Divide, cst.DivideAssign) or operator not in _NARROWED_OPERATORS:
+            return []
+        for numpy_side, python_side in ((left, right), (right, left)):
+            n, p = self.value(numpy_side), self.value(python_side)
+            if n is None or p is None or not p.batched or p.rank != 0 or p.kind != "i" or \
+                    n.dtype is None or n.kind not in "iu" or not (
+                        n.dtype.itemsize < 8 or n.kind == "u") or \
+                    not self.numpy_valued(numpy_side) or self.numpy_valued(python_side):
+                continue
+            info = np.iinfo(n.dtype)
+            test = f"{{x}} < {info.min}" + (f" or {{x}} > {info.max}"
+                                             if info.max < 2 ** 63 else "")
+            return [python_errors.Check("OverflowError",
+                                        f"Python integer out of bounds for {n.dtype}", test,
+                                        {"x": python_side})]
+        return []
 
     def numpy_call(self, node: cst.Call) -> list:
         """NumPy's own errors on NumPy scalars: ``np.arange`` with a step of 0 raises
@@ -542,6 +573,10 @@ class _Checks:
         values = [self.value(n) for n in nodes]
         if isinstance(fn, np.ufunc) and len(nodes) > 1:
             self.weak_meeting(node, nodes)
+            if len(nodes) == 2 and fn.__name__ in INT_KEEPING_UFUNCS:
+                narrowed = self.narrow_int_meeting(cst.Add, nodes[0], nodes[1])
+                if narrowed:
+                    return narrowed
         if fn is np.arange and len(nodes) == 3 and values[2] is not None:
             # a step of 0: Python numbers raise ZeroDivisionError, NumPy ones ValueError;
             # the padded range of a reduction would make it an empty range
@@ -554,7 +589,8 @@ class _Checks:
         # raise as Python does for them (`math.sqrt(np.float64(-1))`, `int(np.float64(nan))`)
         if getattr(fn, "__module__", None) == "math" and getattr(math, getattr(
                 fn, "__name__", ""), None) is fn:
-            return python_errors.math_checks(fn.__name__, nodes, values)
+            return python_errors.math_checks(fn.__name__, nodes, values, self.numpy_scalars
+                                             and self.numpy_valued(nodes[0]))
         if fn in (builtins.int, builtins.round) and len(nodes) == 1:
             return python_errors.builtin_checks(fn, nodes, values, self.value(node))
         if any(self.numpy_valued(n) for n in nodes):
@@ -975,13 +1011,23 @@ class _Writer:
             if operator in (cst.Add, cst.Subtract) and _is_counter_step(
                     small.target, small.value, self.checks.counters):
                 return      # `count += 1`
-            if operator is not None and not (self.checks.numpy_valued(small.target)
-                                             or self.checks.numpy_valued(small.value)):
+            # a name's operand is its value before: `r //= 0` of a Python float `r` (the
+            # result the analysis gives, inf or NumPy's, is no operand to check)
+            before = getattr(self.checks.analysis, "augmented_reads", {}).get(small.target)
+            if before is not None and self.checks.python is not None and \
+                    isinstance(before, Value) and not before.batched and before.known:
+                numpy_target = type(before.example) not in (bool, int, float, complex)
+            else:
+                numpy_target = self.checks.numpy_valued(small.target)
+            if operator is not None and (numpy_target or self.checks.numpy_valued(small.value)):
+                found.extend((check, []) for check in self.checks.narrow_int_meeting(
+                    operator, small.target, small.value))
+            elif operator is not None:
                 a, b = self.checks.value(small.target), self.checks.value(small.value)
                 # the result's dtype is the target's (an int target stays int)
                 if a is not None and b is not None:
                     for check in python_errors.binary_checks(operator, small.target,
-                                                             small.value, a, b, a):
+                                                             small.value, before or a, b, a):
                         if not (check.divisor is not None and self.checks.nonzero(
                                 check.divisor, [], facts) or self.checks.refuted(
                                 check, [], facts)):
@@ -1222,6 +1268,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
             checks = _Checks(analysis, func, numpy_scalars,
                              getattr(ctx, "python_params", frozenset()))
     checks.types_only = getattr(semantics, "types_only", False)
+    checks.narrow_ints = ctx.registry.backend.weak_python_numbers
     checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
     checks.make_ranges = lambda: ranges.of_function(
         ctx.source, func, ctx.params, getattr(ctx, "param_signs", frozenset()),

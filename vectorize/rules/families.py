@@ -88,12 +88,16 @@ def rewrite_call_args(site: Site, func: str | None = None) -> cst.Call:
 
 
 def elementwise(registry: Registry, funcs, *, family: str, name: str, explanation: str,
-                before: str, after: str, target=None, may_warn=False, infer=None) -> Rule:
+                before: str, after: str, target=None, may_warn=False, infer=None,
+                prepare=None) -> Rule:
     """Functions that act lane by lane: the call stays as written (or is renamed to
-    ``target``), operands of different per-example rank are aligned by `pad`."""
+    ``target``), operands of different per-example rank are aligned by `pad`; ``prepare``:
+    called on the site first (it may convert its operands)."""
 
     def rewrite(site: Site) -> cst.BaseExpression:
         new_func = target(site) if callable(target) else target
+        if prepare is not None:
+            prepare(site)
         return rewrite_call_args(site, new_func)
 
     rule = Rule(name=name, family=family, explanation=explanation, before=before, after=after,

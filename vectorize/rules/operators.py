@@ -42,7 +42,17 @@ _NARROW = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.complex64))
 _PYTHON_OF_KIND = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
 
-def narrow_weak_operands(site: Site) -> None:
+# ufuncs whose loops keep a NumPy int's type: a Python int meeting an int8 there is made an
+# int8 (NEP 50), and raises OverflowError beyond it (`np.maximum(np.int8(5), 300)`);
+# comparisons, `divide`, `hypot`... convert nothing
+INT_KEEPING_UFUNCS = frozenset({
+    "add", "bitwise_and", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift",
+    "bitwise_xor", "divmod", "floor_divide", "fmax", "fmin", "fmod", "gcd", "lcm",
+    "left_shift", "maximum", "minimum", "mod", "multiply", "pow", "power", "remainder",
+    "right_shift", "subtract"})
+
+
+def narrow_weak_operands(site: Site, ints: bool | None = None) -> None:
     """`vmap`: an operand that is a Python number per example (``math.sqrt(x)``, a `math`
     result the same for every example) is weak per example (NEP 50): meeting a NumPy
     float16, float32 or complex64 value it takes that type (``np.float32(x) * math.sqrt(2.0)``
@@ -54,6 +64,19 @@ def narrow_weak_operands(site: Site) -> None:
     narrow = [np.dtype(v.dtype) for v, weak in zip(site.args, site.weak)
               if not weak and isinstance(v, Value) and v.known and v.kind in "fc"
               and np.dtype(v.dtype) in _NARROW]
+    if ints is None:
+        ints = type(site.node) is cst.BinaryOperation and type(
+            site.node.operator) is not cst.Divide
+    if not narrow and ints:
+        # a Python int meeting a narrow NumPy int (or a uint64) in arithmetic takes its type
+        # too (`np.int8(x) + int(y)` is an int8, wrapping as NumPy wraps; a Python int
+        # beyond the type raises OverflowError per example, checked before:
+        # `passes.python_raises`); comparisons compare the exact values, and `/` of ints
+        # converts nothing
+        narrow = [np.dtype(v.dtype) for v, weak in zip(site.args, site.weak)
+                  if not weak and isinstance(v, Value) and v.known and v.kind in "iu"
+                  and (np.dtype(v.dtype).itemsize < 8 or v.kind == "u")]
+        narrow = narrow[:1] if len({d for d in narrow}) == 1 else []
     if not narrow:
         return
     nodes = list(site.nodes)
@@ -62,7 +85,8 @@ def narrow_weak_operands(site: Site) -> None:
                 value.kind not in _PYTHON_OF_KIND or value.rank != 0:
             continue
         target = np.result_type(*narrow, _PYTHON_OF_KIND[value.kind](1))
-        if target == np.result_type(*narrow, value.dtype) or target.kind not in "fc":
+        if target == np.result_type(*narrow, value.dtype) or target.kind not in "fc" and (
+                value.kind != "i" or target.kind not in "iu"):
             continue
         if value.batched:
             nodes[k] = expr(site.spelled.astype("{x}", site.spelled.dtype_code(target)),

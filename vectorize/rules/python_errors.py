@@ -470,12 +470,22 @@ def arange_checks(arg_nodes: list, args: list) -> list:
                   {"s": arg_nodes[2]}, divisor=arg_nodes[2])]
 
 
-def math_checks(name: str, arg_nodes: list, args: list) -> list:
+def math_checks(name: str, arg_nodes: list, args: list, numpy_scalar: bool = False) -> list:
+    """``numpy_scalar``: the operands are NumPy scalars per example (`vmap`), whose ints
+    `math.floor` / `math.ceil` round through their `float()`."""
     checks = MATH_ERRORS.get(name)
     if not checks or any(_kind(v) not in ("i", "f") for v in args):
         return []
     if name in ("floor", "ceil", "trunc") and all(v.kind in "biu" for v in args):
-        return _uint64_to_int(args[0], arg_nodes[0]) if len(args) == 1 else []
+        if len(args) != 1:
+            return []
+        dtype = args[0].dtype if isinstance(args[0], Value) else None
+        if numpy_scalar and dtype is not None and dtype.kind in "iu" and dtype.itemsize == 8:
+            # the int as a double: from 2**63 - 512 on that is 2**63, a Python int beyond
+            # int64 (the loop's stacking decides: uint64 or object)
+            return [Check("OverflowError", _INT_TOO_LARGE, "{x} > 9223372036854775295",
+                          {"x": arg_nodes[0]})]
+        return _uint64_to_int(args[0], arg_nodes[0])
     nodes = dict(zip("xy", arg_nodes))
     if any("{" + p + "}" in c.template and p not in nodes for c in checks for p in "xy"):
         return []

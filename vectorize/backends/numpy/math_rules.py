@@ -122,6 +122,11 @@ def _rounding_rule(np_name: str):
             raise Unsupported(f"`math.trunc` of a NumPy {dtype} (it has no `__trunc__`: "
                               "TypeError)", suggestion="use int(x)")
         if site.args[0].kind in "biu":
+            if not site.python_semantics and dtype is not None and dtype.itemsize == 8:
+                # a NumPy int64 / uint64 has no `__floor__` / `__ceil__`: math rounds its
+                # `float()`, from 2**53 on not the int itself (math.floor(np.int64(2**53 + 1))
+                # is 2**53); a result beyond int64 is checked (`rules.python_errors`)
+                return expr("{x}.astype(float).astype(int)", x=x)
             return python_int(x, site.args[0])
         return expr(f"np.{np_name}({{x}}).astype(int)", x=x)
     return rewrite

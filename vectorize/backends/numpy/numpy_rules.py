@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...rules.families import elementwise
-from ...rules.registry import Registry
+from ...rules.operators import INT_KEEPING_UFUNCS, narrow_weak_operands
+from ...rules.registry import Registry, Site
 
 # Ufuncs that cannot warn on any input; the others may (division, logs, roots, overflow).
 _QUIET = {"negative", "positive", "absolute", "fabs", "sign", "equal", "not_equal", "less",
@@ -37,6 +38,14 @@ def ufuncs() -> list[np.ufunc]:
     return out
 
 
+def _weak_operands(site: Site) -> None:
+    """`vmap`: a Python number per example meeting a narrow NumPy value in a two-input ufunc
+    takes its type, as NumPy makes it per example (NEP 50): `np.maximum(np.float32(x),
+    math.sqrt(y))` is a float32, `np.add(np.int8(x), int(y))` an int8."""
+    if isinstance(site.func, np.ufunc) and site.func.nin == 2 and site.weak:
+        narrow_weak_operands(site, ints=site.func.__name__ in INT_KEEPING_UFUNCS)
+
+
 def register(reg: Registry) -> None:
     all_ufuncs = ufuncs()
     elementwise(reg, [u for u in all_ufuncs if u.__name__ in _QUIET], family="numpy",
@@ -45,13 +54,14 @@ def register(reg: Registry) -> None:
                             "written; operands of lower per-example rank get new axes after "
                             "the batch axis.",
                 before="y = np.tanh(x) + np.maximum(x, 0)",
-                after="y = np.tanh(x) + np.maximum(x, 0)")
+                after="y = np.tanh(x) + np.maximum(x, 0)", prepare=_weak_operands)
     elementwise(reg, [u for u in all_ufuncs if u.__name__ not in _QUIET], family="numpy",
                 name="numpy.ufunc_may_warn",
                 explanation="A ufunc that can warn on some inputs (log, sqrt, divide, power...) "
                             "stays as written; under a batched `if` its lanes that are thrown "
                             "away run with warnings silenced.",
-                before="y = np.log(x)", after="y = np.log(x)", may_warn=True)
+                before="y = np.log(x)", after="y = np.log(x)", may_warn=True,
+                prepare=_weak_operands)
     elementwise(reg, [getattr(np, n) for n in ELEMENTWISE_FUNCTIONS if hasattr(np, n)],
                 family="numpy", name="numpy.elementwise",
                 explanation="Elementwise NumPy functions (`np.where`, `np.clip`, `np.round`...) "

@@ -85,6 +85,10 @@ def _math_rounding(name: str):
             raise Unsupported("`math.trunc` of a tensor raises in PyTorch (tensors have no "
                               "`__trunc__`)", suggestion="use int(x), or math.trunc(float(x))")
         if value.kind in "biu":
+            if not is_weak(value) and value.dtype is not None and value.dtype.itemsize == 8:
+                # a tensor has no `__floor__` / `__ceil__`: math rounds its `float()`, from
+                # 2**53 on not the int64 itself; beyond int64 checked (`rules.python_errors`)
+                return expr("{x}.detach().double().long()", x=x)
             return _python_int(x, value)
         return expr(f"torch.{name}({{x}}).long()", x=_python_float(x, value))
     return rewrite
