@@ -15,8 +15,7 @@ peers timed side by side):
 - **first call**: a fresh ``vectorize``/``vmap`` object's first call on the batch: the
   transform (engine, libcst already imported) plus the call; hand-written NumPy's first call on
   the same arrays beside it;
-- **first 12 calls**: the 12 calls after that one, ours and hand-written alternating (each
-  leading every other pair: the loop's first call finds the caches cold), summed:
+- **first 12 calls**: the 12 calls after that one, ours and hand-written alternating, summed:
   what a user timing us with a fresh ``%timeit``-style loop sees, adaptive choices included
   (`vectorize.chunks.run`);
 - **steady**: once ours has decided how to run batches of that size, interleaved rounds of
@@ -94,18 +93,13 @@ def measure(work, n: int, rounds: int) -> dict:
     first_hand = time.perf_counter() - start
     assert same(got, expected), f"{work.name} at N={n}: ours differs from hand-written"
     ours_calls = hand_calls = 0.0
-    for i in range(FIRST_CALLS):
-        # each leads every other pair: the first call of the loop pays for the CPU's caches
-        # and predictors the setup left cold (measured on the seed `if` at 1e4: 12 µs on a
-        # 15 µs call, whichever of ours and hand-written went first)
-        for side in ((0, 1) if i % 2 == 0 else (1, 0)):
-            start = time.perf_counter()
-            if side == 0:
-                ours(*args)
-                ours_calls += time.perf_counter() - start
-            else:
-                hand()
-                hand_calls += time.perf_counter() - start
+    for _ in range(FIRST_CALLS):
+        start = time.perf_counter()
+        ours(*args)
+        ours_calls += time.perf_counter() - start
+        start = time.perf_counter()
+        hand()
+        hand_calls += time.perf_counter() - start
     settle(lambda: ours(*args), ours, n)
     peers = {"hand-written NumPy": hand, "ours": lambda: ours(*args)}
     if n == 1_000_000 and work.name in ("seed if", "piecewise"):
