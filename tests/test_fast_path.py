@@ -640,3 +640,38 @@ def test_vmap_warm_call_raises_and_replays():
     with pytest.raises(ValueError, match="a negative product"):
         vm(rows, -1.0)
     np.testing.assert_array_equal(vm(rows, 3.0), [checked_row(r, 3.0) for r in rows])
+
+
+def two_rows(x, y, w):
+    return max(x.dot(w) - y.dot(w), 0.0)
+
+
+def test_warm_checks_of_dtype_objects_and_batch_lengths():
+    """The warm checks compare an array's dtype object first and read the batch length with
+    ``len`` (`vmap._match_lines`, `api._match_lines`): an array of the same char in another
+    byte order, a mapped argument of another length along axis 0 or 1, and a scalar of
+    another type give what a fresh object gives, on objects warmed on the native case."""
+    from vectorize import vmap
+    rng = np.random.default_rng(5)
+    x, y, w = rng.standard_normal((6, 3)), rng.standard_normal((6, 3)), rng.standard_normal(3)
+    calls = [(x, y, w), (x, y, w), (x.astype(">f8"), y, w), (x, y.astype(">f8"), w.astype(">f8")),
+             (x[:5], y, w), (x, y[:4], w), (x[:0], y[:0], w), (x.astype(np.float32), y, w)]
+    for axes, swap in (((0, 0, None), False), ((1, 0, None), True)):
+        warm = vmap(two_rows, in_axes=axes)
+        for args in calls:
+            if swap:
+                args = (args[0].T, *args[1:])
+            fresh = _outcome(vmap(two_rows, in_axes=axes), *args)
+            got = _outcome(warm, *args)
+            if isinstance(fresh, type):
+                assert got is fresh
+            else:
+                _same(got, fresh)
+        warm(*calls[0] if not swap else (x.T, y, w))
+        assert warm._fast.warm is not None      # (the checks above were the warm call's)
+    f = vectorize(lambda t, b: t * b if t > 0 else -t)
+    t = rng.standard_normal(9)
+    for args in [(t, 2.0), (t, 2.0), (t.astype(">f8"), 2.0), (t, np.float32(2.0)), (t, 2),
+                 (t[:4], 2.0), (t.astype(">f8")[:4], 2.0), (t, 2.0)]:
+        _same(f(*args), vectorize(f.pyfunc)(*args))
+    assert f._last.warm is not None

@@ -188,7 +188,10 @@ class vectorize:
             # numpy.vectorize calls the function as it is when no argument is mapped (none,
             # or all excluded): its result unconverted, whatever `otypes` says
             return self.pyfunc(*args, **kwargs)
-        if not kwargs and "_tensor_warm" in self.__dict__:
+        # (not ``"_tensor_warm" in self.__dict__``: reading ``__dict__`` makes it a dict of its
+        # own, and Python 3.11 then no longer specializes this object's attribute reads, a
+        # tenth of a microsecond on every warm call)
+        if not kwargs and getattr(self, "_tensor_warm", None) is not None:
             out = tensors.call_warm(self, args)     # tensors like the last call's
             if out is not NotImplemented:
                 return out
@@ -1252,9 +1255,9 @@ def _matcher(key, ops, guards):
     if make is None:
         body, out = _match_lines(layout)
         body.append(f"return [{', '.join(out)}]")
-        make = _MATCHERS.setdefault(layout, compiled_plan("K, OPS, ndarray", body,
-                                                          "<vectorize fast path>"))
-    return make(key, ops, np.ndarray, guards, MISSING)
+        make = _MATCHERS.setdefault(layout, compiled_plan(
+            _maker_params("OPS, ndarray", layout), body, "<vectorize fast path>"))
+    return make(ops, np.ndarray, *_constants(key), guards, MISSING)
 
 
 def _layout(key, ops, guards) -> tuple:
@@ -1264,9 +1267,25 @@ def _layout(key, ops, guards) -> tuple:
                   for k, op in zip(key, ops)), len(guards))
 
 
+def _constants(key) -> list:
+    """What the unrolled checks compare a call's arguments with (`_match_lines`), as their
+    own parameters (a name is read faster than ``K[0][1]``): per array its shape and dtype,
+    per scalar its type."""
+    return [c for k in key for c in ((k[1], k[0]) if type(k) is tuple else (k,))]
+
+
+def _maker_params(head: str, layout) -> str:
+    """The parameters of a compiled maker (`compiled_plan`): ``head``, then the names of
+    `_constants` for this layout."""
+    names = [n for i, (is_array, _) in enumerate(layout[0])
+             for n in ((f"S{i}", f"D{i}") if is_array else (f"T{i}",))]
+    return ", ".join([head, *names])
+
+
 def _match_lines(layout) -> tuple[list, list]:
-    """The lines that return None where a call's ``args`` are not like ``K`` (or a guard no
-    longer holds), and the expressions of the generated function's arguments after them."""
+    """The lines that return None where a call's ``args`` are not like the key (its
+    `_constants`: ``S0``, ``D0``... for an array, ``T1``... for a scalar) or a guard no
+    longer holds, and the expressions of the generated function's arguments after them."""
     names = [f"a{i}" for i in range(len(layout[0]))]
     body = [f"if len(args) != {len(names)}:", "    return None"]
     if names:
@@ -1275,12 +1294,12 @@ def _match_lines(layout) -> tuple[list, list]:
     for i, (is_array, op) in enumerate(layout[0]):
         a = names[i]
         if is_array:
-            body += [f"if type({a}) is not ndarray or {a}.shape != K[{i}][1]:",
+            body += [f"if type({a}) is not ndarray or {a}.shape != S{i}:",
                      "    return None",
-                     f"if {a}.dtype is not K[{i}][0] and {a}.dtype != K[{i}][0]:",
+                     f"if {a}.dtype is not D{i} and {a}.dtype != D{i}:",
                      "    return None"]
         else:
-            body += [f"if type({a}) is not K[{i}]:", "    return None"]
+            body += [f"if type({a}) is not T{i}:", "    return None"]
         out.append(a if op is None else f"{a}.reshape(-1)" if op == "flat" else
                    f"{a}.reshape(())[()]" if op == "item" else f"{a}.item()"
                    if op == "pyitem" else f"OPS[{i}]({a})")
@@ -1317,8 +1336,10 @@ def _warm_call(key, ops, guards, function, flat, shape):
                  f"    arr = OWN(arr, {listed})",
                  "return arr" if layout[1] else "return arr.reshape(SHAPE)"]
         make = _WARM_CALLS.setdefault(layout, compiled_plan(
-            "K, OPS, ndarray, RUN, FLAT, SHAPE, OWN", body, "<vectorize warm call>"))
-    return make(key, ops, np.ndarray, function, flat, shape, _own, guards, MISSING)
+            _maker_params("OPS, ndarray, RUN, FLAT, SHAPE, OWN", layout[0]), body,
+            "<vectorize warm call>"))
+    return make(ops, np.ndarray, function, flat, shape, _own, *_constants(key), guards,
+                MISSING)
 
 
 _NDARRAY = np.ndarray

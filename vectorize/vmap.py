@@ -812,15 +812,36 @@ def _matcher(lead, leaves, guards):
     if make is None:
         body, out = _match_lines(layout)
         body.append(f"return [{'*LEAD, ' if lead else ''}{', '.join(out)}], size")
-        make = _MATCHERS.setdefault(layout, compiled_plan("L, LEAD, ndarray, moveaxis", body,
-                                                          "<vectorize.vmap fast path>"))
-    return make(leaves, tuple(lead), np.ndarray, np.moveaxis, guards, MISSING)
+        make = _MATCHERS.setdefault(layout, compiled_plan(
+            _maker_params("L, LEAD, ndarray, moveaxis", layout), body,
+            "<vectorize.vmap fast path>"))
+    return make(leaves, tuple(lead), np.ndarray, np.moveaxis, *_constants(leaves), guards,
+                MISSING)
 
 
 def _layout(lead, leaves, guards) -> tuple:
     """What the unrolled checks of `_matcher` and `_warm_call` depend on."""
     return (tuple((kind if type(kind) is str else "type", axis)
                   for kind, _, _, axis in leaves), len(lead), len(guards))
+
+
+def _constants(leaves) -> list:
+    """What the unrolled checks compare a NumPy leaf or a number with (`_match_lines`), as
+    their own parameters (a name is read faster than ``L[0][2]``): per NumPy array its rank,
+    dtype char and the dtype of that char (an array of that dtype object has that char: the
+    char is read only where the object differs), per number its type."""
+    return [c for kind, char, ndim, _ in leaves
+            for c in ((ndim, char, np.dtype(char)) if kind in ("b", "u") else
+                      (kind,) if type(kind) is not str else ())]
+
+
+def _maker_params(head: str, layout) -> str:
+    """The parameters of a compiled maker (`compiled_plan`): ``head``, then the names of
+    `_constants` for this layout."""
+    names = [n for i, (kind, _) in enumerate(layout[0])
+             for n in ((f"N{i}", f"C{i}", f"D{i}") if kind in ("b", "u") else
+                       (f"T{i}",) if kind == "type" else ())]
+    return ", ".join([head, *names])
 
 
 def _match_lines(layout) -> tuple[list, list]:
@@ -834,7 +855,7 @@ def _match_lines(layout) -> tuple[list, list]:
     for i, (kind, axis) in enumerate(layout[0]):
         a = names[i]
         if kind == "type":
-            body += [f"if type({a}) is not L[{i}][0]:", "    return None"]
+            body += [f"if type({a}) is not T{i}:", "    return None"]
             out.append(a)
             continue
         if kind in ("fb", "fu"):
@@ -852,13 +873,15 @@ def _match_lines(layout) -> tuple[list, list]:
                     sized = True
             out.append(a)
             continue
-        body += [f"if type({a}) is not ndarray or {a}.ndim != L[{i}][2] or "
-                 f"{a}.dtype.char != L[{i}][1]:", "    return None"]
+        body += [f"if type({a}) is not ndarray or {a}.ndim != N{i} or "
+                 f"{a}.dtype is not D{i} and {a}.dtype.char != C{i}:", "    return None"]
         if kind == "b":
+            # (`len`: the length of the first axis, without making the shape's tuple)
+            along = f"len({a})" if axis == 0 else f"{a}.shape[{axis}]"
             if sized:
-                body += [f"if {a}.shape[{axis}] != size:", "    return None"]
+                body += [f"if {along} != size:", "    return None"]
             else:
-                body.append(f"size = {a}.shape[{axis}]")
+                body.append(f"size = {along}")
                 sized = True
             out.append(f"moveaxis({a}, {axis}, 0)" if axis else a)
         else:
@@ -903,10 +926,10 @@ def _warm_call(lead, leaves, guards, function, rank, limit):
                  "if type(out) is ndarray and out.ndim > RANK:", "    return out",
                  f"return UNPLACED(out, [{listed}], size)"]
         make = _WARM_CALLS.setdefault(layout, compiled_plan(
-            "L, LEAD, ndarray, moveaxis, RUN, RANK, LIMIT, UNPLACED", body,
-            "<vectorize.vmap warm call>"))
+            _maker_params("L, LEAD, ndarray, moveaxis, RUN, RANK, LIMIT, UNPLACED", layout),
+            body, "<vectorize.vmap warm call>"))
     return make(leaves, tuple(lead), np.ndarray, np.moveaxis, function, rank, limit,
-                _Unplaced, guards, MISSING)
+                _Unplaced, *_constants(leaves), guards, MISSING)
 
 
 def _batched(key):
