@@ -144,10 +144,11 @@ def test_batch_sizes_and_empty_rows():
 
 def test_jax_rows_added_left_to_right():
     jax = pytest.importorskip("jax")
-    jax.config.update("jax_enable_x64", True)
     rng = np.random.default_rng(5)
     x = rng.standard_normal((40, 12)) * 10.0 ** rng.integers(-8, 8, (40, 12))
-    got = np.asarray(vmap(row_sum, backend="jax", fallback="error")(jax.numpy.asarray(x)))
+    with jax.enable_x64(True):      # (a float64 jax.Array; the process default left as it is)
+        rows = jax.numpy.asarray(x)
+    got = np.asarray(vmap(row_sum, backend="jax", fallback="error")(rows))
     same_bits(got, np.array([row_sum(v) for v in x]))
 
 
