@@ -194,14 +194,20 @@ def rule_wrapper(fn, count: int, backend: str):
     registry = backends.get(backend).registry
     name = getattr(fn, "__name__", None)
     owner_type = getattr(fn, "__objclass__", None)
-    if count and owner_type is not None and name in registry.methods and any(
-            getattr(cls, "__module__", "").split(".")[0] == backends.get(backend).module_name
-            for cls in (owner_type,)):
-        # an unbound method of the backend's arrays (`vmap(torch.Tensor.view)`): the method
-        # called on the first argument
+    in_place = bool(count and name and name.endswith("_") and not name.endswith("__")
+                    and name in registry.methods
+                    and getattr(backends.get(backend).module(), name, None) is fn)
+    if count and (owner_type is not None or in_place) and name in registry.methods and (
+            in_place or getattr(owner_type, "__module__", "").split(".")[0] ==
+            backends.get(backend).module_name):
+        # an unbound method of the backend's arrays (`vmap(torch.Tensor.view)`), or the
+        # function form of an in-place method (`torch.clamp_min_(x, v)`): the method called
+        # on the first argument
         params = [f"x{i}" for i in range(count)]
         text = f"def {name}({', '.join(params)}):\n    return x0.{name}({', '.join(params[1:])})\n"
-        filename = f"<vectorize rule wrapper of {owner_type.__name__}.{name}>"
+        owner = owner_type.__name__ if owner_type is not None else \
+            backends.get(backend).module_name
+        filename = f"<vectorize rule wrapper of {owner}.{name}>"
         linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
         namespace: dict = {}
         exec(compile(text, filename, "exec"), namespace)

@@ -65,10 +65,29 @@ def _returns_indices(site: Site) -> bool:
     return value is not None and bool(value.example)
 
 
-def _as_written(what: str):
+def _as_written(what: str, dim_at: int | None = None):
+    """The call as written on the batch (a function of the last dims). ``dim_at``: the
+    position of its ``dim`` argument (``linalg.matrix_norm``), whose dims counted from the
+    front are shifted past the batch dim."""
     def rewrite(site: Site):
         _shared_rest(site, what)
-        return site.node
+        if dim_at is None:
+            return site.node
+        args = list(site.node.args)
+        at = next((i for i, a in enumerate(args) if a.keyword is not None
+                   and a.keyword.value == "dim"), dim_at if len(args) > dim_at and
+                  args[dim_at].keyword is None and args[dim_at].star == "" else None)
+        if at is None:
+            return site.node
+        value = site.kwargs["dim"][1] if args[at].keyword is not None else site.args[at]
+        if not value.exact:
+            raise Unsupported(f"the dims of {what} must be constants written in the function")
+        dims = value.example if isinstance(value.example, (tuple, list)) else (value.example,)
+        if all(int(d) < 0 for d in dims):
+            return site.node
+        shifted = tuple(int(d) + 1 if int(d) >= 0 else int(d) for d in dims)
+        args[at] = args[at].with_changes(value=expr(repr(shifted)))
+        return site.node.with_changes(args=args)
     return rewrite
 
 
@@ -235,7 +254,8 @@ def register(reg: Registry) -> None:
             if fn is not None and reg.for_call(fn) is None:
                 safe = _invertible(fn)
                 reg.add_call(fn, Rule("torch.trailing_dims", "torch.nn", *trailing_dims,
-                                      _as_written(f"`{name}`"),
+                                      _as_written(f"`{name}`", 2 if name == "matrix_norm"
+                                                  else None),
                                       infer=per_example(safe, f"`{name}`"),
                                       shadow=shadow(safe)))
     reg.add_call(torch.result_type, Rule(
