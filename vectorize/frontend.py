@@ -227,6 +227,8 @@ def rule_wrapper(fn, count: int, backend: str):
     module = getattr(fn, "__module__", None) or ""
     owner = backends.get(backend).alias if module.split(".")[0] in \
         backends.get(backend).function_modules else None
+    if name and name.isidentifier() and not owner:
+        return _module_wrapper(fn, name, module, count)
     if not (name and name.isidentifier() and owner):
         return None
     path = f"{owner}.{name}"
@@ -247,6 +249,43 @@ def rule_wrapper(fn, count: int, backend: str):
     namespace = {owner: backends.get(backend).module()}
     exec(compile(text, filename, "exec"), namespace)
     return namespace[name]
+
+
+def _module_wrapper(fn, name: str, module: str, count: int):
+    """`rule_wrapper` of a function of another module (``math.cos``, ``builtins.abs``): the
+    one-line function calling it by the name its module gives it, or None where the module
+    does not give it that name."""
+    import linecache
+    import sys
+    owner = sys.modules.get(module)
+    if owner is None or getattr(owner, name, None) is not fn or not all(
+            part.isidentifier() for part in module.split(".")):
+        return None
+    path = f"{module}.{name}"      # (`builtins.abs`: the wrapper is named `abs` too)
+    params = ", ".join(f"x{i}" for i in range(count))
+    text = f"def {name}({params}):\n    return {path}({params})\n"
+    filename = f"<vectorize rule wrapper of {module}.{name}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    root = module.split(".")[0]
+    namespace = {root: sys.modules[root]}
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace[name]
+
+
+def rule_arity(fn) -> int | None:
+    """How many arguments a callable without source takes by position where none has a
+    default (a ufunc: its inputs), for `rule_wrapper`; None where that is not known."""
+    import inspect
+    nin = getattr(fn, "nin", None)
+    if isinstance(nin, int) and hasattr(fn, "nout"):
+        return nin
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    required = [p for p in parameters if p.default is p.empty
+                and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(required) or None
 
 
 def _submodule(root, path: str):

@@ -21,8 +21,8 @@ _REDUCTIONS = ["sum", "mean", "prod", "amax", "amin", "std", "var", "any", "all"
                "logsumexp", "nansum", "nanmean", "count_nonzero", "norm"]
 _SINGLE_DIM = {"prod", "any", "all", "logsumexp"}     # take one dim at a time
 # the reductions whose value for a 0-d tensor is the tensor itself (in the dtype they give)
-_IDENTITY_OF_SCALAR = {"sum", "mean", "prod", "amax", "amin", "any", "all", "logsumexp",
-                       "nanmean"}
+# (not `sum` and `mean`: of -0.0 they give 0.0)
+_IDENTITY_OF_SCALAR = {"prod", "amax", "amin", "any", "all"}
 
 
 # the parameters after the tensor that a reduction takes by position (the rest by keyword)
@@ -85,7 +85,7 @@ def _reduction(site: Site):
             # a reduction of a per-example scalar: the scalar itself, in the dtype it gives
             return _retyped(x, x_value, site.result)
         # (`std` of one number is NaN, `norm` its magnitude, `count_nonzero` 0 or 1, `nansum`
-        # of NaN 0): the reduction of a dim of one element per example
+        # of NaN 0, `sum` of -0.0 0.0): the reduction of a dim of one element per example
         x, dims, keep = expr("{x}.unsqueeze(1)", x=x), 1, False
     if isinstance(dims, tuple) and len(dims) == 1:
         dims = dims[0]
