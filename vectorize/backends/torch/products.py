@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from ...errors import Unsupported
 from ...rules import contractions
 from ...rules.registry import Registry, Rule, Site
@@ -9,6 +11,16 @@ from ...syntax.templates import expr
 from .common import per_example, shadow
 
 # ---------------------------------------------------------------------------- products
+
+
+def _quiet(fn):
+    """``fn`` without PyTorch's warning that ``torch.cross`` without a dim is deprecated
+    (the per-example code warns; the analysis runs it on examples, the batch never)."""
+    def quiet(*args, **kwargs):
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "Using torch.cross without", UserWarning)
+            return fn(*args, **kwargs)
+    return quiet
 
 
 def _cross(site: Site):
@@ -69,13 +81,13 @@ def register_products(reg: Registry, torch) -> None:
         "m = torch.outer(a, b)", "m = a[:, :, None] * b[:, None, :]")
     for key, adder in ((torch.cross, reg.add_call), (torch.linalg.cross, reg.add_call),
                        ("cross", reg.add_method)):
-        adder(key, Rule("linalg.cross", "linear algebra",
+        adder(key, Rule("torch.cross", "linear algebra",
                         "`torch.cross(a, b, dim)` / `torch.linalg.cross` / `a.cross(b)`: "
                         "`torch.linalg.cross` on the batch, the dim shifted past the batch "
                         "dim; without a dim, the first dim of size 3 of each call's `a`.",
                         "c = torch.cross(u, w)",
                         "c = torch.linalg.cross(u, w, dim=u.shape[1:].index(3) + 1)", _cross,
-                        infer=per_example(key), shadow=shadow(key)))
+                        infer=_quiet(per_example(key)), shadow=_quiet(shadow(key))))
     add(["einsum"], contractions.einsum, "linalg.einsum",
         "`torch.einsum` itself: batched operands get a batch letter, which the output keeps.",
         's = torch.einsum("i,ij->j", v, m)', 's = torch.einsum("bi,ij->bj", v, m)')
