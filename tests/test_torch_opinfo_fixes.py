@@ -245,3 +245,19 @@ def test_in_place_function_form_of_a_view_is_refused_at_the_call():
     with pytest.raises(VectorizeError) as info:
         vmap(clamp_min_of_a_view)(torch.randn(4, 3), torch.randn(4))
     assert "torch.clamp_min_(y, v)" in str(info.value)
+
+
+def diff_none_prepend(x):
+    return torch.diff(x, 1, -1, None, None)
+
+
+def diff_append(x):
+    return torch.diff(x, append=x[:1] * 2)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_diff_with_prepend_none(n):
+    # `torch.diff(x, 1, -1, None, None)` (prepend and append given as None) was refused as
+    # "a prepend of 0 dims"
+    check(diff_none_prepend, torch.randn(n, 5))
+    check(diff_append, torch.randn(n, 5))
