@@ -261,3 +261,14 @@ def test_diff_with_prepend_none(n):
     # "a prepend of 0 dims"
     check(diff_none_prepend, torch.randn(n, 5))
     check(diff_append, torch.randn(n, 5))
+
+
+def pool_with_indices(x):
+    return torch.nn.functional.adaptive_max_pool1d(x, 3, True)
+
+
+def test_pool_with_indices_by_position_is_refused():
+    # `return_indices=True` given by position: the batched code called `.unflatten` on the
+    # tuple of values and indices (AttributeError, replayed per example with a warning)
+    with pytest.raises(VectorizeError, match="return_indices"):
+        vmap(pool_with_indices)(torch.randn(2, 4, 3, 8))

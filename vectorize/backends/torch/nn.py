@@ -17,7 +17,7 @@ example as the per-example call reduces them (``"mean"``: over the targets that 
 
 from __future__ import annotations
 
-from ...abstract import Value
+from ...abstract import TupleValue, Value
 from ...errors import Unsupported
 from ...rules import contractions
 from ...rules.registry import Registry, Rule, Site
@@ -54,7 +54,9 @@ def _samples(name: str, sample_rank):
         x = site.nodes[0]
         call = with_args(site, [a for a in site.node.args[1:]],
                           base=expr("{x}.flatten(0, 1)", x=x))
-        if name.startswith("adaptive_max_pool") and _returns_indices(site):
+        if isinstance(site.result, TupleValue) or (name.startswith("adaptive_max_pool")
+                                                   and _returns_indices(site)):
+            # (values and indices, `return_indices=True` by keyword or by position)
             raise Unsupported(f"`F.{name}(..., return_indices=True)` of batches of samples")
         return expr("{c}.unflatten(0, {x}.shape[:2])", c=call, x=x)
     return rewrite
