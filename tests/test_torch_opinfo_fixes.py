@@ -10,6 +10,7 @@ import warnings
 
 import pytest
 import torch
+import torch.nn.functional as F
 from torch_reference import check, reference
 
 from vectorize import VectorizeError, vmap
@@ -129,12 +130,33 @@ def test_reduction_arguments_by_position(f, n):
 
 
 def std_unbiased_flag(x):
-    return torch.std(x, False)
+    return torch.std(x, False) + x.var(True)
 
 
-def test_std_with_the_flag_by_position_is_refused():
-    with pytest.raises(VectorizeError, match="unbiased"):
-        vmap(std_unbiased_flag)(torch.randn(4, 3))
+@pytest.mark.parametrize("n", SIZES)
+def test_std_with_the_flag_by_position(n):
+    check(std_unbiased_flag, torch.randn(n, 3, 2, dtype=torch.float64))
+
+
+def normalize_default(x):
+    return F.normalize(x)
+
+
+def normalize_dim_0(v):
+    return F.normalize(v, dim=0)
+
+
+def normalize_positional(x):
+    return F.normalize(x, 1.0, 2) + F.normalize(x, 1.0, -1)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_normalize_dims_past_the_batch_dim(n):
+    # `F.normalize` was written as it is: its dim (1 by default) counted from the front is a
+    # different dim of the batch (`F.normalize(v, dim=0)` normalized across the batch)
+    check(normalize_default, torch.randn(n, 3, 5, 2, dtype=torch.float64))
+    check(normalize_dim_0, torch.randn(n, 3, dtype=torch.float64))
+    check(normalize_positional, torch.randn(n, 3, 5, 2, dtype=torch.float64))
 
 
 def matrix_norm_front(x):

@@ -67,10 +67,11 @@ def _returns_indices(site: Site) -> bool:
     return value is not None and bool(value.example)
 
 
-def _as_written(what: str, dim_at: int | None = None):
+def _as_written(what: str, dim_at: int | None = None, default: int | None = None):
     """The call as written on the batch (a function of the last dims). ``dim_at``: the
-    position of its ``dim`` argument (``linalg.matrix_norm``), whose dims counted from the
-    front are shifted past the batch dim."""
+    position of its ``dim`` argument (``linalg.matrix_norm``, ``F.normalize``), whose dims
+    counted from the front are shifted past the batch dim; ``default``: the dim where none
+    is given (``F.normalize``'s 1), written out shifted."""
     def rewrite(site: Site):
         _shared_rest(site, what)
         if dim_at is None:
@@ -79,6 +80,9 @@ def _as_written(what: str, dim_at: int | None = None):
         at = next((i for i, a in enumerate(args) if a.keyword is not None
                    and a.keyword.value == "dim"), dim_at if len(args) > dim_at and
                   args[dim_at].keyword is None and args[dim_at].star == "" else None)
+        if at is None and default is not None:
+            rest = list(args[1:]) + [kwarg("dim", default + 1 if default >= 0 else default)]
+            return with_args(site, rest)
         if at is None:
             return site.node
         value = site.kwargs["dim"][1] if args[at].keyword is not None else site.args[at]
@@ -229,10 +233,13 @@ def register(reg: Registry) -> None:
                 add(fn, "torch.nn.samples", *samples, _samples(name, rank),
                     label=f"`F.{name}`")
     trailing = ("`F.layer_norm`, `F.linear`, `F.embedding` with shared weights act on the "
-                "last dims, each leading index alike: as written.",
+                "last dims, each leading index alike: as written (`F.normalize`'s dim, 1 by "
+                "default, counted past the batch dim).",
                 "y = F.layer_norm(x, (5,))", "y = F.layer_norm(x, (5,))")
     for name in ("layer_norm", "linear", "normalize"):
-        add(getattr(F, name, None), "torch.nn.trailing", *trailing, _as_written(f"F.{name}"),
+        # (`F.normalize(x, p, dim)`: its dim, 1 by default, counted past the batch dim)
+        add(getattr(F, name, None), "torch.nn.trailing", *trailing,
+            _as_written(f"F.{name}", *((2, 1) if name == "normalize" else ())),
             label=f"`F.{name}`")
     add(F.one_hot, "torch.nn.one_hot", "`F.one_hot(k, n)` of per-example class indices, "
         "with its number of classes: as written (without it, refused: it would be each "

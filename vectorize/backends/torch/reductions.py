@@ -35,12 +35,11 @@ def _arguments(site: Site, name: str) -> dict:
     positional ones named by `_POSITIONAL` (``dim``, ``keepdim`` for the others)."""
     names = _POSITIONAL.get(name, ("dim", "keepdim"))
     positional = list(zip(site.nodes[1:], site.args[1:]))
+    if name in ("std", "var") and positional and type(positional[0][1].example) is bool:
+        names = ("unbiased",)           # `torch.std(x, False)`
     if len(positional) > len(names):
         raise Unsupported(f"`{name}` with more arguments given by position than "
                           f"{', '.join(names)}", suggestion="pass the others by keyword")
-    if name in ("std", "var") and positional and type(positional[0][1].example) is bool:
-        raise Unsupported(f"`{name}(x, unbiased)`: the flag given by position",
-                          suggestion="pass it by keyword: unbiased=False")
     arguments = {**dict(zip(names, positional)), **site.kwargs}
     for key, (_, value) in arguments.items():
         if getattr(value, "batched", False):
