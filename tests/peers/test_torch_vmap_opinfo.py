@@ -286,10 +286,10 @@ def run_op(info, dtypes=DTYPES, limit=None, cases_limit=None, seed=None):
 # samples of each of two dtypes and three of their batchings (all at dim 0 and two more),
 # drawn with a fixed seed
 SUITE_OPS = ("add", "atan2", "clamp", "all", "count_nonzero", "sum", "amax", "softmax",
-             "cumsum", "sort", "topk", "matmul", "cat", "diff", "nn.functional.normalize", "flip",
-             "roll",
-             "narrow", "max.reduction_with_dim", "nn.functional.relu", "nn.functional.linear",
-             "linalg.det", "linalg.matrix_norm", "nan_to_num", "searchsorted")
+             "cumsum", "sort", "topk", "matmul", "cat", "diff", "nn.functional.normalize",
+             "flip", "roll", "narrow", "max.reduction_with_dim", "nn.functional.relu",
+             "nn.functional.linear", "linalg.det", "linalg.matrix_norm", "nan_to_num",
+             "searchsorted")
 
 
 @pytest.fixture(scope="module")
