@@ -294,3 +294,20 @@ def test_pool_with_indices_by_position_is_refused():
     # tuple of values and indices (AttributeError, replayed per example with a warning)
     with pytest.raises(VectorizeError, match="return_indices"):
         vmap(pool_with_indices)(torch.randn(2, 4, 3, 8))
+
+
+def softmaxes_of_a_scalar(x):
+    return torch.softmax(x, 0) + F.log_softmax(x, dim=-1) + F.softmin(x, 0, dtype=torch.float64)
+
+
+def argsort_of_a_scalar(x):
+    return x.argsort(dim=0, descending=True)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_softmax_and_argsort_along_the_dim_of_a_scalar(n):
+    # dim 0 / -1 of a per-example 0-d tensor (PyTorch takes it as a dim of one element) was
+    # refused for these
+    x = _special(torch.randn(n, dtype=torch.float64))
+    check(softmaxes_of_a_scalar, x)
+    check(argsort_of_a_scalar, x)
