@@ -328,12 +328,13 @@ if __name__ == "__main__":
         outcomes, notes = run_op(info, limit=per_dtype)
         by_op[key] = outcomes
         totals.update(outcomes)
-        worst = next((o for o in ("crash", "wrong", "refused") if outcomes[o]), "pass")
+        worst = next((o for o in ("crash", "wrong", "refused") if outcomes[o]),
+                     "pass" if outcomes else "no case")   # (no tensor to map in these dtypes)
         print(f"{worst:8} {key}: {dict(outcomes)}", flush=True)
         if verbose:
             for note in notes[:6]:
                 print("    " + note.replace("\n", "\n    "))
-    ops = collections.Counter(next((o for o in ("crash", "wrong", "refused") if c[o]), "pass")
-                              for c in by_op.values())
+    ops = collections.Counter(next((o for o in ("crash", "wrong", "refused") if c[o]),
+                                   "pass" if c else "no case") for c in by_op.values())
     print(f"ops: {len(by_op)} tried, {dict(ops)}; cases: {dict(totals)}; "
           f"{time.time() - start:.0f} s")
