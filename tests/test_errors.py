@@ -327,11 +327,13 @@ _NS: dict = {}
 exec("def made_by_exec(x):\n    if x > 1:\n        return x - 1\n    return x * 2\n", _NS)
 made_by_exec = _NS["made_by_exec"]
 
+# (builtins the rules know, `abs`, `math.sin`, `pow`, are vectorized as the one-line
+# function that calls them: `test_builtin_with_a_rule_is_vectorized`; `math.hypot` takes
+# any number of arguments, so no such function is written for it)
 NO_SOURCE = [
     pytest.param(made_by_exec, "made_by_exec", id="exec"),
-    pytest.param(abs, "abs", id="builtin-abs"),
-    pytest.param(math.sin, "sin", id="builtin-math.sin"),
-    pytest.param(functools.partial(pow, 2.0), "partial", id="partial-of-builtin"),
+    pytest.param(math.hypot, "hypot", id="builtin-math.hypot"),
+    pytest.param(functools.partial(math.hypot, 2.0), "partial", id="partial-of-builtin"),
 ]
 
 
@@ -342,7 +344,10 @@ def test_function_without_source_error(func, name):
     assert_suggests(message)
 
 
-@pytest.mark.parametrize(("func", "name"), NO_SOURCE[:3])
+# (vmap knows the number of arguments from the call: `math.hypot` is vectorized there;
+# `math.ulp` has no rule)
+@pytest.mark.parametrize(("func", "name"), [NO_SOURCE[0], pytest.param(
+    math.ulp, "ulp", id="builtin-math.ulp")])
 def test_vmap_function_without_source_error(func, name):
     message = _raise_error(vmap(func), POSITIVE)
     assert name in message
@@ -350,9 +355,20 @@ def test_vmap_function_without_source_error(func, name):
 
 
 def test_vmap_partial_of_builtin_error():
-    message = _raise_error(vmap(functools.partial(pow, 2.0)), POSITIVE)
-    assert "partial" in message or "pow" in message
+    message = _raise_error(vmap(functools.partial(math.ulp)), POSITIVE)
+    assert "partial" in message or "ulp" in message
     assert_suggests(message)
+
+
+@pytest.mark.parametrize("func", [abs, math.sin, functools.partial(pow, 2.0), math.floor],
+                         ids=["abs", "math.sin", "partial-of-pow", "math.floor"])
+def test_builtin_with_a_rule_is_vectorized(func):
+    x = np.array([-1.5, 0.0, 2.25, -0.0, 3.0])
+    for n in (0, 1, 5):
+        got = vectorize(func, fallback="error")(x[:n])
+        expected = np.vectorize(func, otypes=None if n else ["d"])(x[:n])
+        assert got.shape == expected.shape and np.array_equal(got, expected)
+        assert got.dtype == expected.dtype or n == 0
 
 
 # A `while` whose condition differs per example: not supported when these tests were

@@ -817,12 +817,18 @@ def test_array_ops_over_random_loop_shapes(data):
 
 
 def test_function_without_source_falls_back_or_raises():
-    a, b = np.ones((2, 3, 3)), np.ones((2, 3))
-    with pytest.raises(VectorizeError):
-        vectorize(np.matmul, signature="(m,m),(m)->(m)", fallback="error")(a, b)
-    with pytest.warns(VectorizeFallbackWarning):
-        got = vectorize(np.matmul, signature="(m,m),(m)->(m)")(a, b)
+    # np.matmul has a rule: vectorized as the one-line function that calls it
+    a, b = np.arange(18.0).reshape((2, 3, 3)), np.arange(6.0).reshape((2, 3))
+    got = vectorize(np.matmul, signature="(m,m),(m)->(m)", fallback="error")(a, b)
     assert_same(got, reference(np.matmul, "(m,m),(m)->(m)", a, b))
+    # a function without source and without a rule (math.hypot takes any number of
+    # arguments): refused, or numpy.vectorize's loop with a warning
+    x = np.ones((2, 3))
+    with pytest.raises(VectorizeError):
+        vectorize(math.hypot, signature="(),()->()", fallback="error")(x, x)
+    with pytest.warns(VectorizeFallbackWarning):
+        got = vectorize(math.hypot, signature="(),()->()")(x, x)
+    assert_same(got, reference(math.hypot, "(),()->()", x, x))
 
 
 def test_non_numeric_dtypes_fall_back_or_raise():

@@ -364,6 +364,10 @@ def outer_einsum(a, b):
     return torch.outer(a, b) + torch.einsum("i,j->ij", a, b)
 
 
+def cross_products(u, w):
+    return torch.cross(u, w) + torch.linalg.cross(u, w, dim=0) + u.cross(w, dim=-1)
+
+
 def einsum_contract(m, v):
     return torch.einsum("ij,j->i", m, v)
 
@@ -681,6 +685,7 @@ CASES = [
     Case(matrix_matrix, [A("f", (3, 4)), A("f", (4, 4))], mixed=False),
     Case(matrix_matrix, [A("f", (3, 4)), S("f", (4, 4))], mixed=False),
     Case(outer_einsum, [A("f", (3,)), A("f", (4,))], mixed=False),
+    Case(cross_products, [A("f", (3,)), S("f", (3,))], mixed=False),
     Case(einsum_contract, [A("f", (3, 4)), S("f", (4,))], mixed=False),
     Case(model_closure, [A("f", (4,))], floats=(torch.float32,)),
     Case(conversions, [A("f")], special=False),

@@ -38,6 +38,8 @@ from .frontend import (  # noqa: F401 -- MAX_SPECIALIZATIONS and the warning are
     compiled_plan,
     fallback_source,
     guard_checks,
+    rule_arity,
+    rule_wrapper,
     specialized_on,
 )
 from .gufunc import parse_input_dimensions, parse_signature, update_dim_sizes
@@ -647,7 +649,13 @@ class vectorize:
         if isinstance(func, types.MethodType):
             lead, func = (func.__self__,) + tuple(lead), func.__func__
         if not isinstance(func, types.FunctionType):
-            return None
+            # a callable without source whose batching rule the registry knows
+            # (`vectorize(math.cos)`, `np.outer`): the one-line function that calls it
+            count = rule_arity(func)
+            func = None if count is None else rule_wrapper(func, count,
+                                                           self.backend or "numpy")
+            if func is None:
+                return None
         return func, lead
 
     def _plan(self, args, kwargs, announce=True):

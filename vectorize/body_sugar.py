@@ -775,3 +775,61 @@ def ufunc_out_as_write(tree: cst.FunctionDef, func, imports: dict) -> cst.Functi
             return cst.Assign([cst.AssignTarget(target)], value)
 
     return rewrite(tree, Lower())
+
+
+# ------------------------------------------------------------- in-place function forms
+
+
+def in_place_functions_as_methods(tree: cst.FunctionDef, func, imports: dict) -> cst.FunctionDef:
+    """``torch.clamp_min_(x, v)`` (a ``torch`` function that changes its first argument in
+    place: its name ends in ``_`` and tensors have the method of that name) as the method
+    call ``x.clamp_min_(v)``, which PyTorch defines as the same operation: the analysis
+    checks and batches the in-place method (`analysis.aliasing`)."""
+    import sys
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return tree
+    calls = [n for n in by_type(tree).get(cst.Call, ())
+             if type(n.func) is cst.Attribute and n.func.attr.value.endswith("_")
+             and not n.func.attr.value.endswith("__")]
+    if not calls:
+        return tree
+    from .liveness import bound_names
+    assigned = bound_names(tree)
+
+    def in_place(node) -> bool:
+        name = node.attr.value
+        names = []
+        while type(node) is cst.Attribute:
+            names.append(node.attr.value)
+            node = node.value
+        if type(node) is not cst.Name or node.value in assigned:
+            return False
+        found, value, _ = (True, imports[node.value], "import") \
+            if node.value in imports else lookup(func, node.value)
+        for attr in reversed(names):
+            value = getattr(value, attr, None)
+        return found and value is not None and getattr(torch, name, None) is value \
+            and callable(getattr(torch.Tensor, name, None))
+
+    def method_call(call):
+        if not call.args or call.args[0].keyword is not None or call.args[0].star or \
+                not in_place(call.func):
+            return None
+        rest = list(call.args[1:])
+        if rest:
+            rest[-1] = rest[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        base = call.args[0].value
+        if type(base) not in (cst.Name, cst.Attribute, cst.Subscript, cst.Call):
+            base = base.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
+                if not base.lpar else base
+        return call.with_changes(func=cst.Attribute(base, call.func.attr), args=rest)
+
+    if not any(method_call(c) for c in calls):
+        return tree
+
+    class Lower(cst.CSTTransformer):
+        def leave_Call(self, original_node, updated_node):
+            return method_call(updated_node) or updated_node
+
+    return rewrite(tree, Lower())

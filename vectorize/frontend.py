@@ -194,14 +194,20 @@ def rule_wrapper(fn, count: int, backend: str):
     registry = backends.get(backend).registry
     name = getattr(fn, "__name__", None)
     owner_type = getattr(fn, "__objclass__", None)
-    if count and owner_type is not None and name in registry.methods and any(
-            getattr(cls, "__module__", "").split(".")[0] == backends.get(backend).module_name
-            for cls in (owner_type,)):
-        # an unbound method of the backend's arrays (`vmap(torch.Tensor.view)`): the method
-        # called on the first argument
+    in_place = bool(count and name and name.endswith("_") and not name.endswith("__")
+                    and name in registry.methods
+                    and getattr(backends.get(backend).module(), name, None) is fn)
+    if count and (owner_type is not None or in_place) and name in registry.methods and (
+            in_place or getattr(owner_type, "__module__", "").split(".")[0] ==
+            backends.get(backend).module_name):
+        # an unbound method of the backend's arrays (`vmap(torch.Tensor.view)`), or the
+        # function form of an in-place method (`torch.clamp_min_(x, v)`): the method called
+        # on the first argument
         params = [f"x{i}" for i in range(count)]
         text = f"def {name}({', '.join(params)}):\n    return x0.{name}({', '.join(params[1:])})\n"
-        filename = f"<vectorize rule wrapper of {owner_type.__name__}.{name}>"
+        owner = owner_type.__name__ if owner_type is not None else \
+            backends.get(backend).module_name
+        filename = f"<vectorize rule wrapper of {owner}.{name}>"
         linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
         namespace: dict = {}
         exec(compile(text, filename, "exec"), namespace)
@@ -221,6 +227,8 @@ def rule_wrapper(fn, count: int, backend: str):
     module = getattr(fn, "__module__", None) or ""
     owner = backends.get(backend).alias if module.split(".")[0] in \
         backends.get(backend).function_modules else None
+    if name and name.isidentifier() and not owner:
+        return _module_wrapper(fn, name, module, count)
     if not (name and name.isidentifier() and owner):
         return None
     path = f"{owner}.{name}"
@@ -241,6 +249,43 @@ def rule_wrapper(fn, count: int, backend: str):
     namespace = {owner: backends.get(backend).module()}
     exec(compile(text, filename, "exec"), namespace)
     return namespace[name]
+
+
+def _module_wrapper(fn, name: str, module: str, count: int):
+    """`rule_wrapper` of a function of another module (``math.cos``, ``builtins.abs``): the
+    one-line function calling it by the name its module gives it, or None where the module
+    does not give it that name."""
+    import linecache
+    import sys
+    owner = sys.modules.get(module)
+    if owner is None or getattr(owner, name, None) is not fn or not all(
+            part.isidentifier() for part in module.split(".")):
+        return None
+    path = f"{module}.{name}"      # (`builtins.abs`: the wrapper is named `abs` too)
+    params = ", ".join(f"x{i}" for i in range(count))
+    text = f"def {name}({params}):\n    return {path}({params})\n"
+    filename = f"<vectorize rule wrapper of {module}.{name}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    root = module.split(".")[0]
+    namespace = {root: sys.modules[root]}
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace[name]
+
+
+def rule_arity(fn) -> int | None:
+    """How many arguments a callable without source takes by position where none has a
+    default (a ufunc: its inputs), for `rule_wrapper`; None where that is not known."""
+    import inspect
+    nin = getattr(fn, "nin", None)
+    if isinstance(nin, int) and hasattr(fn, "nout"):
+        return nin
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    required = [p for p in parameters if p.default is p.empty
+                and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(required) or None
 
 
 def _submodule(root, path: str):

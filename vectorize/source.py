@@ -27,6 +27,7 @@ from .body_constructs import (
 )
 from .body_sugar import (
     empty_range_loops,
+    in_place_functions_as_methods,
     loop_else_as_flag,
     match_as_if,
     membership_as_equality,
@@ -112,7 +113,9 @@ class FunctionSource:
         return self.location(None)
 
     def error(self, problem: Unsupported) -> VectorizeError:
-        line, col = self.location(problem.node)
+        # (a node a rewrite made, `body_sugar`: where its first part from the user's code is)
+        line, col = self.location(problem.node) if problem.node is None or \
+            problem.node in self.positions else self.nearest_location(problem.node)
         src = self.file_lines[line - 1] if 0 < line <= len(self.file_lines) else ""
         return VectorizeError(problem.message, filename=self.filename, line=line, col=col,
                               source_line=src, suggestion=problem.suggestion)
@@ -289,6 +292,7 @@ def read_function(func) -> FunctionSource:
                                                                   func)))
     stripped = membership_as_equality(stripped, func, imports)
     stripped = ufunc_out_as_write(stripped, func, imports)
+    stripped = in_place_functions_as_methods(stripped, func, imports)
     stripped = consumers_as_displays(unroll_comprehensions(map_as_display(stripped, func),
                                                            func, imports), func)
     stripped = sums_as_loops(stripped, func)

@@ -383,10 +383,15 @@ def _():
     same(lambda x, i: x[i, 1], (1, 0), 0, R.normal(size=(5, 4, 3)), np.array([0, 4, 2, 1]))
 
 
-@case("BatchingTest.testNumpyIndexing1", "indexing with a per-example array of indices")
+@case("BatchingTest.testNumpyIndexing1")
 def _():
     a = np.arange(2 * 3 * 4).reshape((2, 3, 4))
     same(lambda a, ind: a[:, ind], (None, 0), 0, a, np.array([[0, 1], [2, 0]]))
+    # (and after two slices, of a per-example index of rank 0, and a batch of none)
+    same(lambda a, ind: a[1:, :, ind], (None, 0), 0, a, np.array([[0, 3], [2, 0], [1, 1]]))
+    same(lambda a, k: a[:, k], (None, 0), 0, a, np.array([2, 0, 1]))
+    empty = vmap(lambda a, ind: a[:, ind], (None, 0))(a, np.zeros((0, 2), dtype=int))
+    assert empty.shape == (0, 2, 2, 4) and empty.dtype == a.dtype
 
 
 def index_with_constant(a):

@@ -1,9 +1,9 @@
 """JAX's tests of ``jnp.vectorize`` (``tests/lax_numpy_vectorize_test.py``, VectorizeTest),
 ported as differential tests against ``numpy.vectorize`` (`vectorize_reference.outcome`):
 ``jnp`` is written ``np``, and where JAX vectorizes a library function (``jnp.dot``,
-``jnp.mean``) the case runs it as it is (ours has no source to read: a located refusal
-under ``fallback="error"``, numpy.vectorize's answer with the default fallback) and as a
-``def`` that calls it (which must really vectorize). The reference is numpy.vectorize
+``jnp.mean``) the case runs it as it is (ours has no source to read: the function the
+registry has a rule for is vectorized as the call of that rule) and as a ``def`` that calls
+it (both must really vectorize). The reference is numpy.vectorize
 where JAX's behaviour differs, but for one documented divergence: without a signature an
 array per example is stacked, as jnp.vectorize stacks it, where numpy.vectorize raises
 (`test_non_scalar_outputs_and_default_signature`). ``REFUSED`` lists the cases refused
@@ -223,12 +223,6 @@ def _(vec):
 
 
 REFUSED = {
-    "test_matmat[np.dot]": "np.dot has no Python source",
-    "test_matvec[np.dot]": "np.dot has no Python source",
-    "test_vecmat[np.dot]": "np.dot has no Python source",
-    "test_mean[np.mean, (3,)]": "np.mean has no Python source",
-    "test_mean[np.mean, (2, 3)]": "np.mean has no Python source",
-    "test_mean[np.mean, (1, 2, 3, 4)]": "np.mean has no Python source",
     # (numpy.vectorize raises AttributeError: `.ndim` of the Python int it hands the function)
     "test_exclude_first": "`.ndim` of a per-example Python number",
     "test_wrong_num_outputs": "a `*args` function with a signature",

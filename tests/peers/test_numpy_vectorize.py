@@ -490,9 +490,6 @@ def _(vec):
 # The cases ``fallback="error"`` refuses (numpy.vectorize answers, but where marked): each a
 # located VectorizeError, and with the default fallback the answer is numpy.vectorize's.
 REFUSED = {
-    "test_ufunc": "math.cos has no Python source",
-    "test_signature_outer": "np.outer has no Python source",
-    "test_subclasses[gufunc]": "np.matmul has no Python source",
     "test_keywords3_ticket_2100": "list.pop on a copy of an excluded list: its length is "
                                   "unknown to the analysis",
     "test_keywords4_ticket_2100": "keywords that go to a ** parameter",

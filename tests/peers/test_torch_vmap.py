@@ -608,8 +608,10 @@ def test_weird_matmul_case():
 @pytest.mark.parametrize("op", [torch.clamp_min_, torch.clamp_max_],
                          ids=["clamp_min_", "clamp_max_"])
 def test_clamp_inplace_variant(op):
-    # the function forms torch.clamp_min_ have no rule (the methods do)
-    refused(op, [randn(B0, 3), randn(B0, 3)])
+    # the function forms torch.clamp_min_(x, v) are the methods x.clamp_min_(v)
+    same(op, (randn(B0, 3), randn(B0, 3)), grad=False)
+    same(op, (randn(2, B0, 3), randn(2, B0, 3)), in_dims=(1, 1), grad=False)
+    same(op, (randn(B0, 2, 3), randn(1, 1)), in_dims=(0, None), grad=False)
     method = getattr(Tensor, op.__name__)
     same(method, (randn(B0, 3), randn(B0, 3)), grad=False)
     same(method, (randn(2, B0, 3), randn(2, B0, 3)), in_dims=(1, 1), grad=False)
@@ -851,8 +853,11 @@ def test_comparison_ops(op):
 
 
 def test_cross_batch_size_three():
-    # torch.cross without a dim takes the first dim of size 3 of each example: no rule
-    refused(torch.cross, (torch.rand(3, 2, 3), torch.rand(3, 2, 3)))
+    # torch.cross without a dim takes the first dim of size 3 of each example (never the
+    # batch dim, here of size 3 too), read from the shapes of each call
+    same(torch.cross, (torch.rand(3, 2, 3), torch.rand(3, 2, 3)), grad=False)
+    same(vmap(torch.cross, in_dims=(0, None)),
+         (torch.rand(3, 3, 2, 3), torch.rand(3, 3, 2, 3)), in_dims=(None, 1), grad=False)
 
 
 def test_diagonal():

@@ -231,6 +231,13 @@ def subscript(site: Site):
         # `w[k, 1:]` of an array the same for every example: NumPy's own indexing puts the
         # lanes of `k` first, the slices' axes after them
         return node
+    at = [i for i, p in enumerate(parts) if p is not None]
+    if not base_value.batched and isinstance(base_value.example, np.ndarray) and \
+            len(at) == 1 and parts[at[0]].batched and parts[at[0]].kind in "iu":
+        # `w[:, k]` of an array the same for every example, `k` the one per-example index
+        # (of any rank) after slices: NumPy's indexing puts the axes of `k` (the batch axis
+        # first) where `k` is, moved to the front
+        return expr(f"{site.spelled.alias}.moveaxis({{x}}, {at[0]}, 0)", x=node)
     raise Unsupported("mixing slices with per-example index arrays is not supported yet",
                       suggestion="index with integers only, one axis at a time")
 

@@ -91,6 +91,9 @@ DIM_OPS = {
 # operations that give a 0-d tensor itself for dims 0 / -1
 _SCALAR_IDENTITY = {"transpose", "swapaxes", "swapdims", "movedim", "moveaxis", "flip",
                     "cumsum", "cumprod", "logcumsumexp"}
+# operations of one output of the input's shape whose dim 0 / -1 of a 0-d tensor is the
+# tensor as a dim of one element (`_along_one`)
+_ALONG_ONE = {"softmax", "log_softmax", "softmin", "argsort"}
 # torch.nn.functional forms (their own keywords: F.softmax(input, dim=None, ...))
 F_DIM_OPS = {"softmax": _dims("dim"), "log_softmax": _dims("dim"),
              "softmin": _dims("dim")}
@@ -191,6 +194,10 @@ def dim_rule(spec):
         if rank == 0 and name in ("argmax", "argmin") and all(
                 _given(site, d) is None for d in spec):
             return expr("torch.zeros_like({x}, dtype=torch.int64)", x=site.nodes[0])
+        if rank == 0 and name in _ALONG_ONE and all(
+                _given(site, d) is None or _constant(_given(site, d), "dim") in (0, -1)
+                for d in spec):
+            return _along_one(site, spec)
         if rank == 0:
             raise Unsupported(f"`{name}` with a dim of a per-example 0-d tensor",
                               suggestion="give the example a dim first: x.unsqueeze(0)")
@@ -230,6 +237,25 @@ def dim_rule(spec):
             rest.append(kwarg(dim.keyword, shifted(value, rank + dim.out)))
         return with_args(site, rest)
     return rewrite
+
+
+def _along_one(site: Site, spec) -> cst.BaseExpression:
+    """An operation along dim 0 / -1 of a per-example 0-d tensor (which PyTorch takes as a
+    dim of one element): along dim 1 of the batch given that dim, which is then dropped
+    (``torch.softmax(x.unsqueeze(1), dim=1).squeeze(1)``)."""
+    keywords = {d.keyword for d in spec}
+    positions = {d.position for d in spec}
+    rest, position = [], 0
+    for arg in _rest(site):
+        if arg.keyword is None and not arg.star:
+            if position in positions:
+                arg = arg.with_changes(value=parse_expr("1"))
+            position += 1
+        elif arg.keyword is not None and arg.keyword.value in keywords:
+            arg = arg.with_changes(value=parse_expr("1"))
+        rest.append(arg)
+    call = with_args(site, rest, base=expr("{x}.unsqueeze(1)", x=site.nodes[0]))
+    return expr("{c}.squeeze(1)", c=call)
 
 
 def _every(site: Site, name: str, rank: int):

@@ -17,7 +17,7 @@ example as the per-example call reduces them (``"mean"``: over the targets that 
 
 from __future__ import annotations
 
-from ...abstract import Value
+from ...abstract import TupleValue, Value
 from ...errors import Unsupported
 from ...rules import contractions
 from ...rules.registry import Registry, Rule, Site
@@ -54,7 +54,9 @@ def _samples(name: str, sample_rank):
         x = site.nodes[0]
         call = with_args(site, [a for a in site.node.args[1:]],
                           base=expr("{x}.flatten(0, 1)", x=x))
-        if name.startswith("adaptive_max_pool") and _returns_indices(site):
+        if isinstance(site.result, TupleValue) or (name.startswith("adaptive_max_pool")
+                                                   and _returns_indices(site)):
+            # (values and indices, `return_indices=True` by keyword or by position)
             raise Unsupported(f"`F.{name}(..., return_indices=True)` of batches of samples")
         return expr("{c}.unflatten(0, {x}.shape[:2])", c=call, x=x)
     return rewrite
@@ -65,10 +67,33 @@ def _returns_indices(site: Site) -> bool:
     return value is not None and bool(value.example)
 
 
-def _as_written(what: str):
+def _as_written(what: str, dim_at: int | None = None, default: int | None = None):
+    """The call as written on the batch (a function of the last dims). ``dim_at``: the
+    position of its ``dim`` argument (``linalg.matrix_norm``, ``F.normalize``), whose dims
+    counted from the front are shifted past the batch dim; ``default``: the dim where none
+    is given (``F.normalize``'s 1), written out shifted."""
     def rewrite(site: Site):
         _shared_rest(site, what)
-        return site.node
+        if dim_at is None:
+            return site.node
+        args = list(site.node.args)
+        at = next((i for i, a in enumerate(args) if a.keyword is not None
+                   and a.keyword.value == "dim"), dim_at if len(args) > dim_at and
+                  args[dim_at].keyword is None and args[dim_at].star == "" else None)
+        if at is None and default is not None:
+            rest = list(args[1:]) + [kwarg("dim", default + 1 if default >= 0 else default)]
+            return with_args(site, rest)
+        if at is None:
+            return site.node
+        value = site.kwargs["dim"][1] if args[at].keyword is not None else site.args[at]
+        if not value.exact:
+            raise Unsupported(f"the dims of {what} must be constants written in the function")
+        dims = value.example if isinstance(value.example, (tuple, list)) else (value.example,)
+        if all(int(d) < 0 for d in dims):
+            return site.node
+        shifted = tuple(int(d) + 1 if int(d) >= 0 else int(d) for d in dims)
+        args[at] = args[at].with_changes(value=expr(repr(shifted)))
+        return site.node.with_changes(args=args)
     return rewrite
 
 
@@ -208,10 +233,13 @@ def register(reg: Registry) -> None:
                 add(fn, "torch.nn.samples", *samples, _samples(name, rank),
                     label=f"`F.{name}`")
     trailing = ("`F.layer_norm`, `F.linear`, `F.embedding` with shared weights act on the "
-                "last dims, each leading index alike: as written.",
+                "last dims, each leading index alike: as written (`F.normalize`'s dim, 1 by "
+                "default, counted past the batch dim).",
                 "y = F.layer_norm(x, (5,))", "y = F.layer_norm(x, (5,))")
     for name in ("layer_norm", "linear", "normalize"):
-        add(getattr(F, name, None), "torch.nn.trailing", *trailing, _as_written(f"F.{name}"),
+        # (`F.normalize(x, p, dim)`: its dim, 1 by default, counted past the batch dim)
+        add(getattr(F, name, None), "torch.nn.trailing", *trailing,
+            _as_written(f"F.{name}", *((2, 1) if name == "normalize" else ())),
             label=f"`F.{name}`")
     add(F.one_hot, "torch.nn.one_hot", "`F.one_hot(k, n)` of per-example class indices, "
         "with its number of classes: as written (without it, refused: it would be each "
@@ -235,7 +263,8 @@ def register(reg: Registry) -> None:
             if fn is not None and reg.for_call(fn) is None:
                 safe = _invertible(fn)
                 reg.add_call(fn, Rule("torch.trailing_dims", "torch.nn", *trailing_dims,
-                                      _as_written(f"`{name}`"),
+                                      _as_written(f"`{name}`", 2 if name == "matrix_norm"
+                                                  else None),
                                       infer=per_example(safe, f"`{name}`"),
                                       shadow=shadow(safe)))
     reg.add_call(torch.result_type, Rule(

@@ -127,8 +127,9 @@ def _diff(site: Site):
     extra, nodes = "", {"x": x}
     for key, position in (("prepend", 3), ("append", 4)):
         node, value = _arg(site, position, key)
-        if value is None:
-            continue
+        if value is None or (isinstance(value, Value) and value.exact
+                             and value.example is None):
+            continue        # not given, or given as None
         if value.rank != rank:
             raise Unsupported(f"{name} with a `{key}` of {value.rank} dims for per-example "
                               f"tensors of {rank} (PyTorch raises per example)")

@@ -30,6 +30,10 @@ def f(x):
 def f(x, lo):
     return x.clamp(min=lo)
 ''', "X, Y", (0, 0)),
+    "torch.cross": _torch('''
+def f(u, m):
+    return torch.cross(u, m[0])
+''', "V, M", (0, 0)),
     "torch.conversion": _torch('''
 def f(x):
     return x.long()
