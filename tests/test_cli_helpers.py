@@ -10,6 +10,7 @@ that fails.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 
@@ -17,7 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_cli import cli
+from test_cli import cli, load
 
 from vectorize.rewrite import rewrite_text
 
@@ -63,6 +64,10 @@ def curve(x, fn=np.tanh, c=math.pi, eps=1e-8):
     return fn(x) * c + eps
 
 
+def po(x, n=2, /, m=3):
+    return x * n + m
+
+
 def inverse(x, at=0.0):
     return 1.0 / (x - at)
 
@@ -70,7 +75,8 @@ def inverse(x, at=0.0):
 @vectorize
 def f(y):
     return (h(y) + h(y, 5) + h(y, n=2, k=0.5) + total(y, 1.0, 2.0) + outer(y)
-            + outer(y, flag=False) + clip(y) + clip(y, 0.0) * 2.0 + curve(y))
+            + outer(y, flag=False) + clip(y) + clip(y, 0.0) * 2.0 + curve(y) + po(y)
+            + po(y, 1, m=0))
 
 
 @vmap
@@ -160,8 +166,7 @@ def test_a_helper_left_its_defaults_is_written_with_them():
 
 @pytest.mark.parametrize("name", ["f", "v", "r", "later"])
 def test_helper_defaults_numpy(name):
-    written, module = _rewritten(HELPERS)
-    reference = _reference(HELPERS)
+    reference, module = _modules()
     for x in INPUTS:
         _agree(_outcome(reference[name], x), _outcome(module[name], x))
 
@@ -175,18 +180,34 @@ def test_defaults_are_written_as_the_user_wrote_them():
     assert "def clip_batched(x, lo=-1.0, *rest, hi=1.0):" in written
     # `M` is bound after `later`, where its helper is written: the value, not the name
     assert "def late_batched(x, m=7):" in written
+    assert "def po_batched(x, n=2, /, m=3):" in written
+
+
+def test_a_positional_only_default_does_not_fall_back(tmp_path):
+    """The engine dropped the defaults of a helper's parameters but not of its positional-only
+    ones: `def po_batched(x, n=2, /, m)` was invalid, an internal error, so a function calling
+    `po` ran per example (and the file rewriter rejected the file)."""
+    path = tmp_path / "posonly.py"
+    path.write_text("from vectorize import vectorize\n\n\ndef po(x, n=2, /, m=3):\n"
+                    "    return x * n + m\n\n\n@vectorize(fallback='error')\ndef f(y):\n"
+                    "    return po(y) + po(y, 1, m=0)\n")
+    x = np.array([0.5, -2.0, 3.0])
+    np.testing.assert_array_equal(load(path).f(x), x * 2 + 3 + x)
 
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=6))
 def test_helper_defaults_random_inputs(values):
     x = np.array(values, dtype=float)
+    reference, rewritten = _modules()
     for name in ("f", "v", "r"):
-        _agree(_outcome(REFERENCE[name], x), _outcome(REWRITTEN[name], x))
+        _agree(_outcome(reference[name], x), _outcome(rewritten[name], x))
 
 
-REFERENCE = _reference(HELPERS)
-REWRITTEN = _rewritten(HELPERS)[1]
+@functools.cache
+def _modules() -> tuple[dict, dict]:
+    """The reference and the rewritten module of HELPERS (built once)."""
+    return _reference(HELPERS), _rewritten(HELPERS)[1]
 
 
 @pytest.mark.parametrize("backend", ["torch", "jax"])
@@ -202,7 +223,7 @@ def test_helper_defaults_other_backends(backend):
     assert "def h_batched(x, n=3, *, k=2.0, s=SCALE):" in written
     for name in ("f", "v", "later"):
         for x in INPUTS[2:3]:
-            want = REFERENCE[name](x)
+            want = _modules()[0][name](x)
             got = np.asarray(module[name](convert(x)), dtype=float)
             np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
 
