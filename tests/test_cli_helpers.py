@@ -242,3 +242,29 @@ def test_a_default_the_file_cannot_say_is_a_located_error(tmp_path):
         result.stderr.decode(), result.stderr.decode()
     assert path.read_text() == text
 
+
+
+def test_a_helper_of_another_module_keeps_its_defaults(tmp_path, monkeypatch):
+    """Its defaults are written as its module wrote them where this file binds those names to
+    the same values (`np.sin`), else as literals; a name the file does not bind is an error."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sibling = f"cli_helpers_sibling_{next(_names)}"
+    (tmp_path / f"{sibling}.py").write_text(
+        "import numpy as np\n\nLIMIT = 4.0\n\n\ndef ext(x, fn=np.sin, lim=LIMIT, *, q=0.5):\n"
+        "    return min(fn(x), lim) + q\n")
+    text = (f"import numpy as np\nfrom vectorize import vectorize\nfrom {sibling} import ext"
+            "\n\n\n@vectorize\ndef f(y):\n    return ext(y) + ext(y, q=1.0)\n")
+    path = tmp_path / "uses_sibling.py"
+    outcome = rewrite_text(text, str(path))
+    assert not outcome.errors, [str(e) for e in outcome.errors]
+    assert "def ext_batched(x, fn=np.sin, lim=4.0, *, q=0.5):" in outcome.text
+    module = _module(outcome.text)
+    reference = _reference(text)
+    for x in INPUTS[1:3]:
+        _agree(_outcome(reference["f"], x), _outcome(module["f"], x))
+    # `np.sin` read through a name this file does not bind: not written, an error
+    unbound = text.replace("import numpy as np\n", "")
+    outcome = rewrite_text(unbound, str(path))
+    assert [e.reason.split(":")[0] for e in outcome.errors] == \
+        ["the default value of `fn` of `ext` (ufunc) cannot be written into the batched `ext`"]
+    assert outcome.text == unbound

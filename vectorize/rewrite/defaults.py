@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import inspect
 import math
+import textwrap
 
 import libcst as cst
 
@@ -60,44 +62,51 @@ def with_defaults(helper: cst.FunctionDef, func, tree: ast.Module, namespace: di
 
 def _source(value, func, name: str, tree: ast.Module, namespace: dict, before: ast.stmt,
             where: Located) -> str:
-    expression = _as_written(value, func, name, tree, namespace, before, where)
+    node, text = _default_node(func, name, tree, namespace, where)
+    expression = _as_written(value, node, text, tree, namespace, before)
     if expression is not None:
         return expression
     literal = _literal(value)
     if literal is not None:
         return literal
-    node = _default_node(func, name, tree) or before
-    raise where.error(node, f"the default value of `{name}` of `{func.__name__}` "
+    here = node if getattr(func, "__globals__", None) is namespace and node else before
+    raise where.error(here, f"the default value of `{name}` of `{func.__name__}` "
                             f"({type(value).__name__}) cannot be written into the batched "
                             f"`{func.__name__}`: the file rewriter writes a default as a "
-                            "literal or as a module-level name bound before "
-                            f"`{before.name}`",
-                      f"pass `{name}` at the call, or bind the default to a module-level "
-                      f"name above `{before.name}` and use that name as the default")
+                            "literal, or as the expression of names the file binds before "
+                            f"`{before.name}` that the default was written with",
+                      f"pass `{name}` at the call, or make the default a literal or a "
+                      f"module-level name bound above `{before.name}`")
 
 
-def _default_node(func, name: str, tree: ast.Module):
-    """The default expression of ``name`` in the file's module-level ``def`` of ``func``."""
-    for stmt in tree.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
-                stmt.name == func.__name__:
-            args = stmt.args
-            ordered = args.posonlyargs + args.args
-            pairs = list(zip(ordered[len(ordered) - len(args.defaults):], args.defaults))
-            pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d]
-            for arg, default in pairs:
-                if arg.arg == name:
-                    return default
-    return None
+def _default_node(func, name: str, tree: ast.Module, namespace: dict, where: Located):
+    """The default expression of ``name`` in the ``def`` of ``func`` (this file's, or its
+    module's source) and the text it is in; (None, "") where there is none."""
+    if getattr(func, "__globals__", None) is namespace:
+        text = "\n".join(where.lines) + "\n"
+        defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and s.name == func.__name__]
+    else:
+        try:
+            text = textwrap.dedent(inspect.getsource(func))
+            defs = [s for s in ast.parse(text).body if isinstance(s, ast.FunctionDef)]
+        except (OSError, TypeError, SyntaxError):
+            return None, ""
+    for stmt in defs:
+        args = stmt.args
+        ordered = args.posonlyargs + args.args
+        pairs = list(zip(ordered[len(ordered) - len(args.defaults):], args.defaults))
+        pairs += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d]
+        for arg, default in pairs:
+            if arg.arg == name:
+                return default, text
+    return None, ""
 
 
-def _as_written(value, func, name: str, tree: ast.Module, namespace: dict,
-                before: ast.stmt, where: Located) -> str | None:
-    """The user's own default expression, where it is a function of this file's that reads
-    only names bound once before ``before`` and gives ``value`` again."""
-    if getattr(func, "__globals__", None) is not namespace:
-        return None
-    node = _default_node(func, name, tree)
+def _as_written(value, node, text: str, tree: ast.Module, namespace: dict,
+                before: ast.stmt) -> str | None:
+    """The default expression ``node`` as the user wrote it, where it reads only names this
+    file binds (once) before ``before`` and gives ``value`` again there."""
     if node is None or not all(isinstance(n, _SIMPLE) for n in ast.walk(node)):
         return None
     earlier = set()
@@ -116,8 +125,8 @@ def _as_written(value, func, name: str, tree: ast.Module, namespace: dict,
         return None
     if again is not value and not (_literal(value) is not None and _same(again, value)):
         return None
-    text = ast.get_source_segment("\n".join(where.lines) + "\n", node)   # as the user wrote it
-    return text if text and "\n" not in text else ast.unparse(node)
+    written = ast.get_source_segment(text, node)
+    return written if written and "\n" not in written else ast.unparse(node)
 
 
 def _literal(value) -> str | None:
