@@ -21,7 +21,7 @@ import textwrap
 import libcst as cst
 
 from .marks import Located
-from .skeleton import _bound_names
+from .skeleton import bound_names
 
 _SIMPLE = (ast.Expression, ast.Name, ast.Attribute, ast.Constant, ast.BinOp, ast.UnaryOp,
            ast.Tuple, ast.Load, ast.operator, ast.unaryop)
@@ -113,7 +113,7 @@ def _as_written(value, node, text: str, tree: ast.Module, namespace: dict,
     for stmt in tree.body:
         if stmt.lineno >= before.lineno:
             break
-        earlier.update(_bound_names(stmt))
+        earlier.update(bound_names(stmt))
     if any(isinstance(n, ast.Name) and (n.id not in earlier or n.id not in namespace)
            for n in ast.walk(node)):
         return None
