@@ -11,8 +11,12 @@ that fails.
 from __future__ import annotations
 
 import functools
+import importlib
 import itertools
 import re
+import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -26,7 +30,6 @@ _names = itertools.count()
 
 HELPERS = '''\
 import math
-import re
 
 import numpy as np
 from vectorize import vectorize, vmap
@@ -181,6 +184,11 @@ def test_defaults_are_written_as_the_user_wrote_them():
     # `M` is bound after `later`, where its helper is written: the value, not the name
     assert "def late_batched(x, m=7):" in written
     assert "def po_batched(x, n=2, /, m=3):" in written
+    ruff = shutil.which("ruff")
+    lint = subprocess.run([*([ruff] if ruff else [sys.executable, "-m", "ruff"]), "check",
+                           "--isolated", "--output-format", "concise", "-"], input=written,
+                          capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
 
 
 def test_a_positional_only_default_does_not_fall_back(tmp_path):
@@ -213,19 +221,21 @@ def _modules() -> tuple[dict, dict]:
 @pytest.mark.parametrize("backend", ["torch", "jax"])
 def test_helper_defaults_other_backends(backend):
     library = pytest.importorskip(backend)
-    if backend == "jax":
-        library.config.update("jax_enable_x64", True)
-        import jax.numpy as jnp
-        convert = jnp.asarray
-    else:
-        convert = library.tensor
-    written, module = _rewritten(HELPERS, backend)
-    assert "def h_batched(x, n=3, *, k=2.0, s=SCALE):" in written
-    for name in ("f", "v", "later"):
-        for x in INPUTS[2:3]:
+    x64 = library.config.jax_enable_x64 if backend == "jax" else None
+    try:
+        # (a file written for JAX enables x64 for the process when it runs)
+        written, module = _rewritten(HELPERS, backend)
+        assert "def h_batched(x, n=3, *, k=2.0, s=SCALE):" in written
+        convert = library.tensor if backend == "torch" else \
+            importlib.import_module("jax.numpy").asarray
+        for name in ("f", "v", "later"):
+            x = INPUTS[2]
             want = _modules()[0][name](x)
             got = np.asarray(module[name](convert(x)), dtype=float)
             np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
+    finally:
+        if backend == "jax":     # this process' other tests expect JAX's default
+            library.config.update("jax_enable_x64", bool(x64))
 
 
 def test_a_default_the_file_cannot_say_is_a_located_error(tmp_path):
