@@ -4,10 +4,12 @@ The engine prints a helper's parameters without their defaults (the decorator's 
 function gets the original function's ``__defaults__`` and ``__kwdefaults__`` objects at run
 time, `codegen.execute`); a call that leaves a parameter out (``h(y)`` for ``def h(x, n=3)``)
 keeps its arguments as written, so the helper written into the file needs the same defaults.
-Each default is written as the user wrote it where that expression, evaluated where the helper
-is written, gives the very value the helper was specialized for (``n=N`` for a module
-constant ``N``, ``f=np.sin``); else as a literal that gives an equal value of the same type
-(``n=3``, ``eps=1e-08``, ``t=(1, 2)``); else the file is not rewritten (an error says why).
+Each default is written as its ``def`` wrote it where that expression (names, attributes,
+constants, operators), evaluated where the helper is written, gives the very value the helper
+was specialized for (``n=N`` for a module constant ``N``, ``f=np.sin``, ``eps=1e-8``); else
+as a literal that gives an equal value of the same type (``m=7`` for an ``M`` bound after the
+marked function, ``b=float("inf")``, ``t=(1.0, 2.0)``); else the file is not rewritten (an
+error at the default says why).
 """
 
 from __future__ import annotations
