@@ -557,6 +557,8 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         out = out.with_changes(body=out.body.with_changes(body=body))
     out = rewrite(out, _FoldLiteralStarts())
     params = out.params.with_changes(
+        posonly_params=[p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT,
+                                       annotation=None) for p in out.params.posonly_params],
         params=[p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT, annotation=None)
                 for p in out.params.params],
         kwonly_params=[p.with_changes(default=None, equal=cst.MaybeSentinel.DEFAULT,

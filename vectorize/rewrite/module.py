@@ -23,6 +23,7 @@ from ..errors import VectorizeError
 from ..liveness import all_names
 from ..transform import ModuleContext, transform_source
 from . import boundary, call_sites, skeleton
+from .defaults import with_defaults
 from .marks import Located, is_mark, mark_of, plan
 from .report import Rewritten
 
@@ -168,6 +169,7 @@ class _Functions:
         self.backend = backend
         self.module = module
         self.skel = skel
+        self.tree = tree
         self.where = where
         self.explain = explain
         self.outcome = outcome
@@ -215,7 +217,7 @@ class _Functions:
                                                                context.backend.alias)
             statements, wrapped = _replacement(the_plan, printed, self.cst_of[id(stmt)], stmt,
                                                context, self.emitted, self.module,
-                                               skel.namespace)
+                                               skel.namespace, (self.tree, where))
         except VectorizeError as exc:
             self.outcome.errors.append(_explain_unknown(exc, skel))
             # its helpers may be half built: the next function starts afresh
@@ -377,7 +379,7 @@ def _check_foreign_names(printed, namespace: dict, stmt, where: Located) -> None
 
 
 def _replacement(the_plan, printed, original: cst.FunctionDef, stmt, context, emitted: set,
-                 module: cst.Module, namespace: dict) -> list:
+                 module: cst.Module, namespace: dict, file=None) -> list:
     """The statements that replace a marked ``def``: the rewritten function (or its wrapper
     and the generated code as ``<name>_batched``), then the helpers not placed yet."""
     functions = dict(printed.functions)
@@ -418,6 +420,9 @@ def _replacement(the_plan, printed, original: cst.FunctionDef, stmt, context, em
             continue
         emitted.add(name)
         helper = cst.parse_statement(text, config)
+        if file is not None:     # the defaults the decorator gives it at run time
+            helper = with_defaults(helper, dict(printed.origin.emitted)[name], file[0],
+                                   namespace, stmt, file[1])
         out.append(helper.with_changes(leading_lines=_blank_lines(config)))
     return out, body_name
 

@@ -93,7 +93,7 @@ def build(tree: ast.Module, filename: str, text: str, is_mark) -> Skeleton:
     sys.path.insert(0, directory)   # sibling modules import as when the file runs as a script
     try:
         for stmt in tree.body:
-            names = _bound_names(stmt)
+            names = bound_names(stmt)
             reason = _run(stmt, skeleton, is_mark)
             if reason is None:
                 ran.append(stmt)
@@ -191,7 +191,7 @@ def _targets(stmt) -> list:
     return stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
 
 
-def _bound_names(stmt: ast.stmt) -> list[str]:
+def bound_names(stmt: ast.stmt) -> list[str]:
     """The module-level names a statement binds (not those of nested scopes)."""
     if isinstance(stmt, (ast.Import, ast.ImportFrom)):
         return [(a.asname or a.name).split(".")[0] for a in stmt.names if a.name != "*"]
@@ -205,7 +205,7 @@ def _bound_names(stmt: ast.stmt) -> list[str]:
             names.append(node.id)
         elif isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef,
                                ast.AsyncFunctionDef, ast.ClassDef)):
-            names += _bound_names(node)
+            names += bound_names(node)
         elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
             # its own scope, but a walrus in it binds in the enclosing one
             names += [n.target.id for n in ast.walk(node) if isinstance(n, ast.NamedExpr)]
