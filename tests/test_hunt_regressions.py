@@ -1903,3 +1903,47 @@ def test_the_type_a_shared_number_chooses_is_learned_on_every_call(a, bs):
     for b in bs:
         expected, _ = _numpy_vectorize(_flag_or_value, a, b)
         _same(vectorized(a, b), expected)
+
+
+# hunt10
+# ------ a shared divisor whose representative raises: the check on it was dropped (zeros)
+def _mod_of_squares(a, b):
+    n = 0
+    for i in range(3):
+        n += i ** 2
+    return (a + (b > 0.5)) % (n % (not a))
+
+
+def _mod_of_five(a, b):
+    n = 5
+    return (a + (b > 0.5)) % (n % (not a))
+
+
+def _floordiv_by_flag(a, b):
+    return (b + 1.5) // (3 * (not a))
+
+
+def _divide_by_flags(a, b):
+    return b / ((a > 0) + (not a) - 1)
+
+
+@pytest.mark.parametrize("f", [_mod_of_squares, _mod_of_five, _floordiv_by_flag,
+                               _divide_by_flags])
+@pytest.mark.parametrize("a", [0, 1, 2, np.array(0, np.uint32), np.array(3)])
+def test_a_shared_divisor_that_is_zero_raises(f, a):
+    # the analysis ran `5 % (not 1)` on the representatives, which raised: the divisor's type
+    # was unknown and no zero check was written, so `% 0` gave zeros with a warning where
+    # numpy.vectorize raises ZeroDivisionError
+    b = np.array([0, -1, 1, 5, 2], np.int8)
+    expected, exc = _numpy_vectorize(f, a, b)
+    vectorized = vectorize(f, fallback="error")
+    for n in (1, 5):
+        if exc is not None:
+            # (the replay warns as numpy.vectorize does on its first call, on NumPy scalars)
+            with pytest.raises(type(exc)), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                vectorized(a, b[:n])
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                _same(vectorized(a, b[:n]), _numpy_vectorize(f, a, b[:n])[0])

@@ -189,6 +189,10 @@ class _Checks:
                 if type(link.operator) not in (cst.Is, cst.IsNot, cst.In, cst.NotIn):
                     self.weak_meeting(node, [left, link.comparator])
                 left = link.comparator
+        if t is cst.Call and self.example(node.func) in (builtins.min, builtins.max) and len(
+                node.args) > 1 and not any(a.star or a.keyword is not None for a in node.args):
+            # `min(np.float32(a), y)` compares as `y < a` does: in float32 per example
+            self.weak_meeting(node, [a.value for a in node.args])
         if t is cst.Comparison and len(node.comparisons) > 1:
             # `a < b < c`: each operand after the second is evaluated only where the links
             # before it hold (`f != 0.0 < 1.0 / f` never divides by zero)
