@@ -1947,3 +1947,44 @@ def test_a_shared_divisor_that_is_zero_raises(f, a):
             with warnings.catch_warnings():
                 warnings.simplefilter("error")
                 _same(vectorized(a, b[:n]), _numpy_vectorize(f, a, b[:n])[0])
+
+
+# ------ bools the same for every example used as numbers: the first example's NumPy bools
+def _abs_of_shared_flag(a, b):
+    return (b > 1), abs(b < 0.5)
+
+
+def _count_of_shared_flags(a, b):
+    flag = b
+    flag += 1
+    return max((flag != 1) + (b != 1), b)
+
+
+def _negated_shared_flag(a, b):
+    return -(b > 0), a
+
+
+def _negated_on_one_path(a, b):
+    return a if b > 0 else -(b < 0)
+
+
+@pytest.mark.parametrize("f", [_abs_of_shared_flag, _count_of_shared_flags,
+                               _negated_shared_flag, _negated_on_one_path])
+@pytest.mark.parametrize("b", [3, -2, 0, np.array(-9223372036854775808), np.array(5), 2.5])
+def test_shared_bools_as_numbers_take_the_first_examples_types(f, b):
+    # the code computes with the Python numbers (`abs(True)` is 1), numpy.vectorize learns its
+    # output types from a first call on NumPy scalars (`abs(np.True_)` is True, `-np.True_`
+    # raises TypeError): int64 where it gives bool, values where it raises
+    a = np.array([1.5, -2.0, np.nan])
+    vectorized = vectorize(f, fallback="error")
+    for n in (1, 3):
+        expected, exc = _numpy_vectorize(f, a[:n], b)
+        if exc is not None:
+            with pytest.raises(type(exc)), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                vectorized(a[:n], b)
+            continue
+        got = vectorized(a[:n], b)
+        for g, e in zip(got if isinstance(got, tuple) else (got,),
+                        expected if isinstance(expected, tuple) else (expected,)):
+            _same(g, e)
