@@ -2223,3 +2223,88 @@ def test_ufunc_of_float32_and_a_python_float_stays_float32():
     # NumPy makes the Python float a float32 (NEP 50), as the operators already did
     x, y = np.array([1, 2, 0.1], np.float32), np.array([2.0, 3.0, 0.01])
     _same(vmap(_h8_ufunc_weak_float)(x, y), _h8_loop(_h8_ufunc_weak_float, x, y))
+
+
+# hunt10
+# ------ a shared divisor whose representative raises: the check on it was dropped (zeros)
+def _mod_of_squares(a, b):
+    n = 0
+    for i in range(3):
+        n += i ** 2
+    return (a + (b > 0.5)) % (n % (not a))
+
+
+def _mod_of_five(a, b):
+    n = 5
+    return (a + (b > 0.5)) % (n % (not a))
+
+
+def _floordiv_by_flag(a, b):
+    return (b + 1.5) // (3 * (not a))
+
+
+def _divide_by_flags(a, b):
+    return b / ((a > 0) + (not a) - 1)
+
+
+@pytest.mark.parametrize("f", [_mod_of_squares, _mod_of_five, _floordiv_by_flag,
+                               _divide_by_flags])
+@pytest.mark.parametrize("a", [0, 1, 2, np.array(0, np.uint32), np.array(3)])
+def test_a_shared_divisor_that_is_zero_raises(f, a):
+    # the analysis ran `5 % (not 1)` on the representatives, which raised: the divisor's type
+    # was unknown and no zero check was written, so `% 0` gave zeros with a warning where
+    # numpy.vectorize raises ZeroDivisionError
+    b = np.array([0, -1, 1, 5, 2], np.int8)
+    expected, exc = _numpy_vectorize(f, a, b)
+    vectorized = vectorize(f, fallback="error")
+    for n in (1, 5):
+        if exc is not None:
+            # (the replay warns as numpy.vectorize does on its first call, on NumPy scalars)
+            with pytest.raises(type(exc)), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                vectorized(a, b[:n])
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                _same(vectorized(a, b[:n]), _numpy_vectorize(f, a, b[:n])[0])
+
+
+# ------ bools the same for every example used as numbers: the first example's NumPy bools
+def _abs_of_shared_flag(a, b):
+    return (b > 1), abs(b < 0.5)
+
+
+def _count_of_shared_flags(a, b):
+    flag = b
+    flag += 1
+    return max((flag != 1) + (b != 1), b)
+
+
+def _negated_shared_flag(a, b):
+    return -(b > 0), a
+
+
+def _negated_on_one_path(a, b):
+    return a if b > 0 else -(b < 0)
+
+
+@pytest.mark.parametrize("f", [_abs_of_shared_flag, _count_of_shared_flags,
+                               _negated_shared_flag, _negated_on_one_path])
+@pytest.mark.parametrize("b", [3, -2, 0, np.array(-9223372036854775808), np.array(5), 2.5])
+def test_shared_bools_as_numbers_take_the_first_examples_types(f, b):
+    # the code computes with the Python numbers (`abs(True)` is 1), numpy.vectorize learns its
+    # output types from a first call on NumPy scalars (`abs(np.True_)` is True, `-np.True_`
+    # raises TypeError): int64 where it gives bool, values where it raises
+    a = np.array([1.5, -2.0, np.nan])
+    vectorized = vectorize(f, fallback="error")
+    for n in (1, 3):
+        expected, exc = _numpy_vectorize(f, a[:n], b)
+        if exc is not None:
+            with pytest.raises(type(exc)), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                vectorized(a[:n], b)
+            continue
+        got = vectorized(a[:n], b)
+        for g, e in zip(got if isinstance(got, tuple) else (got,),
+                        expected if isinstance(expected, tuple) else (expected,)):
+            _same(g, e)

@@ -67,7 +67,7 @@ import pytest
 import scipy.special
 import scipy.stats
 from differential import assert_matches_loop
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -1157,6 +1157,19 @@ def _params(marks_for, dead_lanes=False, arrays=False):
     return out
 
 
+_MIXED_FLOAT32 = [
+    # a NumPy float32 scalar meeting Python floats per example: NumPy compares in float32
+    # (NEP 50: -5e-324 is -0.0 there, not below 0.0; 0.1 is float32(0.1), not above it)
+    [np.float32(0.0), np.array([[0.0], [-5e-324], [-5e-324]])],
+    [np.float32(-0.0), np.array([[0.0], [5e-324], [5e-324]])],
+    [np.float32(0.0), np.array([-5e-324])], [np.float32(0.0), -5e-324],
+    [np.float32(-0.0), np.array([5e-324, 0.0])], [np.float32(0.1), np.array([0.1, -1.0])],
+    [np.array([0.0, 0.1], np.float32), -5e-324], [np.array([0.1], np.float32), 0.1]]
+PINNED = {"min(f32,f)": _MIXED_FLOAT32, "max(f32,f)": _MIXED_FLOAT32}
+"""Inputs each case runs on every time, besides hypothesis' draws: ones a draw finds only
+now and then (the test was flaky on them)."""
+
+
 @pytest.mark.parametrize("index, case", _params(lambda c: c.bug))
 def test_rule_matches_loop(index, case, cases_module):
     f = getattr(cases_module, f"case_{index}")
@@ -1180,6 +1193,8 @@ def test_rule_matches_loop(index, case, cases_module):
         compared.append(ok)
         assume(ok)
 
+    for pinned in PINNED.get(case.id, ()):
+        run = example(pinned)(run)
     run()
     assert any(compared), "every input was skipped: NumPy disagreed with itself on all"
 

@@ -63,8 +63,11 @@ def evaluate_inexact(fn, *values):
     out = evaluate(fn, *examples)
     if out is not UNKNOWN or all_exact(*values):
         return out
+    # a bool too (`n % (not a)` with a represented by 1: `not a` is False, the modulo of
+    # every other example is an int): bool(0.5) is True
     movable = [i for i, v in enumerate(values) if not v.exact
-               and type(v.example) in (float, int, np.float64, np.float32, np.int64)]
+               and type(v.example) in (float, int, bool, np.float64, np.float32, np.int64,
+                                       np.bool_)]
     for other in _OTHER_EXAMPLES:
         tried = [type(e)(other) if i in movable else e for i, e in enumerate(examples)]
         out = evaluate(fn, *tried)

@@ -195,6 +195,10 @@ class _Checks:
                 if type(link.operator) not in (cst.Is, cst.IsNot, cst.In, cst.NotIn):
                     self.weak_meeting(node, [left, link.comparator])
                 left = link.comparator
+        if t is cst.Call and self.example(node.func) in (builtins.min, builtins.max) and len(
+                node.args) > 1 and not any(a.star or a.keyword is not None for a in node.args):
+            # `min(np.float32(a), y)` compares as `y < a` does: in float32 per example
+            self.weak_meeting(node, [a.value for a in node.args])
         if t is cst.Comparison and len(node.comparisons) > 1:
             # `a < b < c`: each operand after the second is evaluated only where the links
             # before it hold (`f != 0.0 < 1.0 / f` never divides by zero)
@@ -1137,6 +1141,23 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
     def __init__(self, checks: _Checks):
         self.checks = checks
         self.counted: set = set()       # the originals made ints here
+        # whether bools the same for every example, of the arguments, are used as numbers
+        # (`abs(b < 0.5)`, `-(n > 0)` of a shared `n`): computed on the Python numbers as
+        # they are, where numpy.vectorize's first example, NumPy bools, has another type
+        # (`np.True_ + np.True_` is True) or raises (`-np.True_`): the output types are
+        # learned from that example (`Generated.python_bools`), decided here once
+        self.shared: bool = False
+
+    def shared_bools(self, operands) -> bool:
+        """Whether ``operands`` are all the same for every example and Python bools of the
+        arguments (not literals: `True + True` is 2 in the first example too)."""
+        values = [self.checks.value(n) for n in operands]
+        if any(v is None or v.batched for v in values) or not all(
+                map(self.python_bool, operands)):
+            return False
+        if any(not v.exact for v in values):
+            self.shared = True
+        return True
 
     def python_bool(self, node) -> bool:
         if node in self.counted:
@@ -1180,9 +1201,10 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
 
     def leave_UnaryOperation(self, original_node, updated_node):
         # `-b`, `+b`, `~b`: ints in Python (NumPy raises for bool arrays; its `~` is `not`)
-        if type(original_node.operator) not in (cst.Minus, cst.Plus, cst.BitInvert) or \
-                not self.batched_bool(
-                original_node.expression):
+        if type(original_node.operator) not in (cst.Minus, cst.Plus, cst.BitInvert):
+            return updated_node
+        if not self.batched_bool(original_node.expression):
+            self.shared_bools([original_node.expression])
             return updated_node
         self.counted.add(original_node)
         return updated_node.with_changes(expression=_as_int(updated_node.expression))
@@ -1191,7 +1213,10 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         # `abs(b)`: an int in Python, a bool in NumPy: `int(b)`
         if self.checks.example(original_node.func) is not builtins.abs or len(
                 original_node.args) != 1 or original_node.args[0].keyword is not None or \
-                original_node.args[0].star or not self.batched_bool(original_node.args[0].value):
+                original_node.args[0].star:
+            return updated_node
+        if not self.batched_bool(original_node.args[0].value):
+            self.shared_bools([original_node.args[0].value])
             return updated_node
         self.counted.add(original_node)
         return _as_int(updated_node.args[0].value).with_changes(
@@ -1208,8 +1233,10 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             return updated_node
         operands = (original_node.target, original_node.value)
         values = [self.checks.value(n) for n in operands]
-        if not any(v is not None and v.batched for v in values) or not all(
-                map(self.python_bool, operands)):
+        if not any(v is not None and v.batched for v in values):
+            self.shared_bools(operands)
+            return updated_node
+        if not all(map(self.python_bool, operands)):
             return updated_node
         target = updated_node.target
         self.counted.add(original_node)
@@ -1225,6 +1252,7 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         operands = (original_node.left, original_node.right)
         values = [self.checks.value(n) for n in operands]
         if not any(v is not None and v.batched for v in values):
+            self.shared_bools(operands)
             return updated_node
         bools = [self.python_bool(n) for n in operands]
         if all(bools):
@@ -1261,6 +1289,8 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
         counting = _PythonBoolArithmetic(checks)
         counted = func.visit(counting)
+        if counting.shared:
+            ctx.module.python_bools = True
         if counting.counted:        # (analysed again: the operands are ints now)
             func = counted
             ctx.module.python_bools = True
