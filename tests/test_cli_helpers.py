@@ -439,3 +439,35 @@ def test_bound_closures_written_file_runs_as_the_original(tmp_path):
     assert runs[0].returncode == runs[1].returncode == 0, runs
     assert runs[0].stdout == runs[1].stdout and runs[0].stdout.count("\n") == 21, runs
     assert "ZeroDivisionError" in runs[0].stdout
+
+
+PER_EXAMPLE = '''\
+import numpy as np
+from vectorize import vectorize
+
+
+def h(x, fn=np.sin):
+    return fn(x)
+
+
+@vectorize
+def f(y: float):
+    return h(y) + 1.0
+'''
+
+
+def test_a_torch_file_running_a_piece_per_example_gives_an_empty_batch_its_result():
+    """`torch.stack` of the per-example results raised on an empty batch (no tensors to
+    stack), where the decorator returns an empty result: the written code gives an empty
+    tensor of the result's dtype then."""
+    torch = pytest.importorskip("torch")
+    outcome = rewrite_text(PER_EXAMPLE, "per_example.py", backend="torch")
+    assert not outcome.errors, [str(e) for e in outcome.errors]
+    assert len(outcome.warnings) == 1      # (`fn` runs per example)
+    module = _module(outcome.text)
+    reference = _reference(PER_EXAMPLE)
+    for x in (np.array([]), np.array([0.5]), np.array([0.0, -0.0, -1.5, 2.5, np.nan])):
+        got = module["f"](torch.tensor(x))
+        assert got.dtype == torch.float64 and got.shape == x.shape
+        want = reference["f"](x) if x.size else np.zeros(0)
+        np.testing.assert_array_equal(got.numpy(), want)
