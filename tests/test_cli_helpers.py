@@ -471,3 +471,25 @@ def test_a_torch_file_running_a_piece_per_example_gives_an_empty_batch_its_resul
         assert got.dtype == torch.float64 and got.shape == x.shape
         want = reference["f"](x) if x.size else np.zeros(0)
         np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_a_nested_def_the_file_cannot_name_is_a_located_error(tmp_path, monkeypatch):
+    """A nested `def` handed to a helper of another module that cannot take it (it reads `np`,
+    which that module does not bind) stays an argument of the call: an error saying so, the
+    file unchanged (not a written file that fails with NameError)."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sibling = f"cli_helpers_sibling_{next(_names)}"
+    (tmp_path / f"{sibling}.py").write_text("def apply2(x, g):\n    return g(x) * 2.0\n")
+    text = (f"import numpy as np\nfrom vectorize import vectorize\nfrom {sibling} import apply2"
+            "\n\n\n@vectorize\ndef f(y):\n    def g(t):\n        return np.cos(t)\n"
+            "    return apply2(y, g) + apply2(y, lambda t: t * y)\n")
+    outcome = rewrite_text(text, str(tmp_path / "nested_def.py"))
+    assert [e.reason for e in outcome.errors] == [
+        "the rewritten `f` would pass on `g`, a function defined in the body of a function of "
+        "this file, which the written file does not bind"]
+    assert outcome.errors[0].line == 7 and outcome.text == text
+    # the lambda alone (it reads `y` only) is bound into `apply2`'s batched version
+    outcome = rewrite_text(text.replace("apply2(y, g) + ", ""), str(tmp_path / "lam.py"))
+    assert not outcome.errors, [str(e) for e in outcome.errors]
+    x = np.array([0.5, -2.0])
+    np.testing.assert_array_equal(_module(outcome.text)["f"](x), x * x * 2.0)

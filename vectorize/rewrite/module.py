@@ -379,6 +379,13 @@ def _check_foreign_names(printed, namespace: dict, stmt, where: Located) -> None
             free = _globals_read(printed) if free is None else free
             if name not in free:
                 continue
+            code = getattr(value, "__code__", None)
+            if code is not None and code.co_filename == where.filename:
+                # (a nested `def` or a lambda of the marked function, made once as a helper)
+                raise where.error(stmt, f"the rewritten `{stmt.name}` would pass on `{name}`, "
+                                        "a function defined in the body of a function of "
+                                        "this file, which the written file does not bind",
+                                  f"define `{name}` at module level")
         raise where.error(stmt, f"`{stmt.name}` calls a function of another module that "
                                 f"reads `{name}`, a name of its own module; its batched "
                                 "version, written into this file, could not see it",
