@@ -25,6 +25,7 @@ from .body_constructs import (
     sums_as_loops,
     unroll_comprehensions,
 )
+from .body_constructs.helpers import helper_name
 from .body_sugar import (
     empty_range_loops,
     in_place_functions_as_methods,
@@ -279,12 +280,14 @@ def read_function(func) -> FunctionSource:
     if any(type(n) is cst.SimpleStatementSuite for n in statements(stripped)):
         stripped = rewrite(stripped, _IndentSuites())
     stripped, imports = hoist_imports(stripped, func)
+    unhoisted = stripped
     stripped, helpers = hoist_helpers(stripped, func, module, line_offset, col_offset,
                                       filename, set(imports))
     imports.update(helpers)
     # (before the closures are inlined: a closure handed to a helper is bound into a copy of
-    # it, and its other uses are then calls)
-    stripped, bound = bind_closure_arguments(stripped, func, imports)
+    # it, and its other uses are then calls; a hoisted one too, where a helper is handed it)
+    stripped, bound = bind_closure_arguments(stripped, func, imports, hoisted={
+        name: s for s in unhoisted.body.body for name in [helper_name(s)] if name in helpers})
     imports.update(bound)
     # (before the closures are inlined: a key of `max(..., key=f)` becomes calls `f(item)`)
     stripped = inline_statement_closures(inline_closures(keyed_extrema(stripped, func)))

@@ -156,8 +156,12 @@ class ModuleContext:
         if source is None:
             source = read_function(fn)
         if name is None:
-            name = self.function_names.fresh(source.name + (self.helper_suffix if node is not
-                                                            None else ""))
+            base = source.name
+            if self.helper_suffix and fn.__name__ == "<lambda>" and type(
+                    getattr(node, "func", None)) is cst.Name:
+                base = node.func.value      # (a file's `g = lambda ...`: `g_batched`)
+            name = self.function_names.fresh(base + (self.helper_suffix if node is not
+                                                     None else ""))
         else:
             self.function_names.taken.add(name)
         spec = _Spec(name, source=source)

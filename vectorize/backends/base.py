@@ -345,6 +345,11 @@ class Backend:
         """An array of a list of per-example results."""
         raise NotImplementedError
 
+    def array_of_lanes(self, items: str, lanes: str, dtype) -> str:
+        """`array_of` the list of one scalar of ``dtype`` per lane of the batched name
+        ``lanes``; with no lanes, an empty array of ``dtype`` where `array_of` would fail."""
+        return self.array_of(items)
+
     def dtype_code(self, dtype) -> str:
         """A NumPy dtype (the analysis' examples are NumPy values) in this namespace's
         spelling, exactly."""

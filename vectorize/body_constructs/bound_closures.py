@@ -23,7 +23,7 @@ _SCOPES = (cst.Lambda, cst.FunctionDef, cst.ClassDef, cst.ListComp, cst.SetComp,
 _serial = itertools.count(1)
 
 
-def bind_closure_arguments(tree: cst.FunctionDef, func, imported: dict):
+def bind_closure_arguments(tree: cst.FunctionDef, func, imported: dict, hoisted=None):
     """(the function with each call ``helper(..., f, ...)`` of one of the user's functions
     that is handed a closure ``f`` -- a nested ``def`` or ``name = lambda`` of the body's top
     level, or a ``lambda`` written in the call -- replaced by a call of ``helper`` bound to
@@ -38,7 +38,9 @@ def bind_closure_arguments(tree: cst.FunctionDef, func, imported: dict):
     closure with the other parameters only and the value cannot change between the
     closure's definition and the call. Anything else (a helper that is itself a closure, a
     closure reading names the body imports or other closures, a call under a nested scope)
-    stays as it is, and is refused where it is used."""
+    stays as it is, and is refused where it is used. ``hoisted``: the nested ``def`` s and
+    ``name = lambda`` statements `hoist_helpers` took out of the body (name -> statement),
+    bound as the others are (their batched copies read no name the file would lack)."""
     from ..liveness import writes
     tree = _aliases_replaced(tree)
     body = list(tree.body.body)
@@ -60,6 +62,9 @@ def bind_closure_arguments(tree: cst.FunctionDef, func, imported: dict):
                                     for s in body) == 1:
             closures[name] = (index, stmt if type(stmt) is cst.FunctionDef
                               else stmt.body[0].value)
+    for name, stmt in (hoisted or {}).items():
+        # (read nowhere before their definition, which `hoist_helpers` took out: before all)
+        closures[name] = (-1, stmt if type(stmt) is cst.FunctionDef else stmt.body[0].value)
     context = _Context(func, imported, outer, closures, body)
     made: dict = {}
     replacements: dict = {}

@@ -434,6 +434,11 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             target = cst.Tuple([cst.Element(cst.Name(v)) for v in loop_vars], lpar=[], rpar=[])
             source = cst.Call(cst.Name("zip"), args=[cst.Arg(i) for i in iterables])
         comp = cst.ListComp(elt=call, for_in=cst.CompFor(target=target, iter=source))
+        result = self.value(original)
+        if type(iterables[0]) is cst.Name and getattr(result, "rank", None) == 0 and \
+                result.dtype is not None and result.dtype.kind in "biufc":
+            return expr(self.prims.array_of_lanes("{comp}", iterables[0].value, result.dtype),
+                        comp=comp)
         return expr(self.prims.array_of("{comp}"), comp=comp)
 
     def leave_AugAssign(self, original_node, updated_node):

@@ -369,13 +369,42 @@ def _check(the_plan, printed, stmt, where: Located) -> None:
 def _check_foreign_names(printed, namespace: dict, stmt, where: Located) -> None:
     """A helper from another module reads that module's globals; its batched version, written
     into this file, would read this file's."""
+    free = None
     for scope, name, value in printed.guards:
-        if scope is not namespace and not isinstance(value, types.ModuleType):
-            raise where.error(stmt, f"`{stmt.name}` calls a function of another module that "
-                                    f"reads `{name}`, a name of its own module; its batched "
-                                    "version, written into this file, could not see it",
-                              f"pass `{name}` as a parameter, or copy the function into "
-                              "this file")
+        if scope is namespace or isinstance(value, types.ModuleType):
+            continue
+        if isinstance(value, types.FunctionType):
+            # a function the code no longer names (its calls are of its batched version,
+            # written into this file: a closure bound into a helper, a nested `def`)
+            free = _globals_read(printed) if free is None else free
+            if name not in free:
+                continue
+            code = getattr(value, "__code__", None)
+            if code is not None and code.co_filename == where.filename:
+                # (a nested `def` or a lambda of the marked function, made once as a helper)
+                raise where.error(stmt, f"the rewritten `{stmt.name}` would pass on `{name}`, "
+                                        "a function defined in the body of a function of "
+                                        "this file, which the written file does not bind",
+                                  f"define `{name}` at module level")
+        raise where.error(stmt, f"`{stmt.name}` calls a function of another module that "
+                                f"reads `{name}`, a name of its own module; its batched "
+                                "version, written into this file, could not see it",
+                          f"pass `{name}` as a parameter, or copy the function into this "
+                          "file")
+
+
+def _globals_read(printed) -> set:
+    """The names the generated functions read as globals (or builtins)."""
+    import symtable
+    out: set = set()
+    for _, text in printed.functions:
+        stack = list(symtable.symtable(text, "<generated>", "exec").get_children())
+        while stack:
+            table = stack.pop()
+            out |= {s.get_name() for s in table.get_symbols()
+                    if s.is_referenced() and s.is_global()}
+            stack += table.get_children()
+    return out
 
 
 def _replacement(the_plan, printed, original: cst.FunctionDef, stmt, context, emitted: set,

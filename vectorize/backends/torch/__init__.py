@@ -213,6 +213,13 @@ class TorchBackend(Backend):
     def array_of(self, items: str) -> str:
         return f"torch.stack([torch.as_tensor(item) for item in {items}])"
 
+    def array_of_lanes(self, items: str, lanes: str, dtype) -> str:
+        # (torch.stack of no tensors raises: an empty batch gives an empty result)
+        if not self.supports_dtype(dtype):
+            return self.array_of(items)
+        return (f"({self.array_of(items)} if len({lanes}) else "
+                f"torch.empty(0, dtype={self.dtype_code(dtype)}, device={lanes}.device))")
+
     def lanes_index(self, x: str) -> str:
         return f"torch.arange(len({x}), device={x}.device)"
 
