@@ -785,15 +785,12 @@ def in_place_functions_as_methods(tree: cst.FunctionDef, func, imports: dict) ->
     place: its name ends in ``_`` and tensors have the method of that name) as the method
     call ``x.clamp_min_(v)``, which PyTorch defines as the same operation: the analysis
     checks and batches the in-place method (`analysis.aliasing`)."""
-    import sys
-    torch = sys.modules.get("torch")
-    if torch is None:
-        return tree
     calls = [n for n in by_type(tree).get(cst.Call, ())
              if type(n.func) is cst.Attribute and n.func.attr.value.endswith("_")
              and not n.func.attr.value.endswith("__")]
     if not calls:
         return tree
+    from .backends import in_place_method
     from .liveness import bound_names
     assigned = bound_names(tree)
 
@@ -809,8 +806,7 @@ def in_place_functions_as_methods(tree: cst.FunctionDef, func, imports: dict) ->
             if node.value in imports else lookup(func, node.value)
         for attr in reversed(names):
             value = getattr(value, attr, None)
-        return found and value is not None and getattr(torch, name, None) is value \
-            and callable(getattr(torch.Tensor, name, None))
+        return found and value is not None and in_place_method(value) == name
 
     def method_call(call):
         if not call.args or call.args[0].keyword is not None or call.args[0].star or \

@@ -67,6 +67,16 @@ def owns_instance(value) -> bool:
     return any(backend.owns_instance(value) for backend in _others())
 
 
+def in_place_method(fn) -> str | None:
+    """The method of another backend's arrays that does in place what its library's function
+    ``fn`` does to its first argument (`Backend.in_place_method`), else None."""
+    for backend in _others():
+        found = backend.in_place_method(fn)
+        if found is not None:
+            return found
+    return None
+
+
 def grad_transform(fn):
     """``(f, argnums, has_aux, with_value)`` where ``fn`` is another backend's gradient
     transform of ``f`` (`Backend.grad_transform`: ``torch.func.grad(f)``), else None."""

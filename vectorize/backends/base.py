@@ -78,6 +78,9 @@ class Backend:
     weak_python_numbers = False  # per example a Python number meeting a narrow float keeps
     #                          the narrow type (NEP 50), which `vmap` must reproduce where its
     #                          batch holds the numbers as float64 (`rules.operators`)
+    scalar_tail = False      # a compacted loop's last few lanes may finish in Python floats
+    #                          (`passes.compact`): its float64 arithmetic is IEEE's, bit for
+    #                          bit what Python's floats give
     dtypes: frozenset[str] | None = None    # the NumPy dtype names it computes in (None: all)
     # how to draw random numbers for every example instead of Python's `random` (its
     # refusal says it)
@@ -214,6 +217,13 @@ class Backend:
         folder = os.path.dirname(getattr(library, "__file__", None) or "")
         return bool(folder) and code is not None and code.co_filename.startswith(
             folder + os.sep)
+
+    def in_place_method(self, fn) -> str | None:
+        """The name of the method of the library's arrays that does what the library's
+        function ``fn`` does in place to its first argument (``torch.clamp_min_(x, v)`` is
+        ``x.clamp_min_(v)``), None where there is none. The library is not imported to
+        tell."""
+        return None
 
     def owns_instance(self, value) -> bool:
         """Whether ``value`` is a callable object of the library (a ``torch.nn.Module``):

@@ -284,7 +284,7 @@ class _Compact(cst.CSTTransformer):
         raise or warn as before.
         ``body``: the loop's statements as `_local` renamed them, before their merges."""
         prims = self.prims
-        if prims.name != "numpy" or not self.quiet or self.loops:
+        if not self.ctx.registry.backend.scalar_tail or not self.quiet or self.loops:
             return None
         values = BatchedLoopFacts.get(self.ctx).values.get(active, {})
         kinds = {local[active]: "b"}

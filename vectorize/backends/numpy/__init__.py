@@ -23,6 +23,7 @@ class NumpyBackend(Backend):
     string_arrays = True
     masked_writes = True
     weak_python_numbers = True
+    scalar_tail = True
 
     def build_registry(self):
         from ...rules.registry import Registry

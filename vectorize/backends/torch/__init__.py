@@ -99,6 +99,16 @@ class TorchBackend(Backend):
     def owns_instance(self, value) -> bool:
         return is_module(value)
 
+    def in_place_method(self, fn) -> str | None:
+        import sys
+        torch = sys.modules.get("torch")
+        name = getattr(fn, "__name__", "")
+        if torch is None or not name.endswith("_") or name.endswith("__"):
+            return None
+        if getattr(torch, name, None) is fn and callable(getattr(torch.Tensor, name, None)):
+            return name
+        return None
+
     def grad_transform(self, fn):
         return grad_transform(fn)
 
