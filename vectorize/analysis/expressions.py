@@ -16,6 +16,7 @@ import numpy as np
 from .. import backends
 from ..abstract import (
     MIXED_KINDS,
+    MIXED_PARTS,
     UNKNOWN,
     TupleValue,
     Value,
@@ -322,6 +323,13 @@ class Expressions:
         if any(e is UNKNOWN for e in examples):
             return UNKNOWN
         try:
+            out = fn(*examples)
+        except Exception:   # noqa: BLE001 -- decided below
+            out = _NOT_COMPUTED
+        if out is not _NOT_COMPUTED:
+            self._lane_types(fn, args, out, node, what)
+            return out
+        try:
             try:
                 return fn(*examples)
             except TypeError:
@@ -343,6 +351,52 @@ class Expressions:
         except Exception:
             pass
         return UNKNOWN
+
+    def _lane_types(self, fn, args, out, node, what):
+        """A batched operation on a value that is different kinds of number on different
+        lanes (`abstract.MIXED_PARTS`: ``r = x`` of a uint32 on some, ``r = 2.0`` on others):
+        the batch computes every lane in the joined type, each example in its own. Where
+        that type decides the outcome, rejected: an operation that raises for one lane type
+        (``r ** -1`` of a NumPy int, ``np.sign`` of a bool), or gives a narrower float
+        (``np.exp`` of an int16: float32) or a NumPy int narrower than int64 (which wraps
+        where the joined float does not) than the joined type's result."""
+        mixed = [i for i, a in enumerate(args) if isinstance(a, Value) and a in MIXED_PARTS]
+        if not mixed or getattr(self, "python_semantics", None):
+            return      # (`vectorize`: the lanes hold Python numbers, `python_raises`)
+            return
+        joined = np.asarray(out).dtype if isinstance(out, (np.generic, np.ndarray, int,
+                                                           float, complex)) else None
+        for i in mixed:
+            for part in MIXED_PARTS[args[i]]:
+                one = _one_like(part)
+                examples = [one if j == i else a.example for j, a in enumerate(args)]
+                problem = None
+                try:
+                    with np.errstate(all="ignore"):
+                        lane = fn(*examples)
+                except (TypeError, ValueError, OverflowError) as exc:
+                    problem = f"raises {type(exc).__name__} ({exc})"
+                except Exception:
+                    continue
+                else:
+                    dtype = getattr(lane, "dtype", None)
+                    if joined is None or dtype is None or dtype == joined or (
+                            np.asarray(lane).ndim != 0):
+                        continue
+                    if dtype.kind in "fc" and joined.kind in "fc" and (
+                            dtype.itemsize < joined.itemsize):
+                        problem = f"computes in {dtype} (the batch: {joined})"
+                    elif dtype.kind in "iu" and dtype.itemsize < 8 and joined.kind in "fc" \
+                            and getattr(fn, "__name__", None) in _WRAPPING:
+                        problem = f"computes in {dtype}, which may wrap (the batch: {joined})"
+                if problem is not None:
+                    lane_type = getattr(part, "dtype", None) or type(part).__name__
+                    raise Unsupported(
+                        f"{what()} of a per-example value whose type differs between lanes "
+                        f"({lane_type} on some): as {lane_type} it {problem}, while the "
+                        "batch computes every lane in the joined type", node,
+                        "give the value one type on every path (e.g. float(...) or "
+                        "np.float64(...) where it is assigned)")
 
     @staticmethod
     def container_truth(value):
@@ -992,3 +1046,24 @@ def _float_presentation(part) -> bool:
         return False
     text = "".join(p.value for p in spec)
     return bool(text) and text[-1] in "eEfFgG%"
+
+
+_NOT_COMPUTED = object()
+
+
+# operations whose int result can wrap (`Expressions._lane_types`): operators, `abs` and
+# the ufuncs of the same arithmetic
+_WRAPPING = frozenset({
+    "add", "sub", "mul", "pow", "lshift", "neg", "floordiv", "abs", "absolute", "negative",
+    "subtract", "multiply", "power", "square", "left_shift", "floor_divide"})
+
+
+def _one_like(example):
+    """1 in the type of ``example`` (a lane type of a mixed value): the operation's outcome
+    for the type, not for the representative's value."""
+    if isinstance(example, (bool, np.bool_)):
+        return type(example)(True)
+    try:
+        return type(example)(1)
+    except Exception:   # noqa: BLE001 -- keep the representative
+        return example
