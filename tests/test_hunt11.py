@@ -89,10 +89,20 @@ def _shared_power(x, a):
     return r
 
 
+def _power_in_elif_test(x):
+    r = x
+    if x != x:
+        r = 1.0
+    elif (-0.0 ** -1) > 0 and x < 3:
+        r = x - 1
+    return r
+
+
 @pytest.mark.parametrize("f", [_power_then_if, _pow_call_then_if, _overflow_then_if,
-                               _power_in_branch, _power_in_masked_loop, _power_not_raising])
+                               _power_in_branch, _power_in_masked_loop, _power_not_raising,
+                               _power_in_elif_test])
 @pytest.mark.parametrize("x", [np.array([1.0, -1.0, 3.0, -0.0, 2.5]), np.array([-1.0]),
-                               np.array([-2.0, -0.5])])
+                               np.array([-2.0, -0.5]), np.array([np.nan, np.nan])])
 def test_python_number_operation_every_example_runs_raises(f, x):
     # was inf on every lane the `if` does not take (vectorize raised already)
     expected = _loop(f, x)
@@ -100,6 +110,15 @@ def test_python_number_operation_every_example_runs_raises(f, x):
         _agrees(lambda: vmap(f)(x), expected)
     _agrees(lambda: vectorize(f, fallback="error")(x),
             expected if isinstance(expected, type) else expected.astype(float))
+
+
+def test_python_number_operation_every_example_runs_decides_no_test():
+    # `(-0.0 ** -1) > 0` in an `elif`: the second `python_conditions` pass (after the
+    # merges) took NumPy's -inf as the test's exact value and dropped the branch, with the
+    # raise Python makes on every lane that gets there
+    x = np.array([1.0, np.nan, 2.0])
+    _agrees(lambda: vmap(_power_in_elif_test)(x), ZeroDivisionError)
+    np.testing.assert_array_equal(vmap(_power_in_elif_test)(np.array([np.nan])), [1.0])
 
 
 def test_shared_python_float_power_overflow_raises():
@@ -170,7 +189,15 @@ def _float_lane_count(x, y):
     return r * 2
 
 
+def _remainder_of_choice(x, y):
+    r = x
+    if y > 0:
+        r = y * 0.5
+    return r % x
+
+
 @pytest.mark.parametrize("f, x", [
+    (_remainder_of_choice, np.array([0, 2, 3])),      # int64 % 0 is 0, float64's nan
     (_max_power, np.array([1, 5, 3], np.uint32)),     # the uint32 lanes raise
     (_max_power, np.array([1, 5, 3], np.int64)),      # the int64 lanes raise
     (_sign_of_choice, np.array([True, False, True])),  # np.sign of a bool raises

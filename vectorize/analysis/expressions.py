@@ -389,6 +389,10 @@ class Expressions:
                     elif dtype.kind in "iu" and dtype.itemsize < 8 and joined.kind in "fc" \
                             and getattr(fn, "__name__", None) in _WRAPPING:
                         problem = f"computes in {dtype}, which may wrap (the batch: {joined})"
+                    elif dtype.kind in "iu" and joined.kind in "fc" and getattr(
+                            fn, "__name__", None) in _INT_DIVISION:
+                        problem = (f"computes in {dtype}, where a zero divisor gives 0 (the "
+                                   f"batch: {joined}, nan)")
                 if problem is not None:
                     lane_type = getattr(part, "dtype", None) or type(part).__name__
                     raise Unsupported(
@@ -434,10 +438,13 @@ class Expressions:
                 scalar = _numpy_scalar_for(operator, left, right)
                 if scalar is not None:
                     # runs on every lane (both branches of a per-example `if`, a masked
-                    # loop's body): lanes that skip it in the scalar code must not raise
+                    # loop's body): lanes that skip it in the scalar code must not raise;
+                    # where Python raises for these numbers, NumPy's value is no exact one
+                    # (no pass may decide a test from it: `python_raises` checks it)
                     self.numpy_scalar_ops[node] = scalar
+                    raises = _evaluate(fn, left.example, right.example) is UNKNOWN
                     return unbatched(_evaluate(fn, left.example, scalar(right.example)),
-                                     all_exact(left, right))
+                                     all_exact(left, right) and not raises)
             return unbatched(_evaluate_inexact(fn, left, right), all_exact(left, right))
         if type(operator) in (cst.MatrixMultiply, cst.MatrixMultiplyAssign):
             if left.rank == 0 or right.rank == 0:
@@ -1056,6 +1063,9 @@ _NOT_COMPUTED = object()
 _WRAPPING = frozenset({
     "add", "sub", "mul", "pow", "lshift", "neg", "floordiv", "abs", "absolute", "negative",
     "subtract", "multiply", "power", "square", "left_shift", "floor_divide"})
+
+# ... and those whose int result differs from the float one for a zero divisor
+_INT_DIVISION = frozenset({"floordiv", "mod", "floor_divide", "remainder", "fmod", "divmod"})
 
 
 def _one_like(example):
