@@ -1073,6 +1073,8 @@ def _one_like(example):
     for the type, not for the representative's value."""
     if isinstance(example, (bool, np.bool_)):
         return type(example)(True)
+    if not isinstance(example, (int, float, complex, np.number)):
+        return example
     try:
         return type(example)(1)
     except Exception:   # noqa: BLE001 -- keep the representative
