@@ -48,6 +48,28 @@ int and a float, a bool and an int): their joined type is not each lane's, which
 and f-strings without a float presentation type show (`analysis.expressions.string_piece`)."""
 
 
+MIXED_PARTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""For a per-example value that is different kinds of number on different lanes (`join`,
+`min`/`max` of an int and a float): an example of each lane type it joins (one per type),
+which `analysis.expressions` computes an operation of on its own (`lane_types_differ`)."""
+
+
+def note_mixed_parts(joined, *values) -> None:
+    """Record the lane types of ``joined`` from the values it joins (their own parts, or
+    their examples)."""
+    parts = {}
+    for value in values:
+        for example in MIXED_PARTS.get(value, (getattr(value, "example", value),)):
+            if example is UNKNOWN or _number_kind(example) is None:
+                return
+            parts.setdefault((type(example), getattr(example, "dtype", None)), example)
+    if len(parts) > 1:
+        try:
+            MIXED_PARTS[joined] = tuple(parts.values())
+        except TypeError:
+            pass
+
+
 def mixed_kinds(a, b) -> bool:
     """Whether examples ``a`` and ``b`` are different kinds of number (bool, int, float,
     complex) per example."""
@@ -279,10 +301,12 @@ def join(a, b, *, force_batched: bool = False):
             # (force_batched: the lanes take different paths; on a path every lane takes,
             # such as a loop every example runs as often, each lane has the batch's type)
             MIXED_KINDS.add(joined)
+            note_mixed_parts(joined, a, b)
         return joined
     if a in MIXED_KINDS or b in MIXED_KINDS:
         joined = batched_like(a.example)
         MIXED_KINDS.add(joined)
+        note_mixed_parts(joined, a, b)
         return joined
     return batched_like(join_examples(a.example, b.example))
 

@@ -163,7 +163,10 @@ class Calls:
                                            *args)
                 if scalar is not None:
                     self.numpy_scalar_ops[node] = scalar
-                    args = [args[0], unbatched(scalar(args[1].example), args[1].exact)]
+                    # (where Python raises for these numbers, NumPy's value is no exact one)
+                    raises = _evaluate(fn, args[0].example, args[1].example) is UNKNOWN
+                    args = [args[0], unbatched(scalar(args[1].example),
+                                               args[1].exact and not raises)]
             if func.known and (fn in PURE_BUILTINS or self.registry.knows(fn)
                                or isinstance(fn, np.ufunc) or _pure_numpy(fn)
                                or pure_method(fn)):

@@ -9,7 +9,7 @@ import contextvars
 import libcst as cst
 import numpy as np
 
-from ..abstract import MIXED_KINDS, TupleValue, Value, join, mixed_kinds
+from ..abstract import MIXED_KINDS, TupleValue, Value, join, mixed_kinds, note_mixed_parts
 from ..errors import Unsupported
 
 
@@ -63,6 +63,7 @@ def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
                 # a loop's carry: the batch holds the joined type, each example the type of
                 # its last pass (or the entry's where it never runs)
                 MIXED_KINDS.add(out.values[name])
+                note_mixed_parts(out.values[name], va, vb)
         else:
             out.values[name] = a.values.get(name, b.values.get(name))
             out.unbound.add(name)

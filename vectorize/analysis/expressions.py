@@ -16,6 +16,7 @@ import numpy as np
 from .. import backends
 from ..abstract import (
     MIXED_KINDS,
+    MIXED_PARTS,
     UNKNOWN,
     TupleValue,
     Value,
@@ -322,6 +323,13 @@ class Expressions:
         if any(e is UNKNOWN for e in examples):
             return UNKNOWN
         try:
+            out = fn(*examples)
+        except Exception:   # noqa: BLE001 -- decided below
+            out = _NOT_COMPUTED
+        if out is not _NOT_COMPUTED:
+            self._lane_types(fn, args, out, node, what)
+            return out
+        try:
             try:
                 return fn(*examples)
             except TypeError:
@@ -343,6 +351,56 @@ class Expressions:
         except Exception:
             pass
         return UNKNOWN
+
+    def _lane_types(self, fn, args, out, node, what):
+        """A batched operation on a value that is different kinds of number on different
+        lanes (`abstract.MIXED_PARTS`: ``r = x`` of a uint32 on some, ``r = 2.0`` on others):
+        the batch computes every lane in the joined type, each example in its own. Where
+        that type decides the outcome, rejected: an operation that raises for one lane type
+        (``r ** -1`` of a NumPy int, ``np.sign`` of a bool), or gives a narrower float
+        (``np.exp`` of an int16: float32) or a NumPy int narrower than int64 (which wraps
+        where the joined float does not) than the joined type's result."""
+        mixed = [i for i, a in enumerate(args) if isinstance(a, Value) and a in MIXED_PARTS]
+        if not mixed or getattr(self, "python_semantics", None):
+            return      # (`vectorize`: the lanes hold Python numbers, `python_raises`)
+            return
+        joined = np.asarray(out).dtype if isinstance(out, (np.generic, np.ndarray, int,
+                                                           float, complex)) else None
+        for i in mixed:
+            for part in MIXED_PARTS[args[i]]:
+                one = _one_like(part)
+                examples = [one if j == i else a.example for j, a in enumerate(args)]
+                problem = None
+                try:
+                    with np.errstate(all="ignore"):
+                        lane = fn(*examples)
+                except (TypeError, ValueError, OverflowError) as exc:
+                    problem = f"raises {type(exc).__name__} ({exc})"
+                except Exception:
+                    continue
+                else:
+                    dtype = getattr(lane, "dtype", None)
+                    if joined is None or dtype is None or dtype == joined or (
+                            np.asarray(lane).ndim != 0):
+                        continue
+                    if dtype.kind in "fc" and joined.kind in "fc" and (
+                            dtype.itemsize < joined.itemsize):
+                        problem = f"computes in {dtype} (the batch: {joined})"
+                    elif dtype.kind in "iu" and dtype.itemsize < 8 and joined.kind in "fc" \
+                            and getattr(fn, "__name__", None) in _WRAPPING:
+                        problem = f"computes in {dtype}, which may wrap (the batch: {joined})"
+                    elif dtype.kind in "iu" and joined.kind in "fc" and getattr(
+                            fn, "__name__", None) in _INT_DIVISION:
+                        problem = (f"computes in {dtype}, where a zero divisor gives 0 (the "
+                                   f"batch: {joined}, nan)")
+                if problem is not None:
+                    lane_type = getattr(part, "dtype", None) or type(part).__name__
+                    raise Unsupported(
+                        f"{what()} of a per-example value whose type differs between lanes "
+                        f"({lane_type} on some): as {lane_type} it {problem}, while the "
+                        "batch computes every lane in the joined type", node,
+                        "give the value one type on every path (e.g. float(...) or "
+                        "np.float64(...) where it is assigned)")
 
     @staticmethod
     def container_truth(value):
@@ -380,10 +438,13 @@ class Expressions:
                 scalar = _numpy_scalar_for(operator, left, right)
                 if scalar is not None:
                     # runs on every lane (both branches of a per-example `if`, a masked
-                    # loop's body): lanes that skip it in the scalar code must not raise
+                    # loop's body): lanes that skip it in the scalar code must not raise;
+                    # where Python raises for these numbers, NumPy's value is no exact one
+                    # (no pass may decide a test from it: `python_raises` checks it)
                     self.numpy_scalar_ops[node] = scalar
+                    raises = _evaluate(fn, left.example, right.example) is UNKNOWN
                     return unbatched(_evaluate(fn, left.example, scalar(right.example)),
-                                     all_exact(left, right))
+                                     all_exact(left, right) and not raises)
             return unbatched(_evaluate_inexact(fn, left, right), all_exact(left, right))
         if type(operator) in (cst.MatrixMultiply, cst.MatrixMultiplyAssign):
             if left.rank == 0 or right.rank == 0:
@@ -992,3 +1053,29 @@ def _float_presentation(part) -> bool:
         return False
     text = "".join(p.value for p in spec)
     return bool(text) and text[-1] in "eEfFgG%"
+
+
+_NOT_COMPUTED = object()
+
+
+# operations whose int result can wrap (`Expressions._lane_types`): operators, `abs` and
+# the ufuncs of the same arithmetic
+_WRAPPING = frozenset({
+    "add", "sub", "mul", "pow", "lshift", "neg", "floordiv", "abs", "absolute", "negative",
+    "subtract", "multiply", "power", "square", "left_shift", "floor_divide"})
+
+# ... and those whose int result differs from the float one for a zero divisor
+_INT_DIVISION = frozenset({"floordiv", "mod", "floor_divide", "remainder", "fmod", "divmod"})
+
+
+def _one_like(example):
+    """1 in the type of ``example`` (a lane type of a mixed value): the operation's outcome
+    for the type, not for the representative's value."""
+    if isinstance(example, (bool, np.bool_)):
+        return type(example)(True)
+    if not isinstance(example, (int, float, complex, np.number)):
+        return example
+    try:
+        return type(example)(1)
+    except Exception:   # noqa: BLE001 -- keep the representative
+        return example

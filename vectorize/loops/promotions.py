@@ -21,6 +21,7 @@ from ..abstract import Value
 from ..errors import Unsupported
 from ..liveness import liveness_of, reads
 from ..passes.records import MaskedLoopFacts
+from ..rules.operators import refuse_wrapping_constant
 from ..syntax.templates import expr
 from .carries import carries_needed, flows_into, needs_promotion, promoted_value
 from .placeholders import has_literal, literal_for
@@ -159,6 +160,15 @@ class Promotions:
                               self._user_node(at, name),
                               "give it the same shape on every path (start it as an array "
                               "of that shape)")
+        if isinstance(start, Value) and start.exact and not start.batched:
+            # `r = -2` before a loop that makes it a uint64 on some lanes: per example the
+            # lanes that keep it hold -2 itself; the batch's array of the joined dtype
+            # cannot (`np.full` raises, or wraps in a narrower float: inf)
+            try:
+                refuse_wrapping_constant(start, value)
+            except Unsupported as problem:
+                problem.node = problem.node or self._user_node(at, name)
+                raise
         ones = ", 1" * (value.rank - rank)
         if rank == 0:
             shape = "({n}" + ones + ")" if ones else "{n}"

@@ -48,6 +48,7 @@ import numpy as np
 
 from ..abstract import Value
 from ..analysis import ranges
+from ..analysis.float_semantics import numpy_scalar_for
 from ..analysis.python_numbers import PythonNumbers
 from ..errors import Unsupported
 from ..liveness import reads, writes
@@ -111,6 +112,9 @@ class _Checks:
         # them (`make_ranges`): a divisor never 0 needs no check
         self.make_ranges = None
         self._ranges = False
+        # the analyses after the merges compute operations on Python numbers that may raise
+        # on NumPy scalars (`FunctionJob.branches_per_example`, a helper)
+        self.speculative = False
 
     # ---------------------------------------------------------------- provenance
     def numpy_valued(self, node, seen=frozenset()) -> bool:
@@ -226,7 +230,7 @@ class _Checks:
         for check in self.checks_of(node):
             if check.divisor is not None and self.nonzero(check.divisor, guards, facts) or \
                     self.refuted(check, guards, facts) or self.proved(check) or \
-                    self.computed_by_python(check):
+                    self.computed_by_python(check, node):
                 continue
             out.append((check, guards))
             self.assume(check, guards)
@@ -274,16 +278,40 @@ class _Checks:
             test = f"not {float(info.min - 1)!r} < {{x}} < {float(info.max + 1)!r}"
         return [python_errors.Check("OverflowError", _CAST_MESSAGE, test, {"x": node})]
 
-    def computed_by_python(self, check) -> bool:
+    def computed_by_python(self, check, node=None) -> bool:
         """`vmap`: whether the check is about an operation the generated code leaves to
         Python itself, on the same Python numbers (its operands are the same for every
         example: ``len(v) ** 2``), which raises or computes exactly as the loop does. A zero
-        divisor is still checked (a shared divisor under a per-example condition becomes a
-        NumPy scalar, so that lanes Python keeps out cannot raise)."""
-        if self.python is None or check.divisor is not None:
+        divisor is still checked, and so is every operation the analysis computes on NumPy
+        scalars (`analysis.numpy_scalar_ops`: once a per-example ``if`` is a merge, every
+        lane runs it, so that lanes Python keeps out cannot raise; ``0.0 ** -1`` there
+        gives inf where Python, running it on every example, raises)."""
+        if self.python is None or check.divisor is not None or (
+                node is not None and self.numpy_scalar_op(node)):
             return False
         values = [self.value(n) for n in check.nodes.values()]
         return all(v is not None and not v.batched for v in values)
+
+    def numpy_scalar_op(self, node) -> bool:
+        """Whether the analysis of the code after the merges computes the operation
+        ``node`` on NumPy scalars (`analysis.float_semantics.numpy_scalar_for`): where this
+        pass's analysis ran before the first merge (``speculative`` is what the later ones
+        run with), from the operands' values here, not from a node of a later tree."""
+        if node in self.analysis.numpy_scalar_ops:
+            return True
+        if not self.speculative:
+            return False
+        if type(node) is cst.BinaryOperation:
+            operator, nodes = node.operator, [node.left, node.right]
+        elif type(node) is cst.Call and len(node.args) == 2 and not any(
+                a.keyword is not None or a.star for a in node.args) and \
+                self.example(node.func) in (builtins.pow, builtins.divmod):
+            operator = cst.Power() if self.example(node.func) is builtins.pow else cst.Modulo()
+            nodes = [a.value for a in node.args]
+        else:
+            return False
+        values = [self.value(n) for n in nodes]
+        return None not in values and numpy_scalar_for(operator, *values) is not None
 
     # ---------------------------------------------------------------- int ranges
     def assume(self, check, guards) -> None:
@@ -1298,6 +1326,8 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
             checks = _Checks(analysis, func, numpy_scalars,
                              getattr(ctx, "python_params", frozenset()))
     checks.types_only = getattr(semantics, "types_only", False)
+    checks.speculative = bool(getattr(ctx, "helper", False)
+                              or getattr(ctx, "branches_per_example", False))
     checks.narrow_ints = ctx.registry.backend.weak_python_numbers
     checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
     checks.make_ranges = lambda: ranges.of_function(

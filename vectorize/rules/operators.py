@@ -271,7 +271,7 @@ def where(test, tv, body, bv, orelse, ov, backend, blend=False) -> cst.BaseExpre
 
 
 def _refuse_wrapping(site: Site, a, b) -> None:
-    """`_refuse_wrapping_constant` both ways, item by item of tuples (not for the code
+    """`refuse_wrapping_constant` both ways, item by item of tuples (not for the code
     `vectorize` makes only to learn numpy.vectorize's output types: `Site.types_only`)."""
     if site.types_only:
         return
@@ -279,11 +279,11 @@ def _refuse_wrapping(site: Site, a, b) -> None:
         for x, y in zip(a.items, b.items):
             _refuse_wrapping(site, x, y)
         return
-    _refuse_wrapping_constant(a, b)
-    _refuse_wrapping_constant(b, a)
+    refuse_wrapping_constant(a, b)
+    refuse_wrapping_constant(b, a)
 
 
-def _refuse_wrapping_constant(constant, other) -> None:
+def refuse_wrapping_constant(constant, other) -> None:
     """Refuse a merge of a number the same for every example (a Python int or float) with
     per-example numbers of a fixed-width dtype that cannot hold it: the array library
     takes the number as of that dtype (NEP 50's weak scalars) and ``np.where`` wraps it

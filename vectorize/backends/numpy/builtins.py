@@ -9,7 +9,7 @@ import dataclasses
 import libcst as cst
 import numpy as np
 
-from ...abstract import TupleValue, Value, batched_like, note_mixed_types
+from ...abstract import TupleValue, Value, batched_like, note_mixed_parts, note_mixed_types
 from ...errors import Unsupported
 from ...rules.families import elementwise, padded_args, real_operands
 from ...rules.registry import Registry, Rule, Site, default_infer, evaluate, result_value
@@ -64,7 +64,10 @@ def _infer_minmax(op: str):
             out = examples[0]
             for nxt in examples[1:]:
                 out = evaluate(ufunc, nxt, out)
-            return result_value(out)
+            result = result_value(out)
+            if getattr(result, "batched", False):
+                note_mixed_parts(result, *site.args)
+            return result
         return default_infer(site)
     return infer
 
