@@ -57,6 +57,12 @@ TORCH_REFUSED: dict[str, str] = {
     # `max`/`min` of one list or tuple of per-example values (NumPy's `builtin.reduce_list`)
     **dict.fromkeys(["max([f,f,0.5])", "min((i,i))"],
                     "of one per-example tensor or with keywords"),
+    # an int (bool) on some lanes, a float on others, plus a Python float: per example
+    # PyTorch computes the int lanes in its default float32 (2**24 + 1 becomes 2**24), the
+    # batch every lane in float64 (`abstract.MIXED_PARTS`)
+    **dict.fromkeys(["(iandf)+0.0", "(fandi)+0.0", "(bandf)+0.0", "(fandb)+0.0", "(iorf)+0.0",
+                     "(fori)+0.0", "(borf)+0.0", "(forb)+0.0", "(iorfori)+0.0",
+                     "(iifbelsef)+0.0"], "whose type differs between lanes"),
     "python_divmod_in_a_branch": "of Python numbers in code that runs on every",
     "python_int_floor_division_in_a_branch": "of Python integers",
 }
