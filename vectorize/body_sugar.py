@@ -727,17 +727,8 @@ def ufunc_out_as_write(tree: cst.FunctionDef, func, imports: dict) -> cst.Functi
 
     def ufunc_of(node):
         import numpy as np
-        names = []
-        while type(node) is cst.Attribute:
-            names.append(node.attr.value)
-            node = node.value
-        if type(node) is not cst.Name or node.value in assigned:
-            return None
-        found, value, _ = (True, imports[node.value], "import") \
-            if node.value in imports else lookup(func, node.value)
-        for name in reversed(names):
-            value = getattr(value, name, None)
-        return value if found and isinstance(value, np.ufunc) else None
+        value = _dotted_value(node, func, imports, assigned)
+        return value if isinstance(value, np.ufunc) else None
 
     def written(call):
         """(the call without its ``out``, the name written into) or None."""
@@ -780,6 +771,26 @@ def ufunc_out_as_write(tree: cst.FunctionDef, func, imports: dict) -> cst.Functi
 # ------------------------------------------------------------- in-place function forms
 
 
+def _dotted_value(node, func, imports: dict, assigned) -> object | None:
+    """The object a dotted name (``np.add``, ``torch.clamp_min_``) of ``func``'s body stands
+    for: its root an import of the body or a global ``func`` reads, never a name the body
+    binds; None where it is not one or is not found."""
+    names = []
+    while type(node) is cst.Attribute:
+        names.append(node.attr.value)
+        node = node.value
+    if type(node) is not cst.Name or node.value in assigned:
+        return None
+    found, value, _ = (True, imports[node.value], "import") \
+        if node.value in imports else lookup(func, node.value)
+    if not found:
+        return None
+    for name in reversed(names):
+        value = getattr(value, name, None)
+    return value
+
+
+
 def in_place_functions_as_methods(tree: cst.FunctionDef, func, imports: dict) -> cst.FunctionDef:
     """``torch.clamp_min_(x, v)`` (a ``torch`` function that changes its first argument in
     place: its name ends in ``_`` and tensors have the method of that name) as the method
@@ -795,18 +806,8 @@ def in_place_functions_as_methods(tree: cst.FunctionDef, func, imports: dict) ->
     assigned = bound_names(tree)
 
     def in_place(node) -> bool:
-        name = node.attr.value
-        names = []
-        while type(node) is cst.Attribute:
-            names.append(node.attr.value)
-            node = node.value
-        if type(node) is not cst.Name or node.value in assigned:
-            return False
-        found, value, _ = (True, imports[node.value], "import") \
-            if node.value in imports else lookup(func, node.value)
-        for attr in reversed(names):
-            value = getattr(value, attr, None)
-        return found and value is not None and in_place_method(value) == name
+        value = _dotted_value(node, func, imports, assigned)
+        return value is not None and in_place_method(value) == node.attr.value
 
     def method_call(call):
         if not call.args or call.args[0].keyword is not None or call.args[0].star or \

@@ -105,31 +105,13 @@ def _aliases_replaced(tree: cst.FunctionDef) -> cst.FunctionDef:
             continue
         alias, name = target.value, value.value
 
-        class Replace(cst.CSTTransformer):
-            def __init__(self, alias, name):
-                self.alias, self.name = alias, name
-
-            def visit_Attribute(self, node):
-                return False        # (`x.g` is not the name `g`)
-
-            def leave_Attribute(self, original_node, updated_node):
-                return updated_node.with_changes(value=updated_node.value.visit(self))
-
-            def visit_Arg(self, node):
-                return True
-
-            def leave_Arg(self, original_node, updated_node):
-                return updated_node.with_changes(keyword=original_node.keyword)
-
-            def leave_Name(self, original_node, updated_node):
-                return updated_node.with_changes(value=self.name) \
-                    if updated_node.value == self.alias else updated_node
         if any(type(n) in (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Global,
                            cst.Nonlocal) and any(type(m) is cst.Name and m.value == alias
                                                  for m in walk(n))
                for s in body[index + 1:] for n in walk(s)):
             continue        # (a nested scope's own `g`: left as it is)
-        rest = [rewrite(s, Replace(alias, name)) for s in body[index + 1:]]
+        from .closures import renamed
+        rest = [renamed(s, {alias: name}) for s in body[index + 1:]]
         body = body[:index] + rest
         tree = tree.with_changes(body=tree.body.with_changes(body=body or [
             cst.SimpleStatementLine([cst.Pass()])]))
