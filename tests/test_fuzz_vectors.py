@@ -40,7 +40,7 @@ from vectorize import chunks
 
 vmap_module = importlib.import_module("vectorize.vmap")   # (`vectorize.vmap` is the function)
 
-MAX_EXAMPLES = 120
+MAX_EXAMPLES = 100
 SHRINK_SECONDS = 45
 
 #: Constructs the CI run leaves out while the engine has a known bug with them (issue 13);
