@@ -2308,3 +2308,34 @@ def test_shared_bools_as_numbers_take_the_first_examples_types(f, b):
         for g, e in zip(got if isinstance(got, tuple) else (got,),
                         expected if isinstance(expected, tuple) else (expected,)):
             _same(g, e)
+
+
+# lead (fuzz_bools seeds 3509, 8464)
+# ---------- a NumPy bool (of a NumPy scalar argument, handed as it is) meeting a value that is a
+# Python bool on some examples and a number on others: numpy.vectorize's `np.True_ + True` is a
+# logical or (1), the batch's number addition gave 2
+def _numpy_bool_plus_joined_bool(a, b):
+    n = 0
+    for i in range(3):
+        n += (i + bool(b))
+    return (b != 1) + ((n != 1) if a else b)
+
+
+def _numpy_bool_plus_joined_name(a, b):
+    flag = (a < 0.5)
+    flag += -3
+    return abs(b == a) + (flag if (not flag) else bool(flag))
+
+
+@pytest.mark.parametrize("f, args", [
+    (_numpy_bool_plus_joined_bool, (np.array([0.0, 1.0, 2.0], dtype=np.float32),
+                                    np.float32(np.inf))),
+    (_numpy_bool_plus_joined_name, (np.array([True, False, False, True]), np.int16(1))),
+])
+def test_a_numpy_bool_meeting_a_bool_on_some_examples_is_refused(f, args):
+    expected, _ = _numpy_vectorize(f, *args)
+    with pytest.raises(VectorizeError, match="bool on some examples"):
+        vectorize(f, fallback="error")(*args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(vectorize(f)(*args), expected)

@@ -1282,6 +1282,17 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         if not any(v is not None and v.batched for v in values):
             self.shared_bools(operands)
             return updated_node
+        for n, other in (operands, operands[::-1]):
+            value = self.checks.value(n)
+            if value is not None and value.rank == 0 and value.kind == "b" and \
+                    self.numpy_bool(n) and self.bool_on_some_lanes(other):
+                raise Unsupported(
+                    f"`{cst.Module([]).code_for_node(original_node.operator).strip()}` of a "
+                    "NumPy bool and a value "
+                    "that is a bool on some examples and a number on others: per example "
+                    "NumPy's bool arithmetic (`np.True_ + True` is True) or a number's applies, "
+                    "the batch holds them all as numbers", original_node,
+                    "convert the operands first: int(...) or float(...)")
         bools = [self.python_bool(n) for n in operands]
         if all(bools):
             side = "left" if values[0].batched else "right"
@@ -1295,6 +1306,28 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             return updated_node
         self.counted.add(original_node)
         return updated_node.with_changes(**{side: _as_int(getattr(updated_node, side))})
+
+    def bool_on_some_lanes(self, node, seen=frozenset()) -> bool:
+        """Whether ``node``, a per-example number in the batch (a joined int or float), is a
+        bool on some examples: an arm of a conditional expression, or an assignment to a name
+        it reads, that is a bool."""
+        value = self.checks.value(node)
+        if value is None or not value.batched or value.kind not in "iuf":
+            return False
+        t = type(node)
+        if t is cst.IfExp:
+            arms = (node.body, node.orelse)
+        elif t is cst.Name and node.value not in seen:
+            arms = [d for d in self.checks.defs.get(node.value, ()) if d is not None]
+            seen = seen | {node.value}
+        else:
+            return False
+        for arm in arms:
+            arm_value = self.checks.value(arm)
+            if arm_value is not None and arm_value.rank == 0 and arm_value.kind == "b" or \
+                    self.bool_on_some_lanes(arm, seen):
+                return True
+        return False
 
     def _python_int(self, node) -> bool:
         value = self.checks.value(node)
