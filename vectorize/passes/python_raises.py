@@ -1290,8 +1290,8 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
                     f"`{cst.Module([]).code_for_node(original_node.operator).strip()}` of a "
                     "NumPy bool and a value "
                     "that is a bool on some examples and a number on others: per example "
-                    "NumPy's bool arithmetic (`np.True_ + True` is True) or a number's applies, "
-                    "the batch holds them all as numbers", original_node,
+                    "NumPy's bool arithmetic (a NumPy True plus True is True) or a "
+                    "number's applies, the batch holds them all as numbers", original_node,
                     "convert the operands first: int(...) or float(...)")
         bools = [self.python_bool(n) for n in operands]
         if all(bools):
