@@ -15,6 +15,7 @@ import weakref
 
 import libcst as cst
 
+from ..liveness import Namer
 from ..syntax.traversal import rewrite, walk
 from .helpers import helper_name
 
@@ -157,7 +158,8 @@ class _Context:
         self.outer = outer
         self.closures = closures
         self.body = body
-        self.taken = {n.value for s in body for n in walk(s) if type(n) is cst.Name} | outer
+        self.names = Namer({n.value for s in body for n in walk(s) if type(n) is cst.Name}
+                           | outer)
         self.made: dict = {}     # (helper, parameter, closure) -> (name, function)
         # the helpers whose bound copies led to this one (a bound helper's own read)
         self.chain = getattr(func, "__vectorize_chain__", frozenset())
@@ -230,7 +232,7 @@ class _Context:
             fn.__vectorize_binds__ = (call.func.value, helper)
             fn.__vectorize_chain__ = self.chain | {helper}
             names = [closure_name or "lambda" for _, closure_name, _ in handed]
-            name = self._fresh("_".join([call.func.value, *names]))
+            name = self.names.fresh("_".join([call.func.value, *names]))
             self.made[key] = (name, fn, order)
         leading = []
         for which, v in order:
@@ -242,14 +244,6 @@ class _Context:
         rest = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in call.args
                 if id(a) not in arguments]
         return call.with_changes(func=cst.Name(name), args=leading + rest), name, fn
-
-    def _fresh(self, base: str) -> str:
-        name, k = base, 1
-        while name in self.taken:
-            k += 1
-            name = f"{base}_{k}"
-        self.taken.add(name)
-        return name
 
     def _captured(self, closure, closure_name, index):
         """(the function's variables ``closure`` reads, [(parameter with a default, its
