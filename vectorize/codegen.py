@@ -238,12 +238,16 @@ def print_module(specs, module, main, header: str = "") -> Printed:
 MERGE = "merge"
 """The name generated NumPy code calls `vectorize.backends.numpy.merge` by (``merge.blend``)."""
 
+_MERGE_SPELLED = {"blend": "where", "maximum": "maximum", "minimum": "minimum"}
+"""`merge`'s functions that generated code calls -> the NumPy function each computes."""
+
 
 def _merges_named(tree, module):
     """``tree`` where the name `MERGE` is free for the runtime's module, else (the user's
     code names something else so: a global, a local; or the code is for a file, which must
     not need this package: ``module.standalone``) with ``merge.blend(c, a, b)`` written
-    ``np.where(c, a, b)``, which computes the same."""
+    ``np.where(c, a, b)``, which computes the same (``merge.maximum(c, a)``:
+    ``np.maximum(c, a)``)."""
     import libcst as cst
 
     from .liveness import all_names
@@ -256,7 +260,7 @@ def _merges_named(tree, module):
     while stack and not others:
         node = stack.pop()
         if type(node) is cst.Attribute and type(node.value) is cst.Name and \
-                node.value.value == MERGE and node.attr.value == "blend":
+                node.value.value == MERGE and node.attr.value in _MERGE_SPELLED:
             continue
         others = type(node) is cst.Name and node.value == MERGE
         stack.extend(node.children)
@@ -267,8 +271,9 @@ def _merges_named(tree, module):
     class _Where(cst.CSTTransformer):
         def leave_Attribute(self, original, updated):
             if type(updated.value) is cst.Name and updated.value.value == MERGE and \
-                    updated.attr.value == "blend":
-                return updated.with_changes(value=cst.Name(alias), attr=cst.Name("where"))
+                    updated.attr.value in _MERGE_SPELLED:
+                return updated.with_changes(value=cst.Name(alias), attr=cst.Name(
+                    _MERGE_SPELLED[updated.attr.value]))
             return updated
     return tree.visit(_Where())
 

@@ -378,6 +378,18 @@ class Backend:
         as what computes it fastest on masks in no order, or None: `where` itself."""
         return None
 
+    def extremum(self, ufunc: str, c: str, a: str) -> str | None:
+        """The namespace's ``ufunc`` (``"maximum"`` or ``"minimum"``) of a number ``c`` (the
+        first operand: it keeps ``a`` on ties) and per-example floats ``a``, spelled as what
+        computes it fastest, or None: the ufunc itself. What it spells takes ``out=`` as the
+        ufunc does (`helper_ufuncs`)."""
+        return None
+
+    helper_ufuncs: frozenset = frozenset()
+    """``(module, name)`` of the helpers generated code calls like the namespace's ufuncs of
+    one output (a new array, or ``out=``; `passes.temporaries` writes into fresh arrays with
+    them as with `makes_new_array`'s)."""
+
     def logical_not(self, a: str) -> str:
         raise NotImplementedError
 

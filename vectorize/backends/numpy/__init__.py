@@ -131,6 +131,12 @@ class NumpyBackend(Backend):
         # `np.where` without its per-lane branch where the mask is in no order (`merge`)
         return f"merge.blend({cond}, {a}, {b})"
 
+    def extremum(self, ufunc: str, c: str, a: str) -> str | None:
+        # a number first runs NumPy's slower loop; `merge.maximum` compares with a row of it
+        return f"merge.{ufunc}({c}, {a})"
+
+    helper_ufuncs = frozenset({("merge", "maximum"), ("merge", "minimum")})
+
     def logical_not(self, a: str) -> str:
         return f"np.logical_not({a})"
 

@@ -36,10 +36,15 @@ def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
     # np.maximum(b, a) is that same choice (it keeps its second argument on ties and
     # propagates NaN) whenever b cannot be NaN: integers, or a constant that is not NaN.
     ufunc = "np.minimum" if op == "<" else "np.maximum"
+    # a number literal against floats: the backend's faster spelling (`merge.maximum`), not
+    # in code for a file (which must not need this package)
+    spelled = site.spelled.extremum(ufunc[3:], "{b}", "{a}") if not site.standalone and \
+        isinstance(site.args[0], Value) and site.args[0].kind == "f" else None
     out = args[0]
     for nxt, value, node in zip(args[1:], site.args[1:], site.nodes[1:]):
         if _never_nan(value, node):
-            out = expr(ufunc + "({b}, {a})", a=out, b=nxt)
+            literal = spelled is not None and value.kind in "iuf" and not value.batched
+            out = expr(spelled if literal else ufunc + "({b}, {a})", a=out, b=nxt)
         else:
             out = expr("np.where({b} " + op + " {a}, {b}, {a})", a=out, b=nxt)
     return out
@@ -235,16 +240,19 @@ def register(reg: Registry) -> None:
         "builtin.min", "builtins",
         "`min(a, b)` keeps `a` unless `b < a`, exactly as Python decides it (NaN and -0.0 "
         "included): `np.minimum(b, a)` when `b` cannot be NaN (it keeps its second argument "
-        "on ties), else `np.where(b < a, b, a)`. `min(v)` over a per-example vector folds the "
+        "on ties), else `np.where(b < a, b, a)`; of floats and a number literal, "
+        "`merge.minimum(b, a)` (as `max`). `min(v)` over a per-example vector folds the "
         "same way (`np.min(v, axis=1)` for integers).",
-        "lo = min(x, 0.0)\nm = min(x, y)", "lo = np.minimum(0.0, x)\nm = np.where(y < x, y, x)",
+        "lo = min(x, 0.0)\nm = min(x, y)", "lo = merge.minimum(0.0, x)\nm = np.where(y < x, y, x)",
         lambda site: _fold_minmax(site, "<"), infer=_infer_minmax("<")))
     reg.add_call(builtins.max, Rule(
         "builtin.max", "builtins",
         "`max(a, b)` keeps `a` unless `b > a`: `np.maximum(b, a)` when `b` cannot be NaN, "
-        "else `np.where(b > a, b, a)`. `max(v)` over a per-example vector folds the same way "
+        "else `np.where(b > a, b, a)`; of floats and a number literal, `merge.maximum(b, a)` "
+        "(`np.maximum` against a row of the number: NumPy's loop of a number first is about "
+        "three times slower). `max(v)` over a per-example vector folds the same way "
         "(`np.max(v, axis=1)` for integers).",
-        "hi = max(x, 0.0)\nm = max(x, y)", "hi = np.maximum(0.0, x)\nm = np.where(y > x, y, x)",
+        "hi = max(x, 0.0)\nm = max(x, y)", "hi = merge.maximum(0.0, x)\nm = np.where(y > x, y, x)",
         lambda site: _fold_minmax(site, ">"), infer=_infer_minmax(">")))
     reg.add_call(builtins.round, Rule(
         "builtin.round", "builtins",
