@@ -134,3 +134,23 @@ def test_a_global_named_merge():
     f = vz.vectorize(uses_merge, fallback="error")
     expected, _ = numpy_vectorize_outcome(uses_merge, x)
     _same_bits(f(x), expected)
+
+
+def test_rows_are_bounded():
+    a = _awkward(merge.MIN_ROW_LANES)
+    for c in range(3 * merge.MAX_ROWS):
+        _same_bits(merge.maximum(c, a), np.maximum(c, a))
+    assert len(merge._rows) <= merge.MAX_ROWS
+
+
+def relu_of(x, n):
+    return max(x, n)
+
+
+def test_a_parameter_is_not_a_row():
+    """Only number literals (one per place in the code) get rows, not a parameter's values."""
+    x = np.linspace(3.0, -3.0, merge.ROW + 3)     # (the first example's result a float)
+    f = vz.vectorize(relu_of, fallback="error", excluded={1})
+    assert "merge." not in f.source(x, 2)
+    expected, _ = numpy_vectorize_outcome(relu_of, x, 2, excluded=(1,))
+    _same_bits(f(x, 2), expected)

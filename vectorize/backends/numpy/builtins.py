@@ -43,7 +43,7 @@ def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
     out = args[0]
     for nxt, value, node in zip(args[1:], site.args[1:], site.nodes[1:]):
         if _never_nan(value, node):
-            literal = spelled is not None and value.kind in "iuf" and not value.batched
+            literal = spelled is not None and _literal(node)
             out = expr(spelled if literal else ufunc + "({b}, {a})", a=out, b=nxt)
         else:
             out = expr("np.where({b} " + op + " {a}, {b}, {a})", a=out, b=nxt)
@@ -90,6 +90,15 @@ def _over_vector(site: Site, op: str) -> cst.BaseExpression:
     if value.kind in "biu":
         return expr(name + "({v}, axis=1)", v=v)
     return expr("functools.reduce(lambda m, e: np.where(e " + op + " m, e, m), {v}.T)", v=v)
+
+
+def _literal(node) -> bool:
+    """A number literal in the source (``0.0``, ``-1``): one constant per place in the code
+    (`merge.maximum` keeps a row of each)."""
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus,
+                                                                           cst.Plus)):
+        node = node.expression
+    return isinstance(node, (cst.Integer, cst.Float))
 
 
 def _never_nan(value, node) -> bool:
