@@ -6,6 +6,8 @@ gives. Batches below, at and past the row's length (`merge.ROW`, not a multiple 
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 import pytest
 from differential import assert_like_numpy_vectorize, numpy_vectorize_outcome
@@ -124,14 +126,19 @@ def test_helper_other_dtypes_and_operands():
     _same_bits(merge.maximum(True, x), np.maximum(True, x))
 
 
-def test_a_global_named_merge():
-    """A function whose module names something else ``merge`` (here: the same module, but a
-    free name of the user's) gets ``np.maximum`` spelled out, not the runtime's helper."""
-    def uses_merge(x):
-        return max(x, 0.0) + merge.ROW * 0.0
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")   # (numpy.vectorize's)
+def test_a_name_merge_of_the_users():
+    """A function that reads a ``merge`` of its own (here a closure's) gets ``np.maximum``
+    spelled out, not the runtime's helper by that name."""
+    merge = types.SimpleNamespace(shift=0.5)
 
-    x = _awkward(merge.ROW + 3)
+    def uses_merge(x):
+        return max(x, 0.0) + merge.shift
+
+    x = _awkward(70_000)
     f = vz.vectorize(uses_merge, fallback="error")
+    text = f.source(x)
+    assert "np.maximum(0.0, x)" in text and "merge.maximum" not in text, text
     expected, _ = numpy_vectorize_outcome(uses_merge, x)
     _same_bits(f(x), expected)
 

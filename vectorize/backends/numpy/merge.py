@@ -83,7 +83,7 @@ def blend(cond, a, b):
     to 8 bytes, or one of them such an array and the other a number that ``np.where``
     keeps in the array's dtype exactly (a Python float beside float64, a Python int in
     range beside ints, a NumPy scalar of that dtype)."""
-    if type(cond) is np.ndarray and cond.size >= MIN_LANES:
+    if type(cond) is _NDARRAY and cond.size >= MIN_LANES:
         dtype = _dtype(cond, a, b)
         if dtype is not None:
             caller = sys._getframe(1)
@@ -115,7 +115,8 @@ def blend(cond, a, b):
 _clock = time.perf_counter
 
 
-_where = np.where       # (a global: the small batches' path is one lookup shorter)
+_where = np.where       # (globals: the small batches' path is a few lookups shorter)
+_NDARRAY = np.ndarray
 
 
 def _dtype(cond, a, b):
