@@ -29,6 +29,7 @@ from .analysis.environments import MaybeNone
 from .analysis.expressions import MaybeUnbound, MayFallOff
 from .analysis.python_numbers import PythonNumbers
 from .body_constructs.bound_closures import bound_helper_of
+from .body_constructs.recursion import unroll_recursion
 from .codegen import Generated  # noqa: F401 -- what a transform returns
 from .errors import Unsupported, VectorizeError
 from .introspect import ClosureView, attribute_guard, forwarded_target
@@ -155,6 +156,12 @@ class ModuleContext:
             source = None
         if source is None:
             source = read_function(fn)
+        if self.python_semantics or self.runtime_replays:
+            # its own calls written out a few levels deep; deeper examples raise in the
+            # batch and the per-example loop decides (`body_constructs.recursion`)
+            unrolled = unroll_recursion(source.tree, fn)
+            if unrolled is not None:
+                source = dataclasses.replace(source, tree=unrolled)
         if name is None:
             base = source.name
             if self.helper_suffix and fn.__name__ == "<lambda>" and type(
