@@ -190,16 +190,48 @@ class _Unroller:
             raise _TooMany
         renames = {n: self.namer.fresh(f"{n}_{depth}") for n in sorted(self.locals)}
         result = self.namer.fresh(f"{self.name}_result")
-        step = self.namer.fresh("_")
         lines = [cst.SimpleStatementLine([cst.Assign(
             targets=[cst.AssignTarget(cst.Name(renames[p]))], value=value.deep_clone())])
             for p, value in _bound_arguments(self.tree, call).items()]
         body = [renamed(s.deep_clone(), renames) for s in self.tree.body.body]
-        body = [s.visit(_ReturnsAsBreaks(result)) for s in body]
-        body = self.block(body, depth)
-        loop = cst.For(target=cst.Name(step), iter=cst.parse_expression("range(1)"),
-                       body=cst.IndentedBlock(body))
-        return result, lines + [loop]
+        self.size = 0
+        body = self.block(self.assigned(body, result), depth)
+        return result, lines + body
+
+    def assigned(self, stmts: list, result: str) -> list:
+        """``stmts`` with each ``return v`` made ``result = v`` and the statements after an
+        ``if`` that returns on some paths moved into its branches that fall through (as
+        `passes/early_return.py` does for the function itself)."""
+        out = []
+        for i, stmt in enumerate(stmts):
+            self.size += 1
+            if self.size > _STATEMENTS:
+                raise _TooMany
+            if type(stmt) is cst.SimpleStatementLine and any(
+                    type(small) is cst.Return for small in stmt.body):
+                out.append(stmt.visit(_ReturnsAsAssignments(result)))
+                return out
+            if type(stmt) is not cst.If or not any(type(n) is cst.Return for n in walk(stmt)):
+                out.append(stmt)
+                continue
+            rest = list(stmts[i + 1:])
+            out.append(self.branches(stmt, rest, result))
+            return out
+        return out
+
+    def branches(self, stmt: cst.If, rest: list, result: str) -> cst.If:
+        def then(block: list) -> list:
+            more = [] if _ends(block) else [s.deep_clone() for s in rest]
+            return self.assigned(block + more, result) or [_PASS()]
+        body = then(list(stmt.body.body))
+        if stmt.orelse is None:
+            orelse = self.assigned([s.deep_clone() for s in rest], result)
+            orelse = cst.Else(cst.IndentedBlock(orelse)) if orelse else None
+        elif type(stmt.orelse) is cst.If:
+            orelse = self.branches(stmt.orelse, rest, result)
+        else:
+            orelse = cst.Else(cst.IndentedBlock(then(list(stmt.orelse.body.body))))
+        return stmt.with_changes(body=stmt.body.with_changes(body=body), orelse=orelse)
 
 
 def _raises(stmt) -> bool:
@@ -227,8 +259,33 @@ def _with_blocks(stmt, change):
     return stmt.visit(Blocks())
 
 
-class _ReturnsAsBreaks(cst.CSTTransformer):
-    """``return v`` -> ``result = v; break`` (``return`` -> ``result = None``)."""
+_STATEMENTS = 400
+"""Statements of one written-out copy at most (a continuation copied into both branches of
+a series of ``if``s doubles it with each)."""
+
+
+def _PASS():
+    return cst.SimpleStatementLine([cst.Pass()])
+
+
+def _ends(block: list) -> bool:
+    """Whether every path through ``block`` ends in ``return`` or ``raise``."""
+    if not block:
+        return False
+    last = block[-1]
+    if type(last) is cst.SimpleStatementLine:
+        return type(last.body[-1]) in (cst.Return, cst.Raise)
+    if type(last) is cst.If:
+        if last.orelse is None or not _ends(list(last.body.body)):
+            return False
+        if type(last.orelse) is cst.If:
+            return _ends([last.orelse])
+        return _ends(list(last.orelse.body.body))
+    return False
+
+
+class _ReturnsAsAssignments(cst.CSTTransformer):
+    """``return v`` -> ``result = v`` (``return`` -> ``result = None``)."""
 
     def __init__(self, result: str):
         self.result = result
@@ -240,8 +297,8 @@ class _ReturnsAsBreaks(cst.CSTTransformer):
         for small in updated_node.body:
             if type(small) is cst.Return:
                 value = small.value if small.value is not None else cst.Name("None")
-                body += [cst.Assign(targets=[cst.AssignTarget(cst.Name(self.result))],
-                                    value=value), cst.Break()]
+                body.append(cst.Assign(targets=[cst.AssignTarget(cst.Name(self.result))],
+                                       value=value))
                 break
             body.append(small)
         return updated_node.with_changes(body=body)
