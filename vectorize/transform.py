@@ -156,7 +156,7 @@ class ModuleContext:
             source = None
         if source is None:
             source = read_function(fn)
-        if self.python_semantics or self.runtime_replays:
+        if (self.python_semantics or self.runtime_replays) and not self.standalone:
             # its own calls written out a few levels deep; deeper examples raise in the
             # batch and the per-example loop decides (`body_constructs.recursion`)
             unrolled = unroll_recursion(source.tree, fn)

@@ -92,18 +92,14 @@ def _writable(tree: cst.FunctionDef, calls: list) -> bool:
         if type(loop) in (cst.For, cst.While) and any(
                 type(n) is cst.Return for n in walk(loop)):
             return False
-    names = {p.name.value for p in _params(tree)}
-    defaults_read = {n.value for p in _params(tree) if p.default is not None
-                     for n in walk(p.default) if type(n) is cst.Name}
-    if defaults_read & bound_names(tree):
-        return False
+    if not all(_literal(p.default) for p in _params(tree) if p.default is not None):
+        return False        # (Python evaluates a default once, where the `def` runs)
     for call in calls:
         if any(a.star for a in call.args) or not _bound_arguments(tree, call):
             return False
         if any(n is not call and type(n) is cst.Call and type(n.func) is cst.Name and
                n.func.value == tree.name.value for a in call.args for n in walk(a)):
             return False        # (a call in another's arguments)
-    del names
     for stmt in walk(tree.body):
         if isinstance(stmt, cst.BaseCompoundStatement):
             header = [stmt.test] if type(stmt) in (cst.If, cst.While) else (
@@ -118,6 +114,13 @@ def _writable(tree: cst.FunctionDef, calls: list) -> bool:
                    if any(n is c for n in walk(stmt))):
                 return False
     return True
+
+
+def _literal(node) -> bool:
+    if type(node) is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+        node = node.expression
+    return type(node) in (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString) or (
+        type(node) is cst.Name and node.value in ("None", "True", "False"))
 
 
 def _params(tree):

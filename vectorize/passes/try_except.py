@@ -1248,6 +1248,9 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         lowering.numbers = _PythonValued(func, ctx.params, getattr(ctx, "python_params",
                                                                    frozenset()),
                                          lowering.resolve)
+    # (a rewritten file runs no per-example loop where its code raises: there a handler's
+    # `raise` made from the exception it caught keeps its refusal)
+    lowering.replayed = not getattr(ctx.module, "standalone", False)
     lowering.static_types = lowering.numbers.static_types = not getattr(
         ctx.registry.backend, "item_views", False)
     lowering.dicts = {name for node in walk(func.body) if type(node) is cst.Assign
