@@ -3,25 +3,25 @@
 Each call of the function by its own name, made where Python always evaluates it (a
 statement's value, not under ``and``/``or``, a conditional expression or a nested scope),
 becomes, just before its statement, a copy of the function's body with its own names
-renamed: the arguments bound to the copy's parameters, the body in a loop of one step whose
-``return v`` is ``result = v; break``, and the call replaced by ``result``. The copy's own
-calls are written out the same way, `DEPTH` levels deep; the statement making a call deeper
-than that is ``raise RecursionError(...)``. So every example computes what Python computes
-down to that depth, on its own lanes (a loop's `break` is per example: the masked loops of
-`passes/masked_loops.py`), and an example that recurses deeper raises in the batch, where
-`vectorize` (and `vmap` on NumPy and PyTorch) runs the per-example loop, which recurses as
-deep as Python does. The reflection idiom (``if x > 0: return g(x) + f(-x, s)``) is one
-level; ``n * fact(n - 1)`` computes up to `DEPTH` levels batched and deeper ones per example.
+renamed: the arguments bound to the copy's parameters, each ``return v`` of the copy
+``result = v`` with the statements after an ``if`` that returns moved into its branches
+that fall through (as `passes/early_return.py` does), and the call replaced by ``result``.
+The copy's own calls are written out the same way, `DEPTH` levels deep; the statement making
+a call deeper than that is ``raise RecursionError(...)`` (what follows it in its block is
+dropped). So every example computes what Python computes down to that depth, each in its
+own branches, and an example that recurses deeper raises in the batch, where `vectorize`
+(and `vmap` on NumPy and PyTorch) runs the per-example loop, which recurses as deep as
+Python does. The reflection idiom (``if x > 0: return g(x) + f(-x, s)``) is one level;
+``n * fact(n - 1)`` computes `DEPTH` levels batched and deeper ones per example.
 
     def f(x):                           def f(x):
         if x > 0:                           if x > 0:
             return 1.0 + f(-x)                  x_1 = -x
-        return x * x          ->                for _ in range(1):
-                                                    if x_1 > 0:
-                                                        raise RecursionError(...)
-                                                    result = x_1 * x_1
-                                                    break
-                                                return 1.0 + result
+        return x * x          ->                if x_1 > 0:
+                                                    raise RecursionError(...)   # (DEPTH 1)
+                                                else:
+                                                    f_result = x_1 * x_1
+                                                return 1.0 + f_result
                                             return x * x
 
 Left as it is (the analysis then refuses the recursion where it is written): a call under
@@ -39,11 +39,11 @@ from ..liveness import Namer, all_names, bound_names
 from ..syntax.traversal import walk
 from .closures import in_conditional, renamed
 
-DEPTH = 6
+DEPTH = 4
 """Levels of the function's own calls written out; an example that goes deeper raises in
 the batch, and the per-example loop decides."""
 
-COPIES = 24
+COPIES = 16
 """Copies of the body at most (a function calling itself twice per level doubles them)."""
 
 _REFUSED = (cst.Try, cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp,
