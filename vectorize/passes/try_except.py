@@ -159,6 +159,7 @@ class _TryLowering(cst.CSTTransformer):
         if self.numbers is not None:
             self.numbers.at(node)
         handlers = []
+        self.bound = {}     # (keyed by the identity of lists alive only in this call)
         for h, u in zip(node.handlers, updated_node.handlers):
             handlers.append((self.handler_types(h), list(u.body.body)))
             if h.name is not None and h.name.name.value in reads(h.body):
