@@ -240,6 +240,20 @@ def nested_handlers(x):
     return y
 
 
+def two_tries(x):
+    """A later handler's own variable `e` is not the earlier handler's exception."""
+    e = 2.5
+    try:
+        y = math.log(x)
+    except ValueError as e2:
+        raise ValueError(f"log: {e2}") from e2
+    try:
+        z = 1.0 / (x - 3.0)
+    except ZeroDivisionError:
+        z = e
+    return y + z
+
+
 def raise_from_none(x):
     if x < -5:
         raise ValueError(f"below range: {x}") from None
@@ -253,6 +267,7 @@ HANDLERS = [
     (raised_on_some_only, lambda n: (floats(n, -3.5, 9.0),)),
     (nested_handlers, lambda n: (floats(n, -2.0, 2.0),)),
     (raise_from_none, lambda n: (floats(n, -5.5, 9.0),)),
+    (two_tries, lambda n: (np.round(floats(n, -0.5, 9.0), 0),)),
 ]
 
 
