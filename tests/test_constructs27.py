@@ -254,6 +254,18 @@ def two_tries(x):
     return y + z
 
 
+def message_made_first(x):
+    try:
+        y = 1.0 / x
+    except ZeroDivisionError as e:
+        message = f"1 / {x}: {e}"
+        longer = "reciprocal: " + message
+        if x == 0:
+            raise ArithmeticError(longer) from e
+        y = 0.0
+    return y
+
+
 def raise_from_none(x):
     if x < -5:
         raise ValueError(f"below range: {x}") from None
@@ -268,6 +280,7 @@ HANDLERS = [
     (nested_handlers, lambda n: (floats(n, -2.0, 2.0),)),
     (raise_from_none, lambda n: (floats(n, -5.5, 9.0),)),
     (two_tries, lambda n: (np.round(floats(n, -0.5, 9.0), 0),)),
+    (message_made_first, lambda n: (np.round(floats(n, -2.0, 2.0), 0),)),
 ]
 
 
@@ -305,7 +318,17 @@ def exception_attributes(x):
     return y
 
 
-@pytest.mark.parametrize("f", [exception_read_otherwise, exception_attributes])
+def message_read_after_the_handler(x):
+    try:
+        y = math.log(x)
+    except ValueError as e:
+        message = "log: " + str(e)
+        y = -1.0
+    return y + len(message) if x < 0 else y
+
+
+@pytest.mark.parametrize("f", [exception_read_otherwise, exception_attributes,
+                               message_read_after_the_handler])
 def test_an_exception_read_other_than_to_raise_it_is_refused(f):
     with pytest.raises(VectorizeError) as info:
         vectorize(f, fallback="error")(np.array([1.0, -1.0]))
