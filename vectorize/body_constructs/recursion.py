@@ -39,11 +39,11 @@ from ..liveness import Namer, all_names, bound_names
 from ..syntax.traversal import walk
 from .closures import in_conditional, renamed
 
-DEPTH = 4
+DEPTH = 2
 """Levels of the function's own calls written out; an example that goes deeper raises in
 the batch, and the per-example loop decides."""
 
-COPIES = 16
+COPIES = 8
 """Copies of the body at most (a function calling itself twice per level doubles them)."""
 
 _REFUSED = (cst.Try, cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp,
