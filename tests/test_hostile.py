@@ -595,8 +595,16 @@ def test_one_line_def():
     _compare(one_line, np.linspace(-1, 1, 5))
 
 
-def test_recursive_functions_give_a_clear_error():
-    for func in (countdown, ping):
+def test_self_recursion_is_written_out():
+    n = np.arange(-1, 12)
+    got = vectorize(countdown, fallback="error")(n)
+    np.testing.assert_array_equal(got, np.vectorize(countdown)(n))
+    assert got.dtype == np.vectorize(countdown)(n).dtype
+    np.testing.assert_array_equal(vmap(countdown)(n), [countdown(k) for k in n])
+
+
+def test_mutually_recursive_functions_give_a_clear_error():
+    for func in (ping,):
         with pytest.raises(VectorizeError) as info:
             vectorize(func, fallback="error")(np.arange(4))
         message = str(info.value)
@@ -772,7 +780,7 @@ def test_concurrent_first_calls_vmap(count_transforms):
 
 def test_concurrent_fallback_warns_once():
     x = np.linspace(-2, 2, 5)
-    vf = vectorize(countdown)
+    vf = vectorize(ping)  # (mutual recursion: refused, run per example)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         results = _race(lambda i: vf(np.arange(5)))
@@ -831,7 +839,7 @@ def test_warm_calls_do_not_grow_memory(entry):
         vf = vectorize(piecewise, fallback="error")
         call = lambda: vf(x[:, None], 0.5)
     else:
-        vf = vectorize(countdown, fallback="loop")
+        vf = vectorize(ping, fallback="loop")
         n = np.arange(4)
         call = lambda: vf(n)
     assert _growth(call, 2000 if entry != "fallback" else 300) < 64 * 1024

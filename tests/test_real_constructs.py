@@ -354,9 +354,23 @@ def factorial_recursive(n):
     return n * factorial_recursive(n - 1)
 
 
-def test_recursion_is_refused_naming_the_function():
-    with pytest.raises(VectorizeError, match="factorial_recursive. calls itself") as info:
-        vectorize(factorial_recursive, fallback="error")(np.arange(5))
+def factorial_in_a_conditional_expression(n):
+    return 1 if n <= 1 else n * factorial_in_a_conditional_expression(n - 1)
+
+
+def test_recursion_is_written_out_as_numpy_vectorize_computes_it():
+    # a few levels batched; an example that recurses deeper runs per example
+    n = np.arange(-2, 15)
+    got = vectorize(factorial_recursive, fallback="error")(n)
+    want = np.vectorize(factorial_recursive)(n)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_recursion_it_cannot_write_out_is_refused_naming_the_function():
+    with pytest.raises(VectorizeError, match="factorial_in_a_conditional_expression. calls "
+                       "itself") as info:
+        vectorize(factorial_in_a_conditional_expression, fallback="error")(np.arange(5))
     assert "test_real_constructs.py" in str(info.value)
 
 

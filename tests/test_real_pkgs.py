@@ -105,6 +105,8 @@ SUBSET = {
     "refet.calcs.fcd_daily": ("equal", "equal"),
     "refet.calcs.fcd_hourly": ("equal", "equal"),
     "py_lets_be_rational.lets_be_rational.normalised_vega": ("equal", "equal"),
+    # (`except (ValueError, TypeError) as exc` whose handler raises `from exc`)
+    "astral.dms_to_float": ("equal", "equal"),
     "cody_special.erf_cody.calerf": ("equal", "equal"),
     "piecewise_rational.rationalcubic.rational_cubic_interpolation": ("equal", "equal"),
     "astral.sun.eq_of_time": ("equal", "equal"),

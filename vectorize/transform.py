@@ -29,6 +29,7 @@ from .analysis.environments import MaybeNone
 from .analysis.expressions import MaybeUnbound, MayFallOff
 from .analysis.python_numbers import PythonNumbers
 from .body_constructs.bound_closures import bound_helper_of
+from .body_constructs.recursion import unroll_recursion
 from .codegen import Generated  # noqa: F401 -- what a transform returns
 from .errors import Unsupported, VectorizeError
 from .introspect import ClosureView, attribute_guard, forwarded_target
@@ -146,8 +147,18 @@ class ModuleContext:
         spec = self.specs.get(key)
         if spec is not None:
             if spec.tree is None:
-                raise Unsupported(f"`{fn.__name__}` calls itself; recursive functions cannot be "
-                                  "vectorized", node, "rewrite the recursion as a loop")
+                if (self.python_semantics or self.runtime_replays) and not self.standalone:
+                    raise Unsupported(
+                        f"`{fn.__name__}` calls itself where the recursion cannot be written "
+                        "out (a call under `and`/`or`, a conditional expression or in a "
+                        "test, mutual recursion, a `try` or a loop that returns in its body: "
+                        "docs/semantics.md)", node,
+                        "call it as a statement's value (`r = f(x - 1)`) after an `if` "
+                        "that returns the base case, or rewrite the recursion as a loop")
+                raise Unsupported(f"`{fn.__name__}` calls itself; recursion is written out "
+                                  "only where the batch that raises replays the per-example "
+                                  "loop (`vectorize`, `vmap` on NumPy and PyTorch)", node,
+                                  "rewrite the recursion as a loop")
             return spec
         try:        # (read already where a caller's value ranges looked at it: `_signs`)
             source = self.range_sources.get(fn)
@@ -155,6 +166,12 @@ class ModuleContext:
             source = None
         if source is None:
             source = read_function(fn)
+        if (self.python_semantics or self.runtime_replays) and not self.standalone:
+            # its own calls written out a few levels deep; deeper examples raise in the
+            # batch and the per-example loop decides (`body_constructs.recursion`)
+            unrolled = unroll_recursion(source.tree, fn)
+            if unrolled is not None:
+                source = dataclasses.replace(source, tree=unrolled)
         if name is None:
             base = source.name
             if self.helper_suffix and fn.__name__ == "<lambda>" and type(

@@ -456,7 +456,10 @@ class Analysis(Expressions, Calls, Aliasing):
             # from the first such example's (`guard_indices`, `rules/lanes.py`)
             self._exception_of_one_example += bool(self._batched_depth)
             try:
-                parts = [self.expr(p, env) for p in (small.exc, small.cause) if p is not None]
+                # (`raise E(...) from cause`: the cause is an expression too; it changes
+                # the exception's `__cause__`, not its type or message)
+                cause = small.cause.item if small.cause is not None else None
+                parts = [self.expr(p, env) for p in (small.exc, cause) if p is not None]
             finally:
                 self._exception_of_one_example -= bool(self._batched_depth)
             if any(p.batched for p in parts):

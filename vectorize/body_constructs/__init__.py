@@ -17,7 +17,11 @@ ready for the engine when the function is read (`source.read_function`), one mod
   ``tuple``/``list``/``any``/``all`` of such a list as displays
   (`comprehensions.consumers_as_displays`); ``map(f, [a, b])`` unpacked or consumed whole as
   ``(f(a), f(b))`` (`comprehensions.map_as_display`); ``sum`` of a comprehension it
-  cannot write out, as the loop Python's ``sum`` runs (`comprehensions.sums_as_loops`).
+  cannot write out, as the loop Python's ``sum`` runs (`comprehensions.sums_as_loops`);
+- calls of the function by its own name (`recursion.unroll_recursion`): written out a few
+  levels deep, an example going deeper raising in the batch for the per-example loop to
+  decide (applied by `transform.ModuleContext.specialize`, where a specialization that
+  replays is made, not when the function is read).
 
 Each takes a statement out of the tree (or rewrites an expression) only where the result is
 what Python computes; anything else stays for the analysis, which refuses it with its

@@ -46,7 +46,7 @@ import numpy as np
 
 from ..errors import Unsupported
 from ..introspect import forwarded_target
-from ..liveness import reads
+from ..liveness import reads, writes
 from ..rules import python_errors
 from ..source import read_function
 from ..syntax.templates import expr
@@ -69,6 +69,12 @@ class _TryLowering(cst.CSTTransformer):
         self.copies = 0                  # `if`s lowered in this `try` (each copies its rest)
         self.deferred: dict[int, Unsupported] = {}   # `try`s refused, by id: `reached`
         self.handlers: list = []         # those of the `try` being lowered
+        # id(handler body) -> (name of `except E as name`, the clause's classes and their
+        # nodes): the handler reads the exception only to raise (`_exception_reads`)
+        self.bound: dict[int, tuple] = {}
+        self.derived: dict[int, frozenset | None] = {}   # id(handler) -> `_exception_reads`
+        self.function: cst.FunctionDef | None = None     # (`outside`)
+        self.replayed = True             # the batch that raises replays the loop
         self.taken = 0                   # handlers written into the lowered code so far
         self.static_types = True         # per-example numbers are numbers, not 0-d tensors
         # whether `numbers` tells Python numbers from NumPy scalars for sure (not under
@@ -124,6 +130,38 @@ class _TryLowering(cst.CSTTransformer):
             else:
                 self.reached(list(stmt.orelse.body.body), params)
 
+    def outside(self, handler) -> set | None:
+        """The names the function reads or binds outside ``handler`` (None: unknown)."""
+        if self.function is None:
+            return None
+        rest = self.function.deep_replace(handler, handler.with_changes(
+            body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Pass()])])))
+        return reads(rest.body) | {w for stmt in rest.body.body for w in writes(stmt)} | {
+            p.name.value for p in rest.params.params}
+
+    def handler_body(self, handler, exc: type, raised: list) -> list:
+        """A copy of the handler's statements for the examples that raise ``exc``; where
+        it is ``except ... as e`` whose ``e`` is read (only in its `raise` statements:
+        `_exception_reads`), ``e`` is that exception there: ``raise e`` raises ``exc``, its
+        text (``f"{e}"``, ``str(e)``) is a stand-in and ``from e`` is dropped. Such a `raise`
+        raises in the batch, and the per-example loop then gives every example's exact
+        exception (`vectorize._replay`; `vmap` on NumPy and PyTorch likewise)."""
+        stmts = [s.deep_clone() for s in handler]
+        bound = self.bound.get(id(handler))
+        if bound is None:
+            return stmts
+        name, classes, derived = bound
+        cls = next((node for c, node in classes if c is exc), None)
+        if cls is None and getattr(builtins, exc.__name__, None) is exc and \
+                self.resolve(cst.Name(exc.__name__)) is exc:
+            cls = cst.Name(exc.__name__)
+        if cls is None:
+            raise Unsupported(f"`except ... as {name}` reading the exception, where the "
+                              f"examples raise `{exc.__name__}`, which the handler cannot "
+                              "name", raised[0] if raised else None,
+                              "name the exception class in the `except` clause")
+        return [s.visit(_ExceptionStandIn(name, cls, exc, derived)) for s in stmts]
+
     def lowered(self, original_node, updated_node):
         node = original_node
         if node.finalbody is not None:
@@ -131,8 +169,17 @@ class _TryLowering(cst.CSTTransformer):
                               "move the cleanup after the `try` statement")
         if self.numbers is not None:
             self.numbers.at(node)
-        handlers = [(self.handler_types(h), list(u.body.body))
-                    for h, u in zip(node.handlers, updated_node.handlers)]
+        handlers = []
+        self.bound = {}     # (keyed by the identity of lists alive only in this call)
+        for h, u in zip(node.handlers, updated_node.handlers):
+            handlers.append((self.handler_types(h), list(u.body.body)))
+            if h.name is not None and h.name.name.value in reads(h.body):
+                # (`handler_types` let it through: the exception is read to raise it)
+                parts = h.type.elements if type(h.type) is cst.Tuple else [h.type]
+                nodes = [p.value if isinstance(p, cst.Element) else p for p in parts]
+                self.bound[id(handlers[-1][1])] = (
+                    h.name.name.value, [(self.resolve(n), n) for n in nodes],
+                    self.derived.get(id(h)) or frozenset())
         self.handlers = handlers
         self.copies = 0
         tail = list(updated_node.orelse.body.body) if updated_node.orelse is not None else []
@@ -154,9 +201,17 @@ class _TryLowering(cst.CSTTransformer):
         if handler.name is not None:
             name = handler.name.name.value
             if name in reads(handler.body):
-                raise Unsupported("`except ... as e` that reads the exception, in a vectorized "
-                                  "function", handler.name,
-                                  "handle it without reading the exception object")
+                derived = None
+                if self.replayed and not any(n in self.globals for n in ("str", "repr")):
+                    derived = _exception_reads(handler.body, name, self.outside(handler))
+                self.derived[id(handler)] = derived
+                if derived is None:
+                    raise Unsupported("`except ... as e` that reads the exception other than "
+                                      "in the handler's `raise` statements (`raise e`, "
+                                      "`raise E(f\"...{e}\") from e`) and the messages they "
+                                      "raise (`msg = f\"...{e}\"`), in a vectorized "
+                                      "function", handler.name,
+                                      "handle it without reading the exception object")
         if handler.type is None:
             return (BaseException,)
         parts = handler.type.elements if type(handler.type) is cst.Tuple else [handler.type]
@@ -209,7 +264,7 @@ class _TryLowering(cst.CSTTransformer):
             handler = next((h for types, h in handlers if issubclass(exc, types)), None)
             if handler is not None:
                 self.reached(handler)
-            return [stmt] if handler is None else [s.deep_clone() for s in handler]
+            return [stmt] if handler is None else self.handler_body(handler, exc, [stmt])
         for small in stmt.body:
             if type(small) not in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return,
                                    cst.Pass):
@@ -309,7 +364,7 @@ class _TryLowering(cst.CSTTransformer):
             self.taken += 1
             if template is None and not guards:
                 # raised by every example that gets here (its per-example type decides)
-                rest = [s.deep_clone() for s in handler]
+                rest = self.handler_body(handler, exc, [])
                 continue
             test = None if template is None else expr(
                 template, **{n: v.deep_clone() for n, v in nodes.items()})
@@ -318,7 +373,7 @@ class _TryLowering(cst.CSTTransformer):
                 g = cst.UnaryOperation(cst.Not(), g) if negated else g
                 test = g if test is None else cst.BooleanOperation(g, cst.And(), test)
             rest = [cst.If(test=test,
-                           body=cst.IndentedBlock([s.deep_clone() for s in handler]),
+                           body=cst.IndentedBlock(self.handler_body(handler, exc, [])),
                            orelse=rest[0] if len(rest) == 1 and type(rest[0]) is cst.If
                            else cst.Else(body=cst.IndentedBlock(rest)))]
         return rest
@@ -697,6 +752,138 @@ class _Raises:
             self.precise = self.precise and inner[1]
             return set(inner[0])
         return {_UNKNOWN}
+
+
+def _exception_reads(body, name: str, outside=None):
+    """The names of the messages the handler ``body`` makes of the exception ``name``
+    (``msg = f"bad x: {e}"``; a frozenset, maybe empty) where it reads ``name`` only inside
+    its `raise` statements and to make such messages: as the exception raised (``raise e``),
+    the cause (``from e``) or text (an argument of a call that is text of it: ``E(e)``,
+    ``E("x: " + str(e))``, ``E(f"{e!r}")``), and the messages, made of text alone (which
+    cannot raise), are read only so too and nowhere else in the function (``outside``: the
+    names the function reads or binds outside the handler). None where it reads them
+    otherwise. The batch then raises wherever such an example gets there, and what it raises
+    the per-example loop gives (`_TryLowering.handler_body`)."""
+    module = cst.Module(body=list(body.body))
+    if any(name in writes(stmt) for stmt in body.body) or any(
+            type(n) in _SCOPES for n in walk(module)):
+        return None
+    derived: set[str] = set()
+    made: dict[int, str] = {}       # id(Assign) -> the message it makes
+    changed = True
+    while changed:
+        changed = False
+        for node in walk(module):
+            if type(node) is not cst.Assign or id(node) in made:
+                continue
+            if not reads(node.value) & ({name} | derived):
+                continue
+            if len(node.targets) != 1 or type(node.targets[0].target) is not cst.Name or \
+                    not _text_of(node.value, name, frozenset(derived)):
+                return None
+            target = node.targets[0].target.value
+            if target == name or outside is None or target in outside:
+                return None
+            derived.add(target)
+            made[id(node)] = target
+            changed = True
+    texts = {name} | derived
+    allowed: set[int] = set()
+    for node in walk(module):
+        if type(node) is cst.Assign and id(node) in made:
+            allowed.add(id(node.targets[0].target))
+            allowed |= {id(n) for n in walk(node.value) if type(n) is cst.Name}
+            continue
+        if type(node) is not cst.Raise:
+            continue
+        if type(node.exc) is cst.Name and node.exc.value == name:
+            allowed.add(id(node.exc))
+        if node.cause is not None and type(node.cause.item) is cst.Name and \
+                node.cause.item.value in texts:
+            allowed.add(id(node.cause.item))
+        if node.exc is None:
+            continue
+        for inner in walk(node.exc):
+            if type(inner) is cst.Arg and not inner.star and inner.keyword is None and (
+                    (type(inner.value) is cst.Name and inner.value.value in texts) or
+                    _text_of(inner.value, name, frozenset(derived))):
+                allowed |= {id(n) for n in walk(inner.value) if type(n) is cst.Name}
+    if not all(id(n) in allowed for n in walk(module)
+               if type(n) is cst.Name and n.value in texts):
+        return None
+    return frozenset(derived)
+
+
+def _text_of(node, name: str, derived=frozenset()) -> bool:
+    """Whether ``node`` is text that cannot raise: string literals, f-strings of names,
+    ``str(v)`` / ``repr(v)`` of a name, the messages ``derived`` and their concatenations
+    with ``+`` (one side literal text)."""
+    t = type(node)
+    if t is cst.Name:
+        return node.value in derived
+    if t is cst.SimpleString:
+        return True
+    if t is cst.ConcatenatedString:
+        return _text_of(node.left, name, derived) and _text_of(node.right, name, derived)
+    if t is cst.FormattedString:
+        return all(type(p) is cst.FormattedStringText or (
+            type(p) is cst.FormattedStringExpression and type(p.expression) is cst.Name
+            and p.format_spec is None) for p in node.parts)
+    if t is cst.BinaryOperation:
+        return type(node.operator) is cst.Add and _text_of(node.left, name, derived) and \
+            _text_of(node.right, name, derived) and (
+                _literal_text(node.left) or _literal_text(node.right))
+    if t is cst.Call:
+        return type(node.func) is cst.Name and node.func.value in ("str", "repr") and \
+            len(node.args) == 1 and type(node.args[0].value) is cst.Name and \
+            node.args[0].keyword is None and not node.args[0].star
+    return False
+
+
+def _literal_text(node) -> bool:
+    """A side of ``+`` that makes it a concatenation of strings (never a number's sum)."""
+    return type(node) in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString) or (
+        type(node) is cst.Call and type(node.func) is cst.Name and
+        node.func.value in ("str", "repr")) or (
+        type(node) is cst.BinaryOperation and (_literal_text(node.left) or
+                                               _literal_text(node.right)))
+
+
+_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+           cst.GeneratorExp)
+
+
+class _ExceptionStandIn(cst.CSTTransformer):
+    """The handler's reads of its exception ``name`` where the examples raise ``exc``
+    (`_exception_reads` allows only these): ``raise name`` raises ``cls()``'s class with a
+    stand-in text, ``from name`` is dropped, the text ``name`` elsewhere is that stand-in."""
+
+    def __init__(self, name: str, cls, exc: type, derived=frozenset()):
+        self.name = name
+        self.derived = derived
+        self.cls = cls
+        self.text = repr(exc.__name__)
+
+    def leave_Raise(self, original_node, updated_node):
+        cause = updated_node.cause
+        if cause is not None and type(original_node.cause.item) is cst.Name and \
+                original_node.cause.item.value == self.name:
+            updated_node = updated_node.with_changes(cause=None)
+        if type(original_node.exc) is cst.Name and original_node.exc.value == self.name:
+            updated_node = updated_node.with_changes(exc=cst.Call(
+                func=self.cls.deep_clone(), args=[cst.Arg(cst.SimpleString(self.text))]))
+        return updated_node
+
+    def leave_Assign(self, original_node, updated_node):
+        target = original_node.targets[0].target
+        if type(target) is cst.Name and target.value in self.derived:
+            return cst.Pass()       # (a message read only where it is replaced)
+        return updated_node
+
+    def leave_Name(self, original_node, updated_node):
+        if updated_node.value == self.name or updated_node.value in self.derived:
+            return cst.SimpleString(self.text)
+        return updated_node
 
 
 def _statement_parts(node):
@@ -1149,8 +1336,12 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         lowering.numbers = _PythonValued(func, ctx.params, getattr(ctx, "python_params",
                                                                    frozenset()),
                                          lowering.resolve)
+    # (a rewritten file runs no per-example loop where its code raises: there a handler's
+    # `raise` made from the exception it caught keeps its refusal)
+    lowering.replayed = not getattr(ctx.module, "standalone", False)
     lowering.static_types = lowering.numbers.static_types = not getattr(
         ctx.registry.backend, "item_views", False)
+    lowering.function = func
     lowering.dicts = {name for node in walk(func.body) if type(node) is cst.Assign
                       and type(node.value) in (cst.Dict, cst.DictComp)
                       for t in node.targets if type(t.target) is cst.Name
