@@ -177,12 +177,13 @@ def _differs(got, expected) -> str:
     return ""
 
 
-def check(f, x, y, nested: bool = False):
+def check(f, x, y, nested: bool = False, backend: str | None = None):
     """(kind, detail) of ``vmap(f)(x, y)`` against the loop (``nested``: ``vmap(vmap(f))`` of
-    x and y as one row)."""
+    x and y as one row); ``backend``: ``vmap(f, backend=...)`` (NumPy in, NumPy out)."""
     args = [x[None], y[None]] if nested else [x, y]
     ref = _run(lambda: _loop(f, [x, y]))
-    wrapped = vmap(vmap(f)) if nested else vmap(f)
+    wrapped = vmap(vmap(f, backend=backend), backend=backend) if nested else \
+        vmap(f, backend=backend)
     got = _run(lambda: wrapped(*args))
     if got[0] == "raised" and isinstance(got[1], VectorizeError):
         return "rejected", str(got[1]).splitlines()[0]
