@@ -107,6 +107,20 @@ def branchy(x, y):
     return r
 
 
+def masked(x):
+    return x * (x > 1)
+
+
+def masked_in_place(x):
+    r = x
+    r *= x < 10
+    return r
+
+
+def masked_rows(v, t):
+    return (t > 0) * v         # a per-example vector times a per-example bool
+
+
 def _outcome(call):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
@@ -208,3 +222,30 @@ def test_in_range_ints_are_written_as_before():
 
 def lambda_free(x):
     return (x > 2) & (x + 1 < 200)
+
+
+FLOATS = np.array([np.nan, -3.0, np.inf, -np.inf, 2.0, -0.0, 12.0], dtype=np.float32)
+
+
+@pytest.mark.parametrize("f", [masked, masked_in_place], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_float_times_bool_array_as_numpy(f, dtype):
+    """XLA multiplies by bools as a select (NaN * False is 0 there, -3.0 * False +0.0):
+    the loop's NaN and -0.0."""
+    x = FLOATS.astype(dtype)
+    expected = _loop(f, [x], [True])
+    got = vmap(f, backend="jax")(x)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+    assert np.array_equal(np.signbit(got.real), np.signbit(expected.real))
+
+
+def test_vector_times_bool_as_numpy():
+    v = np.stack([FLOATS[:3], FLOATS[3:6], FLOATS[4:]])
+    t = np.array([-1.0, 2.0, -0.5])
+    expected = _loop(masked_rows, [v, t], [True, True])
+    got = vmap(masked_rows, backend="jax")(v, t)
+    np.testing.assert_array_equal(got, expected)
+    assert np.array_equal(np.signbit(got), np.signbit(expected))
+    assert list(vectorize(masked, backend="jax")(FLOATS.astype(float))) == \
+        pytest.approx(list(np.vectorize(masked)(FLOATS.astype(float))), nan_ok=True)

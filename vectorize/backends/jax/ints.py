@@ -32,7 +32,7 @@ from ...syntax.templates import expr
 
 INT_OPERAND = "int_operand"
 INT_COMPARED = "int_compared"
-HELPERS = (INT_OPERAND, INT_COMPARED)
+HELPERS = (INT_OPERAND, INT_COMPARED, "bool_product")     # (`bool_products.BOOL_PRODUCT`)
 
 
 class IntOutOfBounds(OverflowError):
@@ -193,6 +193,9 @@ def imported(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     """The helpers the function's code calls, imported by the generated module."""
     seen = _Named()
     func_def.visit(seen)
+    from .bool_products import bool_product
+    helpers = {INT_OPERAND: int_operand, INT_COMPARED: int_compared,
+               "bool_product": bool_product}
     for name in sorted(seen.names):
-        ctx.module.runtime_imports.setdefault(name, globals()[name])
+        ctx.module.runtime_imports.setdefault(name, helpers[name])
     return func_def
