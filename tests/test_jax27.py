@@ -91,6 +91,10 @@ def under_condition(x):
     return r
 
 
+def divmod_minus_two(x):
+    return divmod(x, -2)[1]
+
+
 def add_arg(x, k):
     return x + k
 
@@ -164,7 +168,9 @@ ONE_ARG = [gt_minus_two, minus_two_lt, chained, eq_minus_one, ne_global, lt_300,
            ufunc_maximum]
 
 
-CASES = [(f, dtype) for f in ONE_ARG for dtype in ("uint8", "int8")] + [
+CASES = [(f, "uint8") for f in ONE_ARG] + [
+    (f, "int8") for f in (lt_300, times_300, gt_big, builtin_max, divmod_minus_two)] + [
+    (divmod_minus_two, "uint8")] + [
     (f, "uint64") for f in (gt_minus_two, chained, eq_minus_one, add_minus_two, builtin_max)]
 
 

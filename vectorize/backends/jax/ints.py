@@ -77,6 +77,9 @@ _EXACT = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"
           "logaddexp", "logaddexp2", "nextafter", "heaviside"}
 
 
+_BUILTINS = (max, min, divmod, pow)
+
+
 def _python_int(value) -> bool:
     return isinstance(value, Value) and not value.batched and type(value.example) is int
 
@@ -115,13 +118,13 @@ def _integer_result(site):
 
 def arithmetic(site):
     """The site with its Python int operands checked against the integer result's type
-    (an arithmetic operator but ``/``, a ufunc, the builtin ``max``/``min``, whose NumPy
-    forms convert a Python int to the arrays' type)."""
+    (an arithmetic operator but ``/``, a ufunc, the builtin ``max``/``min``/``divmod``/
+    ``pow``, whose NumPy forms convert a Python int to the arrays' type)."""
     if isinstance(site.node, cst.BinaryOperation):
         if type(site.node.operator) is cst.Divide:
             return site
-    elif not (isinstance(site.func, np.ufunc) and site.func.nout == 1 and
-              site.func.__name__ not in _EXACT) and site.func is not max and site.func is not min:
+    elif not (isinstance(site.func, np.ufunc) and site.func.__name__ not in _EXACT
+              or any(site.func is f for f in _BUILTINS)):
         return site
     result = _integer_result(site)
     if result is None:
@@ -162,9 +165,9 @@ def _wrapped_rule(rule, before):
 
 
 def wrap_operators(reg) -> None:
-    """The registry's ``binary`` and ``compare`` operator rules and its ufuncs' and
-    ``max``/``min``'s call rules with `arithmetic` and `comparison` in front (the rules
-    listed in ``all_rules`` replaced in place)."""
+    """The registry's ``binary`` and ``compare`` operator rules and the call rules of its
+    ufuncs and of ``max``/``min``/``divmod``/``pow``, with `arithmetic` and `comparison` in
+    front (the rules listed in ``all_rules`` replaced in place)."""
     replaced = {}
     for key, before in (("binary", arithmetic), ("compare", comparison)):
         rule = reg.operators.get(key)
@@ -172,7 +175,7 @@ def wrap_operators(reg) -> None:
             new = replaced[id(rule)] = _wrapped_rule(rule, before)
             reg.operators[key] = new
     for key, (func, rule) in list(reg._calls.items()):
-        if isinstance(func, np.ufunc) or func in (max, min):
+        if isinstance(func, np.ufunc) or any(func is f for f in _BUILTINS):
             new = replaced.get(id(rule))
             if new is None:
                 new = replaced[id(rule)] = _wrapped_rule(rule, arithmetic)
