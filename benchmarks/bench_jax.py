@@ -17,6 +17,13 @@ rounds, medians:
   CPU's caches full of their arrays) came out 15-50% slower than its equal timed next;
 - each ours / jit(hand) ratio is the ratio of the medians, with the quartiles of the per-round
   ratios in parentheses (each round times both: how far one run's ratio can be trusted);
+- **CPU time**: each timing also reads the process's CPU time (all its threads, XLA's
+  workers too), and the same ratios are given of the CPU medians: on this machine's 2
+  cores, shared with test runs, a call that waits for a core takes longer by the clock and
+  no more CPU, so the CPU ratios are the ones that hold from run to run (the wall ratios at
+  1e4 moved from 1.0x to 2.1x between two runs of identical code);
+- **best round**: the ratio of each peer's fastest round (the round least disturbed by
+  other processes);
 - **vs hand NumPy** (NumPy in/out): ours against the hand-written NumPy of
   `workloads.py`;
 - **compile**: the first call of a fresh ``vectorize``/``vmap`` object (engine + trace + XLA
@@ -42,6 +49,7 @@ the ratios hold, but NumPy in/out times differ between runs.
 
 from __future__ import annotations
 
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -54,11 +62,11 @@ for path in (str(HERE.parent), str(HERE)):
         sys.path.insert(0, path)
 
 import workloads as W  # noqa: E402
-from _timing import fmt_time, interleaved, paired_spread  # noqa: E402
+from _timing import calibrate, fmt_time, paired_spread  # noqa: E402
 
 import vectorize as vz  # noqa: E402
 
-SIZES = (10_000, 1_000_000)
+SIZES = (10_000, 100_000, 1_000_000)
 NAMES = ("seed if", "piecewise", "mandelbrot", "mlp")
 
 
@@ -99,6 +107,29 @@ def ours_jax(work):
         axes = tuple(0 if b else None for b in work.batched)
         return vz.vmap(work.scalar, in_axes=axes, backend="jax")
     return vz.vectorize(work.scalar, fallback="error", backend="jax")
+
+
+IOS = ("NumPy in/out", "jax.Array in/out")
+
+
+def interleaved_cpu(peers: dict, rounds: int) -> tuple[dict, dict]:
+    """`_timing.interleaved` (``alternate``) keeping, per peer and round, the wall time per
+    call and the process's CPU time per call (every thread's, XLA's workers too): on a
+    machine other processes load, a call waiting for a core takes longer by the clock but
+    no more CPU, so the CPU ratios move far less from run to run than the wall ones."""
+    reps = {name: calibrate(call) for name, call in peers.items()}
+    wall = {name: [] for name in peers}
+    cpu = {name: [] for name in peers}
+    order = list(peers.items())
+    for r in range(rounds):
+        for name, call in (order[::-1] if r % 2 else order):
+            n = reps[name]
+            start, start_cpu = time.perf_counter(), time.process_time()
+            for _ in range(n):
+                call()
+            cpu[name].append((time.process_time() - start_cpu) / n)
+            wall[name].append((time.perf_counter() - start) / n)
+    return wall, cpu
 
 
 def timed(call):
@@ -145,26 +176,33 @@ def measure(work, hand_jit_of, n: int, rounds: int, jax, jnp) -> dict:
         "ours, jax.Array in/out": lambda: ours(*jargs).block_until_ready(),
         "jit(hand), jax.Array in/out": hand_jax,
     }
-    timed_rounds = interleaved(peers, rounds, alternate=True)
-    steady = {name: stats[0] for name, stats in timed_rounds.items()}
+    timed_rounds, cpu_rounds = interleaved_cpu(peers, rounds)
+    steady = {name: statistics.median(ts) for name, ts in timed_rounds.items()}
+    cpu = {name: statistics.median(ts) for name, ts in cpu_rounds.items()}
+    best = {name: min(ts) for name, ts in timed_rounds.items()}
     # the quartiles of ours / jit(hand) over the rounds (each round times both)
-    spread = {io: paired_spread(timed_rounds[f"ours, {io}"][3],
-                                timed_rounds[f"jit(hand), {io}"][3])
-              for io in ("NumPy in/out", "jax.Array in/out")}
-    return {"steady": steady, "spread": spread, "first_ours": first_ours,
+    spread = {io: paired_spread(timed_rounds[f"ours, {io}"], timed_rounds[f"jit(hand), {io}"])
+              for io in IOS}
+    cpu_spread = {io: paired_spread(cpu_rounds[f"ours, {io}"], cpu_rounds[f"jit(hand), {io}"])
+                  for io in IOS}
+    return {"steady": steady, "spread": spread, "cpu": cpu, "cpu_spread": cpu_spread,
+            "best": best,
+            "first_ours": first_ours,
             "first_hand": first_hand, "new_shape_ours": new_shape_ours,
             "new_shape_hand": new_shape_hand}
 
 
-def _ratio(steady: dict, spread: dict, io: str) -> str:
+def _ratio(steady: dict, spread: dict, io: str, bold: bool = True) -> str:
     low, high = spread[io]
-    return (f"**{steady[f'ours, {io}'] / steady[f'jit(hand), {io}']:.2f}x** "
+    mark = "**" if bold else ""
+    return (f"{mark}{steady[f'ours, {io}'] / steady[f'jit(hand), {io}']:.2f}x{mark} "
             f"({low:.2f}–{high:.2f})")
 
 
 def report(results: dict) -> list[str]:
     head = ["workload", "N", "ours / jit(hand), NumPy in/out",
-            "ours / jit(hand), jax.Array in/out",
+            "ours / jit(hand), jax.Array in/out", "CPU time: NumPy in/out",
+            "CPU time: jax.Array in/out", "best round: NumPy / jax.Array in/out",
             "ours / jit(hand) copied (NumPy in/out, both writable)",
             "ours (NumPy in/out) / hand NumPy",
             "first call: ours (jit(hand))", "new shape: ours (jit(hand))"]
@@ -175,6 +213,10 @@ def report(results: dict) -> list[str]:
             name, f"{n:.0e}",
             _ratio(s, res["spread"], "NumPy in/out"),
             _ratio(s, res["spread"], "jax.Array in/out"),
+            _ratio(res["cpu"], res["cpu_spread"], "NumPy in/out", bold=False),
+            _ratio(res["cpu"], res["cpu_spread"], "jax.Array in/out", bold=False),
+            " / ".join(f"{res['best'][f'ours, {io}'] / res['best'][f'jit(hand), {io}']:.2f}x"
+                       for io in IOS),
             f"{s['ours, NumPy in/out'] / s['jit(hand), NumPy in/out, writable']:.2f}x",
             f"{s['ours, NumPy in/out'] / s['hand NumPy']:.2f}x "
             f"({fmt_time(s['ours, NumPy in/out'])} / {fmt_time(s['hand NumPy'])})",
@@ -184,7 +226,7 @@ def report(results: dict) -> list[str]:
     return out
 
 
-def main(sizes=SIZES, rounds: int = 7, only=None) -> list[str]:
+def main(sizes=SIZES, rounds: int = 15, only=None) -> list[str]:
     try:
         import jax
         import jax.numpy as jnp
@@ -214,10 +256,14 @@ def _main(jax, jnp, sizes, rounds, only) -> list[str]:
         for n in sizes:
             results[(work.name, n)] = measure(work, hand_jit_of, n, rounds, jax, jnp)
             s = results[(work.name, n)]["steady"]
+            c = results[(work.name, n)]["cpu"]
             print(f"jax {work.name} N={n:.0e}: ours / jit(hand) "
                   f"{s['ours, NumPy in/out'] / s['jit(hand), NumPy in/out']:.2f}x (NumPy), "
                   f"{s['ours, jax.Array in/out'] / s['jit(hand), jax.Array in/out']:.2f}x "
-                  f"(jax.Array)", file=sys.stderr, flush=True)
+                  f"(jax.Array); CPU time "
+                  f"{c['ours, NumPy in/out'] / c['jit(hand), NumPy in/out']:.2f}x / "
+                  f"{c['ours, jax.Array in/out'] / c['jit(hand), jax.Array in/out']:.2f}x",
+                  file=sys.stderr, flush=True)
     lines = ["### JAX backend: ours (`backend=\"jax\"`) against `jax.jit` of a hand rewrite",
              ""] + report(results) + [""]
     print("\n".join(lines), flush=True)
@@ -227,7 +273,7 @@ def _main(jax, jnp, sizes, rounds, only) -> list[str]:
 if __name__ == "__main__":
     import argparse
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--sizes", default="1e4,1e6")
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--sizes", default="1e4,1e5,1e6")
     opts = parser.parse_args()
     main(tuple(int(float(s)) for s in opts.sizes.split(",")), opts.rounds)

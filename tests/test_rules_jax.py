@@ -58,7 +58,6 @@ JAX_REFUSED: dict[str, str] = {
         "math.lcm(i,i,i)", "math.gcd(i,12)", "math.gcd(i32,i)", "np.gcd(i,i)", "np.lcm(i,i)"]},
 }
 JAX_DIVERGES: dict[str, str] = {
-    "b*f": "XLA simplifies bool * float to a select: False * inf is 0.0, not nan",
     "np.spacing(f)": "jnp.spacing(-0.0) is -5e-324 (NumPy: 5e-324)",
     "v3.astype(v3i.dtype)": "a NaN converted to an integer is 0 in XLA (NumPy: the most "
                             "negative int64)",

@@ -430,7 +430,8 @@ class _VMapped:
         """The per-example loop's result where the batched code raised ``exc`` (counted in
         ``replays``; `vmap_replays` warns where the loop returns and ``exc`` is one the
         user's code could not raise), or ``exc`` itself where no loop can decide."""
-        if not size or not backends.get(entry.spec.backend).eager_raises:
+        if not size or not (backends.get(entry.spec.backend).eager_raises or
+                            getattr(exc, "whole_batch", False)):
             raise exc       # (JAX: what its traced code raises is not a per-example raise)
         self.replays += 1
         self.last_replay = f"{type(exc).__name__}: {exc}"

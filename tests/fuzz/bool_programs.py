@@ -171,15 +171,16 @@ def _same(got, expected) -> str | None:
     return None if ok else f"{got!r} vs {expected!r}"
 
 
-def run_case(source, dtypes, shapes, seed: int) -> tuple[str, str]:
-    """("ok" | "rejected" | "mismatch" | "internal", detail)."""
+def run_case(source, dtypes, shapes, seed: int, backend: str | None = None) -> tuple[str, str]:
+    """("ok" | "rejected" | "mismatch" | "internal", detail); ``backend``: ``vectorize(f,
+    backend=...)`` (NumPy in, NumPy out: numpy.vectorize's contract)."""
     import random
     rng = random.Random(seed)
     f = _load(source)
     kinds = []
     for otypes in (None, "d"):
         kw = {"otypes": otypes} if otypes else {}
-        vectorized = vectorize(f, fallback="error", **kw)
+        vectorized = vectorize(f, fallback="error", backend=backend, **kw)
         for n in (0, 1, 5, 37):
             if n == 0 and not otypes:
                 continue        # (numpy.vectorize needs otypes for an empty batch)

@@ -65,7 +65,9 @@ class Backend:
     #                          (`passes.python_raises`)
     eager_raises = True      # its batched code raises as it runs, so where it raises the caller
     #                          may run the per-example loop to decide (`vmap` and `vectorize`
-    #                          replay); traced code (JAX) raises at trace time instead
+    #                          replay); traced code (JAX) raises at trace time instead,
+    #                          where only an exception marked ``whole_batch`` (raised for
+    #                          the whole batch, as NumPy's) is replayed
     item_views = False       # an item read (`y[0]`) is a view of the array per example
     #                          (PyTorch's 0-d tensors), not a number: refused where a later
     #                          write would change it (`analysis.aliasing`)

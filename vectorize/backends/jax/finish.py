@@ -37,7 +37,7 @@ import numpy as np
 
 from ...errors import Unsupported
 from ...passes.records import MaskedLoopFacts
-from . import writes
+from . import ints, writes
 from .loops import lower as lower_masked
 from .writes import located
 
@@ -48,6 +48,7 @@ def finish(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     func_def = spelled_with_jnp(func_def, ctx)
     func_def = writes.functional(func_def, ctx)
     func_def = sums_in_order(func_def, ctx)
+    func_def = ints.imported(func_def, ctx)
     return lower_loops(func_def, ctx)
 
 

@@ -44,6 +44,10 @@ def build(backend) -> Registry:
     register_twins(reg, pairs)
     from .dtypes import make_faithful
     make_faithful(reg, {id(np_fn): jfn for jfn, np_fn in pairs})
+    from .ints import wrap_operators
+    wrap_operators(reg)     # Python ints beyond an integer array's type, as NumPy takes them
+    from . import bool_products
+    bool_products.wrap(reg)     # a float times a bool array as NumPy multiplies it
     return reg
 
 

@@ -1,0 +1,81 @@
+"""Products of a float with a bool array, as NumPy computes them.
+
+``jax.numpy`` multiplies by a bool array as a select (``where(b, x, 0)``), and under
+``jit`` XLA turns a product by bools converted to floats into that select too, so
+``x * (x > 1)`` is 0 where ``x`` is NaN or infinite and +0 where ``x`` is negative; NumPy
+(and Python, per example: ``math.nan * False``) multiplies by 0.0: NaN, and -0.0. So the
+JAX rule of ``*`` writes a float product with a bool array operand as
+``bool_product(a, b, dtype)``: ``where(b, x, x * 0)`` in the product's dtype, which XLA
+keeps. A Python bool (``x * False``) is a weak number that ``jax.numpy`` multiplies as
+NumPy does: nothing to change.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import numpy as np
+
+from ...abstract import Value
+
+BOOL_PRODUCT = "bool_product"
+
+
+def bool_product(a, b, dtype: str):
+    """``a * b`` where one of them is a bool array, as NumPy multiplies (see the module)."""
+    import jax.numpy as jnp
+    if getattr(a, "dtype", None) == np.bool_ and not isinstance(a, bool):
+        mask, x = a, b
+    elif getattr(b, "dtype", None) == np.bool_ and not isinstance(b, bool):
+        mask, x = b, a
+    else:
+        return jnp.asarray(a * b, dtype=dtype)
+    return jnp.where(mask, x, x * 0).astype(dtype)
+
+
+def _bool_array(value) -> bool:
+    return isinstance(value, Value) and value.known and type(value.example) is not bool \
+        and value.dtype is not None and value.dtype.kind == "b"
+
+
+def _product_dtype(site):
+    dtypes = []
+    for value in site.args:
+        if not isinstance(value, Value) or not value.known or value.dtype is None:
+            return None
+        dtypes.append(value.example if type(value.example) in (int, float, complex)
+                      else value.dtype)
+    try:
+        out = np.result_type(*dtypes)
+    except TypeError:
+        return None
+    # (complex products not: NumPy multiplies by 1+0j too, ``(inf+0j) * True`` is inf+nanj,
+    # which no select gives)
+    return out if out.kind == "f" else None
+
+
+def _rewritten(site, out):
+    """The rule's output ``out`` for a product site, as `bool_product` where it is a float
+    product with a bool array operand."""
+    if not isinstance(site.node, cst.BinaryOperation) or \
+            type(site.node.operator) is not cst.Multiply or \
+            not isinstance(out, cst.BinaryOperation) or type(out.operator) is not cst.Multiply \
+            or len(site.args) != 2 or not any(map(_bool_array, site.args)):
+        return out
+    dtype = _product_dtype(site)
+    if dtype is None:
+        return out
+    return cst.Call(func=cst.Name(BOOL_PRODUCT), args=[
+        cst.Arg(out.left), cst.Arg(out.right), cst.Arg(cst.SimpleString(repr(dtype.name)))])
+
+
+def wrap(reg) -> None:
+    """The registry's ``binary`` operator rule with `_rewritten` after it (the rule listed
+    in ``all_rules`` replaced in place)."""
+    import dataclasses
+    rule = reg.operators.get("binary")
+    if rule is None:
+        return
+    original = rule.rewrite
+    new = dataclasses.replace(rule, rewrite=lambda site: _rewritten(site, original(site)))
+    reg.operators["binary"] = new
+    reg.all_rules[:] = [new if r is rule else r for r in reg.all_rules]
