@@ -1,0 +1,132 @@
+"""Regressions found by `benchmarks/fuzz_hunt12.py` (typed constructs, dtypes changing between
+calls, ``otypes``): `vectorize` against numpy.vectorize itself (values, dtype, exception
+type), and a fixed small set of the fuzz programs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vectorize import VectorizeError, vectorize
+
+
+def _agree(f, *args, otypes=None):
+    """vectorize(f) gives numpy.vectorize(f)'s values and dtype, or raises its exception."""
+    ref = np.vectorize(f, otypes=otypes)
+    ours = vectorize(f, fallback="error", otypes=otypes)
+    try:
+        with np.errstate(all="ignore"):
+            expected = ref(*args)
+    except Exception as exc:  # noqa: BLE001 -- the same type is expected
+        with pytest.raises(type(exc)):
+            ours(*args)
+        return
+    got = ours(*args)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+# ------------------------------------------------ Python bools through tuple assignment
+def swapped_bools(n):
+    v, t = n, n
+    v, t = t, v + t
+    return v * 2 - t
+
+
+def walrus_bools(x):
+    return (t := x > 0) + t + 0
+
+
+def test_bools_through_a_tuple_assignment_count_as_ints():
+    # `v + t` of Python bools is 2 per example; the batch's bool arrays gave `or` (1)
+    _agree(swapped_bools, np.array([True, False, True]))
+    _agree(walrus_bools, np.array([1.0, -1.0, 3.0]))
+
+
+def _helper_bools(a):
+    return a > 0, a < 2
+
+
+def unpacked_from_call(x):
+    p, q = _helper_bools(x)
+    return p + q + 0
+
+
+def unpacked_from_list(x):
+    p = [x > 0, x < 2]
+    a, b = p
+    return a + b + 0
+
+
+@pytest.mark.parametrize("f", [unpacked_from_call, unpacked_from_list])
+def test_bools_of_unknown_origin_in_arithmetic_are_refused(f):
+    # numpy.vectorize: 2 where 0 < x < 2; the batch added them as NumPy bools (1)
+    with pytest.raises(VectorizeError, match="origin"):
+        vectorize(f, fallback="error")(np.array([1.0, -1.0, 3.0]))
+    assert np.vectorize(f)(np.array([1.0, -1.0, 3.0])).tolist() == [2, 1, 1]
+
+
+# ------------------------------------------------ the test of an `if` whose merges are dead
+def dead_if_on_complex(x, y):
+    if x > y:
+        v = 2.0
+    else:
+        v = 1.0
+    return x
+
+
+def dead_try_on_complex(x, y):
+    try:
+        if x > y:
+            raise ValueError("big")
+        v = 1.0
+    except ValueError:
+        v = 2.0
+    return x
+
+
+@pytest.mark.parametrize("f", [dead_if_on_complex, dead_try_on_complex])
+def test_a_dead_branch_test_that_raises_for_every_example_is_refused(f):
+    # numpy.vectorize: TypeError ('>' of complex numbers); the batch dropped the `if`
+    # (nothing reads `v`) and returned x
+    z = np.array([1 + 1j, 2 - 1j]), np.array([0.5 + 0j, 3 + 0j])
+    with pytest.raises(TypeError):
+        np.vectorize(f)(*z)
+    with pytest.raises(VectorizeError, match="ordering comparison"):
+        vectorize(f, fallback="error")(*z)
+    _agree(f, np.array([1.0, -2.0]), np.array([0.5, 3.0]))
+
+
+# ------------------------------------------------ complex powers that overflow
+def complex_square(z):
+    return z ** 2
+
+
+def complex_inverse_square(z):
+    return z ** -2
+
+
+def complex_power(z, w):
+    return z ** w
+
+
+def squared_modulus(x):
+    return abs(complex(x, 0.5) ** 2)
+
+
+@pytest.mark.parametrize("f, args", [
+    # Python: OverflowError('complex exponentiation'); the batch gave inf+infj / inf
+    (complex_square, (np.array([1 + 1j, 1e200 + 1j]),)),
+    (squared_modulus, (np.array([2.0, 1e200]),)),
+    # Python: the power underflows to 0, then 1 / 0: ZeroDivisionError
+    (complex_inverse_square, (np.array([1 + 1j, 1e-200 + 1e-200j]),)),
+    (complex_power, (np.array([2 + 1j, 2 + 1j]), np.array([3 + 0j, 1 - 2000j]))),
+    (complex_power, (np.array([2 + 1j, 2 + 0j]), np.array([3 + 0j, 1030.5 + 0j]))),
+])
+def test_complex_powers_raise_where_python_raises(f, args):
+    with pytest.raises(ArithmeticError):
+        np.vectorize(f)(*args)
+    _agree(f, *args)
+    # and where nothing overflows, the values are the loop's
+    _agree(f, *(a[:1] for a in args))
+
