@@ -47,6 +47,8 @@ def main(argv=None) -> int:
         for feat in set(features):
             tried_by[feat] += 1
             refused_by[feat] += res.kind == "rejected"
+        if res.kind == "ulp":
+            print(f"~~~~ seed {seed}: last bits ({', '.join(features)}) {res.call}", flush=True)
         if res.kind == "rejected":
             reasons[re.sub(r"^\S+\.py:\d+:\d+: ", "", res.detail)[:120]] += 1
         elif res.kind not in ("ok", "ulp"):

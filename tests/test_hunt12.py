@@ -161,3 +161,24 @@ def test_complex_products_and_quotients_are_python_s_to_the_last_bit():
     a, b = np.meshgrid(specials, specials)
     _agree(modulus_squared, (a + 1j * b).ravel())
     _agree(complex_quotient, np.ones(64), (a + 1j * b).ravel()[(a + 1j * b).ravel() != 0])
+
+
+# ------------------------------------------------ a fixed small set of the fuzz programs
+FUZZ_SEEDS = range(24)
+
+
+def test_hunt12_fuzz_programs(tmp_path):
+    from fuzz import hunt12_programs
+    from fuzz.harness import ModuleWriter, Program
+
+    writer = ModuleWriter(tmp_path)
+    kinds, failures = {}, []
+    for seed in FUZZ_SEEDS:
+        text, _features, calls, otypes = hunt12_programs.case(seed)
+        f = writer.load(Program(text, ("x", "y", "n"), 1))
+        result = hunt12_programs.run_case(f, calls, otypes)
+        kinds[result.kind] = kinds.get(result.kind, 0) + 1
+        if result.kind not in ("ok", "ulp", "rejected"):
+            failures.append(f"seed {seed}: {result.kind} {result.call}\n{result.detail}\n{text}")
+    assert not failures, "\n\n".join(failures)
+    assert kinds.get("ok", 0) >= len(FUZZ_SEEDS) // 4, kinds
