@@ -182,3 +182,20 @@ def test_hunt12_fuzz_programs(tmp_path):
             failures.append(f"seed {seed}: {result.kind} {result.call}\n{result.detail}\n{text}")
     assert not failures, "\n\n".join(failures)
     assert kinds.get("ok", 0) >= len(FUZZ_SEEDS) // 4, kinds
+
+
+# ------------------------------------------------ a shared int to a negative power
+def shared_inverse(x, n):
+    v = n ** -1
+    return v + v
+
+
+
+@pytest.mark.parametrize("n", [-3, 0, 2, np.array(4), np.int64(5)])
+def test_a_shared_int_to_a_negative_power_raises_as_numpy_vectorize(n):
+    # numpy.vectorize's first call has NumPy ints (np.int64(-3) ** -1: ValueError); the
+    # batch computed the Python int's power, -0.333...
+    x = np.array([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError):
+        np.vectorize(shared_inverse)(x, n)
+    _agree(shared_inverse, x, n)

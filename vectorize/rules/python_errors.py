@@ -233,6 +233,7 @@ def _pow_overflows(a: str, b: str) -> str:
             f"abs({a}) + 2 * ({a} == 0))) + (abs({a}) == 1)) > 9.999999")
 
 
+_NUMPY_NEGATIVE_POWER = "Integers to negative integer powers are not allowed."
 _COMPLEX_RANGE = _message(lambda: complex(1e200, 1) ** 2)
 
 
@@ -272,6 +273,12 @@ def _power(kind, nodes, a: Value, b: Value, result) -> list:
         return [Check("ZeroDivisionError", _NEGATIVE_POWER,
                       "{a} == 0 and ({b}.imag != 0 or {b}.real < 0)", nodes), overflow]
     if kind == "i":
+        if k is not None and int(k) < 0 and not a.batched and not a.exact:
+            # a Python int (or bool) to a negative power is a float, a NumPy int's raises
+            # ValueError: numpy.vectorize's first call, on NumPy scalars of the arguments,
+            # raises where it gets here (a batched base: NumPy's array power raises
+            # itself); the replay decides
+            return [Check("ValueError", _NUMPY_NEGATIVE_POWER, "{a} == {a}", nodes)]
         limits = int_limits(result)
         if limits is None:
             return []
