@@ -69,9 +69,9 @@ def test_bools_of_unknown_origin_in_arithmetic_are_refused(f):
 # ------------------------------------------------ the test of an `if` whose merges are dead
 def dead_if_on_complex(x, y):
     if x > y:
-        v = 2.0
+        v = 2.0  # noqa: F841 -- dead on purpose: the test is what matters
     else:
-        v = 1.0
+        v = 1.0  # noqa: F841
     return x
 
 
@@ -79,9 +79,9 @@ def dead_try_on_complex(x, y):
     try:
         if x > y:
             raise ValueError("big")
-        v = 1.0
+        v = 1.0  # noqa: F841 -- dead on purpose
     except ValueError:
-        v = 2.0
+        v = 2.0  # noqa: F841
     return x
 
 
