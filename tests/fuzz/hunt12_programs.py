@@ -207,6 +207,12 @@ def _snippets(rng, names, k):
         ("int_finite", [f"{v} = int({a}) if math.isfinite({a}) else 0"], "i"),
         ("round_half", [f"{v} = round({a} * 0.5 + 0.25, 1) + round({a} + 0.5)"], "m"),
         ("neg_zero", [f"{v} = -0.0 * {a} + abs(-0.0 * {b})"], "f"),
+        ("early_return", [f"if {a} > {c}:", f"    return {b}", f"{v} = {a} * 1.0"], "f"),
+        ("early_return_int", [f"if {i} > 2:", f"    return {i}", f"{v} = {a}"], "m"),
+        ("none_return", [f"if {a} != {a}:", "    return None", f"{v} = {a} + 1"], "m"),
+        ("str_return", [f"if {i} < 0:", "    return 'negative'", f"{v} = {i} * 2"], "i"),
+        ("big_int", [f"{v} = {i} * 10 ** 18 + 7"], "i"),
+        ("bool_value", [f"{v} = {a} > {b}"], "b"),
         ("real_attr", [f"{v} = ({a}).real + ({i}).imag + ({a}).conjugate()"], "m"),
         ("abs_neg", [f"{v} = -abs({i}) + ({a} > {b})"], "i"),
     ]
