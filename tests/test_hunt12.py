@@ -199,3 +199,25 @@ def test_a_shared_int_to_a_negative_power_raises_as_numpy_vectorize(n):
     with pytest.raises(ValueError):
         np.vectorize(shared_inverse)(x, n)
     _agree(shared_inverse, x, n)
+
+
+# ------------------------------------------------ round(n, -k) of large ints, exactly
+def round_to_tens(n):
+    return round(n, -1)
+
+
+def round_to_thousands(n):
+    return round(n, -3) + round(n, 2)
+
+
+@pytest.mark.parametrize("values, dtype", [
+    # NumPy rounds ints through float64: 2**62 + 5 became 2**62 (Python: 2**62 + 10)
+    ([5, 25, 35, -25, 2 ** 62 + 5, 2 ** 53 + 15, -(2 ** 60) - 5], np.int64),
+    # and a uint64 beyond int64 became 0 (Python: 18446744073709551580)
+    ([5, 2 ** 64 - 35, 2 ** 63 + 4, 2 ** 63 - 5], np.uint64),
+    ([-128, 127, 15, -15, 45], np.int8),
+])
+def test_round_of_ints_to_negative_digits_is_exact(values, dtype):
+    n = np.array(values, dtype=dtype)
+    _agree(round_to_tens, n)
+    _agree(round_to_thousands, n)

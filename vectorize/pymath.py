@@ -339,3 +339,25 @@ def complex_div(a, b):
             re = np.where(nan, np.nan, re)
             im = np.where(nan, np.nan, im)
         return _complex(re, im)
+
+
+def round_int(n, ndigits):
+    """Python's ``round(n, ndigits)`` of ints: ``n`` itself for ``ndigits >= 0``, else the
+    nearest multiple of ``10 ** -ndigits``, ties to the even multiple, exactly (NumPy rounds
+    ints through float64: ``np.round(2**62 + 5, -1)`` is 2**62, Python's 2**62 + 10, and a
+    uint64 beyond int64 comes back 0), in the dtype of ``n``; a result beyond it is the
+    caller's check (OverflowError)."""
+    n = np.asarray(n)
+    ndigits = operator.index(ndigits)
+    if ndigits >= 0:
+        return n.copy()
+    work = n.astype(np.uint64 if n.dtype == np.uint64 else np.int64)
+    q = 10 ** -ndigits
+    if q > np.iinfo(work.dtype).max:
+        return np.zeros_like(n)     # every value within half of it (the caller checks)
+    q = work.dtype.type(q)
+    with np.errstate(all="ignore"):
+        rest = work % q
+        base = work - rest
+        up = (rest > q // 2) | ((rest == q // 2) & ((base // q) % 2 == 1))
+        return (base + q * up.astype(work.dtype)).astype(n.dtype)
