@@ -294,3 +294,70 @@ def _compensated(total, compensation):
     compensation = np.asarray(compensation)
     return np.where((compensation != 0) & np.isfinite(compensation),
                     total + compensation, total)
+
+
+def _parts(z):
+    z = np.asarray(z)
+    if z.dtype.kind == "c":
+        return z.real.astype(np.float64), z.imag.astype(np.float64)
+    return z.astype(np.float64), np.zeros(z.shape)
+
+
+def _complex(re, im):
+    out = np.empty(np.broadcast_shapes(np.shape(re), np.shape(im)), dtype=np.complex128)
+    out.real = re
+    out.imag = im
+    return out
+
+
+def complex_mul(a, b):
+    """``a * b`` where an operand is complex, as CPython computes it (the other made
+    ``complex(x, 0.0)``): each part a difference or sum of two products, each rounded; NumPy's
+    array loop may fuse a product into the sum (FMA), so ``z * z.conjugate()`` has an
+    imaginary part of about 1e-16 where Python's is 0.0."""
+    ar, ai = _parts(a)
+    br, bi = _parts(b)
+    with np.errstate(all="ignore"):
+        return _complex(ar * br - ai * bi, ar * bi + ai * br)
+
+
+def complex_div(a, b):
+    """``a / b`` where an operand is complex, as CPython's ``_Py_c_quot`` computes it
+    (Smith's method, dividing by the scaled denominator where NumPy multiplies by its
+    reciprocal: the last bit differs); ``b == 0`` is the caller's check (ZeroDivisionError)."""
+    ar, ai = _parts(a)
+    br, bi = _parts(b)
+    with np.errstate(all="ignore"):
+        real_big = np.abs(br) >= np.abs(bi)
+        # (a NaN part: neither branch, NaN + NaN j)
+        ratio = np.where(real_big, bi / br, br / bi)
+        denom = np.where(real_big, br + bi * ratio, br * ratio + bi)
+        re = np.where(real_big, (ar + ai * ratio) / denom, (ar * ratio + ai) / denom)
+        im = np.where(real_big, (ai - ar * ratio) / denom, (ai * ratio - ar) / denom)
+        nan = np.isnan(br) | np.isnan(bi)
+        if nan.any():
+            re = np.where(nan, np.nan, re)
+            im = np.where(nan, np.nan, im)
+        return _complex(re, im)
+
+
+def round_int(n, ndigits):
+    """Python's ``round(n, ndigits)`` of ints: ``n`` itself for ``ndigits >= 0``, else the
+    nearest multiple of ``10 ** -ndigits``, ties to the even multiple, exactly (NumPy rounds
+    ints through float64: ``np.round(2**62 + 5, -1)`` is 2**62, Python's 2**62 + 10, and a
+    uint64 beyond int64 comes back 0), in the dtype of ``n``; a result beyond it is the
+    caller's check (OverflowError)."""
+    n = np.asarray(n)
+    ndigits = operator.index(ndigits)
+    if ndigits >= 0:
+        return n.copy()
+    work = n.astype(np.uint64 if n.dtype == np.uint64 else np.int64)
+    q = 10 ** -ndigits
+    if q > np.iinfo(work.dtype).max:
+        return np.zeros_like(n)     # every value within half of it (the caller checks)
+    q = work.dtype.type(q)
+    with np.errstate(all="ignore"):
+        rest = work % q
+        base = work - rest
+        up = (rest > q // 2) | ((rest == q // 2) & ((base // q) % 2 == 1))
+        return (base + q * up.astype(work.dtype)).astype(n.dtype)

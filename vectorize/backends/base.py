@@ -483,6 +483,13 @@ class Backend:
         may then update in place (`passes.temporaries`). The default: never assumed."""
         return False
 
+    def python_complex(self, operator: str) -> str | None:
+        """The function computing ``a * b`` (``operator`` ``"*"``) or ``a / b`` (``"/"``) of
+        per-example Python numbers of which one is complex as CPython does (no fused
+        products, its division's steps: the last bits), called with ``(a, b)``; None: the
+        operator as it is."""
+        return None
+
     def lookup(self, table: str, key: str) -> str:
         """``table[key]`` of a dict of numbers (``table``, the same for every example) by
         per-example keys (``key``), raising Python's KeyError where one is missing."""

@@ -235,6 +235,13 @@ class _IfToWhere(cst.CSTTransformer):
             else_values[merged[0]] = inline_else[1]
             else_stmts = []
             self.ctx.namer.release(inline_else[0])
+        if not merged and not written and not has_loops and test is node.test and \
+                type(test) is not cst.Name:
+            # nothing reads the test (the names the branches assign are dead): it is still
+            # evaluated, as Python evaluates it, so that what raises for every example there
+            # (an ordering comparison of complex numbers) is refused by its rule (into a
+            # name nothing reads: a bare comparison is a pointless statement to linters)
+            out.append(_assign(self.ctx.namer.fresh("_unread"), test))
         out += then_stmts + else_stmts
         for name in merged:
             a = then_values.get(name, cst.Name(then_map.get(name, name)))

@@ -957,6 +957,10 @@ def _definitions(func: cst.FunctionDef) -> dict:
             for target in n.targets:
                 if type(target.target) is cst.Name:
                     defs.setdefault(target.target.value, []).append(n.value)
+                elif _parallel(target.target, n.value):
+                    # `a, b = b, a + b`: each name is its own element's
+                    for t_el, v_el in zip(target.target.elements, n.value.elements):
+                        defs.setdefault(t_el.value.value, []).append(v_el.value)
                 else:
                     for name in writes(n):
                         defs.setdefault(name, []).append(None)
@@ -964,10 +968,23 @@ def _definitions(func: cst.FunctionDef) -> dict:
             defs.setdefault(n.target.value, []).append(n.value)
         elif t is cst.AugAssign and type(n.target) is cst.Name:
             defs.setdefault(n.target.value, []).append(n.value)
+        elif t is cst.NamedExpr and type(n.target) is cst.Name:
+            defs.setdefault(n.target.value, []).append(n.value)
         elif t in (cst.For, cst.NamedExpr):
             for name in writes(n.target if t is cst.For else n):
                 defs.setdefault(name, []).append(None)
     return defs
+
+
+def _parallel(target, value) -> bool:
+    """Whether ``target = value`` is a tuple (or list) of names assigned a display of as many
+    elements, none starred (``a, b = b, a + b``)."""
+    sequences = (cst.Tuple, cst.List)
+    return (type(target) in sequences and type(value) in sequences
+            and len(target.elements) == len(value.elements)
+            and all(type(e) is cst.Element and type(e.value) is cst.Name
+                    for e in target.elements)
+            and all(type(e) is cst.Element for e in value.elements))
 
 
 # -------------------------------------------------------------------- rewriting
@@ -1197,6 +1214,36 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             return type(value.example) is bool
         return self.checks.python_number(node) and not self.numpy_bool(node)
 
+    def unknown_origin(self, node, seen=frozenset()) -> bool:
+        """Whether ``node`` reads a name assigned where the pass cannot tell its value (an
+        element of a tuple a call returns, a loop variable, a starred target): `numpy_bool`
+        takes such a bool for NumPy's, which per example it may not be."""
+        checks = self.checks
+        for c in walk(node):
+            if type(c) is not cst.Name or c.value in seen:
+                continue
+            for d in checks.defs.get(c.value, ()):
+                if d is None and c.value not in checks.params or d is not None and \
+                        self.unknown_origin(d, seen | {c.value}):
+                    return True
+        return False
+
+    def refuse_unknown(self, operands, node) -> None:
+        """Refuses bool arithmetic (``node``) on per-example bools of which one may be a
+        Python bool (an int to Python: ``True + True`` is 2) or a NumPy bool (``+`` a
+        logical or), and the pass cannot tell which."""
+        values = [self.checks.value(n) for n in operands]
+        if not all(v is not None and v.rank == 0 and v.kind == "b" for v in values) or \
+                not any(v.batched for v in values):
+            return
+        if any(self.unknown_origin(n) for n in operands):
+            raise Unsupported(
+                f"`{cst.Module([]).code_for_node(node).strip()}`: arithmetic on a per-example "
+                "bool whose origin the engine cannot follow (unpacked from a call or a "
+                "list, a loop variable): a Python bool computes as the int 0 or 1, a NumPy "
+                "bool as NumPy's bool", node,
+                "convert it first: int(...), or assign the comparisons to names one by one")
+
     def numpy_bool(self, node, seen=frozenset()) -> bool:
         """Whether ``node`` may be per example a NumPy bool: NumPy's comparisons (of a NumPy
         scalar argument handed as it is, `np.True_ > 0`), NumPy's functions; `not` and
@@ -1232,6 +1279,7 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         if type(original_node.operator) not in (cst.Minus, cst.Plus, cst.BitInvert):
             return updated_node
         if not self.batched_bool(original_node.expression):
+            self.refuse_unknown([original_node.expression], original_node)
             self.shared_bools([original_node.expression])
             return updated_node
         self.counted.add(original_node)
@@ -1244,6 +1292,7 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
                 original_node.args[0].star:
             return updated_node
         if not self.batched_bool(original_node.args[0].value):
+            self.refuse_unknown([original_node.args[0].value], original_node)
             self.shared_bools([original_node.args[0].value])
             return updated_node
         self.counted.add(original_node)
@@ -1265,6 +1314,7 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             self.shared_bools(operands)
             return updated_node
         if not all(map(self.python_bool, operands)):
+            self.refuse_unknown(operands, original_node)
             return updated_node
         target = updated_node.target
         self.counted.add(original_node)
@@ -1294,6 +1344,8 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
                     "number's applies, the batch holds them all as numbers", original_node,
                     "convert the operands first: int(...) or float(...)")
         bools = [self.python_bool(n) for n in operands]
+        if not all(bools):
+            self.refuse_unknown(operands, original_node)
         if all(bools):
             side = "left" if values[0].batched else "right"
         elif type(original_node.operator) in _INT8_OPERATORS and any(

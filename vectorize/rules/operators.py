@@ -29,7 +29,32 @@ def binary(site: Site) -> cst.BaseExpression:
                           "compute item by item", site.original, "pass np.asarray(...) of it")
     narrow_weak_operands(site)
     left, right = padded_args(site)
+    function = _python_complex(site)
+    if function is not None:
+        return expr(function + "({a}, {b})", a=left, b=right)
     return site.node.with_changes(left=left, right=right)
+
+
+_COMPLEX_OPERATORS = {cst.Multiply: "*", cst.Divide: "/"}
+
+
+def _python_complex(site: Site) -> str | None:
+    """`vectorize`: the backend's function for ``a * b`` or ``a / b`` of numbers per example
+    of which one is complex (a complex128 result), computed as CPython computes it: NumPy's
+    array loops fuse products (``z * z.conjugate()`` has an imaginary part of 1e-16 where
+    Python's is 0.0) and divide by a reciprocal (the last bit)."""
+    op = _COMPLEX_OPERATORS.get(type(site.node.operator))
+    if op is None or not site.python_semantics or site.standalone or site.types_only:
+        return None
+    values = [v for v in site.args if isinstance(v, Value)]
+    if len(values) != 2 or any(v.rank != 0 for v in values) or not any(
+            v.kind == "c" for v in values) or not all(
+            v.kind in "biufc" for v in values):
+        return None
+    result = site.result
+    if not isinstance(result, Value) or result.dtype != np.complex128:
+        return None
+    return site.spelled.python_complex(op)
 
 
 def _literal(node) -> bool:

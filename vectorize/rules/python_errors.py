@@ -233,16 +233,52 @@ def _pow_overflows(a: str, b: str) -> str:
             f"abs({a}) + 2 * ({a} == 0))) + (abs({a}) == 1)) > 9.999999")
 
 
+_NUMPY_NEGATIVE_POWER = "Integers to negative integer powers are not allowed."
+_COMPLEX_RANGE = _message(lambda: complex(1e200, 1) ** 2)
+
+
+def _complex_pow_range(k) -> str:
+    """The condition under which a complex power ``{a} ** {b}`` (``k``: the exponent when it
+    is a literal) may have an infinite part, or underflow on the way (CPython: ``|a| **
+    b.real / exp(arg(a) * b.imag)``, and products of parts each at most the product of
+    the magnitudes): its binary logarithm beyond 1020 in magnitude, where ``|arg(a)| <=
+    pi``, so ``4.54 * |b.imag|`` bounds that term; a base that is not finite (or NaN) too.
+    It holds on more lanes than CPython raises for (a false alarm replays numpy.vectorize:
+    the exact answer); it computes no power (no lane warns)."""
+    if k is not None and complex(k).imag == 0:
+        e = abs(complex(k).real)
+        span = 1020.0 / e
+        if span > 1020.0:
+            return "{a} != 0 and not math.isfinite(abs({a}))"
+        lo, hi = 2.0 ** -span, 2.0 ** span
+        return f"{{a}} != 0 and not ({_float(lo)} <= abs({{a}}) <= {_float(hi)})"
+    return ("{a} != 0 and (not math.isfinite(abs({a})) or not math.isfinite(abs({b})) or "
+            "abs(math.log2(min(abs({a}), 1e308) + ({a} == 0)) * "
+            "max(min(({b}).real, 1e300), -1e300)) + 4.54 * min(abs(({b}).imag), 1e300) > "
+            "1020)")
+
+
 def _power(kind, nodes, a: Value, b: Value, result) -> list:
     k = _exact_number(b)
     if kind == "c":
-        # CPython: 0 to a power that is negative or has an imaginary part (overflow of a
-        # complex power, `OverflowError: complex exponentiation`, is not checked)
+        # CPython: 0 to a power that is negative or has an imaginary part; and
+        # `OverflowError: complex exponentiation` where a part of the power is infinite
+        # (from a finite base too: `complex(1e200, 1) ** 2`; a tiny base to a negative power
+        # underflows to 0 first: ZeroDivisionError), which NumPy computes as inf or nan
+        if k is not None and complex(k) == 0:
+            return []       # (1 for every base)
+        overflow = Check("OverflowError", _COMPLEX_RANGE, _complex_pow_range(k), nodes)
         if k is not None and complex(k).imag == 0 and complex(k).real >= 0:
-            return []
+            return [overflow]
         return [Check("ZeroDivisionError", _NEGATIVE_POWER,
-                      "{a} == 0 and ({b}.imag != 0 or {b}.real < 0)", nodes)]
+                      "{a} == 0 and ({b}.imag != 0 or {b}.real < 0)", nodes), overflow]
     if kind == "i":
+        if k is not None and int(k) < 0 and not a.batched and not a.exact:
+            # a Python int (or bool) to a negative power is a float, a NumPy int's raises
+            # ValueError: numpy.vectorize's first call, on NumPy scalars of the arguments,
+            # raises where it gets here (a batched base: NumPy's array power raises
+            # itself); the replay decides
+            return [Check("ValueError", _NUMPY_NEGATIVE_POWER, "{a} == {a}", nodes)]
         limits = int_limits(result)
         if limits is None:
             return []

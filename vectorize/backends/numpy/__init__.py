@@ -190,6 +190,9 @@ class NumpyBackend(Backend):
         made = getattr(np, function, None)
         return function == "where" or (isinstance(made, np.ufunc) and made.nout == 1)
 
+    def python_complex(self, operator: str) -> str | None:
+        return {"*": "pymath.complex_mul", "/": "pymath.complex_div"}.get(operator)
+
     def lookup(self, table: str, key: str) -> str:
         return f"pymath.lookup({table}, {key})"    # a binary search of the sorted keys
 

@@ -130,6 +130,10 @@ def _round(site: Site) -> cst.BaseExpression:
             # Python rounds the exact decimal value (round(0.0005, 3) is 0.001; np.round
             # scales first and gives 0.0)
             return expr("pymath.round({x}, {n})", x=x, n=digits)
+        if site.python_semantics and kind in "iu" and not site.standalone and not (
+                len(site.args) > 1 and site.args[1].batched):
+            # exactly (np.round goes through float64: round(2**62 + 5, -1) was 2**62)
+            return expr("pymath.round_int({x}, {n})", x=x, n=digits)
         return expr("np.round({x}, {n})", x=x, n=digits)   # ints too: round(15, -1) is 20
     if kind in "iu":
         return python_int(x, site.args[0])
