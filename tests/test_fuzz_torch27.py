@@ -1,0 +1,89 @@
+"""PyTorch: values whose type differs between lanes (a 0-d tensor on some, a Python number on
+others), checked against the per-example loop over 0-d tensors (torch.func semantics), and a
+fixed set of programs of `benchmarks/fuzz_torch27.py` (`tests/fuzz/torch27_programs.py`)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from fuzz import torch27_programs  # noqa: E402
+from vectorize import VectorizeError, vmap  # noqa: E402
+
+
+def _loop(f, *args):
+    return [f(*[a[i] for a in args]) for i in range(len(args[0]))]
+
+
+def max_float_pow(x):
+    return max(2.0, x) ** -1
+
+
+def max_float_times(x):
+    return max(x, 0.5) * 2
+
+
+def sqrt_of_max(x):
+    return torch.sqrt(max(x, 0.5))
+
+
+def abs_of_choice(x):
+    r = x if x > 0 else 1
+    return torch.abs(r)
+
+
+def test_max_of_float_and_int_tensor_to_negative_power_is_refused():
+    # per example: 2.0 ** -1 = 0.5 where the float wins, an int tensor ** -1 raises where
+    # the tensor does; the batch computed every lane in floats (0.5, 0.5, 0.333)
+    x = torch.tensor([0, 2, 3], dtype=torch.int32)
+    with pytest.raises(RuntimeError):
+        _loop(max_float_pow, x)
+    with pytest.raises(VectorizeError, match=r"differs between lanes \(int32 on some\)") as err:
+        vmap(max_float_pow)(x)
+    assert "max(2.0, x) ** -1" in str(err.value) and ":" in str(err.value).splitlines()[0]
+
+
+def test_max_of_float_and_int_tensor_times_int_is_refused():
+    # the lanes where the int32 tensor wins compute in int32 (which wraps), the batch in floats
+    x = torch.tensor([0, 2, 2 ** 30], dtype=torch.int32)
+    assert _loop(max_float_times, x)[2].dtype == torch.int32
+    with pytest.raises(VectorizeError, match="may wrap"):
+        vmap(max_float_times)(x)
+
+
+@pytest.mark.parametrize("f,x", [
+    (sqrt_of_max, torch.tensor([0.1, 2.0, 3.0])),
+    (abs_of_choice, torch.tensor([0, 2, 3], dtype=torch.int32)),
+])
+def test_torch_function_of_a_python_number_on_some_lanes_is_refused(f, x):
+    # per example the lanes holding the Python number raise TypeError (torch functions take
+    # tensors); the batch returned a tensor for every lane
+    with pytest.raises(TypeError):
+        _loop(f, x)
+    with pytest.raises(VectorizeError, match="differs between lanes"):
+        vmap(f)(x)
+
+
+def test_min_max_of_one_kind_still_maps():
+    x = torch.tensor([0.25, 2.0, -3.0], dtype=torch.float32)
+    y = torch.tensor([1.0, -2.0, 3.0], dtype=torch.float64)
+
+    def f(a, b):
+        return max(a, b) + min(a, 0.5)
+    got = vmap(f)(x, y)
+    assert torch.allclose(got, torch.stack([torch.as_tensor(r, dtype=got.dtype)
+                                            for r in _loop(f, x, y)]))
+
+
+# seeds of `benchmarks/fuzz_torch27.py` whose programs were wrong, and a few that are right
+_SEEDS = [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("seed", _SEEDS)
+def test_fuzz_seed(seed):
+    source, dtypes, _ = torch27_programs.case(random.Random(seed))
+    kind, detail, n, how = torch27_programs.run(source, dtypes, seed)
+    assert kind in ("ok", "rejected"), f"{kind} at N={n} ({how}):\n{source}{detail}"
