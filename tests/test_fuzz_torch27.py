@@ -11,6 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from fuzz import torch27_programs  # noqa: E402
+
 from vectorize import VectorizeError, vmap  # noqa: E402
 
 
@@ -79,7 +80,7 @@ def test_min_max_of_one_kind_still_maps():
 
 
 # seeds of `benchmarks/fuzz_torch27.py` whose programs were wrong, and a few that are right
-_SEEDS = [0, 1, 2, 3]
+_SEEDS = [0, 1, 2, 150, 200, 217, 226]
 
 
 @pytest.mark.parametrize("seed", _SEEDS)
@@ -87,3 +88,59 @@ def test_fuzz_seed(seed):
     source, dtypes, _ = torch27_programs.case(random.Random(seed))
     kind, detail, n, how = torch27_programs.run(source, dtypes, seed)
     assert kind in ("ok", "rejected"), f"{kind} at N={n} ({how}):\n{source}{detail}"
+
+
+def add_in_place(a, b):
+    a += b
+    return a
+
+
+def divide_in_place(a):
+    r = a * 2
+    r /= 3
+    return r
+
+
+def alias_then_add(a, b):
+    flag = a
+    flag += a
+    return flag if a else (a == 0.5)
+
+
+def test_augmented_assignment_keeps_the_tensors_dtype_or_is_refused():
+    # per example `a += b` of an int8 and an int32 tensor adds in place in int8 (100 + 100
+    # wraps to -56); the batch computed `a = a + b` in int32 (200)
+    x = torch.tensor([100, 2, 3], dtype=torch.int8)
+    y = torch.tensor([100, 100, 100], dtype=torch.int32)
+    assert _loop(add_in_place, x.clone(), y)[0].item() == -56
+    with pytest.raises(VectorizeError, match="in place, which keeps its dtype int8"):
+        vmap(add_in_place)(x.clone(), y)
+
+
+def test_augmented_division_of_an_int_tensor_is_refused():
+    # per example `r /= 3` of an int tensor raises RuntimeError (a float cannot be cast to
+    # int64 in place); the batch returned floats
+    x = torch.tensor([1, 2, 3])
+    with pytest.raises(RuntimeError):
+        _loop(divide_in_place, x)
+    with pytest.raises(VectorizeError, match="in place"):
+        vmap(divide_in_place)(x)
+
+
+def test_augmented_assignment_of_an_aliased_tensor_is_refused():
+    # per example `flag += a` doubles the 0-d tensor `a` too (flag is a); the batch changed
+    # `flag` only
+    x = torch.tensor([0.0, 2.0, 3.0])
+    assert [float(v) for v in _loop(alias_then_add, x.clone(), x.clone())] == [0.0, 4.0, 6.0]
+    with pytest.raises(VectorizeError, match="`a` is bound to it"):
+        vmap(alias_then_add)(x.clone(), x.clone())
+
+
+def test_augmented_assignment_of_one_dtype_still_maps():
+    x = torch.tensor([1.0, 2.0, 3.0])
+
+    def f(a):
+        r = a * 2
+        r += 1.5
+        return r
+    assert torch.equal(vmap(f)(x), torch.stack(_loop(f, x)))
