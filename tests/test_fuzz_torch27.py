@@ -55,14 +55,25 @@ def test_max_of_float_and_int_tensor_times_int_is_refused():
         vmap(max_float_times)(x)
 
 
+def sqrt_method_of_max(x):
+    return max(x, 0.5).sqrt()
+
+
+def clamp_of_max(x):
+    return torch.clamp(max(x, 0.5), min=0.0)
+
+
 @pytest.mark.parametrize("f,x", [
     (sqrt_of_max, torch.tensor([0.1, 2.0, 3.0])),
     (abs_of_choice, torch.tensor([0, 2, 3], dtype=torch.int32)),
+    (sqrt_method_of_max, torch.tensor([0.1, 2.0, 3.0])),
+    (clamp_of_max, torch.tensor([0.1, 2.0, 3.0])),
 ])
 def test_torch_function_of_a_python_number_on_some_lanes_is_refused(f, x):
     # per example the lanes holding the Python number raise TypeError (torch functions take
-    # tensors); the batch returned a tensor for every lane
-    with pytest.raises(TypeError):
+    # tensors) or AttributeError (a float has no `.sqrt()`); the batch returned a tensor
+    # for every lane
+    with pytest.raises((TypeError, AttributeError)):
         _loop(f, x)
     with pytest.raises(VectorizeError, match="differs between lanes"):
         vmap(f)(x)
@@ -80,7 +91,7 @@ def test_min_max_of_one_kind_still_maps():
 
 
 # seeds of `benchmarks/fuzz_torch27.py` whose programs were wrong, and a few that are right
-_SEEDS = [0, 1, 2, 150, 200, 217, 226]
+_SEEDS = [0, 1, 2, 91, 150, 200, 217, 226, 591]
 
 
 @pytest.mark.parametrize("seed", _SEEDS)
@@ -144,3 +155,46 @@ def test_augmented_assignment_of_one_dtype_still_maps():
         r += 1.5
         return r
     assert torch.equal(vmap(f)(x), torch.stack(_loop(f, x)))
+
+
+def max_of_two(a, b):
+    return max(a, b)
+
+
+def test_max_of_int8_and_int32_tensors_keeps_the_int32_values():
+    # per example max returns the int8 or the int32 tensor; the batch held every lane in int8
+    # (300 became 44)
+    x = torch.tensor([5, 127, -3], dtype=torch.int8)
+    y = torch.tensor([1, 2, 300], dtype=torch.int32)
+    got = vmap(max_of_two)(x, y)
+    assert got.tolist() == [int(v) for v in _loop(max_of_two, x, y)] == [5, 127, 300]
+
+
+def fmod_of_chain(r, y):
+    return torch.fmod(r < 1 < 10, y)
+
+
+def fmod_of_and(r, y):
+    return torch.fmod(r < 1 and True, y)
+
+
+@pytest.mark.parametrize("f", [fmod_of_chain, fmod_of_and])
+def test_python_bool_on_some_lanes_is_refused(f):
+    # `r < 1 < 10` is `r < 1 and 1 < 10`: a bool tensor where r >= 1, the Python bool True
+    # where r < 1, which torch.fmod does not take (TypeError per example); the batch
+    # returned [1, 0, 0]
+    r = torch.tensor([0, 2, 3], dtype=torch.int32)
+    y = torch.tensor([3, 2, 5], dtype=torch.int8)
+    with pytest.raises(TypeError):
+        _loop(f, r, y)
+    with pytest.raises(VectorizeError, match="a Python bool"):
+        vmap(f)(r, y)
+
+
+def test_chained_comparison_used_as_a_number_still_maps():
+    r = torch.tensor([0, 2, 3], dtype=torch.int32)
+    y = torch.tensor([3, 2, 5], dtype=torch.int8)
+
+    def f(a, b):
+        return (a < 1 < 10) + b
+    assert vmap(f)(r, y).tolist() == [int(v) for v in _loop(f, r, y)]

@@ -24,6 +24,8 @@ from ..abstract import (
     batched_like,
     exact,
     join,
+    mixed_kinds,
+    note_mixed_parts,
     unbatched,
 )
 from ..errors import Unsupported
@@ -394,7 +396,9 @@ class Expressions:
                         problem = (f"computes in {dtype}, where a zero divisor gives 0 (the "
                                    f"batch: {joined}, nan)")
                 if problem is not None:
-                    lane_type = getattr(part, "dtype", None) or type(part).__name__
+                    lane_type = f"a Python {type(part).__name__}" if type(part) in (
+                        bool, int, float, complex) else getattr(part, "dtype", None) or type(
+                        part).__name__
                     raise Unsupported(
                         f"{what()} of a per-example value whose type differs between lanes "
                         f"({lane_type} on some): as {lane_type} it {problem}, while the "
@@ -521,9 +525,12 @@ class Expressions:
         self._truth(left, node.left)
         if left.batched or not left.known:
             self._truth(right, node.right)
-        if left.kind == "b" and right.kind == "b":
+        if left.kind == "b" and right.kind == "b" and not mixed_kinds(left.example,
+                                                                      right.example):
             # the representative lane: what Python stops at, where the left side decides
             return batched_like(np.bool_(self.short_circuits.get(node, True)))
+        # (a bool of another type on some lanes: under PyTorch a Python bool on some, a
+        # bool tensor on others, `abstract.mixed_kinds`)
         return join(left, right, force_batched=True)
 
     def comparison(self, node: cst.Comparison, env):
@@ -552,13 +559,22 @@ class Expressions:
             for a, b in zip(operands, operands[1:]):
                 for v in (a, b):
                     self._truth(v, node)
-        result = np.True_
+        result, outs = np.True_, []
         for a, c, b in zip(operands, node.comparisons, operands[1:]):
             out = _evaluate(self.registry.backend.on_examples(COMPARE_FUNCS[type(c.operator)]),
                             a.example, b.example)
             if out is not UNKNOWN:
+                outs.append(out)
                 result = out if result is np.True_ else _evaluate(np.logical_and, result, out)
-        return batched_like(result)
+        value = batched_like(result)
+        if any(mixed_kinds(a, b) for a in outs for b in outs):
+            # `x < 1 < 10` is `x < 1 and 1 < 10`: per example the first false comparison or
+            # the last, which under PyTorch is a bool tensor on some lanes and a Python bool
+            # on others (`abstract.mixed_kinds`)
+            value = Value(True, np.bool_(True))
+            MIXED_KINDS.add(value)
+            note_mixed_parts(value, *[Value(True, out) for out in outs])
+        return value
 
     def ifexp(self, node: cst.IfExp, env):
         test = self.container_truth(self.expr(node.test, env))

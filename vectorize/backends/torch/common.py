@@ -68,8 +68,9 @@ def lane_types_agree(call, values, args, kwargs, label: str) -> None:
             lane[i] = part
             try:
                 examples.run(call, *lane, **kwargs)
-            except (TypeError, ValueError, IndexError) as exc:
-                lane_type = getattr(part, "dtype", None) or type(part).__name__
+            except (TypeError, ValueError, IndexError, AttributeError) as exc:
+                lane_type = f"a Python {type(part).__name__}" if type(
+                    part) in _PYTHON_NUMBERS else f"a {part.dtype} tensor"
                 raise Unsupported(
                     f"{label} of a per-example value whose type differs between lanes "
                     f"({lane_type} on some): as {lane_type} it raises "

@@ -17,6 +17,7 @@ from ...abstract import (
     mixed_kinds,
     note_mixed_parts,
     note_mixed_types,
+    same_type,
 )
 from ...errors import Unsupported
 from ...rules.families import pad
@@ -166,18 +167,22 @@ def _min_max_infer(site: Site) -> Value:
             isinstance(v, Value) and v.known and v.rank == 0 for v in values):
         return default_infer(site)
     examples_ = [v.example for v in values]
-    if not any(mixed_kinds(a, b) for a in examples_ for b in examples_):
-        return default_infer(site)      # (one kind of number: as NumPy's, `builtins`)
-    note_mixed_types()
+    if all(same_type(examples_[0], e) for e in examples_[1:]):
+        return default_infer(site)
+    # (tensors of one kind and two dtypes, `max(x_int8, y_int32)`: the batch holds every lane
+    # in the promoted dtype, as NumPy's `builtins` do; the lanes of the narrower dtype are
+    # not told apart, as there)
     joined = examples_[0]
     for e in examples_[1:]:
         joined = join_examples(joined, e)
     if joined is UNKNOWN:
         return Value(any(v.batched for v in values), UNKNOWN)
     result = Value(any(v.batched for v in values), joined)
-    if result.batched:
-        MIXED_KINDS.add(result)
-        note_mixed_parts(result, *values)
+    if any(mixed_kinds(a, b) for a in examples_ for b in examples_):
+        note_mixed_types()
+        if result.batched:
+            MIXED_KINDS.add(result)
+            note_mixed_parts(result, *values)
     return result
 
 
