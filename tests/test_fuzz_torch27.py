@@ -4,6 +4,7 @@ fixed set of programs of `benchmarks/fuzz_torch27.py` (`tests/fuzz/torch27_progr
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -91,7 +92,7 @@ def test_min_max_of_one_kind_still_maps():
 
 
 # seeds of `benchmarks/fuzz_torch27.py` whose programs were wrong, and a few that are right
-_SEEDS = [0, 1, 2, 91, 150, 200, 217, 226, 591]
+_SEEDS = [0, 1, 2, 91, 150, 200, 217, 226, 591, 1068, 3008]
 
 
 @pytest.mark.parametrize("seed", _SEEDS)
@@ -198,3 +199,28 @@ def test_chained_comparison_used_as_a_number_still_maps():
     def f(a, b):
         return (a < 1 < 10) + b
     assert vmap(f)(r, y).tolist() == [int(v) for v in _loop(f, r, y)]
+
+
+def item_of_a_python_float(x, y):
+    return math.fmod(y, 3).item()
+
+
+def divide_in_place_on_some_lanes(x, y):
+    r = x
+    if y > 0:
+        r = -0.5
+    r /= (y < 10)
+    return r
+
+
+@pytest.mark.parametrize("f,error", [(item_of_a_python_float, AttributeError),
+                                     (divide_in_place_on_some_lanes, RuntimeError)])
+def test_lanes_that_raise_are_refused(f, error):
+    # `math.fmod` gives a Python float per example, which has no `.item()`; `r /= ...` of
+    # the lanes where r is the int64 tensor raises (in place, a float cannot be cast to
+    # int64): the batch returned [1, -2, 0] and [-0.5, 2, -0.5]
+    x, y = torch.tensor([1, 2, 3]), torch.tensor([1.0, -2.0, 3.0])
+    with pytest.raises(error):
+        _loop(f, x, y)
+    with pytest.raises(VectorizeError):
+        vmap(f)(x, y)

@@ -20,7 +20,7 @@ import weakref
 import libcst as cst
 import numpy as np
 
-from ..abstract import Value, batched_like
+from ..abstract import MIXED_PARTS, Value, batched_like
 from ..errors import Unsupported
 from ..liveness import target_names
 from ..rules.lane_copies import copies, is_lanes_copy
@@ -221,8 +221,13 @@ class Aliasing:
         if not (isinstance(before, Value) and before.batched and isinstance(after, Value)
                 and isinstance(before.example, (np.generic, np.ndarray))):
             return
-        own, promoted = before.example.dtype, getattr(after.example, "dtype", None)
-        if promoted is None or promoted == own:
+        promoted = getattr(after.example, "dtype", None)
+        # (a value of mixed lane types, `abstract.MIXED_PARTS`: each lane type that is a
+        # tensor changes in place in its own dtype)
+        owns = [part.dtype for part in MIXED_PARTS.get(before, (before.example,))
+                if isinstance(part, (np.generic, np.ndarray))]
+        own = next((dtype for dtype in owns if dtype != promoted), None)
+        if promoted is None or own is None:
             return
         name, op = small.target.value, _code(small.operator).strip()
         what = self.registry.backend.arrays.rstrip("s")

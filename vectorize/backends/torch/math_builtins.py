@@ -11,6 +11,7 @@ import libcst as cst
 
 from ...abstract import (
     MIXED_KINDS,
+    MIXED_PARTS,
     UNKNOWN,
     Value,
     join_examples,
@@ -231,6 +232,13 @@ def _item(site: Site):
 def _item_infer(site: Site):
     _python_numbers_only(site, "`.item()`")
     value = site.args[0]
+    if is_weak(value) or value in MIXED_PARTS and any(
+            type(part) in (bool, int, float, complex) for part in MIXED_PARTS[value]):
+        # (`math.fmod(x, 3).item()`: a Python number per example, on every lane or on some)
+        raise Unsupported("`.item()` of a value that is a Python number per example (on "
+                          "some examples at least): Python numbers have no `.item()` "
+                          "(AttributeError per example)",
+                          suggestion="drop `.item()` where the value is already a number")
     py = {"b": bool, "i": int, "u": int, "f": float, "c": complex}.get(value.kind)
     return Value(True, py(1) if py else UNKNOWN)
 
