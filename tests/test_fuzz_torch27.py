@@ -92,7 +92,7 @@ def test_min_max_of_one_kind_still_maps():
 
 
 # seeds of `benchmarks/fuzz_torch27.py` whose programs were wrong, and a few that are right
-_SEEDS = [0, 1, 2, 91, 150, 200, 217, 226, 591, 1068, 3008]
+_SEEDS = [0, 1, 2, 91, 150, 200, 217, 226, 591, 1068, 1441, 3008]
 
 
 @pytest.mark.parametrize("seed", _SEEDS)
@@ -224,3 +224,15 @@ def test_lanes_that_raise_are_refused(f, error):
         _loop(f, x, y)
     with pytest.raises(VectorizeError):
         vmap(f)(x, y)
+
+
+def not_plus_true(a):
+    return (not a) + True
+
+
+def test_not_of_a_tensor_is_a_python_bool():
+    # per example `not a` is a Python bool, and True + True is 2; the batch added bool
+    # tensors (a logical or: [True, True, True])
+    a = torch.tensor([0, 5, 0])
+    got = vmap(not_plus_true)(a)
+    assert got.tolist() == _loop(not_plus_true, a) == [2, 1, 2]

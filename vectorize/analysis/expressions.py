@@ -486,7 +486,8 @@ class Expressions:
             return exact(not value.items)      # `not args`: whether it is empty, per call
         if type(node.operator) is cst.Not:
             self._truth(value, node)
-            return batched_like(np.True_)
+            # per example `not x` is a Python bool, whatever x is (`(not a) + True` is 2)
+            return Value(True, True)
         return batched_like(self._must_not_raise(fn, [value], node,
                                                  lambda: f"`{_code(node.operator).strip()}`"))
 

@@ -160,9 +160,11 @@ def matched(site: Site, op, operands, keep=()):
     new = list(nodes)
     # first the per-example scalars that gained weight on the batch, then the shared
     # Python numbers (a choice between two Python floats is float64, as Python's)
+    # (bools too where the result is a number: `(not a) + True` of Python bools is 2)
+    kinds = "iufc" if common.kind == "b" else "biufc"
     for shared in (False, True):
         for i, v in enumerate(values):
-            if i in keep or v.kind not in "iufc" or new[i] is not nodes[i]:
+            if i in keep or v.kind not in kinds or new[i] is not nodes[i]:
                 continue
             if shared:
                 if v.batched or not is_weak(v):
