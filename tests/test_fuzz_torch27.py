@@ -92,7 +92,7 @@ def test_min_max_of_one_kind_still_maps():
 
 
 # seeds of `benchmarks/fuzz_torch27.py` whose programs were wrong, and a few that are right
-_SEEDS = [0, 1, 2, 91, 150, 200, 217, 226, 591, 1068, 1441, 3008]
+_SEEDS = [0, 1, 2, 91, 150, 200, 217, 226, 591, 1068, 1441, 1756, 3008]
 
 
 @pytest.mark.parametrize("seed", _SEEDS)
@@ -236,3 +236,17 @@ def test_not_of_a_tensor_is_a_python_bool():
     a = torch.tensor([0, 5, 0])
     got = vmap(not_plus_true)(a)
     assert got.tolist() == _loop(not_plus_true, a) == [2, 1, 2]
+
+
+def bool_or_int_plus_bool(a, b):
+    return ((not b) or -3) + (a > 0.5)
+
+
+def test_python_bool_lanes_adding_a_bool_tensor_are_refused():
+    # per example the lanes where `not b` is True add two bools (a logical or: True); the
+    # batch added in int64 (2)
+    a = torch.tensor([1.0, 0.0, 1.0])
+    b = torch.tensor([0, 3, 1], dtype=torch.uint8)
+    assert _loop(bool_or_int_plus_bool, a, b)[0].dtype == torch.bool
+    with pytest.raises(VectorizeError, match="computes in bool"):
+        vmap(bool_or_int_plus_bool)(a, b)

@@ -391,6 +391,10 @@ class Expressions:
                     elif dtype.kind in "iu" and dtype.itemsize < 8 and joined.kind in "fc" \
                             and getattr(fn, "__name__", None) in _WRAPPING:
                         problem = f"computes in {dtype}, which may wrap (the batch: {joined})"
+                    elif dtype.kind == "b" and joined.kind in "iufc" and getattr(
+                            fn, "__name__", None) in _WRAPPING:
+                        # (bools add as a logical or: True + True is True)
+                        problem = f"computes in bool (the batch: {joined})"
                     elif dtype.kind in "iu" and joined.kind in "fc" and getattr(
                             fn, "__name__", None) in _INT_DIVISION:
                         problem = (f"computes in {dtype}, where a zero divisor gives 0 (the "
