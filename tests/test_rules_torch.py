@@ -76,8 +76,6 @@ TORCH_BUGS: dict[str, str] = {
                     "`min`/`max` of an int and a float tensor converts the float operand to "
                     "int64 before choosing, so a NaN or inf lane gives -9223372036854775808 "
                     "(per example `min(3, nan)` keeps 3)"),
-    "max(f32,f)": "`max` of a float32 and a float64 tensor computes in one dtype, where per "
-                  "example each lane keeps the operand it chose (its dtype and sign of zero)",
     # not the engine's: PyTorch's vector kernels and its 0-d path disagree
     **dict.fromkeys(["f%f", "i%f", "f32%f32", "math.fmod(f,f)", "math.fmod(i,f)"],
                     "PyTorch disagrees with itself: `remainder`/`fmod` by a subnormal "

@@ -72,9 +72,18 @@ def note_mixed_parts(joined, *values) -> None:
 
 def mixed_kinds(a, b) -> bool:
     """Whether examples ``a`` and ``b`` are different kinds of number (bool, int, float,
-    complex) per example."""
+    complex) per example; where Python numbers stay weak (`EXAMPLE_SEMANTICS.weak`: a
+    PyTorch example is a 0-d tensor or a Python number), also a Python number and an array's
+    scalar of one kind: the operations that take one raise for the other (``torch.sqrt`` of
+    an int, ``x ** -1`` of an int tensor) and promote differently."""
     ka, kb = _number_kind(a), _number_kind(b)
-    return ka is not None and kb is not None and ka != kb
+    if ka is None or kb is None:
+        return False
+    if ka != kb:
+        return True
+    semantics = EXAMPLE_SEMANTICS.get()
+    return bool(getattr(semantics, "weak", False)) and (
+        type(a) in _PYTHON_NUMBERS) != (type(b) in _PYTHON_NUMBERS)
 
 
 def note_mixed_types(a=None, b=None) -> None:

@@ -20,7 +20,7 @@ import weakref
 import libcst as cst
 import numpy as np
 
-from ..abstract import Value, batched_like
+from ..abstract import MIXED_PARTS, Value, batched_like
 from ..errors import Unsupported
 from ..liveness import target_names
 from ..rules.lane_copies import copies, is_lanes_copy
@@ -193,7 +193,11 @@ class Aliasing:
         if self._aliases is None:
             self._init_aliases()
         if not (isinstance(current.example, np.ndarray)
-                or self._may_hold_0d_array(name, small)):
+                or self._may_hold_0d_array(name, small)
+                or self.registry.primitives.item_views and isinstance(
+                    current.example, np.generic)):
+            # (`Backend.item_views`: a per-example scalar is a 0-d tensor, which `+=`
+            # changes in place as it does an array)
             return
         others = sorted(self._group(name, small) & self._live.get(small, set()))
         if others:
@@ -205,6 +209,34 @@ class Aliasing:
                               f"write `{name} = {name} {op[:-1]} ...` (a new array), or bind "
                               f"a copy where `{name}` and `{others[0]}` are bound to each "
                               f"other (`.copy()`)")
+
+    def _in_place_update_keeps_dtype(self, small: cst.AugAssign, before, after) -> None:
+        """``x += v`` where the per-example ``x`` is a 0-d tensor or a tensor
+        (`Backend.item_views`) changes it in place: per example the result keeps ``x``'s
+        dtype (``int8 += int32`` wraps in int8; ``int /= 2`` raises, a float cannot be cast
+        to it), while the batch binds ``x`` to the promoted result. Refused where the two
+        dtypes differ."""
+        if not self.registry.primitives.item_views:
+            return
+        if not (isinstance(before, Value) and before.batched and isinstance(after, Value)
+                and isinstance(before.example, (np.generic, np.ndarray))):
+            return
+        promoted = getattr(after.example, "dtype", None)
+        # (a value of mixed lane types, `abstract.MIXED_PARTS`: each lane type that is a
+        # tensor changes in place in its own dtype)
+        owns = [part.dtype for part in MIXED_PARTS.get(before, (before.example,))
+                if isinstance(part, (np.generic, np.ndarray))]
+        own = next((dtype for dtype in owns if dtype != promoted), None)
+        if promoted is None or own is None:
+            return
+        name, op = small.target.value, _code(small.operator).strip()
+        what = self.registry.backend.arrays.rstrip("s")
+        raise Unsupported(f"`{name} {op}` changes the per-example {what} `{name}` in place, "
+                          f"which keeps its dtype {own} (or raises where "
+                          f"{promoted} cannot be cast to it), while the batch would hold the "
+                          f"result in {promoted}", small,
+                          f"write `{name} = {name} {op[:-1]} ...` (a new value of the promoted "
+                          "dtype), or convert the operand to the dtype first")
 
     def _no_update_of_a_shared_array(self, small: cst.AugAssign, env: Env) -> None:
         """``w += v`` where ``w`` is the same array for every example (an argument passed as

@@ -24,6 +24,8 @@ from ..abstract import (
     batched_like,
     exact,
     join,
+    mixed_kinds,
+    note_mixed_parts,
     unbatched,
 )
 from ..errors import Unsupported
@@ -389,12 +391,18 @@ class Expressions:
                     elif dtype.kind in "iu" and dtype.itemsize < 8 and joined.kind in "fc" \
                             and getattr(fn, "__name__", None) in _WRAPPING:
                         problem = f"computes in {dtype}, which may wrap (the batch: {joined})"
+                    elif dtype.kind == "b" and joined.kind in "iufc" and getattr(
+                            fn, "__name__", None) in _WRAPPING:
+                        # (bools add as a logical or: True + True is True)
+                        problem = f"computes in bool (the batch: {joined})"
                     elif dtype.kind in "iu" and joined.kind in "fc" and getattr(
                             fn, "__name__", None) in _INT_DIVISION:
                         problem = (f"computes in {dtype}, where a zero divisor gives 0 (the "
                                    f"batch: {joined}, nan)")
                 if problem is not None:
-                    lane_type = getattr(part, "dtype", None) or type(part).__name__
+                    lane_type = f"a Python {type(part).__name__}" if type(part) in (
+                        bool, int, float, complex) else getattr(part, "dtype", None) or type(
+                        part).__name__
                     raise Unsupported(
                         f"{what()} of a per-example value whose type differs between lanes "
                         f"({lane_type} on some): as {lane_type} it {problem}, while the "
@@ -482,7 +490,8 @@ class Expressions:
             return exact(not value.items)      # `not args`: whether it is empty, per call
         if type(node.operator) is cst.Not:
             self._truth(value, node)
-            return batched_like(np.True_)
+            # per example `not x` is a Python bool, whatever x is (`(not a) + True` is 2)
+            return Value(True, True)
         return batched_like(self._must_not_raise(fn, [value], node,
                                                  lambda: f"`{_code(node.operator).strip()}`"))
 
@@ -521,9 +530,12 @@ class Expressions:
         self._truth(left, node.left)
         if left.batched or not left.known:
             self._truth(right, node.right)
-        if left.kind == "b" and right.kind == "b":
+        if left.kind == "b" and right.kind == "b" and not mixed_kinds(left.example,
+                                                                      right.example):
             # the representative lane: what Python stops at, where the left side decides
             return batched_like(np.bool_(self.short_circuits.get(node, True)))
+        # (a bool of another type on some lanes: under PyTorch a Python bool on some, a
+        # bool tensor on others, `abstract.mixed_kinds`)
         return join(left, right, force_batched=True)
 
     def comparison(self, node: cst.Comparison, env):
@@ -552,13 +564,22 @@ class Expressions:
             for a, b in zip(operands, operands[1:]):
                 for v in (a, b):
                     self._truth(v, node)
-        result = np.True_
+        result, outs = np.True_, []
         for a, c, b in zip(operands, node.comparisons, operands[1:]):
             out = _evaluate(self.registry.backend.on_examples(COMPARE_FUNCS[type(c.operator)]),
                             a.example, b.example)
             if out is not UNKNOWN:
+                outs.append(out)
                 result = out if result is np.True_ else _evaluate(np.logical_and, result, out)
-        return batched_like(result)
+        value = batched_like(result)
+        if any(mixed_kinds(a, b) for a in outs for b in outs):
+            # `x < 1 < 10` is `x < 1 and 1 < 10`: per example the first false comparison or
+            # the last, which under PyTorch is a bool tensor on some lanes and a Python bool
+            # on others (`abstract.mixed_kinds`)
+            value = Value(True, np.bool_(True))
+            MIXED_KINDS.add(value)
+            note_mixed_parts(value, *[Value(True, out) for out in outs])
+        return value
 
     def ifexp(self, node: cst.IfExp, env):
         test = self.container_truth(self.expr(node.test, env))

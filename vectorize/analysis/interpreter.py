@@ -368,6 +368,7 @@ class Analysis(Expressions, Calls, Aliasing):
             self._no_update_of_a_shared_array(small, env)
             self._no_aliased_update(small, env)
             value = self.binary(small.operator, small.target, small.value, env, small)
+            self._in_place_update_keeps_dtype(small, env.values.get(small.target.value), value)
             # (the name's value before: the operand `passes.python_raises` checks)
             self.augmented_reads[small.target] = self.expr(small.target, env)
             self.bind(small.target, value, env, small)

@@ -70,7 +70,8 @@ class Backend:
     #                          the whole batch, as NumPy's) is replayed
     item_views = False       # an item read (`y[0]`) is a view of the array per example
     #                          (PyTorch's 0-d tensors), not a number: refused where a later
-    #                          write would change it (`analysis.aliasing`)
+    #                          write would change it; `x += v` of a per-example scalar
+    #                          changes it in place, in its own dtype (`analysis.aliasing`)
     views = True             # a subscript, `.T`, `.reshape()`... may share memory with its
     #                          array, as NumPy's do (JAX's arrays are values: `analysis.aliasing`
     #                          refuses a view read after its array is written into)

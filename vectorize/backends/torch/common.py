@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 import numpy as np
 
-from ...abstract import UNKNOWN, TupleValue, Value, batched_like
+from ...abstract import MIXED_PARTS, UNKNOWN, TupleValue, Value, batched_like
 from ...errors import Unsupported
 from ...rules.families import pad
 from ...rules.registry import Site, broadcast_rank
@@ -47,10 +47,39 @@ def per_example(fn, what: str | None = None):
         except (TypeError, ValueError, IndexError) as exc:
             raise Unsupported(f"{label} raises for {described(site)} in the per-example "
                               f"code ({first_line(exc)})") from None
+        lane_types_agree(call, site.args, args, kwargs, label)
         if isinstance(out, tuple):
             return TupleValue(tuple(batched_like(o) for o in out))
         return batched_like(out)
     return infer
+
+
+def lane_types_agree(call, values, args, kwargs, label: str) -> None:
+    """A call of a value whose type differs between lanes (`abstract.MIXED_PARTS`: a 0-d
+    tensor on some lanes, a Python number or a tensor of another dtype on others): each
+    lane's type is run on its own, and a call that raises for one of them is refused
+    (``torch.sqrt`` of the lanes where the value is a Python int: TypeError per example,
+    while the batch computes every lane in the joined dtype)."""
+    for i, value in enumerate(values):
+        if not isinstance(value, Value) or value not in MIXED_PARTS:
+            continue
+        for part in MIXED_PARTS[value]:
+            lane = list(args)
+            lane[i] = part
+            try:
+                examples.run(call, *lane, **kwargs)
+            except (TypeError, ValueError, IndexError, AttributeError) as exc:
+                lane_type = f"a Python {type(part).__name__}" if type(
+                    part) in _PYTHON_NUMBERS else f"a {part.dtype} tensor"
+                raise Unsupported(
+                    f"{label} of a per-example value whose type differs between lanes "
+                    f"({lane_type} on some): as {lane_type} it raises "
+                    f"{type(exc).__name__} ({first_line(exc)}), while the batch computes "
+                    "every lane in the joined type",
+                    suggestion="give the value one type on every path (e.g. a tensor "
+                               "where it is assigned)") from None
+            except Exception:   # noqa: BLE001 -- another failure: not the lane type's
+                continue
 
 
 def described(site: Site) -> str:
@@ -131,9 +160,11 @@ def matched(site: Site, op, operands, keep=()):
     new = list(nodes)
     # first the per-example scalars that gained weight on the batch, then the shared
     # Python numbers (a choice between two Python floats is float64, as Python's)
+    # (bools too where the result is a number: `(not a) + True` of Python bools is 2)
+    kinds = "iufc" if common.kind == "b" else "biufc"
     for shared in (False, True):
         for i, v in enumerate(values):
-            if i in keep or v.kind not in "iufc" or new[i] is not nodes[i]:
+            if i in keep or v.kind not in kinds or new[i] is not nodes[i]:
                 continue
             if shared:
                 if v.batched or not is_weak(v):

@@ -97,6 +97,8 @@ def on_examples(fn):
                 _holds_example(v) for v in kwargs.values()):
             return fn(*args, **kwargs)      # Python numbers: Python's own arithmetic
         return run(fn, *args, **kwargs)
+    # (its name is the operation's: `analysis.expressions` tells wrapping arithmetic by it)
+    computed.__name__ = getattr(fn, "__name__", computed.__name__)
     return computed
 
 

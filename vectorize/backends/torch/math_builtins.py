@@ -9,10 +9,20 @@ import operator
 
 import libcst as cst
 
-from ...abstract import UNKNOWN, Value
+from ...abstract import (
+    MIXED_KINDS,
+    MIXED_PARTS,
+    UNKNOWN,
+    Value,
+    join_examples,
+    mixed_kinds,
+    note_mixed_parts,
+    note_mixed_types,
+    same_type,
+)
 from ...errors import Unsupported
 from ...rules.families import pad
-from ...rules.registry import Registry, Rule, Site, broadcast_rank
+from ...rules.registry import Registry, Rule, Site, broadcast_rank, default_infer
 from ...syntax.templates import expr
 from . import examples
 from .common import described, first_line, is_weak, matched, per_example
@@ -146,6 +156,37 @@ def _min_max(op: str):
     return rewrite
 
 
+def _min_max_infer(site: Site) -> Value:
+    """``max(2.0, x)`` of per-example values: Python returns one of the arguments, so per
+    example the result is a Python float on some lanes and a 0-d tensor on others, as the
+    values decide; the batch's `torch.where` holds every lane in the joined dtype. The
+    result is that join, a value whose type differs between lanes (`abstract.MIXED_PARTS`):
+    operations that raise or compute differently for one of the lane types are refused
+    where they meet it (``max(2.0, x) ** -1`` of an int tensor)."""
+    values = site.args
+    if len(values) < 2 or site.kwargs or not all(
+            isinstance(v, Value) and v.known and v.rank == 0 for v in values):
+        return default_infer(site)
+    examples_ = [v.example for v in values]
+    if all(same_type(examples_[0], e) for e in examples_[1:]):
+        return default_infer(site)
+    # (tensors of one kind and two dtypes, `max(x_int8, y_int32)`: the batch holds every lane
+    # in the promoted dtype, as NumPy's `builtins` do; the lanes of the narrower dtype are
+    # not told apart, as there)
+    joined = examples_[0]
+    for e in examples_[1:]:
+        joined = join_examples(joined, e)
+    if joined is UNKNOWN:
+        return Value(any(v.batched for v in values), UNKNOWN)
+    result = Value(any(v.batched for v in values), joined)
+    if any(mixed_kinds(a, b) for a in examples_ for b in examples_):
+        note_mixed_types()
+        if result.batched:
+            MIXED_KINDS.add(result)
+            note_mixed_parts(result, *values)
+    return result
+
+
 def _conversion(kind: str):
     def rewrite(site: Site):
         (x,), (value,) = site.nodes, site.args
@@ -191,6 +232,13 @@ def _item(site: Site):
 def _item_infer(site: Site):
     _python_numbers_only(site, "`.item()`")
     value = site.args[0]
+    if is_weak(value) or value in MIXED_PARTS and any(
+            type(part) in (bool, int, float, complex) for part in MIXED_PARTS[value]):
+        # (`math.fmod(x, 3).item()`: a Python number per example, on every lane or on some)
+        raise Unsupported("`.item()` of a value that is a Python number per example (on "
+                          "some examples at least): Python numbers have no `.item()` "
+                          "(AttributeError per example)",
+                          suggestion="drop `.item()` where the value is already a number")
     py = {"b": bool, "i": int, "u": int, "f": float, "c": complex}.get(value.kind)
     return Value(True, py(1) if py else UNKNOWN)
 
@@ -244,7 +292,7 @@ def register_math_builtins(reg: Registry, torch) -> None:
             f"builtin.{name}", "builtins",
             f"`{name}(a, b)` keeps `a` unless `b {op} a`, exactly as Python decides it: "
             f"`torch.where(b {op} a, b, a)`.", f"m = {name}(x, y)",
-            f"m = torch.where(y {op} x, y, x)", _min_max(op)))
+            f"m = torch.where(y {op} x, y, x)", _min_max(op), infer=_min_max_infer))
     for kind in ("int", "float", "bool", "complex"):
         reg.add_call(getattr(builtins, kind), Rule(
             f"builtin.{kind}", "builtins",
