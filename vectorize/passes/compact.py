@@ -302,8 +302,8 @@ class _Compact(cst.CSTTransformer):
         scalar = {local[name]: self.fresh(f"{name}_lane") for name in names}
         scalar.update({name: self.fresh(f"{name}_lane") for name in sorted(assigned)})
         try:
-            translate = _ScalarBody(scalar, kinds, prims.alias)
-            stmts = [translate.statement(s) for s in body]
+            translate = _ScalarBody(scalar, kinds, prims.alias, true={local[active]})
+            stmts = [lane for s in body for lane in translate.statement(s)]
         except _NotScalar:
             for name in scalar.values():
                 self.ctx.namer.release(name)
@@ -611,7 +611,10 @@ _SCALAR_TAIL = 32
 
 
 # the dtypes of the values a scalar tail runs on, and their kinds there (`_ScalarBody`)
-_LANE_KINDS = {np.dtype(np.float64): "f", np.dtype(np.bool_): "b"}
+_LANE_KINDS = {np.dtype(np.float64): "f", np.dtype(np.bool_): "b", np.dtype(np.int64): "n"}
+
+# the range of an int64: a lane's Python int outside it is one the arrays wrapped
+_INT64 = (-2 ** 63, 2 ** 63 - 1)
 
 
 class _NotScalar(Exception):
@@ -619,28 +622,40 @@ class _NotScalar(Exception):
 
 
 class _ScalarBody:
-    """The statements of a compacted loop's pass for one lane of Python floats and bools,
-    each operation one whose result is bit for bit the array operation's, by the kinds of
-    its operands ('f': a float64, 'b': a truth, 'i': an integer literal below 2**53, or
-    arithmetic of those, a Python int in the array code too): ``+ - * /`` of numbers (IEEE,
-    correctly rounded both; a zero divisor raises in Python, which stops the tail), ``abs``
-    and unary ``-`` of a number, comparisons, ``& |`` of truths, ``not`` and ``~`` of a truth
-    (as ``not``), ``np.where(c, a, b)`` as ``a if c else b`` (the other value has no effect:
-    the operations cannot warn or change anything), ``np.logical_not``, ``np.any``/
-    ``np.all``/``x.all()``/``x.any()`` of one value; assignments of names, and ``if test:
-    raise E(...)`` (checks, ``E`` an `ArithmeticError` that reads no value of the loop).
+    """The statements of a compacted loop's pass for one lane of Python floats, ints and
+    bools, each operation one whose result is bit for bit the array operation's, by the
+    kinds of its operands ('f': a float64, 'b': a truth, 'i': an integer literal below
+    2**53, or arithmetic of those, a Python int in the array code too; 'n': an int64 of the
+    loop's, in its range; 'w': ``+ - *``, unary ``-`` or ``abs`` of int64s, whose Python int
+    may leave the range where the array's wraps, but is the same modulo 2**64): ``+ - * /``
+    of floats (IEEE, correctly rounded both; a zero divisor raises in Python, which stops
+    the tail), ``+ - *`` of ints (an int64 with a literal or a truth: an int64 both), an
+    int64 in range with a float (converted to the nearest float both), ``abs`` and unary
+    ``-`` of a number, comparisons (of an int64 in range with ints or truths, exact both),
+    ``& |`` of truths, ``not`` and ``~`` of a truth (as ``not``), ``np.where(c, a, b)`` as
+    ``a if c else b`` (the other value has no effect: the operations cannot warn or change
+    anything), ``np.logical_not``, ``np.any``/``np.all``/``x.all()``/``x.any()`` of one
+    value; assignments of names, and ``if test: raise E(...)`` (checks, ``E`` an
+    `ArithmeticError` that reads no value of the loop). A name assigned a 'w' value is
+    checked in the int64 range right after (``OverflowError`` outside it, which stops the
+    tail: the arrays go on and wrap), so every int64 name holds the array's value.
     Names: the loop's (``mapping``, to the lane's, ``kinds`` their kinds) and ``abs``,
     ``True``, ``False``; anything else, a name given values of two kinds included, raises
-    `_NotScalar`."""
+    `_NotScalar`. ``true``: names known to be true where the pass begins (the loop's mask,
+    true on a lane the tail runs), read as ``True`` until assigned, which folds their
+    merges (``x if True else x_old`` is ``x``, ``True & c`` is ``c``)."""
 
     _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
     _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
                     cst.Equal, cst.NotEqual)
 
-    def __init__(self, mapping: dict[str, str], kinds: dict[str, str], alias: str):
+    def __init__(self, mapping: dict[str, str], kinds: dict[str, str], alias: str,
+                 true=frozenset()):
         self.mapping, self.kinds, self.alias = mapping, dict(kinds), alias
+        self.true = set(true)
 
-    def statement(self, stmt):
+    def statement(self, stmt) -> list:
+        """The lane's statements for ``stmt`` (with range checks after int64 assignments)."""
         if type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 and \
                 type(stmt.body[0]) is cst.Assign and len(stmt.body[0].targets) == 1:
             assign = stmt.body[0]
@@ -656,31 +671,46 @@ class _ScalarBody:
                             for (t, _), (_, kind) in zip(pairs, values)]
                 value = assign.value.with_changes(elements=[
                     v.with_changes(value=node) for (_, v), (node, _) in zip(pairs, values)])
-                return stmt.with_changes(body=[assign.with_changes(
+                return [stmt.with_changes(body=[assign.with_changes(
                     targets=[assign.targets[0].with_changes(
-                        target=target.with_changes(elements=elements))], value=value)])
+                        target=target.with_changes(elements=elements))], value=value)])] + [
+                    _in_range(e.value.value) for e, (_, kind) in zip(elements, values)
+                    if kind == "w"]
             value, kind = self.expr(assign.value)
-            return stmt.with_changes(body=[assign.with_changes(
-                targets=[assign.targets[0].with_changes(target=self._target(target, kind))],
-                value=value)])
+            lane = self._target(target, kind)
+            if value.deep_equals(cst.Name("True")):
+                self.true.add(target.value)     # (a copy of the mask: true there too)
+            return [stmt.with_changes(body=[assign.with_changes(
+                targets=[assign.targets[0].with_changes(target=lane)], value=value)])] + (
+                [_in_range(lane.value)] if kind == "w" else [])
         if type(stmt) is cst.If and stmt.orelse is None and len(stmt.body.body) == 1 and \
                 type(stmt.body.body[0]) is cst.SimpleStatementLine and \
                 len(stmt.body.body[0].body) == 1 and \
                 _raises_arithmetic(stmt.body.body[0].body[0]) and \
                 not set(self.mapping).intersection(_names_in(stmt.body)):
-            return stmt.with_changes(test=_truth(*self.expr(stmt.test)))
+            return [stmt.with_changes(test=self._truth(*self.expr(stmt.test)))]
         raise _NotScalar
 
     def _target(self, target, kind: str):
+        kind = "n" if kind == "w" else kind         # (checked in range right after)
         if type(target) is not cst.Name or target.value not in self.mapping or \
                 self.kinds.setdefault(target.value, kind) != kind:
             raise _NotScalar
+        self.true.discard(target.value)
         return target.with_changes(value=self.mapping[target.value])
+
+    @staticmethod
+    def _truth(node, kind: str):
+        if kind == "w":                 # (2**64 is true, its wrapped int64 is not)
+            raise _NotScalar
+        return _truth(node, kind)
 
     def expr(self, node) -> tuple:
         """(the lane's expression, its kind)."""
         kind = type(node)
         if kind is cst.Name:
+            if node.value in self.true:
+                return cst.Name("True"), "b"
             if node.value in self.mapping and node.value in self.kinds:
                 return node.with_changes(value=self.mapping[node.value]), \
                     self.kinds[node.value]
@@ -692,25 +722,22 @@ class _ScalarBody:
             if abs(int(node.evaluated_value)) < 2 ** 53:
                 return node, "i"
         elif kind is cst.BinaryOperation:
-            (left, a), (right, b) = self.expr(node.left), self.expr(node.right)
-            op = type(node.operator)
-            changed = node.with_changes(left=left, right=right)
-            if op in self._ARITHMETIC and a in "fi" and b in "fi":
-                return changed, "i" if a == b == "i" and op is not cst.Divide else "f"
-            if op in (cst.BitAnd, cst.BitOr) and a == b == "b":
-                return changed, "b"
+            return self._binary(node)
         elif kind is cst.UnaryOperation:
             operand, k = self.expr(node.expression)
-            if type(node.operator) is cst.Minus and k in "fi":
-                return node.with_changes(expression=operand), k
+            if type(node.operator) is cst.Minus and k in "finw":
+                return node.with_changes(expression=operand), "w" if k == "n" else k
             if type(node.operator) in (cst.Not, cst.BitInvert) and k == "b":
                 return _negated(operand), "b"
         elif kind is cst.Comparison and len(node.comparisons) == 1 and \
                 type(node.comparisons[0].operator) in self._COMPARISONS:
-            (left, _), (right, _) = self.expr(node.left), \
+            (left, a), (right, b) = self.expr(node.left), \
                 self.expr(node.comparisons[0].comparator)
-            return node.with_changes(left=left, comparisons=[
-                node.comparisons[0].with_changes(comparator=right)]), "b"
+            ints = {a, b} & set("nw")
+            # (an int64 against a float: NumPy compares the nearest float, Python exactly)
+            if not ints or (ints == {"n"} and {a, b} <= set("nib")):
+                return node.with_changes(left=left, comparisons=[
+                    node.comparisons[0].with_changes(comparator=right)]), "b"
         elif kind is cst.BooleanOperation:
             (left, a), (right, b) = self.expr(node.left), self.expr(node.right)
             if a == b == "b":
@@ -719,29 +746,62 @@ class _ScalarBody:
             return self._call(node)
         raise _NotScalar
 
+    def _binary(self, node) -> tuple:
+        (left, a), (right, b) = self.expr(node.left), self.expr(node.right)
+        op = type(node.operator)
+        changed = node.with_changes(left=left, right=right)
+        if op in self._ARITHMETIC and a in "fi" and b in "fi":
+            return changed, "i" if a == b == "i" and op is not cst.Divide else "f"
+        if op in self._ARITHMETIC and {a, b} & set("nw"):
+            if op is not cst.Divide and {a, b} <= set("nwib") and a + b != "bb":
+                return changed, "w"         # (checked where it is assigned)
+            if {a, b} <= set("nf"):         # (an int64 in range: converted to the nearest)
+                return changed, "f"
+        if op in (cst.BitAnd, cst.BitOr) and a == b == "b":
+            true = cst.Name("True")
+            if op is cst.BitAnd and left.deep_equals(true):
+                return right, "b"
+            if op is cst.BitAnd and right.deep_equals(true):
+                return left, "b"
+            return changed, "b"
+        raise _NotScalar
+
     def _call(self, node) -> tuple:
         func, args = node.func, node.args
         if any(a.keyword is not None or a.star for a in args):
             raise _NotScalar
         values = [self.expr(a.value) for a in args]
         if type(func) is cst.Name and func.value == "abs" and len(args) == 1 and \
-                values[0][1] == "f":
-            return node.with_changes(args=[args[0].with_changes(value=values[0][0])]), "f"
+                values[0][1] in "fnw":
+            return node.with_changes(args=[args[0].with_changes(value=values[0][0])]), \
+                "f" if values[0][1] == "f" else "w"
         if type(func) is not cst.Attribute:
             raise _NotScalar
         attr = func.attr.value
         if type(func.value) is cst.Name and func.value.value == self.alias:
             if attr == "where" and len(values) == 3 and values[0][1] == "b":
                 (test, _), (a, ka), (b, kb) = values
-                if ka == kb:        # (an int and a float: the array's float, Python's int)
-                    return cst.IfExp(test=test, body=a, orelse=b), ka
+                # (an int and a float: the array's float, Python's int; an int64 and a
+                # literal: an int64 both)
+                joined = ka if ka == kb else ("w" if "w" in (ka, kb) else "n") \
+                    if {ka, kb} <= set("nwi") else None
+                if joined is not None:
+                    return (a if test.deep_equals(cst.Name("True")) else
+                            cst.IfExp(test=test, body=a, orelse=b)), joined
             if attr == "logical_not" and len(values) == 1 and values[0][1] == "b":
                 return _negated(values[0][0]), "b"
             if attr in ("any", "all") and len(values) == 1:
-                return _truth(*values[0]), "b"
+                return self._truth(*values[0]), "b"
         elif attr in ("any", "all") and not args:
-            return _truth(*self.expr(func.value)), "b"
+            return self._truth(*self.expr(func.value)), "b"
         raise _NotScalar
+
+
+def _in_range(name: str):
+    """``if not lo <= name <= hi: raise OverflowError``: a Python int the int64 arrays would
+    have wrapped stops the tail."""
+    lo, hi = _INT64
+    return parse_stmt(f"if not {lo} <= {name} <= {hi}:\n    raise OverflowError\n")
 
 
 _ARITHMETIC_ERRORS = frozenset(("ArithmeticError", "ZeroDivisionError", "OverflowError",
