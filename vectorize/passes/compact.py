@@ -276,15 +276,17 @@ class _Compact(cst.CSTTransformer):
         operations costs its calls, not its lanes: those lanes finish one by one in Python
         floats, through the same operations (`_ScalarBody`), and the loop ends. Returns
         (the name of the flag that lets it run once, the statement), or None where the
-        loop's values and operations are not all ones whose Python float results are those
-        of the arrays bit for bit (`_ScalarBody`): every value it gathers a float64 per
-        example (NumPy's only), under ``np.errstate(all="ignore")`` (Python floats never
-        warn). A lane where Python raises an `ArithmeticError` (a zero divisor, a check of
-        the loop's) stops the tail: the arrays, untouched, go on from where it began, and
+        loop's values and operations are not all ones whose Python results are those of the
+        arrays bit for bit (`_ScalarBody`): every value it gathers a float64, int64 or truth
+        per example (NumPy's only), and arithmetic on floats only under
+        ``np.errstate(all="ignore")`` (Python floats never warn; int64 arrays wrap without a
+        warning, and Python raises on a zero divisor). A lane where Python raises an
+        `ArithmeticError` (a zero divisor, a check of the loop's, an int out of the int64
+        range) stops the tail: the arrays, untouched, go on from where it began, and
         raise or warn as before.
         ``body``: the loop's statements as `_local` renamed them, before their merges."""
         prims = self.prims
-        if not self.ctx.registry.backend.scalar_tail or not self.quiet or self.loops:
+        if not self.ctx.registry.backend.scalar_tail or self.loops:
             return None
         values = BatchedLoopFacts.get(self.ctx).values.get(active, {})
         kinds = {local[active]: "b"}
@@ -304,6 +306,8 @@ class _Compact(cst.CSTTransformer):
         try:
             translate = _ScalarBody(scalar, kinds, prims.alias, true={local[active]})
             stmts = [lane for s in body for lane in translate.statement(s)]
+            if translate.floats and not self.quiet:
+                raise _NotScalar        # (NumPy may warn where Python floats do not)
         except _NotScalar:
             for name in scalar.values():
                 self.ctx.namer.release(name)
@@ -653,6 +657,7 @@ class _ScalarBody:
                  true=frozenset()):
         self.mapping, self.kinds, self.alias = mapping, dict(kinds), alias
         self.true = set(true)
+        self.floats = False     # whether it computes with floats (which may warn in NumPy)
 
     def statement(self, stmt) -> list:
         """The lane's statements for ``stmt`` (with range checks after int64 assignments)."""
@@ -719,13 +724,17 @@ class _ScalarBody:
         elif kind is cst.Float:
             return node, "f"
         elif kind is cst.Integer:
-            if abs(int(node.evaluated_value)) < 2 ** 53:
+            value = int(node.evaluated_value)
+            if abs(value) < 2 ** 53:
                 return node, "i"
+            if value <= _INT64[1]:      # (an int64 beside one, never beside a float)
+                return node, "L"
         elif kind is cst.BinaryOperation:
             return self._binary(node)
         elif kind is cst.UnaryOperation:
             operand, k = self.expr(node.expression)
-            if type(node.operator) is cst.Minus and k in "finw":
+            if type(node.operator) is cst.Minus and k in "finwL":
+                self.floats |= k == "f"
                 return node.with_changes(expression=operand), "w" if k == "n" else k
             if type(node.operator) in (cst.Not, cst.BitInvert) and k == "b":
                 return _negated(operand), "b"
@@ -733,9 +742,9 @@ class _ScalarBody:
                 type(node.comparisons[0].operator) in self._COMPARISONS:
             (left, a), (right, b) = self.expr(node.left), \
                 self.expr(node.comparisons[0].comparator)
-            ints = {a, b} & set("nw")
-            # (an int64 against a float: NumPy compares the nearest float, Python exactly)
-            if not ints or (ints == {"n"} and {a, b} <= set("nib")):
+            # (an int64 against a float: NumPy compares the nearest float, Python exactly;
+            # a 'w' int may be one the arrays wrapped)
+            if not {a, b} & set("nwL") or ({a, b} <= set("nibL") and "n" in (a, b)):
                 return node.with_changes(left=left, comparisons=[
                     node.comparisons[0].with_changes(comparator=right)]), "b"
         elif kind is cst.BooleanOperation:
@@ -751,12 +760,20 @@ class _ScalarBody:
         op = type(node.operator)
         changed = node.with_changes(left=left, right=right)
         if op in self._ARITHMETIC and a in "fi" and b in "fi":
-            return changed, "i" if a == b == "i" and op is not cst.Divide else "f"
+            if a == b == "i" and op is not cst.Divide:
+                return changed, "i"
+            self.floats = True
+            return changed, "f"
         if op in self._ARITHMETIC and {a, b} & set("nw"):
-            if op is not cst.Divide and {a, b} <= set("nwib") and a + b != "bb":
+            if op is not cst.Divide and {a, b} <= set("nwibL") and a + b != "bb":
                 return changed, "w"         # (checked where it is assigned)
             if {a, b} <= set("nf"):         # (an int64 in range: converted to the nearest)
+                self.floats = True
                 return changed, "f"
+        # (floor division and remainder of int64s in range by a nonzero divisor: the same
+        # both, but -2**63 // -1, which the arrays wrap; Python raises on a zero divisor)
+        if op in (cst.FloorDivide, cst.Modulo) and "n" in (a, b) and {a, b} <= set("niL"):
+            return changed, "w" if op is cst.FloorDivide else "n"
         if op in (cst.BitAnd, cst.BitOr) and a == b == "b":
             true = cst.Name("True")
             if op is cst.BitAnd and left.deep_equals(true):
@@ -773,6 +790,7 @@ class _ScalarBody:
         values = [self.expr(a.value) for a in args]
         if type(func) is cst.Name and func.value == "abs" and len(args) == 1 and \
                 values[0][1] in "fnw":
+            self.floats |= values[0][1] == "f"
             return node.with_changes(args=[args[0].with_changes(value=values[0][0])]), \
                 "f" if values[0][1] == "f" else "w"
         if type(func) is not cst.Attribute:
@@ -784,7 +802,7 @@ class _ScalarBody:
                 # (an int and a float: the array's float, Python's int; an int64 and a
                 # literal: an int64 both)
                 joined = ka if ka == kb else ("w" if "w" in (ka, kb) else "n") \
-                    if {ka, kb} <= set("nwi") else None
+                    if {ka, kb} <= set("nwiL") else None
                 if joined is not None:
                     return (a if test.deep_equals(cst.Name("True")) else
                             cst.IfExp(test=test, body=a, orelse=b)), joined
