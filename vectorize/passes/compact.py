@@ -750,6 +750,8 @@ class _ScalarBody:
         elif kind is cst.BooleanOperation:
             (left, a), (right, b) = self.expr(node.left), self.expr(node.right)
             if a == b == "b":
+                if _bare(left).deep_equals(_bare(right)):
+                    return left, "b"        # (``c and c``: a check's test, its mask folded)
                 return node.with_changes(left=left, right=right), "b"
         elif kind is cst.Call:
             return self._call(node)
@@ -758,6 +760,11 @@ class _ScalarBody:
     def _binary(self, node) -> tuple:
         (left, a), (right, b) = self.expr(node.left), self.expr(node.right)
         op = type(node.operator)
+        if op in self._ARITHMETIC and {a, b} & set("nw"):
+            # (a count of the mask, ``k + active``, where the mask is true: ``k + 1``)
+            (left, a), (right, b) = (
+                (cst.Integer("1"), "i") if part.deep_equals(cst.Name("True")) else (part, k)
+                for part, k in ((left, a), (right, b)))
         changed = node.with_changes(left=left, right=right)
         if op in self._ARITHMETIC and a in "fi" and b in "fi":
             if a == b == "i" and op is not cst.Divide:
@@ -813,6 +820,11 @@ class _ScalarBody:
         elif attr in ("any", "all") and not args:
             return self._truth(*self.expr(func.value)), "b"
         raise _NotScalar
+
+
+def _bare(node):
+    """``node`` without the parentheses around it."""
+    return node.with_changes(lpar=[], rpar=[]) if hasattr(node, "lpar") else node
 
 
 def _in_range(name: str):
