@@ -29,7 +29,7 @@ def collatz_steps_compact(n):
         active_lanes = active_lanes & active_if
         running = np.count_nonzero(active_lanes)
         idle = idle + lanes.size - running
-        if 0 < running <= 32 and scalar_tail:
+        if 0 < running <= 30 and scalar_tail:
             n_tail = n_lanes.tolist()
             steps_tail = steps_lanes.tolist()
             active_tail = active_lanes.tolist()

@@ -29,7 +29,7 @@ def gcd_compact(a, b):
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
-            if 0 < running <= 32 and scalar_tail:
+            if 0 < running <= 50 and scalar_tail:
                 a_tail = a_lanes.tolist()
                 b_tail = b_lanes.tolist()
                 active_tail = active_lanes.tolist()

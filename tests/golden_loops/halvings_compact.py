@@ -33,7 +33,7 @@ def halvings_compact(x):
             active_lanes = active_lanes & (x_if > 1.0)
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes_2.size - running
-            if 0 < running <= 32 and scalar_tail:
+            if 0 < running <= 20 and scalar_tail:
                 steps_tail = steps_lanes_2.tolist()
                 x_tail = x_lanes_2.tolist()
                 active_tail = active_lanes.tolist()

@@ -27,9 +27,9 @@ for lanes that finish together), a carry's merge ``x = np.where(active, x_new, x
 ``x = np.where(active, x_new, x) if idle else x_new``; a carry nothing after the loop reads
 is not merged at all, ``x = x_new``, where the body is elementwise and runs under
 ``np.errstate(all="ignore")`` (`_tolerates_finished_lanes`): its value on a finished lane
-reaches nothing the loop keeps. Once at most `_SCALAR_TAIL` lanes run, a ``while`` loop of
-float64 and truth values whose operations Python floats compute bit for bit as the arrays do
-finishes them one by one in Python floats, and ends (`_Compact._scalar_tail`).
+reaches nothing the loop keeps. Once at most `_tail_lanes` lanes run, a ``while`` loop of
+float64, int64 and truth values whose operations Python numbers compute bit for bit as the
+arrays do finishes them one by one in Python numbers, and ends (`_Compact._scalar_tail`).
 
 *Ifs.* Each branch runs on its own lanes only (``lanes = np.flatnonzero(cond)``,
 ``lanes_else = np.flatnonzero(~cond)``): the batched values it reads from before the ``if`` are
@@ -272,9 +272,9 @@ class _Compact(cst.CSTTransformer):
 
     def _scalar_tail(self, active, carried, kept, names, local, body, put_back, lanes,
                      running):
-        """Where few lanes are left (``running`` at most `_SCALAR_TAIL`), a pass of array
+        """Where few lanes are left (``running`` at most `_tail_lanes`), a pass of array
         operations costs its calls, not its lanes: those lanes finish one by one in Python
-        floats, through the same operations (`_ScalarBody`), and the loop ends. Returns
+        numbers, through the same operations (`_ScalarBody`), and the loop ends. Returns
         (the name of the flag that lets it run once, the statement), or None where the
         loop's values and operations are not all ones whose Python results are those of the
         arrays bit for bit (`_ScalarBody`): every value it gathers a float64, int64 or truth
@@ -318,7 +318,7 @@ class _Compact(cst.CSTTransformer):
                  if scalar[local[name]] in read or name in kept or name == active}
         flag, lane = self.fresh("scalar_tail"), self.fresh("lane")
         kept = [name for name in kept if name in lists]
-        lines = [f"if 0 < {running} <= {_SCALAR_TAIL} and {flag}:"]
+        lines = [f"if 0 < {running} <= {_tail_lanes(body, stmts)} and {flag}:"]
         lines += [f"    {lists[name]} = {local[name]}.tolist()" for name in lists]
         g_active = local[active]
         lines += ["    try:", f"        for {lane} in range({prims.size(lanes)}):",
@@ -605,13 +605,27 @@ class _Compact(cst.CSTTransformer):
         return [base] + [prims.scatter(name, lanes, local) for lanes, local, _ in sources]
 
 
-# A compacted `while` loop's lanes finish in Python floats once at most this many run
-# (`_Compact._scalar_tail`): a NumPy call on a few lanes costs about what 15-30 Python float
-# operations do, and the lanes left mostly finish before the last. Measured on
-# benchmarks/bench_live_loops.py's Newton tail: 32 lanes that all need the same 93
-# iterations (the tail's worst case) finish in 0.7x the array passes' time, 64 such lanes in
-# 1.3x, and 64 did no better than 32 at 1e4 examples
-_SCALAR_TAIL = 32
+# When a compacted `while` loop's lanes finish in Python numbers (`_tail_lanes`): a NumPy call
+# on a few lanes costs about what 18 Python operations on numbers do (measured: a product of
+# 32 float64 lanes against ``x * y + x`` on Python floats), and the lanes left finish at
+# different times, each in the tail after its own passes where the array passes run as long
+# as the slowest: about half as long on the heavy-tailed loops of
+# benchmarks/bench_live_loops.py and Collatz; hence 36 operations per call. On those loops the
+# time is flat from 32 to 128 lanes (64: 3% faster than 32 on the Newton tail and Collatz at
+# 1e3 and 1e4 examples) and 16 is slower: the threshold stays within `_TAIL_LANES`.
+_CALL_IN_PYTHON_OPERATIONS = 36
+_TAIL_LANES = (16, 128)
+
+
+def _tail_lanes(body: list, lane: list) -> int:
+    """The number of lanes at most which a pass of the array ``body`` (its operations, and
+    the count of its running lanes) costs more than the ``lane`` statements of the tail run
+    for each of them (their operations and assignments)."""
+    calls = 1 + sum(1 for n in walk(cst.Module(body=body)) if type(n) in _OPERATIONS)
+    operations = max(1, sum(1 for n in walk(cst.Module(body=lane))
+                            if type(n) in _OPERATIONS + (cst.IfExp, cst.AssignTarget)))
+    lo, hi = _TAIL_LANES
+    return min(hi, max(lo, int(round(_CALL_IN_PYTHON_OPERATIONS * calls / operations, -1))))
 
 
 # the dtypes of the values a scalar tail runs on, and their kinds there (`_ScalarBody`)
