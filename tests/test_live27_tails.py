@@ -79,7 +79,7 @@ def _corpus_inputs(case):
     dtypes = case.dtypes or [np.asarray(e).dtype for e in case.edge]
     edge = [np.asarray(e, dtype=d) for e, d in zip(case.edge, dtypes)]
     order = np.random.default_rng(0).permutation(np.tile(np.arange(len(edge[0])), 3))
-    return [edge, [e[order] for e in edge]]
+    return [[e[order] for e in edge]]
 
 
 def test_loop_corpus_with_and_without_the_tail():
@@ -287,3 +287,24 @@ def test_mandelbrot_count_finishes_in_python_ints(loops):
     assert "n_tail = n_lanes.tolist()" in source, source
     got = _forms(source, "mandelbrot")["on"](cr, ci)
     _same_bits(got, np.vectorize(loops.mandelbrot)(cr, ci), "on")
+
+
+def test_tail_threshold_from_the_cost_model(loops):
+    """The tail takes over at more lanes where a pass costs more NumPy calls per Python
+    operation of a lane's pass (`passes.compact._tail_lanes`), within its bounds."""
+    from vectorize.passes.compact import _TAIL_LANES, _tail_lanes
+    from vectorize.syntax.templates import parse_stmt
+
+    def stmts(lines):
+        return [parse_stmt(line + "\n") for line in lines]
+
+    heavy = stmts([f"y{k} = np.sqrt(x_lanes) + np.abs(x_lanes) * 2.0" for k in range(8)])
+    light = stmts(["x_lane = x_lane * 0.5"])
+    assert _tail_lanes(heavy, light) == _TAIL_LANES[1]
+    assert _tail_lanes(light, heavy) == _TAIL_LANES[0]
+    assert _tail_lanes(heavy[:1], light) < _tail_lanes(heavy[:3], light)
+    cr, ci = _mandelbrot_args(50, np.random.default_rng(2))
+    for f, args in ((loops.mandelbrot, (cr, ci)), (loops.collatz, (np.arange(1, 60),))):
+        source = vz.vectorize(f).source(*args)
+        limit = int(re.search(r"0 < running <= (\d+) and scalar_tail:", source).group(1))
+        assert _TAIL_LANES[0] <= limit <= _TAIL_LANES[1], source
