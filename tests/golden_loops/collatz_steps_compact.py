@@ -16,6 +16,7 @@ def collatz_steps_compact(n):
         steps_lanes = steps[lanes]
         active_lanes = active[lanes]
     idle = 0
+    scalar_tail = True
     while lanes.size:
         active_if = active_lanes
         cond = n_lanes % 2 == 0
@@ -28,6 +29,40 @@ def collatz_steps_compact(n):
         active_lanes = active_lanes & active_if
         running = np.count_nonzero(active_lanes)
         idle = idle + lanes.size - running
+        if 0 < running <= 30 and scalar_tail:
+            n_tail = n_lanes.tolist()
+            steps_tail = steps_lanes.tolist()
+            active_tail = active_lanes.tolist()
+            try:
+                for lane in range(lanes.size):
+                    if not active_tail[lane]:
+                        continue
+                    n_lane = n_tail[lane]
+                    steps_lane = steps_tail[lane]
+                    active_lane = True
+                    while active_lane:
+                        active_if_lane = True
+                        cond_lane = n_lane % 2 == 0
+                        if (not cond_lane) & ((n_lane < -3074457345618258603) | (n_lane > 3074457345618258602)):
+                            raise OverflowError("Python int too large to convert to C long")
+                        n_if_lane = n_lane // 2 if cond_lane else 3 * n_lane + 1
+                        if not -9223372036854775808 <= n_if_lane <= 9223372036854775807:
+                            raise OverflowError
+                        active_if_lane = n_if_lane > 1
+                        n_lane = n_if_lane
+                        steps_lane = steps_lane + 1
+                        if not -9223372036854775808 <= steps_lane <= 9223372036854775807:
+                            raise OverflowError
+                        active_lane = active_if_lane
+                    steps_tail[lane] = steps_lane
+                steps_lanes = np.array(steps_tail).astype(np.int64)
+                if lanes.size == len(active):
+                    steps = steps_lanes.astype(np.int64)
+                elif lanes.size:
+                    steps[lanes] = steps_lanes
+                break
+            except ArithmeticError:
+                scalar_tail = False
         if not running or idle >= 0.26 * lanes.size + 130:
             if lanes.size == len(active):
                 steps = steps_lanes.astype(np.int64)

@@ -24,6 +24,7 @@ def halvings_compact(x):
         x_lanes_2 = x_lanes[lanes_2]
         active_lanes = active[lanes_2]
     idle = 0
+    scalar_tail = True
     with np.errstate(all="ignore"):
         while lanes_2.size:
             x_if = x_lanes_2 / 2.0
@@ -32,6 +33,37 @@ def halvings_compact(x):
             active_lanes = active_lanes & (x_if > 1.0)
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes_2.size - running
+            if 0 < running <= 20 and scalar_tail:
+                steps_tail = steps_lanes_2.tolist()
+                x_tail = x_lanes_2.tolist()
+                active_tail = active_lanes.tolist()
+                try:
+                    for lane in range(lanes_2.size):
+                        if not active_tail[lane]:
+                            continue
+                        steps_lane = steps_tail[lane]
+                        x_lane = x_tail[lane]
+                        active_lane = True
+                        while active_lane:
+                            x_if_lane = x_lane / 2.0
+                            x_lane = x_if_lane
+                            steps_lane = steps_lane + 1
+                            if not -9223372036854775808 <= steps_lane <= 9223372036854775807:
+                                raise OverflowError
+                            active_lane = x_if_lane > 1.0
+                        steps_tail[lane] = steps_lane
+                        x_tail[lane] = x_lane
+                    steps_lanes_2 = np.array(steps_tail).astype(np.int64)
+                    x_lanes_2 = np.array(x_tail).astype(np.float64)
+                    if lanes_2.size == len(active):
+                        steps_lanes = steps_lanes_2.astype(np.int64)
+                        x_lanes = x_lanes_2.astype(np.float64)
+                    elif lanes_2.size:
+                        steps_lanes[lanes_2] = steps_lanes_2
+                        x_lanes[lanes_2] = x_lanes_2
+                    break
+                except ArithmeticError:
+                    scalar_tail = False
             if not running or idle >= 1.2 * lanes_2.size + 600:
                 if lanes_2.size == len(active):
                     steps_lanes = steps_lanes_2.astype(np.int64)

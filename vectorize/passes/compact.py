@@ -27,9 +27,9 @@ for lanes that finish together), a carry's merge ``x = np.where(active, x_new, x
 ``x = np.where(active, x_new, x) if idle else x_new``; a carry nothing after the loop reads
 is not merged at all, ``x = x_new``, where the body is elementwise and runs under
 ``np.errstate(all="ignore")`` (`_tolerates_finished_lanes`): its value on a finished lane
-reaches nothing the loop keeps. Once at most `_SCALAR_TAIL` lanes run, a ``while`` loop of
-float64 and truth values whose operations Python floats compute bit for bit as the arrays do
-finishes them one by one in Python floats, and ends (`_Compact._scalar_tail`).
+reaches nothing the loop keeps. Once at most `_tail_lanes` lanes run, a ``while`` loop of
+float64, int64 and truth values whose operations Python numbers compute bit for bit as the
+arrays do finishes them one by one in Python numbers, and ends (`_Compact._scalar_tail`).
 
 *Ifs.* Each branch runs on its own lanes only (``lanes = np.flatnonzero(cond)``,
 ``lanes_else = np.flatnonzero(~cond)``): the batched values it reads from before the ``if`` are
@@ -272,19 +272,21 @@ class _Compact(cst.CSTTransformer):
 
     def _scalar_tail(self, active, carried, kept, names, local, body, put_back, lanes,
                      running):
-        """Where few lanes are left (``running`` at most `_SCALAR_TAIL`), a pass of array
+        """Where few lanes are left (``running`` at most `_tail_lanes`), a pass of array
         operations costs its calls, not its lanes: those lanes finish one by one in Python
-        floats, through the same operations (`_ScalarBody`), and the loop ends. Returns
+        numbers, through the same operations (`_ScalarBody`), and the loop ends. Returns
         (the name of the flag that lets it run once, the statement), or None where the
-        loop's values and operations are not all ones whose Python float results are those
-        of the arrays bit for bit (`_ScalarBody`): every value it gathers a float64 per
-        example (NumPy's only), under ``np.errstate(all="ignore")`` (Python floats never
-        warn). A lane where Python raises an `ArithmeticError` (a zero divisor, a check of
-        the loop's) stops the tail: the arrays, untouched, go on from where it began, and
+        loop's values and operations are not all ones whose Python results are those of the
+        arrays bit for bit (`_ScalarBody`): every value it gathers a float64, int64 or truth
+        per example (NumPy's only), and arithmetic on floats only under
+        ``np.errstate(all="ignore")`` (Python floats never warn; int64 arrays wrap without a
+        warning, and Python raises on a zero divisor). A lane where Python raises an
+        `ArithmeticError` (a zero divisor, a check of the loop's, an int out of the int64
+        range) stops the tail: the arrays, untouched, go on from where it began, and
         raise or warn as before.
         ``body``: the loop's statements as `_local` renamed them, before their merges."""
         prims = self.prims
-        if not self.ctx.registry.backend.scalar_tail or not self.quiet or self.loops:
+        if not self.ctx.registry.backend.scalar_tail or self.loops:
             return None
         values = BatchedLoopFacts.get(self.ctx).values.get(active, {})
         kinds = {local[active]: "b"}
@@ -302,8 +304,10 @@ class _Compact(cst.CSTTransformer):
         scalar = {local[name]: self.fresh(f"{name}_lane") for name in names}
         scalar.update({name: self.fresh(f"{name}_lane") for name in sorted(assigned)})
         try:
-            translate = _ScalarBody(scalar, kinds, prims.alias)
-            stmts = [translate.statement(s) for s in body]
+            translate = _ScalarBody(scalar, kinds, prims.alias, true={local[active]})
+            stmts = [lane for s in body for lane in translate.statement(s)]
+            if translate.floats and not self.quiet:
+                raise _NotScalar        # (NumPy may warn where Python floats do not)
         except _NotScalar:
             for name in scalar.values():
                 self.ctx.namer.release(name)
@@ -314,7 +318,7 @@ class _Compact(cst.CSTTransformer):
                  if scalar[local[name]] in read or name in kept or name == active}
         flag, lane = self.fresh("scalar_tail"), self.fresh("lane")
         kept = [name for name in kept if name in lists]
-        lines = [f"if 0 < {running} <= {_SCALAR_TAIL} and {flag}:"]
+        lines = [f"if 0 < {running} <= {_tail_lanes(body, stmts)} and {flag}:"]
         lines += [f"    {lists[name]} = {local[name]}.tolist()" for name in lists]
         g_active = local[active]
         lines += ["    try:", f"        for {lane} in range({prims.size(lanes)}):",
@@ -601,17 +605,34 @@ class _Compact(cst.CSTTransformer):
         return [base] + [prims.scatter(name, lanes, local) for lanes, local, _ in sources]
 
 
-# A compacted `while` loop's lanes finish in Python floats once at most this many run
-# (`_Compact._scalar_tail`): a NumPy call on a few lanes costs about what 15-30 Python float
-# operations do, and the lanes left mostly finish before the last. Measured on
-# benchmarks/bench_live_loops.py's Newton tail: 32 lanes that all need the same 93
-# iterations (the tail's worst case) finish in 0.7x the array passes' time, 64 such lanes in
-# 1.3x, and 64 did no better than 32 at 1e4 examples
-_SCALAR_TAIL = 32
+# When a compacted `while` loop's lanes finish in Python numbers (`_tail_lanes`): a NumPy call
+# on a few lanes costs about what 18 Python operations on numbers do (measured: a product of
+# 32 float64 lanes against ``x * y + x`` on Python floats), and the lanes left finish at
+# different times, each in the tail after its own passes where the array passes run as long
+# as the slowest: about half as long on the heavy-tailed loops of
+# benchmarks/bench_live_loops.py and Collatz; hence 36 operations per call. On those loops the
+# time is flat from 32 to 128 lanes (64: 3% faster than 32 on the Newton tail and Collatz at
+# 1e3 and 1e4 examples) and 16 is slower: the threshold stays within `_TAIL_LANES`.
+_CALL_IN_PYTHON_OPERATIONS = 36
+_TAIL_LANES = (16, 128)
+
+
+def _tail_lanes(body: list, lane: list) -> int:
+    """The number of lanes at most which a pass of the array ``body`` (its operations, and
+    the count of its running lanes) costs more than the ``lane`` statements of the tail run
+    for each of them (their operations and assignments)."""
+    calls = 1 + sum(1 for n in walk(cst.Module(body=body)) if type(n) in _OPERATIONS)
+    operations = max(1, sum(1 for n in walk(cst.Module(body=lane))
+                            if type(n) in _OPERATIONS + (cst.IfExp, cst.AssignTarget)))
+    lo, hi = _TAIL_LANES
+    return min(hi, max(lo, int(round(_CALL_IN_PYTHON_OPERATIONS * calls / operations, -1))))
 
 
 # the dtypes of the values a scalar tail runs on, and their kinds there (`_ScalarBody`)
-_LANE_KINDS = {np.dtype(np.float64): "f", np.dtype(np.bool_): "b"}
+_LANE_KINDS = {np.dtype(np.float64): "f", np.dtype(np.bool_): "b", np.dtype(np.int64): "n"}
+
+# the range of an int64: a lane's Python int outside it is one the arrays wrapped
+_INT64 = (-2 ** 63, 2 ** 63 - 1)
 
 
 class _NotScalar(Exception):
@@ -619,28 +640,41 @@ class _NotScalar(Exception):
 
 
 class _ScalarBody:
-    """The statements of a compacted loop's pass for one lane of Python floats and bools,
-    each operation one whose result is bit for bit the array operation's, by the kinds of
-    its operands ('f': a float64, 'b': a truth, 'i': an integer literal below 2**53, or
-    arithmetic of those, a Python int in the array code too): ``+ - * /`` of numbers (IEEE,
-    correctly rounded both; a zero divisor raises in Python, which stops the tail), ``abs``
-    and unary ``-`` of a number, comparisons, ``& |`` of truths, ``not`` and ``~`` of a truth
-    (as ``not``), ``np.where(c, a, b)`` as ``a if c else b`` (the other value has no effect:
-    the operations cannot warn or change anything), ``np.logical_not``, ``np.any``/
-    ``np.all``/``x.all()``/``x.any()`` of one value; assignments of names, and ``if test:
-    raise E(...)`` (checks, ``E`` an `ArithmeticError` that reads no value of the loop).
+    """The statements of a compacted loop's pass for one lane of Python floats, ints and
+    bools, each operation one whose result is bit for bit the array operation's, by the
+    kinds of its operands ('f': a float64, 'b': a truth, 'i': an integer literal below
+    2**53, or arithmetic of those, a Python int in the array code too; 'n': an int64 of the
+    loop's, in its range; 'w': ``+ - *``, unary ``-`` or ``abs`` of int64s, whose Python int
+    may leave the range where the array's wraps, but is the same modulo 2**64): ``+ - * /``
+    of floats (IEEE, correctly rounded both; a zero divisor raises in Python, which stops
+    the tail), ``+ - *`` of ints (an int64 with a literal or a truth: an int64 both), an
+    int64 in range with a float (converted to the nearest float both), ``abs`` and unary
+    ``-`` of a number, comparisons (of an int64 in range with ints or truths, exact both),
+    ``& |`` of truths, ``not`` and ``~`` of a truth (as ``not``), ``np.where(c, a, b)`` as
+    ``a if c else b`` (the other value has no effect: the operations cannot warn or change
+    anything), ``np.logical_not``, ``np.any``/``np.all``/``x.all()``/``x.any()`` of one
+    value; assignments of names, and ``if test: raise E(...)`` (checks, ``E`` an
+    `ArithmeticError` that reads no value of the loop). A name assigned a 'w' value is
+    checked in the int64 range right after (``OverflowError`` outside it, which stops the
+    tail: the arrays go on and wrap), so every int64 name holds the array's value.
     Names: the loop's (``mapping``, to the lane's, ``kinds`` their kinds) and ``abs``,
     ``True``, ``False``; anything else, a name given values of two kinds included, raises
-    `_NotScalar`."""
+    `_NotScalar`. ``true``: names known to be true where the pass begins (the loop's mask,
+    true on a lane the tail runs), read as ``True`` until assigned, which folds their
+    merges (``x if True else x_old`` is ``x``, ``True & c`` is ``c``)."""
 
     _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
     _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
                     cst.Equal, cst.NotEqual)
 
-    def __init__(self, mapping: dict[str, str], kinds: dict[str, str], alias: str):
+    def __init__(self, mapping: dict[str, str], kinds: dict[str, str], alias: str,
+                 true=frozenset()):
         self.mapping, self.kinds, self.alias = mapping, dict(kinds), alias
+        self.true = set(true)
+        self.floats = False     # whether it computes with floats (which may warn in NumPy)
 
-    def statement(self, stmt):
+    def statement(self, stmt) -> list:
+        """The lane's statements for ``stmt`` (with range checks after int64 assignments)."""
         if type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 and \
                 type(stmt.body[0]) is cst.Assign and len(stmt.body[0].targets) == 1:
             assign = stmt.body[0]
@@ -656,31 +690,46 @@ class _ScalarBody:
                             for (t, _), (_, kind) in zip(pairs, values)]
                 value = assign.value.with_changes(elements=[
                     v.with_changes(value=node) for (_, v), (node, _) in zip(pairs, values)])
-                return stmt.with_changes(body=[assign.with_changes(
+                return [stmt.with_changes(body=[assign.with_changes(
                     targets=[assign.targets[0].with_changes(
-                        target=target.with_changes(elements=elements))], value=value)])
+                        target=target.with_changes(elements=elements))], value=value)])] + [
+                    _in_range(e.value.value) for e, (_, kind) in zip(elements, values)
+                    if kind == "w"]
             value, kind = self.expr(assign.value)
-            return stmt.with_changes(body=[assign.with_changes(
-                targets=[assign.targets[0].with_changes(target=self._target(target, kind))],
-                value=value)])
+            lane = self._target(target, kind)
+            if value.deep_equals(cst.Name("True")):
+                self.true.add(target.value)     # (a copy of the mask: true there too)
+            return [stmt.with_changes(body=[assign.with_changes(
+                targets=[assign.targets[0].with_changes(target=lane)], value=value)])] + (
+                [_in_range(lane.value)] if kind == "w" else [])
         if type(stmt) is cst.If and stmt.orelse is None and len(stmt.body.body) == 1 and \
                 type(stmt.body.body[0]) is cst.SimpleStatementLine and \
                 len(stmt.body.body[0].body) == 1 and \
                 _raises_arithmetic(stmt.body.body[0].body[0]) and \
                 not set(self.mapping).intersection(_names_in(stmt.body)):
-            return stmt.with_changes(test=_truth(*self.expr(stmt.test)))
+            return [stmt.with_changes(test=self._truth(*self.expr(stmt.test)))]
         raise _NotScalar
 
     def _target(self, target, kind: str):
+        kind = "n" if kind == "w" else kind         # (checked in range right after)
         if type(target) is not cst.Name or target.value not in self.mapping or \
                 self.kinds.setdefault(target.value, kind) != kind:
             raise _NotScalar
+        self.true.discard(target.value)
         return target.with_changes(value=self.mapping[target.value])
+
+    @staticmethod
+    def _truth(node, kind: str):
+        if kind == "w":                 # (2**64 is true, its wrapped int64 is not)
+            raise _NotScalar
+        return _truth(node, kind)
 
     def expr(self, node) -> tuple:
         """(the lane's expression, its kind)."""
         kind = type(node)
         if kind is cst.Name:
+            if node.value in self.true:
+                return cst.Name("True"), "b"
             if node.value in self.mapping and node.value in self.kinds:
                 return node.with_changes(value=self.mapping[node.value]), \
                     self.kinds[node.value]
@@ -689,34 +738,70 @@ class _ScalarBody:
         elif kind is cst.Float:
             return node, "f"
         elif kind is cst.Integer:
-            if abs(int(node.evaluated_value)) < 2 ** 53:
+            value = int(node.evaluated_value)
+            if abs(value) < 2 ** 53:
                 return node, "i"
+            if value <= _INT64[1]:      # (an int64 beside one, never beside a float)
+                return node, "L"
         elif kind is cst.BinaryOperation:
-            (left, a), (right, b) = self.expr(node.left), self.expr(node.right)
-            op = type(node.operator)
-            changed = node.with_changes(left=left, right=right)
-            if op in self._ARITHMETIC and a in "fi" and b in "fi":
-                return changed, "i" if a == b == "i" and op is not cst.Divide else "f"
-            if op in (cst.BitAnd, cst.BitOr) and a == b == "b":
-                return changed, "b"
+            return self._binary(node)
         elif kind is cst.UnaryOperation:
             operand, k = self.expr(node.expression)
-            if type(node.operator) is cst.Minus and k in "fi":
-                return node.with_changes(expression=operand), k
+            if type(node.operator) is cst.Minus and k in "finwL":
+                self.floats |= k == "f"
+                return node.with_changes(expression=operand), "w" if k == "n" else k
             if type(node.operator) in (cst.Not, cst.BitInvert) and k == "b":
                 return _negated(operand), "b"
         elif kind is cst.Comparison and len(node.comparisons) == 1 and \
                 type(node.comparisons[0].operator) in self._COMPARISONS:
-            (left, _), (right, _) = self.expr(node.left), \
+            (left, a), (right, b) = self.expr(node.left), \
                 self.expr(node.comparisons[0].comparator)
-            return node.with_changes(left=left, comparisons=[
-                node.comparisons[0].with_changes(comparator=right)]), "b"
+            # (an int64 against a float: NumPy compares the nearest float, Python exactly;
+            # a 'w' int may be one the arrays wrapped)
+            if not {a, b} & set("nwL") or ({a, b} <= set("nibL") and "n" in (a, b)):
+                return node.with_changes(left=left, comparisons=[
+                    node.comparisons[0].with_changes(comparator=right)]), "b"
         elif kind is cst.BooleanOperation:
             (left, a), (right, b) = self.expr(node.left), self.expr(node.right)
             if a == b == "b":
+                if _bare(left).deep_equals(_bare(right)):
+                    return left, "b"        # (``c and c``: a check's test, its mask folded)
                 return node.with_changes(left=left, right=right), "b"
         elif kind is cst.Call:
             return self._call(node)
+        raise _NotScalar
+
+    def _binary(self, node) -> tuple:
+        (left, a), (right, b) = self.expr(node.left), self.expr(node.right)
+        op = type(node.operator)
+        if op in self._ARITHMETIC and {a, b} & set("nw"):
+            # (a count of the mask, ``k + active``, where the mask is true: ``k + 1``)
+            (left, a), (right, b) = (
+                (cst.Integer("1"), "i") if part.deep_equals(cst.Name("True")) else (part, k)
+                for part, k in ((left, a), (right, b)))
+        changed = node.with_changes(left=left, right=right)
+        if op in self._ARITHMETIC and a in "fi" and b in "fi":
+            if a == b == "i" and op is not cst.Divide:
+                return changed, "i"
+            self.floats = True
+            return changed, "f"
+        if op in self._ARITHMETIC and {a, b} & set("nw"):
+            if op is not cst.Divide and {a, b} <= set("nwibL") and a + b != "bb":
+                return changed, "w"         # (checked where it is assigned)
+            if {a, b} <= set("nf"):         # (an int64 in range: converted to the nearest)
+                self.floats = True
+                return changed, "f"
+        # (floor division and remainder of int64s in range by a nonzero divisor: the same
+        # both, but -2**63 // -1, which the arrays wrap; Python raises on a zero divisor)
+        if op in (cst.FloorDivide, cst.Modulo) and "n" in (a, b) and {a, b} <= set("niL"):
+            return changed, "w" if op is cst.FloorDivide else "n"
+        if op in (cst.BitAnd, cst.BitOr) and a == b == "b":
+            true = cst.Name("True")
+            if op is cst.BitAnd and left.deep_equals(true):
+                return right, "b"
+            if op is cst.BitAnd and right.deep_equals(true):
+                return left, "b"
+            return changed, "b"
         raise _NotScalar
 
     def _call(self, node) -> tuple:
@@ -725,23 +810,42 @@ class _ScalarBody:
             raise _NotScalar
         values = [self.expr(a.value) for a in args]
         if type(func) is cst.Name and func.value == "abs" and len(args) == 1 and \
-                values[0][1] == "f":
-            return node.with_changes(args=[args[0].with_changes(value=values[0][0])]), "f"
+                values[0][1] in "fnw":
+            self.floats |= values[0][1] == "f"
+            return node.with_changes(args=[args[0].with_changes(value=values[0][0])]), \
+                "f" if values[0][1] == "f" else "w"
         if type(func) is not cst.Attribute:
             raise _NotScalar
         attr = func.attr.value
         if type(func.value) is cst.Name and func.value.value == self.alias:
             if attr == "where" and len(values) == 3 and values[0][1] == "b":
                 (test, _), (a, ka), (b, kb) = values
-                if ka == kb:        # (an int and a float: the array's float, Python's int)
-                    return cst.IfExp(test=test, body=a, orelse=b), ka
+                # (an int and a float: the array's float, Python's int; an int64 and a
+                # literal: an int64 both)
+                joined = ka if ka == kb else ("w" if "w" in (ka, kb) else "n") \
+                    if {ka, kb} <= set("nwiL") else None
+                if joined is not None:
+                    return (a if test.deep_equals(cst.Name("True")) else
+                            cst.IfExp(test=test, body=a, orelse=b)), joined
             if attr == "logical_not" and len(values) == 1 and values[0][1] == "b":
                 return _negated(values[0][0]), "b"
             if attr in ("any", "all") and len(values) == 1:
-                return _truth(*values[0]), "b"
+                return self._truth(*values[0]), "b"
         elif attr in ("any", "all") and not args:
-            return _truth(*self.expr(func.value)), "b"
+            return self._truth(*self.expr(func.value)), "b"
         raise _NotScalar
+
+
+def _bare(node):
+    """``node`` without the parentheses around it."""
+    return node.with_changes(lpar=[], rpar=[]) if hasattr(node, "lpar") else node
+
+
+def _in_range(name: str):
+    """``if not lo <= name <= hi: raise OverflowError``: a Python int the int64 arrays would
+    have wrapped stops the tail."""
+    lo, hi = _INT64
+    return parse_stmt(f"if not {lo} <= {name} <= {hi}:\n    raise OverflowError\n")
 
 
 _ARITHMETIC_ERRORS = frozenset(("ArithmeticError", "ZeroDivisionError", "OverflowError",
