@@ -493,13 +493,8 @@ REFUSED = {
     "test_keywords3_ticket_2100": "list.pop on a copy of an excluded list: its length is "
                                   "unknown to the analysis",
     "test_keywords4_ticket_2100": "keywords that go to a ** parameter",
-    "test_UnboundMethod_ticket_1156[unbound]": "an object array argument (the instance)",
-    "test_string_ticket_1892": "a string argument (dtype <U100)",
     "test_cache": "a write into a global list (the call counter)",
-    "test_otypes_object_28624": "an object array argument (None)",
     "test_datetime_conversion": "a datetime64 argument",
-    # (numpy.vectorize raises ValueError here: the refusal is of the returned list)
-    "test_size_zero_output[new output dimensions]": "a returned list",
 }
 
 

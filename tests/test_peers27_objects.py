@@ -1,0 +1,117 @@
+"""Arguments that are not numbers: a 0-d object or string array handed to every example as it
+is (an instance, a long string), an object array of one value (all None), and an object
+that is neither number, string nor array (a `Fraction`, the user's class) meeting
+per-example values in an operator. Differential against ``numpy.vectorize``."""
+
+from __future__ import annotations
+
+import fractions
+import warnings
+
+import numpy as np
+import pytest
+
+from vectorize import VectorizeError, vectorize
+
+
+def _same(got, expected):
+    assert type(got) is type(expected)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    if expected.dtype == object:
+        assert all(g is e or g == e for g, e in zip(got.flat, expected.flat))
+    else:
+        np.testing.assert_array_equal(got, expected)
+
+
+class Scaled:
+    b = 2
+
+    def bar(self, a):
+        return a ** self.b
+
+    def __add__(self, other):
+        return other + 1.5
+
+    __radd__ = __add__
+
+
+def add(x, y):
+    return x + y
+
+
+def radd(x, y):
+    return y + x
+
+
+def times(x, y):
+    return x * y
+
+
+@pytest.mark.parametrize("f", [add, radd, times])
+@pytest.mark.parametrize("obj", [fractions.Fraction(1, 2), Scaled()])
+@pytest.mark.parametrize("excluded", [None, {0}])
+def test_object_operand_with_per_example_values_is_refused(f, obj, excluded):
+    # numpy.vectorize: Fraction(1, 2) + 1.0 per example is a Python float (float64 results);
+    # `obj + array` would be an object array
+    if f is times and isinstance(obj, Scaled):
+        return
+    x = np.arange(3.0)
+    expected = np.vectorize(f, excluded=excluded)(obj, x)
+    assert expected.dtype == np.float64
+    with pytest.raises(VectorizeError, match="per-example values"):
+        vectorize(f, excluded=excluded, fallback="error")(obj, x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(vectorize(f, excluded=excluded, fallback="warn")(obj, x), expected)
+
+
+def attribute_power(o, a):
+    return a ** o.b
+
+
+def long_string(s, y):
+    return y if s == "0123456789" * 10 else len(s) + y
+
+
+def none_or(x, y):
+    return y if x is None else -y
+
+
+@pytest.mark.parametrize("f, args", [
+    (Scaled.bar, (Scaled(), np.arange(9))),
+    (attribute_power, (Scaled(), np.arange(4.0))),
+    (long_string, ("0123456789" * 10, np.arange(3))),
+    (long_string, ("ab" * 50, np.arange(3))),
+    (none_or, ([None, None], np.arange(3)[:, None])),
+    (none_or, (np.array([None] * 4).reshape(2, 2), np.arange(2))),
+    (lambda x: x, ("0123456789" * 10,)),
+    (lambda x: 1.5, ([[None, None]],)),
+])
+def test_as_is_arguments_vectorize(f, args):
+    expected = np.vectorize(f)(*args)
+    _same(vectorize(f, fallback="error")(*args), expected)
+
+
+def test_object_array_of_one_value_with_object_otypes():
+    y = np.arange(3)
+    f = vectorize(lambda x: y, otypes=[object], fallback="error")
+    got = f([None, None])
+    assert got.shape == (2,) and got.dtype == object and all(item is y for item in got)
+
+
+def test_object_array_of_mixed_items_is_not_one_value():
+    # [None, 1]: each example gets its own item (a Python loop), as numpy.vectorize
+    args = (np.array([None, 1], dtype=object), np.arange(2))
+    expected = np.vectorize(none_or)(*args)
+    with pytest.raises(VectorizeError):
+        vectorize(none_or, fallback="error")(*args)
+    _same(vectorize(none_or, fallback="loop")(*args), expected)
+
+
+def test_size_zero_new_output_dimensions_raises_before_pyfunc():
+    x = np.zeros([0, 5], dtype=int)
+    for f in (lambda x: [x], lambda x: (x, x), lambda x: x):
+        with pytest.raises(ValueError, match="new output dimensions"):
+            np.vectorize(f, signature='()->(n)', otypes='i')(x)
+        with pytest.raises(ValueError, match="new output dimensions"):
+            vectorize(f, signature='()->(n)', otypes='i', fallback="error")(x)
