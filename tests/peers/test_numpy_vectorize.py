@@ -511,7 +511,8 @@ def _(vec):
 
 @case("_core/test_regression::test_vectorize_fixed_width_string")
 def _(vec):
-    arr = np.array(["SOme wOrd \u01c4 \xdf \u1f9b \u03a3\u03a3 \ufb03\u2075\xc5 \xc7 \u2160"]).astype(np.str_)
+    arr = np.array(["SOme wOrd \u01c4 \xdf \u1f9b \u03a3\u03a3 "
+                    "\ufb03\u2075\xc5 \xc7 \u2160"]).astype(np.str_)
     return vec(str.casefold, otypes=[arr.dtype])(arr)
 
 
