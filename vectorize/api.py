@@ -481,10 +481,17 @@ class vectorize:
             return self._fallback_plan(binding, args, kwargs)[0], None, loop_shape, size, \
                 dim_sizes, None
         func, lead, sig, names, n_positional = binding
-        if self._var_positional is not None:
-            return self._fallback_plan("it takes *args and has a signature", args, kwargs)[0], \
-                None, loop_shape, size, dim_sizes, None
-        if (not kwargs and not lead and not self._lead_keywords and not excluded
+        star = self._var_positional
+        if star is not None:
+            if (kwargs or lead or self._lead_keywords or excluded
+                    or names[-1] != star or len(args) < n_positional):
+                return self._fallback_plan("it takes *args and has a signature", args,
+                                           kwargs)[0], None, loop_shape, size, dim_sizes, None
+            # each input one parameter: the named ones, then the items of `*args`
+            # (`_spread_var_positional`), one specialization per number of them
+            names = names[:-1] + [f"{star}[{i}]" for i in range(len(args) - n_positional)]
+            bound = tuple(zip(args, range(len(args))))
+        elif (not kwargs and not lead and not self._lead_keywords and not excluded
                 and len(args) == len(names)
                 and n_positional == len(names)):
             bound = tuple(zip(args, range(len(args))))   # (value, input) per parameter
@@ -537,7 +544,8 @@ class vectorize:
             if entry is None:
                 try:
                     entry = self._specs.get_or_build(key, lambda: self._build(
-                        func, _signature_params(names, call_args, key[1])))
+                        func, _signature_params(names, call_args, key[1]),
+                        var_positional=star))
                 except VectorizeError:
                     raise
                 except Exception:

@@ -1,7 +1,9 @@
-"""Arguments that are not numbers: a 0-d object or string array handed to every example as it
+"""Gaps the peers' own tests showed (tests/peers/), differential against ``numpy.vectorize``.
+
+Arguments that are not numbers: a 0-d object or string array handed to every example as it
 is (an instance, a long string), an object array of one value (all None), and an object
 that is neither number, string nor array (a `Fraction`, the user's class) meeting
-per-example values in an operator. Differential against ``numpy.vectorize``."""
+per-example values in an operator; a ``*args`` function with a signature."""
 
 from __future__ import annotations
 
@@ -115,3 +117,43 @@ def test_size_zero_new_output_dimensions_raises_before_pyfunc():
             np.vectorize(f, signature='()->(n)', otypes='i')(x)
         with pytest.raises(ValueError, match="new output dimensions"):
             vectorize(f, signature='()->(n)', otypes='i', fallback="error")(x)
+
+
+def star_sum(a, *rest):
+    return a + sum(rest)
+
+
+def star_first_mean(*xs):
+    return xs[0].mean() + xs[1]
+
+
+@pytest.mark.parametrize("f, signature, args", [
+    (lambda *args: args, "(),()->(),(),()", (1, 2)),          # jnp's test_wrong_num_outputs
+    (lambda *args: args, "(),()->()", ([1, 2], 3)),
+    (lambda *args: args, "(),()->(),()", ([1, 2], 3)),
+    (star_sum, "(),(),()->()", ([1.0, 2.0], 3, [[4], [5]])),
+    (star_sum, "()->()", ([1.0, 2.0],)),
+    (star_sum, "()->()", ()),
+    (star_first_mean, "(n),()->()", (np.arange(6.0).reshape(2, 3), [1, 2])),
+    (star_first_mean, "(n),()->(n)", (np.arange(6.0).reshape(2, 3),)),
+])
+def test_var_positional_with_signature(f, signature, args):
+    try:
+        expected = ("value", np.vectorize(f, signature=signature)(*args))
+    except Exception as exc:    # noqa: BLE001 -- the reference's exception type
+        expected = ("raises", type(exc))
+    try:
+        got = ("value", vectorize(f, signature=signature, fallback="error")(*args))
+    except VectorizeError:
+        raise
+    except Exception as exc:    # noqa: BLE001
+        got = ("raises", type(exc))
+    assert got[0] == expected[0]
+    if got[0] == "raises":
+        assert got[1] is expected[1]
+    elif isinstance(expected[1], tuple):
+        assert type(got[1]) is tuple and len(got[1]) == len(expected[1])
+        for g, e in zip(got[1], expected[1]):
+            _same(g, e)
+    else:
+        _same(got[1], expected[1])
