@@ -157,3 +157,44 @@ def test_var_positional_with_signature(f, signature, args):
             _same(g, e)
     else:
         _same(got[1], expected[1])
+
+
+def rank_where_large(y):
+    return y.ndim if y > 1 else y
+
+
+def sum_where_large(y):
+    return y if y < 5 else y.real + y.sum()
+
+
+def excluded_first(x, y):     # jnp.vectorize's test_exclude_first
+    assert x == "foo"
+    assert y.ndim == 0
+    return y
+
+
+@pytest.mark.parametrize("f, args, options", [
+    (rank_where_large, (np.arange(2),), {}),            # no example gets to `.ndim`
+    (rank_where_large, (np.arange(3),), {}),            # one does: AttributeError
+    (rank_where_large, (np.arange(0),), {"otypes": [int]}),
+    (sum_where_large, (np.arange(3),), {}),
+    (sum_where_large, (np.arange(7.0),), {}),
+    (excluded_first, ("foo", np.arange(3)), {"excluded": {0}}),
+])
+def test_numpy_attribute_of_python_number_raises_where_an_example_gets_there(f, args, options):
+    # numpy.vectorize hands Python numbers, which have no `.ndim` / `.sum()`: the batch
+    # raises AttributeError where any example reaches the attribute, else computes
+    try:
+        expected = ("value", np.vectorize(f, **options)(*args))
+    except AttributeError as exc:
+        expected = ("raises", str(exc))
+    try:
+        got = ("value", vectorize(f, fallback="error", **options)(*args))
+    except AttributeError as exc:
+        got = ("raises", str(exc))
+    assert got[0] == expected[0]
+    if got[0] == "value":
+        _same(got[1], expected[1])
+    else:
+        assert got[1] == expected[1]
+    assert "raise AttributeError" in vectorize(f, fallback="error", **options).source(*args)
