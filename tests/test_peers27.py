@@ -198,3 +198,34 @@ def test_numpy_attribute_of_python_number_raises_where_an_example_gets_there(f, 
     else:
         assert got[1] == expected[1]
     assert "raise AttributeError" in vectorize(f, fallback="error", **options).source(*args)
+
+
+def _linear(x, w, b):
+    import torch.nn.functional as F
+    return F.linear(x, w, b)
+
+
+def _linear_no_bias(x, w):
+    import torch.nn.functional as F
+    return F.linear(x, w)
+
+
+@pytest.mark.parametrize("f, shapes, in_axes", [
+    (_linear_no_bias, [(3, 5), (3, 4, 5)], (0, 0)),
+    (_linear_no_bias, [(2, 6, 5), (3, 4, 5)], (None, 0)),
+    (_linear, [(3, 2, 7, 5), (3, 4, 5), (3, 4)], (0, 0, 0)),
+    (_linear, [(3, 2, 5), (3, 4, 5), (4,)], (0, 0, None)),
+    (_linear, [(3, 5), (4, 5), (3, 4)], (0, None, 0)),
+    (_linear, [(3, 5), (4, 5, 3), (3, 4)], (0, 2, 0)),
+])
+def test_linear_with_per_example_weights(f, shapes, in_axes):
+    # (was refused: "`F.linear` with per-example weights or options"); against the loop
+    torch = pytest.importorskip("torch")
+    from vectorize import vmap
+    gen = torch.Generator().manual_seed(0)
+    args = [torch.randn(*s, generator=gen, dtype=torch.float64) for s in shapes]
+    size = next(a.shape[d] for a, d in zip(args, in_axes) if d is not None)
+    expected = torch.stack([f(*[a if d is None else a.select(d, i)
+                                for a, d in zip(args, in_axes)]) for i in range(size)])
+    got = vmap(f, in_axes, fallback="error")(*args)
+    torch.testing.assert_close(got, expected, rtol=1e-12, atol=1e-12)

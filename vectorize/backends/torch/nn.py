@@ -7,7 +7,8 @@ samples is one batch of ``len(x) * N`` samples: ``F.conv2d(x.flatten(0, 1), w).u
 x.shape[:2])``. The layer's weights must be the same for every example.
 
 **Layers over the last dims** (``F.layer_norm``, ``F.linear``, ``F.one_hot`` with its
-``num_classes``) act on each leading index alike: as written, weights shared.
+``num_classes``) act on each leading index alike: as written, weights shared;
+``F.linear`` with per-example weights is an einsum over the batch dim.
 
 **Losses** (``F.nll_loss``, ``F.cross_entropy``) of per-example predictions and class
 targets: the per-sample losses of the whole batch (``reduction="none"``), reduced per
@@ -95,6 +96,38 @@ def _as_written(what: str, dim_at: int | None = None, default: int | None = None
         args[at] = args[at].with_changes(value=expr(repr(shifted)))
         return site.node.with_changes(args=args)
     return rewrite
+
+
+def _linear(site: Site):
+    """``F.linear(x, w, b)``: with shared weights as written; with per-example weights (or
+    bias) the product of each example's input with its own weight matrix, an einsum over
+    the batch dim (``x`` of any per-example rank >= 1, shared or per-example)."""
+    names = ("input", "weight", "bias")
+    values, nodes = [None] * 3, [None] * 3
+    for i, (arg, value) in enumerate(zip(site.node.args, site.args)):
+        if arg.keyword is not None or arg.star:
+            break
+        values[i], nodes[i] = value, site.nodes[i]
+    for k, (node, value) in site.kwargs.items():
+        if k not in names or values[names.index(k)] is not None:
+            raise Unsupported(f"`F.linear` with the argument `{k}`")
+        values[names.index(k)], nodes[names.index(k)] = value, node
+    x, w, b = values
+    if x is None or w is None or not (w.batched or getattr(b, "batched", False)):
+        return _as_written("F.linear")(site)
+    if not all(isinstance(v, Value) and v.known for v in values if v is not None) or \
+            x.rank < 1 or w.rank != 2 or (b is not None and b.example is not None
+                                          and b.rank != 1):
+        raise Unsupported("`F.linear` with per-example weights of these ranks")
+    spec = ("b..." if x.batched else "...") + ("i,boi" if w.batched else "i,oi") + (
+        "->b...o" if x.batched or w.batched else "->...o")
+    product = expr("torch.einsum(" + repr(spec) + ", {x}, {w})", x=nodes[0], w=nodes[1])
+    if b is None or b.example is None:
+        return product
+    if not b.batched or x.rank == 1:
+        return expr("{p} + {b}", p=product, b=nodes[2])
+    lead = "".join(", None" for _ in range(x.rank - 1))
+    return expr(f"{{p}} + {{b}}[:{lead}]", p=product, b=nodes[2])
 
 
 def _one_hot(site: Site):
@@ -232,15 +265,21 @@ def register(reg: Registry) -> None:
             if fn is not None and reg.for_call(fn) is None:
                 add(fn, "torch.nn.samples", *samples, _samples(name, rank),
                     label=f"`F.{name}`")
-    trailing = ("`F.layer_norm`, `F.linear`, `F.embedding` with shared weights act on the "
+    trailing = ("`F.layer_norm`, `F.embedding` with shared weights act on the "
                 "last dims, each leading index alike: as written (`F.normalize`'s dim, 1 by "
                 "default, counted past the batch dim).",
                 "y = F.layer_norm(x, (5,))", "y = F.layer_norm(x, (5,))")
-    for name in ("layer_norm", "linear", "normalize"):
+    for name in ("layer_norm", "normalize"):
         # (`F.normalize(x, p, dim)`: its dim, 1 by default, counted past the batch dim)
         add(getattr(F, name, None), "torch.nn.trailing", *trailing,
             _as_written(f"F.{name}", *((2, 1) if name == "normalize" else ())),
             label=f"`F.{name}`")
+    add(F.linear, "torch.nn.linear",
+        "`F.linear(x, w, b)` with shared weights acts on the last dim, as written; with "
+        "per-example weights (and bias) each example's input times its own matrix: an "
+        "einsum over the batch dim.", "y = F.linear(x, w, b)",
+        "y = torch.einsum('b...i,boi->b...o', x, w) + b[:, None]", _linear,
+        label="`F.linear`")
     add(F.one_hot, "torch.nn.one_hot", "`F.one_hot(k, n)` of per-example class indices, "
         "with its number of classes: as written (without it, refused: it would be each "
         "example's largest index plus one).", "h = F.one_hot(k, 4)", "h = F.one_hot(k, 4)",

@@ -184,6 +184,10 @@ def f(m):
 def f(v):
     return F.layer_norm(v, (3,))
 ''', "V", imports="torch, torch.nn.functional as F"),
+    "torch.nn.linear": _torch('''
+def f(v, m, w):
+    return F.linear(v, m, w)
+''', "V, M, W", (0, 0, 0), imports="torch, torch.nn.functional as F"),
     "torch.nn.one_hot": _torch('''
 def f(k):
     return F.one_hot(k, 4)
