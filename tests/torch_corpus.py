@@ -489,7 +489,8 @@ def pooled_conv(x, w):
 
 
 def trailing_layers(x, w):
-    return F.layer_norm(x, (4,)) + F.linear(x, w).sum(-1, keepdim=True)
+    return F.layer_norm(x, (4,)) + F.linear(x, w).sum(-1, keepdim=True) + F.normalize(
+        x, dim=-1)
 
 
 def one_hot_of(k, x):

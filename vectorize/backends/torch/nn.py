@@ -8,7 +8,8 @@ x.shape[:2])``. The layer's weights must be the same for every example.
 
 **Layers over the last dims** (``F.layer_norm``, ``F.linear``, ``F.one_hot`` with its
 ``num_classes``) act on each leading index alike: as written, weights shared;
-``F.linear`` with per-example weights is an einsum over the batch dim.
+``F.linear`` with per-example weights is an einsum over the batch dim, ``F.layer_norm``
+with them the normalization times each example's weight plus its bias.
 
 **Losses** (``F.nll_loss``, ``F.cross_entropy``) of per-example predictions and class
 targets: the per-sample losses of the whole batch (``reduction="none"``), reduced per
@@ -17,6 +18,8 @@ example as the per-example call reduces them (``"mean"``: over the targets that 
 """
 
 from __future__ import annotations
+
+import libcst as cst
 
 from ...abstract import TupleValue, Value
 from ...errors import Unsupported
@@ -96,6 +99,51 @@ def _as_written(what: str, dim_at: int | None = None, default: int | None = None
         args[at] = args[at].with_changes(value=expr(repr(shifted)))
         return site.node.with_changes(args=args)
     return rewrite
+
+
+def _named_args(site: Site, what: str, names: tuple):
+    """The values and nodes of a call's arguments in the order of ``names``, given by
+    position or keyword (None where not given)."""
+    values, nodes = [None] * len(names), [None] * len(names)
+    for i, (arg, value) in enumerate(zip(site.node.args, site.args)):
+        if arg.keyword is not None or arg.star or i >= len(names):
+            break
+        values[i], nodes[i] = value, site.nodes[i]
+    for k, (node, value) in site.kwargs.items():
+        if k not in names or values[names.index(k)] is not None:
+            raise Unsupported(f"`{what}` with the argument `{k}`")
+        values[names.index(k)], nodes[names.index(k)] = value, node
+    return values, nodes
+
+
+def _layer_norm(site: Site):
+    """``F.layer_norm(x, shape, w, b, eps)``: with a shared weight and bias as written; with
+    per-example ones the normalization without them, then times the weight plus the bias,
+    each given the input's dims between the batch dim and the normalized ones."""
+    names = ("input", "normalized_shape", "weight", "bias", "eps")
+    values, nodes = _named_args(site, "F.layer_norm", names)
+    x, shape, w, b, eps = values
+    affine = [v for v in (w, b) if v is not None and v.example is not None]
+    if x is None or shape is None or not any(v.batched for v in affine):
+        return _as_written("F.layer_norm")(site)
+    if any(v is not None and v.batched for v in (shape, eps)) or not shape.exact:
+        raise Unsupported("`F.layer_norm` with per-example options")
+    k = len(shape.example) if isinstance(shape.example, (tuple, list)) else 1
+    if not all(isinstance(v, Value) and v.known and v.rank == k for v in affine) or \
+            x.rank < k:
+        raise Unsupported("`F.layer_norm` with per-example weights of these ranks")
+    rest = [nodes[1]] + ([kwarg("eps", eps.example)] if eps is not None and eps.exact
+                         else [])
+    if eps is not None and not eps.exact:
+        raise Unsupported("`F.layer_norm` with per-example weights and a computed `eps`")
+    out = with_args(site, [cst.Arg(value=n) for n in rest[:1]] + rest[1:], base=nodes[0])
+    lead = "".join(", None" for _ in range(x.rank - k))
+    for v, node, op in ((w, nodes[2], "*"), (b, nodes[3], "+")):
+        if v is None or v.example is None:
+            continue
+        term = expr(f"{{v}}[:{lead}]", v=node) if v.batched and lead else node
+        out = expr(f"{{o}} {op} {{v}}", o=out, v=term)
+    return out
 
 
 def _linear(site: Site):
@@ -265,11 +313,17 @@ def register(reg: Registry) -> None:
             if fn is not None and reg.for_call(fn) is None:
                 add(fn, "torch.nn.samples", *samples, _samples(name, rank),
                     label=f"`F.{name}`")
-    trailing = ("`F.layer_norm`, `F.embedding` with shared weights act on the "
+    trailing = ("`F.normalize`, `F.embedding` with shared weights act on the "
                 "last dims, each leading index alike: as written (`F.normalize`'s dim, 1 by "
                 "default, counted past the batch dim).",
-                "y = F.layer_norm(x, (5,))", "y = F.layer_norm(x, (5,))")
-    for name in ("layer_norm", "normalize"):
+                "y = F.normalize(x, dim=-1)", "y = F.normalize(x, dim=-1)")
+    add(F.layer_norm, "torch.nn.layer_norm",
+        "`F.layer_norm` with a shared weight and bias, as written; with per-example ones the "
+        "normalization without them, times each example's weight plus its bias (given the "
+        "input's leading dims).", "y = F.layer_norm(x, (3,), w, b)",
+        "y = F.layer_norm(x, (3,)) * w[:, None] + b[:, None]", _layer_norm,
+        label="`F.layer_norm`")
+    for name in ("normalize",):
         # (`F.normalize(x, p, dim)`: its dim, 1 by default, counted past the batch dim)
         add(getattr(F, name, None), "torch.nn.trailing", *trailing,
             _as_written(f"F.{name}", *((2, 1) if name == "normalize" else ())),

@@ -182,8 +182,12 @@ def f(m):
 ''', "M", imports="torch, torch.nn.functional as F"),
     "torch.nn.trailing": _torch('''
 def f(v):
-    return F.layer_norm(v, (3,))
+    return F.normalize(v, dim=-1)
 ''', "V", imports="torch, torch.nn.functional as F"),
+    "torch.nn.layer_norm": _torch('''
+def f(v, w, b):
+    return F.layer_norm(v, (3,), w, b)
+''', "V, W, V", (0, 0, 0), imports="torch, torch.nn.functional as F"),
     "torch.nn.linear": _torch('''
 def f(v, m, w):
     return F.linear(v, m, w)
