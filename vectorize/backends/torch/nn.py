@@ -4,7 +4,9 @@
 ``F.group_norm``...) take one sample (``C, H, W``) or a batch of them (``N, C, H, W``). A
 per-example sample is a batch of samples on the batch: as written. A per-example batch of
 samples is one batch of ``len(x) * N`` samples: ``F.conv2d(x.flatten(0, 1), w).unflatten(0,
-x.shape[:2])``. The layer's weights must be the same for every example.
+x.shape[:2])``. A convolution's per-example weights make one grouped convolution
+(``groups=len(w)``, each example's channels a group); other layers' weights must be the
+same for every example.
 
 **Layers over the last dims** (``F.layer_norm``, ``F.linear``, ``F.one_hot`` with its
 ``num_classes``) act on each leading index alike: as written, weights shared;
@@ -25,7 +27,7 @@ from ...abstract import TupleValue, Value
 from ...errors import Unsupported
 from ...rules import contractions
 from ...rules.registry import Registry, Rule, Site
-from ...syntax.templates import expr
+from ...syntax.templates import commas, expr
 from .dims import kwarg, with_args
 from .dtypes import torch_module
 
@@ -47,8 +49,63 @@ def _shared_rest(site: Site, what: str) -> None:
         raise Unsupported(f"`{what}` of a shared input with per-example options")
 
 
+_CONV_ARGS = ("input", "weight", "bias", "stride", "padding", "dilation", "groups")
+
+
+def _per_example_conv(site: Site, name: str, sample_rank: int):
+    """``F.conv2d(x, w, b, ...)`` with per-example weights (or bias): one grouped
+    convolution, each example's channels a group of its own (``groups=len(w) * groups``),
+    its samples side by side in the channels: ``x`` of one sample per example is one sample
+    of ``len(x) * C`` channels, a batch of ``N`` samples per example ``N`` such samples."""
+    values, nodes = _named_args(site, f"F.{name}", _CONV_ARGS)
+    x, w, b = values[:3]
+    if any(v is not None and v.batched for v in values[3:]) or not (
+            values[6] is None or values[6].exact):
+        raise Unsupported(f"`F.{name}` with per-example options")
+    if not all(isinstance(v, Value) and v.known for v in (x, w)) or w.rank != sample_rank + 1 \
+            or x.rank not in (sample_rank, sample_rank + 1) or (
+                b is not None and b.example is not None and b.rank != 1):
+        raise Unsupported(f"`F.{name}` with per-example weights of these ranks")
+    if not (x.batched or w.batched):
+        raise Unsupported(f"`F.{name}` with a per-example bias only",
+                          suggestion="add the bias after the convolution")
+    one = x.rank == sample_rank
+    xn, wn = nodes[0], nodes[1]
+    if not x.batched:
+        xn = expr("{x}.expand(len({w}), *{x}.shape)", x=xn, w=wn)
+    xn = expr("{x}.flatten(0, 1).unsqueeze(0)" if one else "{x}.transpose(0, 1).flatten(1, 2)",
+              x=xn)
+    if w.batched:
+        w_arg, count = expr("{w}.flatten(0, 1)", w=wn), wn
+    else:
+        w_arg = expr("{w}.repeat(len({x})" + ", 1" * sample_rank + ")", w=wn, x=nodes[0])
+        count = nodes[0]
+    args = [cst.Arg(xn), cst.Arg(w_arg)]
+    if b is not None and b.example is not None:
+        args.append(cst.Arg(expr("{b}.flatten()", b=nodes[2]) if b.batched
+                            else expr("{b}.repeat(len({w}))", b=nodes[2], w=count)))
+    for k, (v, node) in enumerate(zip(values[3:6], nodes[3:6])):
+        if v is not None:
+            args.append(cst.Arg(node, keyword=cst.Name(_CONV_ARGS[3 + k]),
+                                equal=cst.AssignEqual(cst.SimpleWhitespace(""),
+                                                      cst.SimpleWhitespace(""))))
+    groups = 1 if values[6] is None else int(values[6].example)
+    args.append(cst.Arg(expr(f"len({{w}}) * {groups}" if groups != 1 else "len({w})",
+                             w=count), keyword=cst.Name("groups"),
+                        equal=cst.AssignEqual(cst.SimpleWhitespace(""),
+                                              cst.SimpleWhitespace(""))))
+    call = cst.Call(func=site.node.func, args=commas(args))
+    if one:
+        return expr("{c}[0].unflatten(0, (len({w}), -1))", c=call, w=count)
+    return expr("{c}.unflatten(1, (len({w}), -1)).transpose(0, 1)", c=call, w=count)
+
+
 def _samples(name: str, sample_rank):
     def rewrite(site: Site):
+        if name.startswith("conv") and site.args and site.args[0].known and any(
+                getattr(v, "batched", False) for v in [*site.args[1:3], *(
+                    v for k, (_, v) in site.kwargs.items() if k in ("weight", "bias"))]):
+            return _per_example_conv(site, name, sample_rank)
         _shared_rest(site, f"F.{name}")
         rank = site.args[0].rank
         if sample_rank is not None and rank == sample_rank:
@@ -304,7 +361,9 @@ def register(reg: Registry) -> None:
 
     samples = ("Layers over samples (`F.conv2d`, `F.adaptive_avg_pool2d`, `F.group_norm`...) "
                "with shared weights: one sample per example is a batch of samples, as "
-               "written; a batch of samples per example is one batch of `len(x) * N` samples.",
+               "written; a batch of samples per example is one batch of `len(x) * N` samples. "
+               "A convolution with per-example weights is one grouped convolution, each "
+               "example's channels a group of its own (`groups=len(w)`).",
                "y = F.conv2d(images, w)",
                "y = F.conv2d(images.flatten(0, 1), w).unflatten(0, images.shape[:2])")
     for name, rank in SAMPLE_OPS.items():
