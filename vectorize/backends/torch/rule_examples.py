@@ -184,6 +184,10 @@ def f(m):
 def f(v):
     return F.normalize(v, dim=-1)
 ''', "V", imports="torch, torch.nn.functional as F"),
+    "torch.aten_backward": _torch('''
+def f(v, w):
+    return torch.ops.aten.silu_backward(v, w)
+''', "V, W", (0, 0)),
     "torch.nn.layer_norm": _torch('''
 def f(v, w, b):
     return F.layer_norm(v, (3,), w, b)
