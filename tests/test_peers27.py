@@ -258,3 +258,32 @@ def test_layer_norm_with_per_example_weights(f, shapes, in_axes):
                                 for a, d in zip(args, in_axes)]) for i in range(size)])
     got = vmap(f, in_axes, fallback="error")(*args)
     torch.testing.assert_close(got, expected, rtol=1e-12, atol=1e-12)
+
+
+def _conv1d(x, w, b):
+    import torch.nn.functional as F
+    return F.conv1d(x, w, b, stride=2)
+
+
+def _conv2d_groups(x, w, b):
+    import torch.nn.functional as F
+    return F.conv2d(x, w, bias=b, padding=1, groups=2)
+
+
+@pytest.mark.parametrize("f, shapes, in_axes", [
+    (_conv1d, [(4, 15), (8, 4, 3), (3, 8)], (None, None, 0)),          # a bias only
+    (_conv2d_groups, [(2, 4, 7, 6), (8, 2, 3, 3), (8, 3)], (None, None, 1)),
+    (_conv2d_groups, [(3, 4, 7, 6), (3, 8, 2, 3, 3), (8,)], (0, 0, None)),
+    (_conv1d, [(3, 2, 4, 15), (8, 4, 3), (3, 8)], (0, None, 0)),
+])
+def test_conv_with_per_example_weights_or_bias(f, shapes, in_axes):
+    # (were refused: "with per-example weights or options"); against the loop
+    torch = pytest.importorskip("torch")
+    from vectorize import vmap
+    gen = torch.Generator().manual_seed(0)
+    args = [torch.randn(*s, generator=gen, dtype=torch.float64) for s in shapes]
+    size = next(a.shape[d] for a, d in zip(args, in_axes) if d is not None)
+    expected = torch.stack([f(*[a if d is None else a.select(d, i)
+                                for a, d in zip(args, in_axes)]) for i in range(size)])
+    got = vmap(f, in_axes, fallback="error")(*args)
+    torch.testing.assert_close(got, expected, rtol=1e-12, atol=1e-12)

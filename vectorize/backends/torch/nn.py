@@ -66,10 +66,17 @@ def _per_example_conv(site: Site, name: str, sample_rank: int):
             or x.rank not in (sample_rank, sample_rank + 1) or (
                 b is not None and b.example is not None and b.rank != 1):
         raise Unsupported(f"`F.{name}` with per-example weights of these ranks")
-    if not (x.batched or w.batched):
-        raise Unsupported(f"`F.{name}` with a per-example bias only",
-                          suggestion="add the bias after the convolution")
     one = x.rank == sample_rank
+    if not (x.batched or w.batched):
+        # a per-example bias only: the shared convolution plus each example's bias, given
+        # the sample dims (and the samples' dim before its channels)
+        kept = [cst.Arg(nodes[0]), cst.Arg(nodes[1])] + [
+            cst.Arg(node, keyword=cst.Name(_CONV_ARGS[3 + k]),
+                    equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+            for k, (v, node) in enumerate(zip(values[3:], nodes[3:])) if v is not None]
+        call = cst.Call(func=site.node.func, args=commas(kept))
+        index = ":" + ("" if one else ", None") + ", :" + ", None" * (sample_rank - 1)
+        return expr(f"{{c}} + {{b}}[{index}]", c=call, b=nodes[2])
     xn, wn = nodes[0], nodes[1]
     if not x.batched:
         xn = expr("{x}.expand(len({w}), *{x}.shape)", x=xn, w=wn)
