@@ -77,34 +77,46 @@ def _per_example_conv(site: Site, name: str, sample_rank: int):
         call = cst.Call(func=site.node.func, args=commas(kept))
         index = ":" + ("" if one else ", None") + ", :" + ", None" * (sample_rank - 1)
         return expr(f"{{c}} + {{b}}[{index}]", c=call, b=nodes[2])
-    xn, wn = nodes[0], nodes[1]
-    if not x.batched:
-        xn = expr("{x}.expand(len({w}), *{x}.shape)", x=xn, w=wn)
-    xn = expr("{x}.flatten(0, 1).unsqueeze(0)" if one else "{x}.transpose(0, 1).flatten(1, 2)",
-              x=xn)
-    if w.batched:
-        w_arg, count = expr("{w}.flatten(0, 1)", w=wn), wn
-    else:
-        w_arg = expr("{w}.repeat(len({x})" + ", 1" * sample_rank + ")", w=wn, x=nodes[0])
-        count = nodes[0]
-    args = [cst.Arg(xn), cst.Arg(w_arg)]
-    if b is not None and b.example is not None:
-        args.append(cst.Arg(expr("{b}.flatten()", b=nodes[2]) if b.batched
-                            else expr("{b}.repeat(len({w}))", b=nodes[2], w=count)))
-    for k, (v, node) in enumerate(zip(values[3:6], nodes[3:6])):
-        if v is not None:
+    options = [(k, node) for k, (v, node) in enumerate(zip(values[3:6], nodes[3:6]))
+               if v is not None]
+    groups = 1 if values[6] is None else int(values[6].example)
+    has_bias = b is not None and b.example is not None
+
+    def grouped(xn, wn, bn, n):
+        # (``n``: the number of examples)
+        if not x.batched:
+            xn = expr("{x}.expand({n}, *{x}.shape)", x=xn, n=n)
+        xn = expr("{x}.flatten(0, 1).unsqueeze(0)" if one
+                  else "{x}.transpose(0, 1).flatten(1, 2)", x=xn)
+        w_arg = expr("{w}.flatten(0, 1)", w=wn) if w.batched else expr(
+            "{w}.repeat({n}" + ", 1" * sample_rank + ")", w=wn, n=n)
+        args = [cst.Arg(xn), cst.Arg(w_arg)]
+        if has_bias:
+            args.append(cst.Arg(expr("{b}.flatten()", b=bn) if b.batched
+                                else expr("{b}.repeat({n})", b=bn, n=n)))
+        for k, node in options:
             args.append(cst.Arg(node, keyword=cst.Name(_CONV_ARGS[3 + k]),
                                 equal=cst.AssignEqual(cst.SimpleWhitespace(""),
                                                       cst.SimpleWhitespace(""))))
-    groups = 1 if values[6] is None else int(values[6].example)
-    args.append(cst.Arg(expr(f"len({{w}}) * {groups}" if groups != 1 else "len({w})",
-                             w=count), keyword=cst.Name("groups"),
-                        equal=cst.AssignEqual(cst.SimpleWhitespace(""),
-                                              cst.SimpleWhitespace(""))))
-    call = cst.Call(func=site.node.func, args=commas(args))
-    if one:
-        return expr("{c}[0].unflatten(0, (len({w}), -1))", c=call, w=count)
-    return expr("{c}.unflatten(1, (len({w}), -1)).transpose(0, 1)", c=call, w=count)
+        args.append(cst.Arg(expr(f"{{n}} * {groups}" if groups != 1 else "{n}", n=n),
+                            keyword=cst.Name("groups"),
+                            equal=cst.AssignEqual(cst.SimpleWhitespace(""),
+                                                  cst.SimpleWhitespace(""))))
+        call = cst.Call(func=site.node.func, args=commas(args))
+        if one:
+            return expr("{c}[0].unflatten(0, ({n}, -1))", c=call, n=n)
+        return expr("{c}.unflatten(1, ({n}, -1)).transpose(0, 1)", c=call, n=n)
+
+    def one_example(node, value):
+        # (an empty batch: the convolution of one example of zeros, none of it kept, as
+        # `groups=0` is no convolution)
+        return expr("{v}.new_zeros(1, *{v}.shape[1:])", v=node) if value.batched else node
+
+    count = nodes[1] if w.batched else nodes[0]
+    empty = grouped(one_example(nodes[0], x), one_example(nodes[1], w),
+                    one_example(nodes[2], b) if has_bias else None, expr("1"))
+    return expr("({c} if len({n}) else {e}[:0])",
+                c=grouped(*nodes[:3], expr("len({n})", n=count)), n=count, e=empty)
 
 
 def _samples(name: str, sample_rank):
