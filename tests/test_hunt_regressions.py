@@ -799,7 +799,9 @@ def test_numpy_attributes_of_python_numbers_raise_as_numpy_vectorize(f, x):
         _same(got, expected)
         return
     assert type(got_exc) is type(exc), (got, got_exc)
-    with pytest.raises(VectorizeError, match="no such attribute|no batching rule|no method"):
+    # vectorized too (the batch raises where an example gets to the attribute), or refused
+    # (a method without a batching rule)
+    with pytest.raises((type(exc), VectorizeError)):
         vectorize(f, fallback="error")(x)
 
 

@@ -330,6 +330,7 @@ CASES = [
     (d_convert, [M, ("shared", (4,), torch.float32)]),
     (n_conv1d, [(2, 6), ("shared", (4, 2, 3)), ("shared", (4,))]),
     (n_conv1d, [(3, 2, 6), ("shared", (4, 2, 3)), ("shared", (4,))]),
+    (n_conv1d, [(3, 2, 6), (4, 2, 3), ("shared", (4,))]),     # per-example weights
     (n_conv2d, [(2, 5, 5), ("shared", (3, 2, 2, 2))]),
     (n_conv2d, [(2, 2, 5, 5), ("shared", (3, 2, 2, 2))]),
     (n_pools, [(2, 4, 4)]), (n_pools, [(3, 2, 4, 4)]),
@@ -407,7 +408,7 @@ def r_tensor_of_example(x):
 
 
 def r_batched_weight(x, w):
-    return F.conv1d(x, w)
+    return F.group_norm(x, 2, w)
 
 
 def r_per_example_dim(x, d):
@@ -448,7 +449,7 @@ def r_in_place_on_shared(x, w):
     (r_one_hot_no_classes, (torch.randint(0, 3, (4, 2)),), 0, "num_classes"),
     (r_cat_of_scalars, (torch.randn(4),), 0, "zero-dimensional"),
     (r_tensor_of_example, (torch.randn(4),), 0, ""),
-    (r_batched_weight, (torch.randn(4, 2, 6), torch.randn(4, 3, 2, 2)), 0, "weights"),
+    (r_batched_weight, (torch.randn(4, 2, 4, 6), torch.randn(4, 4)), 0, "weights"),
     (r_per_example_dim, (torch.randn(4, 3), torch.tensor([0, 1, 0, 1])), 0, "per-example"),
 ])
 def test_refusals_are_located(f, args, in_axes, message):

@@ -489,7 +489,12 @@ def pooled_conv(x, w):
 
 
 def trailing_layers(x, w):
-    return F.layer_norm(x, (4,)) + F.linear(x, w).sum(-1, keepdim=True)
+    return F.layer_norm(x, (4,)) + F.linear(x, w).sum(-1, keepdim=True) + F.normalize(
+        x, dim=-1)
+
+
+def activation_gradient(x, g):
+    return torch.ops.aten.silu_backward(g, x) + torch.ops.aten.tanh_backward(g, x.tanh())
 
 
 def one_hot_of(k, x):
@@ -715,6 +720,8 @@ CASES = [
     Case(dtype_query, [A("i")], floats=F64),
     Case(pooled_conv, [A("f", (1, 5)), S("f", (1, 1, 3))], special=False, floats=F64),
     Case(trailing_layers, [A("f", (2, 4)), S("f", (3, 4))], special=False, floats=F64),
+    Case(activation_gradient, [A("f", (3,)), A("f", (3,))], special=False, floats=F64,
+         grad=False),
     Case(one_hot_of, [A("k", (2,)), A("f")], floats=F64),
     Case(class_loss, [A("f", (3, 4)), A("k", (3,))], special=False, floats=F64),
     Case(determinant, [A("f", (3, 3))], special=False, floats=F64),

@@ -8,7 +8,6 @@ always axis 0.
 
 from __future__ import annotations
 
-import enum
 import functools
 import inspect
 import math
@@ -418,9 +417,6 @@ class vectorize:
         entry, call_args, loop_shape, size, dim_sizes, batched = plan
         spec = entry.spec
         out_dims = self._core_signature[1]
-        if size == 0 and any(dim not in dim_sizes for dims in out_dims for dim in dims):
-            raise ValueError("cannot call `vectorize` with a signature including new output "
-                             "dimensions on size 0 inputs")
         if isinstance(spec, FallbackSpec):
             # once per reason: a fallback is kept per core sizes, its reason is often the same
             self._announce(spec.reason, spec, stacklevel=4, once=("reason", spec.reason))
@@ -475,15 +471,27 @@ class vectorize:
         arrays = [np.asanyarray(args[s] if type(s) is int else kwargs[s]) for s in sources]
         loop_shape, dim_sizes = parse_input_dimensions(arrays, in_dims)
         size = math.prod(loop_shape)
+        if size == 0 and any(dim not in dim_sizes for dims in self._core_signature[1]
+                             for dim in dims):
+            # numpy.vectorize never calls pyfunc here: its error, whatever pyfunc is
+            raise ValueError("cannot call `vectorize` with a signature including new output "
+                             "dimensions on size 0 inputs")
         binding = self._binding if self._binding is not None else self._make_binding()
         if isinstance(binding, str):
             return self._fallback_plan(binding, args, kwargs)[0], None, loop_shape, size, \
                 dim_sizes, None
         func, lead, sig, names, n_positional = binding
-        if self._var_positional is not None:
-            return self._fallback_plan("it takes *args and has a signature", args, kwargs)[0], \
-                None, loop_shape, size, dim_sizes, None
-        if (not kwargs and not lead and not self._lead_keywords and not excluded
+        star = self._var_positional
+        if star is not None:
+            if (kwargs or lead or self._lead_keywords or excluded
+                    or names[-1] != star or len(args) < n_positional):
+                return self._fallback_plan("it takes *args and has a signature", args,
+                                           kwargs)[0], None, loop_shape, size, dim_sizes, None
+            # each input one parameter: the named ones, then the items of `*args`
+            # (`_spread_var_positional`), one specialization per number of them
+            names = names[:-1] + [f"{star}[{i}]" for i in range(len(args) - n_positional)]
+            bound = tuple(zip(args, range(len(args))))
+        elif (not kwargs and not lead and not self._lead_keywords and not excluded
                 and len(args) == len(names)
                 and n_positional == len(names)):
             bound = tuple(zip(args, range(len(args))))   # (value, input) per parameter
@@ -536,7 +544,8 @@ class vectorize:
             if entry is None:
                 try:
                     entry = self._specs.get_or_build(key, lambda: self._build(
-                        func, _signature_params(names, call_args, key[1])))
+                        func, _signature_params(names, call_args, key[1]),
+                        var_positional=star))
                 except VectorizeError:
                     raise
                 except Exception:
@@ -681,27 +690,32 @@ class vectorize:
                                                args, kwargs)
                 names, values, as_is = _spread_var_positional(self._var_positional, names,
                                                               values, as_is)
-        arrays = []
+        arrays, uniform_shapes = [], []
         for index, value in enumerate(values):
             if index in as_is:
                 arrays.append(None)
                 continue
             arr = value if type(value) is np.ndarray else np.asanyarray(value)
             if arr.dtype.kind in "OUSVmM":
-                if arr.ndim == 0 and _passed_as_is(arr):
+                item = _uniform_item(arr)
+                if item is not _NOT_UNIFORM:
                     # one string for every example: passed as it is, as the np.str_
-                    # numpy.vectorize hands each example (None, a flag, an enum member
-                    # in an object array: the object itself; a member is known by its
-                    # type only, its tests stay Python `if`s)
+                    # numpy.vectorize hands each example (None, a flag, an enum member,
+                    # any object in a 0-d object array: the object itself; a member is
+                    # known by its type only, its tests stay Python `if`s); an object array
+                    # of one specialized value (all None) is that value for every example,
+                    # and its shape still broadcasts with the others
                     values = list(values)
-                    values[index] = arr[()]
+                    values[index] = item
                     as_is += (index,)
                     arrays.append(None)
+                    if arr.ndim:
+                        uniform_shapes.append(arr.shape)
                     continue
                 return self._fallback_plan(f"argument `{names[index]}` has dtype {arr.dtype}",
                                            args, kwargs)
             arrays.append(arr)
-        shapes = [a.shape for a in arrays if a is not None and a.ndim]
+        shapes = [a.shape for a in arrays if a is not None and a.ndim] + uniform_shapes
         first = shapes[0] if shapes else ()
         try:
             shape = first if all(s == first for s in shapes) else np.broadcast_shapes(
@@ -1667,10 +1681,26 @@ def _output_types(result, narrow, ran=None) -> tuple | None:
 
 def _passed_as_is(arr) -> bool:
     """Whether a 0-d string or object array broadcast to every example is passed as it is
-    (its item: what numpy.vectorize hands each example): a value the code is specialized on
-    (`specialized_on`: None, a flag, a short string) or an enum member (known by its type)."""
-    return arr.dtype.kind in "USO" and (specialized_on(arr[()]) or
-                                        isinstance(arr[()], enum.Enum))
+    (its item: what numpy.vectorize hands each example, whatever it is: a string of any
+    length, None, an instance of the user's class, whose attributes the code reads)."""
+    return arr.dtype.kind in "USO"
+
+
+_NOT_UNIFORM = object()
+
+
+def _uniform_item(arr):
+    """The value an object or string array hands every example where it is the same value
+    for all (a 0-d one's item; an object array whose items are all one specialized value,
+    `[None, None]`), else `_NOT_UNIFORM`."""
+    if arr.ndim == 0:
+        return arr[()] if _passed_as_is(arr) else _NOT_UNIFORM
+    if arr.dtype.kind != "O" or not arr.size:
+        return _NOT_UNIFORM
+    first = arr.flat[0]
+    if not specialized_on(first) or any(item is not first for item in arr.flat):
+        return _NOT_UNIFORM
+    return first
 
 
 def _is_as_is(kind) -> bool:

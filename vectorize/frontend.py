@@ -236,7 +236,7 @@ def rule_wrapper(fn, count: int, backend: str):
     if getattr(root, name, None) is not fn:
         # a function of a submodule (`torch.linalg.slogdet` is named `linalg_slogdet`)
         found = [f"{owner}.{sub}.{attr}" for sub in ("linalg", "nn.functional", "special",
-                                                        "fft")
+                                                        "fft", "ops.aten")
                  for attr, value in vars(_submodule(root, sub) or object).items()
                  if value is fn]
         if not found:
@@ -279,6 +279,11 @@ def rule_arity(fn) -> int | None:
     nin = getattr(fn, "nin", None)
     if isinstance(nin, int) and hasattr(fn, "nout"):
         return nin
+    schema = getattr(getattr(fn, "default", None), "_schema", None)
+    if schema is not None:      # an operator of `torch.ops` (its default overload's schema)
+        required = [a for a in schema.arguments
+                    if not a.has_default_value() and not a.kwarg_only]
+        return len(required) or None
     try:
         parameters = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):

@@ -223,9 +223,6 @@ def _(vec):
 
 
 REFUSED = {
-    # (numpy.vectorize raises AttributeError: `.ndim` of the Python int it hands the function)
-    "test_exclude_first": "`.ndim` of a per-example Python number",
-    "test_wrong_num_outputs": "a `*args` function with a signature",
 }
 
 

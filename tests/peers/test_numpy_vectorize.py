@@ -9,6 +9,9 @@ case must pass, so a refusal that starts to pass, or a new one, fails
 
 Not ported: ``test_parse_gufunc_signature`` (numpy's private parser; ours has its tests in
 ``tests/test_signature.py``) and ``TestLeaks`` (frompyfunc's reference cycles).
+The other uses of ``numpy.vectorize`` in NumPy's tests (``lib/tests/test_regression.py``,
+``_core/tests/test_regression.py``, ``_core/tests/test_multiarray.py``,
+``lib/tests/test_arraysetops.py``) are ported as cases named by their file and test.
 ``test_size_zero_output`` is ported with its one documented divergence (an empty batch needs
 no ``otypes`` here: docs/semantics.md), checked on its own in
 `test_size_zero_needs_no_otypes`.
@@ -16,6 +19,7 @@ no ``otypes`` here: docs/semantics.md), checked on its own in
 
 from __future__ import annotations
 
+import fractions
 import functools
 import math
 import operator
@@ -487,19 +491,73 @@ def _(vec):
     return vec(lambda x: x, signature="(i)->(j)", otypes=["datetime64[ns]"])(arr)
 
 
+# numpy.vectorize in NumPy's other test files
+
+
+@case("lib/test_regression::test_mem_vectorise")
+def _(vec):
+    vt = vec(lambda *args: args)
+    return (vt(np.zeros((1, 2, 1)), np.zeros((2, 1, 1)), np.zeros((1, 1, 2))),
+            vt(np.zeros((1, 2, 1)), np.zeros((2, 1, 1)), np.zeros((1, 1, 2)), np.zeros((2, 2))))
+
+
+@case("lib/test_regression::test_refcount_vectorize")
+def _(vec):
+    def p(x, y):
+        return 123
+    v = vec(p)
+    return v(1, 2), v(np.arange(3), 1)
+
+
+@case("_core/test_regression::test_vectorize_fixed_width_string")
+def _(vec):
+    arr = np.array(["SOme wOrd \u01c4 \xdf \u1f9b \u03a3\u03a3 "
+                    "\ufb03\u2075\xc5 \xc7 \u2160"]).astype(np.str_)
+    return vec(str.casefold, otypes=[arr.dtype])(arr)
+
+
+@case("_core/test_multiarray::test_matmul_object")
+def _(vec):
+    f = vec(fractions.Fraction)
+    rng = np.random.default_rng(0)
+    return f(rng.integers(1, 1000, size=(4, 3, 3)), rng.integers(1, 1000, size=(4, 3, 3)))
+
+
+def _isin_slow(a, b):
+    b = np.asarray(b).flatten().tolist()
+    return a in b
+
+
+@case("lib/test_arraysetops::test_isin")
+def _(vec):
+    isin_slow = vec(_isin_slow, otypes=[bool], excluded={1})
+    a = np.arange(24).reshape([2, 3, 4])
+    b = np.array([[10, 20, 30], [0, 1, 3], [11, 22, 33]])
+    f = np.array(3)
+    out = [isin_slow(a, b), isin_slow([(9, 8), (7, 6)], (9, 7)), isin_slow(f, b),
+           isin_slow(a, f), isin_slow(f, f), isin_slow(5, b), isin_slow(a, 6),
+           isin_slow(5, 6), isin_slow([], b), isin_slow(a, []), isin_slow([], [])]
+    for dtype in [bool, np.int64, np.float64]:
+        ar = np.array([True, False, False]) if dtype is bool else np.array([10, 20, 30],
+                                                                            dtype=dtype)
+        empty = np.array([], dtype=dtype)
+        out += [isin_slow(empty, ar), isin_slow(ar, empty), isin_slow(empty, empty)]
+    return out
+
+
 # The cases ``fallback="error"`` refuses (numpy.vectorize answers, but where marked): each a
 # located VectorizeError, and with the default fallback the answer is numpy.vectorize's.
 REFUSED = {
     "test_keywords3_ticket_2100": "list.pop on a copy of an excluded list: its length is "
                                   "unknown to the analysis",
     "test_keywords4_ticket_2100": "keywords that go to a ** parameter",
-    "test_UnboundMethod_ticket_1156[unbound]": "an object array argument (the instance)",
-    "test_string_ticket_1892": "a string argument (dtype <U100)",
     "test_cache": "a write into a global list (the call counter)",
-    "test_otypes_object_28624": "an object array argument (None)",
     "test_datetime_conversion": "a datetime64 argument",
-    # (numpy.vectorize raises ValueError here: the refusal is of the returned list)
-    "test_size_zero_output[new output dimensions]": "a returned list",
+    "_core/test_regression::test_vectorize_fixed_width_string": "str.casefold: a method "
+                                                                "without source or rule",
+    "_core/test_multiarray::test_matmul_object": "fractions.Fraction: a class without rule "
+                                                 "(an object array of Fractions)",
+    "lib/test_arraysetops::test_isin": "`in` of a list computed from an excluded argument",
 }
 
 

@@ -179,7 +179,13 @@ class _Checks:
         if t in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp):
             return
         if t is cst.Attribute:
-            self.python_attribute(node)
+            missing = self.python_attribute(node)
+            if missing is not None:
+                # every example that gets here raises: so does the batch, where any lane
+                # gets here (numpy.vectorize's loop then gives its AttributeError)
+                self.of(node.value, guards, facts, out)
+                out.append((missing, guards))
+                return
         elif t is cst.BinaryOperation:
             self.python_sequence(node)
         if t is cst.BooleanOperation:
@@ -473,22 +479,21 @@ class _Checks:
                     "raises TypeError (`1.0 + [2.0]`), where arrays compute item by item",
                     node, "pass an array of it instead of the list or tuple")
 
-    def python_attribute(self, node: cst.Attribute) -> None:
-        """`vectorize`: refuse an attribute (or method) that a NumPy scalar has and the
-        Python number numpy.vectorize hands the function per example has not (``x.ndim``,
-        ``x.dtype``, ``x.sum()``, an int's ``x.is_integer()`` before Python 3.12): Python
-        raises AttributeError there, where the batch (or a NumPy scalar) would answer."""
+    def python_attribute(self, node: cst.Attribute):
+        """`vectorize`: the check (it always fires) of an attribute (or method) that a NumPy
+        scalar has and the Python number numpy.vectorize hands the function per example has
+        not (``x.ndim``, ``x.dtype``, ``x.sum()``, an int's ``x.is_integer()`` before Python
+        3.12): Python raises AttributeError there, where the batch (or a NumPy scalar) would
+        answer; None for any other attribute."""
         if self.python is not None or self.types_only or not self.python_number(node.value):
-            return
+            return None
         python_type = _PYTHON_TYPES[self.value(node.value).kind]
         attr = node.attr.value
-        if not hasattr(python_type, attr):
-            raise Unsupported(
-                f"`.{attr}` of a Python {python_type.__name__}, which has no such attribute: "
-                "numpy.vectorize hands the function Python numbers (Python raises "
-                "AttributeError here)", node,
-                "use the array library's function of that name where there is one, or vmap, "
-                "which hands the function NumPy scalars")
+        if hasattr(python_type, attr):
+            return None
+        return python_errors.Check(
+            "AttributeError", f"'{python_type.__name__}' object has no attribute '{attr}'",
+            "True", {})
 
     def weak_meeting(self, node, operands) -> None:
         """`vectorize`: refuse an operation where, per example, a NumPy float16, float32 or
@@ -1130,11 +1135,13 @@ class _Writer:
         for check, guards in found:
             test = unshared(expr(check.template,
                                  **{k: v.deep_clone() for k, v in check.nodes.items()}))
-            for guard, negated in reversed(guards):
+            for at, (guard, negated) in enumerate(reversed(guards)):
                 g = guard.deep_clone()
                 if negated:
                     g = cst.UnaryOperation(cst.Not(), g)
-                test = cst.BooleanOperation(g, cst.And(), test)
+                # (a check that always fires, `True`, is its guards)
+                test = g if at == 0 and check.template == "True" else cst.BooleanOperation(
+                    g, cst.And(), test)
             key = (check.exception, bare_code(test))
             if key in seen:
                 continue

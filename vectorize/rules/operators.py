@@ -27,6 +27,15 @@ def binary(site: Site) -> cst.BaseExpression:
                           "concatenates it (`[1.0] * 2` is `[1.0, 1.0]`, `[1.0] * True` is "
                           "`[1.0]`) or raises TypeError (`1.0 + [2.0]`), where arrays "
                           "compute item by item", site.original, "pass np.asarray(...) of it")
+    if any(v.batched for v in site.args if isinstance(v, (Value, TupleValue))):
+        for v in site.args:
+            if _opaque_object(v):
+                raise Unsupported(
+                    f"arithmetic of a `{type(v.example).__name__}` with per-example values: "
+                    "NumPy applies its operator item by item into an object array, where "
+                    "per example it gives the operator's own result type",
+                    site.original, "convert it first, e.g. float(...) of it, outside the "
+                    "function")
     narrow_weak_operands(site)
     left, right = padded_args(site)
     function = _python_complex(site)
@@ -55,6 +64,17 @@ def _python_complex(site: Site) -> str | None:
     if not isinstance(result, Value) or result.dtype != np.complex128:
         return None
     return site.spelled.python_complex(op)
+
+
+_PLAIN_TYPES = (bool, int, float, complex, str, bytes, type(None), np.generic, np.ndarray)
+
+
+def _opaque_object(value) -> bool:
+    """Whether ``value`` is an object passed as it is (an `excluded` or 0-d object argument,
+    a global) that is neither a number, a string nor an array: a `Fraction`, a `Decimal`, an
+    instance of the user's class, whose operators NumPy calls item by item."""
+    return isinstance(value, Value) and not value.batched and value.known and not isinstance(
+        value.example, _PLAIN_TYPES) and type(value.example) not in (list, tuple)
 
 
 def _literal(node) -> bool:

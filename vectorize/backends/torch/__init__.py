@@ -97,7 +97,8 @@ class TorchBackend(Backend):
         return is_tensor(value)
 
     def owns_instance(self, value) -> bool:
-        return is_module(value)
+        # (an operator of `torch.ops`, `torch.ops.aten.silu_backward`, is one too)
+        return is_module(value) or type(value).__module__ == "torch._ops"
 
     def in_place_method(self, fn) -> str | None:
         import sys

@@ -19,6 +19,10 @@ _UNARY = ["abs", "absolute", "neg", "negative", "sign", "sgn", "square", "floor"
           "digamma", "deg2rad", "rad2deg", "relu", "isnan", "isinf", "isfinite", "isposinf",
           "isneginf", "isreal", "signbit", "logical_not", "bitwise_not", "nan_to_num",
           "positive", "sinc", "logit", "i0", "angle", "conj", "real", "imag"]
+# elementwise backward operators of `torch.ops.aten` (the gradient and the input, both of
+# the output's shape)
+_ATEN_BACKWARD = ["silu_backward", "sigmoid_backward", "tanh_backward", "mish_backward",
+                  "hardsigmoid_backward", "hardswish_backward"]
 _BINARY = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
            "floor_divide", "remainder", "fmod", "pow", "float_power", "atan2", "arctan2",
            "hypot", "copysign", "maximum", "minimum", "fmax", "fmin", "logical_and",
@@ -112,6 +116,11 @@ def register_elementwise(reg: Registry, torch) -> None:
         "get new axes after the batch axis (a per-example bound with a number for the other: "
         "both tensors of the result's dtype).", "y = x.clamp(min=lo)", "y = x.clamp(min=lo)",
         rewrite=rewrite_clamp)
+    add(torch.ops.aten, _ATEN_BACKWARD, "torch.aten_backward",
+        "The elementwise backward operators of activations (`torch.ops.aten.silu_backward"
+        "(grad, x)`...) act lane by lane: as written.",
+        "g = torch.ops.aten.silu_backward(d, x)", "g = torch.ops.aten.silu_backward(d, x)",
+        methods=False)
     add(torch.nn.functional, _ACTIVATIONS, "torch.activation",
         "Activations of `torch.nn.functional` (`F.relu`, `F.gelu`, `F.softplus`...) act "
         "lane by lane: as written.", "y = F.gelu(x)", "y = F.gelu(x)", methods=False)

@@ -4,10 +4,14 @@
 ``F.group_norm``...) take one sample (``C, H, W``) or a batch of them (``N, C, H, W``). A
 per-example sample is a batch of samples on the batch: as written. A per-example batch of
 samples is one batch of ``len(x) * N`` samples: ``F.conv2d(x.flatten(0, 1), w).unflatten(0,
-x.shape[:2])``. The layer's weights must be the same for every example.
+x.shape[:2])``. A convolution's per-example weights make one grouped convolution
+(``groups=len(w)``, each example's channels a group); other layers' weights must be the
+same for every example.
 
 **Layers over the last dims** (``F.layer_norm``, ``F.linear``, ``F.one_hot`` with its
-``num_classes``) act on each leading index alike: as written, weights shared.
+``num_classes``) act on each leading index alike: as written, weights shared;
+``F.linear`` with per-example weights is an einsum over the batch dim, ``F.layer_norm``
+with them the normalization times each example's weight plus its bias.
 
 **Losses** (``F.nll_loss``, ``F.cross_entropy``) of per-example predictions and class
 targets: the per-sample losses of the whole batch (``reduction="none"``), reduced per
@@ -17,11 +21,13 @@ example as the per-example call reduces them (``"mean"``: over the targets that 
 
 from __future__ import annotations
 
+import libcst as cst
+
 from ...abstract import TupleValue, Value
 from ...errors import Unsupported
 from ...rules import contractions
 from ...rules.registry import Registry, Rule, Site
-from ...syntax.templates import expr
+from ...syntax.templates import commas, expr
 from .dims import kwarg, with_args
 from .dtypes import torch_module
 
@@ -43,8 +49,82 @@ def _shared_rest(site: Site, what: str) -> None:
         raise Unsupported(f"`{what}` of a shared input with per-example options")
 
 
+_CONV_ARGS = ("input", "weight", "bias", "stride", "padding", "dilation", "groups")
+
+
+def _per_example_conv(site: Site, name: str, sample_rank: int):
+    """``F.conv2d(x, w, b, ...)`` with per-example weights (or bias): one grouped
+    convolution, each example's channels a group of its own (``groups=len(w) * groups``),
+    its samples side by side in the channels: ``x`` of one sample per example is one sample
+    of ``len(x) * C`` channels, a batch of ``N`` samples per example ``N`` such samples."""
+    values, nodes = _named_args(site, f"F.{name}", _CONV_ARGS)
+    x, w, b = values[:3]
+    if any(v is not None and v.batched for v in values[3:]) or not (
+            values[6] is None or values[6].exact):
+        raise Unsupported(f"`F.{name}` with per-example options")
+    if not all(isinstance(v, Value) and v.known for v in (x, w)) or w.rank != sample_rank + 1 \
+            or x.rank not in (sample_rank, sample_rank + 1) or (
+                b is not None and b.example is not None and b.rank != 1):
+        raise Unsupported(f"`F.{name}` with per-example weights of these ranks")
+    one = x.rank == sample_rank
+    if not (x.batched or w.batched):
+        # a per-example bias only: the shared convolution plus each example's bias, given
+        # the sample dims (and the samples' dim before its channels)
+        kept = [cst.Arg(nodes[0]), cst.Arg(nodes[1])] + [
+            cst.Arg(node, keyword=cst.Name(_CONV_ARGS[3 + k]),
+                    equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+            for k, (v, node) in enumerate(zip(values[3:], nodes[3:])) if v is not None]
+        call = cst.Call(func=site.node.func, args=commas(kept))
+        index = ":" + ("" if one else ", None") + ", :" + ", None" * (sample_rank - 1)
+        return expr(f"{{c}} + {{b}}[{index}]", c=call, b=nodes[2])
+    options = [(k, node) for k, (v, node) in enumerate(zip(values[3:6], nodes[3:6]))
+               if v is not None]
+    groups = 1 if values[6] is None else int(values[6].example)
+    has_bias = b is not None and b.example is not None
+
+    def grouped(xn, wn, bn, n):
+        # (``n``: the number of examples)
+        if not x.batched:
+            xn = expr("{x}.expand({n}, *{x}.shape)", x=xn, n=n)
+        xn = expr("{x}.flatten(0, 1).unsqueeze(0)" if one
+                  else "{x}.transpose(0, 1).flatten(1, 2)", x=xn)
+        w_arg = expr("{w}.flatten(0, 1)", w=wn) if w.batched else expr(
+            "{w}.repeat({n}" + ", 1" * sample_rank + ")", w=wn, n=n)
+        args = [cst.Arg(xn), cst.Arg(w_arg)]
+        if has_bias:
+            args.append(cst.Arg(expr("{b}.flatten()", b=bn) if b.batched
+                                else expr("{b}.repeat({n})", b=bn, n=n)))
+        for k, node in options:
+            args.append(cst.Arg(node, keyword=cst.Name(_CONV_ARGS[3 + k]),
+                                equal=cst.AssignEqual(cst.SimpleWhitespace(""),
+                                                      cst.SimpleWhitespace(""))))
+        args.append(cst.Arg(expr(f"{{n}} * {groups}" if groups != 1 else "{n}", n=n),
+                            keyword=cst.Name("groups"),
+                            equal=cst.AssignEqual(cst.SimpleWhitespace(""),
+                                                  cst.SimpleWhitespace(""))))
+        call = cst.Call(func=site.node.func, args=commas(args))
+        if one:
+            return expr("{c}[0].unflatten(0, ({n}, -1))", c=call, n=n)
+        return expr("{c}.unflatten(1, ({n}, -1)).transpose(0, 1)", c=call, n=n)
+
+    def one_example(node, value):
+        # (an empty batch: the convolution of one example of zeros, none of it kept, as
+        # `groups=0` is no convolution)
+        return expr("{v}.new_zeros(1, *{v}.shape[1:])", v=node) if value.batched else node
+
+    count = nodes[1] if w.batched else nodes[0]
+    empty = grouped(one_example(nodes[0], x), one_example(nodes[1], w),
+                    one_example(nodes[2], b) if has_bias else None, expr("1"))
+    return expr("({c} if len({n}) else {e}[:0])",
+                c=grouped(*nodes[:3], expr("len({n})", n=count)), n=count, e=empty)
+
+
 def _samples(name: str, sample_rank):
     def rewrite(site: Site):
+        if name.startswith("conv") and site.args and site.args[0].known and any(
+                getattr(v, "batched", False) for v in [*site.args[1:3], *(
+                    v for k, (_, v) in site.kwargs.items() if k in ("weight", "bias"))]):
+            return _per_example_conv(site, name, sample_rank)
         _shared_rest(site, f"F.{name}")
         rank = site.args[0].rank
         if sample_rank is not None and rank == sample_rank:
@@ -95,6 +175,83 @@ def _as_written(what: str, dim_at: int | None = None, default: int | None = None
         args[at] = args[at].with_changes(value=expr(repr(shifted)))
         return site.node.with_changes(args=args)
     return rewrite
+
+
+def _named_args(site: Site, what: str, names: tuple):
+    """The values and nodes of a call's arguments in the order of ``names``, given by
+    position or keyword (None where not given)."""
+    values, nodes = [None] * len(names), [None] * len(names)
+    for i, (arg, value) in enumerate(zip(site.node.args, site.args)):
+        if arg.keyword is not None or arg.star or i >= len(names):
+            break
+        values[i], nodes[i] = value, site.nodes[i]
+    for k, (node, value) in site.kwargs.items():
+        if k not in names or values[names.index(k)] is not None:
+            raise Unsupported(f"`{what}` with the argument `{k}`")
+        values[names.index(k)], nodes[names.index(k)] = value, node
+    return values, nodes
+
+
+def _layer_norm(site: Site):
+    """``F.layer_norm(x, shape, w, b, eps)``: with a shared weight and bias as written; with
+    per-example ones the normalization without them, then times the weight plus the bias,
+    each given the input's dims between the batch dim and the normalized ones."""
+    names = ("input", "normalized_shape", "weight", "bias", "eps")
+    values, nodes = _named_args(site, "F.layer_norm", names)
+    x, shape, w, b, eps = values
+    affine = [v for v in (w, b) if v is not None and v.example is not None]
+    if x is None or shape is None or not any(v.batched for v in affine):
+        return _as_written("F.layer_norm")(site)
+    if any(v is not None and v.batched for v in (shape, eps)) or not shape.exact:
+        raise Unsupported("`F.layer_norm` with per-example options")
+    k = len(shape.example) if isinstance(shape.example, (tuple, list)) else 1
+    if not all(isinstance(v, Value) and v.known and v.rank == k for v in affine) or \
+            x.rank < k:
+        raise Unsupported("`F.layer_norm` with per-example weights of these ranks")
+    rest = [nodes[1]] + ([kwarg("eps", eps.example)] if eps is not None and eps.exact
+                         else [])
+    if eps is not None and not eps.exact:
+        raise Unsupported("`F.layer_norm` with per-example weights and a computed `eps`")
+    out = with_args(site, [cst.Arg(value=n) for n in rest[:1]] + rest[1:], base=nodes[0])
+    lead = "".join(", None" for _ in range(x.rank - k))
+    for v, node, op in ((w, nodes[2], "*"), (b, nodes[3], "+")):
+        if v is None or v.example is None:
+            continue
+        term = expr(f"{{v}}[:{lead}]", v=node) if v.batched and lead else node
+        out = expr(f"{{o}} {op} {{v}}", o=out, v=term)
+    return out
+
+
+def _linear(site: Site):
+    """``F.linear(x, w, b)``: with shared weights as written; with per-example weights (or
+    bias) the product of each example's input with its own weight matrix, an einsum over
+    the batch dim (``x`` of any per-example rank >= 1, shared or per-example)."""
+    names = ("input", "weight", "bias")
+    values, nodes = [None] * 3, [None] * 3
+    for i, (arg, value) in enumerate(zip(site.node.args, site.args)):
+        if arg.keyword is not None or arg.star:
+            break
+        values[i], nodes[i] = value, site.nodes[i]
+    for k, (node, value) in site.kwargs.items():
+        if k not in names or values[names.index(k)] is not None:
+            raise Unsupported(f"`F.linear` with the argument `{k}`")
+        values[names.index(k)], nodes[names.index(k)] = value, node
+    x, w, b = values
+    if x is None or w is None or not (w.batched or getattr(b, "batched", False)):
+        return _as_written("F.linear")(site)
+    if not all(isinstance(v, Value) and v.known for v in values if v is not None) or \
+            x.rank < 1 or w.rank != 2 or (b is not None and b.example is not None
+                                          and b.rank != 1):
+        raise Unsupported("`F.linear` with per-example weights of these ranks")
+    spec = ("b..." if x.batched else "...") + ("i,boi" if w.batched else "i,oi") + (
+        "->b...o" if x.batched or w.batched else "->...o")
+    product = expr("torch.einsum(" + repr(spec) + ", {x}, {w})", x=nodes[0], w=nodes[1])
+    if b is None or b.example is None:
+        return product
+    if not b.batched or x.rank == 1:
+        return expr("{p} + {b}", p=product, b=nodes[2])
+    lead = "".join(", None" for _ in range(x.rank - 1))
+    return expr(f"{{p}} + {{b}}[:{lead}]", p=product, b=nodes[2])
 
 
 def _one_hot(site: Site):
@@ -223,7 +380,9 @@ def register(reg: Registry) -> None:
 
     samples = ("Layers over samples (`F.conv2d`, `F.adaptive_avg_pool2d`, `F.group_norm`...) "
                "with shared weights: one sample per example is a batch of samples, as "
-               "written; a batch of samples per example is one batch of `len(x) * N` samples.",
+               "written; a batch of samples per example is one batch of `len(x) * N` samples. "
+               "A convolution with per-example weights is one grouped convolution, each "
+               "example's channels a group of its own (`groups=len(w)`).",
                "y = F.conv2d(images, w)",
                "y = F.conv2d(images.flatten(0, 1), w).unflatten(0, images.shape[:2])")
     for name, rank in SAMPLE_OPS.items():
@@ -232,15 +391,27 @@ def register(reg: Registry) -> None:
             if fn is not None and reg.for_call(fn) is None:
                 add(fn, "torch.nn.samples", *samples, _samples(name, rank),
                     label=f"`F.{name}`")
-    trailing = ("`F.layer_norm`, `F.linear`, `F.embedding` with shared weights act on the "
+    trailing = ("`F.normalize`, `F.embedding` with shared weights act on the "
                 "last dims, each leading index alike: as written (`F.normalize`'s dim, 1 by "
                 "default, counted past the batch dim).",
-                "y = F.layer_norm(x, (5,))", "y = F.layer_norm(x, (5,))")
-    for name in ("layer_norm", "linear", "normalize"):
+                "y = F.normalize(x, dim=-1)", "y = F.normalize(x, dim=-1)")
+    add(F.layer_norm, "torch.nn.layer_norm",
+        "`F.layer_norm` with a shared weight and bias, as written; with per-example ones the "
+        "normalization without them, times each example's weight plus its bias (given the "
+        "input's leading dims).", "y = F.layer_norm(x, (3,), w, b)",
+        "y = F.layer_norm(x, (3,)) * w[:, None] + b[:, None]", _layer_norm,
+        label="`F.layer_norm`")
+    for name in ("normalize",):
         # (`F.normalize(x, p, dim)`: its dim, 1 by default, counted past the batch dim)
         add(getattr(F, name, None), "torch.nn.trailing", *trailing,
             _as_written(f"F.{name}", *((2, 1) if name == "normalize" else ())),
             label=f"`F.{name}`")
+    add(F.linear, "torch.nn.linear",
+        "`F.linear(x, w, b)` with shared weights acts on the last dim, as written; with "
+        "per-example weights (and bias) each example's input times its own matrix: an "
+        "einsum over the batch dim.", "y = F.linear(x, w, b)",
+        "y = torch.einsum('b...i,boi->b...o', x, w) + b[:, None]", _linear,
+        label="`F.linear`")
     add(F.one_hot, "torch.nn.one_hot", "`F.one_hot(k, n)` of per-example class indices, "
         "with its number of classes: as written (without it, refused: it would be each "
         "example's largest index plus one).", "h = F.one_hot(k, 4)", "h = F.one_hot(k, 4)",

@@ -182,8 +182,20 @@ def f(m):
 ''', "M", imports="torch, torch.nn.functional as F"),
     "torch.nn.trailing": _torch('''
 def f(v):
-    return F.layer_norm(v, (3,))
+    return F.normalize(v, dim=-1)
 ''', "V", imports="torch, torch.nn.functional as F"),
+    "torch.aten_backward": _torch('''
+def f(v, w):
+    return torch.ops.aten.silu_backward(v, w)
+''', "V, W", (0, 0)),
+    "torch.nn.layer_norm": _torch('''
+def f(v, w, b):
+    return F.layer_norm(v, (3,), w, b)
+''', "V, W, V", (0, 0, 0), imports="torch, torch.nn.functional as F"),
+    "torch.nn.linear": _torch('''
+def f(v, m, w):
+    return F.linear(v, m, w)
+''', "V, M, W", (0, 0, 0), imports="torch, torch.nn.functional as F"),
     "torch.nn.one_hot": _torch('''
 def f(k):
     return F.one_hot(k, 4)
