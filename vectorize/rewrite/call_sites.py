@@ -634,10 +634,13 @@ class _Finder(SequenceFacts):
             return array_call.with_changes(args=[cst.Arg(batched)])
         result = plan.result
         if not not_empty and not (getattr(result, "dtype", None) == np.float64
-                                  and result.rank == 0):
+                                  and result.rank == 0 and all(
+                                      self._one_dimensional(arg, scope)
+                                      for arg in self._sequences(comp))):
             loop.reason = (f"`{bare_code(array_call.func)}([])` of no items is a float64 "
                            "array of shape (0,), the batched call's of none is of its own "
-                           "dtype and shape, and the rewriter cannot prove "
+                           "dtype and shape (of the rows, where the items are rows), and the "
+                           "rewriter cannot prove "
                            f"`{bare_code(comp.for_in.iter)}` is not empty")
             return None
         if plan.new_result:

@@ -139,6 +139,58 @@ class SequenceFacts:
             return sides[0] if len(set(sides)) == 1 else None
         return None
 
+    def _one_dimensional(self, node, scope: Scope, depth: int = 0) -> bool:
+        """Whether the sequence ``node`` (one `_numbers` accepts) certainly has numbers as its
+        items, not rows: a list or tuple of numbers, ``range``, a 1-d module-level value,
+        ``np.linspace``/``np.arange``, ``np.zeros(n)`` of an int, ``np.array`` of numbers,
+        ``.ravel()``, slices and arithmetic of those. Of no items, ``np.array([])`` is of
+        shape (0,) where the batched call over an array of shape (0, 3) is of shape (0, 3)."""
+        if depth > 8:
+            return False
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return self._numbers(node, scope) == "sequence"
+        if isinstance(node, cst.Name):
+            if node.value in scope.local:
+                value = scope.single.get(node.value)
+                return value is not None and self._one_dimensional(value, scope, depth + 1)
+            if node.value not in self.namespace and node.value in self.module_single:
+                return self._one_dimensional(self.module_single[node.value],
+                                             self.module_scope, depth + 1)
+            value = self.namespace.get(node.value)
+            kind = _numbers_value(value)
+            return kind == "sequence" or kind == "array" and value.ndim == 1
+        if isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Name):
+                return (node.func.value == "range" and "range" not in scope.local
+                        and "range" not in self.namespace)
+            if not isinstance(node.func, cst.Attribute):
+                return False
+            name = node.func.attr.value
+            if isinstance(node.func.value, cst.Name) and self._is_numpy(node.func, name, scope):
+                if name in ("arange", "linspace", "logspace", "geomspace"):
+                    return True
+                if name in ("zeros", "ones", "empty") and node.args:
+                    return _int_literal(node.args[0].value) is not None or isinstance(
+                        node.args[0].value, (cst.Tuple, cst.List)) and len(
+                        node.args[0].value.elements) == 1
+                if name in ("array", "asarray") and len(node.args) == 1:
+                    return self._numbers(node.args[0].value, scope, depth + 1) == "sequence"
+                return False
+            if name in ("ravel", "flatten") and not node.args:
+                return True
+            if name in ("copy", "clip", "round"):
+                return self._one_dimensional(node.func.value, scope, depth + 1)
+            return False
+        if isinstance(node, cst.Attribute) and node.attr.value == "T":
+            return self._one_dimensional(node.value, scope, depth + 1)
+        if isinstance(node, cst.Subscript):
+            return (len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice)
+                    and self._one_dimensional(node.value, scope, depth + 1))
+        if isinstance(node, cst.BinaryOperation):
+            return all(self._one_dimensional(side, scope, depth + 1)
+                       or self._is_number(side, scope) for side in (node.left, node.right))
+        return False
+
     def _item_dtype(self, node, scope: Scope, depth: int = 0):
         """The dtype one item of the sequence ``node`` has as a call in the loop receives it
         (a Python float is float64, an int int64, a complex complex128; a NumPy array's items

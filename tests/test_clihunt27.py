@@ -1,0 +1,121 @@
+"""Regressions the whole-file fuzz of the file rewriter found (benchmarks/fuzz_clihunt27.py):
+each file is run as written and as ``rewrite_text`` rewrites it (in process), and every
+``case_*`` must give the same containers, dtypes, shapes and bits, or raise the same exception
+type (a 0-d array and a NumPy scalar of the same dtype and bits count as the same, the one
+difference docs/cli.md allows)."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import math
+import textwrap
+
+import numpy as np
+
+from vectorize.rewrite import rewrite_text
+
+_names = itertools.count()
+
+
+def _load(path):
+    spec = importlib.util.spec_from_file_location(f"clihunt27_{next(_names)}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def canonical(value):
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [canonical(v) for v in value])
+    if isinstance(value, (np.ndarray, np.generic)):
+        array = np.asarray(value)
+        kind = "array" if array.ndim else "number"
+        return (kind, array.dtype.str, array.shape, array.tobytes())
+    if isinstance(value, float):
+        return ("float", "nan" if math.isnan(value) else value.hex())
+    return (type(value).__name__, repr(value))
+
+
+def outcome(function):
+    try:
+        return canonical(function())
+    except Exception as exc:
+        return ("raises", type(exc).__name__)
+
+
+def both(source: str, tmp_path):
+    """(original module, rewritten module, rewritten text)."""
+    source = textwrap.dedent(source)
+    result = rewrite_text(source, "case.py")
+    assert not result.errors, [str(e) for e in result.errors]
+    original, rewritten = tmp_path / "original.py", tmp_path / "rewritten.py"
+    original.write_text(source)
+    rewritten.write_text(result.text)
+    return _load(original), _load(rewritten), result.text
+
+
+def assert_same_cases(source: str, tmp_path) -> str:
+    original, rewritten, text = both(source, tmp_path)
+    cases = [name for name in vars(original) if name.startswith("case_")]
+    assert cases
+    for name in cases:
+        assert outcome(getattr(original, name)) == outcome(getattr(rewritten, name)), name
+    return text
+
+
+ROWS = """
+    import numpy as np
+    from vectorize import vectorize
+
+    NO_ROWS = np.zeros((0, 3))
+    ROWS = np.linspace(-1.0, 2.0, 6).reshape(2, 3)
+    NONE = np.linspace(0.0, 1.0, 0)
+
+
+    @vectorize
+    def same(x):
+        return x
+
+
+    @vectorize
+    def ramp(x):
+        if x > 1.0:
+            return x * 2.0
+        return x - 1.0
+
+
+    def case_module_rows():
+        return np.array([same(x) for x in NO_ROWS])
+
+
+    def case_local_rows():
+        rows = np.zeros((0, 2))
+        return np.asarray([ramp(r) for r in rows])
+
+
+    def case_reshaped_rows():
+        rows = np.arange(0.0).reshape(0, 4)
+        return np.array([ramp(r) for r in rows])
+
+
+    def case_rows_with_items():
+        return np.array([ramp(r) for r in ROWS])
+
+
+    def case_no_numbers():
+        return np.array([ramp(x) for x in NONE])
+"""
+
+
+def test_array_of_the_results_over_no_rows_keeps_its_shape(tmp_path):
+    """``np.array([f(r) for r in rows])`` of an array of shape (0, 3) is ``np.array([])``, of
+    shape (0,); the batched ``f(rows)`` was of shape (0, 3) (fuzz_clihunt27: a loop over the
+    rows of an empty 2-d array). Such loops stay unless the rows are provably there; a loop over
+    a 1-d array of no numbers is still one call."""
+    text = assert_same_cases(ROWS, tmp_path)
+    assert "np.array([same(x) for x in NO_ROWS])" in text
+    assert "np.asarray([ramp(r) for r in rows])" in text
+    assert "np.array([ramp(r) for r in rows])" in text
+    assert "return ramp(ROWS)" in text
+    assert "return ramp(NONE)" in text
