@@ -66,7 +66,7 @@ class Gen:
         self.float_seqs: list[str] = []     # module-level names of float sequences
         self.int_seqs: list[str] = []
         self.helpers: list[str] = []
-        self.funcs: list[tuple[str, list, str]] = []   # (name, params [(name, kind, default)], result kind)
+        self.funcs: list[tuple[str, list, str]] = []   # (name, params [(name, kind, default)], result kind)  # noqa: E501
         self.sites: list[str] = []
         self.n = 0
 
@@ -84,7 +84,7 @@ class Gen:
         k = r.randint(0, 5)
         self.consts.append("VALUES = [" + ", ".join(str(_float(r)) for _ in range(k)) + "]")
         self.float_seqs.append("VALUES")
-        self.consts.append("PAIR = (" + ", ".join(str(_float(r)) for _ in range(r.randint(1, 4))) + ",)")
+        self.consts.append("PAIR = (" + ", ".join(str(_float(r)) for _ in range(r.randint(1, 4))) + ",)")  # noqa: E501
         self.float_seqs.append("PAIR")
         a, b = sorted([_float(r), _float(r)])
         n = r.choice([0, 1, 3, 5, 8])
@@ -92,7 +92,7 @@ class Gen:
         self.float_seqs.append("GRID")
         self.consts.append(f"STEPS = np.arange({r.randint(0, 6)}.0)")
         self.float_seqs.append("STEPS")
-        self.consts.append("INTS = [" + ", ".join(str(r.randint(-5, 9)) for _ in range(r.randint(0, 5))) + "]")
+        self.consts.append("INTS = [" + ", ".join(str(r.randint(-5, 9)) for _ in range(r.randint(0, 5))) + "]")  # noqa: E501
         self.int_seqs.append("INTS")
         self.consts.append("EMPTY = []")
         self.float_seqs.append("EMPTY")
@@ -165,7 +165,7 @@ class Gen:
         for _ in range(r.randint(1, 4)):
             c = r.randint(0, 6)
             if c == 0:
-                body.append(f"if {self.expr(names)} > {_float(r)}:\n        return {self.ret(names)}")
+                body.append(f"if {self.expr(names)} > {_float(r)}:\n        return {self.ret(names)}")  # noqa: E501
             elif c == 1:
                 body.append(f"if x < {_float(r, -6, 0)}:\n        raise ValueError('too small')")
             elif c == 2:
@@ -261,12 +261,12 @@ class Gen:
                     f"            out.append({call})\n    return out\n")
         elif shape == 5:
             init = r.choice(["0.0", "0", "1.5", "-0.0"])
-            body = f"    total = {init}\n    for x in {s}:\n        total += {call}\n    return total\n"
+            body = f"    total = {init}\n    for x in {s}:\n        total += {call}\n    return total\n"  # noqa: E501
         elif shape == 6:
-            body = f"    total = 0.0\n    for x in {s}:\n        total = {call} + total\n    return total\n"
+            body = f"    total = 0.0\n    for x in {s}:\n        total = {call} + total\n    return total\n"  # noqa: E501
         elif shape == 7:
             init = r.choice(["1.0", "1", "2.0"])
-            body = f"    prod = {init}\n    for x in {s}:\n        prod *= {call}\n    return prod\n"
+            body = f"    prod = {init}\n    for x in {s}:\n        prod *= {call}\n    return prod\n"  # noqa: E501
         elif shape == 8:
             f_ = r.choice(["max", "min"])
             init = r.choice(["-np.inf", "math.inf", "0.0", "-math.inf"])
@@ -276,7 +276,7 @@ class Gen:
             body = (f"    out = []\n    for x in {s}:\n        out.append({call})\n"
                     f"        if len(out) > 1:\n            break\n    return out\n")
         elif shape == 10:
-            body = f"    out = []\n    for x in {s}:\n        out.append({call})\n    return out, x\n"
+            body = f"    out = []\n    for x in {s}:\n        out.append({call})\n    return out, x\n"  # noqa: E501
         elif shape == 11 and len(params) > 1:
             s2 = r.choice([s, "GRID", "VALUES", "[1.0, 2.0, 3.0]", "np.ones(3)"])
             call2 = f"{fname}(a, b)"
