@@ -119,3 +119,58 @@ def test_array_of_the_results_over_no_rows_keeps_its_shape(tmp_path):
     assert "np.array([ramp(r) for r in rows])" in text
     assert "return ramp(ROWS)" in text
     assert "return ramp(NONE)" in text
+
+
+ZIPPED_ROWS = """
+    import numpy as np
+    from vectorize import vectorize
+
+    M = np.arange(9.0).reshape(3, 3)
+    V = np.array([0.0, 10.0, 20.0])
+    W = np.linspace(1.0, 3.0, 3)
+
+
+    @vectorize
+    def g(a, b):
+        return a + b
+
+
+    def case_comprehension():
+        return [g(r, v) for r, v in zip(M, V)]
+
+
+    def case_map():
+        return list(map(g, M, V))
+
+
+    def case_append():
+        out = []
+        for r, v in zip(M, V):
+            out.append(g(r, v))
+        return out
+
+
+    def case_array():
+        return np.array([g(v, r) for v, r in zip(V, M)])
+
+
+    def case_sum():
+        total = 0.0
+        for r, v in zip(M, V):
+            total += g(r, v)
+        return total
+
+
+    def case_numbers():
+        return [g(v, w) for v, w in zip(V, W)]
+"""
+
+
+def test_zip_of_rows_and_numbers_pairs_item_with_item(tmp_path):
+    """``[g(r, v) for r, v in zip(M, V)]`` with ``M`` of shape (3, 3) and ``V`` of (3,) adds
+    ``V[i]`` to row ``i``; the batched ``g(M, V)`` broadcast ``V`` along each row (row ``i``
+    plus all of ``V``: [0, 11, 22] where the loop gave [0, 1, 2]). A zip whose sequences are
+    not all provably of numbers stays a loop; one of two 1-d arrays is still one call."""
+    text = assert_same_cases(ZIPPED_ROWS, tmp_path)
+    assert "g(M, V)" not in text and "g(V, M)" not in text
+    assert "list(g(V, W))" in text
