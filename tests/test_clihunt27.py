@@ -128,6 +128,7 @@ ZIPPED_ROWS = """
     M = np.arange(9.0).reshape(3, 3)
     V = np.array([0.0, 10.0, 20.0])
     W = np.linspace(1.0, 3.0, 3)
+    N = np.ones((3, 3)) * 2.0
 
 
     @vectorize
@@ -163,6 +164,10 @@ ZIPPED_ROWS = """
 
     def case_numbers():
         return [g(v, w) for v, w in zip(V, W)]
+
+
+    def case_rows_and_rows():
+        return [g(r, s) for r, s in zip(M, N)]
 """
 
 
@@ -170,7 +175,9 @@ def test_zip_of_rows_and_numbers_pairs_item_with_item(tmp_path):
     """``[g(r, v) for r, v in zip(M, V)]`` with ``M`` of shape (3, 3) and ``V`` of (3,) adds
     ``V[i]`` to row ``i``; the batched ``g(M, V)`` broadcast ``V`` along each row (row ``i``
     plus all of ``V``: [0, 11, 22] where the loop gave [0, 1, 2]). A zip whose sequences are
-    not all provably of numbers stays a loop; one of two 1-d arrays is still one call."""
+    not provably of one number of dimensions stays a loop; one of two 1-d arrays, or of two
+    arrays of rows, is still one call."""
     text = assert_same_cases(ZIPPED_ROWS, tmp_path)
     assert "g(M, V)" not in text and "g(V, M)" not in text
     assert "list(g(V, W))" in text
+    assert "list(g(M, N))" in text

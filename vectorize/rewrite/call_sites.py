@@ -419,15 +419,18 @@ class _Finder(SequenceFacts):
             items[None] = (f"`{bare_code(iterable)}` stops at the shortest of its sequences, "
                            "and the rewriter cannot prove they have one length (the batched "
                            "call would broadcast them instead)")
-        elif len({bare_code(arg.value) for arg in args}) > 1 and not all(
-                self._one_dimensional(arg.value, scope) for arg in args):
+        elif len({bare_code(arg.value) for arg in args}) > 1 and not self._one_rank(args, scope):
             # rows of a (3, 3) array zipped with the numbers of a (3,) one: the loop adds
             # V[i] to row i, the batched call would broadcast V along each row
             items[None] = (f"the rewriter cannot prove the sequences of `{bare_code(iterable)}` "
-                           "all have numbers as their items: where one has rows, the batched "
-                           "call would broadcast the others along the rows instead of pairing "
-                           "item with item")
+                           "have one number of dimensions: where one has rows and another "
+                           "numbers, the batched call would broadcast the numbers along the "
+                           "rows instead of pairing item with item")
         return items
+
+    def _one_rank(self, args: list, scope: Scope) -> bool:
+        ndims = {self._ndim(arg.value, scope) for arg in args}
+        return len(ndims) == 1 and None not in ndims
 
     def for_loop(self, loop_node: cst.For, rest: list, scope: Scope) -> None:
         body = _body(loop_node.body)

@@ -191,6 +191,46 @@ class SequenceFacts:
                        or self._is_number(side, scope) for side in (node.left, node.right))
         return False
 
+    def _ndim(self, node, scope: Scope, depth: int = 0):
+        """The number of dimensions of the sequence ``node`` where the code says it (1 for
+        `_one_dimensional`, a module-level array's own, ``np.zeros((4, 3))``,
+        ``.reshape(4, 3)``, slices and arithmetic of those), else None."""
+        if depth > 8:
+            return None
+        if self._one_dimensional(node, scope):
+            return 1
+        if isinstance(node, cst.Name):
+            if node.value in scope.local:
+                value = scope.single.get(node.value)
+                return None if value is None else self._ndim(value, scope, depth + 1)
+            if node.value not in self.namespace and node.value in self.module_single:
+                return self._ndim(self.module_single[node.value], self.module_scope,
+                                  depth + 1)
+            value = self.namespace.get(node.value)
+            return value.ndim if _numbers_value(value) == "array" else None
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.args:
+            name = node.func.attr.value
+            shape = node.args[0].value
+            if isinstance(node.func.value, cst.Name) and self._is_numpy(node.func, name, scope):
+                if name in ("zeros", "ones", "empty") and isinstance(shape, (cst.Tuple, cst.List)):
+                    return len(shape.elements)
+                return None
+            if name == "reshape" and self._numbers(node.func.value, scope) == "array":
+                if isinstance(shape, (cst.Tuple, cst.List)):
+                    return len(shape.elements) if len(node.args) == 1 else None
+                return len(node.args) if all(a.keyword is None for a in node.args) else None
+            return None
+        if isinstance(node, cst.Attribute) and node.attr.value == "T":
+            return self._ndim(node.value, scope, depth + 1)
+        if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(
+                node.slice[0].slice, cst.Slice):
+            return self._ndim(node.value, scope, depth + 1)
+        if isinstance(node, cst.BinaryOperation):
+            sides = [0 if self._is_number(side, scope) else self._ndim(side, scope, depth + 1)
+                     for side in (node.left, node.right)]
+            return None if None in sides else max(sides)
+        return None
+
     def _item_dtype(self, node, scope: Scope, depth: int = 0):
         """The dtype one item of the sequence ``node`` has as a call in the loop receives it
         (a Python float is float64, an int int64, a complex complex128; a NumPy array's items
