@@ -181,3 +181,60 @@ def test_zip_of_rows_and_numbers_pairs_item_with_item(tmp_path):
     assert "g(M, V)" not in text and "g(V, M)" not in text
     assert "list(g(V, W))" in text
     assert "list(g(M, N))" in text
+
+
+TWO_EXCEPTIONS = """
+    import math
+
+    from vectorize import vectorize
+
+    ITEMS = [-5.0, 1.0, 3.0]
+
+
+    @vectorize
+    def f(x):
+        if x == 1.0:
+            return 1.0 / (x - x)
+        if x < -3.0:
+            raise ValueError("small")
+        return math.sqrt(x - 2.0) if x > 2.0 else x
+
+
+    @vectorize
+    def one_kind(x):
+        if x < -3.0:
+            raise ValueError("small")
+        return math.sqrt(x + 6.0)
+
+
+    def case_comprehension():
+        return [f(x) for x in [-5.0, 1.0]]
+
+
+    def case_append():
+        out = []
+        for x in ITEMS:
+            out.append(f(x))
+        return out
+
+
+    def case_sum():
+        total = 0.0
+        for x in ITEMS:
+            total += f(x)
+        return total
+
+
+    def case_one_kind():
+        return [one_kind(x) for x in [-1.0, -5.0, -7.0]]
+"""
+
+
+def test_a_function_that_raises_different_exceptions_keeps_its_loops(tmp_path):
+    """The loop raises the first failing item's exception (ValueError for -5.0); the batched
+    code checks ``1.0 / (x - x)`` first and raised ZeroDivisionError for the item 1.0 after it
+    (fuzz_clihunt27). A function whose code may raise exceptions of more than one type keeps
+    its loops; one that raises one type is still one call."""
+    text = assert_same_cases(TWO_EXCEPTIONS, tmp_path)
+    assert "[f(x) for x in [-5.0, 1.0]]" in text and "total += f(x)" in text
+    assert "list(one_kind(np.asarray([-1.0, -5.0, -7.0])))" in text

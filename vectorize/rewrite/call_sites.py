@@ -782,6 +782,12 @@ class _Finder(SequenceFacts):
             loop.reason = (f"`{plan.name}` returns a tuple: the loop collects one tuple per "
                            "example, the batched call one array per item of the tuple")
             return None
+        if len(plan.raises) > 1 or "?" in plan.raises:
+            kinds = ", ".join(f"`{name}`" for name in sorted(plan.raises))
+            loop.reason = (f"`{plan.name}` may raise different exceptions ({kinds}) on different "
+                           "items: the loop raises the first failing item's, the batched call "
+                           "the one its code checks first")
+            return None
         if self.alias in scope.local:
             loop.reason = (f"the batched call needs `{self.alias}` (the array module), which is "
                            "a local name here")
@@ -937,6 +943,20 @@ _VIEWS = {"asarray", "asanyarray", "ascontiguousarray", "reshape", "ravel", "squ
           "astype", "split", "array_split"}
 # array methods that make a new array (unless told `copy=False`)
 _COPIES = {"astype", "copy"}
+
+
+def raised_types(texts) -> frozenset:
+    """The exceptions the generated functions ``texts`` raise (``raise ValueError(...)``,
+    ``raise ZeroDivisionError``), by name; "?" for a ``raise`` of anything else."""
+    names = set()
+    for text in texts:
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                names.add(exc.id if isinstance(exc, ast.Name) else "?")
+            elif isinstance(node, ast.Raise):
+                names.add("?")
+    return frozenset(names)
 
 
 def returns_new_array(text: str, alias: str) -> bool:
