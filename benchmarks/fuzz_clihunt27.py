@@ -54,7 +54,7 @@ def _blocks(text: str) -> dict:
         if line.startswith("def site_") or line.startswith("MOD_OUT = []"):
             name = line
             blocks[name] = [line]
-        elif name is not None and (line.startswith((" ", "\n", "for x", "print('module'"))):
+        elif name is not None and (line.startswith((" ", "\n", "for x", "MOD_OUT", "print('module'"))):
             blocks[name].append(line)
         else:
             name = None
