@@ -238,3 +238,71 @@ def test_a_function_that_raises_different_exceptions_keeps_its_loops(tmp_path):
     text = assert_same_cases(TWO_EXCEPTIONS, tmp_path)
     assert "[f(x) for x in [-5.0, 1.0]]" in text and "total += f(x)" in text
     assert "list(one_kind(np.asarray([-1.0, -5.0, -7.0])))" in text
+
+
+RETURNS_ITS_ARGUMENT = """
+    import numpy as np
+    from vectorize import vectorize
+
+    M = np.linspace(-1.0, 2.0, 6).reshape(2, 3)
+
+
+    @vectorize
+    def same(x):
+        return x
+
+
+    @vectorize
+    def pair(x):
+        return x, x * 2.0
+
+
+    @vectorize
+    def clipped(x, hi: float):
+        if x > hi:
+            return hi
+        return x
+
+
+    def case_list_of_rows():
+        rows = np.linspace(-1.0, 2.0, 6).reshape(2, 3)
+        out = [same(r) for r in rows]
+        out[0][0] = 99.0
+        return rows
+
+
+    def case_append_rows():
+        rows = np.linspace(-1.0, 2.0, 6).reshape(2, 3)
+        out = []
+        for r in rows:
+            out.append(same(r))
+        out[1][1] = 77.0
+        return rows
+
+
+    def case_direct_call():
+        v = np.array([1.0, 2.0])
+        same(v)[0] = 5.0
+        return v
+
+
+    def case_tuple():
+        v = np.array([1.0, 2.0])
+        pair(v)[0][1] = 5.0
+        return v
+
+
+    def case_wrapped():
+        v = np.array([[1.0, 3.0]])
+        clipped(v, 2.5)[0, 0] = 7.0
+        return v
+"""
+
+
+def test_a_function_that_returns_its_argument_returns_a_new_array(tmp_path):
+    """numpy.vectorize always returns new arrays; the rewritten ``same`` returned the caller's
+    array (``x = np.asarray(x); return x``), so ``out = [same(r) for r in M]``, rewritten to
+    ``list(same(M))``, held the rows of ``M`` itself and ``out[0][0] = 99.0`` changed ``M``
+    (found while fuzzing with fuzz_clihunt27). Where the generated code may return its argument
+    the wrapper copies the result."""
+    assert_same_cases(RETURNS_ITS_ARGUMENT, tmp_path)
