@@ -46,6 +46,9 @@ def run_file(path: Path, tolerant: bool, timeout: float = 60.0) -> tuple[str, st
     return res.stdout, exc
 
 
+_CONTINUED = (" ", "\n", "for x", "MOD_OUT", "print('module'")
+
+
 def _blocks(text: str) -> dict:
     """The call sites of a generated file: each ``def site_K():`` block and the module-level
     loop, by name."""
@@ -54,7 +57,7 @@ def _blocks(text: str) -> dict:
         if line.startswith("def site_") or line.startswith("MOD_OUT = []"):
             name = line
             blocks[name] = [line]
-        elif name is not None and (line.startswith((" ", "\n", "for x", "MOD_OUT", "print('module'"))):
+        elif name is not None and line.startswith(_CONTINUED):
             blocks[name].append(line)
         else:
             name = None
