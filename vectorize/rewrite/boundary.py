@@ -87,7 +87,17 @@ def prologue(plan, alias: str) -> str | None:
 def needs_wrapper(plan, functions: dict[str, str], alias: str) -> bool:
     if plan.kind == "vmap":
         return bool(plan.moves) or plan.out_axes != 0
-    return plan.signature is not None or not broadcasts(functions, plan.name, alias)
+    return (plan.signature is not None or not broadcasts(functions, plan.name, alias)
+            or _copies(plan, alias))
+
+
+def _copies(plan, alias: str) -> bool:
+    """Whether the wrapper copies the result: numpy.vectorize always returns new arrays,
+    where generated code that may return its argument (`returns_new_array`: ``return x``)
+    would return the caller's array, or a view of it (the rows of ``M`` for ``f(M)``), so that
+    writing into the result would change the argument. NumPy only (JAX arrays are immutable,
+    and a tensor's copy is spelled otherwise)."""
+    return plan.kind == "vectorize" and not plan.new_result and alias == "np"
 
 
 def wrapper(plan, body: str, result, alias: str, indent: str = "    ",
@@ -144,12 +154,14 @@ def wrapper(plan, body: str, result, alias: str, indent: str = "    ",
         results, item = names.fresh("results"), names.fresh("result")
         lines.append(f"{results} = {call}")
         back = f"{shape}" if scalar else f"{shape} + {item}.shape[1:]"
-        lines.append(f"return tuple({item}.reshape({back}) for {item} in {results})")
+        copy = ".copy()" if _copies(plan, alias) else ""
+        lines.append(f"return tuple({item}.reshape({back}){copy} for {item} in {results})")
     else:
         item = names.fresh("result")
         lines.append(f"{item} = {call}")
         back = f"{shape}" if scalar else f"{shape} + {item}.shape[1:]"
-        lines.append(f"return {item}.reshape({back})")
+        copy = ".copy()" if _copies(plan, alias) else ""
+        lines.append(f"return {item}.reshape({back}){copy}")
     return lines
 
 

@@ -419,7 +419,18 @@ class _Finder(SequenceFacts):
             items[None] = (f"`{bare_code(iterable)}` stops at the shortest of its sequences, "
                            "and the rewriter cannot prove they have one length (the batched "
                            "call would broadcast them instead)")
+        elif len({bare_code(arg.value) for arg in args}) > 1 and not self._one_rank(args, scope):
+            # rows of a (3, 3) array zipped with the numbers of a (3,) one: the loop adds
+            # V[i] to row i, the batched call would broadcast V along each row
+            items[None] = (f"the rewriter cannot prove the sequences of `{bare_code(iterable)}` "
+                           "have one number of dimensions: where one has rows and another "
+                           "numbers, the batched call would broadcast the numbers along the "
+                           "rows instead of pairing item with item")
         return items
+
+    def _one_rank(self, args: list, scope: Scope) -> bool:
+        ndims = {self._ndim(arg.value, scope) for arg in args}
+        return len(ndims) == 1 and None not in ndims
 
     def for_loop(self, loop_node: cst.For, rest: list, scope: Scope) -> None:
         body = _body(loop_node.body)
@@ -634,10 +645,13 @@ class _Finder(SequenceFacts):
             return array_call.with_changes(args=[cst.Arg(batched)])
         result = plan.result
         if not not_empty and not (getattr(result, "dtype", None) == np.float64
-                                  and result.rank == 0):
+                                  and result.rank == 0 and all(
+                                      self._one_dimensional(arg, scope)
+                                      for arg in self._sequences(comp))):
             loop.reason = (f"`{bare_code(array_call.func)}([])` of no items is a float64 "
                            "array of shape (0,), the batched call's of none is of its own "
-                           "dtype and shape, and the rewriter cannot prove "
+                           "dtype and shape (of the rows, where the items are rows), and the "
+                           "rewriter cannot prove "
                            f"`{bare_code(comp.for_in.iter)}` is not empty")
             return None
         if plan.new_result:
@@ -767,6 +781,12 @@ class _Finder(SequenceFacts):
         if isinstance(plan.result, TupleValue):
             loop.reason = (f"`{plan.name}` returns a tuple: the loop collects one tuple per "
                            "example, the batched call one array per item of the tuple")
+            return None
+        if len(plan.raises) > 1 or "?" in plan.raises:
+            kinds = ", ".join(f"`{name}`" for name in sorted(plan.raises))
+            loop.reason = (f"`{plan.name}` may raise different exceptions ({kinds}) on different "
+                           "items: the loop raises the first failing item's, the batched call "
+                           "the one its code checks first")
             return None
         if self.alias in scope.local:
             loop.reason = (f"the batched call needs `{self.alias}` (the array module), which is "
@@ -923,6 +943,20 @@ _VIEWS = {"asarray", "asanyarray", "ascontiguousarray", "reshape", "ravel", "squ
           "astype", "split", "array_split"}
 # array methods that make a new array (unless told `copy=False`)
 _COPIES = {"astype", "copy"}
+
+
+def raised_types(texts) -> frozenset:
+    """The exceptions the generated functions ``texts`` raise (``raise ValueError(...)``,
+    ``raise ZeroDivisionError``), by name; "?" for a ``raise`` of anything else."""
+    names = set()
+    for text in texts:
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                names.add(exc.id if isinstance(exc, ast.Name) else "?")
+            elif isinstance(node, ast.Raise):
+                names.add("?")
+    return frozenset(names)
 
 
 def returns_new_array(text: str, alias: str) -> bool:

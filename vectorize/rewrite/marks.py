@@ -94,6 +94,7 @@ class Plan:
     keyword_only: list = field(default_factory=list)
     result: object = None                  # abstract value of what it returns, once built
     new_result: bool = False               # its result is never an argument or a view of one
+    raises: frozenset = frozenset()        # the exception types its generated code raises
 
 
 class Located:

@@ -215,6 +215,7 @@ class _Functions:
             the_plan.result = printed.result
             the_plan.new_result = call_sites.returns_new_array(printed.functions[0][1],
                                                                context.backend.alias)
+            the_plan.raises = call_sites.raised_types(text for _, text in printed.functions)
             statements, wrapped = _replacement(the_plan, printed, self.cst_of[id(stmt)], stmt,
                                                context, self.emitted, self.module,
                                                skel.namespace, (self.tree, where))

@@ -139,6 +139,98 @@ class SequenceFacts:
             return sides[0] if len(set(sides)) == 1 else None
         return None
 
+    def _one_dimensional(self, node, scope: Scope, depth: int = 0) -> bool:
+        """Whether the sequence ``node`` (one `_numbers` accepts) certainly has numbers as its
+        items, not rows: a list or tuple of numbers, ``range``, a 1-d module-level value,
+        ``np.linspace``/``np.arange``, ``np.zeros(n)`` of an int, ``np.array`` of numbers,
+        ``.ravel()``, slices and arithmetic of those. Of no items, ``np.array([])`` is of
+        shape (0,) where the batched call over an array of shape (0, 3) is of shape (0, 3)."""
+        if depth > 8:
+            return False
+        if isinstance(node, (cst.List, cst.Tuple)):
+            return self._numbers(node, scope) == "sequence"
+        if isinstance(node, cst.Name):
+            if node.value in scope.local:
+                value = scope.single.get(node.value)
+                return value is not None and self._one_dimensional(value, scope, depth + 1)
+            if node.value not in self.namespace and node.value in self.module_single:
+                return self._one_dimensional(self.module_single[node.value],
+                                             self.module_scope, depth + 1)
+            value = self.namespace.get(node.value)
+            kind = _numbers_value(value)
+            return kind == "sequence" or kind == "array" and value.ndim == 1
+        if isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Name):
+                return (node.func.value == "range" and "range" not in scope.local
+                        and "range" not in self.namespace)
+            if not isinstance(node.func, cst.Attribute):
+                return False
+            name = node.func.attr.value
+            if isinstance(node.func.value, cst.Name) and self._is_numpy(node.func, name, scope):
+                if name in ("arange", "linspace", "logspace", "geomspace"):
+                    return True
+                if name in ("zeros", "ones", "empty") and node.args:
+                    return _int_literal(node.args[0].value) is not None or isinstance(
+                        node.args[0].value, (cst.Tuple, cst.List)) and len(
+                        node.args[0].value.elements) == 1
+                if name in ("array", "asarray") and len(node.args) == 1:
+                    return self._numbers(node.args[0].value, scope, depth + 1) == "sequence"
+                return False
+            if name in ("ravel", "flatten") and not node.args:
+                return True
+            if name in ("copy", "clip", "round"):
+                return self._one_dimensional(node.func.value, scope, depth + 1)
+            return False
+        if isinstance(node, cst.Attribute) and node.attr.value == "T":
+            return self._one_dimensional(node.value, scope, depth + 1)
+        if isinstance(node, cst.Subscript):
+            return (len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Slice)
+                    and self._one_dimensional(node.value, scope, depth + 1))
+        if isinstance(node, cst.BinaryOperation):
+            return all(self._one_dimensional(side, scope, depth + 1)
+                       or self._is_number(side, scope) for side in (node.left, node.right))
+        return False
+
+    def _ndim(self, node, scope: Scope, depth: int = 0):
+        """The number of dimensions of the sequence ``node`` where the code says it (1 for
+        `_one_dimensional`, a module-level array's own, ``np.zeros((4, 3))``,
+        ``.reshape(4, 3)``, slices and arithmetic of those), else None."""
+        if depth > 8:
+            return None
+        if self._one_dimensional(node, scope):
+            return 1
+        if isinstance(node, cst.Name):
+            if node.value in scope.local:
+                value = scope.single.get(node.value)
+                return None if value is None else self._ndim(value, scope, depth + 1)
+            if node.value not in self.namespace and node.value in self.module_single:
+                return self._ndim(self.module_single[node.value], self.module_scope,
+                                  depth + 1)
+            value = self.namespace.get(node.value)
+            return value.ndim if _numbers_value(value) == "array" else None
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.args:
+            name = node.func.attr.value
+            shape = node.args[0].value
+            if isinstance(node.func.value, cst.Name) and self._is_numpy(node.func, name, scope):
+                if name in ("zeros", "ones", "empty") and isinstance(shape, (cst.Tuple, cst.List)):
+                    return len(shape.elements)
+                return None
+            if name == "reshape" and self._numbers(node.func.value, scope) == "array":
+                if isinstance(shape, (cst.Tuple, cst.List)):
+                    return len(shape.elements) if len(node.args) == 1 else None
+                return len(node.args) if all(a.keyword is None for a in node.args) else None
+            return None
+        if isinstance(node, cst.Attribute) and node.attr.value == "T":
+            return self._ndim(node.value, scope, depth + 1)
+        if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(
+                node.slice[0].slice, cst.Slice):
+            return self._ndim(node.value, scope, depth + 1)
+        if isinstance(node, cst.BinaryOperation):
+            sides = [0 if self._is_number(side, scope) else self._ndim(side, scope, depth + 1)
+                     for side in (node.left, node.right)]
+            return None if None in sides else max(sides)
+        return None
+
     def _item_dtype(self, node, scope: Scope, depth: int = 0):
         """The dtype one item of the sequence ``node`` has as a call in the loop receives it
         (a Python float is float64, an int int64, a complex complex128; a NumPy array's items
