@@ -1,0 +1,125 @@
+"""Regressions found by hunt13's vmap fuzzer (`benchmarks/fuzz_hunt13.py`): each compares
+`vmap` with the per-example loop over NumPy scalars / rows (values and dtype where it
+returns) or asserts the located refusal that replaces a wrong result; each fails without
+its fix. A short fixed run of the fuzzer itself closes the file."""
+
+import random
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vectorize import VectorizeError, vmap
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fuzz import hunt13_programs as hp  # noqa: E402
+from vmap_reference import loop_vmap  # noqa: E402
+
+
+def _mixed_row(x32, y64):
+    if y64.sum() > 0:
+        u = x32
+    else:
+        u = y64
+    return np.linalg.norm(u)
+
+
+def _mixed_scalar(x32, y64):
+    if y64 > 0:
+        u = x32
+    else:
+        u = y64
+    return u * 1.1
+
+
+def _python_float_lane(x32):
+    if x32 > 0:
+        r = x32
+    else:
+        r = 0.3
+    return r * 1.1
+
+
+def _mixed_sqrt(x32, y64):
+    if y64.sum() > 0:
+        u = x32
+    else:
+        u = y64
+    return np.sqrt(np.abs(u))
+
+
+def _mixed_but_harmless(x32, y64):
+    if y64 > 0:
+        u = x32
+    else:
+        u = y64
+    return u + y64, u > 0, u
+
+
+def _loop(f, *args):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return loop_vmap(f)(*args)
+
+
+RNG = np.random.default_rng(13)
+X32_ROWS = RNG.standard_normal((6, 4)).astype(np.float32)
+Y64_ROWS = RNG.standard_normal((6, 4)) * np.array([1, -1, 1, -1, 1, -1])[:, None] * 5
+X32 = RNG.standard_normal(6).astype(np.float32)
+Y64 = np.array([1.5, -2.0, 0.7, -0.1, 3.0, -4.0])
+
+
+@pytest.mark.parametrize("f,args", [
+    (_mixed_row, (X32_ROWS, Y64_ROWS)),
+    (_mixed_scalar, (X32, Y64)),
+    (_python_float_lane, (np.array([1.5, -1.0, 2.0, -3.0], dtype=np.float32),)),
+    (_mixed_sqrt, (X32_ROWS, Y64_ROWS)),
+], ids=["norm_of_float32_or_float64_row", "float32_or_float64_times_literal",
+        "float32_or_python_float_times_literal", "sqrt_of_float32_or_float64_row"])
+def test_a_value_float32_on_some_lanes_and_float64_on_others_is_refused(f, args):
+    # per example the float32 lanes compute in float32 (the loop's stack of them is not
+    # the float64 result); the batch computed every lane in the joined float64 (or, with
+    # a Python float, float32): values off by float32's rounding (fuzz_hunt13 seeds 20,
+    # 21, 278). Refused, located at the operation.
+    expected = _loop(f, *args)
+    with pytest.raises(VectorizeError, match="type differs between lanes"):
+        got = vmap(f)(*args)
+        # (without the fix: the batch returns, and differs from the loop)
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_a_join_of_float32_and_float64_that_computes_alike_still_vectorizes():
+    got = vmap(_mixed_but_harmless)(X32, Y64)
+    expected = _loop(_mixed_but_harmless, X32, Y64)
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype
+        np.testing.assert_array_equal(g, e)
+
+
+def test_pytorch_keeps_its_documented_joined_dtype():
+    torch = pytest.importorskip("torch")
+    x, y = torch.from_numpy(X32), torch.from_numpy(Y64)
+    got = vmap(_mixed_scalar)(x, y)        # docs/semantics.md, "PyTorch": one joined dtype
+    assert got.dtype == torch.float64
+
+
+@pytest.mark.parametrize("backend,seeds", [("numpy", range(0, 12)), ("torch", range(0, 6))])
+def test_fuzz_hunt13_fixed_seeds(backend, seeds, tmp_path):
+    if backend == "torch":
+        pytest.importorskip("torch")
+    loader = hp.Loader(tmp_path)
+    bad = []
+    for seed in seeds:
+        c = hp.case(seed, "torch" if backend == "torch" else "np")
+        kind, detail = hp.run_case(c, loader.load(c.source), backend)
+        if kind in ("mismatch", "internal", "raises-vs-returns"):
+            bad.append((seed, kind, detail[:300]))
+    assert not bad, bad
+
+
+def test_fuzz_hunt13_cases_are_deterministic():
+    a, b = hp.case(5, "np"), hp.case(5, "np")
+    assert a.source == b.source and a.description == b.description
+    assert random.Random(5).random() == random.Random(5).random()
