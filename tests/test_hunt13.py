@@ -58,6 +58,10 @@ def _mixed_but_harmless(x32, y64):
     return u + y64, u > 0, u
 
 
+def _max_of_shapes(x, w):
+    return max(x, w)
+
+
 def _loop(f, *args):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
@@ -96,6 +100,24 @@ def test_a_join_of_float32_and_float64_that_computes_alike_still_vectorizes():
     for g, e in zip(got, expected):
         assert g.dtype == e.dtype
         np.testing.assert_array_equal(g, e)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_builtin_max_of_a_number_and_a_shared_array_of_shape_1_is_refused(backend):
+    # per example max(x, w) returns x (shape ()) or w (shape (1,)): the loop cannot stack
+    # the results (ValueError / RuntimeError); the batch broadcast them into (n, 1) and
+    # returned (fuzz_hunt13 seed 1191, torch: shape (3, 3) where the loop gave (3,))
+    x, w = np.array([0.5, 3.0, -1.0]), np.array([1.25])
+    if backend == "torch":
+        torch = pytest.importorskip("torch")
+        x, w = torch.from_numpy(x), torch.from_numpy(w)
+    with pytest.raises((ValueError, RuntimeError)):
+        loop_vmap(_max_of_shapes, (0, None))(x, w)
+    with pytest.raises(VectorizeError, match="different per-example shapes"):
+        vmap(_max_of_shapes, in_axes=(0, None))(x, w)
+    # a shared number of the example's shape still vectorizes
+    same = vmap(_max_of_shapes, in_axes=(0, None))(x, w[0])
+    assert [float(v) for v in same] == [1.25, 3.0, 1.25]
 
 
 def test_pytorch_keeps_its_documented_joined_dtype():

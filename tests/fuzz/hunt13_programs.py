@@ -546,7 +546,7 @@ def _to_backend(tree, backend):
     import torch
     if _node(tree):
         return _remake(tree, [_to_backend(c, backend) for c in _children(tree)])
-    return torch.from_numpy(np.ascontiguousarray(tree))
+    return torch.from_numpy(np.array(tree))      # (0-d stays 0-d)
 
 
 def _with_size(c: Case, level_index: int, size: int) -> Case:

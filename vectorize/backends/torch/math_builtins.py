@@ -11,7 +11,7 @@ import libcst as cst
 
 from ...abstract import UNKNOWN, Value
 from ...errors import Unsupported
-from ...rules.families import pad
+from ...rules.families import pad, same_shaped_choices
 from ...rules.registry import Registry, Rule, Site, broadcast_rank
 from ...syntax.templates import expr
 from . import examples
@@ -134,6 +134,7 @@ def _min_max(op: str):
         if site.kwargs or len(site.nodes) < 2:
             raise Unsupported(f"`{name}` of one per-example tensor or with keywords",
                               suggestion="use torch.amin / torch.amax with a dim")
+        same_shaped_choices(site, f"`{name}`")
         rank = broadcast_rank(site.args)
         nodes = matched(site, choose, list(zip(site.args, site.nodes)))
         args = [pad(n, v, rank) for n, v in zip(nodes, site.args)]
