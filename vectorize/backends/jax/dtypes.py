@@ -102,6 +102,14 @@ class Faithful:
         made = self._made[id(rule)] = dataclasses.replace(rule, rewrite=rewrite)
         return made
 
+    def unbatched_nodes(self, site):
+        """The operands of an operation on values the same for every example (``np.sin(k)``
+        of a shared int32 ``k``, which no rule rewrites: `jnp.sin` would compute it in
+        float32 where NumPy's example gives float64), converted as `converted` converts a
+        rule's; None where nothing needs converting."""
+        new = self.converted(site)
+        return None if new is site else new.nodes
+
     def converted(self, site):
         wanted = _example_dtype(site.result) if isinstance(site.result, Value) else None
         if wanted is None or wanted.kind not in "fc" or len(site.nodes) != len(site.args) \
@@ -125,3 +133,4 @@ def make_faithful(reg, twins: dict) -> None:
     if "binary" in reg.operators:
         reg.operators["binary"] = faithful.wrap(reg.operators["binary"])
     reg.all_rules[:] = [faithful._made.get(id(rule), rule) for rule in reg.all_rules]
+    reg.unbatched = faithful.unbatched_nodes
