@@ -62,6 +62,20 @@ def _max_of_shapes(x, w):
     return max(x, w)
 
 
+def _sin_of_shared(x, k):
+    if x > 0:
+        return np.sin(k)
+    return 0.5
+
+
+def _divided_shared(x, k):
+    return k / 3 + x
+
+
+def _two_keys(x):
+    return {"y": x * 2, "q": x + 1}
+
+
 def _loop(f, *args):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
@@ -118,6 +132,27 @@ def test_builtin_max_of_a_number_and_a_shared_array_of_shape_1_is_refused(backen
     # a shared number of the example's shape still vectorizes
     same = vmap(_max_of_shapes, in_axes=(0, None))(x, w[0])
     assert [float(v) for v in same] == [1.25, 3.0, 1.25]
+
+
+@pytest.mark.parametrize("f", [_sin_of_shared, _divided_shared])
+def test_jax_operations_on_a_shared_int32_compute_in_numpys_dtype(f):
+    # np.sin(k) of a shared int32 k was written jnp.sin(k), which JAX computes in float32
+    # (NumPy: float64): 0.90929741 where the loop gives 0.90929743 (fuzz_hunt13 seed 1318)
+    pytest.importorskip("jax")
+    x, k = np.array([1.0, 2.0, -1.0]), np.int32(2)
+    got = vmap(f, in_axes=(0, None), backend="jax")(x, k)
+    expected = _loop(lambda a: f(a, k), x)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_jax_returns_dicts_with_the_functions_key_order():
+    # jit hands dicts back with sorted keys: {'q', 'y'} where the function (and the NumPy
+    # backend, and the loop) give {'y', 'q'} (fuzz_hunt13 seeds 1000, 1018, ...)
+    pytest.importorskip("jax")
+    got = vmap(_two_keys, backend="jax")(np.arange(3.0))
+    assert list(got) == ["y", "q"]
+    np.testing.assert_array_equal(got["q"], np.arange(3.0) + 1)
 
 
 def test_pytorch_keeps_its_documented_joined_dtype():
