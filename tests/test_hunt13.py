@@ -50,6 +50,14 @@ def _mixed_sqrt(x32, y64):
     return np.sqrt(np.abs(u))
 
 
+def _mixed_method(x32, y64):
+    if y64.sum() > 0:
+        u = x32
+    else:
+        u = y64
+    return u.sum()
+
+
 def _mixed_but_harmless(x32, y64):
     if y64 > 0:
         u = x32
@@ -94,13 +102,15 @@ Y64 = np.array([1.5, -2.0, 0.7, -0.1, 3.0, -4.0])
     (_mixed_scalar, (X32, Y64)),
     (_python_float_lane, (np.array([1.5, -1.0, 2.0, -3.0], dtype=np.float32),)),
     (_mixed_sqrt, (X32_ROWS, Y64_ROWS)),
+    (_mixed_method, (X32_ROWS, Y64_ROWS)),
 ], ids=["norm_of_float32_or_float64_row", "float32_or_float64_times_literal",
-        "float32_or_python_float_times_literal", "sqrt_of_float32_or_float64_row"])
+        "float32_or_python_float_times_literal", "sqrt_of_float32_or_float64_row",
+        "sum_method_of_float32_or_float64_row"])
 def test_a_value_float32_on_some_lanes_and_float64_on_others_is_refused(f, args):
     # per example the float32 lanes compute in float32 (the loop's stack of them is not
     # the float64 result); the batch computed every lane in the joined float64 (or, with
     # a Python float, float32): values off by float32's rounding (fuzz_hunt13 seeds 20,
-    # 21, 278). Refused, located at the operation.
+    # 21, 278; a method, `u.sum()`: seed 2011). Refused, located at the operation.
     expected = _loop(f, *args)
     with pytest.raises(VectorizeError, match="type differs between lanes"):
         got = vmap(f)(*args)

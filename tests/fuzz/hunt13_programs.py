@@ -88,8 +88,11 @@ def _take(leaf, axis, n):
 
 
 def _stack(items, axis):
-    if _is_tensor(items[0]):
+    if any(_is_tensor(i) for i in items):
         import torch
+        # a Python number per example comes back as a float64 / int64 / bool tensor
+        # (docs/semantics.md, "PyTorch"; torch.func.vmap refuses a non-tensor output)
+        items = [i if _is_tensor(i) else torch.tensor(i) for i in items]
         return torch.movedim(torch.stack(list(items)), 0, axis)
     return np.moveaxis(np.stack([np.asarray(i) for i in items]), 0, axis)
 
