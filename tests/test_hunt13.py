@@ -80,6 +80,14 @@ def _divided_shared(x, k):
     return k / 3 + x
 
 
+def _exp_of_shared_int(x, c):
+    if x > 0:
+        t = np.exp(-np.abs(c))
+    else:
+        t = -x
+    return t
+
+
 def _two_keys(x):
     return {"y": x * 2, "q": x + 1}
 
@@ -153,6 +161,18 @@ def test_jax_operations_on_a_shared_int32_compute_in_numpys_dtype(f):
     got = vmap(f, in_axes=(0, None), backend="jax")(x, k)
     expected = _loop(lambda a: f(a, k), x)
     assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_jax_a_ufunc_of_a_shared_python_number_is_strongly_typed_as_numpys():
+    # np.exp(-np.abs(3)) is a NumPy float64 per example, which float32 lanes meet as
+    # float64; JAX kept it weak and the batch came back float32: 0.04978707 rounded to
+    # float32 (fuzz_hunt13 seed 3113)
+    pytest.importorskip("jax")
+    x = np.array([1.5, -2.0, 0.5], dtype=np.float32)
+    got = vmap(_exp_of_shared_int, in_axes=(0, None), backend="jax")(x, 3)
+    expected = _loop(lambda a: _exp_of_shared_int(a, 3), x)
+    assert got.dtype == expected.dtype == np.float64
     np.testing.assert_array_equal(got, expected)
 
 

@@ -108,7 +108,20 @@ class Faithful:
         float32 where NumPy's example gives float64), converted as `converted` converts a
         rule's; None where nothing needs converting."""
         new = self.converted(site)
-        return None if new is site else new.nodes
+        nodes = list(new.nodes)
+        if isinstance(site.func, np.ufunc) and isinstance(
+                getattr(site.result, "example", None), (np.generic, np.ndarray)):
+            # a NumPy ufunc of a Python number gives a NumPy scalar, strongly typed
+            # (np.exp(-np.abs(3)) is a float64 that a float32 array meets as float64); JAX
+            # keeps the Python number weak (jnp.where of it and a float32 array is float32)
+            for i, value in enumerate(site.args):
+                example = getattr(value, "example", None)
+                if type(example) in (int, float, complex) and len(nodes) > i:
+                    code = self.backend.dtype_code(np.asarray(example).dtype)
+                    nodes[i] = expr("jnp.asarray({x}, dtype=" + code + ")", x=nodes[i])
+        if new is site and nodes == list(site.nodes):
+            return None
+        return nodes
 
     def converted(self, site):
         wanted = _example_dtype(site.result) if isinstance(site.result, Value) else None
