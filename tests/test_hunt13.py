@@ -88,6 +88,15 @@ def _exp_of_shared_int(x, c):
     return t
 
 
+def _cumsum_int32(v):
+    return np.cumsum(v, 0)
+
+
+def _where_of_literals(b, v32):
+    z = np.where(b, 1.5, -0.5)
+    return (z * v32).sum()
+
+
 def _two_keys(x):
     return {"y": x * 2, "q": x + 1}
 
@@ -174,6 +183,21 @@ def test_jax_a_ufunc_of_a_shared_python_number_is_strongly_typed_as_numpys():
     expected = _loop(lambda a: _exp_of_shared_int(a, 3), x)
     assert got.dtype == expected.dtype == np.float64
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("f,args", [
+    (_cumsum_int32, (np.arange(8, dtype=np.int32).reshape(2, 4),)),
+    (_where_of_literals, (np.array([True, False, True]),
+                          np.arange(12, dtype=np.float32).reshape(3, 4) / 7)),
+], ids=["cumsum_of_int32_is_int64", "where_of_python_floats_is_strong_float64"])
+def test_jax_results_have_numpys_dtype(f, args):
+    # jnp.cumsum of int32 is int32 (NumPy: int64; seed 3228); jnp.where(b, 1.5, -0.5) is a
+    # weak float that a float32 row meets as float32 (NumPy: a float64 array; seed 3457)
+    pytest.importorskip("jax")
+    got = vmap(f, backend="jax")(*args)
+    expected = _loop(f, *args)
+    assert got.dtype == expected.dtype
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
 
 
 def test_jax_returns_dicts_with_the_functions_key_order():

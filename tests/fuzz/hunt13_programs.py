@@ -677,7 +677,13 @@ def compare(got, expected, backend: str, empty: bool = False, source: str = "") 
         rtol = 1e-12 if e.dtype.itemsize >= 8 else 1e-5 if backend == "jax" else 2e-6
         atol = rtol
         if not np.allclose(g, e, rtol=rtol, atol=atol, equal_nan=True):
-            return f"values\n{g!r}\nvs\n{e!r}"
+            if not (backend == "torch" and BRANCHY.search(source) and np.allclose(
+                    g, e, rtol=2e-6, atol=2e-6, equal_nan=True)):
+                return f"values\n{g!r}\nvs\n{e!r}"
+            # PyTorch: branches of different dtypes give every lane torch.where's joined
+            # dtype (float32 for a float32 tensor and a Python float: docs/semantics.md,
+            # "PyTorch"), the loop each lane its branch's
+            JOINED.append(True)
     elif not np.array_equal(g, e):
         return f"values\n{g!r}\nvs\n{e!r}"
     return ""
