@@ -101,6 +101,18 @@ def _two_keys(x):
     return {"y": x * 2, "q": x + 1}
 
 
+def _shared_choice_then_loop(a, b, c=1.0):
+    if c > 0:
+        t = np.linalg.norm(b)
+    else:
+        t = -a
+    n = 0
+    while t < 5 and n < 6:
+        n = n + 1
+        t = t * 2 + 1.1
+    return t
+
+
 def _loop(f, *args):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
@@ -214,6 +226,20 @@ def test_pytorch_keeps_its_documented_joined_dtype():
     x, y = torch.from_numpy(X32), torch.from_numpy(Y64)
     got = vmap(_mixed_scalar)(x, y)        # docs/semantics.md, "PyTorch": one joined dtype
     assert got.dtype == torch.float64
+
+
+@pytest.mark.xfail(strict=True, reason="open: a value chosen by a condition the same for "
+                   "every example (c > 0) is float32 or float64; the analysis joins the two "
+                   "and the masked loop's carry is copied as float64 (`t.astype(np.float64)`), "
+                   "so the loop runs in float64 where each example runs in float32 "
+                   "(fuzz_hunt13 seed 1026)")
+def test_a_shared_choice_between_float32_and_float64_before_a_masked_loop():
+    a = np.array([-1.3, 2.7, 0.2], dtype=np.float32)
+    b = np.ones((3, 4), dtype=np.int32)
+    got = vmap(_shared_choice_then_loop)(a, b, c=-2.0)
+    expected = _loop(lambda x, y: _shared_choice_then_loop(x, y, c=-2.0), a, b)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
 
 
 @pytest.mark.parametrize("backend,seeds", [("numpy", range(0, 12)), ("torch", range(0, 6))])
