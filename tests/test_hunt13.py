@@ -97,6 +97,10 @@ def _where_of_literals(b, v32):
     return (z * v32).sum()
 
 
+def _centred(v):
+    return v - v.mean()
+
+
 def _two_keys(x):
     return {"y": x * 2, "q": x + 1}
 
@@ -201,10 +205,13 @@ def test_jax_a_ufunc_of_a_shared_python_number_is_strongly_typed_as_numpys():
     (_cumsum_int32, (np.arange(8, dtype=np.int32).reshape(2, 4),)),
     (_where_of_literals, (np.array([True, False, True]),
                           np.arange(12, dtype=np.float32).reshape(3, 4) / 7)),
-], ids=["cumsum_of_int32_is_int64", "where_of_python_floats_is_strong_float64"])
+    (_centred, (np.arange(8, dtype=np.int32).reshape(2, 4),)),
+], ids=["cumsum_of_int32_is_int64", "where_of_python_floats_is_strong_float64",
+        "mean_method_of_int32_is_float64"])
 def test_jax_results_have_numpys_dtype(f, args):
     # jnp.cumsum of int32 is int32 (NumPy: int64; seed 3228); jnp.where(b, 1.5, -0.5) is a
-    # weak float that a float32 row meets as float32 (NumPy: a float64 array; seed 3457)
+    # weak float that a float32 row meets as float32 (NumPy: a float64 array; seed 3457);
+    # the method v.mean() of int32 was float32 (NumPy: float64; seed 5015)
     pytest.importorskip("jax")
     got = vmap(f, backend="jax")(*args)
     expected = _loop(f, *args)

@@ -98,6 +98,9 @@ class Faithful:
         self._made: dict[int, object] = {}
 
     def _function(self, site):
+        if isinstance(site.func, str):      # a method rule's site: ``v.mean()``
+            name = site.func
+            return lambda receiver, *rest: getattr(receiver, name)(*rest)
         if site.func is not None:
             import jax.numpy as jnp
             twin = self.twins.get(id(site.func))
@@ -163,6 +166,8 @@ def make_faithful(reg, twins: dict) -> None:
     faithful = Faithful(reg.backend, twins)
     for key, (func, rule) in list(reg._calls.items()):
         reg._calls[key] = (func, faithful.wrap(rule))
+    for name, rule in list(reg.methods.items()):
+        reg.methods[name] = faithful.wrap(rule)
     if "binary" in reg.operators:
         reg.operators["binary"] = faithful.wrap(reg.operators["binary"])
     reg.all_rules[:] = [faithful._made.get(id(rule), rule) for rule in reg.all_rules]
