@@ -86,6 +86,27 @@ def mixed_kinds(a, b) -> bool:
         type(a) in _PYTHON_NUMBERS) != (type(b) in _PYTHON_NUMBERS)
 
 
+def mixed_lane_types(a, b) -> bool:
+    """Whether examples ``a`` and ``b`` give their lanes different types that compute
+    differently: different kinds of number (`mixed_kinds`), or, under NumPy's semantics
+    (not PyTorch's, whose joined dtype is documented), floats or complex numbers of
+    different widths (a float32 on some lanes, a float64 or a Python float on others:
+    ``u * 1.1`` rounds to float32 on the first, the batch computes every lane in float64)."""
+    if mixed_kinds(a, b):
+        return True
+    if EXAMPLE_SEMANTICS.get() is not None:
+        return False
+    ka = _number_kind(a)
+    if ka not in ("float", "complex") or ka != _number_kind(b):
+        return False
+    return _lane_dtype(a).itemsize != _lane_dtype(b).itemsize
+
+
+def _lane_dtype(example):
+    dtype = getattr(example, "dtype", None)
+    return dtype if dtype is not None else np.asarray(example).dtype
+
+
 def note_mixed_types(a=None, b=None) -> None:
     """Say that values of different types meet per example (``a`` and ``b``, examples:
     only where they are different kinds of Python number, or unknown)."""
@@ -305,7 +326,7 @@ def join(a, b, *, force_batched: bool = False):
     if not same_type(a.example, b.example):
         note_mixed_types(a.example, b.example)
         joined = batched_like(join_examples(a.example, b.example))
-        if a in MIXED_KINDS or b in MIXED_KINDS or force_batched and mixed_kinds(
+        if a in MIXED_KINDS or b in MIXED_KINDS or force_batched and mixed_lane_types(
                 a.example, b.example):
             # (force_batched: the lanes take different paths; on a path every lane takes,
             # such as a loop every example runs as often, each lane has the batch's type)

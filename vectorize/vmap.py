@@ -1183,7 +1183,25 @@ def _result_leaves(out, result) -> list:
     return [(out, result)]
 
 
+def _in_result_order(out, result):
+    """``out`` with each dict's keys in the order the function made them (the analysis'
+    ``result``): JAX's ``jit`` hands dicts back with their keys sorted."""
+    if not isinstance(result, TupleValue) or not is_node(out):
+        return out
+    if type(out) is dict and result.keys is not None and len(result.keys) == len(out) \
+            and list(out) != list(result.keys) and set(out) == set(result.keys):
+        out = {k: out[k] for k in result.keys}
+    items = items_of(out)
+    if len(items) != len(result.items):
+        return out
+    new = [_in_result_order(o, r) for o, r in zip(items, result.items)]
+    if all(n is o for n, o in zip(new, items)):
+        return out
+    return rebuild(out, new)
+
+
 def _place_outputs(out, result, out_axes, size, backend, call_args, name="function"):
+    out = _in_result_order(out, result)
     if type(out_axes) is int and isinstance(result, Value) and not is_node(out):
         return _place(out, result, out_axes, size, backend, call_args)
     pairs = _result_leaves(out, result)

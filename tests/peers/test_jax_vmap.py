@@ -689,6 +689,136 @@ def _():
     same(lambda x: np.zeros((2,)), 0, -1, np.zeros((5,)))
 
 
+# ===================================== BatchingTest cases of lax operations, written in NumPy
+
+
+def dist_sq(points):
+    d = points[:, np.newaxis, :] - points[np.newaxis, :, :]
+    zero = np.zeros_like(d)
+    d = d - np.where(np.abs(d) < 0.5, zero, 0.5 * np.sign(d))
+    return np.sum(d ** 2, axis=2)
+
+
+@case("BatchingTest.testIssue387")
+def _():
+    # JAX takes the hessian of a function calling dist_sq; here dist_sq itself, mapped over
+    # a batch of point sets (broadcast differences, where, sign, a reduction), nested too
+    points = R.uniform(size=(3, 7, 2))
+    same(dist_sq, 0, 0, points)
+    nested = R.uniform(size=(3, 2, 7, 2))      # outer examples along axis 1
+    assert_same_tree(vmap(vmap(dist_sq), in_axes=1)(nested),
+                     loop_vmap(loop_vmap(dist_sq), in_axes=1)(nested))
+
+
+def table_index(index1, index2):
+    return np.arange(36).reshape(6, 6)[index1, index2]
+
+
+@case("BatchingTest.testIssue1170")
+def _():
+    # pmap with the indices by keyword; here vmap of both (by position: keyword arguments
+    # are passed as they are), and one mapped with the other passed by keyword
+    same(table_index, 0, 0, np.asarray([1, 3, 5]), np.asarray([2, 0, 4]))
+    same(table_index, (0,), 0, np.asarray([1, 3, 5]), index2=np.int64(4))
+
+
+def tridiagonal_solve(dl, d, du, b):
+    """lax.linalg.tridiagonal_solve(dl, d, du, b): dl[0] and du[-1] are unused; b is (m, n)
+    with the systems' right-hand sides as its columns' rows (solves A x = b for b (n, m))."""
+    n = d.shape[0]
+    a = np.zeros((n, n))
+    i = np.arange(n)
+    a[i, i] = d
+    a[i[:-1], i[:-1] + 1] = du[:-1]
+    a[i[1:], i[1:] - 1] = dl[1:]
+    return np.linalg.solve(a, b)
+
+
+def tridiagonal_solve_diag(dl, d, du, b):
+    a = np.diag(d) + np.diag(du[:-1], 1) + np.diag(dl[1:], -1)
+    return np.linalg.solve(a, b)
+
+
+TRIDIAGONAL = (R.normal(size=(4, 10)), R.normal(size=(4, 10)) + 4.0, R.normal(size=(4, 10)),
+               R.normal(size=(4, 5, 10)))
+
+
+@case("BatchingTest.testLaxLinalgTridiagonalSolve")
+def _():
+    dl, d, du, b = TRIDIAGONAL
+    same(tridiagonal_solve, (1, 1, 1, 2), 0, dl, d, du, b)
+    same(tridiagonal_solve, (None, None, None, 2), 0, dl[:, 0], d[:, 0], du[:, 0], b)
+    same(tridiagonal_solve, (1, 1, 1, None), 0, dl, d, du, b[..., 0])
+
+
+@case("BatchingTest.testLaxLinalgTridiagonalSolve[np.diag]", operator="np.diag")
+def _():
+    dl, d, du, b = TRIDIAGONAL
+    same(tridiagonal_solve_diag, (1, 1, 1, 2), 0, dl, d, du, b)
+
+
+def conv_same(params, x):
+    """lax.conv_general_dilated(x, params, (1, 1), 'SAME', ...) of one NHWC image of
+    shape (h, w, c) with HWIO weights (3, 3, c, o), as the sum over the nine offsets."""
+    h, w = x.shape[0], x.shape[1]
+    padded = np.pad(x, ((1, 1), (1, 1), (0, 0)))
+    y = np.zeros((h, w, params.shape[3]))
+    for i in range(3):
+        for j in range(3):
+            y = y + np.einsum("hwc,co->hwo", padded[i:i + h, j:j + w, :], params[i, j])
+    return y
+
+
+def sum_pool(params, x):
+    """testSumPool's f: the convolution, then lax.reduce_window of 2 x 2 windows, stride 1,
+    'SAME' padding (one row and one column of zeros after)."""
+    y = np.pad(conv_same(params, x), ((0, 1), (0, 1), (0, 0)))
+    return y[:-1, :-1] + y[1:, :-1] + y[:-1, 1:] + y[1:, 1:]
+
+
+def max_pool(params, x):
+    """testMinMaxPool's f with lax.max (the padding is -inf, the max's unit)."""
+    y = np.pad(conv_same(params, x), ((0, 1), (0, 1), (0, 0)), constant_values=-np.inf)
+    return np.maximum(np.maximum(y[:-1, :-1], y[1:, :-1]), np.maximum(y[:-1, 1:], y[1:, 1:]))
+
+
+@case("BatchingTest.testSumPool")
+def _():
+    weights, images = R.normal(size=(3, 3, 1, 5)), R.normal(size=(4, 5, 5, 1))
+    same(sum_pool, (None, 0), 0, weights, images)
+    # the per-example results are the batch's (JAX compares with f on the whole batch)
+    got = vmap(functools.partial(sum_pool, weights))(images)
+    assert got.shape == (4, 5, 5, 5)
+
+
+@case("BatchingTest.testMinMaxPool")
+def _():
+    weights, images = R.normal(size=(3, 3, 1, 5)), R.normal(size=(4, 5, 5, 1))
+    same(max_pool, (None, 0), 0, weights, images)
+    same(functools.partial(max_pool, weights), 0, 0, images)
+
+
+def as_rows(xs):
+    return np.array(list(xs))
+
+
+@case("BatchingTest.testJacobianIssue54", operator="list")
+def _():
+    # JAX's jacrev/jacfwd of `jnp.array(list(xs))` (a list of a per-example array's rows)
+    same(as_rows, 0, 0, R.normal(size=(3, 5, 1)))
+
+
+def betainc_ones(x):
+    import scipy.special
+    return scipy.special.betainc(np.ones(3), 1.0, x)
+
+
+@case("BatchingTest.testIssue6096")
+def _():
+    pytest.importorskip("scipy")
+    same(betainc_ones, 0, 0, R.uniform(size=(2, 3)))
+
+
 # ===================================== beyond JAX: data-dependent control flow it refuses
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import backends
 from ..abstract import (
+    MIXED_PARTS,
     UNKNOWN,
     TupleValue,
     Value,
@@ -312,6 +313,15 @@ class Calls:
             else:
                 args.append(value)
         args, kwargs = self._array_operands(node, rule, args, kwargs, receiver=True)
+        if isinstance(base, Value) and base in MIXED_PARTS and not kwargs and all(
+                isinstance(a, Value) and a.known for a in args):
+            # a value of different types on different lanes (`u.sum()` of a float32 row on
+            # some, a float64 one on others): as for operators and calls
+            def method(receiver, *rest):
+                return getattr(receiver, name)(*rest)
+            out = _evaluate(method, *[a.example for a in args])
+            if out is not UNKNOWN:
+                self._lane_types(method, args, out, node, lambda: f"`.{name}()`")
         if rule.masked is not None:
             self.ragged_operands(node, node.func.value)
         self.method_calls[node] = rule

@@ -382,12 +382,17 @@ class Expressions:
                     continue
                 else:
                     dtype = getattr(lane, "dtype", None)
-                    if joined is None or dtype is None or dtype == joined or (
-                            np.asarray(lane).ndim != 0):
+                    if dtype is None and type(lane) in (float, complex):
+                        dtype = np.asarray(lane).dtype      # a Python float: a double
+                    if joined is None or dtype is None or dtype == joined:
                         continue
                     if dtype.kind in "fc" and joined.kind in "fc" and (
-                            dtype.itemsize < joined.itemsize):
+                            np.finfo(dtype).bits != np.finfo(joined).bits):
+                        # float32 lanes round to float32, float64 lanes (and Python
+                        # floats) keep the double: the batch rounds every lane alike
                         problem = f"computes in {dtype} (the batch: {joined})"
+                    elif np.asarray(lane).ndim != 0:
+                        continue
                     elif dtype.kind in "iu" and dtype.itemsize < 8 and joined.kind in "fc" \
                             and getattr(fn, "__name__", None) in _WRAPPING:
                         problem = f"computes in {dtype}, which may wrap (the batch: {joined})"

@@ -116,6 +116,17 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             values.setdefault(node, value)
         return new
 
+    def _unbatched_nodes(self, original, operands_orig, operands_new, func=None):
+        """The registry's ``unbatched`` hook on an operation whose operands are the same for
+        every example: the operand nodes to write instead, or None (as written)."""
+        hook = self.registry.unbatched
+        if hook is None:
+            return None
+        site = Site(args=[self.value(o) for o in operands_orig], nodes=list(operands_new),
+                    node=original, original=original, result=self.value(original),
+                    backend=self.registry.backend, func=func)
+        return hook(site)
+
     def _numpy_scalar_op(self, original_node, updated_node):
         scalar = self.analysis.numpy_scalar_ops.get(original_node)
         if scalar is None:
@@ -153,7 +164,14 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
                                                              updated_node.right.elements)]
             return self._string_piece(original_node, updated_node, pairs)
         if not _is_batched(self.value(original_node)):
-            return self._numpy_scalar_op(original_node, updated_node)
+            if original_node in self.analysis.numpy_scalar_ops:
+                return self._numpy_scalar_op(original_node, updated_node)
+            nodes = self._unbatched_nodes(original_node, [original_node.left,
+                                                          original_node.right],
+                                          [updated_node.left, updated_node.right])
+            if nodes is not None:
+                return updated_node.with_changes(left=nodes[0], right=nodes[1])
+            return updated_node
         key = "matmul" if type(original_node.operator) is cst.MatrixMultiply else "binary"
         return self._apply(self.registry.operators[key], original_node, updated_node,
                            [original_node.left, original_node.right],
@@ -397,6 +415,14 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             if isinstance(original_node.func, cst.Name) and original_node.func.value == \
                     LANES_COPY:         # the same for every example: one copy
                 return expr(self.prims.copy("{a}"), a=updated_node.args[0].value)
+            if all(a.keyword is None and not a.star for a in original_node.args):
+                nodes = self._unbatched_nodes(original_node, [a.value for a in inputs],
+                                              [a.value for a in updated_node.args],
+                                              func=getattr(self.value(original_node.func),
+                                                           "example", None))
+                if nodes is not None:
+                    return updated_node.with_changes(args=[
+                        a.with_changes(value=n) for a, n in zip(updated_node.args, nodes)])
             return updated_node
         fn = getattr(self.value(original_node.func), "example", None)
         rule = self.registry.for_call(fn)

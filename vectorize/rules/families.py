@@ -37,6 +37,20 @@ def real_operands(site: Site, what: str, numpy_too: bool = False) -> None:
                                      "fallback='warn' to run the examples one by one")
 
 
+def same_shaped_choices(site: Site, what: str) -> None:
+    """Refuse ``what`` (Python's ``min`` / ``max`` of several values, which returns one of
+    them whole) where the values have different per-example shapes: each example's result
+    has the shape of the one it picks (``max(x, w)`` of a number ``x`` and a shared array
+    ``w`` of shape (1,)), which no batch can hold; the loop cannot stack them either."""
+    shapes = {np.shape(v.example) for v in site.args if isinstance(v, Value) and v.known}
+    if len(site.args) >= 2 and len(shapes) > 1:
+        listed = " and ".join(str(s) for s in sorted(shapes, key=len))
+        raise Unsupported(f"{what} of values of different per-example shapes ({listed}): "
+                          "Python returns one of them whole, so each example's result has "
+                          "the shape of the one it picks", suggestion="give the values one "
+                          "shape (np.maximum broadcasts them), or index the array first")
+
+
 def padded_args(site: Site) -> list[cst.BaseExpression]:
     rank = site.max_rank
     return [pad(n, v, rank) for n, v in zip(site.nodes, site.args)]

@@ -191,6 +191,10 @@ class Registry:
         self._creations: dict[int, tuple[object, Rule]] = {}
         self.creation_methods: dict[str, Rule] = {}
         self.all_rules: list[Rule] = []
+        # operations on values the same for every example are left as written, except where
+        # the namespace computes them in another dtype than NumPy: ``unbatched(site)`` gives
+        # the site's operand nodes to write instead (None: as written; `backends.jax.dtypes`)
+        self.unbatched: Callable[[Site], list | None] | None = None
         from .. import backends
         for register in backends.EVERY_NAMESPACE:     # rules that hold for every namespace
             register(self)

@@ -9,7 +9,9 @@ keep float32's rounding. So where a rule's site has such an operand and JAX's re
 (``jax.eval_shape`` of JAX's function on the operands' dtypes) is not the analysis' (NumPy's,
 on the examples), the narrow operands are converted to the analysis' dtype first
 (``jnp.sqrt(jnp.asarray(k, dtype=jnp.float64))``): the function then computes in the dtype
-NumPy computes in.
+NumPy computes in. So are the narrow operands of an integer function whose JAX result is
+narrower than NumPy's (``np.cumsum`` of an int32 or a bool accumulates in int64, ``jnp.cumsum``
+in int32): converted to int64 first, the sums are NumPy's.
 """
 
 from __future__ import annotations
@@ -42,7 +44,26 @@ def _narrow(value) -> bool:
     return dtype is not None and (dtype.kind == "b" or dtype.kind in "iu" and dtype.itemsize < 8)
 
 
+def _elementwise(func) -> bool:
+    """A NumPy function whose Python-number operands are values (not shapes, axes or
+    counts, which must stay Python numbers under ``jit``): the ufuncs, ``where``, ``clip``."""
+    return isinstance(func, np.ufunc) or func is np.where or func is np.clip
+
+
+def _python_number(value) -> bool:
+    return type(getattr(value, "example", None)) in (int, float, complex)
+
+
+def _jax_weak(function, args) -> bool:
+    """Whether JAX's result of ``function`` on these operands is weakly typed."""
+    return bool(getattr(_jax_out(function, args), "weak_type", False))
+
+
 def _jax_dtype(function, args):
+    return getattr(_jax_out(function, args), "dtype", None)
+
+
+def _jax_out(function, args):
     """JAX's result dtype of ``function`` on operands of the values' dtypes (Python numbers
     as themselves: weakly typed), None where it cannot tell."""
     import jax
@@ -63,10 +84,9 @@ def _jax_dtype(function, args):
         return function(*[next(it) if o is None else o for o in operands])
     try:
         with jax.enable_x64(True):
-            out = jax.eval_shape(call, *structs)
+            return jax.eval_shape(call, *structs)
     except Exception:       # noqa: BLE001 -- JAX's function refuses these operands
         return None
-    return getattr(out, "dtype", None)
 
 
 class Faithful:
@@ -78,6 +98,9 @@ class Faithful:
         self._made: dict[int, object] = {}
 
     def _function(self, site):
+        if isinstance(site.func, str):      # a method rule's site: ``v.mean()``
+            name = site.func
+            return lambda receiver, *rest: getattr(receiver, name)(*rest)
         if site.func is not None:
             import jax.numpy as jnp
             twin = self.twins.get(id(site.func))
@@ -102,9 +125,30 @@ class Faithful:
         made = self._made[id(rule)] = dataclasses.replace(rule, rewrite=rewrite)
         return made
 
+    def unbatched_nodes(self, site):
+        """The operands of an operation on values the same for every example (``np.sin(k)``
+        of a shared int32 ``k``, which no rule rewrites: `jnp.sin` would compute it in
+        float32 where NumPy's example gives float64), converted as `converted` converts a
+        rule's; None where nothing needs converting."""
+        new = self.converted(site)
+        return None if new is site else new.nodes
+
     def converted(self, site):
         wanted = _example_dtype(site.result) if isinstance(site.result, Value) else None
-        if wanted is None or wanted.kind not in "fc" or len(site.nodes) != len(site.args) \
+        if wanted is not None and _elementwise(site.func) and len(site.nodes) == len(
+                site.args) and any(_python_number(v) for v in site.args) and isinstance(
+                    site.result.example, (np.generic, np.ndarray)):
+            # a NumPy function of Python numbers gives a strongly typed NumPy value
+            # (np.where(b, 1.5, -0.5) is float64, which a float32 array meets as float64);
+            # JAX's result of them is weak (float32 there): the numbers become arrays of
+            # NumPy's dtype for them first
+            function = self._function(site)
+            if function is not None and _jax_weak(function, site.args):
+                nodes = [expr("jnp.asarray({x}, dtype=" + self.backend.dtype_code(
+                    np.asarray(value.example).dtype) + ")", x=node) if _python_number(value)
+                    else node for node, value in zip(site.nodes, site.args)]
+                site = dataclasses.replace(site, nodes=nodes)
+        if wanted is None or wanted.kind not in "fciu" or len(site.nodes) != len(site.args) \
                 or not any(_narrow(v) for v in site.args):
             return site
         function = self._function(site)
@@ -122,6 +166,9 @@ def make_faithful(reg, twins: dict) -> None:
     faithful = Faithful(reg.backend, twins)
     for key, (func, rule) in list(reg._calls.items()):
         reg._calls[key] = (func, faithful.wrap(rule))
+    for name, rule in list(reg.methods.items()):
+        reg.methods[name] = faithful.wrap(rule)
     if "binary" in reg.operators:
         reg.operators["binary"] = faithful.wrap(reg.operators["binary"])
     reg.all_rules[:] = [faithful._made.get(id(rule), rule) for rule in reg.all_rules]
+    reg.unbatched = faithful.unbatched_nodes

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...abstract import TupleValue, Value, batched_like, note_mixed_parts, note_mixed_types
 from ...errors import Unsupported
-from ...rules.families import elementwise, padded_args, real_operands
+from ...rules.families import elementwise, padded_args, real_operands, same_shaped_choices
 from ...rules.registry import Registry, Rule, Site, default_infer, evaluate, result_value
 from ...syntax.templates import expr
 
@@ -30,6 +30,7 @@ def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
             expr(f"{{t}}[{i}]", t=site.nodes[0]) for i in range(len(items))])
     if len(site.args) < 2:
         return _over_vector(site, op)
+    same_shaped_choices(site, f"`{site.func.__name__}`")
     args = padded_args(site)
     # Python keeps the earlier argument unless a later one is strictly smaller (larger):
     # this is what decides NaN and -0.0 / 0.0 results, so it is kept exactly.

@@ -21,7 +21,7 @@ from ...abstract import (
     same_type,
 )
 from ...errors import Unsupported
-from ...rules.families import pad
+from ...rules.families import pad, same_shaped_choices
 from ...rules.registry import Registry, Rule, Site, broadcast_rank, default_infer
 from ...syntax.templates import expr
 from . import examples
@@ -144,6 +144,7 @@ def _min_max(op: str):
         if site.kwargs or len(site.nodes) < 2:
             raise Unsupported(f"`{name}` of one per-example tensor or with keywords",
                               suggestion="use torch.amin / torch.amax with a dim")
+        same_shaped_choices(site, f"`{name}`")
         rank = broadcast_rank(site.args)
         nodes = matched(site, choose, list(zip(site.args, site.nodes)))
         args = [pad(n, v, rank) for n, v in zip(nodes, site.args)]
