@@ -66,6 +66,7 @@ _NARROWED_OPERATORS = frozenset({
     cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift})
 _PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
+_INEXACT_COMPARISON = "an int beyond 2**53 compared with a float (Python compares exactly)"
 _COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
                 cst.Equal, cst.NotEqual)
 
@@ -198,11 +199,19 @@ class _Checks:
             for link in node.comparisons:
                 if type(link.operator) not in (cst.Is, cst.IsNot, cst.In, cst.NotIn):
                     self.weak_meeting(node, [left, link.comparator])
+                    operands = [left, link.comparator]
+                elif type(link.operator) in (cst.In, cst.NotIn) and type(
+                        link.comparator) in (cst.Tuple, cst.List, cst.Set):
+                    operands = [left] + [e.value for e in link.comparator.elements]
+                else:
+                    operands = []
+                self.inexact_comparison(operands, guards, out)
                 left = link.comparator
         if t is cst.Call and self.example(node.func) in (builtins.min, builtins.max) and len(
                 node.args) > 1 and not any(a.star or a.keyword is not None for a in node.args):
             # `min(np.float32(a), y)` compares as `y < a` does: in float32 per example
             self.weak_meeting(node, [a.value for a in node.args])
+            self.inexact_comparison([a.value for a in node.args], guards, out)
         if t is cst.Comparison and len(node.comparisons) > 1:
             # `a < b < c`: each operand after the second is evaluated only where the links
             # before it hold (`f != 0.0 < 1.0 / f` never divides by zero)
@@ -519,6 +528,54 @@ class _Checks:
                         f"convert one side explicitly: NumPy's {dtype}(...) of the Python "
                         f"number to compute in {dtype}, or float(...) of the NumPy value to "
                         "compute in float64")
+
+    def inexact_comparison(self, operands, guards, out) -> None:
+        """`vectorize`: a per-example Python int compared with a per-example Python float
+        (``<``, ``==``..., chains, ``in`` a display, ``min``/``max``, which pick by
+        comparison): Python compares exactly, NumPy converts the int to float64, which rounds
+        it from 2**53 on (``2**53 + 1 > 2.0**53`` is true, in the batch false). Both agree
+        where the int is within 2**53 (converted exactly): checked there, the replay decides
+        beyond (no check where the int's range proves it: int32 and narrower, literals); an
+        int literal beyond 2**53 that no float equals differs only where the float equals
+        the literal rounded. NumPy scalars on either side compare as NumPy does."""
+        if self.python is not None or self.types_only or len(operands) < 2:
+            return
+        values = [self.value(n) for n in operands]
+        if any(v is None or v.rank != 0 or v.kind not in "biuf" for v in values):
+            return
+        if any(self.numpy_valued(n) for n in operands):
+            return
+        ints = [(n, v) for n, v in zip(operands, values) if v.kind in "iu"]
+        floats = [(n, v) for n, v in zip(operands, values) if v.kind == "f"]
+        if not ints or not floats or not any(v.batched for v in values):
+            return
+        for n, v in ints:
+            c = python_errors.exact_int(v)
+            if c is not None:
+                if abs(c) <= 2 ** 53 or float(c) == c:
+                    continue
+                for x, w in floats:
+                    if python_errors.exact_int(w) is None and not w.exact:
+                        check = python_errors.Check(
+                            "OverflowError", _INEXACT_COMPARISON, f"{{x}} == {float(c)!r}",
+                            {"x": x})
+                        out.append((check, guards))
+                continue
+            if not (v.batched or self.python_number(n)):
+                continue
+            # (a float literal of 2**53 or more becomes the int it equals where the int is
+            # per example in an int64 array: `rules.operators._exact_int_comparands`)
+            if all(w.exact and (abs(w.example) < 2.0 ** 53 or v.batched and v.dtype is not
+                                None and np.dtype(v.dtype).itemsize >= 8)
+                   for _, w in floats):
+                continue
+            check = python_errors.Check(
+                "OverflowError", _INEXACT_COMPARISON,
+                f"{{n}} < {-2 ** 53} or {{n}} > {2 ** 53}", {"n": n},
+                proof=("within", "n", -2 ** 53, 2 ** 53))
+            if not self.proved(check):
+                out.append((check, guards))
+                self.assume(check, guards)
 
     def unsigned_meeting(self, node, operands) -> None:
         """`vectorize`: refuse a uint64 value meeting a signed int that is not a literal
@@ -1398,15 +1455,17 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     analysis = ctx.analyze(func)
     checks = _Checks(analysis, func, numpy_scalars, getattr(ctx, "python_params", frozenset()))
     semantics = ctx.module.python_semantics
-    if not numpy_scalars and not getattr(semantics, "types_only", False):
+    if not getattr(semantics, "types_only", False):
+        # (`vmap`: the Python bools the function makes of its NumPy scalars, `not a`)
         checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
         counting = _PythonBoolArithmetic(checks)
         counted = func.visit(counting)
-        if counting.shared:
+        if counting.shared and not numpy_scalars:
             ctx.module.python_bools = True
         if counting.counted:        # (analysed again: the operands are ints now)
             func = counted
-            ctx.module.python_bools = True
+            if not numpy_scalars:
+                ctx.module.python_bools = True
             analysis = ctx.analyze(func)
             checks = _Checks(analysis, func, numpy_scalars,
                              getattr(ctx, "python_params", frozenset()))
