@@ -89,6 +89,20 @@ def test_small_ints_and_floats_known_need_no_check():
     assert "2**53" in vectorize(gt).source(n.astype(np.int64), x)
 
 
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.uint32])
+def test_narrow_int_arguments_need_no_check(dtype):
+    n = np.array([3, 4, 0], dtype=dtype)
+    x = np.array([2.5, 4.0, -0.0])
+    v = vectorize(gt)
+    assert "2**53" not in v.source(n, x)
+    _same(v(n, x), np.vectorize(gt)(n, x))
+    # the same function on int64s (the code for the narrow ints is not reused: memo, cache)
+    big = np.array([BIG + 1, 3], dtype=np.int64)
+    y = np.array([2.0 ** 53, 1.0])
+    _same(v(big, y), np.vectorize(gt)(big, y))
+    _same(vectorize(gt)(big, y), np.vectorize(gt)(big, y))
+
+
 def test_vmap_compares_numpy_scalars_as_numpy_does():
     n = np.array([BIG + 1, 3])
     x = np.array([2.0 ** 53, 1.0])

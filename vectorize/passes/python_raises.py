@@ -95,6 +95,8 @@ class _Checks:
         # ids of the parameters' values that are Python numbers per example
         # (`PythonSemantics.numbers`)
         self.python_arguments: frozenset = frozenset()
+        # ids of those of int8..int32 and uint8..uint32 arguments (`PythonSemantics`)
+        self.small_ints: frozenset = frozenset()
         # int names' ranges that the statement's checks so far establish (a check that does
         # not fire leaves its operand inside its bounds): reset for each statement
         self.assumed: dict[str, tuple[int, int]] = {}
@@ -561,7 +563,7 @@ class _Checks:
                             {"x": x})
                         out.append((check, guards))
                 continue
-            if not (v.batched or self.python_number(n)):
+            if not (v.batched or self.python_number(n)) or self.small_int(n):
                 continue
             # (a float literal of 2**53 or more becomes the int it equals where the int is
             # per example in an int64 array: `rules.operators._exact_int_comparands`)
@@ -576,6 +578,13 @@ class _Checks:
             if not self.proved(check):
                 out.append((check, guards))
                 self.assume(check, guards)
+
+    def small_int(self, node) -> bool:
+        """Whether ``node`` reads a parameter, assigned nowhere, whose examples are of an
+        int8..int32 or uint8..uint32 argument (`PythonSemantics.small_ints`)."""
+        return type(node) is cst.Name and node.value in self.params and \
+            self.defs.get(node.value) == [None] and \
+            id(self.value(node)) in self.small_ints
 
     def unsigned_meeting(self, node, operands) -> None:
         """`vectorize`: refuse a uint64 value meeting a signed int that is not a literal
@@ -1474,6 +1483,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
                               or getattr(ctx, "branches_per_example", False))
     checks.narrow_ints = ctx.registry.backend.weak_python_numbers
     checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
+    checks.small_ints = frozenset(map(id, getattr(semantics, "small_ints", ())))
     checks.make_ranges = lambda: ranges.of_function(
         ctx.source, func, ctx.params, getattr(ctx, "param_signs", frozenset()),
         not numpy_scalars, getattr(ctx.module, "range_sources", None))
