@@ -160,3 +160,15 @@ def test_vmap_not_is_a_python_bool_per_example(f):
 def test_vmap_numpy_bools_add_as_numpy_does():
     a, b = np.array([0, 5, 0, 2]), np.array([1, 0, 0, 3])
     _same(vmap(count_positive)(a, b), _loop(count_positive, a, b))
+
+
+def not_counted(a, b):
+    n = not a
+    n += not b
+    return n
+
+
+def test_augmented_not_is_a_python_bool_per_example():
+    a, b = np.array([0, 5, 0]), np.array([1, 0, 0])
+    _same(vectorize(not_counted)(a, b), np.vectorize(not_counted)(a, b))
+    _same(vmap(not_counted)(a, b), _loop(not_counted, a, b))

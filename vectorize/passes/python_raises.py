@@ -1379,7 +1379,8 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         if not any(v is not None and v.batched for v in values):
             self.shared_bools(operands)
             return updated_node
-        if not all(map(self.python_bool, operands)):
+        if not (self.python_bool(original_node.value) and self.target_bool(
+                original_node.target)):
             self.refuse_unknown(operands, original_node)
             return updated_node
         target = updated_node.target
@@ -1424,6 +1425,19 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             return updated_node
         self.counted.add(original_node)
         return updated_node.with_changes(**{side: _as_int(getattr(updated_node, side))})
+
+    def target_bool(self, target) -> bool:
+        """Whether the target of ``n += ...`` is a Python bool per example before (the
+        analysis gives the target's value before as `augmented_reads`)."""
+        if self.python_bool(target):
+            return True
+        before = getattr(self.checks.analysis, "augmented_reads", {}).get(target)
+        if not isinstance(before, Value) or before.rank != 0 or before.kind != "b" or \
+                target in self.counted:
+            return False
+        if before.exact and not before.batched:
+            return type(before.example) is bool
+        return not self.checks.numpy_valued(target) and not self.numpy_bool(target)
 
     def bool_on_some_lanes(self, node, seen=frozenset()) -> bool:
         """Whether ``node``, a per-example number in the batch (a joined int or float), is a
