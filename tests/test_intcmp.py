@@ -172,3 +172,20 @@ def test_augmented_not_is_a_python_bool_per_example():
     a, b = np.array([0, 5, 0]), np.array([1, 0, 0])
     _same(vectorize(not_counted)(a, b), np.vectorize(not_counted)(a, b))
     _same(vmap(not_counted)(a, b), _loop(not_counted, a, b))
+
+
+_UINTS = st.one_of(
+    st.integers(0, 2 ** 64 - 1),
+    st.integers(-8, 8).map(lambda d: BIG + d),
+    st.integers(-8, 0).map(lambda d: 2 ** 64 - 1 + d),
+    st.integers(-8, 8).map(lambda d: 2 ** 63 + d))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(_UINTS, _FLOATS), min_size=1, max_size=6))
+@example([(BIG + 1, 2.0 ** 53), (2 ** 64 - 1, 2.0 ** 64), (2 ** 63 + 1, 2.0 ** 63)])
+def test_fuzz_uint64_float_comparisons(pairs):
+    n = np.array([p[0] for p in pairs], dtype=np.uint64)
+    x = np.array([p[1] for p in pairs], dtype=np.float64)
+    for f in (gt, lt, le, ge, eq, ne):
+        _same(vectorize(f)(n, x), np.vectorize(f)(n, x))
