@@ -189,3 +189,40 @@ def test_fuzz_uint64_float_comparisons(pairs):
     x = np.array([p[1] for p in pairs], dtype=np.float64)
     for f in (gt, lt, le, ge, eq, ne):
         _same(vectorize(f)(n, x), np.vectorize(f)(n, x))
+
+
+def range_target(x, m):
+    t = 0.0
+    for i in range(m):
+        if i > x:
+            t += 1.0
+    return t
+
+
+def counted_up(x):
+    k = 0
+    while k < x:
+        k += 1
+    return k
+
+
+def test_counters_and_range_targets_need_no_check():
+    """A counter from a small int by small steps, or a loop target over a range from a
+    small start, cannot reach 2**53 (more than 2**32 iterations)."""
+    x = np.array([3.5, 1.0, 7.2, -0.0])
+    for f, args in ((range_target, (x, 5)), (counted_up, (x,))):
+        assert "2**53" not in vectorize(f).source(*args)
+        _same(vectorize(f)(*args), np.vectorize(f)(*args))
+
+
+def big_range(x):
+    t = 0
+    for i in range(2 ** 53, 2 ** 53 + 3):
+        if i > x:
+            t += 1
+    return t
+
+
+def test_a_range_from_a_large_start_is_checked():
+    x = np.array([2.0 ** 53, 2.0 ** 53 + 2, 1.0])
+    _same(vectorize(big_range)(x), np.vectorize(big_range)(x))

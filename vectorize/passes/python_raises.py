@@ -107,6 +107,7 @@ class _Checks:
         self.params = {p.name.value for p in func.params.params}
         self.lists = stored_values(func)
         self.counters = _counters(func)
+        self.range_counters = _range_counters(func)
         self.numpy_names: dict[str, bool] = {}
         # `vmap`: which values are Python numbers all the same (``float(y)``, ``int(y)``,
         # ``math.*``, ``len``, literals combined with those), whose operations get the checks
@@ -563,7 +564,11 @@ class _Checks:
                             {"x": x})
                         out.append((check, guards))
                 continue
-            if not (v.batched or self.python_number(n)) or self.small_int(n):
+            if not (v.batched or self.python_number(n)) or self.small_int(n) or \
+                    type(n) is cst.Name and (n.value in self.counters
+                                             or n.value in self.range_counters):
+                # (a counter, or a loop over a range, from a small int by small steps
+                # reaches 2**53 only after more than 2**32 iterations of its loop)
                 continue
             # (a float literal of 2**53 or more becomes the int it equals where the int is
             # per example in an int64 array: `rules.operators._exact_int_comparands`)
@@ -967,6 +972,28 @@ def _small_int(node) -> bool:
 
 def _is_counter_step(left, right, counters) -> bool:
     return type(left) is cst.Name and left.value in counters and _small_int(right)
+
+
+def _range_counters(func: cst.FunctionDef) -> set:
+    """Names written only as the target of ``for k in range(...)`` whose start (0 where
+    absent) and step (1) are small int literals (`_SMALL_STEP`)."""
+    steps: dict[str, bool] = {}
+    for n in walk(func.body):
+        t = type(n)
+        if t is cst.For and type(n.target) is cst.Name:
+            it = n.iter
+            ok = type(it) is cst.Call and type(it.func) is cst.Name and \
+                it.func.value == "range" and 1 <= len(it.args) <= 3 and not any(
+                    a.star or a.keyword is not None for a in it.args) and (
+                    len(it.args) == 1 or _small_int(it.args[0].value)) and (
+                    len(it.args) < 3 or _small_int(it.args[2].value))
+            steps[n.target.value] = steps.get(n.target.value, True) and ok
+        elif t in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For):
+            for name in writes(n.target if t in (cst.For, cst.NamedExpr, cst.AugAssign)
+                               else n):
+                steps[name] = False
+    params = {p.name.value for p in func.params.params}
+    return {name for name, ok in steps.items() if ok and name not in params}
 
 
 def _counters(func: cst.FunctionDef) -> set:
