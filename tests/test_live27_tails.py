@@ -244,10 +244,7 @@ def test_int_loops_with_and_without_the_tail(loops, front):
                         _same_bits(np.asarray(g), e, f"{front} {name}")
                 else:
                     _same_bits(np.asarray(got), np.array(rows), f"{front} {name}")
-            elif name != "beyond_floats":
-                # (beyond_floats under `vectorize`: NumPy's int64 > float64 compares the
-                # nearest floats where Python compares exactly, in the array code as in any
-                # `n > x` of the engine's, loop or not: not the tail's to mend)
+            else:
                 expected, error = _outcome(np.vectorize(f), args)
                 got, raised = _outcome(wrap(f), args)
                 assert raised is error, (name, raised, error)

@@ -151,6 +151,10 @@ class PythonSemantics:
 
     numbers: tuple = ()
     types_only: bool = False
+    # the values of ``numbers`` of an int8..int32 or uint8..uint32 argument, which the
+    # generated code computes with as int64 (`vectorize._plan`): within 2**31 in size
+    # (an int compared with a float needs no check: `passes.python_raises`)
+    small_ints: tuple = ()
 
 
 @dataclass(frozen=True, eq=False)

@@ -996,7 +996,12 @@ class vectorize:
                       f"(NEP 50), which the batched code does not reproduce")
             return self._refusal(reason, f"pass `{name}` as a Python number or a 0-d array, "
                                          f"or cast the inputs to {dtype}")
-        semantics = PythonSemantics(tuple(params[name] for name in python))
+        semantics = PythonSemantics(
+            tuple(params[name] for name in python),
+            small_ints=() if narrow is None else tuple(
+                params[name] for name in python if name in narrow
+                and getattr(narrow[name].example, "dtype", np.dtype(object)).kind in "iu"
+                and narrow[name].example.dtype.itemsize <= 4))
         if var_positional is not None:
             params = _fold_var_positional(var_positional, params)
         # (the title is part of the disk cache's key: the code may differ for them)

@@ -374,7 +374,10 @@ class Store:
         ``engine=False``: without the stamp of the engine's files (the in-process memo,
         `vectorize.memo`: the engine is the code this process loaded)."""
         return {
-            "python_semantics": bool(python_semantics),
+            # (and which parameters are ints of a narrow argument: fewer checks)
+            "python_semantics": bool(python_semantics) and (
+                [name for name, v in params.items() if any(
+                    v is s for s in getattr(python_semantics, "small_ints", ()))] or True),
             "python": [sys.version, sys.platform, sys.maxsize],
             "numpy": np.__version__,
             "engine": engine_stamp() if engine else None,

@@ -63,7 +63,8 @@ class PythonNumbers:
         if t is cst.BinaryOperation:
             return self.python_valued(node.left, seen) and self.python_valued(node.right, seen)
         if t is cst.UnaryOperation:
-            return self.python_valued(node.expression, seen)
+            # (`not x` is a Python bool whatever x is)
+            return type(node.operator) is cst.Not or self.python_valued(node.expression, seen)
         if t is cst.BooleanOperation:
             return self.python_valued(node.left, seen) or self.python_valued(node.right, seen)
         if t is cst.IfExp:

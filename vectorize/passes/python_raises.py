@@ -66,6 +66,7 @@ _NARROWED_OPERATORS = frozenset({
     cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift})
 _PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 
+_INEXACT_COMPARISON = "an int beyond 2**53 compared with a float (Python compares exactly)"
 _COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
                 cst.Equal, cst.NotEqual)
 
@@ -94,6 +95,8 @@ class _Checks:
         # ids of the parameters' values that are Python numbers per example
         # (`PythonSemantics.numbers`)
         self.python_arguments: frozenset = frozenset()
+        # ids of those of int8..int32 and uint8..uint32 arguments (`PythonSemantics`)
+        self.small_ints: frozenset = frozenset()
         # int names' ranges that the statement's checks so far establish (a check that does
         # not fire leaves its operand inside its bounds): reset for each statement
         self.assumed: dict[str, tuple[int, int]] = {}
@@ -104,6 +107,7 @@ class _Checks:
         self.params = {p.name.value for p in func.params.params}
         self.lists = stored_values(func)
         self.counters = _counters(func)
+        self.range_counters = _range_counters(func)
         self.numpy_names: dict[str, bool] = {}
         # `vmap`: which values are Python numbers all the same (``float(y)``, ``int(y)``,
         # ``math.*``, ``len``, literals combined with those), whose operations get the checks
@@ -204,11 +208,19 @@ class _Checks:
             for link in node.comparisons:
                 if type(link.operator) not in (cst.Is, cst.IsNot, cst.In, cst.NotIn):
                     self.weak_meeting(node, [left, link.comparator])
+                    operands = [left, link.comparator]
+                elif type(link.operator) in (cst.In, cst.NotIn) and type(
+                        link.comparator) in (cst.Tuple, cst.List, cst.Set):
+                    operands = [left] + [e.value for e in link.comparator.elements]
+                else:
+                    operands = []
+                self.inexact_comparison(operands, guards, out)
                 left = link.comparator
         if t is cst.Call and self.example(node.func) in (builtins.min, builtins.max) and len(
                 node.args) > 1 and not any(a.star or a.keyword is not None for a in node.args):
             # `min(np.float32(a), y)` compares as `y < a` does: in float32 per example
             self.weak_meeting(node, [a.value for a in node.args])
+            self.inexact_comparison([a.value for a in node.args], guards, out)
         if t is cst.Comparison and len(node.comparisons) > 1:
             # `a < b < c`: each operand after the second is evaluated only where the links
             # before it hold (`f != 0.0 < 1.0 / f` never divides by zero)
@@ -524,6 +536,65 @@ class _Checks:
                         f"convert one side explicitly: NumPy's {dtype}(...) of the Python "
                         f"number to compute in {dtype}, or float(...) of the NumPy value to "
                         "compute in float64")
+
+    def inexact_comparison(self, operands, guards, out) -> None:
+        """`vectorize`: a per-example Python int compared with a per-example Python float
+        (``<``, ``==``..., chains, ``in`` a display, ``min``/``max``, which pick by
+        comparison): Python compares exactly, NumPy converts the int to float64, which rounds
+        it from 2**53 on (``2**53 + 1 > 2.0**53`` is true, in the batch false). Both agree
+        where the int is within 2**53 (converted exactly): checked there, the replay decides
+        beyond (no check where the int's range proves it: int32 and narrower, literals); an
+        int literal beyond 2**53 that no float equals differs only where the float equals
+        the literal rounded. NumPy scalars on either side compare as NumPy does."""
+        if self.python is not None or self.types_only or len(operands) < 2:
+            return
+        values = [self.value(n) for n in operands]
+        if any(v is None or v.rank != 0 or v.kind not in "biuf" for v in values):
+            return
+        if any(self.numpy_valued(n) for n in operands):
+            return
+        ints = [(n, v) for n, v in zip(operands, values) if v.kind in "iu"]
+        floats = [(n, v) for n, v in zip(operands, values) if v.kind == "f"]
+        if not ints or not floats or not any(v.batched for v in values):
+            return
+        for n, v in ints:
+            c = python_errors.exact_int(v)
+            if c is not None:
+                if abs(c) <= 2 ** 53 or float(c) == c:
+                    continue
+                for x, w in floats:
+                    if python_errors.exact_int(w) is None and not w.exact:
+                        check = python_errors.Check(
+                            "OverflowError", _INEXACT_COMPARISON, f"{{x}} == {float(c)!r}",
+                            {"x": x})
+                        out.append((check, guards))
+                continue
+            if not (v.batched or self.python_number(n)) or self.small_int(n) or \
+                    type(n) is cst.Name and (n.value in self.counters
+                                             or n.value in self.range_counters):
+                # (a counter, or a loop over a range, from a small int by small steps
+                # reaches 2**53 only after more than 2**32 iterations of its loop)
+                continue
+            # (a float literal of 2**53 or more becomes the int it equals where the int is
+            # per example in an int64 array: `rules.operators._exact_int_comparands`)
+            if all(w.exact and (abs(w.example) < 2.0 ** 53 or v.batched and v.dtype is not
+                                None and np.dtype(v.dtype).itemsize >= 8)
+                   for _, w in floats):
+                continue
+            check = python_errors.Check(
+                "OverflowError", _INEXACT_COMPARISON,
+                f"{{n}} < {-2 ** 53} or {{n}} > {2 ** 53}", {"n": n},
+                proof=("within", "n", -2 ** 53, 2 ** 53))
+            if not self.proved(check):
+                out.append((check, guards))
+                self.assume(check, guards)
+
+    def small_int(self, node) -> bool:
+        """Whether ``node`` reads a parameter, assigned nowhere, whose examples are of an
+        int8..int32 or uint8..uint32 argument (`PythonSemantics.small_ints`)."""
+        return type(node) is cst.Name and node.value in self.params and \
+            self.defs.get(node.value) == [None] and \
+            id(self.value(node)) in self.small_ints
 
     def unsigned_meeting(self, node, operands) -> None:
         """`vectorize`: refuse a uint64 value meeting a signed int that is not a literal
@@ -906,6 +977,28 @@ def _small_int(node) -> bool:
 
 def _is_counter_step(left, right, counters) -> bool:
     return type(left) is cst.Name and left.value in counters and _small_int(right)
+
+
+def _range_counters(func: cst.FunctionDef) -> set:
+    """Names written only as the target of ``for k in range(...)`` whose start (0 where
+    absent) and step (1) are small int literals (`_SMALL_STEP`)."""
+    steps: dict[str, bool] = {}
+    for n in walk(func.body):
+        t = type(n)
+        if t is cst.For and type(n.target) is cst.Name:
+            it = n.iter
+            ok = type(it) is cst.Call and type(it.func) is cst.Name and \
+                it.func.value == "range" and 1 <= len(it.args) <= 3 and not any(
+                    a.star or a.keyword is not None for a in it.args) and (
+                    len(it.args) == 1 or _small_int(it.args[0].value)) and (
+                    len(it.args) < 3 or _small_int(it.args[2].value))
+            steps[n.target.value] = steps.get(n.target.value, True) and ok
+        elif t in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.NamedExpr, cst.For):
+            for name in writes(n.target if t in (cst.For, cst.NamedExpr, cst.AugAssign)
+                               else n):
+                steps[name] = False
+    params = {p.name.value for p in func.params.params}
+    return {name for name, ok in steps.items() if ok and name not in params}
 
 
 def _counters(func: cst.FunctionDef) -> set:
@@ -1320,7 +1413,8 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         if not any(v is not None and v.batched for v in values):
             self.shared_bools(operands)
             return updated_node
-        if not all(map(self.python_bool, operands)):
+        if not (self.python_bool(original_node.value) and self.target_bool(
+                original_node.target)):
             self.refuse_unknown(operands, original_node)
             return updated_node
         target = updated_node.target
@@ -1366,6 +1460,19 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         self.counted.add(original_node)
         return updated_node.with_changes(**{side: _as_int(getattr(updated_node, side))})
 
+    def target_bool(self, target) -> bool:
+        """Whether the target of ``n += ...`` is a Python bool per example before (the
+        analysis gives the target's value before as `augmented_reads`)."""
+        if self.python_bool(target):
+            return True
+        before = getattr(self.checks.analysis, "augmented_reads", {}).get(target)
+        if not isinstance(before, Value) or before.rank != 0 or before.kind != "b" or \
+                target in self.counted:
+            return False
+        if before.exact and not before.batched:
+            return type(before.example) is bool
+        return not self.checks.numpy_valued(target) and not self.numpy_bool(target)
+
     def bool_on_some_lanes(self, node, seen=frozenset()) -> bool:
         """Whether ``node``, a per-example number in the batch (a joined int or float), is a
         bool on some examples: an arm of a conditional expression, or an assignment to a name
@@ -1405,15 +1512,17 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     analysis = ctx.analyze(func)
     checks = _Checks(analysis, func, numpy_scalars, getattr(ctx, "python_params", frozenset()))
     semantics = ctx.module.python_semantics
-    if not numpy_scalars and not getattr(semantics, "types_only", False):
+    if not getattr(semantics, "types_only", False):
+        # (`vmap`: the Python bools the function makes of its NumPy scalars, `not a`)
         checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
         counting = _PythonBoolArithmetic(checks)
         counted = func.visit(counting)
-        if counting.shared:
+        if counting.shared and not numpy_scalars:
             ctx.module.python_bools = True
         if counting.counted:        # (analysed again: the operands are ints now)
             func = counted
-            ctx.module.python_bools = True
+            if not numpy_scalars:
+                ctx.module.python_bools = True
             analysis = ctx.analyze(func)
             checks = _Checks(analysis, func, numpy_scalars,
                              getattr(ctx, "python_params", frozenset()))
@@ -1422,6 +1531,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
                               or getattr(ctx, "branches_per_example", False))
     checks.narrow_ints = ctx.registry.backend.weak_python_numbers
     checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
+    checks.small_ints = frozenset(map(id, getattr(semantics, "small_ints", ())))
     checks.make_ranges = lambda: ranges.of_function(
         ctx.source, func, ctx.params, getattr(ctx, "param_signs", frozenset()),
         not numpy_scalars, getattr(ctx.module, "range_sources", None))
