@@ -111,9 +111,8 @@ def one_branch(x):
 
 
 def recursive(x):
-    if x > 0:
-        return recursive(x - 1) + 1.0
-    return x
+    # (a self-call in a conditional expression is not written out: see test_constructs27)
+    return recursive(x - 1) + 1.0 if x > 0 else x
 
 
 def generator(x):

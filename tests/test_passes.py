@@ -271,7 +271,7 @@ RULE_CASES = [
      def f(x):
          return min(x, 0.5)
      """,
-     "return np.minimum(0.5, x)"),
+     "return merge.minimum(0.5, x)"),
     ("builtin min of two values that can be NaN compares explicitly", "x y",
      """
      def f(x, y):

@@ -153,7 +153,7 @@ class ModuleContext:
                         "out (a call under `and`/`or`, a conditional expression or in a "
                         "test, mutual recursion, a `try` or a loop that returns in its body: "
                         "docs/semantics.md)", node,
-                        "call it as a statement's value (`r = f(x - 1)`) after an `if` "
+                        f"assign `{fn.__name__}(...)` on a line of its own after an `if` "
                         "that returns the base case, or rewrite the recursion as a loop")
                 raise Unsupported(f"`{fn.__name__}` calls itself; recursion is written out "
                                   "only where the batch that raises replays the per-example "
