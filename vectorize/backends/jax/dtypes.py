@@ -9,7 +9,8 @@ keep float32's rounding. So where a rule's site has such an operand and JAX's re
 (``jax.eval_shape`` of JAX's function on the operands' dtypes) is not the analysis' (NumPy's,
 on the examples), the narrow operands are converted to the analysis' dtype first
 (``jnp.sqrt(jnp.asarray(k, dtype=jnp.float64))``): the function then computes in the dtype
-NumPy computes in.
+NumPy computes in. A 64-bit integer array or NumPy integer meeting a float is converted the
+same way: JAX computes ``float16 - int64`` in float16, NumPy in float64.
 """
 
 from __future__ import annotations
@@ -40,6 +41,19 @@ def _example_dtype(value):
 def _narrow(value) -> bool:
     dtype = _example_dtype(value) if isinstance(value, Value) else None
     return dtype is not None and (dtype.kind == "b" or dtype.kind in "iu" and dtype.itemsize < 8)
+
+
+def _converted(value) -> bool:
+    """Whether an operand is converted where JAX's result dtype is not NumPy's: a narrow
+    one, or a 64-bit integer that is no Python number (``x - np.floor(255)`` on float16:
+    NumPy computes float16 and int64 in float64, JAX in float16)."""
+    if _narrow(value):
+        return True
+    example = getattr(value, "example", None)
+    if isinstance(example, (bool, int, float, complex)) and not isinstance(example, np.generic):
+        return False
+    dtype = _example_dtype(value) if isinstance(value, Value) else None
+    return dtype is not None and dtype.kind in "iu"
 
 
 def _jax_dtype(function, args):
@@ -105,13 +119,13 @@ class Faithful:
     def converted(self, site):
         wanted = _example_dtype(site.result) if isinstance(site.result, Value) else None
         if wanted is None or wanted.kind not in "fc" or len(site.nodes) != len(site.args) \
-                or not any(_narrow(v) for v in site.args):
+                or not any(_converted(v) for v in site.args):
             return site
         function = self._function(site)
         if function is None or _jax_dtype(function, site.args) in (None, wanted):
             return site
         code = self.backend.dtype_code(wanted)
-        nodes = [expr("jnp.asarray({x}, dtype=" + code + ")", x=node) if _narrow(value)
+        nodes = [expr("jnp.asarray({x}, dtype=" + code + ")", x=node) if _converted(value)
                  else node for node, value in zip(site.nodes, site.args)]
         return dataclasses.replace(site, nodes=nodes)
 

@@ -1,0 +1,99 @@
+"""NEP 50 programs where ``backend="jax"`` differed from NumPy's per-example code
+(``benchmarks/fuzz_jax27.py`` nep50 seeds): each case runs ``vmap(f, backend="jax")`` on
+NumPy arrays against the loop over NumPy scalars (values and dtype, or the same exception
+type).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("jax")
+
+from vectorize import vmap  # noqa: E402
+
+
+def _outcome(call):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return call(), None
+        except Exception as exc:  # noqa: BLE001 -- compared
+            return None, exc
+
+
+def _loop(f, *args):
+    n = len(args[0])
+    return np.stack([np.asarray(f(*[a[i] for a in args])) for i in range(n)])
+
+
+def _same(got, expected):
+    (value, exc), (want, want_exc) = got, expected
+    if want_exc is not None:
+        assert exc is not None and type(exc) is type(want_exc), (value, exc, want_exc)
+        return
+    assert exc is None, exc
+    value = np.asarray(value)
+    assert value.dtype == want.dtype, (value.dtype, want.dtype)
+    np.testing.assert_array_equal(value, want)
+
+
+def _vmap_as_loop(f, *args):
+    _same(_outcome(lambda: vmap(f, backend="jax")(*args)), _outcome(lambda: _loop(f, *args)))
+
+
+# 1. NumPy calls on Python numbers: a NumPy scalar per example, weakly typed in jnp
+
+
+def floor_const_minus(x):
+    return abs(300 - np.floor(7)) - x       # int64 293 - uint8 (jnp: wrapped in uint8)
+
+
+def sqrt_const_plus(x):
+    return x + np.sqrt(2)                   # float16 + float64 scalar: float64
+
+
+def minus_floor_const(x):
+    return abs(x - np.floor(255))           # float16 - int64: float64 (jnp: float16)
+
+
+@pytest.mark.parametrize(("f", "dtype", "values"), [
+    (floor_const_minus, "uint8", [0, 3, 200, 255]),
+    (sqrt_const_plus, "float16", [0.1, 3.3, -2.5, 1000.0]),
+    (minus_floor_const, "float16", [3.3, 5.0, -0.1, 60000.0]),
+], ids=lambda c: getattr(c, "__name__", None))
+def test_numpy_call_of_python_numbers_is_strongly_typed(f, dtype, values):
+    _vmap_as_loop(f, np.array(values, dtype=dtype))
+
+
+
+# 2. an integer to a negative integer power: NumPy raises ValueError, jnp computes a number
+
+
+def int_power(x, y):
+    return y ** y
+
+
+def python_int_power(x, y):
+    return 300 ** y
+
+
+def ufunc_power(x, y):
+    return np.power(x, y)
+
+
+def power_in_branch(x, y):
+    r = 0
+    if y > 1:
+        r = x ** (y - 3)            # y = 2 raises; y <= 1 does not compute the power
+    return r
+
+
+@pytest.mark.parametrize("f", [int_power, python_int_power, ufunc_power, power_in_branch],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("ys", [[3, -1, 0, 2], [1, 2, 3, 5], [3, 5, 0, -4]])
+def test_int_to_negative_int_power_as_the_loop(f, ys):
+    _vmap_as_loop(f, np.array([3, 5, 1, 2], dtype=np.int64), np.array(ys, dtype=np.int32))
