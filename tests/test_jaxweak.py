@@ -6,6 +6,7 @@ type).
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -97,3 +98,36 @@ def power_in_branch(x, y):
 @pytest.mark.parametrize("ys", [[3, -1, 0, 2], [1, 2, 3, 5], [3, 5, 0, -4]])
 def test_int_to_negative_int_power_as_the_loop(f, ys):
     _vmap_as_loop(f, np.array([3, 5, 1, 2], dtype=np.int64), np.array(ys, dtype=np.int32))
+
+
+# 3. the engine's checks where Python's numbers differ from NumPy's raise on lanes the loop
+# computes (or, as written, where it returns): the per-example loop decides, as for NumPy
+
+
+def ceil_of_uint64(x, y):
+    r = math.ceil(np.negative(y))       # a float64 near 2**64: a Python int beyond int64
+    r = y
+    return r
+
+
+def sign_of_ceil(x, y):
+    r = np.sign(math.ceil(x))                # x near int64's limits: float64 rounds up
+    r *= 2 + 0 * y
+    return r
+
+
+def divided_then_rebound(x, y):
+    r = x
+    r /= math.fmod(x, 3)                    # NumPy int8 / 0.0: inf, no ZeroDivisionError
+    r = math.ceil(2 ** 40) == 0
+    r %= x
+    return r
+
+
+@pytest.mark.parametrize(("f", "xs", "ys"), [
+    (ceil_of_uint64, ("int64", [1, 2, 3]), ("uint64", [1, 2 ** 64 - 1, 2 ** 63])),
+    (sign_of_ceil, ("int64", [1, 2 ** 63 - 1, -2 ** 63]), ("int16", [1, 2, 3])),
+    (divided_then_rebound, ("int8", [1, 0, 4, 3]), ("float64", [1.0, 2.0, 3.0, 4.0])),
+], ids=lambda c: getattr(c, "__name__", None))
+def test_python_number_checks_replay_the_loop(f, xs, ys):
+    _vmap_as_loop(f, np.array(xs[1], dtype=xs[0]), np.array(ys[1], dtype=ys[0]))
