@@ -131,3 +131,19 @@ def divided_then_rebound(x, y):
 ], ids=lambda c: getattr(c, "__name__", None))
 def test_python_number_checks_replay_the_loop(f, xs, ys):
     _vmap_as_loop(f, np.array(xs[1], dtype=xs[0]), np.array(ys[1], dtype=ys[0]))
+
+
+# 4. a per-example choice between an int32 and a float16: NumPy joins them in float64
+# (the loop's stacked results), jnp.where in float16 (2**31 - 1 became inf)
+
+
+def int_or_float16(x, y):
+    r = np.fmod(y, y)
+    if y > 0:
+        r = x
+    return r
+
+
+def test_choice_joins_dtypes_as_numpy():
+    _vmap_as_loop(int_or_float16, np.array([1, 2 ** 31 - 1, 4, 70000], dtype=np.int32),
+                  np.array([1, 2, -3, 5], dtype=np.float16))

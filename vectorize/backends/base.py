@@ -407,6 +407,13 @@ class Backend:
         divides by zero as arrays do (IEEE values, no exception)."""
         raise NotImplementedError
 
+    def joined(self, a: str, b: str, a_dtype, b_dtype) -> tuple[str, str]:
+        """The two sides of a per-example choice (``where``) of NumPy dtypes ``a_dtype`` and
+        ``b_dtype`` (per example NumPy numbers of those types, which the loop's results
+        join as ``np.result_type`` does), converted where the namespace joins them
+        otherwise."""
+        return a, b
+
     def strongly_typed(self, x: str, dtype) -> str | None:
         """The value ``x`` of a NumPy call on values the same for every example (``np.floor(7)``,
         a NumPy scalar or array of NumPy dtype ``dtype`` where the per-example code runs),

@@ -221,6 +221,17 @@ class JaxBackend(Backend):
     def scalar(self, x: str, dtype) -> str:
         return f"jnp.asarray({x}, dtype={self.dtype_code(dtype)})"
 
+    def joined(self, a: str, b: str, a_dtype, b_dtype) -> tuple[str, str]:
+        # JAX joins an integer with a float in the float's type (int32 and float16: float16),
+        # NumPy in one that holds both (float64)
+        import jax.numpy as jnp
+        wanted = np.result_type(a_dtype, b_dtype)
+        if jnp.promote_types(a_dtype, b_dtype) == wanted:
+            return a, b
+        code = self.dtype_code(wanted)
+        return tuple(x if d == wanted else f"jnp.asarray({x}, dtype={code})"
+                     for x, d in ((a, a_dtype), (b, b_dtype)))
+
     def strongly_typed(self, x: str, dtype) -> str | None:
         return f"jnp.asarray({x}, dtype={self.dtype_code(dtype)})"
 
