@@ -147,3 +147,18 @@ def int_or_float16(x, y):
 def test_choice_joins_dtypes_as_numpy():
     _vmap_as_loop(int_or_float16, np.array([1, 2 ** 31 - 1, 4, 70000], dtype=np.int32),
                   np.array([1, 2, -3, 5], dtype=np.float16))
+
+
+# 5. the builtin min of a float16 array and a NumPy int64: NumPy's minimum computes in
+# float64, jnp.minimum in float16
+
+
+def min_of_float16_and_int64(x, y):
+    r = np.negative(70001)                  # beyond float16: -inf there
+    return min(x, r) * y
+
+
+def test_builtin_min_computes_in_numpys_dtype():
+    _vmap_as_loop(min_of_float16_and_int64, np.array([0.5, -7.25, 65504.0, -3e4],
+                                                     dtype=np.float16),
+                  np.array([1.0, 3.0, -2.0, 0.1], dtype=np.float64))

@@ -28,6 +28,11 @@ _OPERATORS = {cst.Add: "add", cst.Subtract: "subtract", cst.Multiply: "multiply"
               cst.Modulo: "remainder", cst.Power: "power"}
 
 
+# builtins whose batched form is a ufunc's (`max(x, r)` of an int64 and a float16 array:
+# NumPy's maximum computes float64, jnp's float16)
+_BUILTINS = {max: "maximum", min: "minimum", pow: "power"}
+
+
 def _example_dtype(value):
     example = getattr(value, "example", None)
     if example is None or isinstance(example, (tuple, list, str, bytes)):
@@ -97,6 +102,8 @@ class Faithful:
             twin = self.twins.get(id(site.func))
             if twin is None and getattr(site.func, "__module__", "") == "math":
                 twin = getattr(jnp, site.func.__name__, None)
+            if twin is None and any(site.func is f for f in _BUILTINS):
+                twin = getattr(jnp, _BUILTINS[site.func])
             return twin
         if isinstance(site.node, cst.BinaryOperation):
             name = _OPERATORS.get(type(site.node.operator))
