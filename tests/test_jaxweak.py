@@ -162,3 +162,24 @@ def test_builtin_min_computes_in_numpys_dtype():
     _vmap_as_loop(min_of_float16_and_int64, np.array([0.5, -7.25, 65504.0, -3e4],
                                                      dtype=np.float16),
                   np.array([1.0, 3.0, -2.0, 0.1], dtype=np.float64))
+
+
+# 6. an integer floor division by zero: NumPy gives 0, XLA -1 (or -2)
+
+
+def divided_by_clip(x, y):
+    r = x
+    r //= np.clip(r, -1, 5)
+    return r
+
+
+def python_int_by_uint8(x, y):
+    return 128 // x
+
+
+@pytest.mark.parametrize(("f", "dtype"), [(divided_by_clip, "int16"),
+                                          (python_int_by_uint8, "uint8")],
+                         ids=lambda c: getattr(c, "__name__", c))
+def test_integer_floor_division_by_zero_as_numpy(f, dtype):
+    x = np.array([5, 0, 3, 0, 9], dtype=dtype)
+    _vmap_as_loop(f, x, x)
