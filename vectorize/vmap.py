@@ -431,8 +431,10 @@ class _VMapped:
         ``replays``; `vmap_replays` warns where the loop returns and ``exc`` is one the
         user's code could not raise), or ``exc`` itself where no loop can decide."""
         if not size or not (backends.get(entry.spec.backend).eager_raises or
-                            getattr(exc, "whole_batch", False)):
-            raise exc       # (JAX: what its traced code raises is not a per-example raise)
+                            getattr(exc, "whole_batch", False) or
+                            vmap_replays.raised_by_statement(exc)):
+            raise exc       # (JAX: what its traced code raises is not a per-example raise,
+            #                 but for its `raise` statements: the engine's checks, the user's)
         self.replays += 1
         self.last_replay = f"{type(exc).__name__}: {exc}"
         out = self._loop(args, kwargs, size)

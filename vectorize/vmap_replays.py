@@ -49,6 +49,16 @@ def returned(vm, exc: BaseException, spec) -> None:
         VectorizeWarning, stacklevel=4)
 
 
+def raised_by_statement(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised by a ``raise`` statement of the generated code (a check
+    where Python's numbers differ from NumPy's, which the loop decides; the user's own
+    ``raise``), where the backend's other exceptions are no per-example raise (JAX's)."""
+    frame = _innermost(exc)
+    if frame is None or not frame[0].startswith(_GENERATED):
+        return False
+    return _line(*frame).lstrip().startswith("raise")
+
+
 def suspicious(exc: BaseException, func) -> bool:
     """Whether ``exc``, raised by the batched code of ``func``, is one that ``func``'s own
     code could not raise per example (module docstring)."""

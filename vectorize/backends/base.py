@@ -81,6 +81,8 @@ class Backend:
     weak_python_numbers = False  # per example a Python number meeting a narrow float keeps
     #                          the narrow type (NEP 50), which `vmap` must reproduce where its
     #                          batch holds the numbers as float64 (`rules.operators`)
+    int_power_checks = False  # `vmap` writes NumPy's ValueError of an integer to a negative
+    #                          integer power, which its batched code does not raise (JAX's)
     scalar_tail = False      # a compacted loop's last few lanes may finish in Python floats
     #                          (`passes.compact`): its float64 arithmetic is IEEE's, bit for
     #                          bit what Python's floats give
@@ -405,6 +407,21 @@ class Backend:
         """The Python number ``x`` as the namespace's scalar of NumPy dtype ``dtype``, which
         divides by zero as arrays do (IEEE values, no exception)."""
         raise NotImplementedError
+
+    def joined(self, a: str, b: str, a_dtype, b_dtype) -> tuple[str, str]:
+        """The two sides of a per-example choice (``where``) of NumPy dtypes ``a_dtype`` and
+        ``b_dtype`` (per example NumPy numbers of those types, which the loop's results
+        join as ``np.result_type`` does), converted where the namespace joins them
+        otherwise."""
+        return a, b
+
+    def strongly_typed(self, x: str, dtype) -> str | None:
+        """The value ``x`` of a NumPy call on values the same for every example (``np.floor(7)``,
+        a NumPy scalar or array of NumPy dtype ``dtype`` where the per-example code runs),
+        as the namespace must hold it to promote as NumPy does: None where the namespace's
+        call gives that dtype itself (JAX's functions of Python numbers give weakly typed
+        values, which take the type of what they meet)."""
+        return None
 
     def einsum(self, subscripts: str, operands: list[str], matrix_product: bool) -> str:
         """An einsum of the operands (``matrix_product``: both keep free axes, worth planning

@@ -17,6 +17,7 @@ the last pass over scalar-style code: its output is array code.
 from __future__ import annotations
 
 import libcst as cst
+import numpy as np
 
 from ..abstract import TupleValue, Value
 from ..analysis.python_numbers import PythonNumbers
@@ -37,6 +38,12 @@ from ..syntax.templates import expr
 from ..syntax.traversal import rewrite
 from .records import ArrayValues, BatchedLoopFacts
 from .simplify import single_target_assign as _single_target_assign
+
+
+def _numpy_function(fn) -> bool:
+    """Whether ``fn`` is one of NumPy's functions (a ufunc, ``np.floor``; no scalar type)."""
+    return isinstance(fn, np.ufunc) or not isinstance(fn, type) and callable(fn) and \
+        (getattr(fn, "__module__", None) or "").split(".")[0] == "numpy"
 
 
 def _is_batched(value) -> bool:
@@ -421,14 +428,26 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
                                               func=getattr(self.value(original_node.func),
                                                            "example", None))
                 if nodes is not None:
-                    return updated_node.with_changes(args=[
+                    updated_node = updated_node.with_changes(args=[
                         a.with_changes(value=n) for a, n in zip(updated_node.args, nodes)])
-            return updated_node
+            return self._strongly_typed(original_node, updated_node)
         fn = getattr(self.value(original_node.func), "example", None)
         rule = self.registry.for_call(fn)
         if rule is None:
             return updated_node   # NumPy scalar types: np.float32(x) converts arrays too
         return self._apply_call(rule, original_node, updated_node, func=fn)
+
+    def _strongly_typed(self, original, updated):
+        """A NumPy call on values the same for every example (``np.floor(7)``: a NumPy
+        scalar per example), as the backend must hold it to promote as NumPy does
+        (`Backend.strongly_typed`)."""
+        fn = getattr(self.value(original.func), "example", None)
+        example = getattr(self.value(original), "example", None)
+        if not (isinstance(example, (np.generic, np.ndarray)) and
+                example.dtype.kind in "biufc" and _numpy_function(fn)):
+            return updated
+        code = self.prims.strongly_typed("{x}", example.dtype)
+        return updated if code is None else expr(code, x=updated)
 
     def _fallback(self, original, updated):
         """``f(x, b)`` with no rule -> ``np.array([f(x_i, b) for x_i in x])``; ``d[k]`` ->

@@ -90,6 +90,7 @@ class _Checks:
         self.numpy_scalars = numpy_scalars
         # the backend converts a Python int meeting a narrow NumPy int to its type (NEP 50)
         self.narrow_ints = False
+        self.int_power_checks = False
         # code made for numpy.vectorize's output types only (`PythonSemantics.types_only`)
         self.types_only = False
         # ids of the parameters' values that are Python numbers per example
@@ -634,8 +635,21 @@ class _Checks:
         if a is None or b is None:
             return []
         if self.numpy_valued(left) or self.numpy_valued(right):
-            return self.narrow_int_meeting(operator, left, right)
+            return self.int_power(operator, left, right) + \
+                self.narrow_int_meeting(operator, left, right)
         return python_errors.binary_checks(operator, left, right, a, b, result)
+
+    def int_power(self, operator, base, exponent) -> list:
+        """`vmap` on a backend whose integer powers do not raise (JAX's): NumPy's ValueError
+        of an integer to a negative integer power (`np.int8(x) ** y`)."""
+        if not self.int_power_checks or operator not in (cst.Power, cst.PowerAssign):
+            return []
+        a, b = self.value(base), self.value(exponent)
+        if a is None or b is None or a.rank != 0 or b.rank != 0 or a.dtype is None or \
+                b.dtype is None or a.dtype.kind not in "biu" or b.dtype.kind != "i":
+            return []
+        return [python_errors.Check("ValueError", python_errors.NUMPY_NEGATIVE_POWER,
+                                    "{b} < 0", {"b": exponent})]
 
     def narrow_int_meeting(self, operator, left, right) -> list:
         """`vmap` (NumPy, JAX): a per-example Python int meeting a NumPy int narrower than
@@ -681,6 +695,10 @@ class _Checks:
         values = [self.value(n) for n in nodes]
         if isinstance(fn, np.ufunc) and len(nodes) > 1:
             self.weak_meeting(node, nodes)
+            if len(nodes) == 2 and fn is np.power:
+                powered = self.int_power(cst.Power, nodes[0], nodes[1])
+                if powered:
+                    return powered
             if len(nodes) == 2 and fn.__name__ in INT_KEEPING_UFUNCS:
                 narrowed = self.narrow_int_meeting(cst.Add, nodes[0], nodes[1])
                 if narrowed:
@@ -1530,6 +1548,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     checks.speculative = bool(getattr(ctx, "helper", False)
                               or getattr(ctx, "branches_per_example", False))
     checks.narrow_ints = ctx.registry.backend.weak_python_numbers
+    checks.int_power_checks = numpy_scalars and ctx.registry.backend.int_power_checks
     checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
     checks.small_ints = frozenset(map(id, getattr(semantics, "small_ints", ())))
     checks.make_ranges = lambda: ranges.of_function(

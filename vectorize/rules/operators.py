@@ -281,6 +281,15 @@ def _counter_step(test, tv, body, bv, orelse, ov):
                              lpar=[], rpar=[])
 
 
+def _strong_dtype(value):
+    """The dtype of a number that is no Python number per example (a NumPy scalar, an
+    array's item), else None."""
+    if not isinstance(value, Value) or value.dtype is None or value.dtype.kind not in "biufc" \
+            or type(value.example) in (bool, int, float, complex):
+        return None
+    return value.dtype
+
+
 def where(test, tv, body, bv, orelse, ov, backend, blend=False) -> cst.BaseExpression:
     """``np.where`` (the backend's) of one value or, item by item, of tuples; with ``blend``,
     the backend's `blend` where it has one and the values are two per-example numbers of one
@@ -308,9 +317,13 @@ def where(test, tv, body, bv, orelse, ov, backend, blend=False) -> cst.BaseExpre
                                          "to its string outside the function, or use "
                                          "backend=\"numpy\"")
     rank = broadcast_rank([tv, bv, ov])
-    spelled = backend.where(backend.truth("{c}", tv.kind), "{a}", "{b}")
+    a, b = "{a}", "{b}"
+    da, db = _strong_dtype(bv), _strong_dtype(ov)
+    if da is not None and db is not None and da != db:
+        a, b = backend.joined(a, b, da, db)
+    spelled = backend.where(backend.truth("{c}", tv.kind), a, b)
     if blend and _blendable(tv, bv, ov):
-        spelled = backend.blend(backend.truth("{c}", tv.kind), "{a}", "{b}") or spelled
+        spelled = backend.blend(backend.truth("{c}", tv.kind), a, b) or spelled
     return expr(spelled, c=pad(test, tv, rank), a=pad(body, bv, rank),
                 b=pad(orelse, ov, rank))
 

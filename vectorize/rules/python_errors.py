@@ -58,6 +58,7 @@ _ZERO = {
     ("/", "c"): _message(lambda: 1j / 0j),
 }
 _NEGATIVE_POWER = _message(lambda: 0.0 ** -1)
+NUMPY_NEGATIVE_POWER = _message(lambda: np.int64(2) ** np.int64(-1))
 _FLOAT_RANGE = _message(lambda: 1e200 ** 2)
 _INT_TOO_LARGE = _message(lambda: np.asarray(np.array([2 ** 64], dtype=object), dtype=np.int64))
 _FRACTIONAL = "negative number cannot be raised to a fractional power"

@@ -61,6 +61,7 @@ class JaxBackend(Backend):
     module_name = "jax.numpy"
     quiet = None            # XLA never warns about floating-point errors: nothing to silence
     weak_python_numbers = True
+    int_power_checks = True     # jnp's integer powers never raise
     in_place_writes = True   # written as functional updates (`x = x.at[i].set(v)`: `writes`)
     owned_temporaries = False  # (no in-place updates of temporaries: nothing to gain)
     views = False           # a subscript is a new array, never a view of its array
@@ -218,6 +219,20 @@ class JaxBackend(Backend):
         return f"jnp.logical_not({a})"
 
     def scalar(self, x: str, dtype) -> str:
+        return f"jnp.asarray({x}, dtype={self.dtype_code(dtype)})"
+
+    def joined(self, a: str, b: str, a_dtype, b_dtype) -> tuple[str, str]:
+        # JAX joins an integer with a float in the float's type (int32 and float16: float16),
+        # NumPy in one that holds both (float64)
+        import jax.numpy as jnp
+        wanted = np.result_type(a_dtype, b_dtype)
+        if jnp.promote_types(a_dtype, b_dtype) == wanted:
+            return a, b
+        code = self.dtype_code(wanted)
+        return tuple(x if d == wanted else f"jnp.asarray({x}, dtype={code})"
+                     for x, d in ((a, a_dtype), (b, b_dtype)))
+
+    def strongly_typed(self, x: str, dtype) -> str | None:
         return f"jnp.asarray({x}, dtype={self.dtype_code(dtype)})"
 
     def einsum(self, subscripts: str, operands: list[str], matrix_product: bool) -> str:

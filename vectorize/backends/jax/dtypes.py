@@ -11,7 +11,9 @@ on the examples), the narrow operands are converted to the analysis' dtype first
 (``jnp.sqrt(jnp.asarray(k, dtype=jnp.float64))``): the function then computes in the dtype
 NumPy computes in. So are the narrow operands of an integer function whose JAX result is
 narrower than NumPy's (``np.cumsum`` of an int32 or a bool accumulates in int64, ``jnp.cumsum``
-in int32): converted to int64 first, the sums are NumPy's.
+in int32): converted to int64 first, the sums are NumPy's. A 64-bit integer array or NumPy
+integer meeting a float is converted the same way: JAX computes ``float16 - int64`` in
+float16, NumPy in float64.
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ from ...syntax.templates import expr
 _OPERATORS = {cst.Add: "add", cst.Subtract: "subtract", cst.Multiply: "multiply",
               cst.Divide: "true_divide", cst.FloorDivide: "floor_divide",
               cst.Modulo: "remainder", cst.Power: "power"}
+
+
+# builtins whose batched form is a ufunc's (`max(x, r)` of an int64 and a float16 array:
+# NumPy's maximum computes float64, jnp's float16)
+_BUILTINS = {max: "maximum", min: "minimum", pow: "power"}
 
 
 def _example_dtype(value):
@@ -57,6 +64,19 @@ def _python_number(value) -> bool:
 def _jax_weak(function, args) -> bool:
     """Whether JAX's result of ``function`` on these operands is weakly typed."""
     return bool(getattr(_jax_out(function, args), "weak_type", False))
+
+
+def _converted(value) -> bool:
+    """Whether an operand is converted where JAX's result dtype is not NumPy's: a narrow
+    one, or a 64-bit integer that is no Python number (``x - np.floor(255)`` on float16:
+    NumPy computes float16 and int64 in float64, JAX in float16)."""
+    if _narrow(value):
+        return True
+    example = getattr(value, "example", None)
+    if isinstance(example, (bool, int, float, complex)) and not isinstance(example, np.generic):
+        return False
+    dtype = _example_dtype(value) if isinstance(value, Value) else None
+    return dtype is not None and dtype.kind in "iu"
 
 
 def _jax_dtype(function, args):
@@ -106,6 +126,8 @@ class Faithful:
             twin = self.twins.get(id(site.func))
             if twin is None and getattr(site.func, "__module__", "") == "math":
                 twin = getattr(jnp, site.func.__name__, None)
+            if twin is None and any(site.func is f for f in _BUILTINS):
+                twin = getattr(jnp, _BUILTINS[site.func])
             return twin
         if isinstance(site.node, cst.BinaryOperation):
             name = _OPERATORS.get(type(site.node.operator))
@@ -149,13 +171,13 @@ class Faithful:
                     else node for node, value in zip(site.nodes, site.args)]
                 site = dataclasses.replace(site, nodes=nodes)
         if wanted is None or wanted.kind not in "fciu" or len(site.nodes) != len(site.args) \
-                or not any(_narrow(v) for v in site.args):
+                or not any(_converted(v) for v in site.args):
             return site
         function = self._function(site)
         if function is None or _jax_dtype(function, site.args) in (None, wanted):
             return site
         code = self.backend.dtype_code(wanted)
-        nodes = [expr("jnp.asarray({x}, dtype=" + code + ")", x=node) if _narrow(value)
+        nodes = [expr("jnp.asarray({x}, dtype=" + code + ")", x=node) if _converted(value)
                  else node for node, value in zip(site.nodes, site.args)]
         return dataclasses.replace(site, nodes=nodes)
 

@@ -81,14 +81,18 @@ def floor_divide(a, b):
     then *floored* (and one added where it lies more than a half above its floor). JAX's
     ``jnp.floor_divide`` *rounds* that quotient instead, which gives the integer above where
     it lies exactly half way (``1e16 // 3.0``: 3333333333333334.0, Python 3333333333333333.0).
-    Integers, and Python numbers (a static ``len(v) // 2``), are divided as they were."""
+    Integers are divided as they were, but by zero: 0, as NumPy gives (XLA gives -1, or -2
+    for a positive dividend); Python numbers (a static ``len(v) // 2``) as they were."""
     import jax.numpy as jnp
 
     if not (hasattr(a, "dtype") or hasattr(b, "dtype")):
         return a // b
     dtype = jnp.result_type(a, b)
     if jnp.dtype(dtype).kind != "f":
-        return jnp.floor_divide(a, b)
+        quotient = jnp.floor_divide(a, b)
+        if jnp.dtype(dtype).kind in "iu":
+            quotient = jnp.where(jnp.asarray(b) == 0, jnp.zeros_like(quotient), quotient)
+        return quotient
     a, b = jnp.asarray(a, dtype), jnp.asarray(b, dtype)
     mod = jnp.fmod(a, b)
     div = (a - mod) / b
