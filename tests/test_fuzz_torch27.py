@@ -43,7 +43,7 @@ def test_max_of_float_and_int_tensor_to_negative_power_is_refused():
     x = torch.tensor([0, 2, 3], dtype=torch.int32)
     with pytest.raises(RuntimeError):
         _loop(max_float_pow, x)
-    with pytest.raises(VectorizeError, match=r"differs between lanes \(int32 on some\)") as err:
+    with pytest.raises(VectorizeError, match=r"differs between lanes") as err:
         vmap(max_float_pow)(x)
     assert "max(2.0, x) ** -1" in str(err.value) and ":" in str(err.value).splitlines()[0]
 
