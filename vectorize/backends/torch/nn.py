@@ -226,16 +226,7 @@ def _linear(site: Site):
     """``F.linear(x, w, b)``: with shared weights as written; with per-example weights (or
     bias) the product of each example's input with its own weight matrix, an einsum over
     the batch dim (``x`` of any per-example rank >= 1, shared or per-example)."""
-    names = ("input", "weight", "bias")
-    values, nodes = [None] * 3, [None] * 3
-    for i, (arg, value) in enumerate(zip(site.node.args, site.args)):
-        if arg.keyword is not None or arg.star:
-            break
-        values[i], nodes[i] = value, site.nodes[i]
-    for k, (node, value) in site.kwargs.items():
-        if k not in names or values[names.index(k)] is not None:
-            raise Unsupported(f"`F.linear` with the argument `{k}`")
-        values[names.index(k)], nodes[names.index(k)] = value, node
+    values, nodes = _named_args(site, "F.linear", ("input", "weight", "bias"))
     x, w, b = values
     if x is None or w is None or not (w.batched or getattr(b, "batched", False)):
         return _as_written("F.linear")(site)
