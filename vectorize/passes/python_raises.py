@@ -474,6 +474,28 @@ class _Checks:
                     and self.defs.get(node.value) == [None]
                     and id(value) not in self.python_arguments)
 
+    def surely_python(self, node, seen=frozenset()) -> bool:
+        """`vectorize`: whether ``node`` is per example certainly a Python number: a
+        per-example parameter as numpy.vectorize hands it, a number literal, or arithmetic
+        and names made of those only (`python_number` also counts the unsure ones)."""
+        t = type(node)
+        if t in (cst.Integer, cst.Float):
+            return True
+        if t is cst.Name:
+            name = node.value
+            values = self.defs.get(name)
+            if name in seen or not values:
+                return False
+            if values == [None]:
+                value = self.value(node)
+                return name in self.params and value is not None and value.batched
+            return all(v is not None and self.surely_python(v, seen | {name}) for v in values)
+        if t is cst.BinaryOperation:
+            return self.surely_python(node.left, seen) and self.surely_python(node.right, seen)
+        if t is cst.UnaryOperation:
+            return self.surely_python(node.expression, seen)
+        return False
+
     def python_sequence(self, node: cst.BinaryOperation) -> None:
         """`vectorize`: refuse arithmetic of a Python list or tuple (an excluded or shared
         argument, a global) with a per-example Python number: Python repeats the sequence
@@ -504,6 +526,15 @@ class _Checks:
         attr = node.attr.value
         if hasattr(python_type, attr):
             return None
+        if not self.surely_python(node.value):
+            # unsure (a helper's result, an item unpacked from a call: maybe a NumPy scalar
+            # per example): a check that always fires would replay every call, silently
+            raise Unsupported(
+                f"`.{attr}` of a value that may be a Python {python_type.__name__} per "
+                "example, which has no such attribute: numpy.vectorize hands the function "
+                "Python numbers (Python raises AttributeError there)", node,
+                "use the array library's function of that name where there is one, or vmap, "
+                "which hands the function NumPy scalars")
         return python_errors.Check(
             "AttributeError", f"'{python_type.__name__}' object has no attribute '{attr}'",
             "True", {})
