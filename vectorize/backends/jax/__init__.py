@@ -228,12 +228,11 @@ class JaxBackend(Backend):
         wanted = np.result_type(a_dtype, b_dtype)
         if jnp.promote_types(a_dtype, b_dtype) == wanted:
             return a, b
-        code = self.dtype_code(wanted)
-        return tuple(x if d == wanted else f"jnp.asarray({x}, dtype={code})"
+        return tuple(x if d == wanted else self.scalar(x, wanted)
                      for x, d in ((a, a_dtype), (b, b_dtype)))
 
     def strongly_typed(self, x: str, dtype) -> str | None:
-        return f"jnp.asarray({x}, dtype={self.dtype_code(dtype)})"
+        return self.scalar(x, dtype)
 
     def einsum(self, subscripts: str, operands: list[str], matrix_product: bool) -> str:
         return f'jnp.einsum("{subscripts}", {", ".join(operands)})'

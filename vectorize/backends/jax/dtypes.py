@@ -166,9 +166,9 @@ class Faithful:
             # NumPy's dtype for them first
             function = self._function(site)
             if function is not None and _jax_weak(function, site.args):
-                nodes = [expr("jnp.asarray({x}, dtype=" + self.backend.dtype_code(
-                    np.asarray(value.example).dtype) + ")", x=node) if _python_number(value)
-                    else node for node, value in zip(site.nodes, site.args)]
+                nodes = [expr(self.backend.scalar("{x}", np.asarray(value.example).dtype),
+                              x=node) if _python_number(value) else node
+                         for node, value in zip(site.nodes, site.args)]
                 site = dataclasses.replace(site, nodes=nodes)
         if wanted is None or wanted.kind not in "fciu" or len(site.nodes) != len(site.args) \
                 or not any(_converted(v) for v in site.args):
@@ -176,8 +176,7 @@ class Faithful:
         function = self._function(site)
         if function is None or _jax_dtype(function, site.args) in (None, wanted):
             return site
-        code = self.backend.dtype_code(wanted)
-        nodes = [expr("jnp.asarray({x}, dtype=" + code + ")", x=node) if _converted(value)
+        nodes = [expr(self.backend.scalar("{x}", wanted), x=node) if _converted(value)
                  else node for node, value in zip(site.nodes, site.args)]
         return dataclasses.replace(site, nodes=nodes)
 
