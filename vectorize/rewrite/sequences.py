@@ -139,6 +139,17 @@ class SequenceFacts:
             return sides[0] if len(set(sides)) == 1 else None
         return None
 
+    def _through_name(self, name: str, scope: Scope, depth: int, fact, unknown, of_value):
+        """``fact`` of what the name ``name`` is: its single assignment in the function
+        (``unknown`` where it has none) or at module level, else ``of_value`` of the module's
+        value of it."""
+        if name in scope.local:
+            value = scope.single.get(name)
+            return unknown if value is None else fact(value, scope, depth + 1)
+        if name not in self.namespace and name in self.module_single:
+            return fact(self.module_single[name], self.module_scope, depth + 1)
+        return of_value(self.namespace.get(name))
+
     def _one_dimensional(self, node, scope: Scope, depth: int = 0) -> bool:
         """Whether the sequence ``node`` (one `_numbers` accepts) certainly has numbers as its
         items, not rows: a list or tuple of numbers, ``range``, a 1-d module-level value,
@@ -150,15 +161,8 @@ class SequenceFacts:
         if isinstance(node, (cst.List, cst.Tuple)):
             return self._numbers(node, scope) == "sequence"
         if isinstance(node, cst.Name):
-            if node.value in scope.local:
-                value = scope.single.get(node.value)
-                return value is not None and self._one_dimensional(value, scope, depth + 1)
-            if node.value not in self.namespace and node.value in self.module_single:
-                return self._one_dimensional(self.module_single[node.value],
-                                             self.module_scope, depth + 1)
-            value = self.namespace.get(node.value)
-            kind = _numbers_value(value)
-            return kind == "sequence" or kind == "array" and value.ndim == 1
+            return self._through_name(node.value, scope, depth, self._one_dimensional, False,
+                                      _one_dimensional_value)
         if isinstance(node, cst.Call):
             if isinstance(node.func, cst.Name):
                 return (node.func.value == "range" and "range" not in scope.local
@@ -200,14 +204,8 @@ class SequenceFacts:
         if self._one_dimensional(node, scope):
             return 1
         if isinstance(node, cst.Name):
-            if node.value in scope.local:
-                value = scope.single.get(node.value)
-                return None if value is None else self._ndim(value, scope, depth + 1)
-            if node.value not in self.namespace and node.value in self.module_single:
-                return self._ndim(self.module_single[node.value], self.module_scope,
-                                  depth + 1)
-            value = self.namespace.get(node.value)
-            return value.ndim if _numbers_value(value) == "array" else None
+            return self._through_name(node.value, scope, depth, self._ndim, None,
+                                      lambda v: v.ndim if _numbers_value(v) == "array" else None)
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.args:
             name = node.func.attr.value
             shape = node.args[0].value
@@ -243,13 +241,8 @@ class SequenceFacts:
                       else None for e in node.elements}
             return dtypes.pop() if len(dtypes) == 1 else None
         if isinstance(node, cst.Name):
-            if node.value in scope.local:
-                value = scope.single.get(node.value)
-                return None if value is None else self._item_dtype(value, scope, depth + 1)
-            if node.value not in self.namespace and node.value in self.module_single:
-                return self._item_dtype(self.module_single[node.value], self.module_scope,
-                                        depth + 1)
-            return _items_dtype_of(self.namespace.get(node.value))
+            return self._through_name(node.value, scope, depth, self._item_dtype, None,
+                                      _items_dtype_of)
         if isinstance(node, cst.Call):
             return self._made_dtype(node, scope, depth)
         if isinstance(node, cst.Attribute) and node.attr.value == "T" or isinstance(
@@ -414,3 +407,9 @@ def _int_literal(node):
     if isinstance(node, cst.Integer):
         return sign * int(node.value.replace("_", ""), 0)
     return None
+
+
+def _one_dimensional_value(value) -> bool:
+    """A module's value that is a sequence of numbers or a 1-d array of them."""
+    kind = _numbers_value(value)
+    return kind == "sequence" or kind == "array" and value.ndim == 1
