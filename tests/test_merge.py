@@ -293,6 +293,15 @@ def test_the_choice_is_kept_per_place_and_sampled_again_when_losing(monkeypatch)
     a call's time per lane grows past LOSING times its best; one that chose the
     branch-free form every RESAMPLE calls. The values are np.where's throughout."""
     samples = _counting_samples(monkeypatch)
+    # the clock is the test's: every call takes the same time but the one made slow (a real
+    # clock on a shared machine made one of five equal calls look LOSING times slower)
+    now, step = [0.0], [1.0]
+
+    def clock():
+        now[0] += step[0]
+        return now[0]
+
+    monkeypatch.setattr(merge, "_clock", clock)
     rng = np.random.default_rng(5)
     a, b = _values(rng, np.float64, BIG), _values(rng, np.float64, BIG)
     ordered, mixed = _mask(rng, BIG, "sorted"), _mask(rng, BIG, "random")
@@ -300,10 +309,9 @@ def test_the_choice_is_kept_per_place_and_sampled_again_when_losing(monkeypatch)
         _same(_merge_here(ordered, a, b), np.where(ordered, a, b))
     assert samples == [1]
     # the masks become mixed and np.where slow: a slow call (the clock says so) samples again
-    ticks = iter([0.0, 1.0])
-    monkeypatch.setattr(merge, "_clock", lambda: next(ticks))
+    step[0] = 100.0
     _same(_merge_here(mixed, a, b), np.where(mixed, a, b))
-    monkeypatch.setattr(merge, "_clock", __import__("time").perf_counter)
+    step[0] = 1.0
     assert samples == [1]
     _same(_merge_here(mixed, a, b), np.where(mixed, a, b))
     assert len(samples) == 2
