@@ -32,7 +32,8 @@ from ...syntax.templates import expr
 
 INT_OPERAND = "int_operand"
 INT_COMPARED = "int_compared"
-HELPERS = (INT_OPERAND, INT_COMPARED, "bool_product")     # (`bool_products.BOOL_PRODUCT`)
+# (`bool_products.BOOL_PRODUCT`, `signs.INT_ABS`)
+HELPERS = (INT_OPERAND, INT_COMPARED, "bool_product", "int_abs", "int_square", "int_power")
 
 
 class IntOutOfBounds(OverflowError):
@@ -197,8 +198,10 @@ def imported(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     seen = _Named()
     func_def.visit(seen)
     from .bool_products import bool_product
+    from .signs import int_abs, int_power, int_square
     helpers = {INT_OPERAND: int_operand, INT_COMPARED: int_compared,
-               "bool_product": bool_product}
+               "bool_product": bool_product, "int_abs": int_abs, "int_square": int_square,
+               "int_power": int_power}
     for name in sorted(seen.names):
         ctx.module.runtime_imports.setdefault(name, helpers[name])
     return func_def

@@ -48,6 +48,8 @@ def build(backend) -> Registry:
     wrap_operators(reg)     # Python ints beyond an integer array's type, as NumPy takes them
     from . import bool_products
     bool_products.wrap(reg)     # a float times a bool array as NumPy multiplies it
+    from . import signs
+    signs.wrap(reg)     # a signed integer's abs, which XLA must not take for non-negative
     return reg
 
 

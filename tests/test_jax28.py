@@ -1,0 +1,94 @@
+"""Results XLA folded or computed otherwise than NumPy under ``backend="jax"``
+(fuzz_jax27 nep50 seeds 250-1249).
+
+Each case runs ``vmap(f, backend="jax")`` on NumPy arrays against the loop over NumPy
+scalars: the same values and dtype, or the same exception type.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("jax")
+
+from vectorize import vmap  # noqa: E402
+
+INT64_MIN = np.iinfo(np.int64).min
+
+
+def sqrt_of_abs(y):
+    return math.sqrt(abs(y))
+
+
+def np_abs_negative(y):
+    return np.abs(y) < 0
+
+
+def abs_halved(y):
+    return abs(y) // 2
+
+
+def sqrt_of_square(y):
+    return math.sqrt(y * y)
+
+
+def squared_negative(y):
+    return y ** 2 < 0, np.square(y) < 0, pow(y, 4) < 0, np.power(y, 2) >= 0
+
+
+def _outcome(call):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return call(), None
+        except Exception as exc:  # noqa: BLE001 -- compared
+            return None, exc
+
+
+def _loop(f, args):
+    rows = [f(*[a[i] for a in args]) for i in range(len(args[0]))]
+    if isinstance(rows[0], tuple):
+        return tuple(np.stack([np.asarray(r[k]) for r in rows]) for k in range(len(rows[0])))
+    return np.stack([np.asarray(r) for r in rows])
+
+
+def _same(got, expected):
+    (value, exc), (want, want_exc) = got, expected
+    if want_exc is not None:
+        assert exc is not None and type(exc) is type(want_exc), (value, exc, want_exc)
+        return
+    assert exc is None, exc
+    values, wants = (value, want) if isinstance(want, tuple) else ((value,), (want,))
+    for v, w in zip(values, wants, strict=True):
+        assert isinstance(v, np.ndarray) and v.dtype == w.dtype, (v, w)
+        np.testing.assert_array_equal(v, w)
+
+
+def _check(f, *args):
+    expected = _outcome(lambda: _loop(f, args))
+    _same(_outcome(lambda: vmap(f, backend="jax")(*args)), expected)
+    return expected
+
+
+@pytest.mark.parametrize("f", [sqrt_of_abs, np_abs_negative, abs_halved],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("dtype", ["int64", "int16"])
+def test_abs_of_the_minimum_wraps(f, dtype):
+    """``abs`` of a signed integer's minimum is the minimum (negative): XLA took ``abs``
+    for non-negative and folded ``abs(y) < 0`` (the check of ``math.sqrt``) to False, so
+    ``math.sqrt(abs(y))`` returned NaN where the loop raises ValueError (fuzz_jax27 nep50
+    seeds 371, 385, 417), and divided ``abs(y) // 2`` as a non-negative number."""
+    y = np.array([np.iinfo(dtype).min, 3, -4], dtype=dtype)
+    _check(f, y)
+
+
+@pytest.mark.parametrize("f", [sqrt_of_square, squared_negative], ids=lambda f: f.__name__)
+def test_square_of_a_signed_integer_wraps(f):
+    """A signed integer times itself wraps to negative values (``int16(255) ** 2`` is
+    -511), which XLA took for non-negative (``y * y < 0`` folded to False)."""
+    _check(f, np.array([255, 3, -4], dtype=np.int16))
+    _check(f, np.array([3037000500, 3, -4], dtype=np.int64))
