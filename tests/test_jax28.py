@@ -92,3 +92,18 @@ def test_square_of_a_signed_integer_wraps(f):
     -511), which XLA took for non-negative (``y * y < 0`` folded to False)."""
     _check(f, np.array([255, 3, -4], dtype=np.int16))
     _check(f, np.array([3037000500, 3, -4], dtype=np.int64))
+
+
+def divmod_by_bool(x, y):
+    return divmod(x, y == x)
+
+
+def np_divmod(x, y):
+    return np.divmod(x, y)
+
+
+def test_divmod_quotient_by_zero_is_numpy_s():
+    """The quotient of an integer ``divmod`` by zero is 0 as NumPy's (``jnp.divmod`` gave
+    XLA's -1, or the type's maximum for unsigned types: fuzz_jax27 nep50 seed 620)."""
+    _check(divmod_by_bool, np.array([5, 0, 7], dtype=np.uint32), np.array([1, 0, 2], np.uint32))
+    _check(np_divmod, np.array([5, -5, 7], dtype=np.int64), np.array([0, 0, -2], np.int64))

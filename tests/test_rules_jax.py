@@ -75,8 +75,6 @@ JAX_DIVERGES: dict[str, str] = {
     "math.modf(f)": "jnp.modf(inf) has a nan fractional part (NumPy and Python: 0.0)",
     "math.modf(f32)": "jnp.modf(inf) has a nan fractional part",
     "np.modf(f)": "jnp.modf(inf) has a nan fractional part",
-    "np.floor_divide(i,i)": "an integer division by zero is XLA's (-1, ...), not NumPy's 0",
-    "np.divmod(i,i)": "an integer division by zero is XLA's, not NumPy's 0",
 }
 
 

@@ -56,7 +56,8 @@ def finish(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
 class _PairwiseSums(cst.CSTTransformer):
     """``jnp.sum(x, axis=k)`` (``keepdims=`` too) → ``pairwise_sum(x, axis=k)``;
     ``jnp.add.accumulate(x, axis=k)`` → ``accumulate_in_order(x, axis=k)``; ``a // b``
-    and ``jnp.floor_divide(a, b)`` → ``floor_divide(a, b)``."""
+    and ``jnp.floor_divide(a, b)`` → ``floor_divide(a, b)``; ``jnp.divmod(a, b)`` →
+    ``floor_divmod(a, b)``."""
 
     def __init__(self):
         self.count = 0
@@ -80,9 +81,12 @@ class _PairwiseSums(cst.CSTTransformer):
                                                cst.Arg(updated_node.value)]))
 
     def leave_Call(self, original_node, updated_node):
-        if _path(updated_node.func) == ["jnp", "floor_divide"] and \
+        if _path(updated_node.func) in (["jnp", "floor_divide"], ["jnp", "divmod"]) and \
                 len(updated_node.args) == 2 and \
                 all(a.keyword is None and not a.star for a in updated_node.args):
+            if updated_node.func.attr.value == "divmod":
+                self.reductions.add(FLOOR_DIVMOD)   # (a helper of `sums`, as those)
+                return updated_node.with_changes(func=cst.Name(FLOOR_DIVMOD))
             self.floor_divides += 1
             return updated_node.with_changes(func=cst.Name(FLOOR_DIVIDE))
         path = _path(updated_node.func)
@@ -110,6 +114,7 @@ class _PairwiseSums(cst.CSTTransformer):
 PAIRWISE_SUM = "pairwise_sum"
 ACCUMULATE = "accumulate_in_order"
 FLOOR_DIVIDE = "floor_divide"
+FLOOR_DIVMOD = "floor_divmod"
 # XLA's max/min reductions drop NaNs on large batches: NumPy's keep them
 REDUCTIONS = {("jnp", "max"): "max_keeping_nan", ("jnp", "amax"): "max_keeping_nan",
               ("jnp", "min"): "min_keeping_nan", ("jnp", "amin"): "min_keeping_nan"}

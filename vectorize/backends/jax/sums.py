@@ -103,6 +103,18 @@ def floor_divide(a, b):
     return jnp.where(b == 0, a / b, floor)
 
 
+def floor_divmod(a, b):
+    """``divmod(a, b)`` (``jnp.divmod``) with the quotient `floor_divide`'s, as NumPy's:
+    ``jnp.divmod`` gives XLA's quotient of an integer by zero (-1, or the type's maximum
+    for unsigned types, where NumPy gives 0) and, for an integer array and a float, a finite
+    quotient where the divisor is NaN."""
+    import jax.numpy as jnp
+
+    if not (hasattr(a, "dtype") or hasattr(b, "dtype")):
+        return divmod(a, b)
+    return floor_divide(a, b), jnp.remainder(a, b)
+
+
 def _keeping_nan(reduce, x, axis, keepdims):
     import jax.numpy as jnp
 
