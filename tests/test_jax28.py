@@ -107,3 +107,22 @@ def test_divmod_quotient_by_zero_is_numpy_s():
     XLA's -1, or the type's maximum for unsigned types: fuzz_jax27 nep50 seed 620)."""
     _check(divmod_by_bool, np.array([5, 0, 7], dtype=np.uint32), np.array([1, 0, 2], np.uint32))
     _check(np_divmod, np.array([5, -5, 7], dtype=np.int64), np.array([0, 0, -2], np.int64))
+
+
+def power_of_constant_expression(x, y):
+    return y ** (1 % -2) + x
+
+
+def power_of_local(x, y):
+    k = -1
+    return y ** k
+
+
+def test_integer_to_a_negative_exponent_the_same_for_every_example_raises():
+    """NumPy raises ValueError for an integer to a negative integer power; where the
+    exponent is the same for every example (``y ** (1 % -2)``, a local ``k = -1``) the
+    check was taken for one Python computes itself, and JAX computed garbage (fuzz_jax27
+    nep50 seed 480)."""
+    x, y = np.array([2, 3, -4], dtype=np.int64), np.array([2, 3, -4], dtype=np.int16)
+    for f in (power_of_constant_expression, power_of_local):
+        assert _check(f, x, y)[1] is not None

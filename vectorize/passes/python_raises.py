@@ -679,8 +679,10 @@ class _Checks:
         if a is None or b is None or a.rank != 0 or b.rank != 0 or a.dtype is None or \
                 b.dtype is None or a.dtype.kind not in "biu" or b.dtype.kind != "i":
             return []
+        # (the base among the nodes: an exponent the same for every example still meets
+        # per-example bases, a power Python does not compute, `computed_by_python`)
         return [python_errors.Check("ValueError", python_errors.NUMPY_NEGATIVE_POWER,
-                                    "{b} < 0", {"b": exponent})]
+                                    "{b} < 0", {"b": exponent, "a": base})]
 
     def narrow_int_meeting(self, operator, left, right) -> list:
         """`vmap` (NumPy, JAX): a per-example Python int meeting a NumPy int narrower than
