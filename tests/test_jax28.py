@@ -126,3 +126,19 @@ def test_integer_to_a_negative_exponent_the_same_for_every_example_raises():
     x, y = np.array([2, 3, -4], dtype=np.int64), np.array([2, 3, -4], dtype=np.int16)
     for f in (power_of_constant_expression, power_of_local):
         assert _check(f, x, y)[1] is not None
+
+
+def powers(x, e):
+    r = x
+    r **= e
+    return 300 ** e, x ** e, np.power(x, e), pow(x, e), r
+
+
+@pytest.mark.parametrize("dtype", ["uint32", "uint64", "int64"])
+def test_integer_power_of_a_large_exponent_array(dtype):
+    """An integer to a per-example integer power of 64 or more wraps as NumPy's (an even
+    base's powers are 0, an odd one's cycle); ``jnp.power`` used the exponent's low 6 bits
+    only (``300 ** e``: fuzz_jax27 nep50 seeds 321, 469)."""
+    x = np.array([3, 2, 7, 5, 0, 1], dtype=dtype)
+    e = np.array([2 ** 31 + 5, 64, 65, 7, 100, 2 ** 30], dtype=dtype)
+    _check(powers, x, e)

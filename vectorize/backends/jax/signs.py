@@ -19,6 +19,10 @@ which wraps to negative values too (``np.int16(255) ** 2`` is ``-511``): such a 
 written ``int_square(y)`` (``y`` times ``optimization_barrier(y)``, which XLA cannot see is
 ``y``) and a power of a signed integer to a constant exponent ``int_power(y, c)`` (the
 power below times the barrier's ``y``).
+
+``int_power`` also computes an integer to an integer array's power as NumPy does where an
+exponent is 64 or more (`_binary_power`): ``jnp.power`` looks at the exponent's low 6 bits
+only.
 """
 
 from __future__ import annotations
@@ -58,12 +62,44 @@ def int_square(x):
 
 
 def int_power(x, e):
-    """``x ** e``; a signed integer's to a Python int ``e >= 2`` as ``x ** (e - 1)`` times
-    the barrier's ``x``: a product XLA cannot take for non-negative."""
-    if type(e) is not int or e < 2 or not _signed(x):
-        return x ** e
+    """``x ** e``: a signed integer's to a Python int ``e >= 2`` as ``x ** (e - 1)`` times
+    the barrier's ``x`` (a product XLA cannot take for non-negative); an integer to an
+    integer array's power by `_binary_power` where some exponent is 64 or more."""
+    if type(e) is int:
+        if e < 2 or not _signed(x):
+            return x ** e
+        from jax import lax
+        return x ** (e - 1) * lax.optimization_barrier(x)
+    out = x ** e
+    if not _integer(out) or not _integer(e) or not (_integer(x) or type(x) is int):
+        return out
+    import jax.numpy as jnp
     from jax import lax
-    return x ** (e - 1) * lax.optimization_barrier(x)
+    e = jnp.asarray(e)
+    return lax.cond(jnp.any(e >= 64), lambda: _binary_power(x, e, out), lambda: out)
+
+
+def _integer(x) -> bool:
+    import jax.numpy as jnp
+    return hasattr(x, "dtype") and jnp.dtype(x.dtype).kind in "iu"
+
+
+def _binary_power(x, e, like):
+    """``x ** e`` (integers, ``e >= 0``) by squaring over every bit of ``e``'s type, as
+    NumPy computes it (wrapping in ``like``'s dtype). ``jnp.power`` of an integer exponent
+    array looks at its low 6 bits only ("anything more would overflow"): but a wrapped power
+    is exact modulo the type's size, so ``300 ** e`` of an even base is 0 from ``e = 64``
+    on (NumPy: 0; ``jnp.power``: ``300 ** (e % 64)``), and an odd base's powers cycle."""
+    import jax.numpy as jnp
+    from jax import lax
+    base = jnp.broadcast_to(jnp.asarray(x, like.dtype), like.shape)
+    k = jnp.broadcast_to(e, like.shape)
+    acc = jnp.ones_like(like)
+    for _ in range(8 * k.dtype.itemsize):
+        acc = jnp.where((k & 1) != 0, acc * base, acc)
+        base = base * base
+        k = lax.shift_right_logical(k, jnp.ones_like(k))
+    return acc
 
 
 def _signed_int(value) -> bool:
@@ -85,15 +121,21 @@ def _positional(call: cst.Call, n: int) -> bool:
     return len(call.args) == n and all(a.keyword is None and not a.star for a in call.args)
 
 
+def _integer_result(value) -> bool:
+    return isinstance(value, Value) and value.known and value.dtype is not None and \
+        value.dtype.kind in "iu" and type(value.example) is not bool
+
+
 def _squared(site, out):
-    """The rule's output ``out`` of a product or power whose result is a signed integer:
-    ``int_square(y)`` for ``y * y`` and ``np.square(y)``, ``int_power(y, c)`` for ``y ** c``,
-    ``pow(y, c)`` and ``np.power(y, c)`` (``c`` anything: `int_power` decides when ``jit``
-    traces it); ``out`` itself otherwise."""
-    if not _signed_int(site.result):
+    """The rule's output ``out`` of a product or power whose result is an integer:
+    ``int_square(y)`` for ``y * y`` and ``np.square(y)`` of a signed ``y``, ``int_power(y,
+    c)`` for ``y ** c``, ``pow(y, c)`` and ``np.power(y, c)`` (``c`` anything: `int_power`
+    decides when ``jit`` traces it); ``out`` itself otherwise."""
+    if not _integer_result(site.result):
         return out
+    signed = _signed_int(site.result)
     if isinstance(out, cst.BinaryOperation):
-        if type(out.operator) is cst.Multiply and out.left.deep_equals(out.right):
+        if type(out.operator) is cst.Multiply and signed and out.left.deep_equals(out.right):
             return cst.Call(func=cst.Name(INT_SQUARE), args=[cst.Arg(out.left)])
         if type(out.operator) is cst.Power:
             return cst.Call(func=cst.Name(INT_POWER), args=[cst.Arg(out.left),
@@ -102,7 +144,7 @@ def _squared(site, out):
     if not isinstance(out, cst.Call) or site.func is None:
         return out
     name = getattr(site.func, "__name__", "")
-    if name == "square" and _positional(out, 1):
+    if name == "square" and signed and _positional(out, 1):
         return out.with_changes(func=cst.Name(INT_SQUARE))
     if name in ("power", "pow") and _positional(out, 2):
         return out.with_changes(func=cst.Name(INT_POWER))
