@@ -142,3 +142,37 @@ def test_integer_power_of_a_large_exponent_array(dtype):
     x = np.array([3, 2, 7, 5, 0, 1], dtype=dtype)
     e = np.array([2 ** 31 + 5, 64, 65, 7, 100, 2 ** 30], dtype=dtype)
     _check(powers, x, e)
+
+
+def reciprocal_of_remainder(x, y):
+    r = x
+    r %= y
+    return 1 / (x % y), 1 / np.remainder(x, y), 1 / divmod(x, y)[1], 1 / r
+
+
+def test_zero_remainder_has_the_divisor_s_sign():
+    """A float remainder that is zero has the divisor's sign in Python and NumPy
+    (``-0.0 % 1.0`` is 0.0); ``jnp.remainder`` kept the dividend's, so ``1 / (x % y)``
+    was -inf where the loop gives inf (fuzz_jax27 nep50 seed 585)."""
+    x = np.array([-0.0, 0.0, -3.0, 3.0, -1.0, 2.5])
+    y = np.array([1.0, -1.0, 3.0, -3.0, np.inf, -0.5])
+    _check(reciprocal_of_remainder, x, y)
+
+
+def to_int64(x):
+    return np.int64(x), x.astype(int), np.abs(np.int64(x))
+
+
+def to_narrow(x):
+    return x.astype(np.int32), x.astype(np.int16), np.int8(x)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_non_finite_float_to_signed_int_as_numpy(dtype):
+    """NumPy converts NaN, infinities and floats beyond the range to int64 / int32 as the
+    most negative value (to int16 / int8 through int32); XLA gave the largest for inf and 0
+    for NaN (fuzz_jax27 nep50 seeds 376, 883, 1207, 1217)."""
+    with np.errstate(over="ignore"):
+        x = np.array([np.nan, np.inf, -np.inf, 2.5, -7.9, 60000.0, 1e19, -3e9]).astype(dtype)
+    _check(to_int64, x)
+    _check(to_narrow, x)

@@ -4,6 +4,9 @@
   (and a call the user wrote with ``np.``/``numpy.`` stays as written); each such reference
   becomes ``jnp.`` with the same attribute path, or is refused, located, where ``jax.numpy``
   has no such function (``np.random``: JAX draws need explicit keys).
+- **Sums, divisions, conversions as NumPy's** (`sums_in_order`, `casts.converted`): sums in
+  NumPy's order, ``//``, ``%`` and ``divmod`` with NumPy's quotients and zero signs, floats
+  converted to signed integers as NumPy converts them.
 - **Writes into arrays** (`writes.functional`): ``y[:, i] = v`` → ``y = y.at[:, i].set(v)``
   (JAX arrays are immutable); the rebound name is then carried by the loops around it.
 - **Per-example loops** (`lower_loops`): a ``while`` that runs until no lane is active (a
@@ -37,7 +40,7 @@ import numpy as np
 
 from ...errors import Unsupported
 from ...passes.records import MaskedLoopFacts
-from . import ints, writes
+from . import casts, ints, writes
 from .loops import lower as lower_masked
 from .writes import located
 
@@ -48,6 +51,7 @@ def finish(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     func_def = spelled_with_jnp(func_def, ctx)
     func_def = writes.functional(func_def, ctx)
     func_def = sums_in_order(func_def, ctx)
+    func_def = casts.converted(func_def, ctx)
     func_def = ints.imported(func_def, ctx)
     return lower_loops(func_def, ctx)
 
@@ -57,7 +61,8 @@ class _PairwiseSums(cst.CSTTransformer):
     """``jnp.sum(x, axis=k)`` (``keepdims=`` too) → ``pairwise_sum(x, axis=k)``;
     ``jnp.add.accumulate(x, axis=k)`` → ``accumulate_in_order(x, axis=k)``; ``a // b``
     and ``jnp.floor_divide(a, b)`` → ``floor_divide(a, b)``; ``jnp.divmod(a, b)`` →
-    ``floor_divmod(a, b)``."""
+    ``floor_divmod(a, b)``; ``a % b``, ``jnp.remainder(a, b)``, ``jnp.mod(a, b)`` →
+    ``floor_mod(a, b)``."""
 
     def __init__(self):
         self.count = 0
@@ -66,6 +71,10 @@ class _PairwiseSums(cst.CSTTransformer):
         self.reductions: set = set()
 
     def leave_BinaryOperation(self, original_node, updated_node):
+        if isinstance(updated_node.operator, cst.Modulo):
+            self.reductions.add(FLOOR_MOD)
+            return cst.Call(func=cst.Name(FLOOR_MOD), args=[
+                cst.Arg(updated_node.left), cst.Arg(updated_node.right)])
         if not isinstance(updated_node.operator, cst.FloorDivide):
             return updated_node
         self.floor_divides += 1
@@ -73,20 +82,27 @@ class _PairwiseSums(cst.CSTTransformer):
             cst.Arg(updated_node.left), cst.Arg(updated_node.right)])
 
     def leave_AugAssign(self, original_node, updated_node):
-        if not isinstance(updated_node.operator, cst.FloorDivideAssign):
+        if isinstance(updated_node.operator, cst.ModuloAssign):
+            self.reductions.add(FLOOR_MOD)
+            name = FLOOR_MOD
+        elif isinstance(updated_node.operator, cst.FloorDivideAssign):
+            self.floor_divides += 1
+            name = FLOOR_DIVIDE
+        else:
             return updated_node
-        self.floor_divides += 1
         return cst.Assign(targets=[cst.AssignTarget(updated_node.target)], value=cst.Call(
-            func=cst.Name(FLOOR_DIVIDE), args=[cst.Arg(updated_node.target),
-                                               cst.Arg(updated_node.value)]))
+            func=cst.Name(name), args=[cst.Arg(updated_node.target),
+                                       cst.Arg(updated_node.value)]))
 
     def leave_Call(self, original_node, updated_node):
-        if _path(updated_node.func) in (["jnp", "floor_divide"], ["jnp", "divmod"]) and \
+        if _path(updated_node.func) in (["jnp", "floor_divide"], ["jnp", "divmod"],
+                                        ["jnp", "remainder"], ["jnp", "mod"]) and \
                 len(updated_node.args) == 2 and \
                 all(a.keyword is None and not a.star for a in updated_node.args):
-            if updated_node.func.attr.value == "divmod":
-                self.reductions.add(FLOOR_DIVMOD)   # (a helper of `sums`, as those)
-                return updated_node.with_changes(func=cst.Name(FLOOR_DIVMOD))
+            helper = HELPERS.get(updated_node.func.attr.value)
+            if helper is not None:
+                self.reductions.add(helper)     # (a helper of `sums`, as those)
+                return updated_node.with_changes(func=cst.Name(helper))
             self.floor_divides += 1
             return updated_node.with_changes(func=cst.Name(FLOOR_DIVIDE))
         path = _path(updated_node.func)
@@ -115,6 +131,8 @@ PAIRWISE_SUM = "pairwise_sum"
 ACCUMULATE = "accumulate_in_order"
 FLOOR_DIVIDE = "floor_divide"
 FLOOR_DIVMOD = "floor_divmod"
+FLOOR_MOD = "floor_mod"
+HELPERS = {"divmod": FLOOR_DIVMOD, "remainder": FLOOR_MOD, "mod": FLOOR_MOD}
 # XLA's max/min reductions drop NaNs on large batches: NumPy's keep them
 REDUCTIONS = {("jnp", "max"): "max_keeping_nan", ("jnp", "amax"): "max_keeping_nan",
               ("jnp", "min"): "min_keeping_nan", ("jnp", "amin"): "min_keeping_nan"}

@@ -103,16 +103,32 @@ def floor_divide(a, b):
     return jnp.where(b == 0, a / b, floor)
 
 
-def floor_divmod(a, b):
-    """``divmod(a, b)`` (``jnp.divmod``) with the quotient `floor_divide`'s, as NumPy's:
-    ``jnp.divmod`` gives XLA's quotient of an integer by zero (-1, or the type's maximum
-    for unsigned types, where NumPy gives 0) and, for an integer array and a float, a finite
-    quotient where the divisor is NaN."""
+def floor_mod(a, b):
+    """``a % b`` as Python and NumPy compute it for floats (``npy_divmod``'s remainder):
+    ``fmod(a, b)``, plus ``b`` where its sign is not the divisor's, and a zero result has
+    the divisor's sign. ``jnp.remainder`` keeps the dividend's sign on a zero result
+    (``-0.0 % 1.0`` is -0.0 there, 0.0 in Python and NumPy: a later ``1 / r`` is -inf
+    instead of inf). Integers (and Python numbers, strings) are divided as they were."""
     import jax.numpy as jnp
 
+    if not (hasattr(a, "dtype") or hasattr(b, "dtype")) or isinstance(a, (str, bytes)):
+        return a % b
+    dtype = jnp.result_type(a, b)
+    if jnp.dtype(dtype).kind != "f":
+        return jnp.remainder(a, b)
+    a, b = jnp.asarray(a, dtype), jnp.asarray(b, dtype)
+    mod = jnp.fmod(a, b)
+    mod = jnp.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
+    return jnp.where(mod == 0, jnp.copysign(jnp.zeros_like(mod), b), mod)
+
+
+def floor_divmod(a, b):
+    """``divmod(a, b)`` (``jnp.divmod``) as `floor_divide` and `floor_mod`, as NumPy's:
+    ``jnp.divmod`` gives XLA's quotient of an integer by zero (-1, or the type's maximum
+    for unsigned types, where NumPy gives 0) and ``jnp.remainder``'s zero signs."""
     if not (hasattr(a, "dtype") or hasattr(b, "dtype")):
         return divmod(a, b)
-    return floor_divide(a, b), jnp.remainder(a, b)
+    return floor_divide(a, b), floor_mod(a, b)
 
 
 def _keeping_nan(reduce, x, axis, keepdims):

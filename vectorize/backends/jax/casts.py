@@ -1,0 +1,92 @@
+"""Floats converted to signed integers as NumPy converts them.
+
+NumPy converts a float that is NaN, infinite or beyond the target's range to a signed
+64-bit or 32-bit integer as the most negative one (the CPU's conversion: ``np.int64(nan)``,
+``np.float16(inf).astype(np.int64)`` and ``np.int64(1e19)`` are all -2**63, with a
+warning); to int16 and int8 through int32, so that those give 0, and a value in int32's
+range wraps (``np.float64(70000.0).astype(np.int16)`` is 4464). XLA saturates instead
+(inf is 2**63 - 1, 70000.0 is 32767) and gives 0 for NaN. So `finish` writes a conversion
+to a signed integer type (``jnp.int64(x)``, ``x.astype(int)``, ``x.astype(jnp.int32)``)
+as ``float_to_int(x, jnp.int64)``, which computes NumPy's result where ``x`` is a float
+(decided when ``jit`` traces it) and is the conversion itself otherwise. (Unsigned targets
+are the conversion as XLA computes it: NumPy's results there depend on the CPU.)
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+FLOAT_TO_INT = "float_to_int"
+_SIGNED = ("int64", "int32", "int16", "int8")
+
+
+def float_to_int(x, dtype):
+    """``x`` converted to ``dtype`` (module doc)."""
+    import jax.numpy as jnp
+    target = jnp.dtype(dtype)
+    x = jnp.asarray(x)
+    if jnp.dtype(x.dtype).kind != "f" or target.name not in _SIGNED:
+        return x.astype(target)
+    wide = jnp.dtype(jnp.int64 if target.itemsize == 8 else jnp.int32)
+    bound = float(2 ** (8 * wide.itemsize - 1))
+    inside = (x >= -bound) & (x < bound)       # (False for NaN)
+    out = jnp.where(inside, jnp.where(inside, x, 0).astype(wide), jnp.iinfo(wide).min)
+    return out if wide == target else out.astype(target)
+
+
+def _path(node) -> list[str] | None:
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return parts[::-1]
+
+
+def _maybe_signed(node) -> bool:
+    """Whether ``node`` may be a signed integer type: ``int``, ``jnp.int64``, ``"int32"``,
+    or a dtype known only when the code runs (``v.dtype``, a name)."""
+    if isinstance(node, cst.Name):
+        return node.value not in ("float", "complex", "bool", "str", "object")
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value in _SIGNED
+    path = _path(node)
+    if path is not None and len(path) == 2 and path[0] == "jnp":
+        return path[1] in _SIGNED
+    return True
+
+
+class Conversions(cst.CSTTransformer):
+    """``jnp.int64(x)`` → ``float_to_int(x, jnp.int64)``; ``x.astype(T)`` of a type ``T``
+    that may be a signed integer type → ``float_to_int(x, T)``."""
+
+    def __init__(self):
+        self.count = 0
+
+    def leave_Call(self, original_node, updated_node):
+        args = updated_node.args
+        if len(args) != 1 or args[0].keyword is not None or args[0].star:
+            return updated_node
+        func = updated_node.func
+        path = _path(func)
+        if path is not None and len(path) == 2 and path[0] == "jnp" and path[1] in _SIGNED:
+            self.count += 1
+            return cst.Call(func=cst.Name(FLOAT_TO_INT), args=[
+                cst.Arg(args[0].value), cst.Arg(func)])
+        if isinstance(func, cst.Attribute) and func.attr.value == "astype" and \
+                _maybe_signed(args[0].value):
+            self.count += 1
+            return cst.Call(func=cst.Name(FLOAT_TO_INT), args=[
+                cst.Arg(func.value), cst.Arg(args[0].value)])
+        return updated_node
+
+
+def converted(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    """The function with its conversions to signed integers written as NumPy's."""
+    rewrite = Conversions()
+    out = func_def.visit(rewrite)
+    if rewrite.count:
+        ctx.module.runtime_imports.setdefault(FLOAT_TO_INT, float_to_int)
+    return out
