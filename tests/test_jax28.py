@@ -176,3 +176,26 @@ def test_non_finite_float_to_signed_int_as_numpy(dtype):
         x = np.array([np.nan, np.inf, -np.inf, 2.5, -7.9, 60000.0, 1e19, -3e9]).astype(dtype)
     _check(to_int64, x)
     _check(to_narrow, x)
+
+
+def clip_minus_one(x):
+    return np.clip(x, -1, 5)
+
+
+def clip_above(x):
+    return np.clip(x, 2, 300)
+
+
+def clip_bound_beyond(x):
+    return np.clip(x, 300, 400)
+
+
+@pytest.mark.parametrize("f", [clip_minus_one, clip_above, clip_bound_beyond],
+                         ids=lambda f: f.__name__)
+def test_clip_with_python_int_bounds_beyond_the_type(f):
+    """NumPy takes a lower bound below an integer array's type as no bound (an upper one
+    above it too) and raises OverflowError for one on the wrong side; ``jnp.clip`` wrapped
+    -1 to the type's maximum (``np.clip(x, -1, 5)`` of uint64 was 5 everywhere: fuzz_jax27
+    nep50 seeds 435, 901, 943)."""
+    for dtype in ("uint8", "uint64"):
+        _check(f, np.array([0, 3, 9, 200], dtype=dtype))

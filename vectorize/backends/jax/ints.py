@@ -138,6 +138,23 @@ def arithmetic(site):
     return site if nodes == list(site.nodes) else dataclasses.replace(site, nodes=nodes)
 
 
+def clipped(site):
+    """``np.clip(a, lo, hi)`` of an integer array ``a`` with Python int bounds beyond its
+    type: NumPy takes a lower bound below the type (an upper one above it) as no bound and
+    raises ``OverflowError`` for a lower bound above it (an upper one below); ``jnp.clip``
+    wraps them (``np.clip(x, -1, 5)`` of a uint64 ``x`` was 5 everywhere)."""
+    if len(site.nodes) != 3 or len(site.args) != 3 or site.kwargs:
+        return site
+    dtype = _int_array_dtype(site.args[0])
+    if dtype is None:
+        return site
+    nodes = list(site.nodes)
+    for k, clip in ((1, "max"), (2, "min")):
+        if _python_int(site.args[k]) and not _fits(site.args[k], dtype):
+            nodes[k] = _wrapped(nodes[k], INT_OPERAND, dtype, clip)
+    return site if nodes == list(site.nodes) else dataclasses.replace(site, nodes=nodes)
+
+
 def comparison(site):
     """The site with each Python int operand whose neighbours in the chain are integer
     arrays of one dtype compared exactly (`int_compared`)."""
@@ -168,20 +185,28 @@ def _wrapped_rule(rule, before):
 def wrap_operators(reg) -> None:
     """The registry's ``binary`` and ``compare`` operator rules and the call rules of its
     ufuncs and of ``max``/``min``/``divmod``/``pow``, with `arithmetic` and `comparison` in
-    front (the rules listed in ``all_rules`` replaced in place)."""
+    front, and ``np.clip``'s with `clipped` (the rules listed in ``all_rules`` replaced in
+    place)."""
     replaced = {}
     for key, before in (("binary", arithmetic), ("compare", comparison)):
         rule = reg.operators.get(key)
         if rule is not None:
             new = replaced[id(rule)] = _wrapped_rule(rule, before)
             reg.operators[key] = new
+    import jax.numpy as jnp
     for key, (func, rule) in list(reg._calls.items()):
-        if isinstance(func, np.ufunc) or any(func is f for f in _BUILTINS):
+        if func is np.clip or func is jnp.clip:
+            new = replaced.get(("clip", id(rule)))
+            if new is None:
+                new = replaced[("clip", id(rule))] = _wrapped_rule(rule, clipped)
+            reg._calls[key] = (func, new)
+        elif isinstance(func, np.ufunc) or any(func is f for f in _BUILTINS):
             new = replaced.get(id(rule))
             if new is None:
                 new = replaced[id(rule)] = _wrapped_rule(rule, arithmetic)
             reg._calls[key] = (func, new)
-    reg.all_rules[:] = [replaced.get(id(r), r) for r in reg.all_rules]
+    swaps = {(key[1] if isinstance(key, tuple) else key): new for key, new in replaced.items()}
+    reg.all_rules[:] = [swaps.get(id(r), r) for r in reg.all_rules]
 
 
 class _Named(cst.CSTVisitor):
