@@ -199,3 +199,18 @@ def test_clip_with_python_int_bounds_beyond_the_type(f):
     nep50 seeds 435, 901, 943)."""
     for dtype in ("uint8", "uint64"):
         _check(f, np.array([0, 3, 9, 200], dtype=dtype))
+
+
+def python_bool_product(x, y):
+    r = bool(np.negative(-2))
+    r = min(r * r, y)
+    r -= y
+    return r
+
+
+def test_python_bool_operands_stay_python_s():
+    """``r * r`` of a Python bool the same for every example is Python's int 1, weak beside
+    a uint64 array; it was converted to an int64 array, which NumPy and JAX join with uint64
+    in float64 (float64 results where the loop gives uint64: fuzz_jax27 nep50 seed 939)."""
+    y = np.array([0, 3, 2 ** 64 - 3, 2 ** 63 + 1], dtype=np.uint64)
+    _check(python_bool_product, np.zeros(4, np.int32), y)

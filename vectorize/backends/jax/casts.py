@@ -7,7 +7,7 @@ warning); to int16 and int8 through int32, so that those give 0, and a value in 
 range wraps (``np.float64(70000.0).astype(np.int16)`` is 4464). XLA saturates instead
 (inf is 2**63 - 1, 70000.0 is 32767) and gives 0 for NaN. So `finish` writes a conversion
 to a signed integer type (``jnp.int64(x)``, ``x.astype(int)``, ``x.astype(jnp.int32)``)
-as ``float_to_int(x, jnp.int64)``, which computes NumPy's result where ``x`` is a float
+as ``as_numpy_int(x, jnp.int64)``, which computes NumPy's result where ``x`` is a float
 (decided when ``jit`` traces it) and is the conversion itself otherwise. (Unsigned targets
 are the conversion as XLA computes it: NumPy's results there depend on the CPU.)
 """
@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-FLOAT_TO_INT = "float_to_int"
+AS_NUMPY_INT = "as_numpy_int"
 _SIGNED = ("int64", "int32", "int16", "int8")
 
 
-def float_to_int(x, dtype):
+def as_numpy_int(x, dtype):
     """``x`` converted to ``dtype`` (module doc)."""
     import jax.numpy as jnp
     target = jnp.dtype(dtype)
@@ -59,8 +59,8 @@ def _maybe_signed(node) -> bool:
 
 
 class Conversions(cst.CSTTransformer):
-    """``jnp.int64(x)`` → ``float_to_int(x, jnp.int64)``; ``x.astype(T)`` of a type ``T``
-    that may be a signed integer type → ``float_to_int(x, T)``."""
+    """``jnp.int64(x)`` → ``as_numpy_int(x, jnp.int64)``; ``x.astype(T)`` of a type ``T``
+    that may be a signed integer type → ``as_numpy_int(x, T)``."""
 
     def __init__(self):
         self.count = 0
@@ -73,12 +73,12 @@ class Conversions(cst.CSTTransformer):
         path = _path(func)
         if path is not None and len(path) == 2 and path[0] == "jnp" and path[1] in _SIGNED:
             self.count += 1
-            return cst.Call(func=cst.Name(FLOAT_TO_INT), args=[
+            return cst.Call(func=cst.Name(AS_NUMPY_INT), args=[
                 cst.Arg(args[0].value), cst.Arg(func)])
         if isinstance(func, cst.Attribute) and func.attr.value == "astype" and \
                 _maybe_signed(args[0].value):
             self.count += 1
-            return cst.Call(func=cst.Name(FLOAT_TO_INT), args=[
+            return cst.Call(func=cst.Name(AS_NUMPY_INT), args=[
                 cst.Arg(func.value), cst.Arg(args[0].value)])
         return updated_node
 
@@ -88,5 +88,5 @@ def converted(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     rewrite = Conversions()
     out = func_def.visit(rewrite)
     if rewrite.count:
-        ctx.module.runtime_imports.setdefault(FLOAT_TO_INT, float_to_int)
+        ctx.module.runtime_imports.setdefault(AS_NUMPY_INT, as_numpy_int)
     return out

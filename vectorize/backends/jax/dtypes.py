@@ -66,13 +66,20 @@ def _jax_weak(function, args) -> bool:
     return bool(getattr(_jax_out(function, args), "weak_type", False))
 
 
-def _converted(value) -> bool:
+def _converted(value, operator: bool = False) -> bool:
     """Whether an operand is converted where JAX's result dtype is not NumPy's: a narrow
     one, or a 64-bit integer that is no Python number (``x - np.floor(255)`` on float16:
     NumPy computes float16 and int64 in float64, JAX in float16)."""
+    example = getattr(value, "example", None)
+    if operator and isinstance(example, (bool, int, float, complex)) and not isinstance(
+            example, np.generic) and not getattr(value, "batched", True):
+        # an operand of an operator that is a Python number the same for every example:
+        # Python computes it (`r * r` of a Python bool is the int 1), and beside an array
+        # it is weak, as in NumPy (NumPy's functions of Python bools are converted: the
+        # float16 of `np.sqrt(True)`)
+        return False
     if _narrow(value):
         return True
-    example = getattr(value, "example", None)
     if isinstance(example, (bool, int, float, complex)) and not isinstance(example, np.generic):
         return False
     dtype = _example_dtype(value) if isinstance(value, Value) else None
@@ -170,13 +177,14 @@ class Faithful:
                               x=node) if _python_number(value) else node
                          for node, value in zip(site.nodes, site.args)]
                 site = dataclasses.replace(site, nodes=nodes)
+        operator = site.func is None and isinstance(site.node, cst.BinaryOperation)
         if wanted is None or wanted.kind not in "fciu" or len(site.nodes) != len(site.args) \
-                or not any(_converted(v) for v in site.args):
+                or not any(_converted(v, operator) for v in site.args):
             return site
         function = self._function(site)
         if function is None or _jax_dtype(function, site.args) in (None, wanted):
             return site
-        nodes = [expr(self.backend.scalar("{x}", wanted), x=node) if _converted(value)
+        nodes = [expr(self.backend.scalar("{x}", wanted), x=node) if _converted(value, operator)
                  else node for node, value in zip(site.nodes, site.args)]
         return dataclasses.replace(site, nodes=nodes)
 

@@ -32,8 +32,9 @@ from ...syntax.templates import expr
 
 INT_OPERAND = "int_operand"
 INT_COMPARED = "int_compared"
-# (`bool_products.BOOL_PRODUCT`, `signs.INT_ABS`)
-HELPERS = (INT_OPERAND, INT_COMPARED, "bool_product", "int_abs", "int_square", "int_power")
+# (`bool_products.BOOL_PRODUCT`, `signs.HELPERS`)
+HELPERS = (INT_OPERAND, INT_COMPARED, "bool_product", "wrapping_abs", "wrapping_square",
+           "wrapping_power")
 
 
 class IntOutOfBounds(OverflowError):
@@ -223,10 +224,10 @@ def imported(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     seen = _Named()
     func_def.visit(seen)
     from .bool_products import bool_product
-    from .signs import int_abs, int_power, int_square
+    from .signs import wrapping_abs, wrapping_power, wrapping_square
     helpers = {INT_OPERAND: int_operand, INT_COMPARED: int_compared,
-               "bool_product": bool_product, "int_abs": int_abs, "int_square": int_square,
-               "int_power": int_power}
+               "bool_product": bool_product, "wrapping_abs": wrapping_abs,
+               "wrapping_square": wrapping_square, "wrapping_power": wrapping_power}
     for name in sorted(seen.names):
         ctx.module.runtime_imports.setdefault(name, helpers[name])
     return func_def

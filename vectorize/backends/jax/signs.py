@@ -9,18 +9,18 @@ as a non-negative number (``4611686018427387904`` where NumPy gives
 ``-4611686018427387904``). So ``math.sqrt(abs(y))`` of the minimum returned NaN where the
 per-example code raises ``ValueError: math domain error`` (its check ``abs(y) < 0`` was
 folded away). The JAX rules of ``abs``, ``np.abs``/``np.absolute`` (and their ``jnp``
-twins) write the absolute value of a signed integer as ``int_abs(y)``: the select
+twins) write the absolute value of a signed integer as ``wrapping_abs(y)``: the select
 ``where(y < 0, -y, y)``, the same values, which XLA does not fold (and fuses as it fuses
 ``abs``).
 
 The same holds for a signed integer times itself (``y * y``, ``y ** 2``, ``np.square(y)``,
 ``y ** 4``: XLA multiplies the operand by itself, a product it takes for non-negative),
 which wraps to negative values too (``np.int16(255) ** 2`` is ``-511``): such a product is
-written ``int_square(y)`` (``y`` times ``optimization_barrier(y)``, which XLA cannot see is
-``y``) and a power of a signed integer to a constant exponent ``int_power(y, c)`` (the
+written ``wrapping_square(y)`` (``y`` times ``optimization_barrier(y)``, which XLA cannot see is
+``y``) and a power of a signed integer to a constant exponent ``wrapping_power(y, c)`` (the
 power below times the barrier's ``y``).
 
-``int_power`` also computes an integer to an integer array's power as NumPy does where an
+``wrapping_power`` also computes an integer to an integer array's power as NumPy does where an
 exponent is 64 or more (`_binary_power`): ``jnp.power`` looks at the exponent's low 6 bits
 only.
 """
@@ -34,13 +34,13 @@ import numpy as np
 
 from ...abstract import Value
 
-INT_ABS = "int_abs"
-INT_SQUARE = "int_square"
-INT_POWER = "int_power"
-HELPERS = (INT_ABS, INT_SQUARE, INT_POWER)
+WRAPPING_ABS = "wrapping_abs"
+WRAPPING_SQUARE = "wrapping_square"
+WRAPPING_POWER = "wrapping_power"
+HELPERS = (WRAPPING_ABS, WRAPPING_SQUARE, WRAPPING_POWER)
 
 
-def int_abs(x):
+def wrapping_abs(x):
     """``abs(x)``, a signed integer's as the select ``where(x < 0, -x, x)`` (module doc)."""
     import jax.numpy as jnp
     if not hasattr(x, "dtype") or jnp.dtype(x.dtype).kind != "i":
@@ -53,7 +53,7 @@ def _signed(x) -> bool:
     return hasattr(x, "dtype") and jnp.dtype(x.dtype).kind == "i"
 
 
-def int_square(x):
+def wrapping_square(x):
     """``x * x``, a signed integer's as a product XLA cannot take for non-negative."""
     if not _signed(x):
         return x * x
@@ -61,7 +61,7 @@ def int_square(x):
     return x * lax.optimization_barrier(x)
 
 
-def int_power(x, e):
+def wrapping_power(x, e):
     """``x ** e``: a signed integer's to a Python int ``e >= 2`` as ``x ** (e - 1)`` times
     the barrier's ``x`` (a product XLA cannot take for non-negative); an integer to an
     integer array's power by `_binary_power` where some exponent is 64 or more."""
@@ -108,13 +108,13 @@ def _signed_int(value) -> bool:
 
 
 def _rewritten(site, out):
-    """The rule's output ``out`` (``abs(y)``, ``np.abs(y)``...) as ``int_abs(y)`` where its
+    """The rule's output ``out`` (``abs(y)``, ``np.abs(y)``...) as ``wrapping_abs(y)`` where its
     operand is a signed integer."""
     if len(site.args) != 1 or site.kwargs or not _signed_int(site.args[0]) or \
             not isinstance(out, cst.Call) or len(out.args) != 1 or \
             out.args[0].keyword is not None or out.args[0].star:
         return out
-    return out.with_changes(func=cst.Name(INT_ABS))
+    return out.with_changes(func=cst.Name(WRAPPING_ABS))
 
 
 def _positional(call: cst.Call, n: int) -> bool:
@@ -128,26 +128,26 @@ def _integer_result(value) -> bool:
 
 def _squared(site, out):
     """The rule's output ``out`` of a product or power whose result is an integer:
-    ``int_square(y)`` for ``y * y`` and ``np.square(y)`` of a signed ``y``, ``int_power(y,
-    c)`` for ``y ** c``, ``pow(y, c)`` and ``np.power(y, c)`` (``c`` anything: `int_power`
+    ``wrapping_square(y)`` for ``y * y`` and ``np.square(y)`` of a signed ``y``, ``wrapping_power(y,
+    c)`` for ``y ** c``, ``pow(y, c)`` and ``np.power(y, c)`` (``c`` anything: `wrapping_power`
     decides when ``jit`` traces it); ``out`` itself otherwise."""
     if not _integer_result(site.result):
         return out
     signed = _signed_int(site.result)
     if isinstance(out, cst.BinaryOperation):
         if type(out.operator) is cst.Multiply and signed and out.left.deep_equals(out.right):
-            return cst.Call(func=cst.Name(INT_SQUARE), args=[cst.Arg(out.left)])
+            return cst.Call(func=cst.Name(WRAPPING_SQUARE), args=[cst.Arg(out.left)])
         if type(out.operator) is cst.Power:
-            return cst.Call(func=cst.Name(INT_POWER), args=[cst.Arg(out.left),
+            return cst.Call(func=cst.Name(WRAPPING_POWER), args=[cst.Arg(out.left),
                                                             cst.Arg(out.right)])
         return out
     if not isinstance(out, cst.Call) or site.func is None:
         return out
     name = getattr(site.func, "__name__", "")
     if name == "square" and signed and _positional(out, 1):
-        return out.with_changes(func=cst.Name(INT_SQUARE))
+        return out.with_changes(func=cst.Name(WRAPPING_SQUARE))
     if name in ("power", "pow") and _positional(out, 2):
-        return out.with_changes(func=cst.Name(INT_POWER))
+        return out.with_changes(func=cst.Name(WRAPPING_POWER))
     return out
 
 
