@@ -214,3 +214,19 @@ def test_python_bool_operands_stay_python_s():
     in float64 (float64 results where the loop gives uint64: fuzz_jax27 nep50 seed 939)."""
     y = np.array([0, 3, 2 ** 64 - 3, 2 ** 63 + 1], dtype=np.uint64)
     _check(python_bool_product, np.zeros(4, np.int32), y)
+
+
+def exp_ratio(x):
+    r = np.exp(x)
+    return r / r
+
+
+def test_xla_rewrites_exp_ratio_documented_divergence():
+    """docs/jax.md "Divergences": XLA computes ``exp(a) / exp(b)`` as ``exp(a - b)``, finite
+    where both exponentials overflow (the loop: ``inf / inf``, nan; fuzz_jax27 nep50 seed
+    495). If XLA stops rewriting it, this fails: drop the row."""
+    x = np.array([1000.0, 1.0])
+    with np.errstate(all="ignore"):
+        assert np.isnan(exp_ratio(x[0]))
+    got = vmap(exp_ratio, backend="jax")(x)
+    assert got[0] == 1.0 and got[1] == 1.0
