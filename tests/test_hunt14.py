@@ -1,0 +1,78 @@
+"""Regressions found by `fuzz/hunt14_programs.py` (the math module and builtins at their edge
+values, return structures, argument kinds and options, against numpy.vectorize itself), and
+a bounded run of that generator. The long run is `benchmarks/fuzz_hunt14.py`."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from fuzz import hunt14_programs as hp
+from fuzz.hunt14_programs import outcome, same
+
+from vectorize import vectorize
+
+
+def _check(f, *args, **options):
+    """vectorize(f) (fallback="error") against numpy.vectorize(f): values, dtype, shape or
+    the exception type."""
+    expected, exc = outcome(np.vectorize(f, **options), args, {})
+    got, got_exc = outcome(vectorize(f, fallback="error", **options), args, {})
+    assert type(got_exc) is type(exc), (got_exc, exc)
+    if exc is None:
+        assert same(got, expected) is None, (got, expected)
+
+
+def _add(a, b):
+    return a + b
+
+
+def _mix(a, b):
+    return a * 2 + b * 1j
+
+
+@pytest.mark.parametrize("f", [_add, _mix])
+@pytest.mark.parametrize("args", [
+    (np.array([1.0, 2.0]), np.array(-0.0 + 1j, dtype=np.complex64)),
+    (np.array([1.0, 2.0], dtype=np.float32), np.array(3 + 1j, dtype=np.complex64)),
+    (np.float64(2.0), np.array(-0.0 + 1j, dtype=np.complex64)),
+    (np.array(-0.0 + 1j, dtype=np.complex64), np.array([1 + 1j, 2], dtype=np.complex64)),
+])
+def test_a_0d_complex64_argument(f, args):
+    # its item is a Python complex per example: the widening of narrow arguments took it
+    # for a NumPy scalar (AttributeError: 'complex' object has no attribute 'dtype')
+    _check(f, *args)
+
+
+def _int_or_float(a, b):
+    x = math.sqrt(a)
+    return math.factorial(abs(a) % 30) if x else x
+
+
+@pytest.mark.parametrize("fallback", ["error", "warn"])
+def test_signature_output_takes_the_first_examples_type(fallback):
+    # numpy.vectorize(signature=...) makes its outputs of the first example's result type
+    # (an int here, where another path gives a float): was float64 [6.], numpy gives int64 [6]
+    a = np.array([3, 0, 4])
+    expected = np.vectorize(_int_or_float, signature="(),()->()")(a, np.array([3.7]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = vectorize(_int_or_float, signature="(),()->()", fallback=fallback)(
+            a, np.array([3.7]))
+    assert same(got, expected) is None, (got, expected)
+    assert got.dtype == np.int64
+    # the first example on the float path: float64 for every example, as numpy gives
+    _check(_int_or_float, np.array([0, 3]), np.array([1.0]), signature="(),()->()")
+
+
+def test_generated_programs_equal_numpy_vectorize():
+    kinds, failures = {}, []
+    for seed in range(12):
+        kind, detail, c = hp.run_seed(seed)
+        kinds[kind] = kinds.get(kind, 0) + 1
+        if kind in ("mismatch", "internal"):
+            failures.append(f"seed {seed}: {kind} {hp.describe(c)}{detail[:800]}")
+    assert not failures, "\n\n".join(failures)
+    assert kinds.get("ok", 0) + kinds.get("raised", 0) >= 3, kinds     # (not vacuous)
