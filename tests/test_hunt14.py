@@ -76,3 +76,19 @@ def test_generated_programs_equal_numpy_vectorize():
             failures.append(f"seed {seed}: {kind} {hp.describe(c)}{detail[:800]}")
     assert not failures, "\n\n".join(failures)
     assert kinds.get("ok", 0) + kinds.get("raised", 0) >= 3, kinds     # (not vacuous)
+
+
+def _exponent_scaled(a):
+    return math.frexp(a)[1] * 100_000_000
+
+
+def _exponent(a):
+    m, e = math.frexp(a)
+    return e
+
+
+@pytest.mark.parametrize("f", [_exponent_scaled, _exponent, math.frexp])
+def test_frexp_exponent_is_a_python_int(f):
+    # np.frexp's exponent is an int32: was int32 results, and `e * 100_000_000` wrapped
+    # (997 * 1e8 of 1e300 gave a negative number)
+    _check(f, np.array([1e300, 1.5, -0.0, 5e-324, np.inf, np.nan]))
