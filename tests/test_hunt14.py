@@ -92,3 +92,57 @@ def test_frexp_exponent_is_a_python_int(f):
     # np.frexp's exponent is an int32: was int32 results, and `e * 100_000_000` wrapped
     # (997 * 1e8 of 1e300 gave a negative number)
     _check(f, np.array([1e300, 1.5, -0.0, 5e-324, np.inf, np.nan]))
+
+
+def _gcd(a, b):
+    return math.gcd(a, b)
+
+
+def _lcm(a, b):
+    return math.lcm(a, b)
+
+
+INT64_MIN = np.iinfo(np.int64).min
+
+
+@pytest.mark.parametrize("f, a, b", [
+    (_gcd, [INT64_MIN, 4], [0, 6]),             # 2**63 first: numpy.vectorize's uint64
+    (_gcd, [4, INT64_MIN], [6, INT64_MIN]),     # 2**63 later: OverflowError storing it
+    (_lcm, [2 ** 40, 3], [2 ** 40 - 1, 5]),     # beyond uint64 first: an object array
+    (_lcm, [3, 2 ** 40], [5, 2 ** 40 - 1]),     # later: OverflowError
+    (_lcm, [INT64_MIN, 3], [1, 5]),
+    (_lcm, [0, 3, -4], [0, 5, 6]),
+])
+def test_gcd_and_lcm_beyond_int64(f, a, b):
+    # np.gcd / np.lcm wrap in int64, where Python's ints do not: was -2**63 and
+    # -1099511627776 where numpy.vectorize gives 2**63 (uint64), an object array of
+    # 1208925819613529663078400 or OverflowError
+    _check(f, np.array(a), np.array(b))
+
+
+def _ordered_complex(a, b):
+    n = int(a)
+    y = (b + 0j) ** 0.5
+    try:
+        z = max(y, round(b, -1)) + n
+    except ValueError:
+        z = -1
+    return z
+
+
+def test_a_complex_power_the_same_for_every_example_stays_a_python_complex():
+    # in a `try` body (code that runs on every lane) the power of Python numbers became a
+    # NumPy complex128, which is ordered: was [10, 10], numpy.vectorize raises TypeError
+    _check(_ordered_complex, np.array([1.0, 2.0]), 10, excluded={1})
+    _check(_ordered_complex, np.array([1.0, 2.0]), np.array(10))
+
+
+def _pair_after_floor(a, b):
+    return math.floor(b), a
+
+
+def test_signature_with_too_many_outputs_raises_the_first_examples_error():
+    # numpy.vectorize's first example raises OverflowError (floor of -inf) before it sees
+    # two outputs for one: was ValueError("wrong number of outputs")
+    _check(_pair_after_floor, 0.0, np.array([-np.inf, 1.0]), signature="(),()->()")
+    _check(_pair_after_floor, 0.0, np.array([1.0, -np.inf]), signature="(),()->()")

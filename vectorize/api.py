@@ -427,8 +427,9 @@ class vectorize:
             # comprehension over no lanes) cannot tell the shape: numpy's rules decide
             return self._numpy_loop(args, kwargs)
         if n_results != len(out_dims):
-            raise ValueError("wrong number of outputs from pyfunc: "
-                             f"expected {len(out_dims)!r}, got {n_results!r}")
+            # numpy.vectorize's ValueError, where its first example returns (its loop
+            # raises that example's exception where it raises first)
+            return self._numpy_loop(args, kwargs)
         if spec.fallbacks:
             self._announce("; ".join(spec.fallbacks), spec, stacklevel=4)
         if size == 0:
