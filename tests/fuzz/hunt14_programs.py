@@ -69,7 +69,7 @@ FLOAT_EXPRS = [
     "math.degrees({a})", "math.radians({a})", "math.cbrt({a})", "math.exp2({a})",
     "math.nextafter({a}, {b})", "math.ulp({a})", "math.fsum(({a}, {b}, -{a}))",
     "math.prod(({a}, {b}))", "math.sin({a})", "math.tan({a})", "float({a})",
-    "{a} ** {b}", "{a} / {b}", "{a} // {b}", "{a} % {b}", "abs({a})", "-{a}", "+{a}",
+    "float({a}) ** {b}", "{a} ** 0.5", "{a} ** -2", "{a} / {b}", "{a} // {b}", "{a} % {b}", "abs({a})", "-{a}", "+{a}",
     "round({a}, 2)", "round({a}, -1)", "max({a}, {b})", "min({a}, {b})", "divmod({a}, {b})[0]",
     "divmod({a}, {b})[1]", "{a} * 1e308", "{a} + {b} * 0.5",
 ]
@@ -147,7 +147,30 @@ def _body(rng) -> tuple[list[str], str]:
                      f"else {_expr(rng, ints)}")
         lines.append("    return z")
         kind = "ternary"
+    elif shape < 0.6:
+        # ints growing beyond int64 in a loop (Python's do not wrap), brought back or not
+        lines.append(f"    acc = {rng.choice(['n', 'm', '1', '0', 'n * m'])}")
+        lines.append(f"    for i in range({rng.choice(['3', '4', '6'])}):")
+        step = rng.choice(["acc * n + i", "acc * 1000003 + m", "acc ** 2 + i", "acc * acc - n",
+                           "(acc << 13) ^ m"])
+        lines.append(f"        acc = {step}")
+        tail = rng.choice(["acc % 1000", "acc % 1000", "acc // 2 ** 70", "acc", "acc > 0",
+                           "float(acc)", "acc & 255", "-acc % 7", "acc % (m or 1)"])
+        lines.append(f"    return {tail}")
+        kind = "bigint loop"
     elif shape < 0.65:
+        # augmented assignments of ints and floats
+        for _ in range(rng.choice([2, 3])):
+            target = rng.choice(["n", "m", "x"])
+            op = rng.choice(["+=", "-=", "*=", "//=", "%=", "**=", "<<=", ">>=", "|=", "/="])
+            value = rng.choice(["2", "m", "n", "3", "-1", "0", "x", "63", "64"])
+            if op in ("**=", "<<=") and value in ("m", "n", "x"):
+                value = "3"     # (an int to the power of an int64: no end)
+            lines.append(f"    {target} {op} {value}")
+        out = rng.choice(["n", "m", "x", "n + m", "(n, x)", "n if m else None"])
+        lines.append(f"    return {out}")
+        kind = "augmented"
+    elif shape < 0.7:
         lines.append("    try:")
         lines.append(f"        z = {_expr(rng, ints)}")
         lines.append("    except (ValueError, OverflowError, ZeroDivisionError):")
