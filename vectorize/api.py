@@ -427,8 +427,9 @@ class vectorize:
             # comprehension over no lanes) cannot tell the shape: numpy's rules decide
             return self._numpy_loop(args, kwargs)
         if n_results != len(out_dims):
-            raise ValueError("wrong number of outputs from pyfunc: "
-                             f"expected {len(out_dims)!r}, got {n_results!r}")
+            # numpy.vectorize's ValueError, where its first example returns (its loop
+            # raises that example's exception where it raises first)
+            return self._numpy_loop(args, kwargs)
         if spec.fallbacks:
             self._announce("; ".join(spec.fallbacks), spec, stacklevel=4)
         if size == 0:
@@ -444,9 +445,44 @@ class vectorize:
                 return self._replay(args, kwargs)
             outputs = self._signature_outputs(out, spec.result, loop_shape, size, dim_sizes,
                                               call_args)
+            if outputs is not None and not self.otypes and any(
+                    mark in spec.source for mark in _JOIN_MARKS) and \
+                    not self._first_signature_types_hold(args, kwargs, outputs):
+                # numpy.vectorize's outputs take the first example's result types (an int
+                # on its path, where another path gives a float): its loop decides
+                return self._replay(args, kwargs)
         if outputs is None:
             return self._numpy_loop(args, kwargs)
         return outputs
+
+    def _first_signature_types_hold(self, args, kwargs, outputs) -> bool:
+        """Whether ``outputs`` (a call with a ``signature``, which chooses values per example)
+        have the dtypes of the first example's results, as numpy.vectorize's
+        ``_vectorize_call_with_signature`` makes its output arrays from them: the function
+        called on the first core-shaped item of every input (NumPy scalars for no core
+        dimensions). False where that call raises (its loop raises it)."""
+        excluded = self.excluded
+        names = [n for n in kwargs if n not in excluded]
+        inds = [i for i in range(len(args)) if i not in excluded]
+        pyfunc, given = self.pyfunc, list(args)
+
+        def func(*items):
+            for n, i in enumerate(inds):
+                given[i] = items[n]
+            return pyfunc(*given, **{**kwargs, **dict(zip(names, items[len(inds):]))})
+        arrays = [np.asanyarray(a) for a in [args[i] for i in inds] + [kwargs[n] for n in names]]
+        inputs = [a[(0,) * (a.ndim - len(dims))]
+                  for a, dims in zip(arrays, self._core_signature[0])]
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            try:
+                first = func(*inputs)
+            except Exception:   # noqa: BLE001 -- numpy.vectorize raises it: the replay
+                return False
+        first = first if isinstance(first, tuple) else (first,)
+        outs = outputs if isinstance(outputs, tuple) else (outputs,)
+        return len(first) == len(outs) and all(
+            np.asarray(item).dtype == np.asarray(mine).dtype for item, mine in zip(first, outs))
 
     def _signature_plan(self, args, kwargs):
         """(specialization (`Entry`), arguments for the generated function, loop shape, loop
@@ -758,6 +794,8 @@ class vectorize:
             for index, kind in enumerate(key):
                 if _widened(kind) and _FAMILY[_char(kind)] in widen:
                     arg = call_args[index]
+                    if not isinstance(arg, (np.ndarray, np.generic)):
+                        continue    # a 0-d complex64 array's item: a Python complex already
                     wide = _WIDENED[arg.dtype.char]
                     call_args[index] = arg.astype(wide) if type(kind) is tuple else wide(arg)
         for index, kind in enumerate(key):

@@ -159,7 +159,14 @@ def _numpy_scalar_divisor(site: Site) -> cst.BaseExpression:
     scalar = expr(scalar_of, b=node.right if isinstance(
         node, cst.BinaryOperation) else node.value)
     if isinstance(node, cst.BinaryOperation):
-        return node.with_changes(right=scalar)
+        out = node.with_changes(right=scalar)
+        result = site.result
+        if isinstance(result, Value) and result.kind == "c" and result.rank == 0 and \
+                not result.batched:
+            # back to a Python complex, as the scalar code has it: a NumPy complex is
+            # ordered (`max(z, 1)`, `z < 1` compare), where Python's raises TypeError
+            return expr("complex({x})", x=out)
+        return out
     return node.with_changes(value=scalar)
 
 

@@ -486,6 +486,14 @@ MATH_ERRORS: dict[str, list] = {
               Check("OverflowError", _RANGE, "0 < abs(float({x})) <= 5.562684646268003e-309",
                     {})],
     "lgamma": [Check("ValueError", _DOMAIN, "{x} <= 0 and " + _WHOLE.format(v="{x}"), {})],
+    # results beyond int64 (NumPy's wrap): `gcd` only of the int64 minimum (2**63), `lcm`
+    # where |x| * |y| / gcd is (in floats, with a margin: a few more lanes replay); the replay
+    # gives numpy.vectorize's answer (an OverflowError storing it, or a uint64 / object
+    # array where the first example's result is that large)
+    "gcd": [Check("OverflowError", _INT_TOO_LARGE,
+                  "{x} == -9223372036854775808 or {y} == -9223372036854775808", {})],
+    "lcm": [Check("OverflowError", _INT_TOO_LARGE, "abs(float({x})) * abs(float({y})) > "
+                  "9.2e18 * float(math.gcd({x}, {y}))", {})],
 }
 """Only float-valued `math` functions whose argument is a Python number (an int is converted
 exactly for |x| < 2**53) are checked; `log(x, base)` also checks its base."""

@@ -91,7 +91,12 @@ def _float_rule(np_name: str):
                               f"{len(site.nodes) + len(site.kwargs)}",
                               suggestion="call it with two arguments at a time")
         args = ", ".join(f"{{a{i}}}" for i in range(len(site.nodes)))
-        return expr(f"np.{np_name}({args})", **{f"a{i}": n for i, n in enumerate(
+        call = f"np.{np_name}({args})"
+        if np_name == "frexp":
+            # NumPy's exponent is an int32, Python's an int: int64 (as numpy.vectorize
+            # stores it, and as arithmetic on it must stay: `e * 2**40`)
+            call = f"(lambda m, e: (m, e.astype(np.int64)))(*{call})"
+        return expr(call, **{f"a{i}": n for i, n in enumerate(
             _as_float64(site, ints=np_name in _INT_PRESERVING))})
     return rewrite
 
