@@ -13,11 +13,11 @@ from jdcal_cases import CASES as JDCAL
 from lets_be_rational_cases import CASES as LETS_BE_RATIONAL
 from numpy_financial_cases import CASES as NUMPY_FINANCIAL
 from psychrolib_cases import CASES as PSYCHROLIB
+from psypy_cases import CASES as PSYPY
 from pvlib_cases import CASES as PVLIB
 from pygeodesy_cases import CASES as PYGEODESY
 from pymap3d_cases import CASES as PYMAP3D
 from pysolar_cases import CASES as PYSOLAR
-from psypy_cases import CASES as PSYPY
 from pythermalcomfort_cases import CASES as PYTHERMALCOMFORT
 from refet_cases import CASES as REFET
 from sgp4_cases import CASES as SGP4

@@ -221,13 +221,25 @@ class Analysis(Expressions, Calls, Aliasing):
             for ret, value in self.returns[1:]:
                 if self.batched_returns:
                     _no_per_example_choice_between(result, value, "returns", ret)
-                result = join(result, value, force_batched=self.batched_returns)
+                result = self._joined_returns(result, value)
             if self.batched_returns and not isinstance(result, TupleValue):
                 result = join(result, result, force_batched=True)
             if self.python_semantics and not self.helper:   # (vectorize: numpy.vectorize's outputs)
                 _numpy_vectorize_outputs(self.returns)
             self.result = result
         return None
+
+    def _joined_returns(self, a, b):
+        """The join of two returned values. Where every example takes the same ``return``
+        (no per-example test before it) in the function called, a bare ``return`` (None)
+        beside a returned tuple or list keeps the container's items: the batch gets None or
+        the container as a whole, and each item's batching stays known (joined into one
+        unknown value, the container's items would read as unbatched and be broadcast)."""
+        if not self.batched_returns and not self.helper:
+            for x, y in ((a, b), (b, a)):
+                if isinstance(x, TupleValue) and _none_value(y):
+                    return x
+        return join(a, b, force_batched=self.batched_returns)
 
     def _no_fall_off_on_some_lanes(self) -> None:
         """Examples that reach the end of the function get None, those that return get their
@@ -885,3 +897,8 @@ def _last_pass_kinds(exit_env: Env, out: Env) -> Env:
             fixed = fixed or exit_env.copy()
             fixed.values[name] = Value(value.batched, value.example, value.exact)
     return fixed or exit_env
+
+
+def _none_value(value) -> bool:
+    return not isinstance(value, TupleValue) and not value.batched and value.known \
+        and value.example is None

@@ -1,0 +1,70 @@
+"""Regressions found on real scalar functions of public packages (tests/real_pkgs: psypy,
+convertdate, sunposition, vincenty), each against the reference (the per-example loop for
+vmap, numpy.vectorize for vectorize)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vectorize import vectorize, vmap
+
+PROPS = ["DBT", "WBT", "RH"]
+
+
+def _state(prop1, val1, prop2, val2, p):
+    # psypy.psySI.state's shape: a bare `return` on a test of the (unbatched) property
+    # names against a list, then a list of per-example values
+    if prop1 not in PROPS or prop2 not in PROPS:
+        return
+    if PROPS.index(prop1) < PROPS.index(prop2):
+        a, b = val1, val2
+    else:
+        a, b = val2, val1
+    return [a, b * p, a + b]
+
+
+def _loop(f, names, *cols):
+    outs = [f(names[0], a, names[1], b, c) for a, b, c in zip(*cols)]
+    return [np.asarray([o[k] for o in outs]) for k in range(len(outs[0]))]
+
+
+@pytest.mark.parametrize("names", [("DBT", "RH"), ("RH", "WBT")])
+@pytest.mark.parametrize("n", [1, 5])
+def test_vmap_list_beside_bare_return_keeps_its_batched_items(names, n):
+    # was: each item of the list broadcast to (n, n) (read as unbatched)
+    rng = np.random.default_rng(n)
+    cols = rng.uniform(1.0, 2.0, (3, n))
+    got = vmap(_state, in_axes=(None, 0, None, 0, 0))(names[0], cols[0], names[1], cols[1],
+                                                      cols[2])
+    ref = _loop(_state, names, *cols)
+    assert isinstance(got, list) and len(got) == 3
+    for g, r in zip(got, ref):
+        assert g.shape == r.shape == (n,)
+        np.testing.assert_array_equal(g, r)
+
+
+def test_vmap_bare_return_gives_none():
+    cols = np.ones((3, 4))
+    assert vmap(_state, in_axes=(None, 0, None, 0, 0))("X", cols[0], "RH", cols[1],
+                                                       cols[2]) is None
+
+
+def _pair(name, x, y):
+    if name not in PROPS:
+        return
+    return (x, y * 2)
+
+
+@pytest.mark.parametrize("name", ["RH", "other"])
+def test_vectorize_tuple_beside_bare_return(name):
+    x, y = np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0, 6.5])
+    ref = np.vectorize(_pair, excluded={0})(name, x, y)
+    got = vectorize(_pair, excluded={0}, fallback="error")(name, x, y)
+    if isinstance(ref, tuple):
+        assert isinstance(got, tuple) and len(got) == len(ref)
+        for g, r in zip(got, ref):
+            assert g.dtype == r.dtype
+            np.testing.assert_array_equal(g, r)
+    else:
+        assert got.dtype == ref.dtype and list(got) == list(ref)
