@@ -754,6 +754,9 @@ ARRAY_CASES = [
     A("np.interp({0}, np.array([-1.0, 0.0, 2.5]), np.array([3.0, -1.0, 0.5]), left=9.0, "
       "right=-9.0)", "x"),
     A("np.interp({0}, np.array([0.0, 1.0]), np.array([1j, 2.0]))", "x"),
+    A("np.polyval(np.array([1.5, -2.0, 0.25]), {0})", "x"),
+    A("np.polyval([2.0, 0.5, -1.0, 3.0], {0})", "v3"), A("np.polyval({0}, {1})", "v3", "x"),
+    A("np.polyval({0}, {1})", "v4", "xb"),
     A("np.searchsorted(np.array([-1.0, 0.0, 0.0, 2.5]), {0})", "v3"),
     A("np.searchsorted(np.array([-1.0, 0.0, 0.0, 2.5]), {0}, side='right')", "x"),
     # padding
