@@ -68,3 +68,40 @@ def test_vectorize_tuple_beside_bare_return(name):
             np.testing.assert_array_equal(g, r)
     else:
         assert got.dtype == ref.dtype and list(got) == list(ref)
+
+
+# sunposition's shape: one helper builds a per-example vector from module-level tables of
+# different lengths (`_cos_sum(jme, _EHL)`, `_cos_sum(jme, _EHB)`), and `np.polyval` takes it
+T3 = (np.array([1.0, 0.5]), np.array([2.0, -1.0]), np.array([0.25, 3.0]))
+T2 = (np.array([1.5, 2.0]), np.array([-0.5, 1.0]))
+
+
+def _terms(x, table):
+    y = np.zeros(len(table))
+    for i, row in enumerate(table):
+        for c in row:
+            y[i] += c * np.cos(c * x)
+    return y
+
+
+def _two_tables(x):
+    return np.polyval(_terms(x, T3), x) / 7.0, np.polyval(_terms(x, T2), x)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_helper_called_with_tables_of_two_lengths(n):
+    # was: one specialization for both tables (a tuple's key had no length): the second
+    # call's vector read as 3 long, an IndexError at N = 0 and a replay of the loop otherwise
+    x = np.linspace(-1.5, 2.0, n)
+    v = vmap(_two_tables)
+    got = v(x)
+    outs = [_two_tables(np.float64(t)) for t in x]
+    for k in range(2):
+        ref = np.asarray([o[k] for o in outs], dtype=np.float64)
+        assert got[k].shape == ref.shape and got[k].dtype == ref.dtype
+        np.testing.assert_array_equal(got[k], ref)
+    assert v.replays == 0
+    ref = np.vectorize(_two_tables, otypes="dd")(x)
+    got = vectorize(_two_tables, fallback="error")(x)
+    for g, r in zip(got, ref):
+        np.testing.assert_array_equal(g, r)

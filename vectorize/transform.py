@@ -53,8 +53,20 @@ def abstract_key(value) -> tuple:
         # a = 0.0 must not raise on lanes that never call it; with 100.0 it cannot)
         return (False, type(ex).__name__, repr(ex))
     if isinstance(ex, (np.ndarray, np.generic)):
-        return (value.batched, ex.dtype.str, ex.ndim)
+        # (the shape too: rules write an example's shape into the code, `np.roots`'s degree,
+        # `np.polyval`'s coefficients)
+        return (value.batched, ex.dtype.str, ex.shape)
+    if isinstance(ex, (tuple, list)):
+        # a table passed as it is (a module-level tuple of coefficient arrays): its length
+        # and its items' shapes decide the shapes of what the helper makes of it
+        return (value.batched, type(ex).__name__, _table_key(ex))
     return (value.batched, type(ex).__name__)
+
+
+def _table_key(ex, depth: int = 0):
+    if not isinstance(ex, (tuple, list)) or depth > 2:
+        return np.shape(ex) if isinstance(ex, (np.ndarray, np.generic)) else type(ex).__name__
+    return (len(ex),) + tuple(_table_key(item, depth + 1) for item in ex[:64])
 
 
 @dataclass
