@@ -105,3 +105,39 @@ def test_helper_called_with_tables_of_two_lengths(n):
     got = vectorize(_two_tables, fallback="error")(x)
     for g, r in zip(got, ref):
         np.testing.assert_array_equal(g, r)
+
+
+# pymeeus' shape: `isinstance(year, (int, float))` guards with a ValueError; numpy.vectorize's
+# first call (learning the output types) hands NumPy scalars, and `np.int64` is no `int`
+def _checked_year(year):
+    if not isinstance(year, (int, float)):
+        raise ValueError("Invalid value for the input year")
+    return year % 4 == 0
+
+
+def _typed(n):
+    return 1.5 if isinstance(n, int) else 2
+
+
+def _numpy_int(n):
+    if isinstance(n, np.integer):
+        raise TypeError("a NumPy int")
+    return n + 1
+
+
+def _outcome(f, *args):
+    try:
+        out = f(*args)
+    except Exception as exc:  # noqa: BLE001 - compared by type and message
+        return type(exc), str(exc)
+    return out.dtype, out.tolist()
+
+
+@pytest.mark.parametrize("f", [_checked_year, _typed, _numpy_int])
+@pytest.mark.parametrize("dtype", [np.int64, np.float64])
+def test_isinstance_answered_as_numpy_vectorize_first_call(f, dtype):
+    # was: vectorize answered for Python numbers only: it returned where numpy.vectorize
+    # raises (pymeeus.Epoch.is_leap, .easter, .jewish_pesach on int64 years), and gave 1.5
+    # where numpy.vectorize's int output type truncates it to 1
+    x = np.array([2000, 1999, 1500], dtype=dtype)
+    assert _outcome(vectorize(f, fallback="error"), x) == _outcome(np.vectorize(f), x)

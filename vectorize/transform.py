@@ -105,6 +105,10 @@ class ModuleContext:
         # (`passes.python_raises`), whose type numpy.vectorize's first example (NumPy bools)
         # does not have: the output types are learned from it (`Generated.python_bools`)
         self.python_bools = False
+        # `vectorize`: an `isinstance` of a parameter answered for the Python numbers every
+        # example gets differs from its answer for numpy.vectorize's first example, NumPy
+        # scalars (`Generated.first_call_differs`)
+        self.first_call_differs = False
         self.switchable_ifs = 0
         self.explain = explain
         self.allow_fallback = fallback != "error"
@@ -280,6 +284,8 @@ class FunctionJob:
             analysis.analyze()
         finally:
             self._analysing = None
+        if getattr(analysis, "first_call_differs", False):
+            self.module.first_call_differs = True
         self.read.update(analysis.free_names)
         self.read_attributes.update(analysis.free_attributes)
         if any(analysis.batched_tests.values()) or analysis.masked_loops:
@@ -489,6 +495,7 @@ def transform_function(func, params: dict[str, object], *, backend: str = "numpy
             generated = codegen.load(_transform(func, params, context, header))
         generated.mixed_types = bool(abstract.MIXED_TYPES.get())
         generated.python_bools = context.python_bools
+        generated.first_call_differs = context.first_call_differs
     finally:
         abstract.MIXED_TYPES.reset(mixed)
     generated.build_seconds = time.perf_counter() - start

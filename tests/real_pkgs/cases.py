@@ -17,6 +17,7 @@ from psypy_cases import CASES as PSYPY
 from pvlib_cases import CASES as PVLIB
 from pygeodesy_cases import CASES as PYGEODESY
 from pymap3d_cases import CASES as PYMAP3D
+from pymeeus_cases import CASES as PYMEEUS
 from pysolar_cases import CASES as PYSOLAR
 from pythermalcomfort_cases import CASES as PYTHERMALCOMFORT
 from refet_cases import CASES as REFET
@@ -28,4 +29,5 @@ from vincenty_cases import CASES as VINCENTY
 ALL = [*PSYCHROLIB, *FLUIDS, *HT, *CHEMICALS, *PVLIB, *IAPWS, *SGP4, *PYSOLAR,
        *PYTHERMALCOMFORT, *NUMPY_FINANCIAL, *PYMAP3D, *GEOGRAPHICLIB, *JDCAL, *UTM, *REFET,
        *LETS_BE_RATIONAL, *ASTRAL, *HAVERSINE, *COLORSYS, *PYGEODESY,
-       *CONVERTDATE, *PSYPY, *SUNPOSITION, *VINCENTY]
+       *CONVERTDATE, *PSYPY, *SUNPOSITION, *VINCENTY,
+       *PYMEEUS]
