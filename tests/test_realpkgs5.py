@@ -141,3 +141,43 @@ def test_isinstance_answered_as_numpy_vectorize_first_call(f, dtype):
     # where numpy.vectorize's int output type truncates it to 1
     x = np.array([2000, 1999, 1500], dtype=dtype)
     assert _outcome(vectorize(f, fallback="error"), x) == _outcome(np.vectorize(f), x)
+
+
+# convertdate's shape: `calendar.monthrange` (whose `weekday` is `datetime.date(y, m,
+# d).weekday()`) of per-example years, and Python's ValueError for a day the month lacks
+def _last_weekday_of(year, month, weekday):
+    import calendar
+    first, days = calendar.monthrange(year, month)
+    first_of_kind = 1 + (weekday - first) % 7
+    n = 5 if first_of_kind + 28 <= days else 4
+    return year, month, first_of_kind + (n - 1) * 7
+
+
+def _weekday_of(year, month, day):
+    import calendar
+    return calendar.weekday(year, month, day)
+
+
+@pytest.mark.parametrize("n", [0, 1, 7])
+def test_calendar_weekday_of_per_example_dates(n):
+    # was: refused (`datetime.date` has no batching rule)
+    rng = np.random.default_rng(n)
+    y, m, w = rng.integers(-500, 12000, n), rng.integers(1, 13, n), rng.integers(0, 7, n)
+    ref = np.vectorize(_last_weekday_of, otypes="lll")(y, m, w)
+    got = vectorize(_last_weekday_of, fallback="error")(y, m, w)
+    for g, r in zip(got, ref):
+        assert g.dtype == r.dtype
+        np.testing.assert_array_equal(g, r)
+    loop = [_last_weekday_of(*t) for t in zip(y, m, w)]
+    for k, g in enumerate(vmap(_last_weekday_of)(y, m, w)):
+        np.testing.assert_array_equal(g, np.asarray([o[k] for o in loop], dtype=np.int64))
+
+
+@pytest.mark.parametrize("day, message", [(30, "day is out of range for month"),
+                                          (0, "day is out of range for month")])
+def test_calendar_weekday_raises_as_python(day, message):
+    y, m, d = np.array([2000, 2001, 1900]), np.array([1, 2, 3]), np.array([5, day, 7])
+    with pytest.raises(ValueError, match=message):
+        vectorize(_weekday_of, fallback="error")(y, m, d)
+    with pytest.raises(ValueError, match="month must be in 1..12"):
+        vectorize(_weekday_of, fallback="error")(y, np.array([1, 13, 2]), np.array([1, 1, 1]))
