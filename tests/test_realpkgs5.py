@@ -181,3 +181,36 @@ def test_calendar_weekday_raises_as_python(day, message):
         vectorize(_weekday_of, fallback="error")(y, m, d)
     with pytest.raises(ValueError, match="month must be in 1..12"):
         vectorize(_weekday_of, fallback="error")(y, np.array([1, 13, 2]), np.array([1, 1, 1]))
+
+
+# pymeeus.Angle.reduce_dms' shape: a value that is an int on some lanes and a float on
+# others (`minutes += frac * 60.0` under a per-example test), then `minutes % 1`
+def _reduce(degrees, minutes):
+    if degrees % 1 > 0.0:
+        minutes += (degrees % 1) * 60.0
+    if minutes % 1 > 0.0:
+        return minutes % 1, minutes // 2
+    return -1.0, minutes // 2
+
+
+def _mixed_zero_divisor(degrees, minutes, k):
+    if degrees % 1 > 0.0:
+        minutes += (degrees % 1) * 60.0
+    return minutes % k
+
+
+def test_vmap_mod_by_a_nonzero_constant_of_lanes_of_two_types():
+    # was: refused (an int lane's `%` "where a zero divisor gives 0"), with a divisor of 1
+    d = np.array([1.5, 2.0, -3.25, 7.0, 0.5])
+    m = np.array([3, 4, 5, 6, 7])
+    got = vmap(_reduce)(d, m)
+    outs = [_reduce(a, b) for a, b in zip(d, m)]
+    for k in range(2):
+        np.testing.assert_array_equal(got[k], np.asarray([o[k] for o in outs]))
+
+
+def test_vmap_mod_by_a_per_example_divisor_of_lanes_of_two_types_stays_refused():
+    from vectorize.errors import VectorizeError
+    d, m, k = np.array([1.5, 2.0]), np.array([3, 4]), np.array([0, 0])
+    with pytest.raises(VectorizeError, match="zero divisor"):
+        vmap(_mixed_zero_divisor)(d, m, k)
