@@ -214,3 +214,45 @@ def test_vmap_mod_by_a_per_example_divisor_of_lanes_of_two_types_stays_refused()
     d, m, k = np.array([1.5, 2.0]), np.array([3, 4]), np.array([0, 0])
     with pytest.raises(VectorizeError, match="zero divisor"):
         vmap(_mixed_zero_divisor)(d, m, k)
+
+
+# vincenty's shape: an iteration that `break`s per example on convergence and returns in its
+# body, a `try`/`except ZeroDivisionError` in it, a `for`/`else` that returns None where it
+# does not converge, an early `return 0.0`
+def _solve(a, b):
+    if a == b:
+        return 0.0
+    x = a
+    for _ in range(30):
+        prev = x
+        if x == 0:
+            return 0.0
+        try:
+            y = b / x
+        except ZeroDivisionError:
+            y = 0
+        x = 0.5 * (x + y)
+        if abs(x - prev) < 1e-12:
+            break
+    else:
+        return None
+    return round(x * a, 6)
+
+
+@pytest.mark.parametrize("b", [np.array([2.0, 9.0, 3.0, 0.25]),       # every one converges
+                               np.array([2.0, 1e300, 3.0, 0.25]),     # one does not: None
+                               np.array([1e300, 2.0, 3.0, 0.25])])    # the first: None
+def test_for_else_return_none_after_a_per_example_break(b):
+    # was: refused ("returns values of kinds that do not mix", the loop's returns lowered)
+    a = np.array([1.5, 2.5, 3.0, 0.5])
+    ref = np.vectorize(_solve)(a, b)
+    got = vectorize(_solve, fallback="error")(a, b)
+    assert got.dtype == ref.dtype
+    if ref.dtype == object:
+        assert [None if r is None else float(r) for r in ref] == \
+            [None if g is None else float(g) for g in got]
+    else:
+        np.testing.assert_array_equal(got, ref)
+    loop = [_solve(x, y) for x, y in zip(a, b)]
+    if all(o is not None for o in loop):
+        np.testing.assert_array_equal(vmap(_solve)(a, b), np.asarray(loop))

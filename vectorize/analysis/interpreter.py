@@ -215,7 +215,11 @@ class Analysis(Expressions, Calls, Aliasing):
         if not self.returns:
             self.result = unbatched(None)
         else:
-            if self.batched_returns and self.tree is getattr(self.source, "tree", None):
+            if self.batched_returns and (self.tree is getattr(self.source, "tree", None)
+                                         or _returns_none(getattr(self.source, "tree", None))):
+                # (also on a pass's tree, a loop's `return None` lowered: `for ... else:
+                # return None` after a per-example `break`; `check_fall_off` rewrites the
+                # source's)
                 self._no_none_on_some_lanes()
             result = self.returns[0][1]
             for ret, value in self.returns[1:]:
@@ -902,3 +906,24 @@ def _last_pass_kinds(exit_env: Env, out: Env) -> Env:
 def _none_value(value) -> bool:
     return not isinstance(value, TupleValue) and not value.batched and value.known \
         and value.example is None
+
+
+def _returns_none(tree) -> bool:
+    """Whether the function ``tree`` has a ``return`` / ``return None`` of its own."""
+    if tree is None:
+        return False
+    found = []
+
+    class Find(cst.CSTVisitor):
+        def visit_FunctionDef(self, node):
+            return node is tree
+
+        def visit_Lambda(self, node):
+            return False
+
+        def visit_Return(self, node):
+            if node.value is None or type(node.value) is cst.Name and node.value.value == "None":
+                found.append(node)
+
+    tree.visit(Find())
+    return bool(found)
