@@ -44,6 +44,7 @@ pytest.importorskip("psypy")
 pytest.importorskip("sunposition")
 pytest.importorskip("vincenty")
 pytest.importorskip("pymeeus")
+pytest.importorskip("meteocalc")
 
 from cases import ALL  # noqa: E402
 from harness import Dom, check_vectorize, check_vmap, default_draws  # noqa: E402
@@ -136,6 +137,7 @@ SUBSET = {
     "convertdate.holidays.thanksgiving": ("equal", "equal"),     # (calendar.weekday)
     "pymeeus.Epoch.easter": ("equal", "equal"),     # (isinstance: numpy.vectorize's first call)
     "pymeeus.Angle.reduce_dms": ("equal", "equal"),
+    "meteocalc.Temp.convert[f2k]": ("equal", "equal"),
 }
 
 

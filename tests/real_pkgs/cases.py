@@ -11,6 +11,7 @@ from ht_cases import CASES as HT
 from iapws_cases import CASES as IAPWS
 from jdcal_cases import CASES as JDCAL
 from lets_be_rational_cases import CASES as LETS_BE_RATIONAL
+from meteocalc_cases import CASES as METEOCALC
 from numpy_financial_cases import CASES as NUMPY_FINANCIAL
 from psychrolib_cases import CASES as PSYCHROLIB
 from psypy_cases import CASES as PSYPY
@@ -30,4 +31,4 @@ ALL = [*PSYCHROLIB, *FLUIDS, *HT, *CHEMICALS, *PVLIB, *IAPWS, *SGP4, *PYSOLAR,
        *PYTHERMALCOMFORT, *NUMPY_FINANCIAL, *PYMAP3D, *GEOGRAPHICLIB, *JDCAL, *UTM, *REFET,
        *LETS_BE_RATIONAL, *ASTRAL, *HAVERSINE, *COLORSYS, *PYGEODESY,
        *CONVERTDATE, *PSYPY, *SUNPOSITION, *VINCENTY,
-       *PYMEEUS]
+       *PYMEEUS, *METEOCALC]
