@@ -53,6 +53,9 @@ JAX_REFUSED: dict[str, str] = {
     # refused when first called (before, vectorize replayed numpy.vectorize on every call)
     **{case: "the jax backend cannot run the code generated" for case in [
         "round(f,n!)", "round(i,n!)", "round(i,-1)", "np.round(f,n!)", "np.round(i,-1)"]},
+    # (`pymath.weekday` computes on NumPy arrays)
+    **{case: "`calendar.weekday` of per-example values on this backend" for case in [
+        "calendar.weekday(i*37,1+i%12,1+i%28)", "calendar.weekday(2000+i,i,i)"]},
     **{case: "jnp.gcd loops until every lane is done" for case in [
         "math.gcd(int(fm),12)", "math.gcd(i,i)", "math.lcm(i,i)", "math.gcd(i,i,i)",
         "math.lcm(i,i,i)", "math.gcd(i,12)", "math.gcd(i32,i)", "np.gcd(i,i)", "np.lcm(i,i)"]},

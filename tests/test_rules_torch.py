@@ -34,6 +34,7 @@ TORCH_REFUSED: dict[str, str] = {
     **{case: _NO_RULE for case in [
         "math.comb(sh,sh)", "math.perm(sh,sh)", "math.factorial(sh)", "math.isqrt(I)",
         "math.isqrt(i32)",
+        "calendar.weekday(i*37,1+i%12,1+i%28)", "calendar.weekday(2000+i,i,i)",
         "math.cbrt(f)", "math.cbrt(b)", "math.cbrt(i32)", "math.nextafter(f,f)",
         "math.isclose(f,f)", "math.isclose(f,f,rel_tol=1e-3,abs_tol=1e-9)",
         "math.isclose(i,f,abs_tol=0.5)", "math.ldexp(f,int(i))", "math.ldexp(f,3)",

@@ -1652,6 +1652,10 @@ def _probes(spec, kinds) -> str | bool:
     be the first example's branch's)."""
     if isinstance(spec, FallbackSpec):
         return False
+    if getattr(spec, "first_call_differs", False):
+        # (an `isinstance` of a parameter answers otherwise for the first example's NumPy
+        # scalars: numpy.vectorize's call on them may take another path, or raise)
+        return "values"
     if kinds and not any(type(kind) is tuple and not _is_as_is(kind) for kind in kinds):
         # no argument is batched: the code computes with the Python numbers themselves
         # (`(x > 0) + (x > 1)` is 2), numpy.vectorize's first call with NumPy scalars

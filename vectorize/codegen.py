@@ -57,6 +57,11 @@ class Generated:
     # `ModuleContext.python_bools`), where numpy.vectorize's first example, NumPy bools, has
     # another type: `vectorize` learns the output types from that example
     python_bools: bool = False
+    # whether an `isinstance` test of a parameter answers otherwise for numpy.vectorize's
+    # first example, NumPy scalars (``isinstance(np.int64(1), int)`` is False), than for the
+    # Python numbers every example gets (`ModuleContext.first_call_differs`): `vectorize`
+    # makes that first call, and raises where it raises
+    first_call_differs: bool = False
     # what the transform read (`Origin`), for the disk cache; None for a loaded entry
     origin: object = None
     # seconds it took to make (the transform, or loading it from the disk cache; imports

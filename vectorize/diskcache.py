@@ -599,6 +599,7 @@ class Store:
             "switchable_ifs": int(spec.switchable_ifs),
             "mixed_types": spec.mixed_types,
             "python_bools": bool(spec.python_bools),
+            "first_call_differs": bool(spec.first_call_differs),
         }
 
 
@@ -660,6 +661,7 @@ def materialize(func, payload: dict, origin: bool = False):
                      switchable_ifs=int(payload["switchable_ifs"]),
                      mixed_types=payload.get("mixed_types"),
                      python_bools=bool(payload.get("python_bools")),
+                     first_call_differs=bool(payload.get("first_call_differs")),
                      origin=Origin(functions, emitted, reads, free, attributes)
                      if origin else None)
 

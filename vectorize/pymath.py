@@ -361,3 +361,28 @@ def round_int(n, ndigits):
         base = work - rest
         up = (rest > q // 2) | ((rest == q // 2) & ((base // q) % 2 == 1))
         return (base + q * up.astype(work.dtype)).astype(n.dtype)
+
+
+_MONTH_DAYS = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])
+
+
+def weekday(year, month, day):
+    """``calendar.weekday(year, month, day)`` lane by lane (0 is Monday): the weekday of
+    ``datetime.date(year, month, day)``, a year outside 1..9999 first brought in as
+    `calendar` does (``2000 + year % 400``); Python's ValueError where a month is not in
+    1..12 or a day not in its month (the per-example loop then says which example's). The
+    day count is Hinnant's civil-from-days arithmetic, exact in int64."""
+    year, month, day = _ints(year, month, day)
+    year = np.where((year < 1) | (year > 9999), 2000 + year % 400, year)
+    if ((month < 1) | (month > 12)).any():
+        raise ValueError("month must be in 1..12")
+    leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
+    last = _MONTH_DAYS[month] + ((month == 2) & leap)
+    if ((day < 1) | (day > last)).any():
+        raise ValueError("day is out of range for month")
+    y = year - (month <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * ((month + 9) % 12) + 2) // 5 + day - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return (era * 146097 + doe - 719468 + 3) % 7      # (1970-01-01 was a Thursday)

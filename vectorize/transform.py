@@ -53,8 +53,20 @@ def abstract_key(value) -> tuple:
         # a = 0.0 must not raise on lanes that never call it; with 100.0 it cannot)
         return (False, type(ex).__name__, repr(ex))
     if isinstance(ex, (np.ndarray, np.generic)):
-        return (value.batched, ex.dtype.str, ex.ndim)
+        # (the shape too: rules write an example's shape into the code, `np.roots`'s degree,
+        # `np.polyval`'s coefficients)
+        return (value.batched, ex.dtype.str, ex.shape)
+    if isinstance(ex, (tuple, list)):
+        # a table passed as it is (a module-level tuple of coefficient arrays): its length
+        # and its items' shapes decide the shapes of what the helper makes of it
+        return (value.batched, type(ex).__name__, _table_key(ex))
     return (value.batched, type(ex).__name__)
+
+
+def _table_key(ex, depth: int = 0):
+    if not isinstance(ex, (tuple, list)) or depth > 2:
+        return np.shape(ex) if isinstance(ex, (np.ndarray, np.generic)) else type(ex).__name__
+    return (len(ex),) + tuple(_table_key(item, depth + 1) for item in ex[:64])
 
 
 @dataclass
@@ -93,6 +105,10 @@ class ModuleContext:
         # (`passes.python_raises`), whose type numpy.vectorize's first example (NumPy bools)
         # does not have: the output types are learned from it (`Generated.python_bools`)
         self.python_bools = False
+        # `vectorize`: an `isinstance` of a parameter answered for the Python numbers every
+        # example gets differs from its answer for numpy.vectorize's first example, NumPy
+        # scalars (`Generated.first_call_differs`)
+        self.first_call_differs = False
         self.switchable_ifs = 0
         self.explain = explain
         self.allow_fallback = fallback != "error"
@@ -268,6 +284,8 @@ class FunctionJob:
             analysis.analyze()
         finally:
             self._analysing = None
+        if getattr(analysis, "first_call_differs", False):
+            self.module.first_call_differs = True
         self.read.update(analysis.free_names)
         self.read_attributes.update(analysis.free_attributes)
         if any(analysis.batched_tests.values()) or analysis.masked_loops:
@@ -477,6 +495,7 @@ def transform_function(func, params: dict[str, object], *, backend: str = "numpy
             generated = codegen.load(_transform(func, params, context, header))
         generated.mixed_types = bool(abstract.MIXED_TYPES.get())
         generated.python_bools = context.python_bools
+        generated.first_call_differs = context.first_call_differs
     finally:
         abstract.MIXED_TYPES.reset(mixed)
     generated.build_seconds = time.perf_counter() - start

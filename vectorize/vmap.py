@@ -1203,6 +1203,8 @@ def _in_result_order(out, result):
 
 
 def _place_outputs(out, result, out_axes, size, backend, call_args, name="function"):
+    if out is None:
+        return None     # (a bare `return` every example took, beside a returned container)
     out = _in_result_order(out, result)
     if type(out_axes) is int and isinstance(result, Value) and not is_node(out):
         return _place(out, result, out_axes, size, backend, call_args)

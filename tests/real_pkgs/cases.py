@@ -3,6 +3,7 @@
 from astral_cases import CASES as ASTRAL
 from chemicals_cases import CASES as CHEMICALS
 from colorsys_cases import CASES as COLORSYS
+from convertdate_cases import CASES as CONVERTDATE
 from fluids_cases import CASES as FLUIDS
 from geographiclib_cases import CASES as GEOGRAPHICLIB
 from haversine_cases import CASES as HAVERSINE
@@ -10,17 +11,24 @@ from ht_cases import CASES as HT
 from iapws_cases import CASES as IAPWS
 from jdcal_cases import CASES as JDCAL
 from lets_be_rational_cases import CASES as LETS_BE_RATIONAL
+from meteocalc_cases import CASES as METEOCALC
 from numpy_financial_cases import CASES as NUMPY_FINANCIAL
 from psychrolib_cases import CASES as PSYCHROLIB
+from psypy_cases import CASES as PSYPY
 from pvlib_cases import CASES as PVLIB
 from pygeodesy_cases import CASES as PYGEODESY
 from pymap3d_cases import CASES as PYMAP3D
+from pymeeus_cases import CASES as PYMEEUS
 from pysolar_cases import CASES as PYSOLAR
 from pythermalcomfort_cases import CASES as PYTHERMALCOMFORT
 from refet_cases import CASES as REFET
 from sgp4_cases import CASES as SGP4
+from sunposition_cases import CASES as SUNPOSITION
 from utm_cases import CASES as UTM
+from vincenty_cases import CASES as VINCENTY
 
 ALL = [*PSYCHROLIB, *FLUIDS, *HT, *CHEMICALS, *PVLIB, *IAPWS, *SGP4, *PYSOLAR,
        *PYTHERMALCOMFORT, *NUMPY_FINANCIAL, *PYMAP3D, *GEOGRAPHICLIB, *JDCAL, *UTM, *REFET,
-       *LETS_BE_RATIONAL, *ASTRAL, *HAVERSINE, *COLORSYS, *PYGEODESY]
+       *LETS_BE_RATIONAL, *ASTRAL, *HAVERSINE, *COLORSYS, *PYGEODESY,
+       *CONVERTDATE, *PSYPY, *SUNPOSITION, *VINCENTY,
+       *PYMEEUS, *METEOCALC]

@@ -263,7 +263,7 @@ def _loop(case, args):
     kept = tuple(a[keep] if batched(d) else a for a, d in zip(args, case.args))
     if not outs:
         return kept, None
-    if isinstance(outs[0], tuple):
+    if isinstance(outs[0], (tuple, list)):     # (vmap: a list of arrays, compared by item)
         return kept, tuple(np.asarray([o[k] for o in outs]) for k in range(len(outs[0])))
     if isinstance(outs[0], dict):       # (vmap: a dict of arrays, compared by key)
         return kept, tuple(np.asarray([o[k] for o in outs]) for k in sorted(outs[0]))
@@ -306,6 +306,8 @@ def check_vmap(case, draws):
             return "crash", f"{what}: {type(exc).__name__}: {exc}"
         if isinstance(got, dict):
             got = tuple(got[k] for k in sorted(got))
+        elif isinstance(got, list):
+            got = tuple(got)
         try:
             _compare(got, ref, case.rtol, what)
         except _Mismatch as m:

@@ -271,6 +271,10 @@ class Calls:
             if python_values and isinstance(example, np.generic) and value.rank == 0:
                 python = isinstance(example.item(), classes.example)
                 if any(value is v for v in python_values):
+                    if python != answer:
+                        # numpy.vectorize's first call, on NumPy scalars, takes the other
+                        # branch (`Generated.first_call_differs`)
+                        self.first_call_differs = True
                     answer = python
                 elif python != answer and not any(value is p for p in self.params.values()):
                     raise Unsupported(

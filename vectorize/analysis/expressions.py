@@ -401,7 +401,8 @@ class Expressions:
                         # (bools add as a logical or: True + True is True)
                         problem = f"computes in bool (the batch: {joined})"
                     elif dtype.kind in "iu" and joined.kind in "fc" and getattr(
-                            fn, "__name__", None) in _INT_DIVISION:
+                            fn, "__name__", None) in _INT_DIVISION and not _nonzero_divisor(
+                                args, i):
                         problem = (f"computes in {dtype}, where a zero divisor gives 0 (the "
                                    f"batch: {joined}, nan)")
                 if problem is not None:
@@ -1105,3 +1106,17 @@ def _one_like(example):
         return type(example)(1)
     except Exception:   # noqa: BLE001 -- keep the representative
         return example
+
+
+def _nonzero_divisor(args, i) -> bool:
+    """Whether the mixed operand ``args[i]`` is divided by a constant that is not zero
+    (``minutes % 1``): no lane's divisor is zero, where int and float lanes would differ."""
+    if i != 0 or len(args) != 2:
+        return False
+    divisor = args[1]
+    if not isinstance(divisor, Value) or divisor.batched or not divisor.exact \
+            or not divisor.known:
+        return False
+    d = divisor.example
+    return isinstance(d, (int, float, np.integer, np.floating)) and not isinstance(
+        d, (bool, np.bool_)) and d != 0 and bool(np.isfinite(d))

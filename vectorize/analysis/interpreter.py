@@ -215,19 +215,35 @@ class Analysis(Expressions, Calls, Aliasing):
         if not self.returns:
             self.result = unbatched(None)
         else:
-            if self.batched_returns and self.tree is getattr(self.source, "tree", None):
+            if self.batched_returns and (self.tree is getattr(self.source, "tree", None)
+                                         or _returns_none(getattr(self.source, "tree", None))):
+                # (also on a pass's tree, a loop's `return None` lowered: `for ... else:
+                # return None` after a per-example `break`; `check_fall_off` rewrites the
+                # source's)
                 self._no_none_on_some_lanes()
             result = self.returns[0][1]
             for ret, value in self.returns[1:]:
                 if self.batched_returns:
                     _no_per_example_choice_between(result, value, "returns", ret)
-                result = join(result, value, force_batched=self.batched_returns)
+                result = self._joined_returns(result, value)
             if self.batched_returns and not isinstance(result, TupleValue):
                 result = join(result, result, force_batched=True)
             if self.python_semantics and not self.helper:   # (vectorize: numpy.vectorize's outputs)
                 _numpy_vectorize_outputs(self.returns)
             self.result = result
         return None
+
+    def _joined_returns(self, a, b):
+        """The join of two returned values. Where every example takes the same ``return``
+        (no per-example test before it) in the function called, a bare ``return`` (None)
+        beside a returned tuple or list keeps the container's items: the batch gets None or
+        the container as a whole, and each item's batching stays known (joined into one
+        unknown value, the container's items would read as unbatched and be broadcast)."""
+        if not self.batched_returns and not self.helper:
+            for x, y in ((a, b), (b, a)):
+                if isinstance(x, TupleValue) and _none_value(y):
+                    return x
+        return join(a, b, force_batched=self.batched_returns)
 
     def _no_fall_off_on_some_lanes(self) -> None:
         """Examples that reach the end of the function get None, those that return get their
@@ -885,3 +901,29 @@ def _last_pass_kinds(exit_env: Env, out: Env) -> Env:
             fixed = fixed or exit_env.copy()
             fixed.values[name] = Value(value.batched, value.example, value.exact)
     return fixed or exit_env
+
+
+def _none_value(value) -> bool:
+    return not isinstance(value, TupleValue) and not value.batched and value.known \
+        and value.example is None
+
+
+def _returns_none(tree) -> bool:
+    """Whether the function ``tree`` has a ``return`` / ``return None`` of its own."""
+    if tree is None:
+        return False
+    found = []
+
+    class Find(cst.CSTVisitor):
+        def visit_FunctionDef(self, node):
+            return node is tree
+
+        def visit_Lambda(self, node):
+            return False
+
+        def visit_Return(self, node):
+            if node.value is None or type(node.value) is cst.Name and node.value.value == "None":
+                found.append(node)
+
+    tree.visit(Find())
+    return bool(found)

@@ -604,6 +604,14 @@ def f(v, x):
 def f(x):
     return np.interp(x, np.array([-1.0, 0.0, 2.0]), np.array([0.0, 1.0, 4.0]))
 '''), "X"),
+    "calendar.weekday": Example(_f('''
+def f(n):
+    return calendar.weekday(1900 + 10 * n, n, 2 * n)
+'''), "N", imports="calendar"),
+    "pick.polyval": Example(_f('''
+def f(a, b, x):
+    return np.polyval(np.array([a, b, 1.0]), x) + np.polyval(np.array([0.5, -2.0]), x)
+'''), "X, Y, P"),
     "pick.searchsorted": Example(_f('''
 def f(x):
     return np.searchsorted(np.array([-1.0, 0.0, 2.0]), x, side="right")

@@ -272,6 +272,7 @@ def register(reg: Registry) -> None:
         "ok = (a == b) | (np.abs(a - b) <= np.maximum(1e-09 * np.maximum(np.abs(a), "
         "np.abs(b)), 0.0))", _isclose, may_warn=True))
     register_exact_ints(reg)
+    register_calendar(reg)
 
 
 # --------------------------------------------------------------------- exact int functions
@@ -291,6 +292,29 @@ def _exact_int_rule(name: str):
         return expr(f"pymath.{name}({args})",
                     **{f"a{i}": n for i, n in enumerate(site.nodes)})
     return rewrite
+
+
+def _weekday(site: Site):
+    if len(site.nodes) != 3 or site.kwargs:
+        raise Unsupported("`calendar.weekday` takes three positional arguments here")
+    if any(v.kind not in "biu" for v in site.args):
+        raise Unsupported("`calendar.weekday` of a per-example float (`datetime.date` raises "
+                          "TypeError)", suggestion="pass ints, e.g. int(x)")
+    if site.standalone or site.spelled.name != "numpy":
+        raise Unsupported("`calendar.weekday` of per-example values on this backend",
+                          suggestion="use the NumPy backend")
+    return expr("pymath.weekday({y}, {m}, {d})", y=site.nodes[0], m=site.nodes[1],
+                d=site.nodes[2])
+
+
+def register_calendar(reg: Registry) -> None:
+    import calendar
+    reg.add_call(calendar.weekday, Rule(
+        "calendar.weekday", "math",
+        "`calendar.weekday(year, month, day)` of ints is `pymath.weekday`: the weekday of "
+        "`datetime.date(year, month, day)` from the day count, Python's ValueError for a "
+        "month or a day out of range (the per-example loop then decides).",
+        "w = calendar.weekday(y, m, d)", "w = pymath.weekday(y, m, d)", _weekday))
 
 
 def register_exact_ints(reg: Registry) -> None:

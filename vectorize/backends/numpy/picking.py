@@ -1,6 +1,6 @@
 """Picking, repeating and differencing per-example arrays, and looking values up in shared
 tables: ``np.take``, ``np.diagonal``, ``np.tile``, ``np.repeat``, ``np.diff``, ``np.interp``,
-``np.searchsorted``.
+``np.searchsorted``, ``np.polyval``.
 
 Axes count per example and are shifted past the batch axis (`rules.axes.shift_axis`); what
 decides the per-example shape (``tile``'s reps, ``repeat``'s counts, ``diagonal``'s offset,
@@ -314,6 +314,41 @@ def _shared_table(name: str, table_positions: dict, lookup: int):
     return rewrite
 
 
+def _polyval(site: Site):
+    """``np.polyval(p, x)``. Coefficients the same for every example (a module-level table):
+    elementwise in ``x``, so the call stays as written. Per-example coefficient vectors:
+    NumPy's own Horner steps (``y = zeros_like(x)``, then ``y = y * x + c`` for each
+    coefficient), written out over the coefficient axis, so each lane computes what the
+    example computes."""
+    if len(site.nodes) != 2 or site.kwargs:
+        raise Unsupported("`np.polyval` with other than two positional arguments",
+                          suggestion="call it as np.polyval(p, x)")
+    (p, x), (vp, vx) = site.nodes, site.args
+    if vp.rank != 1:
+        raise Unsupported(f"`np.polyval` of coefficients of rank {vp.rank} (only a vector of "
+                          "coefficients is evaluated lane by lane)",
+                          suggestion="pass a 1-d array of coefficients")
+    if not vp.batched:
+        q = _array_operand(site, p)
+        return site.node if q is p else expr("np.polyval({p}, {x})", p=q, x=x)
+    import libcst as cst
+    if type(p) in (cst.List, cst.Tuple):
+        raise Unsupported("`np.polyval` of a list display of per-example coefficients",
+                          suggestion="build the coefficients with np.array(...) first")
+    if vx.rank != 0:
+        raise Unsupported("`np.polyval` of per-example coefficients at per-example arrays of "
+                          "points", suggestion="evaluate it at one point per example")
+    terms = np.shape(vp.example)[0] if vp.known else None
+    if not terms:
+        raise Unsupported("`np.polyval` of per-example coefficients whose number is not known "
+                          "when the code is written (or is zero)",
+                          suggestion="give the coefficients a constant length")
+    y = "np.zeros_like(x)"
+    for k in range(terms):
+        y = f"({y} * x + p[:, {k}])" if k < terms - 1 else f"{y} * x + p[:, {k}]"
+    return expr(f"(lambda p, x: {y})({{p}}, np.asarray({{x}}))", p=p, x=x)
+
+
 def register(reg: Registry) -> None:
     def rule(name, explanation, before, after, rewrite, fn=None, infer=None):
         return Rule(name, "picking", explanation, before, after, rewrite,
@@ -365,6 +400,15 @@ def register(reg: Registry) -> None:
         "y = np.interp(x, XP, FP)", "y = np.interp(x, XP, FP)",
         _shared_table("np.interp", {"xp": 1, "fp": 2, "left": 3, "right": 4, "period": 5}, 0),
         np.interp))
+    # (products and sums warn on inf * 0 and inf - inf: lanes a batched `if` throws away
+    # must be silenced)
+    reg.add_call(np.polyval, Rule(
+        "pick.polyval", "picking", "`np.polyval(p, x)`: shared coefficients are elementwise "
+        "in `x`, so the call stays as written; per-example coefficient vectors at a "
+        "per-example point are NumPy's Horner steps written out over the coefficients.",
+        "y = np.polyval(c, x)",
+        "y = (lambda p, x: (np.zeros_like(x) * x + p[:, 0]) * x + p[:, 1])(c, np.asarray(x))",
+        _polyval, infer=infer_by_calling(np.polyval), may_warn=True))
     reg.add_call(np.searchsorted, rule(
         "pick.searchsorted", "`np.searchsorted(edges, x, side)` of per-example `x` in a "
         "shared sorted table: elementwise in `x`, so the call stays as written (a per-example "
