@@ -1,0 +1,194 @@
+"""Constructs generated programs were refused for (issue 20): string-keyed dicts looked up
+by a per-example choice among literal strings, starred assignment targets of a tuple of a
+known length, guarded ``match`` captures and sequence patterns, filtered comprehensions and
+generator expressions consumed by ``len``/``max``/``min``/``any``/``all``, calls of a
+visible helper inside ``try``. Each function is checked against numpy.vectorize itself
+(values and dtype, or the same exception type and message) at N = 0, 1, 5 and 50, inputs
+that raise included, under `vmap` against the loop over NumPy scalars, and under the torch
+and jax backends (the same results, or a located refusal where that backend has none)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from differential import assert_values_equal
+
+from vectorize import VectorizeError, vectorize, vmap
+
+SIZES = (0, 1, 5, 50)
+
+
+def _outcome(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
+            try:
+                return call(), None
+            except Exception as exc:  # noqa: BLE001 -- the type is compared
+                return None, exc
+
+
+def same_as_numpy_vectorize(f, *args, otypes=None, backend=None):
+    ref = np.vectorize(f, otypes=otypes)
+    want, raised = _outcome(lambda: ref(*args))
+    got, got_raised = _outcome(lambda: vectorize(f, fallback="error", backend=backend)(*args))
+    if isinstance(got_raised, VectorizeError):
+        raise got_raised
+    if raised is not None:
+        assert type(got_raised) is type(raised), (raised, got, got_raised)
+        assert str(got_raised) == str(raised)
+        return
+    assert got_raised is None, got_raised
+    got = np.asarray(got)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert_values_equal(got, want)
+
+
+def same_as_the_loop(f, *args):
+    want, raised = _outcome(lambda: np.array([f(*row) for row in zip(*args)]))
+    got, got_raised = _outcome(lambda: vmap(f, fallback="error")(*args))
+    if isinstance(got_raised, VectorizeError):
+        raise got_raised
+    if raised is not None:
+        assert type(got_raised) is type(raised), (raised, got, got_raised)
+        return
+    assert got_raised is None, got_raised
+    assert_values_equal(got, want.astype(got.dtype) if want.size == 0 else want)
+
+
+def every_size(f, make, otypes):
+    for n in SIZES:
+        args = make(n)
+        same_as_numpy_vectorize(f, *args, otypes=otypes if n == 0 else None)
+        if n:
+            same_as_the_loop(f, *args)
+
+
+def on_backend(f, make, backend, refused=None):
+    """Under ``backend``: numpy.vectorize's results, or (``refused``: a phrase of the
+    reason) a located refusal."""
+    pytest.importorskip(backend)
+    args = make(5)
+    if refused is None:
+        same_as_numpy_vectorize(f, *args, backend=backend)
+        return
+    with pytest.raises(VectorizeError, match=refused) as info:
+        vectorize(f, fallback="error", backend=backend)(*args)
+    assert "test_refusals28.py:" in str(info.value)
+
+
+def floats(n, lo=-6.0, hi=6.0, seed=0, special=(0.0, -0.0, math.inf, -math.inf, math.nan)):
+    rng = np.random.default_rng(seed + n)
+    x = np.round(rng.uniform(lo, hi, n), 2)
+    if special:
+        picked = rng.random(n) < 0.1
+        x[picked] = rng.choice(special, picked.sum())
+    return x
+
+
+def ints(n, lo, hi, seed=0):
+    return np.random.default_rng(seed + n).integers(lo, hi, n)
+
+
+# ------------------------------------ a dict keyed by strings, a per-example string key
+
+STABLE = {"lo": -1.0, "mid": 0.5, "hi": 2.0}
+
+
+def str_lookup(a, b):
+    s = "lo" if a < 0 else ("mid" if a < 5 else "hi")
+    return STABLE[s] * b
+
+
+def str_get(a, b):
+    s = "lo" if a < 0 else "other"
+    return STABLE.get(s, 2.5) * b
+
+
+def str_missing(a, b):
+    s = "lo" if a < 0 else "other"      # KeyError('other') for the first such example
+    return STABLE[s] * b
+
+
+STRING_KEYS = [str_lookup, str_get, str_missing]
+
+
+@pytest.mark.parametrize("f", STRING_KEYS, ids=lambda f: f.__name__)
+def test_string_keyed_dicts(f):
+    every_size(f, lambda n: (floats(n), floats(n, seed=3)), [float])
+
+
+@pytest.mark.parametrize("backend", ["torch", "jax"])
+def test_string_keyed_dicts_refused_on_backends_without_strings(backend):
+    on_backend(str_lookup, lambda n: (floats(n), floats(n, seed=3)), backend,
+               refused="no arrays of strings")
+
+
+# ------------------------------------ starred targets of a tuple of a known length
+
+def star_head(a, b):
+    h, *r = (a, b, 3.0)
+    return h + len(r) * r[-1]
+
+
+def star_first(a, b):
+    first, *_ = (a, b, 3.0)
+    return first * 2
+
+
+def star_last(a, b):
+    *init, last = (a, b, a * b)
+    return last + init[0]
+
+
+def star_middle(a, b):
+    x, *mid, y = (a, b, 1.5, a - b)
+    return x + mid[1] * y + mid[0]
+
+
+def star_empty(a, b):
+    x, *mid, y = (a, b)
+    return x + y + len(mid)
+
+
+def star_constants(a, b):
+    x, *mid = (1, 2, 3)
+    return x + a * sum(mid) - b
+
+
+def _pair(a):
+    return a, a * 2.0, a - 1.0
+
+
+def star_of_helper(a, b):
+    h, *r = _pair(a)
+    return h * b + r[0] / r[1]      # ZeroDivisionError where a == 1
+
+
+STARRED = [star_head, star_first, star_last, star_middle, star_empty, star_constants,
+           star_of_helper]
+
+
+@pytest.mark.parametrize("f", STARRED, ids=lambda f: f.__name__)
+def test_starred_targets(f):
+    every_size(f, lambda n: (floats(n), floats(n, seed=3)), [float])
+
+
+@pytest.mark.parametrize("backend", ["torch", "jax"])
+@pytest.mark.parametrize("f", [star_head, star_middle], ids=lambda f: f.__name__)
+def test_starred_targets_on_backends(f, backend):
+    on_backend(f, lambda n: (floats(n), floats(n, seed=3)), backend)
+
+
+def star_of_row(v):
+    first, *rest = v
+    return first + rest[0]
+
+
+def test_starred_target_of_a_per_example_row_is_a_located_refusal():
+    with pytest.raises(VectorizeError, match="starred assignment targets") as info:
+        vmap(star_of_row, fallback="error")(np.ones((4, 3)))
+    assert "test_refusals28.py:" in str(info.value)
