@@ -192,3 +192,85 @@ def test_starred_target_of_a_per_example_row_is_a_located_refusal():
     with pytest.raises(VectorizeError, match="starred assignment targets") as info:
         vmap(star_of_row, fallback="error")(np.ones((4, 3)))
     assert "test_refusals28.py:" in str(info.value)
+
+
+# ------------------------------------ match: guarded captures, sequence patterns
+
+def match_guard(i, a):
+    match i % 4:
+        case 0 | 1:
+            v = a * 1.0
+        case w if w > 2:
+            v = w * 2.5
+        case _:
+            v = 0.5
+    return v
+
+
+def match_sequence(i, a):
+    match (i % 3, a):
+        case (0, x) if 1.0 / x > 0:        # ZeroDivisionError where i % 3 == 0 and a == 0
+            v = x * 2
+        case (1, x):
+            v = x - 1
+        case (2, _, _):
+            v = 7.0                         # never: the subject has two items
+        case t:
+            v = t[1] + t[0]
+    return v
+
+
+def match_as_alternatives(i, a):
+    match i % 5:
+        case (0 | 1) as k:
+            v = k * a
+        case k if k > a:
+            v = a
+        case _:
+            v = -a
+    return v
+
+
+MATCHES = [match_guard, match_sequence, match_as_alternatives]
+
+
+@pytest.mark.parametrize("f", MATCHES, ids=lambda f: f.__name__)
+def test_match_captures_and_sequences(f):
+    every_size(f, lambda n: (ints(n, -4, 9), floats(n, -3, 3, special=(0.0, -0.0, math.nan))),
+               [float])
+
+
+@pytest.mark.parametrize("backend", ["torch", "jax"])
+def test_match_sequences_on_backends(backend):
+    on_backend(match_sequence, lambda n: (ints(n, -4, 9), floats(n, -3, 3)), backend)
+
+
+def match_capture_read_after(i, a):
+    k = 0
+    match i % 5:
+        case k if k > 2:         # a failed guard leaves k bound: read after the match
+            v = a
+        case _:
+            v = -a
+    return v + k
+
+
+def match_true(i, a):
+    match (i % 2, a > 0):
+        case (0, True):          # `is True`: a NumPy bool per example is not True
+            v = 1.0
+        case _:
+            v = -1.0
+    return v
+
+
+@pytest.mark.parametrize("f", [match_capture_read_after, match_true], ids=lambda f: f.__name__)
+def test_match_patterns_left_refused(f):
+    with pytest.raises(VectorizeError, match="`case` pattern is not batched") as info:
+        vectorize(f, fallback="error")(ints(5, 0, 9), floats(5))
+    assert "test_refusals28.py:" in str(info.value)
+
+
+def test_match_guard_raising_on_one_example():
+    same_as_numpy_vectorize(match_sequence, np.array([3, 1, 0]), np.array([2.0, 0.0, 0.0]))
+    same_as_the_loop(match_sequence, np.array([3, 1, 0]), np.array([2.0, 0.0, 0.0]))

@@ -2,8 +2,8 @@
 (`source.read_function`), as the plainer code they mean, which the engine batches:
 
 - ``match`` with literal and value patterns, ``|`` of them, a capture or ``_`` as the last
-  case, and guards (`match_as_if`): an ``if``/``elif``/``else`` chain of ``==`` tests on the
-  subject (named once);
+  case, guarded captures, sequence patterns of a tuple display, and guards (`match_as_if`):
+  an ``if``/``elif``/``else`` chain of ``==`` tests on the subject (named once);
 - a loop's ``else:`` when the loop has a ``break`` (`loop_else_as_flag`): a flag set before
   each ``break`` and an ``if not flag:`` after the loop, so a loop whose examples stop at
   different times can run the clause on the lanes that did not break;
@@ -59,19 +59,114 @@ def _compare(left, op, right):
 # ------------------------------------------------------------------------------ match
 
 
-def unbatched_pattern(stmt: cst.Match):
+def unbatched_pattern(stmt: cst.Match, tree=None):
     """The first pattern of ``stmt`` that `match_as_if` does not write out (None if it does
-    them all): class, sequence, mapping and ``None``/``True``/``False`` patterns, captures
-    inside ``|`` or with a guard, and a capture or ``_`` before the last case."""
+    them all): class, mapping and ``None``/``True``/``False`` patterns, star patterns,
+    sequence patterns of a subject that is not a tuple display, captures inside ``|``, a
+    capture or ``_`` before the last case, and (with ``tree``, the function) a guarded or
+    nested capture whose name the function uses outside its case."""
     cases = list(stmt.cases)
+    items = _subject_items(stmt.subject)
     for i, case in enumerate(cases):
         pattern = case.pattern
-        if _irrefutable(pattern):
-            if i != len(cases) - 1 or (_capture(pattern) and case.guard is not None):
+        if _irrefutable(pattern) and case.guard is None:
+            if i != len(cases) - 1:
                 return pattern
             continue
-        if _test_of(pattern, cst.Name("_")) is None:
+        planned = _pattern_test(pattern, cst.Name("_"), items and [
+            cst.Name(f"_{k}") for k in range(len(items))])
+        if planned is None:
             return pattern
+        binds = planned[1]
+        if tree is not None and binds and _captures_escape(tree, stmt, case, binds):
+            return pattern
+    return None
+
+
+def _subject_items(subject):
+    """The items of a subject that is a tuple display without starred items (a sequence
+    pattern tests them one by one), or None."""
+    if type(subject) is cst.Tuple and all(type(e) is cst.Element for e in subject.elements):
+        return [e.value for e in subject.elements]
+    return None
+
+
+def _captures_escape(tree, stmt, case, binds) -> bool:
+    """Whether a name the case captures is used anywhere but in the case itself or in
+    another case of the match that captures it too (Python binds captures while it
+    matches, before the guard, so a failed case may leave one bound: the written-out chain
+    binds them in the case's body only)."""
+    names = {name for name, _ in binds}
+    inside = {id(n) for n in walk(case)}
+    for other in stmt.cases:
+        captured = {n.name.value for n in walk(other.pattern)
+                    if type(n) is cst.MatchAs and n.name is not None}
+        if names <= captured:
+            inside |= {id(n) for n in walk(other)}
+    return any(type(n) is cst.Name and n.value in names and id(n) not in inside
+               for n in walk(tree))
+
+
+_TRUE = object()
+_NEVER = object()
+
+
+def _pattern_test(pattern, subject, items):
+    """``(test, binds)`` for ``pattern`` on ``subject`` (a name; ``items``: the names of
+    the subject's items where it is a tuple display, else None): the test Python's match
+    makes (`_TRUE` where it always matches, `_NEVER` where it never does) and the
+    ``(name, value)`` captures it binds; None where it is not written out."""
+    t = type(pattern)
+    if t is cst.MatchAs:
+        if pattern.pattern is None:
+            test, binds = _TRUE, []
+        else:
+            inner = _pattern_test(pattern.pattern, subject, items)
+            if inner is None:
+                return None
+            test, binds = inner
+        if pattern.name is not None:
+            if binds is None:
+                return None
+            whole = subject if items is None else cst.Tuple(
+                [cst.Element(n) for n in items] if len(items) != 1 else
+                [cst.Element(items[0], comma=cst.Comma())])
+            binds = binds + [(pattern.name.value, whole)]
+        return test, binds
+    if t is cst.MatchValue:
+        value = pattern.value
+        if items is not None or type(value) is cst.Name and value.value in (
+                "None", "True", "False"):
+            return None
+        return _compare(subject, cst.Equal(), value), []
+    if t is cst.MatchOr:
+        tests = []
+        for p in pattern.patterns:
+            one = _pattern_test(p.pattern, subject, items)
+            if one is None or one[1]:
+                return None
+            tests.append(one[0])
+        if _TRUE in tests:
+            return _TRUE, []
+        tests = [x for x in tests if x is not _NEVER]
+        return (_bool_chain(tests, cst.Or()) if tests else _NEVER), []
+    if t in (cst.MatchTuple, cst.MatchList) and items is not None:
+        elements = list(pattern.patterns)
+        if any(type(e) is not cst.MatchSequenceElement for e in elements):
+            return None
+        if len(elements) != len(items):
+            return _NEVER, []
+        tests, binds = [], []
+        for e, item in zip(elements, items):
+            one = _pattern_test(e.value, item, None)
+            if one is None:
+                return None
+            tests.append(one[0])
+            binds += one[1]
+        if _NEVER in tests:
+            return _NEVER, binds
+        tests = [x for x in tests if x is not _TRUE]
+        return (_bool_chain(tests, cst.And()) if tests else _TRUE), binds
     return None
 
 
@@ -86,18 +181,13 @@ def _irrefutable(pattern) -> bool:
     return type(pattern) is cst.MatchAs and pattern.pattern is None
 
 
-def _test_of(pattern, subject):
-    """The test ``pattern`` makes of ``subject`` (a name), or None where it is not a
-    literal or value pattern, or ``|`` of them."""
-    if type(pattern) is cst.MatchValue:
-        value = pattern.value
-        if type(value) is cst.Name and value.value in ("None", "True", "False"):
-            return None
-        return _compare(subject, cst.Equal(), value)
-    if type(pattern) is cst.MatchOr:
-        tests = [_test_of(p.pattern, subject) for p in pattern.patterns]
-        return None if None in tests else _bool_chain(tests, cst.Or())
-    return None
+def _substituted(node, binds):
+    """``node`` with each captured name replaced by what it captures (names and tuples of
+    names, which evaluate to the same values without side effects)."""
+    from .body_constructs.comprehensions import substitute
+    for name, value in binds:
+        node = substitute(node, name, value)
+    return node
 
 
 def match_as_if(tree: cst.FunctionDef) -> cst.FunctionDef:
@@ -105,39 +195,52 @@ def match_as_if(tree: cst.FunctionDef) -> cst.FunctionDef:
     ``match kind: case 0 | 1: A  case 2 if big: B  case _: C`` becomes ``if kind == 0 or
     kind == 1: A elif kind == 2 and big: B else: C``. Python tests the cases in order with
     ``==`` for literal and value patterns and runs the first that matches; a subject that is
-    not a plain name is evaluated once, into a fresh name, as Python does."""
+    not a plain name is evaluated once, into a fresh name, as Python does (a tuple display,
+    item by item, into fresh names that sequence patterns of its length test one by one:
+    ``case (0, _):`` is ``subject_0 == 0``). A capture (``case w if w > 2:``, ``case (1,
+    n):``) is bound at the start of its case's body, and its guard reads what it captures;
+    only where the function uses the name nowhere else (Python binds it before the guard,
+    even when the guard then fails)."""
     if cst.Match not in by_type(tree):
         return tree
     taken = Namer(all_names(tree))
 
     class Lower(cst.CSTTransformer):
         def leave_Match(self, original_node, updated_node):
-            if unbatched_pattern(updated_node) is not None:
+            if unbatched_pattern(original_node, tree) is not None:
                 return updated_node
             out = []
             subject = updated_node.subject
-            if type(subject) is not cst.Name:
+            items = _subject_items(subject)
+            if items is not None:
+                names = [taken.fresh(f"subject_{k}") for k in range(len(items))]
+                out.extend(_assign(n, v) for n, v in zip(names, items))
+                items = [cst.Name(n) for n in names]
+                subject = cst.Name("_")        # (never read: sequence patterns read items)
+            elif type(subject) is not cst.Name:
                 name = taken.fresh("subject")
                 out.append(_assign(name, subject))
                 subject = cst.Name(name)
             chain = None
             for case in reversed(updated_node.cases):
                 body = case.body
-                capture = _capture(case.pattern)
-                if capture is not None:
+                test, binds = _pattern_test(case.pattern, subject, items)
+                if test is _NEVER:
+                    continue
+                if binds:
                     lines = list(body.body) if type(body) is cst.IndentedBlock else [body]
-                    body = cst.IndentedBlock([_assign(capture, subject)] + lines)
+                    body = cst.IndentedBlock([_line(cst.Assign(
+                        [cst.AssignTarget(cst.Name(n))], v)) for n, v in binds] + lines)
                 elif type(body) is not cst.IndentedBlock:
                     body = cst.IndentedBlock([body])
-                if _irrefutable(case.pattern):
-                    if case.guard is None:
-                        chain = cst.Else(body)
-                        continue
-                    test = case.guard
-                else:
-                    test = _test_of(case.pattern, subject)
-                    if case.guard is not None:
-                        test = _bool_chain([test, _paren(case.guard)], cst.And())
+                guard = None if case.guard is None else _substituted(case.guard, binds)
+                if test is _TRUE and guard is None:
+                    chain = cst.Else(body)
+                    continue
+                if test is _TRUE:
+                    test = guard
+                elif guard is not None:
+                    test = _bool_chain([test, _paren(guard)], cst.And())
                 chain = cst.If(test, body, orelse=chain)
             if chain is None:
                 return cst.FlattenSentinel(out) if out else cst.RemovalSentinel.REMOVE

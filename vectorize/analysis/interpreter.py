@@ -288,10 +288,12 @@ class Analysis(Expressions, Calls, Aliasing):
         kind = type(stmt).__name__
         if type(stmt) is cst.Match:
             from ..body_sugar import unbatched_pattern
-            pattern = unbatched_pattern(stmt)
+            pattern = unbatched_pattern(stmt, self.tree)
             raise Unsupported("this `case` pattern is not batched: only literal and value "
-                              "patterns (and `|` of them), guards, and a capture or `_` as "
-                              "the last case are", pattern if pattern is not None else stmt,
+                              "patterns (and `|` of them), guards, a capture or `_` as the "
+                              "last case, guarded captures the function uses nowhere else, "
+                              "and sequence patterns of a tuple display are",
+                              pattern if pattern is not None else stmt,
                               "compare the value with == in an if/elif chain")
         if type(stmt) is cst.FunctionDef:
             from ..body_constructs.closures import why_kept
