@@ -274,3 +274,77 @@ def test_match_patterns_left_refused(f):
 def test_match_guard_raising_on_one_example():
     same_as_numpy_vectorize(match_sequence, np.array([3, 1, 0]), np.array([2.0, 0.0, 0.0]))
     same_as_the_loop(match_sequence, np.array([3, 1, 0]), np.array([2.0, 0.0, 0.0]))
+
+
+# ------------------------------------ comprehensions and generators consumed by a builtin,
+# over a shared list (its length is not fixed by the code), with per-example conditions
+
+TABLE = [0.5, -1.25, 3.0, 8.0]
+
+
+def len_filtered(a):
+    return len([t for t in TABLE if t < a])
+
+
+def len_items_raise(a):
+    return len([1.0 / (t - a) for t in TABLE if t > 0])     # ZeroDivisionError at a == t
+
+
+def max_listcomp(a):
+    return max([t - a for t in TABLE])
+
+
+def min_filtered(a):
+    return min([t * a for t in TABLE if t > a])      # ValueError where no t > a
+
+
+def max_generator(a, b):
+    return max(t - a for t in TABLE if t != b) + b
+
+
+def any_generator(a):
+    return any(t > a for t in TABLE)
+
+
+def all_generator(a):
+    return all(1.0 / (t - a) > 0 for t in TABLE if t != 3.0)   # stops before a raise
+
+
+def any_listcomp(a):
+    return any([1.0 / (t - a) > 0 for t in TABLE])   # every item evaluated: may raise
+
+
+def any_in_if(a):
+    if any(t > a for t in TABLE):
+        return a * 2
+    return -a
+
+
+def nested_fors(a):
+    return sum([u * w for u in range(2) for w in range(3)]) * a + sum(
+        u * w * a for u in range(3) for w in range(u, 3) if w != u)
+
+
+CONSUMED = [len_filtered, len_items_raise, max_listcomp, min_filtered, max_generator,
+            any_generator, all_generator, any_listcomp, any_in_if, nested_fors]
+
+
+def _table_floats(n):
+    x = floats(n, -2, 10)
+    x[:3] = [3.0, 8.0, 9.5][:n]      # equal to an item; above every item
+    return x
+
+
+@pytest.mark.parametrize("f", CONSUMED, ids=lambda f: f.__name__)
+def test_consumed_comprehensions(f):
+    otypes = {len_filtered: [int], len_items_raise: [int], any_generator: [bool],
+              all_generator: [bool], any_listcomp: [bool]}.get(f, [float])
+    every_size(f, lambda n: (_table_floats(n), floats(n, seed=4))[:f.__code__.co_argcount],
+               otypes)
+
+
+@pytest.mark.parametrize("backend", ["torch", "jax"])
+@pytest.mark.parametrize("f", [min_filtered, any_generator, nested_fors],
+                         ids=lambda f: f.__name__)
+def test_consumed_comprehensions_on_backends(f, backend):
+    on_backend(f, lambda n: (_table_floats(n) + 0.25,), backend)

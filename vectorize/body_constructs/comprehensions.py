@@ -320,6 +320,11 @@ def consumers_as_displays(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     return rewrite(tree, Displays())
 
 
+def _parened_any(node):
+    return node if type(node) in (cst.Name, cst.Call, cst.Subscript, cst.Attribute) else \
+        node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
 def _parened(node):
     if type(node) in (cst.Name, cst.Call, cst.Subscript, cst.Attribute, cst.Integer):
         return node
@@ -404,35 +409,51 @@ def _more_items(iterable, items, func, assigned):
     return None
 
 
+LOOPED_CONSUMERS = ("sum", "len", "any", "all", "max", "min")
+"""Builtins whose comprehension argument `sums_as_loops` writes as the loop they run."""
+
+
 def sums_as_loops(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     """After `unroll_comprehensions`: ``sum(<generator or list comprehension>)`` (or with a
     start) that it could not write out -- over a sequence whose length the code does not
-    fix, such as ``zip(ai, bi)`` of local lists bound on several paths -- is the loop
-    Python's ``sum`` runs, before the statement line that calls it:
+    fix, such as ``zip(ai, bi)`` of local lists bound on several paths, or a global list --
+    is the loop Python's ``sum`` runs, before the statement line that calls it:
 
         total = 0
         for a, b in zip(ai, bi):
             total = total + a * tau ** b
 
-    (the generator's ``if`` s as nested ``if`` s, its names renamed where the function uses
-    them elsewhere), and the call becomes ``total``. Python adds from the left as the loop
-    does; the loop is computed before the rest of its statement, so within that statement it
-    comes first (as `passes.appended_lists` computes its reductions). Only one ``for``,
-    no nested scopes, and calls outside conditional expressions, ``and``/``or`` and nested
-    scopes of their statement line."""
-    if not any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == "sum"
-               and n.args and type(n.args[0].value) in (cst.GeneratorExp, cst.ListComp)
-               for n in walk(tree)):
+    (the comprehension's ``if`` s as nested ``if`` s, its ``for`` s as nested loops, its
+    names renamed where the function uses them elsewhere), and the call becomes ``total``.
+    The same for ``len`` of a list comprehension (a count; each item still evaluated, as the
+    list is built), ``any``/``all`` (a flag; a generator's items are evaluated only until
+    the deciding one, as Python's ``any`` stops there) and ``max``/``min`` without ``key``
+    or ``default`` (the running extreme, replaced where ``item > best`` -- Python's own
+    comparison, so NaN items land where Python puts them -- and Python's ValueError where
+    no item is left). Python runs the consumer as the loop does; the loop is computed before
+    the rest of its statement, so within that statement it comes first (as
+    `passes.appended_lists` computes its reductions). No nested scopes, and calls outside
+    conditional expressions, ``and``/``or`` and nested scopes of their statement line (a
+    simple statement line, or the test of an ``if`` that is not an ``elif``)."""
+    if not any(_loopable(n) for n in walk(tree)):
         return tree
     from ..liveness import bound_names
     from .closures import in_conditional
-    if "sum" in bound_names(tree) or lookup(func, "sum")[2] != "builtin":
-        return tree
+    assigned = bound_names(tree)
+    usable = {name for name in LOOPED_CONSUMERS
+              if name not in assigned and lookup(func, name)[2] == "builtin"}
+    elifs = {id(n.orelse) for n in walk(tree) if type(n) is cst.If
+             and type(n.orelse) is cst.If}
     lines: dict = {}
     for line in walk(tree.body):
-        if type(line) is not cst.SimpleStatementLine:
+        if type(line) is cst.SimpleStatementLine:
+            part = line
+        elif type(line) is cst.If and id(line) not in elifs:
+            part = line.test
+        else:
             continue
-        found = [n for n in walk(line) if _loopable_sum(n) and not in_conditional(line, n)]
+        found = [n for n in walk(part) if _loopable(n) and n.func.value in usable
+                 and not in_conditional(part, n)]
         if found and not any(inner is not outer and any(inner is m for m in walk(outer))
                              for outer in found for inner in found):
             lines[id(line)] = found
@@ -441,21 +462,40 @@ def sums_as_loops(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     return rewrite(tree, _SumLoops(lines, tree))
 
 
-def _loopable_sum(node) -> bool:
-    if not (type(node) is cst.Call and type(node.func) is cst.Name and node.func.value ==
-            "sum" and 1 <= len(node.args) <= 2 and not any(a.star for a in node.args)
+def _loopable(node) -> bool:
+    if not (type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in
+            LOOPED_CONSUMERS and 1 <= len(node.args) <= 2 and not any(a.star for a in node.args)
             and node.args[0].keyword is None and type(node.args[0].value) in (
-                cst.GeneratorExp, cst.ListComp)
-            and (len(node.args) == 1 or node.args[1].keyword is None
-                 or node.args[1].keyword.value == "start")):
+                cst.GeneratorExp, cst.ListComp)):
+        return False
+    name = node.func.value
+    if len(node.args) == 2 and not (name == "sum" and (
+            node.args[1].keyword is None or node.args[1].keyword.value == "start")):
         return False
     comp = node.args[0].value
+    if name == "len" and type(comp) is not cst.ListComp:
+        return False            # (len of a generator: Python's TypeError, left as it is)
+    parts = [comp.elt]
     target = comp.for_in
-    return target.inner_for_in is None and not target.asynchronous and _target_names(
-        target.target) is not None and not any(
-            type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
-                        cst.NamedExpr, cst.Yield, cst.Await)
-            for part in [comp.elt, *[i.test for i in target.ifs]] for n in walk(part))
+    while target is not None:
+        if target.asynchronous or _target_names(target.target) is None:
+            return False
+        parts += [i.test for i in target.ifs]
+        if target is not comp.for_in:
+            parts.append(target.iter)
+        target = target.inner_for_in
+    return not any(type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+                               cst.GeneratorExp, cst.NamedExpr, cst.Yield, cst.Await)
+                   for part in parts for n in walk(part))
+
+
+def _empty_message(name: str) -> str:
+    """The message of Python's ValueError for ``max``/``min`` of nothing (this Python's)."""
+    try:
+        (max if name == "max" else min)([])
+    except ValueError as exc:
+        return str(exc)
+    raise AssertionError("unreachable")
 
 
 class CallsReplaced(cst.CSTTransformer):
@@ -478,32 +518,103 @@ class _SumLoops(cst.CSTTransformer):
 
     def _loop(self, call) -> list:
         comp = call.args[0].value
-        target = comp.for_in
+        kind = call.func.value
         inside = {id(n) for n in walk(comp)}
         outside = {n.value for n in walk(self.tree) if type(n) is cst.Name
                    and id(n) not in inside}
-        elt, tests, new_target = comp.elt, [i.test for i in target.ifs], target.target
-        for name in _target_names(target.target):
-            if name in outside:
-                new = self._fresh(name)
-                elt, new_target = substitute(elt, name, cst.Name(new)), substitute(
-                    new_target, name, cst.Name(new))
-                tests = [substitute(t, name, cst.Name(new)) for t in tests]
-        total = self._fresh("total")
-        start = call.args[1].value if len(call.args) == 2 else cst.Integer("0")
-        # each item through `rules.lanes.sum_item` (itself: where Python 3.12 would add
-        # Python floats with compensation, the rule refuses)
-        item = cst.Call(cst.Name(SUM_ITEM), [cst.Arg(elt.with_changes(lpar=[], rpar=[]))])
-        body: list = [cst.SimpleStatementLine([cst.Assign(
-            [cst.AssignTarget(cst.Name(total))],
-            cst.BinaryOperation(cst.Name(total), cst.Add(), item))])]
-        for test in reversed(tests):
-            body = [cst.If(test.with_changes(lpar=[], rpar=[]), cst.IndentedBlock(body))]
-        self.replacements[id(call)] = cst.Name(total)
-        return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(total))],
-                                                    start)]),
-                cst.For(new_target.with_changes(lpar=[], rpar=[]), target.iter,
-                        cst.IndentedBlock(body))]
+        fors = []
+        target = comp.for_in
+        while target is not None:
+            fors.append(target)
+            target = target.inner_for_in
+        renames = {}
+        for one in fors:
+            for name in _target_names(one.target):
+                if name in outside or name in renames:
+                    renames[name] = self._fresh(name)
+
+        def renamed(node):
+            for old, new in renames.items():
+                node = substitute(node, old, cst.Name(new))
+            return node
+        elt = renamed(comp.elt)
+        result = self._fresh({"sum": "total", "len": "count", "any": "found",
+                              "all": "found", "max": "best", "min": "best"}[kind])
+
+        def assign(name, value):
+            return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
+                                                       value)])
+        prologue = []
+        generator = type(comp) is cst.GeneratorExp
+        if kind == "sum":
+            start = call.args[1].value if len(call.args) == 2 else cst.Integer("0")
+            prologue.append(assign(result, start))
+            # each item through `rules.lanes.sum_item` (itself: where Python 3.12 would add
+            # Python floats with compensation, the rule refuses)
+            item = cst.Call(cst.Name(SUM_ITEM), [cst.Arg(elt.with_changes(lpar=[], rpar=[]))])
+            body: list = [assign(result, cst.BinaryOperation(cst.Name(result), cst.Add(),
+                                                             item))]
+        elif kind == "len":
+            prologue.append(assign(result, cst.Integer("0")))
+            body = [assign(result, cst.BinaryOperation(cst.Name(result), cst.Add(),
+                                                       cst.Integer("1")))]
+            if type(elt) not in (cst.Name, cst.Integer, cst.Float):
+                # the list is built: each item evaluated (its exceptions raised) though
+                # only counted
+                body.insert(0, assign(self._fresh("item"), elt.with_changes(lpar=[],
+                                                                                  rpar=[])))
+        elif kind in ("any", "all"):
+            decided = kind == "any"
+            prologue.append(assign(result, cst.Name("False" if decided else "True")))
+            item = elt.with_changes(lpar=[], rpar=[])
+            test = item if decided else cst.UnaryOperation(cst.Not(), _parened_any(item))
+            settle = [cst.If(test, cst.IndentedBlock([assign(result, cst.Name(
+                "True" if decided else "False"))]))]
+            if not generator:
+                held = self._fresh("item")
+                body = [assign(held, item), cst.If(
+                    cst.Name(held) if decided else cst.UnaryOperation(cst.Not(),
+                                                                      cst.Name(held)),
+                    cst.IndentedBlock([assign(result, cst.Name(
+                        "True" if decided else "False"))]))]
+            else:
+                body = settle
+        else:
+            seen = self._fresh("seen")
+            held = self._fresh("item")
+            prologue.append(assign(seen, cst.Name("False")))
+            compare = cst.GreaterThan() if kind == "max" else cst.LessThan()
+            body = [assign(held, elt.with_changes(lpar=[], rpar=[])),
+                    cst.If(cst.Name(seen), cst.IndentedBlock([cst.If(
+                        cst.Comparison(cst.Name(held), [cst.ComparisonTarget(
+                            compare, cst.Name(result))]),
+                        cst.IndentedBlock([assign(result, cst.Name(held))]))]),
+                        orelse=cst.Else(cst.IndentedBlock([
+                            assign(result, cst.Name(held)), assign(seen, cst.Name("True"))])))]
+        for one in reversed(fors):
+            for test in reversed([renamed(i.test) for i in one.ifs]):
+                body = [cst.If(test.with_changes(lpar=[], rpar=[]), cst.IndentedBlock(body))]
+            if generator and kind in ("any", "all"):
+                # a generator stops at the deciding item: later ones are not evaluated
+                body = [cst.If(cst.Name(result) if kind == "all" else cst.UnaryOperation(
+                    cst.Not(), cst.Name(result)), cst.IndentedBlock(body))]
+            iterable = one.iter if one is fors[0] else renamed(one.iter)
+            body = [cst.For(renamed(one.target).with_changes(lpar=[], rpar=[]), iterable,
+                            cst.IndentedBlock(body))]
+        if kind in ("max", "min"):
+            body.append(cst.If(cst.UnaryOperation(cst.Not(), cst.Name(seen)), cst.IndentedBlock([
+                cst.SimpleStatementLine([cst.Raise(cst.Call(cst.Name("ValueError"), [cst.Arg(
+                    cst.SimpleString(repr(_empty_message(kind))))]))])])))
+        self.replacements[id(call)] = cst.Name(result)
+        return prologue + body
+
+    def leave_If(self, original_node, updated_node):
+        mine = self.lines.get(id(original_node))
+        if not mine:
+            return updated_node
+        prologue = [s for call in mine for s in self._loop(call)]
+        return cst.FlattenSentinel([*prologue, updated_node.with_changes(
+            test=rewrite(original_node.test, CallsReplaced(self.replacements)))])
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
         mine = self.lines.get(id(original_node))
