@@ -348,3 +348,74 @@ def test_consumed_comprehensions(f):
                          ids=lambda f: f.__name__)
 def test_consumed_comprehensions_on_backends(f, backend):
     on_backend(f, lambda n: (_table_floats(n) + 0.25,), backend)
+
+
+# ------------------------------------ try around a call of a helper whose body the engine reads
+
+def try_nested_helper(a):
+    def inner(t):
+        return 1.0 / t
+    try:
+        v = inner(a)
+    except ZeroDivisionError:
+        v = -2.5
+    return v
+
+
+def try_nested_helper_raising(a):
+    def inner(t):
+        if t > 5:
+            raise ValueError("big")
+        return math.sqrt(t)              # ValueError below 0 too
+    try:
+        v = inner(a) * 2
+    except ValueError:
+        v = 0.5
+    return v
+
+
+def try_body_import(a):
+    from math import log
+    try:
+        v = log(a)
+    except ValueError:
+        v = -1.0
+    return v
+
+
+TRIES = [try_nested_helper, try_nested_helper_raising, try_body_import]
+
+
+@pytest.mark.parametrize("f", TRIES, ids=lambda f: f.__name__)
+def test_try_around_visible_helpers(f):
+    every_size(f, lambda n: (floats(n, -3, 8),), [float])
+
+
+@pytest.mark.parametrize("backend", ["torch", "jax"])
+def test_try_around_visible_helpers_on_backends(backend):
+    on_backend(try_nested_helper, lambda n: (np.array([0.5, 0.0, -2.0, 4.0, 0.0][:n]),),
+               backend)
+
+
+def try_unknown_call(a):
+    def inner(t):
+        return _UNKNOWN_CALLABLE(t)
+    try:
+        v = inner(a)
+    except ValueError:
+        v = 0.0
+    return v
+
+
+class _Opaque:
+    def __call__(self, t):
+        return t * 2.0
+
+
+_UNKNOWN_CALLABLE = _Opaque()
+
+
+def test_try_around_a_helper_calling_what_the_engine_does_not_know_stays_refused():
+    with pytest.raises(VectorizeError, match="exceptions the engine does not know") as info:
+        vectorize(try_unknown_call, fallback="error")(floats(5))
+    assert "test_refusals28.py:" in str(info.value)
