@@ -419,3 +419,38 @@ def test_try_around_a_helper_calling_what_the_engine_does_not_know_stays_refused
     with pytest.raises(VectorizeError, match="exceptions the engine does not know") as info:
         vectorize(try_unknown_call, fallback="error")(floats(5))
     assert "test_refusals28.py:" in str(info.value)
+
+
+# ------------------------------------ `in range(...)` of int literals
+
+def in_range(i, a):
+    return 5.0 if i in range(3) else a * 1.0
+
+
+def in_stepped_range(i, a):
+    return (a in range(-2, 6, 2)) + (i not in range(9, 0, -3))
+
+
+@pytest.mark.parametrize("f", [in_range, in_stepped_range], ids=lambda f: f.__name__)
+def test_membership_in_a_literal_range(f):
+    def make(n):
+        a = np.round(floats(n, -3, 7, special=(math.nan, 2.0, 4.0)))
+        return ints(n, -3, 10), a
+    every_size(f, make, [float] if f is in_range else [int])
+
+
+@pytest.mark.parametrize("backend", ["torch", "jax"])
+def test_membership_in_a_literal_range_on_backends(backend):
+    on_backend(in_stepped_range, lambda n: (ints(n, -3, 10), np.round(floats(n, -3, 7))),
+               backend)
+
+
+def in_tuples_added(i, a):
+    # `in` is a Python bool: True + True is the int 2 (vmap gave the NumPy bool True)
+    return (a in (-2, 0, 2)) + (i not in (9, 6, 3))
+
+
+def test_membership_added_as_ints_under_vmap():
+    i, a = np.array([0, 1, 3, 9, 2]), np.array([0.0, -2.0, 1.0, 5.0, 2.0])
+    same_as_the_loop(in_tuples_added, i, a)
+    same_as_numpy_vectorize(in_tuples_added, i, a)

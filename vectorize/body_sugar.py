@@ -8,7 +8,8 @@
   each ``break`` and an ``if not flag:`` after the loop, so a loop whose examples stop at
   different times can run the clause on the lanes that did not break;
 - ``x in (a, b, c)`` / ``x not in [...]`` and ``x in TABLE`` with ``TABLE`` a global tuple,
-  list, set, frozenset or dict of numbers (`membership_as_equality`): ``x == a or x == b or
+  list, set, frozenset or dict of numbers, or ``range`` of int literals
+  (`membership_as_equality`): ``x == a or x == b or
   ...`` (``!=`` and ``and`` for ``not in``), which is Python's own test for numbers;
 - ``for v in range(0):`` (a ``range`` of literal ints that is empty; `empty_range_loops`): its
   ``else:`` block, or ``pass``: the body never runs, so it decides no variable's type.
@@ -342,6 +343,25 @@ def loop_else_as_flag(tree: cst.FunctionDef) -> cst.FunctionDef:
     return rewrite(tree, Lower())
 
 
+def truth_tests(tree) -> set:
+    """ids of the expressions of ``tree`` whose value only decides a test: the tests of
+    ``if``, ``while``, ``assert`` and conditional expressions, the operand of ``not``, and
+    the operands of ``and``/``or`` that are themselves such a test."""
+    out: set = set()
+
+    def mark(node):
+        out.add(id(node))
+        if type(node) is cst.BooleanOperation:
+            mark(node.left)
+            mark(node.right)
+    for n in walk(tree):
+        if type(n) in (cst.If, cst.While, cst.IfExp, cst.Assert):
+            mark(n.test)
+        elif type(n) is cst.UnaryOperation and type(n.operator) is cst.Not:
+            mark(n.expression)
+    return out
+
+
 def _literal_int(node):
     if type(node) is cst.Integer:
         return int(node.value, 0)
@@ -398,7 +418,9 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
     ``TABLE`` bound to a tuple or list of numbers as ``x == TABLE[0] or ...``, to a set,
     frozenset or dict of numbers as the same tests of its (finite) values. Python's ``in``
     is ``any(e is x or e == x ...)``, and for numbers ``is`` adds nothing to ``==``. Only a
-    single comparison whose left side calls nothing (it is written once per item)."""
+    single comparison whose left side calls nothing (it is written once per item). ``x in
+    range(a, b, c)`` of int literals (at most `MEMBERSHIP_LIMIT` items): the chain of its
+    items' tests, which is what Python's ``range`` tests (arithmetically for an int)."""
     if not any(type(n.operator) in (cst.In, cst.NotIn)
                for n in by_type(tree).get(cst.ComparisonTarget, ())):
         return tree
@@ -412,6 +434,19 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
                     for e in node.elements for n in walk(e.value)):
                 return None
             return [e.value for e in node.elements]
+        if type(node) is cst.Call and type(node.func) is cst.Name and \
+                node.func.value == "range" and "range" not in assigned and lookup(
+                    func, "range")[2] == "builtin" and 1 <= len(node.args) <= 3 and all(
+                    a.keyword is None and not a.star for a in node.args):
+            # `k in range(3)`: Python's test of an int is arithmetic, of any other number
+            # the `==` of each item in turn; both are the chain of `==` tests
+            from .body_constructs.comprehensions import _int_value
+            bounds = [_int_value(a.value) for a in node.args]
+            if None in bounds or len(bounds) == 3 and bounds[2] == 0 or len(
+                    range(*bounds)) > MEMBERSHIP_LIMIT:
+                return None
+            return [cst.Integer(str(v)) if v >= 0 else cst.UnaryOperation(
+                cst.Minus(), cst.Integer(str(-v))) for v in range(*bounds)]
         if type(node) is not cst.Name or node.value in assigned:
             return None
         found, value, scope = (True, imports[node.value], "import") \
@@ -428,6 +463,9 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
                     "inf") for v in value):
             return [cst.parse_expression(repr(v)) for v in sorted(value)]
         return None
+
+    tested = truth_tests(tree)
+    as_bool = "bool" not in assigned and lookup(func, "bool")[2] == "builtin"
 
     class Lower(cst.CSTTransformer):
         def leave_Comparison(self, original_node, updated_node):
@@ -451,6 +489,12 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
                               v.with_changes(lpar=[], rpar=[]) if hasattr(v, "lpar") else v)
                      for v in values]
             out = _bool_chain(tests, cst.And() if negated else cst.Or())
+            if id(original_node) not in tested and as_bool:
+                # `in` gives a Python bool; `==` of NumPy scalars (`vmap`) a NumPy bool,
+                # which adds as a bool (`(k in (1, 2)) + (j in (3,))` is the int 2 in Python)
+                return cst.Call(cst.Name("bool"), [cst.Arg(out.with_changes(lpar=[],
+                                                                            rpar=[]))],
+                                lpar=updated_node.lpar, rpar=updated_node.rpar)
             if updated_node.lpar and len(tests) == 1:
                 out = out.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
             return out
