@@ -454,3 +454,18 @@ def test_membership_added_as_ints_under_vmap():
     i, a = np.array([0, 1, 3, 9, 2]), np.array([0.0, -2.0, 1.0, 5.0, 2.0])
     same_as_the_loop(in_tuples_added, i, a)
     same_as_numpy_vectorize(in_tuples_added, i, a)
+
+
+def get_then_try(x, n):
+    # `STABLE.get` (a builtin method: its __module__ is None) read by the `try` lowering
+    s = "lo" if n < 0 else "other"
+    v = STABLE.get(s, 1e300)
+    try:
+        w = x / v
+    except ZeroDivisionError:
+        w = -1.0
+    return w
+
+
+def test_builtin_method_before_a_try():
+    every_size(get_then_try, lambda n: (floats(n), ints(n, -3, 3)), [float])

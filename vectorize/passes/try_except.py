@@ -1206,7 +1206,8 @@ class _PythonValued:
             return True
         if fn in (builtins.abs, builtins.min, builtins.max, builtins.pow):
             return _combined([self.python_valued(a, seen) for a in args])
-        if isinstance(fn, np.ufunc) or getattr(fn, "__module__", "").startswith("numpy"):
+        if isinstance(fn, np.ufunc) or (getattr(fn, "__module__", None) or "").startswith(
+                "numpy"):
             return False
         if isinstance(fn, types.FunctionType) and self.depth < _HELPER_DEPTH and not any(
                 a.star for a in node.args):
