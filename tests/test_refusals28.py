@@ -469,3 +469,18 @@ def get_then_try(x, n):
 
 def test_builtin_method_before_a_try():
     every_size(get_then_try, lambda n: (floats(n), ints(n, -3, 3)), [float])
+
+
+def match_guard_beside_a_comprehension(i, a):
+    scaled = sum([w * a for w in range(3)])     # this `w` is the comprehension's own
+    match i % 4:
+        case w if w > 2:
+            v = w * 2.5
+        case _:
+            v = 0.5
+    return v + scaled
+
+
+def test_match_capture_named_as_a_comprehension_variable():
+    every_size(match_guard_beside_a_comprehension,
+               lambda n: (ints(n, -4, 9), floats(n, -3, 3)), [float])

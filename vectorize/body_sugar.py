@@ -104,6 +104,18 @@ def _captures_escape(tree, stmt, case, binds) -> bool:
                     if type(n) is cst.MatchAs and n.name is not None}
         if names <= captured:
             inside |= {id(n) for n in walk(other)}
+    for n in walk(tree):
+        # a comprehension's or lambda's own names are of its scope (`for w in range(3)`)
+        own = set()
+        if type(n) in (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp):
+            comp = n.for_in
+            while comp is not None:
+                own |= {m.value for m in walk(comp.target) if type(m) is cst.Name}
+                comp = comp.inner_for_in
+        elif type(n) is cst.Lambda:
+            own = {p.name.value for p in n.params.params}
+        if own & names:
+            inside |= {id(m) for m in walk(n) if type(m) is cst.Name and m.value in own}
     return any(type(n) is cst.Name and n.value in names and id(n) not in inside
                for n in walk(tree))
 
