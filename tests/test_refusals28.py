@@ -484,3 +484,28 @@ def match_guard_beside_a_comprehension(i, a):
 def test_match_capture_named_as_a_comprehension_variable():
     every_size(match_guard_beside_a_comprehension,
                lambda n: (ints(n, -4, 9), floats(n, -3, 3)), [float])
+
+
+# ------------------------------------ any/all of a list: Python builds the whole list first
+
+def any_of_listcomp_raising_late(a):
+    # a == 2: the first item decides True, the third divides by zero -- Python raises
+    # (the list is built before `any` reads it); the batch returned True
+    return any([1.0 / (w - a) < 0 for w in range(3)])
+
+
+def any_of_generator_raising_late(a):
+    return any(1.0 / (w - a) < 0 for w in range(3))     # stops at the first: True
+
+
+def all_of_tuple_raising_late(a):
+    return all((a > 5, 1.0 / (a - 2.0) > 0))
+
+
+@pytest.mark.parametrize("f", [any_of_listcomp_raising_late, any_of_generator_raising_late,
+                               all_of_tuple_raising_late], ids=lambda f: f.__name__)
+def test_any_all_of_lists_evaluate_every_item(f):
+    for a in ([2.0, 0.5], [0.5, 2.0], [0.5, -1.0, 7.0]):
+        same_as_numpy_vectorize(f, np.array(a))
+        same_as_the_loop(f, np.array(a))
+    every_size(f, lambda n: (np.round(floats(n, -3, 8, special=(2.0, 1.0, 0.0))),), [bool])

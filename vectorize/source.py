@@ -296,8 +296,9 @@ def read_function(func) -> FunctionSource:
     stripped = membership_as_equality(stripped, func, imports)
     stripped = ufunc_out_as_write(stripped, func, imports)
     stripped = in_place_functions_as_methods(stripped, func, imports)
+    lazy: set = set()      # (the displays written for generators)
     stripped = consumers_as_displays(unroll_comprehensions(map_as_display(stripped, func),
-                                                           func, imports), func)
+                                                           func, imports, lazy), func, lazy)
     stripped = sums_as_loops(stripped, func)
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,
                           col_offset, file_lines, module, tree, local_imports=imports)

@@ -14,14 +14,18 @@ UNROLL_LIMIT = 64
 """Items of a comprehension over a fixed sequence that `unroll_comprehensions` writes out."""
 
 
-def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.FunctionDef:
+def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict,
+                          lazy: set | None = None) -> cst.FunctionDef:
     """``[x ** k for k in range(4)]`` (or a generator, ``sum(c * x for c in COEFFS)``) over a
     sequence the same for every example and of a length known from the code: ``range`` of
     integer literals, or a global (or body import) bound to a tuple of numbers, whose items
     never change while it is bound (a rebinding makes a new specialization) -- as the list
     of its items: ``[x ** 0, x ** 1, x ** 2, x ** 3]``, ``[COEFFS[0] * x, ...]``. The
     engine batches a list of per-example values item by item. Only one ``for`` without
-    ``if``, over a plain name its element reads with no nested scope rebinding it."""
+    ``if``, over a plain name its element reads with no nested scope rebinding it. The
+    displays written for generators are added (by id) to ``lazy``: `consumers_as_displays`
+    may stop evaluating them where ``any``/``all`` decide, as a generator stops (a list
+    comprehension's items are all evaluated before ``any`` reads one)."""
     if cst.ListComp not in by_type(tree) and cst.GeneratorExp not in by_type(tree):
         return tree
     from ..liveness import bound_names
@@ -100,8 +104,11 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
                 for one, part in zip(names, parts):
                     elt = substitute(elt, one, part)
                 elements.append(cst.Element(elt))
-            return cst.List(elements, lpar=node.lpar if type(node) is cst.ListComp else [],
-                            rpar=node.rpar if type(node) is cst.ListComp else [])
+            out = cst.List(elements, lpar=node.lpar if type(node) is cst.ListComp else [],
+                           rpar=node.rpar if type(node) is cst.ListComp else [])
+            if type(node) is cst.GeneratorExp and lazy is not None:
+                lazy.add(id(out))
+            return out
 
     return rewrite(tree, Unroll())
 
@@ -271,13 +278,18 @@ def map_as_display(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     return rewrite(tree, Maps())
 
 
-def consumers_as_displays(tree: cst.FunctionDef, func) -> cst.FunctionDef:
+def consumers_as_displays(tree: cst.FunctionDef, func,
+                          lazy: frozenset | set = frozenset()) -> cst.FunctionDef:
     """After `unroll_comprehensions`: ``tuple([a, b])`` as ``(a, b)``, ``list([...])`` as
     the list, ``any([a, b])`` as ``bool(a or b)`` and ``all([...])`` as ``bool(a and b)``
     (of a tuple display the same: ``any((a, b))``)
     (a comparison or ``not`` needs no ``bool``): the values Python computes, with its
     short-circuit (items after the deciding one are not evaluated, as the generator's
-    are not)."""
+    are not): only for a display `unroll_comprehensions` wrote for a generator (in
+    ``lazy``), or items that raise nothing (names and literals, ``+``, ``-``, ``*``,
+    ``abs``, comparisons and ``not`` of them); Python evaluates every item of a list or
+    tuple before ``any`` reads one, so ``any([1 / (w - a) < 0, ...])`` is ``(bool(1 / (0 - a)
+    < 0) | bool(...) | ...)``, every item evaluated in order."""
     from ..liveness import bound_names
     assigned = bound_names(tree)
 
@@ -294,6 +306,20 @@ def consumers_as_displays(tree: cst.FunctionDef, func) -> cst.FunctionDef:
                 return node
             values = [e.value for e in elements]
             kind = node.func.value
+            if kind in ("any", "all") and values and id(node.args[0].value) not in lazy \
+                    and not all(_safe_truth_item(v, func, assigned) for v in values) \
+                    and "bool" not in assigned and lookup(func, "bool")[2] == "builtin":
+                # every item evaluated, in order (`|`/`&` of Python bools evaluate both)
+                out = None
+                for v in values:
+                    one = cst.Call(cst.Name("bool"), [cst.Arg(v.with_changes(lpar=[],
+                                                                               rpar=[]))])
+                    out = one if out is None else cst.BinaryOperation(
+                        out, cst.BitOr() if kind == "any" else cst.BitAnd(), one)
+                return _parened(out)
+            if kind in ("any", "all") and id(node.args[0].value) not in lazy and not all(
+                    _safe_truth_item(v, func, assigned) for v in values):
+                return node
             if kind == "list":
                 return node.args[0].value if type(node.args[0].value) is cst.List else \
                     cst.List([cst.Element(v) for v in values])
@@ -371,6 +397,19 @@ def _plain_item(node, func, assigned) -> bool:
             and "abs" not in assigned and lookup(func, "abs")[2] == "builtin":
         return _plain_item(node.args[0].value, func, assigned)
     return t in (cst.Name, cst.Integer, cst.Float, cst.Imaginary)
+
+
+def _safe_truth_item(node, func, assigned) -> bool:
+    """An item ``any``/``all`` may leave unevaluated: `_plain_item` s, comparisons of them
+    and ``not`` of those (they raise nothing on numbers: an ordering of complex numbers is
+    refused by the analysis)."""
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Not:
+        return _safe_truth_item(node.expression, func, assigned)
+    if type(node) is cst.Comparison:
+        return _plain_item(node.left, func, assigned) and all(
+            type(c.operator) not in (cst.In, cst.NotIn, cst.Is, cst.IsNot)
+            and _plain_item(c.comparator, func, assigned) for c in node.comparisons)
+    return _plain_item(node, func, assigned)
 
 
 def _more_items(iterable, items, func, assigned):
