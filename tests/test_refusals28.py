@@ -509,3 +509,30 @@ def test_any_all_of_lists_evaluate_every_item(f):
         same_as_numpy_vectorize(f, np.array(a))
         same_as_the_loop(f, np.array(a))
     every_size(f, lambda n: (np.round(floats(n, -3, 8, special=(2.0, 1.0, 0.0))),), [bool])
+
+
+# ------------------------------------ a walrus in a comprehension written out
+
+def walrus_in_listcomp(a):
+    return [(u := a * w) for w in range(3)][-1] + u
+
+
+def walrus_in_sum(a):
+    total = sum((last := w - a) for w in range(1, 4))
+    return total * last
+
+
+@pytest.mark.parametrize("f", [walrus_in_listcomp, walrus_in_sum], ids=lambda f: f.__name__)
+def test_walrus_in_comprehensions(f):
+    every_size(f, lambda n: (floats(n),), [float])
+
+
+def walrus_in_deciding_generator(a):
+    found = any((u := a * w) > 1 for w in range(4))     # u: where any stopped, per example
+    return u + found
+
+
+def test_walrus_in_a_generator_any_stops_is_a_located_refusal():
+    with pytest.raises(VectorizeError, match="runs on some examples only") as info:
+        vectorize(walrus_in_deciding_generator, fallback="error")(floats(5))
+    assert "test_refusals28.py:" in str(info.value)

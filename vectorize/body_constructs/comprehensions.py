@@ -89,8 +89,11 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict,
                     _target_names(target.target) is None:
                 return node
             names = _target_names(target.target)
+            # (a walrus binds in the function's scope, item after item as the display
+            # evaluates them: `[(u := a * w) for w in range(3)]` leaves u == a * 2)
             if any(type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
-                               cst.GeneratorExp, cst.NamedExpr) for n in walk(node.elt)):
+                               cst.GeneratorExp) or type(n) is cst.NamedExpr and type(
+                                   n.target) is not cst.Name for n in walk(node.elt)):
                 return node
             values = items(target.iter)
             if values is None:
