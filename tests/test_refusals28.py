@@ -536,3 +536,65 @@ def test_walrus_in_a_generator_any_stops_is_a_located_refusal():
     with pytest.raises(VectorizeError, match="runs on some examples only") as info:
         vectorize(walrus_in_deciding_generator, fallback="error")(floats(5))
     assert "test_refusals28.py:" in str(info.value)
+
+
+# ------------------------------------ dicts built in the body, looked up by a per-example key
+
+def dict_comprehension(a, i):
+    dd = {w: a * w for w in range(3)}
+    return dd[i % 3]
+
+
+def dict_display(a, i):
+    dd = {0: a, 1: a * 2, 2: -a}
+    return dd[i % 3] + dd[1]
+
+
+def dict_missing_key(a, i):
+    d = {0: a, 1: -a, 3: 2.5}
+    return d[i]                          # KeyError for the first i not 0, 1 or 3
+
+
+def dict_of_tuples_unpacked(a, i):
+    d = {0: (a, 1.0), 1: (2.0, a)}
+    p, q = d[i % 2]
+    return p - q
+
+
+def dict_by_float_key(a, i):
+    d = {0: 1.5, 1: a, -2: a * a}
+    return d[i * 1.0]                    # 1.0 finds 1, as Python's lookup does
+
+
+def dict_string_keys(a, i):
+    d = {"lo": a, "hi": a * 2}
+    s = "lo" if i < 3 else "hi"
+    return d[s] * 2 + d["lo"]
+
+
+DICTS = [dict_comprehension, dict_display, dict_missing_key, dict_of_tuples_unpacked,
+         dict_by_float_key, dict_string_keys]
+
+
+@pytest.mark.parametrize("f", DICTS, ids=lambda f: f.__name__)
+def test_local_dicts_by_per_example_keys(f):
+    every_size(f, lambda n: (floats(n), ints(n, -2, 4) if f is dict_missing_key else
+                             ints(n, -2, 2) if f is dict_by_float_key else ints(n, 0, 9)),
+               [float])
+
+
+@pytest.mark.parametrize("backend", ["torch", "jax"])
+def test_local_dicts_by_per_example_keys_on_backends(backend):
+    on_backend(dict_comprehension, lambda n: (floats(n), ints(n, 0, 9)), backend)
+
+
+def dict_written_then_looked_up(a, i):
+    d = {0: a, 1: -a}
+    d[0] = 2.0                           # written into: left as it is
+    return d[i % 2]
+
+
+def test_local_dict_written_into_stays_refused():
+    with pytest.raises(VectorizeError) as info:
+        vectorize(dict_written_then_looked_up, fallback="error")(floats(5), ints(5, 0, 9))
+    assert "test_refusals28.py:" in str(info.value)

@@ -54,7 +54,9 @@ def _paren(node):
 
 
 def _compare(left, op, right):
-    return cst.Comparison(_paren(left), [cst.ComparisonTarget(op, _paren(right))])
+    # (fresh nodes at each use: the engine keeps facts by node)
+    return cst.Comparison(_paren(left.deep_clone()), [cst.ComparisonTarget(
+        op, _paren(right.deep_clone()))])
 
 
 # ------------------------------------------------------------------------------ match
@@ -243,7 +245,8 @@ def match_as_if(tree: cst.FunctionDef) -> cst.FunctionDef:
                 if binds:
                     lines = list(body.body) if type(body) is cst.IndentedBlock else [body]
                     body = cst.IndentedBlock([_line(cst.Assign(
-                        [cst.AssignTarget(cst.Name(n))], v)) for n, v in binds] + lines)
+                        [cst.AssignTarget(cst.Name(n))], v.deep_clone())) for n, v in binds]
+                        + lines)
                 elif type(body) is not cst.IndentedBlock:
                     body = cst.IndentedBlock([body])
                 guard = None if case.guard is None else _substituted(case.guard, binds)
@@ -989,3 +992,192 @@ def in_place_functions_as_methods(tree: cst.FunctionDef, func, imports: dict) ->
             return method_call(updated_node) or updated_node
 
     return rewrite(tree, Lower())
+
+
+# ------------------------------------------------------------- local dicts, per-example keys
+
+LOOKUP_KEYS = 32
+"""Keys of a local dict whose lookups by a per-example key `local_dict_lookups` writes out."""
+
+
+def local_dict_lookups(tree: cst.FunctionDef, func) -> cst.FunctionDef:
+    """``d[k]`` with a key that may differ per example, of a dict the function builds
+    itself: ``d = {0: a, 1: a * 2, 2: -a}`` (or a comprehension written out as that
+    display), bound once by a statement of the function's own body, its keys int or string
+    literals (at most `LOOKUP_KEYS`), never written into, rebound, deleted or handed to
+    anything (only its items read, ``d[...]``). Each such read, in a statement after the
+    binding one and outside conditional expressions, ``and``/``or`` and nested scopes, is
+    the lookup Python makes, one key at a time, written before its statement line (or the
+    ``if`` whose test it is):
+
+        key = i % 3                 # (evaluated once)
+        if key == 0:
+            found = d[0]
+        elif key == 1:
+            found = d[1]
+        ...
+        else:
+            raise KeyError(key)
+
+    and the read becomes ``found``. Python finds a key equal to the one looked up (``1.0``
+    finds ``1``, NaN nothing; a string only a string), which is the chain of ``==`` tests;
+    the constant-key reads are then the local dict's (`passes.local_dicts`). The lookup
+    comes first within its statement (as `sums_as_loops` computes its sums)."""
+    if cst.Dict not in by_type(tree):
+        return tree
+    from .body_constructs.closures import in_conditional
+    body = tree.body.body
+    tables: dict = {}
+    for index, stmt in enumerate(body):
+        if type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 and type(
+                stmt.body[0]) is cst.Assign and len(stmt.body[0].targets) == 1 and type(
+                stmt.body[0].targets[0].target) is cst.Name and type(
+                stmt.body[0].value) is cst.Dict:
+            keys = _literal_keys(stmt.body[0].value)
+            name = stmt.body[0].targets[0].target.value
+            tables[name] = None if name in tables or keys is None else (index, keys,
+                                                                          stmt.body[0])
+    tables = {k: v for k, v in tables.items() if v is not None}
+    if not tables:
+        return tree
+    params = all_names(tree.params)
+    reads: dict = {name: [] for name in tables}
+    binding = {id(v[2].targets[0].target) for v in tables.values()}
+    subscripted = {}
+    for n in walk(tree):
+        if type(n) is cst.Subscript and type(n.value) is cst.Name and n.value.value in tables:
+            subscripted[id(n.value)] = n
+    written = set()
+    for n in walk(tree):
+        if type(n) in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del) or type(
+                n) in (cst.For, cst.CompFor, cst.NamedExpr, cst.AsName):
+            target = getattr(n, "target", None) or getattr(n, "name", None)
+            for m in walk(target) if target is not None else ():
+                if type(m) is cst.Name and m.value in tables and id(m) not in binding:
+                    written.add(m.value)
+    for n in walk(tree):
+        if type(n) is cst.Name and n.value in tables and id(n) not in binding:
+            if id(n) not in subscripted:
+                written.add(n.value)        # handed, iterated, a method: left as it is
+            else:
+                reads[n.value].append(subscripted[id(n)])
+    for name in list(tables):
+        if name in written or name in params or type(tables[name][2].targets[0]) is not \
+                cst.AssignTarget:
+            del tables[name]
+    if not tables:
+        return tree
+    # the reads by a key that is not a literal, by statement: (statement, its index in the
+    # body, the reads in it)
+    candidates = {id(n): n for name in tables for n in reads[name]
+                  if _literal_key(n) is _NO_KEY and len(n.slice) == 1
+                  and type(n.slice[0].slice) is cst.Index and n.slice[0].slice.star is None}
+    if not candidates:
+        return tree
+    elifs = {id(n.orelse) for n in walk(tree) if type(n) is cst.If and type(n.orelse) is cst.If}
+    lines: dict = {}
+    for index, top in enumerate(body):
+        for line in walk(top):
+            if type(line) is cst.SimpleStatementLine:
+                part = line
+            elif type(line) is cst.If and id(line) not in elifs:
+                part = line.test
+            else:
+                continue
+            found = [n for n in walk(part) if id(n) in candidates
+                     and index > tables[n.value.value][0] and not in_conditional(part, n)]
+            # (one lookup inside another's key: the outer one is left as it is)
+            found = [n for n in found if not any(m is not n and any(n is x for x in walk(m))
+                                                 for m in found)]
+            if found:
+                lines[id(line)] = found
+    if not lines:
+        return tree
+    taken = Namer(all_names(tree))
+    return rewrite(tree, _Lookups(lines, {k: v[1] for k, v in tables.items()}, taken))
+
+
+_NO_KEY = object()
+
+
+def _literal_key(node):
+    """The key of ``d[<int or string literal>]`` (a `cst.Subscript`), else `_NO_KEY`."""
+    if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
+        return _NO_KEY
+    return _key_of(node.slice[0].slice.value)
+
+
+def _key_of(node):
+    value = _literal_int(node)
+    if value is not None:
+        return value
+    if type(node) is cst.SimpleString:
+        return node.evaluated_value
+    return _NO_KEY
+
+
+def _literal_keys(display: cst.Dict):
+    keys = []
+    for e in display.elements:
+        if type(e) is not cst.DictElement:
+            return None
+        key = _key_of(e.key)
+        if key is _NO_KEY or type(key) is bytes:
+            return None
+        keys.append((key, e.key))
+    unique = list({k: node for k, node in keys}.items())
+    if not unique or len(unique) > LOOKUP_KEYS:
+        return None
+    return unique
+
+
+class _Lookups(cst.CSTTransformer):
+    def __init__(self, lines, keys, taken):
+        self.lines = lines
+        self.keys = keys
+        self.taken = taken
+        self.replacements: dict = {}
+
+    def _chain(self, read) -> list:
+        name = read.value.value
+        key = read.slice[0].slice.value
+        out = []
+        if type(key) is not cst.Name:
+            fresh = self.taken.fresh("key")
+            out.append(_assign(fresh, key))
+            key = cst.Name(fresh)
+        found = self.taken.fresh("found")
+        # (a fresh node at each use: the engine keeps facts by node)
+        chain = cst.Else(cst.IndentedBlock([_line(cst.Raise(cst.Call(
+            cst.Name("KeyError"), [cst.Arg(key.deep_clone())])))]))
+        for _key, node in reversed(self.keys[name]):
+            chain = cst.If(_compare(key.deep_clone(), cst.Equal(), node.deep_clone()),
+                           cst.IndentedBlock([
+                _assign(found, cst.Subscript(cst.Name(name), [cst.SubscriptElement(
+                    cst.Index(node.deep_clone()))]))]), orelse=chain)
+        out.append(chain)
+        self.replacements[id(read)] = cst.Name(found)
+        return out
+
+    def _replaced(self, node):
+        replacements = self.replacements
+
+        class Replace(cst.CSTTransformer):
+            def leave_Subscript(self, original_node, updated_node):
+                return replacements.get(id(original_node), updated_node)
+        return node.visit(Replace())
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        mine = self.lines.get(id(original_node))
+        if not mine:
+            return updated_node
+        prologue = [s for read in mine for s in self._chain(read)]
+        return cst.FlattenSentinel([*prologue, self._replaced(original_node)])
+
+    def leave_If(self, original_node, updated_node):
+        mine = self.lines.get(id(original_node))
+        if not mine:
+            return updated_node
+        prologue = [s for read in mine for s in self._chain(read)]
+        return cst.FlattenSentinel([*prologue, updated_node.with_changes(
+            test=self._replaced(original_node.test))])

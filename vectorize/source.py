@@ -29,6 +29,7 @@ from .body_constructs.helpers import helper_name
 from .body_sugar import (
     empty_range_loops,
     in_place_functions_as_methods,
+    local_dict_lookups,
     loop_else_as_flag,
     match_as_if,
     membership_as_equality,
@@ -299,6 +300,6 @@ def read_function(func) -> FunctionSource:
     lazy: set = set()      # (the displays written for generators)
     stripped = consumers_as_displays(unroll_comprehensions(map_as_display(stripped, func),
                                                            func, imports, lazy), func, lazy)
-    stripped = sums_as_loops(stripped, func)
+    stripped = sums_as_loops(local_dict_lookups(stripped, func), func)
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,
                           col_offset, file_lines, module, tree, local_imports=imports)

@@ -26,7 +26,7 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict,
     displays written for generators are added (by id) to ``lazy``: `consumers_as_displays`
     may stop evaluating them where ``any``/``all`` decide, as a generator stops (a list
     comprehension's items are all evaluated before ``any`` reads one)."""
-    if cst.ListComp not in by_type(tree) and cst.GeneratorExp not in by_type(tree):
+    if not {cst.ListComp, cst.GeneratorExp, cst.DictComp} & set(by_type(tree)):
         return tree
     from ..liveness import bound_names
     assigned = bound_names(tree)
@@ -81,6 +81,20 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict,
 
         def leave_ListComp(self, original_node, updated_node):
             return updated_node if id(original_node) in skip else self._unrolled(updated_node)
+
+        def leave_DictComp(self, original_node, updated_node):
+            """``{w: a * w for w in range(3)}``: the display ``{0: a * 0, 1: a * 1, 2: a *
+            2}`` (each key evaluated before its value, as the comprehension does; a key
+            repeated keeps the last value, as both do)."""
+            as_list = Unroll._unrolled(cst.ListComp(
+                cst.Tuple([cst.Element(updated_node.key, comma=cst.Comma()),
+                           cst.Element(updated_node.value)]), updated_node.for_in))
+            if type(as_list) is not cst.List:
+                return updated_node
+            return cst.Dict([cst.DictElement(e.value.elements[0].value,
+                                             e.value.elements[1].value)
+                             for e in as_list.elements], lpar=updated_node.lpar,
+                            rpar=updated_node.rpar)
 
         @staticmethod
         def _unrolled(node):
@@ -200,8 +214,11 @@ def substitute(expr, name: str, value):
         def leave_Name(self, original_node, updated_node):
             if updated_node.value != name:
                 return updated_node
-            return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
-                if type(value) in (cst.UnaryOperation, cst.BinaryOperation) else value
+            # (a fresh node at each use: the engine keeps facts by node)
+            return value.deep_clone().with_changes(lpar=[cst.LeftParen()],
+                                                   rpar=[cst.RightParen()]) \
+                if type(value) in (cst.UnaryOperation, cst.BinaryOperation) else \
+                value.deep_clone()
     return expr.visit(Replace())
 
 
