@@ -327,6 +327,9 @@ def join(a, b, *, force_batched: bool = False):
         if isinstance(a.example, numeric) and isinstance(b.example, numeric):
             return Value(False, join_examples(a.example, b.example))   # one of two numbers
         return Value(False, UNKNOWN)
+    if all(isinstance(x.example, (str, np.str_)) for x in (a, b)):
+        # a string per example (`'lo' if x < 0 else 'mid'`): NumPy's `<U` of the longer
+        return Value(True, np.str_(max(str(a.example), str(b.example), key=len)))
     if not same_type(a.example, b.example):
         note_mixed_types(a.example, b.example)
         joined = batched_like(join_examples(a.example, b.example))

@@ -2,13 +2,14 @@
 (`source.read_function`), as the plainer code they mean, which the engine batches:
 
 - ``match`` with literal and value patterns, ``|`` of them, a capture or ``_`` as the last
-  case, and guards (`match_as_if`): an ``if``/``elif``/``else`` chain of ``==`` tests on the
-  subject (named once);
+  case, guarded captures, sequence patterns of a tuple display, and guards (`match_as_if`):
+  an ``if``/``elif``/``else`` chain of ``==`` tests on the subject (named once);
 - a loop's ``else:`` when the loop has a ``break`` (`loop_else_as_flag`): a flag set before
   each ``break`` and an ``if not flag:`` after the loop, so a loop whose examples stop at
   different times can run the clause on the lanes that did not break;
 - ``x in (a, b, c)`` / ``x not in [...]`` and ``x in TABLE`` with ``TABLE`` a global tuple,
-  list, set, frozenset or dict of numbers (`membership_as_equality`): ``x == a or x == b or
+  list, set, frozenset or dict of numbers, or ``range`` of int literals
+  (`membership_as_equality`): ``x == a or x == b or
   ...`` (``!=`` and ``and`` for ``not in``), which is Python's own test for numbers;
 - ``for v in range(0):`` (a ``range`` of literal ints that is empty; `empty_range_loops`): its
   ``else:`` block, or ``pass``: the body never runs, so it decides no variable's type.
@@ -53,25 +54,134 @@ def _paren(node):
 
 
 def _compare(left, op, right):
-    return cst.Comparison(_paren(left), [cst.ComparisonTarget(op, _paren(right))])
+    # (fresh nodes at each use: the engine keeps facts by node)
+    return cst.Comparison(_paren(left.deep_clone()), [cst.ComparisonTarget(
+        op, _paren(right.deep_clone()))])
 
 
 # ------------------------------------------------------------------------------ match
 
 
-def unbatched_pattern(stmt: cst.Match):
+def unbatched_pattern(stmt: cst.Match, tree=None):
     """The first pattern of ``stmt`` that `match_as_if` does not write out (None if it does
-    them all): class, sequence, mapping and ``None``/``True``/``False`` patterns, captures
-    inside ``|`` or with a guard, and a capture or ``_`` before the last case."""
+    them all): class, mapping and ``None``/``True``/``False`` patterns, star patterns,
+    sequence patterns of a subject that is not a tuple display, captures inside ``|``, a
+    capture or ``_`` before the last case, and (with ``tree``, the function) a guarded or
+    nested capture whose name the function uses outside its case."""
     cases = list(stmt.cases)
+    items = _subject_items(stmt.subject)
     for i, case in enumerate(cases):
         pattern = case.pattern
-        if _irrefutable(pattern):
-            if i != len(cases) - 1 or (_capture(pattern) and case.guard is not None):
+        if _irrefutable(pattern) and case.guard is None:
+            if i != len(cases) - 1:
                 return pattern
             continue
-        if _test_of(pattern, cst.Name("_")) is None:
+        planned = _pattern_test(pattern, cst.Name("_"), items and [
+            cst.Name(f"_{k}") for k in range(len(items))])
+        if planned is None:
             return pattern
+        binds = planned[1]
+        if tree is not None and binds and _captures_escape(tree, stmt, case, binds):
+            return pattern
+    return None
+
+
+def _subject_items(subject):
+    """The items of a subject that is a tuple display without starred items (a sequence
+    pattern tests them one by one), or None."""
+    if type(subject) is cst.Tuple and all(type(e) is cst.Element for e in subject.elements):
+        return [e.value for e in subject.elements]
+    return None
+
+
+def _captures_escape(tree, stmt, case, binds) -> bool:
+    """Whether a name the case captures is used anywhere but in the case itself or in
+    another case of the match that captures it too (Python binds captures while it
+    matches, before the guard, so a failed case may leave one bound: the written-out chain
+    binds them in the case's body only)."""
+    names = {name for name, _ in binds}
+    inside = {id(n) for n in walk(case)}
+    for other in stmt.cases:
+        captured = {n.name.value for n in walk(other.pattern)
+                    if type(n) is cst.MatchAs and n.name is not None}
+        if names <= captured:
+            inside |= {id(n) for n in walk(other)}
+    for n in walk(tree):
+        # a comprehension's or lambda's own names are of its scope (`for w in range(3)`)
+        own = set()
+        if type(n) in (cst.ListComp, cst.GeneratorExp, cst.SetComp, cst.DictComp):
+            comp = n.for_in
+            while comp is not None:
+                own |= {m.value for m in walk(comp.target) if type(m) is cst.Name}
+                comp = comp.inner_for_in
+        elif type(n) is cst.Lambda:
+            own = {p.name.value for p in n.params.params}
+        if own & names:
+            inside |= {id(m) for m in walk(n) if type(m) is cst.Name and m.value in own}
+    return any(type(n) is cst.Name and n.value in names and id(n) not in inside
+               for n in walk(tree))
+
+
+_TRUE = object()
+_NEVER = object()
+
+
+def _pattern_test(pattern, subject, items):
+    """``(test, binds)`` for ``pattern`` on ``subject`` (a name; ``items``: the names of
+    the subject's items where it is a tuple display, else None): the test Python's match
+    makes (`_TRUE` where it always matches, `_NEVER` where it never does) and the
+    ``(name, value)`` captures it binds; None where it is not written out."""
+    t = type(pattern)
+    if t is cst.MatchAs:
+        if pattern.pattern is None:
+            test, binds = _TRUE, []
+        else:
+            inner = _pattern_test(pattern.pattern, subject, items)
+            if inner is None:
+                return None
+            test, binds = inner
+        if pattern.name is not None:
+            if binds is None:
+                return None
+            whole = subject if items is None else cst.Tuple(
+                [cst.Element(n) for n in items] if len(items) != 1 else
+                [cst.Element(items[0], comma=cst.Comma())])
+            binds = binds + [(pattern.name.value, whole)]
+        return test, binds
+    if t is cst.MatchValue:
+        value = pattern.value
+        if items is not None or type(value) is cst.Name and value.value in (
+                "None", "True", "False"):
+            return None
+        return _compare(subject, cst.Equal(), value), []
+    if t is cst.MatchOr:
+        tests = []
+        for p in pattern.patterns:
+            one = _pattern_test(p.pattern, subject, items)
+            if one is None or one[1]:
+                return None
+            tests.append(one[0])
+        if _TRUE in tests:
+            return _TRUE, []
+        tests = [x for x in tests if x is not _NEVER]
+        return (_bool_chain(tests, cst.Or()) if tests else _NEVER), []
+    if t in (cst.MatchTuple, cst.MatchList) and items is not None:
+        elements = list(pattern.patterns)
+        if any(type(e) is not cst.MatchSequenceElement for e in elements):
+            return None
+        if len(elements) != len(items):
+            return _NEVER, []
+        tests, binds = [], []
+        for e, item in zip(elements, items):
+            one = _pattern_test(e.value, item, None)
+            if one is None:
+                return None
+            tests.append(one[0])
+            binds += one[1]
+        if _NEVER in tests:
+            return _NEVER, binds
+        tests = [x for x in tests if x is not _TRUE]
+        return (_bool_chain(tests, cst.And()) if tests else _TRUE), binds
     return None
 
 
@@ -86,18 +196,13 @@ def _irrefutable(pattern) -> bool:
     return type(pattern) is cst.MatchAs and pattern.pattern is None
 
 
-def _test_of(pattern, subject):
-    """The test ``pattern`` makes of ``subject`` (a name), or None where it is not a
-    literal or value pattern, or ``|`` of them."""
-    if type(pattern) is cst.MatchValue:
-        value = pattern.value
-        if type(value) is cst.Name and value.value in ("None", "True", "False"):
-            return None
-        return _compare(subject, cst.Equal(), value)
-    if type(pattern) is cst.MatchOr:
-        tests = [_test_of(p.pattern, subject) for p in pattern.patterns]
-        return None if None in tests else _bool_chain(tests, cst.Or())
-    return None
+def _substituted(node, binds):
+    """``node`` with each captured name replaced by what it captures (names and tuples of
+    names, which evaluate to the same values without side effects)."""
+    from .body_constructs.comprehensions import substitute
+    for name, value in binds:
+        node = substitute(node, name, value)
+    return node
 
 
 def match_as_if(tree: cst.FunctionDef) -> cst.FunctionDef:
@@ -105,39 +210,53 @@ def match_as_if(tree: cst.FunctionDef) -> cst.FunctionDef:
     ``match kind: case 0 | 1: A  case 2 if big: B  case _: C`` becomes ``if kind == 0 or
     kind == 1: A elif kind == 2 and big: B else: C``. Python tests the cases in order with
     ``==`` for literal and value patterns and runs the first that matches; a subject that is
-    not a plain name is evaluated once, into a fresh name, as Python does."""
+    not a plain name is evaluated once, into a fresh name, as Python does (a tuple display,
+    item by item, into fresh names that sequence patterns of its length test one by one:
+    ``case (0, _):`` is ``subject_0 == 0``). A capture (``case w if w > 2:``, ``case (1,
+    n):``) is bound at the start of its case's body, and its guard reads what it captures;
+    only where the function uses the name nowhere else (Python binds it before the guard,
+    even when the guard then fails)."""
     if cst.Match not in by_type(tree):
         return tree
     taken = Namer(all_names(tree))
 
     class Lower(cst.CSTTransformer):
         def leave_Match(self, original_node, updated_node):
-            if unbatched_pattern(updated_node) is not None:
+            if unbatched_pattern(original_node, tree) is not None:
                 return updated_node
             out = []
             subject = updated_node.subject
-            if type(subject) is not cst.Name:
+            items = _subject_items(subject)
+            if items is not None:
+                names = [taken.fresh(f"subject_{k}") for k in range(len(items))]
+                out.extend(_assign(n, v) for n, v in zip(names, items))
+                items = [cst.Name(n) for n in names]
+                subject = cst.Name("_")        # (never read: sequence patterns read items)
+            elif type(subject) is not cst.Name:
                 name = taken.fresh("subject")
                 out.append(_assign(name, subject))
                 subject = cst.Name(name)
             chain = None
             for case in reversed(updated_node.cases):
                 body = case.body
-                capture = _capture(case.pattern)
-                if capture is not None:
+                test, binds = _pattern_test(case.pattern, subject, items)
+                if test is _NEVER:
+                    continue
+                if binds:
                     lines = list(body.body) if type(body) is cst.IndentedBlock else [body]
-                    body = cst.IndentedBlock([_assign(capture, subject)] + lines)
+                    body = cst.IndentedBlock([_line(cst.Assign(
+                        [cst.AssignTarget(cst.Name(n))], v.deep_clone())) for n, v in binds]
+                        + lines)
                 elif type(body) is not cst.IndentedBlock:
                     body = cst.IndentedBlock([body])
-                if _irrefutable(case.pattern):
-                    if case.guard is None:
-                        chain = cst.Else(body)
-                        continue
-                    test = case.guard
-                else:
-                    test = _test_of(case.pattern, subject)
-                    if case.guard is not None:
-                        test = _bool_chain([test, _paren(case.guard)], cst.And())
+                guard = None if case.guard is None else _substituted(case.guard, binds)
+                if test is _TRUE and guard is None:
+                    chain = cst.Else(body)
+                    continue
+                if test is _TRUE:
+                    test = guard
+                elif guard is not None:
+                    test = _bool_chain([test, _paren(guard)], cst.And())
                 chain = cst.If(test, body, orelse=chain)
             if chain is None:
                 return cst.FlattenSentinel(out) if out else cst.RemovalSentinel.REMOVE
@@ -239,6 +358,25 @@ def loop_else_as_flag(tree: cst.FunctionDef) -> cst.FunctionDef:
     return rewrite(tree, Lower())
 
 
+def truth_tests(tree) -> set:
+    """ids of the expressions of ``tree`` whose value only decides a test: the tests of
+    ``if``, ``while``, ``assert`` and conditional expressions, the operand of ``not``, and
+    the operands of ``and``/``or`` that are themselves such a test."""
+    out: set = set()
+
+    def mark(node):
+        out.add(id(node))
+        if type(node) is cst.BooleanOperation:
+            mark(node.left)
+            mark(node.right)
+    for n in walk(tree):
+        if type(n) in (cst.If, cst.While, cst.IfExp, cst.Assert):
+            mark(n.test)
+        elif type(n) is cst.UnaryOperation and type(n.operator) is cst.Not:
+            mark(n.expression)
+    return out
+
+
 def _literal_int(node):
     if type(node) is cst.Integer:
         return int(node.value, 0)
@@ -295,7 +433,9 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
     ``TABLE`` bound to a tuple or list of numbers as ``x == TABLE[0] or ...``, to a set,
     frozenset or dict of numbers as the same tests of its (finite) values. Python's ``in``
     is ``any(e is x or e == x ...)``, and for numbers ``is`` adds nothing to ``==``. Only a
-    single comparison whose left side calls nothing (it is written once per item)."""
+    single comparison whose left side calls nothing (it is written once per item). ``x in
+    range(a, b, c)`` of int literals (at most `MEMBERSHIP_LIMIT` items): the chain of its
+    items' tests, which is what Python's ``range`` tests (arithmetically for an int)."""
     if not any(type(n.operator) in (cst.In, cst.NotIn)
                for n in by_type(tree).get(cst.ComparisonTarget, ())):
         return tree
@@ -309,6 +449,19 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
                     for e in node.elements for n in walk(e.value)):
                 return None
             return [e.value for e in node.elements]
+        if type(node) is cst.Call and type(node.func) is cst.Name and \
+                node.func.value == "range" and "range" not in assigned and lookup(
+                    func, "range")[2] == "builtin" and 1 <= len(node.args) <= 3 and all(
+                    a.keyword is None and not a.star for a in node.args):
+            # `k in range(3)`: Python's test of an int is arithmetic, of any other number
+            # the `==` of each item in turn; both are the chain of `==` tests
+            from .body_constructs.comprehensions import _int_value
+            bounds = [_int_value(a.value) for a in node.args]
+            if None in bounds or len(bounds) == 3 and bounds[2] == 0 or len(
+                    range(*bounds)) > MEMBERSHIP_LIMIT:
+                return None
+            return [cst.Integer(str(v)) if v >= 0 else cst.UnaryOperation(
+                cst.Minus(), cst.Integer(str(-v))) for v in range(*bounds)]
         if type(node) is not cst.Name or node.value in assigned:
             return None
         found, value, scope = (True, imports[node.value], "import") \
@@ -325,6 +478,9 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
                     "inf") for v in value):
             return [cst.parse_expression(repr(v)) for v in sorted(value)]
         return None
+
+    tested = truth_tests(tree)
+    as_bool = "bool" not in assigned and lookup(func, "bool")[2] == "builtin"
 
     class Lower(cst.CSTTransformer):
         def leave_Comparison(self, original_node, updated_node):
@@ -348,6 +504,12 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
                               v.with_changes(lpar=[], rpar=[]) if hasattr(v, "lpar") else v)
                      for v in values]
             out = _bool_chain(tests, cst.And() if negated else cst.Or())
+            if id(original_node) not in tested and as_bool:
+                # `in` gives a Python bool; `==` of NumPy scalars (`vmap`) a NumPy bool,
+                # which adds as a bool (`(k in (1, 2)) + (j in (3,))` is the int 2 in Python)
+                return cst.Call(cst.Name("bool"), [cst.Arg(out.with_changes(lpar=[],
+                                                                            rpar=[]))],
+                                lpar=updated_node.lpar, rpar=updated_node.rpar)
             if updated_node.lpar and len(tests) == 1:
                 out = out.with_changes(lpar=updated_node.lpar, rpar=updated_node.rpar)
             return out
@@ -830,3 +992,192 @@ def in_place_functions_as_methods(tree: cst.FunctionDef, func, imports: dict) ->
             return method_call(updated_node) or updated_node
 
     return rewrite(tree, Lower())
+
+
+# ------------------------------------------------------------- local dicts, per-example keys
+
+LOOKUP_KEYS = 32
+"""Keys of a local dict whose lookups by a per-example key `local_dict_lookups` writes out."""
+
+
+def local_dict_lookups(tree: cst.FunctionDef, func) -> cst.FunctionDef:
+    """``d[k]`` with a key that may differ per example, of a dict the function builds
+    itself: ``d = {0: a, 1: a * 2, 2: -a}`` (or a comprehension written out as that
+    display), bound once by a statement of the function's own body, its keys int or string
+    literals (at most `LOOKUP_KEYS`), never written into, rebound, deleted or handed to
+    anything (only its items read, ``d[...]``). Each such read, in a statement after the
+    binding one and outside conditional expressions, ``and``/``or`` and nested scopes, is
+    the lookup Python makes, one key at a time, written before its statement line (or the
+    ``if`` whose test it is):
+
+        key = i % 3                 # (evaluated once)
+        if key == 0:
+            found = d[0]
+        elif key == 1:
+            found = d[1]
+        ...
+        else:
+            raise KeyError(key)
+
+    and the read becomes ``found``. Python finds a key equal to the one looked up (``1.0``
+    finds ``1``, NaN nothing; a string only a string), which is the chain of ``==`` tests;
+    the constant-key reads are then the local dict's (`passes.local_dicts`). The lookup
+    comes first within its statement (as `sums_as_loops` computes its sums)."""
+    if cst.Dict not in by_type(tree):
+        return tree
+    from .body_constructs.closures import in_conditional
+    body = tree.body.body
+    tables: dict = {}
+    for index, stmt in enumerate(body):
+        if type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 and type(
+                stmt.body[0]) is cst.Assign and len(stmt.body[0].targets) == 1 and type(
+                stmt.body[0].targets[0].target) is cst.Name and type(
+                stmt.body[0].value) is cst.Dict:
+            keys = _literal_keys(stmt.body[0].value)
+            name = stmt.body[0].targets[0].target.value
+            tables[name] = None if name in tables or keys is None else (index, keys,
+                                                                          stmt.body[0])
+    tables = {k: v for k, v in tables.items() if v is not None}
+    if not tables:
+        return tree
+    params = all_names(tree.params)
+    reads: dict = {name: [] for name in tables}
+    binding = {id(v[2].targets[0].target) for v in tables.values()}
+    subscripted = {}
+    for n in walk(tree):
+        if type(n) is cst.Subscript and type(n.value) is cst.Name and n.value.value in tables:
+            subscripted[id(n.value)] = n
+    written = set()
+    for n in walk(tree):
+        if type(n) in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del) or type(
+                n) in (cst.For, cst.CompFor, cst.NamedExpr, cst.AsName):
+            target = getattr(n, "target", None) or getattr(n, "name", None)
+            for m in walk(target) if target is not None else ():
+                if type(m) is cst.Name and m.value in tables and id(m) not in binding:
+                    written.add(m.value)
+    for n in walk(tree):
+        if type(n) is cst.Name and n.value in tables and id(n) not in binding:
+            if id(n) not in subscripted:
+                written.add(n.value)        # handed, iterated, a method: left as it is
+            else:
+                reads[n.value].append(subscripted[id(n)])
+    for name in list(tables):
+        if name in written or name in params or type(tables[name][2].targets[0]) is not \
+                cst.AssignTarget:
+            del tables[name]
+    if not tables:
+        return tree
+    # the reads by a key that is not a literal, by statement: (statement, its index in the
+    # body, the reads in it)
+    candidates = {id(n): n for name in tables for n in reads[name]
+                  if _literal_key(n) is _NO_KEY and len(n.slice) == 1
+                  and type(n.slice[0].slice) is cst.Index and n.slice[0].slice.star is None}
+    if not candidates:
+        return tree
+    elifs = {id(n.orelse) for n in walk(tree) if type(n) is cst.If and type(n.orelse) is cst.If}
+    lines: dict = {}
+    for index, top in enumerate(body):
+        for line in walk(top):
+            if type(line) is cst.SimpleStatementLine:
+                part = line
+            elif type(line) is cst.If and id(line) not in elifs:
+                part = line.test
+            else:
+                continue
+            found = [n for n in walk(part) if id(n) in candidates
+                     and index > tables[n.value.value][0] and not in_conditional(part, n)]
+            # (one lookup inside another's key: the outer one is left as it is)
+            found = [n for n in found if not any(m is not n and any(n is x for x in walk(m))
+                                                 for m in found)]
+            if found:
+                lines[id(line)] = found
+    if not lines:
+        return tree
+    taken = Namer(all_names(tree))
+    return rewrite(tree, _Lookups(lines, {k: v[1] for k, v in tables.items()}, taken))
+
+
+_NO_KEY = object()
+
+
+def _literal_key(node):
+    """The key of ``d[<int or string literal>]`` (a `cst.Subscript`), else `_NO_KEY`."""
+    if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
+        return _NO_KEY
+    return _key_of(node.slice[0].slice.value)
+
+
+def _key_of(node):
+    value = _literal_int(node)
+    if value is not None:
+        return value
+    if type(node) is cst.SimpleString:
+        return node.evaluated_value
+    return _NO_KEY
+
+
+def _literal_keys(display: cst.Dict):
+    keys = []
+    for e in display.elements:
+        if type(e) is not cst.DictElement:
+            return None
+        key = _key_of(e.key)
+        if key is _NO_KEY or type(key) is bytes:
+            return None
+        keys.append((key, e.key))
+    unique = list({k: node for k, node in keys}.items())
+    if not unique or len(unique) > LOOKUP_KEYS:
+        return None
+    return unique
+
+
+class _Lookups(cst.CSTTransformer):
+    def __init__(self, lines, keys, taken):
+        self.lines = lines
+        self.keys = keys
+        self.taken = taken
+        self.replacements: dict = {}
+
+    def _chain(self, read) -> list:
+        name = read.value.value
+        key = read.slice[0].slice.value
+        out = []
+        if type(key) is not cst.Name:
+            fresh = self.taken.fresh("key")
+            out.append(_assign(fresh, key))
+            key = cst.Name(fresh)
+        found = self.taken.fresh("found")
+        # (a fresh node at each use: the engine keeps facts by node)
+        chain = cst.Else(cst.IndentedBlock([_line(cst.Raise(cst.Call(
+            cst.Name("KeyError"), [cst.Arg(key.deep_clone())])))]))
+        for _key, node in reversed(self.keys[name]):
+            chain = cst.If(_compare(key.deep_clone(), cst.Equal(), node.deep_clone()),
+                           cst.IndentedBlock([
+                _assign(found, cst.Subscript(cst.Name(name), [cst.SubscriptElement(
+                    cst.Index(node.deep_clone()))]))]), orelse=chain)
+        out.append(chain)
+        self.replacements[id(read)] = cst.Name(found)
+        return out
+
+    def _replaced(self, node):
+        replacements = self.replacements
+
+        class Replace(cst.CSTTransformer):
+            def leave_Subscript(self, original_node, updated_node):
+                return replacements.get(id(original_node), updated_node)
+        return node.visit(Replace())
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        mine = self.lines.get(id(original_node))
+        if not mine:
+            return updated_node
+        prologue = [s for read in mine for s in self._chain(read)]
+        return cst.FlattenSentinel([*prologue, self._replaced(original_node)])
+
+    def leave_If(self, original_node, updated_node):
+        mine = self.lines.get(id(original_node))
+        if not mine:
+            return updated_node
+        prologue = [s for read in mine for s in self._chain(read)]
+        return cst.FlattenSentinel([*prologue, updated_node.with_changes(
+            test=self._replaced(original_node.test))])

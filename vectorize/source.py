@@ -29,6 +29,7 @@ from .body_constructs.helpers import helper_name
 from .body_sugar import (
     empty_range_loops,
     in_place_functions_as_methods,
+    local_dict_lookups,
     loop_else_as_flag,
     match_as_if,
     membership_as_equality,
@@ -296,8 +297,9 @@ def read_function(func) -> FunctionSource:
     stripped = membership_as_equality(stripped, func, imports)
     stripped = ufunc_out_as_write(stripped, func, imports)
     stripped = in_place_functions_as_methods(stripped, func, imports)
+    lazy: set = set()      # (the displays written for generators)
     stripped = consumers_as_displays(unroll_comprehensions(map_as_display(stripped, func),
-                                                           func, imports), func)
-    stripped = sums_as_loops(stripped, func)
+                                                           func, imports, lazy), func, lazy)
+    stripped = sums_as_loops(local_dict_lookups(stripped, func), func)
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,
                           col_offset, file_lines, module, tree, local_imports=imports)

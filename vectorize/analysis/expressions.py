@@ -935,12 +935,14 @@ class Expressions:
         what = _code(node.value)
         if isinstance(seq, str):
             seq = tuple(seq)       # "ABCD"[k]: its characters (`array.index`)
-        if isinstance(seq, dict) and seq and len(parts) == 1 and all(
-                type(k) in (int, float, bool) for k in seq) and len(
+        if isinstance(seq, dict) and seq and len(parts) == 1 and (all(
+                type(k) in (int, float, bool) for k in seq) or all(
+                type(k) is str for k in seq) and parts[0].kind == "U") and len(
                 {type(v) for v in seq.values()}) == 1 and type(next(iter(seq.values()))) in (
                 int, float, bool, str):
-            # numbers or strings of one type keyed by numbers: a binary search of the keys
-            # (`array.index`, `pymath.lookup`), Python's KeyError where one is missing
+            # numbers or strings of one type keyed by numbers, or by strings with a
+            # per-example string key: a binary search of the sorted keys (`array.index`,
+            # `pymath.lookup`), Python's KeyError where one is missing
             return batched_like(np.asarray(list(seq.values()))[0])
         if isinstance(seq, dict):
             if self.allow_fallback and all(_is_number(v) for v in seq.values()):

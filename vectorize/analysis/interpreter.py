@@ -304,10 +304,12 @@ class Analysis(Expressions, Calls, Aliasing):
         kind = type(stmt).__name__
         if type(stmt) is cst.Match:
             from ..body_sugar import unbatched_pattern
-            pattern = unbatched_pattern(stmt)
+            pattern = unbatched_pattern(stmt, self.tree)
             raise Unsupported("this `case` pattern is not batched: only literal and value "
-                              "patterns (and `|` of them), guards, and a capture or `_` as "
-                              "the last case are", pattern if pattern is not None else stmt,
+                              "patterns (and `|` of them), guards, a capture or `_` as the "
+                              "last case, guarded captures the function uses nowhere else, "
+                              "and sequence patterns of a tuple display are",
+                              pattern if pattern is not None else stmt,
                               "compare the value with == in an if/elif chain")
         if type(stmt) is cst.FunctionDef:
             from ..body_constructs.closures import why_kept
@@ -777,7 +779,8 @@ class Analysis(Expressions, Calls, Aliasing):
         if isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
             if any(isinstance(e, cst.StarredElement) for e in elements):
-                raise Unsupported("starred assignment targets", target, "unpack explicitly")
+                self._bind_starred(target, value, env, stmt)
+                return
             if isinstance(value, TupleValue):
                 items = value.items
             elif not value.batched and value.known:
@@ -806,6 +809,42 @@ class Analysis(Expressions, Calls, Aliasing):
         raise Unsupported("assigning into an object (item or attribute assignment) is a side "
                           "effect the batch cannot repeat per example", target,
                           "build a new value and return it")
+
+    def _bind_starred(self, target, value, env: Env, stmt) -> None:
+        """``h, *rest = (a, b, c)`` of a tuple whose items the analysis tracks (a display, a
+        tuple returned by a helper, a constant): Python's own unpacking runs in the
+        generated code on the tuple of arrays, so ``rest`` is the list of the items the
+        starred name takes, each a per-example value (a list of them, as a list display
+        makes). A per-example array unpacked by rows is not a tuple here: refused."""
+        elements = target.elements
+        star = next(k for k, e in enumerate(elements) if isinstance(e, cst.StarredElement))
+        if type(stmt) is not cst.Assign:
+            raise Unsupported("starred targets outside an assignment", target,
+                              "unpack explicitly")
+        if isinstance(value, TupleValue) and value.kind in (None, list):
+            items = list(value.items)
+        elif not value.batched and value.known and isinstance(value.example, (tuple, list)):
+            items = [unbatched(v) for v in value.example]
+        else:
+            raise Unsupported("starred assignment targets of a value that is not a tuple of "
+                              "a length the analysis knows", target, "unpack explicitly")
+        after = len(elements) - star - 1
+        if len(items) < len(elements) - 1:
+            raise Unsupported(f"cannot unpack {len(items)} values into {len(elements) - 1} "
+                              "targets and a starred one", target)
+        rest = items[star:len(items) - after]
+        for element, item in zip(elements[:star], items[:star]):
+            self.bind(element.value, item, env, stmt)
+        starred = elements[star].value
+        if any(i.batched for i in rest):
+            self.bind(starred, TupleValue(tuple(rest), kind=list), env, stmt)
+        else:
+            self.bind(starred, unbatched([i.example for i in rest],
+                                         all(getattr(i, "exact", False) for i in rest))
+                      if all(i.known for i in rest) else unbatched(UNKNOWN), env, stmt)
+        for element, item in zip(elements[star + 1:], items[len(items) - after:]):
+            self.bind(element.value, item, env, stmt)
+        self.values[target] = value
 
     def _users_name(self, name: str) -> bool:
         """Whether ``name`` is in the user's source (not made by a pass)."""

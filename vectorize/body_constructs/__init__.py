@@ -16,8 +16,9 @@ ready for the engine when the function is read (`source.read_function`), one mod
   (`comprehensions.unroll_comprehensions`): written out as the list of their items, and
   ``tuple``/``list``/``any``/``all`` of such a list as displays
   (`comprehensions.consumers_as_displays`); ``map(f, [a, b])`` unpacked or consumed whole as
-  ``(f(a), f(b))`` (`comprehensions.map_as_display`); ``sum`` of a comprehension it
-  cannot write out, as the loop Python's ``sum`` runs (`comprehensions.sums_as_loops`);
+  ``(f(a), f(b))`` (`comprehensions.map_as_display`); ``sum``, ``len``, ``any``,
+  ``all``, ``max`` or ``min`` of a comprehension it cannot write out (a global list, an
+  ``if``, nested ``for`` s), as the loop the builtin runs (`comprehensions.sums_as_loops`);
 - calls of the function by its own name (`recursion.unroll_recursion`): written out a few
   levels deep, an example going deeper raising in the batch for the per-example loop to
   decide (applied by `transform.ModuleContext.specialize`, where a specialization that

@@ -14,15 +14,19 @@ UNROLL_LIMIT = 64
 """Items of a comprehension over a fixed sequence that `unroll_comprehensions` writes out."""
 
 
-def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.FunctionDef:
+def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict,
+                          lazy: set | None = None) -> cst.FunctionDef:
     """``[x ** k for k in range(4)]`` (or a generator, ``sum(c * x for c in COEFFS)``) over a
     sequence the same for every example and of a length known from the code: ``range`` of
     integer literals, or a global (or body import) bound to a tuple of numbers, whose items
     never change while it is bound (a rebinding makes a new specialization) -- as the list
     of its items: ``[x ** 0, x ** 1, x ** 2, x ** 3]``, ``[COEFFS[0] * x, ...]``. The
     engine batches a list of per-example values item by item. Only one ``for`` without
-    ``if``, over a plain name its element reads with no nested scope rebinding it."""
-    if cst.ListComp not in by_type(tree) and cst.GeneratorExp not in by_type(tree):
+    ``if``, over a plain name its element reads with no nested scope rebinding it. The
+    displays written for generators are added (by id) to ``lazy``: `consumers_as_displays`
+    may stop evaluating them where ``any``/``all`` decide, as a generator stops (a list
+    comprehension's items are all evaluated before ``any`` reads one)."""
+    if not {cst.ListComp, cst.GeneratorExp, cst.DictComp} & set(by_type(tree)):
         return tree
     from ..liveness import bound_names
     assigned = bound_names(tree)
@@ -78,6 +82,20 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
         def leave_ListComp(self, original_node, updated_node):
             return updated_node if id(original_node) in skip else self._unrolled(updated_node)
 
+        def leave_DictComp(self, original_node, updated_node):
+            """``{w: a * w for w in range(3)}``: the display ``{0: a * 0, 1: a * 1, 2: a *
+            2}`` (each key evaluated before its value, as the comprehension does; a key
+            repeated keeps the last value, as both do)."""
+            as_list = Unroll._unrolled(cst.ListComp(
+                cst.Tuple([cst.Element(updated_node.key, comma=cst.Comma()),
+                           cst.Element(updated_node.value)]), updated_node.for_in))
+            if type(as_list) is not cst.List:
+                return updated_node
+            return cst.Dict([cst.DictElement(e.value.elements[0].value,
+                                             e.value.elements[1].value)
+                             for e in as_list.elements], lpar=updated_node.lpar,
+                            rpar=updated_node.rpar)
+
         @staticmethod
         def _unrolled(node):
             target = node.for_in
@@ -85,8 +103,11 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
                     _target_names(target.target) is None:
                 return node
             names = _target_names(target.target)
+            # (a walrus binds in the function's scope, item after item as the display
+            # evaluates them: `[(u := a * w) for w in range(3)]` leaves u == a * 2)
             if any(type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
-                               cst.GeneratorExp, cst.NamedExpr) for n in walk(node.elt)):
+                               cst.GeneratorExp) or type(n) is cst.NamedExpr and type(
+                                   n.target) is not cst.Name for n in walk(node.elt)):
                 return node
             values = items(target.iter)
             if values is None:
@@ -100,8 +121,11 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict) -> cst.Fun
                 for one, part in zip(names, parts):
                     elt = substitute(elt, one, part)
                 elements.append(cst.Element(elt))
-            return cst.List(elements, lpar=node.lpar if type(node) is cst.ListComp else [],
-                            rpar=node.rpar if type(node) is cst.ListComp else [])
+            out = cst.List(elements, lpar=node.lpar if type(node) is cst.ListComp else [],
+                           rpar=node.rpar if type(node) is cst.ListComp else [])
+            if type(node) is cst.GeneratorExp and lazy is not None:
+                lazy.add(id(out))
+            return out
 
     return rewrite(tree, Unroll())
 
@@ -190,8 +214,11 @@ def substitute(expr, name: str, value):
         def leave_Name(self, original_node, updated_node):
             if updated_node.value != name:
                 return updated_node
-            return value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) \
-                if type(value) in (cst.UnaryOperation, cst.BinaryOperation) else value
+            # (a fresh node at each use: the engine keeps facts by node)
+            return value.deep_clone().with_changes(lpar=[cst.LeftParen()],
+                                                   rpar=[cst.RightParen()]) \
+                if type(value) in (cst.UnaryOperation, cst.BinaryOperation) else \
+                value.deep_clone()
     return expr.visit(Replace())
 
 
@@ -271,13 +298,18 @@ def map_as_display(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     return rewrite(tree, Maps())
 
 
-def consumers_as_displays(tree: cst.FunctionDef, func) -> cst.FunctionDef:
+def consumers_as_displays(tree: cst.FunctionDef, func,
+                          lazy: frozenset | set = frozenset()) -> cst.FunctionDef:
     """After `unroll_comprehensions`: ``tuple([a, b])`` as ``(a, b)``, ``list([...])`` as
     the list, ``any([a, b])`` as ``bool(a or b)`` and ``all([...])`` as ``bool(a and b)``
     (of a tuple display the same: ``any((a, b))``)
     (a comparison or ``not`` needs no ``bool``): the values Python computes, with its
     short-circuit (items after the deciding one are not evaluated, as the generator's
-    are not)."""
+    are not): only for a display `unroll_comprehensions` wrote for a generator (in
+    ``lazy``), or items that raise nothing (names and literals, ``+``, ``-``, ``*``,
+    ``abs``, comparisons and ``not`` of them); Python evaluates every item of a list or
+    tuple before ``any`` reads one, so ``any([1 / (w - a) < 0, ...])`` is ``(bool(1 / (0 - a)
+    < 0) | bool(...) | ...)``, every item evaluated in order."""
     from ..liveness import bound_names
     assigned = bound_names(tree)
 
@@ -294,6 +326,20 @@ def consumers_as_displays(tree: cst.FunctionDef, func) -> cst.FunctionDef:
                 return node
             values = [e.value for e in elements]
             kind = node.func.value
+            if kind in ("any", "all") and values and id(node.args[0].value) not in lazy \
+                    and not all(_safe_truth_item(v, func, assigned) for v in values) \
+                    and "bool" not in assigned and lookup(func, "bool")[2] == "builtin":
+                # every item evaluated, in order (`|`/`&` of Python bools evaluate both)
+                out = None
+                for v in values:
+                    one = cst.Call(cst.Name("bool"), [cst.Arg(v.with_changes(lpar=[],
+                                                                               rpar=[]))])
+                    out = one if out is None else cst.BinaryOperation(
+                        out, cst.BitOr() if kind == "any" else cst.BitAnd(), one)
+                return _parened(out)
+            if kind in ("any", "all") and id(node.args[0].value) not in lazy and not all(
+                    _safe_truth_item(v, func, assigned) for v in values):
+                return node
             if kind == "list":
                 return node.args[0].value if type(node.args[0].value) is cst.List else \
                     cst.List([cst.Element(v) for v in values])
@@ -318,6 +364,11 @@ def consumers_as_displays(tree: cst.FunctionDef, func) -> cst.FunctionDef:
                for n in by_type(tree).get(cst.Call, ())):
         return tree
     return rewrite(tree, Displays())
+
+
+def _parened_any(node):
+    return node if type(node) in (cst.Name, cst.Call, cst.Subscript, cst.Attribute) else \
+        node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
 def _parened(node):
@@ -368,6 +419,19 @@ def _plain_item(node, func, assigned) -> bool:
     return t in (cst.Name, cst.Integer, cst.Float, cst.Imaginary)
 
 
+def _safe_truth_item(node, func, assigned) -> bool:
+    """An item ``any``/``all`` may leave unevaluated: `_plain_item` s, comparisons of them
+    and ``not`` of those (they raise nothing on numbers: an ordering of complex numbers is
+    refused by the analysis)."""
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Not:
+        return _safe_truth_item(node.expression, func, assigned)
+    if type(node) is cst.Comparison:
+        return _plain_item(node.left, func, assigned) and all(
+            type(c.operator) not in (cst.In, cst.NotIn, cst.Is, cst.IsNot)
+            and _plain_item(c.comparator, func, assigned) for c in node.comparisons)
+    return _plain_item(node, func, assigned)
+
+
 def _more_items(iterable, items, func, assigned):
     """Items of the sequences `unroll_comprehensions` also writes out: a tuple or list
     display of names and literals (each item as written), ``enumerate``/``zip`` of
@@ -404,35 +468,51 @@ def _more_items(iterable, items, func, assigned):
     return None
 
 
+LOOPED_CONSUMERS = ("sum", "len", "any", "all", "max", "min")
+"""Builtins whose comprehension argument `sums_as_loops` writes as the loop they run."""
+
+
 def sums_as_loops(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     """After `unroll_comprehensions`: ``sum(<generator or list comprehension>)`` (or with a
     start) that it could not write out -- over a sequence whose length the code does not
-    fix, such as ``zip(ai, bi)`` of local lists bound on several paths -- is the loop
-    Python's ``sum`` runs, before the statement line that calls it:
+    fix, such as ``zip(ai, bi)`` of local lists bound on several paths, or a global list --
+    is the loop Python's ``sum`` runs, before the statement line that calls it:
 
         total = 0
         for a, b in zip(ai, bi):
             total = total + a * tau ** b
 
-    (the generator's ``if`` s as nested ``if`` s, its names renamed where the function uses
-    them elsewhere), and the call becomes ``total``. Python adds from the left as the loop
-    does; the loop is computed before the rest of its statement, so within that statement it
-    comes first (as `passes.appended_lists` computes its reductions). Only one ``for``,
-    no nested scopes, and calls outside conditional expressions, ``and``/``or`` and nested
-    scopes of their statement line."""
-    if not any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == "sum"
-               and n.args and type(n.args[0].value) in (cst.GeneratorExp, cst.ListComp)
-               for n in walk(tree)):
+    (the comprehension's ``if`` s as nested ``if`` s, its ``for`` s as nested loops, its
+    names renamed where the function uses them elsewhere), and the call becomes ``total``.
+    The same for ``len`` of a list comprehension (a count; each item still evaluated, as the
+    list is built), ``any``/``all`` (a flag; a generator's items are evaluated only until
+    the deciding one, as Python's ``any`` stops there) and ``max``/``min`` without ``key``
+    or ``default`` (the running extreme, replaced where ``item > best`` -- Python's own
+    comparison, so NaN items land where Python puts them -- and Python's ValueError where
+    no item is left). Python runs the consumer as the loop does; the loop is computed before
+    the rest of its statement, so within that statement it comes first (as
+    `passes.appended_lists` computes its reductions). No nested scopes, and calls outside
+    conditional expressions, ``and``/``or`` and nested scopes of their statement line (a
+    simple statement line, or the test of an ``if`` that is not an ``elif``)."""
+    if not any(_loopable(n) for n in walk(tree)):
         return tree
     from ..liveness import bound_names
     from .closures import in_conditional
-    if "sum" in bound_names(tree) or lookup(func, "sum")[2] != "builtin":
-        return tree
+    assigned = bound_names(tree)
+    usable = {name for name in LOOPED_CONSUMERS
+              if name not in assigned and lookup(func, name)[2] == "builtin"}
+    elifs = {id(n.orelse) for n in walk(tree) if type(n) is cst.If
+             and type(n.orelse) is cst.If}
     lines: dict = {}
     for line in walk(tree.body):
-        if type(line) is not cst.SimpleStatementLine:
+        if type(line) is cst.SimpleStatementLine:
+            part = line
+        elif type(line) is cst.If and id(line) not in elifs:
+            part = line.test
+        else:
             continue
-        found = [n for n in walk(line) if _loopable_sum(n) and not in_conditional(line, n)]
+        found = [n for n in walk(part) if _loopable(n) and n.func.value in usable
+                 and not in_conditional(part, n)]
         if found and not any(inner is not outer and any(inner is m for m in walk(outer))
                              for outer in found for inner in found):
             lines[id(line)] = found
@@ -441,21 +521,40 @@ def sums_as_loops(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     return rewrite(tree, _SumLoops(lines, tree))
 
 
-def _loopable_sum(node) -> bool:
-    if not (type(node) is cst.Call and type(node.func) is cst.Name and node.func.value ==
-            "sum" and 1 <= len(node.args) <= 2 and not any(a.star for a in node.args)
+def _loopable(node) -> bool:
+    if not (type(node) is cst.Call and type(node.func) is cst.Name and node.func.value in
+            LOOPED_CONSUMERS and 1 <= len(node.args) <= 2 and not any(a.star for a in node.args)
             and node.args[0].keyword is None and type(node.args[0].value) in (
-                cst.GeneratorExp, cst.ListComp)
-            and (len(node.args) == 1 or node.args[1].keyword is None
-                 or node.args[1].keyword.value == "start")):
+                cst.GeneratorExp, cst.ListComp)):
+        return False
+    name = node.func.value
+    if len(node.args) == 2 and not (name == "sum" and (
+            node.args[1].keyword is None or node.args[1].keyword.value == "start")):
         return False
     comp = node.args[0].value
+    if name == "len" and type(comp) is not cst.ListComp:
+        return False            # (len of a generator: Python's TypeError, left as it is)
+    parts = [comp.elt]
     target = comp.for_in
-    return target.inner_for_in is None and not target.asynchronous and _target_names(
-        target.target) is not None and not any(
-            type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
-                        cst.NamedExpr, cst.Yield, cst.Await)
-            for part in [comp.elt, *[i.test for i in target.ifs]] for n in walk(part))
+    while target is not None:
+        if target.asynchronous or _target_names(target.target) is None:
+            return False
+        parts += [i.test for i in target.ifs]
+        if target is not comp.for_in:
+            parts.append(target.iter)
+        target = target.inner_for_in
+    return not any(type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+                               cst.GeneratorExp, cst.NamedExpr, cst.Yield, cst.Await)
+                   for part in parts for n in walk(part))
+
+
+def _empty_message(name: str) -> str:
+    """The message of Python's ValueError for ``max``/``min`` of nothing (this Python's)."""
+    try:
+        (max if name == "max" else min)([])
+    except ValueError as exc:
+        return str(exc)
+    raise AssertionError("unreachable")
 
 
 class CallsReplaced(cst.CSTTransformer):
@@ -478,32 +577,103 @@ class _SumLoops(cst.CSTTransformer):
 
     def _loop(self, call) -> list:
         comp = call.args[0].value
-        target = comp.for_in
+        kind = call.func.value
         inside = {id(n) for n in walk(comp)}
         outside = {n.value for n in walk(self.tree) if type(n) is cst.Name
                    and id(n) not in inside}
-        elt, tests, new_target = comp.elt, [i.test for i in target.ifs], target.target
-        for name in _target_names(target.target):
-            if name in outside:
-                new = self._fresh(name)
-                elt, new_target = substitute(elt, name, cst.Name(new)), substitute(
-                    new_target, name, cst.Name(new))
-                tests = [substitute(t, name, cst.Name(new)) for t in tests]
-        total = self._fresh("total")
-        start = call.args[1].value if len(call.args) == 2 else cst.Integer("0")
-        # each item through `rules.lanes.sum_item` (itself: where Python 3.12 would add
-        # Python floats with compensation, the rule refuses)
-        item = cst.Call(cst.Name(SUM_ITEM), [cst.Arg(elt.with_changes(lpar=[], rpar=[]))])
-        body: list = [cst.SimpleStatementLine([cst.Assign(
-            [cst.AssignTarget(cst.Name(total))],
-            cst.BinaryOperation(cst.Name(total), cst.Add(), item))])]
-        for test in reversed(tests):
-            body = [cst.If(test.with_changes(lpar=[], rpar=[]), cst.IndentedBlock(body))]
-        self.replacements[id(call)] = cst.Name(total)
-        return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(total))],
-                                                    start)]),
-                cst.For(new_target.with_changes(lpar=[], rpar=[]), target.iter,
-                        cst.IndentedBlock(body))]
+        fors = []
+        target = comp.for_in
+        while target is not None:
+            fors.append(target)
+            target = target.inner_for_in
+        renames = {}
+        for one in fors:
+            for name in _target_names(one.target):
+                if name in outside or name in renames:
+                    renames[name] = self._fresh(name)
+
+        def renamed(node):
+            for old, new in renames.items():
+                node = substitute(node, old, cst.Name(new))
+            return node
+        elt = renamed(comp.elt)
+        result = self._fresh({"sum": "total", "len": "count", "any": "found",
+                              "all": "found", "max": "best", "min": "best"}[kind])
+
+        def assign(name, value):
+            return cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(name))],
+                                                       value)])
+        prologue = []
+        generator = type(comp) is cst.GeneratorExp
+        if kind == "sum":
+            start = call.args[1].value if len(call.args) == 2 else cst.Integer("0")
+            prologue.append(assign(result, start))
+            # each item through `rules.lanes.sum_item` (itself: where Python 3.12 would add
+            # Python floats with compensation, the rule refuses)
+            item = cst.Call(cst.Name(SUM_ITEM), [cst.Arg(elt.with_changes(lpar=[], rpar=[]))])
+            body: list = [assign(result, cst.BinaryOperation(cst.Name(result), cst.Add(),
+                                                             item))]
+        elif kind == "len":
+            prologue.append(assign(result, cst.Integer("0")))
+            body = [assign(result, cst.BinaryOperation(cst.Name(result), cst.Add(),
+                                                       cst.Integer("1")))]
+            if type(elt) not in (cst.Name, cst.Integer, cst.Float):
+                # the list is built: each item evaluated (its exceptions raised) though
+                # only counted
+                body.insert(0, assign(self._fresh("item"), elt.with_changes(lpar=[],
+                                                                                  rpar=[])))
+        elif kind in ("any", "all"):
+            decided = kind == "any"
+            prologue.append(assign(result, cst.Name("False" if decided else "True")))
+            item = elt.with_changes(lpar=[], rpar=[])
+            test = item if decided else cst.UnaryOperation(cst.Not(), _parened_any(item))
+            settle = [cst.If(test, cst.IndentedBlock([assign(result, cst.Name(
+                "True" if decided else "False"))]))]
+            if not generator:
+                held = self._fresh("item")
+                body = [assign(held, item), cst.If(
+                    cst.Name(held) if decided else cst.UnaryOperation(cst.Not(),
+                                                                      cst.Name(held)),
+                    cst.IndentedBlock([assign(result, cst.Name(
+                        "True" if decided else "False"))]))]
+            else:
+                body = settle
+        else:
+            seen = self._fresh("seen")
+            held = self._fresh("item")
+            prologue.append(assign(seen, cst.Name("False")))
+            compare = cst.GreaterThan() if kind == "max" else cst.LessThan()
+            body = [assign(held, elt.with_changes(lpar=[], rpar=[])),
+                    cst.If(cst.Name(seen), cst.IndentedBlock([cst.If(
+                        cst.Comparison(cst.Name(held), [cst.ComparisonTarget(
+                            compare, cst.Name(result))]),
+                        cst.IndentedBlock([assign(result, cst.Name(held))]))]),
+                        orelse=cst.Else(cst.IndentedBlock([
+                            assign(result, cst.Name(held)), assign(seen, cst.Name("True"))])))]
+        for one in reversed(fors):
+            for test in reversed([renamed(i.test) for i in one.ifs]):
+                body = [cst.If(test.with_changes(lpar=[], rpar=[]), cst.IndentedBlock(body))]
+            if generator and kind in ("any", "all"):
+                # a generator stops at the deciding item: later ones are not evaluated
+                body = [cst.If(cst.Name(result) if kind == "all" else cst.UnaryOperation(
+                    cst.Not(), cst.Name(result)), cst.IndentedBlock(body))]
+            iterable = one.iter if one is fors[0] else renamed(one.iter)
+            body = [cst.For(renamed(one.target).with_changes(lpar=[], rpar=[]), iterable,
+                            cst.IndentedBlock(body))]
+        if kind in ("max", "min"):
+            body.append(cst.If(cst.UnaryOperation(cst.Not(), cst.Name(seen)), cst.IndentedBlock([
+                cst.SimpleStatementLine([cst.Raise(cst.Call(cst.Name("ValueError"), [cst.Arg(
+                    cst.SimpleString(repr(_empty_message(kind))))]))])])))
+        self.replacements[id(call)] = cst.Name(result)
+        return prologue + body
+
+    def leave_If(self, original_node, updated_node):
+        mine = self.lines.get(id(original_node))
+        if not mine:
+            return updated_node
+        prologue = [s for call in mine for s in self._loop(call)]
+        return cst.FlattenSentinel([*prologue, updated_node.with_changes(
+            test=rewrite(original_node.test, CallsReplaced(self.replacements)))])
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
         mine = self.lines.get(id(original_node))

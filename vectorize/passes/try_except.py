@@ -37,6 +37,7 @@ reading ``e``, calls the engine does not know) is refused where it is written.
 from __future__ import annotations
 
 import builtins
+import collections
 import inspect
 import math
 import types
@@ -1205,7 +1206,8 @@ class _PythonValued:
             return True
         if fn in (builtins.abs, builtins.min, builtins.max, builtins.pow):
             return _combined([self.python_valued(a, seen) for a in args])
-        if isinstance(fn, np.ufunc) or getattr(fn, "__module__", "").startswith("numpy"):
+        if isinstance(fn, np.ufunc) or (getattr(fn, "__module__", None) or "").startswith(
+                "numpy"):
             return False
         if isinstance(fn, types.FunctionType) and self.depth < _HELPER_DEPTH and not any(
                 a.star for a in node.args):
@@ -1317,7 +1319,10 @@ def _binary(augmented):
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if cst.Try not in by_type(func.body):
         return func
-    lowering = _TryLowering(ctx.source.func.__globals__, ctx.namer)
+    # (the helpers the body defines, hoisted when it was read, and its imports are names
+    # of the body: what they raise is read from their own bodies, `helper_raises`)
+    lowering = _TryLowering(collections.ChainMap(ctx.source.local_imports,
+                                                 ctx.source.func.__globals__), ctx.namer)
     if getattr(ctx.module, "python_semantics", False):
         # `vectorize`: its examples are Python numbers, but an item of an array the function
         # made (`np.zeros(2)[0]`) or a NumPy function's result is a NumPy scalar, which

@@ -298,7 +298,8 @@ def register(reg: Registry) -> None:
     reg.add_family(_is_dict_get, Rule(
         "builtin.dict_get", "builtins",
         "`TABLE.get(k, default)` on a dict of numbers (the same for every example) keyed by "
-        "numbers, with a per-example key: `pymath.lookup`, a binary search of the sorted keys "
+        "numbers (or by strings, with a per-example string key): `pymath.lookup`, a binary "
+        "search of the sorted keys "
         "(values and default of one type: numpy.vectorize's dtype is the first result's).",
         "p = TABLE.get(k, 0.0)", "p = pymath.lookup(TABLE, k, 0.0)", _dict_get,
         infer=_dict_get_infer))
@@ -316,7 +317,13 @@ def _dict_get_checked(site: Site):
                           suggestion="give the default: TABLE.get(k, 0.0)")
     default = site.args[1]
     kinds = {type(v) for v in table.values()}
-    if not all(type(k) in (int, float, bool) for k in table) or len(kinds) > 1 or not (
+    keys = {type(k) for k in table}
+    strings = bool(keys) and keys == {str}
+    if strings != (site.args[0].kind == "U"):
+        raise Unsupported("`.get` on a dict by a per-example key of another kind than its "
+                          "keys (a string key into a dict keyed by numbers, or the reverse)",
+                          suggestion="look it up with a key of the dict's kind")
+    if not (strings or keys <= {int, float, bool}) or len(kinds) > 1 or not (
             kinds <= {int, float, bool, str}) or (default.known and not default.batched and
                                                    kinds and type(default.example) not in
                                                    kinds):
