@@ -1364,8 +1364,10 @@ def _warm_call(key, ops, guards, function, flat, shape):
         args = [expr if expr == f"a{i}" else f"c{i}" for i, expr in enumerate(out)]
         body += [f"{c} = {expr}" for c, expr in zip(args, out) if c != expr]
         listed = f"[{', '.join(args)}]"
-        # (`_own` where the output may share memory with an argument: a view, or one of them)
-        aliased = " or ".join(["arr.base is not None"] + [f"arr is {c}" for c in args])
+        # (`_own` where the output may share memory with an argument: a view, or one of the
+        # arrays; a scalar argument is never the output array)
+        aliased = " or ".join(["arr.base is not None"] + [
+            f"arr is {c}" for c, (is_array, _) in zip(args, layout[0][0]) if is_array])
         body += [f"arr = RUN({', '.join(args)})",
                  # (FLAT: the length of the one dimension it has; `_array_kind`)
                  "if type(arr) is not ndarray or arr.ndim != 1 or len(arr) != FLAT:",
