@@ -1328,15 +1328,23 @@ def _matcher(key, ops, guards):
 def _layout(key, ops, guards) -> tuple:
     """What the unrolled checks of `_matcher` and `_warm_call` depend on: per argument,
     whether it is an array and what is done with it; the number of guards."""
-    return (tuple((type(k) is tuple, op if op is None or type(op) is str else "convert")
+    return (tuple((_array_kind(k), op if op is None or type(op) is str else "convert")
                   for k, op in zip(key, ops)), len(guards))
+
+
+def _array_kind(k):
+    """In a `_layout`: "1d" for an array of one dimension (checked by its ``ndim`` and
+    length: a third cheaper than comparing its ``shape``, a new tuple on every read), True for
+    another array, False for a scalar."""
+    return ("1d" if len(k[1]) == 1 else True) if type(k) is tuple else False
 
 
 def _constants(key) -> list:
     """What the unrolled checks compare a call's arguments with (`_match_lines`), as their
-    own parameters (a name is read faster than ``K[0][1]``): per array its shape and dtype,
-    per scalar its type."""
-    return [c for k in key for c in ((k[1], k[0]) if type(k) is tuple else (k,))]
+    own parameters (a name is read faster than ``K[0][1]``): per array its shape (its length
+    where it has one dimension, `_array_kind`) and dtype, per scalar its type."""
+    return [c for k in key for c in (((k[1][0] if len(k[1]) == 1 else k[1]), k[0])
+                                     if type(k) is tuple else (k,))]
 
 
 def _maker_params(head: str, layout) -> str:
@@ -1359,7 +1367,9 @@ def _match_lines(layout) -> tuple[list, list]:
     for i, (is_array, op) in enumerate(layout[0]):
         a = names[i]
         if is_array:
-            body += [f"if type({a}) is not ndarray or {a}.shape != S{i}:",
+            shape = f"{a}.ndim != 1 or len({a}) != S{i}" if is_array == "1d" else \
+                f"{a}.shape != S{i}"
+            body += [f"if type({a}) is not ndarray or {shape}:",
                      "    return None",
                      f"if {a}.dtype is not D{i} and {a}.dtype != D{i}:",
                      "    return None"]
@@ -1392,10 +1402,13 @@ def _warm_call(key, ops, guards, function, flat, shape):
         args = [expr if expr == f"a{i}" else f"c{i}" for i, expr in enumerate(out)]
         body += [f"{c} = {expr}" for c, expr in zip(args, out) if c != expr]
         listed = f"[{', '.join(args)}]"
-        # (`_own` where the output may share memory with an argument: a view, or one of them)
-        aliased = " or ".join(["arr.base is not None"] + [f"arr is {c}" for c in args])
+        # (`_own` where the output may share memory with an argument: a view, or one of the
+        # arrays; a scalar argument is never the output array)
+        aliased = " or ".join(["arr.base is not None"] + [
+            f"arr is {c}" for c, (is_array, _) in zip(args, layout[0][0]) if is_array])
         body += [f"arr = RUN({', '.join(args)})",
-                 "if type(arr) is not ndarray or arr.shape != FLAT:",
+                 # (FLAT: the length of the one dimension it has; `_array_kind`)
+                 "if type(arr) is not ndarray or arr.ndim != 1 or len(arr) != FLAT:",
                  f"    return arr, {listed}",
                  f"if {aliased}:",
                  f"    arr = OWN(arr, {listed})",
@@ -1403,7 +1416,7 @@ def _warm_call(key, ops, guards, function, flat, shape):
         make = _WARM_CALLS.setdefault(layout, compiled_plan(
             _maker_params("OPS, ndarray, RUN, FLAT, SHAPE, OWN", layout[0]), body,
             "<vectorize warm call>"))
-    return make(ops, np.ndarray, function, flat, shape, _own, *_constants(key), guards,
+    return make(ops, np.ndarray, function, flat[0], shape, _own, *_constants(key), guards,
                 MISSING)
 
 

@@ -176,7 +176,8 @@ class Tuning:
       specialization itself took);
     - ``spent``: batch-size class -> seconds its calls have taken so far;
     - ``steady``: batch-size class -> (the median time of the way decided, the times of
-      the calls since, `RECENT` at most) (`_watch`);
+      the calls since, `RECENT` at most, and where the way decided is threads the median
+      time of the fastest way on the calling thread alone, else None) (`_watch`);
     - ``compared``: the batch-size classes whose calls have timed the compacted form;
     - ``timed``: the batch-size classes whose calls have timed the ways (chunks, threads);
     - ``untimed``: batch-size class -> the ways other than one whole call that it has not
@@ -378,7 +379,9 @@ def run(spec, tuning: Tuning, args, batched, size: int, chunk_size, call):
             tuning.variants[bucket] = compacted(tuning)
         else:
             tuning.variants.pop(bucket, None)
-        tuning.steady[bucket] = (_median(choice[best_variant, best_way]), [])
+        alone = [_median(times) for (_, way), times in choice.items() if way <= 1 and times]
+        tuning.steady[bucket] = (_median(choice[best_variant, best_way]), [],
+                                 min(alone) if best_way > 1 and alone else None)
         tuning.chunking[bucket] = best_way
         if tuning.persist is not None:
             try:
@@ -392,17 +395,22 @@ def _watch(tuning: Tuning, bucket: int, elapsed: float) -> None:
     """After a call of a decided batch-size class: time the compacted form once the class has
     run long enough (`EXPLORE_SHARE`), and the ways again where the calls drift away from
     the decided time (`DRIFT`: the median of the last `RECENT` calls, so that one slow call
-    is not a drift)."""
+    is not a drift) or, where threads were decided, take longer than the calling thread
+    alone took then (threads that won by a little lose under a load that slows them less
+    than `DRIFT`: they back off)."""
     tuning.spent[bucket] = tuning.spent.get(bucket, 0.0) + elapsed
     steady = tuning.steady.get(bucket)
     if steady is None:
-        steady = tuning.steady[bucket] = (elapsed, [])
+        steady = tuning.steady[bucket] = (elapsed, [], None)
     recent = steady[1]
     recent.append(elapsed)
     drift = False
     if len(recent) >= RECENT:
         now = _median(recent)
-        drift = not steady[0] / DRIFT <= now <= steady[0] * DRIFT
+        # (or threads now lose: their calls take longer than the calling thread alone took
+        # when they were timed, though less than `DRIFT` times their own time then)
+        drift = not steady[0] / DRIFT <= now <= steady[0] * DRIFT or \
+            steady[2] is not None and now > steady[2]
         recent.clear()
     ways = bucket in tuning.untimed and _ways_affordable(tuning, bucket,
                                                          tuning.untimed[bucket])
