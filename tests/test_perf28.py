@@ -131,9 +131,10 @@ def test_threads_that_lose_to_the_calling_thread_back_off(monkeypatch):
     for _ in range(2 * chunks.RECENT):          # as timed: they stay
         np.testing.assert_array_equal(vf(x), expected)
         assert tuning.chunking[bucket] == 2
-    # a load that slows threads to 1.2 (less than DRIFT times 0.9): they lose to one thread
+    # a load that slows threads to 1.2 (less than DRIFT times 0.9, more than LOSE times one
+    # thread): they lose to one thread
     threaded[0] = 1.2
-    assert threaded[0] < chunks.DRIFT * 0.9
+    assert chunks.LOSE < threaded[0] < chunks.DRIFT * 0.9
     for _ in range(chunks.RECENT + 3 * chunks.TRIALS + 2):
         np.testing.assert_array_equal(vf(x), expected)
     assert tuning.chunking[bucket] in (0, 1)
@@ -152,6 +153,22 @@ def test_threads_that_win_by_more_are_not_timed_again(monkeypatch):
         vf(x)
     assert tuning.chunking[bucket] == 2
     threaded[0] = 0.7                           # slower, still faster than one thread
+    for _ in range(4 * chunks.RECENT):
+        vf(x)
+        assert tuning.chunking[bucket] == 2
+
+
+def test_threads_within_the_margin_of_one_thread_are_not_timed_again(monkeypatch):
+    """(Calls a little slower than one thread alone, less than `chunks.LOSE` times: threads
+    that vary from call to call are not timed again every few calls.)"""
+    from vectorize import chunks
+    threaded = [0.9]
+    vf, tuning, x, bucket = _threads_priced(monkeypatch, threaded)
+    for _ in range(3 * chunks.TRIALS + 2):
+        vf(x)
+    assert tuning.chunking[bucket] == 2
+    threaded[0] = 1.05
+    assert 1.0 < threaded[0] < chunks.LOSE
     for _ in range(4 * chunks.RECENT):
         vf(x)
         assert tuning.chunking[bucket] == 2
