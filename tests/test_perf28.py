@@ -172,3 +172,43 @@ def test_threads_within_the_margin_of_one_thread_are_not_timed_again(monkeypatch
     for _ in range(4 * chunks.RECENT):
         vf(x)
         assert tuning.chunking[bucket] == 2
+
+
+# ----------------------- `merge.maximum` / `minimum`: a number's row kept by the number object
+# `merge._against_rows` keeps, per number object, the row of its last call of at most `ROW`
+# lanes (`merge._seen`); a later call with the same object takes it when dtype and length
+# are the same. Every call below against the ufunc itself, bit for bit, with one number
+# object used across dtypes, lengths, shapes and layouts.
+def _bits_equal(got, expected):
+    assert type(got) is np.ndarray and got.dtype == expected.dtype, (got, expected)
+    assert got.shape == expected.shape
+    np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_kept_rows_give_what_the_ufunc_gives(name):
+    from vectorize.backends.numpy import merge
+    ufunc = getattr(np, name)
+    rng = np.random.default_rng(28)
+    n = merge.MIN_ROW_LANES + 5
+    zero, negative_zero, two, big = 0.0, -0.0, 2, 2 ** 60
+    base = rng.standard_normal(2 * n)
+    base[::7] = np.nan
+    base[1::11] = -0.0
+    arrays = [base[:n].copy(), base[:n].astype(np.float32), base[:n].copy().reshape(1, n),
+              base[:2 * n:2], base[:n].copy(), base[:n + 1].copy(), base[:n].astype(">f8"),
+              base[:n].astype(np.float32), base[:n].copy()]
+    for c in (zero, negative_zero, two, big, zero, negative_zero):
+        for a in arrays:
+            for in_place in (False, True, False):
+                expected = ufunc(c, a)
+                if in_place:
+                    target, expected = a.copy(), a.copy()
+                    ufunc(c, expected, out=expected)
+                    got = getattr(merge, name)(c, target, out=target)
+                    assert got is target
+                else:
+                    got = getattr(merge, name)(c, a)
+                    assert not np.shares_memory(got, a)
+                _bits_equal(got, expected)
+    assert merge._seen       # (so that the calls above took the kept rows too)
