@@ -131,9 +131,10 @@ def test_threads_that_lose_to_the_calling_thread_back_off(monkeypatch):
     for _ in range(2 * chunks.RECENT):          # as timed: they stay
         np.testing.assert_array_equal(vf(x), expected)
         assert tuning.chunking[bucket] == 2
-    # a load that slows threads to 1.2 (less than DRIFT times 0.9): they lose to one thread
+    # a load that slows threads to 1.2 (less than DRIFT times 0.9, more than LOSE times one
+    # thread): they lose to one thread
     threaded[0] = 1.2
-    assert threaded[0] < chunks.DRIFT * 0.9
+    assert chunks.LOSE < threaded[0] < chunks.DRIFT * 0.9
     for _ in range(chunks.RECENT + 3 * chunks.TRIALS + 2):
         np.testing.assert_array_equal(vf(x), expected)
     assert tuning.chunking[bucket] in (0, 1)
@@ -155,3 +156,59 @@ def test_threads_that_win_by_more_are_not_timed_again(monkeypatch):
     for _ in range(4 * chunks.RECENT):
         vf(x)
         assert tuning.chunking[bucket] == 2
+
+
+def test_threads_within_the_margin_of_one_thread_are_not_timed_again(monkeypatch):
+    """(Calls a little slower than one thread alone, less than `chunks.LOSE` times: threads
+    that vary from call to call are not timed again every few calls.)"""
+    from vectorize import chunks
+    threaded = [0.9]
+    vf, tuning, x, bucket = _threads_priced(monkeypatch, threaded)
+    for _ in range(3 * chunks.TRIALS + 2):
+        vf(x)
+    assert tuning.chunking[bucket] == 2
+    threaded[0] = 1.05
+    assert 1.0 < threaded[0] < chunks.LOSE
+    for _ in range(4 * chunks.RECENT):
+        vf(x)
+        assert tuning.chunking[bucket] == 2
+
+
+# ----------------------- `merge.maximum` / `minimum`: a number's row kept by the number object
+# `merge._against_rows` keeps, per number object, the row of its last call of at most `ROW`
+# lanes (`merge._seen`); a later call with the same object takes it when dtype and length
+# are the same. Every call below against the ufunc itself, bit for bit, with one number
+# object used across dtypes, lengths, shapes and layouts.
+def _bits_equal(got, expected):
+    assert type(got) is np.ndarray and got.dtype == expected.dtype, (got, expected)
+    assert got.shape == expected.shape
+    np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_kept_rows_give_what_the_ufunc_gives(name):
+    from vectorize.backends.numpy import merge
+    ufunc = getattr(np, name)
+    rng = np.random.default_rng(28)
+    n = merge.MIN_ROW_LANES + 5
+    zero, negative_zero, two, big = 0.0, -0.0, 2, 2 ** 60
+    base = rng.standard_normal(2 * n)
+    base[::7] = np.nan
+    base[1::11] = -0.0
+    arrays = [base[:n].copy(), base[:n].astype(np.float32), base[:n].copy().reshape(1, n),
+              base[:2 * n:2], base[:n].copy(), base[:n + 1].copy(), base[:n].astype(">f8"),
+              base[:n].astype(np.float32), base[:n].copy()]
+    for c in (zero, negative_zero, two, big, zero, negative_zero):
+        for a in arrays:
+            for in_place in (False, True, False):
+                expected = ufunc(c, a)
+                if in_place:
+                    target, expected = a.copy(), a.copy()
+                    ufunc(c, expected, out=expected)
+                    got = getattr(merge, name)(c, target, out=target)
+                    assert got is target
+                else:
+                    got = getattr(merge, name)(c, a)
+                    assert not np.shares_memory(got, a)
+                _bits_equal(got, expected)
+    assert merge._seen       # (so that the calls above took the kept rows too)

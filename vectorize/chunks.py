@@ -395,9 +395,9 @@ def _watch(tuning: Tuning, bucket: int, elapsed: float) -> None:
     """After a call of a decided batch-size class: time the compacted form once the class has
     run long enough (`EXPLORE_SHARE`), and the ways again where the calls drift away from
     the decided time (`DRIFT`: the median of the last `RECENT` calls, so that one slow call
-    is not a drift) or, where threads were decided, take longer than the calling thread
-    alone took then (threads that won by a little lose under a load that slows them less
-    than `DRIFT`: they back off)."""
+    is not a drift) or, where threads were decided, take `LOSE` times what the calling
+    thread alone took then (threads that won by a little lose under a load that slows them
+    less than `DRIFT`: they back off)."""
     tuning.spent[bucket] = tuning.spent.get(bucket, 0.0) + elapsed
     steady = tuning.steady.get(bucket)
     if steady is None:
@@ -407,10 +407,10 @@ def _watch(tuning: Tuning, bucket: int, elapsed: float) -> None:
     drift = False
     if len(recent) >= RECENT:
         now = _median(recent)
-        # (or threads now lose: their calls take longer than the calling thread alone took
-        # when they were timed, though less than `DRIFT` times their own time then)
+        # (or threads now lose: their calls take `LOSE` times what the calling thread alone
+        # took when they were timed, though less than `DRIFT` times their own time then)
         drift = not steady[0] / DRIFT <= now <= steady[0] * DRIFT or \
-            steady[2] is not None and now > steady[2]
+            steady[2] is not None and now > steady[2] * LOSE
         recent.clear()
     ways = bucket in tuning.untimed and _ways_affordable(tuning, bucket,
                                                          tuning.untimed[bucket])
@@ -424,6 +424,13 @@ def _watch(tuning: Tuning, bucket: int, elapsed: float) -> None:
         # them once affordable, threads as the load allows) and times them
         tuning.steady.pop(bucket, None)
         tuning.chunking.pop(bucket, None)
+
+
+LOSE = 1.1
+"""Where threads were decided for a batch-size class, the ways are timed again once the median
+of `RECENT` calls is this factor above the time of the fastest way on the calling thread
+alone when they were timed (`_watch`): they lose to it (the margin: threads that won by a
+little and vary from call to call are not timed again on every few calls)."""
 
 
 PRUNE = 2.0

@@ -199,21 +199,47 @@ way; 1,024: 1.3 µs against 1.7)."""
 _ROW_DTYPES = (np.dtype(np.float64), np.dtype(np.float32))
 
 
+_seen: dict = {}
+"""id of a number -> (the number, the dtype, the lanes, the first lanes of its row) of a call
+of `_against_rows` on a batch of at most `ROW` lanes: a later call with the same number object
+(a literal of the generated code is one object), dtype and length takes the row from here
+without the checks and the key of `_rows` (``repr`` of a float alone costs a quarter of a
+microsecond, a tenth of a comparison of 1e4 lanes); the number is kept so that its id is not
+another object's. Emptied with `_rows`."""
+
+
 def _against_rows(ufunc, c, a, out):
-    if type(a) is np.ndarray and a.size >= MIN_ROW_LANES and (out is None or out is a) and \
-            a.dtype in _ROW_DTYPES and a.flags.c_contiguous and (type(c) is float or type(c)
-                                                                  is int):
+    if type(a) is not np.ndarray or out is not None and out is not a or \
+            a.size < MIN_ROW_LANES:
+        return ufunc(c, a) if out is None else ufunc(c, a, out=out)
+    seen = _seen.get(id(c))
+    if seen is not None and seen[0] is c and seen[1] is a.dtype and seen[2] == a.size and \
+            a.flags.c_contiguous:
+        # (the number, dtype and length of an earlier call: its row as then)
+        flat = a if a.ndim == 1 else a.reshape(-1)
+        if out is not None:
+            ufunc(seen[3], flat, out=flat)
+            return a
+        target = np.empty_like(flat)
+        ufunc(seen[3], flat, out=target)
+        return target if target.shape == a.shape else target.reshape(a.shape)
+    if a.dtype in _ROW_DTYPES and a.flags.c_contiguous and (type(c) is float or type(c)
+                                                            is int):
         key = (type(c), repr(c), a.dtype)
         row = _rows.get(key)
         if row is None:
             if len(_rows) >= MAX_ROWS:
                 _rows.clear()
+                _seen.clear()
             row = _rows[key] = _row(c, a.dtype)
         if row is not False:
             flat = a.reshape(-1)
             target = flat if out is not None else np.empty_like(flat)
             n = flat.size
             if n <= ROW:
+                if len(_seen) >= MAX_ROWS:
+                    _seen.clear()
+                _seen[id(c)] = (c, a.dtype, n, row[:n])
                 ufunc(row[:n], flat, out=target)
             else:
                 for start in range(0, n, ROW):
