@@ -78,7 +78,16 @@ def as_array(value):
     """A value as a JAX array, 64-bit values kept (under x64)."""
     jax = jax_module()
     with jax.enable_x64(True):
+        if type(value) is np.ndarray and value.dtype.kind in _PUT_KINDS and \
+                value.dtype.isnative:
+            # a copy of its own on the device, as ``jnp.asarray`` gives, without the jitted
+            # copy ``jnp.asarray`` runs (an XLA compile for every new shape); the copy is
+            # NumPy's, as ``device_put`` may hand XLA the array's own memory
+            return jax.device_put(np.array(value))
         return jax.numpy.asarray(value)
+
+
+_PUT_KINDS = frozenset("biufc")
 
 
 # -------------------------------------------------------------------- NumPy results
@@ -136,8 +145,10 @@ def _probe_own() -> bool:
             start = (-raw.ctypes.data % 64) // 8    # 64-byte aligned: JAX may alias it
             host = raw[start:start + 8]
             host[:] = np.arange(8.0)
-            given = jax.numpy.arange(8.0) + 1.0
-            kept = jax.numpy.arange(8.0) * 3.0
+            # (`device_put`, not ``jnp`` operations: each of those would be one more XLA
+            # compile, a tenth of a second of the first call)
+            given = jax.device_put(np.arange(8.0) + 1.0)
+            kept = jax.device_put(np.arange(8.0) * 3.0)
             kept_numpy = np.arange(8.0) * 5.0
 
             def probe(a, b):
@@ -174,17 +185,19 @@ def to_numpy(value):
 
 def _fresh_to_numpy(value):
     """`to_numpy` of a result no one else holds (one a jitted call has just made)."""
-    if _OWN[0] if _OWN else results_are_own():
-        try:
-            held = memoryview(value)    # waits for the values; holds the buffer
-        except (BufferError, TypeError):    # not in host memory (a GPU's): copied
-            return np.array(value)
-        size = held.nbytes
-        if size >= VIEW_MIN_BYTES and held.c_contiguous:
-            memory = (_BYTES * size).from_address(value.unsafe_buffer_pointer())
-            memory.held = held
-            array = np.frombuffer(memory, value.dtype)
-            return array if held.ndim == 1 else array.reshape(held.shape)
+    try:
+        held = memoryview(value)    # waits for the values; holds the buffer
+    except (BufferError, TypeError):    # not in host memory (a GPU's): copied
+        return np.array(value)
+    size = held.nbytes
+    # (the size first: a process whose results are all small never runs the probe, a
+    # compile of its own)
+    if size >= VIEW_MIN_BYTES and held.c_contiguous and (
+            _OWN[0] if _OWN else results_are_own()):
+        memory = (_BYTES * size).from_address(value.unsafe_buffer_pointer())
+        memory.held = held
+        array = np.frombuffer(memory, value.dtype)
+        return array if held.ndim == 1 else array.reshape(held.shape)
     return np.array(value)
 
 
