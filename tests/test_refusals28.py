@@ -598,3 +598,42 @@ def test_local_dict_written_into_stays_refused():
     with pytest.raises(VectorizeError) as info:
         vectorize(dict_written_then_looked_up, fallback="error")(floats(5), ints(5, 0, 9))
     assert "test_refusals28.py:" in str(info.value)
+
+
+# ------------------------------------ a nested list indexed per example, then indexed again
+
+NESTED = [[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]]
+
+
+def nested_table(a, i):
+    return NESTED[i % 2][i % 3] * a
+
+
+def nested_table_negative(a, i):
+    return NESTED[i % 2 - 2][-1 - i % 3] + a
+
+
+def nested_table_out_of_range(a, i):
+    return NESTED[i % 3][1] + a          # IndexError for the first i % 3 == 2
+
+
+@pytest.mark.parametrize("f", [nested_table, nested_table_negative, nested_table_out_of_range],
+                         ids=lambda f: f.__name__)
+def test_nested_tables(f):
+    every_size(f, lambda n: (floats(n), ints(n, -5, 9)), [float])
+
+
+@pytest.mark.parametrize("backend", ["torch", "jax"])
+def test_nested_tables_on_backends(backend):
+    on_backend(nested_table_negative, lambda n: (floats(n), ints(n, -5, 9)), backend)
+
+
+def nested_row_kept(a, i):
+    row = NESTED[i % 2]                  # a list per example (`row * 2` would repeat it)
+    return row[0] * a
+
+
+def test_nested_table_row_read_otherwise_stays_refused():
+    with pytest.raises(VectorizeError, match="only a flat list") as info:
+        vectorize(nested_row_kept, fallback="error")(floats(5), ints(5, 0, 9))
+    assert "test_refusals28.py:" in str(info.value)
