@@ -637,3 +637,19 @@ def test_nested_table_row_read_otherwise_stays_refused():
     with pytest.raises(VectorizeError, match="only a flat list") as info:
         vectorize(nested_row_kept, fallback="error")(floats(5), ints(5, 0, 9))
     assert "test_refusals28.py:" in str(info.value)
+
+
+def dict_get_by_key(a, i):
+    d = {0: a, 1: -a}
+    return d.get(i, 2.5) + d[0]
+
+
+def dict_get_by_string(a, i):
+    d = {"x": a, "y": -a}
+    s = "x" if i < 2 else ("y" if i < 5 else "z")
+    return d.get(s, a * 3)
+
+
+@pytest.mark.parametrize("f", [dict_get_by_key, dict_get_by_string], ids=lambda f: f.__name__)
+def test_local_dict_get_by_per_example_keys(f):
+    every_size(f, lambda n: (floats(n), ints(n, -2, 7)), [float])
