@@ -653,3 +653,38 @@ def dict_get_by_string(a, i):
 @pytest.mark.parametrize("f", [dict_get_by_key, dict_get_by_string], ids=lambda f: f.__name__)
 def test_local_dict_get_by_per_example_keys(f):
     every_size(f, lambda n: (floats(n), ints(n, -2, 7)), [float])
+
+
+# ------------------------------------ an internal error the wide fuzzer's `lists` family found
+
+def swapped_list_items(x, y):
+    a = x * 1.0
+    b = y * 1.0
+    vals = [0.0, 0.0, 0.0]
+    tot = 0.0
+    vals[int(abs(a)) % 3 if math.isfinite(a) else 0] -= a - b
+    if a > b:
+        if vals[0] > 1.0:
+            tot = b / vals[-2]
+    elif b <= -1.0:
+        for v in vals:
+            tot = tot + v * 0.25
+        for _ in range(1):
+            if vals[0] > 1.0:
+                continue
+            vals[int(a) if math.isfinite(a) and abs(a) < 100.0 else 0] += b * 0.5
+        if tot > 3.0:
+            a = a * 0.5 - 1.0
+    else:
+        vals[1] += a - b
+        for _k2 in range(4):
+            if a < 0.5:
+                break
+            vals[0], vals[-1] = vals[-1], vals[0]
+            vals[-1] += a
+            tot = tot + min(vals) * len(vals)
+    return sum(vals) + tot
+
+
+def test_swapped_list_items_no_internal_error():
+    every_size(swapped_list_items, lambda n: (floats(n), floats(n, seed=9)), [float])
