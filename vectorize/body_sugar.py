@@ -12,7 +12,10 @@
   (`membership_as_equality`): ``x == a or x == b or
   ...`` (``!=`` and ``and`` for ``not in``), which is Python's own test for numbers;
 - ``for v in range(0):`` (a ``range`` of literal ints that is empty; `empty_range_loops`): its
-  ``else:`` block, or ``pass``: the body never runs, so it decides no variable's type.
+  ``else:`` block, or ``pass``: the body never runs, so it decides no variable's type;
+- ``d[k]`` / ``d.get(k, default)`` of a dict display the body binds once, by a key that may
+  differ per example (`local_dict_lookups`): the chain of ``==`` tests Python's lookup
+  makes, before the statement.
 
 Each rewrite means what Python computes; what it does not cover stays as written, for the
 analysis to refuse with its location (`match` patterns: `unbatched_pattern` says which).
