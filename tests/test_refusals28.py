@@ -231,7 +231,16 @@ def match_as_alternatives(i, a):
     return v
 
 
-MATCHES = [match_guard, match_sequence, match_as_alternatives]
+def match_captures_read_after(i, a):
+    match (i % 3, a):
+        case (0, y):                     # no guard: bound exactly where the case is taken
+            v = y
+        case z:
+            v = z[1] * 2
+    return v + y if i % 3 == 0 else v + z[0]
+
+
+MATCHES = [match_guard, match_sequence, match_as_alternatives, match_captures_read_after]
 
 
 @pytest.mark.parametrize("f", MATCHES, ids=lambda f: f.__name__)

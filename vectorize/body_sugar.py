@@ -69,8 +69,8 @@ def unbatched_pattern(stmt: cst.Match, tree=None):
     """The first pattern of ``stmt`` that `match_as_if` does not write out (None if it does
     them all): class, mapping and ``None``/``True``/``False`` patterns, star patterns,
     sequence patterns of a subject that is not a tuple display, captures inside ``|``, a
-    capture or ``_`` before the last case, and (with ``tree``, the function) a guarded or
-    nested capture whose name the function uses outside its case."""
+    capture or ``_`` before the last case, and (with ``tree``, the function) a guarded
+    capture whose name the function uses outside the cases that capture it."""
     cases = list(stmt.cases)
     items = _subject_items(stmt.subject)
     for i, case in enumerate(cases):
@@ -84,7 +84,10 @@ def unbatched_pattern(stmt: cst.Match, tree=None):
         if planned is None:
             return pattern
         binds = planned[1]
-        if tree is not None and binds and _captures_escape(tree, stmt, case, binds):
+        # (CPython binds a pattern's captures once the whole pattern matched, before the
+        # guard: only a failed guard leaves them bound)
+        if tree is not None and binds and case.guard is not None and _captures_escape(
+                tree, stmt, case, binds):
             return pattern
     return None
 
