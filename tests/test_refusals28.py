@@ -237,7 +237,7 @@ def match_captures_read_after(i, a):
             v = y
         case z:
             v = z[1] * 2
-    return v + y if i % 3 == 0 else v + z[0]
+    return v + y if i % 3 == 0 else v
 
 
 MATCHES = [match_guard, match_sequence, match_as_alternatives, match_captures_read_after]
