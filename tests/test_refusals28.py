@@ -231,7 +231,16 @@ def match_as_alternatives(i, a):
     return v
 
 
-MATCHES = [match_guard, match_sequence, match_as_alternatives]
+def match_captures_read_after(i, a):
+    match (i % 3, a):
+        case (0, y):                     # no guard: bound exactly where the case is taken
+            v = y
+        case z:
+            v = z[1] * 2
+    return v + y if i % 3 == 0 else v
+
+
+MATCHES = [match_guard, match_sequence, match_as_alternatives, match_captures_read_after]
 
 
 @pytest.mark.parametrize("f", MATCHES, ids=lambda f: f.__name__)
@@ -598,3 +607,93 @@ def test_local_dict_written_into_stays_refused():
     with pytest.raises(VectorizeError) as info:
         vectorize(dict_written_then_looked_up, fallback="error")(floats(5), ints(5, 0, 9))
     assert "test_refusals28.py:" in str(info.value)
+
+
+# ------------------------------------ a nested list indexed per example, then indexed again
+
+NESTED = [[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]]
+
+
+def nested_table(a, i):
+    return NESTED[i % 2][i % 3] * a
+
+
+def nested_table_negative(a, i):
+    return NESTED[i % 2 - 2][-1 - i % 3] + a
+
+
+def nested_table_out_of_range(a, i):
+    return NESTED[i % 3][1] + a          # IndexError for the first i % 3 == 2
+
+
+@pytest.mark.parametrize("f", [nested_table, nested_table_negative, nested_table_out_of_range],
+                         ids=lambda f: f.__name__)
+def test_nested_tables(f):
+    every_size(f, lambda n: (floats(n), ints(n, -5, 9)), [float])
+
+
+@pytest.mark.parametrize("backend", ["torch", "jax"])
+def test_nested_tables_on_backends(backend):
+    on_backend(nested_table_negative, lambda n: (floats(n), ints(n, -5, 9)), backend)
+
+
+def nested_row_kept(a, i):
+    row = NESTED[i % 2]                  # a list per example (`row * 2` would repeat it)
+    return row[0] * a
+
+
+def test_nested_table_row_read_otherwise_stays_refused():
+    with pytest.raises(VectorizeError, match="only a flat list") as info:
+        vectorize(nested_row_kept, fallback="error")(floats(5), ints(5, 0, 9))
+    assert "test_refusals28.py:" in str(info.value)
+
+
+def dict_get_by_key(a, i):
+    d = {0: a, 1: -a}
+    return d.get(i, 2.5) + d[0]
+
+
+def dict_get_by_string(a, i):
+    d = {"x": a, "y": -a}
+    s = "x" if i < 2 else ("y" if i < 5 else "z")
+    return d.get(s, a * 3)
+
+
+@pytest.mark.parametrize("f", [dict_get_by_key, dict_get_by_string], ids=lambda f: f.__name__)
+def test_local_dict_get_by_per_example_keys(f):
+    every_size(f, lambda n: (floats(n), ints(n, -2, 7)), [float])
+
+
+# ------------------------------------ an internal error the wide fuzzer's `lists` family found
+
+def swapped_list_items(x, y):
+    a = x * 1.0
+    b = y * 1.0
+    vals = [0.0, 0.0, 0.0]
+    tot = 0.0
+    vals[int(abs(a)) % 3 if math.isfinite(a) else 0] -= a - b
+    if a > b:
+        if vals[0] > 1.0:
+            tot = b / vals[-2]
+    elif b <= -1.0:
+        for v in vals:
+            tot = tot + v * 0.25
+        for _ in range(1):
+            if vals[0] > 1.0:
+                continue
+            vals[int(a) if math.isfinite(a) and abs(a) < 100.0 else 0] += b * 0.5
+        if tot > 3.0:
+            a = a * 0.5 - 1.0
+    else:
+        vals[1] += a - b
+        for _k2 in range(4):
+            if a < 0.5:
+                break
+            vals[0], vals[-1] = vals[-1], vals[0]
+            vals[-1] += a
+            tot = tot + min(vals) * len(vals)
+    return sum(vals) + tot
+
+
+def test_swapped_list_items_no_internal_error():
+    every_size(swapped_list_items, lambda n: (floats(n), floats(n, seed=9)), [float])

@@ -12,7 +12,10 @@
   (`membership_as_equality`): ``x == a or x == b or
   ...`` (``!=`` and ``and`` for ``not in``), which is Python's own test for numbers;
 - ``for v in range(0):`` (a ``range`` of literal ints that is empty; `empty_range_loops`): its
-  ``else:`` block, or ``pass``: the body never runs, so it decides no variable's type.
+  ``else:`` block, or ``pass``: the body never runs, so it decides no variable's type;
+- ``d[k]`` / ``d.get(k, default)`` of a dict display the body binds once, by a key that may
+  differ per example (`local_dict_lookups`): the chain of ``==`` tests Python's lookup
+  makes, before the statement.
 
 Each rewrite means what Python computes; what it does not cover stays as written, for the
 analysis to refuse with its location (`match` patterns: `unbatched_pattern` says which).
@@ -66,8 +69,8 @@ def unbatched_pattern(stmt: cst.Match, tree=None):
     """The first pattern of ``stmt`` that `match_as_if` does not write out (None if it does
     them all): class, mapping and ``None``/``True``/``False`` patterns, star patterns,
     sequence patterns of a subject that is not a tuple display, captures inside ``|``, a
-    capture or ``_`` before the last case, and (with ``tree``, the function) a guarded or
-    nested capture whose name the function uses outside its case."""
+    capture or ``_`` before the last case, and (with ``tree``, the function) a guarded
+    capture whose name the function uses outside the cases that capture it."""
     cases = list(stmt.cases)
     items = _subject_items(stmt.subject)
     for i, case in enumerate(cases):
@@ -81,7 +84,10 @@ def unbatched_pattern(stmt: cst.Match, tree=None):
         if planned is None:
             return pattern
         binds = planned[1]
-        if tree is not None and binds and _captures_escape(tree, stmt, case, binds):
+        # (CPython binds a pattern's captures once the whole pattern matched, before the
+        # guard: only a failed guard leaves them bound)
+        if tree is not None and binds and case.guard is not None and _captures_escape(
+                tree, stmt, case, binds):
             return pattern
     return None
 
@@ -1005,10 +1011,11 @@ def local_dict_lookups(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     itself: ``d = {0: a, 1: a * 2, 2: -a}`` (or a comprehension written out as that
     display), bound once by a statement of the function's own body, its keys int or string
     literals (at most `LOOKUP_KEYS`), never written into, rebound, deleted or handed to
-    anything (only its items read, ``d[...]``). Each such read, in a statement after the
-    binding one and outside conditional expressions, ``and``/``or`` and nested scopes, is
+    anything (only its items read, ``d[...]`` or ``d.get(k, default)``). Each such read, in
+    a statement after the binding one and outside conditional expressions, ``and``/``or``
+    and nested scopes, is
     the lookup Python makes, one key at a time, written before its statement line (or the
-    ``if`` whose test it is):
+    ``if`` whose test it is; ``d.get(k, default)`` too, its ``else`` the default):
 
         key = i % 3                 # (evaluated once)
         if key == 0:
@@ -1047,6 +1054,11 @@ def local_dict_lookups(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     for n in walk(tree):
         if type(n) is cst.Subscript and type(n.value) is cst.Name and n.value.value in tables:
             subscripted[id(n.value)] = n
+        elif type(n) is cst.Call and type(n.func) is cst.Attribute and type(
+                n.func.value) is cst.Name and n.func.value.value in tables and \
+                n.func.attr.value == "get" and len(n.args) == 2 and all(
+                    a.keyword is None and not a.star for a in n.args):
+            subscripted[id(n.func.value)] = n       # `d.get(key, default)`
     written = set()
     for n in walk(tree):
         if type(n) in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del) or type(
@@ -1070,8 +1082,10 @@ def local_dict_lookups(tree: cst.FunctionDef, func) -> cst.FunctionDef:
     # the reads by a key that is not a literal, by statement: (statement, its index in the
     # body, the reads in it)
     candidates = {id(n): n for name in tables for n in reads[name]
-                  if _literal_key(n) is _NO_KEY and len(n.slice) == 1
-                  and type(n.slice[0].slice) is cst.Index and n.slice[0].slice.star is None}
+                  if type(n) is cst.Call and _key_of(n.args[0].value) is _NO_KEY
+                  or type(n) is cst.Subscript and _literal_key(n) is _NO_KEY
+                  and len(n.slice) == 1 and type(n.slice[0].slice) is cst.Index
+                  and n.slice[0].slice.star is None}
     if not candidates:
         return tree
     elifs = {id(n.orelse) for n in walk(tree) if type(n) is cst.If and type(n.orelse) is cst.If}
@@ -1085,7 +1099,7 @@ def local_dict_lookups(tree: cst.FunctionDef, func) -> cst.FunctionDef:
             else:
                 continue
             found = [n for n in walk(part) if id(n) in candidates
-                     and index > tables[n.value.value][0] and not in_conditional(part, n)]
+                     and index > tables[_table_of(n)][0] and not in_conditional(part, n)]
             # (one lookup inside another's key: the outer one is left as it is)
             found = [n for n in found if not any(m is not n and any(n is x for x in walk(m))
                                                  for m in found)]
@@ -1098,6 +1112,11 @@ def local_dict_lookups(tree: cst.FunctionDef, func) -> cst.FunctionDef:
 
 
 _NO_KEY = object()
+
+
+def _table_of(read) -> str:
+    """The dict's name of ``d[k]`` or ``d.get(k, default)``."""
+    return read.func.value.value if type(read) is cst.Call else read.value.value
 
 
 def _literal_key(node):
@@ -1139,17 +1158,24 @@ class _Lookups(cst.CSTTransformer):
         self.replacements: dict = {}
 
     def _chain(self, read) -> list:
-        name = read.value.value
-        key = read.slice[0].slice.value
+        name = _table_of(read)
+        got = type(read) is cst.Call
+        key = read.args[0].value if got else read.slice[0].slice.value
         out = []
-        if type(key) is not cst.Name:
+        if type(key) is not cst.Name or got:
             fresh = self.taken.fresh("key")
             out.append(_assign(fresh, key))
             key = cst.Name(fresh)
         found = self.taken.fresh("found")
         # (a fresh node at each use: the engine keeps facts by node)
-        chain = cst.Else(cst.IndentedBlock([_line(cst.Raise(cst.Call(
-            cst.Name("KeyError"), [cst.Arg(key.deep_clone())])))]))
+        if got:
+            # `.get`: the default evaluated after the key, as the call's arguments are
+            default = self.taken.fresh("default")
+            out.append(_assign(default, read.args[1].value))
+            chain = cst.Else(cst.IndentedBlock([_assign(found, cst.Name(default))]))
+        else:
+            chain = cst.Else(cst.IndentedBlock([_line(cst.Raise(cst.Call(
+                cst.Name("KeyError"), [cst.Arg(key.deep_clone())])))]))
         for _key, node in reversed(self.keys[name]):
             chain = cst.If(_compare(key.deep_clone(), cst.Equal(), node.deep_clone()),
                            cst.IndentedBlock([
@@ -1164,6 +1190,9 @@ class _Lookups(cst.CSTTransformer):
 
         class Replace(cst.CSTTransformer):
             def leave_Subscript(self, original_node, updated_node):
+                return replacements.get(id(original_node), updated_node)
+
+            def leave_Call(self, original_node, updated_node):
                 return replacements.get(id(original_node), updated_node)
         return node.visit(Replace())
 

@@ -797,6 +797,10 @@ class Expressions:
         self.free_attributes[(root.value, tuple(reversed(attrs)))] = stable
 
     def subscript(self, node: cst.Subscript, env):
+        if type(node.value) is cst.Subscript and len(node.slice) == 1 and type(
+                node.slice[0].slice) is cst.Index:
+            # `NESTED[i][j]`: the row `NESTED[i]` is read by one index only
+            self.__dict__.setdefault("_indexed_rows", set()).add(node.value)
         base = self.expr(node.value, env)
         parts = []          # abstract value of each index component (None for slices)
         examples = []       # the index as it would be per example
@@ -952,6 +956,13 @@ class Expressions:
                               "use a list or array indexed by an integer (e.g. "
                               "`np.array([...])[k]`), compute the value with np.where, or "
                               "pass fallback='warn' to look it up per example")
+        if len(parts) == 1 and parts[0].kind in "iu" and parts[0].rank == 0 and \
+                node in self.__dict__.get("_indexed_rows", ()) and _list_rows(seq):
+            # `NESTED[i][j]` of a table of lists of numbers, all of one length: the row of
+            # each example gathered from the 2-D array of the items (Python's IndexError and
+            # negative indexes are NumPy's), then indexed as a per-example vector; a row
+            # read otherwise (a list per example: `row * 2` repeats it) stays refused
+            return batched_like(np.asarray(seq)[0])
         if len(parts) != 1 or not (all(_is_number(v) for v in seq) or _gatherable(seq)):
             raise Unsupported(f"`{what}` is indexed by a per-example integer, and only a flat "
                               "list or tuple of numbers can be gathered from", node,
@@ -1002,6 +1013,12 @@ def _gatherable(seq) -> bool:
     if seq and all(type(v) is str for v in seq):
         return True
     return _rows(seq)
+
+
+def _list_rows(seq) -> bool:
+    """A list or tuple of lists of real numbers (not bools), all of one nonzero length."""
+    return bool(seq) and all(type(row) is list and len(row) == len(seq[0]) and row and all(
+        type(v) in (int, float) for v in row) for row in seq)
 
 
 def _rows(seq) -> bool:

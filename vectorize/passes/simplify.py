@@ -228,7 +228,7 @@ class _DropDeadCopies(cst.CSTTransformer):
             pairs = [(target, value)]
         elif type(target) is cst.Tuple and type(value) is cst.Tuple \
                 and len(target.elements) == len(value.elements) \
-                and all(type(e) is cst.Element for e in target.elements + value.elements):
+                and all(type(e) is cst.Element for e in [*target.elements, *value.elements]):
             pairs = [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
         else:
             return updated_node
