@@ -1,0 +1,60 @@
+"""Silently wrong results found by the wrong28 hunt, each against its reference
+(numpy.vectorize for `vectorize`, the per-example loop for `vmap`, the original file for the
+file rewriter)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from vectorize import vectorize, vmap
+
+
+def _loop(f, *args):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return np.stack([f(*row) for row in zip(*args)])
+
+
+# -- a condition the same for every example chooses the dtype a loop carries -------------
+
+def _int_or_float_then_loop(a, c):
+    if c > 0:
+        t = 1
+    else:
+        t = 0.5
+    while t < a:
+        t = t * 2
+    return t
+
+
+@pytest.mark.parametrize("c", [1.0, -1.0])
+def test_a_shared_choice_between_an_int_and_a_float_before_a_loop(c):
+    a = np.array([3.0, 7.0, 0.2])
+    got = vectorize(_int_or_float_then_loop)(a, c)
+    expected = np.vectorize(_int_or_float_then_loop)(a, c)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+def _elif_chain_then_loop(a, c):
+    if c > 1:
+        t = np.float32(a)
+    elif c > 0:
+        t = a * 1.0
+    else:
+        return a
+    n = 0
+    while t < 5 and n < 6:
+        n = n + 1
+        t = t * 2 + 1.1
+    return t
+
+
+@pytest.mark.parametrize("c", [2.0, 0.5, -1.0])
+def test_a_shared_elif_chain_choosing_float32_or_float64_before_a_masked_loop(c):
+    a = np.array([-1.3, 2.7, 0.2, 9.0])
+    got = vmap(_elif_chain_then_loop, in_axes=(0, None))(a, c)
+    expected = _loop(lambda x: _elif_chain_then_loop(x, c), a)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
