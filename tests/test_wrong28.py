@@ -58,3 +58,50 @@ def test_a_shared_elif_chain_choosing_float32_or_float64_before_a_masked_loop(c)
     expected = _loop(lambda x: _elif_chain_then_loop(x, c), a)
     assert got.dtype == expected.dtype
     np.testing.assert_array_equal(got, expected)
+
+
+# -- the file rewriter's short form: a batched parameter that does not reach the result ---
+
+_UNREAD_PARAMETER = '''
+import numpy as np
+from vectorize import vectorize
+
+LIMIT = 2.0
+
+
+@vectorize
+def f(x, b):
+    y = b
+    y = x * 2.0
+    return y - LIMIT
+
+
+@vectorize
+def g(x, b):
+    k = 0
+    while k < 3:
+        k += 1
+    return x + k
+
+
+def case_scalar_and_grid():
+    return f(0.5, np.linspace(0.0, 1.0, 5))
+
+
+def case_grid_and_scalar():
+    return f(np.linspace(0.0, 1.0, 5), 0.5)
+
+
+def case_rows_and_column():
+    return g(np.ones(3), np.zeros((4, 1)))
+
+
+def case_stacked():
+    grid = np.linspace(0.5, 0.5, 5)
+    return np.stack([f(x, grid) for x in grid])
+'''
+
+
+def test_the_short_form_broadcasts_a_parameter_the_result_does_not_read(tmp_path):
+    from test_clihunt27 import assert_same_cases
+    assert_same_cases(_UNREAD_PARAMETER, tmp_path)
