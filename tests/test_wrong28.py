@@ -105,3 +105,58 @@ def case_stacked():
 def test_the_short_form_broadcasts_a_parameter_the_result_does_not_read(tmp_path):
     from test_clihunt27 import assert_same_cases
     assert_same_cases(_UNREAD_PARAMETER, tmp_path)
+
+
+# -- a file written for PyTorch computes with Python numbers as the original does ---------
+
+_PYTHON_NUMBERS = '''
+import numpy as np
+from vectorize import vectorize
+
+SCALE = -3.0
+INTS = [-3, 4]
+
+
+@vectorize(excluded={"b"})
+def f(x, b=SCALE):
+    y = (-3.0 + b) - 1.107 / (b * b + 1.0)
+    return y * y / (max(y, b) * max(y, b) + 1.0) + x
+
+
+@vectorize
+def g(x):
+    return x * 1.1
+
+
+def case_sum_over_ints():
+    return sum(f(x) for x in INTS)
+
+
+def case_an_int():
+    return g(3)
+
+
+def case_a_float():
+    return g(0.3)
+
+
+def case_floats():
+    return g([0.3, 0.7])
+'''
+
+
+def test_a_file_written_for_torch_computes_python_numbers_in_float64(tmp_path):
+    torch = pytest.importorskip("torch")
+    from test_clihunt27 import _load
+
+    from vectorize.rewrite import rewrite_text
+    result = rewrite_text(_PYTHON_NUMBERS, "case.py", backend="torch")
+    assert not result.errors, [str(e) for e in result.errors]
+    original, rewritten = tmp_path / "original.py", tmp_path / "rewritten.py"
+    original.write_text(_PYTHON_NUMBERS)
+    rewritten.write_text(result.text)
+    before, after = _load(original), _load(rewritten)
+    for name in [n for n in vars(before) if n.startswith("case_")]:
+        want, got = np.asarray(getattr(before, name)()), getattr(after, name)()
+        assert torch.as_tensor(got).dtype == torch.float64, name
+        np.testing.assert_array_equal(torch.as_tensor(got).numpy(), want, err_msg=name)

@@ -11,6 +11,7 @@ file's imports, and an import of this package that nothing uses any more is remo
 from __future__ import annotations
 
 import ast
+import contextlib
 import sys
 import types
 from dataclasses import dataclass, field
@@ -73,8 +74,11 @@ def rewrite_text(text: str, filename: str, *, only: str | None = None,
         return outcome
     original_module = module
     rewriter = _Functions(module, tree, skel, where, explain, outcome, backend)
-    for stmt, mark in marked:
-        rewriter.rewrite(stmt, mark)
+    # the functions are rewritten as the file runs them: with NumPy's promotions, which the
+    # file's setup gives the namespace (`Backend.file_setup`: PyTorch's default dtype)
+    with rewriter.context.backend.numpy_call((), {}) or contextlib.nullcontext():
+        for stmt, mark in marked:
+            rewriter.rewrite(stmt, mark)
     if not outcome.errors:
         _check_aliases(rewriter.needed, skel, marked[0][0], where, outcome)
     if outcome.errors:
