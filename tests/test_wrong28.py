@@ -160,3 +160,36 @@ def test_a_file_written_for_torch_computes_python_numbers_in_float64(tmp_path):
         want, got = np.asarray(getattr(before, name)()), getattr(after, name)()
         assert torch.as_tensor(got).dtype == torch.float64, name
         np.testing.assert_array_equal(torch.as_tensor(got).numpy(), want, err_msg=name)
+
+
+# -- a per-example choice between a string and a number in a conditional expression -------
+
+def _string_or_int(x, s):
+    return s if x > 1 else x
+
+
+def _int_or_string(x, s):
+    return x if x > 1 else s
+
+
+@pytest.mark.parametrize("f, xs", [(_string_or_int, [1, 2, 3]), (_int_or_string, [3, 1]),
+                                   (_string_or_int, [0, 1])])
+@pytest.mark.parametrize("length", [10, 65])
+def test_a_conditional_expression_choosing_a_string_or_a_number_per_example(f, xs, length):
+    from vectorize import VectorizeError
+    s, xs = "a" * length, np.array(xs)
+    try:
+        expected, expected_exc = np.vectorize(f, excluded={"s"})(xs, s=s), None
+    except Exception as exc:  # noqa: BLE001 -- the outcome compared
+        expected, expected_exc = None, type(exc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if expected_exc is not None:
+            with pytest.raises(expected_exc):
+                vectorize(f, excluded={"s"})(xs, s=s)
+        else:
+            got = vectorize(f, excluded={"s"})(xs, s=s)
+            assert got.dtype == expected.dtype
+            np.testing.assert_array_equal(got, expected)
+    with pytest.raises(VectorizeError, match="conditional expression gives"):
+        vectorize(f, excluded={"s"}, fallback="error")(xs, s=s)
