@@ -193,3 +193,31 @@ def test_a_conditional_expression_choosing_a_string_or_a_number_per_example(f, x
             np.testing.assert_array_equal(got, expected)
     with pytest.raises(VectorizeError, match="conditional expression gives"):
         vectorize(f, excluded={"s"}, fallback="error")(xs, s=s)
+
+
+# -- a string otype of a value whose type differs per example ------------------------------
+
+def _int_or_half(x):
+    return x if x > 1 else 0.5
+
+
+def _smaller(x, n):
+    return min(n, x)
+
+
+def _doubled(x):
+    return x * 2
+
+
+@pytest.mark.parametrize("f, args", [
+    (_int_or_half, (np.array([3, 1]),)),
+    (_smaller, (np.array([True, False]), 10)),
+    (_smaller, (np.array([3, 1]), 2.5)),
+    (_doubled, (np.array([3, 1]),)),
+])
+@pytest.mark.parametrize("otype", ["U", "S"])
+def test_a_string_otype_converts_each_example_s_own_type(f, args, otype):
+    expected = np.vectorize(f, otypes=[otype])(*args)
+    got = vectorize(f, otypes=[otype], fallback="error")(*args)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
