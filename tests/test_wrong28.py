@@ -221,3 +221,60 @@ def test_a_string_otype_converts_each_example_s_own_type(f, args, otype):
     got = vectorize(f, otypes=[otype], fallback="error")(*args)
     assert got.dtype == expected.dtype
     np.testing.assert_array_equal(got, expected)
+
+
+# -- the file rewriter: an excluded name passed by position is broadcast by numpy.vectorize -
+
+_EXCLUDED_BY_NAME = '''
+import math
+
+import numpy as np
+from vectorize import vectorize
+
+SCALE = 2.0
+G = np.array([1.0, 4.0])
+
+
+@vectorize(excluded={"b"})
+def f(x, b=SCALE):
+    return math.sqrt(abs(SCALE * b)) + x
+
+
+@vectorize(excluded={1})
+def g(x, b=SCALE):
+    return math.sqrt(abs(SCALE * b)) + x
+
+
+def fine():
+    return f(np.zeros(3), b=2.0), f(np.zeros(3), SCALE), f(np.zeros(3), 3.0), g(np.zeros(2), 3.0), \
+        g(np.zeros(2), b=3.0)
+
+'''
+
+
+@pytest.mark.parametrize("call, name", [
+    ("f(np.array([[0.0], [1.0]]), G)", "f"),
+    ("[f(x, G) for x in [0.0, 1.0]]", "f"),
+    ("g(np.zeros(2), b=G)", "g"),
+])
+def test_an_excluded_parameter_passed_the_other_way_is_a_located_error(call, name):
+    from vectorize.rewrite import rewrite_text
+    source = _EXCLUDED_BY_NAME + f"\ndef bad():\n    return {call}\n"
+    namespace: dict = {}
+    exec(compile(_EXCLUDED_BY_NAME, "<case>", "exec"), namespace)  # noqa: S102
+    f = getattr(namespace[name], "pyfunc", None)
+    if f is not None:       # numpy.vectorize broadcasts it there: not `b` as it is
+        with pytest.raises(TypeError):
+            f(0.0, namespace["G"])
+    result = rewrite_text(source, "case.py")
+    assert [e.line for e in result.errors] == [len(source.splitlines())], \
+        [str(e) for e in result.errors]
+    assert "numpy.vectorize honours" in result.errors[0].reason
+    assert result.text == source
+
+
+def test_excluded_parameters_passed_as_excluded_or_as_numbers_are_rewritten(tmp_path):
+    from test_clihunt27 import both
+    original, rewritten, _text = both(_EXCLUDED_BY_NAME, tmp_path)
+    for got, want in zip(rewritten.fine(), original.fine()):
+        np.testing.assert_array_equal(got, want)

@@ -81,6 +81,8 @@ def rewrite_text(text: str, filename: str, *, only: str | None = None,
             rewriter.rewrite(stmt, mark)
     if not outcome.errors:
         _check_aliases(rewriter.needed, skel, marked[0][0], where, outcome)
+    if not outcome.errors:
+        _check_excluded_calls(tree, rewriter.plans, skel.namespace, where, outcome)
     if outcome.errors:
         return outcome
     backend = rewriter.context.backend
@@ -260,6 +262,53 @@ def _check_aliases(needed: dict, skel, stmt, where: Located, outcome: Outcome) -
                 stmt, f"the rewritten code calls {value.__name__} `{alias}`, but this file "
                       f"binds `{alias}` in a way the file rewriter does not follow: "
                       f"{skel.why_unknown(alias)}", f"import {value.__name__} as {alias}"))
+
+
+def _check_excluded_calls(tree: ast.Module, plans: dict, namespace: dict, where: Located,
+                          outcome) -> None:
+    """numpy.vectorize leaves out of the broadcast a name in ``excluded`` only where it is
+    passed by keyword, and a position only where it is passed by position: a call of the
+    file that passes such a parameter the other way broadcasts it as a batched argument,
+    which the rewritten function (passing it as it is) would not. Such a call is an error
+    (one with ``*args`` or ``**kwargs`` may be one, and is one too), unless the argument is
+    one number, string or None (a literal, a module constant: the same in every example)."""
+    def scalar(arg) -> bool:
+        if isinstance(arg, ast.UnaryOp):
+            arg = arg.operand
+        if isinstance(arg, ast.Constant):
+            return True
+        return isinstance(arg, ast.Name) and isinstance(
+            namespace.get(arg.id, ()), (int, float, complex, str, type(None)))
+
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        plan = plans.get(node.func.id)
+        if plan is None or not (plan.excluded_by_name or plan.excluded_by_position):
+            continue
+        starred = any(isinstance(a, ast.Starred) for a in node.args) or any(
+            k.arg is None for k in node.keywords)
+        keywords = {k.arg for k in node.keywords}
+        for name, position in plan.excluded_by_name.items():
+            if starred or position < len(node.args) and not scalar(node.args[position]):
+                outcome.errors.append(where.error(
+                    node, f"`{name}` is excluded by name, which numpy.vectorize honours for a "
+                          "keyword argument only: passed by position it is broadcast as a "
+                          f"batched argument, which the rewritten `{plan.name}` would not do",
+                    f"pass it as `{name}=...`, or exclude its position too "
+                    f"(excluded={{{name!r}, {position}}})"))
+                return
+        for name, position in plan.excluded_by_position.items():
+            if starred or name in keywords and not scalar(
+                    next(k.value for k in node.keywords if k.arg == name)):
+                outcome.errors.append(where.error(
+                    node, f"`{name}` is excluded by position ({position}), which "
+                          "numpy.vectorize honours for a positional argument only: passed by "
+                          "keyword it is broadcast as a batched argument, which the rewritten "
+                          f"`{plan.name}` would not do",
+                    f"pass it by position, or exclude its name too "
+                    f"(excluded={{{position}, {name!r}}})"))
+                return
 
 
 def _uses_decorator_object(name: str, tree: ast.Module, where: Located, outcome) -> bool:
