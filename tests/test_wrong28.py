@@ -60,6 +60,37 @@ def test_a_shared_elif_chain_choosing_float32_or_float64_before_a_masked_loop(c)
     np.testing.assert_array_equal(got, expected)
 
 
+def _chosen_by_a_conditional_expression(a, b, c):
+    t = np.linalg.norm(b) if c > 0 else -a
+    n = 0
+    while t < 5 and n < 6:
+        n = n + 1
+        t = t * 2 + 1.1
+    return t
+
+
+def _int_or_float_by_a_conditional_expression(a, c):
+    t = 1 if c > 0 else 0.5
+    while t < a:
+        t = t * 2
+    return t
+
+
+@pytest.mark.parametrize("c", [2.0, -2.0])
+def test_a_shared_conditional_expression_choosing_the_dtype_before_a_loop(c):
+    a = np.array([-1.3, 2.7, 0.2], dtype=np.float32)
+    b = np.ones((3, 4), dtype=np.int32)
+    got = vmap(_chosen_by_a_conditional_expression, in_axes=(0, 0, None))(a, b, c)
+    expected = _loop(lambda x, y: _chosen_by_a_conditional_expression(x, y, c), a, b)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+    x = np.array([3.0, 7.0, 0.2])
+    got = vectorize(_int_or_float_by_a_conditional_expression)(x, c)
+    expected = np.vectorize(_int_or_float_by_a_conditional_expression)(x, c)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
 # -- the file rewriter's short form: a batched parameter that does not reach the result ---
 
 _UNREAD_PARAMETER = '''

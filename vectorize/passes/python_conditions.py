@@ -175,14 +175,8 @@ def _chooses_dtype(analysis, stmt: cst.If, rest: list) -> bool:
     if paths is None or len(paths) < 2:
         return False
     read = {n.value for s in rest for n in by_type(s).get(cst.Name, ())}
-    for name in read:
-        dtypes = {_dtype_of(p.get(name)) for p in paths}
-        if None in dtypes or len(dtypes) < 2:
-            continue
-        if len({d.kind if d.kind != "u" else "i" for d in dtypes}) > 1 or (
-                len({d.itemsize for d in dtypes if d.kind in "fc"}) > 1):
-            return True
-    return False
+    return any(_differ(a.get(name), b.get(name)) for name in read
+               for a in paths for b in paths if a is not b)
 
 
 def _paths(analysis, stmt: cst.If):
@@ -269,11 +263,62 @@ def _choosing(analysis, stmts: list, out: set) -> None:
                 break
 
 
+def _differ(a, b) -> bool:
+    """Whether two values are numbers of different dtypes (kinds, or float widths)."""
+    dtypes = {_dtype_of(a), _dtype_of(b)}
+    if None in dtypes or len(dtypes) < 2:
+        return False
+    return len({d.kind if d.kind != "u" else "i" for d in dtypes}) > 1 or (
+        len({d.itemsize for d in dtypes if d.kind in "fc"}) > 1)
+
+
+def _choice_statements(analysis, stmts: list) -> list:
+    """``t = a if c else b`` (outside loops) whose test is the same for every example, not
+    known exactly, and whose sides are numbers of different dtypes, as the ``if`` statement
+    it means: `_choosing` then takes the statements after it into its branches."""
+    out = []
+    for stmt in stmts:
+        if type(stmt) is cst.If:
+            stmt = _choices_in_if(analysis, stmt)
+        elif type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 \
+                and type(stmt.body[0]) is cst.Assign and type(stmt.body[0].value) is cst.IfExp:
+            assign, choice = stmt.body[0], stmt.body[0].value
+            test = analysis.values.get(choice.test)
+            if test is not None and not getattr(test, "batched", True) \
+                    and analysis.decided.get(choice) is None and _differ(
+                        analysis.values.get(choice.body), analysis.values.get(choice.orelse)):
+                def line(value, assign=assign, stmt=stmt):
+                    return cst.IndentedBlock([stmt.with_changes(
+                        body=[assign.with_changes(value=unparenthesized(value))],
+                        leading_lines=[])])
+                stmt = cst.If(test=unparenthesized(choice.test), body=line(choice.body),
+                              orelse=cst.Else(line(choice.orelse)),
+                              leading_lines=stmt.leading_lines)
+        out.append(stmt)
+    return out
+
+
+def _choices_in_if(analysis, stmt: cst.If) -> cst.If:
+    body = stmt.body.with_changes(body=_choice_statements(analysis, list(stmt.body.body)))
+    orelse = stmt.orelse
+    if type(orelse) is cst.If:
+        orelse = _choices_in_if(analysis, orelse)
+    elif orelse is not None:
+        orelse = orelse.with_changes(body=orelse.body.with_changes(
+            body=_choice_statements(analysis, list(orelse.body.body))))
+    return stmt.with_changes(body=body, orelse=orelse)
+
+
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     kinds = (cst.If, cst.While, cst.IfExp, cst.BooleanOperation)
     if not any(kind in by_type(func.body) for kind in kinds):
         return func
     analysis = ctx.analyze(func)
+    if cst.IfExp in by_type(func.body):
+        statements = _choice_statements(analysis, list(func.body.body))
+        if any(a is not b for a, b in zip(statements, func.body.body)):
+            func = func.with_changes(body=func.body.with_changes(body=statements))
+            analysis = ctx.analyze(func)
     elifs = {n.orelse for n in by_type(func).get(cst.If, ()) if type(n.orelse) is cst.If}
     choosing: set = set()
     _choosing(analysis, list(func.body.body), choosing)
