@@ -309,3 +309,12 @@ def test_excluded_parameters_passed_as_excluded_or_as_numbers_are_rewritten(tmp_
     original, rewritten, _text = both(_EXCLUDED_BY_NAME, tmp_path)
     for got, want in zip(rewritten.fine(), original.fine()):
         np.testing.assert_array_equal(got, want)
+
+
+def test_an_array_passed_to_a_number_parameter_passed_as_it_is_is_a_located_error():
+    from vectorize.rewrite import rewrite_text
+    source = _EXCLUDED_BY_NAME + "\ndef bad():\n    return [g(x, G) for x in [2.0, 3.0]]\n"
+    result = rewrite_text(source, "case.py", backend="torch")
+    assert [e.line for e in result.errors] == [len(source.splitlines())], \
+        [str(e) for e in result.errors]
+    assert "`G` is not a number" in result.errors[0].reason

@@ -284,7 +284,7 @@ def _check_excluded_calls(tree: ast.Module, plans: dict, namespace: dict, where:
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
             continue
         plan = plans.get(node.func.id)
-        if plan is None or not (plan.excluded_by_name or plan.excluded_by_position):
+        if plan is None or plan.kind != "vectorize":
             continue
         starred = any(isinstance(a, ast.Starred) for a in node.args) or any(
             k.arg is None for k in node.keywords)
@@ -309,6 +309,33 @@ def _check_excluded_calls(tree: ast.Module, plans: dict, namespace: dict, where:
                     f"pass it by position, or exclude its name too "
                     f"(excluded={{{position}, {name!r}}})"))
                 return
+        if _array_to_a_number(node, plan, namespace, where, outcome):
+            return
+
+
+def _array_to_a_number(call: ast.Call, plan, namespace: dict, where: Located,
+                       outcome) -> bool:
+    """A parameter passed as it is that the rewritten function computes with as a number
+    (its default's or annotation's type) given a module-level array, list or tuple by a call
+    of the file: an error (the decorator hands the function that object, the rewritten code
+    computes with it as the number it was made for: a tensor compared with a NumPy array, a
+    truth value of an array...)."""
+    positional = [n for n in plan.params if n not in plan.keyword_only]
+    given = dict(zip(positional, call.args))
+    given.update((k.arg, k.value) for k in call.keywords if k.arg is not None)
+    for name, arg in given.items():
+        value = plan.params.get(name)
+        if name in plan.batched or not isinstance(arg, ast.Name) or not isinstance(
+                getattr(value, "example", None), (int, float, complex, np.number)):
+            continue
+        passed = namespace.get(arg.id)
+        if isinstance(passed, (np.ndarray, list, tuple)):
+            outcome.errors.append(where.error(
+                arg, f"`{arg.id}` is not a number, but `{plan.name}` is rewritten for `{name}` "
+                     f"a {type(value.example).__name__} (passed as it is to every example)",
+                f"annotate `{name}` with what the file passes, or pass one number"))
+            return True
+    return False
 
 
 def _uses_decorator_object(name: str, tree: ast.Module, where: Located, outcome) -> bool:
