@@ -10,3 +10,18 @@ from hypothesis import settings  # noqa: E402
 settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _torch_default_dtype():
+    """A file rewritten for PyTorch sets the default dtype to float64 when it runs
+    (`Backend.file_setup`): the tests that load one in process get the default back after."""
+    torch = sys.modules.get("torch")
+    before = torch.get_default_dtype() if torch is not None else None
+    yield
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_default_dtype(before or torch.float32)

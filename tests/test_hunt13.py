@@ -235,11 +235,6 @@ def test_pytorch_keeps_its_documented_joined_dtype():
     assert got.dtype == torch.float64
 
 
-@pytest.mark.xfail(strict=True, reason="open: a value chosen by a condition the same for "
-                   "every example (c > 0) is float32 or float64; the analysis joins the two "
-                   "and the masked loop's carry is copied as float64 (`t.astype(np.float64)`), "
-                   "so the loop runs in float64 where each example runs in float32 "
-                   "(fuzz_hunt13 seed 1026)")
 def test_a_shared_choice_between_float32_and_float64_before_a_masked_loop():
     a = np.array([-1.3, 2.7, 0.2], dtype=np.float32)
     b = np.ones((3, 4), dtype=np.int32)

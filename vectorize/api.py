@@ -249,7 +249,7 @@ class vectorize:
                 entry.probe = (cast,)
         else:
             cast = _static_types(entry)
-        if cast is _REPLAY or not self._outputs_hold(out, entry.spec.result) or \
+        if cast is _REPLAY or not self._outputs_hold(out, entry.spec) or \
                 not _casts_hold(out, cast):
             return self._replay(args, kwargs, entry.spec.result, size, _static_types(entry))
         return self._outputs(out, entry.spec.result, shape, call_args, cast)
@@ -1086,15 +1086,19 @@ class vectorize:
                 ran = None
             entry.otypes = _output_types(entry.spec.result, types.spec.result, ran)
 
-    def _outputs_hold(self, out, result) -> bool:
+    def _outputs_hold(self, out, spec) -> bool:
         """Whether every output converts to its ``otypes`` entry as `_output` casts it.
         Not where numpy.vectorize's conversion of the Python results raises (an int beyond
         an int otype's range, a NaN or an infinity for an int otype, a complex number for a
         real one, a float for a datetime), nor for an object otype (its items are what each
         example returned: a Python float, a NumPy scalar from a NumPy function, an array):
-        the replay then gives what it gives, where ``astype`` would make something else.
+        the replay then gives what it gives, where ``astype`` would make something else;
+        nor for a string otype where values of different types meet per example
+        (`Generated.mixed_types`: ``x if x > 1 else 0.5`` of an int ``x`` is "3" in
+        numpy.vectorize's conversion of the Python int, "3.0" of the batch's float).
         (An example's array result is stacked, as ``np.array`` of the results stacks it:
         numpy.vectorize raises there.)"""
+        result = spec.result
         if isinstance(out, tuple) != isinstance(result, TupleValue) or isinstance(
                 out, tuple) and len(out) != len(result.items):
             # (a pair on one path, a number on another, chosen by a value the same for
@@ -1107,9 +1111,11 @@ class vectorize:
             # (numpy.vectorize makes as many outputs as otypes has entries: one for a
             # function returning pairs raises storing a pair, three are NaN-filled)
             return False
+        mixed = getattr(spec, "mixed_types", None) is not False
         return all(_cast_holds(o, self.otypes[min(i, len(self.otypes) - 1)])
                    for i, o in enumerate(outs)) and not any(
-            np.dtype(o).kind == "O" for o in self.otypes[:len(outs)])
+            np.dtype(o).kind == "O" or mixed and np.dtype(o).kind in "US"
+            for o in self.otypes[:len(outs)])
 
     def _outputs(self, out, result, shape, call_args, cast=None):
         """``cast``: `Entry.otypes`."""

@@ -634,7 +634,7 @@ def _to_numpy(tree):
 
 JOINED: list = []
 NARROW_INPUTS = False       # set by `run_case`: whether an argument is float32
-BRANCHY = __import__("re").compile(r"^\s+(if|elif|while) ", __import__("re").M)
+BRANCHY = __import__("re").compile(r"^\s+(if|elif|while) |\b(max|min)\(", __import__("re").M)
 
 
 def compare(got, expected, backend: str, empty: bool = False, source: str = "") -> str:

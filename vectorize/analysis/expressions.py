@@ -35,7 +35,7 @@ from ..rules.lists import check_index
 from ..rules.registry import Site
 from ..syntax.edit import AUGMENTED_TO_BINARY
 from ..syntax.traversal import walk
-from .environments import Env
+from .environments import Env, no_per_example_choice_between
 from .float_semantics import BINARY_FUNCS, COMPARE_FUNCS, UNARY_FUNCS
 from .float_semantics import evaluate as _evaluate
 from .float_semantics import evaluate_inexact as _evaluate_inexact
@@ -604,6 +604,11 @@ class Expressions:
                 orelse = self.expr(node.orelse, env)
         finally:
             self._batched_depth -= test.batched
+        if test.batched:
+            # (`s if x > 5 else x * 2`: per example a string or an int, which numpy.vectorize
+            # stores by the first example's type; one array of strings would not)
+            no_per_example_choice_between(body, orelse, "the conditional expression gives",
+                                          node)
         joined = join(body, orelse, force_batched=test.batched)
         arm = body if taken else orelse
         if taken is not None and joined.batched and isinstance(joined, Value) \

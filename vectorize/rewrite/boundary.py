@@ -88,7 +88,60 @@ def needs_wrapper(plan, functions: dict[str, str], alias: str) -> bool:
     if plan.kind == "vmap":
         return bool(plan.moves) or plan.out_axes != 0
     return (plan.signature is not None or not broadcasts(functions, plan.name, alias)
-            or _copies(plan, alias))
+            or _copies(plan, alias)
+            or len(plan.batched) > 1 and not _all_reach_result(functions[plan.name],
+                                                               plan.batched))
+
+
+def _names(node) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} if node else set()
+
+
+def _all_reach_result(function: str, batched) -> bool:
+    """Whether each of the ``batched`` parameters reaches a value the elementwise function
+    (`broadcasts`) returns: the short form returns the shape its operands broadcast to, which
+    numpy.vectorize takes from every argument (``f(x, b)`` returning ``x - 1.0`` gives the
+    shape of ``x`` and ``b`` broadcast together; the wrapper's raveled arguments have it).
+    Followed backwards from the returns, through assignments (a rebinding ends a name's
+    reach) and loops to a fixed point; a ``break``/``continue`` answers False."""
+    tree = ast.parse(function).body[0]
+    if any(isinstance(n, (ast.Break, ast.Continue)) for n in ast.walk(tree)):
+        return False
+
+    def block(stmts: list, needed: set) -> set:
+        for stmt in reversed(stmts):
+            needed = statement(stmt, needed)
+        return needed
+
+    def statement(stmt, needed: set) -> set:
+        if isinstance(stmt, ast.Return):
+            return _names(stmt.value)
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            bound = set().union(*(_names(t) for t in targets))
+            if not bound & needed:
+                return needed
+            kept = needed if isinstance(stmt, ast.AugAssign) else needed - bound
+            return kept | _names(stmt.value)
+        if isinstance(stmt, ast.If):
+            return block(stmt.body, needed) | block(stmt.orelse, needed)
+        if isinstance(stmt, (ast.For, ast.While)):
+            head = set(needed)
+            while True:
+                after_body = block(stmt.body, head)
+                if isinstance(stmt, ast.For) and _names(stmt.target) & after_body and not (
+                        isinstance(stmt.iter, ast.Call) and isinstance(stmt.iter.func, ast.Name)
+                        and stmt.iter.func.id == "range"):
+                    after_body |= _names(stmt.iter)
+                new = head | after_body | block(stmt.orelse, needed)
+                if new == head:
+                    return head
+                head = new
+        if isinstance(stmt, ast.With):
+            return block(stmt.body, needed)
+        return needed
+
+    return set(batched) <= block(tree.body, set())
 
 
 def _copies(plan, alias: str) -> bool:

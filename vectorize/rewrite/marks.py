@@ -95,6 +95,10 @@ class Plan:
     result: object = None                  # abstract value of what it returns, once built
     new_result: bool = False               # its result is never an argument or a view of one
     raises: frozenset = frozenset()        # the exception types its generated code raises
+    # vectorize: a parameter `excluded` only by name (numpy.vectorize broadcasts it passed by
+    # position) or only by position (broadcast passed by keyword) -> its position
+    excluded_by_name: dict = field(default_factory=dict)
+    excluded_by_position: dict = field(default_factory=dict)
 
 
 class Located:
@@ -167,6 +171,12 @@ def plan(fdef: ast.FunctionDef, func, mark, namespace: dict, where: Located) -> 
                     item, str) and item not in names + result.keyword_only:
                 raise where.error(decorator, f"`excluded` names {item!r}, which is not a "
                                              f"parameter of `{fdef.name}`")
+        for name in names:
+            position = names.index(name)
+            if name in excluded and position not in excluded:
+                result.excluded_by_name[name] = position
+            elif position in excluded and name not in excluded:
+                result.excluded_by_position[name] = position
         excluded = {names[i] if isinstance(i, int) else i for i in excluded}
         for name in names + result.keyword_only:
             axes[name] = None if name in excluded else 0

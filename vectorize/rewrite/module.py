@@ -11,6 +11,7 @@ file's imports, and an import of this package that nothing uses any more is remo
 from __future__ import annotations
 
 import ast
+import contextlib
 import sys
 import types
 from dataclasses import dataclass, field
@@ -73,10 +74,15 @@ def rewrite_text(text: str, filename: str, *, only: str | None = None,
         return outcome
     original_module = module
     rewriter = _Functions(module, tree, skel, where, explain, outcome, backend)
-    for stmt, mark in marked:
-        rewriter.rewrite(stmt, mark)
+    # the functions are rewritten as the file runs them: with NumPy's promotions, which the
+    # file's setup gives the namespace (`Backend.file_setup`: PyTorch's default dtype)
+    with rewriter.context.backend.numpy_call((), {}) or contextlib.nullcontext():
+        for stmt, mark in marked:
+            rewriter.rewrite(stmt, mark)
     if not outcome.errors:
         _check_aliases(rewriter.needed, skel, marked[0][0], where, outcome)
+    if not outcome.errors:
+        _check_excluded_calls(tree, rewriter.plans, skel.namespace, where, outcome)
     if outcome.errors:
         return outcome
     backend = rewriter.context.backend
@@ -256,6 +262,80 @@ def _check_aliases(needed: dict, skel, stmt, where: Located, outcome: Outcome) -
                 stmt, f"the rewritten code calls {value.__name__} `{alias}`, but this file "
                       f"binds `{alias}` in a way the file rewriter does not follow: "
                       f"{skel.why_unknown(alias)}", f"import {value.__name__} as {alias}"))
+
+
+def _check_excluded_calls(tree: ast.Module, plans: dict, namespace: dict, where: Located,
+                          outcome) -> None:
+    """numpy.vectorize leaves out of the broadcast a name in ``excluded`` only where it is
+    passed by keyword, and a position only where it is passed by position: a call of the
+    file that passes such a parameter the other way broadcasts it as a batched argument,
+    which the rewritten function (passing it as it is) would not. Such a call is an error
+    (one with ``*args`` or ``**kwargs`` may be one, and is one too), unless the argument is
+    one number, string or None (a literal, a module constant: the same in every example)."""
+    def scalar(arg) -> bool:
+        if isinstance(arg, ast.UnaryOp):
+            arg = arg.operand
+        if isinstance(arg, ast.Constant):
+            return True
+        return isinstance(arg, ast.Name) and isinstance(
+            namespace.get(arg.id, ()), (int, float, complex, str, type(None)))
+
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        plan = plans.get(node.func.id)
+        if plan is None or plan.kind != "vectorize":
+            continue
+        starred = any(isinstance(a, ast.Starred) for a in node.args) or any(
+            k.arg is None for k in node.keywords)
+        keywords = {k.arg for k in node.keywords}
+        for name, position in plan.excluded_by_name.items():
+            if starred or position < len(node.args) and not scalar(node.args[position]):
+                outcome.errors.append(where.error(
+                    node, f"`{name}` is excluded by name, which numpy.vectorize honours for a "
+                          "keyword argument only: passed by position it is broadcast as a "
+                          f"batched argument, which the rewritten `{plan.name}` would not do",
+                    f"pass it as `{name}=...`, or exclude its position too "
+                    f"(excluded={{{name!r}, {position}}})"))
+                return
+        for name, position in plan.excluded_by_position.items():
+            if starred or name in keywords and not scalar(
+                    next(k.value for k in node.keywords if k.arg == name)):
+                outcome.errors.append(where.error(
+                    node, f"`{name}` is excluded by position ({position}), which "
+                          "numpy.vectorize honours for a positional argument only: passed by "
+                          "keyword it is broadcast as a batched argument, which the rewritten "
+                          f"`{plan.name}` would not do",
+                    f"pass it by position, or exclude its name too "
+                    f"(excluded={{{position}, {name!r}}})"))
+                return
+        if _array_to_a_number(node, plan, namespace, where, outcome):
+            return
+
+
+def _array_to_a_number(call: ast.Call, plan, namespace: dict, where: Located,
+                       outcome) -> bool:
+    """A parameter passed as it is that the rewritten function computes with as a number
+    (its default's or annotation's type) given a module-level array, list or tuple by a call
+    of the file: an error (the decorator hands the function that object, the rewritten code
+    computes with it as the number it was made for: a tensor compared with a NumPy array, a
+    truth value of an array...)."""
+    positional = [n for n in plan.params if n not in plan.keyword_only]
+    given = dict(zip(positional, call.args))
+    given.update((k.arg, k.value) for k in call.keywords if k.arg is not None)
+    for name, arg in given.items():
+        value = plan.params.get(name)
+        if name in plan.batched or not isinstance(arg, ast.Name) or not isinstance(
+                getattr(value, "example", None), (int, float, complex, np.number)):
+            continue
+        passed = namespace.get(arg.id)
+        if isinstance(passed, (np.ndarray, list, tuple)):
+            outcome.errors.append(where.error(
+                arg, f"`{arg.id}` is not a number, but `{plan.name}` is rewritten for `{name}` "
+                     f"a {type(value.example).__name__} (passed as it is to every example)",
+                f"annotate `{name}` with what the file passes, or pass one number"))
+            return True
+    return False
 
 
 def _uses_decorator_object(name: str, tree: ast.Module, where: Located, outcome) -> bool:

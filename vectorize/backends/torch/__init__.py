@@ -278,6 +278,15 @@ class TorchBackend(Backend):
     def copy(self, x: str) -> str:
         return f"{x}.clone()"
 
+    def file_setup(self):
+        """A rewritten file computes as the per-example code does, which promotes as NumPy:
+        a Python float is a float64 tensor and an int tensor meeting one gives float64, under
+        PyTorch's default dtype set to float64 (float32 otherwise: `dtypes.numpy_defaults`,
+        as the decorator calls on NumPy arguments)."""
+        return {"torch": torch_module()}, [
+            "torch.set_default_dtype(torch.float64)  # Python floats in float64, as the "
+            "per-example code"]
+
     def finish_function(self, func_def, ctx):
         """Writes into created tensors copied first while autograd records
         (`writes.autograd_safe`)."""
