@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from vectorize import vectorize, vmap
+from vectorize import VectorizeError, vectorize, vmap
 
 
 def _loop(f, *args):
@@ -318,3 +318,40 @@ def test_an_array_passed_to_a_number_parameter_passed_as_it_is_is_a_located_erro
     assert [e.line for e in result.errors] == [len(source.splitlines())], \
         [str(e) for e in result.errors]
     assert "`G` is not a number" in result.errors[0].reason
+
+
+def _four_choices(x, c):
+    t = np.float32(1.5) if c > 0 else 2.5
+    u = np.float32(0.5) if c > 1 else 1.5
+    v = np.float32(0.25) if c > 2 else 3.5
+    w = np.float32(0.125) if c > 3 else 4.5
+    k = 0
+    while x > t + u + v + w and k < 10:
+        x = x - 1
+        k += 1
+    return x
+
+
+def _three_choices(x, c):
+    t = np.float32(1.5) if c > 0 else 2.5
+    u = np.float32(0.5) if c > 1 else 1.5
+    v = np.float32(0.25) if c > 2 else 3.5
+    k = 0
+    while x > t + u + v and k < 10:
+        x = x - 1
+        k += 1
+    return x
+
+
+def test_dtype_choices_copy_their_continuation_a_bounded_number_of_times():
+    """Each shared `if` choosing a dtype copies the statements after it into its branches
+    (the code doubles): three are written out and equal the loop for every choice; a fourth
+    is a located refusal, not 16 copies."""
+    x = np.array([3.0, 20.0, 1.0, np.nan, -0.0], np.float32)
+    for c in (-1.0, 0.5, 1.5, 2.5):
+        got = vmap(_three_choices, in_axes=(0, None))(x, c)
+        want = [_three_choices(v, c) for v in x]
+        assert got.dtype == np.asarray(want).dtype
+        np.testing.assert_array_equal(got, np.asarray(want))
+    with pytest.raises(VectorizeError, match="more than 3"):
+        vmap(_four_choices, in_axes=(0, None))(x, -1.0)

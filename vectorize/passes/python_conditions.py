@@ -43,6 +43,7 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import Value, _number_kind
+from ..errors import Unsupported
 from ..syntax.edit import unparenthesized
 from ..syntax.traversal import by_type, rewrite
 
@@ -155,6 +156,11 @@ class _Conditions(cst.CSTTransformer):
 
     def leave_Return(self, original_node, updated_node):
         return self._strip_made(updated_node, "value") if updated_node.value else updated_node
+
+
+# Each `if` that chooses a dtype copies the statements after it into its branches: the code
+# doubles with each one on a path, so past this many the function is refused instead.
+MAX_CHOOSING = 3
 
 
 def _dtype_of(value):
@@ -322,6 +328,13 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     elifs = {n.orelse for n in by_type(func).get(cst.If, ()) if type(n.orelse) is cst.If}
     choosing: set = set()
     _choosing(analysis, list(func.body.body), choosing)
+    if len(choosing) > MAX_CHOOSING:
+        node = next(n for n in by_type(func).get(cst.If, ()) if n in choosing)
+        raise Unsupported(
+            f"more than {MAX_CHOOSING} `if`s whose test is the same for every example choose "
+            "between numbers of different dtypes that later statements read: each would copy "
+            "the statements after it into its branches", node,
+            suggestion="convert the choices to one dtype (e.g. float(...)) before they meet")
     conditions = _Conditions(analysis, elifs, choosing)
     func = rewrite(func, conditions)
     if conditions.specialized:
