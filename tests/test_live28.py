@@ -1,10 +1,18 @@
-"""The scalar tail of a compacted ``while`` loop runs loops that call helpers
+"""Compacted loops' per-pass work.
+
+The scalar tail of a compacted ``while`` loop runs loops that call helpers
 (`passes.compact._ScalarBody._inlined`): a helper whose generated body is one ``return``
 is its expression in the lane's pass, translated by the same rules as the loop's own
 operations. Each loop's generated code runs with the tail taken from the first pass on and
 with the tail off, and both give equal bits, dtypes and exception types; the vectorized
 function is checked against ``numpy.vectorize`` (values and dtype, or the exception type)
 on inputs with NaN, inf, signed zeros, zero divisors and int64 overflow.
+
+A check Python's semantics needs (`passes.python_raises`) is written once where the same
+test was checked before on every path to it and nothing it reads changed since (the
+``math.isinf(x)`` of ``math.cos(x)`` and ``math.sin(x)`` in one pass of a loop): each test
+counts the checks in the generated code and compares with ``numpy.vectorize``, the
+exception type included.
 """
 
 from __future__ import annotations
@@ -67,6 +75,45 @@ def nested(x, m):
         x = 1.0 + quad(x) * 0.5
         k += 1
     return x + k
+
+
+def first_root(c):
+    """``math.cos(x)`` and ``math.sin(x)`` check ``x`` for inf: once a pass."""
+    x = 0.0
+    k = 0
+    while k < 200:
+        f = math.cos(x) - c * x
+        if abs(f) < 1e-9:
+            return x
+        x = x + 0.5 * f / (math.sin(x) + c)
+        k += 1
+    return math.nan
+
+
+def changed_between(x):
+    """``x`` changes between the two square roots: two checks."""
+    y = math.sqrt(x)
+    x = x - 1.0
+    return y + math.sqrt(x)
+
+
+def branch_only(x, t):
+    """The first check runs on one branch only: the second stays."""
+    y = 0.0
+    if t > 0:
+        y = math.sqrt(x)
+    return y + math.sqrt(x)
+
+
+def before_the_loop(x, n):
+    """Checked before the loop: again in it where the loop changes ``x``, not for ``c``."""
+    y = math.sqrt(x) + math.log(n)
+    k = 0
+    while k < n:
+        y = y + math.sqrt(x) + math.log(n)
+        x = x - 1.0
+        k += 1
+    return y
 
 
 def halve(n):
@@ -240,3 +287,50 @@ def test_vmap_helper_in_the_tail(loops):
         expected = np.array([loops.sqrt_newton(v) for v in a])
         got = np.asarray(vf(a))
     _same_bits(got, expected, "vmap sqrt_newton")
+
+
+def _count(vf, args, text):
+    return vf.source(*args).count(text)
+
+
+def _against_numpy(func, args):
+    vf = vz.vectorize(func)
+    expected, error = _reference(func, args)
+    try:
+        got = np.asarray(vf(*args))
+    except Exception as exc:  # noqa: BLE001 -- compared with numpy.vectorize's
+        assert error is type(exc), (func.__name__, exc, error)
+        return vf
+    assert error is None, (func.__name__, error)
+    _same_bits(got, expected, func.__name__)
+    return vf
+
+
+def test_a_check_written_once_a_pass(loops):
+    c = _floats(np.random.default_rng(8), 200, -4.0, 3.0)
+    vf = _against_numpy(loops.first_root, (c,))
+    assert _count(vf, (c,), "isinf(") == 1, vf.source(c)
+    _against_numpy(loops.first_root, (np.concatenate([c, [math.inf]]),))
+    _against_numpy(loops.first_root, (np.concatenate([c, [math.nan, -0.0, 0.0]]),))
+
+
+def test_checks_that_must_stay(loops):
+    x = np.array([4.0, 0.5, 2.0, 1.0])
+    vf = _against_numpy(loops.changed_between, (x,))
+    assert _count(vf, (x,), "raise ValueError") == 2, vf.source(x)
+    _against_numpy(loops.changed_between, (x - 0.75,))
+    _against_numpy(loops.changed_between, (np.array([0.25, 4.0, -0.0]),))
+
+    t = np.array([1.0, -1.0, 1.0, -1.0])
+    vf = _against_numpy(loops.branch_only, (x, t))
+    assert _count(vf, (x, t), "raise ValueError") == 2, vf.source(x, t)
+    _against_numpy(loops.branch_only, (x - 3.0, -t))
+    _against_numpy(loops.branch_only, (np.array([-1.0, 4.0]), np.array([-1.0, -1.0])))
+
+    n = np.array([3.0, 5.0, 1.0, 2.0])
+    vf = _against_numpy(loops.before_the_loop, (x + 2.0, n))
+    source = vf.source(x + 2.0, n)
+    # the log's check (``n <= 0``) before the loop only; the square root's in it again
+    assert source.count("raise ValueError") == 3, source
+    _against_numpy(loops.before_the_loop, (x, n))
+    _against_numpy(loops.before_the_loop, (x, n - 1.0))
