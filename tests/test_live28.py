@@ -105,6 +105,17 @@ def branch_only(x, t):
     return y + math.sqrt(x)
 
 
+def after_elif(x, t):
+    """The first check is of an ``elif``'s test, on its path only: the second stays."""
+    if t > 0:
+        y = 1.0
+    elif math.sqrt(x) > 2.0:
+        y = 2.0
+    else:
+        y = 3.0
+    return y + math.sqrt(x)
+
+
 def before_the_loop(x, n):
     """Checked before the loop: again in it where the loop changes ``x``, not for ``c``."""
     y = math.sqrt(x) + math.log(n)
@@ -326,6 +337,11 @@ def test_checks_that_must_stay(loops):
     assert _count(vf, (x, t), "raise ValueError") == 2, vf.source(x, t)
     _against_numpy(loops.branch_only, (x - 3.0, -t))
     _against_numpy(loops.branch_only, (np.array([-1.0, 4.0]), np.array([-1.0, -1.0])))
+
+    vf = _against_numpy(loops.after_elif, (x, t))
+    assert _count(vf, (x, t), "raise ValueError") == 2, vf.source(x, t)
+    # (t > 0 and x < 0: only the last square root raises, in Python as here)
+    _against_numpy(loops.after_elif, (np.array([-1.0, 4.0]), np.array([1.0, -1.0])))
 
     n = np.array([3.0, 5.0, 1.0, 2.0])
     vf = _against_numpy(loops.before_the_loop, (x + 2.0, n))

@@ -1262,7 +1262,12 @@ class _Writer:
         orelse = stmt.orelse
         else_facts = facts + [_Fact(stmt.test, True)]
         if isinstance(orelse, cst.If):
+            # (the checks of an `elif`'s test run on its path only: `written` after the
+            # `if` is what it was before its test)
+            outer = self.written
+            self.written = dict(outer)
             inner = self.if_statement(orelse, _inside(else_facts, orelse))
+            self.written = outer
             if len(inner) == 1:
                 orelse = inner[0]
             else:       # `elif t:` whose test has checks: `else:` / checks / `if t:`
