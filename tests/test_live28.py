@@ -127,6 +127,16 @@ def before_the_loop(x, n):
     return y
 
 
+def truth_choices(x, y):
+    """Choices between a truth and a constant: operations on truths, no ``where``."""
+    a = x > 0
+    b = True if y > 1 else a
+    c = False if y > 2 else a
+    d = a if y > 3 else True
+    e = a if y > 4 else False
+    return int(b) + 2 * int(c) + 4 * int(d) + 8 * int(e)
+
+
 def halve(n):
     return n // 2
 
@@ -350,3 +360,16 @@ def test_checks_that_must_stay(loops):
     assert source.count("raise ValueError") == 3, source
     _against_numpy(loops.before_the_loop, (x, n))
     _against_numpy(loops.before_the_loop, (x, n - 1.0))
+
+
+def test_truth_choices(loops):
+    rng = np.random.default_rng(9)
+    x, y = rng.uniform(-1.0, 1.0, 200), rng.uniform(0.0, 5.0, 200)
+    x[:3], y[:3] = [math.nan, -0.0, 0.0], [math.nan, 1.0, 4.0]
+    vf = _against_numpy(loops.truth_choices, (x, y))
+    source = vf.source(x, y)
+    assert "np.where(" not in source and "blend(" not in source, source
+    for backend in ("torch",):
+        pytest.importorskip(backend)
+        got = np.asarray(vz.vmap(loops.truth_choices, backend=backend)(x, y))
+        np.testing.assert_array_equal(got, np.vectorize(loops.truth_choices)(x, y))
