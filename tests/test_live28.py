@@ -137,6 +137,24 @@ def truth_choices(x, y):
     return int(b) + 2 * int(c) + 4 * int(d) + 8 * int(e)
 
 
+def mandelbrot(cr, ci):
+    zr = 0.0
+    zi = 0.0
+    n = 0
+    while zr * zr + zi * zi <= 4.0 and n < 100:
+        zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
+        n += 1
+    return n
+
+
+def counted_from(x, n):
+    """A count from a per-example start (int64 past its top wraps under ``vmap``)."""
+    while x > 1.0:
+        x = x * 0.5
+        n += 1
+    return n
+
+
 def halve(n):
     return n // 2
 
@@ -373,3 +391,22 @@ def test_truth_choices(loops):
         pytest.importorskip(backend)
         got = np.asarray(vz.vmap(loops.truth_choices, backend=backend)(x, y))
         np.testing.assert_array_equal(got, np.vectorize(loops.truth_choices)(x, y))
+
+
+def test_counts_merge_by_adding_the_mask(loops):
+    rng = np.random.default_rng(10)
+    cr, ci = rng.uniform(-2.0, 0.5, 300), rng.uniform(-1.25, 1.25, 300)
+    cr[:3], ci[:3] = [math.nan, math.inf, -0.0], [0.0, 0.0, -0.0]
+    vf = _against_numpy(loops.mandelbrot, (cr, ci))
+    assert "n_lanes = n_lanes + active_lanes if idle else n_if" in vf.source(cr, ci)
+    x = _floats(rng, 300, -3.0, 40.0)
+    n = rng.integers(-5, 5, 300)
+    n[:3] = [2 ** 63 - 1, 2 ** 63 - 10, -2 ** 63]
+    vf = _against_numpy(loops.counted_from, (x[3:], n[3:]))
+    assert "n_lanes + active_lanes" in vf.source(x[3:], n[3:])
+    _against_numpy(loops.counted_from, (x, n))     # (Python ints pass the int64 top)
+    vm = vz.vmap(loops.counted_from)
+    with np.errstate(all="ignore"):
+        expected = np.array([loops.counted_from(a, b) for a, b in zip(x, n)])
+        got = np.asarray(vm(x, n))
+    _same_bits(got, expected, "vmap counted_from")

@@ -252,7 +252,8 @@ class _Compact(cst.CSTTransformer):
         per_lane, fixed = _compaction_cost(len(kept), len(names), body)
         tail = self._scalar_tail(active, carried, [n for n, _ in kept], names, local, body,
                                  put_back, lanes, running) if scalar_tail else None
-        body = _merged_while_idle(body, merges, idle, unmerged)
+        counts = {local[name] for name, dtype in carried if dtype.kind in "iu"}
+        body = _merged_while_idle(body, merges, idle, unmerged, counts)
         lines.append(f"{idle} = 0")
         check = _statements([
             f"{running} = {prims.count(g_active)}",
@@ -962,7 +963,8 @@ def _negated(node):
     return cst.UnaryOperation(cst.Not(), node)
 
 
-def _merged_while_idle(body: list, merges: dict, idle: str, unmerged=frozenset()) -> list:
+def _merged_while_idle(body: list, merges: dict, idle: str, unmerged=frozenset(),
+                       counts=frozenset()) -> list:
     """``body`` with each merge `_Compact._plain_merges` found (by index) taken only where
     some lane in the loop's arrays has finished, ``x = np.where(active, x_new, x) if idle
     else x_new``, and those in ``unmerged`` never, ``x = x_new`` (a carry the code after
@@ -973,16 +975,44 @@ def _merged_while_idle(body: list, merges: dict, idle: str, unmerged=frozenset()
     (Counting what the merges cost towards compacting, so that a few finished lanes make the
     loop compact sooner, was measured slower on benchmarks/bench_live_loops.py: where lanes
     finish one by one, as Mandelbrot's late escapes do, it compacts every few passes and pays
-    more in gathers than the merges cost.)"""
+    more in gathers than the merges cost.)
+    A count, an int carry in ``counts`` whose new value is ``n_new = n + 1`` (``n`` unchanged
+    until the merge), merges as ``n + active`` (the mask counts 0 or 1: the same ints,
+    wrapped alike, in one addition instead of a choice)."""
     out = list(body)
     for k in merges:
         # (each statement as `_Compact._local` renamed it)
         assign = out[k].body[0]
         new = assign.value.args[1].value
+        merged = _counted(body[:k], _merged_name(out[k]), new, assign.value.args[0].value) \
+            if _merged_name(out[k]) in counts else None
         out[k] = out[k].with_changes(body=[assign.with_changes(
-            value=new if k in unmerged else cst.IfExp(test=cst.Name(idle), body=assign.value,
-                                                      orelse=new))])
+            value=new if k in unmerged else cst.IfExp(
+                test=cst.Name(idle), body=merged or assign.value, orelse=new))])
     return out
+
+
+def _counted(before: list, name: str, new, active):
+    """``name + active`` where ``new`` is a name the last assignment of which in ``before``
+    is ``new = name + 1``, with nothing after it assigning ``name``; else None."""
+    if type(new) is not cst.Name:
+        return None
+    for stmt in reversed(before):
+        if name in writes(stmt):
+            return None
+        if new.value not in writes(stmt):
+            continue
+        assign = stmt.body[0] if type(stmt) is cst.SimpleStatementLine and \
+            len(stmt.body) == 1 else None
+        value = getattr(assign, "value", None)
+        if type(assign) is cst.Assign and len(assign.targets) == 1 and \
+                type(assign.targets[0].target) is cst.Name and \
+                type(value) is cst.BinaryOperation and type(value.operator) is cst.Add and \
+                type(value.left) is cst.Name and value.left.value == name and \
+                type(value.right) is cst.Integer and value.right.value == "1":
+            return cst.BinaryOperation(cst.Name(name), cst.Add(), active)
+        return None
+    return None
 
 
 def _merged_name(stmt) -> str:
