@@ -489,7 +489,7 @@ def test_merges_of_dead_carries_are_dropped(forms):
     the loop keeps); a kept carry, or a body that calls a helper, keeps its merge."""
     source = vz.vectorize(forms[0].mandelbrot).source(np.zeros(3), np.zeros(3))
     assert "zr_lanes = zr_if\n" in source and "zi_lanes = zi_if\n" in source, source
-    assert "n_lanes = np.where(active_lanes, n_if, n_lanes) if idle else n_if" in source
+    assert "n_lanes = n_lanes + active_lanes if idle else n_if" in source, source
     source = vz.vectorize(forms[0].dead_domain).source(np.zeros(3))
     assert "x_lanes = x_if\n" in source, source
     source = vz.vectorize(forms[0].dead_power).source(np.zeros(3))
