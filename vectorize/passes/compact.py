@@ -65,7 +65,7 @@ import numpy as np
 
 from ..abstract import Value
 from ..errors import Unsupported
-from ..liveness import Liveness, body_of, definite_writes, exposed_reads, writes
+from ..liveness import Liveness, body_of, bound_names, definite_writes, exposed_reads, writes
 from ..loops.facts import loop_mask
 from ..syntax.edit import RenameNames, fix_parens
 from ..syntax.templates import parse_expr, parse_stmt, render
@@ -168,6 +168,7 @@ class _Compact(cst.CSTTransformer):
         self.made: dict[str, str] = {}      # fresh name -> the name it was made from
         self.loops = 0      # compacted loops around the node visited
         self.quiet = 0      # `with np.errstate(all="ignore")` blocks around it
+        self.bound: set[str] = set()    # the names the function binds
 
     def fresh(self, base: str) -> str:
         name = self.ctx.namer.fresh(base)
@@ -306,8 +307,9 @@ class _Compact(cst.CSTTransformer):
         scalar.update({name: self.fresh(f"{name}_lane") for name in sorted(assigned)})
         # the helpers the loop calls, as the generated module has them (specialized and
         # transformed already: the analysis of this function reached their calls)
+        # (not a name the function binds itself: a call of it is not the helper's)
         helpers = {spec.name: spec.tree for spec in self.ctx.module.specs.values()
-                   if spec.tree is not None}
+                   if spec.tree is not None and spec.name not in self.bound}
         try:
             translate = _ScalarBody(scalar, kinds, prims.alias, true={local[active]},
                                     helpers=helpers, fresh=self.fresh)
@@ -1240,4 +1242,5 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if not BatchedLoopFacts.get(ctx).loops and not ifs:
         return func
     compact = _Compact(ctx, Liveness(func))
+    compact.bound = bound_names(func)
     return _numbered_in_order(rewrite(func, compact), compact.made)
