@@ -155,6 +155,22 @@ def counted_from(x, n):
     return n
 
 
+def newton_tail(a, x0):
+    x = x0
+    while abs(x * x - a) > 1e-12 * a:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def int_invariant(x, a):
+    """``a * 3 - 1`` is the same every pass (it may pass the int64 top)."""
+    k = 0
+    while x < a * 3 - 1 and k < 50:
+        x = x + 1
+        k += 1
+    return k
+
+
 def halve(n):
     return n // 2
 
@@ -410,3 +426,25 @@ def test_counts_merge_by_adding_the_mask(loops):
         expected = np.array([loops.counted_from(a, b) for a, b in zip(x, n)])
         got = np.asarray(vm(x, n))
     _same_bits(got, expected, "vmap counted_from")
+
+
+def test_loop_invariant_arithmetic_once(loops):
+    rng = np.random.default_rng(11)
+    a = rng.uniform(1.0, 2.0, 300)
+    x0 = a * 2.0 ** np.minimum(rng.pareto(1.5, 300), 88.0)
+    a[:4], x0[:4] = [math.nan, math.inf, 4.0, 1e300], [1.0, 2.0, -0.0, 1e300]
+    _check(loops, "newton_tail", (a, x0))
+    source = vz.vectorize(loops.newton_tail).source(a, x0)
+    assert "invariant = 1e-12 * a_lanes" in source and "> invariant" in source, source
+    assert "invariant = invariant[keep]" in source, source
+    x = rng.integers(-60, 60, 200)
+    n = rng.integers(-20, 20, 200)
+    # (a loop of ints runs outside np.errstate: nothing is moved before it)
+    _against_numpy(loops.int_invariant, (x, n))
+    n[5] = 2 ** 62
+    _against_numpy(loops.int_invariant, (x, n))
+    vm = vz.vmap(loops.int_invariant)
+    with np.errstate(all="ignore"):
+        expected = np.array([loops.int_invariant(p, q) for p, q in zip(x, n)])
+        got = np.asarray(vm(x, n))
+    _same_bits(got, expected, "vmap int_invariant")

@@ -68,7 +68,7 @@ from ..errors import Unsupported
 from ..liveness import Liveness, body_of, bound_names, definite_writes, exposed_reads, writes
 from ..loops.facts import loop_mask
 from ..syntax.edit import RenameNames, fix_parens
-from ..syntax.templates import parse_expr, parse_stmt, render
+from ..syntax.templates import bare_code, parse_expr, parse_stmt, render
 from ..syntax.traversal import children, recalled, remember, rewrite, walk
 from .records import ArrayValues, BatchedLoopFacts, CompactedIfs
 from .simplify import is_errstate
@@ -255,6 +255,13 @@ class _Compact(cst.CSTTransformer):
                                  put_back, lanes, running) if scalar_tail else None
         counts = {local[name] for name, dtype in carried if dtype.kind in "iu"}
         body = _merged_while_idle(body, merges, idle, unmerged, counts)
+        if self.quiet and not self.loops and not _changed_in_place(body):
+            # arithmetic of the values the loop only reads: once before it, gathered with
+            # them (the tail, made above, computes it in Python numbers)
+            body, hoisted = _hoisted(body, {local[n] for n in read_only}, self.fresh)
+            lines += [f"{name} = {render(value).strip()}" for name, value in hoisted]
+            compaction[-1:-1] = [f"{name} = {prims.gather(name, keep)}"
+                                 for name, _ in hoisted]
         lines.append(f"{idle} = 0")
         check = _statements([
             f"{running} = {prims.count(g_active)}",
@@ -992,6 +999,56 @@ def _merged_while_idle(body: list, merges: dict, idle: str, unmerged=frozenset()
             value=new if k in unmerged else cst.IfExp(
                 test=cst.Name(idle), body=merged or assign.value, orelse=new))])
     return out
+
+
+def _hoisted(body: list, names: set, fresh) -> tuple[list, list]:
+    """``body`` with each largest expression of ``+ - *`` and unary ``-`` of the ``names``
+    (a loop's gathered values it only reads) and numbers, reading one of the names at
+    least, as a fresh name, and the (name, expression) pairs: the same values, computed
+    once before the loop (the operations cannot raise; under ``np.errstate`` they do not
+    warn)."""
+    if not names:
+        return body, []
+    hoist = _Invariants(names, fresh)
+    out = [stmt.visit(hoist) for stmt in body]
+    return out, list(hoist.found.values())
+
+
+class _Invariants(cst.CSTTransformer):
+    _OPERATORS = (cst.Add, cst.Subtract, cst.Multiply)
+
+    def __init__(self, names: set, fresh):
+        self.names, self.fresh = names, fresh
+        self.found: dict[str, tuple] = {}      # code -> (name, expression)
+
+    def invariant(self, node) -> bool:
+        t = type(node)
+        if t is cst.Name:
+            return node.value in self.names
+        if t in (cst.Float, cst.Integer):
+            return True
+        if t is cst.BinaryOperation:
+            return type(node.operator) in self._OPERATORS and self.invariant(node.left) and \
+                self.invariant(node.right)
+        if t is cst.UnaryOperation:
+            return type(node.operator) is cst.Minus and self.invariant(node.expression)
+        return False
+
+    def hoisted(self, node) -> bool:
+        return type(node) in (cst.BinaryOperation, cst.UnaryOperation) and \
+            self.invariant(node) and not self.names.isdisjoint(_names_in(node))
+
+    def on_visit(self, node) -> bool:
+        return not self.hoisted(node)
+
+    def on_leave(self, original_node, updated_node):
+        if not self.hoisted(original_node):
+            return updated_node
+        value = original_node.with_changes(lpar=[], rpar=[])
+        code = bare_code(value)
+        if code not in self.found:
+            self.found[code] = (self.fresh("invariant"), value)
+        return cst.Name(self.found[code][0])
 
 
 def _counted(before: list, name: str, new, active):
