@@ -36,7 +36,7 @@ def escape_for_compact(cr, ci):
             zi_if_sq = zi_if * zi_if
             cond = zr_if_sq + zi_if_sq > 4.0
             zr_else, zi_else = zr_if_sq - zi_if_sq + cr_lanes, 2.0 * zr_if * zi_if + ci_lanes
-            active_if_2 = np.where(cond, False, active_if_2)
+            active_if_2 = ~cond & active_if_2
             zi_if = np.where(cond, zi_if, zi_else)
             zr_if = np.where(cond, zr_if, zr_else)
             count_if = np.where(cond, count_if, count_if + 1)
@@ -46,7 +46,7 @@ def escape_for_compact(cr, ci):
             active_lanes = active_lanes & active_if_2
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
-            if not running or idle >= 0.44 * lanes.size + 220:
+            if not running or idle >= 0.42 * lanes.size + 210:
                 if lanes.size == len(active):
                     count = count_lanes.astype(np.int64)
                 elif lanes.size:

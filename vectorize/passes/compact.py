@@ -65,10 +65,10 @@ import numpy as np
 
 from ..abstract import Value
 from ..errors import Unsupported
-from ..liveness import Liveness, body_of, definite_writes, exposed_reads, writes
+from ..liveness import Liveness, body_of, bound_names, definite_writes, exposed_reads, writes
 from ..loops.facts import loop_mask
 from ..syntax.edit import RenameNames, fix_parens
-from ..syntax.templates import parse_expr, parse_stmt, render
+from ..syntax.templates import bare_code, parse_expr, parse_stmt, render
 from ..syntax.traversal import children, recalled, remember, rewrite, walk
 from .records import ArrayValues, BatchedLoopFacts, CompactedIfs
 from .simplify import is_errstate
@@ -168,6 +168,7 @@ class _Compact(cst.CSTTransformer):
         self.made: dict[str, str] = {}      # fresh name -> the name it was made from
         self.loops = 0      # compacted loops around the node visited
         self.quiet = 0      # `with np.errstate(all="ignore")` blocks around it
+        self.bound: set[str] = set()    # the names the function binds
 
     def fresh(self, base: str) -> str:
         name = self.ctx.namer.fresh(base)
@@ -252,7 +253,15 @@ class _Compact(cst.CSTTransformer):
         per_lane, fixed = _compaction_cost(len(kept), len(names), body)
         tail = self._scalar_tail(active, carried, [n for n, _ in kept], names, local, body,
                                  put_back, lanes, running) if scalar_tail else None
-        body = _merged_while_idle(body, merges, idle, unmerged)
+        counts = {local[name] for name, dtype in carried if dtype.kind in "iu"}
+        body = _merged_while_idle(body, merges, idle, unmerged, counts)
+        if self.quiet and not self.loops and not _changed_in_place(body):
+            # arithmetic of the values the loop only reads: once before it, gathered with
+            # them (the tail, made above, computes it in Python numbers)
+            body, hoisted = _hoisted(body, {local[n] for n in read_only}, self.fresh)
+            lines += [f"{name} = {render(value).strip()}" for name, value in hoisted]
+            compaction[-1:-1] = [f"{name} = {prims.gather(name, keep)}"
+                                 for name, _ in hoisted]
         lines.append(f"{idle} = 0")
         check = _statements([
             f"{running} = {prims.count(g_active)}",
@@ -303,13 +312,19 @@ class _Compact(cst.CSTTransformer):
         assigned = set().union(*map(writes, body)) - set(local.values())
         scalar = {local[name]: self.fresh(f"{name}_lane") for name in names}
         scalar.update({name: self.fresh(f"{name}_lane") for name in sorted(assigned)})
+        # the helpers the loop calls, as the generated module has them (specialized and
+        # transformed already: the analysis of this function reached their calls)
+        # (not a name the function binds itself: a call of it is not the helper's)
+        helpers = {spec.name: spec.tree for spec in self.ctx.module.specs.values()
+                   if spec.tree is not None and spec.name not in self.bound}
         try:
-            translate = _ScalarBody(scalar, kinds, prims.alias, true={local[active]})
+            translate = _ScalarBody(scalar, kinds, prims.alias, true={local[active]},
+                                    helpers=helpers, fresh=self.fresh)
             stmts = [lane for s in body for lane in translate.statement(s)]
             if translate.floats and not self.quiet:
                 raise _NotScalar        # (NumPy may warn where Python floats do not)
         except _NotScalar:
-            for name in scalar.values():
+            for name in [*scalar.values(), *translate.made]:
                 self.ctx.namer.release(name)
                 self.made.pop(name, None)
             return None
@@ -318,7 +333,7 @@ class _Compact(cst.CSTTransformer):
                  if scalar[local[name]] in read or name in kept or name == active}
         flag, lane = self.fresh("scalar_tail"), self.fresh("lane")
         kept = [name for name in kept if name in lists]
-        lines = [f"if 0 < {running} <= {_tail_lanes(body, stmts)} and {flag}:"]
+        lines = [f"if 0 < {running} <= {_tail_lanes(body, stmts, helpers)} and {flag}:"]
         lines += [f"    {lists[name]} = {local[name]}.tolist()" for name in lists]
         g_active = local[active]
         lines += ["    try:", f"        for {lane} in range({prims.size(lanes)}):",
@@ -617,15 +632,24 @@ _CALL_IN_PYTHON_OPERATIONS = 36
 _TAIL_LANES = (16, 128)
 
 
-def _tail_lanes(body: list, lane: list) -> int:
-    """The number of lanes at most which a pass of the array ``body`` (its operations, and
-    the count of its running lanes) costs more than the ``lane`` statements of the tail run
-    for each of them (their operations and assignments)."""
-    calls = 1 + sum(1 for n in walk(cst.Module(body=body)) if type(n) in _OPERATIONS)
+def _tail_lanes(body: list, lane: list, helpers=None) -> int:
+    """The number of lanes at most which a pass of the array ``body`` (its operations, those
+    of the ``helpers`` it calls, and the count of its running lanes) costs more than the
+    ``lane`` statements of the tail run for each of them (their operations and
+    assignments)."""
+    helpers = helpers or {}
+    calls = 1 + sum(1 + _operations_in(helpers[n.func.value].body)
+                    if type(n) is cst.Call and type(n.func) is cst.Name and
+                    n.func.value in helpers else 1
+                    for n in walk(cst.Module(body=body)) if type(n) in _OPERATIONS)
     operations = max(1, sum(1 for n in walk(cst.Module(body=lane))
                             if type(n) in _OPERATIONS + (cst.IfExp, cst.AssignTarget)))
     lo, hi = _TAIL_LANES
     return min(hi, max(lo, int(round(_CALL_IN_PYTHON_OPERATIONS * calls / operations, -1))))
+
+
+def _operations_in(node) -> int:
+    return sum(1 for n in walk(node) if type(n) in _OPERATIONS)
 
 
 # the dtypes of the values a scalar tail runs on, and their kinds there (`_ScalarBody`)
@@ -661,20 +685,32 @@ class _ScalarBody:
     ``True``, ``False``; anything else, a name given values of two kinds included, raises
     `_NotScalar`. ``true``: names known to be true where the pass begins (the loop's mask,
     true on a lane the tail runs), read as ``True`` until assigned, which folds their
-    merges (``x if True else x_old`` is ``x``, ``True & c`` is ``c``)."""
+    merges (``x if True else x_old`` is ``x``, ``True & c`` is ``c``). ``helpers``: the
+    generated functions the loop may call, by name: a call of one whose body is ``return
+    expr`` with names or truths as its arguments is ``expr`` for those arguments, translated
+    the same way (the array pass calls that code; `_inlined`)."""
 
     _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
     _COMPARISONS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
                     cst.Equal, cst.NotEqual)
 
     def __init__(self, mapping: dict[str, str], kinds: dict[str, str], alias: str,
-                 true=frozenset()):
+                 true=frozenset(), helpers=None, fresh=None, depth: int = 0):
         self.mapping, self.kinds, self.alias = mapping, dict(kinds), alias
         self.true = set(true)
+        self.helpers, self.fresh, self.depth = helpers or {}, fresh, depth
+        self.made: list[str] = []   # the names ``fresh`` gave it (a helper's locals)
+        self.before: list = []      # a helper's statements, before the statement calling it
         self.floats = False     # whether it computes with floats (which may warn in NumPy)
 
     def statement(self, stmt) -> list:
-        """The lane's statements for ``stmt`` (with range checks after int64 assignments)."""
+        """The lane's statements for ``stmt`` (with range checks after int64 assignments),
+        after the statements of the helpers it calls (`_inlined`)."""
+        self.before = []
+        out = self._statement(stmt)
+        return self.before + out
+
+    def _statement(self, stmt) -> list:
         if type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 and \
                 type(stmt.body[0]) is cst.Assign and len(stmt.body[0].targets) == 1:
             assign = stmt.body[0]
@@ -814,6 +850,8 @@ class _ScalarBody:
             self.floats |= values[0][1] == "f"
             return node.with_changes(args=[args[0].with_changes(value=values[0][0])]), \
                 "f" if values[0][1] == "f" else "w"
+        if type(func) is cst.Name and func.value in self.helpers:
+            return self._inlined(self.helpers[func.value], values)
         if type(func) is not cst.Attribute:
             raise _NotScalar
         attr = func.attr.value
@@ -834,6 +872,63 @@ class _ScalarBody:
         elif attr in ("any", "all") and not args:
             return self._truth(*self.expr(func.value)), "b"
         raise _NotScalar
+
+    def _inlined(self, helper: cst.FunctionDef, values: list) -> tuple:
+        """A call of the generated ``helper`` with the lane's ``values`` (expression, kind):
+        its ``return`` expression, translated where its parameters are those values (names
+        of the lane's, or truths), after its statements (assignments of its own names, under
+        fresh ones, and checks), which go before the statement that calls it (`before`:
+        what they compute the array pass computes as it calls the helper, whatever the
+        calling expression takes; a check that raises only stops the tail); else
+        `_NotScalar` (defaults, a parameter assigned, a helper nested deeper than a few
+        calls). An argument other than a name is computed first, under a name of its own."""
+        params = helper.params
+        if self.depth >= 4 or params.star_arg is not cst.MaybeSentinel.DEFAULT and \
+                params.star_arg is not None or params.kwonly_params or params.star_kwarg or \
+                params.posonly_params or len(params.params) != len(values):
+            raise _NotScalar
+        *stmts, last = [s for s in helper.body.body if not (
+            type(s) is cst.SimpleStatementLine and len(s.body) == 1 and
+            type(s.body[0]) is cst.Expr and type(s.body[0].value) is cst.SimpleString)] or [None]
+        if type(last) is not cst.SimpleStatementLine or len(last.body) != 1 or \
+                type(last.body[0]) is not cst.Return or last.body[0].value is None:
+            raise _NotScalar
+        names = {p.name.value for p in params.params}
+        assigned = set().union(set(), *map(writes, stmts))
+        if assigned & names or (assigned and self.fresh is None):
+            raise _NotScalar
+        mapping, kinds, true = {}, {}, set()
+        for param, (node, kind) in zip(params.params, values):
+            name = param.name.value
+            if node.deep_equals(cst.Name("True")):
+                true.add(name)
+            elif type(node) is cst.Name and node.value not in ("True", "False"):
+                mapping[name], kinds[name] = node.value, kind
+            elif self.fresh is not None and kind != "L":
+                # (an expression: computed once, under a name of its own, as the array
+                # code passes its value)
+                mapping[name] = self.fresh(f"{name}_lane")
+                self.made.append(mapping[name])
+                kinds[name] = "n" if kind == "w" else kind
+                self.before.append(cst.SimpleStatementLine(body=[cst.Assign(
+                    targets=[cst.AssignTarget(cst.Name(mapping[name]))], value=node)]))
+                if kind == "w":
+                    self.before.append(_in_range(mapping[name]))
+            else:
+                raise _NotScalar
+        for name in sorted(assigned):
+            mapping[name] = self.fresh(f"{name}_lane")
+            self.made.append(mapping[name])
+        inner = _ScalarBody(mapping, kinds, self.alias, true=true, helpers=self.helpers,
+                            fresh=self.fresh, depth=self.depth + 1)
+        inner.made = self.made
+        for stmt in stmts:
+            self.before += inner.statement(stmt)
+        inner.before = []
+        value, kind = inner.expr(last.body[0].value)
+        self.before += inner.before
+        self.floats |= inner.floats
+        return value, kind      # (parenthesized where it needs: ``fix_parens``)
 
 
 def _bare(node):
@@ -877,7 +972,8 @@ def _negated(node):
     return cst.UnaryOperation(cst.Not(), node)
 
 
-def _merged_while_idle(body: list, merges: dict, idle: str, unmerged=frozenset()) -> list:
+def _merged_while_idle(body: list, merges: dict, idle: str, unmerged=frozenset(),
+                       counts=frozenset()) -> list:
     """``body`` with each merge `_Compact._plain_merges` found (by index) taken only where
     some lane in the loop's arrays has finished, ``x = np.where(active, x_new, x) if idle
     else x_new``, and those in ``unmerged`` never, ``x = x_new`` (a carry the code after
@@ -888,16 +984,94 @@ def _merged_while_idle(body: list, merges: dict, idle: str, unmerged=frozenset()
     (Counting what the merges cost towards compacting, so that a few finished lanes make the
     loop compact sooner, was measured slower on benchmarks/bench_live_loops.py: where lanes
     finish one by one, as Mandelbrot's late escapes do, it compacts every few passes and pays
-    more in gathers than the merges cost.)"""
+    more in gathers than the merges cost.)
+    A count, an int carry in ``counts`` whose new value is ``n_new = n + 1`` (``n`` unchanged
+    until the merge), merges as ``n + active`` (the mask counts 0 or 1: the same ints,
+    wrapped alike, in one addition instead of a choice)."""
     out = list(body)
     for k in merges:
         # (each statement as `_Compact._local` renamed it)
         assign = out[k].body[0]
         new = assign.value.args[1].value
+        merged = _counted(body[:k], _merged_name(out[k]), new, assign.value.args[0].value) \
+            if _merged_name(out[k]) in counts else None
         out[k] = out[k].with_changes(body=[assign.with_changes(
-            value=new if k in unmerged else cst.IfExp(test=cst.Name(idle), body=assign.value,
-                                                      orelse=new))])
+            value=new if k in unmerged else cst.IfExp(
+                test=cst.Name(idle), body=merged or assign.value, orelse=new))])
     return out
+
+
+def _hoisted(body: list, names: set, fresh) -> tuple[list, list]:
+    """``body`` with each largest expression of ``+ - *`` and unary ``-`` of the ``names``
+    (a loop's gathered values it only reads) and numbers, reading one of the names at
+    least, as a fresh name, and the (name, expression) pairs: the same values, computed
+    once before the loop (the operations cannot raise; under ``np.errstate`` they do not
+    warn)."""
+    if not names:
+        return body, []
+    hoist = _Invariants(names, fresh)
+    out = [stmt.visit(hoist) for stmt in body]
+    return out, list(hoist.found.values())
+
+
+class _Invariants(cst.CSTTransformer):
+    _OPERATORS = (cst.Add, cst.Subtract, cst.Multiply)
+
+    def __init__(self, names: set, fresh):
+        self.names, self.fresh = names, fresh
+        self.found: dict[str, tuple] = {}      # code -> (name, expression)
+
+    def invariant(self, node) -> bool:
+        t = type(node)
+        if t is cst.Name:
+            return node.value in self.names
+        if t in (cst.Float, cst.Integer):
+            return True
+        if t is cst.BinaryOperation:
+            return type(node.operator) in self._OPERATORS and self.invariant(node.left) and \
+                self.invariant(node.right)
+        if t is cst.UnaryOperation:
+            return type(node.operator) is cst.Minus and self.invariant(node.expression)
+        return False
+
+    def hoisted(self, node) -> bool:
+        return type(node) in (cst.BinaryOperation, cst.UnaryOperation) and \
+            self.invariant(node) and not self.names.isdisjoint(_names_in(node))
+
+    def on_visit(self, node) -> bool:
+        return not self.hoisted(node)
+
+    def on_leave(self, original_node, updated_node):
+        if not self.hoisted(original_node):
+            return updated_node
+        value = original_node.with_changes(lpar=[], rpar=[])
+        code = bare_code(value)
+        if code not in self.found:
+            self.found[code] = (self.fresh("invariant"), value)
+        return cst.Name(self.found[code][0])
+
+
+def _counted(before: list, name: str, new, active):
+    """``name + active`` where ``new`` is a name the last assignment of which in ``before``
+    is ``new = name + 1``, with nothing after it assigning ``name``; else None."""
+    if type(new) is not cst.Name:
+        return None
+    for stmt in reversed(before):
+        if name in writes(stmt):
+            return None
+        if new.value not in writes(stmt):
+            continue
+        assign = stmt.body[0] if type(stmt) is cst.SimpleStatementLine and \
+            len(stmt.body) == 1 else None
+        value = getattr(assign, "value", None)
+        if type(assign) is cst.Assign and len(assign.targets) == 1 and \
+                type(assign.targets[0].target) is cst.Name and \
+                type(value) is cst.BinaryOperation and type(value.operator) is cst.Add and \
+                type(value.left) is cst.Name and value.left.value == name and \
+                type(value.right) is cst.Integer and value.right.value == "1":
+            return cst.BinaryOperation(cst.Name(name), cst.Add(), active)
+        return None
+    return None
 
 
 def _merged_name(stmt) -> str:
@@ -1125,4 +1299,5 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if not BatchedLoopFacts.get(ctx).loops and not ifs:
         return func
     compact = _Compact(ctx, Liveness(func))
+    compact.bound = bound_names(func)
     return _numbered_in_order(rewrite(func, compact), compact.made)

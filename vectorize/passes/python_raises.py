@@ -51,7 +51,7 @@ from ..analysis import ranges
 from ..analysis.float_semantics import numpy_scalar_for
 from ..analysis.python_numbers import PythonNumbers
 from ..errors import Unsupported
-from ..liveness import reads, writes
+from ..liveness import bound_names, changes, reads, writes
 from ..rules import python_errors
 from ..rules.lists import list_subscript, stored_values
 from ..rules.operators import INT_KEEPING_UFUNCS
@@ -1156,16 +1156,30 @@ def _combine(op: str, a: tuple, b: tuple):
 
 
 class _Writer:
-    def __init__(self, checks: _Checks):
+    def __init__(self, checks: _Checks, local: set[str]):
         self.checks = checks
         self.changed = False
+        self.local = local      # the function's parameters and the names it assigns
+        # the checks written before the statement at hand on every path to it, with the
+        # names they read, none changed since: the same test again cannot fire (`raises`)
+        self.written: dict[tuple, frozenset] = {}
 
-    def block(self, stmts, facts: list, top: bool = False) -> list:
+    def block(self, stmts, facts: list, top: bool = False, kept=None) -> list:
+        """``stmts`` with their checks; the checks written before the block hold in it,
+        where they read none of ``kept`` (a loop's changes: they hold on its first pass
+        only; None: a branch's block, all hold)."""
+        outer = self.written
+        self.written = {key: names for key, names in outer.items()
+                        if kept is None or not names & kept}
         out = []
         for stmt in stmts:
             out.extend(self.statement(stmt, facts))
+            changed = changes(stmt)
+            self.written = {key: names for key, names in self.written.items()
+                            if not names & changed}
             if top:
                 self.learn(stmt)
+        self.written = outer
         return out
 
     def learn(self, stmt) -> None:
@@ -1250,7 +1264,12 @@ class _Writer:
         orelse = stmt.orelse
         else_facts = facts + [_Fact(stmt.test, True)]
         if isinstance(orelse, cst.If):
+            # (the checks of an `elif`'s test run on its path only: `written` after the
+            # `if` is what it was before its test)
+            outer = self.written
+            self.written = dict(outer)
             inner = self.if_statement(orelse, _inside(else_facts, orelse))
+            self.written = outer
             if len(inner) == 1:
                 orelse = inner[0]
             else:       # `elif t:` whose test has checks: `else:` / checks / `if t:`
@@ -1264,12 +1283,13 @@ class _Writer:
     def with_bodies(self, stmt, facts, loop_fact=None):
         inner = _inside(facts, stmt)
         in_body = inner + _inside([loop_fact], stmt.body) if loop_fact is not None else inner
+        loop = changes(stmt) if isinstance(stmt, (cst.For, cst.While)) else None
         new = stmt.with_changes(body=stmt.body.with_changes(
-            body=self.block(stmt.body.body, in_body)))
+            body=self.block(stmt.body.body, in_body, kept=loop)))
         orelse = getattr(stmt, "orelse", None)
         if orelse is not None:
             new = new.with_changes(orelse=orelse.with_changes(body=orelse.body.with_changes(
-                body=self.block(orelse.body.body, inner))))
+                body=self.block(orelse.body.body, inner, kept=loop))))
         return new
 
     def raises(self, found, stmt) -> list:
@@ -1287,9 +1307,12 @@ class _Writer:
                 test = g if at == 0 and check.template == "True" else cst.BooleanOperation(
                     g, cst.And(), test)
             key = (check.exception, bare_code(test))
-            if key in seen:
+            if key in seen or key in self.written:
                 continue
             seen.add(key)
+            names = _plain_reads(test)
+            if names is not None and names - _BUILTINS <= self.local:
+                self.written[key] = names
             message = check.message
             if self.checks.numpy_scalars:
                 message = python_errors.VMAP_MESSAGES.get(message, message)
@@ -1303,6 +1326,27 @@ class _Writer:
             out[0] = out[0].with_changes(leading_lines=stmt.leading_lines)
             stmt = stmt.with_changes(leading_lines=())
         return out + [stmt]
+
+
+def _plain_reads(test) -> frozenset | None:
+    """The names ``test`` reads, where it reads nothing else that could change (no item,
+    no attribute but a module's function: ``math.isinf``, ``np.isnan``); else None."""
+    names, attributes = set(), set()
+    for n in walk(test):
+        t = type(n)
+        if t is cst.Subscript:
+            return None
+        if t is cst.Attribute:
+            if type(n.value) is not cst.Name or n.value.value not in _MODULES:
+                return None
+            attributes.update((id(n.value), id(n.attr)))
+        elif t is cst.Name and id(n) not in attributes:
+            names.add(n.value)
+    return frozenset(names)
+
+
+_MODULES = frozenset(("math", "cmath", "np", "numpy"))
+_BUILTINS = frozenset(dir(builtins)) - {"__debug__"}
 
 
 def _string(text: str) -> cst.SimpleString:
@@ -1587,7 +1631,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     checks.make_ranges = lambda: ranges.of_function(
         ctx.source, func, ctx.params, getattr(ctx, "param_signs", frozenset()),
         not numpy_scalars, getattr(ctx.module, "range_sources", None))
-    writer = _Writer(checks)
+    writer = _Writer(checks, bound_names(func))
     body = writer.block(func.body.body, [], top=True)
     if not writer.changed:
         return func
