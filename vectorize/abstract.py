@@ -70,6 +70,79 @@ def note_mixed_parts(joined, *values) -> None:
             pass
 
 
+def one_like(example):
+    """1 in the type of ``example`` (a lane type of a mixed value): the operation's outcome
+    for the type, not for the representative's value."""
+    if isinstance(example, (bool, np.bool_)):
+        return type(example)(True)
+    if not isinstance(example, (int, float, complex, np.number)):
+        return example
+    try:
+        return type(example)(1)
+    except Exception:   # noqa: BLE001 -- keep the representative
+        return example
+
+
+def lane_combinations(values, examples, part=lambda p: p) -> list:
+    """The argument lists, each with the lane type it stands for, an operation on ``values``
+    (abstract values; ``examples`` their examples) takes on the lanes of the values among
+    them whose type differs between lanes (`MIXED_PARTS`; ``part`` makes the argument of a
+    lane type): each such value's each lane type alone, then, where several are such values,
+    every one's Python-number lane type together and every one's other lane type together
+    (values computed from one value of mixed lane types, ``r > 0`` and ``-r``, are of the
+    same side on a lane)."""
+    mixed = [i for i, v in enumerate(values) if isinstance(v, Value) and v in MIXED_PARTS]
+    out = []
+    for i in mixed:
+        for p in MIXED_PARTS[values[i]]:
+            lane = list(examples)
+            lane[i] = part(p)
+            out.append((lane, p))
+    if len(mixed) > 1:
+        for python in (True, False):
+            lane, first = list(examples), None
+            for i in mixed:
+                sides = [p for p in MIXED_PARTS[values[i]]
+                         if (type(p) in _PYTHON_NUMBERS) == python]
+                if sides:
+                    lane[i] = part(sides[0])
+                    first = sides[0] if first is None else first
+            if first is not None:
+                out.append((lane, first))
+    return out
+
+
+def note_lane_results(result, fn, values, examples, **kwargs) -> None:
+    """Where Python numbers stay weak (`EXAMPLE_SEMANTICS.weak`, PyTorch): ``result``, what
+    ``fn`` of ``values`` gives, is of mixed lane types too where ``fn`` gives a different type
+    on the lane types of its operands (`lane_combinations`): ``-r`` or ``r > 0`` of a value
+    that is a Python float on some lanes and a tensor on others is a Python number on the
+    first, which the operations that take only tensors raise for (`MIXED_PARTS`)."""
+    semantics = EXAMPLE_SEMANTICS.get()
+    if not getattr(semantics, "weak", False) or not isinstance(result, Value) or \
+            not result.batched or result in MIXED_PARTS:
+        return
+    combos = lane_combinations(values, examples, one_like)
+    if not combos:
+        return
+    parts = {}
+    for lane, _ in combos:
+        try:
+            with np.errstate(all="ignore"):
+                out = fn(*lane, **kwargs)
+        except Exception:   # noqa: BLE001 -- the lane raises: the operation's checks decide
+            continue
+        if _number_kind(out) is None or np.ndim(out) != 0:
+            return
+        parts.setdefault((type(out), getattr(out, "dtype", None)), out)
+    if len(parts) > 1:
+        try:
+            MIXED_PARTS[result] = tuple(parts.values())
+        except TypeError:
+            return
+        MIXED_KINDS.add(result)
+
+
 def mixed_kinds(a, b) -> bool:
     """Whether examples ``a`` and ``b`` are different kinds of number (bool, int, float,
     complex) per example; where Python numbers stay weak (`EXAMPLE_SEMANTICS.weak`: a

@@ -65,6 +65,7 @@ _NARROWED_OPERATORS = frozenset({
     cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo, cst.Power,
     cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift})
 _PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+_PYTHON_OF_TYPE = (bool, int, float, complex)
 
 _INEXACT_COMPARISON = "an int beyond 2**53 compared with a float (Python compares exactly)"
 _COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
@@ -90,6 +91,10 @@ class _Checks:
         self.numpy_scalars = numpy_scalars
         # the backend converts a Python int meeting a narrow NumPy int to its type (NEP 50)
         self.narrow_ints = False
+        # ... and to a narrower int it is merged with (`narrowing_join`)
+        self.narrow_joins = False
+        self.func = func
+        self._reads: dict | None = None
         self.int_power_checks = False
         # code made for numpy.vectorize's output types only (`PythonSemantics.types_only`)
         self.types_only = False
@@ -705,6 +710,44 @@ class _Checks:
                                         {"x": python_side})]
         return []
 
+    def narrowing_join(self, name: str, value) -> list:
+        """`vmap` where the backend converts a per-example Python int to the narrower int
+        array it meets at a merge (`Backend.narrowing_joins`): ``r = x.item()`` where `r`
+        is an int32 elsewhere (``r = y``) is held as int32 after the merge, wrapping, where
+        per example the lane keeps the int: it must fit, else the batch raises and `vmap`
+        replays the loop, which decides. The narrowest int type a read of the name has."""
+        if self.python is None or not self.narrow_joins:
+            return []
+        v = self.value(value)
+        if v is None or not v.batched or type(v.example) is not int or \
+                not self.python.python_valued(value):
+            return []
+        narrowest = None
+        for node in self.reads_of(name):
+            read = self.value(node)
+            if read is None or not read.batched or read.rank != 0 or read.dtype is None or \
+                    read.kind not in "iu" or type(read.example) in _PYTHON_OF_TYPE or \
+                    read.dtype.itemsize >= 8:
+                continue
+            if narrowest is None or read.dtype.itemsize < narrowest.itemsize or \
+                    read.dtype.kind == "u":
+                narrowest = read.dtype
+        if narrowest is None:
+            return []
+        info = np.iinfo(narrowest)
+        return [python_errors.Check(
+            "OverflowError", f"a Python int beyond {narrowest}, which the batch holds it in",
+            f"{{x}} < {info.min} or {{x}} > {info.max}", {"x": value},
+            proof=("within", "x", info.min, info.max))]
+
+    def reads_of(self, name: str) -> list:
+        if self._reads is None:
+            self._reads = {}
+            for node in walk(self.func):
+                if type(node) is cst.Name:
+                    self._reads.setdefault(node.value, []).append(node)
+        return self._reads.get(name, [])
+
     def numpy_call(self, node: cst.Call) -> list:
         """NumPy's own errors on NumPy scalars: ``np.arange`` with a step of 0 raises
         ``ValueError`` per example, where the padded range of a reduction is empty."""
@@ -1236,6 +1279,10 @@ class _Writer:
             if small.value is not None:
                 self.checks.of(small.value, [], facts, found)
         if t is cst.Assign and len(small.targets) == 1 and \
+                type(small.targets[0].target) is cst.Name:
+            found.extend((check, []) for check in self.checks.narrowing_join(
+                small.targets[0].target.value, small.value))
+        if t is cst.Assign and len(small.targets) == 1 and \
                 type(small.targets[0].target) is cst.Subscript:
             found.extend((check, []) for check in self.checks.item_cast(
                 small.targets[0].target, small.value))
@@ -1579,6 +1626,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     checks.speculative = bool(getattr(ctx, "helper", False)
                               or getattr(ctx, "branches_per_example", False))
     checks.narrow_ints = ctx.registry.backend.weak_python_numbers
+    checks.narrow_joins = ctx.registry.backend.narrowing_joins
     checks.int_power_checks = numpy_scalars and ctx.registry.backend.int_power_checks
     checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
     checks.small_ints = frozenset(map(id, getattr(semantics, "small_ints", ())))
