@@ -188,3 +188,78 @@ def test_a_python_int_read_from_a_tuple_divides_as_python():
     x = torch.tensor([1.5, 2.0], dtype=torch.float64)
     assert torch.equal(vmap(ceil_through_a_tuple)(x, y[:2]),
                        torch.stack(_rows(ceil_through_a_tuple, x, y[:2])))
+
+
+# ------------------------------------------------ a Python int chosen beside a narrower tensor
+
+
+def max_of_item_and_uint8(x, y):
+    return max(x.item(), y)
+
+
+def item_if_else_uint8(x, y):
+    return x.item() if y > 2 else y
+
+
+@pytest.mark.parametrize("f", [max_of_item_and_uint8, item_if_else_uint8])
+def test_a_python_int_chosen_beside_a_uint8_keeps_its_value(f):
+    # the lanes that choose the Python int keep it per example (-5, 2**40); the batch held
+    # the choice as uint8 and wrapped them (251, 0)
+    x = torch.tensor([-5, 3, 0, 2 ** 40], dtype=torch.int64)
+    y = torch.tensor([200, 1, 2, 3], dtype=torch.uint8)
+    rows = _rows(f, x, y)
+    got = vmap(f)(x, y)
+    assert [int(v) for v in got] == [int(r) for r in rows]
+
+
+# ------------------------------------------------ tensors of different widths on different lanes
+
+
+def narrower_lanes_wrap(x, y):           # fuzz_torch27 seed 2342
+    r = (x if x < y else y) - y
+    return abs(int(x) - r)
+
+
+def bool_or_int8_plus(a, b):             # fuzz_torch27 seed 2731
+    return (a and (a > 0)) + (b if bool(b) else a)
+
+
+def int_then_float_carry(x, y):          # fuzz_torch27 seed 1585
+    r = 1
+    r /= torch.exp(y)
+    k = 0
+    while k < 3:
+        r = math.ceil(x)
+        if x - r > 0:
+            break
+        k += 1
+    return r - y
+
+
+def last_pass_is_narrower(x, y):         # fuzz_torch27 seed 2469
+    r = x
+    k = 0
+    while k < 3:
+        r = y
+        k += 1
+    r += r % x
+    return r
+
+
+@pytest.mark.parametrize("f, x, y, match", [
+    # int16 lanes (y chosen) wrap 2147483647 - 0 into int16 per example; the batch's int32 not
+    (narrower_lanes_wrap, [2 ** 31 - 1, 3], [-1, 4], "int16 on some"),
+    # a bool and an int8 add in int8 (127 + True wraps to -128); the batch in int64
+    (bool_or_int8_plus, [4, 0], [127, 1], "computes in int8"),
+    # the Python int lanes subtract in int64, exactly; the batch in float32 (2**53 + 1)
+    (int_then_float_carry, [2 ** 53 + 1, 3], [1, 2], "computes in int64"),
+    # every lane leaves the loop with the int16 `y`: `+=` wraps in int16 per example
+    (last_pass_is_narrower, [3, 3], [32767, 3], "keeps its dtype int16"),
+])
+def test_lanes_of_narrower_tensors_are_refused_where_they_compute_otherwise(f, x, y, match):
+    dtypes = {narrower_lanes_wrap: (torch.int32, torch.int16),
+              bool_or_int8_plus: (torch.int64, torch.int8),
+              int_then_float_carry: (torch.int64, torch.int64),
+              last_pass_is_narrower: (torch.int32, torch.int16)}[f]
+    x, y = torch.tensor(x, dtype=dtypes[0]), torch.tensor(y, dtype=dtypes[1])
+    _refused(f, x, y, match=match)

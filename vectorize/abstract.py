@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import itertools
+import math
 import weakref
 from dataclasses import dataclass
 
@@ -88,9 +90,8 @@ def lane_combinations(values, examples, part=lambda p: p) -> list:
     (abstract values; ``examples`` their examples) takes on the lanes of the values among
     them whose type differs between lanes (`MIXED_PARTS`; ``part`` makes the argument of a
     lane type): each such value's each lane type alone, then, where several are such values,
-    every one's Python-number lane type together and every one's other lane type together
-    (values computed from one value of mixed lane types, ``r > 0`` and ``-r``, are of the
-    same side on a lane)."""
+    every combination of their lane types (values computed from one value of mixed lane
+    types, ``r > 0`` and ``-r``, are Python numbers on the same lanes)."""
     mixed = [i for i, v in enumerate(values) if isinstance(v, Value) and v in MIXED_PARTS]
     out = []
     for i in mixed:
@@ -99,16 +100,14 @@ def lane_combinations(values, examples, part=lambda p: p) -> list:
             lane[i] = part(p)
             out.append((lane, p))
     if len(mixed) > 1:
-        for python in (True, False):
-            lane, first = list(examples), None
-            for i in mixed:
-                sides = [p for p in MIXED_PARTS[values[i]]
-                         if (type(p) in _PYTHON_NUMBERS) == python]
-                if sides:
-                    lane[i] = part(sides[0])
-                    first = sides[0] if first is None else first
-            if first is not None:
-                out.append((lane, first))
+        choices = [MIXED_PARTS[values[i]] for i in mixed]
+        if math.prod(len(c) for c in choices) <= 32:
+            for parts in itertools.product(*choices):
+                lane = list(examples)
+                for i, p in zip(mixed, parts):
+                    lane[i] = part(p)
+                python = [p for p in parts if type(p) in _PYTHON_NUMBERS]
+                out.append((lane, python[0] if python else parts[0]))
     return out
 
 
@@ -167,8 +166,13 @@ def mixed_lane_types(a, b) -> bool:
     ``u * 1.1`` rounds to float32 on the first, the batch computes every lane in float64)."""
     if mixed_kinds(a, b):
         return True
-    if EXAMPLE_SEMANTICS.get() is not None:
-        return False
+    semantics = EXAMPLE_SEMANTICS.get()
+    if semantics is not None:
+        # (PyTorch: 0-d tensors of ints of different widths, an int16 on some lanes and an
+        # int32 on others: the narrower lanes wrap in their own width, `r + 1`)
+        return bool(getattr(semantics, "weak", False)) and _number_kind(a) == "int" and \
+            _number_kind(b) == "int" and type(a) not in _PYTHON_NUMBERS and \
+            type(b) not in _PYTHON_NUMBERS and _lane_dtype(a) != _lane_dtype(b)
     ka = _number_kind(a)
     if ka not in ("float", "complex") or ka != _number_kind(b):
         return False

@@ -168,7 +168,8 @@ class Calls:
                     raises = _evaluate(fn, args[0].example, args[1].example) is UNKNOWN
                     args = [args[0], unbatched(scalar(args[1].example),
                                                args[1].exact and not raises)]
-            if rule is not None and rule.shadow is not None and args:
+            if rule is not None and rule.shadow is not None and args and getattr(
+                    self, "_loop_stack", None):
                 self._takes_numbers(evaluated, args, kwargs, node)
             if func.known and (fn in PURE_BUILTINS or self.registry.knows(fn)
                                or isinstance(fn, np.ufunc) or _pure_numpy(fn)
@@ -359,10 +360,10 @@ class Calls:
     @staticmethod
     def _takes_numbers(evaluated, args, kwargs, node) -> None:
         """A library function that takes no examples (a rule with a ``shadow``: a torch
-        function) called on Python numbers only (`torch.sign(1)`, `torch.where(c > 0, c,
-        -c)` of a Python float `c`): where it raises TypeError for them, so does every
-        example that gets there; refused here rather than computed on the tensor such a
-        value becomes as a loop's carry or at a per-example join (which takes it)."""
+        function) called in a loop on Python numbers only (`torch.sign(r)` of `r = 1`
+        before the loop): where it raises TypeError for them, so does every example that
+        gets there; refused here rather than computed on the tensor such a value becomes as
+        the loop's carry (elsewhere the call stays as written and raises as per example)."""
         values = list(args) + list(kwargs.values())
         if not all(isinstance(v, Value) and type(v.example) in (bool, int, float, complex)
                    for v in values):

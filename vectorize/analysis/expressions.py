@@ -408,6 +408,12 @@ class Expressions:
                     # (PyTorch: a Python int on some lanes takes the uint8 it meets there,
                     # the batch's int32 join of it computes in int32)
                     problem = f"computes in {dtype}, which may wrap (the batch: {joined})"
+                elif dtype.kind in "iu" and joined.kind in "fc" and getattr(
+                        EXAMPLE_SEMANTICS.get(), "weak", False) and getattr(
+                        fn, "__name__", None) in _WRAPPING:
+                    # (PyTorch: an int64 lane, a Python int meeting an int64 tensor,
+                    # computes exactly where the batch's float32 rounds beyond 2**24)
+                    problem = f"computes in {dtype} (the batch: {joined})"
                 elif dtype.kind == "b" and joined.kind in "iufc" and getattr(
                         fn, "__name__", None) in _WRAPPING:
                     # (bools add as a logical or: True + True is True)

@@ -207,6 +207,8 @@ class _Checks:
             self.of(node.test, guards, facts, out)
             self.of(node.body, guards + [(node.test, False)], facts, out)
             self.of(node.orelse, guards + [(node.test, True)], facts, out)
+            out.extend((check, guards + [(node.test, negated)])
+                       for check, negated in self.narrowed_choice(node))
             return
         if t is cst.Comparison:
             # (`np.float32(a) == 0.1` compares in float32 per example: NEP 50)
@@ -227,6 +229,7 @@ class _Checks:
             # `min(np.float32(a), y)` compares as `y < a` does: in float32 per example
             self.weak_meeting(node, [a.value for a in node.args])
             self.inexact_comparison([a.value for a in node.args], guards, out)
+            out.extend((check, guards) for check, _ in self.narrowed_choice(node))
         if t is cst.Comparison and len(node.comparisons) > 1:
             # `a < b < c`: each operand after the second is evaluated only where the links
             # before it hold (`f != 0.0 < 1.0 / f` never divides by zero)
@@ -718,25 +721,48 @@ class _Checks:
         replays the loop, which decides. The narrowest int type a read of the name has."""
         if self.python is None or not self.narrow_joins:
             return []
+        narrowest = None
+        for node in self.reads_of(name):
+            dtype = self.narrow_int_of(node)
+            if dtype is not None and (narrowest is None or dtype.itemsize <
+                                      narrowest.itemsize or dtype.kind == "u"):
+                narrowest = dtype
+        return self.narrowed(value, narrowest)
+
+    def narrowed_choice(self, node) -> list:
+        """(check, side) of the sides of a choice (``a if c else b``; ``min``/``max``) that
+        are per-example Python ints the batch holds as the choice's narrower int
+        (`narrowing_join`)."""
+        if self.python is None or not self.narrow_joins:
+            return []
+        dtype = self.narrow_int_of(node)
+        if type(node) is cst.IfExp:
+            sides = [(node.body, False), (node.orelse, True)]
+        else:
+            sides = [(a.value, None) for a in node.args]
+        return [(check, side) for value, side in sides
+                for check in self.narrowed(value, dtype)]
+
+    def narrow_int_of(self, node):
+        """The int dtype narrower than int64 (or a uint) of ``node``'s per-example value,
+        where it is no Python int; else None."""
+        value = self.value(node)
+        if value is None or not value.batched or value.rank != 0 or value.dtype is None or \
+                value.kind not in "iu" or type(value.example) in _PYTHON_OF_TYPE or \
+                value.dtype.itemsize >= 8 and value.kind != "u":
+            return None
+        return value.dtype
+
+    def narrowed(self, value, dtype) -> list:
+        if dtype is None:
+            return []
         v = self.value(value)
         if v is None or not v.batched or type(v.example) is not int or \
                 not self.python.python_valued(value):
             return []
-        narrowest = None
-        for node in self.reads_of(name):
-            read = self.value(node)
-            if read is None or not read.batched or read.rank != 0 or read.dtype is None or \
-                    read.kind not in "iu" or type(read.example) in _PYTHON_OF_TYPE or \
-                    read.dtype.itemsize >= 8:
-                continue
-            if narrowest is None or read.dtype.itemsize < narrowest.itemsize or \
-                    read.dtype.kind == "u":
-                narrowest = read.dtype
-        if narrowest is None:
-            return []
-        info = np.iinfo(narrowest)
+        info = np.iinfo(dtype)
         return [python_errors.Check(
-            "OverflowError", f"a Python int beyond {narrowest}, which the batch holds it in",
+            "OverflowError", f"a Python int beyond {dtype}, which the batch holds it in",
             f"{{x}} < {info.min} or {{x}} > {info.max}", {"x": value},
             proof=("within", "x", info.min, info.max))]
 

@@ -208,17 +208,57 @@ def compared_as_per_example(site: Site):
         return nodes
     weak = any(v.batched and is_weak(v) for v in values)
     final = per_example if weak and per_example is not None else batched
+    lanes_compare_alike(values, final)
+    if not weak or per_example is None or per_example == batched:
+        return nodes
+    for i, v in enumerate(values):
+        if v.batched and v.dtype != per_example:
+            nodes[i] = expr(f"{{x}}.to(torch.{per_example.name})", x=nodes[i])
+    return nodes
+
+
+def chosen_alike(values) -> None:
+    """`lanes_compare_alike` for the comparisons of ``min``/``max`` of ``values``: the first
+    against each other, as Python's `min` compares them."""
+    for other in values[1:]:
+        pair = [values[0], other]
+        if not all(isinstance(v, Value) and v.known and v.rank == 0 for v in pair):
+            continue
+        try:
+            per_example = _compares_in([v.example for v in pair])
+            batched = _compares_in([_batched_example(v, 0) for v in pair])
+        except Exception:   # noqa: BLE001 -- not numbers PyTorch promotes
+            continue
+        weak = any(v.batched and is_weak(v) for v in pair)
+        final = per_example if weak and per_example is not None else batched
+        if final is not None:
+            lanes_compare_alike(pair, final)
+
+
+def lanes_compare_alike(values, final) -> None:
+    """Refuse a comparison of ``values`` (two, one of them of mixed lane types,
+    `abstract.MIXED_PARTS`) where a lane type compares in another dtype than the batch's
+    ``final``."""
     for lane, part in lane_combinations(values, [v.example for v in values]):
         try:
             dtype = _compares_in(lane)
         except Exception:   # noqa: BLE001 -- the lane raises: not decided here
             continue
-        # (two Python numbers compare exactly: so does the batch's dtype where it holds
-        # their values, an int one where the shared operands fit it; the lane's own number
-        # was made that dtype where it was merged, `passes.python_raises` narrowing_join)
-        exact = dtype is None and (final.itemsize == 8 or final.kind == "b" or (
-            final.kind in "iu" and all(_fits(v, final) for v in values if not v.batched)))
-        if not exact and dtype != final:
+        if dtype is None:
+            # (two Python numbers compare exactly: so does the batch's dtype where it holds
+            # their values, an int one where the shared operands fit it; the lane's own
+            # number was made that dtype where it was merged, `passes.python_raises`)
+            alike = final.itemsize == 8 or final.kind == "b" or (
+                final.kind in "iu" and all(_fits(v, final) for v in values if not v.batched))
+        else:
+            # (a narrower dtype than the batch's compares alike where no Python number is
+            # converted into it: tensors widen exactly; a shared number must be one it holds)
+            alike = dtype == final or dtype.kind == final.kind or (
+                dtype.kind in "iu" and final.kind in "iu")
+            alike = alike and all(
+                not v.batched and _fits(v, dtype) if type(e) in _PYTHON_NUMBERS else True
+                for e, v in zip(lane, values))
+        if not alike:
             lane_type = f"a Python {type(part).__name__}" if type(
                 part) in _PYTHON_NUMBERS else f"a {part.dtype} tensor"
             raise Unsupported(
@@ -228,21 +268,20 @@ def compared_as_per_example(site: Site):
                 f"the batch compares every lane in {final}",
                 suggestion="give the value one type on every path (e.g. a tensor where it "
                            "is assigned)")
-    if not weak or per_example is None or per_example == batched:
-        return nodes
-    for i, v in enumerate(values):
-        if v.batched and v.dtype != per_example:
-            nodes[i] = expr(f"{{x}}.to(torch.{per_example.name})", x=nodes[i])
-    return nodes
 
 
 def _fits(value: Value, dtype) -> bool:
-    """Whether ``value``, the same for every example, is an int ``dtype`` holds."""
+    """Whether ``value``, the same for every example, is a number ``dtype`` holds."""
     number = value.example
-    if not value.exact or type(number) not in (bool, int):
+    if not value.exact or type(number) not in _PYTHON_NUMBERS:
         return False
-    info = np.iinfo(dtype)
-    return info.min <= number <= info.max
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return type(number) in (bool, int) and info.min <= number <= info.max
+    if dtype.kind == "b":
+        return type(number) is bool
+    with np.errstate(all="ignore"):
+        return bool(dtype.type(number) == number)
 
 
 def _compares_in(operands):

@@ -25,7 +25,7 @@ from ...rules.families import pad, same_shaped_choices
 from ...rules.registry import Registry, Rule, Site, broadcast_rank, default_infer
 from ...syntax.templates import expr
 from . import examples
-from .common import described, first_line, is_weak, matched, per_example
+from .common import chosen_alike, described, first_line, is_weak, matched, per_example
 from .operators import select
 
 # ---------------------------------------------------------------------- math, builtins
@@ -145,6 +145,7 @@ def _min_max(op: str):
             raise Unsupported(f"`{name}` of one per-example tensor or with keywords",
                               suggestion="use torch.amin / torch.amax with a dim")
         same_shaped_choices(site, f"`{name}`")
+        chosen_alike(site.args)
         rank = broadcast_rank(site.args)
         nodes = matched(site, choose, list(zip(site.args, site.nodes)))
         args = [pad(n, v, rank) for n, v in zip(nodes, site.args)]
