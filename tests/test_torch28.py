@@ -263,3 +263,15 @@ def test_lanes_of_narrower_tensors_are_refused_where_they_compute_otherwise(f, x
               last_pass_is_narrower: (torch.int32, torch.int16)}[f]
     x, y = torch.tensor(x, dtype=dtypes[0]), torch.tensor(y, dtype=dtypes[1])
     _refused(f, x, y, match=match)
+
+
+def max_of_int8_and_int16_plus_one(x, y):
+    return max(x, y) + 1
+
+
+def test_max_of_ints_of_different_widths_then_arithmetic_is_refused():
+    # the lanes where the int8 wins add in int8 (127 + 1 wraps to -128); the batch in int16
+    x = torch.tensor([127, 0], dtype=torch.int8)
+    y = torch.tensor([3, 5], dtype=torch.int16)
+    assert [int(r) for r in _rows(max_of_int8_and_int16_plus_one, x, y)] == [-128, 6]
+    _refused(max_of_int8_and_int16_plus_one, x, y, match="int8 on some")
