@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import itertools
+import math
 import weakref
 from dataclasses import dataclass
 
@@ -70,6 +72,76 @@ def note_mixed_parts(joined, *values) -> None:
             pass
 
 
+def one_like(example):
+    """1 in the type of ``example`` (a lane type of a mixed value): the operation's outcome
+    for the type, not for the representative's value."""
+    if isinstance(example, (bool, np.bool_)):
+        return type(example)(True)
+    if not isinstance(example, (int, float, complex, np.number)):
+        return example
+    try:
+        return type(example)(1)
+    except Exception:   # noqa: BLE001 -- keep the representative
+        return example
+
+
+def lane_combinations(values, examples, part=lambda p: p) -> list:
+    """The argument lists, each with the lane type it stands for, an operation on ``values``
+    (abstract values; ``examples`` their examples) takes on the lanes of the values among
+    them whose type differs between lanes (`MIXED_PARTS`; ``part`` makes the argument of a
+    lane type): each such value's each lane type alone, then, where several are such values,
+    every combination of their lane types (values computed from one value of mixed lane
+    types, ``r > 0`` and ``-r``, are Python numbers on the same lanes)."""
+    mixed = [i for i, v in enumerate(values) if isinstance(v, Value) and v in MIXED_PARTS]
+    out = []
+    for i in mixed:
+        for p in MIXED_PARTS[values[i]]:
+            lane = list(examples)
+            lane[i] = part(p)
+            out.append((lane, p))
+    if len(mixed) > 1:
+        choices = [MIXED_PARTS[values[i]] for i in mixed]
+        if math.prod(len(c) for c in choices) <= 32:
+            for parts in itertools.product(*choices):
+                lane = list(examples)
+                for i, p in zip(mixed, parts):
+                    lane[i] = part(p)
+                python = [p for p in parts if type(p) in _PYTHON_NUMBERS]
+                out.append((lane, python[0] if python else parts[0]))
+    return out
+
+
+def note_lane_results(result, fn, values, examples, **kwargs) -> None:
+    """Where Python numbers stay weak (`EXAMPLE_SEMANTICS.weak`, PyTorch): ``result``, what
+    ``fn`` of ``values`` gives, is of mixed lane types too where ``fn`` gives a different type
+    on the lane types of its operands (`lane_combinations`): ``-r`` or ``r > 0`` of a value
+    that is a Python float on some lanes and a tensor on others is a Python number on the
+    first, which the operations that take only tensors raise for (`MIXED_PARTS`)."""
+    semantics = EXAMPLE_SEMANTICS.get()
+    if not getattr(semantics, "weak", False) or not isinstance(result, Value) or \
+            not result.batched or result in MIXED_PARTS:
+        return
+    combos = lane_combinations(values, examples, one_like)
+    if not combos:
+        return
+    parts = {}
+    for lane, _ in combos:
+        try:
+            with np.errstate(all="ignore"):
+                out = fn(*lane, **kwargs)
+        except Exception:   # noqa: BLE001 -- the lane raises: the operation's checks decide
+            continue
+        if _number_kind(out) is None or np.ndim(out) != 0:
+            return
+        parts.setdefault((type(out), getattr(out, "dtype", None)), out)
+    if len(parts) > 1:
+        try:
+            MIXED_PARTS[result] = tuple(parts.values())
+        except TypeError:
+            return
+        MIXED_KINDS.add(result)
+
+
 def mixed_kinds(a, b) -> bool:
     """Whether examples ``a`` and ``b`` are different kinds of number (bool, int, float,
     complex) per example; where Python numbers stay weak (`EXAMPLE_SEMANTICS.weak`: a
@@ -94,8 +166,13 @@ def mixed_lane_types(a, b) -> bool:
     ``u * 1.1`` rounds to float32 on the first, the batch computes every lane in float64)."""
     if mixed_kinds(a, b):
         return True
-    if EXAMPLE_SEMANTICS.get() is not None:
-        return False
+    semantics = EXAMPLE_SEMANTICS.get()
+    if semantics is not None:
+        # (PyTorch: 0-d tensors of ints of different widths, an int16 on some lanes and an
+        # int32 on others: the narrower lanes wrap in their own width, `r + 1`)
+        return bool(getattr(semantics, "weak", False)) and _number_kind(a) == "int" and \
+            _number_kind(b) == "int" and type(a) not in _PYTHON_NUMBERS and \
+            type(b) not in _PYTHON_NUMBERS and _lane_dtype(a) != _lane_dtype(b)
     ka = _number_kind(a)
     if ka not in ("float", "complex") or ka != _number_kind(b):
         return False

@@ -168,6 +168,9 @@ class Calls:
                     raises = _evaluate(fn, args[0].example, args[1].example) is UNKNOWN
                     args = [args[0], unbatched(scalar(args[1].example),
                                                args[1].exact and not raises)]
+            if rule is not None and rule.shadow is not None and args and getattr(
+                    self, "_loop_stack", None):
+                self._takes_numbers(evaluated, args, kwargs, node)
             if func.known and (fn in PURE_BUILTINS or self.registry.knows(fn)
                                or isinstance(fn, np.ufunc) or _pure_numpy(fn)
                                or pure_method(fn)):
@@ -357,6 +360,28 @@ class Calls:
             raise Unsupported(f"`.{name}()` of a per-example string with these arguments",
                               node)
         return self.string_piece(node, [(node.func.value, base)], example)
+
+    @staticmethod
+    def _takes_numbers(evaluated, args, kwargs, node) -> None:
+        """A library function that takes no examples (a rule with a ``shadow``: a torch
+        function) called in a loop on Python numbers only (`torch.sign(r)` of `r = 1`
+        before the loop): where it raises TypeError for them, so does every example that
+        gets there; refused here rather than computed on the tensor such a value becomes as
+        the loop's carry (elsewhere the call stays as written and raises as per example)."""
+        values = list(args) + list(kwargs.values())
+        if not all(isinstance(v, Value) and type(v.example) in (bool, int, float, complex)
+                   for v in values):
+            return
+        try:
+            evaluated(*[a.example for a in args], **{k: v.example for k, v in kwargs.items()})
+        except TypeError as exc:
+            kinds = ", ".join(f"a Python {type(v.example).__name__}" for v in values)
+            raise Unsupported(f"`{_code(node.func)}` raises TypeError for {kinds} in the "
+                              f"per-example code ({str(exc).strip().splitlines()[0]})", node,
+                              "pass it an array of the library (a tensor), not a Python "
+                              "number") from None
+        except Exception:   # noqa: BLE001 -- decided where it runs
+            return
 
     def _python_number_result(self, fn, args, value):
         """`vmap` on NumPy (JAX): ``math.*``, ``float()``, ``int()``, ``round(x)`` give a

@@ -9,7 +9,16 @@ import contextvars
 import libcst as cst
 import numpy as np
 
-from ..abstract import MIXED_KINDS, TupleValue, Value, join, mixed_kinds, note_mixed_parts
+from ..abstract import (
+    EXAMPLE_SEMANTICS,
+    MIXED_KINDS,
+    TupleValue,
+    Value,
+    join,
+    mixed_kinds,
+    mixed_lane_types,
+    note_mixed_parts,
+)
 from ..errors import Unsupported
 
 
@@ -58,10 +67,13 @@ def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
                                     value=number)
                 no_per_example_choice_between(va, vb, f"`{name}` holds", at)
             out.values[name] = join(va, vb, force_batched=batched and changed) if changed else va
-            if changed and type(at) in (cst.For, cst.While) and isinstance(va, Value) and \
-                    isinstance(vb, Value) and mixed_kinds(va.example, vb.example):
+            if changed and type(at) in (cst.For, cst.While, cst.If) and isinstance(
+                    va, Value) and isinstance(vb, Value) and (
+                        mixed_kinds(va.example, vb.example) or EXAMPLE_SEMANTICS.get()
+                        is not None and mixed_lane_types(va.example, vb.example)):
                 # a loop's carry: the batch holds the joined type, each example the type of
-                # its last pass (or the entry's where it never runs)
+                # its last pass (or the entry's where it never runs); an `if` on a value the
+                # same for every example: each example the type of the branch the call takes
                 MIXED_KINDS.add(out.values[name])
                 note_mixed_parts(out.values[name], va, vb)
         else:

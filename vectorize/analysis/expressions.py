@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import backends
 from ..abstract import (
+    EXAMPLE_SEMANTICS,
     MIXED_KINDS,
     MIXED_PARTS,
     UNKNOWN,
@@ -24,8 +25,11 @@ from ..abstract import (
     batched_like,
     exact,
     join,
+    lane_combinations,
     mixed_kinds,
+    note_lane_results,
     note_mixed_parts,
+    one_like,
     unbatched,
 )
 from ..errors import Unsupported
@@ -354,6 +358,14 @@ class Expressions:
             pass
         return UNKNOWN
 
+    def _lanes_of(self, fn, args, result):
+        """``result``, what ``fn`` of ``args`` gives, with the lane types it has where an
+        operand's type differs between lanes (`abstract.note_lane_results`)."""
+        if not getattr(self, "python_semantics", None) and all(
+                isinstance(a, Value) for a in args):
+            note_lane_results(result, fn, args, [a.example for a in args])
+        return result
+
     def _lane_types(self, fn, args, out, node, what):
         """A batched operation on a value that is different kinds of number on different
         lanes (`abstract.MIXED_PARTS`: ``r = x`` of a uint32 on some, ``r = 2.0`` on others):
@@ -365,56 +377,61 @@ class Expressions:
         mixed = [i for i, a in enumerate(args) if isinstance(a, Value) and a in MIXED_PARTS]
         if not mixed or getattr(self, "python_semantics", None):
             return      # (`vectorize`: the lanes hold Python numbers, `python_raises`)
-            return
         joined = np.asarray(out).dtype if isinstance(out, (np.generic, np.ndarray, int,
                                                            float, complex)) else None
-        for i in mixed:
-            for part in MIXED_PARTS[args[i]]:
-                one = _one_like(part)
-                examples = [one if j == i else a.example for j, a in enumerate(args)]
-                problem = None
-                try:
-                    with np.errstate(all="ignore"):
-                        lane = fn(*examples)
-                except (TypeError, ValueError, OverflowError) as exc:
-                    problem = f"raises {type(exc).__name__} ({exc})"
-                except Exception:
+        for examples, part in lane_combinations(args, [a.example for a in args], one_like):
+            problem = None
+            try:
+                with np.errstate(all="ignore"):
+                    lane = fn(*examples)
+            except (TypeError, ValueError, OverflowError) as exc:
+                problem = f"raises {type(exc).__name__} ({exc})"
+            except Exception:
+                continue
+            else:
+                dtype = getattr(lane, "dtype", None)
+                if dtype is None and type(lane) in (float, complex):
+                    dtype = np.asarray(lane).dtype      # a Python float: a double
+                if joined is None or dtype is None or dtype == joined:
                     continue
-                else:
-                    dtype = getattr(lane, "dtype", None)
-                    if dtype is None and type(lane) in (float, complex):
-                        dtype = np.asarray(lane).dtype      # a Python float: a double
-                    if joined is None or dtype is None or dtype == joined:
-                        continue
-                    if dtype.kind in "fc" and joined.kind in "fc" and (
-                            np.finfo(dtype).bits != np.finfo(joined).bits):
-                        # float32 lanes round to float32, float64 lanes (and Python
-                        # floats) keep the double: the batch rounds every lane alike
-                        problem = f"computes in {dtype} (the batch: {joined})"
-                    elif np.asarray(lane).ndim != 0:
-                        continue
-                    elif dtype.kind in "iu" and dtype.itemsize < 8 and joined.kind in "fc" \
-                            and getattr(fn, "__name__", None) in _WRAPPING:
-                        problem = f"computes in {dtype}, which may wrap (the batch: {joined})"
-                    elif dtype.kind == "b" and joined.kind in "iufc" and getattr(
-                            fn, "__name__", None) in _WRAPPING:
-                        # (bools add as a logical or: True + True is True)
-                        problem = f"computes in bool (the batch: {joined})"
-                    elif dtype.kind in "iu" and joined.kind in "fc" and getattr(
-                            fn, "__name__", None) in _INT_DIVISION and not _nonzero_divisor(
-                                args, i):
-                        problem = (f"computes in {dtype}, where a zero divisor gives 0 (the "
-                                   f"batch: {joined}, nan)")
-                if problem is not None:
-                    lane_type = f"a Python {type(part).__name__}" if type(part) in (
-                        bool, int, float, complex) else getattr(part, "dtype", None) or type(
-                        part).__name__
-                    raise Unsupported(
-                        f"{what()} of a per-example value whose type differs between lanes "
-                        f"({lane_type} on some): as {lane_type} it {problem}, while the "
-                        "batch computes every lane in the joined type", node,
-                        "give the value one type on every path (e.g. float(...) or "
-                        "np.float64(...) where it is assigned)")
+                if dtype.kind in "fc" and joined.kind in "fc" and (
+                        np.finfo(dtype).bits != np.finfo(joined).bits):
+                    # float32 lanes round to float32, float64 lanes (and Python
+                    # floats) keep the double: the batch rounds every lane alike
+                    problem = f"computes in {dtype} (the batch: {joined})"
+                elif np.asarray(lane).ndim != 0:
+                    continue
+                elif dtype.kind in "iu" and dtype.itemsize < 8 and (joined.kind in "fc" or (
+                        joined.kind in "iu" and dtype.itemsize < joined.itemsize and getattr(
+                            EXAMPLE_SEMANTICS.get(), "weak", False))) \
+                        and getattr(fn, "__name__", None) in _WRAPPING:
+                    # (PyTorch: a Python int on some lanes takes the uint8 it meets there,
+                    # the batch's int32 join of it computes in int32)
+                    problem = f"computes in {dtype}, which may wrap (the batch: {joined})"
+                elif dtype.kind in "iu" and joined.kind in "fc" and getattr(
+                        EXAMPLE_SEMANTICS.get(), "weak", False) and getattr(
+                        fn, "__name__", None) in _WRAPPING:
+                    # (PyTorch: an int64 lane, a Python int meeting an int64 tensor,
+                    # computes exactly where the batch's float32 rounds beyond 2**24)
+                    problem = f"computes in {dtype} (the batch: {joined})"
+                elif dtype.kind == "b" and joined.kind in "iufc" and getattr(
+                        fn, "__name__", None) in _WRAPPING:
+                    # (bools add as a logical or: True + True is True)
+                    problem = f"computes in bool (the batch: {joined})"
+                elif dtype.kind in "iu" and joined.kind in "fc" and getattr(
+                        fn, "__name__", None) in _INT_DIVISION and not _nonzero_divisor(args):
+                    problem = (f"computes in {dtype}, where a zero divisor gives 0 (the "
+                               f"batch: {joined}, nan)")
+            if problem is not None:
+                lane_type = f"a Python {type(part).__name__}" if type(part) in (
+                    bool, int, float, complex) else getattr(part, "dtype", None) or type(
+                    part).__name__
+                raise Unsupported(
+                    f"{what()} of a per-example value whose type differs between lanes "
+                    f"({lane_type} on some): as {lane_type} it {problem}, while the "
+                    "batch computes every lane in the joined type", node,
+                    "give the value one type on every path (e.g. float(...) or "
+                    "np.float64(...) where it is assigned)")
 
     @staticmethod
     def container_truth(value):
@@ -465,8 +482,8 @@ class Expressions:
                 raise Unsupported("`@` of a per-example scalar (NumPy raises here)", node,
                                   "use * for scalars")
             return batched_like(_evaluate(fn, left.example, right.example))
-        return batched_like(self._must_not_raise(fn, [left, right], node,
-                                                 lambda: f"`{_code(operator).strip()}`"))
+        return self._lanes_of(fn, [left, right], batched_like(self._must_not_raise(
+            fn, [left, right], node, lambda: f"`{_code(operator).strip()}`")))
 
     def _string_operation(self, operator, left_node, left, right_node, right, node):
         """``"%5.2f" % x``, ``"%d-%d" % (a, b)`` and ``s + t`` with per-example values: a
@@ -498,8 +515,8 @@ class Expressions:
             self._truth(value, node)
             # per example `not x` is a Python bool, whatever x is (`(not a) + True` is 2)
             return Value(True, True)
-        return batched_like(self._must_not_raise(fn, [value], node,
-                                                 lambda: f"`{_code(node.operator).strip()}`"))
+        return self._lanes_of(fn, [value], batched_like(self._must_not_raise(
+            fn, [value], node, lambda: f"`{_code(node.operator).strip()}`")))
 
     def boolean(self, node: cst.BooleanOperation, env):
         left = self.expr(node.left, env)
@@ -578,6 +595,9 @@ class Expressions:
                 outs.append(out)
                 result = out if result is np.True_ else _evaluate(np.logical_and, result, out)
         value = batched_like(result)
+        if len(node.comparisons) == 1 and len(outs) == 1:
+            self._lanes_of(self.registry.backend.on_examples(
+                COMPARE_FUNCS[type(node.comparisons[0].operator)]), operands, value)
         if any(mixed_kinds(a, b) for a in outs for b in outs):
             # `x < 1 < 10` is `x < 1 and 1 < 10`: per example the first false comparison or
             # the last, which under PyTorch is a bool tensor on some lanes and a Python bool
@@ -1119,23 +1139,10 @@ _WRAPPING = frozenset({
 _INT_DIVISION = frozenset({"floordiv", "mod", "floor_divide", "remainder", "fmod", "divmod"})
 
 
-def _one_like(example):
-    """1 in the type of ``example`` (a lane type of a mixed value): the operation's outcome
-    for the type, not for the representative's value."""
-    if isinstance(example, (bool, np.bool_)):
-        return type(example)(True)
-    if not isinstance(example, (int, float, complex, np.number)):
-        return example
-    try:
-        return type(example)(1)
-    except Exception:   # noqa: BLE001 -- keep the representative
-        return example
-
-
-def _nonzero_divisor(args, i) -> bool:
-    """Whether the mixed operand ``args[i]`` is divided by a constant that is not zero
-    (``minutes % 1``): no lane's divisor is zero, where int and float lanes would differ."""
-    if i != 0 or len(args) != 2:
+def _nonzero_divisor(args) -> bool:
+    """Whether the operation divides by a constant that is not zero (``minutes % 1``): no
+    lane's divisor is zero, where int and float lanes would differ."""
+    if len(args) != 2:
         return False
     divisor = args[1]
     if not isinstance(divisor, Value) or divisor.batched or not divisor.exact \

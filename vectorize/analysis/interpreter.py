@@ -21,6 +21,7 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import (
+    EXAMPLE_SEMANTICS,
     MIXED_KINDS,
     UNKNOWN,
     TupleValue,
@@ -29,6 +30,7 @@ from ..abstract import (
     exact,
     join,
     mixed_kinds,
+    mixed_lane_types,
     same,
     unbatched,
 )
@@ -936,7 +938,10 @@ def _last_pass_kinds(exit_env: Env, out: Env) -> Env:
     for name, value in exit_env.values.items():
         last = out.values.get(name)
         if value in MIXED_KINDS and isinstance(last, Value) and last not in MIXED_KINDS \
-                and not mixed_kinds(value.example, last.example):
+                and not mixed_kinds(value.example, last.example) and not (
+                    EXAMPLE_SEMANTICS.get() is not None and mixed_lane_types(
+                        value.example, last.example)):
+            # (PyTorch: an int32 joined with the last pass's int16 is no int16 per example)
             fixed = fixed or exit_env.copy()
             fixed.values[name] = Value(value.batched, value.example, value.exact)
     return fixed or exit_env

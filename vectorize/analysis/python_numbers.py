@@ -84,6 +84,17 @@ class PythonNumbers:
             key = f"{node.value.value}[]"
             return key not in seen and any(self.python_valued(v, seen | {key})
                                            for v in self.lists[node.value.value])
+        if t is cst.Subscript and type(node.value) is cst.Name:
+            # `t[0]` of a name assigned a tuple display (`t = (math.ceil(r), r)`): a Python
+            # number where the item of some display is one
+            index = _constant_index(node)
+            key = f"{node.value.value}[{index}]"
+            if index is None or key in seen:
+                return False
+            return any(type(d) in (cst.Tuple, cst.List) and -len(d.elements) <= index < len(
+                d.elements) and type(d.elements[index]) is not cst.StarredElement and
+                self.python_valued(d.elements[index].value, seen | {key})
+                for d in self.defs.get(node.value.value, ()))
         if t is cst.Subscript:
             # `divmod(a, b)[0]`: an item of a pair of Python numbers
             return type(node.value) is cst.Call and self.example(
@@ -113,6 +124,19 @@ class PythonNumbers:
         name = getattr(fn, "__name__", "")
         return module in ("math", "cmath") and (getattr(math, name, None) is fn
                                                 or getattr(cmath, name, None) is fn)
+
+
+def _constant_index(node: cst.Subscript):
+    """The int ``k`` of ``name[k]`` (``name[-1]`` too), else None."""
+    if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
+        return None
+    value = node.slice[0].slice.value
+    negative = type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus
+    if negative:
+        value = value.expression
+    if type(value) is not cst.Integer:
+        return None
+    return -int(value.value) if negative else int(value.value)
 
 
 def _definitions(func: cst.FunctionDef) -> dict:

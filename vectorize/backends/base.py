@@ -81,6 +81,12 @@ class Backend:
     weak_python_numbers = False  # per example a Python number meeting a narrow float keeps
     #                          the narrow type (NEP 50), which `vmap` must reproduce where its
     #                          batch holds the numbers as float64 (`rules.operators`)
+    narrowing_joins = False  # a per-example Python int that meets an int array narrower
+    #                          than int64 at a merge (`r = y` of an int32 on some lanes,
+    #                          `r = x.item()` on others) is converted to it there, wrapping,
+    #                          where per example the lane keeps the int (PyTorch's
+    #                          `torch.where`): `vmap` checks that it fits and else replays
+    #                          (`passes.python_raises`)
     int_power_checks = False  # `vmap` writes NumPy's ValueError of an integer to a negative
     #                          integer power, which its batched code does not raise (JAX's)
     scalar_tail = False      # a compacted loop's last few lanes may finish in Python floats

@@ -65,6 +65,7 @@ _NARROWED_OPERATORS = frozenset({
     cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo, cst.Power,
     cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift})
 _PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+_PYTHON_OF_TYPE = (bool, int, float, complex)
 
 _INEXACT_COMPARISON = "an int beyond 2**53 compared with a float (Python compares exactly)"
 _COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
@@ -90,6 +91,10 @@ class _Checks:
         self.numpy_scalars = numpy_scalars
         # the backend converts a Python int meeting a narrow NumPy int to its type (NEP 50)
         self.narrow_ints = False
+        # ... and to a narrower int it is merged with (`narrowing_join`)
+        self.narrow_joins = False
+        self.func = func
+        self._reads: dict | None = None
         self.int_power_checks = False
         # code made for numpy.vectorize's output types only (`PythonSemantics.types_only`)
         self.types_only = False
@@ -202,6 +207,8 @@ class _Checks:
             self.of(node.test, guards, facts, out)
             self.of(node.body, guards + [(node.test, False)], facts, out)
             self.of(node.orelse, guards + [(node.test, True)], facts, out)
+            out.extend((check, guards + [(node.test, negated)])
+                       for check, negated in self.narrowed_choice(node))
             return
         if t is cst.Comparison:
             # (`np.float32(a) == 0.1` compares in float32 per example: NEP 50)
@@ -222,6 +229,7 @@ class _Checks:
             # `min(np.float32(a), y)` compares as `y < a` does: in float32 per example
             self.weak_meeting(node, [a.value for a in node.args])
             self.inexact_comparison([a.value for a in node.args], guards, out)
+            out.extend((check, guards) for check, _ in self.narrowed_choice(node))
         if t is cst.Comparison and len(node.comparisons) > 1:
             # `a < b < c`: each operand after the second is evaluated only where the links
             # before it hold (`f != 0.0 < 1.0 / f` never divides by zero)
@@ -706,6 +714,67 @@ class _Checks:
                                         f"Python integer out of bounds for {n.dtype}", test,
                                         {"x": python_side})]
         return []
+
+    def narrowing_join(self, name: str, value) -> list:
+        """`vmap` where the backend converts a per-example Python int to the narrower int
+        array it meets at a merge (`Backend.narrowing_joins`): ``r = x.item()`` where `r`
+        is an int32 elsewhere (``r = y``) is held as int32 after the merge, wrapping, where
+        per example the lane keeps the int: it must fit, else the batch raises and `vmap`
+        replays the loop, which decides. The narrowest int type a read of the name has."""
+        if self.python is None or not self.narrow_joins:
+            return []
+        narrowest = None
+        for node in self.reads_of(name):
+            dtype = self.narrow_int_of(node)
+            if dtype is not None and (narrowest is None or dtype.itemsize <
+                                      narrowest.itemsize or dtype.kind == "u"):
+                narrowest = dtype
+        return self.narrowed(value, narrowest)
+
+    def narrowed_choice(self, node) -> list:
+        """(check, side) of the sides of a choice (``a if c else b``; ``min``/``max``) that
+        are per-example Python ints the batch holds as the choice's narrower int
+        (`narrowing_join`)."""
+        if self.python is None or not self.narrow_joins:
+            return []
+        dtype = self.narrow_int_of(node)
+        if type(node) is cst.IfExp:
+            sides = [(node.body, False), (node.orelse, True)]
+        else:
+            sides = [(a.value, None) for a in node.args]
+        return [(check, side) for value, side in sides
+                for check in self.narrowed(value, dtype)]
+
+    def narrow_int_of(self, node):
+        """The int dtype narrower than int64 (or a uint) of ``node``'s per-example value,
+        where it is no Python int; else None."""
+        value = self.value(node)
+        if value is None or not value.batched or value.rank != 0 or value.dtype is None or \
+                value.kind not in "iu" or type(value.example) in _PYTHON_OF_TYPE or \
+                value.dtype.itemsize >= 8 and value.kind != "u":
+            return None
+        return value.dtype
+
+    def narrowed(self, value, dtype) -> list:
+        if dtype is None:
+            return []
+        v = self.value(value)
+        if v is None or not v.batched or type(v.example) is not int or \
+                not self.python.python_valued(value):
+            return []
+        info = np.iinfo(dtype)
+        return [python_errors.Check(
+            "OverflowError", f"a Python int beyond {dtype}, which the batch holds it in",
+            f"{{x}} < {info.min} or {{x}} > {info.max}", {"x": value},
+            proof=("within", "x", info.min, info.max))]
+
+    def reads_of(self, name: str) -> list:
+        if self._reads is None:
+            self._reads = {}
+            for node in walk(self.func):
+                if type(node) is cst.Name:
+                    self._reads.setdefault(node.value, []).append(node)
+        return self._reads.get(name, [])
 
     def numpy_call(self, node: cst.Call) -> list:
         """NumPy's own errors on NumPy scalars: ``np.arange`` with a step of 0 raises
@@ -1252,6 +1321,10 @@ class _Writer:
             if small.value is not None:
                 self.checks.of(small.value, [], facts, found)
         if t is cst.Assign and len(small.targets) == 1 and \
+                type(small.targets[0].target) is cst.Name:
+            found.extend((check, []) for check in self.checks.narrowing_join(
+                small.targets[0].target.value, small.value))
+        if t is cst.Assign and len(small.targets) == 1 and \
                 type(small.targets[0].target) is cst.Subscript:
             found.extend((check, []) for check in self.checks.item_cast(
                 small.targets[0].target, small.value))
@@ -1625,6 +1698,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     checks.speculative = bool(getattr(ctx, "helper", False)
                               or getattr(ctx, "branches_per_example", False))
     checks.narrow_ints = ctx.registry.backend.weak_python_numbers
+    checks.narrow_joins = ctx.registry.backend.narrowing_joins
     checks.int_power_checks = numpy_scalars and ctx.registry.backend.int_power_checks
     checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
     checks.small_ints = frozenset(map(id, getattr(semantics, "small_ints", ())))

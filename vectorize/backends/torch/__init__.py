@@ -271,6 +271,7 @@ class TorchBackend(Backend):
         return f"torch.argmax({mask}.to(torch.uint8))"
 
     warns_per_lane = True
+    narrowing_joins = True  # `torch.where` of an int32 tensor and an int64 one of Python ints
 
     def warn_lanes(self, mask: str) -> str:
         return f"torch.nonzero({mask}).flatten().tolist()"

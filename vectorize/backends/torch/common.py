@@ -7,7 +7,14 @@ from __future__ import annotations
 import libcst as cst
 import numpy as np
 
-from ...abstract import MIXED_PARTS, UNKNOWN, TupleValue, Value, batched_like
+from ...abstract import (
+    UNKNOWN,
+    TupleValue,
+    Value,
+    batched_like,
+    lane_combinations,
+    note_lane_results,
+)
 from ...errors import Unsupported
 from ...rules.families import pad
 from ...rules.registry import Site, broadcast_rank
@@ -50,7 +57,10 @@ def per_example(fn, what: str | None = None):
         lane_types_agree(call, site.args, args, kwargs, label)
         if isinstance(out, tuple):
             return TupleValue(tuple(batched_like(o) for o in out))
-        return batched_like(out)
+        result = batched_like(out)
+        note_lane_results(result, lambda *a: examples.run(call, *a, **kwargs), site.args,
+                          args)
+        return result
     return infer
 
 
@@ -60,26 +70,21 @@ def lane_types_agree(call, values, args, kwargs, label: str) -> None:
     lane's type is run on its own, and a call that raises for one of them is refused
     (``torch.sqrt`` of the lanes where the value is a Python int: TypeError per example,
     while the batch computes every lane in the joined dtype)."""
-    for i, value in enumerate(values):
-        if not isinstance(value, Value) or value not in MIXED_PARTS:
+    for lane, part in lane_combinations(values, args):
+        try:
+            examples.run(call, *lane, **kwargs)
+        except (TypeError, ValueError, IndexError, AttributeError) as exc:
+            lane_type = f"a Python {type(part).__name__}" if type(
+                part) in _PYTHON_NUMBERS else f"a {part.dtype} tensor"
+            raise Unsupported(
+                f"{label} of a per-example value whose type differs between lanes "
+                f"({lane_type} on some): as {lane_type} it raises "
+                f"{type(exc).__name__} ({first_line(exc)}), while the batch computes "
+                "every lane in the joined type",
+                suggestion="give the value one type on every path (e.g. a tensor "
+                           "where it is assigned)") from None
+        except Exception:   # noqa: BLE001 -- another failure: not the lane type's
             continue
-        for part in MIXED_PARTS[value]:
-            lane = list(args)
-            lane[i] = part
-            try:
-                examples.run(call, *lane, **kwargs)
-            except (TypeError, ValueError, IndexError, AttributeError) as exc:
-                lane_type = f"a Python {type(part).__name__}" if type(
-                    part) in _PYTHON_NUMBERS else f"a {part.dtype} tensor"
-                raise Unsupported(
-                    f"{label} of a per-example value whose type differs between lanes "
-                    f"({lane_type} on some): as {lane_type} it raises "
-                    f"{type(exc).__name__} ({first_line(exc)}), while the batch computes "
-                    "every lane in the joined type",
-                    suggestion="give the value one type on every path (e.g. a tensor "
-                               "where it is assigned)") from None
-            except Exception:   # noqa: BLE001 -- another failure: not the lane type's
-                continue
 
 
 def described(site: Site) -> str:
@@ -180,6 +185,113 @@ def matched(site: Site, op, operands, keep=()):
         if got == want:
             return new
     _refuse(site, want, got)
+
+
+def compared_as_per_example(site: Site):
+    """The nodes of a comparison's two operands, converted where the batch would compare
+    them in another dtype than the example does: a per-example Python number (held in an
+    int64 / float64 tensor, `is_weak`) meeting a 0-d tensor is converted to the tensor's
+    dtype per example, PyTorch's promotion (an int wrapped into int32 or uint8, `-1` is 255;
+    a float rounded to float32; an int64 tensor against a Python float compares in float32),
+    while the batch's tensor of it weighs as much as the other. Both converted to the dtype
+    the example compares in. Refused where that dtype differs between lanes (an operand a
+    Python int on some lanes and an int32 tensor on others, `abstract.MIXED_PARTS`, against
+    a uint8 tensor: uint8 on the first, int32 on the others)."""
+    values, nodes = list(site.args), list(site.nodes)
+    if len(values) != 2 or not all(isinstance(v, Value) and v.known for v in values) or \
+            any(v.rank > 0 for v in values):
+        return nodes
+    try:
+        per_example = _compares_in([v.example for v in values])
+        batched = _compares_in([_batched_example(v, 0) for v in values])
+    except Exception:   # noqa: BLE001 -- not numbers PyTorch promotes: as written
+        return nodes
+    weak = any(v.batched and is_weak(v) for v in values)
+    final = per_example if weak and per_example is not None else batched
+    lanes_compare_alike(values, final)
+    if not weak or per_example is None or per_example == batched:
+        return nodes
+    for i, v in enumerate(values):
+        if v.batched and v.dtype != per_example:
+            nodes[i] = expr(f"{{x}}.to(torch.{per_example.name})", x=nodes[i])
+    return nodes
+
+
+def chosen_alike(values) -> None:
+    """`lanes_compare_alike` for the comparisons of ``min``/``max`` of ``values``: the first
+    against each other, as Python's `min` compares them."""
+    for other in values[1:]:
+        pair = [values[0], other]
+        if not all(isinstance(v, Value) and v.known and v.rank == 0 for v in pair):
+            continue
+        try:
+            per_example = _compares_in([v.example for v in pair])
+            batched = _compares_in([_batched_example(v, 0) for v in pair])
+        except Exception:   # noqa: BLE001 -- not numbers PyTorch promotes
+            continue
+        weak = any(v.batched and is_weak(v) for v in pair)
+        final = per_example if weak and per_example is not None else batched
+        if final is not None:
+            lanes_compare_alike(pair, final)
+
+
+def lanes_compare_alike(values, final) -> None:
+    """Refuse a comparison of ``values`` (two, one of them of mixed lane types,
+    `abstract.MIXED_PARTS`) where a lane type compares in another dtype than the batch's
+    ``final``."""
+    for lane, part in lane_combinations(values, [v.example for v in values]):
+        try:
+            dtype = _compares_in(lane)
+        except Exception:   # noqa: BLE001 -- the lane raises: not decided here
+            continue
+        if dtype is None:
+            # (two Python numbers compare exactly: so does the batch's dtype where it holds
+            # their values, an int one where the shared operands fit it; the lane's own
+            # number was made that dtype where it was merged, `passes.python_raises`)
+            alike = final.itemsize == 8 or final.kind == "b" or (
+                final.kind in "iu" and all(_fits(v, final) for v in values if not v.batched))
+        else:
+            # (a narrower dtype than the batch's compares alike where no Python number is
+            # converted into it: tensors widen exactly; a shared number must be one it holds)
+            alike = dtype == final or dtype.kind == final.kind or (
+                dtype.kind in "iu" and final.kind in "iu")
+            alike = alike and all(
+                not v.batched and _fits(v, dtype) if type(e) in _PYTHON_NUMBERS else True
+                for e, v in zip(lane, values))
+        if not alike:
+            lane_type = f"a Python {type(part).__name__}" if type(
+                part) in _PYTHON_NUMBERS else f"a {part.dtype} tensor"
+            raise Unsupported(
+                "a comparison of a per-example value whose type differs between lanes "
+                f"({lane_type} on some): there PyTorch compares "
+                f"{'the Python numbers exactly' if dtype is None else f'in {dtype}'}, while "
+                f"the batch compares every lane in {final}",
+                suggestion="give the value one type on every path (e.g. a tensor where it "
+                           "is assigned)")
+
+
+def _fits(value: Value, dtype) -> bool:
+    """Whether ``value``, the same for every example, is a number ``dtype`` holds."""
+    number = value.example
+    if not value.exact or type(number) not in _PYTHON_NUMBERS:
+        return False
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return type(number) in (bool, int) and info.min <= number <= info.max
+    if dtype.kind == "b":
+        return type(number) is bool
+    with np.errstate(all="ignore"):
+        return bool(dtype.type(number) == number)
+
+
+def _compares_in(operands):
+    """The NumPy dtype PyTorch compares ``operands`` (tensors, or examples: 0-d tensors and
+    Python numbers) in; None for two Python numbers (Python compares them exactly)."""
+    if all(type(e) in _PYTHON_NUMBERS for e in operands):
+        return None
+    torch = torch_module()
+    dtype = torch.result_type(*[examples.to_tensor(e) for e in operands])
+    return np.dtype(str(dtype).rpartition(".")[2])
 
 
 def _common_dtype(values, keep):

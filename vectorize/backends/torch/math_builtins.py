@@ -15,7 +15,7 @@ from ...abstract import (
     UNKNOWN,
     Value,
     join_examples,
-    mixed_kinds,
+    mixed_lane_types,
     note_mixed_parts,
     note_mixed_types,
     same_type,
@@ -25,7 +25,7 @@ from ...rules.families import pad, same_shaped_choices
 from ...rules.registry import Registry, Rule, Site, broadcast_rank, default_infer
 from ...syntax.templates import expr
 from . import examples
-from .common import described, first_line, is_weak, matched, per_example
+from .common import chosen_alike, described, first_line, is_weak, matched, per_example
 from .operators import select
 
 # ---------------------------------------------------------------------- math, builtins
@@ -145,6 +145,7 @@ def _min_max(op: str):
             raise Unsupported(f"`{name}` of one per-example tensor or with keywords",
                               suggestion="use torch.amin / torch.amax with a dim")
         same_shaped_choices(site, f"`{name}`")
+        chosen_alike(site.args)
         rank = broadcast_rank(site.args)
         nodes = matched(site, choose, list(zip(site.args, site.nodes)))
         args = [pad(n, v, rank) for n, v in zip(nodes, site.args)]
@@ -172,15 +173,15 @@ def _min_max_infer(site: Site) -> Value:
     if all(same_type(examples_[0], e) for e in examples_[1:]):
         return default_infer(site)
     # (tensors of one kind and two dtypes, `max(x_int8, y_int32)`: the batch holds every lane
-    # in the promoted dtype, as NumPy's `builtins` do; the lanes of the narrower dtype are
-    # not told apart, as there)
+    # in the promoted dtype; the lanes of the narrower dtype compute in it per example,
+    # `abstract.mixed_lane_types`)
     joined = examples_[0]
     for e in examples_[1:]:
         joined = join_examples(joined, e)
     if joined is UNKNOWN:
         return Value(any(v.batched for v in values), UNKNOWN)
     result = Value(any(v.batched for v in values), joined)
-    if any(mixed_kinds(a, b) for a in examples_ for b in examples_):
+    if any(mixed_lane_types(a, b) for a in examples_ for b in examples_):
         note_mixed_types()
         if result.batched:
             MIXED_KINDS.add(result)

@@ -13,7 +13,7 @@ from ...errors import Unsupported
 from ...rules import operators
 from ...rules.registry import Registry, Site
 from ...syntax.templates import expr
-from .common import matched
+from .common import compared_as_per_example, matched
 from .dtypes import torch_module
 
 # ------------------------------------------------------------------------- operators
@@ -45,6 +45,7 @@ def _compare(site: Site):
         op = _COMPARE_OPS.get(type(node.comparisons[0].operator))
         if op is not None:
             site = _with_nodes(site, matched(site, op, list(zip(site.args, site.nodes))))
+            site = _with_nodes(site, compared_as_per_example(site))
     return operators.compare(site)
 
 
