@@ -230,3 +230,26 @@ def test_xla_rewrites_exp_ratio_documented_divergence():
         assert np.isnan(exp_ratio(x[0]))
     got = vmap(exp_ratio, backend="jax")(x)
     assert got[0] == 1.0 and got[1] == 1.0
+
+
+def python_error_in_a_branch(x, y):
+    r = bool(np.hypot(y, 0))
+    if (r == 300) > x:
+        r = (-0.0 << 2) << 2        # Python raises TypeError, only where a lane gets here
+    elif divmod(-2, r)[1] > 0 and y < 3:
+        r = y
+    else:
+        r = x
+    r = x
+    return r
+
+
+def test_python_error_in_a_branch_no_lane_takes():
+    """Every lane computes both sides of a per-example ``if`` under JAX; Python's
+    TypeError of ``-0.0 << 2`` there escaped where the loop, whose lanes never take the
+    branch, returns (fuzz_jax27 nep50 seed 1543): the loop decides, as on NumPy."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = np.array([1, 0, 3], dtype=np.uint32)
+        _check(python_error_in_a_branch, np.array([1, 2, 3], dtype=np.int64), y)
+        assert _check(python_error_in_a_branch, np.array([1, -2, 3], dtype=np.int64), y)[1]
