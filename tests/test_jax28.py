@@ -24,12 +24,8 @@ def sqrt_of_abs(y):
     return math.sqrt(abs(y))
 
 
-def np_abs_negative(y):
-    return np.abs(y) < 0
-
-
-def abs_halved(y):
-    return abs(y) // 2
+def abs_negative_halved(y):
+    return np.abs(y) < 0, abs(y) // 2
 
 
 def sqrt_of_square(y):
@@ -74,7 +70,7 @@ def _check(f, *args):
     return expected
 
 
-@pytest.mark.parametrize("f", [sqrt_of_abs, np_abs_negative, abs_halved],
+@pytest.mark.parametrize("f", [sqrt_of_abs, abs_negative_halved],
                          ids=lambda f: f.__name__)
 @pytest.mark.parametrize("dtype", ["int64", "int16"])
 def test_abs_of_the_minimum_wraps(f, dtype):
@@ -134,7 +130,7 @@ def powers(x, e):
     return 300 ** e, x ** e, np.power(x, e), pow(x, e), r
 
 
-@pytest.mark.parametrize("dtype", ["uint32", "uint64", "int64"])
+@pytest.mark.parametrize("dtype", ["uint32", "int64"])
 def test_integer_power_of_a_large_exponent_array(dtype):
     """An integer to a per-example integer power of 64 or more wraps as NumPy's (an even
     base's powers are 0, an odd one's cycle); ``jnp.power`` used the exponent's low 6 bits
@@ -159,12 +155,9 @@ def test_zero_remainder_has_the_divisor_s_sign():
     _check(reciprocal_of_remainder, x, y)
 
 
-def to_int64(x):
-    return np.int64(x), x.astype(int), np.abs(np.int64(x))
-
-
-def to_narrow(x):
-    return x.astype(np.int32), x.astype(np.int16), np.int8(x)
+def to_ints(x):
+    return np.int64(x), x.astype(int), np.abs(np.int64(x)), x.astype(np.int32), \
+        x.astype(np.int16), np.int8(x)
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
@@ -174,8 +167,7 @@ def test_non_finite_float_to_signed_int_as_numpy(dtype):
     for NaN (fuzz_jax27 nep50 seeds 376, 883, 1207, 1217)."""
     with np.errstate(over="ignore"):
         x = np.array([np.nan, np.inf, -np.inf, 2.5, -7.9, 60000.0, 1e19, -3e9]).astype(dtype)
-    _check(to_int64, x)
-    _check(to_narrow, x)
+    _check(to_ints, x)
 
 
 def clip_minus_one(x):
@@ -230,3 +222,26 @@ def test_xla_rewrites_exp_ratio_documented_divergence():
         assert np.isnan(exp_ratio(x[0]))
     got = vmap(exp_ratio, backend="jax")(x)
     assert got[0] == 1.0 and got[1] == 1.0
+
+
+def python_error_in_a_branch(x, y):
+    r = bool(np.hypot(y, 0))
+    if (r == 300) > x:
+        r = (-0.0 << 2) << 2        # Python raises TypeError, only where a lane gets here
+    elif divmod(-2, r)[1] > 0 and y < 3:
+        r = y
+    else:
+        r = x
+    r = x
+    return r
+
+
+def test_python_error_in_a_branch_no_lane_takes():
+    """Every lane computes both sides of a per-example ``if`` under JAX; Python's
+    TypeError of ``-0.0 << 2`` there escaped where the loop, whose lanes never take the
+    branch, returns (fuzz_jax27 nep50 seed 1543): the loop decides, as on NumPy."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = np.array([1, 0, 3], dtype=np.uint32)
+        _check(python_error_in_a_branch, np.array([1, 2, 3], dtype=np.int64), y)
+        assert _check(python_error_in_a_branch, np.array([1, -2, 3], dtype=np.int64), y)[1]

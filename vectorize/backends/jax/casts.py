@@ -25,7 +25,7 @@ def as_numpy_int(x, dtype):
     import jax.numpy as jnp
     target = jnp.dtype(dtype)
     x = jnp.asarray(x)
-    if jnp.dtype(x.dtype).kind != "f" or target.name not in _SIGNED:
+    if jnp.dtype(x.dtype).kind != "f" or target.kind != "i":
         return x.astype(target)
     wide = jnp.dtype(jnp.int64 if target.itemsize == 8 else jnp.int32)
     bound = float(2 ** (8 * wide.itemsize - 1))
