@@ -146,3 +146,32 @@ def test_signature_with_too_many_outputs_raises_the_first_examples_error():
     # two outputs for one: was ValueError("wrong number of outputs")
     _check(_pair_after_floor, 0.0, np.array([-np.inf, 1.0]), signature="(),()->()")
     _check(_pair_after_floor, 0.0, np.array([1.0, -np.inf]), signature="(),()->()")
+
+
+def _bool_abs(a, b):
+    return abs(b)
+
+
+def _bool_neg(a, b):
+    return -b
+
+
+def _bool_plus(a, b):
+    return b + True
+
+
+def _bools_counted(a, b):
+    return (a > 0) + (b > 0)
+
+
+@pytest.mark.parametrize("f", [_bool_abs, _bool_neg, _bool_plus, _bools_counted])
+@pytest.mark.parametrize("a, b", [
+    (3, np.array([False, True])),
+    (np.array([3, 4]), np.array([False, True])),
+    (np.array([1.0, -2.5]), np.array([0.0, 2.0])),
+])
+def test_signature_examples_are_numpy_scalars(f, a, b):
+    # with a signature numpy.vectorize hands each example NumPy scalars, whose bools are
+    # NumPy's (`np.True_ + True` is True, `-np.True_` raises TypeError): the code counted
+    # them as Python bools: was [1, 2] (int64) where numpy gives [True, True]
+    _check(f, a, b, signature="(),()->()")

@@ -135,6 +135,14 @@ class _Checks:
                 return False
             if name not in self.numpy_names:
                 values = self.defs.get(name)
+                value = self.value(node)
+                if values == [None] and name in self.params and value is not None and \
+                        value.batched and id(value) not in self.python_arguments:
+                    # a per-example parameter that is a NumPy scalar per example
+                    # (`vectorize(f, signature=...)` hands those out, and a bool's `+`, `-`
+                    # and `abs` are NumPy's there)
+                    self.numpy_names[name] = True
+                    return True
                 self.numpy_names[name] = bool(values) and all(
                     v is not None and self.numpy_valued(v, seen | {name}) for v in values)
             return self.numpy_names[name]
@@ -488,7 +496,8 @@ class _Checks:
                 return False
             if values == [None]:
                 value = self.value(node)
-                return name in self.params and value is not None and value.batched
+                return name in self.params and value is not None and value.batched and \
+                    id(value) in self.python_arguments
             return all(v is not None and self.surely_python(v, seen | {name}) for v in values)
         if t is cst.BinaryOperation:
             return self.surely_python(node.left, seen) and self.surely_python(node.right, seen)
