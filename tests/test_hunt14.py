@@ -175,3 +175,22 @@ def test_signature_examples_are_numpy_scalars(f, a, b):
     # NumPy's (`np.True_ + True` is True, `-np.True_` raises TypeError): the code counted
     # them as Python bools: was [1, 2] (int64) where numpy gives [True, True]
     _check(f, a, b, signature="(),()->()")
+
+
+def _number_or_none(a, b):
+    m = b - 63
+    return a if m else None
+
+
+@pytest.mark.parametrize("a, b", [
+    (2, np.array([64, 65])),                    # int64 (no example gives None)
+    (2, np.array([63, 65])),                    # object (the first gives None)
+    (2, np.array([64, 63])),                    # TypeError storing None as an int
+    (np.array([2, 3]), np.array([64, 65])),
+    (np.array([2.5, 3.0]), np.array([64, 65])),
+    (np.array([True, False]), np.array([64, 63])),   # bool: None stored as False
+])
+def test_a_number_or_none_takes_the_first_examples_type(a, b):
+    # numpy.vectorize's output is the first example's type: was an object array [2, 2]
+    # where numpy gives int64 [2, 2]
+    _check(_number_or_none, a, b)

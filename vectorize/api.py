@@ -296,8 +296,10 @@ class vectorize:
         for item, mine in zip(first, outs):
             dtype = np.asarray(item).dtype
             have = mine.dtype if isinstance(mine, np.ndarray) else np.asarray(mine).dtype
+            # (an object output, `x if c else None`: numpy.vectorize's is the first example's
+            # type where that is a number, `_converts` deciding on the Nones)
             cast.append(dtype if dtype != have and dtype.kind in "biufc" and
-                        have.kind in "biufc" and np.ndim(item) == 0 else None)
+                        have.kind in "biufcO" and np.ndim(item) == 0 else None)
         return tuple(cast) if any(c is not None for c in cast) else None
 
     def __reduce__(self):
@@ -1618,6 +1620,10 @@ def _converts(arr, otype) -> bool:
     otype = np.dtype(otype)
     if arr.size == 0 or otype.kind not in "biufc":
         return True
+    if arr.dtype.kind == "O":
+        # (numbers and None of a per-example choice: None converts to no number but a
+        # bool, where numpy.vectorize's conversion raises TypeError: the loop decides)
+        return otype.kind == "b" or not any(v is None for v in arr.flat)
     if otype.kind in "iu" and arr.dtype.kind == "f":
         with np.errstate(invalid="ignore"):
             if not bool(np.all(np.abs(arr) < 2.0 ** 53)):
