@@ -194,3 +194,28 @@ def test_a_number_or_none_takes_the_first_examples_type(a, b):
     # numpy.vectorize's output is the first example's type: was an object array [2, 2]
     # where numpy gives int64 [2, 2]
     _check(_number_or_none, a, b)
+
+
+def _after_ldexp(a, b):
+    x = math.ldexp(a, b)
+    return 1 / (x - 8)
+
+
+def _ldexp_then_exp2(a, b):
+    x = math.ldexp(a, b)
+    y = math.exp2(x)  # noqa: F841 -- (its OverflowError is the test)
+    return b >> 70
+
+
+@pytest.mark.parametrize("options", [{"otypes": "d"}, {}, {"signature": "(),()->()"}])
+@pytest.mark.parametrize("f, a, b", [
+    (_after_ldexp, [1.0, 2.0], [3, 2]),          # 1 / 0: ZeroDivisionError
+    (_after_ldexp, [2.0, 3.0], [3, 1]),
+    (_ldexp_then_exp2, [2.0, 64.0], [3, 255]),   # exp2(2**261): OverflowError
+])
+def test_checks_after_math_ldexp_of_an_int_exponent(f, a, b, options):
+    # math.ldexp takes a Python int only: the analysis's example of the result (of an
+    # np.int64 exponent) was unknown, and every check after it was dropped (was inf / no
+    # OverflowError); numpy.vectorize's first call on NumPy scalars raises TypeError
+    # without otypes, and so does every example with a signature
+    _check(f, np.array(a), np.array(b), **options)

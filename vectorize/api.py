@@ -447,8 +447,9 @@ class vectorize:
                 return self._replay(args, kwargs)
             outputs = self._signature_outputs(out, spec.result, loop_shape, size, dim_sizes,
                                               call_args)
-            if outputs is not None and not self.otypes and any(
-                    mark in spec.source for mark in _JOIN_MARKS) and \
+            if outputs is not None and (not self.otypes and any(
+                    mark in spec.source for mark in _JOIN_MARKS) or any(
+                    mark in spec.source for mark in _NUMPY_SCALAR_RAISES)) and \
                     not self._first_signature_types_hold(args, kwargs, outputs):
                 # numpy.vectorize's outputs take the first example's result types (an int
                 # on its path, where another path gives a float): its loop decides
@@ -1646,6 +1647,11 @@ _PLAIN_CHARS = frozenset(np.dtype(t).char for t in (np.float64, np.int64, np.lon
                                                      np.complex128))
 _JOIN_MARKS = ("where(", "blend(", "flatnonzero(", "maximum(", "minimum(", "full(", "empty(",
                "select(", "choose(", "putmask(", "copyto(")
+_NUMPY_SCALAR_RAISES = ("ldexp(",)
+"""Calls that raise on NumPy scalars where they compute on Python numbers: `math.ldexp`'s
+exponent must be a Python int (TypeError for an `np.int64`), so numpy.vectorize's first
+call, on NumPy scalars, raises where the examples would not (`_probes`), and so does every
+example with a ``signature``."""
 
 
 def _probes(spec, kinds) -> str | bool:
@@ -1658,6 +1664,8 @@ def _probes(spec, kinds) -> str | bool:
     be the first example's branch's)."""
     if isinstance(spec, FallbackSpec):
         return False
+    if any(mark in spec.source for mark in _NUMPY_SCALAR_RAISES):
+        return "values"
     if kinds and not any(type(kind) is tuple and not _is_as_is(kind) for kind in kinds):
         # no argument is batched: the code computes with the Python numbers themselves
         # (`(x > 0) + (x > 1)` is 2), numpy.vectorize's first call with NumPy scalars
