@@ -12,7 +12,7 @@ import pytest
 from fuzz import hunt14_programs as hp
 from fuzz.hunt14_programs import outcome, same
 
-from vectorize import vectorize
+from vectorize import VectorizeError, vectorize
 
 
 def _check(f, *args, **options):
@@ -219,3 +219,22 @@ def test_checks_after_math_ldexp_of_an_int_exponent(f, a, b, options):
     # OverflowError); numpy.vectorize's first call on NumPy scalars raises TypeError
     # without otypes, and so does every example with a signature
     _check(f, np.array(a), np.array(b), **options)
+
+
+def _pow_of_an_unknown(a, b):
+    x = math.prod((a, a))
+    y = math.pow(a, x)  # noqa: F841 -- (its OverflowError is the test)
+    return math.modf(b)[0]
+
+
+def test_a_math_function_of_an_operand_of_unknown_type_is_refused():
+    # `math.prod` has no batching rule: its result's type is unknown, and `math.pow` of it
+    # had no check (was [0., 0.] where numpy.vectorize raises OverflowError)
+    a, b = np.int64(65), np.array([2, 3])
+    with pytest.raises(VectorizeError, match="cannot tell the type of an operand"):
+        vectorize(_pow_of_an_unknown, otypes="d", fallback="error")(a, b)
+    for a in (np.int64(65), np.int64(2)):
+        expected, exc = outcome(np.vectorize(_pow_of_an_unknown, otypes="d"), (a, b), {})
+        got, got_exc = outcome(vectorize(_pow_of_an_unknown, otypes="d", fallback="loop"),
+                               (a, b), {})
+        assert type(got_exc) is type(exc) and same(got, expected) is None, (got, got_exc)

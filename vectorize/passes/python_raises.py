@@ -755,6 +755,16 @@ class _Checks:
         # raise as Python does for them (`math.sqrt(np.float64(-1))`, `int(np.float64(nan))`)
         if getattr(fn, "__module__", None) == "math" and getattr(math, getattr(
                 fn, "__name__", ""), None) is fn:
+            if fn.__name__ in python_errors.MATH_ERRORS and any(
+                    not v.known for v in values):
+                # (no type for an operand, `x = math.prod((a, a))`: its domain and range
+                # errors cannot be checked; computing on would miss them)
+                raise Unsupported(
+                    f"cannot tell the type of an operand of `math.{fn.__name__}` (it comes "
+                    f"from a call the engine cannot evaluate), so not where it raises "
+                    f"ValueError / OverflowError", node,
+                    "compute the operand with operators or `math` functions that have a "
+                    "batching rule, or pass fallback='warn'")
             return python_errors.math_checks(fn.__name__, nodes, values, self.numpy_scalars
                                              and self.numpy_valued(nodes[0]))
         if fn in (builtins.int, builtins.round) and len(nodes) == 1:
