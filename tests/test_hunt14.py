@@ -250,3 +250,20 @@ def test_signature_python_ints_are_weak_beside_numpy_scalars(a):
     # with a signature each example is a NumPy scalar: `np.int8 ^ math.floor(b)` is an int8
     # (NEP 50: the Python int is weak); was int64
     _check(_xor_floor, a, 2.0, signature="(),()->()")
+
+
+def _ulp_of(a, b):
+    return math.ulp(b)
+
+
+@pytest.mark.parametrize("b", [np.array([1 + 1j, 2]), np.array([2, 1 + 1j]),
+                               np.array([1 + 1j, 2], dtype=np.complex64)])
+def test_a_per_example_call_gets_python_complex_numbers(b):
+    # `math.ulp` has no batching rule: with fallback="warn" it runs per example, on NumPy
+    # complex scalars, which `float()` converts (dropping the imaginary part): was
+    # [2.2e-16, 4.4e-16] where numpy.vectorize raises TypeError (Python complex numbers)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected, exc = outcome(np.vectorize(_ulp_of), (0, b), {})
+        got, got_exc = outcome(vectorize(_ulp_of, fallback="loop"), (0, b), {})
+    assert type(got_exc) is type(exc) and same(got, expected) is None, (got, got_exc, exc)
