@@ -240,18 +240,6 @@ def test_a_math_function_of_an_operand_of_unknown_type_is_refused():
         assert type(got_exc) is type(exc) and same(got, expected) is None, (got, got_exc)
 
 
-def _xor_floor(a, b):
-    return a ^ math.floor(b)
-
-
-@pytest.mark.parametrize("a", [np.array(127, dtype=np.int8), np.array([127, 3], dtype=np.int8),
-                               np.int8(5), np.array([250, 3], dtype=np.uint8)])
-def test_signature_python_ints_are_weak_beside_numpy_scalars(a):
-    # with a signature each example is a NumPy scalar: `np.int8 ^ math.floor(b)` is an int8
-    # (NEP 50: the Python int is weak); was int64
-    _check(_xor_floor, a, 2.0, signature="(),()->()")
-
-
 def _ulp_of(a, b):
     return math.ulp(b)
 

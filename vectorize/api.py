@@ -584,7 +584,7 @@ class vectorize:
                 try:
                     entry = self._specs.get_or_build(key, lambda: self._build(
                         func, _signature_params(names, call_args, key[1]),
-                        var_positional=star, numpy_examples=True))
+                        var_positional=star))
                 except VectorizeError:
                     raise
                 except Exception:
@@ -1011,7 +1011,7 @@ class vectorize:
             reason, "vectorize a plain `def` function")), args, None, None
 
     def _build(self, func, params, python=(), numpy_scalars=(), var_positional=None,
-               narrow=None, empty=None, numpy_examples=False):
+               narrow=None, empty=None):
         """``python``: the parameters that are Python numbers per example; ``numpy_scalars``:
         those passed as NumPy scalars, which numpy.vectorize hands on as they are;
         ``var_positional``: the ``*`` parameter, whose items are ``name[i]`` in ``params``.
@@ -1052,10 +1052,7 @@ class vectorize:
         entry = build(func, params, fallback=self.fallback, title=title,
                       kind="numpy.vectorize loop", cache_dir=self.cache_dir,
                       backend=self.backend or backends.DEFAULT,
-                      explain=self._explain,
-                      # (with a signature the examples are NumPy scalars, as `vmap`'s are:
-                      # NumPy's semantics, Python numbers weak beside them, NEP 50)
-                      python_semantics=False if numpy_examples else semantics)
+                      explain=self._explain, python_semantics=semantics)
         if narrow is None or isinstance(entry.spec, FallbackSpec):
             return entry
         # (what every example raises a TypeError for on these NumPy scalars, as
