@@ -34,11 +34,11 @@ def main(argv=None) -> int:
     start = time.time()
     for seed in range(opts.seed, opts.seed + opts.n):
         kind, detail, c = hp.run_seed(seed)
-        counts[kind] += 1
         if kind == "refused" and detail.startswith("(numpy.vectorize raises"):
             kind = "refused where numpy.vectorize raises"
         elif kind == "refused":
             reasons[detail.split(": ", 1)[-1][:110]] += 1
+        counts[kind] += 1
         if kind in ("mismatch", "internal"):
             bad += 1
             if opts.quiet:

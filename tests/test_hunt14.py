@@ -12,7 +12,7 @@ import pytest
 from fuzz import hunt14_programs as hp
 from fuzz.hunt14_programs import outcome, same
 
-from vectorize import vectorize
+from vectorize import VectorizeError, vectorize
 
 
 def _check(f, *args, **options):
@@ -146,3 +146,112 @@ def test_signature_with_too_many_outputs_raises_the_first_examples_error():
     # two outputs for one: was ValueError("wrong number of outputs")
     _check(_pair_after_floor, 0.0, np.array([-np.inf, 1.0]), signature="(),()->()")
     _check(_pair_after_floor, 0.0, np.array([1.0, -np.inf]), signature="(),()->()")
+
+
+def _bool_abs(a, b):
+    return abs(b)
+
+
+def _bool_neg(a, b):
+    return -b
+
+
+def _bool_plus(a, b):
+    return b + True
+
+
+def _bools_counted(a, b):
+    return (a > 0) + (b > 0)
+
+
+@pytest.mark.parametrize("f", [_bool_abs, _bool_neg, _bool_plus, _bools_counted])
+@pytest.mark.parametrize("a, b", [
+    (3, np.array([False, True])),
+    (np.array([3, 4]), np.array([False, True])),
+    (np.array([1.0, -2.5]), np.array([0.0, 2.0])),
+])
+def test_signature_examples_are_numpy_scalars(f, a, b):
+    # with a signature numpy.vectorize hands each example NumPy scalars, whose bools are
+    # NumPy's (`np.True_ + True` is True, `-np.True_` raises TypeError): the code counted
+    # them as Python bools: was [1, 2] (int64) where numpy gives [True, True]
+    _check(f, a, b, signature="(),()->()")
+
+
+def _number_or_none(a, b):
+    m = b - 63
+    return a if m else None
+
+
+@pytest.mark.parametrize("a, b", [
+    (2, np.array([64, 65])),                    # int64 (no example gives None)
+    (2, np.array([63, 65])),                    # object (the first gives None)
+    (2, np.array([64, 63])),                    # TypeError storing None as an int
+    (np.array([2, 3]), np.array([64, 65])),
+    (np.array([2.5, 3.0]), np.array([64, 65])),
+    (np.array([True, False]), np.array([64, 63])),   # bool: None stored as False
+])
+def test_a_number_or_none_takes_the_first_examples_type(a, b):
+    # numpy.vectorize's output is the first example's type: was an object array [2, 2]
+    # where numpy gives int64 [2, 2]
+    _check(_number_or_none, a, b)
+
+
+def _after_ldexp(a, b):
+    x = math.ldexp(a, b)
+    return 1 / (x - 8)
+
+
+def _ldexp_then_exp2(a, b):
+    x = math.ldexp(a, b)
+    y = math.exp2(x)  # noqa: F841 -- (its OverflowError is the test)
+    return b >> 70
+
+
+@pytest.mark.parametrize("options", [{"otypes": "d"}, {}, {"signature": "(),()->()"}])
+@pytest.mark.parametrize("f, a, b", [
+    (_after_ldexp, [1.0, 2.0], [3, 2]),          # 1 / 0: ZeroDivisionError
+    (_after_ldexp, [2.0, 3.0], [3, 1]),
+    (_ldexp_then_exp2, [2.0, 64.0], [3, 255]),   # exp2(2**261): OverflowError
+])
+def test_checks_after_math_ldexp_of_an_int_exponent(f, a, b, options):
+    # math.ldexp takes a Python int only: the analysis's example of the result (of an
+    # np.int64 exponent) was unknown, and every check after it was dropped (was inf / no
+    # OverflowError); numpy.vectorize's first call on NumPy scalars raises TypeError
+    # without otypes, and so does every example with a signature
+    _check(f, np.array(a), np.array(b), **options)
+
+
+def _pow_of_an_unknown(a, b):
+    x = math.prod((a, a))
+    y = math.pow(a, x)  # noqa: F841 -- (its OverflowError is the test)
+    return math.modf(b)[0]
+
+
+def test_a_math_function_of_an_operand_of_unknown_type_is_refused():
+    # `math.prod` has no batching rule: its result's type is unknown, and `math.pow` of it
+    # had no check (was [0., 0.] where numpy.vectorize raises OverflowError)
+    a, b = np.int64(65), np.array([2, 3])
+    with pytest.raises(VectorizeError, match="cannot tell the type of an operand"):
+        vectorize(_pow_of_an_unknown, otypes="d", fallback="error")(a, b)
+    for a in (np.int64(65), np.int64(2)):
+        expected, exc = outcome(np.vectorize(_pow_of_an_unknown, otypes="d"), (a, b), {})
+        got, got_exc = outcome(vectorize(_pow_of_an_unknown, otypes="d", fallback="loop"),
+                               (a, b), {})
+        assert type(got_exc) is type(exc) and same(got, expected) is None, (got, got_exc)
+
+
+def _ulp_of(a, b):
+    return math.ulp(b)
+
+
+@pytest.mark.parametrize("b", [np.array([1 + 1j, 2]), np.array([2, 1 + 1j]),
+                               np.array([1 + 1j, 2], dtype=np.complex64)])
+def test_a_per_example_call_gets_python_complex_numbers(b):
+    # `math.ulp` has no batching rule: with fallback="warn" it runs per example, on NumPy
+    # complex scalars, which `float()` converts (dropping the imaginary part): was
+    # [2.2e-16, 4.4e-16] where numpy.vectorize raises TypeError (Python complex numbers)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected, exc = outcome(np.vectorize(_ulp_of), (0, b), {})
+        got, got_exc = outcome(vectorize(_ulp_of, fallback="loop"), (0, b), {})
+    assert type(got_exc) is type(exc) and same(got, expected) is None, (got, got_exc, exc)

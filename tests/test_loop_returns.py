@@ -689,6 +689,10 @@ def test_a_tuple_with_a_string_returned_from_a_loop():
         flags, words = f(v)
         expected = [flag_and_word_returned_in_a_loop(row) for row in v]
         assert flags.tolist() == [bool(e[0]) for e in expected]
+        if n:   # numpy.vectorize's words: of the first example's string dtype ('done' of
+            # a later example cut to 'do' where the first is 'lo'), as it makes them
+            expected = list(zip(*np.vectorize(flag_and_word_returned_in_a_loop,
+                                              signature="(n)->(),()")(v)))
         assert words.tolist() == [e[1] for e in expected]
 
 

@@ -296,8 +296,10 @@ class vectorize:
         for item, mine in zip(first, outs):
             dtype = np.asarray(item).dtype
             have = mine.dtype if isinstance(mine, np.ndarray) else np.asarray(mine).dtype
+            # (an object output, `x if c else None`: numpy.vectorize's is the first example's
+            # type where that is a number, `_converts` deciding on the Nones)
             cast.append(dtype if dtype != have and dtype.kind in "biufc" and
-                        have.kind in "biufc" and np.ndim(item) == 0 else None)
+                        have.kind in "biufcO" and np.ndim(item) == 0 else None)
         return tuple(cast) if any(c is not None for c in cast) else None
 
     def __reduce__(self):
@@ -445,8 +447,9 @@ class vectorize:
                 return self._replay(args, kwargs)
             outputs = self._signature_outputs(out, spec.result, loop_shape, size, dim_sizes,
                                               call_args)
-            if outputs is not None and not self.otypes and any(
-                    mark in spec.source for mark in _JOIN_MARKS) and \
+            if outputs is not None and (not self.otypes and any(
+                    mark in spec.source for mark in _JOIN_MARKS) or any(
+                    mark in spec.source for mark in _NUMPY_SCALAR_RAISES)) and \
                     not self._first_signature_types_hold(args, kwargs, outputs):
                 # numpy.vectorize's outputs take the first example's result types (an int
                 # on its path, where another path gives a float): its loop decides
@@ -1637,6 +1640,10 @@ def _converts(arr, otype) -> bool:
     otype = np.dtype(otype)
     if arr.size == 0 or otype.kind not in "biufc":
         return True
+    if arr.dtype.kind == "O":
+        # (numbers and None of a per-example choice: None converts to no number but a
+        # bool, where numpy.vectorize's conversion raises TypeError: the loop decides)
+        return otype.kind == "b" or not any(v is None for v in arr.flat)
     if otype.kind in "iu" and arr.dtype.kind == "f":
         with np.errstate(invalid="ignore"):
             if not bool(np.all(np.abs(arr) < 2.0 ** 53)):
@@ -1659,6 +1666,11 @@ _PLAIN_CHARS = frozenset(np.dtype(t).char for t in (np.float64, np.int64, np.lon
                                                      np.complex128))
 _JOIN_MARKS = ("where(", "blend(", "flatnonzero(", "maximum(", "minimum(", "full(", "empty(",
                "select(", "choose(", "putmask(", "copyto(")
+_NUMPY_SCALAR_RAISES = ("ldexp(",)
+"""Calls that raise on NumPy scalars where they compute on Python numbers: `math.ldexp`'s
+exponent must be a Python int (TypeError for an `np.int64`), so numpy.vectorize's first
+call, on NumPy scalars, raises where the examples would not (`_probes`), and so does every
+example with a ``signature``."""
 
 
 def _probes(spec, kinds) -> str | bool:
@@ -1671,9 +1683,11 @@ def _probes(spec, kinds) -> str | bool:
     be the first example's branch's)."""
     if isinstance(spec, FallbackSpec):
         return False
-    if getattr(spec, "first_call_differs", False):
+    if getattr(spec, "first_call_differs", False) or any(
+            mark in spec.source for mark in _NUMPY_SCALAR_RAISES):
         # (an `isinstance` of a parameter answers otherwise for the first example's NumPy
-        # scalars: numpy.vectorize's call on them may take another path, or raise)
+        # scalars: numpy.vectorize's call on them may take another path, or raise; so do
+        # the calls of `_NUMPY_SCALAR_RAISES`)
         return "values"
     if kinds and not any(type(kind) is tuple and not _is_as_is(kind) for kind in kinds):
         # no argument is batched: the code computes with the Python numbers themselves

@@ -464,7 +464,16 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
                     "key" if type(original) is cst.Subscript else "value")
                 var = self.ctx.namer.fresh(f"{base}_i")
                 loop_vars.append(var)
-                iterables.append(n.value)
+                value = self.value(o.value)
+                numbers = getattr(getattr(self.ctx.module, "python_semantics", None),
+                                  "numbers", ())
+                if value.kind == "c" and value.rank == 0 and any(
+                        v is value for v in numbers):
+                    # a Python complex per example (numpy.vectorize's), which `float()`
+                    # and `math` refuse with TypeError, where a NumPy complex converts
+                    iterables.append(cst.Call(cst.Attribute(n.value, cst.Name("tolist"))))
+                else:
+                    iterables.append(n.value)
                 new_args.append(n.with_changes(value=cst.Name(var)))
             else:
                 new_args.append(n)

@@ -140,6 +140,14 @@ class _Checks:
                 return False
             if name not in self.numpy_names:
                 values = self.defs.get(name)
+                value = self.value(node)
+                if values == [None] and name in self.params and value is not None and \
+                        value.batched and id(value) not in self.python_arguments:
+                    # a per-example parameter that is a NumPy scalar per example
+                    # (`vectorize(f, signature=...)` hands those out, and a bool's `+`, `-`
+                    # and `abs` are NumPy's there)
+                    self.numpy_names[name] = True
+                    return True
                 self.numpy_names[name] = bool(values) and all(
                     v is not None and self.numpy_valued(v, seen | {name}) for v in values)
             return self.numpy_names[name]
@@ -496,7 +504,8 @@ class _Checks:
                 return False
             if values == [None]:
                 value = self.value(node)
-                return name in self.params and value is not None and value.batched
+                return name in self.params and value is not None and value.batched and \
+                    id(value) in self.python_arguments
             return all(v is not None and self.surely_python(v, seen | {name}) for v in values)
         if t is cst.BinaryOperation:
             return self.surely_python(node.left, seen) and self.surely_python(node.right, seen)
@@ -817,6 +826,16 @@ class _Checks:
         # raise as Python does for them (`math.sqrt(np.float64(-1))`, `int(np.float64(nan))`)
         if getattr(fn, "__module__", None) == "math" and getattr(math, getattr(
                 fn, "__name__", ""), None) is fn:
+            if fn.__name__ in python_errors.MATH_ERRORS and any(
+                    not v.known for v in values):
+                # (no type for an operand, `x = math.prod((a, a))`: its domain and range
+                # errors cannot be checked; computing on would miss them)
+                raise Unsupported(
+                    f"cannot tell the type of an operand of `math.{fn.__name__}` (it comes "
+                    f"from a call the engine cannot evaluate), so not where it raises "
+                    f"ValueError / OverflowError", node,
+                    "compute the operand with operators or `math` functions that have a "
+                    "batching rule, or pass fallback='warn'")
             return python_errors.math_checks(fn.__name__, nodes, values, self.numpy_scalars
                                              and self.numpy_valued(nodes[0]))
         if fn in (builtins.int, builtins.round) and len(nodes) == 1:

@@ -139,6 +139,11 @@ def default_infer(site: Site) -> Value:
     examples = [v.example for v in site.args]
     kw = {k: v.example for k, (_, v) in site.kwargs.items()}
     out = evaluate(site.func, *examples, **kw)
+    if out is UNKNOWN and any(isinstance(e, np.integer) for e in examples):
+        # (`math.ldexp(x, n)` takes a Python int only, which numpy.vectorize's examples
+        # are: an unknown result would know no dtype, and no check after it would be made)
+        out = evaluate(site.func, *[int(e) if isinstance(e, np.integer) else e
+                                    for e in examples], **kw)
     if out is UNKNOWN:
         out = _evaluate_other_representatives(site, examples, kw)
     return result_value(out)
