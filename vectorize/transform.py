@@ -56,11 +56,18 @@ def abstract_key(value) -> tuple:
         # (the shape too: rules write an example's shape into the code, `np.roots`'s degree,
         # `np.polyval`'s coefficients)
         return (value.batched, ex.dtype.str, ex.shape)
-    if isinstance(ex, (tuple, list)):
-        # a table passed as it is (a module-level tuple of coefficient arrays): its length
-        # and its items' shapes decide the shapes of what the helper makes of it
+    if isinstance(ex, (tuple, list)) and _holds_arrays(ex):
+        # a table of arrays passed as it is (a module-level tuple of coefficient arrays):
+        # its length and its items' shapes decide the shapes of what the helper makes of it
         return (value.batched, type(ex).__name__, _table_key(ex))
     return (value.batched, type(ex).__name__)
+
+
+def _holds_arrays(ex, depth: int = 0) -> bool:
+    if isinstance(ex, np.ndarray):
+        return True
+    return isinstance(ex, (tuple, list)) and depth < 3 and any(
+        _holds_arrays(item, depth + 1) for item in ex[:64])
 
 
 def _table_key(ex, depth: int = 0):
