@@ -624,9 +624,11 @@ class Expressions:
                 orelse = self.expr(node.orelse, env)
         finally:
             self._batched_depth -= test.batched
-        if test.batched:
+        if test.batched and not any(isinstance(v, Value) and v.known and v.example is None
+                                    for v in (body, orelse)):
             # (`s if x > 5 else x * 2`: per example a string or an int, which numpy.vectorize
-            # stores by the first example's type; one array of strings would not)
+            # stores by the first example's type; one array of strings would not. A number
+            # or None is stored by the first example's type as numpy.vectorize does: `join`)
             no_per_example_choice_between(body, orelse, "the conditional expression gives",
                                           node)
         joined = join(body, orelse, force_batched=test.batched)
