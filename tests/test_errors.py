@@ -127,7 +127,8 @@ def uses_lambda(x):
 
 
 def uses_comprehension(x):
-    return max([x * k for k in range(3) if k != 1])
+    # (one over a fixed range, filtered or not, is written out: tests/test_refusals28.py)
+    return [x * k for k in range(int(abs(x)) + 1)][-1]
 
 
 def uses_del(x):
@@ -214,7 +215,7 @@ CASES = [
     Case("recursion", recursive, "return recursive(x - 1)", "recursive"),
     Case("yield", generator, "yield x + 1", "yield", values=False),
     Case("lambda", uses_lambda, "scales = [lambda", "lambda"),
-    Case("comprehension", uses_comprehension, "max([x * k", "[x * k"),
+    Case("comprehension", uses_comprehension, "[x * k for k in range(int(", "[x * k"),
     Case("del", uses_del, "del y", "del"),
     Case("import", uses_import, "import cmath", "import"),
     Case("with", uses_with, "with x:", "x"),
