@@ -255,3 +255,37 @@ def test_a_per_example_call_gets_python_complex_numbers(b):
         expected, exc = outcome(np.vectorize(_ulp_of), (0, b), {})
         got, got_exc = outcome(vectorize(_ulp_of, fallback="loop"), (0, b), {})
     assert type(got_exc) is type(exc) and same(got, expected) is None, (got, got_exc, exc)
+
+
+def _divide(t, c):
+    return t / c
+
+
+def _through_a_helper(y):
+    c = y + 1.0
+    return _divide(y, c)
+
+
+def _twice(x, g, n=2):
+    for _ in range(n):
+        x = g(x)
+    return x
+
+
+def _through_a_lambda(y):
+    c = y + 1.0
+    return _twice(y, lambda t: t / c)
+
+
+@pytest.mark.parametrize("f", [_through_a_helper, _through_a_lambda])
+def test_a_helpers_parameters_are_python_numbers_where_the_callers_are(f):
+    # regression (merge of the signature fix above): a helper's per-example parameters were
+    # taken for NumPy scalars, so its division lost its check: [0.5, -inf, 0.67] where
+    # numpy.vectorize raises ZeroDivisionError
+    x = np.array([1.0, -1.0, 2.0])
+    with pytest.raises(ZeroDivisionError):
+        np.vectorize(f)(x)
+    with pytest.raises(ZeroDivisionError):
+        vectorize(f, fallback="error")(x)
+    np.testing.assert_array_equal(vectorize(f, fallback="error")(x[[0, 2]]),
+                                  np.vectorize(f)(x[[0, 2]]))

@@ -101,6 +101,9 @@ class _Checks:
         # ids of the parameters' values that are Python numbers per example
         # (`PythonSemantics.numbers`)
         self.python_arguments: frozenset = frozenset()
+        # a helper's parameters are what its callers pass (`python_arguments` names the
+        # function's own): Python numbers where the caller's are
+        self.in_helper = False
         # ids of those of int8..int32 and uint8..uint32 arguments (`PythonSemantics`)
         self.small_ints: frozenset = frozenset()
         # int names' ranges that the statement's checks so far establish (a check that does
@@ -142,7 +145,8 @@ class _Checks:
                 values = self.defs.get(name)
                 value = self.value(node)
                 if values == [None] and name in self.params and value is not None and \
-                        value.batched and id(value) not in self.python_arguments:
+                        value.batched and id(value) not in self.python_arguments and \
+                        not self.in_helper:
                     # a per-example parameter that is a NumPy scalar per example
                     # (`vectorize(f, signature=...)` hands those out, and a bool's `+`, `-`
                     # and `abs` are NumPy's there)
@@ -504,8 +508,8 @@ class _Checks:
                 return False
             if values == [None]:
                 value = self.value(node)
-                return name in self.params and value is not None and value.batched and \
-                    id(value) in self.python_arguments
+                return name in self.params and value is not None and value.batched and (
+                    self.in_helper or id(value) in self.python_arguments)
             return all(v is not None and self.surely_python(v, seen | {name}) for v in values)
         if t is cst.BinaryOperation:
             return self.surely_python(node.left, seen) and self.surely_python(node.right, seen)
@@ -1702,6 +1706,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if not getattr(semantics, "types_only", False):
         # (`vmap`: the Python bools the function makes of its NumPy scalars, `not a`)
         checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
+        checks.in_helper = bool(getattr(ctx, "helper", False))
         counting = _PythonBoolArithmetic(checks)
         counted = func.visit(counting)
         if counting.shared and not numpy_scalars:
@@ -1720,6 +1725,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     checks.narrow_joins = ctx.registry.backend.narrowing_joins
     checks.int_power_checks = numpy_scalars and ctx.registry.backend.int_power_checks
     checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
+    checks.in_helper = bool(getattr(ctx, "helper", False))
     checks.small_ints = frozenset(map(id, getattr(semantics, "small_ints", ())))
     checks.make_ranges = lambda: ranges.of_function(
         ctx.source, func, ctx.params, getattr(ctx, "param_signs", frozenset()),
