@@ -66,3 +66,59 @@ def test_vmap_ldexp_python_int_exponent_still_computes():
     got = vmap(lambda a, b: math.ldexp(a, int(b)))(x, n)
     np.testing.assert_array_equal(got, [math.ldexp(float(a), int(b)) for a, b in zip(x, n)])
     np.testing.assert_array_equal(vmap(lambda a: math.ldexp(a, 3))(x), [8.0, 16.0])
+
+
+RAGGED = {0: (1.0, 2.0), 1: (0.5, -1.0, 3.0), 2: (4.0,)}
+EVEN = {0: (1.0, 2.0), 1: (0.5, -1.0), 2: (4.0, 3.0)}
+
+
+def _ragged(x, y):
+    t0 = RAGGED[(int(min(abs(y), 1e6)) % 3 if math.isfinite(y) else 2)]
+    return float(t0[-1] * x + len(t0))
+
+
+def _even(x, y):
+    t0 = EVEN[(int(min(abs(y), 1e6)) % 3 if math.isfinite(y) else 2)]
+    return t0[-1] * x + t0[0]
+
+
+@pytest.mark.parametrize("n", [0, 5])
+def test_torch_choice_between_tables_of_different_lengths_is_refused(n):
+    pytest.importorskip("torch")
+    x, y = np.linspace(-2, 2, n), np.linspace(-3, 7, n)
+    with pytest.raises(VectorizeError, match="tables of different lengths"):
+        vmap(_ragged, backend="torch")(x, y)
+
+
+@pytest.mark.parametrize("backend", ["torch", "jax"])
+@pytest.mark.parametrize("n", [0, 5])
+def test_choice_between_tables_of_one_length_on_backends(backend, n):
+    pytest.importorskip(backend)
+    x, y = np.linspace(-2, 2, n), np.linspace(-3, 7, n)
+    want = np.array([_even(a, b) for a, b in zip(x, y)], dtype=np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")     # (no fallback to the loop after a TypeError)
+        got = np.asarray(vmap(_even, backend=backend)(x, y))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def _floor_mod(y):
+    v = y * 1.0
+    v %= -3.0
+    return y // -3.0 + y % -3.0, v, y % 2.0
+
+
+@pytest.mark.parametrize("api", ["vectorize", "vmap"])
+def test_torch_float_remainder_zero_has_the_divisors_sign(api):
+    pytest.importorskip("torch")
+    y = np.array([0.0, -0.0, 3.0, -3.0, 6.0, 1.5, -4.5])   # fuzz_constructs seed 70
+    if api == "vmap":
+        got = [np.asarray(g) for g in vmap(_floor_mod, backend="torch")(y)]
+        want = [np.array(w) for w in zip(*[_floor_mod(v) for v in y])]
+    else:
+        got = vectorize(_floor_mod, backend="torch")(y)
+        want = np.vectorize(_floor_mod)(y)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(np.signbit(g), np.signbit(w))

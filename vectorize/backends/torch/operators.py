@@ -36,7 +36,15 @@ def _binary(site: Site):
     op = _BINARY_OPS.get(type(site.node.operator))
     if op is not None:
         site = _with_nodes(site, matched(site, op, list(zip(site.args, site.nodes))))
-    return operators.binary(site)
+    out = operators.binary(site)
+    result = site.result
+    if type(site.node.operator) is cst.Modulo and isinstance(out, cst.BaseExpression) and \
+            getattr(result, "dtype", None) is not None and result.dtype.kind == "f" and \
+            len(site.nodes) == 2:
+        # `torch.remainder` gives a zero the dividend's sign (`0.0 % -3.0` is 0.0), Python
+        # and NumPy the divisor's (-0.0); a nonzero remainder has the divisor's sign already
+        out = expr("torch.copysign({r}, {b})", r=out, b=site.nodes[1])
+    return out
 
 
 def _compare(site: Site):
