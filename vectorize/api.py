@@ -441,14 +441,21 @@ class vectorize:
                                                   call_args)
             except Exception:   # the generated code cannot run on an empty batch
                 outputs = None
+        elif _narrow_int_inputs(args, kwargs, self.excluded) and any(
+                mark in spec.source for mark in _PYTHON_INT_MARKS):
+            # a Python int made per example meets NumPy scalars of a narrow int dtype: NEP
+            # 50's weak int computes in that dtype (wrapping, or OverflowError), where the
+            # batched code's int64 arrays do not: numpy.vectorize's loop decides
+            return self._replay(args, kwargs)
         else:
             out = self._run_or_replay(entry, call_args, size, batched)
             if out is _REPLAY:     # some example raises, or a check fired: the loop decides
                 return self._replay(args, kwargs)
             outputs = self._signature_outputs(out, spec.result, loop_shape, size, dim_sizes,
                                               call_args)
-            if outputs is not None and (not self.otypes and any(
-                    mark in spec.source for mark in _JOIN_MARKS) or any(
+            if outputs is not None and (not self.otypes and (any(
+                    mark in spec.source for mark in _JOIN_MARKS) or _narrow_int_inputs(
+                    args, kwargs, self.excluded)) or any(
                     mark in spec.source for mark in _NUMPY_SCALAR_RAISES)) and \
                     not self._first_signature_types_hold(args, kwargs, outputs):
                 # numpy.vectorize's outputs take the first example's result types (an int
@@ -1671,6 +1678,25 @@ _NUMPY_SCALAR_RAISES = ("ldexp(",)
 exponent must be a Python int (TypeError for an `np.int64`), so numpy.vectorize's first
 call, on NumPy scalars, raises where the examples would not (`_probes`), and so does every
 example with a ``signature``."""
+
+
+_PYTHON_INT_MARKS = (".astype(int)",)
+"""Generated text of Python ints made per example (`int(x)`, `math.floor(x)`, `round(x)`)."""
+
+
+def _narrow_int_inputs(args, kwargs, excluded) -> bool:
+    """Whether an input of a call with a ``signature`` is of a NumPy int dtype other than
+    int64: numpy.vectorize hands its examples on as NumPy scalars (`np.int8`), and a Python
+    int the code makes of them (`math.floor`, `int`, `len`) is weak beside one (NEP 50:
+    `np.int8(1) ^ math.floor(2.5)` is an int8), where the batched code's int64 arrays are
+    not: the first example's result types decide (`_first_signature_types_hold`)."""
+    values = [a for i, a in enumerate(args) if i not in excluded]
+    values += [v for n, v in kwargs.items() if n not in excluded]
+    for value in values:
+        dtype = getattr(value, "dtype", None)
+        if isinstance(dtype, np.dtype) and dtype.kind in "iu" and dtype != np.int64:
+            return True
+    return False
 
 
 def _probes(spec, kinds) -> str | bool:

@@ -76,6 +76,7 @@ class Backend:
     #                          array, as NumPy's do (JAX's arrays are values: `analysis.aliasing`
     #                          refuses a view read after its array is written into)
     string_arrays = False    # arrays of strings (a table of strings indexed per example)
+    sequence_operands = False  # its `where` takes a tuple or list of numbers as an array
     masked_writes = False    # `y[mask] = v` with a per-example mask may be written
     #                          (`masked_write`; `analysis.aliasing`)
     weak_python_numbers = False  # per example a Python number meeting a narrow float keeps

@@ -331,6 +331,34 @@ def _strong_dtype(value):
     return value.dtype
 
 
+def _sequence_operands(backend, texts, values):
+    """The operands of a backend's `where` where one is a constant tuple or list of numbers
+    (a module's table chosen per example) and the backend's `where` takes arrays only: the
+    table as the backend's array; tables of different lengths are refused (each example's
+    is its own length, which one batch cannot hold)."""
+    examples = [getattr(v, "example", None) if isinstance(v, Value) and not v.batched
+                else None for v in values]
+    if backend.sequence_operands or not any(isinstance(e, (tuple, list)) for e in examples):
+        return texts
+    from ..errors import Unsupported
+    shapes = {np.shape(e) for e in examples if isinstance(e, (tuple, list))}
+    if len(shapes) > 1:
+        raise Unsupported(f"a per-example choice between tables of different lengths (the "
+                          f"{backend.name} backend holds one length per batch)",
+                          suggestion="pad the tables to one length, or use "
+                                     "backend=\"numpy\"")
+    out = []
+    for text, example in zip(texts, examples):
+        if isinstance(example, (tuple, list)):
+            dtype = np.asarray(example).dtype
+            if dtype.kind not in "biufc":
+                raise Unsupported("a per-example choice between tables of other things "
+                                  "than numbers", suggestion="choose a number per example")
+            text = backend.constant_array(text, dtype)
+        out.append(text)
+    return tuple(out)
+
+
 def where(test, tv, body, bv, orelse, ov, backend, blend=False) -> cst.BaseExpression:
     """``np.where`` (the backend's) of one value or, item by item, of tuples; with ``blend``,
     the backend's `blend` where it has one and the values are two per-example numbers of one
@@ -359,6 +387,7 @@ def where(test, tv, body, bv, orelse, ov, backend, blend=False) -> cst.BaseExpre
                                          "backend=\"numpy\"")
     rank = broadcast_rank([tv, bv, ov])
     a, b = "{a}", "{b}"
+    a, b = _sequence_operands(backend, (a, b), (bv, ov))
     da, db = _strong_dtype(bv), _strong_dtype(ov)
     if da is not None and db is not None and da != db:
         a, b = backend.joined(a, b, da, db)

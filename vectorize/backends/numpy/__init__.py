@@ -21,6 +21,7 @@ class NumpyBackend(Backend):
     random_hint = "np.random (e.g. np.random.normal(mu, sigma) for random.gauss(mu, sigma))"
     function_modules = ("numpy",)
     string_arrays = True
+    sequence_operands = True
     masked_writes = True
     weak_python_numbers = True
     scalar_tail = True

@@ -86,6 +86,15 @@ def _float_rule(np_name: str):
                     out = expr("np.hypot({a}, {b})", a=out, b=arg)
             return out
         expected = 2 if np_name in {FLOAT_FUNCTIONS[n] for n in _BINARY} else 1
+        if np_name == "ldexp" and not site.python_semantics and len(site.args) == 2 and \
+                not site.kwargs and isinstance(getattr(site.args[1], "example", None),
+                                               np.generic):
+            # `vmap`'s examples are NumPy scalars, and `math.ldexp`'s exponent must be a
+            # Python int (an `np.int64` is none: TypeError per example)
+            raise Unsupported("`math.ldexp` with a NumPy scalar exponent (an "
+                              f"`np.{type(site.args[1].example).__name__}` per example: "
+                              "TypeError, it takes a Python int only)",
+                              suggestion="pass int(n) as the exponent, or call np.ldexp")
         if len(site.nodes) != expected or site.kwargs:
             raise Unsupported(f"`np.{np_name}` takes {expected} argument(s); this call has "
                               f"{len(site.nodes) + len(site.kwargs)}",

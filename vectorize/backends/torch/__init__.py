@@ -158,11 +158,14 @@ class TorchBackend(Backend):
     def dtype_key(self, tensor) -> str:
         # the default dtype decides what integer tensors with Python floats give: part of
         # every specialization's key
-        return f"{tensor.dtype}/{torch_module().get_default_dtype()}"
+        from .dtypes import numpy_call
+        numpy = "/numpy" if numpy_call() else ""
+        return f"{tensor.dtype}/{torch_module().get_default_dtype()}{numpy}"
 
     def state_print(self):
         # the default dtype decides what int tensors meeting Python floats give
-        return str(torch_module().get_default_dtype())
+        from .dtypes import numpy_call
+        return str(torch_module().get_default_dtype()) + ("/numpy" if numpy_call() else "")
 
     def moveaxis(self, tensor, source: int, destination: int):
         return tensor.movedim(source, destination)

@@ -73,29 +73,44 @@ def as_tensor(value, device=None):
     return torch.as_tensor(value, dtype=dtype, device=device)
 
 
+_NUMPY_CALL = [False]
+
+
+def numpy_call() -> bool:
+    """Whether a call on NumPy arrays runs (`numpy_defaults`): its reference is NumPy's loop,
+    where a rule may need NumPy's result instead of PyTorch's (`x % y`'s sign of a zero)."""
+    return _NUMPY_CALL[0]
+
+
 @contextlib.contextmanager
 def numpy_defaults():
     """PyTorch promoting as NumPy does while it runs a call on NumPy arrays
     (``backend="torch"`` with NumPy arguments, whose reference is NumPy's loop): an int
     tensor with a Python float gives float64 (NumPy's default float), not float32. The
-    default dtype is PyTorch's process-wide setting: set for the call, then restored."""
+    default dtype is PyTorch's process-wide setting: set for the call, then restored.
+    `numpy_call` is true meanwhile (part of every specialization's key)."""
     torch = torch_module()
     old = torch.get_default_dtype()
-    if old == torch.float64:
-        yield
-        return
-    torch.set_default_dtype(torch.float64)
+    was = _NUMPY_CALL[0]
+    _NUMPY_CALL[0] = True
     try:
-        yield
+        if old == torch.float64:
+            yield
+            return
+        torch.set_default_dtype(torch.float64)
+        try:
+            yield
+        finally:
+            torch.set_default_dtype(old)
     finally:
-        torch.set_default_dtype(old)
+        _NUMPY_CALL[0] = was
 
 
 def needs_numpy_defaults(args, kwargs) -> bool:
     """Whether a call with this backend on these arguments runs NumPy's semantics on
-    PyTorch (NumPy arrays in, none of them a tensor) under PyTorch's float32 default."""
+    PyTorch (NumPy arrays in, none of them a tensor)."""
     from ...pytree import flatten
     if any(is_tensor(leaf) for group in (args, tuple(kwargs.values()))
            for _, leaf in flatten(group)):
         return False
-    return torch_module().get_default_dtype() != torch_module().float64
+    return not _NUMPY_CALL[0]     # (once per call: it calls itself within)

@@ -14,7 +14,7 @@ from ...rules import operators
 from ...rules.registry import Registry, Site
 from ...syntax.templates import expr
 from .common import compared_as_per_example, matched
-from .dtypes import torch_module
+from .dtypes import numpy_call, torch_module
 
 # ------------------------------------------------------------------------- operators
 
@@ -36,7 +36,17 @@ def _binary(site: Site):
     op = _BINARY_OPS.get(type(site.node.operator))
     if op is not None:
         site = _with_nodes(site, matched(site, op, list(zip(site.args, site.nodes))))
-    return operators.binary(site)
+    out = operators.binary(site)
+    result = site.result
+    if type(site.node.operator) is cst.Modulo and numpy_call() and \
+            isinstance(out, cst.BaseExpression) and \
+            getattr(result, "dtype", None) is not None and result.dtype.kind == "f" and \
+            len(site.nodes) == 2:
+        # `torch.remainder` gives a zero the dividend's sign (`0.0 % -3.0` is 0.0), Python
+        # and NumPy the divisor's (-0.0), which a call on NumPy arrays gives as its loop
+        # does; a nonzero remainder has the divisor's sign already
+        out = expr("torch.copysign({r}, {b})", r=out, b=site.nodes[1])
+    return out
 
 
 def _compare(site: Site):
