@@ -62,7 +62,7 @@ def note_mixed_parts(joined, *values) -> None:
     parts = {}
     for value in values:
         for example in MIXED_PARTS.get(value, (getattr(value, "example", value),)):
-            if example is UNKNOWN or _number_kind(example) is None:
+            if example is UNKNOWN or number_kind(example) is None:
                 return
             parts.setdefault((type(example), getattr(example, "dtype", None)), example)
     if len(parts) > 1:
@@ -131,7 +131,7 @@ def note_lane_results(result, fn, values, examples, **kwargs) -> None:
                 out = fn(*lane, **kwargs)
         except Exception:   # noqa: BLE001 -- the lane raises: the operation's checks decide
             continue
-        if _number_kind(out) is None or np.ndim(out) != 0:
+        if number_kind(out) is None or np.ndim(out) != 0:
             return
         parts.setdefault((type(out), getattr(out, "dtype", None)), out)
     if len(parts) > 1:
@@ -148,7 +148,7 @@ def mixed_kinds(a, b) -> bool:
     PyTorch example is a 0-d tensor or a Python number), also a Python number and an array's
     scalar of one kind: the operations that take one raise for the other (``torch.sqrt`` of
     an int, ``x ** -1`` of an int tensor) and promote differently."""
-    ka, kb = _number_kind(a), _number_kind(b)
+    ka, kb = number_kind(a), number_kind(b)
     if ka is None or kb is None:
         return False
     if ka != kb:
@@ -170,11 +170,11 @@ def mixed_lane_types(a, b) -> bool:
     if semantics is not None:
         # (PyTorch: 0-d tensors of ints of different widths, an int16 on some lanes and an
         # int32 on others: the narrower lanes wrap in their own width, `r + 1`)
-        return bool(getattr(semantics, "weak", False)) and _number_kind(a) == "int" and \
-            _number_kind(b) == "int" and type(a) not in _PYTHON_NUMBERS and \
+        return bool(getattr(semantics, "weak", False)) and number_kind(a) == "int" and \
+            number_kind(b) == "int" and type(a) not in _PYTHON_NUMBERS and \
             type(b) not in _PYTHON_NUMBERS and _lane_dtype(a) != _lane_dtype(b)
-    ka = _number_kind(a)
-    if ka not in ("float", "complex") or ka != _number_kind(b):
+    ka = number_kind(a)
+    if ka not in ("float", "complex") or ka != number_kind(b):
         return False
     return _lane_dtype(a).itemsize != _lane_dtype(b).itemsize
 
@@ -190,7 +190,7 @@ def note_mixed_types(a=None, b=None) -> None:
     seen = MIXED_TYPES.get()
     if seen is None or seen:
         return
-    if a is not None and _number_kind(a) == _number_kind(b) is not None:
+    if a is not None and number_kind(a) == number_kind(b) is not None:
         return
     seen.append(True)
 
@@ -198,7 +198,7 @@ def note_mixed_types(a=None, b=None) -> None:
 _KIND_OF = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
 
 
-def _number_kind(example):
+def number_kind(example):
     """The kind of Python number an example stands for per example (None: not a number)."""
     if example is UNKNOWN:
         return None

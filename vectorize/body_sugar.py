@@ -461,8 +461,8 @@ def membership_as_equality(tree: cst.FunctionDef, func, imports: dict) -> cst.Fu
                     a.keyword is None and not a.star for a in node.args):
             # `k in range(3)`: Python's test of an int is arithmetic, of any other number
             # the `==` of each item in turn; both are the chain of `==` tests
-            from .body_constructs.comprehensions import _int_value
-            bounds = [_int_value(a.value) for a in node.args]
+            from .body_constructs.comprehensions import int_value
+            bounds = [int_value(a.value) for a in node.args]
             if None in bounds or len(bounds) == 3 and bounds[2] == 0 or len(
                     range(*bounds)) > MEMBERSHIP_LIMIT:
                 return None

@@ -50,7 +50,7 @@ def unroll_comprehensions(tree: cst.FunctionDef, func, imports: dict,
                 iterable.func.value == "range" and "range" not in assigned and \
                 lookup(func, "range")[2] == "builtin" and iterable.args and all(
                     a.keyword is None and not a.star for a in iterable.args):
-            bounds = [_int_value(a.value) for a in iterable.args]
+            bounds = [int_value(a.value) for a in iterable.args]
             if None in bounds or len(bounds) > 3 or bounds[-1:] == [0] and len(bounds) == 3:
                 return None
             values = range(*bounds)
@@ -199,9 +199,9 @@ def _literal_display(node) -> bool:
                 e.value.expression) in (cst.Integer, cst.Float)) for e in node.elements)
 
 
-def _int_value(node):
+def int_value(node):
     if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
-        inner = _int_value(node.expression)
+        inner = int_value(node.expression)
         return None if inner is None else -inner
     if type(node) is cst.Integer:
         return int(node.value.replace("_", ""), 0)

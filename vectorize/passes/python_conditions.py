@@ -42,7 +42,7 @@ from __future__ import annotations
 import libcst as cst
 import numpy as np
 
-from ..abstract import Value, _number_kind
+from ..abstract import Value, number_kind
 from ..errors import Unsupported
 from ..syntax.edit import unparenthesized
 from ..syntax.traversal import by_type, rewrite
@@ -165,7 +165,7 @@ MAX_CHOOSING = 3
 
 def _dtype_of(value):
     """The dtype a number stands for per example (None: not a number of a known type)."""
-    if not isinstance(value, Value) or _number_kind(value.example) is None:
+    if not isinstance(value, Value) or number_kind(value.example) is None:
         return None
     return getattr(value.example, "dtype", None) or np.asarray(value.example).dtype
 
