@@ -255,9 +255,11 @@ def lanes_compare_alike(values, final) -> None:
             # converted into it: tensors widen exactly; a shared number must be one it holds)
             alike = dtype == final or dtype.kind == final.kind or (
                 dtype.kind in "iu" and final.kind in "iu")
-            alike = alike and all(
+            # (a Python number per example meets a 64-bit dtype exactly as the batch's
+            # 64-bit tensor of it does)
+            alike = alike and (dtype == final and _widest(dtype) or all(
                 not v.batched and _fits(v, dtype) if type(e) in _PYTHON_NUMBERS else True
-                for e, v in zip(lane, values))
+                for e, v in zip(lane, values)))
         if not alike:
             lane_type = f"a Python {type(part).__name__}" if type(
                 part) in _PYTHON_NUMBERS else f"a {part.dtype} tensor"
@@ -268,6 +270,12 @@ def lanes_compare_alike(values, final) -> None:
                 f"the batch compares every lane in {final}",
                 suggestion="give the value one type on every path (e.g. a tensor where it "
                            "is assigned)")
+
+
+def _widest(dtype) -> bool:
+    """Whether ``dtype`` holds a Python number of its kind as the batch's tensor does:
+    int64, float64, complex128."""
+    return dtype.itemsize == (16 if dtype.kind == "c" else 8) and dtype.kind in "ifc"
 
 
 def _fits(value: Value, dtype) -> bool:
