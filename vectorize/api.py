@@ -264,19 +264,7 @@ class vectorize:
         NEP 50) and on the first example's values (`min(n, x)` of an int and a float, `x
         and y`), which the batched code cannot tell apart; the values are still every
         example's Python ones, cast (`_cast`). An empty argument gives an item of ones."""
-        excluded = self.excluded
-        if not kwargs and not excluded:
-            func, vargs = self.pyfunc, args
-        else:   # numpy.vectorize's own wrapper (`_call_as_normal`)
-            names = [n for n in kwargs if n not in excluded]
-            inds = [i for i in range(len(args)) if i not in excluded]
-            pyfunc, given = self.pyfunc, list(args)
-
-            def func(*items):
-                for n, i in enumerate(inds):
-                    given[i] = items[n]
-                return pyfunc(*given, **{**kwargs, **dict(zip(names, items[len(inds):]))})
-            vargs = [args[i] for i in inds] + [kwargs[n] for n in names]
+        func, vargs = self._as_numpy_calls(args, kwargs)
         # (an empty batch, where numpy.vectorize needs otypes: the types an example of
         # ones would give)
         inputs = [a.flat[0] if a.size else np.ones((), a.dtype)[()]
@@ -465,13 +453,13 @@ class vectorize:
             return self._numpy_loop(args, kwargs)
         return outputs
 
-    def _first_signature_types_hold(self, args, kwargs, outputs) -> bool:
-        """Whether ``outputs`` (a call with a ``signature``, which chooses values per example)
-        have the dtypes of the first example's results, as numpy.vectorize's
-        ``_vectorize_call_with_signature`` makes its output arrays from them: the function
-        called on the first core-shaped item of every input (NumPy scalars for no core
-        dimensions). False where that call raises (its loop raises it)."""
+    def _as_numpy_calls(self, args, kwargs):
+        """The function numpy.vectorize calls per example and the arguments it loops over:
+        its own wrapper (`_call_as_normal`) where arguments are excluded or passed by
+        keyword (the items of the others, in order, then the keyword ones)."""
         excluded = self.excluded
+        if not kwargs and not excluded:
+            return self.pyfunc, list(args)
         names = [n for n in kwargs if n not in excluded]
         inds = [i for i in range(len(args)) if i not in excluded]
         pyfunc, given = self.pyfunc, list(args)
@@ -480,7 +468,16 @@ class vectorize:
             for n, i in enumerate(inds):
                 given[i] = items[n]
             return pyfunc(*given, **{**kwargs, **dict(zip(names, items[len(inds):]))})
-        arrays = [np.asanyarray(a) for a in [args[i] for i in inds] + [kwargs[n] for n in names]]
+        return func, [args[i] for i in inds] + [kwargs[n] for n in names]
+
+    def _first_signature_types_hold(self, args, kwargs, outputs) -> bool:
+        """Whether ``outputs`` (a call with a ``signature``, which chooses values per example)
+        have the dtypes of the first example's results, as numpy.vectorize's
+        ``_vectorize_call_with_signature`` makes its output arrays from them: the function
+        called on the first core-shaped item of every input (NumPy scalars for no core
+        dimensions). False where that call raises (its loop raises it)."""
+        func, vargs = self._as_numpy_calls(args, kwargs)
+        arrays = [np.asanyarray(a) for a in vargs]
         inputs = [a[(0,) * (a.ndim - len(dims))]
                   for a, dims in zip(arrays, self._core_signature[0])]
         with warnings.catch_warnings(), np.errstate(all="ignore"):

@@ -289,3 +289,15 @@ def _removed(node, field):
     if default is None or default is cst.MaybeSentinel.DEFAULT:
         return default
     raise TypeError(f"{type(node).__name__}.{field} cannot be removed")
+
+
+def attribute_path(node) -> list[str] | None:
+    """``["np", "linalg", "norm"]`` of an attribute chain on a name, else None."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return parts[::-1]

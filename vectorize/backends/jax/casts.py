@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from ...syntax.traversal import attribute_path
+
 AS_NUMPY_INT = "as_numpy_int"
 _SIGNED = ("int64", "int32", "int16", "int8")
 
@@ -34,17 +36,6 @@ def as_numpy_int(x, dtype):
     return out if wide == target else out.astype(target)
 
 
-def _path(node) -> list[str] | None:
-    parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return None
-    parts.append(node.value)
-    return parts[::-1]
-
-
 def _maybe_signed(node) -> bool:
     """Whether ``node`` may be a signed integer type: ``int``, ``jnp.int64``, ``"int32"``,
     or a dtype known only when the code runs (``v.dtype``, a name)."""
@@ -52,7 +43,7 @@ def _maybe_signed(node) -> bool:
         return node.value not in ("float", "complex", "bool", "str", "object")
     if isinstance(node, cst.SimpleString):
         return node.evaluated_value in _SIGNED
-    path = _path(node)
+    path = attribute_path(node)
     if path is not None and len(path) == 2 and path[0] == "jnp":
         return path[1] in _SIGNED
     return True
@@ -70,7 +61,7 @@ class Conversions(cst.CSTTransformer):
         if len(args) != 1 or args[0].keyword is not None or args[0].star:
             return updated_node
         func = updated_node.func
-        path = _path(func)
+        path = attribute_path(func)
         if path is not None and len(path) == 2 and path[0] == "jnp" and path[1] in _SIGNED:
             self.count += 1
             return cst.Call(func=cst.Name(AS_NUMPY_INT), args=[

@@ -40,6 +40,7 @@ import numpy as np
 
 from ...errors import Unsupported
 from ...passes.records import MaskedLoopFacts
+from ...syntax.traversal import attribute_path
 from . import casts, ints, writes
 from .loops import lower as lower_masked
 from .writes import located
@@ -95,7 +96,7 @@ class _PairwiseSums(cst.CSTTransformer):
                                        cst.Arg(updated_node.value)]))
 
     def leave_Call(self, original_node, updated_node):
-        if _path(updated_node.func) in (["jnp", "floor_divide"], ["jnp", "divmod"],
+        if attribute_path(updated_node.func) in (["jnp", "floor_divide"], ["jnp", "divmod"],
                                         ["jnp", "remainder"], ["jnp", "mod"]) and \
                 len(updated_node.args) == 2 and \
                 all(a.keyword is None and not a.star for a in updated_node.args):
@@ -105,7 +106,7 @@ class _PairwiseSums(cst.CSTTransformer):
                 return updated_node.with_changes(func=cst.Name(helper))
             self.floor_divides += 1
             return updated_node.with_changes(func=cst.Name(FLOOR_DIVIDE))
-        path = _path(updated_node.func)
+        path = attribute_path(updated_node.func)
         if path == ["jnp", "add", "accumulate"] and len(updated_node.args) == 2 and \
                 updated_node.args[1].keyword is not None and \
                 updated_node.args[1].keyword.value == "axis":
@@ -174,18 +175,6 @@ def _numpy_names(ctx) -> set[str]:
     return names
 
 
-def _path(node) -> list[str] | None:
-    """``["np", "linalg", "norm"]`` of an attribute chain on a name, else None."""
-    parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return None
-    parts.append(node.value)
-    return parts[::-1]
-
-
 class _Respell(cst.CSTTransformer):
     def __init__(self, ctx, names):
         self.ctx = ctx
@@ -195,7 +184,7 @@ class _Respell(cst.CSTTransformer):
         self.refusal = None
 
     def leave_Attribute(self, original_node, updated_node):
-        path = _path(updated_node)
+        path = attribute_path(updated_node)
         if path is None or path[0] not in self.names or len(path) < 2:
             return updated_node
         target = self.jnp
@@ -215,7 +204,7 @@ class _Respell(cst.CSTTransformer):
     def leave_Call(self, original_node, updated_node):
         """A keyword NumPy's function takes and JAX's does not (``kind=`` of ``argsort``):
         refused here rather than a TypeError when ``jit`` traces the call."""
-        path = _path(updated_node.func)
+        path = attribute_path(updated_node.func)
         if path is None or path[0] != "jnp" or self.refusal is not None:
             return updated_node
         target = self.jnp
@@ -267,7 +256,7 @@ class _Respell(cst.CSTTransformer):
 
     def visit_Attribute(self, node):
         # the whole chain is rewritten at its outermost attribute
-        path = _path(node)
+        path = attribute_path(node)
         return not (path is not None and path[0] in self.names)
 
 
