@@ -19,6 +19,17 @@ from vectorize import vectorize
 RTOL = 1e-12
 
 
+def outcome(call):
+    """``(call(), None)``, or ``(None, the exception)`` where it raises; warnings and NumPy's
+    floating-point errors silenced (what a comparison of results and exception types needs)."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return call(), None
+        except Exception as exc:  # noqa: BLE001 -- the type is compared
+            return None, exc
+
+
 def loop_reference(f, *args, excluded=()):
     """(results per lane as a list, broadcast shape, indices of lanes that raised)."""
     batched = [i for i in range(len(args)) if i not in excluded]

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import pytest
 from batch_sizes import check_sizes
-from differential import assert_values_equal
+from differential import assert_values_equal, outcome
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,21 +25,11 @@ SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -3.0, 7.0, math.nan, math.inf, -math.
 floats = st.one_of(st.sampled_from(SPECIAL), st.floats(-20, 20, allow_nan=False))
 
 
-def _outcome(call):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with np.errstate(all="ignore"):
-            try:
-                return call(), None
-            except Exception as exc:  # noqa: BLE001 -- the type is compared
-                return None, exc
-
-
 def same_as_numpy_vectorize(f, *args, excluded=(), bits=False):
     """`vectorize(f)` against numpy.vectorize(f): equal values and dtype (bit for bit where
     ``bits``), or the same exception type."""
-    expected, raised = _outcome(lambda: np.vectorize(f, excluded=set(excluded))(*args))
-    got, got_raised = _outcome(lambda: vectorize(f, excluded=set(excluded),
+    expected, raised = outcome(lambda: np.vectorize(f, excluded=set(excluded))(*args))
+    got, got_raised = outcome(lambda: vectorize(f, excluded=set(excluded),
                                                  fallback="error")(*args))
     if raised is not None:
         assert type(got_raised) is type(raised), (raised, got, got_raised)

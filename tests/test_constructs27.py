@@ -8,12 +8,11 @@ NumPy scalars."""
 from __future__ import annotations
 
 import math
-import warnings
 
 import libcst as cst
 import numpy as np
 import pytest
-from differential import assert_values_equal
+from differential import assert_values_equal, outcome
 
 from vectorize import VectorizeError, vectorize, vmap
 from vectorize.body_constructs import recursion
@@ -22,22 +21,12 @@ from vectorize.source import read_function
 SIZES = (0, 1, 5, 1000)
 
 
-def _outcome(call):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with np.errstate(all="ignore"):
-            try:
-                return call(), None
-            except Exception as exc:  # noqa: BLE001 -- the type is compared
-                return None, exc
-
-
 def same_as_numpy_vectorize(f, *args, otypes=None):
     """`vectorize(f)` against numpy.vectorize(f): equal values and dtype, or the same
     exception type (and the same message: the first failing example's)."""
     ref = np.vectorize(f, otypes=otypes)
-    want, raised = _outcome(lambda: ref(*args))
-    got, got_raised = _outcome(lambda: vectorize(f, fallback="error")(*args))
+    want, raised = outcome(lambda: ref(*args))
+    got, got_raised = outcome(lambda: vectorize(f, fallback="error")(*args))
     if isinstance(got_raised, VectorizeError):
         raise got_raised
     if raised is not None:
@@ -52,8 +41,8 @@ def same_as_numpy_vectorize(f, *args, otypes=None):
 def same_as_the_loop(f, *args):
     """`vmap(f)` against the loop over NumPy scalars: the same values, or the same
     exception type."""
-    want, raised = _outcome(lambda: np.array([f(*row) for row in zip(*args)]))
-    got, got_raised = _outcome(lambda: vmap(f, fallback="error")(*args))
+    want, raised = outcome(lambda: np.array([f(*row) for row in zip(*args)]))
+    got, got_raised = outcome(lambda: vmap(f, fallback="error")(*args))
     if isinstance(got_raised, VectorizeError):
         raise got_raised
     if raised is not None:

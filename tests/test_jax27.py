@@ -11,12 +11,13 @@ numpy.vectorize itself.
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pytest
 
 pytest.importorskip("jax")
+
+from differential import outcome
 
 from vectorize import vectorize, vmap  # noqa: E402
 
@@ -125,15 +126,6 @@ def masked_rows(v, t):
     return (t > 0) * v         # a per-example vector times a per-example bool
 
 
-def _outcome(call):
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        try:
-            return call(), None
-        except Exception as exc:  # noqa: BLE001 -- compared
-            return None, exc
-
-
 def _loop(f, args, batched):
     n = len(next(a for a, b in zip(args, batched) if b))
     rows = [f(*[a[i] if b else a for a, b in zip(args, batched)]) for i in range(n)]
@@ -177,8 +169,8 @@ CASES = [(f, "uint8") for f in ONE_ARG] + [
 @pytest.mark.parametrize(("f", "dtype"), CASES, ids=lambda c: getattr(c, "__name__", c))
 def test_python_int_operand_as_the_loop(f, dtype):
     x = np.array(INTS[dtype], dtype=dtype)
-    expected = _outcome(lambda: _loop(f, [x], [True]))
-    _same(_outcome(lambda: vmap(f, backend="jax")(x)), expected)
+    expected = outcome(lambda: _loop(f, [x], [True]))
+    _same(outcome(lambda: vmap(f, backend="jax")(x)), expected)
 
 
 @pytest.mark.parametrize("k", [-1, 300, 2 ** 64])
@@ -189,8 +181,8 @@ def test_python_int_argument_as_the_loop(f, k):
     vf = vmap(f, in_axes=(0, None), backend="jax")
     for dtype in ("uint8", "int8"):
         x = np.array(INTS[dtype], dtype=dtype)
-        expected = _outcome(lambda x=x: _loop(f, [x, k], [True, False]))
-        _same(_outcome(lambda x=x: vf(x, k)), expected)
+        expected = outcome(lambda x=x: _loop(f, [x, k], [True, False]))
+        _same(outcome(lambda x=x: vf(x, k)), expected)
 
 
 @pytest.mark.parametrize("values", [[3, 5, 0], [3, 255, 0]])
@@ -198,25 +190,25 @@ def test_out_of_bounds_int_under_a_condition(values):
     """NumPy's batched code raises for the whole batch, the per-example code only for the
     examples above 250: the loop decides, also on a warm call."""
     x = np.array(values, dtype=np.uint8)
-    expected = _outcome(lambda: _loop(under_condition, [x], [True]))
+    expected = outcome(lambda: _loop(under_condition, [x], [True]))
     vf = vmap(under_condition, backend="jax")
     for _ in range(2):
-        _same(_outcome(lambda: vf(x)), expected)
+        _same(outcome(lambda: vf(x)), expected)
 
 
 def test_fuzz_program_uint64():
     x = np.array([3, 20, 0, 5, 1], dtype=np.uint64)
     y = np.array([1, 2, 3, 4, 5], dtype=np.uint32)
-    expected = _outcome(lambda: _loop(branchy, [x, y], [True, True]))
-    _same(_outcome(lambda: vmap(branchy, backend="jax")(x, y)), expected)
+    expected = outcome(lambda: _loop(branchy, [x, y], [True, True]))
+    _same(outcome(lambda: vmap(branchy, backend="jax")(x, y)), expected)
 
 
 @pytest.mark.parametrize("f", [gt_minus_two, chained, eq_minus_one, add_minus_two,
                                builtin_max], ids=lambda f: f.__name__)
 def test_vectorize_as_numpy_vectorize(f):
     x = np.array(INTS["uint8"], dtype=np.uint8)
-    expected = _outcome(lambda: np.vectorize(f)(x))
-    _same(_outcome(lambda: vectorize(f, backend="jax")(x)), expected)
+    expected = outcome(lambda: np.vectorize(f)(x))
+    _same(outcome(lambda: vectorize(f, backend="jax")(x)), expected)
 
 
 def test_in_range_ints_are_written_as_before():

@@ -15,6 +15,8 @@ import pytest
 
 pytest.importorskip("jax")
 
+from differential import outcome
+
 from vectorize import vmap  # noqa: E402
 
 INT64_MIN = np.iinfo(np.int64).min
@@ -34,15 +36,6 @@ def sqrt_of_square(y):
 
 def squared_negative(y):
     return y ** 2 < 0, np.square(y) < 0, pow(y, 4) < 0, np.power(y, 2) >= 0
-
-
-def _outcome(call):
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        try:
-            return call(), None
-        except Exception as exc:  # noqa: BLE001 -- compared
-            return None, exc
 
 
 def _loop(f, args):
@@ -65,8 +58,8 @@ def _same(got, expected):
 
 
 def _check(f, *args):
-    expected = _outcome(lambda: _loop(f, args))
-    _same(_outcome(lambda: vmap(f, backend="jax")(*args)), expected)
+    expected = outcome(lambda: _loop(f, args))
+    _same(outcome(lambda: vmap(f, backend="jax")(*args)), expected)
     return expected
 
 

@@ -7,23 +7,15 @@ type).
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pytest
 
 pytest.importorskip("jax")
 
+from differential import outcome
+
 from vectorize import vmap  # noqa: E402
-
-
-def _outcome(call):
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        try:
-            return call(), None
-        except Exception as exc:  # noqa: BLE001 -- compared
-            return None, exc
 
 
 def _loop(f, *args):
@@ -43,7 +35,7 @@ def _same(got, expected):
 
 
 def _vmap_as_loop(f, *args):
-    _same(_outcome(lambda: vmap(f, backend="jax")(*args)), _outcome(lambda: _loop(f, *args)))
+    _same(outcome(lambda: vmap(f, backend="jax")(*args)), outcome(lambda: _loop(f, *args)))
 
 
 # 1. NumPy calls on Python numbers: a NumPy scalar per example, weakly typed in jnp

@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 import pytest
 from batch_sizes import check_sizes
-from differential import assert_values_equal
+from differential import assert_values_equal, outcome
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -186,19 +186,9 @@ SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.5, 3.0, -7.0, 0.5, math.nan, math.inf, -math.
 floats = st.one_of(st.sampled_from(SPECIAL), st.floats(-10, 10, allow_nan=False))
 
 
-def _outcome(call):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with np.errstate(all="ignore"):
-            try:
-                return call(), None
-            except Exception as exc:  # noqa: BLE001 -- the type is compared
-                return None, exc
-
-
 def _same_as_numpy_vectorize(f, x, y):
-    expected, raised = _outcome(lambda: np.vectorize(f)(x, y))
-    got, got_raised = _outcome(lambda: vectorize(f, fallback="error")(x, y))
+    expected, raised = outcome(lambda: np.vectorize(f)(x, y))
+    got, got_raised = outcome(lambda: vectorize(f, fallback="error")(x, y))
     if raised is not None:
         assert got_raised is not None and type(got_raised) is type(raised), (
             f"numpy.vectorize raised {raised!r}, vectorize gave {got!r} {got_raised!r}")

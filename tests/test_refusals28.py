@@ -10,31 +10,20 @@ and jax backends (the same results, or a located refusal where that backend has 
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pytest
-from differential import assert_values_equal
+from differential import assert_values_equal, outcome
 
 from vectorize import VectorizeError, vectorize, vmap
 
 SIZES = (0, 1, 5, 50)
 
 
-def _outcome(call):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with np.errstate(all="ignore"):
-            try:
-                return call(), None
-            except Exception as exc:  # noqa: BLE001 -- the type is compared
-                return None, exc
-
-
 def same_as_numpy_vectorize(f, *args, otypes=None, backend=None):
     ref = np.vectorize(f, otypes=otypes)
-    want, raised = _outcome(lambda: ref(*args))
-    got, got_raised = _outcome(lambda: vectorize(f, fallback="error", backend=backend)(*args))
+    want, raised = outcome(lambda: ref(*args))
+    got, got_raised = outcome(lambda: vectorize(f, fallback="error", backend=backend)(*args))
     if isinstance(got_raised, VectorizeError):
         raise got_raised
     if raised is not None:
@@ -48,8 +37,8 @@ def same_as_numpy_vectorize(f, *args, otypes=None, backend=None):
 
 
 def same_as_the_loop(f, *args):
-    want, raised = _outcome(lambda: np.array([f(*row) for row in zip(*args)]))
-    got, got_raised = _outcome(lambda: vmap(f, fallback="error")(*args))
+    want, raised = outcome(lambda: np.array([f(*row) for row in zip(*args)]))
+    got, got_raised = outcome(lambda: vmap(f, fallback="error")(*args))
     if isinstance(got_raised, VectorizeError):
         raise got_raised
     if raised is not None:
