@@ -422,6 +422,7 @@ class vectorize:
             return self._numpy_loop(args, kwargs)
         if spec.fallbacks:
             self._announce("; ".join(spec.fallbacks), spec, stacklevel=4)
+        narrow = size != 0 and _narrow_int_inputs(args, kwargs, self.excluded)
         if size == 0:
             try:
                 outputs = self._signature_outputs(self._call(spec.function, call_args),
@@ -429,8 +430,7 @@ class vectorize:
                                                   call_args)
             except Exception:   # the generated code cannot run on an empty batch
                 outputs = None
-        elif _narrow_int_inputs(args, kwargs, self.excluded) and any(
-                mark in spec.source for mark in _PYTHON_INT_MARKS):
+        elif narrow and any(mark in spec.source for mark in _PYTHON_INT_MARKS):
             # a Python int made per example meets NumPy scalars of a narrow int dtype: NEP
             # 50's weak int computes in that dtype (wrapping, or OverflowError), where the
             # batched code's int64 arrays do not: numpy.vectorize's loop decides
@@ -442,8 +442,7 @@ class vectorize:
             outputs = self._signature_outputs(out, spec.result, loop_shape, size, dim_sizes,
                                               call_args)
             if outputs is not None and (not self.otypes and (any(
-                    mark in spec.source for mark in _JOIN_MARKS) or _narrow_int_inputs(
-                    args, kwargs, self.excluded)) or any(
+                    mark in spec.source for mark in _JOIN_MARKS) or narrow) or any(
                     mark in spec.source for mark in _NUMPY_SCALAR_RAISES)) and \
                     not self._first_signature_types_hold(args, kwargs, outputs):
                 # numpy.vectorize's outputs take the first example's result types (an int
