@@ -201,13 +201,10 @@ def compared_as_per_example(site: Site):
     if len(values) != 2 or not all(isinstance(v, Value) and v.known for v in values) or \
             any(v.rank > 0 for v in values):
         return nodes
-    try:
-        per_example = _compares_in([v.example for v in values])
-        batched = _compares_in([_batched_example(v, 0) for v in values])
-    except Exception:   # noqa: BLE001 -- not numbers PyTorch promotes: as written
+    dtypes = _comparison_dtypes(values)
+    if dtypes is None:      # (not numbers PyTorch promotes: as written)
         return nodes
-    weak = any(v.batched and is_weak(v) for v in values)
-    final = per_example if weak and per_example is not None else batched
+    per_example, batched, weak, final = dtypes
     lanes_compare_alike(values, final)
     if not weak or per_example is None or per_example == batched:
         return nodes
@@ -224,15 +221,23 @@ def chosen_alike(values) -> None:
         pair = [values[0], other]
         if not all(isinstance(v, Value) and v.known and v.rank == 0 for v in pair):
             continue
-        try:
-            per_example = _compares_in([v.example for v in pair])
-            batched = _compares_in([_batched_example(v, 0) for v in pair])
-        except Exception:   # noqa: BLE001 -- not numbers PyTorch promotes
-            continue
-        weak = any(v.batched and is_weak(v) for v in pair)
-        final = per_example if weak and per_example is not None else batched
-        if final is not None:
-            lanes_compare_alike(pair, final)
+        dtypes = _comparison_dtypes(pair)
+        if dtypes is not None and dtypes[3] is not None:
+            lanes_compare_alike(pair, dtypes[3])
+
+
+def _comparison_dtypes(values):
+    """(the dtype an example compares ``values`` in, the batch's, whether a per-example
+    Python number is among them, the dtype the comparison must be made in), or None where
+    they are not numbers PyTorch promotes."""
+    try:
+        per_example = _compares_in([v.example for v in values])
+        batched = _compares_in([_batched_example(v, 0) for v in values])
+    except Exception:   # noqa: BLE001 -- not numbers PyTorch promotes
+        return None
+    weak = any(v.batched and is_weak(v) for v in values)
+    return per_example, batched, weak, (
+        per_example if weak and per_example is not None else batched)
 
 
 def lanes_compare_alike(values, final) -> None:
