@@ -21,10 +21,10 @@ import warnings
 import numpy as np
 import pytest
 from batch_sizes import check_sizes
-from differential import assert_values_equal
+from differential import assert_values_equal, outcome
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_local_lists import _inputs, _outcome, _same_as_numpy_vectorize, floats
+from test_local_lists import _inputs, _same_as_numpy_vectorize, floats
 
 from vectorize import VectorizeError, vectorize, vmap
 
@@ -432,10 +432,10 @@ def test_refused_where_it_is_written(f, reason, where):
         text = str(info.value)
         assert "test_local_lists_ragged.py:" in text and where in text, text
     # and the fallback gives numpy.vectorize's own outcome
-    expected, raised = _outcome(lambda: np.vectorize(f)(x, y))
+    expected, raised = outcome(lambda: np.vectorize(f)(x, y))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        got, got_raised = _outcome(lambda: vectorize(f, fallback="warn")(x, y))
+        got, got_raised = outcome(lambda: vectorize(f, fallback="warn")(x, y))
     assert type(got_raised) is type(raised)
     if raised is None:
         assert_values_equal(got, expected)
