@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .spec_facts import note as note_fact
+
 
 class _Unknown:
     def __repr__(self) -> str:
@@ -386,7 +388,10 @@ def join_examples(a, b):
 
 
 def join(a, b, *, force_batched: bool = False):
-    """Merge two abstract values of one variable at a control-flow join."""
+    """Merge two abstract values of one variable at a control-flow join (``force_batched``:
+    one under a per-example condition, a choice per example: `SpecFacts.joins`)."""
+    if force_batched:
+        note_fact("joins")
     if isinstance(a, TupleValue) and isinstance(b, TupleValue) and len(a.items) == len(b.items):
         same_keys = a.keys == b.keys and a.kind is b.kind
         return TupleValue(tuple(join(x, y, force_batched=force_batched)

@@ -43,6 +43,7 @@ from .frontend import (  # noqa: F401 -- MAX_SPECIALIZATIONS and the warning are
 )
 from .gufunc import parse_input_dimensions, parse_signature, update_dim_sizes
 from .introspect import python_function_of
+from .spec_facts import ASSUMED
 
 _SIZED_FALLBACKS = 4   # core sizes tried per signature pattern before a fallback serves all
 
@@ -430,7 +431,7 @@ class vectorize:
                                                   call_args)
             except Exception:   # the generated code cannot run on an empty batch
                 outputs = None
-        elif narrow and any(mark in spec.source for mark in _PYTHON_INT_MARKS):
+        elif narrow and getattr(spec, "facts", ASSUMED).python_ints:
             # a Python int made per example meets NumPy scalars of a narrow int dtype: NEP
             # 50's weak int computes in that dtype (wrapping, or OverflowError), where the
             # batched code's int64 arrays do not: numpy.vectorize's loop decides
@@ -441,9 +442,9 @@ class vectorize:
                 return self._replay(args, kwargs)
             outputs = self._signature_outputs(out, spec.result, loop_shape, size, dim_sizes,
                                               call_args)
-            if outputs is not None and (not self.otypes and (any(
-                    mark in spec.source for mark in _JOIN_MARKS) or narrow) or any(
-                    mark in spec.source for mark in _NUMPY_SCALAR_RAISES)) and \
+            facts = getattr(spec, "facts", ASSUMED)
+            if outputs is not None and (not self.otypes and (facts.joins or narrow) or
+                                        facts.scalar_raises) and \
                     not self._first_signature_types_hold(args, kwargs, outputs):
                 # numpy.vectorize's outputs take the first example's result types (an int
                 # on its path, where another path gives a float): its loop decides
@@ -1667,17 +1668,6 @@ def _cast(arr, otype):
 
 _PLAIN_CHARS = frozenset(np.dtype(t).char for t in (np.float64, np.int64, np.longlong,
                                                      np.complex128))
-_JOIN_MARKS = ("where(", "blend(", "flatnonzero(", "maximum(", "minimum(", "full(", "empty(",
-               "select(", "choose(", "putmask(", "copyto(")
-_NUMPY_SCALAR_RAISES = ("ldexp(",)
-"""Calls that raise on NumPy scalars where they compute on Python numbers: `math.ldexp`'s
-exponent must be a Python int (TypeError for an `np.int64`), so numpy.vectorize's first
-call, on NumPy scalars, raises where the examples would not (`_probes`), and so does every
-example with a ``signature``."""
-
-
-_PYTHON_INT_MARKS = (".astype(int)",)
-"""Generated text of Python ints made per example (`int(x)`, `math.floor(x)`, `round(x)`)."""
 
 
 def _narrow_int_inputs(args, kwargs, excluded) -> bool:
@@ -1705,11 +1695,11 @@ def _probes(spec, kinds) -> str | bool:
     be the first example's branch's)."""
     if isinstance(spec, FallbackSpec):
         return False
-    if getattr(spec, "first_call_differs", False) or any(
-            mark in spec.source for mark in _NUMPY_SCALAR_RAISES):
+    facts = getattr(spec, "facts", ASSUMED)
+    if getattr(spec, "first_call_differs", False) or facts.scalar_raises:
         # (an `isinstance` of a parameter answers otherwise for the first example's NumPy
-        # scalars: numpy.vectorize's call on them may take another path, or raise; so do
-        # the calls of `_NUMPY_SCALAR_RAISES`)
+        # scalars: numpy.vectorize's call on them may take another path, or raise; so does
+        # `math.ldexp`, `SpecFacts.scalar_raises`)
         return "values"
     if kinds and not any(type(kind) is tuple and not _is_as_is(kind) for kind in kinds):
         # no argument is batched: the code computes with the Python numbers themselves
@@ -1723,8 +1713,7 @@ def _probes(spec, kinds) -> str | bool:
     # numbers the code computes with, so only joins of different kinds of number make the
     # type depend on values: the transform says where it saw none, `Generated.mixed_types`;
     # a narrow one meets Python numbers of other dtypes at every join)
-    if (narrow or getattr(spec, "mixed_types", None) is not False) and any(
-            mark in spec.source for mark in _JOIN_MARKS):
+    if (narrow or getattr(spec, "mixed_types", None) is not False) and facts.joins:
         return "values"     # (learned on every call)
     if narrow:
         if any(type(kind) is not tuple for kind in kinds):

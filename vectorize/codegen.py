@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import backends
+from .spec_facts import ASSUMED, SpecFacts
 
 SPELLED_WITH: dict = {}
 """Names that rules spell generated code with and the front end that owns them provides:
@@ -62,6 +63,10 @@ class Generated:
     # Python numbers every example gets (`ModuleContext.first_call_differs`): `vectorize`
     # makes that first call, and raises where it raises
     first_call_differs: bool = False
+    # what the engine met that decides how a call runs (`spec_facts.SpecFacts`: per-example
+    # choices, Python ints, calls that raise on NumPy scalars), set by `transform_function`;
+    # every fact for code it did not make
+    facts: SpecFacts = ASSUMED
     # what the transform read (`Origin`), for the disk cache; None for a loaded entry
     origin: object = None
     # seconds it took to make (the transform, or loading it from the disk cache; imports

@@ -61,6 +61,7 @@ from .introspect import (
     source_matches_code,
 )
 from .introspect import lookup as find_name
+from .spec_facts import SpecFacts
 
 try:        # hashlib's import loads OpenSSL (about 3 ms); blake2 is built in
     from _blake2 import blake2b
@@ -600,6 +601,7 @@ class Store:
             "mixed_types": spec.mixed_types,
             "python_bools": bool(spec.python_bools),
             "first_call_differs": bool(spec.first_call_differs),
+            "facts": spec.facts.payload(),
         }
 
 
@@ -662,6 +664,7 @@ def materialize(func, payload: dict, origin: bool = False):
                      mixed_types=payload.get("mixed_types"),
                      python_bools=bool(payload.get("python_bools")),
                      first_call_differs=bool(payload.get("first_call_differs")),
+                     facts=SpecFacts.from_payload(payload.get("facts")),
                      origin=Origin(functions, emitted, reads, free, attributes)
                      if origin else None)
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import libcst as cst
 import numpy as np
 
-from . import abstract, backends, codegen, memo
+from . import abstract, backends, codegen, memo, spec_facts
 from .abstract import TupleValue, Value, exact
 from .analysis import Analysis, ranges
 from .analysis.environments import MaybeNone
@@ -495,11 +495,12 @@ def transform_function(func, params: dict[str, object], *, backend: str = "numpy
     start = time.perf_counter()
     mixed = abstract.MIXED_TYPES.set([])
     try:
-        with _collector_paused(), deep_recursion():
+        with _collector_paused(), deep_recursion(), spec_facts.collecting() as facts:
             context = ModuleContext(backend, fallback, explain, if_strategy)
             context.python_semantics = python_semantics
             context.runtime_replays = backends.get(backend).eager_raises
             generated = codegen.load(_transform(func, params, context, header))
+        generated.facts = spec_facts.of(facts)
         generated.mixed_types = bool(abstract.MIXED_TYPES.get())
         generated.python_bools = context.python_bools
         generated.first_call_differs = context.first_call_differs

@@ -28,6 +28,7 @@ from ..errors import Unsupported
 from ..introspect import python_function_of
 from ..rules.lanes import ENGINE_NAMES
 from ..rules.registry import Site, default_infer
+from ..spec_facts import note as note_fact
 from ..syntax.traversal import walk
 from .float_semantics import evaluate as _evaluate
 from .float_semantics import numpy_math as _numpy_math
@@ -87,6 +88,8 @@ class Calls:
         fn = python_function_of(func.example)     # numba's compiled function: its source
         if func.batched:
             raise Unsupported("calling a per-example value", node)
+        if func.known:
+            _note_facts(fn, args, kwargs)
         if fn is len and func.known and len(args) == 1 and not kwargs and isinstance(
                 args[0], TupleValue) and args[0].kind in (None, tuple, list):
             # the length of a tuple of values tracked one by one (`*args`): the same for
@@ -584,6 +587,33 @@ class Calls:
 _STRING_METHODS = frozenset({"upper", "lower", "strip", "lstrip", "rstrip", "title",
                              "capitalize", "casefold", "swapcase", "replace", "zfill",
                              "center", "ljust", "rjust", "removeprefix", "removesuffix"})
+
+
+_PYTHON_INTS = frozenset({builtins.int, builtins.round, math.floor, math.ceil, math.trunc,
+                          math.gcd, math.lcm, math.isqrt, math.comb, math.perm,
+                          math.factorial})
+"""What returns a Python int per example of a NumPy number (`SpecFacts.python_ints`)."""
+
+_NUMPY_SCALAR_RAISES = frozenset({math.ldexp})
+"""What raises on NumPy scalars where it computes on Python numbers: `math.ldexp`'s exponent
+must be a Python int (TypeError for an `np.int64`, `SpecFacts.scalar_raises`)."""
+
+
+def _note_facts(fn, args, kwargs) -> None:
+    """The `SpecFacts` a call of ``fn`` on ``args`` makes true (`spec_facts.note`)."""
+    try:
+        if fn in _NUMPY_SCALAR_RAISES:
+            note_fact("scalar_raises")
+            return
+        per_example = any(getattr(v, "batched", False) for v in [*args, *kwargs.values()])
+        if not per_example:
+            return
+        if fn is builtins.max or fn is builtins.min:
+            note_fact("joins")      # (one of the arguments per example)
+        elif fn in _PYTHON_INTS:
+            note_fact("python_ints")
+    except TypeError:       # an unhashable callable
+        return
 
 
 def _constructs(fn) -> bool:
