@@ -265,7 +265,7 @@ def default_or_self(x):
 @pytest.mark.parametrize("n", [1, 5, BIG])
 def test_output_type_of_a_blend_is_learned_as_for_np_where(n):
     """Regression: where the code merges per example, the output type is learned from the
-    first example on every call, as numpy.vectorize learns it (`api._JOIN_MARKS`);
+    first example on every call, as numpy.vectorize learns it (`SpecFacts.joins`);
     `merge.blend` is such a merge (float32 in, a Python float on one branch: float64 or
     float32 by the first example). With the merge unrecognised, the type learned on the
     first call was kept: float32 where numpy.vectorize gives float64."""
