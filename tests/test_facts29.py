@@ -79,38 +79,27 @@ def ldexp(x, n):
     return math.ldexp(x, n)
 
 
-def ldexp_inverse(x, n):
-    return 1 / (math.ldexp(x, n) - 8)
-
-
 CASES = [
     # (function, arguments, options)
     (times_int, (I8, I64), {"signature": "(),()->()"}),
-    (times_int, (I8, F64), {"signature": "(),()->()"}),
     (times_floor_above, (I8, F64), {"signature": "(),()->()"}),
-    (times_floor_above, (I8, I64), {"signature": "(),()->()"}),
     (times_round, (I8, F64), {"signature": "(),()->()"}),
     (xor_ceil, (I8, F64), {"signature": "(),()->()"}),
     (times_int_or_half, (I8, I64), {"signature": "(),()->()"}),
     (times_int, (I8, I64), {}),
-    (times_round, (I8, F64), {}),
     (int_or_half, (np.array([2, 3, 0]),), {}),
-    (int_or_half, (np.array([0, 3, 2]),), {}),
     (int_or_half, (np.array([2, 3, 0]),), {"signature": "()->()"}),
     (int_or_half, (np.array([2, 3, 0], dtype=np.int16),), {"signature": "()->()"}),
     (int_or_half, (np.array([2.5, 3, 0], dtype=np.float32),), {}),
     (at_least_half, (np.array([2, 3, 0]),), {}),
     (at_least_half, (np.array([0, 3, 2]),), {"signature": "()->()"}),
     (and_or, (np.array([2, 3, 0], dtype=np.int16),), {}),
-    (and_or, (np.array([0, 3, 2]),), {"signature": "()->()"}),
     (zero_below, (np.array([-1, 5, 100], dtype=np.int8),), {}),
     (zero_below, (np.array([5, -1, 100], dtype=np.int8),), {"signature": "()->()"}),
     (halves, (np.array([40, 1, 3]),), {}),
     (halves, (np.array([1, 40, 3], dtype=np.int8),), {"signature": "()->()"}),
     (ldexp, (np.array([1.5, 2.5]), np.array([1, 2])), {}),
     (ldexp, (np.array([1.5, 2.5]), np.array([1, 2])), {"signature": "(),()->()"}),
-    (ldexp, (np.array([1.5, 2.5]), np.array([1, 2])), {"otypes": "d"}),
-    (ldexp_inverse, (np.array([2.0, 1.5]), np.array([2, 1])), {"otypes": "d"}),
 ]
 
 
