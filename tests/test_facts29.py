@@ -147,6 +147,8 @@ def test_facts_are_recorded_whatever_the_spelling(backend):
     assert not _facts(times_int, i8, np.int64(2), backend=backend).scalar_raises
     if backend != "torch":      # (PyTorch runs math.ldexp per example)
         assert _facts(ldexp, f8, np.int64(2), backend=backend).scalar_raises
+    # (asked again: the in-process memo's copy keeps them)
+    assert _facts(times_int, i8, np.int64(2), backend=backend) == SpecFacts(python_ints=True)
 
 
 def test_facts_of_an_old_disk_entry_are_assumed():
