@@ -95,6 +95,22 @@ def test_a_python_number_on_some_lanes_meeting_a_narrow_float_is_refused(f, x, y
     assert "np.float32" in str(info.value) and "^" in str(info.value)
 
 
+def _compared_in_helper(x, r):
+    return np.float32(x) > r
+
+
+def min_passed_to_helper(x, y):
+    return _compared_in_helper(x, min(1e300, y))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_python_number_on_some_lanes_passed_to_a_helper_is_refused(backend):
+    x = np.array([0.1, 3.0], np.float32)
+    y = np.array([0.1, 2e300])
+    with pytest.raises(VectorizeError, match="Python number on some examples"):
+        vmap(min_passed_to_helper, backend=_backend(backend))(x, y)
+
+
 def min_meets_float64(x, y):
     r = min(1e300 + True, y)
     return np.float64(x) > r, r * x
