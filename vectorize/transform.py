@@ -373,8 +373,11 @@ class FunctionJob:
                 **{a.keyword.value: a.value for a in node.args if a.keyword is not None})
         except TypeError:
             return frozenset()
-        return frozenset(name for name, arg in bound.arguments.items()
-                         if isinstance(arg, cst.BaseExpression) and numbers.python_valued(arg))
+        python = {name for name, arg in bound.arguments.items()
+                  if isinstance(arg, cst.BaseExpression) and numbers.python_valued(arg)}
+        # ("?name": a Python number on some examples only, `PythonNumbers.mixed`)
+        return frozenset(python | {f"?{name}" for name in python
+                                   if numbers.mixed(bound.arguments[name])})
 
     def _in_users_terms(self, problem: Unsupported) -> Unsupported:
         """A refusal that names a variable the engine made up (``result``, ``active``...)

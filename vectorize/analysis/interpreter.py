@@ -31,6 +31,7 @@ from ..abstract import (
     join,
     mixed_kinds,
     mixed_lane_types,
+    number_kind,
     same,
     unbatched,
 )
@@ -649,6 +650,12 @@ class Analysis(Expressions, Calls, Aliasing):
                                   "set a flag before `break` and test it after the loop")
             if not endless:
                 exit_env = self.block(stmt.orelse.body.body, head.copy())
+        if (nonempty or entered or endless) and frame["masked"] and getattr(
+                stmt, "orelse", None) is None and not self.python_semantics:
+            # (a loop every lane runs in step rebinds its carries: `r = x * 3` is the array;
+            # `vectorize` gives a result the type numpy.vectorize's first example takes)
+            _last_pass_types_held(stmt, head, [] if endless or out is None else [out],
+                                  frame["breaks"])
         for brk in frame["breaks"]:
             exit_env = join_envs(exit_env, brk, batched=frame["masked"], before=head, at=stmt,
                                  written=frozenset(writes(stmt.body)))
@@ -945,6 +952,58 @@ def _last_pass_kinds(exit_env: Env, out: Env) -> Env:
             fixed = fixed or exit_env.copy()
             fixed.values[name] = Value(value.batched, value.example, value.exact)
     return fixed or exit_env
+
+
+def _last_pass_types_held(stmt, head: Env, passes: list, breaks: list) -> None:
+    """A masked loop every example runs at least once: where every way out of it (the end
+    of a pass, each `break`) leaves a carry of one type, that is its type per example; the
+    batch holds the join with its value before the loop (`r = np.float32(y)`, then `r = -x` of a
+    uint64 in the loop: float64), refused where that cannot hold the values exactly
+    (a uint64 in a float64)."""
+    ways = [e for e in passes + breaks if e is not None and not e.raised]
+    if not ways:
+        return
+    for name, joined in head.values.items():
+        if not isinstance(joined, Value) or not joined.batched or not joined.known or \
+                number_kind(joined.example) is None:
+            continue
+        lasts = [e.values.get(name) for e in ways]
+        if not all(isinstance(v, Value) and v.known and v not in MIXED_KINDS and
+                   number_kind(v.example) is not None and np.ndim(v.example) == np.ndim(
+                       joined.example) for v in lasts):
+            continue
+        dtypes = {getattr(v.example, "dtype", None) or np.asarray(v.example).dtype
+                  for v in lasts}
+        held = getattr(joined.example, "dtype", None) or np.asarray(joined.example).dtype
+        if len(dtypes) != 1:
+            continue
+        (last,) = dtypes
+        if last == held or _holds_exactly(held, last):
+            continue
+        raise Unsupported(
+            f"`{name}` changes type in a loop every example runs at least once: each example "
+            f"leaves the loop with the {last} its last pass gives, while the batch holds the "
+            f"join with its value before the loop ({held}), which does not hold every {last} "
+            "exactly", stmt,
+            f"give `{name}` the loop's type before the loop (e.g. `{name} = np.{last}(...)`), "
+            "or convert what the loop assigns to the type it has before")
+
+
+def _holds_exactly(wide, narrow) -> bool:
+    """Whether every value of dtype ``narrow`` is a value of dtype ``wide``."""
+    wide, narrow = np.dtype(wide), np.dtype(narrow)
+    if narrow.kind == "b":
+        return True
+    if narrow.kind in "iu":
+        if wide.kind in "iu":
+            return bool(np.can_cast(narrow, wide, "safe"))
+        if wide.kind in "fc":
+            bits = narrow.itemsize * 8 - (narrow.kind == "i")
+            return bits <= np.finfo(wide).nmant + 1
+        return False
+    if narrow.kind in "fc" and wide.kind in "fc":
+        return bool(np.can_cast(narrow, wide, "safe"))
+    return False
 
 
 def _none_value(value) -> bool:

@@ -31,99 +31,162 @@ _ALWAYS = (builtins.float, builtins.int, builtins.complex, builtins.bool, builti
 _RANGE = object()       # a `for` target over `range(...)`: a Python int
 
 
+_PY, _NP = frozenset({"python"}), frozenset({"numpy"})
+_BOTH = _PY | _NP
+
+
+def _and(*kinds) -> frozenset:
+    """What an arithmetic operation of operands of ``kinds`` gives per example: a NumPy
+    value where an operand is one, a Python number where every operand is one (an operand
+    not known yet, a name's own definition around a loop, adds nothing)."""
+    return (_PY if all("python" in k for k in kinds) and all(kinds) else frozenset()) | (
+        _NP if any("numpy" in k for k in kinds) else frozenset())
+
+
 class PythonNumbers:
-    """``python_valued(node)``: whether ``node`` may be a Python number per example."""
+    """``python_valued(node)``: whether ``node`` may be a Python number per example;
+    ``mixed(node)``: whether it may be a Python number on some examples and a NumPy value
+    on others (``min(1e300, y)``, a name assigned both on different paths)."""
 
     def __init__(self, analysis, func: cst.FunctionDef, python_params=frozenset()):
-        """``python_params``: the parameters the caller passes Python numbers (a helper's)."""
+        """``python_params``: the parameters the caller passes Python numbers (a helper's;
+        ``"?name"``: a Python number on some examples only)."""
         self.analysis = analysis
         self.defs = _definitions(func)
         self.lists = stored_values(func)
-        self.names: dict[str, bool] = {name: True for name in python_params}
+        self.names: dict[str, frozenset] = {
+            name: _PY for name in python_params if not name.startswith("?")}
+        self.names.update({name[1:]: _BOTH for name in python_params if name.startswith("?")})
+        self._memo: dict = {}
 
     def example(self, node):
         value = self.analysis.values.get(node)
         return value.example if isinstance(value, Value) else None
 
     def python_valued(self, node, seen=frozenset()) -> bool:
+        return "python" in self.kinds(node, seen)
+
+    def mixed(self, node) -> bool:
+        return self.kinds(node) == _BOTH
+
+    def kinds(self, node, seen=frozenset()) -> frozenset:
+        """What ``node`` is per example: ``"python"`` (a Python number) and/or ``"numpy"``."""
         value = self.analysis.values.get(node)
         if isinstance(value, Value) and not value.batched and value.known:
             # computed once for every example: its example is the value's type
-            return type(value.example) in _NUMBERS
+            return _PY if type(value.example) in _NUMBERS else _NP
         t = type(node)
         if t is cst.Name:
-            name = node.value
-            if name in seen:
-                return False
-            if name not in self.names:
-                self.names[name] = any(
-                    d is _RANGE or d is not None and self.python_valued(d, seen | {name})
-                    for d in self.defs.get(name, ()))
-            return self.names[name]
+            return self._name(node, value, seen)
         if t is cst.BinaryOperation:
-            return self.python_valued(node.left, seen) and self.python_valued(node.right, seen)
+            return _and(self.kinds(node.left, seen), self.kinds(node.right, seen))
         if t is cst.UnaryOperation:
             # (`not x` is a Python bool whatever x is)
-            return type(node.operator) is cst.Not or self.python_valued(node.expression, seen)
+            return _PY if type(node.operator) is cst.Not else self.kinds(node.expression, seen)
         if t is cst.BooleanOperation:
-            return self.python_valued(node.left, seen) or self.python_valued(node.right, seen)
+            return self.kinds(node.left, seen) | self.kinds(node.right, seen)
         if t is cst.IfExp:
-            return self.python_valued(node.body, seen) or self.python_valued(node.orelse, seen)
+            return self.kinds(node.body, seen) | self.kinds(node.orelse, seen)
         if t is cst.Comparison:
             # a chain is the result of its first false link, or of its last: a Python bool
             # where any link compares Python numbers (`x < 1e300 < 10` is the Python False
             # of `1e300 < 10` where `x < 1e300` holds)
             operands = [node.left] + [c.comparator for c in node.comparisons]
-            return any(self.python_valued(a, seen) and self.python_valued(b, seen)
-                       for a, b in zip(operands, operands[1:]))
+            out = frozenset()
+            for a, b in zip(operands, operands[1:]):
+                out |= _and(self.kinds(a, seen), self.kinds(b, seen))
+            return out
         if t is cst.Attribute and node.attr.value in ("real", "imag"):
-            return self.python_valued(node.value, seen)
+            return self.kinds(node.value, seen)
         if t is cst.Subscript and list_subscript(node, self.lists) is not None:
             # an item of a local list (`passes.local_lists`): a Python number where some
             # value stored into it is one
             key = f"{node.value.value}[]"
-            return key not in seen and any(self.python_valued(v, seen | {key})
-                                           for v in self.lists[node.value.value])
+            if key in seen:
+                return frozenset()
+            out = frozenset()
+            for v in self.lists[node.value.value]:
+                out |= self.kinds(v, seen | {key})
+            return out or _NP
         if t is cst.Subscript and type(node.value) is cst.Name:
             # `t[0]` of a name assigned a tuple display (`t = (math.ceil(r), r)`): a Python
             # number where the item of some display is one
             index = _constant_index(node)
             key = f"{node.value.value}[{index}]"
             if index is None or key in seen:
-                return False
-            return any(type(d) in (cst.Tuple, cst.List) and -len(d.elements) <= index < len(
-                d.elements) and type(d.elements[index]) is not cst.StarredElement and
-                self.python_valued(d.elements[index].value, seen | {key})
-                for d in self.defs.get(node.value.value, ()))
+                return _NP
+            out = frozenset()
+            for d in self.defs.get(node.value.value, ()):
+                if type(d) in (cst.Tuple, cst.List) and -len(d.elements) <= index < len(
+                        d.elements) and type(d.elements[index]) is not cst.StarredElement:
+                    out |= self.kinds(d.elements[index].value, seen | {key})
+                else:
+                    out |= _NP
+            return out or _NP
         if t is cst.Subscript:
             # `divmod(a, b)[0]`: an item of a pair of Python numbers
-            return type(node.value) is cst.Call and self.example(
-                node.value.func) is builtins.divmod and self.python_valued(node.value, seen)
+            if type(node.value) is cst.Call and self.example(
+                    node.value.func) is builtins.divmod:
+                return self.kinds(node.value, seen)
+            return _NP
         if t is cst.Call:
             return self._call(node, seen)
-        return False
+        return _NP
 
-    def _call(self, node: cst.Call, seen) -> bool:
+    def _name(self, node: cst.Name, value, seen) -> frozenset:
+        name = node.value
+        if name in self.names:
+            return self.names[name]
+        defs = self.defs.get(name, ())
+        if isinstance(value, Value):
+            # the definitions whose value this is (the analysis's own object: `r = y` after
+            # `r = 0.5`, the old `r` of `r = a if c else r`), where the analysis tells (not
+            # at a join of several)
+            reaching = [d for d in defs if d is not None and d is not _RANGE
+                        and self.analysis.values.get(d) is value]
+            if reaching:
+                out = frozenset()
+                for d in reaching:
+                    if id(d) not in seen:
+                        out |= self.kinds(d, seen | {id(d)})
+                return out
+        if name in seen:
+            return frozenset()
+        key = (name, seen)
+        if key in self._memo:
+            return self._memo[key]
+        out = frozenset()
+        for d in defs:
+            out |= _PY if d is _RANGE else _NP if d is None else self.kinds(d, seen | {name})
+        self._memo[key] = out or _NP
+        return out or _NP
+
+    def _call(self, node: cst.Call, seen) -> frozenset:
         if type(node.func) is cst.Attribute and node.func.attr.value in ("item", "tolist") \
                 and not node.args:
-            return True     # a NumPy scalar's (or 0-d array's) Python number
+            return _PY     # a NumPy scalar's (or 0-d array's) Python number
         fn = self.example(node.func)
         args = [a.value for a in node.args]
         if fn in _ALWAYS:
-            return True
+            return _PY
         if fn is builtins.round:
-            return len(args) == 1 or bool(args) and self.python_valued(args[0], seen)
+            return _PY if len(args) == 1 else self.kinds(args[0], seen) if args else _NP
         if fn is builtins.abs:
-            return len(args) == 1 and self.python_valued(args[0], seen)
+            return self.kinds(args[0], seen) if len(args) == 1 else _NP
         if fn in (builtins.min, builtins.max):
             # the result is one of the arguments (an iterable's item: unknown, NumPy's)
-            return len(args) > 1 and any(self.python_valued(a, seen) for a in args)
+            if len(args) < 2:
+                return _NP
+            out = frozenset()
+            for a in args:
+                out |= self.kinds(a, seen)
+            return out
         if fn in (builtins.pow, builtins.divmod):
-            return bool(args) and all(self.python_valued(a, seen) for a in args)
+            return _and(*[self.kinds(a, seen) for a in args]) if args else _NP
         module = getattr(fn, "__module__", None)
         name = getattr(fn, "__name__", "")
-        return module in ("math", "cmath") and (getattr(math, name, None) is fn
-                                                or getattr(cmath, name, None) is fn)
+        return _PY if module in ("math", "cmath") and (
+            getattr(math, name, None) is fn or getattr(cmath, name, None) is fn) else _NP
 
 
 def _constant_index(node: cst.Subscript):

@@ -88,6 +88,10 @@ class Backend:
     #                          where per example the lane keeps the int (PyTorch's
     #                          `torch.where`): `vmap` checks that it fits and else replays
     #                          (`passes.python_raises`)
+    float_joins = False      # its `where` of an int and a float keeps the float's width
+    #                          (JAX's float32 for a uint64 and a float32, NumPy's float64):
+    #                          a loop's per-example carry starts in the dtype the analysis
+    #                          joins it to (`loops.promotions`)
     int_power_checks = False  # `vmap` writes NumPy's ValueError of an integer to a negative
     #                          integer power, which its batched code does not raise (JAX's)
     scalar_tail = False      # a compacted loop's last few lanes may finish in Python floats

@@ -78,6 +78,18 @@ class Promotions:
                     before.rank == at_head.rank == 0:
                 lines.append(cst.parse_statement(f"{name} = " + self.prims.astype(
                     name, self.prims.dtype_code(at_head.dtype))))
+            elif getattr(self.registry.backend, "float_joins", False) and isinstance(
+                    before, Value) and isinstance(at_head, Value) and before.batched and \
+                    at_head.batched and before.rank == at_head.rank == 0 and \
+                    before.dtype is not None and at_head.dtype is not None and \
+                    before.kind in "biufc" and at_head.kind in "biufc" and \
+                    before.dtype != at_head.dtype:
+                # a per-example carry the loop gives another type on some lanes
+                # (`r = np.float32(y)`, then `r = x` of a uint64): the loop joins them as
+                # NumPy does (float64), a namespace keeping the float's width (JAX's
+                # float32) from the entry's dtype on
+                lines.append(cst.parse_statement(f"{name} = " + self.prims.astype(
+                    name, self.prims.dtype_code(at_head.dtype))))
         may_skip = self.analysis.loop_may_skip.get(original_node, False)
         after = self.analysis.loop_exit.get(original_node) or {}
         live = self._live().live_after.get(original_node, set())

@@ -100,8 +100,10 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
 
     def _apply(self, rule, original, updated, operands_orig, operands_new, **extra):
         python = self._python_numbers(operands_orig)
+        # (None: a Python number on some examples only, `PythonNumbers.mixed`)
         weak = () if python or self.ctx.module.python_semantics or not operands_orig else \
-            tuple(self._python.python_valued(o) for o in operands_orig)
+            tuple(None if self._python.mixed(o) else self._python.python_valued(o)
+                  for o in operands_orig)
         site = Site(args=[self.value(o) for o in operands_orig], nodes=list(operands_new),
                     node=updated, original=original, result=self.value(original),
                     backend=self.registry.backend, python_semantics=python, weak=weak,

@@ -103,11 +103,34 @@ def narrow_weak_operands(site: Site, ints: bool | None = None) -> None:
     float16, float32 or complex64 value it takes that type (``np.float32(x) * math.sqrt(2.0)``
     is float32), where the batch's float64 (int64) array of it, or the NumPy scalar the `math`
     call became, would widen the result. Such an operand is converted to the narrow type first,
-    as NumPy converts the Python number per example."""
+    as NumPy converts the Python number per example. An operand that is a Python number on
+    some examples only (``min(1e300, y)``: `site.weak` None) is refused where that decides
+    the type the operation computes in."""
     if not site.weak or not site.spelled.weak_python_numbers:
         return
-    narrow = [np.dtype(v.dtype) for v, weak in zip(site.args, site.weak)
-              if not weak and isinstance(v, Value) and v.known and v.kind in "fc"
+    if None not in site.weak:
+        site.nodes = _narrowed(site, site.weak, ints)
+        return
+    as_python = _narrowed(site, [w is not False for w in site.weak], ints)
+    as_numpy = _narrowed(site, [bool(w) for w in site.weak], ints)
+    if all(a is b for a, b in zip(as_python, as_numpy)):
+        site.nodes = as_python
+        return
+    raise Unsupported(
+        "an operand is a Python number on some examples and a NumPy value on others (a "
+        "`min`/`max` of both, or a name assigned both on different paths): NEP 50 gives the "
+        "Python number the narrower type of the NumPy value it meets here, the NumPy value "
+        "keeps its own, so the examples compute in different types", None,
+        "give the operand one type on every example (np.float64(...), or float(...), "
+        "around it or where it is assigned)")
+
+
+def _narrowed(site: Site, weak, ints: bool | None) -> list:
+    """The operand nodes, the Python numbers among them (``weak``) converted to the narrow
+    NumPy type they meet (`narrow_weak_operands`)."""
+    nodes = list(site.nodes)
+    narrow = [np.dtype(v.dtype) for v, w in zip(site.args, weak)
+              if not w and isinstance(v, Value) and v.known and v.kind in "fc"
               and np.dtype(v.dtype) in _NARROW]
     if ints is None:
         ints = type(site.node) is cst.BinaryOperation and type(
@@ -118,15 +141,14 @@ def narrow_weak_operands(site: Site, ints: bool | None = None) -> None:
         # beyond the type raises OverflowError per example, checked before:
         # `passes.python_raises`); comparisons compare the exact values, and `/` of ints
         # converts nothing
-        narrow = [np.dtype(v.dtype) for v, weak in zip(site.args, site.weak)
-                  if not weak and isinstance(v, Value) and v.known and v.kind in "iu"
+        narrow = [np.dtype(v.dtype) for v, w in zip(site.args, weak)
+                  if not w and isinstance(v, Value) and v.known and v.kind in "iu"
                   and (np.dtype(v.dtype).itemsize < 8 or v.kind == "u")]
         narrow = narrow[:1] if len({d for d in narrow}) == 1 else []
     if not narrow:
-        return
-    nodes = list(site.nodes)
-    for k, (value, weak) in enumerate(zip(site.args, site.weak)):
-        if not weak or not isinstance(value, Value) or not value.known or \
+        return nodes
+    for k, (value, w) in enumerate(zip(site.args, weak)):
+        if not w or not isinstance(value, Value) or not value.known or \
                 value.kind not in _PYTHON_OF_KIND or value.rank != 0:
             continue
         target = np.result_type(*narrow, _PYTHON_OF_KIND[value.kind](1))
@@ -138,7 +160,7 @@ def narrow_weak_operands(site: Site, ints: bool | None = None) -> None:
                             x=nodes[k])
         elif not _literal(nodes[k]):        # (a literal stays a Python number: weak as is)
             nodes[k] = expr(site.spelled.scalar("{x}", target), x=nodes[k])
-    site.nodes = nodes
+    return nodes
 
 
 def _python_sequence(value) -> bool:
