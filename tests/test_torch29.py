@@ -93,15 +93,18 @@ def bool_accumulated(a, b):
     return ((flag > 0.5) * (flag > 0.5)) + (a if (a == 0) else a)
 
 
-def test_python_bool_augmented_with_a_bool_tensor_stays_a_bool_tensor():
-    """`flag += a` made ``flag`` a bool tensor per example; the pass that counts Python
-    bools took it for the Python bool of `bool(a)` and made ``flag > 0.5`` an int: 2 where
-    the loop gives True (fuzz_torch27 seed 3807)."""
+@pytest.mark.parametrize("backend", ["torch", "numpy"])
+def test_python_bool_augmented_with_a_bool_tensor_stays_a_bool_tensor(backend):
+    """`flag += a` made ``flag`` a bool tensor (NumPy: a NumPy bool) per example; the pass
+    that counts Python bools took it for the Python bool of `bool(a)` and made ``flag >
+    0.5`` an int: 2 where the loop gives True (fuzz_torch27 seed 3807)."""
     a = torch.tensor([True, False, True, True])
     b = torch.tensor([1.0, 2.0, 3.0, 4.0])
+    if backend == "numpy":
+        a, b = a.numpy(), b.numpy()
     rows = _loop(bool_accumulated, a, b)
     got = vmap(bool_accumulated)(a, b)
-    assert got.dtype == torch.bool
+    assert got.dtype == (torch.bool if backend == "torch" else np.bool_)
     assert got.tolist() == [bool(r) for r in rows] == [True, False, True, True]
 
 
