@@ -132,3 +132,60 @@ def test_out_axes_none_of_a_value_an_unbatched_branch_returns(backend):
     assert tuple(out["q"].shape) == (2,)
     np.testing.assert_array_equal(np.asarray(out["q"]), np.asarray(w * 2 + 1))
     assert tuple(out["z"].shape) == (3, 2)
+
+
+# ------------------------------------------- the file rewriter: ints to a float64 parameter
+INT_ITEMS = '''\
+import numpy as np
+
+from vectorize import vectorize
+
+INTS = [2, -3]
+
+
+@vectorize
+def f2(x, b):
+    if b > 1.0:
+        return x
+    y = x
+    k = 0
+    while y > 5.0 and k < 30:
+        y = y / 2.0
+        k += 1
+    return x + x
+
+
+def best():
+    out = 0.0
+    for x in INTS:
+        out = max(out, f2(x, np.pi))
+    return out
+
+
+def both():
+    return [f2(x, 0.5) for x in INTS]
+'''
+
+
+def test_a_torch_file_calling_a_float64_function_with_ints_still_runs(tmp_path):
+    """The rewriter specializes an unannotated ``x`` for float64 (docs/cli.md) and keeps
+    the loop over int items; the rewritten function got the ints as an int64 tensor and its
+    write of the `if`'s lanes into a float64 result raised RuntimeError, where the decorated
+    file returned 2 (fuzz_clihunt27 --backend torch seed 110)."""
+    import importlib.util
+
+    from vectorize.rewrite import rewrite_text
+    original, path = tmp_path / "original29.py", tmp_path / "rewritten29.py"
+    original.write_text(INT_ITEMS)
+    outcome = rewrite_text(INT_ITEMS, str(path), backend="torch")
+    assert not outcome.errors
+    path.write_text(outcome.text)
+
+    def load(p):
+        spec = importlib.util.spec_from_file_location(p.stem, p)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    before, after = load(original), load(path)
+    assert float(after.best()) == float(before.best()) == 2.0
+    assert [float(v) for v in after.both()] == [float(v) for v in before.both()] == [4.0, -6.0]
