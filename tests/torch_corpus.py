@@ -34,7 +34,9 @@ class Case:
     floats: tuple = (torch.float32, torch.float64)
     joins: bool = False     # branches of different dtypes (`torch_reference.assert_same`)
     signed_zeros: bool = True   # False: PyTorch's own kernels differ (clamp, maximum...)
-    mixed: bool = True      # also float32 with float64 (False: the per-example code raises)
+    mixed: bool = True      # also float32 with float64 (False: the per-example code raises,
+    #                         or rounds float32 lanes of a join on their own: refused,
+    #                         tests/test_torch29.py)
     extra: dict = field(default_factory=dict)     # vmap keywords
 
     @property
@@ -628,7 +630,7 @@ CASES = [
     Case(comparisons, [A("f"), A("f")]),
     Case(chained, [A("f"), A("f")]),
     Case(boolean_ops, [A("f"), A("f")]),
-    Case(and_or_values, [A("f"), A("f")], joins=True),
+    Case(and_or_values, [A("f"), A("f")], joins=True, mixed=False),
     Case(int_and_or, [A("i"), A("i")]),
     Case(not_value, [A("f")]),
     Case(ternary, [A("f"), A("f")], joins=True),
@@ -636,13 +638,13 @@ CASES = [
     Case(ternary_python_numbers, [A("f")], joins=True),
     Case(ternary_int_float, [A("i")], joins=True),
     Case(bool_arithmetic, [A("f"), A("f")]),
-    Case(if_elif_return, [A("f"), A("f")], joins=True),
+    Case(if_elif_return, [A("f"), A("f")], joins=True, mixed=False),
     Case(seed_func, [A("f"), A("f")], joins=True),
     Case(seed_func, [A("f"), S("f")], joins=True),
     Case(seed_func_2, [A("f"), A("f")]),
     Case(if_promotes, [A("f")], joins=True),
     Case(if_promotes, [A("i")], joins=True),
-    Case(if_compact, [A("f"), A("f")], joins=True),
+    Case(if_compact, [A("f"), A("f")], joins=True, mixed=False),
     Case(nested_return, [A("f")], joins=True),
     Case(if_int_carry, [A("i")]),
     Case(while_halving, [A("f")], special=False),
@@ -677,7 +679,7 @@ CASES = [
     Case(math_functions, [A("f")], special=False),
     Case(math_times_tensor, [A("f"), A("f")], special=False),
     Case(math_log, [A("f")], special=False),
-    Case(builtins_minmax, [A("f"), A("f")], joins=True),
+    Case(builtins_minmax, [A("f"), A("f")], joins=True, mixed=False),
     Case(builtins_conversions, [A("f")], special=False),
     Case(item_numbers, [A("f"), A("i")], special=False),
     Case(round_python_number, [A("f")], special=False),

@@ -162,19 +162,22 @@ def mixed_kinds(a, b) -> bool:
 
 def mixed_lane_types(a, b) -> bool:
     """Whether examples ``a`` and ``b`` give their lanes different types that compute
-    differently: different kinds of number (`mixed_kinds`), or, under NumPy's semantics
-    (not PyTorch's, whose joined dtype is documented), floats or complex numbers of
+    differently: different kinds of number (`mixed_kinds`), or floats or complex numbers of
     different widths (a float32 on some lanes, a float64 or a Python float on others:
-    ``u * 1.1`` rounds to float32 on the first, the batch computes every lane in float64)."""
+    ``u * 1.1`` rounds to float32 on the first, the batch computes every lane in float64;
+    PyTorch's joined dtype is kept where the value is only passed on, `analysis.expressions`
+    refuses an operation that rounds differently in a lane's own type)."""
     if mixed_kinds(a, b):
         return True
     semantics = EXAMPLE_SEMANTICS.get()
     if semantics is not None:
-        # (PyTorch: 0-d tensors of ints of different widths, an int16 on some lanes and an
-        # int32 on others: the narrower lanes wrap in their own width, `r + 1`)
-        return bool(getattr(semantics, "weak", False)) and number_kind(a) == "int" and \
-            number_kind(b) == "int" and type(a) not in _PYTHON_NUMBERS and \
-            type(b) not in _PYTHON_NUMBERS and _lane_dtype(a) != _lane_dtype(b)
+        # (PyTorch: 0-d tensors of one kind and different dtypes, an int16 on some lanes
+        # and an int32 on others: the narrower lanes wrap in their own width, `r + 1`; a
+        # float32 on some and a float64 on others: the first round to float32, `r ** 2`)
+        return bool(getattr(semantics, "weak", False)) and number_kind(a) in (
+            "int", "float", "complex") and number_kind(b) == number_kind(a) and \
+            type(a) not in _PYTHON_NUMBERS and type(b) not in _PYTHON_NUMBERS and \
+            _lane_dtype(a) != _lane_dtype(b)
     ka = number_kind(a)
     if ka not in ("float", "complex") or ka != number_kind(b):
         return False

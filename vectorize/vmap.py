@@ -1232,7 +1232,9 @@ def _place(out, result, axis, size, backend, call_args):
     # a batched result can still come back without its batch axis on a path that returned an
     # unbatched value (an `if` on an unbatched test): broadcast it like an unbatched one
     if arr is None or not getattr(result, "batched", False) or arr.ndim <= result.rank:
-        if axis is None and not getattr(result, "batched", False):
+        if axis is None:
+            # (the path taken, on an `if` on an unbatched test, returned a value the same
+            # for every example: returned as it is, as the loop returns its one value)
             return out
         like = next((a for a in _flat_args(call_args) if backend.claims(a)), None)
         arr = backend.broadcast_batch(out, size, like)

@@ -157,6 +157,10 @@ class Backend:
     # the namespace's function that broadcasts arrays against each other (the file
     # rewriter's wrapper of a `vectorize` function with several batched arguments)
     broadcast_arrays = "broadcast_arrays"
+    # a file's rewritten function converts a batched argument to the float (or complex)
+    # dtype its parameter is rewritten for (`rewrite.boundary.wrapper`): the backend's
+    # writes into a result of one dtype raise for lanes of another (PyTorch)
+    converts_arguments = False
 
     def file_setup(self) -> tuple[dict, list[str]]:
         """What a file the rewriter writes for this namespace runs before its functions:

@@ -113,6 +113,10 @@ class _Checks:
         # (every lane runs that assignment, after its checks): valid to the end
         self.known: dict[str, tuple[int, int]] = {}
         self.defs = _definitions(func)
+        # ids of the operands of augmented assignments to names among ``defs`` (`n += v`:
+        # per example `n` is then what `n + v` gives, a NumPy value where `v` is one)
+        self.augmented = {id(n.value) for n in walk(func.body)
+                          if type(n) is cst.AugAssign and type(n.target) is cst.Name}
         self.params = {p.name.value for p in func.params.params}
         self.lists = stored_values(func)
         self.counters = _counters(func)
@@ -1557,7 +1561,10 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
                             value.example, np.generic) and \
                             id(value) not in checks.python_arguments:
                         return True
-                elif d is None or self.numpy_bool(d, seen | {name}):
+                elif d is None or self.numpy_bool(d, seen | {name}) or id(
+                        d) in checks.augmented and checks.numpy_valued(d):
+                    # (`flag = bool(a); flag += a` of a NumPy bool `a`: `True + a` is
+                    # NumPy's, a logical or, per example)
                     return True
             return False
         if checks.numpy_valued(node):

@@ -154,10 +154,12 @@ def _copies(plan, alias: str) -> bool:
 
 
 def wrapper(plan, body: str, result, alias: str, indent: str = "    ",
-            broadcast: str = "broadcast_arrays") -> list[str]:
+            broadcast: str = "broadcast_arrays", converts: bool = False) -> list[str]:
     """The body lines (without the ``def`` line) of the function that keeps ``plan.name``
     and calls the generated code, renamed ``body``; ``broadcast``: the namespace's function
-    that broadcasts arrays against each other."""
+    that broadcasts arrays against each other; ``converts``
+    (`Backend.converts_arguments`): a batched argument of a parameter rewritten for a float
+    or complex dtype is made one of that dtype."""
     names = Namer(list(plan.params) + [body, alias])
     if plan.kind == "vmap":
         args = [f"{alias}.moveaxis({p}, {plan.moves[p]}, 0)" if p in plan.moves else p
@@ -173,13 +175,20 @@ def wrapper(plan, body: str, result, alias: str, indent: str = "    ",
     batched = plan.batched
     lines = []
     if plan.signature is None:
+        def asarray(p: str) -> str:
+            dtype = getattr(plan.params.get(p), "dtype", None) if converts else None
+            if dtype is not None and dtype.kind in "fc":
+                # (ints to a float64 `x`, docs/cli.md: the code runs as rewritten, where
+                # PyTorch's writes into its float64 result would raise for int lanes)
+                return f"{alias}.asarray({p}, dtype={alias}.{dtype.name})"
+            return f"{alias}.asarray({p})"
         if len(batched) == 1:
-            lines.append(f"{batched[0]} = {alias}.asarray({batched[0]})")
+            lines.append(f"{batched[0]} = {asarray(batched[0])}")
         else:
             # NumPy's broadcast_arrays takes any array-like; JAX's refuses lists (TypeError),
             # torch's takes tensors only
             items = batched if broadcast == "broadcast_arrays" and alias == "np" else [
-                f"{alias}.asarray({p})" for p in batched]
+                asarray(p) for p in batched]
             lines.append(f"{', '.join(batched)} = {alias}.{broadcast}({', '.join(items)})")
         shape = f"{batched[0]}.shape"
         flat = {p: f"{p}.ravel()" for p in batched}

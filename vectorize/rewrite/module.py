@@ -505,7 +505,8 @@ def _replacement(the_plan, printed, original: cst.FunctionDef, stmt, context, em
         if docstring is not None:
             body = body.with_changes(body=body.body.with_changes(body=body.body.body[1:]))
         lines = boundary.wrapper(the_plan, body_name, printed.result, alias,
-                                 broadcast=context.backend.broadcast_arrays)
+                                 broadcast=context.backend.broadcast_arrays,
+                                 converts=context.backend.converts_arguments)
         if docstring is not None:
             lines.insert(0, main.body.body[0])
         head = cst.parse_statement(f"def {the_plan.name}():\n    pass\n", config)

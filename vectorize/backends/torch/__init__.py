@@ -60,6 +60,7 @@ class TorchBackend(Backend):
     random_hint = "torch (e.g. torch.randn(()) for random.gauss(0.0, 1.0))"
     function_modules = ("torch", "numpy")
     broadcast_arrays = "broadcast_tensors"
+    converts_arguments = True   # (`result[lanes] = x_lanes` raises for another dtype)
 
     def build_registry(self):
         from ...rules.registry import Registry
