@@ -1,0 +1,222 @@
+"""Per-example arrays the generated programs of issue 20 write into, checked against the
+per-example loop (`vmap`) and numpy.vectorize itself (`vectorize`).
+
+A second name for an array that is written into (``alias = out``, then ``alias[i] = v``) is
+the first name where both are the same object on every path (`passes.array_aliases`); where
+they may not be (the first name rebound while the second is still used, a view), the
+analysis refuses, located.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from differential import assert_like_numpy_vectorize, numpy_vectorize_outcome, outcome
+from vmap_reference import loop_vmap
+
+from vectorize import VectorizeError, vectorize, vmap
+from vectorize.passes import array_aliases
+
+# ------------------------------------------------------------------ vmap: v (4,), y a float
+
+
+def alias_under_a_condition(v, y):
+    out = np.zeros(4)
+    tot = 0.0
+    for i1 in range(4):
+        if v[i1] > 0:
+            alias = out
+            alias[i1] = 2.0
+            tot += out[i1]
+    return out * 1.0, tot
+
+
+def alias_then_read_through_both(v, y):
+    out = v.copy()
+    alias = out
+    if y > 0:
+        alias[1] = y
+    alias[0] += out[1]
+    return out + alias
+
+
+def alias_in_a_masked_loop(v, y):
+    out = np.ones(4) * 0.5
+    j = 0
+    while j < 4 and v[j] < 2.0:
+        alias = out
+        alias[j] = v[j] * 2.0
+        j += 1
+    return out[0] + out[3] * 1.0
+
+
+def alias_then_first_name_rebound(v, y):
+    out = np.zeros(4)
+    alias = out
+    alias[2] = y
+    t = out[2] + 1.0
+    out = np.ones(4)                   # after the last use of `alias`: still one object there
+    out[0] = t
+    return out * 1.0
+
+
+def alias_of_a_list(v, y):
+    vals = [0.0, 0.0, 0.0]
+    w = vals
+    if y > 0:
+        w[1] = y
+    return vals[0] + vals[1] * 2.0
+
+
+def alias_written_by_a_slice(v, y):
+    out = v.copy()
+    alias = out
+    if v[0] < y:
+        alias[1:3] = y
+    return out * 1.0
+
+
+VMAP_CORPUS = [alias_under_a_condition, alias_then_read_through_both, alias_in_a_masked_loop,
+               alias_then_first_name_rebound, alias_of_a_list, alias_written_by_a_slice]
+
+_SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 3.0, -2.5, 0.25, 1.5, -1.0])
+
+
+def _inputs(n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    v = rng.choice(_SPECIALS, size=(n, 4))
+    y = rng.choice(_SPECIALS, size=n)
+    return v, y
+
+
+def _same(got, expected) -> None:
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple) and len(got) == len(expected)
+        for g, e in zip(got, expected):
+            _same(g, e)
+        return
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.dtype == expected.dtype
+    assert got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)
+    assert np.array_equal(np.signbit(got), np.signbit(expected))
+
+
+@pytest.mark.parametrize("f", VMAP_CORPUS, ids=lambda f: f.__name__)
+def test_vmap_matches_the_loop(f):
+    g = vmap(f, fallback="error")
+    for n, seed in ((1, 0), (5, 1), (7, 2), (40, 3)):
+        v, y = _inputs(n, seed)
+        expected, raised = outcome(lambda v=v, y=y: loop_vmap(f)(v, y))
+        got, got_raised = outcome(lambda v=v, y=y: g(v, y))
+        if raised is not None:
+            assert type(got_raised) is type(raised)
+            continue
+        assert got_raised is None, got_raised
+        _same(got, expected)
+
+
+@pytest.mark.parametrize("f", VMAP_CORPUS, ids=lambda f: f.__name__)
+def test_vmap_empty_batch(f):
+    v, y = np.zeros((0, 4)), np.zeros(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = vmap(f, fallback="error")(v, y)
+    for leaf in got if isinstance(got, tuple) else (got,):
+        assert np.asarray(leaf).shape[0] == 0
+
+
+# ------------------------------------------------------------ vectorize: scalars x, k
+
+
+def scalar_alias_under_a_condition(x, k):
+    out = np.zeros(3)
+    acc = 0.0
+    for i in range(3):
+        if x * i > k:
+            alias = out
+            alias[i] = x - i
+            acc += out[i]
+    return np.sum(out) * 1.0 + acc
+
+
+def scalar_alias_of_a_list(x, k):
+    vals = [1.0, 2.0]
+    other = vals
+    if x > k:
+        other[0] = x
+    return vals[0] * vals[1]
+
+
+@pytest.mark.parametrize("f", [scalar_alias_under_a_condition, scalar_alias_of_a_list],
+                         ids=lambda f: f.__name__)
+def test_vectorize_matches_numpy_vectorize(f):
+    rng = np.random.default_rng(5)
+    for n in (0, 1, 6, 50):
+        x = rng.choice(_SPECIALS, size=n)
+        k = rng.choice(_SPECIALS, size=n)
+        expected, raised = numpy_vectorize_outcome(f, x, k)
+        got, got_raised = outcome(lambda x=x, k=k: vectorize(f, fallback="error")(x, k))
+        if n == 0:
+            assert got_raised is None and np.asarray(got).shape == (0,)
+            continue
+        if raised is not None:
+            assert type(got_raised) is type(raised)
+            continue
+        assert got_raised is None, got_raised
+        assert_like_numpy_vectorize(got, expected)
+
+
+# --------------------------------------------------------- what stays refused, located
+
+
+def first_name_rebound_while_the_alias_is_used(v, y):
+    out = np.zeros(4)
+    alias = out
+    out = np.ones(4)                   # `alias` keeps the zeros
+    alias[0] = y
+    return out + alias
+
+
+def alias_bound_on_some_paths_only(v, y):
+    out = np.zeros(4)
+    alias = v.copy()
+    if y > 0:
+        alias = out
+    alias[1] = 3.0
+    return out * 1.0
+
+
+def alias_used_after_its_block(v, y):
+    out = np.zeros(4)
+    if y > 0:
+        alias = out
+        alias[0] = 1.0
+    else:
+        alias = v.copy()
+    alias[2] = 5.0
+    return out + alias
+
+
+@pytest.mark.parametrize("f", [first_name_rebound_while_the_alias_is_used,
+                               alias_bound_on_some_paths_only, alias_used_after_its_block],
+                         ids=lambda f: f.__name__)
+def test_refused_with_a_location(f):
+    v, y = _inputs(5, 7)
+    with pytest.raises(VectorizeError, match=r"test_arrays29\.py:\d+:\d+"):
+        vmap(f, fallback="error")(v, y)
+
+
+def test_the_alias_is_gone_from_the_source():
+    v, y = _inputs(3, 0)
+    text = vmap(alias_then_read_through_both).source(v, y)
+    assert "alias =" not in text and "return out + out" in text
+
+
+def test_the_pass_keeps_names_that_are_not_written_into():
+    import libcst as cst
+
+    func = cst.parse_module("def f(x):\n    y = x\n    return y + 1\n").body[0]
+    assert array_aliases.transform(func, None) is func
