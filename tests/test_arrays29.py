@@ -220,3 +220,43 @@ def test_the_pass_keeps_names_that_are_not_written_into():
 
     func = cst.parse_module("def f(x):\n    y = x\n    return y + 1\n").body[0]
     assert array_aliases.transform(func, None) is func
+
+
+# ------------------------------------------- `is True` / `is False` of a per-example truth
+
+
+def is_true_of_a_comparison(x):
+    c = x > 0
+    if c is True:
+        return 1.0
+    return 2.0
+
+
+def is_not_false_of_a_comparison(x):
+    c = x < 1.5
+    return 3.0 if c is not False else -1.0
+
+
+@pytest.mark.parametrize("f", [is_true_of_a_comparison, is_not_false_of_a_comparison],
+                         ids=lambda f: f.__name__)
+def test_is_true_of_a_truth_value_is_never_a_wrong_answer(f):
+    # per example `x > 0` of numpy.vectorize's Python floats is a Python bool, which `is
+    # True` where it holds (the batch once answered False on every lane)
+    x = np.array([1.0, -1.0, 0.0, 2.0, np.nan])
+    expected, raised = numpy_vectorize_outcome(f, x)
+    assert raised is None
+    got, got_raised = outcome(lambda: vectorize(f, fallback="error")(x))
+    if got_raised is not None:
+        assert type(got_raised) is VectorizeError
+        assert "test_arrays29.py:" in str(got_raised) and "True/False" in str(got_raised)
+        return
+    assert_like_numpy_vectorize(got, expected)
+
+
+def test_is_none_of_a_per_example_value_still_answers():
+    def f(x):
+        c = x > 0
+        return 1.0 if c is None else 2.0
+
+    x = np.array([1.0, -1.0])
+    np.testing.assert_array_equal(vectorize(f, fallback="error")(x), [2.0, 2.0])
