@@ -260,3 +260,61 @@ def test_is_none_of_a_per_example_value_still_answers():
 
     x = np.array([1.0, -1.0])
     np.testing.assert_array_equal(vectorize(f, fallback="error")(x), [2.0, 2.0])
+
+
+# --------------------------------------------- sorted(reverse=True), sorted of a comprehension
+
+
+def sorted_reversed_first(a, b, c):
+    return sorted([a, b, c], reverse=True)[0]
+
+
+def sorted_reversed_items(a, b, c):
+    s = sorted((a, b, c), reverse=True)
+    return s[0] - s[1] * 2.0 + s[2] * 4.0
+
+
+def sorted_reversed_by_key(a, b, c):
+    s = sorted([a, b, c], key=abs, reverse=True)
+    return s[0] + s[2] * 0.5
+
+
+def sorted_not_reversed(a, b, c):
+    return sorted([a, b, c], reverse=False)[1]
+
+
+def sorted_of_a_comprehension(a, b, c):
+    s = sorted([a * k - b for k in range(3)])
+    return s[0] + s[2] * 2.0
+
+
+def sorted_of_a_generator_reversed(a, b, c):
+    s = sorted((c - k * a for k in range(1, 4)), reverse=True)
+    return s[1]
+
+
+SORTED = [sorted_reversed_first, sorted_reversed_items, sorted_reversed_by_key,
+          sorted_not_reversed, sorted_of_a_comprehension, sorted_of_a_generator_reversed]
+
+
+@pytest.mark.parametrize("f", SORTED, ids=lambda f: f.__name__)
+def test_sorted_matches_numpy_vectorize(f):
+    # every triple of the specials: ties, signed zeros (stability shows), NaN, inf
+    grid = np.array(np.meshgrid(_SPECIALS, _SPECIALS, _SPECIALS)).reshape(3, -1)
+    for args in (tuple(grid), tuple(g[:1] for g in grid)):
+        expected, raised = numpy_vectorize_outcome(f, *args)
+        assert raised is None
+        got, got_raised = outcome(lambda args=args: vectorize(f, fallback="error")(*args))
+        assert got_raised is None, got_raised
+        assert_like_numpy_vectorize(got, expected)
+
+
+def test_sorted_with_ints_among_floats():
+    def f(a, b, k):
+        return sorted([a, k, b], reverse=True)[2]
+
+    a, b = _SPECIALS, _SPECIALS[::-1]
+    k = np.array([0, 1, -1, 3, 0, 2, -2, 0, 1, 5])
+    expected, raised = numpy_vectorize_outcome(f, a, b, k)
+    got = vectorize(f, fallback="error")(a, b, k)
+    assert_like_numpy_vectorize(got, expected)
