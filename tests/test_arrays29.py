@@ -9,6 +9,7 @@ analysis refuses, located.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -318,3 +319,33 @@ def test_sorted_with_ints_among_floats():
     expected, raised = numpy_vectorize_outcome(f, a, b, k)
     got = vectorize(f, fallback="error")(a, b, k)
     assert_like_numpy_vectorize(got, expected)
+
+
+# ------------------------------------- an item of a nested table is a Python number per example
+
+NESTED = [[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]]
+
+
+def nested_item_divided(x, y):
+    v0 = NESTED[int(abs(y)) % 2 if math.isfinite(y) else 0][int(abs(x)) % 3 if math.isfinite(
+        x) else 1]
+    return v0 / y
+
+
+def nested_item_modulo(x, y):
+    return NESTED[int(abs(x)) % 2 if math.isfinite(x) else 0][2] % y
+
+
+@pytest.mark.parametrize("f", [nested_item_divided, nested_item_modulo],
+                         ids=lambda f: f.__name__)
+def test_a_nested_table_item_raises_where_python_does(f):
+    # (the batch once divided by zero as NumPy does, inf, where Python raises)
+    for x, y in ((_SPECIALS, _SPECIALS[::-1]), (_SPECIALS[:1], np.array([0.0])),
+                 (_SPECIALS, np.where(_SPECIALS == 0, 2.0, _SPECIALS))):
+        expected, raised = numpy_vectorize_outcome(f, x, y)
+        got, got_raised = outcome(lambda x=x, y=y: vectorize(f, fallback="error")(x, y))
+        if raised is not None:
+            assert type(got_raised) is type(raised), (got, got_raised)
+            continue
+        assert got_raised is None, got_raised
+        assert_like_numpy_vectorize(got, expected)
