@@ -349,3 +349,28 @@ def test_a_nested_table_item_raises_where_python_does(f):
             continue
         assert got_raised is None, got_raised
         assert_like_numpy_vectorize(got, expected)
+
+
+# ------------------------------------------- sum of Python ints before a float: exact ints
+
+
+def sum_of_ints_then_a_float(x, k):
+    return sum([k, x, 3.0])
+
+
+def sum_with_a_start_then_a_float(x, k):
+    return sum((x, k, 0.5), 7)
+
+
+@pytest.mark.parametrize("f", [sum_of_ints_then_a_float, sum_with_a_start_then_a_float],
+                         ids=lambda f: f.__name__)
+def test_a_sum_adds_its_leading_ints_exactly(f):
+    # (fuzz_constructs seed 390: -5 + -2**63 wrapped in int64, +9.2e18 instead of -9.2e18)
+    low, high = np.iinfo(np.int64).min, np.iinfo(np.int64).max
+    x = np.array([-5, low, 5, 2, -1, high, high - 3, low + 2])
+    k = np.array([-1, -5, -1, -2, 2, 9, 2, -10])
+    for args in ((x, k), (x[1:2], k[1:2]), (x[5:6], k[5:6]), (x[2:5], k[2:5])):
+        expected, raised = numpy_vectorize_outcome(f, *args)
+        got, got_raised = outcome(lambda args=args: vectorize(f, fallback="error")(*args))
+        assert raised is None and got_raised is None, (raised, got_raised)
+        assert_like_numpy_vectorize(got, expected)

@@ -852,7 +852,10 @@ class _Checks:
         if any(self.numpy_valued(n) for n in nodes):
             return []
         if fn in (builtins.round, builtins.abs, builtins.divmod, builtins.pow, builtins.sum):
-            return python_errors.builtin_checks(fn, nodes, values, self.value(node))
+            checks = python_errors.builtin_checks(fn, nodes, values, self.value(node))
+            if fn is builtins.sum and not checks:
+                checks = python_errors.int_prefix_sum_checks(nodes, values, self.value)
+            return checks
         return []
 
     # ---------------------------------------------------------------- elision
