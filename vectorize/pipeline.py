@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .passes import (
     appended_lists,
+    array_aliases,
     asserts,
     batch_rules,
     compact,
@@ -39,6 +40,10 @@ PIPELINE = [
     # Also before any analysis: a `try` around arithmetic becomes the tests Python makes and
     # a per-example choice of handler (`vectorize` only; the analysis refuses `try`).
     try_except,
+    # Before any analysis: a second name bound to an array that is written into (`alias =
+    # out`, then `alias[i] = v`) is the first name wherever both are the same object, so the
+    # passes after see one name per array (and `local_lists` one per list).
+    array_aliases,
     # Before any analysis: a local dict of literal keys (`d = {}; d["a"] = x`) is one
     # variable per key, which every pass after knows.
     local_dicts,

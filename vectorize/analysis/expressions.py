@@ -568,6 +568,16 @@ class Expressions:
             identical = _identical(*operands)
             if identical is not None:    # `w is not None` where w is known not to be None
                 return exact(identical == (type(node.comparisons[0].operator) is cst.Is))
+            if any(isinstance(o, Value) and o.exact and type(o.example) is bool
+                   for o in operands) and any(o.batched for o in operands):
+                op = _code(node.comparisons[0].operator).strip()
+                raise Unsupported(f"`{op}` of a per-example truth value and True/False: per "
+                                  "example it is a Python bool on some calls (`x > 0` of a "
+                                  "Python float: `is True` where it holds) and a NumPy bool "
+                                  "on others (never `True` itself), which the batch cannot "
+                                  "tell apart", node,
+                                  "test the value itself (`if c:` / `if not c:`) or compare "
+                                  "with ==")
         if not any(o.batched for o in operands):
             out = True
             try:
@@ -1014,11 +1024,18 @@ def _identical(a, b) -> bool | None:
     """``a is b`` where it is the same on every call of this specialization though the
     values are not known exactly: a per-example value (a NumPy scalar or array per example)
     is never a singleton such as None, and a value of a known type other than NoneType is
-    never None. None where it is not known."""
+    never None. None where it is not known: a per-example truth value against ``True`` or
+    ``False``, which per example is a Python bool on some calls (`vectorize`'s examples are
+    Python numbers, so ``x > 0`` is one: ``(x > 0) is True`` holds where it is true) and a
+    NumPy bool on others (``np.isnan(x)``, `vmap`'s examples: never ``True`` itself)."""
     for x, y in ((a, b), (b, a)):
         if not (isinstance(y, Value) and y.exact and any(y.example is o for o in _SINGLETONS)):
             continue
         if isinstance(x, Value) and x.batched:
+            if type(y.example) is bool and any(
+                    np.asarray(part).dtype.kind == "b"
+                    for part in MIXED_PARTS.get(x, (x.example,))):
+                return None
             return False
         if y.example is None and isinstance(x, Value) and x.known:
             return x.example is None

@@ -69,25 +69,38 @@ def keyed_extrema(tree: cst.FunctionDef, func) -> cst.FunctionDef:
 
 
 def _sorted_parts(call: cst.Call, tables: dict):
-    """(items, key or None) of ``sorted(seq)`` / ``sorted(seq, key=k)`` of at most
-    `SORTED_ITEMS` items that `keyed_extrema` writes out, else None."""
-    if not SORTS or len(call.args) not in (1, 2) or call.args[0].keyword is not None or any(
-            a.star for a in call.args) or len(call.args) == 2 and (
-                call.args[1].keyword is None or call.args[1].keyword.value != "key"):
+    """(items, key or None, reverse) of ``sorted(seq)`` / ``sorted(seq, key=k)`` (and
+    ``reverse=True`` / ``reverse=False`` written as such) of at most `SORTED_ITEMS` items
+    that `keyed_extrema` writes out, else None."""
+    if not SORTS or not call.args or call.args[0].keyword is not None or any(
+            a.star for a in call.args):
         return None
-    if len(call.args) == 1:
+    keywords = {a.keyword.value: a.value for a in call.args[1:] if a.keyword is not None}
+    if len(keywords) != len(call.args) - 1 or not set(keywords) <= {"key", "reverse"}:
+        return None
+    reverse = keywords.get("reverse")
+    if reverse is not None and not (type(reverse) is cst.Name
+                                    and reverse.value in ("True", "False")):
+        return None
+    reverse = reverse is not None and reverse.value == "True"
+    if "key" not in keywords:
         items = _items(call.args[0].value, tables)
-        return None if items is None or len(items) > SORTED_ITEMS else (items, None)
-    found = _parts(call, tables, many=False)
-    return None if found is None or len(found[0]) > SORTED_ITEMS else found
+        return None if items is None or len(items) > SORTED_ITEMS else (items, None, reverse)
+    keyed = call.with_changes(args=[a for a in call.args
+                                    if a.keyword is None or a.keyword.value == "key"])
+    found = _parts(keyed, tables, many=False)
+    return None if found is None or len(found[0]) > SORTED_ITEMS else (*found, reverse)
 
 
 def _items(seq, tables: dict):
     """The items of a list or tuple display, or ``name[0]``, ``name[1]``... of a fixed
-    local list (`_fixed_lists`); else None."""
+    local list (`_fixed_lists`), or of a comprehension over a ``range`` of int literals
+    (`_comprehension_items`); else None."""
     if type(seq) in (cst.List, cst.Tuple) and seq.elements and all(
             type(e) is cst.Element for e in seq.elements):
         return [e.value for e in seq.elements]
+    if type(seq) in (cst.ListComp, cst.GeneratorExp):
+        return _comprehension_items(seq)
     if type(seq) is cst.Name and seq.value in tables:
         return [cst.Subscript(cst.Name(seq.value), [cst.SubscriptElement(cst.Index(
             cst.Integer(str(i))))]) for i in range(tables[seq.value])]
@@ -122,6 +135,39 @@ def _parts(call: cst.Call, tables: dict, many: bool = True):
     if len(items) > 64:
         return None
     return items, key
+
+
+def _comprehension_items(comp):
+    """``[e for k in range(a, b)]`` (one ``for``, no ``if``, int literal bounds, at most
+    `SORTED_ITEMS` items; ``e`` with no nested scope, walrus or attribute named ``k``): the
+    items ``e`` with each ``k`` in place, which Python evaluates in that order; else None."""
+    for_in = comp.for_in
+    if for_in.inner_for_in is not None or for_in.ifs or for_in.asynchronous is not None \
+            or type(for_in.target) is not cst.Name:
+        return None
+    it = for_in.iter
+    if type(it) is not cst.Call or type(it.func) is not cst.Name or it.func.value != "range" \
+            or not 1 <= len(it.args) <= 2 or any(a.keyword is not None or a.star
+                                                 for a in it.args):
+        return None
+    bounds = []
+    for a in it.args:
+        value = a.value
+        sign = 1
+        if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
+            sign, value = -1, value.expression
+        if type(value) is not cst.Integer:
+            return None
+        bounds.append(sign * int(value.evaluated_value))
+    start, stop = (0, bounds[0]) if len(bounds) == 1 else bounds
+    name = for_in.target.value
+    if not 0 < stop - start <= SORTED_ITEMS or any(
+            type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
+                        cst.NamedExpr, cst.Yield, cst.Await) or type(n) is cst.Attribute
+            and n.attr.value == name for n in walk(comp.elt)):
+        return None
+    return [substitute(comp.elt, name, cst.Integer(str(k)) if k >= 0 else cst.UnaryOperation(
+        cst.Minus(), cst.Integer(str(-k)))) for k in range(start, stop)]
 
 
 def _plain_callee(node) -> bool:
@@ -198,10 +244,13 @@ class _WriteOut(cst.CSTTransformer):
                 names.append(cst.Name(name))
         return out, names
 
-    def _sorted(self, call, items, key) -> list:
+    def _sorted(self, call, items, key, reverse=False) -> list:
         """CPython's sort of a few items, written out: every key first, then the decision
         tree of its comparisons (`_decisions`), each leaf binding ``sorted_0``,
-        ``sorted_1``... to the items in their order; the call becomes their list."""
+        ``sorted_1``... to the items in their order; the call becomes their list. With
+        ``reverse`` CPython reverses the items (and their keys, computed in the items'
+        order), sorts them and reverses the result: equal keys keep their order, NaN keys
+        land where that puts them."""
         out, names = self._evaluated("sorted", items)
         keys = names
         if key is not None:
@@ -211,6 +260,8 @@ class _WriteOut(cst.CSTTransformer):
                 out.append(_line(cst.Assign([cst.AssignTarget(cst.Name(k))],
                                             _key_of(key, item))))
                 keys.append(cst.Name(k))
+        if reverse:
+            names, keys = names[::-1], keys[::-1]
         results = [self._fresh(f"sorted_{i}") for i in range(len(names))]
 
         def emit(tree) -> list:
@@ -223,13 +274,14 @@ class _WriteOut(cst.CSTTransformer):
                 orelse=cst.Else(cst.IndentedBlock(emit(no))))]
 
         out += emit(_decisions(len(names)))
-        self.replacements[id(call)] = cst.List([cst.Element(cst.Name(r)) for r in results])
+        self.replacements[id(call)] = cst.List([cst.Element(cst.Name(r)) for r in (
+            results[::-1] if reverse else results)])
         return out
 
-    def _prologue(self, call, items, key) -> list:
+    def _prologue(self, call, items, key, reverse=False) -> list:
         kind = call.func.value
         if kind == "sorted":
-            return self._sorted(call, items, key)
+            return self._sorted(call, items, key, reverse)
         test = ">" if kind == "max" else "<"
         out, names = self._evaluated(kind, items)
         best, best_key = self._fresh(f"{kind}_item"), self._fresh(f"{kind}_key")
@@ -259,8 +311,8 @@ class _WriteOut(cst.CSTTransformer):
         if not mine:
             return updated_node
         prologue = []
-        for call, items, key in mine:
-            prologue += self._prologue(call, items, key)
+        for call, items, key, *reverse in mine:
+            prologue += self._prologue(call, items, key, *reverse)
         replaced = rewrite(original_node, CallsReplaced(self.replacements))
         return cst.FlattenSentinel([*prologue, replaced])
 

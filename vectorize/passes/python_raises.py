@@ -175,6 +175,11 @@ class _Checks:
                 # is what was stored into it: NumPy's only if everything stored is
                 return f"{name}[]" in seen or all(
                     self.numpy_valued(v, seen | {f"{name}[]"}) for v in self.lists[name])
+            item = _nested_item(node, self.example)
+            if item is not None:
+                # `NESTED[i][j]` of a list of lists: the row is an array on the batch only,
+                # per example a list, whose items are what the table holds
+                return isinstance(item, (np.generic, np.ndarray))
             return isinstance(self.example(node.value), np.ndarray)
         if t is cst.Call:
             fn = self.example(node.func)
@@ -851,7 +856,10 @@ class _Checks:
         if any(self.numpy_valued(n) for n in nodes):
             return []
         if fn in (builtins.round, builtins.abs, builtins.divmod, builtins.pow, builtins.sum):
-            return python_errors.builtin_checks(fn, nodes, values, self.value(node))
+            checks = python_errors.builtin_checks(fn, nodes, values, self.value(node))
+            if fn is builtins.sum and not checks:
+                checks = python_errors.int_prefix_sum_checks(nodes, values, self.value)
+            return checks
         return []
 
     # ---------------------------------------------------------------- elision
@@ -910,6 +918,26 @@ class _Checks:
         known = [(g, neg) for g, neg in guards] + [(f.test, f.negated) for f in facts]
         return any(_implies_nonzero(test, negated, code, self.as_compared)
                    for test, negated in known)
+
+
+def _nested_item(node: cst.Subscript, example):
+    """``TABLE[i][j]...`` (two or more single indexes) of a Python list or tuple of rows the
+    same for every example: a representative item (the first at that depth), which is a
+    Python number per example where the table holds Python numbers; else None."""
+    root, depth = node, 0
+    while type(root) is cst.Subscript:
+        if len(root.slice) != 1 or type(root.slice[0].slice) is not cst.Index:
+            return None
+        root, depth = root.value, depth + 1
+    table = example(root)
+    if depth < 2 or not isinstance(table, (list, tuple)):
+        return None
+    item = table
+    for _ in range(depth):
+        if not isinstance(item, (list, tuple)) or not item:
+            return None
+        item = item[0]
+    return item
 
 
 def _sign(node, checks: _Checks) -> int:

@@ -410,6 +410,40 @@ def sum_checks(arg_nodes: list, args: list, result) -> list:
     return [Check("OverflowError", _INT_TOO_LARGE, template, nodes)]
 
 
+def int_prefix_sum_checks(arg_nodes: list, args: list, value_of) -> list:
+    """``sum([a, b, 0.5])`` of Python ints before a float: Python adds the ints exactly,
+    ((0 + a) + b), and only then the float (the exact int converted); the batch's int64
+    additions of the ints wrap where their exact sum leaves int64 (``-5 + -2 ** 63``),
+    which the float then carries. The check (that sends the call to the per-example code)
+    is on the ints' total, estimated in floats with a margin of the estimate's error.
+    ``value_of``: the analysis's value of a node."""
+    display = arg_nodes[0]
+    if type(display) not in (cst.List, cst.Tuple) or not isinstance(args[0], Value) or \
+            args[0].kind in "biu" or any(type(e) is not cst.Element for e in
+                                         display.elements):
+        return []
+    if len(args) == 2 and _kind(args[1]) != "i":
+        return []
+    prefix = list(arg_nodes[1:])           # (the start comes first: start + a + b...)
+    for element in display.elements:
+        item = value_of(element.value)
+        if not isinstance(item, Value) or _kind(item) != "i" or item.kind not in "iu":
+            break
+        prefix.append(element.value)
+    limits = int_limits(next((value_of(n) for n in prefix), None)) if len(prefix) >= 2 \
+        else None
+    if limits is None or all(type(n) is cst.Integer for n in prefix):
+        return []
+    lo, hi = limits
+    margin = 4096 * (len(prefix) + 1) if hi > 2 ** 53 else 0
+    nodes = {f"a{k}": n for k, n in enumerate(prefix)}
+    total = " + ".join(f"float({{a{k}}})" for k in range(len(prefix)))
+    template = (f"abs({total}) > {_float(hi - margin)}" if lo < 0 and -lo - 1 == hi else
+                f"not {_float(lo + margin if lo < 0 else lo)} <= {total} <= "
+                f"{_float(hi - margin)}")
+    return [Check("OverflowError", _INT_TOO_LARGE, template, nodes)]
+
+
 def negation_checks(node, a: Value, result: Value) -> list:
     """``-a`` of a Python int: the lowest int64 has no negation in int64."""
     if _kind(a) != "i" or a.kind == "b" or _exact_number(a) is not None:
