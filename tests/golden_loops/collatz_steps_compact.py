@@ -41,19 +41,16 @@ def collatz_steps_compact(n):
                     steps_lane = steps_tail[lane]
                     active_lane = True
                     while active_lane:
-                        active_if_lane = True
                         cond_lane = n_lane % 2 == 0
                         if (not cond_lane) & ((n_lane < -3074457345618258603) | (n_lane > 3074457345618258602)):
                             raise OverflowError("Python int too large to convert to C long")
-                        n_if_lane = n_lane // 2 if cond_lane else 3 * n_lane + 1
-                        if not -9223372036854775808 <= n_if_lane <= 9223372036854775807:
+                        n_lane = n_lane // 2 if cond_lane else 3 * n_lane + 1
+                        if not -9223372036854775808 <= n_lane <= 9223372036854775807:
                             raise OverflowError
-                        active_if_lane = n_if_lane > 1
-                        n_lane = n_if_lane
+                        active_lane = n_lane > 1
                         steps_lane = steps_lane + 1
                         if not -9223372036854775808 <= steps_lane <= 9223372036854775807:
                             raise OverflowError
-                        active_lane = active_if_lane
                     steps_tail[lane] = steps_lane
                 steps_lanes = np.array(steps_tail).astype(np.int64)
                 if lanes.size == len(active):

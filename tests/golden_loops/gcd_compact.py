@@ -29,7 +29,7 @@ def gcd_compact(a, b):
             active_lanes = active_lanes & active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
-            if 0 < running <= 50 and scalar_tail:
+            if 0 < running <= 120 and scalar_tail:
                 a_tail = a_lanes.tolist()
                 b_tail = b_lanes.tolist()
                 active_tail = active_lanes.tolist()
@@ -41,14 +41,8 @@ def gcd_compact(a, b):
                         b_lane = b_tail[lane]
                         active_lane = True
                         while active_lane:
-                            active_if_lane = True
-                            if b_lane == 0:
-                                raise ZeroDivisionError("integer modulo by zero")
-                            a_if_lane, b_if_lane = b_lane, a_lane % b_lane
-                            active_if_lane = b_if_lane != 0
-                            a_lane = a_if_lane
-                            b_lane = b_if_lane
-                            active_lane = active_if_lane
+                            a_lane, b_lane = b_lane, a_lane % b_lane
+                            active_lane = b_lane != 0
                         a_tail[lane] = a_lane
                     a_lanes = np.array(a_tail).astype(np.int64)
                     if lanes.size == len(active):

@@ -45,12 +45,11 @@ def halvings_compact(x):
                         x_lane = x_tail[lane]
                         active_lane = True
                         while active_lane:
-                            x_if_lane = x_lane / 2.0
-                            x_lane = x_if_lane
+                            x_lane = x_lane / 2.0
                             steps_lane = steps_lane + 1
                             if not -9223372036854775808 <= steps_lane <= 9223372036854775807:
                                 raise OverflowError
-                            active_lane = x_if_lane > 1.0
+                            active_lane = x_lane > 1.0
                         steps_tail[lane] = steps_lane
                         x_tail[lane] = x_lane
                     steps_lanes_2 = np.array(steps_tail).astype(np.int64)

@@ -67,6 +67,7 @@ from ..abstract import Value
 from ..errors import Unsupported
 from ..liveness import Liveness, body_of, bound_names, definite_writes, exposed_reads, writes
 from ..loops.facts import loop_mask
+from ..loops.tail_tidy import tidy
 from ..syntax.edit import RenameNames, fix_parens
 from ..syntax.templates import bare_code, parse_expr, parse_stmt, render
 from ..syntax.traversal import children, recalled, remember, rewrite, walk
@@ -323,6 +324,8 @@ class _Compact(cst.CSTTransformer):
             stmts = [lane for s in body for lane in translate.statement(s)]
             if translate.floats and not self.quiet:
                 raise _NotScalar        # (NumPy may warn where Python floats do not)
+            # (the pass's own names: those it assigns, not the loop's carried ones)
+            stmts = tidy(stmts, {scalar[name] for name in assigned} | set(translate.made))
         except _NotScalar:
             for name in [*scalar.values(), *translate.made]:
                 self.ctx.namer.release(name)
