@@ -23,7 +23,7 @@ from differential import outcome
 from test_live27_tails import _check_tail, _same_bits
 
 import vectorize as vz
-from vectorize.loops.tail_tidy import tidy
+from vectorize.loops.tail_tidy import hoist, tidy
 from vectorize.syntax.templates import parse_stmt, render
 
 
@@ -111,6 +111,29 @@ def test_other_statements_left_as_they_are():
     lines = ["t = x * 2.0", "x = t", "for k in range(3):\n    x = x + k"]
     stmts = [parse_stmt(line + "\n") for line in lines]
     assert tidy(stmts, {"t"}) is stmts
+
+
+def _hoisted(lines: list[str]) -> tuple[list[str], list[str]]:
+    names = iter(f"h{k}" for k in range(10))
+    before, stmts = hoist([parse_stmt(line + "\n") for line in lines], lambda _: next(names))
+    return [render(s).strip() for s in before], [render(s).strip() for s in stmts]
+
+
+def test_invariant_arithmetic_hoisted_once():
+    assert _hoisted(["x = 0.5 * (x + a / x)", "c = abs(x * x - a) > 1e-12 * a",
+                     "y = (1e-12 * a) + x"]) == (
+        ["h0 = 1e-12 * a"], ["x = 0.5 * (x + a / x)", "c = abs(x * x - a) > h0",
+                             "y = h0 + x"])
+
+
+@pytest.mark.parametrize("line", [
+    "y = x * a",                        # (``x`` changes from pass to pass)
+    "y = x if c else 2.0 * a",          # (in a branch: may not run)
+    "y = c and 2.0 * a > x",            # (after ``and``: may not run)
+    "y = a",                            # (a name: nothing to compute)
+])
+def test_nothing_hoisted(line):
+    assert _hoisted(["x = x + 1.0", line]) == ([], ["x = x + 1.0", line])
 
 
 # ------------------------------------------------------------------- loops, tail on and off
@@ -227,10 +250,12 @@ def test_zero_divisor_in_the_tail_raises_as_python(loops):
 
 
 def test_newton_lane_pass_is_two_statements(loops):
-    """The heavy-tailed Newton loop's lane pass: the update and the test, nothing else."""
+    """The heavy-tailed Newton loop's lane pass: the update and the test, nothing else (its
+    tolerance computed once per lane)."""
     a = np.linspace(1.0, 2.0, 50)
     source = vz.vectorize(loops.newton).source(a, a * 1e6)
     lane_pass = source.split("while active_lane:\n")[1].split("x_tail[lane]")[0]
     assert [line.strip() for line in lane_pass.strip().split("\n")] == [
         "x_lane = 0.5 * (x_lane + a_lane / x_lane)",
-        "active_lane = abs(x_lane * x_lane - a_lane) > 1e-12 * a_lane"], source
+        "active_lane = abs(x_lane * x_lane - a_lane) > invariant_lane"], source
+    assert "invariant_lane = 1e-12 * a_lane\n" in source, source

@@ -67,7 +67,7 @@ from ..abstract import Value
 from ..errors import Unsupported
 from ..liveness import Liveness, body_of, bound_names, definite_writes, exposed_reads, writes
 from ..loops.facts import loop_mask
-from ..loops.tail_tidy import tidy
+from ..loops.tail_tidy import hoist, tidy
 from ..syntax.edit import RenameNames, fix_parens
 from ..syntax.templates import bare_code, parse_expr, parse_stmt, render
 from ..syntax.traversal import children, recalled, remember, rewrite, walk
@@ -326,12 +326,13 @@ class _Compact(cst.CSTTransformer):
                 raise _NotScalar        # (NumPy may warn where Python floats do not)
             # (the pass's own names: those it assigns, not the loop's carried ones)
             stmts = tidy(stmts, {scalar[name] for name in assigned} | set(translate.made))
+            hoisted, stmts = hoist(stmts, self.fresh)
         except _NotScalar:
             for name in [*scalar.values(), *translate.made]:
                 self.ctx.namer.release(name)
                 self.made.pop(name, None)
             return None
-        read = set().union(*map(_names_in, stmts))
+        read = set().union(*map(_names_in, hoisted + stmts))
         lists = {name: self.fresh(f"{name}_tail") for name in names
                  if scalar[local[name]] in read or name in kept or name == active}
         flag, lane = self.fresh("scalar_tail"), self.fresh("lane")
@@ -343,6 +344,7 @@ class _Compact(cst.CSTTransformer):
                   f"            if not {lists[active]}[{lane}]:", "                continue"]
         lines += [f"            {scalar[local[name]]} = {lists[name]}[{lane}]"
                   for name in lists if name != active]
+        lines += [f"            {render(s).strip()}" for s in hoisted]
         lines += [f"            {scalar[g_active]} = True",
                   f"            while {scalar[g_active]}:"]
         lines += [f"                {line}" for s in stmts
