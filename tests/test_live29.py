@@ -164,6 +164,24 @@ def swap_divide(a, b, m):
     return a + b
 
 
+def climb(n, m):
+    """``n + 3`` passes the int64 maximum on lanes that start near it: only that bound."""
+    k = 0
+    while k < m:
+        n = n + 3
+        k += 1
+    return n
+
+
+def descend(n, m):
+    """``n - 3`` passes the int64 minimum on lanes that start near it."""
+    k = 0
+    while k < m:
+        n = n - 3
+        k += 1
+    return n
+
+
 def divides_on_one_branch(x, d):
     """The division runs on some lanes' passes only: its zero check stays."""
     k = 0
@@ -259,3 +277,32 @@ def test_newton_lane_pass_is_two_statements(loops):
         "x_lane = 0.5 * (x_lane + a_lane / x_lane)",
         "active_lane = abs(x_lane * x_lane - a_lane) > invariant_lane"], source
     assert "invariant_lane = 1e-12 * a_lane\n" in source, source
+
+
+@pytest.mark.parametrize("name, start, check", [
+    ("climb", 2 ** 63 - 10, "n_lane > 9223372036854775807"),
+    ("descend", -(2 ** 63) + 10, "n_lane < -9223372036854775808"),
+])
+def test_one_sided_range_check_stops_the_tail_where_the_arrays_wrap(loops, name, start, check):
+    """An int64 of the loop's plus (minus) a literal can pass only the int64 maximum
+    (minimum): the tail checks that bound alone, and a lane past it hands back to the arrays,
+    which wrap (``vmap``: the per-example loop over NumPy scalars) or raise where Python ints
+    are exact (``vectorize``: ``numpy.vectorize`` gives the exact int, which fits no int64)."""
+    f = getattr(loops, name)
+    n = np.array([start, 5, -5, start, 0], dtype=np.int64)
+    m = np.array([6, 40, 40, 2, 33], dtype=np.int64)
+    vf = vz.vmap(f)
+    source = vf.source(n, m)
+    assert f"if {check}:" in source, source
+    with np.errstate(all="ignore"):
+        expected = np.array([f(a, b) for a, b in zip(n, m)])
+    assert _check_tail(vf, name, (n, m))
+    _same_bits(np.asarray(vf(n, m)), expected, name)
+    wrapped = (expected[0] < 0) if name == "climb" else (expected[0] > 0)
+    assert wrapped, expected
+    ok = (n[1:3], m[1:3])
+    assert _check_tail(vz.vectorize(f), name, ok)
+    _same_outcome(outcome(partial(vz.vectorize(f), *ok)),
+                  outcome(partial(np.vectorize(f), *ok)), name)
+    _same_outcome(outcome(partial(vz.vectorize(f), n, m)),
+                  outcome(partial(np.vectorize(f), n, m)), name)
