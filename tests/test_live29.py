@@ -23,7 +23,7 @@ from differential import outcome
 from test_live27_tails import _check_tail, _same_bits
 
 import vectorize as vz
-from vectorize.loops.tail_tidy import tidy
+from vectorize.loops.tail_tidy import hoist, tidy
 from vectorize.syntax.templates import parse_stmt, render
 
 
@@ -113,6 +113,29 @@ def test_other_statements_left_as_they_are():
     assert tidy(stmts, {"t"}) is stmts
 
 
+def _hoisted(lines: list[str]) -> tuple[list[str], list[str]]:
+    names = iter(f"h{k}" for k in range(10))
+    before, stmts = hoist([parse_stmt(line + "\n") for line in lines], lambda _: next(names))
+    return [render(s).strip() for s in before], [render(s).strip() for s in stmts]
+
+
+def test_invariant_arithmetic_hoisted_once():
+    assert _hoisted(["x = 0.5 * (x + a / x)", "c = abs(x * x - a) > 1e-12 * a",
+                     "y = (1e-12 * a) + x"]) == (
+        ["h0 = 1e-12 * a"], ["x = 0.5 * (x + a / x)", "c = abs(x * x - a) > h0",
+                             "y = h0 + x"])
+
+
+@pytest.mark.parametrize("line", [
+    "y = x * a",                        # (``x`` changes from pass to pass)
+    "y = x if c else 2.0 * a",          # (in a branch: may not run)
+    "y = c and 2.0 * a > x",            # (after ``and``: may not run)
+    "y = a",                            # (a name: nothing to compute)
+])
+def test_nothing_hoisted(line):
+    assert _hoisted(["x = x + 1.0", line]) == ([], ["x = x + 1.0", line])
+
+
 # ------------------------------------------------------------------- loops, tail on and off
 SOURCE = '''
 def newton(a, x):
@@ -139,6 +162,24 @@ def swap_divide(a, b, m):
         a, b = b, a / b - 1.5
         k += 1
     return a + b
+
+
+def climb(n, m):
+    """``n + 3`` passes the int64 maximum on lanes that start near it: only that bound."""
+    k = 0
+    while k < m:
+        n = n + 3
+        k += 1
+    return n
+
+
+def descend(n, m):
+    """``n - 3`` passes the int64 minimum on lanes that start near it."""
+    k = 0
+    while k < m:
+        n = n - 3
+        k += 1
+    return n
 
 
 def divides_on_one_branch(x, d):
@@ -227,10 +268,41 @@ def test_zero_divisor_in_the_tail_raises_as_python(loops):
 
 
 def test_newton_lane_pass_is_two_statements(loops):
-    """The heavy-tailed Newton loop's lane pass: the update and the test, nothing else."""
+    """The heavy-tailed Newton loop's lane pass: the update and the test, nothing else (its
+    tolerance computed once per lane)."""
     a = np.linspace(1.0, 2.0, 50)
     source = vz.vectorize(loops.newton).source(a, a * 1e6)
     lane_pass = source.split("while active_lane:\n")[1].split("x_tail[lane]")[0]
     assert [line.strip() for line in lane_pass.strip().split("\n")] == [
         "x_lane = 0.5 * (x_lane + a_lane / x_lane)",
-        "active_lane = abs(x_lane * x_lane - a_lane) > 1e-12 * a_lane"], source
+        "active_lane = abs(x_lane * x_lane - a_lane) > invariant_lane"], source
+    assert "invariant_lane = 1e-12 * a_lane\n" in source, source
+
+
+@pytest.mark.parametrize("name, start, check", [
+    ("climb", 2 ** 63 - 10, "n_lane > 9223372036854775807"),
+    ("descend", -(2 ** 63) + 10, "n_lane < -9223372036854775808"),
+])
+def test_one_sided_range_check_stops_the_tail_where_the_arrays_wrap(loops, name, start, check):
+    """An int64 of the loop's plus (minus) a literal can pass only the int64 maximum
+    (minimum): the tail checks that bound alone, and a lane past it hands back to the arrays,
+    which wrap (``vmap``: the per-example loop over NumPy scalars) or raise where Python ints
+    are exact (``vectorize``: ``numpy.vectorize`` gives the exact int, which fits no int64)."""
+    f = getattr(loops, name)
+    n = np.array([start, 5, -5, start, 0], dtype=np.int64)
+    m = np.array([6, 40, 40, 2, 33], dtype=np.int64)
+    vf = vz.vmap(f)
+    source = vf.source(n, m)
+    assert f"if {check}:" in source, source
+    with np.errstate(all="ignore"):
+        expected = np.array([f(a, b) for a, b in zip(n, m)])
+    assert _check_tail(vf, name, (n, m))
+    _same_bits(np.asarray(vf(n, m)), expected, name)
+    wrapped = (expected[0] < 0) if name == "climb" else (expected[0] > 0)
+    assert wrapped, expected
+    ok = (n[1:3], m[1:3])
+    assert _check_tail(vz.vectorize(f), name, ok)
+    _same_outcome(outcome(partial(vz.vectorize(f), *ok)),
+                  outcome(partial(np.vectorize(f), *ok)), name)
+    _same_outcome(outcome(partial(vz.vectorize(f), n, m)),
+                  outcome(partial(np.vectorize(f), n, m)), name)

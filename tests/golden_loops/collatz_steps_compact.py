@@ -49,7 +49,7 @@ def collatz_steps_compact(n):
                             raise OverflowError
                         active_lane = n_lane > 1
                         steps_lane = steps_lane + 1
-                        if not -9223372036854775808 <= steps_lane <= 9223372036854775807:
+                        if steps_lane > 9223372036854775807:
                             raise OverflowError
                     steps_tail[lane] = steps_lane
                 steps_lanes = np.array(steps_tail).astype(np.int64)

@@ -33,7 +33,7 @@ def halvings_compact(x):
             active_lanes = active_lanes & (x_if > 1.0)
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes_2.size - running
-            if 0 < running <= 20 and scalar_tail:
+            if 0 < running <= 30 and scalar_tail:
                 steps_tail = steps_lanes_2.tolist()
                 x_tail = x_lanes_2.tolist()
                 active_tail = active_lanes.tolist()
@@ -47,7 +47,7 @@ def halvings_compact(x):
                         while active_lane:
                             x_lane = x_lane / 2.0
                             steps_lane = steps_lane + 1
-                            if not -9223372036854775808 <= steps_lane <= 9223372036854775807:
+                            if steps_lane > 9223372036854775807:
                                 raise OverflowError
                             active_lane = x_lane > 1.0
                         steps_tail[lane] = steps_lane

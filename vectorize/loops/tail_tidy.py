@@ -1,7 +1,8 @@
 """A compacted loop's scalar tail, tidied: the statements of one lane's pass
 (`passes.compact._ScalarBody` translates the array pass, statement for statement) with the
 work that Python numbers do not need taken out, so that a lane's pass costs fewer
-bytecodes (`tidy`).
+bytecodes (`tidy`), and the arithmetic every pass computes alike computed once per lane
+(`hoist`).
 
 The array pass computes each value under a name of its own and merges it into the carry
 (``x_if = ...``, ``x = np.where(active, x_if, x)``); on a lane the tail runs, the mask is
@@ -203,3 +204,70 @@ def _divides_by(node, name: str) -> bool:
     if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "abs":
         return any(_divides_by(a.value, name) for a in node.args)
     return False
+
+
+# ---------------------------------------------------------------- what every pass computes alike
+def hoist(stmts: list, fresh) -> tuple[list, list]:
+    """``(before, stmts)``: arithmetic of names no statement of the pass assigns (the lane's
+    values the loop only reads) and numbers, computed once before the lane's first pass
+    (``before``, each under a name from ``fresh``) and read under that name by every pass
+    (``1e-12 * a_lane``, the tolerance of a Newton loop). Only what each pass computes
+    wherever it runs (not in a branch of ``a if c else b`` nor after ``and``/``or``): Python
+    numbers give the same value once as on every pass, and where computing it raises, the
+    first pass raised it too, which stops the tail as it did. ``stmts`` as they are where a
+    statement is not an assignment or a check."""
+    if not all(_assigned(s) is not None or _check(s) is not None for s in stmts):
+        return [], stmts
+    assigned = set().union(*map(_writes, stmts))
+    found: dict[str, str] = {}       # the code of an expression -> its name
+    before: list = []
+
+    def invariant(node) -> bool:
+        names = {n.value for n in walk(node) if type(n) is cst.Name} - {"True", "False",
+                                                                        "abs"}
+        return bool(names) and not names & assigned and all(
+            type(n) in _HOISTED for n in walk(node) if isinstance(n, cst.BaseExpression))
+
+    def visit(node):
+        if type(node) is cst.BinaryOperation and invariant(node):
+            code = cst.Module(body=[]).code_for_node(node.with_changes(lpar=[], rpar=[]))
+            if code not in found:
+                found[code] = fresh("invariant_lane")
+                before.append(cst.SimpleStatementLine(body=[cst.Assign(
+                    targets=[cst.AssignTarget(cst.Name(found[code]))],
+                    value=node.with_changes(lpar=[], rpar=[]))]))
+            return cst.Name(found[code])     # (a name needs no parentheses)
+        if type(node) is cst.BinaryOperation:
+            return node.with_changes(left=visit(node.left), right=visit(node.right))
+        if type(node) is cst.UnaryOperation:
+            return node.with_changes(expression=visit(node.expression))
+        if type(node) is cst.Comparison:
+            first = node.comparisons[0]
+            return node.with_changes(left=visit(node.left), comparisons=[
+                first.with_changes(comparator=visit(first.comparator)),
+                *node.comparisons[1:]])
+        if type(node) is cst.BooleanOperation:
+            return node.with_changes(left=visit(node.left))
+        if type(node) is cst.IfExp:
+            return node.with_changes(test=visit(node.test))
+        if type(node) is cst.Tuple:
+            return node.with_changes(elements=[e.with_changes(value=visit(e.value))
+                                               for e in node.elements])
+        if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "abs":
+            return node.with_changes(args=[a.with_changes(value=visit(a.value))
+                                           for a in node.args])
+        return node
+
+    out = []
+    for stmt in stmts:
+        parts = _assigned(stmt)
+        if parts is not None:
+            assign = stmt.body[0]
+            out.append(stmt.with_changes(body=[assign.with_changes(value=visit(parts[1]))]))
+        else:
+            out.append(stmt.with_changes(test=visit(stmt.test)))
+    return before, out
+
+
+# the expressions a hoisted one is made of (arithmetic of names and numbers)
+_HOISTED = (cst.Name, cst.Integer, cst.Float, cst.BinaryOperation, cst.UnaryOperation)

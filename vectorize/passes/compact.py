@@ -67,7 +67,7 @@ from ..abstract import Value
 from ..errors import Unsupported
 from ..liveness import Liveness, body_of, bound_names, definite_writes, exposed_reads, writes
 from ..loops.facts import loop_mask
-from ..loops.tail_tidy import tidy
+from ..loops.tail_tidy import hoist, tidy
 from ..syntax.edit import RenameNames, fix_parens
 from ..syntax.templates import bare_code, parse_expr, parse_stmt, render
 from ..syntax.traversal import children, recalled, remember, rewrite, walk
@@ -326,12 +326,13 @@ class _Compact(cst.CSTTransformer):
                 raise _NotScalar        # (NumPy may warn where Python floats do not)
             # (the pass's own names: those it assigns, not the loop's carried ones)
             stmts = tidy(stmts, {scalar[name] for name in assigned} | set(translate.made))
+            hoisted, stmts = hoist(stmts, self.fresh)
         except _NotScalar:
             for name in [*scalar.values(), *translate.made]:
                 self.ctx.namer.release(name)
                 self.made.pop(name, None)
             return None
-        read = set().union(*map(_names_in, stmts))
+        read = set().union(*map(_names_in, hoisted + stmts))
         lists = {name: self.fresh(f"{name}_tail") for name in names
                  if scalar[local[name]] in read or name in kept or name == active}
         flag, lane = self.fresh("scalar_tail"), self.fresh("lane")
@@ -343,6 +344,7 @@ class _Compact(cst.CSTTransformer):
                   f"            if not {lists[active]}[{lane}]:", "                continue"]
         lines += [f"            {scalar[local[name]]} = {lists[name]}[{lane}]"
                   for name in lists if name != active]
+        lines += [f"            {render(s).strip()}" for s in hoisted]
         lines += [f"            {scalar[g_active]} = True",
                   f"            while {scalar[g_active]}:"]
         lines += [f"                {line}" for s in stmts
@@ -732,15 +734,15 @@ class _ScalarBody:
                 return [stmt.with_changes(body=[assign.with_changes(
                     targets=[assign.targets[0].with_changes(
                         target=target.with_changes(elements=elements))], value=value)])] + [
-                    _in_range(e.value.value) for e, (_, kind) in zip(elements, values)
-                    if kind == "w"]
+                    _in_range(e.value.value, self._bound(node))
+                    for e, (node, kind) in zip(elements, values) if kind == "w"]
             value, kind = self.expr(assign.value)
             lane = self._target(target, kind)
             if value.deep_equals(cst.Name("True")):
                 self.true.add(target.value)     # (a copy of the mask: true there too)
             return [stmt.with_changes(body=[assign.with_changes(
                 targets=[assign.targets[0].with_changes(target=lane)], value=value)])] + (
-                [_in_range(lane.value)] if kind == "w" else [])
+                [_in_range(lane.value, self._bound(value))] if kind == "w" else [])
         if type(stmt) is cst.If and stmt.orelse is None and len(stmt.body.body) == 1 and \
                 type(stmt.body.body[0]) is cst.SimpleStatementLine and \
                 len(stmt.body.body[0].body) == 1 and \
@@ -748,6 +750,18 @@ class _ScalarBody:
                 not set(self.mapping).intersection(_names_in(stmt.body)):
             return [stmt.with_changes(test=self._truth(*self.expr(stmt.test)))]
         raise _NotScalar
+
+    def _bound(self, value) -> str:
+        """Which bound of the int64 range the lane's int ``value`` may pass: "hi" for an
+        int64 of the loop's (in range: `_in_range` checked it) plus an int literal, "lo"
+        for one minus a literal, else "" (either)."""
+        if type(value) is not cst.BinaryOperation or type(value.right) is not cst.Integer \
+                or value.right.lpar or type(value.left) is not cst.Name:
+            return ""
+        lanes = {self.mapping[k]: kind for k, kind in self.kinds.items() if k in self.mapping}
+        if lanes.get(value.left.value) != "n":
+            return ""
+        return {cst.Add: "hi", cst.Subtract: "lo"}.get(type(value.operator), "")
 
     def _target(self, target, kind: str):
         kind = "n" if kind == "w" else kind         # (checked in range right after)
@@ -939,11 +953,14 @@ def _bare(node):
     return node.with_changes(lpar=[], rpar=[]) if hasattr(node, "lpar") else node
 
 
-def _in_range(name: str):
+def _in_range(name: str, bound: str = ""):
     """``if not lo <= name <= hi: raise OverflowError``: a Python int the int64 arrays would
-    have wrapped stops the tail."""
+    have wrapped stops the tail; ``bound`` "hi" or "lo" where only that one can be passed
+    (``n_lane + 1``: ``if n_lane > hi:``)."""
     lo, hi = _INT64
-    return parse_stmt(f"if not {lo} <= {name} <= {hi}:\n    raise OverflowError\n")
+    test = {"hi": f"{name} > {hi}", "lo": f"{name} < {lo}"}.get(
+        bound, f"not {lo} <= {name} <= {hi}")
+    return parse_stmt(f"if {test}:\n    raise OverflowError\n")
 
 
 _ARITHMETIC_ERRORS = frozenset(("ArithmeticError", "ZeroDivisionError", "OverflowError",
