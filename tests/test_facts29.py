@@ -74,6 +74,18 @@ def halves(x):
     return y if y > 1 else 0.5
 
 
+def dict_pick(k):
+    return {0: 1, 1: 2.5}[k]
+
+
+def tuple_pick(k):
+    return (1, 2.5)[k]
+
+
+def list_pick(k):
+    return [1, 2.5][k]
+
+
 # ----------------------------------------------------------- math.ldexp
 def ldexp(x, n):
     return math.ldexp(x, n)
@@ -98,6 +110,9 @@ CASES = [
     (zero_below, (np.array([5, -1, 100], dtype=np.int8),), {"signature": "()->()"}),
     (halves, (np.array([40, 1, 3]),), {}),
     (halves, (np.array([1, 40, 3], dtype=np.int8),), {"signature": "()->()"}),
+    (dict_pick, (np.array([0, 1, 1]),), {}),
+    (tuple_pick, (np.array([0, 1, 1]),), {}),
+    (list_pick, (np.array([0, 1, 1]),), {"signature": "()->()"}),
     (ldexp, (np.array([1.5, 2.5]), np.array([1, 2])), {}),
     (ldexp, (np.array([1.5, 2.5]), np.array([1, 2])), {"signature": "(),()->()"}),
 ]
@@ -143,6 +158,7 @@ def test_facts_are_recorded_whatever_the_spelling(backend):
     assert _facts(int_or_half, np.int64(2), backend=backend).joins
     assert _facts(at_least_half, np.int64(2), backend=backend).joins
     assert _facts(halves, np.int64(2), backend=backend).joins
+    assert _facts(tuple_pick, np.int64(1), backend=backend).joins
     assert not _facts(times_int, i8, np.int64(2), backend=backend).joins
     assert not _facts(times_int, i8, np.int64(2), backend=backend).scalar_raises
     if backend != "torch":      # (PyTorch runs math.ldexp per example)

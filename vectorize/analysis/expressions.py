@@ -29,6 +29,8 @@ from ..abstract import (
     mixed_kinds,
     note_lane_results,
     note_mixed_parts,
+    note_mixed_types,
+    number_kind,
     one_like,
     unbatched,
 )
@@ -37,6 +39,7 @@ from ..introspect import stable_attribute
 from ..rules.lanes import ENGINE_NAMES
 from ..rules.lists import check_index
 from ..rules.registry import Site
+from ..spec_facts import note as note_fact
 from ..syntax.edit import AUGMENTED_TO_BINARY
 from ..syntax.traversal import walk
 from .environments import Env, no_per_example_choice_between
@@ -974,6 +977,14 @@ class Expressions:
         key runs per example where fallbacks are allowed; anything else is refused."""
         seq = base.example
         what = _code(node.value)
+        # a choice per example between the items, whose types may differ (`(1, 2.5)[k]` is an
+        # int on some examples, a float on others): numpy.vectorize's first example decides
+        # the output type (`SpecFacts.joins`, `Generated.mixed_types`)
+        items = seq.values() if isinstance(seq, dict) else seq if isinstance(
+            seq, (list, tuple)) else ()
+        if len({number_kind(v) if _is_number(v) else type(v) for v in items}) > 1:
+            note_fact("joins")
+            note_mixed_types()
         if isinstance(seq, str):
             seq = tuple(seq)       # "ABCD"[k]: its characters (`array.index`)
         if isinstance(seq, dict) and seq and len(parts) == 1 and (all(
