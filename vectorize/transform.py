@@ -36,7 +36,7 @@ from .introspect import ClosureView, attribute_guard, forwarded_target
 from .liveness import Namer, all_names
 from .pipeline import PIPELINE
 from .source import FunctionSource, read_function
-from .syntax.traversal import clear_memo
+from .syntax.traversal import clear_memo, walk
 
 
 def abstract_key(value) -> tuple:
@@ -149,6 +149,25 @@ class ModuleContext:
             if not any(fn is seen for seen in out):
                 out.append(fn)
         return out
+
+    def may_raise(self, name: str, seen=frozenset()) -> bool:
+        """Whether the batched helper ``name`` (a specialization of this module) may raise:
+        a `raise` in its code (a check, the user's own), or a call of a helper that may
+        raise; a helper still being made (recursion) may."""
+        specs = {spec.name: spec for spec in self.specs.values()}
+        spec = specs.get(name)
+        if spec is None or name in seen:
+            return spec is None or spec.tree is None
+        if spec.tree is None:
+            return True
+        for node in walk(spec.tree):
+            if type(node) is cst.Raise:
+                return True
+            if type(node) is cst.Call and type(node.func) is cst.Name and \
+                    node.func.value in specs and self.may_raise(node.func.value,
+                                                               seen | {name}):
+                return True
+        return False
 
     def specialize(self, func, params: dict[str, object], node=None,
                    name: str | None = None, python_params: frozenset = frozenset(),
@@ -331,6 +350,16 @@ class FunctionJob:
             raise
         self.helper_nodes[node] = spec.name
         return spec.result
+
+    def unreplayed_raising_call(self, node) -> bool:
+        """Whether ``node`` calls a batched helper that may raise (`ModuleContext.may_raise`)
+        in code nothing replays where it raises (the file rewriter's, `standalone`): its
+        checks run on every lane it is called with, so it must be called with the lanes
+        Python calls it for only."""
+        if not getattr(self.module, "standalone", False):
+            return False
+        name = self.helper_nodes.get(node)
+        return name is not None and self.module.may_raise(name)
 
     def _signs(self, fn, node) -> frozenset:
         """The signs of the helper ``fn``'s arguments that the function's value ranges prove
