@@ -287,16 +287,21 @@ class _Choose(cst.CSTTransformer):
             return True
         test = node.test
         raising = self._raising_call(node)
-        if isinstance(test, cst.Name) and test.value in MaskedLoopFacts.get(self.ctx).masks:
-            if raising is not None:
+        facts = MaskedLoopFacts.get(self.ctx)
+        if isinstance(test, cst.Name) and test.value in facts.masks:
+            if raising is not None and facts.strategy.get(test.value) == "compact":
+                # its finished lanes leave the loop at the end of every pass (`compact`)
+                facts.every_pass.add(test.value)
+            elif raising is not None:
                 # (a masked loop's body runs on the lanes that have left it too: `np.where`)
                 raise Unsupported(
                     "a call of a function that may raise, in a loop whose examples stop at "
-                    "different times: its batched version would run on the examples that "
-                    "have left the loop too, and raise there (the rewritten file has no "
+                    "different times and that keeps every lane (`select`, or a backend that "
+                    "cannot gather lanes): its batched version would run on the examples "
+                    "that have left the loop too, and raise there (the rewritten file has no "
                     "per-example loop to fall back on)", raising,
-                    "check the condition inside the called function, or write the loop so "
-                    "that every example runs it the same number of times")
+                    "remove a `# vectorize: select` comment on the loop, or check the "
+                    "condition inside the called function")
             return True      # the guard of a masked loop: the loop has its own strategy
         if not self.ctx.registry.primitives.compaction:
             self._no_piece_on_every_lane(node)      # the backend cannot gather lanes
