@@ -126,11 +126,11 @@ def inputs(rng: random.Random, n: int = 6):
     return x, y, k
 
 
-def _outcome(call):
+def _outcome(fn, *args):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         try:
-            return "ok", call()
+            return "ok", fn(*args)
         except Exception as exc:  # noqa: BLE001 -- compared
             return type(exc).__name__, str(exc)
 
@@ -158,8 +158,8 @@ def compare(text: str, args, path: str = "/tmp/order29_case.py", vmap_too: bool 
     ns = load(text)
     f = ns["f"]
     bad = []
-    ref = _outcome(lambda: np.vectorize(f)(*args))
-    got = _outcome(lambda: vectorize(f)(*args))
+    ref = _outcome(np.vectorize(f), *args)
+    got = _outcome(vectorize(f), *args)
     if not _same(ref, got):
         bad.append(f"vectorize: {got[0]} {str(got[1])[:60]!r} vs numpy.vectorize "
                    f"{ref[0]} {str(ref[1])[:60]!r}")
@@ -174,10 +174,10 @@ def compare(text: str, args, path: str = "/tmp/order29_case.py", vmap_too: bool 
                 bad.append(f"rewriter: {str(out.errors[0]).splitlines()[0]}")
         else:
             g = load(out.text, "<order29 rewritten>")["f"]
-            wants = [_outcome(lambda: f(*[np.asarray(a)[i].item() for a in args]))
+            wants = [_outcome(f, *[np.asarray(a)[i].item() for a in args])
                      for i in range(len(args[0]))]
             raised = {w[0] for w in wants if w[0] != "ok"}
-            whole = _outcome(lambda: g(*args))
+            whole = _outcome(g, *args)
             if not raised and whole[0] != "ok":
                 bad.append(f"rewritten, batch: {whole[0]} where every example returns")
             elif not raised and not np.allclose(np.asarray(whole[1], dtype=float), np.asarray(
@@ -188,8 +188,8 @@ def compare(text: str, args, path: str = "/tmp/order29_case.py", vmap_too: bool 
                            f"({sorted(raised)})")
             for i in range(len(args[0])):
                 one = [np.asarray(a)[i:i + 1] for a in args]
-                want = _outcome(lambda: f(*[a.item() for a in one]))[0]
-                have = _outcome(lambda: g(*one))[0]
+                want = _outcome(f, *[a.item() for a in one])[0]
+                have = _outcome(g, *one)[0]
                 if want != have:
                     bad.append(f"rewritten, example {i} "
                                f"{tuple(a.item() for a in one)}: {have} vs Python's {want}")
@@ -197,13 +197,13 @@ def compare(text: str, args, path: str = "/tmp/order29_case.py", vmap_too: bool 
     if vmap_too:
         loop = []
         for i in range(len(args[0])):
-            r = _outcome(lambda: f(*[np.asarray(a)[i] for a in args]))
+            r = _outcome(f, *[np.asarray(a)[i] for a in args])
             loop.append(r)
             if r[0] != "ok":
                 break
         failing = [r for r in loop if r[0] != "ok"]
         if failing:
-            have = _outcome(lambda: vmap(f)(*args))
+            have = _outcome(vmap(f), *args)
             if have[0] not in (failing[0][0], "VectorizeError"):
                 bad.append(f"vmap: {have[0]} vs the loop's {failing[0][0]}")
     return bad, refused
