@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -38,7 +39,8 @@ def main(argv=None) -> int:
         text = order29_programs.make_program(rng)
         args = order29_programs.inputs(rng)
         mismatches, refused = order29_programs.compare(
-            text, args, vmap_too=not opts.no_vmap, rewrite_too=not opts.no_rewrite)
+            text, args, path=f"{tempfile.gettempdir()}/order29_case_{seed}.py",
+            vmap_too=not opts.no_vmap, rewrite_too=not opts.no_rewrite)
         counts["programs"] += 1
         counts["rewrite refused"] += bool(refused)
         if refused:

@@ -117,6 +117,17 @@ def test_the_check_of_max_comparing_its_arguments_comes_after_them():
     _each_example(original, rewritten, X, np.array([0, 3, 1, 2]))
 
 
+def test_the_arguments_of_max_that_may_raise_are_computed_in_order():
+    """``max(a, b)`` is batched as ``np.where(b > a, b, a)``, which computes ``b`` first:
+    ``T[k]`` raised KeyError where Python raises the IndexError of ``L[k]``."""
+    original, rewritten = _rewritten(
+        "def f(x: float, k: int):\n"
+        "    return max((k == 1) and math.log(x) or L[k], T[k] + 1.0) * x\n")
+    assert isinstance(rewritten, dict), rewritten
+    assert _raised(rewritten["f"], np.array([2.0]), np.array([3])) is IndexError
+    _each_example(original, rewritten, X, np.array([0, 3, 1, 2]))
+
+
 def test_a_helper_that_may_raise_runs_on_the_lanes_of_its_if_only():
     original, rewritten = _rewritten(
         "def f(x: float, k: int):\n    if x != 0:\n        return sdiv(1.0, x)\n"

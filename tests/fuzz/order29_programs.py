@@ -155,7 +155,10 @@ def compare(text: str, args, path: str = "/tmp/order29_case.py", vmap_too: bool 
             rewrite_too: bool = True) -> tuple[list, bool]:
     """(mismatches, the rewriter's refusal: its message's start, or False)."""
     from vectorize import vectorize, vmap
-    ns = load(text)
+    # (a file of its own: the engine reads a function's source)
+    with open(path, "w") as handle:
+        handle.write(text)
+    ns = load(text, path)
     f = ns["f"]
     bad = []
     ref = _outcome(np.vectorize(f), *args)

@@ -97,6 +97,11 @@ class _Raiser:
         self.end: int | None = None
 
 
+_ORDER = object()
+"""In a statement's checks: a point before which the operands that may raise where they run
+(`_Raiser`) are computed, as before a check (the arguments of ``min``/``max``)."""
+
+
 class _Checks:
     def __init__(self, analysis, func: cst.FunctionDef, numpy_scalars: bool = False,
                  python_params=frozenset()):
@@ -320,6 +325,9 @@ class _Checks:
                 node.args) > 1 and not any(a.star or a.keyword is not None for a in node.args):
             # `min(np.float32(a), y)` compares as `y < a` does: in float32 per example
             self.weak_meeting(node, [a.value for a in node.args])
+            # (its batched form may compute its arguments in another order: `np.where(b > a,
+            # b, a)`; those that may raise where they run are computed first, in order)
+            post.append((_ORDER, guards))
             self.inexact_comparison([a.value for a in node.args], guards, post)
             post.extend((check, guards) for check, _ in self.narrowed_choice(node))
         if t is cst.Comparison and len(node.comparisons) > 1:
@@ -1493,6 +1501,8 @@ class _Writer:
                 continue
             if pending and can_hoist:
                 pending = self.hoist(pending, at, guards, hoisted, out)
+            if check is _ORDER:
+                continue
             test = unshared(expr(check.template, **{
                 k: _replaced(v, hoisted).deep_clone() for k, v in check.nodes.items()}))
             for at, (guard, negated) in enumerate(reversed(guards)):
@@ -1555,6 +1565,9 @@ class _Writer:
                     for other in roots):
                 continue        # (computed already, or inside an outer root computed here)
             name = cst.Name(self.namer.fresh(_hoisted_name(raiser.raiser)))
+            # (not one `simplify` may substitute back into the statement: it would compute
+            # it after what it was computed before)
+            self.namer.generated.discard(name.value)
             value = _replaced(raiser.root, hoisted).deep_clone()
             value = value.with_changes(lpar=[], rpar=[]) if getattr(value, "lpar", None) \
                 else value
