@@ -210,3 +210,91 @@ def test_generated_programs(seed):
     args = order29_programs.inputs(rng)
     mismatches, _ = order29_programs.compare(text, args, path=f"/tmp/order29_{seed}.py")
     assert not mismatches, (text, mismatches)
+
+
+# ---------------------------------------------------------------- name hygiene
+NAMES = '''
+promote_carry = 7.0
+merge = 0.5
+
+
+def pymath(v):
+    return v * 3.0
+
+
+def rounds(x, n):       # `round(x, 2)` is `pymath.round`; the user's `pymath` is a helper
+    if x > 0:
+        return round(x, 2) + pymath(x)
+    return x * merge     # the user's `merge`, not the runtime's
+
+
+def param_np(np, n):
+    if np > 0:
+        return np * n
+    return -np
+
+
+def param_jnp(jnp, n):
+    s = 0.0
+    i = 0
+    while i < n:
+        s += jnp
+        i += 1
+    return s
+
+
+def param_torch(torch, n):
+    if torch > 0:
+        return torch * n
+    return -torch
+
+
+def reads_promote_carry(x, n):
+    s = 0.0
+    i = 0
+    while i < n:
+        s += x * i + promote_carry
+        i += 1
+    return s
+'''
+
+
+@pytest.fixture(scope="module")
+def names_module(tmp_path_factory):
+    path = tmp_path_factory.mktemp("order29") / "order29_names.py"
+    path.write_text(NAMES)
+    return order29_programs.load(NAMES, str(path))
+
+
+XN = (np.array([1.0, -2.0, 3.0, 0.5]), np.array([1, 2, 3, 0]))
+
+
+def test_a_helper_named_like_a_runtime_module_gets_another_name(names_module):
+    """A user function named ``pymath`` was batched as ``def pymath`` next to ``from
+    vectorize import pymath`` (``pymath.round`` then failed), and a global ``merge`` was the
+    runtime's merge module: the batched code raised and the loop ran, with
+    ``fallback="error"`` too."""
+    f = names_module["rounds"]
+    v = vectorize(f, fallback="error")
+    np.testing.assert_array_equal(v(*XN), np.vectorize(f)(*XN))
+    source = v.source(*XN)
+    assert "def pymath(" not in source and "pymath.round" in source, source
+    assert "import merge" not in source, source
+
+
+@pytest.mark.parametrize("name, backend", [("param_np", "numpy"), ("param_jnp", "jax"),
+                                           ("param_torch", "torch")])
+def test_a_variable_named_like_the_backend_s_module_is_refused_where_it_is_bound(
+        names_module, name, backend):
+    pytest.importorskip(backend)
+    from vectorize import VectorizeError
+    for make in (vectorize,):
+        with pytest.raises(VectorizeError, match="has the name the generated code calls"):
+            make(names_module[name], fallback="error", backend=backend)(*XN)
+
+
+def test_a_global_named_like_the_jax_loop_helper_is_refused(names_module):
+    pytest.importorskip("jax")
+    from vectorize import VectorizeError
+    with pytest.raises(VectorizeError, match="promote_carry"):
+        vectorize(names_module["reads_promote_carry"], fallback="error", backend="jax")(*XN)
