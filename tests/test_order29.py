@@ -298,3 +298,13 @@ def test_a_global_named_like_the_jax_loop_helper_is_refused(names_module):
     from vectorize import VectorizeError
     with pytest.raises(VectorizeError, match="promote_carry"):
         vectorize(names_module["reads_promote_carry"], fallback="error", backend="jax")(*XN)
+
+
+def test_a_name_bound_on_some_paths_is_checked_where_the_statement_reads_it():
+    """``1.0 / x + u``: Python divides first; the check of ``u`` was written before the
+    statement's checks (UnboundLocalError where Python raises ZeroDivisionError)."""
+    original, rewritten = _rewritten(
+        "def f(x: float, k: int):\n    if k == 1:\n        u = 2.0\n    return 1.0 / x + u\n")
+    assert isinstance(rewritten, dict), rewritten
+    _each_example(original, rewritten, X, K)
+    assert _raised(rewritten["f"], X[1:2], K[1:2]) is ZeroDivisionError

@@ -112,8 +112,10 @@ def make_program(rng: random.Random) -> str:
     elif kind == 1:
         body = f"    s = {e1}\n    s += {e2}\n    return s\n"
     elif kind == 2:
-        body = (f"    if {rng.choice(_TESTS)}:\n        u = {e1}\n"
-                f"    return u + {e2}\n")          # UnboundLocalError where the test fails
+        # UnboundLocalError where the test fails, read first or after `e2` (chosen without
+        # a draw: the inputs stay those of the seed)
+        read = f"u + {e2}" if len(e1) % 2 else f"{e2} + u"
+        body = f"    if {rng.choice(_TESTS)}:\n        u = {e1}\n    return {read}\n"
     else:
         body = f"    t = {e1}\n    return t * {e2}\n"
     return HEADER + "\ndef f(x: float, y: float, k: int):\n" + body

@@ -97,6 +97,16 @@ class _Raiser:
         self.end: int | None = None
 
 
+class _UnboundRead:
+    """In a statement's checks: where it first reads a name bound on some paths only, the
+    check `body_sugar.check_unbound` wrote before the statement (``if not u_bound: raise
+    UnboundLocalError(...)``), which belongs there in evaluation order (``1.0 / x + u``
+    raises ZeroDivisionError first)."""
+
+    def __init__(self, check):
+        self.check = check
+
+
 _ORDER = object()
 """In a statement's checks: a point before which the operands that may raise where they run
 (`_Raiser`) are computed, as before a check (the arguments of ``min``/``max``)."""
@@ -144,6 +154,9 @@ class _Checks:
         self.region = None
         # `FunctionJob.unreplayed_raising_call` (the file rewriter's helpers that may raise)
         self.unreplayed = lambda node: False
+        # (a name bound on some paths, its check held back until the statement reads it:
+        # `_UnboundRead`)
+        self.unbound = None
         # `vmap`: which values are Python numbers all the same (``float(y)``, ``int(y)``,
         # ``math.*``, ``len``, literals combined with those), whose operations get the checks
         self.python = PythonNumbers(analysis, func, python_params) if numpy_scalars else None
@@ -225,6 +238,11 @@ class _Checks:
         ``and``/``or``/ternary ``guards`` (node, negated) it sits under; after an operand
         that may raise where it runs (`raiser`), a `_Raiser` in its place (``(_Raiser,
         guards)``), so that the checks Python makes after it can be written after it."""
+        if type(node) is cst.Name and self.unbound is not None and \
+                node.value == self.unbound[0]:
+            out.append((_UnboundRead(self.unbound[1]), guards))
+            self.unbound = None
+            return
         start = len(out)
         outer = self.region
         opens = not guards and outer is None and (type(node) in (
@@ -1358,13 +1376,30 @@ class _Writer:
         self.written = {key: names for key, names in outer.items()
                         if kept is None or not names & kept}
         out = []
+        held = self.checks.unbound
+        self.checks.unbound = None
+        waiting = None      # an unbound-name check held back for the statement after it
         for stmt in stmts:
-            out.extend(self.statement(stmt, facts))
+            name = _unbound_check(stmt)
+            if name is not None:
+                if waiting is not None:
+                    out.append(waiting[1])
+                waiting = (name, stmt)
+                continue
+            self.checks.unbound = waiting
+            written = self.statement(stmt, facts)
+            if self.checks.unbound is not None:     # (not read where `of` looks)
+                out.append(self.checks.unbound[1])
+            self.checks.unbound = waiting = None
+            out.extend(written)
             changed = changes(stmt)
             self.written = {key: names for key, names in self.written.items()
                             if not names & changed}
             if top:
                 self.learn(stmt)
+        if waiting is not None:
+            out.append(waiting[1])
+        self.checks.unbound = held
         self.written = outer
         return out
 
@@ -1503,6 +1538,10 @@ class _Writer:
                 pending = self.hoist(pending, at, guards, hoisted, out)
             if check is _ORDER:
                 continue
+            if isinstance(check, _UnboundRead):
+                out.append(check.check)
+                self.changed = True
+                continue
             test = unshared(expr(check.template, **{
                 k: _replaced(v, hoisted).deep_clone() for k, v in check.nodes.items()}))
             for at, (guard, negated) in enumerate(reversed(guards)):
@@ -1576,6 +1615,26 @@ class _Writer:
             hoisted[id(raiser.root)] = name
             self.changed = True
         return left
+
+
+def _unbound_check(stmt) -> str | None:
+    """``if not <flag>: raise UnboundLocalError("cannot access local variable 'u' ...")``
+    (`body_sugar.check_unbound`) -> ``"u"``; else None."""
+    if type(stmt) is not cst.If or stmt.orelse is not None or type(
+            stmt.test) is not cst.UnaryOperation or len(stmt.body.body) != 1:
+        return None
+    line = stmt.body.body[0]
+    if type(line) is not cst.SimpleStatementLine or type(line.body[0]) is not cst.Raise:
+        return None
+    exc = line.body[0].exc
+    if type(exc) is not cst.Call or type(exc.func) is not cst.Name or \
+            exc.func.value != "UnboundLocalError" or len(exc.args) != 1 or \
+            type(exc.args[0].value) is not cst.SimpleString:
+        return None
+    text = exc.args[0].value.evaluated_value
+    if not isinstance(text, str) or not text.startswith("cannot access local variable '"):
+        return None
+    return text.split("'")[1]
 
 
 def _exclusive(guards: list, others: list) -> bool:
