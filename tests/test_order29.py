@@ -13,6 +13,11 @@ that may raise, called under a per-example condition, ran on every lane: ``sdiv(
 its own lanes (compacted), a masked loop drops its finished lanes every pass, and what cannot
 be kept so is refused where it is written. (`vectorize` and `vmap` replay the per-example
 loop where the batched code raises: their answers did not change.)
+
+Name hygiene: the names generated code calls modules and runtime helpers by (``np``, ``jnp``,
+``torch``, ``lax``, ``pymath``, ``merge``, ``promote_carry``) are never a helper's, and a
+variable of the user's with such a name is refused where it is bound (it made the batched
+code fail, and the per-example loop ran silently, with ``fallback="error"`` too).
 """
 
 from __future__ import annotations
