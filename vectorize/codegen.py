@@ -163,6 +163,7 @@ def print_module(specs, module, main, header: str = "") -> Printed:
     from .liveness import all_names
     from .syntax.edit import fix_parens
     from .syntax.printer import code
+    from .syntax.traversal import walk
     backend = module.backend
     imports = {backend.alias: backend.module()}
     namespace: dict = {}
@@ -181,10 +182,24 @@ def print_module(specs, module, main, header: str = "") -> Printed:
         # rules may write scipy.special (math.gamma, math.erf...)
         imports.setdefault("scipy", importlib.import_module("scipy.special") and
                            sys.modules["scipy"])
+    # the user's globals the code reads by name (a helper's function is called by its
+    # batched version's name instead)
+    batched = {id(getattr(spec.source, "func", None)) for spec in module.specs.values()}
+    user_free = {n for _, n, v in module.free.values() if id(v) not in batched}
     if "pymath" in referenced:   # Python's round(x, n), exact int functions
         from . import pymath
-        imports.setdefault("pymath", pymath)
-    if MERGE in referenced and backend.blend("c", "a", "b") is not None:    # its rule
+        if "pymath" in user_free and any(
+                n.value.value == "pymath" for tree in trees for n in walk(tree)
+                if type(n) is cst.Attribute and type(n.value) is cst.Name):
+            from .errors import VectorizeError
+            raise VectorizeError("the name `pymath` is bound to something else where the "
+                                 "generated code calls vectorize.pymath by it (Python's "
+                                 "round(x, n), exact int functions)",
+                                 suggestion="give your `pymath` another name")
+        if "pymath" not in user_free:
+            imports.setdefault("pymath", pymath)
+    if MERGE in referenced and MERGE not in user_free and \
+            backend.blend("c", "a", "b") is not None:    # its rule (else: `np.where`)
         from .backends.numpy import merge
         imports.setdefault(MERGE, merge)
     for _, name, value in module.free.values():
@@ -196,6 +211,11 @@ def print_module(specs, module, main, header: str = "") -> Printed:
             namespace[name] = value
     for name, value in module.runtime_imports.items():
         if name in referenced:
+            if name in user_free:
+                from .errors import VectorizeError
+                raise VectorizeError(f"the name `{name}` is bound to something else where "
+                                     "the generated code calls a helper of its own by it",
+                                     suggestion=f"give your `{name}` another name")
             imports.setdefault(name, value)
     if "vmap" in referenced and "vmap" in SPELLED_WITH:
         # the batched call of a vmapped function (`rules.nested`) is spelled with ours

@@ -36,7 +36,7 @@ from .introspect import ClosureView, attribute_guard, forwarded_target
 from .liveness import Namer, all_names
 from .pipeline import PIPELINE
 from .source import FunctionSource, read_function
-from .syntax.traversal import clear_memo
+from .syntax.traversal import clear_memo, walk
 
 
 def abstract_key(value) -> tuple:
@@ -121,7 +121,11 @@ class ModuleContext:
         self.allow_fallback = fallback != "error"
         self.specs: dict[tuple, _Spec] = {}
         self.order: list[_Spec] = []
-        self.function_names = Namer(taken)
+        # (never a name generated code calls a module or runtime helper by: a helper named
+        # `pymath` would be the module `pymath.round` means)
+        self.function_names = Namer(set(taken) | {
+            self.backend.alias, *self.backend.extra_modules, "pymath", "math", "functools",
+            "scipy", codegen.MERGE, "promote_carry"})
         self.helper_suffix = helper_suffix
         self.fallbacks: list[str] = []
         self.explanations: list = []
@@ -149,6 +153,25 @@ class ModuleContext:
             if not any(fn is seen for seen in out):
                 out.append(fn)
         return out
+
+    def may_raise(self, name: str, seen=frozenset()) -> bool:
+        """Whether the batched helper ``name`` (a specialization of this module) may raise:
+        a `raise` in its code (a check, the user's own), or a call of a helper that may
+        raise; a helper still being made (recursion) may."""
+        specs = {spec.name: spec for spec in self.specs.values()}
+        spec = specs.get(name)
+        if spec is None or name in seen:
+            return spec is None or spec.tree is None
+        if spec.tree is None:
+            return True
+        for node in walk(spec.tree):
+            if type(node) is cst.Raise:
+                return True
+            if type(node) is cst.Call and type(node.func) is cst.Name and \
+                    node.func.value in specs and self.may_raise(node.func.value,
+                                                               seen | {name}):
+                return True
+        return False
 
     def specialize(self, func, params: dict[str, object], node=None,
                    name: str | None = None, python_params: frozenset = frozenset(),
@@ -332,6 +355,63 @@ class FunctionJob:
         self.helper_nodes[node] = spec.name
         return spec.result
 
+    def _module_alias_bound(self):
+        """A parameter or local named as the backend's module (``np``, ``jnp``, ``torch``):
+        the refusal of `_module_names_free`, or None."""
+        alias = self.registry.backend.alias
+        for name, node in _bound_names(self.source.tree).items():
+            if name == alias:
+                return Unsupported(
+                    f"the variable `{name}` has the name the generated code calls "
+                    f"{self.registry.backend.module_name} by: in the generated function it "
+                    "would be the variable", node, f"give the variable another name "
+                    f"(`{name}_`, say)")
+        return None
+
+    def _module_names_free(self, tree) -> None:
+        """The names the generated code calls modules and runtime helpers by (``np.where``,
+        ``jnp``, ``lax``, ``torch``, ``pymath``, ``math``, ``promote_carry``...) must not be
+        variables of the function (a parameter or a local named ``np``): there they would
+        be the variable, and the code would fail (or run the per-example loop). Refused,
+        located at the variable, where the code uses such a name for the module."""
+        backend = self.registry.backend
+        reserved = {backend.alias, *backend.extra_modules, "pymath", "math", "functools",
+                    "scipy", *self.module.runtime_imports}
+        user = self.source.tree
+        clashes = {name: node for name, node in _bound_names(user).items()
+                   if name in reserved}
+        if not clashes:
+            return
+
+        def used(t) -> dict:
+            out: dict = {}
+            for n in walk(t):
+                if type(n) is cst.Attribute and type(n.value) is cst.Name:
+                    out.setdefault(n.value.value, set()).add(n.attr.value)
+                elif type(n) is cst.Call and type(n.func) is cst.Name:
+                    out.setdefault(n.func.value, set()).add("()")
+            return out
+        mine, made = used(user), used(tree)
+        for name, node in clashes.items():
+            new = sorted(made.get(name, set()) - mine.get(name, set()))
+            if new:
+                what = f"`{name}(...)`" if new == ["()"] else \
+                    f"`{name}.{next(a for a in new if a != '()')}`"
+                raise Unsupported(
+                    f"the variable `{name}` has the name the generated code calls a module "
+                    f"or helper by ({what}): in the generated function it would be the "
+                    "variable", node, f"give the variable another name (`{name}_`, say)")
+
+    def unreplayed_raising_call(self, node) -> bool:
+        """Whether ``node`` calls a batched helper that may raise (`ModuleContext.may_raise`)
+        in code nothing replays where it raises (the file rewriter's, `standalone`): its
+        checks run on every lane it is called with, so it must be called with the lanes
+        Python calls it for only."""
+        if not getattr(self.module, "standalone", False):
+            return False
+        name = self.helper_nodes.get(node)
+        return name is not None and self.module.may_raise(name)
+
     def _signs(self, fn, node) -> frozenset:
         """The signs of the helper ``fn``'s arguments that the function's value ranges prove
         at every call of it in its source (`analysis.ranges`), where its checks may use
@@ -412,7 +492,12 @@ class FunctionJob:
             for step in PIPELINE:
                 tree = step.transform(tree, self)
             tree = self.registry.backend.finish_function(tree, self)
+            self._module_names_free(tree)
         except Unsupported as problem:
+            clash = self._module_alias_bound()
+            if clash is not None and clash is not problem:
+                # (the passes' own code names the module too: `np.errstate` of the variable)
+                raise self._in_users_terms(clash) from None
             raise self._in_users_terms(problem) from None
         tree = tree.with_changes(name=cst.Name(self.name))
         func = self.source.func
@@ -451,6 +536,26 @@ class FunctionJob:
             self.module.attribute_guards[key] = attribute_guard(namespace, root, attrs, value)
             self.module.attribute_scopes[key] = (func, scope, root, attrs, value)
         return tree, self.last.result
+
+
+def _bound_names(func: cst.FunctionDef) -> dict:
+    """The parameters and the names ``func``'s body assigns -> where each is first bound."""
+    bound: dict = {}
+    for param in walk(func.params):
+        if type(param) is cst.Param:
+            bound.setdefault(param.name.value, param.name)
+    for node in walk(func.body):
+        if type(node) is cst.AssignTarget:
+            targets = [node.target]
+        elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr):
+            targets = [node.target]
+        else:
+            continue
+        for target in targets:
+            for n in walk(target):
+                if type(n) is cst.Name:
+                    bound.setdefault(n.value, n)
+    return bound
 
 
 def _star_parameter(fn, param, bound, node):

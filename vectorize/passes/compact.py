@@ -71,7 +71,7 @@ from ..loops.tail_tidy import hoist, tidy
 from ..syntax.edit import RenameNames, fix_parens
 from ..syntax.templates import bare_code, parse_expr, parse_stmt, render
 from ..syntax.traversal import children, recalled, remember, rewrite, walk
-from .records import ArrayValues, BatchedLoopFacts, CompactedIfs
+from .records import ArrayValues, BatchedLoopFacts, CompactedIfs, MaskedLoopFacts
 from .simplify import is_errstate
 
 
@@ -273,8 +273,10 @@ class _Compact(cst.CSTTransformer):
         if tail is not None:
             lines.append(f"{tail[0]} = True")
             check.append(tail[1])
-        check += [parse_stmt(f"if not {running} or {idle} >= {per_lane} * {prims.size(lanes)}"
-                         f" + {fixed}:\n" + "".join(
+        # (a helper that may raise, where nothing replays: `MaskedLoopFacts.every_pass`)
+        when = f"{idle}" if active in MaskedLoopFacts.get(self.ctx).every_pass else \
+            f"{idle} >= {per_lane} * {prims.size(lanes)} + {fixed}"
+        check += [parse_stmt(f"if not {running} or {when}:\n" + "".join(
                              f"    {part}\n" for line in compaction
                              for part in line.split("\n")))]
         after = _statements(put_back)

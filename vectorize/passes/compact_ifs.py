@@ -286,15 +286,33 @@ class _Choose(cst.CSTTransformer):
         if not analysis.batched_tests.get(node, False):
             return True
         test = node.test
-        if isinstance(test, cst.Name) and test.value in MaskedLoopFacts.get(self.ctx).masks:
+        raising = self._raising_call(node)
+        facts = MaskedLoopFacts.get(self.ctx)
+        if isinstance(test, cst.Name) and test.value in facts.masks:
+            if raising is not None and facts.strategy.get(test.value) == "compact":
+                # its finished lanes leave the loop at the end of every pass (`compact`)
+                facts.every_pass.add(test.value)
+            elif raising is not None:
+                # (a masked loop's body runs on the lanes that have left it too: `np.where`)
+                raise Unsupported(
+                    "a call of a function that may raise, in a loop whose examples stop at "
+                    "different times and that keeps every lane (`select`, or a backend that "
+                    "cannot gather lanes): its batched version would run on the examples "
+                    "that have left the loop too, and raise there (the rewritten file has no "
+                    "per-example loop to fall back on)", raising,
+                    "remove a `# vectorize: select` comment on the loop, or check the "
+                    "condition inside the called function")
             return True      # the guard of a masked loop: the loop has its own strategy
         if not self.ctx.registry.primitives.compaction:
             self._no_piece_on_every_lane(node)      # the backend cannot gather lanes
+            self._no_raising_call_on_every_lane(raising)
             return True
         comment = strategy_comment(node)
-        choice = comment or ("compact" if self._worth_it(node) else "select")
+        choice = comment or ("compact" if raising is not None or self._worth_it(node)
+                             else "select")
         if choice == "select" and comment is not None or not self._possible(node):
             self._no_piece_on_every_lane(node)
+            self._no_raising_call_on_every_lane(raising)
             return True
         if choice == "select":
             module = self.ctx.module
@@ -376,6 +394,30 @@ class _Choose(cst.CSTTransformer):
                             "Python does not run it", n,
                             "compute it with operations that have batching rules, or "
                             "register a rule with vectorize.register_rule")
+
+    def _raising_call(self, node: cst.If):
+        """A call in a branch of a helper that may raise, in code nothing replays
+        (`FunctionJob.unreplayed_raising_call`: the file rewriter's): compacted, so that it
+        runs on its branch's lanes only; None if none."""
+        check = getattr(self.ctx, "unreplayed_raising_call", None)
+        if check is None:
+            return None
+        for stmts in self._branches(node):
+            for stmt in stmts:
+                for n in walk(stmt):
+                    if type(n) is cst.Call and check(n):
+                        return n
+        return None
+
+    def _no_raising_call_on_every_lane(self, call) -> None:
+        if call is not None:
+            raise Unsupported(
+                "a call of a function that may raise, under a per-example `if` whose branches "
+                "must run on every example here: its batched version would raise also for "
+                "examples Python keeps out of it (the rewritten file has no per-example loop "
+                "to fall back on)", call,
+                "check the condition inside the called function, or remove a "
+                "`# vectorize: select` comment on the `if`")
 
     def _worth_it(self, node: cst.If) -> bool:
         envs = self.analysis.if_envs.get(node)

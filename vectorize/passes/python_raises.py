@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import types
 
 import libcst as cst
 import numpy as np
@@ -79,6 +80,36 @@ class _Fact:
         self.test = test
         self.negated = negated
         self.names = reads(test)
+
+
+class _Raiser:
+    """An operand that may raise inside the statement itself, where it runs (a lookup at a
+    per-example key, a call of a function of the user's), not by a check written before
+    it. ``root``: the operand to compute first, before the checks of the operands Python
+    evaluates after it (``raiser`` itself, or the outermost ``and``/``or``/ternary/chained
+    comparison it sits in); ``start``/``end``: the span of the statement's checks made
+    while ``root`` was walked (checks from ``end`` on come after it)."""
+
+    def __init__(self, raiser, root, start: int):
+        self.raiser = raiser
+        self.root = root
+        self.start = start
+        self.end: int | None = None
+
+
+class _UnboundRead:
+    """In a statement's checks: where it first reads a name bound on some paths only, the
+    check `body_sugar.check_unbound` wrote before the statement (``if not u_bound: raise
+    UnboundLocalError(...)``), which belongs there in evaluation order (``1.0 / x + u``
+    raises ZeroDivisionError first)."""
+
+    def __init__(self, check):
+        self.check = check
+
+
+_ORDER = object()
+"""In a statement's checks: a point before which the operands that may raise where they run
+(`_Raiser`) are computed, as before a check (the arguments of ``min``/``max``)."""
 
 
 class _Checks:
@@ -122,6 +153,14 @@ class _Checks:
         self.counters = _counters(func)
         self.range_counters = _range_counters(func)
         self.numpy_names: dict[str, bool] = {}
+        # the outermost `and`/`or`/ternary/chained comparison being walked (its start in
+        # the statement's checks, and the raisers found inside it: `_Raiser`)
+        self.region = None
+        # `FunctionJob.unreplayed_raising_call` (the file rewriter's helpers that may raise)
+        self.unreplayed = lambda node: False
+        # (a name bound on some paths, its check held back until the statement reads it:
+        # `_UnboundRead`)
+        self.unbound = None
         # `vmap`: which values are Python numbers all the same (``float(y)``, ``int(y)``,
         # ``math.*``, ``len``, literals combined with those), whose operations get the checks
         self.python = PythonNumbers(analysis, func, python_params) if numpy_scalars else None
@@ -205,7 +244,69 @@ class _Checks:
     # ---------------------------------------------------------------- collection
     def of(self, node, guards: list, facts: list, out: list) -> None:
         """The checks of the operations in ``node`` in evaluation order, each with the
-        ``and``/``or``/ternary ``guards`` (node, negated) it sits under."""
+        ``and``/``or``/ternary ``guards`` (node, negated) it sits under; after an operand
+        that may raise where it runs (`raiser`), a `_Raiser` in its place (``(_Raiser,
+        guards)``), so that the checks Python makes after it can be written after it."""
+        if type(node) is cst.Name and self.unbound is not None and \
+                node.value == self.unbound[0]:
+            out.append((_UnboundRead(self.unbound[1]), guards))
+            self.unbound = None
+            return
+        start = len(out)
+        outer = self.region
+        opens = not guards and outer is None and (type(node) in (
+            cst.BooleanOperation, cst.IfExp) or type(node) is cst.Comparison and len(
+                node.comparisons) > 1)
+        if opens:
+            self.region = region = (node, start, [])
+        try:
+            self._of(node, guards, facts, out)
+        finally:
+            if opens:
+                self.region = outer
+        if opens:
+            for raiser in region[2]:
+                raiser.end = len(out)
+        if guards and type(node) is cst.Call and self.unreplayed(node) and any(
+                getattr(self.value(g), "batched", True) for g, _ in guards):
+            raise Unsupported(
+                "a call of a function that may raise, under a per-example `and`/`or` or "
+                "conditional expression: its batched version would run on every example, "
+                "also where Python does not call it, and raise there (the rewritten file "
+                "has no per-example loop to fall back on)", node,
+                "call it in a statement of its own under an `if` on the same condition")
+        if self.raiser(node):
+            if guards and self.region is not None:
+                root, begin, inside = self.region
+                marker = _Raiser(node, root, begin)
+                inside.append(marker)
+            else:
+                marker = _Raiser(node, node, start)
+                marker.end = len(out) + 1
+            out.append((marker, guards))
+
+    def raiser(self, node) -> bool:
+        """Whether ``node`` may raise where it is computed in the batched code (no check
+        before the statement stands for it): an item at a per-example index or key (a
+        dict's KeyError, a list's or array's IndexError), a call of a function of the
+        user's (its own checks and `raise`s run inside the call)."""
+        t = type(node)
+        if t is cst.Subscript:
+            if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
+                return False
+            index = self.value(node.slice[0].slice.value)
+            return index is not None and index.batched and isinstance(
+                self.example(node.value), (dict, list, tuple))
+        if t is cst.Call:
+            fn = self.example(node.func)
+            if not isinstance(fn, types.FunctionType):
+                return False
+            module = getattr(fn, "__module__", None) or ""
+            return not (module.split(".")[0] in ("vectorize", "numpy", "math")
+                        or fn.__name__ == "<lambda>")
+        return False
+
+    def _of(self, node, guards: list, facts: list, out: list) -> None:
         t = type(node)
         if t in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp):
             return
@@ -231,6 +332,7 @@ class _Checks:
             out.extend((check, guards + [(node.test, negated)])
                        for check, negated in self.narrowed_choice(node))
             return
+        post: list = []     # checks of the operation itself, after its operands
         if t is cst.Comparison:
             # (`np.float32(a) == 0.1` compares in float32 per example: NEP 50)
             left = node.left
@@ -243,14 +345,18 @@ class _Checks:
                     operands = [left] + [e.value for e in link.comparator.elements]
                 else:
                     operands = []
-                self.inexact_comparison(operands, guards, out)
+                # (after the operands: Python compares once it has them)
+                self.inexact_comparison(operands, guards, post)
                 left = link.comparator
         if t is cst.Call and self.example(node.func) in (builtins.min, builtins.max) and len(
                 node.args) > 1 and not any(a.star or a.keyword is not None for a in node.args):
             # `min(np.float32(a), y)` compares as `y < a` does: in float32 per example
             self.weak_meeting(node, [a.value for a in node.args])
-            self.inexact_comparison([a.value for a in node.args], guards, out)
-            out.extend((check, guards) for check, _ in self.narrowed_choice(node))
+            # (its batched form may compute its arguments in another order: `np.where(b > a,
+            # b, a)`; those that may raise where they run are computed first, in order)
+            post.append((_ORDER, guards))
+            self.inexact_comparison([a.value for a in node.args], guards, post)
+            post.extend((check, guards) for check, _ in self.narrowed_choice(node))
         if t is cst.Comparison and len(node.comparisons) > 1:
             # `a < b < c`: each operand after the second is evaluated only where the links
             # before it hold (`f != 0.0 < 1.0 / f` never divides by zero)
@@ -260,6 +366,7 @@ class _Checks:
                 self.of(link.comparator, held, facts, out)
                 held = held + [(cst.Comparison(left=left, comparisons=[link]), False)]
                 left = link.comparator
+            out.extend(post)
             return
         affine = self.affine(node)
         if affine is not None:
@@ -269,12 +376,14 @@ class _Checks:
             if affine[1] is not None and not self.proved(affine[1]):
                 out.append((affine[1], guards))
                 self.assume(affine[1], guards)
+            out.extend(post)
             return
         for child in children(node):
             if isinstance(child, (cst.BaseExpression, cst.Arg, cst.BaseSlice,
                                   cst.SubscriptElement, cst.Element, cst.BaseFormattedStringContent,
                                   cst.ComparisonTarget)):
                 self.of(child, guards, facts, out)
+        out.extend(post)
         for check in self.checks_of(node):
             if check.divisor is not None and self.nonzero(check.divisor, guards, facts) or \
                     self.refuted(check, guards, facts) or self.proved(check) or \
@@ -1280,8 +1389,11 @@ def _combine(op: str, a: tuple, b: tuple):
 
 
 class _Writer:
-    def __init__(self, checks: _Checks, local: set[str]):
+    def __init__(self, checks: _Checks, local: set[str], namer=None):
         self.checks = checks
+        self.namer = namer
+        # the file rewriter's code: nothing replays the loop where the batch raises
+        self.standalone = False
         self.changed = False
         self.local = local      # the function's parameters and the names it assigns
         # the checks written before the statement at hand on every path to it, with the
@@ -1296,13 +1408,30 @@ class _Writer:
         self.written = {key: names for key, names in outer.items()
                         if kept is None or not names & kept}
         out = []
+        held = self.checks.unbound
+        self.checks.unbound = None
+        waiting = None      # an unbound-name check held back for the statement after it
         for stmt in stmts:
-            out.extend(self.statement(stmt, facts))
+            name = _unbound_check(stmt)
+            if name is not None:
+                if waiting is not None:
+                    out.append(waiting[1])
+                waiting = (name, stmt)
+                continue
+            self.checks.unbound = waiting
+            written = self.statement(stmt, facts)
+            if self.checks.unbound is not None:     # (not read where `of` looks)
+                out.append(self.checks.unbound[1])
+            self.checks.unbound = waiting = None
+            out.extend(written)
             changed = changes(stmt)
             self.written = {key: names for key, names in self.written.items()
                             if not names & changed}
             if top:
                 self.learn(stmt)
+        if waiting is not None:
+            out.append(waiting[1])
+        self.checks.unbound = held
         self.written = outer
         return out
 
@@ -1422,13 +1551,33 @@ class _Writer:
 
     def raises(self, found, stmt) -> list:
         """The checks ``found`` as ``if ...: raise ...`` statements, then ``stmt`` (its
-        leading comments move to the first check)."""
+        leading comments move to the first check). An operand that may raise where it runs
+        (`_Raiser`) and is followed by checks of operands Python evaluates after it is
+        computed first, into a fresh name, between the checks of the operands before it and
+        those after (``T[k] + 1 / x``: ``item = T[k]``, then ``x``'s check, then ``item + 1
+        / x``), so that each example raises what Python's left-to-right evaluation reaches
+        first."""
         out, seen = [], set()
-        for check, guards in found:
-            test = unshared(expr(check.template,
-                                 **{k: v.deep_clone() for k, v in check.nodes.items()}))
+        hoisted: dict[int, cst.Name] = {}
+        pending: list[_Raiser] = []
+        can_hoist = _hoistable(stmt)
+        for at, (check, guards) in enumerate(found):
+            if isinstance(check, _Raiser):
+                check.guards = guards
+                pending.append(check)
+                continue
+            if pending and can_hoist:
+                pending = self.hoist(pending, at, guards, hoisted, out)
+            if check is _ORDER:
+                continue
+            if isinstance(check, _UnboundRead):
+                out.append(check.check)
+                self.changed = True
+                continue
+            test = unshared(expr(check.template, **{
+                k: _replaced(v, hoisted).deep_clone() for k, v in check.nodes.items()}))
             for at, (guard, negated) in enumerate(reversed(guards)):
-                g = guard.deep_clone()
+                g = _replaced(guard, hoisted).deep_clone()
                 if negated:
                     g = cst.UnaryOperation(cst.Not(), g)
                 # (a check that always fires, `True`, is its guards)
@@ -1447,6 +1596,8 @@ class _Writer:
             exc = cst.Call(cst.Name(check.exception), [cst.Arg(_string(message))])
             out.append(cst.If(test=test, body=cst.IndentedBlock(
                 [cst.SimpleStatementLine([cst.Raise(exc=exc)])])))
+        if hoisted:
+            stmt = _replaced(stmt, hoisted)
         if not out:
             return [stmt]
         self.changed = True
@@ -1454,6 +1605,118 @@ class _Writer:
             out[0] = out[0].with_changes(leading_lines=stmt.leading_lines)
             stmt = stmt.with_changes(leading_lines=())
         return out + [stmt]
+
+    def hoist(self, pending: list, at: int, guards: list, hoisted: dict, out: list) -> list:
+        """Before the check at ``at`` (with ``guards``): the raisers found before it
+        computed into fresh names (their roots, outermost first where one holds another);
+        -> those still pending (a raiser in the same ``and``/``or``/ternary as the check,
+        on another branch: computed with the whole of it where a later check needs that)."""
+        left, roots = [], []
+        for raiser in pending:
+            if raiser.end is not None and raiser.start <= at < raiser.end:
+                # the check is in the raiser's own `and`/`or`/ternary: on its path after
+                # it, the order cannot be kept by computing something first (the checks run
+                # before the statement): where nothing replays the loop, refused; on the
+                # other branch of a ternary nothing to keep
+                if self.standalone and not _exclusive(raiser.guards, guards):
+                    raise Unsupported(
+                        "an operand that may raise where it runs, followed under the same "
+                        "`and`/`or` or conditional expression by an operation checked "
+                        "before the statement: the check would fire first, where Python "
+                        "raises the operand's exception (the rewritten file has no "
+                        "per-example loop to fall back on)", raiser.raiser,
+                        "compute it in a statement of its own first")
+                left.append(raiser)
+                continue
+            roots.append(raiser)
+        for raiser in roots:
+            if id(raiser.root) in hoisted or any(
+                    other is not raiser and other.start <= raiser.start and (
+                        other.end or 0) >= (raiser.end or 0) and other.root is not raiser.root
+                    for other in roots):
+                continue        # (computed already, or inside an outer root computed here)
+            name = cst.Name(self.namer.fresh(_hoisted_name(raiser.raiser)))
+            # (not one `simplify` may substitute back into the statement: it would compute
+            # it after what it was computed before)
+            self.namer.generated.discard(name.value)
+            value = _replaced(raiser.root, hoisted).deep_clone()
+            value = value.with_changes(lpar=[], rpar=[]) if getattr(value, "lpar", None) \
+                else value
+            out.append(cst.SimpleStatementLine([cst.Assign(
+                targets=[cst.AssignTarget(name)], value=value)]))
+            hoisted[id(raiser.root)] = name
+            self.changed = True
+        return left
+
+
+def _unbound_check(stmt) -> str | None:
+    """``if not <flag>: raise UnboundLocalError("cannot access local variable 'u' ...")``
+    (`body_sugar.check_unbound`) -> ``"u"``; else None."""
+    if type(stmt) is not cst.If or stmt.orelse is not None or type(
+            stmt.test) is not cst.UnaryOperation or len(stmt.body.body) != 1:
+        return None
+    line = stmt.body.body[0]
+    if type(line) is not cst.SimpleStatementLine or type(line.body[0]) is not cst.Raise:
+        return None
+    exc = line.body[0].exc
+    if type(exc) is not cst.Call or type(exc.func) is not cst.Name or \
+            exc.func.value != "UnboundLocalError" or len(exc.args) != 1 or \
+            type(exc.args[0].value) is not cst.SimpleString:
+        return None
+    text = exc.args[0].value.evaluated_value
+    if not isinstance(text, str) or not text.startswith("cannot access local variable '"):
+        return None
+    return text.split("'")[1]
+
+
+def _exclusive(guards: list, others: list) -> bool:
+    """Whether no example runs both under ``guards`` and under ``others``: one holds a
+    test that the other holds negated (the two branches of a ternary)."""
+    mine = {(id(g), negated) for g, negated in guards}
+    return any((id(g), not negated) in mine for g, negated in others)
+
+
+def _hoistable(stmt) -> bool:
+    """Whether operands of ``stmt`` may be computed before it into fresh names: one small
+    statement (the next ones of a line may read what the first assigns), no walrus."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) != 1:
+        return False
+    head = stmt.test if isinstance(stmt, cst.If) else stmt.iter if isinstance(
+        stmt, cst.For) else stmt
+    return not any(type(n) is cst.NamedExpr for n in walk(head))
+
+
+def _hoisted_name(node) -> str:
+    if type(node) is cst.Call:
+        func = node.func
+        base = func.value if type(func) is cst.Name else func.attr.value if type(
+            func) is cst.Attribute else "call"
+        return f"{base}_value"
+    value = node.value
+    base = value.value if type(value) is cst.Name else "item"
+    return f"{base.lower()}_item"
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, hoisted: dict):
+        self.hoisted = hoisted
+
+    def on_leave(self, original_node, updated_node):
+        name = self.hoisted.get(id(original_node))
+        if name is not None:
+            return name.deep_clone().with_changes(lpar=getattr(original_node, "lpar", ()),
+                                                  rpar=getattr(original_node, "rpar", ()))
+        return updated_node
+
+
+def _replaced(node, hoisted: dict):
+    """``node`` with the operands computed first (`_Writer.hoist`) read from their names."""
+    if not hoisted:
+        return node
+    name = hoisted.get(id(node))
+    if name is not None:
+        return name.deep_clone()
+    return node.visit(_Replace(hoisted))
 
 
 def _plain_reads(test) -> frozenset | None:
@@ -1765,7 +2028,9 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     checks.make_ranges = lambda: ranges.of_function(
         ctx.source, func, ctx.params, getattr(ctx, "param_signs", frozenset()),
         not numpy_scalars, getattr(ctx.module, "range_sources", None))
-    writer = _Writer(checks, bound_names(func))
+    checks.unreplayed = getattr(ctx, "unreplayed_raising_call", checks.unreplayed)
+    writer = _Writer(checks, bound_names(func), ctx.namer)
+    writer.standalone = bool(getattr(ctx.module, "standalone", False))
     body = writer.block(func.body.body, [], top=True)
     if not writer.changed:
         return func

@@ -37,6 +37,9 @@ class MaskedLoopFacts(Record):
     placeholders: dict[str, cst.Return] = field(default_factory=dict)
     # each mask's loop as the user wrote it (where a backend refuses it, the place to point at)
     loops: dict[str, cst.CSTNode] = field(default_factory=dict)
+    # compacted loops whose body calls a helper that may raise, in code nothing replays
+    # (`compact_ifs`): their finished lanes leave at the end of every pass (`compact`)
+    every_pass: set[str] = field(default_factory=set)
 
     def alias(self, copy: str, name: str) -> None:
         """``copy`` holds the placeholder ``name`` (a branch's copy of it)."""

@@ -950,6 +950,12 @@ def lower(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
                       value.example, (np.ndarray, np.generic))))}
     out = lower_loops(func_def, locate=locate, not_arrays=not_arrays)
     if out is not func_def:     # (`lax` is imported as `JaxBackend.extra_modules` says)
+        if CARRY_HELPER in all_names(ctx.source.tree):
+            from ...errors import Unsupported
+            raise Unsupported(
+                f"the function uses the name `{CARRY_HELPER}`, which the generated JAX code "
+                "calls its loops' helper by", locate(func_def),
+                f"give your `{CARRY_HELPER}` another name")
         ctx.module.runtime_imports.setdefault(CARRY_HELPER, promote_carry)
         out = _drop_dead_inits(out)
     return out
