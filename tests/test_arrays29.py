@@ -374,3 +374,31 @@ def test_a_sum_adds_its_leading_ints_exactly(f):
         got, got_raised = outcome(lambda args=args: vectorize(f, fallback="error")(*args))
         assert raised is None and got_raised is None, (raised, got_raised)
         assert_like_numpy_vectorize(got, expected)
+
+
+# -------------------------------------------------------------------- float.is_integer()
+
+
+def half_steps(x):
+    if (x * 2.0).is_integer():
+        return x * 3.0
+    return -x
+
+
+def is_whole(x):
+    return x.is_integer()
+
+
+_FLOATS = np.array([1.0, 1.5, np.nan, np.inf, -np.inf, -0.0, 0.0, 0.25, 1e300, 5e-324,
+                    -7.0, 2.0 ** 53 + 2.0, 4.5e15 + 0.5])
+
+
+@pytest.mark.parametrize("f", [half_steps, is_whole], ids=lambda f: f.__name__)
+def test_is_integer_matches_numpy_vectorize_and_the_loop(f):
+    for x in (_FLOATS, _FLOATS[2:3]):
+        expected, raised = numpy_vectorize_outcome(f, x)
+        assert raised is None
+        assert_like_numpy_vectorize(vectorize(f, fallback="error")(x), expected)
+    for dtype in (np.float64, np.float32):
+        x = _FLOATS.astype(dtype)
+        _same(vmap(f, fallback="error")(x), loop_vmap(f)(x))
