@@ -402,3 +402,49 @@ def test_is_integer_matches_numpy_vectorize_and_the_loop(f):
     for dtype in (np.float64, np.float32):
         x = _FLOATS.astype(dtype)
         _same(vmap(f, fallback="error")(x), loop_vmap(f)(x))
+
+
+# ------------------------------------------------------------------- `case None:` in match
+
+
+def case_none_of_a_number(x, k):
+    match k:
+        case None:
+            return 0.0
+        case 1:
+            return x
+    return -x
+
+
+def case_none_of_an_optional(x, w=None):
+    match w:
+        case None:
+            return x * 2.0
+        case _:
+            return x + w
+
+
+def case_true_of_a_comparison(x, k):
+    match x > 0:
+        case True:
+            return 1.0
+    return 2.0
+
+
+def test_case_none_matches_numpy_vectorize_and_the_loop():
+    x, k = np.array([1.0, -2.0, 0.5, 3.0, -0.0]), np.array([1, 2, 1, 0, 1])
+    expected, raised = numpy_vectorize_outcome(case_none_of_a_number, x, k)
+    assert_like_numpy_vectorize(vectorize(case_none_of_a_number, fallback="error")(x, k),
+                                expected)
+    _same(vmap(case_none_of_a_number, fallback="error")(x, k),
+          loop_vmap(case_none_of_a_number)(x, k))
+    expected, raised = numpy_vectorize_outcome(case_none_of_an_optional, x)
+    assert_like_numpy_vectorize(vectorize(case_none_of_an_optional, fallback="error")(x),
+                                expected)
+
+
+def test_case_true_is_refused_at_the_pattern():
+    x, k = np.array([1.0, -2.0]), np.array([1, 2])
+    for api in (vectorize, vmap):
+        with pytest.raises(VectorizeError, match=r"test_arrays29\.py:\d+:\d+: `case True:`"):
+            api(case_true_of_a_comparison, fallback="error")(x, k)
