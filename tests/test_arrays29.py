@@ -448,3 +448,31 @@ def test_case_true_is_refused_at_the_pattern():
     for api in (vectorize, vmap):
         with pytest.raises(VectorizeError, match=r"test_arrays29\.py:\d+:\d+: `case True:`"):
             api(case_true_of_a_comparison, fallback="error")(x, k)
+
+
+# ---------------------------------------------- a list made of displays added together
+
+
+def list_of_added_displays(x, y):
+    vals = [0.0, 0.5] + [0.0] * 2
+    if x > y:
+        vals[2] = x
+    vals[0] -= y
+    return sum(vals) + vals[3]
+
+
+def list_of_added_names(x, y):
+    vals = [x] + [y, 1.0] + 2 * [0.25]
+    vals[1] += x
+    return vals[0] * vals[1] - vals[4]
+
+
+@pytest.mark.parametrize("f", [list_of_added_displays, list_of_added_names],
+                         ids=lambda f: f.__name__)
+def test_a_list_of_added_displays_is_written_into(f):
+    x, y = _SPECIALS, np.roll(_SPECIALS, 3)
+    for args in ((x, y), (x[:1], y[:1])):
+        expected, raised = numpy_vectorize_outcome(f, *args)
+        assert raised is None
+        assert_like_numpy_vectorize(vectorize(f, fallback="error")(*args), expected)
+        _same(vmap(f, fallback="error")(*args), loop_vmap(f)(*args))
