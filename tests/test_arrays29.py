@@ -476,3 +476,62 @@ def test_a_list_of_added_displays_is_written_into(f):
         assert raised is None
         assert_like_numpy_vectorize(vectorize(f, fallback="error")(*args), expected)
         _same(vmap(f, fallback="error")(*args), loop_vmap(f)(*args))
+
+
+# ------------------- y[m] = v of a per-example truth value m under a per-example condition
+
+
+def truth_write_in_a_branch(x, y):
+    w = np.zeros(2)
+    if y > 0:
+        w[x > 0] = y * 1.0
+    return w[0] - w[1] * 0.5
+
+
+def truth_writes_in_both_branches(x, y):
+    w = np.ones(3)
+    if y > 0:
+        w[x > 0] = y * 1.0
+    else:
+        w[x < 1] = -2.0
+    return w[0] - w[2] * 0.5
+
+
+def truth_write_in_a_masked_loop(x, y):
+    w = np.zeros(2)
+    j = 0
+    while j < 4 and x > j:
+        w[y > j] = x * 1.0
+        j += 1
+    return w[0] - w[1] * 0.5
+
+
+def truth_write_of_a_row(v, y):
+    w = v.copy()
+    if y > 0:
+        w[y > 1] = 0.0
+    return w
+
+
+TRUTH_WRITES = [truth_write_in_a_branch, truth_writes_in_both_branches,
+                truth_write_in_a_masked_loop]
+
+
+@pytest.mark.parametrize("f", TRUTH_WRITES, ids=lambda f: f.__name__)
+def test_a_truth_indexed_write_under_a_condition(f):
+    # (was refused: the masked merge read `w[x > 0]` back, a selection)
+    x, y = _SPECIALS, np.roll(_SPECIALS, 4)
+    for args in ((x, y), (x[:1], y[:1]), (x[3:8], y[3:8])):
+        expected, raised = numpy_vectorize_outcome(f, *args)
+        assert raised is None
+        assert_like_numpy_vectorize(vectorize(f, fallback="error")(*args), expected)
+        _same(vmap(f, fallback="error")(*args), loop_vmap(f)(*args))
+    k = np.array([3, -1, 0, 2, 5, -4])
+    expected, raised = numpy_vectorize_outcome(f, k, k[::-1])
+    assert_like_numpy_vectorize(vectorize(f, fallback="error")(k, k[::-1]), expected)
+
+
+def test_a_truth_indexed_write_of_a_row_under_a_condition():
+    v, y = np.arange(15.0).reshape(5, 3), np.array([2.0, 0.5, -1.0, 3.0, np.nan])
+    _same(vmap(truth_write_of_a_row, fallback="error")(v, y),
+          loop_vmap(truth_write_of_a_row)(v, y))
