@@ -535,3 +535,16 @@ def test_a_truth_indexed_write_of_a_row_under_a_condition():
     v, y = np.arange(15.0).reshape(5, 3), np.array([2.0, 0.5, -1.0, 3.0, np.nan])
     _same(vmap(truth_write_of_a_row, fallback="error")(v, y),
           loop_vmap(truth_write_of_a_row)(v, y))
+
+
+def alias_never_read(v, y):
+    out = v.copy()
+    if y > 0:
+        out[0] = y
+    other = out  # noqa: F841 -- (a second name nothing reads)
+    return out * 1.0
+
+
+def test_an_alias_never_read_goes():
+    v, y = _inputs(6, 11)
+    _same(vmap(alias_never_read, fallback="error")(v, y), loop_vmap(alias_never_read)(v, y))
