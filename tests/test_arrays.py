@@ -958,8 +958,9 @@ def scatter_under_condition(x, y):
 def scatter_through_alias(x, y):
     out = np.zeros(2)
     alias = out
+    out = np.ones(2)            # `alias` still names the zeros, written into below
     alias[1] = x[0]
-    return out
+    return out + alias
 
 
 def unique(x, y):
@@ -970,7 +971,9 @@ def unique(x, y):
 UNSUPPORTED = [boolean_mask, boolean_mask_other, nonzero,
                squeeze_without_axis, slice_with_per_example_bound, write_into_argument,
                scatter_through_alias, unique]
-# (`scatter_under_condition` is a masked write: tests/test_conditional_writes.py)
+# (`scatter_under_condition` is a masked write: tests/test_conditional_writes.py; a second
+# name for an array that stays the same object, `alias = out; alias[1] = v`, is the first
+# name: tests/test_arrays29.py)
 
 
 def _unsupported_args():

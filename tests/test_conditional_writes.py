@@ -478,9 +478,10 @@ def helper_writes_into_the_callers_argument(x, k):
 def alias_then_write(x, k):
     y = np.zeros(4)
     z = y
-    if x[0] > 0:
-        y[0] = 1.0
-    return z
+    y = np.ones(4)          # `z` still names the zeros (a plain alias is one name:
+    if x[0] > 0:            # tests/test_arrays29.py)
+        z[0] = 1.0
+    return z + y
 
 
 def bump(w, i):

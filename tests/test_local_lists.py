@@ -417,7 +417,8 @@ def two_names(x, y):
     vals = [x, y]
     other = vals
     vals[0] = 1.0
-    return other[0]
+    vals = [y, x]               # `other` still names the first list
+    return other[0] + vals[0]
 
 
 def sliced(x, y):

@@ -67,7 +67,7 @@ def _compare(left, op, right):
 
 def unbatched_pattern(stmt: cst.Match, tree=None):
     """The first pattern of ``stmt`` that `match_as_if` does not write out (None if it does
-    them all): class, mapping and ``None``/``True``/``False`` patterns, star patterns,
+    them all): class, mapping and ``True``/``False`` patterns, star patterns,
     sequence patterns of a subject that is not a tuple display, captures inside ``|``, a
     capture or ``_`` before the last case, and (with ``tree``, the function) a guarded
     capture whose name the function uses outside the cases that capture it."""
@@ -160,6 +160,15 @@ def _pattern_test(pattern, subject, items):
                 "None", "True", "False"):
             return None
         return _compare(subject, cst.Equal(), value), []
+    if t is cst.MatchSingleton:
+        # `case None:` compares by identity (`subject is None`), which the analysis answers
+        # (a per-example number is never None); not `case True:` / `case False:`, whose
+        # subject may be a Python bool per example on some calls and a NumPy bool (never
+        # `True` itself) on others: refused at the pattern
+        if items is not None or pattern.value.value != "None":
+            return None
+        return cst.Comparison(_paren(subject.deep_clone()), [cst.ComparisonTarget(
+            cst.Is(), pattern.value.deep_clone())]), []
     if t is cst.MatchOr:
         tests = []
         for p in pattern.patterns:

@@ -622,11 +622,16 @@ class Aliasing:
         the mask given ``y``'s per-example axes (`batch_rules`). The value the subscript has
         there (its elements), or None where this is not such a write."""
         if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index) or \
-                augmented or self._batched_depth or \
-                not self.registry.primitives.masked_writes:
+                augmented or not self.registry.primitives.masked_writes:
             return None
         base = env.values.get(target.value.value)
         mask = self.expr(target.slice[0].slice.value, env)
+        if self._batched_depth and not (isinstance(mask, Value) and mask.rank == 0):
+            # under a per-example condition only a truth value per example, which
+            # `guard_indices` and `if_to_where` make ``y[m if cond else False] = v`` (no
+            # item where the branch does not run); a mask of the array's shape would need
+            # its selection read back for the merge
+            return None
         if not (isinstance(mask, Value) and mask.batched and mask.kind == "b"
                 and isinstance(base, Value) and base.known and mask.known
                 and isinstance(value, Value) and value.known and value.rank == 0

@@ -308,10 +308,16 @@ class Analysis(Expressions, Calls, Aliasing):
         if type(stmt) is cst.Match:
             from ..body_sugar import unbatched_pattern
             pattern = unbatched_pattern(stmt, self.tree)
+            if type(pattern) is cst.MatchSingleton:
+                raise Unsupported(f"`case {pattern.value.value}:` matches only the object "
+                                  f"{pattern.value.value} itself: per example a truth value "
+                                  "is a Python bool on some calls and a NumPy bool (never "
+                                  "it) on others, which the batch cannot tell apart", pattern,
+                                  "test the value itself in an if/elif chain (`if c:`)")
             raise Unsupported("this `case` pattern is not batched: only literal and value "
-                              "patterns (and `|` of them), guards, a capture or `_` as the "
-                              "last case, guarded captures the function uses nowhere else, "
-                              "and sequence patterns of a tuple display are",
+                              "patterns (and `|` of them), `None`, guards, a capture or `_` "
+                              "as the last case, guarded captures the function uses nowhere "
+                              "else, and sequence patterns of a tuple display are",
                               pattern if pattern is not None else stmt,
                               "compare the value with == in an if/elif chain")
         if type(stmt) is cst.FunctionDef:

@@ -12,7 +12,8 @@ array, so a write through either is seen through the other, which the analysis r
   ``for a``, ``del a``, walrus, ``with ... as a``, ``except ... as a``, comprehension
   target, ``global``/``nonlocal``), and
 - every other ``a`` in the function is in the statements after it in its own block (so it
-  runs after the binding, on the same pass of any loop around them), and
+  runs after the binding, on the same pass of any loop around them; an ``a`` read nowhere
+  only goes), and
 - none of those statements, up to the last one that names ``a``, rebinds ``b`` (``b = ...``,
   ``b += v``: for a number that is a new object, ``for b``...), and
 - neither name appears in a nested function, lambda or class, nor as a comprehension's
@@ -180,8 +181,10 @@ class _Aliases(cst.CSTTransformer):
             if count:
                 last, seen = i, seen + count
         # `a` once as the target, once per other use; all of them after the binding
-        if seen + 1 != self.uses.get(a, 0) or last is None:
+        if seen + 1 != self.uses.get(a, 0):
             return None
+        if last is None:
+            return k        # (never read: the binding does nothing, and goes)
         for stmt in rest[:last + 1]:
             if b in _bound(stmt) or a in _bound(stmt):
                 return None

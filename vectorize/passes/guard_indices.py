@@ -257,7 +257,12 @@ class _Guarded(cst.CSTTransformer):
         for original, element in zip(original_node.slice, updated_node.slice):
             if isinstance(element.slice, cst.Index) and _batched(self.plan.analysis,
                                                                  original.slice.value):
-                index, zero = element.slice.value, cst.Integer("0")
+                value = self.plan.analysis.values.get(original.slice.value)
+                # (a truth value per example selects all of `y` or nothing: `False` keeps
+                # the other lanes' write from writing anything, where 0 would be an index)
+                zero = cst.Name("False") if getattr(value, "kind", None) == "b" and getattr(
+                    value, "rank", None) == 0 else cst.Integer("0")
+                index = element.slice.value
                 index = cst.IfExp(test=test.deep_clone(), body=zero if flip else index,
                                   orelse=index if flip else zero)
                 element = element.with_changes(slice=element.slice.with_changes(value=index))

@@ -210,9 +210,9 @@ class _IfToWhere(cst.CSTTransformer):
             namer = self.ctx.namer
             # (in a block: a line may become two, its index kept in a name first)
             then_stmts = list(rewrite(cst.IndentedBlock(then_stmts),
-                                      _MaskWrites(test, False, namer)).body)
+                                      _MaskWrites(test, False, namer, self.analysis)).body)
             else_stmts = list(rewrite(cst.IndentedBlock(else_stmts),
-                                      _MaskWrites(test, True, namer)).body)
+                                      _MaskWrites(test, True, namer, self.analysis)).body)
         if has_loops:
             # a masked loop inside a branch runs only for the lanes that take the branch:
             # other lanes must not keep it going (they might never finish it)
@@ -380,10 +380,33 @@ class _MaskWrites(cst.CSTTransformer):
     elsewhere (the index evaluated once more, `guard_indices` kept it in bounds), so the
     meaning is unchanged, and both branches can run on every lane."""
 
-    def __init__(self, test, negated: bool, namer):
+    def __init__(self, test, negated: bool, namer, analysis=None):
         self.test, self.negated, self.namer = test, negated, namer
+        self.analysis = analysis
         self.before: list = []      # indexes kept in names before the current line
         self.line = None
+
+    def _truth_index(self, original, target) -> cst.Subscript | None:
+        """``y[m] = v`` with one index ``m`` that is a truth value per example (it selects
+        all of ``y`` or nothing) -> ``y[m if test else False] = v``: per example the
+        branch's write where the branch runs and a write of no item elsewhere, with no merge
+        (which would read the selection back). None for any other target."""
+        if self.analysis is None or type(original) is not cst.Subscript or len(
+                original.slice) != 1 or type(original.slice[0].slice) is not cst.Index:
+            return None
+        value = self.analysis.values.get(original.slice[0].slice.value)
+        if getattr(value, "rank", None) != 0 or getattr(value, "kind", None) != "b":
+            return None
+        index = target.slice[0].slice.value
+        bare = index.with_changes(lpar=[], rpar=[]) if type(index) is cst.IfExp else index
+        if type(bare) is cst.IfExp and render(bare.test) == render(self.test) and (
+                render(bare.orelse if not self.negated else bare.body) == "False"):
+            return target       # (`guard_indices` kept it to this branch's lanes already)
+        keep, skip = index.deep_clone(), cst.Name("False")
+        body, orelse = (skip, keep) if self.negated else (keep, skip)
+        guarded = fix_parens(cst.IfExp(test=self.test.deep_clone(), body=body, orelse=orelse))
+        return target.with_changes(slice=[target.slice[0].with_changes(
+            slice=target.slice[0].slice.with_changes(value=guarded))])
 
     def visit_SimpleStatementLine(self, node):
         self.line = node
@@ -441,6 +464,9 @@ class _MaskWrites(cst.CSTTransformer):
                               "under a condition that differs per example", original_node,
                               "assign each target on its own line")
         target, value = targets[0], updated_node.value
+        guarded = self._truth_index(original_node.targets[0].target, target)
+        if guarded is not None:
+            return cst.Assign([cst.AssignTarget(guarded)], value)
         if type(target) is cst.Subscript:
             if self.line is not None:
                 target = self._kept_indexes(self.line, target)

@@ -31,7 +31,9 @@ A parameter's vector made a list, ``a = list(v)``, is the display of its items f
 
 A list used any other way (returned, passed to a helper, bound to a second name, sliced,
 appended to, concatenated, compared, read in a nested function) is left as it is: the
-analysis refuses a write into it, naming the write.
+analysis refuses a write into it, naming the write. A list bound to a sum of displays of
+names and numbers (``[0.0, 0.5] + [0.0] * 2``) is bound to the display of their items
+(``[0.0, 0.5, 0.0, 0.0]``, the same list) first.
 """
 
 from __future__ import annotations
@@ -318,10 +320,47 @@ class _Renamed(cst.CSTTransformer):
             else updated_node
 
 
+def _concatenated(node) -> list | None:
+    """The items of ``[a, b] + [c] * 2 + ...``, a sum of list displays (``*`` of one by an
+    int literal too) whose items are names or numbers (`_plain`: the same read twice), at
+    most 64 of them: ``[a, b, c, c]``, the same list; else None."""
+    if type(node) is cst.BinaryOperation and type(node.operator) is cst.Add:
+        left, right = _concatenated(node.left), _concatenated(node.right)
+        if left is None or right is None or len(left) + len(right) > 64:
+            return None
+        return left + right
+    if not _list_display(node):
+        return None
+    items = [e.value for e in _display_items(node)]
+    if type(node) is cst.BinaryOperation:
+        items = items * int(_times(node).evaluated_value)
+    return items if all(_plain(item) for item in items) else None
+
+
+class _Concatenations(cst.CSTTransformer):
+    """``vals = [0.0, 0.5] + [0.0] * 2`` as the display ``vals = [0.0, 0.5, 0.0, 0.0]``."""
+
+    def leave_Assign(self, original_node, updated_node):
+        value = updated_node.value
+        if len(updated_node.targets) != 1 or type(updated_node.targets[0].target) \
+                is not cst.Name or type(value) is not cst.BinaryOperation or type(
+                    value.operator) is not cst.Add:
+            return updated_node
+        items = _concatenated(value)
+        if items is None:
+            return updated_node
+        return updated_node.with_changes(value=cst.List(
+            [cst.Element(item.deep_clone()) for item in items]))
+
+
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     func = _lists_of_arguments(func, ctx)
     if cst.List not in by_type(func.body) or not has_list_arrays(ctx.registry):
         return func
+    if any(type(n.operator) is cst.Add and type(n.left) in (cst.List, cst.BinaryOperation)
+           for n in by_type(func.body).get(cst.BinaryOperation, ())):
+        # (a list made of displays added together is the display of their items)
+        func = rewrite(func, _Concatenations())
     names = lists_to_lower(func, ctx.source.func)
     if not names:
         return func

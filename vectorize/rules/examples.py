@@ -138,6 +138,10 @@ def f(k):
 def f(x):
     return bool(x)
 '''), "X"),
+    "float.is_integer": Example(_f('''
+def f(x):
+    return (x * 2.0).is_integer()
+'''), "X"),
     "builtin.pow": Example(_f('''
 def f(x):
     return pow(x, 3)

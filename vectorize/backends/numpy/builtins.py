@@ -182,6 +182,16 @@ def _item(site: Site) -> cst.BaseExpression:
                                  "c": "complex"}[value.kind] + ")", x=x)
 
 
+def _is_integer(site: Site) -> cst.BaseExpression:
+    """``x.is_integer()`` of a per-example float (Python's or NumPy's): finite and equal to
+    its truncation (NaN and the infinities are not integers)."""
+    (x,), (value,) = site.nodes, site.args
+    if value.rank != 0 or len(site.nodes) != 1 or site.kwargs or value.kind != "f":
+        raise Unsupported("`.is_integer()` of a per-example value that is not a float",
+                          suggestion="compare it with its truncation: `x == math.trunc(x)`")
+    return expr("np.isfinite({x}) & (np.trunc({x}) == {x})", x=x)
+
+
 def _float(site: Site) -> cst.BaseExpression:
     real_operands(site, "`float()`")
     (x,) = site.nodes
@@ -282,6 +292,12 @@ def register(reg: Registry) -> None:
         "Python number: `x` as bool, int64, float64 or complex128 (`x.astype(float)` for "
         "float32).",
         "y = x.item()", "y = x.astype(float)", _item))
+    reg.add_method("is_integer", Rule(
+        "float.is_integer", "builtins", "`x.is_integer()` of a per-example float is whether "
+        "it is finite and equal to its truncation: `np.isfinite(x) & (np.trunc(x) == x)` "
+        "(NaN and the infinities are not integers).",
+        "whole = x.is_integer()", "whole = np.isfinite(x) & (np.trunc(x) == x)",
+        _is_integer))
     reg.add_call(builtins.float, Rule(
         "builtin.float", "builtins", "`float(x)` is `x.astype(float)` (nothing for float64).",
         "y = float(k)", "y = k.astype(float)", _float))
