@@ -294,6 +294,12 @@ class _Checks:
         if t is cst.Subscript:
             if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
                 return False
+            links = _item_links(node, self.example)
+            if links is not None:
+                # `NESTED[i][j]` of a list of rows: the item is computed whole (a row on
+                # its own is no value of the batched code), where any index is per example
+                return bool(links) and any(
+                    getattr(self.value(link), "batched", False) for link in links)
             index = self.value(node.slice[0].slice.value)
             return index is not None and index.batched and isinstance(
                 self.example(node.value), (dict, list, tuple))
@@ -1027,6 +1033,28 @@ class _Checks:
         known = [(g, neg) for g, neg in guards] + [(f.test, f.negated) for f in facts]
         return any(_implies_nonzero(test, negated, code, self.as_compared)
                    for test, negated in known)
+
+
+def _item_links(node: cst.Subscript, example):
+    """``TABLE[i][j]...`` of a Python list or tuple of rows the same for every example: the
+    indexes of the chain (outermost first) where ``node`` is an item of the table, ``[]``
+    where it is still a row (``TABLE[i]`` indexed further); None where ``node`` is not
+    such a chain."""
+    links, root = [], node
+    while type(root) is cst.Subscript:
+        if len(root.slice) != 1 or type(root.slice[0].slice) is not cst.Index:
+            return None
+        links.append(root.slice[0].slice.value)
+        root = root.value
+    item = example(root)
+    if not isinstance(item, (list, tuple)) or not item or not all(
+            isinstance(row, (list, tuple)) for row in item):
+        return None
+    for _ in links:
+        if not isinstance(item, (list, tuple)) or not item:
+            return None
+        item = item[0]
+    return [] if isinstance(item, (list, tuple)) else links
 
 
 def _nested_item(node: cst.Subscript, example):
