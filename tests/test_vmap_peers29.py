@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from vmap_reference import assert_same_tree, loop_vmap
 
 from vectorize import VectorizeError, vmap
-from vmap_reference import assert_same_tree, loop_vmap
 
 
 def _with_helper():
