@@ -66,3 +66,30 @@ def test_nested_vmap_keeps_the_inner_randomness():
     # the inner level's randomness="error" was dropped by the nested call: draws ran
     with pytest.raises(VectorizeError, match="randomness='error'"):
         vmap(vmap(_noisy, randomness="error"))(np.zeros((3, 4)))
+
+
+def _h(a, b):
+    return np.sum(a) + np.sum(b)
+
+
+def test_size_errors_in_jax_words():
+    # JAX's APITest.test_vmap_mismatched_axis_sizes_error_message_issue_705 and
+    # test_vmap_explicit_axis_size_mismatch match these regexes against the message
+    x, u = np.ones((10, 4), np.float32), np.ones((10, 2), np.float32)
+    with pytest.raises(ValueError, match=(
+            "vmap got inconsistent sizes for array axes to be mapped:\n"
+            r"  \* most axes \(2 of them\) had size 2, e.g. axis 1 of argument b\[0\] "
+            r"of type float32\[10,2\];" "\n"
+            r"  \* one axis had size 10: axis 0 of argument a of type float32\[10,4\]")):
+        vmap(_h, in_axes=(0, 1))(x, [u, u])
+    with pytest.raises(ValueError, match=(
+            r"vmap got inconsistent sizes for array axes to be mapped:\n"
+            r"  \* the `axis_size` argument was 2;\n"
+            r"  \* one axis had size 8: axis 0 of argument x of type int32\[8\]")):
+        vmap(lambda x: x, in_axes=0, axis_size=2)(np.arange(8, dtype=np.int32))
+    with pytest.raises(ValueError, match=(
+            r"vmap was requested to map its argument along axis -4, which implies that its "
+            r"rank should be at least 4, but is only 3 \(its shape is \(3, 4, 5\)\)")):
+        vmap(np.sum, in_axes=-4)(np.zeros((3, 4, 5)))
+    with pytest.raises(ValueError, match="axis -4 is out of bounds"):
+        vmap(lambda y: y, out_axes=-4)(np.zeros((3, 4, 5)))

@@ -153,13 +153,13 @@ def _nested_leaf(leaf, lo, li, where, sizes_o, sizes_i):
                               "give an axis the argument has")
     if lo is not None:
         lo %= len(shape)
-        sizes_o.append((shape[lo], (where, shape, lo)))
+        sizes_o.append((shape[lo], (where, shape, lo, leaf.dtype)))
         rest = shape[:lo] + shape[lo + 1:]
     else:
         rest = shape
     if li is not None:
         li %= len(rest)
-        sizes_i.append((rest[li], (f"{where} (per outer example)", rest, li)))
+        sizes_i.append((rest[li], (f"{where} (per outer example)", rest, li, leaf.dtype)))
     return leaf, lo, li, be
 
 
