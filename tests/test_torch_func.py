@@ -313,7 +313,7 @@ def test_dict_argument_and_star_args_messages():
     def add(d):
         return d["a"] + d["b"]
     with pytest.raises(VectorizeError,
-                       match=r"along axis 0.*the argument is args\[0\]\['a'\]") as info:
+                       match=r"along axis 0.*\(its shape is \(\)\): args\[0\]\['a'\]") as info:
         vmap(add)({"a": 1.0, "b": np.ones(3)})
     assert str(info.value).startswith(f"{__file__}:")
     got = vmap(add, in_axes=({"a": None, "b": 0},))({"a": 1.0, "b": np.arange(3.0)})

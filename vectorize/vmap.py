@@ -1092,13 +1092,13 @@ def _leaves(arg, axis, where, sizes):
     if arr.ndim == 0:
         raise call_error(f"vmap was requested to map its argument along axis {axis}, which "
                           f"implies that its rank should be at least {axis + 1}, but is only "
-                          f"0 (its shape is ()); the argument is {where}",
+                          f"0 (its shape is ()): {where}",
                           "map an array, or give it in_axes None")
     if not -arr.ndim <= axis < arr.ndim:
         raise call_error(f"vmap was requested to map its argument along axis {axis}, which "
                           f"implies that its rank should be at least "
                           f"{axis + 1 if axis >= 0 else -axis}, but is only {arr.ndim} (its "
-                          f"shape is {arr.shape}); the argument is {where}",
+                          f"shape is {arr.shape}): {where}",
                           "give an axis the argument has")
     axis %= arr.ndim
     sizes.append((arr.shape[axis], (where, arr.shape, axis, arr.dtype)))
@@ -1173,13 +1173,13 @@ def _foreign_leaf(arg, axis, where, sizes, backend):
     if not shape:
         raise call_error(f"vmap was requested to map its argument along axis {axis}, which "
                           f"implies that its rank should be at least {axis + 1}, but is only "
-                          f"0 (its shape is ()); the argument is {where}",
+                          f"0 (its shape is ()): {where}",
                           "map a tensor with dims, or give it in_axes None")
     if not -len(shape) <= axis < len(shape):
         raise call_error(f"vmap was requested to map its argument along axis {axis}, which "
                           f"implies that its rank should be at least "
                           f"{axis + 1 if axis >= 0 else -axis}, but is only {len(shape)} (its "
-                          f"shape is {shape}); the argument is {where}",
+                          f"shape is {shape}): {where}",
                           "give an axis the argument has")
     axis %= len(shape)
     sizes.append((shape[axis], (where, shape, axis, arg.dtype)))
