@@ -93,3 +93,11 @@ def test_size_errors_in_jax_words():
         vmap(np.sum, in_axes=-4)(np.zeros((3, 4, 5)))
     with pytest.raises(ValueError, match="axis -4 is out of bounds"):
         vmap(lambda y: y, out_axes=-4)(np.zeros((3, 4, 5)))
+    with pytest.raises(ValueError, match="at vmap out_axes"):     # JAX's words for it
+        vmap(_identity, out_axes=None)(np.array([1.0, 2.0]))
+    with pytest.raises(ValueError, match="out_axes is None"):     # torch.func's
+        vmap(_identity, out_axes=None)(np.array([1.0, 2.0]))
+
+
+def _identity(x):
+    return x

@@ -1252,7 +1252,8 @@ def _place(out, result, axis, size, backend, call_args):
         like = next((a for a in _flat_args(call_args) if backend.claims(a)), None)
         arr = backend.broadcast_batch(out, size, like)
     elif axis is None:
-        raise call_error("vmap has mapped output but out_axes is None",
+        raise call_error("vmap has mapped output but out_axes is None (at vmap out_axes, "
+                          "got axis spec None but output was batched on axis 0)",
                           "give out_axes an int for that output, or return a value the same "
                           "for every example")
     arr = _sized_strings(arr)
