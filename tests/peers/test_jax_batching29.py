@@ -348,7 +348,7 @@ def _():
     raises_like(lambda x: x, 0, (2, 3), np.array([1.0, 2.0]),
                 match="vmap out_axes specification must be a tree prefix of the "
                       "corresponding value")
-    raises_like(lambda x: x, 0, None, np.array([1.0, 2.0]))
+    raises_like(lambda x: x, 0, None, np.array([1.0, 2.0]), match="at vmap out_axes")
 
 
 @case("test_vmap_explicit_axis_size_mismatch")
