@@ -369,7 +369,7 @@ def test_out_axes_that_do_not_match_the_result_raise():
 def test_mismatched_sizes_point_at_the_call():
     with pytest.raises(ValueError, match="inconsistent sizes") as info:
         vmap(scale_add)(np.zeros(3), np.zeros(4))
-    assert here(info) and "(3,)" in str(info.value) and "(4,)" in str(info.value)
+    assert here(info) and "[3]" in str(info.value) and "[4]" in str(info.value)
     with pytest.raises(ValueError, match="inconsistent sizes") as info:
         vmap(from_dict, ({"a": 0, "b": 0}, None))({"a": np.zeros(3), "b": np.zeros(2)}, 1.0)
     assert here(info) and "['b']" in str(info.value)

@@ -424,14 +424,16 @@ def _instructions(code) -> list:
     other: prefixes are left out (``dis`` folds them into the argument they extend), and a
     jump to a prefix goes to the instruction it prefixes. CPython 3.13 writes such a call
     ``LOAD_ATTR`` + ``PUSH_NULL`` where a method load has the NULL in its argument: the
-    ``PUSH_NULL`` is left out as the prefixes are."""
+    ``PUSH_NULL`` is left out as the prefixes are, after a ``LOAD_METHOD`` too: the NULL of
+    a call of a closure's function that follows (``np.sum(helper(x))``) comes right after
+    the attribute load in both compilations."""
     import dis
     found = []
     number = {}
     pending = []        # offsets of the EXTENDED_ARG prefixes of the next instruction
     for ins in dis.get_instructions(code):
         if ins.opname == "EXTENDED_ARG" or ins.opname == "PUSH_NULL" and found and \
-                found[-1].opname == "LOAD_ATTR":
+                found[-1].opname in ("LOAD_ATTR", "LOAD_METHOD"):
             pending.append(ins.offset)
             continue
         for offset in (*pending, ins.offset):

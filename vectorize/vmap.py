@@ -1031,7 +1031,7 @@ def _leaves(arg, axis, where, sizes):
             arg.ndim and arg.dtype.kind in "biufc":
         # the common case first: a numeric array mapped along an axis it has
         axis %= arg.ndim
-        sizes.append((arg.shape[axis], (where, arg.shape, axis)))
+        sizes.append((arg.shape[axis], (where, arg.shape, axis, arg.dtype)))
         moved = np.moveaxis(arg, axis, 0) if axis else arg
         return (lambda: Value(True, np.ones(moved.shape[1:], arg.dtype)[()])), moved, \
             ("b", arg.dtype.char, arg.ndim)
@@ -1090,16 +1090,18 @@ def _leaves(arg, axis, where, sizes):
                           "use None as its in_axes entry (passed as it is)")
     arr = np.asarray(arg)
     if arr.ndim == 0:
-        raise call_error(f"vmap was requested to map {where} along axis {axis}, which "
+        raise call_error(f"vmap was requested to map its argument along axis {axis}, which "
                           f"implies that its rank should be at least {axis + 1}, but is only "
-                          "0 (its shape is ())", "map an array, or give it in_axes None")
+                          f"0 (its shape is ()): {where}",
+                          "map an array, or give it in_axes None")
     if not -arr.ndim <= axis < arr.ndim:
-        raise call_error(f"vmap was requested to map {where} along axis {axis}, which "
+        raise call_error(f"vmap was requested to map its argument along axis {axis}, which "
                           f"implies that its rank should be at least "
                           f"{axis + 1 if axis >= 0 else -axis}, but is only {arr.ndim} (its "
-                          f"shape is {arr.shape})", "give an axis the argument has")
+                          f"shape is {arr.shape}): {where}",
+                          "give an axis the argument has")
     axis %= arr.ndim
-    sizes.append((arr.shape[axis], (where, arr.shape, axis)))
+    sizes.append((arr.shape[axis], (where, arr.shape, axis, arr.dtype)))
     moved = np.moveaxis(arr, axis, 0) if axis else arr
     return (lambda: Value(True, np.ones(moved.shape[1:], arr.dtype)[()])), moved, \
         ("b", arr.dtype.char, arr.ndim)
@@ -1132,6 +1134,18 @@ class _Where:
             return f"argument `{names[position]}` (args[{i}])"
         return f"args[{i}]{self.path}"
 
+    def jax_name(self) -> str:
+        """The argument as JAX's messages name it: ``argument x``, ``argument b[0]``, or
+        ``args[2]`` for one beyond the named parameters (``*args``)."""
+        owner, i = self.owner, self.index
+        if isinstance(i, str):
+            return f"{i}{self.path}"
+        names = owner._names or ()
+        position = len(owner._lead) + i
+        if position < min(len(names), owner._n_positional):
+            return f"argument {names[position]}{self.path}"
+        return f"args[{i}]{self.path}"
+
     def spec(self) -> str:
         if isinstance(self.index, str):
             return ""
@@ -1157,17 +1171,18 @@ def _foreign_leaf(arg, axis, where, sizes, backend):
             ("u", key, arg.ndim)
     shape = tuple(arg.shape)
     if not shape:
-        raise call_error(f"vmap was requested to map {where} along axis {axis}, which "
+        raise call_error(f"vmap was requested to map its argument along axis {axis}, which "
                           f"implies that its rank should be at least {axis + 1}, but is only "
-                          "0 (its shape is ())", "map a tensor with dims, or give it in_axes "
-                                                 "None")
+                          f"0 (its shape is ()): {where}",
+                          "map a tensor with dims, or give it in_axes None")
     if not -len(shape) <= axis < len(shape):
-        raise call_error(f"vmap was requested to map {where} along axis {axis}, which "
+        raise call_error(f"vmap was requested to map its argument along axis {axis}, which "
                           f"implies that its rank should be at least "
                           f"{axis + 1 if axis >= 0 else -axis}, but is only {len(shape)} (its "
-                          f"shape is {shape})", "give an axis the argument has")
+                          f"shape is {shape}): {where}",
+                          "give an axis the argument has")
     axis %= len(shape)
-    sizes.append((shape[axis], (where, shape, axis)))
+    sizes.append((shape[axis], (where, shape, axis, arg.dtype)))
     moved = backend.moveaxis(arg, axis, 0) if axis else arg
     return (lambda: Value(True, backend.example_of(moved, batched=True))), moved, \
         ("b", key, len(shape))
@@ -1239,7 +1254,8 @@ def _place(out, result, axis, size, backend, call_args):
         like = next((a for a in _flat_args(call_args) if backend.claims(a)), None)
         arr = backend.broadcast_batch(out, size, like)
     elif axis is None:
-        raise call_error("vmap has mapped output but out_axes is None",
+        raise call_error("vmap has mapped output but out_axes is None (at vmap out_axes, "
+                          "got axis spec None but output was batched on axis 0)",
                           "give out_axes an int for that output, or return a value the same "
                           "for every example")
     arr = _sized_strings(arr)

@@ -35,10 +35,27 @@ def call_error(message: str, suggestion: str = "", kind=VectorizeError):
     return kind(message, suggestion=suggestion, **user_location())
 
 
-def inconsistent_sizes(sizes) -> str:
-    return "vmap got inconsistent sizes for array axes to be mapped:\n" + "\n".join(
-        f"  * axis {ax} of {where} of shape {shape} has size {shape[ax]}"
-        for _, (where, shape, ax) in sizes)
+def inconsistent_sizes(sizes, axis_size=None) -> str:
+    """JAX's message for mapped axes of different sizes (``sizes``: (size, (where, shape,
+    axis[, dtype])) of each mapped leaf): the sizes from the most common on, each with the
+    first leaf that has it, named as JAX names it (``argument x``, ``argument b[0]``,
+    ``args[2]`` beyond the named parameters) with its type (``float32[10,4]``)."""
+    import collections
+    counts = collections.Counter(size for size, _ in sizes).most_common()
+    lines = ["vmap got inconsistent sizes for array axes to be mapped:"]
+    if axis_size is not None:
+        lines.append(f"  * the `axis_size` argument was {axis_size};")
+    for k, (size, count) in enumerate(counts):
+        where, shape, ax, *dtype = next(entry for s, entry in sizes if s == size)
+        name = where.jax_name() if hasattr(where, "jax_name") else str(where)
+        kind = f"{str(dtype[0]).replace('torch.', '')}" if dtype else "array"
+        leaf = f"axis {ax} of {name} of type {kind}[{','.join(map(str, shape))}]"
+        if count == 1:
+            lines.append(f"  * one axis had size {size}: {leaf};")
+        else:
+            most = "most" if k == 0 else "some"
+            lines.append(f"  * {most} axes ({count} of them) had size {size}, e.g. {leaf};")
+    return "\n".join(lines)[:-1]
 
 
 class VmapIndexError(VectorizeError, IndexError):
@@ -48,8 +65,8 @@ class VmapIndexError(VectorizeError, IndexError):
 
 def normal_axis(axis, ndim, name):
     if not -ndim <= axis < ndim:
-        raise call_error(f"vmap out_axes {axis} is out of bounds for an output of `{name}` "
-                          f"with {ndim} dimensions (the batch axis included)",
+        raise call_error(f"vmap out_axes: axis {axis} is out of bounds for an output of "
+                          f"`{name}` with {ndim} dimensions (the batch axis included)",
                           "give out_axes an axis the output has", VmapIndexError)
     return axis % ndim
 

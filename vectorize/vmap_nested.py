@@ -6,6 +6,8 @@ recurses: the flat call is itself a vmap of a vmapped function."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from . import backends
@@ -85,9 +87,14 @@ def target_flat(outer, args, kwargs):
     key = freeze(tree_axes)
     flat = outer._nested.get(key)
     if flat is None:
-        # a vmap of the same kind as the inner one (its options were checked when it was made)
+        # a vmap of the same kind as the inner one (its options were checked when it was
+        # made), for the backend named at either level (the inner one's first) and with the
+        # inner one's randomness (its axis_size was checked above)
         flat = outer._nested[key] = type(inner)(inner.func, tree_axes, 0, inner.fallback,
-                                                inner.chunk_size, inner.cache_dir)
+                                                inner.chunk_size, inner.cache_dir,
+                                                inner.backend or outer.backend)
+        flat._options = dataclasses.replace(inner._options, axis_size=None)
+        flat._explain = inner._explain
     return flat, flat_args, (n_o, n_i)
 
 def call_nested(outer, args, kwargs):
@@ -146,13 +153,13 @@ def _nested_leaf(leaf, lo, li, where, sizes_o, sizes_i):
                               "give an axis the argument has")
     if lo is not None:
         lo %= len(shape)
-        sizes_o.append((shape[lo], (where, shape, lo)))
+        sizes_o.append((shape[lo], (where, shape, lo, leaf.dtype)))
         rest = shape[:lo] + shape[lo + 1:]
     else:
         rest = shape
     if li is not None:
         li %= len(rest)
-        sizes_i.append((rest[li], (f"{where} (per outer example)", rest, li)))
+        sizes_i.append((rest[li], (f"{where} (per outer example)", rest, li, leaf.dtype)))
     return leaf, lo, li, be
 
 

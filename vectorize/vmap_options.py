@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from .errors import VectorizeError
 from .pytree import PrefixError, broadcast_prefix, flatten, unflatten
-from .vmap_axes import call_error, user_location
+from .vmap_axes import call_error, inconsistent_sizes, user_location
 
 UNSET = object()
 
@@ -92,10 +92,11 @@ def mapped_size(vm, args):
                 return -1
             size = shape[axis]
             if size != vm._options.axis_size:
-                raise call_error(f"vmap got axis_size={vm._options.axis_size} but {path} "
-                                 f"has size {size} along its mapped axis {axis}",
-                                 "give axis_size the mapped arguments' size, or leave it "
-                                 "out")
+                raise call_error(inconsistent_sizes(
+                    [(size, (_jax_name(vm, i, path[len(f"args[{i}]"):]), shape,
+                             axis % len(shape), getattr(leaf, "dtype", None)))],
+                    vm._options.axis_size),
+                    "give axis_size the mapped arguments' size, or leave it out")
     return size
 
 
@@ -164,3 +165,14 @@ def _flat(b):
             yield from _flat(item)
         else:
             yield item
+
+
+def _jax_name(vm, i, path):
+    """Argument ``i`` (``path`` inside it) of a call of ``vm`` as JAX's messages name it."""
+    from .vmap import _Where
+    if vm._names is None:
+        try:
+            vm._read_signature()
+        except (TypeError, ValueError):
+            return f"args[{i}]{path}"
+    return _Where(vm, i, path).jax_name()

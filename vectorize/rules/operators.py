@@ -72,9 +72,13 @@ _PLAIN_TYPES = (bool, int, float, complex, str, bytes, type(None), np.generic, n
 def _opaque_object(value) -> bool:
     """Whether ``value`` is an object passed as it is (an `excluded` or 0-d object argument,
     a global) that is neither a number, a string nor an array: a `Fraction`, a `Decimal`, an
-    instance of the user's class, whose operators NumPy calls item by item."""
-    return isinstance(value, Value) and not value.batched and value.known and not isinstance(
-        value.example, _PLAIN_TYPES) and type(value.example) not in (list, tuple)
+    instance of the user's class, whose operators NumPy calls item by item. A backend's own
+    array (a ``jax.Array`` leaf of a dict passed as it is) is an array, not such an object."""
+    if not (isinstance(value, Value) and not value.batched and value.known and not isinstance(
+            value.example, _PLAIN_TYPES) and type(value.example) not in (list, tuple)):
+        return False
+    from .. import backends
+    return backends.of_value(value.example) is None
 
 
 def _literal(node) -> bool:
