@@ -56,7 +56,14 @@ from .pytree import (
     rebuild,
     unflatten,
 )
-from .vmap_axes import call_error, inconsistent_sizes, normal_axis, out_axes_of, user_location
+from .vmap_axes import (
+    Where,
+    call_error,
+    inconsistent_sizes,
+    normal_axis,
+    out_axes_of,
+    user_location,
+)
 from .vmap_grad import call_grad, grad_transform
 from .vmap_options import UNSET as _UNSET
 from .vmap_vectorize import call_vectorized, is_vectorized
@@ -500,7 +507,7 @@ class _VMapped:
         sizes = []
         leaves = []
         for i, (a, ax) in enumerate(zip(args, axes)):
-            leaves.append(_leaves(a, ax, _Where(self, i), sizes))
+            leaves.append(_leaves(a, ax, Where(self, i), sizes))
         if not sizes:
             if not any(flatten(a) for a in args) or all(
                     not is_node(a) and a is None for a in args):
@@ -1041,7 +1048,7 @@ def _leaves(arg, axis, where, sizes):
         return (lambda: Value(False, arg, True)), arg, ("u", "int", arg)
     if axis is None and type(arg) in _NUMBERS:
         return (lambda: Value(False, type(arg)(1))), arg, ("u", type(arg).__name__)
-    spec_where = where.spec if isinstance(where, _Where) else str
+    spec_where = where.spec if isinstance(where, Where) else str
     if is_node(arg):
         if is_node(axis):
             try:
@@ -1115,51 +1122,14 @@ def _unmapped_array_key(key) -> bool:
     return key[0] == "u" and not backends.names_dtype(key[1])
 
 
-class _Where:
-    """Which argument (or leaf of one) an error is about, spelled only when one is raised:
-    ``argument `x` (args[0])``, ``args[1]['a']``."""
-
-    __slots__ = ("owner", "index", "path")
-
-    def __init__(self, owner, index, path=""):
-        self.owner, self.index, self.path = owner, index, path
-
-    def __str__(self):
-        owner, i = self.owner, self.index
-        if isinstance(i, str):
-            return f"{i}{self.path}"
-        names = owner._names or ()
-        position = len(owner._lead) + i
-        if self.path == "" and position < min(len(names), owner._n_positional):
-            return f"argument `{names[position]}` (args[{i}])"
-        return f"args[{i}]{self.path}"
-
-    def jax_name(self) -> str:
-        """The argument as JAX's messages name it: ``argument x``, ``argument b[0]``, or
-        ``args[2]`` for one beyond the named parameters (``*args``)."""
-        owner, i = self.owner, self.index
-        if isinstance(i, str):
-            return f"{i}{self.path}"
-        names = owner._names or ()
-        position = len(owner._lead) + i
-        if position < min(len(names), owner._n_positional):
-            return f"argument {names[position]}{self.path}"
-        return f"args[{i}]{self.path}"
-
-    def spec(self) -> str:
-        if isinstance(self.index, str):
-            return ""
-        return f"in_axes[{self.index}]" if isinstance(self.owner.in_axes, tuple) else "in_axes"
-
-
 def _step(where, node, i):
     keys = keys_of(node)
     if keys is None:
         step = f"[{i}]"
     else:
         step = f"[{keys[i]!r}]" if isinstance(node, dict) else f".{keys[i]}"
-    if isinstance(where, _Where):
-        return _Where(where.owner, where.index, where.path + step)
+    if isinstance(where, Where):
+        return Where(where.owner, where.index, where.path + step)
     return f"{where}{step}"
 
 

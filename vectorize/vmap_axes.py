@@ -48,7 +48,7 @@ def inconsistent_sizes(sizes, axis_size=None) -> str:
     for k, (size, count) in enumerate(counts):
         where, shape, ax, *dtype = next(entry for s, entry in sizes if s == size)
         name = where.jax_name() if hasattr(where, "jax_name") else str(where)
-        kind = f"{str(dtype[0]).replace('torch.', '')}" if dtype else "array"
+        kind = str(dtype[0]).rsplit(".", 1)[-1] if dtype else "array"
         leaf = f"axis {ax} of {name} of type {kind}[{','.join(map(str, shape))}]"
         if count == 1:
             lines.append(f"  * one axis had size {size}: {leaf};")
@@ -85,3 +85,40 @@ def out_axes_of(out_axes, out, name) -> list:
                           f"corresponding value; `{name}` returned {describe(out)} and "
                           f"out_axes is {out_axes!r}: {exc}",
                           "give out_axes the structure of the result") from None
+
+
+class Where:
+    """Which argument (or leaf of one) an error is about, spelled only when one is raised:
+    ``argument `x` (args[0])``, ``args[1]['a']``."""
+
+    __slots__ = ("owner", "index", "path")
+
+    def __init__(self, owner, index, path=""):
+        self.owner, self.index, self.path = owner, index, path
+
+    def __str__(self):
+        owner, i = self.owner, self.index
+        if isinstance(i, str):
+            return f"{i}{self.path}"
+        names = owner._names or ()
+        position = len(owner._lead) + i
+        if self.path == "" and position < min(len(names), owner._n_positional):
+            return f"argument `{names[position]}` (args[{i}])"
+        return f"args[{i}]{self.path}"
+
+    def jax_name(self) -> str:
+        """The argument as JAX's messages name it: ``argument x``, ``argument b[0]``, or
+        ``args[2]`` for one beyond the named parameters (``*args``)."""
+        owner, i = self.owner, self.index
+        if isinstance(i, str):
+            return f"{i}{self.path}"
+        names = owner._names or ()
+        position = len(owner._lead) + i
+        if position < min(len(names), owner._n_positional):
+            return f"argument {names[position]}{self.path}"
+        return f"args[{i}]{self.path}"
+
+    def spec(self) -> str:
+        if isinstance(self.index, str):
+            return ""
+        return f"in_axes[{self.index}]" if isinstance(self.owner.in_axes, tuple) else "in_axes"

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from .errors import VectorizeError
 from .pytree import PrefixError, broadcast_prefix, flatten, unflatten
-from .vmap_axes import call_error, inconsistent_sizes, user_location
+from .vmap_axes import Where, call_error, inconsistent_sizes, user_location
 
 UNSET = object()
 
@@ -169,10 +169,9 @@ def _flat(b):
 
 def _jax_name(vm, i, path):
     """Argument ``i`` (``path`` inside it) of a call of ``vm`` as JAX's messages name it."""
-    from .vmap import _Where
     if vm._names is None:
         try:
             vm._read_signature()
         except (TypeError, ValueError):
             return f"args[{i}]{path}"
-    return _Where(vm, i, path).jax_name()
+    return Where(vm, i, path).jax_name()
