@@ -228,11 +228,14 @@ def test_jax_returns_dicts_with_the_functions_key_order():
     np.testing.assert_array_equal(got["q"], np.arange(3.0) + 1)
 
 
-def test_pytorch_keeps_its_documented_joined_dtype():
+def test_pytorch_refuses_rounding_the_float32_lanes_of_a_joined_value():
+    """docs/semantics.md, "PyTorch": the join holds one dtype (float64), but per example the
+    float32 lanes compute ``u * 1.1`` in float32: refused, as on NumPy (the joined dtype is
+    kept where the value is only passed on: tests/test_torch29.py)."""
     torch = pytest.importorskip("torch")
     x, y = torch.from_numpy(X32), torch.from_numpy(Y64)
-    got = vmap(_mixed_scalar)(x, y)        # docs/semantics.md, "PyTorch": one joined dtype
-    assert got.dtype == torch.float64
+    with pytest.raises(VectorizeError, match="type differs between lanes"):
+        vmap(_mixed_scalar)(x, y)
 
 
 def test_a_shared_choice_between_float32_and_float64_before_a_masked_loop():

@@ -189,3 +189,65 @@ def test_a_torch_file_calling_a_float64_function_with_ints_still_runs(tmp_path):
     before, after = load(original), load(path)
     assert float(after.best()) == float(before.best()) == 2.0
     assert [float(v) for v in after.both()] == [float(v) for v in before.both()] == [4.0, -6.0]
+
+
+# ------------------------------------- Python's and PyTorch's raises the batch did not write
+def shift_by_a_negative_literal(a, b):
+    return int(a) << -2
+
+
+def shift_augmented(a, b):
+    r = int(a)
+    r <<= -2
+    return r
+
+
+@pytest.mark.parametrize("backend", ["torch", "numpy"])
+@pytest.mark.parametrize("f", [shift_by_a_negative_literal, shift_augmented])
+def test_python_int_shifted_by_a_negative_count_raises_as_the_loop(f, backend):
+    """Python raises ValueError("negative shift count"); the check was only written where
+    the analysis could bound the result, and NumPy's examples shift to 0: the batch gave
+    zeros."""
+    a = torch.tensor([1, -2, 0, 100, 7], dtype=torch.int8)
+    if backend == "numpy":
+        a = a.numpy()
+    with pytest.raises(ValueError, match="negative shift count"):
+        f(a[0], a[0])
+    with pytest.raises(ValueError, match="negative shift count"):
+        vmap(f)(a, a)
+
+
+def int_tensor_to_python_int(a, b):
+    return a ** int(b)
+
+
+def int_tensor_to_python_int_augmented(a, b):
+    r = a
+    r **= int(b)
+    return r
+
+
+def int_tensor_to_int_tensor(a, b):
+    return a ** b
+
+
+@pytest.mark.parametrize("f", [int_tensor_to_python_int, int_tensor_to_python_int_augmented])
+def test_int_tensor_to_a_negative_python_int_raises_as_the_loop(f):
+    """Per example ``tensor(int8) ** -2`` raises RuntimeError; the batch's int64 exponent
+    tensor computes (garbage: -9 for 7 ** 7 wrapped, 0 for 100 ** 100)."""
+    a = torch.tensor([1, -2, 0, 100, 7], dtype=torch.int8)
+    b = torch.tensor([1, -2, 0, 100, 7], dtype=torch.int32)
+    with pytest.raises(RuntimeError, match="negative integer powers"):
+        _loop(f, a, b)
+    with pytest.raises(RuntimeError, match="negative integer powers"):
+        vmap(f)(a, b)
+    ok = torch.tensor([1, 2, 0, 3, 1], dtype=torch.int32)
+    assert vmap(f)(a, ok).tolist() == [int(r) for r in _loop(f, a, ok)]
+
+
+def test_int_tensor_to_an_int_tensor_still_computes():
+    a = torch.tensor([1, -2, 0, 100, 7], dtype=torch.int8)
+    b = torch.tensor([1, -2, 0, 100, 7], dtype=torch.int32)
+    got = vmap(int_tensor_to_int_tensor)(a, b)
+    assert got.dtype == torch.int32
+    assert got.tolist() == [int(r) for r in _loop(int_tensor_to_int_tensor, a, b)]

@@ -94,6 +94,9 @@ class Backend:
     #                          joins it to (`loops.promotions`)
     int_power_checks = False  # `vmap` writes NumPy's ValueError of an integer to a negative
     #                          integer power, which its batched code does not raise (JAX's)
+    python_int_power_raises = False  # `vmap` writes the RuntimeError a per-example int
+    #                          tensor raises raised to a negative per-example Python int
+    #                          (PyTorch: `a ** int(b)`; its batched int64 exponent does not)
     scalar_tail = False      # a compacted loop's last few lanes may finish in Python floats
     #                          (`passes.compact`): its float64 arithmetic is IEEE's, bit for
     #                          bit what Python's floats give

@@ -127,6 +127,8 @@ class _Checks:
         self.func = func
         self._reads: dict | None = None
         self.int_power_checks = False
+        # `Backend.python_int_power_raises`
+        self.python_int_power = False
         # code made for numpy.vectorize's output types only (`PythonSemantics.types_only`)
         self.types_only = False
         # ids of the parameters' values that are Python numbers per example
@@ -818,11 +820,19 @@ class _Checks:
     def int_power(self, operator, base, exponent) -> list:
         """`vmap` on a backend whose integer powers do not raise (JAX's): NumPy's ValueError
         of an integer to a negative integer power (`np.int8(x) ** y`)."""
-        if not self.int_power_checks or operator not in (cst.Power, cst.PowerAssign):
+        if operator not in (cst.Power, cst.PowerAssign):
             return []
         a, b = self.value(base), self.value(exponent)
         if a is None or b is None or a.rank != 0 or b.rank != 0 or a.dtype is None or \
                 b.dtype is None or a.dtype.kind not in "biu" or b.dtype.kind != "i":
+            return []
+        if self.python_int_power and self.python is not None and b.batched and \
+                self.numpy_valued(base) and not self.numpy_valued(exponent):
+            # (PyTorch: an int tensor to a negative Python int raises per example, to a
+            # negative int tensor it does not; the batch's exponent is an int64 tensor)
+            return [python_errors.Check("RuntimeError", python_errors.NUMPY_NEGATIVE_POWER,
+                                        "{b} < 0", {"b": exponent, "a": base})]
+        if not self.int_power_checks:
             return []
         # (the base among the nodes: an exponent the same for every example still meets
         # per-example bases, a power Python does not compute, `computed_by_python`)
@@ -1515,6 +1525,10 @@ class _Writer:
             if operator is not None and (numpy_target or self.checks.numpy_valued(small.value)):
                 found.extend((check, []) for check in self.checks.narrow_int_meeting(
                     operator, small.target, small.value))
+                if self.checks.python_int_power and numpy_target:
+                    # (`r **= int(b)` of an int tensor `r`: as `r ** int(b)`)
+                    found.extend((check, []) for check in self.checks.int_power(
+                        operator, small.target, small.value))
             elif operator is not None:
                 a, b = self.checks.value(small.target), self.checks.value(small.value)
                 # the result's dtype is the target's (an int target stays int)
@@ -2050,6 +2064,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     checks.narrow_ints = ctx.registry.backend.weak_python_numbers
     checks.narrow_joins = ctx.registry.backend.narrowing_joins
     checks.int_power_checks = numpy_scalars and ctx.registry.backend.int_power_checks
+    checks.python_int_power = numpy_scalars and ctx.registry.backend.python_int_power_raises
     checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))
     checks.in_helper = bool(getattr(ctx, "helper", False))
     checks.small_ints = frozenset(map(id, getattr(semantics, "small_ints", ())))

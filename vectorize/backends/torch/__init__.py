@@ -61,6 +61,7 @@ class TorchBackend(Backend):
     function_modules = ("torch", "numpy")
     broadcast_arrays = "broadcast_tensors"
     converts_arguments = True   # (`result[lanes] = x_lanes` raises for another dtype)
+    python_int_power_raises = True  # (`tensor(2) ** -1` raises, `tensor(2) ** tensor(-1)` not)
 
     def build_registry(self):
         from ...rules.registry import Registry
