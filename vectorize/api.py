@@ -176,6 +176,14 @@ class vectorize:
                                         _static_types(entry))
                 return self._finish(out, entry, args, kwargs, last.shape, last.size,
                                     call_args)
+        # (not ``"_tensor_warm" in self.__dict__``: reading ``__dict__`` makes it a dict of its
+        # own, and Python 3.11 then no longer specializes this object's attribute reads, a
+        # tenth of a microsecond on every warm call; before the checks below, which a call
+        # `tensors._remember` kept passed: a function's, not all arguments excluded)
+        if not kwargs and not self.excluded and getattr(self, "_tensor_warm", None) is not None:
+            out = tensors.call_warm(self, args)     # tensors like the last call's
+            if out is not NotImplemented:
+                return out
         if self.pyfunc is np._NoValue or self.pyfunc is None:
             if len(args) != 1 or kwargs or not callable(args[0]):
                 raise TypeError("vectorize used as a decorator expects one function")
@@ -189,13 +197,6 @@ class vectorize:
             # numpy.vectorize calls the function as it is when no argument is mapped (none,
             # or all excluded): its result unconverted, whatever `otypes` says
             return self.pyfunc(*args, **kwargs)
-        # (not ``"_tensor_warm" in self.__dict__``: reading ``__dict__`` makes it a dict of its
-        # own, and Python 3.11 then no longer specializes this object's attribute reads, a
-        # tenth of a microsecond on every warm call)
-        if not kwargs and getattr(self, "_tensor_warm", None) is not None:
-            out = tensors.call_warm(self, args)     # tensors like the last call's
-            if out is not NotImplemented:
-                return out
         if wants_dask(args, kwargs):   # a Dask array in: Dask arrays out, nothing computed
             from .dask_runtime import call_vectorize
             return call_vectorize(self, args, kwargs)
