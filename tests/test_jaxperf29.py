@@ -192,3 +192,24 @@ def test_vmap_jax_leaves_of_another_dtype_after_warm_calls():
             expected = np.stack([_rows(row, ws) for row in xs])
             assert out.dtype == expected.dtype, (xd, wd)
             np.testing.assert_allclose(np.asarray(out), expected, rtol=1e-6)
+
+
+# ------------------------------------------------- vectorize on NumPy arrays, warm calls
+def test_vectorize_numpy_warm_call_is_one_function_and_equals_numpy_vectorize():
+    f = vectorize(seed_jp29, backend="jax")
+    rng = np.random.default_rng(29)
+    flat = rng.uniform(-2.0, 10.0, 6000)           # (a result large enough to be a view)
+    cases = [(flat, 1.5), (flat, 1.5), (flat[:7], 1.5), (flat[:7], 2.5),
+             (flat.reshape(60, 100), 0.5), (flat.reshape(60, 100), 0.5),
+             (flat.astype(np.float32), 1.5), (flat, 3), (flat, 3)]
+    for t, b in cases:
+        out = f(t, b)
+        expected = np.vectorize(seed_jp29)(t, b)
+        assert type(out) is np.ndarray and out.dtype == expected.dtype and \
+            out.shape == expected.shape, (t.dtype, t.shape, b)
+        np.testing.assert_array_equal(out, expected)
+        assert out.flags.writeable and not np.shares_memory(out, t)
+        if t.dtype == np.float64 and type(b) is float:
+            # one float64 per example, no probe of the first example's types: the warm
+            # call unrolled into one function (`api._warm_call`)
+            assert f._last is not None and f._last.warm is not None
