@@ -177,6 +177,14 @@ class vectorize:
                                         _static_types(entry))
                 return self._finish(out, entry, args, kwargs, last.shape, last.size,
                                     call_args)
+        # (not ``"_tensor_warm" in self.__dict__``: reading ``__dict__`` makes it a dict of its
+        # own, and Python 3.11 then no longer specializes this object's attribute reads, a
+        # tenth of a microsecond on every warm call; before the checks below, which a call
+        # `tensors._remember` kept passed: a function's, not all arguments excluded)
+        if not kwargs and not self.excluded and getattr(self, "_tensor_warm", None) is not None:
+            out = tensors.call_warm(self, args)     # tensors like the last call's
+            if out is not NotImplemented:
+                return out
         if self.pyfunc is np._NoValue or self.pyfunc is None:
             if len(args) != 1 or kwargs or not callable(args[0]):
                 raise TypeError("vectorize used as a decorator expects one function")
@@ -190,13 +198,6 @@ class vectorize:
             # numpy.vectorize calls the function as it is when no argument is mapped (none,
             # or all excluded): its result unconverted, whatever `otypes` says
             return self.pyfunc(*args, **kwargs)
-        # (not ``"_tensor_warm" in self.__dict__``: reading ``__dict__`` makes it a dict of its
-        # own, and Python 3.11 then no longer specializes this object's attribute reads, a
-        # tenth of a microsecond on every warm call)
-        if not kwargs and getattr(self, "_tensor_warm", None) is not None:
-            out = tensors.call_warm(self, args)     # tensors like the last call's
-            if out is not NotImplemented:
-                return out
         if wants_dask(args, kwargs):   # a Dask array in: Dask arrays out, nothing computed
             from .dask_runtime import call_vectorize
             return call_vectorize(self, args, kwargs)
@@ -1244,6 +1245,9 @@ class _FastPath:
             runner = backend.numpy_runner(spec.function) if self.run is not None else None
             if runner is not None:      # NumPy arrays of their own out (`_own` not needed)
                 self.run, self.to_numpy, self.owned = runner, None, True
+                # the whole warm call in one function (`_warm_call`), no `_own`
+                self.warm = _warm_call(key, ops, self.guards, runner, self.flat, shape,
+                                       owned=True)
 
     @staticmethod
     def key_of(args):
@@ -1399,15 +1403,16 @@ _WARM_CALLS: dict = {}
 """`_warm_call`'s compiled makers, per layout and result shape kind."""
 
 
-def _warm_call(key, ops, guards, function, flat, shape):
+def _warm_call(key, ops, guards, function, flat, shape, owned=False):
     """``warm(args)``, the whole of a warm call of `_FastPath` of one batched number per
     example computed by one call of the generated function ``function`` (``simple``, no
     chunks): the checks of `_matcher`, the call, and the result as `vectorize.__call__`
     gives it (`_own`, reshaped to ``shape``), unrolled into one function. It gives None where
     the arguments do not match (nothing run), and ``(out, call_args)`` where the generated
     function's output is not a NumPy array of ``flat`` 's shape (the caller finishes it as
-    `vectorize._finish` does); what ``function`` raises propagates."""
-    layout = (_layout(key, ops, guards), flat is shape)
+    `vectorize._finish` does); what ``function`` raises propagates. ``owned``: ``function``
+    gives NumPy arrays of their own (a backend's NumPy runner), no `_own`."""
+    layout = (_layout(key, ops, guards), flat is shape, owned)
     make = _WARM_CALLS.get(layout)
     if make is None:
         body, out = _match_lines(layout[0])
@@ -1422,10 +1427,10 @@ def _warm_call(key, ops, guards, function, flat, shape):
         body += [f"arr = RUN({', '.join(args)})",
                  # (FLAT: the length of the one dimension it has; `_array_kind`)
                  "if type(arr) is not ndarray or arr.ndim != 1 or len(arr) != FLAT:",
-                 f"    return arr, {listed}",
-                 f"if {aliased}:",
-                 f"    arr = OWN(arr, {listed})",
-                 "return arr" if layout[1] else "return arr.reshape(SHAPE)"]
+                 f"    return arr, {listed}"]
+        if not owned:
+            body += [f"if {aliased}:", f"    arr = OWN(arr, {listed})"]
+        body.append("return arr" if layout[1] else "return arr.reshape(SHAPE)")
         make = _WARM_CALLS.setdefault(layout, compiled_plan(
             _maker_params("OPS, ndarray, RUN, FLAT, SHAPE, OWN", layout[0]), body,
             "<vectorize warm call>"))

@@ -95,7 +95,9 @@ def plan(vec, args, kwargs):
     if not any(a == 0 for a in axes):
         return None     # nothing to map: numpy's loop (which needs no tensor) decides
     axes = tuple(axes)
-    maps = vec.__dict__.setdefault("_tensor_maps", {})
+    maps = getattr(vec, "_tensor_maps", None)
+    if maps is None:
+        maps = vec._tensor_maps = {}
     mapped = maps.get(axes)
     if mapped is None:
         from .vmap import vmap
@@ -138,22 +140,29 @@ def call_warm(vec, args):
     ones (`_same_layout`: 1-d arrays where they are arrays, numbers of their types), its
     check of the arguments is `_warm`'s and more (ranks, dtypes, one batch size, the
     specialization's guards), and the call is that path's alone."""
-    mapped = vec.__dict__["_tensor_warm"][1]
+    # (attributes, not ``vec.__dict__``: reading that makes the object's dict one of its
+    # own, and Python 3.11 then no longer specializes its attribute reads)
+    mapped = vec._tensor_warm[1]
     fast = mapped._fast
-    if fast is not None and fast is vec.__dict__.get("_tensor_fast"):
+    if fast is not None and fast is getattr(vec, "_tensor_fast", None):
         planned = fast.match(args)
         if planned is not None:
-            return _outputs(vec, mapped._fast_call(fast, planned, args, {}), args,
-                            (planned[1],))
+            out = mapped._fast_call(fast, planned, args, _NO_KEYWORDS)
+            if not vec.otypes and not isinstance(out, tuple):
+                return out      # (`_outputs`' common case: one batch axis, nothing to cast)
+            return _outputs(vec, out, args, (planned[1],))
     planned = _warm(vec, args)
     if planned is None:
         return NotImplemented
     out = _run(vec, planned)
     fast = mapped._fast
-    if fast is not None and fast is not vec.__dict__.get("_tensor_fast") and \
-            _same_layout(fast, vec.__dict__["_tensor_warm"][0]):
-        vec.__dict__["_tensor_fast"] = fast
+    if fast is not None and fast is not getattr(vec, "_tensor_fast", None) and \
+            _same_layout(fast, vec._tensor_warm[0]):
+        vec._tensor_fast = fast
     return out
+
+
+_NO_KEYWORDS: dict = {}     # (never written: `_VMapped._fast_call` only reads its keywords)
 
 
 def _same_layout(fast, kinds) -> bool:
@@ -211,15 +220,15 @@ def _remember(vec, args, planned):
         return
     kinds = tuple(type(a) for a in args)
     if all(kind in _SCALARS or getattr(a, "ndim", None) == 1 for kind, a in zip(kinds, args)):
-        vec.__dict__["_tensor_warm"] = (kinds, mapped)
-        vec.__dict__.pop("_tensor_fast", None)      # (`call_warm` learns it again)
+        vec._tensor_warm = (kinds, mapped)
+        vec._tensor_fast = None     # (`call_warm` learns it again)
 
 
 def _warm(vec, args):
     """`plan` of a call like the one `_remember` kept (the same types, by position: 1-d
     arrays of one length, Python numbers), without binding or broadcasting again; None
     for any other call."""
-    warm = vec.__dict__.get("_tensor_warm")
+    warm = getattr(vec, "_tensor_warm", None)
     if warm is None:
         return None
     kinds, mapped = warm

@@ -765,7 +765,8 @@ class _FastPath:
                 # another namespace's array (a jax.Array), mapped along its first axis or not
                 backend = backends.get(name)
                 leaves.append(("fb" if axis == 0 else "fu", (kind, backend.dtype_key(arg),
-                                                               backend), arg.ndim, axis))
+                                                               backend, arg.dtype),
+                               arg.ndim, axis))
             else:
                 return None
         if not any(leaf[0] in ("b", "fb") for leaf in leaves):
@@ -870,10 +871,12 @@ def _match_lines(layout) -> tuple[list, list]:
             continue
         if kind in ("fb", "fu"):
             # another namespace's array (a jax.Array): its type, rank and dtype key
-            # (its shape read once: a jax.Array's shape and ndim are Python properties)
+            # (its shape read once: a jax.Array's shape and ndim are Python properties;
+            # the key made only where the dtype is not the very object the first call's
+            # array had, a method call fewer per argument)
             body += [f"if type({a}) is not L[{i}][1][0]:", "    return None",
                      f"s{i} = {a}.shape",
-                     f"if len(s{i}) != L[{i}][2] or "
+                     f"if len(s{i}) != L[{i}][2] or {a}.dtype is not L[{i}][1][3] and "
                      f"L[{i}][1][2].dtype_key({a}) != L[{i}][1][1]:", "    return None"]
             if kind == "fb":
                 if sized:

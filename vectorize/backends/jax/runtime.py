@@ -57,21 +57,53 @@ _JNP_ANY = ("jnp", "any")
 
 _JAX = []     # the jax module, once imported (`jax_module`)
 _X64 = None     # ``jax.enable_x64`` (its ``.value``: whether 64-bit types are on here)
+_X64_SWAP = None    # its ``swap_local``, where entering it needs nothing more (`_x64_swap`)
 
 
 def jax_module():
-    global _X64
+    global _X64, _X64_SWAP
     if not _JAX:
         import jax
         _X64 = jax.enable_x64
+        _X64_SWAP = _x64_swap(_X64)
         _JAX.append(jax)
     return _JAX[0]
 
 
+def _x64_swap(state):
+    """``state.swap_local`` where ``with state(True):`` is that and ``set_local`` of the
+    value it gave back (a JAX whose setting has no thread-local hook), else None.
+
+    ``with jax.enable_x64(True):`` builds a context manager object per call, about 2 µs of a
+    warm call of a few (64-bit types off, JAX's default); setting this thread's value
+    directly costs a fifth of that. Checked once: the value set is seen, and set back."""
+    swap, set_local = getattr(state, "swap_local", None), getattr(state, "set_local", None)
+    if not callable(swap) or not callable(set_local) or \
+            getattr(state, "_update_thread_local_hook", True) is not None:
+        return None
+    try:
+        before = state.value
+        prev = swap(True)
+        try:
+            seen = state.value
+        finally:
+            set_local(prev)
+        return swap if seen is True and state.value == before else None
+    except Exception:   # noqa: BLE001 -- any doubt: the context manager
+        return None
+
+
 def _in_x64(jitted, args):
     """``jitted(*args)`` with 64-bit types entered (a warm call where they are off)."""
-    with _X64(True):
+    swap = _X64_SWAP
+    if swap is None:
+        with _X64(True):
+            return jitted(*args)
+    prev = swap(True)
+    try:
         return jitted(*args)
+    finally:
+        _X64.set_local(prev)
 
 
 def as_array(value):
@@ -172,6 +204,11 @@ def _probe_own() -> bool:
 
 
 _BYTES = ctypes.c_char
+_VIEW_TYPES: dict = {}
+"""``ctypes.c_char * nbytes`` per result size seen (`_fresh_to_numpy`): making the type again
+on every call cost a microsecond of a warm call's few (a batch's size repeats from call to
+call); at most `_VIEW_TYPES_KEPT`, the oldest dropped first."""
+_VIEW_TYPES_KEPT = 64
 
 
 def to_numpy(value):
@@ -189,16 +226,25 @@ def _fresh_to_numpy(value):
         held = memoryview(value)    # waits for the values; holds the buffer
     except (BufferError, TypeError):    # not in host memory (a GPU's): copied
         return np.array(value)
+    if not held.c_contiguous:
+        return np.array(value)
     size = held.nbytes
     # (the size first: a process whose results are all small never runs the probe, a
     # compile of its own)
-    if size >= VIEW_MIN_BYTES and held.c_contiguous and (
-            _OWN[0] if _OWN else results_are_own()):
-        memory = (_BYTES * size).from_address(value.unsafe_buffer_pointer())
-        memory.held = held
-        array = np.frombuffer(memory, value.dtype)
-        return array if held.ndim == 1 else array.reshape(held.shape)
-    return np.array(value)
+    if size < VIEW_MIN_BYTES or not (_OWN[0] if _OWN else results_are_own()):
+        # a copy of the buffer's bytes (``np.array`` of the ``jax.Array`` itself goes through
+        # JAX's ``__array__``, a microsecond more)
+        array = np.frombuffer(held, value.dtype)
+        return (array if held.ndim == 1 else array.reshape(held.shape)).copy()
+    kind = _VIEW_TYPES.get(size)
+    if kind is None:
+        if len(_VIEW_TYPES) >= _VIEW_TYPES_KEPT:
+            del _VIEW_TYPES[next(iter(_VIEW_TYPES))]
+        kind = _VIEW_TYPES[size] = _BYTES * size
+    memory = kind.from_address(value.unsafe_buffer_pointer())
+    memory.held = held
+    array = np.frombuffer(memory, value.dtype)
+    return array if held.ndim == 1 else array.reshape(held.shape)
 
 
 def _is_any_lane(node) -> bool:
