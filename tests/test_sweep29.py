@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from fuzz.harness import ModuleWriter, _raises_on_every_example, run_construct_case
 
-from vectorize import vectorize, vmap
+from vectorize import VectorizeError, vectorize, vmap
 
 POW_MINUS_ONE = """\
 def f(x, y):
@@ -47,3 +47,58 @@ def test_every_example_check_is_not_fooled_by_a_function_that_returns():
     assert _raises_on_every_example(pow_minus_one, empty, calls, exc)
     assert not _raises_on_every_example(lambda x, y: x + y, empty, calls, exc)
     assert not _raises_on_every_example(pow_minus_one, empty, calls, ValueError("x"))
+
+
+RAGGED = {0: (1.0, 2.0), 1: (0.5, -1.0, 3.0), 2: (4.0,)}
+
+
+def real_of_a_ragged_table_item(x, y):
+    t0 = RAGGED[int(y) % 3]
+    z = x + 1j * (t0[-1] * x)
+    return float(z.real)
+
+
+def test_torch_attribute_of_an_unknown_example_leaves_the_refusal_to_the_table():
+    # fuzz_constructs --backend torch seed 20157: `.real` of a value made from an item of a
+    # per-example choice between tables of different lengths was refused as "`.real` raises
+    # per example ('_Unknown' object has no attribute 'real')" (no example raises; an
+    # internal name): the refusal is the table's, where it is written
+    pytest.importorskip("torch")
+    x, y = np.array([3.0, 0.5, -2.5]), np.array([0.0, 1.0, 2.0])
+    for wrap in (lambda f: vectorize(f, fallback="error", backend="torch"),
+                 lambda f: vmap(f, backend="torch")):
+        with pytest.raises(VectorizeError, match="tables of different lengths") as info:
+            wrap(real_of_a_ragged_table_item)(x, y)
+        assert info.value.line == real_of_a_ragged_table_item.__code__.co_firstlineno + 1
+
+
+TABLE = [1.0, -1.0, 4.0]
+NESTED = [[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]]
+
+
+def sqrt_of_a_table_item(x):
+    t = TABLE[int(x) % 3]
+    return t ** 0.5
+
+
+def sqrt_of_a_nested_table_item(x, y):
+    v0 = NESTED[int(y) % 2][int(x) % 3]
+    v3 = v0 ** 0.5
+    return v3 + v3
+
+
+def test_vmap_item_of_a_table_of_python_floats_is_a_python_float():
+    # fuzz_constructs --backend jax seed 20225 (every backend): an item of a global list of
+    # Python floats taken with a per-example index is a Python float per example, whose
+    # `** 0.5` of a negative number is complex; the batch computed NumPy's nan instead
+    x = np.array([0.0, 1.0, 2.0])
+    want = np.array([sqrt_of_a_table_item(v) for v in x])
+    assert want.dtype.kind == "c"
+    got = vmap(sqrt_of_a_table_item)(x)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-15, atol=1e-15)
+    y = np.array([1.0, 0.0, 1.0])
+    want = np.array([sqrt_of_a_nested_table_item(a, b) for a, b in zip(x, y)])
+    got = vmap(sqrt_of_a_nested_table_item)(x, y)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-15, atol=1e-15)
