@@ -1,5 +1,7 @@
 """Regressions found by the fresh-seed sweep of the differential fuzzers (seeds 20000+)."""
 
+import math
+
 import numpy as np
 import pytest
 from fuzz.harness import ModuleWriter, _raises_on_every_example, run_construct_case
@@ -102,3 +104,18 @@ def test_vmap_item_of_a_table_of_python_floats_is_a_python_float():
     got = vmap(sqrt_of_a_nested_table_item)(x, y)
     assert got.dtype == want.dtype
     np.testing.assert_allclose(got, want, rtol=1e-15, atol=1e-15)
+
+
+def sqrt_zero_to_minus_one(x, y):
+    return math.sqrt(abs(0)) ** -1
+
+
+def test_vmap_math_result_every_example_shares_raises_as_python():
+    # fuzz_nep50 seed 20335: `math.sqrt(abs(0)) ** -1`, the same Python float 0.0 for every
+    # example, raises ZeroDivisionError in the loop; the batch computed it as NumPy's
+    # `np.sqrt(0) ** -1` (inf) and returned inf, its check skipped as "Python's own"
+    x, y = np.zeros(3, np.float16), np.zeros(3, np.uint32)
+    with pytest.raises(ZeroDivisionError):
+        sqrt_zero_to_minus_one(x[0], y[0])
+    with pytest.raises(ZeroDivisionError):
+        vmap(sqrt_zero_to_minus_one)(x, y)

@@ -41,6 +41,7 @@ float16 is ``x <= 710.0`` (NEP 50 rounds the literal to float16), which leaves
 from __future__ import annotations
 
 import builtins
+import cmath
 import math
 
 import libcst as cst
@@ -338,7 +339,21 @@ class _Checks:
                 node is not None and self.numpy_scalar_op(node)):
             return False
         values = [self.value(n) for n in check.nodes.values()]
-        return all(v is not None and not v.batched for v in values)
+        return all(v is not None and not v.batched for v in values) and not any(
+            self.math_call_in(n) for n in check.nodes.values())
+
+    def math_call_in(self, node) -> bool:
+        """Whether ``node`` calls a `math` / `cmath` function: its rule computes it with
+        NumPy (`math.sqrt(0.0)` as `np.sqrt(0.0)`, a NumPy float at run time, whose
+        `** -1` is inf where Python's raises), also where every example gets the same."""
+        for n in walk(node):
+            if type(n) is cst.Call:
+                fn = self.example(n.func)
+                if getattr(fn, "__module__", None) in ("math", "cmath") and (
+                        getattr(math, getattr(fn, "__name__", ""), None) is fn or
+                        getattr(cmath, getattr(fn, "__name__", ""), None) is fn):
+                    return True
+        return False
 
     def numpy_scalar_op(self, node) -> bool:
         """Whether the analysis of the code after the merges computes the operation
