@@ -119,3 +119,24 @@ def test_vmap_math_result_every_example_shares_raises_as_python():
         sqrt_zero_to_minus_one(x[0], y[0])
     with pytest.raises(ZeroDivisionError):
         vmap(sqrt_zero_to_minus_one)(x, y)
+
+
+def divmod_of_uint32_and_python_int(x, y):
+    r = math.ceil(x - 1)
+    return divmod(y, r)[0]
+
+
+def test_vmap_divmod_of_narrow_int_and_python_int_raises_as_nep50():
+    # fuzz_nep50 seed 20352: `divmod(y, r)` of a uint32 `y` and a Python int `r` of -1
+    # raises OverflowError per example (NEP 50 makes -1 a uint32), as `y // r` does; the
+    # batch returned -1
+    y = np.array([1, 2, 3], np.uint32)
+    x = np.array([0, 5, 3], np.int8)
+    with pytest.raises(OverflowError):
+        divmod_of_uint32_and_python_int(x[0], y[0])
+    with pytest.raises(OverflowError):
+        vmap(divmod_of_uint32_and_python_int)(x, y)
+    # in bounds: the values (the batch's dtype is int64 where the loop's is uint32: open)
+    x = np.array([3, 5, 3], np.int8)
+    want = np.array([divmod_of_uint32_and_python_int(a, b) for a, b in zip(x, y)])
+    np.testing.assert_array_equal(vmap(divmod_of_uint32_and_python_int)(x, y), want)

@@ -869,6 +869,11 @@ class _Checks:
         if fn in (builtins.int, builtins.round) and len(nodes) == 1:
             return python_errors.builtin_checks(fn, nodes, values, self.value(node))
         if any(self.numpy_valued(n) for n in nodes):
+            if fn in (builtins.divmod, builtins.pow) and len(nodes) == 2:
+                # `divmod(y, r)` / `pow(y, r)` of a narrow NumPy int and a per-example
+                # Python int: NEP 50 as for the operators (`y // r`, `y ** r`)
+                return self.narrow_int_meeting(
+                    cst.FloorDivide if fn is builtins.divmod else cst.Power, *nodes)
             return []
         if fn in (builtins.round, builtins.abs, builtins.divmod, builtins.pow, builtins.sum):
             checks = python_errors.builtin_checks(fn, nodes, values, self.value(node))
