@@ -140,3 +140,32 @@ def test_vmap_divmod_of_narrow_int_and_python_int_raises_as_nep50():
     x = np.array([3, 5, 3], np.int8)
     want = np.array([divmod_of_uint32_and_python_int(a, b) for a, b in zip(x, y)])
     np.testing.assert_array_equal(vmap(divmod_of_uint32_and_python_int)(x, y), want)
+
+
+def where_then_divide_in_place(x):
+    r = np.where(x > 0, 3, 4)
+    r /= 2.0
+    return r
+
+
+def int_vector_then_add_float_in_place(x):
+    v = np.zeros(3, dtype=np.int64)
+    v += x * 1.5
+    return v
+
+
+@pytest.mark.parametrize("func", [where_then_divide_in_place,
+                                  int_vector_then_add_float_in_place])
+def test_in_place_float_update_of_an_int_array_is_refused(func):
+    # fuzz_nep50 seed 21116 (minimized): `r = np.where(...)` is a 0-d int array per example
+    # and `r /= 2.0` raises UFuncTypeError (NumPy casts in place only within a kind); the
+    # batch rebound `r` to floats and returned them. Same for a local int vector.
+    x = np.array([1, 2, -3], np.int64)
+    with pytest.raises(TypeError):      # (NumPy's UFuncTypeError)
+        func(x[0])
+    with pytest.raises(VectorizeError, match="in place") as info:
+        vmap(func)(x)
+    assert info.value.filename == __file__
+    with pytest.raises(VectorizeError, match="in place"):
+        vectorize(func, fallback="error", signature="()->()" if func is
+                  where_then_divide_in_place else "()->(3)")(x)
