@@ -216,10 +216,30 @@ class Aliasing:
         dtype (``int8 += int32`` wraps in int8; ``int /= 2`` raises, a float cannot be cast
         to it), while the batch binds ``x`` to the promoted result. Refused where the two
         dtypes differ."""
-        if not self.registry.primitives.item_views:
-            return
-        if not (isinstance(before, Value) and before.batched and isinstance(after, Value)
+        if not (isinstance(before, Value) and isinstance(after, Value)
                 and isinstance(before.example, (np.generic, np.ndarray))):
+            return
+        if not self.registry.primitives.item_views:
+            # NumPy: a per-example array (a vector, or the 0-d array `np.where` of scalars
+            # returns) changes in place too: `v /= 2.0` of an int array raises
+            # UFuncTypeError per example, where the batch would rebind `v` to floats
+            if self._aliases is None:
+                self._init_aliases()
+            if not (isinstance(before.example, np.ndarray) or self._may_hold_0d_array(
+                    small.target.value, small)):
+                return
+            own, promoted = before.example.dtype, getattr(after.example, "dtype", None)
+            if promoted is None or own.kind not in "biu" or promoted.kind not in "fc" or \
+                    np.can_cast(promoted, own, "same_kind"):
+                return
+            name, op = small.target.value, _code(small.operator).strip()
+            raise Unsupported(f"`{name} {op}` changes the per-example array `{name}` in "
+                              f"place, and NumPy refuses to cast its {promoted} result into "
+                              f"the {own} array (a UFuncTypeError per example), while the "
+                              f"batch would hold the result in {promoted}", small,
+                              f"write `{name} = {name} {op[:-1]} ...` (a new array), or "
+                              "convert the operand to the array's dtype first")
+        if not before.batched:
             return
         promoted = getattr(after.example, "dtype", None)
         # (a value of mixed lane types, `abstract.MIXED_PARTS`: each lane type that is a

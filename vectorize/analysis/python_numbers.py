@@ -98,6 +98,11 @@ class PythonNumbers:
             return out
         if t is cst.Attribute and node.attr.value in ("real", "imag"):
             return self.kinds(node.value, seen)
+        if t is cst.Subscript and self._python_table(node.value, seen):
+            # an item of a global (or shared) list / tuple / dict of Python numbers taken
+            # with a per-example key (`TABLE[int(y) % 3]`, `NESTED[i][j]`): a Python number
+            # per example, which the batch holds as a NumPy array
+            return _PY
         if t is cst.Subscript and list_subscript(node, self.lists) is not None:
             # an item of a local list (`passes.local_lists`): a Python number where some
             # value stored into it is one
@@ -132,6 +137,23 @@ class PythonNumbers:
         if t is cst.Call:
             return self._call(node, seen)
         return _NP
+
+    def _python_table(self, node, seen) -> bool:
+        """Whether ``node`` is a Python container (list, tuple, dict) of Python numbers the
+        same for every example, or an item of one (a row of a nested table), or a local
+        name assigned only those."""
+        value = self.analysis.values.get(node)
+        if isinstance(value, Value) and not value.batched and value.known:
+            return _python_numbers_only(value.example)
+        t = type(node)
+        if t is cst.Subscript:
+            return self._python_table(node.value, seen)
+        if t is cst.Name and node.value not in self.names and node.value not in seen:
+            defs = self.defs.get(node.value, ())
+            return bool(defs) and all(
+                d is not None and d is not _RANGE and type(d) is cst.Subscript and
+                self._python_table(d.value, seen | {node.value}) for d in defs)
+        return False
 
     def _name(self, node: cst.Name, value, seen) -> frozenset:
         name = node.value
@@ -187,6 +209,19 @@ class PythonNumbers:
         name = getattr(fn, "__name__", "")
         return _PY if module in ("math", "cmath") and (
             getattr(math, name, None) is fn or getattr(cmath, name, None) is fn) else _NP
+
+
+def _python_numbers_only(example, depth: int = 0) -> bool:
+    """Whether ``example`` is a non-empty list, tuple or dict whose items (nested ones'
+    too) are all Python numbers."""
+    if type(example) is dict:
+        items = list(example.values())
+    elif type(example) in (list, tuple):
+        items = list(example)
+    else:
+        return False
+    return bool(items) and depth < 4 and all(
+        type(i) in _NUMBERS or _python_numbers_only(i, depth + 1) for i in items)
 
 
 def _constant_index(node: cst.Subscript):

@@ -41,6 +41,7 @@ float16 is ``x <= 710.0`` (NEP 50 rounds the literal to float16), which leaves
 from __future__ import annotations
 
 import builtins
+import cmath
 import math
 import types
 
@@ -455,7 +456,21 @@ class _Checks:
                 node is not None and self.numpy_scalar_op(node)):
             return False
         values = [self.value(n) for n in check.nodes.values()]
-        return all(v is not None and not v.batched for v in values)
+        return all(v is not None and not v.batched for v in values) and not any(
+            self.math_call_in(n) for n in check.nodes.values())
+
+    def math_call_in(self, node) -> bool:
+        """Whether ``node`` calls a `math` / `cmath` function: its rule computes it with
+        NumPy (`math.sqrt(0.0)` as `np.sqrt(0.0)`, a NumPy float at run time, whose
+        `** -1` is inf where Python's raises), also where every example gets the same."""
+        for n in walk(node):
+            if type(n) is cst.Call:
+                fn = self.example(n.func)
+                if getattr(fn, "__module__", None) in ("math", "cmath") and (
+                        getattr(math, getattr(fn, "__name__", ""), None) is fn or
+                        getattr(cmath, getattr(fn, "__name__", ""), None) is fn):
+                    return True
+        return False
 
     def numpy_scalar_op(self, node) -> bool:
         """Whether the analysis of the code after the merges computes the operation
@@ -979,6 +994,11 @@ class _Checks:
         if fn in (builtins.int, builtins.round) and len(nodes) == 1:
             return python_errors.builtin_checks(fn, nodes, values, self.value(node))
         if any(self.numpy_valued(n) for n in nodes):
+            if fn in (builtins.divmod, builtins.pow) and len(nodes) == 2:
+                # `divmod(y, r)` / `pow(y, r)` of a narrow NumPy int and a per-example
+                # Python int: NEP 50 as for the operators (`y // r`, `y ** r`)
+                return self.narrow_int_meeting(
+                    cst.FloorDivide if fn is builtins.divmod else cst.Power, *nodes)
             return []
         if fn in (builtins.round, builtins.abs, builtins.divmod, builtins.pow, builtins.sum):
             checks = python_errors.builtin_checks(fn, nodes, values, self.value(node))

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ...abstract import TupleValue, Value, batched_like, exact, unbatched
+from ...abstract import UNKNOWN, TupleValue, Value, batched_like, exact, unbatched
 from ...errors import Unsupported
 from ...rules.families import pad
 from ...rules.registry import Registry, Rule, Site
@@ -459,6 +459,11 @@ def _attribute_infer(site: Site):
 def _attribute(attr: str):
     def infer(site: Site):
         from . import examples
+        x = site.args[0]
+        if isinstance(x, Value) and not x.known:
+            # an example the analysis could not make (an item of a per-example choice
+            # between tables of different lengths): the pass that cannot batch it refuses
+            return Value(x.batched, UNKNOWN)
         try:
             out = examples.example_attribute(site.args[0].example, attr)
         except (AttributeError, RuntimeError, TypeError) as exc:
