@@ -188,3 +188,24 @@ def test_a_carry_every_lane_retypes_within_its_join_is_not_refused(backend):
     got = vmap(carry_retyped_held, backend=_backend(backend))(x, y)
     expected = _loop(carry_retyped_held, x, y)
     np.testing.assert_array_equal(np.asarray(got), expected)
+
+
+def carry_retyped_to_a_constant(x, y):
+    r = np.float16(y)
+    k = 0
+    while k < 3:
+        r = 128
+        if np.ceil(y) >= x:
+            break
+        k += 1
+    return r
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_carry_every_lane_sets_to_a_constant_its_join_holds_is_not_refused(backend):
+    # per example the Python int 128, which the float16 join holds exactly
+    x = np.array([1, 5, 127], np.int8)
+    y = np.array([0.5, 2, 3], np.float16)
+    got = vmap(carry_retyped_to_a_constant, backend=_backend(backend))(x, y)
+    np.testing.assert_array_equal(np.asarray(got),
+                                  _loop(carry_retyped_to_a_constant, x, y))
