@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 
-from vectorize import VectorizeError, vmap
+from vectorize import VectorizeError, vectorize, vmap
 
 BACKENDS = [None, "jax"]
 
@@ -209,3 +209,25 @@ def test_a_carry_every_lane_sets_to_a_constant_its_join_holds_is_not_refused(bac
     got = vmap(carry_retyped_to_a_constant, backend=_backend(backend))(x, y)
     np.testing.assert_array_equal(np.asarray(got),
                                   _loop(carry_retyped_to_a_constant, x, y))
+
+
+# --- an int power to an exponent of 2 ** 40 (fuzz_nep50 seed 1600) ------------------------
+def and_of_a_huge_power(x, y):
+    return (1 ** 2 ** 40) & x, y
+
+
+def huge_power(x):
+    return x ** (2 ** 40)
+
+
+def test_the_overflow_check_of_a_huge_int_exponent_is_made_without_the_power():
+    # the check's bound (the largest m with m ** k in int64) computed 2 ** (2 ** 40) to
+    # learn it is 1: the call hung and took all memory
+    x, y = np.array([True, False]), np.array([1, 2])
+    got = vmap(and_of_a_huge_power)(x, y)
+    rows = [and_of_a_huge_power(a, b) for a, b in zip(x, y)]
+    for k in range(2):
+        _same(got[k], np.stack([np.asarray(row[k]) for row in rows]))
+    ints = np.array([1, 0, -1])
+    expected = np.vectorize(huge_power)(ints)
+    _same(vectorize(huge_power)(ints), expected)

@@ -155,6 +155,8 @@ def _exact_number(value: Value):
 
 def _iroot(limit: int, k: int) -> int:
     """The largest m with m ** k <= limit."""
+    if limit >= 1 and k >= limit.bit_length():
+        return 1        # (2 ** k > limit: no power of 2 ** 40 computed to learn it)
     m = int(round(limit ** (1.0 / k)))
     while m ** k > limit:
         m -= 1
