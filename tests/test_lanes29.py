@@ -231,3 +231,14 @@ def test_the_overflow_check_of_a_huge_int_exponent_is_made_without_the_power():
     ints = np.array([1, 0, -1])
     expected = np.vectorize(huge_power)(ints)
     _same(vectorize(huge_power)(ints), expected)
+
+
+# --- `.item()` of a uint64 from 2**63 on (fuzz_nep50 seed 1765) ----------------------------
+def float_of_item(y):
+    return float(y.item())
+
+
+def test_item_of_a_uint64_beyond_int64_is_the_python_int():
+    # the batch held the Python int in an int64: 2**63 wrapped to -2**63
+    y = np.array([2**63, 5, 2**64 - 1], np.uint64)
+    _same(vmap(float_of_item)(y), _loop(float_of_item, y))
