@@ -242,3 +242,17 @@ def test_item_of_a_uint64_beyond_int64_is_the_python_int():
     # the batch held the Python int in an int64: 2**63 wrapped to -2**63
     y = np.array([2**63, 5, 2**64 - 1], np.uint64)
     _same(vmap(float_of_item)(y), _loop(float_of_item, y))
+
+
+# --- `max` of an int32 and an int64 (fuzz_jax27 nep50 seed 1720) ---------------------------
+def max_of_widths(x, y):
+    return max(x, y) / y
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_max_of_ints_of_two_widths_is_the_wider(backend):
+    # the analysis typed `max(x, y)` as the first argument's int32, which JAX converted
+    # both operands to: 2**62 wrapped to 0
+    x = np.array([1, -3, 2**31 - 1], np.int32)
+    y = np.array([2**62, 2**40 + 1, -5], np.int64)
+    _same(vmap(max_of_widths, backend=_backend(backend))(x, y), _loop(max_of_widths, x, y))

@@ -64,8 +64,12 @@ def _infer_minmax(op: str):
     def infer(site: Site) -> Value:
         examples = [getattr(v, "example", None) for v in site.args]
         if len(site.args) >= 2 and not site.kwargs and all(
-                isinstance(v, Value) and v.rank == 0 for v in site.args) and len(
-                    {_KINDS.get(type(e)) or np.asarray(e).dtype.kind for e in examples}) > 1:
+                isinstance(v, Value) and v.rank == 0 for v in site.args) and (len(
+                    {_KINDS.get(type(e)) or np.asarray(e).dtype.kind for e in examples}) > 1
+                    or all(isinstance(e, np.generic) for e in examples) and len(
+                        {e.dtype for e in examples}) > 1):
+            # (NumPy numbers of one kind and different widths, an int32 and an int64: the
+            # batch's np.maximum is the wider, not the first argument's type)
             note_mixed_types()     # (an int on some lanes, a float on others)
             out = examples[0]
             for nxt in examples[1:]:
