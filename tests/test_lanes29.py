@@ -5,6 +5,7 @@ refusal where the lanes' types decide the outcome (fuzz_jax27 nep50 seeds 275 an
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -256,3 +257,23 @@ def test_max_of_ints_of_two_widths_is_the_wider(backend):
     x = np.array([1, -3, 2**31 - 1], np.int32)
     y = np.array([2**62, 2**40 + 1, -5], np.int64)
     _same(vmap(max_of_widths, backend=_backend(backend))(x, y), _loop(max_of_widths, x, y))
+
+
+# --- `max` of a Python float and a float16 (fuzz_jax27 nep50 seed 1708) -------------------
+def max_of_big_and_half(x, y):
+    r = math.fmod(round(y), 3)
+    return max(1e300, np.maximum(y, r))
+
+
+def max_of_int8_and_big(x, y):
+    return max(x, 300)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("f", [max_of_big_and_half, max_of_int8_and_big])
+def test_max_of_a_python_number_and_a_narrow_value_keeps_the_python_number(f, backend):
+    # per example the result is the Python 1e300 (300): NEP 50 made the batch's number a
+    # float16 (int8), inf
+    x = np.array([1, 5], np.int8)
+    y = np.array([2.0, 3.0], np.float16)
+    _same(vmap(f, backend=_backend(backend))(x, y), _loop(f, x, y))
