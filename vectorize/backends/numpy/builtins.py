@@ -62,8 +62,8 @@ def _strong_numbers(site: Site) -> dict:
     """`vmap`: position -> dtype of the Python numbers the same for every example among
     ``min``/``max``'s arguments that meet a NumPy value they would take the narrower type of
     (NEP 50: ``np.maximum(y, 1e300)`` of a float16 ``y`` is float16, inf): per example the
-    result is the Python number itself on the lanes it wins, so the batch holds them as
-    NumPy's strongly typed number (the loop's results join in float64)."""
+    result is the Python float itself on the lanes it wins, so the batch holds them as
+    NumPy's strongly typed number (the loop's results join in float64). Floats only."""
     if site.python_semantics or len(site.args) < 2:
         return {}
     numpy = [np.dtype(v.dtype) for v in site.args if isinstance(v, Value) and v.known
@@ -71,8 +71,9 @@ def _strong_numbers(site: Site) -> dict:
     out = {}
     for k, v in enumerate(site.args):
         if not isinstance(v, Value) or v.batched or not v.known or type(
-                v.example) not in _KINDS or not numpy:
-            continue
+                v.example) not in (float, complex) or not numpy or any(
+                    d.kind not in "fc" for d in numpy):
+            continue    # (a Python int stays weak per example in what it meets next)
         wide = np.asarray(v.example).dtype
         if np.result_type(*numpy, wide) != np.result_type(*numpy, v.example):
             out[k] = wide
