@@ -5,12 +5,13 @@ refusal where the lanes' types decide the outcome (fuzz_jax27 nep50 seeds 275 an
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 import pytest
 
-from vectorize import VectorizeError, vmap
+from vectorize import VectorizeError, vectorize, vmap
 
 BACKENDS = [None, "jax"]
 
@@ -188,3 +189,91 @@ def test_a_carry_every_lane_retypes_within_its_join_is_not_refused(backend):
     got = vmap(carry_retyped_held, backend=_backend(backend))(x, y)
     expected = _loop(carry_retyped_held, x, y)
     np.testing.assert_array_equal(np.asarray(got), expected)
+
+
+def carry_retyped_to_a_constant(x, y):
+    r = np.float16(y)
+    k = 0
+    while k < 3:
+        r = 128
+        if np.ceil(y) >= x:
+            break
+        k += 1
+    return r
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_carry_every_lane_sets_to_a_constant_its_join_holds_is_not_refused(backend):
+    # per example the Python int 128, which the float16 join holds exactly
+    x = np.array([1, 5, 127], np.int8)
+    y = np.array([0.5, 2, 3], np.float16)
+    got = vmap(carry_retyped_to_a_constant, backend=_backend(backend))(x, y)
+    np.testing.assert_array_equal(np.asarray(got),
+                                  _loop(carry_retyped_to_a_constant, x, y))
+
+
+# --- an int power to an exponent of 2 ** 40 (fuzz_nep50 seed 1600) ------------------------
+def and_of_a_huge_power(x, y):
+    return (1 ** 2 ** 40) & x, y
+
+
+def huge_power(x):
+    return x ** (2 ** 40)
+
+
+def test_the_overflow_check_of_a_huge_int_exponent_is_made_without_the_power():
+    # the check's bound (the largest m with m ** k in int64) computed 2 ** (2 ** 40) to
+    # learn it is 1: the call hung and took all memory
+    x, y = np.array([True, False]), np.array([1, 2])
+    got = vmap(and_of_a_huge_power)(x, y)
+    rows = [and_of_a_huge_power(a, b) for a, b in zip(x, y)]
+    for k in range(2):
+        _same(got[k], np.stack([np.asarray(row[k]) for row in rows]))
+    ints = np.array([1, 0, -1])
+    expected = np.vectorize(huge_power)(ints)
+    _same(vectorize(huge_power)(ints), expected)
+
+
+# --- `.item()` of a uint64 from 2**63 on (fuzz_nep50 seed 1765) ----------------------------
+def float_of_item(y):
+    return float(y.item())
+
+
+def test_item_of_a_uint64_beyond_int64_is_the_python_int():
+    # the batch held the Python int in an int64: 2**63 wrapped to -2**63
+    y = np.array([2**63, 5, 2**64 - 1], np.uint64)
+    _same(vmap(float_of_item)(y), _loop(float_of_item, y))
+
+
+# --- `max` of an int32 and an int64 (fuzz_jax27 nep50 seed 1720) ---------------------------
+def max_of_widths(x, y):
+    return max(x, y) / y
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_max_of_ints_of_two_widths_is_the_wider(backend):
+    # the analysis typed `max(x, y)` as the first argument's int32, which JAX converted
+    # both operands to: 2**62 wrapped to 0
+    x = np.array([1, -3, 2**31 - 1], np.int32)
+    y = np.array([2**62, 2**40 + 1, -5], np.int64)
+    _same(vmap(max_of_widths, backend=_backend(backend))(x, y), _loop(max_of_widths, x, y))
+
+
+# --- `max` of a Python float and a float16 (fuzz_jax27 nep50 seed 1708) -------------------
+def max_of_big_and_half(x, y):
+    r = math.fmod(round(y), 3)
+    return max(1e300, np.maximum(y, r))
+
+
+def max_of_int8_and_big(x, y):
+    return max(x, 300)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("f", [max_of_big_and_half, max_of_int8_and_big])
+def test_max_of_a_python_number_and_a_narrow_value_keeps_the_python_number(f, backend):
+    # per example the result is the Python 1e300 (300): NEP 50 made the batch's number a
+    # float16 (int8), inf
+    x = np.array([1, 5], np.int8)
+    y = np.array([2.0, 3.0], np.float16)
+    _same(vmap(f, backend=_backend(backend))(x, y), _loop(f, x, y))

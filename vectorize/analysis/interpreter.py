@@ -984,8 +984,9 @@ def _last_pass_types_held(stmt, head: Env, passes: list, breaks: list) -> None:
         if len(dtypes) != 1:
             continue
         (last,) = dtypes
-        if last == held or _holds_exactly(held, last):
-            continue
+        if last == held or _holds_exactly(held, last) or all(
+                not v.batched and v.exact and _fits_exactly(v.example, held) for v in lasts):
+            continue        # (`r = 128` of a float16 `r`: the joined type holds it)
         raise Unsupported(
             f"`{name}` changes type in a loop every example runs at least once: each example "
             f"leaves the loop with the {last} its last pass gives, while the batch holds the "
@@ -993,6 +994,18 @@ def _last_pass_types_held(stmt, head: Env, passes: list, breaks: list) -> None:
             "exactly", stmt,
             f"give `{name}` the loop's type before the loop (e.g. `{name} = np.{last}(...)`), "
             "or convert what the loop assigns to the type it has before")
+
+
+def _fits_exactly(number, dtype) -> bool:
+    """Whether the number ``number`` converts to ``dtype`` and back unchanged."""
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            a = np.asarray(number)
+            return a.dtype.kind in "biufc" and bool(np.array_equal(
+                a.astype(dtype).astype(a.dtype), a, equal_nan=a.dtype.kind in "fc"))
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 def _holds_exactly(wide, narrow) -> bool:

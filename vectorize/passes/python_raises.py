@@ -952,6 +952,13 @@ class _Checks:
                 for c in python_errors.arange_checks(nodes, values)]
 
     def call(self, node: cst.Call) -> list:
+        if self.numpy_scalars and type(node.func) is cst.Attribute and \
+                node.func.attr.value == "item" and not node.args:
+            # `n.item()` of a uint64 per example: a Python int, which the batch's int64
+            # holds only below 2**63 (the replay gives the loop's answer from there on)
+            value = self.value(node.func.value)
+            if isinstance(value, Value) and value.batched:
+                return python_errors.uint64_to_int(value, node.func.value)
         fn = self.example(node.func)
         if fn is None or any(a.keyword is not None or a.star for a in node.args):
             return []

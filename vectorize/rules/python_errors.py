@@ -155,6 +155,8 @@ def _exact_number(value: Value):
 
 def _iroot(limit: int, k: int) -> int:
     """The largest m with m ** k <= limit."""
+    if limit >= 1 and k >= limit.bit_length():
+        return 1        # (2 ** k > limit: no power of 2 ** 40 computed to learn it)
     m = int(round(limit ** (1.0 / k)))
     while m ** k > limit:
         m -= 1
@@ -566,7 +568,7 @@ def math_checks(name: str, arg_nodes: list, args: list, numpy_scalar: bool = Fal
             # int64 (the loop's stacking decides: uint64 or object)
             return [Check("OverflowError", _INT_TOO_LARGE, "{x} > 9223372036854775295",
                           {"x": arg_nodes[0]})]
-        return _uint64_to_int(args[0], arg_nodes[0])
+        return uint64_to_int(args[0], arg_nodes[0])
     nodes = dict(zip("xy", arg_nodes))
     if any("{" + p + "}" in c.template and p not in nodes for c in checks for p in "xy"):
         return []
@@ -577,7 +579,7 @@ def math_checks(name: str, arg_nodes: list, args: list, numpy_scalar: bool = Fal
     return out
 
 
-def _uint64_to_int(value, node) -> list:
+def uint64_to_int(value, node) -> list:
     """``int(n)``, ``round(n)``, ``math.floor(n)`` of a uint64 per example: a Python int that
     numpy.vectorize's int64 output cannot hold from 2**63 on (it raises OverflowError, or
     makes an object array where the first example is that large: the replay's answer)."""
@@ -593,7 +595,7 @@ def builtin_checks(fn, arg_nodes: list, args: list, result) -> list:
     if fn in (builtins.int, builtins.round) and len(args) == 1:
         if _kind(args[0]) == "f":
             return [c._replace(nodes={"x": arg_nodes[0]}) for c in _TO_INT]
-        return _uint64_to_int(args[0], arg_nodes[0])
+        return uint64_to_int(args[0], arg_nodes[0])
     if fn is builtins.round and len(args) == 2 and _kind(args[0]) == "i" and \
             args[0].kind in "iu":
         # `round(n, -k)` of an int rounds to a multiple of 10 ** k, up to half of it away

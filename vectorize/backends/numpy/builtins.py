@@ -32,6 +32,9 @@ def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
         return _over_vector(site, op)
     same_shaped_choices(site, f"`{site.func.__name__}`")
     args = padded_args(site)
+    strong = _strong_numbers(site)
+    args = [expr(site.spelled.scalar("{x}", strong[k]), x=a) if k in strong else a
+            for k, a in enumerate(args)]
     # Python keeps the earlier argument unless a later one is strictly smaller (larger):
     # this is what decides NaN and -0.0 / 0.0 results, so it is kept exactly.
     # np.maximum(b, a) is that same choice (it keeps its second argument on ties and
@@ -44,7 +47,8 @@ def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
     out = args[0]
     for nxt, value, node in zip(args[1:], site.args[1:], site.nodes[1:]):
         if _never_nan(value, node):
-            literal = spelled is not None and _literal(node)
+            literal = spelled is not None and _literal(node) and node not in [
+                site.nodes[k] for k in strong]
             out = expr(spelled if literal else ufunc + "({b}, {a})", a=out, b=nxt)
         else:
             out = expr("np.where({b} " + op + " {a}, {b}, {a})", a=out, b=nxt)
@@ -52,6 +56,28 @@ def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
 
 
 _KINDS = {bool: "b", int: "i", float: "f", complex: "c"}
+
+
+def _strong_numbers(site: Site) -> dict:
+    """`vmap`: position -> dtype of the Python numbers the same for every example among
+    ``min``/``max``'s arguments that meet a NumPy value they would take the narrower type of
+    (NEP 50: ``np.maximum(y, 1e300)`` of a float16 ``y`` is float16, inf): per example the
+    result is the Python float itself on the lanes it wins, so the batch holds them as
+    NumPy's strongly typed number (the loop's results join in float64). Floats only."""
+    if site.python_semantics or len(site.args) < 2:
+        return {}
+    numpy = [np.dtype(v.dtype) for v in site.args if isinstance(v, Value) and v.known
+             and v.dtype is not None and not (type(v.example) in _KINDS and not v.batched)]
+    out = {}
+    for k, v in enumerate(site.args):
+        if not isinstance(v, Value) or v.batched or not v.known or type(
+                v.example) not in (float, complex) or not numpy or any(
+                    d.kind not in "fc" for d in numpy):
+            continue    # (a Python int stays weak per example in what it meets next)
+        wide = np.asarray(v.example).dtype
+        if np.result_type(*numpy, wide) != np.result_type(*numpy, v.example):
+            out[k] = wide
+    return out
 
 
 def _infer_minmax(op: str):
@@ -63,9 +89,15 @@ def _infer_minmax(op: str):
 
     def infer(site: Site) -> Value:
         examples = [getattr(v, "example", None) for v in site.args]
+        for k, dtype in _strong_numbers(site).items():
+            examples[k] = np.asarray(examples[k], dtype)[()]
         if len(site.args) >= 2 and not site.kwargs and all(
-                isinstance(v, Value) and v.rank == 0 for v in site.args) and len(
-                    {_KINDS.get(type(e)) or np.asarray(e).dtype.kind for e in examples}) > 1:
+                isinstance(v, Value) and v.rank == 0 for v in site.args) and (len(
+                    {_KINDS.get(type(e)) or np.asarray(e).dtype.kind for e in examples}) > 1
+                    or all(isinstance(e, np.generic) for e in examples) and len(
+                        {e.dtype for e in examples}) > 1):
+            # (NumPy numbers of one kind and different widths, an int32 and an int64: the
+            # batch's np.maximum is the wider, not the first argument's type)
             note_mixed_types()     # (an int on some lanes, a float on others)
             out = examples[0]
             for nxt in examples[1:]:
