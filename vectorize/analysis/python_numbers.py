@@ -31,7 +31,7 @@ _ALWAYS = (builtins.float, builtins.int, builtins.complex, builtins.bool, builti
 _RANGE = object()       # a `for` target over `range(...)`: a Python int
 
 
-_PY, _NP = frozenset({"python"}), frozenset({"numpy"})
+_PY, _NP = frozenset({"python"}), frozenset({"array"})
 _BOTH = _PY | _NP
 
 
@@ -40,7 +40,7 @@ def _and(*kinds) -> frozenset:
     value where an operand is one, a Python number where every operand is one (an operand
     not known yet, a name's own definition around a loop, adds nothing)."""
     return (_PY if all("python" in k for k in kinds) and all(kinds) else frozenset()) | (
-        _NP if any("numpy" in k for k in kinds) else frozenset())
+        _NP if any("array" in k for k in kinds) else frozenset())
 
 
 class PythonNumbers:
@@ -70,7 +70,8 @@ class PythonNumbers:
         return self.kinds(node) == _BOTH
 
     def kinds(self, node, seen=frozenset()) -> frozenset:
-        """What ``node`` is per example: ``"python"`` (a Python number) and/or ``"numpy"``."""
+        """What ``node`` is per example: ``"python"`` (a Python number) and/or ``"array"``
+        (a NumPy value)."""
         value = self.analysis.values.get(node)
         if isinstance(value, Value) and not value.batched and value.known:
             # computed once for every example: its example is the value's type
