@@ -74,6 +74,35 @@ def note_mixed_parts(joined, *values) -> None:
             pass
 
 
+def inexact_int_lanes(joined, *values) -> str | None:
+    """Where Python numbers stay weak (`EXAMPLE_SEMANTICS.weak`, PyTorch): the lane type of
+    ``values`` (per-example values a per-example choice joins into ``joined``) that is an
+    integer the joined float narrower than float64 cannot hold exactly (a Python int or an
+    int32 tensor on some lanes, a float32 tensor on others: the batch's float32 rounds
+    2147483645 to 2147483648 where the lane keeps the int), described; else None. (A
+    float64 join converts as Python converts an int meeting a float.)"""
+    if not getattr(EXAMPLE_SEMANTICS.get(), "weak", False):
+        return None
+    dtype = getattr(joined, "dtype", None)
+    if dtype is None or dtype.kind != "f" or dtype.itemsize >= 8:
+        return None
+    digits = np.finfo(dtype).nmant + 1
+    for value in values:
+        if not isinstance(value, Value) or not value.batched:
+            continue
+        for example in MIXED_PARTS.get(value, (value.example,)):
+            if type(example) is int:
+                bits, name = 63, "a Python int"
+            elif isinstance(example, np.integer):
+                info = np.iinfo(example.dtype)
+                bits, name = info.bits - (info.min < 0), f"an {example.dtype} tensor"
+            else:
+                continue
+            if bits > digits:
+                return name
+    return None
+
+
 def one_like(example):
     """1 in the type of ``example`` (a lane type of a mixed value): the operation's outcome
     for the type, not for the representative's value."""
