@@ -106,3 +106,18 @@ def test_a_call_whose_lanes_fit_the_batch_still_computes():
     got = vmap(clamp_of_int_choice)(x, y)
     assert got.dtype == torch.int16
     assert got.tolist() == [int(r) for r in _loop(clamp_of_int_choice, x, y)]
+
+
+def test_the_corpus_int_or_python_float_choice():
+    """``k if k > 0 else 0.5`` of an int64 ``k``: per example an int64 tensor or a Python
+    float, the batch's `torch.where` a float32 (tests/torch_corpus.py): 16777217 becomes
+    16777216. Refused for int64, computed for an int16 ``k`` that float32 holds."""
+    import torch_corpus
+    f = torch_corpus.ternary_int_float
+    k = torch.tensor([16777217, -3])
+    assert int(f(k[0])) == 16777217                                       # the premise
+    with pytest.raises(VectorizeError, match=r"torch_corpus\.py:\d+"):
+        vmap(f)(k)
+    k16 = torch.tensor([300, -3, 7], dtype=torch.int16)
+    got = vmap(f)(k16)
+    assert got.dtype == torch.float32 and got.tolist() == [float(f(v)) for v in k16]
