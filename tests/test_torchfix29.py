@@ -41,8 +41,19 @@ def max_int_or_half(x, y):
     return max(y, x * 0.5)
 
 
+def returns_int_or_half(x, y):
+    if y > 0:
+        return y
+    return y * 0.5
+
+
+def and_or_int_or_half(x, y):
+    return (y > 0) and y or x * 0.5
+
+
 @pytest.mark.parametrize("f", [floor_or_half, tensor_or_half, ternary_int_or_half,
-                               max_int_or_half])
+                               max_int_or_half, returns_int_or_half,
+                               and_or_int_or_half])
 def test_an_int_joined_into_a_float32_is_refused(f):
     """Per example the lanes that take the int keep it exactly (2147483645); the batch held
     every lane in the float32 join: 2147483648 (fuzz_torch27 seed 5261). Refused, located."""

@@ -87,12 +87,13 @@ def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
     return out
 
 
-def inexact_join(joined, values, what: str, at) -> None:
+def inexact_join(joined, values, what: str, at, users: bool | None = None) -> None:
     """A per-example choice between an integer and a float narrower than float64 (PyTorch:
     a Python int on some lanes, a float32 tensor on others, `abstract.inexact_int_lanes`):
     each lane keeps its int, the batch rounds it to the joined float. Refused at ``at``."""
-    if not isinstance(joined, Value):
-        return
+    if not isinstance(joined, Value) or not (PER_EXAMPLE_SHAPES.get() if users is None
+                                             else users):
+        return      # (a pass's placeholder, never a lane's result: `PER_EXAMPLE_SHAPES`)
     lane = inexact_int_lanes(joined.example, *values)
     if lane is not None:
         raise Unsupported(f"{what} {lane} on some lanes and a {joined.example.dtype} on others, "

@@ -562,7 +562,9 @@ class Expressions:
             return batched_like(np.bool_(self.short_circuits.get(node, True)))
         # (a bool of another type on some lanes: under PyTorch a Python bool on some, a
         # bool tensor on others, `abstract.mixed_kinds`)
-        return join(left, right, force_batched=True)
+        joined = join(left, right, force_batched=True)
+        inexact_join(joined, (left, right), "the `and`/`or` gives", node)
+        return joined
 
     def comparison(self, node: cst.Comparison, env):
         operands = [self.expr(node.left, env)]
