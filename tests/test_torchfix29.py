@@ -81,10 +81,21 @@ def zero_or_half(x, y):
     return r
 
 
-@pytest.mark.parametrize("f", [small_int_or_half, zero_or_half])
+def shared_int_carried(x, y):
+    r = 128                             # fuzz_torch27 seed 5703
+    k = 0
+    while k < 3:
+        r = 7 / x
+        if not y:
+            break
+        k += 1
+    return r
+
+
+@pytest.mark.parametrize("f", [small_int_or_half, zero_or_half, shared_int_carried])
 def test_an_int_float32_holds_still_joins(f):
     x = torch.tensor([200, 1, 7], dtype=torch.uint8)
-    y = torch.tensor([3, -4, 5], dtype=torch.int32)
+    y = torch.tensor([3, 0, 5], dtype=torch.int32)
     got = vmap(f)(x, y)
     assert got.dtype == torch.float32
     assert got.tolist() == [float(r) for r in _loop(f, x, y)]
