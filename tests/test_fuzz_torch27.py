@@ -43,7 +43,9 @@ def test_max_of_float_and_int_tensor_to_negative_power_is_refused():
     x = torch.tensor([0, 2, 3], dtype=torch.int32)
     with pytest.raises(RuntimeError):
         _loop(max_float_pow, x)
-    with pytest.raises(VectorizeError, match=r"differs between lanes") as err:
+    # (refused at `max` already: its int32 lanes in the float32 join, test_torchfix29.py)
+    with pytest.raises(VectorizeError, match=r"differs between lanes|an int32 tensor on "
+                                             r"some lanes and a float32") as err:
         vmap(max_float_pow)(x)
     assert "max(2.0, x) ** -1" in str(err.value) and ":" in str(err.value).splitlines()[0]
 
@@ -52,7 +54,7 @@ def test_max_of_float_and_int_tensor_times_int_is_refused():
     # the lanes where the int32 tensor wins compute in int32 (which wraps), the batch in floats
     x = torch.tensor([0, 2, 2 ** 30], dtype=torch.int32)
     assert _loop(max_float_times, x)[2].dtype == torch.int32
-    with pytest.raises(VectorizeError, match="may wrap"):
+    with pytest.raises(VectorizeError, match="may wrap|float32 rounds integers beyond"):
         vmap(max_float_times)(x)
 
 

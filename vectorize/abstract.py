@@ -58,20 +58,71 @@ MIXED_PARTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 which `analysis.expressions` computes an operation of on its own (`lane_types_differ`)."""
 
 
+INT_PART_SIZES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""For a value in `MIXED_PARTS`: the largest magnitude each of its integer lane types
+(``(type, dtype)``) holds where every value it comes from is an exact int the same for
+every example (``r = 128`` before a loop); inf (or no entry) where it is per-example
+(`inexact_int_lanes`)."""
+
+
+def _int_size(value, key) -> float:
+    if value in MIXED_PARTS:
+        return INT_PART_SIZES.get(value, {}).get(key, math.inf)
+    if isinstance(value, Value) and not value.batched and value.exact and isinstance(
+            value.example, (int, np.integer)):
+        return float(abs(int(value.example)))
+    return math.inf
+
+
 def note_mixed_parts(joined, *values) -> None:
     """Record the lane types of ``joined`` from the values it joins (their own parts, or
     their examples)."""
-    parts = {}
+    parts, sizes = {}, {}
     for value in values:
         for example in MIXED_PARTS.get(value, (getattr(value, "example", value),)):
             if example is UNKNOWN or number_kind(example) is None:
                 return
-            parts.setdefault((type(example), getattr(example, "dtype", None)), example)
+            key = (type(example), getattr(example, "dtype", None))
+            parts.setdefault(key, example)
+            sizes[key] = max(sizes.get(key, 0.0), _int_size(value, key))
     if len(parts) > 1:
         try:
             MIXED_PARTS[joined] = tuple(parts.values())
+            INT_PART_SIZES[joined] = sizes
         except TypeError:
             pass
+
+
+def inexact_int_lanes(joined, *values) -> str | None:
+    """Where Python numbers stay weak (`EXAMPLE_SEMANTICS.weak`, PyTorch): the lane type of
+    ``values`` (per-example values a per-example choice joins into ``joined``) that is an
+    integer the joined float narrower than float64 cannot hold exactly (a Python int or an
+    int32 tensor on some lanes, a float32 tensor on others: the batch's float32 rounds
+    2147483645 to 2147483648 where the lane keeps the int), described; else None. (A
+    float64 join converts as Python converts an int meeting a float.)"""
+    if not getattr(EXAMPLE_SEMANTICS.get(), "weak", False):
+        return None
+    dtype = getattr(joined, "dtype", None)
+    if dtype is None or dtype.kind != "f" or dtype.itemsize >= 8:
+        return None
+    digits = np.finfo(dtype).nmant + 1
+    for value in values:
+        if not isinstance(value, Value):
+            continue
+        for example in MIXED_PARTS.get(value, (value.example,)):
+            if type(example) is int:
+                bits, name = 63, "a Python int"
+            elif isinstance(example, np.integer):
+                info = np.iinfo(example.dtype)
+                bits, name = info.bits - (info.min < 0), f"an {example.dtype} tensor"
+            else:
+                continue
+            size = _int_size(value, (type(example), getattr(example, "dtype", None)))
+            if size == math.inf and not value.batched and value not in MIXED_PARTS:
+                continue        # (a shared int of unknown value: as before)
+            if bits > digits and size > 2 ** digits:
+                return name
+    return None
 
 
 def one_like(example):

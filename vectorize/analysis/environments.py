@@ -14,6 +14,7 @@ from ..abstract import (
     MIXED_KINDS,
     TupleValue,
     Value,
+    inexact_int_lanes,
     join,
     mixed_kinds,
     mixed_lane_types,
@@ -67,6 +68,8 @@ def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
                                     value=number)
                 no_per_example_choice_between(va, vb, f"`{name}` holds", at)
             out.values[name] = join(va, vb, force_batched=batched and changed) if changed else va
+            if batched and changed:
+                inexact_join(out.values[name], (va, vb), f"`{name}` holds", at)
             if changed and type(at) in (cst.For, cst.While, cst.If) and isinstance(
                     va, Value) and isinstance(vb, Value) and (
                         mixed_kinds(va.example, vb.example) or EXAMPLE_SEMANTICS.get()
@@ -82,6 +85,23 @@ def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
     out.unbound |= a.unbound | b.unbound
     out.unreached = a.unreached and b.unreached
     return out
+
+
+def inexact_join(joined, values, what: str, at, users: bool | None = None) -> None:
+    """A per-example choice between an integer and a float narrower than float64 (PyTorch:
+    a Python int on some lanes, a float32 tensor on others, `abstract.inexact_int_lanes`):
+    each lane keeps its int, the batch rounds it to the joined float. Refused at ``at``."""
+    if not isinstance(joined, Value) or not (PER_EXAMPLE_SHAPES.get() if users is None
+                                             else users):
+        return      # (a pass's placeholder, never a lane's result: `PER_EXAMPLE_SHAPES`)
+    lane = inexact_int_lanes(joined.example, *values)
+    if lane is not None:
+        raise Unsupported(f"{what} {lane} on some lanes and a {joined.example.dtype} on others, "
+                          "depending on a per-example condition: each lane keeps its integer, "
+                          f"the batch's {joined.example.dtype} rounds integers beyond "
+                          f"2**{np.finfo(joined.example.dtype).nmant + 1}", at,
+                          "give the value one type on every path (e.g. float(...) where it "
+                          "is assigned, or a float64 tensor)")
 
 
 #: whether a per-example choice between values of different shapes is refused: in the

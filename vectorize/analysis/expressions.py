@@ -42,7 +42,7 @@ from ..rules.registry import Site
 from ..spec_facts import note as note_fact
 from ..syntax.edit import AUGMENTED_TO_BINARY
 from ..syntax.traversal import walk
-from .environments import Env, no_per_example_choice_between
+from .environments import Env, inexact_join, no_per_example_choice_between
 from .float_semantics import BINARY_FUNCS, COMPARE_FUNCS, UNARY_FUNCS
 from .float_semantics import evaluate as _evaluate
 from .float_semantics import evaluate_inexact as _evaluate_inexact
@@ -562,7 +562,9 @@ class Expressions:
             return batched_like(np.bool_(self.short_circuits.get(node, True)))
         # (a bool of another type on some lanes: under PyTorch a Python bool on some, a
         # bool tensor on others, `abstract.mixed_kinds`)
-        return join(left, right, force_batched=True)
+        joined = join(left, right, force_batched=True)
+        inexact_join(joined, (left, right), "the `and`/`or` gives", node)
+        return joined
 
     def comparison(self, node: cst.Comparison, env):
         operands = [self.expr(node.left, env)]
@@ -645,6 +647,8 @@ class Expressions:
             no_per_example_choice_between(body, orelse, "the conditional expression gives",
                                           node)
         joined = join(body, orelse, force_batched=test.batched)
+        if test.batched:
+            inexact_join(joined, (body, orelse), "the conditional expression gives", node)
         arm = body if taken else orelse
         if taken is not None and joined.batched and isinstance(joined, Value) \
                 and joined.known and isinstance(arm, Value) and arm.known:

@@ -42,7 +42,7 @@ from ..rules.registry import Registry, Rule
 from .aliasing import Aliasing, ArgumentWritten
 from .calls import Calls
 from .environments import PER_EXAMPLE_SHAPES as _PER_EXAMPLE_SHAPES
-from .environments import Env, join_envs
+from .environments import Env, inexact_join, join_envs
 from .environments import bound_values as _bound_values
 from .environments import no_per_example_choice_between as _no_per_example_choice_between
 from .expressions import Expressions, MayFallOff, uniform_items
@@ -228,7 +228,11 @@ class Analysis(Expressions, Calls, Aliasing):
             for ret, value in self.returns[1:]:
                 if self.batched_returns:
                     _no_per_example_choice_between(result, value, "returns", ret)
-                result = self._joined_returns(result, value)
+                joined = self._joined_returns(result, value)
+                if self.batched_returns:
+                    inexact_join(joined, (result, value), "returns", ret,
+                                 users=self.tree is getattr(self.source, "tree", None))
+                result = joined
             if self.batched_returns and not isinstance(result, TupleValue):
                 result = join(result, result, force_batched=True)
             if self.python_semantics and not self.helper:   # (vectorize: numpy.vectorize's outputs)

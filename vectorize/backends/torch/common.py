@@ -54,7 +54,7 @@ def per_example(fn, what: str | None = None):
         except (TypeError, ValueError, IndexError) as exc:
             raise Unsupported(f"{label} raises for {described(site)} in the per-example "
                               f"code ({first_line(exc)})") from None
-        lane_types_agree(call, site.args, args, kwargs, label)
+        lane_types_agree(call, site.args, args, kwargs, label, out)
         if isinstance(out, tuple):
             return TupleValue(tuple(batched_like(o) for o in out))
         result = batched_like(out)
@@ -64,18 +64,22 @@ def per_example(fn, what: str | None = None):
     return infer
 
 
-def lane_types_agree(call, values, args, kwargs, label: str) -> None:
+def lane_types_agree(call, values, args, kwargs, label: str, out=None) -> None:
     """A call of a value whose type differs between lanes (`abstract.MIXED_PARTS`: a 0-d
     tensor on some lanes, a Python number or a tensor of another dtype on others): each
     lane's type is run on its own, and a call that raises for one of them is refused
     (``torch.sqrt`` of the lanes where the value is a Python int: TypeError per example,
-    while the batch computes every lane in the joined dtype)."""
+    while the batch computes every lane in the joined dtype), so is one whose result on a
+    lane type is of a dtype the batch's result ``out`` does not hold or a float of another
+    width (``torch.clamp(r, -1, 5)`` of a bool tensor on some lanes, an int16 on others:
+    int64 per example on the first, the batch's int16 on every lane)."""
+    batch = out.dtype if isinstance(out, (np.generic, np.ndarray)) else None
     for lane, part in lane_combinations(values, args):
+        lane_type = f"a Python {type(part).__name__}" if type(
+            part) in _PYTHON_NUMBERS else f"a {part.dtype} tensor"
         try:
-            examples.run(call, *lane, **kwargs)
+            got = examples.run(call, *lane, **kwargs)
         except (TypeError, ValueError, IndexError, AttributeError) as exc:
-            lane_type = f"a Python {type(part).__name__}" if type(
-                part) in _PYTHON_NUMBERS else f"a {part.dtype} tensor"
             raise Unsupported(
                 f"{label} of a per-example value whose type differs between lanes "
                 f"({lane_type} on some): as {lane_type} it raises "
@@ -85,6 +89,18 @@ def lane_types_agree(call, values, args, kwargs, label: str) -> None:
                            "where it is assigned)") from None
         except Exception:   # noqa: BLE001 -- another failure: not the lane type's
             continue
+        dtype = got.dtype if isinstance(got, (np.generic, np.ndarray)) else None
+        if batch is None or dtype is None or dtype == batch:
+            continue
+        if np.promote_types(dtype, batch) != batch or dtype.kind in "fc" and (
+                batch.kind in "fc" and dtype.itemsize * (2 if dtype.kind == "f" else 1)
+                != batch.itemsize * (2 if batch.kind == "f" else 1)):
+            raise Unsupported(
+                f"{label} of a per-example value whose type differs between lanes "
+                f"({lane_type} on some): as {lane_type} it gives {dtype}, while the batch "
+                f"computes every lane in the joined type ({batch})",
+                suggestion="give the value one type on every path (e.g. a tensor "
+                           "of one dtype where it is assigned)")
 
 
 def described(site: Site) -> str:

@@ -8,12 +8,14 @@ import math
 import operator
 
 import libcst as cst
+import numpy as np
 
 from ...abstract import (
     MIXED_KINDS,
     MIXED_PARTS,
     UNKNOWN,
     Value,
+    inexact_int_lanes,
     join_examples,
     mixed_lane_types,
     note_mixed_parts,
@@ -186,6 +188,14 @@ def _min_max_infer(site: Site) -> Value:
         if result.batched:
             MIXED_KINDS.add(result)
             note_mixed_parts(result, *values)
+            lane = inexact_int_lanes(joined, *values)
+            if lane is not None:
+                name = getattr(site.func, "__name__", "min/max")
+                raise Unsupported(
+                    f"`{name}` gives {lane} on some lanes and a {joined.dtype} on others: "
+                    f"each lane keeps its integer, the batch's {joined.dtype} "
+                    f"rounds integers beyond 2**{np.finfo(joined.dtype).nmant + 1}",
+                    suggestion="give the arguments one type (e.g. float(...))")
     return result
 
 
