@@ -82,15 +82,24 @@ def test_torch_function_of_a_python_number_on_some_lanes_is_refused(f, x):
         vmap(f)(x)
 
 
+def _max_plus_min(a, b):
+    return max(a, b) + min(a, 0.5)
+
+
 def test_min_max_of_one_kind_still_maps():
+    x = torch.tensor([0.25, 2.0, -3.0], dtype=torch.float64)
+    y = torch.tensor([1.0, -2.0, 3.0], dtype=torch.float64)
+    got = vmap(_max_plus_min)(x, y)
+    assert torch.equal(got, torch.stack([torch.as_tensor(r, dtype=got.dtype)
+                                         for r in _loop(_max_plus_min, x, y)]))
+
+
+def test_min_max_of_float32_and_float64_lanes_then_computed_is_refused():
+    # per example a lane whose max is the float32 `a` adds in float32; the batch in float64
     x = torch.tensor([0.25, 2.0, -3.0], dtype=torch.float32)
     y = torch.tensor([1.0, -2.0, 3.0], dtype=torch.float64)
-
-    def f(a, b):
-        return max(a, b) + min(a, 0.5)
-    got = vmap(f)(x, y)
-    assert torch.allclose(got, torch.stack([torch.as_tensor(r, dtype=got.dtype)
-                                            for r in _loop(f, x, y)]))
+    with pytest.raises(VectorizeError, match="differs between lanes"):
+        vmap(_max_plus_min)(x, y)
 
 
 # seeds of `benchmarks/fuzz_torch27.py` whose programs were wrong, and a few that are right

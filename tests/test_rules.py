@@ -438,7 +438,7 @@ NUMPY_CASES = [
     C("np.clip({0}, {1}, None)", "f", "f"),
     C("np.round({0})", "f"), C("np.round({0}, 2)", "f"), C("np.round({0}, {1})", "f", "n!"),
     C("np.round({0}, -1)", "i"), C("np.round({0})", "f32"), C("np.round({0}, decimals=1)", "f"),
-    C("np.around({0}, 1)", "f"),
+    C("np.around({0}, 1)", "f"), C("{0}.is_integer()", "f"), C("({0} * 0.5).is_integer()", "i"),
     C("np.sinc({0})", "f"), C("np.fix({0})", "f"), C("np.i0({0})", "f"),
     C("np.nan_to_num({0})", "f"), C("np.nan_to_num({0}, nan=-1.0, posinf=2.0, neginf=-2.0)", "f"),
     C("np.real({0})", "f"), C("np.imag({0})", "f"), C("np.angle({0})", "f"),

@@ -45,7 +45,7 @@ def item_in_a_loop(x, y):         # fuzz_torch27 seed 1014
     return r
 
 
-@pytest.mark.parametrize("f", [item_or_int32, item_in_a_loop])
+@pytest.mark.parametrize("f", [item_or_int32])
 def test_a_python_int_merged_with_an_int32_tensor_keeps_its_value(f):
     # per example the lanes that take `x.item()` hold the Python int 2**40; the batch held
     # the merge as int32 and wrapped it to 0
@@ -54,6 +54,15 @@ def test_a_python_int_merged_with_an_int32_tensor_keeps_its_value(f):
     rows = _rows(f, x, y)
     got = vmap(f)(x, y)
     assert [int(v) for v in got] == [int(r) for r in rows]
+
+
+def test_a_loop_that_retypes_its_int32_carry_on_every_lane_is_refused():
+    # every example leaves the loop holding the Python int `x.item()`; the carry's join with
+    # the int32 before the loop is refused where it may not hold it (a located refusal,
+    # never the wrapped value)
+    x = torch.tensor([2 ** 40, -3, 5, -(2 ** 40) - 1], dtype=torch.int64)
+    y = torch.tensor([1, 2, -3, 4], dtype=torch.int32)
+    _refused(item_in_a_loop, x, y, match="changes type in a loop")
 
 
 # ------------------------------------------------ comparisons in the per-example dtype
@@ -252,7 +261,8 @@ def last_pass_is_narrower(x, y):         # fuzz_torch27 seed 2469
     # a bool and an int8 add in int8 (127 + True wraps to -128); the batch in int64
     (bool_or_int8_plus, [4, 0], [127, 1], "computes in int8"),
     # the Python int lanes subtract in int64, exactly; the batch in float32 (2**53 + 1)
-    (int_then_float_carry, [2 ** 53 + 1, 3], [1, 2], "computes in int64"),
+    (int_then_float_carry, [2 ** 53 + 1, 3], [1, 2],
+     "computes in int64|holds a Python int on some lanes"),
     # every lane leaves the loop with the int16 `y`: `+=` wraps in int16 per example
     (last_pass_is_narrower, [3, 3], [32767, 3], "keeps its dtype int16"),
 ])

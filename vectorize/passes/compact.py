@@ -6,7 +6,9 @@ values it only reads, and for each ``if cond:`` that `compact_ifs` chose, the an
 values of the variables entering it, after each branch and at the join.
 Reads: `records.BatchedLoopFacts` (the loops, the batch length's name and parameters),
 `records.CompactedIfs` (the ``if``s and their values) and `records.ArrayValues` (the values
-a loop's merges take, by node). Writes: no record.
+a loop's merges take, by node) and `records.MaskedLoopFacts` (the loops whose finished lanes
+must leave after every pass: a helper that may raise, where nothing replays). Writes: no
+record.
 Guarantees: the same values, dtypes included, as the select form.
 
 *Loops.* A masked ``while`` loop (or a ``for`` loop left by a per-example ``break``) runs over
