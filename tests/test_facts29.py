@@ -154,10 +154,10 @@ def test_facts_are_recorded_whatever_the_spelling(backend):
     i8, f8 = np.int8(1), np.float64(1.5)
     assert _facts(times_int, i8, np.int64(2), backend=backend).python_ints
     assert _facts(xor_ceil, i8, f8, backend=backend).python_ints
-    assert not _facts(int_or_half, np.int64(2), backend=backend).python_ints
-    assert _facts(int_or_half, np.int64(2), backend=backend).joins
-    assert _facts(at_least_half, np.int64(2), backend=backend).joins
-    assert _facts(halves, np.int64(2), backend=backend).joins
+    assert not _facts(int_or_half, np.float64(2.0), backend=backend).python_ints
+    assert _facts(int_or_half, np.float64(2.0), backend=backend).joins
+    assert _facts(at_least_half, np.float64(2.0), backend=backend).joins
+    assert _facts(halves, np.float64(2.0), backend=backend).joins
     assert _facts(tuple_pick, np.int64(1), backend=backend).joins
     assert not _facts(times_int, i8, np.int64(2), backend=backend).joins
     assert not _facts(times_int, i8, np.int64(2), backend=backend).scalar_raises
