@@ -32,6 +32,7 @@ _RANGE = object()       # a `for` target over `range(...)`: a Python int
 
 
 _PY, _NP = frozenset({"python"}), frozenset({"array"})
+BUDGET = 5_000      # reaching definitions followed per function (`PythonNumbers._name`)
 _BOTH = _PY | _NP
 
 
@@ -58,6 +59,11 @@ class PythonNumbers:
             name: _PY for name in python_params if not name.startswith("?")}
         self.names.update({name[1:]: _BOTH for name in python_params if name.startswith("?")})
         self._memo: dict = {}
+        # definitions followed where the analysis tells which reach a use; past `BUDGET` the
+        # walk takes every definition of a name (a superset: "mixed" more often, which
+        # refuses, never a wrong kind), as following each reaching definition separately is
+        # exponential in a loop that rebinds many names
+        self._followed = 0
 
     def example(self, node):
         value = self.analysis.values.get(node)
@@ -161,7 +167,7 @@ class PythonNumbers:
         if name in self.names:
             return self.names[name]
         defs = self.defs.get(name, ())
-        if isinstance(value, Value):
+        if isinstance(value, Value) and self._followed < BUDGET:
             # the definitions whose value this is (the analysis's own object: `r = y` after
             # `r = 0.5`, the old `r` of `r = a if c else r`), where the analysis tells (not
             # at a join of several)
@@ -169,6 +175,7 @@ class PythonNumbers:
                         and self.analysis.values.get(d) is value]
             if reaching:
                 out = frozenset()
+                self._followed += 1
                 for d in reaching:
                     if id(d) not in seen:
                         out |= self.kinds(d, seen | {id(d)})
