@@ -425,6 +425,10 @@ class Expressions:
                         fn, "__name__", None) in _INT_DIVISION and not _nonzero_divisor(args):
                     problem = (f"computes in {dtype}, where a zero divisor gives 0 (the "
                                f"batch: {joined}, nan)")
+                elif dtype.kind in "iub" and joined.kind in "fc":
+                    # an operand cast into the lane's narrow int where the batch keeps it
+                    # (``np.where(c, r, 300)`` of an int8 lane: 300 wraps to 44)
+                    problem = _narrow_lane_values(fn, args, examples, lane, dtype, joined)
             if problem is not None:
                 lane_type = f"a Python {type(part).__name__}" if type(part) in (
                     bool, int, float, complex) else getattr(part, "dtype", None) or type(
@@ -1161,6 +1165,25 @@ def _float_presentation(part) -> bool:
 
 
 _NOT_COMPUTED = object()
+
+
+def _narrow_lane_values(fn, args, lane_examples, lane, dtype, joined):
+    """Where ``fn`` gives a lane of a value of mixed lane types (`abstract.MIXED_PARTS`) a
+    narrow int or bool and the batch the joined float: the problem (or None) where that
+    lane's value is not the batch's for the same operands (``np.where(c, r, 300)`` with ``r``
+    an int8 there casts 300 to int8, 44; the batch's float64 keeps 300)."""
+    batch = [one_like(a.example) if isinstance(a, Value) and a in MIXED_PARTS else e
+             for a, e in zip(args, lane_examples)]
+    try:
+        with np.errstate(all="ignore"):
+            want = np.asarray(fn(*batch))
+            got = np.asarray(lane).astype(want.dtype)
+    except Exception:   # noqa: BLE001 -- no comparison: the other checks decide
+        return None
+    if got.shape != want.shape or np.array_equal(got, want, equal_nan=True):
+        return None
+    return (f"computes in {dtype}, which gives {lane.item() if hasattr(lane, 'item') else lane}"
+            f" (the batch, in {joined}: {want.item() if want.ndim == 0 else want})")
 
 
 # operations whose int result can wrap (`Expressions._lane_types`): operators, `abs` and

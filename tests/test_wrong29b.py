@@ -1,0 +1,76 @@
+"""Wrong results the NEP 50 sweeps left (fuzz_nep50 / fuzz_jax27 seeds): each program under
+`vmap` against the loop over NumPy scalars (the same values and dtype), or a located refusal
+where the lanes' types decide the outcome."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from vectorize import VectorizeError, vmap
+
+BACKENDS = [None, "jax"]
+
+
+def _backend(backend):
+    if backend == "jax":
+        pytest.importorskip("jax")
+    return backend
+
+
+def _loop(f, *args):
+    """The per-example loop's results stacked."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return np.stack([np.asarray(f(*row)) for row in zip(*args)])
+
+
+def _same(got, expected):
+    got = np.asarray(got)
+    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+    np.testing.assert_array_equal(got, expected)
+
+
+# --- fuzz_nep50 seed 20723: np.where of a value that is an int8 on some lanes ---------------
+def where_of_mixed_min(x, y):
+    r = np.where(min(-3.5, y) > 300, min(-3.5, y), 300)
+    return r
+
+
+def test_where_of_a_value_int8_on_some_lanes_is_refused_located():
+    # min(-3.5, int8 y) is the int8 y where y < -3.5 (np.where casts 300 to int8 there: 44),
+    # the Python -3.5 elsewhere; the batch's float64 join gave 300 on every lane
+    x = np.zeros(6, np.uint32)
+    y = np.array([-100, 5, -4, 0, -128, 127], np.int8)
+    expected = _loop(where_of_mixed_min, x, y)
+    assert 44 in expected and 300 in expected           # the lanes really differ
+    with pytest.raises(VectorizeError) as info:
+        vmap(where_of_mixed_min)(x, y)
+    message = str(info.value)
+    assert "test_wrong29b.py" in message and "np.where" in message and "int8" in message
+
+
+# --- fuzz_nep50 seed 20350: np.floor of a value that is an int8 on some lanes ---------------
+def floor_of_never_retyped(x, y):
+    r = y
+    if x != x:
+        r = -math.sqrt(abs(r))
+    r += np.floor(r)
+    r %= y
+    return r
+
+
+def test_floor_of_a_value_int8_on_some_lanes_is_int8_there_too():
+    # the branch is never taken for int x: per example r stays the int8 y, and
+    # `r += np.floor(r)` wraps in int8 (125 + 125 -> -6); the batch computed in float64
+    x = np.arange(6, dtype=np.int16)
+    y = np.array([125, 3, -7, 100, 1, -128], np.int8)
+    expected = _loop(floor_of_never_retyped, x, y)
+    assert expected.dtype == np.int8
+    with pytest.raises(VectorizeError) as info:
+        vmap(floor_of_never_retyped)(x, y)
+    message = str(info.value)
+    assert "test_wrong29b.py" in message and "int8" in message
