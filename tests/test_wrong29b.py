@@ -74,3 +74,33 @@ def test_floor_of_a_value_int8_on_some_lanes_is_int8_there_too():
         vmap(floor_of_never_retyped)(x, y)
     message = str(info.value)
     assert "test_wrong29b.py" in message and "int8" in message
+
+
+# --- divmod of a narrow NumPy int and a Python int per example ------------------------------
+def divmod_by_chosen_int(x, y):
+    r = 3 if x > 1 else 5
+    return divmod(y, r)
+
+
+def divmod_by_int_of(x, y):
+    r = int(x)
+    return divmod(y, r)
+
+
+def divmod_of_chosen_int(x, y):
+    r = 3 if x > 1 else 5
+    return divmod(r, y)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("f", [divmod_by_chosen_int, divmod_by_int_of, divmod_of_chosen_int])
+def test_divmod_narrows_a_python_int_to_the_numpy_int_it_meets(f, backend):
+    # per example divmod(np.uint32(y), 3) is a uint32 pair (NEP 50, as `y // 3`); the
+    # batch gave int64
+    x = np.array([1, 2, 3, 7])
+    y = np.array([100, 5, 4, 4000000000], np.uint32)
+    q, r = vmap(f, backend=_backend(backend))(x, y)
+    expected = _loop(f, x, y)
+    _same(q, expected[:, 0])
+    _same(r, expected[:, 1])
+    assert expected.dtype == np.uint32
