@@ -104,3 +104,64 @@ def test_divmod_narrows_a_python_int_to_the_numpy_int_it_meets(f, backend):
     _same(q, expected[:, 0])
     _same(r, expected[:, 1])
     assert expected.dtype == np.uint32
+
+
+# --- fuzz_jax27 nep50 seeds 2126 and 2028: NumPy's int constructors of Python numbers -----
+def int64_of_huge_constant(x, y):
+    r = np.int64(1e300)
+    return r
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_int64_of_a_huge_python_float_raises_overflow_error(backend):
+    # np.int64(1e300) raises OverflowError per example; JAX's conversion gave -2**63
+    x = np.array([1, 2, 3], np.int32)
+    y = np.array([4, 5, 6], np.uint64)
+    with pytest.raises(OverflowError):
+        int64_of_huge_constant(x[0], y[0])
+    with pytest.raises(OverflowError):
+        vmap(int64_of_huge_constant, backend=_backend(backend))(x, y)
+
+
+def int64_of_float_in_tuple(x, y):
+    r = abs(float(x))
+    t = (np.int64(r), x)
+    return t[0]
+
+
+def int8_of_float(x, y):
+    return np.int8(float(x))
+
+
+def uint8_of_int(x, y):
+    return np.uint8(int(x))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("f, values, error", [
+    (int64_of_float_in_tuple, [1.0, np.inf, 3.0], OverflowError),
+    (int64_of_float_in_tuple, [1.0, np.nan, 3.0], ValueError),
+    (int8_of_float, [1.0, 300.0, 3.0], OverflowError),
+    (int8_of_float, [1.0, -129.0, 3.0], OverflowError),
+    (uint8_of_int, [1.0, -1.0, 3.0], OverflowError),
+])
+def test_numpy_int_of_a_python_number_per_example_raises_as_the_loop(f, values, error,
+                                                                      backend):
+    # the scalar constructor raises for a Python number out of the type's range (or NaN);
+    # the batch's conversion of the array wrapped (-2**63, 44...)
+    x = np.array(values, np.float16)
+    y = np.array([True, False, True])
+    with pytest.raises(error):
+        _loop(f, x, y)
+    with pytest.raises(error):
+        vmap(f, backend=_backend(backend))(x, y)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("f", [int64_of_float_in_tuple, int8_of_float, uint8_of_int])
+def test_numpy_int_of_a_python_number_in_range_is_the_loops(f, backend):
+    x = np.array([1.5, -0.5, 127.9, 3.0], np.float16)
+    y = np.array([True, False, True, False])
+    if f is uint8_of_int:
+        x = abs(x)
+    _same(vmap(f, backend=_backend(backend))(x, y), _loop(f, x, y))
