@@ -165,3 +165,21 @@ def test_numpy_int_of_a_python_number_in_range_is_the_loops(f, backend):
     if f is uint8_of_int:
         x = abs(x)
     _same(vmap(f, backend=_backend(backend))(x, y), _loop(f, x, y))
+
+
+# --- divmod of a value that is a bool on some lanes (fuzz_nep50 seed 40028) ------------------
+def divmod_of_bool_or_half(x, y):
+    r = x if x < 0.5 else 0.5
+    return divmod(r, y)[0]
+
+
+def test_divmod_of_a_value_bool_on_some_lanes_is_refused_located():
+    # divmod(np.False_, np.False_) is int8 (0, 0) per example; the batch's float64 gave nan
+    x = np.array([False, True, False, True])
+    y = np.array([False, True, True, False])
+    expected = _loop(divmod_of_bool_or_half, x, y)
+    assert expected[0] == 0
+    with pytest.raises(VectorizeError) as info:
+        vmap(divmod_of_bool_or_half)(x, y)
+    message = str(info.value)
+    assert "test_wrong29b.py" in message and "divmod" in message

@@ -380,6 +380,12 @@ class Expressions:
         mixed = [i for i, a in enumerate(args) if isinstance(a, Value) and a in MIXED_PARTS]
         if not mixed or getattr(self, "python_semantics", None):
             return      # (`vectorize`: the lanes hold Python numbers, `python_raises`)
+        if isinstance(out, tuple):
+            # each item of a pair (`divmod(r, y)` of a bool lane: int8 0 for a zero
+            # divisor, nan in the joined float)
+            for k, item in enumerate(out):
+                self._lane_types(_item_of(fn, k), args, item, node, what)
+            return
         joined = np.asarray(out).dtype if isinstance(out, (np.generic, np.ndarray, int,
                                                            float, complex)) else None
         for examples, part in lane_combinations(args, [a.example for a in args], one_like):
@@ -1165,6 +1171,15 @@ def _float_presentation(part) -> bool:
 
 
 _NOT_COMPUTED = object()
+
+
+def _item_of(fn, k):
+    """``fn``'s ``k``-th result (of a function that returns a tuple, ``divmod``), named as
+    ``fn`` (`Expressions._lane_types` decides by the name)."""
+    def item(*args):
+        return fn(*args)[k]
+    item.__name__ = getattr(fn, "__name__", "")
+    return item
 
 
 def _narrow_lane_values(fn, args, lane_examples, lane, dtype, joined):
