@@ -183,3 +183,30 @@ def test_divmod_of_a_value_bool_on_some_lanes_is_refused_located():
         vmap(divmod_of_bool_or_half)(x, y)
     message = str(info.value)
     assert "test_wrong29b.py" in message and "divmod" in message
+
+
+# --- math.ceil of a constant beyond int64 (fuzz_nep50 seed 31199) ---------------------------
+def ceil_of_huge_constant(x, y):
+    r = math.ceil(round(1e300, 1))
+    return r
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_math_ceil_of_a_constant_beyond_int64_is_refused_located(backend):
+    # per example an exact Python int (the loop stacks an object array of it); the batch's
+    # np.ceil(...).astype(int) gave -2**63
+    x = np.arange(3, dtype=np.int16)
+    y = np.arange(3, dtype=np.uint64)
+    assert _loop(ceil_of_huge_constant, x, y)[0] == math.ceil(1e300)
+    with pytest.raises(VectorizeError) as info:
+        vmap(ceil_of_huge_constant, backend=_backend(backend))(x, y)
+    message = str(info.value)
+    assert "test_wrong29b.py" in message and "math.ceil" in message
+
+
+def test_math_ceil_of_a_constant_in_range_is_the_loops():
+    def ceil_of_constant(x, y):
+        return math.ceil(round(1e15 + 0.5, 1)) + x
+    x = np.arange(3, dtype=np.int64)
+    y = np.arange(3, dtype=np.uint64)
+    _same(vmap(ceil_of_constant)(x, y), _loop(ceil_of_constant, x, y))
