@@ -165,14 +165,16 @@ def lane_combinations(values, examples, part=lambda p: p) -> list:
 
 
 def note_lane_results(result, fn, values, examples, **kwargs) -> None:
-    """Where Python numbers stay weak (`EXAMPLE_SEMANTICS.weak`, PyTorch): ``result``, what
-    ``fn`` of ``values`` gives, is of mixed lane types too where ``fn`` gives a different type
-    on the lane types of its operands (`lane_combinations`): ``-r`` or ``r > 0`` of a value
-    that is a Python float on some lanes and a tensor on others is a Python number on the
-    first, which the operations that take only tensors raise for (`MIXED_PARTS`)."""
+    """Where Python numbers stay weak (`EXAMPLE_SEMANTICS.weak`, PyTorch; NumPy's NEP 50):
+    ``result``, what ``fn`` of ``values`` gives, is of mixed lane types too where ``fn`` gives
+    a different type on the lane types of its operands (`lane_combinations`): ``-r`` or
+    ``r > 0`` of a value that is a Python float on some lanes and a tensor on others is a
+    Python number on the first, which the operations that take only tensors raise for
+    (`MIXED_PARTS`); ``np.floor(r)`` of an r that is an int8 on some lanes is an int8 there,
+    which a later ``r + np.floor(r)`` wraps in."""
     semantics = EXAMPLE_SEMANTICS.get()
-    if not getattr(semantics, "weak", False) or not isinstance(result, Value) or \
-            not result.batched or result in MIXED_PARTS:
+    if (semantics is not None and not getattr(semantics, "weak", False)) or not isinstance(
+            result, Value) or not result.batched or result in MIXED_PARTS:
         return
     combos = lane_combinations(values, examples, one_like)
     if not combos:

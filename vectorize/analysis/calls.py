@@ -220,7 +220,11 @@ class Calls:
                 self.ragged_operands(node, node.args[0].value)
                 if fn is len and node in self.masked_reductions:
                     return batched_like(np.int64(0))    # each example's own count
-            return self._python_number_result(fn, args, infer(site))
+            value = self._python_number_result(fn, args, infer(site))
+            if not kwargs:
+                # (``np.floor(r)`` of an r that is an int8 on some lanes: int8 there too)
+                value = self._lanes_of(rule.shadow or fn, args, value)
+            return value
         if isinstance(fn, type) and issubclass(fn, np.generic):
             return batched_like(_evaluate(fn, args[0].example) if args else UNKNOWN)
         if isinstance(fn, type) and issubclass(fn, tuple) and hasattr(fn, "_fields"):

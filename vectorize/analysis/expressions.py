@@ -380,6 +380,12 @@ class Expressions:
         mixed = [i for i, a in enumerate(args) if isinstance(a, Value) and a in MIXED_PARTS]
         if not mixed or getattr(self, "python_semantics", None):
             return      # (`vectorize`: the lanes hold Python numbers, `python_raises`)
+        if isinstance(out, tuple):
+            # each item of a pair (`divmod(r, y)` of a bool lane: int8 0 for a zero
+            # divisor, nan in the joined float)
+            for k, item in enumerate(out):
+                self._lane_types(_item_of(fn, k), args, item, node, what)
+            return
         joined = np.asarray(out).dtype if isinstance(out, (np.generic, np.ndarray, int,
                                                            float, complex)) else None
         for examples, part in lane_combinations(args, [a.example for a in args], one_like):
@@ -425,6 +431,10 @@ class Expressions:
                         fn, "__name__", None) in _INT_DIVISION and not _nonzero_divisor(args):
                     problem = (f"computes in {dtype}, where a zero divisor gives 0 (the "
                                f"batch: {joined}, nan)")
+                elif dtype.kind in "iub" and joined.kind in "fc":
+                    # an operand cast into the lane's narrow int where the batch keeps it
+                    # (``np.where(c, r, 300)`` of an int8 lane: 300 wraps to 44)
+                    problem = _narrow_lane_values(fn, args, examples, lane, dtype, joined)
             if problem is not None:
                 lane_type = f"a Python {type(part).__name__}" if type(part) in (
                     bool, int, float, complex) else getattr(part, "dtype", None) or type(
@@ -1161,6 +1171,34 @@ def _float_presentation(part) -> bool:
 
 
 _NOT_COMPUTED = object()
+
+
+def _item_of(fn, k):
+    """``fn``'s ``k``-th result (of a function that returns a tuple, ``divmod``), named as
+    ``fn`` (`Expressions._lane_types` decides by the name)."""
+    def item(*args):
+        return fn(*args)[k]
+    item.__name__ = getattr(fn, "__name__", "")
+    return item
+
+
+def _narrow_lane_values(fn, args, lane_examples, lane, dtype, joined):
+    """Where ``fn`` gives a lane of a value of mixed lane types (`abstract.MIXED_PARTS`) a
+    narrow int or bool and the batch the joined float: the problem (or None) where that
+    lane's value is not the batch's for the same operands (``np.where(c, r, 300)`` with ``r``
+    an int8 there casts 300 to int8, 44; the batch's float64 keeps 300)."""
+    batch = [one_like(a.example) if isinstance(a, Value) and a in MIXED_PARTS else e
+             for a, e in zip(args, lane_examples)]
+    try:
+        with np.errstate(all="ignore"):
+            want = np.asarray(fn(*batch))
+            got = np.asarray(lane).astype(want.dtype)
+    except Exception:   # noqa: BLE001 -- no comparison: the other checks decide
+        return None
+    if got.shape != want.shape or np.array_equal(got, want, equal_nan=True):
+        return None
+    return (f"computes in {dtype}, which gives {lane.item() if hasattr(lane, 'item') else lane}"
+            f" (the batch, in {joined}: {want.item() if want.ndim == 0 else want})")
 
 
 # operations whose int result can wrap (`Expressions._lane_types`): operators, `abs` and

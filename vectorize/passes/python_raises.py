@@ -1000,6 +1000,11 @@ class _Checks:
                                              and self.numpy_valued(nodes[0]))
         if fn in (builtins.int, builtins.round) and len(nodes) == 1:
             return python_errors.builtin_checks(fn, nodes, values, self.value(node))
+        if isinstance(fn, type) and issubclass(fn, np.integer) and len(nodes) == 1 and \
+                not self.numpy_valued(nodes[0]):
+            # (`np.int64(float(x))`: the constructor raises for the Python number, where
+            # the batch's conversion of the array wraps)
+            return python_errors.numpy_int_checks(fn, nodes[0], values[0])
         if any(self.numpy_valued(n) for n in nodes):
             if fn in (builtins.divmod, builtins.pow) and len(nodes) == 2:
                 # `divmod(y, r)` / `pow(y, r)` of a narrow NumPy int and a per-example

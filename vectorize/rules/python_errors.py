@@ -589,6 +589,31 @@ def uint64_to_int(value, node) -> list:
     return [Check("OverflowError", _INT_TOO_LARGE, "{x} > 9223372036854775807", {"x": node})]
 
 
+def numpy_int_checks(dtype, node, value) -> list:
+    """``np.int64(x)`` (any NumPy int type) of a Python number per example: NumPy's scalar
+    constructor raises as ``int(x)`` does for NaN (ValueError) and beyond the type's range
+    (OverflowError: inf, ``np.int64(1e300)``, ``np.int8(300)``), where the batch's
+    conversion of an array wraps."""
+    kind = _kind(value)
+    if kind not in ("f", "i") or not isinstance(value, Value) or not value.batched:
+        return []
+    info = np.iinfo(dtype)
+    lo, hi = int(info.min), int(info.max)
+    if kind == "f":
+        # int(x) truncates toward zero: in range from lo - 1 (excluded) to hi + 1 (excluded);
+        # lo - 1 is no float for 64 bits, where lo itself is the first one in range
+        lower = f"{float(lo - 1)!r} < {{x}}" if float(lo - 1) == lo - 1 else \
+            f"{float(lo)!r} <= {{x}}"
+        return [Check("ValueError", _NAN_TO_INT, "math.isnan({x})", {"x": node}),
+                Check("OverflowError", _INT_TOO_LARGE,
+                      f"not {lower} < {float(hi + 1)!r}", {"x": node})]
+    have = int_limits(value)
+    if have is not None and lo <= have[0] and have[1] <= hi:
+        return []
+    return [Check("OverflowError", _INT_TOO_LARGE, f"not {lo} <= {{x}} <= {hi}",
+                  {"x": node})]
+
+
 def builtin_checks(fn, arg_nodes: list, args: list, result) -> list:
     """``int(x)`` / ``round(x)`` of floats, ``abs`` of ints, ``divmod``, ``pow``."""
     import builtins

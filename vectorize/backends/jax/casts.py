@@ -26,6 +26,11 @@ def as_numpy_int(x, dtype):
     """``x`` converted to ``dtype`` (module doc)."""
     import jax.numpy as jnp
     target = jnp.dtype(dtype)
+    if type(x) in (bool, int, float) and target.kind in "iu":
+        # a Python number (the same for every example): NumPy's scalar constructor
+        # raises beyond the type's range (``np.int64(1e300)``: OverflowError; NaN:
+        # ValueError) where the conversion of an array wraps
+        x = target.type(x)
     x = jnp.asarray(x)
     if jnp.dtype(x.dtype).kind != "f" or target.kind != "i":
         return x.astype(target)

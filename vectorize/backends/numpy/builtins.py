@@ -12,6 +12,7 @@ import numpy as np
 from ...abstract import TupleValue, Value, batched_like, note_mixed_parts, note_mixed_types
 from ...errors import Unsupported
 from ...rules.families import elementwise, padded_args, real_operands, same_shaped_choices
+from ...rules.operators import narrow_weak_operands
 from ...rules.registry import Registry, Rule, Site, default_infer, evaluate, result_value
 from ...syntax.templates import expr
 
@@ -342,7 +343,7 @@ def register(reg: Registry) -> None:
     elementwise(reg, [builtins.divmod], family="builtins", name="builtin.divmod",
                 explanation="`divmod(a, b)` is `np.divmod(a, b)`, a tuple of arrays.",
                 before="q, r = divmod(n, 7)", after="q, r = np.divmod(n, 7)",
-                target="np.divmod", may_warn=True)
+                target="np.divmod", may_warn=True, prepare=_weak_divmod_operands)
     reg.add_family(_is_dict_get, Rule(
         "builtin.dict_get", "builtins",
         "`TABLE.get(k, default)` on a dict of numbers (the same for every example) keyed by "
@@ -351,6 +352,13 @@ def register(reg: Registry) -> None:
         "(values and default of one type: numpy.vectorize's dtype is the first result's).",
         "p = TABLE.get(k, 0.0)", "p = pymath.lookup(TABLE, k, 0.0)", _dict_get,
         infer=_dict_get_infer))
+
+
+def _weak_divmod_operands(site) -> None:
+    """`vmap`: a Python int per example meeting a narrow NumPy int in ``divmod`` takes its
+    type, as the operators do (NEP 50): ``divmod(np.uint32(y), int(x))`` is a uint32 pair."""
+    if site.weak:
+        narrow_weak_operands(site, ints=True)
 
 
 def _is_dict_get(func) -> bool:

@@ -18,6 +18,7 @@ import math
 import libcst as cst
 import numpy as np
 
+from ...abstract import Value
 from ...errors import Unsupported
 from ...rules.families import padded_args, real_operands
 from ...rules.registry import Registry, Rule, Site
@@ -123,11 +124,25 @@ def _integer_rule(np_name: str):
     return rewrite
 
 
+def _exact_int_beyond_int64(np_name: str, value, node) -> None:
+    """``math.ceil(1e300)`` of a number the same for every example: an exact Python int
+    beyond int64, which the loop stacks into an object array; refused rather than wrapped."""
+    if not isinstance(value, Value) or value.batched or not value.exact or \
+            type(value.example) is not float or not math.isfinite(value.example):
+        return
+    out = getattr(math, np_name)(value.example)
+    if not -2 ** 63 <= out < 2 ** 63:
+        raise Unsupported(f"`math.{np_name}` of {value.example!r} is a Python int beyond "
+                          "int64 (the loop's result is an object array of it)", node,
+                          "compute it in floats (np." + np_name + "(x)) or keep it in range")
+
+
 def _rounding_rule(np_name: str):
     def rewrite(site: Site):
         real_operands(site, "a `math` function", numpy_too=True)
         (x,) = site.nodes
         dtype = site.args[0].dtype
+        _exact_int_beyond_int64(np_name, site.args[0], site.original)
         if np_name == "trunc" and dtype is not None and dtype.kind in "biuf" and \
                 dtype != np.float64:
             # NumPy's scalars other than float64 have no `__trunc__`: TypeError per example
