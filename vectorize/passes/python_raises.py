@@ -1077,25 +1077,47 @@ class _Checks:
                    for test, negated in known)
 
 
-def _item_links(node: cst.Subscript, example):
-    """``TABLE[i][j]...`` of a Python list or tuple of rows the same for every example: the
-    indexes of the chain (outermost first) where ``node`` is an item of the table, ``[]``
-    where it is still a row (``TABLE[i]`` indexed further); None where ``node`` is not
-    such a chain."""
+def _index_chain(node: cst.Subscript):
+    """``TABLE`` and the single indexes of ``TABLE[i][j]...`` (outermost first); None where
+    a link is a slice or several indexes."""
     links, root = [], node
     while type(root) is cst.Subscript:
         if len(root.slice) != 1 or type(root.slice[0].slice) is not cst.Index:
             return None
         links.append(root.slice[0].slice.value)
         root = root.value
-    item = example(root)
-    if not isinstance(item, (list, tuple)) or not item or not all(
-            isinstance(row, (list, tuple)) for row in item):
-        return None
-    for _ in links:
+    return root, links
+
+
+_NO_ITEM = object()
+
+
+def _first_item(table, depth: int):
+    """The first item ``depth`` levels into nested lists or tuples, else `_NO_ITEM`."""
+    item = table
+    for _ in range(depth):
         if not isinstance(item, (list, tuple)) or not item:
-            return None
+            return _NO_ITEM
         item = item[0]
+    return item
+
+
+def _item_links(node: cst.Subscript, example):
+    """``TABLE[i][j]...`` of a Python list or tuple of rows the same for every example: the
+    indexes of the chain (outermost first) where ``node`` is an item of the table, ``[]``
+    where it is still a row (``TABLE[i]`` indexed further); None where ``node`` is not
+    such a chain."""
+    chain = _index_chain(node)
+    if chain is None:
+        return None
+    root, links = chain
+    table = example(root)
+    if not isinstance(table, (list, tuple)) or not table or not all(
+            isinstance(row, (list, tuple)) for row in table):
+        return None
+    item = _first_item(table, len(links))
+    if item is _NO_ITEM:
+        return None
     return [] if isinstance(item, (list, tuple)) else links
 
 
@@ -1103,20 +1125,15 @@ def _nested_item(node: cst.Subscript, example):
     """``TABLE[i][j]...`` (two or more single indexes) of a Python list or tuple of rows the
     same for every example: a representative item (the first at that depth), which is a
     Python number per example where the table holds Python numbers; else None."""
-    root, depth = node, 0
-    while type(root) is cst.Subscript:
-        if len(root.slice) != 1 or type(root.slice[0].slice) is not cst.Index:
-            return None
-        root, depth = root.value, depth + 1
-    table = example(root)
-    if depth < 2 or not isinstance(table, (list, tuple)):
+    chain = _index_chain(node)
+    if chain is None:
         return None
-    item = table
-    for _ in range(depth):
-        if not isinstance(item, (list, tuple)) or not item:
-            return None
-        item = item[0]
-    return item
+    root, links = chain
+    table = example(root)
+    if len(links) < 2 or not isinstance(table, (list, tuple)):
+        return None
+    item = _first_item(table, len(links))
+    return None if item is _NO_ITEM else item
 
 
 def _sign(node, checks: _Checks) -> int:
