@@ -232,6 +232,10 @@ def mixed_lane_types(a, b) -> bool:
             type(a) not in _PYTHON_NUMBERS and type(b) not in _PYTHON_NUMBERS and \
             _lane_dtype(a) != _lane_dtype(b)
     ka = number_kind(a)
+    if ka == "int" == number_kind(b):
+        # ints of different widths or signedness (an int16 on some lanes, an int32 or a
+        # Python int on others): the narrower lanes wrap in their own type, ``r * 1000``
+        return _lane_dtype(a) != _lane_dtype(b)
     if ka not in ("float", "complex") or ka != number_kind(b):
         return False
     return _lane_dtype(a).itemsize != _lane_dtype(b).itemsize
@@ -443,6 +447,44 @@ def join_examples(a, b):
     return out[()] if out.ndim == 0 else out
 
 
+def _stacked(value, other):
+    """The example of ``value`` as the batch holds it beside ``other``, a NumPy value of
+    another type: a Python number per example (``round(x)``, ``int(y)`` of a batched value)
+    is a lane the loop's results stack as NumPy's default type of its kind (int64,
+    float64), never the narrow type of what it is joined with (NEP 50's weak scalars apply
+    to operations, not to stacking: ``np.stack([np.int16(1), 2 ** 40])`` is int64); so is
+    a number the same for every example that ``other``'s type cannot hold (``-1`` beside a
+    uint8 would wrap to 255). Other such numbers keep NumPy's weak join (``0`` beside an
+    int16: int16, the same values). PyTorch's examples join by their own rules."""
+    example = value.example
+    if type(example) not in _PYTHON_NUMBERS or EXAMPLE_SEMANTICS.get() is not None:
+        return example
+    if value.batched or not value.exact or not _holds(getattr(other, "example", UNKNOWN),
+                                                      example):
+        return np.asarray(example)[()]
+    return example
+
+
+def _holds(example, number) -> bool:
+    """Whether the NumPy type of ``example`` holds the Python number ``number`` without
+    wrapping or overflowing (as `rules.operators.refuse_wrapping_constant` judges)."""
+    dtype = getattr(example, "dtype", None)
+    if dtype is None or type(number) is bool:
+        return True
+    if type(number) is int and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return info.min <= number <= info.max
+    if type(number) in (int, float) and dtype.kind in "fc":
+        return not (math.isfinite(number) and abs(number) > np.finfo(dtype).max)
+    return True
+
+
+def _mixed(value) -> bool:
+    """Whether ``value`` has different types on different lanes (`MIXED_KINDS`, or lane
+    types `MIXED_PARTS` records: ``min(y, r)`` of a uint8 and a float)."""
+    return value in MIXED_KINDS or value in MIXED_PARTS
+
+
 def join(a, b, *, force_batched: bool = False):
     """Merge two abstract values of one variable at a control-flow join (``force_batched``:
     one under a per-example condition, a choice per example: `SpecFacts.joins`)."""
@@ -470,20 +512,24 @@ def join(a, b, *, force_batched: bool = False):
         return Value(True, np.str_(max(str(a.example), str(b.example), key=len)))
     if not same_type(a.example, b.example):
         note_mixed_types(a.example, b.example)
-        joined = batched_like(join_examples(a.example, b.example))
-        if a in MIXED_KINDS or b in MIXED_KINDS or force_batched and mixed_lane_types(
+        joined = batched_like(join_examples(_stacked(a, b), _stacked(b, a)))
+        if _mixed(a) or _mixed(b) or force_batched and mixed_lane_types(
                 a.example, b.example):
             # (force_batched: the lanes take different paths; on a path every lane takes,
             # such as a loop every example runs as often, each lane has the batch's type)
             MIXED_KINDS.add(joined)
             note_mixed_parts(joined, a, b)
         return joined
-    if a in MIXED_KINDS or b in MIXED_KINDS:
+    if _mixed(a) or _mixed(b):
         joined = batched_like(a.example)
         MIXED_KINDS.add(joined)
         note_mixed_parts(joined, a, b)
         return joined
     return batched_like(join_examples(a.example, b.example))
+
+
+def _part_types(value) -> frozenset:
+    return frozenset((type(p), getattr(p, "dtype", None)) for p in MIXED_PARTS.get(value, ()))
 
 
 def same(a, b) -> bool:
@@ -494,6 +540,10 @@ def same(a, b) -> bool:
                 and all(same(x, y) for x, y in zip(a.items, b.items)))
     if a.batched != b.batched or a.exact != b.exact:
         return False     # (exactness decides which side of a test runs: `python_conditions`)
+    if (a in MIXED_KINDS) != (b in MIXED_KINDS) or _part_types(a) != _part_types(b):
+        # (a loop's carry that becomes of mixed lane types on a later pass, `r = min(y, r)`
+        # of a uint8 `y` and a float `r`: the body runs again on the mixed value)
+        return False
     if a.example is b.example:
         return True
     if a.example is UNKNOWN or b.example is UNKNOWN:

@@ -90,6 +90,9 @@ class Calls:
             raise Unsupported("calling a per-example value", node)
         if func.known:
             _note_facts(fn, args, kwargs)
+        if func.known and fn in (builtins.round, math.trunc) and args and \
+                not self.python_semantics:
+            self._no_0d_array_rounded(node, fn, args[0])
         if fn is len and func.known and len(args) == 1 and not kwargs and isinstance(
                 args[0], TupleValue) and args[0].kind in (None, tuple, list):
             # the length of a tuple of values tracked one by one (`*args`): the same for
@@ -389,6 +392,27 @@ class Calls:
                               "number") from None
         except Exception:   # noqa: BLE001 -- decided where it runs
             return
+
+    def _no_0d_array_rounded(self, node: cst.Call, fn, value) -> None:
+        """``round(r)`` / ``math.trunc(r)`` of a per-example value that may be a 0-d array
+        (``r = np.where(c, x, y)`` of scalars gives one per example, not a NumPy scalar):
+        Python raises TypeError there (an ndarray has no ``__round__`` / ``__trunc__``),
+        where the batch would round. Refused, located: which examples raise is the loop's."""
+        if not (isinstance(value, Value) and value.batched and value.rank == 0) or \
+                not node.args or node.args[0].star:
+            return
+        arg = node.args[0].value
+        if self._aliases is None:
+            self._init_aliases()
+        if not (self._may_give_0d_array(arg) or type(arg) is cst.Name and
+                self._may_hold_0d_array(arg.value, node)):
+            return
+        name = getattr(fn, "__name__", "round")
+        raise Unsupported(f"`{_code(node.func)}` of a value that may be a 0-d array per "
+                          f"example (`np.where` of numbers gives one, not a NumPy scalar): "
+                          f"Python raises TypeError there (an ndarray has no __{name}__)",
+                          node, "take a NumPy scalar first, e.g. round(float(...)) or "
+                                "round(np.where(...)[()]), or use np.round(...)")
 
     def _python_number_result(self, fn, args, value):
         """`vmap` on NumPy (JAX): ``math.*``, ``float()``, ``int()``, ``round(x)`` give a

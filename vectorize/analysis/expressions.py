@@ -275,7 +275,10 @@ class Expressions:
                                   "loop may hold a NumPy scalar of it, whose digits differ "
                                   "from a Python number's)", operand,
                                   "convert it with float(...) first")
-            if value in MIXED_KINDS and id(operand) not in kind_free:
+            if value in MIXED_KINDS and id(operand) not in kind_free and not (
+                    value in MIXED_PARTS and {number_kind(p) for p in MIXED_PARTS[value]}
+                    == {"int"}):
+                # (ints of different widths on different lanes print alike)
                 # an int on some lanes and a float on others (`r = 0`, then `r = x / 2` under
                 # a per-example `if`): each lane prints its own type ("0" / "0.5"), the
                 # batch holds the joined one ("0.0")
@@ -411,8 +414,9 @@ class Expressions:
                 elif np.asarray(lane).ndim != 0:
                     continue
                 elif dtype.kind in "iu" and dtype.itemsize < 8 and (joined.kind in "fc" or (
-                        joined.kind in "iu" and dtype.itemsize < joined.itemsize and getattr(
-                            EXAMPLE_SEMANTICS.get(), "weak", False))) \
+                        joined.kind in "iu" and dtype.itemsize < joined.itemsize and (
+                            EXAMPLE_SEMANTICS.get() is None or getattr(
+                                EXAMPLE_SEMANTICS.get(), "weak", False)))) \
                         and getattr(fn, "__name__", None) in _WRAPPING:
                     # (PyTorch: a Python int on some lanes takes the uint8 it meets there,
                     # the batch's int32 join of it computes in int32)

@@ -23,6 +23,7 @@ import numpy as np
 from ..abstract import (
     EXAMPLE_SEMANTICS,
     MIXED_KINDS,
+    MIXED_PARTS,
     UNKNOWN,
     TupleValue,
     Value,
@@ -955,6 +956,7 @@ def _last_pass_kinds(exit_env: Env, out: Env) -> Env:
     for name, value in exit_env.values.items():
         last = out.values.get(name)
         if value in MIXED_KINDS and isinstance(last, Value) and last not in MIXED_KINDS \
+                and last not in MIXED_PARTS \
                 and not mixed_kinds(value.example, last.example) and not (
                     EXAMPLE_SEMANTICS.get() is not None and mixed_lane_types(
                         value.example, last.example)):
