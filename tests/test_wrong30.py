@@ -192,3 +192,17 @@ def test_ints_of_different_widths_still_format():
     z = np.array([100000, 4, 1], np.int32)
     got = vmap(int16_or_int32_formatted)(x, y, z)
     assert list(got) == [int16_or_int32_formatted(*r) for r in zip(x, y, z)]
+
+
+def minimum_of_a_big_constant_lane(x, y):
+    r = np.minimum(max(y, 2 ** 40), x)
+    return r + 0.5
+
+
+def test_a_constant_python_int_lane_that_overflows_a_narrow_int():
+    # seed 40230: max(y, 2 ** 40) of a float16 y is the Python int 2 ** 40 on its lanes,
+    # which np.minimum with an int32 x raises OverflowError for; the batch (float64)
+    # computed it
+    x = np.array([1, 2, 3], np.int32)
+    y = np.array([1, 2, 3], np.float16)
+    _refused_or_same(minimum_of_a_big_constant_lane, x, y)

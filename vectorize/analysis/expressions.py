@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import math
 import operator as _op
 import re
 import types
@@ -16,6 +17,7 @@ import numpy as np
 from .. import backends
 from ..abstract import (
     EXAMPLE_SEMANTICS,
+    INT_PART_SIZES,
     MIXED_KINDS,
     MIXED_PARTS,
     UNKNOWN,
@@ -391,6 +393,26 @@ class Expressions:
             return
         joined = np.asarray(out).dtype if isinstance(out, (np.generic, np.ndarray, int,
                                                            float, complex)) else None
+        held = {id(p) for a in args if isinstance(a, Value) and a in MIXED_PARTS
+                for p in MIXED_PARTS[a] if type(p) is int and abs(p) > 1 and
+                INT_PART_SIZES.get(a, {}).get((int, None), math.inf) < math.inf}
+        for examples, part in lane_combinations(
+                args, [a.example for a in args], lambda p: p if id(p) in held else one_like(p)):
+            # a Python int lane the same for every example that takes it (``max(y, 2 **
+            # 40)`` of a float16 ``y``) raises where it meets a narrow NumPy int
+            # (``np.minimum(r, x)`` of an int32 ``x``: OverflowError), which 1 does not
+            try:
+                with np.errstate(all="ignore"):
+                    fn(*examples)
+            except OverflowError as exc:
+                raise Unsupported(
+                    f"{what()} of a per-example value whose type differs between lanes (a "
+                    f"Python int on some, {part!r}): there it raises OverflowError ({exc}), "
+                    "while the batch computes every lane in the joined type", node,
+                    "give the value one type on every path (e.g. np.int64(...) or "
+                    "float(...) where it is assigned)") from None
+            except Exception:   # noqa: BLE001 -- the lane types' checks below decide
+                pass
         for examples, part in lane_combinations(args, [a.example for a in args], one_like):
             problem = None
             try:
