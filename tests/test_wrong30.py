@@ -206,3 +206,23 @@ def test_a_constant_python_int_lane_that_overflows_a_narrow_int():
     x = np.array([1, 2, 3], np.int32)
     y = np.array([1, 2, 3], np.float16)
     _refused_or_same(minimum_of_a_big_constant_lane, x, y)
+
+
+def carry_int64_then_uint32(x, y):
+    r = np.int64(y)
+    k = 0
+    while k < 3:
+        r = x << 2
+        if x > 5:
+            break
+        k += 1
+    r *= r
+    return r
+
+
+def test_a_carry_of_a_narrower_int_after_a_loop_every_example_enters():
+    # per example `r` leaves the loop a uint32 (every example runs it at least once), which
+    # `r *= r` wraps; the batch held the int64 join and did not wrap
+    x = np.array([40000, 3, 70000], np.uint32)
+    y = np.array([1, 2, 3], np.float16)
+    _refused_or_same(carry_int64_then_uint32, x, y)
