@@ -226,3 +226,20 @@ def test_a_carry_of_a_narrower_int_after_a_loop_every_example_enters():
     x = np.array([40000, 3, 70000], np.uint32)
     y = np.array([1, 2, 3], np.float16)
     _refused_or_same(carry_int64_then_uint32, x, y)
+
+
+def minimum_of_bool_squared(x, y):
+    return np.minimum(x ** 2, y)
+
+
+def bool_squared_times(x, y):
+    return (x > y) ** 2 * 1000 + y
+
+
+@pytest.mark.parametrize("f", [minimum_of_bool_squared, bool_squared_times])
+def test_a_bool_squared_is_the_int64_power(f):
+    # NEP 50 seed 41224: `x ** 2` of a bool array is np.square's int8, per example
+    # np.True_ ** 2 is int64 (np.minimum with an int32 then wrote into the int8 array)
+    x = np.array([True, False, True])
+    y = np.array([-2 ** 31, 5, 300], np.int32)
+    _same(f, x, y)

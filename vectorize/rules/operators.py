@@ -38,6 +38,7 @@ def binary(site: Site) -> cst.BaseExpression:
                     "function")
     narrow_weak_operands(site)
     left, right = padded_args(site)
+    left = _bool_squared(site, left)
     function = _python_complex(site)
     if function is not None:
         return expr(function + "({a}, {b})", a=left, b=right)
@@ -45,6 +46,24 @@ def binary(site: Site) -> cst.BaseExpression:
 
 
 _COMPLEX_OPERATORS = {cst.Multiply: "*", cst.Divide: "/"}
+
+
+def _bool_squared(site: Site, left):
+    """``x ** 2`` of a bool array is NumPy's ``np.square`` of it, an int8 array, where per
+    example ``np.True_ ** 2`` is the int64 power (and ``np.minimum(x ** 2, y)`` of an int32
+    ``y`` int32, not int8): the base in the per-example result's int type first."""
+    base, exponent = site.args[0], site.args[1]
+    dtype = getattr(site.result, "dtype", None) if isinstance(site.result, Value) else None
+    if type(site.node.operator) is not cst.Power or not (
+            isinstance(base, Value) and base.batched and base.dtype == np.bool_) or not (
+            isinstance(exponent, Value) and not exponent.batched and exponent.exact
+            and type(exponent.example) is int and exponent.example == 2) or \
+            dtype is None or dtype.kind not in "iu":
+        return left
+    backend = site.spelled
+    if type(left) not in (cst.Name, cst.Attribute, cst.Subscript, cst.Call):
+        left = paren(left)
+    return expr(backend.astype("{a}", backend.dtype_code(dtype)), a=left)
 
 
 def _python_complex(site: Site) -> str | None:
