@@ -243,3 +243,32 @@ def test_a_bool_squared_is_the_int64_power(f):
     x = np.array([True, False, True])
     y = np.array([-2 ** 31, 5, 300], np.int32)
     _same(f, x, y)
+
+
+def negated_chain(x, y):
+    return -(x < 128 < 10)
+
+
+def python_or_numpy_bool_doubled(x, y):
+    r = True
+    if x > 3:
+        r = x > y
+    return r + r
+
+
+def python_or_numpy_bool_counted(x, y):
+    r = True
+    if x > 3:
+        r = x > y
+    return r * 2 + 1
+
+
+@pytest.mark.parametrize("f", [negated_chain, python_or_numpy_bool_doubled,
+                               python_or_numpy_bool_counted])
+def test_a_python_bool_on_some_lanes_and_a_numpy_bool_on_others(f):
+    # NEP 50 seed 41020: `x < 128 < 10` is Python's `128 < 10` (False) where x < 128 and
+    # NumPy's False elsewhere, where `-` raises TypeError; `r + r` is 2 for a Python True,
+    # True for NumPy's
+    x = np.array([1, 200, 5], np.uint64)
+    y = np.array([1, 2, 3], np.uint8)
+    _refused_or_same(f, x, y)

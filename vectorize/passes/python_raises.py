@@ -1954,10 +1954,31 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         return any(self.numpy_bool(c, seen) for c in walk(node)
                    if c is not node and type(c) is cst.Name)
 
+    def refuse_mixed_bools(self, operands, node) -> None:
+        """`vmap`: refuses bool arithmetic (``node``) where an operand is a Python bool on some
+        examples and a NumPy bool on others (``x < 128 < 10`` is the Python ``128 < 10``
+        where ``x < 128`` holds; ``r = True``, then ``r = x > y`` under an ``if``): Python's
+        bools compute as the ints 0 and 1 (``-r`` is 0 or -1, ``r + r`` is 2), NumPy's as
+        bools (``-`` raises, ``+`` is a logical or), and the batch holds one kind."""
+        python = self.checks.python
+        if python is None:
+            return
+        for n in operands:
+            value = self.checks.value(n)
+            if value is not None and value.batched and value.rank == 0 and \
+                    value.kind == "b" and n not in self.counted and python.mixed(n):
+                raise Unsupported(
+                    f"`{cst.Module([]).code_for_node(node).strip()}`: arithmetic on a "
+                    "per-example bool that is a Python bool on some examples and a NumPy "
+                    "bool on others: the first compute as the ints 0 and 1, the others as "
+                    "NumPy's bools (`-` raises, `+` is a logical or)", node,
+                    "convert it first: int(...) or bool(...)")
+
     def leave_UnaryOperation(self, original_node, updated_node):
         # `-b`, `+b`, `~b`: ints in Python (NumPy raises for bool arrays; its `~` is `not`)
         if type(original_node.operator) not in (cst.Minus, cst.Plus, cst.BitInvert):
             return updated_node
+        self.refuse_mixed_bools([original_node.expression], original_node)
         if not self.batched_bool(original_node.expression):
             self.refuse_unknown([original_node.expression], original_node)
             self.shared_bools([original_node.expression])
@@ -2013,6 +2034,9 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         if not any(v is not None and v.batched for v in values):
             self.shared_bools(operands)
             return updated_node
+        if all(v is not None and v.rank == 0 and v.kind == "b" for v in values) or type(
+                original_node.operator) in _INT8_OPERATORS:
+            self.refuse_mixed_bools(operands, original_node)
         for n, other in (operands, operands[::-1]):
             value = self.checks.value(n)
             if value is not None and value.rank == 0 and value.kind == "b" and \
