@@ -23,7 +23,7 @@ import dataclasses
 import libcst as cst
 import numpy as np
 
-from ...abstract import Value
+from ...abstract import TupleValue, Value
 from ...syntax.templates import expr
 
 _OPERATORS = {cst.Add: "add", cst.Subtract: "subtract", cst.Multiply: "multiply",
@@ -32,8 +32,9 @@ _OPERATORS = {cst.Add: "add", cst.Subtract: "subtract", cst.Multiply: "multiply"
 
 
 # builtins whose batched form is a ufunc's (`max(x, r)` of an int64 and a float16 array:
-# NumPy's maximum computes float64, jnp's float16)
-_BUILTINS = {max: "maximum", min: "minimum", pow: "power"}
+# NumPy's maximum computes float64, jnp's float16; `divmod(x, y)` of an int64 and a float16:
+# NumPy's pair is float64, jnp's float16)
+_BUILTINS = {max: "maximum", min: "minimum", pow: "power", divmod: "divmod"}
 
 
 def _example_dtype(value):
@@ -87,7 +88,28 @@ def _converted(value, operator: bool = False) -> bool:
 
 
 def _jax_dtype(function, args):
-    return getattr(_jax_out(function, args), "dtype", None)
+    return _one_dtype(_jax_out(function, args), "dtype")
+
+
+def _one_dtype(out, attribute):
+    """The dtype of a result, or of a pair of results of one dtype (``divmod``, ``np.modf``:
+    computed in one dtype), None otherwise; ``attribute``: "dtype" for JAX's abstract
+    results, "example" for the analysis' examples."""
+    if isinstance(out, (tuple, list)):
+        dtypes = {_one_dtype(item, attribute) for item in out}
+        return dtypes.pop() if len(dtypes) == 1 else None
+    if attribute == "dtype":
+        return getattr(out, "dtype", None)
+    return np.asarray(out).dtype if isinstance(out, (np.generic, np.ndarray)) else None
+
+
+def _result_dtype(result):
+    """The analysis' dtype of a site's result: of its example, or of the items of a tuple
+    of one dtype (``divmod(x, y)``)."""
+    if isinstance(result, TupleValue) and result.kind is None and result.items and all(
+            isinstance(item, Value) for item in result.items):
+        return _one_dtype(tuple(item.example for item in result.items), "example")
+    return _example_dtype(result) if isinstance(result, Value) else None
 
 
 def _jax_out(function, args):
@@ -163,7 +185,7 @@ class Faithful:
         return None if new is site else new.nodes
 
     def converted(self, site):
-        wanted = _example_dtype(site.result) if isinstance(site.result, Value) else None
+        wanted = _result_dtype(site.result)
         if wanted is not None and _elementwise(site.func) and len(site.nodes) == len(
                 site.args) and any(_python_number(v) for v in site.args) and isinstance(
                     site.result.example, (np.generic, np.ndarray)):
