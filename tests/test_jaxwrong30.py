@@ -18,22 +18,25 @@ pytest.importorskip("jax")
 from vectorize import vmap  # noqa: E402
 
 
-def _loop(f, args):
+def _loop(f, args, in_axes=0):
+    axes = (in_axes,) * len(args) if in_axes == 0 else in_axes
+    size = next(len(a) for a, axis in zip(args, axes) if axis == 0)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        rows = [f(*[a[i] for a in args]) for i in range(len(args[0]))]
+        rows = [f(*[a if axis is None else a[i] for a, axis in zip(args, axes)])
+                for i in range(size)]
     return np.stack([np.asarray(r) for r in rows])
 
 
-def _check(f, *args, rtol=1e-12, joined=None):
+def _check(f, *args, rtol=1e-12, joined=None, in_axes=0):
     """``joined``: the dtype vmap gives where the lanes' results have different types (the
     join of the branches' types, docs/semantics.md), the loop's cast to it."""
-    want = _loop(f, args)
+    want = _loop(f, args, in_axes)
     if joined is not None:
         want = want.astype(joined)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        got = vmap(f, backend="jax")(*args)
+        got = vmap(f, in_axes=in_axes, backend="jax")(*args)
     assert isinstance(got, np.ndarray) and got.dtype == want.dtype, (got.dtype, want.dtype)
     np.testing.assert_allclose(got, want, rtol=rtol, atol=0)
 
@@ -69,3 +72,67 @@ def test_divmod_of_int64_and_float16_computes_in_float64(f):
 def test_divmod_chained_comparison_of_wide_ints():
     # the branches join float64 (the quotient) and bool: the lanes' bools as float64
     _check(divmod_chained, WIDE, HALVES, joined=np.float64)
+
+
+# ------------------------ float16 functions NumPy computes in float32 (nep50 1810: hypot)
+def hypot_under_a_branch(x, y):
+    # the fuzzer's program: the float16 hypot joined with a uint32 is float64, where one
+    # ulp of float16 is far beyond float64's tolerance
+    r = x
+    if (y == 1) == 0:
+        r = np.hypot(y + y, 1 ** -1)
+    return r
+
+
+def half_functions(x, y, z):
+    # (no division by a constant: XLA multiplies by its reciprocal, docs/jax.md)
+    return (np.arccos(z), np.arccosh(y), np.arcsin(z), np.arcsinh(y), np.arctanh(z),
+            np.cosh(x), np.sinh(x), np.deg2rad(y), np.radians(y), np.rad2deg(y),
+            np.degrees(y), np.exp2(x), np.expm1(x), np.hypot(y, x), np.log10(y), np.log2(y),
+            np.logaddexp(x, z), np.logaddexp2(x, z), np.hypot(y, 2.5))
+
+
+def shared_half_hypot(k, y):
+    return np.hypot(k, 2.5) + y     # the same for every example: no rule rewrites it
+
+
+def half_floor_division(x, y):
+    return y // x, divmod(y, x)[0], np.floor_divide(x, y)
+
+
+HALF_GRID = np.linspace(-350, 350, 1401).astype(np.float16)
+HALF_OTHER = np.linspace(0.01, 11, 1401).astype(np.float16)
+HALF_UNIT = np.linspace(-1, 1, 1401).astype(np.float16)
+
+
+def test_hypot_of_float16_under_a_branch():
+    y = np.linspace(0.3, 40, 200).astype(np.float16)
+    # (every lane takes the branch: the loop's float16 results, vmap's join with uint32)
+    _check(hypot_under_a_branch, np.arange(200, dtype=np.uint32), y, joined=np.float64)
+
+
+def test_float16_functions_round_once_as_numpy():
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        # NumPy's own loops, on the arrays
+        want = half_functions(HALF_OTHER, HALF_GRID, HALF_UNIT)
+        got = vmap(half_functions, backend="jax")(HALF_OTHER, HALF_GRID, HALF_UNIT)
+    for k, (g, w) in enumerate(zip(got, want, strict=True)):
+        assert g.dtype == w.dtype == np.float16, k
+        np.testing.assert_array_equal(g, w, err_msg=str(k))
+
+
+def test_shared_float16_function():
+    k = np.linspace(0.1, 60, 300).astype(np.float16)    # one vector, shared
+    y = np.linspace(0.3, 40, 5).astype(np.float16)
+    _check(shared_half_hypot, k, y, in_axes=(None, 0), rtol=0)
+
+
+def test_float16_floor_division_in_float32():
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        want = half_floor_division(HALF_OTHER[::-1], HALF_GRID)
+        got = vmap(half_floor_division, backend="jax")(HALF_OTHER[::-1], HALF_GRID)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype == np.float16
+        np.testing.assert_array_equal(g, w)

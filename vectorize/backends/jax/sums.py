@@ -81,6 +81,7 @@ def floor_divide(a, b):
     then *floored* (and one added where it lies more than a half above its floor). JAX's
     ``jnp.floor_divide`` *rounds* that quotient instead, which gives the integer above where
     it lies exactly half way (``1e16 // 3.0``: 3333333333333334.0, Python 3333333333333333.0).
+    float16 is divided in float32, the quotient rounded once to float16, as NumPy's loop does.
     Integers are divided as they were, but by zero: 0, as NumPy gives (XLA gives -1, or -2
     for a positive dividend); Python numbers (a static ``len(v) // 2``) as they were."""
     import jax.numpy as jnp
@@ -93,6 +94,11 @@ def floor_divide(a, b):
         if jnp.dtype(dtype).kind in "iu":
             quotient = jnp.where(jnp.asarray(b) == 0, jnp.zeros_like(quotient), quotient)
         return quotient
+    if dtype == jnp.float16:
+        # NumPy's float16 loop divides in float32 and rounds the quotient once
+        # (`npy_half_divmod`); in float16 `a - mod` and the quotient are rounded each
+        return floor_divide(jnp.asarray(a, jnp.float32), jnp.asarray(b, jnp.float32)).astype(
+            jnp.float16)
     a, b = jnp.asarray(a, dtype), jnp.asarray(b, dtype)
     mod = jnp.fmod(a, b)
     div = (a - mod) / b
