@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("jax")
 
-from vectorize import vmap  # noqa: E402
+from vectorize import VectorizeError, vmap  # noqa: E402
 
 
 def _loop(f, args, in_axes=0):
@@ -136,3 +136,31 @@ def test_float16_floor_division_in_float32():
     for g, w in zip(got, want, strict=True):
         assert g.dtype == w.dtype == np.float16
         np.testing.assert_array_equal(g, w)
+
+
+# ------------ a uint64 difference on lanes where the value is no float (nep50 2229, NumPy too)
+def uint_lanes_minus_uint64(x, y):
+    r = 1 / x
+    if y < 7:
+        r = y           # a uint32 on these lanes, a float64 on the others
+    r -= x              # per example uint32 - uint64 wraps below zero (2**64 - 7)
+    return r
+
+
+def python_int_lanes_minus_uint64(x, y):
+    r = 0.5
+    if y < 7:
+        r = 255         # a Python int on these lanes: 255 - x is a uint64 there
+    return r - x
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+@pytest.mark.parametrize("f", [uint_lanes_minus_uint64, python_int_lanes_minus_uint64])
+def test_uint64_difference_on_lanes_of_mixed_types_is_refused(f, backend):
+    # the batch held `r` in float64 on every lane and gave -7.0 where the loop gives
+    # 18446744073709551609.0 (its uint64 stacked with the float lanes)
+    x = np.array([1, 2, 262, 2 ** 63 + 5], np.uint64)
+    y = np.array([3, 9, 2, 1], np.uint32)
+    with pytest.raises(VectorizeError, match="wraps below zero") as info:
+        vmap(f, backend=backend)(x, y)
+    assert "^" in str(info.value)
