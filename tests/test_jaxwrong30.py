@@ -164,3 +164,30 @@ def test_uint64_difference_on_lanes_of_mixed_types_is_refused(f, backend):
     with pytest.raises(VectorizeError, match="wraps below zero") as info:
         vmap(f, backend=backend)(x, y)
     assert "^" in str(info.value)
+
+
+# ------------- a Python int beyond the array's type inside a comparison chain (nep50 2347)
+def int_between_in_a_chain(x, y):
+    return y < -2 ** 40 < 10, 10 > 2 ** 40 > y, 10 < 2 ** 40 < y
+
+
+def int_between_an_int_beyond(x, y):
+    return y > -2 ** 40 > -2 ** 50      # -inf for -2 ** 40 is not above -2 ** 50
+
+
+def test_python_int_inside_a_chain_is_compared_exactly():
+    # `y < -2 ** 40` wrapped -2**40 into int32 (0): True for negative lanes, the loop False
+    x = np.array([1, 2, 3, 4], np.uint64)
+    y = np.array([-5, 0, 7, -2 ** 31], np.int32)
+    got = vmap(int_between_in_a_chain, backend="jax")(x, y)
+    for g, w in zip(got, zip(*[int_between_in_a_chain(a, b) for a, b in zip(x, y)]),
+                    strict=True):
+        np.testing.assert_array_equal(g, np.array(w))
+
+
+def test_python_int_between_an_array_and_an_int_it_orders_otherwise_is_refused():
+    x = np.array([1, 2], np.uint64)
+    y = np.array([-5, 0], np.int32)
+    with pytest.raises(VectorizeError, match="comparison chain") as info:
+        vmap(int_between_an_int_beyond, backend="jax")(x, y)
+    assert "^" in str(info.value)

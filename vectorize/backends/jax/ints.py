@@ -165,13 +165,27 @@ def comparison(site):
     for k, value in enumerate(site.args):
         if not _python_int(value):
             continue
-        neighbours = {_int_array_dtype(site.args[j]) for j in (k - 1, k + 1)
-                      if 0 <= j < len(site.args)}
+        around = [site.args[j] for j in (k - 1, k + 1) if 0 <= j < len(site.args)]
+        neighbours = {_int_array_dtype(v) for v in around if not _python_int(v)}
         if len(neighbours) != 1 or None in neighbours:
             continue
         (dtype,) = neighbours
-        if not _fits(value, dtype):
-            nodes[k] = _wrapped(nodes[k], INT_COMPARED, dtype)
+        if _fits(value, dtype):
+            continue
+        # a Python int on its other side (`y < -2 ** 40 < 10`) compares with the infinity
+        # `int_compared` gives as with the int itself where it lies beyond it
+        below = value.exact and value.example < np.iinfo(dtype).min
+        if not all(not _python_int(v) or v.exact and value.exact and (
+                v.example > value.example if below else v.example < value.example)
+                   for v in around):
+            from ...errors import Unsupported
+            raise Unsupported(
+                "a Python int beyond the integer array's type between the array and another "
+                "Python int in a comparison chain (`y > -2 ** 40 > -2 ** 50` of an int32 "
+                "`y`): the JAX backend compares it with the array as an infinity, which "
+                "the other int compares with otherwise", site.original,
+                "split the chain: (y > -2 ** 40) and (-2 ** 40 > -2 ** 50)")
+        nodes[k] = _wrapped(nodes[k], INT_COMPARED, dtype)
     return site if nodes == list(site.nodes) else dataclasses.replace(site, nodes=nodes)
 
 
