@@ -191,3 +191,22 @@ def test_python_int_between_an_array_and_an_int_it_orders_otherwise_is_refused()
     with pytest.raises(VectorizeError, match="comparison chain") as info:
         vmap(int_between_an_int_beyond, backend="jax")(x, y)
     assert "^" in str(info.value)
+
+
+# --------------- a quotient divided by a bool array (nep50 2332: divmod(x / x, bool(y)))
+def quotients_by_bools(x, y):
+    return (x / x) / (y != 0), (x / x) // (y != 0), divmod(x / x, bool(y))[0]
+
+
+def test_quotient_by_a_bool_array_keeps_the_sign():
+    # XLA computed (a / b) / c as a / (b * c), the product by bools as a select (+0): -inf
+    # where x is negative and y zero, NumPy 1.0 / 0.0 = inf
+    x = np.array([1, -3, 5, -7, 2], np.int8)
+    y = np.array([0.0, 0.0, -0.0, 1.0, 2.0], np.float16)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        got = vmap(quotients_by_bools, backend="jax")(x, y)
+        want = [np.stack(w) for w in zip(*[quotients_by_bools(a, b) for a, b in zip(x, y)])]
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)

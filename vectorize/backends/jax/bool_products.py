@@ -8,6 +8,13 @@ JAX rule of ``*`` writes a float product with a bool array operand as
 ``bool_product(a, b, dtype)``: ``where(b, x, x * 0)`` in the product's dtype, which XLA
 keeps. A Python bool (``x * False``) is a weak number that ``jax.numpy`` multiplies as
 NumPy does: nothing to change.
+
+A division by a bool array meets the same select: XLA computes ``(a / b) / c`` as
+``a / (b * c)``, and the product by ``c``'s bools converted to floats as a select, +0
+where ``b`` is negative, so ``(x / x) / (y != 0)`` was ``-inf`` where ``x`` is negative and
+``y`` zero (NumPy: ``1.0 / 0.0``, ``inf``). So a float quotient by a bool array is written
+``a / bool_divisor(c, dtype)``: the bools converted behind ``lax.optimization_barrier``,
+which XLA does not see through (`sums.floor_divide` and `sums.floor_mod` convert the same).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import numpy as np
 from ...abstract import Value
 
 BOOL_PRODUCT = "bool_product"
+BOOL_DIVISOR = "bool_divisor"
 
 
 def bool_product(a, b, dtype: str):
@@ -30,6 +38,14 @@ def bool_product(a, b, dtype: str):
     else:
         return jnp.asarray(a * b, dtype=dtype)
     return jnp.where(mask, x, x * 0).astype(dtype)
+
+
+def bool_divisor(b, dtype: str):
+    """A bool array divisor as floats of ``dtype`` XLA cannot see are bools (see the
+    module)."""
+    import jax.numpy as jnp
+    from jax import lax
+    return lax.optimization_barrier(jnp.asarray(b, dtype=dtype))
 
 
 def _bool_array(value) -> bool:
@@ -55,7 +71,14 @@ def _product_dtype(site):
 
 def _rewritten(site, out):
     """The rule's output ``out`` for a product site, as `bool_product` where it is a float
-    product with a bool array operand."""
+    product with a bool array operand; for a quotient by a bool array, with `bool_divisor`."""
+    if isinstance(site.node, cst.BinaryOperation) and type(site.node.operator) is cst.Divide \
+            and isinstance(out, cst.BinaryOperation) and type(out.operator) is cst.Divide \
+            and len(site.args) == 2 and _bool_array(site.args[1]):
+        dtype = _product_dtype(site)
+        return out if dtype is None else out.with_changes(right=cst.Call(
+            func=cst.Name(BOOL_DIVISOR), args=[
+                cst.Arg(out.right), cst.Arg(cst.SimpleString(repr(dtype.name)))]))
     if not isinstance(site.node, cst.BinaryOperation) or \
             type(site.node.operator) is not cst.Multiply or \
             not isinstance(out, cst.BinaryOperation) or type(out.operator) is not cst.Multiply \

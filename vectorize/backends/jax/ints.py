@@ -33,8 +33,8 @@ from ...syntax.templates import expr
 INT_OPERAND = "int_operand"
 INT_COMPARED = "int_compared"
 # (`bool_products.BOOL_PRODUCT`, `signs.HELPERS`)
-HELPERS = (INT_OPERAND, INT_COMPARED, "bool_product", "wrapping_abs", "wrapping_square",
-           "wrapping_power")
+HELPERS = (INT_OPERAND, INT_COMPARED, "bool_product", "bool_divisor", "wrapping_abs",
+           "wrapping_square", "wrapping_power")
 
 
 class IntOutOfBounds(OverflowError):
@@ -237,10 +237,11 @@ def imported(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     """The helpers the function's code calls, imported by the generated module."""
     seen = _Named()
     func_def.visit(seen)
-    from .bool_products import bool_product
+    from .bool_products import bool_divisor, bool_product
     from .signs import wrapping_abs, wrapping_power, wrapping_square
     helpers = {INT_OPERAND: int_operand, INT_COMPARED: int_compared,
-               "bool_product": bool_product, "wrapping_abs": wrapping_abs,
+               "bool_product": bool_product, "bool_divisor": bool_divisor,
+               "wrapping_abs": wrapping_abs,
                "wrapping_square": wrapping_square, "wrapping_power": wrapping_power}
     for name in sorted(seen.names):
         ctx.module.runtime_imports.setdefault(name, helpers[name])

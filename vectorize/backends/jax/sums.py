@@ -74,6 +74,17 @@ def _pairwise(terms: list, zero):
     return _pairwise(terms[:half], zero) + _pairwise(terms[half:], zero)
 
 
+def _divisor(b, dtype):
+    """``b`` as a float divisor of ``dtype``: a bool array behind `bool_divisor`'s barrier
+    (XLA computed ``(x / x) // (y != 0)`` as a quotient by a select: -inf for a negative
+    ``x``, NumPy inf)."""
+    import jax.numpy as jnp
+    if getattr(b, "dtype", None) == jnp.bool_:
+        from .bool_products import bool_divisor
+        return bool_divisor(b, dtype)
+    return jnp.asarray(b, dtype)
+
+
 def floor_divide(a, b):
     """``a // b`` as Python and NumPy compute it for floats (``floatobject.c``'s
     ``float_divmod``, NumPy's ``npy_divmod``): the quotient ``(a - fmod(a, b)) / b``,
@@ -97,9 +108,9 @@ def floor_divide(a, b):
     if dtype == jnp.float16:
         # NumPy's float16 loop divides in float32 and rounds the quotient once
         # (`npy_half_divmod`); in float16 `a - mod` and the quotient are rounded each
-        return floor_divide(jnp.asarray(a, jnp.float32), jnp.asarray(b, jnp.float32)).astype(
+        return floor_divide(jnp.asarray(a, jnp.float32), _divisor(b, jnp.float32)).astype(
             jnp.float16)
-    a, b = jnp.asarray(a, dtype), jnp.asarray(b, dtype)
+    a, b = jnp.asarray(a, dtype), _divisor(b, dtype)
     mod = jnp.fmod(a, b)
     div = (a - mod) / b
     div = jnp.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
@@ -122,7 +133,7 @@ def floor_mod(a, b):
     dtype = jnp.result_type(a, b)
     if jnp.dtype(dtype).kind != "f":
         return jnp.remainder(a, b)
-    a, b = jnp.asarray(a, dtype), jnp.asarray(b, dtype)
+    a, b = jnp.asarray(a, dtype), _divisor(b, dtype)
     mod = jnp.fmod(a, b)
     mod = jnp.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
     return jnp.where(mod == 0, jnp.copysign(jnp.zeros_like(mod), b), mod)
