@@ -38,7 +38,7 @@ def _check(f, *args, rtol=1e-12, joined=None, in_axes=0):
         warnings.simplefilter("ignore")
         got = vmap(f, in_axes=in_axes, backend="jax")(*args)
     assert isinstance(got, np.ndarray) and got.dtype == want.dtype, (got.dtype, want.dtype)
-    np.testing.assert_allclose(got, want, rtol=rtol, atol=0)
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=0, equal_nan=True)
 
 
 # ------------------------------------------ divmod of an int64 and a float16 (nep50 2077)
@@ -210,3 +210,17 @@ def test_quotient_by_a_bool_array_keeps_the_sign():
     for g, w in zip(got, want, strict=True):
         assert g.dtype == w.dtype
         np.testing.assert_array_equal(g, w)
+
+
+def bools_by_a_root(x, y):
+    return x / np.sqrt(y)
+
+
+def test_bool_array_divided_by_a_root_keeps_nan():
+    # (nep50 2588) XLA computed x / sqrt(y) as x * rsqrt(y), the product by bools as a
+    # select: False / sqrt(0) and False / sqrt(-1) gave 0.0, NumPy nan
+    x = np.array([False, True, False, False, True])
+    y = np.array([0, 0, 4, -1, 9], np.int64)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        _check(bools_by_a_root, x, y, rtol=0)

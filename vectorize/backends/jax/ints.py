@@ -33,7 +33,7 @@ from ...syntax.templates import expr
 INT_OPERAND = "int_operand"
 INT_COMPARED = "int_compared"
 # (`bool_products.BOOL_PRODUCT`, `signs.HELPERS`)
-HELPERS = (INT_OPERAND, INT_COMPARED, "bool_product", "bool_divisor", "wrapping_abs",
+HELPERS = (INT_OPERAND, INT_COMPARED, "bool_product", "bools_as_floats", "wrapping_abs",
            "wrapping_square", "wrapping_power")
 
 
@@ -237,10 +237,10 @@ def imported(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     """The helpers the function's code calls, imported by the generated module."""
     seen = _Named()
     func_def.visit(seen)
-    from .bool_products import bool_divisor, bool_product
+    from .bool_products import bool_product, bools_as_floats
     from .signs import wrapping_abs, wrapping_power, wrapping_square
     helpers = {INT_OPERAND: int_operand, INT_COMPARED: int_compared,
-               "bool_product": bool_product, "bool_divisor": bool_divisor,
+               "bool_product": bool_product, "bools_as_floats": bools_as_floats,
                "wrapping_abs": wrapping_abs,
                "wrapping_square": wrapping_square, "wrapping_power": wrapping_power}
     for name in sorted(seen.names):

@@ -75,13 +75,13 @@ def _pairwise(terms: list, zero):
 
 
 def _divisor(b, dtype):
-    """``b`` as a float divisor of ``dtype``: a bool array behind `bool_divisor`'s barrier
+    """``b`` as a float divisor of ``dtype``: a bool array behind `bools_as_floats`'s barrier
     (XLA computed ``(x / x) // (y != 0)`` as a quotient by a select: -inf for a negative
     ``x``, NumPy inf)."""
     import jax.numpy as jnp
     if getattr(b, "dtype", None) == jnp.bool_:
-        from .bool_products import bool_divisor
-        return bool_divisor(b, dtype)
+        from .bool_products import bools_as_floats
+        return bools_as_floats(b, dtype)
     return jnp.asarray(b, dtype)
 
 
