@@ -224,3 +224,30 @@ def test_bool_array_divided_by_a_root_keeps_nan():
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         _check(bools_by_a_root, x, y, rtol=0)
+
+
+# ---------- max/min of a narrow float and a Python int it cannot hold (nep50 2842, NumPy too)
+def max_with_a_wide_int(x, y):
+    return max(x, 2 ** 40), min(x, -2049)
+
+
+def wide_int_max_then_arithmetic(x, y):
+    r = y
+    r -= max(x, 2 ** 40)      # float32 minus the Python int per example, float16 on others
+    return r
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_max_of_float16_and_an_int_it_cannot_hold(backend):
+    # np.maximum(2 ** 40, x) of a float16 x was float16 inf (min: -2048.0 for -2049); the
+    # lanes the int wins hold the int, the loop's results join in float64
+    x = np.array([1.5, np.inf, np.nan, -3.0, -np.inf], np.float16)
+    y = np.zeros(5, np.float32)
+    got = vmap(max_with_a_wide_int, backend=backend)(x, y)
+    rows = [max_with_a_wide_int(a, b) for a, b in zip(x, y)]
+    for k, g in enumerate(got):
+        want = np.stack([np.asarray(row[k]) for row in rows])
+        assert g.dtype == want.dtype == np.float64
+        np.testing.assert_array_equal(g, want)
+    with pytest.raises(VectorizeError, match="differs between lanes"):
+        vmap(wide_int_max_then_arithmetic, backend=backend)(x, y)
