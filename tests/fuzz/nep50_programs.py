@@ -177,11 +177,13 @@ def _differs(got, expected) -> str:
     return ""
 
 
-def check(f, x, y, nested: bool = False, backend: str | None = None):
+def check(f, x, y, nested: bool = False, backend: str | None = None, reference=None):
     """(kind, detail) of ``vmap(f)(x, y)`` against the loop (``nested``: ``vmap(vmap(f))`` of
-    x and y as one row); ``backend``: ``vmap(f, backend=...)`` (NumPy in, NumPy out)."""
+    x and y as one row); ``backend``: ``vmap(f, backend=...)`` (NumPy in, NumPy out);
+    ``reference``: the function the loop runs instead of ``f`` (``f`` with XLA's rewrites,
+    `harness.xla_division_variant`)."""
     args = [x[None], y[None]] if nested else [x, y]
-    ref = _run(lambda: _loop(f, [x, y]))
+    ref = _run(lambda: _loop(reference or f, [x, y]))
     wrapped = vmap(vmap(f, backend=backend), backend=backend) if nested else \
         vmap(f, backend=backend)
     got = _run(lambda: wrapped(*args))

@@ -435,6 +435,12 @@ class Expressions:
                     problem = f"computes in {dtype} (the batch: {joined})"
                 elif np.asarray(lane).ndim != 0:
                     continue
+                elif dtype == np.uint64 and joined.kind in "fc" and getattr(
+                        fn, "__name__", None) in _BELOW_ZERO:
+                    # (a uint32 or a Python int lane minus a uint64 `x`: the lane's uint64
+                    # wraps below zero, 2**64 - 8, where the batch's float gives -8; the
+                    # examples, ones, do not go below zero)
+                    problem = f"computes in uint64, which wraps below zero (the batch: {joined})"
                 elif dtype.kind in "iu" and dtype.itemsize < 8 and (joined.kind in "fc" or (
                         joined.kind in "iu" and dtype.itemsize < joined.itemsize and (
                             EXAMPLE_SEMANTICS.get() is None or getattr(
@@ -1232,6 +1238,9 @@ def _narrow_lane_values(fn, args, lane_examples, lane, dtype, joined):
 _WRAPPING = frozenset({
     "add", "sub", "mul", "pow", "lshift", "neg", "floordiv", "abs", "absolute", "negative",
     "subtract", "multiply", "power", "square", "left_shift", "floor_divide"})
+
+# ... and those whose unsigned result wraps below zero
+_BELOW_ZERO = frozenset({"sub", "neg", "subtract", "negative"})
 
 # ... and those whose int result differs from the float one for a zero divisor
 _INT_DIVISION = frozenset({"floordiv", "mod", "floor_divide", "remainder", "fmod", "divmod"})

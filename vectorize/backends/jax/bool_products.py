@@ -8,6 +8,15 @@ JAX rule of ``*`` writes a float product with a bool array operand as
 ``bool_product(a, b, dtype)``: ``where(b, x, x * 0)`` in the product's dtype, which XLA
 keeps. A Python bool (``x * False``) is a weak number that ``jax.numpy`` multiplies as
 NumPy does: nothing to change.
+
+A division with a bool array meets the same select: XLA computes ``(a / b) / c`` as
+``a / (b * c)``, and the product by ``c``'s bools converted to floats as a select, +0
+where ``b`` is negative, so ``(x / x) / (y != 0)`` was ``-inf`` where ``x`` is negative and
+``y`` zero (NumPy: ``1.0 / 0.0``, ``inf``); it computes ``c / np.sqrt(y)`` as ``c *
+rsqrt(y)``, a select again: ``False / np.sqrt(0)`` was 0.0 (NumPy: nan). So a float
+quotient with a bool array operand is written ``bools_as_floats(c, dtype) / a``: the bools
+converted behind ``lax.optimization_barrier``, which XLA does not see through
+(`sums.floor_divide` and `sums.floor_mod` convert a bool divisor the same).
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ import numpy as np
 from ...abstract import Value
 
 BOOL_PRODUCT = "bool_product"
+BOOLS_AS_FLOATS = "bools_as_floats"
 
 
 def bool_product(a, b, dtype: str):
@@ -30,6 +40,13 @@ def bool_product(a, b, dtype: str):
     else:
         return jnp.asarray(a * b, dtype=dtype)
     return jnp.where(mask, x, x * 0).astype(dtype)
+
+
+def bools_as_floats(b, dtype: str):
+    """A bool array as floats of ``dtype`` that XLA cannot see are bools (see the module)."""
+    import jax.numpy as jnp
+    from jax import lax
+    return lax.optimization_barrier(jnp.asarray(b, dtype=dtype))
 
 
 def _bool_array(value) -> bool:
@@ -55,7 +72,19 @@ def _product_dtype(site):
 
 def _rewritten(site, out):
     """The rule's output ``out`` for a product site, as `bool_product` where it is a float
-    product with a bool array operand."""
+    product with a bool array operand; a quotient with a bool array operand with
+    `bools_as_floats` around it."""
+    if isinstance(site.node, cst.BinaryOperation) and type(site.node.operator) is cst.Divide \
+            and isinstance(out, cst.BinaryOperation) and type(out.operator) is cst.Divide \
+            and len(site.args) == 2 and any(map(_bool_array, site.args)):
+        dtype = getattr(site.result, "dtype", None) if isinstance(site.result, Value) else None
+        if dtype is None or dtype.kind != "f":
+            return out
+        sides = [cst.Call(func=cst.Name(BOOLS_AS_FLOATS), args=[
+            cst.Arg(node), cst.Arg(cst.SimpleString(repr(dtype.name)))])
+            if _bool_array(value) else node
+            for node, value in zip((out.left, out.right), site.args)]
+        return out.with_changes(left=sides[0], right=sides[1])
     if not isinstance(site.node, cst.BinaryOperation) or \
             type(site.node.operator) is not cst.Multiply or \
             not isinstance(out, cst.BinaryOperation) or type(out.operator) is not cst.Multiply \

@@ -33,8 +33,8 @@ from ...syntax.templates import expr
 INT_OPERAND = "int_operand"
 INT_COMPARED = "int_compared"
 # (`bool_products.BOOL_PRODUCT`, `signs.HELPERS`)
-HELPERS = (INT_OPERAND, INT_COMPARED, "bool_product", "wrapping_abs", "wrapping_square",
-           "wrapping_power")
+HELPERS = (INT_OPERAND, INT_COMPARED, "bool_product", "bools_as_floats", "wrapping_abs",
+           "wrapping_square", "wrapping_power")
 
 
 class IntOutOfBounds(OverflowError):
@@ -165,13 +165,27 @@ def comparison(site):
     for k, value in enumerate(site.args):
         if not _python_int(value):
             continue
-        neighbours = {_int_array_dtype(site.args[j]) for j in (k - 1, k + 1)
-                      if 0 <= j < len(site.args)}
+        around = [site.args[j] for j in (k - 1, k + 1) if 0 <= j < len(site.args)]
+        neighbours = {_int_array_dtype(v) for v in around if not _python_int(v)}
         if len(neighbours) != 1 or None in neighbours:
             continue
         (dtype,) = neighbours
-        if not _fits(value, dtype):
-            nodes[k] = _wrapped(nodes[k], INT_COMPARED, dtype)
+        if _fits(value, dtype):
+            continue
+        # a Python int on its other side (`y < -2 ** 40 < 10`) compares with the infinity
+        # `int_compared` gives as with the int itself where it lies beyond it
+        below = value.exact and value.example < np.iinfo(dtype).min
+        if not all(not _python_int(v) or v.exact and value.exact and (
+                v.example > value.example if below else v.example < value.example)
+                   for v in around):
+            from ...errors import Unsupported
+            raise Unsupported(
+                "a Python int beyond the integer array's type between the array and another "
+                "Python int in a comparison chain (`y > -2 ** 40 > -2 ** 50` of an int32 "
+                "`y`): the JAX backend compares it with the array as an infinity, which "
+                "the other int compares with otherwise", site.original,
+                "split the chain: (y > -2 ** 40) and (-2 ** 40 > -2 ** 50)")
+        nodes[k] = _wrapped(nodes[k], INT_COMPARED, dtype)
     return site if nodes == list(site.nodes) else dataclasses.replace(site, nodes=nodes)
 
 
@@ -223,10 +237,11 @@ def imported(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     """The helpers the function's code calls, imported by the generated module."""
     seen = _Named()
     func_def.visit(seen)
-    from .bool_products import bool_product
+    from .bool_products import bool_product, bools_as_floats
     from .signs import wrapping_abs, wrapping_power, wrapping_square
     helpers = {INT_OPERAND: int_operand, INT_COMPARED: int_compared,
-               "bool_product": bool_product, "wrapping_abs": wrapping_abs,
+               "bool_product": bool_product, "bools_as_floats": bools_as_floats,
+               "wrapping_abs": wrapping_abs,
                "wrapping_square": wrapping_square, "wrapping_power": wrapping_power}
     for name in sorted(seen.names):
         ctx.module.runtime_imports.setdefault(name, helpers[name])

@@ -74,6 +74,17 @@ def _pairwise(terms: list, zero):
     return _pairwise(terms[:half], zero) + _pairwise(terms[half:], zero)
 
 
+def _divisor(b, dtype):
+    """``b`` as a float divisor of ``dtype``: a bool array behind `bools_as_floats`'s barrier
+    (XLA computed ``(x / x) // (y != 0)`` as a quotient by a select: -inf for a negative
+    ``x``, NumPy inf)."""
+    import jax.numpy as jnp
+    if getattr(b, "dtype", None) == jnp.bool_:
+        from .bool_products import bools_as_floats
+        return bools_as_floats(b, dtype)
+    return jnp.asarray(b, dtype)
+
+
 def floor_divide(a, b):
     """``a // b`` as Python and NumPy compute it for floats (``floatobject.c``'s
     ``float_divmod``, NumPy's ``npy_divmod``): the quotient ``(a - fmod(a, b)) / b``,
@@ -81,6 +92,7 @@ def floor_divide(a, b):
     then *floored* (and one added where it lies more than a half above its floor). JAX's
     ``jnp.floor_divide`` *rounds* that quotient instead, which gives the integer above where
     it lies exactly half way (``1e16 // 3.0``: 3333333333333334.0, Python 3333333333333333.0).
+    float16 is divided in float32, the quotient rounded once to float16, as NumPy's loop does.
     Integers are divided as they were, but by zero: 0, as NumPy gives (XLA gives -1, or -2
     for a positive dividend); Python numbers (a static ``len(v) // 2``) as they were."""
     import jax.numpy as jnp
@@ -93,7 +105,12 @@ def floor_divide(a, b):
         if jnp.dtype(dtype).kind in "iu":
             quotient = jnp.where(jnp.asarray(b) == 0, jnp.zeros_like(quotient), quotient)
         return quotient
-    a, b = jnp.asarray(a, dtype), jnp.asarray(b, dtype)
+    if dtype == jnp.float16:
+        # NumPy's float16 loop divides in float32 and rounds the quotient once
+        # (`npy_half_divmod`); in float16 `a - mod` and the quotient are rounded each
+        return floor_divide(jnp.asarray(a, jnp.float32), _divisor(b, jnp.float32)).astype(
+            jnp.float16)
+    a, b = jnp.asarray(a, dtype), _divisor(b, dtype)
     mod = jnp.fmod(a, b)
     div = (a - mod) / b
     div = jnp.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
@@ -116,7 +133,7 @@ def floor_mod(a, b):
     dtype = jnp.result_type(a, b)
     if jnp.dtype(dtype).kind != "f":
         return jnp.remainder(a, b)
-    a, b = jnp.asarray(a, dtype), jnp.asarray(b, dtype)
+    a, b = jnp.asarray(a, dtype), _divisor(b, dtype)
     mod = jnp.fmod(a, b)
     mod = jnp.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
     return jnp.where(mod == 0, jnp.copysign(jnp.zeros_like(mod), b), mod)

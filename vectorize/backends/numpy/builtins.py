@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
+import warnings
 
 import libcst as cst
 import numpy as np
@@ -71,6 +72,14 @@ def _strong_numbers(site: Site) -> dict:
              and v.dtype is not None and not (type(v.example) in _KINDS and not v.batched)]
     out = {}
     for k, v in enumerate(site.args):
+        if isinstance(v, Value) and not v.batched and v.known and type(v.example) is int \
+                and numpy and all(d.kind in "fc" for d in numpy) and \
+                not _held(v.example, np.result_type(*numpy, v.example)):
+            # an int the floats it meets cannot hold (`max(x, 2 ** 40)` of a float16 `x`:
+            # float16 inf, where the lanes it wins hold the int itself): in the floats'
+            # join with an int64, as the loop's results join
+            out[k] = np.result_type(*numpy, np.int64)
+            continue
         if not isinstance(v, Value) or v.batched or not v.known or type(
                 v.example) not in (float, complex) or not numpy or any(
                     d.kind not in "fc" for d in numpy):
@@ -79,6 +88,16 @@ def _strong_numbers(site: Site) -> dict:
         if np.result_type(*numpy, wide) != np.result_type(*numpy, v.example):
             out[k] = wide
     return out
+
+
+def _held(number: int, dtype) -> bool:
+    """Whether a float ``dtype`` holds the Python int ``number`` exactly."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return int(np.asarray(number, dtype=dtype).real) == number
+        except (OverflowError, ValueError):
+            return False
 
 
 def _infer_minmax(op: str):
