@@ -42,7 +42,12 @@ from ..rules.registry import Site
 from ..spec_facts import note as note_fact
 from ..syntax.edit import AUGMENTED_TO_BINARY
 from ..syntax.traversal import walk
-from .environments import Env, inexact_join, no_per_example_choice_between
+from .environments import (
+    Env,
+    deferred_join_read,
+    inexact_join,
+    no_per_example_choice_between,
+)
 from .float_semantics import BINARY_FUNCS, COMPARE_FUNCS, UNARY_FUNCS
 from .float_semantics import evaluate as _evaluate
 from .float_semantics import evaluate_inexact as _evaluate_inexact
@@ -298,7 +303,9 @@ class Expressions:
                                    "unbound here for some examples", node,
                                    f"give `{ident}` a value before the `if` or loop that "
                                    f"assigns it", name=ident, value=env.values[ident])
-            return env.values[ident]
+            value = env.values[ident]
+            deferred_join_read(value, node, ident)
+            return value
         if ident in _CONSTANTS:
             return exact(_CONSTANTS[ident])
         found, value, _scope = self.source.lookup(ident)
@@ -573,7 +580,7 @@ class Expressions:
         # (a bool of another type on some lanes: under PyTorch a Python bool on some, a
         # bool tensor on others, `abstract.mixed_kinds`)
         joined = join(left, right, force_batched=True)
-        inexact_join(joined, (left, right), "the `and`/`or` gives", node)
+        inexact_join(joined, (left, right), "the `and`/`or` gives", node, node=node)
         return joined
 
     def comparison(self, node: cst.Comparison, env):
@@ -658,7 +665,8 @@ class Expressions:
                                           node)
         joined = join(body, orelse, force_batched=test.batched)
         if test.batched:
-            inexact_join(joined, (body, orelse), "the conditional expression gives", node)
+            inexact_join(joined, (body, orelse), "the conditional expression gives", node,
+                         node=node)
         arm = body if taken else orelse
         if taken is not None and joined.batched and isinstance(joined, Value) \
                 and joined.known and isinstance(arm, Value) and arm.known:

@@ -23,6 +23,7 @@ import numpy as np
 from ..abstract import (
     EXAMPLE_SEMANTICS,
     MIXED_KINDS,
+    RETURNED_AS_IS,
     UNKNOWN,
     TupleValue,
     Value,
@@ -231,14 +232,29 @@ class Analysis(Expressions, Calls, Aliasing):
                 joined = self._joined_returns(result, value)
                 if self.batched_returns:
                     inexact_join(joined, (result, value), "returns", ret,
-                                 users=self.tree is getattr(self.source, "tree", None))
+                                 users=self.tree is getattr(self.source, "tree", None),
+                                 final=not self.helper)
                 result = joined
             if self.batched_returns and not isinstance(result, TupleValue):
                 result = join(result, result, force_batched=True)
             if self.python_semantics and not self.helper:   # (vectorize: numpy.vectorize's outputs)
                 _numpy_vectorize_outputs(self.returns)
+            if not self.helper and not self.registry.backend.big_int_results:
+                _no_int_beyond_int64_returned(self.returns)
             self.result = result
         return None
+
+    def _returned_as_is(self, ret: cst.Return) -> frozenset:
+        """The expressions of the mapped function's ``return`` whose values are only stacked
+        (`abstract.RETURNED_AS_IS`): the value, or the items of a returned tuple display;
+        none in a helper, whose caller computes with what it returns."""
+        if self.helper or ret.value is None or self.tree is not getattr(self.source, "tree",
+                                                                        None):
+            return frozenset()
+        if type(ret.value) is cst.Tuple:
+            return frozenset(e.value for e in ret.value.elements
+                             if type(e) is cst.Element)
+        return frozenset((ret.value,))
 
     def _joined_returns(self, a, b):
         """The join of two returned values. Where every example takes the same ``return``
@@ -462,7 +478,12 @@ class Analysis(Expressions, Calls, Aliasing):
                                   "count or sum), or see the constructs in docs/semantics.md")
             return env
         if type(small) is cst.Return:
-            value = self.expr(small.value, env) if small.value is not None else unbatched(None)
+            token = RETURNED_AS_IS.set(self._returned_as_is(small))
+            try:
+                value = self.expr(small.value, env) if small.value is not None else \
+                    unbatched(None)
+            finally:
+                RETURNED_AS_IS.reset(token)
             if self._loop_stack:
                 self.returns_in_loops = True
                 if self._mask_enclosing_loop(small):
@@ -918,6 +939,27 @@ def _sequence_loop_of(stmt: cst.For, evaluate) -> SequenceLoop | None:
             for v in seq_values):
         return None
     return SequenceLoop(index, targets, sequences, seq_values)
+
+
+def _no_int_beyond_int64_returned(returns) -> None:
+    """A returned Python int the same for every example and beyond int64 (``return
+    math.ceil(1e300 // -1)``), where no array holds one (`Backend.big_int_results`, PyTorch):
+    the per-example loop's stacking would raise; refused, located."""
+    def leaves(value):
+        if isinstance(value, TupleValue):
+            for item in value.items:
+                yield from leaves(item)
+        elif isinstance(value, Value):
+            yield value
+    for ret, value in returns:
+        for leaf in leaves(value):
+            if not leaf.batched and leaf.exact and type(leaf.example) is int and not (
+                    -2 ** 63 <= leaf.example < 2 ** 63):
+                raise Unsupported("the function returns a Python int beyond int64 (the same "
+                                  f"for every example, {len(str(abs(leaf.example)))} digits)"
+                                  ": no tensor holds it, so stacking the per-example results "
+                                  "raises", ret.value or ret,
+                                  "return it as a float (float(...)), or keep it in range")
 
 
 def _numpy_vectorize_outputs(returns) -> None:

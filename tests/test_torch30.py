@@ -1,0 +1,201 @@
+"""PyTorch backend: Python ints beyond int64 as results (no tensor holds one), and the
+per-example choices between an int tensor and a narrower float that were refused for safety
+and are computed again where the per-example loop's own stacking gives the same values.
+Against the per-example loop over 0-d tensors (`tests/torch_reference.py`, torch.func
+semantics)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import torch_reference  # noqa: E402
+
+from vectorize import VectorizeError, vmap  # noqa: E402
+
+
+def _rows(f, *args):
+    return [f(*row) for row in zip(*args)]
+
+
+def _same_as_loop(f, *args):
+    """``vmap(f)`` equal to the loop stacked as PyTorch stacks it: values and dtype."""
+    expected = torch_reference.reference(f, list(args))
+    got = vmap(f)(*args)
+    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+    assert torch.equal(got, expected), (got, expected)
+    return got
+
+
+# --------------------------------------------- a Python int beyond int64 as the result
+def ceil_of_a_huge_constant(x, y):      # fuzz_torch27 seed 5716
+    r = 7
+    r = math.ceil(1e300 // -1)
+    return r
+
+
+def test_a_constant_result_beyond_int64_is_refused_located():
+    # per example the exact Python int -10**300; no tensor holds it (the loop's stacking
+    # raises); the batch raised PyTorch's ValueError from inside the engine's placing of
+    # the result, a traceback through vmap's internals
+    x = torch.zeros(3, dtype=torch.uint8)
+    y = torch.zeros(3, dtype=torch.float64)
+    assert _rows(ceil_of_a_huge_constant, x, y)[0] == math.ceil(-1e300)       # the premise
+    with pytest.raises(ValueError):
+        torch_reference.reference(ceil_of_a_huge_constant, [x, y])
+    with pytest.raises(VectorizeError) as info:
+        vmap(ceil_of_a_huge_constant)(x, y)
+    message = str(info.value)
+    assert "test_torch30.py:" in message.splitlines()[0] and "beyond int64" in message
+
+
+def abs_of_ceil(x, y):                  # fuzz_torch27 seed 5896
+    r = abs(math.ceil(x))
+    r -= (3 < r < 10)
+    return r
+
+
+def test_a_per_example_result_beyond_int64_raises_as_the_loops_stacking():
+    # abs(-2**63) is 2**63 on the first lane: the loop's stacking raises ValueError, and so
+    # does the batch (its check hands the call to the loop), saying which result
+    x = torch.tensor([-2 ** 63, 5, 7])
+    with pytest.raises(ValueError):
+        torch_reference.reference(abs_of_ceil, [x, x])
+    with pytest.raises(ValueError, match="beyond int64"):
+        vmap(abs_of_ceil)(x, x)
+    ok = torch.tensor([-2 ** 62, 5, -4])
+    _same_as_loop(abs_of_ceil, ok, ok)
+
+
+# --------------------------- an int tensor on some lanes, a float32 on others, returned
+def tensor_or_half(x, y):
+    r = y * 0.5
+    if y > 0:
+        r = y                           # an int32 tensor on these lanes
+    return r
+
+
+def ternary_int_or_half(x, y):
+    return y if y > 0 else y * 0.5
+
+
+def max_int_or_half(x, y):
+    return max(y, x * 0.5)
+
+
+def returns_int_or_half(x, y):
+    if y > 0:
+        return y
+    return y * 0.5
+
+
+def and_or_int_or_half(x, y):
+    return (y > 0) and y or x * 0.5
+
+
+def pair_int_or_half(x, y):
+    r = y * 0.5
+    if y > 0:
+        r = y
+    return r, (y if y < 5 else x * 0.5)
+
+
+@pytest.mark.parametrize("f", [tensor_or_half, ternary_int_or_half, max_int_or_half,
+                               returns_int_or_half, and_or_int_or_half])
+def test_an_int_tensor_joined_with_a_float32_and_returned_is_the_loops(f):
+    """Per example the int lanes are int32 tensors, the others float32; PyTorch stacks them in
+    float32 (`torch.result_type`, `torch.tensor([...])`), which rounds 2147483645 to
+    2147483648 as the batch's `torch.where` does. Was refused (test_torchfix29.py)."""
+    x = torch.tensor([0, 1, 3], dtype=torch.uint8)
+    y = torch.tensor([2147483645, 2147483600, -7], dtype=torch.int32)
+    rows = _rows(f, x, y)
+    assert {r.dtype for r in rows} == {torch.int32, torch.float32}           # the premise
+    got = _same_as_loop(f, x, y)
+    assert got.dtype == torch.float32 and got[0].item() == 2147483648.0
+
+
+def test_items_of_a_returned_tuple_are_the_loops():
+    x = torch.tensor([0, 1, 3], dtype=torch.uint8)
+    y = torch.tensor([2147483645, 3, -7], dtype=torch.int32)
+    expected = torch_reference.reference(pair_int_or_half, [x, y])
+    got = vmap(pair_int_or_half)(x, y)
+    for g, e in zip(got, expected):
+        assert g.dtype == e.dtype == torch.float32 and torch.equal(g, e)
+
+
+def test_the_corpus_int64_or_python_float_choice_is_the_loops():
+    """``k if k > 0 else 0.5`` of an int64 ``k`` (tests/torch_corpus.py): per example an
+    int64 tensor or a Python float, which PyTorch stacks in its default float32; 16777217
+    becomes 16777216 there as in the batch. Was refused."""
+    import torch_corpus
+    k = torch.tensor([16777217, -3, 2 ** 40 + 1])
+    got = _same_as_loop(torch_corpus.ternary_int_float, k)
+    assert got.tolist() == [16777216.0, 0.5, float(2 ** 40)]
+
+
+# --------------------------------------------- what computes with such a value: refused
+def used_after(x, y):
+    r = y * 0.5
+    if y > 0:
+        r = y
+    return r - 2147483600
+
+
+def rejoined_then_used(x, y):
+    r = y * 0.5
+    if y > 0:
+        r = y
+    if x > 1:
+        r = 2.0
+    return r - 2147483600
+
+
+def updated(x, y):
+    r = y * 0.5
+    if y > 0:
+        r = y
+    r += 1
+    return r
+
+
+def ternary_used(x, y):
+    return (y if y > 0 else y * 0.5) - 2147483600
+
+
+def read_in_a_loop(x, y):
+    r = y * 0.5
+    for i in range(2):
+        if y > i:
+            r = y
+        else:
+            r = r * 0.5
+    return r
+
+
+def python_int_lanes(x, y):
+    r = y * 0.5
+    if y > 0:
+        r = math.floor(abs(y - x))      # a Python int on these lanes
+    return r
+
+
+@pytest.mark.parametrize("f", [used_after, rejoined_then_used, updated, ternary_used,
+                               read_in_a_loop, python_int_lanes])
+def test_computing_with_an_int_or_float32_choice_stays_refused(f):
+    # per example `r - 2147483600` of the int32 lane is 45, not so in the batch's float32
+    x = torch.tensor([0, 1, 3], dtype=torch.uint8)
+    y = torch.tensor([2147483645, 2147483600, -7], dtype=torch.int32)
+    with pytest.raises(VectorizeError) as info:
+        vmap(f)(x, y)
+    assert "test_torch30.py:" in str(info.value).splitlines()[0]
+
+
+def test_used_after_differs_per_example():
+    # the premise of the refusals: the lane computes in int32, the join in float32
+    x = torch.tensor([0], dtype=torch.uint8)
+    y = torch.tensor([2147483645], dtype=torch.int32)
+    assert int(used_after(x[0], y[0])) == 45
+    assert float(torch.tensor(2147483645, dtype=torch.float32) - 2147483600) != 45.0
