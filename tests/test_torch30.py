@@ -7,6 +7,7 @@ semantics)."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import pytest
 
@@ -199,3 +200,49 @@ def test_used_after_differs_per_example():
     y = torch.tensor([2147483645], dtype=torch.int32)
     assert int(used_after(x[0], y[0])) == 45
     assert float(torch.tensor(2147483645, dtype=torch.float32) - 2147483600) != 45.0
+
+
+# ------------------------------------------------ a Python bool subtracted per example
+def int_minus_bool(x, y):           # fuzz_torch27 seed 5896, `r -= (3 < r < 10)`
+    r = int(x)
+    r -= (3 < r < 10)
+    return r
+
+
+def bool_minus_bool(x, y):
+    r = int(x)
+    return (r < 10) - (r > 3)
+
+
+def bool_minus_true(x, y):
+    return (float(y) < 1.5) - True
+
+
+def float_minus_bool(x, y):
+    r = float(y)
+    return r - (r < 10)
+
+
+@pytest.mark.parametrize("f", [int_minus_bool, bool_minus_bool, bool_minus_true,
+                               float_minus_bool])
+def test_a_python_bool_subtracted_per_example_is_an_int(f):
+    # per example Python subtracts a bool as an int; the batch held the bools as bool
+    # tensors, where PyTorch's `-` raises: a RuntimeError the loop then replaced (with a
+    # warning that vectorize has a bug)
+    x = torch.tensor([5, 50, -4, 7])
+    y = torch.tensor([0.5, 12.0, 2.5, -1.0], dtype=torch.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _same_as_loop(f, x, y)
+
+
+def tensor_minus_bool(x, y):
+    return x - (x < 10)
+
+
+def test_a_tensor_minus_a_bool_tensor_raises_as_per_example():
+    x = torch.tensor([5, 50])
+    with pytest.raises(RuntimeError):
+        torch_reference.reference(tensor_minus_bool, [x, x])
+    with pytest.raises((RuntimeError, VectorizeError)):
+        vmap(tensor_minus_bool)(x, x)

@@ -626,6 +626,10 @@ class Expressions:
             if out is not UNKNOWN:
                 outs.append(out)
                 result = out if result is np.True_ else _evaluate(np.logical_and, result, out)
+        if len(outs) > 1 and all(type(o) is bool for o in outs) and result is not UNKNOWN:
+            # (`3 < r < 10` of Python numbers is `3 < r and r < 10`: a Python bool per
+            # example, as each comparison is; PyTorch's `-` of it is an int's)
+            result = bool(result)
         value = batched_like(result)
         if len(node.comparisons) == 1 and len(outs) == 1:
             self._lanes_of(self.registry.backend.on_examples(
