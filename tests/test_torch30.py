@@ -246,3 +246,50 @@ def test_a_tensor_minus_a_bool_tensor_raises_as_per_example():
         torch_reference.reference(tensor_minus_bool, [x, x])
     with pytest.raises((RuntimeError, VectorizeError)):
         vmap(tensor_minus_bool)(x, x)
+
+
+# ------------------------------------- a shared int an int8 lane converts (it wraps)
+def max_mod_300(x, y):                  # fuzz_torch27 seed 7362
+    r = max(x, y) % math.ceil(300)
+    return r
+
+
+def test_a_shared_int_a_narrow_lane_wraps_is_refused():
+    # per example `max(x, y)` is the int8 `y` on some lanes, where PyTorch converts 300 to
+    # int8 (44): 127 % 44 is 39; the batch computed every lane in the int64 join: 127
+    x = torch.tensor([100, -5, 3], dtype=torch.int64)
+    y = torch.tensor([127, -7, 1], dtype=torch.int8)
+    rows = _rows(max_mod_300, x, y)
+    assert rows[0].dtype == torch.int8 and int(rows[0]) != 127 % 300         # the premise
+    with pytest.raises(VectorizeError) as info:
+        vmap(max_mod_300)(x, y)
+    assert "test_torch30.py:" in str(info.value).splitlines()[0]
+
+
+def max_mod_100(x, y):
+    return max(x, y) % 100
+
+
+def test_a_shared_int_every_lane_holds_still_computes():
+    x = torch.tensor([100, -5, 3], dtype=torch.int64)
+    y = torch.tensor([127, -7, 1], dtype=torch.int8)
+    got = vmap(max_mod_100)(x, y)
+    assert got.tolist() == [int(r) for r in _rows(max_mod_100, x, y)]
+
+
+def floor_or_negative(x, y):            # fuzz_torch27 seed 7632
+    r = math.floor(y)
+    if (y).item() < 0:
+        r = -y
+    return r
+
+
+def test_math_floor_of_the_largest_int64_raises_as_the_loops_stacking():
+    # math.floor of a 0-d int64 tensor rounds its float(): 2**63 - 1 becomes 2**63, a Python
+    # int no tensor holds; PyTorch's conversion of it raises ValueError, and so does the batch
+    y = torch.tensor([2 ** 63 - 1, -3])
+    assert _rows(floor_or_negative, y, y)[0] == 2 ** 63                      # the premise
+    with pytest.raises(ValueError):
+        torch.as_tensor(2 ** 63)
+    with pytest.raises(ValueError, match="beyond int64"):
+        vmap(floor_or_negative)(y, y)

@@ -442,6 +442,12 @@ class Expressions:
                     # an operand cast into the lane's narrow int where the batch keeps it
                     # (``np.where(c, r, 300)`` of an int8 lane: 300 wraps to 44)
                     problem = _narrow_lane_values(fn, args, examples, lane, dtype, joined)
+                elif dtype.kind in "iu" and joined.kind in "iu" and \
+                        dtype.itemsize < joined.itemsize and getattr(
+                            EXAMPLE_SEMANTICS.get(), "weak", False):
+                    # (PyTorch: `r % 300` of an int8 lane converts 300 to int8 there, 44;
+                    # the batch's int64 keeps 300)
+                    problem = _shared_int_wraps(args, dtype, joined)
             if problem is not None:
                 lane_type = f"a Python {type(part).__name__}" if type(part) in (
                     bool, int, float, complex) else getattr(part, "dtype", None) or type(
@@ -1192,6 +1198,18 @@ def _item_of(fn, k):
         return fn(*args)[k]
     item.__name__ = getattr(fn, "__name__", "")
     return item
+
+
+def _shared_int_wraps(args, dtype, joined):
+    """Where a lane computes in the int ``dtype``, narrower than the batch's ``joined``: the
+    problem (or None) of an int operand the same for every example that ``dtype`` does not
+    hold, which the lane converts to it (PyTorch's weak Python ints: 300 is 44 in int8)."""
+    info = np.iinfo(dtype)
+    for a in args:
+        if isinstance(a, Value) and not a.batched and a.exact and type(a.example) is int \
+                and not info.min <= a.example <= info.max:
+            return f"converts {a.example} to {dtype}, which wraps it (the batch: {joined})"
+    return None
 
 
 def _narrow_lane_values(fn, args, lane_examples, lane, dtype, joined):
