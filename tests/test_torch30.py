@@ -293,3 +293,66 @@ def test_math_floor_of_the_largest_int64_raises_as_the_loops_stacking():
         torch.as_tensor(2 ** 63)
     with pytest.raises(ValueError, match="beyond int64"):
         vmap(floor_or_negative)(y, y)
+
+
+# ------------------------------ a carry every example leaves a loop with as a Python int
+def item_in_a_while(x, y):
+    r = y
+    k = 0
+    while k < 3:
+        r = x.item()
+        if max(1, r) > r:
+            break
+        k += 1
+    return r
+
+
+def item_in_a_for(x, y):
+    r = y
+    for k in range(3):
+        r = int(x) + k
+        if r > 100:
+            break
+    return r - 1
+
+
+def floor_in_a_while(x, y):
+    r = y > 0               # a bool tensor before the loop
+    k = 0
+    while True:
+        r = math.floor(x) * 2
+        k += 1
+        if k >= 2 or r > 10:
+            break
+    return r
+
+
+@pytest.mark.parametrize("f", [item_in_a_while, item_in_a_for, floor_in_a_while])
+def test_a_carry_every_example_leaves_as_a_python_int_is_the_loops(f):
+    """Per example the loop runs at least once and each lane leaves it with a Python int,
+    never reading what the carry held before; the batch held the join with the int32 (or
+    bool) before the loop, refused where it did not hold the ints (test_torch28.py)."""
+    x = torch.tensor([2 ** 40, -3, 5, -(2 ** 40) - 1, 2 ** 31 + 5], dtype=torch.int64)
+    y = torch.tensor([1, 2, -3, 4, 0], dtype=torch.int32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = _same_as_loop(f, x, y)
+    assert got.dtype == torch.int64
+
+
+def carry_read_in_the_loop(x, y):
+    r = y
+    k = 0
+    while k < 3:
+        k += r > 2          # the int32 before the loop, read on the first pass
+        r = x.item()
+        k += 1
+    return r
+
+
+def test_a_carry_read_before_the_loop_retypes_it_stays_refused():
+    x = torch.tensor([2 ** 40, -3, 5], dtype=torch.int64)
+    y = torch.tensor([1, 2, -3], dtype=torch.int32)
+    with pytest.raises(VectorizeError) as info:
+        vmap(carry_read_in_the_loop)(x, y)
+    assert "test_torch30.py:" in str(info.value).splitlines()[0]

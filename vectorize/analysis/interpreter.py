@@ -37,7 +37,7 @@ from ..abstract import (
     unbatched,
 )
 from ..errors import Unsupported
-from ..liveness import target_names, writes
+from ..liveness import exposed_reads, reads, target_names, writes
 from ..rules.lane_copies import copies
 from ..rules.registry import Registry, Rule
 from .aliasing import Aliasing, ArgumentWritten
@@ -686,7 +686,7 @@ class Analysis(Expressions, Calls, Aliasing):
             # (a loop every lane runs in step rebinds its carries: `r = x * 3` is the array;
             # `vectorize` gives a result the type numpy.vectorize's first example takes)
             _last_pass_types_held(stmt, head, [] if endless or out is None else [out],
-                                  frame["breaks"])
+                                  frame["breaks"], self.loop_entry[stmt])
         for brk in frame["breaks"]:
             exit_env = join_envs(exit_env, brk, batched=frame["masked"], before=head, at=stmt,
                                  written=frozenset(writes(stmt.body)))
@@ -1006,7 +1006,31 @@ def _last_pass_kinds(exit_env: Env, out: Env) -> Env:
     return fixed or exit_env
 
 
-def _last_pass_types_held(stmt, head: Env, passes: list, breaks: list) -> None:
+class RetypedCarry(Unsupported):
+    """A carry every example leaves a loop with as a Python int, never reading the int tensor
+    it held before the loop (`_last_pass_types_held`, PyTorch): `transform` retries with
+    ``name = 0`` before ``loop`` (`body_sugar.int_before_loop`), so that the batch holds it
+    as the loop's examples do (int64), not in the join with the tensor's dtype."""
+
+    def __init__(self, message, node=None, suggestion="", *, name: str, loop):
+        super().__init__(message, node, suggestion)
+        self.name = name
+        self.loop = loop
+
+
+def _loop_reads(stmt) -> set[str]:
+    """The names a loop reads before it assigns them: its body's exposed reads, its test (a
+    ``while``, read before every pass) and what a ``for`` iterates over."""
+    out = set(exposed_reads(stmt.body.body))
+    if type(stmt) is cst.While:
+        out |= reads(stmt.test)
+    elif type(stmt) is cst.For:
+        out |= reads(stmt.iter)
+    return out
+
+
+def _last_pass_types_held(stmt, head: Env, passes: list, breaks: list,
+                          entry_values: dict) -> None:
     """A masked loop every example runs at least once: where every way out of it (the end
     of a pass, each `break`) leaves a carry of one type, that is its type per example; the
     batch holds the join with its value before the loop (`r = np.float32(y)`, then `r = -x` of a
@@ -1033,6 +1057,19 @@ def _last_pass_types_held(stmt, head: Env, passes: list, breaks: list) -> None:
         if last == held or _holds_exactly(held, last) or all(
                 not v.batched and v.exact and _fits_exactly(v.example, held) for v in lasts):
             continue        # (`r = 128` of a float16 `r`: the joined type holds it)
+        entry = entry_values.get(name)
+        if getattr(EXAMPLE_SEMANTICS.get(), "weak", False) and all(
+                type(v.example) is int for v in lasts) and isinstance(entry, Value) and \
+                entry.batched and entry.kind in "biu" and np.ndim(entry.example) == 0 and \
+                name not in _loop_reads(stmt):
+            # (PyTorch: every example leaves with a Python int and never reads what the
+            # carry held before: `transform` makes it one before the loop, `r = 0`)
+            raise RetypedCarry(
+                f"`{name}` changes type in a loop every example runs at least once: each "
+                f"example leaves the loop with the Python int its last pass gives, the batch "
+                f"holds the join with its {held} before the loop", stmt,
+                f"give `{name}` a Python int before the loop (`{name} = 0`)",
+                name=name, loop=stmt)
         raise Unsupported(
             f"`{name}` changes type in a loop every example runs at least once: each example "
             f"leaves the loop with the {last} its last pass gives, while the batch holds the "
