@@ -636,7 +636,7 @@ CASES = [
     Case(ternary, [A("f"), A("f")], joins=True),
     Case(ternary, [A("f"), S("f")], joins=True),
     Case(ternary_python_numbers, [A("f")], joins=True),
-    # (ternary_int_float of int64: refused, an int in a float32 join, test_torchfix29.py)
+    Case(ternary_int_float, [A("i")], joins=True),
     Case(bool_arithmetic, [A("f"), A("f")]),
     Case(if_elif_return, [A("f"), A("f")], joins=True, mixed=False),
     Case(seed_func, [A("f"), A("f")], joins=True),

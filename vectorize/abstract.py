@@ -93,7 +93,21 @@ def note_mixed_parts(joined, *values) -> None:
             pass
 
 
-def inexact_int_lanes(joined, *values) -> str | None:
+RETURNED_AS_IS: contextvars.ContextVar = contextvars.ContextVar("vectorize_returned_as_is",
+                                                                 default=frozenset())
+"""The expressions the mapped function itself returns as they are (``return r``, ``return k
+if k > 0 else 0.5``, the items of ``return a, b``): per example their values are only
+stacked, which casts each lane to the joined dtype as the batch's ``where`` does."""
+
+DEFERRED_JOINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""A per-example value joined from an int tensor on some lanes and a float narrower than
+float64 on others (`inexact_int_lanes`): returned as it is, the batch's join is the loop's
+stacking; anything else done with it computes in each lane's own type per example. The
+value -> (``what``, the int lane, the joined dtype), refused where it is read
+(`analysis.expressions`) other than by a ``return`` (`RETURNED_AS_IS`)."""
+
+
+def inexact_int_lanes(joined, *values, python_ints_only: bool = False) -> str | None:
     """Where Python numbers stay weak (`EXAMPLE_SEMANTICS.weak`, PyTorch): the lane type of
     ``values`` (per-example values a per-example choice joins into ``joined``) that is an
     integer the joined float narrower than float64 cannot hold exactly (a Python int or an
@@ -112,7 +126,7 @@ def inexact_int_lanes(joined, *values) -> str | None:
         for example in MIXED_PARTS.get(value, (value.example,)):
             if type(example) is int:
                 bits, name = 63, "a Python int"
-            elif isinstance(example, np.integer):
+            elif isinstance(example, np.integer) and not python_ints_only:
                 info = np.iinfo(example.dtype)
                 bits, name = info.bits - (info.min < 0), f"an {example.dtype} tensor"
             else:
@@ -497,6 +511,14 @@ def join(a, b, *, force_batched: bool = False):
                           a.keys if same_keys else None, a.kind if same_keys else None)
     if isinstance(a, TupleValue) or isinstance(b, TupleValue):
         return Value(force_batched or a.batched or b.batched, UNKNOWN)
+    out = _join_values(a, b, force_batched)
+    deferred = DEFERRED_JOINS.get(a) or DEFERRED_JOINS.get(b)
+    if deferred is not None and out.batched:
+        DEFERRED_JOINS[out] = deferred  # (its int lanes still compute as ints per example)
+    return out
+
+
+def _join_values(a, b, force_batched: bool):
     is_batched = force_batched or a.batched or b.batched
     if not is_batched:
         if a.example is b.example:

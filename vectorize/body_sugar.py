@@ -1219,3 +1219,28 @@ class _Lookups(cst.CSTTransformer):
         prologue = [s for read in mine for s in self._chain(read)]
         return cst.FlattenSentinel([*prologue, updated_node.with_changes(
             test=self._replaced(original_node.test))])
+
+
+def int_before_loop(tree: cst.FunctionDef, name: str, loop) -> cst.FunctionDef | None:
+    """The function with ``name = 0`` just before ``loop`` (a node of ``tree``): a carry
+    every example leaves the loop with as a Python int, never reading its value from before
+    the loop (`analysis.interpreter.RetypedCarry`), is one from the start, as the batch
+    must hold it (int64, not the join with an int32 it held before: no example sees that
+    value). None where ``loop`` is not a statement of ``tree``."""
+    line = cst.parse_statement(f"{name} = 0\n")
+    found = []
+
+    class Insert(cst.CSTTransformer):
+        def leave_IndentedBlock(self, original_node, updated_node):
+            if not any(stmt is loop for stmt in original_node.body):
+                return updated_node
+            found.append(loop)
+            body = []
+            for old, new in zip(original_node.body, updated_node.body):
+                if old is loop:
+                    body.append(line)
+                body.append(new)
+            return updated_node.with_changes(body=body)
+
+    out = tree.visit(Insert())
+    return out if found else None

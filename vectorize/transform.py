@@ -27,6 +27,7 @@ from .abstract import TupleValue, Value, exact
 from .analysis import Analysis, ranges
 from .analysis.environments import MaybeNone
 from .analysis.expressions import MaybeUnbound, MayFallOff
+from .analysis.interpreter import RetypedCarry
 from .analysis.python_numbers import PythonNumbers
 from .body_constructs.bound_closures import bound_helper_of
 from .body_constructs.recursion import unroll_recursion
@@ -253,6 +254,15 @@ class ModuleContext:
                 if tree is None:
                     raise source.error(problem) from None
                 checked.add(("None", problem.name))
+                source = dataclasses.replace(source, tree=tree)
+            except RetypedCarry as problem:
+                # a Python int on every example leaving the loop: one before it, once
+                from .body_sugar import int_before_loop
+                tree = None if ("int", problem.name) in checked else int_before_loop(
+                    source.tree, problem.name, problem.loop)
+                if tree is None:
+                    raise source.error(problem) from None
+                checked.add(("int", problem.name))
                 source = dataclasses.replace(source, tree=tree)
             except MayFallOff as problem:
                 # examples that fall off the end get None: a check there, once

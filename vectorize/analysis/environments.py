@@ -10,8 +10,10 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import (
+    DEFERRED_JOINS,
     EXAMPLE_SEMANTICS,
     MIXED_KINDS,
+    RETURNED_AS_IS,
     TupleValue,
     Value,
     inexact_int_lanes,
@@ -87,21 +89,52 @@ def join_envs(a: Env | None, b: Env | None, *, batched: bool, before: Env,
     return out
 
 
-def inexact_join(joined, values, what: str, at, users: bool | None = None) -> None:
+def inexact_join(joined, values, what: str, at, users: bool | None = None, *,
+                 node=None, final: bool = False) -> None:
     """A per-example choice between an integer and a float narrower than float64 (PyTorch:
-    a Python int on some lanes, a float32 tensor on others, `abstract.inexact_int_lanes`):
-    each lane keeps its int, the batch rounds it to the joined float. Refused at ``at``."""
+    a Python int or an int tensor on some lanes, a float32 tensor on others,
+    `abstract.inexact_int_lanes`): each lane keeps its int, the batch rounds it to the joined
+    float. Where the lanes' ints are tensors, the per-example loop's stacking casts them to
+    that float as the batch's `where` does (`tensor.to(float32)`): a value the mapped
+    function returns as it is (``final``: the join of its returns; ``node``: an expression in
+    `RETURNED_AS_IS`) is the loop's, and a variable's (``node`` None) is kept, refused where
+    it is read (`abstract.DEFERRED_JOINS`). Refused at ``at`` otherwise, and for Python int
+    lanes (held as int64, converted otherwise than PyTorch converts a Python int)."""
     if not isinstance(joined, Value) or not (PER_EXAMPLE_SHAPES.get() if users is None
                                              else users):
         return      # (a pass's placeholder, never a lane's result: `PER_EXAMPLE_SHAPES`)
     lane = inexact_int_lanes(joined.example, *values)
-    if lane is not None:
-        raise Unsupported(f"{what} {lane} on some lanes and a {joined.example.dtype} on others, "
-                          "depending on a per-example condition: each lane keeps its integer, "
-                          f"the batch's {joined.example.dtype} rounds integers beyond "
-                          f"2**{np.finfo(joined.example.dtype).nmant + 1}", at,
-                          "give the value one type on every path (e.g. float(...) where it "
-                          "is assigned, or a float64 tensor)")
+    if lane is None:
+        return
+    if inexact_int_lanes(joined.example, *values, python_ints_only=True) is None:
+        if final or node is not None and node in RETURNED_AS_IS.get():
+            return
+        if node is None:
+            DEFERRED_JOINS[joined] = (what, lane, joined.example.dtype)
+            return
+    raise Unsupported(f"{what} {lane} on some lanes and a {joined.example.dtype} on others, "
+                      "depending on a per-example condition: each lane keeps its integer, "
+                      f"the batch's {joined.example.dtype} rounds integers beyond "
+                      f"2**{np.finfo(joined.example.dtype).nmant + 1}", at,
+                      "give the value one type on every path (e.g. float(...) where it "
+                      "is assigned, or a float64 tensor)")
+
+
+def deferred_join_read(value, node, name: str) -> None:
+    """A read of ``name``, whose value is an int tensor on some lanes and a narrower float
+    on others (`abstract.DEFERRED_JOINS`), other than by the mapped function's ``return``:
+    refused, located at the read."""
+    found = DEFERRED_JOINS.get(value) if isinstance(value, Value) else None
+    if found is None or node in RETURNED_AS_IS.get():
+        return
+    _what, lane, dtype = found
+    raise Unsupported(f"`{name}` holds {lane} on some lanes and a {dtype} on others, "
+                      "depending on a per-example condition: used here, each lane computes "
+                      f"with its integer, the batch with its {dtype}, which rounds integers "
+                      f"beyond 2**{np.finfo(dtype).nmant + 1} (returned as it is, the value "
+                      "is the per-example loop's)", node,
+                      "give the value one type on every path (e.g. float(...) where it "
+                      "is assigned, or a float64 tensor)")
 
 
 #: whether a per-example choice between values of different shapes is refused: in the

@@ -44,7 +44,12 @@ from ..rules.registry import Site
 from ..spec_facts import note as note_fact
 from ..syntax.edit import AUGMENTED_TO_BINARY
 from ..syntax.traversal import walk
-from .environments import Env, inexact_join, no_per_example_choice_between
+from .environments import (
+    Env,
+    deferred_join_read,
+    inexact_join,
+    no_per_example_choice_between,
+)
 from .float_semantics import BINARY_FUNCS, COMPARE_FUNCS, UNARY_FUNCS
 from .float_semantics import evaluate as _evaluate
 from .float_semantics import evaluate_inexact as _evaluate_inexact
@@ -303,7 +308,9 @@ class Expressions:
                                    "unbound here for some examples", node,
                                    f"give `{ident}` a value before the `if` or loop that "
                                    f"assigns it", name=ident, value=env.values[ident])
-            return env.values[ident]
+            value = env.values[ident]
+            deferred_join_read(value, node, ident)
+            return value
         if ident in _CONSTANTS:
             return exact(_CONSTANTS[ident])
         found, value, _scope = self.source.lookup(ident)
@@ -467,6 +474,12 @@ class Expressions:
                     # an operand cast into the lane's narrow int where the batch keeps it
                     # (``np.where(c, r, 300)`` of an int8 lane: 300 wraps to 44)
                     problem = _narrow_lane_values(fn, args, examples, lane, dtype, joined)
+                elif dtype.kind in "iu" and joined.kind in "iu" and \
+                        dtype.itemsize < joined.itemsize and getattr(
+                            EXAMPLE_SEMANTICS.get(), "weak", False):
+                    # (PyTorch: `r % 300` of an int8 lane converts 300 to int8 there, 44;
+                    # the batch's int64 keeps 300)
+                    problem = _shared_int_wraps(args, dtype, joined)
             if problem is not None:
                 lane_type = f"a Python {type(part).__name__}" if type(part) in (
                     bool, int, float, complex) else getattr(part, "dtype", None) or type(
@@ -605,7 +618,7 @@ class Expressions:
         # (a bool of another type on some lanes: under PyTorch a Python bool on some, a
         # bool tensor on others, `abstract.mixed_kinds`)
         joined = join(left, right, force_batched=True)
-        inexact_join(joined, (left, right), "the `and`/`or` gives", node)
+        inexact_join(joined, (left, right), "the `and`/`or` gives", node, node=node)
         return joined
 
     def comparison(self, node: cst.Comparison, env):
@@ -651,6 +664,10 @@ class Expressions:
             if out is not UNKNOWN:
                 outs.append(out)
                 result = out if result is np.True_ else _evaluate(np.logical_and, result, out)
+        if len(outs) > 1 and all(type(o) is bool for o in outs) and result is not UNKNOWN:
+            # (`3 < r < 10` of Python numbers is `3 < r and r < 10`: a Python bool per
+            # example, as each comparison is; PyTorch's `-` of it is an int's)
+            result = bool(result)
         value = batched_like(result)
         if len(node.comparisons) == 1 and len(outs) == 1:
             self._lanes_of(self.registry.backend.on_examples(
@@ -690,7 +707,8 @@ class Expressions:
                                           node)
         joined = join(body, orelse, force_batched=test.batched)
         if test.batched:
-            inexact_join(joined, (body, orelse), "the conditional expression gives", node)
+            inexact_join(joined, (body, orelse), "the conditional expression gives", node,
+                         node=node)
         arm = body if taken else orelse
         if taken is not None and joined.batched and isinstance(joined, Value) \
                 and joined.known and isinstance(arm, Value) and arm.known:
@@ -1212,6 +1230,18 @@ def _item_of(fn, k):
         return fn(*args)[k]
     item.__name__ = getattr(fn, "__name__", "")
     return item
+
+
+def _shared_int_wraps(args, dtype, joined):
+    """Where a lane computes in the int ``dtype``, narrower than the batch's ``joined``: the
+    problem (or None) of an int operand the same for every example that ``dtype`` does not
+    hold, which the lane converts to it (PyTorch's weak Python ints: 300 is 44 in int8)."""
+    info = np.iinfo(dtype)
+    for a in args:
+        if isinstance(a, Value) and not a.batched and a.exact and type(a.example) is int \
+                and not info.min <= a.example <= info.max:
+            return f"converts {a.example} to {dtype}, which wraps it (the batch: {joined})"
+    return None
 
 
 def _narrow_lane_values(fn, args, lane_examples, lane, dtype, joined):

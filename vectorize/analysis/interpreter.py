@@ -24,6 +24,7 @@ from ..abstract import (
     EXAMPLE_SEMANTICS,
     MIXED_KINDS,
     MIXED_PARTS,
+    RETURNED_AS_IS,
     UNKNOWN,
     TupleValue,
     Value,
@@ -37,7 +38,7 @@ from ..abstract import (
     unbatched,
 )
 from ..errors import Unsupported
-from ..liveness import target_names, writes
+from ..liveness import exposed_reads, reads, target_names, writes
 from ..rules.lane_copies import copies
 from ..rules.registry import Registry, Rule
 from .aliasing import Aliasing, ArgumentWritten
@@ -232,14 +233,29 @@ class Analysis(Expressions, Calls, Aliasing):
                 joined = self._joined_returns(result, value)
                 if self.batched_returns:
                     inexact_join(joined, (result, value), "returns", ret,
-                                 users=self.tree is getattr(self.source, "tree", None))
+                                 users=self.tree is getattr(self.source, "tree", None),
+                                 final=not self.helper)
                 result = joined
             if self.batched_returns and not isinstance(result, TupleValue):
                 result = join(result, result, force_batched=True)
             if self.python_semantics and not self.helper:   # (vectorize: numpy.vectorize's outputs)
                 _numpy_vectorize_outputs(self.returns)
+            if not self.helper and not self.registry.backend.big_int_results:
+                _no_int_beyond_int64_returned(self.returns)
             self.result = result
         return None
+
+    def _returned_as_is(self, ret: cst.Return) -> frozenset:
+        """The expressions of the mapped function's ``return`` whose values are only stacked
+        (`abstract.RETURNED_AS_IS`): the value, or the items of a returned tuple display;
+        none in a helper, whose caller computes with what it returns."""
+        if self.helper or ret.value is None or self.tree is not getattr(self.source, "tree",
+                                                                        None):
+            return frozenset()
+        if type(ret.value) is cst.Tuple:
+            return frozenset(e.value for e in ret.value.elements
+                             if type(e) is cst.Element)
+        return frozenset((ret.value,))
 
     def _joined_returns(self, a, b):
         """The join of two returned values. Where every example takes the same ``return``
@@ -463,7 +479,12 @@ class Analysis(Expressions, Calls, Aliasing):
                                   "count or sum), or see the constructs in docs/semantics.md")
             return env
         if type(small) is cst.Return:
-            value = self.expr(small.value, env) if small.value is not None else unbatched(None)
+            token = RETURNED_AS_IS.set(self._returned_as_is(small))
+            try:
+                value = self.expr(small.value, env) if small.value is not None else \
+                    unbatched(None)
+            finally:
+                RETURNED_AS_IS.reset(token)
             if self._loop_stack:
                 self.returns_in_loops = True
                 if self._mask_enclosing_loop(small):
@@ -666,7 +687,7 @@ class Analysis(Expressions, Calls, Aliasing):
             # (a loop every lane runs in step rebinds its carries: `r = x * 3` is the array;
             # `vectorize` gives a result the type numpy.vectorize's first example takes)
             _last_pass_types_held(stmt, head, [] if endless or out is None else [out],
-                                  frame["breaks"])
+                                  frame["breaks"], self.loop_entry[stmt])
         for brk in frame["breaks"]:
             exit_env = join_envs(exit_env, brk, batched=frame["masked"], before=head, at=stmt,
                                  written=frozenset(writes(stmt.body)))
@@ -921,6 +942,27 @@ def _sequence_loop_of(stmt: cst.For, evaluate) -> SequenceLoop | None:
     return SequenceLoop(index, targets, sequences, seq_values)
 
 
+def _no_int_beyond_int64_returned(returns) -> None:
+    """A returned Python int the same for every example and beyond int64 (``return
+    math.ceil(1e300 // -1)``), where no array holds one (`Backend.big_int_results`, PyTorch):
+    the per-example loop's stacking would raise; refused, located."""
+    def leaves(value):
+        if isinstance(value, TupleValue):
+            for item in value.items:
+                yield from leaves(item)
+        elif isinstance(value, Value):
+            yield value
+    for ret, value in returns:
+        for leaf in leaves(value):
+            if not leaf.batched and leaf.exact and type(leaf.example) is int and not (
+                    -2 ** 63 <= leaf.example < 2 ** 63):
+                raise Unsupported("the function returns a Python int beyond int64 (the same "
+                                  f"for every example, {len(str(abs(leaf.example)))} digits)"
+                                  ": no tensor holds it, so stacking the per-example results "
+                                  "raises", ret.value or ret,
+                                  "return it as a float (float(...)), or keep it in range")
+
+
 def _numpy_vectorize_outputs(returns) -> None:
     """Under numpy.vectorize's contract a returned tuple (a namedtuple too) is one output
     per item, and anything else is one value per example: a dict or list display (an object
@@ -966,7 +1008,31 @@ def _last_pass_kinds(exit_env: Env, out: Env) -> Env:
     return fixed or exit_env
 
 
-def _last_pass_types_held(stmt, head: Env, passes: list, breaks: list) -> None:
+class RetypedCarry(Unsupported):
+    """A carry every example leaves a loop with as a Python int, never reading the int tensor
+    it held before the loop (`_last_pass_types_held`, PyTorch): `transform` retries with
+    ``name = 0`` before ``loop`` (`body_sugar.int_before_loop`), so that the batch holds it
+    as the loop's examples do (int64), not in the join with the tensor's dtype."""
+
+    def __init__(self, message, node=None, suggestion="", *, name: str, loop):
+        super().__init__(message, node, suggestion)
+        self.name = name
+        self.loop = loop
+
+
+def _loop_reads(stmt) -> set[str]:
+    """The names a loop reads before it assigns them: its body's exposed reads, its test (a
+    ``while``, read before every pass) and what a ``for`` iterates over."""
+    out = set(exposed_reads(stmt.body.body))
+    if type(stmt) is cst.While:
+        out |= reads(stmt.test)
+    elif type(stmt) is cst.For:
+        out |= reads(stmt.iter)
+    return out
+
+
+def _last_pass_types_held(stmt, head: Env, passes: list, breaks: list,
+                          entry_values: dict) -> None:
     """A masked loop every example runs at least once: where every way out of it (the end
     of a pass, each `break`) leaves a carry of one type, that is its type per example; the
     batch holds the join with its value before the loop (`r = np.float32(y)`, then `r = -x` of a
@@ -993,6 +1059,19 @@ def _last_pass_types_held(stmt, head: Env, passes: list, breaks: list) -> None:
         if last == held or _holds_exactly(held, last) or all(
                 not v.batched and v.exact and _fits_exactly(v.example, held) for v in lasts):
             continue        # (`r = 128` of a float16 `r`: the joined type holds it)
+        entry = entry_values.get(name)
+        if getattr(EXAMPLE_SEMANTICS.get(), "weak", False) and all(
+                type(v.example) is int for v in lasts) and isinstance(entry, Value) and \
+                entry.batched and entry.kind in "biu" and np.ndim(entry.example) == 0 and \
+                name not in _loop_reads(stmt):
+            # (PyTorch: every example leaves with a Python int and never reads what the
+            # carry held before: `transform` makes it one before the loop, `r = 0`)
+            raise RetypedCarry(
+                f"`{name}` changes type in a loop every example runs at least once: each "
+                f"example leaves the loop with the Python int its last pass gives, the batch "
+                f"holds the join with its {held} before the loop", stmt,
+                f"give `{name}` a Python int before the loop (`{name} = 0`)",
+                name=name, loop=stmt)
         raise Unsupported(
             f"`{name}` changes type in a loop every example runs at least once: each example "
             f"leaves the loop with the {last} its last pass gives, while the batch holds the "

@@ -100,6 +100,9 @@ class Backend:
     scalar_tail = False      # a compacted loop's last few lanes may finish in Python floats
     #                          (`passes.compact`): its float64 arithmetic is IEEE's, bit for
     #                          bit what Python's floats give
+    big_int_results = True   # a result may be a Python int beyond int64 (NumPy: an object
+    #                          array of it); PyTorch's stacking of such a result raises, so
+    #                          one known before the call (a constant) is refused, located
     dtypes: frozenset[str] | None = None    # the NumPy dtype names it computes in (None: all)
     # how to draw random numbers for every example instead of Python's `random` (its
     # refusal says it)

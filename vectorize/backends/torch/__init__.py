@@ -57,6 +57,7 @@ class TorchBackend(Backend):
     views = False
     item_views = True       # `y[0]` is a 0-d view of `y` per example
     dtypes = frozenset(DTYPE_NAMES)
+    big_int_results = False     # (no tensor holds a Python int beyond int64)
     random_hint = "torch (e.g. torch.randn(()) for random.gauss(0.0, 1.0))"
     function_modules = ("torch", "numpy")
     broadcast_arrays = "broadcast_tensors"

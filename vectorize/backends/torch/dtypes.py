@@ -68,6 +68,13 @@ def as_tensor(value, device=None):
     """A result as a tensor: a Python number in the dtype that holds it exactly (float64 for a
     float, as the batched code holds per-example Python numbers; docs/torch.md)."""
     torch = torch_module()
+    if type(value) is int and not -2 ** 63 <= value < 2 ** 63:
+        # (PyTorch's own "Overflow when unpacking long long", said of the result)
+        digits = str(value)
+        shown = digits if len(digits) <= 24 else f"{digits[:10]}...{digits[-6:]}"
+        raise ValueError(f"a result is the Python int {shown} ({len(digits.lstrip('-'))} "
+                         "digits), beyond int64: no tensor holds it (stacking the "
+                         "per-example results raises the same)")
     name = _PYTHON_DTYPES.get(type(value))
     dtype = getattr(torch, name) if name else None
     return torch.as_tensor(value, dtype=dtype, device=device)

@@ -13,6 +13,7 @@ import numpy as np
 from ...abstract import (
     MIXED_KINDS,
     MIXED_PARTS,
+    RETURNED_AS_IS,
     UNKNOWN,
     Value,
     inexact_int_lanes,
@@ -189,7 +190,11 @@ def _min_max_infer(site: Site) -> Value:
             MIXED_KINDS.add(result)
             note_mixed_parts(result, *values)
             lane = inexact_int_lanes(joined, *values)
-            if lane is not None:
+            if lane is not None and (site.original not in RETURNED_AS_IS.get() or
+                                     inexact_int_lanes(joined, *values,
+                                                       python_ints_only=True) is not None):
+                # (int tensor lanes returned as they are: the loop's stacking casts them to
+                # the joined float as the batch's `torch.where` does, `inexact_join`)
                 name = getattr(site.func, "__name__", "min/max")
                 raise Unsupported(
                     f"`{name}` gives {lane} on some lanes and a {joined.dtype} on others: "

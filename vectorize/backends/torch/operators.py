@@ -13,7 +13,7 @@ from ...errors import Unsupported
 from ...rules import operators
 from ...rules.registry import Registry, Site
 from ...syntax.templates import expr
-from .common import compared_as_per_example, matched
+from .common import compared_as_per_example, is_weak, matched
 from .dtypes import numpy_call, torch_module
 
 # ------------------------------------------------------------------------- operators
@@ -35,7 +35,10 @@ def _with_nodes(site: Site, nodes) -> Site:
 def _binary(site: Site):
     op = _BINARY_OPS.get(type(site.node.operator))
     if op is not None:
+        written = site.nodes
         site = _with_nodes(site, matched(site, op, list(zip(site.args, site.nodes))))
+        if op is operator.sub:
+            site = _with_nodes(site, _python_bools_subtracted(site, written))
     out = operators.binary(site)
     result = site.result
     if type(site.node.operator) is cst.Modulo and numpy_call() and \
@@ -47,6 +50,21 @@ def _binary(site: Site):
         # does; a nonzero remainder has the divisor's sign already
         out = expr("torch.copysign({r}, {b})", r=out, b=site.nodes[1])
     return out
+
+
+def _python_bools_subtracted(site: Site, written) -> list:
+    """``a - b`` of Python numbers per example where one is a bool (``r - (r < 10)``,
+    ``(r < 10) - True``): Python subtracts it as an int; PyTorch raises for a bool tensor
+    (or a Python bool) on either side of `-`. The bools not already converted (``written``:
+    the nodes before `matched`) become int64. Not where an operand is a tensor per example:
+    there the per-example code raises as the batch does."""
+    nodes = list(site.nodes)
+    if len(nodes) != 2 or not all(is_weak(v) for v in site.args):
+        return nodes
+    for i, value in enumerate(site.args):
+        if value.kind == "b" and nodes[i] is written[i]:
+            nodes[i] = expr("{x}.long()" if value.batched else "int({x})", x=nodes[i])
+    return nodes
 
 
 def _compare(site: Site):
