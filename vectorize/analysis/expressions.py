@@ -33,6 +33,7 @@ from ..abstract import (
     number_kind,
     one_like,
     unbatched,
+    uniform_narrow_lanes,
 )
 from ..errors import Unsupported
 from ..introspect import stable_attribute
@@ -324,10 +325,14 @@ class Expressions:
         # (a list's items, an instance's attributes) can change without one
         return unbatched(value, _immutable(value))
 
-    def _must_not_raise(self, fn, args, node, what):
+    def _must_not_raise(self, fn, args, node, what, narrows=False):
         """A batched operation whose scalar version raises a TypeError for these dtypes and
         shapes raises on every example that reaches it; rejected rather than guessed.
-        Returns ``fn`` of the examples, as `_evaluate` gives it (UNKNOWN where it raised)."""
+        Returns ``fn`` of the examples, as `_evaluate` gives it (UNKNOWN where it raised).
+        ``narrows``: the operation's rule converts an operand that is a Python float on some
+        lanes to the narrow float it meets (`rules.operators.narrow_weak_operands`), so
+        where every lane computes in that float (`abstract.uniform_narrow_lanes`), so does
+        the batch, and the result is of that dtype."""
         examples = [a.example for a in args]
         if any(e is UNKNOWN for e in examples):
             return UNKNOWN
@@ -336,6 +341,10 @@ class Expressions:
         except Exception:   # noqa: BLE001 -- decided below
             out = _NOT_COMPUTED
         if out is not _NOT_COMPUTED:
+            narrow = self._narrowed_lanes(fn, args, out) if narrows else None
+            if narrow is not None:
+                with np.errstate(all="ignore"):
+                    return np.asarray(out).astype(narrow)[()]
             self._lane_types(fn, args, out, node, what)
             return out
         try:
@@ -368,6 +377,21 @@ class Expressions:
                 isinstance(a, Value) for a in args):
             note_lane_results(result, fn, args, [a.example for a in args])
         return result
+
+    def _narrowed_lanes(self, fn, args, out):
+        """`_must_not_raise`'s ``narrows``: the narrow dtype every lane computes in, where
+        the batch computes in it too once the Python floats among its lanes are converted
+        (`vmap` on NumPy and JAX, whose Python numbers are weak per example); None
+        otherwise."""
+        if getattr(self, "python_semantics", None) or not getattr(
+                self.registry.backend, "weak_python_numbers", False) or not all(
+                isinstance(a, Value) for a in args) or not any(
+                a in MIXED_PARTS for a in args):
+            return None
+        joined = getattr(out, "dtype", None)
+        if joined is None:
+            return None
+        return uniform_narrow_lanes(fn, args, joined)
 
     def _lane_types(self, fn, args, out, node, what):
         """A batched operation on a value that is different kinds of number on different
@@ -496,7 +520,8 @@ class Expressions:
                                   "use * for scalars")
             return batched_like(_evaluate(fn, left.example, right.example))
         return self._lanes_of(fn, [left, right], batched_like(self._must_not_raise(
-            fn, [left, right], node, lambda: f"`{_code(operator).strip()}`")))
+            fn, [left, right], node, lambda: f"`{_code(operator).strip()}`",
+            narrows=type(operator) in _NARROWING_OPERATORS)))
 
     def _string_operation(self, operator, left_node, left, right_node, right, node):
         """``"%5.2f" % x``, ``"%d-%d" % (a, b)`` and ``s + t`` with per-example values: a
@@ -1171,6 +1196,10 @@ def _float_presentation(part) -> bool:
 
 
 _NOT_COMPUTED = object()
+# the arithmetic operators whose rule converts a Python float meeting a narrow float to it
+# (`rules.operators.binary`; `/` too: a float16 or float32 division)
+_NARROWING_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.AddAssign,
+                        cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
 
 
 def _item_of(fn, k):

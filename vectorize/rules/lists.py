@@ -29,9 +29,53 @@ _DEFAULTS = {np.dtype(bool), np.dtype(np.int64), np.dtype(np.float64), np.dtype(
 _ORDER = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}     # NumPy's kinds, in promotion order
 
 
-def list_array(items):
-    """Per example: the items of a local list as an array (`passes.local_lists`)."""
+def list_array(items, known=None):
+    """Per example: the items of a local list as an array (`passes.local_lists`).
+    ``known``: where `passes.appended_lists` padded the list to the most items an example
+    appends, the count of the items before the padding (`padding`)."""
     return np.array(items)
+
+
+def padding(call: cst.Call) -> int:
+    """How many of the items of ``__list_array__([...], known)`` are padding
+    (`passes.appended_lists`): no example reads them (reads stay within its count), so they
+    are left out of the checks of what the list holds, and where the list holds nothing
+    else, its array takes the type of what is appended (`open_list`)."""
+    if len(call.args) < 2 or type(call.args[1].value) is not cst.Integer:
+        return 0
+    return max(0, len(_items(call.args[0].value)) * _count(call.args[0].value)
+               - int(call.args[1].value.value))
+
+
+def open_list(call: cst.Call) -> bool:
+    """Whether every item of ``__list_array__(...)`` is padding: the list starts empty
+    (``out = []``), so its array's type is that of the items appended to it (the first
+    write decides it; one of another type is refused, as for any list)."""
+    return bool(_items(call.args[0].value)) and padding(call) == len(
+        _items(call.args[0].value)) * _count(call.args[0].value)
+
+
+def typed(spelled, code: str, result, display) -> str:
+    """``code``, the array of a list's items, converted to the dtype the analysis gave the
+    list (``result``) where its items (``display``, the list display) would make another: a
+    list that starts empty holds the type of what is appended to it (`open_list`)."""
+    items = _items(display)
+    dtype = getattr(result, "dtype", None)
+    if dtype is None or not items:
+        return code
+    literals = {"True": True, "False": False}
+    pieces = []
+    for e in items:
+        if type(e) in (cst.Integer, cst.Float):
+            pieces.append(e.evaluated_value)
+        elif type(e) is cst.Name and e.value in literals:
+            pieces.append(literals[e.value])
+        else:
+            return code         # (items that are not literals: as they are)
+    natural = np.array(pieces).dtype
+    if natural.kind not in _KINDS or np.dtype(dtype) == natural:
+        return code
+    return spelled.astype(code, spelled.dtype_code(np.dtype(dtype)))
 
 
 def has_list_arrays(registry) -> bool:
@@ -89,18 +133,42 @@ def check_items(call: cst.Call, values, name: str, params=()) -> np.dtype:
                               "one type", node,
                               "write its items as one type (`0.0` rather than `0`)")
     weak = [node for node in items if type(getattr(values.get(node), "example", None))
-            in (bool, int, float, complex) and not values[node].batched]
+            in (bool, int, float, complex) and not values[node].batched] if not open_list(
+        call) else []
     # (only values of the items' kind or a higher one take over a Python number's type: a
     # Python float combined with int8 values is a float64, as the array's float64 items are)
-    other = next((p for p in params if isinstance(p, Value) and p.known and p.dtype is not None
-                  and p.dtype.kind in _KINDS and p.dtype not in _DEFAULTS
-                  and _ORDER[p.dtype.kind] >= _ORDER[first.kind]), None)
+    other = narrow_param(params, first.kind)
     if weak and other is not None:
-        raise Unsupported(f"the list `{name}` holds Python numbers, which keep the type of the "
-                          f"{other.dtype} values they are combined with per example; as an "
-                          f"array's items they would be {_described(first)}", weak[0],
-                          f"write its items as {other.dtype} (`np.{other.dtype}(0)`)")
+        _weak_refusal(name, other, first, weak[0])
     return first
+
+
+def narrow_param(params, kind: str):
+    """The first of ``params`` (`vmap`'s NumPy values) of a dtype that takes over a Python
+    number of ``kind`` it meets (`check_items`), or None."""
+    return next((p for p in params if isinstance(p, Value) and p.known and p.dtype is not None
+                 and p.dtype.kind in _KINDS and p.dtype not in _DEFAULTS
+                 and _ORDER[p.dtype.kind] >= _ORDER[kind]), None)
+
+
+def check_open_write(target: cst.Subscript, value, params) -> None:
+    """A write into a list that starts empty (`open_list`) under `vmap`: a Python number
+    appended stays weakly typed per example, which the array's item would not be where the
+    examples are of a narrower dtype (`check_items`)."""
+    example = getattr(value, "example", None)
+    if type(example) not in (bool, int, float, complex):
+        return
+    kind = np.asarray(example).dtype.kind
+    other = narrow_param(params, kind)
+    if other is not None:
+        _weak_refusal(target.value.value, other, np.asarray(example).dtype, target)
+
+
+def _weak_refusal(name, other, first, node):
+    raise Unsupported(f"the list `{name}` holds Python numbers, which keep the type of the "
+                          f"{other.dtype} values they are combined with per example; as an "
+                          f"array's items they would be {_described(first)}", node,
+                          f"write its items as {other.dtype} (`np.{other.dtype}(0)`)")
 
 
 def check_write(target: cst.Subscript, value, current) -> None:
@@ -162,8 +230,10 @@ def stored_values(func: cst.FunctionDef) -> dict[str, list]:
                 n.value.func) is cst.Name and n.value.func.value == LIST_ARRAY:
             for target in n.targets:
                 if type(target.target) is cst.Name:
+                    items = _items(n.value.args[0].value)
+                    pads = padding(n.value) // _count(n.value.args[0].value)
                     out.setdefault(target.target.value, []).extend(
-                        _items(n.value.args[0].value))
+                        items[:len(items) - pads])
     if not out:
         return out
     for n in walk(func.body):
@@ -218,7 +288,8 @@ def _rewrite(site: Site):
 def _promoted(site: Site):
     """The list's array, the same for every example, repeated for every example: per-example
     data is written into it."""
-    array = expr(site.spelled.array_of("{items}"), items=site.nodes[0])
+    array = expr(typed(site.spelled, site.spelled.array_of("{items}"), site.result,
+                       site.nodes[0]), items=site.nodes[0])
     return expr(site.spelled.repeat("{a}", "{n}"), a=array, n=site.batch)
 
 
