@@ -707,10 +707,13 @@ class Aliasing:
             check_open_write(target, value, self.open_lists[name])
         if name in self.open_lists and name not in self.list_dtypes and isinstance(
                 value, Value) and value.known and not value.rank and value.dtype is not None \
-                and value.dtype.kind in "biufc" and value.dtype != getattr(current, "dtype",
-                                                                           None):
+                and value.dtype.kind in "fc" and value.dtype != getattr(current, "dtype",
+                                                                        None):
             # the first item written into a list that starts empty gives its array the
-            # item's type (the padding before it is never read): analysed again with it
+            # item's type (the padding before it is never read): analysed again with it.
+            # Floats and complex numbers only: a narrow int's sum and count are Python ints
+            # meeting it per example (NEP 50 keeps the int8), which the batch's int64
+            # count would widen
             self.list_dtypes[name] = value.dtype
             self.needs_rerun = True
         elif name in self.list_arrays and not (
