@@ -28,9 +28,12 @@ from ..rules.lists import (
     LIST_ARRAY,
     check_items,
     check_open_write,
+    check_weak_write,
     check_write,
     has_list_arrays,
+    only_indexed,
     open_list,
+    weak_list,
 )
 from ..syntax.traversal import children, walk
 from .environments import Env
@@ -581,8 +584,15 @@ class Aliasing:
             return
         name = small.targets[0].target.value
         params = () if self.python_semantics else [env.values.get(p) for p in self.params]
-        check_items(call, self.values, name, params)
+        weak = not self.python_semantics and self.registry.backend.weak_python_numbers and \
+            weak_list(call, self.values) and only_indexed(self.tree, name)
+        check_items(call, self.values, name, params, weak_reads=weak)
         self.list_arrays.add(name)
+        if weak:
+            # (its items read as the Python numbers they are per example: `subscript`)
+            self.weak_lists[name] = params
+        else:
+            self.strong_lists.add(name)
         if open_list(call):
             # (a list that starts empty: its padding takes the type of what is appended,
             # which the first write into it tells; `item_write`)
@@ -705,6 +715,8 @@ class Aliasing:
         current = env.values[name]
         if name in self.open_lists:
             check_open_write(target, value, self.open_lists[name])
+        if name in self.weak_lists:
+            check_weak_write(target, value, self.weak_lists[name])
         if name in self.open_lists and name not in self.list_dtypes and isinstance(
                 value, Value) and value.known and not value.rank and value.dtype is not None \
                 and value.dtype.kind in "fc" and value.dtype != getattr(current, "dtype",

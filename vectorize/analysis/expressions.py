@@ -948,7 +948,8 @@ class Expressions:
             return self._lookup_per_example(node, base, parts)
         if not base.batched and not batched_parts:
             if base.known and all(e is not UNKNOWN for e in examples):
-                return unbatched(_evaluate(lambda b, i: b[i], base.example, index_example),
+                return unbatched(self._weak_item(node, _evaluate(
+                    lambda b, i: b[i], base.example, index_example)),
                                  base.exact and all(p is None or p.exact for p in parts))
             return unbatched(UNKNOWN)
         for p in batched_parts:
@@ -982,7 +983,19 @@ class Expressions:
             # basic indexing per example (integers): a view (a row; PyTorch's 0-d item);
             # on the batch a gather, `y[arange, i]`, a copy (`Aliasing._bind_scalar_reads`)
             self._gathered_views[node] = node.value.value
-        return batched_like(out)
+        item = self._weak_item(node, out)
+        # (a Python number per example keeps its example weak: `calls._python_number_result`)
+        return batched_like(out) if item is out else Value(True, item)
+
+    def _weak_item(self, node: cst.Subscript, out):
+        """An item of a list of Python numbers read only by index (`rules.lists.weak_list`):
+        the Python number it is per example (weakly typed: NEP 50), not the array's NumPy
+        number."""
+        if type(node.value) is cst.Name and node.value.value in getattr(
+                self, "weak_lists", ()) and node.value.value not in self.strong_lists and \
+                isinstance(out, np.generic) and out.dtype.kind in "bifc":
+            return out.item()
+        return out
 
     def _selection(self, node: cst.Subscript, base, parts):
         """``v[mask]`` of a per-example vector and a per-example boolean mask of its shape:

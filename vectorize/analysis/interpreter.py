@@ -132,6 +132,10 @@ class Analysis(Expressions, Calls, Aliasing):
         # values (`vmap`; () for `vectorize`), and the dtype their first write gave them
         # (kept from one run of the analysis to the next: `analyze`)
         self.open_lists: dict[str, list] = {}
+        # ... lists of Python numbers read only by index (`rules.lists.weak_list`: their
+        # items read as Python numbers) -> the parameters' values; and the other lists
+        self.weak_lists: dict[str, list] = {}
+        self.strong_lists: set[str] = set()
         self.list_dtypes: dict[str, np.dtype] = {}
         self._items_written: set[str] | None = None   # names whose items the function writes
         self._user_names: set[str] | None = None

@@ -111,14 +111,15 @@ def _item_dtype(value, node, name: str) -> np.dtype:
     return arr.dtype
 
 
-def check_items(call: cst.Call, values, name: str, params=()) -> np.dtype:
+def check_items(call: cst.Call, values, name: str, params=(), weak_reads=False) -> np.dtype:
     """The dtype of the array ``__list_array__([...])`` makes, where every item is a number
     of one type; refused otherwise (``[0, 0.5]``: the list holds an int and a float, the
     array two floats). ``values``: the analysis' values of the nodes. ``params``: the
     values of the function's parameters, where its examples are NumPy values (`vmap`): a
     Python number in the list is weakly typed there (``0.0 + np.float32(x)`` is float32)
     and an array's item is not, which matters only where a value of another dtype than
-    Python's numbers have is about."""
+    Python's numbers have is about. ``weak_reads``: the analysis reads the list's items as
+    the Python numbers they are per example (`weak_list`), so that does not matter."""
     items = _items(call.args[0].value)
     dtypes = [(_item_dtype(values.get(node), node, name), node) for node in items]
     if not dtypes:
@@ -138,9 +139,40 @@ def check_items(call: cst.Call, values, name: str, params=()) -> np.dtype:
     # (only values of the items' kind or a higher one take over a Python number's type: a
     # Python float combined with int8 values is a float64, as the array's float64 items are)
     other = narrow_param(params, first.kind)
-    if weak and other is not None:
+    if weak and other is not None and not weak_reads:
         _weak_refusal(name, other, first, weak[0])
     return first
+
+
+def weak_list(call: cst.Call, values) -> bool:
+    """Whether every item of ``__list_array__([...])`` is a Python number the same for every
+    example (``[0.0, 0.5, 2.0]``, a module table's row): read by index, such an item is a
+    Python number per example, weakly typed (NEP 50: ``vals[i] * np.float32(y)`` is a
+    float32), which the analysis then reads it as, and the rules convert to the narrow type
+    it meets (`rules.operators.narrow_weak_operands`)."""
+    items = _items(call.args[0].value)
+    return bool(items) and not padding(call) and all(
+        type(getattr(values.get(node), "example", None)) in (bool, int, float, complex)
+        and not values[node].batched for node in items)
+
+
+def only_indexed(func: cst.FunctionDef, name: str) -> bool:
+    """Whether ``func`` uses ``name`` only by index (``name[i]``, read or written) and in
+    ``len(name)``, besides binding it: nothing else reads its items (unpacking, ``sum``, a
+    call), which would see the array's NumPy numbers rather than the Python ones."""
+    total = sum(1 for n in walk(func.body) if type(n) is cst.Name and n.value == name)
+    used = 0
+    for n in walk(func.body):
+        if type(n) is cst.Subscript and type(n.value) is cst.Name and n.value.value == name:
+            used += 1
+        elif type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == "len" and \
+                len(n.args) == 1 and type(n.args[0].value) is cst.Name and \
+                n.args[0].value.value == name:
+            used += 1
+        elif type(n) is cst.Assign:
+            used += sum(1 for t in n.targets if type(t.target) is cst.Name
+                        and t.target.value == name)
+    return used == total
 
 
 def narrow_param(params, kind: str):
@@ -162,6 +194,24 @@ def check_open_write(target: cst.Subscript, value, params) -> None:
     other = narrow_param(params, kind)
     if other is not None:
         _weak_refusal(target.value.value, other, np.asarray(example).dtype, target)
+
+
+def check_weak_write(target: cst.Subscript, value, params) -> None:
+    """A write into a list whose items are read as Python numbers (`weak_list`) under
+    `vmap`: a NumPy number written would be read as a Python one, which it is not where the
+    examples are of a narrower dtype."""
+    example = getattr(value, "example", None)
+    if type(example) in (bool, int, float, complex) or not isinstance(value, Value) or \
+            value.dtype is None:
+        return
+    other = narrow_param(params, value.dtype.kind if value.dtype.kind in _ORDER else "c")
+    if other is not None:
+        raise Unsupported(f"writing {_a(value.dtype)} NumPy value into the list "
+                          f"`{target.value.value}` of Python numbers: per example the list "
+                          f"holds both, and the {other.dtype} values its Python numbers meet "
+                          "take over only those", target,
+                          f"write its items as {other.dtype} (`np.{other.dtype}(0)`), or "
+                          "write Python numbers (float(...)) into it")
 
 
 def _weak_refusal(name, other, first, node):
