@@ -206,10 +206,11 @@ def check_weak_write(target: cst.Subscript, value, params) -> None:
         return
     other = narrow_param(params, value.dtype.kind if value.dtype.kind in _ORDER else "c")
     if other is not None:
-        raise Unsupported(f"writing {_a(value.dtype)} NumPy value into the list "
-                          f"`{target.value.value}` of Python numbers: per example the list "
-                          f"holds both, and the {other.dtype} values its Python numbers meet "
-                          "take over only those", target,
+        raise Unsupported(f"the list `{target.value.value}` holds Python numbers, which "
+                          f"keep the type of the {other.dtype} values they are combined with "
+                          f"per example, and here {_a(value.dtype)} NumPy value written into "
+                          "it, which keeps its own: one array's items are of one type",
+                          target,
                           f"write its items as {other.dtype} (`np.{other.dtype}(0)`), or "
                           "write Python numbers (float(...)) into it")
 
