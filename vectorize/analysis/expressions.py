@@ -519,9 +519,10 @@ class Expressions:
                 raise Unsupported("`@` of a per-example scalar (NumPy raises here)", node,
                                   "use * for scalars")
             return batched_like(_evaluate(fn, left.example, right.example))
-        return self._lanes_of(fn, [left, right], batched_like(self._must_not_raise(
-            fn, [left, right], node, lambda: f"`{_code(operator).strip()}`",
-            narrows=type(operator) in _NARROWING_OPERATORS)))
+        out = self._must_not_raise(fn, [left, right], node,
+                                   lambda: f"`{_code(operator).strip()}`",
+                                   narrows=type(operator) in _NARROWING_OPERATORS)
+        return self._lanes_of(fn, [left, right], self._weak_result([left, right], out))
 
     def _string_operation(self, operator, left_node, left, right_node, right, node):
         """``"%5.2f" % x``, ``"%d-%d" % (a, b)`` and ``s + t`` with per-example values: a
@@ -553,8 +554,22 @@ class Expressions:
             self._truth(value, node)
             # per example `not x` is a Python bool, whatever x is (`(not a) + True` is 2)
             return Value(True, True)
-        return self._lanes_of(fn, [value], batched_like(self._must_not_raise(
+        return self._lanes_of(fn, [value], self._weak_result([value], self._must_not_raise(
             fn, [value], node, lambda: f"`{_code(node.operator).strip()}`")))
+
+    def _weak_result(self, operands, out):
+        """The batched result ``out`` of an operator: where every operand is a Python number
+        per example (its example one: ``math.sqrt(y) * 2``, ``TABLE[k] * 2``) and Python
+        numbers are weak (`vmap` on NumPy or JAX), a Python number per example too, weak in
+        what it meets next (``x + math.sqrt(y) * 2 - math.floor(y)`` of a float32 ``x`` is
+        float32), as `analysis.python_numbers` tells the rules; else strongly typed."""
+        if type(out) in (float, int, complex, bool) and all(
+                isinstance(v, Value) and type(v.example) in (float, int, complex, bool)
+                for v in operands) and not getattr(self, "python_semantics", None) and \
+                self.registry.primitives.weak_python_numbers and (
+                    type(out) is not int or -2 ** 63 <= out < 2 ** 63):
+            return Value(True, out)
+        return batched_like(out)
 
     def boolean(self, node: cst.BooleanOperation, env):
         left = self.expr(node.left, env)
@@ -1077,6 +1092,14 @@ class Expressions:
         if seq and all(type(v) is str for v in seq):
             # one string per example, as a string piece makes (`string_piece`)
             return Value(True, np.str_(seq[0]))
+        if seq and len({type(v) for v in seq}) == 1 and type(seq[0]) in (
+                int, float, complex) and not getattr(self, "python_semantics", None) and \
+                self.registry.primitives.weak_python_numbers:
+            # `vmap`: an item of a table of Python numbers of one type is that Python number
+            # per example, weak (NEP 50: ``y * TABLE[k]`` of a float32 ``y`` is float32), as
+            # `analysis.python_numbers` tells the rules, which convert it where it meets a
+            # narrower type (`rules.operators.narrow_weak_operands`)
+            return Value(True, np.asarray(seq)[0].item())
         return batched_like(np.asarray(seq if seq else [0.0])[0])
 
 
