@@ -427,16 +427,30 @@ def scaled_counts(n, x):
     return sum(out) + len(out)
 
 
-@pytest.mark.parametrize("mode", [vectorize, vmap], ids=["vectorize", "vmap"])
-def test_lists_appended_narrow_ints_stay_refused(mode):
-    """Not followed yet, refused where the item is written: numpy.vectorize types its output
-    by a first call on NumPy scalars and computes the rest on Python ints; under vmap
-    `len(out)` is a Python int per example, which int8 arithmetic keeps int8 (NEP 50) and an
-    int64 array of lengths would not."""
+def test_lists_appended_narrow_ints_stay_refused():
+    """Not followed yet under vmap, refused where the item is written: `len(out)` is a
+    Python int per example, which int8 arithmetic keeps int8 (NEP 50) and an int64 array of
+    lengths would not."""
     n, x = np.array([1, 2], dtype=np.int8), np.array([0.5, 2.5])
     with pytest.raises(VectorizeError, match="the list `out`") as info:
-        mode(scaled_counts, fallback="error")(n, x)
+        vmap(scaled_counts, fallback="error")(n, x)
     assert "test_constructs26.py:" in str(info.value)
+
+
+def test_lists_appended_narrow_ints_vectorize_as_numpy_vectorize():
+    """numpy.vectorize computes the examples on Python ints and types its output by a first
+    call on NumPy scalars (int8 here), which `vectorize` makes too: the same values and
+    dtype, and numpy.vectorize's OverflowError where a sum does not fit the int8 output."""
+    n, x = np.array([1, 2, -3, 7], dtype=np.int8), np.array([0.5, 2.5, 1.5, -1.0])
+    got = vectorize(scaled_counts, fallback="error")(n, x)
+    want = np.vectorize(scaled_counts)(n, x)
+    assert got.dtype == want.dtype == np.int8
+    np.testing.assert_array_equal(got, want)
+    big = np.array([1, 100], dtype=np.int8), np.array([0.5, 2.5])
+    with pytest.raises(OverflowError):
+        np.vectorize(scaled_counts)(*big)
+    with pytest.raises(OverflowError):
+        vectorize(scaled_counts, fallback="error")(*big)
 
 
 # ------------------------------------- a `try` the engine cannot lower, in a branch never run

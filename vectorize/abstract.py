@@ -178,6 +178,60 @@ def lane_combinations(values, examples, part=lambda p: p) -> list:
     return out
 
 
+_NARROW_INEXACT = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.complex64))
+
+
+def narrows_exactly(value, dtype) -> bool:
+    """Whether ``value``, a per-example value that is a Python float on some lanes and a
+    NumPy value on others (`MIXED_PARTS`: ``min(y * 1.0, 0.0)`` of a float32 ``y``), is made
+    ``dtype`` (a float16, float32 or complex64) as each lane's own NumPy promotion makes it,
+    by converting the batch's joined array to ``dtype``: every NumPy lane type is ``dtype``
+    itself (its values are ``dtype``'s, which the joined double holds exactly) and every
+    Python lane a float (or, for a complex ``dtype``, a complex), which NEP 50 converts to
+    ``dtype`` (rounded once, from the double the batch holds) where it meets a ``dtype``
+    value (``np.float32(x) - 0.0`` is a float32)."""
+    dtype = np.dtype(dtype)
+    parts = MIXED_PARTS.get(value) if isinstance(value, Value) else None
+    if dtype not in _NARROW_INEXACT or not parts:
+        return False
+    python = (float, complex) if dtype.kind == "c" else (float,)
+    return all(type(p) in python if type(p) in _PYTHON_NUMBERS else
+               getattr(p, "dtype", None) == dtype and np.ndim(p) == 0 for p in parts)
+
+
+def uniform_narrow_lanes(fn, values, joined):
+    """The one float16, float32 or complex64 dtype that ``fn`` of ``values`` gives on every
+    combination of the lane types of the values among them whose type differs between
+    lanes (`lane_combinations`), where each such value `narrows_exactly` to it and ``joined``
+    (the batch's dtype) is another: the batch computes every lane in that dtype once those
+    values are converted to it (`rules.operators.narrow_weak_operands`). None otherwise."""
+    combos = lane_combinations(values, [v.example for v in values], one_like)
+    if not combos:
+        return None
+    dtypes = set()
+    for lane, _ in combos:
+        try:
+            with np.errstate(all="ignore"):
+                out = fn(*lane)
+        except Exception:   # noqa: BLE001 -- a lane that raises: not this case
+            return None
+        if np.ndim(out) != 0 or getattr(out, "dtype", None) is None:
+            return None
+        dtypes.add(out.dtype)
+    if len(dtypes) != 1:
+        return None
+    (dtype,) = dtypes
+    if dtype == joined or dtype not in _NARROW_INEXACT:
+        return None
+    for v in values:
+        if v in MIXED_PARTS and not narrows_exactly(v, dtype):
+            return None
+        if v not in MIXED_PARTS and v.known and getattr(v, "dtype", None) is not None and \
+                np.dtype(v.dtype) != dtype and type(v.example) not in _PYTHON_NUMBERS:
+            return None
+    return dtype
+
+
 def note_lane_results(result, fn, values, examples, **kwargs) -> None:
     """Where Python numbers stay weak (`EXAMPLE_SEMANTICS.weak`, PyTorch; NumPy's NEP 50):
     ``result``, what ``fn`` of ``values`` gives, is of mixed lane types too where ``fn`` gives

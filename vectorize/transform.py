@@ -292,6 +292,9 @@ class FunctionJob:
         self.namer = Namer(all_names(source.tree) | set(params))
         self.helper_nodes: dict[cst.CSTNode, str] = {}
         self.promoted: set[str] = set()       # created arrays that hold per-example data
+        # lists that start empty -> the dtype their first item gave them (`Analysis.item_write`:
+        # a later analysis sees that write merged with the padding)
+        self.list_dtypes: dict = {}
         # what each pass leaves for later ones, by the type of its record, read through it
         # (`passes.records`: ``MaskedLoopFacts.get(ctx)``)
         self.records: dict[type, object] = {}
@@ -319,6 +322,7 @@ class FunctionJob:
         # NumPy or PyTorch: `runtime_replays`) replay the loop
         analysis.replayed = bool(self.module.python_semantics) or self.module.runtime_replays
         analysis.python_semantics = self.module.python_semantics
+        analysis.list_dtypes = dict(self.list_dtypes)
         self._analysing = analysis
         try:
             analysis.analyze()
@@ -333,6 +337,7 @@ class FunctionJob:
             # lanes only: from now on all of it counts as running on every lane
             self.branches_per_example = True
         self.promoted |= analysis.promoted
+        self.list_dtypes.update(analysis.list_dtypes)
         self.last = analysis
         return analysis
 

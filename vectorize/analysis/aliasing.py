@@ -24,7 +24,17 @@ from ..abstract import MIXED_PARTS, Value, batched_like
 from ..errors import Unsupported
 from ..liveness import target_names
 from ..rules.lane_copies import copies, is_lanes_copy
-from ..rules.lists import LIST_ARRAY, check_items, check_write, has_list_arrays
+from ..rules.lists import (
+    LIST_ARRAY,
+    check_items,
+    check_open_write,
+    check_weak_write,
+    check_write,
+    has_list_arrays,
+    only_indexed,
+    open_list,
+    weak_list,
+)
 from ..syntax.traversal import children, walk
 from .environments import Env
 from .float_semantics import evaluate as _evaluate
@@ -574,8 +584,21 @@ class Aliasing:
             return
         name = small.targets[0].target.value
         params = () if self.python_semantics else [env.values.get(p) for p in self.params]
-        check_items(call, self.values, name, params)
+        weak = not self.python_semantics and self.registry.backend.weak_python_numbers and \
+            weak_list(call, self.values) and only_indexed(self.tree, name)
+        check_items(call, self.values, name, params, weak_reads=weak)
         self.list_arrays.add(name)
+        if weak:
+            # (its items read as the Python numbers they are per example: `subscript`)
+            self.weak_lists[name] = params
+        else:
+            self.strong_lists.add(name)
+        if open_list(call):
+            # (a list that starts empty: its padding takes the type of what is appended,
+            # which the first write into it tells; `item_write`)
+            self.open_lists[name] = params
+            return self.list_dtypes.get(name)
+        return None
 
     def _written_into(self, *names: str) -> bool:
         """Whether the function writes into an item of one of ``names`` (``y[i] = v``,
@@ -690,7 +713,25 @@ class Aliasing:
             slot = self.subscript(target, env)
         self.values[target] = slot
         current = env.values[name]
-        if name in self.list_arrays:
+        if name in self.open_lists:
+            check_open_write(target, value, self.open_lists[name])
+        if name in self.weak_lists:
+            check_weak_write(target, value, self.weak_lists[name])
+        if name in self.open_lists and name not in self.list_dtypes and isinstance(
+                value, Value) and value.known and not value.rank and value.dtype is not None \
+                and value.dtype.kind in "fc" and value.dtype != getattr(current, "dtype",
+                                                                        None):
+            # the first item written into a list that starts empty gives its array the
+            # item's type (the padding before it is never read): analysed again with it.
+            # Floats and complex numbers only: a narrow int's sum and count are Python ints
+            # meeting it per example (NEP 50 keeps the int8), which the batch's int64
+            # count would widen
+            self.list_dtypes[name] = value.dtype
+            self.needs_rerun = True
+        elif name in self.list_arrays and not (
+                name in self.open_lists and self.needs_rerun and
+                getattr(current, "dtype", None) != self.list_dtypes.get(name)):
+            # (a list retyped by this run is checked by the next)
             check_write(target, value, current)
         if isinstance(current, Value) and not current.known:
             # (`torch.zeros(3, dtype=v.dtype)`: the analysis computed no example of it) the

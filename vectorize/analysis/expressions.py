@@ -35,6 +35,7 @@ from ..abstract import (
     number_kind,
     one_like,
     unbatched,
+    uniform_narrow_lanes,
 )
 from ..errors import Unsupported
 from ..introspect import stable_attribute
@@ -336,10 +337,14 @@ class Expressions:
         # (a list's items, an instance's attributes) can change without one
         return unbatched(value, _immutable(value))
 
-    def _must_not_raise(self, fn, args, node, what):
+    def _must_not_raise(self, fn, args, node, what, narrows=False):
         """A batched operation whose scalar version raises a TypeError for these dtypes and
         shapes raises on every example that reaches it; rejected rather than guessed.
-        Returns ``fn`` of the examples, as `_evaluate` gives it (UNKNOWN where it raised)."""
+        Returns ``fn`` of the examples, as `_evaluate` gives it (UNKNOWN where it raised).
+        ``narrows``: the operation's rule converts an operand that is a Python float on some
+        lanes to the narrow float it meets (`rules.operators.narrow_weak_operands`), so
+        where every lane computes in that float (`abstract.uniform_narrow_lanes`), so does
+        the batch, and the result is of that dtype."""
         examples = [a.example for a in args]
         if any(e is UNKNOWN for e in examples):
             return UNKNOWN
@@ -348,6 +353,10 @@ class Expressions:
         except Exception:   # noqa: BLE001 -- decided below
             out = _NOT_COMPUTED
         if out is not _NOT_COMPUTED:
+            narrow = self._narrowed_lanes(fn, args, out) if narrows else None
+            if narrow is not None:
+                with np.errstate(all="ignore"):
+                    return np.asarray(out).astype(narrow)[()]
             self._lane_types(fn, args, out, node, what)
             return out
         try:
@@ -380,6 +389,21 @@ class Expressions:
                 isinstance(a, Value) for a in args):
             note_lane_results(result, fn, args, [a.example for a in args])
         return result
+
+    def _narrowed_lanes(self, fn, args, out):
+        """`_must_not_raise`'s ``narrows``: the narrow dtype every lane computes in, where
+        the batch computes in it too once the Python floats among its lanes are converted
+        (`vmap` on NumPy and JAX, whose Python numbers are weak per example); None
+        otherwise."""
+        if getattr(self, "python_semantics", None) or not getattr(
+                self.registry.backend, "weak_python_numbers", False) or not all(
+                isinstance(a, Value) for a in args) or not any(
+                a in MIXED_PARTS for a in args):
+            return None
+        joined = getattr(out, "dtype", None)
+        if joined is None:
+            return None
+        return uniform_narrow_lanes(fn, args, joined)
 
     def _lane_types(self, fn, args, out, node, what):
         """A batched operation on a value that is different kinds of number on different
@@ -540,8 +564,10 @@ class Expressions:
                 raise Unsupported("`@` of a per-example scalar (NumPy raises here)", node,
                                   "use * for scalars")
             return batched_like(_evaluate(fn, left.example, right.example))
-        return self._lanes_of(fn, [left, right], batched_like(self._must_not_raise(
-            fn, [left, right], node, lambda: f"`{_code(operator).strip()}`")))
+        out = self._must_not_raise(fn, [left, right], node,
+                                   lambda: f"`{_code(operator).strip()}`",
+                                   narrows=type(operator) in _NARROWING_OPERATORS)
+        return self._lanes_of(fn, [left, right], self._weak_result([left, right], out))
 
     def _string_operation(self, operator, left_node, left, right_node, right, node):
         """``"%5.2f" % x``, ``"%d-%d" % (a, b)`` and ``s + t`` with per-example values: a
@@ -573,8 +599,22 @@ class Expressions:
             self._truth(value, node)
             # per example `not x` is a Python bool, whatever x is (`(not a) + True` is 2)
             return Value(True, True)
-        return self._lanes_of(fn, [value], batched_like(self._must_not_raise(
+        return self._lanes_of(fn, [value], self._weak_result([value], self._must_not_raise(
             fn, [value], node, lambda: f"`{_code(node.operator).strip()}`")))
+
+    def _weak_result(self, operands, out):
+        """The batched result ``out`` of an operator: where every operand is a Python number
+        per example (its example one: ``math.sqrt(y) * 2``, ``TABLE[k] * 2``) and Python
+        numbers are weak (`vmap` on NumPy or JAX), a Python number per example too, weak in
+        what it meets next (``x + math.sqrt(y) * 2 - math.floor(y)`` of a float32 ``x`` is
+        float32), as `analysis.python_numbers` tells the rules; else strongly typed."""
+        if type(out) in (float, int, complex, bool) and all(
+                isinstance(v, Value) and type(v.example) in (float, int, complex, bool)
+                for v in operands) and not getattr(self, "python_semantics", None) and \
+                self.registry.primitives.weak_python_numbers and (
+                    type(out) is not int or -2 ** 63 <= out < 2 ** 63):
+            return Value(True, out)
+        return batched_like(out)
 
     def boolean(self, node: cst.BooleanOperation, env):
         left = self.expr(node.left, env)
@@ -973,7 +1013,8 @@ class Expressions:
             return self._lookup_per_example(node, base, parts)
         if not base.batched and not batched_parts:
             if base.known and all(e is not UNKNOWN for e in examples):
-                return unbatched(_evaluate(lambda b, i: b[i], base.example, index_example),
+                return unbatched(self._weak_item(node, _evaluate(
+                    lambda b, i: b[i], base.example, index_example)),
                                  base.exact and all(p is None or p.exact for p in parts))
             return unbatched(UNKNOWN)
         for p in batched_parts:
@@ -1007,7 +1048,19 @@ class Expressions:
             # basic indexing per example (integers): a view (a row; PyTorch's 0-d item);
             # on the batch a gather, `y[arange, i]`, a copy (`Aliasing._bind_scalar_reads`)
             self._gathered_views[node] = node.value.value
-        return batched_like(out)
+        item = self._weak_item(node, out)
+        # (a Python number per example keeps its example weak: `calls._python_number_result`)
+        return batched_like(out) if item is out else Value(True, item)
+
+    def _weak_item(self, node: cst.Subscript, out):
+        """An item of a list of Python numbers read only by index (`rules.lists.weak_list`):
+        the Python number it is per example (weakly typed: NEP 50), not the array's NumPy
+        number."""
+        if type(node.value) is cst.Name and node.value.value in getattr(
+                self, "weak_lists", ()) and node.value.value not in self.strong_lists and \
+                isinstance(out, np.generic) and out.dtype.kind in "bifc":
+            return out.item()
+        return out
 
     def _selection(self, node: cst.Subscript, base, parts):
         """``v[mask]`` of a per-example vector and a per-example boolean mask of its shape:
@@ -1089,6 +1142,14 @@ class Expressions:
         if seq and all(type(v) is str for v in seq):
             # one string per example, as a string piece makes (`string_piece`)
             return Value(True, np.str_(seq[0]))
+        if seq and len({type(v) for v in seq}) == 1 and type(seq[0]) in (
+                int, float, complex) and not getattr(self, "python_semantics", None) and \
+                self.registry.primitives.weak_python_numbers:
+            # `vmap`: an item of a table of Python numbers of one type is that Python number
+            # per example, weak (NEP 50: ``y * TABLE[k]`` of a float32 ``y`` is float32), as
+            # `analysis.python_numbers` tells the rules, which convert it where it meets a
+            # narrower type (`rules.operators.narrow_weak_operands`)
+            return Value(True, np.asarray(seq)[0].item())
         return batched_like(np.asarray(seq if seq else [0.0])[0])
 
 
@@ -1221,6 +1282,10 @@ def _float_presentation(part) -> bool:
 
 
 _NOT_COMPUTED = object()
+# the arithmetic operators whose rule converts a Python float meeting a narrow float to it
+# (`rules.operators.binary`; `/` too: a float16 or float32 division)
+_NARROWING_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.AddAssign,
+                        cst.SubtractAssign, cst.MultiplyAssign, cst.DivideAssign)
 
 
 def _item_of(fn, k):

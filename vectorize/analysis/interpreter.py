@@ -130,6 +130,15 @@ class Analysis(Expressions, Calls, Aliasing):
         self._assignment_counts: dict[str, int] | None = None
         self.owned: set[str] = set()          # arrays this function created (may be written)
         self.list_arrays: set[str] = set()    # ... of them, lists (`passes.local_lists`)
+        # ... of those, lists that start empty (`rules.lists.open_list`) -> the parameters'
+        # values (`vmap`; () for `vectorize`), and the dtype their first write gave them
+        # (kept from one run of the analysis to the next: `analyze`)
+        self.open_lists: dict[str, list] = {}
+        # ... lists of Python numbers read only by index (`rules.lists.weak_list`: their
+        # items read as Python numbers) -> the parameters' values; and the other lists
+        self.weak_lists: dict[str, list] = {}
+        self.strong_lists: set[str] = set()
+        self.list_dtypes: dict[str, np.dtype] = {}
         self._items_written: set[str] | None = None   # names whose items the function writes
         self._user_names: set[str] | None = None
         self.math_in_branches: set[cst.Call] = set()   # math.f(unbatched) under batched ifs
@@ -182,6 +191,7 @@ class Analysis(Expressions, Calls, Aliasing):
             fresh = Analysis(self.source, self.tree, self.params, self.registry, self.helpers,
                              self.allow_fallback, self.promoted, self.speculative, self.helper)
             fresh.replayed = self.replayed
+            fresh.list_dtypes = dict(self.list_dtypes)
             fresh.python_semantics = self.python_semantics
             # what the analysis has found so far, for a helper it specializes
             # (`transform.FunctionJob._python_arguments`)
@@ -195,6 +205,7 @@ class Analysis(Expressions, Calls, Aliasing):
                 self.__dict__.update(fresh.__dict__)
                 return self
             self.promoted |= fresh.promoted
+            self.list_dtypes.update(fresh.list_dtypes)
         raise Unsupported("could not settle which arrays hold per-example data", self.tree)
 
     def _interpret(self) -> None:
@@ -368,7 +379,11 @@ class Analysis(Expressions, Calls, Aliasing):
                 self._ragged_binding(small.targets[0].target.value, small.value)
             created = self._creation(small.value)
             if created is not None:
-                self._list_array(small, env)
+                retyped = self._list_array(small, env)
+                if retyped is not None and isinstance(value, Value) and isinstance(
+                        value.example, np.ndarray):
+                    value = Value(value.batched, value.example.astype(retyped))
+                    self.values[small.value] = value
             if self._may_give_0d_array(small.value):
                 self.zero_d_arrays.update(n for t in small.targets
                                           for n in target_names(t.target))

@@ -405,8 +405,13 @@ class _Lower(cst.CSTTransformer):
                 pad = _pad([*lst.initial, *lst.appended], self.counters, self.bools)
                 items = [cst.Element(i) for i in lst.initial] + [
                     cst.Element(parse_expr(pad)) for _ in range(lst.count - len(lst.initial))]
+                # (the count of the items before the padding, where there is padding: no
+                # example reads it, so it takes the type of the items appended,
+                # `rules.lists.padding`)
+                known = [cst.Arg(cst.Integer(str(len(lst.initial))))] if lst.count > len(
+                    lst.initial) else []
                 made = updated_node.with_changes(body=[updated_node.body[0].with_changes(
-                    value=cst.Call(cst.Name(LIST_ARRAY), [cst.Arg(cst.List(items))]))])
+                    value=cst.Call(cst.Name(LIST_ARRAY), [cst.Arg(cst.List(items)), *known]))])
                 length = parse_stmt(f"{self.lengths[name]} = {len(lst.initial)}")
                 return cst.FlattenSentinel([*self._flushed(), made, length])
             items = _appends(updated_node, name)

@@ -30,7 +30,7 @@ from ..loops.promotions import Promotions
 from ..rules.families import pad
 from ..rules.lane_copies import LANES_COPY
 from ..rules.lanes import ANY_LANE, LANE, SUM_ITEM, check_sum_item
-from ..rules.lists import LIST_ARRAY
+from ..rules.lists import LIST_ARRAY, typed
 from ..rules.python_errors import RAISE_LANE
 from ..rules.registry import Site
 from ..syntax.edit import AugmentedToAssignment, as_assignment
@@ -420,7 +420,10 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
                 return updated_node.args[0].value
             if isinstance(original_node.func, cst.Name) and original_node.func.value == \
                     LIST_ARRAY:         # a list the same for every example, as its array
-                return expr(self.prims.array_of("{items}"), items=updated_node.args[0].value)
+                return expr(typed(self.prims, self.prims.array_of("{items}"),
+                                  self.value(original_node),
+                                  updated_node.args[0].value),
+                            items=updated_node.args[0].value)
             if isinstance(original_node.func, cst.Name) and original_node.func.value == \
                     LANES_COPY:         # the same for every example: one copy
                 return expr(self.prims.copy("{a}"), a=updated_node.args[0].value)

@@ -29,9 +29,53 @@ _DEFAULTS = {np.dtype(bool), np.dtype(np.int64), np.dtype(np.float64), np.dtype(
 _ORDER = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}     # NumPy's kinds, in promotion order
 
 
-def list_array(items):
-    """Per example: the items of a local list as an array (`passes.local_lists`)."""
+def list_array(items, known=None):
+    """Per example: the items of a local list as an array (`passes.local_lists`).
+    ``known``: where `passes.appended_lists` padded the list to the most items an example
+    appends, the count of the items before the padding (`padding`)."""
     return np.array(items)
+
+
+def padding(call: cst.Call) -> int:
+    """How many of the items of ``__list_array__([...], known)`` are padding
+    (`passes.appended_lists`): no example reads them (reads stay within its count), so they
+    are left out of the checks of what the list holds, and where the list holds nothing
+    else, its array takes the type of what is appended (`open_list`)."""
+    if len(call.args) < 2 or type(call.args[1].value) is not cst.Integer:
+        return 0
+    return max(0, len(_items(call.args[0].value)) * _count(call.args[0].value)
+               - int(call.args[1].value.value))
+
+
+def open_list(call: cst.Call) -> bool:
+    """Whether every item of ``__list_array__(...)`` is padding: the list starts empty
+    (``out = []``), so its array's type is that of the items appended to it (the first
+    write decides it; one of another type is refused, as for any list)."""
+    return bool(_items(call.args[0].value)) and padding(call) == len(
+        _items(call.args[0].value)) * _count(call.args[0].value)
+
+
+def typed(spelled, code: str, result, display) -> str:
+    """``code``, the array of a list's items, converted to the dtype the analysis gave the
+    list (``result``) where its items (``display``, the list display) would make another: a
+    list that starts empty holds the type of what is appended to it (`open_list`)."""
+    items = _items(display)
+    dtype = getattr(result, "dtype", None)
+    if dtype is None or not items:
+        return code
+    literals = {"True": True, "False": False}
+    pieces = []
+    for e in items:
+        if type(e) in (cst.Integer, cst.Float):
+            pieces.append(e.evaluated_value)
+        elif type(e) is cst.Name and e.value in literals:
+            pieces.append(literals[e.value])
+        else:
+            return code         # (items that are not literals: as they are)
+    natural = np.array(pieces).dtype
+    if natural.kind not in _KINDS or np.dtype(dtype) == natural:
+        return code
+    return spelled.astype(code, spelled.dtype_code(np.dtype(dtype)))
 
 
 def has_list_arrays(registry) -> bool:
@@ -67,14 +111,15 @@ def _item_dtype(value, node, name: str) -> np.dtype:
     return arr.dtype
 
 
-def check_items(call: cst.Call, values, name: str, params=()) -> np.dtype:
+def check_items(call: cst.Call, values, name: str, params=(), weak_reads=False) -> np.dtype:
     """The dtype of the array ``__list_array__([...])`` makes, where every item is a number
     of one type; refused otherwise (``[0, 0.5]``: the list holds an int and a float, the
     array two floats). ``values``: the analysis' values of the nodes. ``params``: the
     values of the function's parameters, where its examples are NumPy values (`vmap`): a
     Python number in the list is weakly typed there (``0.0 + np.float32(x)`` is float32)
     and an array's item is not, which matters only where a value of another dtype than
-    Python's numbers have is about."""
+    Python's numbers have is about. ``weak_reads``: the analysis reads the list's items as
+    the Python numbers they are per example (`weak_list`), so that does not matter."""
     items = _items(call.args[0].value)
     dtypes = [(_item_dtype(values.get(node), node, name), node) for node in items]
     if not dtypes:
@@ -89,18 +134,92 @@ def check_items(call: cst.Call, values, name: str, params=()) -> np.dtype:
                               "one type", node,
                               "write its items as one type (`0.0` rather than `0`)")
     weak = [node for node in items if type(getattr(values.get(node), "example", None))
-            in (bool, int, float, complex) and not values[node].batched]
+            in (bool, int, float, complex) and not values[node].batched] if not open_list(
+        call) else []
     # (only values of the items' kind or a higher one take over a Python number's type: a
     # Python float combined with int8 values is a float64, as the array's float64 items are)
-    other = next((p for p in params if isinstance(p, Value) and p.known and p.dtype is not None
-                  and p.dtype.kind in _KINDS and p.dtype not in _DEFAULTS
-                  and _ORDER[p.dtype.kind] >= _ORDER[first.kind]), None)
-    if weak and other is not None:
-        raise Unsupported(f"the list `{name}` holds Python numbers, which keep the type of the "
-                          f"{other.dtype} values they are combined with per example; as an "
-                          f"array's items they would be {_described(first)}", weak[0],
-                          f"write its items as {other.dtype} (`np.{other.dtype}(0)`)")
+    other = narrow_param(params, first.kind)
+    if weak and other is not None and not weak_reads:
+        _weak_refusal(name, other, first, weak[0])
     return first
+
+
+def weak_list(call: cst.Call, values) -> bool:
+    """Whether every item of ``__list_array__([...])`` is a Python number the same for every
+    example (``[0.0, 0.5, 2.0]``, a module table's row): read by index, such an item is a
+    Python number per example, weakly typed (NEP 50: ``vals[i] * np.float32(y)`` is a
+    float32), which the analysis then reads it as, and the rules convert to the narrow type
+    it meets (`rules.operators.narrow_weak_operands`)."""
+    items = _items(call.args[0].value)
+    return bool(items) and not padding(call) and all(
+        type(getattr(values.get(node), "example", None)) in (bool, int, float, complex)
+        and not values[node].batched for node in items)
+
+
+def only_indexed(func: cst.FunctionDef, name: str) -> bool:
+    """Whether ``func`` uses ``name`` only by index (``name[i]``, read or written) and in
+    ``len(name)``, besides binding it: nothing else reads its items (unpacking, ``sum``, a
+    call), which would see the array's NumPy numbers rather than the Python ones."""
+    total = sum(1 for n in walk(func.body) if type(n) is cst.Name and n.value == name)
+    used = 0
+    for n in walk(func.body):
+        if type(n) is cst.Subscript and type(n.value) is cst.Name and n.value.value == name:
+            used += 1
+        elif type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == "len" and \
+                len(n.args) == 1 and type(n.args[0].value) is cst.Name and \
+                n.args[0].value.value == name:
+            used += 1
+        elif type(n) is cst.Assign:
+            used += sum(1 for t in n.targets if type(t.target) is cst.Name
+                        and t.target.value == name)
+    return used == total
+
+
+def narrow_param(params, kind: str):
+    """The first of ``params`` (`vmap`'s NumPy values) of a dtype that takes over a Python
+    number of ``kind`` it meets (`check_items`), or None."""
+    return next((p for p in params if isinstance(p, Value) and p.known and p.dtype is not None
+                 and p.dtype.kind in _KINDS and p.dtype not in _DEFAULTS
+                 and _ORDER[p.dtype.kind] >= _ORDER[kind]), None)
+
+
+def check_open_write(target: cst.Subscript, value, params) -> None:
+    """A write into a list that starts empty (`open_list`) under `vmap`: a Python number
+    appended stays weakly typed per example, which the array's item would not be where the
+    examples are of a narrower dtype (`check_items`)."""
+    example = getattr(value, "example", None)
+    if type(example) not in (bool, int, float, complex):
+        return
+    kind = np.asarray(example).dtype.kind
+    other = narrow_param(params, kind)
+    if other is not None:
+        _weak_refusal(target.value.value, other, np.asarray(example).dtype, target)
+
+
+def check_weak_write(target: cst.Subscript, value, params) -> None:
+    """A write into a list whose items are read as Python numbers (`weak_list`) under
+    `vmap`: a NumPy number written would be read as a Python one, which it is not where the
+    examples are of a narrower dtype."""
+    example = getattr(value, "example", None)
+    if type(example) in (bool, int, float, complex) or not isinstance(value, Value) or \
+            value.dtype is None:
+        return
+    other = narrow_param(params, value.dtype.kind if value.dtype.kind in _ORDER else "c")
+    if other is not None:
+        raise Unsupported(f"the list `{target.value.value}` holds Python numbers, which "
+                          f"keep the type of the {other.dtype} values they are combined with "
+                          f"per example, and here {_a(value.dtype)} NumPy value written into "
+                          "it, which keeps its own: one array's items are of one type",
+                          target,
+                          f"write its items as {other.dtype} (`np.{other.dtype}(0)`), or "
+                          "write Python numbers (float(...)) into it")
+
+
+def _weak_refusal(name, other, first, node):
+    raise Unsupported(f"the list `{name}` holds Python numbers, which keep the type of the "
+                          f"{other.dtype} values they are combined with per example; as an "
+                          f"array's items they would be {_described(first)}", node,
+                          f"write its items as {other.dtype} (`np.{other.dtype}(0)`)")
 
 
 def check_write(target: cst.Subscript, value, current) -> None:
@@ -162,8 +281,10 @@ def stored_values(func: cst.FunctionDef) -> dict[str, list]:
                 n.value.func) is cst.Name and n.value.func.value == LIST_ARRAY:
             for target in n.targets:
                 if type(target.target) is cst.Name:
+                    items = _items(n.value.args[0].value)
+                    pads = padding(n.value) // _count(n.value.args[0].value)
                     out.setdefault(target.target.value, []).extend(
-                        _items(n.value.args[0].value))
+                        items[:len(items) - pads])
     if not out:
         return out
     for n in walk(func.body):
@@ -218,7 +339,8 @@ def _rewrite(site: Site):
 def _promoted(site: Site):
     """The list's array, the same for every example, repeated for every example: per-example
     data is written into it."""
-    array = expr(site.spelled.array_of("{items}"), items=site.nodes[0])
+    array = expr(typed(site.spelled, site.spelled.array_of("{items}"), site.result,
+                       site.nodes[0]), items=site.nodes[0])
     return expr(site.spelled.repeat("{a}", "{n}"), a=array, n=site.batch)
 
 

@@ -13,7 +13,7 @@ import math
 import libcst as cst
 import numpy as np
 
-from ..abstract import TupleValue, Value, batched_like, join
+from ..abstract import TupleValue, Value, batched_like, join, narrows_exactly
 from ..errors import Unsupported
 from ..syntax.edit import paren
 from ..syntax.templates import expr
@@ -136,7 +136,10 @@ def narrow_weak_operands(site: Site, ints: bool | None = None) -> None:
         return
     as_python = _narrowed(site, [w is not False for w in site.weak], ints)
     as_numpy = _narrowed(site, [bool(w) for w in site.weak], ints)
-    if all(a is b for a, b in zip(as_python, as_numpy)):
+    if all(a is b for a, b in zip(as_python, as_numpy)) or _mixed_narrow_exactly(site):
+        # (or: each such operand's NumPy lanes are already of the narrow type it is
+        # converted to, so converting the batch's array keeps them and converts the Python
+        # floats as NEP 50 does per example)
         site.nodes = as_python
         return
     raise Unsupported(
@@ -146,6 +149,20 @@ def narrow_weak_operands(site: Site, ints: bool | None = None) -> None:
         "keeps its own, so the examples compute in different types", None,
         "give the operand one type on every example (np.float64(...), or float(...), "
         "around it or where it is assigned)")
+
+
+def _mixed_narrow_exactly(site: Site) -> bool:
+    """Whether every operand that is a Python number on some examples only (`site.weak`
+    None) is a Python float there and of the narrow float type the other operands have on
+    its NumPy lanes (`abstract.narrows_exactly`: ``np.float32(x) - min(y * 1.0, 0.0)`` of
+    float32 ``x`` and ``y`` is a float32 on every example)."""
+    narrow = {np.dtype(v.dtype) for v, w in zip(site.args, site.weak)
+              if w is False and isinstance(v, Value) and v.known and v.kind in "fc"
+              and np.dtype(v.dtype) in _NARROW}
+    if len(narrow) != 1:
+        return False
+    (dtype,) = narrow
+    return all(narrows_exactly(v, dtype) for v, w in zip(site.args, site.weak) if w is None)
 
 
 def _narrowed(site: Site, weak, ints: bool | None) -> list:
