@@ -125,7 +125,6 @@ class _Lowering:
         # name it assigns that to (the lowered `if` assigns it itself)
         self.whole = None
         self.target: str | None = None
-        self.truth: set = set()
 
     # ------------------------------------------------------------------ what to lower
     def _value(self, node):
@@ -193,26 +192,16 @@ class _Lowering:
         lazy = [node.body, node.orelse] if type(node) is cst.IfExp else [node.right]
         inside = [n for part in lazy for n in self._walk(part)]
         if any(type(n) is cst.Call and self.unreplayed(n) for n in inside):
-            return self._types_kept(node)
+            return True
         lazy_ids = set(map(id, inside))
         raisers = []
         for n in self._walk(node):     # (post-order: a raiser's operands come before it)
             if raisers and self._checked(n) and (
                     id(n) in lazy_ids or any(id(r) in lazy_ids for r in raisers)):
-                return self._types_kept(node)
+                return True
             if self._raiser(n):
                 raisers.append(n)
         return False
-
-    def _types_kept(self, node) -> bool:
-        """An ``and``/``or`` of a bool and a number gives a bool on some examples, a number
-        on others: lowered only where that bool is never the value used (`truth` nodes)."""
-        if type(node) is cst.IfExp:
-            return True
-        left, right = self._kind(node.left), self._kind(node.right)
-        if left == right or "b" not in (left, right):
-            return True
-        return id(node) in self.truth
 
     # ------------------------------------------------------------------ lowering
     def fresh(self, base: str) -> str:
@@ -335,7 +324,6 @@ class _Lowering:
     def head(self, stmt, expr) -> list:
         if any(type(n) is cst.NamedExpr for n in walk(expr)):
             return []
-        self.truth = _truth_nodes(expr, top=type(stmt) is cst.If)
         return self.lower(expr)
 
     def orelse(self, orelse):
@@ -359,41 +347,6 @@ def _children(node) -> list:
     if t is cst.Comparison:
         return [node.left] + [c.comparator for c in node.comparisons]
     return _in_order(node)
-
-
-def _truth_nodes(expr, top: bool) -> set:
-    """The ids of the ``and``/``or`` nodes in ``expr`` whose value only decides (the left
-    side of an ``or``/``and`` of the other operator, a ``not``'s operand, a conditional
-    expression's test, an ``if``'s test: ``top``), so a bool there is never the value
-    used."""
-    found: set = set()
-    if top and type(expr) is cst.BooleanOperation:
-        found.add(id(expr))
-
-    def visit(node):
-        t = type(node)
-        if t is cst.BooleanOperation:
-            left = node.left
-            if type(left) is cst.BooleanOperation and type(left.operator) is not type(
-                    node.operator):
-                found.add(id(left))
-            if id(node) in found:
-                # (a test: both sides only decide)
-                for side in (node.left, node.right):
-                    if type(side) is cst.BooleanOperation:
-                        found.add(id(side))
-        elif t is cst.UnaryOperation and type(node.operator) is cst.Not and type(
-                node.expression) is cst.BooleanOperation:
-            found.add(id(node.expression))
-        elif t is cst.IfExp and type(node.test) is cst.BooleanOperation:
-            found.add(id(node.test))
-        if isinstance(node, _OPAQUE):
-            return
-        for child in _children(node):
-            visit(child)
-
-    visit(expr)
-    return found
 
 
 def _bare(node):
