@@ -7,7 +7,8 @@ current analysis (which tests are batched, which calls are of helpers that may r
 `FunctionJob.unreplayed_raising_call`); a specialization for the file rewriter
 (``ctx.module.standalone``: elsewhere the pass changes nothing, since `vectorize` and `vmap`
 replay the per-example loop where the batched code raises).
-Reads and writes no record (`records`).
+Reads: `records.MaskedLoopFacts` (the masks of masked loops: an ``if`` testing one is the
+loop's guard, so a lowered ``and``/``or`` never tests a mask's name). Writes: no record.
 Guarantees: an ``and``/``or`` or conditional expression whose test (left side) differs per
 example and whose lazy operands (the right side, the branches) hold a call of a helper that
 may raise, or an operand that raises where it runs (a per-example item of a list or dict, a
@@ -42,13 +43,13 @@ statements on one line, code inside a lambda or comprehension.
 from __future__ import annotations
 
 import builtins
-import math
 import types
 
 import libcst as cst
 
 from ..liveness import reads
 from ..syntax.traversal import walk
+from .records import MaskedLoopFacts
 
 _LAZY = (cst.BooleanOperation, cst.IfExp)
 _OPAQUE = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
@@ -121,6 +122,7 @@ class _Lowering:
         self.unreplayed = getattr(ctx, "unreplayed_raising_call", lambda node: False)
         self.done: dict[int, str] = {}      # ids of lowered or hoisted nodes -> their names
         self.changed = False
+        self.masks = MaskedLoopFacts.get(ctx).masks
         # the statement's value where it is an `and`/`or`/conditional expression, and the
         # name it assigns that to (the lowered `if` assigns it itself)
         self.whole = None
@@ -177,7 +179,7 @@ class _Lowering:
                 self._kind(node) in "iu?"
         if t is cst.Call:
             fn = self._example(node.func)
-            return getattr(fn, "__module__", None) == "math" or fn is math.sqrt or \
+            return getattr(fn, "__module__", None) == "math" or \
                 any(fn is b for b in _CHECKED_BUILTINS)
         return False
 
@@ -246,8 +248,8 @@ class _Lowering:
     def lazy(self, node) -> list:
         self.changed = True
         target = self.target if node is self.whole else None
-        name = target if target is not None and target not in reads(node) else \
-            self.fresh("value")
+        name = target if target is not None and target not in reads(node) and \
+            target not in self.masks else self.fresh("value")
         if type(node) is cst.IfExp:
             out = self.lower(node.test)
             test = _bare(self.apply(node.test))
