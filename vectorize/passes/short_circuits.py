@@ -49,6 +49,7 @@ import libcst as cst
 
 from ..liveness import reads
 from ..syntax.traversal import walk
+from .python_raises import _unbound_check
 from .records import MaskedLoopFacts
 
 _LAZY = (cst.BooleanOperation, cst.IfExp)
@@ -123,6 +124,9 @@ class _Lowering:
         self.done: dict[int, str] = {}      # ids of lowered or hoisted nodes -> their names
         self.changed = False
         self.masks = MaskedLoopFacts.get(ctx).masks
+        # (a name bound on some paths, and the check before the statement being lowered
+        # that it is bound: `block`)
+        self.unbound = None
         # the statement's value where it is an `and`/`or`/conditional expression, and the
         # name it assigns that to (the lowered `if` assigns it itself)
         self.whole = None
@@ -239,6 +243,11 @@ class _Lowering:
         out: list = []
         for i, op in enumerate(operands):
             out += parts[i]
+            if i < last and self.unbound is not None and type(op) is cst.Name and \
+                    op.value == self.unbound[0]:
+                # (Python reads the name here, before what the statements after compute)
+                out.append(self.unbound[1])
+                self.unbound = None
             if i < last and id(op) not in self.done and not _safe(op):
                 name = self.fresh(_name_for(op))
                 out.append(_assign(name, _bare(self.apply(op))))
@@ -255,8 +264,9 @@ class _Lowering:
             test = _bare(self.apply(node.test))
             body = self.branch(node.body, name)
             orelse = self.branch(node.orelse, name)
-            out.append(cst.If(test=test, body=cst.IndentedBlock(body),
-                              orelse=cst.Else(cst.IndentedBlock(orelse))))
+            out.append(cst.If(test=test, body=cst.IndentedBlock(body), orelse=orelse[0] if len(
+                orelse) == 1 and type(orelse[0]) is cst.If else cst.Else(
+                    cst.IndentedBlock(orelse))))
         else:
             out = self.lower(node.left)
             out.append(_assign(name, _bare(self.apply(node.left))))
@@ -283,10 +293,32 @@ class _Lowering:
 
     # ------------------------------------------------------------------ statements
     def block(self, stmts) -> list:
-        out = []
-        for stmt in stmts:
+        out, at = [], 0
+        while at < len(stmts):
+            stmt = stmts[at]
+            name = _unbound_check(stmt)
+            if name is not None and at + 1 < len(stmts) and name in reads(stmts[at + 1]):
+                # the check that the next statement reads a name bound on some paths only
+                # (`body_sugar.check_unbound`) goes where that statement first reads it
+                self.unbound = (name, stmt)
+                out += self.placed(self.statement(stmts[at + 1]), stmts[at + 1])
+                at += 2
+                continue
             out += self.statement(stmt)
+            at += 1
         return out
+
+    def placed(self, new: list, stmt) -> list:
+        """``new`` (what ``stmt`` became) with the pending check of an unbound name before
+        the first statement that reads the name (before ``stmt`` where that is the last)."""
+        if self.unbound is None:
+            return new
+        name, check = self.unbound
+        self.unbound = None
+        at = next((i for i, s in enumerate(new) if name in reads(s)), len(new) - 1)
+        if at == 0:
+            return [check] + new
+        return new[:at] + [check] + new[at:]
 
     def statement(self, stmt) -> list:
         t = type(stmt)
