@@ -347,7 +347,7 @@ class _Lowering:
         self.whole = self.target = None
         if not pre:
             return [stmt]
-        if whole and self.done.get(id(value)) == target:
+        if whole and target is not None and self.done.get(id(value)) == target:
             # (the lowered `if` assigns the name itself)
             pre[0] = pre[0].with_changes(leading_lines=stmt.leading_lines)
             return pre
