@@ -49,7 +49,7 @@ import libcst as cst
 
 from ..liveness import reads
 from ..syntax.traversal import walk
-from .python_raises import _unbound_check
+from .python_raises import unbound_check
 from .records import MaskedLoopFacts
 
 _LAZY = (cst.BooleanOperation, cst.IfExp)
@@ -296,7 +296,7 @@ class _Lowering:
         out, at = [], 0
         while at < len(stmts):
             stmt = stmts[at]
-            name = _unbound_check(stmt)
+            name = unbound_check(stmt)
             if name is not None and at + 1 < len(stmts) and name in reads(stmts[at + 1]):
                 # the check that the next statement reads a name bound on some paths only
                 # (`body_sugar.check_unbound`) goes where that statement first reads it
