@@ -234,3 +234,27 @@ def test_generated_programs(seed):
         text, args, path=f"/tmp/cliorder30_{seed}.py", vmap_too=False)
     assert not mismatches, (text, mismatches)
     assert not refused, refused
+
+
+@pytest.mark.parametrize("body", [
+    BODIES["nested"],
+    # an int branch (the helper's) of a float join, compacted: `v[lanes] = v_lanes` of an
+    # int64 tensor into the float64 one raised RuntimeError (index_put needs one dtype)
+    "def f(x: float, y: float, k: int):\n    if k == 1:\n        v = h_assert(k)\n"
+    "    else:\n        v = y * 0.5\n    return v\n",
+])
+def test_torch_files_scatter_a_branch_of_another_dtype(body):
+    torch = pytest.importorskip("torch")
+    original, rewritten = _rewritten(body, backend="torch")
+    assert callable(rewritten), rewritten
+    for i in range(len(XS)):
+        numbers = [XS[i].item(), YS[i].item(), KS[i].item()]
+        want, value = _outcome(original, *numbers)
+        have, got = _outcome(rewritten, *[torch.tensor(a[i:i + 1]) for a in (XS, YS, KS)])
+        assert have is want, (numbers, have, want)
+        if want is None:
+            assert float(got[0]) == pytest.approx(float(value), rel=1e-12), numbers
+    x, y, k = (torch.tensor(a) for a in (XS[[0, 4, 5]], YS[[0, 4, 5]], KS[[0, 4, 5]]))
+    got = rewritten(x, y, k)
+    want = [original(*[float(x[i]), float(y[i]), int(k[i])]) for i in range(3)]
+    np.testing.assert_allclose(got.numpy(), np.asarray(want, dtype=float), rtol=1e-12)
