@@ -258,3 +258,22 @@ def test_torch_files_scatter_a_branch_of_another_dtype(body):
     got = rewritten(x, y, k)
     want = [original(*[float(x[i]), float(y[i]), int(k[i])]) for i in range(3)]
     np.testing.assert_allclose(got.numpy(), np.asarray(want, dtype=float), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["ternary", "and_or", "nested", "raiser_then_check",
+                                  "unbound_after"])
+def test_jax_files_run_a_helper_that_may_raise_on_its_lanes_only(name):
+    """JAX gathers no lanes under ``jit``; the rewritten file runs un-jitted (and a function
+    with checks cannot be jitted), so such an ``if`` is compacted there too (it was refused);
+    ``L[k]`` called the file's ``in_bounds``, which read a NumPy the file does not import
+    (NameError)."""
+    pytest.importorskip("jax")
+    original, rewritten = _rewritten(BODIES[name], backend="jax")
+    assert callable(rewritten), rewritten
+    for i in range(len(XS)):
+        numbers = [XS[i].item(), YS[i].item(), KS[i].item()]
+        want, value = _outcome(original, *numbers)
+        have, got = _outcome(rewritten, *[a[i:i + 1] for a in (XS, YS, KS)])
+        assert have is want, (numbers, have, want)
+        if want is None:
+            assert float(got[0]) == pytest.approx(float(value), rel=1e-12), numbers

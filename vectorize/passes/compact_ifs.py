@@ -313,7 +313,8 @@ class _Choose(cst.CSTTransformer):
                     "remove a `# vectorize: select` comment on the loop, or check the "
                     "condition inside the called function")
             return True      # the guard of a masked loop: the loop has its own strategy
-        if not self.ctx.registry.primitives.compaction:
+        prims = self.ctx.registry.primitives
+        if not prims.compaction and not (raising is not None and prims.unjitted_compaction):
             self._no_piece_on_every_lane(node)      # the backend cannot gather lanes
             self._no_raising_call_on_every_lane(raising)
             return True
