@@ -24,6 +24,7 @@ from .passes import (
     ragged_tables,
     sequence_loops,
     shared_subexpressions,
+    short_circuits,
     simplify,
     temporaries,
     try_except,
@@ -79,6 +80,12 @@ PIPELINE = [
     # (`active = j + 1 < len(v) and v[j + 1] <= x`), where the left side is the same for
     # every example.
     python_conditions,
+    # The file rewriter's code (nothing replays it): an `and`/`or` or conditional expression
+    # on per-example values whose lazy operand may raise becomes an `if` before the
+    # statement, after the two passes above (every condition is an `if`, `and`/`or` or
+    # ternary) and before `python_raises`, which then checks each branch under its
+    # condition, and `compact_ifs`, which runs a helper that may raise on its lanes only.
+    short_circuits,
     # Operations that raise in Python on some examples (a zero divisor, a `math` domain
     # error, an int too large) get the `if <condition>: raise ...` Python runs for them
     # (`vectorize` only): after the two passes above every condition is an `if`, `and`/`or`

@@ -51,6 +51,12 @@ class Backend:
     in_place_writes = True   # arrays the function creates may be written into (`y[i] = v`)
     compaction = True        # branches and loops may run on gathered lanes (`gather`,
     #                          `scatter`); without it every per-example `if` and loop selects
+    # without `compaction`: the file rewriter's code, which runs un-jitted, may still gather
+    # the lanes of an `if` whose branch calls a helper that may raise (`compact_ifs`: the
+    # select form would call it on every lane; its checks make the function unjittable anyway)
+    unjitted_compaction = False
+    scatter_casts = True     # `scatter` converts the values to the array's dtype (else
+    #                          `compact` converts a branch's values of another dtype first)
     chunked_runs = True      # the runtime may split a call into chunks of the batch and time
     #                          the select form against the compacted one (`chunks.run`); else
     #                          one call (the library blocks and threads its own work)

@@ -626,7 +626,13 @@ class _Compact(cst.CSTTransformer):
         else:
             shape = size if value.rank == 0 else f"({size}, *{prims.shape(name)})"
             base = f"{name} = {prims.full(shape, name, dtype, cond)}"
-        return [base] + [prims.scatter(name, lanes, local) for lanes, local, _ in sources]
+        writes = []
+        for lanes, local, was in sources:
+            if not prims.scatter_casts and _is_batched(was) and getattr(
+                    was, "dtype", value.dtype) != value.dtype:
+                local = prims.astype(local, dtype)   # (an int branch of a float join)
+            writes.append(prims.scatter(name, lanes, local))
+        return [base] + writes
 
 
 # When a compacted `while` loop's lanes finish in Python numbers (`_tail_lanes`): a NumPy call

@@ -210,7 +210,7 @@ class _Facts:
                 self._exits.update(map(id, path[loops[-1] + 1 if loops else 0:]))
             if node in analysis.random_calls or (
                     isinstance(analysis.values.get(node), TupleValue)
-                    and _batched(analysis, node)):
+                    and _batched(analysis, node) and not _item_taken(node, path)):
                 self._unsafe.update(map(id, path))
             for name in _changed_in_place(node):
                 for p in path:
@@ -225,6 +225,16 @@ class _Facts:
 
     def writes_into(self, stmts, names) -> bool:
         return any(not self._into.get(id(s), set()).isdisjoint(names) for s in stmts)
+
+
+def _item_taken(node, path: list) -> bool:
+    """``[a, b][0]``: a tuple or list display whose item is taken at once at a literal
+    index is no tuple value of the branch (only the item is gathered and scattered)."""
+    parent = path[-2] if len(path) > 1 else None
+    return type(node) in (cst.List, cst.Tuple) and type(parent) is cst.Subscript and \
+        parent.value is node and len(parent.slice) == 1 and \
+        type(parent.slice[0].slice) is cst.Index and \
+        type(parent.slice[0].slice.value) is cst.Integer
 
 
 def _changed_in_place(node) -> list[str]:
@@ -303,7 +313,8 @@ class _Choose(cst.CSTTransformer):
                     "remove a `# vectorize: select` comment on the loop, or check the "
                     "condition inside the called function")
             return True      # the guard of a masked loop: the loop has its own strategy
-        if not self.ctx.registry.primitives.compaction:
+        prims = self.ctx.registry.primitives
+        if not prims.compaction and not (raising is not None and prims.unjitted_compaction):
             self._no_piece_on_every_lane(node)      # the backend cannot gather lanes
             self._no_raising_call_on_every_lane(raising)
             return True

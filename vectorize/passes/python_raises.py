@@ -1499,7 +1499,7 @@ class _Writer:
         self.checks.unbound = None
         waiting = None      # an unbound-name check held back for the statement after it
         for stmt in stmts:
-            name = _unbound_check(stmt)
+            name = unbound_check(stmt)
             if name is not None:
                 if waiting is not None:
                     out.append(waiting[1])
@@ -1740,7 +1740,7 @@ class _Writer:
         return left
 
 
-def _unbound_check(stmt) -> str | None:
+def unbound_check(stmt) -> str | None:
     """``if not <flag>: raise UnboundLocalError("cannot access local variable 'u' ...")``
     (`body_sugar.check_unbound`) -> ``"u"``; else None."""
     if type(stmt) is not cst.If or stmt.orelse is not None or type(

@@ -67,6 +67,7 @@ class JaxBackend(Backend):
     owned_temporaries = False  # (no in-place updates of temporaries: nothing to gain)
     views = False           # a subscript is a new array, never a view of its array
     compaction = False      # gathers of a data-dependent number of lanes have no fixed shape
+    unjitted_compaction = True   # (`jnp.flatnonzero` and `.at[lanes].set` run eagerly)
     chunked_runs = False    # one call: XLA blocks and threads its own work
     threads = False
     takes_numpy = True      # `jax.jit` puts NumPy arguments on the device itself, once

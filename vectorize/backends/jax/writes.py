@@ -40,7 +40,6 @@ from __future__ import annotations
 import weakref
 
 import libcst as cst
-import numpy as np
 
 from ...errors import Unsupported
 from ...liveness import Namer, all_names
@@ -58,8 +57,10 @@ def in_bounds(index, size: int):
     """``index`` (an integer index into an axis of ``size`` items, per example or not),
     checked: where some item of it is out of bounds (not in ``-size .. size - 1``) the check
     fails under ``jit`` (``checkify``), and op by op IndexError is raised, with NumPy's
-    message for the first such item."""
+    message for the first such item. (Self-contained: the file rewriter writes it into a file
+    that imports no NumPy.)"""
     import jax
+    import numpy as np
     from jax.experimental import checkify
     jnp = jax.numpy
     if isinstance(index, jax.core.Tracer):

@@ -48,6 +48,7 @@ class TorchBackend(Backend):
     arrays = "tensors"
     quiet = None    # PyTorch never warns about floating-point errors: nothing to silence
     chunked_runs = False    # PyTorch blocks and threads its own operations
+    scatter_casts = False   # `t[lanes] = v` requires v of t's dtype
     threads = False
     # autograd keeps some operations' outputs for the backward pass (`exp`, `pow`): updating
     # one in place would make `backward()` fail
