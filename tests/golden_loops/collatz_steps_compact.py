@@ -26,7 +26,7 @@ def collatz_steps_compact(n):
         active_if = n_if > 1
         n_lanes = np.where(active_lanes, n_if, n_lanes) if idle else n_if
         steps_lanes = steps_lanes + active_lanes
-        active_lanes = active_lanes & active_if
+        active_lanes = active_lanes & active_if if idle else active_if
         running = np.count_nonzero(active_lanes)
         idle = idle + lanes.size - running
         if 0 < running <= 30 and scalar_tail:

@@ -43,7 +43,7 @@ def escape_for(cr, ci):
             count_lanes = np.where(active_lanes, count_if, count_lanes) if idle else count_if
             zi_lanes = zi_if
             zr_lanes = zr_if
-            active_lanes = active_lanes & active_if_2
+            active_lanes = active_lanes & active_if_2 if idle else active_if_2
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
             if not running or idle >= 0.42 * lanes.size + 210:

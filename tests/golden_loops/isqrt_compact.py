@@ -36,7 +36,7 @@ def isqrt_compact(n):
             active_if = y_if < x_if
             x_lanes = np.where(active_lanes, x_if, x_lanes) if idle else x_if
             y_lanes = y_if
-            active_lanes = active_lanes & active_if
+            active_lanes = active_lanes & active_if if idle else active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
             if not running or idle >= 0.2 * lanes.size + 100:

@@ -247,6 +247,7 @@ class _Compact(cst.CSTTransformer):
         compaction += [f"{local[n]} = {prims.gather(local[n], keep)}" for n in names]
         compaction.append(f"{idle} = 0")
         merges = self._plain_merges(active, carried, body)
+        original_body = body
         # the merges of carries nothing after the loop reads: dropped where the lanes that
         # finished may go on computing them (`_tolerates_finished_lanes`)
         dead = {name for name, _ in carried} - {name for name, _ in kept}
@@ -258,6 +259,9 @@ class _Compact(cst.CSTTransformer):
                                  put_back, lanes, running) if scalar_tail else None
         counts = {local[name] for name, dtype in carried if dtype.kind in "iu"}
         body = _merged_while_idle(body, merges, idle, unmerged, counts)
+        narrowed = self._plain_narrowing(active, original_body)
+        if narrowed is not None:
+            body = _narrowed_while_idle(body, narrowed, idle)
         if self.quiet and not self.loops and not _changed_in_place(body):
             # arithmetic of the values the loop only reads: once before it, gathered with
             # them (the tail, made above, computes it in Python numbers)
@@ -405,6 +409,38 @@ class _Compact(cst.CSTTransformer):
                     value.rank == 0 and value.dtype == dtypes[name]:
                 plain[k] = new
         return plain
+
+    def _plain_narrowing(self, active: str, body: list) -> int | None:
+        """The index of the statement that first narrows the mask in the pass,
+        ``active = active & cond``, where ``cond`` is an array of per-example truths
+        (`records.ArrayValues`) and nothing in the body changes an array in place: while
+        every lane in the loop's arrays runs (``idle == 0``) the mask is true on each of them
+        until that statement, so it is ``cond`` itself (`_narrowed_while_idle`); else
+        None."""
+        if _changed_in_place(body):
+            return None
+        values = ArrayValues.get(self.ctx).values
+        for k, stmt in enumerate(body):
+            if active not in writes(stmt):
+                continue
+            if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1:
+                return None
+            assign = stmt.body[0]
+            if type(assign) is not cst.Assign or len(assign.targets) != 1 or \
+                    type(assign.targets[0].target) is not cst.Name or \
+                    assign.targets[0].target.value != active:
+                return None
+            value = assign.value
+            if type(value) is not cst.BinaryOperation or \
+                    type(value.operator) is not cst.BitAnd or \
+                    type(value.left) is not cst.Name or value.left.value != active:
+                return None
+            cond = values.get(value.right)
+            if type(cond) is Value and cond.known and cond.batched and cond.rank == 0 and \
+                    cond.dtype == np.dtype(bool):
+                return k
+            return None
+        return None
 
     def visit_With(self, node):
         self.quiet += self.prims.quiet is not None and is_errstate(node, self.prims.quiet)
@@ -1022,6 +1058,20 @@ def _merged_while_idle(body: list, merges: dict, idle: str, unmerged=frozenset()
         out[k] = out[k].with_changes(body=[assign.with_changes(
             value=new if k in unmerged else cst.IfExp(
                 test=cst.Name(idle), body=merged or assign.value, orelse=new))])
+    return out
+
+
+def _narrowed_while_idle(body: list, k: int, idle: str) -> list:
+    """``body`` with its statement ``k``, the mask's first narrowing in the pass
+    (`_Compact._plain_narrowing`: ``active = active & cond``), taken only where some lane in
+    the loop's arrays has finished, ``active = active & cond if idle else cond``: while
+    ``idle`` is 0 every lane there runs, and the mask, true on each, is ``cond`` (one
+    array operation less a pass: after each compaction, and while lanes finish together)."""
+    out = list(body)
+    assign = out[k].body[0]
+    value = assign.value
+    out[k] = out[k].with_changes(body=[assign.with_changes(value=cst.IfExp(
+        test=cst.Name(idle), body=value, orelse=value.right))])
     return out
 
 
