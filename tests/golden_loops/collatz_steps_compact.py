@@ -66,7 +66,7 @@ def collatz_steps_compact(n):
             elif lanes.size:
                 steps[lanes] = steps_lanes
             keep = np.flatnonzero(active_lanes)
-            lanes = lanes[keep]
+            lanes = keep if lanes.size == len(active) else lanes[keep]
             n_lanes = n_lanes[keep]
             steps_lanes = steps_lanes[keep]
             active_lanes = active_lanes[keep]

@@ -52,7 +52,7 @@ def escape_for(cr, ci):
                 elif lanes.size:
                     count[lanes] = count_lanes
                 keep = np.flatnonzero(active_lanes)
-                lanes = lanes[keep]
+                lanes = keep if lanes.size == len(active) else lanes[keep]
                 count_lanes = count_lanes[keep]
                 zi_lanes = zi_lanes[keep]
                 zr_lanes = zr_lanes[keep]

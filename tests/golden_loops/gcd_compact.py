@@ -58,7 +58,7 @@ def gcd_compact(a, b):
                 elif lanes.size:
                     a[lanes] = a_lanes
                 keep = np.flatnonzero(active_lanes)
-                lanes = lanes[keep]
+                lanes = keep if lanes.size == len(active) else lanes[keep]
                 a_lanes = a_lanes[keep]
                 b_lanes = b_lanes[keep]
                 active_lanes = active_lanes[keep]

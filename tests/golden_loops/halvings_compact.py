@@ -71,7 +71,7 @@ def halvings_compact(x):
                     steps_lanes[lanes_2] = steps_lanes_2
                     x_lanes[lanes_2] = x_lanes_2
                 keep = np.flatnonzero(active_lanes)
-                lanes_2 = lanes_2[keep]
+                lanes_2 = keep if lanes_2.size == len(active) else lanes_2[keep]
                 steps_lanes_2 = steps_lanes_2[keep]
                 x_lanes_2 = x_lanes_2[keep]
                 active_lanes = active_lanes[keep]

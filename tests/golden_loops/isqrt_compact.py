@@ -45,7 +45,7 @@ def isqrt_compact(n):
                 elif lanes.size:
                     x[lanes] = x_lanes
                 keep = np.flatnonzero(active_lanes)
-                lanes = lanes[keep]
+                lanes = keep if lanes.size == len(active) else lanes[keep]
                 x_lanes = x_lanes[keep]
                 y_lanes = y_lanes[keep]
                 n_lanes = n_lanes[keep]

@@ -41,7 +41,7 @@ def skip_thirds_compact(n):
                 elif lanes.size:
                     s[lanes] = s_lanes
                 keep = np.flatnonzero(active_lanes)
-                lanes = lanes[keep]
+                lanes = keep if lanes.size == len(active) else lanes[keep]
                 k_lanes = k_lanes[keep]
                 s_lanes = s_lanes[keep]
                 n_lanes = n_lanes[keep]

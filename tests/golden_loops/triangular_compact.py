@@ -39,7 +39,7 @@ def triangular_compact(n):
                 elif lanes.size:
                     s[lanes] = s_lanes
                 keep = np.flatnonzero(active_lanes)
-                lanes = lanes[keep]
+                lanes = keep if lanes.size == len(active) else lanes[keep]
                 i_next_lanes = i_next_lanes[keep]
                 s_lanes = s_lanes[keep]
                 n_lanes = n_lanes[keep]

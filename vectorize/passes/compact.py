@@ -243,7 +243,11 @@ class _Compact(cst.CSTTransformer):
         keep, running, idle = self.fresh("keep"), self.fresh("running"), self.fresh("idle")
         compaction = list(put_back)
         compaction.append(f"{keep} = {prims.lanes_of(g_active)}")
-        compaction.append(f"{lanes} = {prims.gather(lanes, keep)}")
+        # (where every lane ran until now, ``lanes`` counts them all, and the running ones
+        # are ``keep`` itself: no gather)
+        compaction.append(
+            f"{lanes} = {keep} if {prims.size(lanes)} == len({active}) else "
+            f"{prims.gather(lanes, keep)}" if whole else f"{lanes} = {prims.gather(lanes, keep)}")
         compaction += [f"{local[n]} = {prims.gather(local[n], keep)}" for n in names]
         compaction.append(f"{idle} = 0")
         merges = self._plain_merges(active, carried, body)
