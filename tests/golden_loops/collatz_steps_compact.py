@@ -66,9 +66,9 @@ def collatz_steps_compact(n):
             elif lanes.size:
                 steps[lanes] = steps_lanes
             keep = np.flatnonzero(active_lanes)
-            lanes = keep if lanes.size == len(active) else lanes[keep]
-            n_lanes = n_lanes[keep]
-            steps_lanes = steps_lanes[keep]
-            active_lanes = active_lanes[keep]
+            lanes = keep if lanes.size == len(active) else lanes.take(keep, axis=0)
+            n_lanes = n_lanes.take(keep, axis=0)
+            steps_lanes = steps_lanes.take(keep, axis=0)
+            active_lanes = active_lanes.take(keep, axis=0)
             idle = 0
     return steps

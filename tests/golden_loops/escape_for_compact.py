@@ -52,13 +52,13 @@ def escape_for_compact(cr, ci):
                 elif lanes.size:
                     count[lanes] = count_lanes
                 keep = np.flatnonzero(active_lanes)
-                lanes = keep if lanes.size == len(active) else lanes[keep]
-                count_lanes = count_lanes[keep]
-                zi_lanes = zi_lanes[keep]
-                zr_lanes = zr_lanes[keep]
-                ci_lanes = ci_lanes[keep]
-                cr_lanes = cr_lanes[keep]
-                active_lanes = active_lanes[keep]
+                lanes = keep if lanes.size == len(active) else lanes.take(keep, axis=0)
+                count_lanes = count_lanes.take(keep, axis=0)
+                zi_lanes = zi_lanes.take(keep, axis=0)
+                zr_lanes = zr_lanes.take(keep, axis=0)
+                ci_lanes = ci_lanes.take(keep, axis=0)
+                cr_lanes = cr_lanes.take(keep, axis=0)
+                active_lanes = active_lanes.take(keep, axis=0)
                 idle = 0
             if not lanes.size:
                 break

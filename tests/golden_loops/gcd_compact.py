@@ -58,10 +58,10 @@ def gcd_compact(a, b):
                 elif lanes.size:
                     a[lanes] = a_lanes
                 keep = np.flatnonzero(active_lanes)
-                lanes = keep if lanes.size == len(active) else lanes[keep]
-                a_lanes = a_lanes[keep]
-                b_lanes = b_lanes[keep]
-                active_lanes = active_lanes[keep]
+                lanes = keep if lanes.size == len(active) else lanes.take(keep, axis=0)
+                a_lanes = a_lanes.take(keep, axis=0)
+                b_lanes = b_lanes.take(keep, axis=0)
+                active_lanes = active_lanes.take(keep, axis=0)
                 idle = 0
     if np.any(a == -9223372036854775808):
         raise OverflowError("Python int too large to convert to C long")

@@ -71,10 +71,10 @@ def halvings_compact(x):
                     steps_lanes[lanes_2] = steps_lanes_2
                     x_lanes[lanes_2] = x_lanes_2
                 keep = np.flatnonzero(active_lanes)
-                lanes_2 = keep if lanes_2.size == len(active) else lanes_2[keep]
-                steps_lanes_2 = steps_lanes_2[keep]
-                x_lanes_2 = x_lanes_2[keep]
-                active_lanes = active_lanes[keep]
+                lanes_2 = keep if lanes_2.size == len(active) else lanes_2.take(keep, axis=0)
+                steps_lanes_2 = steps_lanes_2.take(keep, axis=0)
+                x_lanes_2 = x_lanes_2.take(keep, axis=0)
+                active_lanes = active_lanes.take(keep, axis=0)
                 idle = 0
     steps = np.full(len(cond), steps, dtype=np.int64)
     steps[lanes] = steps_lanes

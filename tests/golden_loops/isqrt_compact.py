@@ -45,10 +45,10 @@ def isqrt_compact(n):
                 elif lanes.size:
                     x[lanes] = x_lanes
                 keep = np.flatnonzero(active_lanes)
-                lanes = keep if lanes.size == len(active) else lanes[keep]
-                x_lanes = x_lanes[keep]
-                y_lanes = y_lanes[keep]
-                n_lanes = n_lanes[keep]
-                active_lanes = active_lanes[keep]
+                lanes = keep if lanes.size == len(active) else lanes.take(keep, axis=0)
+                x_lanes = x_lanes.take(keep, axis=0)
+                y_lanes = y_lanes.take(keep, axis=0)
+                n_lanes = n_lanes.take(keep, axis=0)
+                active_lanes = active_lanes.take(keep, axis=0)
                 idle = 0
     return x

@@ -41,10 +41,10 @@ def skip_thirds_compact(n):
                 elif lanes.size:
                     s[lanes] = s_lanes
                 keep = np.flatnonzero(active_lanes)
-                lanes = keep if lanes.size == len(active) else lanes[keep]
-                k_lanes = k_lanes[keep]
-                s_lanes = s_lanes[keep]
-                n_lanes = n_lanes[keep]
-                active_lanes = active_lanes[keep]
+                lanes = keep if lanes.size == len(active) else lanes.take(keep, axis=0)
+                k_lanes = k_lanes.take(keep, axis=0)
+                s_lanes = s_lanes.take(keep, axis=0)
+                n_lanes = n_lanes.take(keep, axis=0)
+                active_lanes = active_lanes.take(keep, axis=0)
                 idle = 0
     return s

@@ -245,10 +245,11 @@ class _Compact(cst.CSTTransformer):
         compaction.append(f"{keep} = {prims.lanes_of(g_active)}")
         # (where every lane ran until now, ``lanes`` counts them all, and the running ones
         # are ``keep`` itself: no gather)
+        shrunk = prims.gather_kept(lanes, keep)
         compaction.append(
-            f"{lanes} = {keep} if {prims.size(lanes)} == len({active}) else "
-            f"{prims.gather(lanes, keep)}" if whole else f"{lanes} = {prims.gather(lanes, keep)}")
-        compaction += [f"{local[n]} = {prims.gather(local[n], keep)}" for n in names]
+            f"{lanes} = {keep} if {prims.size(lanes)} == len({active}) else {shrunk}"
+            if whole else f"{lanes} = {shrunk}")
+        compaction += [f"{local[n]} = {prims.gather_kept(local[n], keep)}" for n in names]
         compaction.append(f"{idle} = 0")
         merges = self._plain_merges(active, carried, body)
         original_body = body
@@ -271,7 +272,7 @@ class _Compact(cst.CSTTransformer):
             # them (the tail, made above, computes it in Python numbers)
             body, hoisted = _hoisted(body, {local[n] for n in read_only}, self.fresh)
             lines += [f"{name} = {render(value).strip()}" for name, value in hoisted]
-            compaction[-1:-1] = [f"{name} = {prims.gather(name, keep)}"
+            compaction[-1:-1] = [f"{name} = {prims.gather_kept(name, keep)}"
                                  for name, _ in hoisted]
         lines.append(f"{idle} = 0")
         check = _statements([
