@@ -230,3 +230,34 @@ def test_torch_shrinks_by_indexing():
     got = f(ta, tx)
     expected = np.vectorize(newton_tail, otypes=[np.float64])(a, x0)
     assert np.array_equal(got.numpy(), expected)
+
+
+def mandelbrot(cr, ci):
+    zr = 0.0
+    zi = 0.0
+    n = 0
+    while zr * zr + zi * zi <= 4.0 and n < 100:
+        zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
+        n += 1
+    return n
+
+
+def mandelbrot_select(cr, ci):
+    zr = 0.0
+    zi = 0.0
+    n = 0
+    while zr * zr + zi * zi <= 4.0 and n < 100:  # vectorize: select
+        zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
+        n += 1
+    return n
+
+
+def test_a_compound_narrowing_is_computed_once_under_a_name():
+    rng = np.random.default_rng(8)
+    cr, ci = rng.uniform(-2.0, 0.5, 3000), rng.uniform(-1.25, 1.25, 3000)
+    source = vz.vectorize(mandelbrot).source(cr, ci)
+    assert "narrowing = (zr_if * zr_if + zi_if * zi_if <= 4.0) & (n_if < 100)" in source, source
+    assert "active_lanes = active_lanes & narrowing if idle else narrowing" in source, source
+    _check(mandelbrot, mandelbrot_select, (cr, ci), np.int64)
+    cr[:3], ci[:3] = [np.nan, np.inf, -0.0], [0.0, 0.0, np.nan]
+    _check(mandelbrot, mandelbrot_select, (cr, ci), np.int64)

@@ -30,7 +30,8 @@ def halvings_compact(x):
             x_if = x_lanes_2 / 2.0
             x_lanes_2 = np.where(active_lanes, x_if, x_lanes_2) if idle else x_if
             steps_lanes_2 = steps_lanes_2 + active_lanes
-            active_lanes = active_lanes & (x_if > 1.0) if idle else x_if > 1.0
+            narrowing = x_if > 1.0
+            active_lanes = active_lanes & narrowing if idle else narrowing
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes_2.size - running
             if 0 < running <= 30 and scalar_tail:

@@ -266,7 +266,7 @@ class _Compact(cst.CSTTransformer):
         body = _merged_while_idle(body, merges, idle, unmerged, counts)
         narrowed = self._plain_narrowing(active, original_body)
         if narrowed is not None:
-            body = _narrowed_while_idle(body, narrowed, idle)
+            body = _narrowed_while_idle(body, narrowed, idle, self.fresh)
         if self.quiet and not self.loops and not _changed_in_place(body):
             # arithmetic of the values the loop only reads: once before it, gathered with
             # them (the tail, made above, computes it in Python numbers)
@@ -1066,17 +1066,26 @@ def _merged_while_idle(body: list, merges: dict, idle: str, unmerged=frozenset()
     return out
 
 
-def _narrowed_while_idle(body: list, k: int, idle: str) -> list:
+def _narrowed_while_idle(body: list, k: int, idle: str, fresh) -> list:
     """``body`` with its statement ``k``, the mask's first narrowing in the pass
     (`_Compact._plain_narrowing`: ``active = active & cond``), taken only where some lane in
     the loop's arrays has finished, ``active = active & cond if idle else cond``: while
     ``idle`` is 0 every lane there runs, and the mask, true on each, is ``cond`` (one
-    array operation less a pass: after each compaction, and while lanes finish together)."""
+    array operation less a pass: after each compaction, and while lanes finish together).
+    A ``cond`` that is not a name is computed first under a fresh one (``narrowing``), so
+    the text does not hold it twice."""
     out = list(body)
     assign = out[k].body[0]
     value = assign.value
-    out[k] = out[k].with_changes(body=[assign.with_changes(value=cst.IfExp(
-        test=cst.Name(idle), body=value, orelse=value.right))])
+    cond = value.right
+    before = []
+    if type(cond) is not cst.Name:
+        cond = cst.Name(fresh("narrowing"))
+        before = [cst.SimpleStatementLine(body=[cst.Assign(
+            targets=[cst.AssignTarget(target=cond)], value=value.right)])]
+        value = value.with_changes(right=cond)
+    out[k:k + 1] = before + [out[k].with_changes(body=[assign.with_changes(value=cst.IfExp(
+        test=cst.Name(idle), body=value, orelse=cond))])]
     return out
 
 
