@@ -261,3 +261,33 @@ def test_a_compound_narrowing_is_computed_once_under_a_name():
     _check(mandelbrot, mandelbrot_select, (cr, ci), np.int64)
     cr[:3], ci[:3] = [np.nan, np.inf, -0.0], [0.0, 0.0, np.nan]
     _check(mandelbrot, mandelbrot_select, (cr, ci), np.int64)
+
+
+def halve_flag(x):
+    # the mask narrows by a carried truth (``going``), which the code after the loop reads
+    going = x > 1.0
+    n = 0
+    while going:
+        x = x / 2.0
+        n += 1
+        going = x > 1.0
+    return n * 10 + going
+
+
+def halve_flag_select(x):
+    going = x > 1.0
+    n = 0
+    while going:  # vectorize: select
+        x = x / 2.0
+        n += 1
+        going = x > 1.0
+    return n * 10 + going
+
+
+def test_narrowing_by_a_carried_truth():
+    rng = np.random.default_rng(9)
+    x = np.exp(rng.uniform(-2.0, 40.0, 3000))
+    x[:4] = [np.nan, np.inf, -0.0, 1.0]
+    x = x[np.isfinite(x) | np.isnan(x)]
+    _check(halve_flag, halve_flag_select, (x,), np.int64)
+    _check(halve_flag, halve_flag_select, (np.full(400, 1e9),), np.int64)
