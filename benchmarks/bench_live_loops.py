@@ -246,6 +246,56 @@ WORKLOADS = {
 }
 
 
+# The fewest NumPy calls one pass of each loop makes over its running lanes: its body and test
+# (arithmetic of the values it only reads computed once, before the loop), the mask narrowed
+# by the test, and the running lanes counted (newton: a / x, +, 0.5 *, x * x, - a, abs, >,
+# &, count; first root: also cos, sin, and its early return's test and merge).
+CALLS_PER_PASS = {"newton tail": 9, "newton sqrt": 9, "mandelbrot": 13, "first root": 14}
+
+
+def bound(n: int, name: str, rounds: int) -> str:
+    """The best ``ours / live`` a loop of NumPy calls can reach (``--bound``): every pass
+    costs its calls (`CALLS_PER_PASS`, each at the measured cost of a NumPy call on a few
+    lanes) plus its running lanes at the per-lane cost of one vectorized iteration (live work),
+    compaction is free, and from the best pass on the lanes left finish in Python at the
+    measured cost of one iteration of the per-example function per lane."""
+    scalar, _, _, once, counts, make = WORKLOADS[name]
+    args = make(n, np.random.default_rng(n))
+    with np.errstate(all="ignore"):
+        iters = counts(*args)
+    small = np.linspace(1.0, 2.0, 16)
+    per_call = min(_cpu(lambda: np.multiply(small, small), 2000) for _ in range(rounds))
+    with np.errstate(all="ignore"):
+        per_lane = min(_cpu(partial(once, *args), 3) for _ in range(rounds)) / n
+    # Python: the per-example function on the examples with the most iterations
+    slow = np.argsort(iters)[-min(n, 64):]
+    rows = [tuple(float(a[i]) for a in args) for i in slow]
+    py = min(_cpu(lambda: [scalar(*r) for r in rows], 3) for _ in range(rounds)) / \
+        max(1, int(iters[slow].sum()))
+    live = per_lane * iters.sum()
+    fixed = CALLS_PER_PASS[name] * per_call
+    running = [int((iters > k).sum()) for k in range(int(iters.max()))]
+    left = [int(np.maximum(iters - k, 0).sum()) for k in range(int(iters.max()) + 1)]
+    best, at, numpy_only, spent = None, 0, 0.0, 0.0
+    for k in range(len(running) + 1):
+        cost = spent + py * left[k]
+        if best is None or cost < best:
+            best, at = cost, k
+        if k < len(running):
+            spent += fixed + per_lane * running[k]
+    numpy_only = spent
+    return (f"| {name} | {n:.0e} | {per_call * 1e6:.2f} µs x {CALLS_PER_PASS[name]} | "
+            f"{per_lane * 1e9:.2f} ns | {py * 1e9:.0f} ns | {numpy_only / live:.2f}x | "
+            f"**{best / live:.2f}x** (Python after pass {at}) |")
+
+
+def _cpu(call, reps: int) -> float:
+    start = time.process_time()
+    for _ in range(reps):
+        call()
+    return (time.process_time() - start) / reps
+
+
 def interleaved(peers: dict, rounds: int, max_rounds: dict) -> dict:
     """``{name: (median seconds per call, timings)}``, peers interleaved round by round; one
     timing is the process's CPU time (``time.process_time``) over calls lasting at least
@@ -328,11 +378,21 @@ def main(argv=None) -> None:
     parser.add_argument("--sizes", default="1e4,1e5,1e6")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--only", default=None, help="comma-separated workload names")
+    parser.add_argument("--bound", action="store_true",
+                        help="print the best ours / live NumPy calls can reach (`bound`)")
     ns = parser.parse_args(argv)
     sizes = [int(float(s)) for s in ns.sizes.split(",")]
     names = ns.only.split(",") if ns.only else list(WORKLOADS)
     print("\n".join(machine_facts(full=False)))
     print()
+    if ns.bound:
+        np.empty(1 << 23, np.uint8)     # (as `vectorize.chunks.prime_allocator`)
+        print("| workload | N | per pass | per lane-iteration | Python per lane-iteration "
+              "| bound, NumPy only | bound, Python tail |\n|---|---|---|---|---|---|---|")
+        for name in names:
+            for n in sizes:
+                print(bound(n, name, ns.rounds), flush=True)
+        return
     lines = run(sizes, ns.rounds, names)
     print()
     print("\n".join(lines))

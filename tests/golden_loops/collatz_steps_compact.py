@@ -26,7 +26,7 @@ def collatz_steps_compact(n):
         active_if = n_if > 1
         n_lanes = np.where(active_lanes, n_if, n_lanes) if idle else n_if
         steps_lanes = steps_lanes + active_lanes
-        active_lanes = active_lanes & active_if
+        active_lanes = active_lanes & active_if if idle else active_if
         running = np.count_nonzero(active_lanes)
         idle = idle + lanes.size - running
         if 0 < running <= 30 and scalar_tail:
@@ -66,9 +66,9 @@ def collatz_steps_compact(n):
             elif lanes.size:
                 steps[lanes] = steps_lanes
             keep = np.flatnonzero(active_lanes)
-            lanes = lanes[keep]
-            n_lanes = n_lanes[keep]
-            steps_lanes = steps_lanes[keep]
-            active_lanes = active_lanes[keep]
+            lanes = keep if lanes.size == len(active) else lanes.take(keep, axis=0)
+            n_lanes = n_lanes.take(keep, axis=0)
+            steps_lanes = steps_lanes.take(keep, axis=0)
+            active_lanes = active_lanes.take(keep, axis=0)
             idle = 0
     return steps

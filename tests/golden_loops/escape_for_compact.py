@@ -43,7 +43,7 @@ def escape_for_compact(cr, ci):
             count_lanes = np.where(active_lanes, count_if, count_lanes) if idle else count_if
             zi_lanes = zi_if
             zr_lanes = zr_if
-            active_lanes = active_lanes & active_if_2
+            active_lanes = active_lanes & active_if_2 if idle else active_if_2
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
             if not running or idle >= 0.42 * lanes.size + 210:
@@ -52,13 +52,13 @@ def escape_for_compact(cr, ci):
                 elif lanes.size:
                     count[lanes] = count_lanes
                 keep = np.flatnonzero(active_lanes)
-                lanes = lanes[keep]
-                count_lanes = count_lanes[keep]
-                zi_lanes = zi_lanes[keep]
-                zr_lanes = zr_lanes[keep]
-                ci_lanes = ci_lanes[keep]
-                cr_lanes = cr_lanes[keep]
-                active_lanes = active_lanes[keep]
+                lanes = keep if lanes.size == len(active) else lanes.take(keep, axis=0)
+                count_lanes = count_lanes.take(keep, axis=0)
+                zi_lanes = zi_lanes.take(keep, axis=0)
+                zr_lanes = zr_lanes.take(keep, axis=0)
+                ci_lanes = ci_lanes.take(keep, axis=0)
+                cr_lanes = cr_lanes.take(keep, axis=0)
+                active_lanes = active_lanes.take(keep, axis=0)
                 idle = 0
             if not lanes.size:
                 break

@@ -26,7 +26,7 @@ def gcd_compact(a, b):
             active_if = b_if != 0
             a_lanes = np.where(active_lanes, a_if, a_lanes) if idle else a_if
             b_lanes = b_if
-            active_lanes = active_lanes & active_if
+            active_lanes = active_lanes & active_if if idle else active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
             if 0 < running <= 120 and scalar_tail:
@@ -58,10 +58,10 @@ def gcd_compact(a, b):
                 elif lanes.size:
                     a[lanes] = a_lanes
                 keep = np.flatnonzero(active_lanes)
-                lanes = lanes[keep]
-                a_lanes = a_lanes[keep]
-                b_lanes = b_lanes[keep]
-                active_lanes = active_lanes[keep]
+                lanes = keep if lanes.size == len(active) else lanes.take(keep, axis=0)
+                a_lanes = a_lanes.take(keep, axis=0)
+                b_lanes = b_lanes.take(keep, axis=0)
+                active_lanes = active_lanes.take(keep, axis=0)
                 idle = 0
     if np.any(a == -9223372036854775808):
         raise OverflowError("Python int too large to convert to C long")

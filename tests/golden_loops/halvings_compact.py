@@ -30,7 +30,8 @@ def halvings_compact(x):
             x_if = x_lanes_2 / 2.0
             x_lanes_2 = np.where(active_lanes, x_if, x_lanes_2) if idle else x_if
             steps_lanes_2 = steps_lanes_2 + active_lanes
-            active_lanes = active_lanes & (x_if > 1.0)
+            narrowing = x_if > 1.0
+            active_lanes = active_lanes & narrowing if idle else narrowing
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes_2.size - running
             if 0 < running <= 30 and scalar_tail:
@@ -71,10 +72,10 @@ def halvings_compact(x):
                     steps_lanes[lanes_2] = steps_lanes_2
                     x_lanes[lanes_2] = x_lanes_2
                 keep = np.flatnonzero(active_lanes)
-                lanes_2 = lanes_2[keep]
-                steps_lanes_2 = steps_lanes_2[keep]
-                x_lanes_2 = x_lanes_2[keep]
-                active_lanes = active_lanes[keep]
+                lanes_2 = keep if lanes_2.size == len(active) else lanes_2.take(keep, axis=0)
+                steps_lanes_2 = steps_lanes_2.take(keep, axis=0)
+                x_lanes_2 = x_lanes_2.take(keep, axis=0)
+                active_lanes = active_lanes.take(keep, axis=0)
                 idle = 0
     steps = np.full(len(cond), steps, dtype=np.int64)
     steps[lanes] = steps_lanes

@@ -36,7 +36,7 @@ def isqrt_compact(n):
             active_if = y_if < x_if
             x_lanes = np.where(active_lanes, x_if, x_lanes) if idle else x_if
             y_lanes = y_if
-            active_lanes = active_lanes & active_if
+            active_lanes = active_lanes & active_if if idle else active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
             if not running or idle >= 0.2 * lanes.size + 100:
@@ -45,10 +45,10 @@ def isqrt_compact(n):
                 elif lanes.size:
                     x[lanes] = x_lanes
                 keep = np.flatnonzero(active_lanes)
-                lanes = lanes[keep]
-                x_lanes = x_lanes[keep]
-                y_lanes = y_lanes[keep]
-                n_lanes = n_lanes[keep]
-                active_lanes = active_lanes[keep]
+                lanes = keep if lanes.size == len(active) else lanes.take(keep, axis=0)
+                x_lanes = x_lanes.take(keep, axis=0)
+                y_lanes = y_lanes.take(keep, axis=0)
+                n_lanes = n_lanes.take(keep, axis=0)
+                active_lanes = active_lanes.take(keep, axis=0)
                 idle = 0
     return x

@@ -32,7 +32,7 @@ def skip_thirds_compact(n):
             active_if = k_if < n_lanes
             k_lanes = k_if
             s_lanes = np.where(active_lanes, s_if, s_lanes) if idle else s_if
-            active_lanes = active_lanes & active_if
+            active_lanes = active_lanes & active_if if idle else active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
             if not running or idle >= 0.32 * lanes.size + 160:
@@ -41,10 +41,10 @@ def skip_thirds_compact(n):
                 elif lanes.size:
                     s[lanes] = s_lanes
                 keep = np.flatnonzero(active_lanes)
-                lanes = lanes[keep]
-                k_lanes = k_lanes[keep]
-                s_lanes = s_lanes[keep]
-                n_lanes = n_lanes[keep]
-                active_lanes = active_lanes[keep]
+                lanes = keep if lanes.size == len(active) else lanes.take(keep, axis=0)
+                k_lanes = k_lanes.take(keep, axis=0)
+                s_lanes = s_lanes.take(keep, axis=0)
+                n_lanes = n_lanes.take(keep, axis=0)
+                active_lanes = active_lanes.take(keep, axis=0)
                 idle = 0
     return s

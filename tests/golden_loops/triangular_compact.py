@@ -30,7 +30,7 @@ def triangular_compact(n):
             active_if = i_next_if < n_lanes
             s_lanes = np.where(active_lanes, s_lanes + i, s_lanes) if idle else s_lanes + i
             i_next_lanes = i_next_if
-            active_lanes = active_lanes & active_if
+            active_lanes = active_lanes & active_if if idle else active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running
             if not running or idle >= 0.43 * lanes.size + 210:
@@ -39,10 +39,10 @@ def triangular_compact(n):
                 elif lanes.size:
                     s[lanes] = s_lanes
                 keep = np.flatnonzero(active_lanes)
-                lanes = lanes[keep]
-                i_next_lanes = i_next_lanes[keep]
-                s_lanes = s_lanes[keep]
-                n_lanes = n_lanes[keep]
-                active_lanes = active_lanes[keep]
+                lanes = keep if lanes.size == len(active) else lanes.take(keep, axis=0)
+                i_next_lanes = i_next_lanes.take(keep, axis=0)
+                s_lanes = s_lanes.take(keep, axis=0)
+                n_lanes = n_lanes.take(keep, axis=0)
+                active_lanes = active_lanes.take(keep, axis=0)
                 idle = 0
     return s

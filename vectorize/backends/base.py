@@ -508,6 +508,12 @@ class Backend:
         the array ``x``, as a new array."""
         return f"{x}[{lanes}]"
 
+    def gather_kept(self, x: str, keep: str) -> str:
+        """The rows at the lane indices ``keep`` (an array of ints in increasing order, never
+        a mask) of the array ``x``, as a new array: a compacted loop's arrays shrunk to its
+        running lanes. The default: `gather`."""
+        return self.gather(x, keep)
+
     def scatter(self, x: str, lanes: str, values: str) -> str:
         """A statement that writes ``values`` into the rows ``lanes`` of the array ``x``, in
         place (compaction: the gathered lanes put back)."""

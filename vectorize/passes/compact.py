@@ -243,10 +243,16 @@ class _Compact(cst.CSTTransformer):
         keep, running, idle = self.fresh("keep"), self.fresh("running"), self.fresh("idle")
         compaction = list(put_back)
         compaction.append(f"{keep} = {prims.lanes_of(g_active)}")
-        compaction.append(f"{lanes} = {prims.gather(lanes, keep)}")
-        compaction += [f"{local[n]} = {prims.gather(local[n], keep)}" for n in names]
+        # (where every lane ran until now, ``lanes`` counts them all, and the running ones
+        # are ``keep`` itself: no gather)
+        shrunk = prims.gather_kept(lanes, keep)
+        compaction.append(
+            f"{lanes} = {keep} if {prims.size(lanes)} == len({active}) else {shrunk}"
+            if whole else f"{lanes} = {shrunk}")
+        compaction += [f"{local[n]} = {prims.gather_kept(local[n], keep)}" for n in names]
         compaction.append(f"{idle} = 0")
         merges = self._plain_merges(active, carried, body)
+        original_body = body
         # the merges of carries nothing after the loop reads: dropped where the lanes that
         # finished may go on computing them (`_tolerates_finished_lanes`)
         dead = {name for name, _ in carried} - {name for name, _ in kept}
@@ -258,12 +264,15 @@ class _Compact(cst.CSTTransformer):
                                  put_back, lanes, running) if scalar_tail else None
         counts = {local[name] for name, dtype in carried if dtype.kind in "iu"}
         body = _merged_while_idle(body, merges, idle, unmerged, counts)
+        narrowed = self._plain_narrowing(active, original_body)
+        if narrowed is not None:
+            body = _narrowed_while_idle(body, narrowed, idle, self.fresh)
         if self.quiet and not self.loops and not _changed_in_place(body):
             # arithmetic of the values the loop only reads: once before it, gathered with
             # them (the tail, made above, computes it in Python numbers)
             body, hoisted = _hoisted(body, {local[n] for n in read_only}, self.fresh)
             lines += [f"{name} = {render(value).strip()}" for name, value in hoisted]
-            compaction[-1:-1] = [f"{name} = {prims.gather(name, keep)}"
+            compaction[-1:-1] = [f"{name} = {prims.gather_kept(name, keep)}"
                                  for name, _ in hoisted]
         lines.append(f"{idle} = 0")
         check = _statements([
@@ -405,6 +414,38 @@ class _Compact(cst.CSTTransformer):
                     value.rank == 0 and value.dtype == dtypes[name]:
                 plain[k] = new
         return plain
+
+    def _plain_narrowing(self, active: str, body: list) -> int | None:
+        """The index of the statement that first narrows the mask in the pass,
+        ``active = active & cond``, where ``cond`` is an array of per-example truths
+        (`records.ArrayValues`) and nothing in the body changes an array in place: while
+        every lane in the loop's arrays runs (``idle == 0``) the mask is true on each of them
+        until that statement, so it is ``cond`` itself (`_narrowed_while_idle`); else
+        None."""
+        if _changed_in_place(body):
+            return None
+        values = ArrayValues.get(self.ctx).values
+        for k, stmt in enumerate(body):
+            if active not in writes(stmt):
+                continue
+            if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1:
+                return None
+            assign = stmt.body[0]
+            if type(assign) is not cst.Assign or len(assign.targets) != 1 or \
+                    type(assign.targets[0].target) is not cst.Name or \
+                    assign.targets[0].target.value != active:
+                return None
+            value = assign.value
+            if type(value) is not cst.BinaryOperation or \
+                    type(value.operator) is not cst.BitAnd or \
+                    type(value.left) is not cst.Name or value.left.value != active:
+                return None
+            cond = values.get(value.right)
+            if type(cond) is Value and cond.known and cond.batched and cond.rank == 0 and \
+                    cond.dtype == np.dtype(bool):
+                return k
+            return None
+        return None
 
     def visit_With(self, node):
         self.quiet += self.prims.quiet is not None and is_errstate(node, self.prims.quiet)
@@ -1028,6 +1069,29 @@ def _merged_while_idle(body: list, merges: dict, idle: str, unmerged=frozenset()
         out[k] = out[k].with_changes(body=[assign.with_changes(
             value=new if k in unmerged else cst.IfExp(
                 test=cst.Name(idle), body=merged or assign.value, orelse=new))])
+    return out
+
+
+def _narrowed_while_idle(body: list, k: int, idle: str, fresh) -> list:
+    """``body`` with its statement ``k``, the mask's first narrowing in the pass
+    (`_Compact._plain_narrowing`: ``active = active & cond``), taken only where some lane in
+    the loop's arrays has finished, ``active = active & cond if idle else cond``: while
+    ``idle`` is 0 every lane there runs, and the mask, true on each, is ``cond`` (one
+    array operation less a pass: after each compaction, and while lanes finish together).
+    A ``cond`` that is not a name is computed first under a fresh one (``narrowing``), so
+    the text does not hold it twice."""
+    out = list(body)
+    assign = out[k].body[0]
+    value = assign.value
+    cond = value.right
+    before = []
+    if type(cond) is not cst.Name:
+        cond = cst.Name(fresh("narrowing"))
+        before = [cst.SimpleStatementLine(body=[cst.Assign(
+            targets=[cst.AssignTarget(target=cond)], value=value.right)])]
+        value = value.with_changes(right=cond)
+    out[k:k + 1] = before + [out[k].with_changes(body=[assign.with_changes(value=cst.IfExp(
+        test=cst.Name(idle), body=value, orelse=cond))])]
     return out
 
 

@@ -93,6 +93,11 @@ class NumpyBackend(Backend):
     def count(self, mask: str) -> str:
         return f"np.count_nonzero({mask})"
 
+    def gather_kept(self, x: str, keep: str) -> str:
+        # (`take` skips the checks of a general index: measured on 2 cores, float64 from 1e5
+        # lanes, 22 µs against 31 for `x[keep]`; a little slower below ~300 lanes, 0.4 µs)
+        return f"{x}.take({keep}, axis=0)"
+
     def size(self, x: str) -> str:
         return f"{x}.size"
 
