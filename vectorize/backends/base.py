@@ -100,6 +100,10 @@ class Backend:
     scalar_tail = False      # a compacted loop's last few lanes may finish in Python floats
     #                          (`passes.compact`): its float64 arithmetic is IEEE's, bit for
     #                          bit what Python's floats give
+    float_literals = False   # an int literal beside a per-example float array is written as
+    #                          the float it equals (`x > 5` as `x > 5.0`): the same values
+    #                          and dtype, where NumPy converts a Python int operand more
+    #                          slowly than a float (`rules.operators.float_literals`)
     dtypes: frozenset[str] | None = None    # the NumPy dtype names it computes in (None: all)
     # how to draw random numbers for every example instead of Python's `random` (its
     # refusal says it)
