@@ -263,7 +263,7 @@ def test_vmap_large_repeated_call(f):
 
 def test_the_source_is_a_masked_write():
     src = vmap(relu_double, fallback="error").source(np.ones((3, 4)), np.ones(3, int))
-    assert "y[:, i] = np.where(x[:, i] > 0, x[:, i] * 2, y[:, i])" in src, src
+    assert "y[:, i] = np.where(x[:, i] > 0.0, x[:, i] * 2.0, y[:, i])" in src, src
     src = vmap(guarded_index, fallback="error").source(np.ones((3, 4)), np.ones(3, int))
     assert "k_safe = merge.blend(cond, k, 0)" in src, src
     assert "y[np.arange(len(y)), k_safe] = merge.blend(cond, x[:, 0], " \
@@ -464,7 +464,7 @@ def test_a_helper_writes_into_the_callers_array():
         x, k = rng.normal(size=(n, 4)), rng.integers(-3, 3, size=n)
         _check_vmap(helpers_write_into_the_callers_arrays, x, k)
     src = vmap(helpers_write_into_the_callers_arrays).source(x, k)
-    assert "w[:, i] = merge.blend(v > 0, w[:, i] + v, w[:, i])" in src, src
+    assert "w[:, i] = merge.blend(v > 0.0, w[:, i] + v, w[:, i])" in src, src
 
 
 def helper_writes_into_the_callers_argument(x, k):

@@ -90,7 +90,7 @@ def test_the_seed_function_names_the_where_rule_at_the_users_lines():
     assert f"{if_line}-{if_line + 3} |     if tmp > 5:\n" in text
     assert "rule operator.conditional_expression: `a if cond else b` with a batched " \
            "condition chooses lane by lane: `np.where(cond, a, b)`" in text
-    assert "=> |     root = merge.blend(tmp > 5, tmp, -t)\n" in text
+    assert "=> |     root = merge.blend(tmp > 5.0, tmp, -t)\n" in text
     _assert_lines_are_the_users(text, seed_func.func.pyfunc)
     # the batched lines are those the decorator runs for these arguments
     source = vectorize.vectorize(seed_func.func.pyfunc).source(t, 1.0)
@@ -101,9 +101,10 @@ def test_the_seed_function_names_the_where_rule_at_the_users_lines():
 
 def test_the_text_is_the_command_lines():
     """The function's part of ``--explain`` on the file, from its second line on (the first
-    names the file as given on the command line); the one difference: a rewritten file's
+    names the file as given on the command line); the differences: a rewritten file's
     merges are ``np.where``, the decorator's ``merge.blend`` (a file must not need
-    vectorize)."""
+    vectorize), and a file keeps its int literals where the decorator's code writes the
+    float they equal beside a float array (``tmp > 5.0``, `operators.float_literals`)."""
     ours = explain(seed_func.func.pyfunc, np.arange(1.0, 9.0), np.arange(8.0))
     cli = subprocess.run([sys.executable, "-m", "vectorize", "--explain",
                           str(ROOT / "examples" / "seed_func.py")], capture_output=True,
@@ -111,7 +112,8 @@ def test_the_text_is_the_command_lines():
     block = cli.split("\n\n")[0]
     assert block.startswith(f"{ROOT / 'examples' / 'seed_func.py'}:")
     assert "merge.blend(" in ours and "merge.blend(" not in block
-    ours = ours.replace("merge.blend(", "np.where(")
+    assert "tmp > 5.0" in ours and "tmp > 5.0" not in block
+    ours = ours.replace("merge.blend(", "np.where(").replace("tmp > 5.0", "tmp > 5")
     assert ours.rstrip("\n").split("\n")[1:] == block.split("\n")[1:]
 
 

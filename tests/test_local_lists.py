@@ -378,7 +378,7 @@ def test_vectorize_helper_writes_on_some_lanes_match_numpy_vectorize(data):
 def test_the_helper_writes_into_a_copy_written_back_under_the_mask():
     src = vmap(helpers_on_some_lanes).source(*_vector_inputs(3))
     assert "y_call = y.copy()" in src and re.search(r"bump(_\d+)?\(y_call, 1\)", src), src
-    assert "y[:, :] = np.where((x[:, 0] > 0)[:, None], y_call, y[:, :])" in src, src
+    assert "y[:, :] = np.where((x[:, 0] > 0.0)[:, None], y_call, y[:, :])" in src, src
 
 
 # ---------------------------------------------------------------------- still refused

@@ -21,6 +21,6 @@ def test_seed_program_matches_loop_and_uses_where():
     assert_matches_loop(func, t, 1.0)
     assert_matches_loop(func, np.linspace(-10, 10, 101).astype(np.float32), 0.5)
     source = vectorize(func, fallback="error").source(np.zeros(3), 1.0)
-    assert "root = merge.blend(tmp > 5, tmp, -t)" in source
+    assert "root = merge.blend(tmp > 5.0, tmp, -t)" in source
     assert "if tmp" not in source
     np.testing.assert_array_equal(vectorize(func)(t, 1.0), [-1, -2, -3, -4, -5, 6, 7, 8])

@@ -134,7 +134,7 @@ def test_raise_under_a_per_example_condition(f, entry):
 
 def test_the_check_reads_naturally():
     source = vectorize(validity_check, fallback="error").source(np.ones(3), np.ones(3))
-    assert 'if np.any(x < 0):\n        raise ValueError("negative input")' in source
+    assert 'if np.any(x < 0.0):\n        raise ValueError("negative input")' in source
     source = vectorize(message_of_the_example, fallback="error").source(np.ones(3),
                                                                         np.ones(3))
     assert "lane = np.argmax(failed)" in source and "{x[lane]}" in source

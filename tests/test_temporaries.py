@@ -150,9 +150,9 @@ N = np.arange(6)
 @pytest.mark.parametrize("func, args, expected", [
     (affine, (X, X), """\
 def affine(x, y):
-    a = 2 * x
-    a += 1
-    a -= y * 3
+    a = 2.0 * x
+    a += 1.0
+    a -= y * 3.0
     return a
 """),
     (scaled_square, (X, X), """\
@@ -225,11 +225,11 @@ def test_vmap_contraction_same_as_simple_form(monkeypatch, n):
 # --------------------------------------------------------------------- what it leaves alone
 @pytest.mark.parametrize("func, args, line, reason", [
     (to_float, (N, 1.0), "z = n * 2 + 0.5", "the last step changes the dtype (int to float)"),
-    (reads_target, (X, X), "y = x * 2 + y", "the operand reads the name being assigned"),
+    (reads_target, (X, X), "y = x * 2.0 + y", "the operand reads the name being assigned"),
     (user_array, (X, X), "e = x + 1", "`x` is the user's array"),
     (vector_offset, (np.ones((4, 3)), np.ones(3)), None, "per-example vectors"),
-    (angle, (X, X), "y = np.arctan2(x * 2, y)", "the other operand reads the name"),
-    (both_fresh, (X, X), "r = np.arctan2(x * 2, y * 3)", "the other operand is computed"),
+    (angle, (X, X), "y = np.arctan2(x * 2.0, y)", "the other operand reads the name"),
+    (both_fresh, (X, X), "r = np.arctan2(x * 2.0, y * 3.0)", "the other operand is computed"),
 ])
 def test_unchanged(func, args, line, reason):
     text = source(func, *args)

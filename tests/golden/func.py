@@ -6,5 +6,5 @@ from vectorize.backends.numpy import merge
 
 def func(t, b):
     tmp = t * b
-    root = merge.blend(tmp > 5, tmp, -t)
+    root = merge.blend(tmp > 5.0, tmp, -t)
     return root

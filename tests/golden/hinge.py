@@ -10,5 +10,5 @@ from vectorize.backends.numpy import merge
 def hinge(x, margin):
     loss = np.where(margin - x > 0.0, margin - x, 0.0)
     with np.errstate(all="ignore"):
-        scaled = merge.blend(loss > 1, loss * 2, loss)
+        scaled = merge.blend(loss > 1.0, loss * 2.0, loss)
     return pymath.round(scaled, 3)

@@ -8,5 +8,5 @@ from vectorize.backends.numpy import merge
 def piecewise(x):
     with np.errstate(all="ignore"):
         y = x * x
-        result = merge.blend(x < 0, 0.0, merge.blend(x < 1, y, np.sqrt(x)))
+        result = merge.blend(x < 0.0, 0.0, merge.blend(x < 1.0, y, np.sqrt(x)))
     return result

@@ -12,7 +12,7 @@ from vectorize.backends.numpy import merge
 def quadratic_root(a, b, c):
     disc = b * b
     disc -= 4 * a * c
-    cond = disc < 0
+    cond = disc < 0.0
     with np.errstate(all="ignore"):
         if (2 * a) == 0 and np.any(np.logical_not(cond)):
             raise ZeroDivisionError("float division by zero")

@@ -8,4 +8,4 @@ from vectorize.backends.numpy import merge
 
 def relu_or_leak(x, leak):
     with np.errstate(all="ignore"):
-        return merge.blend(x > 0, x, leak * x)
+        return merge.blend(x > 0.0, x, leak * x)

@@ -9,5 +9,5 @@ from vectorize.backends.numpy import merge
 
 def safe_log(x):
     with np.errstate(all="ignore"):
-        result = merge.blend(x > 0, np.log(x), -math.inf)
+        result = merge.blend(x > 0.0, np.log(x), -math.inf)
     return result

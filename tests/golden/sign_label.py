@@ -7,5 +7,5 @@ from vectorize.backends.numpy import merge
 
 def sign_label(x):
     label = 0
-    label = merge.blend(x > 0, 1, np.where(x < 0, -1, label))
+    label = merge.blend(x > 0.0, 1, np.where(x < 0.0, -1, label))
     return label

@@ -8,4 +8,4 @@ def tanh_mix(x, w):
     total = np.full(len(x), 0.0, dtype=np.float64)
     for k in range(3):
         total = total + np.tanh(w * x + k)
-    return total / 3
+    return total / 3.0

@@ -11,7 +11,7 @@ def capped_if_first_positive(x, hi):
     writes into the caller's array, called under a per-example condition."""
     out = x.copy()
     with np.errstate(all="ignore"):
-        cond = x[:, 0] > 0
+        cond = x[:, 0] > 0.0
         for i in range(x.shape[1]):
             out_call = out.copy()
             _cap_item(out_call, i, hi)

@@ -15,5 +15,5 @@ def ray_sphere(origin, direction, center, radius):
     disc = b * b
     disc -= c
     with np.errstate(all="ignore"):
-        result = merge.blend(disc < 0, -1.0, -b - np.sqrt(disc))
+        result = merge.blend(disc < 0.0, -1.0, -b - np.sqrt(disc))
     return result

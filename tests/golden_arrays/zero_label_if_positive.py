@@ -10,7 +10,7 @@ def zero_label_if_positive(logits, label):
     """The logits with the label's entry zeroed where it is positive: a write at a
     per-example index under a per-example condition."""
     out = logits.copy()
-    cond = logits[np.arange(len(logits)), label] > 0
+    cond = logits[np.arange(len(logits)), label] > 0.0
     label_safe = merge.blend(cond, label, 0)
     out[np.arange(len(out)), label_safe] = merge.blend(cond, 0.0, out[np.arange(len(out)), label_safe])
     return out

@@ -109,6 +109,10 @@ class Backend:
     big_int_results = True   # a result may be a Python int beyond int64 (NumPy: an object
     #                          array of it); PyTorch's stacking of such a result raises, so
     #                          one known before the call (a constant) is refused, located
+    float_literals = False   # an int literal beside a per-example float array is written as
+    #                          the float it equals (`x > 5` as `x > 5.0`): the same values
+    #                          and dtype, where NumPy converts a Python int operand more
+    #                          slowly than a float (`rules.operators.float_literals`)
     dtypes: frozenset[str] | None = None    # the NumPy dtype names it computes in (None: all)
     # how to draw random numbers for every example instead of Python's `random` (its
     # refusal says it)

@@ -108,7 +108,7 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
                     node=updated, original=original, result=self.value(original),
                     backend=self.registry.backend, python_semantics=python, weak=weak,
                     types_only=getattr(self.ctx.module.python_semantics, "types_only", False),
-                    **extra)
+                    keep_literals=getattr(self.ctx.module, "standalone", False), **extra)
         self.ctx.explain(rule, original)
         try:
             new = rule.rewrite(site)

@@ -37,6 +37,8 @@ def binary(site: Site) -> cst.BaseExpression:
                     site.original, "convert it first, e.g. float(...) of it, outside the "
                     "function")
     narrow_weak_operands(site)
+    if type(site.node.operator) in _FLOAT_LITERAL_OPERATORS:
+        float_literals(site)
     left, right = padded_args(site)
     left = _bool_squared(site, left)
     function = _python_complex(site)
@@ -242,6 +244,7 @@ _ORDERING = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEq
 def compare(site: Site) -> cst.BaseExpression:
     narrow_weak_operands(site)
     _exact_int_comparands(site)
+    float_literals(site)
     operands = padded_args(site)
     node: cst.Comparison = site.node
     if any(isinstance(c.operator, _ORDERING) for c in node.comparisons):
@@ -284,6 +287,56 @@ def _exact_int_comparands(site: Site) -> None:
         nodes[k] = cst.Integer(str(n)) if n >= 0 else cst.UnaryOperation(
             cst.Minus(), cst.Integer(str(-n)))
     site.nodes = nodes
+
+
+_FLOAT_LITERAL_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+"""The arithmetic operators whose int literals `float_literals` writes as floats (not ``**``,
+``//``, ``%``: NumPy and Python special-case some of their operands)."""
+
+
+def float_literals(site: Site) -> None:
+    """An int literal (``5``, ``-3``) beside a per-example float array is written as the
+    float it equals (``x > 5.0``) where the backend asks (`Backend.float_literals`): NumPy
+    converts the Python int to the array's float type (NEP 50) as it converts the float, so
+    the values and the dtype are the same, and converts a float faster (measured: ``x > 5``
+    0.14 µs slower than ``x > 5.0`` on 1e4 float64 lanes, 0.3 on 10; ``2 * x``, ``x + 1``
+    alike). Only ints that every float type of the operands holds exactly: no rounding on
+    either way (Python compares an int and a float exactly, ``x > 2**53 + 1``). Not in code
+    for a file (`Site.keep_literals`): its reader keeps the literals as written."""
+    if not site.spelled.float_literals or site.keep_literals:
+        return
+    floats = [np.dtype(v.dtype) for v in site.args if isinstance(v, Value) and v.batched
+              and v.known and v.kind == "f"]
+    if not floats or len(floats) != sum(isinstance(v, Value) and v.batched
+                                        for v in site.args):
+        return
+    nodes = list(site.nodes)
+    for k, (node, value) in enumerate(zip(nodes, site.args)):
+        n = _int_literal(node)
+        if n is None or not isinstance(value, Value) or value.batched or \
+                type(value.example) is not int or value.example != n or abs(n) > 2 ** 53 or \
+                not _held(n, floats):
+            continue
+        literal = cst.Float(repr(float(abs(n))))
+        nodes[k] = literal if n >= 0 else node.with_changes(expression=literal)
+    site.nodes = nodes
+
+
+def _held(n: int, dtypes) -> bool:
+    """Whether every float type of ``dtypes`` holds the int ``n`` exactly."""
+    with np.errstate(all="ignore"):
+        return all(float(dtype.type(n)) == n for dtype in dtypes)
+
+
+def _int_literal(node) -> int | None:
+    """The value of an int literal node (``5``, ``-5``, ``0x10``), else None."""
+    negative = type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus
+    if negative:
+        node = node.expression
+    if type(node) is not cst.Integer or node.lpar or node.rpar:
+        return None
+    value = int(node.evaluated_value)
+    return -value if negative else value
 
 
 def all_bool(site: Site) -> bool:

@@ -44,6 +44,8 @@ class Site:
     in_loop: bool = False
     # code for a file (the rewriter's), which must not need this package at run time
     standalone: bool = False
+    # code for a file: its literals stay as the user wrote them (`operators.float_literals`)
+    keep_literals: bool = False
     # `vmap`: per operand, whether it is a Python number per example (`math.sqrt(x)`,
     # `float(x)`, a literal), weak in NumPy's promotion (NEP 50); empty where not asked
     weak: tuple = ()

@@ -25,6 +25,7 @@ class NumpyBackend(Backend):
     masked_writes = True
     weak_python_numbers = True
     scalar_tail = True
+    float_literals = True
 
     def build_registry(self):
         from ...rules.registry import Registry
