@@ -76,7 +76,7 @@ class JaxBackend(Backend):
     random_hint = ("jax.random with an explicit key, drawn for the whole batch outside the "
                    "function and passed in")
     function_modules = ("jax", "numpy")
-    extra_modules = {"lax": "jax.lax"}
+    extra_modules = {"lax": "jax.lax", "jax": "jax"}
 
     def build_registry(self):
         from . import rules
