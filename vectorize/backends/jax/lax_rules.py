@@ -187,7 +187,11 @@ def lifted(site: Site) -> cst.BaseExpression:
         passed.append(node)
         axes.append(spec)
         lifted_args.append(arg.with_changes(value=cst.Name(name)))
-    body = call.with_changes(args=lifted_args)
+    return _vmapped(call.with_changes(args=lifted_args), params, passed, axes)
+
+
+def _vmapped(body, params, passed, axes) -> cst.Call:
+    """``jax.vmap(lambda <params>: <body>, in_axes=<axes>)(<passed>)``."""
     lam = cst.Lambda(params=cst.Parameters(params=[cst.Param(cst.Name(p)) for p in params]),
                      body=body)
     vmap_args = [cst.Arg(lam)]
@@ -198,6 +202,95 @@ def lifted(site: Site) -> cst.BaseExpression:
                                                        cst.SimpleWhitespace(""))))
     vmap = cst.Call(func=cst.Attribute(cst.Name("jax"), cst.Name("vmap")), args=vmap_args)
     return cst.Call(func=vmap, args=[cst.Arg(n) for n in passed])
+
+
+def _index_of(site: Site):
+    """The index of ``x.at[index]`` on the examples: the elements' examples, a slice as
+    written (its bounds literal ints)."""
+    import ast
+    elements = site.original.func.value.slice
+    values = iter(site.args[1:])
+    out = []
+    for element in elements:
+        if isinstance(element.slice, cst.Index):
+            out.append(_example(next(values)))
+            continue
+        try:
+            bounds = [None if b is None else ast.literal_eval(cst.Module([]).code_for_node(b))
+                      for b in (element.slice.lower, element.slice.upper,
+                                element.slice.step)]
+            if not all(b is None or type(b) is int for b in bounds):
+                raise ValueError
+            out.append(slice(*bounds))
+        except (ValueError, SyntaxError):
+            raise Unsupported("a slice in `.at[]` whose bounds are not literal ints",
+                              site.original, "write its bounds as numbers, or use "
+                                             "lax.dynamic_slice") from None
+    return out[0] if len(elements) == 1 and isinstance(elements[0].slice, cst.Index) and \
+        elements[0].comma is cst.MaybeSentinel.DEFAULT else tuple(out)
+
+
+def infer_indexed_update(site: Site):
+    """``x.at[index].op(...)`` run on the examples as JAX runs it."""
+    count = sum(p is not None for p in site.parts)
+    values = list(site.args) + [v for _, v in site.kwargs.values()]
+    if any(not isinstance(v, (Value, TupleValue)) or not v.known for v in values):
+        raise Unsupported("`.at[]` of an operand the engine cannot tell", site.original)
+    index = _index_of(site)
+    op = site.func
+
+    def update(x, *args, **kwargs):
+        return getattr(x.at[index], op)(*args, **kwargs)
+    try:
+        out = on_jax(update)(_example(site.args[0]),
+                             *[_example(v) for v in site.args[1 + count:]],
+                             **{k: _example(v) for k, (_, v) in site.kwargs.items()})
+    except Exception as error:
+        raise Unsupported(f"`.at[...].{op}()` raises on the examples "
+                          f"({type(error).__name__}: {str(error).splitlines()[0][:200]})",
+                          site.original) from None
+    return result_value(out)
+
+
+def indexed_update(site: Site) -> cst.BaseExpression:
+    """``x.at[index].op(args)`` with the per-example operands (``x``, the index's elements,
+    the arguments) lifted into a ``jax.vmap`` (`lifted`)."""
+    call = site.node
+    sub = call.func.value
+    specs = [_axes(v) for v in site.args] + [_axes(v) for _, v in site.kwargs.values()]
+    names = iter(_unused(call, sum(s is not None for s in specs)))
+    params, passed, axes = [], [], []
+
+    def lift(node, value):
+        spec = _axes(value)
+        if spec is None:
+            return node
+        name = next(names)
+        params.append(name)
+        passed.append(node)
+        axes.append(spec)
+        return cst.Name(name)
+    operands = iter(zip(site.nodes, site.args))
+    x = lift(*next(operands))
+    elements = [e.with_changes(slice=e.slice.with_changes(value=lift(*next(operands))))
+                if isinstance(e.slice, cst.Index) else e for e in sub.slice]
+    args = [a.with_changes(value=lift(*next(operands))) if a.keyword is None else
+            a.with_changes(value=lift(*site.kwargs[a.keyword.value])) for a in call.args]
+    body = call.with_changes(func=call.func.with_changes(value=sub.with_changes(
+        value=sub.value.with_changes(value=x), slice=elements)), args=args)
+    return _vmapped(body, params, passed, axes)
+
+
+INDEXED_UPDATE_RULE = Rule(
+    name="jax.indexed_update", family=FAMILY,
+    explanation="`x.at[index].set(v)` (`.add`, `.multiply`, `.min`, `.max`, `.get`...) with a "
+                "per-example array, index or value: mapped by `jax.vmap` (JAX's batching "
+                "rule: a scatter or gather with the batch as one more dimension; negative "
+                "indices wrap, out-of-bounds updates are dropped and reads clamped, as per "
+                "example).",
+    before="x.at[i].set(v)",
+    after="jax.vmap(lambda x0, x1, x2: x0.at[x1].set(x2))(x, i, v)",
+    rewrite=indexed_update, infer=infer_indexed_update)
 
 
 def _rule(name: str, explanation: str, before: str, after: str) -> Rule:
@@ -252,6 +345,8 @@ def register(reg: Registry) -> None:
             reg._calls[id(fn)] = (fn, shadowed(rule, fn))
     for rule in (INDEXING_RULE, STRUCTURE_RULE, CONTROL_RULE, FUNCTION_RULE):
         reg._remember(rule)
+    reg.indexed_update = INDEXED_UPDATE_RULE
+    reg._remember(INDEXED_UPDATE_RULE)
 
 
 # ------------------------------------------------------------ the other backends
