@@ -351,7 +351,7 @@ def register(reg: Registry) -> None:
 
 # ------------------------------------------------------------ the other backends
 JAX_FUNCTION = Rule(
-    name="jax.function_refused", family=FAMILY,
+    name="refused.jax_function", family=FAMILY,
     explanation="A function of `jax` (`jax.lax`, `jax.numpy`) called on per-example values "
                 "is refused by the NumPy and PyTorch backends (its arguments would be "
                 "converted to JAX arrays per example): the JAX backend batches it.",
