@@ -77,7 +77,7 @@ def pad(v, x):
 
 
 def concatenate(v, u):
-    return lax.concatenate([v, u, v], 0)
+    return lax.concatenate([v, u, lax.convert_element_type(SHARED[:2], v.dtype), v], 0)
 
 
 def sort(v):
@@ -111,6 +111,14 @@ def fori_loop(x, n):
 
 def fori_loop_tuple(x, n):
     return lax.fori_loop(0, n, lambda k, c: (c[0] + c[1], c[1] * 2), (x, 1.0))[0]
+
+
+def switch(x, i):
+    return lax.switch(i, [lambda a: a + 1, lambda a: a * 3, lambda a: -a], x)
+
+
+def scan(v):
+    return lax.scan(lambda c, a: (c + a, c * a), 0.0, v)
 
 
 def while_loop(x, n):
@@ -165,9 +173,9 @@ def structure(x, v, u, m, i):
             concatenate(v, u), sort(v), sort_pair(v, u), dot_general(m, v), elementwise(x))
 
 
-def control(x, v, n):
+def control(x, v, n, i):
     return (cond(x), cond_rows(v, x), fori_loop(x, n), fori_loop_tuple(x, n),
-            while_loop(x, n))
+            while_loop(x, n), switch(x, i), scan(v))
 
 
 def indexed(v, m, i, x):
@@ -176,11 +184,11 @@ def indexed(v, m, i, x):
             at_rows(m, i, x), at_slice(m, i))
 
 
-CASES = [(structure, "xvumi"), (control, "xvn"), (indexed, "vmix")]
+CASES = [(structure, "xvumi"), (control, "xvni"), (indexed, "vmix")]
 PARTS = [select, select_shared, slice_, dynamic_slice, dynamic_slice_2d, dynamic_update_slice,
          rev, pad, concatenate, sort, sort_pair, dot_general, elementwise, cond, cond_rows,
-         fori_loop, fori_loop_tuple, while_loop, at_set, at_add, at_multiply, at_min, at_max,
-         at_get, at_get_fill, at_shared_index, at_rows, at_slice]
+         fori_loop, fori_loop_tuple, while_loop, switch, scan, at_set, at_add, at_multiply,
+         at_min, at_max, at_get, at_get_fill, at_shared_index, at_rows, at_slice]
 
 
 def _loop(f, args, jit=True):
@@ -266,6 +274,23 @@ def test_python_control_flow_around_lax_matches_the_loop(f, x64):
         assert got.dtype == loop.dtype
         np.testing.assert_allclose(np.asarray(got), np.asarray(loop),
                                    rtol=1e-12 if x64 else 2e-6, atol=0)
+
+
+def loop_count(x, n):
+    return lax.while_loop(lambda c: c[0] < c[1], lambda c: (c[0] + 1, c[1]), (0, n))[0]
+
+
+def test_a_python_int_in_lax_code_is_int64_as_the_backend_computes():
+    """Documented (docs/jax.md): the generated code runs with 64-bit types, so a Python int
+    in the carry (``0``) is int64 there, as the per-example code under ``jax.enable_x64``
+    has it; ``jax.vmap`` without x64 gives int32. The values are the same."""
+    data = _inputs(False)
+    x, n = jnp.asarray(data["x"]), jnp.asarray(data["n"])
+    got = vmap(loop_count)(x, n)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(jax.vmap(loop_count)(x, n)))
+    with jax.enable_x64(True):
+        assert jax.vmap(loop_count)(x, n).dtype == got.dtype
 
 
 def test_numpy_in_numpy_out_with_backend_jax():

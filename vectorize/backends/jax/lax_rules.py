@@ -31,7 +31,7 @@ from __future__ import annotations
 import libcst as cst
 import numpy as np
 
-from ...abstract import TupleValue, Value
+from ...abstract import UNKNOWN, TupleValue, Value
 from ...errors import Unsupported
 from ...rules.registry import Registry, Rule, Site, result_value
 
@@ -71,6 +71,10 @@ def on_jax(fn):
                 out = np.asarray(leaf)
                 return out[()] if out.ndim == 0 else out
             return leaf
+        if any(leaf is UNKNOWN for leaf in jax.tree_util.tree_leaves((args, kwargs))):
+            # (not a TypeError: the analysis refuses those as raising per example; `infer`
+            # refuses an operand it cannot tell)
+            raise LookupError("an operand the engine cannot tell")
         with jax.enable_x64(True):
             args, kwargs = jax.tree_util.tree_map(to_jax, (args, kwargs))
             return jax.tree_util.tree_map(to_numpy, fn(*args, **kwargs))
@@ -91,6 +95,12 @@ def _example(value):
     return value.example
 
 
+def _known(value) -> bool:
+    if isinstance(value, TupleValue):
+        return all(_known(item) for item in value.items)
+    return value.known
+
+
 def _axes(value):
     """``jax.vmap``'s ``in_axes`` entry of an operand: 0 where per example, None where the same
     for every example, a tuple of them for a tuple of values tracked one by one."""
@@ -101,7 +111,9 @@ def _axes(value):
             return 0 if all(isinstance(i, Value) and i.batched for i in value.items) else \
                 _refuse_tree(value)
         axes = tuple(_axes(item) for item in value.items)
-        return 0 if all(a == 0 for a in axes) else axes
+        if all(a == 0 for a in axes):
+            return 0
+        return list(axes) if value.kind is list else axes
     return 0 if value.batched else None
 
 
@@ -119,7 +131,7 @@ def _name(rule_name: str, site: Site) -> str:
 def infer(site: Site):
     """The call run on the examples as JAX runs it (`on_jax`)."""
     values = list(site.args) + [v for _, v in site.kwargs.values()]
-    if any(not isinstance(v, (Value, TupleValue)) or not v.known for v in values):
+    if any(not isinstance(v, (Value, TupleValue)) or not _known(v) for v in values):
         raise Unsupported(f"{_name('the call', site)} of an operand the engine cannot tell "
                           "(a lambda reading the function's values, or a value of a call it "
                           "cannot look into)", site.original,
@@ -234,7 +246,7 @@ def infer_indexed_update(site: Site):
     """``x.at[index].op(...)`` run on the examples as JAX runs it."""
     count = sum(p is not None for p in site.parts)
     values = list(site.args) + [v for _, v in site.kwargs.values()]
-    if any(not isinstance(v, (Value, TupleValue)) or not v.known for v in values):
+    if any(not isinstance(v, (Value, TupleValue)) or not _known(v) for v in values):
         raise Unsupported("`.at[]` of an operand the engine cannot tell", site.original)
     index = _index_of(site)
     op = site.func
