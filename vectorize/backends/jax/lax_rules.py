@@ -368,7 +368,14 @@ JAX_FUNCTION = Rule(
                 "is refused by the NumPy and PyTorch backends (its arguments would be "
                 "converted to JAX arrays per example): the JAX backend batches it.",
     before="lax.rev(v, (0,))", after="(refused: backend=\"jax\")",
-    rewrite=lambda site: _refuse(site), infer=lambda site: _refuse(site))
+    rewrite=lambda site: _refuse(site), infer=lambda site: _refuse(site),
+    shadow=lambda *args, **kwargs: _not_computed())
+
+
+def _not_computed():
+    # (a call the same for every example is left as written, its value unknown to the
+    # analysis, as before the rule: the NumPy backend never computes on JAX's arrays)
+    raise LookupError("a function of jax")
 
 
 def _refuse(site: Site):
