@@ -293,6 +293,19 @@ def test_a_python_int_in_lax_code_is_int64_as_the_backend_computes():
         assert jax.vmap(loop_count)(x, n).dtype == got.dtype
 
 
+def at_on_created(i, x):
+    y = jnp.zeros(4)
+    y = y.at[i].set(x)
+    return y.at[i].get() + y[0]
+
+
+def test_at_on_an_array_the_function_creates():
+    """``jnp.zeros(4)`` the same for every example (the analysis computes it through its
+    NumPy twin), then updated at a per-example index: under x64, as the generated code
+    runs, the same as jax.vmap and the loop."""
+    _check(at_on_created, "ix", True)
+
+
 def test_numpy_in_numpy_out_with_backend_jax():
     with jax.enable_x64(True):
         data = _inputs(True)

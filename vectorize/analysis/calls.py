@@ -155,6 +155,12 @@ class Calls:
                 self.helper_calls[node] = value
                 return value
             rule = self.registry.for_call(fn) if func.known else None
+            if rule is None and func.known:
+                # a function creating a fresh array that computes on NumPy examples through
+                # its twin (`jnp.zeros(3)`: `np.zeros`), the same for every example
+                created = self.registry.creation_for(fn)
+                rule = created if created is not None and created.shadow is not None \
+                    else None
             # the operation as it computes on NumPy examples (a torch function's shadow)
             evaluated = rule.shadow if rule is not None and rule.shadow is not None else fn
             if rule is not None and rule.family == "math":
@@ -176,9 +182,9 @@ class Calls:
             if rule is not None and rule.shadow is not None and args and getattr(
                     self, "_loop_stack", None):
                 self._takes_numbers(evaluated, args, kwargs, node)
-            if func.known and (fn in PURE_BUILTINS or self.registry.knows(fn)
-                               or isinstance(fn, np.ufunc) or _pure_numpy(fn)
-                               or pure_method(fn)):
+            if func.known and (fn in PURE_BUILTINS or rule is not None
+                               or self.registry.knows(fn) or isinstance(fn, np.ufunc)
+                               or _pure_numpy(fn) or pure_method(fn)):
                 out = _evaluate(evaluated, *[a.example for a in args],
                                 **{k: v.example for k, v in kwargs.items()})
                 # a method of a value not known exactly (`w.min()` of a shared array, whose
