@@ -193,7 +193,7 @@ PARTS = [select, select_shared, slice_, dynamic_slice, dynamic_slice_2d, dynamic
 
 def _loop(f, args, jit=True):
     one = jax.jit(f) if jit else f
-    rows = [one(*[a[k] for a in args]) for k in range(N)]
+    rows = [one(*[a[k] for a in args]) for k in range(len(args[0]))]
     return jax.tree_util.tree_map(lambda *r: jnp.stack(r), *rows)
 
 
@@ -263,6 +263,18 @@ def python_while_around_at(v, i):
     return v
 
 
+def writes_under_ifs(x, k):
+    y = jnp.zeros(3)
+    y = y.at[0].set(x * x)
+    if x > 0:
+        y = y.at[1].set(y[1] + jnp.sin(x) * 2)
+    else:
+        y = y.at[2].set(-x)
+    if 0 <= k < 3:
+        y = y.at[k].set(y[k] * x)
+    return jnp.sum(y * y)
+
+
 @pytest.mark.parametrize("f, x64", [(python_if_after_lax, False),
                                     (python_while_around_at, True)])
 def test_python_control_flow_around_lax_matches_the_loop(f, x64):
@@ -304,6 +316,16 @@ def test_at_on_an_array_the_function_creates():
     NumPy twin), then updated at a per-example index: under x64, as the generated code
     runs, the same as jax.vmap and the loop."""
     _check(at_on_created, "ix", True)
+
+
+def test_at_updates_under_python_ifs_match_the_loop():
+    """`.at[]` updates in branches of a per-example `if` (which jax.vmap refuses)."""
+    with jax.enable_x64(True):
+        x, k = jnp.array([1.5, -2.0, 0.3, 0.0]), jnp.array([0, 5, 2, -1])
+        got = vmap(writes_under_ifs)(x, k)
+        loop = _loop(writes_under_ifs, [x, k], jit=False)
+        assert got.dtype == loop.dtype == jnp.float64
+        np.testing.assert_allclose(np.asarray(got), np.asarray(loop), rtol=1e-13)
 
 
 def test_numpy_in_numpy_out_with_backend_jax():
