@@ -838,6 +838,8 @@ TESTED_ELSEWHERE = {
                          "tests/test_local_lists.py",
     "sum.item": "an item of `sum` of a generator written as a loop: "
                 "tests/test_constructs21.py, tests/test_python_sum.py",
+    "refused.jax_function": "a `jax.lax` call of per-example values, refused by the NumPy "
+                            "and PyTorch backends: tests/test_jaxrules30.py",
 }
 
 # ------------------------------------------------------------------------ known engine bugs

@@ -257,12 +257,19 @@ def test_jax_tables_are_numpys_rules():
     """The JAX registry holds NumPy's rules (its tables, spelled with ``jnp``): every rule of
     it is one the table covers (`test_rules.test_every_rule_has_a_case`), besides the
     families the table leaves to their own tests (random draws, vmap, user rules)."""
+    from test_jaxrules30 import PARTS, covered_rules
+
+    from vectorize.backends.jax import lax_rules
     jax_rules = {rule.name for rule in backends.get("jax").registry.all_rules
-                 if rule.family not in ("user", "random", "vmap")}
+                 if rule.family not in ("user", "random", "vmap", lax_rules.FAMILY)}
     covered = set().union(*(table.case_rules(case)[0] for case in table.CASES))
     assert jax_rules - covered - set(table.TESTED_ELSEWHERE) == set()
     numpy_rules = {rule.name for rule in backends.get("numpy").registry.all_rules}
     assert jax_rules <= numpy_rules
+    # JAX's own (`jax.lax`, `x.at[]`): its case table is tests/test_jaxrules30.py's
+    lax = {rule.name for rule in backends.get("jax").registry.all_rules
+           if rule.family == lax_rules.FAMILY}
+    assert lax and lax == covered_rules(PARTS)
 
 
 def test_jax_functions_batch_as_their_numpy_twins():

@@ -170,6 +170,7 @@ NOT_COVERED = {
     "torch.constant_tensor": "a refusal: its rules-page example (tests/test_rules_doc.py)",
     "torch.func.transform": "a refusal: its rules-page example (tests/test_rules_doc.py)",
     "vmap.function": "a refusal: its rules-page example (tests/test_rules_doc.py, NumPy)",
+    "refused.jax_function": "a refusal of `jax.lax` on tensors: tests/test_jaxrules30.py",
     "warn.lanes": "a warning per example: tests/test_helper_statements.py (on tensors too)",
     "sum.item": "its loops (a list of a different length on each path) are refused on "
                 "tensors (tests/test_rules_doc.py KNOWN_TORCH_GAPS)",

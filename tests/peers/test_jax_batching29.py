@@ -8,11 +8,11 @@ tests rewritten in NumPy against the per-example loop; this file checks the JAX 
 Ported but left out of the suite (its time budget): the cases that run here as in
 test_jax_vmap.py (testConstantFunction, testRevNumpy, testNpGtrThan, testDot2-4, testCumProd,
 testGatherBatchedBoth, testNumpyIndexing2, testTranspose, test_vmap_unmapped_last: all pass),
-and those written with ``lax`` primitives, refused (a located VectorizeError: no batching
-rule) as testSort and testConcatenate here are: testSliceLax (lax.slice), testRevLax
-(lax.rev), testDotGeneral, testPad (lax.pad), testSelect, testSortKeyVal,
-testDynamicUpdateSlice (lax.dynamic_update_index_in_dim; its ``x.at[i].set`` spelling is
-refused as testIndexAddBatchedIndexesOnly is), testIssue3883 (lax.dynamic_slice).
+and those written with ``lax`` primitives, batched by the JAX backend's ``jax.lax`` rules
+(jax.vmap's own rules) as testSort, testConcatenate, testSliceLax, testRevLax, testPad and
+testSelect here are: testDotGeneral, testSortKeyVal, testDynamicUpdateSlice
+(lax.dynamic_update_index_in_dim and its ``x.at[i].set`` spelling), testIssue3883
+(lax.dynamic_slice).
 
 Not ported, with the reason:
 - testPerExampleGradients, testNpMaximumPerExampleGrad, testJacobians, testHessian,
@@ -55,14 +55,6 @@ from vectorize import VectorizeError, vmap  # noqa: E402
 R = np.random.default_rng(29)
 CASES: dict = {}
 REFUSED: dict = {}    # case -> why a located VectorizeError is the expected outcome
-
-
-AT = "x.at[i].set / .add of a per-example array: no rule"
-
-
-def lax_rule(op: str) -> str:
-    return (f"lax.{op} has no batching rule: the JAX backend's operators are jnp's (lax "
-            "primitives are not in the registry)")
 
 
 def case(peer: str, refused: str | None = None):
@@ -158,7 +150,7 @@ def _():
     same(jnp.dot, (None, 1), 0, R.normal(size=(3,)), R.normal(size=(3, 10)))
 
 
-@case("testConcatenate", refused=lax_rule("concatenate"))
+@case("testConcatenate")
 def _():
     x, y, z = R.normal(size=(3, 4)), R.normal(size=(3, 5)), R.normal(size=(10, 3, 6))
     f = lambda *args: lax.concatenate(args, dimension=1)  # noqa: E731
@@ -166,6 +158,36 @@ def _():
     same(lambda *a: jnp.concatenate(a, axis=1), (None, None, 0), 0, x, y, z)
     same(lambda *a: jnp.concatenate(a, axis=1), 0, 0, R.normal(size=(4, 3, 2)),
          R.normal(size=(4, 3, 5)))
+
+
+@case("testSliceLax")
+def _():
+    same(lambda x: lax.slice(x, (2,), (4,)), 0, 0, R.normal(size=(5, 10)))
+
+
+@case("testRevLax")
+def _():
+    x = R.normal(size=(2, 3))
+    same(lambda x: lax.rev(x, [0]), 0, 0, x)
+    same(lambda x: lax.rev(x, [0]), 1, 1, x)
+
+
+@case("testPad")
+def _():
+    same(lambda x: lax.pad(x, np.float32(0), [(1, 2, 1)]), 0, 0,
+         R.normal(size=(5, 10)).astype(np.float32))
+    same(lambda x: lax.pad(x, np.float32(0), [(1, 2, 1), (0, 1, 0)]), 0, 0,
+         R.normal(size=(5, 10, 3)).astype(np.float32))
+
+
+@case("testSelect")
+def _():
+    select = lambda p, a, b: lax.select(p, a, b)  # noqa: E731
+    same(select, 0, 0, np.array([True, False]), np.array([0, 1]), np.array([2, 3]))
+    same(select, (0, None, None), 0, np.array([False, True]), np.array([0, 1]),
+         np.array([2, 3]))
+    same(select, (None, 0, None), 0, True, np.array([0, 1], np.float32),
+         np.array(3, np.float32))
 
 
 @case("testAny")
@@ -183,7 +205,7 @@ def _():
     same(lambda x, i: x[i], (None, 0), 0, np.arange(3), idx)
 
 
-@case("testSort", refused=lax_rule("sort"))
+@case("testSort")
 def _():
     v = np.arange(12)[::-1].reshape(3, 4)
     same(lambda x: jnp.sort(x), 0, 0, v)
@@ -245,7 +267,7 @@ def _():
     assert empty == ()
 
 
-@case("testIndexAddBatchedIndexesOnly", refused=AT)
+@case("testIndexAddBatchedIndexesOnly")
 def _():
     f = lambda x, idx, y: jnp.asarray(x).at[idx].add(y)  # noqa: E731
     got = same(f, (None, 0, None), 0, np.zeros((10,)), np.arange(10), 1.0)

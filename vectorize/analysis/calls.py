@@ -44,6 +44,8 @@ class Calls:
     """The `Analysis` methods that give the abstract value of a call."""
 
     def call(self, node: cst.Call, env):
+        if self.registry.indexed_update is not None and indexed_update_of(node) is not None:
+            return self._indexed_update(node, env)
         if type(node.func) is cst.Attribute:
             base = self.expr(node.func.value, env)
             if base.batched:
@@ -156,6 +158,12 @@ class Calls:
                 self.helper_calls[node] = value
                 return value
             rule = self.registry.for_call(fn) if func.known else None
+            if rule is None and func.known:
+                # a function creating a fresh array that computes on NumPy examples through
+                # its twin (`jnp.zeros(3)`: `np.zeros`), the same for every example
+                created = self.registry.creation_for(fn)
+                rule = created if created is not None and created.shadow is not None \
+                    else None
             # the operation as it computes on NumPy examples (a torch function's shadow)
             evaluated = rule.shadow if rule is not None and rule.shadow is not None else fn
             if rule is not None and rule.family == "math":
@@ -177,9 +185,9 @@ class Calls:
             if rule is not None and rule.shadow is not None and args and getattr(
                     self, "_loop_stack", None):
                 self._takes_numbers(evaluated, args, kwargs, node)
-            if func.known and (fn in PURE_BUILTINS or self.registry.knows(fn)
-                               or isinstance(fn, np.ufunc) or _pure_numpy(fn)
-                               or pure_method(fn)):
+            if func.known and (fn in PURE_BUILTINS or rule is not None
+                               or self.registry.knows(fn) or isinstance(fn, np.ufunc)
+                               or _pure_numpy(fn) or pure_method(fn)):
                 out = _evaluate(evaluated, *[a.example for a in args],
                                 **{k: v.example for k, v in kwargs.items()})
                 # a method of a value not known exactly (`w.min()` of a shared array, whose
@@ -266,6 +274,45 @@ class Calls:
                           "use a NumPy equivalent, register a rule with "
                           "vectorize.register_rule, or pass fallback='warn' to run this call "
                           "per example")
+
+    def _indexed_update(self, node: cst.Call, env):
+        """``x.at[index].op(...)`` (the registry's `indexed_update` rule): its operands are
+        ``x``, each element of ``index`` that is no slice (`Site.parts`: each element's
+        value, None for a slice) and the arguments of ``op``."""
+        sub = node.func.value
+        base = self.expr(sub.value.value, env)
+        parts = []
+        for element in sub.slice:
+            if isinstance(element.slice, cst.Index):
+                parts.append(self.expr(element.slice.value, env))
+                continue
+            for bound in (element.slice.lower, element.slice.upper, element.slice.step):
+                if bound is not None and self.expr(bound, env).batched:
+                    raise Unsupported("a slice bound that differs per example in `.at[]`",
+                                      bound, "use lax.dynamic_slice / "
+                                             "lax.dynamic_update_slice")
+            parts.append(None)
+        args, kwargs = [], {}
+        for arg in node.args:
+            if arg.star:
+                raise Unsupported("`*`/`**` unpacking in a call of `.at[]`", arg,
+                                  "pass the arguments one by one")
+            value = self.expr(arg.value, env)
+            if arg.keyword is not None:
+                kwargs[arg.keyword.value] = value
+            else:
+                args.append(value)
+        rule = self.registry.indexed_update
+        for part in (sub.value, sub, node.func):     # no attribute reads or subscripts
+            self.values[part] = Value(False, UNKNOWN)
+        site = Site(args=[base, *[p for p in parts if p is not None], *args],
+                    nodes=[], kwargs={k: (None, v) for k, v in kwargs.items()},
+                    func=node.func.attr.value, original=node, parts=parts)
+        value = rule.infer(site)
+        if any(v.batched for v in [*site.args, *kwargs.values()]):
+            self.indexed_updates[node] = rule
+            return value
+        return unbatched(value.example) if isinstance(value, Value) else value
 
     def isinstance_of(self, node, value, classes):
         """``isinstance(value, classes)``, known for the specialization (its arguments' types
@@ -625,6 +672,15 @@ _PYTHON_INTS = frozenset({builtins.int, builtins.round, math.floor, math.ceil, m
 _NUMPY_SCALAR_RAISES = frozenset({math.ldexp})
 """What raises on NumPy scalars where it computes on Python numbers: `math.ldexp`'s exponent
 must be a Python int (TypeError for an `np.int64`, `SpecFacts.scalar_raises`)."""
+
+
+def indexed_update_of(node: cst.Call):
+    """The subscript ``x.at[index]`` of a call ``x.at[index].op(...)``, else None."""
+    func = node.func
+    if type(func) is cst.Attribute and type(func.value) is cst.Subscript and \
+            type(func.value.value) is cst.Attribute and func.value.value.attr.value == "at":
+        return func.value
+    return None
 
 
 def _note_facts(fn, args, kwargs) -> None:

@@ -106,6 +106,8 @@ class Analysis(Expressions, Calls, Aliasing):
         self.helper_calls: dict[cst.Call, object] = {}
         self.tuple_lengths: set = set()     # len(t) of a tuple tracked item by item
         self.method_calls: dict[cst.Call, object] = {}     # x.method(...) on batched x
+        # `x.at[index].set(v)` (the registry's `indexed_update`) of per-example values
+        self.indexed_updates: dict[cst.Call, object] = {}
         self.random_calls: dict[cst.Call, Rule] = {}       # draws, one per example
         # a list or tuple display (or a name bound to one) of per-example values that a
         # rule takes as one per-example array -> whether each item is per example

@@ -72,7 +72,10 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
         self.prims = ctx.registry.primitives
         self.method_funcs = {call.func for call in analysis.method_calls} | {
             call.func for call in analysis.string_pieces
-            if type(call) is cst.Call and type(call.func) is cst.Attribute}    # `s.upper()`
+            if type(call) is cst.Call and type(call.func) is cst.Attribute} | {
+            call.func.value.value for call in analysis.indexed_updates}   # `x.at`
+        # the `x.at[index]` of `x.at[index].set(v)`: rewritten with the call
+        self.indexed_subscripts = {call.func.value for call in analysis.indexed_updates}
         self._promotions: set[int] = set()   # ids of the lines that make carries arrays
         self._loops: list = []                # the loops around the node being visited
         self._func = None
@@ -243,6 +246,8 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
     leave_List = leave_Tuple = leave_Name = _stacked
 
     def leave_Subscript(self, original_node, updated_node):
+        if original_node in self.indexed_subscripts:
+            return updated_node
         if original_node in self.analysis.fallback_calls:
             return self._fallback(original_node, updated_node)
         if original_node in self.analysis.mask_writes:
@@ -391,6 +396,21 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
                                     batch=self._batch_size(),
                                     func=getattr(self.value(original_node.func), "example",
                                                  None))
+        if original_node in analysis.indexed_updates:
+            # `x.at[index].op(...)`: `x`, the index's elements that are no slices, then the
+            # method's arguments
+            sub = original_node.func.value
+            parts = [(e.slice.value, n.slice.value)
+                     for e, n in zip(sub.slice, updated_node.func.value.slice)
+                     if isinstance(e.slice, cst.Index)]
+            return self._apply_call(analysis.indexed_updates[original_node], original_node,
+                                    updated_node, [(sub.value.value,
+                                                    updated_node.func.value.value.value),
+                                                   *parts],
+                                    func=original_node.func.attr.value,
+                                    parts=[self.value(e.slice.value)
+                                           if isinstance(e.slice, cst.Index) else None
+                                           for e in sub.slice])
         if original_node in analysis.method_calls:
             return self._apply_call(analysis.method_calls[original_node], original_node,
                                     updated_node,

@@ -740,6 +740,12 @@ def f(x):
 '''), "X", imports="random")
 # `vmap(h)` of a function of the module is never rewritten (`vmap.nested` batches the call of
 # what it makes): the rule shows only as the refusal of a per-example function
+REFUSED.add("refused.jax_function")     # (the JAX backend's rules: its folder's examples)
+EXAMPLES["refused.jax_function"] = Example(_f('''
+def f(v):
+    return lax.rev(v, (0,))
+'''), "V", in_axes=(0,), imports="jax.lax as lax")
+
 REFUSED.add("vmap.function")
 EXAMPLES["vmap.function"] = Example(_f('''
 def total(v):

@@ -202,6 +202,10 @@ class Registry:
         # the namespace computes them in another dtype than NumPy: ``unbatched(site)`` gives
         # the site's operand nodes to write instead (None: as written; `backends.jax.dtypes`)
         self.unbatched: Callable[[Site], list | None] | None = None
+        # ``x.at[index].set(v)`` (JAX's indexed updates and reads), where the namespace has
+        # them: the rule of every such call (its ``func`` the method's name, ``parts`` the
+        # index's elements as a subscript's are)
+        self.indexed_update: Rule | None = None
         from .. import backends
         for register in backends.EVERY_NAMESPACE:     # rules that hold for every namespace
             register(self)

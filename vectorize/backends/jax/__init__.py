@@ -77,7 +77,7 @@ class JaxBackend(Backend):
     random_hint = ("jax.random with an explicit key, drawn for the whole batch outside the "
                    "function and passed in")
     function_modules = ("jax", "numpy")
-    extra_modules = {"lax": "jax.lax"}
+    extra_modules = {"lax": "jax.lax", "jax": "jax"}
 
     def build_registry(self):
         from . import rules
@@ -85,6 +85,17 @@ class JaxBackend(Backend):
 
     def claims(self, value) -> bool:
         return is_jax_array(value)
+
+    def rule_examples(self):
+        from . import rule_examples
+        return rule_examples.JAX_EXAMPLES, rule_examples.RANDOM, rule_examples.REFUSED
+
+    def rule_example_arguments(self, args, written):
+        """NumPy arrays as ``jax.Array`` s of JAX's default types (float32, int32)."""
+        import jax.numpy as jnp
+        narrow = {"f": np.float32, "i": np.int32, "c": np.complex64}
+        return tuple(jnp.asarray(a.astype(narrow.get(a.dtype.kind, a.dtype)))
+                     if isinstance(a, np.ndarray) else a for a in args)
 
     # ------------------------------------------------------- code generation and running
     def file_setup(self):

@@ -32,6 +32,8 @@ def build(backend) -> Registry:
     from ..numpy import register_tables
     reg = Registry(backend)
     register_tables(reg)
+    from . import lax_rules
+    lax_rules.register(reg)     # `jax.lax` in the user's code: mapped by jax.vmap's rules
     _replace(reg, builtins_module.complex, _complex_parts)
     for func in (math.gcd, math.lcm, np.gcd, np.lcm):
         _replace(reg, func, _no_gcd)
