@@ -11,8 +11,8 @@ rule, applied where it applies: the call as the user wrote it, mapped over the b
 ``jax.vmap`` with the operands that are per example mapped (``in_axes`` 0, per leaf of a
 tuple operand) and the others passed as they are::
 
-    y = lax.dynamic_slice(v, (i,), (2,))   ->   y = jax.vmap(lambda v, i: lax.dynamic_slice(
-                                                    v, (i,), (2,)))(v, i)
+    y = lax.dynamic_slice(v, (i,), (2,))   ->   y = jax.vmap(lambda x0, x1: lax.dynamic_slice(
+                                                    x0, x1, (2,)))(v, (i,))
 
 so the results are ``jax.vmap``'s, bit for bit, out-of-bounds offsets (clamped) included.
 The functions a control-flow call takes (``lax.cond``'s branches, a loop's body) are its
@@ -316,7 +316,7 @@ INDEXING_RULE = _rule(
     "values: the call mapped by `jax.vmap` (JAX's batching rule: a gather or scatter with "
     "the batch as one more dimension; out-of-bounds offsets clamped as per example).",
     "lax.dynamic_slice(v, (i,), (2,))",
-    "jax.vmap(lambda x0, x1: lax.dynamic_slice(x0, (x1,), (2,)))(v, i)")
+    "jax.vmap(lambda x0, x1: lax.dynamic_slice(x0, x1, (2,)))(v, (i,))")
 STRUCTURE_RULE = _rule(
     "lax.structure",
     "`jax.lax` reversals, pads, concatenations, sorts, contractions (`dot_general`) and "
