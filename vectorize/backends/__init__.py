@@ -92,6 +92,14 @@ def names_dtype(text) -> bool:
     return any(backend.names_dtype(text) for backend in _others())
 
 
+def refuse_others(reg, name: str) -> None:
+    """Add to ``reg``, the registry of the backend ``name``, every other backend's located
+    refusals of its library's functions (`Backend.refuse_in`)."""
+    for other in KNOWN:
+        if other != name:
+            get(other).refuse_in(reg)
+
+
 def _others() -> list[Backend]:
     if len(_claimants) != len(KNOWN) - 1:     # (again where one was registered since)
         _claimants[:] = [get(name) for name in KNOWN if name != DEFAULT]   # one assignment
@@ -107,4 +115,4 @@ def foreign_example(value):
 
 
 __all__ = ["DEFAULT", "KNOWN", "Backend", "foreign_example", "get", "grad_transform",
-           "names_dtype", "of_value", "owns_function", "owns_instance"]
+           "names_dtype", "of_value", "owns_function", "owns_instance", "refuse_others"]

@@ -240,6 +240,12 @@ class Backend:
         when ``batched``: without axis 0) shape."""
         raise NotImplementedError
 
+    def refuse_in(self, reg) -> None:
+        """Add to ``reg``, another backend's registry, the rules with which it refuses,
+        located, this backend's library functions called on per-example values (JAX:
+        `jax.lax` and `jax.numpy` functions, which only the JAX backend batches); none by
+        default (`backends.refuse_others`)."""
+
     def owns_function(self, fn) -> bool:
         """Whether ``fn`` is the library's own (``torch.split`` is Python code): mapped by its
         rules or refused, never read as the user's code. Its module is the library's, or its

@@ -59,6 +59,10 @@ class JaxBackend(Backend):
     name = "jax"
     alias = "jnp"
     module_name = "jax.numpy"
+
+    def refuse_in(self, reg) -> None:
+        from .lax_rules import refuse_jax
+        refuse_jax(reg)
     quiet = None            # XLA never warns about floating-point errors: nothing to silence
     weak_python_numbers = True
     int_power_checks = True     # jnp's integer powers never raise

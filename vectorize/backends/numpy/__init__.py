@@ -29,10 +29,10 @@ class NumpyBackend(Backend):
 
     def build_registry(self):
         from ...rules.registry import Registry
-        from ..jax.lax_rules import refuse_jax
+        from .. import refuse_others
         reg = Registry(self)
         register_tables(reg)
-        refuse_jax(reg)     # `jax.lax` of per-example values: the JAX backend's
+        refuse_others(reg, self.name)   # (`jax.lax` of per-example values: the JAX backend's)
         return reg
 
     def module(self):

@@ -73,8 +73,8 @@ class TorchBackend(Backend):
         known = {id(rule) for rule in reg.all_rules}
         for family in (dims, nn, creation, inplace, functorch):
             family.register(reg)
-        from ..jax.lax_rules import refuse_jax
-        refuse_jax(reg)     # `jax.lax` of per-example values: the JAX backend's
+        from .. import refuse_others
+        refuse_others(reg, self.name)   # (`jax.lax` of per-example values: the JAX backend's)
         for rule in reg.all_rules:       # refusals point at the call they are about
             if id(rule) not in known and rule.infer is not None:
                 rule.infer = rules._located(rule.infer)
