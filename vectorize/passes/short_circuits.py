@@ -20,24 +20,27 @@ before the statement, into a fresh name (the assigned name where it is the whole
                                             else:
                                                 t = 1.0 / x
 
-    return T[k] + (c and g(x) or 0.0)       item = T[k]
+    return T[k] + (c and g(x) or 0.0)       t_item = T[k]
                                             value = c
                                       ->    if value:
                                                 value = g(x)
                                             if not value:
                                                 value = 0.0
-                                            return item + value
+                                            return t_item + value
 
 The operands Python evaluates before it in the statement (``T[k]``) are computed first, into
 fresh names, in their order (names and literals stay where they are: they cannot raise). Each
 branch is then a statement of its own: `python_raises` writes its checks under the ``if``'s
 condition, and `compact_ifs` runs a helper that may raise on its branch's lanes only, so each
-example raises what Python raises for it, and only where Python does. An ``and``/``or`` whose
-left side is a bool and whose right side is not is lowered only where its bool cannot be the
-value used (the left side of an ``or``/``and`` of the other kind, a test): elsewhere the
-examples' values have different types. Not lowered (left to the passes after, which refuse
-what they cannot keep in order): a ``while`` test, a statement with a walrus, several
-statements on one line, code inside a lambda or comprehension.
+example raises what Python raises for it, and only where Python does. A name bound on some
+paths only that the statement reads keeps its check (``if not u_bound: raise
+UnboundLocalError``) where Python first reads it: before the statements made for what comes
+after the read, else just before the statement. (An ``and``/``or`` of a bool and a number
+holds the bool on some lanes, the number on others: the name the ``if`` assigns joins them as
+the expression's batched form does, ``np.where(c, v, c)``.) Not lowered (left to the passes
+after, which refuse what they cannot keep in order): the test of a ``while`` statement
+(masked loops evaluate theirs in assignments, which are lowered), a statement with a walrus,
+several statements on one line, code inside a lambda or comprehension.
 """
 
 from __future__ import annotations
