@@ -1,8 +1,8 @@
 """`vmap` against the loop over NumPy scalars where a value has different types on different
 lanes: a Python number per example (``round(x)``, ``int(z)``) or a constant beside a narrow
-NumPy value, ints of different widths, a loop carry that becomes mixed on a later pass, and
-``round`` of the 0-d array ``np.where`` gives per example (NEP 50 fuzz seeds 31178, 31135,
-1926, 1907)."""
+NumPy value, ints of different widths, a Python bool beside a NumPy bool, a loop carry that
+becomes mixed on a later pass, ``round`` of the 0-d array ``np.where`` gives per example, and
+``x ** 2`` of a bool (NEP 50 fuzz seeds 31178, 31135, 1926, 1907, 40230, 41020, 41224)."""
 
 from __future__ import annotations
 

@@ -300,6 +300,11 @@ def mixed_lane_types(a, b) -> bool:
             type(a) not in _PYTHON_NUMBERS and type(b) not in _PYTHON_NUMBERS and \
             _lane_dtype(a) != _lane_dtype(b)
     ka = number_kind(a)
+    if ka == "bool" == number_kind(b):
+        # a Python bool on some lanes, a NumPy bool on others: Python's are the ints 0 and 1
+        # in arithmetic (``r + r`` is 2, ``-r`` is -1), NumPy's add as a logical or and
+        # raise for ``-`` (`passes.python_raises` refuses those)
+        return (type(a) is bool) != (type(b) is bool)
     if ka == "int" == number_kind(b):
         # ints of different widths or signedness (an int16 on some lanes, an int32 or a
         # Python int on others): the narrower lanes wrap in their own type, ``r * 1000``

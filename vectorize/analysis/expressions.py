@@ -285,8 +285,9 @@ class Expressions:
                                   "convert it with float(...) first")
             if value in MIXED_KINDS and id(operand) not in kind_free and not (
                     value in MIXED_PARTS and {number_kind(p) for p in MIXED_PARTS[value]}
-                    == {"int"}):
-                # (ints of different widths on different lanes print alike)
+                    in ({"int"}, {"bool"})):
+                # (ints of different widths, or Python and NumPy bools, on different lanes
+                # print alike)
                 # an int on some lanes and a float on others (`r = 0`, then `r = x / 2` under
                 # a per-example `if`): each lane prints its own type ("0" / "0.5"), the
                 # batch holds the joined one ("0.0")

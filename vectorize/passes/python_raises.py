@@ -48,7 +48,7 @@ import types
 import libcst as cst
 import numpy as np
 
-from ..abstract import Value
+from ..abstract import MIXED_PARTS, Value
 from ..analysis import ranges
 from ..analysis.float_semantics import numpy_scalar_for
 from ..analysis.python_numbers import PythonNumbers
@@ -1965,8 +1965,14 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             return
         for n in operands:
             value = self.checks.value(n)
-            if value is not None and value.batched and value.rank == 0 and \
-                    value.kind == "b" and n not in self.counted and python.mixed(n):
+            if value is None or not value.batched or value.rank != 0 or value.kind != "b" \
+                    or n in self.counted:
+                continue
+            # the pass would count a Python bool that is NumPy's on some examples (which
+            # `PythonNumbers` tells, flow-insensitively), or the analysis joined the two
+            # kinds of bool (`abstract.MIXED_PARTS`, flow-sensitive)
+            parts = {type(p) is bool for p in MIXED_PARTS.get(value, ())}
+            if self.python_bool(n) and python.mixed(n) or parts == {True, False}:
                 raise Unsupported(
                     f"`{cst.Module([]).code_for_node(node).strip()}`: arithmetic on a "
                     "per-example bool that is a Python bool on some examples and a NumPy "
