@@ -196,7 +196,7 @@ def test_generated_code_calls_blend():
     t = np.linspace(-2, 10, 7)
     assert "root = merge.blend(tmp > 5.0, tmp, -t)" in f.source(t, 1.0)
     assert "from vectorize.backends.numpy import merge" in f.source(t, 1.0)
-    assert "y = merge.blend(x < 0, x * x, merge.blend(x < 1, 2 * x + 1, 5.0))" in \
+    assert "y = merge.blend(x < 0.0, x * x, merge.blend(x < 1.0, 2.0 * x + 1.0, 5.0))" in \
         vectorize(pieces, fallback="error").source(t)
 
 

@@ -259,13 +259,13 @@ RULE_CASES = [
      def f(x, lo):
          return x > lo and not x > 2 or x == 0
      """,
-     "return (x > lo) & ~(x > 2) | (x == 0)"),
+     "return (x > lo) & ~(x > 2.0) | (x == 0.0)"),
     ("a chained comparison becomes a conjunction of links", "x",
      """
      def f(x):
          return 0 < x <= 1
      """,
-     "return (0 < x) & (x <= 1)"),
+     "return (0.0 < x) & (x <= 1.0)"),
     ("builtin min of a constant keeps Python's choice on ties and NaN", "x",
      """
      def f(x):

@@ -1027,11 +1027,13 @@ def _raises_arithmetic(node) -> bool:
 
 def _truth(node, kind: str):
     """The truth of one value (of `_ScalarBody`'s ``kind``), as ``np.any`` of it: a truth
-    itself, else ``x != 0`` (NaN is true)."""
+    itself, else ``x != 0`` (NaN is true; ``x != 0.0`` of a float, as the arrays' code
+    writes its zero tests, `rules.operators.float_literals`, so that ``c and c`` of both
+    folds)."""
     if kind == "b":
         return node
     return cst.Comparison(left=node, comparisons=[cst.ComparisonTarget(
-        cst.NotEqual(), cst.Integer("0"))])
+        cst.NotEqual(), cst.Float("0.0") if kind == "f" else cst.Integer("0"))])
 
 
 def _negated(node):
