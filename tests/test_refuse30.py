@@ -339,3 +339,36 @@ def test_python_numbers_in_a_chain_keep_the_narrow_type(f, dtype):
         warnings.simplefilter("ignore")
         got = vmap(f)(x, y)
     _same(got, _loop(f, x, y))
+
+
+# ------------------------------------------------------------------- mutual recursion
+
+
+def _even_steps(n, x):
+    if n <= 0:
+        return x
+    return _odd_steps(n - 1, x * 2)
+
+
+def _odd_steps(n, x):
+    if n <= 0:
+        return -x
+    return _even_steps(n - 1, x + 1)
+
+
+def mutual(n, x):
+    return _even_steps(n, x)
+
+
+@pytest.mark.parametrize("api", [vectorize, vmap], ids=["vectorize", "vmap"])
+def test_mutual_recursion_refusal_names_the_cycle(api):
+    n, x = np.array([1, 2, 3, 0]), np.array([1.0, 2.0, 3.0, -0.0])
+    with pytest.raises(VectorizeError) as info:
+        api(mutual, fallback="error")(n, x)
+    text = str(info.value)
+    assert "`_even_steps` -> `_odd_steps` -> `_even_steps`" in text
+    assert "test_refuse30.py:" in text and "^" in text and "suggestion" in text
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = vectorize(mutual, fallback="warn")(n, x)
+    _same(got, np.vectorize(mutual)(n, x))

@@ -1062,22 +1062,29 @@ class vectorize:
             return entry
         # (what every example raises a TypeError for on these NumPy scalars, as
         # numpy.vectorize's first call does, is refused there: `math.trunc` of a float32)
-        try:
-            types = build(func, narrow if var_positional is None else _fold_var_positional(
-                              var_positional, narrow), fallback="loop",
-                          title=title + " (the types of its NumPy scalars)",
-                          kind="numpy.vectorize loop", cache_dir=self.cache_dir,
-                          backend=self.backend or backends.DEFAULT,
-                          python_semantics=PythonSemantics(tuple(narrow[n] for n in python),
-                                                           types_only=True))
-        except VectorizeError:
-            types = None
-        if types is None or isinstance(types.spec, FallbackSpec):
-            # no code for those NumPy scalars (a list of Python floats appended float32
-            # items, which one array cannot hold): a call with examples learns its types
-            # from the first, as numpy.vectorize does (`_first_example_types`: such an
-            # entry always probes, `_probes`); an empty batch whose call on an example of
-            # ones raises keeps the code's own types
+        types = build(func, narrow if var_positional is None else _fold_var_positional(
+                          var_positional, narrow), fallback="loop",
+                      title=title + " (the types of its NumPy scalars)",
+                      kind="numpy.vectorize loop", cache_dir=self.cache_dir,
+                      backend=self.backend or backends.DEFAULT,
+                      python_semantics=PythonSemantics(tuple(narrow[n] for n in python),
+                                                       types_only=True))
+        if isinstance(types.spec, FallbackSpec):
+            if _raises_per_example(types.spec.reason):
+                # (numpy.vectorize's first call raises there: refused as the policy says)
+                return build(func, narrow if var_positional is None else
+                             _fold_var_positional(var_positional, narrow),
+                             fallback=self.fallback,
+                             title=title + " (the types of its NumPy scalars)",
+                             kind="numpy.vectorize loop", cache_dir=self.cache_dir,
+                             backend=self.backend or backends.DEFAULT,
+                             python_semantics=PythonSemantics(
+                                 tuple(narrow[n] for n in python), types_only=True))
+            # no code for those NumPy scalars for another reason (a list of Python floats
+            # appended float32 items, which one array cannot hold): a call with examples
+            # learns its types from the first, as numpy.vectorize does
+            # (`_first_example_types`: such an entry always probes, `_probes`); an empty
+            # batch whose call on an example of ones raises keeps the code's own types
             return entry
         # (run for an empty batch only: a call with examples learns the types from its
         # first, `_first_example_types`)
@@ -1624,6 +1631,13 @@ def _narrow_empty(call_args, kinds) -> list:
         else:
             out.append(arg)
     return out
+
+
+def _raises_per_example(reason: str) -> bool:
+    """Whether a refusal of the code for numpy.vectorize's NumPy scalars (`_build`) says
+    that those scalars raise where the Python numbers do not (``math.trunc`` of an
+    ``np.float32``: TypeError), which numpy.vectorize's first call then raises."""
+    return "raise" in reason or "TypeError" in reason
 
 
 def _static_types(entry):

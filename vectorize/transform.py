@@ -174,6 +174,19 @@ class ModuleContext:
                 return True
         return False
 
+    def _cycle(self, spec: _Spec, fn) -> str | None:
+        """Where ``spec``, still being made, is reached again through other functions being
+        made (mutual recursion), the cycle of their names (`is_even` -> `is_odd` ->
+        `is_even`); None where the function calls itself directly."""
+        making = [s for s in self.specs.values() if s.tree is None]
+        if spec not in making:
+            return None
+        names = [getattr(s.source, "name", None) or s.name
+                 for s in making[making.index(spec):]] + [fn.__name__]
+        if len(set(names)) < 2:
+            return None
+        return " -> ".join(f"`{n}`" for n in names)
+
     def specialize(self, func, params: dict[str, object], node=None,
                    name: str | None = None, python_params: frozenset = frozenset(),
                    signs: frozenset = frozenset()) -> _Spec:
@@ -194,6 +207,12 @@ class ModuleContext:
         spec = self.specs.get(key)
         if spec is not None:
             if spec.tree is None:
+                cycle = self._cycle(spec, fn)
+                if cycle is not None:
+                    raise Unsupported(
+                        f"mutual recursion ({cycle}): only a function's calls of itself "
+                        "are written out (docs/semantics.md)", node,
+                        "rewrite the functions as one that calls itself, or as a loop")
                 if (self.python_semantics or self.runtime_replays) and not self.standalone:
                     raise Unsupported(
                         f"`{fn.__name__}` calls itself where the recursion cannot be written "

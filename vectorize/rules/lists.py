@@ -158,10 +158,11 @@ def weak_list(call: cst.Call, values) -> bool:
 
 def only_indexed(func: cst.FunctionDef, name: str) -> bool:
     """Whether ``func`` uses ``name`` only by index (``name[i]``, read or written) and in
-    ``len(name)``, besides binding it: nothing else reads its items (unpacking, ``sum``, a
-    call), which would see the array's NumPy numbers rather than the Python ones."""
+    ``len(name)``, besides binding it once: nothing else reads its items (unpacking,
+    ``sum``, a call), which would see the array's NumPy numbers rather than the Python
+    ones."""
     total = sum(1 for n in walk(func.body) if type(n) is cst.Name and n.value == name)
-    used = 0
+    used = bindings = 0
     for n in walk(func.body):
         if type(n) is cst.Subscript and type(n.value) is cst.Name and n.value.value == name:
             used += 1
@@ -170,9 +171,11 @@ def only_indexed(func: cst.FunctionDef, name: str) -> bool:
                 n.args[0].value.value == name:
             used += 1
         elif type(n) is cst.Assign:
-            used += sum(1 for t in n.targets if type(t.target) is cst.Name
-                        and t.target.value == name)
-    return used == total
+            bindings += sum(1 for t in n.targets if type(t.target) is cst.Name
+                            and t.target.value == name)
+    # (bound once: a name bound to lists in several branches is merged into engine names
+    # later, `if_to_where`, whose reads this does not follow)
+    return bindings == 1 and used + bindings == total
 
 
 def narrow_param(params, kind: str):
