@@ -397,3 +397,46 @@ def test_a_huge_constant_power_is_refused_located_not_computed(tmp_path):
     lines = done.stdout.splitlines()
     assert len(lines) == 2 and all("huge_powers.py:" in line and "2**22 bits" in line
                                    for line in lines), done.stdout + done.stderr
+
+
+# ------------------------------- such a choice bound to a name, then returned or dropped
+def assigned_ternary(x, y):
+    r = y if y > 0 else y * 0.5
+    return r
+
+
+def assigned_max(x, y):
+    r = max(y, x * 0.5)
+    return r
+
+
+def dropped_choice(x, y):               # fuzz_torch27 seed 745, reduced
+    r = torch.exp(y) if torch.exp(y) < y else y
+    r = x * 2
+    return r
+
+
+@pytest.mark.parametrize("f", [assigned_ternary, assigned_max, dropped_choice])
+def test_an_assigned_int_or_float32_choice_returned_or_dropped_is_the_loops(f):
+    x = torch.tensor([0, 1, 3], dtype=torch.uint8)
+    y = torch.tensor([2147483645, 2147483600, -7], dtype=torch.int32)
+    _same_as_loop(f, x, y)
+
+
+def assigned_max_used(x, y):
+    r = max(y, x * 0.5)
+    return r - 2147483600
+
+
+def assigned_ternary_compared(x, y):
+    r = y if y > 0 else y * 0.5
+    return r > 2147483600
+
+
+@pytest.mark.parametrize("f", [assigned_max_used, assigned_ternary_compared])
+def test_an_assigned_int_or_float32_choice_read_stays_refused(f):
+    x = torch.tensor([0, 1, 3], dtype=torch.uint8)
+    y = torch.tensor([2147483645, 2147483600, -7], dtype=torch.int32)
+    with pytest.raises(VectorizeError) as info:
+        vmap(f)(x, y)
+    assert "test_torch30.py:" in str(info.value).splitlines()[0]

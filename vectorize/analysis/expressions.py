@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import backends
 from ..abstract import (
+    DEFERRED_JOINS,
     EXAMPLE_SEMANTICS,
     MIXED_KINDS,
     MIXED_PARTS,
@@ -690,7 +691,10 @@ class Expressions:
             # the representative lane takes the arm Python takes for the representatives
             example = _evaluate(lambda a: np.asarray(a).astype(joined.dtype), arm.example)
             if example is not UNKNOWN and example.shape == np.shape(joined.example):
-                return Value(True, example[()])
+                lane = Value(True, example[()])
+                if joined in DEFERRED_JOINS:    # (an assignment's: refused where read)
+                    DEFERRED_JOINS[lane] = DEFERRED_JOINS[joined]
+                return lane
         return joined
 
     @contextlib.contextmanager
