@@ -356,3 +356,87 @@ def test_a_carry_read_before_the_loop_retypes_it_stays_refused():
     with pytest.raises(VectorizeError) as info:
         vmap(carry_read_in_the_loop)(x, y)
     assert "test_torch30.py:" in str(info.value).splitlines()[0]
+
+
+# ------------------------------------------------ a huge constant power never ends
+_HUGE_POWERS = '''
+import numpy as np
+from vectorize import VectorizeError, vmap
+
+def huge_power(x, y):             # fuzz_torch27 seed 6427
+    r = x * 1
+    if x > 5:
+        r = 2 ** 40 ** int(1e300)
+    return r
+
+def huge_pow_call(x, y):
+    r = x * 1
+    if x > 5:
+        r = pow(40, int(1e300))
+    return r
+
+for f in (huge_power, huge_pow_call):
+    try:
+        vmap(f)(np.arange(3.0), np.arange(3.0))
+    except VectorizeError as error:
+        print(str(error).splitlines()[0])
+'''
+
+
+def test_a_huge_constant_power_is_refused_located_not_computed(tmp_path):
+    # no example takes the branch, so the loop returns; the analysis computed
+    # 40 ** int(1e300) exactly (a transform that never ended) and the batch, which runs
+    # both branches on every lane, would have too. Run apart: Python's int power cannot be
+    # interrupted
+    import subprocess
+    import sys
+    script = tmp_path / "huge_powers.py"
+    script.write_text(_HUGE_POWERS)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120)
+    lines = done.stdout.splitlines()
+    assert len(lines) == 2 and all("huge_powers.py:" in line and "2**22 bits" in line
+                                   for line in lines), done.stdout + done.stderr
+
+
+# ------------------------------- such a choice bound to a name, then returned or dropped
+def assigned_ternary(x, y):
+    r = y if y > 0 else y * 0.5
+    return r
+
+
+def assigned_max(x, y):
+    r = max(y, x * 0.5)
+    return r
+
+
+def dropped_choice(x, y):               # fuzz_torch27 seed 745, reduced
+    r = torch.exp(y) if torch.exp(y) < y else y
+    r = x * 2
+    return r
+
+
+@pytest.mark.parametrize("f", [assigned_ternary, assigned_max, dropped_choice])
+def test_an_assigned_int_or_float32_choice_returned_or_dropped_is_the_loops(f):
+    x = torch.tensor([0, 1, 3], dtype=torch.uint8)
+    y = torch.tensor([2147483645, 2147483600, -7], dtype=torch.int32)
+    _same_as_loop(f, x, y)
+
+
+def assigned_max_used(x, y):
+    r = max(y, x * 0.5)
+    return r - 2147483600
+
+
+def assigned_ternary_compared(x, y):
+    r = y if y > 0 else y * 0.5
+    return r > 2147483600
+
+
+@pytest.mark.parametrize("f", [assigned_max_used, assigned_ternary_compared])
+def test_an_assigned_int_or_float32_choice_read_stays_refused(f):
+    x = torch.tensor([0, 1, 3], dtype=torch.uint8)
+    y = torch.tensor([2147483645, 2147483600, -7], dtype=torch.int32)
+    with pytest.raises(VectorizeError) as info:
+        vmap(f)(x, y)
+    assert "test_torch30.py:" in str(info.value).splitlines()[0]

@@ -99,6 +99,12 @@ RETURNED_AS_IS: contextvars.ContextVar = contextvars.ContextVar("vectorize_retur
 if k > 0 else 0.5``, the items of ``return a, b``): per example their values are only
 stacked, which casts each lane to the joined dtype as the batch's ``where`` does."""
 
+ASSIGNED_AS_IS: contextvars.ContextVar = contextvars.ContextVar("vectorize_assigned_as_is",
+                                                                 default=frozenset())
+"""The expression an assignment to names binds as it is (``r = k if k > 0 else 0.5``): a
+choice it makes between an int tensor and a narrower float is kept, refused where the names
+are read (`DEFERRED_JOINS`)."""
+
 DEFERRED_JOINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 """A per-example value joined from an int tensor on some lanes and a float narrower than
 float64 on others (`inexact_int_lanes`): returned as it is, the batch's join is the loop's

@@ -31,6 +31,7 @@ from ..rules.registry import Site, default_infer
 from ..spec_facts import note as note_fact
 from ..syntax.traversal import walk
 from .float_semantics import evaluate as _evaluate
+from .float_semantics import huge_int_power
 from .float_semantics import numpy_math as _numpy_math
 from .float_semantics import numpy_scalar_for as _numpy_scalar_for
 from .purity import PURE_BUILTINS, in_package, pure_method
@@ -171,6 +172,12 @@ class Calls:
                 # where the scalar code would skip it: math functions follow NumPy (nan
                 # instead of a domain error) on unbatched values too
                 self.math_in_branches.add(node)
+            if fn is pow and len(args) == 2 and not kwargs and all_exact(*args) and \
+                    huge_int_power(args[0].example, args[1].example):
+                raise Unsupported(f"`{_code(node)}` is a Python int of more than 2**22 bits "
+                                  "(the same for every example): Python would take too long "
+                                  "to compute it, and the batch computes it on every lane",
+                                  node, "compute it in floats, or keep the exponent small")
             if (fn is divmod or fn is pow) and len(args) == 2 and not kwargs and (
                     self.speculative or self._batched_depth):
                 # like `a % b` / `a ** b` on Python numbers in code every lane runs

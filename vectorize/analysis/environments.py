@@ -10,6 +10,7 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import (
+    ASSIGNED_AS_IS,
     DEFERRED_JOINS,
     EXAMPLE_SEMANTICS,
     MIXED_KINDS,
@@ -109,7 +110,7 @@ def inexact_join(joined, values, what: str, at, users: bool | None = None, *,
     if inexact_int_lanes(joined.example, *values, python_ints_only=True) is None:
         if final or node is not None and node in RETURNED_AS_IS.get():
             return
-        if node is None:
+        if node is None or node in ASSIGNED_AS_IS.get():
             DEFERRED_JOINS[joined] = (what, lane, joined.example.dtype)
             return
     raise Unsupported(f"{what} {lane} on some lanes and a {joined.example.dtype} on others, "

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import backends
 from ..abstract import (
+    DEFERRED_JOINS,
     EXAMPLE_SEMANTICS,
     INT_PART_SIZES,
     MIXED_KINDS,
@@ -51,7 +52,7 @@ from .environments import (
     inexact_join,
     no_per_example_choice_between,
 )
-from .float_semantics import BINARY_FUNCS, COMPARE_FUNCS, UNARY_FUNCS
+from .float_semantics import BINARY_FUNCS, COMPARE_FUNCS, UNARY_FUNCS, huge_int_power
 from .float_semantics import evaluate as _evaluate
 from .float_semantics import evaluate_inexact as _evaluate_inexact
 from .float_semantics import numpy_scalar_for as _numpy_scalar_for
@@ -541,6 +542,13 @@ class Expressions:
             return unbatched("")        # "bad input %s" % x: the message of one example
         if _string_operands(operator, left, right):
             return self._string_operation(operator, left_node, left, right_node, right, node)
+        if type(operator) in (cst.Power, cst.PowerAssign) and isinstance(
+                left, Value) and isinstance(right, Value) and all_exact(left, right) and \
+                huge_int_power(left.example, right.example):
+            raise Unsupported(f"`{_code(node)}` is a Python int of more than 2**22 bits "
+                              "(the same for every example): Python would take too long to "
+                              "compute it, and the batch computes it on every lane", node,
+                              "compute it in floats, or keep the exponent small")
         fn = self.registry.backend.on_examples(
             BINARY_FUNCS[AUGMENTED_TO_BINARY.get(type(operator), type(operator))])
         if isinstance(left, TupleValue) or isinstance(right, TupleValue):
@@ -756,7 +764,10 @@ class Expressions:
             # the representative lane takes the arm Python takes for the representatives
             example = _evaluate(lambda a: np.asarray(a).astype(joined.dtype), arm.example)
             if example is not UNKNOWN and example.shape == np.shape(joined.example):
-                return Value(True, example[()])
+                lane = Value(True, example[()])
+                if joined in DEFERRED_JOINS:    # (an assignment's: refused where read)
+                    DEFERRED_JOINS[lane] = DEFERRED_JOINS[joined]
+                return lane
         return joined
 
     @contextlib.contextmanager

@@ -11,6 +11,7 @@ that are thrown away (the passes silence those).
 
 from __future__ import annotations
 
+import math
 import operator as _op
 
 import libcst as cst
@@ -46,6 +47,18 @@ def evaluate(fn, *args, **kwargs):
         return fn(*args, **kwargs)
     except Exception:
         return UNKNOWN
+
+
+HUGE_INT_BITS = 2 ** 22
+
+
+def huge_int_power(base, exponent) -> bool:
+    """Whether ``base ** exponent`` of Python ints has more than `HUGE_INT_BITS` bits
+    (``40 ** int(1e300)``: Python would compute it for ever, the analysis with it)."""
+    if type(base) not in (int, bool) or type(exponent) not in (int, bool) or exponent <= 0:
+        return False
+    size = abs(int(base))
+    return size > 1 and exponent * math.log2(size) > HUGE_INT_BITS
 
 
 _OTHER_EXAMPLES = (0.5, 2.0, 100.0, -0.5)

@@ -21,6 +21,8 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import (
+    ASSIGNED_AS_IS,
+    DEFERRED_JOINS,
     EXAMPLE_SEMANTICS,
     MIXED_KINDS,
     MIXED_PARTS,
@@ -373,7 +375,12 @@ class Analysis(Expressions, Calls, Aliasing):
 
     def small_statement(self, small, env: Env) -> Env | None:
         if type(small) is cst.Assign:
-            value = self.expr(small.value, env)
+            token = ASSIGNED_AS_IS.set(frozenset((small.value,)) if all(
+                type(t.target) is cst.Name for t in small.targets) else frozenset())
+            try:
+                value = self.expr(small.value, env)
+            finally:
+                ASSIGNED_AS_IS.reset(token)
             self._bind_scalar_reads(small)
             self._no_stale_view(small, value)
             if self.ragged and len(small.targets) == 1 and type(
@@ -415,6 +422,10 @@ class Analysis(Expressions, Calls, Aliasing):
                     else:
                         self.owned.discard(name)
                 self.bind(target.target, value, env, small)
+                bound = env.values.get(target.target.value) if type(
+                    target.target) is cst.Name else None
+                if value in DEFERRED_JOINS and isinstance(bound, Value):
+                    DEFERRED_JOINS[bound] = DEFERRED_JOINS[value]   # (refused where read)
             return env
         if type(small) is cst.AnnAssign:
             if small.value is not None:

@@ -11,6 +11,8 @@ import libcst as cst
 import numpy as np
 
 from ...abstract import (
+    ASSIGNED_AS_IS,
+    DEFERRED_JOINS,
     MIXED_KINDS,
     MIXED_PARTS,
     RETURNED_AS_IS,
@@ -190,9 +192,14 @@ def _min_max_infer(site: Site) -> Value:
             MIXED_KINDS.add(result)
             note_mixed_parts(result, *values)
             lane = inexact_int_lanes(joined, *values)
-            if lane is not None and (site.original not in RETURNED_AS_IS.get() or
-                                     inexact_int_lanes(joined, *values,
-                                                       python_ints_only=True) is not None):
+            tensors_only = lane is not None and inexact_int_lanes(
+                joined, *values, python_ints_only=True) is None
+            if tensors_only and site.original in ASSIGNED_AS_IS.get():
+                # (bound to names as it is: refused where they are read, `inexact_join`)
+                DEFERRED_JOINS[result] = (f"`{getattr(site.func, '__name__', 'min/max')}` "
+                                          "gives", lane, joined.dtype)
+            elif lane is not None and (site.original not in RETURNED_AS_IS.get() or
+                                       not tensors_only):
                 # (int tensor lanes returned as they are: the loop's stacking casts them to
                 # the joined float as the batch's `torch.where` does, `inexact_join`)
                 name = getattr(site.func, "__name__", "min/max")
