@@ -1030,7 +1030,22 @@ class _Checks:
         text = bare_code(condition)
         if any(neg and bare_code(test) == text for test, neg in known):
             return True
+        if "abs(" in text and any(self._abs_may_wrap(n) for n in check.nodes.values()):
+            return False    # (`_never_true` takes `abs(S)` for non-negative)
         return _never_true(condition, known, self.as_compared)
+
+    def _abs_may_wrap(self, node) -> bool:
+        """Whether ``node`` is ``abs(S)`` of a NumPy signed int, which wraps at its type's
+        minimum (``abs(np.int16(-32768))`` is -32768: ``math.sqrt`` of it raises)."""
+        if not (type(node) is cst.Call and type(node.func) is cst.Name
+                and node.func.value == "abs" and len(node.args) == 1):
+            return False
+        arg = node.args[0].value
+        value = self.value(arg)
+        if value is None or value.dtype is None or value.dtype.kind != "i":
+            return False
+        return bool(self.numpy_valued(arg) if value.batched
+                    else isinstance(value.example, np.generic))
 
     def as_compared(self, subject, c: float, literal):
         """The number literal ``literal`` (value ``c``) as a comparison with ``subject``

@@ -501,6 +501,15 @@ def where(test, tv, body, bv, orelse, ov, backend, blend=False) -> cst.BaseExpre
                                          "to its string outside the function, or use "
                                          "backend=\"numpy\"")
     rank = broadcast_rank([tv, bv, ov])
+    if rank and any(isinstance(v, Value) and v.batched and not v.known for v in (bv, ov)):
+        # a per-example value whose shape the engine cannot tell (joined from a branch
+        # whose call it cannot evaluate: `torch.tanh(c)` of a Python float) beside an
+        # array: padding it as a scalar would add an axis to an array (a wrong shape)
+        from ..errors import Unsupported
+        raise Unsupported("cannot tell the per-example shape of one side of a per-example "
+                          "choice (its value comes from a call the engine cannot look into)",
+                          suggestion="give it a known type, e.g. float(...) or "
+                                     "torch.as_tensor(...)/np.asarray(...)")
     a, b = "{a}", "{b}"
     a, b = _sequence_operands(backend, (a, b), (bv, ov))
     da, db = _strong_dtype(bv), _strong_dtype(ov)
