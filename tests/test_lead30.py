@@ -1,0 +1,51 @@
+"""vmap of a value that is an int64 on some lanes and a float on others (``min(x, r)`` of an
+int64 ``x`` and a float64 ``r``), in arithmetic: each example computes its int64 lanes
+exactly (wrapping beyond int64), the batch computes every lane in float64 (rounding beyond
+2**53). Refused, located (fuzz_nep50 seed 60023), where the loop and the batch differ."""
+
+import numpy as np
+import pytest
+
+import vectorize as vz
+from vectorize import VectorizeError
+
+
+def below(x, r):
+    return min(x, r) - np.int64(7)
+
+
+def beyond(x, r):
+    return min(x, r) * 3
+
+
+def as_is(x, r):
+    return min(x, r)
+
+
+def loop(f, *args):
+    with np.errstate(all="ignore"):
+        return np.stack([f(*row) for row in zip(*args)])
+
+
+@pytest.mark.parametrize("f, x", [
+    (below, [np.iinfo(np.int64).min + 3, 5]),      # the int64 lane wraps to 2**63 - 4
+    (below, [2 ** 53 + 1, 5]),                      # exact there, rounded in float64
+    (beyond, [2 ** 62, 5]),                         # wraps there
+])
+def test_int64_lanes_joined_with_floats_in_arithmetic_are_refused(f, x):
+    x = np.array(x, dtype=np.int64)
+    r = np.array([1e300, 0.25])
+    joined = np.where([True, False], x, r)          # the batch's float64 lanes
+    with np.errstate(all="ignore"):
+        assert (loop(f, x, r) != loop(f, joined, r)).any()  # (where the two differ)
+    with pytest.raises(VectorizeError, match="differs between lanes"):
+        vz.vmap(f)(x, r)
+
+
+def test_the_join_returned_as_it_is_still_computes():
+    x = np.array([2 ** 53 + 1, 5], dtype=np.int64)
+    r = np.array([1e300, 0.25])
+    out = vz.vmap(as_is)(x, r)
+    expected = loop(as_is, x, r)
+    assert out.dtype == expected.dtype
+    np.testing.assert_array_equal(out, expected)
