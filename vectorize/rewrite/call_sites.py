@@ -320,6 +320,24 @@ class _Finder(SequenceFacts):
                 comp = self._map_as_comprehension(part, scope)
                 if comp is not None:
                     self.comprehension(comp, None, scope, outer=part)
+            elif isinstance(part, cst.GeneratorExp):
+                self._generator(part, scope)
+
+    def _generator(self, gen: cst.GeneratorExp, scope: Scope) -> None:
+        """A generator expression stays as it is (its items are made as they are asked
+        for); its items are checked as a loop's are (`_check_items`), for the warning or
+        error the rewritten function's specialization calls for."""
+        name = self._called(gen.elt, scope)
+        if name is None or gen.for_in.inner_for_in is not None:
+            return
+        items = self._items(gen.for_in.target, gen.for_in.iter, scope)
+        if not set(items) & all_names(gen.elt):
+            return
+        loop = Loop(self._line(gen), name, bare_code(gen))
+        self._check_items(gen.elt, items, scope, loop)
+        if loop.warning or loop.error:
+            loop.reason = loop.reason or "a generator expression stays as it is"
+            self.loops.append(loop)
 
     def _map_as_comprehension(self, call: cst.Call, scope: Scope):
         """``list(map(f, xs))`` (``map(f, A, B)``) as the comprehension it computes,
@@ -720,6 +738,21 @@ class _Finder(SequenceFacts):
                     f"{value.dtype} `{param}`: annotate `{param}` with their type, or pass "
                     f"{value.dtype} numbers")
                 return
+            scalar_checks = sorted(plan.raises & _PYTHON_NUMBER_CHECKS)
+            if (scalar_checks and isinstance(arg.value, cst.Name) and arg.value.value in items
+                    and value.rank == 0
+                    and self._numbers(items[arg.value.value], scope) == "array"
+                    and self._length(items[arg.value.value], scope) != 0):
+                # the items of an array are NumPy scalars, which the decorator hands to the
+                # function as they are: `1.0 / np.float64(0.0)` is inf there, where the
+                # rewritten code checks as Python does and raises (docs/cli.md)
+                kinds = ", ".join(f"`{k}`" for k in scalar_checks)
+                loop.warning = (
+                    f"`{plan.name}` gets NumPy scalars here (the items of "
+                    f"`{bare_code(items[arg.value.value])}`), on which the decorator computed as "
+                    f"NumPy does (inf, nan, wrapping), where the rewritten `{plan.name}` checks "
+                    f"as Python does and raises ({kinds}), whether the loop stays or not")
+                return
 
     def _arguments(self, call: cst.Call, plan):
         """(parameter, argument) of each argument of a call of ``plan``'s function."""
@@ -943,6 +976,8 @@ _VIEWS = {"asarray", "asanyarray", "ascontiguousarray", "reshape", "ravel", "squ
           "astype", "split", "array_split"}
 # array methods that make a new array (unless told `copy=False`)
 _COPIES = {"astype", "copy"}
+# the checks the rewritten code makes where Python numbers raise and NumPy scalars do not
+_PYTHON_NUMBER_CHECKS = frozenset({"ZeroDivisionError", "OverflowError"})
 
 
 def raised_types(texts) -> frozenset:
