@@ -88,3 +88,10 @@ def test_generator_of_ints_is_warned():
 def test_empty_array_is_not_warned():
     # no items: the function never runs on one
     assert not _warnings("out = [f(x) for x in np.zeros(0)]\n")
+
+
+def test_enumerate_of_ints_is_warned():
+    # fuzz_clihunt27 seed 84: `[f5(x, x) for i, x in enumerate(range(3))]` gave int64(4)
+    # where the rewritten function gives float64(4.0), with no word on stderr
+    warnings = _warnings("out = [f(x) for i, x in enumerate(range(3))]\n")
+    assert any("int64 numbers" in w and "range(3)" in w for w in warnings), warnings

@@ -330,13 +330,28 @@ class _Finder(SequenceFacts):
         name = self._called(gen.elt, scope)
         if name is None or gen.for_in.inner_for_in is not None:
             return
-        items = self._items(gen.for_in.target, gen.for_in.iter, scope)
-        if not set(items) & all_names(gen.elt):
-            return
         loop = Loop(self._line(gen), name, bare_code(gen))
-        self._check_items(gen.elt, items, scope, loop)
+        self._check_only(gen.elt, gen.for_in.target, gen.for_in.iter, scope, loop,
+                         "a generator expression stays as it is")
+
+    def _check_only(self, call, target, iterable, scope: Scope, loop: Loop,
+                    reason: str = "") -> None:
+        """`_check_items` of a loop that stays as it is (a generator expression; ``i, x``
+        over ``enumerate(xs)``: ``x`` takes the items of ``xs``), recorded where it warns."""
+        items = self._items(target, iterable, scope)
+        if (not items and isinstance(target, cst.Tuple) and len(target.elements) == 2
+                and isinstance(target.elements[1].value, cst.Name)
+                and isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)
+                and iterable.func.value == "enumerate" and len(iterable.args) == 1
+                and iterable.args[0].keyword is None and not iterable.args[0].star
+                and "enumerate" not in scope.local and "enumerate" not in self.namespace):
+            items = {target.elements[1].value.value: iterable.args[0].value}
+            reason = reason or f"the loop goes over `{bare_code(iterable)}`"
+        if not set(items) & all_names(call):
+            return
+        self._check_items(call, items, scope, loop)
         if loop.warning or loop.error:
-            loop.reason = loop.reason or "a generator expression stays as it is"
+            loop.reason = loop.reason or reason
             self.loops.append(loop)
 
     def _map_as_comprehension(self, call: cst.Call, scope: Scope):
@@ -395,6 +410,7 @@ class _Finder(SequenceFacts):
             bound |= set(target_names(inner.target))
             inner = inner.inner_for_in
         if not (set(items) | bound) & all_names(call):
+            self._check_only(call, target.target, target.iter, scope, loop)
             return      # not a loop over examples of this call
         self.loops.append(loop)
         self._check_items(call, items, scope, loop)
