@@ -74,6 +74,19 @@ def splice(original: str, new: str) -> str:
     return new
 
 
+def _warned(text: str, warnings: list, site: str) -> bool:
+    """Whether the rewriter warned (docs/cli.md: the rewritten function computes otherwise
+    on these items) at a line of the block ``def site():`` of ``text``."""
+    lines = text.splitlines()
+    head = "MOD_OUT = []" if site == "module" else f"def {site}("
+    start = next((i + 1 for i, ln in enumerate(lines) if ln.startswith(head)), None)
+    if start is None:
+        return False
+    end = next((i for i in range(start, len(lines)) if lines[i] and not lines[i][0].isspace()
+                and not lines[i].startswith(("for ", "print('module'"))), len(lines))
+    return any(start <= (w.line or 0) <= end for w in warnings)
+
+
 def one(seed: int, backend: str, keep: Path | None = None):
     """-> (status, detail, stay reasons)"""
     from vectorize.rewrite import rewrite_text
@@ -121,6 +134,15 @@ def one(seed: int, backend: str, keep: Path | None = None):
             status = "mismatch"          # the loop's rewrite changed what the file prints
         al, bl = a.splitlines(), b.splitlines()
         diff = [f"- {x}\n+ {y}" for x, y in zip(al, bl) if x != y][:3]
+        # the sites that print otherwise, and where the rewritten file stops (raises) early,
+        # the one it stopped at
+        sites = [x.split()[0] for x, y in zip(al, bl) if x != y]
+        if len(al) != len(bl):
+            sites.append(al[len(bl)].split()[0] if len(al) > len(bl) and al[:len(bl)] == bl
+                         else "?")
+        if status == "function-diff" and all(_warned(text, outcome.warnings, site)
+                                              for site in sites):
+            status = "warned"            # each differing site has the rewriter's warning
         if len(al) != len(bl):
             diff.append(f"lines {len(al)} vs {len(bl)}")
         return status, f"exc {ea!r} vs {eb!r}\n" + "\n".join(diff), reasons

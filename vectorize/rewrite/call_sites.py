@@ -320,6 +320,39 @@ class _Finder(SequenceFacts):
                 comp = self._map_as_comprehension(part, scope)
                 if comp is not None:
                     self.comprehension(comp, None, scope, outer=part)
+            elif isinstance(part, cst.GeneratorExp):
+                self._generator(part, scope)
+
+    def _generator(self, gen: cst.GeneratorExp, scope: Scope) -> None:
+        """A generator expression stays as it is (its items are made as they are asked
+        for); its items are checked as a loop's are (`_check_items`), for the warning or
+        error the rewritten function's specialization calls for."""
+        name = self._called(gen.elt, scope)
+        if name is None or gen.for_in.inner_for_in is not None:
+            return
+        loop = Loop(self._line(gen), name, bare_code(gen))
+        self._check_only(gen.elt, gen.for_in.target, gen.for_in.iter, scope, loop,
+                         "a generator expression stays as it is")
+
+    def _check_only(self, call, target, iterable, scope: Scope, loop: Loop,
+                    reason: str = "") -> None:
+        """`_check_items` of a loop that stays as it is (a generator expression; ``i, x``
+        over ``enumerate(xs)``: ``x`` takes the items of ``xs``), recorded where it warns."""
+        items = self._items(target, iterable, scope)
+        if (not items and isinstance(target, cst.Tuple) and len(target.elements) == 2
+                and isinstance(target.elements[1].value, cst.Name)
+                and isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)
+                and iterable.func.value == "enumerate" and len(iterable.args) == 1
+                and iterable.args[0].keyword is None and not iterable.args[0].star
+                and "enumerate" not in scope.local and "enumerate" not in self.namespace):
+            items = {target.elements[1].value.value: iterable.args[0].value}
+            reason = reason or f"the loop goes over `{bare_code(iterable)}`"
+        if not set(items) & all_names(call):
+            return
+        self._check_items(call, items, scope, loop)
+        if loop.warning or loop.error:
+            loop.reason = loop.reason or reason
+            self.loops.append(loop)
 
     def _map_as_comprehension(self, call: cst.Call, scope: Scope):
         """``list(map(f, xs))`` (``map(f, A, B)``) as the comprehension it computes,
@@ -377,6 +410,7 @@ class _Finder(SequenceFacts):
             bound |= set(target_names(inner.target))
             inner = inner.inner_for_in
         if not (set(items) | bound) & all_names(call):
+            self._check_only(call, target.target, target.iter, scope, loop)
             return      # not a loop over examples of this call
         self.loops.append(loop)
         self._check_items(call, items, scope, loop)
@@ -720,6 +754,21 @@ class _Finder(SequenceFacts):
                     f"{value.dtype} `{param}`: annotate `{param}` with their type, or pass "
                     f"{value.dtype} numbers")
                 return
+            scalar_checks = sorted(plan.raises & _PYTHON_NUMBER_CHECKS)
+            if (scalar_checks and isinstance(arg.value, cst.Name) and arg.value.value in items
+                    and value.rank == 0
+                    and self._numbers(items[arg.value.value], scope) == "array"
+                    and self._length(items[arg.value.value], scope) != 0):
+                # the items of an array are NumPy scalars, which the decorator hands to the
+                # function as they are: `1.0 / np.float64(0.0)` is inf there, where the
+                # rewritten code checks as Python does and raises (docs/cli.md)
+                kinds = ", ".join(f"`{k}`" for k in scalar_checks)
+                loop.warning = (
+                    f"`{plan.name}` gets NumPy scalars here (the items of "
+                    f"`{bare_code(items[arg.value.value])}`), on which the decorator computed as "
+                    f"NumPy does (inf, nan, wrapping), where the rewritten `{plan.name}` checks "
+                    f"as Python does and raises ({kinds}), whether the loop stays or not")
+                return
 
     def _arguments(self, call: cst.Call, plan):
         """(parameter, argument) of each argument of a call of ``plan``'s function."""
@@ -943,6 +992,8 @@ _VIEWS = {"asarray", "asanyarray", "ascontiguousarray", "reshape", "ravel", "squ
           "astype", "split", "array_split"}
 # array methods that make a new array (unless told `copy=False`)
 _COPIES = {"astype", "copy"}
+# the checks the rewritten code makes where Python numbers raise and NumPy scalars do not
+_PYTHON_NUMBER_CHECKS = frozenset({"ZeroDivisionError", "OverflowError"})
 
 
 def raised_types(texts) -> frozenset:
