@@ -756,6 +756,10 @@ class Aliasing:
             self.needs_rerun = True
         if current.batched or value.batched or index_batched:
             env.assign(name, Value(True, current.example))
+        elif getattr(current, "exact", False):
+            # the example is the array as created, before this write: no longer the array
+            # itself (`out[0] = 1.0` then `if out[0] < 0.5:` must not be decided on it)
+            env.assign(name, Value(False, current.example))
 
 
 def _no_write_into_a_list(tree, name: str, target, arrays: bool = True) -> None:
