@@ -3,6 +3,8 @@ int64 ``x`` and a float64 ``r``), in arithmetic: each example computes its int64
 exactly (wrapping beyond int64), the batch computes every lane in float64 (rounding beyond
 2**53). Refused, located (fuzz_nep50 seed 60023), where the loop and the batch differ."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -47,5 +49,28 @@ def test_the_join_returned_as_it_is_still_computes():
     r = np.array([1e300, 0.25])
     out = vz.vmap(as_is)(x, r)
     expected = loop(as_is, x, r)
+    assert out.dtype == expected.dtype
+    np.testing.assert_array_equal(out, expected)
+
+
+def _guarded(a, n):
+    k = 0
+    while k < n:
+        t = math.floor(a)
+        try:
+            c = 2.0 / (t - 1.0)      # Python floats per example: the probe's ones divide by 0
+        except ZeroDivisionError:
+            c = 0
+        k += 1
+    return c * 3
+
+
+def test_a_division_of_python_floats_the_probe_makes_raise_keeps_its_type():
+    # the analysis's examples (ones) made `2.0 / (t - 1.0)` raise: the value was unknown and
+    # the loop's placeholder for `c` refused (vincenty.vincenty_inverse, tests/test_real_pkgs)
+    a = np.array([1.5, 2.5, 0.5])
+    n = np.array([1, 3, 2])
+    out = vz.vmap(_guarded)(a, n)
+    expected = np.stack([_guarded(x, m) for x, m in zip(a, n)])
     assert out.dtype == expected.dtype
     np.testing.assert_array_equal(out, expected)

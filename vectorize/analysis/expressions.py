@@ -352,6 +352,8 @@ class Expressions:
             return UNKNOWN
         try:
             out = fn(*examples)
+        except (ZeroDivisionError, OverflowError):
+            out = _as_numpy_scalars(fn, examples)
         except Exception:   # noqa: BLE001 -- decided below
             out = _NOT_COMPUTED
         if out is not _NOT_COMPUTED:
@@ -1344,6 +1346,27 @@ def _narrow_lane_values(fn, args, lane_examples, lane, dtype, joined):
 
 # operations whose int result can wrap (`Expressions._lane_types`): operators, `abs` and
 # the ufuncs of the same arithmetic
+
+def _as_numpy_scalars(fn, examples):
+    """``fn`` of ``examples`` where Python numbers among them raised (``2 * a / b`` of the
+    Python floats ``math.sin`` gives, whose examples make ``b`` zero): the type of the
+    result, not the probe's values, is what the analysis learns, so it is computed on NumPy
+    scalars of the same values (a Python number again where every operand was one); the
+    raise itself, where some example's real values make it, is the per-example code's
+    (``try``/``except``, `python_raises`). `_NOT_COMPUTED` where that fails too."""
+    numbers = (int, float, complex)
+    if not any(type(e) in numbers for e in examples):
+        return _NOT_COMPUTED
+    try:
+        with np.errstate(all="ignore"):
+            out = fn(*[np.asarray(e)[()] if type(e) in numbers else e for e in examples])
+    except Exception:   # noqa: BLE001 -- not computed, as before
+        return _NOT_COMPUTED
+    if isinstance(out, np.generic) and all(type(e) in numbers or not isinstance(
+            e, (np.generic, np.ndarray)) for e in examples):
+        out = out.item()
+    return out
+
 _WRAPPING = frozenset({
     "add", "sub", "mul", "pow", "lshift", "neg", "floordiv", "abs", "absolute", "negative",
     "subtract", "multiply", "power", "square", "left_shift", "floor_divide"})
