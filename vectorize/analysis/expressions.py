@@ -485,12 +485,17 @@ class Expressions:
                     # the batch's int32 join of it computes in int32)
                     problem = f"computes in {dtype}, which may wrap (the batch: {joined})"
                 elif dtype.kind in "iu" and joined.kind in "fc" and getattr(
-                        fn, "__name__", None) in _WRAPPING:
-                    # an int64 lane computes exactly, and wraps beyond int64, where the
-                    # batch's float rounds beyond 2**53 (``min(x, r) - 7`` of an int64
+                        fn, "__name__", None) in _WRAPPING and (getattr(
+                            EXAMPLE_SEMANTICS.get(), "weak", False) or (
+                            type(part) is not int and getattr(fn, "__name__", None)
+                            not in _INT_DIVISION)):
+                    # a NumPy int64 lane computes exactly, and wraps beyond int64, where
+                    # the batch's float rounds beyond 2**53 (``min(x, r) - 7`` of an int64
                     # 2**53 + 1: 2**53 - 6 there, 2**53 - 7 in float64; of int64's
-                    # minimum + 3: 2**63 - 4 there, -2**63 - 4 in float64). PyTorch: a
-                    # Python int meeting an int64 tensor, the batch's float32 beyond 2**24
+                    # minimum + 3: 2**63 - 4 there, -2**63 - 4 in float64). (A Python int
+                    # lane does not wrap; it and `//` are exact below 2**53: computed.)
+                    # PyTorch: a Python int meeting an int64 tensor, the batch's float32
+                    # beyond 2**24
                     problem = f"computes in {dtype} (the batch: {joined})"
                 elif dtype.kind == "b" and joined.kind in "iufc" and getattr(
                         fn, "__name__", None) in _WRAPPING:
