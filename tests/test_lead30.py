@@ -74,3 +74,24 @@ def test_a_division_of_python_floats_the_probe_makes_raise_keeps_its_type():
     expected = np.stack([_guarded(x, m) for x, m in zip(a, n)])
     assert out.dtype == expected.dtype
     np.testing.assert_array_equal(out, expected)
+
+
+def _one_line(x):
+    r = int(x); return r - 1  # noqa: E702 -- statements on one line, as written
+
+
+def _one_line_refused(x):
+    r = int(x); y = {x: 1}; return r - y[x]  # noqa: E702
+
+
+def test_statements_on_one_line_are_batched_each_on_its_own():
+    # the check `int(x)` needs went before the line, before `r` was bound: refused with
+    # "name `r` is not defined"
+    x = np.array([1.5, 2.5, -0.5])
+    out = vz.vectorize(_one_line)(x)
+    expected = np.vectorize(_one_line)(x)
+    assert out.dtype == expected.dtype
+    np.testing.assert_array_equal(out, expected)
+    np.testing.assert_array_equal(vz.vmap(_one_line)(x), [_one_line(v) for v in x])
+    with pytest.raises(VectorizeError, match=r"test_lead30.py:\d+:21: a dict"):
+        vz.vectorize(_one_line_refused, fallback="error")(x)

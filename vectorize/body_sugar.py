@@ -16,6 +16,9 @@
 - ``d[k]`` / ``d.get(k, default)`` of a dict display the body binds once, by a key that may
   differ per example (`local_dict_lookups`): the chain of ``==`` tests Python's lookup
   makes, before the statement.
+- ``r = int(x); return r - 1`` (statements on one line, `one_statement_per_line`): a line
+  each, so that what a pass puts before a statement (a check, a temporary) goes before that
+  statement, not before the line.
 
 Each rewrite means what Python computes; what it does not cover stays as written, for the
 analysis to refuse with its location (`match` patterns: `unbatched_pattern` says which).
@@ -218,6 +221,25 @@ def _substituted(node, binds):
     for name, value in binds:
         node = substitute(node, name, value)
     return node
+
+
+class _OneStatementPerLine(cst.CSTTransformer):
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if len(updated_node.body) < 2:
+            return updated_node
+        lines = [updated_node.with_changes(
+            body=[small.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)],
+            leading_lines=updated_node.leading_lines if k == 0 else ())
+            for k, small in enumerate(updated_node.body)]
+        return cst.FlattenSentinel(lines)
+
+
+def one_statement_per_line(tree: cst.FunctionDef) -> cst.FunctionDef:
+    """Statements written on one line with ``;`` become a line each (the last keeps the
+    line's comment)."""
+    if not any(len(line.body) > 1 for line in by_type(tree).get(cst.SimpleStatementLine, ())):
+        return tree
+    return rewrite(tree, _OneStatementPerLine())
 
 
 def match_as_if(tree: cst.FunctionDef) -> cst.FunctionDef:

@@ -33,6 +33,7 @@ from .body_sugar import (
     loop_else_as_flag,
     match_as_if,
     membership_as_equality,
+    one_statement_per_line,
     ufunc_out_as_write,
     walrus_as_assignment,
 )
@@ -292,8 +293,8 @@ def read_function(func) -> FunctionSource:
     imports.update(bound)
     # (before the closures are inlined: a key of `max(..., key=f)` becomes calls `f(item)`)
     stripped = inline_statement_closures(inline_closures(keyed_extrema(stripped, func)))
-    stripped = match_as_if(loop_else_as_flag(empty_range_loops(walrus_as_assignment(stripped),
-                                                                  func)))
+    stripped = match_as_if(loop_else_as_flag(empty_range_loops(walrus_as_assignment(
+        one_statement_per_line(stripped)), func)))
     stripped = membership_as_equality(stripped, func, imports)
     stripped = ufunc_out_as_write(stripped, func, imports)
     stripped = in_place_functions_as_methods(stripped, func, imports)
