@@ -1062,24 +1062,18 @@ class vectorize:
             return entry
         # (what every example raises a TypeError for on these NumPy scalars, as
         # numpy.vectorize's first call does, is refused there: `math.trunc` of a float32)
-        types = build(func, narrow if var_positional is None else _fold_var_positional(
-                          var_positional, narrow), fallback="loop",
-                      title=title + " (the types of its NumPy scalars)",
-                      kind="numpy.vectorize loop", cache_dir=self.cache_dir,
-                      backend=self.backend or backends.DEFAULT,
-                      python_semantics=PythonSemantics(tuple(narrow[n] for n in python),
-                                                       types_only=True))
+        types_code = functools.partial(
+            build, func, narrow if var_positional is None else _fold_var_positional(
+                var_positional, narrow),
+            title=title + " (the types of its NumPy scalars)", kind="numpy.vectorize loop",
+            cache_dir=self.cache_dir, backend=self.backend or backends.DEFAULT,
+            python_semantics=PythonSemantics(tuple(narrow[n] for n in python),
+                                             types_only=True))
+        types = types_code(fallback="loop")
         if isinstance(types.spec, FallbackSpec):
             if _raises_per_example(types.spec.reason):
                 # (numpy.vectorize's first call raises there: refused as the policy says)
-                return build(func, narrow if var_positional is None else
-                             _fold_var_positional(var_positional, narrow),
-                             fallback=self.fallback,
-                             title=title + " (the types of its NumPy scalars)",
-                             kind="numpy.vectorize loop", cache_dir=self.cache_dir,
-                             backend=self.backend or backends.DEFAULT,
-                             python_semantics=PythonSemantics(
-                                 tuple(narrow[n] for n in python), types_only=True))
+                return types_code(fallback=self.fallback)
             # no code for those NumPy scalars for another reason (a list of Python floats
             # appended float32 items, which one array cannot hold): a call with examples
             # learns its types from the first, as numpy.vectorize does

@@ -307,12 +307,7 @@ class _Checks:
             return index is not None and index.batched and isinstance(
                 self.example(node.value), (dict, list, tuple))
         if t is cst.Call:
-            fn = self.example(node.func)
-            if not isinstance(fn, types.FunctionType):
-                return False
-            module = getattr(fn, "__module__", None) or ""
-            return not (module.split(".")[0] in ("vectorize", "numpy", "math")
-                        or fn.__name__ == "<lambda>")
+            return user_function(self.example(node.func))
         return False
 
     def _of(self, node, guards: list, facts: list, out: list) -> None:
@@ -1753,6 +1748,17 @@ class _Writer:
             hoisted[id(raiser.root)] = name
             self.changed = True
         return left
+
+
+def user_function(fn) -> bool:
+    """Whether ``fn`` is a Python function of the user's (not vectorize's, NumPy's or
+    math's, nor a lambda): its own checks and `raise`s run inside a call of it, so the call
+    may raise where it runs, with no check before the statement standing for it."""
+    if not isinstance(fn, types.FunctionType):
+        return False
+    module = getattr(fn, "__module__", None) or ""
+    return not (module.split(".")[0] in ("vectorize", "numpy", "math")
+                or fn.__name__ == "<lambda>")
 
 
 def unbound_check(stmt) -> str | None:

@@ -46,13 +46,12 @@ several statements on one line, code inside a lambda or comprehension.
 from __future__ import annotations
 
 import builtins
-import types
 
 import libcst as cst
 
 from ..liveness import reads
 from ..syntax.traversal import walk
-from .python_raises import unbound_check
+from .python_raises import unbound_check, user_function
 from .records import MaskedLoopFacts
 
 _LAZY = (cst.BooleanOperation, cst.IfExp)
@@ -167,12 +166,7 @@ class _Lowering:
             return self._batched(node.slice[0].slice.value) and isinstance(
                 self._example(node.value), (dict, list, tuple))
         if t is cst.Call:
-            fn = self._example(node.func)
-            if not isinstance(fn, types.FunctionType):
-                return False
-            module = getattr(fn, "__module__", None) or ""
-            return not (module.split(".")[0] in ("vectorize", "numpy", "math")
-                        or fn.__name__ == "<lambda>")
+            return user_function(self._example(node.func))
         return False
 
     def _checked(self, node) -> bool:
