@@ -260,6 +260,44 @@ class Registry:
         self._remember(rule)
         return rule
 
+    def replace_call(self, func, rule: Rule) -> None:
+        """``func``'s rule replaced by ``rule`` (a backend's version of a shared rule); the
+        rules listed (`all_rules`) are left as they are: `relist` swaps them."""
+        self._calls[id(func)] = (func, rule)
+
+    def add_unlisted(self, func, rule: Rule, *, creation: bool = False) -> None:
+        """``func`` given ``rule`` (a call's, or with ``creation`` an array creation's)
+        without listing it among the rules: a twin of a function whose rule is documented
+        under that function's name (JAX's ``jnp.sin`` has ``np.sin``'s)."""
+        (self._creations if creation else self._calls)[id(func)] = (func, rule)
+
+    def registered(self, func) -> bool:
+        """Whether ``func`` has a rule of its own (`add_call`), families aside."""
+        entry = self._calls.get(id(func))
+        return entry is not None and entry[0] is func
+
+    def call_rules(self) -> list[tuple[object, Rule]]:
+        """(function, rule) of every function registered one by one, in registration order."""
+        return list(self._calls.values())
+
+    def list_rule(self, rule: Rule) -> None:
+        """``rule`` listed among the rules (documented, checked by the case table) where it
+        is not yet: for rules a backend gives functions through `add_unlisted`."""
+        self._remember(rule)
+
+    def relist(self, swaps: dict[int, Rule]) -> None:
+        """The listed rules (`all_rules`) with each rule whose id is in ``swaps`` replaced
+        by its new version, in place (after `replace_call` and the tables' own edits)."""
+        self.all_rules[:] = [swaps.get(id(r), r) for r in self.all_rules]
+
+    def forget_unused(self) -> None:
+        """The listed rules that no table holds any more (replaced by a family's) unlisted."""
+        used = {id(r) for r in (*self.operators.values(), *self.methods.values(),
+                                *self.attributes.values(), *self.creation_methods.values())}
+        used |= {id(r) for _, r in (*self._calls.values(), *self._creations.values())}
+        used |= {id(r) for _, r in (*self._draws, *self._families)}
+        self.all_rules[:] = [r for r in self.all_rules if id(r) in used]
+
     def creates_arrays(self) -> bool:
         """Whether the namespace has functions or methods that create a fresh array the
         function may write per-example data into (`add_creation`)."""

@@ -259,8 +259,8 @@ def make_faithful(reg, twins: dict) -> None:
     """The registry's call rules and arithmetic operators wrapped by `Faithful` (the rules
     listed in ``all_rules`` replaced by their wrapped selves, in place)."""
     faithful = Faithful(reg.backend, twins)
-    for key, (func, rule) in list(reg._calls.items()):
-        reg._calls[key] = (func, faithful.wrap(rule))
+    for func, rule in reg.call_rules():
+        reg.replace_call(func, faithful.wrap(rule))
     for name, rule in list(reg.methods.items()):
         reg.methods[name] = faithful.wrap(rule)
     if "binary" in reg.operators:

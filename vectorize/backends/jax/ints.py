@@ -209,19 +209,19 @@ def wrap_operators(reg) -> None:
             new = replaced[id(rule)] = _wrapped_rule(rule, before)
             reg.operators[key] = new
     import jax.numpy as jnp
-    for key, (func, rule) in list(reg._calls.items()):
+    for func, rule in reg.call_rules():
         if func is np.clip or func is jnp.clip:
             new = replaced.get(("clip", id(rule)))
             if new is None:
                 new = replaced[("clip", id(rule))] = _wrapped_rule(rule, clipped)
-            reg._calls[key] = (func, new)
+            reg.replace_call(func, new)
         elif isinstance(func, np.ufunc) or any(func is f for f in _BUILTINS):
             new = replaced.get(id(rule))
             if new is None:
                 new = replaced[id(rule)] = _wrapped_rule(rule, arithmetic)
-            reg._calls[key] = (func, new)
+            reg.replace_call(func, new)
     swaps = {(key[1] if isinstance(key, tuple) else key): new for key, new in replaced.items()}
-    reg.all_rules[:] = [swaps.get(id(r), r) for r in reg.all_rules]
+    reg.relist(swaps)
 
 
 class _Named(cst.CSTVisitor):

@@ -352,13 +352,13 @@ def register(reg: Registry) -> None:
         return dataclasses.replace(rule, shadow=on_jax(fn))
     import jax.lax as lax
     for name, fn in vars(lax).items():
-        if id(fn) in functions and id(fn) not in reg._calls:
+        if id(fn) in functions and not reg.registered(fn):
             rule = groups.get(name, FUNCTION_RULE)
-            reg._calls[id(fn)] = (fn, shadowed(rule, fn))
+            reg.add_unlisted(fn, shadowed(rule, fn))
     for rule in (INDEXING_RULE, STRUCTURE_RULE, CONTROL_RULE, FUNCTION_RULE):
-        reg._remember(rule)
+        reg.list_rule(rule)
     reg.indexed_update = INDEXED_UPDATE_RULE
-    reg._remember(INDEXED_UPDATE_RULE)
+    reg.list_rule(INDEXED_UPDATE_RULE)
 
 
 # ------------------------------------------------------------ the other backends

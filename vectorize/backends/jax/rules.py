@@ -64,8 +64,8 @@ def _replace(reg: Registry, func, rewrite) -> None:
         out = rewrite(site)
         return original(site) if out is None else out
     new = dataclasses.replace(rule, rewrite=rewritten)
-    reg._calls[id(func)] = (func, new)
-    reg.all_rules[:] = [new if r is rule else r for r in reg.all_rules]
+    reg.replace_call(func, new)
+    reg.relist({id(rule): new})
 
 
 def _complex_parts(site: Site):
@@ -126,7 +126,7 @@ def register_twins(reg: Registry, pairs) -> None:
     """JAX's functions get their NumPy twins' rules (not listed again among the registry's
     rules: the rules page documents each once, under NumPy's name); ``pairs``: `twins`."""
     for jfn, np_fn in pairs:
-        for lookup, table in ((reg.for_call, reg._calls), (reg.creation_for, reg._creations)):
+        for lookup, creation in ((reg.for_call, False), (reg.creation_for, True)):
             rule = lookup(np_fn)
             if rule is not None and lookup(jfn) is None:
-                table[id(jfn)] = (jfn, _twin_rule(rule, np_fn))
+                reg.add_unlisted(jfn, _twin_rule(rule, np_fn), creation=creation)

@@ -165,16 +165,16 @@ def wrap(reg) -> None:
     then = {id(f): _rewritten for f in (abs, np.absolute, jnp.abs, jnp.absolute)}
     then.update({id(f): _squared for f in (pow, np.square, np.power, jnp.square, jnp.power)})
     replaced = {}
-    for key, (func, rule) in list(reg._calls.items()):
+    for func, rule in reg.call_rules():
         after = then.get(id(func))
         if after is None:
             continue
         new = replaced.get((id(rule), after))
         if new is None:
             new = replaced[(id(rule), after)] = _after(rule, after)
-        reg._calls[key] = (func, new)
+        reg.replace_call(func, new)
     binary = reg.operators.get("binary")
     if binary is not None:
         reg.operators["binary"] = replaced[(id(binary), _squared)] = _after(binary, _squared)
     swaps = {rule_id: new for (rule_id, _), new in replaced.items()}
-    reg.all_rules[:] = [swaps.get(id(r), r) for r in reg.all_rules]
+    reg.relist(swaps)

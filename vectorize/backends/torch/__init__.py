@@ -79,12 +79,7 @@ class TorchBackend(Backend):
             if id(rule) not in known and rule.infer is not None:
                 rule.infer = rules._located(rule.infer)
         # rules replaced by a family's (`x.view`, `x.to`) leave the tables
-        used = {id(r) for r in (*reg.operators.values(), *reg.methods.values(),
-                                *reg.attributes.values(), *reg.creation_methods.values())}
-        used |= {id(r) for _, r in (*reg._calls.values(), *reg._creations.values())}
-        used |= {id(r) for _, r in reg._draws}
-        used |= {id(r) for _, r in reg._families}
-        reg.all_rules[:] = [r for r in reg.all_rules if id(r) in used]
+        reg.forget_unused()
         return reg
 
     def rule_examples(self):
