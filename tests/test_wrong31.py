@@ -1,0 +1,132 @@
+"""A per-example value that is an int on some lanes and a float on others (a choice per
+example: ``r = 2**60 + k if x > 0 else 0.5``), used in arithmetic after the choice: per
+example the int lanes compute exactly, the batch holds every lane in float64, which rounds
+ints beyond 2**53. `vectorize` against numpy.vectorize (Python numbers per example), `vmap`
+against the loop over NumPy scalars (values and dtype, or a located refusal)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from vectorize import VectorizeError, vectorize, vmap
+
+
+def _loop(f, *args):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return np.stack([np.asarray(f(*row)) for row in zip(*args)])
+
+
+def _same_as_numpy_vectorize(f, *args):
+    want = np.vectorize(f)(*args)
+    got = vectorize(f, fallback="error")(*args)
+    assert got.dtype == want.dtype, (got, want)
+    np.testing.assert_array_equal(got, want)
+
+
+def _vmap_same_or_refused(f, *args):
+    want = _loop(f, *args)
+    try:
+        got = vmap(f)(*args)
+    except VectorizeError as exc:
+        assert ":" in str(exc).splitlines()[0]
+        return
+    assert got.dtype == want.dtype, (got, want)
+    np.testing.assert_array_equal(got, want)
+
+
+def joined_then_minus(x, k):
+    r = 2**60 + k if x > 0 else 0.5
+    return r - 2**60
+
+
+def joined_in_if_then_times(x, k):
+    if x > 0:
+        r = 2**60 + k
+    else:
+        r = x
+    return r * 2 - 2**61
+
+
+def joined_then_compared(x, k):
+    r = 2**60 + k if x > 0 else 0.5
+    return r > 2**60
+
+
+def joined_then_modulo(x, k):
+    r = 2**60 + k if x > 0 else 0.5
+    return r % 7
+
+
+def chained_below_then_beyond(x, k):
+    # the join's ints lie within 2**53; `r * 3` of them does not
+    r = 2**53 - 1 + k if x > 0 else 0.5
+    s = r * 3
+    return s - 3 * 2**53
+
+
+def python_int_lane(x, k):
+    r = 2**60 + int(k) if x > 0 else float(k)
+    return r - 2**60
+
+
+def augmented(x, k):
+    r = 2**60 + k if x > 0 else 0.5
+    r -= 2**60
+    return r
+
+
+def floor_of_joined(x, k):
+    r = 2**60 + k if x > 0 else 0.5
+    return math.floor(r) - 2**60
+
+
+_PROGRAMS = [joined_then_minus, joined_in_if_then_times, joined_then_compared,
+             joined_then_modulo, chained_below_then_beyond, python_int_lane, augmented,
+             floor_of_joined]
+
+# the first example on a float lane (numpy.vectorize's output float64) and on an int lane
+_X = [np.array([-1.0, 1.0, 2.0, -3.0]), np.array([1.0, -1.0, 2.0, -3.0])]
+_K = np.array([1, 2, 3, 4])
+
+
+@pytest.mark.parametrize("f", _PROGRAMS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("first", [0, 1])
+def test_vectorize_int_lanes_beyond_2_53(f, first):
+    _same_as_numpy_vectorize(f, _X[first], _K)
+
+
+@pytest.mark.parametrize("f", [joined_then_modulo, python_int_lane, floor_of_joined],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("first", [0, 1])
+def test_vmap_int_lanes_beyond_2_53(f, first):
+    _vmap_same_or_refused(f, _X[first], _K)
+
+
+def small_ints_joined(x, k):
+    r = k if x > 0 else 0.5
+    return r * 3 - 1
+
+
+def test_small_ints_stay_batched():
+    # ints within 2**53 (the check does not fire): the batched code's answer, no replay
+    x, k = np.array([-1.0, 1.0, 2.0]), np.array([1, 2, 3])
+    v = vectorize(small_ints_joined, fallback="error")
+    _same_as_numpy_vectorize(small_ints_joined, x, k)
+    np.testing.assert_array_equal(v(x, k), [0.5, 5.0, 8.0])
+
+
+def returned_as_is(x, k):
+    r = 2**60 + k if x > 0 else 0.5
+    return r
+
+
+def test_returned_as_is_needs_no_check():
+    # stored as it is: numpy.vectorize's float64 output rounds the int once, as the batch
+    x, k = np.array([-1.0, 1.0, 2.0]), np.array([1, 2, 3])
+    assert "2**53" not in vectorize(returned_as_is).source(x, k)
+    _same_as_numpy_vectorize(returned_as_is, x, k)
