@@ -130,3 +130,35 @@ def test_returned_as_is_needs_no_check():
     x, k = np.array([-1.0, 1.0, 2.0]), np.array([1, 2, 3])
     assert "2**53" not in vectorize(returned_as_is).source(x, k)
     _same_as_numpy_vectorize(returned_as_is, x, k)
+
+
+class _Model:
+    k = 3
+
+    def method(self, a, b=1.5):
+        return a * self.k - b
+
+
+def _times_three(a):
+    return a * 3 - 1.5
+
+
+def _inverse(a):
+    return 1 / a
+
+
+@pytest.mark.parametrize("f, a", [
+    (_Model().method, np.array(254, dtype=np.uint8)),           # (fuzz_options seed 70191)
+    (_times_three, np.array([254, 1, 200], dtype=np.uint8)),
+    (_times_three, np.array([2**62, 1], dtype=np.int64)),
+    (_inverse, np.array([0.5, 2.0])),
+], ids=["method_0d", "uint8", "int64", "float"])
+def test_cache_true_keeps_the_first_call(f, a):
+    # numpy.vectorize(cache=True) keeps the first example's result from the call that
+    # learns the output types, made on NumPy scalars (a uint8 wraps there)
+    with np.errstate(all="ignore"):
+        want = np.vectorize(f, cache=True)(a)
+        got = vectorize(f, cache=True, fallback="error")(a)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
