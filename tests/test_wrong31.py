@@ -162,3 +162,15 @@ def test_cache_true_keeps_the_first_call(f, a):
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
 
+
+
+def test_vmap_of_cache_true_vectorize_keeps_each_examples_first_call():
+    # per example (row) numpy.vectorize(cache=True) keeps the row's first result from its
+    # call on NumPy scalars: 100 * 3 wraps to 44 in uint8 there (42.5), 298.5 elsewhere
+    a = np.array([[254, 1, 200], [100, 254, 3]], dtype=np.uint8)
+    with np.errstate(all="ignore"):
+        want = np.stack([np.vectorize(_times_three, cache=True)(row) for row in a])
+        got = vmap(vectorize(_times_three, cache=True), fallback="loop")(a)
+    np.testing.assert_array_equal(got, want)
+    with pytest.raises(VectorizeError, match="cache=True"):
+        vmap(vectorize(_times_three, cache=True))(a)
