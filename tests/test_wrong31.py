@@ -174,3 +174,24 @@ def test_vmap_of_cache_true_vectorize_keeps_each_examples_first_call():
     np.testing.assert_array_equal(got, want)
     with pytest.raises(VectorizeError, match="cache=True"):
         vmap(vectorize(_times_three, cache=True))(a)
+
+
+_CACHED = vectorize(_times_three, cache=True)
+
+
+def _calls_cached(x):
+    return _CACHED(x) + 1.0
+
+
+def test_cache_true_vectorize_called_inside_a_mapped_function():
+    # refused where it is called (the mapped function's fallback decides), never the batch's
+    a = np.array([[254, 1, 200], [100, 254, 3]], dtype=np.uint8)
+    with np.errstate(all="ignore"):
+        want = np.stack([np.vectorize(_times_three, cache=True)(row) + 1.0 for row in a])
+        with pytest.raises(VectorizeError, match="cache=True") as info:
+            vmap(_calls_cached)(a)
+        assert "test_wrong31.py" in str(info.value).splitlines()[0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = vmap(_calls_cached, fallback="loop")(a)
+    np.testing.assert_array_equal(got, want)
