@@ -195,3 +195,53 @@ def test_cache_true_vectorize_called_inside_a_mapped_function():
             warnings.simplefilter("ignore")
             got = vmap(_calls_cached, fallback="loop")(a)
     np.testing.assert_array_equal(got, want)
+
+
+def _vmap_raises_same_or_refused(f, *args):
+    """vmap(f) raises the loop's exception (or refuses, located)."""
+    with pytest.raises(Exception) as want:
+        _loop(f, *args)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = vmap(f)(*args)
+    except VectorizeError as exc:
+        assert ":" in str(exc).splitlines()[0]
+        return
+    except Exception as exc:    # noqa: BLE001 -- compared
+        assert type(exc) is want.type, (exc, want.value)
+        return
+    raise AssertionError(f"vmap returned {got!r}; the loop raises {want.value!r}")
+
+
+def modulo_of_itself_then_kept(x, y):
+    # (NEP 50 fuzz seed 70651) `r` is a Python float per example: `0.0 % 0.0` raises
+    r = math.fmod(np.sign(x), 3)
+    r %= r
+    if y >= x:
+        r = r
+    else:
+        r = r
+    return r
+
+
+def shared_power_after_a_check(x, y):
+    # (NEP 50 fuzz seeds 70567, 70650) `math.floor(y)` gets a check (an `if ... raise`):
+    # `0.0 ** -1` still raises for every example, as Python computes it
+    r = math.floor(y)
+    return y + r * 0.0 + 0.0 ** -1
+
+
+def shared_overflow_after_a_check(x, y):
+    r = math.floor(y)
+    t = 1e300 ** 2
+    return y + r + t
+
+
+@pytest.mark.parametrize("f", [modulo_of_itself_then_kept, shared_power_after_a_check,
+                               shared_overflow_after_a_check], ids=lambda f: f.__name__)
+def test_vmap_raises_where_the_loop_raises(f):
+    x = np.array([1, 0, 2], dtype=np.uint8)
+    y = np.array([7, 0, 1], dtype=np.uint64) if f is modulo_of_itself_then_kept else \
+        np.array([1.5, -2.0, 3.0])
+    _vmap_raises_same_or_refused(f, x, y)
