@@ -254,7 +254,44 @@ class vectorize:
         if cast is _REPLAY or not self._outputs_hold(out, entry.spec) or \
                 not _casts_hold(out, cast):
             return self._replay(args, kwargs, entry.spec.result, size, _static_types(entry))
-        return self._outputs(out, entry.spec.result, shape, call_args, cast)
+        outputs = self._outputs(out, entry.spec.result, shape, call_args, cast)
+        if self.cache and not self.otypes and size and not self._cached_first_holds(
+                args, kwargs, outputs):
+            return self._replay(args, kwargs)
+        return outputs
+
+    def _cached_first_holds(self, args, kwargs, outputs) -> bool:
+        """``cache=True``: whether the first item of each of ``outputs`` is what
+        numpy.vectorize keeps there, the result of the call that learns the output types
+        (on NumPy scalars of the first items: ``a * 3`` of a uint8 254 wraps to 250 there,
+        762 in every other example, a Python int), cast to that output's dtype. False where
+        that call raises (numpy.vectorize raises it: the replay does)."""
+        func, vargs = self._as_numpy_calls(args, kwargs)
+        inputs = [a.flat[0] for a in map(np.asarray, vargs)]
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            try:
+                first = func(*inputs)
+            except Exception:   # noqa: BLE001 -- numpy.vectorize raises it: the replay
+                return False
+        first = first if isinstance(first, tuple) else (first,)
+        outs = outputs if isinstance(outputs, tuple) else (outputs,)
+        if len(first) != len(outs):
+            return False
+        for item, mine in zip(first, outs):
+            mine = np.asarray(mine)
+            if not mine.size or np.ndim(item) != 0:
+                return False
+            try:
+                with warnings.catch_warnings(), np.errstate(all="ignore"):
+                    warnings.simplefilter("ignore")
+                    kept = np.asarray(item).astype(mine.dtype)
+            except Exception:   # noqa: BLE001 -- numpy.vectorize's conversion decides
+                return False
+            got = mine.flat[0]
+            if not (kept == got or (kept != kept and got != got)):
+                return False
+        return True
 
     def _first_example_types(self, args, kwargs, out):
         """Per output, the dtype numpy.vectorize gives it where it differs from ``out``'s

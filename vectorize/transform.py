@@ -351,7 +351,8 @@ class FunctionJob:
             self.module.first_call_differs = True
         self.read.update(analysis.free_names)
         self.read_attributes.update(analysis.free_attributes)
-        if any(analysis.batched_tests.values()) or analysis.masked_loops:
+        if any(batched and not _raises_only(stmt) for stmt, batched in
+               analysis.batched_tests.items()) or analysis.masked_loops:
             # once `if`s become merges, no later analysis can tell which code ran on some
             # lanes only: from now on all of it counts as running on every lane
             self.branches_per_example = True
@@ -811,3 +812,13 @@ def _literals_bound(tree, name: str) -> Value | None:
 
 
 _PLACEHOLDER_ITEMS = 64     # the most items of a per-example array given a literal placeholder
+
+
+def _raises_only(stmt) -> bool:
+    """Whether ``stmt`` is an ``if`` whose only branch raises (``if cond: raise E(...)``, as
+    `passes.python_raises` writes its checks): it becomes no merge, and the code after it
+    runs on every lane as in the scalar code (a lane that raises ends the call)."""
+    return type(stmt) is cst.If and stmt.orelse is None and isinstance(
+        stmt.body, cst.IndentedBlock) and bool(stmt.body.body) and all(
+            type(s) is cst.SimpleStatementLine and all(
+                type(small) is cst.Raise for small in s.body) for s in stmt.body.body)

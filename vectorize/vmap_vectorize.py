@@ -15,7 +15,9 @@ inf where the batch's Python numbers raise). Calls this does not cover run as th
 per-example loop (announced, or
 with ``fallback="error"`` a located `VectorizeError`): containers among the arguments, an
 ``excluded`` argument that is mapped, keyword arguments with a ``signature``, an
-``out_axes`` of None, arguments that are not NumPy arrays or numbers.
+``out_axes`` of None, arguments that are not NumPy arrays or numbers, an object made with
+``cache=True`` (without ``otypes`` or a ``signature``: per example numpy.vectorize keeps the
+first result from its call on NumPy scalars).
 """
 
 from __future__ import annotations
@@ -49,6 +51,11 @@ def call_vectorized(vm, args, kwargs):
                                                   "argument")
     if any(not _leaf(a) for a in args) or any(not _leaf(v) for v in kwargs.values()):
         return _per_example(vm, args, kwargs, "an argument that is not a NumPy array or number")
+    if vec.cache and not vec.otypes and vec.signature is None:
+        # per example numpy.vectorize keeps its first result from the call that learns the
+        # output types, on NumPy scalars of the example's first items: one per example
+        return _per_example(vm, args, kwargs, "cache=True (each example's first result is "
+                                              "numpy.vectorize's call on NumPy scalars)")
     excluded = vec.excluded
     names = _parameter_names(vec)
     for i, ax in enumerate(axes):

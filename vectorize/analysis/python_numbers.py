@@ -179,7 +179,11 @@ class PythonNumbers:
                 for d in reaching:
                     if id(d) not in seen:
                         out |= self.kinds(d, seen | {id(d)})
-                return out
+                if out:
+                    return out
+                # (every reaching definition is one being followed: `r = r` under an `if`
+                # after `r %= r`, whose value object is the one the names share; all the
+                # name's definitions decide)
         if name in seen:
             return frozenset()
         key = (name, seen)

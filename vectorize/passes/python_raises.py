@@ -48,7 +48,7 @@ import types
 import libcst as cst
 import numpy as np
 
-from ..abstract import MIXED_PARTS, Value
+from ..abstract import INT_PART_SIZES, MIXED_PARTS, Value
 from ..analysis import ranges
 from ..analysis.float_semantics import numpy_scalar_for
 from ..analysis.python_numbers import PythonNumbers
@@ -70,6 +70,16 @@ _PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 _PYTHON_OF_TYPE = (bool, int, float, complex)
 
 _INEXACT_COMPARISON = "an int beyond 2**53 compared with a float (Python compares exactly)"
+_ROUNDED_INT = ("an int beyond 2**53 held as a float, beside float lanes (Python computes "
+                "with the exact int)")
+# operations whose result on an int lane is an int again (its lanes stay ints per example)
+_INT_KEEPING_OPS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo,
+                    cst.Power, cst.LeftShift, cst.RightShift, cst.BitAnd, cst.BitOr,
+                    cst.BitXor)
+# calls that compute with an int argument exactly (not converting it to a float first)
+_EXACT_INT_CALLS = (builtins.int, builtins.round, builtins.divmod, builtins.pow, builtins.min,
+                    builtins.max, math.floor, math.ceil, math.trunc, math.isqrt, math.comb,
+                    math.perm, math.factorial, math.gcd, math.lcm, math.prod)
 _COMPARE_OPS = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
                 cst.Equal, cst.NotEqual)
 
@@ -372,6 +382,7 @@ class _Checks:
                 left = link.comparator
             out.extend(post)
             return
+        post.extend((check, guards) for check in self.rounded_int_operands(node))
         affine = self.affine(node)
         if affine is not None:
             # `3 * n + 1` on ints: wrapping in between is harmless (int64 arithmetic is exact
@@ -777,6 +788,77 @@ class _Checks:
             if not self.proved(check):
                 out.append((check, guards))
                 self.assume(check, guards)
+
+    def int_lanes(self, node, seen=frozenset()) -> bool:
+        """Whether ``node``'s per-example value is an int on some lanes and a float on
+        others (a choice per example: ``r = 2**60 + k if x > 0 else 0.5``; arithmetic of
+        such a value with ints, names assigned it) whose int lanes may lie beyond 2**53:
+        the batch holds every lane in float64, which rounds them, where each example keeps
+        the exact int (`abstract.MIXED_PARTS`, `abstract.INT_PART_SIZES`)."""
+        value = self.value(node)
+        if value is None or not value.batched or value.rank != 0 or value.kind != "f":
+            return False
+        parts = MIXED_PARTS.get(value)
+        if parts:
+            sizes = INT_PART_SIZES.get(value, {})
+            for p in parts:
+                if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, np.integer)):
+                    continue
+                if type(p) is not int and self.python is not None and p.dtype.itemsize < 8:
+                    continue        # (`vmap`: an int32 lane is exact in float64)
+                if sizes.get((type(p), getattr(p, "dtype", None)), math.inf) > 2 ** 53:
+                    return True
+            return False
+        t = type(node)
+        if t is cst.BinaryOperation and type(node.operator) in _INT_KEEPING_OPS:
+            for side, other in ((node.left, node.right), (node.right, node.left)):
+                v = self.value(other)
+                if v is not None and v.kind in "iub" and self.int_lanes(side, seen):
+                    return True
+            return False
+        if t is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+            return self.int_lanes(node.expression, seen)
+        if t is cst.IfExp:
+            return self.int_lanes(node.body, seen) or self.int_lanes(node.orelse, seen)
+        if t is cst.Call and self.example(node.func) is builtins.abs and len(node.args) == 1:
+            return self.int_lanes(node.args[0].value, seen)
+        if t is cst.Name and node.value not in seen:
+            return any(d is not None and self.int_lanes(d, seen | {node.value})
+                       for d in self.defs.get(node.value, ()))
+        return False
+
+    def rounded_int_operands(self, node) -> list:
+        """Checks that the int lanes of the operands of ``node`` that `int_lanes` finds
+        lie within 2**53, where the operation computes with them exactly per example
+        (arithmetic with an int, a comparison, ``int``/``round``/``math.floor``...): the
+        batch's float64 holds such an int exactly, and an operation of exact operands
+        rounds once, as the example's result does where it is stored (or converted to a
+        float). Beyond, the check fires and the per-example loop decides. An int meeting
+        a float is converted to one per example too (``r * 0.5``): no check."""
+        if self.types_only:
+            return []
+        t = type(node)
+        operands = []
+        if t is cst.BinaryOperation:
+            for side, other in ((node.left, node.right), (node.right, node.left)):
+                v = self.value(other)
+                if v is None or v.kind not in "fc":
+                    operands.append(side)
+        elif t is cst.Comparison:
+            operands = [node.left] + [c.comparator for c in node.comparisons
+                                      if type(c.operator) not in (cst.Is, cst.IsNot)]
+        elif t is cst.Call and any(self.example(node.func) is f for f in _EXACT_INT_CALLS):
+            operands = [a.value for a in node.args if not a.star and a.keyword is None]
+        checks = []
+        for operand in operands:
+            if not self.int_lanes(operand):
+                continue
+            check = python_errors.Check(
+                "OverflowError", _ROUNDED_INT, f"{{n}} < {-2 ** 53} or {{n}} > {2 ** 53}",
+                {"n": operand}, proof=("within", "n", -2 ** 53, 2 ** 53))
+            if not self.proved(check):
+                checks.append(check)
+        return checks
 
     def small_int(self, node) -> bool:
         """Whether ``node`` reads a parameter, assigned nowhere, whose examples are of an
@@ -1598,6 +1680,11 @@ class _Writer:
                                 check.divisor, [], facts) or self.checks.refuted(
                                 check, [], facts)):
                             found.append((check, []))
+            if operator is not None and type(small.target) is cst.Name:
+                # (`r -= 2**60` as `r - 2**60`)
+                found.extend((check, []) for check in self.checks.rounded_int_operands(
+                    cst.BinaryOperation(left=small.target, operator=operator(),
+                                        right=small.value)))
             if operator is not None and type(small.target) is cst.Subscript:
                 found.extend((check, []) for check in self.checks.item_update_cast(
                     small.target, operator, small.value))

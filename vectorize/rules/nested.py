@@ -52,6 +52,14 @@ def axis_of(value, node):
 
 def _infer(site: Site, backend):
     fn = site.func
+    from ..vmap_vectorize import is_vectorized
+    if is_vectorized(fn) and fn.cache and not fn.otypes and fn.signature is None:
+        # (`vmap_vectorize.call_vectorized`: it runs per example, where it is not refused)
+        raise Unsupported("a vectorize object made with cache=True called on per-example "
+                          "values: per example numpy.vectorize keeps its first result from "
+                          "the call that learns the output types, on NumPy scalars, which "
+                          "one call on the batch does not", site.original,
+                          "drop cache=True, or give otypes")
     if any(getattr(v, "batched", False) for _, v in site.kwargs.values()):
         _keywords_as_positions(site)        # refuses where they cannot be
     for value in site.args:
