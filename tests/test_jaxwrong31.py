@@ -100,3 +100,34 @@ def test_hypot_gradient():
         grad = jax.grad(lambda a: jnp.sum(vmap(plain_hypot)(a, y)))(x)
         np.testing.assert_allclose(np.asarray(grad), np.asarray(x / jnp.hypot(x, y)),
                                    rtol=1e-12)
+
+
+# ------------------- a math function raising on constants every example computes (nep50 3188)
+def ceil_of_nan_overwritten(x, y):
+    # the fuzzer's program: every example raises ValueError at `math.ceil`; the batch wrote
+    # NumPy's ceil (nan, no exception) and returned x * x
+    r = (round((round(-2, 1)), 1))
+    r = math.ceil(np.sqrt(r))
+    r = x
+    r *= r
+    return r
+
+
+def ceil_of_nan_constant(x, y):
+    r = math.ceil(float("nan"))  # noqa: F841 -- raises on every example
+    return x + y
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+@pytest.mark.parametrize("f", [ceil_of_nan_overwritten, ceil_of_nan_constant])
+def test_math_raising_on_constants_raises(f, backend):
+    x, y = np.array([True, False]), np.array([1, 2], dtype=np.uint64)
+    with pytest.raises(ValueError):
+        f(x[0], y[0])
+    with warnings.catch_warnings(), pytest.raises(ValueError):
+        warnings.simplefilter("ignore")
+        vmap(f, backend=backend)(x, y)
+    with warnings.catch_warnings(), pytest.raises(ValueError):
+        warnings.simplefilter("ignore")
+        vectorize(f, backend=backend)(x, y)
+
