@@ -201,6 +201,12 @@ class Calls:
                 # example is made up) is not known exactly either
                 known = all_exact(*args, *kwargs.values()) and (
                     func.exact or type(node.func) is not cst.Attribute)
+                if out is UNKNOWN and rule is not None and rule.family == "math" and known \
+                        and not (self.speculative or self._batched_depth):
+                    # Python's math raises on these constants in code every example runs
+                    # (`math.ceil(np.sqrt(-2))`): every example raises, so the call stays
+                    # as written (NumPy's function would give nan, and no exception)
+                    self.math_in_branches.discard(node)
                 if out is UNKNOWN and rule is not None and rule.family == "math" \
                         and not kwargs:
                     # Python's math raised (`math.fmod(0.0, 0.0)`); the generated code calls
