@@ -943,13 +943,45 @@ def _alias_links(tree) -> tuple[list, dict]:
 
 
 def _pairs(target, value, out: list, where: tuple) -> None:
-    source = _viewed_name(value)
-    if type(target) is cst.Name and source is not None and target.value != source:
-        out.append((target.value, source, where))
+    if type(target) is cst.Name:
+        for source in _chosen_names(value):
+            if target.value != source:
+                out.append((target.value, source, where))
     elif type(target) in (cst.Tuple, cst.List) and type(value) in (cst.Tuple, cst.List) \
             and len(target.elements) == len(value.elements):
         for t, v in zip(target.elements, value.elements):
             _pairs(t.value, v.value, out, where)
+
+
+def _chosen_names(value) -> list[str]:
+    """The variables whose object ``value`` may be: `_viewed_name`, or one of those of the
+    operands it chooses between, which Python returns themselves: the arms of ``a if c else
+    b``, the operands of ``a or b`` / ``a and b``, the arguments of the builtins ``max`` and
+    ``min`` (``r = max(x, y)`` of 0-d tensors is ``x`` or ``y`` itself, which ``r -= 1``
+    changes), ``(n := a)``."""
+    name = _viewed_name(value)
+    if name is not None:
+        return [name]
+    t = type(value)
+    if t is cst.IfExp:
+        return _chosen_names(value.body) + _chosen_names(value.orelse)
+    if t is cst.BooleanOperation:
+        return _chosen_names(value.left) + _chosen_names(value.right)
+    if t is cst.NamedExpr:
+        return _chosen_names(value.value)
+    if t is cst.Call and type(value.func) is cst.Name and value.func.value in ("max", "min"):
+        out = []
+        for arg in value.args:
+            if arg.keyword is not None:
+                continue
+            if arg.star == "" and len(value.args) > 1:
+                out += _chosen_names(arg.value)
+            elif type(arg.value) in (cst.List, cst.Tuple, cst.Set):
+                # (``max([x, y])``, ``max(*[x, y])``: one of the items)
+                for element in arg.value.elements:
+                    out += _chosen_names(element.value)
+        return out
+    return []
 
 
 def _flat_targets(targets) -> list:

@@ -30,6 +30,7 @@ from ..abstract import (
     join,
     lane_combinations,
     mixed_kinds,
+    mixed_lane_types,
     note_lane_results,
     note_mixed_parts,
     note_mixed_types,
@@ -484,6 +485,13 @@ class Expressions:
                     # (PyTorch: a Python int on some lanes takes the uint8 it meets there,
                     # the batch's int32 join of it computes in int32)
                     problem = f"computes in {dtype}, which may wrap (the batch: {joined})"
+                elif dtype.kind in "iu" and joined.kind in "iub" and np.promote_types(
+                        dtype, joined) != joined and getattr(fn, "__name__", None) in _WRAPPING:
+                    # a lane wider than the batch (``r + b`` of a bool ``b``, ``r`` a Python
+                    # int on some lanes, an int32 on others: int64 there, so 2**31 - 1 + True
+                    # is 2**31, where the batch's int32 wraps)
+                    problem = (f"computes in {dtype}, which the batch's {joined} cannot hold "
+                               "(it may wrap where the lane does not)")
                 elif dtype.kind in "iu" and joined.kind in "fc" and getattr(
                         fn, "__name__", None) in _WRAPPING and (getattr(
                             EXAMPLE_SEMANTICS.get(), "weak", False) or (
@@ -767,6 +775,14 @@ class Expressions:
         if test.batched:
             inexact_join(joined, (body, orelse), "the conditional expression gives", node,
                          node=node)
+        elif joined.batched and isinstance(body, Value) and isinstance(orelse, Value) and (
+                mixed_kinds(body.example, orelse.example) or EXAMPLE_SEMANTICS.get()
+                is not None and mixed_lane_types(body.example, orelse.example)):
+            # a test the same for every example (``n if n else (b > 0)`` of a Python int
+            # ``n``): each example has the type of the arm the call takes, as after an `if`
+            # statement (`environments.join_envs`), the batch the joined type
+            MIXED_KINDS.add(joined)
+            note_mixed_parts(joined, body, orelse)
         arm = body if taken else orelse
         if taken is not None and joined.batched and isinstance(joined, Value) \
                 and joined.known and isinstance(arm, Value) and arm.known:
@@ -776,6 +792,12 @@ class Expressions:
                 lane = Value(True, example[()])
                 if joined in DEFERRED_JOINS:    # (an assignment's: refused where read)
                     DEFERRED_JOINS[lane] = DEFERRED_JOINS[joined]
+                if joined in MIXED_KINDS:       # (its lanes' own types: `_lane_types`)
+                    MIXED_KINDS.add(lane)
+                if joined in MIXED_PARTS:
+                    MIXED_PARTS[lane] = MIXED_PARTS[joined]
+                    if joined in INT_PART_SIZES:
+                        INT_PART_SIZES[lane] = INT_PART_SIZES[joined]
                 return lane
         return joined
 
