@@ -756,7 +756,7 @@ class _Finder(SequenceFacts):
                         f"rewritten for {value.dtype} `{param}`, the decorator ran it on each "
                         f"item's own type); build them so that their dtype shows "
                         f"(`{self.alias}.linspace(...)`, literals), or annotate `{param}`")
-                    return
+                    # (the loop stays; its items are still NumPy scalars: below)
             elif not set(items) & all_names(arg.value) and self._is_number(arg.value, scope):
                 dtype = self._number_dtype(arg.value, scope)
                 what = f"`{bare_code(arg.value)}`"
