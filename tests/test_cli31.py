@@ -164,3 +164,13 @@ ISSUE_20_SITES = [
 @pytest.mark.parametrize("site", ISSUE_20_SITES)
 def test_issue_20_sites(site):
     _compare(site)
+
+
+@pytest.mark.parametrize("site", [
+    # (`div` needs `d`: each call raises TypeError, and for no items there is none)
+    "RESULT = list(map(div, np.arange(0.0)))\n",
+    "RESULT = [div(x) for x in np.zeros(0)]\n",
+    "RESULT = list(map(div, XS))\n",
+])
+def test_a_call_that_does_not_bind_the_parameters_stays(site):
+    _compare(site)

@@ -49,6 +49,7 @@ decorator gave 0-d arrays.
 from __future__ import annotations
 
 import ast
+import inspect
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -917,6 +918,20 @@ class _Finder(SequenceFacts):
         if not passed:
             loop.reason = "no argument is the loop variable"
             return None
+        function = self.namespace.get(call.func.value)
+        if callable(function):
+            try:
+                inspect.signature(function).bind(
+                    *[None for a in call.args if a.keyword is None],
+                    **{a.keyword.value: None for a in call.args if a.keyword is not None})
+            except TypeError as exc:
+                # every call raises TypeError; for no items the loop makes none
+                loop.reason = (f"the call does not bind `{plan.name}`'s parameters ({exc}): "
+                               "the loop raises TypeError for its first item, and for no items "
+                               "none, where the batched call would always raise")
+                return None
+            except ValueError:
+                pass
         loop.imports = {self.alias: self.array_module}
         return call.with_changes(args=args, func=cst.Name(loop.numpy_name)
                                  if loop.numpy_name else call.func)
