@@ -174,3 +174,14 @@ def test_issue_20_sites(site):
 ])
 def test_a_call_that_does_not_bind_the_parameters_stays(site):
     _compare(site)
+
+
+def test_a_local_list_handed_to_map_is_seen():
+    # (map, zip and enumerate only iterate over it: its items are the display's)
+    text = textwrap.dedent(HEAD) + "\n\ndef site():\n    xs = [1, 2.5]\n" \
+        "    return list(map(inv, xs))\n\n\nRESULT = site()\n"
+    outcome = rewrite_text(text, "case.py")
+    assert any("float64 and int64" in str(w) for w in outcome.warnings), outcome.warnings
+    outcome = _compare("def site():\n    xs = [2.0, 0.5]\n    return list(map(inv, xs))\n\n\n"
+                       "RESULT = site()\n")
+    assert "list(inv(np.asarray(xs)))" in outcome.text

@@ -219,6 +219,14 @@ def _list_uses(names: set, root) -> tuple[dict, dict]:
                 node.func.value == "len" and len(node.args) == 1 and isinstance(
                     node.args[0].value, cst.Name) and node.args[0].value.value in reads:
             reads[node.args[0].value.value] += 1
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
+                node.func.value in ("map", "zip", "enumerate"):
+            # (they only iterate over it; where the name is not the builtin, no loop over
+            # it is rewritten: `_map_as_comprehension`, `_items`, `_check_only`)
+            for arg in node.args[1 if node.func.value == "map" else 0:]:
+                if arg.keyword is None and not arg.star and isinstance(arg.value, cst.Name) \
+                        and arg.value.value in reads:
+                    reads[arg.value.value] += 1
     return uses, reads
 
 
