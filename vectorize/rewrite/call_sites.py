@@ -28,6 +28,10 @@ when one fails:
   (one array of those is not the loop's items), nor an enclosing function's name;
 - its items have the dtype the parameter is rewritten for (`SequenceFacts._item_dtype`; else
   a warning, or an error where they are visibly strings or None: `_Finder._check_items`);
+  the items of an array are NumPy scalars, which the decorator hands on as they are: the
+  call (in the loop, or batched) goes to the function's version for them where its code
+  differs (``f_numpy``, `module._Functions.numpy_version`);
+- the call binds the function's parameters (for no items the loop makes no call at all);
 - the comprehension has one ``for`` over a plain name (or names over ``zip(...)`` of
   sequences provably of one length: zip stops at the shortest, the batched call would
   broadcast) and no ``if``; the ``for`` statement's body is that one ``append`` onto a list
