@@ -148,6 +148,13 @@ ISSUE_20_SITES = [
     "RESULT = [inv(x) for x in {1.0: 'a', 2.0: 'b'}]\n",
     "RESULT = [inv(x) for x in [1, 2.5]]\n",
     "RESULT = [inv(x) for x in [1.0, 0.0]]\n",
+    "RESULT = [inv(x) for x in [[1.0, 2.0], [4.0, 8.0]]]\n",
+    "RESULT = [inv(x) for x in np.array([[1.0, 2.0], [4.0, 0.0]])]\n",
+    "RESULT = [inv(x) for x in ROWS]\n",            # rows: Python floats per example
+    "RESULT = []\nfor x in ROWS:\n    RESULT.append(inv(x))\n",
+    "from fractions import Fraction\nFR = [Fraction(1, 2), Fraction(1, 3)]\n"
+    "RESULT = [float(inv(x)) for x in FR]\n",
+    "def site(xs):\n    return [inv(x) for x in xs]\n\n\nRESULT = site(iter([2.0, 4.0]))\n",
     # zip of rows with a signature= function
     "RESULT = [dot(u, v) for u, v in zip(ROWS, COLS)]\n",
     "RESULT = [dot(u, v) for u, v in zip(ROWS, COLS[:2])]\n",
@@ -185,3 +192,10 @@ def test_a_local_list_handed_to_map_is_seen():
     outcome = _compare("def site():\n    xs = [2.0, 0.5]\n    return list(map(inv, xs))\n\n\n"
                        "RESULT = site()\n")
     assert "list(inv(np.asarray(xs)))" in outcome.text
+
+
+@pytest.mark.parametrize("items", ["['a', 'b']", "[None, 1.0]", "('x',)"])
+def test_items_that_are_not_numbers_leave_the_file_as_it_is(items):
+    text = textwrap.dedent(HEAD) + f"\n\nRESULT = [inv(x) for x in {items}]\n"
+    outcome = rewrite_text(text, "case.py")
+    assert outcome.errors and outcome.text == text

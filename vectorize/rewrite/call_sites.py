@@ -789,7 +789,10 @@ class _Finder(SequenceFacts):
             if (isinstance(arg.value, cst.Name) and arg.value.value in items
                     and value.rank == 0
                     and self._numbers(items[arg.value.value], scope) == "array"
+                    and self._ndim(items[arg.value.value], scope) == 1
                     and self._length(items[arg.value.value], scope) != 0):
+                # (the items of a 1-D array; rows reach numpy.vectorize as arrays, whose
+                # examples are Python numbers)
                 scalars.add((param, arg.value.value))
         if scalars:
             # the items of an array are NumPy scalars, which the decorator hands to the
