@@ -869,7 +869,9 @@ class _Finder(SequenceFacts):
     def _batched_call(self, call: cst.Call, items: dict, scope: Scope, loop: Loop):
         """The batched call for a loop's call, or None (with ``loop.reason``); ``items``:
         loop variable -> the sequence of its items (`_items`)."""
-        plan = self.numpy_plans.get(loop.numpy_name) or self.functions[call.func.value]
+        plan = self.functions[call.func.value]
+        # (what the call computes: the version for NumPy scalars, where it goes to one)
+        raises = (self.numpy_plans.get(loop.numpy_name) or plan).raises
         if plan.kind != "vectorize":
             loop.reason = (f"`{plan.name}` is a @vmap function: called on one example, it maps "
                            "over that example's own axis, so the loop is not a loop over "
@@ -879,8 +881,8 @@ class _Finder(SequenceFacts):
             loop.reason = (f"`{plan.name}` returns a tuple: the loop collects one tuple per "
                            "example, the batched call one array per item of the tuple")
             return None
-        if len(plan.raises) > 1 or "?" in plan.raises:
-            kinds = ", ".join(f"`{name}`" for name in sorted(plan.raises))
+        if len(raises) > 1 or "?" in raises:
+            kinds = ", ".join(f"`{name}`" for name in sorted(raises))
             loop.reason = (f"`{plan.name}` may raise different exceptions ({kinds}) on different "
                            "items: the loop raises the first failing item's, the batched call "
                            "the one its code checks first")
