@@ -28,6 +28,10 @@ when one fails:
   (one array of those is not the loop's items), nor an enclosing function's name;
 - its items have the dtype the parameter is rewritten for (`SequenceFacts._item_dtype`; else
   a warning, or an error where they are visibly strings or None: `_Finder._check_items`);
+  the items of an array are NumPy scalars, which the decorator hands on as they are: the
+  call (in the loop, or batched) goes to the function's version for them where its code
+  differs (``f_numpy``, `module._Functions.numpy_version`);
+- the call binds the function's parameters (for no items the loop makes no call at all);
 - the comprehension has one ``for`` over a plain name (or names over ``zip(...)`` of
   sequences provably of one length: zip stops at the shortest, the batched call would
   broadcast) and no ``if``; the ``for`` statement's body is that one ``append`` onto a list
@@ -49,6 +53,7 @@ decorator gave 0-d arrays.
 from __future__ import annotations
 
 import ast
+import inspect
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -80,6 +85,9 @@ class Loop:
     warning: str = ""
     error: str = ""
     at: tuple = (0, 0)                 # (line, column) of the call
+    # the version of the function it calls for the NumPy scalars it passes (the items of an
+    # array), where that is not the function itself (`module._Functions.numpy_version`)
+    numpy_name: str = ""
 
     @property
     def rewritten(self) -> bool:
@@ -87,15 +95,18 @@ class Loop:
 
 
 def rewrite(module: cst.Module, functions: dict, namespace: dict, skip: set,
-            alias: str = "np", array_module=np) -> tuple[cst.Module, list[Loop]]:
+            alias: str = "np", array_module=np,
+            numpy_version=None) -> tuple[cst.Module, list[Loop]]:
     """Rewrite the loops of ``module`` that call the functions ``functions`` (name -> `Plan`)
     per example. Top-level ``def`` s named in ``skip`` (the rewritten ones) are not looked
-    into and stay the same objects."""
+    into and stay the same objects. ``numpy_version(name, params)``: (name, Plan) of the
+    version of ``name`` for calls that pass ``params`` NumPy scalars, or None."""
     if not functions:
         return module, []
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     finder = _Finder(functions, namespace, positions, module, alias, array_module)
+    finder.numpy_version = numpy_version
     for i, stmt in enumerate(module.body):
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value in skip:
             continue
@@ -212,6 +223,14 @@ def _list_uses(names: set, root) -> tuple[dict, dict]:
                 node.func.value == "len" and len(node.args) == 1 and isinstance(
                     node.args[0].value, cst.Name) and node.args[0].value.value in reads:
             reads[node.args[0].value.value] += 1
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and \
+                node.func.value in ("map", "zip", "enumerate"):
+            # (they only iterate over it; where the name is not the builtin, no loop over
+            # it is rewritten: `_map_as_comprehension`, `_items`, `_check_only`)
+            for arg in node.args[1 if node.func.value == "map" else 0:]:
+                if arg.keyword is None and not arg.star and isinstance(arg.value, cst.Name) \
+                        and arg.value.value in reads:
+                    reads[arg.value.value] += 1
     return uses, reads
 
 
@@ -223,6 +242,9 @@ class _Finder(SequenceFacts):
         self.module = module
         self.alias = alias
         self.array_module = array_module      # the module `alias` stands for
+        self.numpy_version = None
+        self.numpy_plans: dict = {}           # name of a version for NumPy scalars -> Plan
+        self.scalar_params: dict = {}         # id(call) -> its parameters NumPy scalars go to
         self.replacements: dict[int, cst.CSTNode] = {}   # id(original node) -> new node
         self.loops: list[Loop] = []
         # module-level names bound once, by an assignment the skeleton did not run
@@ -350,7 +372,7 @@ class _Finder(SequenceFacts):
         if not set(items) & all_names(call):
             return
         self._check_items(call, items, scope, loop)
-        if loop.warning or loop.error:
+        if loop.warning or loop.error or loop.numpy_name:
             loop.reason = loop.reason or reason
             self.loops.append(loop)
 
@@ -471,14 +493,23 @@ class _Finder(SequenceFacts):
         calls = [n for n in walk(loop_node.body) if isinstance(n, cst.Call)
                  and self._called(n, scope) is not None]
         items = self._items(loop_node.target, loop_node.iter, scope)
-        calls = [c for c in calls if set(items) & all_names(c)]
-        if not calls:
-            return
-        name = self._called(calls[0], scope)
         header = bare_code(loop_node.target) + " in " + bare_code(loop_node.iter)
+        if not any(set(items) & all_names(c) for c in calls):
+            # (`for i, x in enumerate(xs):` stays a loop; its calls get the items of `xs`)
+            for c in calls:
+                self._check_only(c, loop_node.target, loop_node.iter, scope, Loop(
+                    self._line(loop_node), self._called(c, scope), f"for {header}: ..."))
+            return
+        calls = [c for c in calls if set(items) & all_names(c)]
+        name = self._called(calls[0], scope)
         loop = Loop(self._line(loop_node), name, f"for {header}: ...")
         self.loops.append(loop)
         self._check_items(calls[0], items, scope, loop)
+        for other in calls[1:]:
+            # each call the loop makes gets the items (the loop stays: see below)
+            self._check_only(other, loop_node.target, loop_node.iter, scope, Loop(
+                self._line(loop_node), self._called(other, scope), f"for {header}: ..."),
+                "the loop's body does more than one call")
         if loop.reason:
             return
         append = _single_append(body)
@@ -672,7 +703,7 @@ class _Finder(SequenceFacts):
         where an empty sequence would give another array (``np.array([])`` is float64 of
         shape (0,), the batched call's of its own dtype and shape)."""
         function = array_call.func.attr.value
-        plan = self.functions[comp.elt.func.value]
+        plan = self.numpy_plans.get(loop.numpy_name) or self.functions[comp.elt.func.value]
         lengths = {self._length(arg, scope) for arg in self._sequences(comp)}
         not_empty = bool(lengths) and all(isinstance(n, int) and n > 0 for n in lengths)
         if function == "stack" and not not_empty:
@@ -708,6 +739,7 @@ class _Finder(SequenceFacts):
         plan = self.functions[call.func.value]
         if plan.kind != "vectorize":
             return
+        scalars = set()
         position = self.positions.get(call)
         loop.at = (position.start.line, position.start.column) if position else (loop.line, 0)
         for param, arg in self._arguments(call, plan):
@@ -737,7 +769,7 @@ class _Finder(SequenceFacts):
                         f"rewritten for {value.dtype} `{param}`, the decorator ran it on each "
                         f"item's own type); build them so that their dtype shows "
                         f"(`{self.alias}.linspace(...)`, literals), or annotate `{param}`")
-                    return
+                    # (the loop stays; its items are still NumPy scalars: below)
             elif not set(items) & all_names(arg.value) and self._is_number(arg.value, scope):
                 dtype = self._number_dtype(arg.value, scope)
                 what = f"`{bare_code(arg.value)}`"
@@ -754,21 +786,37 @@ class _Finder(SequenceFacts):
                     f"{value.dtype} `{param}`: annotate `{param}` with their type, or pass "
                     f"{value.dtype} numbers")
                 return
-            scalar_checks = sorted(plan.raises & _PYTHON_NUMBER_CHECKS)
-            if (scalar_checks and isinstance(arg.value, cst.Name) and arg.value.value in items
+            if (isinstance(arg.value, cst.Name) and arg.value.value in items
                     and value.rank == 0
                     and self._numbers(items[arg.value.value], scope) == "array"
+                    and self._ndim(items[arg.value.value], scope) == 1
                     and self._length(items[arg.value.value], scope) != 0):
-                # the items of an array are NumPy scalars, which the decorator hands to the
-                # function as they are: `1.0 / np.float64(0.0)` is inf there, where the
-                # rewritten code checks as Python does and raises (docs/cli.md)
+                # (the items of a 1-D array; rows reach numpy.vectorize as arrays, whose
+                # examples are Python numbers)
+                scalars.add((param, arg.value.value))
+        if scalars:
+            # the items of an array are NumPy scalars, which the decorator hands to the
+            # function as they are: `1.0 / np.float64(0.0)` is inf there, where the
+            # rewritten code checks as Python does and raises (docs/cli.md): the call (in
+            # the loop, or batched) goes to the version for NumPy scalars
+            # (a call in nested loops over arrays gets NumPy scalars from each of them)
+            known = self.scalar_params.setdefault(id(call), set())
+            known |= {p for p, _ in scalars}
+            version = self.numpy_version(plan.name, frozenset(known)) \
+                if self.numpy_version is not None else None
+            if version is not None and version[0] != plan.name:
+                loop.numpy_name = version[0]
+                self.numpy_plans[version[0]] = version[1]
+                self.replacements[id(call.func)] = cst.Name(version[0])
+            scalar_checks = sorted(plan.raises & _PYTHON_NUMBER_CHECKS)
+            if version is None and scalar_checks:
                 kinds = ", ".join(f"`{k}`" for k in scalar_checks)
+                sequence = items[sorted(scalars)[0][1]]
                 loop.warning = (
                     f"`{plan.name}` gets NumPy scalars here (the items of "
-                    f"`{bare_code(items[arg.value.value])}`), on which the decorator computed as "
+                    f"`{bare_code(sequence)}`), on which the decorator computed as "
                     f"NumPy does (inf, nan, wrapping), where the rewritten `{plan.name}` checks "
                     f"as Python does and raises ({kinds}), whether the loop stays or not")
-                return
 
     def _arguments(self, call: cst.Call, plan):
         """(parameter, argument) of each argument of a call of ``plan``'s function."""
@@ -822,6 +870,8 @@ class _Finder(SequenceFacts):
         """The batched call for a loop's call, or None (with ``loop.reason``); ``items``:
         loop variable -> the sequence of its items (`_items`)."""
         plan = self.functions[call.func.value]
+        # (what the call computes: the version for NumPy scalars, where it goes to one)
+        raises = (self.numpy_plans.get(loop.numpy_name) or plan).raises
         if plan.kind != "vectorize":
             loop.reason = (f"`{plan.name}` is a @vmap function: called on one example, it maps "
                            "over that example's own axis, so the loop is not a loop over "
@@ -831,8 +881,8 @@ class _Finder(SequenceFacts):
             loop.reason = (f"`{plan.name}` returns a tuple: the loop collects one tuple per "
                            "example, the batched call one array per item of the tuple")
             return None
-        if len(plan.raises) > 1 or "?" in plan.raises:
-            kinds = ", ".join(f"`{name}`" for name in sorted(plan.raises))
+        if len(raises) > 1 or "?" in raises:
+            kinds = ", ".join(f"`{name}`" for name in sorted(raises))
             loop.reason = (f"`{plan.name}` may raise different exceptions ({kinds}) on different "
                            "items: the loop raises the first failing item's, the batched call "
                            "the one its code checks first")
@@ -885,8 +935,23 @@ class _Finder(SequenceFacts):
         if not passed:
             loop.reason = "no argument is the loop variable"
             return None
+        function = self.namespace.get(call.func.value)
+        if callable(function):
+            try:
+                inspect.signature(function).bind(
+                    *[None for a in call.args if a.keyword is None],
+                    **{a.keyword.value: None for a in call.args if a.keyword is not None})
+            except TypeError as exc:
+                # every call raises TypeError; for no items the loop makes none
+                loop.reason = (f"the call does not bind `{plan.name}`'s parameters ({exc}): "
+                               "the loop raises TypeError for its first item, and for no items "
+                               "none, where the batched call would always raise")
+                return None
+            except ValueError:
+                pass
         loop.imports = {self.alias: self.array_module}
-        return call.with_changes(args=args)
+        return call.with_changes(args=args, func=cst.Name(loop.numpy_name)
+                                 if loop.numpy_name else call.func)
 
     def _sequence(self, iterable, scope: Scope, loop: Loop):
         """The array of the loop's items."""

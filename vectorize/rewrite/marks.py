@@ -95,6 +95,7 @@ class Plan:
     result: object = None                  # abstract value of what it returns, once built
     new_result: bool = False               # its result is never an argument or a view of one
     raises: frozenset = frozenset()        # the exception types its generated code raises
+    texts: dict = field(default_factory=dict)   # its generated functions: name -> text
     # vectorize: a parameter `excluded` only by name (numpy.vectorize broadcasts it passed by
     # position) or only by position (broadcast passed by keyword) -> its position
     excluded_by_name: dict = field(default_factory=dict)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import sys
 import types
 from dataclasses import dataclass, field
@@ -86,9 +87,12 @@ def rewrite_text(text: str, filename: str, *, only: str | None = None,
     if outcome.errors:
         return outcome
     backend = rewriter.context.backend
-    module, outcome.loops = call_sites.rewrite(module, rewriter.plans, skel.namespace,
-                                               skip=set(rewriter.plans), alias=backend.alias,
-                                               array_module=backend.module())
+    with backend.numpy_call((), {}) or contextlib.nullcontext():
+        module, outcome.loops = call_sites.rewrite(module, rewriter.plans, skel.namespace,
+                                                   skip=set(rewriter.plans),
+                                                   alias=backend.alias,
+                                                   array_module=backend.module(),
+                                                   numpy_version=rewriter.numpy_version)
     for loop in outcome.loops:
         if loop.rewritten:
             rewriter.needed.update(loop.imports)
@@ -189,6 +193,10 @@ class _Functions:
         self.emitted: set[str] = set()            # helpers already placed
         self.needed: dict[str, object] = {}       # alias -> module the new code imports
         self.plans: dict[str, object] = {}        # rewritten name -> Plan
+        self.stmts: dict[str, ast.FunctionDef] = {}   # rewritten name -> its def
+        # (rewritten name, its parameters that are NumPy scalars) -> (name, Plan) of the
+        # version for NumPy scalars (`numpy_version`), or None where there is none
+        self.numpy_versions: dict[tuple, tuple | None] = {}
 
     def rewrite(self, stmt, mark) -> None:
         context, where, skel = self.context, self.where, self.skel
@@ -238,6 +246,8 @@ class _Functions:
                                       in dict.fromkeys(context.fallbacks[fallbacks:])]
         self.replacements[id(self.cst_of[id(stmt)])] = statements
         self.plans[stmt.name] = the_plan
+        self.stmts[stmt.name] = stmt
+        the_plan.texts = dict(printed.functions)
         texts = dict(printed.functions)
         originals = {spec.name: spec.source.func for spec in context.order}
         originals[stmt.name] = function
@@ -247,6 +257,81 @@ class _Functions:
             "".join(self.module.code_for_node(s) for s in statements),
             context.explanations[start:], context.registry,
             [(originals[name], texts[name]) for name, _ in printed.functions], wrapped))
+
+    def numpy_version(self, name: str, scalars: frozenset):
+        """The version of the rewritten ``@vectorize`` function ``name`` for calls that pass
+        the parameters ``scalars`` NumPy scalars (the items of an array, `call_sites`):
+        numpy.vectorize hands a NumPy scalar to the function as it is, which then computes
+        as NumPy does (`1.0 / np.float64(0.0)` is inf, int64 wraps, `round` rounds half to
+        even) where the rewritten code, made for Python numbers, checks as Python does.
+        (its name, its Plan): ``name``'s own where its code is the same for those, a new
+        function placed after it (``<name>_numpy``) where it is not; None where the engine
+        cannot make one (the loop keeps the warning)."""
+        key = (name, scalars)
+        if key in self.numpy_versions:
+            return self.numpy_versions[key]
+        self.numpy_versions[key] = None
+        the_plan, stmt = self.plans[name], self.stmts[name]
+        context, skel = self.context, self.skel
+        semantics = _python_numbers(the_plan)
+        if not semantics:
+            self.numpy_versions[key] = (name, the_plan)
+            return self.numpy_versions[key]
+        python = tuple(v for v in semantics.numbers
+                       if not any(v is the_plan.params[n] for n in scalars))
+        new_name = context.function_names.fresh(name + "_numpy")
+        new_plan = dataclasses.replace(the_plan, name=new_name)
+        # NumPy scalars per example are `vmap`'s examples (its semantics, False: the Python
+        # numbers the function makes itself, `1.0 / 0.0`, still raise as Python's do); where
+        # other batched arguments are Python numbers, only code that is the same for both
+        printed = self._version(the_plan, stmt, new_plan, False)
+        if printed is None or python and self._version(
+                the_plan, stmt, dataclasses.replace(the_plan, name=new_name), PythonSemantics(
+                    python), same_as=printed) is None:
+            return None
+        texts = dict(printed.functions)
+        if texts[new_name] == the_plan.texts[name].replace(f"def {name}(", f"def {new_name}(",
+                                                           1) and \
+                all(texts[n] == the_plan.texts.get(n) for n in texts if n != new_name):
+            self.numpy_versions[key] = (name, the_plan)     # the very same code
+            return self.numpy_versions[key]
+        new_plan.result = printed.result
+        new_plan.new_result = call_sites.returns_new_array(texts[new_name],
+                                                           context.backend.alias)
+        new_plan.raises = call_sites.raised_types(text for _, text in printed.functions)
+        new_plan.texts = texts
+        statements, _ = _replacement(new_plan, printed, self.cst_of[id(stmt)], stmt, context,
+                                     self.emitted, self.module, skel.namespace,
+                                     (self.tree, self.where))
+        statements[0] = statements[0].with_changes(leading_lines=_blank_lines(
+            self.module.config_for_parsing))
+        for alias, value in printed.imports.items():
+            self.needed.setdefault(alias, value)
+        self.replacements[id(self.cst_of[id(stmt)])] += statements
+        self.numpy_versions[key] = (new_name, new_plan)
+        return self.numpy_versions[key]
+
+    def _version(self, the_plan, stmt, new_plan, semantics, same_as=None):
+        """``the_plan``'s function made as ``new_plan.name`` for ``semantics`` (the printed
+        code), or None where the engine refuses it or (``same_as``) its code differs."""
+        context, skel = self.context, self.skel
+        context.allow_fallback = the_plan.fallback != "error"
+        context.python_semantics = semantics
+        context.python_bools = False
+        try:
+            printed = transform_source(skel.marked[the_plan.name], the_plan.params,
+                                       context=context, name=new_plan.name)
+            _check(new_plan, printed, stmt, self.where)
+            _check_foreign_names(printed, skel.namespace, stmt, self.where)
+        except VectorizeError:
+            return None
+        finally:
+            context.python_semantics = False
+        if context.python_bools:
+            return None
+        if same_as is not None and dict(printed.functions) != dict(same_as.functions):
+            return None
+        return printed
 
 
 def _check_aliases(needed: dict, skel, stmt, where: Located, outcome: Outcome) -> None:

@@ -99,6 +99,10 @@ def render_text(report: Report, verbose: bool = False) -> str:
                        f"`{loop.function}` stays a loop")
             out.append(f"    {loop.before}")
             out.append(f"  because {loop.reason}")
+        if getattr(loop, "numpy_name", ""):
+            out.append(f"  (its items are NumPy scalars, which the decorator handed to "
+                       f"`{loop.function}` as they are: it calls `{loop.numpy_name}`, "
+                       "the version for them)")
         out.append("")
     for line, note in report.notes:
         out.append(f"{report.filename}:{line}: note: {note}")
