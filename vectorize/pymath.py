@@ -386,3 +386,112 @@ def weekday(year, month, day):
     doy = (153 * ((month + 9) % 12) + 2) // 5 + day - 1
     doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
     return (era * 146097 + doe - 719468 + 3) % 7      # (1970-01-01 was a Thursday)
+
+
+# --------------------------------------------------------------------- math.fsum, math.prod
+def fsum(rows):
+    """``math.fsum(row)`` for each row of ``rows`` (the items along the last axis): the
+    exactly rounded sum, bit for bit CPython's (``Modules/mathmodule.c``, ``math_fsum``:
+    Shewchuk's partials, then the sum of the partials from the top with the half-even fix
+    across partials). Here every row keeps one slot per item: a partial CPython drops for
+    being zero stays as a zero, which changes no other partial (``x + 0.0`` is ``x``;
+    ``0.0 + y`` moves ``y`` up as CPython's swap does); before the final sum each row's
+    nonzero partials are moved above its zeros (their order kept), so that the partial
+    below the one where the sum turns inexact is CPython's ``p[n-1]``. Infinities and NaN
+    as CPython: their sum (``-inf + inf``: ValueError), the partials so far dropped; an
+    intermediate overflow of finite items: OverflowError (`vectorize` then replays the
+    loop, which raises for the first failing example)."""
+    x = np.asarray(rows)
+    if x.dtype.kind not in "biuf":
+        raise TypeError(f"must be real number, not {x.dtype}")
+    x = x.astype(np.float64)
+    shape, k = x.shape[:-1], x.shape[-1]
+    p = np.zeros(shape + (k,), dtype=np.float64)
+    special = np.zeros(shape, dtype=np.float64)
+    infinities = np.zeros(shape, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        for t in range(k):
+            item = x[..., t]
+            v = item
+            for j in range(t):
+                y = p[..., j]
+                swap = np.abs(v) < np.abs(y)
+                a, b = np.where(swap, y, v), np.where(swap, v, y)
+                hi = a + b
+                p[..., j] = b - (hi - a)
+                v = hi
+            finite = np.isfinite(item)
+            if not np.isfinite(v[finite]).all():
+                raise OverflowError("intermediate overflow in fsum")
+            p[..., t] = v
+            if not finite.all():
+                # (NaN and infinite items: counted, this row's partials dropped)
+                p[~finite] = 0.0
+                special = np.where(finite, special, special + item)
+                infinities = np.where(np.isinf(item), infinities + item, infinities)
+        if (np.isnan(infinities) & (special != 0)).any():
+            raise ValueError("-inf + inf in fsum")
+        if k == 0:
+            return special
+        order = np.argsort(p != 0, axis=-1, kind="stable")   # zeros first, the rest in order
+        p = np.take_along_axis(p, order, axis=-1)
+        hi = p[..., k - 1].copy()
+        lo = np.zeros(shape, dtype=np.float64)
+        below = np.zeros(shape, dtype=np.float64)      # CPython's p[n-1] where it stopped
+        done = np.zeros(shape, dtype=bool)
+        for j in range(k - 2, -1, -1):
+            y = p[..., j]
+            s = hi + y
+            low = y - (s - hi)
+            live = ~done
+            hi = np.where(live, s, hi)
+            lo = np.where(live, low, lo)
+            stops = live & (low != 0)
+            if j > 0:
+                below = np.where(stops, p[..., j - 1], below)
+            done |= stops
+        fix = done & (((lo < 0) & (below < 0)) | ((lo > 0) & (below > 0)))
+        twice = lo * 2.0
+        up = hi + twice
+        hi = np.where(fix & (up - hi == twice), up, hi)
+        hi = np.where(hi == 0, 0.0, hi)      # no partial left: CPython's 0.0 (never -0.0)
+        return np.where(special != 0, special, hi)
+
+
+def prod(rows, start=1):
+    """``math.prod(row, start=start)`` for each row of ``rows`` (the items along the last
+    axis): `prod_items` of the row's items."""
+    x = np.asarray(rows)
+    return prod_items(*[x[..., t] for t in range(x.shape[-1])], start=start,
+                      shape=x.shape[:-1])
+
+
+def prod_items(*items, start=1, shape=None):
+    """``math.prod([a, b, ...], start=start)`` of per-example Python numbers, lane by lane:
+    Python's product from ``start``, left to right. While the product and the items are ints
+    (bools) it is an exact int: computed in int64 where it fits, else OverflowError
+    (estimated in floats, which can fire a little early); from the first float on, float64
+    products, each rounded as Python rounds it (an int item converted to float first).
+    Items of any other dtype (a NumPy float32 or uint64 value, whose products differ):
+    TypeError. `vectorize` replays the per-example loop where this raises, which decides."""
+    values = [np.asarray(v) for v in items]
+    out = np.asarray(start)
+    for v in [out, *values]:
+        if not (v.dtype.kind in "bi" or v.dtype.kind == "u" and v.dtype.itemsize < 8
+                or v.dtype == np.float64):
+            raise TypeError(f"math.prod of {v.dtype} items is not modelled")
+    if shape is None:
+        shape = np.broadcast_shapes(out.shape, *[v.shape for v in values])
+    out = np.broadcast_to(out if out.dtype.kind == "f" else out.astype(np.int64), shape)
+    size = np.abs(out.astype(np.float64))
+    with np.errstate(all="ignore"):
+        for v in values:
+            if out.dtype.kind == "f" or v.dtype.kind == "f":
+                out = out.astype(np.float64) * v.astype(np.float64)
+                continue
+            item = v.astype(np.int64)
+            size = size * np.abs(item.astype(np.float64))
+            if (size > _INT64_LIMIT).any():
+                raise OverflowError("Python int too large to convert to C long")
+            out = out * item
+    return np.broadcast_to(out, shape).copy()

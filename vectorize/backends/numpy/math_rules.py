@@ -23,6 +23,7 @@ from ...errors import Unsupported
 from ...rules.families import padded_args, real_operands
 from ...rules.registry import Registry, Rule, Site
 from ...syntax.templates import expr
+from .arrays import _display_items
 from .builtins import python_int
 
 # math name -> NumPy function computing the same lane by lane.
@@ -297,6 +298,7 @@ def register(reg: Registry) -> None:
         "np.abs(b)), 0.0))", _isclose, may_warn=True))
     register_exact_ints(reg)
     register_calendar(reg)
+    register_sums(reg)
 
 
 # --------------------------------------------------------------------- exact int functions
@@ -351,3 +353,65 @@ def register_exact_ints(reg: Registry) -> None:
             f"c = math.{name}(n, k)" if EXACT_INTS[name] != (1,) else f"c = math.{name}(n)",
             f"c = pymath.{name}(n, k)" if EXACT_INTS[name] != (1,) else
             f"c = pymath.{name}(n)", _exact_int_rule(name)))
+
+
+# --------------------------------------------------------------------- math.fsum, math.prod
+def _row_of_numbers(site: Site, name: str, keywords=()):
+    """The one operand of ``math.fsum``/``math.prod``: a per-example vector (a list or
+    tuple display of per-example numbers, a row), as one array of rows."""
+    if len(site.nodes) != 1 or set(site.kwargs) - set(keywords):
+        raise Unsupported(f"`math.{name}` takes one positional argument here")
+    value = site.args[0]
+    if not isinstance(value, Value) or not value.known or value.rank != 1 or \
+            value.kind not in "biuf":
+        raise Unsupported(f"`math.{name}` of something other than a list, tuple or row of "
+                          "real numbers per example",
+                          suggestion="pass a list display of numbers, e.g. [a, b, c]")
+    if site.standalone or site.spelled.name != "numpy":
+        raise Unsupported(f"`math.{name}` of per-example values on this backend",
+                          suggestion="use the NumPy backend")
+    return site.nodes[0]
+
+
+def _fsum(site: Site):
+    return expr("pymath.fsum({x})", x=_row_of_numbers(site, "fsum"))
+
+
+def _prod(site: Site):
+    row = _row_of_numbers(site, "prod", keywords=("start",))
+    start = site.kwargs.get("start")
+    if start is not None and (not isinstance(start[1], Value) or start[1].kind not in "biuf"
+                              or start[1].rank != 0):
+        raise Unsupported("`math.prod` with a start that is not a real number",
+                          suggestion="multiply by the start after the product")
+    if not site.python_semantics:
+        # (NumPy scalars per example: ints wrap, a float32 stays float32, an int item before
+        # a float multiplies as an int)
+        raise Unsupported("`math.prod` of per-example NumPy values (`vmap`)",
+                          suggestion="multiply the items with `*`")
+    items = _display_items(row)
+    # (a display's items keep their own types: ints multiply exactly until the first float)
+    call, items = ("pymath.prod", [row]) if items is None else ("pymath.prod_items", items)
+    parts = {f"a{i}": item for i, item in enumerate(items)}
+    text = ", ".join(f"{{a{i}}}" for i in range(len(items)))
+    if start is not None:
+        parts["s"] = start[0]
+        text += ", start={s}"
+    return expr(f"{call}({text})", **parts)
+
+
+def register_sums(reg: Registry) -> None:
+    reg.add_call(math.fsum, Rule(
+        "math.fsum", "math",
+        "`math.fsum` of a list, tuple or row of per-example numbers is `pymath.fsum`: "
+        "CPython's exactly rounded sum (Shewchuk's partials) computed on every row at once, "
+        "the same bits; infinities and NaN as CPython, its ValueError and OverflowError "
+        "where a row raises (the per-example loop then decides). NumPy backend only.",
+        "s = math.fsum([a, b, c])", "s = pymath.fsum(np.stack([a, b, c], axis=1))", _fsum))
+    reg.add_call(math.prod, Rule(
+        "math.prod", "math",
+        "`math.prod` of a list, tuple or row of per-example numbers is `pymath.prod`: the "
+        "product from `start` left to right, as Python multiplies (floats in float64; ints "
+        "exactly where the product fits int64, else the per-example loop decides). `vmap`: "
+        "float64 items only (NumPy ints wrap). NumPy backend only.",
+        "p = math.prod([a, b, c])", "p = pymath.prod(np.stack([a, b, c], axis=1))", _prod))
