@@ -18,7 +18,7 @@ import math
 import libcst as cst
 import numpy as np
 
-from ...abstract import Value
+from ...abstract import TupleValue, Value
 from ...errors import Unsupported
 from ...rules.families import padded_args, real_operands
 from ...rules.registry import Registry, Rule, Site
@@ -362,6 +362,14 @@ def _row_of_numbers(site: Site, name: str, keywords=()):
     if len(site.nodes) != 1 or set(site.kwargs) - set(keywords):
         raise Unsupported(f"`math.{name}` takes one positional argument here")
     value = site.args[0]
+    if isinstance(value, TupleValue) and not any(
+            getattr(v, "batched", True) for v in value.items):
+        return None     # nothing per example: the call runs once, as written
+    if isinstance(value, Value) and not value.batched:
+        if any(v.batched for _, v in site.kwargs.values()):
+            raise Unsupported(f"`math.{name}` whose start only is per example",
+                              suggestion="multiply by the start after the product")
+        return None
     if not isinstance(value, Value) or not value.known or value.rank != 1 or \
             value.kind not in "biuf":
         raise Unsupported(f"`math.{name}` of something other than a list, tuple or row of "
@@ -374,11 +382,14 @@ def _row_of_numbers(site: Site, name: str, keywords=()):
 
 
 def _fsum(site: Site):
-    return expr("pymath.fsum({x})", x=_row_of_numbers(site, "fsum"))
+    row = _row_of_numbers(site, "fsum")
+    return site.node if row is None else expr("pymath.fsum({x})", x=row)
 
 
 def _prod(site: Site):
     row = _row_of_numbers(site, "prod", keywords=("start",))
+    if row is None:
+        return site.node
     start = site.kwargs.get("start")
     if start is not None and (not isinstance(start[1], Value) or start[1].kind not in "biuf"
                               or start[1].rank != 0):

@@ -1,0 +1,190 @@
+"""`math.fsum` and `math.prod` of per-example numbers, vectorized (they were refused: a
+Python loop).
+
+`vectorize` against numpy.vectorize itself: the same bits (fsum is exactly rounded, so a
+batched sum must give every example's bits, not a value within a rounding), the same dtype,
+the same exception type where an example raises. `vmap` against the loop over NumPy scalars.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from vectorize import VectorizeError, vectorize, vmap
+
+
+def fsum3(a, b, c):
+    return math.fsum([a, b, c])
+
+
+def fsum_tuple(a, b, c):
+    return math.fsum((a, 0.1, b * c, -0.1))
+
+
+def fsum_big(a, b, c):
+    return math.fsum([a, 1e16, b, -1e16, c, 1e-16])
+
+
+def prod3(a, b, c):
+    return math.prod([a, b, c])
+
+
+def prod_mixed(a, b, c):
+    # ints multiply exactly until the first float: a * b can exceed 2**53
+    return math.prod((a, b, c * 0.5))
+
+
+def prod_start(a, b, c):
+    return math.prod([a, 0.1, b], start=c)
+
+
+def _outcome(call):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return call(), None
+        except Exception as exc:  # noqa: BLE001 -- its type is compared
+            return None, exc
+
+
+def _bits(a):
+    a = np.asarray(a)
+    if a.dtype.kind == "f":
+        return np.where(np.isnan(a), np.nan, a).tobytes(), a.dtype, a.shape
+    return a.tobytes(), a.dtype, a.shape
+
+
+def same_as_numpy_vectorize(f, *args):
+    """``vectorize(f)`` (no fallback allowed) gives numpy.vectorize's exact bits and dtype,
+    or raises its exception type."""
+    if not np.broadcast(*args).size:
+        # (numpy.vectorize needs otypes for an empty batch; the generated code's dtype)
+        got = vectorize(f, fallback="error")(*args)
+        assert got.shape == np.broadcast(*args).shape
+        ones = [np.ones(1, np.asarray(a).dtype) for a in args]
+        assert got.dtype == np.vectorize(f)(*ones).dtype     # an example of ones' dtype
+        return
+    want, want_exc = _outcome(lambda: np.vectorize(f)(*args))
+    got, got_exc = _outcome(lambda: vectorize(f, fallback="error")(*args))
+    assert not isinstance(got_exc, VectorizeError), got_exc
+    if want_exc is not None:
+        assert type(got_exc) is type(want_exc), (got_exc, want_exc)
+        return
+    assert got_exc is None, got_exc
+    assert _bits(got) == _bits(want), (args, got, want)
+
+
+FLOATS = st.one_of(
+    st.sampled_from([0.0, -0.0, math.inf, -math.inf, math.nan, 1e308, -1e308, 5e-324, 1e16,
+                     1.0, 1e-16, 0.1, -0.1]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.floats(-1e20, 1e20).map(lambda v: math.ldexp(round(v), -30)))
+INTS = st.one_of(st.integers(-2**63, 2**63 - 1), st.integers(-3000, 3000))
+
+
+def _batch(elements, dtype, n):
+    return hnp.arrays(dtype, n, elements=elements)
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(st.integers(0, 6).flatmap(lambda n: st.tuples(
+    _batch(FLOATS, np.float64, n), _batch(FLOATS, np.float64, n),
+    _batch(FLOATS, np.float64, n))))
+def test_fsum_of_floats_is_exactly_rounded_per_example(args):
+    for f in (fsum3, fsum_tuple, fsum_big):
+        same_as_numpy_vectorize(f, *args)
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(st.integers(0, 5).flatmap(lambda n: st.tuples(
+    _batch(INTS, np.int64, n), _batch(FLOATS, np.float64, n), _batch(INTS, np.int64, n))))
+def test_fsum_of_ints_and_floats(args):
+    # an int item is converted to the nearest double (2**63 - 1 becomes 2**63)
+    same_as_numpy_vectorize(fsum3, *args)
+
+
+def test_fsum_bits_where_left_to_right_addition_differs():
+    a = np.array([1e-16, 0.1, 1e100, 1.0])
+    b = np.array([1.0, 0.2, 1.0, 1e-16])
+    c = np.array([1e16, 0.3, -1e100, -1.0])
+    out = vectorize(fsum3, fallback="error")(a, b, c)
+    assert out.dtype == np.float64
+    assert out.tolist() == [math.fsum(t) for t in zip(a.tolist(), b.tolist(), c.tolist())]
+    assert out.tolist() == [1.0000000000000002e16, 0.6, 1.0, 1e-16]   # not 1e16, 0.6000..01
+
+
+def test_fsum_special_values_and_errors():
+    f = vectorize(fsum3, fallback="error")
+    out = f(np.array([math.inf, math.nan, -0.0]), np.array([1.0, math.inf, -0.0]), -0.0)
+    assert np.isinf(out[0]) and out[0] > 0 and np.isnan(out[1])
+    assert out[2] == 0.0 and not np.signbit(out[2])        # fsum([-0.0, -0.0]) is 0.0
+    with pytest.raises(ValueError):                          # -inf + inf in fsum
+        f(np.array([1.0, math.inf]), np.array([2.0, -math.inf]), 0.0)
+    with pytest.raises(OverflowError):                       # intermediate overflow
+        f(np.array([1.0, 1e308]), np.array([2.0, 1e308]), 0.0)
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_fsum_and_prod_of_empty_and_one_example(n):
+    floats = np.linspace(0.1, 0.3, n)
+    ints = np.arange(3, 3 + n)
+    for f in (fsum3, fsum_tuple, prod_mixed, prod_start):
+        got = vectorize(f, fallback="error")(floats, ints, ints)
+        assert got.shape == (n,) and got.dtype == np.float64
+        if n:
+            assert _bits(got) == _bits(np.vectorize(f)(floats, ints, ints))
+    got = vectorize(prod3, fallback="error")(ints, ints, ints)
+    assert got.shape == (n,) and got.dtype == np.int64
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(st.integers(0, 6).flatmap(lambda n: st.tuples(
+    _batch(INTS, np.int64, n), _batch(INTS, np.int64, n), _batch(INTS, np.int64, n))))
+def test_prod_of_ints_is_exact_or_replays(args):
+    # beyond int64 numpy.vectorize itself decides (OverflowError, or an object array)
+    for f in (prod3, prod_mixed):
+        same_as_numpy_vectorize(f, *args)
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(st.integers(0, 5).flatmap(lambda n: st.tuples(
+    _batch(FLOATS, np.float64, n), _batch(st.integers(-100, 100), np.int64, n),
+    _batch(INTS, np.int64, n))))
+def test_prod_of_floats_left_to_right(args):
+    same_as_numpy_vectorize(prod_start, *args)
+    same_as_numpy_vectorize(prod3, *args)
+
+
+def test_prod_multiplies_ints_exactly_before_the_first_float():
+    a = np.array([2**40 + 1, 3])
+    b = np.array([2**20 + 3, 5])
+    c = np.array([3, 7])
+    out = vectorize(prod_mixed, fallback="error")(a, b, c)
+    # (2**40 + 1) * (2**20 + 3) is exact as an int, not as the product of two doubles
+    assert out.tolist() == [float((2**40 + 1) * (2**20 + 3)) * 1.5, 52.5]
+    assert out.tolist() == np.vectorize(prod_mixed)(a, b, c).tolist()
+
+
+def test_vmap_fsum_matches_the_numpy_scalar_loop():
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=7) * 10.0 ** rng.integers(-20, 20, 7)
+    b = np.float32(rng.normal(size=7))
+    c = np.array([1e16, -1e16, 0.0, np.inf, np.nan, -0.0, 1.0])
+    got = vmap(fsum3)(a, b, c)
+    want = np.stack([fsum3(*t) for t in zip(a, b, c)])
+    assert _bits(got) == _bits(want)
+
+
+def test_vmap_prod_is_refused_where_it_is_written():
+    # NumPy scalars per example: ints wrap, a float32 stays float32, an int before a float
+    # multiplies as an int; refused, located
+    with pytest.raises(VectorizeError, match="math.prod") as info:
+        vmap(prod3, fallback="error")(np.arange(3.0), np.arange(3.0), np.arange(3.0))
+    assert "test_refuse31.py" in str(info.value)
