@@ -423,6 +423,6 @@ def register_sums(reg: Registry) -> None:
         "math.prod", "math",
         "`math.prod` of a list, tuple or row of per-example numbers is `pymath.prod`: the "
         "product from `start` left to right, as Python multiplies (floats in float64; ints "
-        "exactly where the product fits int64, else the per-example loop decides). `vmap`: "
-        "float64 items only (NumPy ints wrap). NumPy backend only.",
+        "exactly where the product fits int64, else the per-example loop decides). `vectorize` "
+        "only (`vmap`'s NumPy scalars wrap ints and keep float32), NumPy backend only.",
         "p = math.prod([a, b, c])", "p = pymath.prod(np.stack([a, b, c], axis=1))", _prod))
