@@ -386,6 +386,7 @@ MATH_CASES = [
     C("math.fsum([{0}, {1}, {2}])", "f", "f", "f"), C("math.fsum(({0}, {1}, 0.1))", "i", "fm"),
     C("math.prod([{0}, {1}, {2}])", "sh", "sh", "sh"),
     C("math.prod([{0}, {1}, 0.5], start={2})", "i", "fm", "sh"),
+    C("math.dist(({0}, {1}), ({2}, 0.5))", "f", "i", "fm"), C("math.dist([{0}], [{1}])", "f", "f"),
     *_unary_cases(["gamma", "erf", "erfc"], "math", ["fs", "i"]),
     *_unary_cases(["lgamma"], "math", ["fp", "i"]),
 ]

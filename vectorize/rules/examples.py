@@ -204,6 +204,10 @@ def f(n):
 def f(x, y):
     return math.fsum([x, 1e16, y, -1e16])
 '''), "X, Y", imports="math"),
+    "math.dist": Example(_f('''
+def f(x, y):
+    return math.dist((x, y), (1.0, 0.5))
+'''), "X, Y", imports="math"),
     "math.prod": Example(_f('''
 def f(n, x):
     return math.prod([n, n + 1, x])

@@ -14,10 +14,12 @@ rule: they are rejected or, when the user allows it, run per example.
 from __future__ import annotations
 
 import math
+import sys
 
 import libcst as cst
 import numpy as np
 
+from ... import pymath
 from ...abstract import TupleValue, Value
 from ...errors import Unsupported
 from ...rules.families import padded_args, real_operands
@@ -411,7 +413,42 @@ def _prod(site: Site):
     return expr(f"{call}({text})", **parts)
 
 
+def _dist(site: Site):
+    if len(site.nodes) != 2 or site.kwargs:
+        raise Unsupported("`math.dist` takes two positional arguments")
+    if not any(getattr(v, "batched", True) or isinstance(v, TupleValue) and any(
+            getattr(i, "batched", True) for i in v.items) for v in site.args):
+        return site.node        # nothing per example: the call runs once, as written
+    for value in site.args:
+        if isinstance(value, TupleValue) and all(
+                isinstance(v, Value) and not v.batched and v.known and v.rank == 0
+                and np.asarray(v.example).dtype.kind in "biuf" for v in value.items):
+            continue    # the same point for every example (`(0.0, 0.0)`, a global's)
+        if not isinstance(value, Value) or not value.known or value.rank != 1 or \
+                value.kind not in "biuf":
+            raise Unsupported("`math.dist` of something other than two lists, tuples or rows "
+                              "of real numbers per example",
+                              suggestion="pass tuple displays of numbers, e.g. (x1, y1)")
+    if site.standalone or site.spelled.name != "numpy":
+        raise Unsupported("`math.dist` of per-example values on this backend",
+                          suggestion="use the NumPy backend")
+    if not pymath.dist_is_cpythons():
+        raise Unsupported(f"`math.dist` on Python {sys.version.split()[0]}, whose rounding "
+                          "`pymath.dist` does not model (it is CPython 3.11's)",
+                          suggestion="write math.hypot of the differences")
+    return expr("pymath.dist({p}, {q})", p=site.nodes[0], q=site.nodes[1])
+
+
 def register_sums(reg: Registry) -> None:
+    reg.add_call(math.dist, Rule(
+        "math.dist", "math",
+        "`math.dist` of two lists, tuples or rows of per-example numbers is `pymath.dist`: "
+        "CPython's Euclidean norm of the differences (scaled, squared and summed without "
+        "loss, one correction after the square root), the same bits on every row; "
+        "differences below 2**-1021 and points of different lengths: the per-example loop "
+        "decides. NumPy backend only.",
+        "d = math.dist((x1, y1), (x2, y2))",
+        "d = pymath.dist(np.stack([x1, y1], axis=1), np.stack([x2, y2], axis=1))", _dist))
     reg.add_call(math.fsum, Rule(
         "math.fsum", "math",
         "`math.fsum` of a list, tuple or row of per-example numbers is `pymath.fsum`: "
