@@ -255,3 +255,44 @@ def test_vmap_dist_matches_the_numpy_scalar_loop():
     got = vmap(dist2)(a, b, c)
     want = np.stack([dist2(*t) for t in zip(a, b, c)])
     assert _bits(got) == _bits(want)
+
+
+def compare_mixed(u, i):
+    return (u < i) + 2 * (u <= i) + 4 * (u == i) + 8 * (i != u) + 16 * (i > u) + 32 * (u >= i)
+
+
+def compare_chain(u, i):
+    return 0 < u <= i
+
+
+def compare_branch(u, i):
+    if u > i:
+        return 1.5
+    return -0.5
+
+
+UINTS = st.one_of(st.integers(0, 2**64 - 1), st.sampled_from([0, 2**63 - 1, 2**63, 2**64 - 1,
+                                                             2**53 + 1]))
+SIGNED = st.one_of(INTS, st.sampled_from([-1, 0, 2**63 - 1, -2**63, 2**53 + 1]))
+
+
+@settings(max_examples=30, deadline=None, database=None)
+@given(st.integers(1, 6).flatmap(lambda n: st.tuples(
+    _batch(UINTS, np.uint64, n), _batch(SIGNED, np.int64, n))))
+def test_uint64_compared_with_a_signed_int_exactly(args):
+    # per example both are Python ints, compared exactly (2**63 > 2**63 - 1; a float64
+    # comparison would call them equal); NumPy 2 compares int64 with uint64 exactly too
+    u, i = args
+    for f in (compare_mixed, compare_chain, compare_branch):
+        same_as_numpy_vectorize(f, u, i)
+    same_as_numpy_vectorize(compare_mixed, u, int(i[0]))    # an int argument, shared
+
+
+def test_uint64_comparison_where_float64_would_tie():
+    u = np.array([2**63, 2**64 - 1, 2**53 + 1], np.uint64)
+    i = np.array([2**63 - 1, -1, 2**53])
+    out = vectorize(compare_chain, fallback="error")(u, i)
+    assert out.tolist() == [False, False, False]
+    out = vectorize(compare_branch, fallback="error")(u, i)
+    assert out.tolist() == [1.5, 1.5, 1.5]          # float64 would call the first and last ties
+    assert out.tolist() == np.vectorize(compare_branch)(u, i).tolist()
