@@ -296,3 +296,78 @@ def test_uint64_comparison_where_float64_would_tie():
     out = vectorize(compare_branch, fallback="error")(u, i)
     assert out.tolist() == [1.5, 1.5, 1.5]          # float64 would call the first and last ties
     assert out.tolist() == np.vectorize(compare_branch)(u, i).tolist()
+
+
+def bit_length_of_int(a, b):
+    return int(a).bit_length() - (int(b) * 3).bit_length()
+
+
+def bit_count(a, b):
+    return a.bit_count() + b.bit_count()
+
+
+def pow_mod(a, b):
+    n = int(a)
+    return pow(n, int(b) % 70, 1000000007) + pow(n, 3, int(b) or 1) + pow(-n, int(b), 97)
+
+
+def pow_mod_param(a, b):
+    return pow(a, 2, 7)
+
+
+def bit_length_param(a, b):
+    return a.bit_length()
+
+
+@settings(max_examples=30, deadline=None, database=None)
+@given(st.integers(0, 6).flatmap(lambda n: st.tuples(
+    _batch(INTS, np.int64, n), _batch(st.integers(-2**61, 2**61), np.int64, n))))
+def test_python_int_methods_and_pow_mod(args):
+    # beyond what pymath models (a negative exponent, a modulus beyond 2**32, m == 0) and
+    # int results beyond int64, numpy.vectorize itself decides
+    for f in (bit_length_of_int, bit_count, pow_mod):
+        same_as_numpy_vectorize(f, *args)
+
+
+@settings(max_examples=15, deadline=None, database=None)
+@given(st.integers(1, 5).flatmap(lambda n: st.tuples(
+    _batch(UINTS, np.uint64, n), _batch(st.booleans(), np.bool_, n))))
+def test_bit_count_of_uint64_and_bools(args):
+    same_as_numpy_vectorize(bit_count, args[0], args[0])
+    # (NumPy's bool has no bit_count: numpy.vectorize's first call raises AttributeError)
+    with pytest.raises(VectorizeError, match="bit_count"):
+        vectorize(bit_count, fallback="error")(*args)
+    with pytest.raises(AttributeError), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        vectorize(bit_count)(*args)
+
+
+def test_python_int_methods_on_the_int64_edges():
+    a = np.array([0, -1, 2**63 - 1, -2**63, 2**53 + 1, 5])
+    b = np.array([1, 0, -7, 3, 2**40, -(2**61)])
+    got = vectorize(bit_length_of_int, fallback="error")(a, b)
+    assert got.dtype == np.int64
+    assert got.tolist() == [bit_length_of_int(x, y) for x, y in zip(a.tolist(), b.tolist())]
+    got = vectorize(pow_mod, fallback="error")(a, b)
+    assert got.tolist() == np.vectorize(pow_mod)(a, b).tolist()
+
+
+def test_methods_numpy_ints_lack_stay_refused_on_parameters():
+    # numpy.vectorize's first call hands `a` as a NumPy int: AttributeError / TypeError
+    for f, error in ((bit_length_param, AttributeError), (pow_mod_param, TypeError)):
+        with pytest.raises(VectorizeError, match="NumPy int where the function first"):
+            vectorize(f, fallback="error")(np.arange(3), 1)
+        with pytest.raises(error), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            vectorize(f)(np.arange(3), 1)
+
+
+def test_vmap_python_int_methods_match_the_loop():
+    a = np.array([3, -5, 2**62, 0])
+    b = np.array([7, 2, -3, 1])
+    for f in (bit_length_of_int, bit_count, pow_mod):
+        got = vmap(f)(a, b)
+        want = np.stack([f(*t) for t in zip(a, b)])
+        assert _bits(got) == _bits(want)
+    with pytest.raises(VectorizeError, match="bit_length"):
+        vmap(bit_length_param, fallback="error")(a, b)

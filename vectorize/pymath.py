@@ -578,3 +578,77 @@ def dist_is_cpythons() -> bool:
         if dist(p[:, :k], q[:, :k]).tolist() != want:
             return False
     return True
+
+
+# --------------------------------------------------------------------- Python int methods
+def bit_length(n):
+    """``n.bit_length()`` of Python ints, lane by lane (ints of any NumPy int dtype, bools):
+    the number of bits of ``abs(n)``, 0 for 0; exact for the whole int64 and uint64 range
+    (``abs(-2**63)`` is 2**63: 64 bits)."""
+    n = np.asarray(n)
+    if n.dtype.kind not in "biu":
+        raise TypeError(f"'{n.dtype}' object has no attribute 'bit_length'")
+    if n.dtype.kind == "i":
+        n = np.abs(n.astype(np.int64)).astype(np.uint64)    # (-2**63 wraps to 2**63)
+    else:
+        n = n.astype(np.uint64)
+    bits = np.zeros(n.shape, dtype=np.int64)
+    for shift in (32, 16, 8, 4, 2, 1):
+        high = n >> np.uint64(shift)
+        above = high != 0
+        bits += np.where(above, shift, 0)
+        n = np.where(above, high, n)
+    return bits + (n != 0)
+
+
+_MODULUS_LIMIT = 2 ** 32    # (|m| - 1) ** 2 fits uint64: products reduce exactly
+
+
+def pow_mod(a, b, m):
+    """``pow(a, b, m)`` of Python ints, lane by lane: ``a ** b % m`` by squaring, in uint64
+    (exact for |m| <= 2**32), the result's sign that of ``m`` as Python's ``%`` gives it.
+    ``m == 0``: Python's ValueError; a negative exponent (Python inverts ``a`` modulo
+    ``m``) or |m| beyond 2**32: ArithmeticError; `vectorize` then replays the loop, which
+    decides."""
+    a, b, m = (np.asarray(v) for v in (a, b, m))
+    for v in (a, b, m):
+        if v.dtype.kind not in "biu":
+            raise TypeError("pow() 3rd argument not allowed unless all arguments are "
+                            "integers")
+        if v.dtype == np.uint64 and (v > np.uint64(2 ** 63 - 1)).any():
+            raise ArithmeticError("a uint64 beyond int64 in pow(a, b, m)")
+    a, b, m = np.broadcast_arrays(*(v.astype(np.int64) for v in (a, b, m)))
+    if (m == 0).any():
+        raise ValueError("pow() 3rd argument cannot be 0")
+    if (b < 0).any():
+        raise ArithmeticError("pow(a, -b, m) inverts a modulo m: not modelled")
+    size = np.abs(m).astype(np.uint64)          # (|-2**63| as uint64: 2**63)
+    if (size > np.uint64(_MODULUS_LIMIT)).any():
+        raise ArithmeticError("pow(a, b, m) with |m| beyond 2**32: not modelled")
+    base = np.mod(a, size.astype(np.int64)).astype(np.uint64)
+    out = np.ones(a.shape, dtype=np.uint64) % size
+    e = b.astype(np.uint64)
+    while (e != 0).any():
+        odd = (e & np.uint64(1)) != 0
+        out = np.where(odd, out * base % size, out)
+        base = base * base % size
+        e = e >> np.uint64(1)
+    out = out.astype(np.int64)
+    return np.where((m < 0) & (out != 0), out - size.astype(np.int64), out)
+
+
+def bit_count(n):
+    """``n.bit_count()`` lane by lane: the number of ones in ``abs(n)`` (Python's and NumPy's
+    ints alike), exact over the int64 and uint64 range."""
+    n = np.asarray(n)
+    if n.dtype.kind not in "biu":
+        raise TypeError(f"'{n.dtype}' object has no attribute 'bit_count'")
+    if n.dtype.kind == "i":
+        n = np.abs(n.astype(np.int64)).astype(np.uint64)
+    else:
+        n = n.astype(np.uint64)
+    # (the bits counted in pairs, nibbles and bytes, then the bytes summed: SWAR)
+    n = n - ((n >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    n = (n & np.uint64(0x3333333333333333)) + ((n >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    n = (n + (n >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return ((n * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.int64)
