@@ -383,6 +383,10 @@ MATH_CASES = [
     C("math.factorial({0})", "sh"), C("math.isqrt({0})", "I"), C("math.isqrt({0})", "i32"),
     C("calendar.weekday({0} * 37, 1 + {1} % 12, 1 + {2} % 28)", "i", "i", "i"),
     C("calendar.weekday(2000 + {0}, {1}, {2})", "i", "i", "i"),
+    C("math.fsum([{0}, {1}, {2}])", "f", "f", "f"), C("math.fsum(({0}, {1}, 0.1))", "i", "fm"),
+    C("math.prod([{0}, {1}, {2}])", "sh", "sh", "sh"),
+    C("math.prod([{0}, {1}, 0.5], start={2})", "i", "fm", "sh"),
+    C("math.dist(({0}, {1}), ({2}, 0.5))", "f", "i", "fm"), C("math.dist([{0}], [{1}])", "f", "f"),
     *_unary_cases(["gamma", "erf", "erfc"], "math", ["fs", "i"]),
     *_unary_cases(["lgamma"], "math", ["fp", "i"]),
 ]

@@ -40,7 +40,9 @@ TORCH_REFUSED: dict[str, str] = {
         "math.isclose(i,f,abs_tol=0.5)", "math.ldexp(f,int(i))", "math.ldexp(f,3)",
         "math.gcd(int(fm),12)", "math.gcd(i,i)", "math.lcm(i,i)", "math.gcd(i,i,i)",
         "math.lcm(i,i,i)", "math.gcd(i,12)", "math.gcd(i32,i)", "math.frexp(f)",
-        "math.modf(f)", "math.frexp(i)", "math.modf(f32)"]},
+        "math.modf(f)", "math.frexp(i)", "math.modf(f32)",
+        "math.fsum([f,f,f])", "math.fsum((i,fm,0.1))", "math.prod([sh,sh,sh])",
+        "math.prod([i,fm,0.5],start=sh)", "math.dist((f,i),(fm,0.5))", "math.dist([f],[f])"]},
     # NumPy rules (Python's `math` and SciPy's special functions) the torch tables lack
     **{case: _NO_RULE for case in [
         "math.remainder(f,f)", "math.remainder(i,i)", "math.remainder(f,2.0)",

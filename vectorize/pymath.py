@@ -11,6 +11,8 @@ code calls for them (``from vectorize import pymath``).
 from __future__ import annotations
 
 import builtins
+import functools
+import math
 import operator
 
 import numpy as np
@@ -386,3 +388,267 @@ def weekday(year, month, day):
     doy = (153 * ((month + 9) % 12) + 2) // 5 + day - 1
     doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
     return (era * 146097 + doe - 719468 + 3) % 7      # (1970-01-01 was a Thursday)
+
+
+# --------------------------------------------------------------------- math.fsum, math.prod
+def fsum(rows):
+    """``math.fsum(row)`` for each row of ``rows`` (the items along the last axis): the
+    exactly rounded sum, bit for bit CPython's (``Modules/mathmodule.c``, ``math_fsum``:
+    Shewchuk's partials, then the sum of the partials from the top with the half-even fix
+    across partials). Here every row keeps one slot per item: a partial CPython drops for
+    being zero stays as a zero, which changes no other partial (``x + 0.0`` is ``x``;
+    ``0.0 + y`` moves ``y`` up as CPython's swap does); before the final sum each row's
+    nonzero partials are moved above its zeros (their order kept), so that the partial
+    below the one where the sum turns inexact is CPython's ``p[n-1]``. Infinities and NaN
+    as CPython: their sum (``-inf + inf``: ValueError), the partials so far dropped; an
+    intermediate overflow of finite items: OverflowError (`vectorize` then replays the
+    loop, which raises for the first failing example)."""
+    x = np.asarray(rows)
+    if x.dtype.kind not in "biuf":
+        raise TypeError(f"must be real number, not {x.dtype}")
+    x = x.astype(np.float64)
+    shape, k = x.shape[:-1], x.shape[-1]
+    p = np.zeros(shape + (k,), dtype=np.float64)
+    special = np.zeros(shape, dtype=np.float64)
+    infinities = np.zeros(shape, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        for t in range(k):
+            item = x[..., t]
+            v = item
+            for j in range(t):
+                y = p[..., j]
+                swap = np.abs(v) < np.abs(y)
+                a, b = np.where(swap, y, v), np.where(swap, v, y)
+                hi = a + b
+                p[..., j] = b - (hi - a)
+                v = hi
+            finite = np.isfinite(item)
+            if not np.isfinite(v[finite]).all():
+                raise OverflowError("intermediate overflow in fsum")
+            p[..., t] = v
+            if not finite.all():
+                # (NaN and infinite items: counted, this row's partials dropped)
+                p[~finite] = 0.0
+                special = np.where(finite, special, special + item)
+                infinities = np.where(np.isinf(item), infinities + item, infinities)
+        if (np.isnan(infinities) & (special != 0)).any():
+            raise ValueError("-inf + inf in fsum")
+        if k == 0:
+            return special
+        order = np.argsort(p != 0, axis=-1, kind="stable")   # zeros first, the rest in order
+        p = np.take_along_axis(p, order, axis=-1)
+        hi = p[..., k - 1].copy()
+        lo = np.zeros(shape, dtype=np.float64)
+        below = np.zeros(shape, dtype=np.float64)      # CPython's p[n-1] where it stopped
+        done = np.zeros(shape, dtype=bool)
+        for j in range(k - 2, -1, -1):
+            y = p[..., j]
+            s = hi + y
+            low = y - (s - hi)
+            live = ~done
+            hi = np.where(live, s, hi)
+            lo = np.where(live, low, lo)
+            stops = live & (low != 0)
+            if j > 0:
+                below = np.where(stops, p[..., j - 1], below)
+            done |= stops
+        fix = done & (((lo < 0) & (below < 0)) | ((lo > 0) & (below > 0)))
+        twice = lo * 2.0
+        up = hi + twice
+        hi = np.where(fix & (up - hi == twice), up, hi)
+        hi = np.where(hi == 0, 0.0, hi)      # no partial left: CPython's 0.0 (never -0.0)
+        return np.where(special != 0, special, hi)
+
+
+def prod(rows, start=1):
+    """``math.prod(row, start=start)`` for each row of ``rows`` (the items along the last
+    axis): `prod_items` of the row's items."""
+    x = np.asarray(rows)
+    return prod_items(*[x[..., t] for t in range(x.shape[-1])], start=start,
+                      shape=x.shape[:-1])
+
+
+def prod_items(*items, start=1, shape=None):
+    """``math.prod([a, b, ...], start=start)`` of per-example Python numbers, lane by lane:
+    Python's product from ``start``, left to right. While the product and the items are ints
+    (bools) it is an exact int: computed in int64 where it fits, else OverflowError
+    (estimated in floats, which can fire a little early); from the first float on, float64
+    products, each rounded as Python rounds it (an int item converted to float first).
+    Items of any other dtype (a NumPy float32 or uint64 value, whose products differ):
+    TypeError. `vectorize` replays the per-example loop where this raises, which decides."""
+    values = [np.asarray(v) for v in items]
+    out = np.asarray(start)
+    for v in [out, *values]:
+        if not (v.dtype.kind in "bi" or v.dtype.kind == "u" and v.dtype.itemsize < 8
+                or v.dtype == np.float64):
+            raise TypeError(f"math.prod of {v.dtype} items is not modelled")
+    if shape is None:
+        shape = np.broadcast_shapes(out.shape, *[v.shape for v in values])
+    out = np.broadcast_to(out if out.dtype.kind == "f" else out.astype(np.int64), shape)
+    size = np.abs(out.astype(np.float64))
+    with np.errstate(all="ignore"):
+        for v in values:
+            if out.dtype.kind == "f" or v.dtype.kind == "f":
+                out = out.astype(np.float64) * v.astype(np.float64)
+                continue
+            item = v.astype(np.int64)
+            size = size * np.abs(item.astype(np.float64))
+            if (size > _INT64_LIMIT).any():
+                raise OverflowError("Python int too large to convert to C long")
+            out = out * item
+    return np.broadcast_to(out, shape).copy()
+
+
+# --------------------------------------------------------------------- math.dist
+_DBL_MIN_EXPONENT = -1021   # below 2**-1021 CPython rescales (subnormal differences)
+
+
+def _fast_two_sum(a, b):
+    s = a + b
+    return s, b - (s - a)
+
+
+def _dekker_square(x):
+    """(hi, lo) of x * x as CPython's ``dl_mul(x, x)`` computes it (Veltkamp's split)."""
+    t = x * _SPLIT
+    hi = t - (t - x)
+    lo = x - hi
+    p, q = _fast_two_sum(hi * hi, hi * lo + lo * hi)
+    return p, q + lo * lo
+
+
+def dist(p, q):
+    """``math.dist(p, q)`` for each pair of rows (the coordinates along the last axis): the
+    Euclidean norm of ``|p - q|`` as CPython computes it (``Modules/mathmodule.c``,
+    ``vector_norm``: the differences scaled by a power of two, squared and summed without
+    loss, a square root and one differential correction), the same bits. An infinite
+    difference gives inf, else a NaN gives NaN. Rows of other lengths: Python's ValueError;
+    differences below 2**-1021 (CPython rescales them): ArithmeticError; `vectorize` then
+    replays the loop, which decides."""
+    p, q = np.asarray(p), np.asarray(q)
+    for a in (p, q):
+        if a.dtype.kind not in "biuf":
+            raise TypeError("must be real number, not " + str(a.dtype))
+    if p.ndim < 1 or q.ndim < 1 or p.shape[-1] != q.shape[-1]:
+        raise ValueError("both points must have the same number of dimensions")
+    with np.errstate(all="ignore"):
+        d = np.abs(p.astype(np.float64) - q.astype(np.float64))
+        d, _ = np.broadcast_arrays(d, np.empty(np.broadcast_shapes(p.shape, q.shape)))
+        nan = np.isnan(d).any(axis=-1)
+        top = np.max(np.where(np.isnan(d), 0.0, d), axis=-1, initial=0.0)
+        if ((top > 0) & (top < 2.0 ** _DBL_MIN_EXPONENT)).any():
+            raise ArithmeticError("math.dist of subnormal differences is not modelled")
+        special = np.isinf(top) | nan | (top == 0) | (d.shape[-1] <= 1)
+        plain = np.where(nan, np.nan, top)
+        if special.all():
+            return np.where(np.isinf(top), top, plain)
+        _, e = np.frexp(top)
+        scale = np.ldexp(1.0, -e)
+        csum = np.ones(top.shape)
+        frac1 = np.zeros(top.shape)
+        frac2 = np.zeros(top.shape)
+        for i in range(d.shape[-1]):
+            hi, lo = _dekker_square(d[..., i] * scale)
+            csum, low = _fast_two_sum(csum, hi)
+            frac1 = frac1 + lo
+            frac2 = frac2 + low
+        h = np.sqrt(csum - 1.0 + (frac1 + frac2))
+        hi, lo = _dekker_square(h)
+        hi, lo = -hi, -lo                # dl_mul(-h, h): the negated square, exactly
+        csum, low = _fast_two_sum(csum, hi)
+        frac1 = frac1 + lo
+        frac2 = frac2 + low
+        x = csum - 1.0 + (frac1 + frac2)
+        h = h + x / (2.0 * h)
+        out = h / scale
+        return np.where(special, np.where(np.isinf(top), top, plain), out)
+
+
+@functools.cache
+def dist_is_cpythons() -> bool:
+    """Whether `dist` gives this Python's ``math.dist`` bits on a fixed sample of hard pairs
+    (the algorithm is CPython 3.11's; another version may round otherwise: then `math.dist`
+    of per-example points is refused)."""
+    rng = np.random.default_rng(31)
+    p = rng.normal(size=(400, 3)) * 10.0 ** rng.integers(-30, 30, size=(400, 3))
+    q = p * (1 + rng.normal(size=(400, 3)) * 1e-9)
+    q[::4] = rng.normal(size=(100, 3))
+    for k in (2, 3):
+        want = [math.dist(a, b) for a, b in zip(p[:, :k].tolist(), q[:, :k].tolist())]
+        if dist(p[:, :k], q[:, :k]).tolist() != want:
+            return False
+    return True
+
+
+# --------------------------------------------------------------------- Python int methods
+def bit_length(n):
+    """``n.bit_length()`` of Python ints, lane by lane (ints of any NumPy int dtype, bools):
+    the number of bits of ``abs(n)``, 0 for 0; exact for the whole int64 and uint64 range
+    (``abs(-2**63)`` is 2**63: 64 bits)."""
+    n = np.asarray(n)
+    if n.dtype.kind not in "biu":
+        raise TypeError(f"'{n.dtype}' object has no attribute 'bit_length'")
+    if n.dtype.kind == "i":
+        n = np.abs(n.astype(np.int64)).astype(np.uint64)    # (-2**63 wraps to 2**63)
+    else:
+        n = n.astype(np.uint64)
+    bits = np.zeros(n.shape, dtype=np.int64)
+    for shift in (32, 16, 8, 4, 2, 1):
+        high = n >> np.uint64(shift)
+        above = high != 0
+        bits += np.where(above, shift, 0)
+        n = np.where(above, high, n)
+    return bits + (n != 0)
+
+
+_MODULUS_LIMIT = 2 ** 32    # (|m| - 1) ** 2 fits uint64: products reduce exactly
+
+
+def pow_mod(a, b, m):
+    """``pow(a, b, m)`` of Python ints, lane by lane: ``a ** b % m`` by squaring, in uint64
+    (exact for |m| <= 2**32), the result's sign that of ``m`` as Python's ``%`` gives it.
+    ``m == 0``: Python's ValueError; a negative exponent (Python inverts ``a`` modulo
+    ``m``) or |m| beyond 2**32: ArithmeticError; `vectorize` then replays the loop, which
+    decides."""
+    a, b, m = (np.asarray(v) for v in (a, b, m))
+    for v in (a, b, m):
+        if v.dtype.kind not in "biu":
+            raise TypeError("pow() 3rd argument not allowed unless all arguments are "
+                            "integers")
+        if v.dtype == np.uint64 and (v > np.uint64(2 ** 63 - 1)).any():
+            raise ArithmeticError("a uint64 beyond int64 in pow(a, b, m)")
+    a, b, m = np.broadcast_arrays(*(v.astype(np.int64) for v in (a, b, m)))
+    if (m == 0).any():
+        raise ValueError("pow() 3rd argument cannot be 0")
+    if (b < 0).any():
+        raise ArithmeticError("pow(a, -b, m) inverts a modulo m: not modelled")
+    size = np.abs(m).astype(np.uint64)          # (|-2**63| as uint64: 2**63)
+    if (size > np.uint64(_MODULUS_LIMIT)).any():
+        raise ArithmeticError("pow(a, b, m) with |m| beyond 2**32: not modelled")
+    base = np.mod(a, size.astype(np.int64)).astype(np.uint64)
+    out = np.ones(a.shape, dtype=np.uint64) % size
+    e = b.astype(np.uint64)
+    while (e != 0).any():
+        odd = (e & np.uint64(1)) != 0
+        out = np.where(odd, out * base % size, out)
+        base = base * base % size
+        e = e >> np.uint64(1)
+    out = out.astype(np.int64)
+    return np.where((m < 0) & (out != 0), out - size.astype(np.int64), out)
+
+
+def bit_count(n):
+    """``n.bit_count()`` lane by lane: the number of ones in ``abs(n)`` (Python's and NumPy's
+    ints alike), exact over the int64 and uint64 range."""
+    n = np.asarray(n)
+    if n.dtype.kind not in "biu":
+        raise TypeError(f"'{n.dtype}' object has no attribute 'bit_count'")
+    if n.dtype.kind == "i":
+        n = np.abs(n.astype(np.int64)).astype(np.uint64)
+    else:
+        n = n.astype(np.uint64)
+    # (the bits counted in pairs, nibbles and bytes, then the bytes summed: SWAR)
+    n = n - ((n >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    n = (n & np.uint64(0x3333333333333333)) + ((n >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    n = (n + (n >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return ((n * np.uint64(0x0101010101010101)) >> np.uint64(56)).astype(np.int64)

@@ -94,6 +94,9 @@ class Backend:
     #                          where per example the lane keeps the int (PyTorch's
     #                          `torch.where`): `vmap` checks that it fits and else replays
     #                          (`passes.python_raises`)
+    unsigned_comparisons = False  # its comparisons of a uint64 with an int64 are exact
+    #                          (NumPy's `qQ->?` loops, NumPy 2): `vectorize` compares them as
+    #                          Python compares the two ints (`passes.python_raises`)
     float_joins = False      # its `where` of an int and a float keeps the float's width
     #                          (JAX's float32 for a uint64 and a float32, NumPy's float64):
     #                          a loop's per-example carry starts in the dtype the analysis

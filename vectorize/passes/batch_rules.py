@@ -101,12 +101,28 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
                                          getattr(self.ctx, "python_params", frozenset()))
         return all(self._python.python_valued(o) for o in operands)
 
+    def _python_first(self, operands) -> tuple:
+        """Per operand, whether it is surely a Python number in every call of the function:
+        `vmap`'s loop hands it NumPy scalars, and so does numpy.vectorize's first call (its
+        output types); `analysis.python_numbers` tells which values are Python numbers
+        there (`int(x)`, `len(v)`). In a helper of `vectorize` nothing is (its caller's
+        arguments are unknown here)."""
+        if self._func is None or self.ctx.module.python_semantics and getattr(
+                self.ctx, "helper", False):
+            return tuple(False for _ in operands)
+        params = frozenset() if self.ctx.module.python_semantics else \
+            getattr(self.ctx, "python_params", frozenset())
+        numbers = PythonNumbers(self.analysis, self._func, params)
+        return tuple(numbers.kinds(o) == frozenset({"python"}) for o in operands)
+
     def _apply(self, rule, original, updated, operands_orig, operands_new, **extra):
         python = self._python_numbers(operands_orig)
         # (None: a Python number on some examples only, `PythonNumbers.mixed`)
         weak = () if python or self.ctx.module.python_semantics or not operands_orig else \
             tuple(None if self._python.mixed(o) else self._python.python_valued(o)
                   for o in operands_orig)
+        if rule.python_operands and "python_first" not in extra:
+            extra["python_first"] = self._python_first(operands_orig)
         site = Site(args=[self.value(o) for o in operands_orig], nodes=list(operands_new),
                     node=updated, original=original, result=self.value(original),
                     backend=self.registry.backend, python_semantics=python, weak=weak,

@@ -135,6 +135,7 @@ class _Checks:
         self.narrow_ints = False
         # ... and to a narrower int it is merged with (`narrowing_join`)
         self.narrow_joins = False
+        self.unsigned_comparisons = False   # (`Backend.unsigned_comparisons`)
         self.func = func
         self._reads: dict | None = None
         self.int_power_checks = False
@@ -352,7 +353,7 @@ class _Checks:
             left = node.left
             for link in node.comparisons:
                 if type(link.operator) not in (cst.Is, cst.IsNot, cst.In, cst.NotIn):
-                    self.weak_meeting(node, [left, link.comparator])
+                    self.weak_meeting(node, [left, link.comparator], comparison=True)
                     operands = [left, link.comparator]
                 elif type(link.operator) in (cst.In, cst.NotIn) and type(
                         link.comparator) in (cst.Tuple, cst.List, cst.Set):
@@ -707,7 +708,7 @@ class _Checks:
             "AttributeError", f"'{python_type.__name__}' object has no attribute '{attr}'",
             "True", {})
 
-    def weak_meeting(self, node, operands) -> None:
+    def weak_meeting(self, node, operands, comparison: bool = False) -> None:
         """`vectorize`: refuse an operation where, per example, a NumPy float16, float32 or
         complex64 value meets a per-example Python number (NEP 50: the Python number takes
         the NumPy value's type, `np.float32(a) * y` is a float32), which the batch holds in
@@ -715,7 +716,8 @@ class _Checks:
         every example stay Python numbers in the batch too (weak there as well)."""
         if self.python is not None or self.types_only:
             return
-        self.unsigned_meeting(node, operands)
+        if not (comparison and self.unsigned_comparisons):
+            self.unsigned_meeting(node, operands)
         narrow = [(n, d) for n in operands if (d := self.narrow_numpy(n)) is not None]
         if not narrow:
             return
@@ -2250,6 +2252,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
                               or getattr(ctx, "branches_per_example", False))
     checks.narrow_ints = ctx.registry.backend.weak_python_numbers
     checks.narrow_joins = ctx.registry.backend.narrowing_joins
+    checks.unsigned_comparisons = ctx.registry.backend.unsigned_comparisons
     checks.int_power_checks = numpy_scalars and ctx.registry.backend.int_power_checks
     checks.python_int_power = numpy_scalars and ctx.registry.backend.python_int_power_raises
     checks.python_arguments = frozenset(map(id, getattr(semantics, "numbers", ())))

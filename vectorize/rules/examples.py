@@ -200,6 +200,18 @@ def f(n, k):
 def f(n):
     return math.{name}(n)
 '''), "N", imports="math") for name in ("factorial", "isqrt")},
+    "math.fsum": Example(_f('''
+def f(x, y):
+    return math.fsum([x, 1e16, y, -1e16])
+'''), "X, Y", imports="math"),
+    "math.dist": Example(_f('''
+def f(x, y):
+    return math.dist((x, y), (1.0, 0.5))
+'''), "X, Y", imports="math"),
+    "math.prod": Example(_f('''
+def f(n, x):
+    return math.prod([n, n + 1, x])
+'''), "N, X", imports="math"),
     "math.frexp": Example(_f('''
 def f(x):
     mantissa, exponent = math.frexp(x)

@@ -52,6 +52,11 @@ class Site:
     # the code is made only to learn numpy.vectorize's output types on NumPy scalars of the
     # arguments' own dtypes (`abstract.PythonSemantics.types_only`): never run on examples
     types_only: bool = False
+    # per operand, where the rule asks (`Rule.python_operands`): whether it is surely a
+    # Python number in every call of the function, numpy.vectorize's first call on NumPy
+    # scalars included (`int(x)`, `len(v)`, a literal; not a parameter, which is a NumPy
+    # scalar there), so that a method only Python's numbers have (`.bit_length()`) is there
+    python_first: tuple = ()
 
     @property
     def spelled(self):
@@ -109,6 +114,9 @@ class Rule:
     ragged: bool = False
     # this reduction's rule over an operand built from ragged vectors (padded, masked)
     masked: Rule | None = None
+    # the rule asks which operands are Python numbers where the function first meets them
+    # (`Site.python_first`)
+    python_operands: bool = False
 
 
 def evaluate(fn, *args, **kwargs):

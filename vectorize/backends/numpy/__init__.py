@@ -25,6 +25,8 @@ class NumpyBackend(Backend):
     masked_writes = True
     weak_python_numbers = True
     scalar_tail = True
+    # (NumPy 2 compares int64 with uint64 exactly; NumPy 1.26 in float64)
+    unsigned_comparisons = "qQ->?" in np.less.types and "Qq->?" in np.less.types
     float_literals = True
 
     def build_registry(self):

@@ -10,7 +10,7 @@ import warnings
 import libcst as cst
 import numpy as np
 
-from ...abstract import TupleValue, Value, batched_like, note_mixed_parts, note_mixed_types
+from ...abstract import UNKNOWN, TupleValue, Value, batched_like, note_mixed_parts, note_mixed_types
 from ...errors import Unsupported
 from ...rules.families import elementwise, padded_args, real_operands, same_shaped_choices
 from ...rules.operators import narrow_weak_operands
@@ -260,11 +260,71 @@ def _bool(site: Site) -> cst.BaseExpression:
 
 
 def _pow(site: Site) -> cst.BaseExpression:
+    if len(site.nodes) == 3 and not site.kwargs:
+        return _pow_mod(site)
     if len(site.nodes) != 2:
-        raise Unsupported("three-argument `pow` on per-example values",
-                          suggestion="write (a ** b) % m")
+        raise Unsupported("`pow` with keywords on per-example values",
+                          suggestion="pass the arguments positionally")
     a, b = padded_args(site)
     return expr("{a} ** {b}", a=a, b=b)
+
+
+def _python_ints_only(site: Site, what: str, kinds: str = "biu"):
+    """Refuse ``what`` unless every operand is an int and, where the method or call needs a
+    Python int, surely one wherever the function runs (`Site.python_first`): numpy.vectorize's
+    first call and `vmap`'s loop hand the function NumPy scalars, which have no
+    ``.bit_length()`` and take no third argument of ``pow``."""
+    if any(v.kind not in kinds for v in site.args):
+        raise Unsupported(f"{what} of a per-example value that is not an int (Python raises "
+                          "TypeError or AttributeError)", suggestion="pass ints, e.g. int(x)")
+    if not all(site.python_first) or len(site.python_first) != len(site.args):
+        raise Unsupported(f"{what} of a value that is a NumPy int where the function first "
+                          "meets it (numpy.vectorize's first call, on NumPy scalars, and "
+                          "`vmap`'s examples): NumPy's ints do not have it",
+                          suggestion="convert it to a Python int first, e.g. int(x)")
+    if site.standalone or site.spelled.name != "numpy":
+        raise Unsupported(f"{what} of per-example values on this backend",
+                          suggestion="use the NumPy backend")
+
+
+def _pow_mod(site: Site) -> cst.BaseExpression:
+    _python_ints_only(site, "three-argument `pow`")
+    a, b, m = site.nodes
+    return expr("pymath.pow_mod({a}, {b}, {m})", a=a, b=b, m=m)
+
+
+def _bit_length(site: Site) -> cst.BaseExpression:
+    if len(site.nodes) != 1 or site.kwargs:
+        raise Unsupported("`.bit_length()` takes no arguments")
+    _python_ints_only(site, "`.bit_length()`")
+    return expr("pymath.bit_length({n})", n=site.nodes[0])
+
+
+def _bit_count(site: Site) -> cst.BaseExpression:
+    if len(site.nodes) != 1 or site.kwargs:
+        raise Unsupported("`.bit_count()` takes no arguments")
+    if site.args[0].kind == "b":
+        # (a Python bool has it, NumPy's bool not)
+        _python_ints_only(site, "`.bit_count()` of a bool")
+    elif site.args[0].kind not in "iu":
+        raise Unsupported("`.bit_count()` of a per-example value that is not an int",
+                          suggestion="pass ints, e.g. int(x)")
+    if site.standalone or site.spelled.name != "numpy":
+        raise Unsupported("`.bit_count()` of per-example values on this backend",
+                          suggestion="use the NumPy backend")
+    return expr("pymath.bit_count({n})", n=site.nodes[0])
+
+
+def _int_method_result(method: str):
+    def infer(site: Site):
+        example = site.args[0].example
+        if example is UNKNOWN:
+            return Value(True, UNKNOWN)
+        try:
+            return batched_like(getattr(int(example), method)())
+        except (TypeError, ValueError, OverflowError):
+            return Value(True, UNKNOWN)
+    return infer
 
 
 def _complex(site: Site) -> cst.BaseExpression:
@@ -344,6 +404,18 @@ def register(reg: Registry) -> None:
         "Python number: `x` as bool, int64, float64 or complex128 (`x.astype(float)` for "
         "float32).",
         "y = x.item()", "y = x.astype(float)", _item))
+    reg.add_method("bit_length", Rule(
+        "int.bit_length", "builtins", "`n.bit_length()` of a per-example Python int (`int(x)`, "
+        "`len(v)`: NumPy's ints have no such method, and numpy.vectorize's first call hands "
+        "the function NumPy scalars) is `pymath.bit_length`: the bits of `abs(n)`, exact "
+        "over int64 and uint64. NumPy backend only.",
+        "b = int(x).bit_length()", "b = pymath.bit_length(x.astype(int))", _bit_length,
+        infer=_int_method_result("bit_length"), python_operands=True))
+    reg.add_method("bit_count", Rule(
+        "int.bit_count", "builtins", "`n.bit_count()` of a per-example int is "
+        "`pymath.bit_count`: the ones in `abs(n)` (Python's and NumPy's ints alike; a bool "
+        "only where it is a Python bool). NumPy backend only.",
+        "c = n.bit_count()", "c = pymath.bit_count(n)", _bit_count, python_operands=True))
     reg.add_method("is_integer", Rule(
         "float.is_integer", "builtins", "`x.is_integer()` of a per-example float is whether "
         "it is finite and equal to its truncation: `np.isfinite(x) & (np.trunc(x) == x)` "
@@ -357,8 +429,11 @@ def register(reg: Registry) -> None:
         "builtin.bool", "builtins", "`bool(x)` is `x != 0` (NaN is true, as in Python).",
         "flag = bool(x)", "flag = x != 0", _bool))
     reg.add_call(builtins.pow, Rule(
-        "builtin.pow", "builtins", "`pow(a, b)` is `a ** b`.",
-        "y = pow(x, 3)", "y = x ** 3", _pow, may_warn=True))
+        "builtin.pow", "builtins", "`pow(a, b)` is `a ** b`; `pow(a, b, m)` of Python ints "
+        "(`int(x)`: NumPy's ints take no third argument) is `pymath.pow_mod`, by squaring "
+        "in uint64, exact for |m| <= 2**32 (beyond, and negative exponents: the per-example "
+        "loop decides).",
+        "y = pow(x, 3)", "y = x ** 3", _pow, may_warn=True, python_operands=True))
     elementwise(reg, [builtins.divmod], family="builtins", name="builtin.divmod",
                 explanation="`divmod(a, b)` is `np.divmod(a, b)`, a tuple of arrays.",
                 before="q, r = divmod(n, 7)", after="q, r = np.divmod(n, 7)",

@@ -14,15 +14,18 @@ rule: they are rejected or, when the user allows it, run per example.
 from __future__ import annotations
 
 import math
+import sys
 
 import libcst as cst
 import numpy as np
 
-from ...abstract import Value
+from ... import pymath
+from ...abstract import TupleValue, Value
 from ...errors import Unsupported
 from ...rules.families import padded_args, real_operands
 from ...rules.registry import Registry, Rule, Site
 from ...syntax.templates import expr
+from .arrays import _display_items
 from .builtins import python_int
 
 # math name -> NumPy function computing the same lane by lane.
@@ -297,6 +300,7 @@ def register(reg: Registry) -> None:
         "np.abs(b)), 0.0))", _isclose, may_warn=True))
     register_exact_ints(reg)
     register_calendar(reg)
+    register_sums(reg)
 
 
 # --------------------------------------------------------------------- exact int functions
@@ -351,3 +355,111 @@ def register_exact_ints(reg: Registry) -> None:
             f"c = math.{name}(n, k)" if EXACT_INTS[name] != (1,) else f"c = math.{name}(n)",
             f"c = pymath.{name}(n, k)" if EXACT_INTS[name] != (1,) else
             f"c = pymath.{name}(n)", _exact_int_rule(name)))
+
+
+# --------------------------------------------------------------------- math.fsum, math.prod
+def _row_of_numbers(site: Site, name: str, keywords=()):
+    """The one operand of ``math.fsum``/``math.prod``: a per-example vector (a list or
+    tuple display of per-example numbers, a row), as one array of rows."""
+    if len(site.nodes) != 1 or set(site.kwargs) - set(keywords):
+        raise Unsupported(f"`math.{name}` takes one positional argument here")
+    value = site.args[0]
+    if isinstance(value, TupleValue) and not any(
+            getattr(v, "batched", True) for v in value.items):
+        return None     # nothing per example: the call runs once, as written
+    if isinstance(value, Value) and not value.batched:
+        if any(v.batched for _, v in site.kwargs.values()):
+            raise Unsupported(f"`math.{name}` whose start only is per example",
+                              suggestion="multiply by the start after the product")
+        return None
+    if not isinstance(value, Value) or not value.known or value.rank != 1 or \
+            value.kind not in "biuf":
+        raise Unsupported(f"`math.{name}` of something other than a list, tuple or row of "
+                          "real numbers per example",
+                          suggestion="pass a list display of numbers, e.g. [a, b, c]")
+    if site.standalone or site.spelled.name != "numpy":
+        raise Unsupported(f"`math.{name}` of per-example values on this backend",
+                          suggestion="use the NumPy backend")
+    return site.nodes[0]
+
+
+def _fsum(site: Site):
+    row = _row_of_numbers(site, "fsum")
+    return site.node if row is None else expr("pymath.fsum({x})", x=row)
+
+
+def _prod(site: Site):
+    row = _row_of_numbers(site, "prod", keywords=("start",))
+    if row is None:
+        return site.node
+    start = site.kwargs.get("start")
+    if start is not None and (not isinstance(start[1], Value) or start[1].kind not in "biuf"
+                              or start[1].rank != 0):
+        raise Unsupported("`math.prod` with a start that is not a real number",
+                          suggestion="multiply by the start after the product")
+    if not site.python_semantics:
+        # (NumPy scalars per example: ints wrap, a float32 stays float32, an int item before
+        # a float multiplies as an int)
+        raise Unsupported("`math.prod` of per-example NumPy values (`vmap`)",
+                          suggestion="multiply the items with `*`")
+    items = _display_items(row)
+    # (a display's items keep their own types: ints multiply exactly until the first float)
+    call, items = ("pymath.prod", [row]) if items is None else ("pymath.prod_items", items)
+    parts = {f"a{i}": item for i, item in enumerate(items)}
+    text = ", ".join(f"{{a{i}}}" for i in range(len(items)))
+    if start is not None:
+        parts["s"] = start[0]
+        text += ", start={s}"
+    return expr(f"{call}({text})", **parts)
+
+
+def _dist(site: Site):
+    if len(site.nodes) != 2 or site.kwargs:
+        raise Unsupported("`math.dist` takes two positional arguments")
+    if not any(getattr(v, "batched", True) or isinstance(v, TupleValue) and any(
+            getattr(i, "batched", True) for i in v.items) for v in site.args):
+        return site.node        # nothing per example: the call runs once, as written
+    for value in site.args:
+        if isinstance(value, TupleValue) and all(
+                isinstance(v, Value) and not v.batched and v.known and v.rank == 0
+                and np.asarray(v.example).dtype.kind in "biuf" for v in value.items):
+            continue    # the same point for every example (`(0.0, 0.0)`, a global's)
+        if not isinstance(value, Value) or not value.known or value.rank != 1 or \
+                value.kind not in "biuf":
+            raise Unsupported("`math.dist` of something other than two lists, tuples or rows "
+                              "of real numbers per example",
+                              suggestion="pass tuple displays of numbers, e.g. (x1, y1)")
+    if site.standalone or site.spelled.name != "numpy":
+        raise Unsupported("`math.dist` of per-example values on this backend",
+                          suggestion="use the NumPy backend")
+    if not pymath.dist_is_cpythons():
+        raise Unsupported(f"`math.dist` on Python {sys.version.split()[0]}, whose rounding "
+                          "`pymath.dist` does not model (it is CPython 3.11's)",
+                          suggestion="write math.hypot of the differences")
+    return expr("pymath.dist({p}, {q})", p=site.nodes[0], q=site.nodes[1])
+
+
+def register_sums(reg: Registry) -> None:
+    reg.add_call(math.dist, Rule(
+        "math.dist", "math",
+        "`math.dist` of two lists, tuples or rows of per-example numbers is `pymath.dist`: "
+        "CPython's Euclidean norm of the differences (scaled, squared and summed without "
+        "loss, one correction after the square root), the same bits on every row; "
+        "differences below 2**-1021 and points of different lengths: the per-example loop "
+        "decides. NumPy backend only.",
+        "d = math.dist((x1, y1), (x2, y2))",
+        "d = pymath.dist(np.stack([x1, y1], axis=1), np.stack([x2, y2], axis=1))", _dist))
+    reg.add_call(math.fsum, Rule(
+        "math.fsum", "math",
+        "`math.fsum` of a list, tuple or row of per-example numbers is `pymath.fsum`: "
+        "CPython's exactly rounded sum (Shewchuk's partials) computed on every row at once, "
+        "the same bits; infinities and NaN as CPython, its ValueError and OverflowError "
+        "where a row raises (the per-example loop then decides). NumPy backend only.",
+        "s = math.fsum([a, b, c])", "s = pymath.fsum(np.stack([a, b, c], axis=1))", _fsum))
+    reg.add_call(math.prod, Rule(
+        "math.prod", "math",
+        "`math.prod` of a list, tuple or row of per-example numbers is `pymath.prod`: the "
+        "product from `start` left to right, as Python multiplies (floats in float64; ints "
+        "exactly where the product fits int64, else the per-example loop decides). `vectorize` "
+        "only (`vmap`'s NumPy scalars wrap ints and keep float32), NumPy backend only.",
+        "p = math.prod([a, b, c])", "p = pymath.prod(np.stack([a, b, c], axis=1))", _prod))
