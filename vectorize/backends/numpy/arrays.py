@@ -63,7 +63,36 @@ def _reduction(site: Site):
         new_axis = ()
     else:
         new_axis = shift_axis(axis, rank)
+    if name == "median" and isinstance(new_axis, tuple) and len(new_axis) > 1:
+        gathered = _median_axes_last(site, first, new_axis, rank)
+        if gathered is not None:
+            return gathered
     return call_with(site, first, repr(new_axis), 1)
+
+
+def _median_axes_last(site: Site, x, axes: tuple, rank: int):
+    """``np.median`` over several axes with those axes moved last and merged into one, the
+    sizes spelled out: NumPy's own merge reshapes with ``-1``, which an empty batch (or any
+    other empty kept axis) cannot take, where the loop returns an empty result. None where
+    NumPy raises anyway (an axis named twice)."""
+    dims = rank + 1
+    reduced = [a % dims for a in axes]
+    if len(set(reduced)) != len(reduced):
+        return None
+    kept = [i for i in range(dims) if i not in reduced]
+    order = kept + sorted(reduced)
+    size = (lambda i: "len({x})" if i == 0 else f"{{x}}.shape[{i}]")
+    moved = "{x}" if order == list(range(dims)) else \
+        "{x}.transpose(" + ", ".join(map(str, order)) + ")"
+    merged = expr(moved + ".reshape(" + ", ".join(size(i) for i in kept) + ", "
+                  + " * ".join(size(i) for i in sorted(reduced)) + ")", x=x)
+    keep = site.kwargs.get("keepdims", (None, None))[1]
+    keepdims = keep is not None and bool(_constant(keep, "keepdims"))
+    call = call_with(site, merged, "-1", 1)
+    if not keepdims:
+        return call
+    shape = ", ".join("1" if i in reduced else size(i) for i in range(dims))
+    return expr("{r}.reshape(" + shape + ")", r=call, x=x)
 
 
 def _norm(site: Site):
