@@ -28,6 +28,7 @@ from .body_constructs import (
 from .body_constructs.helpers import helper_name
 from .body_sugar import (
     empty_range_loops,
+    finally_as_statements,
     in_place_functions_as_methods,
     local_dict_lookups,
     loop_else_as_flag,
@@ -294,7 +295,7 @@ def read_function(func) -> FunctionSource:
     # (before the closures are inlined: a key of `max(..., key=f)` becomes calls `f(item)`)
     stripped = inline_statement_closures(inline_closures(keyed_extrema(stripped, func)))
     stripped = match_as_if(loop_else_as_flag(empty_range_loops(walrus_as_assignment(
-        one_statement_per_line(stripped)), func)))
+        finally_as_statements(one_statement_per_line(stripped))), func)))
     stripped = membership_as_equality(stripped, func, imports)
     stripped = ufunc_out_as_write(stripped, func, imports)
     stripped = in_place_functions_as_methods(stripped, func, imports)
