@@ -362,6 +362,14 @@ def _masked_reduction(site: Site):
     return reduced
 
 
+def _slice_selection(site: Site):
+    """``v[lo:hi]`` with a per-example bound: ``v`` itself where it is per example, else
+    broadcast to the batch (`Backend.slice_mask` makes the mask)."""
+    if site.args[0].batched:
+        return site.nodes[0]
+    return expr("np.broadcast_to({v}, ({n}, {v}.shape[-1]))", v=site.nodes[0], n=site.batch)
+
+
 def _masked_extreme(site: Site, function: str, mask) -> cst.BaseExpression:
     """``np.max`` / ``np.min`` of the elements under ``mask``: ``initial=`` the other end of
     the dtype's range, and an example with no element raises NumPy's ``ValueError`` (a
@@ -484,6 +492,16 @@ def register(reg: Registry) -> None:
         "hi = np.max(pos, axis=1, where=pymath.nonempty_rows(v > 0, np.shape(pos), "
         "\"maximum\"), initial=-np.inf)",
         lambda site: site.nodes[0]))
+    reg.add_operator("slice_selection", Rule(
+        "array.slice_selection", "arrays",
+        "`v[lo:hi]` of a vector with a per-example integer bound has a different length per "
+        "example, so only a reduction of it is vectorized, as of a selection by a mask: the "
+        "vector (broadcast where it is the same for every example), reduced under the mask of "
+        "the positions the slice keeps (negative bounds count from the end, as in Python).",
+        "s = v[:k].sum()",
+        "s = v.sum(axis=1, where=(np.arange(v.shape[-1]) < np.where(k < 0, k + "
+        "v.shape[-1], k)[:, None]))",
+        _slice_selection))
     reg.add_call(sum, Rule(
         "builtin.sum", "builtins", "`sum(v)` over a per-example array of floats adds its "
         "items left to right, as Python does (`np.sum` adds in pairs: other last bits): the "
