@@ -927,6 +927,15 @@ def slice_with_per_example_bound(x, y):
     return np.sum(x[:len(x) - int(y[0] > 0)])
 
 
+def slice_with_per_example_step(x, y):
+    return np.sum(x[::1 + int(y[0] > 0)])
+
+
+def test_reduced_slice_with_per_example_bound():
+    # (a masked reduction, `array.slice_selection`: tests/test_flow31.py)
+    check(slice_with_per_example_bound, 0, _unsupported_args())
+
+
 def write_into_argument(x, y):
     x[0] = y[0]
     return x
@@ -953,7 +962,7 @@ def unique(x, y):
 
 # (`boolean_mask_sum`, a reduction of a selection, is vectorized: tests/test_masked_selections.py)
 UNSUPPORTED = [boolean_mask, boolean_mask_other, nonzero,
-               squeeze_without_axis, slice_with_per_example_bound, write_into_argument,
+               squeeze_without_axis, slice_with_per_example_step, write_into_argument,
                scatter_through_alias, unique]
 # (`scatter_under_condition` is a masked write: tests/test_conditional_writes.py; a second
 # name for an array that stays the same object, `alias = out; alias[1] = v`, is the first
