@@ -260,7 +260,20 @@ def row_min_plus_prod(v, k):
     return np.min(v[k:k + 3]) + np.prod(v[:k])
 
 
-SHARED = [sl_sum_prefix, sl_sum_builtin, sl_mean, sl_any_between, sl_len_and_sum]
+FLOATS = [1.0, 2.5, -3.0, 0.25]
+INTS = (4, -1, 7)
+
+
+def sl_list_sum(k):
+    return sum(FLOATS[:k])
+
+
+def sl_tuple_sum_and_mean(k):
+    return np.sum(INTS[k:]) + np.mean(FLOATS[-k:])
+
+
+SHARED = [sl_sum_prefix, sl_sum_builtin, sl_mean, sl_any_between, sl_len_and_sum,
+          sl_list_sum, sl_tuple_sum_and_mean]
 
 
 @pytest.mark.parametrize("f", SHARED)

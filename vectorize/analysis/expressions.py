@@ -1090,6 +1090,15 @@ class Expressions:
         lower, upper, step = bounds
         sl = node.slice[0].slice if len(node.slice) == 1 else None
         example = base.example if base.known else None
+        if isinstance(base, TupleValue) and not base.batched and all(
+                i.exact and not i.batched for i in base.items):
+            example = [i.example for i in base.items]      # a tuple of the module
+        if not base.batched and type(example) in (list, tuple) and example and (
+                all(type(v) is float for v in example) or all(
+                type(v) is int and abs(v) < 2 ** 31 for v in example)):
+            # a list of the module of Python floats (or of small ints: their sums fit
+            # int64) is sliced and reduced as the array of its items
+            example = np.asarray(example)
         if sl is None or not isinstance(sl, cst.Slice) or step.batched or not (
                 step.example is None or step.exact and step.example == 1) or not isinstance(
                 example, np.ndarray) or example.ndim != 1 or base.rank not in (1, None) or \

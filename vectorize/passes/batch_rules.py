@@ -267,7 +267,8 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
                     "nonnegative" if value.exact and isinstance(value.example, (
                         int, np.integer)) and value.example >= 0 else False))
             try:
-                mask = expr(self.prims.slice_mask(*batched), **nodes)
+                mask = expr(self.prims.slice_mask(*batched, shared=not _is_batched(
+                    self.value(original_node.value))), **nodes)
             except Unsupported as problem:
                 problem.node = problem.node or original_node
                 raise

@@ -127,10 +127,10 @@ class NumpyBackend(Backend):
     def repeat(self, x: str, n: str) -> str:
         return f"np.repeat({x}[None], {n}, axis=0)"
 
-    def slice_mask(self, lower, upper) -> str:
+    def slice_mask(self, lower, upper, shared: bool = False) -> str:
         # Python's bounds: a negative one counts from the end (one the same for every
         # example: a non-negative int as it is); the comparisons clamp to the vector
-        size = "{v}.shape[-1]"
+        size = "len({v})" if shared else "{v}.shape[-1]"
         terms = []
         for key, bound, op in (("lo", lower, ">="), ("hi", upper, "<")):
             if bound is None:

@@ -367,7 +367,10 @@ def _slice_selection(site: Site):
     broadcast to the batch (`Backend.slice_mask` makes the mask)."""
     if site.args[0].batched:
         return site.nodes[0]
-    return expr("np.broadcast_to({v}, ({n}, {v}.shape[-1]))", v=site.nodes[0], n=site.batch)
+    if isinstance(site.args[0].example, (list, tuple)):
+        return expr("np.broadcast_to(np.asarray({v}), ({n}, len({v})))", v=site.nodes[0],
+                    n=site.batch)
+    return expr("np.broadcast_to({v}, ({n}, len({v})))", v=site.nodes[0], n=site.batch)
 
 
 def _masked_extreme(site: Site, function: str, mask) -> cst.BaseExpression:
