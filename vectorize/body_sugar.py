@@ -1347,13 +1347,15 @@ def _return_in_else(node: cst.Try, taken):
                              orelse=cst.Else(body=cst.IndentedBlock([back])))
 
 
-def finally_as_statements(tree: cst.FunctionDef) -> cst.FunctionDef:
+def finally_as_statements(tree: cst.FunctionDef, origins: dict | None = None) -> cst.FunctionDef:
     """``try: B except ...: H else: E finally: F`` as the ``try`` without ``finally``, then
     ``F``; a copy of ``F`` before each ``return``/``break``/``continue`` leaving ``B``, ``H``
     or ``E``. Python runs ``F`` on every path out of the ``try``; an exception leaving it
     raises for the batch (which the per-example loop then replays: ``F`` runs there as
-    written). Kept as written (refused) where ``F`` itself leaves, or where ``B`` leaves and
-    has handlers (a copy of ``F`` there would be inside the handlers' reach)."""
+    written). Kept as written (refused) where ``F`` itself leaves, or where ``B`` leaves
+    other than by its last ``return e`` and has handlers (a copy of ``F`` there would be
+    inside the handlers' reach; the last one moves to ``else:``, `_return_in_else`).
+    ``origins``: each new ``try`` -> the user's, where refusals of it are located."""
     tries = [t for t in by_type(tree).get(cst.Try, ()) if t.finalbody is not None]
     if not tries:
         return tree
@@ -1381,9 +1383,12 @@ def finally_as_statements(tree: cst.FunctionDef) -> cst.FunctionDef:
             lower = _FinallyBeforeExits(exits, stmts, taken)
             if updated_node.handlers:
                 lowered = updated_node.with_changes(finalbody=None)
-                head = [lowered.visit(lower) if exits else lowered]
+                lowered = rewrite(lowered, lower) if exits else lowered
+                if origins is not None:
+                    origins[lowered] = original_node
+                head = [lowered]
             else:
-                block = updated_node.body.visit(lower) if exits else updated_node.body
+                block = rewrite(updated_node.body, lower) if exits else updated_node.body
                 head = list(block.body)
                 if head:
                     head[0] = head[0].with_changes(leading_lines=updated_node.leading_lines)
