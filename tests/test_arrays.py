@@ -152,14 +152,6 @@ def assert_same(got, expected, *, zero_sign=True, rtol=1e-12, what=""):
         np.testing.assert_array_equal(got, expected, err_msg=what)
 
 
-def _known_empty_batch_bug(f, exc, n_lanes) -> bool:
-    """bugs pinned by `test_empty_batch_median_of_matrices` and
-    `test_empty_batch_reshape_with_minus_one`: the generated code reshapes an empty batch with
-    -1 (NumPy cannot), so it raises instead of returning an empty result."""
-    return n_lanes == 0 and ("median" in f.__name__ or "reshape" in f.__name__) and \
-        isinstance(exc, ValueError) and "cannot reshape array of size 0" in str(exc)
-
-
 def check(f, in_axes, args, *, zero_sign=True, rtol=1e-12, refusable=False, what=""):
     """vmap(f, in_axes)(*args) against the per-example loop (see the module docstring)."""
     axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
@@ -178,8 +170,6 @@ def check(f, in_axes, args, *, zero_sign=True, rtol=1e-12, refusable=False, what
             from exc
     except Exception as exc:
         if expected.error is None:
-            if _known_empty_batch_bug(f, exc, n_lanes):
-                return None
             raise AssertionError(f"{what}{type(exc).__name__}: {exc}; the per-example loop "
                                  "runs") from exc
         assert isinstance(exc, expected.error), \
@@ -719,17 +709,11 @@ def reshape_two(x):
     return x.reshape(2, -1)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: x.reshape(2, -1) becomes x.reshape(len(x), 2, -1),"
-                   " which NumPy cannot do for an empty batch: ValueError instead of an empty "
-                   "result")
 def test_empty_batch_reshape_with_minus_one():
     x = np.zeros((0, 3, 2))
     assert_same(vmap(reshape_two)(x), per_example_loop(reshape_two, (x,), (0,)).value)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: np.median(x) of per-example matrices becomes "
-                   "np.median(x, axis=(1, 2)), which NumPy computes by reshaping with -1: an "
-                   "empty batch raises ValueError instead of returning an empty result")
 def test_empty_batch_median_of_matrices():
     x = np.zeros((0, 2, 3))
     assert_same(vmap(median_all)(x), per_example_loop(median_all, (x,), (0,)).value)
@@ -943,6 +927,15 @@ def slice_with_per_example_bound(x, y):
     return np.sum(x[:len(x) - int(y[0] > 0)])
 
 
+def slice_with_per_example_step(x, y):
+    return np.sum(x[::1 + int(y[0] > 0)])
+
+
+def test_reduced_slice_with_per_example_bound():
+    # (a masked reduction, `array.slice_selection`: tests/test_flow31.py)
+    check(slice_with_per_example_bound, 0, _unsupported_args())
+
+
 def write_into_argument(x, y):
     x[0] = y[0]
     return x
@@ -969,7 +962,7 @@ def unique(x, y):
 
 # (`boolean_mask_sum`, a reduction of a selection, is vectorized: tests/test_masked_selections.py)
 UNSUPPORTED = [boolean_mask, boolean_mask_other, nonzero,
-               squeeze_without_axis, slice_with_per_example_bound, write_into_argument,
+               squeeze_without_axis, slice_with_per_example_step, write_into_argument,
                scatter_through_alias, unique]
 # (`scatter_under_condition` is a masked write: tests/test_conditional_writes.py; a second
 # name for an array that stays the same object, `alias = out; alias[1] = v`, is the first

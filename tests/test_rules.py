@@ -835,6 +835,8 @@ TESTED_ELSEWHERE = {
                           "tests/test_string_results.py",
     "array.masked_selection": "per-example vectors (`signature=`) against numpy.vectorize: "
                               "tests/test_masked_selections.py",
+    "array.slice_selection": "reductions of slices with per-example bounds against "
+                             "numpy.vectorize and the loop: tests/test_flow31.py",
     "list.as_array": "a local list written into item by item: tests/test_local_lists.py",
     "list.as_array_repeated": "a local list written into item by item: "
                               "tests/test_local_lists.py",

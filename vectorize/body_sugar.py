@@ -19,6 +19,10 @@
 - ``r = int(x); return r - 1`` (statements on one line, `one_statement_per_line`): a line
   each, so that what a pass puts before a statement (a check, a temporary) goes before that
   statement, not before the line.
+- ``try: ... finally: F`` (`finally_as_statements`): ``F`` after the ``try`` (which keeps its
+  handlers and ``else:``, or becomes its body where it has none) and before each ``return``,
+  ``break`` and ``continue`` that leaves it, as Python runs it on every path out; an exception
+  that leaves it raises for the batch, which the loop then replays.
 
 Each rewrite means what Python computes; what it does not cover stays as written, for the
 analysis to refuse with its location (`match` patterns: `unbatched_pattern` says which).
@@ -29,7 +33,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .introspect import lookup
-from .liveness import Namer, all_names
+from .liveness import Namer, all_names, writes
 from .syntax.traversal import by_type, rewrite, walk
 
 MEMBERSHIP_LIMIT = 64
@@ -1266,3 +1270,132 @@ def int_before_loop(tree: cst.FunctionDef, name: str, loop) -> cst.FunctionDef |
 
     out = tree.visit(Insert())
     return out if found else None
+
+
+def _exits(stmts) -> list:
+    """The ``return`` statements in ``stmts`` (not those of nested functions) and the
+    ``break``/``continue`` statements that leave a loop around them (not a nested one)."""
+    out, stack = [], [(n, True) for n in stmts]
+    while stack:
+        n, loops = stack.pop()
+        t = type(n)
+        if t is cst.Return or (loops and t in (cst.Break, cst.Continue)):
+            out.append(n)
+            continue
+        if t in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue
+        inner = loops and t not in (cst.For, cst.While)
+        stack.extend((c, inner) for c in n.children)
+    return out
+
+
+def _finally_exits_own(final) -> bool:
+    """Whether ``finally:`` itself leaves (``return``/``break``/``continue``: it would
+    swallow an exception; kept as written for the analysis to refuse)."""
+    return bool(_exits(final))
+
+
+class _FinallyBeforeExits(cst.CSTTransformer):
+    """A copy of the ``finally:`` statements before each exit (`_exits`) of a block; a
+    ``return`` whose value the copy could change (it writes a name the value reads, or the
+    value calls) is computed into a fresh name first."""
+
+    def __init__(self, exits: list, final: list, taken):
+        self.exits = exits
+        self.final = final
+        self.taken = taken
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        exit = next((small for small in original_node.body
+                     if any(small is e for e in self.exits)), None)
+        if exit is None:
+            return updated_node
+        copies = [s.deep_clone() for s in self.final]
+        value = getattr(exit, "value", None)
+        written = set()
+        for stmt in self.final:
+            written |= writes(stmt)
+        if value is None or type(value) in (cst.Integer, cst.Float, cst.Name) and (
+                type(value) is not cst.Name or value.value not in written):
+            return cst.FlattenSentinel([*copies, updated_node])
+        name = self.taken.fresh("result")
+        line = updated_node.with_changes(body=[updated_node.body[0].with_changes(
+            value=cst.Name(name))])
+        return cst.FlattenSentinel([
+            _assign(name, updated_node.body[0].value).with_changes(
+                leading_lines=updated_node.leading_lines), *copies,
+            line.with_changes(leading_lines=())])
+
+
+def _return_in_else(node: cst.Try, taken):
+    """``try: B; return e`` with handlers and no ``else:`` as ``try: B; r = e`` and ``else:
+    return r`` (the same paths: ``else:`` runs when the body completes; an exception in ``e``
+    still reaches the handlers), so that the ``finally:`` copy before the ``return`` is outside
+    the handlers' reach. None where the body leaves elsewhere."""
+    body = list(node.body.body)
+    last = body[-1]
+    exits = _exits(body)
+    if node.orelse is not None or type(last) is not cst.SimpleStatementLine or len(
+            last.body) != 1 or type(last.body[0]) is not cst.Return or len(exits) != 1 or \
+            last.body[0].value is None:
+        return None
+    name = taken.fresh("result")
+    body[-1] = _assign(name, last.body[0].value).with_changes(leading_lines=last.leading_lines)
+    back = last.with_changes(body=[last.body[0].with_changes(value=cst.Name(name))],
+                             leading_lines=())
+    return node.with_changes(body=node.body.with_changes(body=body),
+                             orelse=cst.Else(body=cst.IndentedBlock([back])))
+
+
+def finally_as_statements(tree: cst.FunctionDef, origins: dict | None = None) -> cst.FunctionDef:
+    """``try: B except ...: H else: E finally: F`` as the ``try`` without ``finally``, then
+    ``F``; a copy of ``F`` before each ``return``/``break``/``continue`` leaving ``B``, ``H``
+    or ``E``. Python runs ``F`` on every path out of the ``try``; an exception leaving it
+    raises for the batch (which the per-example loop then replays: ``F`` runs there as
+    written). Kept as written (refused) where ``F`` itself leaves, or where ``B`` leaves
+    other than by its last ``return e`` and has handlers (a copy of ``F`` there would be
+    inside the handlers' reach; the last one moves to ``else:``, `_return_in_else`).
+    ``origins``: each new ``try`` -> the user's, where refusals of it are located."""
+    tries = [t for t in by_type(tree).get(cst.Try, ()) if t.finalbody is not None]
+    if not tries:
+        return tree
+    taken = Namer(all_names(tree))
+
+    class Lower(cst.CSTTransformer):
+        def leave_Try(self, original_node, updated_node):
+            final = updated_node.finalbody
+            if final is None or _finally_exits_own(final.body.body):
+                return updated_node
+            stmts = list(final.body.body)
+            body = list(updated_node.body.body)
+            if updated_node.handlers and _exits(body):
+                updated_node = _return_in_else(updated_node, taken)
+                if updated_node is None:
+                    return original_node
+                body = list(updated_node.body.body)
+            if any(len(line.body) > 1 for block in (updated_node, ) for line in walk(block)
+                   if type(line) is cst.SimpleStatementLine):
+                return updated_node
+            parts = [updated_node.body, *(h.body for h in updated_node.handlers)]
+            if updated_node.orelse is not None:
+                parts.append(updated_node.orelse.body)
+            exits = [e for part in parts for e in _exits(part.body)]
+            lower = _FinallyBeforeExits(exits, stmts, taken)
+            if updated_node.handlers:
+                lowered = updated_node.with_changes(finalbody=None)
+                lowered = rewrite(lowered, lower) if exits else lowered
+                if origins is not None:
+                    origins[lowered] = original_node
+                head = [lowered]
+            else:
+                block = rewrite(updated_node.body, lower) if exits else updated_node.body
+                head = list(block.body)
+                if head:
+                    head[0] = head[0].with_changes(leading_lines=updated_node.leading_lines)
+            last = head[-1] if head else None
+            if type(last) is cst.SimpleStatementLine and type(last.body[-1]) in (
+                    cst.Return, cst.Raise, cst.Break, cst.Continue):
+                return cst.FlattenSentinel(head)       # (F already ran before it, or raised)
+            return cst.FlattenSentinel(head + stmts)
+
+    return rewrite(tree, Lower())

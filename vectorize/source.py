@@ -28,6 +28,7 @@ from .body_constructs import (
 from .body_constructs.helpers import helper_name
 from .body_sugar import (
     empty_range_loops,
+    finally_as_statements,
     in_place_functions_as_methods,
     local_dict_lookups,
     loop_else_as_flag,
@@ -58,6 +59,9 @@ class FunctionSource:
     # names the body binds by `import` statements and helper `def`s, which
     # `body_constructs` took out of it -> their values
     local_imports: dict = field(default_factory=dict)
+    # a statement a rewrite of `body_sugar` made -> the user's it stands for (a `try` without
+    # its `finally:`), located where that one is
+    origins: dict = field(default_factory=dict)
 
     @property
     def positions(self) -> dict:
@@ -69,6 +73,9 @@ class FunctionSource:
                 self._positions = dict(wrapper.resolve(PositionProvider))
                 anchor = self._positions.get(self.original_def)
                 self._positions[self.tree] = anchor
+                for made, original in self.origins.items():
+                    if original in self._positions:
+                        self._positions.setdefault(made, self._positions[original])
                 for stmt in self.tree.body.body:
                     self._positions.setdefault(stmt, anchor)
         return self._positions
@@ -293,8 +300,9 @@ def read_function(func) -> FunctionSource:
     imports.update(bound)
     # (before the closures are inlined: a key of `max(..., key=f)` becomes calls `f(item)`)
     stripped = inline_statement_closures(inline_closures(keyed_extrema(stripped, func)))
+    origins: dict = {}
     stripped = match_as_if(loop_else_as_flag(empty_range_loops(walrus_as_assignment(
-        one_statement_per_line(stripped)), func)))
+        finally_as_statements(one_statement_per_line(stripped), origins)), func)))
     stripped = membership_as_equality(stripped, func, imports)
     stripped = ufunc_out_as_write(stripped, func, imports)
     stripped = in_place_functions_as_methods(stripped, func, imports)
@@ -303,4 +311,5 @@ def read_function(func) -> FunctionSource:
                                                            func, imports, lazy), func, lazy)
     stripped = sums_as_loops(local_dict_lookups(stripped, func), func)
     return FunctionSource(func, func.__name__, filename, text, stripped, line_offset,
-                          col_offset, file_lines, module, tree, local_imports=imports)
+                          col_offset, file_lines, module, tree, local_imports=imports,
+                          origins=origins)

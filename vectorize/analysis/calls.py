@@ -22,6 +22,7 @@ from ..abstract import (
     all_exact,
     batched_like,
     exact,
+    note_mixed_types,
     unbatched,
 )
 from ..errors import Unsupported
@@ -244,6 +245,12 @@ class Calls:
                 self.ragged_operands(node, node.args[0].value)
                 if fn is len and node in self.masked_reductions:
                     return batched_like(np.int64(0))    # each example's own count
+                if fn is builtins.sum and node in self.masked_reductions and len(
+                        node.args) == 1:
+                    # an example with no element sums to the int 0, the others to floats:
+                    # numpy.vectorize's first example decides the output type
+                    note_fact("joins")
+                    note_mixed_types()
             value = self._python_number_result(fn, args, infer(site))
             if not kwargs:
                 # (``np.floor(r)`` of an r that is an int8 on some lanes: int8 there too)

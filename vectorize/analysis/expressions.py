@@ -1003,9 +1003,7 @@ class Expressions:
                 bounds = [self.expr(p, env) if p is not None else unbatched(None)
                           for p in (sl.lower, sl.upper, sl.step)]
                 if any(b.batched for b in bounds):
-                    raise Unsupported("a slice whose bounds differ per example has a "
-                                      "different length per example", node,
-                                      "use np.where with an index comparison instead")
+                    return self._slice_selection(node, base, bounds)
                 parts.append(None)
                 examples.append(slice(*[b.example for b in bounds]))
         if type(node.value) is cst.Name and node.value.value in self.list_arrays:
@@ -1104,6 +1102,41 @@ class Expressions:
                 isinstance(out, np.generic) and out.dtype.kind in "bifc":
             return out.item()
         return out
+
+    def _slice_selection(self, node: cst.Subscript, base, bounds):
+        """``v[lo:hi]`` of a vector (per example or the same for every example) with a
+        per-example integer bound: a different number of elements per example, so only a
+        reduction of it is vectorized, as of a selection (`_selection`) by the mask of the
+        positions the slice keeps (`Backend.slice_mask`: Python's negative bounds, clamped
+        to the vector)."""
+        lower, upper, step = bounds
+        sl = node.slice[0].slice if len(node.slice) == 1 else None
+        example = base.example if base.known else None
+        if isinstance(base, TupleValue) and not base.batched and all(
+                i.exact and not i.batched for i in base.items):
+            example = [i.example for i in base.items]      # a tuple of the module
+        if not base.batched and type(example) in (list, tuple) and example and (
+                all(type(v) is float for v in example) or all(
+                type(v) is int and abs(v) < 2 ** 31 for v in example)):
+            # a list of the module of Python floats (or of small ints: their sums fit
+            # int64) is sliced and reduced as the array of its items
+            example = np.asarray(example)
+        if sl is None or not isinstance(sl, cst.Slice) or step.batched or not (
+                step.example is None or step.exact and step.example == 1) or not isinstance(
+                example, np.ndarray) or example.ndim != 1 or base.rank not in (1, None) or \
+                "slice_selection" not in self.registry.operators or any(
+                b.batched and (b.kind not in "iu" or b.rank != 0) or not b.batched and not (
+                    b.example is None or isinstance(b.example, (int, np.integer)) and not
+                    isinstance(b.example, bool)) for b in (lower, upper)):
+            raise Unsupported("a slice whose bounds differ per example has a different "
+                              "length per example (only a reduction of a slice of a vector "
+                              "with integer bounds and no step can be vectorized)", node,
+                              "use np.where with an index comparison instead")
+        inner = self._ragged_in(node.value)
+        self.ragged.add(node)
+        self.selections[node] = inner
+        self.slice_selections.add(node)
+        return Value(True, example)
 
     def _selection(self, node: cst.Subscript, base, parts):
         """``v[mask]`` of a per-example vector and a per-example boolean mask of its shape:

@@ -125,6 +125,8 @@ class Analysis(Expressions, Calls, Aliasing):
         # names bound once to such a value -> its ragged nodes, and the reads of those names
         # (all / those inside a masked reduction): the others escape, refused
         self.selections: dict[cst.Subscript, list] = {}   # -> the ragged nodes it selects from
+        # among them `v[lo:hi]` of a vector with a per-example bound: the mask is the slice's
+        self.slice_selections: set[cst.Subscript] = set()
         # `y[mask] = v` with a per-example boolean mask of `y`'s per-example shape
         # (-> the array's and the mask's per-example ranks)
         self.mask_writes: dict[cst.Subscript, tuple[int, int]] = {}

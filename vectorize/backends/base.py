@@ -388,6 +388,15 @@ class Backend:
         raise Unsupported(f"a write into an array through a per-example mask on {self.name}",
                           suggestion="use where(mask, v, y)")
 
+    def slice_mask(self, lower, upper, shared: bool = False) -> str:
+        """The positions ``v[{lo}:{hi}]`` keeps of the vector ``{v}``, batch axis first
+        (a template; a bound None: not written, else True where it is per example, False
+        where not, "nonnegative" where it is an int >= 0 the same for every example;
+        ``shared``: ``{v}`` is the same for every example, an array or a list)."""
+        from ..errors import Unsupported
+        raise Unsupported(f"a slice with per-example bounds on {self.name}",
+                          suggestion="use where(index comparison, v, 0) and reduce that")
+
     def stack_pieces(self, pieces: list[str], batched: tuple) -> str:
         """A list display of values (``batched``: which are per example, at least one) as the
         batch of the per-example arrays it makes (``np.asarray([a, b])`` per example): the

@@ -269,6 +269,29 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
         if original_node in self.analysis.mask_writes:
             # `y[mask] = v`: `y` and `mask` of one shape on the batch too (`leave_Assign`)
             return updated_node
+        if original_node in self.analysis.slice_selections:
+            # `v[lo:hi]` with a per-example bound: `v`, the reductions of it under the mask
+            # of the positions the slice keeps
+            original, updated = original_node.slice[0].slice, updated_node.slice[0].slice
+            nodes, batched = {"v": updated_node.value}, []
+            for key, o, n in (("lo", original.lower, updated.lower),
+                              ("hi", original.upper, updated.upper)):
+                if o is not None:
+                    nodes[key] = n
+                value = self.value(o) if o is not None else None
+                batched.append(None if o is None else _is_batched(value) or (
+                    "nonnegative" if value.exact and isinstance(value.example, (
+                        int, np.integer)) and value.example >= 0 else False))
+            try:
+                mask = expr(self.prims.slice_mask(*batched, shared=not _is_batched(
+                    self.value(original_node.value))), **nodes)
+            except Unsupported as problem:
+                problem.node = problem.node or original_node
+                raise
+            self._ragged_args[original_node] = ("mask", mask)
+            return self._apply(self.registry.operators["slice_selection"], original_node,
+                               updated_node, [original_node.value], [updated_node.value],
+                               parts=[mask], batch=self._batch_size())
         if original_node in self.analysis.selections:
             # `v[mask]`: `v` padded; the reductions of it take the mask
             mask = updated_node.slice[0].slice.value
@@ -634,7 +657,8 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     for node in sorted(analysis.ragged - consumed, key=lambda n: n in analysis.selections) + \
             list(escaped):
         from ..syntax.templates import render
-        what = "a selection by a per-example mask" if node in analysis.selections else (
+        what = "a slice with per-example bounds" if node in analysis.slice_selections else \
+            "a selection by a per-example mask" if node in analysis.selections else (
             "the name of a value with a different length per example"
             if node in escaped else "a range with per-example bounds")
         raise Unsupported(f"`{render(node)}` has a different length per example ({what}): "

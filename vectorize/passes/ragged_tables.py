@@ -3,7 +3,9 @@
 Assumes: scalar-style code, not yet analysed; local dicts already lowered (`local_dicts`).
 Reads and writes no record (`records`): the tables it lowered are names bound to
 ``__list_array__(...)`` (`rules.lists`), their lengths plain ints it binds beside them.
-Guarantees: two rewrites, in this order.
+Guarantees: two rewrites, in this order, after ``t = (1, 2, 3) if c else (4, 5)`` (displays of
+different lengths, `_ConditionalTables`) is written as the ``if``/``else`` binding it in two
+places.
 
 1. ``t = TABLE[k]`` (the whole value of an assignment; ``a, b = TABLE[k]`` too) where
    ``TABLE`` is a dict of the module (or closure) with at most 32 keys, all ints or floats,
@@ -290,6 +292,52 @@ class _SplitTables(cst.CSTTransformer):
             [cst.AssignTarget(t.value)], v.value)]) for t, v in zip(targets, values)])
 
 
+def _display_lengths(node) -> list | None:
+    """The lengths of the tuple/list displays a conditional expression chooses between
+    (``(1, 2) if c else (3,)``, nested ones too), or None where it chooses anything else."""
+    if type(node) in (cst.Tuple, cst.List):
+        if any(type(e) is not cst.Element for e in node.elements):
+            return None            # (`*rest` in a display)
+        return [len(node.elements)]
+    if type(node) is cst.IfExp:
+        body, orelse = _display_lengths(node.body), _display_lengths(node.orelse)
+        return None if body is None or orelse is None else body + orelse
+    return None
+
+
+class _ConditionalTables(cst.CSTTransformer):
+    """``t = (1, 2, 3) if c else (4, 5)`` (tuple or list displays of different lengths) as
+    ``if c: t = (1, 2, 3)`` / ``else: t = (4, 5)``: the same per example (the condition, then
+    the display it chooses), and a name bound in two places, which step 2 pads."""
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if len(updated_node.body) != 1 or type(updated_node.body[0]) is not cst.Assign:
+            return updated_node
+        assign = updated_node.body[0]
+        if len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name or \
+                type(assign.value) is not cst.IfExp:
+            return updated_node
+        lengths = _display_lengths(assign.value)
+        if lengths is None or len(set(lengths)) < 2:
+            return updated_node
+        return _as_if(updated_node, assign.targets[0].target, assign.value).with_changes(
+            leading_lines=updated_node.leading_lines)
+
+
+def _as_if(line: cst.SimpleStatementLine, target: cst.Name, value):
+    def bind(v):
+        return cst.IndentedBlock([line.with_changes(
+            body=[cst.Assign([cst.AssignTarget(target)], v)], leading_lines=())])
+    orelse = value.orelse
+    if type(orelse) is cst.IfExp:
+        rest = _as_if(line, target, orelse)
+        tail = cst.If(rest.test, rest.body, rest.orelse)
+    else:
+        tail = cst.Else(bind(orelse))
+    return cst.If(value.test.with_changes(lpar=[], rpar=[]) if len(
+        value.test.lpar) == 1 else value.test, bind(value.body), tail)
+
+
 class _Table:
     def __init__(self, name: str):
         self.name = name
@@ -501,6 +549,9 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
             local |= writes(stmt)
     local |= {p.name.value for p in (*func.params.params, *func.params.kwonly_params,
                                      *func.params.posonly_params)}
+    if cst.IfExp in kinds and (cst.Tuple in kinds or cst.List in kinds) and \
+            has_list_arrays(ctx.registry):
+        func = rewrite(func, _ConditionalTables())
     if cst.Tuple in kinds:
         func = rewrite(func, _SplitTables(pyfunc, local))
     if cst.Subscript in kinds:

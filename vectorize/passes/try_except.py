@@ -166,7 +166,10 @@ class _TryLowering(cst.CSTTransformer):
     def lowered(self, original_node, updated_node):
         node = original_node
         if node.finalbody is not None:
-            raise Unsupported("`try` with `finally` in a vectorized function", node,
+            # (`body_sugar.finally_as_statements` lowered the others)
+            raise Unsupported("`try` with `finally` where `finally` itself returns, breaks or "
+                              "continues, or the `try` body leaves other than by a last "
+                              "`return` while handlers catch, in a vectorized function", node,
                               "move the cleanup after the `try` statement")
         if self.numbers is not None:
             self.numbers.at(node)

@@ -274,9 +274,44 @@ def reshaped(site: Site):
             return expr("{x}.reshape((len({x}),) + tuple({s}))", x=x, s=node)
     else:
         dims = [render(n) for n in shape_nodes]
+    rank = site.args[0].rank
     if dims == ["-1"]:
-        return flattened(x, site.args[0].rank)
+        return flattened(x, rank)
+    dims = _inferred_dim(dims, shape_values, rank)
     return expr("{x}.reshape(len({x}), " + ", ".join(dims) + ")", x=x)
+
+
+def _inferred_dim(dims: list, shape_values: list, rank: int) -> list:
+    """The ``-1`` of a per-example shape spelled out as the example's size over the other
+    sizes (constants), so that an empty batch works too (``len(x), 2, -1`` is ambiguous there
+    where each example's ``2, -1`` is not). Kept as written where a size is not a known
+    positive constant (NumPy raises per example for a 0 next to a -1)."""
+    if "-1" not in dims or rank == 0:
+        return dims
+    sizes = shape_values[0].example if len(shape_values) == 1 and isinstance(
+        shape_values[0].example, tuple) else [v.example for v in shape_values]
+    size = " * ".join(f"{{x}}.shape[{k}]" for k in range(1, rank + 1))
+    size = f"({size})" if rank > 1 else size
+    others = [d for d in dims if d != "-1"]
+    if len(others) != len(dims) - 1:
+        return dims
+    if len(sizes) == len(dims) and all(v.exact for v in shape_values) and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in sizes):
+        if any(int(v) <= 0 for v in sizes if v != -1):
+            return dims
+        product = 1
+        for v in sizes:
+            product *= int(v) if v != -1 else 1
+        whole = f"{size} // {product}"
+    elif all("(" not in d for d in others):
+        # sizes read at run time (``x.shape[0]``, a name): written twice, so only plain
+        # reads; a 0 among them keeps the -1 (NumPy raises per example there)
+        product = " * ".join(others)
+        whole = f"{size} // ({product}) if {product} else -1" if len(others) > 1 else \
+            f"{size} // {product} if {product} else -1"
+    else:
+        return dims
+    return [whole if d == "-1" else d for d in dims]
 
 
 def stacked_display(site: Site):

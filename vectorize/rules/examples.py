@@ -520,6 +520,10 @@ def f(v):
     pos = v[v > 0]
     return np.sum(pos) + len(pos)
 '''), "V", VMAP1),
+    "array.slice_selection": Example(_f('''
+def f(v, k):
+    return v[:k].sum() + np.mean(v[k:])
+'''), "V, N", (0, 0)),
     # --- linear algebra (more) ----------------------------------------------------------
     "linalg.stacked": Example(_f('''
 def f(m):

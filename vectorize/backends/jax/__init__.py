@@ -223,6 +223,10 @@ class JaxBackend(Backend):
     def repeat(self, x: str, n: str) -> str:
         return f"jnp.repeat({x}[None], {n}, axis=0)"
 
+    def slice_mask(self, lower, upper, shared: bool = False) -> str:
+        from ..numpy import NumpyBackend
+        return NumpyBackend.slice_mask(self, lower, upper, shared).replace("np.", "jnp.")
+
     def array_of(self, items: str) -> str:
         return f"jnp.array({items})"
 

@@ -129,6 +129,21 @@ class NumpyBackend(Backend):
     def repeat(self, x: str, n: str) -> str:
         return f"np.repeat({x}[None], {n}, axis=0)"
 
+    def slice_mask(self, lower, upper, shared: bool = False) -> str:
+        # Python's bounds: a negative one counts from the end (one the same for every
+        # example: a non-negative int as it is); the comparisons clamp to the vector
+        size = "len({v})" if shared else "{v}.shape[-1]"
+        terms = []
+        for key, bound, op in (("lo", lower, ">="), ("hi", upper, "<")):
+            if bound is None:
+                continue
+            if bound == "nonnegative":
+                terms.append(f"(np.arange({size}) {op} {{{key}}})")
+                continue
+            where = f"np.where({{{key}}} < 0, {{{key}}} + {size}, {{{key}}})"
+            terms.append(f"(np.arange({size}) {op} {where}" + ("[:, None])" if bound else ")"))
+        return " & ".join(terms) if terms else f"np.ones({size}, dtype=bool)"
+
     def array_of(self, items: str) -> str:
         return f"np.array({items})"
 

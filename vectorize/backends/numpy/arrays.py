@@ -63,7 +63,36 @@ def _reduction(site: Site):
         new_axis = ()
     else:
         new_axis = shift_axis(axis, rank)
+    if name == "median" and isinstance(new_axis, tuple) and len(new_axis) > 1:
+        gathered = _median_axes_last(site, first, new_axis, rank)
+        if gathered is not None:
+            return gathered
     return call_with(site, first, repr(new_axis), 1)
+
+
+def _median_axes_last(site: Site, x, axes: tuple, rank: int):
+    """``np.median`` over several axes with those axes moved last and merged into one, the
+    sizes spelled out: NumPy's own merge reshapes with ``-1``, which an empty batch (or any
+    other empty kept axis) cannot take, where the loop returns an empty result. None where
+    NumPy raises anyway (an axis named twice)."""
+    dims = rank + 1
+    reduced = [a % dims for a in axes]
+    if len(set(reduced)) != len(reduced):
+        return None
+    kept = [i for i in range(dims) if i not in reduced]
+    order = kept + sorted(reduced)
+    size = (lambda i: "len({x})" if i == 0 else f"{{x}}.shape[{i}]")
+    moved = "{x}" if order == list(range(dims)) else \
+        "{x}.transpose(" + ", ".join(map(str, order)) + ")"
+    merged = expr(moved + ".reshape(" + ", ".join(size(i) for i in kept) + ", "
+                  + " * ".join(size(i) for i in sorted(reduced)) + ")", x=x)
+    keep = site.kwargs.get("keepdims", (None, None))[1]
+    keepdims = keep is not None and bool(_constant(keep, "keepdims"))
+    call = call_with(site, merged, "-1", 1)
+    if not keepdims:
+        return call
+    shape = ", ".join("1" if i in reduced else size(i) for i in range(dims))
+    return expr("{r}.reshape(" + shape + ")", r=call, x=x)
 
 
 def _norm(site: Site):
@@ -333,6 +362,17 @@ def _masked_reduction(site: Site):
     return reduced
 
 
+def _slice_selection(site: Site):
+    """``v[lo:hi]`` with a per-example bound: ``v`` itself where it is per example, else
+    broadcast to the batch (`Backend.slice_mask` makes the mask)."""
+    if site.args[0].batched:
+        return site.nodes[0]
+    if isinstance(site.args[0].example, (list, tuple)):
+        return expr("np.broadcast_to(np.asarray({v}), ({n}, len({v})))", v=site.nodes[0],
+                    n=site.batch)
+    return expr("np.broadcast_to({v}, ({n}, len({v})))", v=site.nodes[0], n=site.batch)
+
+
 def _masked_extreme(site: Site, function: str, mask) -> cst.BaseExpression:
     """``np.max`` / ``np.min`` of the elements under ``mask``: ``initial=`` the other end of
     the dtype's range, and an example with no element raises NumPy's ``ValueError`` (a
@@ -455,6 +495,16 @@ def register(reg: Registry) -> None:
         "hi = np.max(pos, axis=1, where=pymath.nonempty_rows(v > 0, np.shape(pos), "
         "\"maximum\"), initial=-np.inf)",
         lambda site: site.nodes[0]))
+    reg.add_operator("slice_selection", Rule(
+        "array.slice_selection", "arrays",
+        "`v[lo:hi]` of a vector with a per-example integer bound has a different length per "
+        "example, so only a reduction of it is vectorized, as of a selection by a mask: the "
+        "vector (broadcast where it is the same for every example), reduced under the mask of "
+        "the positions the slice keeps (negative bounds count from the end, as in Python).",
+        "s = v[:k].sum()",
+        "s = v.sum(axis=1, where=(np.arange(v.shape[-1]) < np.where(k < 0, k + "
+        "v.shape[-1], k)[:, None]))",
+        _slice_selection))
     reg.add_call(sum, Rule(
         "builtin.sum", "builtins", "`sum(v)` over a per-example array of floats adds its "
         "items left to right, as Python does (`np.sum` adds in pairs: other last bits): the "
