@@ -54,3 +54,82 @@ def test_vmap_python_float_negative_fractional_power_is_the_loops_complex():
     got = vmap(_avci_karagoz)(*cols)
     assert got.dtype == ref.dtype == np.complex128
     np.testing.assert_allclose(got, ref, rtol=1e-14)
+
+
+# convertdate.hebrew's shape: `year_days` calls `to_jd(year, 7, 1)`, whose loops over
+# `range(7, month)` then never run, so the cycle `to_jd` -> `month_length` -> `year_days`
+# never closes for those calls (was refused: "mutual recursion")
+_FIRST = 7
+
+
+def _year_days(year):
+    return _to_jd(year + 1, 7, 1) - _to_jd(year, 7, 1)
+
+
+def _to_jd(year, month, day):
+    jd = year * 365 + (year * 7 + 1) % 19 + day
+    if month < _FIRST:
+        for m in range(1, month):
+            jd += _month_length(year, m)
+    else:
+        for m in range(_FIRST, month):
+            jd += _month_length(year, m)
+    return jd + 0.5
+
+
+def _month_length(year, month):
+    if month == 2 and _year_days(year) % 10 == 5:
+        return 29
+    return 30 + month % 2
+
+
+@pytest.mark.parametrize("f, cols", [
+    (_year_days, ([5780, 5781, 5782, -3],)),
+    (_to_jd, ([5780, 5781, 5782, 12], [1, 3, 7, 9], [1, 5, 9, 30])),
+    (_month_length, ([5780, 5781, 5782, 12], [2, 3, 8, 2])),
+])
+def test_mutual_recursion_cut_by_a_loop_never_entered(f, cols):
+    cols = [np.asarray(c) for c in cols]
+    ref = np.vectorize(f)(*[c.tolist() for c in cols])
+    got = vectorize(f, fallback="error")(*cols)
+    assert got.dtype == ref.dtype
+    np.testing.assert_array_equal(got, ref)
+    ref = _loop(f, *cols)
+    got = vmap(f)(*cols)
+    assert got.dtype == ref.dtype
+    np.testing.assert_array_equal(got, ref)
+
+
+def _inner_empty_sometimes(x):
+    # `range(i, 2)` is empty on the last pass only: the body is kept
+    total = x
+    for i in range(3):
+        for j in range(i, 2):
+            total = total * 2.0 + j
+        else:
+            total = total - i
+    return total
+
+
+def test_loop_empty_on_some_passes_only_is_kept():
+    x = np.array([0.5, -1.0, 3.0])
+    ref = np.vectorize(_inner_empty_sometimes)(x.tolist())
+    np.testing.assert_array_equal(vectorize(_inner_empty_sometimes, fallback="error")(x), ref)
+    np.testing.assert_array_equal(vmap(_inner_empty_sometimes)(x),
+                                  _loop(_inner_empty_sometimes, x))
+
+
+@pytest.mark.parametrize("name", ["year_days"])
+def test_convertdate_hebrew(name):
+    hebrew = pytest.importorskip("convertdate.hebrew")
+    f = getattr(hebrew, name)
+    years = np.array([5780, 5781, 5782, 5790, 6000])
+    months = np.array([2, 3, 8, 13, 7])
+    cols = [years, months, np.array([1, 5, 9, 29, 3])][:f.__code__.co_argcount]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        ref = np.vectorize(f)(*[c.tolist() for c in cols])
+        got = vectorize(f, fallback="error")(*cols)
+        np.testing.assert_array_equal(got, ref)
+        assert got.dtype == ref.dtype
+        np.testing.assert_array_equal(vmap(f)(*cols), _loop(f, *cols))

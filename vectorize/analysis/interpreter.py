@@ -43,6 +43,7 @@ from ..errors import Unsupported
 from ..liveness import exposed_reads, reads, target_names, writes
 from ..rules.lane_copies import copies
 from ..rules.registry import Registry, Rule
+from ..syntax.traversal import walk
 from .aliasing import Aliasing, ArgumentWritten
 from .calls import Calls
 from .environments import PER_EXAMPLE_SHAPES as _PER_EXAMPLE_SHAPES
@@ -766,6 +767,14 @@ class Analysis(Expressions, Calls, Aliasing):
                               masked=True)
         element = unbatched(UNKNOWN)
         nonempty = empty = False
+        if self._never_entered(stmt, iterable):
+            # `for m in range(TISHRI, month)` with `month=7` (a helper specialized on it):
+            # Python runs neither the body nor what it calls (the cycle of a mutual
+            # recursion that stops there), so it is not analysed, and `python_conditions`
+            # keeps only the `else`
+            if stmt.orelse is not None:
+                return self.block(stmt.orelse.body.body, env)
+            return env
         if iterable.known:
             try:
                 element = unbatched(next(iter(iterable.example)))
@@ -777,6 +786,19 @@ class Analysis(Expressions, Calls, Aliasing):
                 element = unbatched(UNKNOWN)
         return self._loop(stmt, env, lambda e: self.bind(stmt.target, element, e, stmt),
                           nonempty=nonempty, unreached=empty)
+
+    def _never_entered(self, stmt: cst.For, iterable) -> bool:
+        """Whether the loop runs over a sequence that is empty on every call of this
+        specialization (an exact, empty ``range``, tuple or list): decided (`_decided`)."""
+        entered = None      # (as a `while`'s: False where never entered)
+        if not iterable.batched and iterable.exact and isinstance(
+                iterable.example, (range, tuple, list)) and not any(
+                type(n) is cst.NamedExpr for n in walk(stmt.iter)) and \
+                len(iterable.example) == 0:
+            entered = False
+        previous = self.decided.get(stmt, entered)
+        self.decided[stmt] = entered if previous is entered else None
+        return entered is False
 
     def _sequence_loop(self, stmt: cst.For, env: Env, loop) -> Env | None:
         """``for e in v`` over a per-example array (``enumerate(v)``, ``zip(v, w)`` of
