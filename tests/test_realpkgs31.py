@@ -133,3 +133,53 @@ def test_convertdate_hebrew(name):
         np.testing.assert_array_equal(got, ref)
         assert got.dtype == ref.dtype
         np.testing.assert_array_equal(vmap(f)(*cols), _loop(f, *cols))
+
+
+# hsluv's `_dot_product(a, b)`: `sum(i * j for i, j in zip(a, b))` of a row of a module
+# matrix and a colour (a per-example vector, or a tuple of per-example numbers): was refused
+# ("`zip` has no batching rule")
+_M = [[3.240969941904521, -1.537383177570093, -0.498610760293],
+      [-0.96924363628087, 1.87596750150772, 0.041555057407175]]
+_INTS = [2, -3, 5]
+
+
+def _dot(a, b):
+    return sum(i * j for i, j in zip(a, b))
+
+
+def _dot_row(t):
+    return _dot(_M[0], t)
+
+
+def _dot_tuple(x, y, z):
+    t = (x, y, z)
+    return _dot(_M[1], t)
+
+
+def _dot_loop(x, y, z):
+    total = 0.0
+    for c, v in zip(_INTS, [x, y]):      # (zip stops at the shorter)
+        total = total * c + v
+    return total
+
+
+def _dot_int(k, m):
+    return sum(c * v for c, v in zip(_INTS, (k, m, k + m)))
+
+
+@pytest.mark.parametrize("f, cols, sig", [
+    (_dot_row, (np.array([[0.1, 0.5, 0.9], [1.0, 0.0, 0.25], [0.3, 0.3, 0.3]]),), "(3)->()"),
+    (_dot_tuple, ([0.1, 1.0, -2.5], [0.5, 0.0, 3.0], [0.9, 0.25, 1e3]), None),
+    (_dot_loop, ([0.1, 1.0, -2.5], [0.5, 0.0, 3.0], [0.9, 0.25, 1e3]), None),
+    (_dot_int, ([1, 7, -4], [3, 0, 2**40]), None),
+])
+def test_zip_of_a_number_list_and_per_example_values(f, cols, sig):
+    cols = [np.asarray(c) for c in cols]
+    ref = np.vectorize(f, signature=sig)(*cols)
+    got = vectorize(f, signature=sig, fallback="error")(*cols)
+    assert got.dtype == ref.dtype
+    np.testing.assert_array_equal(got, ref)
+    ref = _loop(f, *cols)
+    got = vmap(f)(*cols)
+    assert got.dtype == ref.dtype
+    np.testing.assert_array_equal(got, ref)
