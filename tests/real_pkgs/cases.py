@@ -7,6 +7,7 @@ from convertdate_cases import CASES as CONVERTDATE
 from fluids_cases import CASES as FLUIDS
 from geographiclib_cases import CASES as GEOGRAPHICLIB
 from haversine_cases import CASES as HAVERSINE
+from hsluv_cases import CASES as HSLUV
 from ht_cases import CASES as HT
 from iapws_cases import CASES as IAPWS
 from jdcal_cases import CASES as JDCAL
@@ -31,4 +32,4 @@ ALL = [*PSYCHROLIB, *FLUIDS, *HT, *CHEMICALS, *PVLIB, *IAPWS, *SGP4, *PYSOLAR,
        *PYTHERMALCOMFORT, *NUMPY_FINANCIAL, *PYMAP3D, *GEOGRAPHICLIB, *JDCAL, *UTM, *REFET,
        *LETS_BE_RATIONAL, *ASTRAL, *HAVERSINE, *COLORSYS, *PYGEODESY,
        *CONVERTDATE, *PSYPY, *SUNPOSITION, *VINCENTY,
-       *PYMEEUS, *METEOCALC]
+       *PYMEEUS, *METEOCALC, *HSLUV]

@@ -71,6 +71,23 @@ from .syntax import string_of as _string
 _REPR_CONVERSION = re.compile(r"%(\([^)]*\))?[-#0 +]*[\d*]*(\.[\d*]*)?[hlL]?[ra]")
 
 
+def _real_power(operator, left, right, out):
+    """``a ** b`` of a negative Python number ``a`` per example and a fractional ``b``: Python
+    gives a complex number, which the batch never computes (`python_raises` checks those
+    lanes: `vmap`'s per-example loop runs them); the representative lane is the real power
+    of ``abs(a)``, of the float type the lanes that pass the check have (a complex one made
+    ``6.4 * x ** -2.4`` a complex product, a complex128 result where every lane is real)."""
+    if type(operator) not in (cst.Power, cst.PowerAssign) or type(out) is not complex or \
+            not isinstance(left, Value) or not isinstance(right, Value) or \
+            type(left.example) not in (int, float) or \
+            type(right.example) not in (int, float) or left.example >= 0:
+        return out
+    try:
+        return abs(left.example) ** right.example
+    except (OverflowError, ZeroDivisionError):
+        return out
+
+
 def _string_operands(operator, left, right) -> bool:
     """``"..." % x`` with a per-example ``x``, or ``+`` with a per-example string."""
     if not (left.batched or right.batched):
@@ -593,6 +610,7 @@ class Expressions:
         out = self._must_not_raise(fn, [left, right], node,
                                    lambda: f"`{_code(operator).strip()}`",
                                    narrows=type(operator) in _NARROWING_OPERATORS)
+        out = _real_power(operator, left, right, out)
         return self._lanes_of(fn, [left, right], self._weak_result([left, right], out))
 
     def _string_operation(self, operator, left_node, left, right_node, right, node):

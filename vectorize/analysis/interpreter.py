@@ -43,6 +43,7 @@ from ..errors import Unsupported
 from ..liveness import exposed_reads, reads, target_names, writes
 from ..rules.lane_copies import copies
 from ..rules.registry import Registry, Rule
+from ..syntax.traversal import walk
 from .aliasing import Aliasing, ArgumentWritten
 from .calls import Calls
 from .environments import PER_EXAMPLE_SHAPES as _PER_EXAMPLE_SHAPES
@@ -744,6 +745,12 @@ class Analysis(Expressions, Calls, Aliasing):
                 pair = TupleValue((unbatched(0), alike))
                 return self._loop(stmt, env, lambda e: self.bind(stmt.target, pair, e, stmt),
                                   nonempty=True)
+        pair = self._zip_of_tuples(stmt, env)
+        if pair is not None:
+            # `for i, j in zip(M[0], t)` of a tuple of like per-example values `t` (and
+            # numbers the same for every example): a Python loop over its pairs
+            return self._loop(stmt, env, lambda e: self.bind(stmt.target, pair, e, stmt),
+                              nonempty=True)
         if _is_call_of(stmt.iter, ("enumerate", "zip")):
             loop = _sequence_loop_of(stmt, lambda n: self.expr(n, env))
             if loop is not None:
@@ -768,6 +775,14 @@ class Analysis(Expressions, Calls, Aliasing):
                               masked=True)
         element = unbatched(UNKNOWN)
         nonempty = empty = False
+        if self._never_entered(stmt, iterable):
+            # `for m in range(TISHRI, month)` with `month=7` (a helper specialized on it):
+            # Python runs neither the body nor what it calls (the cycle of a mutual
+            # recursion that stops there), so it is not analysed, and `python_conditions`
+            # keeps only the `else`
+            if stmt.orelse is not None:
+                return self.block(stmt.orelse.body.body, env)
+            return env
         if iterable.known:
             try:
                 element = unbatched(next(iter(iterable.example)))
@@ -779,6 +794,45 @@ class Analysis(Expressions, Calls, Aliasing):
                 element = unbatched(UNKNOWN)
         return self._loop(stmt, env, lambda e: self.bind(stmt.target, element, e, stmt),
                           nonempty=nonempty, unreached=empty)
+
+    def _never_entered(self, stmt: cst.For, iterable) -> bool:
+        """Whether the loop runs over a sequence that is empty on every call of this
+        specialization (an exact, empty ``range``, tuple or list): decided (`_decided`)."""
+        entered = None      # (as a `while`'s: False where never entered)
+        if not iterable.batched and iterable.exact and isinstance(
+                iterable.example, (range, tuple, list)) and not any(
+                type(n) is cst.NamedExpr for n in walk(stmt.iter)) and \
+                len(iterable.example) == 0:
+            entered = False
+        previous = self.decided.get(stmt, entered)
+        self.decided[stmt] = entered if previous is entered else None
+        return entered is False
+
+    def _zip_of_tuples(self, stmt: cst.For, env: Env):
+        """``zip(a, b, ...)`` of tuples of like per-example values (`uniform_items`: a tuple
+        display, ``*args``) and lists or tuples of numbers the same for every example, at
+        least one of each kind, none empty: the abstract pair each step binds (the tuple's
+        item, a number of the list's type), else None."""
+        it = stmt.iter
+        if not (_is_call_of(it, ("zip",)) and it.args and not any(
+                a.keyword or a.star for a in it.args)) or self.expr(
+                it.func, env).example is not zip:
+            return None
+        items = []
+        for arg in it.args:
+            value = self.expr(arg.value, env)
+            alike = uniform_items(value) if isinstance(value, TupleValue) else None
+            if alike is not None:
+                items.append(alike)
+            elif isinstance(value, Value) and not value.batched and value.known and \
+                    _number_sequence(value.example) and value.example and len(
+                        {type(v) for v in value.example}) == 1:
+                items.append(unbatched(value.example[0]))
+            else:
+                return None
+        if not any(v.batched for v in items):
+            return None
+        return TupleValue(tuple(items))
 
     def _sequence_loop(self, stmt: cst.For, env: Env, loop) -> Env | None:
         """``for e in v`` over a per-example array (``enumerate(v)``, ``zip(v, w)`` of
@@ -797,7 +851,8 @@ class Analysis(Expressions, Calls, Aliasing):
             if loop.index is not None:
                 self.bind(loop.index, unbatched(np.int64(0)), e, stmt)
             for target, value in zip(loop.targets, loop.values):
-                element = np.asarray(value.example)[0] if length else UNKNOWN
+                element = (value.example[0] if type(value.example) in (list, tuple)
+                           else np.asarray(value.example)[0]) if length else UNKNOWN
                 element = element[()] if isinstance(element, np.ndarray) and \
                     element.ndim == 0 else element
                 self.bind(target, batched_like(element) if value.batched
@@ -965,11 +1020,20 @@ def _sequence_loop_of(stmt: cst.For, evaluate) -> SequenceLoop | None:
         return None
     seq_values = [evaluate(s) for s in sequences]
     if not any(v.batched for v in seq_values) or any(
-            isinstance(v, TupleValue) or not v.known or not isinstance(
-                v.example, (np.ndarray, np.generic)) or np.ndim(v.example) < 1
+            isinstance(v, TupleValue) or not v.known or not (isinstance(
+                v.example, (np.ndarray, np.generic)) and np.ndim(v.example) >= 1 or
+                not v.batched and _number_sequence(v.example))
             for v in seq_values):
         return None
     return SequenceLoop(index, targets, sequences, seq_values)
+
+
+def _number_sequence(example) -> bool:
+    """A list or tuple of numbers the same for every example (a row of a module-level
+    matrix, ``zip(M[0], v)`` beside a per-example array ``v``): indexed by the loop's
+    position as it is (`passes.sequence_loops`), its items Python's numbers."""
+    return type(example) in (list, tuple) and all(
+        type(item) in (int, float, bool) for item in example)
 
 
 def _no_int_beyond_int64_returned(returns) -> None:

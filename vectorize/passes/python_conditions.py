@@ -109,6 +109,14 @@ class _Conditions(cst.CSTTransformer):
             return cst.RemoveFromParent()
         return cst.FlattenSentinel(list(updated_node.orelse.body.body))
 
+    def leave_For(self, original_node, updated_node):
+        # (over a sequence empty on every call: never entered, `Analysis._never_entered`)
+        if self.decided.get(original_node) is not False:
+            return updated_node
+        if updated_node.orelse is None:
+            return cst.RemoveFromParent()
+        return cst.FlattenSentinel(list(updated_node.orelse.body.body))
+
     def leave_IndentedBlock(self, original_node, updated_node):
         if not updated_node.body:
             return updated_node.with_changes(body=[_PASS])
