@@ -245,3 +245,40 @@ def test_vmap_raises_where_the_loop_raises(f):
     y = np.array([7, 0, 1], dtype=np.uint64) if f is modulo_of_itself_then_kept else \
         np.array([1.5, -2.0, 3.0])
     _vmap_raises_same_or_refused(f, x, y)
+
+
+def carry_made_a_python_float(x, y):
+    # (NEP 50 fuzz seed 70509) a float32 carry the loop makes the Python float 1e300 on
+    # every lane: per example 1e300, not the float32 array's inf
+    r = np.exp(np.float32(y))
+    k = 0
+    while k < 3:
+        r = 1e300
+        if x > 5:
+            break
+        k += 1
+    return r
+
+
+def carry_made_a_python_float_with_a_tuple(x, y):
+    # (a tuple carry keeps the loop's select form)
+    r = np.exp(np.float32(y))
+    t = (1, 2)
+    k = 0
+    while k < 3:
+        r = 1e300
+        t = (k, 1)
+        if x > 5:
+            break
+        k += 1
+    return r + t[0]
+
+
+@pytest.mark.parametrize("f", [carry_made_a_python_float,
+                               carry_made_a_python_float_with_a_tuple],
+                         ids=lambda f: f.__name__)
+def test_a_float32_carry_made_a_python_float(f):
+    x = np.array([2, 7, 1], dtype=np.int8)
+    y = np.array([2, 1, 0], dtype=np.int16)
+    _vmap_same_or_refused(f, x, y)
+    _same_as_numpy_vectorize(f, x, y)

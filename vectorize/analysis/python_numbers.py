@@ -72,6 +72,13 @@ class PythonNumbers:
     def python_valued(self, node, seen=frozenset()) -> bool:
         return "python" in self.kinds(node, seen)
 
+    def python_before(self, target: cst.Name, before) -> bool:
+        """Whether the name ``target`` of an augmented assignment holds a Python number per
+        example before it, where the analysis gives it ``before`` there (the definitions
+        whose value that is: ``r = math.fmod(...)`` of ``r %= r``, whatever the statements
+        after it make of the name)."""
+        return "python" in self._name(target, before, frozenset())
+
     def mixed(self, node) -> bool:
         return self.kinds(node) == _BOTH
 
@@ -179,11 +186,7 @@ class PythonNumbers:
                 for d in reaching:
                     if id(d) not in seen:
                         out |= self.kinds(d, seen | {id(d)})
-                if out:
-                    return out
-                # (every reaching definition is one being followed: `r = r` under an `if`
-                # after `r %= r`, whose value object is the one the names share; all the
-                # name's definitions decide)
+                return out
         if name in seen:
             return frozenset()
         key = (name, seen)

@@ -78,7 +78,7 @@ class Promotions:
                     before.rank == at_head.rank == 0:
                 lines.append(cst.parse_statement(f"{name} = " + self.prims.astype(
                     name, self.prims.dtype_code(at_head.dtype))))
-            elif getattr(self.registry.backend, "float_joins", False) and isinstance(
+            elif isinstance(
                     before, Value) and isinstance(at_head, Value) and before.batched and \
                     at_head.batched and before.rank == at_head.rank == 0 and \
                     before.dtype is not None and at_head.dtype is not None and \
@@ -87,7 +87,10 @@ class Promotions:
                 # a per-example carry the loop gives another type on some lanes
                 # (`r = np.float32(y)`, then `r = x` of a uint64): the loop joins them as
                 # NumPy does (float64), a namespace keeping the float's width (JAX's
-                # float32) from the entry's dtype on
+                # float32) from the entry's dtype on; and NumPy itself keeps a float32
+                # carry's width where the loop assigns a Python float (`r = 1e300`: the
+                # where of the float32 array and the weak float is float32, inf, where the
+                # loop's examples hold the Python float)
                 lines.append(cst.parse_statement(f"{name} = " + self.prims.astype(
                     name, self.prims.dtype_code(at_head.dtype))))
         may_skip = self.analysis.loop_may_skip.get(original_node, False)

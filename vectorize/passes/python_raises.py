@@ -1663,6 +1663,11 @@ class _Writer:
             if before is not None and self.checks.python is not None and \
                     isinstance(before, Value) and not before.batched and before.known:
                 numpy_target = type(before.example) not in (bool, int, float, complex)
+            elif before is not None and self.checks.python is not None and isinstance(
+                    before, Value) and type(small.target) is cst.Name:
+                # (what the name holds before the statement: the analysis gives the target
+                # its value after it, `r %= r` then `r = r` under an `if`)
+                numpy_target = not self.checks.python.python_before(small.target, before)
             else:
                 numpy_target = self.checks.numpy_valued(small.target)
             if operator is not None and (numpy_target or self.checks.numpy_valued(small.value)):
