@@ -131,3 +131,74 @@ def test_math_raising_on_constants_raises(f, backend):
         warnings.simplefilter("ignore")
         vectorize(f, backend=backend)(x, y)
 
+
+
+# ----------------------------------------- `try` under vmap on JAX (fuzz_constructs: refused)
+def try_division_of_python_floats(a, b, c):
+    try:
+        r = float(a) / float(b)
+    except ZeroDivisionError:
+        r = c
+    return r
+
+
+def try_sqrt(a, b, c):
+    try:
+        r = math.sqrt(a)
+    except ValueError:
+        r = -1.0
+    return r + b
+
+
+def try_log_else(a, b, c):
+    try:
+        r = math.log(a)
+    except (ValueError, TypeError):
+        r = c
+    else:
+        r = r + b * 1.0
+    return r
+
+
+def try_in_handler(a, b, c):
+    try:
+        r = math.sqrt(a)
+    except ValueError:
+        try:
+            r = 1.0 / float(a + b)
+        except ZeroDivisionError:
+            r = c
+    return r
+
+
+def try_int_of_nan(a, b, c):
+    try:
+        r = int(a / b)
+    except (ValueError, OverflowError):
+        r = -7
+    return r
+
+
+def try_factorial(a, b, c):
+    try:
+        r = math.factorial(int(c) - 4)
+    except ValueError:
+        r = 0
+    return r
+
+
+TRIES = [try_division_of_python_floats, try_sqrt, try_log_else, try_in_handler,
+         try_int_of_nan, try_factorial]
+
+
+@pytest.mark.parametrize("f", TRIES)
+def test_try_under_vmap_on_jax_is_the_loops(f):
+    # the lanes that raise take the handler, as in the loop over NumPy scalars (before: every
+    # `try` was refused on JAX)
+    a = np.array([4.0, -1.0, 0.0, 2.5, -3.0, 1e300, np.nan, np.inf, 3.0, 1.5])
+    b = np.array([0.0, 2.0, 0.0, -2.5, 3.0, 1.0, 1.0, 0.0, 0.0, 2.0])
+    c = np.arange(10.0)
+    want = _loop(f, (a, b, c))
+    got = _vmap(f, a, b, c)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    np.testing.assert_array_equal(got, want)

@@ -33,6 +33,7 @@ import warnings
 from .errors import VectorizeWarning
 
 _GENERATED = "<vectorize"     # the file name of generated code (`codegen`)
+_PYMATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pymath.py")
 
 
 def returned(vm, exc: BaseException, spec) -> None:
@@ -55,9 +56,12 @@ def raised_by_statement(exc: BaseException) -> bool:
     ``raise``), or Python's operation on values the same for every example in a branch every
     lane computes (``-0.0 << 2``: the loop raises it only where a lane takes the branch),
     where the backend's other exceptions, raised inside its library, are no per-example
-    raise (JAX's)."""
+    raise (JAX's). So is a `raise` of `pymath`, the functions the generated code calls for
+    Python's semantics (``pymath.factorial`` of a negative int: Python's ValueError, which a
+    `try` around ``math.factorial(k)`` takes per example), which JAX runs op by op."""
     frame = _innermost(exc)
-    return frame is not None and frame[0].startswith(_GENERATED)
+    return frame is not None and (frame[0].startswith(_GENERATED) or
+                                  os.path.abspath(frame[0]) == _PYMATH)
 
 
 def suspicious(exc: BaseException, func) -> bool:

@@ -74,6 +74,10 @@ class Backend:
     #                          replay); traced code (JAX) raises at trace time instead,
     #                          where only an exception marked ``whole_batch`` (raised for
     #                          the whole batch, as NumPy's) is replayed
+    statement_replays = True  # where a `raise` statement of the generated code (a check of
+    #                          what raises per example) fires, `vmap` replays the loop: so a
+    #                          `try` is lowered to per-example handlers (`passes.try_except`),
+    #                          and a lane that raises what the lowering cannot test replays
     item_views = False       # an item read (`y[0]`) is a view of the array per example
     #                          (PyTorch's 0-d tensors), not a number: refused where a later
     #                          write would change it; `x += v` of a per-example scalar

@@ -1338,8 +1338,12 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         # number's type decides there is not decided here)
         lowering.certain = False
     else:
-        if not getattr(ctx.module, "runtime_replays", False):
-            return func     # the analysis refuses `try` where it is written (JAX)
+        if not getattr(ctx.module, "runtime_replays", False) and (
+                getattr(ctx.module, "standalone", False) or
+                not getattr(ctx.registry.backend, "statement_replays", True)):
+            return func     # the analysis refuses `try` where it is written (a file's)
+        # (`vmap` on JAX: its traced code raises nothing per lane, but the tests of what
+        # raises are `raise` statements, whose checks replay the loop, as NumPy's raises)
         # `vmap` on NumPy or PyTorch: what raises on NumPy scalars (tensors) per example
         lowering.numbers = _PythonValued(func, ctx.params, getattr(ctx, "python_params",
                                                                    frozenset()),
