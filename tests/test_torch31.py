@@ -193,3 +193,22 @@ def test_a_python_int_lane_plus_a_python_int_still_computes():
     rows = _loop(narrow_or_x_plus_one, a, a)
     got = vmap(narrow_or_x_plus_one)(a, a)
     assert [int(v) for v in got] == [int(r) for r in rows] == [8, 2, 6]
+
+
+# ------------------------------------------- an empty batch of NumPy arrays on the torch backend
+def pair_of_rows(v, w, x):              # fuzz_long --kind vectors --backend torch, seed 70000
+    return (float(x < x) + x), x
+
+
+def test_signature_call_on_an_empty_numpy_batch_with_the_torch_backend():
+    # the generated PyTorch code was called on the NumPy arrays themselves (`.detach()` of
+    # an ndarray: AttributeError), then numpy.vectorize's own ValueError for size 0 without
+    # otypes; with the NumPy backend (and on tensors) the empty batch gives empty results
+    from vectorize import vectorize
+    empty, rows = np.zeros(0), np.zeros((0, 1))
+    wanted = vectorize(pair_of_rows, signature="(n),(n),()->(),()")(rows, rows, empty)
+    got = vectorize(pair_of_rows, signature="(n),(n),()->(),()", fallback="error",
+                    backend="torch")(rows, rows, empty)
+    assert len(got) == len(wanted) == 2
+    for g, w in zip(got, wanted):
+        assert isinstance(g, np.ndarray) and g.shape == w.shape == (0,) and g.dtype == w.dtype

@@ -464,9 +464,12 @@ class vectorize:
         narrow = size != 0 and _narrow_int_inputs(args, kwargs, self.excluded)
         if size == 0:
             try:
-                outputs = self._signature_outputs(self._call(spec.function, call_args),
-                                                  spec.result, loop_shape, size, dim_sizes,
-                                                  call_args)
+                # (a backend that takes its own arrays: NumPy's converted in and out, as
+                # `_run` converts them for a batch of any size)
+                out = self._call(spec.function, call_args) if backends.get(
+                    spec.backend).chunked_runs else self._run(entry, call_args, size, batched)
+                outputs = self._signature_outputs(out, spec.result, loop_shape, size,
+                                                  dim_sizes, call_args)
             except Exception:   # the generated code cannot run on an empty batch
                 outputs = None
         elif narrow and getattr(spec, "facts", ASSUMED).python_ints:
