@@ -147,6 +147,9 @@ NUMPY_SCALAR_SITES = [
     "RESULT = [div(x, 0.0) for x in XS]\n",
     "RESULT = [div(x, 2.0) for x in XS]\n",
     "RESULT = [div(x, y) for x, y in zip(XS, XS)]\n",
+    "RESULT = [inv(x) for x in list(XS)]\n",
+    "RESULT = []\nfor x in reversed(XS):\n    RESULT.append(inv(x))\n",
+    "RESULT = list(map(inv, sorted(XS)))\n",
 ]
 
 

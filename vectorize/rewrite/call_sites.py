@@ -787,12 +787,7 @@ class _Finder(SequenceFacts):
                     f"{value.dtype} numbers")
                 return
             if (isinstance(arg.value, cst.Name) and arg.value.value in items
-                    and value.rank == 0
-                    and self._numbers(items[arg.value.value], scope) == "array"
-                    and self._ndim(items[arg.value.value], scope) == 1
-                    and self._length(items[arg.value.value], scope) != 0):
-                # (the items of a 1-D array; rows reach numpy.vectorize as arrays, whose
-                # examples are Python numbers)
+                    and value.rank == 0 and self._numpy_items(items[arg.value.value], scope)):
                 scalars.add((param, arg.value.value))
         if scalars:
             # the items of an array are NumPy scalars, which the decorator hands to the
@@ -817,6 +812,20 @@ class _Finder(SequenceFacts):
                     f"`{bare_code(sequence)}`), on which the decorator computed as "
                     f"NumPy does (inf, nan, wrapping), where the rewritten `{plan.name}` checks "
                     f"as Python does and raises ({kinds}), whether the loop stays or not")
+
+    def _numpy_items(self, sequence, scope: Scope) -> bool:
+        """Whether the items of ``sequence`` are certainly NumPy scalars: those of a 1-D
+        array (rows reach numpy.vectorize as arrays, whose examples are Python numbers), or
+        of ``list``, ``tuple``, ``sorted`` or ``reversed`` of one."""
+        if isinstance(sequence, cst.Call) and isinstance(sequence.func, cst.Name) and \
+                sequence.func.value in ("list", "tuple", "sorted", "reversed") and \
+                len(sequence.args) == 1 and sequence.args[0].keyword is None and \
+                not sequence.args[0].star and sequence.func.value not in scope.local and \
+                sequence.func.value not in self.namespace and not any(
+                    sequence.func.value in _bound_by(stmt) for stmt in self.module.body):
+            return self._numpy_items(sequence.args[0].value, scope)
+        return (self._numbers(sequence, scope) == "array"
+                and self._ndim(sequence, scope) == 1 and self._length(sequence, scope) != 0)
 
     def _arguments(self, call: cst.Call, plan):
         """(parameter, argument) of each argument of a call of ``plan``'s function."""
