@@ -371,3 +371,33 @@ def test_vmap_python_int_methods_match_the_loop():
         assert _bits(got) == _bits(want)
     with pytest.raises(VectorizeError, match="bit_length"):
         vmap(bit_length_param, fallback="error")(a, b)
+
+
+def prod_row(r):
+    return math.prod(r)
+
+
+def fsum_row(r):
+    return math.fsum(r)
+
+
+def dist_rows(r, q):
+    return math.dist(r, q)
+
+
+@pytest.mark.parametrize("rows", [
+    np.array([[100, 100], [3, 4]], np.int8),            # per example NumPy int8s: wraps
+    np.array([[2**40, 2**30], [3, -4]]),                # per example NumPy int64s: wraps
+    np.array([[0.1, 3.3, 7.7], [1e30, 1e10, 1e-3]], np.float32),   # float32 products
+    np.array([[0.1, 0.2, 0.3], [1e16, 1.0, -1e16]])])
+def test_rows_under_a_signature_are_numpy_arrays_per_example(rows):
+    # with a signature numpy.vectorize hands each example its row as a NumPy array, whose
+    # items multiply in their own type (`vectorize` replays where pymath would not)
+    for f in (prod_row, fsum_row):
+        got = vectorize(f, signature="(n)->()", fallback="error")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert _bits(got(rows)) == _bits(np.vectorize(f, signature="(n)->()")(rows))
+    got = vectorize(dist_rows, signature="(n),(n)->()", fallback="error")(rows, rows[::-1])
+    assert _bits(got) == _bits(np.vectorize(dist_rows, signature="(n),(n)->()")(rows,
+                                                                                rows[::-1]))

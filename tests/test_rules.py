@@ -387,6 +387,8 @@ MATH_CASES = [
     C("math.prod([{0}, {1}, {2}])", "sh", "sh", "sh"),
     C("math.prod([{0}, {1}, 0.5], start={2})", "i", "fm", "sh"),
     C("math.dist(({0}, {1}), ({2}, 0.5))", "f", "i", "fm"), C("math.dist([{0}], [{1}])", "f", "f"),
+    C("int({0}).bit_length()", "i"), C("{0}.bit_count()", "i"), C("{0}.bit_count()", "i32"),
+    C("pow(int({0}), int({1}), 7)", "i", "sh"), C("pow(int({0}), 2, int({1}))", "i", "sh"),
     *_unary_cases(["gamma", "erf", "erfc"], "math", ["fs", "i"]),
     *_unary_cases(["lgamma"], "math", ["fp", "i"]),
 ]

@@ -56,10 +56,14 @@ JAX_REFUSED: dict[str, str] = {
     # (`pymath.weekday` computes on NumPy arrays)
     **{case: "`calendar.weekday` of per-example values on this backend" for case in [
         "calendar.weekday(i*37,1+i%12,1+i%28)", "calendar.weekday(2000+i,i,i)"]},
-    # (`pymath.fsum`, `pymath.prod` and `pymath.dist` compute on NumPy arrays)
+    # (`pymath`'s functions compute on NumPy arrays)
     **{f"math.{name}": f"`math.{name.split('(')[0]}` of per-example values on this backend"
        for name in ["fsum([f,f,f])", "fsum((i,fm,0.1))", "prod([sh,sh,sh])",
                     "prod([i,fm,0.5],start=sh)", "dist((f,i),(fm,0.5))", "dist([f],[f])"]},
+    **{case: f"{what} of per-example values on this backend" for case, what in [
+        ("int(i).bit_length()", "`.bit_length()`"), ("i.bit_count()", "`.bit_count()`"),
+        ("i32.bit_count()", "`.bit_count()`"), ("pow(int(i),int(sh),7)", "three-argument `pow`"),
+        ("pow(int(i),2,int(sh))", "three-argument `pow`")]},
     **{case: "jnp.gcd loops until every lane is done" for case in [
         "math.gcd(int(fm),12)", "math.gcd(i,i)", "math.lcm(i,i)", "math.gcd(i,i,i)",
         "math.lcm(i,i,i)", "math.gcd(i,12)", "math.gcd(i32,i)", "np.gcd(i,i)", "np.lcm(i,i)"]},

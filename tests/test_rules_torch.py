@@ -66,6 +66,9 @@ TORCH_REFUSED: dict[str, str] = {
     **dict.fromkeys(["(iandf)+0.0", "(fandi)+0.0", "(bandf)+0.0", "(fandb)+0.0", "(iorf)+0.0",
                      "(fori)+0.0", "(borf)+0.0", "(forb)+0.0", "(iorfori)+0.0",
                      "(iifbelsef)+0.0"], "whose type differs between lanes"),
+    # Python ints' own methods and `pow(a, b, m)` (NumPy's `pymath`): a tensor has neither
+    "int(i).bit_length()": "the method `.bit_length()` of a per-example value",
+    **dict.fromkeys(["pow(int(i),int(sh),7)", "pow(int(i),2,int(sh))"], "`pow` raises for"),
     "python_divmod_in_a_branch": "of Python numbers in code that runs on every",
     "python_int_floor_division_in_a_branch": "of Python integers",
 }

@@ -204,6 +204,14 @@ def f(n):
 def f(x, y):
     return math.fsum([x, 1e16, y, -1e16])
 '''), "X, Y", imports="math"),
+    "int.bit_length": Example(_f('''
+def f(n):
+    return int(n).bit_length()
+'''), "K"),
+    "int.bit_count": Example(_f('''
+def f(n):
+    return n.bit_count()
+'''), "K"),
     "math.dist": Example(_f('''
 def f(x, y):
     return math.dist((x, y), (1.0, 0.5))
