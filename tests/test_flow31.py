@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from vectorize import VectorizeError, vectorize, vmap
 
-SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 7.0, math.nan, math.inf, -math.inf]
+SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -2.0, -2.5, 3.0, 7.0, math.nan, math.inf, -math.inf]
 
 
 def reference(f, args, signature=None):
@@ -177,8 +177,18 @@ def fin_return_reads_final(x):
         y = 0.0
 
 
-FINALLY = [fin_plain, fin_return_in_body, fin_handler_returns, fin_in_loop, fin_uncaught,
-           fin_return_under_handlers, fin_except_else, fin_return_reads_final]
+def fin_both_raise(x):
+    # x = -2.0: math.sqrt raises ValueError, then `finally` raises ZeroDivisionError, which
+    # Python propagates (numpy.vectorize's first example, a NumPy scalar: only ValueError)
+    try:
+        y = math.sqrt(x)
+    finally:
+        z = 1 / (x + 2)
+    return y + z
+
+
+FINALLY = [fin_both_raise, fin_plain, fin_return_in_body, fin_handler_returns, fin_in_loop,
+           fin_uncaught, fin_return_under_handlers, fin_except_else, fin_return_reads_final]
 
 
 @pytest.mark.parametrize("f", FINALLY)
@@ -193,6 +203,12 @@ def test_finally_fixed(f):
 def test_finally_random(f, x):
     check_vectorize(f, (x,))
     check_vmap(f, (x,))
+
+
+@pytest.mark.parametrize("x", [[-2.0, 1.0], [1.0, -2.0], [1.0, -3.0], [4.0, 0.0]])
+def test_exception_from_finally_replaces_the_bodys(x):
+    check_vectorize(fin_both_raise, (np.array(x),))
+    check_vmap(fin_both_raise, (np.array(x),))
 
 
 def test_uncaught_exception_is_the_first_failing_examples():
