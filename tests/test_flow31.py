@@ -228,6 +228,29 @@ def fin_returns_itself(x):
         return 1.0  # noqa: B012 -- the construct refused
 
 
+def fin_body_leaves_under_handlers(x):
+    try:
+        if x > 0:
+            return 1.0
+        try:
+            y = 1 / x
+        finally:
+            y = 2.0
+    except ZeroDivisionError:
+        y = 3.0
+    finally:
+        x = 0.0
+    return y
+
+
+def test_finally_around_a_body_that_leaves_under_handlers_is_refused_where_written():
+    # (the inner `try` is lowered; the outer one, whose body returns before its end under
+    # handlers that a copy of `finally` there would be inside, is refused at its `try`)
+    with pytest.raises(VectorizeError, match="leaves other than by a last") as info:
+        vectorize(fin_body_leaves_under_handlers, fallback="error")(np.ones(3))
+    assert info.value.line == fin_body_leaves_under_handlers.__code__.co_firstlineno + 1
+
+
 def test_finally_that_returns_is_refused_where_written():
     with pytest.raises(VectorizeError, match="`finally` itself returns") as info:
         vectorize(fin_returns_itself, fallback="error")(np.ones(3))
