@@ -395,6 +395,23 @@ def test_builtin_sum_of_an_empty_first_selection_is_an_int_as_numpy_vectorize():
     check_vectorize(sl_sum_builtin, (np.array([2, 6]),))
 
 
+def list_slice_method(k):
+    return FLOATS[k:].sum()
+
+
+def list_slice_times(k, x):
+    return np.sum(FLOATS[:k] * x)
+
+
+@pytest.mark.parametrize("f", [list_slice_method, list_slice_times])
+def test_list_slice_is_reduced_only_as_the_reductions_argument(f):
+    # (Python: a list has no `.sum()` (AttributeError), `list * float` raises TypeError;
+    # was computed as on an array)
+    with pytest.raises(VectorizeError, match="slice of a list or tuple") as info:
+        vectorize(f, fallback="error")(*[np.array([1, 2])] * (f.__code__.co_argcount))
+    assert info.value.line == f.__code__.co_firstlineno + 1
+
+
 def slice_escapes(k):
     return V[:k] * 2
 
@@ -426,7 +443,12 @@ def table_iterated(x):
     return s
 
 
-TABLES = [table_by_ifexp, table_nested_ifexp]
+def table_tuple_or_list(x, k):
+    t = [2.5, 0.5] if x > 0 else (-4.5, 2.5)
+    return t[k] + len(t)
+
+
+TABLES = [table_by_ifexp, table_nested_ifexp, table_tuple_or_list]
 
 
 @pytest.mark.parametrize("f", TABLES)
