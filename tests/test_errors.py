@@ -31,13 +31,13 @@ COUNTER = 0.0
 
 
 def uses_try(x):
-    # (a `try` around arithmetic with handlers is vectorized; `finally` is refused)
+    # (a `try` around arithmetic with handlers, or with `finally`, is vectorized; a
+    # `finally` that returns, swallowing any exception, is refused)
     y = x * 2
     try:
         y = y + 1
     finally:
-        y = y - 1
-    return y
+        return y - 1  # noqa: B012 -- the construct refused
 
 
 def uses_global(x):
@@ -158,9 +158,9 @@ def batched_while(x):
 
 def _helper_with_try(v):
     try:
-        return v + 1
+        v = v + 1
     finally:
-        v = 0.0
+        return v  # noqa: B012 -- the construct refused
 
 
 def calls_bad_helper(x):

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from vectorize import VectorizeError, vectorize, vmap
 
-SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 7.0, math.nan, math.inf, -math.inf]
+SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -2.0, -2.5, 3.0, 7.0, math.nan, math.inf, -math.inf]
 
 
 def reference(f, args, signature=None):
@@ -177,8 +177,18 @@ def fin_return_reads_final(x):
         y = 0.0
 
 
-FINALLY = [fin_plain, fin_return_in_body, fin_handler_returns, fin_in_loop, fin_uncaught,
-           fin_return_under_handlers, fin_except_else, fin_return_reads_final]
+def fin_both_raise(x):
+    # x = -2.0: math.sqrt raises ValueError, then `finally` raises ZeroDivisionError, which
+    # Python propagates (numpy.vectorize's first example, a NumPy scalar: only ValueError)
+    try:
+        y = math.sqrt(x)
+    finally:
+        z = 1 / (x + 2)
+    return y + z
+
+
+FINALLY = [fin_both_raise, fin_plain, fin_return_in_body, fin_handler_returns, fin_in_loop,
+           fin_uncaught, fin_return_under_handlers, fin_except_else, fin_return_reads_final]
 
 
 @pytest.mark.parametrize("f", FINALLY)
@@ -193,6 +203,12 @@ def test_finally_fixed(f):
 def test_finally_random(f, x):
     check_vectorize(f, (x,))
     check_vmap(f, (x,))
+
+
+@pytest.mark.parametrize("x", [[-2.0, 1.0], [1.0, -2.0], [1.0, -3.0], [4.0, 0.0]])
+def test_exception_from_finally_replaces_the_bodys(x):
+    check_vectorize(fin_both_raise, (np.array(x),))
+    check_vmap(fin_both_raise, (np.array(x),))
 
 
 def test_uncaught_exception_is_the_first_failing_examples():
@@ -210,6 +226,29 @@ def fin_returns_itself(x):
         x = x + 1
     finally:
         return 1.0  # noqa: B012 -- the construct refused
+
+
+def fin_body_leaves_under_handlers(x):
+    try:
+        if x > 0:
+            return 1.0
+        try:
+            y = 1 / x
+        finally:
+            y = 2.0
+    except ZeroDivisionError:
+        y = 3.0
+    finally:
+        x = 0.0
+    return y
+
+
+def test_finally_around_a_body_that_leaves_under_handlers_is_refused_where_written():
+    # (the inner `try` is lowered; the outer one, whose body returns before its end under
+    # handlers that a copy of `finally` there would be inside, is refused at its `try`)
+    with pytest.raises(VectorizeError, match="leaves other than by a last") as info:
+        vectorize(fin_body_leaves_under_handlers, fallback="error")(np.ones(3))
+    assert info.value.line == fin_body_leaves_under_handlers.__code__.co_firstlineno + 1
 
 
 def test_finally_that_returns_is_refused_where_written():
@@ -356,6 +395,23 @@ def test_builtin_sum_of_an_empty_first_selection_is_an_int_as_numpy_vectorize():
     check_vectorize(sl_sum_builtin, (np.array([2, 6]),))
 
 
+def list_slice_method(k):
+    return FLOATS[k:].sum()
+
+
+def list_slice_times(k, x):
+    return np.sum(FLOATS[:k] * x)
+
+
+@pytest.mark.parametrize("f", [list_slice_method, list_slice_times])
+def test_list_slice_is_reduced_only_as_the_reductions_argument(f):
+    # (Python: a list has no `.sum()` (AttributeError), `list * float` raises TypeError;
+    # was computed as on an array)
+    with pytest.raises(VectorizeError, match="slice of a list or tuple") as info:
+        vectorize(f, fallback="error")(*[np.array([1, 2])] * (f.__code__.co_argcount))
+    assert info.value.line == f.__code__.co_firstlineno + 1
+
+
 def slice_escapes(k):
     return V[:k] * 2
 
@@ -387,7 +443,12 @@ def table_iterated(x):
     return s
 
 
-TABLES = [table_by_ifexp, table_nested_ifexp]
+def table_tuple_or_list(x, k):
+    t = [2.5, 0.5] if x > 0 else (-4.5, 2.5)
+    return t[k] + len(t)
+
+
+TABLES = [table_by_ifexp, table_nested_ifexp, table_tuple_or_list]
 
 
 @pytest.mark.parametrize("f", TABLES)

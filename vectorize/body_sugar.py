@@ -1361,21 +1361,25 @@ def finally_as_statements(tree: cst.FunctionDef, origins: dict | None = None) ->
         return tree
     taken = Namer(all_names(tree))
 
+    def kept(made, original):
+        if origins is not None and made is not original:
+            origins[made] = original
+        return made
+
     class Lower(cst.CSTTransformer):
         def leave_Try(self, original_node, updated_node):
             final = updated_node.finalbody
             if final is None or _finally_exits_own(final.body.body):
-                return updated_node
+                return kept(updated_node, original_node)
             stmts = list(final.body.body)
-            body = list(updated_node.body.body)
-            if updated_node.handlers and _exits(body):
-                updated_node = _return_in_else(updated_node, taken)
-                if updated_node is None:
-                    return original_node
-                body = list(updated_node.body.body)
-            if any(len(line.body) > 1 for block in (updated_node, ) for line in walk(block)
+            if updated_node.handlers and _exits(updated_node.body.body):
+                moved = _return_in_else(updated_node, taken)
+                if moved is None:
+                    return kept(updated_node, original_node)
+                updated_node = moved
+            if any(len(line.body) > 1 for line in walk(updated_node)
                    if type(line) is cst.SimpleStatementLine):
-                return updated_node
+                return kept(updated_node, original_node)
             parts = [updated_node.body, *(h.body for h in updated_node.handlers)]
             if updated_node.orelse is not None:
                 parts.append(updated_node.orelse.body)
@@ -1383,10 +1387,7 @@ def finally_as_statements(tree: cst.FunctionDef, origins: dict | None = None) ->
             lower = _FinallyBeforeExits(exits, stmts, taken)
             if updated_node.handlers:
                 lowered = updated_node.with_changes(finalbody=None)
-                lowered = rewrite(lowered, lower) if exits else lowered
-                if origins is not None:
-                    origins[lowered] = original_node
-                head = [lowered]
+                head = [kept(rewrite(lowered, lower) if exits else lowered, original_node)]
             else:
                 block = rewrite(updated_node.body, lower) if exits else updated_node.body
                 head = list(block.body)

@@ -407,7 +407,7 @@ class Calls:
             if out is not UNKNOWN:
                 self._lane_types(method, args, out, node, lambda: f"`.{name}()`")
         if rule.masked is not None:
-            self.ragged_operands(node, node.func.value)
+            self.ragged_operands(node, node.func.value, method=True)
         self.method_calls[node] = rule
         self.values[node.func] = Value(False, UNKNOWN)   # not an attribute read
         site = Site(args=args, nodes=[], kwargs={k: (None, v) for k, v in kwargs.items()},
@@ -540,11 +540,22 @@ class Calls:
         return out, {name: self.array_operand(by_name[name], value) if name in by_name
                      else value for name, value in kwargs.items()}
 
-    def ragged_operands(self, reduction: cst.Call, operand) -> None:
+    def ragged_operands(self, reduction: cst.Call, operand, method: bool = False) -> None:
         """A reduction of an expression built lane by lane from ``np.arange`` calls with
         per-example bounds (``np.sum(x ** np.arange(n))``): recorded, so that it reduces the
-        padded vectors under a mask of each example's length."""
+        padded vectors under a mask of each example's length. A slice of a list or tuple is
+        one only as the reduction's argument itself (Python has no lane-by-lane operation
+        on lists, and they have no ``.sum()``)."""
         found = self._ragged_in(operand)
+        listed = [f for f in found if f in self.sequence_slices]
+        if listed and (method or operand is not listed[0] or len(found) > 1):
+            raise Unsupported("a slice of a list or tuple with a per-example bound that is "
+                              + ("the receiver of a method (a list has none of the array's: "
+                                 "Python raises AttributeError)" if method else
+                                 "not the reduction's own argument (Python computes no "
+                                 "lane-by-lane operation on a list)"), listed[0],
+                              "reduce the slice itself (sum(t[:k]), np.mean(t[:k])), or make "
+                              "the table an array (np.array([...]))")
         if found:
             self.masked_reductions[reduction] = found
 

@@ -1139,6 +1139,7 @@ class Expressions:
             # a list of the module of Python floats (or of small ints: their sums fit
             # int64) is sliced and reduced as the array of its items
             example = np.asarray(example)
+            self.sequence_slices.add(node)
         if sl is None or not isinstance(sl, cst.Slice) or step.batched or not (
                 step.example is None or step.exact and step.example == 1) or not isinstance(
                 example, np.ndarray) or example.ndim != 1 or base.rank not in (1, None) or \

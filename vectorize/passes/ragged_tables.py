@@ -293,12 +293,12 @@ class _SplitTables(cst.CSTTransformer):
 
 
 def _display_lengths(node) -> list | None:
-    """The lengths of the tuple/list displays a conditional expression chooses between
-    (``(1, 2) if c else (3,)``, nested ones too), or None where it chooses anything else."""
+    """(kind, length) of the tuple/list displays a conditional expression chooses between
+    (``(1, 2) if c else [3]``, nested ones too), or None where it chooses anything else."""
     if type(node) in (cst.Tuple, cst.List):
         if any(type(e) is not cst.Element for e in node.elements):
             return None            # (`*rest` in a display)
-        return [len(node.elements)]
+        return [(type(node), len(node.elements))]
     if type(node) is cst.IfExp:
         body, orelse = _display_lengths(node.body), _display_lengths(node.orelse)
         return None if body is None or orelse is None else body + orelse
@@ -306,7 +306,8 @@ def _display_lengths(node) -> list | None:
 
 
 class _ConditionalTables(cst.CSTTransformer):
-    """``t = (1, 2, 3) if c else (4, 5)`` (tuple or list displays of different lengths) as
+    """``t = (1, 2, 3) if c else (4, 5)`` (tuple or list displays of different lengths, or
+    a tuple and a list) as
     ``if c: t = (1, 2, 3)`` / ``else: t = (4, 5)``: the same per example (the condition, then
     the display it chooses), and a name bound in two places, which step 2 pads."""
 
@@ -317,9 +318,9 @@ class _ConditionalTables(cst.CSTTransformer):
         if len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name or \
                 type(assign.value) is not cst.IfExp:
             return updated_node
-        lengths = _display_lengths(assign.value)
-        if lengths is None or len(set(lengths)) < 2:
-            return updated_node
+        shapes = _display_lengths(assign.value)
+        if shapes is None or len(set(shapes)) < 2:
+            return updated_node     # (displays of one kind and length: an array per example)
         return _as_if(updated_node, assign.targets[0].target, assign.value).with_changes(
             leading_lines=updated_node.leading_lines)
 
