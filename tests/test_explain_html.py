@@ -265,7 +265,7 @@ def test_lines_that_serve_the_batch_are_marked():
     assert "active_lanes = active_lanes & active_if if idle else active_if" in \
         tagged["compaction"]
     # (a merge taken only where some lane has finished since the last compaction)
-    assert "n_lanes = np.where(active_lanes, n_if, n_lanes) if idle else n_if" in \
+    assert "n_lanes = merge.blend_pass(active_lanes, n_if, n_lanes) if idle else n_if" in \
         tagged["compaction"]
     guarded = Tree(explain(safe_sqrt, np.linspace(-1, 1, 5)).html())
     assert any("errstate" in line.all_text() and line.find("span", "vz-tag-guard")

@@ -86,15 +86,16 @@ def test_golden_sources_keep_user_names():
 def test_golden_sources_have_their_strategy(name):
     """The select form merges with np.where under `while active.any():` (or breaks out of a
     Python `for` when no lane is active); the compact form gathers the running lanes with
-    np.flatnonzero and scatters them back (a `for` loop breaks when none is left). A
-    compacted `if` gathers the lanes of each branch and merges nothing with np.where."""
+    np.flatnonzero, merges with merge.blend_pass and scatters them back (a `for` loop breaks
+    when none is left). A compacted `if` gathers the lanes of each branch and merges nothing
+    with np.where."""
     _f, _args, strategy = CASES[name]
     body = (GOLDEN / f"{name}.py").read_text().split("def ", 1)[1]
     if strategy == "compact_if":
         assert "lanes = np.flatnonzero(cond)" in body
         assert "np.where(cond" not in body and "merge.blend(cond" not in body
         return
-    assert "np.where(active" in body or "np.where(active_lanes" in body
+    assert "np.where(active" in body or "merge.blend_pass(active_lanes" in body
     if strategy == "select":
         assert "np.flatnonzero" not in body
         assert "while active.any():" in body or "if not active.any():" in body

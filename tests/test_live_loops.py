@@ -495,7 +495,8 @@ def test_merges_of_dead_carries_are_dropped(forms):
     source = vz.vectorize(forms[0].dead_power).source(np.zeros(3))
     assert "x_lanes = x_if\n" in source, source
     source = vz.vectorize(forms[0].dead_helper).source(np.zeros(3))
-    assert "x_lanes = np.where(active_lanes, x_if, x_lanes) if idle else x_if" in source
+    assert "x_lanes = merge.blend_pass(active_lanes, x_if, x_lanes) if idle else x_if" in \
+        source
     # finished lanes run the body many passes (a long tail): nothing they compute raises,
     # warns or reaches another lane
     x = np.full(10_000, 0.5)

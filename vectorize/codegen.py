@@ -268,7 +268,8 @@ def print_module(specs, module, main, header: str = "") -> Printed:
 MERGE = "merge"
 """The name generated NumPy code calls `vectorize.backends.numpy.merge` by (``merge.blend``)."""
 
-_MERGE_SPELLED = {"blend": "where", "maximum": "maximum", "minimum": "minimum"}
+_MERGE_SPELLED = {"blend": "where", "blend_pass": "where", "maximum": "maximum",
+                  "minimum": "minimum"}
 """`merge`'s functions that generated code calls -> the NumPy function each computes."""
 
 

@@ -2,6 +2,8 @@
 #   n: batched int64
 import numpy as np
 
+from vectorize.backends.numpy import merge
+
 
 def collatz_steps_compact(n):
     active = n > 1
@@ -24,7 +26,7 @@ def collatz_steps_compact(n):
             raise OverflowError("Python int too large to convert to C long")
         n_if = np.where(cond, n_lanes // 2, 3 * n_lanes + 1)
         active_if = n_if > 1
-        n_lanes = np.where(active_lanes, n_if, n_lanes) if idle else n_if
+        n_lanes = merge.blend_pass(active_lanes, n_if, n_lanes) if idle else n_if
         steps_lanes = steps_lanes + active_lanes
         active_lanes = active_lanes & active_if if idle else active_if
         running = np.count_nonzero(active_lanes)

@@ -3,6 +3,8 @@
 #   ci: batched float64
 import numpy as np
 
+from vectorize.backends.numpy import merge
+
 
 def escape_for_compact(cr, ci):
     """The same loop, asking for the compact strategy."""
@@ -40,7 +42,7 @@ def escape_for_compact(cr, ci):
             zi_if = np.where(cond, zi_if, zi_else)
             zr_if = np.where(cond, zr_if, zr_else)
             count_if = np.where(cond, count_if, count_if + 1)
-            count_lanes = np.where(active_lanes, count_if, count_lanes) if idle else count_if
+            count_lanes = merge.blend_pass(active_lanes, count_if, count_lanes) if idle else count_if
             zi_lanes = zi_if
             zr_lanes = zr_if
             active_lanes = active_lanes & active_if_2 if idle else active_if_2

@@ -3,6 +3,8 @@
 #   b: batched int64
 import numpy as np
 
+from vectorize.backends.numpy import merge
+
 
 def gcd_compact(a, b):
     active = b != 0
@@ -24,7 +26,7 @@ def gcd_compact(a, b):
                 raise ZeroDivisionError("integer modulo by zero")
             a_if, b_if = b_lanes, a_lanes % b_lanes
             active_if = b_if != 0
-            a_lanes = np.where(active_lanes, a_if, a_lanes) if idle else a_if
+            a_lanes = merge.blend_pass(active_lanes, a_if, a_lanes) if idle else a_if
             b_lanes = b_if
             active_lanes = active_lanes & active_if if idle else active_if
             running = np.count_nonzero(active_lanes)

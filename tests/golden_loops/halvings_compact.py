@@ -2,6 +2,8 @@
 #   x: batched float64
 import numpy as np
 
+from vectorize.backends.numpy import merge
+
 
 def halvings_compact(x):
     """A `while` loop in the branch; two values live after the `if` (a tuple result)."""
@@ -28,7 +30,7 @@ def halvings_compact(x):
     with np.errstate(all="ignore"):
         while lanes_2.size:
             x_if = x_lanes_2 / 2.0
-            x_lanes_2 = np.where(active_lanes, x_if, x_lanes_2) if idle else x_if
+            x_lanes_2 = merge.blend_pass(active_lanes, x_if, x_lanes_2) if idle else x_if
             steps_lanes_2 = steps_lanes_2 + active_lanes
             narrowing = x_if > 1.0
             active_lanes = active_lanes & narrowing if idle else narrowing

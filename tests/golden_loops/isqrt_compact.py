@@ -2,6 +2,8 @@
 #   n: batched int64
 import numpy as np
 
+from vectorize.backends.numpy import merge
+
 
 def isqrt_compact(n):
     x = n
@@ -34,7 +36,7 @@ def isqrt_compact(n):
                 raise OverflowError("Python int too large to convert to C long")
             y_if = (x_if + shared) // 2
             active_if = y_if < x_if
-            x_lanes = np.where(active_lanes, x_if, x_lanes) if idle else x_if
+            x_lanes = merge.blend_pass(active_lanes, x_if, x_lanes) if idle else x_if
             y_lanes = y_if
             active_lanes = active_lanes & active_if if idle else active_if
             running = np.count_nonzero(active_lanes)

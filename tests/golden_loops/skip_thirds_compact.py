@@ -2,6 +2,8 @@
 #   n: batched int64
 import numpy as np
 
+from vectorize.backends.numpy import merge
+
 
 def skip_thirds_compact(n):
     k = 0
@@ -31,7 +33,7 @@ def skip_thirds_compact(n):
             s_if = np.where(cond, s_if, s_if + k_if)
             active_if = k_if < n_lanes
             k_lanes = k_if
-            s_lanes = np.where(active_lanes, s_if, s_lanes) if idle else s_if
+            s_lanes = merge.blend_pass(active_lanes, s_if, s_lanes) if idle else s_if
             active_lanes = active_lanes & active_if if idle else active_if
             running = np.count_nonzero(active_lanes)
             idle = idle + lanes.size - running

@@ -2,6 +2,8 @@
 #   n: batched int64
 import numpy as np
 
+from vectorize.backends.numpy import merge
+
 
 def triangular_compact(n):
     i_next = 0
@@ -28,7 +30,7 @@ def triangular_compact(n):
                 raise OverflowError("Python int too large to convert to C long")
             i_next_if = i_next_lanes + 1
             active_if = i_next_if < n_lanes
-            s_lanes = np.where(active_lanes, s_lanes + i, s_lanes) if idle else s_lanes + i
+            s_lanes = merge.blend_pass(active_lanes, s_lanes + i, s_lanes) if idle else s_lanes + i
             i_next_lanes = i_next_if
             active_lanes = active_lanes & active_if if idle else active_if
             running = np.count_nonzero(active_lanes)

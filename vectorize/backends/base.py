@@ -436,6 +436,13 @@ class Backend:
         as what computes it fastest on masks in no order, or None: `where` itself."""
         return None
 
+    def blend_pass(self, cond: str, a: str, b: str) -> str | None:
+        """`where` merging a carry of a compacted loop's pass, ``a`` (its new value) on the
+        lanes of ``cond`` (the loop's mask) and ``b`` (its old one) elsewhere, both
+        per-example numbers of the carry's dtype, spelled as what computes it fastest on a
+        mask that changes from pass to pass, or None: `where` itself."""
+        return None
+
     def extremum(self, ufunc: str, c: str, a: str) -> str | None:
         """The namespace's ``ufunc`` (``"maximum"`` or ``"minimum"``) of a number ``c`` (the
         first operand: it keeps ``a`` on ties) and per-example floats ``a``, spelled as what

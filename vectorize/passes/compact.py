@@ -263,7 +263,7 @@ class _Compact(cst.CSTTransformer):
         tail = self._scalar_tail(active, carried, [n for n, _ in kept], names, local, body,
                                  put_back, lanes, running) if scalar_tail else None
         counts = {local[name] for name, dtype in carried if dtype.kind in "iu"}
-        body = _merged_while_idle(body, merges, idle, unmerged, counts)
+        body = _merged_while_idle(body, merges, idle, unmerged, counts, prims.blend_pass)
         narrowed = self._plain_narrowing(active, original_body)
         if narrowed is not None:
             body = _narrowed_while_idle(body, narrowed, idle, self.fresh)
@@ -1046,7 +1046,7 @@ def _negated(node):
 
 
 def _merged_while_idle(body: list, merges: dict, idle: str, unmerged=frozenset(),
-                       counts=frozenset()) -> list:
+                       counts=frozenset(), blend=None) -> list:
     """``body`` with each merge `_Compact._plain_merges` found (by index) taken only where
     some lane in the loop's arrays has finished, ``x = np.where(active, x_new, x) if idle
     else x_new``, and those in ``unmerged`` never, ``x = x_new`` (a carry the code after
@@ -1060,7 +1060,9 @@ def _merged_while_idle(body: list, merges: dict, idle: str, unmerged=frozenset()
     more in gathers than the merges cost.)
     A count, an int carry in ``counts`` whose new value is ``n_new = n + 1`` (``n`` unchanged
     until the merge), merges as ``n + active`` (the mask counts 0 or 1: the same ints,
-    wrapped alike, in one addition instead of a choice)."""
+    wrapped alike, in one addition instead of a choice). ``blend``: the backend's spelling
+    of such a merge (`Backend.blend_pass`: NumPy's ``merge.blend_pass``, the same values
+    without a branch per lane on wide masks in no order), None where it has none."""
     out = list(body)
     for k in merges:
         # (each statement as `_Compact._local` renamed it)
@@ -1068,6 +1070,9 @@ def _merged_while_idle(body: list, merges: dict, idle: str, unmerged=frozenset()
         new = assign.value.args[1].value
         merged = _counted(body[:k], _merged_name(out[k]), new, assign.value.args[0].value) \
             if _merged_name(out[k]) in counts else None
+        spelled = blend and blend(*(render(a.value).strip() for a in assign.value.args))
+        if merged is None and spelled:
+            merged = parse_expr(spelled)
         out[k] = out[k].with_changes(body=[assign.with_changes(
             value=new if k in unmerged else cst.IfExp(
                 test=cst.Name(idle), body=merged or assign.value, orelse=new))])

@@ -157,6 +157,11 @@ class NumpyBackend(Backend):
         # `np.where` without its per-lane branch where the mask is in no order (`merge`)
         return f"merge.blend({cond}, {a}, {b})"
 
+    def blend_pass(self, cond: str, a: str, b: str) -> str | None:
+        # `np.where` without its branch per lane on wide masks in no order, sampled each
+        # call (`merge.blend_pass`)
+        return f"merge.blend_pass({cond}, {a}, {b})"
+
     def extremum(self, ufunc: str, c: str, a: str) -> str | None:
         # a number first runs NumPy's slower loop; `merge.maximum` compares with a row of it
         return f"merge.{ufunc}({c}, {a})"
