@@ -183,3 +183,45 @@ def test_zip_of_a_number_list_and_per_example_values(f, cols, sig):
     got = vmap(f)(*cols)
     assert got.dtype == ref.dtype
     np.testing.assert_array_equal(got, ref)
+
+
+# `np.where` of one number raises ValueError ("Calling nonzero on 0d arrays"), `np.where(c, x)`
+# and `np.clip(x, lo)` raise too: a `try` around them takes its handler on every example
+# (was: read as raising nothing, so the batch returned the `try` body's value)
+def _where_one(x):
+    try:
+        r = np.where(x)  # noqa: F841 - (as an assignment: an expression statement is refused)
+        return 1.0
+    except ValueError:
+        return 2.0
+
+
+def _where_two(x):
+    try:
+        r = np.where(x > 0.5, x)
+    except ValueError:
+        r = -x
+    return r
+
+
+def _clip_two(x):
+    try:
+        r = np.clip(x, 0.0)
+    except TypeError:
+        r = x + 1.0
+    return r
+
+
+@pytest.mark.parametrize("f", [_where_one, _where_two, _clip_two])
+def test_numpy_call_that_raises_on_numbers_inside_try(f):
+    x = np.array([0.25, 1.0, -3.0])
+    ref = np.vectorize(f)(x.tolist())
+    loop = _loop(f, x)
+    for wrap, want in ((vectorize, ref), (vmap, loop)):
+        try:
+            got = wrap(f, fallback="error")(x)
+        except Exception as exc:    # noqa: BLE001 - a located refusal is allowed
+            assert type(exc).__name__ == "VectorizeError" and ":" in str(exc)
+            continue
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)

@@ -757,6 +757,14 @@ _RAISE_NOTHING_ON_NUMBERS = frozenset({
 NUMPY_FAILURES = frozenset({ValueError, TypeError, IndexError, ArithmeticError, MemoryError})
 
 
+_ARGUMENTS_TAKEN = {"where": (3,), "clip": (1, 3), "isclose": (2, 3, 4, 5),
+                    "allclose": (2, 3, 4, 5), "array_equal": (2, 3)}
+"""The numbers of positional arguments with which those of `_RAISE_NOTHING_ON_NUMBERS` raise
+nothing on numbers (any other than these raises: ``np.where(x)`` of a number is NumPy's
+ValueError "Calling nonzero on 0d arrays", ``np.where(c, x)`` and ``np.clip(x, lo)`` raise
+too); one or more for the rest."""
+
+
 def is_numpy_function(fn) -> bool:
     module = getattr(fn, "__module__", None) or ""
     return isinstance(fn, np.ufunc) or (module.split(".")[0] == "numpy" and callable(fn))
@@ -790,7 +798,8 @@ def raises_on_numbers(fn, n_args: int):
     module = getattr(fn, "__module__", None) or ""
     name = getattr(fn, "__name__", "")
     if module.split(".")[0] == "numpy" and getattr(np, name, None) is fn \
-            and name in _RAISE_NOTHING_ON_NUMBERS and n_args >= 1:
+            and name in _RAISE_NOTHING_ON_NUMBERS and n_args in _ARGUMENTS_TAKEN.get(
+                name, range(1, 1 << 16)):
         return frozenset()
     if module == "math" and getattr(math, name, None) is fn:
         return frozenset(exc for exc, _ in exact_math_errors(name, n_args))
