@@ -193,7 +193,7 @@ def _method_named(func, name: str) -> bool:
         and func.attr.value == name
 
 
-def _display_items(node) -> list | None:
+def display_items(node) -> list | None:
     """The items of a list or tuple display of per-example numbers as the analysis stacked
     it (``np.stack(np.broadcast_arrays(a, b, 7.0), axis=1)``, ``np.stack([a, b], axis=1)``),
     or None."""
@@ -229,7 +229,7 @@ def _builtin_sum(site: Site):
         # lane by lane, as per example
         return site.node
     x = site.nodes[0]
-    items = _display_items(x) if (not site.python_semantics or site.args[0].kind in "fc") \
+    items = display_items(x) if (not site.python_semantics or site.args[0].kind in "fc") \
         and site.args[0].rank == 1 and not site.kwargs else None
     if items:
         # `sum([a, b, 7.0])` of NumPy scalars is ((0 + a) + b) + 7.0, each `+` in the

@@ -25,7 +25,7 @@ from ...errors import Unsupported
 from ...rules.families import padded_args, real_operands
 from ...rules.registry import Registry, Rule, Site
 from ...syntax.templates import expr
-from .arrays import _display_items
+from .arrays import display_items
 from .builtins import python_int
 
 # math name -> NumPy function computing the same lane by lane.
@@ -402,7 +402,7 @@ def _prod(site: Site):
         # a float multiplies as an int)
         raise Unsupported("`math.prod` of per-example NumPy values (`vmap`)",
                           suggestion="multiply the items with `*`")
-    items = _display_items(row)
+    items = display_items(row)
     # (a display's items keep their own types: ints multiply exactly until the first float)
     call, items = ("pymath.prod", [row]) if items is None else ("pymath.prod_items", items)
     parts = {f"a{i}": item for i, item in enumerate(items)}
