@@ -94,7 +94,6 @@ class Backend:
     #                          where per example the lane keeps the int (PyTorch's
     #                          `torch.where`): `vmap` checks that it fits and else replays
     #                          (`passes.python_raises`)
-    float_joins = False      # its `where` of an int and a float keeps the float's width
     #                          (JAX's float32 for a uint64 and a float32, NumPy's float64):
     #                          a loop's per-example carry starts in the dtype the analysis
     #                          joins it to (`loops.promotions`)
