@@ -101,10 +101,6 @@ class Backend:
     unsigned_comparisons = False  # its comparisons of a uint64 with an int64 are exact
     #                          (NumPy's `qQ->?` loops, NumPy 2): `vectorize` compares them as
     #                          Python compares the two ints (`passes.python_raises`)
-    float_joins = False      # its `where` of an int and a float keeps the float's width
-    #                          (JAX's float32 for a uint64 and a float32, NumPy's float64):
-    #                          a loop's per-example carry starts in the dtype the analysis
-    #                          joins it to (`loops.promotions`)
     int_power_checks = False  # `vmap` writes NumPy's ValueError of an integer to a negative
     #                          integer power, which its batched code does not raise (JAX's)
     python_int_power_raises = False  # `vmap` writes the RuntimeError a per-example int

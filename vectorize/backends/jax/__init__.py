@@ -66,7 +66,6 @@ class JaxBackend(Backend):
     quiet = None            # XLA never warns about floating-point errors: nothing to silence
     weak_python_numbers = True
     int_power_checks = True     # jnp's integer powers never raise
-    float_joins = True      # jnp.where of a uint64 and a float32 is float32
     in_place_writes = True   # written as functional updates (`x = x.at[i].set(v)`: `writes`)
     owned_temporaries = False  # (no in-place updates of temporaries: nothing to gain)
     views = False           # a subscript is a new array, never a view of its array
