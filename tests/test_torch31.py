@@ -6,6 +6,9 @@ compute in an int wider than the batch's. Against the per-example loop over 0-d 
 
 from __future__ import annotations
 
+import math
+import warnings
+
 import numpy as np
 import pytest
 
@@ -212,3 +215,32 @@ def test_signature_call_on_an_empty_numpy_batch_with_the_torch_backend():
     assert len(got) == len(wanted) == 2
     for g, w in zip(got, wanted):
         assert isinstance(g, np.ndarray) and g.shape == w.shape == (0,) and g.dtype == w.dtype
+
+
+# -------------------------------------- `and`/`or` whose left side is the same for every example
+def shared_and_sum(v):                  # fuzz_long --kind vectors --backend torch, seed 70000
+    v0, v1 = math.tanh(v[0]), (math.tanh(float(len(v))) and v.sum())
+    return v0, v1
+
+
+def test_and_of_a_shared_left_side_on_an_empty_batch():
+    # the generated code was `torch.where(<a Python bool>, v.sum(dim=1), ...)`, which PyTorch
+    # refuses (TypeError): an empty batch failed with numpy.vectorize's ValueError
+    from vectorize import vectorize
+    rows = np.zeros((0, 2))
+    got = vectorize(shared_and_sum, signature="(n)->(),()", fallback="error",
+                    backend="torch")(rows)
+    assert [g.shape for g in got] == [(0,), (0,)]
+
+
+def test_and_of_a_shared_left_side_runs_batched():
+    # (on a batch the TypeError made vmap fall back to the per-example loop, warning that
+    # it may be a bug of vectorize)
+    v = torch.tensor([[1.0, 2.0], [3.0, -4.0], [0.5, 0.25]], dtype=torch.float64)
+    rows = _loop(shared_and_sum, v)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = vmap(shared_and_sum)(v)
+    for k in range(2):
+        expected = torch.tensor([float(r[k]) for r in rows], dtype=torch.float64)
+        assert torch.equal(got[k].double(), expected), (got[k], expected)

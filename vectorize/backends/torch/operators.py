@@ -94,6 +94,13 @@ def _ifexp(site: Site):
 
 def _and_or(shared):
     def rewrite(site: Site):
+        if not site.args[0].batched and not operators.all_bool(site):
+            # a left side the same for every example (``s and v.sum()`` of a Python float
+            # ``s``): Python's own `and`/`or` picks one side for every lane, as a conditional
+            # expression with such a test is kept (`torch.where` takes no Python bool)
+            a, b = site.nodes
+            spelled = "{a} and {b}" if shared is operators.and_ else "{a} or {b}"
+            return expr(spelled, a=a, b=b)
         if not operators.all_bool(site):
             a, b = site.args
             if shared is operators.and_:
