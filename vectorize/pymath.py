@@ -391,73 +391,84 @@ def weekday(year, month, day):
 
 
 # --------------------------------------------------------------------- math.fsum, math.prod
+def _two_sum(a, b):
+    """(s, e): s = fl(a + b) and e its exact error (Knuth's TwoSum: any order of magnitude,
+    the same pair CPython's swap then ``lo = y - (hi - x)`` gives)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
 def fsum(rows):
     """``math.fsum(row)`` for each row of ``rows`` (the items along the last axis): the
     exactly rounded sum, bit for bit CPython's (``Modules/mathmodule.c``, ``math_fsum``:
     Shewchuk's partials, then the sum of the partials from the top with the half-even fix
     across partials). Here every row keeps one slot per item: a partial CPython drops for
     being zero stays as a zero, which changes no other partial (``x + 0.0`` is ``x``;
-    ``0.0 + y`` moves ``y`` up as CPython's swap does); before the final sum each row's
-    nonzero partials are moved above its zeros (their order kept), so that the partial
-    below the one where the sum turns inexact is CPython's ``p[n-1]``. Infinities and NaN
-    as CPython: their sum (``-inf + inf``: ValueError), the partials so far dropped; an
-    intermediate overflow of finite items: OverflowError (`vectorize` then replays the
-    loop, which raises for the first failing example)."""
+    ``0.0 + y`` moves ``y`` up as CPython's swap does), and the sum from the top passes
+    zeros by (the partial below the one where it turns inexact is the nearest nonzero one,
+    CPython's ``p[n-1]``). Infinities and NaN as CPython: their sum (``-inf + inf``:
+    ValueError), the partials so far dropped; an intermediate overflow of finite items:
+    OverflowError (`vectorize` then replays the loop, which raises for the first failing
+    example). Selections are arithmetic on 0/1 masks, the partials being finite."""
     x = np.asarray(rows)
     if x.dtype.kind not in "biuf":
         raise TypeError(f"must be real number, not {x.dtype}")
     x = x.astype(np.float64)
     shape, k = x.shape[:-1], x.shape[-1]
-    p = np.zeros(shape + (k,), dtype=np.float64)
-    special = np.zeros(shape, dtype=np.float64)
-    infinities = np.zeros(shape, dtype=np.float64)
+    items = [np.ascontiguousarray(x[..., t]) for t in range(k)]
+    p: list = []
+    special = infinities = None
+    all_finite = bool(np.isfinite(x).all())
     with np.errstate(all="ignore"):
-        for t in range(k):
-            item = x[..., t]
+        for item in items:
             v = item
-            for j in range(t):
-                y = p[..., j]
-                swap = np.abs(v) < np.abs(y)
-                a, b = np.where(swap, y, v), np.where(swap, v, y)
-                hi = a + b
-                p[..., j] = b - (hi - a)
-                v = hi
+            for j, y in enumerate(p):
+                v, p[j] = _two_sum(v, y)
+            if all_finite:
+                # (an overflow stays in the top partial, inf or NaN from there on: checked
+                # once, after the last item)
+                p.append(v)
+                continue
             finite = np.isfinite(item)
+            # (NaN and infinite items: counted, this row's partials dropped)
             if not np.isfinite(v[finite]).all():
                 raise OverflowError("intermediate overflow in fsum")
-            p[..., t] = v
-            if not finite.all():
-                # (NaN and infinite items: counted, this row's partials dropped)
-                p[~finite] = 0.0
-                special = np.where(finite, special, special + item)
-                infinities = np.where(np.isinf(item), infinities + item, infinities)
-        if (np.isnan(infinities) & (special != 0)).any():
+            if special is None:
+                special, infinities = np.zeros(shape), np.zeros(shape)
+            special = np.where(finite, special, special + item)
+            infinities = np.where(np.isinf(item), infinities + item, infinities)
+            p = [np.where(finite, y, 0.0) for y in p] + [np.where(finite, v, 0.0)]
+        if all_finite and k and not np.isfinite(p[-1]).all():
+            raise OverflowError("intermediate overflow in fsum")
+        if special is not None and (np.isnan(infinities) & (special != 0)).any():
             raise ValueError("-inf + inf in fsum")
-        if k == 0:
-            return special
-        order = np.argsort(p != 0, axis=-1, kind="stable")   # zeros first, the rest in order
-        p = np.take_along_axis(p, order, axis=-1)
-        hi = p[..., k - 1].copy()
-        lo = np.zeros(shape, dtype=np.float64)
-        below = np.zeros(shape, dtype=np.float64)      # CPython's p[n-1] where it stopped
+        hi = np.zeros(shape)
+        lo = np.zeros(shape)
+        below = np.zeros(shape)     # the sign of the nearest nonzero partial below the stop
+        signs = [np.zeros(shape)]   # signs[j]: that of the nearest nonzero one below slot j
+        for y in p[:-1]:
+            sign = np.sign(y)
+            signs.append(sign + (sign == 0) * signs[-1])
         done = np.zeros(shape, dtype=bool)
-        for j in range(k - 2, -1, -1):
-            y = p[..., j]
-            s = hi + y
-            low = y - (s - hi)
-            live = ~done
-            hi = np.where(live, s, hi)
-            lo = np.where(live, low, lo)
-            stops = live & (low != 0)
-            if j > 0:
-                below = np.where(stops, p[..., j - 1], below)
+        total = np.zeros(shape)
+        for j in range(k - 1, -1, -1):
+            total, low = _two_sum(total, p[j])      # (|total| >= |p[j]|: exact as CPython's)
+            stops = (low != 0) & ~done
+            hi += total * stops
+            lo += low * stops
+            below += signs[j] * stops
             done |= stops
-        fix = done & (((lo < 0) & (below < 0)) | ((lo > 0) & (below > 0)))
+        hi += total * ~done                          # (never inexact: the exact sum)
         twice = lo * 2.0
         up = hi + twice
-        hi = np.where(fix & (up - hi == twice), up, hi)
-        hi = np.where(hi == 0, 0.0, hi)      # no partial left: CPython's 0.0 (never -0.0)
-        return np.where(special != 0, special, hi)
+        hi = hi + twice * ((lo * below > 0) & (up - hi == twice))
+        hi = hi + 0.0       # no partial left: CPython's 0.0 (never -0.0)
+        if not np.isfinite(hi).all():
+            raise OverflowError("a sum of partials at the edge of the double range")
+        if special is not None:
+            return np.where(special != 0, special, hi)
+        return hi
 
 
 def prod(rows, start=1):
