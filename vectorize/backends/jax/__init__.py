@@ -224,7 +224,7 @@ class JaxBackend(Backend):
 
     def slice_mask(self, lower, upper, shared: bool = False) -> str:
         from ..numpy import NumpyBackend
-        return NumpyBackend.slice_mask(self, lower, upper, shared).replace("np.", "jnp.")
+        return NumpyBackend.slice_mask(self, lower, upper, shared)     # (as `jnp`, `alias`)
 
     def array_of(self, items: str) -> str:
         return f"jnp.array({items})"

@@ -132,17 +132,19 @@ class NumpyBackend(Backend):
     def slice_mask(self, lower, upper, shared: bool = False) -> str:
         # Python's bounds: a negative one counts from the end (one the same for every
         # example: a non-negative int as it is); the comparisons clamp to the vector
+        # (`alias`: the JAX backend's `jnp` too)
+        ns = self.alias
         size = "len({v})" if shared else "{v}.shape[-1]"
         terms = []
         for key, bound, op in (("lo", lower, ">="), ("hi", upper, "<")):
             if bound is None:
                 continue
             if bound == "nonnegative":
-                terms.append(f"(np.arange({size}) {op} {{{key}}})")
+                terms.append(f"({ns}.arange({size}) {op} {{{key}}})")
                 continue
-            where = f"np.where({{{key}}} < 0, {{{key}}} + {size}, {{{key}}})"
-            terms.append(f"(np.arange({size}) {op} {where}" + ("[:, None])" if bound else ")"))
-        return " & ".join(terms) if terms else f"np.ones({size}, dtype=bool)"
+            where = f"{ns}.where({{{key}}} < 0, {{{key}}} + {size}, {{{key}}})"
+            terms.append(f"({ns}.arange({size}) {op} {where}" + ("[:, None])" if bound else ")"))
+        return " & ".join(terms)
 
     def array_of(self, items: str) -> str:
         return f"np.array({items})"
