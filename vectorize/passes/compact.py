@@ -26,7 +26,9 @@ copies of the carries (every lane, in order: no scatter); they are always copies
 holds. While every lane in the loop's arrays runs (``idle == 0``: after each compaction, and
 for lanes that finish together), a carry's merge ``x = np.where(active, x_new, x)`` is
 ``x_new`` itself, where that has the carry's dtype (`_plain_merges`):
-``x = np.where(active, x_new, x) if idle else x_new``; a carry nothing after the loop reads
+``x = np.where(active, x_new, x) if idle else x_new`` (the merge spelled by
+`Backend.blend_pass` where the backend has one: NumPy's ``merge.blend_pass``, the same bits
+without a branch per lane on wide masks in no order); a carry nothing after the loop reads
 is not merged at all, ``x = x_new``, where the body is elementwise and runs under
 ``np.errstate(all="ignore")`` (`_tolerates_finished_lanes`): its value on a finished lane
 reaches nothing the loop keeps. Once at most `_tail_lanes` lanes run, a ``while`` loop of
