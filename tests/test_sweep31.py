@@ -5,12 +5,13 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
 import pytest
 
-from vectorize import vmap
+from vectorize import VectorizeError, vectorize, vmap
 
 
 def _loop(f, args):
@@ -52,3 +53,50 @@ def test_jax_sign_of_ints_unchanged():
     got = np.asarray(vmap(lambda v: np.sign(v) * 2, backend="jax")(x))
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+# ------------------------ math.ceil of a NumPy float beyond int64 (jax nep50 4134, numpy too)
+def ceil_of_numpy_floor(x, y):
+    # the fuzzer's program: the loop's result is the exact Python int 10**300-ish (an
+    # object array); the batch held it in int64: -2**63 on every lane
+    r = math.ceil(np.floor(1e300))
+    return r
+
+
+def ceil_of_numpy_floor_plus(x, y):
+    return math.floor(np.float32(3e38)) + x
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+@pytest.mark.parametrize("f", [ceil_of_numpy_floor, ceil_of_numpy_floor_plus])
+def test_rounding_a_numpy_float_beyond_int64_is_refused(f, backend):
+    if backend == "jax":
+        pytest.importorskip("jax")
+    x = np.arange(3, dtype=np.int32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        loop = _loop_or_error(f, (x, x))
+        assert loop is not None     # the reference: Python ints beyond int64 (or a raise)
+        with pytest.raises(VectorizeError, match="beyond int64"):
+            vmap(f, backend=backend)(x, x)
+
+
+def _loop_or_error(f, args):
+    try:
+        out = [f(*[a[i] for a in args]) for i in range(len(args[0]))]
+    except OverflowError as exc:
+        return exc
+    assert all(type(v) is int and abs(v) >= 2 ** 63 for v in out)
+    return out
+
+
+def test_vectorize_rounding_a_numpy_float_beyond_int64_is_numpy_vectorize():
+    x = np.arange(3, dtype=np.int32)
+    want = np.vectorize(ceil_of_numpy_floor)(x, x)
+    assert want.dtype == object and want[0] == math.ceil(1e300)
+    try:
+        got = vectorize(ceil_of_numpy_floor)(x, x)
+    except VectorizeError as exc:
+        assert "beyond int64" in str(exc)
+    else:
+        assert got.dtype == object and list(got) == list(want)
