@@ -100,3 +100,34 @@ def test_vectorize_rounding_a_numpy_float_beyond_int64_is_numpy_vectorize():
         assert "beyond int64" in str(exc)
     else:
         assert got.dtype == object and list(got) == list(want)
+
+
+# --------------- `%`/`//` by a negative constant of an int-or-float value (nep50 80024, vmap)
+def mod_of_mixed_lanes(x, y):
+    # int64 on some lanes, float64 on others: `0 % -1` is int 0 there (0.0 once stacked),
+    # the batch's float `0.0 % -1` is -0.0
+    r = x
+    if x == 3:
+        r = y
+    return r % -1
+
+
+def floordiv_of_mixed_lanes(x, y):
+    r = x
+    if x == 3:
+        r = y
+    return r // -2
+
+
+@pytest.mark.parametrize("f", [mod_of_mixed_lanes, floordiv_of_mixed_lanes])
+def test_vmap_negative_divisor_of_int_or_float_lanes_keeps_zero_signs(f):
+    x = np.array([3, 0, -3, 0, 5], dtype=np.int64)
+    y = np.array([-0.0, 0.5, 0.25, 0.5, 9.0])
+    want = np.stack([np.asarray(f(x[i], y[i]), dtype=np.float64) for i in range(len(x))])
+    try:
+        got = vmap(f)(x, y)
+    except VectorizeError as exc:
+        assert "negative divisor" in str(exc)
+    else:
+        np.testing.assert_array_equal(got, want)
+        assert list(np.signbit(got)) == list(np.signbit(want))
