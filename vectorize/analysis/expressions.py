@@ -530,6 +530,12 @@ class Expressions:
                         fn, "__name__", None) in _INT_DIVISION and not _nonzero_divisor(args):
                     problem = (f"computes in {dtype}, where a zero divisor gives 0 (the "
                                f"batch: {joined}, nan)")
+                elif dtype.kind in "iu" and joined.kind in "fc" and getattr(
+                        fn, "__name__", None) in _INT_DIVISION - {"fmod"} and \
+                        _negative_divisor(args):
+                    # (``r % -1`` of an int lane is 0 there, -0.0 in the batch's float)
+                    problem = (f"computes in {dtype}, where a zero result is 0 (the batch: "
+                               f"{joined}, -0.0 for a negative divisor)")
                 elif dtype.kind in "iub" and joined.kind in "fc":
                     # an operand cast into the lane's narrow int where the batch keeps it
                     # (``np.where(c, r, 300)`` of an int8 lane: 300 wraps to 44)
@@ -1455,6 +1461,13 @@ _BELOW_ZERO = frozenset({"sub", "neg", "subtract", "negative"})
 
 # ... and those whose int result differs from the float one for a zero divisor
 _INT_DIVISION = frozenset({"floordiv", "mod", "floor_divide", "remainder", "fmod", "divmod"})
+
+
+def _negative_divisor(args) -> bool:
+    """Whether the operation divides by a constant below zero (``r % -1``)."""
+    if len(args) != 2 or not _nonzero_divisor(args):
+        return False
+    return bool(args[1].example < 0)
 
 
 def _nonzero_divisor(args) -> bool:

@@ -107,6 +107,10 @@ class _PairwiseSums(cst.CSTTransformer):
             self.floor_divides += 1
             return updated_node.with_changes(func=cst.Name(FLOOR_DIVIDE))
         path = attribute_path(updated_node.func)
+        if path == ["jnp", "sign"] and len(updated_node.args) == 1 and \
+                updated_node.args[0].keyword is None and not updated_node.args[0].star:
+            self.reductions.add(SIGN)
+            return updated_node.with_changes(func=cst.Name(SIGN))
         if path == ["jnp", "add", "accumulate"] and len(updated_node.args) == 2 and \
                 updated_node.args[1].keyword is not None and \
                 updated_node.args[1].keyword.value == "axis":
@@ -134,6 +138,8 @@ FLOOR_DIVIDE = "floor_divide"
 FLOOR_DIVMOD = "floor_divmod"
 FLOOR_MOD = "floor_mod"
 HYPOT = "hypot_as_numpy"
+# `jnp.sign(-0.0)` is -0.0, NumPy's `np.sign(-0.0)` 0.0 (a later `1 / s` is -inf, not inf)
+SIGN = "sign_as_numpy"
 HELPERS = {"divmod": FLOOR_DIVMOD, "remainder": FLOOR_MOD, "mod": FLOOR_MOD}
 # XLA's max/min reductions drop NaNs on large batches: NumPy's keep them
 REDUCTIONS = {("jnp", "max"): "max_keeping_nan", ("jnp", "amax"): "max_keeping_nan",

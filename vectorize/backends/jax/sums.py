@@ -148,6 +148,19 @@ def floor_divmod(a, b):
     return floor_divide(a, b), floor_mod(a, b)
 
 
+def sign_as_numpy(x):
+    """``np.sign(x)`` (``jnp.sign``) with NumPy's zero: ``jnp.sign(-0.0)`` is -0.0 (XLA's
+    sign keeps the zero's sign), NumPy's is 0.0, so a later ``1 / np.sign(x)`` or
+    ``np.sign(x) ** -1`` was -inf where NumPy gives inf. Other values (and integers,
+    complex numbers) as ``jnp.sign``."""
+    import jax.numpy as jnp
+
+    out = jnp.sign(x)
+    if jnp.dtype(out.dtype).kind != "f":
+        return out
+    return jnp.where(out == 0, jnp.zeros_like(out), out)
+
+
 def _keeping_nan(reduce, x, axis, keepdims):
     import jax.numpy as jnp
 

@@ -131,9 +131,10 @@ def _exact_int_beyond_int64(np_name: str, value, node) -> None:
     """``math.ceil(1e300)`` of a number the same for every example: an exact Python int
     beyond int64, which the loop stacks into an object array; refused rather than wrapped."""
     if not isinstance(value, Value) or value.batched or not value.exact or \
-            type(value.example) is not float or not math.isfinite(value.example):
-        return
-    out = getattr(math, np_name)(value.example)
+            not isinstance(value.example, (float, np.floating)) or \
+            not math.isfinite(value.example):
+        return      # (a NumPy float too: `math.ceil(np.floor(1e300))`)
+    out = getattr(math, np_name)(float(value.example))
     if not -2 ** 63 <= out < 2 ** 63:
         raise Unsupported(f"`math.{np_name}` of {value.example!r} is a Python int beyond "
                           "int64 (the loop's result is an object array of it)", node,
