@@ -492,11 +492,12 @@ def test_a_fallback_at_one_core_size_does_not_stick_to_the_others():
 
 
 def uses_try(a):
-    # (a `try` around arithmetic with handlers is vectorized; `finally` is refused)
+    # (a `try` around arithmetic with handlers is vectorized, and a `finally` lowered; a
+    # `finally` that returns is refused)
     try:
-        return a * 2
+        a = a * 2
     finally:
-        a = None
+        return a  # noqa: B012
 
 
 def test_a_fallback_warns_once_whatever_the_core_sizes():
