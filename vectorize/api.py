@@ -260,21 +260,32 @@ class vectorize:
             return self._replay(args, kwargs)
         return outputs
 
+    def _first_call(self, args, kwargs) -> tuple | None:
+        """numpy.vectorize's call that learns the output types: the function on the first
+        item of every argument, NumPy scalars of the arguments' own dtypes (an empty
+        argument, where numpy.vectorize needs otypes: an item of ones, the types such an
+        example would give); its results as a tuple, None where it raises (numpy.vectorize
+        raises it: the replay). What it warns, the batched code has warned."""
+        func, vargs = self._as_numpy_calls(args, kwargs)
+        inputs = [a.flat[0] if a.size else np.ones((), a.dtype)[()]
+                  for a in map(np.asarray, vargs)]
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            try:
+                first = func(*inputs)
+            except Exception:   # noqa: BLE001 -- numpy.vectorize raises it: the replay
+                return None
+        return first if isinstance(first, tuple) else (first,)
+
     def _cached_first_holds(self, args, kwargs, outputs) -> bool:
         """``cache=True``: whether the first item of each of ``outputs`` is what
         numpy.vectorize keeps there, the result of the call that learns the output types
         (on NumPy scalars of the first items: ``a * 3`` of a uint8 254 wraps to 250 there,
         762 in every other example, a Python int), cast to that output's dtype. False where
         that call raises (numpy.vectorize raises it: the replay does)."""
-        func, vargs = self._as_numpy_calls(args, kwargs)
-        inputs = [a.flat[0] for a in map(np.asarray, vargs)]
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            try:
-                first = func(*inputs)
-            except Exception:   # noqa: BLE001 -- numpy.vectorize raises it: the replay
-                return False
-        first = first if isinstance(first, tuple) else (first,)
+        first = self._first_call(args, kwargs)
+        if first is None:
+            return False
         outs = outputs if isinstance(outputs, tuple) else (outputs,)
         if len(first) != len(outs):
             return False
@@ -303,19 +314,9 @@ class vectorize:
         NEP 50) and on the first example's values (`min(n, x)` of an int and a float, `x
         and y`), which the batched code cannot tell apart; the values are still every
         example's Python ones, cast (`_cast`). An empty argument gives an item of ones."""
-        func, vargs = self._as_numpy_calls(args, kwargs)
-        # (an empty batch, where numpy.vectorize needs otypes: the types an example of
-        # ones would give)
-        inputs = [a.flat[0] if a.size else np.ones((), a.dtype)[()]
-                  for a in map(np.asarray, vargs)]
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            # (what the examples warn, the batched code has warned)
-            warnings.simplefilter("ignore")
-            try:
-                first = func(*inputs)
-            except Exception:   # noqa: BLE001 -- numpy.vectorize raises it: the replay
-                return _REPLAY
-        first = first if isinstance(first, tuple) else (first,)
+        first = self._first_call(args, kwargs)
+        if first is None:
+            return _REPLAY
         outs = out if isinstance(out, tuple) else (out,)
         if len(first) != len(outs):
             return _REPLAY
