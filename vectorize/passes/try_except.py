@@ -452,8 +452,9 @@ class _TryLowering(cst.CSTTransformer):
             return
         if t is cst.Call:
             fn = self.resolve(node.func)
+            keywords = _helper_keywords(fn, node)
             for arg in node.args:
-                if arg.keyword is not None or arg.star:
+                if (arg.keyword is not None and not keywords) or arg.star:
                     raise Unsupported("a call with keywords or `*` inside a `try`", arg,
                                       "compute it before the `try`")
                 self.expression(arg.value, guards, tests)
@@ -642,6 +643,24 @@ _CONVERTERS = frozenset({np.asarray, np.asanyarray, np.array, np.atleast_1d, np.
 
 def _numpy_module(fn) -> bool:
     return (getattr(fn, "__module__", None) or "").split(".")[0] == "numpy"
+
+
+def _helper_keywords(fn, node: cst.Call) -> bool:
+    """Whether ``node`` calls the user's helper ``fn`` with keyword arguments (no ``*``/``**``)
+    that bind to its parameters as Python binds them: what it may raise is read from its
+    body (`helper_raises`), whichever parameter an argument binds to."""
+    if any(arg.star for arg in node.args) or not any(arg.keyword for arg in node.args):
+        return False
+    if forwarded_target(fn) is not None or not isinstance(fn, types.FunctionType) or \
+            _numpy_module(fn):
+        return False
+    try:
+        inspect.signature(fn).bind(*[None for a in node.args if a.keyword is None],
+                                   **{a.keyword.value: None for a in node.args
+                                      if a.keyword is not None})
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 _HELPER_DEPTH = 8

@@ -1,0 +1,83 @@
+"""Keyword calls of helpers inside a ``try`` (`passes.try_except`), and a computation the
+same for every example that raises in Python: `vectorize` against numpy.vectorize (values,
+dtype, exception type), `vmap` against the per-example loop."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vectorize import vectorize, vmap
+
+
+def _outcome(call):
+    try:
+        return call(), None
+    except Exception as e:      # noqa: BLE001 (the exception's type is compared)
+        return None, e
+
+
+def _check(f, *args, **options):
+    expected, exc = _outcome(lambda: np.vectorize(f, **options)(*args))
+    got, got_exc = _outcome(lambda: vectorize(f, fallback="error", **options)(*args))
+    assert type(got_exc) is type(exc), (got_exc, exc)
+    if exc is None:
+        assert got.dtype == expected.dtype and got.shape == expected.shape, (got, expected)
+        np.testing.assert_array_equal(got, expected)
+
+
+def _loop(f, *args):
+    return np.stack([np.asarray(f(*a)) for a in zip(*args)])
+
+
+def _scaled(x, scale=1.0, shift=0.0):
+    return 1.0 / (x * scale) + shift
+
+
+def _keywords_in_try(a):
+    try:
+        z = _scaled(a, shift=2.0, scale=0.5)
+    except ZeroDivisionError:
+        z = -1.0
+    return z
+
+
+def _root_of(x, *, floor=0.0):
+    return math.sqrt(x - floor)
+
+
+def _keyword_only_in_try(a, b):
+    try:
+        z = _root_of(a, floor=b) + 1.0
+    except ValueError:
+        z = -math.inf
+    return z
+
+
+def test_a_helper_called_with_keywords_inside_a_try_takes_the_handler_per_example():
+    # was refused: "a call with keywords or `*` inside a `try`"
+    _check(_keywords_in_try, np.array([0.0, 1.0, 2.0, -0.5]))
+    _check(_keyword_only_in_try, np.array([0.0, 1.0, 4.0, -1.0]), np.array([1.0, 0.0, 0.0, 2.0]))
+    x = np.array([1.0, 4.0, 0.5])
+    np.testing.assert_array_equal(vmap(_keyword_only_in_try)(x, x * 0.0),
+                                  _loop(_keyword_only_in_try, x, x * 0.0))
+
+
+def _keyword_not_a_parameter(a):
+    try:
+        z = _scaled(a, width=2.0)
+    except ZeroDivisionError:
+        z = -1.0
+    return z
+
+
+def test_a_keyword_the_helper_does_not_take_raises_typeerror_or_is_refused_located():
+    from vectorize import VectorizeError
+    with pytest.raises(TypeError):
+        np.vectorize(_keyword_not_a_parameter)(np.array([1.0, 2.0]))
+    with pytest.raises((TypeError, VectorizeError)) as refused:
+        vectorize(_keyword_not_a_parameter, fallback="error")(np.array([1.0, 2.0]))
+    if refused.type is VectorizeError:
+        assert "test_tryfix31.py:" in str(refused.value)
