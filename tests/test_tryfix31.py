@@ -81,3 +81,26 @@ def test_a_keyword_the_helper_does_not_take_raises_typeerror_or_is_refused_locat
         vectorize(_keyword_not_a_parameter, fallback="error")(np.array([1.0, 2.0]))
     if refused.type is VectorizeError:
         assert "test_tryfix31.py:" in str(refused.value)
+
+
+def _pair(x):
+    return x - 1.0, x + 1.0
+
+
+def _ratio(s, c):
+    return s / c
+
+
+def _starred_in_try(a):
+    try:
+        z = _ratio(*_pair(a))
+    except ZeroDivisionError:
+        z = math.inf
+    return z
+
+
+def test_a_helper_called_with_a_starred_pair_inside_a_try_takes_the_handler_per_example():
+    # (pygeodesy's `tand`: `_tanu(*sincos2d(deg))`) was refused: "a call with keywords or `*`"
+    x = np.array([0.0, 1.0, -1.0, 3.0])
+    _check(_starred_in_try, x)
+    np.testing.assert_array_equal(vmap(_starred_in_try)(x), _loop(_starred_in_try, x))
