@@ -104,3 +104,69 @@ def test_a_helper_called_with_a_starred_pair_inside_a_try_takes_the_handler_per_
     x = np.array([0.0, 1.0, -1.0, 3.0])
     _check(_starred_in_try, x)
     np.testing.assert_array_equal(vmap(_starred_in_try)(x), _loop(_starred_in_try, x))
+
+
+def _ordered_complex(a, b):
+    y = (b + 0j) ** 0.5
+    z = max(y, round(b, -1)) + int(a)
+    return z
+
+
+def _ordered_before_division(a, b):
+    z = max(b, 1j) + 1 / a      # Python raises TypeError before it divides by a = 0
+    return z
+
+
+def _rounded_complex(a, b):
+    return round(b + 0j) * a
+
+
+def _after_a_per_example_if(a, b):
+    c = a * 2
+    if a > 0:
+        c = c + 1
+    w = max(b, 1j)
+    return w + c
+
+
+@pytest.mark.parametrize("f", [_ordered_complex, _ordered_before_division, _rounded_complex,
+                               _after_a_per_example_if])
+def test_a_shared_call_that_raises_raises_for_the_batch_as_for_every_example(f):
+    # was refused: "cannot tell the shape of an unbatched operand" (the call's value unknown)
+    for a in (np.array([1.0, 2.0]), np.array([0.0, -3.0, 2.5])):
+        _check(f, a, 10, excluded={1})
+        _check(f, a, -4, excluded={1})
+        with pytest.raises(TypeError):
+            vmap(f, in_axes=(0, None))(a, 10)
+        with pytest.raises(TypeError):
+            _loop(f, a, [10] * len(a))
+
+
+def _under_a_per_example_if(a, b):
+    if a > 1:
+        z = max(b, 1j) + a
+    else:
+        z = a
+    return z
+
+
+def test_a_raising_shared_call_under_a_per_example_condition_is_still_refused_located():
+    # lanes that do not take the branch must not raise: no example-wide raise there
+    from vectorize import VectorizeError
+    with pytest.raises(VectorizeError) as refused:
+        vectorize(_under_a_per_example_if, fallback="error", excluded={1})(
+            np.array([0.5, 2.0]), 10)
+    assert "test_tryfix31.py:" in str(refused.value)
+    np.testing.assert_array_equal(
+        vectorize(_under_a_per_example_if, excluded={1})(np.array([0.5, 0.25]), 10),
+        np.vectorize(_under_a_per_example_if, excluded={1})(np.array([0.5, 0.25]), 10))
+
+
+def _value_dependent(a, b):
+    z = int(b) + a      # int(nan) raises ValueError, int(2.5) does not: not by type alone
+    return z
+
+
+def test_a_call_that_raises_for_some_shared_values_only_follows_each_value():
+    for b in (2.5, math.nan, -1.5):
+        _check(_value_dependent, np.array([1.0, 2.0]), b, excluded={1})
