@@ -170,3 +170,37 @@ def _value_dependent(a, b):
 def test_a_call_that_raises_for_some_shared_values_only_follows_each_value():
     for b in (2.5, math.nan, -1.5):
         _check(_value_dependent, np.array([1.0, 2.0]), b, excluded={1})
+
+
+def _complex_modulo(a, b):
+    z = (b * 1j) % 2 + a
+    return z
+
+
+def _complex_ordered(a, b):
+    z = (b * 1j) < 2
+    return z + a
+
+
+def _chain_stops_before_the_complex(a, b):
+    z = 5 < b < 1j      # False at `5 < b` (b = 3): Python never compares b with 1j
+    return z + a
+
+
+def _chain_reaches_the_complex(a, b):
+    z = 1 < b < 1j
+    return z + a
+
+
+@pytest.mark.parametrize("f", [_complex_modulo, _complex_ordered,
+                               _chain_stops_before_the_complex, _chain_reaches_the_complex])
+def test_a_shared_operator_that_raises_typeerror_raises_it_for_the_batch(f):
+    # was refused: "cannot tell the shape of an unbatched operand"
+    a = np.array([1.0, 2.0, -0.5])
+    _check(f, a, 3, excluded={1})
+    _check(f, a, 3.5, excluded={1})
+    expected, exc = _outcome(lambda: _loop(f, a, [3] * len(a)))
+    got, got_exc = _outcome(lambda: vmap(f, in_axes=(0, None))(a, 3))
+    assert type(got_exc) is type(exc), (got_exc, exc)
+    if exc is None:
+        np.testing.assert_array_equal(got, expected)
