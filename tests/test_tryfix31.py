@@ -204,3 +204,20 @@ def test_a_shared_operator_that_raises_typeerror_raises_it_for_the_batch(f):
     assert type(got_exc) is type(exc), (got_exc, exc)
     if exc is None:
         np.testing.assert_array_equal(got, expected)
+
+
+def _ordered_before_int(a, b):
+    z = max(b, 1j) + int(a)     # Python raises TypeError before int(nan)'s ValueError
+    return z
+
+
+def test_checks_of_operations_after_a_raising_shared_call_are_made_after_it():
+    # the generated code tested int(a)'s NaN before calling max: ValueError first, where
+    # only the per-example replay put Python's TypeError back
+    x = np.array([np.nan, 1.0])
+    _check(_ordered_before_int, x, 2, excluded={1})
+    _check(_ordered_before_division, np.array([0.0, 1.0]), 2, excluded={1})
+    for f, a in ((_ordered_before_int, x), (_ordered_before_division, np.array([0.0, 1.0]))):
+        code = vectorize(f, excluded={1}).source(a, 2)
+        body = code[code.index("def "):]
+        assert body.index("max(") < body.index("raise "), code
