@@ -221,3 +221,25 @@ def test_checks_of_operations_after_a_raising_shared_call_are_made_after_it():
         code = vectorize(f, excluded={1}).source(a, 2)
         body = code[code.index("def "):]
         assert body.index("max(") < body.index("raise "), code
+
+
+def _after_an_early_return(a, b):
+    if a > 1:
+        return a
+    w = max(b, 1j)      # only the lanes with a <= 1 get here
+    return w + a
+
+
+def test_a_raising_shared_call_after_a_per_example_return_is_not_raised_for_every_lane():
+    # lanes that returned must not make the batch raise: refused (located) with
+    # fallback="error", the per-example loop otherwise
+    from vectorize import VectorizeError
+    x = np.array([2.0, 3.0])
+    with pytest.raises(VectorizeError) as refused:
+        vectorize(_after_an_early_return, fallback="error", excluded={1})(x, 3)
+    assert "test_tryfix31.py:" in str(refused.value)
+    with pytest.warns(Warning):
+        got = vectorize(_after_an_early_return, excluded={1})(x, 3)
+    expected = np.vectorize(_after_an_early_return, excluded={1})(x, 3)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
