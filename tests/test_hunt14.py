@@ -133,16 +133,13 @@ def _ordered_complex(a, b):
 def test_a_complex_power_the_same_for_every_example_stays_a_python_complex():
     # in a `try` body (code that runs on every lane) the power of Python numbers became a
     # NumPy complex128, which is ordered: was [10, 10], numpy.vectorize raises TypeError.
-    # `max` of the Python complex raises in the analysis too, which refuses it (located, as
-    # the same code outside a `try` is); the fallback loop raises numpy.vectorize's TypeError
+    # `max` of the Python complex raises for every example: the batch raises it too
     for args, options in (((np.array([1.0, 2.0]), 10), {"excluded": {1}}),
                           ((np.array([1.0, 2.0]), np.array(10)), {})):
         with pytest.raises(TypeError):
             np.vectorize(_ordered_complex, **options)(*args)
-        with pytest.raises((TypeError, VectorizeError)) as refused:
+        with pytest.raises(TypeError):
             vectorize(_ordered_complex, fallback="error", **options)(*args)
-        if refused.type is VectorizeError:
-            assert "test_hunt14.py:" in str(refused.value)
         with warnings.catch_warnings(), pytest.raises(TypeError):
             warnings.simplefilter("ignore", VectorizeFallbackWarning)
             vectorize(_ordered_complex, **options)(*args)

@@ -304,6 +304,9 @@ class FunctionJob:
         self.module = module
         self.helper = helper      # called from another function (maybe under its conditions)
         self.branches_per_example = False   # an analysis saw a per-example `if` or loop
+        # shared calls an analysis found raising on every example in code every lane runs
+        # (`Analysis.raises_for_every_example`), still so once `if`s are merges
+        self.raising_calls: set = set()
         self.name = name
         self.source = source
         self.params = params
@@ -342,6 +345,7 @@ class FunctionJob:
         analysis.replayed = bool(self.module.python_semantics) or self.module.runtime_replays
         analysis.python_semantics = self.module.python_semantics
         analysis.list_dtypes = dict(self.list_dtypes)
+        analysis.raised_before = frozenset(self.raising_calls)
         self._analysing = analysis
         try:
             analysis.analyze()
@@ -358,6 +362,7 @@ class FunctionJob:
             self.branches_per_example = True
         self.promoted |= analysis.promoted
         self.list_dtypes.update(analysis.list_dtypes)
+        self.raising_calls |= analysis.raises_for_every_example
         self.last = analysis
         return analysis
 

@@ -208,6 +208,13 @@ class Calls:
                     # (`math.ceil(np.sqrt(-2))`): every example raises, so the call stays
                     # as written (NumPy's function would give nan, and no exception)
                     self.math_in_branches.discard(node)
+                if out is UNKNOWN and fn in PURE_BUILTINS and evaluated is fn and \
+                        (self.every_lane_runs() or self.raised_before_here(node)) and \
+                        _raises_for_all(fn, args, kwargs, known):
+                    # Python raises on these values (`max(1j, 2)`) in code every example
+                    # runs: every example raises it, so the call stays as written and the
+                    # code after it is dead (`Analysis.raised_for_every_example`)
+                    return self.raised_for_every_example(node)
                 if out is UNKNOWN and rule is not None and rule.family == "math" \
                         and not kwargs:
                     # Python's math raised (`math.fmod(0.0, 0.0)`); the generated code calls
@@ -703,6 +710,26 @@ _PYTHON_INTS = frozenset({builtins.int, builtins.round, math.floor, math.ceil, m
 _NUMPY_SCALAR_RAISES = frozenset({math.ldexp})
 """What raises on NumPy scalars where it computes on Python numbers: `math.ldexp`'s exponent
 must be a Python int (TypeError for an `np.int64`, `SpecFacts.scalar_raises`)."""
+
+
+def _raises_for_all(fn, args, kwargs, known: bool) -> bool:
+    """Whether the builtin ``fn`` raises on every value ``args`` and ``kwargs`` stand for:
+    on their examples where those are the values (``known``); else a TypeError on examples
+    that stand for numbers of their types (`max(x, 1j)`), which the types alone decide."""
+    values = [*args, *kwargs.values()]
+    if any(not isinstance(v, Value) or not v.known for v in values):
+        return False
+    try:
+        fn(*[a.example for a in args], **{k: v.example for k, v in kwargs.items()})
+    except TypeError:
+        return known or all(v.exact or type(v.example) in _NUMBER_TYPES
+                            or isinstance(v.example, np.generic) for v in values)
+    except Exception:
+        return known
+    return False
+
+
+_NUMBER_TYPES = (bool, int, float, complex)
 
 
 def indexed_update_of(node: cst.Call):

@@ -607,7 +607,12 @@ class Expressions:
                     raises = _evaluate(fn, left.example, right.example) is UNKNOWN
                     return unbatched(_evaluate(fn, left.example, scalar(right.example)),
                                      all_exact(left, right) and not raises)
-            return unbatched(_evaluate_inexact(fn, left, right), all_exact(left, right))
+            out = _evaluate_inexact(fn, left, right)
+            if out is UNKNOWN and self._type_error_for_every_example(
+                    node, BINARY_FUNCS[AUGMENTED_TO_BINARY.get(type(operator), type(operator))],
+                    left, right):
+                return self.raised_for_every_example(node)
+            return unbatched(out, all_exact(left, right))
         if type(operator) in (cst.MatrixMultiply, cst.MatrixMultiplyAssign):
             if left.rank == 0 or right.rank == 0:
                 raise Unsupported("`@` of a per-example scalar (NumPy raises here)", node,
@@ -711,6 +716,25 @@ class Expressions:
         inexact_join(joined, (left, right), "the `and`/`or` gives", node, node=node)
         return joined
 
+    def _type_error_for_every_example(self, node, fn, left, right) -> bool:
+        """Whether Python's operator ``fn`` raises TypeError on the values the same for every
+        example ``left`` and ``right`` (``1j < 2``, ``1j % 2``), numbers whose types alone
+        decide it, in code every example runs (`Analysis.raised_for_every_example`)."""
+        values = (left, right)
+        if not all(isinstance(v, Value) and v.known and (
+                type(v.example) in (bool, int, float, complex) or
+                isinstance(v.example, np.generic)) for v in values):
+            return False
+        if not (self.every_lane_runs() or self.raised_before_here(node)):
+            return False
+        try:
+            fn(left.example, right.example)
+        except TypeError:
+            return True
+        except Exception:
+            return False
+        return False
+
     def comparison(self, node: cst.Comparison, env):
         operands = [self.expr(node.left, env)]
         operands += [self.expr(c.comparator, env) for c in node.comparisons]
@@ -737,6 +761,15 @@ class Expressions:
                 return unbatched(out if all(o.known for o in operands) else UNKNOWN,
                                  all_exact(*operands))
             except (KeyError, Exception):
+                for a, c, b in zip(operands, node.comparisons, operands[1:]):
+                    compare = COMPARE_FUNCS.get(type(c.operator))
+                    if compare is not None and self._type_error_for_every_example(
+                            node, compare, a, b):
+                        return self.raised_for_every_example(node)
+                    held = _evaluate(compare, a.example, b.example) if compare is not None \
+                        else UNKNOWN
+                    if type(held) not in (bool, np.bool_) or not held:
+                        break   # (Python stops at the first false comparison)
                 return unbatched(UNKNOWN)
         for c in node.comparisons:
             if type(c.operator) not in COMPARE_FUNCS or type(c.operator) in (cst.Is,

@@ -191,6 +191,13 @@ class Analysis(Expressions, Calls, Aliasing):
         self._batched_depth = 0
         self._loop_stack: list[dict] = []
         self.result = None
+        # shared calls that raise in Python on every example that runs them (`max(1j, 2)`):
+        # left as written, the code after them dead (`raised_for_every_example`)
+        self.raises_for_every_example: set[cst.Call] = set()
+        self._statement_raises = False   # the statement analysed has such a call
+        # ... found by an earlier analysis of the function, before its `if`s were merges
+        # (which make every later analysis `speculative`)
+        self.raised_before: frozenset = frozenset()
 
     def analyze(self) -> Analysis:
         """Interpret the function; again from the start when it found arrays that must hold
@@ -201,6 +208,7 @@ class Analysis(Expressions, Calls, Aliasing):
             fresh.replayed = self.replayed
             fresh.list_dtypes = dict(self.list_dtypes)
             fresh.python_semantics = self.python_semantics
+            fresh.raised_before = self.raised_before
             # what the analysis has found so far, for a helper it specializes
             # (`transform.FunctionJob._python_arguments`)
             self.interpreting = fresh
@@ -318,15 +326,42 @@ class Analysis(Expressions, Calls, Aliasing):
         for stmt in stmts:
             with self._reached(not env.unreached):
                 env = self.statement(stmt, env)
+            if self._statement_raises:
+                self._statement_raises = False
+                return None     # (as after a `raise`: no example gets past it)
             if env is None or env.raised:
                 return env
         return env
+
+    def every_lane_runs(self) -> bool:
+        """Whether the code being analysed runs on every example that reaches the statement:
+        not under a per-example condition (`if`, loop, `and`/`or`, conditional expression),
+        nor in a helper its caller may call on some lanes only."""
+        return not (self.speculative or self._batched_depth or self.__dict__.get(
+            "_partial_operands"))
+
+    def raised_before_here(self, node) -> bool:
+        """Whether an earlier analysis found ``node`` raising on every example that runs
+        it, in code every lane runs (`raised_for_every_example`)."""
+        return node in self.raised_before and not (self._batched_depth or self.__dict__.get(
+            "_partial_operands"))
+
+    def raised_for_every_example(self, node) -> Value:
+        """A call Python raises for on the values the same for every example, in code every
+        example runs: it stays as written, so the batch raises Python's exception as every
+        example does, and the statement it is in ends the path (`block`). Its value is a
+        placeholder for the rest of the statement, which no example computes."""
+        self.raises_for_every_example.add(node)
+        self._statement_raises = True
+        return unbatched(0.0)
 
     def statement(self, stmt, env: Env) -> Env | None:
         # (exact types, here and below: isinstance on libcst's classes is slow)
         if type(stmt) is cst.SimpleStatementLine:
             for small in stmt.body:
                 env = self.small_statement(small, env)
+                if self._statement_raises:
+                    return None
                 if env is None or env.raised:
                     return env
             return env
@@ -523,6 +558,8 @@ class Analysis(Expressions, Calls, Aliasing):
                     for frame in self._loop_stack:   # the lane leaves every enclosing loop
                         frame["masked"] = True
                         self.masked_loops.setdefault(frame["node"], small)
+            if self._statement_raises:
+                return None     # (no example returns the value: computing it raises)
             if self._batched_depth:
                 self.batched_returns = True
             self.returns.append((small, value))

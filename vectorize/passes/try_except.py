@@ -452,8 +452,9 @@ class _TryLowering(cst.CSTTransformer):
             return
         if t is cst.Call:
             fn = self.resolve(node.func)
+            keywords = _helper_keywords(fn, node, self.caught((TypeError,)))
             for arg in node.args:
-                if arg.keyword is not None or arg.star:
+                if (arg.keyword is not None or arg.star) and not keywords:
                     raise Unsupported("a call with keywords or `*` inside a `try`", arg,
                                       "compute it before the `try`")
                 self.expression(arg.value, guards, tests)
@@ -642,6 +643,28 @@ _CONVERTERS = frozenset({np.asarray, np.asanyarray, np.array, np.atleast_1d, np.
 
 def _numpy_module(fn) -> bool:
     return (getattr(fn, "__module__", None) or "").split(".")[0] == "numpy"
+
+
+def _helper_keywords(fn, node: cst.Call, type_error_caught: bool) -> bool:
+    """Whether ``node`` calls the user's helper ``fn`` with keyword arguments that bind to
+    its parameters as Python binds them, or with ``*sequence`` where no handler catches the
+    TypeError a sequence of the wrong length raises (the batched call raises it too, for
+    every example): what it may raise is read from its body (`helper_raises`), whichever
+    parameter an argument binds to."""
+    if not any(arg.keyword or arg.star for arg in node.args):
+        return False
+    if forwarded_target(fn) is not None or not isinstance(fn, types.FunctionType) or \
+            _numpy_module(fn) or any(arg.star == "**" for arg in node.args):
+        return False
+    if any(arg.star for arg in node.args):
+        return not type_error_caught and not any(arg.keyword for arg in node.args)
+    try:
+        inspect.signature(fn).bind(*[None for a in node.args if a.keyword is None],
+                                   **{a.keyword.value: None for a in node.args
+                                      if a.keyword is not None})
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 _HELPER_DEPTH = 8
