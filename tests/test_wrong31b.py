@@ -132,3 +132,15 @@ def test_vmap_int64_lane_zero_refused_or_same(f):
         assert "test_wrong31b.py:" in str(exc).splitlines()[0]
         return
     _same_bits(got, want)
+
+
+def _big_constant(x, y):
+    return 2 ** 70
+
+
+def test_jax_returned_int_beyond_int64_refused_located():
+    pytest.importorskip("jax")
+    x = np.arange(3.0)
+    # (NumPy's loop: an object array of the int; no jax.Array holds it)
+    with pytest.raises(VectorizeError, match=r"test_wrong31b\.py:\d+:\d+.*beyond int64"):
+        vmap(_big_constant, backend="jax")(x, x)

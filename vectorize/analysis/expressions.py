@@ -534,7 +534,8 @@ class Expressions:
                     # (``r % -1``, ``-r``, ``r * k`` of an int lane is 0 there, -0.0 in the
                     # batch's float)
                     problem = (f"computes in {dtype}, where a zero result is 0 (the batch: "
-                               f"{joined}, -0.0 for a negation, a negative factor or a negative divisor)")
+                               f"{joined}, -0.0 for a negation, a negative factor or a "
+                               "negative divisor)")
                 elif dtype.kind in "iub" and joined.kind in "fc":
                     # an operand cast into the lane's narrow int where the batch keeps it
                     # (``np.where(c, r, 300)`` of an int8 lane: 300 wraps to 44)
