@@ -144,3 +144,21 @@ def test_jax_returned_int_beyond_int64_refused_located():
     # (NumPy's loop: an object array of the int; no jax.Array holds it)
     with pytest.raises(VectorizeError, match=r"test_wrong31b\.py:\d+:\d+.*beyond int64"):
         vmap(_big_constant, backend="jax")(x, x)
+
+
+def _scaled_by_unmapped_sum(x, w):
+    return x * np.sum(w)
+
+
+def test_torch_numpy_sum_of_unmapped_numpy_argument():
+    pytest.importorskip("torch")
+    x, w = np.arange(3.0), np.array([1.0, 2.0])
+    mapped = vmap(_scaled_by_unmapped_sum, in_axes=(0, None), backend="torch")
+    # (the loop's NumPy `w`: the batch's tensor of it meets np.sum, which the loop decides)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = mapped(x, w)
+    _same_bits(got, _loop(lambda xi: _scaled_by_unmapped_sum(xi, w), x))
+    # an empty batch: no loop decides; a located error, never the bare TypeError
+    with pytest.raises(VectorizeError, match=r"test_wrong31b\.py:\d+:\d+.*empty batch"):
+        mapped(x[:0], w)
