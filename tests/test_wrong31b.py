@@ -162,3 +162,25 @@ def test_torch_numpy_sum_of_unmapped_numpy_argument():
     # an empty batch: no loop decides; a located error, never the bare TypeError
     with pytest.raises(VectorizeError, match=r"test_wrong31b\.py:\d+:\d+.*empty batch"):
         mapped(x[:0], w)
+
+
+def _python_int_meets_float16(a, b):
+    flag = 0.5
+    flag += (a < 0.5)
+    return max(a, flag) + b ** True
+
+
+def test_jax_python_int_meets_float16_as_numpy_vectorize():
+    # fuzz_jax27 --only bools seed 1185: per example `a` is the Python int 2**63 - 1,
+    # which meets np.float16 as a float16 (inf); the analysis' int64 stand-in made JAX's
+    # code convert it to float64 (9.22e18)
+    pytest.importorskip("jax")
+    a, b = np.array(2 ** 63 - 1), np.float16(-0.0)
+    with np.errstate(all="ignore"):
+        want = np.vectorize(_python_int_meets_float16)(a, b)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = vectorize(_python_int_meets_float16, backend="jax")(a, b)
+    _same_bits(np.asarray(got), want)
+    with pytest.raises(VectorizeError, match=r"test_wrong31b\.py:\d+:\d+.*Python int"):
+        vectorize(_python_int_meets_float16, backend="jax", fallback="error")(a, b)
