@@ -78,6 +78,18 @@ def _np_fmod(a, c):
     return np.fmod(r, 1)
 
 
+def _augmented_times_minus_one(a, c):
+    r = int(a) if c > 0 else a * 1.0
+    r *= -1
+    return r
+
+
+def _augmented_floordiv_minus_three(a, c):
+    r = int(a) if c > 0 else a * 1.0
+    r //= -3
+    return r
+
+
 # float lane first: numpy.vectorize's output is float64; lanes 1 and 4 are int zeros
 # (-0 and -2 * 0 / -2 % 1 on ints), lane 2 a float zero (-0.0 kept)
 A = np.array([1.0, 0.0, 0.0, 3.0, -2.0, 5.0])
@@ -86,7 +98,8 @@ C = np.array([-1.0, 1.0, -1.0, 1.0, 1.0, -1.0])
 
 @pytest.mark.parametrize("f", [_neg, _times_minus_one, _floordiv_minus_three,
                                _mod_minus_one, _divmod_minus_one, _np_mod_minus_one,
-                               _times_zero, _copysign_of_negated_double, _np_fmod])
+                               _times_zero, _copysign_of_negated_double, _np_fmod,
+                               _augmented_times_minus_one, _augmented_floordiv_minus_three])
 def test_vectorize_int_lane_zero_keeps_its_sign(f):
     want = np.vectorize(f)(A, C)
     with warnings.catch_warnings():

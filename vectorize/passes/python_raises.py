@@ -834,7 +834,7 @@ class _Checks:
                        for d in self.defs.get(node.value, ()))
         return False
 
-    def signed_zero(self, node) -> None:
+    def signed_zero(self, node, at=None) -> None:
         """`vectorize`: refuse an operation on a value that is an int on some lanes and a
         float on others (`int_lanes`) whose float result may be -0.0 where the int one is 0
         (``-r`` of 0, ``r * -1``, ``r // -3``, ``r % -1``, ``np.fmod(r, 1)`` of -2): per
@@ -886,7 +886,7 @@ class _Checks:
                 raise Unsupported(
                     "this operation of a value that is an int on some lanes and a float on "
                     "others may give -0.0 on an int lane, where per example the int 0 "
-                    "gives 0 (the batch computes every lane in float64)", node,
+                    "gives 0 (the batch computes every lane in float64)", at or node,
                     "give the value one type on every path (e.g. float(...) where it is "
                     "assigned)")
 
@@ -1750,9 +1750,11 @@ class _Writer:
                             found.append((check, []))
             if operator is not None and type(small.target) is cst.Name:
                 # (`r -= 2**60` as `r - 2**60`)
+                binary = cst.BinaryOperation(left=small.target, operator=operator(),
+                                             right=small.value)
                 found.extend((check, []) for check in self.checks.rounded_int_operands(
-                    cst.BinaryOperation(left=small.target, operator=operator(),
-                                        right=small.value)))
+                    binary))
+                self.checks.signed_zero(binary, at=small)      # (`r *= -1`)
             if operator is not None and type(small.target) is cst.Subscript:
                 found.extend((check, []) for check in self.checks.item_update_cast(
                     small.target, operator, small.value))
