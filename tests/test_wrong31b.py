@@ -197,3 +197,17 @@ def test_jax_python_int_meets_float16_as_numpy_vectorize():
     _same_bits(np.asarray(got), want)
     with pytest.raises(VectorizeError, match=r"test_wrong31b\.py:\d+:\d+.*Python int"):
         vectorize(_python_int_meets_float16, backend="jax", fallback="error")(a, b)
+
+
+@pytest.mark.parametrize("f", [_neg, _times_minus_one, _floordiv_minus_three,
+                               _mod_minus_one, _copysign_of_negated_double,
+                               _augmented_times_minus_one])
+def test_vmap_python_int_lane_zero_refused_or_same(f):
+    # (`int(a)` of a NumPy float is a Python int per example: 0 where the batch gives -0.0)
+    want = _loop(f, A, C)
+    try:
+        got = vmap(f)(A, C)
+    except VectorizeError as exc:
+        assert "test_wrong31b.py:" in str(exc).splitlines()[0]
+        return
+    _same_bits(got, want)

@@ -479,9 +479,18 @@ class Expressions:
                 dtype = getattr(lane, "dtype", None)
                 if dtype is None and type(lane) in (float, complex):
                     dtype = np.asarray(lane).dtype      # a Python float: a double
-                if joined is None or dtype is None or dtype == joined:
+                if dtype is None and type(lane) is int and joined is not None and \
+                        joined.kind in "fc" and _signed_zero(fn, args):
+                    # (a Python int lane, ``int(y)`` on some: its 0 is 0 where stacked,
+                    # the batch's float may give -0.0, as of an int64 lane)
+                    problem = (f"computes in Python ints, where a zero result is 0 (the "
+                               f"batch: {joined}, -0.0 for a negation, a negative factor or "
+                               "a negative divisor)")
+                if problem is not None:
+                    pass
+                elif joined is None or dtype is None or dtype == joined:
                     continue
-                if dtype.kind in "fc" and joined.kind in "fc" and (
+                elif dtype.kind in "fc" and joined.kind in "fc" and (
                         np.finfo(dtype).bits != np.finfo(joined).bits):
                     # float32 lanes round to float32, float64 lanes (and Python
                     # floats) keep the double: the batch rounds every lane alike
