@@ -437,11 +437,20 @@ class _VMapped:
         """The per-example loop's result where the batched code raised ``exc`` (counted in
         ``replays``; `vmap_replays` warns where the loop returns and ``exc`` is one the
         user's code could not raise), or ``exc`` itself where no loop can decide."""
-        if not size or not (backends.get(entry.spec.backend).eager_raises or
-                            getattr(exc, "whole_batch", False) or
-                            vmap_replays.raised_by_statement(exc)):
+        if not (backends.get(entry.spec.backend).eager_raises or
+                getattr(exc, "whole_batch", False) or vmap_replays.raised_by_statement(exc)):
             raise exc       # (JAX: what its traced code raises is not a per-example raise,
             #                 but for its `raise` statements: the engine's checks, the user's)
+        if not size and vmap_replays.raised_by_statement(exc):
+            raise exc       # (a `raise` the function reaches on no condition: raised too)
+        if not size:
+            # (no example raises in an empty batch: what the batched code raised is its own,
+            # e.g. `np.sum(w)` of an unmapped NumPy argument made a tensor; the loop that
+            # would decide has no example to run, as where the function runs per example)
+            raise VectorizeError(
+                f"cannot vmap `{self._name}` over an empty batch: its batched code raised "
+                f"{type(exc).__name__} ({exc}), and the per-example loop that decides has no "
+                "example to run", **user_location()) from exc
         self.replays += 1
         self.last_replay = f"{type(exc).__name__}: {exc}"
         out = self._loop(args, kwargs, size)

@@ -479,9 +479,18 @@ class Expressions:
                 dtype = getattr(lane, "dtype", None)
                 if dtype is None and type(lane) in (float, complex):
                     dtype = np.asarray(lane).dtype      # a Python float: a double
-                if joined is None or dtype is None or dtype == joined:
+                if dtype is None and type(lane) is int and joined is not None and \
+                        joined.kind in "fc" and _signed_zero(fn, args):
+                    # (a Python int lane, ``int(y)`` on some: its 0 is 0 where stacked,
+                    # the batch's float may give -0.0, as of an int64 lane)
+                    problem = (f"computes in Python ints, where a zero result is 0 (the "
+                               f"batch: {joined}, -0.0 for a negation, a negative factor or "
+                               "a negative divisor)")
+                if problem is not None:
+                    pass
+                elif joined is None or dtype is None or dtype == joined:
                     continue
-                if dtype.kind in "fc" and joined.kind in "fc" and (
+                elif dtype.kind in "fc" and joined.kind in "fc" and (
                         np.finfo(dtype).bits != np.finfo(joined).bits):
                     # float32 lanes round to float32, float64 lanes (and Python
                     # floats) keep the double: the batch rounds every lane alike
@@ -530,12 +539,12 @@ class Expressions:
                         fn, "__name__", None) in _INT_DIVISION and not _nonzero_divisor(args):
                     problem = (f"computes in {dtype}, where a zero divisor gives 0 (the "
                                f"batch: {joined}, nan)")
-                elif dtype.kind in "iu" and joined.kind in "fc" and getattr(
-                        fn, "__name__", None) in _INT_DIVISION - {"fmod"} and \
-                        _negative_divisor(args):
-                    # (``r % -1`` of an int lane is 0 there, -0.0 in the batch's float)
+                elif dtype.kind in "iu" and joined.kind in "fc" and _signed_zero(fn, args):
+                    # (``r % -1``, ``-r``, ``r * k`` of an int lane is 0 there, -0.0 in the
+                    # batch's float)
                     problem = (f"computes in {dtype}, where a zero result is 0 (the batch: "
-                               f"{joined}, -0.0 for a negative divisor)")
+                               f"{joined}, -0.0 for a negation, a negative factor or a "
+                               "negative divisor)")
                 elif dtype.kind in "iub" and joined.kind in "fc":
                     # an operand cast into the lane's narrow int where the batch keeps it
                     # (``np.where(c, r, 300)`` of an int8 lane: 300 wraps to 44)
@@ -1496,11 +1505,32 @@ _BELOW_ZERO = frozenset({"sub", "neg", "subtract", "negative"})
 _INT_DIVISION = frozenset({"floordiv", "mod", "floor_divide", "remainder", "fmod", "divmod"})
 
 
-def _negative_divisor(args) -> bool:
-    """Whether the operation divides by a constant below zero (``r % -1``)."""
-    if len(args) != 2 or not _nonzero_divisor(args):
+# operations whose float result may be -0.0 where the int one is 0 (``-r`` of 0, ``0 * -3``,
+# ``0 // -3``, ``3 % -1``, ``np.fmod(-3, 1)``): on a lane that is an int per example, its 0
+# becomes 0.0 where the loop stacks it, the batch's float keeps -0.0
+_SIGNED_ZERO = frozenset({"neg", "negative", "mul", "multiply"}) | _INT_DIVISION
+
+
+def _positive_constant(arg) -> bool:
+    if not isinstance(arg, Value) or arg.batched or not arg.exact or not arg.known:
         return False
-    return bool(args[1].example < 0)
+    d = arg.example
+    return isinstance(d, (int, float, np.integer, np.floating)) and not isinstance(
+        d, (bool, np.bool_)) and bool(d > 0)
+
+
+def _signed_zero(fn, args) -> bool:
+    """Whether ``fn`` of ``args``, computed in float on lanes that are ints per example, may
+    give -0.0 where the int computation gives 0 (`_SIGNED_ZERO`); not where it multiplies
+    by, or divides by, a constant above zero (``r * 3``, ``r // 2``, ``r % 7``)."""
+    name = getattr(fn, "__name__", None)
+    if name not in _SIGNED_ZERO:
+        return False
+    if name in ("neg", "negative") or name == "fmod" or len(args) != 2:
+        return True
+    if name in ("mul", "multiply"):
+        return not (_positive_constant(args[0]) or _positive_constant(args[1]))
+    return not _positive_constant(args[1])
 
 
 def _nonzero_divisor(args) -> bool:

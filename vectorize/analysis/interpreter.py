@@ -1090,8 +1090,8 @@ def _no_int_beyond_int64_returned(returns) -> None:
                     -2 ** 63 <= leaf.example < 2 ** 63):
                 raise Unsupported("the function returns a Python int beyond int64 (the same "
                                   f"for every example, {len(str(abs(leaf.example)))} digits)"
-                                  ": no tensor holds it, so stacking the per-example results "
-                                  "raises", ret.value or ret,
+                                  ": no tensor or jax.Array holds it, so stacking the "
+                                  "per-example results raises", ret.value or ret,
                                   "return it as a float (float(...)), or keep it in range")
 
 

@@ -110,7 +110,7 @@ class Backend:
     #                          (`passes.compact`): its float64 arithmetic is IEEE's, bit for
     #                          bit what Python's floats give
     big_int_results = True   # a result may be a Python int beyond int64 (NumPy: an object
-    #                          array of it); PyTorch's stacking of such a result raises, so
+    #                          array of it); PyTorch's and JAX's stacking of one raises, so
     #                          one known before the call (a constant) is refused, located
     float_literals = False   # an int literal beside a per-example float array is written as
     #                          the float it equals (`x > 5` as `x > 5.0`): the same values

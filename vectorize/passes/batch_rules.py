@@ -152,7 +152,8 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             return None
         site = Site(args=[self.value(o) for o in operands_orig], nodes=list(operands_new),
                     node=original, original=original, result=self.value(original),
-                    backend=self.registry.backend, func=func)
+                    backend=self.registry.backend, func=func,
+                    python_semantics=bool(self.ctx.module.python_semantics))
         return hook(site)
 
     def _numpy_scalar_op(self, original_node, updated_node):

@@ -386,6 +386,7 @@ class _Checks:
             out.extend(post)
             return
         post.extend((check, guards) for check in self.rounded_int_operands(node))
+        self.signed_zero(node)
         affine = self.affine(node)
         if affine is not None:
             # `3 * n + 1` on ints: wrapping in between is harmless (int64 arithmetic is exact
@@ -793,12 +794,13 @@ class _Checks:
                 out.append((check, guards))
                 self.assume(check, guards)
 
-    def int_lanes(self, node, seen=frozenset()) -> bool:
+    def int_lanes(self, node, seen=frozenset(), beyond: bool = True) -> bool:
         """Whether ``node``'s per-example value is an int on some lanes and a float on
         others (a choice per example: ``r = 2**60 + k if x > 0 else 0.5``; arithmetic of
         such a value with ints, names assigned it) whose int lanes may lie beyond 2**53:
         the batch holds every lane in float64, which rounds them, where each example keeps
-        the exact int (`abstract.MIXED_PARTS`, `abstract.INT_PART_SIZES`)."""
+        the exact int (`abstract.MIXED_PARTS`, `abstract.INT_PART_SIZES`). ``beyond``
+        false: whatever their size (bool lanes too: ``-r`` of False is the int 0)."""
         value = self.value(node)
         if value is None or not value.batched or value.rank != 0 or value.kind != "f":
             return False
@@ -806,6 +808,8 @@ class _Checks:
         if parts:
             sizes = INT_PART_SIZES.get(value, {})
             for p in parts:
+                if not beyond and isinstance(p, (bool, int, np.bool_, np.integer)):
+                    return True
                 if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, np.integer)):
                     continue
                 if type(p) is not int and self.python is not None and p.dtype.itemsize < 8:
@@ -817,19 +821,76 @@ class _Checks:
         if t is cst.BinaryOperation and type(node.operator) in _INT_KEEPING_OPS:
             for side, other in ((node.left, node.right), (node.right, node.left)):
                 v = self.value(other)
-                if v is not None and v.kind in "iub" and self.int_lanes(side, seen):
+                if v is not None and v.kind in "iub" and self.int_lanes(side, seen, beyond):
                     return True
             return False
         if t is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
-            return self.int_lanes(node.expression, seen)
+            return self.int_lanes(node.expression, seen, beyond)
         if t is cst.IfExp:
-            return self.int_lanes(node.body, seen) or self.int_lanes(node.orelse, seen)
+            return self.int_lanes(node.body, seen, beyond) or self.int_lanes(
+                node.orelse, seen, beyond)
         if t is cst.Call and self.example(node.func) is builtins.abs and len(node.args) == 1:
-            return self.int_lanes(node.args[0].value, seen)
+            return self.int_lanes(node.args[0].value, seen, beyond)
         if t is cst.Name and node.value not in seen:
-            return any(d is not None and self.int_lanes(d, seen | {node.value})
+            return any(d is not None and self.int_lanes(d, seen | {node.value}, beyond)
                        for d in self.defs.get(node.value, ()))
         return False
+
+    def signed_zero(self, node, at=None) -> None:
+        """`vectorize`: refuse an operation on a value that is an int on some lanes and a
+        float on others (`int_lanes`) whose float result may be -0.0 where the int one is 0
+        (``-r`` of 0, ``r * -1``, ``r // -3``, ``r % -1``, ``np.fmod(r, 1)`` of -2): per
+        example the int 0 becomes 0.0 where the results are stacked, while the batch's
+        float64 keeps -0.0 (a later ``1 / r`` or ``math.copysign`` tells them apart).
+        Multiplying or dividing by a constant above zero (``r * 3``, ``r // 2``, ``r % 7``)
+        gives no -0.0 of an int."""
+        if self.types_only or self.python is not None:
+            return
+        t = type(node)
+        if t is cst.UnaryOperation and type(node.operator) is cst.Minus:
+            pairs = [(node.expression, None)]
+        elif t is cst.BinaryOperation and type(node.operator) in (
+                cst.Multiply, cst.FloorDivide, cst.Modulo):
+            pairs = [(node.left, node.right)]
+            if type(node.operator) is cst.Multiply:
+                pairs.append((node.right, node.left))
+            else:
+                pairs.append((node.right, None))
+        elif t is cst.Call and not any(a.star or a.keyword is not None for a in node.args):
+            fn = self.example(node.func)
+            name = getattr(fn, "__name__", None) if fn is builtins.divmod or isinstance(
+                fn, np.ufunc) else None
+            args = [a.value for a in node.args]
+            if name == "negative" and len(args) == 1:
+                pairs = [(args[0], None)]
+            elif name in ("multiply",) and len(args) == 2:
+                pairs = [(args[0], args[1]), (args[1], args[0])]
+            elif name in ("divmod", "floor_divide", "remainder", "fmod") and len(args) == 2:
+                pairs = [(args[0], None if name == "fmod" else args[1]), (args[1], None)]
+            else:
+                return
+        else:
+            return
+        for side, other in pairs:
+            if other is not None:
+                v = self.value(other)
+                if v is None or v.kind not in "iub":
+                    continue        # (an int meeting a float is converted per example)
+                if not v.batched and v.exact and isinstance(
+                        v.example, (int, np.integer)) and v.example > 0:
+                    continue
+            elif len(pairs) > 1 and side is pairs[-1][0] and t is not cst.UnaryOperation:
+                # (the divisor: refused where the dividend is an int too)
+                v = self.value(pairs[0][0])
+                if v is None or v.kind not in "iub":
+                    continue
+            if self.int_lanes(side, beyond=False):
+                raise Unsupported(
+                    "this operation of a value that is an int on some lanes and a float on "
+                    "others may give -0.0 on an int lane, where per example the int 0 "
+                    "gives 0 (the batch computes every lane in float64)", at or node,
+                    "give the value one type on every path (e.g. float(...) where it is "
+                    "assigned)")
 
     def rounded_int_operands(self, node) -> list:
         """Checks that the int lanes of the operands of ``node`` that `int_lanes` finds
@@ -1691,9 +1752,11 @@ class _Writer:
                             found.append((check, []))
             if operator is not None and type(small.target) is cst.Name:
                 # (`r -= 2**60` as `r - 2**60`)
+                binary = cst.BinaryOperation(left=small.target, operator=operator(),
+                                             right=small.value)
                 found.extend((check, []) for check in self.checks.rounded_int_operands(
-                    cst.BinaryOperation(left=small.target, operator=operator(),
-                                        right=small.value)))
+                    binary))
+                self.checks.signed_zero(binary, at=small)      # (`r *= -1`)
             if operator is not None and type(small.target) is cst.Subscript:
                 found.extend((check, []) for check in self.checks.item_update_cast(
                     small.target, operator, small.value))

@@ -65,6 +65,7 @@ class JaxBackend(Backend):
         refuse_jax(reg)
     quiet = None            # XLA never warns about floating-point errors: nothing to silence
     weak_python_numbers = True
+    big_int_results = False     # (no jax.Array holds a Python int beyond int64)
     int_power_checks = True     # jnp's integer powers never raise
     in_place_writes = True   # written as functional updates (`x = x.at[i].set(v)`: `writes`)
     owned_temporaries = False  # (no in-place updates of temporaries: nothing to gain)

@@ -222,6 +222,8 @@ class Faithful:
         rule's, and those of a `HALF_IN_FLOAT32` ufunc to float64; None where nothing needs
         converting."""
         new = self.converted(site)
+        if new is not site and site.python_semantics:
+            _python_int_meets_narrow(site, _result_dtype(site.result), self._function(site))
         if self._in_float32(new):
             # (the call's float16 result is written `jnp.asarray(..., dtype=jnp.float16)`,
             # `Backend.strongly_typed`: float64 rounded to float16 at once)
@@ -253,6 +255,42 @@ class Faithful:
         nodes = [expr(self.backend.scalar("{x}", wanted), x=node) if _converted(value, operator)
                  else node for node, value in zip(site.nodes, site.args)]
         return dataclasses.replace(site, nodes=nodes)
+
+
+def _python_int_meets_narrow(site, wanted, function) -> None:
+    """`vectorize`: refuse converting an operand the analysis holds as a 64-bit NumPy int
+    (its stand-in for an int argument) where per example it may be a Python int, which meets
+    a narrow NumPy float as that float (NEP 50: ``max(a, 0.5) + np.float16(1)`` is a float16,
+    inf for ``a`` = 2**63 - 1), where the int64 meets it in float64: on values the same for
+    every example, computed by Python as each example does, except where a JAX array takes
+    part (then in JAX's dtype), which the conversion to the analysis' dtype is for."""
+    if wanted is None or wanted.kind not in "fc" or function is None:
+        return
+    examples = [getattr(v, "example", None) for v in site.args]
+    if not any(isinstance(e, np.floating) and e.dtype.itemsize < 8 for e in examples):
+        return
+    name = getattr(function, "__name__", None)
+    numpy_function = getattr(np, name, None) if name else None
+    if not isinstance(numpy_function, np.ufunc):
+        return
+    for i, e in enumerate(examples):
+        if not (isinstance(e, np.integer) and e.dtype.itemsize == 8):
+            continue
+        as_python = list(examples)
+        as_python[i] = int(e)
+        try:
+            with np.errstate(all="ignore"):
+                dtype = np.asarray(numpy_function(*as_python)).dtype
+        except Exception:       # noqa: BLE001 -- no result to compare
+            continue
+        if dtype != wanted:
+            from ...errors import Unsupported
+            raise Unsupported(
+                f"this operation meets a NumPy {dtype} value with an int that per example may "
+                f"be a Python int (then the result is a {dtype}) or a NumPy int64 (then "
+                f"{wanted}); the JAX backend cannot tell which here", site.original,
+                "convert the int explicitly (float(...) or np.int64(...)) before it meets "
+                "the narrow float")
 
 
 def make_faithful(reg, twins: dict) -> None:
