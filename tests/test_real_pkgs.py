@@ -123,7 +123,10 @@ SUBSET = {
     "colorsys.rgb_to_hls": ("equal", "equal"),
     "colorsys.hsv_to_rgb": ("equal", "equal"),
     "pygeodesy.utily.wrap180": ("equal", "equal"),
-    "pygeodesy.fmath.fatan": ("equal", "equal"),
+    # (vmap: `r = -r` where the analysis leaves `r` an int on some lanes, its helper's
+    # `h = 0` carried into a loop over constants: refused, the int lane's -0 being the loop's
+    # 0.0 where the batch's float gives -0.0; the carry is a float on every lane that runs)
+    "pygeodesy.fmath.fatan": ("equal", "refused"),
     "pygeodesy.fmath.euclid": ("equal", "equal"),
     "convertdate.gregorian.from_jd": ("equal", "equal"),
     "convertdate.gregorian.legal_date": ("equal", "equal"),

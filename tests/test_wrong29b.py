@@ -201,7 +201,10 @@ def test_math_ceil_of_a_constant_beyond_int64_is_refused_located(backend):
     with pytest.raises(VectorizeError) as info:
         vmap(ceil_of_huge_constant, backend=_backend(backend))(x, y)
     message = str(info.value)
-    assert "test_wrong29b.py" in message and "math.ceil" in message
+    # (located at the call, or, on a backend whose results hold no int beyond int64 (JAX),
+    # at the return of it)
+    assert "test_wrong29b.py" in message and ("math.ceil" in message or "beyond int64" in
+                                               message)
 
 
 def test_math_ceil_of_a_constant_in_range_is_the_loops():
