@@ -102,3 +102,36 @@ def test_finally_in_a_handled_try_under_vmap_is_refused_not_wrong(f):
         except VectorizeError:
             return
     np.testing.assert_array_equal(got, loop)
+
+
+# --------------------- a per-example Python int meeting a narrow NumPy int in a float ufunc
+# Per example NEP 50 gives `round(x)` (a Python int) the uint8's type, so `np.hypot` runs its
+# float16 loop, the int converted straight to float16 (2**31 - 1 becomes inf); the batch's
+# int64 array of it made a float64 hypot (fuzz_nep50 seed 90071: float64 where the loop's
+# stack is float16).
+def hypot_round_uint8(x, y):
+    return np.hypot(round(x), y + y)
+
+
+def arctan2_int_int16(x, y):
+    return np.arctan2(int(x), y)
+
+
+def logaddexp_floor_int8(x, y):
+    return np.logaddexp(y, math.floor(x / 1000.0))
+
+
+@pytest.mark.parametrize("f, dtypes", [
+    (hypot_round_uint8, (np.int32, np.uint8)),
+    (arctan2_int_int16, (np.float64, np.int16)),
+    (logaddexp_floor_int8, (np.float64, np.int8)),
+])
+def test_python_int_meeting_a_narrow_int_in_a_float_ufunc_under_vmap(f, dtypes):
+    x = np.array([3, -1, 2**31 - 1, 70000, 0], dtype=dtypes[0])
+    y = np.array([7, 1, 127, 2, 100], dtype=dtypes[1])
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        loop = np.stack([np.asarray(f(a, b)) for a, b in zip(x, y)])
+        got = vmap(f)(x, y)
+    assert got.dtype == loop.dtype
+    np.testing.assert_array_equal(got, loop)
