@@ -135,3 +135,49 @@ def test_python_int_meeting_a_narrow_int_in_a_float_ufunc_under_vmap(f, dtypes):
         got = vmap(f)(x, y)
     assert got.dtype == loop.dtype
     np.testing.assert_array_equal(got, loop)
+
+
+# ------------ the file rewriter: a call passing a Python number and a NumPy scalar per item
+# numpy.vectorize hands each argument on as it is: `a` (an item of a tuple) is a Python
+# float, so `1.0 / (x - x)` raises ZeroDivisionError at x = -3.0; the call went to the
+# version for NumPy scalars, made as if every argument were one, which gave inf
+# (fuzz_clihunt27 seed 356). The check that the two versions are the same code compared the
+# version with itself (a second transform under one name printed the first's code).
+CLI_MIXED = '''
+import numpy as np
+
+from vectorize import vectorize
+
+PAIR = (1.0, 0.0, -3.0, 1.58)
+
+
+@vectorize
+def f3(x, b):
+    if x == -3.0:
+        return 1.0 / (x - x)
+    return x + b
+
+
+def site():
+    return [f3(a, b) for a, b in zip(PAIR, np.ones(3))]
+'''
+
+
+def _site_outcome(text: str):
+    namespace: dict = {}
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exec(compile(text, "case.py", "exec"), namespace)
+        try:
+            return namespace["site"]()
+        except Exception as exc:  # noqa: BLE001 -- the exception type is the result
+            return type(exc)
+
+
+def test_cli_call_with_a_python_number_and_a_numpy_scalar_keeps_python_checks():
+    from vectorize.rewrite import rewrite_text
+
+    outcome = rewrite_text(CLI_MIXED, "case.py")
+    assert not outcome.errors, outcome.errors
+    assert _site_outcome(CLI_MIXED) is ZeroDivisionError
+    assert _site_outcome(outcome.text) is ZeroDivisionError, outcome.text
