@@ -158,18 +158,28 @@ def f3(x, b):
     return x + b
 
 
+@vectorize
+def g(x, b):
+    return 1 // x + int(b)
+
+
 def site():
     return [f3(a, b) for a, b in zip(PAIR, np.ones(3))]
+
+
+def site_numpy_first():
+    # (x a NumPy scalar: 1 // 0.0 is inf there; b a Python float, whose int() checks)
+    return [g(x, 2.0) for x in np.array([1.0, 0.0, -3.0])]
 '''
 
 
-def _site_outcome(text: str):
+def _site_outcome(text: str, site: str = "site"):
     namespace: dict = {}
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         exec(compile(text, "case.py", "exec"), namespace)
         try:
-            return namespace["site"]()
+            return [float(v) for v in namespace[site]()]
         except Exception as exc:  # noqa: BLE001 -- the exception type is the result
             return type(exc)
 
@@ -181,3 +191,6 @@ def test_cli_call_with_a_python_number_and_a_numpy_scalar_keeps_python_checks():
     assert not outcome.errors, outcome.errors
     assert _site_outcome(CLI_MIXED) is ZeroDivisionError
     assert _site_outcome(outcome.text) is ZeroDivisionError, outcome.text
+    expected = _site_outcome(CLI_MIXED, "site_numpy_first")
+    assert expected == [3.0, math.inf, 1.0]
+    assert _site_outcome(outcome.text, "site_numpy_first") == expected, outcome.text

@@ -283,21 +283,13 @@ class _Functions:
         new_plan = dataclasses.replace(the_plan, name=new_name)
         # NumPy scalars per example are `vmap`'s examples (its semantics, False: the Python
         # numbers the function makes itself, `1.0 / 0.0`, still raise as Python's do); where
-        # other batched arguments are Python numbers, only code that is the same for both
-        # (the version for those Python numbers under a name of its own: one context prints
-        # a name once, so a second transform named `new_name` would print the first's code)
-        printed = self._version(the_plan, stmt, new_plan, False)
+        # other batched arguments are Python numbers, the code for those only
+        # (`PythonSemantics` of them: the decorator hands a NumPy scalar argument on as it
+        # is, as `vectorize` is made for one)
+        printed = self._version(the_plan, stmt, new_plan,
+                                PythonSemantics(python) if python else False)
         if printed is None:
             return None
-        if python:
-            probe = context.function_names.fresh(name + "_python")
-            mixed = self._version(the_plan, stmt, dataclasses.replace(the_plan, name=probe),
-                                  PythonSemantics(python))
-            if mixed is None or dict(printed.functions) != {
-                    (new_name if n == probe else n): t.replace(f"def {probe}(",
-                                                               f"def {new_name}(", 1)
-                    for n, t in mixed.functions}:
-                return None
         texts = dict(printed.functions)
         if texts[new_name] == the_plan.texts[name].replace(f"def {name}(", f"def {new_name}(",
                                                            1) and \
