@@ -309,7 +309,7 @@ def sl_list_sum(k):
 
 
 def sl_tuple_sum_and_mean(k):
-    return np.sum(INTS[k:]) + np.mean(FLOATS[-k:])
+    return sum(INTS[k:]) + np.mean(FLOATS[-k:])
 
 
 SHARED = [sl_sum_prefix, sl_sum_builtin, sl_mean, sl_any_between, sl_len_and_sum,

@@ -194,3 +194,52 @@ def test_cli_call_with_a_python_number_and_a_numpy_scalar_keeps_python_checks():
     expected = _site_outcome(CLI_MIXED, "site_numpy_first")
     assert expected == [3.0, math.inf, 1.0]
     assert _site_outcome(outcome.text, "site_numpy_first") == expected, outcome.text
+
+
+# ------------------------- a NumPy sum / product of a slice of a module's tuple of ints
+# Per example `np.prod(T[:0])` is np.prod(()) = 1.0, a float64 (NumPy makes an empty tuple a
+# float64 array), the others int64: numpy.vectorize's output type is the first example's
+# (float64 here), the loop's stack float64; the batch gave int64 throughout.
+T_INTS = (4, 5)
+
+
+def prod_of_int_tuple_slice(a, b):
+    return np.prod(T_INTS[:a]) + len(T_INTS[b:])
+
+
+def sum_of_int_tuple_slice(a):
+    return np.sum(T_INTS[a:])
+
+
+A = np.array([0, 1, -1, 3, -8, 5, 2, 7])
+B = np.array([0, 1, -2, 2, 1, -3, 2, 1])
+
+
+@pytest.mark.parametrize("f, args", [(prod_of_int_tuple_slice, (A, B)),
+                                     (sum_of_int_tuple_slice, (A[::-1],))])
+def test_numpy_reduction_of_an_int_tuple_slice_is_as_numpy_vectorize(f, args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = np.vectorize(f)(*args)
+        got = vectorize(f)(*args)
+        loop = np.stack([np.asarray(f(*ex)) for ex in zip(*args)])
+        try:
+            lanes = vmap(f)(*args)
+        except VectorizeError:
+            lanes = loop
+    assert_like_numpy_vectorize(got, expected, f"{f.__name__}: ")
+    assert lanes.dtype == loop.dtype
+    np.testing.assert_array_equal(lanes, loop)
+
+
+def test_numpy_reduction_of_an_int_tuple_slice_under_vmap_is_refused_where_written():
+    with pytest.raises(VectorizeError, match="tuple of ints") as info:
+        vmap(prod_of_int_tuple_slice)(A, B)
+    assert info.value.line == prod_of_int_tuple_slice.__code__.co_firstlineno + 1
+
+
+def test_numpy_reduction_of_an_int_tuple_slice_is_vectorized_first_example_decides():
+    # (no fallback: an empty first slice makes the output float64, else int64)
+    f = vectorize(sum_of_int_tuple_slice, fallback="error")
+    for k in (np.array([2, 0, 1, 5]), np.array([0, 2, 1, 5])):
+        assert_like_numpy_vectorize(f(k), np.vectorize(sum_of_int_tuple_slice)(k), "")
