@@ -243,3 +243,22 @@ def test_numpy_reduction_of_an_int_tuple_slice_is_vectorized_first_example_decid
     f = vectorize(sum_of_int_tuple_slice, fallback="error")
     for k in (np.array([2, 0, 1, 5]), np.array([0, 2, 1, 5])):
         assert_like_numpy_vectorize(f(k), np.vectorize(sum_of_int_tuple_slice)(k), "")
+
+
+# ---------------------------------- np.where of a per-example Python int and a narrow int
+# Per example `np.where(c, int(x), y)` of an int16 `y` is an int16 (NEP 50), the Python int
+# cast as np.where casts it (10**10 wraps to -7168); the batch gave int64 (fuzz_nep50 seed
+# 91286).
+def where_python_int_int16(x, y):
+    return np.where(int(x) > y, int(x), y)
+
+
+def test_where_of_a_python_int_and_an_int16_under_vmap():
+    x = np.array([3, 10**10, -70000, 5], dtype=np.int64)
+    y = np.array([7, 1, 127, -2], dtype=np.int16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        loop = np.stack([where_python_int_int16(a, b) for a, b in zip(x, y)])
+        got = vmap(where_python_int_int16)(x, y)
+    assert got.dtype == loop.dtype == np.int16
+    np.testing.assert_array_equal(got, loop)
