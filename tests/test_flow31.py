@@ -232,20 +232,21 @@ def fin_body_leaves_under_handlers(x):
     try:
         if x > 0:
             return 1.0
-        try:
-            y = 1 / x
-        finally:
-            y = 2.0
+        y = 1 / x
     except ZeroDivisionError:
-        y = 3.0
+        try:
+            y = 3.0
+        finally:
+            x = 2.0
     finally:
         x = 0.0
     return y
 
 
 def test_finally_around_a_body_that_leaves_under_handlers_is_refused_where_written():
-    # (the inner `try` is lowered; the outer one, whose body returns before its end under
-    # handlers that a copy of `finally` there would be inside, is refused at its `try`)
+    # (the inner `try`, in a handler, is lowered; the outer one, whose body returns before
+    # its end under handlers that a copy of `finally` there would be inside, is refused at
+    # its `try`)
     with pytest.raises(VectorizeError, match="leaves other than by a last") as info:
         vectorize(fin_body_leaves_under_handlers, fallback="error")(np.ones(3))
     assert info.value.line == fin_body_leaves_under_handlers.__code__.co_firstlineno + 1
@@ -308,7 +309,7 @@ def sl_list_sum(k):
 
 
 def sl_tuple_sum_and_mean(k):
-    return np.sum(INTS[k:]) + np.mean(FLOATS[-k:])
+    return sum(INTS[k:]) + np.mean(FLOATS[-k:])
 
 
 SHARED = [sl_sum_prefix, sl_sum_builtin, sl_mean, sl_any_between, sl_len_and_sum,

@@ -1360,6 +1360,11 @@ def finally_as_statements(tree: cst.FunctionDef, origins: dict | None = None) ->
     if not tries:
         return tree
     taken = Namer(all_names(tree))
+    # a `try ... finally` in the body of a `try` with handlers: what its body raises is
+    # caught there, after `F` ran; written as `B; F`, `F` would be skipped
+    caught = {id(inner) for outer in by_type(tree).get(cst.Try, ()) if outer.handlers
+              for inner in walk(outer.body) if type(inner) is cst.Try and
+              inner.finalbody is not None}
 
     def kept(made, original):
         if origins is not None and made is not original:
@@ -1369,7 +1374,8 @@ def finally_as_statements(tree: cst.FunctionDef, origins: dict | None = None) ->
     class Lower(cst.CSTTransformer):
         def leave_Try(self, original_node, updated_node):
             final = updated_node.finalbody
-            if final is None or _finally_exits_own(final.body.body):
+            if final is None or _finally_exits_own(final.body.body) or \
+                    id(original_node) in caught:
                 return kept(updated_node, original_node)
             stmts = list(final.body.body)
             if updated_node.handlers and _exits(updated_node.body.body):

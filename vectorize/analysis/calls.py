@@ -250,6 +250,23 @@ class Calls:
                 self.ragged.add(node)
             elif rule.masked is not None and node.args:
                 self.ragged_operands(node, node.args[0].value)
+                if fn in _EMPTY_FLOAT_REDUCTIONS and any(
+                        f in self.int_sequence_slices
+                        for f in self.masked_reductions.get(node, ())):
+                    # per example NumPy makes an empty slice of ints a float64 array (its
+                    # sum 0.0, its product 1.0), the others int64 ones: the same values,
+                    # and numpy.vectorize's first example decides the output type
+                    if not getattr(self, "python_semantics", None):
+                        raise Unsupported(
+                            f"`{_code(node.func)}` of a slice of a list or tuple of ints "
+                            "with a per-example bound (`vmap`): per example NumPy makes an "
+                            "empty slice a float64 array (its sum 0.0, its product 1.0) and "
+                            "the others int64 ones, so the loop's results are float64 where "
+                            "an example's slice is empty and int64 where none is", node,
+                            "use Python's sum(...) (0 for an empty slice), or make the "
+                            "table an int array (np.array([...]))")
+                    note_fact("joins")
+                    note_mixed_types()
                 if fn is len and node in self.masked_reductions:
                     return batched_like(np.int64(0))    # each example's own count
                 if fn is builtins.sum and node in self.masked_reductions and len(
@@ -730,6 +747,10 @@ def _raises_for_all(fn, args, kwargs, known: bool) -> bool:
 
 
 _NUMBER_TYPES = (bool, int, float, complex)
+
+
+_EMPTY_FLOAT_REDUCTIONS = (np.sum, np.prod, np.nansum, np.nanprod)
+"""NumPy reductions whose result for an empty list is a float64 (0.0, 1.0), for ints else."""
 
 
 def indexed_update_of(node: cst.Call):

@@ -1186,6 +1186,8 @@ class Expressions:
                 type(v) is int and abs(v) < 2 ** 31 for v in example)):
             # a list of the module of Python floats (or of small ints: their sums fit
             # int64) is sliced and reduced as the array of its items
+            if type(example[0]) is int:
+                self.int_sequence_slices.add(node)
             example = np.asarray(example)
             self.sequence_slices.add(node)
         if sl is None or not isinstance(sl, cst.Slice) or step.batched or not (

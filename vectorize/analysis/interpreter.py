@@ -129,6 +129,7 @@ class Analysis(Expressions, Calls, Aliasing):
         # among them `v[lo:hi]` of a vector with a per-example bound: the mask is the slice's
         self.slice_selections: set[cst.Subscript] = set()
         self.sequence_slices: set[cst.Subscript] = set()    # those of a list or tuple
+        self.int_sequence_slices: set[cst.Subscript] = set()    # ... of ints
         # `y[mask] = v` with a per-example boolean mask of `y`'s per-example shape
         # (-> the array's and the mask's per-example ranks)
         self.mask_writes: dict[cst.Subscript, tuple[int, int]] = {}

@@ -169,7 +169,9 @@ class _TryLowering(cst.CSTTransformer):
             # (`body_sugar.finally_as_statements` lowered the others)
             raise Unsupported("`try` with `finally` where `finally` itself returns, breaks or "
                               "continues, or the `try` body leaves other than by a last "
-                              "`return` while handlers catch, in a vectorized function", node,
+                              "`return` while handlers catch, or the `try` lies in another "
+                              "`try`'s body whose handlers catch what it raises, in a "
+                              "vectorized function", node,
                               "move the cleanup after the `try` statement")
         if self.numbers is not None:
             self.numbers.at(node)

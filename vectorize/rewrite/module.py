@@ -283,11 +283,12 @@ class _Functions:
         new_plan = dataclasses.replace(the_plan, name=new_name)
         # NumPy scalars per example are `vmap`'s examples (its semantics, False: the Python
         # numbers the function makes itself, `1.0 / 0.0`, still raise as Python's do); where
-        # other batched arguments are Python numbers, only code that is the same for both
-        printed = self._version(the_plan, stmt, new_plan, False)
-        if printed is None or python and self._version(
-                the_plan, stmt, dataclasses.replace(the_plan, name=new_name), PythonSemantics(
-                    python), same_as=printed) is None:
+        # other batched arguments are Python numbers, the code for those only
+        # (`PythonSemantics` of them: the decorator hands a NumPy scalar argument on as it
+        # is, as `vectorize` is made for one)
+        printed = self._version(the_plan, stmt, new_plan,
+                                PythonSemantics(python) if python else False)
+        if printed is None:
             return None
         texts = dict(printed.functions)
         if texts[new_name] == the_plan.texts[name].replace(f"def {name}(", f"def {new_name}(",

@@ -187,6 +187,8 @@ def _narrowed(site: Site, weak, ints: bool | None) -> list:
                   if not w and isinstance(v, Value) and v.known and v.kind in "iu"
                   and (np.dtype(v.dtype).itemsize < 8 or v.kind == "u")]
         narrow = narrow[:1] if len({d for d in narrow}) == 1 else []
+    if not narrow and not ints:
+        return _to_float_loop(site, weak, nodes)
     if not narrow:
         return nodes
     for k, (value, w) in enumerate(zip(site.args, weak)):
@@ -201,6 +203,42 @@ def _narrowed(site: Site, weak, ints: bool | None) -> list:
             nodes[k] = expr(site.spelled.astype("{x}", site.spelled.dtype_code(target)),
                             x=nodes[k])
         elif not _literal(nodes[k]):        # (a literal stays a Python number: weak as is)
+            nodes[k] = expr(site.spelled.scalar("{x}", target), x=nodes[k])
+    return nodes
+
+
+def _to_float_loop(site: Site, weak, nodes: list) -> list:
+    """A Python int (or bool) per example meeting an int8 / uint8 / int16 / uint16 in a
+    two-input ufunc whose loop for that type is a float one (``np.hypot``, ``np.arctan2``,
+    ``np.logaddexp``...): per example NEP 50 gives the int the NumPy int's type, so the
+    ufunc runs its float16 / float32 loop, the int converted straight to that float
+    (``np.hypot(int(x), np.uint8(y))`` is a float16; 2**31 becomes inf), where the batch's
+    int64 array would make it a float64 one: converted to that float first."""
+    func = site.func
+    if not isinstance(func, np.ufunc) or func.nin != 2 or func.nout != 1 or \
+            func.__name__ == "ldexp":
+        return nodes
+    narrow = {np.dtype(v.dtype) for v, w in zip(site.args, weak)
+              if not w and isinstance(v, Value) and v.known and v.kind in "iu"
+              and np.dtype(v.dtype).itemsize < 4}
+    if len(narrow) != 1:
+        return nodes
+    (dtype,) = narrow
+    try:
+        loop = func.resolve_dtypes((dtype, dtype, None))
+    except (TypeError, ValueError, np.exceptions.DTypePromotionError):
+        return nodes
+    target = loop[0]
+    if target.kind not in "fc" or loop[1] != target or target.itemsize >= 8:
+        return nodes
+    for k, (value, w) in enumerate(zip(site.args, weak)):
+        if not w or not isinstance(value, Value) or not value.known or \
+                value.kind not in "ib" or value.rank != 0:
+            continue
+        if value.batched:
+            nodes[k] = expr(site.spelled.astype("{x}", site.spelled.dtype_code(target)),
+                            x=nodes[k])
+        elif not _literal(nodes[k]):
             nodes[k] = expr(site.spelled.scalar("{x}", target), x=nodes[k])
     return nodes
 

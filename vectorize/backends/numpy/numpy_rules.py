@@ -46,6 +46,14 @@ def _weak_operands(site: Site) -> None:
         narrow_weak_operands(site, ints=site.func.__name__ in INT_KEEPING_UFUNCS)
 
 
+def _weak_where_operands(site: Site) -> None:
+    """`vmap`: ``np.where(c, int(x), y)`` of an int16 ``y`` is an int16 per example (NEP 50:
+    the Python int takes the NumPy int's type, wrapping as ``np.where`` casts it), where the
+    batch's int64 array of the Python ints would make it int64: converted first."""
+    if site.func is np.where and len(site.args) == 3 and site.weak:
+        narrow_weak_operands(site, ints=True)
+
+
 def register(reg: Registry) -> None:
     all_ufuncs = ufuncs()
     elementwise(reg, [u for u in all_ufuncs if u.__name__ in _QUIET], family="numpy",
@@ -67,7 +75,7 @@ def register(reg: Registry) -> None:
                 explanation="Elementwise NumPy functions (`np.where`, `np.clip`, `np.round`...) "
                             "stay as written, operands aligned by per-example rank.",
                 before="y = np.clip(x, lo, 1.0)", after="y = np.clip(x, lo, 1.0)",
-                may_warn=True)
+                may_warn=True, prepare=_weak_where_operands)
     elementwise(reg, [getattr(np.emath, n) for n in EMATH], family="numpy",
                 name="numpy.emath",
                 explanation="`np.emath` functions (`sqrt`, `log`, `log2`, `log10`, `logn`, "
