@@ -269,8 +269,9 @@ MERGE = "merge"
 """The name generated NumPy code calls `vectorize.backends.numpy.merge` by (``merge.blend``)."""
 
 _MERGE_SPELLED = {"blend": "where", "blend_pass": "where", "maximum": "maximum",
-                  "minimum": "minimum"}
-"""`merge`'s functions that generated code calls -> the NumPy function each computes."""
+                  "minimum": "minimum", "settle": None}
+"""`merge`'s functions that generated code calls -> the NumPy function each computes (None:
+none does)."""
 
 
 def _merges_named(tree, module):
@@ -303,6 +304,13 @@ def _merges_named(tree, module):
         def leave_Attribute(self, original, updated):
             if type(updated.value) is cst.Name and updated.value.value == MERGE and \
                     updated.attr.value in _MERGE_SPELLED:
+                if _MERGE_SPELLED[updated.attr.value] is None:
+                    from .errors import VectorizeError
+                    raise VectorizeError(
+                        f"the name `{MERGE}` is bound to something else where the generated "
+                        "code calls vectorize.backends.numpy.merge by it (the type of a result "
+                        "of lanes of different types: `merge.settle`)",
+                        suggestion=f"give your `{MERGE}` another name")
                 return updated.with_changes(value=cst.Name(alias), attr=cst.Name(
                     _MERGE_SPELLED[updated.attr.value]))
             return updated

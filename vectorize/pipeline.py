@@ -16,6 +16,7 @@ from .passes import (
     helper_writes,
     if_to_where,
     inner_lambdas,
+    lane_kinds,
     local_dicts,
     local_lists,
     masked_loops,
@@ -76,6 +77,10 @@ PIPELINE = [
     # `return` under a batched `if` must become an assignment before `if` can become `where`:
     # a branch that returns has no value to merge.
     early_return,
+    # `vmap`: a result of lanes of different types of number carries the code of each
+    # lane's type from every assignment of it, once returns are single-exit and before
+    # `if_to_where` merges the codes with the values (`passes.lane_kinds`).
+    lane_kinds,
     # Again: the two passes above copy loop tests into assignments before the loop
     # (`active = j + 1 < len(v) and v[j + 1] <= x`), where the left side is the same for
     # every example.

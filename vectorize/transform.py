@@ -117,6 +117,9 @@ class ModuleContext:
         # example gets differs from its answer for numpy.vectorize's first example, NumPy
         # scalars (`Generated.first_call_differs`)
         self.first_call_differs = False
+        # `vmap`: a result of lanes of different types of number gets each call's stacked
+        # type (`passes.lane_kinds`); not `vectorize` (the first example's) nor files
+        self.lane_kinds = False
         self.switchable_ifs = 0
         self.explain = explain
         self.allow_fallback = fallback != "error"
@@ -646,6 +649,7 @@ def transform_function(func, params: dict[str, object], *, backend: str = "numpy
         with _collector_paused(), deep_recursion(), spec_facts.collecting() as facts:
             context = ModuleContext(backend, fallback, explain, if_strategy)
             context.python_semantics = python_semantics
+            context.lane_kinds = not python_semantics
             context.runtime_replays = backends.get(backend).eager_raises
             generated = codegen.load(_transform(func, params, context, header))
         generated.facts = spec_facts.of(facts)

@@ -237,6 +237,8 @@ class Calls:
             raise Unsupported(f"cannot tell what `{_code(node.func)}` is, so cannot vectorize "
                               "a call of it on per-example values", node.func)
         rule = self.registry.for_call(fn)
+        if rule is not None and fn is ENGINE_NAMES.get("__lane_kinds__") and args:
+            return args[0]      # (per example the value itself: `passes.lane_kinds`)
         if rule is not None:
             args, kwargs = self._array_operands(node, rule, args, kwargs)
             if not kwargs and fn is not ENGINE_NAMES.get("__any_lane__") and \

@@ -499,6 +499,15 @@ class Backend:
         array of ints)."""
         raise NotImplementedError
 
+    # `vmap` gives a result of lanes of different types of number the type the loop's
+    # stack gives the lanes of each call (`passes.lane_kinds`, `settle_kinds`); else the join
+    settles_lane_kinds = False
+
+    def settle_kinds(self, value: str, kinds: str, table: str) -> str:
+        """``value`` (a per-example number joined from lanes of different types) cast to the
+        result type of the dtype names ``table`` lists at the codes ``kinds`` holds."""
+        raise NotImplementedError
+
     def any_lane(self, mask: str) -> str:
         """Whether any lane of a 1-d boolean mask is true, as a condition of ``if``/``while``
         (a masked loop runs while one does, a ``raise`` happens if one would)."""

@@ -81,8 +81,24 @@ def _sum_item(site):
     return site.nodes[0]
 
 
+LANE_KINDS = "__lane_kinds__"
+
+
+def lane_kinds(value, kinds, table):
+    """Per example: the value itself (``kinds``, the code of its type, says on a batch which
+    type each lane's value has: `passes.lane_kinds`)."""
+    return value
+
+
+def _lane_kinds(site):
+    if not site.args[0].batched:
+        return site.nodes[0]
+    return expr(site.spelled.settle_kinds("{v}", "{k}", "{t}"), v=site.nodes[0],
+                k=site.nodes[1], t=site.nodes[2])
+
+
 ENGINE_NAMES = {ANY_LANE: any_lane, FIRST_LANE: first_lane, LANE: lane, RAISE_LANE: raise_lane,
-                WARN_LANES: warn_lanes, LIST_ARRAY: list_array,
+                LANE_KINDS: lane_kinds, WARN_LANES: warn_lanes, LIST_ARRAY: list_array,
                 LANES_COPY: lanes_copy, SUM_ITEM: sum_item}
 
 
@@ -132,6 +148,18 @@ def register(reg: Registry) -> None:
         "total = sum(w * x for w in WEIGHTS if w > x)",
         "total = 0\nfor w in WEIGHTS:\n    if w > x:\n        total = total + w * x",
         _sum_item, infer=lambda site: site.args[0]))
+    reg.add_call(lane_kinds, Rule(
+        "vmap.lane_kinds", "control flow",
+        "A `vmap` result that is a different type of number on different lanes (`x if x > 0 "
+        "else 0` of a float `x`: an int on some lanes) is cast, on each call, to the type "
+        "the per-example loop's `np.stack` gives the lanes of that call (the types of the "
+        "ones they hold: int64 where every lane takes the int); the code of each lane's "
+        "type is carried beside the value from every assignment of it. An empty batch keeps "
+        "the join.",
+        "r = 0\nif x > 0:\n    r = x\nreturn r",
+        "r_kind = 0\nr = 0\nr_kind = np.where(x > 0, 1, r_kind)\nr = np.where(x > 0, x, r)\n"
+        "return merge.settle(r, r_kind, ('int64', 'float64'))",
+        _lane_kinds, infer=lambda site: site.args[0]))
     register_checks(reg, _any_lane, _any_lane_infer)
 
 

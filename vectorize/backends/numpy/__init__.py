@@ -200,6 +200,11 @@ class NumpyBackend(Backend):
         dtype = np.dtype(dtype)
         return "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
 
+    settles_lane_kinds = True
+
+    def settle_kinds(self, value: str, kinds: str, table: str) -> str:
+        return f"merge.settle({value}, {kinds}, {table})"
+
     def any_lane(self, mask: str) -> str:
         return f"{mask}.any()" if mask.isidentifier() else f"np.any({mask})"
 

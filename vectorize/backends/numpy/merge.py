@@ -307,3 +307,33 @@ def _row(c, dtype):
     row = np.full(ROW, value, dtype)
     row.flags.writeable = False
     return row
+
+
+def settle(value, kinds, table):
+    """A `vmap` result joined from lanes of different types of number (``x if x > 0 else
+    0``: an int on some lanes, a float on others), as the per-example loop's ``np.stack``
+    gives it on this call: cast to ``np.result_type`` of the dtypes ``table`` names at the
+    codes ``kinds`` holds (a code per lane, or one for every lane), each lane's own dtype
+    (a Python int stacks as int64). An empty batch keeps the join (the loop has no example
+    to tell a type). The join holds every lane type's values exactly
+    (`passes.lane_kinds`), so the cast gives each lane's own value; but ints in a float
+    join, which hold them up to 2**53 (float64): beyond, OverflowError, and the per-example
+    loop decides (`vmap_replays`)."""
+    if type(value) is not _NDARRAY or not value.size:
+        return value
+    if type(kinds) is _NDARRAY and kinds.ndim:
+        seen = np.bincount(kinds.ravel(), minlength=len(table))
+        dtype = np.result_type(*[table[k] for k in np.flatnonzero(seen)])
+    else:
+        dtype = np.dtype(table[int(kinds)])
+    if dtype == value.dtype:
+        return value
+    if value.dtype.kind == "c" and dtype.kind != "c":
+        value = value.real
+    if dtype.kind in "iu" and value.dtype.kind == "f" and value.size and np.abs(
+            value).max() > 2.0 ** (np.finfo(value.dtype).nmant + 1):
+        # (an int lane beyond the float join's exact ints: its own value is not known
+        # here; the per-example loop decides, `vmap_replays`)
+        raise OverflowError("an int result beyond the exact ints of the float join of "
+                            "its lanes")
+    return value.astype(dtype)

@@ -1,0 +1,373 @@
+"""Give a `vmap` result that is a different type of number on different lanes the type the
+per-example loop's stack gives it on each call.
+
+Assumes: scalar-style code after `early_return` (a function with a per-example ``return``
+ends in one ``return``); the current analysis (`abstract.MIXED_PARTS`: the lane types of a
+value joined from numbers of different types). Runs for `vmap` only
+(`transform.ModuleContext.lane_kinds`) on a backend that settles kinds
+(`Backend.settles_lane_kinds`), and only on the main function. Reads and writes no record.
+Guarantees: where a returned value (an item of a returned tuple display) is such a join and
+some of its lane types stack to another dtype than the join (``x if x > 0 else 0`` of a
+float64 ``x``: an int on some lanes), every assignment of the names it is returned from gets
+a companion code of the lane's type, assigned before it (``r_kind = 0``, or ``r_kind =
+s_kind`` of ``r = s``; a conditional expression's ``k_a if c else k_b``), which the passes
+after merge and carry as they do any per-example int; the ``return`` returns
+``__lane_kinds__(r, r_kind, ("float64", "int64"))``, per example ``r`` itself, on a batch
+the join cast to ``np.result_type`` of the types the lanes of that call hold, as ``np.stack``
+of the loop's results promotes them (`backends.numpy.merge.settle`; an empty batch keeps the
+join: the loop has no example). Where the code cannot be followed (a join computed on, an
+augmented assignment, a name bound by a ``for``), or the joined type does not hold every
+lane type's values exactly (a Python float beside float32 lanes), it is refused, located;
+ints in a float join are checked on the calls where every lane is an int
+(`merge.settle`).
+
+    r = 0                        r_kind = 0
+    if x > 0:                    r = 0
+        r = x           ->       if x > 0:
+    return r                         r_kind = 1
+                                     r = x
+                                 return __lane_kinds__(r, r_kind, ("int64", "float64"))
+"""
+
+from __future__ import annotations
+
+import operator
+import warnings
+
+import libcst as cst
+import numpy as np
+
+from ..abstract import MIXED_KINDS, MIXED_PARTS, UNKNOWN, TupleValue, Value
+from ..errors import Unsupported
+from ..rules.lanes import LANE_KINDS
+from ..syntax.traversal import walk
+
+_SUGGESTION = ("give every path the same type of number (`0.0` beside floats, `float(x)`), "
+               "or return the value from a name assigned it as it is")
+
+
+class _Untracked(Exception):
+    def __init__(self, node, why: str):
+        super().__init__(why)
+        self.node = node
+        self.why = why
+
+
+def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
+    if not getattr(ctx.module, "lane_kinds", False) or getattr(ctx, "helper", False) or \
+            not getattr(ctx.registry.backend, "settles_lane_kinds", False):
+        return func
+    analysis = ctx.analyze(func)
+    wanted = [(ret, value) for ret, value in analysis.returns
+              if ret.value is not None and _needs(value)]
+    if not wanted:
+        return func
+    tracker = _Tracker(func, analysis, ctx)
+    replace = {}
+    for ret, value in wanted:
+        try:
+            replace[ret] = ret.with_changes(value=tracker.returned(ret.value, value))
+        except _Untracked as problem:
+            raise Unsupported(
+                "a result that is a different type of number on different lanes (the "
+                "per-example loop stacks each call's lanes to the type of the ones it holds) "
+                f"where {problem.why}", problem.node if problem.node is not None else ret,
+                _SUGGESTION) from None
+    return tracker.rewritten(replace)
+
+
+def _needs(value) -> bool:
+    if isinstance(value, TupleValue):
+        return any(_needs(item) for item in value.items)
+    return isinstance(value, Value) and value.batched and (
+        value in MIXED_KINDS or value in MIXED_PARTS) and _stacks_differently(value)
+
+
+def _stacks_differently(value) -> bool:
+    """Whether some lane type of ``value`` stacks to another dtype than its join (a value of
+    mixed lanes whose parts are unknown: assumed so)."""
+    parts = MIXED_PARTS.get(value)
+    joined = _dtype(value.example)
+    if parts is None or joined is None:
+        return True
+    return any(_dtype(p) != joined for p in parts)
+
+
+def _dtype(example):
+    """The dtype ``np.stack`` gives a lane holding ``example`` (a Python int: int64)."""
+    if example is UNKNOWN:
+        return None
+    try:
+        dtype = np.asarray(example).dtype
+    except Exception:  # noqa: BLE001 -- not a number
+        return None
+    return dtype if dtype.kind in "biufc" else None
+
+
+def _holds(joined, dtype, constants=None) -> bool:
+    """Whether every value of ``dtype`` a lane may have (``constants``, where every such
+    value is one of them) is exactly a value of ``joined`` (so that the join cast back to
+    ``dtype`` gives the lane's own value)."""
+    if dtype == joined or dtype.kind == "b":
+        return True
+    if constants is not None and joined.kind in "iufc":
+        try:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return all(joined.type(c) == c or c != c and joined.kind in "fc"
+                           for c in constants)
+        except Exception:  # noqa: BLE001 -- not held
+            return False
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        span = (int(info.min), int(info.max))
+        if joined.kind in "iu":
+            info = np.iinfo(joined)
+            return int(info.min) <= span[0] and span[1] <= int(info.max)
+        # (in a float join: where every lane of a call is an int, `merge.settle` checks
+        # that the join holds each exactly, else the per-example loop decides)
+        return joined.kind == "f"
+    if dtype.kind in "fc":
+        return joined.kind in "fc" and np.can_cast(dtype, joined, "safe")
+    return False
+
+
+def _pure(node) -> bool:
+    """Whether ``node`` may be evaluated again for the kind code (no call, no assignment)."""
+    return not any(type(n) in (cst.Call, cst.NamedExpr, cst.Await, cst.Yield, cst.Lambda,
+                               cst.Subscript) for n in walk(node))
+
+
+_BINARY = {cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
+           cst.Divide: operator.truediv, cst.FloorDivide: operator.floordiv,
+           cst.Modulo: operator.mod, cst.Power: operator.pow, cst.BitAnd: operator.and_,
+           cst.BitOr: operator.or_, cst.BitXor: operator.xor,
+           cst.LeftShift: operator.lshift, cst.RightShift: operator.rshift}
+_UNARY = {cst.Minus: operator.neg, cst.Plus: operator.pos, cst.BitInvert: operator.invert}
+
+
+_CONSTANTS = 16
+"""The most constants a kind code keeps (more: its values are any of its type)."""
+
+
+def _constants_of(compute, constants):
+    """``compute`` of each of ``constants`` (None: not only constants)."""
+    if constants is None:
+        return None
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return frozenset(compute(c) for c in constants)
+    except Exception:  # noqa: BLE001 -- raises for one: not followed as constants
+        return None
+
+
+def _constant(value) -> bool:
+    return not value.batched and value.exact and type(value.example) in (bool, int, float,
+                                                                         complex)
+
+
+class _Tracker:
+    def __init__(self, func, analysis, ctx):
+        self.func = func
+        self.analysis = analysis
+        self.ctx = ctx
+        # kind code -> (whether a Python number, the dtype name a lane of it stacks to)
+        self.keys: list[tuple] = []
+        self.examples: list = []        # kind code -> an example of its type (the value 1)
+        self.constants: list = []       # kind code -> its values, where all are constants
+        self.names: dict[str, str] = {}  # tracked name -> its kind code's name
+        self.codes_of: dict[str, frozenset] = {}    # tracked name -> the codes it may hold
+        self.before: dict = {}          # assignment statement -> the kind code's assignment
+
+    @property
+    def table(self) -> list[str]:
+        return [dtype for _, dtype in self.keys]
+
+    # -- the return ---------------------------------------------------------------------
+
+    def returned(self, node, value):
+        if isinstance(value, TupleValue):
+            if type(node) is not cst.Tuple or len(node.elements) != len(value.items):
+                raise _Untracked(node, "a tuple of results is returned other than as a tuple "
+                                       "display")
+            return node.with_changes(elements=[
+                e.with_changes(value=self.returned(e.value, v)) if type(e) is cst.Element
+                and _needs(v) else e for e, v in zip(node.elements, value.items)])
+        joined = _dtype(value.example)
+        if joined is None:
+            raise _Untracked(node, "the joined type is not known")
+        kind, codes = self.kind(node)
+        for code in codes:
+            dtype = np.dtype(self.keys[code][1])
+            if not _holds(joined, dtype, self.constants[code]):
+                raise _Untracked(node, f"the joined {joined} does not hold every {dtype} "
+                                       "value a lane may have")
+        elements = [cst.Element(cst.SimpleString(f'"{d}"')) for d in self.table]
+        if len(elements) == 1:
+            elements = [elements[0].with_changes(comma=cst.Comma())]
+        return cst.Call(cst.Name(LANE_KINDS), [cst.Arg(node), cst.Arg(kind),
+                                               cst.Arg(cst.Tuple(elements))])
+
+    # -- kind codes ---------------------------------------------------------------------
+
+    def code(self, example, node, constants=None) -> int:
+        dtype = _dtype(example)
+        if dtype is None:
+            raise _Untracked(node, "a path gives it a value whose type is not known")
+        python = type(example) in (bool, int, float, complex)
+        key = (python, dtype.name)
+        if key not in self.keys:
+            self.keys.append(key)
+            self.examples.append(type(example)(1) if python else dtype.type(1))
+            self.constants.append(constants)
+            return len(self.keys) - 1
+        code = self.keys.index(key)
+        old = self.constants[code]
+        self.constants[code] = None if old is None or constants is None or len(
+            old | constants) > _CONSTANTS else old | constants
+        return code
+
+    def value_code(self, value, node) -> int:
+        example = value.example
+        constants = None
+        if not value.batched and value.exact and type(example) in (bool, int, float, complex):
+            constants = frozenset([example])
+        return self.code(example, node, constants)
+
+    def kind(self, node) -> tuple:
+        """An expression of ``node``'s kind code per example, and the codes it may be."""
+        value = self.analysis.values.get(node)
+        if isinstance(value, TupleValue) or value is None:
+            raise _Untracked(node, "a path gives it a value the engine does not follow")
+        if not (value in MIXED_KINDS or value in MIXED_PARTS):
+            code = self.value_code(value, node)
+            return cst.Integer(str(code)), frozenset([code])
+        if type(node) is cst.Name:
+            name = self.track(node.value, node)
+            if node.value not in self.codes_of:
+                raise _Untracked(node, f"`{node.value}` is assigned from itself")
+            return cst.Name(name), self.codes_of[node.value]
+        if type(node) is cst.IfExp and _pure(node.test):
+            (body, a), (orelse, b) = self.kind(node.body), self.kind(node.orelse)
+            return cst.IfExp(test=node.test.deep_clone(), body=body, orelse=orelse,
+                             lpar=[cst.LeftParen()], rpar=[cst.RightParen()]), a | b
+        if type(node) is cst.BooleanOperation and _pure(node.left):
+            (left, a), (right, b) = self.kind(node.left), self.kind(node.right)
+            # (`a and b` is `a` where `a` is false, `a or b` where it is true)
+            first, second = (right, left) if type(node.operator) is cst.And else (left, right)
+            return cst.IfExp(test=node.left.deep_clone(), body=first, orelse=second,
+                             lpar=[cst.LeftParen()], rpar=[cst.RightParen()]), a | b
+        if type(node) is cst.UnaryOperation and type(node.operator) in _UNARY:
+            op = _UNARY[type(node.operator)]
+            return self.mapped(node.expression, op, True)
+        if type(node) is cst.BinaryOperation and type(node.operator) in _BINARY:
+            op = _BINARY[type(node.operator)]
+            left = self.analysis.values.get(node.left)
+            right = self.analysis.values.get(node.right)
+            mixed = [v is not None and not isinstance(v, TupleValue) and
+                     (v in MIXED_KINDS or v in MIXED_PARTS) for v in (left, right)]
+            if mixed == [True, False] and isinstance(right, Value) and right.known:
+                other = right.example
+                return self.mapped(node.left, lambda e: op(e, other), _constant(right))
+            if mixed == [False, True] and isinstance(left, Value) and left.known:
+                other = left.example
+                return self.mapped(node.right, lambda e: op(other, e), _constant(left))
+        raise _Untracked(node, "it is computed from a value of several types (only names, "
+                               "conditional expressions, `and`/`or` and arithmetic with one "
+                               "such operand are followed)")
+
+    def mapped(self, operand, compute, exact: bool) -> tuple:
+        """The kind code of an operation of one operand of several types: per code of the
+        operand, the code of the operation on an example of its type (``exact``: the other
+        operand is a constant, so a code's constants stay constants)."""
+        kind, codes = self.kind(operand)
+        mapping = {}
+        for code in sorted(codes):
+            try:
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    out = compute(self.examples[code])
+            except Exception:  # noqa: BLE001 -- the lane's type raises: not followed
+                raise _Untracked(operand, "an operation on it raises for one of its lane "
+                                          "types") from None
+            mapping[code] = self.code(out, operand, _constants_of(
+                compute, self.constants[code]) if exact else None)
+        results = frozenset(mapping.values())
+        if len(results) == 1:
+            return cst.Integer(str(next(iter(results)))), results
+        if all(code == new for code, new in mapping.items()):
+            return kind, results
+        expression = cst.Integer(str(mapping[max(mapping)]))
+        for code in sorted(mapping)[:-1][::-1]:
+            expression = cst.IfExp(
+                test=cst.Comparison(kind.deep_clone(), [cst.ComparisonTarget(
+                    cst.Equal(), cst.Integer(str(code)))]),
+                body=cst.Integer(str(mapping[code])), orelse=expression,
+                lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return expression, results
+
+    def track(self, name: str, node) -> str:
+        """The kind code's name of the local ``name``, every assignment of it paired with
+        one."""
+        if name in self.names:
+            return self.names[name]
+        kind = self.names[name] = self.ctx.namer.fresh(f"{name}_kind")
+        codes: frozenset = frozenset()
+        for stmt in walk(self.func.body):
+            if type(stmt) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+                if any(type(n) is cst.Name and n.value == name for n in walk(stmt)):
+                    raise _Untracked(node, f"`{name}` is used in a nested function")
+                continue
+            if type(stmt) is cst.Assign:
+                if any(type(n) is cst.Name and n.value == name
+                       for t in stmt.targets for n in walk(t.target)):
+                    if len(stmt.targets) != 1 or type(stmt.targets[0].target) is not cst.Name:
+                        raise _Untracked(stmt, f"`{name}` is bound with other names")
+                    expression, more = self.kind(stmt.value)
+                    self.before[stmt] = (kind, expression)
+                    codes |= more
+            elif type(stmt) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr,
+                                cst.AsName, cst.Global, cst.Nonlocal, cst.Del,
+                                cst.CompFor):
+                bound = getattr(stmt, "target", None) or getattr(stmt, "name", None)
+                names = stmt.names if type(stmt) in (cst.Global, cst.Nonlocal) else None
+                if names is not None:
+                    hit = any(n.name.value == name for n in names)
+                else:
+                    hit = bound is not None and any(
+                        type(n) is cst.Name and n.value == name for n in walk(bound))
+                if hit:
+                    raise _Untracked(stmt, f"`{name}` is bound other than by `{name} = ...`")
+        if not codes:
+            raise _Untracked(node, f"`{name}` is not assigned in the function")
+        self.codes_of[name] = codes
+        return kind
+
+    # -- the rewrite --------------------------------------------------------------------
+
+    def rewritten(self, replace: dict) -> cst.FunctionDef:
+        return self.func.visit(_Insert(self.before, replace))
+
+
+class _Insert(cst.CSTTransformer):
+    def __init__(self, before: dict, replace: dict):
+        self.before = before
+        self.replace = replace
+
+    def leave_Return(self, original, updated):
+        new = self.replace.get(original)
+        return updated if new is None else new
+
+    def leave_SimpleStatementLine(self, original, updated):
+        if not any(s in self.before for s in original.body):
+            return updated
+        body = []
+        for orig, small in zip(original.body, updated.body):
+            if orig in self.before:
+                kind, value = self.before[orig]
+                body.append(cst.Assign([cst.AssignTarget(cst.Name(kind))], value))
+            body.append(small)
+        if len(original.body) == 1:
+            return cst.FlattenSentinel([updated.with_changes(body=[b]) for b in body])
+        return updated.with_changes(body=body)
