@@ -176,9 +176,11 @@ class _Tracker:
         self.keys: list[tuple] = []
         self.examples: list = []        # kind code -> an example of its type (the value 1)
         self.constants: list = []       # kind code -> its values, where all are constants
-        self.names: dict[str, str] = {}  # tracked name -> its kind code's name
-        self.codes_of: dict[str, frozenset] = {}    # tracked name -> the codes it may hold
-        self.before: dict = {}          # assignment statement -> the kind code's assignment
+        # (tracked name, path of the item of its tuple) -> its kind code's name, the codes
+        self.names: dict[tuple, str] = {}
+        self.codes_of: dict[tuple, frozenset] = {}
+        self.before: dict = {}          # assignment statement -> {kind code's name: value}
+        self.open: dict[tuple, bool] = {}   # names whose codes settle -> read meanwhile
 
     @property
     def table(self) -> list[str]:
@@ -187,17 +189,42 @@ class _Tracker:
     # -- the return ---------------------------------------------------------------------
 
     def returned(self, node, value):
+        """``node`` (returning ``value``) with each of its items of lanes of different types
+        settled."""
         if isinstance(value, TupleValue):
-            if type(node) is not cst.Tuple or len(node.elements) != len(value.items):
-                raise _Untracked(node, "a tuple of results is returned other than as a tuple "
-                                       "display")
-            return node.with_changes(elements=[
-                e.with_changes(value=self.returned(e.value, v)) if type(e) is cst.Element
-                and _needs(v) else e for e, v in zip(node.elements, value.items)])
+            if type(node) in (cst.Tuple, cst.List) and len(node.elements) == len(
+                    value.items) and all(type(e) is cst.Element for e in node.elements):
+                return node.with_changes(elements=[
+                    e.with_changes(value=self.returned(e.value, v))
+                    if _needs(v) else e
+                    for k, (e, v) in enumerate(zip(node.elements, value.items))])
+            if type(node) is cst.Dict and value.keys is not None and len(
+                    node.elements) == len(value.items) and all(
+                    type(e) is cst.DictElement for e in node.elements):
+                return node.with_changes(elements=[
+                    e.with_changes(value=self.returned(e.value, v))
+                    if _needs(v) else e
+                    for k, (e, v) in enumerate(zip(node.elements, value.items))])
+            if type(node) is cst.Name and value.keys is None and not any(
+                    isinstance(v, TupleValue) and _needs(v) for v in value.items):
+                # (``return result`` of a tuple: each item read from it, settled)
+                items = []
+                for k, v in enumerate(value.items):
+                    item = cst.Subscript(node, [cst.SubscriptElement(cst.Index(
+                        cst.Integer(str(k))))])
+                    items.append(cst.Element(self.settled(item, v, *self.kind(node, (k,)))
+                                             if _needs(v) else item))
+                return cst.Tuple(items)
+            raise _Untracked(node, "several results are returned other than as a tuple "
+                                   "display, a dict display or a name bound to tuple "
+                                   "displays")
+        return self.settled(node, value, *self.kind(node))
+
+    def settled(self, node, value, kind, codes):
+        """``__lane_kinds__`` of ``node``, of ``value``, whose kind code is ``kind``."""
         joined = _dtype(value.example)
         if joined is None:
             raise _Untracked(node, "the joined type is not known")
-        kind, codes = self.kind(node)
         for code in codes:
             dtype = np.dtype(self.keys[code][1])
             if not _holds(joined, dtype, self.constants[code]):
@@ -235,8 +262,11 @@ class _Tracker:
             constants = frozenset([example])
         return self.code(example, node, constants)
 
-    def kind(self, node) -> tuple:
-        """An expression of ``node``'s kind code per example, and the codes it may be."""
+    def kind(self, node, path=()) -> tuple:
+        """An expression of ``node``'s kind code per example (of its item at ``path``, a
+        tuple's), and the codes it may be."""
+        if path:
+            return self.item_kind(node, path)
         value = self.analysis.values.get(node)
         if isinstance(value, TupleValue) or value is None:
             raise _Untracked(node, "a path gives it a value the engine does not follow")
@@ -244,10 +274,7 @@ class _Tracker:
             code = self.value_code(value, node)
             return cst.Integer(str(code)), frozenset([code])
         if type(node) is cst.Name:
-            name = self.track(node.value, node)
-            if node.value not in self.codes_of:
-                raise _Untracked(node, f"`{node.value}` is assigned from itself")
-            return cst.Name(name), self.codes_of[node.value]
+            return self.name_kind(node, ())
         if type(node) is cst.IfExp and _pure(node.test):
             (body, a), (orelse, b) = self.kind(node.body), self.kind(node.orelse)
             return cst.IfExp(test=node.test.deep_clone(), body=body, orelse=orelse,
@@ -276,6 +303,25 @@ class _Tracker:
         raise _Untracked(node, "it is computed from a value of several types (only names, "
                                "conditional expressions, `and`/`or` and arithmetic with one "
                                "such operand are followed)")
+
+    def item_kind(self, node, path) -> tuple:
+        if type(node) in (cst.Tuple, cst.List) and path[0] < len(node.elements) and all(
+                type(e) is cst.Element for e in node.elements):
+            return self.kind(node.elements[path[0]].value, path[1:])
+        if type(node) is cst.Name:
+            return self.name_kind(node, path)
+        if type(node) is cst.IfExp and _pure(node.test):
+            (body, a), (orelse, b) = self.kind(node.body, path), self.kind(node.orelse, path)
+            return cst.IfExp(test=node.test.deep_clone(), body=body, orelse=orelse,
+                             lpar=[cst.LeftParen()], rpar=[cst.RightParen()]), a | b
+        raise _Untracked(node, "a tuple of results is made other than by a tuple display")
+
+    def name_kind(self, node, path) -> tuple:
+        key = (node.value, path)
+        name = self.track(node.value, node, path)
+        if key in self.open:
+            self.open[key] = True   # (read while its codes are settling: once more)
+        return cst.Name(name), self.codes_of.get(key, frozenset())
 
     def mapped(self, operand, compute, exact: bool) -> tuple:
         """The kind code of an operation of one operand of several types: per code of the
@@ -307,12 +353,32 @@ class _Tracker:
                 lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         return expression, results
 
-    def track(self, name: str, node) -> str:
-        """The kind code's name of the local ``name``, every assignment of it paired with
-        one."""
-        if name in self.names:
-            return self.names[name]
-        kind = self.names[name] = self.ctx.namer.fresh(f"{name}_kind")
+    def track(self, name: str, node, path=()) -> str:
+        """The kind code's name of the local ``name`` (of its item at ``path``), every
+        assignment of it paired with one."""
+        if (name, path) in self.names:
+            return self.names[name, path]
+        kind = self.names[name, path] = self.ctx.namer.fresh(
+            "_".join([name, "kind", *map(str, path)]))
+        # (a name assigned from itself, a loop's carry `r = r + 0.5`: its codes grow until
+        # they settle, a few rounds at most: the codes are types)
+        self.open[name, path] = True
+        for _ in range(8):
+            self.open[name, path] = False
+            before = self.codes_of.get((name, path), frozenset())
+            self.codes_of[name, path] = before | self.assignments(name, node, path, kind)
+            if not self.open[name, path] or self.codes_of[name, path] == before:
+                break
+        else:
+            raise _Untracked(node, f"the types `{name}` takes in its loop do not settle")
+        del self.open[name, path]
+        if not self.codes_of[name, path]:
+            raise _Untracked(node, f"`{name}` is not assigned in the function")
+        return kind
+
+    def assignments(self, name, node, path, kind) -> frozenset:
+        """Pair every assignment of ``name`` with one of its kind code ``kind``: the codes
+        they give."""
         codes: frozenset = frozenset()
         for stmt in walk(self.func.body):
             if type(stmt) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
@@ -324,8 +390,8 @@ class _Tracker:
                        for t in stmt.targets for n in walk(t.target)):
                     if len(stmt.targets) != 1 or type(stmt.targets[0].target) is not cst.Name:
                         raise _Untracked(stmt, f"`{name}` is bound with other names")
-                    expression, more = self.kind(stmt.value)
-                    self.before[stmt] = (kind, expression)
+                    expression, more = self.kind(stmt.value, path)
+                    self.before.setdefault(stmt, {})[kind] = expression
                     codes |= more
             elif type(stmt) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr,
                                 cst.AsName, cst.Global, cst.Nonlocal, cst.Del,
@@ -339,10 +405,7 @@ class _Tracker:
                         type(n) is cst.Name and n.value == name for n in walk(bound))
                 if hit:
                     raise _Untracked(stmt, f"`{name}` is bound other than by `{name} = ...`")
-        if not codes:
-            raise _Untracked(node, f"`{name}` is not assigned in the function")
-        self.codes_of[name] = codes
-        return kind
+        return codes
 
     # -- the rewrite --------------------------------------------------------------------
 
@@ -364,8 +427,7 @@ class _Insert(cst.CSTTransformer):
             return updated
         body = []
         for orig, small in zip(original.body, updated.body):
-            if orig in self.before:
-                kind, value = self.before[orig]
+            for kind, value in self.before.get(orig, {}).items():
                 body.append(cst.Assign([cst.AssignTarget(cst.Name(kind))], value))
             body.append(small)
         if len(original.body) == 1:
