@@ -114,7 +114,8 @@ def _holds(joined, dtype, constants=None) -> bool:
         try:
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                return all(joined.type(c) == c or c != c and joined.kind in "fc"
+                # (compared as Python numbers: NEP 50 would convert ``c`` to a float16)
+                return all(joined.type(c).item() == c or c != c and joined.kind in "fc"
                            for c in constants)
         except Exception:  # noqa: BLE001 -- not held
             return False
@@ -134,8 +135,8 @@ def _holds(joined, dtype, constants=None) -> bool:
 
 def _pure(node) -> bool:
     """Whether ``node`` may be evaluated again for the kind code (no call, no assignment)."""
-    return not any(type(n) in (cst.Call, cst.NamedExpr, cst.Await, cst.Yield, cst.Lambda,
-                               cst.Subscript) for n in walk(node))
+    return not any(type(n) in (cst.Call, cst.NamedExpr, cst.Await, cst.Yield, cst.Lambda)
+                   for n in walk(node))
 
 
 _BINARY = {cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
