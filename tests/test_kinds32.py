@@ -223,3 +223,34 @@ _FLOATS = st.floats(allow_nan=True, allow_infinity=True, width=64) | st.sampled_
 def test_drawn(values, f):
     x = np.array(values)
     _same(vmap(f)(x), _loop(f, x))
+
+
+# --- max / min: Python's choice of one operand ------------------------------------------
+
+def max_of_zero(y):
+    return max(y, 0)
+
+
+def min_assigned(y):
+    r = min(y * 2, 1)
+    return r
+
+
+def max_of_big_and_half(x, y):
+    r = math.fmod(round(y), 3)
+    return max(1e300, np.maximum(y, r))     # (an operand computed before the `return`)
+
+
+@pytest.mark.parametrize("f", [max_of_zero, min_assigned])
+@pytest.mark.parametrize("y", [[-1.0, -2.0], [1.5, 2.0], [-1.0, 2.0, 0.0, -0.0],
+                               [np.nan, 0.25], [np.nan, 3.0], [np.inf, -np.inf]])
+def test_max_and_min_choose_as_python_does(f, y):
+    y = np.array(y)
+    _same(vmap(f)(y), _loop(f, y))
+
+
+@pytest.mark.parametrize("y", [[2.0, 3.0], [6e4, 2.0], [6e4, 6e4]])
+def test_max_of_an_operand_computed_before_the_return(y):
+    x = np.array([1, 5][:len(y)], np.int8)
+    y = np.array(y, np.float16)
+    _same(vmap(max_of_big_and_half)(x, y), _loop(max_of_big_and_half, x, y))

@@ -31,6 +31,7 @@ ints in a float join are checked on the calls where every lane is an int
 
 from __future__ import annotations
 
+import builtins
 import operator
 import warnings
 
@@ -66,7 +67,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     replace = {}
     for ret, value in wanted:
         try:
-            replace[ret] = ret.with_changes(value=tracker.returned(ret.value, value))
+            replace[ret] = ret.with_changes(value=tracker.returned(ret.value, value, ret))
         except _Untracked as problem:
             raise Unsupported(
                 "a result that is a different type of number on different lanes (the "
@@ -74,6 +75,12 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
                 f"where {problem.why}", problem.node if problem.node is not None else ret,
                 _SUGGESTION) from None
     return tracker.rewritten(replace)
+
+
+def _extremum(function) -> str | None:
+    """"max" or "min" where ``function`` (an abstract value) is Python's builtin."""
+    example = getattr(function, "example", None)
+    return "max" if example is builtins.max else "min" if example is builtins.min else None
 
 
 def _needs(value) -> bool:
@@ -182,6 +189,8 @@ class _Tracker:
         self.codes_of: dict[tuple, frozenset] = {}
         self.before: dict = {}          # assignment statement -> {kind code's name: value}
         self.open: dict[tuple, bool] = {}   # names whose codes settle -> read meanwhile
+        self.hoisted: dict = {}         # `max`/`min` call -> the names of its operands
+        self.substitute: dict = {}      # such a call -> the call of those names
 
     @property
     def table(self) -> list[str]:
@@ -189,9 +198,9 @@ class _Tracker:
 
     # -- the return ---------------------------------------------------------------------
 
-    def returned(self, node, value):
-        """``node`` (returning ``value``) with each of its items of lanes of different types
-        settled."""
+    def returned(self, node, value, top=None):
+        """``node`` (returning ``value``; the whole value of the statement ``top``) with
+        each of its items of lanes of different types settled."""
         if isinstance(value, TupleValue):
             if type(node) in (cst.Tuple, cst.List) and len(node.elements) == len(
                     value.items) and all(type(e) is cst.Element for e in node.elements):
@@ -219,7 +228,7 @@ class _Tracker:
             raise _Untracked(node, "several results are returned other than as a tuple "
                                    "display, a dict display or a name bound to tuple "
                                    "displays")
-        return self.settled(node, value, *self.kind(node))
+        return self.settled(node, value, *self.kind(node, top=top))
 
     def settled(self, node, value, kind, codes):
         """``__lane_kinds__`` of ``node``, of ``value``, whose kind code is ``kind``."""
@@ -263,9 +272,10 @@ class _Tracker:
             constants = frozenset([example])
         return self.code(example, node, constants)
 
-    def kind(self, node, path=()) -> tuple:
+    def kind(self, node, path=(), top=None) -> tuple:
         """An expression of ``node``'s kind code per example (of its item at ``path``, a
-        tuple's), and the codes it may be."""
+        tuple's), and the codes it may be. ``top``: the statement ``node`` is the whole
+        value of (whose operands may be computed before it, under names)."""
         if path:
             return self.item_kind(node, path)
         value = self.analysis.values.get(node)
@@ -286,6 +296,21 @@ class _Tracker:
             first, second = (right, left) if type(node.operator) is cst.And else (left, right)
             return cst.IfExp(test=node.left.deep_clone(), body=first, orelse=second,
                              lpar=[cst.LeftParen()], rpar=[cst.RightParen()]), a | b
+        if type(node) is cst.Call and _extremum(self.analysis.values.get(node.func)) and \
+                len(node.args) == 2 and not any(a.keyword or a.star for a in node.args):
+            return self.extremum(node, top)
+        if type(node) is cst.Call and not any(a.keyword or a.star for a in node.args):
+            function = self.analysis.values.get(node.func)
+            args = [self.analysis.values.get(a.value) for a in node.args]
+            mixed = [isinstance(v, Value) and (v in MIXED_KINDS or v in MIXED_PARTS)
+                     for v in args]
+            if isinstance(function, Value) and function.known and callable(
+                    function.example) and mixed.count(True) == 1 and all(
+                    isinstance(v, Value) and v.known for v in args):
+                k = mixed.index(True)
+                examples = [v.example for v in args]
+                return self.mapped(node.args[k].value, lambda e: function.example(
+                    *examples[:k], e, *examples[k + 1:]), False)
         if type(node) is cst.UnaryOperation and type(node.operator) in _UNARY:
             op = _UNARY[type(node.operator)]
             return self.mapped(node.expression, op, True)
@@ -304,6 +329,35 @@ class _Tracker:
         raise _Untracked(node, "it is computed from a value of several types (only names, "
                                "conditional expressions, `and`/`or` and arithmetic with one "
                                "such operand are followed)")
+
+    def extremum(self, node, top) -> tuple:
+        """``max(a, b)`` (``min``): per example Python's choice, ``b`` where ``b > a``
+        (``b < a``), else ``a``; operands that cannot be evaluated again are computed
+        before the statement under names, where the call is its whole value."""
+        a, b = (arg.value for arg in node.args)
+        if not (_pure(a) and _pure(b)):
+            if top is None:
+                raise _Untracked(node, "`max`/`min` of it is not the whole value assigned or "
+                                       "returned")
+            if node not in self.hoisted:
+                names = [self.ctx.namer.fresh("low" if _extremum(
+                    self.analysis.values.get(node.func)) == "min" else "high")
+                    for _ in range(2)]
+                self.hoisted[node] = names
+                hoist = self.before.setdefault(top, {})
+                hoist[names[0]], hoist[names[1]] = a, b
+                self.substitute[node] = node.with_changes(args=[
+                    arg.with_changes(value=cst.Name(name))
+                    for arg, name in zip(node.args, names)])
+            first, second = (cst.Name(n) for n in self.hoisted[node])
+        else:
+            first, second = a.deep_clone(), b.deep_clone()
+        (ka, ca), (kb, cb) = self.kind(a), self.kind(b)
+        operator_ = cst.GreaterThan() if _extremum(
+            self.analysis.values.get(node.func)) == "max" else cst.LessThan()
+        test = cst.Comparison(second, [cst.ComparisonTarget(operator_, first)])
+        return cst.IfExp(test=test, body=kb, orelse=ka, lpar=[cst.LeftParen()],
+                         rpar=[cst.RightParen()]), ca | cb
 
     def item_kind(self, node, path) -> tuple:
         if type(node) in (cst.Tuple, cst.List) and path[0] < len(node.elements) and all(
@@ -391,7 +445,7 @@ class _Tracker:
                        for t in stmt.targets for n in walk(t.target)):
                     if len(stmt.targets) != 1 or type(stmt.targets[0].target) is not cst.Name:
                         raise _Untracked(stmt, f"`{name}` is bound with other names")
-                    expression, more = self.kind(stmt.value, path)
+                    expression, more = self.kind(stmt.value, path, stmt)
                     self.before.setdefault(stmt, {})[kind] = expression
                     codes |= more
             elif type(stmt) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr,
@@ -411,17 +465,23 @@ class _Tracker:
     # -- the rewrite --------------------------------------------------------------------
 
     def rewritten(self, replace: dict) -> cst.FunctionDef:
-        return self.func.visit(_Insert(self.before, replace))
+        return self.func.visit(_Insert(self.before, replace, self.substitute))
 
 
 class _Insert(cst.CSTTransformer):
-    def __init__(self, before: dict, replace: dict):
+    def __init__(self, before: dict, replace: dict, substitute: dict):
         self.before = before
         self.replace = replace
+        self.substitute = substitute
+
+    def leave_Call(self, original, updated):
+        return self.substitute.get(original, updated)
 
     def leave_Return(self, original, updated):
         new = self.replace.get(original)
-        return updated if new is None else new
+        if new is None:
+            return updated
+        return new.visit(_Substitute(self.substitute)) if self.substitute else new
 
     def leave_SimpleStatementLine(self, original, updated):
         if not any(s in self.before for s in original.body):
@@ -434,3 +494,11 @@ class _Insert(cst.CSTTransformer):
         if len(original.body) == 1:
             return cst.FlattenSentinel([updated.with_changes(body=[b]) for b in body])
         return updated.with_changes(body=body)
+
+
+class _Substitute(cst.CSTTransformer):
+    def __init__(self, substitute: dict):
+        self.substitute = substitute
+
+    def leave_Call(self, original, updated):
+        return self.substitute.get(original, updated)
