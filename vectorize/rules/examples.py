@@ -258,6 +258,13 @@ def f(x):
         steps += 1
     return steps
 '''), "P"),
+    "vmap.lane_kinds": Example(_f('''
+def f(x):
+    r = 0
+    if x > 0.5:
+        r = x
+    return r
+'''), "X", in_axes=(0,)),
     "sum.item": Example(_f('''
 def f(n):
     if n > 0:

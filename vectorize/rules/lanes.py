@@ -148,6 +148,12 @@ def register(reg: Registry) -> None:
         "total = sum(w * x for w in WEIGHTS if w > x)",
         "total = 0\nfor w in WEIGHTS:\n    if w > x:\n        total = total + w * x",
         _sum_item, infer=lambda site: site.args[0]))
+    if getattr(reg.backend, "settles_lane_kinds", False):
+        _register_lane_kinds(reg)
+    register_checks(reg, _any_lane, _any_lane_infer)
+
+
+def _register_lane_kinds(reg: Registry) -> None:
     reg.add_call(lane_kinds, Rule(
         "vmap.lane_kinds", "control flow",
         "A `vmap` result that is a different type of number on different lanes (`x if x > 0 "
@@ -160,7 +166,6 @@ def register(reg: Registry) -> None:
         "r_kind = 0\nr = 0\nr_kind = np.where(x > 0, 1, r_kind)\nr = np.where(x > 0, x, r)\n"
         "return merge.settle(r, r_kind, ('int64', 'float64'))",
         _lane_kinds, infer=lambda site: site.args[0]))
-    register_checks(reg, _any_lane, _any_lane_infer)
 
 
 def _any_lane(site):
