@@ -64,3 +64,48 @@ def test_item_is_weak_python_number(f, xt):
     for yt in _ITEM_DTYPES:
         if xt is not np.bool_ or yt is not np.bool_:
             _vmap_same(f, x, np.array([2, 5, 1, 0], dtype=yt))
+
+
+# `vmap(..., backend="torch")` leaves a NumPy array it does not map as it is (as
+# torch.func.vmap leaves arguments that are not tensors): `np.sum(w)` of it computes in NumPy
+# (it was made a tensor, so `np.sum(tensor)` raised: a fallback warning, and at N = 0 a
+# refusal)
+
+
+def times_sum_of_unmapped(x, w):
+    return x * np.sum(w) + np.max(w)
+
+
+@pytest.mark.parametrize("n", [5, 0])
+def test_torch_unmapped_numpy_argument_stays_numpy(n):
+    pytest.importorskip("torch")
+    x = np.linspace(0.0, 2.0, 5)[:n]
+    w = np.array([1.0, 2.0, 4.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = vmap(times_sum_of_unmapped, in_axes=(0, None), backend="torch")(x, w)
+    want = np.array([times_sum_of_unmapped(a, w) for a in x], dtype=np.float64)
+    assert type(got) is np.ndarray and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def times_item_of_unmapped(x, w):
+    return x * w[0]
+
+
+def test_torch_unmapped_numpy_beside_tensors_is_refused_or_looped():
+    # per example `w[0]` is a NumPy float64, which PyTorch meets as a Python float (the
+    # float32 tensor stays float32): not modelled, so refused, or run per example
+    torch = pytest.importorskip("torch")
+    from vectorize import VectorizeError
+    x = torch.arange(4.0)
+    w = np.array([1.5, 2.0])
+    with pytest.raises(VectorizeError, match="in_axes=None beside mapped tensors"):
+        vmap(times_item_of_unmapped, in_axes=(0, None), backend="torch")(x, w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = vmap(times_item_of_unmapped, in_axes=(0, None), backend="torch",
+                   fallback="loop")(x, w)
+    want = torch.stack([times_item_of_unmapped(a, w) for a in x])
+    assert torch.is_tensor(got) and got.dtype == want.dtype == torch.float32
+    assert torch.equal(got, want)
