@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
-from vectorize import vmap
+from vectorize import vectorize, vmap
 
 
 def _loop(f, *args):
@@ -109,3 +109,45 @@ def test_torch_unmapped_numpy_beside_tensors_is_refused_or_looped():
     want = torch.stack([times_item_of_unmapped(a, w) for a in x])
     assert torch.is_tensor(got) and got.dtype == want.dtype == torch.float32
     assert torch.equal(got, want)
+
+
+# An arm of a conditional expression (or the right side of `and`/`or`) whose test is the
+# same for every example and which Python raises for on every example that takes it: the
+# statement no longer counts as raising on every path (fuzz_bools seed 100169: `(0.5 & b)
+# if b else b ** (a > 0)` with `b = 0.0` returned a (3, 3) array for 3 examples)
+
+
+def raising_arm_or_power(a, b):
+    return (0.5 & b) if b else (b ** (a > 0))
+
+
+def plus_raising_arm(a, b):
+    return a + ((0.5 & b) if b else 1.0)
+
+
+def or_raising_right(a, b):
+    return (b or (0.5 & b)) + a
+
+
+def complex_order_in_else(a, b):
+    r = a if b else (1j < b)
+    return r * 2
+
+
+@pytest.mark.parametrize("f", [raising_arm_or_power, plus_raising_arm, or_raising_right,
+                               complex_order_in_else])
+@pytest.mark.parametrize("b", [0.0, 2.0])
+def test_arm_raising_for_every_example_under_a_shared_test(f, b):
+    a = np.array([-1.0, 2.0, 3.0])
+    try:
+        want = np.vectorize(f)(a, b)
+    except TypeError:
+        with pytest.raises(TypeError):
+            vectorize(f, fallback="error")(a, b)
+        with pytest.raises(TypeError):
+            vmap(f, in_axes=(0, None))(a, b)
+        return
+    got = vectorize(f, fallback="error")(a, b)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got, want)
+    np.testing.assert_array_equal(got, want)
+    _vmap_same(lambda x: f(x, b), a)

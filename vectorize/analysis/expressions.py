@@ -689,9 +689,16 @@ class Expressions:
             # the value is the right side's
             return left if decided != is_and else self.expr(node.right, env)
         taken = self._representative_truth(left)
+        raising = self.__dict__.get("_statement_raises", False)
         with self._reached(taken is None or taken == is_and), self._on_some_lanes(
                 node.right, left.batched):
             right = self.expr(node.right, env)
+        right_raises, self._statement_raises = self._arm_raises(raising)
+        if right_raises:
+            # Python raises for every example that evaluates the right side (`b or (0.5 &
+            # b)` of a float `b` the same for every example): the value is the left side's
+            # (the left side, the same for every example, decides whether it is evaluated)
+            return left
         if taken is not None and taken != is_and:
             # for the representatives Python stops at the left side, so the whole is as true
             # as it on every lane (a loop test `j + 1 < len(v) and ...`: never entered)
@@ -821,15 +828,26 @@ class Expressions:
             return self.expr(node.body if decided else node.orelse, env)
         taken = self._representative_truth(test)
         self._batched_depth += test.batched       # both sides run on every lane
+        raising = self.__dict__.get("_statement_raises", False)
         try:
             with self._reached(taken is not False), self._on_some_lanes(node.body,
                                                                         test.batched):
                 body = self.expr(node.body, env)
+            body_raises, self._statement_raises = self._arm_raises(raising)
             with self._reached(taken is not True), self._on_some_lanes(node.orelse,
                                                                        test.batched):
                 orelse = self.expr(node.orelse, env)
+            orelse_raises, self._statement_raises = self._arm_raises(raising)
         finally:
             self._batched_depth -= test.batched
+        if body_raises or orelse_raises:
+            # an arm Python raises for on every example that takes it (`(0.5 & b) if b
+            # else ...` of a float `b` the same for every example): the statement ends
+            # only where both do; else its value is the other arm's (the test, the same
+            # for every example, stays Python's: a call that takes the raising arm raises)
+            self._statement_raises = raising or (body_raises and orelse_raises)
+            if not self._statement_raises:
+                return orelse if body_raises else body
         if test.batched and not any(isinstance(v, Value) and v.known and v.example is None
                                     for v in (body, orelse)):
             # (`s if x > 5 else x * 2`: per example a string or an int, which numpy.vectorize
@@ -866,6 +884,11 @@ class Expressions:
                         INT_PART_SIZES[lane] = INT_PART_SIZES[joined]
                 return lane
         return joined
+
+    def _arm_raises(self, before: bool) -> tuple:
+        """(whether the part of an expression just analysed raises for every example that
+        runs it, `Analysis.raised_for_every_example`; the flag as it was before it)."""
+        return self.__dict__.get("_statement_raises", False) and not before, before
 
     @contextlib.contextmanager
     def _on_some_lanes(self, part, per_example: bool):
