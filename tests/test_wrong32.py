@@ -151,3 +151,35 @@ def test_arm_raising_for_every_example_under_a_shared_test(f, b):
     assert got.shape == want.shape and got.dtype == want.dtype, (got, want)
     np.testing.assert_array_equal(got, want)
     _vmap_same(lambda x: f(x, b), a)
+
+
+# An augmented assignment to a name that holds a per-example Python int (`r = y.item() -
+# 1`) of a NumPy narrow int or uint64 (`r -= np.sign(x)`): NEP 50 makes the Python int that
+# type, raising OverflowError per example where it is beyond it, as `r = r - ...` already
+# did (fuzz_nep50 seed 100921: vmap returned where the loop raises)
+
+
+def item_minus_then_augmented(x, y):
+    r = y.item() - True
+    r -= np.sign(x)
+    return r
+
+
+def item_times_then_augmented(x, y):
+    r = y.item() * 100
+    r += x
+    return r
+
+
+@pytest.mark.parametrize("f", [item_minus_then_augmented, item_times_then_augmented])
+@pytest.mark.parametrize("xt", [np.int8, np.uint8, np.uint32, np.uint64])
+def test_augmented_python_int_meets_narrow_int(f, xt):
+    x = np.array([1, 2, 3], dtype=xt)
+    y = np.array([0, 5, 1], dtype=np.uint32)
+    try:
+        _loop(f, x, y)
+    except OverflowError:
+        with pytest.raises(OverflowError):
+            vmap(f)(x, y)
+        return
+    _vmap_same(f, x, y)

@@ -996,20 +996,26 @@ class _Checks:
         return [python_errors.Check("ValueError", python_errors.NUMPY_NEGATIVE_POWER,
                                     "{b} < 0", {"b": exponent, "a": base})]
 
-    def narrow_int_meeting(self, operator, left, right) -> list:
+    def narrow_int_meeting(self, operator, left, right, python_before=None) -> list:
         """`vmap` (NumPy, JAX): a per-example Python int meeting a NumPy int narrower than
         int64, or a uint64, in arithmetic takes its type (NEP 50,
         `rules.operators.narrow_weak_operands`), and raises OverflowError per example where
-        it is beyond it (`np.int8(x) + int(y)` of y = 300)."""
+        it is beyond it (`np.int8(x) + int(y)` of y = 300). ``python_before``: the value
+        ``left`` (an augmented assignment's target) holds before the statement, a Python
+        number per example (`r -= np.sign(x)` of `r = y.item() - 1`)."""
         if self.python is None or not self.narrow_ints or operator in (
                 cst.Divide, cst.DivideAssign) or operator not in _NARROWED_OPERATORS:
             return []
         for numpy_side, python_side in ((left, right), (right, left)):
             n, p = self.value(numpy_side), self.value(python_side)
+            python = not self.numpy_valued(python_side)
+            if python_before is not None and python_side is left:
+                p, python = python_before, True
             if n is None or p is None or not p.batched or p.rank != 0 or p.kind != "i" or \
                     n.dtype is None or n.kind not in "iu" or not (
                         n.dtype.itemsize < 8 or n.kind == "u") or \
-                    not self.numpy_valued(numpy_side) or self.numpy_valued(python_side):
+                    not self.numpy_valued(numpy_side) or not python or (
+                        python_before is not None and numpy_side is left):
                 continue
             info = np.iinfo(n.dtype)
             test = f"{{x}} < {info.min}" + (f" or {{x}} > {info.max}"
@@ -1734,8 +1740,11 @@ class _Writer:
             else:
                 numpy_target = self.checks.numpy_valued(small.target)
             if operator is not None and (numpy_target or self.checks.numpy_valued(small.value)):
+                python_before = before if (
+                    not numpy_target and isinstance(before, Value) and before.batched) \
+                    else None
                 found.extend((check, []) for check in self.checks.narrow_int_meeting(
-                    operator, small.target, small.value))
+                    operator, small.target, small.value, python_before))
                 if self.checks.python_int_power and numpy_target:
                     # (`r **= int(b)` of an int tensor `r`: as `r ** int(b)`)
                     found.extend((check, []) for check in self.checks.int_power(
