@@ -183,3 +183,33 @@ def test_augmented_python_int_meets_narrow_int(f, xt):
             vmap(f)(x, y)
         return
     _vmap_same(f, x, y)
+
+
+# `vectorize`: a choice the same for every example between a per-example Python bool and
+# a number (`(not a) if (not b) else a`): the bool arm computes as the int it is per
+# example (`True + True` is 2), where the batch's bool array added as a logical or
+# (fuzz_bools seed 100476: [1, 1, 1, 1, 1] for numpy.vectorize's [2, 2, 1, 1, 1])
+
+
+def bool_or_int_arm_plus_bool(a, b):
+    return (not b) + ((not a) if (not b) else a)
+
+
+def bool_or_float_arm_plus_true(a, x, b):
+    r = (a > 0) if b else x
+    return r + True
+
+
+@pytest.mark.parametrize("b", [np.float32(-0.0), 0.0, 2.0])
+def test_bool_arm_of_a_shared_choice_adds_as_int(b):
+    a = np.array([0, 0, -128, 2, -128], dtype=np.int8)
+    for otypes in ("d", None):
+        want = np.vectorize(bool_or_int_arm_plus_bool, otypes=otypes)(a, b)
+        got = vectorize(bool_or_int_arm_plus_bool, otypes=otypes, fallback="error")(a, b)
+        assert got.dtype == want.dtype, (got, want)
+        np.testing.assert_array_equal(got, want)
+    x = np.array([0.5, -1.0, 2.0, 3.0, 0.0])
+    want = np.vectorize(bool_or_float_arm_plus_true)(a, x, b)
+    got = vectorize(bool_or_float_arm_plus_true, fallback="error")(a, x, b)
+    assert got.dtype == want.dtype, (got, want)
+    np.testing.assert_array_equal(got, want)
