@@ -213,3 +213,24 @@ def test_bool_arm_of_a_shared_choice_adds_as_int(b):
     got = vectorize(bool_or_float_arm_plus_true, fallback="error")(a, x, b)
     assert got.dtype == want.dtype, (got, want)
     np.testing.assert_array_equal(got, want)
+
+
+# A name the same for every example that is a number of another kind on each path (`False
+# if b else 0.5`): the path the call takes decides the type of what is computed from it,
+# which numpy.vectorize's outputs take from the first example (fuzz_bools seed 100994: a
+# bool output where the first example returns `not b`, float64 here)
+
+
+def shared_choice_of_bool_or_float(a, b):
+    if a:
+        return (not b) if b else 0.5
+    return b * a
+
+
+@pytest.mark.parametrize("b", [2, 0])
+def test_shared_join_of_number_kinds_learns_the_first_example_type(b):
+    a = np.array([np.nan, 0.0, 1.5])
+    want = np.vectorize(shared_choice_of_bool_or_float)(a, b)
+    got = vectorize(shared_choice_of_bool_or_float, fallback="error")(a, b)
+    assert got.dtype == want.dtype, (got, want)
+    np.testing.assert_array_equal(got, want)
