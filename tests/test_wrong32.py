@@ -234,3 +234,43 @@ def test_shared_join_of_number_kinds_learns_the_first_example_type(b):
     got = vectorize(shared_choice_of_bool_or_float, fallback="error")(a, b)
     assert got.dtype == want.dtype, (got, want)
     np.testing.assert_array_equal(got, want)
+
+
+# `vectorize` with a NumPy scalar argument, which numpy.vectorize hands to every example as
+# it is: its division by a zero is NumPy's (inf, nan or 0 with a warning), no
+# ZeroDivisionError for a handler to catch nor a check to raise (fuzz_hunt14 seed 100103:
+# `divmod(b, a)[1]` of `b = np.int64(5)` in a `try` gave the handler's -1 where a == 0)
+
+
+def modulo_in_try(a, b):
+    try:
+        z = divmod(b, a)[1]
+    except (ValueError, OverflowError, ZeroDivisionError):
+        z = -1
+    return z
+
+
+def divide_in_try(a, b):
+    try:
+        z = a / b
+    except ZeroDivisionError:
+        z = -1.0
+    return z
+
+
+@pytest.mark.parametrize("f", [modulo_in_try, divide_in_try])
+@pytest.mark.parametrize("b", [np.int64(5), np.float64(5.0), np.int64(0), np.float64(0.0),
+                               np.uint8(0), 5, 0.0])
+def test_numpy_scalar_argument_divides_as_numpy(f, b):
+    a = np.array([2, 10, 0, 2], dtype=np.uint8)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            want = np.vectorize(f)(a, b)
+        except ZeroDivisionError:
+            with pytest.raises(ZeroDivisionError):
+                vectorize(f, fallback="error")(a, b)
+            return
+        got = vectorize(f, fallback="error")(a, b)
+    assert got.dtype == want.dtype, (got, want)
+    np.testing.assert_array_equal(got, want)

@@ -201,12 +201,14 @@ class _Checks:
             if name not in self.numpy_names:
                 values = self.defs.get(name)
                 value = self.value(node)
-                if values == [None] and name in self.params and value is not None and \
-                        value.batched and id(value) not in self.python_arguments and \
-                        not self.in_helper:
+                if values == [None] and name in self.params and value is not None and (
+                        value.batched or isinstance(value.example, np.generic)) and \
+                        id(value) not in self.python_arguments and not self.in_helper:
                     # a per-example parameter that is a NumPy scalar per example
                     # (`vectorize(f, signature=...)` hands those out, and a bool's `+`, `-`
-                    # and `abs` are NumPy's there)
+                    # and `abs` are NumPy's there), or a NumPy scalar argument, which
+                    # numpy.vectorize hands to every example as it is (`np.int64(5) % 0`
+                    # is 0 with NumPy's warning, no ZeroDivisionError)
                     self.numpy_names[name] = True
                     return True
                 self.numpy_names[name] = bool(values) and all(
