@@ -274,3 +274,31 @@ def test_numpy_scalar_argument_divides_as_numpy(f, b):
         got = vectorize(f, fallback="error")(a, b)
     assert got.dtype == want.dtype, (got, want)
     np.testing.assert_array_equal(got, want)
+
+
+# `vmap`: a Python int on some lanes (a float32 on others) raised to a NumPy int's power
+# computes in that int per example (NEP 50), wrapping (`300 ** 40` is 0 in int64), where the
+# batch's float64 gives inf: refused, located (fuzz_nep50 seed 100915)
+
+
+def python_int_or_float_to_int_power(x, y):
+    r = x & x
+    if x < -1 or x > 1:
+        r = (300 if 300 < y else y) ** np.maximum(r, -2)
+    else:
+        r = -1 + r
+    return r
+
+
+def test_python_int_lane_to_numpy_int_power_same_or_refused():
+    from vectorize import VectorizeError
+    x = np.array([40, 3, -5, 1, 2], dtype=np.int64)
+    y = np.array([500.0, 2.0, 0.5, 3.0, 700.0], dtype=np.float32)
+    try:
+        got = vmap(python_int_or_float_to_int_power)(x, y)
+    except VectorizeError as exc:
+        assert "differs between lanes" in str(exc) and ":" in str(exc).splitlines()[0]
+        return
+    want = _loop(python_int_or_float_to_int_power, x, y)
+    assert got.dtype == want.dtype, (got, want)
+    np.testing.assert_array_equal(got, want)

@@ -522,14 +522,17 @@ class Expressions:
                         fn, "__name__", None) in _WRAPPING and (getattr(
                             EXAMPLE_SEMANTICS.get(), "weak", False) or (
                             type(part) is not int and getattr(fn, "__name__", None)
-                            not in _INT_DIVISION)):
+                            not in _INT_DIVISION) or (
+                            isinstance(lane, np.integer) and getattr(fn, "__name__", None)
+                            in ("pow", "power"))):
                     # a NumPy int64 lane computes exactly, and wraps beyond int64, where
                     # the batch's float rounds beyond 2**53 (``min(x, r) - 7`` of an int64
                     # 2**53 + 1: 2**53 - 6 there, 2**53 - 7 in float64; of int64's
                     # minimum + 3: 2**63 - 4 there, -2**63 - 4 in float64). (A Python int
                     # lane does not wrap; it and `//` are exact below 2**53: computed.)
                     # PyTorch: a Python int meeting an int64 tensor, the batch's float32
-                    # beyond 2**24
+                    # beyond 2**24. A Python int lane raised to a NumPy int's power computes
+                    # in that int (NEP 50), wrapping already at ``300 ** 8``
                     problem = f"computes in {dtype} (the batch: {joined})"
                 elif dtype.kind == "b" and joined.kind in "iufc" and getattr(
                         fn, "__name__", None) in _WRAPPING:
