@@ -302,3 +302,29 @@ def test_python_int_lane_to_numpy_int_power_same_or_refused():
     want = _loop(python_int_or_float_to_int_power, x, y)
     assert got.dtype == want.dtype, (got, want)
     np.testing.assert_array_equal(got, want)
+
+
+# `vmap`: `min(x, 7)` of an int64 `x` is a Python int on the lanes that keep 7, weak where
+# it meets a uint8 next (NEP 50: `np.uint8(255) * 7` wraps to 249), where the batch's int64
+# array of it did not wrap (fuzz_nep50 seed 100870): its lane types are tracked, so such a
+# meeting is refused, located
+
+
+def min_of_uint8_times_min_of_int(x, y):
+    r = min(x, y)
+    r *= min(x, 7)
+    return r
+
+
+def test_min_with_python_int_keeps_its_lane_type():
+    from vectorize import VectorizeError
+    x = np.array([2**62, 3], np.int64)
+    y = np.array([255, 2], np.uint8)
+    try:
+        got = vmap(min_of_uint8_times_min_of_int)(x, y)
+    except VectorizeError as exc:
+        assert "differs between lanes" in str(exc) and ":" in str(exc).splitlines()[0]
+        return
+    want = _loop(min_of_uint8_times_min_of_int, x, y)
+    assert got.dtype == want.dtype, (got, want)
+    np.testing.assert_array_equal(got, want)
