@@ -200,9 +200,23 @@ def bool_or_float_arm_plus_true(a, x, b):
     return r + True
 
 
+def not_plus_not(a, b):
+    return (not b) + (not a)
+
+
+def bool_arm_returned(a, b):
+    return (a >= b) if a else a
+
+
 @pytest.mark.parametrize("b", [np.float32(-0.0), 0.0, 2.0])
 def test_bool_arm_of_a_shared_choice_adds_as_int(b):
     a = np.array([0, 0, -128, 2, -128], dtype=np.int8)
+    # (`not b` of a NumPy scalar argument is a Python bool: `True + True` is 2)
+    for f, args in ((not_plus_not, (a, b)), (bool_arm_returned, (np.array(5), a * 0.5))):
+        want = np.vectorize(f)(*args)
+        got = vectorize(f, fallback="error")(*args)
+        assert got.dtype == want.dtype, (got, want)
+        np.testing.assert_array_equal(got, want)
     for otypes in ("d", None):
         want = np.vectorize(bool_or_int_arm_plus_bool, otypes=otypes)(a, b)
         got = vectorize(bool_or_int_arm_plus_bool, otypes=otypes, fallback="error")(a, b)

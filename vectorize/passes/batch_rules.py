@@ -33,7 +33,7 @@ from ..rules.lanes import ANY_LANE, LANE, SUM_ITEM, check_sum_item
 from ..rules.lists import LIST_ARRAY, typed
 from ..rules.python_errors import RAISE_LANE
 from ..rules.registry import Site
-from ..syntax.edit import AugmentedToAssignment, as_assignment, paren
+from ..syntax.edit import AugmentedToAssignment, as_assignment
 from ..syntax.templates import expr
 from ..syntax.traversal import rewrite
 from .records import ArrayValues, BatchedLoopFacts
@@ -240,13 +240,6 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
                 if needs_promotion(arm, result):
                     arms[field] = self._full_expr(getattr(updated_node, field), result, arm,
                                                    at=getattr(original_node, field))
-                elif self.ctx.module.python_semantics and _bool_arm(arm, result):
-                    # `vectorize`: a per-example Python bool arm where the other is a number
-                    # (`(not a) if c else a` of an int `a`): per example the bool computes
-                    # as the int it is (`True + (not a)` is 2), as the analysis of what
-                    # follows has it, where a bool array would add as a logical or
-                    arms[field] = expr(self.prims.astype("{a}", self.prims.dtype_named(
-                        result.dtype)), a=paren(getattr(updated_node, field)))
             return updated_node.with_changes(**arms) if arms else updated_node
         return self._apply(self.registry.operators["ifexp"], original_node, updated_node,
                            [original_node.test, original_node.body, original_node.orelse],
@@ -697,12 +690,3 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
                                       annotation=None)
                        for p in out.params.kwonly_params])
     return out.with_changes(params=params, returns=None)
-
-
-def _bool_arm(arm, result) -> bool:
-    """Whether ``arm``, a per-example value of a choice the same for every example, is a
-    truth value where the choice's joined per-example ``result`` is a number."""
-    return (isinstance(arm, Value) and isinstance(result, Value) and arm.batched and
-            result.batched and arm.known and result.known and arm.dtype is not None and
-            result.dtype is not None and arm.dtype.kind == "b" and
-            result.dtype.kind in "iufc" and arm.rank == result.rank)

@@ -217,7 +217,9 @@ class _Checks:
         if t is cst.BinaryOperation:
             return self.numpy_valued(node.left, seen) or self.numpy_valued(node.right, seen)
         if t is cst.UnaryOperation:
-            return self.numpy_valued(node.expression, seen)
+            # (`not x` is a Python bool whatever `x` is)
+            return type(node.operator) is not cst.Not and self.numpy_valued(node.expression,
+                                                                             seen)
         if t is cst.Comparison:     # (a NumPy operand: a NumPy bool)
             return self.numpy_valued(node.left, seen) or any(
                 self.numpy_valued(c.comparator, seen) for c in node.comparisons)
@@ -2246,6 +2248,9 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
                     "number's applies, the batch holds them all as numbers", original_node,
                     "convert the operands first: int(...) or float(...)")
         bools = [self.python_bool(n) for n in operands]
+        joined = self.bool_arms_counted(operands, bools, updated_node)
+        if joined is not None:
+            return joined
         if not all(bools):
             self.refuse_unknown(operands, original_node)
         if all(bools):
@@ -2260,6 +2265,39 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             return updated_node
         self.counted.add(original_node)
         return updated_node.with_changes(**{side: _as_int(getattr(updated_node, side))})
+
+    def bool_arms_counted(self, operands, bools, updated_node):
+        """`vectorize`: ``a + b`` where each operand is a Python bool per example or a number
+        that is one on some examples (an arm of a choice the same for every example, ``(not
+        a) if c else a``, `bool_on_some_lanes`), at least one of the latter: that one made the
+        number it joins into (``int(...)``), as Python computes with a bool (``True + True``
+        is 2), where the batch may hold the bool arm's array (``+`` a logical or, ``-``
+        raises). None where no operand is such."""
+        if self.checks.python is not None:
+            return None         # (`vmap`: NumPy's bools, `refuse_mixed_bools`)
+        some = [self.bool_on_some_lanes(n) for n in operands]
+        if not any(some) or not all(b or s for b, s in zip(bools, some)):
+            return None
+        changes = {}
+        for side, n, on_some in zip(("left", "right"), operands, some):
+            value, new = self.checks.value(n), getattr(updated_node, side)
+            if not (on_some and value.kind in _NUMBER_OF_KIND and type(n) is cst.IfExp and
+                    type(new) is cst.IfExp):
+                continue
+            # (each bool arm made the number: `int(...)` of the joined int would be no
+            # conversion in the batch)
+            arms = {}
+            for field in ("body", "orelse"):
+                arm = self.checks.value(getattr(n, field))
+                if arm is not None and arm.rank == 0 and arm.kind == "b":
+                    arms[field] = cst.Call(cst.Name(_NUMBER_OF_KIND[value.kind]), [
+                        cst.Arg(getattr(new, field).with_changes(lpar=[], rpar=[]))])
+            if arms:
+                changes[side] = new.with_changes(**arms)
+        if not changes:
+            return None
+        self.counted.update(operands)
+        return updated_node.with_changes(**changes)
 
     def target_bool(self, target) -> bool:
         """Whether the target of ``n += ...`` is a Python bool per example before (the
@@ -2300,6 +2338,9 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         value = self.checks.value(node)
         return value is not None and not value.batched and value.rank == 0 and (
             type(value.example) is int or value.kind == "i" and self.checks.python_number(node))
+
+
+_NUMBER_OF_KIND = {"i": "int", "u": "int", "f": "float"}
 
 
 def _as_int(node) -> cst.Call:
