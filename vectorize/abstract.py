@@ -592,7 +592,11 @@ def _join_values(a, b, force_batched: bool):
             return Value(False, a.example)
         numeric = (int, float, complex, bool, np.generic, np.ndarray)
         if isinstance(a.example, numeric) and isinstance(b.example, numeric):
-            return Value(False, join_examples(a.example, b.example))   # one of two numbers
+            # one of two numbers, the path the call takes deciding which (so the type of
+            # what is computed from it: `False if b else 0.5`, numpy.vectorize's outputs
+            # take the first example's)
+            note_mixed_types(a.example, b.example)
+            return Value(False, join_examples(a.example, b.example))
         return Value(False, UNKNOWN)
     if all(isinstance(x.example, (str, np.str_)) for x in (a, b)):
         # a string per example (`'lo' if x < 0 else 'mid'`): NumPy's `<U` of the longer

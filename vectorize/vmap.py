@@ -281,7 +281,10 @@ class _VMapped:
         if wants_dask(args, kwargs):   # what each block of a Dask array runs
             args, kwargs = block_stand_ins(args, kwargs)
         if self.backend is not None:
-            args, kwargs, _ = _into_backend(self.backend, args, kwargs)
+            try:
+                args, kwargs, _ = _into_backend(self.backend, args, kwargs, self.in_axes)
+            except _MixedUnmapped:
+                return self._fallback(MIXED_UNMAPPED).spec.source
         entry, _, _, size, _, _ = self._plan(args, kwargs)
         return chunks.source_for(entry.spec, entry.tuning, size, self.chunk_size)
 
@@ -336,12 +339,24 @@ class _VMapped:
             return call_vmap(self, args)
         given = None        # NumPy arguments converted for `backend` (NumPy out)
         loop_args = (args, kwargs)     # the per-example loop's: the NumPy ones as given
+        mixed = False
         if self.backend is not None:
             given = args
-            args, kwargs, converted = _into_backend(self.backend, args, kwargs)
+            try:
+                args, kwargs, converted = _into_backend(self.backend, args, kwargs,
+                                                          self.in_axes)
+            except _MixedUnmapped:
+                # (refused, or run per example: the size from the arguments converted)
+                self._fallback(MIXED_UNMAPPED)
+                mixed = True
+                args, kwargs, _ = _into_backend(self.backend, args, kwargs, self.in_axes,
+                                                keep_unmapped=False)
+                converted = False       # (the loop's results: the tensors it stacks)
             if not converted:
                 given = None
         entry, call_args, call_kwargs, size, batched, tree = self._plan(args, kwargs)
+        if mixed:
+            entry = self._fallback(MIXED_UNMAPPED)
         spec = entry.spec
         if isinstance(spec, FallbackSpec) or spec.fallbacks:
             self._announce(spec.reason if isinstance(spec, FallbackSpec)
@@ -994,17 +1009,26 @@ _NUMBERS = (float, int, complex)
 _PLAIN = (np.ndarray, float, int, complex, bool, type(None))
 
 
-def _into_backend(name: str, args, kwargs):
+def _into_backend(name: str, args, kwargs, in_axes=0, keep_unmapped=True):
     """The arguments of a call of a function vmapped for the backend ``name``, NumPy arrays
-    among their leaves converted to its arrays; (args, kwargs, whether any was). An array of
-    a third namespace is refused."""
+    among their mapped leaves converted to its arrays; (args, kwargs, whether any was). A
+    leaf not mapped (``in_axes`` None for it) and a keyword argument stay as they are, as
+    ``torch.func.vmap`` and ``jax.vmap`` leave them: the function sees the NumPy array
+    itself, on which its NumPy calls compute as in the per-example loop. An array of a
+    third namespace is refused."""
     backend = backends.get(name)
     converted = False
+    kept, native = [], []
 
-    def into(value):
+    def into(value, mapped=True):
         nonlocal converted
+        if name != backends.DEFAULT and backend.claims(value):
+            native.append(value)
         if isinstance(value, np.ndarray) and name != backends.DEFAULT \
                 and not backend.claims(value):      # (its arrays may be NumPy's too)
+            if not mapped and backend.unmapped_numpy and keep_unmapped:
+                kept.append(value)
+                return value
             converted = True
             return backend.from_numpy(value)
         other = backends.of_value(value)
@@ -1014,10 +1038,35 @@ def _into_backend(name: str, args, kwargs):
                              f"backend={other!r}")
         return value
 
-    args = tuple(unflatten(a, [into(leaf) for _, leaf in flatten(a)]) for a in args)
-    kwargs = {k: unflatten(v, [into(leaf) for _, leaf in flatten(v)])
+    axes = in_axes if isinstance(in_axes, tuple) and len(in_axes) == len(args) \
+        else (in_axes,) * len(args)
+    args = tuple(unflatten(a, [into(leaf, ax is not None) for (_, leaf), ax in zip(
+        flatten(a), _leaf_axes(a, axis))]) for a, axis in zip(args, axes))
+    kwargs = {k: unflatten(v, [into(leaf, False) for _, leaf in flatten(v)])
               for k, v in kwargs.items()}
+    if kept and native:
+        raise _MixedUnmapped()
     return args, kwargs, converted
+
+
+class _MixedUnmapped(Exception):
+    """A NumPy array not mapped beside the backend's own arrays mapped (`_into_backend`)."""
+
+
+MIXED_UNMAPPED = ("a NumPy array passed with in_axes=None beside mapped tensors: per example "
+                  "it stays NumPy (as torch.func.vmap leaves it), and PyTorch meets NumPy "
+                  "scalars as Python numbers, NumPy arrays as tensors of their dtype, which "
+                  "the engine does not model")
+
+
+def _leaf_axes(arg, axis) -> list:
+    """The ``in_axes`` entry of each leaf of ``arg`` (``axis``: a tree prefix of it)."""
+    if is_node(arg):
+        try:
+            return broadcast_prefix(axis, arg)
+        except PrefixError:
+            return [axis] * len(flatten(arg))
+    return [axis] * len(flatten(arg))
 
 
 def _to_numpy(out, name: str):

@@ -443,8 +443,14 @@ class Calls:
         method = getattr(base.example, name, None) if base.known else None
         if method is None:
             return Value(True, UNKNOWN)
-        return batched_like(_evaluate(method, *[a.example for a in args[1:]],
-                                     **{k: v.example for k, v in kwargs.items()}))
+        value = batched_like(_evaluate(method, *[a.example for a in args[1:]],
+                                      **{k: v.example for k, v in kwargs.items()}))
+        if name == "item" and len(args) == 1 and not kwargs:
+            # a NumPy scalar's Python number, weak in what it meets (NEP 50: ``x **
+            # x.item()`` of a uint64 ``x`` is a uint64), as `analysis.python_numbers` tells
+            # the rules
+            value = self._weak_python_number(value)
+        return value
 
     def _string_method(self, node: cst.Call, base, name: str, env):
         """``s.upper()`` of a per-example string (``zone_letter.upper() >= "N"``): Python's
@@ -513,14 +519,19 @@ class Calls:
         math.sqrt(y)`` is float32), which its example keeps, so that what it meets is
         inferred as the loop computes it (the rules convert the batch's float64 or int64
         array where it meets a narrower float: `rules.operators.narrow_weak_operands`)."""
-        if self.python_semantics or not self.registry.primitives.weak_python_numbers or \
-                not isinstance(value, Value) or not value.batched or not value.known:
-            return value
         python = fn in (builtins.float, builtins.int) or (
             fn is builtins.round and len(args) == 1) or (
             getattr(fn, "__module__", None) == "math" and getattr(
                 math, getattr(fn, "__name__", ""), None) is fn)
-        if python and isinstance(value.example, (np.floating, np.integer, np.bool_)):
+        return self._weak_python_number(value) if python else value
+
+    def _weak_python_number(self, value):
+        """``value``, a batched value that is a Python number per example, with that Python
+        number as its example where Python numbers are weak (`_python_number_result`)."""
+        if self.python_semantics or not self.registry.primitives.weak_python_numbers or \
+                not isinstance(value, Value) or not value.batched or not value.known:
+            return value
+        if isinstance(value.example, (np.number, np.bool_)):
             return Value(True, value.example.item())
         return value
 

@@ -522,14 +522,17 @@ class Expressions:
                         fn, "__name__", None) in _WRAPPING and (getattr(
                             EXAMPLE_SEMANTICS.get(), "weak", False) or (
                             type(part) is not int and getattr(fn, "__name__", None)
-                            not in _INT_DIVISION)):
+                            not in _INT_DIVISION) or (
+                            isinstance(lane, np.integer) and getattr(fn, "__name__", None)
+                            in ("pow", "power"))):
                     # a NumPy int64 lane computes exactly, and wraps beyond int64, where
                     # the batch's float rounds beyond 2**53 (``min(x, r) - 7`` of an int64
                     # 2**53 + 1: 2**53 - 6 there, 2**53 - 7 in float64; of int64's
                     # minimum + 3: 2**63 - 4 there, -2**63 - 4 in float64). (A Python int
                     # lane does not wrap; it and `//` are exact below 2**53: computed.)
                     # PyTorch: a Python int meeting an int64 tensor, the batch's float32
-                    # beyond 2**24
+                    # beyond 2**24. A Python int lane raised to a NumPy int's power computes
+                    # in that int (NEP 50), wrapping already at ``300 ** 8``
                     problem = f"computes in {dtype} (the batch: {joined})"
                 elif dtype.kind == "b" and joined.kind in "iufc" and getattr(
                         fn, "__name__", None) in _WRAPPING:
@@ -689,9 +692,16 @@ class Expressions:
             # the value is the right side's
             return left if decided != is_and else self.expr(node.right, env)
         taken = self._representative_truth(left)
+        raising = self.__dict__.get("_statement_raises", False)
         with self._reached(taken is None or taken == is_and), self._on_some_lanes(
                 node.right, left.batched):
             right = self.expr(node.right, env)
+        right_raises, self._statement_raises = self._arm_raises(raising)
+        if right_raises:
+            # Python raises for every example that evaluates the right side (`b or (0.5 &
+            # b)` of a float `b` the same for every example): the value is the left side's
+            # (the left side, the same for every example, decides whether it is evaluated)
+            return left
         if taken is not None and taken != is_and:
             # for the representatives Python stops at the left side, so the whole is as true
             # as it on every lane (a loop test `j + 1 < len(v) and ...`: never entered)
@@ -821,15 +831,26 @@ class Expressions:
             return self.expr(node.body if decided else node.orelse, env)
         taken = self._representative_truth(test)
         self._batched_depth += test.batched       # both sides run on every lane
+        raising = self.__dict__.get("_statement_raises", False)
         try:
             with self._reached(taken is not False), self._on_some_lanes(node.body,
                                                                         test.batched):
                 body = self.expr(node.body, env)
+            body_raises, self._statement_raises = self._arm_raises(raising)
             with self._reached(taken is not True), self._on_some_lanes(node.orelse,
                                                                        test.batched):
                 orelse = self.expr(node.orelse, env)
+            orelse_raises, self._statement_raises = self._arm_raises(raising)
         finally:
             self._batched_depth -= test.batched
+        if body_raises or orelse_raises:
+            # an arm Python raises for on every example that takes it (`(0.5 & b) if b
+            # else ...` of a float `b` the same for every example): the statement ends
+            # only where both do; else its value is the other arm's (the test, the same
+            # for every example, stays Python's: a call that takes the raising arm raises)
+            self._statement_raises = raising or (body_raises and orelse_raises)
+            if not self._statement_raises:
+                return orelse if body_raises else body
         if test.batched and not any(isinstance(v, Value) and v.known and v.example is None
                                     for v in (body, orelse)):
             # (`s if x > 5 else x * 2`: per example a string or an int, which numpy.vectorize
@@ -866,6 +887,11 @@ class Expressions:
                         INT_PART_SIZES[lane] = INT_PART_SIZES[joined]
                 return lane
         return joined
+
+    def _arm_raises(self, before: bool) -> tuple:
+        """(whether the part of an expression just analysed raises for every example that
+        runs it, `Analysis.raised_for_every_example`; the flag as it was before it)."""
+        return self.__dict__.get("_statement_raises", False) and not before, before
 
     @contextlib.contextmanager
     def _on_some_lanes(self, part, per_example: bool):

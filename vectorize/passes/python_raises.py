@@ -201,12 +201,14 @@ class _Checks:
             if name not in self.numpy_names:
                 values = self.defs.get(name)
                 value = self.value(node)
-                if values == [None] and name in self.params and value is not None and \
-                        value.batched and id(value) not in self.python_arguments and \
-                        not self.in_helper:
+                if values == [None] and name in self.params and value is not None and (
+                        value.batched or isinstance(value.example, np.generic)) and \
+                        id(value) not in self.python_arguments and not self.in_helper:
                     # a per-example parameter that is a NumPy scalar per example
                     # (`vectorize(f, signature=...)` hands those out, and a bool's `+`, `-`
-                    # and `abs` are NumPy's there)
+                    # and `abs` are NumPy's there), or a NumPy scalar argument, which
+                    # numpy.vectorize hands to every example as it is (`np.int64(5) % 0`
+                    # is 0 with NumPy's warning, no ZeroDivisionError)
                     self.numpy_names[name] = True
                     return True
                 self.numpy_names[name] = bool(values) and all(
@@ -215,7 +217,9 @@ class _Checks:
         if t is cst.BinaryOperation:
             return self.numpy_valued(node.left, seen) or self.numpy_valued(node.right, seen)
         if t is cst.UnaryOperation:
-            return self.numpy_valued(node.expression, seen)
+            # (`not x` is a Python bool whatever `x` is)
+            return type(node.operator) is not cst.Not and self.numpy_valued(node.expression,
+                                                                             seen)
         if t is cst.Comparison:     # (a NumPy operand: a NumPy bool)
             return self.numpy_valued(node.left, seen) or any(
                 self.numpy_valued(c.comparator, seen) for c in node.comparisons)
@@ -996,20 +1000,26 @@ class _Checks:
         return [python_errors.Check("ValueError", python_errors.NUMPY_NEGATIVE_POWER,
                                     "{b} < 0", {"b": exponent, "a": base})]
 
-    def narrow_int_meeting(self, operator, left, right) -> list:
+    def narrow_int_meeting(self, operator, left, right, python_before=None) -> list:
         """`vmap` (NumPy, JAX): a per-example Python int meeting a NumPy int narrower than
         int64, or a uint64, in arithmetic takes its type (NEP 50,
         `rules.operators.narrow_weak_operands`), and raises OverflowError per example where
-        it is beyond it (`np.int8(x) + int(y)` of y = 300)."""
+        it is beyond it (`np.int8(x) + int(y)` of y = 300). ``python_before``: the value
+        ``left`` (an augmented assignment's target) holds before the statement, a Python
+        number per example (`r -= np.sign(x)` of `r = y.item() - 1`)."""
         if self.python is None or not self.narrow_ints or operator in (
                 cst.Divide, cst.DivideAssign) or operator not in _NARROWED_OPERATORS:
             return []
         for numpy_side, python_side in ((left, right), (right, left)):
             n, p = self.value(numpy_side), self.value(python_side)
+            python = not self.numpy_valued(python_side)
+            if python_before is not None and python_side is left:
+                p, python = python_before, True
             if n is None or p is None or not p.batched or p.rank != 0 or p.kind != "i" or \
                     n.dtype is None or n.kind not in "iu" or not (
                         n.dtype.itemsize < 8 or n.kind == "u") or \
-                    not self.numpy_valued(numpy_side) or self.numpy_valued(python_side):
+                    not self.numpy_valued(numpy_side) or not python or (
+                        python_before is not None and numpy_side is left):
                 continue
             info = np.iinfo(n.dtype)
             test = f"{{x}} < {info.min}" + (f" or {{x}} > {info.max}"
@@ -1734,8 +1744,11 @@ class _Writer:
             else:
                 numpy_target = self.checks.numpy_valued(small.target)
             if operator is not None and (numpy_target or self.checks.numpy_valued(small.value)):
+                python_before = before if (
+                    not numpy_target and isinstance(before, Value) and before.batched) \
+                    else None
                 found.extend((check, []) for check in self.checks.narrow_int_meeting(
-                    operator, small.target, small.value))
+                    operator, small.target, small.value, python_before))
                 if self.checks.python_int_power and numpy_target:
                     # (`r **= int(b)` of an int tensor `r`: as `r ** int(b)`)
                     found.extend((check, []) for check in self.checks.int_power(
@@ -2235,6 +2248,9 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
                     "number's applies, the batch holds them all as numbers", original_node,
                     "convert the operands first: int(...) or float(...)")
         bools = [self.python_bool(n) for n in operands]
+        joined = self.bool_arms_counted(operands, bools, updated_node)
+        if joined is not None:
+            return joined
         if not all(bools):
             self.refuse_unknown(operands, original_node)
         if all(bools):
@@ -2249,6 +2265,39 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             return updated_node
         self.counted.add(original_node)
         return updated_node.with_changes(**{side: _as_int(getattr(updated_node, side))})
+
+    def bool_arms_counted(self, operands, bools, updated_node):
+        """`vectorize`: ``a + b`` where each operand is a Python bool per example or a number
+        that is one on some examples (an arm of a choice the same for every example, ``(not
+        a) if c else a``, `bool_on_some_lanes`), at least one of the latter: that one made the
+        number it joins into (``int(...)``), as Python computes with a bool (``True + True``
+        is 2), where the batch may hold the bool arm's array (``+`` a logical or, ``-``
+        raises). None where no operand is such."""
+        if self.checks.python is not None:
+            return None         # (`vmap`: NumPy's bools, `refuse_mixed_bools`)
+        some = [self.bool_on_some_lanes(n) for n in operands]
+        if not any(some) or not all(b or s for b, s in zip(bools, some)):
+            return None
+        changes = {}
+        for side, n, on_some in zip(("left", "right"), operands, some):
+            value, new = self.checks.value(n), getattr(updated_node, side)
+            if not (on_some and value.kind in _NUMBER_OF_KIND and type(n) is cst.IfExp and
+                    type(new) is cst.IfExp):
+                continue
+            # (each bool arm made the number: `int(...)` of the joined int would be no
+            # conversion in the batch)
+            arms = {}
+            for field in ("body", "orelse"):
+                arm = self.checks.value(getattr(n, field))
+                if arm is not None and arm.rank == 0 and arm.kind == "b":
+                    arms[field] = cst.Call(cst.Name(_NUMBER_OF_KIND[value.kind]), [
+                        cst.Arg(getattr(new, field).with_changes(lpar=[], rpar=[]))])
+            if arms:
+                changes[side] = new.with_changes(**arms)
+        if not changes:
+            return None
+        self.counted.update(operands)
+        return updated_node.with_changes(**changes)
 
     def target_bool(self, target) -> bool:
         """Whether the target of ``n += ...`` is a Python bool per example before (the
@@ -2289,6 +2338,9 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         value = self.checks.value(node)
         return value is not None and not value.batched and value.rank == 0 and (
             type(value.example) is int or value.kind == "i" and self.checks.python_number(node))
+
+
+_NUMBER_OF_KIND = {"i": "int", "u": "int", "f": "float"}
 
 
 def _as_int(node) -> cst.Call:

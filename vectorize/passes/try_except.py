@@ -1355,7 +1355,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         # `vectorize`: its examples are Python numbers, but an item of an array the function
         # made (`np.zeros(2)[0]`) or a NumPy function's result is a NumPy scalar, which
         # divides by zero with a warning and an inf or nan rather than raising
-        lowering.numbers = _PythonValued(func, ctx.params, frozenset(ctx.params),
+        lowering.numbers = _PythonValued(func, ctx.params, _python_params(ctx),
                                          lowering.resolve)
         lowering.python_examples = True
         # (numpy.vectorize learns its output types from a first call on NumPy scalars,
@@ -1429,3 +1429,13 @@ def _static_test(test, params: dict):
                          values))
     except Exception:   # noqa: BLE001 -- (the test decides nothing statically)
         return None
+
+
+def _python_params(ctx) -> frozenset:
+    """`vectorize`: the parameters that are Python numbers per example: all but a NumPy
+    scalar argument, which numpy.vectorize hands to every example as it is (`np.int64(5) %
+    0` is 0 with NumPy's warning: no ZeroDivisionError for a handler)."""
+    numbers = {id(v) for v in getattr(ctx.module.python_semantics, "numbers", ())}
+    return frozenset(name for name, value in ctx.params.items() if id(value) in numbers or not (
+        not getattr(value, "batched", True) and isinstance(getattr(value, "example", None),
+                                                            np.generic)))

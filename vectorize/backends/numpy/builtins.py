@@ -115,9 +115,13 @@ def _infer_minmax(op: str):
                 isinstance(v, Value) and v.rank == 0 for v in site.args) and (len(
                     {_KINDS.get(type(e)) or np.asarray(e).dtype.kind for e in examples}) > 1
                     or all(isinstance(e, np.generic) for e in examples) and len(
-                        {e.dtype for e in examples}) > 1):
+                        {e.dtype for e in examples}) > 1
+                    or any(type(e) in _KINDS for e in examples) and any(
+                        isinstance(e, np.generic) for e in examples)):
             # (NumPy numbers of one kind and different widths, an int32 and an int64: the
-            # batch's np.maximum is the wider, not the first argument's type)
+            # batch's np.maximum is the wider, not the first argument's type; a NumPy number
+            # and a Python one, `min(x, 7)` of an int64 `x`: the lanes that keep 7 hold a
+            # Python int, weak where it meets a uint8 next, NEP 50)
             note_mixed_types()     # (an int on some lanes, a float on others)
             out = examples[0]
             for nxt in examples[1:]:

@@ -64,6 +64,7 @@ class TorchBackend(Backend):
     broadcast_arrays = "broadcast_tensors"
     converts_arguments = True   # (`result[lanes] = x_lanes` raises for another dtype)
     python_int_power_raises = True  # (`tensor(2) ** -1` raises, `tensor(2) ** tensor(-1)` not)
+    unmapped_numpy = True   # (`torch.func.vmap` leaves arguments that are not tensors alone)
 
     def build_registry(self):
         from ...rules.registry import Registry
