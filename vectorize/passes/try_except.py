@@ -41,6 +41,7 @@ import collections
 import inspect
 import math
 import types
+import warnings
 
 import libcst as cst
 import numpy as np
@@ -81,6 +82,13 @@ class _TryLowering(cst.CSTTransformer):
         # whether `numbers` tells Python numbers from NumPy scalars for sure (not under
         # `vectorize`: numpy.vectorize's first call hands NumPy scalars)
         self.certain = True
+        # ids of the statements inside `with warnings.catch_warnings(): warnings.simplefilter(
+        # "error")` (`_warnings_block`), where a NumPy operation that warns raises its
+        # RuntimeWarning; `erroring`: the statement being read is one of them
+        self.erroring_ids: set[int] = set()
+        self.erroring = False
+        self.try_bodies: list[set] = []     # ids of the nodes in the bodies of `try`s around
+        self.warnings_as_errors = False     # a warnings block with the filter "error" seen
 
     def resolve(self, node):
         """The object a name or ``module.name`` in the body refers to, or None."""
@@ -93,7 +101,44 @@ class _TryLowering(cst.CSTTransformer):
             return getattr(owner, node.attr.value, None) if owner is not None else None
         return None
 
+    def visit_Try(self, node) -> None:
+        self.try_bodies.append({id(n) for s in node.body.body for n in walk(s)})
+
+    def leave_With(self, original_node, updated_node):
+        """A warnings block outside any `try` body: with the filter "ignore" its statements;
+        with "error" those statements lowered as in a `try` without handlers, where the lanes
+        whose NumPy operations warn raise RuntimeWarning (`warned`)."""
+        if any(id(original_node) in ids for ids in self.try_bodies):
+            return updated_node     # (the `try` lowers it: `body`)
+        block = _warnings_block(updated_node, self.resolve)
+        if block is None:
+            return updated_node
+        inner, error = block
+        if not error:
+            if not inner:
+                return cst.SimpleStatementLine([cst.Pass()])
+            inner = list(inner)
+            inner[0] = inner[0].with_changes(leading_lines=updated_node.leading_lines)
+            return cst.FlattenSentinel(inner)
+        self.warnings_as_errors = True
+        saved = self.handlers, self.bound, self.copies
+        self.handlers, self.bound, self.copies = [], {}, 0
+        try:
+            if self.numbers is not None:
+                self.numbers.at(original_node)
+            body = self.body([updated_node], [], [])
+        except Unsupported as problem:
+            self.deferred[id(updated_node)] = problem
+            return updated_node
+        finally:
+            self.handlers, self.bound, self.copies = saved
+        if not body:
+            return cst.SimpleStatementLine([cst.Pass()])
+        body[0] = body[0].with_changes(leading_lines=updated_node.leading_lines)
+        return cst.FlattenSentinel(body)
+
     def leave_Try(self, original_node, updated_node):
+        self.try_bodies.pop()
         try:
             return self.lowered(original_node, updated_node)
         except Unsupported as problem:
@@ -114,11 +159,11 @@ class _TryLowering(cst.CSTTransformer):
             if params is not None and isinstance(stmt, cst.BaseCompoundStatement):
                 for part in _blocks(stmt):
                     self.reached(part, params)
-                if type(stmt) is cst.Try and id(stmt) in self.deferred:
+                if type(stmt) in (cst.Try, cst.With) and id(stmt) in self.deferred:
                     raise self.deferred[id(stmt)]
                 continue
             for n in walk(stmt):
-                if type(n) is cst.Try and id(n) in self.deferred:
+                if type(n) in (cst.Try, cst.With) and id(n) in self.deferred:
                     raise self.deferred[id(n)]
 
     def _reached_if(self, stmt: cst.If, params) -> None:
@@ -239,6 +284,16 @@ class _TryLowering(cst.CSTTransformer):
             self.reached(tail)
             return [s.deep_clone() for s in tail]
         stmt = stmts[0]
+        self.erroring = id(stmt) in self.erroring_ids
+        block = _warnings_block(stmt, self.resolve)
+        if block is not None:
+            # `with warnings.catch_warnings(): warnings.simplefilter(...)`: its statements,
+            # where (filter "error") a warning raises
+            inner, error = block
+            if error:
+                self.warnings_as_errors = True
+                self.erroring_ids.update(id(n) for s in inner for n in walk(s))
+            return self.body(list(inner) + list(stmts[1:]), handlers, tail)
         self.reached([stmt])
         raised = _raise_under_if(stmt)
         if raised is not None:
@@ -256,6 +311,8 @@ class _TryLowering(cst.CSTTransformer):
             return self.branches(stmt, stmts[1:], handlers, tail)
         if type(stmt) is cst.For:
             unrolled = _unrolled(stmt)
+            if unrolled is not None and self.erroring:
+                self.erroring_ids.update(id(n) for s in unrolled for n in walk(s))
             if unrolled is not None:
                 return self.body(unrolled + list(stmts[1:]), handlers, tail)
         if type(stmt) is not cst.SimpleStatementLine:
@@ -284,6 +341,9 @@ class _TryLowering(cst.CSTTransformer):
                     tests.append((ZeroDivisionError, "{b} == 0", {"b": small.value}, []))
                 elif type(_binary(small.operator)) is cst.Power:
                     self.arithmetic(small, [small.target, small.value], "`**=`", power=True)
+                self.warned(small, cst.BinaryOperation(small.target, _binary(small.operator),
+                                                       small.value),
+                            [small.target, small.value], [], tests)
             elif getattr(small, "value", None) is not None:
                 self.expression(small.value, [], tests)
             targets = [t.target for t in small.targets] if type(small) is cst.Assign else [
@@ -364,9 +424,16 @@ class _TryLowering(cst.CSTTransformer):
         test outermost), its branch that handler."""
         for exc, template, nodes, guards in reversed(tests):
             handler = next((h for types, h in handlers if issubclass(exc, types)), None)
-            if handler is None:
+            if handler is None and "warned" in nodes:
+                # a warning raised as an error that no handler here catches: the lanes raise
+                # it (the per-example loop gives the exact one)
+                handler = [cst.parse_statement(
+                    'raise RuntimeWarning("a NumPy operation warned where warnings are '
+                    'errors")\n')]
+            elif handler is None:
                 continue    # not caught here: it raises (the per-example loop decides)
-            self.reached(handler)
+            else:
+                self.reached(handler)
             self.taken += 1
             if template is None and not guards:
                 # raised by every example that gets here (its per-example type decides)
@@ -404,7 +471,8 @@ class _TryLowering(cst.CSTTransformer):
         kinds = [self.numbers.python_valued(o) for o in operands]
         if all(k is True for k in kinds):
             return True
-        if any(k is False for k in kinds) and (not power or _float_or_natural(operands[1])):
+        if any(k is False for k in kinds) and (not power or _float_or_natural(operands[1]) or
+                                               self._float_power(operands)):
             return False
         if self.python_examples:
             return True     # (`vectorize`: an operand not known to be NumPy's is Python's)
@@ -414,6 +482,17 @@ class _TryLowering(cst.CSTTransformer):
             "NumPy scalars it warns, so no handler can be chosen per example", node,
             "test the divisor with `if` before the `try`, or convert the operands with "
             "float() (Python numbers: the division raises where it is 0)")
+
+    def _float_power(self, operands) -> bool:
+        """A power of NumPy values that never raises: a float base (a true division's
+        result) or a float exponent the same for every example (a parameter's, or its
+        attribute's, `_param_attribute`)."""
+        base, exponent = operands
+        if type(base) is cst.BinaryOperation and type(base.operator) is cst.Divide:
+            return True
+        value = self.numbers._param_attribute(exponent) if type(exponent) in (
+            cst.Name, cst.Attribute) else None
+        return type(value) is float
 
     def expression(self, node, guards, tests) -> None:
         """The tests of the operations in ``node``, in evaluation order."""
@@ -451,6 +530,8 @@ class _TryLowering(cst.CSTTransformer):
             if not self.attribute(node.func, guards, tests, method=True):
                 raise Unsupported("a method call inside a `try` whose exceptions the engine "
                                   "does not know", node, "call it before the `try`")
+            if self.erroring and node.func.attr.value not in _UNWARNED_METHODS:
+                raise Unsupported(_WARNS_UNKNOWN, node, _WARNS_SUGGESTION)
             return
         if t is cst.Call:
             fn = self.resolve(node.func)
@@ -482,6 +563,8 @@ class _TryLowering(cst.CSTTransformer):
                 if self.arithmetic(node, [node.left, node.right], "`**`", power=True):
                     tests.append((ZeroDivisionError, "{a} == 0 and -math.inf < {b} < 0",
                                   {"a": node.left, "b": node.right}, guards))
+            if type(node.operator) is not cst.MatrixMultiply:
+                self.warned(node, node, [node.left, node.right], guards, tests)
 
     def attribute(self, node: cst.Attribute, guards, tests, method=False) -> bool:
         """The tests of reading ``owner.name`` (and calling it, ``method``), decided by the
@@ -524,6 +607,63 @@ class _TryLowering(cst.CSTTransformer):
         if isinstance(fn, types.FunctionType) and not _numpy_module(fn):
             return helper_raises(fn)
         return None
+
+    def warned(self, node, result, operands, guards, tests, numpy=False) -> None:
+        """Inside ``with warnings.catch_warnings(): warnings.simplefilter("error")``: the
+        test of the NumPy operation ``result`` (of ``operands``) warning, which there raises
+        RuntimeWarning. NumPy (IEEE) warns exactly where a result is NaN from operands none
+        of which is NaN (invalid), or infinite from finite operands (division by zero,
+        overflow); arithmetic of Python numbers never warns (it raises, tested apart).
+        ``numpy``: a NumPy function's result, whatever its arguments."""
+        if not self.erroring:
+            return
+        if not numpy:
+            kinds = [True if self.numbers is None else self.numbers.python_valued(o)
+                     for o in operands]
+            if all(k is True for k in kinds):
+                return
+            if not any(k is False for k in kinds):
+                if self.python_examples:
+                    return      # (`vectorize`: an operand not known to be NumPy's is Python's)
+                raise Unsupported(
+                    "arithmetic inside `with warnings.catch_warnings()` (warnings as errors) "
+                    "under `vmap` whose operands' types the engine cannot tell: on NumPy "
+                    "values it warns, which raises there, on Python numbers it does not",
+                    node, "convert the operands with float() or np.float64() first")
+        operands = [o for o in operands if type(o) not in (cst.Integer, cst.Float)]
+        names = {f"a{k}": o for k, o in enumerate(operands)}
+        quiet = " or ".join(f"math.isnan({{{n}}})" for n in names)
+        finite = " and ".join(f"math.isfinite({{{n}}})" for n in names)
+        template = "math.isnan({r})" + (f" and not ({quiet})" if quiet else "") + \
+            " or math.isinf({r})" + (f" and {finite}" if finite else "")
+        test = expr(template, r=result.deep_clone(),
+                    **{n: o.deep_clone() for n, o in names.items()})
+        if tests and "warned" in tests[-1][2] and tests[-1][3] == guards:
+            # (one test for the operations of a statement in a row: one handler's copy)
+            test = cst.BooleanOperation(tests[-1][2]["warned"], cst.Or(), test)
+            tests.pop()
+        tests.append((RuntimeWarning, "{warned}", {"warned": test}, guards))
+
+    def warning_call(self, fn, node, args, guards, tests) -> None:
+        """A call inside a warnings-as-errors block: a NumPy ufunc's warning test (`warned`);
+        `math` functions and the number builtins raise rather than warn (their tests are
+        `call`'s); anything else may warn in ways the engine does not know: refused."""
+        if isinstance(fn, np.ufunc):
+            if fn in _UNWARNED_UFUNCS or all(t.split("->")[1] == "?" for t in fn.types):
+                return
+            if fn.nout != 1 or len(args) != fn.nin or any(a.keyword or a.star
+                                                           for a in node.args):
+                raise Unsupported(_WARNS_UNKNOWN, node, _WARNS_SUGGESTION)
+            self.warned(node, node, args, guards, tests, numpy=True)
+            return
+        if getattr(fn, "__module__", None) == "math" or fn in (
+                builtins.abs, builtins.min, builtins.max, builtins.float, builtins.int,
+                builtins.round, builtins.bool):
+            return
+        if fn is builtins.pow and len(args) == 2:
+            self.warned(node, node, args, guards, tests)
+            return
+        raise Unsupported(_WARNS_UNKNOWN, node, _WARNS_SUGGESTION)
 
     def caught(self, raised) -> bool:
         """Whether a handler of the `try` being lowered may catch one of ``raised``."""
@@ -581,6 +721,8 @@ class _TryLowering(cst.CSTTransformer):
 
     def call(self, fn, node, guards, tests) -> None:
         args = [a.value for a in node.args]
+        if self.erroring:
+            self.warning_call(fn, node, args, guards, tests)
         if getattr(fn, "__module__", None) == "math" and getattr(
                 math, getattr(fn, "__name__", ""), None) is fn:
             for exc, template in python_errors.exact_math_errors(fn.__name__, len(args)):
@@ -612,8 +754,48 @@ class _TryLowering(cst.CSTTransformer):
                 tests.append((exc, template, {"x": args[0]}, guards))
 
 
+_WARNS_UNKNOWN = ("a call inside `with warnings.catch_warnings()` with warnings as errors "
+                  "whose warnings the engine does not know (only NumPy's ufuncs, `math` "
+                  "functions, arithmetic and the number builtins)")
+_WARNS_SUGGESTION = "call it before the `with` block"
+# ufuncs that warn for no float operand (their NaN comes only from a NaN)
+_UNWARNED_UFUNCS = frozenset({np.arctan, np.arctan2, np.tanh, np.absolute, np.negative,
+                              np.positive, np.sign, np.floor, np.ceil, np.trunc, np.rint,
+                              np.fabs, np.copysign, np.maximum, np.minimum, np.fmax,
+                              np.fmin, np.signbit})
+_UNWARNED_METHODS = frozenset({"any", "all", "squeeze", "copy", "ravel", "flatten"})
 _UNROLLED = 8          # the most steps of a `for` loop inside a `try` (each is written out)
 _BRANCH_COPIES = 16    # the most `if`s inside one `try` (each copies the rest of the `try`)
+
+
+def _warnings_block(stmt, resolve):
+    """``with warnings.catch_warnings(): warnings.simplefilter(action)`` (or
+    ``filterwarnings``, with ``record=True``, no ``as``), the action one of "error",
+    "ignore": (the statements after that call, whether warnings raise there); else None."""
+    if type(stmt) is not cst.With or stmt.asynchronous is not None or not stmt.items:
+        return None
+    for item in stmt.items:
+        call = item.item
+        if item.asname is not None or type(call) is not cst.Call or \
+                resolve(call.func) is not warnings.catch_warnings or any(
+                    a.star or a.keyword is None or a.keyword.value != "record"
+                    for a in call.args):
+            return None
+    body = list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
+    if not body or type(body[0]) is not cst.SimpleStatementLine or len(body[0].body) != 1:
+        return None
+    first = body[0].body[0]
+    call = first.value if type(first) is cst.Expr else None
+    if type(call) is not cst.Call or resolve(call.func) not in (
+            warnings.simplefilter, warnings.filterwarnings) or len(call.args) != 1 or \
+            call.args[0].star or call.args[0].keyword not in (None,) and \
+            call.args[0].keyword.value != "action" or \
+            type(call.args[0].value) is not cst.SimpleString:
+        return None
+    action = call.args[0].value.evaluated_value
+    if action not in ("error", "ignore"):
+        return None
+    return body[1:], action == "error"
 
 
 def _unrolled(loop: cst.For):
@@ -1345,7 +1527,7 @@ def _binary(augmented):
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    if cst.Try not in by_type(func.body):
+    if cst.Try not in by_type(func.body) and cst.With not in by_type(func.body):
         return func
     # (the helpers the body defines, hoisted when it was read, and its imports are names
     # of the body: what they raise is read from their own bodies, `helper_raises`)
@@ -1384,6 +1566,11 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
                       for t in node.targets if type(t.target) is cst.Name
                       for name in [t.target.value]}
     out = rewrite(func, lowering)
+    if lowering.warnings_as_errors and getattr(ctx.module, "python_semantics", False):
+        # numpy.vectorize's first call, on NumPy scalars, warns (and so raises) where
+        # arithmetic of the Python numbers every example gets does not: the output types
+        # are learned from that call, and where it raises the loop gives the answer
+        ctx.module.first_call_differs = True
     if lowering.deferred:
         lowering.reached(list(out.body.body), ctx.params)
     return out
