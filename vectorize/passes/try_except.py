@@ -602,6 +602,10 @@ class _TryLowering(cst.CSTTransformer):
             known = python_errors.raises_on_numbers(fn, len(args))
             if known is not None:
                 return known, True
+        if isinstance(fn, np.ufunc) and self.erroring:
+            # (where warnings are errors a float error is a RuntimeWarning, `warned`: what
+            # else a ufunc raises is its operands' types' and shapes')
+            return _UFUNC_FAILURES, False
         if python_errors.is_numpy_function(fn):
             return python_errors.NUMPY_FAILURES, False
         if isinstance(fn, types.FunctionType) and not _numpy_module(fn):
@@ -651,7 +655,10 @@ class _TryLowering(cst.CSTTransformer):
         if isinstance(fn, np.ufunc):
             if fn in _UNWARNED_UFUNCS or all(t.split("->")[1] == "?" for t in fn.types):
                 return
-            if fn.nout != 1 or len(args) != fn.nin or any(a.keyword or a.star
+            # (NumPy's power ufunc, unlike a NumPy scalar's `**`, warns for some infinite
+            # operands: `np.power(0.0, -inf)`, `np.power(1e308, inf)`)
+            if fn in (np.power, np.float_power) or fn.nout != 1 or len(args) != fn.nin or \
+                    any(a.keyword or a.star
                                                            for a in node.args):
                 raise Unsupported(_WARNS_UNKNOWN, node, _WARNS_SUGGESTION)
             self.warned(node, node, args, guards, tests, numpy=True)
@@ -763,6 +770,7 @@ _UNWARNED_UFUNCS = frozenset({np.arctan, np.arctan2, np.tanh, np.absolute, np.ne
                               np.positive, np.sign, np.floor, np.ceil, np.trunc, np.rint,
                               np.fabs, np.copysign, np.maximum, np.minimum, np.fmax,
                               np.fmin, np.signbit})
+_UFUNC_FAILURES = frozenset({ValueError, TypeError, MemoryError})
 _UNWARNED_METHODS = frozenset({"any", "all", "squeeze", "copy", "ravel", "flatten"})
 _UNROLLED = 8          # the most steps of a `for` loop inside a `try` (each is written out)
 _BRANCH_COPIES = 16    # the most `if`s inside one `try` (each copies the rest of the `try`)
