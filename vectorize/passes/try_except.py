@@ -575,6 +575,14 @@ class _TryLowering(cst.CSTTransformer):
         owner = node.value
         if self.numbers is None or not self.static_types:
             return False
+        if self.handlers and all(types_ == (NameError,) for types_, _ in self.handlers):
+            # (`except NameError:` around NumPy's names: what an attribute read raises no
+            # handler catches, so it is read as outside the `try`)
+            return True
+        if not method and self.replayed and self.numbers.shared(owner):
+            # the same object for every example: what reading it raises, every example
+            # raises, and where a handler catches that the per-example loop takes it
+            return True
         if self.numbers.python_valued(owner) is True and self.certain and \
                 self.numbers.number(owner) is True:
             if not any(hasattr(t, name) for t in (bool, int, float, complex)):
@@ -1342,6 +1350,39 @@ class _PythonValued:
             return True if self.python_valued(node, seen) is True else None
         return None
 
+    def shared(self, node, seen=frozenset()) -> bool:
+        """Whether ``node`` is the same object for every example and not a number: made of
+        literals, module-level names, parameters the same for every example that are not
+        numbers, their attributes, and calls of classes and of their class methods on such
+        values (`_shared_callee`), in every binding that reaches here."""
+        t = type(node)
+        if t in (cst.Integer, cst.Float, cst.SimpleString):
+            return True
+        if t is cst.Name:
+            if node.value in ("None", "True", "False"):
+                return True
+            if node.value in seen:
+                return False
+            held = self._held(node.value)
+            if held is None:
+                return self.resolve(node) is not None     # (a module-level name)
+            for v in held:
+                if v is _PARAM:
+                    value = self.params.get(node.value)
+                    example = getattr(value, "example", None)
+                    if value is None or getattr(value, "batched", True) or isinstance(
+                            example, (*_PYTHON_NUMBERS, np.generic, np.ndarray)):
+                        return False
+                elif v is None or not self.shared(v, seen | {node.value}):
+                    return False
+            return True
+        if t is cst.Attribute:
+            return self.shared(node.value, seen)
+        if t is cst.Call:
+            return _shared_callee(self.resolve(node.func)) and all(
+                not a.star and self.shared(a.value, seen) for a in node.args)
+        return False
+
     def _param_attribute(self, node):
         """``p.a.b`` of a parameter that holds the same object for every example (never
         rebound), its value; else None."""
@@ -1483,14 +1524,35 @@ def _bindings_before(stmts, target, into: dict, numbers) -> bool:
                 if block is not None and any(n is target for n in walk(block)):
                     return _bindings_before(block.body, target, into, numbers)
             return False
+        dead = _untaken_handlers(stmt, numbers) if type(stmt) is cst.Try else set()
+        if dead and stmt.orelse is None and stmt.finalbody is None and all(
+                id(h) in dead for h in stmt.handlers):
+            # (no example takes a handler: the body runs to its end, in order)
+            _bindings_before(list(stmt.body.body), target, into, numbers)
+            continue
         found: dict[str, list] = {}
-        numbers._collect(walk(stmt), found)
+        numbers._collect([n for n in walk(stmt) if id(n) not in dead], found)
         for name, values in found.items():
             if type(stmt) is cst.SimpleStatementLine:
                 into[name] = values
             else:
                 into[name] = into.get(name, []) + values
     return False
+
+
+def _untaken_handlers(stmt: cst.Try, numbers) -> set:
+    """The ids of the nodes of ``stmt``'s handlers that only catch NameError where every
+    name its body reads is bound (a local name, a parameter, a module-level or builtin
+    name): no example takes them (`except NameError:` around NumPy's names)."""
+    local = set(numbers.assigned) | set(numbers.params)
+    for name in reads(stmt.body):
+        if name not in local and numbers.resolve(cst.Name(name)) is None:
+            return set()
+    dead = set()
+    for handler in stmt.handlers:
+        if handler.type is not None and numbers.resolve(handler.type) is NameError:
+            dead.update(id(n) for n in walk(handler))
+    return dead
 
 
 class _HelperValued(_PythonValued):
@@ -1514,6 +1576,15 @@ class _HelperValued(_PythonValued):
 
     def _param_kind(self, name: str):
         return self.kinds.get(name)
+
+
+def _shared_callee(fn) -> bool:
+    """A class (not a number's) or a class method: its call on values the same for every
+    example makes the same object for every example, or raises on every example."""
+    if isinstance(fn, type):
+        return not issubclass(fn, (*_PYTHON_NUMBERS, np.generic, np.ndarray))
+    return inspect.ismethod(fn) and isinstance(fn.__self__, type) and not issubclass(
+        fn.__self__, (*_PYTHON_NUMBERS, np.generic, np.ndarray))
 
 
 def _all_true(kinds: list):
