@@ -203,3 +203,76 @@ def test_the_warning_test_is_exact_for_numpy_ufuncs_and_arithmetic():
     for f in one:
         for a in vals:
             assert warns(f, a) == rule(f, a), (f, a)
+
+
+class _Ellipsoid:
+    def __init__(self, name):
+        if name not in ("a", "b"):
+            raise ValueError(f"no ellipsoid {name!r}")
+        self.a = 6378137.0 if name == "a" else 6356752.3
+
+    @classmethod
+    def from_name(cls, name):
+        return cls(name)
+
+
+def _radius(x):
+    try:
+        ell = _Ellipsoid.from_name("b")
+        r = ell.a * math.sqrt(x)
+    except ValueError:
+        r = -1.0
+    return r
+
+
+def _radius_unknown(x):
+    try:
+        ell = _Ellipsoid.from_name("zz")     # raises on every example
+        r = ell.a * x
+    except ValueError:
+        r = -1.0
+    return r
+
+
+def _radius_of(x, ell=None):
+    if ell is None:
+        ell = _Ellipsoid(name="a")
+    try:
+        r = math.sqrt(x) * ell.a
+    except ValueError:
+        r = 0.0
+    return r
+
+
+def _scalar_or_array(x):
+    # (code that also runs without NumPy: no example takes the NameError handlers)
+    try:
+        x = np.asarray(x)
+    except NameError:
+        pass
+    try:
+        lim = math.pi / 2 - np.finfo(x.dtype).eps
+    except NameError:
+        lim = math.pi / 2
+    return np.minimum(x, lim)
+
+
+@pytest.mark.parametrize("x", [[4.0, -1.0, 9.0, 0.0, 2.0], [4.0, 9.0], [-1.0], []])
+def test_a_class_made_of_values_the_same_for_every_example_inside_a_try(x):
+    # was refused: "a call inside a `try` whose exceptions the engine does not know"
+    x = np.array(x)
+    for f in (_radius, _radius_of):
+        _check(f, x)
+        _check_vmap(f, x)
+    # (one that raises on every example: the analysis cannot tell `ell.a`, refused located)
+    with pytest.raises(VectorizeError, match="test_try32.py"):
+        vectorize(_radius_unknown, fallback="error")(x)
+
+
+def test_an_attribute_under_nameerror_handlers_no_example_takes():
+    # was refused: "an attribute read inside a `try`" (`x.dtype`)
+    x = np.array([0.5, 2.0, -3.0, math.pi / 2, 1.0])
+    _check_vmap(_scalar_or_array, x)
+    # (`vectorize`: `np.asarray` of a Python float per example, refused by the analysis)
+    with pytest.raises(VectorizeError, match="test_try32.py"):
+        vectorize(_scalar_or_array, fallback="error")(x)

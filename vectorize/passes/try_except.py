@@ -519,6 +519,9 @@ class _TryLowering(cst.CSTTransformer):
             # a method of a per-example value (`x.any()`): its owner, its arguments, then
             # what reading the attribute raises (the call of a NumPy value's method raises
             # nothing, those of `_QUIET_METHODS`)
+            if self.replayed and not self.erroring and self.numbers is not None and \
+                    self.numbers.shared(node):
+                return      # (a class method on shared values: `call`)
             self.expression(node.func.value, guards, tests)
             if tests and tests[-1][1] is None and tests[-1][3] == guards:
                 return      # (the owner raises on every example)
@@ -535,7 +538,8 @@ class _TryLowering(cst.CSTTransformer):
             return
         if t is cst.Call:
             fn = self.resolve(node.func)
-            keywords = _helper_keywords(fn, node, self.caught((TypeError,)))
+            keywords = _helper_keywords(fn, node, self.caught((TypeError,))) or (
+                self.replayed and self.numbers is not None and self.numbers.shared(node))
             for arg in node.args:
                 if (arg.keyword is not None or arg.star) and not keywords:
                     raise Unsupported("a call with keywords or `*` inside a `try`", arg,
@@ -746,6 +750,13 @@ class _TryLowering(cst.CSTTransformer):
         if fn is builtins.len and len(args) == 1 and self.numbers is not None and \
                 self.static_types and self.numbers.number(args[0]) is True:
             tests.append((TypeError, None, {}, guards))     # len() of a number
+            return
+        if fn not in _NUMBER_BUILTINS and self.replayed and self.numbers is not None and \
+                not self.erroring and self.numbers.shared(node):
+            # a class (or its class method) called on values the same for every example
+            # (`Ellipsoid.from_name("wgs84")`): the same object for every example, or the
+            # same exception on every example, which the batch raises and the per-example
+            # loop then gives to the handler
             return
         if fn not in _NUMBER_BUILTINS:
             found = self.raises(fn, args)
