@@ -645,7 +645,7 @@ class _TryLowering(cst.CSTTransformer):
                     "arithmetic inside `with warnings.catch_warnings()` (warnings as errors) "
                     "under `vmap` whose operands' types the engine cannot tell: on NumPy "
                     "values it warns, which raises there, on Python numbers it does not",
-                    node, "convert the operands with float() or np.float64() first")
+                    node, "convert the operands with float() first")
         operands = [o for o in operands if type(o) not in (cst.Integer, cst.Float)]
         names = {f"a{k}": o for k, o in enumerate(operands)}
         quiet = " or ".join(f"math.isnan({{{n}}})" for n in names)
