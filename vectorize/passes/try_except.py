@@ -32,6 +32,13 @@ the whole specialization). Per-example types are read flow-sensitively from the 
 ``try`` (`_PythonValued.at`). A ``try`` that cannot be lowered is refused where an example
 reaches it (`reached`). Anything else (``while``, ``with``, ``finally``, ``except E as e``
 reading ``e``, calls the engine does not know) is refused where it is written.
+
+``with warnings.catch_warnings(): warnings.simplefilter("error")`` (in a ``try`` or not) is
+its statements, where each NumPy operation also has the test of its warning, which raises
+RuntimeWarning there (`warned`: NaN from non-NaN operands, inf from finite ones); with the
+filter "ignore" it is its statements. Values the same for every example (`shared`: a class
+made of them, their attributes) raise on every example or none: the batch raises and the
+per-example loop takes the handler.
 """
 
 from __future__ import annotations
