@@ -276,3 +276,24 @@ def test_an_attribute_under_nameerror_handlers_no_example_takes():
     # (`vectorize`: `np.asarray` of a Python float per example, refused by the analysis)
     with pytest.raises(VectorizeError, match="test_try32.py"):
         vectorize(_scalar_or_array, fallback="error")(x)
+
+
+def _unbound_local(x):
+    # (the handler IS taken: `y` is a local not bound yet, UnboundLocalError is a NameError)
+    try:
+        z = y * 2.0
+    except NameError:
+        z = x
+    y = 1.0
+    return z + y
+
+
+def test_a_nameerror_handler_around_a_local_not_bound_yet_is_not_dropped():
+    # (the engine refuses the read of `y` located; never the body's answer without `y`)
+    x = np.array([1.0, 2.0, 3.0])
+    try:
+        got = vectorize(_unbound_local, fallback="error")(x)
+    except VectorizeError as e:
+        assert "test_try32.py" in str(e)
+    else:
+        np.testing.assert_array_equal(got, np.vectorize(_unbound_local)(x))

@@ -96,6 +96,10 @@ class _TryLowering(cst.CSTTransformer):
         self.erroring = False
         self.try_bodies: list[set] = []     # ids of the nodes in the bodies of `try`s around
         self.warnings_as_errors = False     # a warnings block with the filter "error" seen
+        # the batched code raises as it runs and the caller then runs the per-example loop
+        # (`vectorize`; `vmap` on NumPy and PyTorch): what every example raises alike
+        # (`_PythonValued.shared`) may be left to it
+        self.eager = False
 
     def resolve(self, node):
         """The object a name or ``module.name`` in the body refers to, or None."""
@@ -526,7 +530,7 @@ class _TryLowering(cst.CSTTransformer):
             # a method of a per-example value (`x.any()`): its owner, its arguments, then
             # what reading the attribute raises (the call of a NumPy value's method raises
             # nothing, those of `_QUIET_METHODS`)
-            if self.replayed and not self.erroring and self.numbers is not None and \
+            if self.eager and not self.erroring and self.numbers is not None and \
                     self.numbers.shared(node):
                 return      # (a class method on shared values: `call`)
             self.expression(node.func.value, guards, tests)
@@ -546,7 +550,7 @@ class _TryLowering(cst.CSTTransformer):
         if t is cst.Call:
             fn = self.resolve(node.func)
             keywords = _helper_keywords(fn, node, self.caught((TypeError,))) or (
-                self.replayed and self.numbers is not None and self.numbers.shared(node))
+                self.eager and self.numbers is not None and self.numbers.shared(node))
             for arg in node.args:
                 if (arg.keyword is not None or arg.star) and not keywords:
                     raise Unsupported("a call with keywords or `*` inside a `try`", arg,
@@ -590,7 +594,7 @@ class _TryLowering(cst.CSTTransformer):
             # (`except NameError:` around NumPy's names: what an attribute read raises no
             # handler catches, so it is read as outside the `try`)
             return True
-        if not method and self.replayed and self.numbers.shared(owner):
+        if not method and self.eager and self.numbers.shared(owner):
             # the same object for every example: what reading it raises, every example
             # raises, and where a handler catches that the per-example loop takes it
             return True
@@ -758,7 +762,7 @@ class _TryLowering(cst.CSTTransformer):
                 self.static_types and self.numbers.number(args[0]) is True:
             tests.append((TypeError, None, {}, guards))     # len() of a number
             return
-        if fn not in _NUMBER_BUILTINS and self.replayed and self.numbers is not None and \
+        if fn not in _NUMBER_BUILTINS and self.eager and self.numbers is not None and \
                 not self.erroring and self.numbers.shared(node):
             # a class (or its class method) called on values the same for every example
             # (`Ellipsoid.from_name("wgs84")`): the same object for every example, or the
@@ -1542,7 +1546,7 @@ def _bindings_before(stmts, target, into: dict, numbers) -> bool:
                 if block is not None and any(n is target for n in walk(block)):
                     return _bindings_before(block.body, target, into, numbers)
             return False
-        dead = _untaken_handlers(stmt, numbers) if type(stmt) is cst.Try else set()
+        dead = _untaken_handlers(stmt, numbers, into) if type(stmt) is cst.Try else set()
         if dead and stmt.orelse is None and stmt.finalbody is None and all(
                 id(h) in dead for h in stmt.handlers):
             # (no example takes a handler: the body runs to its end, in order)
@@ -1558,14 +1562,18 @@ def _bindings_before(stmts, target, into: dict, numbers) -> bool:
     return False
 
 
-def _untaken_handlers(stmt: cst.Try, numbers) -> set:
+def _untaken_handlers(stmt: cst.Try, numbers, before: dict) -> set:
     """The ids of the nodes of ``stmt``'s handlers that only catch NameError where every
-    name its body reads is bound (a local name, a parameter, a module-level or builtin
-    name): no example takes them (`except NameError:` around NumPy's names)."""
-    local = set(numbers.assigned) | set(numbers.params)
-    for name in reads(stmt.body):
-        if name not in local and numbers.resolve(cst.Name(name)) is None:
-            return set()
+    name its body reads is bound (a parameter, a local name bound before it or in its body,
+    a module-level or builtin name): no example takes them (`except NameError:` around
+    NumPy's names)."""
+    local = set(before) | set(numbers.params)
+    for line in stmt.body.body:
+        for name in reads(line):
+            if name not in local and (name in numbers.assigned or numbers.resolve(
+                    cst.Name(name)) is None):
+                return set()    # (a local not bound yet: UnboundLocalError, a NameError)
+        local |= set(writes(line))
     dead = set()
     for handler in stmt.handlers:
         if handler.type is not None and numbers.resolve(handler.type) is NameError:
@@ -1655,6 +1663,9 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     # (a rewritten file runs no per-example loop where its code raises: there a handler's
     # `raise` made from the exception it caught keeps its refusal)
     lowering.replayed = not getattr(ctx.module, "standalone", False)
+    lowering.eager = lowering.replayed and (
+        bool(getattr(ctx.module, "python_semantics", False)) or
+        bool(getattr(ctx.module, "runtime_replays", False)))
     lowering.static_types = lowering.numbers.static_types = not getattr(
         ctx.registry.backend, "item_views", False)
     lowering.function = func
