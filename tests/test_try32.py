@@ -297,3 +297,14 @@ def test_a_nameerror_handler_around_a_local_not_bound_yet_is_not_dropped():
         assert "test_try32.py" in str(e)
     else:
         np.testing.assert_array_equal(got, np.vectorize(_unbound_local)(x))
+
+
+def test_on_torch_tensors_which_never_warn_a_numpy_warning_test_is_refused():
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([0.1, math.pi / 2, 1.0])
+    with pytest.raises(VectorizeError, match="test_try32.py") as info:
+        vmap(_conformal)(x)
+    assert "never warn" in str(info.value)
+    # (Python arithmetic in the block warns on no backend)
+    got = vmap(_python_product)(torch.tensor([2.0, 3.0]))
+    torch.testing.assert_close(got, torch.tensor([2.0, 3.0]) * 1e300)

@@ -100,6 +100,8 @@ class _TryLowering(cst.CSTTransformer):
         # (`vectorize`; `vmap` on NumPy and PyTorch): what every example raises alike
         # (`_PythonValued.shared`) may be left to it
         self.eager = False
+        # warnings raised as errors come from NumPy values (`vectorize`, `vmap` on NumPy)
+        self.float_warnings = True
 
     def resolve(self, node):
         """The object a name or ``module.name`` in the body refers to, or None."""
@@ -644,6 +646,13 @@ class _TryLowering(cst.CSTTransformer):
         ``numpy``: a NumPy function's result, whatever its arguments."""
         if not self.erroring:
             return
+        if not self.float_warnings and not numpy:
+            return      # (arithmetic of tensors never warns, nor that of Python numbers)
+        if not self.float_warnings:
+            raise Unsupported("a NumPy function inside `with warnings.catch_warnings()` "
+                              "(warnings as errors) under `vmap` on a backend whose values "
+                              "never warn, where the per-example loop's NumPy call may", node,
+                              "use the NumPy backend, or test the operands with `if`")
         if not numpy:
             kinds = [True if self.numbers is None else self.numbers.python_valued(o)
                      for o in operands]
@@ -1663,6 +1672,8 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     # (a rewritten file runs no per-example loop where its code raises: there a handler's
     # `raise` made from the exception it caught keeps its refusal)
     lowering.replayed = not getattr(ctx.module, "standalone", False)
+    lowering.float_warnings = bool(getattr(ctx.module, "python_semantics", False)) or \
+        bool(getattr(ctx.registry.backend, "float_warnings", False))
     lowering.eager = lowering.replayed and (
         bool(getattr(ctx.module, "python_semantics", False)) or
         bool(getattr(ctx.module, "runtime_replays", False)))
