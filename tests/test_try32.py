@@ -308,3 +308,31 @@ def test_on_torch_tensors_which_never_warn_a_numpy_warning_test_is_refused():
     # (Python arithmetic in the block warns on no backend)
     got = vmap(_python_product)(torch.tensor([2.0, 3.0]))
     torch.testing.assert_close(got, torch.tensor([2.0, 3.0]) * 1e300)
+
+
+class _Box:
+    def __init__(self, v):
+        self.v = v
+
+
+def _unknown_operand(x, box=None):
+    b = _Box(np.float64(1e300)) if box is None else box
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            r = b.v * x     # NumPy's on every example: warns where it overflows
+    except RuntimeWarning:
+        r = -1.0
+    return r
+
+
+def test_arithmetic_of_operands_of_unknown_types_in_a_warnings_block_is_refused():
+    # (taken for Python numbers, it would miss the handler on the lanes that overflow)
+    x = np.array([1.0, 1e10, 2.0])
+    for call in (vectorize(_unknown_operand, fallback="error"), vmap(_unknown_operand)):
+        try:
+            got = call(x)
+        except VectorizeError as e:
+            assert "test_try32.py" in str(e)
+        else:
+            np.testing.assert_array_equal(got, [1e300, -1.0, 2e300])

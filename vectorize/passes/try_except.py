@@ -659,13 +659,11 @@ class _TryLowering(cst.CSTTransformer):
             if all(k is True for k in kinds):
                 return
             if not any(k is False for k in kinds):
-                if self.python_examples:
-                    return      # (`vectorize`: an operand not known to be NumPy's is Python's)
                 raise Unsupported(
                     "arithmetic inside `with warnings.catch_warnings()` (warnings as errors) "
-                    "under `vmap` whose operands' types the engine cannot tell: on NumPy "
-                    "values it warns, which raises there, on Python numbers it does not",
-                    node, "convert the operands with float() first")
+                    "whose operands' types the engine cannot tell: on NumPy values it warns, "
+                    "which raises there, on Python numbers it does not", node,
+                    "convert the operands with float() first")
         operands = [o for o in operands if type(o) not in (cst.Integer, cst.Float)]
         names = {f"a{k}": o for k, o in enumerate(operands)}
         quiet = " or ".join(f"math.isnan({{{n}}})" for n in names)
