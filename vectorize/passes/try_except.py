@@ -664,6 +664,14 @@ class _TryLowering(cst.CSTTransformer):
                     "whose operands' types the engine cannot tell: on NumPy values it warns, "
                     "which raises there, on Python numbers it does not", node,
                     "convert the operands with float() first")
+        if type(result) is cst.BinaryOperation and type(result.operator) is cst.Power and \
+                self.numbers is not None and not all(self.numbers.number(o) is True
+                                                     for o in operands):
+            raise Unsupported(
+                "`**` of values that may be arrays inside `with warnings.catch_warnings()` "
+                "(warnings as errors): an array's power (NumPy's ufunc) warns for some "
+                "infinite operands where a NumPy scalar's does not", node,
+                "compute the power before the `with` block")
         operands = [o for o in operands if type(o) not in (cst.Integer, cst.Float)]
         names = {f"a{k}": o for k, o in enumerate(operands)}
         quiet = " or ".join(f"math.isnan({{{n}}})" for n in names)
