@@ -210,6 +210,7 @@ class _Ellipsoid:
         if name not in ("a", "b"):
             raise ValueError(f"no ellipsoid {name!r}")
         self.a = 6378137.0 if name == "a" else 6356752.3
+        self.e = 0.08181919084262149 if name == "a" else 0.0
 
     @classmethod
     def from_name(cls, name):
@@ -336,3 +337,28 @@ def test_arithmetic_of_operands_of_unknown_types_in_a_warnings_block_is_refused(
             assert "test_try32.py" in str(e)
         else:
             np.testing.assert_array_equal(got, [1e300, -1.0, 2e300])
+
+
+def _conformal_of(lat, ell=None):
+    # (pymap3d's shape: a default ellipsoid made in the body, its eccentricity a power)
+    if ell is None:
+        ell = _Ellipsoid.from_name("a")
+    e = ell.e
+    f1 = 1 - e * np.sin(lat)
+    f2 = 1 + e * np.sin(lat)
+    f3 = 1 - np.sin(lat)
+    f4 = 1 + np.sin(lat)
+    try:
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("error")
+            c = 2 * np.arctan(np.sqrt((f4 / f3) * ((f1 / f2) ** e))) - (math.pi / 2)
+    except (ArithmeticError, RuntimeWarning):
+        c = math.pi / 2
+    return c
+
+
+@pytest.mark.parametrize("lanes", sorted(LATS))
+def test_a_default_object_made_in_the_body_and_its_attributes_in_a_warnings_block(lanes):
+    # was refused: "`**` of values that may be arrays" (`e` an attribute of `ell`, rebound)
+    _check(_conformal_of, LATS[lanes])
+    _check_vmap(_conformal_of, LATS[lanes])

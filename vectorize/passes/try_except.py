@@ -1426,6 +1426,8 @@ class _PythonValued:
         if type(node) is cst.Name:
             value = self.params.get(node.value)
             held = self._held(node.value)
+            if held is not None and len(held) == 1 and type(held[0]) is cst.Call:
+                return self._made(held[0])
             if value is None or getattr(value, "batched", True) or not getattr(
                     value, "exact", False) or held != [_PARAM]:
                 return None
@@ -1439,6 +1441,30 @@ class _PythonValued:
             except Exception:       # noqa: BLE001 -- (a property that raises)
                 return None
         return None
+
+    def _made(self, node: cst.Call):
+        """The object a class (or its class method) makes of literals (`_shared_callee`:
+        `Ellipsoid.from_name("wgs84")`), made once; None where it raises or is other."""
+        fn = self.resolve(node.func)
+        if not _shared_callee(fn) or any(
+                a.star or type(a.value) not in (cst.Integer, cst.Float, cst.SimpleString)
+                for a in node.args):
+            return None
+        key = id(node)
+        made = getattr(self, "made", None)
+        if made is None:
+            made = self.made = {}
+        if key not in made:
+            args = [a.value.evaluated_value if type(a.value) is cst.SimpleString else
+                    (int if type(a.value) is cst.Integer else float)(a.value.value)
+                    for a in node.args]
+            try:
+                made[key] = fn(*[v for a, v in zip(node.args, args) if a.keyword is None],
+                               **{a.keyword.value: v for a, v in zip(node.args, args)
+                                  if a.keyword is not None})
+            except Exception:   # noqa: BLE001 -- (what it raises, every example raises)
+                made[key] = None
+        return made[key]
 
     def _number_name(self, name: str, seen):
         if name in seen:
@@ -1561,6 +1587,19 @@ def _bindings_before(stmts, target, into: dict, numbers) -> bool:
                 if block is not None and any(n is target for n in walk(block)):
                     return _bindings_before(block.body, target, into, numbers)
             return False
+        if type(stmt) is cst.If and not any(n is target for n in walk(stmt)):
+            taken = _static_test(stmt.test, numbers.params)
+            branch = stmt.body if taken is True else stmt.orelse.body if type(
+                stmt.orelse) is cst.Else else None
+            if taken is True or taken is False and type(stmt.orelse) is not cst.If:
+                # (a test of parameters the same for every example, `if ell is None:`: the
+                # branch every example takes, in order)
+                if isinstance(branch, cst.IndentedBlock):
+                    _bindings_before(list(branch.body), target, into, numbers)
+                elif branch is not None:
+                    taken = None
+                if taken is not None:
+                    continue
         dead = _untaken_handlers(stmt, numbers, into) if type(stmt) is cst.Try else set()
         if dead and stmt.orelse is None and stmt.finalbody is None and all(
                 id(h) in dead for h in stmt.handlers):
