@@ -269,7 +269,9 @@ class vectorize:
         func, vargs = self._as_numpy_calls(args, kwargs)
         inputs = [a.flat[0] if a.size else np.ones((), a.dtype)[()]
                   for a in map(np.asarray, vargs)]
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
+        # (under the caller's errstate, as numpy.vectorize's call: a warning the function
+        # itself makes an error, `warnings.simplefilter("error")`, raises there)
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
                 first = func(*inputs)
@@ -522,7 +524,9 @@ class vectorize:
         arrays = [np.asanyarray(a) for a in vargs]
         inputs = [a[(0,) * (a.ndim - len(dims))]
                   for a, dims in zip(arrays, self._core_signature[0])]
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
+        # (under the caller's errstate, as numpy.vectorize's call: a warning the function
+        # itself makes an error, `warnings.simplefilter("error")`, raises there)
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
                 first = func(*inputs)

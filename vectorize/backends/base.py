@@ -81,6 +81,9 @@ class Backend:
     #                          what raises per example) fires, `vmap` replays the loop: so a
     #                          `try` is lowered to per-example handlers (`passes.try_except`),
     #                          and a lane that raises what the lowering cannot test replays
+    float_warnings = False   # `vmap`'s per-example values warn for float errors as NumPy's
+    #                          do (RuntimeWarning), which `warnings.simplefilter("error")`
+    #                          makes exceptions (`passes.try_except`); tensors do not warn
     item_views = False       # an item read (`y[0]`) is a view of the array per example
     #                          (PyTorch's 0-d tensors), not a number: refused where a later
     #                          write would change it; `x += v` of a per-example scalar

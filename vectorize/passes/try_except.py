@@ -32,6 +32,13 @@ the whole specialization). Per-example types are read flow-sensitively from the 
 ``try`` (`_PythonValued.at`). A ``try`` that cannot be lowered is refused where an example
 reaches it (`reached`). Anything else (``while``, ``with``, ``finally``, ``except E as e``
 reading ``e``, calls the engine does not know) is refused where it is written.
+
+``with warnings.catch_warnings(): warnings.simplefilter("error")`` (in a ``try`` or not) is
+its statements, where each NumPy operation also has the test of its warning, which raises
+RuntimeWarning there (`warned`: NaN from non-NaN operands, inf from finite ones); with the
+filter "ignore" it is its statements. Values the same for every example (`shared`: a class
+made of them, their attributes) raise on every example or none: the batch raises and the
+per-example loop takes the handler.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ import collections
 import inspect
 import math
 import types
+import warnings
 
 import libcst as cst
 import numpy as np
@@ -81,6 +89,19 @@ class _TryLowering(cst.CSTTransformer):
         # whether `numbers` tells Python numbers from NumPy scalars for sure (not under
         # `vectorize`: numpy.vectorize's first call hands NumPy scalars)
         self.certain = True
+        # ids of the statements inside `with warnings.catch_warnings(): warnings.simplefilter(
+        # "error")` (`_warnings_block`), where a NumPy operation that warns raises its
+        # RuntimeWarning; `erroring`: the statement being read is one of them
+        self.erroring_ids: set[int] = set()
+        self.erroring = False
+        self.try_bodies: list[set] = []     # ids of the nodes in the bodies of `try`s around
+        self.warnings_as_errors = False     # a warnings block with the filter "error" seen
+        # the batched code raises as it runs and the caller then runs the per-example loop
+        # (`vectorize`; `vmap` on NumPy and PyTorch): what every example raises alike
+        # (`_PythonValued.shared`) may be left to it
+        self.eager = False
+        # warnings raised as errors come from NumPy values (`vectorize`, `vmap` on NumPy)
+        self.float_warnings = True
 
     def resolve(self, node):
         """The object a name or ``module.name`` in the body refers to, or None."""
@@ -93,7 +114,44 @@ class _TryLowering(cst.CSTTransformer):
             return getattr(owner, node.attr.value, None) if owner is not None else None
         return None
 
+    def visit_Try(self, node) -> None:
+        self.try_bodies.append({id(n) for s in node.body.body for n in walk(s)})
+
+    def leave_With(self, original_node, updated_node):
+        """A warnings block outside any `try` body: with the filter "ignore" its statements;
+        with "error" those statements lowered as in a `try` without handlers, where the lanes
+        whose NumPy operations warn raise RuntimeWarning (`warned`)."""
+        if any(id(original_node) in ids for ids in self.try_bodies):
+            return updated_node     # (the `try` lowers it: `body`)
+        block = _warnings_block(updated_node, self.resolve)
+        if block is None:
+            return updated_node
+        inner, error = block
+        if not error:
+            if not inner:
+                return cst.SimpleStatementLine([cst.Pass()])
+            inner = list(inner)
+            inner[0] = inner[0].with_changes(leading_lines=updated_node.leading_lines)
+            return cst.FlattenSentinel(inner)
+        self.warnings_as_errors = True
+        saved = self.handlers, self.bound, self.copies
+        self.handlers, self.bound, self.copies = [], {}, 0
+        try:
+            if self.numbers is not None:
+                self.numbers.at(original_node)
+            body = self.body([updated_node], [], [])
+        except Unsupported as problem:
+            self.deferred[id(updated_node)] = problem
+            return updated_node
+        finally:
+            self.handlers, self.bound, self.copies = saved
+        if not body:
+            return cst.SimpleStatementLine([cst.Pass()])
+        body[0] = body[0].with_changes(leading_lines=updated_node.leading_lines)
+        return cst.FlattenSentinel(body)
+
     def leave_Try(self, original_node, updated_node):
+        self.try_bodies.pop()
         try:
             return self.lowered(original_node, updated_node)
         except Unsupported as problem:
@@ -114,11 +172,11 @@ class _TryLowering(cst.CSTTransformer):
             if params is not None and isinstance(stmt, cst.BaseCompoundStatement):
                 for part in _blocks(stmt):
                     self.reached(part, params)
-                if type(stmt) is cst.Try and id(stmt) in self.deferred:
+                if type(stmt) in (cst.Try, cst.With) and id(stmt) in self.deferred:
                     raise self.deferred[id(stmt)]
                 continue
             for n in walk(stmt):
-                if type(n) is cst.Try and id(n) in self.deferred:
+                if type(n) in (cst.Try, cst.With) and id(n) in self.deferred:
                     raise self.deferred[id(n)]
 
     def _reached_if(self, stmt: cst.If, params) -> None:
@@ -239,6 +297,16 @@ class _TryLowering(cst.CSTTransformer):
             self.reached(tail)
             return [s.deep_clone() for s in tail]
         stmt = stmts[0]
+        self.erroring = id(stmt) in self.erroring_ids
+        block = _warnings_block(stmt, self.resolve)
+        if block is not None:
+            # `with warnings.catch_warnings(): warnings.simplefilter(...)`: its statements,
+            # where (filter "error") a warning raises
+            inner, error = block
+            if error:
+                self.warnings_as_errors = True
+                self.erroring_ids.update(id(n) for s in inner for n in walk(s))
+            return self.body(list(inner) + list(stmts[1:]), handlers, tail)
         self.reached([stmt])
         raised = _raise_under_if(stmt)
         if raised is not None:
@@ -256,6 +324,8 @@ class _TryLowering(cst.CSTTransformer):
             return self.branches(stmt, stmts[1:], handlers, tail)
         if type(stmt) is cst.For:
             unrolled = _unrolled(stmt)
+            if unrolled is not None and self.erroring:
+                self.erroring_ids.update(id(n) for s in unrolled for n in walk(s))
             if unrolled is not None:
                 return self.body(unrolled + list(stmts[1:]), handlers, tail)
         if type(stmt) is not cst.SimpleStatementLine:
@@ -284,6 +354,9 @@ class _TryLowering(cst.CSTTransformer):
                     tests.append((ZeroDivisionError, "{b} == 0", {"b": small.value}, []))
                 elif type(_binary(small.operator)) is cst.Power:
                     self.arithmetic(small, [small.target, small.value], "`**=`", power=True)
+                self.warned(small, cst.BinaryOperation(small.target, _binary(small.operator),
+                                                       small.value),
+                            [small.target, small.value], [], tests)
             elif getattr(small, "value", None) is not None:
                 self.expression(small.value, [], tests)
             targets = [t.target for t in small.targets] if type(small) is cst.Assign else [
@@ -364,9 +437,16 @@ class _TryLowering(cst.CSTTransformer):
         test outermost), its branch that handler."""
         for exc, template, nodes, guards in reversed(tests):
             handler = next((h for types, h in handlers if issubclass(exc, types)), None)
-            if handler is None:
+            if handler is None and "warned" in nodes:
+                # a warning raised as an error that no handler here catches: the lanes raise
+                # it (the per-example loop gives the exact one)
+                handler = [cst.parse_statement(
+                    'raise RuntimeWarning("a NumPy operation warned where warnings are '
+                    'errors")\n')]
+            elif handler is None:
                 continue    # not caught here: it raises (the per-example loop decides)
-            self.reached(handler)
+            else:
+                self.reached(handler)
             self.taken += 1
             if template is None and not guards:
                 # raised by every example that gets here (its per-example type decides)
@@ -404,7 +484,8 @@ class _TryLowering(cst.CSTTransformer):
         kinds = [self.numbers.python_valued(o) for o in operands]
         if all(k is True for k in kinds):
             return True
-        if any(k is False for k in kinds) and (not power or _float_or_natural(operands[1])):
+        if any(k is False for k in kinds) and (not power or _float_or_natural(operands[1]) or
+                                               self._float_power(operands)):
             return False
         if self.python_examples:
             return True     # (`vectorize`: an operand not known to be NumPy's is Python's)
@@ -414,6 +495,17 @@ class _TryLowering(cst.CSTTransformer):
             "NumPy scalars it warns, so no handler can be chosen per example", node,
             "test the divisor with `if` before the `try`, or convert the operands with "
             "float() (Python numbers: the division raises where it is 0)")
+
+    def _float_power(self, operands) -> bool:
+        """A power of NumPy values that never raises: a float base (a true division's
+        result) or a float exponent the same for every example (a parameter's, or its
+        attribute's, `_param_attribute`)."""
+        base, exponent = operands
+        if type(base) is cst.BinaryOperation and type(base.operator) is cst.Divide:
+            return True
+        value = self.numbers._param_attribute(exponent) if type(exponent) in (
+            cst.Name, cst.Attribute) else None
+        return type(value) is float
 
     def expression(self, node, guards, tests) -> None:
         """The tests of the operations in ``node``, in evaluation order."""
@@ -440,6 +532,9 @@ class _TryLowering(cst.CSTTransformer):
             # a method of a per-example value (`x.any()`): its owner, its arguments, then
             # what reading the attribute raises (the call of a NumPy value's method raises
             # nothing, those of `_QUIET_METHODS`)
+            if self.eager and not self.erroring and self.numbers is not None and \
+                    self.numbers.shared(node):
+                return      # (a class method on shared values: `call`)
             self.expression(node.func.value, guards, tests)
             if tests and tests[-1][1] is None and tests[-1][3] == guards:
                 return      # (the owner raises on every example)
@@ -451,10 +546,13 @@ class _TryLowering(cst.CSTTransformer):
             if not self.attribute(node.func, guards, tests, method=True):
                 raise Unsupported("a method call inside a `try` whose exceptions the engine "
                                   "does not know", node, "call it before the `try`")
+            if self.erroring and node.func.attr.value not in _UNWARNED_METHODS:
+                raise Unsupported(_WARNS_UNKNOWN, node, _WARNS_SUGGESTION)
             return
         if t is cst.Call:
             fn = self.resolve(node.func)
-            keywords = _helper_keywords(fn, node, self.caught((TypeError,)))
+            keywords = _helper_keywords(fn, node, self.caught((TypeError,))) or (
+                self.eager and self.numbers is not None and self.numbers.shared(node))
             for arg in node.args:
                 if (arg.keyword is not None or arg.star) and not keywords:
                     raise Unsupported("a call with keywords or `*` inside a `try`", arg,
@@ -482,6 +580,8 @@ class _TryLowering(cst.CSTTransformer):
                 if self.arithmetic(node, [node.left, node.right], "`**`", power=True):
                     tests.append((ZeroDivisionError, "{a} == 0 and -math.inf < {b} < 0",
                                   {"a": node.left, "b": node.right}, guards))
+            if type(node.operator) is not cst.MatrixMultiply:
+                self.warned(node, node, [node.left, node.right], guards, tests)
 
     def attribute(self, node: cst.Attribute, guards, tests, method=False) -> bool:
         """The tests of reading ``owner.name`` (and calling it, ``method``), decided by the
@@ -492,6 +592,14 @@ class _TryLowering(cst.CSTTransformer):
         owner = node.value
         if self.numbers is None or not self.static_types:
             return False
+        if self.handlers and all(types_ == (NameError,) for types_, _ in self.handlers):
+            # (`except NameError:` around NumPy's names: what an attribute read raises no
+            # handler catches, so it is read as outside the `try`)
+            return True
+        if not method and self.eager and self.numbers.shared(owner):
+            # the same object for every example: what reading it raises, every example
+            # raises, and where a handler catches that the per-example loop takes it
+            return True
         if self.numbers.python_valued(owner) is True and self.certain and \
                 self.numbers.number(owner) is True:
             if not any(hasattr(t, name) for t in (bool, int, float, complex)):
@@ -519,11 +627,88 @@ class _TryLowering(cst.CSTTransformer):
             known = python_errors.raises_on_numbers(fn, len(args))
             if known is not None:
                 return known, True
+        if isinstance(fn, np.ufunc) and self.erroring:
+            # (where warnings are errors a float error is a RuntimeWarning, `warned`: what
+            # else a ufunc raises is its operands' types' and shapes')
+            return _UFUNC_FAILURES, False
         if python_errors.is_numpy_function(fn):
             return python_errors.NUMPY_FAILURES, False
         if isinstance(fn, types.FunctionType) and not _numpy_module(fn):
             return helper_raises(fn)
         return None
+
+    def warned(self, node, result, operands, guards, tests, numpy=False) -> None:
+        """Inside ``with warnings.catch_warnings(): warnings.simplefilter("error")``: the
+        test of the NumPy operation ``result`` (of ``operands``) warning, which there raises
+        RuntimeWarning. NumPy (IEEE) warns exactly where a result is NaN from operands none
+        of which is NaN (invalid), or infinite from finite operands (division by zero,
+        overflow); arithmetic of Python numbers never warns (it raises, tested apart).
+        ``numpy``: a NumPy function's result, whatever its arguments."""
+        if not self.erroring:
+            return
+        if not self.float_warnings and not numpy:
+            return      # (arithmetic of tensors never warns, nor that of Python numbers)
+        if not self.float_warnings:
+            raise Unsupported("a NumPy function inside `with warnings.catch_warnings()` "
+                              "(warnings as errors) under `vmap` on a backend whose values "
+                              "never warn, where the per-example loop's NumPy call may", node,
+                              "use the NumPy backend, or test the operands with `if`")
+        if not numpy:
+            kinds = [True if self.numbers is None else self.numbers.python_valued(o)
+                     for o in operands]
+            if all(k is True for k in kinds):
+                return
+            if not any(k is False for k in kinds):
+                raise Unsupported(
+                    "arithmetic inside `with warnings.catch_warnings()` (warnings as errors) "
+                    "whose operands' types the engine cannot tell: on NumPy values it warns, "
+                    "which raises there, on Python numbers it does not", node,
+                    "convert the operands with float() first")
+        if type(result) is cst.BinaryOperation and type(result.operator) is cst.Power and \
+                self.numbers is not None and not all(self.numbers.number(o) is True
+                                                     for o in operands):
+            raise Unsupported(
+                "`**` of values that may be arrays inside `with warnings.catch_warnings()` "
+                "(warnings as errors): an array's power (NumPy's ufunc) warns for some "
+                "infinite operands where a NumPy scalar's does not", node,
+                "compute the power before the `with` block")
+        operands = [o for o in operands if type(o) not in (cst.Integer, cst.Float)]
+        names = {f"a{k}": o for k, o in enumerate(operands)}
+        quiet = " or ".join(f"math.isnan({{{n}}})" for n in names)
+        finite = " and ".join(f"math.isfinite({{{n}}})" for n in names)
+        template = "math.isnan({r})" + (f" and not ({quiet})" if quiet else "") + \
+            " or math.isinf({r})" + (f" and {finite}" if finite else "")
+        test = expr(template, r=result.deep_clone(),
+                    **{n: o.deep_clone() for n, o in names.items()})
+        if tests and "warned" in tests[-1][2] and tests[-1][3] == guards:
+            # (one test for the operations of a statement in a row: one handler's copy)
+            test = cst.BooleanOperation(tests[-1][2]["warned"], cst.Or(), test)
+            tests.pop()
+        tests.append((RuntimeWarning, "{warned}", {"warned": test}, guards))
+
+    def warning_call(self, fn, node, args, guards, tests) -> None:
+        """A call inside a warnings-as-errors block: a NumPy ufunc's warning test (`warned`);
+        `math` functions and the number builtins raise rather than warn (their tests are
+        `call`'s); anything else may warn in ways the engine does not know: refused."""
+        if isinstance(fn, np.ufunc):
+            if fn in _UNWARNED_UFUNCS or all(t.split("->")[1] == "?" for t in fn.types):
+                return
+            # (NumPy's power ufunc, unlike a NumPy scalar's `**`, warns for some infinite
+            # operands: `np.power(0.0, -inf)`, `np.power(1e308, inf)`)
+            if fn in (np.power, np.float_power) or fn.nout != 1 or len(args) != fn.nin or \
+                    any(a.keyword or a.star
+                                                           for a in node.args):
+                raise Unsupported(_WARNS_UNKNOWN, node, _WARNS_SUGGESTION)
+            self.warned(node, node, args, guards, tests, numpy=True)
+            return
+        if getattr(fn, "__module__", None) == "math" or fn in (
+                builtins.abs, builtins.min, builtins.max, builtins.float, builtins.int,
+                builtins.round, builtins.bool):
+            return
+        if fn is builtins.pow and len(args) == 2:
+            self.warned(node, node, args, guards, tests)
+            return
+        raise Unsupported(_WARNS_UNKNOWN, node, _WARNS_SUGGESTION)
 
     def caught(self, raised) -> bool:
         """Whether a handler of the `try` being lowered may catch one of ``raised``."""
@@ -581,6 +766,8 @@ class _TryLowering(cst.CSTTransformer):
 
     def call(self, fn, node, guards, tests) -> None:
         args = [a.value for a in node.args]
+        if self.erroring:
+            self.warning_call(fn, node, args, guards, tests)
         if getattr(fn, "__module__", None) == "math" and getattr(
                 math, getattr(fn, "__name__", ""), None) is fn:
             for exc, template in python_errors.exact_math_errors(fn.__name__, len(args)):
@@ -589,6 +776,13 @@ class _TryLowering(cst.CSTTransformer):
         if fn is builtins.len and len(args) == 1 and self.numbers is not None and \
                 self.static_types and self.numbers.number(args[0]) is True:
             tests.append((TypeError, None, {}, guards))     # len() of a number
+            return
+        if fn not in _NUMBER_BUILTINS and self.eager and self.numbers is not None and \
+                not self.erroring and self.numbers.shared(node):
+            # a class (or its class method) called on values the same for every example
+            # (`Ellipsoid.from_name("wgs84")`): the same object for every example, or the
+            # same exception on every example, which the batch raises and the per-example
+            # loop then gives to the handler
             return
         if fn not in _NUMBER_BUILTINS:
             found = self.raises(fn, args)
@@ -612,8 +806,49 @@ class _TryLowering(cst.CSTTransformer):
                 tests.append((exc, template, {"x": args[0]}, guards))
 
 
+_WARNS_UNKNOWN = ("a call inside `with warnings.catch_warnings()` with warnings as errors "
+                  "whose warnings the engine does not know (only NumPy's ufuncs, `math` "
+                  "functions, arithmetic and the number builtins)")
+_WARNS_SUGGESTION = "call it before the `with` block"
+# ufuncs that warn for no float operand (their NaN comes only from a NaN)
+_UNWARNED_UFUNCS = frozenset({np.arctan, np.arctan2, np.tanh, np.absolute, np.negative,
+                              np.positive, np.sign, np.floor, np.ceil, np.trunc, np.rint,
+                              np.fabs, np.copysign, np.maximum, np.minimum, np.fmax,
+                              np.fmin, np.signbit})
+_UFUNC_FAILURES = frozenset({ValueError, TypeError, MemoryError})
+_UNWARNED_METHODS = frozenset({"any", "all", "squeeze", "copy", "ravel", "flatten"})
 _UNROLLED = 8          # the most steps of a `for` loop inside a `try` (each is written out)
 _BRANCH_COPIES = 16    # the most `if`s inside one `try` (each copies the rest of the `try`)
+
+
+def _warnings_block(stmt, resolve):
+    """``with warnings.catch_warnings(): warnings.simplefilter(action)`` (or
+    ``filterwarnings``, with ``record=True``, no ``as``), the action one of "error",
+    "ignore": (the statements after that call, whether warnings raise there); else None."""
+    if type(stmt) is not cst.With or stmt.asynchronous is not None or not stmt.items:
+        return None
+    for item in stmt.items:
+        call = item.item
+        if item.asname is not None or type(call) is not cst.Call or \
+                resolve(call.func) is not warnings.catch_warnings or any(
+                    a.star or a.keyword is None or a.keyword.value != "record"
+                    for a in call.args):
+            return None
+    body = list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
+    if not body or type(body[0]) is not cst.SimpleStatementLine or len(body[0].body) != 1:
+        return None
+    first = body[0].body[0]
+    call = first.value if type(first) is cst.Expr else None
+    if type(call) is not cst.Call or resolve(call.func) not in (
+            warnings.simplefilter, warnings.filterwarnings) or len(call.args) != 1 or \
+            call.args[0].star or call.args[0].keyword not in (None,) and \
+            call.args[0].keyword.value != "action" or \
+            type(call.args[0].value) is not cst.SimpleString:
+        return None
+    action = call.args[0].value.evaluated_value
+    if action not in ("error", "ignore"):
+        return None
+    return body[1:], action == "error"
 
 
 def _unrolled(loop: cst.For):
@@ -1152,12 +1387,47 @@ class _PythonValued:
             return True if self.python_valued(node, seen) is True else None
         return None
 
+    def shared(self, node, seen=frozenset()) -> bool:
+        """Whether ``node`` is the same object for every example and not a number: made of
+        literals, module-level names, parameters the same for every example that are not
+        numbers, their attributes, and calls of classes and of their class methods on such
+        values (`_shared_callee`), in every binding that reaches here."""
+        t = type(node)
+        if t in (cst.Integer, cst.Float, cst.SimpleString):
+            return True
+        if t is cst.Name:
+            if node.value in ("None", "True", "False"):
+                return True
+            if node.value in seen:
+                return False
+            held = self._held(node.value)
+            if held is None:
+                return self.resolve(node) is not None     # (a module-level name)
+            for v in held:
+                if v is _PARAM:
+                    value = self.params.get(node.value)
+                    example = getattr(value, "example", None)
+                    if value is None or getattr(value, "batched", True) or isinstance(
+                            example, (*_PYTHON_NUMBERS, np.generic, np.ndarray)):
+                        return False
+                elif v is None or not self.shared(v, seen | {node.value}):
+                    return False
+            return True
+        if t is cst.Attribute:
+            return self.shared(node.value, seen)
+        if t is cst.Call:
+            return _shared_callee(self.resolve(node.func)) and all(
+                not a.star and self.shared(a.value, seen) for a in node.args)
+        return False
+
     def _param_attribute(self, node):
         """``p.a.b`` of a parameter that holds the same object for every example (never
         rebound), its value; else None."""
         if type(node) is cst.Name:
             value = self.params.get(node.value)
             held = self._held(node.value)
+            if held is not None and len(held) == 1 and type(held[0]) is cst.Call:
+                return self._made(held[0])
             if value is None or getattr(value, "batched", True) or not getattr(
                     value, "exact", False) or held != [_PARAM]:
                 return None
@@ -1171,6 +1441,30 @@ class _PythonValued:
             except Exception:       # noqa: BLE001 -- (a property that raises)
                 return None
         return None
+
+    def _made(self, node: cst.Call):
+        """The object a class (or its class method) makes of literals (`_shared_callee`:
+        `Ellipsoid.from_name("wgs84")`), made once; None where it raises or is other."""
+        fn = self.resolve(node.func)
+        if not _shared_callee(fn) or any(
+                a.star or type(a.value) not in (cst.Integer, cst.Float, cst.SimpleString)
+                for a in node.args):
+            return None
+        key = id(node)
+        made = getattr(self, "made", None)
+        if made is None:
+            made = self.made = {}
+        if key not in made:
+            args = [a.value.evaluated_value if type(a.value) is cst.SimpleString else
+                    (int if type(a.value) is cst.Integer else float)(a.value.value)
+                    for a in node.args]
+            try:
+                made[key] = fn(*[v for a, v in zip(node.args, args) if a.keyword is None],
+                               **{a.keyword.value: v for a, v in zip(node.args, args)
+                                  if a.keyword is not None})
+            except Exception:   # noqa: BLE001 -- (what it raises, every example raises)
+                made[key] = None
+        return made[key]
 
     def _number_name(self, name: str, seen):
         if name in seen:
@@ -1293,14 +1587,52 @@ def _bindings_before(stmts, target, into: dict, numbers) -> bool:
                 if block is not None and any(n is target for n in walk(block)):
                     return _bindings_before(block.body, target, into, numbers)
             return False
+        if type(stmt) is cst.If and not any(n is target for n in walk(stmt)):
+            taken = _static_test(stmt.test, numbers.params)
+            branch = stmt.body if taken is True else stmt.orelse.body if type(
+                stmt.orelse) is cst.Else else None
+            if taken is True or taken is False and type(stmt.orelse) is not cst.If:
+                # (a test of parameters the same for every example, `if ell is None:`: the
+                # branch every example takes, in order)
+                if isinstance(branch, cst.IndentedBlock):
+                    _bindings_before(list(branch.body), target, into, numbers)
+                elif branch is not None:
+                    taken = None
+                if taken is not None:
+                    continue
+        dead = _untaken_handlers(stmt, numbers, into) if type(stmt) is cst.Try else set()
+        if dead and stmt.orelse is None and stmt.finalbody is None and all(
+                id(h) in dead for h in stmt.handlers):
+            # (no example takes a handler: the body runs to its end, in order)
+            _bindings_before(list(stmt.body.body), target, into, numbers)
+            continue
         found: dict[str, list] = {}
-        numbers._collect(walk(stmt), found)
+        numbers._collect([n for n in walk(stmt) if id(n) not in dead], found)
         for name, values in found.items():
             if type(stmt) is cst.SimpleStatementLine:
                 into[name] = values
             else:
                 into[name] = into.get(name, []) + values
     return False
+
+
+def _untaken_handlers(stmt: cst.Try, numbers, before: dict) -> set:
+    """The ids of the nodes of ``stmt``'s handlers that only catch NameError where every
+    name its body reads is bound (a parameter, a local name bound before it or in its body,
+    a module-level or builtin name): no example takes them (`except NameError:` around
+    NumPy's names)."""
+    local = set(before) | set(numbers.params)
+    for line in stmt.body.body:
+        for name in reads(line):
+            if name not in local and (name in numbers.assigned or numbers.resolve(
+                    cst.Name(name)) is None):
+                return set()    # (a local not bound yet: UnboundLocalError, a NameError)
+        local |= set(writes(line))
+    dead = set()
+    for handler in stmt.handlers:
+        if handler.type is not None and numbers.resolve(handler.type) is NameError:
+            dead.update(id(n) for n in walk(handler))
+    return dead
 
 
 class _HelperValued(_PythonValued):
@@ -1326,6 +1658,15 @@ class _HelperValued(_PythonValued):
         return self.kinds.get(name)
 
 
+def _shared_callee(fn) -> bool:
+    """A class (not a number's) or a class method: its call on values the same for every
+    example makes the same object for every example, or raises on every example."""
+    if isinstance(fn, type):
+        return not issubclass(fn, (*_PYTHON_NUMBERS, np.generic, np.ndarray))
+    return inspect.ismethod(fn) and isinstance(fn.__self__, type) and not issubclass(
+        fn.__self__, (*_PYTHON_NUMBERS, np.generic, np.ndarray))
+
+
 def _all_true(kinds: list):
     return True if kinds and all(k is True for k in kinds) else None
 
@@ -1345,7 +1686,7 @@ def _binary(augmented):
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
-    if cst.Try not in by_type(func.body):
+    if cst.Try not in by_type(func.body) and cst.With not in by_type(func.body):
         return func
     # (the helpers the body defines, hoisted when it was read, and its imports are names
     # of the body: what they raise is read from their own bodies, `helper_raises`)
@@ -1376,6 +1717,11 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     # (a rewritten file runs no per-example loop where its code raises: there a handler's
     # `raise` made from the exception it caught keeps its refusal)
     lowering.replayed = not getattr(ctx.module, "standalone", False)
+    lowering.float_warnings = bool(getattr(ctx.module, "python_semantics", False)) or \
+        bool(getattr(ctx.registry.backend, "float_warnings", False))
+    lowering.eager = lowering.replayed and (
+        bool(getattr(ctx.module, "python_semantics", False)) or
+        bool(getattr(ctx.module, "runtime_replays", False)))
     lowering.static_types = lowering.numbers.static_types = not getattr(
         ctx.registry.backend, "item_views", False)
     lowering.function = func
@@ -1384,6 +1730,11 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
                       for t in node.targets if type(t.target) is cst.Name
                       for name in [t.target.value]}
     out = rewrite(func, lowering)
+    if lowering.warnings_as_errors and getattr(ctx.module, "python_semantics", False):
+        # numpy.vectorize's first call, on NumPy scalars, warns (and so raises) where
+        # arithmetic of the Python numbers every example gets does not: the output types
+        # are learned from that call, and where it raises the loop gives the answer
+        ctx.module.first_call_differs = True
     if lowering.deferred:
         lowering.reached(list(out.body.body), ctx.params)
     return out

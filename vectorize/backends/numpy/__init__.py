@@ -28,6 +28,7 @@ class NumpyBackend(Backend):
     # (NumPy 2 compares int64 with uint64 exactly; NumPy 1.26 in float64)
     unsigned_comparisons = "qQ->?" in np.less.types and "Qq->?" in np.less.types
     float_literals = True
+    float_warnings = True
 
     def build_registry(self):
         from ...rules.registry import Registry
