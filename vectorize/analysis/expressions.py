@@ -10,6 +10,7 @@ import math
 import operator as _op
 import re
 import types
+import weakref
 
 import libcst as cst
 import numpy as np
@@ -748,6 +749,14 @@ class Expressions:
         operands = [self.expr(node.left, env)]
         operands += [self.expr(c.comparator, env) for c in node.comparisons]
         if len(operands) == 2 and type(node.comparisons[0].operator) in (cst.Is, cst.IsNot):
+            if any(o in NONE_ON_SOME_LANES for o in operands):
+                op = _code(node.comparisons[0].operator).strip()
+                raise Unsupported(f"`{op}` of a value that is None on some examples and a "
+                                  "number on others (a conditional expression with a "
+                                  "per-example test and a None arm): the batch holds one "
+                                  "array, which cannot say which examples are None", node,
+                                  "test the condition itself, or bind the name with an "
+                                  "`if` statement (`y = None` / `if c: y = x`)")
             identical = _identical(*operands)
             if identical is not None:    # `w is not None` where w is known not to be None
                 return exact(identical == (type(node.comparisons[0].operator) is cst.Is))
@@ -838,6 +847,11 @@ class Expressions:
             no_per_example_choice_between(body, orelse, "the conditional expression gives",
                                           node)
         joined = join(body, orelse, force_batched=test.batched)
+        if test.batched and any(isinstance(v, Value) and v.known and v.example is None
+                                for v in (body, orelse)):
+            # (`None if x > 0 else x`: None on some examples, a number on others, which an
+            # identity test must not take for a number on every example: `_identical`)
+            NONE_ON_SOME_LANES.add(joined)
         if test.batched:
             inexact_join(joined, (body, orelse), "the conditional expression gives", node,
                          node=node)
@@ -1300,6 +1314,16 @@ class Expressions:
 
 _SINGLETONS = (None, True, False, Ellipsis, NotImplemented)
 
+NONE_ON_SOME_LANES: weakref.WeakSet = weakref.WeakSet()
+"""Per-example values that are None on some examples (a conditional expression with a
+per-example test and a None arm): whether one `is None` differs per example."""
+
+FRESH_PER_EXAMPLE: weakref.WeakSet = weakref.WeakSet()
+"""The values of the function's own per-example number parameters as it receives them
+(`Analysis._interpret`): a new object per example (numpy.vectorize hands each example a
+float, complex or int made from the array's item; `vmap`'s loop a NumPy scalar, a tensor, a
+tracer), so never the same object as a global or a literal of the function."""
+
 
 def _identical(a, b) -> bool | None:
     """``a is b`` where it is the same on every call of this specialization though the
@@ -1310,6 +1334,15 @@ def _identical(a, b) -> bool | None:
     Python numbers, so ``x > 0`` is one: ``(x > 0) is True`` holds where it is true) and a
     NumPy bool on others (``np.isnan(x)``, `vmap`'s examples: never ``True`` itself)."""
     for x, y in ((a, b), (b, a)):
+        if x in NONE_ON_SOME_LANES or y in NONE_ON_SOME_LANES:
+            return None
+        if x in FRESH_PER_EXAMPLE and isinstance(y, Value) and not y.batched and y.exact \
+                and y.known and not any(y.example is o for o in _SINGLETONS) and not (
+                    type(y.example) is int and x.dtype.kind in "iu"):
+            # (`x is NAN`, `x is math.nan`: never the same object. An int example of a
+            # Python int parameter can be a cached small int: `n is 0` is refused)
+            note_fact("identities")
+            return False
         if not (isinstance(y, Value) and y.exact and any(y.example is o for o in _SINGLETONS)):
             continue
         if isinstance(x, Value) and x.batched:

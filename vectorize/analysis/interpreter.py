@@ -50,7 +50,7 @@ from .environments import PER_EXAMPLE_SHAPES as _PER_EXAMPLE_SHAPES
 from .environments import Env, inexact_join, join_envs
 from .environments import bound_values as _bound_values
 from .environments import no_per_example_choice_between as _no_per_example_choice_between
-from .expressions import Expressions, MayFallOff, uniform_items
+from .expressions import FRESH_PER_EXAMPLE, Expressions, MayFallOff, uniform_items
 from .syntax import SYNTAX as _SYNTAX
 from .syntax import always_true as _always_true
 from .syntax import is_none as _is_none
@@ -227,6 +227,11 @@ class Analysis(Expressions, Calls, Aliasing):
 
     def _interpret(self) -> None:
         env = Env(self.params)
+        if not self.helper:
+            for value in self.params.values():
+                if isinstance(value, Value) and value.batched and value.known and (
+                        value.rank or value.dtype is not None and value.dtype.kind in "fciu"):
+                    FRESH_PER_EXAMPLE.add(value)
         users = self.tree is getattr(self.source, "tree", None)
         token = _PER_EXAMPLE_SHAPES.set(users)
         try:

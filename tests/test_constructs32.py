@@ -1,0 +1,148 @@
+"""Constructs of real scientific code the engine used to refuse or get wrong (issue 20, "the
+other refusals"): identity tests (``x is NAN``, ``y is None``) on per-example values,
+tuples indexed per example, small classes of the user's, ``math.prod`` under ``vmap``.
+Each is checked against ``numpy.vectorize`` itself (Python numbers per example: equal values
+and dtype, or the same exception type) at N = 0, 1, 5 and with NaN / inf / -0.0, and where
+it applies ``vmap`` against the per-example loop over NumPy scalars."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from differential import assert_values_equal
+from vmap_reference import assert_same_tree, loop_vmap
+
+from vectorize import VectorizeError, vectorize, vmap
+
+SPECIAL = np.array([0.0, -0.0, 1.5, -2.25, np.nan, np.inf, -np.inf, 7.0])
+
+
+def outcome(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return call(), None
+        except Exception as exc:    # noqa: BLE001 -- compared by type
+            return None, exc
+
+
+def check(func, *args):
+    """``vectorize(func)`` against ``numpy.vectorize(func)`` on ``args`` and on their first
+    0, 1 and 5 items (values and dtype, or the exception's type), and ``vmap(func)`` against
+    the per-example loop on the same arrays."""
+    ours = vectorize(func, fallback="error")
+    for n in (None, 0, 1, 5):
+        part = args if n is None else tuple(a[:n] for a in args)
+        want, error = outcome(lambda part=part: np.vectorize(func)(*part))
+        got, our_error = outcome(lambda part=part: ours(*part))
+        if isinstance(our_error, VectorizeError):
+            raise our_error
+        if n == 0:      # (numpy.vectorize refuses an empty batch without otypes)
+            assert our_error is not None or got.shape == (0,), (our_error, got)
+            continue
+        if error is not None:
+            assert our_error is not None and type(our_error) is type(error), (
+                n, error, our_error, got)
+            continue
+        assert our_error is None, (n, our_error)
+        assert got.dtype == want.dtype, (n, got.dtype, want.dtype)
+        assert_values_equal(got, want)
+    for n in (None, 1, 5):
+        part = args if n is None else tuple(a[:n] for a in args)
+        want, error = outcome(lambda part=part: loop_vmap(func)(*part))
+        got, our_error = outcome(lambda part=part: vmap(func)(*part))
+        if isinstance(our_error, VectorizeError):
+            raise our_error
+        if error is not None:
+            assert our_error is not None and type(our_error) is type(error), (
+                n, error, our_error, got)
+            continue
+        assert our_error is None, (n, our_error)
+        assert_same_tree(got, want)
+
+
+def refused(func, *args, match):
+    for make in (lambda: vectorize(func, fallback="error"), lambda: vmap(func)):
+        with pytest.raises(VectorizeError, match=match) as info:
+            make()(*args)
+        assert ":" in str(info.value).splitlines()[0]
+
+
+# ------------------------------------------------------------------ 1. identity tests
+
+NAN = float("nan")
+BIG = 1000
+
+
+def skip_nan_sentinel(x):
+    if x is NAN:        # a sentinel object: never an example of an array
+        return 0.0
+    return x + 1.0
+
+
+def not_math_nan(x, y):
+    if x is not math.nan and y is not NAN:
+        return x * y
+    return -1.0
+
+
+def int_is_nan(n):
+    return 2 * n if n is not NAN else 0
+
+
+def test_identity_with_a_global_float_is_false_per_example():
+    check(skip_nan_sentinel, SPECIAL)
+    check(not_math_nan, SPECIAL, SPECIAL[::-1].copy())
+    check(int_is_nan, np.array([0, 1, -7, 1000, 5, 2]))
+
+
+def test_identity_with_a_list_argument_runs_numpy_vectorize():
+    # numpy.vectorize hands a list's items as they are: the sentinel itself on that example
+    f = vectorize(skip_nan_sentinel, fallback="error")
+    args = [1.0, NAN, 2.0]
+    want = np.vectorize(skip_nan_sentinel)(args)
+    assert want[1] == 0.0
+    for _ in range(2):
+        got = f(args)
+        assert got.dtype == want.dtype
+        assert_values_equal(got, want)
+    assert_values_equal(f(np.array(args)), np.vectorize(skip_nan_sentinel)(np.array(args)))
+
+
+def none_on_some_examples(x):
+    y = None if x > 0 else x
+    if y is None:
+        return 1.0
+    return y
+
+
+def small_int_identity(n):
+    return n is BIG
+
+
+def max_may_return_the_sentinel(x):
+    return max(x, NAN) is NAN
+
+
+def test_identity_that_differs_per_example_is_refused():
+    # (was a wrong result: `y is None` taken as false on every example, vmap gave
+    # [None, -2.0] where the loop gives [1.0, -2.0])
+    refused(none_on_some_examples, np.array([1.0, -2.0]), match="None on some examples")
+    refused(small_int_identity, np.array([1000, 2]), match="`is` on per-example")
+    refused(max_may_return_the_sentinel, np.array([1.0, 2.0]), match="`is` on per-example")
+
+
+def none_default(x, w=None, scale=None):
+    if w is not None:
+        x = x * w
+    if scale is None:
+        return x
+    return x * scale
+
+
+def test_none_defaults_decided_per_call():
+    check(none_default, SPECIAL)
+    check(none_default, SPECIAL, SPECIAL[::-1].copy())
