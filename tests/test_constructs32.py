@@ -29,7 +29,7 @@ def outcome(call):
             return None, exc
 
 
-def check(func, *args):
+def check(func, *args, with_vmap=True):
     """``vectorize(func)`` against ``numpy.vectorize(func)`` on ``args`` and on their first
     0, 1 and 5 items (values and dtype, or the exception's type), and ``vmap(func)`` against
     the per-example loop on the same arrays."""
@@ -50,7 +50,7 @@ def check(func, *args):
         assert our_error is None, (n, our_error)
         assert got.dtype == want.dtype, (n, got.dtype, want.dtype)
         assert_values_equal(got, want)
-    for n in (None, 1, 5):
+    for n in (None, 1, 5) if with_vmap else ():
         part = args if n is None else tuple(a[:n] for a in args)
         want, error = outcome(lambda part=part: loop_vmap(func)(*part))
         got, our_error = outcome(lambda part=part: vmap(func)(*part))
@@ -146,3 +146,64 @@ def none_default(x, w=None, scale=None):
 def test_none_defaults_decided_per_call():
     check(none_default, SPECIAL)
     check(none_default, SPECIAL, SPECIAL[::-1].copy())
+
+
+# ------------------------------------------------- 2. sequences indexed per example
+
+def pick_of_three(x, k):
+    return (x, x * 2.0, -x)[k]
+
+
+def pick_mixed_types(x, k):
+    n = int(k)
+    return [n, x, 2 * n][k]        # an int on some examples, a float on others
+
+
+def pick_nested(x, i, j):
+    t = ((x, 1.0, x + 1.0), (2.0, x * x, -x))
+    return t[i][j] + t[i][0]
+
+
+def pick_under_condition(x, k):
+    if x > 0:
+        return (x, math.sqrt(x))[k]
+    return -1.0
+
+
+def items_evaluated_first(x, k):
+    return (math.log(x), 0.0)[k]     # log raises on x <= 0 whatever k picks
+
+
+def corners(L):
+    return [{"a": L, "b": 2.0 * L}, {"a": -L, "b": L + 1.0}, {"a": 0.5, "b": L * L}]
+
+
+def pick_dict_from_helper(L, k):
+    m = corners(L)
+    return m[k]["b"] - m[k]["a"]
+
+
+def test_tuple_indexed_per_example():
+    k = np.array([0, 1, 2, -1, -3, 2, 1, 0])
+    check(pick_of_three, SPECIAL, k)
+    check(pick_of_three, SPECIAL, np.array([0, 1, 3, 0, 1, 2, 0, 1]))    # IndexError
+    check(pick_of_three, SPECIAL, np.array([0, 1, -4, 0, 1, 2, 0, 1]))
+    # (vmap: a batch of one type, as after an `if` choosing an int or a float per example)
+    check(pick_mixed_types, SPECIAL[2:4], np.array([0, 1]), with_vmap=False)
+    check(pick_mixed_types, SPECIAL[2:4], np.array([1, 0]), with_vmap=False)
+    check(pick_nested, SPECIAL, np.array([0, 1, 1, 0, -1, -2, 1, 0]),
+          np.array([0, 1, 2, -1, 2, 0, -3, 1]))
+    check(pick_nested, SPECIAL, np.array([0, 1, 1, 0, -1, -2, 1, 0]),
+          np.array([0, 1, 2, -1, 3, 0, -3, 1]))
+    check(pick_under_condition, SPECIAL, np.array([0, 1, 5, 1, 1, 0, 7, 1]))
+    check(items_evaluated_first, np.abs(SPECIAL) + 0.5, np.array([0, 1, 1, 0, 1, 0, 1, 1]))
+    check(items_evaluated_first, SPECIAL, np.array([1, 1, 1, 1, 1, 1, 1, 1]))
+
+
+def test_list_of_dicts_from_a_helper_indexed_per_example():
+    check(pick_dict_from_helper, SPECIAL, np.array([0, 1, 2, -1, -2, -3, 2, 0]))
+    check(pick_dict_from_helper, SPECIAL, np.array([0, 1, 2, 3, -2, -3, 2, 0]))
+
+
+def test_float_index_still_refused():
+    refused(pick_of_three, SPECIAL, SPECIAL, match="computed index|not integers")

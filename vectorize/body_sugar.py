@@ -1406,3 +1406,86 @@ def finally_as_statements(tree: cst.FunctionDef, origins: dict | None = None) ->
             return cst.FlattenSentinel(head + stmts)
 
     return rewrite(tree, Lower())
+
+
+# ------------------------------------------------------------ items picked per example
+
+_DEFERRED_PARTS = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
+                   cst.IfExp, cst.BooleanOperation, cst.NamedExpr, cst.FunctionDef,
+                   cst.ClassDef)
+
+
+def pick_item(tree: cst.FunctionDef, node: cst.Subscript, length: int):
+    """``seq[k]`` (``node``) of a tuple or list of ``length`` per-example values with a
+    per-example integer ``k`` as statements before the line that holds it: the sequence and
+    the index evaluated once, in Python's order, then ``if k == 0 or k == -length: item =
+    seq[0]`` / ``elif``... / ``else: raise IndexError``, and the line with ``item`` in its
+    place (a choice per example between the items, merged as any ``if``; Python's negative
+    indexes and IndexError). None where the subscript is not in a simple statement of its
+    own line, or is under an operand Python evaluates on some examples only (a lambda, a
+    comprehension, a conditional expression, ``and``/``or``), or ``length`` is 0."""
+    if not length:
+        return None
+    path = _path_to(tree, node)
+    if path is None:
+        return None
+    line = next((p for p in reversed(path) if type(p) is cst.SimpleStatementLine), None)
+    if line is None or len(line.body) != 1 or any(
+            type(p) in _DEFERRED_PARTS for p in path[path.index(line):]) or type(
+            line.body[0]) not in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return,
+                                  cst.Expr):
+        return None
+    namer = Namer(all_names(tree))
+    seq, index, item = (namer.fresh(n) for n in ("picked_from", "picked_at", "picked"))
+    stmts = [_assign(seq, node.value), _assign(index, node.slice[0].slice.value)]
+    branch = cst.Else(cst.IndentedBlock([_line(cst.Raise(cst.Call(
+        cst.Name("IndexError"), [cst.Arg(cst.SimpleString("'tuple index out of range'"))])))]))
+    for k in reversed(range(length)):
+        test = _bool_chain([_compare(cst.Name(index), cst.Equal(), cst.Integer(str(k))),
+                            _compare(cst.Name(index), cst.Equal(),
+                                     cst.UnaryOperation(cst.Minus(),
+                                                        cst.Integer(str(length - k))))],
+                           cst.Or())
+        body = cst.IndentedBlock([_assign(item, cst.Subscript(cst.Name(seq), [
+            cst.SubscriptElement(cst.Index(cst.Integer(str(k))))]))])
+        branch = cst.If(test, body, orelse=branch)
+    stmts.append(branch)
+
+    class Replace(cst.CSTTransformer):
+        def on_leave(self, original_node, updated_node):
+            return cst.Name(item) if original_node is node else updated_node
+
+    stmts.append(line.visit(Replace()))
+
+    class Splice(cst.CSTTransformer):
+        def on_leave(self, original_node, updated_node):
+            if original_node is line:
+                return cst.FlattenSentinel(stmts)
+            return updated_node
+
+    return tree.visit(Splice())
+
+
+def _path_to(tree, target) -> list | None:
+    """The nodes from ``tree`` down to ``target`` (by identity), or None."""
+    found: list = []
+
+    class Find(cst.CSTVisitor):
+        def __init__(self):
+            self.stack: list = []
+
+        def on_visit(self, n):
+            if found:
+                return False
+            self.stack.append(n)
+            if n is target:
+                found.extend(self.stack)
+                return False
+            return True
+
+        def on_leave(self, original_node):
+            if self.stack and self.stack[-1] is original_node:
+                self.stack.pop()
+
+    tree.visit(Find())
+    return found or None

@@ -26,7 +26,7 @@ from . import abstract, backends, codegen, memo, spec_facts
 from .abstract import TupleValue, Value, exact
 from .analysis import Analysis, ranges
 from .analysis.environments import MaybeNone
-from .analysis.expressions import MaybeUnbound, MayFallOff
+from .analysis.expressions import MaybeUnbound, MayFallOff, PickedPerExample
 from .analysis.interpreter import RetypedCarry
 from .analysis.python_numbers import PythonNumbers
 from .body_constructs.bound_closures import bound_helper_of
@@ -282,6 +282,15 @@ class ModuleContext:
                 if tree is None:
                     raise source.error(problem) from None
                 checked.add(("int", problem.name))
+                source = dataclasses.replace(source, tree=tree)
+            except PickedPerExample as problem:
+                # `seq[k]` of per-example items: an `if` per position, once per subscript
+                from .body_sugar import pick_item
+                tree = None if id(problem.node) in checked else pick_item(
+                    source.tree, problem.node, problem.length)
+                if tree is None:
+                    raise source.error(problem) from None
+                checked.add(id(problem.node))
                 source = dataclasses.replace(source, tree=tree)
             except MayFallOff as problem:
                 # examples that fall off the end get None: a check there, once

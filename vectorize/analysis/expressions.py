@@ -1126,6 +1126,13 @@ class Expressions:
                 # every example is an array like each of them (Python's IndexError as is)
                 return uniform_items(base)
             if base.batched:
+                if len(parts) == 1 and parts[0] is not None and parts[0].batched and \
+                        parts[0].kind in "iu" and parts[0].rank == 0 and base.items and (
+                            base.kind is None or issubclass(base.kind, (tuple, list))):
+                    # (`transform` retries with the item picked by an `if` per position)
+                    raise PickedPerExample("indexing a tuple of per-example values with "
+                                           "a computed index", node, "use a constant index",
+                                           length=len(base.items))
                 raise Unsupported("indexing a tuple of per-example values with a computed "
                                   "index", node, "use a constant index")
         batched_parts = [p for p in parts if p is not None and p.batched]
@@ -1426,6 +1433,16 @@ class MaybeUnbound(Unsupported):
         super().__init__(message, node, suggestion)
         self.name = name
         self.value = value
+
+
+class PickedPerExample(Unsupported):
+    """``seq[k]`` of a tuple or list of per-example values (``length`` of them) with a
+    per-example integer ``k``: `transform` retries with the item picked by an ``if`` per
+    position (`body_sugar.pick_item`)."""
+
+    def __init__(self, message, node=None, suggestion="", *, length: int):
+        super().__init__(message, node, suggestion)
+        self.length = length
 
 
 class MayFallOff(Unsupported):
