@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -207,3 +209,78 @@ def test_list_of_dicts_from_a_helper_indexed_per_example():
 
 def test_float_index_still_refused():
     refused(pick_of_three, SPECIAL, SPECIAL, match="computed index|not integers")
+
+
+# ------------------------------------------------------------- 3. small classes
+
+class Vec2(NamedTuple):
+    x: float
+    y: float
+
+    def norm(self):
+        return math.hypot(self.x, self.y)
+
+    def scaled(self, k):
+        return Vec2(self.x * k, self.y * k)
+
+    @property
+    def slope(self):
+        if self.x == 0:
+            raise ZeroDivisionError("vertical")
+        return self.y / self.x
+
+
+@dataclass
+class Reading:
+    value: float
+    scale: float = 2.0
+    offset: float = 0.0
+
+    def calibrated(self, gain=1.0):
+        return (self.value * self.scale + self.offset) * gain
+
+    @property
+    def kelvin(self):
+        return self.calibrated() + 273.15
+
+
+def namedtuple_methods(x, y):
+    v = Vec2(x, y)
+    return v.norm() + v.scaled(2.0).norm() - v.slope
+
+
+def dataclass_methods(x, y):
+    r = Reading(x, offset=y)
+    return r.kelvin - Reading(y).calibrated(gain=x) + r.scale
+
+
+def dataclass_under_condition(x, y):
+    if x > 0:
+        return Reading(x, y).kelvin
+    return Reading(y).value
+
+
+def test_namedtuple_methods_and_properties():
+    check(namedtuple_methods, SPECIAL, SPECIAL[::-1].copy())
+    check(namedtuple_methods, np.array([1.0, 2.0, -3.0]), np.array([0.5, 0.0, 2.0]))
+
+
+def test_dataclass_fields_methods_and_properties():
+    check(dataclass_methods, SPECIAL, SPECIAL[::-1].copy())
+    check(dataclass_under_condition, SPECIAL, SPECIAL[::-1].copy())
+
+
+def dataclass_unpacked(x, y):
+    a, b, c = Reading(x, y)          # TypeError: not iterable, on every example
+    return a
+
+
+def dataclass_mutated(x, y):
+    r = Reading(x)
+    r.value = y
+    return r.value
+
+
+def test_dataclass_misuse_raises_or_is_refused():
+    check(dataclass_unpacked, SPECIAL, SPECIAL)
+    refused(dataclass_mutated, SPECIAL, SPECIAL, match="assigning into an object")

@@ -48,6 +48,7 @@ from ..rules.registry import Site
 from ..spec_facts import note as note_fact
 from ..syntax.edit import AUGMENTED_TO_BINARY
 from ..syntax.traversal import walk
+from .calls import record_member
 from .environments import (
     Env,
     deferred_join_read,
@@ -1017,6 +1018,9 @@ class Expressions:
                 return base.item_for(attr)     # a field of a namedtuple
             except KeyError:
                 pass
+            member = record_member(base, attr)
+            if isinstance(member, property):
+                return self.record_property(node, base, member.fget)
         if base.batched:
             rule = self.registry.attributes.get(attr)
             if rule is None or isinstance(base, TupleValue):
