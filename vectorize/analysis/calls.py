@@ -25,6 +25,7 @@ from ..abstract import (
     note_mixed_types,
     unbatched,
 )
+from ..body_constructs.classes import fields_function, is_record, record_of
 from ..errors import Unsupported
 from ..introspect import python_function_of
 from ..rules.lanes import ENGINE_NAMES
@@ -51,7 +52,7 @@ class Calls:
         if type(node.func) is cst.Attribute:
             base = self.expr(node.func.value, env)
             method = record_member(base, node.func.attr.value)
-            if isinstance(method, types.FunctionType):
+            if isinstance(method, (types.FunctionType, classmethod, staticmethod)):
                 return self._record_method(node, base, method, env)
             if base.batched:
                 return self.method_call(node, base, env)
@@ -95,6 +96,14 @@ class Calls:
         fn = python_function_of(func.example)     # numba's compiled function: its source
         if func.batched:
             raise Unsupported("calling a per-example value", node)
+        if func.known and fn in _DUNDERS and len(args) == 1 and not kwargs and \
+                self.helpers is not None:
+            dunder = record_member(args[0], _DUNDERS[fn], dunders=True)
+            if isinstance(dunder, types.FunctionType):
+                # `float(t)` of a record whose class says how: its method, as a helper
+                value = self.helpers(dunder, args, {}, node)
+                self.helper_calls[node] = value
+                return value
         if func.known:
             _note_facts(fn, args, kwargs)
         if func.known and fn in (builtins.round, math.trunc) and args and \
@@ -289,6 +298,18 @@ class Calls:
             return _namedtuple_of(fn, args, kwargs, node)   # a pytree of per-example values
         if plain_dataclass(fn):
             return _record_of(fn, args, kwargs, node)       # its fields, looked up by name
+        if is_record(fn) and not kwargs:
+            # (the instance `fields_function`'s code returns: its fields as it has them)
+            return TupleValue(tuple(args), fn.__vectorize_fields__, fn)
+        made = fields_function(fn) if isinstance(fn, type) and self.helpers is not None \
+            and unpacked is None else None
+        if made is not None:
+            # `Temp(x, "c")` of a small class of the user's: its `__init__` as a function
+            # returning the fields (`body_constructs.classes`)
+            value = self.helpers(made[0], args, kwargs, node)
+            self.helper_calls[node] = value
+            return value
+
         if fn is dict and not args:
             return TupleValue(tuple(kwargs.values()), tuple(kwargs), dict)
         if fn in (dict, OrderedDict) and len(args) == 1 and not kwargs:
@@ -399,7 +420,17 @@ class Calls:
         """``p.norm(k)`` of a namedtuple or dataclass of per-example values (`record_member`):
         the method's code specialized as a helper, ``self`` the record (its fields looked
         up by name), called as ``norm(p, k)`` (`batch_rules`)."""
-        args, kwargs = [base], {}
+        kind = "record_methods"
+        if isinstance(method, classmethod):
+            # `self.convert(...)`: the class's, `cls` the user's class (its record class at
+            # run time, `type(self)`: a subclass with the same class attributes)
+            args, kwargs, kind = [exact(record_of(base.kind))], {}, "record_classmethods"
+            method = method.__func__
+        elif isinstance(method, staticmethod):
+            args, kwargs, kind = [], {}, "record_staticmethods"
+            method = method.__func__
+        else:
+            args, kwargs = [base], {}
         for arg in node.args:
             if arg.star:
                 raise Unsupported("`*`/`**` unpacking in a call of a method of a record",
@@ -415,7 +446,7 @@ class Calls:
         self._no_write_into_an_argument_on_some_lanes(method, node, args, kwargs)
         value = self.helpers(method, args, kwargs, node)
         self.helper_calls[node] = value
-        self.__dict__.setdefault("record_methods", set()).add(node)
+        self.__dict__.setdefault(kind, set()).add(node)
         return value
 
     def record_property(self, node: cst.Attribute, base, getter):
@@ -843,6 +874,10 @@ def _formats(fn, args, kwargs) -> bool:
             and "!r" not in template and "!a" not in template)
 
 
+_DUNDERS = {float: "__float__", int: "__int__", complex: "__complex__", str: "__str__",
+            abs: "__abs__", round: "__round__"}
+
+
 def record_class(kind) -> bool:
     """A class of the user's (or a library's Python code) whose instances the engine tracks
     field by field (`TupleValue` with ``keys`` and this ``kind``): a namedtuple, or a
@@ -850,6 +885,8 @@ def record_class(kind) -> bool:
     they are) and that has no ``__post_init__``."""
     if not isinstance(kind, type):
         return False
+    if is_record(kind):
+        return True
     if issubclass(kind, tuple):
         return hasattr(kind, "_fields")
     return plain_dataclass(kind)
@@ -875,26 +912,48 @@ def plain_dataclass(cls) -> bool:
                and f.default_factory is dataclasses.MISSING for f in fields.values())
 
 
-def record_member(base, name: str):
+def record_member(base, name: str, dunders: bool = False):
     """The function (a method) or property the class of ``base`` defines as ``name``, where
     ``base`` is a record of per-example values (`record_class`) and ``name`` is not one of
     its fields; None otherwise (also for what `tuple` or `object` define)."""
     if not (isinstance(base, TupleValue) and base.keys is not None and base.batched
-            and record_class(base.kind)) or name in base.keys or name.startswith("__"):
+            and record_class(base.kind)) or name in base.keys or (
+                name.startswith("__") and not dunders):
         return None
     for klass in base.kind.__mro__:
         if klass in (tuple, object):
             return None
         if name in klass.__dict__:
+            if is_record(klass):
+                continue        # (its `__init__`, which stores the fields)
             member = klass.__dict__[name]
             function = member.fget if isinstance(member, property) else member
+            if isinstance(member, (classmethod, staticmethod)):
+                function = member.__func__
             if not isinstance(function, types.FunctionType) or function.__code__.co_filename \
                     .startswith("<") or function.__module__ in ("collections", "dataclasses",
                                                                 "typing"):
                 return None     # (what `namedtuple` or `dataclass` wrote: `_replace`...)
-            if isinstance(member, property) and member.fset is None:
+            if isinstance(member, property) and member.fset is None or isinstance(
+                    member, (classmethod, staticmethod)):
                 return member
             return member if isinstance(member, types.FunctionType) else None
+    return None
+
+
+def class_constant(base, name: str):
+    """``p.K`` of a record (`record_class`) where ``K`` is a number or a string of its class
+    (not a field): its exact value, the same for every example; None otherwise."""
+    if not (isinstance(base, TupleValue) and base.keys is not None and base.batched
+            and record_class(base.kind)) or name in base.keys or name.startswith("__"):
+        return None
+    import inspect
+    try:
+        value = inspect.getattr_static(base.kind, name)
+    except AttributeError:
+        return None
+    if type(value) in (int, float, complex, str, bool) and not issubclass(base.kind, tuple):
+        return exact(value)
     return None
 
 

@@ -40,6 +40,7 @@ from ..abstract import (
     unbatched,
     uniform_narrow_lanes,
 )
+from ..body_constructs.classes import record_of
 from ..errors import Unsupported
 from ..introspect import stable_attribute
 from ..rules.lanes import ENGINE_NAMES
@@ -48,7 +49,7 @@ from ..rules.registry import Site
 from ..spec_facts import note as note_fact
 from ..syntax.edit import AUGMENTED_TO_BINARY
 from ..syntax.traversal import walk
-from .calls import record_member
+from .calls import class_constant, record_class, record_member
 from .environments import (
     Env,
     deferred_join_read,
@@ -749,6 +750,12 @@ class Expressions:
     def comparison(self, node: cst.Comparison, env):
         operands = [self.expr(node.left, env)]
         operands += [self.expr(c.comparator, env) for c in node.comparisons]
+        for o in operands:
+            if isinstance(o, TupleValue) and o.batched and o.keys is not None and \
+                    record_class(o.kind) and not issubclass(o.kind, tuple):
+                raise Unsupported(f"comparing an instance of `{record_of(o.kind).__name__}` "
+                                  "made from per-example values (its class decides what "
+                                  "`==` or `<` means)", node, "compare its fields")
         if len(operands) == 2 and type(node.comparisons[0].operator) in (cst.Is, cst.IsNot):
             if any(o in NONE_ON_SOME_LANES for o in operands):
                 op = _code(node.comparisons[0].operator).strip()
@@ -1021,6 +1028,9 @@ class Expressions:
             member = record_member(base, attr)
             if isinstance(member, property):
                 return self.record_property(node, base, member.fget)
+            constant = class_constant(base, attr)
+            if constant is not None:
+                return constant     # (a number or string of the class: `self.K`)
         if base.batched:
             rule = self.registry.attributes.get(attr)
             if rule is None or isinstance(base, TupleValue):

@@ -39,6 +39,7 @@ from ..abstract import (
     same,
     unbatched,
 )
+from ..body_constructs.classes import is_record, record_of
 from ..errors import Unsupported
 from ..liveness import exposed_reads, reads, target_names, writes
 from ..rules.lane_copies import copies
@@ -275,6 +276,8 @@ class Analysis(Expressions, Calls, Aliasing):
                 _numpy_vectorize_outputs(self.returns)
             if not self.helper and not self.registry.backend.big_int_results:
                 _no_int_beyond_int64_returned(self.returns)
+            if not self.helper:
+                _no_record_returned(self.returns)
             self.result = result
         return None
 
@@ -1099,6 +1102,24 @@ def _no_int_beyond_int64_returned(returns) -> None:
                                   ": no tensor or jax.Array holds it, so stacking the "
                                   "per-example results raises", ret.value or ret,
                                   "return it as a float (float(...)), or keep it in range")
+
+
+def _no_record_returned(returns) -> None:
+    """An instance of a small class of the user's made from per-example values
+    (`body_constructs.classes`) returned by the mapped function: the batch has one instance
+    of fields that are arrays, where the loop has one instance per example."""
+    def records(value):
+        if isinstance(value, TupleValue):
+            if is_record(value.kind):
+                yield value
+            for item in value.items:
+                yield from records(item)
+    for ret, value in returns:
+        for record in records(value):
+            cls = record_of(record.kind)
+            raise Unsupported(f"returning an instance of `{cls.__name__}` made from "
+                              "per-example values: the loop makes one per example",
+                              ret, "return its fields (or a float of it)")
 
 
 def _numpy_vectorize_outputs(returns) -> None:

@@ -462,6 +462,11 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
                 # `p.norm(k)` of a record: the method's specialization, `self` first
                 return updated_node.with_changes(func=cst.Name(name), args=[
                     cst.Arg(updated_node.func.value), *updated_node.args])
+            if original_node in getattr(analysis, "record_classmethods", ()):
+                # `t.convert(v)`, a classmethod: `cls` first, the record's class
+                return updated_node.with_changes(func=cst.Name(name), args=[
+                    cst.Arg(cst.Call(cst.Name("type"), [cst.Arg(updated_node.func.value)])),
+                    *updated_node.args])
             return updated_node.with_changes(func=cst.Name(name))
         if original_node in analysis.fallback_calls:
             return self._fallback(original_node, updated_node)
