@@ -348,8 +348,8 @@ def test_small_class_constructed_per_example():
     check(dew_like_f, t, rh)
     check(dew_like_float, t, rh)
     check(dew_like_float, t, np.array([50.0, 0.5, 100.0, 37.5, 80.0, 20.0, 60.0, 99.0]))
+    f = vectorize(kelvin_of, fallback="error", excluded={1})
     for unit in ("F", "c", "x"):        # (a unit the same for every example)
-        f = vectorize(kelvin_of, fallback="error", excluded={1})
         got, error = outcome(lambda unit=unit: f(t, unit))
         want, want_error = outcome(lambda unit=unit: np.vectorize(kelvin_of, excluded={1})(
             t, unit))
