@@ -371,3 +371,26 @@ def compares_instances(t):
 def test_small_class_refusals():
     refused(returns_the_instance, SPECIAL, match="returning")
     refused(compares_instances, SPECIAL, match="comparing an instance of `Temperature`")
+
+
+# ------------------------------------------------------------ 4. math.prod under vmap
+
+def prod_display(x, n):
+    return math.prod([n, x, 2.0]) + math.prod((n, n, 3), start=2)
+
+
+def prod_python_int_first(x, n):
+    return math.prod([int(x), n])       # a Python int per example times an int64
+
+
+def test_math_prod_under_vmap_matches_the_loop():
+    x = np.array([1.5, -0.0, np.inf, np.nan, 2.0 ** 30, 3.0])
+    n = np.array([2, 3, 2 ** 40, -5, 2 ** 40, 7])
+    finite = np.array([1.5, -0.0, 2.0 ** 40, -7.0, 2.0 ** 30, 3.0])
+    for f, args in ((prod_display, (x, n)), (prod_python_int_first, (finite, n)),
+                    (prod_display, (x.astype(np.float32), n.astype(np.int8)))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got, want = vmap(f)(*args), loop_vmap(f)(*args)
+        assert_same_tree(got, want)
+        assert got.dtype == want.dtype
