@@ -172,6 +172,22 @@ def pick_under_condition(x, k):
     return -1.0
 
 
+def pick_in_a_test(x, k):
+    if (x, -x, 1.0)[k] > 0:
+        return 1.0
+    if (x, 2.0)[k % 2] < 1:
+        return -1.0
+    return 0.0
+
+
+def pick_in_an_elif(x, k):
+    if x > 1:
+        return 1.0
+    elif (x, 2.0)[k] < 1:        # (evaluated after the `if`'s test: refused)
+        return -1.0
+    return 0.0
+
+
 def items_evaluated_first(x, k):
     return (math.log(x), 0.0)[k]     # log raises on x <= 0 whatever k picks
 
@@ -198,6 +214,7 @@ def test_tuple_indexed_per_example():
     check(pick_nested, SPECIAL, np.array([0, 1, 1, 0, -1, -2, 1, 0]),
           np.array([0, 1, 2, -1, 3, 0, -3, 1]))
     check(pick_under_condition, SPECIAL, np.array([0, 1, 5, 1, 1, 0, 7, 1]))
+    check(pick_in_a_test, SPECIAL, k)
     check(items_evaluated_first, np.abs(SPECIAL) + 0.5, np.array([0, 1, 1, 0, 1, 0, 1, 1]))
     check(items_evaluated_first, SPECIAL, np.array([1, 1, 1, 1, 1, 1, 1, 1]))
 
@@ -207,8 +224,10 @@ def test_list_of_dicts_from_a_helper_indexed_per_example():
     check(pick_dict_from_helper, SPECIAL, np.array([0, 1, 2, 3, -2, -3, 2, 0]))
 
 
-def test_float_index_still_refused():
+def test_float_index_and_elif_still_refused():
     refused(pick_of_three, SPECIAL, SPECIAL, match="computed index|not integers")
+    with pytest.raises(VectorizeError, match=r"constructs32.py:\d+:\d+: indexing a tuple"):
+        vectorize(pick_in_an_elif, fallback="error")(SPECIAL, np.arange(8) % 2)
 
 
 # ------------------------------------------------------------- 3. small classes

@@ -1415,25 +1415,33 @@ _DEFERRED_PARTS = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.Gene
                    cst.ClassDef)
 
 
-def pick_item(tree: cst.FunctionDef, node: cst.Subscript, length: int):
+def pick_item(tree: cst.FunctionDef, node: cst.Subscript, length: int, origins=None):
     """``seq[k]`` (``node``) of a tuple or list of ``length`` per-example values with a
     per-example integer ``k`` as statements before the line that holds it: the sequence and
     the index evaluated once, in Python's order, then ``if k == 0 or k == -length: item =
     seq[0]`` / ``elif``... / ``else: raise IndexError``, and the line with ``item`` in its
     place (a choice per example between the items, merged as any ``if``; Python's negative
     indexes and IndexError). None where the subscript is not in a simple statement of its
-    own line, or is under an operand Python evaluates on some examples only (a lambda, a
-    comprehension, a conditional expression, ``and``/``or``), or ``length`` is 0."""
+    own line or the test of an ``if`` (not an ``elif``), or is under an operand Python
+    evaluates on some examples only (a lambda, a comprehension, a conditional expression,
+    ``and``/``or``), or ``length`` is 0. ``origins`` (the source's) gets the statements made,
+    located at the user's."""
     if not length:
         return None
     path = _path_to(tree, node)
     if path is None:
         return None
-    line = next((p for p in reversed(path) if type(p) is cst.SimpleStatementLine), None)
-    if line is None or len(line.body) != 1 or any(
-            type(p) in _DEFERRED_PARTS for p in path[path.index(line):]) or type(
+    line = next((p for p in reversed(path) if isinstance(p, cst.BaseStatement)), None)
+    if type(line) is cst.If:
+        # (its test only, and not an `elif`, whose test Python evaluates after the others)
+        k = path.index(line)
+        if path[k + 1] is not line.test or type(path[k - 1]) in (cst.If, cst.Else):
+            return None
+    elif type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or type(
             line.body[0]) not in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return,
                                   cst.Expr):
+        return None
+    if any(type(p) in _DEFERRED_PARTS for p in path[path.index(line) + 1:]):
         return None
     namer = Namer(all_names(tree))
     seq, index, item = (namer.fresh(n) for n in ("picked_from", "picked_at", "picked"))
@@ -1452,18 +1460,23 @@ def pick_item(tree: cst.FunctionDef, node: cst.Subscript, length: int):
     stmts.append(branch)
 
     class Replace(cst.CSTTransformer):
-        def on_leave(self, original_node, updated_node):
+        def leave_Subscript(self, original_node, updated_node):
             return cst.Name(item) if original_node is node else updated_node
 
-    stmts.append(line.visit(Replace()))
+    stmts.append(rewrite(line, Replace()))
+    if origins is not None:
+        # (located where the user's statement is; the rest of the tree keeps its nodes)
+        for stmt in stmts:
+            origins[stmt] = line
 
     class Splice(cst.CSTTransformer):
-        def on_leave(self, original_node, updated_node):
-            if original_node is line:
-                return cst.FlattenSentinel(stmts)
-            return updated_node
+        def leave_SimpleStatementLine(self, original_node, updated_node):
+            return cst.FlattenSentinel(stmts) if original_node is line else updated_node
 
-    return tree.visit(Splice())
+        def leave_If(self, original_node, updated_node):
+            return cst.FlattenSentinel(stmts) if original_node is line else updated_node
+
+    return rewrite(tree, Splice())
 
 
 def _path_to(tree, target) -> list | None:

@@ -287,7 +287,7 @@ class ModuleContext:
                 # `seq[k]` of per-example items: an `if` per position, once per subscript
                 from .body_sugar import pick_item
                 tree = None if id(problem.node) in checked else pick_item(
-                    source.tree, problem.node, problem.length)
+                    source.tree, problem.node, problem.length, source.origins)
                 if tree is None:
                     raise source.error(problem) from None
                 checked.add(id(problem.node))
