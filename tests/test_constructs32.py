@@ -209,7 +209,7 @@ def test_tuple_indexed_per_example():
     check(pick_mixed_types, SPECIAL[2:4], np.array([0, 1]), with_vmap=False)
     check(pick_mixed_types, SPECIAL[2:4], np.array([1, 0]), with_vmap=False)
     check(pick_nested, SPECIAL, np.array([0, 1, 1, 0, -1, -2, 1, 0]),
-          np.array([0, 1, 2, -1, 3, 0, -3, 1]))
+          np.array([0, 1, 2, -1, 2, 0, -3, 1]))
     check(pick_under_condition, SPECIAL, np.array([0, 1, 5, 1, 1, 0, 7, 1]))
     check(pick_in_a_test, SPECIAL, k)
     check(items_evaluated_first, np.abs(SPECIAL) + 0.5, np.array([0, 1, 1, 0, 1, 0, 1, 1]))
