@@ -410,3 +410,32 @@ def test_math_prod_under_vmap_matches_the_loop():
             got, want = vmap(f)(*args), loop_vmap(f)(*args)
         assert_same_tree(got, want)
         assert got.dtype == want.dtype
+
+
+def bounds_in_a_loop(L, h):
+    best = math.inf
+    for bound in corners(L):      # a helper's list of dicts of per-example values
+        length = bound["b"] * h - bound["a"]
+        if length >= 0:
+            best = min(best, length)
+    return best
+
+
+def pairs_in_a_loop(x):
+    total = 0.0
+    for a, b in ((x, 1.0), (2.0, x * x), (-x, 0.5)):
+        total += a * b
+    return total
+
+
+def breaks_out(x):
+    for v in (x, -x):
+        if v > 0:
+            break
+    return v
+
+
+def test_loop_over_a_list_of_per_example_values_written_out():
+    check(bounds_in_a_loop, SPECIAL, SPECIAL[::-1].copy())
+    check(pairs_in_a_loop, SPECIAL)
+    check(breaks_out, SPECIAL)

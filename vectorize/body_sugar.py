@@ -1502,3 +1502,50 @@ def _path_to(tree, target) -> list | None:
 
     tree.visit(Find())
     return found or None
+
+
+def unroll_items(tree: cst.FunctionDef, iterable, length: int, origins=None):
+    """``for target in seq: body`` (``iterable`` is ``seq``'s node) over a tuple or list of
+    ``length`` per-example values, written out: ``seq`` evaluated once, then ``target =
+    seq[0]``, the body, ``target = seq[1]``, the body... as Python runs it. None where the
+    loop has an ``else``, a ``break`` or ``continue`` of its own, or its body defines a
+    function or class (made once per pass in Python)."""
+    path = _path_to(tree, iterable)
+    if path is None or len(path) < 2 or type(path[-2]) is not cst.For:
+        return None
+    loop = path[-2]
+    if loop.iter is not iterable or loop.orelse is not None or loop.asynchronous or \
+            _own_breaks(loop.body) or any(
+                type(n) in (cst.Continue, cst.FunctionDef, cst.ClassDef, cst.Lambda)
+                for n in _jumps_of(loop.body)):
+        return None
+    seq = Namer(all_names(tree)).fresh("items")
+    stmts = [_assign(seq, iterable)]
+    for k in range(length):
+        stmts.append(_line(cst.Assign([cst.AssignTarget(loop.target.deep_clone())],
+                                      cst.Subscript(cst.Name(seq), [cst.SubscriptElement(
+                                          cst.Index(cst.Integer(str(k))))]))))
+        stmts.extend(stmt.deep_clone() for stmt in loop.body.body)
+    if origins is not None:
+        for stmt in stmts:
+            origins.setdefault(stmt, loop)
+
+    class Splice(cst.CSTTransformer):
+        def leave_For(self, original_node, updated_node):
+            return cst.FlattenSentinel(stmts) if original_node is loop else updated_node
+
+    return rewrite(tree, Splice())
+
+
+def _jumps_of(node):
+    """The nodes of ``node`` outside the loops nested in it (whose ``continue`` is theirs),
+    and the functions and classes anywhere in it."""
+    stack = list(node.children)
+    while stack:
+        n = stack.pop()
+        yield n
+        if type(n) not in (cst.For, cst.While):
+            stack.extend(n.children)
+        else:
+            stack.extend(x for x in walk(n) if type(x) in (cst.FunctionDef, cst.ClassDef,
+                                                           cst.Lambda))

@@ -887,6 +887,13 @@ class Analysis(Expressions, Calls, Aliasing):
         loop over ``range(len(v))`` that binds ``e = v[i]``; `passes/sequence_loops.py`
         writes it so. Here its body is analysed as that loop would be."""
         if loop is None:
+            seq = self.expr(stmt.iter, env)
+            if isinstance(seq, TupleValue) and seq.keys is None and seq.kind in (
+                    None, tuple, list) and 0 < len(seq.items) <= UNROLLED_ITEMS:
+                # (`transform` retries with the loop written out, item by item)
+                raise UnrolledLoop("a `for` loop over a tuple or list of per-example values",
+                                   stmt.iter, "loop over `range(len(v))` and index `v[i]`",
+                                   length=len(seq.items))
             raise Unsupported("a `for` loop over a per-example sequence that is not an array "
                               "(or `enumerate`/`zip` of arrays) is not supported yet",
                               stmt.iter, "loop over `range(len(v))` and index `v[i]`")
@@ -1102,6 +1109,20 @@ def _no_int_beyond_int64_returned(returns) -> None:
                                   ": no tensor or jax.Array holds it, so stacking the "
                                   "per-example results raises", ret.value or ret,
                                   "return it as a float (float(...)), or keep it in range")
+
+
+UNROLLED_ITEMS = 16
+"""Items of a tuple or list of per-example values a `for` loop over it is written out for."""
+
+
+class UnrolledLoop(Unsupported):
+    """``for d in seq`` over a tuple or list of ``length`` per-example values (a helper's
+    list of dicts): `transform` retries with the loop written out (`body_sugar.unroll_items`);
+    ``node`` is the loop's iterable."""
+
+    def __init__(self, message, node=None, suggestion="", *, length: int):
+        super().__init__(message, node, suggestion)
+        self.length = length
 
 
 def _no_record_returned(returns) -> None:
