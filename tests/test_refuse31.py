@@ -182,12 +182,20 @@ def test_vmap_fsum_matches_the_numpy_scalar_loop():
     assert _bits(got) == _bits(want)
 
 
-def test_vmap_prod_is_refused_where_it_is_written():
-    # NumPy scalars per example: ints wrap, a float32 stays float32, an int before a float
-    # multiplies as an int; refused, located
-    with pytest.raises(VectorizeError, match="math.prod") as info:
-        vmap(prod3, fallback="error")(np.arange(3.0), np.arange(3.0), np.arange(3.0))
-    assert "test_refuse31.py" in str(info.value)
+def test_vmap_prod_matches_the_numpy_scalar_loop():
+    # NumPy scalars per example (ints wrap, a float32 stays float32): where the items are
+    # not all int64, bool or float64, or an int product leaves int64, the loop decides
+    floats = np.array([1.5, -0.0, np.inf, np.nan, 3.0])
+    ints = np.array([2, 3, 2 ** 40, -5, 7])
+    for args in ((floats, floats[::-1].copy(), floats), (ints, ints, ints),
+                 (floats.astype(np.float32),) * 3, (ints.astype(np.int8),) * 3,
+                 (ints, floats, ints)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = vmap(prod3, fallback="error")(*args)
+            want = np.stack([prod3(*t) for t in zip(*args)])
+        assert got.dtype == want.dtype
+        assert _bits(got) == _bits(want)
 
 
 def dist2(a, b, c):

@@ -222,6 +222,10 @@ class vectorize:
         if isinstance(spec, FallbackSpec):
             self._announce(spec.reason, spec)
             return self._numpy_loop(args, kwargs)
+        if getattr(spec, "facts", ASSUMED).identities and any(
+                isinstance(a, (list, tuple)) for a in (*args, *kwargs.values())):
+            # (`x is NAN` decided false: numpy.vectorize hands a list's items as they are)
+            return self._numpy_loop(args, kwargs)
         if spec.fallbacks:
             self._announce("; ".join(spec.fallbacks), spec)
         elif not kwargs and not self.excluded and self._var_positional is None and \

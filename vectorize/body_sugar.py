@@ -1406,3 +1406,146 @@ def finally_as_statements(tree: cst.FunctionDef, origins: dict | None = None) ->
             return cst.FlattenSentinel(head + stmts)
 
     return rewrite(tree, Lower())
+
+
+# ------------------------------------------------------------ items picked per example
+
+_DEFERRED_PARTS = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
+                   cst.IfExp, cst.BooleanOperation, cst.NamedExpr, cst.FunctionDef,
+                   cst.ClassDef)
+
+
+def pick_item(tree: cst.FunctionDef, node: cst.Subscript, length: int, origins=None):
+    """``seq[k]`` (``node``) of a tuple or list of ``length`` per-example values with a
+    per-example integer ``k`` as statements before the line that holds it: the sequence and
+    the index evaluated once, in Python's order, then ``if k == 0 or k == -length: item =
+    seq[0]`` / ``elif``... / ``else: raise IndexError``, and the line with ``item`` in its
+    place (a choice per example between the items, merged as any ``if``; Python's negative
+    indexes and IndexError). None where the subscript is not in a simple statement of its
+    own line or the test of an ``if`` (not an ``elif``), or is under an operand Python
+    evaluates on some examples only (a lambda, a comprehension, a conditional expression,
+    ``and``/``or``), or ``length`` is 0. ``origins`` (the source's) gets the statements made,
+    located at the user's."""
+    if not length:
+        return None
+    path = _path_to(tree, node)
+    if path is None:
+        return None
+    line = next((p for p in reversed(path) if isinstance(p, cst.BaseStatement)), None)
+    if type(line) is cst.If:
+        # (its test only, and not an `elif`, whose test Python evaluates after the others)
+        k = path.index(line)
+        if path[k + 1] is not line.test or type(path[k - 1]) in (cst.If, cst.Else):
+            return None
+    elif type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or type(
+            line.body[0]) not in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return,
+                                  cst.Expr):
+        return None
+    if any(type(p) in _DEFERRED_PARTS for p in path[path.index(line) + 1:]):
+        return None
+    namer = Namer(all_names(tree))
+    seq, index, item = (namer.fresh(n) for n in ("picked_from", "picked_at", "picked"))
+    stmts = [_assign(seq, node.value), _assign(index, node.slice[0].slice.value)]
+    branch = cst.Else(cst.IndentedBlock([_line(cst.Raise(cst.Call(
+        cst.Name("IndexError"), [cst.Arg(cst.SimpleString("'tuple index out of range'"))])))]))
+    for k in reversed(range(length)):
+        test = _bool_chain([_compare(cst.Name(index), cst.Equal(), cst.Integer(str(k))),
+                            _compare(cst.Name(index), cst.Equal(),
+                                     cst.UnaryOperation(cst.Minus(),
+                                                        cst.Integer(str(length - k))))],
+                           cst.Or())
+        body = cst.IndentedBlock([_assign(item, cst.Subscript(cst.Name(seq), [
+            cst.SubscriptElement(cst.Index(cst.Integer(str(k))))]))])
+        branch = cst.If(test, body, orelse=branch)
+    stmts.append(branch)
+
+    class Replace(cst.CSTTransformer):
+        def leave_Subscript(self, original_node, updated_node):
+            return cst.Name(item) if original_node is node else updated_node
+
+    stmts.append(rewrite(line, Replace()))
+    if origins is not None:
+        # (located where the user's statement is; the rest of the tree keeps its nodes)
+        for stmt in stmts:
+            origins[stmt] = line
+
+    class Splice(cst.CSTTransformer):
+        def leave_SimpleStatementLine(self, original_node, updated_node):
+            return cst.FlattenSentinel(stmts) if original_node is line else updated_node
+
+        def leave_If(self, original_node, updated_node):
+            return cst.FlattenSentinel(stmts) if original_node is line else updated_node
+
+    return rewrite(tree, Splice())
+
+
+def _path_to(tree, target) -> list | None:
+    """The nodes from ``tree`` down to ``target`` (by identity), or None."""
+    found: list = []
+
+    class Find(cst.CSTVisitor):
+        def __init__(self):
+            self.stack: list = []
+
+        def on_visit(self, n):
+            if found:
+                return False
+            self.stack.append(n)
+            if n is target:
+                found.extend(self.stack)
+                return False
+            return True
+
+        def on_leave(self, original_node):
+            if self.stack and self.stack[-1] is original_node:
+                self.stack.pop()
+
+    tree.visit(Find())
+    return found or None
+
+
+def unroll_items(tree: cst.FunctionDef, iterable, length: int, origins=None):
+    """``for target in seq: body`` (``iterable`` is ``seq``'s node) over a tuple or list of
+    ``length`` per-example values, written out: ``seq`` evaluated once, then ``target =
+    seq[0]``, the body, ``target = seq[1]``, the body... as Python runs it. None where the
+    loop has an ``else``, a ``break`` or ``continue`` of its own, or its body defines a
+    function or class (made once per pass in Python)."""
+    path = _path_to(tree, iterable)
+    if path is None or len(path) < 2 or type(path[-2]) is not cst.For:
+        return None
+    loop = path[-2]
+    if loop.iter is not iterable or loop.orelse is not None or loop.asynchronous or \
+            _own_breaks(loop.body) or any(
+                type(n) in (cst.Continue, cst.FunctionDef, cst.ClassDef, cst.Lambda)
+                for n in _jumps_of(loop.body)):
+        return None
+    seq = Namer(all_names(tree)).fresh("items")
+    stmts = [_assign(seq, iterable)]
+    for k in range(length):
+        stmts.append(_line(cst.Assign([cst.AssignTarget(loop.target.deep_clone())],
+                                      cst.Subscript(cst.Name(seq), [cst.SubscriptElement(
+                                          cst.Index(cst.Integer(str(k))))]))))
+        stmts.extend(stmt.deep_clone() for stmt in loop.body.body)
+    if origins is not None:
+        for stmt in stmts:
+            origins.setdefault(stmt, loop)
+
+    class Splice(cst.CSTTransformer):
+        def leave_For(self, original_node, updated_node):
+            return cst.FlattenSentinel(stmts) if original_node is loop else updated_node
+
+    return rewrite(tree, Splice())
+
+
+def _jumps_of(node):
+    """The nodes of ``node`` outside the loops nested in it (whose ``continue`` is theirs),
+    and the functions and classes anywhere in it."""
+    stack = list(node.children)
+    while stack:
+        n = stack.pop()
+        yield n
+        if type(n) not in (cst.For, cst.While):
+            stack.extend(n.children)
+        else:
+            stack.extend(x for x in walk(n) if type(x) in (cst.FunctionDef, cst.ClassDef,
+                                                           cst.Lambda))

@@ -510,6 +510,26 @@ def prod_items(*items, start=1, shape=None):
     return np.broadcast_to(out, shape).copy()
 
 
+def prod_numpy(rows, start=1):
+    """`prod` of NumPy scalars per example (`vmap`): `prod_items_numpy` of the row's items."""
+    x = np.asarray(rows)
+    return prod_items_numpy(*[x[..., t] for t in range(x.shape[-1])], start=start,
+                            shape=x.shape[:-1])
+
+
+def prod_items_numpy(*items, start=1, shape=None):
+    """``math.prod([a, b, ...], start=start)`` where each example's items are NumPy
+    scalars (or Python numbers) of these arrays' dtypes: `prod_items`, whose products are
+    theirs where every item is an int64, a bool or a float64 and no int product leaves int64
+    (there NumPy's int64 wraps, and a Python int does not): TypeError for other dtypes
+    (a float32 product stays float32, an int8 one wraps in int8), OverflowError where an int
+    product may leave int64. `vmap` runs the per-example loop where this raises."""
+    for v in [np.asarray(start), *[np.asarray(v) for v in items]]:
+        if v.dtype not in (np.int64, np.bool_, np.float64):
+            raise TypeError(f"math.prod of NumPy {v.dtype} items is not modelled")
+    return prod_items(*items, start=start, shape=shape)
+
+
 # --------------------------------------------------------------------- math.dist
 _DBL_MIN_EXPONENT = -1021   # below 2**-1021 CPython rescales (subnormal differences)
 

@@ -31,11 +31,17 @@ class SpecFacts:
     ``scalar_raises``: the code calls a function that raises on NumPy scalars where it computes
     on Python numbers (`math.ldexp`'s exponent must be a Python int): numpy.vectorize's first
     call, on NumPy scalars, raises where the examples would not, and so does every example
-    with a ``signature``."""
+    with a ``signature``.
+
+    ``identities``: the code decided ``x is NAN`` (a per-example parameter against a global or
+    a literal, `analysis.expressions._identical`) as false on every example: each example of
+    an array is a new object, but numpy.vectorize hands the items of a list or tuple argument
+    as they are (its object array holds them), so such a call runs numpy.vectorize."""
 
     joins: bool = False
     python_ints: bool = False
     scalar_raises: bool = False
+    identities: bool = False
 
     def payload(self) -> dict:
         """What the disk cache stores of it."""

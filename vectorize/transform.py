@@ -26,8 +26,8 @@ from . import abstract, backends, codegen, memo, spec_facts
 from .abstract import TupleValue, Value, exact
 from .analysis import Analysis, ranges
 from .analysis.environments import MaybeNone
-from .analysis.expressions import MaybeUnbound, MayFallOff
-from .analysis.interpreter import RetypedCarry
+from .analysis.expressions import MaybeUnbound, MayFallOff, PickedPerExample
+from .analysis.interpreter import RetypedCarry, UnrolledLoop
 from .analysis.python_numbers import PythonNumbers
 from .body_constructs.bound_closures import bound_helper_of
 from .body_constructs.recursion import unroll_recursion
@@ -285,6 +285,24 @@ class ModuleContext:
                 if tree is None:
                     raise source.error(problem) from None
                 checked.add(("int", problem.name))
+                source = dataclasses.replace(source, tree=tree)
+            except UnrolledLoop as problem:
+                # `for d in seq` of per-example items: written out, once per loop
+                from .body_sugar import unroll_items
+                tree = None if id(problem.node) in checked else unroll_items(
+                    source.tree, problem.node, problem.length, source.origins)
+                if tree is None:
+                    raise source.error(problem) from None
+                checked.add(id(problem.node))
+                source = dataclasses.replace(source, tree=tree)
+            except PickedPerExample as problem:
+                # `seq[k]` of per-example items: an `if` per position, once per subscript
+                from .body_sugar import pick_item
+                tree = None if id(problem.node) in checked else pick_item(
+                    source.tree, problem.node, problem.length, source.origins)
+                if tree is None:
+                    raise source.error(problem) from None
+                checked.add(id(problem.node))
                 source = dataclasses.replace(source, tree=tree)
             except MayFallOff as problem:
                 # examples that fall off the end get None: a check there, once

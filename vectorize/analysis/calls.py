@@ -25,6 +25,7 @@ from ..abstract import (
     note_mixed_types,
     unbatched,
 )
+from ..body_constructs.classes import fields_function, is_record, record_of
 from ..errors import Unsupported
 from ..introspect import python_function_of
 from ..rules.lanes import ENGINE_NAMES
@@ -50,6 +51,9 @@ class Calls:
             return self._indexed_update(node, env)
         if type(node.func) is cst.Attribute:
             base = self.expr(node.func.value, env)
+            method = record_member(base, node.func.attr.value)
+            if isinstance(method, (types.FunctionType, classmethod, staticmethod)):
+                return self._record_method(node, base, method, env)
             if base.batched:
                 return self.method_call(node, base, env)
             if isinstance(base.example, (np.ndarray, np.generic)) and \
@@ -92,6 +96,14 @@ class Calls:
         fn = python_function_of(func.example)     # numba's compiled function: its source
         if func.batched:
             raise Unsupported("calling a per-example value", node)
+        if func.known and fn in _DUNDERS and len(args) == 1 and not kwargs and \
+                self.helpers is not None:
+            dunder = record_member(args[0], _DUNDERS[fn], dunders=True)
+            if isinstance(dunder, types.FunctionType):
+                # `float(t)` of a record whose class says how: its method, as a helper
+                value = self.helpers(dunder, args, {}, node)
+                self.helper_calls[node] = value
+                return value
         if func.known:
             _note_facts(fn, args, kwargs)
         if func.known and fn in (builtins.round, math.trunc) and args and \
@@ -286,6 +298,20 @@ class Calls:
             return batched_like(_evaluate(fn, args[0].example) if args else UNKNOWN)
         if isinstance(fn, type) and issubclass(fn, tuple) and hasattr(fn, "_fields"):
             return _namedtuple_of(fn, args, kwargs, node)   # a pytree of per-example values
+        if plain_dataclass(fn):
+            return _record_of(fn, args, kwargs, node)       # its fields, looked up by name
+        if is_record(fn) and not kwargs:
+            # (the instance `fields_function`'s code returns: its fields as it has them)
+            return TupleValue(tuple(args), fn.__vectorize_fields__, fn)
+        made = fields_function(fn) if isinstance(fn, type) and self.helpers is not None \
+            and unpacked is None else None
+        if made is not None:
+            # `Temp(x, "c")` of a small class of the user's: its `__init__` as a function
+            # returning the fields (`body_constructs.classes`)
+            value = self.helpers(made[0], args, kwargs, node)
+            self.helper_calls[node] = value
+            return value
+
         if fn is dict and not args:
             return TupleValue(tuple(kwargs.values()), tuple(kwargs), dict)
         if fn in (dict, OrderedDict) and len(args) == 1 and not kwargs:
@@ -391,6 +417,49 @@ class Calls:
         except TypeError:
             return None         # isinstance's own error: the call runs and raises it
         return unbatched(answer, True)
+
+    def _record_method(self, node: cst.Call, base, method, env):
+        """``p.norm(k)`` of a namedtuple or dataclass of per-example values (`record_member`):
+        the method's code specialized as a helper, ``self`` the record (its fields looked
+        up by name), called as ``norm(p, k)`` (`batch_rules`)."""
+        kind = "record_methods"
+        if isinstance(method, classmethod):
+            # `self.convert(...)`: the class's, `cls` the user's class (its record class at
+            # run time, `type(self)`: a subclass with the same class attributes)
+            args, kwargs, kind = [exact(record_of(base.kind))], {}, "record_classmethods"
+            method = method.__func__
+        elif isinstance(method, staticmethod):
+            args, kwargs, kind = [], {}, "record_staticmethods"
+            method = method.__func__
+        else:
+            args, kwargs = [base], {}
+        for arg in node.args:
+            if arg.star:
+                raise Unsupported("`*`/`**` unpacking in a call of a method of a record",
+                                  arg, "pass the arguments one by one")
+            value = self.expr(arg.value, env)
+            if arg.keyword is not None:
+                kwargs[arg.keyword.value] = value
+            else:
+                args.append(value)
+        if self.helpers is None:
+            raise Unsupported(f"the method `.{node.func.attr.value}()` of a per-example "
+                              "record", node)
+        self._no_write_into_an_argument_on_some_lanes(method, node, args, kwargs)
+        value = self.helpers(method, args, kwargs, node)
+        self.helper_calls[node] = value
+        self.__dict__.setdefault(kind, set()).add(node)
+        return value
+
+    def record_property(self, node: cst.Attribute, base, getter):
+        """``p.s`` of a namedtuple or dataclass of per-example values where ``s`` is a
+        property of its class: its getter specialized as a helper, called as ``s(p)``."""
+        if self.helpers is None:
+            raise Unsupported(f"the property `.{node.attr.value}` of a per-example record",
+                              node)
+        value = self.helpers(getter, [base], {}, node)
+        self.__dict__.setdefault("record_properties", {})[node] = value
+        return value
 
     def method_call(self, node: cst.Call, base, env):
         """``x.sum(axis=0)`` on a batched ``x``: a method rule from the registry."""
@@ -816,6 +885,106 @@ def _formats(fn, args, kwargs) -> bool:
     template = getattr(fn, "__self__", None)
     return (isinstance(template, str) and getattr(fn, "__name__", None) == "format"
             and "!r" not in template and "!a" not in template)
+
+
+_DUNDERS = {float: "__float__", int: "__int__", complex: "__complex__", str: "__str__",
+            abs: "__abs__", round: "__round__"}
+
+
+def record_class(kind) -> bool:
+    """A class of the user's (or a library's Python code) whose instances the engine tracks
+    field by field (`TupleValue` with ``keys`` and this ``kind``): a namedtuple, or a
+    dataclass whose ``__init__`` is the one `dataclasses` made (it stores its arguments as
+    they are) and that has no ``__post_init__``."""
+    if not isinstance(kind, type):
+        return False
+    if is_record(kind):
+        return True
+    if issubclass(kind, tuple):
+        return hasattr(kind, "_fields")
+    return plain_dataclass(kind)
+
+
+def plain_dataclass(cls) -> bool:
+    """A dataclass whose instances are their fields as passed: the ``__init__`` that
+    `dataclasses` wrote (every field an argument, no ``default_factory``, no ``InitVar``),
+    no ``__post_init__``, no ``__slots__`` or ``__setattr__`` of the user's."""
+    import dataclasses
+    if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)) or hasattr(
+            cls, "__post_init__"):
+        return False
+    init = cls.__dict__.get("__init__")
+    code = getattr(init, "__code__", None)
+    if code is None or not code.co_filename.startswith("<") or any(
+            "__setattr__" in k.__dict__ and k is not object and not (
+                k is cls and cls.__dataclass_params__.frozen)
+            for k in cls.__mro__):
+        return False
+    fields = getattr(cls, "__dataclass_fields__", {})
+    return all(f._field_type is dataclasses._FIELD and f.init
+               and f.default_factory is dataclasses.MISSING for f in fields.values())
+
+
+def record_member(base, name: str, dunders: bool = False):
+    """The function (a method) or property the class of ``base`` defines as ``name``, where
+    ``base`` is a record of per-example values (`record_class`) and ``name`` is not one of
+    its fields; None otherwise (also for what `tuple` or `object` define)."""
+    if not (isinstance(base, TupleValue) and base.keys is not None and base.batched
+            and record_class(base.kind)) or name in base.keys or (
+                name.startswith("__") and not dunders):
+        return None
+    for klass in base.kind.__mro__:
+        if klass in (tuple, object):
+            return None
+        if name in klass.__dict__:
+            if is_record(klass):
+                continue        # (its `__init__`, which stores the fields)
+            member = klass.__dict__[name]
+            function = member.fget if isinstance(member, property) else member
+            if isinstance(member, (classmethod, staticmethod)):
+                function = member.__func__
+            if not isinstance(function, types.FunctionType) or function.__code__.co_filename \
+                    .startswith("<") or function.__module__ in ("collections", "dataclasses",
+                                                                "typing"):
+                return None     # (what `namedtuple` or `dataclass` wrote: `_replace`...)
+            if isinstance(member, property) and member.fset is None or isinstance(
+                    member, (classmethod, staticmethod)):
+                return member
+            return member if isinstance(member, types.FunctionType) else None
+    return None
+
+
+def class_constant(base, name: str):
+    """``p.K`` of a record (`record_class`) where ``K`` is a number or a string of its class
+    (not a field): its exact value, the same for every example; None otherwise."""
+    if not (isinstance(base, TupleValue) and base.keys is not None and base.batched
+            and record_class(base.kind)) or name in base.keys or name.startswith("__"):
+        return None
+    import inspect
+    try:
+        value = inspect.getattr_static(base.kind, name)
+    except AttributeError:
+        return None
+    if type(value) in (int, float, complex, str, bool) and not issubclass(base.kind, tuple):
+        return exact(value)
+    return None
+
+
+def _record_of(cls, args, kwargs, node):
+    """``Point(x, y)`` of a plain dataclass (`plain_dataclass`): its fields in order, a
+    default where the call gives none."""
+    import dataclasses
+    fields = [f.name for f in dataclasses.fields(cls)]
+    values = dict(zip(fields, args))
+    values.update(kwargs)
+    defaults = {f.name: f.default for f in dataclasses.fields(cls)
+                if f.default is not dataclasses.MISSING}
+    if len(args) > len(fields) or set(values) - set(fields) or any(
+            f not in values and f not in defaults for f in fields):
+        raise Unsupported(f"call of `{cls.__name__}` does not match its fields "
+                          f"{tuple(fields)}", node)
+    items = tuple(values[f] if f in values else unbatched(defaults[f], True) for f in fields)
+    return TupleValue(items, tuple(fields), cls)
 
 
 def _namedtuple_of(cls, args, kwargs, node):

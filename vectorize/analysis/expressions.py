@@ -10,6 +10,7 @@ import math
 import operator as _op
 import re
 import types
+import weakref
 
 import libcst as cst
 import numpy as np
@@ -39,6 +40,7 @@ from ..abstract import (
     unbatched,
     uniform_narrow_lanes,
 )
+from ..body_constructs.classes import record_of
 from ..errors import Unsupported
 from ..introspect import stable_attribute
 from ..rules.lanes import ENGINE_NAMES
@@ -47,6 +49,7 @@ from ..rules.registry import Site
 from ..spec_facts import note as note_fact
 from ..syntax.edit import AUGMENTED_TO_BINARY
 from ..syntax.traversal import walk
+from .calls import class_constant, record_class, record_member
 from .environments import (
     Env,
     deferred_join_read,
@@ -757,7 +760,21 @@ class Expressions:
     def comparison(self, node: cst.Comparison, env):
         operands = [self.expr(node.left, env)]
         operands += [self.expr(c.comparator, env) for c in node.comparisons]
+        for o in operands:
+            if isinstance(o, TupleValue) and o.batched and o.keys is not None and \
+                    record_class(o.kind) and not issubclass(o.kind, tuple):
+                raise Unsupported(f"comparing an instance of `{record_of(o.kind).__name__}` "
+                                  "made from per-example values (its class decides what "
+                                  "`==` or `<` means)", node, "compare its fields")
         if len(operands) == 2 and type(node.comparisons[0].operator) in (cst.Is, cst.IsNot):
+            if any(o in NONE_ON_SOME_LANES for o in operands):
+                op = _code(node.comparisons[0].operator).strip()
+                raise Unsupported(f"`{op}` of a value that is None on some examples and a "
+                                  "number on others (a conditional expression with a "
+                                  "per-example test and a None arm): the batch holds one "
+                                  "array, which cannot say which examples are None", node,
+                                  "test the condition itself, or bind the name with an "
+                                  "`if` statement (`y = None` / `if c: y = x`)")
             identical = _identical(*operands)
             if identical is not None:    # `w is not None` where w is known not to be None
                 return exact(identical == (type(node.comparisons[0].operator) is cst.Is))
@@ -859,6 +876,11 @@ class Expressions:
             no_per_example_choice_between(body, orelse, "the conditional expression gives",
                                           node)
         joined = join(body, orelse, force_batched=test.batched)
+        if test.batched and any(isinstance(v, Value) and v.known and v.example is None
+                                for v in (body, orelse)):
+            # (`None if x > 0 else x`: None on some examples, a number on others, which an
+            # identity test must not take for a number on every example: `_identical`)
+            NONE_ON_SOME_LANES.add(joined)
         if test.batched:
             inexact_join(joined, (body, orelse), "the conditional expression gives", node,
                          node=node)
@@ -1029,6 +1051,12 @@ class Expressions:
                 return base.item_for(attr)     # a field of a namedtuple
             except KeyError:
                 pass
+            member = record_member(base, attr)
+            if isinstance(member, property):
+                return self.record_property(node, base, member.fget)
+            constant = class_constant(base, attr)
+            if constant is not None:
+                return constant     # (a number or string of the class: `self.K`)
         if base.batched:
             rule = self.registry.attributes.get(attr)
             if rule is None or isinstance(base, TupleValue):
@@ -1138,6 +1166,13 @@ class Expressions:
                 # every example is an array like each of them (Python's IndexError as is)
                 return uniform_items(base)
             if base.batched:
+                if len(parts) == 1 and parts[0] is not None and parts[0].batched and \
+                        parts[0].kind in "iu" and parts[0].rank == 0 and base.items and (
+                            base.kind is None or issubclass(base.kind, (tuple, list))):
+                    # (`transform` retries with the item picked by an `if` per position)
+                    raise PickedPerExample("indexing a tuple of per-example values with "
+                                           "a computed index", node, "use a constant index",
+                                           length=len(base.items))
                 raise Unsupported("indexing a tuple of per-example values with a computed "
                                   "index", node, "use a constant index")
         batched_parts = [p for p in parts if p is not None and p.batched]
@@ -1326,6 +1361,16 @@ class Expressions:
 
 _SINGLETONS = (None, True, False, Ellipsis, NotImplemented)
 
+NONE_ON_SOME_LANES: weakref.WeakSet = weakref.WeakSet()
+"""Per-example values that are None on some examples (a conditional expression with a
+per-example test and a None arm): whether one `is None` differs per example."""
+
+FRESH_PER_EXAMPLE: weakref.WeakSet = weakref.WeakSet()
+"""The values of the function's own per-example number parameters as it receives them
+(`Analysis._interpret`): a new object per example (numpy.vectorize hands each example a
+float, complex or int made from the array's item; `vmap`'s loop a NumPy scalar, a tensor, a
+tracer), so never the same object as a global or a literal of the function."""
+
 
 def _identical(a, b) -> bool | None:
     """``a is b`` where it is the same on every call of this specialization though the
@@ -1336,6 +1381,15 @@ def _identical(a, b) -> bool | None:
     Python numbers, so ``x > 0`` is one: ``(x > 0) is True`` holds where it is true) and a
     NumPy bool on others (``np.isnan(x)``, `vmap`'s examples: never ``True`` itself)."""
     for x, y in ((a, b), (b, a)):
+        if x in NONE_ON_SOME_LANES or y in NONE_ON_SOME_LANES:
+            return None
+        if x in FRESH_PER_EXAMPLE and isinstance(y, Value) and not y.batched and y.exact \
+                and y.known and not any(y.example is o for o in _SINGLETONS) and not (
+                    type(y.example) is int and x.dtype.kind in "iu"):
+            # (`x is NAN`, `x is math.nan`: never the same object. An int example of a
+            # Python int parameter can be a cached small int: `n is 0` is refused)
+            note_fact("identities")
+            return False
         if not (isinstance(y, Value) and y.exact and any(y.example is o for o in _SINGLETONS)):
             continue
         if isinstance(x, Value) and x.batched:
@@ -1419,6 +1473,16 @@ class MaybeUnbound(Unsupported):
         super().__init__(message, node, suggestion)
         self.name = name
         self.value = value
+
+
+class PickedPerExample(Unsupported):
+    """``seq[k]`` of a tuple or list of per-example values (``length`` of them) with a
+    per-example integer ``k``: `transform` retries with the item picked by an ``if`` per
+    position (`body_sugar.pick_item`)."""
+
+    def __init__(self, message, node=None, suggestion="", *, length: int):
+        super().__init__(message, node, suggestion)
+        self.length = length
 
 
 class MayFallOff(Unsupported):

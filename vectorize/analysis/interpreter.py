@@ -39,6 +39,7 @@ from ..abstract import (
     same,
     unbatched,
 )
+from ..body_constructs.classes import is_record, record_of
 from ..errors import Unsupported
 from ..liveness import exposed_reads, reads, target_names, writes
 from ..rules.lane_copies import copies
@@ -50,7 +51,7 @@ from .environments import PER_EXAMPLE_SHAPES as _PER_EXAMPLE_SHAPES
 from .environments import Env, inexact_join, join_envs
 from .environments import bound_values as _bound_values
 from .environments import no_per_example_choice_between as _no_per_example_choice_between
-from .expressions import Expressions, MayFallOff, uniform_items
+from .expressions import FRESH_PER_EXAMPLE, Expressions, MayFallOff, uniform_items
 from .syntax import SYNTAX as _SYNTAX
 from .syntax import always_true as _always_true
 from .syntax import is_none as _is_none
@@ -227,6 +228,11 @@ class Analysis(Expressions, Calls, Aliasing):
 
     def _interpret(self) -> None:
         env = Env(self.params)
+        if not self.helper:
+            for value in self.params.values():
+                if isinstance(value, Value) and value.batched and value.known and (
+                        value.rank or value.dtype is not None and value.dtype.kind in "fciu"):
+                    FRESH_PER_EXAMPLE.add(value)
         users = self.tree is getattr(self.source, "tree", None)
         token = _PER_EXAMPLE_SHAPES.set(users)
         try:
@@ -270,6 +276,8 @@ class Analysis(Expressions, Calls, Aliasing):
                 _numpy_vectorize_outputs(self.returns)
             if not self.helper and not self.registry.backend.big_int_results:
                 _no_int_beyond_int64_returned(self.returns)
+            if not self.helper:
+                _no_record_returned(self.returns)
             self.result = result
         return None
 
@@ -879,6 +887,13 @@ class Analysis(Expressions, Calls, Aliasing):
         loop over ``range(len(v))`` that binds ``e = v[i]``; `passes/sequence_loops.py`
         writes it so. Here its body is analysed as that loop would be."""
         if loop is None:
+            seq = self.expr(stmt.iter, env)
+            if isinstance(seq, TupleValue) and seq.keys is None and seq.kind in (
+                    None, tuple, list) and 0 < len(seq.items) <= UNROLLED_ITEMS:
+                # (`transform` retries with the loop written out, item by item)
+                raise UnrolledLoop("a `for` loop over a tuple or list of per-example values",
+                                   stmt.iter, "loop over `range(len(v))` and index `v[i]`",
+                                   length=len(seq.items))
             raise Unsupported("a `for` loop over a per-example sequence that is not an array "
                               "(or `enumerate`/`zip` of arrays) is not supported yet",
                               stmt.iter, "loop over `range(len(v))` and index `v[i]`")
@@ -1094,6 +1109,38 @@ def _no_int_beyond_int64_returned(returns) -> None:
                                   ": no tensor or jax.Array holds it, so stacking the "
                                   "per-example results raises", ret.value or ret,
                                   "return it as a float (float(...)), or keep it in range")
+
+
+UNROLLED_ITEMS = 16
+"""Items of a tuple or list of per-example values a `for` loop over it is written out for."""
+
+
+class UnrolledLoop(Unsupported):
+    """``for d in seq`` over a tuple or list of ``length`` per-example values (a helper's
+    list of dicts): `transform` retries with the loop written out (`body_sugar.unroll_items`);
+    ``node`` is the loop's iterable."""
+
+    def __init__(self, message, node=None, suggestion="", *, length: int):
+        super().__init__(message, node, suggestion)
+        self.length = length
+
+
+def _no_record_returned(returns) -> None:
+    """An instance of a small class of the user's made from per-example values
+    (`body_constructs.classes`) returned by the mapped function: the batch has one instance
+    of fields that are arrays, where the loop has one instance per example."""
+    def records(value):
+        if isinstance(value, TupleValue):
+            if is_record(value.kind):
+                yield value
+            for item in value.items:
+                yield from records(item)
+    for ret, value in returns:
+        for record in records(value):
+            cls = record_of(record.kind)
+            raise Unsupported(f"returning an instance of `{cls.__name__}` made from "
+                              "per-example values: the loop makes one per example",
+                              ret, "return its fields (or a float of it)")
 
 
 def _numpy_vectorize_outputs(returns) -> None:

@@ -458,6 +458,15 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
                                     func=original_node.func.attr.value)
         if original_node in analysis.helper_calls:
             name = self.ctx.helper_name(original_node)
+            if original_node in getattr(analysis, "record_methods", ()):
+                # `p.norm(k)` of a record: the method's specialization, `self` first
+                return updated_node.with_changes(func=cst.Name(name), args=[
+                    cst.Arg(updated_node.func.value), *updated_node.args])
+            if original_node in getattr(analysis, "record_classmethods", ()):
+                # `t.convert(v)`, a classmethod: `cls` first, the record's class
+                return updated_node.with_changes(func=cst.Name(name), args=[
+                    cst.Arg(cst.Call(cst.Name("type"), [cst.Arg(updated_node.func.value)])),
+                    *updated_node.args])
             return updated_node.with_changes(func=cst.Name(name))
         if original_node in analysis.fallback_calls:
             return self._fallback(original_node, updated_node)
@@ -569,6 +578,10 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
         return as_assignment(updated_node)
 
     def leave_Attribute(self, original_node, updated_node):
+        if original_node in getattr(self.analysis, "record_properties", {}):
+            # `p.s` of a record, `s` a property: its getter's specialization
+            return cst.Call(cst.Name(self.ctx.helper_name(original_node)),
+                            [cst.Arg(updated_node.value)])
         if original_node in self.method_funcs:
             return updated_node
         base = self.value(original_node.value)

@@ -398,14 +398,15 @@ def _prod(site: Site):
                               or start[1].rank != 0):
         raise Unsupported("`math.prod` with a start that is not a real number",
                           suggestion="multiply by the start after the product")
-    if not site.python_semantics:
-        # (NumPy scalars per example: ints wrap, a float32 stays float32, an int item before
-        # a float multiplies as an int)
-        raise Unsupported("`math.prod` of per-example NumPy values (`vmap`)",
-                          suggestion="multiply the items with `*`")
     items = display_items(row)
     # (a display's items keep their own types: ints multiply exactly until the first float)
     call, items = ("pymath.prod", [row]) if items is None else ("pymath.prod_items", items)
+    if not site.python_semantics:
+        # `vmap`: NumPy scalars per example, whose products agree with Python's while ints
+        # stay within int64 and every item is an int64, a bool or a float64: the same code,
+        # told to raise for items of other dtypes (a float32 stays float32, an int8 wraps)
+        # and where an int product leaves int64 (np.int64 wraps), for the loop to decide
+        call += "_numpy"
     parts = {f"a{i}": item for i, item in enumerate(items)}
     text = ", ".join(f"{{a{i}}}" for i in range(len(items)))
     if start is not None:
@@ -461,6 +462,9 @@ def register_sums(reg: Registry) -> None:
         "math.prod", "math",
         "`math.prod` of a list, tuple or row of per-example numbers is `pymath.prod`: the "
         "product from `start` left to right, as Python multiplies (floats in float64; ints "
-        "exactly where the product fits int64, else the per-example loop decides). `vectorize` "
-        "only (`vmap`'s NumPy scalars wrap ints and keep float32), NumPy backend only.",
+        "exactly where the product fits int64, else the per-example loop decides). Under "
+        "`vmap` (NumPy scalars per example) `pymath.prod_numpy`: the same where every item "
+        "is an int64, a bool or a float64 and no int product leaves int64; elsewhere it "
+        "raises and the per-example loop decides (float32 products, wrapping ints). NumPy "
+        "backend only.",
         "p = math.prod([a, b, c])", "p = pymath.prod(np.stack([a, b, c], axis=1))", _prod))

@@ -1,0 +1,247 @@
+"""A small class of the user's constructed on per-example values (meteocalc's ``Temp(x, 'c')``
+shape): its ``__init__`` read as a function that returns the instance's fields.
+
+``Temp(t, "c")`` where ``Temp.__init__`` only binds attributes of ``self`` (``self.unit =
+unit.lower()``, ``self.value = float(t)``), at the top level of its body, and checks its
+arguments (``if ...: raise ValueError(...)``), is called as ``Temp__fields(t, "c")``: the same
+body with each ``self.a`` a local variable, returning an instance of a subclass of ``Temp``
+whose ``__init__`` stores the fields as they are (`record_class`). The analysis then tracks the
+instance field by field (`abstract.TupleValue` with the field names as keys and the subclass
+as its kind), and its methods and properties are the class's, specialized as helpers with
+``self`` the record (`analysis.calls.record_member`).
+
+Only where that is what Python computes: `fields_function` gives None (the call is refused as
+before, with its location) for an ``__init__`` that reads ``self`` otherwise than an attribute
+of it (hands it to a function, calls its methods), binds an attribute in a branch or a loop,
+reads an attribute before it is bound, returns early, or for a class that makes its instances
+otherwise (``__new__``, ``__slots__``, ``__setattr__``, a metaclass's ``__call__``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import linecache
+import textwrap
+import types
+
+import libcst as cst
+
+_FIELDS: dict = {}      # class -> (function, record class) or None
+_COUNTER = itertools.count()
+
+
+def fields_function(cls):
+    """``(function, record class)`` for the class ``cls`` (cached), or None."""
+    if cls not in _FIELDS:
+        try:
+            _FIELDS[cls] = _make(cls)
+        except Exception:       # noqa: BLE001 -- anything unexpected: refused as before
+            _FIELDS[cls] = None
+    return _FIELDS[cls]
+
+
+def is_record(kind) -> bool:
+    """A record class `fields_function` made."""
+    return isinstance(kind, type) and "__vectorize_record_of__" in kind.__dict__
+
+
+def record_of(kind):
+    """The user's class of a record class (`is_record`), else ``kind`` itself."""
+    return kind.__dict__["__vectorize_record_of__"] if is_record(kind) else kind
+
+
+def _plain_class(cls) -> bool:
+    if not isinstance(cls, type) or issubclass(cls, (tuple, BaseException)) or \
+            cls.__module__ == "builtins" or type(cls).__call__ is not type.__call__:
+        return False
+    if any(k.__dict__.get("__new__") is not None for k in cls.__mro__ if k is not object):
+        return False
+    if any(name in k.__dict__ for k in cls.__mro__ if k is not object
+           for name in ("__slots__", "__setattr__", "__getattr__", "__getattribute__",
+                        "__init_subclass__", "__class_getitem__")):
+        return False
+    init = cls.__init__
+    return isinstance(init, types.FunctionType) and not init.__code__.co_filename.startswith(
+        "<")
+
+
+def _make(cls):
+    if not _plain_class(cls):
+        return None
+    init = cls.__init__
+    text = textwrap.dedent(inspect.getsource(init))
+    module = cst.parse_module(text)
+    func = module.body[0]
+    if type(func) is not cst.FunctionDef or func.decorators or func.asynchronous or \
+            not func.params.params:
+        return None
+    me = func.params.params[0].name.value
+    fields = _fields_bound(func.body.body, me)
+    if fields is None:
+        return None
+    locals_ = {f: f"{me}__{f}" for f in fields}
+    taken = {n.value for n in _walk(func) if type(n) is cst.Name}
+    if any(v in taken for v in locals_.values()):
+        return None
+    seen: set = set()
+    body = []
+    for stmt in func.body.body:
+        new = _rewrite_statement(stmt, me, locals_, seen, cls)
+        if new is None:
+            return None
+        body.append(new)
+        seen |= _bound_here(stmt, me)
+    record = _record_class(cls, fields)
+    name = f"{cls.__name__}__fields"
+    holder = f"_vectorize_record_{cls.__name__}_{next(_COUNTER)}"
+    globals_ = init.__globals__
+    globals_[holder] = record
+    ret = cst.SimpleStatementLine([cst.Return(cst.Call(cst.Name(holder), [
+        cst.Arg(cst.Name(locals_[f])) for f in fields]))])
+    new_func = func.with_changes(name=cst.Name(name), params=func.params.with_changes(
+        params=func.params.params[1:]), body=func.body.with_changes(body=[*body, ret]))
+    source = cst.Module([new_func]).code
+    filename = f"<vectorize: fields of {cls.__module__}.{cls.__qualname__}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {}
+    exec(compile(source, filename, "exec"), globals_, namespace)    # noqa: S102
+    function = namespace[name]
+    function.__defaults__ = init.__defaults__
+    function.__kwdefaults__ = init.__kwdefaults__
+    function.__module__ = init.__module__
+    function.__qualname__ = name
+    return function, record
+
+
+def _record_class(cls, fields):
+    """A subclass of ``cls`` whose ``__init__`` stores ``fields`` as they are."""
+    def __init__(self, *values):
+        for f, v in zip(fields, values):
+            object.__setattr__(self, f, v)
+    namespace = {"__init__": __init__, "__vectorize_record_of__": cls,
+                 "__vectorize_fields__": tuple(fields), "__module__": cls.__module__,
+                 "__qualname__": cls.__qualname__}
+    return type(cls)(cls.__name__, (cls,), namespace)
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
+def _self_attribute(node, me: str) -> str | None:
+    if type(node) is cst.Attribute and type(node.value) is cst.Name and \
+            node.value.value == me:
+        return node.attr.value
+    return None
+
+
+def _target_field(stmt, me):
+    """``self.a = ...`` / ``self.a += ...`` (one target): ``a``; else None."""
+    if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1:
+        return None
+    small = stmt.body[0]
+    if type(small) is cst.Assign and len(small.targets) == 1:
+        return _self_attribute(small.targets[0].target, me)
+    if type(small) in (cst.AugAssign, cst.AnnAssign):
+        return _self_attribute(small.target, me)
+    return None
+
+
+def _fields_bound(stmts, me) -> list | None:
+    """The attributes the top-level statements bind, in order of first binding; None where
+    one is bound anywhere else (in a branch, a loop, a tuple target)."""
+    fields: list = []
+    for stmt in stmts:
+        field = _target_field(stmt, me)
+        if field is not None:
+            if field not in fields:
+                fields.append(field)
+            continue
+        for n in _walk(stmt):
+            targets = {cst.AssignTarget: lambda t: t.target, cst.AugAssign: lambda t: t.target,
+                       cst.AnnAssign: lambda t: t.target, cst.For: lambda t: t.target,
+                       cst.CompFor: lambda t: t.target, cst.Del: lambda t: t.target,
+                       cst.NamedExpr: lambda t: t.target, cst.AsName: lambda t: t.name}
+            get = targets.get(type(n))
+            if get is not None and any(_self_attribute(t, me) is not None
+                                       for t in _walk(get(n))):
+                return None
+    return fields or None
+
+
+def _bound_here(stmt, me) -> set:
+    field = _target_field(stmt, me)
+    return {field} if field is not None else set()
+
+
+def _rewrite_statement(stmt, me, locals_, seen, cls):
+    """``stmt`` with ``self.a`` (a field bound before it, or by it as its target) the local
+    variable, and ``self.k`` of a class attribute the class's own (read through the record's
+    class at run time: ``type(...)`` is not needed, the value is the same); None where
+    ``self`` is read otherwise, an attribute is read before it is bound, or the statement
+    returns."""
+    target = _target_field(stmt, me)
+    bad = False
+
+    class Rewrite(cst.CSTTransformer):
+        def leave_Attribute(self, original_node, updated_node):
+            nonlocal bad
+            attr = _self_attribute(original_node, me)
+            if attr is None:
+                return updated_node
+            if attr in locals_ and (attr in seen or original_node is _target_node):
+                return cst.Name(locals_[attr])
+            if attr in locals_ or not _class_constant(cls, attr):
+                bad = True
+                return updated_node
+            return cst.Attribute(cst.Name(_class_name(cls)), cst.Name(attr))
+
+        def leave_Name(self, original_node, updated_node):
+            nonlocal bad
+            if original_node.value == me and id(original_node) not in _attribute_bases:
+                bad = True
+            return updated_node
+
+        def visit_Return(self, node):
+            nonlocal bad
+            bad = True
+
+    _attribute_bases = {id(n.value) for n in _walk(stmt) if _self_attribute(n, me)}
+    _target_node = None
+    if target is not None:
+        small = stmt.body[0]
+        _target_node = small.targets[0].target if type(small) is cst.Assign else small.target
+        if type(small) is cst.AugAssign and target not in seen:
+            return None
+        if type(small) is cst.AnnAssign and small.value is None:
+            return None
+    new = stmt.visit(Rewrite())
+    if bad or _class_name(cls) is None and _uses_class(stmt, me, locals_):
+        return None
+    return new
+
+
+def _class_constant(cls, attr) -> bool:
+    """An attribute of the class (not of the instance) that holds data: a number, a string,
+    a tuple or frozenset of those, a dict (read, never written, by ``__init__``)."""
+    try:
+        value = inspect.getattr_static(cls, attr)
+    except AttributeError:
+        return False
+    return isinstance(value, (int, float, complex, str, bytes, tuple, frozenset, dict))
+
+
+def _class_name(cls) -> str | None:
+    """The name ``cls`` has in its module (where the ``__init__`` reads it), or None."""
+    module = inspect.getmodule(cls)
+    name = cls.__name__
+    return name if module is not None and getattr(module, name, None) is cls else None
+
+
+def _uses_class(stmt, me, locals_) -> bool:
+    return any(_self_attribute(n, me) not in (None, *locals_) for n in _walk(stmt))
