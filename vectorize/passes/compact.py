@@ -251,7 +251,11 @@ class _Compact(cst.CSTTransformer):
         compaction.append(
             f"{lanes} = {keep} if {prims.size(lanes)} == len({active}) else {shrunk}"
             if whole else f"{lanes} = {shrunk}")
-        compaction += [f"{local[n]} = {prims.gather_kept(local[n], keep)}" for n in names]
+        # (the mask's running lanes are all true: made so, not gathered, 20 µs less from 1e5
+        # lanes to 36,744, `bench_live_loops` newton tail's first compaction)
+        compaction += [f"{local[n]} = {prims.gather_kept(local[n], keep)}" if n != active
+                       else f"{local[n]} = {prims.full(prims.size(keep), 'True', None, g_active)}"
+                       for n in names]
         compaction.append(f"{idle} = 0")
         merges = self._plain_merges(active, carried, body)
         original_body = body

@@ -121,11 +121,15 @@ def _branch_free(cond, a, b, dtype):
     return out.view(dtype)
 
 
-LOOP_MIN_LANES = 65536
-"""Lanes from which `blend_pass` samples the mask (below, ``np.where``: measured on the 2-core
-machine of docs/performance.md, float64 on random masks of 32,768 lanes, ``np.where`` 20 to 37
-µs, the branch-free form 29 to 44; from 65,536 lanes, where the operands no longer stay in
-the second-level cache, ``np.where`` on masks 20 to 80% true took 2 to 3.5 times as long)."""
+LOOP_MIN_LANES = 16384
+"""Lanes from which `blend_pass` samples the mask (below, ``np.where``). Measured on the
+2-core machine of docs/performance.md, float64, a new random mask on every call (a loop's
+mask changes from pass to pass: the CPU cannot learn it, as it learns one mask shown again and
+again): on 13,070 lanes 70% true ``np.where`` 33 µs, ``blend_pass`` (its checks and sample
+included, branch-free) 17; 90% true, 17 against 16; 99% true (the sample keeps
+``np.where``) 9 against 12; on 36,744 lanes 70% true 115 against 51. On 8,000 lanes the
+check and sample (about 3.5 µs) lose on masks 90% true or more (11 µs against 12, 6 against
+9) and win on 70% (20 against 12)."""
 
 
 def blend_pass(cond, a, b):
