@@ -1,7 +1,10 @@
 """A compacted loop's compactions and merges made cheaper (`passes/compact.py`,
 `vectorize.backends.numpy.merge`): the mask's kept lanes, all true by construction, are made
-(``active_lanes = np.full(keep.size, True)``) instead of gathered, and ``merge.blend_pass``
-samples the mask from `merge.LOOP_MIN_LANES` (16,384) lanes on.
+(``active_lanes = np.full(keep.size, True)``) instead of gathered; arithmetic of the values
+the loop only reads, computed once before it, is computed again on the kept lanes at each
+compaction where it is one or two operations (``invariant = 1e-12 * a_lanes``), else
+gathered; and ``merge.blend_pass`` samples the mask from `merge.LOOP_MIN_LANES` (16,384)
+lanes on.
 
 Checked in the generated text (NumPy and PyTorch), and by results: the compacted loop
 against its ``# vectorize: select`` twin (the same bits) and ``numpy.vectorize`` (values and
@@ -55,6 +58,42 @@ def newton_tail_select(a, x0):
     x = x0
     while abs(x * x - a) > 1e-12 * a:  # vectorize: select
         x = 0.5 * (x + a / x)
+    return x
+
+
+def tol2(a, b, x0):
+    x = x0
+    k = 0
+    while abs(x * x - a) > a * 1e-12 + b and k < 100:
+        x = 0.5 * (x + a / x)
+        k += 1
+    return x
+
+
+def tol2_select(a, b, x0):
+    x = x0
+    k = 0
+    while abs(x * x - a) > a * 1e-12 + b and k < 100:  # vectorize: select
+        x = 0.5 * (x + a / x)
+        k += 1
+    return x
+
+
+def tol3(a, b, x0):
+    x = x0
+    k = 0
+    while abs(x * x - a) > (a * 1e-12 + b) * 0.5 and k < 100:
+        x = 0.5 * (x + a / x)
+        k += 1
+    return x
+
+
+def tol3_select(a, b, x0):
+    x = x0
+    k = 0
+    while abs(x * x - a) > (a * 1e-12 + b) * 0.5 and k < 100:  # vectorize: select
+        x = 0.5 * (x + a / x)
+        k += 1
     return x
 
 
@@ -112,7 +151,7 @@ def test_the_mask_is_made_not_gathered():
 
 def test_torch_makes_the_mask_on_the_lanes_device():
     torch = pytest.importorskip("torch")
-    x, steps = _countdown_args(3000, 1)
+    x, steps = _countdown_args(600, 1)
     f = vz.vectorize(countdown_div, backend="torch")
     tx, ts = torch.from_numpy(x), torch.from_numpy(steps)
     source = f.source(tx, ts)
@@ -127,6 +166,38 @@ def test_torch_makes_the_mask_on_the_lanes_device():
     got = f(tx, ts).numpy()
     twin = vz.vectorize(countdown_div_select, backend="torch")(tx, ts).numpy()
     assert got.tobytes() == twin.tobytes() and got[17] == math.inf
+
+
+def _tol_args(n, seed, dtype=np.float64):
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(1.0, 2.0, n)
+    b = rng.choice([0.0, -0.0, 1e-13, 1e-9], n)
+    x0 = a * 2.0 ** np.minimum(rng.pareto(1.5, n), 60.0)
+    a[:3], b[3:6], x0[6:9] = [math.nan, math.inf, 4.0], [math.nan, math.inf, -math.inf], \
+        [math.nan, -0.0, 1e300]
+    with np.errstate(over="ignore"):        # (1e300 is inf in float32)
+        return a.astype(dtype), b.astype(dtype), x0.astype(dtype)
+
+
+def test_invariants_computed_again_or_gathered():
+    args = _tol_args(50, 0)
+    one = vz.vectorize(newton_tail).source(*args[::2])
+    assert one.count("invariant = 1e-12 * a_lanes") == 2, one     # before, and compacting
+    assert "invariant.take(" not in one, one
+    two = vz.vectorize(tol2).source(*args)
+    assert two.count("invariant = a_lanes * 1e-12 + b_lanes") == 2, two
+    three = vz.vectorize(tol3).source(*args)
+    assert "invariant = invariant.take(keep, axis=0)" in three, three
+
+
+@pytest.mark.parametrize("n", [12, 3000])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_invariants_values(n, dtype):
+    args = _tol_args(n, n, dtype)
+    _check(tol2, tol2_select, args, dtype)
+    _check(tol3, tol3_select, args, dtype)
+    if dtype == np.float64:         # (float32 never meets 1e-12: an endless loop)
+        _check(newton_tail, newton_tail_select, args[::2], dtype)
 
 
 # --------------------------------------------------------------------------- the values
