@@ -278,10 +278,62 @@ def test_blend_pass_is_branch_free_on_a_mask_in_no_order(dtype, branch_free):
     assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
 
 
-def test_blend_pass_keeps_where_on_a_mask_with_few_false_lanes(branch_free):
+def test_blend_pass_is_not_branch_free_on_a_mask_with_few_false_lanes(branch_free):
     rng = np.random.default_rng(7)
     a, b = rng.standard_normal(N), rng.standard_normal(N)
     cond = rng.random(N) < 0.995
     got = merges.blend_pass(cond, a, b)
     assert branch_free == []
     assert got.tobytes() == np.where(cond, a, b).tobytes()
+
+
+@pytest.fixture
+def patched(monkeypatch):
+    calls = []
+    original = merges._patched
+
+    def counted(*args):
+        calls.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(merges, "_patched", counted)
+    return calls
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.uint8, np.bool_])
+@pytest.mark.parametrize("false_lanes", [1, 17, N // merges.FEW_FALSE])
+def test_blend_pass_patches_a_mask_with_few_false_lanes(dtype, false_lanes, patched):
+    rng = np.random.default_rng(false_lanes)
+    a = (rng.standard_normal(N) * 100).astype(dtype)
+    b = (rng.standard_normal(N) * 100).astype(dtype)
+    cond = np.ones(N, bool)
+    off = rng.choice(N, false_lanes, replace=False)
+    cond[off] = False
+    if a.dtype.kind == "f":
+        # NaN payloads, signed zeros and infinities on both sides of the false lanes
+        nan = np.array(np.nan, dtype).view(f"u{a.itemsize}") | 0b101
+        b[off[:1]] = nan.view(dtype)
+        a[off[-1:]], b[off[-1:]] = -0.0, np.inf
+        a[:3] = [np.nan, -0.0, -np.inf]
+    got = merges.blend_pass(cond, a, b)
+    assert patched == [1]
+    want = np.where(cond, a, b)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    assert got is not a and not np.shares_memory(got, a)
+    numbers = {np.float64: -0.0, np.float32: np.float32(-0.0), np.int64: -3, np.uint8: 7,
+               np.bool_: np.bool_(True)}
+    got = merges.blend_pass(cond, a, numbers[dtype])
+    want = np.where(cond, a, numbers[dtype])
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+def test_blend_pass_does_not_patch_beyond_few_false_lanes(patched):
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal(N), rng.standard_normal(N)
+    cond = np.ones(N, bool)
+    cond[:N // merges.FEW_FALSE + 1] = False       # in order (not mixed), one false too many
+    got = merges.blend_pass(cond, a, b)
+    assert patched == []
+    assert got.tobytes() == np.where(cond, a, b).tobytes()
+    got = merges.blend_pass(np.ones(N, bool)[::1], 0.5, b)    # a number as a: np.where
+    assert patched == [] and got.tobytes() == np.where(True, 0.5, b).tobytes()
