@@ -436,7 +436,8 @@ def test_loop_invariant_arithmetic_once(loops):
     _check(loops, "newton_tail", (a, x0))
     source = vz.vectorize(loops.newton_tail).source(a, x0)
     assert "invariant = 1e-12 * a_lanes" in source and "> invariant" in source, source
-    assert "invariant = invariant.take(keep, axis=0)" in source, source
+    # (computed again on the kept lanes at each compaction, not gathered: test_live32)
+    assert source.count("invariant = 1e-12 * a_lanes") == 2, source
     x = rng.integers(-60, 60, 200)
     n = rng.integers(-20, 20, 200)
     # (a loop of ints runs outside np.errstate: nothing is moved before it)

@@ -130,7 +130,7 @@ def test_generated_text_shows_the_lean_forms():
     assert "lanes = keep if lanes.size == len(active) else lanes.take(keep, axis=0)" \
         in source, source
     assert "x_lanes = x_lanes.take(keep, axis=0)" in source, source
-    assert "invariant = invariant.take(keep, axis=0)" in source, source
+    assert source.count("invariant = 1e-12 * a_lanes") == 2, source    # (test_live32)
     assert "[keep]" not in source, source
 
 

@@ -71,6 +71,6 @@ def collatz_steps_compact(n):
             lanes = keep if lanes.size == len(active) else lanes.take(keep, axis=0)
             n_lanes = n_lanes.take(keep, axis=0)
             steps_lanes = steps_lanes.take(keep, axis=0)
-            active_lanes = active_lanes.take(keep, axis=0)
+            active_lanes = np.full(keep.size, True)
             idle = 0
     return steps

@@ -60,7 +60,7 @@ def escape_for(cr, ci):
                 zr_lanes = zr_lanes.take(keep, axis=0)
                 ci_lanes = ci_lanes.take(keep, axis=0)
                 cr_lanes = cr_lanes.take(keep, axis=0)
-                active_lanes = active_lanes.take(keep, axis=0)
+                active_lanes = np.full(keep.size, True)
                 idle = 0
             if not lanes.size:
                 break

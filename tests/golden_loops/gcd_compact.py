@@ -63,7 +63,7 @@ def gcd_compact(a, b):
                 lanes = keep if lanes.size == len(active) else lanes.take(keep, axis=0)
                 a_lanes = a_lanes.take(keep, axis=0)
                 b_lanes = b_lanes.take(keep, axis=0)
-                active_lanes = active_lanes.take(keep, axis=0)
+                active_lanes = np.full(keep.size, True)
                 idle = 0
     if np.any(a == -9223372036854775808):
         raise OverflowError("Python int too large to convert to C long")

@@ -77,7 +77,7 @@ def halvings_compact(x):
                 lanes_2 = keep if lanes_2.size == len(active) else lanes_2.take(keep, axis=0)
                 steps_lanes_2 = steps_lanes_2.take(keep, axis=0)
                 x_lanes_2 = x_lanes_2.take(keep, axis=0)
-                active_lanes = active_lanes.take(keep, axis=0)
+                active_lanes = np.full(keep.size, True)
                 idle = 0
     steps = np.full(len(cond), steps, dtype=np.int64)
     steps[lanes] = steps_lanes

@@ -51,6 +51,6 @@ def isqrt_compact(n):
                 x_lanes = x_lanes.take(keep, axis=0)
                 y_lanes = y_lanes.take(keep, axis=0)
                 n_lanes = n_lanes.take(keep, axis=0)
-                active_lanes = active_lanes.take(keep, axis=0)
+                active_lanes = np.full(keep.size, True)
                 idle = 0
     return x

@@ -47,6 +47,6 @@ def skip_thirds_compact(n):
                 k_lanes = k_lanes.take(keep, axis=0)
                 s_lanes = s_lanes.take(keep, axis=0)
                 n_lanes = n_lanes.take(keep, axis=0)
-                active_lanes = active_lanes.take(keep, axis=0)
+                active_lanes = np.full(keep.size, True)
                 idle = 0
     return s

@@ -45,6 +45,6 @@ def triangular_compact(n):
                 i_next_lanes = i_next_lanes.take(keep, axis=0)
                 s_lanes = s_lanes.take(keep, axis=0)
                 n_lanes = n_lanes.take(keep, axis=0)
-                active_lanes = active_lanes.take(keep, axis=0)
+                active_lanes = np.full(keep.size, True)
                 idle = 0
     return s
