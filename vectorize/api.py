@@ -113,6 +113,7 @@ class vectorize:
         self._var_positional = None     # the name of a `*` parameter (`_make_binding`)
         self._lead_keywords = {}    # a functools.partial's keywords (`_make_binding`)
         self._last = None       # the last call's fast path (`_FastPath`), when it has one
+        self._warm = None       # its whole warm call, where nothing else is checked
         self._core_signature = None
         if signature is not None:
             self._core_signature = parse_signature(signature)
@@ -127,7 +128,39 @@ class vectorize:
         return f"<vectorize {getattr(self, '__name__', '?')}>"
 
     # --------------------------------------------------------------------------- calling
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if name in _WARM_OPTIONS:
+            # `_warm` holds only for the options it was made under (`_warm_for`)
+            object.__setattr__(self, "_warm", None)
+
+    def _warm_for(self, last):
+        """`_warm`: the fast path ``last`` 's whole warm call (`_warm_call`) where a call
+        needs nothing else checked before it (no backend to ask, no ``otypes``; the
+        ``chunk_size`` it was made for), else None. Set again by every set of an option
+        (`_WARM_OPTIONS`), so that `__call__` reads one attribute where it read six."""
+        warm = None if last is None else last.warm
+        if warm is not None and (self.backend is not None or self.otypes is not None or
+                                 last.chunk_size is not self.chunk_size):
+            warm = None
+        object.__setattr__(self, "_warm", warm)
+
     def __call__(self, *args, **kwargs):
+        warm = self._warm
+        if warm is not None and not kwargs and not self.excluded:
+            # the whole call unrolled (`_warm_call`, `_warm_for`): the matching arguments'
+            # result, None where they do not match, (output, arguments) where the output
+            # needs `_finish`
+            try:
+                out = warm(args)
+            except Exception as exc:        # noqa: BLE001 -- as `_fast_failed` decides
+                return self._fast_failed(exc, self._last, args, kwargs)
+            if type(out) is _NDARRAY:
+                return out
+            if out is not None:
+                last = self._last
+                return self._finish(out[0], last.entry, args, kwargs, last.shape, last.size,
+                                    out[1])
         if self.backend is not None:
             numpy_call = backends.get(self.backend).numpy_call(args, kwargs)
             if numpy_call is not None:
@@ -137,7 +170,10 @@ class vectorize:
         last = self._last
         if last is not None and not kwargs and not self.excluded:
             warm = last.warm
-            if warm is not None and last.chunk_size is self.chunk_size and not self.otypes:
+            if warm is not None and warm is not self._warm and \
+                    last.chunk_size is self.chunk_size and not self.otypes:
+                if self._warm is None and self.backend is None and self.otypes is None:
+                    self._warm_for(last)    # (an option set back: the next calls' again)
                 # the whole call unrolled (`_warm_call`): the matching arguments' result, None
                 # where they do not match, (output, arguments) where the output needs
                 # `_finish`
@@ -232,6 +268,7 @@ class vectorize:
                 not self._lead_keywords:
             self._last = _FastPath.of(args, entry, shape, batched, self._binding,
                                        self.chunk_size, call_args) or self._last
+            self._warm_for(self._last)
         out = self._run_or_replay(entry, call_args, math.prod(shape), batched)
         if out is _REPLAY:
             return self._replay(args, kwargs, spec.result, math.prod(shape),
@@ -1396,7 +1433,8 @@ def _matcher(key, ops, guards):
         body, out = _match_lines(layout)
         body.append(f"return [{', '.join(out)}]")
         make = _MATCHERS.setdefault(layout, compiled_plan(
-            _maker_params("OPS, ndarray", layout), body, "<vectorize fast path>"))
+            _maker_params("OPS, ndarray", layout), body, "<vectorize fast path>",
+            layout[1]))
     return make(ops, np.ndarray, *_constants(key), guards, MISSING)
 
 
@@ -1491,12 +1529,15 @@ def _warm_call(key, ops, guards, function, flat, shape, owned=False):
         body.append("return arr" if layout[1] else "return arr.reshape(SHAPE)")
         make = _WARM_CALLS.setdefault(layout, compiled_plan(
             _maker_params("OPS, ndarray, RUN, FLAT, SHAPE, OWN", layout[0]), body,
-            "<vectorize warm call>"))
+            "<vectorize warm call>", layout[0][1]))
     return make(ops, np.ndarray, function, flat[0], shape, _own, *_constants(key), guards,
                 MISSING)
 
 
 _NDARRAY = np.ndarray
+
+_WARM_OPTIONS = frozenset({"chunk_size", "otypes", "excluded", "backend", "_last"})
+"""The attributes of a `vectorize` whose set clears its `_warm` (`vectorize._warm_for`)."""
 
 
 def _positional(function, args):

@@ -288,12 +288,36 @@ class _VMapped:
         entry, _, _, size, _, _ = self._plan(args, kwargs)
         return chunks.source_for(entry.spec, entry.tuning, size, self.chunk_size)
 
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if name in _WARM_OPTIONS:
+            # `_warm` holds only for the fast path and options it was made for
+            # (`getattr`, never ``__dict__``: reading it makes the object's dict one of its
+            # own, whose attributes Python 3.11 then reads slower)
+            fast = getattr(self, "_fast", None)
+            object.__setattr__(self, "_warm", None if fast is None or not fast.plain or
+                               fast.chunk_size is not getattr(self, "chunk_size", None)
+                               else fast.warm)
+
     def __call__(self, *args, **kwargs):
+        warm = self._warm
+        if warm is not None and not kwargs:
+            # `_fast` 's whole warm call, where it is `plain` and made for this
+            # ``chunk_size`` (`__setattr__`: one attribute read where there were six)
+            try:
+                out = warm(args)
+            except Exception as exc:        # noqa: BLE001 -- as `_fast_call` decides
+                return self._warm_failed(self._fast, exc, args, kwargs)
+            if type(out) is _NDARRAY:
+                return out
+            if out is not None:
+                return self._warm_placed(self._fast, out)
         fast = self._fast
         if fast is not None and fast.plain and not kwargs:
             # (a fast path is only made past the special calls below; `plain`: none of them
             # looks at the arguments)
-            if fast.warm is not None and fast.chunk_size is self.chunk_size:
+            if fast.warm is not None and fast.warm is not warm and \
+                    fast.chunk_size is self.chunk_size:
                 try:
                     out = fast.warm(args)
                 except Exception as exc:        # noqa: BLE001 -- as `_fast_call` decides
@@ -732,6 +756,10 @@ def _call(function, args):
 
 _NDARRAY = np.ndarray
 
+_WARM_OPTIONS = frozenset({"_fast", "chunk_size", "backend", "_options", "in_axes",
+                           "out_axes"})
+"""The attributes of a `_VMapped` whose set makes its ``_warm`` again (`__setattr__`)."""
+
 
 class _FastPath:
     """What a warm call needs from its arguments when they are like the last call's: NumPy
@@ -849,7 +877,7 @@ def _matcher(lead, leaves, guards):
         body.append(f"return [{'*LEAD, ' if lead else ''}{', '.join(out)}], size")
         make = _MATCHERS.setdefault(layout, compiled_plan(
             _maker_params("L, LEAD, ndarray, moveaxis", layout), body,
-            "<vectorize.vmap fast path>"))
+            "<vectorize.vmap fast path>", layout[2]))
     return make(leaves, tuple(lead), np.ndarray, np.moveaxis, *_constants(leaves), guards,
                 MISSING)
 
@@ -964,7 +992,7 @@ def _warm_call(lead, leaves, guards, function, rank, limit):
                  f"return UNPLACED(out, [{listed}], size)"]
         make = _WARM_CALLS.setdefault(layout, compiled_plan(
             _maker_params("L, LEAD, ndarray, moveaxis, RUN, RANK, LIMIT, UNPLACED", layout),
-            body, "<vectorize.vmap warm call>"))
+            body, "<vectorize.vmap warm call>", layout[2]))
     return make(leaves, tuple(lead), np.ndarray, np.moveaxis, function, rank, limit,
                 _Unplaced, *_constants(leaves), guards, MISSING)
 

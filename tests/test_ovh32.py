@@ -1,0 +1,167 @@
+"""The one-attribute warm calls of `vectorize` and `vmap` (``_warm``: the fast path's whole
+warm call, kept only while the options it was made under hold) and the warm checks' guards
+read as the maker's own names (`frontend.guard_checks`): each warm call must give what a
+fresh object gives (numpy.vectorize for `vectorize`, the per-example loop for `vmap`), after
+a set of any option it depends on and after a guarded global changes or goes away."""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import numpy as np
+import pytest
+from differential import assert_like_numpy_vectorize, numpy_vectorize_outcome
+
+from vectorize import chunks, vectorize, vmap
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
+from benchmarks import workloads  # noqa: E402
+
+SCALE = 2.0
+
+
+def scaled(t, b):
+    if t * b > 5:
+        r = t * SCALE
+    else:
+        r = -t
+    return r
+
+
+def scaled_row(x, w):
+    return max(x.dot(w), 0.0) * SCALE
+
+
+def _warm(vf, *args):
+    for _ in range(3):
+        vf(*args)
+
+
+def _close(got, expected):
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+def _loop_rows(f, x, w):
+    return np.array([f(row, w) for row in x])
+
+
+@pytest.mark.parametrize("work", workloads.WORKLOADS, ids=lambda w: w.name)
+def test_the_workloads_warm_calls_match_the_references(work):
+    """Each benchmark workload, called warm (the `_warm` path), against numpy.vectorize (or
+    the per-example loop for vmap) on the same arguments."""
+    args = work.args(64)
+    ours = work.ours()
+    _warm(ours, *args)
+    if work.api == "vmap":
+        assert ours._warm is not None
+        batched = [a for a, b in zip(args, work.batched) if b]
+        rows = [work.scalar(*[a[i] if b else a for a, b in zip(args, work.batched)])
+                for i in range(len(batched[0]))]
+        expected = np.array(rows)
+        got = ours(*args)
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        # (a batch's matrix product sums in another order than each row's dot product)
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+    else:
+        assert ours._warm is not None
+        reference, raised = numpy_vectorize_outcome(work.scalar, *args)
+        assert raised is None
+        assert_like_numpy_vectorize(ours(*args), reference)
+
+
+def test_vectorize_options_set_after_a_warm_call_are_heeded():
+    x = np.linspace(-3.0, 9.0, 40)
+    vf = vectorize(scaled)
+    _warm(vf, x, 1.0)
+    assert vf._warm is not None
+    vf.otypes = ["f"]
+    assert vf._warm is None
+    got = vf(x, 1.0)
+    assert_like_numpy_vectorize(got, np.vectorize(scaled, otypes=["f"])(x, 1.0))
+    assert got.dtype == np.float32
+    vf.otypes = None
+    _warm(vf, x, 1.0)
+    assert vf._warm is not None
+    vf.backend = "numpy"
+    assert vf._warm is None
+    assert_like_numpy_vectorize(vf(x, 1.0), np.vectorize(scaled)(x, 1.0))
+
+
+def test_vectorize_excluded_set_in_place_after_a_warm_call_is_heeded():
+    """`excluded` mutated in place (numpy.vectorize reads it on every call): the warm call
+    is not taken for a call with an excluded argument."""
+    x = np.linspace(-3.0, 9.0, 40)
+    vf = vectorize(scaled)
+    _warm(vf, x, 1.0)
+    vf.excluded.add(1)
+    expected = np.vectorize(scaled, excluded={1})(x, 1.0)
+    assert_like_numpy_vectorize(vf(x, 1.0), expected)
+
+
+def test_vectorize_warm_call_sees_a_changed_or_deleted_global():
+    x = np.linspace(-3.0, 9.0, 40)
+    vf = vectorize(scaled)
+    _warm(vf, x, 1.0)
+    try:
+        globals()["SCALE"] = 3.0
+        assert_like_numpy_vectorize(vf(x, 1.0), np.vectorize(scaled)(x, 1.0))
+        del globals()["SCALE"]
+        with pytest.raises(NameError):
+            np.vectorize(scaled)(x, 1.0)
+        with pytest.raises(NameError):
+            vf(x, 1.0)
+    finally:
+        globals()["SCALE"] = 2.0
+    assert_like_numpy_vectorize(vf(x, 1.0), np.vectorize(scaled)(x, 1.0))
+
+
+def test_vmap_warm_call_sees_a_changed_or_deleted_global():
+    x = np.linspace(-1.0, 1.0, 30).reshape(10, 3)
+    w = np.array([1.0, -2.0, 0.5])
+    vm = vmap(scaled_row, in_axes=(0, None))
+    _warm(vm, x, w)
+    assert vm._warm is not None
+    try:
+        globals()["SCALE"] = 3.0
+        _close(vm(x, w), _loop_rows(scaled_row, x, w))
+        del globals()["SCALE"]
+        with pytest.raises(Exception) as fresh:     # (what a fresh vmap raises)
+            vmap(scaled_row, in_axes=(0, None))(x, w)
+        with pytest.raises(type(fresh.value)):
+            vm(x, w)
+    finally:
+        globals()["SCALE"] = 2.0
+    _close(vm(x, w), _loop_rows(scaled_row, x, w))
+
+
+def test_vmap_chunk_size_set_after_a_warm_call_runs_chunks(monkeypatch):
+    """A warm vmap whose ``chunk_size`` is then set small: the next call runs in chunks
+    (`chunks.run`), not the warm call made for ``"auto"``."""
+    x = np.linspace(-1.0, 1.0, 3000).reshape(1000, 3)
+    w = np.array([1.0, -2.0, 0.5])
+    vm = vmap(scaled_row, in_axes=(0, None))
+    _warm(vm, x, w)
+    assert vm._warm is not None
+    ran = []
+    real = chunks.run
+
+    def spy(*a, **k):
+        ran.append(1)
+        return real(*a, **k)
+    monkeypatch.setattr(chunks, "run", spy)
+    vm.chunk_size = 100
+    assert vm._warm is None
+    _close(vm(x, w), _loop_rows(scaled_row, x, w))
+    assert ran, "the call with chunk_size=100 did not run in chunks"
+
+
+def test_vmap_warm_call_of_math_function_global():
+    """A guard on a module global (`math`) read through the maker's bound ``get``."""
+    def f(x):
+        return math.sqrt(abs(x)) + 1.0
+    vm = vmap(f)
+    x = np.linspace(-4.0, 4.0, 9)
+    _warm(vm, x)
+    np.testing.assert_array_equal(vm(x), np.array([f(float(v)) for v in x]))
