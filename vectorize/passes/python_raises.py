@@ -185,6 +185,10 @@ class _Checks:
         # the analyses after the merges compute operations on Python numbers that may raise
         # on NumPy scalars (`FunctionJob.branches_per_example`, a helper)
         self.speculative = False
+        # the file rewriter's (nothing replays its checks)
+        self.standalone = False
+        # `vmap`: ids of the analysis' ``signed_zeros`` the checks were written for
+        self.signed_zeros_met: set[int] = set()
 
     # ---------------------------------------------------------------- provenance
     def numpy_valued(self, node, seen=frozenset()) -> bool:
@@ -386,7 +390,7 @@ class _Checks:
             out.extend(post)
             return
         post.extend((check, guards) for check in self.rounded_int_operands(node))
-        self.signed_zero(node)
+        zero_checks = self.signed_zero(node)
         affine = self.affine(node)
         if affine is not None:
             # `3 * n + 1` on ints: wrapping in between is harmless (int64 arithmetic is exact
@@ -396,6 +400,7 @@ class _Checks:
                 out.append((affine[1], guards))
                 self.assume(affine[1], guards)
             out.extend(post)
+            out.extend((check, guards) for check in zero_checks)
             return
         for child in children(node):
             if isinstance(child, (cst.BaseExpression, cst.Arg, cst.BaseSlice,
@@ -410,6 +415,8 @@ class _Checks:
                 continue
             out.append((check, guards))
             self.assume(check, guards)
+        # (after the operation's own: its -0.0 is looked for where it computes)
+        out.extend((check, guards) for check in zero_checks)
 
     def item_cast(self, target: cst.Subscript, node) -> list:
         """``y[i] = v`` of a float ``v`` into an int array: the example converts ``v`` as
@@ -836,61 +843,55 @@ class _Checks:
                        for d in self.defs.get(node.value, ()))
         return False
 
-    def signed_zero(self, node, at=None) -> None:
-        """`vectorize`: refuse an operation on a value that is an int on some lanes and a
-        float on others (`int_lanes`) whose float result may be -0.0 where the int one is 0
-        (``-r`` of 0, ``r * -1``, ``r // -3``, ``r % -1``, ``np.fmod(r, 1)`` of -2): per
-        example the int 0 becomes 0.0 where the results are stacked, while the batch's
-        float64 keeps -0.0 (a later ``1 / r`` or ``math.copysign`` tells them apart).
-        Multiplying or dividing by a constant above zero (``r * 3``, ``r // 2``, ``r % 7``)
-        gives no -0.0 of an int."""
-        if self.types_only or self.python is not None:
-            return
-        t = type(node)
-        if t is cst.UnaryOperation and type(node.operator) is cst.Minus:
-            pairs = [(node.expression, None)]
-        elif t is cst.BinaryOperation and type(node.operator) in (
-                cst.Multiply, cst.FloorDivide, cst.Modulo):
-            pairs = [(node.left, node.right)]
-            if type(node.operator) is cst.Multiply:
-                pairs.append((node.right, node.left))
-            else:
-                pairs.append((node.right, None))
-        elif t is cst.Call and not any(a.star or a.keyword is not None for a in node.args):
-            fn = self.example(node.func)
-            name = getattr(fn, "__name__", None) if fn is builtins.divmod or isinstance(
-                fn, np.ufunc) else None
-            args = [a.value for a in node.args]
-            if name == "negative" and len(args) == 1:
-                pairs = [(args[0], None)]
-            elif name in ("multiply",) and len(args) == 2:
-                pairs = [(args[0], args[1]), (args[1], args[0])]
-            elif name in ("divmod", "floor_divide", "remainder", "fmod") and len(args) == 2:
-                pairs = [(args[0], None if name == "fmod" else args[1]), (args[1], None)]
-            else:
-                return
+    def signed_zero(self, node, at=None) -> list:
+        """The run-time checks (`python_errors.signed_zero_checks`) of an operation on a
+        value that is an int on some lanes and a float on others whose float result may be
+        -0.0 where the int one is 0 (``-r`` of 0, ``r * -1``, ``r // -3``, ``r % -1``,
+        ``np.fmod(r, 1)`` of -2: `python_errors.signed_zero_operation` decides): per example
+        the int 0 becomes 0.0 where the results are stacked, while the batch's float64 keeps
+        -0.0 (a later ``1 / r`` or ``math.copysign`` tells them apart). Where some lane's
+        result is -0.0, the per-example code decides. `vectorize`: the operands' int lanes
+        are found here (`int_lanes`); `vmap`: the analysis found the operation
+        (``signed_zeros``). ``at``: the augmented assignment ``node`` stands for. The file
+        rewriter, which has no per-example code to replay, refuses it."""
+        if self.types_only:
+            return []
+        operation = _signed_zero_operands(self, node)
+        if self.python is not None:
+            recorded = self.analysis.signed_zeros
+            if node not in recorded and (at is None or at not in recorded):
+                return []
+            self.signed_zeros_met.add(id(at if at is not None and at in recorded else node))
+        elif operation is None:
+            return []
         else:
-            return
-        for side, other in pairs:
-            if other is not None:
-                v = self.value(other)
-                if v is None or v.kind not in "iub":
-                    continue        # (an int meeting a float is converted per example)
-                if not v.batched and v.exact and isinstance(
+            name, operands = operation
+            lanes = [self.int_lanes(o, beyond=False) for o in operands]
+            if not any(lanes):
+                return []
+            kinds = []
+            for operand, lane in zip(operands, lanes):
+                v = self.value(operand)
+                if lane:
+                    kinds.append("int")
+                elif v is None or v.kind not in "iub":
+                    kinds.append("float")   # (an int meeting a float is converted per example)
+                elif not v.batched and v.exact and isinstance(
                         v.example, (int, np.integer)) and v.example > 0:
-                    continue
-            elif len(pairs) > 1 and side is pairs[-1][0] and t is not cst.UnaryOperation:
-                # (the divisor: refused where the dividend is an int too)
-                v = self.value(pairs[0][0])
-                if v is None or v.kind not in "iub":
-                    continue
-            if self.int_lanes(side, beyond=False):
-                raise Unsupported(
-                    "this operation of a value that is an int on some lanes and a float on "
-                    "others may give -0.0 on an int lane, where per example the int 0 "
-                    "gives 0 (the batch computes every lane in float64)", at or node,
-                    "give the value one type on every path (e.g. float(...) where it is "
-                    "assigned)")
+                    kinds.append("positive")
+                else:
+                    kinds.append("int")
+            if not python_errors.signed_zero_operation(name, kinds):
+                return []
+        results = _signed_zero_results(node, operation)
+        if results is None or self.standalone:
+            raise Unsupported(
+                "this operation of a value that is an int on some lanes and a float on "
+                "others may give -0.0 on an int lane, where per example the int 0 "
+                "gives 0 (the batch computes every lane in float64)", at or node,
+                "give the value one type on every path (e.g. float(...) where it is "
+                "assigned)")
+        return [check for r in results for check in python_errors.signed_zero_checks(r)]
 
     def rounded_int_operands(self, node) -> list:
         """Checks that the int lanes of the operands of ``node`` that `int_lanes` finds
@@ -1756,7 +1757,8 @@ class _Writer:
                                              right=small.value)
                 found.extend((check, []) for check in self.checks.rounded_int_operands(
                     binary))
-                self.checks.signed_zero(binary, at=small)      # (`r *= -1`)
+                found.extend((check, []) for check in self.checks.signed_zero(
+                    binary, at=small))      # (`r *= -1`)
             if operator is not None and type(small.target) is cst.Subscript:
                 found.extend((check, []) for check in self.checks.item_update_cast(
                     small.target, operator, small.value))
@@ -2291,6 +2293,45 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             type(value.example) is int or value.kind == "i" and self.checks.python_number(node))
 
 
+_SIGNED_ZERO_OPERATORS = {cst.Multiply: "mul", cst.FloorDivide: "floordiv",
+                          cst.Modulo: "mod"}
+
+
+def _signed_zero_operands(checks, node):
+    """``node``'s operation as `python_errors.signed_zero_operation` names it, and its
+    operand nodes: ``("neg", [r])`` of ``-r``, ``("divmod", [r, y])`` of ``divmod(r, y)``
+    or ``np.divmod(r, y)``; None for another node."""
+    t = type(node)
+    if t is cst.UnaryOperation and type(node.operator) is cst.Minus:
+        return "neg", [node.expression]
+    if t is cst.BinaryOperation and type(node.operator) in _SIGNED_ZERO_OPERATORS:
+        return _SIGNED_ZERO_OPERATORS[type(node.operator)], [node.left, node.right]
+    if t is cst.Call and not any(a.star or a.keyword is not None for a in node.args):
+        fn = checks.example(node.func)
+        if fn is builtins.divmod and len(node.args) == 2:
+            return "divmod", [a.value for a in node.args]
+        if isinstance(fn, np.ufunc) and len(node.args) == fn.nin:
+            return fn.__name__, [a.value for a in node.args]
+    return None
+
+
+_ATOMS = (cst.Name, cst.Integer, cst.Float, cst.Call, cst.Attribute, cst.Subscript)
+
+
+def _signed_zero_results(node, operation):
+    """The nodes of the numbers ``node`` computes (``a // b`` and ``a % b`` of a divmod),
+    whose -0.0 the checks look for; None where they cannot be written."""
+    if type(node) is cst.Call:
+        if operation is None:
+            return None
+        name, operands = operation
+        if name == "divmod":
+            a, b = (o if type(o) in _ATOMS or o.lpar else paren(o) for o in operands)
+            return [cst.BinaryOperation(left=a, operator=cst.FloorDivide(), right=b),
+                    cst.BinaryOperation(left=a, operator=cst.Modulo(), right=b)]
+    return [node]
+
+
 def _as_int(node) -> cst.Call:
     return cst.Call(cst.Name("int"), [cst.Arg(node.with_changes(lpar=[], rpar=[]))])
 
@@ -2334,7 +2375,17 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     checks.unreplayed = getattr(ctx, "unreplayed_raising_call", checks.unreplayed)
     writer = _Writer(checks, bound_names(func), ctx.namer)
     writer.standalone = bool(getattr(ctx.module, "standalone", False))
+    checks.standalone = writer.standalone
     body = writer.block(func.body.body, [], top=True)
+    for node in checks.analysis.signed_zeros:
+        if id(node) not in checks.signed_zeros_met:
+            # (an operation no check was written for: refused, as it was)
+            raise Unsupported(
+                "this operation of a value that is an int on some lanes and a float on "
+                "others may give -0.0 on an int lane, where per example the int 0 gives 0 "
+                "(the batch computes every lane in the joined float)", node,
+                "give the value one type on every path (e.g. float(...) where it is "
+                "assigned)")
     if not writer.changed:
         return func
     return func.with_changes(body=func.body.with_changes(body=body))
