@@ -152,7 +152,7 @@ def test_vmap_as_the_loop(rows):
               _nested, _under_if):
         vm = _VMAPPED.setdefault(f, vmap(f))
         want = _loop(f, a, c)
-        got, exc = _outcome(lambda: vm(a, c))
+        got, exc = _outcome(lambda vm=vm, a=a: vm(a, c))
         assert exc is None, (f.__name__, exc)
         _same_bits(got, want)
 
@@ -165,7 +165,7 @@ def test_vmap_other_backends_as_the_loop(backend, f):
     c = np.array([1.0, -1.0, -1.0, 1.0])
     vm = vmap(f, backend=backend)
     for a in (np.array([0.0, -0.0, 0.0, 2.0]), np.array([3.0, -0.0, 0.5, -2.0])):
-        got, exc = _outcome(lambda: vm(a, c))
+        got, exc = _outcome(lambda vm=vm, a=a: vm(a, c))
         assert exc is None, exc
         _same_bits(np.asarray(got), _loop(f, a, c))
 
