@@ -72,6 +72,9 @@ _PYTHON_OF_TYPE = (bool, int, float, complex)
 _INEXACT_COMPARISON = "an int beyond 2**53 compared with a float (Python compares exactly)"
 _ROUNDED_INT = ("an int beyond 2**53 held as a float, beside float lanes (Python computes "
                 "with the exact int)")
+_INT_ZERO_DIVISOR = ("a zero divisor of NumPy's int division on a lane that is an int per "
+                     "example (0 there, nan or inf in the batch's float)")
+_NUMPY_INT_DIVISION = frozenset({"floor_divide", "remainder", "fmod", "divmod"})
 # operations whose result on an int lane is an int again (its lanes stay ints per example)
 _INT_KEEPING_OPS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo,
                     cst.Power, cst.LeftShift, cst.RightShift, cst.BitAnd, cst.BitOr,
@@ -881,8 +884,9 @@ class _Checks:
                     kinds.append("positive")
                 else:
                     kinds.append("int")
+            zero_divisor = self.int_zero_divisor(node, name, operands, kinds)
             if not python_errors.signed_zero_operation(name, kinds):
-                return []
+                return zero_divisor
         results = _signed_zero_results(node, operation)
         if results is None or self.standalone:
             raise Unsupported(
@@ -891,7 +895,24 @@ class _Checks:
                 "gives 0 (the batch computes every lane in float64)", at or node,
                 "give the value one type on every path (e.g. float(...) where it is "
                 "assigned)")
-        return [check for r in results for check in python_errors.signed_zero_checks(r)]
+        checks = [check for r in results for check in python_errors.signed_zero_checks(r)]
+        return checks if self.python is not None else zero_divisor + checks
+
+    def int_zero_divisor(self, node, name, operands, kinds) -> list:
+        """`vectorize`: ``np.mod``, ``np.fmod``, ``np.floor_divide``, ``np.divmod`` of an
+        int on some lanes (`int_lanes`) by an int: NumPy's int division by zero gives 0 per
+        example (no exception, unlike Python's ``%``), the batch's float nan or inf; a
+        divisor that is zero on some lane lets the per-example code decide. None for a
+        divisor that is a constant other than zero."""
+        if type(node) is not cst.Call or name not in _NUMPY_INT_DIVISION or \
+                "float" in kinds or len(operands) != 2:
+            return []
+        divisor = self.value(operands[1])
+        if divisor is not None and not divisor.batched and divisor.exact and isinstance(
+                divisor.example, (int, np.integer)) and divisor.example != 0:
+            return []
+        return [python_errors.Check("OverflowError", _INT_ZERO_DIVISOR, "{d} == 0",
+                                    {"d": operands[1]}, divisor=operands[1])]
 
     def rounded_int_operands(self, node) -> list:
         """Checks that the int lanes of the operands of ``node`` that `int_lanes` finds
