@@ -231,6 +231,28 @@ def test_positive_constants_and_float_operands_need_no_check():
     _same_bits(v(a, c), np.vectorize(_positive_constants)(a, c))
 
 
+def _int64_or_float_by_k(x, y, c, k):
+    r = x if c > 0 else y
+    q = r // k
+    r %= k
+    return q + r * 0.5
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_vmap_numpy_int_division_by_zero_on_an_int64_lane(backend):
+    # an int64 lane's `3 // 0` is NumPy's 0, the batch's float inf (`nan` for `%`): the
+    # divisor's zero lets the loop decide; the float lane's own nan kept
+    pytest.importorskip(backend)
+    x, c = np.array([3, 0, 5, 7]), np.array([1.0, 1.0, -1.0, -1.0])
+    vm = vmap(_int64_or_float_by_k, backend=backend)
+    for k in (np.array([2, 0, 0, -3]), np.array([2, -1, 4, -3])):
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            want = _loop(_int64_or_float_by_k, x, x * 1.5, c, k)
+            got = vm(x, x * 1.5, c, k)
+        _same_bits(np.asarray(got), want)
+
+
 def _helper_neg(r):
     return -r
 

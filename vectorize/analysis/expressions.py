@@ -537,7 +537,8 @@ class Expressions:
                     # (bools add as a logical or: True + True is True)
                     problem = f"computes in bool (the batch: {joined})"
                 elif dtype.kind in "iu" and joined.kind in "fc" and getattr(
-                        fn, "__name__", None) in _INT_DIVISION and not _nonzero_divisor(args):
+                        fn, "__name__", None) in _INT_DIVISION and not _nonzero_divisor(
+                            args) and self._zero_divisor(node):
                     problem = (f"computes in {dtype}, where a zero divisor gives 0 (the "
                                f"batch: {joined}, nan)")
                 elif dtype.kind in "iu" and joined.kind in "fc" and self._signed_zero(
@@ -580,6 +581,17 @@ class Expressions:
         if getattr(self, "helper", False) or type(node) not in _SIGNED_ZERO_NODES:
             return True
         self.signed_zeros[node] = None
+        return False
+
+    def _zero_divisor(self, node) -> bool:
+        """An int division (`_INT_DIVISION`) on a lane that computes in a NumPy int, whose
+        divisor may be zero (0 there, nan or inf in the batch's float): refused in a
+        helper's body; in the function itself recorded (``zero_divisors``), and
+        `passes.python_raises` checks the divisor at run time (the loop decides where it is
+        0 on some lane)."""
+        if getattr(self, "helper", False) or type(node) not in _SIGNED_ZERO_NODES:
+            return True
+        self.zero_divisors[node] = None
         return False
 
     @staticmethod

@@ -192,6 +192,8 @@ class _Checks:
         self.standalone = False
         # `vmap`: ids of the analysis' ``signed_zeros`` the checks were written for
         self.signed_zeros_met: set[int] = set()
+        # ... and of its ``zero_divisors``
+        self.zero_divisors_met: set[int] = set()
 
     # ---------------------------------------------------------------- provenance
     def numpy_valued(self, node, seen=frozenset()) -> bool:
@@ -393,7 +395,7 @@ class _Checks:
             out.extend(post)
             return
         post.extend((check, guards) for check in self.rounded_int_operands(node))
-        zero_checks = self.signed_zero(node)
+        zero_checks = self.zero_divisor(node) + self.signed_zero(node)
         affine = self.affine(node)
         if affine is not None:
             # `3 * n + 1` on ints: wrapping in between is harmless (int64 arithmetic is exact
@@ -897,6 +899,28 @@ class _Checks:
                 "assigned)")
         checks = [check for r in results for check in python_errors.signed_zero_checks(r)]
         return checks if self.python is not None else zero_divisor + checks
+
+    def zero_divisor(self, node, at=None) -> list:
+        """`vmap`: the run-time check of an int division on a lane that computes in a
+        NumPy int (the analysis' ``zero_divisors``: ``r // k`` of an int64 ``r`` on some
+        lanes and a float on others) that its divisor is not zero on any lane (NumPy's
+        int gives 0 there, the batch's float nan or inf); where it is, the loop decides.
+        ``at``: the augmented assignment ``node`` stands for. Where no check can be
+        written (the file rewriter, an operation not named here), the operation stays
+        unmet and `transform` refuses it."""
+        if self.python is None or self.types_only or self.standalone:
+            return []
+        recorded = self.analysis.zero_divisors
+        key = at if at is not None and at in recorded else node
+        if key not in recorded:
+            return []
+        operation = _signed_zero_operands(self, node)
+        if operation is None or len(operation[1]) != 2:
+            return []
+        self.zero_divisors_met.add(id(key))
+        divisor = operation[1][1]
+        return [python_errors.Check("OverflowError", _INT_ZERO_DIVISOR, "{d} == 0",
+                                    {"d": divisor}, divisor=divisor)]
 
     def int_zero_divisor(self, node, name, operands, kinds) -> list:
         """`vectorize`: ``np.mod``, ``np.fmod``, ``np.floor_divide``, ``np.divmod`` of an
@@ -1778,8 +1802,9 @@ class _Writer:
                                              right=small.value)
                 found.extend((check, []) for check in self.checks.rounded_int_operands(
                     binary))
-                found.extend((check, []) for check in self.checks.signed_zero(
-                    binary, at=small))      # (`r *= -1`)
+                found.extend((check, []) for check in self.checks.zero_divisor(
+                    binary, at=small) + self.checks.signed_zero(
+                    binary, at=small))      # (`r *= -1`, `r //= k`)
             if operator is not None and type(small.target) is cst.Subscript:
                 found.extend((check, []) for check in self.checks.item_update_cast(
                     small.target, operator, small.value))
@@ -2405,6 +2430,14 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
                 "this operation of a value that is an int on some lanes and a float on "
                 "others may give -0.0 on an int lane, where per example the int 0 gives 0 "
                 "(the batch computes every lane in the joined float)", node,
+                "give the value one type on every path (e.g. float(...) where it is "
+                "assigned)")
+    for node in checks.analysis.zero_divisors:
+        if id(node) not in checks.zero_divisors_met:
+            raise Unsupported(
+                "this int division of a value that is a NumPy int on some lanes and a float "
+                "on others may divide by zero: there the int gives 0, the batch's float nan "
+                "or inf", node,
                 "give the value one type on every path (e.g. float(...) where it is "
                 "assigned)")
     if not writer.changed:
