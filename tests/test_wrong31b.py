@@ -1,7 +1,8 @@
 """Wrong results a sweep left: the sign of a zero on lanes that are ints per example (a
 value that is an int on some lanes and a float on others: the batch's float gives -0.0
-where the int lane's 0 stacks as 0.0). `vectorize` against numpy.vectorize (values, dtype
-and the sign of zeros), `vmap` against the loop over NumPy scalars, or a located refusal."""
+where the int lane's 0 stacks as 0.0; a run-time check lets the per-example code decide
+there). `vectorize` against numpy.vectorize (values, dtype and the sign of zeros), `vmap`
+against the loop over NumPy scalars, or a located refusal."""
 
 from __future__ import annotations
 
@@ -106,8 +107,10 @@ def test_vectorize_int_lane_zero_keeps_its_sign(f):
         warnings.simplefilter("ignore")
         got = vectorize(f)(A, C)
     _same_bits(got, want)
-    with pytest.raises(VectorizeError, match=r"test_wrong31b\.py:\d+:\d+.*-0\.0"):
-        vectorize(f, fallback="error")(A, C)
+    # (computed: the check of the operation's -0.0 replays numpy.vectorize here)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same_bits(vectorize(f, fallback="error")(A, C), want)
 
 
 def _times_three_floordiv_two_mod_seven(a, c):
@@ -202,12 +205,10 @@ def test_jax_python_int_meets_float16_as_numpy_vectorize():
 @pytest.mark.parametrize("f", [_neg, _times_minus_one, _floordiv_minus_three,
                                _mod_minus_one, _copysign_of_negated_double,
                                _augmented_times_minus_one])
-def test_vmap_python_int_lane_zero_refused_or_same(f):
-    # (`int(a)` of a NumPy float is a Python int per example: 0 where the batch gives -0.0)
+def test_vmap_python_int_lane_zero_same(f):
+    # (`int(a)` of a NumPy float is a Python int per example: 0 where the batch gives -0.0;
+    # the check of the operation's -0.0 runs the loop here)
     want = _loop(f, A, C)
-    try:
-        got = vmap(f)(A, C)
-    except VectorizeError as exc:
-        assert "test_wrong31b.py:" in str(exc).splitlines()[0]
-        return
-    _same_bits(got, want)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same_bits(vmap(f)(A, C), want)

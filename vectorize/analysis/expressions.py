@@ -45,6 +45,7 @@ from ..errors import Unsupported
 from ..introspect import stable_attribute
 from ..rules.lanes import ENGINE_NAMES
 from ..rules.lists import check_index
+from ..rules.python_errors import signed_zero_operation
 from ..rules.registry import Site
 from ..spec_facts import note as note_fact
 from ..syntax.edit import AUGMENTED_TO_BINARY
@@ -483,7 +484,7 @@ class Expressions:
                 if dtype is None and type(lane) in (float, complex):
                     dtype = np.asarray(lane).dtype      # a Python float: a double
                 if dtype is None and type(lane) is int and joined is not None and \
-                        joined.kind in "fc" and _signed_zero(fn, args):
+                        joined.kind in "fc" and self._signed_zero(fn, args, node):
                     # (a Python int lane, ``int(y)`` on some: its 0 is 0 where stacked,
                     # the batch's float may give -0.0, as of an int64 lane)
                     problem = (f"computes in Python ints, where a zero result is 0 (the "
@@ -542,10 +543,12 @@ class Expressions:
                     # (bools add as a logical or: True + True is True)
                     problem = f"computes in bool (the batch: {joined})"
                 elif dtype.kind in "iu" and joined.kind in "fc" and getattr(
-                        fn, "__name__", None) in _INT_DIVISION and not _nonzero_divisor(args):
+                        fn, "__name__", None) in _INT_DIVISION and not _nonzero_divisor(
+                            args) and self._zero_divisor(node):
                     problem = (f"computes in {dtype}, where a zero divisor gives 0 (the "
                                f"batch: {joined}, nan)")
-                elif dtype.kind in "iu" and joined.kind in "fc" and _signed_zero(fn, args):
+                elif dtype.kind in "iu" and joined.kind in "fc" and self._signed_zero(
+                        fn, args, node):
                     # (``r % -1``, ``-r``, ``r * k`` of an int lane is 0 there, -0.0 in the
                     # batch's float)
                     problem = (f"computes in {dtype}, where a zero result is 0 (the batch: "
@@ -571,6 +574,31 @@ class Expressions:
                     "batch computes every lane in the joined type", node,
                     "give the value one type on every path (e.g. float(...) or "
                     "np.float64(...) where it is assigned)")
+
+    def _signed_zero(self, fn, args, node) -> bool:
+        """Whether ``fn`` of ``args``, computed in float on a lane that computes in ints per
+        example, may give -0.0 where the lane's int is 0 (`python_errors.signed_zero_operation`)
+        and is refused: in the function itself the operation is recorded instead
+        (``signed_zeros``), and `passes.python_raises` checks its result at run time; in a
+        helper's body (its caller's lanes) it is refused."""
+        kinds = ["positive" if _positive_constant(a) else "int" for a in args]
+        if not signed_zero_operation(getattr(fn, "__name__", None), kinds):
+            return False
+        if getattr(self, "helper", False) or type(node) not in _SIGNED_ZERO_NODES:
+            return True
+        self.signed_zeros[node] = None
+        return False
+
+    def _zero_divisor(self, node) -> bool:
+        """An int division (`_INT_DIVISION`) on a lane that computes in a NumPy int, whose
+        divisor may be zero (0 there, nan or inf in the batch's float): refused in a
+        helper's body; in the function itself recorded (``zero_divisors``), and
+        `passes.python_raises` checks the divisor at run time (the loop decides where it is
+        0 on some lane)."""
+        if getattr(self, "helper", False) or type(node) not in _SIGNED_ZERO_NODES:
+            return True
+        self.zero_divisors[node] = None
+        return False
 
     @staticmethod
     def container_truth(value):
@@ -1597,10 +1625,9 @@ _BELOW_ZERO = frozenset({"sub", "neg", "subtract", "negative"})
 _INT_DIVISION = frozenset({"floordiv", "mod", "floor_divide", "remainder", "fmod", "divmod"})
 
 
-# operations whose float result may be -0.0 where the int one is 0 (``-r`` of 0, ``0 * -3``,
-# ``0 // -3``, ``3 % -1``, ``np.fmod(-3, 1)``): on a lane that is an int per example, its 0
-# becomes 0.0 where the loop stacks it, the batch's float keeps -0.0
-_SIGNED_ZERO = frozenset({"neg", "negative", "mul", "multiply"}) | _INT_DIVISION
+# the nodes of the operations `Expressions._signed_zero` leaves to a run-time check
+# (`passes.python_raises.signed_zero`)
+_SIGNED_ZERO_NODES = (cst.UnaryOperation, cst.BinaryOperation, cst.Call, cst.AugAssign)
 
 
 def _positive_constant(arg) -> bool:
@@ -1609,20 +1636,6 @@ def _positive_constant(arg) -> bool:
     d = arg.example
     return isinstance(d, (int, float, np.integer, np.floating)) and not isinstance(
         d, (bool, np.bool_)) and bool(d > 0)
-
-
-def _signed_zero(fn, args) -> bool:
-    """Whether ``fn`` of ``args``, computed in float on lanes that are ints per example, may
-    give -0.0 where the int computation gives 0 (`_SIGNED_ZERO`); not where it multiplies
-    by, or divides by, a constant above zero (``r * 3``, ``r // 2``, ``r % 7``)."""
-    name = getattr(fn, "__name__", None)
-    if name not in _SIGNED_ZERO:
-        return False
-    if name in ("neg", "negative") or name == "fmod" or len(args) != 2:
-        return True
-    if name in ("mul", "multiply"):
-        return not (_positive_constant(args[0]) or _positive_constant(args[1]))
-    return not _positive_constant(args[1])
 
 
 def _nonzero_divisor(args) -> bool:

@@ -73,6 +73,14 @@ class Analysis(Expressions, Calls, Aliasing):
         # unbatched Python-number operations that may raise (`a / b` with b == 0) in code
         # that runs for every lane: NumPy scalars give IEEE values there instead
         self.numpy_scalar_ops: dict[cst.CSTNode, type] = {}
+        # `vmap`: operations on a value that is an int on some lanes and a float on others
+        # whose float result may be -0.0 where the int lane's is 0
+        # (`rules.python_errors.signed_zero_operation`): `passes.python_raises` checks
+        # their results at run time (the loop decides where a lane's is -0.0)
+        self.signed_zeros: dict[cst.CSTNode, None] = {}
+        # ... and int divisions on a lane that computes in a NumPy int whose divisor may be
+        # zero (0 there, nan in the joined float): `passes.python_raises` checks the divisor
+        self.zero_divisors: dict[cst.CSTNode, None] = {}
         # the target of `name op= value` -> the name's value it reads (`values` has the result)
         self.augmented_reads: dict[cst.CSTNode, object] = {}
         self.tree = tree

@@ -72,6 +72,9 @@ _PYTHON_OF_TYPE = (bool, int, float, complex)
 _INEXACT_COMPARISON = "an int beyond 2**53 compared with a float (Python compares exactly)"
 _ROUNDED_INT = ("an int beyond 2**53 held as a float, beside float lanes (Python computes "
                 "with the exact int)")
+_INT_ZERO_DIVISOR = ("a zero divisor of NumPy's int division on a lane that is an int per "
+                     "example (0 there, nan or inf in the batch's float)")
+_NUMPY_INT_DIVISION = frozenset({"floor_divide", "remainder", "fmod", "divmod"})
 # operations whose result on an int lane is an int again (its lanes stay ints per example)
 _INT_KEEPING_OPS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo,
                     cst.Power, cst.LeftShift, cst.RightShift, cst.BitAnd, cst.BitOr,
@@ -185,6 +188,12 @@ class _Checks:
         # the analyses after the merges compute operations on Python numbers that may raise
         # on NumPy scalars (`FunctionJob.branches_per_example`, a helper)
         self.speculative = False
+        # the file rewriter's (nothing replays its checks)
+        self.standalone = False
+        # `vmap`: ids of the analysis' ``signed_zeros`` the checks were written for
+        self.signed_zeros_met: set[int] = set()
+        # ... and of its ``zero_divisors``
+        self.zero_divisors_met: set[int] = set()
 
     # ---------------------------------------------------------------- provenance
     def numpy_valued(self, node, seen=frozenset()) -> bool:
@@ -390,7 +399,7 @@ class _Checks:
             out.extend(post)
             return
         post.extend((check, guards) for check in self.rounded_int_operands(node))
-        self.signed_zero(node)
+        zero_checks = self.zero_divisor(node) + self.signed_zero(node)
         affine = self.affine(node)
         if affine is not None:
             # `3 * n + 1` on ints: wrapping in between is harmless (int64 arithmetic is exact
@@ -400,6 +409,7 @@ class _Checks:
                 out.append((affine[1], guards))
                 self.assume(affine[1], guards)
             out.extend(post)
+            out.extend((check, guards) for check in zero_checks)
             return
         for child in children(node):
             if isinstance(child, (cst.BaseExpression, cst.Arg, cst.BaseSlice,
@@ -414,6 +424,8 @@ class _Checks:
                 continue
             out.append((check, guards))
             self.assume(check, guards)
+        # (after the operation's own: its -0.0 is looked for where it computes)
+        out.extend((check, guards) for check in zero_checks)
 
     def item_cast(self, target: cst.Subscript, node) -> list:
         """``y[i] = v`` of a float ``v`` into an int array: the example converts ``v`` as
@@ -840,61 +852,95 @@ class _Checks:
                        for d in self.defs.get(node.value, ()))
         return False
 
-    def signed_zero(self, node, at=None) -> None:
-        """`vectorize`: refuse an operation on a value that is an int on some lanes and a
-        float on others (`int_lanes`) whose float result may be -0.0 where the int one is 0
-        (``-r`` of 0, ``r * -1``, ``r // -3``, ``r % -1``, ``np.fmod(r, 1)`` of -2): per
-        example the int 0 becomes 0.0 where the results are stacked, while the batch's
-        float64 keeps -0.0 (a later ``1 / r`` or ``math.copysign`` tells them apart).
-        Multiplying or dividing by a constant above zero (``r * 3``, ``r // 2``, ``r % 7``)
-        gives no -0.0 of an int."""
-        if self.types_only or self.python is not None:
-            return
-        t = type(node)
-        if t is cst.UnaryOperation and type(node.operator) is cst.Minus:
-            pairs = [(node.expression, None)]
-        elif t is cst.BinaryOperation and type(node.operator) in (
-                cst.Multiply, cst.FloorDivide, cst.Modulo):
-            pairs = [(node.left, node.right)]
-            if type(node.operator) is cst.Multiply:
-                pairs.append((node.right, node.left))
-            else:
-                pairs.append((node.right, None))
-        elif t is cst.Call and not any(a.star or a.keyword is not None for a in node.args):
-            fn = self.example(node.func)
-            name = getattr(fn, "__name__", None) if fn is builtins.divmod or isinstance(
-                fn, np.ufunc) else None
-            args = [a.value for a in node.args]
-            if name == "negative" and len(args) == 1:
-                pairs = [(args[0], None)]
-            elif name in ("multiply",) and len(args) == 2:
-                pairs = [(args[0], args[1]), (args[1], args[0])]
-            elif name in ("divmod", "floor_divide", "remainder", "fmod") and len(args) == 2:
-                pairs = [(args[0], None if name == "fmod" else args[1]), (args[1], None)]
-            else:
-                return
+    def signed_zero(self, node, at=None) -> list:
+        """The run-time checks (`python_errors.signed_zero_checks`) of an operation on a
+        value that is an int on some lanes and a float on others whose float result may be
+        -0.0 where the int one is 0 (``-r`` of 0, ``r * -1``, ``r // -3``, ``r % -1``,
+        ``np.fmod(r, 1)`` of -2: `python_errors.signed_zero_operation` decides): per example
+        the int 0 becomes 0.0 where the results are stacked, while the batch's float64 keeps
+        -0.0 (a later ``1 / r`` or ``math.copysign`` tells them apart). Where some lane's
+        result is -0.0, the per-example code decides. `vectorize`: the operands' int lanes
+        are found here (`int_lanes`); `vmap`: the analysis found the operation
+        (``signed_zeros``). ``at``: the augmented assignment ``node`` stands for. The file
+        rewriter, which has no per-example code to replay, refuses it."""
+        if self.types_only:
+            return []
+        operation = _signed_zero_operands(self, node)
+        if self.python is not None:
+            recorded = self.analysis.signed_zeros
+            if node not in recorded and (at is None or at not in recorded):
+                return []
+            self.signed_zeros_met.add(id(at if at is not None and at in recorded else node))
+        elif operation is None:
+            return []
         else:
-            return
-        for side, other in pairs:
-            if other is not None:
-                v = self.value(other)
-                if v is None or v.kind not in "iub":
-                    continue        # (an int meeting a float is converted per example)
-                if not v.batched and v.exact and isinstance(
+            name, operands = operation
+            lanes = [self.int_lanes(o, beyond=False) for o in operands]
+            if not any(lanes):
+                return []
+            kinds = []
+            for operand, lane in zip(operands, lanes):
+                v = self.value(operand)
+                if lane:
+                    kinds.append("int")
+                elif v is None or v.kind not in "iub":
+                    kinds.append("float")   # (an int meeting a float is converted per example)
+                elif not v.batched and v.exact and isinstance(
                         v.example, (int, np.integer)) and v.example > 0:
-                    continue
-            elif len(pairs) > 1 and side is pairs[-1][0] and t is not cst.UnaryOperation:
-                # (the divisor: refused where the dividend is an int too)
-                v = self.value(pairs[0][0])
-                if v is None or v.kind not in "iub":
-                    continue
-            if self.int_lanes(side, beyond=False):
-                raise Unsupported(
-                    "this operation of a value that is an int on some lanes and a float on "
-                    "others may give -0.0 on an int lane, where per example the int 0 "
-                    "gives 0 (the batch computes every lane in float64)", at or node,
-                    "give the value one type on every path (e.g. float(...) where it is "
-                    "assigned)")
+                    kinds.append("positive")
+                else:
+                    kinds.append("int")
+            zero_divisor = self.int_zero_divisor(node, name, operands, kinds)
+            if not python_errors.signed_zero_operation(name, kinds):
+                return zero_divisor
+        results = _signed_zero_results(node, operation)
+        if results is None or self.standalone:
+            raise Unsupported(
+                "this operation of a value that is an int on some lanes and a float on "
+                "others may give -0.0 on an int lane, where per example the int 0 "
+                "gives 0 (the batch computes every lane in float64)", at or node,
+                "give the value one type on every path (e.g. float(...) where it is "
+                "assigned)")
+        checks = [check for r in results for check in python_errors.signed_zero_checks(r)]
+        return checks if self.python is not None else zero_divisor + checks
+
+    def zero_divisor(self, node, at=None) -> list:
+        """`vmap`: the run-time check of an int division on a lane that computes in a
+        NumPy int (the analysis' ``zero_divisors``: ``r // k`` of an int64 ``r`` on some
+        lanes and a float on others) that its divisor is not zero on any lane (NumPy's
+        int gives 0 there, the batch's float nan or inf); where it is, the loop decides.
+        ``at``: the augmented assignment ``node`` stands for. Where no check can be
+        written (the file rewriter, an operation not named here), the operation stays
+        unmet and `transform` refuses it."""
+        if self.python is None or self.types_only or self.standalone:
+            return []
+        recorded = self.analysis.zero_divisors
+        key = at if at is not None and at in recorded else node
+        if key not in recorded:
+            return []
+        operation = _signed_zero_operands(self, node)
+        if operation is None or len(operation[1]) != 2:
+            return []
+        self.zero_divisors_met.add(id(key))
+        divisor = operation[1][1]
+        return [python_errors.Check("OverflowError", _INT_ZERO_DIVISOR, "{d} == 0",
+                                    {"d": divisor}, divisor=divisor)]
+
+    def int_zero_divisor(self, node, name, operands, kinds) -> list:
+        """`vectorize`: ``np.mod``, ``np.fmod``, ``np.floor_divide``, ``np.divmod`` of an
+        int on some lanes (`int_lanes`) by an int: NumPy's int division by zero gives 0 per
+        example (no exception, unlike Python's ``%``), the batch's float nan or inf; a
+        divisor that is zero on some lane lets the per-example code decide. None for a
+        divisor that is a constant other than zero."""
+        if type(node) is not cst.Call or name not in _NUMPY_INT_DIVISION or \
+                "float" in kinds or len(operands) != 2:
+            return []
+        divisor = self.value(operands[1])
+        if divisor is not None and not divisor.batched and divisor.exact and isinstance(
+                divisor.example, (int, np.integer)) and divisor.example != 0:
+            return []
+        return [python_errors.Check("OverflowError", _INT_ZERO_DIVISOR, "{d} == 0",
+                                    {"d": operands[1]}, divisor=operands[1])]
 
     def rounded_int_operands(self, node) -> list:
         """Checks that the int lanes of the operands of ``node`` that `int_lanes` finds
@@ -1769,7 +1815,9 @@ class _Writer:
                                              right=small.value)
                 found.extend((check, []) for check in self.checks.rounded_int_operands(
                     binary))
-                self.checks.signed_zero(binary, at=small)      # (`r *= -1`)
+                found.extend((check, []) for check in self.checks.zero_divisor(
+                    binary, at=small) + self.checks.signed_zero(
+                    binary, at=small))      # (`r *= -1`, `r //= k`)
             if operator is not None and type(small.target) is cst.Subscript:
                 found.extend((check, []) for check in self.checks.item_update_cast(
                     small.target, operator, small.value))
@@ -2343,6 +2391,45 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
 _NUMBER_OF_KIND = {"i": "int", "u": "int", "f": "float"}
 
 
+_SIGNED_ZERO_OPERATORS = {cst.Multiply: "mul", cst.FloorDivide: "floordiv",
+                          cst.Modulo: "mod"}
+
+
+def _signed_zero_operands(checks, node):
+    """``node``'s operation as `python_errors.signed_zero_operation` names it, and its
+    operand nodes: ``("neg", [r])`` of ``-r``, ``("divmod", [r, y])`` of ``divmod(r, y)``
+    or ``np.divmod(r, y)``; None for another node."""
+    t = type(node)
+    if t is cst.UnaryOperation and type(node.operator) is cst.Minus:
+        return "neg", [node.expression]
+    if t is cst.BinaryOperation and type(node.operator) in _SIGNED_ZERO_OPERATORS:
+        return _SIGNED_ZERO_OPERATORS[type(node.operator)], [node.left, node.right]
+    if t is cst.Call and not any(a.star or a.keyword is not None for a in node.args):
+        fn = checks.example(node.func)
+        if fn is builtins.divmod and len(node.args) == 2:
+            return "divmod", [a.value for a in node.args]
+        if isinstance(fn, np.ufunc) and len(node.args) == fn.nin:
+            return fn.__name__, [a.value for a in node.args]
+    return None
+
+
+_ATOMS = (cst.Name, cst.Integer, cst.Float, cst.Call, cst.Attribute, cst.Subscript)
+
+
+def _signed_zero_results(node, operation):
+    """The nodes of the numbers ``node`` computes (``a // b`` and ``a % b`` of a divmod),
+    whose -0.0 the checks look for; None where they cannot be written."""
+    if type(node) is cst.Call:
+        if operation is None:
+            return None
+        name, operands = operation
+        if name == "divmod":
+            a, b = (o if type(o) in _ATOMS or o.lpar else paren(o) for o in operands)
+            return [cst.BinaryOperation(left=a, operator=cst.FloorDivide(), right=b),
+                    cst.BinaryOperation(left=a, operator=cst.Modulo(), right=b)]
+    return [node]
+
+
 def _as_int(node) -> cst.Call:
     return cst.Call(cst.Name("int"), [cst.Arg(node.with_changes(lpar=[], rpar=[]))])
 
@@ -2386,7 +2473,25 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     checks.unreplayed = getattr(ctx, "unreplayed_raising_call", checks.unreplayed)
     writer = _Writer(checks, bound_names(func), ctx.namer)
     writer.standalone = bool(getattr(ctx.module, "standalone", False))
+    checks.standalone = writer.standalone
     body = writer.block(func.body.body, [], top=True)
+    for node in checks.analysis.signed_zeros:
+        if id(node) not in checks.signed_zeros_met:
+            # (an operation no check was written for: refused, as it was)
+            raise Unsupported(
+                "this operation of a value that is an int on some lanes and a float on "
+                "others may give -0.0 on an int lane, where per example the int 0 gives 0 "
+                "(the batch computes every lane in the joined float)", node,
+                "give the value one type on every path (e.g. float(...) where it is "
+                "assigned)")
+    for node in checks.analysis.zero_divisors:
+        if id(node) not in checks.zero_divisors_met:
+            raise Unsupported(
+                "this int division of a value that is a NumPy int on some lanes and a float "
+                "on others may divide by zero: there the int gives 0, the batch's float nan "
+                "or inf", node,
+                "give the value one type on every path (e.g. float(...) where it is "
+                "assigned)")
     if not writer.changed:
         return func
     return func.with_changes(body=func.body.with_changes(body=body))

@@ -460,6 +460,47 @@ def negation_checks(node, a: Value, result: Value) -> list:
     return [Check("OverflowError", _INT_TOO_LARGE, f"{{a}} == {limits[0]}", {"a": node})]
 
 
+# ------------------------------------------------------------------- signed zeros
+# the operations (`operator` and NumPy ufunc names) whose float result may be -0.0 where
+# the int computation of the same operands gives 0: ``-0``, ``0 * -3``, ``0 // -3``,
+# ``3 % -1``, ``divmod(0, -1)``, ``np.fmod(-3, 1)``
+_SIGNED_ZERO_OPERATIONS = frozenset({
+    "neg", "negative", "mul", "multiply", "floordiv", "floor_divide", "mod", "remainder",
+    "fmod", "divmod"})
+
+SIGNED_ZERO_MESSAGE = ("a -0.0 on a lane that is an int per example, where the int gives 0 "
+                       "(computed per example)")
+
+
+def signed_zero_operation(name, operands) -> bool:
+    """THE predicate (`vectorize`'s `passes.python_raises` and `vmap`'s analysis,
+    `analysis.expressions`, both decide by it): whether the operation ``name`` (an
+    `operator` or NumPy ufunc name, ``"divmod"``), computed in float on a lane where each
+    example computes it in ints, may give -0.0 where the example's int result is 0 (a
+    later ``1 / r`` or ``math.copysign`` tells them apart once the int 0 is stacked as
+    0.0). ``operands``: one kind per operand, ``"int"`` (an int on that lane),
+    ``"positive"`` (a constant int above zero) or ``"float"`` (a float there: the example
+    computes in float too, giving the same -0.0). Not where a factor or the divisor of
+    ``//``, ``%``, ``divmod`` is a constant above zero (``r * 3``, ``r // 2``, ``r % 7``:
+    +0.0); always for a negation and ``np.fmod`` (the dividend's sign)."""
+    if name not in _SIGNED_ZERO_OPERATIONS or "float" in operands:
+        return False
+    if name in ("neg", "negative", "fmod") or len(operands) != 2:
+        return True
+    if name in ("mul", "multiply"):
+        return "positive" not in operands
+    return operands[1] != "positive"
+
+
+def signed_zero_checks(node) -> list:
+    """The run-time check of an operation `signed_zero_operation` says may give -0.0 on an
+    int lane: the batch is wrong only on a lane whose result is -0.0, so where some lane's
+    is, the per-example code decides (a float lane's own -0.0 replays it too, which gives
+    it back). ``node``: the operation (its result a number)."""
+    return [Check("OverflowError", SIGNED_ZERO_MESSAGE,
+                  "{r} == 0 and math.copysign(1.0, {r}) < 0", {"r": node})]
+
+
 def inversion_checks(node, a: Value) -> list:
     """``~a`` of a Python int or bool is ``-(a + 1)``, negative for every unsigned int and
     -1 / -2 for a bool; NumPy's ``~`` of an unsigned dtype is the complement in that dtype,
