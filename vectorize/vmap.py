@@ -563,7 +563,7 @@ class _VMapped:
         entry = self._specs.get(key)
         if entry is None:
             for dtype in _mapped_dtypes(leaves):
-                if dtype.kind in "OUSVmM":
+                if dtype.kind in _UNMAPPED_KINDS:
                     if self.fallback == "error":
                         raise VectorizeError(f"cannot vmap `{self._name}` over an array of "
                                              f"dtype {dtype}", suggestion="pass numeric "
@@ -991,6 +991,7 @@ def _take(arg, axis, n, backend):
 
 
 _NUMBERS = (float, int, complex)
+_UNMAPPED_KINDS = "OUSVmM"     # dtypes vmap maps no function over (`_plan`)
 _PLAIN = (np.ndarray, float, int, complex, bool, type(None))
 
 
@@ -1004,7 +1005,9 @@ def _into_backend(name: str, args, kwargs):
     def into(value):
         nonlocal converted
         if isinstance(value, np.ndarray) and name != backends.DEFAULT \
-                and not backend.claims(value):      # (its arrays may be NumPy's too)
+                and not backend.claims(value) and value.dtype.kind not in _UNMAPPED_KINDS:
+            # (its arrays may be NumPy's too; strings, objects, dates stay NumPy's: the
+            # plan refuses or falls back on them as on NumPy, `_plan`)
             converted = True
             return backend.from_numpy(value)
         other = backends.of_value(value)
