@@ -13,6 +13,7 @@ jax = pytest.importorskip("jax")
 
 RATES_JP32 = {0: 1.5, 1: 2.5, 3: 3.5}
 MIXED_JP32 = {0.5: 1, 2: 7, -1.0: 3}
+STEPS_JP32 = {0: 1.0, 1: 2.0, 3: 4.0, 4: 8.0, 5: 16.0}
 EMPTY_JP32: dict = {}
 NAMES_JP32 = {0: "a", 1: "b"}
 
@@ -38,6 +39,18 @@ def looped_jp32(k, n):
     i = 0
     while i < n:
         s += RATES_JP32[k + i]
+        i += 1
+    return s
+
+
+def walked_jp32(k, n):
+    # a lane that has left the loop would look up a missing key next (k = 2): the masked
+    # lanes of `lax.while_loop` look up a key the dict has
+    s = 0.0
+    i = 0
+    while i < n:
+        s += STEPS_JP32[k]
+        k = k + 1
         i += 1
     return s
 
@@ -81,6 +94,7 @@ CASES = [
     (branch_jp32, (np.array([0, 1, 5, 7]),)),
     (plain_jp32, (np.array([3, 0, 1, 1]),)),
     (looped_jp32, (np.array([0, 0, 1, 0]), np.array([1, 2, 0, 0]))),
+    (walked_jp32, (np.array([0, 3, 4]), np.array([2, 3, 0]))),
     (by_bool_jp32, (np.array([-1.0, 2.0, 0.0]),)),
     (mixed_keys_jp32, (np.array([0.5, 2.0, -1.0, 2.0]),)),
     (get_jp32, (np.array([0, 3, 5, -1]),)),
