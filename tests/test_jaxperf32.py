@@ -171,3 +171,17 @@ def test_vmap_on_string_arrays_refused_as_numpy(backend):
     assert first_line == str(numpy_error.value).splitlines()[0].split(":", 3)[3]
     out = vmap(mixed_keys_jp32, backend=backend, fallback="loop")(np.array([0.5, 2.0]))
     np.testing.assert_array_equal(np.asarray(out), [1, 7])
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_dict_looked_up_by_a_per_example_array_refused(backend):
+    # per example `RATES_JP32[row]` raises TypeError (an array is unhashable); before, vmap
+    # looked up every item of the row and gave an array
+    rows = np.array([[0, 1], [3, 1]])
+    with pytest.raises(TypeError, match="unhashable"):
+        _loop(plain_jp32, (rows,))
+    with pytest.raises(VectorizeError, match="dict looked up by a per-example array") as info:
+        vmap(plain_jp32, backend=backend, fallback="error")(rows)
+    assert "test_jaxperf32.py" in str(info.value)
+    with pytest.raises(TypeError, match="unhashable"):
+        vmap(plain_jp32, backend=backend, fallback="loop")(rows)
