@@ -564,6 +564,8 @@ class _VMapped:
         if entry is None:
             for dtype in _mapped_dtypes(leaves):
                 if dtype.kind in _UNMAPPED_KINDS:
+                    # (the key's dtype char: `str`, not `<U0`, for any length of strings)
+                    dtype = dtype.name if dtype.kind in "USV" else dtype
                     if self.fallback == "error":
                         raise VectorizeError(f"cannot vmap `{self._name}` over an array of "
                                              f"dtype {dtype}", suggestion="pass numeric "
