@@ -602,7 +602,9 @@ class _VMapped:
         entry = self._specs.get(key)
         if entry is None:
             for dtype in _mapped_dtypes(leaves):
-                if dtype.kind in "OUSVmM":
+                if dtype.kind in _UNMAPPED_KINDS:
+                    # (the key's dtype char: `str`, not `<U0`, for any length of strings)
+                    dtype = dtype.name if dtype.kind in "USV" else dtype
                     if self.fallback == "error":
                         raise VectorizeError(f"cannot vmap `{self._name}` over an array of "
                                              f"dtype {dtype}", suggestion="pass numeric "
@@ -1034,6 +1036,7 @@ def _take(arg, axis, n, backend):
 
 
 _NUMBERS = (float, int, complex)
+_UNMAPPED_KINDS = "OUSVmM"     # dtypes vmap maps no function over (`_plan`)
 _PLAIN = (np.ndarray, float, int, complex, bool, type(None))
 
 
@@ -1053,7 +1056,9 @@ def _into_backend(name: str, args, kwargs, in_axes=0, keep_unmapped=True):
         if name != backends.DEFAULT and backend.claims(value):
             native.append(value)
         if isinstance(value, np.ndarray) and name != backends.DEFAULT \
-                and not backend.claims(value):      # (its arrays may be NumPy's too)
+                and not backend.claims(value) and value.dtype.kind not in _UNMAPPED_KINDS:
+            # (its arrays may be NumPy's too; strings, objects, dates stay NumPy's: the
+            # plan refuses or falls back on them as on NumPy, `_plan`)
             if not mapped and backend.unmapped_numpy and keep_unmapped:
                 kept.append(value)
                 return value

@@ -1338,6 +1338,13 @@ class Expressions:
             note_mixed_types()
         if isinstance(seq, str):
             seq = tuple(seq)       # "ABCD"[k]: its characters (`array.index`)
+        if isinstance(seq, dict) and len(parts) == 1 and parts[0] is not None and \
+                parts[0].rank:
+            # per example an array is no dict key (TypeError: unhashable), where the lookup
+            # of every item would give an array
+            raise Unsupported(f"`{what}` is a dict looked up by a per-example array (per "
+                              "example Python raises TypeError: unhashable)", node,
+                              "look up one number per example (`TABLE[k[0]]`)")
         if isinstance(seq, dict) and seq and len(parts) == 1 and (all(
                 type(k) in (int, float, bool) for k in seq) or all(
                 type(k) is str for k in seq) and parts[0].kind == "U") and len(

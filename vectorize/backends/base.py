@@ -585,9 +585,13 @@ class Backend:
         operator as it is."""
         return None
 
-    def lookup(self, table: str, key: str) -> str:
+    def lookup(self, table: str, key: str, default: str | None = None) -> str:
         """``table[key]`` of a dict of numbers (``table``, the same for every example) by
-        per-example keys (``key``), raising Python's KeyError where one is missing."""
+        per-example keys (``key``), raising Python's KeyError where one is missing;
+        ``table.get(key, default)`` where ``default`` is given (by default `pymath.lookup`,
+        which runs op by op on arrays it can convert)."""
+        if default is not None:
+            return f"pymath.lookup({table}, {key}, {default})"
         from ..errors import Unsupported
         raise Unsupported("a dict looked up by a per-example key",
                           suggestion="use a tensor indexed by an integer")

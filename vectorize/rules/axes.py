@@ -190,6 +190,12 @@ def subscript(site: Site):
             return _with_leading_index(node, cst.Index(lanes))
         if isinstance(base_value.example, dict):
             # a dict keyed by numbers: a binary search of its sorted keys, KeyError as Python
+            if not site.spelled.string_arrays and any(
+                    type(v) is str for v in base_value.example.values()):
+                raise Unsupported("a table of strings indexed per example (a dict of "
+                                  "strings looked up by a per-example key)",
+                                  suggestion="look up a number per example and map it to "
+                                             "its string outside the batched function")
             return expr(site.spelled.lookup("{t}", "{k}"), t=site.nodes[0],
                         k=node.slice[0].slice.value)
         strings = isinstance(base_value.example, str) or isinstance(

@@ -288,6 +288,12 @@ class JaxBackend(Backend):
     def copy(self, x: str) -> str:
         return f"jnp.array({x}, copy=True)"
 
+    def lookup(self, table: str, key: str, default: str | None = None) -> str:
+        # the binary search in `jnp`; a missing key checked as an index is (`lookups`)
+        from .lookups import DICT_LOOKUP
+        return f"{DICT_LOOKUP}({table}, {key})" if default is None else \
+            f"{DICT_LOOKUP}({table}, {key}, {default})"
+
     def constant_array(self, items: str, dtype, like: str | None = None) -> str:
         return f"jnp.asarray({items}, dtype={self.dtype_code(dtype)})"
 

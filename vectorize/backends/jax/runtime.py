@@ -52,6 +52,7 @@ import numpy as np
 _NDARRAY = np.ndarray
 _CHECKIFY = "__vectorize_checkify__"
 _IN_BOUNDS = "in_bounds"       # (`writes.IN_BOUNDS`)
+_CHECKED_CALLS = frozenset({_IN_BOUNDS, "dict_lookup"})     # (and `lookups.DICT_LOOKUP`)
 _JNP_ANY = ("jnp", "any")
 
 
@@ -307,10 +308,10 @@ def jit_twin(function, source: str):
     tree = ast.parse(source)
     checks = _Checks(_loop_results(tree))
     tree = ast.fix_missing_locations(checks.visit(tree))
-    # per-example indexes checked in bounds (`writes.in_bounds`, a `checkify.check` where it
-    # is traced)
+    # per-example indexes checked in bounds (`writes.in_bounds`) and keys looked up
+    # (`lookups.dict_lookup`), each a `checkify.check` where it is traced
     indexes = sum(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
-                  and n.func.id == _IN_BOUNDS for n in ast.walk(tree))
+                  and n.func.id in _CHECKED_CALLS for n in ast.walk(tree))
     if not checks.count:
         return function, indexes
     namespace = dict(function.__globals__)

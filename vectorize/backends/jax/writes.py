@@ -43,6 +43,7 @@ import libcst as cst
 
 from ...errors import Unsupported
 from ...liveness import Namer, all_names
+from .lookups import DICT_LOOKUP, dict_lookup
 
 IN_BOUNDS = "in_bounds"
 SET_ITEM = "set_item"
@@ -128,13 +129,13 @@ def _constant_items(target: cst.Subscript):
     return items
 
 
-def checked(func_def: cst.FunctionDef) -> bool:
-    """Whether the function checks indexes (calls `in_bounds`)."""
+def checked(func_def: cst.FunctionDef, name: str = IN_BOUNDS) -> bool:
+    """Whether the function checks indexes (calls `in_bounds`, or the helper ``name``)."""
     class _Find(cst.CSTVisitor):
         found = False
 
         def visit_Call(self, node):
-            if isinstance(node.func, cst.Name) and node.func.value == IN_BOUNDS:
+            if isinstance(node.func, cst.Name) and node.func.value == name:
                 _Find.found = True
     func_def.visit(_Find())
     return _Find.found
@@ -145,6 +146,8 @@ def functional(func_def: cst.FunctionDef, ctx) -> cst.FunctionDef:
     available where the code calls it."""
     if checked(func_def):
         ctx.module.runtime_imports.setdefault(IN_BOUNDS, in_bounds)
+    if checked(func_def, DICT_LOOKUP):     # (a dict looked up by per-example keys)
+        ctx.module.runtime_imports.setdefault(DICT_LOOKUP, dict_lookup)
     ctx.module.runtime_imports.setdefault(SET_ITEM, set_item)     # (imported where used)
     positional = [p.name.value for p in (*func_def.params.posonly_params,
                                          *func_def.params.params)]

@@ -232,8 +232,10 @@ class NumpyBackend(Backend):
     def python_complex(self, operator: str) -> str | None:
         return {"*": "pymath.complex_mul", "/": "pymath.complex_div"}.get(operator)
 
-    def lookup(self, table: str, key: str) -> str:
-        return f"pymath.lookup({table}, {key})"    # a binary search of the sorted keys
+    def lookup(self, table: str, key: str, default: str | None = None) -> str:
+        # a binary search of the sorted keys
+        return f"pymath.lookup({table}, {key})" if default is None else \
+            f"pymath.lookup({table}, {key}, {default})"
 
     def constant_array(self, items: str, dtype, like: str | None = None) -> str:
         return f"np.asarray({items})"     # NumPy makes Python's numbers' dtype itself

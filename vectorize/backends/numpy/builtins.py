@@ -492,7 +492,14 @@ def _dict_get(site: Site):
     table = site.node.func.value if type(site.node.func) is cst.Attribute else None
     if table is None:
         raise Unsupported("`.get` of a dict that is not named")
-    return expr("pymath.lookup({t}, {k}, {d})", t=table, k=site.nodes[0], d=site.nodes[1])
+    if not site.spelled.string_arrays and any(
+            type(v) is str for v in (*site.func.__self__.values(), site.args[1].example)):
+        raise Unsupported("a table of strings indexed per example (`.get` of a dict of "
+                          "strings by a per-example key)",
+                          suggestion="look up a number per example and map it to its string "
+                                     "outside the batched function")
+    return expr(site.spelled.lookup("{t}", "{k}", "{d}"), t=table, k=site.nodes[0],
+                d=site.nodes[1])
 
 
 def _dict_get_infer(site: Site):
