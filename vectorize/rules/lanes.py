@@ -191,10 +191,14 @@ def _any_lane(site):
 
 def _masked_zero(x) -> str | None:
     """``d`` of ``guard & (d == 0)`` (a division's check on some lanes) where ``d`` is a
-    name (cheap to read twice), else None."""
+    name (cheap to read twice), also of ``guard & (test & (d == 0))`` (a check of a zero
+    result, `python_errors.signed_zero_checks`, on some lanes), else None."""
     if type(x) is not cst.BinaryOperation or type(x.operator) is not cst.BitAnd or x.lpar:
         return None
-    divisor = _compared_to_zero(x.right.with_changes(lpar=[], rpar=[]))
+    right = x.right.with_changes(lpar=[], rpar=[])
+    divisor = _compared_to_zero(right)
+    if divisor is None:
+        return _masked_zero(right)
     return divisor.value if type(divisor) is cst.Name else None
 
 

@@ -496,9 +496,11 @@ def signed_zero_checks(node) -> list:
     """The run-time check of an operation `signed_zero_operation` says may give -0.0 on an
     int lane: the batch is wrong only on a lane whose result is -0.0, so where some lane's
     is, the per-example code decides (a float lane's own -0.0 replays it too, which gives
-    it back). ``node``: the operation (its result a number)."""
+    it back). ``node``: the operation (its result a number). The test of zero last: as a
+    division's check, it is asked first of every lane in one pass where the result is a
+    name (``not r.all() and ...``: `rules.lanes`), which is false on most calls."""
     return [Check("OverflowError", SIGNED_ZERO_MESSAGE,
-                  "{r} == 0 and math.copysign(1.0, {r}) < 0", {"r": node})]
+                  "math.copysign(1.0, {r}) < 0 and {r} == 0", {"r": node})]
 
 
 def inversion_checks(node, a: Value) -> list:
