@@ -7,4 +7,6 @@ import numpy as np
 
 
 def mlp(x, w1, b1, w2):
-    return np.tanh(x @ w1.T + b1) @ w2.T
+    result = x @ w1.T + b1
+    np.tanh(result, out=result)
+    return result @ w2.T
