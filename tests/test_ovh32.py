@@ -208,6 +208,7 @@ def _axes(func):
 
 @pytest.mark.parametrize("func, line", [
     (layer, "np.tanh(result, out=result)"),
+    (layer, 'result = merge.update(result, "+", b1)'),
     (layer_sum, "np.exp(result, out=result)"),
     (layer_assigned, "np.sqrt(h, out=h)"),
     (int_layer, "np.negative(result, out=result)"),
@@ -249,3 +250,54 @@ def test_array_ufunc_same_as_simple_form_and_loop(monkeypatch, func, n, dtype):
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12,
                                    atol=1e-6, equal_nan=True)
+
+
+# ----------------------------------------------- merge.update: a step in the array it updates
+from vectorize.backends.numpy import merge  # noqa: E402
+
+_A64 = np.array([[1.5, -0.0, np.nan], [np.inf, -2.0, 3.0]])
+
+
+@pytest.mark.parametrize("a, b, in_place", [
+    (_A64, np.array([1.0, -0.0, 2.0]), True),               # trailing, broadcast
+    (_A64, np.array([[2.0], [-1.0]]), True),                # a 1 per row
+    (_A64, _A64 * 3, True),                                 # the same shape
+    (_A64, np.array([0.5]), True),
+    (_A64, 2.5, True),                                      # Python numbers
+    (_A64, 3, True),
+    (_A64[:, :1], np.array([1.0, 2.0, 3.0]), False),        # broadcasts past `a`: new array
+    (_A64, np.array([1.0, 2.0, 3.0], np.float32), False),   # another dtype
+    (_A64.astype(np.float32), np.float64(2.0), False),      # a NumPy float64 promotes
+    (_A64.astype(np.float32), 2.0, True),                   # a Python float does not
+    (np.array([[1, 2], [3, 4]]), np.array([1, 1]), False),  # ints: the operator's
+    (_A64 + 1j, np.array([1.0 + 2j, 0j, -1j]), True),
+    (_A64, np.ones((2, 2, 3)), False),                      # more dimensions than `a`
+])
+@pytest.mark.parametrize("op", ["+", "-", "*", "/"])
+def test_update_same_as_the_operator(a, b, in_place, op):
+    import operator
+    plain = {"+": operator.add, "-": operator.sub, "*": operator.mul,
+             "/": operator.truediv}[op]
+    with np.errstate(all="ignore"):
+        want = plain(a.copy(), b)
+        fresh = a.copy()
+        got = merge.update(fresh, op, b)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
+    assert (got is fresh) == (in_place and a.dtype.kind in "fc")
+
+
+def wide_bias(x, w1, b1):
+    return np.tanh(w1 @ x + b1)      # per-example (1,) + (3,): a (3,) per example
+
+
+def test_update_where_the_bias_widens_the_rows():
+    """A specialization made on fitting shapes, called where the bias broadcasts past the
+    matrix product's rows: the operator's new array, as the per-example loop gives."""
+    rng = np.random.default_rng(3)
+    vm = vmap(wide_bias, in_axes=(0, None, None))
+    x, w1, b1 = rng.normal(size=(5, 4)), rng.normal(size=(3, 4)), rng.normal(size=3)
+    _close(vm(x, w1, b1), np.array([wide_bias(r, w1, b1) for r in x]))
+    assert "merge.update(" in vm.source(x, w1, b1)
+    w1 = rng.normal(size=(1, 4))
+    _close(vm(x, w1, b1), np.array([wide_bias(r, w1, b1) for r in x]))

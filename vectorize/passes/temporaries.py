@@ -56,6 +56,9 @@ _IN_PLACE = {
 }
 """The operators whose in-place form computes the same values as the operator itself."""
 
+_OPERATORS = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/"}
+"""The operators' text (`Backend.in_place_step`)."""
+
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo,
                cst.Power)
 """Operators whose result on an array is a new array."""
@@ -163,6 +166,17 @@ class _InPlace(cst.CSTTransformer):
         else:
             target = cst.Name(self.namer.fresh("result"))
         operand = node.args[0].value
+        steps = []
+        found = self._array_chain(operand, target.value if whole else None)
+        if found is not None:
+            # (the operand's steps of arithmetic in its first array too: `merge.update`)
+            first, chain = found
+            steps = [self.backend.in_place_step(target.value, _OPERATORS[type(op)],
+                                                _code(_bare(right))) for op, right in chain]
+            if None not in steps:
+                operand = first
+            else:
+                steps = []
         call = node.with_changes(args=[
             node.args[0].with_changes(value=target, comma=cst.Comma(
                 whitespace_after=cst.SimpleWhitespace(" "))),
@@ -171,8 +185,36 @@ class _InPlace(cst.CSTTransformer):
         return cst.FlattenSentinel([
             line.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(target)],
                                                value=_bare(operand))]),
+            *[line.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(target)],
+                                                 value=cst.parse_expression(step))])
+              for step in steps],
             cst.SimpleStatementLine([cst.Expr(call)]),
             *([] if whole else [line.with_changes(body=[stmt.deep_replace(node, target)])])])
+
+    def _array_chain(self, node, name):
+        """``(first, [(operator, operand), ...])`` where ``node`` is ``first`` (a fresh
+        array, `_fresh`) followed by steps of ``+ - * /`` that each keep the per-example
+        arrays' rank and a float or complex dtype (their shapes: `Backend.in_place_step`
+        checks them when it runs), none of whose operands reads ``name``; else None."""
+        steps, found = [], None
+        while type(node) is cst.BinaryOperation and type(node.operator) in _IN_PLACE and \
+                self._keeps_array(node, node.left) and \
+                self._value(node.right) is not None and \
+                (name is None or not _reads(node.right, name)):
+            steps.append((node.operator, node.right))
+            node = node.left
+            if self._fresh(node):
+                found = node, steps[::-1]
+        return found
+
+    def _keeps_array(self, node, left) -> bool:
+        """``node`` and ``left`` are per-example arrays of one rank and one float or
+        complex dtype."""
+        value, before = self._value(node), self._value(left)
+        return value is not None and before is not None and value.batched and \
+            before.batched and value.rank >= 1 and value.rank == before.rank and \
+            value.dtype is not None and value.dtype == before.dtype and \
+            value.dtype.kind in "fc"
 
     def _plain_callee(self, node) -> bool:
         """``f`` or the backend's ``np.f``: reading it runs nothing of the user's."""
@@ -251,6 +293,10 @@ def _plain(node) -> bool:
     if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
         node = node.expression
     return type(node) in (cst.Name, cst.Integer, cst.Float)
+
+
+def _code(node) -> str:
+    return cst.Module([]).code_for_node(node)
 
 
 def _reads(node, name: str) -> bool:
