@@ -7,6 +7,7 @@ import numpy as np
 
 def attention(q, keys, values):
     scores = q @ keys.T / np.sqrt(q.shape[1:][0])
-    w = np.exp(scores - scores.max(axis=1)[:, None])
+    w = scores - scores.max(axis=1)[:, None]
+    np.exp(w, out=w)
     w = w / w.sum(axis=1)[:, None]
     return w @ values

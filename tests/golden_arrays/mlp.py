@@ -5,6 +5,11 @@
 #   w2: ndarray
 import numpy as np
 
+from vectorize.backends.numpy import merge
+
 
 def mlp(x, w1, b1, w2):
-    return np.tanh(x @ w1.T + b1) @ w2.T
+    result = x @ w1.T
+    result = merge.update(result, "+", b1)
+    np.tanh(result, out=result)
+    return result @ w2.T

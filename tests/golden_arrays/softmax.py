@@ -4,5 +4,6 @@ import numpy as np
 
 
 def softmax(z):
-    e = np.exp(z - np.max(z, axis=1)[:, None])
+    e = z - np.max(z, axis=1)[:, None]
+    np.exp(e, out=e)
     return e / np.sum(e, axis=1)[:, None]

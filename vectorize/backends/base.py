@@ -445,6 +445,14 @@ class Backend:
         mask that changes from pass to pass, or None: `where` itself."""
         return None
 
+    def in_place_step(self, target: str, op: str, operand: str) -> str | None:
+        """``target <op> operand`` (``op``: ``+ - * /``) of ``target``, a new array of
+        per-example arrays that nothing else holds, spelled as what computes it in
+        ``target`` where the result has its shape and dtype (checked when it runs: per-example
+        shapes are not part of a specialization) and is the operator itself otherwise, or
+        None: the operator (`passes.temporaries`)."""
+        return None
+
     def extremum(self, ufunc: str, c: str, a: str) -> str | None:
         """The namespace's ``ufunc`` (``"maximum"`` or ``"minimum"``) of a number ``c`` (the
         first operand: it keeps ``a`` on ties) and per-example floats ``a``, spelled as what

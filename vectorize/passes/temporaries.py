@@ -56,6 +56,9 @@ _IN_PLACE = {
 }
 """The operators whose in-place form computes the same values as the operator itself."""
 
+_OPERATORS = {cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/"}
+"""The operators' text (`Backend.in_place_step`)."""
+
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo,
                cst.Power)
 """Operators whose result on an array is a new array."""
@@ -80,14 +83,16 @@ class _InPlace(cst.CSTTransformer):
             return updated_node
         stmt = updated_node.body[0]
         if type(stmt) is cst.Return and stmt.value is not None:
-            return self._into_operand(updated_node, stmt, None, stmt.value)
+            line = self._into_operand(updated_node, stmt, None, stmt.value)
+            return self._hoisted(updated_node, stmt) if line is updated_node else line
         if type(stmt) is not cst.Assign or len(stmt.targets) != 1 or \
                 type(stmt.targets[0].target) is not cst.Name:
             return updated_node
         name = stmt.targets[0].target.value
         found = self._chain(stmt.value, name)
         if found is None:
-            return self._into_operand(updated_node, stmt, name, stmt.value)
+            line = self._into_operand(updated_node, stmt, name, stmt.value)
+            return self._hoisted(updated_node, stmt) if line is updated_node else line
         first, steps = found
         lines = [updated_node.with_changes(body=[stmt.with_changes(value=_bare(first))])]
         lines += [cst.SimpleStatementLine([cst.AugAssign(
@@ -131,6 +136,101 @@ class _InPlace(cst.CSTTransformer):
         if type(stmt) is cst.Return:
             lines.append(cst.SimpleStatementLine([stmt.with_changes(value=target)]))
         return cst.FlattenSentinel(lines)
+
+    def _hoisted(self, line, stmt):
+        """A ufunc of one operand whose per-example values are arrays (``np.tanh(x @ w +
+        b)``, of the dtype and per-example rank of its operand, a fresh array: the same
+        shape) evaluated first in the statement's expression (the statement's value, or the
+        left operand of its operators, down to it) computed in its operand before the
+        statement, which then reads that array (``result = x @ w + b``, ``np.tanh(result,
+        out=result)``, ``return result @ v``): the same steps in the same order, one array
+        fewer. (Evaluated first: reached through the left operands of operators and the
+        first arguments of calls of a name or the backend's functions; the statement's whole
+        value assigned to a name is computed in that name's array.) Only arrays per example
+        (a per-example number's chain and call are `_chain`'s and `_into_operand`'s): where
+        nothing else is rewritten, the line as it is."""
+        node = stmt.value
+        while not (type(node) is cst.Call and self._array_unary(node)):
+            if type(node) is cst.BinaryOperation:
+                node = node.left
+            elif type(node) is cst.Call and self._plain_callee(node.func) and node.args and \
+                    node.args[0].keyword is None and not node.args[0].star:
+                node = node.args[0].value   # (after the callee's name, evaluated first)
+            else:
+                return line
+        whole = node is stmt.value and type(stmt) is cst.Assign
+        if whole:
+            target = cst.Name(stmt.targets[0].target.value)
+        elif self.namer is None:
+            return line
+        else:
+            target = cst.Name(self.namer.fresh("result"))
+        operand = node.args[0].value
+        steps = []
+        found = self._array_chain(operand, target.value if whole else None)
+        if found is not None:
+            # (the operand's steps of arithmetic in its first array too: `merge.update`)
+            first, chain = found
+            steps = [self.backend.in_place_step(target.value, _OPERATORS[type(op)],
+                                                _code(_bare(right))) for op, right in chain]
+            if None not in steps:
+                operand = first
+            else:
+                steps = []
+        call = node.with_changes(args=[
+            node.args[0].with_changes(value=target, comma=cst.Comma(
+                whitespace_after=cst.SimpleWhitespace(" "))),
+            cst.Arg(value=target, keyword=cst.Name("out"), equal=cst.AssignEqual(
+                cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))])
+        return cst.FlattenSentinel([
+            line.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(target)],
+                                               value=_bare(operand))]),
+            *[line.with_changes(body=[cst.Assign(targets=[cst.AssignTarget(target)],
+                                                 value=cst.parse_expression(step))])
+              for step in steps],
+            cst.SimpleStatementLine([cst.Expr(call)]),
+            *([] if whole else [line.with_changes(body=[stmt.deep_replace(node, target)])])])
+
+    def _array_chain(self, node, name):
+        """``(first, [(operator, operand), ...])`` where ``node`` is ``first`` (a fresh
+        array, `_fresh`) followed by steps of ``+ - * /`` that each keep the per-example
+        arrays' rank and a float or complex dtype (their shapes: `Backend.in_place_step`
+        checks them when it runs), none of whose operands reads ``name``; else None."""
+        steps, found = [], None
+        while type(node) is cst.BinaryOperation and type(node.operator) in _IN_PLACE and \
+                self._keeps_array(node, node.left) and \
+                self._value(node.right) is not None and \
+                (name is None or not _reads(node.right, name)):
+            steps.append((node.operator, node.right))
+            node = node.left
+            if self._fresh(node):
+                found = node, steps[::-1]
+        return found
+
+    def _keeps_array(self, node, left) -> bool:
+        """``node`` and ``left`` are per-example arrays of one rank and one float or
+        complex dtype."""
+        value, before = self._value(node), self._value(left)
+        return value is not None and before is not None and value.batched and \
+            before.batched and value.rank >= 1 and value.rank == before.rank and \
+            value.dtype is not None and value.dtype == before.dtype and \
+            value.dtype.kind in "fc"
+
+    def _plain_callee(self, node) -> bool:
+        """``f`` or the backend's ``np.f``: reading it runs nothing of the user's."""
+        return type(node) is cst.Name or type(node) is cst.Attribute and \
+            type(node.value) is cst.Name and node.value.value == self.backend.alias
+
+    def _array_unary(self, call) -> bool:
+        """``np.f(fresh)``: a ufunc of one positional operand, a fresh array (`_fresh`)
+        whose per-example values are arrays of the call's dtype and rank."""
+        if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star or \
+                not self._ufunc(call) or not self._fresh(call.args[0].value):
+            return False
+        value, before = self._value(call), self._value(call.args[0].value)
+        return value is not None and before is not None and value.batched and \
+            before.batched and value.rank >= 1 and value.rank == before.rank and \
+            value.dtype is not None and value.dtype == before.dtype
 
     def _ufunc(self, call) -> bool:
         """``np.f(...)`` of a ufunc of one output (the backend's module)."""
@@ -193,6 +293,10 @@ def _plain(node) -> bool:
     if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
         node = node.expression
     return type(node) in (cst.Name, cst.Integer, cst.Float)
+
+
+def _code(node) -> str:
+    return cst.Module([]).code_for_node(node)
 
 
 def _reads(node, name: str) -> bool:

@@ -165,6 +165,10 @@ class NumpyBackend(Backend):
         # call (`merge.blend_pass`)
         return f"merge.blend_pass({cond}, {a}, {b})"
 
+    def in_place_step(self, target: str, op: str, operand: str) -> str | None:
+        # `merge.update`: ``np.add(target, operand, out=target)`` where it fits
+        return f'merge.update({target}, "{op}", {operand})'
+
     def extremum(self, ufunc: str, c: str, a: str) -> str | None:
         # a number first runs NumPy's slower loop; `merge.maximum` compares with a row of it
         return f"merge.{ufunc}({c}, {a})"

@@ -29,6 +29,7 @@ calls. Either way the values are the same; only the time differs.
 
 from __future__ import annotations
 
+import operator
 import sys
 import time
 
@@ -228,6 +229,37 @@ def _mixed(cond) -> bool:
     their steps."""
     sample = cond.reshape(-1)[:SAMPLE]
     return np.count_nonzero(sample[1:] != sample[:-1]) > MIXED * (len(sample) - 1)
+
+
+# ------------------------------------------- a step of arithmetic in the array it updates
+_STEPS = {"+": (np.add, operator.add), "-": (np.subtract, operator.sub),
+          "*": (np.multiply, operator.mul), "/": (np.true_divide, operator.truediv)}
+"""``update`` 's operators: the ufunc that computes it in place, the operator itself."""
+
+
+def update(a, op, b):
+    """``a <op> b`` (``op``: ``+ - * /``) where ``a`` is a new array the generated code
+    has just made and nothing else holds (`passes.temporaries`): computed in ``a``
+    (``np.add(a, b, out=a)``: the same values) where the result has ``a``'s shape and dtype
+    (a float or complex ``a``; ``b`` an array of its dtype whose shape broadcasts into
+    ``a``'s, or a Python float or int, which NumPy computes with in ``a``'s dtype), else
+    the operator itself (a new array, as the code without this step gives). Per-example
+    arrays' shapes are not part of a specialization, so this is checked on each call
+    (a microsecond, against a pass over the array)."""
+    ufunc, plain = _STEPS[op]
+    if type(a) is _NDARRAY and a.dtype.kind in "fc" and _fits(a, b):
+        return ufunc(a, b, out=a)
+    return plain(a, b)
+
+
+def _fits(a, b) -> bool:
+    """``a <op> b`` has ``a``'s shape and dtype (`update`)."""
+    kind = type(b)
+    if kind is float or kind is int:
+        return True
+    if kind is not _NDARRAY or b.dtype != a.dtype or b.ndim > a.ndim:
+        return False
+    return all(n == m or n == 1 for m, n in zip(a.shape[a.ndim - b.ndim:], b.shape))
 
 
 # ------------------------------------------------------------ max / min against a number
