@@ -61,7 +61,7 @@ def test_item_power_keeps_the_base_type(dtype):
 @pytest.mark.parametrize("xt", _ITEM_DTYPES)
 def test_item_is_weak_python_number(f, xt):
     x = np.array([1, 0, 3, 2], dtype=xt)
-    for yt in _ITEM_DTYPES:
+    for yt in (np.bool_, np.int8, np.uint32, np.uint64, np.float32):
         if xt is not np.bool_ or yt is not np.bool_:
             _vmap_same(f, x, np.array([2, 5, 1, 0], dtype=yt))
 
