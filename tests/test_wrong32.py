@@ -61,7 +61,7 @@ def test_item_power_keeps_the_base_type(dtype):
 @pytest.mark.parametrize("xt", _ITEM_DTYPES)
 def test_item_is_weak_python_number(f, xt):
     x = np.array([1, 0, 3, 2], dtype=xt)
-    for yt in _ITEM_DTYPES:
+    for yt in (np.bool_, np.int8, np.uint32, np.uint64, np.float32):
         if xt is not np.bool_ or yt is not np.bool_:
             _vmap_same(f, x, np.array([2, 5, 1, 0], dtype=yt))
 
@@ -340,5 +340,19 @@ def test_min_with_python_int_keeps_its_lane_type():
         assert "differs between lanes" in str(exc) and ":" in str(exc).splitlines()[0]
         return
     want = _loop(min_of_uint8_times_min_of_int, x, y)
+    assert got.dtype == want.dtype, (got, want)
+    np.testing.assert_array_equal(got, want)
+
+
+# ... and `vmap`: `not a` of a NumPy scalar is a Python bool too, so `True + ((not a) if
+# (not b) else a)` is 2 on the examples that take the bool arm (the batch gave True)
+
+
+@pytest.mark.parametrize("b", [0.0, 1.0])
+@pytest.mark.parametrize("dtype", [np.int8, np.int64])
+def test_vmap_python_bool_arm_of_a_shared_choice_adds_as_int(b, dtype):
+    a = np.array([0, 0, -128, 2], dtype=dtype)
+    want = _loop(lambda x: bool_or_int_arm_plus_bool(x, b), a)
+    got = vmap(bool_or_int_arm_plus_bool, in_axes=(0, None))(a, b)
     assert got.dtype == want.dtype, (got, want)
     np.testing.assert_array_equal(got, want)

@@ -284,7 +284,7 @@ class _VMapped:
             try:
                 args, kwargs, _ = _into_backend(self.backend, args, kwargs, self.in_axes)
             except _MixedUnmapped:
-                return self._fallback(MIXED_UNMAPPED).spec.source
+                return self._fallback(backends.get(self.backend).unmapped_numpy).spec.source
         entry, _, _, size, _, _ = self._plan(args, kwargs)
         return chunks.source_for(entry.spec, entry.tuning, size, self.chunk_size)
 
@@ -371,7 +371,7 @@ class _VMapped:
                                                           self.in_axes)
             except _MixedUnmapped:
                 # (refused, or run per example: the size from the arguments converted)
-                self._fallback(MIXED_UNMAPPED)
+                self._fallback(backends.get(self.backend).unmapped_numpy)
                 mixed = True
                 args, kwargs, _ = _into_backend(self.backend, args, kwargs, self.in_axes,
                                                 keep_unmapped=False)
@@ -380,7 +380,7 @@ class _VMapped:
                 given = None
         entry, call_args, call_kwargs, size, batched, tree = self._plan(args, kwargs)
         if mixed:
-            entry = self._fallback(MIXED_UNMAPPED)
+            entry = self._fallback(backends.get(self.backend).unmapped_numpy)
         spec = entry.spec
         if isinstance(spec, FallbackSpec) or spec.fallbacks:
             self._announce(spec.reason if isinstance(spec, FallbackSpec)
@@ -1059,7 +1059,7 @@ def _into_backend(name: str, args, kwargs, in_axes=0, keep_unmapped=True):
                 and not backend.claims(value) and value.dtype.kind not in _UNMAPPED_KINDS:
             # (its arrays may be NumPy's too; strings, objects, dates stay NumPy's: the
             # plan refuses or falls back on them as on NumPy, `_plan`)
-            if not mapped and backend.unmapped_numpy and keep_unmapped:
+            if not mapped and backend.unmapped_numpy is not None and keep_unmapped:
                 kept.append(value)
                 return value
             converted = True
@@ -1084,12 +1084,6 @@ def _into_backend(name: str, args, kwargs, in_axes=0, keep_unmapped=True):
 
 class _MixedUnmapped(Exception):
     """A NumPy array not mapped beside the backend's own arrays mapped (`_into_backend`)."""
-
-
-MIXED_UNMAPPED = ("a NumPy array passed with in_axes=None beside mapped tensors: per example "
-                  "it stays NumPy (as torch.func.vmap leaves it), and PyTorch meets NumPy "
-                  "scalars as Python numbers, NumPy arrays as tensors of their dtype, which "
-                  "the engine does not model")
 
 
 def _leaf_axes(arg, axis) -> list:

@@ -63,9 +63,10 @@ class Backend:
     threads = True           # its functions may run on several threads at once (chunks do)
     takes_numpy = False      # its compiled functions take NumPy arrays as they are (converted
     #                          once, as they run), so a NumPy-in call need not convert them
-    unmapped_numpy = False   # `vmap` leaves a NumPy array it does not map (in_axes None) as
-    #                          it is, as the library's own vmap does (`torch.func.vmap`: the
-    #                          function's NumPy calls on it compute in NumPy)
+    unmapped_numpy = None    # `vmap` leaves a NumPy array it does not map (in_axes None) as
+    #                          it is, as the library's own vmap does (its NumPy calls on it
+    #                          compute in NumPy): why such an array beside the library's own
+    #                          mapped arrays is refused; None: converted as the others
     warm_by_dtype = False    # its arrays' dtype key, rank and type say all a specialization
     #                          depends on: a warm `vmap` call may skip planning (`_FastPath`)
     owned_temporaries = True  # generated code may update the arrays it just made in place

@@ -2315,14 +2315,13 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
         return updated_node.with_changes(**{side: _as_int(getattr(updated_node, side))})
 
     def bool_arms_counted(self, operands, bools, updated_node):
-        """`vectorize`: ``a + b`` where each operand is a Python bool per example or a number
-        that is one on some examples (an arm of a choice the same for every example, ``(not
-        a) if c else a``, `bool_on_some_lanes`), at least one of the latter: that one made the
-        number it joins into (``int(...)``), as Python computes with a bool (``True + True``
-        is 2), where the batch may hold the bool arm's array (``+`` a logical or, ``-``
-        raises). None where no operand is such."""
-        if self.checks.python is not None:
-            return None         # (`vmap`: NumPy's bools, `refuse_mixed_bools`)
+        """``a + b`` where each operand is a Python bool per example or a number that is one
+        on some examples (an arm of a choice the same for every example, ``(not a) if c
+        else a``, `bool_on_some_lanes`), at least one of the latter: its Python bool arms
+        made the number the choice joins into (``int(...)``), as Python computes with a bool
+        (``True + True`` is 2), where the batch may hold the bool arm's array (``+`` a
+        logical or, ``-`` raises). A NumPy bool arm keeps NumPy's meaning. None where no
+        operand is such."""
         some = [self.bool_on_some_lanes(n) for n in operands]
         if not any(some) or not all(b or s for b, s in zip(bools, some)):
             return None
@@ -2337,7 +2336,8 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
             arms = {}
             for field in ("body", "orelse"):
                 arm = self.checks.value(getattr(n, field))
-                if arm is not None and arm.rank == 0 and arm.kind == "b":
+                if arm is not None and arm.rank == 0 and arm.kind == "b" and \
+                        self.python_bool(getattr(n, field)):
                     arms[field] = cst.Call(cst.Name(_NUMBER_OF_KIND[value.kind]), [
                         cst.Arg(getattr(new, field).with_changes(lpar=[], rpar=[]))])
             if arms:

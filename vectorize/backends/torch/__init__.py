@@ -64,7 +64,11 @@ class TorchBackend(Backend):
     broadcast_arrays = "broadcast_tensors"
     converts_arguments = True   # (`result[lanes] = x_lanes` raises for another dtype)
     python_int_power_raises = True  # (`tensor(2) ** -1` raises, `tensor(2) ** tensor(-1)` not)
-    unmapped_numpy = True   # (`torch.func.vmap` leaves arguments that are not tensors alone)
+    # (`torch.func.vmap` leaves arguments that are not tensors alone)
+    unmapped_numpy = ("a NumPy array passed with in_axes=None beside mapped tensors: per "
+                      "example it stays NumPy (as torch.func.vmap leaves it), and PyTorch "
+                      "meets NumPy scalars as Python numbers, NumPy arrays as tensors of "
+                      "their dtype, which the engine does not model")
 
     def build_registry(self):
         from ...rules.registry import Registry
