@@ -384,8 +384,23 @@ def compares_instances(t):
     return Temperature(t) == Temperature(t)
 
 
+REGISTRY = []
+
+
+class Registered:
+    def __init__(self, value):
+        self.value = value
+        REGISTRY.append(self)      # identity shared across examples
+
+
+def registers(t):
+    return Registered(t).value
+
+
 def test_small_class_refusals():
     refused(returns_the_instance, SPECIAL, match="returning")
+    refused(registers, SPECIAL, match="`Registered` is a class whose instances the engine "
+                                      "cannot make from per-example values")
     refused(compares_instances, SPECIAL, match="comparing an instance of `Temperature`")
 
 
