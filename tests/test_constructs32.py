@@ -188,6 +188,11 @@ def pick_in_an_elif(x, k):
     return 0.0
 
 
+def pick_or_default(x, k):
+    s = (x, -x, 0.0)[k] or math.copysign(0.0, x)     # the left of `or`: every example
+    return s if (1, 0, 1)[k] else -s
+
+
 def items_evaluated_first(x, k):
     return (math.log(x), 0.0)[k]     # log raises on x <= 0 whatever k picks
 
@@ -212,6 +217,7 @@ def test_tuple_indexed_per_example():
           np.array([0, 1, 2, -1, 2, 0, -3, 1]))
     check(pick_under_condition, SPECIAL, np.array([0, 1, 5, 1, 1, 0, 7, 1]))
     check(pick_in_a_test, SPECIAL, k)
+    check(pick_or_default, SPECIAL, np.array([0, 1, 2, 2, 0, 1, 2, 0]))
     check(items_evaluated_first, np.abs(SPECIAL) + 0.5, np.array([0, 1, 1, 0, 1, 0, 1, 1]))
     check(items_evaluated_first, SPECIAL, np.array([1, 1, 1, 1, 1, 1, 1, 1]))
 
