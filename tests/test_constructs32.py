@@ -91,6 +91,11 @@ def not_math_nan(x, y):
     return -1.0
 
 
+def computed_is_nan(x, y):
+    r = x * 2.0 + y
+    return (r is NAN) or math.isnan(r)
+
+
 def int_is_nan(n):
     return 2 * n if n is not NAN else 0
 
@@ -99,6 +104,7 @@ def test_identity_with_a_global_float_is_false_per_example():
     check(skip_nan_sentinel, SPECIAL)
     check(not_math_nan, SPECIAL, SPECIAL[::-1].copy())
     check(int_is_nan, np.array([0, 1, -7, 1000, 5, 2]))
+    check(computed_is_nan, SPECIAL, SPECIAL[::-1].copy())
 
 
 def test_identity_with_a_list_argument_runs_numpy_vectorize():
