@@ -91,6 +91,11 @@ def not_math_nan(x, y):
     return -1.0
 
 
+def computed_is_nan(x, y):
+    r = x * 2.0 + y
+    return (r is NAN) or math.isnan(r)
+
+
 def int_is_nan(n):
     return 2 * n if n is not NAN else 0
 
@@ -99,6 +104,7 @@ def test_identity_with_a_global_float_is_false_per_example():
     check(skip_nan_sentinel, SPECIAL)
     check(not_math_nan, SPECIAL, SPECIAL[::-1].copy())
     check(int_is_nan, np.array([0, 1, -7, 1000, 5, 2]))
+    check(computed_is_nan, SPECIAL, SPECIAL[::-1].copy())
 
 
 def test_identity_with_a_list_argument_runs_numpy_vectorize():
@@ -188,6 +194,11 @@ def pick_in_an_elif(x, k):
     return 0.0
 
 
+def pick_or_default(x, k):
+    s = (x, -x, 0.0)[k] or math.copysign(0.0, x)     # the left of `or`: every example
+    return s if (1, 0, 1)[k] else -s
+
+
 def items_evaluated_first(x, k):
     return (math.log(x), 0.0)[k]     # log raises on x <= 0 whatever k picks
 
@@ -212,6 +223,7 @@ def test_tuple_indexed_per_example():
           np.array([0, 1, 2, -1, 2, 0, -3, 1]))
     check(pick_under_condition, SPECIAL, np.array([0, 1, 5, 1, 1, 0, 7, 1]))
     check(pick_in_a_test, SPECIAL, k)
+    check(pick_or_default, SPECIAL, np.array([0, 1, 2, 2, 0, 1, 2, 0]))
     check(items_evaluated_first, np.abs(SPECIAL) + 0.5, np.array([0, 1, 1, 0, 1, 0, 1, 1]))
     check(items_evaluated_first, SPECIAL, np.array([1, 1, 1, 1, 1, 1, 1, 1]))
 
@@ -384,8 +396,23 @@ def compares_instances(t):
     return Temperature(t) == Temperature(t)
 
 
+REGISTRY = []
+
+
+class Registered:
+    def __init__(self, value):
+        self.value = value
+        REGISTRY.append(self)      # identity shared across examples
+
+
+def registers(t):
+    return Registered(t).value
+
+
 def test_small_class_refusals():
     refused(returns_the_instance, SPECIAL, match="returning")
+    refused(registers, SPECIAL, match="`Registered` is a class whose instances the engine "
+                                      "cannot make from per-example values")
     refused(compares_instances, SPECIAL, match="comparing an instance of `Temperature`")
 
 

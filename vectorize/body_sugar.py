@@ -1441,8 +1441,15 @@ def pick_item(tree: cst.FunctionDef, node: cst.Subscript, length: int, origins=N
             line.body[0]) not in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return,
                                   cst.Expr):
         return None
-    if any(type(p) in _DEFERRED_PARTS for p in path[path.index(line) + 1:]):
-        return None
+    below = path[path.index(line) + 1:]
+    for part, child in zip(below, below[1:]):
+        # (the left of `and`/`or` and the test of a conditional expression run on every
+        # example; their other operands on some only)
+        if type(part) is cst.BooleanOperation and child is part.left or \
+                type(part) is cst.IfExp and child is part.test:
+            continue
+        if type(part) in _DEFERRED_PARTS:
+            return None
     namer = Namer(all_names(tree))
     seq, index, item = (namer.fresh(n) for n in ("picked_from", "picked_at", "picked"))
     stmts = [_assign(seq, node.value), _assign(index, node.slice[0].slice.value)]

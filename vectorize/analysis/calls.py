@@ -25,7 +25,7 @@ from ..abstract import (
     note_mixed_types,
     unbatched,
 )
-from ..body_constructs.classes import fields_function, is_record, record_of
+from ..body_constructs.classes import WHY_NOT, fields_function, is_record, record_of
 from ..errors import Unsupported
 from ..introspect import python_function_of
 from ..rules.lanes import ENGINE_NAMES
@@ -341,6 +341,11 @@ class Calls:
             # the array of the per-example results has the dtype NumPy gives a list of
             # such numbers (Python ints are int64, floats float64)
             return Value(True, np.asarray([out])[0])
+        if fn in WHY_NOT:
+            raise Unsupported(f"`{name}` is a class whose instances the engine cannot make "
+                              f"from per-example values: {WHY_NOT[fn]}", node,
+                              "make it a @dataclass or NamedTuple of its values, or pass "
+                              "fallback='warn' to run this call per example")
         raise Unsupported(f"`{name}` has no batching rule, so it cannot be called on "
                           "per-example values", node,
                           "use a NumPy equivalent, register a rule with "

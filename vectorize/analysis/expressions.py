@@ -124,7 +124,12 @@ class Expressions:
         if number is not None:
             return exact(number(node.value))
         if kind is cst.BinaryOperation:
-            return self.binary(node.operator, node.left, node.right, env, node)
+            value = self.binary(node.operator, node.left, node.right, env, node)
+            if isinstance(value, Value) and value.batched and value.known and \
+                    value.rank == 0 and value.dtype is not None and value.dtype.kind in "fc":
+                # (float arithmetic makes a new object per example: `x is NAN` is false)
+                FRESH_PER_EXAMPLE.add(value)
+            return value
         if kind is cst.Call:
             return self.call(node, env)
         if kind is cst.Comparison:

@@ -28,6 +28,7 @@ import types
 import libcst as cst
 
 _FIELDS: dict = {}      # class -> (function, record class) or None
+WHY_NOT: dict = {}      # class -> why `fields_function` gave None
 _COUNTER = itertools.count()
 
 
@@ -35,9 +36,12 @@ def fields_function(cls):
     """``(function, record class)`` for the class ``cls`` (cached), or None."""
     if cls not in _FIELDS:
         try:
-            _FIELDS[cls] = _make(cls)
+            made = _make(cls)
         except Exception:       # noqa: BLE001 -- anything unexpected: refused as before
-            _FIELDS[cls] = None
+            made = "its `__init__` could not be read"
+        _FIELDS[cls] = made if type(made) is tuple else None
+        if type(made) is str:
+            WHY_NOT[cls] = made
     return _FIELDS[cls]
 
 
@@ -55,6 +59,8 @@ def _plain_class(cls) -> bool:
     if not isinstance(cls, type) or issubclass(cls, (tuple, BaseException)) or \
             cls.__module__ == "builtins" or type(cls).__call__ is not type.__call__:
         return False
+    if any(k.__module__ == "builtins" for k in cls.__mro__ if k is not object):
+        return False    # (a subclass of dict, list, an exception...: made by C code)
     if any(k.__dict__.get("__new__") is not None for k in cls.__mro__ if k is not object):
         return False
     if any(name in k.__dict__ for k in cls.__mro__ if k is not object
@@ -67,6 +73,7 @@ def _plain_class(cls) -> bool:
 
 
 def _make(cls):
+    """``(function, record class)``, or why not (a phrase), or None (not a plain class)."""
     if not _plain_class(cls):
         return None
     init = cls.__init__
@@ -79,7 +86,8 @@ def _make(cls):
     me = func.params.params[0].name.value
     fields = _fields_bound(func.body.body, me)
     if fields is None:
-        return None
+        return ("its `__init__` binds no attribute of `self`, or binds one in a branch, a "
+                "loop or a tuple target")
     locals_ = {f: f"{me}__{f}" for f in fields}
     taken = {n.value for n in _walk(func) if type(n) is cst.Name}
     if any(v in taken for v in locals_.values()):
@@ -89,7 +97,9 @@ def _make(cls):
     for stmt in func.body.body:
         new = _rewrite_statement(stmt, me, locals_, seen, cls)
         if new is None:
-            return None
+            return ("its `__init__` uses `self` otherwise than binding and reading its "
+                    "attributes (hands it to a function, calls its methods, reads an "
+                    "attribute before binding it) or returns early")
         body.append(new)
         seen |= _bound_here(stmt, me)
     record = _record_class(cls, fields)
