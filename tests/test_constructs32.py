@@ -120,6 +120,18 @@ def test_identity_with_a_list_argument_runs_numpy_vectorize():
     assert_values_equal(f(np.array(args)), np.vectorize(skip_nan_sentinel)(np.array(args)))
 
 
+def test_identity_with_a_python_number_argument_runs_numpy_vectorize():
+    # numpy.vectorize hands a Python number argument itself too (the sentinel: 0.0), where
+    # the batch's array holds a new float (the engine's `is` false: nan)
+    f = vectorize(skip_nan_sentinel, fallback="error")
+    for arg in (NAN, 2.0):
+        want = np.vectorize(skip_nan_sentinel)(arg)
+        got = f(arg)
+        assert got.dtype == want.dtype
+        assert_values_equal(got, want)
+    assert_values_equal(f(np.float64(NAN)), np.vectorize(skip_nan_sentinel)(np.float64(NAN)))
+
+
 def none_on_some_examples(x):
     y = None if x > 0 else x
     if y is None:

@@ -259,8 +259,9 @@ class vectorize:
             self._announce(spec.reason, spec)
             return self._numpy_loop(args, kwargs)
         if getattr(spec, "facts", ASSUMED).identities and any(
-                isinstance(a, (list, tuple)) for a in (*args, *kwargs.values())):
-            # (`x is NAN` decided false: numpy.vectorize hands a list's items as they are)
+                not isinstance(a, (np.ndarray, np.generic)) for a in (*args, *kwargs.values())):
+            # (`x is NAN` decided false: numpy.vectorize hands a list's items, or a Python
+            # number itself, as they are)
             return self._numpy_loop(args, kwargs)
         if spec.fallbacks:
             self._announce("; ".join(spec.fallbacks), spec)

@@ -238,7 +238,10 @@ class Analysis(Expressions, Calls, Aliasing):
         env = Env(self.params)
         if not self.helper:
             for value in self.params.values():
-                if isinstance(value, Value) and value.batched and value.known and (
+                # (vectorize: numpy.vectorize hands a 0-d argument's item as a new number
+                # too, a Python number argument itself: the call decides, `vectorize.__call__`)
+                if isinstance(value, Value) and (value.batched or self.python_semantics) \
+                        and value.known and (
                         value.rank or value.dtype is not None and value.dtype.kind in "fciu"):
                     FRESH_PER_EXAMPLE.add(value)
         users = self.tree is getattr(self.source, "tree", None)
