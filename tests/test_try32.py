@@ -362,3 +362,25 @@ def test_a_default_object_made_in_the_body_and_its_attributes_in_a_warnings_bloc
     # was refused: "`**` of values that may be arrays" (`e` an attribute of `ell`, rebound)
     _check(_conformal_of, LATS[lanes])
     _check_vmap(_conformal_of, LATS[lanes])
+
+
+def _int_product(n):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            r = np.absolute(n) * 10**17     # an int64: overflows (and warns) for n >= 93
+    except RuntimeWarning:
+        r = -1
+    return r
+
+
+def test_numpy_integers_whose_overflow_warns_are_refused_not_missed():
+    n = np.array([1, 100, 3])
+    for call, want in ((vectorize(_int_product, fallback="error"), np.vectorize(_int_product)),
+                       (vmap(_int_product), lambda v: np.stack([_int_product(a) for a in v]))):
+        try:
+            got = call(n)
+        except VectorizeError as e:
+            assert "test_try32.py" in str(e) and "integers" in str(e)
+        else:
+            np.testing.assert_array_equal(got, want(n))

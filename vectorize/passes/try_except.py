@@ -672,6 +672,12 @@ class _TryLowering(cst.CSTTransformer):
                 "(warnings as errors): an array's power (NumPy's ufunc) warns for some "
                 "infinite operands where a NumPy scalar's does not", node,
                 "compute the power before the `with` block")
+        if self.numbers is not None and not any(self.numbers.surely_float(o)
+                                                for o in operands):
+            raise Unsupported(
+                "an operation inside `with warnings.catch_warnings()` (warnings as errors) "
+                "whose operands may be NumPy integers, whose overflow warns with a result "
+                "that tells nothing", node, "convert an operand with float() first")
         operands = [o for o in operands if type(o) not in (cst.Integer, cst.Float)]
         names = {f"a{k}": o for k, o in enumerate(operands)}
         quiet = " or ".join(f"math.isnan({{{n}}})" for n in names)
@@ -815,6 +821,8 @@ _UNWARNED_UFUNCS = frozenset({np.arctan, np.arctan2, np.tanh, np.absolute, np.ne
                               np.positive, np.sign, np.floor, np.ceil, np.trunc, np.rint,
                               np.fabs, np.copysign, np.maximum, np.minimum, np.fmax,
                               np.fmin, np.signbit})
+_MATH_INTS = frozenset({"floor", "ceil", "trunc", "factorial", "gcd", "lcm", "comb", "perm",
+                        "isqrt", "prod", "fsum"})
 _UFUNC_FAILURES = frozenset({ValueError, TypeError, MemoryError})
 _UNWARNED_METHODS = frozenset({"any", "all", "squeeze", "copy", "ravel", "flatten"})
 _UNROLLED = 8          # the most steps of a `for` loop inside a `try` (each is written out)
@@ -1418,6 +1426,49 @@ class _PythonValued:
         if t is cst.Call:
             return _shared_callee(self.resolve(node.func)) and all(
                 not a.star and self.shared(a.value, seen) for a in node.args)
+        return False
+
+    def surely_float(self, node, seen=frozenset()) -> bool:
+        """Whether ``node`` is a float (Python's or NumPy's) on every example: a float
+        literal, a true division, arithmetic with a float operand, `float()`, a ufunc whose
+        result is a float (`np.sqrt`), a `math` function's float, a float parameter."""
+        t = type(node)
+        if t is cst.Float:
+            return True
+        if t is cst.UnaryOperation:
+            return self.surely_float(node.expression, seen)
+        if t is cst.BinaryOperation:
+            return type(node.operator) is cst.Divide or self.surely_float(
+                node.left, seen) or self.surely_float(node.right, seen)
+        if t is cst.Name:
+            if node.value in seen:
+                return True     # (`x = f(x)`: its other bindings decide)
+            held = self._held(node.value)
+            if held is None:
+                return isinstance(self.resolve(node), (float, np.floating))
+            for v in held:
+                if v is _PARAM:
+                    value = self.params.get(node.value)
+                    example = getattr(value, "example", None)
+                    if not isinstance(example, (float, np.floating)):
+                        return False
+                elif v is None or not self.surely_float(v, seen | {node.value}):
+                    return False
+            return True
+        if t is cst.Attribute:
+            return isinstance(self._param_attribute(node), (float, np.floating))
+        if t is cst.Call:
+            fn = self.resolve(node.func)
+            args = [a.value for a in node.args]
+            if fn is builtins.float:
+                return True
+            if getattr(fn, "__module__", None) == "math":
+                return getattr(fn, "__name__", "") not in _MATH_INTS
+            if isinstance(fn, np.ufunc) and fn.nout == 1:
+                ints = "l" * fn.nin + "->"
+                out = next((ty[len(ints):] for ty in fn.types if ty.startswith(ints)), None)
+                return out in ("d", "e", "f", "g") or any(
+                    self.surely_float(a, seen) for a in args)
         return False
 
     def _param_attribute(self, node):
