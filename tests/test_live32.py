@@ -3,8 +3,10 @@
 (``active_lanes = np.full(keep.size, True)``) instead of gathered; arithmetic of the values
 the loop only reads, computed once before it, is computed again on the kept lanes at each
 compaction where it is one or two operations (``invariant = 1e-12 * a_lanes``), else
-gathered; and ``merge.blend_pass`` samples the mask from `merge.LOOP_MIN_LANES` (16,384)
-lanes on.
+gathered; the running lanes are counted as a Python int (``running =
+int(np.count_nonzero(active_lanes))``: the loop's control computes on Python ints); and
+``merge.blend_pass`` samples the mask from `merge.LOOP_MIN_LANES` (16,384) lanes on, and
+patches a copy where at most 1 lane in `merge.FEW_FALSE` is false.
 
 Checked in the generated text (NumPy and PyTorch), and by results: the compacted loop
 against its ``# vectorize: select`` twin (the same bits) and ``numpy.vectorize`` (values and
@@ -147,6 +149,8 @@ def test_the_mask_is_made_not_gathered():
     assert "active_lanes = active_lanes.take(" not in source, source
     # the other arrays are still gathered
     assert "x_lanes = x_lanes.take(keep, axis=0)" in source, source
+    # the running lanes counted as a Python int: the loop's control computes on Python ints
+    assert "running = int(np.count_nonzero(active_lanes))" in source, source
 
 
 def test_torch_makes_the_mask_on_the_lanes_device():
@@ -157,6 +161,7 @@ def test_torch_makes_the_mask_on_the_lanes_device():
     source = f.source(tx, ts)
     assert "active_lanes = torch.as_tensor(True, device=active_lanes.device)" in source, \
         source
+    assert "running = int(torch.count_nonzero(active_lanes))" in source, source
     expected = np.vectorize(countdown_div, otypes=[np.float64])(x, steps)
     assert np.array_equal(f(tx, ts).numpy(), expected)
     # a lane reaching x == 0 after compactions: PyTorch's semantics (no ZeroDivisionError,

@@ -29,7 +29,7 @@ def collatz_steps_compact(n):
         n_lanes = merge.blend_pass(active_lanes, n_if, n_lanes) if idle else n_if
         steps_lanes = steps_lanes + active_lanes
         active_lanes = active_lanes & active_if if idle else active_if
-        running = np.count_nonzero(active_lanes)
+        running = int(np.count_nonzero(active_lanes))
         idle = idle + lanes.size - running
         if 0 < running <= 30 and scalar_tail:
             n_tail = n_lanes.tolist()

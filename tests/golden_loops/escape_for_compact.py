@@ -46,7 +46,7 @@ def escape_for_compact(cr, ci):
             zi_lanes = zi_if
             zr_lanes = zr_if
             active_lanes = active_lanes & active_if_2 if idle else active_if_2
-            running = np.count_nonzero(active_lanes)
+            running = int(np.count_nonzero(active_lanes))
             idle = idle + lanes.size - running
             if not running or idle >= 0.42 * lanes.size + 210:
                 if lanes.size == len(active):

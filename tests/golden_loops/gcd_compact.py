@@ -29,7 +29,7 @@ def gcd_compact(a, b):
             a_lanes = merge.blend_pass(active_lanes, a_if, a_lanes) if idle else a_if
             b_lanes = b_if
             active_lanes = active_lanes & active_if if idle else active_if
-            running = np.count_nonzero(active_lanes)
+            running = int(np.count_nonzero(active_lanes))
             idle = idle + lanes.size - running
             if 0 < running <= 120 and scalar_tail:
                 a_tail = a_lanes.tolist()

@@ -34,7 +34,7 @@ def halvings_compact(x):
             steps_lanes_2 = steps_lanes_2 + active_lanes
             narrowing = x_if > 1.0
             active_lanes = active_lanes & narrowing if idle else narrowing
-            running = np.count_nonzero(active_lanes)
+            running = int(np.count_nonzero(active_lanes))
             idle = idle + lanes_2.size - running
             if 0 < running <= 30 and scalar_tail:
                 steps_tail = steps_lanes_2.tolist()

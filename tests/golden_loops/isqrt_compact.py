@@ -39,7 +39,7 @@ def isqrt_compact(n):
             x_lanes = merge.blend_pass(active_lanes, x_if, x_lanes) if idle else x_if
             y_lanes = y_if
             active_lanes = active_lanes & active_if if idle else active_if
-            running = np.count_nonzero(active_lanes)
+            running = int(np.count_nonzero(active_lanes))
             idle = idle + lanes.size - running
             if not running or idle >= 0.2 * lanes.size + 100:
                 if lanes.size == len(active):

@@ -35,7 +35,7 @@ def skip_thirds_compact(n):
             k_lanes = k_if
             s_lanes = merge.blend_pass(active_lanes, s_if, s_lanes) if idle else s_if
             active_lanes = active_lanes & active_if if idle else active_if
-            running = np.count_nonzero(active_lanes)
+            running = int(np.count_nonzero(active_lanes))
             idle = idle + lanes.size - running
             if not running or idle >= 0.32 * lanes.size + 160:
                 if lanes.size == len(active):

@@ -33,7 +33,7 @@ def triangular_compact(n):
             s_lanes = merge.blend_pass(active_lanes, s_lanes + i, s_lanes) if idle else s_lanes + i
             i_next_lanes = i_next_if
             active_lanes = active_lanes & active_if if idle else active_if
-            running = np.count_nonzero(active_lanes)
+            running = int(np.count_nonzero(active_lanes))
             idle = idle + lanes.size - running
             if not running or idle >= 0.43 * lanes.size + 210:
                 if lanes.size == len(active):
