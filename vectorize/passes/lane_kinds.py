@@ -82,6 +82,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
             "a result that is a different type of number on different lanes (the "
             "per-example loop stacks each call's lanes to the type of the ones it holds) "
             f"where {problem.why}", problem.node, _SUGGESTION) from None
+    ctx.module.settles_kinds = True     # (never run in chunks: `Generated.settles_kinds`)
     return tracker.rewritten(replace)
 
 
@@ -181,6 +182,24 @@ def _constants_of(compute, constants):
 def _constant(value) -> bool:
     return not value.batched and value.exact and type(value.example) in (bool, int, float,
                                                                          complex)
+
+
+def _choice(test, body, orelse) -> cst.BaseExpression:
+    """The kind code ``body if test else orelse``; of two codes and a comparison, written
+    ``orelse + (body - orelse) * (test)`` (a comparison is a bool: no merge, whose branch
+    per lane costs where the lanes are in no order)."""
+    if type(body) is cst.Integer and type(orelse) is cst.Integer and \
+            type(test) is cst.Comparison and len(test.comparisons) == 1:
+        step = int(body.value) - int(orelse.value)
+        term = test.deep_clone().with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        if step != 1:
+            term = cst.BinaryOperation(cst.Integer(str(step)) if step >= 0 else
+                                       cst.UnaryOperation(cst.Minus(), cst.Integer(str(-step))),
+                                       cst.Multiply(), term)
+        out = cst.BinaryOperation(orelse, cst.Add(), term) if int(orelse.value) else term
+        return out.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.IfExp(test=test.deep_clone(), body=body, orelse=orelse,
+                     lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
 class _Tracker:
@@ -314,8 +333,7 @@ class _Tracker:
             return self.name_kind(node, ())
         if type(node) is cst.IfExp and _pure(node.test):
             (body, a), (orelse, b) = self.kind(node.body), self.kind(node.orelse)
-            return cst.IfExp(test=node.test.deep_clone(), body=body, orelse=orelse,
-                             lpar=[cst.LeftParen()], rpar=[cst.RightParen()]), a | b
+            return _choice(node.test, body, orelse), a | b
         if type(node) is cst.BooleanOperation and _pure(node.left):
             (left, a), (right, b) = self.kind(node.left), self.kind(node.right)
             # (`a and b` is `a` where `a` is false, `a or b` where it is true)
@@ -398,8 +416,7 @@ class _Tracker:
             return self.name_kind(node, path)
         if type(node) is cst.IfExp and _pure(node.test):
             (body, a), (orelse, b) = self.kind(node.body, path), self.kind(node.orelse, path)
-            return cst.IfExp(test=node.test.deep_clone(), body=body, orelse=orelse,
-                             lpar=[cst.LeftParen()], rpar=[cst.RightParen()]), a | b
+            return _choice(node.test, body, orelse), a | b
         raise _Untracked(node, "a tuple of results is made other than by a tuple display")
 
     def name_kind(self, node, path) -> tuple:
