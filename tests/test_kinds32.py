@@ -254,3 +254,26 @@ def test_max_of_an_operand_computed_before_the_return(y):
     x = np.array([1, 5][:len(y)], np.int8)
     y = np.array(y, np.float16)
     _same(vmap(max_of_big_and_half)(x, y), _loop(max_of_big_and_half, x, y))
+
+
+# --- a parameter assigned on some paths ---------------------------------------------------
+
+def clamped_parameter(x):
+    """A docstring first."""
+    if x < 0:
+        x = 0
+    return x
+
+
+def other_parameter(x, y):
+    if x < 0:
+        return y
+    return x
+
+
+@pytest.mark.parametrize("x", [[-1.0, -2.0], [1.0, -2.0], [1.0, 2.0]])
+def test_a_parameter_assigned_on_some_lanes(x):
+    x = np.array(x)
+    _same(vmap(clamped_parameter)(x), _loop(clamped_parameter, x))
+    y = np.array([3, -4], np.int32)[:len(x)]
+    _same(vmap(other_parameter)(x, y), _loop(other_parameter, x, y))

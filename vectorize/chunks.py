@@ -324,7 +324,9 @@ def run(spec, tuning: Tuning, args, batched, size: int, chunk_size, call):
     sees. An explicit chunk size is always used, on all the threads there are."""
     if not _primed and (size >= 2 * AUTO_MIN_LANES or _large(args, batched)):
         prime_allocator()       # one whole call's temporaries gain as much
-    if not may_chunk(chunk_size, size):       # the common case, decided without a syscall
+    if not may_chunk(chunk_size, size) or getattr(spec, "settles_kinds", False):
+        # (the common case, decided without a syscall; a result's type that the whole
+        # batch's lanes decide, `Generated.settles_kinds`, is never computed in chunks)
         return call(spec.function, args)
     if chunk_size != "auto":
         workers = num_threads() if spec.parallel else 1
@@ -569,7 +571,8 @@ def source_for(spec, tuning, size: int, chunk_size) -> str:
     (and, for the select form, that it is being timed against the compacted one).
     ``tuning``: `run`'s (None for a per-example fallback)."""
     chosen, note = spec, ""
-    if chunk_size == "auto" and may_chunk(chunk_size, size) and tuning is not None:
+    if chunk_size == "auto" and may_chunk(chunk_size, size) and tuning is not None and \
+            not getattr(spec, "settles_kinds", False):
         bucket = size.bit_length()
         choice = tuning.chunking.get(bucket)
         if type(choice) is int:

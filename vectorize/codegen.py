@@ -58,6 +58,9 @@ class Generated:
     # `ModuleContext.python_bools`), where numpy.vectorize's first example, NumPy bools, has
     # another type: `vectorize` learns the output types from that example
     python_bools: bool = False
+    # `vmap`: a result is cast to the type its lanes' own types stack to on the call
+    # (`passes.lane_kinds`, `merge.settle`), a question of the whole batch: never in chunks
+    settles_kinds: bool = False
     # whether an `isinstance` test of a parameter answers otherwise for numpy.vectorize's
     # first example, NumPy scalars (``isinstance(np.int64(1), int)`` is False), than for the
     # Python numbers every example gets (`ModuleContext.first_call_differs`): `vectorize`

@@ -600,6 +600,7 @@ class Store:
             "switchable_ifs": int(spec.switchable_ifs),
             "mixed_types": spec.mixed_types,
             "python_bools": bool(spec.python_bools),
+            "settles_kinds": bool(getattr(spec, "settles_kinds", False)),
             "first_call_differs": bool(spec.first_call_differs),
             "facts": spec.facts.payload(),
         }
@@ -663,6 +664,7 @@ def materialize(func, payload: dict, origin: bool = False):
                      switchable_ifs=int(payload["switchable_ifs"]),
                      mixed_types=payload.get("mixed_types"),
                      python_bools=bool(payload.get("python_bools")),
+                     settles_kinds=bool(payload.get("settles_kinds")),
                      first_call_differs=bool(payload.get("first_call_differs")),
                      facts=SpecFacts.from_payload(payload.get("facts")),
                      origin=Origin(functions, emitted, reads, free, attributes)

@@ -120,6 +120,7 @@ class ModuleContext:
         # `vmap`: a result of lanes of different types of number gets each call's stacked
         # type (`passes.lane_kinds`); not `vectorize` (the first example's) nor files
         self.lane_kinds = False
+        self.settles_kinds = False      # (the pass rewrote a `return`: `Generated`)
         self.switchable_ifs = 0
         self.explain = explain
         self.allow_fallback = fallback != "error"
@@ -673,6 +674,7 @@ def transform_function(func, params: dict[str, object], *, backend: str = "numpy
         generated.facts = spec_facts.of(facts)
         generated.mixed_types = bool(abstract.MIXED_TYPES.get())
         generated.python_bools = context.python_bools
+        generated.settles_kinds = context.settles_kinds
         generated.first_call_differs = context.first_call_differs
     finally:
         abstract.MIXED_TYPES.reset(mixed)

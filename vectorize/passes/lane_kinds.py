@@ -42,6 +42,7 @@ from ..abstract import MIXED_KINDS, MIXED_PARTS, UNKNOWN, TupleValue, Value
 from ..errors import Unsupported
 from ..rules.lanes import LANE_KINDS
 from ..syntax.traversal import walk
+from .batch_rules import is_docstring as _is_docstring
 
 _SUGGESTION = ("give every path the same type of number (`0.0` beside floats, `float(x)`), "
                "or return the value from a name assigned it as it is")
@@ -64,16 +65,24 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
     if not wanted:
         return func
     tracker = _Tracker(func, analysis, ctx)
-    replace = {}
-    for ret, value in wanted:
-        try:
-            replace[ret] = ret.with_changes(value=tracker.returned(ret.value, value, ret))
-        except _Untracked as problem:
-            raise Unsupported(
-                "a result that is a different type of number on different lanes (the "
-                "per-example loop stacks each call's lanes to the type of the ones it holds) "
-                f"where {problem.why}", problem.node if problem.node is not None else ret,
-                _SUGGESTION) from None
+    try:
+        # (rounds until the codes of names assigned from each other settle: each round
+        # starts from the codes the last one found)
+        for _ in range(8):
+            tracker.start_round()
+            replace = {ret: ret.with_changes(value=tracker.returned(ret.value, value, ret))
+                       for ret, value in wanted}
+            if tracker.settled_round():
+                break
+        else:
+            raise _Untracked(wanted[0][0], "the types its names take do not settle")
+        tracker.check()
+    except _Untracked as problem:
+        raise Unsupported(
+            "a result that is a different type of number on different lanes (the "
+            "per-example loop stacks each call's lanes to the type of the ones it holds) "
+            f"where {problem.why}", problem.node, _SUGGESTION) from None
+    ctx.module.settles_kinds = True     # (never run in chunks: `Generated.settles_kinds`)
     return tracker.rewritten(replace)
 
 
@@ -175,6 +184,24 @@ def _constant(value) -> bool:
                                                                          complex)
 
 
+def _choice(test, body, orelse) -> cst.BaseExpression:
+    """The kind code ``body if test else orelse``; of two codes and a comparison, written
+    ``orelse + (body - orelse) * (test)`` (a comparison is a bool: no merge, whose branch
+    per lane costs where the lanes are in no order)."""
+    if type(body) is cst.Integer and type(orelse) is cst.Integer and \
+            type(test) is cst.Comparison and len(test.comparisons) == 1:
+        step = int(body.value) - int(orelse.value)
+        term = test.deep_clone().with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        if step != 1:
+            term = cst.BinaryOperation(cst.Integer(str(step)) if step >= 0 else
+                                       cst.UnaryOperation(cst.Minus(), cst.Integer(str(-step))),
+                                       cst.Multiply(), term)
+        out = cst.BinaryOperation(orelse, cst.Add(), term) if int(orelse.value) else term
+        return out.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.IfExp(test=test.deep_clone(), body=body, orelse=orelse,
+                     lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
 class _Tracker:
     def __init__(self, func, analysis, ctx):
         self.func = func
@@ -190,7 +217,25 @@ class _Tracker:
         self.before: dict = {}          # assignment statement -> {kind code's name: value}
         self.open: dict[tuple, bool] = {}   # names whose codes settle -> read meanwhile
         self.hoisted: dict = {}         # `max`/`min` call -> the names of its operands
+        self.kind_names: dict = {}      # (name, path) -> its kind code's name, every round
+        self.last_codes: dict = {}      # the codes of the round before
+        self.unsettled: list = []       # (node, why) an operation's codes do not give one
+        self.initial: dict = {}         # a parameter's kind code's name -> its code
         self.substitute: dict = {}      # such a call -> the call of those names
+
+    def start_round(self) -> None:
+        self.last_codes = dict(self.codes_of)
+        self.names, self.before, self.open = {}, {}, {}
+        self.substitute, self.initial, self.unsettled = {}, {}, []
+        self.empty: list = []
+
+    def settled_round(self) -> bool:
+        return self.codes_of == self.last_codes
+
+    def check(self) -> None:
+        """After the last round: what was left unfollowed is refused."""
+        for node, why in self.unsettled + self.empty:
+            raise _Untracked(node, why)
 
     @property
     def table(self) -> list[str]:
@@ -288,8 +333,7 @@ class _Tracker:
             return self.name_kind(node, ())
         if type(node) is cst.IfExp and _pure(node.test):
             (body, a), (orelse, b) = self.kind(node.body), self.kind(node.orelse)
-            return cst.IfExp(test=node.test.deep_clone(), body=body, orelse=orelse,
-                             lpar=[cst.LeftParen()], rpar=[cst.RightParen()]), a | b
+            return _choice(node.test, body, orelse), a | b
         if type(node) is cst.BooleanOperation and _pure(node.left):
             (left, a), (right, b) = self.kind(node.left), self.kind(node.right)
             # (`a and b` is `a` where `a` is false, `a or b` where it is true)
@@ -311,6 +355,9 @@ class _Tracker:
                 examples = [v.example for v in args]
                 return self.mapped(node.args[k].value, lambda e: function.example(
                     *examples[:k], e, *examples[k + 1:]), False)
+            if isinstance(function, Value) and function.known and callable(
+                    function.example) and mixed.count(True) > 1:
+                return self.crossed(node, [a.value for a in node.args], function.example)
         if type(node) is cst.UnaryOperation and type(node.operator) in _UNARY:
             op = _UNARY[type(node.operator)]
             return self.mapped(node.expression, op, True)
@@ -326,6 +373,8 @@ class _Tracker:
             if mixed == [False, True] and isinstance(left, Value) and left.known:
                 other = left.example
                 return self.mapped(node.right, lambda e: op(other, e), _constant(left))
+            if mixed == [True, True]:
+                return self.crossed(node, [node.left, node.right], op)
         raise _Untracked(node, "it is computed from a value of several types (only names, "
                                "conditional expressions, `and`/`or` and arithmetic with one "
                                "such operand are followed)")
@@ -340,15 +389,15 @@ class _Tracker:
                 raise _Untracked(node, "`max`/`min` of it is not the whole value assigned or "
                                        "returned")
             if node not in self.hoisted:
-                names = [self.ctx.namer.fresh("low" if _extremum(
+                self.hoisted[node] = [self.ctx.namer.fresh("low" if _extremum(
                     self.analysis.values.get(node.func)) == "min" else "high")
                     for _ in range(2)]
-                self.hoisted[node] = names
-                hoist = self.before.setdefault(top, {})
-                hoist[names[0]], hoist[names[1]] = a, b
-                self.substitute[node] = node.with_changes(args=[
-                    arg.with_changes(value=cst.Name(name))
-                    for arg, name in zip(node.args, names)])
+            names = self.hoisted[node]
+            hoist = self.before.setdefault(top, {})
+            hoist[names[0]], hoist[names[1]] = a, b
+            self.substitute[node] = node.with_changes(args=[
+                arg.with_changes(value=cst.Name(name))
+                for arg, name in zip(node.args, names)])
             first, second = (cst.Name(n) for n in self.hoisted[node])
         else:
             first, second = a.deep_clone(), b.deep_clone()
@@ -367,8 +416,7 @@ class _Tracker:
             return self.name_kind(node, path)
         if type(node) is cst.IfExp and _pure(node.test):
             (body, a), (orelse, b) = self.kind(node.body, path), self.kind(node.orelse, path)
-            return cst.IfExp(test=node.test.deep_clone(), body=body, orelse=orelse,
-                             lpar=[cst.LeftParen()], rpar=[cst.RightParen()]), a | b
+            return _choice(node.test, body, orelse), a | b
         raise _Untracked(node, "a tuple of results is made other than by a tuple display")
 
     def name_kind(self, node, path) -> tuple:
@@ -377,6 +425,33 @@ class _Tracker:
         if key in self.open:
             self.open[key] = True   # (read while its codes are settling: once more)
         return cst.Name(name), self.codes_of.get(key, frozenset())
+
+    def crossed(self, node, operands, compute) -> tuple:
+        """The kind code of an operation of several operands of several types, where every
+        combination of their lane types gives one type (``r - s / d`` of floats and ints:
+        a float)."""
+        kinds = [self.kind(operand) for operand in operands]
+        combinations = [()]
+        for _, codes in kinds:
+            combinations = [c + (code,) for c in combinations for code in sorted(codes)]
+        results = set()
+        for combination in combinations:
+            try:
+                with np.errstate(all="ignore"), warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    out = compute(*[self.examples[code] for code in combination])
+            except Exception:  # noqa: BLE001 -- the lane types' raise: not followed
+                raise _Untracked(node, "an operation on it raises for one of its lane "
+                                       "types") from None
+            results.add(self.code(out, node))
+        if len(results) != 1:
+            # (no codes yet: a name of a loop read before its codes settled, next round)
+            if results:
+                self.unsettled.append((node, "it is computed from several values of several "
+                                             "types whose lane types give different types"))
+            return cst.Integer("0"), frozenset(results)
+        (code,) = results
+        return cst.Integer(str(code)), frozenset(results)
 
     def mapped(self, operand, compute, exact: bool) -> tuple:
         """The kind code of an operation of one operand of several types: per code of the
@@ -413,8 +488,10 @@ class _Tracker:
         assignment of it paired with one."""
         if (name, path) in self.names:
             return self.names[name, path]
-        kind = self.names[name, path] = self.ctx.namer.fresh(
-            "_".join([name, "kind", *map(str, path)]))
+        if (name, path) not in self.kind_names:
+            self.kind_names[name, path] = self.ctx.namer.fresh(
+                "_".join([name, "kind", *map(str, path)]))
+        kind = self.names[name, path] = self.kind_names[name, path]
         # (a name assigned from itself, a loop's carry `r = r + 0.5`: its codes grow until
         # they settle, a few rounds at most: the codes are types)
         self.open[name, path] = True
@@ -428,13 +505,22 @@ class _Tracker:
             raise _Untracked(node, f"the types `{name}` takes in its loop do not settle")
         del self.open[name, path]
         if not self.codes_of[name, path]:
-            raise _Untracked(node, f"`{name}` is not assigned in the function")
+            # (a name assigned from names whose codes are still settling: next round)
+            self.empty.append((node, f"`{name}` is not assigned in the function"))
         return kind
 
     def assignments(self, name, node, path, kind) -> frozenset:
         """Pair every assignment of ``name`` with one of its kind code ``kind``: the codes
         they give."""
         codes: frozenset = frozenset()
+        if any(type(p) is cst.Param and p.name.value == name for p in walk(self.func.params)):
+            # (a parameter the body assigns: its own type until then)
+            value = self.analysis.params.get(name)
+            if not isinstance(value, Value) or path:
+                raise _Untracked(node, f"the parameter `{name}` is assigned")
+            code = self.value_code(value, node)
+            self.initial[kind] = cst.Integer(str(code))
+            codes |= {code}
         for stmt in walk(self.func.body):
             if type(stmt) in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
                 if any(type(n) is cst.Name and n.value == name for n in walk(stmt)):
@@ -465,7 +551,16 @@ class _Tracker:
     # -- the rewrite --------------------------------------------------------------------
 
     def rewritten(self, replace: dict) -> cst.FunctionDef:
-        return self.func.visit(_Insert(self.before, replace, self.substitute))
+        func = self.func.visit(_Insert(self.before, replace, self.substitute))
+        if not self.initial:
+            return func
+        first = [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(kind))],
+                                                     code)])
+                 for kind, code in self.initial.items()]
+        body = list(func.body.body)
+        at = 1 if body and _is_docstring(body[0]) else 0
+        return func.with_changes(body=func.body.with_changes(
+            body=[*body[:at], *first, *body[at:]]))
 
 
 class _Insert(cst.CSTTransformer):
