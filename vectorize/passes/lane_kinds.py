@@ -192,6 +192,11 @@ def _choice(test, body, orelse) -> cst.BaseExpression:
             type(test) is cst.Comparison and len(test.comparisons) == 1:
         step = int(body.value) - int(orelse.value)
         term = test.deep_clone().with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        if step == -1 and int(orelse.value) == 1:
+            # (codes 0 and 1: the comparison's negation as a bool, `(x > 0.0) ^ True`,
+            # NaN-safe where `x <= 0.0` is not, and settled without counting ints)
+            return cst.BinaryOperation(term, cst.BitXor(), cst.Name("True"),
+                                       lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         if step != 1:
             term = cst.BinaryOperation(cst.Integer(str(step)) if step >= 0 else
                                        cst.UnaryOperation(cst.Minus(), cst.Integer(str(-step))),

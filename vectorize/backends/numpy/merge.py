@@ -384,8 +384,11 @@ def settle(value, kinds, table):
     if type(value) is not _NDARRAY or not value.size:
         return value
     if type(kinds) is _NDARRAY and kinds.ndim:
-        seen = np.bincount(kinds.ravel(), minlength=len(table))
-        dtype = np.result_type(*[table[k] for k in np.flatnonzero(seen)])
+        if kinds.dtype == bool:         # (two codes, 0 and 1: no count of ints)
+            present = [k for k, there in ((0, not kinds.all()), (1, kinds.any())) if there]
+        else:
+            present = np.flatnonzero(np.bincount(kinds.ravel(), minlength=len(table)))
+        dtype = np.result_type(*[table[k] for k in present])
     else:
         dtype = np.dtype(table[int(kinds)])
     if dtype == value.dtype:
