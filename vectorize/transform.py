@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import gc
 import inspect
+import math
 import re
 import sys
 import threading
@@ -23,7 +24,15 @@ import libcst as cst
 import numpy as np
 
 from . import abstract, backends, codegen, memo, spec_facts
-from .abstract import TupleValue, Value, exact
+from .abstract import (
+    DEFERRED_JOINS,
+    INT_PART_SIZES,
+    MIXED_KINDS,
+    MIXED_PARTS,
+    TupleValue,
+    Value,
+    exact,
+)
 from .analysis import Analysis, ranges
 from .analysis.environments import MaybeNone
 from .analysis.expressions import MaybeUnbound, MayFallOff, PickedPerExample
@@ -42,7 +51,8 @@ from .syntax.traversal import clear_memo, walk
 
 def abstract_key(value) -> tuple:
     """A hashable summary of an abstract value (batchedness, dtype, shape rank; the value
-    itself for an exactly known number)."""
+    itself for an exactly known number; the lane facts the helper's checks depend on:
+    `_lane_facts`)."""
     if isinstance(value, TupleValue):
         head = ("tuple",) if value.keys is None and value.kind is None else (
             "tuple", value.kind, value.keys)
@@ -56,12 +66,42 @@ def abstract_key(value) -> tuple:
     if isinstance(ex, (np.ndarray, np.generic)):
         # (the shape too: rules write an example's shape into the code, `np.roots`'s degree,
         # `np.polyval`'s coefficients)
-        return (value.batched, ex.dtype.str, ex.shape)
+        return (value.batched, ex.dtype.str, ex.shape) + _lane_facts(value)
     if isinstance(ex, (tuple, list)) and _holds_arrays(ex):
         # a table of arrays passed as it is (a module-level tuple of coefficient arrays):
         # its length and its items' shapes decide the shapes of what the helper makes of it
         return (value.batched, type(ex).__name__, _table_key(ex))
-    return (value.batched, type(ex).__name__)
+    return (value.batched, type(ex).__name__) + _lane_facts(value)
+
+
+def _lane_facts(value) -> tuple:
+    """What a helper's generated code depends on beyond the value's dtype: the lane types of
+    a value that is a different kind of number on different lanes (`abstract.MIXED_KINDS`,
+    `abstract.MIXED_PARTS`: an int on some lanes decides the signed-zero, zero-divisor and
+    int-beyond-2**53 checks written in the helper, `passes.python_raises`), whether its int
+    lanes may lie beyond 2**53 (`abstract.INT_PART_SIZES`, as `int_lanes` asks), and a
+    deferred join (`abstract.DEFERRED_JOINS`). Empty for the common value of one type."""
+    if not isinstance(value, Value):
+        return ()
+    try:
+        parts = MIXED_PARTS.get(value)
+        mixed = value in MIXED_KINDS
+        deferred = DEFERRED_JOINS.get(value)
+    except TypeError:
+        return ()
+    if not parts and not mixed and deferred is None:
+        return ()
+    facts: tuple = ("lanes", mixed)
+    if parts:
+        sizes = INT_PART_SIZES.get(value, {})
+        lanes = set()
+        for p in parts:
+            key = (type(p), getattr(p, "dtype", None))
+            lanes.add((type(p).__name__, str(key[1]), sizes.get(key, math.inf) > 2 ** 53))
+        facts += (tuple(sorted(lanes)),)
+    if deferred is not None:
+        facts += (("deferred", repr(deferred[0]), str(deferred[1:])),)
+    return facts
 
 
 def _holds_arrays(ex, depth: int = 0) -> bool:

@@ -583,13 +583,17 @@ class Expressions:
     def _signed_zero(self, fn, args, node) -> bool:
         """Whether ``fn`` of ``args``, computed in float on a lane that computes in ints per
         example, may give -0.0 where the lane's int is 0 (`python_errors.signed_zero_operation`)
-        and is refused: in the function itself the operation is recorded instead
-        (``signed_zeros``), and `passes.python_raises` checks its result at run time; in a
-        helper's body (its caller's lanes) it is refused."""
+        and is refused: in the function itself, and in a helper where a raising batch
+        replays the per-example loop (`replayed`: the check may fire on lanes its caller
+        never calls it for, and the loop decides), the operation is recorded instead
+        (``signed_zeros``), and `passes.python_raises` checks its result at run time; the
+        helper's specialization is keyed by its arguments' lane types
+        (`transform.abstract_key`). Elsewhere (JAX's helpers) it is refused."""
         kinds = ["positive" if _positive_constant(a) else "int" for a in args]
         if not signed_zero_operation(getattr(fn, "__name__", None), kinds):
             return False
-        if getattr(self, "helper", False) or type(node) not in _SIGNED_ZERO_NODES:
+        if type(node) not in _SIGNED_ZERO_NODES or getattr(self, "helper", False) and not \
+                getattr(self, "replayed", False):
             return True
         self.signed_zeros[node] = None
         return False
