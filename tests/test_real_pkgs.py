@@ -46,6 +46,7 @@ pytest.importorskip("vincenty")
 pytest.importorskip("pymeeus")
 pytest.importorskip("meteocalc")
 pytest.importorskip("hsluv")
+pytest.importorskip("geopy")
 
 from cases import ALL  # noqa: E402
 from harness import Dom, check_vectorize, check_vmap, default_draws  # noqa: E402

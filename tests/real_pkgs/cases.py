@@ -6,6 +6,7 @@ from colorsys_cases import CASES as COLORSYS
 from convertdate_cases import CASES as CONVERTDATE
 from fluids_cases import CASES as FLUIDS
 from geographiclib_cases import CASES as GEOGRAPHICLIB
+from geopy_cases import CASES as GEOPY
 from haversine_cases import CASES as HAVERSINE
 from hsluv_cases import CASES as HSLUV
 from ht_cases import CASES as HT
@@ -32,4 +33,4 @@ ALL = [*PSYCHROLIB, *FLUIDS, *HT, *CHEMICALS, *PVLIB, *IAPWS, *SGP4, *PYSOLAR,
        *PYTHERMALCOMFORT, *NUMPY_FINANCIAL, *PYMAP3D, *GEOGRAPHICLIB, *JDCAL, *UTM, *REFET,
        *LETS_BE_RATIONAL, *ASTRAL, *HAVERSINE, *COLORSYS, *PYGEODESY,
        *CONVERTDATE, *PSYPY, *SUNPOSITION, *VINCENTY,
-       *PYMEEUS, *METEOCALC, *HSLUV]
+       *PYMEEUS, *METEOCALC, *HSLUV, *GEOPY]
