@@ -25,6 +25,7 @@ from pysolar_cases import CASES as PYSOLAR
 from pythermalcomfort_cases import CASES as PYTHERMALCOMFORT
 from refet_cases import CASES as REFET
 from sgp4_cases import CASES as SGP4
+from statistics_cases import CASES as STATISTICS
 from sunposition_cases import CASES as SUNPOSITION
 from utm_cases import CASES as UTM
 from vincenty_cases import CASES as VINCENTY
@@ -33,4 +34,5 @@ ALL = [*PSYCHROLIB, *FLUIDS, *HT, *CHEMICALS, *PVLIB, *IAPWS, *SGP4, *PYSOLAR,
        *PYTHERMALCOMFORT, *NUMPY_FINANCIAL, *PYMAP3D, *GEOGRAPHICLIB, *JDCAL, *UTM, *REFET,
        *LETS_BE_RATIONAL, *ASTRAL, *HAVERSINE, *COLORSYS, *PYGEODESY,
        *CONVERTDATE, *PSYPY, *SUNPOSITION, *VINCENTY,
-       *PYMEEUS, *METEOCALC, *HSLUV, *GEOPY]
+       *PYMEEUS, *METEOCALC, *HSLUV, *GEOPY,
+       *STATISTICS]
