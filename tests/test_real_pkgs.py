@@ -46,6 +46,7 @@ pytest.importorskip("vincenty")
 pytest.importorskip("pymeeus")
 pytest.importorskip("meteocalc")
 pytest.importorskip("hsluv")
+pytest.importorskip("geopy")
 
 from cases import ALL  # noqa: E402
 from harness import Dom, check_vectorize, check_vmap, default_draws  # noqa: E402
@@ -151,6 +152,8 @@ SUBSET = {
     # (sum of a generator over zip of a module matrix's row and a colour per example)
     "hsluv.rgb_to_xyz": ("equal", "equal"),
     "hsluv._y_to_l": ("equal", "equal"),
+    "geopy.units.degrees": ("equal", "equal"),
+    "geopy.point._normalize_coordinates": ("equal", "equal"),
 }
 
 

@@ -43,7 +43,7 @@ from .body_constructs.recursion import unroll_recursion
 from .codegen import Generated  # noqa: F401 -- what a transform returns
 from .errors import Unsupported, VectorizeError
 from .introspect import ClosureView, attribute_guard, forwarded_target
-from .liveness import Namer, all_names
+from .liveness import Namer, all_names, bound_names
 from .pipeline import PIPELINE
 from .source import FunctionSource, read_function
 from .syntax.traversal import clear_memo, walk
@@ -293,6 +293,10 @@ class ModuleContext:
             self.function_names.taken.add(name)
         spec = _Spec(name, source=source)
         self.specs[key] = spec
+        # a helper it calls is never named as one of its parameters or locals (geopy's
+        # `degrees(radians, arcminutes, ...)` calls `arcmin = arcminutes`: a helper named
+        # `arcminutes` would be the parameter there)
+        self.function_names.taken |= bound_names(source.tree)
         checked: set = set()
         while True:
             job = FunctionJob(self, source, params, spec.name, helper=node is not None)

@@ -6,6 +6,7 @@ from colorsys_cases import CASES as COLORSYS
 from convertdate_cases import CASES as CONVERTDATE
 from fluids_cases import CASES as FLUIDS
 from geographiclib_cases import CASES as GEOGRAPHICLIB
+from geopy_cases import CASES as GEOPY
 from haversine_cases import CASES as HAVERSINE
 from hsluv_cases import CASES as HSLUV
 from ht_cases import CASES as HT
@@ -24,6 +25,7 @@ from pysolar_cases import CASES as PYSOLAR
 from pythermalcomfort_cases import CASES as PYTHERMALCOMFORT
 from refet_cases import CASES as REFET
 from sgp4_cases import CASES as SGP4
+from statistics_cases import CASES as STATISTICS
 from sunposition_cases import CASES as SUNPOSITION
 from utm_cases import CASES as UTM
 from vincenty_cases import CASES as VINCENTY
@@ -32,4 +34,5 @@ ALL = [*PSYCHROLIB, *FLUIDS, *HT, *CHEMICALS, *PVLIB, *IAPWS, *SGP4, *PYSOLAR,
        *PYTHERMALCOMFORT, *NUMPY_FINANCIAL, *PYMAP3D, *GEOGRAPHICLIB, *JDCAL, *UTM, *REFET,
        *LETS_BE_RATIONAL, *ASTRAL, *HAVERSINE, *COLORSYS, *PYGEODESY,
        *CONVERTDATE, *PSYPY, *SUNPOSITION, *VINCENTY,
-       *PYMEEUS, *METEOCALC, *HSLUV]
+       *PYMEEUS, *METEOCALC, *HSLUV, *GEOPY,
+       *STATISTICS]
