@@ -27,9 +27,10 @@ REFUSALS = {"Unsupported", "VectorizeError"}
 
 
 def _is_text(node, names) -> bool:
-    """``x.message`` / ``x.reason`` anywhere, or ``str(e)`` / ``e.args`` of an exception
-    caught as a refusal (``names``)."""
-    if isinstance(node, ast.Attribute) and node.attr in TEXT_ATTRS:
+    """``x.message`` / ``x.reason`` (or a variable so named) anywhere, or ``str(e)`` of
+    an exception caught as a refusal (``names``)."""
+    if isinstance(node, ast.Attribute) and node.attr in TEXT_ATTRS or \
+            isinstance(node, ast.Name) and node.id in TEXT_ATTRS:
         return True
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
             node.func.id == "str" and len(node.args) == 1 and \
@@ -67,7 +68,7 @@ def text_decisions(path: pathlib.Path) -> list:
             elif isinstance(node.func.value, ast.Name) and node.func.value.id == "re" and \
                     any(_is_text(a, names) for a in node.args):
                 found.append(node.lineno)
-    return found
+    return sorted(set(found))
 
 
 def test_no_decision_reads_a_refusals_wording():
@@ -84,8 +85,8 @@ def test_the_check_finds_what_it_forbids(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text(
         "import re\n"
-        "def f(spec, exc):\n"
-        "    a = 'raise' in spec.reason\n"
+        "def f(spec, exc, reason):\n"
+        "    a = 'raise' in spec.reason or 'TypeError' in reason\n"
         "    b = exc.reason.startswith('name `')\n"
         "    c = re.findall('x', exc.message)\n"
         "    try:\n"

@@ -81,6 +81,19 @@ def quoted_names(message: str) -> set[str]:
     return set(re.findall(r"`([A-Za-z_]\w*)", message))
 
 
+def fallback_record(filename: str, line: int, reason: str) -> str:
+    """What `Generated.fallbacks` holds for a piece that runs per example (it is shown as
+    it is in warnings, and kept in the disk cache): ``file:line: reason``."""
+    return f"{filename}:{line}: {reason}"
+
+
+def fallback_parts(record: str) -> tuple[str, int, str]:
+    """(file, line, reason) of a `fallback_record` (line 0 where it has none)."""
+    place, _, message = record.partition(": ")
+    path, _, line = place.rpartition(":")
+    return path, int(line) if line.isdigit() else 0, message
+
+
 class BackendFailure(Exception):
     """The library of a backend could not run generated code for a reason of its own, not of
     the examples' (JAX could neither trace it under ``jit`` nor run it op by op: a

@@ -31,7 +31,7 @@ from .analysis.python_numbers import PythonNumbers
 from .body_constructs.bound_closures import bound_helper_of
 from .body_constructs.recursion import unroll_recursion
 from .codegen import Generated  # noqa: F401 -- what a transform returns
-from .errors import Unsupported, VectorizeError, quoted_names
+from .errors import Unsupported, VectorizeError, fallback_record, quoted_names
 from .introspect import ClosureView, attribute_guard, forwarded_target
 from .liveness import Namer, all_names
 from .pipeline import PIPELINE
@@ -536,7 +536,7 @@ class FunctionJob:
 
     def fallback_used(self, node, reason: str) -> None:
         line, _ = self.source.location(node)
-        self.module.fallbacks.append(f"{self.source.filename}:{line}: {reason}")
+        self.module.fallbacks.append(fallback_record(self.source.filename, line, reason))
 
     def explain(self, rule, node) -> None:
         """Remember which rule rewrote which line (only when explanations were asked for:

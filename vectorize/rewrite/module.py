@@ -21,7 +21,7 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import PythonSemantics
-from ..errors import UNDEFINED_NAME, VectorizeError
+from ..errors import UNDEFINED_NAME, VectorizeError, fallback_parts
 from ..liveness import all_names
 from ..transform import ModuleContext, transform_source
 from . import boundary, call_sites, skeleton
@@ -495,9 +495,7 @@ def _explain_unknown(exc: VectorizeError, skel) -> VectorizeError:
 
 
 def _fallback_warning(reason: str, where: Located) -> VectorizeError:
-    place, _, message = reason.partition(": ")
-    path, _, line = place.rpartition(":")
-    number = int(line) if line.isdigit() else 0
+    path, number, message = fallback_parts(reason)
     source = _line(where.lines, number) if path == where.filename else ""
     return VectorizeError(f"runs per example (a Python loop in the rewritten code): {message}",
                           filename=path or where.filename, line=number,
