@@ -20,7 +20,7 @@ from . import backends, chunks, pickling, tensors
 from .abstract import PythonSemantics, TupleValue, Value, representative
 from .chunks import check_chunk_size
 from .dask_runtime import block_stand_ins, wants_dask
-from .errors import BackendFailure, VectorizeError
+from .errors import RAISES, BackendFailure, VectorizeError
 from .frontend import (  # noqa: F401 -- MAX_SPECIALIZATIONS and the warning are public here
     MAX_SPECIALIZATIONS,
     MISSING,
@@ -1158,7 +1158,7 @@ class vectorize:
                                              types_only=True))
         types = types_code(fallback="loop")
         if isinstance(types.spec, FallbackSpec):
-            if _raises_per_example(types.spec.reason):
+            if _raises_per_example(types.spec):
                 # (numpy.vectorize's first call raises there: refused as the policy says)
                 return types_code(fallback=self.fallback)
             # no code for those NumPy scalars for another reason (a list of Python floats
@@ -1718,11 +1718,12 @@ def _narrow_empty(call_args, kinds) -> list:
     return out
 
 
-def _raises_per_example(reason: str) -> bool:
-    """Whether a refusal of the code for numpy.vectorize's NumPy scalars (`_build`) says
-    that those scalars raise where the Python numbers do not (``math.trunc`` of an
-    ``np.float32``: TypeError), which numpy.vectorize's first call then raises."""
-    return "raise" in reason or "TypeError" in reason
+def _raises_per_example(spec) -> bool:
+    """Whether a refusal of the code for numpy.vectorize's NumPy scalars (`_build`, a
+    `FallbackSpec`) says that those scalars raise where the Python numbers do not
+    (``math.trunc`` of an ``np.float32``: TypeError), which numpy.vectorize's first call
+    then raises (its kind, `errors.RAISES`, never its wording)."""
+    return spec.kind == RAISES
 
 
 def _static_types(entry):

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+# What a refusal means to the code that decides on it (``Unsupported.kind``,
+# ``VectorizeError.kind``): decisions read this, never the message's wording
+# (tests/test_typed32.py). Most refusals keep the default, "".
+RAISES = "raises"                   # the examples raise there, per example, as the
+#                                     per-example code (numpy.vectorize's first call) does
+UNDEFINED_NAME = "undefined_name"   # a name the function reads is not defined
+#                                     (``subject``: the name)
+KINDS = frozenset({"", RAISES, UNDEFINED_NAME})
 
 
 class VectorizeWarning(UserWarning):
@@ -19,7 +29,11 @@ class VectorizeError(ValueError):
     """
 
     def __init__(self, message: str, *, filename: str = "<unknown>", line: int = 0, col: int = 0,
-                 source_line: str = "", suggestion: str = ""):
+                 source_line: str = "", suggestion: str = "", kind: str = "",
+                 subject: str = ""):
+        assert kind in KINDS, kind
+        self.kind = kind
+        self.subject = subject
         self.reason = message
         self.filename = filename
         self.line = line
@@ -44,16 +58,40 @@ class Unsupported(Exception):
 
     ``node`` is the libcst node the problem is about (its position is looked up in the
     original source); ``fallback_ok`` says whether a per-example loop may replace the
-    piece when the user allows fallbacks.
+    piece when the user allows fallbacks. ``kind``: what the refusal means to the code
+    that decides on it (`KINDS`); ``subject``: the name it is about, where its kind has one.
     """
 
     message: str
     node: object = None
     suggestion: str = ""
     fallback_ok: bool = True
+    kind: str = ""
+    subject: str = ""
+
+    def __post_init__(self):
+        assert self.kind in KINDS, self.kind
 
     def __str__(self) -> str:
         return self.message
+
+
+def quoted_names(message: str) -> set[str]:
+    """The identifiers a refusal's message quotes (`` `name` ``, `` `name.attr` ``...)."""
+    return set(re.findall(r"`([A-Za-z_]\w*)", message))
+
+
+def fallback_record(filename: str, line: int, reason: str) -> str:
+    """What `Generated.fallbacks` holds for a piece that runs per example (it is shown as
+    it is in warnings, and kept in the disk cache): ``file:line: reason``."""
+    return f"{filename}:{line}: {reason}"
+
+
+def fallback_parts(record: str) -> tuple[str, int, str]:
+    """(file, line, reason) of a `fallback_record` (line 0 where it has none)."""
+    place, _, message = record.partition(": ")
+    path, _, line = place.rpartition(":")
+    return path, int(line) if line.isdigit() else 0, message
 
 
 class BackendFailure(Exception):

@@ -64,8 +64,9 @@ class FallbackSpec:
     """The whole function runs per example (``reason`` says why; ``source`` is what
     ``.source()`` shows)."""
 
-    def __init__(self, reason: str, source: str):
+    def __init__(self, reason: str, source: str, kind: str = ""):
         self.reason = reason
+        self.kind = kind        # the refusal's `errors.KINDS` (what decisions read)
         self.source = source
         self.result = None
 
@@ -320,7 +321,7 @@ def build(func, params: dict, *, fallback: str, title: str, kind: str,
         from .errors import VectorizeError
         if not isinstance(exc, VectorizeError) or fallback == "error":
             raise
-        return Entry(FallbackSpec(str(exc), fallback_source(func, str(exc), kind)))
+        return Entry(FallbackSpec(str(exc), fallback_source(func, str(exc), kind), exc.kind))
     return Entry(spec, tuning(spec, func, params, header=header, backend=backend,
                               cache_dir=cache_dir, python_semantics=python_semantics))
 

@@ -128,7 +128,8 @@ class FunctionSource:
             problem.node in self.positions else self.nearest_location(problem.node)
         src = self.file_lines[line - 1] if 0 < line <= len(self.file_lines) else ""
         return VectorizeError(problem.message, filename=self.filename, line=line, col=col,
-                              source_line=src, suggestion=problem.suggestion)
+                              source_line=src, suggestion=problem.suggestion,
+                              kind=problem.kind, subject=problem.subject)
 
 
 def unwrap(func):

@@ -13,7 +13,6 @@ import dataclasses
 import gc
 import inspect
 import math
-import re
 import sys
 import threading
 import time
@@ -41,7 +40,7 @@ from .analysis.python_numbers import PythonNumbers
 from .body_constructs.bound_closures import bound_helper_of
 from .body_constructs.recursion import unroll_recursion
 from .codegen import Generated  # noqa: F401 -- what a transform returns
-from .errors import Unsupported, VectorizeError
+from .errors import Unsupported, VectorizeError, fallback_record, quoted_names
 from .introspect import ClosureView, attribute_guard, forwarded_target
 from .liveness import Namer, all_names, bound_names
 from .pipeline import PIPELINE
@@ -268,7 +267,7 @@ class ModuleContext:
                 raise Unsupported(f"`{fn.__name__}` calls itself; recursion is written out "
                                   "only where the batch that raises replays the per-example "
                                   "loop (`vectorize`, `vmap` on NumPy and PyTorch)", node,
-                                  "rewrite the recursion as a loop")
+                                  "rewrite the recursion as a loop", kind="raises")
             return spec
         try:        # (read already where a caller's value ranges looked at it: `_signs`)
             source = self.range_sources.get(fn)
@@ -569,7 +568,7 @@ class FunctionJob:
         """A refusal that names a variable the engine made up (``result``, ``active``...)
         means nothing to the user: it is said without it (the analysis of the user's own
         code refuses in their terms; this is what a later pass found)."""
-        named = set(re.findall(r"`([A-Za-z_]\w*)", problem.message))
+        named = quoted_names(problem.message)
         if not named & self.namer.generated:
             return problem
         return Unsupported(f"this combination of per-example control flow in "
@@ -582,7 +581,7 @@ class FunctionJob:
 
     def fallback_used(self, node, reason: str) -> None:
         line, _ = self.source.location(node)
-        self.module.fallbacks.append(f"{self.source.filename}:{line}: {reason}")
+        self.module.fallbacks.append(fallback_record(self.source.filename, line, reason))
 
     def explain(self, rule, node) -> None:
         """Remember which rule rewrote which line (only when explanations were asked for:
@@ -788,7 +787,8 @@ def _transform(func, params, module: ModuleContext, header: str,
     try:
         main = module.specialize(func, params, name=name)
     except Unsupported as problem:   # failures before a source was read
-        raise VectorizeError(problem.message, suggestion=problem.suggestion) from None
+        raise VectorizeError(problem.message, suggestion=problem.suggestion,
+                             kind=problem.kind, subject=problem.subject) from None
     except VectorizeError:
         raise
     except RecursionError:

@@ -489,7 +489,7 @@ class _VMapped:
             raise VectorizeError(
                 f"cannot vmap `{self._name}` over an empty batch: its batched code raised "
                 f"{type(exc).__name__} ({exc}), and the per-example loop that decides has no "
-                "example to run", **user_location()) from exc
+                "example to run", **user_location(), kind="raises") from exc
         self.replays += 1
         self.last_replay = f"{type(exc).__name__}: {exc}"
         out = self._loop(args, kwargs, size)
@@ -694,6 +694,7 @@ class _VMapped:
                 self._name
             raise VectorizeError(f"cannot vmap `{name}` for these arguments: "
                                  f"{exc.reason}", suggestion=exc.suggestion,
+                                 kind=exc.kind, subject=exc.subject,
                                  **user_location()) from None
         except TypeError as exc:     # an argument the backend cannot represent (bfloat16)
             if self.fallback == "error":

@@ -248,7 +248,7 @@ class Aliasing:
                               f"the {own} array (a UFuncTypeError per example), while the "
                               f"batch would hold the result in {promoted}", small,
                               f"write `{name} = {name} {op[:-1]} ...` (a new array), or "
-                              "convert the operand to the array's dtype first")
+                              "convert the operand to the array's dtype first", kind="raises")
         if not before.batched:
             return
         promoted = getattr(after.example, "dtype", None)
@@ -266,7 +266,7 @@ class Aliasing:
                           f"{promoted} cannot be cast to it), while the batch would hold the "
                           f"result in {promoted}", small,
                           f"write `{name} = {name} {op[:-1]} ...` (a new value of the promoted "
-                          "dtype), or convert the operand to the dtype first")
+                          "dtype), or convert the operand to the dtype first", kind="raises")
 
     def _no_update_of_a_shared_array(self, small: cst.AugAssign, env: Env) -> None:
         """``w += v`` where ``w`` is the same array for every example (an argument passed as
@@ -851,7 +851,7 @@ def _out_cast_refused(target, ufunc: str, value, current) -> None:
                           f"to cast into the {old} array `{name}` (a UFuncTypeError for every "
                           "example)", target.value,
                           f"create `{name}` with the result's dtype, or pass "
-                          "casting='unsafe' to a separate np.copyto")
+                          "casting='unsafe' to a separate np.copyto", kind="raises")
 
 
 # methods whose result may be the tensor itself or a view of it (per example or on the

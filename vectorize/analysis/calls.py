@@ -562,7 +562,7 @@ class Calls:
             raise Unsupported(f"`{_code(node.func)}` raises TypeError for {kinds} in the "
                               f"per-example code ({str(exc).strip().splitlines()[0]})", node,
                               "pass it an array of the library (a tensor), not a Python "
-                              "number") from None
+                              "number", kind="raises") from None
         except Exception:   # noqa: BLE001 -- decided where it runs
             return
 
@@ -585,7 +585,7 @@ class Calls:
                           f"example (`np.where` of numbers gives one, not a NumPy scalar): "
                           f"Python raises TypeError there (an ndarray has no __{name}__)",
                           node, "take a NumPy scalar first, e.g. round(float(...)) or "
-                                "round(np.where(...)[()]), or use np.round(...)")
+                                "round(np.where(...)[()]), or use np.round(...)", kind="raises")
 
     def _python_number_result(self, fn, args, value):
         """`vmap` on NumPy (JAX): ``math.*``, ``float()``, ``int()``, ``round(x)`` give a
@@ -666,7 +666,7 @@ class Calls:
                                  "not the reduction's own argument (Python computes no "
                                  "lane-by-lane operation on a list)"), listed[0],
                               "reduce the slice itself (sum(t[:k]), np.mean(t[:k])), or make "
-                              "the table an array (np.array([...]))")
+                              "the table an array (np.array([...]))", kind="raises")
         if found:
             self.masked_reductions[reduction] = found
 

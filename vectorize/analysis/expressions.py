@@ -41,7 +41,7 @@ from ..abstract import (
     uniform_narrow_lanes,
 )
 from ..body_constructs.classes import record_of
-from ..errors import Unsupported
+from ..errors import UNDEFINED_NAME, Unsupported
 from ..introspect import stable_attribute
 from ..rules.lanes import ENGINE_NAMES
 from ..rules.lists import check_index
@@ -355,7 +355,8 @@ class Expressions:
             return exact(ENGINE_NAMES[ident])
         if not found:
             raise Unsupported(f"name `{ident}` is not defined", node,
-                              "define it at module level before calling the function")
+                              "define it at module level before calling the function",
+                              kind=UNDEFINED_NAME, subject=ident)
         self.free_names[ident] = value
         example = backends.foreign_example(value)
         if example is not None:
@@ -401,7 +402,7 @@ class Expressions:
             kinds = ", ".join(a.describe() for a in args)
             raise Unsupported(f"{what()} raises for {kinds} in the per-example code ({exc})",
                               node, "convert the values first (e.g. float(x)) or use a "
-                                    "NumPy function that accepts them") from None
+                                    "NumPy function that accepts them", kind="raises") from None
         except ValueError as exc:
             if "truth value" in str(exc) or "size-1" in str(exc) or "only length-1" in str(
                     exc):
@@ -472,7 +473,7 @@ class Expressions:
                     f"Python int on some, {part!r}): there it raises OverflowError ({exc}), "
                     "while the batch computes every lane in the joined type", node,
                     "give the value one type on every path (e.g. np.int64(...) or "
-                    "float(...) where it is assigned)") from None
+                    "float(...) where it is assigned)", kind="raises") from None
             except Exception:   # noqa: BLE001 -- the lane types' checks below decide
                 pass
         for examples, part in lane_combinations(args, [a.example for a in args], one_like):
@@ -625,7 +626,7 @@ class Expressions:
             raise Unsupported("the truth value of a per-example array is ambiguous (Python "
                               "raises here for every example)", node,
                               "use (...).any() or (...).all(), or np.where for elementwise "
-                              "choices")
+                              "choices", kind="raises")
 
     def binary(self, operator, left_node, right_node, env, node):
         left, right = self.expr(left_node, env), self.expr(right_node, env)
@@ -668,7 +669,7 @@ class Expressions:
         if type(operator) in (cst.MatrixMultiply, cst.MatrixMultiplyAssign):
             if left.rank == 0 or right.rank == 0:
                 raise Unsupported("`@` of a per-example scalar (NumPy raises here)", node,
-                                  "use * for scalars")
+                                  "use * for scalars", kind="raises")
             return batched_like(_evaluate(fn, left.example, right.example))
         out = self._must_not_raise(fn, [left, right], node,
                                    lambda: f"`{_code(operator).strip()}`",
@@ -1353,7 +1354,7 @@ class Expressions:
             # of every item would give an array
             raise Unsupported(f"`{what}` is a dict looked up by a per-example array (per "
                               "example Python raises TypeError: unhashable)", node,
-                              "look up one number per example (`TABLE[k[0]]`)")
+                              "look up one number per example (`TABLE[k[0]]`)", kind="raises")
         if isinstance(seq, dict) and seq and len(parts) == 1 and (all(
                 type(k) in (int, float, bool) for k in seq) or all(
                 type(k) is str for k in seq) and parts[0].kind == "U") and len(

@@ -610,7 +610,7 @@ class Analysis(Expressions, Calls, Aliasing):
                                   "though every example raises it", small.exc,
                                   "raise an exception the same for every example, e.g. "
                                   "`raise ValueError(\"negative input\")`, or raise it "
-                                  "under the condition that makes it")
+                                  "under the condition that makes it", kind="raises")
             if not self._batched_depth:
                 return None
             if self.helper and not self.replayed:
@@ -620,7 +620,7 @@ class Analysis(Expressions, Calls, Aliasing):
                 raise Unsupported("`raise` under a per-example condition in a function "
                                   "called from another", small,
                                   "check the condition in the function that is vectorized, "
-                                  "or return a sentinel value (e.g. nan)")
+                                  "or return a sentinel value (e.g. nan)", kind="raises")
             # some examples raise: the batch raises if any does (`guard_indices` writes
             # `if np.any(<the conditions here>): raise ...`), so the code after runs on
             # every lane only when none does
@@ -1119,7 +1119,8 @@ def _no_int_beyond_int64_returned(returns) -> None:
                                   f"for every example, {len(str(abs(leaf.example)))} digits)"
                                   ": no tensor or jax.Array holds it, so stacking the "
                                   "per-example results raises", ret.value or ret,
-                                  "return it as a float (float(...)), or keep it in range")
+                                  "return it as a float (float(...)), or keep it in range",
+                                  kind="raises")
 
 
 UNROLLED_ITEMS = 16
@@ -1170,7 +1171,7 @@ def _numpy_vectorize_outputs(returns) -> None:
         if len(value.items) == 1 and (value.kind is None or value.kind is tuple):
             raise Unsupported("returning a tuple of one item: numpy.vectorize makes it one "
                               "output and raises storing the tuple as a number (ValueError)",
-                              ret, "return the item itself")
+                              ret, "return the item itself", kind="raises")
         container = value.kind is not None and not issubclass(value.kind, tuple)
         if container or any(isinstance(i, TupleValue) for i in value.items):
             what = f"a {value.kind.__name__}" if container else "a tuple inside a tuple"

@@ -539,7 +539,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
                               "numpy.vectorize stores one object per example into its result "
                               "(and raises for a list), and the batch has no array of lists",
                               lst.returned, "return a number computed from it (len, sum, an "
-                              "item), or a tuple of a fixed length")
+                              "item), or a tuple of a fixed length", kind="raises")
         if lst.unbounded is not None and lst.ok:
             node = lst.unbounded if lst.unbounded is not True else func.body.body[lst.index]
             raise Unsupported(f"the list `{name}` is appended to in a loop whose number of "

@@ -311,7 +311,7 @@ class _Choose(cst.CSTTransformer):
                     "that have left the loop too, and raise there (the rewritten file has no "
                     "per-example loop to fall back on)", raising,
                     "remove a `# vectorize: select` comment on the loop, or check the "
-                    "condition inside the called function")
+                    "condition inside the called function", kind="raises")
             return True      # the guard of a masked loop: the loop has its own strategy
         prims = self.ctx.registry.primitives
         if not prims.compaction and not (raising is not None and prims.unjitted_compaction):
@@ -428,7 +428,7 @@ class _Choose(cst.CSTTransformer):
                 "examples Python keeps out of it (the rewritten file has no per-example loop "
                 "to fall back on)", call,
                 "check the condition inside the called function, or remove a "
-                "`# vectorize: select` comment on the `if`")
+                "`# vectorize: select` comment on the `if`", kind="raises")
 
     def _worth_it(self, node: cst.If) -> bool:
         envs = self.analysis.if_envs.get(node)

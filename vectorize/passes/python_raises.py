@@ -301,7 +301,8 @@ class _Checks:
                 "conditional expression: its batched version would run on every example, "
                 "also where Python does not call it, and raise there (the rewritten file "
                 "has no per-example loop to fall back on)", node,
-                "call it in a statement of its own under an `if` on the same condition")
+                "call it in a statement of its own under an `if` on the same condition",
+                kind="raises")
         if self.raiser(node):
             if guards and self.region is not None:
                 root, begin, inside = self.region
@@ -700,7 +701,7 @@ class _Checks:
                     "arithmetic on a Python list or tuple with a per-example Python number: "
                     "Python repeats or concatenates it (`[1.0] * 2` is `[1.0, 1.0]`) or "
                     "raises TypeError (`1.0 + [2.0]`), where arrays compute item by item",
-                    node, "pass an array of it instead of the list or tuple")
+                    node, "pass an array of it instead of the list or tuple", kind="raises")
 
     def python_attribute(self, node: cst.Attribute):
         """`vectorize`: the check (it always fires) of an attribute (or method) that a NumPy
@@ -722,7 +723,7 @@ class _Checks:
                 "example, which has no such attribute: numpy.vectorize hands the function "
                 "Python numbers (Python raises AttributeError there)", node,
                 "use the array library's function of that name where there is one, or vmap, "
-                "which hands the function NumPy scalars")
+                "which hands the function NumPy scalars", kind="raises")
         return python_errors.Check(
             "AttributeError", f"'{python_type.__name__}' object has no attribute '{attr}'",
             "True", {})
@@ -1193,7 +1194,7 @@ class _Checks:
                     f"from a call the engine cannot evaluate), so not where it raises "
                     f"ValueError / OverflowError", node,
                     "compute the operand with operators or `math` functions that have a "
-                    "batching rule, or pass fallback='warn'")
+                    "batching rule, or pass fallback='warn'", kind="raises")
             return python_errors.math_checks(fn.__name__, nodes, values, self.numpy_scalars
                                              and self.numpy_valued(nodes[0]))
         if fn in (builtins.int, builtins.round) and len(nodes) == 1:
@@ -1946,7 +1947,7 @@ class _Writer:
                         "before the statement: the check would fire first, where Python "
                         "raises the operand's exception (the rewritten file has no "
                         "per-example loop to fall back on)", raiser.raiser,
-                        "compute it in a statement of its own first")
+                        "compute it in a statement of its own first", kind="raises")
                 left.append(raiser)
                 continue
             roots.append(raiser)
@@ -2219,7 +2220,7 @@ class _PythonBoolArithmetic(cst.CSTTransformer):
                     "per-example bool that is a Python bool on some examples and a NumPy "
                     "bool on others: the first compute as the ints 0 and 1, the others as "
                     "NumPy's bools (`-` raises, `+` is a logical or)", node,
-                    "convert it first: int(...) or bool(...)")
+                    "convert it first: int(...) or bool(...)", kind="raises")
 
     def leave_UnaryOperation(self, original_node, updated_node):
         # `-b`, `+b`, `~b`: ints in Python (NumPy raises for bool arrays; its `~` is `not`)

@@ -218,7 +218,7 @@ class _TryLowering(cst.CSTTransformer):
             raise Unsupported(f"`except ... as {name}` reading the exception, where the "
                               f"examples raise `{exc.__name__}`, which the handler cannot "
                               "name", raised[0] if raised else None,
-                              "name the exception class in the `except` clause")
+                              "name the exception class in the `except` clause", kind="raises")
         return [s.visit(_ExceptionStandIn(name, cls, exc, derived)) for s in stmts]
 
     def lowered(self, original_node, updated_node):
@@ -230,7 +230,7 @@ class _TryLowering(cst.CSTTransformer):
                               "`return` while handlers catch, or the `try` lies in another "
                               "`try`'s body whose handlers catch what it raises, in a "
                               "vectorized function", node,
-                              "move the cleanup after the `try` statement")
+                              "move the cleanup after the `try` statement", kind="raises")
         if self.numbers is not None:
             self.numbers.at(node)
         handlers = []
@@ -275,7 +275,8 @@ class _TryLowering(cst.CSTTransformer):
                                       "`raise E(f\"...{e}\") from e`) and the messages they "
                                       "raise (`msg = f\"...{e}\"`), in a vectorized "
                                       "function", handler.name,
-                                      "handle it without reading the exception object")
+                                      "handle it without reading the exception object",
+                                      kind="raises")
         if handler.type is None:
             return (BaseException,)
         parts = handler.type.elements if type(handler.type) is cst.Tuple else [handler.type]
@@ -332,7 +333,8 @@ class _TryLowering(cst.CSTTransformer):
             raise Unsupported("a `try` around anything but simple statements (assignments, "
                               "`return`, `raise`), `if` statements and `for` loops over a "
                               f"range of at most {_UNROLLED} constant steps in a vectorized "
-                              "function", stmt, "move the statement out of the `try`")
+                              "function", stmt, "move the statement out of the `try`",
+                              kind="raises")
         tests = []
         if len(stmt.body) == 1 and type(stmt.body[0]) is cst.Raise:
             # an unconditional `raise E(...)`: the handler that catches E, or the raise
@@ -471,7 +473,7 @@ class _TryLowering(cst.CSTTransformer):
         if not (isinstance(cls, type) and issubclass(cls, BaseException)):
             raise Unsupported("a `raise` inside a `try` whose exception the engine cannot "
                               "resolve", node if node is not None else None,
-                              "raise a builtin exception class")
+                              "raise a builtin exception class", kind="raises")
         return cls
 
     def arithmetic(self, node, operands, what: str, power=False) -> bool:
@@ -494,7 +496,7 @@ class _TryLowering(cst.CSTTransformer):
             "it raises on Python numbers (and for NumPy integers to a negative power), on "
             "NumPy scalars it warns, so no handler can be chosen per example", node,
             "test the divisor with `if` before the `try`, or convert the operands with "
-            "float() (Python numbers: the division raises where it is 0)")
+            "float() (Python numbers: the division raises where it is 0)", kind="raises")
 
     def _float_power(self, operands) -> bool:
         """A power of NumPy values that never raises: a float base (a true division's
@@ -663,7 +665,7 @@ class _TryLowering(cst.CSTTransformer):
                     "arithmetic inside `with warnings.catch_warnings()` (warnings as errors) "
                     "whose operands' types the engine cannot tell: on NumPy values it warns, "
                     "which raises there, on Python numbers it does not", node,
-                    "convert the operands with float() first")
+                    "convert the operands with float() first", kind="raises")
         if type(result) is cst.BinaryOperation and type(result.operator) is cst.Power and \
                 self.numbers is not None and not all(self.numbers.number(o) is True
                                                      for o in operands):
@@ -749,7 +751,8 @@ class _TryLowering(cst.CSTTransformer):
             if by[0] is not by[1]:
                 raise Unsupported("an item of a number inside a `try` whose handlers of "
                                   "IndexError (a NumPy scalar's) and TypeError (a Python "
-                                  "number's) differ", node, "index an array, not a number")
+                                  "number's) differ", node, "index an array, not a number",
+                                  kind="raises")
             tests.append((TypeError, None, {}, guards))
             return
         if len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index and type(

@@ -21,7 +21,7 @@ import libcst as cst
 import numpy as np
 
 from ..abstract import PythonSemantics
-from ..errors import VectorizeError
+from ..errors import UNDEFINED_NAME, VectorizeError, fallback_parts
 from ..liveness import all_names
 from ..transform import ModuleContext, transform_source
 from . import boundary, call_sites, skeleton
@@ -481,9 +481,8 @@ def _syntax_error(exc: SyntaxError, where: Located) -> VectorizeError:
 
 def _explain_unknown(exc: VectorizeError, skel) -> VectorizeError:
     """The engine says `name` is not defined where the skeleton left it out: say why."""
-    prefix = "name `"
-    if exc.reason.startswith(prefix) and exc.reason.endswith("` is not defined"):
-        name = exc.reason[len(prefix):-len("` is not defined")]
+    if exc.kind == UNDEFINED_NAME:
+        name = exc.subject
         why = skel.why_unknown(name)
         if why is not None:
             return VectorizeError(
@@ -496,9 +495,7 @@ def _explain_unknown(exc: VectorizeError, skel) -> VectorizeError:
 
 
 def _fallback_warning(reason: str, where: Located) -> VectorizeError:
-    place, _, message = reason.partition(": ")
-    path, _, line = place.rpartition(":")
-    number = int(line) if line.isdigit() else 0
+    path, number, message = fallback_parts(reason)
     source = _line(where.lines, number) if path == where.filename else ""
     return VectorizeError(f"runs per example (a Python loop in the rewritten code): {message}",
                           filename=path or where.filename, line=number,

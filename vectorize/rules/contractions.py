@@ -156,7 +156,7 @@ def matrix_product(site: Site):
     ra, rb = ranks(site)
     if ra == 0 or rb == 0:
         raise Unsupported("matmul of a per-example scalar (NumPy raises here)",
-                          suggestion="use * for scalars")
+                          suggestion="use * for scalars", kind="raises")
     used: set = set()
     if ra == 1 and rb == 1:
         a = fresh(1, used)

@@ -34,7 +34,8 @@ def real_operands(site: Site, what: str, numpy_too: bool = False) -> None:
         raise Unsupported(f"{what} of a complex number: Python raises TypeError for each "
                           "example (complex numbers have no order and no real value)",
                           suggestion="compare or convert z.real or abs(z), or pass "
-                                     "fallback='warn' to run the examples one by one")
+                                     "fallback='warn' to run the examples one by one",
+                                     kind="raises")
 
 
 def same_shaped_choices(site: Site, what: str) -> None:

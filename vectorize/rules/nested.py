@@ -72,7 +72,7 @@ def _infer(site: Site, backend):
         raise
     except Exception as exc:   # the vmapped call raises for these arguments per example
         raise Unsupported(f"the vmapped call raises per example: {type(exc).__name__}: "
-                          f"{exc}", site.original) from None
+                          f"{exc}", site.original, kind="raises") from None
     from .. import backends
     from ..pytree import flatten, unflatten
     # (its own arrays, where the backend's examples are not NumPy's, as NumPy examples)

@@ -26,7 +26,8 @@ def binary(site: Site) -> cst.BaseExpression:
         raise Unsupported("arithmetic on a Python list or tuple: Python repeats or "
                           "concatenates it (`[1.0] * 2` is `[1.0, 1.0]`, `[1.0] * True` is "
                           "`[1.0]`) or raises TypeError (`1.0 + [2.0]`), where arrays "
-                          "compute item by item", site.original, "pass np.asarray(...) of it")
+                          "compute item by item", site.original, "pass np.asarray(...) of it",
+                          kind="raises")
     if any(v.batched for v in site.args if isinstance(v, (Value, TupleValue))):
         for v in site.args:
             if _opaque_object(v):

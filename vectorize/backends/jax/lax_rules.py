@@ -142,7 +142,7 @@ def infer(site: Site):
     except Exception as error:     # what the per-example call raises, for every example
         raise Unsupported(f"{_name('the call', site)} raises on the examples "
                           f"({type(error).__name__}: {str(error).splitlines()[0][:200]})",
-                          site.original) from None
+                          site.original, kind="raises") from None
     return result_value(out)
 
 
@@ -260,7 +260,7 @@ def infer_indexed_update(site: Site):
     except Exception as error:
         raise Unsupported(f"`.at[...].{op}()` raises on the examples "
                           f"({type(error).__name__}: {str(error).splitlines()[0][:200]})",
-                          site.original) from None
+                          site.original, kind="raises") from None
     return result_value(out)
 
 

@@ -116,7 +116,7 @@ def _norm(site: Site):
     if ord_ is not None and rank not in (1, 2):
         raise Unsupported(f"`np.linalg.norm` with `ord` of a per-example value of rank {rank} "
                           "(NumPy raises per example: ord needs a vector or a matrix)",
-                          suggestion="name the axis or axes")
+                          suggestion="name the axis or axes", kind="raises")
     if rank == 0:
         return expr("np.abs({x})", x=first)
     if rank <= 2:
@@ -387,7 +387,7 @@ def _masked_extreme(site: Site, function: str, mask) -> cst.BaseExpression:
                              "`vmap` cannot tell which examples reach it)"
                              if kind in "iuf" else f"of dtype {value.dtype}"),
                           suggestion="use np.where(mask, x, -np.inf).max() with a value "
-                                     "for the empty case")
+                                     "for the empty case", kind="raises")
     if kind == "f":
         start = "-np.inf" if function == "np.max" else "np.inf"
     else:

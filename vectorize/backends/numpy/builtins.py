@@ -179,7 +179,7 @@ def _round(site: Site) -> cst.BaseExpression:
         # vmap, and in the call on NumPy scalars that numpy.vectorize learns its output
         # types from
         raise Unsupported("`round` of a bool (numpy.bool has no `__round__`: TypeError)",
-                          suggestion="use int(b)")
+                          suggestion="use int(b)", kind="raises")
     if rest or "ndigits" in site.kwargs:
         digits = rest[0] if rest else site.kwargs["ndigits"][0]
         if site.python_semantics and kind == "f" and not (
@@ -280,7 +280,8 @@ def _python_ints_only(site: Site, what: str, kinds: str = "biu"):
     ``.bit_length()`` and take no third argument of ``pow``."""
     if any(v.kind not in kinds for v in site.args):
         raise Unsupported(f"{what} of a per-example value that is not an int (Python raises "
-                          "TypeError or AttributeError)", suggestion="pass ints, e.g. int(x)")
+                          "TypeError or AttributeError)", suggestion="pass ints, e.g. int(x)",
+                          kind="raises")
     if not all(site.python_first) or len(site.python_first) != len(site.args):
         raise Unsupported(f"{what} of a value that is a NumPy int where the function first "
                           "meets it (numpy.vectorize's first call, on NumPy scalars, and "

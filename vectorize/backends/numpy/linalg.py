@@ -61,7 +61,7 @@ def _matrix_operands(site: Site, matrices: int, operands: int = 1):
             raise Unsupported(f"`np.linalg.{name}` of a per-example value of rank "
                               f"{value.rank}: it needs a matrix per example (NumPy raises "
                               "per example, or reads a batch of vectors as one matrix)",
-                              suggestion="pass per-example matrices")
+                              suggestion="pass per-example matrices", kind="raises")
     others = list(site.args[operands:]) + [v for _, v in site.kwargs.values()]
     if any(getattr(v, "batched", False) for v in others):
         raise Unsupported(f"`np.linalg.{name}` with a per-example option (only its matrices "
@@ -96,7 +96,7 @@ def _solve(site: Site):
     _matrix_operands(site, 2 if vb.rank >= 2 else 1, 2)
     if vb.rank == 0:
         raise Unsupported("`np.linalg.solve` with a per-example scalar right-hand side "
-                          "(NumPy raises per example)")
+                          "(NumPy raises per example)", kind="raises")
     if vb.rank == 1:
         if not vb.batched:
             return site.node          # a 1-d b is a vector for every matrix of the stack
@@ -116,7 +116,7 @@ def _roots(site: Site):
     (p,), (value,) = site.nodes, site.args
     if value.rank != 1 or not np.shape(value.example):
         raise Unsupported("`np.roots` of a per-example value that is not a vector "
-                          "(NumPy raises per example)")
+                          "(NumPy raises per example)", kind="raises")
     degree = np.shape(value.example)[0] - 1
     if degree < 1:
         raise Unsupported("`np.roots` of a per-example constant polynomial",

@@ -98,7 +98,8 @@ def _float_rule(np_name: str):
             raise Unsupported("`math.ldexp` with a NumPy scalar exponent (an "
                               f"`np.{type(site.args[1].example).__name__}` per example: "
                               "TypeError, it takes a Python int only)",
-                              suggestion="pass int(n) as the exponent, or call np.ldexp")
+                              suggestion="pass int(n) as the exponent, or call np.ldexp",
+                              kind="raises")
         if len(site.nodes) != expected or site.kwargs:
             raise Unsupported(f"`np.{np_name}` takes {expected} argument(s); this call has "
                               f"{len(site.nodes) + len(site.kwargs)}",
@@ -153,7 +154,7 @@ def _rounding_rule(np_name: str):
             # under vmap, and in the call on NumPy scalars that numpy.vectorize learns its
             # output types from
             raise Unsupported(f"`math.trunc` of a NumPy {dtype} (it has no `__trunc__`: "
-                              "TypeError)", suggestion="use int(x)")
+                              "TypeError)", suggestion="use int(x)", kind="raises")
         if site.args[0].kind in "biu":
             if not site.python_semantics and dtype is not None and dtype.itemsize == 8:
                 # a NumPy int64 / uint64 has no `__floor__` / `__ceil__`: math rounds its
@@ -316,7 +317,7 @@ def _exact_int_rule(name: str):
                               "positional argument(s) here")
         if any(v.kind not in "biu" for v in site.args):
             raise Unsupported(f"`math.{name}` of a per-example float (Python raises "
-                              "TypeError)", suggestion="pass ints, e.g. int(x)")
+                              "TypeError)", suggestion="pass ints, e.g. int(x)", kind="raises")
         args = ", ".join(f"{{a{i}}}" for i in range(len(site.nodes)))
         return expr(f"pymath.{name}({args})",
                     **{f"a{i}": n for i, n in enumerate(site.nodes)})
@@ -328,7 +329,7 @@ def _weekday(site: Site):
         raise Unsupported("`calendar.weekday` takes three positional arguments here")
     if any(v.kind not in "biu" for v in site.args):
         raise Unsupported("`calendar.weekday` of a per-example float (`datetime.date` raises "
-                          "TypeError)", suggestion="pass ints, e.g. int(x)")
+                          "TypeError)", suggestion="pass ints, e.g. int(x)", kind="raises")
     if site.standalone or site.spelled.name != "numpy":
         raise Unsupported("`calendar.weekday` of per-example values on this backend",
                           suggestion="use the NumPy backend")

@@ -69,7 +69,8 @@ def _integer_indices(value, what: str) -> None:
     kind = np.asarray(value.example).dtype.kind if value.known else "i"
     if kind not in "iu":
         raise Unsupported(f"`{what}` with indices of dtype kind {kind!r} (NumPy raises per "
-                          "example: indices must be integers)", suggestion="cast with int()")
+                          "example: indices must be integers)", suggestion="cast with int()",
+                          kind="raises")
 
 
 def _checked(site: Site, i, size, a=None, dim=None):
@@ -148,7 +149,7 @@ def _take(site: Site):
         a, rank, axis = flattened(a, rank), 1, 0
     elif rank == 0:
         raise Unsupported(f"`{name}` along an axis of a per-example scalar (NumPy raises per "
-                          "example)")
+                          "example)", kind="raises")
     else:
         axis = positive(axis, rank)
         n = size(axis)
@@ -179,13 +180,13 @@ def _diagonal_axes(site: Site, first: int, what: str):
     rank = site.args[0].rank
     if rank < 2:
         raise Unsupported(f"`{what}` of a per-example value of rank {rank} (NumPy raises per "
-                          "example: it needs at least two axes)")
+                          "example: it needs at least two axes)", kind="raises")
     offset = _shape_argument(site, first, "offset", 0, "the offset")
     axis1 = _shape_argument(site, first + 1, "axis1", 0, "axis1")
     axis2 = _shape_argument(site, first + 2, "axis2", 1, "axis2")
     a1, a2 = positive(axis1, rank), positive(axis2, rank)
     if a1 == a2:
-        raise Unsupported(f"`{what}` with axis1 == axis2 (NumPy raises per example)")
+        raise Unsupported(f"`{what}` with axis1 == axis2 (NumPy raises per example)", kind="raises")
     return offset, shift_axis(a1, rank), shift_axis(a2, rank)
 
 
@@ -262,11 +263,12 @@ def _diff(site: Site):
                  for node, value in [_arg(site, 99, key)] if value is not None and value.batched)
         x = expr("np.broadcast_to({x}, (len({p}),) + np.shape({x}))", x=x, p=p)
     if rank == 0:
-        raise Unsupported("`np.diff` of a per-example scalar (NumPy raises per example)")
+        raise Unsupported("`np.diff` of a per-example scalar (NumPy raises per example)",
+                          kind="raises")
     n = _shape_argument(site, 1, "n", 1, "the order `n`")
     axis = _shape_argument(site, 2, "axis", -1, "the axis")
     if not isinstance(n, (int, np.integer)) or n < 0:
-        raise Unsupported(f"`np.diff` of order {n!r} (NumPy raises per example)")
+        raise Unsupported(f"`np.diff` of order {n!r} (NumPy raises per example)", kind="raises")
     k = positive(axis, rank)
     extra, nodes = "", {"x": x}
     for key in ("prepend", "append"):
@@ -289,7 +291,7 @@ def _diff(site: Site):
             node = expr("np.broadcast_to({p}, (len({x}),) + np.shape({p}))", p=node, x=x)
         elif value.rank not in (0, rank):
             raise Unsupported(f"`np.diff` with a `{key}` of rank {value.rank} for a per-example "
-                              f"array of rank {rank} (NumPy raises per example)")
+                              f"array of rank {rank} (NumPy raises per example)", kind="raises")
         extra += f", {key}={{{key}}}"
         nodes[key] = node
     order = f", n={int(n)}" if n != 1 else ""

@@ -257,7 +257,7 @@ def _per_axis_pairs(value, rank: int, what: str):
         pairs = np.broadcast_to(np.asarray(example), (rank, 2))
     except ValueError:
         raise Unsupported(f"{what} {example!r} does not fit a per-example value of rank "
-                          f"{rank} (NumPy raises per example)") from None
+                          f"{rank} (NumPy raises per example)", kind="raises") from None
     return [tuple(p.item() for p in pair) for pair in pairs]
 
 

@@ -49,7 +49,8 @@ def _check_axis(axis, rank: int, what: str) -> None:
     for a in axis if isinstance(axis, tuple) else (axis,):
         if a is not None and not -rank <= a < rank:
             raise Unsupported(f"`{what}` along axis {a} of a per-example value of rank {rank} "
-                              "(NumPy raises per example)", suggestion="check the axis")
+                              "(NumPy raises per example)", suggestion="check the axis",
+                              kind="raises")
 
 
 def _along_axis(name: str, position: int, default):
@@ -94,7 +95,7 @@ def _flip_fixed(axis: int, least_rank: int, name: str):
     def rewrite(site: Site):
         if site.args[0].rank < least_rank:
             raise Unsupported(f"`np.{name}` of a per-example value of rank "
-                              f"{site.args[0].rank} (NumPy raises per example)")
+                              f"{site.args[0].rank} (NumPy raises per example)", kind="raises")
         return expr(f"np.flip({{x}}, axis={axis + 1})", x=site.nodes[0])
     return rewrite
 
@@ -152,12 +153,12 @@ def _take_along_axis(site: Site):
     (arr, indices), (a, i) = site.nodes[:2], site.args[:2]
     if a.rank != i.rank and _axis(site, 2, -1) is not None:
         raise Unsupported("`np.take_along_axis` of arrays of different ranks (NumPy raises "
-                          "per example)")
+                          "per example)", kind="raises")
     axis = _axis(site, 2, -1)
     if axis is None:
         if i.rank != 1:
             raise Unsupported("`np.take_along_axis(..., axis=None)` needs a vector of "
-                              "indices (NumPy raises per example)")
+                              "indices (NumPy raises per example)", kind="raises")
         arr = flattened(arr, a.rank) if a.batched else expr("{a}.ravel()", a=arr)
         new_axis = 1
     else:

@@ -53,7 +53,7 @@ def per_example(fn, what: str | None = None):
             out = examples.run(call, *args, **kwargs)
         except (TypeError, ValueError, IndexError) as exc:
             raise Unsupported(f"{label} raises for {described(site)} in the per-example "
-                              f"code ({first_line(exc)})") from None
+                              f"code ({first_line(exc)})", kind="raises") from None
         lane_types_agree(call, site.args, args, kwargs, label, out)
         if isinstance(out, tuple):
             return TupleValue(tuple(batched_like(o) for o in out))
@@ -86,7 +86,7 @@ def lane_types_agree(call, values, args, kwargs, label: str, out=None) -> None:
                 f"{type(exc).__name__} ({first_line(exc)}), while the batch computes "
                 "every lane in the joined type",
                 suggestion="give the value one type on every path (e.g. a tensor "
-                           "where it is assigned)") from None
+                           "where it is assigned)", kind="raises") from None
         except Exception:   # noqa: BLE001 -- another failure: not the lane type's
             continue
         dtype = got.dtype if isinstance(got, (np.generic, np.ndarray)) else None

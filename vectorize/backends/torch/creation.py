@@ -77,7 +77,7 @@ def _full_check(site: Site):
             f"`torch.full` of a per-example {source} value makes a {result} tensor, a "
             "conversion that may not fit the value (PyTorch raises where it does not)",
             suggestion="pass dtype= the value's own dtype, or build it from the tensor: "
-                       "`x.expand(3).clone()`")
+                       "`x.expand(3).clone()`", kind="raises")
     return out
 
 

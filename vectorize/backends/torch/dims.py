@@ -419,7 +419,7 @@ def _join(stack: bool):
         dim = shifted(dim, rank + stack) if (rank or stack) else None
         if dim is None:
             raise Unsupported("`torch.cat` of per-example 0-d tensors (PyTorch raises per "
-                              "example)")
+                              "example)", kind="raises")
         if not all(v.batched for v in values):
             if not isinstance(node, (cst.List, cst.Tuple)):
                 raise Unsupported("a join of shared and per-example tensors held in one "
@@ -467,7 +467,7 @@ def _attribute(attr: str):
         try:
             out = examples.example_attribute(site.args[0].example, attr)
         except (AttributeError, RuntimeError, TypeError) as exc:
-            raise Unsupported(f"`.{attr}` raises per example ({exc})") from None
+            raise Unsupported(f"`.{attr}` raises per example ({exc})", kind="raises") from None
         return batched_like(out)
     return infer
 

@@ -144,7 +144,7 @@ def _grad_infer(site: Site):
         out = site.func(*args, **kwargs)
     except Exception as exc:    # noqa: BLE001 -- what it raises per example refuses it
         raise Unsupported(f"the torch.func.grad function raises per example: "
-                          f"{type(exc).__name__}: {first_line(exc)}") from None
+                          f"{type(exc).__name__}: {first_line(exc)}", kind="raises") from None
     return _as_value(out)
 
 

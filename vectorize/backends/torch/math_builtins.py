@@ -98,7 +98,8 @@ def _math_rounding(name: str):
         _python_numbers_only(site, f"`math.{name}`")
         if name == "trunc" and not is_weak(value):
             raise Unsupported("`math.trunc` of a tensor raises in PyTorch (tensors have no "
-                              "`__trunc__`)", suggestion="use int(x), or math.trunc(float(x))")
+                              "`__trunc__`)", suggestion="use int(x), or math.trunc(float(x))",
+                              kind="raises")
         if value.kind in "biu":
             if not is_weak(value) and value.dtype is not None and value.dtype.itemsize == 8:
                 # a tensor has no `__floor__` / `__ceil__`: math rounds its `float()`, from
@@ -125,12 +126,12 @@ def _math_infer(fn):
                 # float (int)
                 return Value(True, 1 if fn.__name__ in _MATH_ROUNDING else 1.0)
             raise Unsupported(f"`math.{fn.__name__}` raises for {described(site)} in the "
-                              f"per-example code ({first_line(exc)})") from None
+                              f"per-example code ({first_line(exc)})", kind="raises") from None
         except (TypeError, RuntimeError) as exc:
             if fn is math.trunc:
                 return Value(True, 1)
             raise Unsupported(f"`math.{fn.__name__}` raises for {described(site)} in the "
-                              f"per-example code ({first_line(exc)})") from None
+                              f"per-example code ({first_line(exc)})", kind="raises") from None
         return Value(True, out)       # a Python number per example
     return infer
 
@@ -222,7 +223,7 @@ def _conversion(kind: str):
         if kind == "complex":
             return expr("{x}.detach().to(torch.complex128)", x=x)
         if value.kind in "c":
-            raise Unsupported("`float()` of a complex tensor raises per example")
+            raise Unsupported("`float()` of a complex tensor raises per example", kind="raises")
         return _python_float(x, value)
     return rewrite
 
@@ -236,7 +237,7 @@ def _conversion_infer(kind: str):
         _python_numbers_only(site, f"`{kind}()`")
         value = site.args[0]
         if value.kind == "c" and kind in ("int", "float"):
-            raise Unsupported(f"`{kind}()` of a complex tensor raises per example")
+            raise Unsupported(f"`{kind}()` of a complex tensor raises per example", kind="raises")
         return Value(True, py(1))
     return infer
 
@@ -271,7 +272,8 @@ def _round(site: Site):
     (value, *rest) = site.args
     if not is_weak(value):
         raise Unsupported("`round()` of a tensor raises in PyTorch (tensors have no "
-                          "`__round__`)", suggestion="use torch.round(x), or round(float(x))")
+                          "`__round__`)", suggestion="use torch.round(x), or round(float(x))",
+                          kind="raises")
     if rest or site.kwargs:
         raise Unsupported("`round(v, ndigits)`: Python rounds the decimal value exactly, "
                           "`torch.round(v, decimals=n)` scales by 10**n first and can differ "
@@ -285,7 +287,8 @@ def _round_infer(site: Site):
     value = site.args[0]
     if not is_weak(value):
         raise Unsupported("`round()` of a tensor raises in PyTorch (tensors have no "
-                          "`__round__`)", suggestion="use torch.round(x), or round(float(x))")
+                          "`__round__`)", suggestion="use torch.round(x), or round(float(x))",
+                          kind="raises")
     return Value(True, 1)
 
 

@@ -122,7 +122,8 @@ def _python_number_division(site: Site):
         raise Unsupported("`//`, `%` or `divmod` of Python integers the same for every example, "
                           "in code that runs on every lane: PyTorch raises for an integer "
                           "divisor of zero where the per-example code would not get there",
-                          suggestion="compute it before the `if` or loop, or use floats")
+                          suggestion="compute it before the `if` or loop, or use floats",
+                          kind="raises")
     if isinstance(node, cst.Call):
         raise Unsupported("`divmod`/`pow` of Python numbers in code that runs on every lane",
                           suggestion="compute it before the `if` or loop")

@@ -119,7 +119,8 @@ def _diff(site: Site):
         x = expr("{x}.expand(len({p}), *{x}.shape)", x=x, p=p)
     rank = xv.rank
     if rank == 0:
-        raise Unsupported(f"{name} of a per-example 0-d tensor (PyTorch raises per example)")
+        raise Unsupported(f"{name} of a per-example 0-d tensor (PyTorch raises per example)",
+                          kind="raises")
     _, nv = _shared(site, 1, "n", "the order `n`")
     n = 1 if nv is None else _constant(nv, "the order `n`")
     _, dv = _shared(site, 2, "dim", "the dim")
@@ -132,7 +133,7 @@ def _diff(site: Site):
             continue        # not given, or given as None
         if value.rank != rank:
             raise Unsupported(f"{name} with a `{key}` of {value.rank} dims for per-example "
-                              f"tensors of {rank} (PyTorch raises per example)")
+                              f"tensors of {rank} (PyTorch raises per example)", kind="raises")
         if not value.batched:
             node = expr("{p}.expand(len({x}), *{p}.shape)", p=node, x=x)
         extra += f", {key}={{{key}}}"

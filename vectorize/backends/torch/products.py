@@ -37,7 +37,7 @@ def _cross(site: Site):
     (a, av), (b, bv) = zip(site.nodes[:2], site.args[:2])
     if av.rank != bv.rank:
         raise Unsupported("`cross` of tensors of different per-example ranks (PyTorch raises "
-                          "per example)")
+                          "per example)", kind="raises")
     rank = av.rank
     dim = site.kwargs["dim"][1] if "dim" in site.kwargs else \
         site.args[2] if len(site.args) > 2 else None

@@ -53,7 +53,7 @@ def _transposed(site: Site):
 def _len_infer(site: Site):
     value = site.args[0]
     if value.known and value.rank == 0:
-        raise Unsupported("`len()` of a per-example 0-d tensor raises per example")
+        raise Unsupported("`len()` of a per-example 0-d tensor raises per example", kind="raises")
     return unbatched(len(value.example) if value.known else None)
 
 
