@@ -42,3 +42,17 @@ def divmod_nested_in_a_branch(a):
                                np.array([0.0, 2.0]), np.array([0.0, 0.5])])
 def test_unpacking_a_call_that_raises_for_every_example(f, a):
     assert_matches_loop(f, a)
+
+
+# ------------------- a shared operation that raises for every example, hoisted (fuzz_bools 110056)
+def float_or_bool(a, b):
+    # `0.5 | bool(b)` raises TypeError for every example: naming the hoisted operation was an
+    # internal error ('BinaryOperation' object has no attribute 'value')
+    flag = a
+    flag += (not b)
+    return ((0.5 | bool(b)) % (0.5 // 1))
+
+
+@pytest.mark.parametrize("b", [3, 0, True])
+def test_a_hoisted_operation_that_raises_for_every_example(b):
+    assert_matches_loop(float_or_bool, np.array([1.0, 2.0], np.float32), b)
