@@ -969,6 +969,12 @@ class Analysis(Expressions, Calls, Aliasing):
             return
         if isinstance(target, (cst.Tuple, cst.List)):
             elements = target.elements
+            if self._statement_raises and not isinstance(value, TupleValue):
+                # the value is `raised_for_every_example`'s placeholder (`q, r = divmod(3.0,
+                # 0.0)`): no example gets to bind it, so its targets get placeholders too
+                for element in elements:   # (`Element` and `StarredElement` alike)
+                    self.bind(element.value, value, env, stmt)
+                return
             if any(isinstance(e, cst.StarredElement) for e in elements):
                 self._bind_starred(target, value, env, stmt)
                 return

@@ -2025,6 +2025,8 @@ def _hoisted_name(node) -> str:
         base = func.value if type(func) is cst.Name else func.attr.value if type(
             func) is cst.Attribute else "call"
         return f"{base}_value"
+    if type(node) is not cst.Subscript:     # an operation (`0.5 | bool(b)`)
+        return "operand"
     value = node.value
     base = value.value if type(value) is cst.Name else "item"
     return f"{base.lower()}_item"
