@@ -49,10 +49,11 @@ _SUGGESTION = ("give every path the same type of number (`0.0` beside floats, `f
 
 
 class _Untracked(Exception):
-    def __init__(self, node, why: str):
+    def __init__(self, node, why: str, lossy: bool = False):
         super().__init__(why)
         self.node = node
         self.why = why
+        self.lossy = lossy      # (the join itself changes a lane's value: refused)
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
@@ -78,6 +79,12 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
             raise _Untracked(wanted[0][0], "the types its names take do not settle")
         tracker.check()
     except _Untracked as problem:
+        if not problem.lossy:
+            # (a value the codes do not follow, mostly one the analysis joins from paths
+            # no example takes alone, `s = 0` then a loop of float sums, or a helper's
+            # result: the result keeps the join's type, every lane's value exact;
+            # docs/semantics.md, "vmap: a value of different types on different lanes")
+            return func
         raise Unsupported(
             "a result that is a different type of number on different lanes (the "
             "per-example loop stacks each call's lanes to the type of the ones it holds) "
@@ -289,7 +296,7 @@ class _Tracker:
             dtype = np.dtype(self.keys[code][1])
             if not _holds(joined, dtype, self.constants[code]):
                 raise _Untracked(node, f"the joined {joined} does not hold every {dtype} "
-                                       "value a lane may have")
+                                       "value a lane may have", lossy=True)
         elements = [cst.Element(cst.SimpleString(f'"{d}"')) for d in self.table]
         if len(elements) == 1:
             elements = [elements[0].with_changes(comma=cst.Comma())]
