@@ -1428,8 +1428,11 @@ def test_merge_with_300_on_int8_still_follows_numpy_vectorize(first):
             vectorize(_choose_300, fallback="error")(x, y)
     else:
         _same(vectorize(_choose_300, fallback="error")(x, y), expected)
-    vm = vmap(_choose_300)(x.astype(np.int16), y.astype(np.int16))
-    assert vm.dtype == np.int16 and list(vm) == [_choose_300(a, 2) for a in first]
+    x16, y16 = x.astype(np.int16), y.astype(np.int16)
+    vm = vmap(_choose_300)(x16, y16)
+    # (the loop's stack of int16 lanes and a Python int 300: int64, where some lane takes it)
+    loop = np.stack([_choose_300(a, b) for a, b in zip(x16, y16)])
+    assert vm.dtype == loop.dtype and list(vm) == [_choose_300(a, 2) for a in first]
 
 
 # ------------------------------- JAX: an index check's size is the call's, not the first call's

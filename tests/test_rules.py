@@ -810,6 +810,8 @@ ARRAY_CASES = [
 
 # Registered functions without a case, and why.
 NOT_TESTED = {
+    "lane_kinds": "engine-internal (`__lane_kinds__`), `vmap` only (the case table runs "
+                  "`vectorize`): tests/test_kinds32.py compares it with the per-example loop",
     "isnat": "defined only for datetime64/timedelta64, and arguments of those dtypes are not "
              "batched (vectorize falls back to numpy.vectorize for them)",
     "any_lane": "engine-internal (`__any_lane__`), never written by users: the loop cases in "
@@ -829,6 +831,8 @@ NOT_TESTED = {
 }
 # rules no template here can name: tested where their own construct is
 TESTED_ELSEWHERE = {
+    "vmap.lane_kinds": "`vmap` only (the per-example loop's stacked type of each call): "
+                       "tests/test_kinds32.py",
     "warn.lanes": "a warning per example that takes the branch, compared with "
                   "numpy.vectorize's warnings: tests/test_helper_statements.py",
     "builtin.dict_get": "a method of a shared dict (`TABLE.get(k, 0.0)`): "

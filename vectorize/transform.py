@@ -90,7 +90,10 @@ def _lane_facts(value) -> tuple:
         return ()
     if not parts and not mixed and deferred is None:
         return ()
-    facts: tuple = ("lanes", mixed)
+    # (the parts, where known, say what the lanes hold: whether the value is also noted
+    # mixed may differ between the analysis' rounds, which would make a second
+    # specialization of one helper, `newton_step_2`, for the same lanes)
+    facts: tuple = ("lanes",) if parts else ("lanes", mixed)
     if parts:
         sizes = INT_PART_SIZES.get(value, {})
         lanes = set()
