@@ -58,6 +58,10 @@ def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
 
 
 _KINDS = {bool: "b", int: "i", float: "f", complex: "c"}
+# (a NumPy number of these dtypes beside a Python number of its kind makes numpy.vectorize's
+# outputs no other type: `max(x, 1.0)` of a float64 `x` is no join of types for
+# `vectorize`'s output-type probe, `api._probes`; `vmap` still tracks its lanes' parts)
+_PLAIN_DTYPES = frozenset(np.dtype(c) for c in "?qdD")
 
 
 def _strong_numbers(site: Site) -> dict:
@@ -122,7 +126,12 @@ def _infer_minmax(op: str):
             # batch's np.maximum is the wider, not the first argument's type; a NumPy number
             # and a Python one, `min(x, 7)` of an int64 `x`: the lanes that keep 7 hold a
             # Python int, weak where it meets a uint8 next, NEP 50)
-            note_mixed_types()     # (an int on some lanes, a float on others)
+            if len({_KINDS.get(type(e)) or np.asarray(e).dtype.kind for e in examples}) > 1 \
+                    or any(isinstance(e, np.generic) and e.dtype not in _PLAIN_DTYPES
+                           for e in examples):
+                # (an int on some lanes, a float on others; a narrow NumPy number: not a
+                # float64 beside a Python float, one type for numpy.vectorize's outputs)
+                note_mixed_types()
             out = examples[0]
             for nxt in examples[1:]:
                 out = evaluate(ufunc, nxt, out)
