@@ -116,19 +116,20 @@ def _infer_minmax(op: str):
         for k, dtype in _strong_numbers(site).items():
             examples[k] = np.asarray(examples[k], dtype)[()]
         if len(site.args) >= 2 and not site.kwargs and all(
-                isinstance(v, Value) and v.rank == 0 for v in site.args) and (len(
-                    {_KINDS.get(type(e)) or np.asarray(e).dtype.kind for e in examples}) > 1
+                isinstance(v, Value) and v.rank == 0 for v in site.args):
+            kinds = {_KINDS.get(type(e)) or np.asarray(e).dtype.kind for e in examples}
+            if not (len(kinds) > 1
                     or all(isinstance(e, np.generic) for e in examples) and len(
                         {e.dtype for e in examples}) > 1
                     or any(type(e) in _KINDS for e in examples) and any(
                         isinstance(e, np.generic) for e in examples)):
+                return default_infer(site)
             # (NumPy numbers of one kind and different widths, an int32 and an int64: the
             # batch's np.maximum is the wider, not the first argument's type; a NumPy number
             # and a Python one, `min(x, 7)` of an int64 `x`: the lanes that keep 7 hold a
             # Python int, weak where it meets a uint8 next, NEP 50)
-            if len({_KINDS.get(type(e)) or np.asarray(e).dtype.kind for e in examples}) > 1 \
-                    or any(isinstance(e, np.generic) and e.dtype not in _PLAIN_DTYPES
-                           for e in examples):
+            if len(kinds) > 1 or any(isinstance(e, np.generic) and e.dtype not in _PLAIN_DTYPES
+                                     for e in examples):
                 # (an int on some lanes, a float on others; a narrow NumPy number: not a
                 # float64 beside a Python float, one type for numpy.vectorize's outputs)
                 note_mixed_types()
