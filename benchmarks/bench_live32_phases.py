@@ -29,7 +29,7 @@ for path in (str(HERE.parent), str(HERE)):
     if path not in sys.path:
         sys.path.insert(0, path)
 
-import bench_live_loops as live  # noqa: E402
+import live_workloads as live  # noqa: E402
 
 import vectorize as vz  # noqa: E402
 

@@ -182,3 +182,29 @@ def assert_matches_loop(f, *args, fallback="error", excluded=()):
                         result if isinstance(got, tuple) else (result,)):
             assert_values_equal(np.asarray(g), np.asarray(r))
     return got
+
+
+def twin_bits(value):
+    """``value``'s dtype and bytes (its list where not numbers): equal bits, NaN payloads
+    and signed zeros included."""
+    value = np.asarray(value)
+    return value.dtype, value.view(np.uint8).tobytes() if value.dtype.kind in "fiub" \
+        else value.tolist()
+
+
+def check_twins(scalar, select, args, otype):
+    """A compacted loop (``vectorize(scalar)``) gives its ``# vectorize: select`` twin's bits,
+    and numpy.vectorize's values, dtype and signs of zeros, or raises numpy.vectorize's
+    exception type (returned: None where nothing raised)."""
+    got, raised = outcome(lambda: vectorize(scalar)(*args))
+    twin, raised_twin = outcome(lambda: vectorize(select)(*args))
+    expected, error = outcome(lambda: np.vectorize(scalar, otypes=[otype])(*args))
+    assert type(raised) is type(error) and type(raised_twin) is type(error), \
+        (raised, raised_twin, error)
+    if error is None:
+        assert twin_bits(got) == twin_bits(twin)
+        assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+        assert np.array_equal(got, expected, equal_nan=True)
+        if got.dtype.kind == "f":
+            assert np.array_equal(np.signbit(got), np.signbit(expected))
+    return raised

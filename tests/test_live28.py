@@ -28,23 +28,12 @@ from test_live27_tails import _check_tail, _same_bits
 
 import vectorize as vz
 
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
+
 SOURCE = '''
 import math
 
-
-def newton_step(x, a):
-    return 0.5 * (x + a / x)
-
-
-def sqrt_newton(a):
-    if a < 0:
-        return math.nan
-    if a == 0:
-        return 0.0
-    x = max(a, 1.0)
-    while abs(x * x - a) > 1e-12 * a:
-        x = newton_step(x, a)
-    return x
+from benchmarks.live_workloads import first_root, mandelbrot, newton_tail, sqrt_newton
 
 
 def step_to(x, c):
@@ -75,19 +64,6 @@ def nested(x, m):
         x = 1.0 + quad(x) * 0.5
         k += 1
     return x + k
-
-
-def first_root(c):
-    """``math.cos(x)`` and ``math.sin(x)`` check ``x`` for inf: once a pass."""
-    x = 0.0
-    k = 0
-    while k < 200:
-        f = math.cos(x) - c * x
-        if abs(f) < 1e-9:
-            return x
-        x = x + 0.5 * f / (math.sin(x) + c)
-        k += 1
-    return math.nan
 
 
 def changed_between(x):
@@ -137,29 +113,12 @@ def truth_choices(x, y):
     return int(b) + 2 * int(c) + 4 * int(d) + 8 * int(e)
 
 
-def mandelbrot(cr, ci):
-    zr = 0.0
-    zi = 0.0
-    n = 0
-    while zr * zr + zi * zi <= 4.0 and n < 100:
-        zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
-        n += 1
-    return n
-
-
 def counted_from(x, n):
     """A count from a per-example start (int64 past its top wraps under ``vmap``)."""
     while x > 1.0:
         x = x * 0.5
         n += 1
     return n
-
-
-def newton_tail(a, x0):
-    x = x0
-    while abs(x * x - a) > 1e-12 * a:
-        x = 0.5 * (x + a / x)
-    return x
 
 
 def int_invariant(x, a):

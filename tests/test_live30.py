@@ -16,111 +16,33 @@ rows gathered with ``take`` on axis 0; and PyTorch, whose arrays shrink by index
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import pytest
-from differential import outcome
+from differential import check_twins as _check
+from differential import twin_bits as _bits
 
 import vectorize as vz
 
-
-def newton_tail(a, x0):
-    x = x0
-    while abs(x * x - a) > 1e-12 * a:
-        x = 0.5 * (x + a / x)
-    return x
-
-
-def newton_tail_select(a, x0):
-    x = x0
-    while abs(x * x - a) > 1e-12 * a:  # vectorize: select
-        x = 0.5 * (x + a / x)
-    return x
-
-
-def collatz(n):
-    steps = 0
-    while n > 1:
-        n = n // 2 if n % 2 == 0 else 3 * n + 1
-        steps += 1
-    return steps
-
-
-def collatz_select(n):
-    steps = 0
-    while n > 1:  # vectorize: select
-        n = n // 2 if n % 2 == 0 else 3 * n + 1
-        steps += 1
-    return steps
-
-
-def halve32(x, k):
-    # float32 carry: no scalar tail (Python floats are float64), compactions only
-    n = 0
-    while x > k and n < 60:
-        x = x * np.float32(0.5)
-        n += 1
-    return x
-
-
-def halve32_select(x, k):
-    n = 0
-    while x > k and n < 60:  # vectorize: select
-        x = x * np.float32(0.5)
-        n += 1
-    return x
-
-
-def escape_for(cr, ci):
-    zr = 0.0
-    zi = 0.0
-    count = 0
-    for _ in range(60):
-        if zr * zr + zi * zi > 4.0:
-            break
-        zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
-        count += 1
-    return count
-
-
-def escape_for_select(cr, ci):
-    zr = 0.0
-    zi = 0.0
-    count = 0
-    for _ in range(60):  # vectorize: select
-        if zr * zr + zi * zi > 4.0:
-            break
-        zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
-        count += 1
-    return count
-
-
-def _bits(value):
-    value = np.asarray(value)
-    return value.dtype, value.view(np.uint8).tobytes() if value.dtype.kind in "fiub" \
-        else value.tolist()
-
-
-def _check(scalar, select, args, otype):
-    """The compacted loop gives the select twin's bits, and numpy.vectorize's values and
-    dtype (or raises the same exception type)."""
-    got, raised = outcome(lambda: vz.vectorize(scalar)(*args))
-    twin, raised_twin = outcome(lambda: vz.vectorize(select)(*args))
-    expected, error = outcome(lambda: np.vectorize(scalar, otypes=[otype])(*args))
-    assert type(raised) is type(error) and type(raised_twin) is type(error), \
-        (raised, raised_twin, error)
-    if error is None:
-        assert _bits(got) == _bits(twin)
-        assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
-        assert np.array_equal(got, expected, equal_nan=True)
-        if got.dtype.kind == "f":
-            assert np.array_equal(np.signbit(got), np.signbit(expected))
-
-
-def _newton_args(n, seed):
-    rng = np.random.default_rng(seed)
-    a = rng.uniform(1.0, 2.0, n)
-    return a, a * 2.0 ** np.minimum(rng.pareto(1.5, n), 60.0)
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
+from benchmarks.live_workloads import (  # noqa: E402
+    collatz,
+    collatz_select,
+    escape_for,
+    escape_for_select,
+    halve32,
+    halve32_select,
+    halve_flag,
+    halve_flag_select,
+    mandelbrot,
+    mandelbrot_select,
+    newton_tail,
+    newton_tail_select,
+    walk_rows,
+    walk_rows_select,
+)
+from benchmarks.live_workloads import newton_tail_inputs as _newton_args  # noqa: E402
 
 
 # ---------------------------------------------------------------------------- the text
@@ -188,23 +110,6 @@ def test_for_loop_left_by_a_break():
     _check(escape_for, escape_for_select, (np.full(300, 0.1), np.full(300, 0.1)), np.int64)
 
 
-def walk_rows(v, x):
-    # a per-example row read in the loop: gathered, then shrunk with take on axis 0
-    n = 0
-    while x > v[0] and n < 200:
-        x = x * v[1] - v[2]
-        n += 1
-    return x + n
-
-
-def walk_rows_select(v, x):
-    n = 0
-    while x > v[0] and n < 200:  # vectorize: select
-        x = x * v[1] - v[2]
-        n += 1
-    return x + n
-
-
 def test_per_example_rows_shrink_along_the_lanes():
     rng = np.random.default_rng(6)
     v = np.stack([rng.uniform(0.0, 1.0, 3000), rng.uniform(0.3, 0.9, 3000),
@@ -232,26 +137,6 @@ def test_torch_shrinks_by_indexing():
     assert np.array_equal(got.numpy(), expected)
 
 
-def mandelbrot(cr, ci):
-    zr = 0.0
-    zi = 0.0
-    n = 0
-    while zr * zr + zi * zi <= 4.0 and n < 100:
-        zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
-        n += 1
-    return n
-
-
-def mandelbrot_select(cr, ci):
-    zr = 0.0
-    zi = 0.0
-    n = 0
-    while zr * zr + zi * zi <= 4.0 and n < 100:  # vectorize: select
-        zr, zi = zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
-        n += 1
-    return n
-
-
 def test_a_compound_narrowing_is_computed_once_under_a_name():
     rng = np.random.default_rng(8)
     cr, ci = rng.uniform(-2.0, 0.5, 3000), rng.uniform(-1.25, 1.25, 3000)
@@ -261,27 +146,6 @@ def test_a_compound_narrowing_is_computed_once_under_a_name():
     _check(mandelbrot, mandelbrot_select, (cr, ci), np.int64)
     cr[:3], ci[:3] = [np.nan, np.inf, -0.0], [0.0, 0.0, np.nan]
     _check(mandelbrot, mandelbrot_select, (cr, ci), np.int64)
-
-
-def halve_flag(x):
-    # the mask narrows by a carried truth (``going``), which the code after the loop reads
-    going = x > 1.0
-    n = 0
-    while going:
-        x = x / 2.0
-        n += 1
-        going = x > 1.0
-    return n * 10 + going
-
-
-def halve_flag_select(x):
-    going = x > 1.0
-    n = 0
-    while going:  # vectorize: select
-        x = x / 2.0
-        n += 1
-        going = x > 1.0
-    return n * 10 + going
 
 
 def test_narrowing_by_a_carried_truth():

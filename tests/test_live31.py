@@ -15,13 +15,25 @@ merging with ``np.where``.
 
 from __future__ import annotations
 
-import math
+import sys
 
 import numpy as np
 import pytest
 
 import vectorize as vz
 from vectorize.backends.numpy import merge as merges
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
+from benchmarks.live_workloads import (  # noqa: E402
+    first_root,
+    first_root_select,
+    gcd,
+    gcd_select,
+    halve32_cast,
+    halve32_cast_select,
+    newton_tail,
+    newton_tail_select,
+)
 
 WIDE = merges.LOOP_MIN_LANES + 3        # the sampled, branch-free path (an odd remainder)
 DTYPES = [np.float64, np.float32, np.float16, np.int64, np.int32, np.int8, np.uint64,
@@ -104,74 +116,6 @@ def test_blend_pass_leaves_other_operands_to_where(branch_free):
 
 
 # ---------------------------------------------------------------- loops on wide batches
-def newton_tail(a, x0):
-    x = x0
-    while abs(x * x - a) > 1e-12 * a:
-        x = 0.5 * (x + a / x)
-    return x
-
-
-def newton_tail_select(a, x0):
-    x = x0
-    while abs(x * x - a) > 1e-12 * a:  # vectorize: select
-        x = 0.5 * (x + a / x)
-    return x
-
-
-def halve32(x):
-    # a float32 carry (a Python float beside it stays float32, NEP 50)
-    x = np.float32(x)
-    n = 0
-    while x > 0.75 and n < 60:
-        x = x * 0.5
-        n += 1
-    return x
-
-
-def halve32_select(x):
-    x = np.float32(x)
-    n = 0
-    while x > 0.75 and n < 60:  # vectorize: select
-        x = x * 0.5
-        n += 1
-    return x
-
-
-def gcd(a, b):
-    while b != 0:
-        a, b = b, a % b
-    return a
-
-
-def gcd_select(a, b):
-    while b != 0:  # vectorize: select
-        a, b = b, a % b
-    return a
-
-
-def first_root(c):
-    x = 0.0
-    k = 0
-    while k < 40:
-        f = math.cos(x) - c * x
-        if abs(f) < 1e-9:
-            return x
-        x = x + 0.5 * f / (math.sin(x) + c)
-        k += 1
-    return math.nan
-
-
-def first_root_select(c):
-    x = 0.0
-    k = 0
-    while k < 40:  # vectorize: select
-        f = math.cos(x) - c * x
-        if abs(f) < 1e-9:
-            return x
-        x = x + 0.5 * f / (math.sin(x) + c)
-        k += 1
-    return math.nan
-
 
 def _newton_args(rng):
     a = rng.uniform(1.0, 2.0, WIDE)
@@ -185,7 +129,7 @@ def _newton_args(rng):
 
 CASES = {
     "newton tail": (newton_tail, newton_tail_select, _newton_args),
-    "float32": (halve32, halve32_select, lambda rng: (
+    "float32": (halve32_cast, halve32_cast_select, lambda rng: (
         # (half the lanes finish after a pass or two, the others some 20 passes later)
         (rng.uniform(0.8, 1.6, WIDE)
          * 2.0 ** (20 * rng.integers(0, 2, WIDE) + rng.integers(0, 3, WIDE))).astype(np.float32),)),

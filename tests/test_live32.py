@@ -20,119 +20,28 @@ by lanes that had finished does not), NaN/inf/-0 lanes, int counts and float32 c
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import pytest
-from differential import outcome
+from differential import check_twins as _check
 
 import vectorize as vz
 from vectorize.backends.numpy import merge as merges
 
-
-def countdown_div(x, n):
-    k = 0
-    s = 0.0
-    while k < n:
-        s = s + 1.0 / x
-        x = x - 1.0
-        k += 1
-    return s
-
-
-def countdown_div_select(x, n):
-    k = 0
-    s = 0.0
-    while k < n:  # vectorize: select
-        s = s + 1.0 / x
-        x = x - 1.0
-        k += 1
-    return s
-
-
-def newton_tail(a, x0):
-    x = x0
-    while abs(x * x - a) > 1e-12 * a:
-        x = 0.5 * (x + a / x)
-    return x
-
-
-def newton_tail_select(a, x0):
-    x = x0
-    while abs(x * x - a) > 1e-12 * a:  # vectorize: select
-        x = 0.5 * (x + a / x)
-    return x
-
-
-def tol2(a, b, x0):
-    x = x0
-    k = 0
-    while abs(x * x - a) > a * 1e-12 + b and k < 100:
-        x = 0.5 * (x + a / x)
-        k += 1
-    return x
-
-
-def tol2_select(a, b, x0):
-    x = x0
-    k = 0
-    while abs(x * x - a) > a * 1e-12 + b and k < 100:  # vectorize: select
-        x = 0.5 * (x + a / x)
-        k += 1
-    return x
-
-
-def tol3(a, b, x0):
-    x = x0
-    k = 0
-    while abs(x * x - a) > (a * 1e-12 + b) * 0.5 and k < 100:
-        x = 0.5 * (x + a / x)
-        k += 1
-    return x
-
-
-def tol3_select(a, b, x0):
-    x = x0
-    k = 0
-    while abs(x * x - a) > (a * 1e-12 + b) * 0.5 and k < 100:  # vectorize: select
-        x = 0.5 * (x + a / x)
-        k += 1
-    return x
-
-
-def halve32(x, k):
-    n = 0
-    while x > k and n < 40:
-        x = x * np.float32(0.5)
-        n += 1
-    return x
-
-
-def halve32_select(x, k):
-    n = 0
-    while x > k and n < 40:  # vectorize: select
-        x = x * np.float32(0.5)
-        n += 1
-    return x
-
-
-def _bits(value):
-    value = np.asarray(value)
-    return value.dtype, value.view(np.uint8).tobytes()
-
-
-def _check(scalar, select, args, otype):
-    got, raised = outcome(lambda: vz.vectorize(scalar)(*args))
-    twin, raised_twin = outcome(lambda: vz.vectorize(select)(*args))
-    expected, error = outcome(lambda: np.vectorize(scalar, otypes=[otype])(*args))
-    assert type(raised) is type(error) and type(raised_twin) is type(error), \
-        (raised, raised_twin, error)
-    if error is None:
-        assert _bits(got) == _bits(twin)
-        assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
-        assert np.array_equal(got, expected, equal_nan=True)
-        if got.dtype.kind == "f":
-            assert np.array_equal(np.signbit(got), np.signbit(expected))
-    return raised
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
+from benchmarks.live_workloads import (  # noqa: E402
+    countdown_div,
+    countdown_div_select,
+    halve32,
+    halve32_select,
+    newton_tail,
+    newton_tail_select,
+    tol2,
+    tol2_select,
+    tol3,
+    tol3_select,
+)
 
 
 def _countdown_args(n, seed):

@@ -35,35 +35,20 @@ from hypothesis import HealthCheck, given, settings
 
 import vectorize as vz
 
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
+
 SETTINGS = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 # The functions, written once with `{S}` where a loop's strategy comment goes: imported twice
-# from files, the default form (no comment) and the select form.
+# from files, the default form (no comment) and the select form; the workloads shared with
+# the benchmark come from `benchmarks/live_workloads.py` (`{T}`: their select twins there).
 SOURCE = '''
 import math
 
-
-def newton_tail(a, x0):
-    x = x0
-    while abs(x * x - a) > 1e-12 * a:{S}
-        x = 0.5 * (x + a / x)
-    return x
-
-
-def newton_step(x, a):
-    return 0.5 * (x + a / x)
-
-
-def sqrt_newton(a):
-    if a < 0:
-        return math.nan
-    if a == 0:
-        return 0.0
-    x = max(a, 1.0)
-    while abs(x * x - a) > 1e-12 * a:{S}
-        x = newton_step(x, a)
-    return x
+from benchmarks.live_workloads import newton_step
+from benchmarks.live_workloads import newton_tail{T} as newton_tail
+from benchmarks.live_workloads import sqrt_newton{T} as sqrt_newton
 
 
 def mandelbrot(cr, ci):
@@ -278,7 +263,7 @@ def raises_late(a):
 
 def _module(name: str, strategy: str, tmp_dir):
     path = tmp_dir / f"{name}.py"
-    path.write_text(SOURCE.replace("{S}", strategy))
+    path.write_text(SOURCE.replace("{S}", strategy).replace("{T}", "_select" if strategy else ""))
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
