@@ -4,7 +4,7 @@ of a division's zero check (issue 21).
 Where no lane takes a compacted ``if`` (``lanes`` empty), the ``else`` runs on the whole batch
 without gathers and the values after it need no scatters, and a compacted loop that every
 lane enters starts without gathers (`passes.compact`); a division's check is
-``not x.all()`` (`rules.lanes`). Each form is checked against `numpy.vectorize` (the
+``not merge.all_lanes(x)`` (`rules.lanes`). Each form is checked against `numpy.vectorize` (the
 reference: equal values and dtypes, the same exception) with `fallback="error"` (a failure of
 the generated code is never hidden by the per-example replay), on batches where no lane,
 every lane and some lanes return early, at N = 0, 1, 5 and 10,000; the caller's arrays are
@@ -129,7 +129,7 @@ def test_none_taken_form_is_written():
     source = vectorize(sqrt_newton).source(a)
     assert "if lanes.size:" in source and "a_else = a\n" in source
     assert "result = result_else_2.astype(np.float64)" in source
-    assert "if not x.all():" not in source and "np.any(x == 0)" not in source
+    assert "if not merge.all_lanes(x):" not in source and "np.any(x == 0)" not in source
     assert "ZeroDivisionError" not in source
     # every lane entering the loop: it starts on the arrays themselves
     # (inside the loop's np.errstate: the invariant `1e-12 * a` is computed there once)

@@ -174,7 +174,8 @@ def test_checks_elided_where_nothing_raises(f):
 
 def test_checks_are_written_where_python_raises():
     source = vectorize(psf.reciprocal).source(np.array([1.0]))
-    assert 'if not x.all():\n        raise ZeroDivisionError("float division by zero")' in source
+    assert 'if not merge.all_lanes(x):\n        raise ZeroDivisionError("float division by ' \
+        'zero")' in source
     source = vectorize(psf.fourth_power).source(np.array([1]))
     assert "raise OverflowError" in source and "55108" in source
 

@@ -22,7 +22,7 @@ def gcd_compact(a, b):
     with np.errstate(all="ignore"):
         while lanes.size:
             active_if = active_lanes
-            if not b_lanes.all() and np.any(active_if & (b_lanes == 0)):
+            if not merge.all_lanes(b_lanes) and np.any(active_if & (b_lanes == 0)):
                 raise ZeroDivisionError("integer modulo by zero")
             a_if, b_if = b_lanes, a_lanes % b_lanes
             active_if = b_if != 0

@@ -3,13 +3,15 @@
 #   b: batched int64
 import numpy as np
 
+from vectorize.backends.numpy import merge
+
 
 def gcd_select(a, b):
     active = b != 0
     with np.errstate(all="ignore"):
         while active.any():
             active_if = active
-            if not b.all() and np.any(active_if & (b == 0)):
+            if not merge.all_lanes(b) and np.any(active_if & (b == 0)):
                 raise ZeroDivisionError("integer modulo by zero")
             a_if, b_if = b, a % b
             active_if = b_if != 0

@@ -27,7 +27,7 @@ def isqrt_compact(n):
         while lanes.size:
             active_if = active_lanes
             x_if = y_lanes
-            if not x_if.all() and np.any(active_if & (x_if == 0)):
+            if not merge.all_lanes(x_if) and np.any(active_if & (x_if == 0)):
                 raise ZeroDivisionError("integer division or modulo by zero")
             if np.any(active_if & ((n_lanes == -9223372036854775808) & (x_if == -1))):
                 raise OverflowError("Python int too large to convert to C long")

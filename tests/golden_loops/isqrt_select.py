@@ -2,6 +2,8 @@
 #   n: batched int64
 import numpy as np
 
+from vectorize.backends.numpy import merge
+
 
 def isqrt_select(n):
     """Integer Newton; the dead lanes (n == 0, x == 0) would divide by zero."""
@@ -14,7 +16,7 @@ def isqrt_select(n):
         while active.any():
             active_if = active
             x_if = y
-            if not x_if.all() and np.any(active_if & (x_if == 0)):
+            if not merge.all_lanes(x_if) and np.any(active_if & (x_if == 0)):
                 raise ZeroDivisionError("integer division or modulo by zero")
             if np.any(active_if & ((n == -9223372036854775808) & (x_if == -1))):
                 raise OverflowError("Python int too large to convert to C long")

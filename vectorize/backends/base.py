@@ -466,6 +466,11 @@ class Backend:
     one output (a new array, or ``out=``; `passes.temporaries` writes into fresh arrays with
     them as with `makes_new_array`'s)."""
 
+    helper_reductions: dict = {}
+    """``(module, name)`` of the helpers generated code calls like the namespace's ``any`` or
+    ``all`` of one array (`zero_lane`'s) -> which of the two: `passes.compact` reads them as
+    it reads those (elementwise, a lane's truth in its scalar tail)."""
+
     def logical_not(self, a: str) -> str:
         raise NotImplementedError
 

@@ -345,7 +345,8 @@ class _Compact(cst.CSTTransformer):
                    if spec.tree is not None and spec.name not in self.bound}
         try:
             translate = _ScalarBody(scalar, kinds, prims.alias, true={local[active]},
-                                    helpers=helpers, fresh=self.fresh)
+                                    helpers=helpers, fresh=self.fresh,
+                                    reductions=prims.helper_reductions)
             stmts = [lane for s in body for lane in translate.statement(s)]
             if translate.floats and not self.quiet:
                 raise _NotScalar        # (NumPy may warn where Python floats do not)
@@ -763,8 +764,11 @@ class _ScalarBody:
                     cst.Equal, cst.NotEqual)
 
     def __init__(self, mapping: dict[str, str], kinds: dict[str, str], alias: str,
-                 true=frozenset(), helpers=None, fresh=None, depth: int = 0):
+                 true=frozenset(), helpers=None, fresh=None, depth: int = 0,
+                 reductions=None):
         self.mapping, self.kinds, self.alias = mapping, dict(kinds), alias
+        # the backend's helpers called like its `any`/`all` (`Backend.helper_reductions`)
+        self.reductions = reductions or {}
         self.true = set(true)
         self.helpers, self.fresh, self.depth = helpers or {}, fresh, depth
         self.made: list[str] = []   # the names ``fresh`` gave it (a helper's locals)
@@ -949,6 +953,9 @@ class _ScalarBody:
                 return _negated(values[0][0]), "b"
             if attr in ("any", "all") and len(values) == 1:
                 return self._truth(*values[0]), "b"
+        elif type(func.value) is cst.Name and len(values) == 1 and \
+                self.reductions.get((func.value.value, attr)) in ("any", "all"):
+            return self._truth(*values[0]), "b"
         elif attr in ("any", "all") and not args:
             return self._truth(*self.expr(func.value)), "b"
         raise _NotScalar
@@ -1000,7 +1007,8 @@ class _ScalarBody:
             mapping[name] = self.fresh(f"{name}_lane")
             self.made.append(mapping[name])
         inner = _ScalarBody(mapping, kinds, self.alias, true=true, helpers=self.helpers,
-                            fresh=self.fresh, depth=self.depth + 1)
+                            fresh=self.fresh, depth=self.depth + 1,
+                            reductions=self.reductions)
         inner.made = self.made
         for stmt in stmts:
             self.before += inner.statement(stmt)
@@ -1215,7 +1223,8 @@ def _tolerates_finished_lanes(body: list, prims) -> bool:
         if kind is cst.BinaryOperation and type(n.operator) is cst.Power and \
                 type(n.right) not in (cst.Integer, cst.Float):
             return False        # (an integer to a negative integer power raises)
-        if kind is cst.Call and not _elementwise(n, prims.alias, module):
+        if kind is cst.Call and not _elementwise(n, prims.alias, module,
+                                                 prims.helper_reductions):
             return False
     return True
 
@@ -1223,15 +1232,18 @@ def _tolerates_finished_lanes(body: list, prims) -> bool:
 _ELEMENTWISE = frozenset(("where", "any", "all", "count_nonzero"))
 
 
-def _elementwise(call: cst.Call, alias: str, module) -> bool:
-    """``abs(x)``, ``np.cos(x)`` (a ufunc but ``power``), ``np.where``, ``np.any``, and
-    ``x.all()``/``x.any()``/``x.astype(...)``."""
+def _elementwise(call: cst.Call, alias: str, module, reductions=None) -> bool:
+    """``abs(x)``, ``np.cos(x)`` (a ufunc but ``power``), ``np.where``, ``np.any``,
+    ``x.all()``/``x.any()``/``x.astype(...)``, and the backend's helpers called like
+    ``np.all``/``np.any`` (``reductions``: `Backend.helper_reductions`)."""
     func = call.func
     if type(func) is cst.Name:
         return func.value == "abs"
     if type(func) is not cst.Attribute:
         return False
     attr = func.attr.value
+    if type(func.value) is cst.Name and (func.value.value, attr) in (reductions or {}):
+        return True
     if type(func.value) is cst.Name and func.value.value == alias:
         fn = getattr(module, attr, None)
         ufunc = getattr(module, "ufunc", None)

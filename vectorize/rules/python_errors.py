@@ -498,7 +498,7 @@ def signed_zero_checks(node) -> list:
     is, the per-example code decides (a float lane's own -0.0 replays it too, which gives
     it back). ``node``: the operation (its result a number). The test of zero last: as a
     division's check, it is asked first of every lane in one pass where the result is a
-    name (``not r.all() and ...``: `rules.lanes`), which is false on most calls."""
+    name (``not merge.all_lanes(r) and ...``: `rules.lanes`), which is false on most calls."""
     return [Check("OverflowError", SIGNED_ZERO_MESSAGE,
                   "math.copysign(1.0, {r}) < 0 and {r} == 0", {"r": node})]
 
@@ -772,7 +772,7 @@ def register(reg, rewrite, infer) -> None:
         "and NumPy computes on (a zero divisor, a `math` domain error, an int that does not "
         "fit), raises for the batch if any live example reaches it.",
         "if x < 0:\n    raise ValueError(\"negative\")\ny = 1.0 / x",
-        "if np.any(x < 0):\n    raise ValueError(\"negative\")\nif not x.all():\n"
+        "if np.any(x < 0):\n    raise ValueError(\"negative\")\nif not merge.all_lanes(x):\n"
         "    raise ZeroDivisionError(\"float division by zero\")\ny = 1.0 / x",
         rewrite, infer=infer))
 

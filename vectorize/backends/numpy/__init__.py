@@ -175,6 +175,8 @@ class NumpyBackend(Backend):
 
     helper_ufuncs = frozenset({("merge", "maximum"), ("merge", "minimum")})
 
+    helper_reductions = {("merge", "all_lanes"): "all"}
+
     def logical_not(self, a: str) -> str:
         return f"np.logical_not({a})"
 
@@ -215,8 +217,9 @@ class NumpyBackend(Backend):
 
     def zero_lane(self, value: str) -> str:
         # one pass with no temporary: `all` is false exactly where a lane is 0 or -0.0
-        # (NaN is true), the lanes `value == 0` marks
-        return f"not {value}.all()" if value.isidentifier() else f"not ({value}).all()"
+        # (NaN is true), the lanes `value == 0` marks (`merge.all_lanes`: a count on small
+        # arrays, where `x.all()` costs its call)
+        return f"not merge.all_lanes({value})"
 
     def first_lane(self, mask: str) -> str:
         return f"np.argmax({mask})"
