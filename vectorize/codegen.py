@@ -272,7 +272,7 @@ MERGE = "merge"
 """The name generated NumPy code calls `vectorize.backends.numpy.merge` by (``merge.blend``)."""
 
 _MERGE_SPELLED = {"blend": "where", "blend_pass": "where", "maximum": "maximum",
-                  "minimum": "minimum", "settle": None}
+                  "minimum": "minimum", "rows_dot": "matmul", "settle": None}
 """`merge`'s functions that generated code calls -> the NumPy function each computes (None:
 none does)."""
 

@@ -466,6 +466,10 @@ class Backend:
     one output (a new array, or ``out=``; `passes.temporaries` writes into fresh arrays with
     them as with `makes_new_array`'s)."""
 
+    fresh_helpers: frozenset = frozenset()
+    """``(module, name)`` of the other helpers generated code calls whose result is a new array
+    that nothing else holds (`passes.temporaries` may write into it), without ``out=``."""
+
     def logical_not(self, a: str) -> str:
         raise NotImplementedError
 
