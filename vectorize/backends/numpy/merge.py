@@ -401,15 +401,19 @@ def rows_dot(x, w):
     error: where a value of the result is not finite (an overflow, ``inf * 0``, a NaN row),
     or where underflows are not ignored (``np.errstate``), the result is ``x @ w``, which
     warns or raises as NumPy's products do."""
-    if type(x) is _NDARRAY and type(w) is _NDARRAY and x.ndim == 2 and w.ndim == 1 and \
-            x.nbytes >= ROWS_DOT_MIN_BYTES and \
-            ROWS_DOT_WIDTHS[0] <= x.shape[1] <= ROWS_DOT_WIDTHS[1] and \
-            x.shape[1] == w.shape[0] and x.dtype in _ROW_DTYPES and w.dtype == x.dtype and \
-            x.flags.c_contiguous and w.flags.c_contiguous and np.geterr()["under"] == "ignore":
+    if type(x) is _NDARRAY and x.nbytes >= ROWS_DOT_MIN_BYTES and _einsum_fits(x, w):
         out = _rows_einsum(x, w)
         if np.isfinite(out).all():
             return out
     return x @ w
+
+
+def _einsum_fits(x, w) -> bool:
+    """`rows_dot` computes ``x @ w`` by the einsum (after its size check)."""
+    return type(w) is _NDARRAY and x.ndim == 2 and w.ndim == 1 and \
+        ROWS_DOT_WIDTHS[0] <= x.shape[1] <= ROWS_DOT_WIDTHS[1] and \
+        x.shape[1] == w.shape[0] and x.dtype in _ROW_DTYPES and w.dtype == x.dtype and \
+        x.flags.c_contiguous and w.flags.c_contiguous and np.geterr()["under"] == "ignore"
 
 
 def _rows_einsum(x, w):
