@@ -179,3 +179,26 @@ merge_alias = merge_scale
 def _scaled_dot(x, w):
     merge = merge_alias
     return x.dot(w) * merge
+
+
+@pytest.mark.parametrize("setting, load, pieces", [
+    ("1", 0.0, 1),          # VECTORIZE_NUM_THREADS=1: threads off
+    ("", 64.0, 1),          # every core taken (a fake load average): the calling thread alone
+    ("", 0.0, 2),           # idle cores: a piece each
+])
+def test_threads_back_off_under_load(monkeypatch, setting, load, pieces):
+    monkeypatch.setattr(merge, "ROWS_DOT_MIN_BYTES", 0)
+    monkeypatch.setattr(chunks, "AUTO_MIN_LANES", 4)
+    monkeypatch.setattr(chunks, "_cpus", lambda: 2)
+    monkeypatch.setattr(chunks.os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setenv("VECTORIZE_NUM_THREADS", setting)
+    seen = []
+    real = np.einsum
+
+    def counted(subscripts, *operands, **kwargs):
+        seen.append(len(operands[0]))
+        return real(subscripts, *operands, **kwargs)
+    monkeypatch.setattr(merge, "_EINSUM", counted)
+    x, w = np.ones((40, 64)), np.arange(64.0)
+    np.testing.assert_array_equal(merge.rows_dot(x, w), np.full(40, 2016.0))
+    assert len(seen) == pieces
