@@ -163,7 +163,7 @@ def test_threads_each_take_a_piece_of_rows(monkeypatch):
     assert np.array_equal(got, np.einsum("ij,j->i", x, w))
 
 
-def test_a_name_merge_of_the_users_spells_matmul():
+def test_a_name_merge_of_the_users_is_written_as_the_operator():
     # the user's code binds `merge`: the generated code is NumPy's own `@`
     f = vmap(_scaled_dot, in_axes=(0, None), fallback="error")
     x, w = np.arange(12.0).reshape(3, 4), np.array([1.0, -1.0, 0.5, 2.0])
