@@ -176,8 +176,9 @@ def test_signature_matches_numpy_vectorize(f, data):
 
 
 def test_the_main_functions_are_products_not_loops():
-    """Their generated code is batched products (`@` of the batch, einsum) / NumPy
-    reductions, never a per-example loop."""
+    """Their generated code is batched products (`@` of the batch, einsum,
+    `merge.rows_dot` of a batch of rows and a shared vector) / NumPy reductions, never a
+    per-example loop."""
     x = np.ones((4, 3))
     cases = [
         (ac.relu_linear, (x, np.ones(3)), (0, None)),
@@ -188,5 +189,5 @@ def test_the_main_functions_are_products_not_loops():
     for f, args, in_axes in cases:
         source = vmapped(f, in_axes).source(*args)
         body = source.split(f"def {f.__name__}(", 1)[1]
-        assert "np.einsum(" in body or " @ " in body, source
+        assert "np.einsum(" in body or " @ " in body or "merge.rows_dot(" in body, source
         assert " for " not in body and "vectorize(" not in body, source

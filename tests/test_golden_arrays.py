@@ -90,13 +90,15 @@ def test_enough_golden_functions():
 def test_products_become_batched_products(name):
     """Where the scalar code had `.dot(` or `@` (in the function or a helper it calls), the
     generated code has one batched product for it (`np.einsum(`, or `@` of whole batches
-    where it is a matrix product) and no `.dot(` left."""
+    where it is a matrix product, `merge.rows_dot(` where it is a batch of rows times a
+    shared vector) and no `.dot(` left."""
     f = CASES[name][0]
     scalar = inspect.getsource(f).split(":", 1)[1]
     text = (GOLDEN / f"{name}.py").read_text()
     body = text.split(f"def {f.__name__}(", 1)[1]
     if ".dot(" in scalar or re.search(r"\s@\s", scalar):
-        assert "np.einsum(" in body or re.search(r"\s@\s", body), name
+        assert "np.einsum(" in body or re.search(r"\s@\s", body) or \
+            "merge.rows_dot(" in body, name
     assert ".dot(" not in body, name
 
 
@@ -104,9 +106,11 @@ def test_products_become_batched_products(name):
 def test_matrix_products_go_to_blas(name):
     """A product of a batch of vectors with a shared vector or matrix is one `@` (one BLAS
     call, as hand-written NumPy has it), not an einsum, which loops in C or plans its path
-    in Python on every call."""
+    in Python on every call; with a shared vector, `merge.rows_dot` (`@`, or its own einsum
+    where long batches of rows stream faster through it: tests/test_perf33.py)."""
     text = (GOLDEN / f"{name}.py").read_text()
-    assert "np.einsum(" not in text and re.search(r"\s@\s", text), text
+    assert "np.einsum(" not in text and (re.search(r"\s@\s", text) or
+                                         "merge.rows_dot(" in text), text
 
 
 def test_einsum_plans_only_where_blas_can_help():

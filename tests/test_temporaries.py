@@ -203,7 +203,7 @@ def test_vmap_contraction_into_its_result():
     text = vmap(relu_dot, in_axes=(0, None)).source(np.ones((4, 3)), np.ones(3))
     assert text.endswith("""\
 def relu_dot(x, w):
-    result = x @ w
+    result = merge.rows_dot(x, w)
     merge.maximum(0.0, result, out=result)
     return result
 """)

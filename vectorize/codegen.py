@@ -272,7 +272,8 @@ MERGE = "merge"
 """The name generated NumPy code calls `vectorize.backends.numpy.merge` by (``merge.blend``)."""
 
 _MERGE_SPELLED = {"blend": "where", "blend_pass": "where", "maximum": "maximum",
-                  "minimum": "minimum", "settle": None, "all_lanes": "all"}
+                  "minimum": "minimum", "rows_dot": "matmul", "settle": None,
+                  "all_lanes": "all"}
 """`merge`'s functions that generated code calls -> the NumPy function each computes (None:
 none does)."""
 
@@ -282,7 +283,7 @@ def _merges_named(tree, module):
     code names something else so: a global, a local; or the code is for a file, which must
     not need this package: ``module.standalone``) with ``merge.blend(c, a, b)`` written
     ``np.where(c, a, b)``, which computes the same (``merge.maximum(c, a)``:
-    ``np.maximum(c, a)``)."""
+    ``np.maximum(c, a)``; ``merge.rows_dot(x, w)``: ``x @ w``)."""
     import libcst as cst
 
     from .liveness import all_names
@@ -304,6 +305,18 @@ def _merges_named(tree, module):
     alias = module.backend.alias
 
     class _Where(cst.CSTTransformer):
+        def leave_Call(self, original, updated):
+            # `merge.rows_dot(x, w)` is `x @ w` (as `np.matmul`, written as people write it)
+            func = original.func
+            if type(func) is cst.Attribute and type(func.value) is cst.Name and \
+                    func.value.value == MERGE and func.attr.value == "rows_dot" and \
+                    len(updated.args) == 2:
+                return cst.BinaryOperation(left=updated.args[0].value,
+                                           operator=cst.MatrixMultiply(),
+                                           right=updated.args[1].value,
+                                           lpar=updated.lpar, rpar=updated.rpar)
+            return updated
+
         def leave_Attribute(self, original, updated):
             if type(updated.value) is cst.Name and updated.value.value == MERGE and \
                     updated.attr.value in _MERGE_SPELLED:

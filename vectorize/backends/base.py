@@ -471,6 +471,10 @@ class Backend:
     ``all`` of one array (`zero_lane`'s) -> which of the two: `passes.compact` reads them as
     it reads those (elementwise, a lane's truth in its scalar tail)."""
 
+    fresh_helpers: frozenset = frozenset()
+    """``(module, name)`` of the other helpers generated code calls whose result is a new array
+    that nothing else holds (`passes.temporaries` may write into it), without ``out=``."""
+
     def logical_not(self, a: str) -> str:
         raise NotImplementedError
 

@@ -281,7 +281,8 @@ class _InPlace(cst.CSTTransformer):
             if type(func) is cst.Attribute and type(func.value) is cst.Name and not any(
                     arg.keyword is not None and arg.keyword.value == "out"
                     for arg in node.args):
-                if (func.value.value, func.attr.value) in self.backend.helper_ufuncs:
+                if (func.value.value, func.attr.value) in self.backend.helper_ufuncs or \
+                        (func.value.value, func.attr.value) in self.backend.fresh_helpers:
                     return True
                 return func.value.value == self.backend.alias and \
                     self.backend.makes_new_array(func.attr.value)

@@ -177,6 +177,8 @@ class NumpyBackend(Backend):
 
     helper_reductions = {("merge", "all_lanes"): "all"}
 
+    fresh_helpers = frozenset({("merge", "rows_dot")})
+
     def logical_not(self, a: str) -> str:
         return f"np.logical_not({a})"
 
@@ -191,8 +193,18 @@ class NumpyBackend(Backend):
         # vectors and matrices only: `@` of a stack of small matrices loops over them one
         # by one, where the einsum's path makes one BLAS call of them all
         from ...rules.contractions import as_matmul
-        return as_matmul(subscripts, operands, lambda x, rank: f"{x}.T" if rank == 2 else None,
-                         stacks=False)
+        spelled = as_matmul(subscripts, operands,
+                            lambda x, rank: f"{x}.T" if rank == 2 else None, stacks=False)
+        inputs, _, out = subscripts.partition("->")
+        specs = inputs.split(",")
+        if spelled is not None and len(specs) == 2 and len(out) == 1:
+            # a batch of rows times a shared vector: `merge.rows_dot`, which computes long
+            # batches of rows by the einsum where BLAS's matrix-vector product is slower
+            for rows, vector in ((0, 1), (1, 0)):
+                if len(specs[rows]) == 2 and specs[rows][0] == out and \
+                        specs[vector] == specs[rows][1]:
+                    return f"merge.rows_dot({operands[rows]}, {operands[vector]})"
+        return spelled
 
     def dtype_code(self, dtype) -> str:
         """The dtype exactly: its scalar type when NumPy names it so, else ``np.dtype(...)``."""

@@ -6,7 +6,9 @@ written out with one letter per axis, and batched operands (only those) get a fr
 letter in front, which the output keeps. An unbatched operand (a shared weight matrix) is
 never broadcast or copied. A product of vectors and matrices that is one matrix product
 over the batch (a batch of rows times a shared vector or matrix, maybe transposed) is written
-``x @ w`` / ``x @ w.T``, one BLAS call as hand-written NumPy has it; any other einsum whose
+``x @ w`` / ``x @ w.T``, one BLAS call as hand-written NumPy has it (a batch of rows times a
+shared vector: ``merge.rows_dot(x, w)``, which computes long batches of rows that stream from
+memory by an einsum where that is faster, `merge.ROWS_DOT_WIDTHS`); any other einsum whose
 operands both keep free axes around a contracted one is asked to plan its path
 (``optimize=True``), which hands the work to BLAS.
 """
@@ -148,9 +150,11 @@ def register(reg: Registry) -> None:
 
     add(np.dot, "linalg.dot",
         "`np.dot(a, b)` / `a.dot(b)` on per-example arrays: one einsum over the per-example "
-        "axes, or `@` where that is one matrix product over the batch; a shared (unbatched) "
-        "operand is used as it is.",
-        "s = np.dot(v, w)", "s = v @ w", _dot, method="dot")
+        "axes, or `@` where that is one matrix product over the batch (a batch of rows times "
+        "a shared vector: `merge.rows_dot`, which is `@`, or an einsum where long batches of "
+        "rows stream from memory faster through it); a shared (unbatched) operand is used "
+        "as it is.",
+        "s = np.dot(v, w)", "s = merge.rows_dot(v, w)", _dot, method="dot")
     matmul = add(np.matmul, "linalg.matmul",
                  "`a @ b` / `np.matmul`: one `@` of the batch where it is one matrix product "
                  "(`x @ W.T` for `W @ x`), else one einsum (vectors and matrices as matmul "

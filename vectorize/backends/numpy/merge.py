@@ -391,6 +391,73 @@ def _row(c, dtype):
     return row
 
 
+# -------------------------------------------------- a batch of rows times a shared vector
+ROWS_DOT_MIN_BYTES = 1 << 25
+"""`rows_dot` computes by ``np.einsum`` where the rows have at least this many bytes (32 MiB:
+more than the last-level cache of the machine of docs/performance.md holds, so that they
+stream from memory; below, BLAS's ``@`` reads rows the cache holds faster: 1e4 rows of 64
+float64, 5 MB, ``@`` 95 µs and the einsum 184, one thread)."""
+
+ROWS_DOT_WIDTHS = (32, 512)
+"""The row lengths (least, most) that `rows_dot` computes by ``np.einsum``. Measured on the
+2-core machine of docs/performance.md (OpenBLAS 0.3.31, Haswell kernels), 128 MB of float64
+rows streamed from memory, the einsum's time over ``@``'s: one BLAS thread, rows of 4 2.4x,
+8 1.3x, 16 1.1x, 32 0.94x, 64 0.36x, 128 0.52x, 512 0.98x, 2048 1.6x; two BLAS threads under
+load, 1.9, 1.2, 2.0, 0.86, 0.47, 0.38, 0.64, 1.1 (BLAS's matrix-vector kernel reads rows of
+64 and 128 float64 at half the rate of the others)."""
+
+_EINSUM = np.einsum
+
+
+def rows_dot(x, w):
+    """``x @ w`` of a batch of rows ``x`` (a per-example vector each) and a shared vector
+    ``w``: what ``x.dot(w)`` per example is over the batch. Where ``x`` is a C-contiguous
+    float64 or float32 matrix of at least `ROWS_DOT_MIN_BYTES` whose rows have a length in
+    `ROWS_DOT_WIDTHS` and ``w`` a contiguous vector of its dtype, computed by
+    ``np.einsum("ij,j->i", x, w)`` (the rows in pieces on the threads the load leaves, each
+    piece's rows summed as in one call: `chunks.spare_threads`), which streams such rows
+    from memory up to twice as fast; every row is one sum in either case, in another order
+    (as ``x.dot(w)`` per example sums in its own). ``np.einsum`` reports no floating-point
+    error: where a value of the result is not finite (an overflow, ``inf * 0``, a NaN row),
+    or where underflows are not ignored (``np.errstate``), the result is ``x @ w``, which
+    warns or raises as NumPy's products do."""
+    if type(x) is _NDARRAY and x.nbytes >= ROWS_DOT_MIN_BYTES and _einsum_fits(x, w):
+        out = _rows_einsum(x, w)
+        if np.isfinite(out).all():
+            return out
+    return x @ w
+
+
+def _einsum_fits(x, w) -> bool:
+    """`rows_dot` computes ``x @ w`` by the einsum (after its size check)."""
+    return type(w) is _NDARRAY and x.ndim == 2 and w.ndim == 1 and \
+        ROWS_DOT_WIDTHS[0] <= x.shape[1] <= ROWS_DOT_WIDTHS[1] and \
+        x.shape[1] == w.shape[0] and x.dtype in _ROW_DTYPES and w.dtype == x.dtype and \
+        x.flags.c_contiguous and w.flags.c_contiguous and np.geterr()["under"] == "ignore"
+
+
+def _rows_einsum(x, w):
+    """``np.einsum("ij,j->i", x, w)``, in one piece of rows per thread that
+    `chunks.spare_threads` leaves (the einsum releases the GIL; each row is summed as in
+    one call)."""
+    from ... import chunks
+
+    n = len(x)
+    workers = min(chunks.spare_threads(), max(1, n // chunks.AUTO_MIN_LANES))
+    if workers <= 1:
+        return _EINSUM("ij,j->i", x, w)
+    out = np.empty(n, x.dtype)
+    step = -(-n // workers)
+
+    def piece(start: int) -> bool:
+        stop = min(start + step, n)
+        _EINSUM("ij,j->i", x[start:stop], w, out=out[start:stop])
+        return True
+
+    chunks._each(piece, range(0, n, step), workers)
+    return out
+
+
 def settle(value, kinds, table):
     """A `vmap` result joined from lanes of different types of number (``x if x > 0 else
     0``: an int on some lanes, a float on others), as the per-example loop's ``np.stack``
