@@ -168,6 +168,8 @@ class _TryLowering(cst.CSTTransformer):
         for stmt in stmts:
             if params is not None and type(stmt) is cst.If:
                 self._reached_if(stmt, params)
+                if _static_test(stmt.test, params) is True and _leaves(stmt.body.body):
+                    return      # (`if weights is None: ... return m`: what follows never runs)
                 continue
             if params is not None and isinstance(stmt, cst.BaseCompoundStatement):
                 for part in _blocks(stmt):
@@ -786,6 +788,10 @@ class _TryLowering(cst.CSTTransformer):
                 self.static_types and self.numbers.number(args[0]) is True:
             tests.append((TypeError, None, {}, guards))     # len() of a number
             return
+        if fn is builtins.len and len(args) == 1 and self.numbers is not None and \
+                not node.args[0].star and not node.args[0].keyword and \
+                self.numbers.sized(args[0]):
+            return      # len() of a row per example (or a list): it raises nothing
         if fn not in _NUMBER_BUILTINS and self.eager and self.numbers is not None and \
                 not self.erroring and self.numbers.shared(node):
             # a class (or its class method) called on values the same for every example
@@ -1188,6 +1194,14 @@ def _int_literal(node) -> bool:
     return type(node) is cst.Integer
 
 
+def _leaves(block) -> bool:
+    """Whether the statements ``block`` end in a ``return`` or ``raise`` of their own (what
+    follows them never runs)."""
+    last = block[-1] if block else None
+    return type(last) is cst.SimpleStatementLine and type(last.body[-1]) in (cst.Return,
+                                                                            cst.Raise)
+
+
 def _returns(stmt) -> bool:
     return any(type(n) is cst.Return for n in walk(stmt))
 
@@ -1430,6 +1444,22 @@ class _PythonValued:
             return _shared_callee(self.resolve(node.func)) and all(
                 not a.star and self.shared(a.value, seen) for a in node.args)
         return False
+
+    def sized(self, node) -> bool:
+        """Whether ``node`` is a parameter, never rebound, whose every example has a length:
+        a row (an array or tensor of at least one dimension per example: a `signature=`
+        function's core axis, `vmap` over a matrix), or a list or tuple the same for every
+        example."""
+        if type(node) is not cst.Name or node.value not in self.params:
+            return False
+        held = self._held(node.value)
+        if held != [_PARAM]:
+            return False
+        example = getattr(self.params[node.value], "example", None)
+        if isinstance(example, (list, tuple)):
+            return not getattr(self.params[node.value], "batched", True)
+        ndim = getattr(example, "ndim", 0)
+        return isinstance(ndim, int) and ndim >= 1 and not isinstance(example, np.generic)
 
     def surely_float(self, node, seen=frozenset()) -> bool:
         """Whether ``node`` is a float (Python's or NumPy's) on every example: a float
