@@ -338,6 +338,10 @@ class _TryLowering(cst.CSTTransformer):
                               "function", stmt, "move the statement out of the `try`",
                               kind="raises")
         tests = []
+        if self.written_into_number(stmt, handlers):
+            # `v[i] = f(x[i])` where `v` and `x` are numbers per example: every example
+            # raises TypeError (at `x[i]` on a Python number, at the write on a NumPy one)
+            return self.guarded([(TypeError, None, {}, [])], handlers, [stmt])
         if len(stmt.body) == 1 and type(stmt.body[0]) is cst.Raise:
             # an unconditional `raise E(...)`: the handler that catches E, or the raise
             exc = self.raised_type(stmt.body[0].exc)
@@ -420,6 +424,163 @@ class _TryLowering(cst.CSTTransformer):
                 orelse[0].with_changes(leading_lines=()) if len(orelse) == 1 and
                 type(orelse[0]) is cst.If else cst.Else(body=cst.IndentedBlock(orelse))))
         return self.guarded(tests, handlers, [lowered])
+
+    def written_into_number(self, stmt, handlers) -> bool:
+        """Whether ``stmt`` is ``v[i] = value`` where ``v`` is a number per example (its type
+        says so) and a handler catches TypeError, and ``value`` raises on every example
+        nothing that handler does not catch: on Python numbers it raises TypeError before
+        anything else (an item of a number, `_python_raises`), on NumPy scalars (`vmap`'s
+        examples, numpy.vectorize's first call) only what that handler catches
+        (`_numpy_quiet`: items of numbers at a per-example bool are arrays of 0 or 1
+        element, whose arithmetic and ufuncs raise nothing); then the write raises
+        TypeError. Every example takes that handler."""
+        if self.numbers is None or not self.static_types or len(stmt.body) != 1 or \
+                type(stmt.body[0]) is not cst.Assign or len(stmt.body[0].targets) != 1:
+            return False
+        target = stmt.body[0].targets[0].target
+        handler = next((h for types_, h in handlers if issubclass(TypeError, types_)), None)
+        if type(target) is not cst.Subscript or type(target.value) is not cst.Name or \
+                handler is None or id(handler) in self.bound or \
+                self.numbers.number(target.value) is not True or not all(
+                    type(e.slice) is cst.Index and _quiet_leaf(e.slice.value)
+                    for e in target.slice):
+            return False
+        caught = [types_ for types_, h in handlers if h is handler]
+        value = stmt.body[0].value
+        return self._python_raises(value) == "raises" and \
+            self._numpy_quiet(value, caught) is not None
+
+    def _python_raises(self, node):
+        """On Python numbers: "raises" where ``node`` raises TypeError (an item of a number)
+        after only operations that raise nothing, "quiet" where it raises nothing (a name, a
+        literal), None where the engine cannot tell."""
+        t = type(node)
+        if _quiet_leaf(node):
+            return "quiet"
+        if t is cst.Attribute:
+            return "quiet" if self.resolve(node) is not None else None
+        if t is cst.Subscript:
+            if type(node.value) is not cst.Name or self.numbers.number(node.value) is not True:
+                return None
+            if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
+                return None
+            index = self._python_raises(node.slice[0].slice.value)
+            return "raises" if index in ("raises", "quiet") else None
+        parts = None
+        if t is cst.UnaryOperation:
+            parts = [node.expression]
+        elif t is cst.BinaryOperation:
+            parts = [node.left, node.right]
+        elif t is cst.Comparison:
+            parts = [node.left] + [c.comparator for c in node.comparisons]
+        elif t is cst.Call:
+            if self.resolve(node.func) is None or any(a.star for a in node.args):
+                return None
+            parts = [a.value for a in node.args]
+        if parts is None:
+            return None
+        for part in parts:       # (in evaluation order: the first that raises decides)
+            kind = self._python_raises(part)
+            if kind != "quiet":
+                return kind
+        return None     # (the operation itself may raise)
+
+    def _numpy_quiet(self, node, caught):
+        """On NumPy scalars: "array" where ``node`` is an array of 0 or 1 element (an item of
+        a number at a per-example bool, arithmetic or a ufunc of such arrays), "value" where
+        it is a name or a constant, "raises" where it raises what a handler of ``caught``
+        catches; None where it may raise anything else."""
+        t = type(node)
+        if self._constant(node) is not None or (
+                t is cst.Name and self.numbers.number(node) is True):
+            return "value"      # (a number: with an array of 0 or 1 element it broadcasts)
+        if t is cst.Subscript:
+            if type(node.value) is not cst.Name or self.numbers.number(node.value) is not True \
+                    or len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
+                return None
+            index = node.slice[0].slice.value
+            if not _quiet_leaf(index):
+                return None
+            if self._boolean(index):
+                return "array"
+            return "raises" if any(issubclass(IndexError, c) for c in caught) else None
+        if t is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+            return self._numpy_quiet(node.expression, caught)
+        if t is cst.BinaryOperation:
+            kinds = [self._numpy_quiet(node.left, caught), self._numpy_quiet(node.right, caught)]
+            if None in kinds:
+                return None
+            if "raises" in kinds:
+                return "raises"
+            if "array" in kinds and type(node.operator) in (cst.Add, cst.Subtract,
+                                                            cst.Multiply, cst.Divide):
+                return "array"      # (NumPy arrays' arithmetic warns, never raises)
+            return None
+        if t is cst.Call:
+            fn = self.resolve(node.func)
+            if not isinstance(fn, np.ufunc) or fn.nout != 1 or len(node.args) != fn.nin or \
+                    any(a.star or a.keyword for a in node.args):
+                return None
+            kinds = [self._numpy_quiet(a.value, caught) for a in node.args]
+            if None in kinds:
+                return None
+            if "raises" in kinds:
+                return "raises"
+            # a ufunc of arrays of at most one element and of constants: what it raises
+            # is a TypeError (UFuncTypeError: no loop for the types), which is caught
+            return "array" if "array" in kinds and any(
+                issubclass(TypeError, c) for c in caught) else None
+        return None
+
+    def _constant(self, node):
+        """The value of ``node`` where it is made of literal numbers and the module's numbers
+        (``pi / 2 - 1e-10``) by ``+ - * /`` without a zero divisor; else None."""
+        t = type(node)
+        if t in (cst.Integer, cst.Float):
+            return node.evaluated_value
+        if t in (cst.Name, cst.Attribute):
+            if t is cst.Name and self.numbers._held(node.value) is not None:
+                return None     # (a local name)
+            value = self.resolve(node)
+            return value if type(value) in (int, float) else None
+        if t is cst.UnaryOperation and type(node.operator) is cst.Minus:
+            value = self._constant(node.expression)
+            return None if value is None else -value
+        if t is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract,
+                                                                cst.Multiply, cst.Divide):
+            left, right = self._constant(node.left), self._constant(node.right)
+            if left is None or right is None or (type(node.operator) is cst.Divide and
+                                                 right == 0):
+                return None
+            try:
+                return {cst.Add: left + right, cst.Subtract: left - right,
+                        cst.Multiply: left * right}[type(node.operator)] if type(
+                            node.operator) is not cst.Divide else left / right
+            except OverflowError:
+                return None
+        return None
+
+    def _boolean(self, node, seen=frozenset()) -> bool:
+        """Whether ``node`` is a bool (Python's or NumPy's) on every example: a comparison,
+        ``not``, ``&``/``|``/``^``/``and``/``or`` of bools, a name every binding of which
+        here is one."""
+        t = type(node)
+        if t is cst.Comparison or (t is cst.UnaryOperation and type(node.operator) is cst.Not):
+            return True
+        if t is cst.Name:
+            if node.value in ("True", "False"):
+                return True
+            if node.value in seen:
+                return False
+            held = self.numbers._held(node.value)
+            return bool(held) and all(v is not _PARAM and v is not None and self._boolean(
+                v, seen | {node.value}) for v in held)
+        if t is cst.BinaryOperation and type(node.operator) in (cst.BitAnd, cst.BitOr,
+                                                                cst.BitXor):
+            return self._boolean(node.left, seen) and self._boolean(node.right, seen)
+        if t is cst.BooleanOperation:
+            return self._boolean(node.left, seen) and self._boolean(node.right, seen)
+        return False
 
     def item_write(self, target: cst.Subscript, augmented: bool, tests: list) -> None:
         """``v[i] = x``: where ``v`` is a number per example (its type says so, the same for
@@ -1200,6 +1361,12 @@ def _leaves(block) -> bool:
     last = block[-1] if block else None
     return type(last) is cst.SimpleStatementLine and type(last.body[-1]) in (cst.Return,
                                                                             cst.Raise)
+
+
+def _quiet_leaf(node) -> bool:
+    """A name or a literal: reading it raises nothing (the names are bound: the analysis
+    refuses the others)."""
+    return type(node) in (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
 
 
 def _returns(stmt) -> bool:
