@@ -1,0 +1,191 @@
+"""Calls and item writes inside a ``try`` that real packages write (`passes.try_except`):
+``len()`` of a row per example (never raises: a ``TypeError`` handler for iterators is never
+taken), a ``try`` after ``if <parameter test>: ... return`` that the specialization never
+reaches, and ``v[i] = f(x[i])`` into a number per example with ``except TypeError`` (the
+idiom of code that serves arrays and scalars with one body: every example raises TypeError,
+at the item of a Python number or at the write into a NumPy scalar, and takes the handler).
+`vectorize` is compared with numpy.vectorize itself (values, dtype, exception type), `vmap`
+with the per-example loop, with inputs that take the handler on some lanes, all and none;
+N = 0, 1, 5. What the engine cannot tell stays refused, located."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from numpy import cos, inf, pi, sign
+
+from vectorize import VectorizeError, vectorize, vmap
+
+
+def _outcome(call):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return call(), None
+    except Exception as e:      # noqa: BLE001 (the exception's type is compared)
+        return None, e
+
+
+def _check(f, *args, signature=None):
+    options = {} if np.size(args[0]) else {"otypes": [np.float64]}
+    if signature is not None:
+        options["signature"] = signature
+    expected, exc = _outcome(lambda: np.vectorize(f, **options)(*args))
+    got, got_exc = _outcome(lambda: vectorize(f, fallback="error", **options)(*args))
+    assert not isinstance(got_exc, VectorizeError), got_exc
+    assert type(got_exc) is type(exc), (got_exc, exc)
+    if exc is None:
+        assert got.dtype == expected.dtype and got.shape == expected.shape, (got, expected)
+        np.testing.assert_array_equal(got, expected)
+
+
+def _check_vmap(f, *args):
+    def loop():
+        rows = [np.asarray(f(*a)) for a in zip(*args)]
+        return np.stack(rows) if rows else None
+    expected, exc = _outcome(loop)
+    got, got_exc = _outcome(lambda: vmap(f)(*args))
+    assert not isinstance(got_exc, VectorizeError), got_exc
+    assert type(got_exc) is type(exc), (got_exc, exc)
+    if exc is None and expected is not None:
+        np.testing.assert_array_equal(got, expected)
+
+
+# ------------------------------------------------------------------- the functions
+def mean_of(data, weights=None):
+    # (the shape of a mean that also takes iterators: `len` of a row never raises)
+    try:
+        n = len(data)
+    except TypeError:
+        n = 0
+
+        def count(iterable):
+            nonlocal n
+            for n, x in enumerate(iterable, start=1):  # noqa: B007
+                yield x
+        data = count(data)
+    if weights is None:
+        total = np.sum(data)
+        if not n:
+            raise ValueError("no data")
+        return total / n
+    try:
+        k = len(weights)        # (never reached: `weights` is None)
+    except TypeError:
+        weights = list(weights)
+        k = len(weights)
+    return np.sum(data * weights) / k
+
+
+def sized_or_minus_one(data):
+    try:
+        n = len(data)
+    except TypeError:
+        n = -1
+    return data[0] * n
+
+
+def isometric(lat):
+    # (the pole fix-up of an isometric latitude: an array is written where the cosine
+    # vanishes; a number raises TypeError and the handler fixes it)
+    c = cos(lat)
+    i = abs(c) <= 1e-9
+    out = lat * 2.0
+    try:
+        out[i] = sign(lat[i]) * inf
+    except TypeError:
+        if i:
+            out = sign(lat) * inf
+    return out
+
+
+def poles(lat1, lat2):
+    try:
+        i = abs(pi / 2 - abs(lat1)) < 1e-10
+        lat1[i] = sign(lat1[i]) * (pi / 2 - 1e-10)
+        i = abs(pi / 2 - abs(lat2)) < 1e-10
+        lat2[i] = sign(lat2[i]) * (pi / 2 - 1e-10)
+    except TypeError:
+        if abs(pi / 2 - abs(lat1)) < 1e-10:
+            lat1 = sign(lat1) * (pi / 2 - 1e-10)
+        if abs(pi / 2 - abs(lat2)) < 1e-10:
+            lat2 = sign(lat2) * (pi / 2 - 1e-10)
+    return lat1 + 10.0 * lat2
+
+
+def flipped(x, y):
+    # (`lamb[i] = -lamb[i]` of a sign test; both handlers' exceptions in a tuple)
+    lamb = abs(x)
+    i = sign(np.sin(y)) * sign(np.sin(lamb)) < 0
+    try:
+        lamb[i] = -lamb[i] + y[i] * 0.5
+    except (AttributeError, TypeError):
+        if i:
+            lamb = -lamb + y * 0.5
+    return lamb * 3.0
+
+
+def _opaque(v):
+    return math.sqrt(v)
+
+
+def into_number_opaque(x):
+    i = x > 1.0
+    y = x + 1.0
+    try:
+        y[i] = _opaque(x[i])     # (a function of yours: the batch raises, the loop decides)
+    except TypeError:
+        if i:
+            y = 0.0
+    return y
+
+
+def into_number_int_index(x):
+    y = x + 1.0
+    try:
+        y[0] = sign(x[0])       # (a NumPy scalar's `x[0]`: IndexError, not caught)
+    except TypeError:
+        y = 0.0
+    return y
+
+
+EDGE = np.array([pi / 2, 0.3, -pi / 2, 1.0, 2.0])
+NONE = np.array([0.1, 0.3, -0.4, 1.0, 2.0])
+ALL = np.array([pi / 2, -pi / 2, pi / 2, pi / 2, -pi / 2])
+
+
+# ------------------------------------------------------------------- the tests
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_len_of_a_row_never_takes_the_type_error_handler(n):
+    rows = np.arange(3.0 * n).reshape(n, 3) - 4.0
+    _check(mean_of, rows, signature="(k)->()")
+    _check(sized_or_minus_one, rows, signature="(k)->()")
+    if n:
+        _check_vmap(mean_of, rows)
+        _check_vmap(sized_or_minus_one, rows)
+
+
+@pytest.mark.parametrize("x", [EDGE, NONE, ALL, EDGE[:1], ALL[:1], EDGE[:0]],
+                         ids=["some", "none", "all", "one", "one-taken", "empty"])
+def test_an_item_write_into_a_number_takes_the_type_error_handler(x):
+    _check(isometric, x)
+    _check(poles, x, x[::-1].copy())
+    _check(flipped, x, np.cos(3.0 * x) - 0.2)
+    _check(into_number_opaque, x)
+    if x.size:
+        _check_vmap(into_number_opaque, x)
+        _check_vmap(isometric, x)
+        _check_vmap(poles, x, x[::-1].copy())
+        _check_vmap(flipped, x, np.cos(3.0 * x) - 0.2)
+
+
+@pytest.mark.parametrize("f", [into_number_int_index])
+def test_an_item_write_whose_value_may_raise_otherwise_stays_refused(f):
+    with pytest.raises(VectorizeError) as info:
+        vectorize(f, fallback="error")(NONE)
+    assert "test_try33.py:" in str(info.value)
+    with pytest.raises(VectorizeError):
+        vmap(f)(NONE)
