@@ -152,6 +152,42 @@ def into_number_int_index(x):
     return y
 
 
+class _Lib:
+    # (a module-level object whose class attribute holds static methods: a wrapper of an
+    # optional library)
+    class Math:
+        @staticmethod
+        def rounded(x):
+            z = 1 / 16.0
+            y = abs(x)
+            y = z - (z - y) if y < z else y
+            return 0.0 if x == 0 else math.copysign(y, x)
+
+        @staticmethod
+        def picky(x):
+            if x > 1.0:
+                raise AttributeError("no such thing")
+            return x * 2.0
+
+
+_LIB = _Lib()
+
+
+def coarsened(x):
+    try:
+        return _LIB.Math.rounded(x)
+    except AttributeError:
+        return x
+
+
+def picked(x):
+    try:
+        y = _LIB.Math.picky(x)
+    except AttributeError:
+        y = -x
+    return y + 1.0
+
+
 EDGE = np.array([pi / 2, 0.3, -pi / 2, 1.0, 2.0])
 NONE = np.array([0.1, 0.3, -0.4, 1.0, 2.0])
 ALL = np.array([pi / 2, -pi / 2, pi / 2, pi / 2, -pi / 2])
@@ -189,3 +225,13 @@ def test_an_item_write_whose_value_may_raise_otherwise_stays_refused(f):
     assert "test_try33.py:" in str(info.value)
     with pytest.raises(VectorizeError):
         vmap(f)(NONE)
+
+
+@pytest.mark.parametrize("x", [EDGE, NONE, EDGE[:1], EDGE[:0]],
+                         ids=["some", "none", "one", "empty"])
+def test_a_static_method_of_a_module_object_is_its_function(x):
+    _check(coarsened, x)
+    _check(picked, x)
+    if x.size:
+        _check_vmap(coarsened, x)
+        _check_vmap(picked, x)

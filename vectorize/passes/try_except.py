@@ -693,7 +693,7 @@ class _TryLowering(cst.CSTTransformer):
             raise Unsupported("an expression that a `try` around it cannot model", node,
                               "compute it before the `try`")
         if t is cst.Call and type(node.func) is cst.Attribute and not isinstance(
-                self.resolve(node.func.value), type(math)):
+                self.resolve(node.func.value), type(math)) and not self.global_path(node.func):
             # a method of a per-example value (`x.any()`): its owner, its arguments, then
             # what reading the attribute raises (the call of a NumPy value's method raises
             # nothing, those of `_QUIET_METHODS`)
@@ -747,6 +747,18 @@ class _TryLowering(cst.CSTTransformer):
                                   {"a": node.left, "b": node.right}, guards))
             if type(node.operator) is not cst.MatrixMultiply:
                 self.warned(node, node, [node.left, node.right], guards, tests)
+
+    def global_path(self, node) -> bool:
+        """Whether ``node`` is ``name.a.b`` of a module-level name (not a local one) that
+        resolves to a function of yours (``_wrapped.Math.AngRound``, a class's static
+        method): read once, as the module holds it; its call is that function's."""
+        base = node
+        while type(base) is cst.Attribute:
+            base = base.value
+        if type(base) is not cst.Name or self.numbers is None or \
+                self.numbers._held(base.value) is not None or base.value not in self.globals:
+            return False
+        return isinstance(self.resolve(node), types.FunctionType)
 
     def attribute(self, node: cst.Attribute, guards, tests, method=False) -> bool:
         """The tests of reading ``owner.name`` (and calling it, ``method``), decided by the
