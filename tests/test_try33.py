@@ -188,6 +188,36 @@ def picked(x):
     return y + 1.0
 
 
+class _Radius(float):
+    pass
+
+
+class _Datum:
+    class ellipsoid:  # noqa: N801 -- (the shape of a datum's ellipsoid attribute)
+        R1 = 6371.0088
+
+
+R_PLAIN = _Radius(6371.0)
+DATUM = _Datum()
+
+
+def scaled(x, radius=R_PLAIN):
+    # (a radius or a datum: an attribute of an object the same for every example)
+    try:
+        radius = radius.ellipsoid.R1
+    except AttributeError:
+        pass
+    return x * radius
+
+
+def scaled_datum(x, radius=DATUM):
+    try:
+        radius = radius.ellipsoid.R1
+    except AttributeError:
+        radius = 1.0
+    return x * radius
+
+
 EDGE = np.array([pi / 2, 0.3, -pi / 2, 1.0, 2.0])
 NONE = np.array([0.1, 0.3, -0.4, 1.0, 2.0])
 ALL = np.array([pi / 2, -pi / 2, pi / 2, pi / 2, -pi / 2])
@@ -235,3 +265,10 @@ def test_a_static_method_of_a_module_object_is_its_function(x):
     if x.size:
         _check_vmap(coarsened, x)
         _check_vmap(picked, x)
+
+
+@pytest.mark.parametrize("x", [EDGE, EDGE[:1]], ids=["some", "one"])
+def test_an_attribute_of_a_default_argument_raises_on_every_example_or_none(x):
+    _check_vmap(scaled, x)
+    _check_vmap(scaled_datum, x)
+    _check(scaled_datum, x)

@@ -729,6 +729,8 @@ class _TryLowering(cst.CSTTransformer):
             if isinstance(self.resolve(node.value), type(math)):
                 return
             self.expression(node.value, guards, tests)
+            if tests and tests[-1][1] is None and tests[-1][3] == guards:
+                return      # (reading the owner raises on every example)
             if not self.attribute(node, guards, tests):
                 raise Unsupported("an attribute read inside a `try`", node,
                                   "compute it before the `try`")
@@ -772,6 +774,19 @@ class _TryLowering(cst.CSTTransformer):
         if self.handlers and all(types_ == (NameError,) for types_, _ in self.handlers):
             # (`except NameError:` around NumPy's names: what an attribute read raises no
             # handler catches, so it is read as outside the `try`)
+            return True
+        known = self.numbers.exact_value(owner) if not method else _NOT_KNOWN
+        if known is not _NOT_KNOWN:
+            # an object passed the same for every example and known exactly (a default
+            # argument, `in_axes=None`): reading its attribute raises AttributeError on
+            # every example or on none
+            try:
+                getattr(known, name)
+            except AttributeError:
+                tests.append((AttributeError, None, {}, guards))
+                return True
+            except Exception:   # noqa: BLE001 -- (a property that fails otherwise)
+                return False
             return True
         if not method and self.eager and self.numbers.shared(owner):
             # the same object for every example: what reading it raises, every example
@@ -1413,6 +1428,7 @@ def _float_or_natural(exponent) -> bool:
 
 _PYTHON_NUMBERS = (bool, int, float, complex)
 _PARAM = object()       # (what a parameter holds as it is passed)
+_NOT_KNOWN = object()   # (`_PythonValued.exact_value`: not known exactly)
 
 
 class _PythonValued:
@@ -1623,6 +1639,26 @@ class _PythonValued:
             return _shared_callee(self.resolve(node.func)) and all(
                 not a.star and self.shared(a.value, seen) for a in node.args)
         return False
+
+    def exact_value(self, node):
+        """The value of ``node`` where it is a parameter never rebound that is the same for
+        every example and known exactly, or an attribute of one (read as the parameter
+        holds it); else `_NOT_KNOWN`."""
+        if type(node) is cst.Attribute:
+            owner = self.exact_value(node.value)
+            if owner is _NOT_KNOWN:
+                return owner
+            try:
+                return getattr(owner, node.attr.value)
+            except Exception:   # noqa: BLE001 -- (not known: what it raises is read apart)
+                return _NOT_KNOWN
+        if type(node) is not cst.Name or node.value not in self.params or \
+                self._held(node.value) != [_PARAM]:
+            return _NOT_KNOWN
+        value = self.params[node.value]
+        if getattr(value, "batched", True) or not getattr(value, "exact", False):
+            return _NOT_KNOWN
+        return value.example
 
     def sized(self, node) -> bool:
         """Whether ``node`` is a parameter, never rebound, whose every example has a length:
