@@ -272,3 +272,12 @@ def test_an_attribute_of_a_default_argument_raises_on_every_example_or_none(x):
     _check_vmap(scaled, x)
     _check_vmap(scaled_datum, x)
     _check(scaled_datum, x)
+
+
+def test_torch_reads_a_default_arguments_attribute_once():
+    # (its per-example numbers are 0-d tensors: the attribute of the default decides alone)
+    pytest.importorskip("torch")
+    for f in (scaled, scaled_datum):
+        expected = np.array([f(v) for v in EDGE])
+        got = np.asarray(vmap(f, backend="torch")(EDGE))
+        np.testing.assert_allclose(got, expected, rtol=1e-6)

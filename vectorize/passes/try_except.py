@@ -769,17 +769,13 @@ class _TryLowering(cst.CSTTransformer):
         False where the engine cannot tell."""
         name = node.attr.value
         owner = node.value
-        if self.numbers is None or not self.static_types:
+        if self.numbers is None:
             return False
-        if self.handlers and all(types_ == (NameError,) for types_, _ in self.handlers):
-            # (`except NameError:` around NumPy's names: what an attribute read raises no
-            # handler catches, so it is read as outside the `try`)
-            return True
         known = self.numbers.exact_value(owner) if not method else _NOT_KNOWN
         if known is not _NOT_KNOWN:
-            # an object passed the same for every example and known exactly (a default
-            # argument, `in_axes=None`): reading its attribute raises AttributeError on
-            # every example or on none
+            # an object the same for every example and known exactly (a default argument
+            # under `vmap`): reading its attribute raises AttributeError on every example
+            # or on none, whatever the examples' types
             try:
                 getattr(known, name)
             except AttributeError:
@@ -787,6 +783,12 @@ class _TryLowering(cst.CSTTransformer):
                 return True
             except Exception:   # noqa: BLE001 -- (a property that fails otherwise)
                 return False
+            return True
+        if not self.static_types:
+            return False
+        if self.handlers and all(types_ == (NameError,) for types_, _ in self.handlers):
+            # (`except NameError:` around NumPy's names: what an attribute read raises no
+            # handler catches, so it is read as outside the `try`)
             return True
         if not method and self.eager and self.numbers.shared(owner):
             # the same object for every example: what reading it raises, every example
