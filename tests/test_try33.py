@@ -218,6 +218,52 @@ def scaled_datum(x, radius=DATUM):
     return x * radius
 
 
+def _checked_root(x):
+    if x < 0:
+        raise ValueError("negative")
+    return math.sqrt(x)
+
+
+def _shifted_root(x):
+    return _checked_root(x - 1.0) * 2.0     # (two levels of helpers)
+
+
+def _reciprocal(x):
+    return 1.0 / x
+
+
+def root_or_minus_one(x):
+    try:
+        y = _shifted_root(x)
+    except ValueError:
+        y = -1.0
+    return y
+
+
+def root_not_caught(x):
+    try:
+        y = _shifted_root(x)
+    except (TypeError, ArithmeticError):   # (not ValueError: it propagates)
+        y = -1.0
+    return y
+
+
+def reciprocal_arithmetic(x):
+    try:
+        y = _reciprocal(x)
+    except ArithmeticError:                 # (catches ZeroDivisionError)
+        y = 0.0
+    return y
+
+
+def reciprocal_exception(x):
+    try:
+        y = _reciprocal(x) + _shifted_root(x + 1.0)
+    except Exception:                       # noqa: BLE001 -- (both helpers' exceptions)
+        y = 0.0
+    return y
+
+
 EDGE = np.array([pi / 2, 0.3, -pi / 2, 1.0, 2.0])
 NONE = np.array([0.1, 0.3, -0.4, 1.0, 2.0])
 ALL = np.array([pi / 2, -pi / 2, pi / 2, pi / 2, -pi / 2])
@@ -281,3 +327,18 @@ def test_torch_reads_a_default_arguments_attribute_once():
         expected = np.array([f(v) for v in EDGE])
         got = np.asarray(vmap(f, backend="torch")(EDGE))
         np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
+HELPER_INPUTS = [np.array([-1.0, 0.0, 1.5, 4.0, 2.0]), np.array([1.5, 4.0, 2.0, 9.0, 1.0]),
+                 np.array([-1.0, 0.0, -3.0, 0.5, 0.0]), np.array([0.0]), np.array([3.0]),
+                 np.array([], dtype=float)]
+
+
+@pytest.mark.parametrize("x", HELPER_INPUTS, ids=["some", "none", "all", "one-taken", "one",
+                                                  "empty"])
+@pytest.mark.parametrize("f", [root_or_minus_one, root_not_caught, reciprocal_arithmetic,
+                               reciprocal_exception])
+def test_helpers_raising_through_levels_take_the_handler_that_catches(f, x):
+    _check(f, x)
+    if x.size:
+        _check_vmap(f, x)
