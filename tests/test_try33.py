@@ -152,6 +152,16 @@ def into_number_int_index(x):
     return y
 
 
+def into_number_int_power(n):
+    i = n > 1
+    y = n * 2
+    try:
+        y[i] = np.power(n[i], -1)    # (NumPy ints to a negative power: ValueError)
+    except TypeError:
+        y = 0
+    return y
+
+
 class _Lib:
     # (a module-level object whose class attribute holds static methods: a wrapper of an
     # optional library)
@@ -294,13 +304,14 @@ def test_an_item_write_into_a_number_takes_the_type_error_handler(x):
         _check_vmap(flipped, x, np.cos(3.0 * x) - 0.2)
 
 
-@pytest.mark.parametrize("f", [into_number_int_index])
-def test_an_item_write_whose_value_may_raise_otherwise_stays_refused(f):
+@pytest.mark.parametrize("f, x", [(into_number_int_index, NONE),
+                                  (into_number_int_power, np.array([3, 1, 2]))])
+def test_an_item_write_whose_value_may_raise_otherwise_stays_refused(f, x):
     with pytest.raises(VectorizeError) as info:
-        vectorize(f, fallback="error")(NONE)
+        vectorize(f, fallback="error")(x)
     assert "test_try33.py:" in str(info.value)
     with pytest.raises(VectorizeError):
-        vmap(f)(NONE)
+        vmap(f)(x)
 
 
 @pytest.mark.parametrize("x", [EDGE, NONE, EDGE[:1], EDGE[:0]],

@@ -501,7 +501,7 @@ class _TryLowering(cst.CSTTransformer):
             index = node.slice[0].slice.value
             if not _quiet_leaf(index):
                 return None
-            if self._boolean(index):
+            if self._boolean(index) and self.numbers.number(index) is True:
                 return "array"
             return "raises" if any(issubclass(IndexError, c) for c in caught) else None
         if t is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
@@ -519,8 +519,8 @@ class _TryLowering(cst.CSTTransformer):
         if t is cst.Call:
             fn = self.resolve(node.func)
             if not isinstance(fn, np.ufunc) or fn.nout != 1 or len(node.args) != fn.nin or \
-                    any(a.star or a.keyword for a in node.args):
-                return None
+                    fn is np.power or any(a.star or a.keyword for a in node.args):
+                return None     # (`np.power` of ints raises ValueError for a negative power)
             kinds = [self._numpy_quiet(a.value, caught) for a in node.args]
             if None in kinds:
                 return None
@@ -537,12 +537,17 @@ class _TryLowering(cst.CSTTransformer):
         (``pi / 2 - 1e-10``) by ``+ - * /`` without a zero divisor; else None."""
         t = type(node)
         if t in (cst.Integer, cst.Float):
-            return node.evaluated_value
-        if t in (cst.Name, cst.Attribute):
+            value = node.evaluated_value
+        elif t in (cst.Name, cst.Attribute):
             if t is cst.Name and self.numbers._held(node.value) is not None:
                 return None     # (a local name)
             value = self.resolve(node)
-            return value if type(value) in (int, float) else None
+        else:
+            value = None
+        if value is not None:
+            # (an int beyond int64 meeting a NumPy int array raises OverflowError)
+            return value if type(value) is float or (type(value) is int and
+                                                     abs(value) < 2 ** 63) else None
         if t is cst.UnaryOperation and type(node.operator) is cst.Minus:
             value = self._constant(node.expression)
             return None if value is None else -value
@@ -553,11 +558,12 @@ class _TryLowering(cst.CSTTransformer):
                                                  right == 0):
                 return None
             try:
-                return {cst.Add: left + right, cst.Subtract: left - right,
-                        cst.Multiply: left * right}[type(node.operator)] if type(
-                            node.operator) is not cst.Divide else left / right
+                value = {cst.Add: left + right, cst.Subtract: left - right,
+                         cst.Multiply: left * right}[type(node.operator)] if type(
+                             node.operator) is not cst.Divide else left / right
             except OverflowError:
                 return None
+            return value if type(value) is float or abs(value) < 2 ** 63 else None
         return None
 
     def _boolean(self, node, seen=frozenset()) -> bool:
