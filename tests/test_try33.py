@@ -162,6 +162,17 @@ def into_number_int_power(n):
     return y
 
 
+def into_number_two_handlers(x):
+    y = x + 1.0
+    try:
+        y[0] = sign(x[0])       # (NumPy scalar: IndexError, first handler; Python: TypeError)
+    except IndexError:
+        y = -5.0
+    except (TypeError, IndexError):  # noqa: B025 -- (the order decides for IndexError)
+        y = 0.0
+    return y
+
+
 class _Lib:
     # (a module-level object whose class attribute holds static methods: a wrapper of an
     # optional library)
@@ -305,7 +316,8 @@ def test_an_item_write_into_a_number_takes_the_type_error_handler(x):
 
 
 @pytest.mark.parametrize("f, x", [(into_number_int_index, NONE),
-                                  (into_number_int_power, np.array([3, 1, 2]))])
+                                  (into_number_int_power, np.array([3, 1, 2])),
+                                  (into_number_two_handlers, NONE)])
 def test_an_item_write_whose_value_may_raise_otherwise_stays_refused(f, x):
     with pytest.raises(VectorizeError) as info:
         vectorize(f, fallback="error")(x)

@@ -445,7 +445,10 @@ class _TryLowering(cst.CSTTransformer):
                     type(e.slice) is cst.Index and _quiet_leaf(e.slice.value)
                     for e in target.slice):
             return False
-        caught = [types_ for types_, h in handlers if h is handler]
+        # (the exceptions whose first handler is that one: Python takes the first that
+        # catches)
+        caught = [e for e in (IndexError, TypeError) if next(
+            (h for types_, h in handlers if issubclass(e, types_)), None) is handler]
         value = stmt.body[0].value
         return self._python_raises(value) == "raises" and \
             self._numpy_quiet(value, caught) is not None
@@ -458,7 +461,11 @@ class _TryLowering(cst.CSTTransformer):
         if _quiet_leaf(node):
             return "quiet"
         if t is cst.Attribute:
-            return "quiet" if self.resolve(node) is not None else None
+            base = node
+            while type(base) is cst.Attribute:
+                base = base.value
+            return "quiet" if type(base) is cst.Name and self.numbers._held(
+                base.value) is None and self.resolve(node) is not None else None
         if t is cst.Subscript:
             if type(node.value) is not cst.Name or self.numbers.number(node.value) is not True:
                 return None
@@ -488,8 +495,8 @@ class _TryLowering(cst.CSTTransformer):
     def _numpy_quiet(self, node, caught):
         """On NumPy scalars: "array" where ``node`` is an array of 0 or 1 element (an item of
         a number at a per-example bool, arithmetic or a ufunc of such arrays), "value" where
-        it is a name or a constant, "raises" where it raises what a handler of ``caught``
-        catches; None where it may raise anything else."""
+        it is a number or a constant, "raises" where it raises one of ``caught`` (those the
+        handler taken catches first); None where it may raise anything else."""
         t = type(node)
         if self._constant(node) is not None or (
                 t is cst.Name and self.numbers.number(node) is True):
@@ -503,7 +510,7 @@ class _TryLowering(cst.CSTTransformer):
                 return None
             if self._boolean(index) and self.numbers.number(index) is True:
                 return "array"
-            return "raises" if any(issubclass(IndexError, c) for c in caught) else None
+            return "raises" if IndexError in caught else None
         if t is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
             return self._numpy_quiet(node.expression, caught)
         if t is cst.BinaryOperation:
@@ -528,8 +535,7 @@ class _TryLowering(cst.CSTTransformer):
                 return "raises"
             # a ufunc of arrays of at most one element and of constants: what it raises
             # is a TypeError (UFuncTypeError: no loop for the types), which is caught
-            return "array" if "array" in kinds and any(
-                issubclass(TypeError, c) for c in caught) else None
+            return "array" if "array" in kinds and TypeError in caught else None
         return None
 
     def _constant(self, node):
