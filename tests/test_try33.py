@@ -173,6 +173,20 @@ def into_number_two_handlers(x):
     return y
 
 
+def into_number_warnings_as_errors(lat):
+    i = abs(cos(lat)) <= 0.5
+    out = lat * 2.0
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            out[i] = sign(lat[i]) / 0.0     # (an array of one element warns: it raises)
+    except TypeError:
+        out = -1.0
+    except RuntimeWarning:
+        out = -2.0
+    return out
+
+
 class _Lib:
     # (a module-level object whose class attribute holds static methods: a wrapper of an
     # optional library)
@@ -317,7 +331,8 @@ def test_an_item_write_into_a_number_takes_the_type_error_handler(x):
 
 @pytest.mark.parametrize("f, x", [(into_number_int_index, NONE),
                                   (into_number_int_power, np.array([3, 1, 2])),
-                                  (into_number_two_handlers, NONE)])
+                                  (into_number_two_handlers, NONE),
+                                  (into_number_warnings_as_errors, np.array([0.1, 1.5, 2.0]))])
 def test_an_item_write_whose_value_may_raise_otherwise_stays_refused(f, x):
     with pytest.raises(VectorizeError) as info:
         vectorize(f, fallback="error")(x)

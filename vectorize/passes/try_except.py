@@ -434,9 +434,10 @@ class _TryLowering(cst.CSTTransformer):
         (`_numpy_quiet`: items of numbers at a per-example bool are arrays of 0 or 1
         element, whose arithmetic and ufuncs raise nothing); then the write raises
         TypeError. Every example takes that handler."""
-        if self.numbers is None or not self.static_types or len(stmt.body) != 1 or \
-                type(stmt.body[0]) is not cst.Assign or len(stmt.body[0].targets) != 1:
-            return False
+        if self.numbers is None or not self.static_types or self.erroring or \
+                len(stmt.body) != 1 or type(stmt.body[0]) is not cst.Assign or \
+                len(stmt.body[0].targets) != 1:
+            return False    # (where warnings are errors, the arrays' arithmetic may raise)
         target = stmt.body[0].targets[0].target
         handler = next((h for types_, h in handlers if issubclass(TypeError, types_)), None)
         if type(target) is not cst.Subscript or type(target.value) is not cst.Name or \
