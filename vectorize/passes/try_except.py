@@ -168,6 +168,8 @@ class _TryLowering(cst.CSTTransformer):
         for stmt in stmts:
             if params is not None and type(stmt) is cst.If:
                 self._reached_if(stmt, params)
+                if _static_test(stmt.test, params) is True and _leaves(stmt.body.body):
+                    return      # (`if weights is None: ... return m`: what follows never runs)
                 continue
             if params is not None and isinstance(stmt, cst.BaseCompoundStatement):
                 for part in _blocks(stmt):
@@ -336,6 +338,10 @@ class _TryLowering(cst.CSTTransformer):
                               "function", stmt, "move the statement out of the `try`",
                               kind="raises")
         tests = []
+        if self.written_into_number(stmt, handlers):
+            # `v[i] = f(x[i])` where `v` and `x` are numbers per example: every example
+            # raises TypeError (at `x[i]` on a Python number, at the write on a NumPy one)
+            return self.guarded([(TypeError, None, {}, [])], handlers, [stmt])
         if len(stmt.body) == 1 and type(stmt.body[0]) is cst.Raise:
             # an unconditional `raise E(...)`: the handler that catches E, or the raise
             exc = self.raised_type(stmt.body[0].exc)
@@ -418,6 +424,176 @@ class _TryLowering(cst.CSTTransformer):
                 orelse[0].with_changes(leading_lines=()) if len(orelse) == 1 and
                 type(orelse[0]) is cst.If else cst.Else(body=cst.IndentedBlock(orelse))))
         return self.guarded(tests, handlers, [lowered])
+
+    def written_into_number(self, stmt, handlers) -> bool:
+        """Whether ``stmt`` is ``v[i] = value`` where ``v`` is a number per example (its type
+        says so) and a handler catches TypeError, and ``value`` raises on every example
+        nothing that handler does not catch: on Python numbers it raises TypeError before
+        anything else (an item of a number, `_python_raises`), on NumPy scalars (`vmap`'s
+        examples, numpy.vectorize's first call) only what that handler catches
+        (`_numpy_quiet`: items of numbers at a per-example bool are arrays of 0 or 1
+        element, whose arithmetic and ufuncs raise nothing); then the write raises
+        TypeError. Every example takes that handler."""
+        if self.numbers is None or not self.static_types or self.erroring or \
+                len(stmt.body) != 1 or type(stmt.body[0]) is not cst.Assign or \
+                len(stmt.body[0].targets) != 1:
+            return False    # (where warnings are errors, the arrays' arithmetic may raise)
+        target = stmt.body[0].targets[0].target
+        handler = next((h for types_, h in handlers if issubclass(TypeError, types_)), None)
+        if type(target) is not cst.Subscript or type(target.value) is not cst.Name or \
+                handler is None or id(handler) in self.bound or \
+                self.numbers.number(target.value) is not True or not all(
+                    type(e.slice) is cst.Index and _quiet_leaf(e.slice.value)
+                    for e in target.slice):
+            return False
+        # (the exceptions whose first handler is that one: Python takes the first that
+        # catches)
+        caught = [e for e in (IndexError, TypeError) if next(
+            (h for types_, h in handlers if issubclass(e, types_)), None) is handler]
+        value = stmt.body[0].value
+        return self._python_raises(value) == "raises" and \
+            self._numpy_quiet(value, caught) is not None
+
+    def _python_raises(self, node):
+        """On Python numbers: "raises" where ``node`` raises TypeError (an item of a number)
+        after only operations that raise nothing, "quiet" where it raises nothing (a name, a
+        literal), None where the engine cannot tell."""
+        t = type(node)
+        if _quiet_leaf(node):
+            return "quiet"
+        if t is cst.Attribute:
+            base = node
+            while type(base) is cst.Attribute:
+                base = base.value
+            return "quiet" if type(base) is cst.Name and self.numbers._held(
+                base.value) is None and self.resolve(node) is not None else None
+        if t is cst.Subscript:
+            if type(node.value) is not cst.Name or self.numbers.number(node.value) is not True:
+                return None
+            if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
+                return None
+            index = self._python_raises(node.slice[0].slice.value)
+            return "raises" if index in ("raises", "quiet") else None
+        parts = None
+        if t is cst.UnaryOperation:
+            parts = [node.expression]
+        elif t is cst.BinaryOperation:
+            parts = [node.left, node.right]
+        elif t is cst.Comparison:
+            parts = [node.left] + [c.comparator for c in node.comparisons]
+        elif t is cst.Call:
+            if self.resolve(node.func) is None or any(a.star for a in node.args):
+                return None
+            parts = [a.value for a in node.args]
+        if parts is None:
+            return None
+        for part in parts:       # (in evaluation order: the first that raises decides)
+            kind = self._python_raises(part)
+            if kind != "quiet":
+                return kind
+        return None     # (the operation itself may raise)
+
+    def _numpy_quiet(self, node, caught):
+        """On NumPy scalars: "array" where ``node`` is an array of 0 or 1 element (an item of
+        a number at a per-example bool, arithmetic or a ufunc of such arrays), "value" where
+        it is a number or a constant, "raises" where it raises one of ``caught`` (those the
+        handler taken catches first); None where it may raise anything else."""
+        t = type(node)
+        if self._constant(node) is not None or (
+                t is cst.Name and self.numbers.number(node) is True):
+            return "value"      # (a number: with an array of 0 or 1 element it broadcasts)
+        if t is cst.Subscript:
+            if type(node.value) is not cst.Name or self.numbers.number(node.value) is not True \
+                    or len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
+                return None
+            index = node.slice[0].slice.value
+            if not _quiet_leaf(index):
+                return None
+            if self._boolean(index) and self.numbers.number(index) is True:
+                return "array"
+            return "raises" if IndexError in caught else None
+        if t is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+            return self._numpy_quiet(node.expression, caught)
+        if t is cst.BinaryOperation:
+            kinds = [self._numpy_quiet(node.left, caught), self._numpy_quiet(node.right, caught)]
+            if None in kinds:
+                return None
+            if "raises" in kinds:
+                return "raises"
+            if "array" in kinds and type(node.operator) in (cst.Add, cst.Subtract,
+                                                            cst.Multiply, cst.Divide):
+                return "array"      # (NumPy arrays' arithmetic warns, never raises)
+            return None
+        if t is cst.Call:
+            fn = self.resolve(node.func)
+            if not isinstance(fn, np.ufunc) or fn.nout != 1 or len(node.args) != fn.nin or \
+                    fn is np.power or any(a.star or a.keyword for a in node.args):
+                return None     # (`np.power` of ints raises ValueError for a negative power)
+            kinds = [self._numpy_quiet(a.value, caught) for a in node.args]
+            if None in kinds:
+                return None
+            if "raises" in kinds:
+                return "raises"
+            # a ufunc of arrays of at most one element and of constants: what it raises
+            # is a TypeError (UFuncTypeError: no loop for the types), which is caught
+            return "array" if "array" in kinds and TypeError in caught else None
+        return None
+
+    def _constant(self, node):
+        """The value of ``node`` where it is made of literal numbers and the module's numbers
+        (``pi / 2 - 1e-10``) by ``+ - * /`` without a zero divisor; else None."""
+        t = type(node)
+        if t in (cst.Integer, cst.Float):
+            value = node.evaluated_value
+        elif t in (cst.Name, cst.Attribute):
+            if t is cst.Name and self.numbers._held(node.value) is not None:
+                return None     # (a local name)
+            value = self.resolve(node)
+        else:
+            value = None
+        if value is not None:
+            # (an int beyond int64 meeting a NumPy int array raises OverflowError)
+            return value if type(value) is float or (type(value) is int and
+                                                     abs(value) < 2 ** 63) else None
+        if t is cst.UnaryOperation and type(node.operator) is cst.Minus:
+            value = self._constant(node.expression)
+            return None if value is None else -value
+        if t is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract,
+                                                                cst.Multiply, cst.Divide):
+            left, right = self._constant(node.left), self._constant(node.right)
+            if left is None or right is None or (type(node.operator) is cst.Divide and
+                                                 right == 0):
+                return None
+            try:
+                value = {cst.Add: left + right, cst.Subtract: left - right,
+                         cst.Multiply: left * right}[type(node.operator)] if type(
+                             node.operator) is not cst.Divide else left / right
+            except OverflowError:
+                return None
+            return value if type(value) is float or abs(value) < 2 ** 63 else None
+        return None
+
+    def _boolean(self, node, seen=frozenset()) -> bool:
+        """Whether ``node`` is a bool (Python's or NumPy's) on every example: a comparison,
+        ``not``, ``&``/``|``/``^``/``and``/``or`` of bools, a name every binding of which
+        here is one."""
+        t = type(node)
+        if t is cst.Comparison or (t is cst.UnaryOperation and type(node.operator) is cst.Not):
+            return True
+        if t is cst.Name:
+            if node.value in ("True", "False"):
+                return True
+            if node.value in seen:
+                return False
+            held = self.numbers._held(node.value)
+            return bool(held) and all(v is not _PARAM and v is not None and self._boolean(
+                v, seen | {node.value}) for v in held)
+        if t is cst.BinaryOperation and type(node.operator) in (cst.BitAnd, cst.BitOr,
+                                                                cst.BitXor):
+            return self._boolean(node.left, seen) and self._boolean(node.right, seen)
+        if t is cst.BooleanOperation:
+            return self._boolean(node.left, seen) and self._boolean(node.right, seen)
+        return False
 
     def item_write(self, target: cst.Subscript, augmented: bool, tests: list) -> None:
         """``v[i] = x``: where ``v`` is a number per example (its type says so, the same for
@@ -530,7 +706,7 @@ class _TryLowering(cst.CSTTransformer):
             raise Unsupported("an expression that a `try` around it cannot model", node,
                               "compute it before the `try`")
         if t is cst.Call and type(node.func) is cst.Attribute and not isinstance(
-                self.resolve(node.func.value), type(math)):
+                self.resolve(node.func.value), type(math)) and not self.global_path(node.func):
             # a method of a per-example value (`x.any()`): its owner, its arguments, then
             # what reading the attribute raises (the call of a NumPy value's method raises
             # nothing, those of `_QUIET_METHODS`)
@@ -566,6 +742,8 @@ class _TryLowering(cst.CSTTransformer):
             if isinstance(self.resolve(node.value), type(math)):
                 return
             self.expression(node.value, guards, tests)
+            if tests and tests[-1][1] is None and tests[-1][3] == guards:
+                return      # (reading the owner raises on every example)
             if not self.attribute(node, guards, tests):
                 raise Unsupported("an attribute read inside a `try`", node,
                                   "compute it before the `try`")
@@ -585,6 +763,18 @@ class _TryLowering(cst.CSTTransformer):
             if type(node.operator) is not cst.MatrixMultiply:
                 self.warned(node, node, [node.left, node.right], guards, tests)
 
+    def global_path(self, node) -> bool:
+        """Whether ``node`` is ``name.a.b`` of a module-level name (not a local one) that
+        resolves to a function of yours (``_wrapped.Math.AngRound``, a class's static
+        method): read once, as the module holds it; its call is that function's."""
+        base = node
+        while type(base) is cst.Attribute:
+            base = base.value
+        if type(base) is not cst.Name or self.numbers is None or \
+                self.numbers._held(base.value) is not None or base.value not in self.globals:
+            return False
+        return isinstance(self.resolve(node), types.FunctionType)
+
     def attribute(self, node: cst.Attribute, guards, tests, method=False) -> bool:
         """The tests of reading ``owner.name`` (and calling it, ``method``), decided by the
         owner's per-example type: a Python number lacks NumPy's attributes (AttributeError
@@ -592,7 +782,22 @@ class _TryLowering(cst.CSTTransformer):
         False where the engine cannot tell."""
         name = node.attr.value
         owner = node.value
-        if self.numbers is None or not self.static_types:
+        if self.numbers is None:
+            return False
+        known = self.numbers.exact_value(owner) if not method else _NOT_KNOWN
+        if known is not _NOT_KNOWN:
+            # an object the same for every example and known exactly (a default argument
+            # under `vmap`): reading its attribute raises AttributeError on every example
+            # or on none, whatever the examples' types
+            try:
+                getattr(known, name)
+            except AttributeError:
+                tests.append((AttributeError, None, {}, guards))
+                return True
+            except Exception:   # noqa: BLE001 -- (a property that fails otherwise)
+                return False
+            return True
+        if not self.static_types:
             return False
         if self.handlers and all(types_ == (NameError,) for types_, _ in self.handlers):
             # (`except NameError:` around NumPy's names: what an attribute read raises no
@@ -786,6 +991,10 @@ class _TryLowering(cst.CSTTransformer):
                 self.static_types and self.numbers.number(args[0]) is True:
             tests.append((TypeError, None, {}, guards))     # len() of a number
             return
+        if fn is builtins.len and len(args) == 1 and self.numbers is not None and \
+                not node.args[0].star and not node.args[0].keyword and \
+                self.numbers.sized(args[0]):
+            return      # len() of a row per example (or a list): it raises nothing
         if fn not in _NUMBER_BUILTINS and self.eager and self.numbers is not None and \
                 not self.erroring and self.numbers.shared(node):
             # a class (or its class method) called on values the same for every example
@@ -1188,6 +1397,20 @@ def _int_literal(node) -> bool:
     return type(node) is cst.Integer
 
 
+def _leaves(block) -> bool:
+    """Whether the statements ``block`` end in a ``return`` or ``raise`` of their own (what
+    follows them never runs)."""
+    last = block[-1] if block else None
+    return type(last) is cst.SimpleStatementLine and type(last.body[-1]) in (cst.Return,
+                                                                            cst.Raise)
+
+
+def _quiet_leaf(node) -> bool:
+    """A name or a literal: reading it raises nothing (the names are bound: the analysis
+    refuses the others)."""
+    return type(node) in (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
+
+
 def _returns(stmt) -> bool:
     return any(type(n) is cst.Return for n in walk(stmt))
 
@@ -1220,6 +1443,7 @@ def _float_or_natural(exponent) -> bool:
 
 _PYTHON_NUMBERS = (bool, int, float, complex)
 _PARAM = object()       # (what a parameter holds as it is passed)
+_NOT_KNOWN = object()   # (`_PythonValued.exact_value`: not known exactly)
 
 
 class _PythonValued:
@@ -1430,6 +1654,42 @@ class _PythonValued:
             return _shared_callee(self.resolve(node.func)) and all(
                 not a.star and self.shared(a.value, seen) for a in node.args)
         return False
+
+    def exact_value(self, node):
+        """The value of ``node`` where it is a parameter never rebound that is the same for
+        every example and known exactly, or an attribute of one (read as the parameter
+        holds it); else `_NOT_KNOWN`."""
+        if type(node) is cst.Attribute:
+            owner = self.exact_value(node.value)
+            if owner is _NOT_KNOWN:
+                return owner
+            try:
+                return getattr(owner, node.attr.value)
+            except Exception:   # noqa: BLE001 -- (not known: what it raises is read apart)
+                return _NOT_KNOWN
+        if type(node) is not cst.Name or node.value not in self.params or \
+                self._held(node.value) != [_PARAM]:
+            return _NOT_KNOWN
+        value = self.params[node.value]
+        if getattr(value, "batched", True) or not getattr(value, "exact", False):
+            return _NOT_KNOWN
+        return value.example
+
+    def sized(self, node) -> bool:
+        """Whether ``node`` is a parameter, never rebound, whose every example has a length:
+        a row (an array or tensor of at least one dimension per example: a `signature=`
+        function's core axis, `vmap` over a matrix), or a list or tuple the same for every
+        example."""
+        if type(node) is not cst.Name or node.value not in self.params:
+            return False
+        held = self._held(node.value)
+        if held != [_PARAM]:
+            return False
+        example = getattr(self.params[node.value], "example", None)
+        if isinstance(example, (list, tuple)):
+            return not getattr(self.params[node.value], "batched", True)
+        ndim = getattr(example, "ndim", 0)
+        return isinstance(ndim, int) and ndim >= 1 and not isinstance(example, np.generic)
 
     def surely_float(self, node, seen=frozenset()) -> bool:
         """Whether ``node`` is a float (Python's or NumPy's) on every example: a float
