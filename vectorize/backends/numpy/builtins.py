@@ -35,8 +35,24 @@ def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
     same_shaped_choices(site, f"`{site.func.__name__}`")
     args = padded_args(site)
     strong = _strong_numbers(site)
-    args = [expr(site.spelled.scalar("{x}", strong[k]), x=a) if k in strong else a
-            for k, a in enumerate(args)]
+    if strong and len(args) > 2:
+        # (after the first choice a lane holds the Python number or the NumPy value, and
+        # the next comparison's type is that lane's: not one batched comparison)
+        raise Unsupported(
+            f"`{site.func.__name__}` of more than two arguments, one a Python number that "
+            "the narrower NumPy operands cannot hold (NEP 50: compared in their type, "
+            "kept as itself on the lanes it wins)",
+            suggestion=f"nest the calls: {site.func.__name__}({site.func.__name__}(a, b), c)"
+                       " or convert the number with np.float64(...)")
+    if strong:
+        # Per example Python compares the number weakly (NEP 50: `np.float16(inf) >
+        # 1e300` is float16 inf > inf, False) and keeps the number itself where it wins:
+        # the comparison reads the number as written, the choice the strong number
+        weak = args
+        args = [expr(site.spelled.scalar("{x}", strong[k]), x=a) if k in strong else a
+                for k, a in enumerate(args)]
+        return expr("np.where({wb} " + op + " {wa}, {b}, {a})", wb=weak[1], wa=weak[0],
+                    b=args[1], a=args[0])
     # Python keeps the earlier argument unless a later one is strictly smaller (larger):
     # this is what decides NaN and -0.0 / 0.0 results, so it is kept exactly.
     # np.maximum(b, a) is that same choice (it keeps its second argument on ties and

@@ -1,0 +1,43 @@
+"""Wrong results and hidden state found in one review: `max`/`min` of a Python number a
+narrow NumPy operand cannot hold (NEP 50: compared in the operand's type, kept as itself),
+class records kept out of the user's module, objects a class method builds from literals."""
+
+import warnings
+
+import numpy as np
+import pytest
+from fuzz import nep50_programs
+from fuzz.harness import ModuleWriter, Program
+
+from vectorize import VectorizeError, vmap
+
+_WRITER = ModuleWriter()
+
+# (the loop: `max(1e300, np.float16(inf))` compares inf > float16(1e300) = inf, False, and
+# returns the Python float 1e300; `min(1e-300, np.float16(0.0))` keeps 1e-300 (0 < 0))
+_WEAK = [("max({c}, x)", "1e300"), ("max(x, {c})", "1e-300"), ("min({c}, x)", "-1e300"),
+         ("min({c}, x)", "1e-300"), ("min(x, {c})", "-1e-300"), ("max({c}, x)", "70000.0"),
+         ("max({c}, x)", "-1e-300"), ("max(x, {c})", "2 ** 40")]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+@pytest.mark.parametrize("shape,c", _WEAK)
+def test_max_min_of_a_python_number_the_operand_cannot_hold_matches_the_loop(shape, c, dtype):
+    f = _WRITER.load(Program(f"def f(x, y):\n    return {shape.format(c=c)}\n", ("x", "y"), 1))
+    x = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1.0, -2.5, 6e4], dtype=dtype)
+    kind, detail = nep50_programs.check(f, x, np.ones(len(x), np.float16))
+    assert kind == "ok", f"{shape.format(c=c)} [{dtype}]: {detail}"
+
+
+def test_the_first_example_of_max_1e300_is_the_loops_float():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = vmap(lambda y: max(1e300, y))(np.array([np.inf], dtype=np.float16))
+    assert got.dtype == np.float64 and got.tolist() == [1e300]
+
+
+def test_three_arguments_with_such_a_number_are_refused_located():
+    x = np.array([np.inf, 1.0], dtype=np.float16)
+    with pytest.raises(VectorizeError, match="more than two arguments") as info:
+        vmap(lambda y: max(y, 2.0, 1e300))(x)
+    assert "test_wrong33.py" in str(info.value)
