@@ -9,7 +9,7 @@ import pytest
 from fuzz import nep50_programs
 from fuzz.harness import ModuleWriter, Program
 
-from vectorize import VectorizeError, vmap
+from vectorize import VectorizeError, vectorize, vmap
 
 _WRITER = ModuleWriter()
 
@@ -41,3 +41,35 @@ def test_three_arguments_with_such_a_number_are_refused_located():
     with pytest.raises(VectorizeError, match="more than two arguments") as info:
         vmap(lambda y: max(y, 2.0, 1e300))(x)
     assert "test_wrong33.py" in str(info.value)
+
+
+_CLASS_MODULE = '''
+SCALE = 2.0
+
+
+class Temp:
+    def __init__(self, value, unit="c"):
+        self.unit = unit
+        self.value = float(value) * SCALE
+
+    def k(self):
+        return self.value + 273.15
+
+
+def f(t):
+    return Temp(t, "c").k()
+'''
+
+
+def test_a_small_class_leaves_its_module_unchanged():
+    f = _WRITER.load(Program(_CLASS_MODULE, ("t",), 1))
+    namespace = f.__globals__         # (the module's `vars()`)
+    before = dict(namespace)
+    x = np.array([1.0, -2.5, 0.0])
+    want = np.vectorize(f)(x)
+    for wrapped in (vectorize(f, fallback="error"), vmap(f)):
+        got = wrapped(x)
+        assert got.dtype == want.dtype and got.tolist() == want.tolist()
+    after = namespace
+    assert set(after) == set(before), set(after) ^ set(before)
+    assert all(after[k] is before[k] for k in before)
