@@ -73,3 +73,43 @@ def test_a_small_class_leaves_its_module_unchanged():
     after = namespace
     assert set(after) == set(before), set(after) ^ set(before)
     assert all(after[k] is before[k] for k in before)
+
+
+_MADE_IN_A_TRY = '''
+MADE = []
+
+
+class Box:
+    def __init__(self, v):
+        MADE.append(v)
+        self.v = v
+
+    @classmethod
+    def make(cls, v):
+        return cls(v)
+
+
+def f(t):
+    try:
+        b = Box.make(2.0)
+        r = t / b.v
+    except ZeroDivisionError:
+        r = -1.0
+    return r
+'''
+
+
+@pytest.mark.parametrize("wrap", [vmap, lambda f: vectorize(f, fallback="error")],
+                         ids=["vmap", "vectorize"])
+def test_an_object_made_of_literals_in_a_try_is_made_once_per_specialization(wrap):
+    # the generated code makes it on every call, as written; the specialization makes it
+    # once more to learn its attributes (docs/semantics.md), not once per pass that reads
+    # them (the `try` lowering made its own: 3 on the first call)
+    f = _WRITER.load(Program(_MADE_IN_A_TRY, ("t",), 1))
+    made = f.__globals__["MADE"]
+    x = np.array([1.0, 2.0, 0.0])
+    batched = wrap(f)
+    assert batched(x).tolist() == [0.5, 1.0, 0.0]
+    assert len(made) == 2
+    batched(x * 2)
+    assert len(made) == 3

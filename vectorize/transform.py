@@ -175,6 +175,9 @@ class ModuleContext:
             "scipy", codegen.MERGE, "promote_carry"})
         self.helper_suffix = helper_suffix
         self.fallbacks: list[str] = []
+        # objects the analysis (and `passes.try_except`) made from constants to learn their
+        # attributes, each made once (`analysis.float_semantics.made_once`)
+        self.constructed: dict = {}
         self.explanations: list = []
         self.free: dict[tuple, tuple] = {}   # (id(namespace), name) -> (namespace, name, value)
         self.free_scopes: dict[tuple, tuple] = {}   # the same keys -> (function, scope, name)
@@ -413,6 +416,7 @@ class FunctionJob:
         analysis.replayed = bool(self.module.python_semantics) or self.module.runtime_replays
         analysis.python_semantics = self.module.python_semantics
         analysis.list_dtypes = dict(self.list_dtypes)
+        analysis.constructed = self.module.constructed
         analysis.raised_before = frozenset(self.raising_calls)
         self._analysing = analysis
         try:

@@ -53,6 +53,8 @@ import warnings
 import libcst as cst
 import numpy as np
 
+from ..abstract import UNKNOWN
+from ..analysis.float_semantics import made_once
 from ..errors import Unsupported
 from ..introspect import forwarded_target
 from ..liveness import reads, writes
@@ -1236,6 +1238,9 @@ class _PythonValued:
         self.static_types = True    # (False: per-example numbers are 0-d tensors)
         self.depth = 0              # helpers' bodies read for what they return
         self.func = func
+        # objects made from constants, each made once for the generated module
+        # (`analysis.float_semantics.made_once`: the analysis reuses them)
+        self.constructed: dict = {}
         # in a `try` (`at`): what each name may hold there (its bindings, `_PARAM` for the
         # parameter's own value), or None: flow-insensitively (`assigned`)
         self.flow: dict[str, list] | None = None
@@ -1504,21 +1509,14 @@ class _PythonValued:
                 a.star or type(a.value) not in (cst.Integer, cst.Float, cst.SimpleString)
                 for a in node.args):
             return None
-        key = id(node)
-        made = getattr(self, "made", None)
-        if made is None:
-            made = self.made = {}
-        if key not in made:
-            args = [a.value.evaluated_value if type(a.value) is cst.SimpleString else
-                    (int if type(a.value) is cst.Integer else float)(a.value.value)
-                    for a in node.args]
-            try:
-                made[key] = fn(*[v for a, v in zip(node.args, args) if a.keyword is None],
-                               **{a.keyword.value: v for a, v in zip(node.args, args)
-                                  if a.keyword is not None})
-            except Exception:   # noqa: BLE001 -- (what it raises, every example raises)
-                made[key] = None
-        return made[key]
+        args = [a.value.evaluated_value if type(a.value) is cst.SimpleString else
+                (int if type(a.value) is cst.Integer else float)(a.value.value)
+                for a in node.args]
+        made = made_once(self.constructed, fn,
+                         *[v for a, v in zip(node.args, args) if a.keyword is None],
+                         **{a.keyword.value: v for a, v in zip(node.args, args)
+                            if a.keyword is not None})
+        return None if made is UNKNOWN else made    # (raised: every example raises)
 
     def _number_name(self, name: str, seen):
         if name in seen:
@@ -1605,6 +1603,7 @@ class _PythonValued:
             if name not in kinds:
                 kinds[name] = True if type(param.default) in _PYTHON_NUMBERS else None
         inner = _HelperValued(source.tree, kinds, fn.__globals__, self.depth + 1)
+        inner.constructed = self.constructed
         returns = [n.value for n in walk(source.tree.body) if type(n) is cst.Return]
         if not returns or any(r is None for r in returns):
             return None
@@ -1752,6 +1751,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         # divides by zero with a warning and an inf or nan rather than raising
         lowering.numbers = _PythonValued(func, ctx.params, _python_params(ctx),
                                          lowering.resolve)
+        lowering.numbers.constructed = ctx.module.constructed
         lowering.python_examples = True
         # (numpy.vectorize learns its output types from a first call on NumPy scalars,
         # which have the attributes and items that Python numbers lack: what a Python
@@ -1768,6 +1768,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         lowering.numbers = _PythonValued(func, ctx.params, getattr(ctx, "python_params",
                                                                    frozenset()),
                                          lowering.resolve)
+        lowering.numbers.constructed = ctx.module.constructed
     # (a rewritten file runs no per-example loop where its code raises: there a handler's
     # `raise` made from the exception it caught keeps its refusal)
     lowering.replayed = not getattr(ctx.module, "standalone", False)
