@@ -443,12 +443,12 @@ class FunctionJob:
         # is its target: the call becomes a call of the target's batched function
         fn = forwarded_target(fn) or fn
         try:
-            bound = inspect.signature(fn).bind(*args, **kwargs)
+            bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
         except TypeError as exc:
             raise Unsupported(f"call of `{fn.__name__}` does not match its signature: {exc}",
                               node) from None
         params = {}
-        for name, param in inspect.signature(fn).parameters.items():
+        for name, param in inspect.signature(fn, follow_wrapped=False).parameters.items():
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
                 params[name] = _star_parameter(fn, param, bound.arguments.get(name), node)
             elif name in bound.arguments:
@@ -560,7 +560,7 @@ class FunctionJob:
             return frozenset()
         numbers = PythonNumbers(analysis, analysis.tree, self.python_params)
         try:
-            bound = inspect.signature(fn).bind(
+            bound = inspect.signature(fn, follow_wrapped=False).bind(
                 *[a.value for a in node.args if a.keyword is None],
                 **{a.keyword.value: a.value for a in node.args if a.keyword is not None})
         except TypeError:

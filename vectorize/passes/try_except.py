@@ -909,9 +909,9 @@ def _helper_keywords(fn, node: cst.Call, type_error_caught: bool) -> bool:
     if any(arg.star for arg in node.args):
         return not type_error_caught and not any(arg.keyword for arg in node.args)
     try:
-        inspect.signature(fn).bind(*[None for a in node.args if a.keyword is None],
-                                   **{a.keyword.value: None for a in node.args
-                                      if a.keyword is not None})
+        inspect.signature(fn, follow_wrapped=False).bind(
+            *[None for a in node.args if a.keyword is None],
+            **{a.keyword.value: None for a in node.args if a.keyword is not None})
     except (TypeError, ValueError):
         return False
     return True
@@ -1593,13 +1593,13 @@ class _PythonValued:
         parameters of the kinds of the call's arguments."""
         try:
             source = read_function(fn)
-            bound = inspect.signature(fn).bind(
+            bound = inspect.signature(fn, follow_wrapped=False).bind(
                 *[a.value for a in node.args if a.keyword is None],
                 **{a.keyword.value: a.value for a in node.args if a.keyword is not None})
         except (Unsupported, TypeError, ValueError):
             return None
         kinds = {name: self.python_valued(arg, seen) for name, arg in bound.arguments.items()}
-        for name, param in inspect.signature(fn).parameters.items():
+        for name, param in inspect.signature(fn, follow_wrapped=False).parameters.items():
             if name not in kinds:
                 kinds[name] = True if type(param.default) in _PYTHON_NUMBERS else None
         inner = _HelperValued(source.tree, kinds, fn.__globals__, self.depth + 1)
