@@ -3,7 +3,9 @@ scalars) in ``max``/``min``/``abs(a - b)``/a conditional expression, over a grid
 dtype x operand values (inf, nan, +-0 included): ``vmap`` against the loop over NumPy
 scalars, ``vectorize`` against ``numpy.vectorize``.
 
-    PYTHONPATH=$PWD nice python3 benchmarks/sweep_wrong33_literals.py [-v]
+    PYTHONPATH=$PWD nice python3 benchmarks/sweep_wrong33_literals.py [-v] [--jax]
+
+(``--jax``: ``vmap(f, backend="jax")`` only, NumPy in and out.)
 """
 
 import sys
@@ -45,7 +47,7 @@ def values(dtype):
         return out.astype(d)
 
 
-def main(verbose=False):
+def main(verbose=False, backend=None):
     writer = ModuleWriter()
     counts = Counter()
     for shape in SHAPES:
@@ -55,10 +57,12 @@ def main(verbose=False):
             for dtype in DTYPES:
                 x = values(dtype)
                 y = np.ones(len(x), np.float16)
-                kind, detail = nep50_programs.check(f, x, y)
+                kind, detail = nep50_programs.check(f, x, y, backend=backend)
                 counts["vmap " + kind] += 1
                 if kind not in ("ok", "rejected") or verbose and kind == "rejected":
                     print(f"vmap {kind}: {body} [{dtype}] {detail}")
+                if backend is not None:
+                    continue
                 try:
                     ref, raised = numpy_vectorize_outcome(f, x, y)
                     with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -90,4 +94,4 @@ def main(verbose=False):
 
 
 if __name__ == "__main__":
-    main("-v" in sys.argv)
+    main("-v" in sys.argv, "jax" if "--jax" in sys.argv else None)
