@@ -185,3 +185,18 @@ def test_a_functools_wraps_wrapper_is_read_as_its_own_code():
         assert got.dtype == want.dtype and got.tolist() == want.tolist(), (fn, kwargs)
         if not kwargs:
             assert vmap(fn)(*args).tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("shape", ["x if x > {c} else {c}", "{c} if x > {c} else x",
+                                   "x if x < {c} else {c}"])
+@pytest.mark.parametrize("c", ["1e-300", "-1e-300"])
+def test_jax_choice_with_a_number_the_dtype_flushes_to_zero_matches_the_loop_or_refuses(
+        shape, c):
+    # (the loop keeps the Python float 1e-300 on the lanes it wins; `jnp.where` made it
+    # float16's 0.0: refused where the NumPy backend's lanes refuse it too)
+    pytest.importorskip("jax")
+    f = _WRITER.load(Program(f"def f(x, y):\n    return {shape.format(c=c)}\n", ("x", "y"), 1))
+    for dtype in ("float16", "float32"):
+        x = np.array([np.inf, 0.0, -0.0, 1.0, -2.5, 1e-30], dtype=dtype)
+        kind, detail = nep50_programs.check(f, x, np.ones(len(x), np.float16), backend="jax")
+        assert kind in ("ok", "rejected"), f"{shape.format(c=c)} [{dtype}]: {detail}"
