@@ -28,7 +28,8 @@ LITERALS = ["1e300", "-1e300", "1e-300", "-1e-300", "70000.0", "1e20", "0.0", "-
 DTYPES = ["float16", "float32", "float64", "int8", "uint8", "int16", "int64"]
 SHAPES = ["max({c}, x)", "max(x, {c})", "min({c}, x)", "min(x, {c})", "abs(x - {c})",
           "abs({c} - x)", "x if x > {c} else {c}", "{c} if x > {c} else x",
-          "x if x < {c} else {c}", "max({c}, x) + y", "min(x, {c}) * 2"]
+          "x if x < {c} else {c}", "max({c}, x) + y", "min(x, {c}) * 2", "x > {c}",
+          "{c} <= x", "x == {c}", "(x != {c}) * 1.5"]
 
 
 def values(dtype):
