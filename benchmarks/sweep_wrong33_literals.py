@@ -29,7 +29,8 @@ DTYPES = ["float16", "float32", "float64", "int8", "uint8", "int16", "int64"]
 SHAPES = ["max({c}, x)", "max(x, {c})", "min({c}, x)", "min(x, {c})", "abs(x - {c})",
           "abs({c} - x)", "x if x > {c} else {c}", "{c} if x > {c} else x",
           "x if x < {c} else {c}", "max({c}, x) + y", "min(x, {c}) * 2", "x > {c}",
-          "{c} <= x", "x == {c}", "(x != {c}) * 1.5"]
+          "{c} <= x", "x == {c}", "(x != {c}) * 1.5", "max({c}, x, y)", "min(x, {c}, y)",
+          "max(x, y, {c})"]
 
 
 def values(dtype):
@@ -57,7 +58,7 @@ def main(verbose=False, backend=None):
             f = writer.load(Program(f"def f(x, y):\n    return {body}\n", ("x", "y"), 1))
             for dtype in DTYPES:
                 x = values(dtype)
-                y = np.ones(len(x), np.float16)
+                y = np.linspace(-3.0, 3.0, len(x)).astype(dtype)
                 kind, detail = nep50_programs.check(f, x, y, backend=backend)
                 counts["vmap " + kind] += 1
                 if kind not in ("ok", "rejected") or verbose and kind == "rejected":

@@ -36,6 +36,16 @@ def test_the_first_example_of_max_1e300_is_the_loops_float():
     assert got.dtype == np.float64 and got.tolist() == [1e300]
 
 
+@pytest.mark.parametrize("shape", ["max({c}, x, y)", "min(x, {c}, y)", "max(x, y, {c})"])
+@pytest.mark.parametrize("c", ["0.0", "0.5", "-2.0"])
+def test_three_arguments_with_a_number_the_operands_hold_match_the_loop(shape, c):
+    f = _WRITER.load(Program(f"def f(x, y):\n    return {shape.format(c=c)}\n", ("x", "y"), 1))
+    x = np.array([1.0, -2.0, np.nan, np.inf, 0.0, -0.0], np.float32)
+    y = np.array([-1.0, -3.0, 2.0, 0.1, -0.0, 0.0], np.float32)
+    kind, detail = nep50_programs.check(f, x, y)
+    assert kind == "ok", f"{shape.format(c=c)}: {detail}"
+
+
 def test_three_arguments_with_such_a_number_are_refused_located():
     x = np.array([np.inf, 1.0], dtype=np.float16)
     with pytest.raises(VectorizeError, match="more than two arguments") as info:
