@@ -35,8 +35,8 @@ def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
     same_shaped_choices(site, f"`{site.func.__name__}`")
     args = padded_args(site)
     strong = _strong_numbers(site)
-    if len(args) > 2 and any(not _held_by_operands(site, site.args[k].example)
-                             for k in strong):
+    inexact = [k for k in strong if not _held_by_operands(site, site.args[k].example)]
+    if len(args) > 2 and inexact:
         # (after the first choice a lane holds the Python number or the NumPy value, and
         # the next comparison's type is that lane's: not one batched comparison; one the
         # operands hold exactly compares alike either way)
@@ -49,12 +49,11 @@ def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
     weak = args
     args = [expr(site.spelled.scalar("{x}", strong[k]), x=a) if k in strong else a
             for k, a in enumerate(args)]
-    if strong and len(args) == 2:
+    if inexact:
         # Per example Python compares the number weakly (NEP 50: `np.float16(inf) >
         # 1e300` is float16 inf > inf, False) and keeps the number itself where it wins:
-        # the comparison reads the number as written, the choice the strong number. (With
-        # more arguments every such number is one the operands hold exactly, above: its
-        # strong comparison is the same.)
+        # the comparison reads the number as written, the choice the strong number. (A
+        # number the operands hold exactly compares alike either way: `np.maximum` below.)
         return expr("np.where({wb} " + op + " {wa}, {b}, {a})", wb=weak[1], wa=weak[0],
                     b=args[1], a=args[0])
     # Python keeps the earlier argument unless a later one is strictly smaller (larger):
