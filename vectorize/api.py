@@ -1943,7 +1943,7 @@ def _signature_params(names, call_args, kinds):
 
 @functools.lru_cache(maxsize=256)
 def _signature(func):
-    return inspect.signature(func)
+    return inspect.signature(func, follow_wrapped=False)
 
 
 _UNMAPPED = object()

@@ -192,7 +192,9 @@ def source_lines(func) -> tuple[list[str], int]:
     Where the function is laid out simply (`_block`), the end of its block is found from the
     lines' indentation, as `inspect.getblock` would find it by tokenizing them (a quarter of
     the cost of parsing them); otherwise `inspect.getblock` finds it."""
-    func = inspect.unwrap(func)
+    # (the function's own lines, found from its code: not those of what its `__wrapped__`
+    # names, as `inspect.getsourcelines` would give for a `functools.wraps` wrapper, whose
+    # code is the wrapper's: hsluv's `hsluv_to_rgb`, a closure that rounds what it calls)
     lines, start = inspect.findsource(func)
     block = _block(lines, start)
     return (inspect.getblock(lines[start:]) if block is None else block), start + 1

@@ -175,6 +175,9 @@ class ModuleContext:
             "scipy", codegen.MERGE, "promote_carry"})
         self.helper_suffix = helper_suffix
         self.fallbacks: list[str] = []
+        # objects the analysis (and `passes.try_except`) made from constants to learn their
+        # attributes, each made once (`analysis.float_semantics.made_once`)
+        self.constructed: dict = {}
         self.explanations: list = []
         self.free: dict[tuple, tuple] = {}   # (id(namespace), name) -> (namespace, name, value)
         self.free_scopes: dict[tuple, tuple] = {}   # the same keys -> (function, scope, name)
@@ -413,6 +416,7 @@ class FunctionJob:
         analysis.replayed = bool(self.module.python_semantics) or self.module.runtime_replays
         analysis.python_semantics = self.module.python_semantics
         analysis.list_dtypes = dict(self.list_dtypes)
+        analysis.constructed = self.module.constructed
         analysis.raised_before = frozenset(self.raising_calls)
         self._analysing = analysis
         try:
@@ -439,12 +443,12 @@ class FunctionJob:
         # is its target: the call becomes a call of the target's batched function
         fn = forwarded_target(fn) or fn
         try:
-            bound = inspect.signature(fn).bind(*args, **kwargs)
+            bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
         except TypeError as exc:
             raise Unsupported(f"call of `{fn.__name__}` does not match its signature: {exc}",
                               node) from None
         params = {}
-        for name, param in inspect.signature(fn).parameters.items():
+        for name, param in inspect.signature(fn, follow_wrapped=False).parameters.items():
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
                 params[name] = _star_parameter(fn, param, bound.arguments.get(name), node)
             elif name in bound.arguments:
@@ -556,7 +560,7 @@ class FunctionJob:
             return frozenset()
         numbers = PythonNumbers(analysis, analysis.tree, self.python_params)
         try:
-            bound = inspect.signature(fn).bind(
+            bound = inspect.signature(fn, follow_wrapped=False).bind(
                 *[a.value for a in node.args if a.keyword is None],
                 **{a.keyword.value: a.value for a in node.args if a.keyword is not None})
         except TypeError:

@@ -654,7 +654,7 @@ class _VMapped:
 
     def _read_signature(self) -> list:
         import inspect
-        parameters = inspect.signature(self._target).parameters
+        parameters = inspect.signature(self._target, follow_wrapped=False).parameters
         names = []
         self._n_positional = sum(1 for p in parameters.values()
                                  if p.kind <= p.POSITIONAL_OR_KEYWORD)

@@ -143,7 +143,7 @@ def _leaf(a) -> bool:
 def _parameter_names(vec) -> list:
     import inspect
     try:
-        return list(inspect.signature(vec.pyfunc).parameters)
+        return list(inspect.signature(vec.pyfunc, follow_wrapped=False).parameters)
     except (TypeError, ValueError):
         return []
 

@@ -351,7 +351,7 @@ class Aliasing:
         positional = [a.value for a in node.args if a.keyword is None and not a.star]
         keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
         try:
-            bound = inspect.signature(fn).bind(*range(len(positional)),
+            bound = inspect.signature(fn, follow_wrapped=False).bind(*range(len(positional)),
                                                **dict.fromkeys(keywords, -1))
         except (TypeError, ValueError):
             return args, kwargs
@@ -399,7 +399,7 @@ class Aliasing:
         if not written:
             return
         try:
-            bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+            bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs).arguments
         except (TypeError, ValueError):
             return
         positional = [a.value for a in node.args if a.keyword is None and not a.star]
@@ -1127,7 +1127,7 @@ def _number_parameters(fn, args, kwargs) -> set:
     """The parameters of ``fn`` these abstract arguments make numbers per example (a
     Python number or a NumPy scalar: no item assignment)."""
     try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
+        bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
     except (TypeError, ValueError):
         return set()
     return {p for p, v in bound.arguments.items() if isinstance(v, Value) and v.known and (

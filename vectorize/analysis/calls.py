@@ -33,7 +33,7 @@ from ..rules.registry import Site, default_infer
 from ..spec_facts import note as note_fact
 from ..syntax.traversal import walk
 from .float_semantics import evaluate as _evaluate
-from .float_semantics import huge_int_power
+from .float_semantics import huge_int_power, made_once
 from .float_semantics import numpy_math as _numpy_math
 from .float_semantics import numpy_scalar_for as _numpy_scalar_for
 from .purity import PURE_BUILTINS, in_package, pure_method
@@ -240,7 +240,7 @@ class Calls:
                 # `Ellipsoid(6378137.0, 6356752.3)`): made once here, as tracing makes it
                 # (`jax.eval_shape`), to learn what its attributes are; a representative,
                 # never baked into the code, which makes it as written
-                out = _evaluate(fn, *[a.example for a in args],
+                out = made_once(self.constructed, fn, *[a.example for a in args],
                                 **{k: v.example for k, v in kwargs.items()})
                 if out is not UNKNOWN and not isinstance(out, tuple):
                     return unbatched(out)

@@ -49,6 +49,23 @@ def evaluate(fn, *args, **kwargs):
         return UNKNOWN
 
 
+def made_once(memo: dict, fn, *args, **kwargs):
+    """`evaluate` of a class (or a class method) on constants, an object made from them
+    (`Ellipsoid.from_name("wgs84")`): made once per ``memo`` (one per generated module,
+    `transform.ModuleContext.constructed`, which the passes and every analysis of it share),
+    so a constructor's side effects run once when the function is specialized, not once per
+    pass or analysis that wants to know the object's attributes."""
+    try:
+        key = (fn, tuple((type(a), a) for a in args),
+               tuple((k, type(v), v) for k, v in sorted(kwargs.items())))
+        hash(key)
+    except TypeError:       # (an unhashable argument: made as it is)
+        return evaluate(fn, *args, **kwargs)
+    if key not in memo:
+        memo[key] = evaluate(fn, *args, **kwargs)
+    return memo[key]
+
+
 HUGE_INT_BITS = 2 ** 22
 
 

@@ -157,6 +157,9 @@ class Analysis(Expressions, Calls, Aliasing):
         self.weak_lists: dict[str, list] = {}
         self.strong_lists: set[str] = set()
         self.list_dtypes: dict[str, np.dtype] = {}
+        # objects made from constants, made once (`float_semantics.made_once`): the generated
+        # module's (`transform.ModuleContext.constructed`)
+        self.constructed: dict = {}
         self._items_written: set[str] | None = None   # names whose items the function writes
         self._user_names: set[str] | None = None
         self.math_in_branches: set[cst.Call] = set()   # math.f(unbatched) under batched ifs
@@ -217,6 +220,7 @@ class Analysis(Expressions, Calls, Aliasing):
                              self.allow_fallback, self.promoted, self.speculative, self.helper)
             fresh.replayed = self.replayed
             fresh.list_dtypes = dict(self.list_dtypes)
+            fresh.constructed = self.constructed
             fresh.python_semantics = self.python_semantics
             fresh.raised_before = self.raised_before
             # what the analysis has found so far, for a helper it specializes

@@ -611,7 +611,7 @@ class Ranges:
                 self._sources[fn] = None
                 self._sources[fn] = read_function(fn)
             source = self._sources[fn]
-            bound = inspect.signature(fn).bind(*args)
+            bound = inspect.signature(fn, follow_wrapped=False).bind(*args)
         except Exception:       # noqa: BLE001 -- a function we cannot read: unknown
             return TOP
         if source is None:      # (its own analysis is under way: recursion)
@@ -771,7 +771,7 @@ def signs_of_call(ranges: Ranges | None, fn, node) -> frozenset:
     if ranges is None or type(node) is not cst.Call or any(a.star for a in node.args):
         return frozenset()
     try:
-        bound = inspect.signature(fn).bind(
+        bound = inspect.signature(fn, follow_wrapped=False).bind(
             *[a.value for a in node.args if a.keyword is None],
             **{a.keyword.value: a.value for a in node.args if a.keyword is not None})
     except (TypeError, ValueError):

@@ -199,7 +199,7 @@ class _Context:
         if not handed:
             return None
         try:
-            signature = inspect.signature(helper)
+            signature = inspect.signature(helper, follow_wrapped=False)
             placeholders = [object() for _ in call.args]
             bound = signature.bind(*[p for p, a in zip(placeholders, call.args)
                                      if a.keyword is None],
@@ -413,7 +413,7 @@ def _bind(helper, items: list, outer):
     fn = namespace[tree.name.value]
     # the helper's defaults as it made them (made again here, a global rebound since would
     # give another value)
-    kept = [q for q in inspect.signature(helper).parameters.values()
+    kept = [q for q in inspect.signature(helper, follow_wrapped=False).parameters.values()
             if q.name not in params and q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)]
     defaults = tuple(q.default for q in kept if q.default is not q.empty)
     fn.__defaults__ = defaults or None

@@ -105,18 +105,27 @@ def _make(cls):
     record = _record_class(cls, fields)
     name = f"{cls.__name__}__fields"
     holder = f"_vectorize_record_{cls.__name__}_{next(_COUNTER)}"
-    globals_ = init.__globals__
-    globals_[holder] = record
+    if holder in taken or name in taken:
+        return None
     ret = cst.SimpleStatementLine([cst.Return(cst.Call(cst.Name(holder), [
         cst.Arg(cst.Name(locals_[f])) for f in fields]))])
     new_func = func.with_changes(name=cst.Name(name), params=func.params.with_changes(
         params=func.params.params[1:]), body=func.body.with_changes(body=[*body, ret]))
-    source = cst.Module([new_func]).code
+    # The record class is a free variable of the function (a closure cell), not a name
+    # written into the user's module: its globals stay the module's own, read live, and the
+    # module is not changed by vectorizing one of its functions (`dir(module)`, `__all__`,
+    # pickling, another thread's call see the module as it was)
+    maker = f"_vectorize_make_{holder}"
+    outer = cst.FunctionDef(
+        name=cst.Name(maker), params=cst.Parameters([cst.Param(cst.Name(holder))]),
+        body=cst.IndentedBlock([new_func, cst.SimpleStatementLine([cst.Return(
+            cst.Name(name))])]))
+    source = cst.Module([outer]).code
     filename = f"<vectorize: fields of {cls.__module__}.{cls.__qualname__}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace: dict = {}
-    exec(compile(source, filename, "exec"), globals_, namespace)    # noqa: S102
-    function = namespace[name]
+    exec(compile(source, filename, "exec"), init.__globals__, namespace)    # noqa: S102
+    function = namespace[maker](record)
     function.__defaults__ = init.__defaults__
     function.__kwdefaults__ = init.__kwdefaults__
     function.__module__ = init.__module__

@@ -51,7 +51,7 @@ def _written_names(call: cst.Call, fn, own: set[str]) -> list[str]:
         return []
     keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
     try:
-        bound = inspect.signature(fn).bind(*range(len(positional)),
+        bound = inspect.signature(fn, follow_wrapped=False).bind(*range(len(positional)),
                                            **dict.fromkeys(keywords, -1))
     except (TypeError, ValueError):
         return []

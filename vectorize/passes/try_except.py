@@ -53,6 +53,8 @@ import warnings
 import libcst as cst
 import numpy as np
 
+from ..abstract import UNKNOWN
+from ..analysis.float_semantics import made_once
 from ..errors import Unsupported
 from ..introspect import forwarded_target
 from ..liveness import reads, writes
@@ -1116,9 +1118,9 @@ def _helper_keywords(fn, node: cst.Call, type_error_caught: bool) -> bool:
     if any(arg.star for arg in node.args):
         return not type_error_caught and not any(arg.keyword for arg in node.args)
     try:
-        inspect.signature(fn).bind(*[None for a in node.args if a.keyword is None],
-                                   **{a.keyword.value: None for a in node.args
-                                      if a.keyword is not None})
+        inspect.signature(fn, follow_wrapped=False).bind(
+            *[None for a in node.args if a.keyword is None],
+            **{a.keyword.value: None for a in node.args if a.keyword is not None})
     except (TypeError, ValueError):
         return False
     return True
@@ -1460,6 +1462,9 @@ class _PythonValued:
         self.static_types = True    # (False: per-example numbers are 0-d tensors)
         self.depth = 0              # helpers' bodies read for what they return
         self.func = func
+        # objects made from constants, each made once for the generated module
+        # (`analysis.float_semantics.made_once`: the analysis reuses them)
+        self.constructed: dict = {}
         # in a `try` (`at`): what each name may hold there (its bindings, `_PARAM` for the
         # parameter's own value), or None: flow-insensitively (`assigned`)
         self.flow: dict[str, list] | None = None
@@ -1764,21 +1769,14 @@ class _PythonValued:
                 a.star or type(a.value) not in (cst.Integer, cst.Float, cst.SimpleString)
                 for a in node.args):
             return None
-        key = id(node)
-        made = getattr(self, "made", None)
-        if made is None:
-            made = self.made = {}
-        if key not in made:
-            args = [a.value.evaluated_value if type(a.value) is cst.SimpleString else
-                    (int if type(a.value) is cst.Integer else float)(a.value.value)
-                    for a in node.args]
-            try:
-                made[key] = fn(*[v for a, v in zip(node.args, args) if a.keyword is None],
-                               **{a.keyword.value: v for a, v in zip(node.args, args)
-                                  if a.keyword is not None})
-            except Exception:   # noqa: BLE001 -- (what it raises, every example raises)
-                made[key] = None
-        return made[key]
+        args = [a.value.evaluated_value if type(a.value) is cst.SimpleString else
+                (int if type(a.value) is cst.Integer else float)(a.value.value)
+                for a in node.args]
+        made = made_once(self.constructed, fn,
+                         *[v for a, v in zip(node.args, args) if a.keyword is None],
+                         **{a.keyword.value: v for a, v in zip(node.args, args)
+                            if a.keyword is not None})
+        return None if made is UNKNOWN else made    # (raised: every example raises)
 
     def _number_name(self, name: str, seen):
         if name in seen:
@@ -1855,16 +1853,17 @@ class _PythonValued:
         parameters of the kinds of the call's arguments."""
         try:
             source = read_function(fn)
-            bound = inspect.signature(fn).bind(
+            bound = inspect.signature(fn, follow_wrapped=False).bind(
                 *[a.value for a in node.args if a.keyword is None],
                 **{a.keyword.value: a.value for a in node.args if a.keyword is not None})
         except (Unsupported, TypeError, ValueError):
             return None
         kinds = {name: self.python_valued(arg, seen) for name, arg in bound.arguments.items()}
-        for name, param in inspect.signature(fn).parameters.items():
+        for name, param in inspect.signature(fn, follow_wrapped=False).parameters.items():
             if name not in kinds:
                 kinds[name] = True if type(param.default) in _PYTHON_NUMBERS else None
         inner = _HelperValued(source.tree, kinds, fn.__globals__, self.depth + 1)
+        inner.constructed = self.constructed
         returns = [n.value for n in walk(source.tree.body) if type(n) is cst.Return]
         if not returns or any(r is None for r in returns):
             return None
@@ -2012,6 +2011,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         # divides by zero with a warning and an inf or nan rather than raising
         lowering.numbers = _PythonValued(func, ctx.params, _python_params(ctx),
                                          lowering.resolve)
+        lowering.numbers.constructed = ctx.module.constructed
         lowering.python_examples = True
         # (numpy.vectorize learns its output types from a first call on NumPy scalars,
         # which have the attributes and items that Python numbers lack: what a Python
@@ -2028,6 +2028,7 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         lowering.numbers = _PythonValued(func, ctx.params, getattr(ctx, "python_params",
                                                                    frozenset()),
                                          lowering.resolve)
+        lowering.numbers.constructed = ctx.module.constructed
     # (a rewritten file runs no per-example loop where its code raises: there a handler's
     # `raise` made from the exception it caught keeps its refusal)
     lowering.replayed = not getattr(ctx.module, "standalone", False)

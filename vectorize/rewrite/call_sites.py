@@ -947,7 +947,7 @@ class _Finder(SequenceFacts):
         function = self.namespace.get(call.func.value)
         if callable(function):
             try:
-                inspect.signature(function).bind(
+                inspect.signature(function, follow_wrapped=False).bind(
                     *[None for a in call.args if a.keyword is None],
                     **{a.keyword.value: None for a in call.args if a.keyword is not None})
             except TypeError as exc:

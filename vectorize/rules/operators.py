@@ -588,15 +588,23 @@ def refuse_wrapping_constant(constant, other) -> None:
         info = np.iinfo(dtype)
         wraps = not info.min <= number <= info.max
     elif type(number) in (int, float) and dtype.kind in "fc":
-        limit = np.finfo(dtype).max
-        wraps = np.isfinite(number) and abs(number) > limit
+        info = np.finfo(dtype)
+        wraps = np.isfinite(number) and abs(number) > info.max
+        if not wraps and type(number) is float and number != 0 and np.isfinite(number) \
+                and abs(number) < info.smallest_normal:
+            # (below the dtype's normal numbers: `1e-300` is float16's 0.0, a subnormal
+            # keeps a few bits: more than the dtype's rounding away from the number)
+            with np.errstate(all="ignore"):
+                held = float(np.asarray(number, dtype=dtype).real)
+            wraps = abs(held - number) > float(info.eps) * abs(number)
     else:
         return
     if wraps:
         raise Unsupported(
             f"a per-example choice between {dtype} values and the number {number!r}, "
-            f"which {dtype} cannot hold: the merge would make it a {dtype} (wrapped or "
-            "infinite), where per example that branch gives the number itself",
+            f"which {dtype} cannot hold: the merge would make it a {dtype} (wrapped, "
+            "infinite or flushed to zero), where per example that branch gives the number "
+            "itself",
             suggestion=f"convert the {dtype} side to a type that holds {number!r} first "
                        "(int(...), float(...), or an array of a wider dtype)")
 

@@ -35,8 +35,27 @@ def _fold_minmax(site: Site, op: str) -> cst.BaseExpression:
     same_shaped_choices(site, f"`{site.func.__name__}`")
     args = padded_args(site)
     strong = _strong_numbers(site)
+    inexact = [k for k in strong if not _held_by_operands(site, site.args[k].example)]
+    if len(args) > 2 and inexact:
+        # (after the first choice a lane holds the Python number or the NumPy value, and
+        # the next comparison's type is that lane's: not one batched comparison; one the
+        # operands hold exactly compares alike either way)
+        raise Unsupported(
+            f"`{site.func.__name__}` of more than two arguments, one a Python number that "
+            "the narrower NumPy operands cannot hold (NEP 50: compared in their type, "
+            "kept as itself on the lanes it wins)",
+            suggestion=f"nest the calls: {site.func.__name__}({site.func.__name__}(a, b), c)"
+                       " or convert the number with np.float64(...)")
+    weak = args
     args = [expr(site.spelled.scalar("{x}", strong[k]), x=a) if k in strong else a
             for k, a in enumerate(args)]
+    if inexact:
+        # Per example Python compares the number weakly (NEP 50: `np.float16(inf) >
+        # 1e300` is float16 inf > inf, False) and keeps the number itself where it wins:
+        # the comparison reads the number as written, the choice the strong number. (A
+        # number the operands hold exactly compares alike either way: `np.maximum` below.)
+        return expr("np.where({wb} " + op + " {wa}, {b}, {a})", wb=weak[1], wa=weak[0],
+                    b=args[1], a=args[0])
     # Python keeps the earlier argument unless a later one is strictly smaller (larger):
     # this is what decides NaN and -0.0 / 0.0 results, so it is kept exactly.
     # np.maximum(b, a) is that same choice (it keeps its second argument on ties and
@@ -92,6 +111,20 @@ def _strong_numbers(site: Site) -> dict:
         if np.result_type(*numpy, wide) != np.result_type(*numpy, v.example):
             out[k] = wide
     return out
+
+
+def _held_by_operands(site: Site, number) -> bool:
+    """Whether every NumPy number among ``min``/``max``'s arguments has a dtype that holds
+    the Python ``number`` exactly (``0.0``, ``0.5`` beside float32: compared weakly or as
+    float64, the same answer)."""
+    dtypes = [np.dtype(v.dtype) for v in site.args if isinstance(v, Value) and v.known
+              and v.dtype is not None and not (type(v.example) in _KINDS and not v.batched)]
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return all(complex(np.asarray(number, dtype=d)[()]) == number for d in dtypes)
+        except (OverflowError, ValueError, TypeError):
+            return False
 
 
 def _held(number: int, dtype) -> bool:
