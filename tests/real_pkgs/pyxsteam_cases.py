@@ -27,7 +27,8 @@ from pyXSteam.Regions import Region1, Region2, Region3, Region4, Region5
 from pyXSteam.XSteam import XSteam
 
 NAN = float("nan")
-# (out of range the functions log a warning or an error per example and return NaN or a sentinel: quiet)
+# (out of range the functions log a warning or an error per example, then return NaN or
+# a sentinel: quiet)
 logging.getLogger("pyXSteam").setLevel(logging.CRITICAL)
 
 P = Dom(0.000611657, 100.0, log=True, edges=(16.5292, 22.064, 100.0, 1.0, 0.1, 10.0))
