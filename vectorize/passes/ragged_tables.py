@@ -33,7 +33,11 @@ places.
    reads ``c[i]`` where ``i`` is in range for every table, else the item Python reads (a
    negative index counts from ``c_len``) and, out of range, an index past the padding, for
    which `guard_indices` raises IndexError on the lanes that read it, as Python does.
-   Items must be numbers of one type (`rules.lists.check_items` refuses the rest, located).
+   Items must be numbers of one type (`rules.lists.check_items` refuses the rest, located),
+   except where the tables mix int and float literals and each binding is read only in
+   the statements after it in its own block (a coefficient table per branch, read in that
+   branch): then each binding gets a name of its own (`_SplitWebs`), a table bound once,
+   read as the list it is, with its own items' types.
 
 Anything else is left as it is, for the analysis to refuse where it is used (a table of
 different lengths unpacked, ``a, b = c``, raises ValueError on some examples).
