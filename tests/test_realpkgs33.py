@@ -134,3 +134,29 @@ def test_method_of_an_object_changed_after_the_first_call():
     np.testing.assert_allclose(f(P, S * 2), np.vectorize(steam.t_of)(P, S * 2), rtol=1e-13)
     steam._conv._unit, steam.offset = Converter.PSI, 0.0
     np.testing.assert_allclose(f(P, S * 2), np.vectorize(steam.t_of)(P, S * 2), rtol=1e-13)
+
+
+class Counter:
+    def __init__(self):
+        self.n = 0
+
+    def count(self, x):
+        self.n = self.n + 1
+        return x * 2
+
+
+COUNTER = Counter()
+
+
+def counts(x):
+    return COUNTER.count(x) + 1
+
+
+def test_method_that_assigns_into_its_object_is_refused():
+    # (per example the object's count grows by one: the batch would add one once)
+    from vectorize.errors import VectorizeError
+    with pytest.raises(VectorizeError, match=r"test_realpkgs33.py:\d+:\d+: assigning into"):
+        vectorize(counts, fallback="error")(P)
+    with pytest.raises(VectorizeError, match="assigning into"):
+        vmap(counts)(P)
+    assert COUNTER.n == 0
