@@ -160,3 +160,34 @@ def test_method_that_assigns_into_its_object_is_refused():
     with pytest.raises(VectorizeError, match="assigning into"):
         vmap(counts)(P)
     assert COUNTER.n == 0
+
+
+def polevl(x, coefs):
+    ans = 0
+    power = len(coefs) - 1
+    for coef in coefs:
+        try:
+            ans += coef * x**power
+        except OverflowError:
+            pass
+        power -= 1
+    return ans
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_vmap_power_of_a_float_parameter_in_a_try(dtype):
+    # (pyerf's `_polevl`: a NumPy float to any power warns, never raises: no handler runs)
+    x = np.array([0.5, -2.0, 3.0, 1e30, 0.0], dtype=dtype)
+    coefs = [2.5, -1.0, 0.25, 3.0]
+    with np.errstate(all="ignore"):
+        loop = np.stack([polevl(v, coefs) for v in x])
+        got = vmap(polevl, in_axes=(0, None))(x, coefs)
+    assert got.dtype == loop.dtype
+    np.testing.assert_allclose(got, loop, rtol=1e-6 if dtype is np.float32 else 1e-13)
+
+
+def test_vmap_power_of_an_int_parameter_in_a_try_stays_refused():
+    # (a NumPy int to a negative power raises ValueError: which lanes do is not told here)
+    from vectorize.errors import VectorizeError
+    with pytest.raises(VectorizeError, match="inside a `try` under `vmap`"):
+        vmap(polevl, in_axes=(0, None))(np.array([1, 2, 3]), [1.0, 2.0])

@@ -505,6 +505,8 @@ class _TryLowering(cst.CSTTransformer):
         base, exponent = operands
         if type(base) is cst.BinaryOperation and type(base.operator) is cst.Divide:
             return True
+        if type(base) is cst.Name and self.numbers.float_param(base.value):
+            return True
         value = self.numbers._param_attribute(exponent) if type(exponent) in (
             cst.Name, cst.Attribute) else None
         return type(value) is float
@@ -1556,6 +1558,17 @@ class _PythonValued:
         kinds = [self._param_kind(name) if v is _PARAM else
                  None if v is None else self.python_valued(v, seen | {name}) for v in held]
         return kinds[0] if kinds and all(k == kinds[0] for k in kinds) else None
+
+    def float_param(self, name: str) -> bool:
+        """Whether ``name`` holds only its parameter's value (never rebound before or in the
+        `try`), a mapped NumPy float or complex per example: a power of it never raises."""
+        if self._held(name) != [_PARAM] or name in self.python_params:
+            return False
+        value = self.params.get(name)
+        example = getattr(value, "example", None)
+        return bool(getattr(value, "batched", False)) and isinstance(
+            example, (np.floating, np.complexfloating, np.ndarray)) and np.asarray(
+                example).dtype.kind in "fc"
 
     def _param_kind(self, name: str):
         value = self.params[name]
