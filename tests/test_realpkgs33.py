@@ -191,3 +191,19 @@ def test_vmap_power_of_an_int_parameter_in_a_try_stays_refused():
     from vectorize.errors import VectorizeError
     with pytest.raises(VectorizeError, match="inside a `try` under `vmap`"):
         vmap(polevl, in_axes=(0, None))(np.array([1, 2, 3]), [1.0, 2.0])
+
+
+def polevl_of_a_root(y):
+    # (pyerf's `_ndtri`: `math.sqrt` of a NumPy value is a Python float, whose power can
+    # raise OverflowError; the counter `power = len(coefs) - 1; power -= 1` a Python int)
+    z = math.sqrt(y)
+    return polevl(z, [2.5, -1.0, 0.25, 3.0]) + polevl(1.0 / z, [1e300, 1.0, 2.0, 3.0, 4.0])
+
+
+def test_vmap_power_of_a_python_float_in_a_helper_try():
+    x = np.array([0.25, 4.0, 9.0, 1e-250, 1e200])
+    with np.errstate(all="ignore"):
+        loop = np.stack([polevl_of_a_root(v) for v in x])
+        got = vmap(polevl_of_a_root)(x)
+    assert got.dtype == loop.dtype
+    np.testing.assert_allclose(got, loop, rtol=1e-13)

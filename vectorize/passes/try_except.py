@@ -1222,6 +1222,7 @@ def _float_or_natural(exponent) -> bool:
 
 _PYTHON_NUMBERS = (bool, int, float, complex)
 _PARAM = object()       # (what a parameter holds as it is passed)
+_CYCLE = object()       # (`python_valued` of a name read inside its own binding)
 
 
 class _PythonValued:
@@ -1544,7 +1545,7 @@ class _PythonValued:
 
     def _name(self, name: str, seen):
         if name in seen:
-            return None
+            return _CYCLE
         held = self._held(name)
         if held is None:
             obj = self.resolve(cst.Name(name))
@@ -1557,7 +1558,10 @@ class _PythonValued:
             return None         # a parameter rebound: both kinds
         kinds = [self._param_kind(name) if v is _PARAM else
                  None if v is None else self.python_valued(v, seen | {name}) for v in held]
-        return kinds[0] if kinds and all(k == kinds[0] for k in kinds) else None
+        # (a binding that reads the name itself, ``power = power - 1``, makes what the other
+        # bindings make: the kind that holds for all of them at once, where they agree)
+        kinds = [k for k in kinds if k is not _CYCLE]
+        return kinds[0] if kinds and all(k is kinds[0] for k in kinds) else None
 
     def float_param(self, name: str) -> bool:
         """Whether ``name`` holds only its parameter's value (never rebound before or in the
@@ -1614,6 +1618,7 @@ class _PythonValued:
         except (Unsupported, TypeError, ValueError):
             return None
         kinds = {name: self.python_valued(arg, seen) for name, arg in bound.arguments.items()}
+        kinds = {name: None if kind is _CYCLE else kind for name, kind in kinds.items()}
         for name, param in inspect.signature(fn).parameters.items():
             if name not in kinds:
                 kinds[name] = True if type(param.default) in _PYTHON_NUMBERS else None
@@ -1622,7 +1627,8 @@ class _PythonValued:
         if not returns or any(r is None for r in returns):
             return None
         found = [inner.python_valued(r) for r in returns]
-        return found[0] if all(k == found[0] for k in found) else None
+        return found[0] if found[0] is not _CYCLE and all(k is found[0] for k in found) \
+            else None
 
 
 class _NoFlow:
@@ -1739,10 +1745,15 @@ def _all_true(kinds: list):
 
 
 def _combined(kinds: list):
-    """Arithmetic of operands of these kinds: a NumPy operand makes a NumPy result."""
+    """Arithmetic of operands of these kinds: a NumPy operand makes a NumPy result. A name
+    read inside its own binding (`_CYCLE`, ``power -= 1``) adds nothing: it holds what its
+    other bindings make."""
+    kinds = [k for k in kinds if k is not _CYCLE]
+    if not kinds:
+        return _CYCLE
     if any(k is False for k in kinds):
         return False
-    if kinds and all(k is True for k in kinds):
+    if all(k is True for k in kinds):
         return True
     return None
 
