@@ -167,8 +167,6 @@ SUBSET = {
     # (`self.cdf`/`self.pdf`, functions stored on the instance; `raise` of the exception a
     # helper builds where `0 < w < 1` fails)
     "trueskill.TrueSkill.w_win": ("equal", "equal"),
-    # (vmap: `try: ans += coef * x**power except OverflowError: pass` is refused)
-    "pyerf._polevl": ("equal", "refused"),
 }
 
 
