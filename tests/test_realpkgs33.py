@@ -207,3 +207,19 @@ def test_vmap_power_of_a_python_float_in_a_helper_try():
         got = vmap(polevl_of_a_root)(x)
     assert got.dtype == loop.dtype
     np.testing.assert_allclose(got, loop, rtol=1e-13)
+
+
+def p1evl(x, coefs):
+    # (pyerf's `_p1evl`: the helper is passed a list display concatenated with an argument)
+    return polevl(x, [1] + coefs)
+
+
+def test_vmap_list_display_concatenated_with_a_shared_list():
+    x = np.array([0.5, -2.0, 3.0])
+    coefs = [2.5, -1.0, 0.25]
+    loop = np.stack([p1evl(v, coefs) for v in x])
+    got = vmap(p1evl, in_axes=(0, None))(x, coefs)
+    assert got.dtype == loop.dtype
+    np.testing.assert_allclose(got, loop, rtol=1e-13)
+    want = np.vectorize(p1evl, excluded={1})(x, coefs)
+    np.testing.assert_allclose(vectorize(p1evl, excluded={1})(x, coefs), want, rtol=1e-13)
