@@ -417,6 +417,19 @@ def _same_code(a, b, margin: str = "") -> bool:
     return True
 
 
+_BASE_LOADS = frozenset({"LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_NAME"})
+
+
+def _null_of_attribute_call(listed, k: int) -> bool:
+    """Whether the ``PUSH_NULL`` at ``listed[k]`` comes before the load of a local or
+    closure name and an attribute load (CPython 3.11's ``math.sqrt(x)``, where ``math`` is a
+    closure's variable and the module imports a `math`: ``PUSH_NULL``, ``LOAD_DEREF``,
+    ``LOAD_ATTR``, where the same text compiled elsewhere is ``LOAD_DEREF``,
+    ``LOAD_METHOD``)."""
+    return k + 2 < len(listed) and listed[k + 1].opname in _BASE_LOADS and \
+        listed[k + 2].opname == "LOAD_ATTR"
+
+
 def _instructions(code) -> list:
     """The instructions of ``code`` with what does not depend on the text alone made equal:
     an attribute call on a name the module binds by ``import`` is ``LOAD_ATTR`` in CPython
@@ -433,9 +446,11 @@ def _instructions(code) -> list:
     found = []
     number = {}
     pending = []        # offsets of the EXTENDED_ARG prefixes of the next instruction
-    for ins in dis.get_instructions(code):
-        if ins.opname == "EXTENDED_ARG" or ins.opname == "PUSH_NULL" and found and \
-                found[-1].opname in ("LOAD_ATTR", "LOAD_METHOD"):
+    listed = list(dis.get_instructions(code))
+    for k, ins in enumerate(listed):
+        if ins.opname == "EXTENDED_ARG" or ins.opname == "PUSH_NULL" and (found and \
+                found[-1].opname in ("LOAD_ATTR", "LOAD_METHOD") or _null_of_attribute_call(
+                    listed, k)):
             pending.append(ins.offset)
             continue
         for offset in (*pending, ins.offset):

@@ -18,15 +18,18 @@ from numpy_financial_cases import CASES as NUMPY_FINANCIAL
 from psychrolib_cases import CASES as PSYCHROLIB
 from psypy_cases import CASES as PSYPY
 from pvlib_cases import CASES as PVLIB
+from pyerf_cases import CASES as PYERF
 from pygeodesy_cases import CASES as PYGEODESY
 from pymap3d_cases import CASES as PYMAP3D
 from pymeeus_cases import CASES as PYMEEUS
 from pysolar_cases import CASES as PYSOLAR
 from pythermalcomfort_cases import CASES as PYTHERMALCOMFORT
+from pyxsteam_cases import CASES as PYXSTEAM
 from refet_cases import CASES as REFET
 from sgp4_cases import CASES as SGP4
 from statistics_cases import CASES as STATISTICS
 from sunposition_cases import CASES as SUNPOSITION
+from trueskill_cases import CASES as TRUESKILL
 from utm_cases import CASES as UTM
 from vincenty_cases import CASES as VINCENTY
 
@@ -35,4 +38,4 @@ ALL = [*PSYCHROLIB, *FLUIDS, *HT, *CHEMICALS, *PVLIB, *IAPWS, *SGP4, *PYSOLAR,
        *LETS_BE_RATIONAL, *ASTRAL, *HAVERSINE, *COLORSYS, *PYGEODESY,
        *CONVERTDATE, *PSYPY, *SUNPOSITION, *VINCENTY,
        *PYMEEUS, *METEOCALC, *HSLUV, *GEOPY,
-       *STATISTICS]
+       *STATISTICS, *PYXSTEAM, *TRUESKILL, *PYERF]

@@ -333,6 +333,17 @@ class Calls:
             value = self.helpers(fn, args, kwargs, node)
             self.helper_calls[node] = value
             return value
+        receiver = self._constant_receiver(node, fn)
+        if receiver is not None:
+            # `self.conv.to_si(p)`: a method of an object the same for every example (the
+            # bound method's own object, read as the code reads it), its code specialized
+            # as a helper, called as `to_si(self.conv, p)` (as a record's method)
+            args = [receiver, *args]
+            self._no_write_into_an_argument_on_some_lanes(fn.__func__, node, args, kwargs)
+            value = self.helpers(fn.__func__, args, kwargs, node)
+            self.helper_calls[node] = value
+            self.__dict__.setdefault("record_methods", set()).add(node)
+            return value
         name = _code(node.func)     # as the user wrote it
         if self.allow_fallback and all(not isinstance(v, TupleValue) and v.rank == 0
                                        for v in [*args, *kwargs.values()]):
@@ -351,6 +362,28 @@ class Calls:
                           "use a NumPy equivalent, register a rule with "
                           "vectorize.register_rule, or pass fallback='warn' to run this call "
                           "per example")
+
+    def _constant_receiver(self, node: cst.Call, fn):
+        """The value of ``obj`` in ``obj.method(...)``, where it is the same for every example
+        (not a module, a class or a NumPy value), ``method`` a plain function of the user's
+        (or a library's Python code) bound to ``obj`` itself and nothing is unpacked into the
+        call; None otherwise."""
+        if not (type(node.func) is cst.Attribute and isinstance(fn, types.MethodType)
+                and self.helpers is not None and isinstance(fn.__func__, types.FunctionType)
+                and all(not arg.star for arg in node.args)):
+            return None
+        base = self.values.get(node.func.value)
+        owner = fn.__self__
+        if not (isinstance(base, Value) and not base.batched and base.known
+                and base.example is owner) or isinstance(owner, (
+                    type, types.ModuleType, np.ndarray, np.generic, bool, int, float, complex, str,
+                    bytes, tuple, list, dict, set, frozenset)):
+            return None
+        func = fn.__func__
+        if in_package(func, "numpy", "math", "vectorize") or backends.owns_function(func) \
+                or self.registry.knows(fn) or self.registry.knows(func):
+            return None
+        return base
 
     def _indexed_update(self, node: cst.Call, env):
         """``x.at[index].op(...)`` (the registry's `indexed_update` rule): its operands are

@@ -647,7 +647,8 @@ class Expressions:
         if isinstance(left, TupleValue) or isinstance(right, TupleValue):
             if left.batched or right.batched:
                 raise Unsupported("arithmetic on tuples of per-example values", node)
-            return unbatched(_evaluate(fn, left.example, right.example), all_exact(left, right))
+            return unbatched(_evaluate(fn, _sequence_example(left), _sequence_example(right)),
+                             all_exact(left, right))
         if not (left.batched or right.batched):
             if self.speculative or self._batched_depth:
                 scalar = _numpy_scalar_for(operator, left, right)
@@ -1667,3 +1668,12 @@ def _nonzero_divisor(args) -> bool:
     d = divisor.example
     return isinstance(d, (int, float, np.integer, np.floating)) and not isinstance(
         d, (bool, np.bool_)) and d != 0 and bool(np.isfinite(d))
+
+
+def _sequence_example(value):
+    """The example of ``value`` as the sequence the code made: a list display tracked item
+    by item (``[1] + coefs``) is a list, which a tuple of its items is not (``(1,) +
+    [2.0]`` raises TypeError, where ``[1] + [2.0]`` concatenates)."""
+    if isinstance(value, TupleValue) and value.kind is list:
+        return list(value.example)
+    return value.example

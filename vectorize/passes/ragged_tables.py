@@ -33,7 +33,11 @@ places.
    reads ``c[i]`` where ``i`` is in range for every table, else the item Python reads (a
    negative index counts from ``c_len``) and, out of range, an index past the padding, for
    which `guard_indices` raises IndexError on the lanes that read it, as Python does.
-   Items must be numbers of one type (`rules.lists.check_items` refuses the rest, located).
+   Items must be numbers of one type (`rules.lists.check_items` refuses the rest, located),
+   except where the tables mix int and float literals and each binding is read only in
+   the statements after it in its own block (a coefficient table per branch, read in that
+   branch): then each binding gets a name of its own (`_SplitWebs`), a table bound once,
+   read as the list it is, with its own items' types.
 
 Anything else is left as it is, for the analysis to refuse where it is used (a table of
 different lengths unpacked, ``a, b = c``, raises ValueError on some examples).
@@ -460,6 +464,74 @@ def _find_tables(func: cst.FunctionDef, pyfunc) -> dict[str, _Table]:
     return out
 
 
+def _mixed(table: _Table) -> bool:
+    """Whether ``table``'s items are literals of more than one type (``[1, 2.5]``, or ``[1,
+    2]`` in one branch and ``[0.5]`` in another): one array of them would hold them all as
+    floats (`rules.lists.check_items` refuses it)."""
+    kinds = {type(item) for items, _ in table.bindings for item in items
+             for item in [item.expression if type(item) is cst.UnaryOperation else item]}
+    return len(kinds & {cst.Integer, cst.Float}) > 1
+
+
+def _blocks(node):
+    """Every list of statements under ``node`` (a function's body, a branch, a loop's
+    body), nested scopes left out."""
+    for n in walk(node):
+        if type(n) is cst.IndentedBlock:
+            yield n.body
+        elif type(n) is cst.SimpleStatementSuite:
+            yield n.body
+
+
+class _SplitWebs(cst.CSTTransformer):
+    """A name bound to tables in several places, where each binding's reads all follow it in
+    its own block (``if c: t = [1, 2.5]; ... t[i] ...`` / ``else: t = [3, 4.5, -1]; ...
+    t[i] ...``, no read after the ``if``, none reached by two bindings), is one name per
+    binding: each a table bound once, read as the list it is (its own items, of their own
+    types), which no merge of the branches needs to pad into one array."""
+
+    def __init__(self, func: cst.FunctionDef, names: list[str], namer):
+        self.renames: dict = {}         # a Name node (its binding and reads) -> its new name
+        for name in names:
+            webs = self._webs(func, name)
+            if webs is None:
+                continue
+            for web in webs[1:]:
+                fresh = namer.fresh(name)
+                self.renames.update((id(n), fresh) for n in web)
+
+    @staticmethod
+    def _webs(func: cst.FunctionDef, name: str):
+        """The Name nodes of each binding of ``name`` (its target, then its reads), or None
+        where a read is not in the statements after its binding in the binding's block
+        (before the block's next binding of it), or one of those statements binds it."""
+        total = sum(1 for n in walk(func.body) if type(n) is cst.Name and n.value == name)
+        webs, counted = [], 0
+        for body in _blocks(func):
+            starts = [j for j, stmt in enumerate(body) if type(stmt) is cst.SimpleStatementLine
+                      and len(stmt.body) == 1 and type(stmt.body[0]) is cst.Assign
+                      and len(stmt.body[0].targets) == 1
+                      and type(stmt.body[0].targets[0].target) is cst.Name
+                      and stmt.body[0].targets[0].target.value == name]
+            for k, j in enumerate(starts):
+                assign = body[j].body[0]
+                if any(type(n) is cst.Name and n.value == name for n in walk(assign.value)):
+                    return None
+                end = starts[k + 1] if k + 1 < len(starts) else len(body)
+                web = [assign.targets[0].target]
+                for stmt in body[j + 1:end]:
+                    if name in writes(stmt):
+                        return None
+                    web += [n for n in walk(stmt) if type(n) is cst.Name and n.value == name]
+                webs.append(web)
+                counted += len(web)
+        return webs if len(webs) > 1 and counted == total else None
+
+    def leave_Name(self, original_node, updated_node):
+        fresh = self.renames.get(id(original_node))
+        return updated_node if fresh is None else updated_node.with_changes(value=fresh)
+
+
 class _Lower(cst.CSTTransformer):
     def __init__(self, tables: dict[str, _Table], namer):
         self.tables = tables
@@ -561,6 +633,12 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         if lookups.changed:
             func = new
     tables = _find_tables(func, pyfunc) if has_list_arrays(ctx.registry) else {}
+    mixed = [name for name, table in tables.items() if _mixed(table)]
+    if mixed:
+        split = _SplitWebs(func, mixed, ctx.namer)
+        if split.renames:
+            func = rewrite(func, split)
+            tables = _find_tables(func, pyfunc)
     if not tables:
         return func
     lower = _Lower(tables, ctx.namer)

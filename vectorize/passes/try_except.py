@@ -683,6 +683,8 @@ class _TryLowering(cst.CSTTransformer):
         base, exponent = operands
         if type(base) is cst.BinaryOperation and type(base.operator) is cst.Divide:
             return True
+        if type(base) is cst.Name and self.numbers.float_param(base.value):
+            return True
         value = self.numbers._param_attribute(exponent) if type(exponent) in (
             cst.Name, cst.Attribute) else None
         return type(value) is float
@@ -1446,6 +1448,7 @@ def _float_or_natural(exponent) -> bool:
 _PYTHON_NUMBERS = (bool, int, float, complex)
 _PARAM = object()       # (what a parameter holds as it is passed)
 _NOT_KNOWN = object()   # (`_PythonValued.exact_value`: not known exactly)
+_CYCLE = object()       # (`python_valued` of a name read inside its own binding)
 
 
 class _PythonValued:
@@ -1800,7 +1803,7 @@ class _PythonValued:
 
     def _name(self, name: str, seen):
         if name in seen:
-            return None
+            return _CYCLE
         held = self._held(name)
         if held is None:
             obj = self.resolve(cst.Name(name))
@@ -1813,7 +1816,21 @@ class _PythonValued:
             return None         # a parameter rebound: both kinds
         kinds = [self._param_kind(name) if v is _PARAM else
                  None if v is None else self.python_valued(v, seen | {name}) for v in held]
-        return kinds[0] if kinds and all(k == kinds[0] for k in kinds) else None
+        # (a binding that reads the name itself, ``power = power - 1``, makes what the other
+        # bindings make: the kind that holds for all of them at once, where they agree)
+        kinds = [k for k in kinds if k is not _CYCLE]
+        return kinds[0] if kinds and all(k is kinds[0] for k in kinds) else None
+
+    def float_param(self, name: str) -> bool:
+        """Whether ``name`` holds only its parameter's value (never rebound before or in the
+        `try`), a mapped NumPy float or complex per example: a power of it never raises."""
+        if self._held(name) != [_PARAM] or name in self.python_params:
+            return False
+        value = self.params.get(name)
+        example = getattr(value, "example", None)
+        return bool(getattr(value, "batched", False)) and isinstance(
+            example, (np.floating, np.complexfloating, np.ndarray)) and np.asarray(
+                example).dtype.kind in "fc"
 
     def _param_kind(self, name: str):
         value = self.params[name]
@@ -1859,6 +1876,7 @@ class _PythonValued:
         except (Unsupported, TypeError, ValueError):
             return None
         kinds = {name: self.python_valued(arg, seen) for name, arg in bound.arguments.items()}
+        kinds = {name: None if kind is _CYCLE else kind for name, kind in kinds.items()}
         for name, param in inspect.signature(fn, follow_wrapped=False).parameters.items():
             if name not in kinds:
                 kinds[name] = True if type(param.default) in _PYTHON_NUMBERS else None
@@ -1868,7 +1886,8 @@ class _PythonValued:
         if not returns or any(r is None for r in returns):
             return None
         found = [inner.python_valued(r) for r in returns]
-        return found[0] if all(k == found[0] for k in found) else None
+        return found[0] if found[0] is not _CYCLE and all(k is found[0] for k in found) \
+            else None
 
 
 class _NoFlow:
@@ -1985,10 +2004,15 @@ def _all_true(kinds: list):
 
 
 def _combined(kinds: list):
-    """Arithmetic of operands of these kinds: a NumPy operand makes a NumPy result."""
+    """Arithmetic of operands of these kinds: a NumPy operand makes a NumPy result. A name
+    read inside its own binding (`_CYCLE`, ``power -= 1``) adds nothing: it holds what its
+    other bindings make."""
+    kinds = [k for k in kinds if k is not _CYCLE]
+    if not kinds:
+        return _CYCLE
     if any(k is False for k in kinds):
         return False
-    if kinds and all(k is True for k in kinds):
+    if all(k is True for k in kinds):
         return True
     return None
 
