@@ -30,7 +30,12 @@ fresh one, they read the same):
                                         return result
 
 (and so the backend's helpers that are called like its ufuncs, `Backend.helper_ufuncs`:
-``merge.maximum(0.0, result, out=result)``).
+``merge.maximum(0.0, result, out=result)``). Where that operand is itself a chain of ``+ - *
+/`` on per-example arrays, the steps are computed in its first fresh array too: a step by a
+number the same for every example (unbatched, rank 0: its type and rank are part of the
+specialization, so it never grows the array) is the augmented assignment (``result += 1.0``);
+a step by an array whose shape the specialization does not fix is the backend's
+`Backend.in_place_step`, which checks the shapes when it runs (``merge.update``).
 
 Measured (NumPy, one thread, 1e6 float64 lanes in chunks of 65,536): the piecewise
 ``if/elif`` of the benchmarks about 5% faster. Writing a branch of a merge into a temporary
