@@ -88,3 +88,77 @@ def test_an_array_operand_keeps_the_run_time_check():
     _same(vm(_X64, _W64, b), _loop(plus_bias, _X64, _W64, b))
     w1, b3 = _RNG.normal(size=(1, 3)), _RNG.normal(size=3)
     _same(vm(_X64, w1, b3), _loop(plus_bias, _X64, w1, b3))
+
+
+# ------------------------------------------ per-value facts of the analysis, no module state
+import dataclasses  # noqa: E402
+import threading  # noqa: E402
+import types  # noqa: E402
+
+from vectorize import VectorizeError, vectorize  # noqa: E402
+from vectorize.abstract import (  # noqa: E402
+    FRESH_PER_EXAMPLE,
+    NONE_ON_SOME_LANES,
+    Value,
+    has_fact,
+    record_fact,
+)
+
+NAN = float("nan")
+
+
+def none_on_some_examples(x):
+    y = None if x > 0 else x
+    if y is None:
+        return 1.0
+    return y
+
+
+def skip_nan_sentinel(x):
+    if x is NAN:
+        return 0.0
+    return x + 1.0
+
+
+def test_a_fact_is_of_that_value_only():
+    value, other = Value(True, np.float64(1.0)), Value(True, np.float64(1.0))
+    record_fact(value, FRESH_PER_EXAMPLE)
+    assert has_fact(value, FRESH_PER_EXAMPLE)
+    assert not has_fact(value, NONE_ON_SOME_LANES)
+    assert not has_fact(other, FRESH_PER_EXAMPLE)
+    assert not has_fact(dataclasses.replace(value), FRESH_PER_EXAMPLE)
+    assert not has_fact(None, FRESH_PER_EXAMPLE) and not has_fact(1.0, FRESH_PER_EXAMPLE)
+
+
+def _copy(func):
+    """A new function of the same code (no specialization of another thread's to reuse)."""
+    return types.FunctionType(func.__code__, func.__globals__, func.__name__)
+
+
+def test_transforms_in_threads_keep_their_own_facts():
+    """Threads transforming at once: each refuses the identity that differs per example and
+    computes the one that is false on every example, as numpy.vectorize does."""
+    x = np.array([1.0, -2.0, np.nan, 0.0])
+    want = np.vectorize(skip_nan_sentinel)(x)
+    start, outcomes = threading.Barrier(4), []
+
+    def work(k):
+        start.wait()
+        for _ in range(3):
+            func = _copy(none_on_some_examples if k % 2 else skip_nan_sentinel)
+            try:
+                got = vectorize(func, fallback="error")(x)
+            except VectorizeError as exc:
+                outcomes.append((k, "refused" if "None on some examples" in str(exc)
+                                 else str(exc)))
+            else:
+                outcomes.append((k, "same" if got.dtype == want.dtype and np.array_equal(
+                    got, want, equal_nan=True) else repr(got)))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == sorted((k, "refused" if k % 2 else "same")
+                                      for k in range(4) for _ in range(3))
