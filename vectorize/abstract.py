@@ -421,6 +421,34 @@ class Value:
         return f"{type(self.example).__name__}"
 
 
+NONE_ON_SOME_LANES = "_none_on_some_lanes"
+"""A fact of a per-example value that is None on some examples (a conditional expression
+with a per-example test and a None arm): whether one `is None` differs per example
+(`record_fact`)."""
+
+FRESH_PER_EXAMPLE = "_fresh_per_example"
+"""A fact of the values of the function's own per-example number parameters as it receives
+them (`Analysis._interpret`), and of per-example float arithmetic: a new object per example
+(numpy.vectorize hands each example a float, complex or int made from the array's item;
+`vmap`'s loop a NumPy scalar, a tensor, a tracer), so never the same object as a global or a
+literal of the function (`record_fact`)."""
+
+
+def record_fact(value, fact: str) -> None:
+    """Record ``fact`` (`NONE_ON_SOME_LANES`, `FRESH_PER_EXAMPLE`) of the abstract value
+    ``value`` (a `Value` or `TupleValue`) on that object itself: a fact of this very object
+    (membership by identity, as its cached properties), which another object made from it
+    (`dataclasses.replace`) or another transform's values, in another thread too, never
+    share."""
+    object.__setattr__(value, fact, True)
+
+
+def has_fact(value, fact: str) -> bool:
+    """Whether `record_fact` recorded ``fact`` of ``value`` (anything: False for what is not
+    an abstract value)."""
+    return getattr(value, "__dict__", {}).get(fact, False)
+
+
 @dataclass(frozen=True, eq=False)
 class TupleValue:
     """A tuple whose items are tracked one by one (tuple returns, tuple assignment); also

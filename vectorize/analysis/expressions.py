@@ -10,7 +10,6 @@ import math
 import operator as _op
 import re
 import types
-import weakref
 
 import libcst as cst
 import numpy as np
@@ -19,15 +18,18 @@ from .. import backends
 from ..abstract import (
     DEFERRED_JOINS,
     EXAMPLE_SEMANTICS,
+    FRESH_PER_EXAMPLE,
     INT_PART_SIZES,
     MIXED_KINDS,
     MIXED_PARTS,
+    NONE_ON_SOME_LANES,
     UNKNOWN,
     TupleValue,
     Value,
     all_exact,
     batched_like,
     exact,
+    has_fact,
     join,
     lane_combinations,
     mixed_kinds,
@@ -37,6 +39,7 @@ from ..abstract import (
     note_mixed_types,
     number_kind,
     one_like,
+    record_fact,
     unbatched,
     uniform_narrow_lanes,
 )
@@ -128,7 +131,7 @@ class Expressions:
             if isinstance(value, Value) and value.batched and value.known and \
                     value.rank == 0 and value.dtype is not None and value.dtype.kind in "fc":
                 # (float arithmetic makes a new object per example: `x is NAN` is false)
-                FRESH_PER_EXAMPLE.add(value)
+                record_fact(value, FRESH_PER_EXAMPLE)
             return value
         if kind is cst.Call:
             return self.call(node, env)
@@ -806,7 +809,7 @@ class Expressions:
                                   "made from per-example values (its class decides what "
                                   "`==` or `<` means)", node, "compare its fields")
         if len(operands) == 2 and type(node.comparisons[0].operator) in (cst.Is, cst.IsNot):
-            if any(o in NONE_ON_SOME_LANES for o in operands):
+            if any(has_fact(o, NONE_ON_SOME_LANES) for o in operands):
                 op = _code(node.comparisons[0].operator).strip()
                 raise Unsupported(f"`{op}` of a value that is None on some examples and a "
                                   "number on others (a conditional expression with a "
@@ -919,7 +922,7 @@ class Expressions:
                                 for v in (body, orelse)):
             # (`None if x > 0 else x`: None on some examples, a number on others, which an
             # identity test must not take for a number on every example: `_identical`)
-            NONE_ON_SOME_LANES.add(joined)
+            record_fact(joined, NONE_ON_SOME_LANES)
         if test.batched:
             inexact_join(joined, (body, orelse), "the conditional expression gives", node,
                          node=node)
@@ -1407,17 +1410,6 @@ class Expressions:
 
 _SINGLETONS = (None, True, False, Ellipsis, NotImplemented)
 
-NONE_ON_SOME_LANES: weakref.WeakSet = weakref.WeakSet()
-"""Per-example values that are None on some examples (a conditional expression with a
-per-example test and a None arm): whether one `is None` differs per example."""
-
-FRESH_PER_EXAMPLE: weakref.WeakSet = weakref.WeakSet()
-"""The values of the function's own per-example number parameters as it receives them
-(`Analysis._interpret`): a new object per example (numpy.vectorize hands each example a
-float, complex or int made from the array's item; `vmap`'s loop a NumPy scalar, a tensor, a
-tracer), so never the same object as a global or a literal of the function."""
-
-
 def _identical(a, b) -> bool | None:
     """``a is b`` where it is the same on every call of this specialization though the
     values are not known exactly: a per-example value (a NumPy scalar or array per example)
@@ -1427,9 +1419,9 @@ def _identical(a, b) -> bool | None:
     Python numbers, so ``x > 0`` is one: ``(x > 0) is True`` holds where it is true) and a
     NumPy bool on others (``np.isnan(x)``, `vmap`'s examples: never ``True`` itself)."""
     for x, y in ((a, b), (b, a)):
-        if x in NONE_ON_SOME_LANES or y in NONE_ON_SOME_LANES:
+        if has_fact(x, NONE_ON_SOME_LANES) or has_fact(y, NONE_ON_SOME_LANES):
             return None
-        if x in FRESH_PER_EXAMPLE and isinstance(y, Value) and not y.batched and y.exact \
+        if has_fact(x, FRESH_PER_EXAMPLE) and isinstance(y, Value) and not y.batched and y.exact \
                 and y.known and not any(y.example is o for o in _SINGLETONS) and not (
                     type(y.example) is int and x.dtype.kind in "iu"):
             # (`x is NAN`, `x is math.nan`: never the same object. An int example of a

@@ -24,6 +24,7 @@ from ..abstract import (
     ASSIGNED_AS_IS,
     DEFERRED_JOINS,
     EXAMPLE_SEMANTICS,
+    FRESH_PER_EXAMPLE,
     MIXED_KINDS,
     MIXED_PARTS,
     RETURNED_AS_IS,
@@ -36,6 +37,7 @@ from ..abstract import (
     mixed_kinds,
     mixed_lane_types,
     number_kind,
+    record_fact,
     same,
     unbatched,
 )
@@ -51,7 +53,7 @@ from .environments import PER_EXAMPLE_SHAPES as _PER_EXAMPLE_SHAPES
 from .environments import Env, inexact_join, join_envs
 from .environments import bound_values as _bound_values
 from .environments import no_per_example_choice_between as _no_per_example_choice_between
-from .expressions import FRESH_PER_EXAMPLE, Expressions, MayFallOff, uniform_items
+from .expressions import Expressions, MayFallOff, uniform_items
 from .syntax import SYNTAX as _SYNTAX
 from .syntax import always_true as _always_true
 from .syntax import is_none as _is_none
@@ -247,7 +249,7 @@ class Analysis(Expressions, Calls, Aliasing):
                 if isinstance(value, Value) and (value.batched or self.python_semantics) \
                         and value.known and (
                         value.rank or value.dtype is not None and value.dtype.kind in "fciu"):
-                    FRESH_PER_EXAMPLE.add(value)
+                    record_fact(value, FRESH_PER_EXAMPLE)
         users = self.tree is getattr(self.source, "tree", None)
         token = _PER_EXAMPLE_SHAPES.set(users)
         try:
