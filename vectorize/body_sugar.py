@@ -1486,6 +1486,80 @@ def pick_item(tree: cst.FunctionDef, node: cst.Subscript, length: int, origins=N
     return rewrite(tree, Splice())
 
 
+def comprehension_items(tree: cst.FunctionDef, node: cst.ListComp, length: int, origins=None):
+    """``[e for t in seq]`` (``node``: one ``for`` of a name, no ``if``) over a tuple or list
+    of ``length`` per-example values, written out: ``seq`` evaluated once before the line
+    that holds it, then the display ``[e(t=seq_items[0]), e(t=seq_items[1]), ...]``, whose
+    items Python evaluates in the comprehension's order. None where the line is not one
+    `pick_item` rewrites, the comprehension sits under an operand Python evaluates on some
+    examples only, or ``e`` holds a scope of its own (a lambda, a comprehension) or binds
+    a name (a walrus: the comprehension's own scope would not leak it)."""
+    if not length or type(node) is not cst.ListComp or type(node.for_in.target) is not \
+            cst.Name or node.for_in.ifs or node.for_in.inner_for_in is not None:
+        return None
+    if any(type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
+                       cst.NamedExpr) for n in walk(node.elt)):
+        return None
+    path = _path_to(tree, node)
+    if path is None:
+        return None
+    line = next((p for p in reversed(path) if isinstance(p, cst.BaseStatement)), None)
+    if type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or type(
+            line.body[0]) not in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return,
+                                  cst.Expr):
+        return None
+    below = path[path.index(line) + 1:-1]
+    for part, child in zip(below, below[1:] + [node]):
+        if type(part) is cst.BooleanOperation and child is part.left or \
+                type(part) is cst.IfExp and child is part.test:
+            continue
+        if type(part) in _DEFERRED_PARTS:
+            return None
+    name = node.for_in.target.value
+    seq = Namer(all_names(tree)).fresh("comprehended")
+
+    class Substitute(cst.CSTTransformer):
+        def __init__(self, k):
+            self.k = k
+
+        def visit_Attribute(self, n):       # (`x.t`: not the name `t`)
+            return False
+
+        def leave_Attribute(self, original_node, updated_node):
+            return updated_node.with_changes(value=original_node.value.visit(self))
+
+        def visit_Arg(self, n):             # (`f(t=1)`: a keyword, not the name)
+            return False
+
+        def leave_Arg(self, original_node, updated_node):
+            return updated_node.with_changes(value=original_node.value.visit(self))
+
+        def leave_Name(self, original_node, updated_node):
+            if updated_node.value != name:
+                return updated_node
+            return cst.Subscript(cst.Name(seq), [cst.SubscriptElement(
+                cst.Index(cst.Integer(str(self.k))))])
+
+    items = [cst.Element(node.elt.deep_clone().visit(Substitute(k))) for k in range(length)]
+    display = cst.List(items)
+
+    class Replace(cst.CSTTransformer):
+        def leave_ListComp(self, original_node, updated_node):
+            return display if original_node is node else updated_node
+
+    stmts = [_assign(seq, node.for_in.iter), rewrite(line, Replace())]
+    if origins is not None:
+        for stmt in stmts:
+            origins[stmt] = line
+        origins[display] = node
+
+    class Splice(cst.CSTTransformer):
+        def leave_SimpleStatementLine(self, original_node, updated_node):
+            return cst.FlattenSentinel(stmts) if original_node is line else updated_node
+
+    return rewrite(tree, Splice())
+
+
 def _path_to(tree, target) -> list | None:
     """The nodes from ``tree`` down to ``target`` (by identity), or None."""
     found: list = []

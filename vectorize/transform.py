@@ -34,7 +34,12 @@ from .abstract import (
 )
 from .analysis import Analysis, ranges
 from .analysis.environments import MaybeNone
-from .analysis.expressions import MaybeUnbound, MayFallOff, PickedPerExample
+from .analysis.expressions import (
+    MaybeUnbound,
+    MayFallOff,
+    PickedPerExample,
+    WrittenOutComprehension,
+)
 from .analysis.interpreter import RetypedCarry, UnrolledLoop
 from .analysis.python_numbers import PythonNumbers
 from .body_constructs.bound_closures import bound_helper_of
@@ -337,6 +342,15 @@ class ModuleContext:
                 # `for d in seq` of per-example items: written out, once per loop
                 from .body_sugar import unroll_items
                 tree = None if id(problem.node) in checked else unroll_items(
+                    source.tree, problem.node, problem.length, source.origins)
+                if tree is None:
+                    raise source.error(problem) from None
+                checked.add(id(problem.node))
+                source = dataclasses.replace(source, tree=tree)
+            except WrittenOutComprehension as problem:
+                # `[e for t in seq]` of per-example items: written out, once per comprehension
+                from .body_sugar import comprehension_items
+                tree = None if id(problem.node) in checked else comprehension_items(
                     source.tree, problem.node, problem.length, source.origins)
                 if tree is None:
                     raise source.error(problem) from None

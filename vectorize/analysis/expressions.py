@@ -203,6 +203,12 @@ class Expressions:
                     return self._lambda_of_globals(node, used)
             if any(getattr(env.values.get(n), "batched", False) for n in used):
                 what = _SYNTAX[type(node).__name__]
+                length = self._fixed_comprehension(node, env)
+                if length is not None:
+                    # (`transform` retries with the comprehension written out)
+                    raise WrittenOutComprehension(
+                        f"a {what} over a tuple or list of per-example values", node,
+                        "write the items out", length=length)
                 raise Unsupported(f"a {what} over per-example values is not supported yet",
                                   node, "write the computation out")
             return unbatched(UNKNOWN)
@@ -211,6 +217,24 @@ class Expressions:
                  "Await": "await outside the per-example function"}
         raise Unsupported(f"`{_SYNTAX.get(kind, kind)}` expressions are not supported", node,
                           hints.get(kind, "rewrite it with plain expressions"))
+
+    def _fixed_comprehension(self, node, env) -> int | None:
+        """The number of items of ``[e for t in seq]`` (one ``for`` of a name, no ``if``)
+        over a tuple or list of per-example values (a helper's list of dicts, a local list
+        display): every example has that many, so `body_sugar.comprehension_items` writes
+        it out; None for any other comprehension."""
+        if type(node) is not cst.ListComp or node.for_in.inner_for_in is not None or \
+                node.for_in.ifs or node.for_in.asynchronous is not None or type(
+                    node.for_in.target) is not cst.Name:
+            return None
+        try:
+            seq = self.expr(node.for_in.iter, env)
+        except Unsupported:
+            return None
+        if isinstance(seq, TupleValue) and seq.keys is None and seq.kind in (
+                None, tuple, list) and 0 < len(seq.items) <= COMPREHENSION_ITEMS:
+            return len(seq.items)
+        return None
 
     def _lambda_of_globals(self, node: cst.Lambda, used):
         """A lambda that reads none of the function's values: the function it makes (every
@@ -1518,6 +1542,19 @@ class MaybeUnbound(Unsupported):
         super().__init__(message, node, suggestion)
         self.name = name
         self.value = value
+
+
+COMPREHENSION_ITEMS = 64
+"""Items of a list comprehension over per-example values that are written out."""
+
+
+class WrittenOutComprehension(Unsupported):
+    """``[e for t in seq]`` over a tuple or list of ``length`` per-example values: `transform`
+    retries with the comprehension written out (`body_sugar.comprehension_items`)."""
+
+    def __init__(self, message, node=None, suggestion="", *, length: int):
+        super().__init__(message, node, suggestion)
+        self.length = length
 
 
 class PickedPerExample(Unsupported):

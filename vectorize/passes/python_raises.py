@@ -415,7 +415,7 @@ class _Checks:
         for child in children(node):
             if isinstance(child, (cst.BaseExpression, cst.Arg, cst.BaseSlice,
                                   cst.SubscriptElement, cst.Element, cst.BaseFormattedStringContent,
-                                  cst.ComparisonTarget)):
+                                  cst.ComparisonTarget, cst.BaseDictElement)):
                 self.of(child, guards, facts, out)
         out.extend(post)
         for check in self.checks_of(node):
