@@ -253,3 +253,39 @@ def test_operations_in_dict_displays_raise_as_python_raises():
         warnings.simplefilter("ignore")
         with pytest.raises(ZeroDivisionError):
             vectorize(first_corner, fallback="error")(L, np.array([1.0, 0.0, 2.0, 3.0, 1.0]))
+
+
+POWERS = 4
+EDGES = ((1.0, 2.0), (3.0, -4.0), (0.5, 6.0))
+
+
+def powers_of_a_module_count(x):
+    v = [x ** j for j in range(POWERS)]
+    return v[1] + v[-1]
+
+
+def rows_unpacked(x, y):
+    v = [a * x + b * y for a, b in EDGES]
+    lo, mid, hi = v
+    return lo - hi + mid
+
+
+def pairs_of_per_example_values(x, y):
+    v = [a / b for a, b in ((x, y), (y, 2.0), (1.0, x))]
+    return v[0] + v[2]
+
+
+def test_comprehension_over_range_of_a_module_int_and_a_module_tuple_of_rows():
+    global POWERS
+    check(powers_of_a_module_count, SPECIAL[:8])
+    check(rows_unpacked, SPECIAL, SPECIAL[::-1].copy())
+    check(pairs_of_per_example_values, SPECIAL, SPECIAL[::-1].copy())   # ZeroDivisionError
+    check(pairs_of_per_example_values, SPECIAL[2:4], SPECIAL[5:7])
+    ours = vectorize(powers_of_a_module_count, fallback="error")
+    ours(SPECIAL)
+    POWERS = 2          # a new specialization: `v[-1]` is `v[1]`
+    try:
+        assert_values_equal(ours(SPECIAL[2:4]),
+                            np.vectorize(powers_of_a_module_count)(SPECIAL[2:4]))
+    finally:
+        POWERS = 4

@@ -1487,15 +1487,21 @@ def pick_item(tree: cst.FunctionDef, node: cst.Subscript, length: int, origins=N
 
 
 def comprehension_items(tree: cst.FunctionDef, node: cst.ListComp, length: int, origins=None):
-    """``[e for t in seq]`` (``node``: one ``for`` of a name, no ``if``) over a tuple or list
-    of ``length`` per-example values, written out: ``seq`` evaluated once before the line
+    """``[e for t in seq]`` (``node``: one ``for`` of a name or a tuple of names, no ``if``)
+    over a sequence of ``length`` items the analysis found the same on every example (per
+    example values; ``range(N)``, a module's tuple; items that unpack into the names), written
+    out: ``seq`` evaluated once before the line
     that holds it, then the display ``[e(t=seq_items[0]), e(t=seq_items[1]), ...]``, whose
     items Python evaluates in the comprehension's order. None where the line is not one
     `pick_item` rewrites, the comprehension sits under an operand Python evaluates on some
     examples only, or ``e`` holds a scope of its own (a lambda, a comprehension) or binds
     a name (a walrus: the comprehension's own scope would not leak it)."""
-    if not length or type(node) is not cst.ListComp or type(node.for_in.target) is not \
-            cst.Name or node.for_in.ifs or node.for_in.inner_for_in is not None:
+    target = node.for_in.target
+    if not length or type(node) is not cst.ListComp or not (
+            type(target) is cst.Name or type(target) is cst.Tuple and all(
+                type(e) is cst.Element and type(e.value) is cst.Name
+                for e in target.elements)) or node.for_in.ifs or \
+            node.for_in.inner_for_in is not None:
         return None
     if any(type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
                        cst.NamedExpr) for n in walk(node.elt)):
@@ -1515,7 +1521,11 @@ def comprehension_items(tree: cst.FunctionDef, node: cst.ListComp, length: int, 
             continue
         if type(part) in _DEFERRED_PARTS:
             return None
-    name = node.for_in.target.value
+    # each name of the target -> its position in the item (None: the item itself)
+    names = {target.value: None} if type(target) is cst.Name else {
+        e.value.value: j for j, e in enumerate(target.elements)}
+    if len(names) != (1 if type(target) is cst.Name else len(target.elements)):
+        return None
     seq = Namer(all_names(tree)).fresh("comprehended")
 
     class Substitute(cst.CSTTransformer):
@@ -1535,10 +1545,13 @@ def comprehension_items(tree: cst.FunctionDef, node: cst.ListComp, length: int, 
             return updated_node.with_changes(value=original_node.value.visit(self))
 
         def leave_Name(self, original_node, updated_node):
-            if updated_node.value != name:
+            if updated_node.value not in names:
                 return updated_node
-            return cst.Subscript(cst.Name(seq), [cst.SubscriptElement(
+            item = cst.Subscript(cst.Name(seq), [cst.SubscriptElement(
                 cst.Index(cst.Integer(str(self.k))))])
+            j = names[updated_node.value]
+            return item if j is None else cst.Subscript(item, [cst.SubscriptElement(
+                cst.Index(cst.Integer(str(j))))])
 
     items = [cst.Element(node.elt.deep_clone().visit(Substitute(k))) for k in range(length)]
     display = cst.List(items)

@@ -223,9 +223,12 @@ class Expressions:
         over a tuple or list of per-example values (a helper's list of dicts, a local list
         display): every example has that many, so `body_sugar.comprehension_items` writes
         it out; None for any other comprehension."""
+        target = node.for_in.target
         if type(node) is not cst.ListComp or node.for_in.inner_for_in is not None or \
-                node.for_in.ifs or node.for_in.asynchronous is not None or type(
-                    node.for_in.target) is not cst.Name:
+                node.for_in.ifs or node.for_in.asynchronous is not None or not (
+                    type(target) is cst.Name or type(target) is cst.Tuple and all(
+                        type(e) is cst.Element and type(e.value) is cst.Name
+                        for e in target.elements)):
             return None
         try:
             seq = self.expr(node.for_in.iter, env)
@@ -233,8 +236,29 @@ class Expressions:
             return None
         if isinstance(seq, TupleValue) and seq.keys is None and seq.kind in (
                 None, tuple, list) and 0 < len(seq.items) <= COMPREHENSION_ITEMS:
-            return len(seq.items)
-        return None
+            items = list(seq.items)
+        elif isinstance(seq, Value) and not seq.batched and seq.exact and type(
+                seq.example) in (range, tuple) and 0 < len(seq.example) <= COMPREHENSION_ITEMS:
+            # (`range(N)` of a module's int, a module's tuple: the same on every call of
+            # this specialization)
+            items = list(seq.example)
+        else:
+            return None
+        if type(target) is cst.Tuple:
+            # each item unpacks into the names without raising (a tuple of that length)
+            width = len(target.elements)
+            for item in items:
+                if isinstance(item, TupleValue):
+                    if item.keys is not None or item.kind not in (None, tuple, list) or len(
+                            item.items) != width:
+                        return None
+                elif isinstance(item, Value):
+                    if item.batched or not item.exact or type(item.example) is not tuple \
+                            or len(item.example) != width:
+                        return None
+                elif type(item) is not tuple or len(item) != width:
+                    return None
+        return len(items)
 
     def _lambda_of_globals(self, node: cst.Lambda, used):
         """A lambda that reads none of the function's values: the function it makes (every
