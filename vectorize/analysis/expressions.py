@@ -207,8 +207,8 @@ class Expressions:
                 if length is not None:
                     # (`transform` retries with the comprehension written out)
                     raise WrittenOutComprehension(
-                        f"a {what} over a tuple or list of per-example values", node,
-                        "write the items out", length=length)
+                        f"a {what} over per-example values is not supported yet", node,
+                        "write the computation out", length=length)
                 raise Unsupported(f"a {what} over per-example values is not supported yet",
                                   node, "write the computation out")
             return unbatched(UNKNOWN)
