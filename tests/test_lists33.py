@@ -192,8 +192,10 @@ def test_returned_lists_match_numpy_vectorize_or_are_refused():
     # refuses (located); vmap returns the loop's pytree, a list of arrays
     with pytest.raises(ValueError):
         np.vectorize(bounds_for)(SPECIAL)
-    with pytest.raises(VectorizeError, match=r"test_lists33.py:\d+:\d+: returning a list"):
+    with pytest.raises(VectorizeError, match=r"test_lists33.py:\d+:\d+: returning a list"
+                       ) as info:
         vectorize(bounds_for, fallback="error")(SPECIAL)
+    assert str(info.value).splitlines()[1].strip() == "return out"     # (where it returns)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert_same_tree(vmap(bounds_for)(SPECIAL), loop_vmap(bounds_for)(SPECIAL))

@@ -62,9 +62,10 @@ def appended_results_as_displays(tree: cst.FunctionDef, func, origins: dict | No
     if len(items) > APPENDED_LIMIT:
         return tree
     ret = body[-1]
-    display = cst.List([cst.Element(cst.Name(n)) for n in items])
-    stmts.append(_located(cst.SimpleStatementLine(
-        [ret.body[0].with_changes(value=display)]), ret, origins))
+    display = _located(cst.List([cst.Element(cst.Name(n)) for n in items]),
+                       ret.body[0].value, origins)
+    made_return = _located(ret.body[0].with_changes(value=display), ret.body[0], origins)
+    stmts.append(_located(cst.SimpleStatementLine([made_return]), ret, origins))
     return tree.with_changes(body=tree.body.with_changes(body=stmts))
 
 
