@@ -291,3 +291,50 @@ def test_comprehension_over_range_of_a_module_int_and_a_module_tuple_of_rows():
                             np.vectorize(powers_of_a_module_count)(SPECIAL[2:4]))
     finally:
         POWERS = 4
+
+
+# ------------------------------- 5. writes by a per-example truth value into 0-d arrays
+
+
+def beta_like_pymap3d(x, y, z):
+    """pymap3d's `ecef2geodetic` writes its 0-d `Beta` by masks of 0 or 1 items."""
+    x = np.asarray(x)
+    y = np.asarray(y)
+    z = np.asarray(z)
+    r = np.sqrt(x ** 2 + y ** 2)
+    u = np.hypot(r, z)
+    beta = np.empty_like(r)
+    ibad = np.isclose(u, 0) | np.isclose(r, 0)
+    beta[~ibad] = np.arctan(u[~ibad] / r[~ibad] * z[~ibad])
+    beta[~ibad] += (2.0 * u[~ibad] - 1.0) * np.sin(beta[~ibad]) / np.cos(beta[~ibad])
+    iz = ibad & np.isclose(z, 0)
+    i1 = ibad & ~iz & (z > 0)
+    i2 = ibad & ~iz & ~i1
+    beta[iz] = 0
+    beta[i1] = np.pi / 2
+    beta[i2] = -np.pi / 2
+    return beta * 2.0
+
+
+def sum_of_a_selection_written(x):
+    x = np.asarray(x)
+    a = np.empty_like(x)
+    a[x > 0] = np.sum(x[x > 0])      # (not a ufunc: refused)
+    return a
+
+
+def into_a_numpy_scalar(x):
+    a = np.float64(x).copy()
+    a[x > 0] = 1.0                   # (Python: TypeError, whatever the mask)
+    return a
+
+
+def test_masked_writes_into_zero_dim_arrays():
+    x = np.array([1.0, 0.0, 0.0, 3.0, np.nan, -1.0, 0.0, np.inf, 2.0, -0.0])
+    y = np.array([0.0, 0.0, 0.0, 1.0, 1.0, 2.0, 0.0, 1.0, -1.0, 0.0])
+    z = np.array([1.0, 0.0, 2.0, -1.0, 1.0, 0.5, -3.0, 1.0, np.nan, -0.0])
+    check(beta_like_pymap3d, x, y, z)
+    for f in (sum_of_a_selection_written, into_a_numpy_scalar):
+        for made in (vectorize(f, fallback="error"), vmap(f)):
+            with pytest.raises(VectorizeError, match=r"test_lists33.py:\d+:\d+: "):
+                made(x)

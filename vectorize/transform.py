@@ -35,6 +35,7 @@ from .abstract import (
 from .analysis import Analysis, ranges
 from .analysis.environments import MaybeNone
 from .analysis.expressions import (
+    MaskedScalarWrite,
     MaybeUnbound,
     MayFallOff,
     PickedPerExample,
@@ -343,6 +344,15 @@ class ModuleContext:
                 from .body_sugar import unroll_items
                 tree = None if id(problem.node) in checked else unroll_items(
                     source.tree, problem.node, problem.length, source.origins)
+                if tree is None:
+                    raise source.error(problem) from None
+                checked.add(id(problem.node))
+                source = dataclasses.replace(source, tree=tree)
+            except MaskedScalarWrite as problem:
+                # `a[m] = e(x[m])` of 0-d values: `if m: a[()] = e(x)`, once per subscript
+                from .body_sugar import masked_scalar_write
+                tree = None if id(problem.node) in checked else masked_scalar_write(
+                    source.tree, problem.node, source.lookup, source.origins)
                 if tree is None:
                     raise source.error(problem) from None
                 checked.add(id(problem.node))

@@ -1361,6 +1361,15 @@ class Expressions:
         reduction takes the mask (`array.masked_selection`); anything else that reads it is
         refused where it does (`passes/batch_rules.py`)."""
         mask = parts[0] if len(parts) == 1 else None
+        if mask is not None and mask.batched and mask.kind == "b" and mask.rank == 0 and (
+                base.batched and base.rank == 0):
+            # (`transform` retries with the statement under `if mask:`, when it is a write
+            # `a[mask] = e` whose reads by the mask are ufuncs' operands)
+            raise MaskedScalarWrite("indexing with a per-example boolean mask gives a "
+                                    "different number of elements per example (only a "
+                                    "reduction of a vector's selection by a mask of its "
+                                    "shape can be vectorized)", node,
+                                    "use np.where(mask, x, 0) or np.sum(x, where=mask)")
         if mask is None or not base.batched or base.rank != 1 or mask.rank != 1 or not (
                 base.known and mask.known) or np.shape(base.example) != np.shape(
                 mask.example) or "masked_selection" not in self.registry.operators:
@@ -1579,6 +1588,12 @@ class WrittenOutComprehension(Unsupported):
     def __init__(self, message, node=None, suggestion="", *, length: int):
         super().__init__(message, node, suggestion)
         self.length = length
+
+
+class MaskedScalarWrite(Unsupported):
+    """``x[m]`` of a per-example 0-d value and a per-example truth value ``m`` (0 or 1
+    items): `transform` retries with ``a[m] = e(x[m])`` as ``if m: a[()] = e(x)``
+    (`body_sugar.masked_scalar_write`), else refuses with this message."""
 
 
 class PickedPerExample(Unsupported):
