@@ -338,3 +338,37 @@ def test_masked_writes_into_zero_dim_arrays():
         for made in (vectorize(f, fallback="error"), vmap(f)):
             with pytest.raises(VectorizeError, match=r"test_lists33.py:\d+:\d+: "):
                 made(x)
+
+
+def masked_read_of_a_parameter(x):
+    a = np.zeros_like(np.asarray(x))
+    m = np.asarray(x) > 0
+    a[m] = np.sin(x[m]) + 1.0        # (a Python float has no items: numpy.vectorize's TypeError)
+    return a
+
+
+def test_masked_read_of_a_python_number_is_not_written_out():
+    x = np.array([1.0, -2.0, 0.0, np.nan, 3.0])
+    with pytest.raises(TypeError):
+        np.vectorize(masked_read_of_a_parameter)(x)
+    with pytest.raises((TypeError, VectorizeError)):
+        vectorize(masked_read_of_a_parameter, fallback="error")(x)
+    with warnings.catch_warnings():      # (vmap's examples are NumPy scalars: they have)
+        warnings.simplefilter("ignore")
+        assert_same_tree(vmap(masked_read_of_a_parameter)(x),
+                         loop_vmap(masked_read_of_a_parameter)(x))
+
+
+def item_of_a_python_float(x):
+    return np.sin(x[()])
+
+
+def item_of_its_array(x):
+    x = np.asarray(x)
+    return np.sin(x[()])
+
+
+def test_item_of_a_python_number_raises_type_error():
+    x = np.array([1.0, 2.0, np.nan])
+    check(item_of_a_python_float, x)         # TypeError: 'float' object is not subscriptable
+    check(item_of_its_array, x)

@@ -1583,12 +1583,16 @@ def masked_scalar_write(tree: cst.FunctionDef, node: cst.Subscript, resolve, ori
     """``a[m] = e`` (or ``a[m] += e``...) where ``node`` is ``a[m]`` or a read ``x[m]`` in
     ``e``, of per-example 0-d values and a per-example truth value ``m`` (the analysis
     checked those of ``node``): ``if m: a[()] = e'``, ``e'`` with every ``x[m]`` (the same
-    text ``m``) read as ``x``. Per example ``x[m]`` holds no item or ``x``'s one, and the
+    text ``m``) read as ``x[()]``. Per example ``x[m]`` holds no item or ``x``'s one, and the
     write stores into ``a`` only where ``m`` holds; so where every operation on such a read
     is arithmetic (no ``@``) or a NumPy ufunc (``resolve`` finds the function: a value of
-    the module) of positional arguments, ``e`` on the one item is ``e'``'s value and the
-    rest of ``e`` is computed only where Python's write stores it (pymap3d's ``Beta[~ibad]
-    = atan(huE[~ibad] / u[~ibad] * z[~ibad] / hxy[~ibad])``). ``m`` must read names only
+    the module) of positional arguments (``x[()]`` of a Python number raises TypeError, as
+    ``x[m]`` does: `passes.python_raises`), ``e`` on the one item
+    is ``e'``'s value; ``e'`` is computed on every example before the ``if`` (Python
+    computes the right side before the write; on the reads by the mask, NumPy values, it
+    raises nothing) (pymap3d's ``Beta[~ibad] = atan(huE[~ibad] / u[~ibad] * z[~ibad] /
+    hxy[~ibad])``). ``a`` must be bound only to NumPy's array makers (`_always_an_array`)
+    and ``m`` read names only
     (``~``, ``&``, ``|``, comparisons: evaluating it once is evaluating it each time).
     None for anything else."""
     import numpy as np
@@ -1669,24 +1673,35 @@ def masked_scalar_write(tree: cst.FunctionDef, node: cst.Subscript, resolve, ori
         return None
 
     class Reads(cst.CSTTransformer):
+        # (`x[()]`: `x` itself where it is a NumPy value; a Python number's TypeError)
         def leave_Subscript(self, original_node, updated_node):
-            return updated_node.value
+            made = updated_node.with_changes(slice=[cst.SubscriptElement(cst.Index(
+                cst.Tuple([])))])
+            if origins is not None:
+                origins[made] = origins.get(original_node, original_node)
+            return made
 
+    # (the value on every example, as Python computes the whole right side before the
+    # write: only its reads by the mask, NumPy values, are computed where it selects none)
+    computed = Namer(all_names(tree)).fresh("masked_value")
+    first = _assign(computed, value.visit(Reads()))
     item = cst.Subscript(target.value, [cst.SubscriptElement(cst.Index(cst.Tuple([])))])
     if type(small) is cst.Assign:
         made = small.with_changes(targets=[small.targets[0].with_changes(target=item)],
-                                  value=value.visit(Reads()))
+                                  value=cst.Name(computed))
     else:
-        made = small.with_changes(target=item, value=value.visit(Reads()))
+        made = small.with_changes(target=item, value=cst.Name(computed))
     stmt = cst.SimpleStatementLine([made])
     branch = cst.If(mask.deep_clone(), cst.IndentedBlock([stmt]))
     if origins is not None:
+        origins[first] = line
         origins[stmt] = line
         origins[branch] = line
 
     class Splice(cst.CSTTransformer):
         def leave_SimpleStatementLine(self, original_node, updated_node):
-            return branch if original_node is line else updated_node
+            return cst.FlattenSentinel([first, branch]) if original_node is line \
+                else updated_node
 
     return rewrite(tree, Splice())
 
