@@ -223,8 +223,10 @@ class Expressions:
         over a tuple or list of per-example values (a helper's list of dicts, a local list
         display): every example has that many, so `body_sugar.comprehension_items` writes
         it out; None for any other comprehension."""
+        if type(node) is not cst.ListComp:
+            return None
         target = node.for_in.target
-        if type(node) is not cst.ListComp or node.for_in.inner_for_in is not None or \
+        if node.for_in.inner_for_in is not None or \
                 node.for_in.ifs or node.for_in.asynchronous is not None or not (
                     type(target) is cst.Name or type(target) is cst.Tuple and all(
                         type(e) is cst.Element and type(e.value) is cst.Name
