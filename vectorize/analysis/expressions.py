@@ -1367,11 +1367,12 @@ class Expressions:
                 base.batched and base.rank == 0):
             # (`transform` retries with the statement under `if mask:`, when it is a write
             # `a[mask] = e` whose reads by the mask are ufuncs' operands)
-            raise MaskedScalarWrite("indexing with a per-example boolean mask gives a "
-                                    "different number of elements per example (only a "
-                                    "reduction of a vector's selection by a mask of its "
-                                    "shape can be vectorized)", node,
-                                    "use np.where(mask, x, 0) or np.sum(x, where=mask)")
+            refusal = Unsupported("indexing with a per-example boolean mask gives a "
+                                  "different number of elements per example (only a "
+                                  "reduction of a vector's selection by a mask of its "
+                                  "shape can be vectorized)", node,
+                                  "use np.where(mask, x, 0) or np.sum(x, where=mask)")
+            raise MaskedScalarWrite(refusal.message, node, refusal.suggestion)
         if mask is None or not base.batched or base.rank != 1 or mask.rank != 1 or not (
                 base.known and mask.known) or np.shape(base.example) != np.shape(
                 mask.example) or "masked_selection" not in self.registry.operators:

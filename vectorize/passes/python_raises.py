@@ -728,7 +728,7 @@ class _Checks:
                 "an item of a value that may be a Python "
                 f"{python_type.__name__} per example, which has no items: numpy.vectorize "
                 "hands the function Python numbers (Python raises TypeError there)", node,
-                "make it an array first (np.asarray), or use vmap, which hands the function "
+                "make it an array first (asarray), or use vmap, which hands the function "
                 "NumPy scalars", kind="raises")
         return python_errors.Check(
             "TypeError", f"'{python_type.__name__}' object is not subscriptable", "True", {})
