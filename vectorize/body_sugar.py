@@ -33,7 +33,7 @@ from __future__ import annotations
 import libcst as cst
 
 from .introspect import lookup
-from .liveness import Namer, all_names, writes
+from .liveness import Namer, all_names, target_names, writes
 from .syntax.traversal import by_type, rewrite, walk
 
 MEMBERSHIP_LIMIT = 64
@@ -1484,6 +1484,275 @@ def pick_item(tree: cst.FunctionDef, node: cst.Subscript, length: int, origins=N
             return cst.FlattenSentinel(stmts) if original_node is line else updated_node
 
     return rewrite(tree, Splice())
+
+
+def comprehension_items(tree: cst.FunctionDef, node: cst.ListComp, length: int, origins=None):
+    """``[e for t in seq]`` (``node``: one ``for`` of a name or a tuple of names, no ``if``)
+    over a sequence of ``length`` items the analysis found the same on every example (per
+    example values; ``range(N)``, a module's tuple; items that unpack into the names), written
+    out: ``seq`` evaluated once before the line
+    that holds it, then the display ``[e(t=seq_items[0]), e(t=seq_items[1]), ...]``, whose
+    items Python evaluates in the comprehension's order. None where the line is not one
+    `pick_item` rewrites, the comprehension sits under an operand Python evaluates on some
+    examples only, or ``e`` holds a scope of its own (a lambda, a comprehension) or binds
+    a name (a walrus: the comprehension's own scope would not leak it)."""
+    target = node.for_in.target
+    if not length or type(node) is not cst.ListComp or not (
+            type(target) is cst.Name or type(target) is cst.Tuple and all(
+                type(e) is cst.Element and type(e.value) is cst.Name
+                for e in target.elements)) or node.for_in.ifs or \
+            node.for_in.inner_for_in is not None:
+        return None
+    if any(type(n) in (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp,
+                       cst.NamedExpr) for n in walk(node.elt)):
+        return None
+    path = _path_to(tree, node)
+    if path is None:
+        return None
+    line = next((p for p in reversed(path) if isinstance(p, cst.BaseStatement)), None)
+    if type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or type(
+            line.body[0]) not in (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return,
+                                  cst.Expr):
+        return None
+    below = path[path.index(line) + 1:-1]
+    for part, child in zip(below, below[1:] + [node]):
+        if type(part) is cst.BooleanOperation and child is part.left or \
+                type(part) is cst.IfExp and child is part.test:
+            continue
+        if type(part) in _DEFERRED_PARTS:
+            return None
+    # each name of the target -> its position in the item (None: the item itself)
+    names = {target.value: None} if type(target) is cst.Name else {
+        e.value.value: j for j, e in enumerate(target.elements)}
+    if len(names) != (1 if type(target) is cst.Name else len(target.elements)):
+        return None
+    seq = Namer(all_names(tree)).fresh("comprehended")
+
+    class Substitute(cst.CSTTransformer):
+        def __init__(self, k):
+            self.k = k
+
+        def visit_Attribute(self, n):       # (`x.t`: not the name `t`)
+            return False
+
+        def leave_Attribute(self, original_node, updated_node):
+            return updated_node.with_changes(value=original_node.value.visit(self))
+
+        def visit_Arg(self, n):             # (`f(t=1)`: a keyword, not the name)
+            return False
+
+        def leave_Arg(self, original_node, updated_node):
+            return updated_node.with_changes(value=original_node.value.visit(self))
+
+        def leave_Name(self, original_node, updated_node):
+            if updated_node.value not in names:
+                return updated_node
+            item = cst.Subscript(cst.Name(seq), [cst.SubscriptElement(
+                cst.Index(cst.Integer(str(self.k))))])
+            j = names[updated_node.value]
+            return item if j is None else cst.Subscript(item, [cst.SubscriptElement(
+                cst.Index(cst.Integer(str(j))))])
+
+    items = [cst.Element(node.elt.deep_clone().visit(Substitute(k))) for k in range(length)]
+    display = cst.List(items)
+
+    class Replace(cst.CSTTransformer):
+        def leave_ListComp(self, original_node, updated_node):
+            return display if original_node is node else updated_node
+
+    stmts = [_assign(seq, node.for_in.iter), rewrite(line, Replace())]
+    if origins is not None:
+        for stmt in stmts:
+            origins[stmt] = line
+        origins[display] = node
+
+    class Splice(cst.CSTTransformer):
+        def leave_SimpleStatementLine(self, original_node, updated_node):
+            return cst.FlattenSentinel(stmts) if original_node is line else updated_node
+
+    return rewrite(tree, Splice())
+
+
+_MASK_PARTS = (cst.Name, cst.UnaryOperation, cst.BinaryOperation, cst.Comparison, cst.Integer,
+               cst.Float)
+_ELEMENTWISE_PARTS = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.BinaryOperation,
+                      cst.UnaryOperation, cst.Call, cst.Attribute, cst.Subscript)
+
+
+def masked_scalar_write(tree: cst.FunctionDef, node: cst.Subscript, resolve, origins=None):
+    """``a[m] = e`` (or ``a[m] += e``...) where ``node`` is ``a[m]`` or a read ``x[m]`` in
+    ``e``, of per-example 0-d values and a per-example truth value ``m`` (the analysis
+    checked those of ``node``): ``if m: a[()] = e'``, ``e'`` with every ``x[m]`` (the same
+    text ``m``) read as ``x[()]``. Per example ``x[m]`` holds no item or ``x``'s one, and the
+    write stores into ``a`` only where ``m`` holds; so where every operation on such a read
+    is arithmetic (no ``@``) or a NumPy ufunc (``resolve`` finds the function: a value of
+    the module) of positional arguments (``x[()]`` of a Python number raises TypeError, as
+    ``x[m]`` does: `passes.python_raises`), ``e`` on the one item
+    is ``e'``'s value; ``e'`` is computed on every example before the ``if`` (Python
+    computes the right side before the write; on the reads by the mask, NumPy values, it
+    raises nothing) (pymap3d's ``Beta[~ibad] = atan(huE[~ibad] / u[~ibad] * z[~ibad] /
+    hxy[~ibad])``). ``a`` must be bound only to NumPy's array makers (`_always_an_array`)
+    and ``m`` read names only
+    (``~``, ``&``, ``|``, comparisons: evaluating it once is evaluating it each time).
+    None for anything else."""
+    import numpy as np
+
+    from .liveness import bound_names
+    path = _path_to(tree, node)
+    if path is None:
+        return None
+    line = next((p for p in reversed(path) if isinstance(p, cst.BaseStatement)), None)
+    if type(line) is not cst.SimpleStatementLine or len(line.body) != 1:
+        return None
+    small = line.body[0]
+    if type(small) is cst.Assign and len(small.targets) == 1:
+        target = small.targets[0].target
+    elif type(small) is cst.AugAssign and type(small.operator) is not cst.MatrixMultiplyAssign:
+        target = small.target
+    else:
+        return None
+    code = cst.Module([]).code_for_node
+
+    def mask_of(sub):
+        if type(sub) is not cst.Subscript or len(sub.slice) != 1 or type(
+                sub.slice[0].slice) is not cst.Index or type(sub.value) is not cst.Name:
+            return None
+        return sub.slice[0].slice.value
+
+    mask = mask_of(target)
+    if mask is None or mask_of(node) is None or code(mask_of(node)) != code(mask) or any(
+            isinstance(n, cst.BaseExpression) and type(n) not in _MASK_PARTS
+            for n in walk(mask)) or any(type(n) is cst.MatrixMultiply for n in walk(mask)):
+        return None
+    text = code(mask)
+    local = bound_names(tree)
+    if not _always_an_array(tree, target.value.value, resolve):
+        return None
+
+    def ufunc(func) -> bool:
+        names = []
+        while type(func) is cst.Attribute:
+            names.append(func.attr.value)
+            func = func.value
+        if type(func) is not cst.Name or func.value in local:
+            return False
+        found, value, _scope = resolve(func.value)
+        for attr in reversed(names):
+            if not found:
+                return False
+            try:
+                value = getattr(value, attr)
+            except AttributeError:
+                return False
+        return found and isinstance(value, np.ufunc)
+
+    value = small.value
+    funcs = {id(n.func) for n in walk(value) if type(n) is cst.Call}
+    # (the masks themselves: checked as text equal to `m`)
+    masks = {id(x) for n in walk(value) if type(n) is cst.Subscript
+             for x in walk(n.slice[0].slice)}
+    for n in walk(value):
+        if not isinstance(n, cst.BaseExpression) or id(n) in funcs or id(n) in masks:
+            continue
+        if type(n) not in _ELEMENTWISE_PARTS:
+            return None
+        if type(n) is cst.Subscript:
+            m = mask_of(n)
+            if m is None or code(m) != text:
+                return None
+        elif type(n) is cst.Call:
+            if not ufunc(n.func) or any(a.keyword is not None or a.star for a in n.args):
+                return None
+        elif type(n) is cst.BinaryOperation and type(n.operator) is cst.MatrixMultiply:
+            return None
+        elif type(n) is cst.Attribute and any(
+                type(x) is cst.Subscript for x in walk(n.value)):
+            return None         # (`x[m].shape`: the selection's, not the item's)
+    if any(id(n.func) in funcs and any(type(x) is cst.Subscript for x in walk(n.func))
+           for n in walk(value) if type(n) is cst.Call):
+        return None
+
+    class Reads(cst.CSTTransformer):
+        # (`x[()]`: `x` itself where it is a NumPy value; a Python number's TypeError)
+        def leave_Subscript(self, original_node, updated_node):
+            made = updated_node.with_changes(slice=[cst.SubscriptElement(cst.Index(
+                cst.Tuple([])))])
+            if origins is not None:
+                origins[made] = origins.get(original_node, original_node)
+            return made
+
+    # (the value on every example, as Python computes the whole right side before the
+    # write: only its reads by the mask, NumPy values, are computed where it selects none)
+    computed = Namer(all_names(tree)).fresh("masked_value")
+    first = _assign(computed, value.visit(Reads()))
+    item = cst.Subscript(target.value, [cst.SubscriptElement(cst.Index(cst.Tuple([])))])
+    if type(small) is cst.Assign:
+        made = small.with_changes(targets=[small.targets[0].with_changes(target=item)],
+                                  value=cst.Name(computed))
+    else:
+        made = small.with_changes(target=item, value=cst.Name(computed))
+    stmt = cst.SimpleStatementLine([made])
+    branch = cst.If(mask.deep_clone(), cst.IndentedBlock([stmt]))
+    if origins is not None:
+        origins[first] = line
+        origins[stmt] = line
+        origins[branch] = line
+
+    class Splice(cst.CSTTransformer):
+        def leave_SimpleStatementLine(self, original_node, updated_node):
+            return cst.FlattenSentinel([first, branch]) if original_node is line \
+                else updated_node
+
+    return rewrite(tree, Splice())
+
+
+_ARRAY_MAKERS = ("empty_like", "zeros_like", "ones_like", "full_like", "asarray", "array",
+                 "empty", "zeros", "ones", "full")
+
+
+def _always_an_array(tree: cst.FunctionDef, name: str, resolve) -> bool:
+    """Whether every binding of ``name`` in ``tree`` is ``name = f(...)`` with ``f`` one of
+    NumPy's functions that return an array (a 0-d one too, never a NumPy scalar, which
+    has no items to write: ``np.float64(x).copy()[m] = v`` raises TypeError)."""
+    import numpy as np
+    if name in {p.name.value for p in tree.params.params}:
+        return False
+    makers = {id(getattr(np, f)) for f in _ARRAY_MAKERS}
+    found = False
+    for n in walk(tree.body):
+        if type(n) is cst.Assign:
+            for t in n.targets:
+                if type(t.target) is cst.Name and t.target.value == name:
+                    call = n.value
+                    if len(n.targets) != 1 or type(call) is not cst.Call:
+                        return False
+                    func, attrs = call.func, []
+                    while type(func) is cst.Attribute:
+                        attrs.append(func.attr.value)
+                        func = func.value
+                    if type(func) is not cst.Name:
+                        return False
+                    ok, value, _scope = resolve(func.value)
+                    for attr in reversed(attrs):
+                        value = getattr(value, attr, None)
+                    if not ok or id(value) not in makers:
+                        return False
+                    found = True
+                elif name in target_names(t.target):
+                    return False
+        elif type(n) in (cst.AugAssign, cst.AnnAssign) and type(n.target) is cst.Name and \
+                n.target.value == name:
+            return False
+        elif type(n) is cst.For and name in target_names(n.target):
+            return False
+        elif type(n) is cst.NamedExpr and type(n.target) is cst.Name and \
+                n.target.value == name:
+            return False
+        elif type(n) in (cst.WithItem, cst.ExceptHandler, cst.Global, cst.Nonlocal, cst.Del,
+                         cst.Import, cst.ImportFrom, cst.FunctionDef, cst.ClassDef) and any(
+                type(x) is cst.Name and x.value == name for x in walk(n)):
+            return False
+    return found
 
 
 def _path_to(tree, target) -> list | None:

@@ -14,6 +14,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from .body_constructs import (
+    appended_results_as_displays,
     bind_closure_arguments,
     consumers_as_displays,
     hoist_helpers,
@@ -304,6 +305,7 @@ def read_function(func) -> FunctionSource:
     origins: dict = {}
     stripped = match_as_if(loop_else_as_flag(empty_range_loops(walrus_as_assignment(
         finally_as_statements(one_statement_per_line(stripped), origins)), func)))
+    stripped = appended_results_as_displays(stripped, func, origins)
     stripped = membership_as_equality(stripped, func, imports)
     stripped = ufunc_out_as_write(stripped, func, imports)
     stripped = in_place_functions_as_methods(stripped, func, imports)

@@ -34,7 +34,13 @@ from .abstract import (
 )
 from .analysis import Analysis, ranges
 from .analysis.environments import MaybeNone
-from .analysis.expressions import MaybeUnbound, MayFallOff, PickedPerExample
+from .analysis.expressions import (
+    MaskedScalarWrite,
+    MaybeUnbound,
+    MayFallOff,
+    PickedPerExample,
+    WrittenOutComprehension,
+)
 from .analysis.interpreter import RetypedCarry, UnrolledLoop
 from .analysis.python_numbers import PythonNumbers
 from .body_constructs.bound_closures import bound_helper_of
@@ -340,6 +346,24 @@ class ModuleContext:
                 # `for d in seq` of per-example items: written out, once per loop
                 from .body_sugar import unroll_items
                 tree = None if id(problem.node) in checked else unroll_items(
+                    source.tree, problem.node, problem.length, source.origins)
+                if tree is None:
+                    raise source.error(problem) from None
+                checked.add(id(problem.node))
+                source = dataclasses.replace(source, tree=tree)
+            except MaskedScalarWrite as problem:
+                # `a[m] = e(x[m])` of 0-d values: `if m: a[()] = e(x)`, once per subscript
+                from .body_sugar import masked_scalar_write
+                tree = None if id(problem.node) in checked else masked_scalar_write(
+                    source.tree, problem.node, source.lookup, source.origins)
+                if tree is None:
+                    raise source.error(problem) from None
+                checked.add(id(problem.node))
+                source = dataclasses.replace(source, tree=tree)
+            except WrittenOutComprehension as problem:
+                # `[e for t in seq]` of per-example items: written out, once per comprehension
+                from .body_sugar import comprehension_items
+                tree = None if id(problem.node) in checked else comprehension_items(
                     source.tree, problem.node, problem.length, source.origins)
                 if tree is None:
                     raise source.error(problem) from None

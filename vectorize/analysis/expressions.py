@@ -206,6 +206,12 @@ class Expressions:
                     return self._lambda_of_globals(node, used)
             if any(getattr(env.values.get(n), "batched", False) for n in used):
                 what = _SYNTAX[type(node).__name__]
+                length = self._fixed_comprehension(node, env)
+                if length is not None:
+                    # (`transform` retries with the comprehension written out)
+                    raise WrittenOutComprehension(
+                        f"a {what} over per-example values is not supported yet", node,
+                        "write the computation out", length=length)
                 raise Unsupported(f"a {what} over per-example values is not supported yet",
                                   node, "write the computation out")
             return unbatched(UNKNOWN)
@@ -214,6 +220,50 @@ class Expressions:
                  "Await": "await outside the per-example function"}
         raise Unsupported(f"`{_SYNTAX.get(kind, kind)}` expressions are not supported", node,
                           hints.get(kind, "rewrite it with plain expressions"))
+
+    def _fixed_comprehension(self, node, env) -> int | None:
+        """The number of items of ``[e for t in seq]`` (one ``for`` of a name, no ``if``)
+        over a tuple or list of per-example values (a helper's list of dicts, a local list
+        display): every example has that many, so `body_sugar.comprehension_items` writes
+        it out; None for any other comprehension."""
+        if type(node) is not cst.ListComp:
+            return None
+        target = node.for_in.target
+        if node.for_in.inner_for_in is not None or \
+                node.for_in.ifs or node.for_in.asynchronous is not None or not (
+                    type(target) is cst.Name or type(target) is cst.Tuple and all(
+                        type(e) is cst.Element and type(e.value) is cst.Name
+                        for e in target.elements)):
+            return None
+        try:
+            seq = self.expr(node.for_in.iter, env)
+        except Unsupported:
+            return None
+        if isinstance(seq, TupleValue) and seq.keys is None and seq.kind in (
+                None, tuple, list) and 0 < len(seq.items) <= COMPREHENSION_ITEMS:
+            items = list(seq.items)
+        elif isinstance(seq, Value) and not seq.batched and seq.exact and type(
+                seq.example) in (range, tuple) and 0 < len(seq.example) <= COMPREHENSION_ITEMS:
+            # (`range(N)` of a module's int, a module's tuple: the same on every call of
+            # this specialization)
+            items = list(seq.example)
+        else:
+            return None
+        if type(target) is cst.Tuple:
+            # each item unpacks into the names without raising (a tuple of that length)
+            width = len(target.elements)
+            for item in items:
+                if isinstance(item, TupleValue):
+                    if item.keys is not None or item.kind not in (None, tuple, list) or len(
+                            item.items) != width:
+                        return None
+                elif isinstance(item, Value):
+                    if item.batched or not item.exact or type(item.example) is not tuple \
+                            or len(item.example) != width:
+                        return None
+                elif type(item) is not tuple or len(item) != width:
+                    return None
+        return len(items)
 
     def _lambda_of_globals(self, node: cst.Lambda, used):
         """A lambda that reads none of the function's values: the function it makes (every
@@ -1317,6 +1367,16 @@ class Expressions:
         reduction takes the mask (`array.masked_selection`); anything else that reads it is
         refused where it does (`passes/batch_rules.py`)."""
         mask = parts[0] if len(parts) == 1 else None
+        if mask is not None and mask.batched and mask.kind == "b" and mask.rank == 0 and (
+                base.batched and base.rank == 0):
+            # (`transform` retries with the statement under `if mask:`, when it is a write
+            # `a[mask] = e` whose reads by the mask are ufuncs' operands)
+            refusal = Unsupported("indexing with a per-example boolean mask gives a "
+                                  "different number of elements per example (only a "
+                                  "reduction of a vector's selection by a mask of its "
+                                  "shape can be vectorized)", node,
+                                  "use np.where(mask, x, 0) or np.sum(x, where=mask)")
+            raise MaskedScalarWrite(refusal.message, node, refusal.suggestion)
         if mask is None or not base.batched or base.rank != 1 or mask.rank != 1 or not (
                 base.known and mask.known) or np.shape(base.example) != np.shape(
                 mask.example) or "masked_selection" not in self.registry.operators:
@@ -1511,6 +1571,25 @@ class MaybeUnbound(Unsupported):
         super().__init__(message, node, suggestion)
         self.name = name
         self.value = value
+
+
+COMPREHENSION_ITEMS = 64
+"""Items of a list comprehension over per-example values that are written out."""
+
+
+class WrittenOutComprehension(Unsupported):
+    """``[e for t in seq]`` over a tuple or list of ``length`` per-example values: `transform`
+    retries with the comprehension written out (`body_sugar.comprehension_items`)."""
+
+    def __init__(self, message, node=None, suggestion="", *, length: int):
+        super().__init__(message, node, suggestion)
+        self.length = length
+
+
+class MaskedScalarWrite(Unsupported):
+    """``x[m]`` of a per-example 0-d value and a per-example truth value ``m`` (0 or 1
+    items): `transform` retries with ``a[m] = e(x[m])`` as ``if m: a[()] = e(x)``
+    (`body_sugar.masked_scalar_write`), else refuses with this message."""
 
 
 class PickedPerExample(Unsupported):

@@ -19,6 +19,8 @@ ready for the engine when the function is read (`source.read_function`), one mod
   ``(f(a), f(b))`` (`comprehensions.map_as_display`); ``sum``, ``len``, ``any``,
   ``all``, ``max`` or ``min`` of a comprehension it cannot write out (a global list, an
   ``if``, nested ``for`` s), as the loop the builtin runs (`comprehensions.sums_as_loops`);
+- a list appended to a number of times the code fixes and returned
+  (`appended_results.appended_results_as_displays`): the display of its items;
 - calls of the function by its own name (`recursion.unroll_recursion`): written out a few
   levels deep, an example going deeper raising in the batch for the per-example loop to
   decide (applied by `transform.ModuleContext.specialize`, where a specialization that
@@ -31,6 +33,7 @@ location.
 
 from __future__ import annotations
 
+from .appended_results import appended_results_as_displays
 from .bound_closures import bind_closure_arguments
 from .closures import inline_closures, inline_statement_closures
 from .comprehensions import (
@@ -43,6 +46,7 @@ from .helpers import hoist_helpers
 from .imports import hoist_imports
 from .keyed import keyed_extrema
 
-__all__ = ["bind_closure_arguments", "consumers_as_displays", "hoist_helpers", "hoist_imports",
+__all__ = ["appended_results_as_displays", "bind_closure_arguments", "consumers_as_displays",
+           "hoist_helpers", "hoist_imports",
            "inline_closures", "inline_statement_closures", "keyed_extrema", "map_as_display",
            "sums_as_loops", "unroll_comprehensions"]

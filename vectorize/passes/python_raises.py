@@ -349,6 +349,13 @@ class _Checks:
                 self.of(node.value, guards, facts, out)
                 out.append((missing, guards))
                 return
+        elif t is cst.Subscript:
+            missing = self.python_subscript(node)
+            if missing is not None:
+                # every example that gets here raises TypeError (`x[()]` of a float)
+                self.of(node.value, guards, facts, out)
+                out.append((missing, guards))
+                return
         elif t is cst.BinaryOperation:
             self.python_sequence(node)
         if t is cst.BooleanOperation:
@@ -415,7 +422,7 @@ class _Checks:
         for child in children(node):
             if isinstance(child, (cst.BaseExpression, cst.Arg, cst.BaseSlice,
                                   cst.SubscriptElement, cst.Element, cst.BaseFormattedStringContent,
-                                  cst.ComparisonTarget)):
+                                  cst.ComparisonTarget, cst.BaseDictElement)):
                 self.of(child, guards, facts, out)
         out.extend(post)
         for check in self.checks_of(node):
@@ -702,6 +709,29 @@ class _Checks:
                     "Python repeats or concatenates it (`[1.0] * 2` is `[1.0, 1.0]`) or "
                     "raises TypeError (`1.0 + [2.0]`), where arrays compute item by item",
                     node, "pass an array of it instead of the list or tuple", kind="raises")
+
+    def python_subscript(self, node: cst.Subscript):
+        """`vectorize`: the check (it always fires) of an item of a value that is a NumPy
+        scalar in the batch and the Python number numpy.vectorize hands the function per
+        example (``x[()]``, ``x[m]``): Python raises TypeError there ("'float' object is not
+        subscriptable"); None where the value is not such a number."""
+        if self.python is not None or self.types_only or not self.python_number(node.value):
+            return None
+        value = self.value(node.value)
+        if type(node.value) is cst.Name and any(
+                d is not None and self.value(d) is value and self.numpy_valued(d)
+                for d in self.defs.get(node.value.value) or ()):
+            return None     # (`z = np.asarray(z)` reaches it: a NumPy value there)
+        python_type = _PYTHON_TYPES[value.kind]
+        if not self.surely_python(node.value):
+            raise Unsupported(
+                "an item of a value that may be a Python "
+                f"{python_type.__name__} per example, which has no items: numpy.vectorize "
+                "hands the function Python numbers (Python raises TypeError there)", node,
+                "make it an array first (asarray), or use vmap, which hands the function "
+                "NumPy scalars", kind="raises")
+        return python_errors.Check(
+            "TypeError", f"'{python_type.__name__}' object is not subscriptable", "True", {})
 
     def python_attribute(self, node: cst.Attribute):
         """`vectorize`: the check (it always fires) of an attribute (or method) that a NumPy
