@@ -1362,7 +1362,12 @@ class Expressions:
                 int, float, bool, str):
             # numbers or strings of one type keyed by numbers, or by strings with a
             # per-example string key: a binary search of the sorted keys (`array.index`,
-            # `pymath.lookup`), Python's KeyError where one is missing
+            # `pymath.lookup`), Python's KeyError where one is missing; a Python number
+            # per example where the backend's rules read it as one (`python_number_items`)
+            first = next(iter(seq.values()))
+            if type(first) in (int, float) and not getattr(self, "python_semantics", None) \
+                    and self.registry.primitives.python_number_items:
+                return Value(True, np.asarray(list(seq.values()))[0].item())
             return batched_like(np.asarray(list(seq.values()))[0])
         if isinstance(seq, dict):
             if self.allow_fallback and all(_is_number(v) for v in seq.values()):
@@ -1394,8 +1399,9 @@ class Expressions:
             # one string per example, as a string piece makes (`string_piece`)
             return Value(True, np.str_(seq[0]))
         if seq and len({type(v) for v in seq}) == 1 and type(seq[0]) in (
-                int, float, complex) and not getattr(self, "python_semantics", None) and \
-                self.registry.primitives.weak_python_numbers:
+                int, float, complex) and not getattr(self, "python_semantics", None) and (
+                    self.registry.primitives.weak_python_numbers or
+                    self.registry.primitives.python_number_items):
             # `vmap`: an item of a table of Python numbers of one type is that Python number
             # per example, weak (NEP 50: ``y * TABLE[k]`` of a float32 ``y`` is float32), as
             # `analysis.python_numbers` tells the rules, which convert it where it meets a

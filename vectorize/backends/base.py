@@ -99,6 +99,10 @@ class Backend:
     weak_python_numbers = False  # per example a Python number meeting a narrow float keeps
     #                          the narrow type (NEP 50), which `vmap` must reproduce where its
     #                          batch holds the numbers as float64 (`rules.operators`)
+    python_number_items = False  # an item of a table of Python numbers (`TUP[k]`,
+    #                          `TABLE[k]` of a dict) looked up per example is that Python number,
+    #                          weak in what it meets next, as its rules tell from the example's
+    #                          type (PyTorch's: ``TUP[k] * x`` of a float32 ``x`` is float32)
     narrowing_joins = False  # a per-example Python int that meets an int array narrower
     #                          than int64 at a merge (`r = y` of an int32 on some lanes,
     #                          `r = x.item()` on others) is converted to it there, wrapping,
