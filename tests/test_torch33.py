@@ -2,9 +2,10 @@
 ``TABLE.get(k, default)``: `backends.torch.lookups`), and items of tables of Python numbers
 (``TUP[k]``, ``TABLE[k]``) that are Python numbers per example, weak in what they meet.
 
-The reference is the per-example loop over 0-d tensors (`torch_reference`), the key handed to
-the dict as the Python number it holds (``k.item()``): a tensor hashes by identity, so a dict
-looked up by the 0-d tensor itself finds no key (``KeyError: tensor(0)``)."""
+The reference is the per-example loop over 0-d tensors (`torch_reference`). The key is a
+Python number per example (``int(k)``, ``k.item()``, ``float(x)``): a 0-d tensor hashes by
+identity, so per example a dict looked up by the tensor itself finds no key
+(``KeyError: tensor(0)``, ``.get`` gives the default): refused, located."""
 
 from __future__ import annotations
 
@@ -27,61 +28,56 @@ TUP = (1.5, 2.5, -1.0)
 
 
 def table_times_two_t33(k):
-    return TABLE[k] * 2
+    return TABLE[int(k)] * 2
 
 
 def table_get_t33(k):
-    return TABLE.get(k, 0.5)
+    return TABLE.get(k.item(), 0.5)
 
 
 def table_times_f32_t33(k, x):
-    return TABLE[k] * x
+    return TABLE[int(k)] * x
 
 
 def int_table_plus_i32_t33(k, x):
-    return ITAB[k] + x
+    return ITAB[k.item()] + x
 
 
 def int_get_plus_i32_t33(k, x):
-    return ITAB.get(k, 0) + x
+    return ITAB.get(int(k), 0) + x
 
 
 def bool_get_t33(k):
-    return BTAB.get(k, False)
+    return BTAB.get(int(k), False)
 
 
 def bool_choice_t33(k, x):
-    return x if BTAB[k] else -x
+    return x if BTAB[int(k)] else -x
 
 
 def float_keys_t33(k):
-    return FTAB[k]
+    return FTAB[k.item()]
 
 
 def under_a_condition_t33(k, x):
     if x > 0:
-        return TABLE[k]          # lanes with x <= 0 hold keys the dict lacks
+        return TABLE[int(k)]     # lanes with x <= 0 hold keys the dict lacks
     return 0.0
 
 
 def in_a_loop_t33(k):
     total = 0.0
     for i in range(3):
-        total += TABLE.get(k + i, 0.25)
+        total += TABLE.get(int(k) + i, 0.25)
     return total
 
 
 def empty_get_t33(k):
-    return EMPTY.get(k, 2.0)
+    return EMPTY.get(int(k), 2.0)
 
 
 def tuple_times_f32_t33(k, x):
     return TUP[k] * x
-
-
-def _keyed(f):
-    """``f`` per example with the key as the Python number the 0-d tensor holds."""
-    return lambda k, *rest: f(k.item(), *rest)
 
 
 X32 = torch.tensor([1.0, -2.0, 3.0, 0.5, -0.25], dtype=torch.float32)
@@ -109,7 +105,7 @@ CASES = [
 def test_lookup_is_the_loop(func, args, n):
     args = tuple(a[:n] for a in args)
     got = vmap(func, fallback="error")(*args)
-    assert_same(got, reference(_keyed(func), args), f"{func.__name__}: ")
+    assert_same(got, reference(func, args), f"{func.__name__}: ")
     assert got.device == args[0].device
 
 
@@ -150,7 +146,7 @@ def test_gradient_flows_through_the_other_operand():
 ], ids=["missing", "missing_int", "nan", "reached"])
 def test_missing_key_raises_keyerror_as_the_loop(func, args):
     with pytest.raises(KeyError):
-        reference(_keyed(func), args)
+        reference(func, args)
     with pytest.raises(KeyError):
         vmap(func, fallback="error")(*args)
 
@@ -163,7 +159,7 @@ def test_missing_key_of_the_batch_is_the_first_examples():
 
 
 def per_example_default_t33(k, x):
-    return TABLE.get(k, x)
+    return TABLE.get(int(k), x)
 
 
 def test_per_example_default_refused_located():
@@ -179,10 +175,34 @@ def test_per_example_default_refused_located():
 def test_lookup_hypothesis(keys, dtype):
     k = torch.tensor(keys, dtype=torch.int64)
     x = torch.arange(len(keys), dtype=dtype) - 1.5
-    mapped = vmap(lambda k, x: TABLE.get(k, -0.5) * x + TABLE.get(k + 1, 1.0))
+    mapped = vmap(lambda k, x: TABLE.get(int(k), -0.5) * x + TABLE.get(int(k) + 1, 1.0))
     got = mapped(k, x)
     expected = [TABLE.get(a, -0.5) * b + TABLE.get(a + 1, 1.0) for a, b in
                 zip(k.tolist(), x)]
     assert got.dtype == dtype and got.shape == (len(keys),)
     if keys:
         assert_same(got, torch.stack(expected))
+
+
+def tensor_key_t33(k):
+    return TABLE[k] * 2
+
+
+def tensor_key_get_t33(k):
+    return TABLE.get(k, 0.5)
+
+
+@pytest.mark.parametrize("func", [tensor_key_t33, tensor_key_get_t33])
+def test_a_tensor_key_is_refused_located_as_the_loop_finds_no_key(func):
+    k = torch.tensor([0, 7, 1])
+    lanes = []
+    for row in k:                   # per example: no key (a tensor hashes by identity)
+        try:
+            lanes.append(func(row))
+        except KeyError:
+            lanes.append("KeyError")
+    assert lanes in (["KeyError"] * 3, [0.5] * 3)
+    with pytest.raises(VectorizeError) as info:
+        vmap(func, fallback="error")(k)
+    first = str(info.value).splitlines()[0]
+    assert "test_torch33.py:" in first and "hashes by identity" in first

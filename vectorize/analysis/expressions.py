@@ -1355,6 +1355,15 @@ class Expressions:
             raise Unsupported(f"`{what}` is a dict looked up by a per-example array (per "
                               "example Python raises TypeError: unhashable)", node,
                               "look up one number per example (`TABLE[k[0]]`)", kind="raises")
+        if isinstance(seq, dict) and len(parts) == 1 and parts[0] is not None and \
+                parts[0].batched and type(parts[0].example) not in (int, float, bool) and \
+                not getattr(self, "python_semantics", None) and \
+                not self.registry.primitives.keys_by_value:
+            # per example the key is a 0-d tensor, which hashes by identity: no key is found
+            raise Unsupported(f"`{what}` is a dict looked up by a per-example tensor, which "
+                              "per example hashes by identity (the loop finds no key: "
+                              "KeyError)", node, f"look it up by the number: "
+                              f"`{what}[int(k)]` or `{what}[k.item()]`")
         if isinstance(seq, dict) and seq and len(parts) == 1 and (all(
                 type(k) in (int, float, bool) for k in seq) or all(
                 type(k) is str for k in seq) and parts[0].kind == "U") and len(

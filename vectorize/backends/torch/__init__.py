@@ -63,6 +63,7 @@ class TorchBackend(Backend):
     function_modules = ("torch", "numpy")
     broadcast_arrays = "broadcast_tensors"
     converts_arguments = True   # (`result[lanes] = x_lanes` raises for another dtype)
+    keys_by_value = False    # (a 0-d tensor hashes by identity: `TABLE[k]` finds no key)
     python_number_items = True  # (`TUP[k]` is a Python number per example: `common.is_weak`)
     python_int_power_raises = True  # (`tensor(2) ** -1` raises, `tensor(2) ** tensor(-1)` not)
     # (`torch.func.vmap` leaves arguments that are not tensors alone)

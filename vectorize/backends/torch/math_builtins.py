@@ -247,6 +247,11 @@ def _dict_get_infer(checked):
         table = checked(site)
         if site.args[0].kind == "c":
             raise Unsupported("`.get` on a dict by a per-example complex key")
+        if not site.python_semantics and not is_weak(site.args[0]):
+            # per example a 0-d tensor is a key by identity: the loop gets the default
+            raise Unsupported("`.get` on a dict by a per-example tensor, which per example "
+                              "hashes by identity (the loop finds no key: the default)",
+                              suggestion="look it up by the number: TABLE.get(int(k), 0.0)")
         if site.args[1].batched:
             # per example a Python number on the lanes that find their key and the tensor
             # on the others, of the dtype `torch.where` of them gives: not modelled
