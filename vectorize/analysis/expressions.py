@@ -1419,6 +1419,15 @@ class Expressions:
             raise Unsupported(f"`{what}` is a dict looked up by a per-example array (per "
                               "example Python raises TypeError: unhashable)", node,
                               "look up one number per example (`TABLE[k[0]]`)", kind="raises")
+        if isinstance(seq, dict) and len(parts) == 1 and parts[0] is not None and \
+                parts[0].batched and type(parts[0].example) not in (int, float, bool) and \
+                not getattr(self, "python_semantics", None) and \
+                not self.registry.primitives.keys_by_value:
+            # per example the key is a 0-d tensor, which hashes by identity: no key is found
+            raise Unsupported(f"`{what}` is a dict looked up by a per-example tensor, which "
+                              "per example hashes by identity (the loop finds no key: "
+                              "KeyError)", node, f"look it up by the number: "
+                              f"`{what}[int(k)]` or `{what}[k.item()]`")
         if isinstance(seq, dict) and seq and len(parts) == 1 and (all(
                 type(k) in (int, float, bool) for k in seq) or all(
                 type(k) is str for k in seq) and parts[0].kind == "U") and len(
@@ -1426,7 +1435,12 @@ class Expressions:
                 int, float, bool, str):
             # numbers or strings of one type keyed by numbers, or by strings with a
             # per-example string key: a binary search of the sorted keys (`array.index`,
-            # `pymath.lookup`), Python's KeyError where one is missing
+            # `pymath.lookup`), Python's KeyError where one is missing; a Python number
+            # per example where the backend's rules read it as one (`python_number_items`)
+            first = next(iter(seq.values()))
+            if type(first) in (int, float) and not getattr(self, "python_semantics", None) \
+                    and self.registry.primitives.python_number_items:
+                return Value(True, np.asarray(list(seq.values()))[0].item())
             return batched_like(np.asarray(list(seq.values()))[0])
         if isinstance(seq, dict):
             if self.allow_fallback and all(_is_number(v) for v in seq.values()):
@@ -1458,8 +1472,9 @@ class Expressions:
             # one string per example, as a string piece makes (`string_piece`)
             return Value(True, np.str_(seq[0]))
         if seq and len({type(v) for v in seq}) == 1 and type(seq[0]) in (
-                int, float, complex) and not getattr(self, "python_semantics", None) and \
-                self.registry.primitives.weak_python_numbers:
+                int, float, complex) and not getattr(self, "python_semantics", None) and (
+                    self.registry.primitives.weak_python_numbers or
+                    self.registry.primitives.python_number_items):
             # `vmap`: an item of a table of Python numbers of one type is that Python number
             # per example, weak (NEP 50: ``y * TABLE[k]`` of a float32 ``y`` is float32), as
             # `analysis.python_numbers` tells the rules, which convert it where it meets a

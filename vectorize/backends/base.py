@@ -99,6 +99,15 @@ class Backend:
     weak_python_numbers = False  # per example a Python number meeting a narrow float keeps
     #                          the narrow type (NEP 50), which `vmap` must reproduce where its
     #                          batch holds the numbers as float64 (`rules.operators`)
+    keys_by_value = True    # a per-example scalar (NumPy's, JAX's: as the number it holds)
+    #                          is a dict key by its value; False: PyTorch's 0-d tensor hashes by
+    #                          identity, so per example `TABLE[k]` finds no key (`vmap` refuses
+    #                          a dict looked up by one; a Python number per example, `int(k)`,
+    #                          is looked up by value)
+    python_number_items = False  # an item of a table of Python numbers (`TUP[k]`,
+    #                          `TABLE[k]` of a dict) looked up per example is that Python number,
+    #                          weak in what it meets next, as its rules tell from the example's
+    #                          type (PyTorch's: ``TUP[k] * x`` of a float32 ``x`` is float32)
     narrowing_joins = False  # a per-example Python int that meets an int array narrower
     #                          than int64 at a merge (`r = y` of an int32 on some lanes,
     #                          `r = x.item()` on others) is converted to it there, wrapping,

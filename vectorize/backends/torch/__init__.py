@@ -63,6 +63,8 @@ class TorchBackend(Backend):
     function_modules = ("torch", "numpy")
     broadcast_arrays = "broadcast_tensors"
     converts_arguments = True   # (`result[lanes] = x_lanes` raises for another dtype)
+    keys_by_value = False    # (a 0-d tensor hashes by identity: `TABLE[k]` finds no key)
+    python_number_items = True  # (`TUP[k]` is a Python number per example: `common.is_weak`)
     python_int_power_raises = True  # (`tensor(2) ** -1` raises, `tensor(2) ** tensor(-1)` not)
     # (`torch.func.vmap` leaves arguments that are not tensors alone)
     unmapped_numpy = ("a NumPy array passed with in_axes=None beside mapped tensors: per "
@@ -300,7 +302,9 @@ class TorchBackend(Backend):
     def finish_function(self, func_def, ctx):
         """Writes into created tensors copied first while autograd records
         (`writes.autograd_safe`)."""
+        from .lookups import DICT_LOOKUP, dict_lookup
         from .writes import autograd_safe
+        ctx.module.runtime_imports.setdefault(DICT_LOOKUP, dict_lookup)    # (where called)
         return autograd_safe(func_def, ctx)
 
     def put_back(self, x: str, lanes: str, values: str) -> str:
@@ -308,6 +312,12 @@ class TorchBackend(Backend):
         # lanes start as the full arrays themselves, ``x * i`` saves ``i``), and an in-place
         # write into a saved tensor fails at ``backward()``
         return f"{x} = {x}.index_put(({lanes},), {values})"
+
+    def lookup(self, table: str, key: str, default: str | None = None) -> str:
+        # a binary search of the sorted keys in `torch`, on the key's device (`lookups`)
+        from .lookups import DICT_LOOKUP
+        return f"{DICT_LOOKUP}({table}, {key})" if default is None else \
+            f"{DICT_LOOKUP}({table}, {key}, {default})"
 
     def constant_array(self, items: str, dtype, like: str | None = None) -> str:
         return f"torch.as_tensor({items}, dtype={self.dtype_code(dtype)}{self._device(like)})"

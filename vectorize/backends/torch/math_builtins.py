@@ -242,6 +242,26 @@ def _conversion_infer(kind: str):
     return infer
 
 
+def _dict_get_infer(checked):
+    def infer(site: Site):
+        table = checked(site)
+        if site.args[0].kind == "c":
+            raise Unsupported("`.get` on a dict by a per-example complex key")
+        if not site.python_semantics and not is_weak(site.args[0]):
+            # per example a 0-d tensor is a key by identity: the loop gets the default
+            raise Unsupported("`.get` on a dict by a per-example tensor, which per example "
+                              "hashes by identity (the loop finds no key: the default)",
+                              suggestion="look it up by the number: TABLE.get(int(k), 0.0)")
+        if site.args[1].batched:
+            # per example a Python number on the lanes that find their key and the tensor
+            # on the others, of the dtype `torch.where` of them gives: not modelled
+            raise Unsupported("`.get` on a dict with a per-example default",
+                              suggestion="give a constant default (TABLE.get(k, 0.0))")
+        values = list(table.values()) or [site.args[1].example]
+        return Value(True, values[0])
+    return infer
+
+
 def _item(site: Site):
     (x,), (value,) = site.nodes, site.args
     _python_numbers_only(site, "`.item()`")
@@ -333,6 +353,15 @@ def register_math_builtins(reg: Registry, torch) -> None:
                                "float": "y = x.detach().double()", "bool": "y = x != 0",
                                "complex": "y = x.detach().to(torch.complex128)"}[kind],
             _conversion(kind), infer=_conversion_infer(kind)))
+    from ..numpy.builtins import _dict_get, _dict_get_checked, _is_dict_get
+    reg.add_family(_is_dict_get, Rule(
+        "builtin.dict_get", "builtins",
+        "`TABLE.get(k, default)` on a dict of numbers (the same for every example) keyed by "
+        "numbers: a Python number per example, `dict_lookup` (`torch.searchsorted` of the "
+        "sorted keys, then a gather of the values, on the key's device; values and default "
+        "of one type).",
+        "p = TABLE.get(k, 0.0)", "p = dict_lookup(TABLE, k, 0.0)", _dict_get,
+        infer=_dict_get_infer(_dict_get_checked)))
     reg.add_method("item", Rule(
         "torch.item", "torch", "`x.item()` is a Python number per example (no gradient): "
         "`x.detach()` as float64, int64 or bool.", "v = x.item()", "v = x.detach().double()",
