@@ -41,6 +41,7 @@ from .body_constructs.bound_closures import bound_helper_of
 from .body_constructs.recursion import unroll_recursion
 from .codegen import Generated  # noqa: F401 -- what a transform returns
 from .errors import Unsupported, VectorizeError, fallback_record, quoted_names
+from .inline_helpers import InlineForKinds, inline_calls
 from .introspect import ClosureView, attribute_guard, forwarded_target
 from .liveness import Namer, all_names, bound_names
 from .pipeline import PIPELINE
@@ -300,10 +301,12 @@ class ModuleContext:
         # `arcminutes` would be the parameter there)
         self.function_names.taken |= bound_names(source.tree)
         checked: set = set()
+        not_inlined: set = set()    # (helpers whose result `lane_kinds` leaves joined)
         while True:
             job = FunctionJob(self, source, params, spec.name, helper=node is not None)
             job.python_params = python_params
             job.param_signs = signs
+            job.kinds_not_inlined = not_inlined
             try:
                 spec.tree, spec.result = job.run()
                 spec.unbatched_returns = any(not _all_batched(value)
@@ -358,6 +361,17 @@ class ModuleContext:
                     raise source.error(problem) from None
                 checked.add(MayFallOff)
                 source = dataclasses.replace(source, tree=check_fall_off(source.tree))
+            except InlineForKinds as problem:
+                # `vmap`: a helper's result of lanes of different types, which
+                # `passes.lane_kinds` follows once the helper is written out; once per helper
+                tree = None if ("inline", problem.fn) in checked else inline_calls(
+                    source, problem.fn, read_function(problem.fn), source.origins,
+                    sum(1 for c in checked if type(c) is tuple and c[0] == "inline"))
+                checked.add(("inline", problem.fn))
+                if tree is None:
+                    not_inlined.add(problem.fn)
+                else:
+                    source = dataclasses.replace(source, tree=tree, _positions=None)
             except Unsupported as problem:
                 raise source.error(problem) from None
         self.order.append(spec)
@@ -381,6 +395,7 @@ class FunctionJob:
         self.registry = module.registry
         self.namer = Namer(all_names(source.tree) | set(params))
         self.helper_nodes: dict[cst.CSTNode, str] = {}
+        self.kinds_not_inlined: set = set()   # (`inline_helpers`: helpers left called)
         self.promoted: set[str] = set()       # created arrays that hold per-example data
         # lists that start empty -> the dtype their first item gave them (`Analysis.item_write`:
         # a later analysis sees that write merged with the padding)

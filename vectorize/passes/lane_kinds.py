@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import types
 import warnings
 
 import libcst as cst
@@ -40,6 +41,7 @@ import numpy as np
 
 from ..abstract import MIXED_KINDS, MIXED_PARTS, UNKNOWN, TupleValue, Value
 from ..errors import Unsupported
+from ..inline_helpers import InlineForKinds
 from ..rules.lanes import LANE_KINDS
 from ..syntax.traversal import walk
 from .batch_rules import is_docstring as _is_docstring
@@ -49,11 +51,12 @@ _SUGGESTION = ("give every path the same type of number (`0.0` beside floats, `f
 
 
 class _Untracked(Exception):
-    def __init__(self, node, why: str, lossy: bool = False):
+    def __init__(self, node, why: str, lossy: bool = False, helper=None):
         super().__init__(why)
         self.node = node
         self.why = why
         self.lossy = lossy      # (the join itself changes a lane's value: refused)
+        self.helper = helper    # (a helper's result: followed once written out)
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
@@ -79,6 +82,9 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
             raise _Untracked(wanted[0][0], "the types its names take do not settle")
         tracker.check()
     except _Untracked as problem:
+        if problem.helper is not None and problem.helper not in ctx.kinds_not_inlined:
+            # (the pipeline runs again with the helper's calls written out: `inline_helpers`)
+            raise InlineForKinds(problem.helper, problem.node) from None
         if not problem.lossy:
             # (a value the codes do not follow, mostly one the analysis joins from paths
             # no example takes alone, `s = 0` then a loop of float sums, or a helper's
@@ -167,6 +173,12 @@ _BINARY = {cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: oper
            cst.Modulo: operator.mod, cst.Power: operator.pow, cst.BitAnd: operator.and_,
            cst.BitOr: operator.or_, cst.BitXor: operator.xor,
            cst.LeftShift: operator.lshift, cst.RightShift: operator.rshift}
+_AUGMENTED = {cst.AddAssign: operator.add, cst.SubtractAssign: operator.sub,
+              cst.MultiplyAssign: operator.mul, cst.DivideAssign: operator.truediv,
+              cst.FloorDivideAssign: operator.floordiv, cst.ModuloAssign: operator.mod,
+              cst.PowerAssign: operator.pow, cst.BitAndAssign: operator.and_,
+              cst.BitOrAssign: operator.or_, cst.BitXorAssign: operator.xor,
+              cst.LeftShiftAssign: operator.lshift, cst.RightShiftAssign: operator.rshift}
 _UNARY = {cst.Minus: operator.neg, cst.Plus: operator.pos, cst.BitInvert: operator.invert}
 
 
@@ -355,6 +367,8 @@ class _Tracker:
         if type(node) is cst.Call and _extremum(self.analysis.values.get(node.func)) and \
                 len(node.args) == 2 and not any(a.keyword or a.star for a in node.args):
             return self.extremum(node, top)
+        if type(node) is cst.Call and node in self.ctx.helper_nodes:
+            self.helper_call(node)
         if type(node) is cst.Call and not any(a.keyword or a.star for a in node.args):
             function = self.analysis.values.get(node.func)
             args = [self.analysis.values.get(a.value) for a in node.args]
@@ -390,6 +404,13 @@ class _Tracker:
         raise _Untracked(node, "it is computed from a value of several types (only names, "
                                "conditional expressions, `and`/`or` and arithmetic with one "
                                "such operand are followed)")
+
+    def helper_call(self, node):
+        """A helper's result: not followed here; the pipeline runs again with the helper
+        written out (`inline_helpers`), or the result keeps the join."""
+        example = getattr(self.analysis.values.get(node.func), "example", None)
+        raise _Untracked(node, "it is a helper's result", helper=example if isinstance(
+            example, types.FunctionType) else None)
 
     def extremum(self, node, top) -> tuple:
         """``max(a, b)`` (``min``): per example Python's choice, ``b`` where ``b > a``
@@ -439,14 +460,17 @@ class _Tracker:
         return cst.Name(name), self.codes_of.get(key, frozenset())
 
     def crossed(self, node, operands, compute) -> tuple:
-        """The kind code of an operation of several operands of several types, where every
-        combination of their lane types gives one type (``r - s / d`` of floats and ints:
-        a float)."""
-        kinds = [self.kind(operand) for operand in operands]
+        """The kind code of an operation of several operands of several types: per
+        combination of their lane types, the type the operation gives (``r - s / d`` of
+        floats and ints: a float), chosen by the operands' codes where they differ."""
+        return self.combined(node, [self.kind(operand) for operand in operands], compute)
+
+    def combined(self, node, kinds, compute) -> tuple:
+        """``crossed`` of operands whose kind codes and codes are ``kinds``."""
+        table = {}
         combinations = [()]
         for _, codes in kinds:
             combinations = [c + (code,) for c in combinations for code in sorted(codes)]
-        results = set()
         for combination in combinations:
             try:
                 with np.errstate(all="ignore"), warnings.catch_warnings():
@@ -455,21 +479,42 @@ class _Tracker:
             except Exception:  # noqa: BLE001 -- the lane types' raise: not followed
                 raise _Untracked(node, "an operation on it raises for one of its lane "
                                        "types") from None
-            results.add(self.code(out, node))
+            table[combination] = self.code(out, node)
+        results = frozenset(table.values())
         if len(results) != 1:
             # (no codes yet: a name of a loop read before its codes settled, next round)
-            if results:
-                self.unsettled.append((node, "it is computed from several values of several "
-                                             "types whose lane types give different types"))
-            return cst.Integer("0"), frozenset(results)
+            if not results:
+                return cst.Integer("0"), results
+            return self.chosen([kind for kind, _ in kinds], table, ()), results
         (code,) = results
-        return cst.Integer(str(code)), frozenset(results)
+        return cst.Integer(str(code)), results
+
+    def chosen(self, kinds, table, prefix) -> cst.BaseExpression:
+        """The code ``table`` gives the combination of the operands' codes (``kinds``: their
+        expressions) that starts with ``prefix``: a choice on the next operand's code."""
+        if len(prefix) == len(kinds):
+            return cst.Integer(str(table[prefix]))
+        codes = sorted({c[len(prefix)] for c in table if c[:len(prefix)] == prefix})
+        out = self.chosen(kinds, table, prefix + (codes[-1],))
+        for code in codes[:-1][::-1]:
+            body = self.chosen(kinds, table, prefix + (code,))
+            if body.deep_equals(out):
+                continue
+            out = cst.IfExp(
+                test=cst.Comparison(kinds[len(prefix)].deep_clone(), [cst.ComparisonTarget(
+                    cst.Equal(), cst.Integer(str(code)))]),
+                body=body, orelse=out, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return out
 
     def mapped(self, operand, compute, exact: bool) -> tuple:
         """The kind code of an operation of one operand of several types: per code of the
         operand, the code of the operation on an example of its type (``exact``: the other
         operand is a constant, so a code's constants stay constants)."""
         kind, codes = self.kind(operand)
+        return self.mapped_codes(operand, kind, codes, compute, exact)
+
+    def mapped_codes(self, operand, kind, codes, compute, exact: bool) -> tuple:
+        """`mapped` of an operand whose kind code is ``kind``, its codes ``codes``."""
         mapping = {}
         for code in sorted(codes):
             try:
@@ -542,10 +587,20 @@ class _Tracker:
                 if any(type(n) is cst.Name and n.value == name
                        for t in stmt.targets for n in walk(t.target)):
                     if len(stmt.targets) != 1 or type(stmt.targets[0].target) is not cst.Name:
+                        if type(stmt.value) is cst.Call and stmt.value in self.ctx.helper_nodes:
+                            # (`a, b = h(x)`: followed once the helper is written out)
+                            self.helper_call(stmt.value)
                         raise _Untracked(stmt, f"`{name}` is bound with other names")
                     expression, more = self.kind(stmt.value, path, stmt)
                     self.before.setdefault(stmt, {})[kind] = expression
                     codes |= more
+            elif type(stmt) is cst.AugAssign and type(stmt.target) is cst.Name and \
+                    stmt.target.value == name and not path and \
+                    type(stmt.operator) in _AUGMENTED:
+                # (`s += e`: the kind code of `s + e`, assigned before it)
+                expression, more = self.augmented(stmt, node)
+                self.before.setdefault(stmt, {})[kind] = expression
+                codes |= more
             elif type(stmt) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr,
                                 cst.AsName, cst.Global, cst.Nonlocal, cst.Del,
                                 cst.CompFor):
@@ -559,6 +614,20 @@ class _Tracker:
                 if hit:
                     raise _Untracked(stmt, f"`{name}` is bound other than by `{name} = ...`")
         return codes
+
+    def augmented(self, stmt, node) -> tuple:
+        """The kind code of ``s op= e`` (``stmt``) and its codes."""
+        op = _AUGMENTED[type(stmt.operator)]
+        left = self.name_kind(stmt.target, ())
+        right = self.analysis.values.get(stmt.value)
+        if isinstance(right, Value) and not (right in MIXED_KINDS or right in MIXED_PARTS):
+            if not right.known:
+                raise _Untracked(stmt, "an augmented assignment of a value whose type is "
+                                       "not known")
+            other = right.example
+            return self.mapped_codes(stmt.target, *left, lambda e: op(e, other),
+                                     _constant(right))
+        return self.combined(stmt, [left, self.kind(stmt.value)], op)
 
     # -- the rewrite --------------------------------------------------------------------
 
