@@ -246,15 +246,68 @@ class _Tracker:
         self.unsettled: list = []       # (node, why) an operation's codes do not give one
         self.initial: dict = {}         # a parameter's kind code's name -> its code
         self.substitute: dict = {}      # such a call -> the call of those names
+        # kind codes that differ between the examples of a call (their names; the choices
+        # written of per-example tests), and the statements under a per-example test
+        self.batched_kinds: set = set()
+        self.batched_choices: set = set()
+        self.per_example: set = set()
+        self._mark(func.body.body, False)
 
     def start_round(self) -> None:
         self.last_codes = dict(self.codes_of)
+        self.last_batched = set(self.batched_kinds)
         self.names, self.before, self.open = {}, {}, {}
         self.substitute, self.initial, self.unsettled = {}, {}, []
         self.empty: list = []
 
     def settled_round(self) -> bool:
-        return self.codes_of == self.last_codes
+        return self.codes_of == self.last_codes and self.batched_kinds == self.last_batched
+
+    def _mark(self, stmts, under: bool) -> None:
+        """Note the statements of ``stmts`` that run under a per-example test."""
+        for stmt in stmts:
+            if under:
+                self.per_example.add(stmt)
+                for small in getattr(stmt, "body", ()) if type(
+                        stmt) is cst.SimpleStatementLine else ():
+                    self.per_example.add(small)
+            if type(stmt) in (cst.If, cst.While):
+                inner = under or self.analysis.batched_tests.get(stmt, True)
+            elif type(stmt) is cst.For:
+                value = self.analysis.values.get(stmt.iter)
+                inner = under or self.analysis.batched_tests.get(stmt, False) or not (
+                    isinstance(value, Value) and not value.batched)
+            else:
+                inner = under
+            if type(stmt) is cst.If:
+                self._mark(stmt.body.body, inner)
+                orelse = stmt.orelse
+                while type(orelse) is cst.If:
+                    inner = inner or self.analysis.batched_tests.get(orelse, True)
+                    self._mark(orelse.body.body, inner)
+                    orelse = orelse.orelse
+                if orelse is not None:
+                    self._mark(orelse.body.body, inner)
+            elif type(stmt) in (cst.For, cst.While):
+                self._mark(stmt.body.body, inner)
+                if stmt.orelse is not None:
+                    self._mark(stmt.orelse.body.body, inner)
+            elif type(stmt) not in (cst.SimpleStatementLine,) and hasattr(stmt, "body") and \
+                    hasattr(stmt.body, "body"):
+                self._mark(stmt.body.body, inner)
+
+    def _batched_test(self, *nodes) -> bool:
+        """Whether any of ``nodes`` (of the analysed tree) differs between examples."""
+        for node in nodes:
+            value = self.analysis.values.get(node)
+            if not isinstance(value, Value) or value.batched:
+                return True
+        return False
+
+    def batched(self, expression) -> bool:
+        """Whether the kind code ``expression`` may differ between a call's examples."""
+        return any(n in self.batched_choices or type(n) is cst.Name and
+                   n.value in self.batched_kinds for n in walk(expression))
 
     def check(self) -> None:
         """After the last round: what was left unfollowed is refused."""
@@ -294,6 +347,8 @@ class _Tracker:
                     items.append(cst.Element(self.settled(item, v, *self.kind(node, (k,)))
                                              if _needs(v) else item))
                 return cst.Tuple(items)
+            if type(node) is cst.Call and node in self.ctx.helper_nodes:
+                self.helper_call(node)      # (`return h(x)` of a tuple)
             raise _Untracked(node, "several results are returned other than as a tuple "
                                    "display, a dict display or a name bound to tuple "
                                    "displays")
@@ -306,7 +361,9 @@ class _Tracker:
             raise _Untracked(node, "the joined type is not known")
         for code in codes:
             dtype = np.dtype(self.keys[code][1])
-            if not _holds(joined, dtype, self.constants[code]):
+            # (a code the same for every example of a call: the batch keeps Python's choice,
+            # no lane is joined with another)
+            if not _holds(joined, dtype, self.constants[code]) and self.batched(kind):
                 raise _Untracked(node, f"the joined {joined} does not hold every {dtype} "
                                        "value a lane may have", lossy=True)
         elements = [cst.Element(cst.SimpleString(f'"{d}"')) for d in self.table]
@@ -357,13 +414,14 @@ class _Tracker:
             return self.name_kind(node, ())
         if type(node) is cst.IfExp and _pure(node.test):
             (body, a), (orelse, b) = self.kind(node.body), self.kind(node.orelse)
-            return _choice(node.test, body, orelse), a | b
+            return self.noted(_choice(node.test, body, orelse), node.test), a | b
         if type(node) is cst.BooleanOperation and _pure(node.left):
             (left, a), (right, b) = self.kind(node.left), self.kind(node.right)
             # (`a and b` is `a` where `a` is false, `a or b` where it is true)
             first, second = (right, left) if type(node.operator) is cst.And else (left, right)
-            return cst.IfExp(test=node.left.deep_clone(), body=first, orelse=second,
-                             lpar=[cst.LeftParen()], rpar=[cst.RightParen()]), a | b
+            return self.noted(cst.IfExp(test=node.left.deep_clone(), body=first,
+                                        orelse=second, lpar=[cst.LeftParen()],
+                                        rpar=[cst.RightParen()]), node.left), a | b
         if type(node) is cst.Call and _extremum(self.analysis.values.get(node.func)) and \
                 len(node.args) == 2 and not any(a.keyword or a.star for a in node.args):
             return self.extremum(node, top)
@@ -438,8 +496,14 @@ class _Tracker:
         operator_ = cst.GreaterThan() if _extremum(
             self.analysis.values.get(node.func)) == "max" else cst.LessThan()
         test = cst.Comparison(second, [cst.ComparisonTarget(operator_, first)])
-        return cst.IfExp(test=test, body=kb, orelse=ka, lpar=[cst.LeftParen()],
-                         rpar=[cst.RightParen()]), ca | cb
+        return self.noted(cst.IfExp(test=test, body=kb, orelse=ka, lpar=[cst.LeftParen()],
+                                    rpar=[cst.RightParen()]), a, b), ca | cb
+
+    def noted(self, choice, *tests):
+        """``choice``, a kind code chosen by ``tests``, noted where they are per example."""
+        if self._batched_test(*tests):
+            self.batched_choices.add(choice)
+        return choice
 
     def item_kind(self, node, path) -> tuple:
         if type(node) in (cst.Tuple, cst.List) and path[0] < len(node.elements) and all(
@@ -449,7 +513,7 @@ class _Tracker:
             return self.name_kind(node, path)
         if type(node) is cst.IfExp and _pure(node.test):
             (body, a), (orelse, b) = self.kind(node.body, path), self.kind(node.orelse, path)
-            return _choice(node.test, body, orelse), a | b
+            return self.noted(_choice(node.test, body, orelse), node.test), a | b
         raise _Untracked(node, "a tuple of results is made other than by a tuple display")
 
     def name_kind(self, node, path) -> tuple:
@@ -485,7 +549,10 @@ class _Tracker:
             # (no codes yet: a name of a loop read before its codes settled, next round)
             if not results:
                 return cst.Integer("0"), results
-            return self.chosen([kind for kind, _ in kinds], table, ()), results
+            chosen = self.chosen([kind for kind, _ in kinds], table, ())
+            if any(self.batched(kind) for kind, _ in kinds):
+                self.batched_choices.add(chosen)
+            return chosen, results
         (code,) = results
         return cst.Integer(str(code)), results
 
@@ -538,6 +605,8 @@ class _Tracker:
                     cst.Equal(), cst.Integer(str(code)))]),
                 body=cst.Integer(str(mapping[code])), orelse=expression,
                 lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        if self.batched(kind):
+            self.batched_choices.add(expression)
         return expression, results
 
     def track(self, name: str, node, path=()) -> str:
@@ -594,6 +663,7 @@ class _Tracker:
                     expression, more = self.kind(stmt.value, path, stmt)
                     self.before.setdefault(stmt, {})[kind] = expression
                     codes |= more
+                    self.note_assigned(kind, stmt, expression)
             elif type(stmt) is cst.AugAssign and type(stmt.target) is cst.Name and \
                     stmt.target.value == name and not path and \
                     type(stmt.operator) in _AUGMENTED:
@@ -601,6 +671,7 @@ class _Tracker:
                 expression, more = self.augmented(stmt, node)
                 self.before.setdefault(stmt, {})[kind] = expression
                 codes |= more
+                self.note_assigned(kind, stmt, expression)
             elif type(stmt) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr,
                                 cst.AsName, cst.Global, cst.Nonlocal, cst.Del,
                                 cst.CompFor):
@@ -614,6 +685,12 @@ class _Tracker:
                 if hit:
                     raise _Untracked(stmt, f"`{name}` is bound other than by `{name} = ...`")
         return codes
+
+    def note_assigned(self, kind: str, stmt, expression) -> None:
+        """Note the kind code ``kind`` per example where ``stmt`` assigns it on some
+        examples only or ``expression`` differs between them."""
+        if stmt in self.per_example or self.batched(expression):
+            self.batched_kinds.add(kind)
 
     def augmented(self, stmt, node) -> tuple:
         """The kind code of ``s op= e`` (``stmt``) and its codes."""
