@@ -35,6 +35,7 @@ import types
 
 import libcst as cst
 
+from .introspect import forwarded_target, python_function_of
 from .liveness import Namer, all_names, bound_names
 from .syntax.traversal import walk
 
@@ -327,7 +328,10 @@ def inline_calls(source, fn, helper_source, origins: dict, count: int):
         if type(node.func) is not cst.Name:
             return False
         found, value, _ = source.lookup(node.func.value)
-        return found and value is fn and node.func.value not in caller_bound
+        if not found or node.func.value in caller_bound:
+            return False
+        value = python_function_of(value)
+        return value is fn or forwarded_target(value) is fn
 
     sites = _Sites(is_call)
     tree.visit(sites)

@@ -42,6 +42,7 @@ import numpy as np
 from ..abstract import MIXED_KINDS, MIXED_PARTS, UNKNOWN, TupleValue, Value
 from ..errors import Unsupported
 from ..inline_helpers import InlineForKinds
+from ..introspect import forwarded_target, python_function_of
 from ..rules.lanes import LANE_KINDS
 from ..syntax.traversal import walk
 from .batch_rules import is_docstring as _is_docstring
@@ -466,7 +467,9 @@ class _Tracker:
     def helper_call(self, node):
         """A helper's result: not followed here; the pipeline runs again with the helper
         written out (`inline_helpers`), or the result keeps the join."""
-        example = getattr(self.analysis.values.get(node.func), "example", None)
+        example = python_function_of(getattr(self.analysis.values.get(node.func), "example",
+                                             None))
+        example = forwarded_target(example) or example
         raise _Untracked(node, "it is a helper's result", helper=example if isinstance(
             example, types.FunctionType) else None)
 
