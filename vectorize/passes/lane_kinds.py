@@ -15,11 +15,15 @@ after merge and carry as they do any per-example int; the ``return`` returns
 ``__lane_kinds__(r, r_kind, ("float64", "int64"))``, per example ``r`` itself, on a batch
 the join cast to ``np.result_type`` of the types the lanes of that call hold, as ``np.stack``
 of the loop's results promotes them (`backends.numpy.merge.settle`; an empty batch keeps the
-join: the loop has no example). Where the code cannot be followed (a join computed on, an
-augmented assignment, a name bound by a ``for``), or the joined type does not hold every
-lane type's values exactly (a Python float beside float32 lanes), it is refused, located;
-ints in a float join are checked on the calls where every lane is an int
-(`merge.settle`).
+join: the loop has no example). ``s op= e`` gets the code of ``s op e``; an operation of
+several such operands a choice of the code each combination of theirs gives. A helper's
+result raises `inline_helpers.InlineForKinds`: the pipeline runs again with the helper
+written out into the function (a helper that cannot be is left called: the result keeps
+the join). Where the code cannot be followed (a name bound by a ``for``) the result keeps
+the join; where the joined type does not hold every lane type's values exactly (a Python
+float beside float32 lanes) and the code differs between the examples of a call (a choice
+by a test that is the same for every example joins no lanes), it is refused, located; ints
+in a float join are checked on the calls where every lane is an int (`merge.settle`).
 
     r = 0                        r_kind = 0
     if x > 0:                    r = 0
