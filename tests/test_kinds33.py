@@ -227,3 +227,31 @@ def test_a_shared_test_is_not_refused(a, b):
     # with another, so no join can round a lane's value)
     a, b = np.array(a, dtype=np.int8), np.int8(b)
     _same(vmap(shared_choice, in_axes=(0, None))(a, b), _loop(shared_choice, a, shared=(b,)))
+
+
+# --- a helper written out is still read by its name ---------------------------------------
+
+def _target(x):
+    return max(x, -100)
+
+
+def _other_target(x):
+    return max(x, -50)
+
+
+def calls_target(x):
+    return _target(x)
+
+
+def test_rebinding_a_helper_written_out_makes_a_new_specialization():
+    global _target
+    vf = vmap(calls_target)
+    x = np.array([-70.0, -300.0])
+    _same(vf(x), _loop(calls_target, x))
+    saved = _target
+    try:
+        _target = _other_target
+        _same(vf(x), _loop(calls_target, x))
+    finally:
+        _target = saved
+    _same(vf(x), _loop(calls_target, x))

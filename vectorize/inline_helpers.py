@@ -304,10 +304,11 @@ class _Replace(cst.CSTTransformer):
         return self._emit(original, updated)
 
 
-def inline_calls(source, fn, helper_source, origins: dict, count: int):
+def inline_calls(source, fn, helper_source, origins: dict, count: int, read: dict):
     """``source``'s tree (the main function's) with its calls of the helper ``fn`` (whose
     source is ``helper_source``) written out, or None where none can be (see the module's
-    docstring). ``count``: the helpers written out into it so far."""
+    docstring). ``count``: the helpers written out into it so far; ``read`` gets the names
+    the calls named the helper by (the function depends on them as on any free name)."""
     if count >= _INLINED_MOST or not _plain_helper(fn, helper_source, source.func):
         return None
     tree = source.tree
@@ -344,6 +345,7 @@ def inline_calls(source, fn, helper_source, origins: dict, count: int):
         if not sites.found:
             break
         stmt, call = sites.found[0]
+        read[call.func.value] = source.lookup(call.func.value)[1]
         try:
             bound = inspect.signature(fn).bind(*[object() for a in call.args
                                                  if a.keyword is None],

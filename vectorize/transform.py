@@ -302,11 +302,13 @@ class ModuleContext:
         self.function_names.taken |= bound_names(source.tree)
         checked: set = set()
         not_inlined: set = set()    # (helpers whose result `lane_kinds` leaves joined)
+        inlined: dict = {}          # (the names of the helpers written out -> their values)
         while True:
             job = FunctionJob(self, source, params, spec.name, helper=node is not None)
             job.python_params = python_params
             job.param_signs = signs
             job.kinds_not_inlined = not_inlined
+            job.inlined = inlined
             try:
                 spec.tree, spec.result = job.run()
                 spec.unbatched_returns = any(not _all_batched(value)
@@ -366,7 +368,7 @@ class ModuleContext:
                 # `passes.lane_kinds` follows once the helper is written out; once per helper
                 tree = None if ("inline", problem.fn) in checked else inline_calls(
                     source, problem.fn, read_function(problem.fn), source.origins,
-                    sum(1 for c in checked if type(c) is tuple and c[0] == "inline"))
+                    sum(1 for c in checked if type(c) is tuple and c[0] == "inline"), inlined)
                 checked.add(("inline", problem.fn))
                 if tree is None:
                     not_inlined.add(problem.fn)
@@ -396,6 +398,7 @@ class FunctionJob:
         self.namer = Namer(all_names(source.tree) | set(params))
         self.helper_nodes: dict[cst.CSTNode, str] = {}
         self.kinds_not_inlined: set = set()   # (`inline_helpers`: helpers left called)
+        self.inlined: dict = {}     # (and the names of those written out -> their values)
         self.promoted: set[str] = set()       # created arrays that hold per-example data
         # lists that start empty -> the dtype their first item gave them (`Analysis.item_write`:
         # a later analysis sees that write merged with the padding)
@@ -624,7 +627,10 @@ class FunctionJob:
             raise self._in_users_terms(problem) from None
         tree = tree.with_changes(name=cst.Name(self.name))
         func = self.source.func
-        free_names = dict(self.last.free_names)
+        # (a helper written out into the function: its name is read as any free name,
+        # guarded, and finds the helper for the disk cache)
+        free_names = {**self.inlined, **self.last.free_names}
+        self.read.update({k: v for k, v in self.inlined.items() if k not in self.read})
         for name, value in self.last.free_names.items():
             # a helper bound to a closure (`body_constructs.bound_closures`) stands for the
             # helper the function names: rebinding that name makes a new specialization (the
