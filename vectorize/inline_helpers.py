@@ -47,11 +47,11 @@ _STATEMENTS_MOST = 400
 
 
 class InlineForKinds(Exception):
-    """`passes.lane_kinds` cannot follow the result of a call of the helper ``fn``."""
+    """`passes.lane_kinds` cannot follow the results of calls of the helpers ``fns``."""
 
-    def __init__(self, fn, node):
-        super().__init__(getattr(fn, "__name__", "helper"))
-        self.fn = fn
+    def __init__(self, fns: list, node):
+        super().__init__(", ".join(getattr(fn, "__name__", "helper") for fn in fns))
+        self.fns = fns
         self.node = node
 
 

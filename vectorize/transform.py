@@ -366,14 +366,16 @@ class ModuleContext:
             except InlineForKinds as problem:
                 # `vmap`: a helper's result of lanes of different types, which
                 # `passes.lane_kinds` follows once the helper is written out; once per helper
-                tree = None if ("inline", problem.fn) in checked else inline_calls(
-                    source, problem.fn, read_function(problem.fn), source.origins,
-                    sum(1 for c in checked if type(c) is tuple and c[0] == "inline"), inlined)
-                checked.add(("inline", problem.fn))
-                if tree is None:
-                    not_inlined.add(problem.fn)
-                else:
-                    source = dataclasses.replace(source, tree=tree, _positions=None)
+                for fn in problem.fns:
+                    tree = None if ("inline", fn) in checked else inline_calls(
+                        source, fn, read_function(fn), source.origins,
+                        sum(1 for c in checked if type(c) is tuple and c[0] == "inline"),
+                        inlined)
+                    checked.add(("inline", fn))
+                    if tree is None:
+                        not_inlined.add(fn)
+                    else:
+                        source = dataclasses.replace(source, tree=tree, _positions=None)
             except Unsupported as problem:
                 raise source.error(problem) from None
         self.order.append(spec)

@@ -88,8 +88,10 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
         tracker.check()
     except _Untracked as problem:
         if problem.helper is not None and problem.helper not in ctx.kinds_not_inlined:
-            # (the pipeline runs again with the helper's calls written out: `inline_helpers`)
-            raise InlineForKinds(problem.helper, problem.node) from None
+            # (the pipeline runs again with the helper's calls written out, and those of the
+            # other helpers whose results are such joins: `inline_helpers`)
+            raise InlineForKinds([problem.helper, *tracker.joined_helpers(
+                problem.helper)], problem.node) from None
         if not problem.lossy:
             # (a value the codes do not follow, mostly one the analysis joins from paths
             # no example takes alone, `s = 0` then a loop of float sums, or a helper's
@@ -467,6 +469,24 @@ class _Tracker:
         raise _Untracked(node, "it is computed from a value of several types (only names, "
                                "conditional expressions, `and`/`or` and arithmetic with one "
                                "such operand are followed)")
+
+    def joined_helpers(self, first) -> list:
+        """The other helpers whose calls in the function give a join `_needs` settles."""
+        out = []
+        for node in self.ctx.helper_nodes:
+            value = self.analysis.values.get(node)
+            if type(node) is not cst.Call or not isinstance(value, Value) or not (
+                    value in MIXED_KINDS or value in MIXED_PARTS) or \
+                    not _stacks_differently(value):
+                continue
+            try:
+                self.helper_call(node)
+            except _Untracked as problem:
+                fn = problem.helper
+            if fn is not None and fn is not first and fn not in out and \
+                    fn not in self.ctx.kinds_not_inlined:
+                out.append(fn)
+        return out
 
     def helper_call(self, node):
         """A helper's result: not followed here; the pipeline runs again with the helper
