@@ -255,3 +255,69 @@ def test_rebinding_a_helper_written_out_makes_a_new_specialization():
     finally:
         _target = saved
     _same(vf(x), _loop(calls_target, x))
+
+
+# --- shapes of helpers and calls written out -------------------------------------------------
+
+def _scaled_twice(x, factor=3):
+    z = x * 2
+    if x > 0:
+        return z * factor
+    return factor
+
+
+def keyword_and_local(x):
+    z = 1.0         # (the helper's `z` is another variable)
+    r = _scaled_twice(x, factor=2)
+    return r + z - 1.0 if x > 5 else r
+
+
+def in_a_test(x):
+    if _clip(x) > -100:
+        r = x
+    else:
+        r = _clip(x)
+    return r
+
+
+def _descend(x):
+    # (PsychroLib's dew point: a bounded Newton loop left by `break`)
+    t = x
+    while True:
+        t_old = t
+        t = max(t - 1.0, -100)
+        if abs(t - t_old) < 1.5:
+            break
+    return min(t, 0)
+
+
+def descended(x):
+    return _descend(x)
+
+
+def _checked(x):
+    if x > 1e3:
+        raise ValueError("too big")
+    if x < 0:
+        return 0
+    return x
+
+
+def checked(x):
+    return _checked(x)
+
+
+@pytest.mark.parametrize("f", [keyword_and_local, in_a_test, descended, checked])
+@pytest.mark.parametrize("x", [[-200.0, -300.0], [-200.0, 5.0, 7.0], [3.0, 9.0], [-150.0],
+                               [-0.5, -2.0]])
+def test_shapes_of_helpers(f, x):
+    x = np.array(x)
+    _same(vmap(f)(x), _loop(f, x))
+
+
+def test_a_helper_that_raises_raises_as_the_loop():
+    x = np.array([-5.0, 2000.0])
+    with pytest.raises(ValueError):
+        _loop(checked, x)
+    with pytest.raises(ValueError):
+        vmap(checked)(x)
