@@ -321,3 +321,43 @@ def test_a_helper_that_raises_raises_as_the_loop():
         _loop(checked, x)
     with pytest.raises(ValueError):
         vmap(checked)(x)
+
+
+# --- a helper of another module -----------------------------------------------------------
+
+_OTHER = '''LIMIT = -100
+
+
+def bound(x):
+    if x < LIMIT:
+        return LIMIT
+    return abs_of(x) * sign_of(x)
+
+
+def abs_of(x):
+    return abs(x)
+
+
+def sign_of(x):
+    return -1.0 if x < 0 else 1.0
+'''
+
+
+def test_a_helper_of_another_module(tmp_path, monkeypatch):
+    import importlib
+    (tmp_path / "kinds33_other.py").write_text(_OTHER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    other = importlib.import_module("kinds33_other")
+    bound = other.bound
+
+    def f(x):
+        return bound(x)
+
+    vf = vmap(f)
+    for x in ([-200.0, -300.0], [-200.0, 5.0], [-70.0, 3.0]):
+        x = np.array(x)
+        _same(vf(x), _loop(f, x))
+    # (the helper's module global rebound: a new specialization reads it)
+    monkeypatch.setattr(other, "LIMIT", -50)
+    x = np.array([-70.0, -300.0])
+    _same(vf(x), _loop(f, x))

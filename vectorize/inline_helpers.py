@@ -11,11 +11,13 @@ every pass sees the helper's statements as the function's own. Nothing changes w
 helper is not such a plain function (`inline_calls` returns None: the result keeps the join,
 as before):
 
-- a function of the caller's module (the same globals), no closure, no body imports, no
-  nested function, class, lambda, comprehension, ``try``, ``with``, ``global``, no call of
-  itself, no ``return`` inside a loop, parameters without ``*``/``**``, defaults that are
-  literals (ints, floats, bools, strings, None);
-- every name it reads from its module is not one the caller binds;
+- a plain function (no closure, no body imports, no nested function, class, lambda,
+  comprehension, ``try``, ``with``, ``global``, no call of itself, no ``return`` inside a
+  loop), parameters without ``*``/``**``, defaults that are literals (ints, floats, bools,
+  strings, None);
+- every name it reads from its module is not one the caller binds (a helper of another
+  module: the names it reads there are bound beside the caller's under fresh names, in
+  `FunctionSource.local_imports`; the helper's own specialization guards them);
 - the call is evaluated by its statement on every path through it: a statement of its own
   line (an assignment, an augmented assignment, a ``return``, an expression) or the test of
   an ``if``, not under a conditional expression, ``and``/``or``, a lambda or a
@@ -35,7 +37,7 @@ import types
 
 import libcst as cst
 
-from .introspect import forwarded_target, python_function_of
+from .introspect import forwarded_target, lookup, python_function_of
 from .liveness import Namer, all_names, bound_names
 from .syntax.traversal import walk
 
@@ -164,7 +166,7 @@ def _assigned(tree) -> set:
 
 def _plain_helper(fn, helper_source, caller) -> bool:
     if not isinstance(fn, types.FunctionType) or fn.__closure__ or \
-            fn.__globals__ is not caller.__globals__ or helper_source.local_imports:
+            helper_source.local_imports:
         return False
     if fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
                                inspect.CO_ASYNC_GENERATOR):
@@ -304,11 +306,15 @@ class _Replace(cst.CSTTransformer):
         return self._emit(original, updated)
 
 
-def inline_calls(source, fn, helper_source, origins: dict, count: int, read: dict):
+def inline_calls(source, fn, helper_source, origins: dict, count: int, read: dict,
+                 imports: dict):
     """``source``'s tree (the main function's) with its calls of the helper ``fn`` (whose
     source is ``helper_source``) written out, or None where none can be (see the module's
     docstring). ``count``: the helpers written out into it so far; ``read`` gets the names
-    the calls named the helper by (the function depends on them as on any free name)."""
+    the calls named the helper by (the function depends on them as on any free name); a
+    helper of another module: ``imports`` (the function's `FunctionSource.local_imports`)
+    gets the values of the names it reads there under fresh names (guarded by the helper's
+    own specialization, which the analysis that found its call made)."""
     if count >= _INLINED_MOST or not _plain_helper(fn, helper_source, source.func):
         return None
     tree = source.tree
@@ -321,6 +327,20 @@ def inline_calls(source, fn, helper_source, origins: dict, count: int, read: dic
     caller_bound = bound_names(tree) | {p.name.value for p in walk(tree.params)
                                         if type(p) is cst.Param}
     free = {n.value for n in walk(helper.body) if type(n) is cst.Name} - local
+    namer = Namer(all_names(tree) | all_names(helper) | set(source.local_imports))
+    foreign: dict = {}      # (a name of another module the helper reads -> its fresh name)
+    if fn.__globals__ is not source.func.__globals__:
+        # (a helper of another module: the names it reads from its module are bound under
+        # fresh names beside the function's)
+        for name in sorted(free):
+            found, value, scope = lookup(fn, name)
+            if not found:
+                return None
+            if scope == "builtin" and source.lookup(name)[:2] == (True, value):
+                continue
+            foreign[name] = namer.fresh(name)
+            imports[foreign[name]] = value
+        free -= set(foreign)
     # (a name the helper reads from the module that the caller binds would be the caller's)
     if free & (caller_bound | _assigned(tree)):
         return None
@@ -338,7 +358,6 @@ def inline_calls(source, fn, helper_source, origins: dict, count: int, read: dic
     tree.visit(sites)
     if not sites.found:
         return None
-    namer = Namer(all_names(tree) | all_names(helper))
     for _ in range(len(sites.found)):
         sites = _Sites(is_call)
         tree.visit(sites)
@@ -356,6 +375,7 @@ def inline_calls(source, fn, helper_source, origins: dict, count: int, read: dic
         positional = [a for a in call.args if a.keyword is None]
         keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
         names = {name: namer.fresh(f"{fn.__name__}_{name}") for name in sorted(local)}
+        names.update(foreign)
         before: list = []
         k = 0
         for param in params:

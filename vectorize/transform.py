@@ -367,15 +367,17 @@ class ModuleContext:
                 # `vmap`: a helper's result of lanes of different types, which
                 # `passes.lane_kinds` follows once the helper is written out; once per helper
                 for fn in problem.fns:
+                    imports = dict(source.local_imports)
                     tree = None if ("inline", fn) in checked else inline_calls(
                         source, fn, read_function(fn), source.origins,
                         sum(1 for c in checked if type(c) is tuple and c[0] == "inline"),
-                        inlined)
+                        inlined, imports)
                     checked.add(("inline", fn))
                     if tree is None:
                         not_inlined.add(fn)
                     else:
-                        source = dataclasses.replace(source, tree=tree, _positions=None)
+                        source = dataclasses.replace(source, tree=tree, _positions=None,
+                                                     local_imports=imports)
             except Unsupported as problem:
                 raise source.error(problem) from None
         self.order.append(spec)
