@@ -627,6 +627,8 @@ class _Tracker:
             return kind, results
         expression = cst.Integer(str(mapping[max(mapping)]))
         for code in sorted(mapping)[:-1][::-1]:
+            if type(expression) is cst.Integer and int(expression.value) == mapping[code]:
+                continue    # (the same code either way: no choice)
             expression = cst.IfExp(
                 test=cst.Comparison(kind.deep_clone(), [cst.ComparisonTarget(
                     cst.Equal(), cst.Integer(str(code)))]),
