@@ -47,6 +47,7 @@ from .body_constructs.bound_closures import bound_helper_of
 from .body_constructs.recursion import unroll_recursion
 from .codegen import Generated  # noqa: F401 -- what a transform returns
 from .errors import Unsupported, VectorizeError, fallback_record, quoted_names
+from .inline_helpers import InlineForKinds, inline_calls
 from .introspect import ClosureView, attribute_guard, forwarded_target
 from .liveness import Namer, all_names, bound_names
 from .pipeline import PIPELINE
@@ -309,10 +310,14 @@ class ModuleContext:
         # `arcminutes` would be the parameter there)
         self.function_names.taken |= bound_names(source.tree)
         checked: set = set()
+        not_inlined: set = set()    # (helpers whose result `lane_kinds` leaves joined)
+        inlined: dict = {}          # (the names of the helpers written out -> their values)
         while True:
             job = FunctionJob(self, source, params, spec.name, helper=node is not None)
             job.python_params = python_params
             job.param_signs = signs
+            job.kinds_not_inlined = not_inlined
+            job.inlined = inlined
             try:
                 spec.tree, spec.result = job.run()
                 spec.unbatched_returns = any(not _all_batched(value)
@@ -385,6 +390,21 @@ class ModuleContext:
                     raise source.error(problem) from None
                 checked.add(MayFallOff)
                 source = dataclasses.replace(source, tree=check_fall_off(source.tree))
+            except InlineForKinds as problem:
+                # `vmap`: a helper's result of lanes of different types, which
+                # `passes.lane_kinds` follows once the helper is written out; once per helper
+                for fn in problem.fns:
+                    imports = dict(source.local_imports)
+                    tree = None if ("inline", fn) in checked else inline_calls(
+                        source, fn, read_function(fn), source.origins,
+                        sum(1 for c in checked if type(c) is tuple and c[0] == "inline"),
+                        inlined, imports)
+                    checked.add(("inline", fn))
+                    if tree is None:
+                        not_inlined.add(fn)
+                    else:
+                        source = dataclasses.replace(source, tree=tree, _positions=None,
+                                                     local_imports=imports)
             except Unsupported as problem:
                 raise source.error(problem) from None
         self.order.append(spec)
@@ -408,6 +428,8 @@ class FunctionJob:
         self.registry = module.registry
         self.namer = Namer(all_names(source.tree) | set(params))
         self.helper_nodes: dict[cst.CSTNode, str] = {}
+        self.kinds_not_inlined: set = set()   # (`inline_helpers`: helpers left called)
+        self.inlined: dict = {}     # (and the names of those written out -> their values)
         self.promoted: set[str] = set()       # created arrays that hold per-example data
         # lists that start empty -> the dtype their first item gave them (`Analysis.item_write`:
         # a later analysis sees that write merged with the padding)
@@ -637,7 +659,10 @@ class FunctionJob:
             raise self._in_users_terms(problem) from None
         tree = tree.with_changes(name=cst.Name(self.name))
         func = self.source.func
-        free_names = dict(self.last.free_names)
+        # (a helper written out into the function: its name is read as any free name,
+        # guarded, and finds the helper for the disk cache)
+        free_names = {**self.inlined, **self.last.free_names}
+        self.read.update({k: v for k, v in self.inlined.items() if k not in self.read})
         for name, value in self.last.free_names.items():
             # a helper bound to a closure (`body_constructs.bound_closures`) stands for the
             # helper the function names: rebinding that name makes a new specialization (the

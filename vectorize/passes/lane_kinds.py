@@ -15,11 +15,15 @@ after merge and carry as they do any per-example int; the ``return`` returns
 ``__lane_kinds__(r, r_kind, ("float64", "int64"))``, per example ``r`` itself, on a batch
 the join cast to ``np.result_type`` of the types the lanes of that call hold, as ``np.stack``
 of the loop's results promotes them (`backends.numpy.merge.settle`; an empty batch keeps the
-join: the loop has no example). Where the code cannot be followed (a join computed on, an
-augmented assignment, a name bound by a ``for``), or the joined type does not hold every
-lane type's values exactly (a Python float beside float32 lanes), it is refused, located;
-ints in a float join are checked on the calls where every lane is an int
-(`merge.settle`).
+join: the loop has no example). ``s op= e`` gets the code of ``s op e``; an operation of
+several such operands a choice of the code each combination of theirs gives. A helper's
+result raises `inline_helpers.InlineForKinds`: the pipeline runs again with the helper
+written out into the function (a helper that cannot be is left called: the result keeps
+the join). Where the code cannot be followed (a name bound by a ``for``) the result keeps
+the join; where the joined type does not hold every lane type's values exactly (a Python
+float beside float32 lanes) and the code differs between the examples of a call (a choice
+by a test that is the same for every example joins no lanes), it is refused, located; ints
+in a float join are checked on the calls where every lane is an int (`merge.settle`).
 
     r = 0                        r_kind = 0
     if x > 0:                    r = 0
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import types
 import warnings
 
 import libcst as cst
@@ -40,6 +45,8 @@ import numpy as np
 
 from ..abstract import MIXED_KINDS, MIXED_PARTS, UNKNOWN, TupleValue, Value
 from ..errors import Unsupported
+from ..inline_helpers import InlineForKinds
+from ..introspect import forwarded_target, python_function_of
 from ..rules.lanes import LANE_KINDS
 from ..syntax.traversal import walk
 from .batch_rules import is_docstring as _is_docstring
@@ -49,11 +56,12 @@ _SUGGESTION = ("give every path the same type of number (`0.0` beside floats, `f
 
 
 class _Untracked(Exception):
-    def __init__(self, node, why: str, lossy: bool = False):
+    def __init__(self, node, why: str, lossy: bool = False, helper=None):
         super().__init__(why)
         self.node = node
         self.why = why
         self.lossy = lossy      # (the join itself changes a lane's value: refused)
+        self.helper = helper    # (a helper's result: followed once written out)
 
 
 def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
@@ -79,6 +87,11 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
             raise _Untracked(wanted[0][0], "the types its names take do not settle")
         tracker.check()
     except _Untracked as problem:
+        if problem.helper is not None and problem.helper not in ctx.kinds_not_inlined:
+            # (the pipeline runs again with the helper's calls written out, and those of the
+            # other helpers whose results are such joins: `inline_helpers`)
+            raise InlineForKinds([problem.helper, *tracker.joined_helpers(
+                problem.helper)], problem.node) from None
         if not problem.lossy:
             # (a value the codes do not follow, mostly one the analysis joins from paths
             # no example takes alone, `s = 0` then a loop of float sums, or a helper's
@@ -167,6 +180,12 @@ _BINARY = {cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: oper
            cst.Modulo: operator.mod, cst.Power: operator.pow, cst.BitAnd: operator.and_,
            cst.BitOr: operator.or_, cst.BitXor: operator.xor,
            cst.LeftShift: operator.lshift, cst.RightShift: operator.rshift}
+_AUGMENTED = {cst.AddAssign: operator.add, cst.SubtractAssign: operator.sub,
+              cst.MultiplyAssign: operator.mul, cst.DivideAssign: operator.truediv,
+              cst.FloorDivideAssign: operator.floordiv, cst.ModuloAssign: operator.mod,
+              cst.PowerAssign: operator.pow, cst.BitAndAssign: operator.and_,
+              cst.BitOrAssign: operator.or_, cst.BitXorAssign: operator.xor,
+              cst.LeftShiftAssign: operator.lshift, cst.RightShiftAssign: operator.rshift}
 _UNARY = {cst.Minus: operator.neg, cst.Plus: operator.pos, cst.BitInvert: operator.invert}
 
 
@@ -234,15 +253,68 @@ class _Tracker:
         self.unsettled: list = []       # (node, why) an operation's codes do not give one
         self.initial: dict = {}         # a parameter's kind code's name -> its code
         self.substitute: dict = {}      # such a call -> the call of those names
+        # kind codes that differ between the examples of a call (their names; the choices
+        # written of per-example tests), and the statements under a per-example test
+        self.batched_kinds: set = set()
+        self.batched_choices: set = set()
+        self.per_example: set = set()
+        self._mark(func.body.body, False)
 
     def start_round(self) -> None:
         self.last_codes = dict(self.codes_of)
+        self.last_batched = set(self.batched_kinds)
         self.names, self.before, self.open = {}, {}, {}
         self.substitute, self.initial, self.unsettled = {}, {}, []
         self.empty: list = []
 
     def settled_round(self) -> bool:
-        return self.codes_of == self.last_codes
+        return self.codes_of == self.last_codes and self.batched_kinds == self.last_batched
+
+    def _mark(self, stmts, under: bool) -> None:
+        """Note the statements of ``stmts`` that run under a per-example test."""
+        for stmt in stmts:
+            if under:
+                self.per_example.add(stmt)
+                for small in getattr(stmt, "body", ()) if type(
+                        stmt) is cst.SimpleStatementLine else ():
+                    self.per_example.add(small)
+            if type(stmt) in (cst.If, cst.While):
+                inner = under or self.analysis.batched_tests.get(stmt, True)
+            elif type(stmt) is cst.For:
+                value = self.analysis.values.get(stmt.iter)
+                inner = under or self.analysis.batched_tests.get(stmt, False) or not (
+                    isinstance(value, Value) and not value.batched)
+            else:
+                inner = under
+            if type(stmt) is cst.If:
+                self._mark(stmt.body.body, inner)
+                orelse = stmt.orelse
+                while type(orelse) is cst.If:
+                    inner = inner or self.analysis.batched_tests.get(orelse, True)
+                    self._mark(orelse.body.body, inner)
+                    orelse = orelse.orelse
+                if orelse is not None:
+                    self._mark(orelse.body.body, inner)
+            elif type(stmt) in (cst.For, cst.While):
+                self._mark(stmt.body.body, inner)
+                if stmt.orelse is not None:
+                    self._mark(stmt.orelse.body.body, inner)
+            elif type(stmt) not in (cst.SimpleStatementLine,) and hasattr(stmt, "body") and \
+                    hasattr(stmt.body, "body"):
+                self._mark(stmt.body.body, inner)
+
+    def _batched_test(self, *nodes) -> bool:
+        """Whether any of ``nodes`` (of the analysed tree) differs between examples."""
+        for node in nodes:
+            value = self.analysis.values.get(node)
+            if not isinstance(value, Value) or value.batched:
+                return True
+        return False
+
+    def batched(self, expression) -> bool:
+        """Whether the kind code ``expression`` may differ between a call's examples."""
+        return any(n in self.batched_choices or type(n) is cst.Name and
+                   n.value in self.batched_kinds for n in walk(expression))
 
     def check(self) -> None:
         """After the last round: what was left unfollowed is refused."""
@@ -282,6 +354,8 @@ class _Tracker:
                     items.append(cst.Element(self.settled(item, v, *self.kind(node, (k,)))
                                              if _needs(v) else item))
                 return cst.Tuple(items)
+            if type(node) is cst.Call and node in self.ctx.helper_nodes:
+                self.helper_call(node)      # (`return h(x)` of a tuple)
             raise _Untracked(node, "several results are returned other than as a tuple "
                                    "display, a dict display or a name bound to tuple "
                                    "displays")
@@ -294,7 +368,9 @@ class _Tracker:
             raise _Untracked(node, "the joined type is not known")
         for code in codes:
             dtype = np.dtype(self.keys[code][1])
-            if not _holds(joined, dtype, self.constants[code]):
+            # (a code the same for every example of a call: the batch keeps Python's choice,
+            # no lane is joined with another)
+            if not _holds(joined, dtype, self.constants[code]) and self.batched(kind):
                 raise _Untracked(node, f"the joined {joined} does not hold every {dtype} "
                                        "value a lane may have", lossy=True)
         elements = [cst.Element(cst.SimpleString(f'"{d}"')) for d in self.table]
@@ -345,16 +421,19 @@ class _Tracker:
             return self.name_kind(node, ())
         if type(node) is cst.IfExp and _pure(node.test):
             (body, a), (orelse, b) = self.kind(node.body), self.kind(node.orelse)
-            return _choice(node.test, body, orelse), a | b
+            return self.noted(_choice(node.test, body, orelse), node.test), a | b
         if type(node) is cst.BooleanOperation and _pure(node.left):
             (left, a), (right, b) = self.kind(node.left), self.kind(node.right)
             # (`a and b` is `a` where `a` is false, `a or b` where it is true)
             first, second = (right, left) if type(node.operator) is cst.And else (left, right)
-            return cst.IfExp(test=node.left.deep_clone(), body=first, orelse=second,
-                             lpar=[cst.LeftParen()], rpar=[cst.RightParen()]), a | b
+            return self.noted(cst.IfExp(test=node.left.deep_clone(), body=first,
+                                        orelse=second, lpar=[cst.LeftParen()],
+                                        rpar=[cst.RightParen()]), node.left), a | b
         if type(node) is cst.Call and _extremum(self.analysis.values.get(node.func)) and \
                 len(node.args) == 2 and not any(a.keyword or a.star for a in node.args):
             return self.extremum(node, top)
+        if type(node) is cst.Call and node in self.ctx.helper_nodes:
+            self.helper_call(node)
         if type(node) is cst.Call and not any(a.keyword or a.star for a in node.args):
             function = self.analysis.values.get(node.func)
             args = [self.analysis.values.get(a.value) for a in node.args]
@@ -391,6 +470,33 @@ class _Tracker:
                                "conditional expressions, `and`/`or` and arithmetic with one "
                                "such operand are followed)")
 
+    def joined_helpers(self, first) -> list:
+        """The other helpers whose calls in the function give a join `_needs` settles."""
+        out = []
+        for node in self.ctx.helper_nodes:
+            value = self.analysis.values.get(node)
+            if type(node) is not cst.Call or not isinstance(value, Value) or not (
+                    value in MIXED_KINDS or value in MIXED_PARTS) or \
+                    not _stacks_differently(value):
+                continue
+            try:
+                self.helper_call(node)
+            except _Untracked as problem:
+                fn = problem.helper
+            if fn is not None and fn is not first and fn not in out and \
+                    fn not in self.ctx.kinds_not_inlined:
+                out.append(fn)
+        return out
+
+    def helper_call(self, node):
+        """A helper's result: not followed here; the pipeline runs again with the helper
+        written out (`inline_helpers`), or the result keeps the join."""
+        example = python_function_of(getattr(self.analysis.values.get(node.func), "example",
+                                             None))
+        example = forwarded_target(example) or example
+        raise _Untracked(node, "it is a helper's result", helper=example if isinstance(
+            example, types.FunctionType) else None)
+
     def extremum(self, node, top) -> tuple:
         """``max(a, b)`` (``min``): per example Python's choice, ``b`` where ``b > a``
         (``b < a``), else ``a``; operands that cannot be evaluated again are computed
@@ -417,8 +523,14 @@ class _Tracker:
         operator_ = cst.GreaterThan() if _extremum(
             self.analysis.values.get(node.func)) == "max" else cst.LessThan()
         test = cst.Comparison(second, [cst.ComparisonTarget(operator_, first)])
-        return cst.IfExp(test=test, body=kb, orelse=ka, lpar=[cst.LeftParen()],
-                         rpar=[cst.RightParen()]), ca | cb
+        return self.noted(cst.IfExp(test=test, body=kb, orelse=ka, lpar=[cst.LeftParen()],
+                                    rpar=[cst.RightParen()]), a, b), ca | cb
+
+    def noted(self, choice, *tests):
+        """``choice``, a kind code chosen by ``tests``, noted where they are per example."""
+        if self._batched_test(*tests):
+            self.batched_choices.add(choice)
+        return choice
 
     def item_kind(self, node, path) -> tuple:
         if type(node) in (cst.Tuple, cst.List) and path[0] < len(node.elements) and all(
@@ -428,7 +540,7 @@ class _Tracker:
             return self.name_kind(node, path)
         if type(node) is cst.IfExp and _pure(node.test):
             (body, a), (orelse, b) = self.kind(node.body, path), self.kind(node.orelse, path)
-            return _choice(node.test, body, orelse), a | b
+            return self.noted(_choice(node.test, body, orelse), node.test), a | b
         raise _Untracked(node, "a tuple of results is made other than by a tuple display")
 
     def name_kind(self, node, path) -> tuple:
@@ -439,14 +551,17 @@ class _Tracker:
         return cst.Name(name), self.codes_of.get(key, frozenset())
 
     def crossed(self, node, operands, compute) -> tuple:
-        """The kind code of an operation of several operands of several types, where every
-        combination of their lane types gives one type (``r - s / d`` of floats and ints:
-        a float)."""
-        kinds = [self.kind(operand) for operand in operands]
+        """The kind code of an operation of several operands of several types: per
+        combination of their lane types, the type the operation gives (``r - s / d`` of
+        floats and ints: a float), chosen by the operands' codes where they differ."""
+        return self.combined(node, [self.kind(operand) for operand in operands], compute)
+
+    def combined(self, node, kinds, compute) -> tuple:
+        """``crossed`` of operands whose kind codes and codes are ``kinds``."""
+        table = {}
         combinations = [()]
         for _, codes in kinds:
             combinations = [c + (code,) for c in combinations for code in sorted(codes)]
-        results = set()
         for combination in combinations:
             try:
                 with np.errstate(all="ignore"), warnings.catch_warnings():
@@ -455,21 +570,45 @@ class _Tracker:
             except Exception:  # noqa: BLE001 -- the lane types' raise: not followed
                 raise _Untracked(node, "an operation on it raises for one of its lane "
                                        "types") from None
-            results.add(self.code(out, node))
+            table[combination] = self.code(out, node)
+        results = frozenset(table.values())
         if len(results) != 1:
             # (no codes yet: a name of a loop read before its codes settled, next round)
-            if results:
-                self.unsettled.append((node, "it is computed from several values of several "
-                                             "types whose lane types give different types"))
-            return cst.Integer("0"), frozenset(results)
+            if not results:
+                return cst.Integer("0"), results
+            chosen = self.chosen([kind for kind, _ in kinds], table, ())
+            if any(self.batched(kind) for kind, _ in kinds):
+                self.batched_choices.add(chosen)
+            return chosen, results
         (code,) = results
-        return cst.Integer(str(code)), frozenset(results)
+        return cst.Integer(str(code)), results
+
+    def chosen(self, kinds, table, prefix) -> cst.BaseExpression:
+        """The code ``table`` gives the combination of the operands' codes (``kinds``: their
+        expressions) that starts with ``prefix``: a choice on the next operand's code."""
+        if len(prefix) == len(kinds):
+            return cst.Integer(str(table[prefix]))
+        codes = sorted({c[len(prefix)] for c in table if c[:len(prefix)] == prefix})
+        out = self.chosen(kinds, table, prefix + (codes[-1],))
+        for code in codes[:-1][::-1]:
+            body = self.chosen(kinds, table, prefix + (code,))
+            if body.deep_equals(out):
+                continue
+            out = cst.IfExp(
+                test=cst.Comparison(kinds[len(prefix)].deep_clone(), [cst.ComparisonTarget(
+                    cst.Equal(), cst.Integer(str(code)))]),
+                body=body, orelse=out, lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return out
 
     def mapped(self, operand, compute, exact: bool) -> tuple:
         """The kind code of an operation of one operand of several types: per code of the
         operand, the code of the operation on an example of its type (``exact``: the other
         operand is a constant, so a code's constants stay constants)."""
         kind, codes = self.kind(operand)
+        return self.mapped_codes(operand, kind, codes, compute, exact)
+
+    def mapped_codes(self, operand, kind, codes, compute, exact: bool) -> tuple:
+        """`mapped` of an operand whose kind code is ``kind``, its codes ``codes``."""
         mapping = {}
         for code in sorted(codes):
             try:
@@ -488,11 +627,15 @@ class _Tracker:
             return kind, results
         expression = cst.Integer(str(mapping[max(mapping)]))
         for code in sorted(mapping)[:-1][::-1]:
+            if type(expression) is cst.Integer and int(expression.value) == mapping[code]:
+                continue    # (the same code either way: no choice)
             expression = cst.IfExp(
                 test=cst.Comparison(kind.deep_clone(), [cst.ComparisonTarget(
                     cst.Equal(), cst.Integer(str(code)))]),
                 body=cst.Integer(str(mapping[code])), orelse=expression,
                 lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        if self.batched(kind):
+            self.batched_choices.add(expression)
         return expression, results
 
     def track(self, name: str, node, path=()) -> str:
@@ -542,10 +685,22 @@ class _Tracker:
                 if any(type(n) is cst.Name and n.value == name
                        for t in stmt.targets for n in walk(t.target)):
                     if len(stmt.targets) != 1 or type(stmt.targets[0].target) is not cst.Name:
+                        if type(stmt.value) is cst.Call and stmt.value in self.ctx.helper_nodes:
+                            # (`a, b = h(x)`: followed once the helper is written out)
+                            self.helper_call(stmt.value)
                         raise _Untracked(stmt, f"`{name}` is bound with other names")
                     expression, more = self.kind(stmt.value, path, stmt)
                     self.before.setdefault(stmt, {})[kind] = expression
                     codes |= more
+                    self.note_assigned(kind, stmt, expression)
+            elif type(stmt) is cst.AugAssign and type(stmt.target) is cst.Name and \
+                    stmt.target.value == name and not path and \
+                    type(stmt.operator) in _AUGMENTED:
+                # (`s += e`: the kind code of `s + e`, assigned before it)
+                expression, more = self.augmented(stmt, node)
+                self.before.setdefault(stmt, {})[kind] = expression
+                codes |= more
+                self.note_assigned(kind, stmt, expression)
             elif type(stmt) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr,
                                 cst.AsName, cst.Global, cst.Nonlocal, cst.Del,
                                 cst.CompFor):
@@ -559,6 +714,26 @@ class _Tracker:
                 if hit:
                     raise _Untracked(stmt, f"`{name}` is bound other than by `{name} = ...`")
         return codes
+
+    def note_assigned(self, kind: str, stmt, expression) -> None:
+        """Note the kind code ``kind`` per example where ``stmt`` assigns it on some
+        examples only or ``expression`` differs between them."""
+        if stmt in self.per_example or self.batched(expression):
+            self.batched_kinds.add(kind)
+
+    def augmented(self, stmt, node) -> tuple:
+        """The kind code of ``s op= e`` (``stmt``) and its codes."""
+        op = _AUGMENTED[type(stmt.operator)]
+        left = self.name_kind(stmt.target, ())
+        right = self.analysis.values.get(stmt.value)
+        if isinstance(right, Value) and not (right in MIXED_KINDS or right in MIXED_PARTS):
+            if not right.known:
+                raise _Untracked(stmt, "an augmented assignment of a value whose type is "
+                                       "not known")
+            other = right.example
+            return self.mapped_codes(stmt.target, *left, lambda e: op(e, other),
+                                     _constant(right))
+        return self.combined(stmt, [left, self.kind(stmt.value)], op)
 
     # -- the rewrite --------------------------------------------------------------------
 

@@ -1,0 +1,437 @@
+"""A helper's body written into its caller in place of its calls, so that the caller's
+passes see the paths the helper's result takes (`passes.lane_kinds`: a `vmap` result that
+is a Python int on the paths through ``max(x, -100)`` of a helper and a NumPy float on the
+others has, on each call, the type the per-example loop's stack gives the paths that call's
+examples took; the helper's batched function returns the join).
+
+`passes.lane_kinds` raises `InlineForKinds` for a helper call whose result it cannot follow;
+`transform.ModuleContext.specialize` then writes every call of that helper in the main
+function's source out (`inline_calls`) and runs the pipeline again from the start, so that
+every pass sees the helper's statements as the function's own. Nothing changes where the
+helper is not such a plain function (`inline_calls` returns None: the result keeps the join,
+as before):
+
+- a plain function (no closure, no body imports, no nested function, class, lambda,
+  comprehension, ``try``, ``with``, ``global``, no call of itself, no ``return`` inside a
+  loop), parameters without ``*``/``**``, defaults that are literals (ints, floats, bools,
+  strings, None);
+- every name it reads from its module is not one the caller binds (a helper of another
+  module: the names it reads there are bound beside the caller's under fresh names, in
+  `FunctionSource.local_imports`; the helper's own specialization guards them);
+- the call is evaluated by its statement on every path through it: a statement of its own
+  line (an assignment, an augmented assignment, a ``return``, an expression) or the test of
+  an ``if``, not under a conditional expression, ``and``/``or``, a lambda or a
+  comprehension, with no ``*``/``**`` argument.
+
+The helper's returns become assignments of a fresh name (a statement after an ``if`` whose
+branch returns is written in both branches, its paths as Python runs them); its parameters
+and locals get fresh names; ``a, b = h(x)`` of a helper returning tuple displays assigns
+``a`` and ``b`` from each return's items. Errors in the written-out statements are located at
+the call's statement (`FunctionSource.origins`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+
+import libcst as cst
+
+from .introspect import forwarded_target, lookup, python_function_of
+from .liveness import Namer, all_names, bound_names
+from .syntax.traversal import walk
+
+_INLINED_MOST = 12
+"""The most helpers written out into one function (each writes every call of it)."""
+
+_STATEMENTS_MOST = 400
+"""The most statements a helper's body may have once its returns are assignments."""
+
+
+class InlineForKinds(Exception):
+    """`passes.lane_kinds` cannot follow the results of calls of the helpers ``fns``."""
+
+    def __init__(self, fns: list, node):
+        super().__init__(", ".join(getattr(fn, "__name__", "helper") for fn in fns))
+        self.fns = fns
+        self.node = node
+
+
+_NOT_INLINED = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.Global, cst.Nonlocal,
+                cst.Yield, cst.Await, cst.Try, cst.With, cst.Import, cst.ImportFrom,
+                cst.GeneratorExp, cst.ListComp, cst.SetComp, cst.DictComp, cst.Del)
+
+_LITERALS = (bool, int, float, str, type(None))
+
+
+def _literal(value):
+    if type(value) not in _LITERALS:
+        return None
+    try:
+        node = cst.parse_expression(repr(value))
+    except Exception:  # noqa: BLE001 -- inf, nan: no literal
+        return None
+    return node
+
+
+def _returns_in_loops(node, inside=False) -> bool:
+    for child in _children(node):
+        if type(child) is cst.Return and inside:
+            return True
+        if _returns_in_loops(child, inside or type(child) in (cst.For, cst.While)):
+            return True
+    return False
+
+
+def _children(node):
+    return node.children
+
+
+def _has_return(stmts) -> bool:
+    return any(type(n) is cst.Return for s in stmts for n in walk(s))
+
+
+def _block(stmts) -> list:
+    """The statements of an indented block (or a one-line suite)."""
+    return list(stmts.body)
+
+
+def _as_block(stmts: list) -> cst.IndentedBlock:
+    return cst.IndentedBlock(body=stmts or [cst.SimpleStatementLine([cst.Pass()])])
+
+
+def _lowered(stmts: list, result) -> list:
+    """``stmts`` with each ``return e`` the statements ``result(e)`` (a statement after an
+    ``if`` a branch of which returns written into both branches); falling off the end
+    gives None."""
+    out: list = []
+    for k, stmt in enumerate(stmts):
+        rest = stmts[k + 1:]
+        if type(stmt) is cst.SimpleStatementLine and type(stmt.body[0]) is cst.Return:
+            value = stmt.body[0].value
+            return out + result(value if value is not None else cst.Name("None"))
+        if type(stmt) is cst.If and _has_return([stmt]):
+            return out + [_lowered_if(stmt, rest, result)]
+        out.append(stmt)
+    return out + result(cst.Name("None"))
+
+
+def _lowered_if(stmt: cst.If, rest: list, result) -> cst.If:
+    body = _lowered(_block(stmt.body) + rest, result)
+    if stmt.orelse is None:
+        orelse = cst.Else(body=_as_block(_lowered(list(rest), result)))
+    elif type(stmt.orelse) is cst.If:
+        orelse = cst.Else(body=_as_block([_lowered_if(stmt.orelse, rest, result)]))
+    else:
+        orelse = cst.Else(body=_as_block(_lowered(_block(stmt.orelse.body) + rest, result)))
+    return stmt.with_changes(body=_as_block(body), orelse=orelse)
+
+
+def _count(stmts) -> int:
+    return sum(1 for s in stmts for n in walk(s) if isinstance(n, cst.BaseSmallStatement))
+
+
+def _renamed(node, names: dict):
+    return node.visit(_RenameAll(names))
+
+
+class _RenameAll(cst.CSTTransformer):
+    def __init__(self, names):
+        self.names = names
+
+    def leave_Attribute(self, original, updated):
+        return updated.with_changes(attr=original.attr)
+
+    def leave_Arg(self, original, updated):
+        return updated.with_changes(keyword=original.keyword)
+
+    def leave_Name(self, original, updated):
+        new = self.names.get(original.value)
+        return updated.with_changes(value=new) if new else updated
+
+
+def _assigned(tree) -> set:
+    """The names ``tree`` binds by assignments, ``for`` targets and walruses."""
+    out: set = set()
+    for n in walk(tree):
+        targets = []
+        if type(n) is cst.Assign:
+            targets = [t.target for t in n.targets]
+        elif type(n) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr):
+            targets = [n.target]
+        for t in targets:
+            out |= {m.value for m in walk(t) if type(m) is cst.Name}
+    return out
+
+
+def _plain_helper(fn, helper_source, caller) -> bool:
+    if not isinstance(fn, types.FunctionType) or fn.__closure__ or \
+            helper_source.local_imports:
+        return False
+    if fn.__code__.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
+                               inspect.CO_ASYNC_GENERATOR):
+        return False
+    tree = helper_source.tree
+    if any(type(n) in _NOT_INLINED for n in walk(tree.body)):
+        return False
+    if _returns_in_loops(tree.body):
+        return False
+    for param in inspect.signature(fn).parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            return False
+        if param.default is not param.empty and _literal(param.default) is None:
+            return False
+    # (no call of itself)
+    return not any(type(n) is cst.Name and n.value == fn.__name__ for n in walk(tree.body))
+
+
+def _docstring(stmt) -> bool:
+    return type(stmt) is cst.SimpleStatementLine and type(stmt.body[0]) is cst.Expr and \
+        type(stmt.body[0].value) in (cst.SimpleString, cst.ConcatenatedString)
+
+
+class _Sites(cst.CSTVisitor):
+    """The calls of the helper where the statement evaluates them on every path."""
+
+    def __init__(self, is_call):
+        self.is_call = is_call
+        self.found: list = []       # (statement, call)
+        self.stmt = None
+        self.lazy = 0
+
+    def visit_SimpleStatementLine(self, node):
+        if len(node.body) == 1 and type(node.body[0]) in (cst.Assign, cst.AugAssign,
+                                                          cst.AnnAssign, cst.Return, cst.Expr):
+            self.stmt = node
+        return True
+
+    def leave_SimpleStatementLine(self, original):
+        self.stmt = None
+
+    def visit_If(self, node):
+        # (the test of an `if`: evaluated on every path to it; not an `elif`'s)
+        self.stmt = node
+        node.test.visit(self)
+        self.stmt = None
+        node.body.visit(self)
+        self._orelse(node.orelse)
+        return False
+
+    def _orelse(self, orelse):
+        if orelse is None:
+            return
+        if type(orelse) is cst.If:
+            # (an `elif`'s test runs on some paths only)
+            self.stmt = None
+            self.lazy += 1
+            orelse.test.visit(self)
+            self.lazy -= 1
+            orelse.body.visit(self)
+            self._orelse(orelse.orelse)
+        else:
+            orelse.visit(self)
+
+    def visit_While(self, node):
+        self.lazy += 1
+        node.test.visit(self)
+        self.lazy -= 1
+        node.body.visit(self)
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def visit_For(self, node):
+        self.lazy += 1
+        node.target.visit(self)
+        node.iter.visit(self)
+        self.lazy -= 1
+        node.body.visit(self)
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def visit_IfExp(self, node):
+        node.test.visit(self)
+        self.lazy += 1
+        node.body.visit(self)
+        node.orelse.visit(self)
+        self.lazy -= 1
+        return False
+
+    def visit_BooleanOperation(self, node):
+        node.left.visit(self)
+        self.lazy += 1
+        node.right.visit(self)
+        self.lazy -= 1
+        return False
+
+    def _lazy_all(self, node):
+        self.lazy += 1
+        return True
+
+    def _lazy_end(self, original):
+        self.lazy -= 1
+
+    visit_Lambda = visit_GeneratorExp = visit_ListComp = visit_SetComp = visit_DictComp = \
+        _lazy_all
+    leave_Lambda = leave_GeneratorExp = leave_ListComp = leave_SetComp = leave_DictComp = \
+        _lazy_end
+
+    def visit_Call(self, node):
+        if self.is_call(node) and not self.lazy and self.stmt is not None and not any(
+                a.star for a in node.args):
+            self.found.append((self.stmt, node))
+        return True
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, stmt, call, before: list, value, whole_tuple=None):
+        self.stmt, self.call, self.before, self.value = stmt, call, before, value
+        self.whole_tuple = whole_tuple
+
+    def leave_Call(self, original, updated):
+        return self.value if original is self.call else updated
+
+    def _emit(self, original, updated):
+        if original is not self.stmt:
+            return updated
+        if self.whole_tuple is not None:
+            return cst.FlattenSentinel(self.before)
+        return cst.FlattenSentinel([*self.before, updated])
+
+    def leave_SimpleStatementLine(self, original, updated):
+        return self._emit(original, updated)
+
+    def leave_If(self, original, updated):
+        return self._emit(original, updated)
+
+
+def inline_calls(source, fn, helper_source, origins: dict, count: int, read: dict,
+                 imports: dict):
+    """``source``'s tree (the main function's) with its calls of the helper ``fn`` (whose
+    source is ``helper_source``) written out, or None where none can be (see the module's
+    docstring). ``count``: the helpers written out into it so far; ``read`` gets the names
+    the calls named the helper by (the function depends on them as on any free name); a
+    helper of another module: ``imports`` (the function's `FunctionSource.local_imports`)
+    gets the values of the names it reads there under fresh names (guarded by the helper's
+    own specialization, which the analysis that found its call made)."""
+    if count >= _INLINED_MOST or not _plain_helper(fn, helper_source, source.func):
+        return None
+    tree = source.tree
+    helper = helper_source.tree
+    body = [s for k, s in enumerate(helper.body.body) if not (k == 0 and _docstring(s))]
+    if _count(body) > _STATEMENTS_MOST:
+        return None
+    params = list(inspect.signature(fn).parameters.values())
+    local = {p.name for p in params} | _assigned(helper.body)
+    caller_bound = bound_names(tree) | {p.name.value for p in walk(tree.params)
+                                        if type(p) is cst.Param}
+    free = {n.value for n in walk(helper.body) if type(n) is cst.Name} - local
+    namer = Namer(all_names(tree) | all_names(helper) | set(source.local_imports))
+    foreign: dict = {}      # (a name of another module the helper reads -> its fresh name)
+    if fn.__globals__ is not source.func.__globals__:
+        # (a helper of another module: the names it reads from its module are bound under
+        # fresh names beside the function's)
+        for name in sorted(free):
+            found, value, scope = lookup(fn, name)
+            if not found:
+                return None
+            if scope == "builtin" and source.lookup(name)[:2] == (True, value):
+                continue
+            foreign[name] = namer.fresh(name)
+            imports[foreign[name]] = value
+        free -= set(foreign)
+    # (a name the helper reads from the module that the caller binds would be the caller's)
+    if free & (caller_bound | _assigned(tree)):
+        return None
+
+    def is_call(node) -> bool:
+        if type(node.func) is not cst.Name:
+            return False
+        found, value, _ = source.lookup(node.func.value)
+        if not found or node.func.value in caller_bound:
+            return False
+        value = python_function_of(value)
+        return value is fn or forwarded_target(value) is fn
+
+    sites = _Sites(is_call)
+    tree.visit(sites)
+    if not sites.found:
+        return None
+    for _ in range(len(sites.found)):
+        sites = _Sites(is_call)
+        tree.visit(sites)
+        if not sites.found:
+            break
+        stmt, call = sites.found[0]
+        read[call.func.value] = source.lookup(call.func.value)[1]
+        try:
+            bound = inspect.signature(fn).bind(*[object() for a in call.args
+                                                 if a.keyword is None],
+                                               **{a.keyword.value: object()
+                                                  for a in call.args if a.keyword})
+        except TypeError:
+            return None
+        positional = [a for a in call.args if a.keyword is None]
+        keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
+        names = {name: namer.fresh(f"{fn.__name__}_{name}") for name in sorted(local)}
+        names.update(foreign)
+        before: list = []
+        k = 0
+        for param in params:
+            if k < len(positional) and param.kind in (param.POSITIONAL_ONLY,
+                                                      param.POSITIONAL_OR_KEYWORD):
+                value = positional[k].value
+                k += 1
+            elif param.name in keywords:
+                value = keywords[param.name].value
+            elif param.name in bound.arguments:
+                return None
+            else:
+                value = _literal(param.default)
+            before.append(cst.SimpleStatementLine([cst.Assign(
+                [cst.AssignTarget(cst.Name(names[param.name]))], value.deep_clone())]))
+        renamed = [_renamed(s, names) for s in body]
+        whole_tuple = None
+        if type(stmt) is cst.SimpleStatementLine and type(stmt.body[0]) is cst.Assign and \
+                len(stmt.body[0].targets) == 1 and stmt.body[0].value is call and \
+                type(stmt.body[0].targets[0].target) in (cst.Tuple, cst.List):
+            targets = stmt.body[0].targets[0].target.elements
+            if all(type(e) is cst.Element and type(e.value) is cst.Name for e in targets):
+                returns = [n.value for s in renamed for n in walk(s) if type(n) is cst.Return]
+                if all(type(r) in (cst.Tuple, cst.List) and len(r.elements) == len(targets)
+                       and all(type(e) is cst.Element for e in r.elements) for r in returns):
+                    whole_tuple = [e.value.value for e in targets]
+        if whole_tuple is not None:
+            def result(value, whole=whole_tuple):
+                if type(value) not in (cst.Tuple, cst.List):
+                    # (falling off the end: None, unpacked as Python raises)
+                    return [cst.SimpleStatementLine([cst.Assign(
+                        [cst.AssignTarget(cst.Tuple([cst.Element(cst.Name(n))
+                                                     for n in whole]))], value)])]
+                items = [cst.SimpleStatementLine([cst.Assign(
+                    [cst.AssignTarget(cst.Name(namer.fresh(f"{fn.__name__}_item")))],
+                    e.value)]) for e in value.elements]
+                # (every item computed before any is assigned, as Python unpacks)
+                return items + [cst.SimpleStatementLine([cst.Assign(
+                    [cst.AssignTarget(cst.Name(n))], cst.Name(i.body[0].targets[0].target.value))])
+                    for n, i in zip(whole, items)]
+            out_name = None
+        else:
+            out_name = namer.fresh(f"{fn.__name__}_result")
+
+            def result(value, out=out_name):
+                return [cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(out))],
+                                                            value)])]
+        lowered = _lowered(renamed, result)
+        if _count(lowered) > _STATEMENTS_MOST:
+            return None
+        made = before + lowered
+        origin = origins.get(stmt, stmt)
+        for new in made:
+            for n in walk(new):
+                if isinstance(n, cst.BaseStatement):
+                    origins.setdefault(n, origin)
+        tree = tree.visit(_Replace(stmt, call, made, cst.Name(out_name or "None"),
+                                   whole_tuple))
+    return tree
