@@ -670,7 +670,7 @@ def run_chunked(function, args, batched, size: int, lanes: int, result, call,
             out[start:stop] = arr
         return True
 
-    if not _each(chunk, range(0, size, lanes), workers):
+    if not each_item(chunk, range(0, size, lanes), workers):
         return None
     return tuple(outs) if isinstance(result, TupleValue) else outs[0]
 
@@ -706,7 +706,7 @@ def _executor(threads: int):
         return _pool[2]
 
 
-def _each(task, items, workers: int) -> bool:
+def each_item(task, items, workers: int) -> bool:
     """``task(item)`` for every item, on the calling thread and up to ``workers - 1`` threads
     of the pool, until one returns False (then False). An exception in any of them is raised
     here once every thread has stopped (the items before it, taken earlier, have all run:

@@ -12,6 +12,7 @@ import numpy as np
 
 from ...abstract import UNKNOWN, TupleValue, Value, batched_like, note_mixed_parts, note_mixed_types
 from ...errors import Unsupported
+from ...rules.dict_tables import dict_get, dict_get_checked, is_dict_get
 from ...rules.families import elementwise, padded_args, real_operands, same_shaped_choices
 from ...rules.operators import narrow_weak_operands
 from ...rules.registry import Registry, Rule, Site, default_infer, evaluate, result_value
@@ -486,13 +487,13 @@ def register(reg: Registry) -> None:
                 explanation="`divmod(a, b)` is `np.divmod(a, b)`, a tuple of arrays.",
                 before="q, r = divmod(n, 7)", after="q, r = np.divmod(n, 7)",
                 target="np.divmod", may_warn=True, prepare=_weak_divmod_operands)
-    reg.add_family(_is_dict_get, Rule(
+    reg.add_family(is_dict_get, Rule(
         "builtin.dict_get", "builtins",
         "`TABLE.get(k, default)` on a dict of numbers (the same for every example) keyed by "
         "numbers (or by strings, with a per-example string key): `pymath.lookup`, a binary "
         "search of the sorted keys "
         "(values and default of one type: numpy.vectorize's dtype is the first result's).",
-        "p = TABLE.get(k, 0.0)", "p = pymath.lookup(TABLE, k, 0.0)", _dict_get,
+        "p = TABLE.get(k, 0.0)", "p = pymath.lookup(TABLE, k, 0.0)", dict_get,
         infer=_dict_get_infer))
 
 
@@ -503,50 +504,7 @@ def _weak_divmod_operands(site) -> None:
         narrow_weak_operands(site, ints=True)
 
 
-def _is_dict_get(func) -> bool:
-    return getattr(func, "__name__", None) == "get" and type(
-        getattr(func, "__self__", None)) is dict
-
-
-def _dict_get_checked(site: Site):
-    table = site.func.__self__
-    if len(site.args) != 2 or site.kwargs:
-        raise Unsupported("`dict.get` on a per-example key without a default",
-                          suggestion="give the default: TABLE.get(k, 0.0)")
-    default = site.args[1]
-    kinds = {type(v) for v in table.values()}
-    keys = {type(k) for k in table}
-    strings = bool(keys) and keys == {str}
-    if strings != (site.args[0].kind == "U"):
-        raise Unsupported("`.get` on a dict by a per-example key of another kind than its "
-                          "keys (a string key into a dict keyed by numbers, or the reverse)",
-                          suggestion="look it up with a key of the dict's kind")
-    if not (strings or keys <= {int, float, bool}) or len(kinds) > 1 or not (
-            kinds <= {int, float, bool, str}) or (default.known and not default.batched and
-                                                   kinds and type(default.example) not in
-                                                   kinds):
-        raise Unsupported("`.get` on a dict whose keys are not all numbers or whose values "
-                          "and default are not all of one type (int, float, bool or str)",
-                          suggestion="make the values and the default one type (1.0, not 1)")
-    return table
-
-
-def _dict_get(site: Site):
-    _dict_get_checked(site)
-    table = site.node.func.value if type(site.node.func) is cst.Attribute else None
-    if table is None:
-        raise Unsupported("`.get` of a dict that is not named")
-    if not site.spelled.string_arrays and any(
-            type(v) is str for v in (*site.func.__self__.values(), site.args[1].example)):
-        raise Unsupported("a table of strings indexed per example (`.get` of a dict of "
-                          "strings by a per-example key)",
-                          suggestion="look up a number per example and map it to its string "
-                                     "outside the batched function")
-    return expr(site.spelled.lookup("{t}", "{k}", "{d}"), t=table, k=site.nodes[0],
-                d=site.nodes[1])
-
-
 def _dict_get_infer(site: Site):
-    table = _dict_get_checked(site)
+    table = dict_get_checked(site)
     values = list(table.values()) or [site.args[1].example]
     return batched_like(np.asarray(values)[0])

@@ -454,7 +454,7 @@ def _rows_einsum(x, w):
         _EINSUM("ij,j->i", x[start:stop], w, out=out[start:stop])
         return True
 
-    chunks._each(piece, range(0, n, step), workers)
+    chunks.each_item(piece, range(0, n, step), workers)
     return out
 
 

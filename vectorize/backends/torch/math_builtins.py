@@ -353,15 +353,15 @@ def register_math_builtins(reg: Registry, torch) -> None:
                                "float": "y = x.detach().double()", "bool": "y = x != 0",
                                "complex": "y = x.detach().to(torch.complex128)"}[kind],
             _conversion(kind), infer=_conversion_infer(kind)))
-    from ..numpy.builtins import _dict_get, _dict_get_checked, _is_dict_get
-    reg.add_family(_is_dict_get, Rule(
+    from ...rules.dict_tables import dict_get, dict_get_checked, is_dict_get
+    reg.add_family(is_dict_get, Rule(
         "builtin.dict_get", "builtins",
         "`TABLE.get(k, default)` on a dict of numbers (the same for every example) keyed by "
         "numbers: a Python number per example, `dict_lookup` (`torch.searchsorted` of the "
         "sorted keys, then a gather of the values, on the key's device; values and default "
         "of one type).",
-        "p = TABLE.get(k, 0.0)", "p = dict_lookup(TABLE, k, 0.0)", _dict_get,
-        infer=_dict_get_infer(_dict_get_checked)))
+        "p = TABLE.get(k, 0.0)", "p = dict_lookup(TABLE, k, 0.0)", dict_get,
+        infer=_dict_get_infer(dict_get_checked)))
     reg.add_method("item", Rule(
         "torch.item", "torch", "`x.item()` is a Python number per example (no gradient): "
         "`x.detach()` as float64, int64 or bool.", "v = x.item()", "v = x.detach().double()",
