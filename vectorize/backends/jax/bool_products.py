@@ -16,7 +16,10 @@ where ``b`` is negative, so ``(x / x) / (y != 0)`` was ``-inf`` where ``x`` is n
 rsqrt(y)``, a select again: ``False / np.sqrt(0)`` was 0.0 (NumPy: nan). So a float
 quotient with a bool array operand is written ``bools_as_floats(c, dtype) / a``: the bools
 converted behind ``lax.optimization_barrier``, which XLA does not see through
-(`sums.floor_divide` and `sums.floor_mod` convert a bool divisor the same).
+(`sums.floor_divide` and `sums.floor_mod` convert a bool divisor the same). A float sum or
+difference with a bool array operand too: XLA folds ``b + 0.0`` into ``convert(b)``, and
+``x * (b + 0.0)`` into the select. The conversions written out (``float(b)``,
+``b.astype(float)``) are `casts.as_float`'s.
 """
 
 from __future__ import annotations
@@ -70,12 +73,20 @@ def _product_dtype(site):
     return out if out.kind == "f" else None
 
 
+# the operators whose float result of a bool array operand has the bools converted behind
+# the barrier: a quotient (module doc), and a sum or difference, which XLA folds
+# (``b + 0.0`` is ``convert(b)``) into the product by converted bools it turns into a select
+# (``x * (b + 0.0)`` was 0.0 where ``x`` is infinite or NaN)
+_BARRED = (cst.Divide, cst.Add, cst.Subtract)
+
+
 def _rewritten(site, out):
     """The rule's output ``out`` for a product site, as `bool_product` where it is a float
-    product with a bool array operand; a quotient with a bool array operand with
-    `bools_as_floats` around it."""
-    if isinstance(site.node, cst.BinaryOperation) and type(site.node.operator) is cst.Divide \
-            and isinstance(out, cst.BinaryOperation) and type(out.operator) is cst.Divide \
+    product with a bool array operand; a quotient, sum or difference with a bool array
+    operand with `bools_as_floats` around it."""
+    if isinstance(site.node, cst.BinaryOperation) and type(site.node.operator) in _BARRED \
+            and isinstance(out, cst.BinaryOperation) \
+            and type(out.operator) is type(site.node.operator) \
             and len(site.args) == 2 and any(map(_bool_array, site.args)):
         dtype = getattr(site.result, "dtype", None) if isinstance(site.result, Value) else None
         if dtype is None or dtype.kind != "f":
