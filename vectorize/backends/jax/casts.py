@@ -34,6 +34,7 @@ def as_float(x, dtype):
     """``x`` converted to the float type ``dtype``; a bool array behind the barrier of
     `bools_as_floats` (module doc)."""
     import jax.numpy as jnp
+
     from .bool_products import bools_as_floats
     x = jnp.asarray(x)
     target = jnp.dtype(dtype)
