@@ -47,6 +47,14 @@ def fuzz_long_112800(x):
     return x * float(0.25 == v0), np.clip(v0 - n0, -5.0, 0.5)
 
 
+def ufunc_product(x):
+    return np.multiply(x, x > 1)
+
+
+def ufunc_sum_times(x):
+    return x * np.add(x > 1, 0.0)
+
+
 def times_astype(x):
     return x * (x == 0.25).astype(np.float64)
 
@@ -67,7 +75,7 @@ def _quiet(call):
 
 @pytest.mark.parametrize("f", [times_float_of_compare, times_float64_of_compare,
                                times_sum_with_bool, times_difference_with_bool,
-                               fuzz_long_112800], ids=lambda f: f.__name__)
+                               fuzz_long_112800, ufunc_product, ufunc_sum_times], ids=lambda f: f.__name__)
 def test_jax_product_by_converted_bools_vectorize(f):
     expected = _quiet(lambda: np.vectorize(f)(X))
     got = _quiet(lambda: vectorize(f, fallback="error", backend="jax")(X))
@@ -81,7 +89,8 @@ def test_jax_product_by_converted_bools_vectorize(f):
 
 
 @pytest.mark.parametrize("f", [times_float_of_compare, times_float64_of_compare,
-                               times_sum_with_bool, times_astype],
+                               times_sum_with_bool, times_astype, ufunc_product,
+                               ufunc_sum_times],
                          ids=lambda f: f.__name__)
 def test_jax_product_by_converted_bools_vmap(f):
     expected = _quiet(lambda: np.array([f(x) for x in X]))
