@@ -110,3 +110,34 @@ def test_jax_astype_of_a_numpy_type_is_no_internal_error():
     got = vmap(bools_astype_float32, backend="jax")(x)
     for g, e in zip(got, expected):
         _same(g, e)
+
+
+def zero32_f106(a, c, k):
+    r = (a > 1) if c > 0 else a * 0.5
+    if a > 1:
+        s = np.negative(r)
+    else:
+        s = a
+    return s
+
+
+def sign_of_bool_or_float(a, c, k):
+    r = (a > 1) if c > 0 else a * 0.5
+    return np.sign(r)
+
+
+@pytest.mark.parametrize("f", [zero32_f106, sign_of_bool_or_float], ids=lambda f: f.__name__)
+def test_numpy_function_of_a_python_bool_lane_raises(f):
+    """fuzz_zero32 seed 113000 f106: ``np.negative(r)`` of ``r``, a Python bool on the
+    examples where ``c > 0`` (``a > 1``) and a float on the others, returned -1.0 where
+    numpy.vectorize raises TypeError (NumPy has no negative of a bool): the conditional
+    expression's lane types were not recorded under ``vectorize``. Now refused, located;
+    the default fallback runs the examples and raises as numpy.vectorize does."""
+    from vectorize.errors import VectorizeError
+    a, c, k = np.array([-3.0, 1.5, 7.0]), np.array([1.0, 1.0, -1.0]), np.zeros(3, int)
+    with pytest.raises(TypeError):
+        _quiet(lambda: np.vectorize(f)(a, c, k))
+    with pytest.raises(VectorizeError, match="Python bool on some"):
+        _quiet(lambda: vectorize(f, fallback="error")(a, c, k))
+    with pytest.raises(TypeError):
+        _quiet(lambda: vectorize(f)(a, c, k))
