@@ -75,7 +75,8 @@ def _quiet(call):
 
 @pytest.mark.parametrize("f", [times_float_of_compare, times_float64_of_compare,
                                times_sum_with_bool, times_difference_with_bool,
-                               fuzz_long_112800, ufunc_product, ufunc_sum_times], ids=lambda f: f.__name__)
+                               fuzz_long_112800, ufunc_product, ufunc_sum_times],
+                         ids=lambda f: f.__name__)
 def test_jax_product_by_converted_bools_vectorize(f):
     expected = _quiet(lambda: np.vectorize(f)(X))
     got = _quiet(lambda: vectorize(f, fallback="error", backend="jax")(X))
