@@ -32,14 +32,14 @@ _FLOATS = ("float64", "float32", "float16")
 
 def as_float(x, dtype):
     """``x`` converted to the float type ``dtype``; a bool array behind the barrier of
-    `bools_as_floats` (module doc)."""
+    `bool_products.bools_as_floats` (module doc; written out here: a file the rewriter
+    writes holds this function's source)."""
     import jax.numpy as jnp
-
-    from .bool_products import bools_as_floats
+    from jax import lax
     x = jnp.asarray(x)
     target = jnp.dtype(dtype)
     if x.dtype == jnp.bool_ and x.ndim and target.kind == "f":
-        return bools_as_floats(x, target)
+        return lax.optimization_barrier(x.astype(target))
     return x.astype(target)
 
 
