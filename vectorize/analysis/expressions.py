@@ -499,8 +499,32 @@ class Expressions:
         (``np.exp`` of an int16: float32) or a NumPy int narrower than int64 (which wraps
         where the joined float does not) than the joined type's result."""
         mixed = [i for i, a in enumerate(args) if isinstance(a, Value) and a in MIXED_PARTS]
-        if not mixed or getattr(self, "python_semantics", None):
-            return      # (`vectorize`: the lanes hold Python numbers, `python_raises`)
+        if not mixed:
+            return
+        if getattr(self, "python_semantics", None):
+            # (`vectorize`: the lanes hold Python numbers, `python_raises`), but a NumPy
+            # function of a Python bool lane raises where the batch's joined type does not
+            # (``np.negative(r)`` of ``r = (a > 1) if c > 0 else a * 0.5``: TypeError on
+            # the lanes where ``c > 0``, -1.0 in the batch's float)
+            numpy_function = isinstance(fn, np.ufunc) or str(
+                getattr(fn, "__module__", None) or "").startswith("numpy")
+            for examples, part in lane_combinations(
+                    args, [a.example for a in args], one_like):
+                if not numpy_function or not isinstance(part, (bool, np.bool_)):
+                    continue    # (Python's operators take a bool for the int it is)
+                try:
+                    with np.errstate(all="ignore"):
+                        fn(*examples)
+                except TypeError as exc:
+                    raise Unsupported(
+                        f"{what()} of a per-example value whose type differs between lanes "
+                        f"(a Python bool on some): there it raises TypeError ({exc}), while "
+                        "the batch computes every lane in the joined type", node,
+                        "give the value one type on every path (e.g. float(...) where it "
+                        "is assigned)", kind="raises") from None
+                except Exception:   # noqa: BLE001 -- only a bool lane's TypeError decides
+                    pass
+            return
         if isinstance(out, tuple):
             # each item of a pair (`divmod(r, y)` of a bool lane: int8 0 for a zero
             # divisor, nan in the joined float)
@@ -976,6 +1000,12 @@ class Expressions:
         if test.batched:
             inexact_join(joined, (body, orelse), "the conditional expression gives", node,
                          node=node)
+            if getattr(self, "python_semantics", None) and joined.batched and isinstance(
+                    body, Value) and isinstance(orelse, Value) and mixed_kinds(
+                        body.example, orelse.example):
+                # (`vectorize`: each example the Python number of its arm, a Python bool
+                # on some: what `_lane_types` checks a NumPy function of it for)
+                note_mixed_parts(joined, body, orelse)
         elif joined.batched and isinstance(body, Value) and isinstance(orelse, Value) and (
                 mixed_kinds(body.example, orelse.example) or EXAMPLE_SEMANTICS.get()
                 is not None and mixed_lane_types(body.example, orelse.example)):

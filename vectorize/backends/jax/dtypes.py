@@ -131,7 +131,9 @@ def _jax_out(function, args):
     operands, structs = [], []
     for value in args:
         example = getattr(value, "example", None)
-        if isinstance(example, (bool, int, float, complex)) and not isinstance(example, np.generic):
+        if isinstance(example, (bool, int, float, complex, type, np.dtype)) and \
+                not isinstance(example, np.generic):
+            # (a type or dtype: the target of ``.astype(np.float64)``, passed as it is)
             operands.append(example)
         else:
             dtype = _example_dtype(value)
