@@ -1193,6 +1193,10 @@ class _Checks:
             return []
         nodes = [a.value for a in node.args]
         values = [self.value(n) for n in nodes]
+        if fn in (builtins.divmod, builtins.pow) and len(nodes) == 2:
+            # `divmod(x, n)` / `pow(x, n)` meet their operands as `x // n` / `x ** n` do
+            # (a uint64 and a per-example signed int: exact Python ints per example)
+            self.weak_meeting(node, nodes)
         if isinstance(fn, np.ufunc) and len(nodes) > 1:
             self.weak_meeting(node, nodes)
             if len(nodes) == 2 and fn is np.power:
