@@ -484,7 +484,8 @@ class _Checks:
             return False
         values = [self.value(n) for n in check.nodes.values()]
         return all(v is not None and not v.batched for v in values) and not any(
-            self.math_call_in(n) for n in check.nodes.values())
+            self.math_call_in(n) for n in check.nodes.values()) and not (
+            self.in_helper and node is not None and self.math_call_in(node))
 
     def math_call_in(self, node) -> bool:
         """Whether ``node`` calls a `math` / `cmath` function: its rule computes it with
