@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vectorize import VectorizeError, vmap
+from vectorize import VectorizeError, vectorize, vmap
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -79,3 +79,50 @@ def test_vmap_math_log_in_a_helper_of_a_shared_argument(tmp_path):
     assert isinstance(caught.value, VectorizeError) or "math domain" in str(caught.value)
     np.testing.assert_array_equal(vmap(module.f, in_axes=(0, None))(x, 2),
                                   [module.f(v, 2) for v in x])
+
+
+ISCLOSE = """
+    import math
+
+
+    def f(x, y):
+        return math.isclose(x, y)
+
+
+    def h0(a):
+        c = 0
+        while math.isclose(a, a) and c < 6:
+            c += 1
+        return c
+
+
+    def g(x):
+        return h0(x) + 0.5
+    """
+
+
+def test_math_isclose_of_ints_beyond_the_double_difference(tmp_path):
+    """``math.isclose(2**62, -2**62)`` is False (Python takes both as doubles); the batched
+    ``np.abs(a - b)`` of int64 wrapped to -2**63, below every tolerance: True."""
+    module = _load(tmp_path, "fuzz33_isclose_ints", ISCLOSE)
+    a = np.array([2**62, -2**62, 3, 2**53 + 1])
+    b = np.array([-2**62, -2**62, 3, 2**53])
+    want = np.vectorize(module.f)(a, b)
+    got = vectorize(module.f, fallback="error")(a, b)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(vmap(module.f)(a, b), [module.f(u, v) for u, v in zip(a, b)])
+
+
+def test_math_isclose_of_bools_in_a_helper_loop(tmp_path):
+    """fuzz_gen33 seed 27: ``math.isclose(a, a)`` of a bool argument in a helper's ``while``
+    wrote ``a - a`` of bools, which NumPy refuses (TypeError); at N=0 ``vmap`` raised it."""
+    module = _load(tmp_path, "fuzz33_isclose_bools", ISCLOSE)
+    for n in (0, 3):
+        x = np.array([True, False, True], dtype=bool)[:n]
+        np.testing.assert_array_equal(vmap(module.g)(x), [module.g(v) for v in x])
+        np.testing.assert_array_equal(vmap(module.f)(x, ~x), [module.f(u, v) for u, v in
+                                                              zip(x, ~x)])
+        if n:
+            np.testing.assert_array_equal(vectorize(module.g, fallback="error")(x),
+                                          np.vectorize(module.g)(x))
