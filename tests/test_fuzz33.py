@@ -126,3 +126,25 @@ def test_math_isclose_of_bools_in_a_helper_loop(tmp_path):
         if n:
             np.testing.assert_array_equal(vectorize(module.g, fallback="error")(x),
                                           np.vectorize(module.g)(x))
+
+
+def test_vmap_math_log_of_a_shared_float_in_a_condition(tmp_path):
+    """fuzz_gen33 seed 247: ``if math.log(r) == ...`` of a shared ``r`` (the same Python
+    number on every example) raises ValueError for ``r = 0.0``; the condition's batched form
+    computed ``np.log(r)`` (-inf) with no check, and the function returned."""
+    module = _load(tmp_path, "fuzz33_log_condition", """
+        import math
+
+
+        def h(x, r):
+            if math.log(r) == 3.0:
+                raise ValueError('bad example')
+            return x
+        """)
+    x = np.array([1.0, 2.0])
+    with pytest.raises(ValueError) as caught:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            vmap(module.h, in_axes=(0, None))(x, 0.0)
+    assert isinstance(caught.value, VectorizeError) or "math domain" in str(caught.value)
+    np.testing.assert_array_equal(vmap(module.h, in_axes=(0, None))(x, 1.0), x)
