@@ -148,3 +148,36 @@ def test_vmap_math_log_of_a_shared_float_in_a_condition(tmp_path):
             vmap(module.h, in_axes=(0, None))(x, 0.0)
     assert isinstance(caught.value, VectorizeError) or "math domain" in str(caught.value)
     np.testing.assert_array_equal(vmap(module.h, in_axes=(0, None))(x, 1.0), x)
+
+
+def test_a_test_calling_a_helper_that_raises_on_some_examples(tmp_path):
+    """fuzz_gen33 seed 53: ``if h0(x, False) < h0(k, 0.0):`` where ``h0`` returns 5 on every
+    path that returns but raises ValueError on examples whose loop runs: the test was
+    'known exactly' (5 < 5) and the whole ``if`` dropped, calls included; both APIs
+    returned ``y`` where the loop raises."""
+    module = _load(tmp_path, "fuzz33_helper_test", """
+        def h0(a, b):
+            for i1 in range(int(a) % 5):
+                if i1 < 2.5 or b:
+                    raise ValueError('bad example')
+            return 5
+
+
+        def f(x, y, k):
+            if h0(x, False) < h0(k, 0.0):
+                y = y + 1
+            return y
+        """)
+    y = np.array([1.0, 2.0])
+    raising, quiet = np.array([0.5, 2.0]), np.array([0.5, 0.25])
+    with pytest.raises(ValueError, match="bad example"):
+        np.vectorize(module.f)(raising, y, 0)
+    with pytest.raises(ValueError, match="bad example"):
+        vectorize(module.f, fallback="error")(raising, y, 0)
+    with pytest.raises(ValueError, match="bad example"):
+        vmap(module.f, in_axes=(0, 0, None))(raising, y, 0)
+    want = np.vectorize(module.f)(quiet, y, 0)
+    got = vectorize(module.f, fallback="error")(quiet, y, 0)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(vmap(module.f, in_axes=(0, 0, None))(quiet, y, 0), y)
