@@ -195,7 +195,9 @@ class Gen:
             return [f"{target} = {self.num(env, shared, 2)}"]
         if kind == "aug":
             op = rng.choice(["+=", "-=", "*=", "+=", "//=", "%=", "/="])
-            value = rng.choice([self.num(env, shared, 1), "True", "1", "0.5", "x > y"])
+            value = rng.choice(
+                [self.num(env, shared, 1), "True", "1", "0.5", f"({env[0]} > {env[1]})"]
+            )
             return [f"{target} {op} {value}"]
         if kind == "if":
             lines = [f"if {self.cond(env, shared, 2)}:"]
