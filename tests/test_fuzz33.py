@@ -181,3 +181,22 @@ def test_a_test_calling_a_helper_that_raises_on_some_examples(tmp_path):
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(vmap(module.f, in_axes=(0, 0, None))(quiet, y, 0), y)
+
+
+def test_augmented_comparison_operand_in_a_compacted_loop(tmp_path):
+    """fuzz_gen33 seed 585: ``r %= x > y`` in a per-example ``for`` loop: the compacted
+    loop's idle-pass blend rendered ``r_lanes % x_lanes > y_lanes`` (the comparison's
+    parentheses lost), a comparison where the loop computes a remainder: 0.0 where the
+    example's ``3.0 % False`` is nan."""
+    module = _load(tmp_path, "fuzz33_aug_compare", """
+        def f(x, y):
+            r = x
+            for i in range(int(y) % 5):
+                r %= x > y
+            return r
+        """)
+    x, y = np.array([2.0, 3.0, 6.0]), np.array([2.5, 3.0, 2.5])
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        want = np.array([module.f(a, b) for a, b in zip(x, y)])
+        np.testing.assert_array_equal(vmap(module.f)(x, y), want)
