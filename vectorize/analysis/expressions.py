@@ -9,6 +9,7 @@ import contextlib
 import math
 import operator as _op
 import re
+import sys
 import types
 
 import libcst as cst
@@ -115,6 +116,16 @@ class Expressions:
         value = self._expr(node, env)
         self.values[node] = value
         return value
+
+    def _helper_of_examples(self, node) -> bool:
+        """A call of a function of the user's on per-example arguments: its result may be
+        the same on every example (``return 5``) while its body raises on some (a test
+        calling it is not decided: dropping the call would drop the raise)."""
+        if type(node) is not cst.Call or not self._any_batched_input(node):
+            return False
+        fn = getattr(self.values.get(node.func), "example", None)
+        return isinstance(fn, types.FunctionType) and not _library(
+            sys.modules.get(getattr(fn, "__module__", None) or ""))
 
     def _any_batched_input(self, call: cst.Call) -> bool:
         return any(getattr(self.values.get(a.value), "batched", False) for a in call.args)
@@ -1080,7 +1091,8 @@ class Expressions:
         keeps only that side. None otherwise, and where a loop's passes disagree."""
         outcome = None
         if not test.batched and test.exact and not any(
-                type(n) is cst.NamedExpr for n in walk(test_node)):
+                type(n) is cst.NamedExpr or self._helper_of_examples(n)
+                for n in walk(test_node)):
             try:
                 outcome = bool(test.example)
             except Exception:

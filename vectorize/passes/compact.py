@@ -1090,7 +1090,8 @@ def _merged_while_idle(body: list, merges: dict, idle: str, unmerged=frozenset()
         new = assign.value.args[1].value
         merged = _counted(body[:k], _merged_name(out[k]), new, assign.value.args[0].value) \
             if _merged_name(out[k]) in counts else None
-        spelled = blend and blend(*(render(a.value).strip() for a in assign.value.args))
+        spelled = blend and blend(*(render(fix_parens(a.value)).strip()
+                                    for a in assign.value.args))
         if merged is None and spelled:
             merged = parse_expr(spelled)
         out[k] = out[k].with_changes(body=[assign.with_changes(

@@ -485,13 +485,16 @@ class _Checks:
         divisor is still checked, and so is every operation the analysis computes on NumPy
         scalars (`analysis.numpy_scalar_ops`: once a per-example ``if`` is a merge, every
         lane runs it, so that lanes Python keeps out cannot raise; ``0.0 ** -1`` there
-        gives inf where Python, running it on every example, raises)."""
+        gives inf where Python, running it on every example, raises). Nor is a `math` call
+        itself: its rule may compute it with NumPy (in a helper, in a condition), where
+        ``np.log(0)`` is -inf; where the code keeps it Python, the check raises as it would."""
         if self.python is None or check.divisor is not None or (
                 node is not None and self.numpy_scalar_op(node)):
             return False
         values = [self.value(n) for n in check.nodes.values()]
         return all(v is not None and not v.batched for v in values) and not any(
-            self.math_call_in(n) for n in check.nodes.values())
+            self.math_call_in(n) for n in check.nodes.values()) and not (
+            node is not None and self.math_call_in(node))
 
     def math_call_in(self, node) -> bool:
         """Whether ``node`` calls a `math` / `cmath` function: its rule computes it with

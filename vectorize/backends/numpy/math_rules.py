@@ -182,7 +182,9 @@ def _pow(site: Site):
 
 def _isclose(site: Site):
     real_operands(site, "a `math` function", numpy_too=True)
-    a, b = padded_args(site)
+    # as doubles, as math.isclose takes them (`a - b` of bools raises in NumPy, of int64
+    # wraps where Python's ints do not)
+    a, b = [_float64(n, v) for n, v in zip(padded_args(site), site.args)]
     rel = site.kwargs.get("rel_tol", (expr("1e-09"), None))[0]
     abs_tol = site.kwargs.get("abs_tol", (expr("0.0"), None))[0]
     # math.isclose: equal values (infinities too); otherwise never close to an infinity, else
