@@ -533,8 +533,8 @@ def _stacked(value, other):
     float64), never the narrow type of what it is joined with (NEP 50's weak scalars apply
     to operations, not to stacking: ``np.stack([np.int16(1), 2 ** 40])`` is int64); so is
     a number the same for every example that ``other``'s type cannot hold (``-1`` beside a
-    uint8 would wrap to 255). Other such numbers keep NumPy's weak join (``0`` beside an
-    int16: int16, the same values). PyTorch's examples join by their own rules."""
+    uint8 would wrap to 255, a float that float16 rounds). Other such numbers keep NumPy's
+    weak join (``0`` beside an int16: int16, the same values). PyTorch's examples join by their own rules."""
     example = value.example
     if type(example) not in _PYTHON_NUMBERS or EXAMPLE_SEMANTICS.get() is not None:
         return example
@@ -554,7 +554,13 @@ def _holds(example, number) -> bool:
         info = np.iinfo(dtype)
         return info.min <= number <= info.max
     if type(number) in (int, float) and dtype.kind in "fc":
-        return not (math.isfinite(number) and abs(number) > np.finfo(dtype).max)
+        if not math.isfinite(number):
+            return True
+        if abs(number) > np.finfo(dtype).max:
+            return False
+        # a float the dtype rounds (``math.log(3.0)`` beside a float16): per example the
+        # lane holds the number itself, which the batch's float64 keeps
+        return float(dtype.type(number).real) == number
     return True
 
 

@@ -1,0 +1,46 @@
+"""Wrong results `benchmarks/fuzz_gen33.py` found, each as its minimized program against the
+per-example loop (vmap) or numpy.vectorize."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from vectorize import vmap
+
+
+def _loop(func, *args, in_axes):
+    size = next(len(a) for a, axis in zip(args, in_axes) if axis == 0)
+    rows = [func(*(a[i] if axis == 0 else a for a, axis in zip(args, in_axes)))
+            for i in range(size)]
+    return np.stack([np.asarray(r) for r in rows])
+
+
+def _carry_rounded(y, k):
+    t = y
+    for _ in range(3):
+        t = math.log(3.0)
+    return t
+
+
+def _carry_rounded_shared_count(y, k):
+    t = y
+    for _ in range(k):
+        t = math.log(3.0)
+    return t + 1
+
+
+@pytest.mark.parametrize("func", [_carry_rounded, _carry_rounded_shared_count])
+@pytest.mark.parametrize("k", [0, 2])
+def test_shared_loop_carry_of_a_float_float16_rounds(func, k):
+    """fuzz_gen33 seed 88: ``t = y`` (float16), then a loop of a shared trip count sets
+    ``t = math.log(3.0)``; the carry's array took float16 (3.098) where each example holds
+    the Python float 3.0986... (stacked float64)."""
+    y = np.array([6.0, 1.5, 0.25], dtype=np.float16)
+    want = _loop(func, y, k, in_axes=(0, None))
+    got = vmap(func, in_axes=(0, None))(y, k)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
