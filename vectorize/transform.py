@@ -235,11 +235,13 @@ class ModuleContext:
 
     def specialize(self, func, params: dict[str, object], node=None,
                    name: str | None = None, python_params: frozenset = frozenset(),
-                   signs: frozenset = frozenset()) -> _Spec:
+                   signs: frozenset = frozenset(), every_lane: bool = False) -> _Spec:
         """The specialization of ``func`` for ``params``: a helper's (``node``: the call) is
         shared by every call with the same abstract arguments; a main function given a
         ``name`` gets its own. ``python_params``: the parameters a `vmap` helper is passed
-        Python numbers for (`analysis.python_numbers`)."""
+        Python numbers for (`analysis.python_numbers`). ``every_lane``: the call runs where
+        the caller's scalar code runs it for every example (no per-example condition, masked
+        loop or speculative caller around it): the helper's code is no speculative code."""
         fn = func.__func__ if isinstance(func, types.MethodType) else func
         key = (fn, tuple((k, abstract_key(v)) for k, v in params.items()))
         if python_params:
@@ -250,6 +252,8 @@ class ModuleContext:
             key += ("python semantics",)    # share a context: a helper raises for one only)
         if name is not None:
             key += (name,)
+        if every_lane and node is not None:
+            key += ("every lane",)
         spec = self.specs.get(key)
         if spec is not None:
             if spec.tree is None:
@@ -302,6 +306,7 @@ class ModuleContext:
         checked: set = set()
         while True:
             job = FunctionJob(self, source, params, spec.name, helper=node is not None)
+            job.every_lane = every_lane
             job.python_params = python_params
             job.param_signs = signs
             try:
@@ -371,6 +376,7 @@ class FunctionJob:
                  helper: bool = False):
         self.module = module
         self.helper = helper      # called from another function (maybe under its conditions)
+        self.every_lane = False   # ... where its scalar code calls it for every example
         self.branches_per_example = False   # an analysis saw a per-example `if` or loop
         # shared calls an analysis found raising on every example in code every lane runs
         # (`Analysis.raises_for_every_example`), still so once `if`s are merges
@@ -406,7 +412,8 @@ class FunctionJob:
         analysis = Analysis(self.source, tree, self.params, self.registry,
                             helpers=self._helper, allow_fallback=self.module.allow_fallback,
                             promoted=self.promoted,
-                            speculative=self.helper or self.branches_per_example,
+                            speculative=(self.helper and not self.every_lane)
+                            or self.branches_per_example,
                             helper=self.helper)
         # a check that fires on a lane its caller keeps out makes `vectorize` (and `vmap` on
         # NumPy or PyTorch: `runtime_replays`) replay the loop
@@ -455,9 +462,12 @@ class FunctionJob:
             raise Unsupported("calling a method on per-example values", node,
                               "call a plain module-level function")
         try:
+            caller = self._analysing
             spec = self.module.specialize(fn, params, node,
                                           python_params=self._python_arguments(fn, node),
-                                          signs=self._signs(fn, node))
+                                          signs=self._signs(fn, node),
+                                          every_lane=caller is not None and not (
+                                              caller.speculative or caller._batched_depth))
         except VectorizeError:
             raise
         self.helper_nodes[node] = spec.name
