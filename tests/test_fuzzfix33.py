@@ -44,3 +44,36 @@ def test_shared_loop_carry_of_a_float_float16_rounds(func, k):
     got = vmap(func, in_axes=(0, None))(y, k)
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+def _swap_then_modulo(a, b):
+    u = a
+    w = b
+    for _ in range(3):
+        w, u = u, w
+    return (True % u), int(True)
+
+
+def _helper_item_plus(y, k):
+    return _swap_then_modulo(0.0, False)[0] + y
+
+
+def _helper_item_in_test(y, k):
+    if _swap_then_modulo(0.0, False)[1] >= 5:
+        return y + 1
+    return y
+
+
+@pytest.mark.parametrize("func", [_helper_item_plus, _helper_item_in_test])
+def test_helper_of_shared_numbers_raises_as_python(func):
+    """fuzz_gen33 seed 299: a helper called with constants swaps ``u``/``w`` in a loop, then
+    computes ``True % u`` (u is False): every example raises ZeroDivisionError. The helper's
+    body counted as speculative code (``True % np.float64(u)``: nan), and a test reading
+    another item of its result was decided and the call dropped (y returned)."""
+    y = np.array([6.0, 1.5], dtype=np.float16)
+    with pytest.raises(ZeroDivisionError):
+        func(y[0], 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ZeroDivisionError):
+            vmap(func, in_axes=(0, None))(y, 1)

@@ -534,7 +534,8 @@ def _stacked(value, other):
     to operations, not to stacking: ``np.stack([np.int16(1), 2 ** 40])`` is int64); so is
     a number the same for every example that ``other``'s type cannot hold (``-1`` beside a
     uint8 would wrap to 255, a float that float16 rounds). Other such numbers keep NumPy's
-    weak join (``0`` beside an int16: int16, the same values). PyTorch's examples join by their own rules."""
+    weak join (``0`` beside an int16: int16, the same values). PyTorch's examples join by
+    their own rules."""
     example = value.example
     if type(example) not in _PYTHON_NUMBERS or EXAMPLE_SEMANTICS.get() is not None:
         return example

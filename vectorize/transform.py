@@ -462,16 +462,23 @@ class FunctionJob:
             raise Unsupported("calling a method on per-example values", node,
                               "call a plain module-level function")
         try:
-            caller = self._analysing
             spec = self.module.specialize(fn, params, node,
                                           python_params=self._python_arguments(fn, node),
                                           signs=self._signs(fn, node),
-                                          every_lane=caller is not None and not (
-                                              caller.speculative or caller._batched_depth))
+                                          every_lane=self._every_lane(params))
         except VectorizeError:
             raise
         self.helper_nodes[node] = spec.name
         return spec.result
+
+    def _every_lane(self, params) -> bool:
+        """Whether the helper call the analysis is at runs, in the scalar code, for every
+        example: no per-example condition or masked loop around it, in a caller that is no
+        speculative code itself, on arguments the same for every example (its specialization
+        for per-example ones stays the one every call of that kind shares)."""
+        caller = self._analysing
+        return caller is not None and not (caller.speculative or caller._batched_depth) \
+            and not any(getattr(v, "batched", True) for v in params.values())
 
     def _module_alias_bound(self):
         """A parameter or local named as the backend's module (``np``, ``jnp``, ``torch``):

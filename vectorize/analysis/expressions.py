@@ -115,10 +115,11 @@ class Expressions:
         return value
 
     def _helper_of_examples(self, node) -> bool:
-        """A call of a function of the user's on per-example arguments: its result may be
-        the same on every example (``return 5``) while its body raises on some (a test
-        calling it is not decided: dropping the call would drop the raise)."""
-        if type(node) is not cst.Call or not self._any_batched_input(node):
+        """A call of a function of the user's: its result may be the same on every example
+        (``return 5``, or one item of a tuple it returns) while its body raises on some, or
+        on all of them (of arguments the same for every example: ``True % u`` of ``u =
+        False``): a test calling it is not decided, dropping the call would drop the raise."""
+        if type(node) is not cst.Call:
             return False
         fn = getattr(self.values.get(node.func), "example", None)
         return isinstance(fn, types.FunctionType) and not _library(
