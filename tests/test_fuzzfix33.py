@@ -77,3 +77,31 @@ def test_helper_of_shared_numbers_raises_as_python(func):
         warnings.simplefilter("ignore")
         with pytest.raises(ZeroDivisionError):
             vmap(func, in_axes=(0, None))(y, 1)
+
+
+def _pick_shared(x, y, k):
+    t = (x, y, 1.5)
+    return t[k % 3]
+
+
+def _pick_shared_in_loop(x, y, k):
+    s = 0.0
+    for j in range(3):
+        t = (x * 2.0, y, 1.5)
+        s = s + t[(k + j) % 3]
+    return s
+
+
+@pytest.mark.parametrize("func", [_pick_shared, _pick_shared_in_loop])
+def test_tuple_item_at_a_shared_computed_index(func):
+    """fuzz_gen33: ``t = (x, y, 1.5); t[k % 3]`` with ``k`` the same for every example was
+    refused ("indexing a tuple of per-example values with a computed index"); the index
+    picks one item for every example (Python ``if``s per position)."""
+    from vectorize import vectorize
+    x = np.array([1.0, 2.0, -3.0])
+    y = np.array([0.5, 2.5, 4.0])
+    for k in (0, 1, 2, 5, -1):
+        want = np.vectorize(func)(x, y, k)
+        got = vectorize(func, fallback="error")(x, y, k)
+        assert got.dtype == want.dtype, k
+        np.testing.assert_array_equal(got, want)

@@ -1217,7 +1217,8 @@ class Expressions:
                 # every example is an array like each of them (Python's IndexError as is)
                 return uniform_items(base)
             if base.batched:
-                if len(parts) == 1 and parts[0] is not None and parts[0].batched and \
+                # (a shared index: the `if`s stay Python, one item for every example)
+                if len(parts) == 1 and parts[0] is not None and \
                         parts[0].kind in "iu" and parts[0].rank == 0 and base.items and (
                             base.kind is None or issubclass(base.kind, (tuple, list))):
                     # (`transform` retries with the item picked by an `if` per position)
