@@ -198,9 +198,14 @@ def test_math_ceil_of_a_constant_beyond_int64_is_refused_located(backend):
     x = np.arange(3, dtype=np.int16)
     y = np.arange(3, dtype=np.uint64)
     assert _loop(ceil_of_huge_constant, x, y)[0] == math.ceil(1e300)
-    with pytest.raises(VectorizeError) as info:
-        vmap(ceil_of_huge_constant, backend=_backend(backend))(x, y)
-    message = str(info.value)
+    try:
+        got = vmap(ceil_of_huge_constant, backend=_backend(backend))(x, y)
+    except VectorizeError as exc:
+        message = str(exc)
+    else:
+        # or the loop's own answer: its exact Python ints (the per-example replay)
+        assert got.dtype == object and list(got) == _loop(ceil_of_huge_constant, x, y).tolist()
+        return
     # (located at the call, or, on a backend whose results hold no int beyond int64 (JAX),
     # at the return of it)
     assert "test_wrong29b.py" in message and ("math.ceil" in message or "beyond int64" in

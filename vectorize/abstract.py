@@ -554,25 +554,29 @@ def join_examples(a, b):
     return out[()] if out.ndim == 0 else out
 
 
-def _stacked(value, other):
+def _stacked(value, other, per_example: bool = False):
     """The example of ``value`` as the batch holds it beside ``other``, a NumPy value of
     another type: a Python number per example (``round(x)``, ``int(y)`` of a batched value)
     is a lane the loop's results stack as NumPy's default type of its kind (int64,
     float64), never the narrow type of what it is joined with (NEP 50's weak scalars apply
     to operations, not to stacking: ``np.stack([np.int16(1), 2 ** 40])`` is int64); so is
     a number the same for every example that ``other``'s type cannot hold (``-1`` beside a
-    uint8 would wrap to 255). Other such numbers keep NumPy's weak join (``0`` beside an
-    int16: int16, the same values). PyTorch's examples join by their own rules."""
+    uint8 would wrap to 255, a float that float16 rounds). Other such numbers keep NumPy's
+    weak join (``0`` beside an int16: int16, the same values). A float the narrow float
+    rounds (``math.log(3.0)`` beside a float16) counts only on a path every lane takes
+    (not ``per_example``: a loop of a shared trip count), where the batch holds the number
+    on every lane; a per-example choice of them has no one type (refused where it matters:
+    `MIXED_KINDS`). PyTorch's examples join by their own rules."""
     example = value.example
     if type(example) not in _PYTHON_NUMBERS or EXAMPLE_SEMANTICS.get() is not None:
         return example
     if value.batched or not value.exact or not _holds(getattr(other, "example", UNKNOWN),
-                                                      example):
+                                                      example, rounds=not per_example):
         return np.asarray(example)[()]
     return example
 
 
-def _holds(example, number) -> bool:
+def _holds(example, number, rounds: bool = False) -> bool:
     """Whether the NumPy type of ``example`` holds the Python number ``number`` without
     wrapping or overflowing (as `rules.operators.refuse_wrapping_constant` judges)."""
     dtype = getattr(example, "dtype", None)
@@ -582,7 +586,13 @@ def _holds(example, number) -> bool:
         info = np.iinfo(dtype)
         return info.min <= number <= info.max
     if type(number) in (int, float) and dtype.kind in "fc":
-        return not (math.isfinite(number) and abs(number) > np.finfo(dtype).max)
+        if not math.isfinite(number):
+            return True
+        if abs(number) > np.finfo(dtype).max:
+            return False
+        # (``rounds``: a float the dtype rounds, ``math.log(3.0)`` beside a float16, is not
+        # held: the lane holds the number itself, which the batch's float64 keeps)
+        return not rounds or float(dtype.type(number).real) == number
     return True
 
 
@@ -631,7 +641,8 @@ def _join_values(a, b, force_batched: bool):
         return Value(True, np.str_(max(str(a.example), str(b.example), key=len)))
     if not same_type(a.example, b.example):
         note_mixed_types(a.example, b.example)
-        joined = batched_like(join_examples(_stacked(a, b), _stacked(b, a)))
+        joined = batched_like(join_examples(_stacked(a, b, force_batched),
+                                            _stacked(b, a, force_batched)))
         if _mixed(a) or _mixed(b) or force_batched and mixed_lane_types(
                 a.example, b.example):
             # (force_batched: the lanes take different paths; on a path every lane takes,

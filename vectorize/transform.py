@@ -245,11 +245,13 @@ class ModuleContext:
 
     def specialize(self, func, params: dict[str, object], node=None,
                    name: str | None = None, python_params: frozenset = frozenset(),
-                   signs: frozenset = frozenset()) -> _Spec:
+                   signs: frozenset = frozenset(), every_lane: bool = False) -> _Spec:
         """The specialization of ``func`` for ``params``: a helper's (``node``: the call) is
         shared by every call with the same abstract arguments; a main function given a
         ``name`` gets its own. ``python_params``: the parameters a `vmap` helper is passed
-        Python numbers for (`analysis.python_numbers`)."""
+        Python numbers for (`analysis.python_numbers`). ``every_lane``: the call runs where
+        the caller's scalar code runs it for every example (no per-example condition, masked
+        loop or speculative caller around it): the helper's code is no speculative code."""
         fn = func.__func__ if isinstance(func, types.MethodType) else func
         key = (fn, tuple((k, abstract_key(v)) for k, v in params.items()))
         if python_params:
@@ -260,6 +262,8 @@ class ModuleContext:
             key += ("python semantics",)    # share a context: a helper raises for one only)
         if name is not None:
             key += (name,)
+        if every_lane and node is not None:
+            key += ("every lane",)
         spec = self.specs.get(key)
         if spec is not None:
             if spec.tree is None:
@@ -314,6 +318,7 @@ class ModuleContext:
         inlined: dict = {}          # (the names of the helpers written out -> their values)
         while True:
             job = FunctionJob(self, source, params, spec.name, helper=node is not None)
+            job.every_lane = every_lane
             job.python_params = python_params
             job.param_signs = signs
             job.kinds_not_inlined = not_inlined
@@ -418,6 +423,7 @@ class FunctionJob:
                  helper: bool = False):
         self.module = module
         self.helper = helper      # called from another function (maybe under its conditions)
+        self.every_lane = False   # ... where its scalar code calls it for every example
         self.branches_per_example = False   # an analysis saw a per-example `if` or loop
         # shared calls an analysis found raising on every example in code every lane runs
         # (`Analysis.raises_for_every_example`), still so once `if`s are merges
@@ -455,7 +461,8 @@ class FunctionJob:
         analysis = Analysis(self.source, tree, self.params, self.registry,
                             helpers=self._helper, allow_fallback=self.module.allow_fallback,
                             promoted=self.promoted,
-                            speculative=self.helper or self.branches_per_example,
+                            speculative=(self.helper and not self.every_lane)
+                            or self.branches_per_example,
                             helper=self.helper)
         # a check that fires on a lane its caller keeps out makes `vectorize` (and `vmap` on
         # NumPy or PyTorch: `runtime_replays`) replay the loop
@@ -507,11 +514,21 @@ class FunctionJob:
         try:
             spec = self.module.specialize(fn, params, node,
                                           python_params=self._python_arguments(fn, node),
-                                          signs=self._signs(fn, node))
+                                          signs=self._signs(fn, node),
+                                          every_lane=self._every_lane(params))
         except VectorizeError:
             raise
         self.helper_nodes[node] = spec.name
         return spec.result
+
+    def _every_lane(self, params) -> bool:
+        """Whether the helper call the analysis is at runs, in the scalar code, for every
+        example: no per-example condition or masked loop around it, in a caller that is no
+        speculative code itself, on arguments the same for every example (its specialization
+        for per-example ones stays the one every call of that kind shares)."""
+        caller = self._analysing
+        return caller is not None and not (caller.speculative or caller._batched_depth) \
+            and not any(getattr(v, "batched", True) for v in params.values())
 
     def _module_alias_bound(self):
         """A parameter or local named as the backend's module (``np``, ``jnp``, ``torch``):

@@ -118,10 +118,11 @@ class Expressions:
         return value
 
     def _helper_of_examples(self, node) -> bool:
-        """A call of a function of the user's on per-example arguments: its result may be
-        the same on every example (``return 5``) while its body raises on some (a test
-        calling it is not decided: dropping the call would drop the raise)."""
-        if type(node) is not cst.Call or not self._any_batched_input(node):
+        """A call of a function of the user's: its result may be the same on every example
+        (``return 5``, or one item of a tuple it returns) while its body raises on some, or
+        on all of them (of arguments the same for every example: ``True % u`` of ``u =
+        False``): a test calling it is not decided, dropping the call would drop the raise."""
+        if type(node) is not cst.Call:
             return False
         fn = getattr(self.values.get(node.func), "example", None)
         return isinstance(fn, types.FunctionType) and not _library(
@@ -1300,7 +1301,8 @@ class Expressions:
                 # every example is an array like each of them (Python's IndexError as is)
                 return uniform_items(base)
             if base.batched:
-                if len(parts) == 1 and parts[0] is not None and parts[0].batched and \
+                # (a shared index: the `if`s stay Python, one item for every example)
+                if len(parts) == 1 and parts[0] is not None and \
                         parts[0].kind in "iu" and parts[0].rank == 0 and base.items and (
                             base.kind is None or issubclass(base.kind, (tuple, list))):
                     # (`transform` retries with the item picked by an `if` per position)
