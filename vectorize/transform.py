@@ -328,73 +328,15 @@ class ModuleContext:
                 spec.unbatched_returns = any(not _all_batched(value)
                                              for _, value in job.last.returns)
                 break
-            except MaybeUnbound as problem:
-                # a name some paths read unbound: a placeholder and a check, once per name
-                tree = None if problem.name in checked else _checked_unbound(source, problem)
+            except _REWRITTEN_WHEN_MET as problem:
+                # a construct the function's source is rewritten for where the analysis
+                # meets it (`_source_rewrite`), once per construct
+                key, rewrite = _source_rewrite(source, problem)
+                tree = None if key in checked else rewrite()
                 if tree is None:
                     raise source.error(problem) from None
-                checked.add(problem.name)
+                checked.add(key)
                 source = dataclasses.replace(source, tree=tree)
-            except MaybeNone as problem:
-                # a name None on some paths: None read as unbound, checked, once per name
-                tree = None if ("None", problem.name) in checked else _checked_unbound(
-                    source, problem, none=True)
-                if tree is None:
-                    raise source.error(problem) from None
-                checked.add(("None", problem.name))
-                source = dataclasses.replace(source, tree=tree)
-            except RetypedCarry as problem:
-                # a Python int on every example leaving the loop: one before it, once
-                from .body_sugar import int_before_loop
-                tree = None if ("int", problem.name) in checked else int_before_loop(
-                    source.tree, problem.name, problem.loop)
-                if tree is None:
-                    raise source.error(problem) from None
-                checked.add(("int", problem.name))
-                source = dataclasses.replace(source, tree=tree)
-            except UnrolledLoop as problem:
-                # `for d in seq` of per-example items: written out, once per loop
-                from .body_sugar import unroll_items
-                tree = None if id(problem.node) in checked else unroll_items(
-                    source.tree, problem.node, problem.length, source.origins)
-                if tree is None:
-                    raise source.error(problem) from None
-                checked.add(id(problem.node))
-                source = dataclasses.replace(source, tree=tree)
-            except MaskedScalarWrite as problem:
-                # `a[m] = e(x[m])` of 0-d values: `if m: a[()] = e(x)`, once per subscript
-                from .body_sugar import masked_scalar_write
-                tree = None if id(problem.node) in checked else masked_scalar_write(
-                    source.tree, problem.node, source.lookup, source.origins)
-                if tree is None:
-                    raise source.error(problem) from None
-                checked.add(id(problem.node))
-                source = dataclasses.replace(source, tree=tree)
-            except WrittenOutComprehension as problem:
-                # `[e for t in seq]` of per-example items: written out, once per comprehension
-                from .body_sugar import comprehension_items
-                tree = None if id(problem.node) in checked else comprehension_items(
-                    source.tree, problem.node, problem.length, source.origins)
-                if tree is None:
-                    raise source.error(problem) from None
-                checked.add(id(problem.node))
-                source = dataclasses.replace(source, tree=tree)
-            except PickedPerExample as problem:
-                # `seq[k]` of per-example items: an `if` per position, once per subscript
-                from .body_sugar import pick_item
-                tree = None if id(problem.node) in checked else pick_item(
-                    source.tree, problem.node, problem.length, source.origins)
-                if tree is None:
-                    raise source.error(problem) from None
-                checked.add(id(problem.node))
-                source = dataclasses.replace(source, tree=tree)
-            except MayFallOff as problem:
-                # examples that fall off the end get None: a check there, once
-                from .body_sugar import check_fall_off
-                if MayFallOff in checked:
-                    raise source.error(problem) from None
-                checked.add(MayFallOff)
-                source = dataclasses.replace(source, tree=check_fall_off(source.tree))
             except InlineForKinds as problem:
                 # `vmap`: a helper's result of lanes of different types, which
                 # `passes.lane_kinds` follows once the helper is written out; once per helper
@@ -414,6 +356,50 @@ class ModuleContext:
                 raise source.error(problem) from None
         self.order.append(spec)
         return spec
+
+
+
+_REWRITTEN_WHEN_MET = (MaybeUnbound, MaybeNone, RetypedCarry, UnrolledLoop, MaskedScalarWrite,
+                       WrittenOutComprehension, PickedPerExample, MayFallOff)
+"""What the analysis raises where the function's source can be rewritten so that it goes on
+(`ModuleContext.specialize` retries with the rewritten tree, once per construct)."""
+
+
+def _source_rewrite(source: FunctionSource, problem):
+    """``(key, rewrite)`` for ``problem`` (one of `_REWRITTEN_WHEN_MET`): ``key`` names the
+    construct (each is rewritten once), ``rewrite()`` the function's new tree (None: it
+    cannot be, and ``problem`` is refused)."""
+    from . import body_sugar
+
+    tree = source.tree
+    if isinstance(problem, MaybeUnbound):
+        # a name some paths read unbound: a placeholder and a check
+        return problem.name, lambda: _checked_unbound(source, problem)
+    if isinstance(problem, MaybeNone):
+        # a name None on some paths: None read as unbound, checked
+        return ("None", problem.name), lambda: _checked_unbound(source, problem, none=True)
+    if isinstance(problem, RetypedCarry):
+        # a Python int on every example leaving the loop: one before it
+        return ("int", problem.name), lambda: body_sugar.int_before_loop(
+            tree, problem.name, problem.loop)
+    if isinstance(problem, UnrolledLoop):
+        # `for d in seq` of per-example items: written out
+        return id(problem.node), lambda: body_sugar.unroll_items(
+            tree, problem.node, problem.length, source.origins)
+    if isinstance(problem, MaskedScalarWrite):
+        # `a[m] = e(x[m])` of 0-d values: `if m: a[()] = e(x)`
+        return id(problem.node), lambda: body_sugar.masked_scalar_write(
+            tree, problem.node, source.lookup, source.origins)
+    if isinstance(problem, WrittenOutComprehension):
+        # `[e for t in seq]` of per-example items: written out
+        return id(problem.node), lambda: body_sugar.comprehension_items(
+            tree, problem.node, problem.length, source.origins)
+    if isinstance(problem, PickedPerExample):
+        # `seq[k]` of per-example items: an `if` per position
+        return id(problem.node), lambda: body_sugar.pick_item(
+            tree, problem.node, problem.length, source.origins)
+    # `MayFallOff`: examples that fall off the end get None: a check there
+    return MayFallOff, lambda: body_sugar.check_fall_off(tree)
 
 
 class FunctionJob:
