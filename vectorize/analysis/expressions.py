@@ -68,6 +68,7 @@ from .float_semantics import numpy_scalar_for as _numpy_scalar_for
 from .purity import immutable as _immutable
 from .purity import is_library as _library
 from .purity import is_number as _is_number
+from .purity import type_predicate as _type_predicate
 from .syntax import CONSTANTS as _CONSTANTS
 from .syntax import NUMBERS as _NUMBERS
 from .syntax import SYNTAX as _SYNTAX
@@ -1526,64 +1527,6 @@ class Expressions:
             return Value(True, np.asarray(seq)[0].item())
         return batched_like(np.asarray(seq if seq else [0.0])[0])
 
-
-_PREDICATES: dict = {}
-
-
-def _type_predicate(fn) -> bool:
-    """``fn`` is a helper that cannot raise: one ``return`` of ``isinstance(p, T)`` (``p`` a
-    parameter, ``T`` a global holding a type or a tuple of types), ``p is None``-style
-    identity tests of parameters and constants, and ``not``/``and``/``or`` of those
-    (pygeodesy's ``_isFsum_2Tuple(x)``): a test calling it may be decided from its result."""
-    code = getattr(fn, "__code__", None)
-    found = _PREDICATES.get(code)
-    if found is None:
-        found = _PREDICATES[code] = _reads_as_type_predicate(fn)
-    return found
-
-
-def _reads_as_type_predicate(fn) -> bool:
-    import inspect
-    import textwrap
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except Exception:       # (no source, or not one function)
-        return False
-    if len(tree.body) != 1 or type(tree.body[0]) is not ast.FunctionDef:
-        return False
-    func = tree.body[0]
-    body = func.body
-    if body and type(body[0]) is ast.Expr and type(body[0].value) is ast.Constant:
-        body = body[1:]     # (its docstring)
-    if func.decorator_list or len(body) != 1 or type(body[0]) is not ast.Return:
-        return False
-    params = {a.arg for a in func.args.posonlyargs + func.args.args}
-    if func.args.vararg or func.args.kwarg or func.args.kwonlyargs:
-        return False
-
-    def is_types(value) -> bool:
-        return isinstance(value, type) or (type(value) is tuple and all(
-            isinstance(v, type) for v in value))
-
-    def safe(e) -> bool:
-        t = type(e)
-        if t is ast.BoolOp:
-            return all(safe(v) for v in e.values)
-        if t is ast.UnaryOp and type(e.op) is ast.Not:
-            return safe(e.operand)
-        if t is ast.Compare:
-            return all(type(o) in (ast.Is, ast.IsNot) for o in e.ops) and all(
-                (type(v) is ast.Name and v.id in params) or type(v) is ast.Constant
-                for v in [e.left, *e.comparators])
-        if t is ast.Call:
-            return type(e.func) is ast.Name and e.func.id == "isinstance" and \
-                "isinstance" not in fn.__globals__ and not e.keywords and \
-                len(e.args) == 2 and type(e.args[0]) is ast.Name and \
-                e.args[0].id in params and type(e.args[1]) is ast.Name and \
-                e.args[1].id not in params and is_types(fn.__globals__.get(e.args[1].id))
-        return False
-
-    return body[0].value is not None and safe(body[0].value)
 
 
 _SINGLETONS = (None, True, False, Ellipsis, NotImplemented)
