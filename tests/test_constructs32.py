@@ -14,21 +14,12 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
-from differential import assert_values_equal
+from differential import assert_values_equal, outcome
 from vmap_reference import assert_same_tree, loop_vmap
 
 from vectorize import VectorizeError, vectorize, vmap
 
 SPECIAL = np.array([0.0, -0.0, 1.5, -2.25, np.nan, np.inf, -np.inf, 7.0])
-
-
-def outcome(call):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return call(), None
-        except Exception as exc:    # noqa: BLE001 -- compared by type
-            return None, exc
 
 
 def check(func, *args, with_vmap=True):
