@@ -36,12 +36,18 @@ class SpecFacts:
     ``identities``: the code decided ``x is NAN`` (a per-example parameter against a global or
     a literal, `analysis.expressions._identical`) as false on every example: each example of
     an array is a new object, but numpy.vectorize hands the items of a list or tuple argument
-    as they are (its object array holds them), so such a call runs numpy.vectorize."""
+    as they are (its object array holds them), so such a call runs numpy.vectorize.
+
+    ``handled_raises``: a ``try`` whose handler catches what a call in its body raises is
+    left to the per-example loop (`passes.try_except`: the batch raises, the loop takes the
+    handler), so what the batched code raises over an empty batch, where no loop runs, may
+    be caught on every example: `vmap` returns the empty result there."""
 
     joins: bool = False
     python_ints: bool = False
     scalar_raises: bool = False
     identities: bool = False
+    handled_raises: bool = False
 
     def payload(self) -> dict:
         """What the disk cache stores of it."""

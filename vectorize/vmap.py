@@ -481,7 +481,16 @@ class _VMapped:
             raise exc       # (JAX: what its traced code raises is not a per-example raise,
             #                 but for its `raise` statements: the engine's checks, the user's)
         if not size and vmap_replays.raised_by_statement(exc):
-            raise exc       # (a `raise` the function reaches on no condition: raised too)
+            if vmap_replays.reached_by_every_example(exc) and \
+                    not entry.spec.facts.handled_raises:
+                raise exc   # (a `raise` the function reaches on no condition: raised too)
+            # (a `raise` after a per-example check, which raises nothing over no example,
+            # or one a handler catches on every example (the loop takes the handler): the
+            # loop over no example returns, so the empty result of the analysis's types)
+            empty = _empty_outputs(entry.spec.result)
+            if empty is not None:
+                return _place_outputs(empty, entry.spec.result, self.out_axes, 0,
+                                      backends.get(entry.spec.backend), args, self._name)
         if not size:
             # (no example raises in an empty batch: what the batched code raised is its own,
             # e.g. `np.sum(w)` of an unmapped NumPy argument made a tensor; the loop that
@@ -1274,6 +1283,30 @@ def _in_result_order(out, result):
     if all(n is o for n, o in zip(new, items)):
         return out
     return rebuild(out, new)
+
+
+def _empty_outputs(result):
+    """An output of one example's types for ``result`` (the analysis's), each leaf the
+    value its example is, placed over an empty batch by `_place_outputs`; None where a
+    leaf's type is unknown."""
+    if isinstance(result, TupleValue):
+        items = [_empty_outputs(item) for item in result.items]
+        if any(item is None for item in items):
+            return None
+        if result.kind is dict and result.keys is not None:
+            return dict(zip(result.keys, items))
+        if result.kind is list:
+            return items
+        if result.kind is not None and result.kind is not tuple:
+            try:
+                return result.kind(*items)
+            except Exception:       # noqa: BLE001 -- (a container it cannot remake)
+                return None
+        return tuple(items)
+    if not isinstance(result, Value) or not result.known or result.dtype is None or \
+            result.dtype.kind not in "biufc":
+        return None
+    return np.zeros(np.shape(result.example), result.dtype)
 
 
 def _place_outputs(out, result, out_axes, size, backend, call_args, name="function"):

@@ -64,6 +64,77 @@ def raised_by_statement(exc: BaseException) -> bool:
                                   os.path.abspath(frame[0]) == _PYMATH)
 
 
+def reached_by_every_example(exc: BaseException) -> bool:
+    """Whether the generated code's statement that raised ``exc`` is one every example
+    reaches: no statement run before it (in its function, or in the generated functions
+    that called it) holds a check that may raise for some examples only, a `raise` under a
+    test that calls something (``if np.any(bad):``, the per-example `raise` of the user or of
+    the engine) or a call of a generated function that holds one. Over an empty batch such a
+    check raises nothing, so the statement after it runs though the examples that would
+    raise there never get to it (`vmap` then returns the empty result, as its loop)."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if filename.startswith(_GENERATED):
+            frames.append((filename, tb.tb_lineno))
+        tb = tb.tb_next
+    for filename, line in frames:
+        tree = _generated_tree(filename)
+        if tree is None:
+            return False
+        defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+        for stmt in _run_before(tree.body, line):
+            if _checks_some_examples(stmt, defs, set()):
+                return False
+    return True
+
+
+def _generated_tree(filename: str):
+    try:
+        return ast.parse("".join(linecache.getlines(filename)))
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _run_before(body: list, line: int) -> list:
+    """The statements of ``body`` and the blocks inside it that run before the statement
+    holding ``line`` (its earlier siblings at each depth)."""
+    before = []
+    for stmt in body:
+        if not stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
+            before.append(stmt)
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(stmt, field, None)
+            if isinstance(block, list) and any(
+                    isinstance(s, ast.AST) and getattr(s, "lineno", 0) <= line <=
+                    (getattr(s, "end_lineno", 0) or 0) for s in block):
+                if isinstance(stmt, (ast.For, ast.While)):
+                    before.append(stmt)     # (its earlier iterations)
+                return before + _run_before(block, line)
+        return before
+    return before
+
+
+def _checks_some_examples(node, defs: dict, seen: set) -> bool:
+    for inner in ast.walk(node):
+        if isinstance(inner, (ast.If, ast.While, ast.For)) and any(
+                isinstance(s, (ast.Raise, ast.Assert)) for part in (inner.body, inner.orelse)
+                for stmt in part for s in ast.walk(stmt)) and (
+                isinstance(inner, ast.For) or any(
+                    isinstance(t, ast.Call) for t in ast.walk(inner.test))):
+            return True
+        if isinstance(inner, ast.Assert):
+            return True
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and \
+                inner.func.id in defs and inner.func.id not in seen:
+            seen.add(inner.func.id)
+            if _checks_some_examples(defs[inner.func.id], defs, seen):
+                return True
+    return False
+
+
 def suspicious(exc: BaseException, func) -> bool:
     """Whether ``exc``, raised by the batched code of ``func``, is one that ``func``'s own
     code could not raise per example (module docstring)."""

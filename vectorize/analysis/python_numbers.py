@@ -20,6 +20,7 @@ import cmath
 import math
 
 import libcst as cst
+import numpy as np
 
 from ..abstract import Value
 from ..rules.lists import list_subscript, stored_values
@@ -86,10 +87,15 @@ class PythonNumbers:
         """What ``node`` is per example: ``"python"`` (a Python number) and/or ``"array"``
         (a NumPy value)."""
         value = self.analysis.values.get(node)
-        if isinstance(value, Value) and not value.batched and value.known:
-            # computed once for every example: its example is the value's type
-            return _PY if type(value.example) in _NUMBERS else _NP
         t = type(node)
+        if isinstance(value, Value) and not value.batched and value.known and not (
+                isinstance(value.example, np.generic) and (
+                    t is cst.Name or node in getattr(self.analysis, "numpy_scalar_ops", ()))):
+            # computed once for every example: its example is the value's type; but an
+            # operation on Python numbers that the batch computes on a NumPy scalar (in code
+            # every lane runs: `analysis.numpy_scalar_ops`) is per example Python's, and so
+            # is a name bound to one (`u /= d` in a loop): read from what it is made of
+            return _PY if type(value.example) in _NUMBERS else _NP
         if t is cst.Name:
             return self._name(node, value, seen)
         if t is cst.BinaryOperation:

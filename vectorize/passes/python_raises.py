@@ -1818,7 +1818,9 @@ class _Writer:
             # result the analysis gives, inf or NumPy's, is no operand to check)
             before = getattr(self.checks.analysis, "augmented_reads", {}).get(small.target)
             if before is not None and self.checks.python is not None and \
-                    isinstance(before, Value) and not before.batched and before.known:
+                    isinstance(before, Value) and not before.batched and before.known and \
+                    not (isinstance(before.example, np.generic) and type(small.target) is
+                         cst.Name):
                 numpy_target = type(before.example) not in (bool, int, float, complex)
             elif before is not None and self.checks.python is not None and isinstance(
                     before, Value) and type(small.target) is cst.Name:

@@ -53,6 +53,7 @@ import warnings
 import libcst as cst
 import numpy as np
 
+from .. import spec_facts
 from ..abstract import UNKNOWN
 from ..analysis.float_semantics import made_once
 from ..errors import Unsupported
@@ -1005,6 +1006,7 @@ class _TryLowering(cst.CSTTransformer):
             # (`Ellipsoid.from_name("wgs84")`): the same object for every example, or the
             # same exception on every example, which the batch raises and the per-example
             # loop then gives to the handler
+            spec_facts.note("handled_raises")
             return
         if fn not in _NUMBER_BUILTINS:
             found = self.raises(fn, args)
@@ -1015,6 +1017,8 @@ class _TryLowering(cst.CSTTransformer):
             # none that a handler catches; or exactly those, which the batched call raises
             # too (the engine's checks in the helper): a batch that raises runs per
             # example, where the handler is taken
+            if self.caught(found[0]):
+                spec_facts.note("handled_raises")
             return
         if fn is builtins.divmod and len(args) == 2:
             if self.arithmetic(node, args, "`divmod`"):

@@ -1,0 +1,166 @@
+"""Wrong results and internal errors found by benchmarks/fuzz_gen33.py: a zero divisor lost
+in a loop of a helper (`vmap`), empty batches whose batched code raised what no example
+raises (`vmap`)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from vectorize import VectorizeError, vectorize, vmap
+
+TABLE = (1.5, -2.0, 3.0, 0.5, 4.0)
+
+
+def _loop(f, *columns):
+    """The per-example loop over NumPy scalars: its stacked result or its exception."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return np.stack([f(*row) for row in zip(*columns)]), None
+        except Exception as exc:  # noqa: BLE001 -- compared by type
+            return None, exc
+
+
+def _ours(call):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return call(), None
+        except VectorizeError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            return None, exc
+
+
+# --- 1. a Python-number division the batch computes on a NumPy scalar (code every lane runs:
+# a loop of a helper) keeps its zero-divisor check where the name carries it round the loop
+# (fuzz_gen33 seed 130: 0.0 where every example raises ZeroDivisionError)
+
+def _divides_in_loop(a, b):
+    u = 1.0
+    for _ in range(int(u) % 5):
+        u /= (a > b)
+    return abs(0.0)
+
+
+def _calls_divides(a, b, c):
+    u = round(_divides_in_loop(3.0, len(TABLE)), 2)   # noqa: F841
+
+
+def seed130(x, y, n, k):
+    r = 0.0
+    s = _calls_divides(10.0 - k, abs(int(y)), 0.5)    # noqa: F841
+    return r
+
+
+def _assigned_in_loop(a, b):
+    u = 1.0
+    for _ in range(2):
+        u = u / (a > b)
+    return 2.0
+
+
+def _calls_assigned(a, b, c):
+    u = _assigned_in_loop(3.0, 5)     # noqa: F841
+
+
+def assigned(x, k):
+    s = _calls_assigned(1.0, x, 2.0)     # noqa: F841
+    return x
+
+
+def test_division_by_a_python_zero_in_a_helper_loop_raises_as_the_loop():
+    x = np.array([0.0, 6.0, 3.0, 1.0])
+    got, err = _ours(lambda: vmap(seed130, in_axes=(0, 0, 0, None))(x, x, x.astype(int), 7))
+    assert isinstance(err, ZeroDivisionError), got
+    _, ref = _loop(lambda a, b, c: seed130(a, b, c, 7), x, x, x.astype(int))
+    assert isinstance(ref, ZeroDivisionError)
+
+
+def test_a_name_carried_round_a_loop_keeps_its_python_checks():
+    f = assigned
+    x = np.array([0.0, 1.0, 2.0])
+    _, ref = _loop(lambda v: f(v, 2), x)
+    assert isinstance(ref, ZeroDivisionError)
+    got, err = _ours(lambda: vmap(f, in_axes=(0, None))(x, 2))
+    assert isinstance(err, ZeroDivisionError), got
+    got, err = _ours(lambda: vectorize(f)(x, 2))
+    assert isinstance(err, ZeroDivisionError), got
+
+
+# --- 2. an empty batch: the loop runs no example, so nothing raises that only some examples
+# (or none, through a handler) would raise
+
+def _always_raises(a, b, c):
+    raise ValueError("bad example")
+
+
+def seed199(x, y, n, k):
+    s = 0
+    t = n
+    r = k
+    s, t = t, s
+    try:
+        s = abs(_always_raises(y, 0.5, y))
+    except (ZeroDivisionError, ValueError):
+        s = 1
+    return s if t else r
+
+
+def _zero_division(a, b):
+    u = 1.0
+    return u / False
+
+
+def seed249(x, y, n, k):
+    t = False
+    r = 0.0
+    if x < 5:
+        raise ValueError("bad example")
+    t3 = (_zero_division(k, 10.0), k)      # noqa: F841
+    return r if not t else r
+
+
+def _checked_raise(x):
+    if x > 1.0:
+        raise ValueError("bad example")
+    return 1.0
+
+
+def raises_after_a_helper_check(x, k):
+    v = _checked_raise(x)
+    w = 1.0 / (k - k)
+    return v + w
+
+
+@pytest.mark.parametrize("f,dtype", [(seed199, np.int64), (seed249, np.float64)])
+def test_an_empty_batch_returns_what_no_example_raises(f, dtype):
+    e = np.zeros(0)
+    out = vmap(f, in_axes=(0, 0, 0, None))(e, e, e.astype(np.int64), 0)
+    assert out.shape == (0,) and out.dtype == dtype
+    # (the non-empty batch: every example takes the handler / raises, as the loop)
+    x = np.array([6.0, 7.0, 1.0])
+    got, err = _ours(lambda: vmap(f, in_axes=(0, 0, 0, None))(x, x, x.astype(np.int64), 0))
+    lanes, ref = _loop(lambda a, b, c: f(a, b, c, 0), x, x, x.astype(np.int64))
+    assert type(err) is type(ref)
+    if ref is None:
+        np.testing.assert_array_equal(got, lanes)
+
+
+def test_an_empty_batch_after_a_per_example_check_of_a_helper():
+    # every example raises, ValueError or ZeroDivisionError by its value: no result type,
+    # and no exception every example raises: a located refusal, not ZeroDivisionError
+    e = np.zeros(0)
+    with pytest.raises(VectorizeError, match="empty batch") as info:
+        vmap(raises_after_a_helper_check, in_axes=(0, None))(e, 2)
+    assert "test_wrong34.py" in str(info.value)
+
+
+def _every_example_raises(x):
+    return x + 1.0 // 0.0
+
+
+def test_an_empty_batch_still_raises_what_every_example_raises():
+    with pytest.raises(ZeroDivisionError):
+        vmap(_every_example_raises)(np.zeros(0))
