@@ -164,3 +164,52 @@ def _every_example_raises(x):
 def test_an_empty_batch_still_raises_what_every_example_raises():
     with pytest.raises(ZeroDivisionError):
         vmap(_every_example_raises)(np.zeros(0))
+
+
+# --- 3. `.copy()` of a number per example: an array of its own only where the number is a
+# 0-d array (`np.asarray(x)`, `np.empty(())`, `np.where(...)` of numbers, `v[...]`); a NumPy
+# scalar's copy (`np.float64(x).copy()`) is a NumPy scalar, whose item write raises TypeError
+
+def scalar_copy(x):
+    a = np.float64(x).copy()
+    a[()] = 1.0
+    return a
+
+
+def asarray_copy(x):
+    a = np.asarray(x).copy()
+    a[()] = 1.0
+    return a
+
+
+def where_copy(x):
+    a = np.where(x > 2.5, x, 0.0).copy()
+    a[()] += 1.0
+    return a
+
+
+def empty_copy(x):
+    a = np.empty(()).copy()
+    a[()] = x
+    return a
+
+
+def test_the_copy_of_a_numpy_scalar_is_no_array_to_write_into():
+    x = np.array([2.0, 3.0])
+    with pytest.raises(TypeError):
+        np.vectorize(scalar_copy)(x)
+    for api in (lambda f: vectorize(f, fallback="error"), vmap):
+        with pytest.raises((TypeError, VectorizeError)) as info:
+            api(scalar_copy)(x)
+        if info.type is VectorizeError:
+            assert "test_wrong34.py" in str(info.value)
+
+
+@pytest.mark.parametrize("f", [asarray_copy, where_copy, empty_copy])
+def test_the_copy_of_a_0d_array_is_written_as_the_loop_writes(f):
+    x = np.array([2.0, 3.0, -1.0])
+    expected = np.vectorize(f)(x)
+    got = vectorize(f, fallback="error")(x)
+    assert got.dtype == expected.dtype and np.array_equal(got, expected)
+    lanes, _ = _loop(f, x)
+    np.testing.assert_array_equal(vmap(f)(x), lanes)

@@ -20,7 +20,7 @@ import weakref
 import libcst as cst
 import numpy as np
 
-from ..abstract import MIXED_PARTS, Value, batched_like
+from ..abstract import MIXED_PARTS, UNKNOWN, Value, batched_like
 from ..errors import Unsupported
 from ..liveness import target_names
 from ..rules.lane_copies import copies, is_lanes_copy
@@ -553,7 +553,42 @@ class Aliasing:
             rule = self.registry.for_call(fn)
         if rule is None and type(node.func) is cst.Attribute:
             rule = self.registry.creation_methods.get(node.func.attr.value)
+            owner = self.values.get(node.func.value)
+            if rule is not None and node.func.attr.value == "copy" and isinstance(
+                    owner, Value) and owner.rank == 0 and not self._surely_0d_array(
+                    node.func.value):
+                # `np.float64(x).copy()` is a NumPy scalar per example (as `x.copy()` of a
+                # `vmap` example), which no item write may change: no array of its own
+                return None
         return rule
+
+    def _surely_0d_array(self, node) -> bool:
+        """Whether ``node``, one number per example, is per example a 0-d array (mutable)
+        rather than a NumPy scalar, which the analysis holds alike: a NumPy call that makes
+        one of its arguments' examples (``np.asarray(x)``, ``np.array(x)``, ``np.empty(())``,
+        not ``np.float64(x)``), ``v[...]``, or a name of an array this function created."""
+        t = type(node)
+        if t is cst.Name:
+            return node.value in self.owned
+        if t is cst.Subscript:
+            return len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and \
+                type(node.slice[0].slice.value) is cst.Ellipsis
+        if t is not cst.Call or any(a.star for a in node.args):
+            return False
+        fn = getattr(self.values.get(node.func), "example", None)
+        if fn is None or isinstance(fn, np.ufunc) or not in_package(fn, "numpy"):
+            return False
+        if self.registry.creation_for(fn) is not None:
+            return True     # (`np.zeros(())`, `np.empty_like(x)`: an array)
+        args = [self.values.get(a.value) for a in node.args if a.keyword is None]
+        kwargs = {a.keyword.value: self.values.get(a.value) for a in node.args
+                  if a.keyword is not None}
+        if not all(getattr(a, "example", UNKNOWN) is not UNKNOWN
+                   for a in [*args, *kwargs.values()]):
+            return False
+        out = _evaluate(fn, *[a.example for a in args],
+                        **{k: v.example for k, v in kwargs.items()})
+        return isinstance(out, np.ndarray) and out.ndim == 0
 
     def _rebound_to_its_own(self, name: str, at) -> bool:
         """Whether the parameter ``name`` holds an array this function created wherever
