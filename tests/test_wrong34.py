@@ -213,3 +213,28 @@ def test_the_copy_of_a_0d_array_is_written_as_the_loop_writes(f):
     assert got.dtype == expected.dtype and np.array_equal(got, expected)
     lanes, _ = _loop(f, x)
     np.testing.assert_array_equal(vmap(f)(x), lanes)
+
+
+# --- 4. PyTorch's own remainder: its vectorized loop gives NaN where the quotient is beyond
+# the float range (a subnormal divisor), its 0-d path the exact remainder; `vmap` gives what
+# `torch.func.vmap` gives (docs/semantics.md, "PyTorch"), and the fuzzers accept it
+
+def test_torch_remainder_of_an_overflowing_quotient_is_torchs_own():
+    torch = pytest.importorskip("torch")
+    from fuzz.harness import _torch_remainder
+    x = torch.tensor([-4.0, 5.3, 1e300, 7.0] * 4, dtype=torch.float64)
+    y = torch.tensor([5e-324, 5e-324, 1e-10, 2.0] * 4, dtype=torch.float64)
+    loop = torch.stack([a % b for a, b in zip(x, y)])
+    assert not torch.isnan(loop).any()          # the 0-d path: exact
+    theirs = torch.func.vmap(lambda a, b: a % b)(x, y)
+    ours = vmap(lambda a, b: a % b, backend="torch")(x, y)
+    assert torch.isnan(theirs[:3]).all() and theirs[3] == 1.0
+    torch.testing.assert_close(ours, theirs, equal_nan=True, rtol=0, atol=0)
+    assert math_isnan(_torch_remainder(-4.0, 5e-324))
+    assert math_isnan(_torch_remainder(np.float32(3.0), np.float32(1e-40)))
+    assert _torch_remainder(5.5, 2.0) == 1.5 and _torch_remainder(7, 2) == 1
+    assert _torch_remainder("%s", 1.0) == "1.0"
+
+
+def math_isnan(v) -> bool:
+    return bool(np.isnan(v))
