@@ -238,3 +238,38 @@ def test_torch_remainder_of_an_overflowing_quotient_is_torchs_own():
 
 def math_isnan(v) -> bool:
     return bool(np.isnan(v))
+
+
+# --- 5. PyTorch: `max` / `min` of a Python float a float16 / float32 tensor cannot hold:
+# per example compared in the tensor's dtype, the number kept as itself where it wins (the
+# loop's results stack to float64), as NumPy's backend does (tests/test_wrong33.py)
+
+_TORCH_WEAK = [("max({c}, x)", "1e300", "float16"), ("max(x, {c})", "1e-300", "float32"),
+               ("min({c}, x)", "-1e300", "float16"), ("min(x, {c})", "-1e-300", "float16"),
+               ("min({c}, x)", "1e-300", "float32"), ("max({c}, x)", "70000.0", "float16")]
+
+
+@pytest.mark.parametrize("shape,c,dtype", _TORCH_WEAK)
+def test_torch_max_min_of_a_number_the_tensor_cannot_hold_matches_the_loop(shape, c, dtype):
+    torch = pytest.importorskip("torch")
+    from fuzz.harness import ModuleWriter, Program
+    f = ModuleWriter().load(Program(f"def f(x):\n    return {shape.format(c=c)}\n", ("x",), 1))
+    x = torch.tensor([np.inf, -np.inf, np.nan, 0.0, -0.0, 1.0, -2.5, 6e4],
+                     dtype=getattr(torch, dtype))
+    rows = [f(v) for v in x]
+    assert any(isinstance(r, float) for r in rows)      # (the number wins on some lanes)
+    loop = torch.stack([torch.as_tensor(r, dtype=torch.float64) for r in rows])
+    got = vmap(f, backend="torch")(x)
+    assert got.dtype == torch.float64      # (a lane keeps the Python number itself)
+    assert torch.equal(torch.isnan(got), torch.isnan(loop))
+    keep = ~torch.isnan(loop)
+    assert torch.equal(got[keep], loop[keep])
+    assert torch.equal(torch.signbit(got[keep]), torch.signbit(loop[keep]))
+
+
+def test_torch_max_of_three_with_such_a_number_is_refused_located():
+    torch = pytest.importorskip("torch")
+    x = torch.tensor([np.inf, 1.0], dtype=torch.float16)
+    with pytest.raises(VectorizeError, match="more than two arguments") as info:
+        vmap(lambda y: max(y, 2.0, 1e300), backend="torch")(x)
+    assert "test_wrong34.py" in str(info.value)

@@ -153,6 +153,24 @@ def _min_max(op: str):
         same_shaped_choices(site, f"`{name}`")
         chosen_alike(site.args)
         rank = broadcast_rank(site.args)
+        strong = _unheld_numbers(site.args)
+        if strong is not None:
+            # per example Python compares the number in the tensor's dtype (float16 inf >
+            # 1e300 is False) and keeps the number itself where it wins: the comparison
+            # reads the nodes as written, the choice holds every lane in float64 (complex128)
+            if len(site.nodes) > 2:
+                raise Unsupported(
+                    f"`{name}` of more than two arguments, one a Python number that the "
+                    "narrower tensors cannot hold (compared in their dtype, kept as itself on "
+                    "the lanes it wins)",
+                    suggestion=f"nest the calls: {name}({name}(a, b), c), or convert the "
+                               "number with torch.tensor(..., dtype=torch.float64)")
+            weak = [pad(n, v, rank) for n, v in zip(site.nodes, site.args)]
+            wide = f"torch.{strong.name}"
+            held = [n if k in _python_positions(site.args) else
+                    expr("{x}.to(" + wide + ")", x=n) for k, n in enumerate(weak)]
+            return expr("torch.where({wb} " + op + " {wa}, {b}, {a})", wb=weak[1],
+                        wa=weak[0], b=held[1], a=held[0])
         nodes = matched(site, choose, list(zip(site.args, site.nodes)))
         args = [pad(n, v, rank) for n, v in zip(nodes, site.args)]
         # Python keeps the earlier argument unless a later one is strictly smaller (larger):
@@ -162,6 +180,39 @@ def _min_max(op: str):
             out = expr("torch.where({b} " + op + " {a}, {b}, {a})", a=out, b=nxt)
         return out
     return rewrite
+
+
+def _python_positions(values) -> set:
+    """The positions of the Python numbers the same for every example among ``values``."""
+    return {k for k, v in enumerate(values) if isinstance(v, Value) and not v.batched
+            and v.known and type(v.example) in (bool, int, float, complex)}
+
+
+def _unheld_numbers(values):
+    """``torch.float64`` / ``torch.complex128`` (as its NumPy dtype) where a Python float
+    (complex) the same for every example among ``min``/``max``'s arguments is one the
+    floating tensors beside it cannot hold exactly (``1e300``, ``1e-300``, ``70000.0``
+    beside float16): per example the lanes it wins keep the Python number itself, which the
+    loop's results stack to float64; else None (a number they hold, ``0.5``, compares and
+    is kept alike in their dtype)."""
+    python = _python_positions(values)
+    dtypes = [np.dtype(v.dtype) for k, v in enumerate(values) if k not in python
+              and isinstance(v, Value) and v.known and v.dtype is not None]
+    if not python or not dtypes or any(d.kind not in "fc" for d in dtypes):
+        return None
+    for k in python:
+        number = values[k].example
+        if type(number) not in (float, complex) or number != number:
+            continue
+        with np.errstate(all="ignore"):
+            try:
+                held = all(complex(np.asarray(number, dtype=d)[()]) == number for d in dtypes)
+            except (OverflowError, ValueError, TypeError):
+                held = False
+        if not held:
+            complex_ = type(number) is complex or any(d.kind == "c" for d in dtypes)
+            return np.dtype(np.complex128 if complex_ else np.float64)
+    return None
 
 
 def _min_max_infer(site: Site) -> Value:
@@ -175,6 +226,15 @@ def _min_max_infer(site: Site) -> Value:
     if len(values) < 2 or site.kwargs or not all(
             isinstance(v, Value) and v.known and v.rank == 0 for v in values):
         return default_infer(site)
+    strong = _unheld_numbers(values)
+    if strong is not None:
+        # (the lanes the number wins hold it as it is: the batch holds every lane in
+        # float64, as the loop's results stack)
+        result = Value(any(v.batched for v in values), np.zeros((), strong)[()])
+        note_mixed_types()
+        if result.batched:
+            note_mixed_parts(result, *values)
+        return result
     examples_ = [v.example for v in values]
     if all(same_type(examples_[0], e) for e in examples_[1:]):
         return default_infer(site)
