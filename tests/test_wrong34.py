@@ -273,3 +273,34 @@ def test_torch_max_of_three_with_such_a_number_is_refused_located():
     with pytest.raises(VectorizeError, match="more than two arguments") as info:
         vmap(lambda y: max(y, 2.0, 1e300), backend="torch")(x)
     assert "test_wrong34.py" in str(info.value)
+
+
+# --- 6. `vectorize`: a NumPy function that raises TypeError for a Python bool, of a value
+# that is a bool on some lanes only: checked at run time (lanes that may hold the bool, 0 or
+# 1 in the batch's float, let numpy.vectorize decide), no longer refused where no lane is one
+
+def negated_choice(a, c):
+    r = (a > 1) if c > 0 else a * 0.5
+    return np.negative(r)
+
+
+def sign_of_choice(a, c):
+    r = (a > 1) if c > 0 else a * 0.5
+    return np.sign(r)
+
+
+@pytest.mark.parametrize("f", [negated_choice, sign_of_choice])
+@pytest.mark.parametrize("c", [[-1.0, -2.0, -3.0, -0.5], [-1.0, 2.0, -3.0, -0.5],
+                               [1.0, 1.0, 1.0, 1.0]])
+def test_a_bool_lane_raises_only_where_a_lane_takes_it(f, c):
+    a = np.array([2.0, 0.5, 3.0, 5.0])
+    c = np.array(c)
+    try:
+        expected, expected_err = np.vectorize(f)(a, c), None
+    except Exception as exc:  # noqa: BLE001
+        expected, expected_err = None, exc
+    got, err = _ours(lambda: vectorize(f, fallback="error")(a, c))
+    if expected_err is not None:
+        assert isinstance(err, type(expected_err)), got
+    else:
+        assert err is None and got.dtype == expected.dtype and np.array_equal(got, expected)

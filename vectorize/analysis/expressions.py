@@ -529,6 +529,12 @@ class Expressions:
                     with np.errstate(all="ignore"):
                         fn(*examples)
                 except TypeError as exc:
+                    operands = self._bool_lane_operands(args, mixed, node)
+                    if operands is not None:
+                        # checked at run time on the lanes that may hold the bool
+                        # (`passes.python_raises`, `python_errors.bool_lane_checks`)
+                        self.bool_lanes[node] = (operands, str(exc))
+                        return
                     raise Unsupported(
                         f"{what()} of a per-example value whose type differs between lanes "
                         f"(a Python bool on some): there it raises TypeError ({exc}), while "
@@ -670,6 +676,21 @@ class Expressions:
                     "batch computes every lane in the joined type", node,
                     "give the value one type on every path (e.g. float(...) or "
                     "np.float64(...) where it is assigned)")
+
+    def _bool_lane_operands(self, args, mixed, node):
+        """`vectorize`: the argument nodes of the NumPy call ``node`` that are a Python bool
+        on some lanes (``np.negative(r)`` of ``r = (a > 1) if c > 0 else a * 0.5``), whose
+        TypeError there `passes.python_raises` checks at run time where a lane may hold one;
+        None where no check can be written (not a call of positional arguments; a helper
+        whose raising batch does not replay, `_signed_zero`), and it is refused."""
+        if type(node) is not cst.Call or len(node.args) != len(args) or any(
+                a.star or a.keyword is not None for a in node.args) or getattr(
+                self, "helper", False) and not getattr(self, "replayed", False) or \
+                not getattr(self.registry.backend, "exception_checks", False):
+            return None
+        operands = [node.args[i].value for i in mixed if any(
+            isinstance(p, (bool, np.bool_)) for p in MIXED_PARTS.get(args[i], ()))]
+        return operands or None
 
     def _signed_zero(self, fn, args, node) -> bool:
         """Whether ``fn`` of ``args``, computed in float on a lane that computes in ints per

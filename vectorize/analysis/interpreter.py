@@ -80,6 +80,9 @@ class Analysis(Expressions, Calls, Aliasing):
         # (`rules.python_errors.signed_zero_operation`): `passes.python_raises` checks
         # their results at run time (the loop decides where a lane's is -0.0)
         self.signed_zeros: dict[cst.CSTNode, None] = {}
+        # `vectorize`: NumPy calls of a value that is a Python bool on some lanes, which
+        # raise TypeError there (`_bool_lane_operands`): (operand nodes, message)
+        self.bool_lanes: dict[cst.CSTNode, tuple] = {}
         # ... and int divisions on a lane that computes in a NumPy int whose divisor may be
         # zero (0 there, nan in the joined float): `passes.python_raises` checks the divisor
         self.zero_divisors: dict[cst.CSTNode, None] = {}

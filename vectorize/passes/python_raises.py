@@ -194,6 +194,8 @@ class _Checks:
         self.signed_zeros_met: set[int] = set()
         # ... and of its ``zero_divisors``
         self.zero_divisors_met: set[int] = set()
+        # ... and of its ``bool_lanes``
+        self.bool_lanes_met: set[int] = set()
 
     # ---------------------------------------------------------------- provenance
     def numpy_valued(self, node, seen=frozenset()) -> bool:
@@ -407,7 +409,7 @@ class _Checks:
             out.extend(post)
             return
         post.extend((check, guards) for check in self.rounded_int_operands(node))
-        zero_checks = self.zero_divisor(node) + self.signed_zero(node)
+        zero_checks = self.zero_divisor(node) + self.signed_zero(node) + self.bool_lane(node)
         affine = self.affine(node)
         if affine is not None:
             # `3 * n + 1` on ints: wrapping in between is harmless (int64 arithmetic is exact
@@ -937,6 +939,23 @@ class _Checks:
                 "assigned)")
         checks = [check for r in results for check in python_errors.signed_zero_checks(r)]
         return checks if self.python is not None else zero_divisor + checks
+
+    def bool_lane(self, node) -> list:
+        """`vectorize`: the run-time check (`python_errors.bool_lane_checks`) of a NumPy
+        call the analysis found raising TypeError on the lanes where its argument is a
+        Python bool (``bool_lanes``), before the call; the file rewriter, which has no
+        per-example code to replay, refuses it."""
+        recorded = getattr(self.analysis, "bool_lanes", {})
+        if node not in recorded or self.types_only:
+            return []
+        self.bool_lanes_met.add(id(node))
+        if self.standalone:
+            raise Unsupported("a NumPy function of a value that is a Python bool on some "
+                              "lanes, which raises TypeError there", node,
+                              "give the value one type on every path (e.g. float(...) where "
+                              "it is assigned)", kind="raises")
+        operands, message = recorded[node]
+        return [check for o in operands for check in python_errors.bool_lane_checks(o, message)]
 
     def zero_divisor(self, node, at=None) -> list:
         """`vmap`: the run-time check of an int division on a lane that computes in a
@@ -2534,6 +2553,13 @@ def transform(func: cst.FunctionDef, ctx) -> cst.FunctionDef:
                 "or inf", node,
                 "give the value one type on every path (e.g. float(...) where it is "
                 "assigned)")
+    for node in getattr(checks.analysis, "bool_lanes", {}):
+        if id(node) not in checks.bool_lanes_met and not checks.types_only:
+            raise Unsupported(
+                "a NumPy function of a value that is a Python bool on some lanes, which "
+                "raises TypeError there, while the batch computes every lane in the joined "
+                "type", node, "give the value one type on every path (e.g. float(...) where "
+                "it is assigned)", kind="raises")
     if not writer.changed:
         return func
     return func.with_changes(body=func.body.with_changes(body=body))

@@ -503,6 +503,16 @@ def signed_zero_checks(node) -> list:
                   "math.copysign(1.0, {r}) < 0 and {r} == 0", {"r": node})]
 
 
+def bool_lane_checks(node, message: str) -> list:
+    """THE predicate of a NumPy function that raises TypeError for a Python bool
+    (``np.negative``, ``np.sign``) called on a value that is a bool on some lanes and a
+    number on others (``r = (a > 1) if c > 0 else a * 0.5``): the batch holds every lane in
+    the joined type, where a bool lane is 0 or 1, so where some lane is, the per-example
+    code decides (a number lane's own 0 or 1 replays it too, which gives it back). Python's
+    operators (``-r``) take a bool for its int and need none."""
+    return [Check("TypeError", message, "{r} == 0 or {r} == 1", {"r": node})]
+
+
 def inversion_checks(node, a: Value) -> list:
     """``~a`` of a Python int or bool is ``-(a + 1)``, negative for every unsigned int and
     -1 / -2 for a bool; NumPy's ``~`` of an unsigned dtype is the complement in that dtype,
