@@ -342,6 +342,41 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             self.size_name = (self.ctx.namer.fresh("batch_size"), batched[0])
         return cst.Name(self.size_name[0])
 
+    def _masked_write_in_dtype(self, original_node, updated_node, slot):
+        """``y[i] = v if c else y[i]`` (a write under a per-example condition, from
+        `if_to_where`) into an int64 or uint64 array of a value of another dtype: the choice
+        ``where(c, v, y[i])`` has their common dtype, float64, which does not hold every
+        item of ``y``, so the items kept came back rounded (2**62 + 1 as 2**62, 2**63 - 7 as
+        -2**63). The written value is cast to ``y``'s dtype before the choice, as Python's
+        item assignment casts it (0 on the lanes not written: a NaN there does not warn;
+        `python_raises` checked the lanes written fit). Anything else: as it is."""
+        def bare(node):
+            return node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node
+        original, new = bare(original_node.value), bare(updated_node.value)
+        dtype = getattr(slot, "dtype", None)
+        if type(original) is not cst.IfExp or not isinstance(slot, Value) or dtype is None \
+                or dtype.kind not in "iu" or dtype.itemsize != 8 \
+                or type(new) is not cst.Call or len(new.args) != 3 \
+                or any(a.keyword is not None or a.star for a in new.args):
+            return updated_node
+        from ..syntax.templates import render
+        target = render(original_node.targets[0].target)
+        if render(bare(original.orelse)) == target:
+            arm, written = 1, original.body
+        elif render(bare(original.body)) == target:
+            arm, written = 2, original.orelse
+        else:
+            return updated_node
+        value = self.value(written)
+        if not isinstance(value, Value) or np.result_type(value.dtype, dtype) == dtype:
+            return updated_node
+        cast = expr(self.prims.astype(self.prims.where("{c}", "{v}", "0"),
+                                      self.prims.dtype_named(dtype)),
+                    c=new.args[0].value.deep_clone(), v=new.args[arm].value)
+        args = list(new.args)
+        args[arm] = args[arm].with_changes(value=cast)
+        return updated_node.with_changes(value=updated_node.value.with_changes(args=args))
+
     def leave_Assign(self, original_node, updated_node):
         """``y[i] = v`` into a batched array: ``v`` gets the per-example axes it broadcasts
         over (the target itself got its ``:`` from the subscript rule). ``y = w * 2`` the
@@ -367,6 +402,7 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
         if len(original_node.targets) == 1 and type(original_node.targets[0].target) is \
                 cst.Subscript:
             slot = self.value(original_node.targets[0].target)
+            updated_node = self._masked_write_in_dtype(original_node, updated_node, slot)
             value = self.value(original_node.value)
             if _is_batched(slot) and isinstance(value, Value) and isinstance(slot, Value):
                 return updated_node.with_changes(value=pad(updated_node.value, value,

@@ -1,0 +1,77 @@
+"""Per-example arrays written into under a per-example condition (benchmarks/fuzz_arrays34.py):
+each against numpy.vectorize itself (values and dtype) and vmap against the loop over rows."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from vectorize import vectorize, vmap
+
+
+def _masked_int_write_float(v, x):
+    y = v.copy()
+    for i in range(len(v)):
+        if x > 0:
+            y[i] = x
+    return y
+
+
+def _masked_int_write_at_argmax(v, x):
+    y = v.copy()
+    j = int(np.argmax(v))
+    if x > 0:
+        y[j] = x
+    return y
+
+
+def _masked_write_after_wrapping_sum(v, w):
+    # (fuzz_arrays34 seed 12, minimized) the kept items of an int64 array near 2**63
+    s = np.sum(w)
+    y = np.roll(v, -1)
+    for i in range(len(v)):
+        y[i] = max(s - w[i], 4)
+    for i in range(len(w)):
+        if w[i] >= 0.0:
+            y[i] = 0.0
+    return y
+
+
+BIG = 2**62 + 1
+
+
+def _reference(f, sig, *args):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return np.vectorize(f, signature=sig)(*args)
+
+
+@pytest.mark.parametrize("f", [_masked_int_write_float, _masked_int_write_at_argmax])
+def test_a_masked_write_of_a_float_keeps_the_int64_items_it_does_not_write(f):
+    # where(c, float, int64) is float64: 2**62 + 1 came back as 2**62
+    v = np.array([[BIG, 3], [5, BIG + 2], [7, 9]])
+    x = np.array([np.nan, 1.5, -1.0])
+    sig = "(n),()->(n)"
+    got = vectorize(f, signature=sig, fallback="error")(v, x)
+    want = _reference(f, sig, v, x)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    rows = np.stack([f(v[i].copy(), x[i]) for i in range(len(x))])
+    np.testing.assert_array_equal(vmap(f)(v, x), rows)
+
+
+def test_a_masked_write_keeps_int64_items_near_the_top_of_the_range():
+    v = np.array([[-2**63, -7, 3, -2**63]])
+    w = np.array([[-7, -2**63, -2**63, 0]])
+    sig = "(n),(n)->(n)"
+    f = _masked_write_after_wrapping_sum
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        got = vectorize(f, signature=sig, fallback="error")(v, w)
+        rows = np.stack([f(v[0].copy(), w[0])])
+        mapped = vmap(f)(v, w)
+    want = _reference(f, sig, v, w)
+    np.testing.assert_array_equal(got, want)      # 2**63 - 7 kept, not -2**63
+    np.testing.assert_array_equal(mapped, rows)
