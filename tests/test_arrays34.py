@@ -75,3 +75,23 @@ def test_a_masked_write_keeps_int64_items_near_the_top_of_the_range():
     want = _reference(f, sig, v, w)
     np.testing.assert_array_equal(got, want)      # 2**63 - 7 kept, not -2**63
     np.testing.assert_array_equal(mapped, rows)
+
+
+def _write_at_argmax(v, w):
+    y = np.array(w, dtype=float)
+    y[np.argmax(v)] = 0.0
+    return y
+
+
+def test_a_module_name_read_in_a_written_item_s_index_is_no_variable():
+    # (fuzz_arrays34 seed 13) `np` in `y[np.argmax(v)] = ...` is read: refused as a
+    # variable named like the module
+    v = np.array([[2.0, 3.0, 1.0], [5.0, 4.0, np.nan]])
+    w = np.array([[1, 2, 3], [4, 5, 6]])
+    sig = "(n),(n)->(n)"
+    got = vectorize(_write_at_argmax, signature=sig, fallback="error")(v, w)
+    want = _reference(_write_at_argmax, sig, v, w)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(vmap(_write_at_argmax)(v, w),
+                                  np.stack([_write_at_argmax(v[i], w[i]) for i in range(2)]))
