@@ -95,3 +95,28 @@ def test_a_module_name_read_in_a_written_item_s_index_is_no_variable():
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(vmap(_write_at_argmax)(v, w),
                                   np.stack([_write_at_argmax(v[i], w[i]) for i in range(2)]))
+
+
+def _masked_int_write_past_continue(v, w, x):
+    # (fuzz_arrays34 seed 163) written where the test does NOT hold: the `orelse` arm
+    y = np.full(len(v), x)
+    acc = 1.0
+    for i in range(len(w)):
+        if w[i] < 0.0:
+            continue
+        y[i] = acc
+    return y
+
+
+def test_a_masked_write_past_a_continue_writes_the_lanes_the_test_does_not_hold_on():
+    v = np.zeros((3, 3), dtype=np.int32)
+    w = np.array([[4.0, 4.0, 1.5], [0.25, -1.0, 1.0], [-1.0, -2.0, -3.0]], dtype=np.float32)
+    x = np.array([6, BIG, -2])
+    sig = "(n),(n),()->(n)"
+    f = _masked_int_write_past_continue
+    got = vectorize(f, signature=sig, fallback="error")(v, w, x)
+    want = _reference(f, sig, v, w, x)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    rows = np.stack([f(v[i], w[i], x[i]) for i in range(3)])
+    np.testing.assert_array_equal(vmap(f)(v, w, x), rows)

@@ -370,7 +370,10 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
         value = self.value(written)
         if not isinstance(value, Value) or np.result_type(value.dtype, dtype) == dtype:
             return updated_node
-        cast = expr(self.prims.astype(self.prims.where("{c}", "{v}", "0"),
+        # (the value on the lanes that write it: where the test holds for `body`, where it
+        # does not for `orelse`)
+        lanes = ("{c}", "{v}", "0") if arm == 1 else ("{c}", "0", "{v}")
+        cast = expr(self.prims.astype(self.prims.where(*lanes),
                                       self.prims.dtype_named(dtype)),
                     c=new.args[0].value.deep_clone(), v=new.args[arm].value)
         args = list(new.args)
