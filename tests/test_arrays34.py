@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from vectorize import vectorize, vmap
+from vectorize import VectorizeError, vectorize, vmap
 
 
 def _masked_int_write_float(v, x):
@@ -120,3 +120,51 @@ def test_a_masked_write_past_a_continue_writes_the_lanes_the_test_does_not_hold_
     np.testing.assert_array_equal(got, want)
     rows = np.stack([f(v[i], w[i], x[i]) for i in range(3)])
     np.testing.assert_array_equal(vmap(f)(v, w, x), rows)
+
+
+def _shift_in_place(a, c):
+    a[1:] = a[:-1] + c
+    return c + 1.0
+
+
+def _helper_writes_then_a_conditional_write(v, w, x):
+    # (fuzz_arrays34 seed 2) the call runs for every example; the `if` after it made every
+    # later analysis count it as running on some lanes only: refused
+    y = np.full(len(v), x)
+    s = _shift_in_place(y, 0.5)
+    for i in range(len(w)):
+        if w[i] < 0.0:
+            y[i] = s
+    return y
+
+
+def _helper_assigned_under_a_condition(v, w, x):
+    y = v.copy()
+    s = 0.0
+    if x > 0:
+        s = _shift_in_place(y, x)
+    return y * s
+
+
+def test_a_helper_writing_its_argument_assigned_under_a_condition_is_refused():
+    # (the call would be evaluated in the merge of `s`, after the write back of its copy:
+    # y * 3 where the loop gives [3, 9, 12])
+    v = np.array([[1.0, 2.0, 3.0]])
+    with pytest.raises(VectorizeError, match="writes into `y`"):
+        vectorize(_helper_assigned_under_a_condition, signature="(n),(n),()->(n)",
+                  fallback="error")(v, v, np.array([2.0]))
+
+
+def test_a_helper_writing_its_argument_runs_before_a_per_example_if():
+    f = _helper_writes_then_a_conditional_write
+    v = np.array([[1.0, 2.0, 3.0], [4.0, -1.0, 0.5], [0.0, 0.0, 7.0]])
+    w = np.array([[1.0, -2.0, 3.0], [-4.0, 1.0, -0.5], [0.0, 2.0, 1.0]])
+    x = np.array([2.0, -1.0, 0.25])
+    sig = "(n),(n),()->(n)"
+    got = vectorize(f, signature=sig, fallback="error")(v, w, x)
+    want = _reference(f, sig, v, w, x)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    rows = np.stack([f(v[i].copy(), w[i], x[i]) for i in range(3)])
+    np.testing.assert_array_equal(vmap(f)(v, w, x), rows)
+    np.testing.assert_array_equal(v[1], [4.0, -1.0, 0.5])     # the caller's rows unchanged
