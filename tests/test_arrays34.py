@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+from differential import outcome
 
 from vectorize import VectorizeError, vectorize, vmap
 
@@ -168,3 +169,68 @@ def test_a_helper_writing_its_argument_runs_before_a_per_example_if():
     rows = np.stack([f(v[i].copy(), w[i], x[i]) for i in range(3)])
     np.testing.assert_array_equal(vmap(f)(v, w, x), rows)
     np.testing.assert_array_equal(v[1], [4.0, -1.0, 0.5])     # the caller's rows unchanged
+
+
+def _fill_from_argmax(v, x):
+    y = v.copy()
+    j = int(np.argmax(v))
+    y[j:] = x
+    return y
+
+
+def _fill_before_shifted_argmin(v, x):
+    y = np.zeros_like(v)
+    j = int(np.argmin(v)) - 2          # negative: counted from the end
+    y[:j] = 1.5
+    return y
+
+
+def _fill_between(v, x):
+    y = v.copy()
+    j = int(np.argmax(v))
+    y[j - 1:len(v) - 1] = x * 2
+    return y
+
+
+def _fill_int_past_the_end(v, x):
+    y = np.zeros(len(v), dtype=np.int64)
+    j = int(np.argmax(v))
+    y[j + 10:] = x                     # empty, yet NaN / inf still raise
+    return y
+
+
+def _fill_int_from_end(v, x):
+    y = np.zeros(len(v), dtype=np.int64)
+    j = int(np.argmax(v))
+    y[-j:] = x
+    return y
+
+
+SLICE_WRITES = [_fill_from_argmax, _fill_before_shifted_argmin, _fill_between,
+                _fill_int_past_the_end, _fill_int_from_end]
+
+
+@pytest.mark.parametrize("f", SLICE_WRITES)
+@pytest.mark.parametrize("x", [[0.5, -2.0, 7.25], [np.nan, 1.0, 2.0], [2.5, np.inf, -3.5],
+                               [1e300, 0.0, 1.0]])
+def test_a_slice_with_a_per_example_bound_written_with_a_number(f, x):
+    v = np.array([[1.0, 5.0, 3.0, 0.0], [9.0, 2.0, -1.0, 4.0], [0.0, 0.0, 0.0, 7.0]])
+    x = np.array(x)
+    sig = "(n),()->(n)"
+    got, got_err = outcome(lambda: vectorize(f, signature=sig, fallback="error")(v, x))
+    want, want_err = outcome(lambda: np.vectorize(f, signature=sig)(v, x))
+    assert type(got_err) is type(want_err), (got_err, want_err)
+    if want_err is None:
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    rows, rows_err = outcome(lambda: np.stack([f(v[i], x[i]) for i in range(3)]))
+    mapped, mapped_err = outcome(lambda: vmap(f)(v, x))
+    assert type(mapped_err) is type(rows_err), (mapped_err, rows_err)
+    if rows_err is None:
+        np.testing.assert_array_equal(mapped, rows)
+
+
+def test_a_slice_write_with_a_per_example_bound_is_vectorized():
+    v = np.zeros((2, 3))
+    source = vectorize(_fill_from_argmax, signature="(n),()->(n)").source(v, np.zeros(2))
+    assert "runs per example" not in source and "copyto" in source, source

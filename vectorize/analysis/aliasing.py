@@ -664,6 +664,8 @@ class Aliasing:
         examples' elements; anything else is ``np.copyto(y, v, where=mask)`` with ``v`` and
         the mask given ``y``'s per-example axes (`batch_rules`). The value the subscript has
         there (its elements), or None where this is not such a write."""
+        if len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Slice):
+            return self._slice_write(target, value, env, augmented)
         if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index) or \
                 augmented or not self.registry.primitives.masked_writes:
             return None
@@ -682,6 +684,32 @@ class Aliasing:
                 and np.shape(mask.example) in (np.shape(base.example), ())):
             return None
         self.mask_writes[target] = (base.example.ndim, mask.rank)
+        return batched_like(base.example.reshape(-1)[:1])
+
+    def _slice_write(self, target: cst.Subscript, value, env: Env, augmented: bool):
+        """``y[lo:hi] = v`` of a per-example vector ``y`` with an integer bound that differs
+        per example (``y[j:] = x``, ``y[:k] = 0.0``), no step, and a number ``v`` per
+        example: ``v`` written into the positions the slice keeps, every example its own
+        (Python's bounds: negative ones count from the end, both clamp to the vector). On
+        the batch ``np.copyto(y, v, where=<the slice's mask>)`` (`batch_rules`, the mask of
+        `Backend.slice_mask`, as for a reduction of such a slice). Not under a per-example
+        condition (the merge would read the slice back) nor augmented; None for anything
+        else (the read of the slice refuses it)."""
+        sl = target.slice[0].slice
+        if augmented or self._batched_depth or not self.registry.primitives.masked_writes \
+                or sl.step is not None or "slice_selection" not in self.registry.operators:
+            return None
+        base = env.values.get(target.value.value)
+        if not (isinstance(base, Value) and base.known and isinstance(base.example, np.ndarray)
+                and base.example.ndim == 1 and isinstance(value, Value) and value.known
+                and value.rank == 0 and value.kind in "biuf"):
+            return None
+        bounds = [self.expr(b, env) for b in (sl.lower, sl.upper) if b is not None]
+        if not any(isinstance(b, Value) and b.batched for b in bounds) or not all(
+                isinstance(b, Value) and b.rank == 0 and b.kind in "iu" for b in bounds):
+            return None
+        self.slice_writes.add(target)
+        self.values[target.value] = base        # (the array: `python_raises` casts into it)
         return batched_like(base.example.reshape(-1)[:1])
 
     def item_write(self, target: cst.Subscript, value, env: Env,

@@ -267,8 +267,10 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             return updated_node
         if original_node in self.analysis.fallback_calls:
             return self._fallback(original_node, updated_node)
-        if original_node in self.analysis.mask_writes:
-            # `y[mask] = v`: `y` and `mask` of one shape on the batch too (`leave_Assign`)
+        if original_node in self.analysis.mask_writes or \
+                original_node in self.analysis.slice_writes:
+            # `y[mask] = v`: `y` and `mask` of one shape on the batch too; `y[lo:hi] = v`
+            # the same with the slice's mask (`leave_Assign`)
             return updated_node
         if original_node in self.analysis.slice_selections:
             # `v[lo:hi]` with a per-example bound: `v`, the reductions of it under the mask
@@ -342,6 +344,27 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             self.size_name = (self.ctx.namer.fresh("batch_size"), batched[0])
         return cst.Name(self.size_name[0])
 
+    def _slice_write(self, original_node, updated_node):
+        """``y[lo:hi] = v`` with a per-example bound (`aliasing._slice_write`): ``v`` written
+        where the slice's mask holds, ``np.copyto(y, v[:, None], where=mask)``."""
+        original = original_node.targets[0].target
+        target = updated_node.targets[0].target
+        sl, new = original.slice[0].slice, target.slice[0].slice
+        nodes, batched = {"v": target.value}, []
+        for key, o, n in (("lo", sl.lower, new.lower), ("hi", sl.upper, new.upper)):
+            if o is not None:
+                nodes[key] = n
+            value = self.value(o) if o is not None else None
+            batched.append(None if o is None else _is_batched(value) or (
+                "nonnegative" if value.exact and isinstance(value.example, (
+                    int, np.integer)) and value.example >= 0 else False))
+        mask = expr(self.prims.slice_mask(*batched), **nodes)
+        value = self.value(original_node.value)
+        written = pad(updated_node.value, value, 1) if _is_batched(value) else \
+            updated_node.value
+        return cst.Expr(expr(self.prims.masked_write("{y}", "{v}", "{m}"), y=target.value,
+                             v=written, m=mask))
+
     def _masked_write_in_dtype(self, original_node, updated_node, slot):
         """``y[i] = v if c else y[i]`` (a write under a per-example condition, from
         `if_to_where`) into an int64 or uint64 array of a value of another dtype: the choice
@@ -389,6 +412,9 @@ class _ApplyRules(Promotions, cst.CSTTransformer):
             return updated_node.with_changes(value=expr(
                 self.prims.repeat("{a}", "{n}"), a=updated_node.value,
                 n=self._batch_size()))
+        if len(original_node.targets) == 1 and original_node.targets[0].target in \
+                self.analysis.slice_writes:
+            return self._slice_write(original_node, updated_node)
         if len(original_node.targets) == 1 and original_node.targets[0].target in \
                 self.analysis.mask_writes:
             value = self.value(original_node.value)
