@@ -234,3 +234,39 @@ def test_a_slice_write_with_a_per_example_bound_is_vectorized():
     v = np.zeros((2, 3))
     source = vectorize(_fill_from_argmax, signature="(n),()->(n)").source(v, np.zeros(2))
     assert "runs per example" not in source and "copyto" in source, source
+
+
+def _recurrence_with_a_python_int(v, x):
+    # (fuzz_arrays34 seed 23) per example `y[i - 1] * t` is float32 * int: a float32 (NEP 50)
+    y = np.array(v)
+    t = int(np.argmin(y))
+    for i in range(1, len(y)):
+        y[i] = y[i - 1] * t + v[i]
+    return y
+
+
+def _float32_accumulated_with_a_python_float(v, x):
+    s = 0.0
+    for e in v:
+        s = e * 0.5 + s * float(x)
+    return s
+
+
+def _float32_times_a_python_int_result(v, x):
+    t = int(x) % 3
+    return v[0] / (t + 1) - v[-1] ** 2
+
+
+@pytest.mark.parametrize("f, out", [(_recurrence_with_a_python_int, "(n)"),
+                                    (_float32_accumulated_with_a_python_float, "()"),
+                                    (_float32_times_a_python_int_result, "()")])
+def test_a_float32_meeting_a_per_example_python_number_computes_in_float32(f, out):
+    v = np.array([[1.5, 2.25, 0.1], [3e38, 1.0, -2.0], [0.3, 0.7, 0.1]], dtype=np.float32)
+    x = np.array([1.0, 5.0, 2.0])
+    sig = f"(n),()->{out}"
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        got = vectorize(f, signature=sig, fallback="error")(v, x)
+    want = _reference(f, sig, v, x)
+    assert got.dtype == want.dtype == np.float32
+    np.testing.assert_array_equal(got, want)
